@@ -1,0 +1,46 @@
+"""Pure game engines and the registry of game kinds.
+
+`get(kind)` returns the engine object for a kind name; `KINDS` lists them.
+Engines are imported lazily so that a cron run with nothing to do stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .base import Engine
+
+#: kind name -> module that defines ENGINE
+KINDS: dict[str, str] = {
+    "habsburg": "pbem.engine.habsburg",
+    "italian-wars": "pbem.engine.italian_wars",
+    "sixteen-thirty": "pbem.engine.sixteen_thirty",
+    "dynasties": "pbem.engine.dynasties",
+}
+
+
+class UnknownKind(KeyError):
+    pass
+
+
+def get(kind: str) -> "Engine":
+    """The engine for `kind`; raises UnknownKind naming the known kinds."""
+    try:
+        module = KINDS[kind]
+    except KeyError:
+        raise UnknownKind(f"unknown game kind {kind!r}; known kinds: {', '.join(available())}") from None
+    return importlib.import_module(module).ENGINE
+
+
+def available() -> list[str]:
+    """Kinds whose engine module is present in this install."""
+    out = []
+    for kind, module in KINDS.items():
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError:
+            continue
+        out.append(kind)
+    return out

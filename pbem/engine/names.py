@@ -1,0 +1,93 @@
+"""Matching what a player typed to card, player and country names.
+
+Shared by every engine's order grammar: case-insensitive, whitespace folded,
+an exact name wins, otherwise a unique prefix (of the whole name, or of each
+of its words in turn: "hre" does not match, "holy rom" does) is accepted.
+Lists of names may be separated by commas, "+" or ";", or just by spaces, in
+which case the longest run of words naming one card is taken each time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Sequence
+
+from .base import RuleError
+
+_SPACE = re.compile(r"\s+")
+_DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u2019": "'"})
+
+
+def norm(text: str) -> str:
+    """Lower case, folded whitespace, plain dashes and apostrophes."""
+    return _SPACE.sub(" ", text.translate(_DASHES)).strip().lower()
+
+
+def _word_prefix(typed: str, name: str) -> bool:
+    """True if the typed words are prefixes of the name's first words."""
+    tw, nw = typed.split(" "), name.split(" ")
+    if len(tw) > len(nw):
+        return False
+    return all(n.startswith(t) for t, n in zip(tw, nw))
+
+
+def candidates_for(typed: str, names: Iterable[str]) -> list[str]:
+    """Names matching `typed`: the exact one if any, else every prefix match."""
+    t = norm(typed)
+    if not t:
+        return []
+    distinct = list(dict.fromkeys(names))
+    exact = [n for n in distinct if norm(n) == t]
+    if exact:
+        return exact[:1]
+    return [n for n in distinct if norm(n).startswith(t) or _word_prefix(t, norm(n))]
+
+
+def match_one(typed: str, names: Sequence[str], what: str = "name") -> str:
+    """The one name `typed` stands for, or a RuleError listing the choices."""
+    found = candidates_for(typed, names)
+    if len(found) == 1:
+        return found[0]
+    legal = tuple(dict.fromkeys(names))
+    if not found:
+        raise RuleError(f'"{typed.strip()}" is not a {what} you can name here', legal)
+    raise RuleError(f'"{typed.strip()}" could be any of: {", ".join(found)}; type more of the {what}', tuple(found))
+
+
+def match_many(typed: str, names: Sequence[str], what: str = "card") -> list[str]:
+    """Several names from one string.
+
+    With separators (``,`` ``+`` ``;``) each piece is matched on its own.
+    Without, words are consumed greedily: at each point the longest run of
+    words that names exactly one candidate is taken.
+    """
+    text = typed.strip()
+    if not text:
+        return []
+    if re.search(r"[,+;]", text):
+        return [match_one(piece, names, what) for piece in re.split(r"[,+;]", text) if piece.strip()]
+    words = norm(text).split(" ")
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        chosen: tuple[int, str] | None = None
+        for j in range(len(words), i, -1):
+            found = candidates_for(" ".join(words[i:j]), names)
+            if len(found) == 1:
+                chosen = (j, found[0])
+                break
+        if chosen is None:
+            # Report the error on the shortest run that starts here.
+            match_one(words[i], names, what)
+            raise RuleError(f'cannot tell which {what} "{" ".join(words[i:])}" names', tuple(dict.fromkeys(names)))
+        i, name = chosen
+        out.append(name)
+    return out
+
+
+def split_order(line: str) -> tuple[str, str]:
+    """The first word of an order (upper case) and the rest of the line."""
+    parts = line.strip().split(None, 1)
+    if not parts:
+        return "", ""
+    return parts[0].upper(), parts[1] if len(parts) > 1 else ""
