@@ -1,0 +1,298 @@
+"""The `pbem` command line (Typer).  Thin: parse options, call one function, print.
+
+Heavy modules are imported inside the commands, so that an idle cron run
+(`pbem poll` with nothing to do) costs little more than starting Python.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+app = typer.Typer(help="pbem: a play-by-email moderator for hidden-information card and board games.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+game_app = typer.Typer(help="Create, list and inspect games.", no_args_is_help=True)
+app.add_typer(game_app, name="game")
+
+_state: dict = {"config": None}
+
+
+def fail(message: str, code: int = 1) -> None:
+    typer.echo(f"pbem: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _cfg():
+    from .config import ConfigError, load
+
+    try:
+        return load(_state["config"])
+    except ConfigError as exc:
+        fail(str(exc), 2)
+
+
+@app.callback()
+def main_options(config: Optional[Path] = typer.Option(None, "--config", "-c", envvar="PBEM_CONFIG",
+                                                       help="The configuration file (default ./pbem.toml).")) -> None:
+    """Run `pbem COMMAND --help` for each command's options and an example."""
+    _state["config"] = config
+
+
+@app.command()
+def init(directory: Path = typer.Argument(..., help="Folder for pbem.toml, the database and the Maildirs."),
+         address: str = typer.Option("moderator@example.org", help="The moderator's email address."),
+         name: str = typer.Option("pbem moderator", help="The moderator's display name."),
+         force: bool = typer.Option(False, help="Overwrite an existing pbem.toml.")) -> None:
+    """Create a moderator home: DIR/pbem.toml (every key explained) and the database.
+
+    Example: pbem init ~/pbem --address games@example.org
+    """
+    from .cli_support import init_home
+
+    try:
+        path = init_home(directory, address=address, name=name, force=force)
+    except FileExistsError as exc:
+        fail(str(exc))
+    typer.echo(f"wrote {path} and created the database; edit the file, then run: pbem --config {path} game new ...")
+
+
+@app.command()
+def upgrade() -> None:
+    """Upgrade the database schema to this version of pbem (run after every pip upgrade).
+
+    Example: pbem --config ~/pbem/pbem.toml upgrade
+    """
+    from .record.db import migrate
+
+    cfg = _cfg()
+    migrate(cfg.database_url)
+    typer.echo("database schema is up to date")
+
+
+@game_app.command("new")
+def game_new(kind: str = typer.Argument(..., help="habsburg, italian-wars, sixteen-thirty or dynasties."),
+             name: str = typer.Option(..., "--name", help="Short game name used in subjects: [pbem NAME]."),
+             player: List[str] = typer.Option(..., "--player", help='"Name <address>", once per player, in seat order.'),
+             seed: Optional[str] = typer.Option(None, help="Seed text (default: 256 random bits)."),
+             deadline: Optional[str] = typer.Option(None, help="Time per step, e.g. 48h (default from pbem.toml)."),
+             option: List[str] = typer.Option([], "--option", help="Game option KEY=VALUE, e.g. legacy=20.")) -> None:
+    """Create a game, deal, and queue every player's first report.
+
+    Example: pbem game new habsburg --name hh1 --player "Alice <a@x.org>" --player "Bob <b@x.org>" --player "Carol <c@x.org>"
+    """
+    from .cli_support import parse_options, parse_player
+    from .config import parse_duration
+    from .engine import UnknownKind
+    from .moderator import GameError, create_game
+
+    cfg = _cfg()
+    try:
+        players = [parse_player(p) for p in player]
+        dl = parse_duration(deadline) if deadline else None
+        game = create_game(cfg, kind, name, players, seed=seed, deadline=dl, options=parse_options(option))
+    except (ValueError, GameError, UnknownKind) as exc:
+        fail(str(exc).strip("'\""))
+    typer.echo(f"created {game.kind} game {game.name} for {', '.join(p for p, _ in players)}; "
+               f"seed commitment {game.seed_commitment}; first reports queued (run pbem poll to send)")
+
+
+@game_app.command("list")
+def game_list() -> None:
+    """List games with their kind, players, status and current step.
+
+    Example: pbem game list
+    """
+    from .record.db import session
+    from .record import store
+    from .record.models import Game
+    from sqlmodel import select
+
+    cfg = _cfg()
+    with session(cfg.database_url) as s:
+        games = s.exec(select(Game).order_by(Game.id)).all()
+        if not games:
+            typer.echo("no games yet; create one with: pbem game new KIND --name NAME --player ...")
+        for g in games:
+            status = "over" if store.is_over(s, g.id) else store.control_state(s, g.id)
+            snap_step = store.current_deadline(s, g.id)
+            players = ", ".join(json.loads(g.players_json))
+            typer.echo(f"{g.name:16} {g.kind:15} {status:9} {players}"
+                       + (f"  (step {snap_step.step}, due {snap_step.due_at:%Y-%m-%d %H:%M})" if snap_step and status == "running" else ""))
+
+
+@game_app.command("show")
+def game_show(name: str, as_player: Optional[str] = typer.Option(None, "--as", help="Show exactly what this player is told.")) -> None:
+    """Show a game: the public view, or a player's private report with --as.
+
+    Example: pbem game show hh1 --as Alice
+    """
+    from .outbox import report_context
+    from .record import store
+    from .record.db import session
+    from .reports import render
+
+    cfg = _cfg()
+    with session(cfg.database_url) as s:
+        game = store.game_by_name(s, name)
+        if game is None:
+            fail(f'no game named "{name}"; see pbem game list')
+        loaded = store.load(s, game)
+        players = json.loads(game.players_json)
+        if as_player is not None:
+            match = [p for p in players if p.lower() == as_player.lower()]
+            if not match:
+                fail(f'{as_player} is not a player of {name}; players: {", ".join(players)}')
+            ctx = report_context(s, cfg, loaded, match[0], 0)
+            ctx["happened"] = ctx["happened"][-20:]
+            typer.echo(render("mail/report.txt.j2", **ctx))
+            return
+        view = loaded.engine.view(loaded.state, None)
+        typer.echo(f"{loaded.engine.title}: {game.name} - {view['turn']}")
+        typer.echo(render("mail/_sections.txt.j2", sections=view["sections"]))
+        waiting = sorted({r.player for r in loaded.engine.requests(loaded.state) if not r.answered})
+        typer.echo(f"waiting for: {', '.join(waiting) or 'nobody'}")
+
+
+@app.command()
+def poll(dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report, change nothing, send nothing.")) -> None:
+    """Read new mail, apply orders, apply due deadlines, send queued mail.  Run it from cron.
+
+    Example: pbem --config ~/pbem/pbem.toml poll
+    """
+    from .config import ConfigError
+    from .mail.transport import TransportError
+    from .moderator import poll as run_poll, transports
+    from .record.db import DatabaseError
+
+    cfg = _cfg()
+    try:
+        inbox, sender = transports(cfg)
+        try:
+            summary = run_poll(cfg, inbox, sender, dry_run=dry_run)
+        finally:
+            inbox.close()
+            sender.close()
+    except (TransportError, DatabaseError, ConfigError) as exc:
+        fail(str(exc), 3)
+    typer.echo(("dry run: " if dry_run else "") + summary.line())
+
+
+@app.command()
+def export(name: Optional[str] = typer.Argument(None, help="The game to export."),
+           format: str = typer.Option("json", "--format", "-f", help="json or text."),
+           output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write to FILE instead of stdout."),
+           as_player: Optional[str] = typer.Option(None, "--as", help="Only what this player knows."),
+           public: bool = typer.Option(False, "--public", help="Only what every player knows.")) -> None:
+    """Export a game's history (JSON or a readable text record).
+
+    Example: pbem export hh1 --format json -o hh1.json
+    """
+    from .export import build, text_record
+    from .record import store
+    from .record.db import session
+
+    if format not in ("json", "text"):
+        fail(f'--format must be json or text, not "{format}"', 2)
+    if not name:
+        fail("name the game to export; see pbem game list", 2)
+    cfg = _cfg()
+    with session(cfg.database_url) as s:
+        game = store.game_by_name(s, name)
+        if game is None:
+            fail(f'no game named "{name}"; see pbem game list')
+        players = json.loads(game.players_json)
+        if as_player and as_player not in players:
+            fail(f'{as_player} is not a player of {name}; players: {", ".join(players)}')
+        doc = build(s, game, as_player=as_player, public=public)
+    body = json.dumps(doc, indent=1, ensure_ascii=False) + "\n" if format == "json" else text_record(doc)
+    if output:
+        output.write_text(body, encoding="utf-8")
+        typer.echo(f"wrote {output}")
+    else:
+        sys.stdout.write(body)
+
+
+@app.command()
+def verify(file: Path = typer.Argument(..., help="A JSON export of a finished game.")) -> None:
+    """Check a finished game's fairness: the seed matches its commitment and replaying reproduces every event.
+
+    Example: pbem verify hh1.json
+    """
+    from .export import verify as run_verify
+
+    try:
+        doc = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        fail(f"cannot read {file}: {exc}", 2)
+    v = run_verify(doc)
+    for line in v.checked:
+        typer.echo(f"ok: {line}")
+    if not v.ok:
+        fail(f"verification FAILED: {v.problem}")
+    typer.echo("verification passed")
+
+
+@app.command()
+def rules(kind: str = typer.Argument(..., help="The game kind.")) -> None:
+    """Print a game's player handbook: every order with examples.
+
+    Example: pbem rules habsburg
+    """
+    from . import engine as registry
+
+    try:
+        typer.echo(registry.get(kind).handbook())
+    except registry.UnknownKind as exc:
+        fail(str(exc).strip("'\""), 2)
+
+
+@app.command()
+def demo(kind: str = typer.Argument("habsburg", help="The game kind to play."),
+         players: Optional[int] = typer.Option(None, help="Number of bot players (default: the fewest allowed, at least 3 where possible)."),
+         seed: Optional[str] = typer.Option(None, help="The game seed (default: random)."),
+         directory: Optional[Path] = typer.Option(None, "--dir", help="Home folder to create (default: a temporary one)."),
+         bot_seed: str = typer.Option("demo", help="Seed of the bots' choices.")) -> None:
+    """Play a whole game by email with bot players on the embedded defaults (SQLite + Maildir).
+
+    Example: pbem demo italian-wars --seed 42
+    """
+    import tempfile
+
+    from . import engine as registry
+    from .demo import run
+
+    try:
+        eng = registry.get(kind)
+    except registry.UnknownKind as exc:
+        fail(str(exc).strip("'\""), 2)
+    n = players or max(eng.min_players, min(3, eng.max_players))
+    home = directory or Path(tempfile.mkdtemp(prefix=f"pbem-demo-{kind}-"))
+    if directory and (directory / "pbem.toml").exists():
+        fail(f"{directory} already holds a pbem home; give an empty or new folder", 2)
+    typer.echo(f"playing {eng.title} with {n} bot players by email in {home} ...")
+    try:
+        r = run(kind, n, seed, home, bot_seed=bot_seed)
+    except ValueError as exc:
+        fail(str(exc), 2)
+    typer.echo(f"result: {r.summary}")
+    typer.echo(f"{r.polls} polls, {r.messages_in} order emails read, {r.messages_out} emails sent, {r.seconds:.1f} s")
+    typer.echo(f"mail folders: {home / 'mail' / 'inbox'} (orders in), {home / 'mail' / 'sent'} (reports out), "
+               f"{home / 'mail' / 'processed'}")
+    typer.echo(f"history: {r.export}")
+    for line in r.checked:
+        typer.echo(f"verify: {line}")
+    typer.echo(f"verify: {'passed' if r.verified else 'FAILED'} (pbem verify {r.export})")
+    if not r.verified:
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

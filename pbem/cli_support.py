@@ -1,0 +1,57 @@
+"""Helpers behind the CLI commands (kept out of cli.py so that it stays thin)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+
+def init_home(directory: Path, address: str = "moderator@example.org", name: str = "pbem moderator",
+              force: bool = False) -> Path:
+    """Write DIR/pbem.toml (commented) and create the database with the migrations."""
+    from . import config as config_mod
+    from .record.db import migrate
+    from .reports import render
+
+    directory = Path(directory).expanduser().resolve()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / config_mod.DEFAULT_NAME
+    if path.exists() and not force:
+        raise FileExistsError(f"{path} already exists; pass --force to overwrite it")
+    path.write_text(render("pbem.toml.j2", address=address, name=name,
+                           created=datetime.now(timezone.utc).strftime("written by pbem init on %Y-%m-%d")))
+    cfg = config_mod.load(path)
+    migrate(cfg.database_url)
+    for sub in ("inbox", "sent", "processed", "rejected"):
+        for leaf in ("new", "cur", "tmp"):
+            (cfg.maildir_path / sub / leaf).mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def parse_player(text: str) -> tuple[str, str]:
+    """'Alice <alice@example.org>' -> ('Alice', 'alice@example.org')."""
+    import re
+    from email.utils import parseaddr
+
+    name, addr = parseaddr(text)
+    if "@" not in addr:
+        raise ValueError(f'"{text}" is not a player; write "Name <address@example.org>"')
+    name = name.strip() or addr.split("@")[0]
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{0,31}", name):
+        raise ValueError(f'"{name}" cannot be a player name: use one word of letters, digits, "_", "." or "-"')
+    return name, addr
+
+
+def parse_options(items: list[str]) -> dict:
+    import json
+
+    out: dict = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f'option "{item}" must be written KEY=VALUE, e.g. legacy=20')
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out

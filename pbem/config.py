@@ -1,0 +1,220 @@
+"""Reading and checking `pbem.toml`.
+
+The file is TOML.  Every key is known and checked: an unknown key or a bad
+value is reported with the file, the key and what is allowed.  Relative paths
+(the Maildir path, a SQLite database file, the log file) are relative to the
+folder that holds the file, so cron can run pbem from anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+DEFAULT_NAME = "pbem.toml"
+
+
+class ConfigError(Exception):
+    """One clear sentence about what is wrong in the configuration."""
+
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_duration(text: str) -> timedelta:
+    """'48h' -> 48 hours; units m, h, d, w."""
+    m = _DURATION.match(str(text))
+    if not m:
+        raise ValueError(f"{text!r} is not a duration; write a number and a unit: 30m, 48h, 3d or 1w")
+    return timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
+
+
+@dataclass
+class MailConfig:
+    host: str = "127.0.0.1"
+    port: int = 0
+    ssl: bool = False
+    starttls: bool = False
+    username: str = ""
+    password_env: str = ""
+    password: str = ""
+
+    def secret(self, file: Path, section: str) -> str:
+        """The password: from the named environment variable, else the plain key."""
+        if self.password_env:
+            value = os.environ.get(self.password_env)
+            if value is None:
+                raise ConfigError(f"{file}: [{section}] password_env names ${self.password_env}, which is not set")
+            return value
+        return self.password
+
+
+@dataclass
+class ImapConfig(MailConfig):
+    port: int = 993
+    ssl: bool = True
+    folder: str = "INBOX"
+    processed_folder: str = "pbem/processed"
+    rejected_folder: str = "pbem/rejected"
+
+
+@dataclass
+class SmtpConfig(MailConfig):
+    port: int = 587
+    starttls: bool = True
+    max_attempts: int = 8
+
+
+@dataclass
+class Config:
+    path: Path
+    moderator_address: str = "moderator@pbem.invalid"
+    moderator_name: str = "pbem moderator"
+    database_url: str = "sqlite:///pbem.db"
+    transport: str = "maildir"
+    maildir_path: Path = Path("mail")
+    default_deadline: timedelta = timedelta(hours=48)
+    reminders: list[timedelta] = field(default_factory=lambda: [timedelta(hours=24), timedelta(hours=2)])
+    resolve: str = "asap"
+    replies_per_hour: int = 30
+    log_file: Path | None = None
+    log_level: str = "INFO"
+    imap: ImapConfig = field(default_factory=ImapConfig)
+    smtp: SmtpConfig = field(default_factory=SmtpConfig)
+
+    @property
+    def home(self) -> Path:
+        return self.path.parent
+
+    @property
+    def domain(self) -> str:
+        return self.moderator_address.rpartition("@")[2] or "pbem.invalid"
+
+
+def _check_bool(v: Any) -> bool:
+    if isinstance(v, bool):
+        return v
+    raise ValueError("must be true or false")
+
+
+def _check_str(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    raise ValueError("must be a quoted string")
+
+
+def _check_port(v: Any) -> int:
+    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 65535:
+        return v
+    raise ValueError("must be a port number from 1 to 65535")
+
+
+def _check_pos(v: Any) -> int:
+    if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+        return v
+    raise ValueError("must be a whole number above 0")
+
+
+def _choice(*allowed: str):
+    def check(v: Any) -> str:
+        if v in allowed:
+            return v
+        raise ValueError("must be one of " + ", ".join(f'"{a}"' for a in allowed))
+    return check
+
+
+def _check_address(v: Any) -> str:
+    if isinstance(v, str) and re.fullmatch(r"[^@\s<>]+@[^@\s<>]+", v):
+        return v
+    raise ValueError('must be a bare email address such as "moderator@example.org"')
+
+
+def _check_duration(v: Any) -> timedelta:
+    return parse_duration(v)
+
+
+def _check_durations(v: Any) -> list[timedelta]:
+    if not isinstance(v, list):
+        raise ValueError('must be a list of durations such as ["24h", "2h"]')
+    return [parse_duration(x) for x in v]
+
+
+_MAIL_KEYS = {"host": _check_str, "port": _check_port, "ssl": _check_bool, "starttls": _check_bool,
+              "username": _check_str, "password_env": _check_str, "password": _check_str}
+
+SCHEMA: dict[str, dict[str, Any]] = {
+    "moderator": {"address": _check_address, "name": _check_str},
+    "database": {"url": _check_str},
+    "mail": {"transport": _choice("maildir", "imap")},
+    "maildir": {"path": _check_str},
+    "games": {"default_deadline": _check_duration, "reminders": _check_durations,
+              "resolve": _choice("asap", "deadline"), "replies_per_hour": _check_pos},
+    "imap": {**_MAIL_KEYS, "folder": _check_str, "processed_folder": _check_str, "rejected_folder": _check_str},
+    "smtp": {**_MAIL_KEYS, "max_attempts": _check_pos},
+    "log": {"file": _check_str, "level": _choice("DEBUG", "INFO", "WARNING", "ERROR")},
+}
+
+
+def _resolve_db_url(url: str, home: Path) -> str:
+    """Make a relative SQLite file path relative to the config file's folder."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and not url.startswith("sqlite:////") and url != "sqlite:///:memory:":
+        rest = url[len(prefix):]
+        path, sep, query = rest.partition("?")
+        return prefix + str((home / path).resolve()) + sep + query
+    return url
+
+
+def load(path: str | Path | None = None) -> Config:
+    """Load and check a config file (default: $PBEM_CONFIG or ./pbem.toml)."""
+    file = Path(path or os.environ.get("PBEM_CONFIG") or DEFAULT_NAME).expanduser().resolve()
+    try:
+        raw = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{file}: no such configuration file; create one with `pbem init DIR` or pass --config PATH") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    values: dict[str, dict[str, Any]] = {}
+    for section, body in raw.items():
+        if section not in SCHEMA:
+            raise ConfigError(f"{file}: unknown section [{section}]; allowed sections: {', '.join(SCHEMA)}")
+        if not isinstance(body, dict):
+            raise ConfigError(f"{file}: {section} must be a [section] table")
+        for key, value in body.items():
+            checks = SCHEMA[section]
+            if key not in checks:
+                raise ConfigError(f"{file}: unknown key [{section}] {key}; allowed keys: {', '.join(checks)}")
+            try:
+                values.setdefault(section, {})[key] = checks[key](value)
+            except ValueError as exc:
+                raise ConfigError(f"{file}: bad value for [{section}] {key}: {exc}") from None
+    return _build(file, values)
+
+
+def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
+    home = file.parent
+    cfg = Config(path=file)
+    mod, games, log = v.get("moderator", {}), v.get("games", {}), v.get("log", {})
+    cfg.moderator_address = mod.get("address", cfg.moderator_address)
+    cfg.moderator_name = mod.get("name", cfg.moderator_name)
+    cfg.database_url = _resolve_db_url(v.get("database", {}).get("url", cfg.database_url), home)
+    cfg.transport = v.get("mail", {}).get("transport", cfg.transport)
+    cfg.maildir_path = (home / v.get("maildir", {}).get("path", "mail")).resolve()
+    cfg.default_deadline = games.get("default_deadline", cfg.default_deadline)
+    cfg.reminders = games.get("reminders", cfg.reminders)
+    cfg.resolve = games.get("resolve", cfg.resolve)
+    cfg.replies_per_hour = games.get("replies_per_hour", cfg.replies_per_hour)
+    if "file" in log:
+        cfg.log_file = (home / log["file"]).resolve()
+    cfg.log_level = log.get("level", cfg.log_level)
+    cfg.imap = ImapConfig(**v.get("imap", {}))
+    cfg.smtp = SmtpConfig(**v.get("smtp", {}))
+    if cfg.transport == "imap" and not v.get("imap", {}).get("host"):
+        raise ConfigError(f"{file}: [mail] transport = \"imap\" needs [imap] host (and [smtp] host)")
+    return cfg

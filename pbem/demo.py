@@ -1,0 +1,158 @@
+"""`pbem demo`: a whole game played by email on the embedded defaults.
+
+Bot players read their own report emails from the `sent` Maildir, pick one of
+the legal orders written in the report, and write an order email into the
+`inbox` Maildir; `poll` runs until the game is over.  The demo therefore
+exercises the real path: mail parsing, order extraction, the engine's
+grammar, the record, reports and the outbox.
+"""
+
+from __future__ import annotations
+
+import mailbox
+import re
+import time
+from dataclasses import dataclass, field
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import make_msgid
+from pathlib import Path
+
+from .engine.rng import Rng, init_state
+
+BOT_NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
+LEGAL_HEADER = "Legal orders now (copy one per line):"
+
+
+@dataclass
+class DemoResult:
+    game: str
+    summary: str
+    polls: int
+    messages_in: int
+    messages_out: int
+    seconds: float
+    home: Path
+    export: Path
+    verified: bool
+    checked: list[str] = field(default_factory=list)
+
+
+def legal_lines(report_text: str) -> list[str]:
+    """The first 'Legal orders now' block of a report, as the player sees it."""
+    lines = report_text.splitlines()
+    try:
+        start = lines.index(LEGAL_HEADER) + 1
+    except ValueError:
+        return []
+    out = []
+    for line in lines[start:]:
+        if not line.startswith("    ") or not line.strip():
+            break
+        out.append(line.strip())
+    return out
+
+
+def text_of(raw: bytes) -> tuple[EmailMessage, str]:
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    body = msg.get_body(preferencelist=("plain",))
+    return msg, body.get_content() if body else ""
+
+
+def _key_order(key: str) -> tuple[int, int, str]:
+    """Maildir keys start with seconds and microseconds of delivery: sort by them."""
+    m = re.match(r"(\d+)\.M(\d+)", key)
+    return (int(m.group(1)), int(m.group(2)), key) if m else (0, 0, key)
+
+
+class Bot:
+    def __init__(self, name: str, address: str, rng: Rng) -> None:
+        self.name, self.address, self.rng = name, address, rng
+
+    def answer(self, report: EmailMessage, text: str, game: str, moderator: str) -> bytes | None:
+        legal = legal_lines(text)
+        if not legal:
+            return None
+        return self.order_mail([legal[self.rng.below(len(legal))]], game, moderator, report["Message-ID"])
+
+    def order_mail(self, lines: list[str], game: str, moderator: str, reply_to: str | None) -> bytes:
+        msg = EmailMessage()
+        msg["From"] = f"{self.name} <{self.address}>"
+        msg["To"] = moderator
+        msg["Subject"] = f"Re: [pbem {game}] orders"
+        msg["Message-ID"] = make_msgid(domain="players.example")
+        if reply_to:
+            msg["In-Reply-To"] = reply_to
+        msg.set_content("\n".join(lines) + "\n\n-- \nsent by a pbem demo bot\n")
+        return msg.as_bytes()
+
+
+def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "demo", max_polls: int = 20_000,
+        progress=None) -> DemoResult:
+    from . import config as config_mod
+    from . import engine as registry
+    from .cli_support import init_home
+    from .export import build, verify
+    from .moderator import create_game, poll, transports
+    from .record.db import session
+    from .record.store import game_by_name, is_over, load
+    import json
+
+    eng = registry.get(kind)
+    if not (eng.min_players <= players <= eng.max_players):
+        raise ValueError(f"{eng.title} takes {eng.min_players} to {eng.max_players} players, not {players}")
+    cfg_path = init_home(home, address="moderator@pbem.example", name="pbem demo moderator")
+    cfg = config_mod.load(cfg_path)
+    name = f"{kind}-demo"
+    bots = [Bot(n, f"{n.lower()}@players.example", Rng(init_state(f"{bot_seed}:{n}"))) for n in BOT_NAMES[:players]]
+    start = time.perf_counter()
+    create_game(cfg, kind, name, [(b.name, b.address) for b in bots], seed=seed)
+    sent = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
+    inbox = mailbox.Maildir(str(cfg.maildir_path / "inbox"), factory=None, create=True)
+    seen: set[str] = set()
+    polls = messages_in = 0
+    by_addr = {b.address: b for b in bots}
+    mailbox_in, sender = transports(cfg)
+    while polls < max_polls:
+        newest: dict[str, tuple[EmailMessage, str]] = {}
+        for key in sorted(sent.keys(), key=_key_order):
+            if key in seen:
+                continue
+            seen.add(key)
+            msg, text = text_of(sent.get_bytes(key))
+            to = re.search(r"<([^>]+)>", str(msg["To"]))
+            addr = to.group(1) if to else str(msg["To"])
+            if addr in by_addr and LEGAL_HEADER in text:
+                newest[addr] = (msg, text)
+        with session(cfg.database_url) as s:
+            over = is_over(s, game_by_name(s, name).id)
+        if over:
+            break
+        wrote = 0
+        for addr, (msg, text) in newest.items():
+            raw = by_addr[addr].answer(msg, text, name, cfg.moderator_address)
+            if raw:
+                inbox.add(raw)
+                wrote += 1
+        if not wrote:  # nothing new to answer: ask for fresh reports
+            for b in bots:
+                inbox.add(b.order_mail(["STATUS"], name, cfg.moderator_address, None))
+                wrote += 1
+        messages_in += wrote
+        poll(cfg, mailbox_in, sender)
+        polls += 1
+        if progress:
+            progress(polls)
+    seconds = time.perf_counter() - start
+    with session(cfg.database_url) as s:
+        game = game_by_name(s, name)
+        loaded = load(s, game)
+        result = loaded.engine.result(loaded.state)
+        doc = build(s, game)
+    export = home / f"{name}.json"
+    export.write_text(json.dumps(doc, indent=1, ensure_ascii=False))
+    v = verify(doc)
+    return DemoResult(game=name, summary=result.summary if result else "the game did not finish", polls=polls,
+                      messages_in=messages_in, messages_out=len(sent.keys()), seconds=seconds, home=home,
+                      export=export, verified=v.ok, checked=v.checked + ([v.problem] if v.problem else []))

@@ -1,0 +1,1 @@
+"""Mail: message parsing (pure), the transport seam, Maildir, IMAP and SMTP."""

@@ -1,0 +1,55 @@
+"""The transport seam between the moderator and the mail system.
+
+The moderator only sees these two small interfaces.  The embedded default is
+a pair of local Maildirs (`pbem.mail.maildir`); the real thing is IMAP in,
+SMTP out (`pbem.mail.imap`, `pbem.mail.smtp`).  Every test and the demo run
+offline on the Maildir transport.
+
+Exactly-once intake: the moderator records a message (and everything it
+causes) in one database transaction, commits, and only then calls
+`Inbox.settle`.  A crash between the two leaves the message in the inbox; it
+is fetched again next run, recognised by Message-ID + body hash, and settled
+without being applied twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Protocol
+
+
+class TransportError(Exception):
+    """The mail server could not be reached or refused us; the run stops, nothing is lost."""
+
+
+class TransientSendError(TransportError):
+    """Sending failed in a way worth retrying later (connection, 4xx)."""
+
+
+class PermanentSendError(TransportError):
+    """The server refused this message for good (5xx on the recipient or data)."""
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One raw message in the inbox; `key` identifies it to `settle`."""
+
+    key: str
+    raw: bytes
+
+
+class Inbox(Protocol):
+    def fetch(self) -> Iterator[Incoming]:
+        """New messages, oldest first, streamed (never the whole inbox in memory)."""
+
+    def settle(self, key: str, accepted: bool) -> None:
+        """Move a recorded message out of the inbox (processed or rejected)."""
+
+    def close(self) -> None: ...
+
+
+class Sender(Protocol):
+    def send(self, raw: bytes, sender: str, recipients: list[str]) -> None:
+        """Deliver one message; raises TransientSendError or PermanentSendError."""
+
+    def close(self) -> None: ...

@@ -1,0 +1,330 @@
+"""The poll pipeline: decide, then do.  Owns every transaction.
+
+`poll` reads the inbox; each message is handled in ONE transaction (record
+the message, apply its orders, append events, queue replies and reports),
+committed, and only then settled in the inbox.  Then due deadlines are
+applied, and finally the outbox is sent.  A crash anywhere loses nothing and
+applies nothing twice: a message seen again is recognised by Message-ID and
+body hash.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Callable
+
+from sqlalchemy.exc import OperationalError
+from sqlmodel import Session, select
+
+from . import engine as registry
+from . import outbox
+from .config import Config
+from .engine.base import Outcome, apply_defaults
+from .engine.rng import commitment
+from .mail.message import Inbound, parse
+from .mail.transport import Inbox, Sender, TransportError
+from .orders.extract import extract
+from .record import store
+from .record.db import DatabaseError, session
+from .record.models import Game, InboundMessage, Seat
+
+log = logging.getLogger("pbem.moderator")
+Clock = Callable[[], datetime]
+
+
+class GameError(Exception):
+    """A moderator command cannot be done; one sentence."""
+
+
+@dataclass
+class PollSummary:
+    read: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    ignored: int = 0
+    duplicates: int = 0
+    deadlines: int = 0
+    sent: int = 0
+    retry: int = 0
+    failed: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        return (f"read {self.read} messages: {self.accepted} accepted, {self.rejected} rejected, "
+                f"{self.ignored} ignored, {self.duplicates} already seen; {self.deadlines} deadlines applied; "
+                f"sent {self.sent} mails ({self.retry} to retry, {self.failed} failed)")
+
+
+# --------------------------------------------------------------------------- games
+
+def create_game(cfg: Config, kind: str, name: str, players: list[tuple[str, str]], seed: str | None = None,
+                deadline: timedelta | None = None, options: dict | None = None, clock: Clock = store.now_utc) -> Game:
+    """Create a game, deal, and queue each player's first report (with the seed commitment)."""
+    import secrets
+
+    eng = registry.get(kind)
+    name = name.lower()
+    if not (eng.min_players <= len(players) <= eng.max_players):
+        raise GameError(f"{eng.title} takes {eng.min_players} to {eng.max_players} players, not {len(players)}")
+    names = [p for p, _ in players]
+    if len(set(n.lower() for n in names)) != len(names):
+        raise GameError("two players have the same name; names must differ")
+    if len(set(a.lower() for _, a in players)) != len(players):
+        raise GameError("two players have the same address; each player needs their own address")
+    seed = seed or secrets.token_hex(32)
+    when = clock()
+    with session(cfg.database_url) as s:
+        if store.game_by_name(s, name):
+            raise GameError(f'a game named "{name}" already exists; choose another name')
+        options = dict(options or {})
+        state, events = eng.setup(names, seed, options)
+        game = Game(name=name, kind=kind, seed=seed, seed_commitment=commitment(seed),
+                    players_json=json.dumps(names), options_json=json.dumps(options, sort_keys=True),
+                    deadline_seconds=int((deadline or cfg.default_deadline).total_seconds()),
+                    resolve=cfg.resolve, created_at=when)
+        s.add(game)
+        s.flush()
+        for pos, (player, address) in enumerate(players):
+            s.add(Seat(game_id=game.id, position=pos, player=player, address=address.lower(),
+                       display_name=player, created_at=when))
+        s.flush()
+        loaded = store.Loaded(game, store.current_seats(s, game.id), state, 0, 0)
+        store.append_events(s, loaded, 0, events, when)
+        from .record.models import Snapshot
+
+        s.add(Snapshot(game_id=game.id, seq=0, step=store.current_step(loaded), over=False,
+                       state_json=json.dumps(state, sort_keys=True), created_at=when))
+        step = store.current_step(loaded)
+        if step:
+            store.open_deadline(s, loaded, step, when)
+        for player in names:
+            outbox.queue_report(s, cfg, loaded, player, when)
+        s.commit()
+        return game
+
+
+# --------------------------------------------------------------------------- poll
+
+def poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.now_utc,
+         dry_run: bool = False) -> PollSummary:
+    summary = PollSummary()
+    for item in inbox.fetch():
+        summary.read += 1
+        outcome = handle(cfg, item.raw, clock(), dry_run=dry_run)
+        setattr(summary, outcome.kind, getattr(summary, outcome.kind) + 1)
+        if outcome.note:
+            summary.notes.append(outcome.note)
+        if not dry_run:
+            inbox.settle(item.key, outcome.kind in ("accepted", "duplicates"))
+    if not dry_run:
+        summary.deadlines = run_deadlines(cfg, clock())
+        if sender is not None:
+            sent = outbox.send_pending(cfg, sender, clock())
+            summary.sent, summary.retry, summary.failed = sent.sent, sent.retry, sent.failed
+    return summary
+
+
+@dataclass
+class Handled:
+    kind: str  # accepted, rejected, ignored, duplicates
+    note: str = ""
+
+
+def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Handled:
+    """Process one raw message in one transaction."""
+    msg = parse(raw, cfg.moderator_address)
+    try:
+        with session(cfg.database_url) as s:
+            seen = s.exec(select(InboundMessage.id).where(InboundMessage.message_id == msg.message_id,
+                                                          InboundMessage.body_hash == msg.body_hash)).first()
+            if seen is not None:
+                return Handled("duplicates", f"{msg.message_id} was already handled")
+            result = _decide(s, cfg, msg, raw, when)
+            if dry_run:
+                s.rollback()
+            else:
+                s.commit()
+            return result
+    except OperationalError as exc:
+        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+
+
+def _record(s: Session, msg: Inbound, raw: bytes, when: datetime, outcome: str, reason: str,
+            game: Game | None = None, player: str = "") -> InboundMessage:
+    row = InboundMessage(message_id=msg.message_id, body_hash=msg.body_hash, sender=msg.sender,
+                         subject=msg.subject[:500], game_id=game.id if game else None, player=player,
+                         outcome=outcome, reason=reason, raw=raw, received_at=when)
+    s.add(row)
+    s.flush()
+    return row
+
+
+def _reply_allowed(s: Session, cfg: Config, address: str, when: datetime) -> bool:
+    return outbox.replies_in_last_hour(s, address, when) < cfg.replies_per_hour
+
+
+def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -> Handled:
+    if msg.auto:
+        _record(s, msg, raw, when, "ignored", f"not answered: {msg.auto}")
+        return Handled("ignored")
+    game = store.game_by_name(s, msg.game) if msg.game else None
+    if game is None:
+        return _no_game(s, cfg, msg, raw, when)
+    loaded = store.load(s, game)
+    seat = loaded.seat_for_address(msg.sender)
+    if seat is None:
+        _record(s, msg, raw, when, "ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game)
+        return Handled("ignored")
+    player = seat.player
+
+    def reply(template: str, subject: str, **ctx) -> None:
+        if _reply_allowed(s, cfg, seat.address, when):
+            outbox.queue_reply(s, cfg, to=seat.address, to_name=seat.display_name, template=template,
+                               subject=subject, when=when, in_reply_to=msg.message_id, references=msg.references,
+                               game_id=game.id, player=player, game_name=game.name, **ctx)
+
+    if msg.problem:
+        _record(s, msg, raw, when, "rejected", msg.problem, game, player)
+        reply("notice", f"Re: {msg.subject}"[:200], body=f"Your message could not be read: {msg.problem}.\n"
+              "Send plain text orders, one per line; nothing was applied.")
+        return Handled("rejected")
+    control = store.control_state(s, game.id)
+    if control != "running" or store.is_over(s, game.id):
+        why = "is over" if store.is_over(s, game.id) else f"is {control}"
+        _record(s, msg, raw, when, "rejected", f"game {why}", game, player)
+        reply("notice", f"Re: {msg.subject}"[:200], body=f"Game {game.name} {why}; no orders can be applied.")
+        return Handled("rejected")
+    ex = extract(msg.text, msg.subject)
+    subject = f"Re: [pbem {game.name}] your orders"
+    if ex.help:
+        reply("notice", f"[pbem {game.name}] Help", body=_help_text(loaded, player))
+    if ex.status:
+        outbox.queue_report(s, cfg, loaded, player, when, extra=msg.message_id)
+    if not ex.orders:
+        kind = "accepted" if (ex.help or ex.status) else "rejected"
+        reason = "commands only" if kind == "accepted" else "no orders found in the message"
+        _record(s, msg, raw, when, kind, reason, game, player)
+        if kind == "rejected":
+            reply("ack", subject, subject_in=msg.subject, applied=False, lines=[], rejected_count=0,
+                  problems=ex.problems + ["No orders were found in your message. Send HELP for the order syntax."],
+                  on_file=_on_file(loaded, player), waiting=_waiting(loaded), report_follows=False)
+        return Handled(kind)
+    eng = loaded.engine
+    out: Outcome = eng.apply(loaded.state, player, ex.orders)
+    lines = [r.__dict__ for r in out.lines]
+    if not out.accepted:
+        _record(s, msg, raw, when, "rejected", "; ".join(f"{r.line!r}: {r.reason}" for r in out.lines if not r.ok),
+                game, player)
+        reply("ack", subject, subject_in=msg.subject, applied=False, lines=lines,
+              rejected_count=sum(1 for r in out.lines if not r.ok), problems=ex.problems,
+              on_file=_on_file(loaded, player), waiting=_waiting(loaded), report_follows=False)
+        return Handled("rejected")
+    row = _record(s, msg, raw, when, "accepted", "", game, player)
+    before = _asked_steps(loaded)
+    store.append_input(s, loaded, "orders", player, ex.orders, out, row.id, when)
+    movers = _players_to_report(loaded, out, before)
+    reply("ack", subject, subject_in=msg.subject, applied=True, lines=lines, rejected_count=0,
+          problems=ex.problems, on_file=_on_file(loaded, player), waiting=_waiting(loaded),
+          report_follows=player in movers)
+    for p in movers:
+        outbox.queue_report(s, cfg, loaded, p, when)
+    return Handled("accepted")
+
+
+def _no_game(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -> Handled:
+    """No [pbem NAME] tag (or an unknown one): answer only a registered player, never a stranger."""
+    seats = s.exec(select(Seat).where(Seat.address == msg.sender)).all() if msg.sender else []
+    if not seats:
+        _record(s, msg, raw, when, "ignored", "sender is not a registered player and no game was named")
+        return Handled("ignored")
+    names = sorted({g.name for g in s.exec(select(Game).where(Game.id.in_([x.game_id for x in seats]))).all()})
+    _record(s, msg, raw, when, "rejected", "no known game named in the subject")
+    if _reply_allowed(s, cfg, msg.sender, when):
+        what = f'"[pbem {msg.game}]" names no game' if msg.game else "the subject does not name a game"
+        outbox.queue_notice(s, cfg, to=msg.sender, subject=f"Re: {msg.subject}"[:200], when=when,
+                            key=(msg.message_id,), in_reply_to=msg.message_id,
+                            body=f"Nothing was applied: {what}.\nPut the game's tag in the subject, for example "
+                                 f"\"[pbem {names[0]}] orders\".\nYour games: {', '.join(names)}.")
+    return Handled("rejected")
+
+
+def _asked_steps(loaded: store.Loaded) -> dict[str, str]:
+    return {r.player: r.step for r in loaded.engine.requests(loaded.state) if not r.answered}
+
+
+def _players_to_report(loaded: store.Loaded, out: Outcome, before: dict[str, str]) -> list[str]:
+    """Players for whom the game moved on: new events they may see, or a new question for them."""
+    after = _asked_steps(loaded)
+    players = json.loads(loaded.game.players_json)
+    return [p for p in players
+            if any(e.visible_to(p) for e in out.events) or (p in after and after[p] != before.get(p))]
+
+
+def _on_file(loaded: store.Loaded, player: str) -> list[str]:
+    return [line for r in loaded.engine.requests(loaded.state) if r.player == player for line in r.on_file]
+
+
+def _waiting(loaded: store.Loaded) -> list[str]:
+    return sorted({r.player for r in loaded.engine.requests(loaded.state) if not r.answered})
+
+
+def _help_text(loaded: store.Loaded, player: str) -> str:
+    eng = loaded.engine
+    reqs = [r for r in eng.requests(loaded.state) if r.player == player]
+    parts = [eng.handbook().rstrip(), "", "== Your legal orders now =="]
+    if not reqs:
+        parts.append(f"You are not asked anything now. Waiting for: {', '.join(_waiting(loaded)) or 'nobody'}.")
+    for r in reqs:
+        parts += [r.prompt, *[f"    {line}" for line in r.legal]]
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- deadlines
+
+def run_deadlines(cfg: Config, when: datetime) -> int:
+    """Apply the published default of every request whose deadline has passed."""
+    applied = 0
+    with session(cfg.database_url) as s:
+        games = s.exec(select(Game)).all()
+        candidates = [g.id for g in games if not store.is_over(s, g.id) and store.control_state(s, g.id) == "running"]
+    for gid in candidates:
+        with session(cfg.database_url) as s:
+            game = s.get(Game, gid)
+            dl = store.current_deadline(s, gid)
+            if dl is None or store.aware(dl.due_at) > when:
+                continue
+            loaded = store.load(s, game)
+            if store.current_step(loaded) != dl.step or loaded.engine.result(loaded.state) is not None:
+                continue
+            before = _asked_steps(loaded)
+            out = apply_defaults(loaded.engine, loaded.state)
+            store.append_input(s, loaded, "deadline", "", [], out, None, when)
+            if store.current_step(loaded) == dl.step:  # nothing moved: do not loop on this step
+                store.open_deadline(s, loaded, dl.step, when)
+            for p in _players_to_report(loaded, out, before):
+                outbox.queue_report(s, cfg, loaded, p, when)
+            s.commit()
+            applied += 1
+    return applied
+
+
+def transports(cfg: Config) -> tuple[Inbox, Sender]:
+    """The configured inbox and sender."""
+    if cfg.transport == "maildir":
+        from .mail.maildir import MaildirInbox, MaildirSender
+
+        return MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path)
+    from .mail.imap import ImapInbox
+    from .mail.smtp import SmtpSender
+
+    i, m = cfg.imap, cfg.smtp
+    inbox = ImapInbox(i.host, i.port, i.ssl, i.starttls, i.username, i.secret(cfg.path, "imap"), folder=i.folder,
+                      processed_folder=i.processed_folder, rejected_folder=i.rejected_folder)
+    return inbox, SmtpSender(m.host, m.port, m.ssl, m.starttls, m.username, m.secret(cfg.path, "smtp"))
+
+
+__all__ = ["create_game", "poll", "handle", "run_deadlines", "transports", "PollSummary", "GameError",
+           "TransportError"]

@@ -1,0 +1,1 @@
+"""Email body -> order lines (pure).  Per-game grammars live in the engines."""

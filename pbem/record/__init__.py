@@ -1,0 +1,1 @@
+"""The game record: tables, database sessions and the append-only store."""

@@ -1,0 +1,68 @@
+"""Database engines, sessions and migrations.
+
+SQLite runs in WAL mode with a busy timeout so that a cron run and a
+moderator command can overlap; PostgreSQL URLs are used as given.  The schema
+is created and upgraded only through Alembic (`migrate`).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Iterator
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, create_engine
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+class DatabaseError(Exception):
+    """The database could not be reached or is not usable; one sentence."""
+
+
+def _sqlite_pragmas(dbapi_conn, _record) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    cur.execute("PRAGMA journal_mode = WAL")
+    cur.execute("PRAGMA synchronous = NORMAL")
+    cur.execute("PRAGMA foreign_keys = ON")
+    cur.close()
+
+
+@lru_cache(maxsize=8)
+def engine_for(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        eng = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None})
+        event.listen(eng, "connect", _sqlite_pragmas)
+
+        @event.listens_for(eng, "begin")
+        def _begin(conn) -> None:  # take the write lock at BEGIN: no upgrade deadlocks between runs
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        return eng
+    return create_engine(url, pool_pre_ping=True)
+
+
+@contextmanager
+def session(url: str) -> Iterator[Session]:
+    with Session(engine_for(url), expire_on_commit=False) as s:
+        yield s
+
+
+def migrate(url: str, revision: str = "head") -> None:
+    """Run the Alembic migrations up to `revision` on `url`."""
+    from alembic import command
+
+    command.upgrade(alembic_config(url), revision)
+
+
+def alembic_config(url: str):
+    from alembic.config import Config
+
+    from ..resources import migrations_dir
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg

@@ -1,0 +1,161 @@
+"""The game record: SQLModel tables.
+
+Append-only by design (DESIGN.md principles 7 and 8).  Rows are inserted and
+never changed, with one exception: the status columns of `OutboxMessage`
+(status, attempts, last_error, next_attempt_at, sent_at).  A game's state is
+the fold of its accepted orders (`OrderInput`) from its seed; `Snapshot` rows
+cache that fold; `GameEvent` rows are what the engine said happened.
+Everything about "now" (the current step, whether the game is over, the
+deadline) is read from the newest rows, not from updated columns.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Optional
+
+from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+class Game(SQLModel, table=True):
+    __tablename__ = "games"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True, max_length=64)
+    kind: str = Field(max_length=32)
+    seed: str = Field(max_length=128)  # secret until the game is over
+    seed_commitment: str = Field(max_length=64)
+    players_json: str = Field(sa_column=Column(Text, nullable=False))  # engine player names, seat order
+    options_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    deadline_seconds: int = 172800
+    resolve: str = Field(default="asap", max_length=16)
+    created_at: datetime
+
+
+class Seat(SQLModel, table=True):
+    """A player's place in a game.
+
+    A replacement or a new code appends a new row for the same position; the
+    row with the highest id is the current one.
+    """
+
+    __tablename__ = "seats"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    position: int
+    player: str = Field(max_length=64)
+    address: str = Field(max_length=320, index=True)
+    display_name: str = Field(default="", max_length=128)
+    code_hash: str = Field(default="", max_length=128)
+    since_seq: int = 0  # seat valid from this order seq on (replacements)
+    created_at: datetime
+
+
+class InboundMessage(SQLModel, table=True):
+    """Every message read from the inbox, kept whole for audit."""
+
+    __tablename__ = "inbound_messages"
+    __table_args__ = (UniqueConstraint("message_id", "body_hash"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    message_id: str = Field(max_length=998, index=True)
+    body_hash: str = Field(max_length=64)
+    sender: str = Field(default="", max_length=320)
+    subject: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
+    player: str = Field(default="", max_length=64)
+    outcome: str = Field(max_length=16)  # accepted, rejected, ignored, command
+    reason: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    received_at: datetime
+
+
+class OrderInput(SQLModel, table=True):
+    """One accepted input to a game: a player's order lines, or a deadline default."""
+
+    __tablename__ = "orders"
+
+    game_id: int = Field(foreign_key="games.id", primary_key=True)
+    seq: int = Field(primary_key=True)
+    kind: str = Field(max_length=16)  # orders, deadline
+    player: str = Field(default="", max_length=64)
+    lines_json: str = Field(sa_column=Column(Text, nullable=False))
+    inbound_id: Optional[int] = Field(default=None, foreign_key="inbound_messages.id")
+    created_at: datetime
+
+
+class GameEvent(SQLModel, table=True):
+    """What happened, in order, with who may see it (JSON: "public", "moderator" or a list of players)."""
+
+    __tablename__ = "events"
+
+    game_id: int = Field(foreign_key="games.id", primary_key=True)
+    seq: int = Field(primary_key=True)
+    input_seq: int  # 0 = set-up
+    kind: str = Field(max_length=32)
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    visibility_json: str = Field(sa_column=Column(Text, nullable=False))
+    data_json: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime
+
+
+class Snapshot(SQLModel, table=True):
+    """The engine state after input `seq` (a cache: it can always be rebuilt by replay)."""
+
+    __tablename__ = "snapshots"
+
+    game_id: int = Field(foreign_key="games.id", primary_key=True)
+    seq: int = Field(primary_key=True)
+    step: str = Field(default="", max_length=128)
+    over: bool = False
+    state_json: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime
+
+
+class Deadline(SQLModel, table=True):
+    """When the current step of a game is due.  Appended when a step opens or is extended."""
+
+    __tablename__ = "deadlines"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    step: str = Field(max_length=128)
+    due_at: datetime
+    reason: str = Field(default="step opened", max_length=64)
+    created_at: datetime
+
+
+class ControlAction(SQLModel, table=True):
+    """Moderator actions that are not game orders (pause, resume, abandon, extend, replace, new code)."""
+
+    __tablename__ = "control_actions"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    action: str = Field(max_length=32)
+    detail: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    created_at: datetime
+
+
+class OutboxMessage(SQLModel, table=True):
+    """A message to send.  Queued in the same transaction as what caused it."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    message_id: str = Field(max_length=998, unique=True)
+    game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
+    player: str = Field(default="", max_length=64)
+    purpose: str = Field(max_length=16)  # report, ack, notice, reminder, press, alert
+    upto_seq: int = 0  # for reports: the last event seq this report covers
+    to_addr: str = Field(max_length=320)
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    status: str = Field(default="queued", max_length=16)  # queued, sent, failed
+    attempts: int = 0
+    last_error: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    next_attempt_at: datetime
+    created_at: datetime
+    sent_at: Optional[datetime] = None

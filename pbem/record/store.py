@@ -1,0 +1,186 @@
+"""The append-only game record: reading the current state and appending to it.
+
+All writes happen inside a session the caller commits (the moderator owns
+transactions).  A game's current state is its newest snapshot; a missing or
+corrupted snapshot is rebuilt by replaying the accepted orders from the seed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from .. import engine as registry
+from ..engine.base import Event, Outcome, apply_defaults
+from .models import ControlAction, Deadline, Game, GameEvent, OrderInput, Seat, Snapshot
+
+
+def now_utc() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def aware(dt: datetime | None) -> datetime | None:
+    """SQLite hands datetimes back naive; they were stored as UTC."""
+    if dt is not None and dt.tzinfo is None:
+        return dt.replace(tzinfo=timezone.utc)
+    return dt
+
+
+@dataclass
+class Loaded:
+    """A game with its current state, as the moderator works on it."""
+
+    game: Game
+    seats: list[Seat]
+    state: dict[str, Any]
+    seq: int  # last order seq folded into `state`
+    event_seq: int  # last event seq
+
+    @property
+    def engine(self):
+        return registry.get(self.game.kind)
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return json.loads(self.game.options_json)
+
+    def seat_for_address(self, address: str) -> Seat | None:
+        address = address.lower()
+        return next((s for s in self.seats if s.address.lower() == address), None)
+
+    def seat_for_player(self, player: str) -> Seat | None:
+        return next((s for s in self.seats if s.player == player), None)
+
+
+def game_by_name(s: Session, name: str) -> Game | None:
+    return s.exec(select(Game).where(Game.name == name.lower())).first()
+
+
+def current_seats(s: Session, game_id: int) -> list[Seat]:
+    """The newest row for each position (replacements and new codes append rows)."""
+    rows = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.id)).all()
+    latest: dict[int, Seat] = {}
+    for row in rows:
+        latest[row.position] = row
+    return [latest[p] for p in sorted(latest)]
+
+
+def last_event_seq(s: Session, game_id: int) -> int:
+    return s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game_id)).one() or 0
+
+
+def last_order_seq(s: Session, game_id: int) -> int:
+    return s.exec(select(func.max(OrderInput.seq)).where(OrderInput.game_id == game_id)).one() or 0
+
+
+def replay(game: Game, orders: list[OrderInput]) -> tuple[dict[str, Any], list[list[Event]]]:
+    """Fold the orders over a fresh set-up: the state and the events of each input (index 0 = set-up)."""
+    eng = registry.get(game.kind)
+    state, events = eng.setup(json.loads(game.players_json), game.seed, json.loads(game.options_json))
+    per_input = [list(events)]
+    for order in orders:
+        out = run_input(eng, state, order.kind, order.player, json.loads(order.lines_json))
+        if not out.accepted:
+            raise RuntimeError(f"replay of order {order.seq} of {game.name} was rejected: {out.lines}")
+        state = out.state
+        per_input.append(out.events)
+    return state, per_input
+
+
+def run_input(eng, state: dict[str, Any], kind: str, player: str, lines: list[str]) -> Outcome:
+    if kind == "deadline":
+        return apply_defaults(eng, state)
+    return eng.apply(state, player, lines)
+
+
+def load(s: Session, game: Game) -> Loaded:
+    seats = current_seats(s, game.id)
+    seq = last_order_seq(s, game.id)
+    snap = s.exec(select(Snapshot).where(Snapshot.game_id == game.id).order_by(Snapshot.seq.desc())).first()
+    state: dict[str, Any] | None = None
+    if snap is not None and snap.seq == seq:
+        try:
+            state = json.loads(snap.state_json)
+        except ValueError:
+            state = None  # corrupted cache: rebuild below
+    if state is None:
+        orders = s.exec(select(OrderInput).where(OrderInput.game_id == game.id).order_by(OrderInput.seq)).all()
+        state, _ = replay(game, list(orders))
+    return Loaded(game, seats, state, seq, last_event_seq(s, game.id))
+
+
+def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event], when: datetime) -> None:
+    for ev in events:
+        loaded.event_seq += 1
+        vis = ev.visibility if isinstance(ev.visibility, str) else list(ev.visibility)
+        s.add(GameEvent(game_id=loaded.game.id, seq=loaded.event_seq, input_seq=input_seq, kind=ev.kind,
+                        text=ev.text, visibility_json=json.dumps(vis), data_json=json.dumps(ev.data, sort_keys=True),
+                        created_at=when))
+
+
+def current_step(loaded: Loaded) -> str:
+    reqs = loaded.engine.requests(loaded.state)
+    return reqs[0].step if reqs else ""
+
+
+def append_input(s: Session, loaded: Loaded, kind: str, player: str, lines: list[str], out: Outcome,
+                 inbound_id: int | None, when: datetime) -> int:
+    """Record one accepted input, its events, the new snapshot and, if a new step opened, its deadline."""
+    before = current_step(loaded)
+    loaded.seq += 1
+    s.add(OrderInput(game_id=loaded.game.id, seq=loaded.seq, kind=kind, player=player, lines_json=json.dumps(lines),
+                     inbound_id=inbound_id, created_at=when))
+    append_events(s, loaded, loaded.seq, out.events, when)
+    loaded.state = out.state
+    step = current_step(loaded)
+    over = loaded.engine.result(loaded.state) is not None
+    s.add(Snapshot(game_id=loaded.game.id, seq=loaded.seq, step=step, over=over,
+                   state_json=json.dumps(loaded.state, sort_keys=True), created_at=when))
+    if step and step != before:
+        open_deadline(s, loaded, step, when)
+    return loaded.seq
+
+
+def open_deadline(s: Session, loaded: Loaded, step: str, when: datetime) -> None:
+    from datetime import timedelta
+
+    s.add(Deadline(game_id=loaded.game.id, step=step, due_at=when + timedelta(seconds=loaded.game.deadline_seconds),
+                   created_at=when))
+
+
+def current_deadline(s: Session, game_id: int) -> Deadline | None:
+    return s.exec(select(Deadline).where(Deadline.game_id == game_id).order_by(Deadline.id.desc())).first()
+
+
+def control_state(s: Session, game_id: int) -> str:
+    """'running', 'paused' or 'abandoned', from the moderator's control actions."""
+    rows = s.exec(select(ControlAction).where(ControlAction.game_id == game_id).order_by(ControlAction.id)).all()
+    state = "running"
+    for row in rows:
+        if row.action == "pause":
+            state = "paused"
+        elif row.action == "resume":
+            state = "running"
+        elif row.action == "abandon":
+            state = "abandoned"
+    return state
+
+
+def is_over(s: Session, game_id: int) -> bool:
+    snap = s.exec(select(Snapshot).where(Snapshot.game_id == game_id).order_by(Snapshot.seq.desc())).first()
+    return bool(snap and snap.over)
+
+
+def events_for(s: Session, game_id: int, after: int = 0) -> list[GameEvent]:
+    return list(s.exec(select(GameEvent).where(GameEvent.game_id == game_id, GameEvent.seq > after)
+                       .order_by(GameEvent.seq)).all())
+
+
+def event_of(row: GameEvent) -> Event:
+    vis = json.loads(row.visibility_json)
+    return Event(row.kind, row.text, vis if isinstance(vis, str) else tuple(vis), json.loads(row.data_json))
