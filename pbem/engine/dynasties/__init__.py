@@ -1,0 +1,82 @@
+"""Dynasties (seed 001, rulings DY-R1..DY-R22): the engine object the registry loads.
+
+Owns only the contract glue (setup options, all-or-nothing apply, timeout,
+view, result); the rules live in rules.py, the orders in orders.py, the
+views in view.py and the handbook in handbook.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Event, LineResult, Outcome, Request, Result, RuleError, apply_defaults, clone
+from . import orders as O
+from . import rules as R
+from . import view as V
+from .handbook import HANDBOOK
+
+
+class DynastiesEngine:
+    kind = "dynasties"
+    title = "Dynasties"
+    min_players = 2
+    max_players = 6
+
+    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
+        if not self.min_players <= len(players) <= self.max_players:
+            raise ValueError(f"Dynasties needs 2 to 6 players, not {len(players)}")
+        if len(set(players)) != len(players):
+            raise ValueError("player names must be distinct")
+        legacy = options.get("legacy", 0)
+        if isinstance(legacy, bool) or not isinstance(legacy, int) or legacy < 0:
+            try:
+                legacy = int(str(legacy))
+            except ValueError:
+                legacy = -1
+            if legacy < 0:
+                raise ValueError("option legacy must be a whole number >= 0")
+        return R.setup(players, seed, legacy)
+
+    def requests(self, state: dict[str, Any]) -> list[Request]:
+        return O.requests(state)
+
+    def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
+        st, events, results = clone(state), [], []
+        for line in lines:
+            if player not in st["players"]:
+                results.append(LineResult(line, False, f"{player} is not a player in this game"))
+                continue
+            try:
+                understood = O.apply_line(st, events, player, line)
+            except RuleError as e:
+                results.append(LineResult(line, False, e.reason, tuple(e.legal)))
+                continue
+            results.append(LineResult(line, True, understood=understood))
+        if not all(r.ok for r in results):
+            return Outcome(state, [], results)
+        return Outcome(st, events, results)
+
+    def timeout(self, state: dict[str, Any]) -> Outcome:
+        return apply_defaults(self, state)
+
+    def view(self, state: dict[str, Any], player: str | None) -> dict[str, Any]:
+        return V.view(state, player, self.kind, self.title)
+
+    def result(self, state: dict[str, Any]) -> Result | None:
+        res = state["result"]
+        if not res:
+            return None
+        winners = tuple(res["winners"])
+        top = state["treasury"][winners[0]]
+        summary = (f"{' and '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'} with {top} Gold "
+                   f"after {state['gambit']} gambits; Legacy {state['legacy']}"
+                   + (f" split {res['legacy_share']} each." if len(winners) > 1 else " to the winner."))
+        return Result(dict(state["treasury"]), winners, summary,
+                      {"legacy": state["legacy"], "legacy_share": res["legacy_share"], "gambits": state["gambit"],
+                       "removed": state["removed"]})
+
+    def handbook(self) -> str:
+        return HANDBOOK
+
+
+ENGINE = DynastiesEngine()

@@ -1,0 +1,86 @@
+"""Dynasties table mechanics shared by every phase: seats, gold movements and card draws.
+
+Owns the payment rule (pay what you can, DY-R7), taking from the Stakes,
+drawing with the Graveyard reshuffle (DY-R21) and burying cards.  Every gold
+movement emits a public "payment" event with amounts and the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import MODERATOR, PUBLIC, Event
+from ..rng import Rng
+from . import cards as C
+
+State = dict[str, Any]
+Events = list[Event]
+
+
+def hand_sizes(st: State) -> dict[str, int]:
+    return {p: len(st["hands"][p]) for p in st["players"]}
+
+
+def seat_from(st: State, player: str, skip_self: bool = False) -> list[str]:
+    seats = st["players"]
+    i = seats.index(player if player in seats else seats[0]) + (1 if skip_self else 0)
+    return [seats[(i + k) % len(seats)] for k in range(len(seats))]
+
+
+# ---------------------------------------------------------------- gold
+
+def pay(st: State, ev: Events, payer: str, owed: int, to: str | None, why: str) -> int:
+    """Payer gives `owed` Gold to player `to` (None = the Stakes); pay what you can (DY-R7)."""
+    paid = min(owed, st["treasury"][payer])
+    st["treasury"][payer] -= paid
+    if to is None:
+        st["stakes"] += paid
+    else:
+        st["treasury"][to] += paid
+    dest = "the Stakes" if to is None else to
+    short = "" if paid == owed else f" (owed {owed}; pays all they have)"
+    ev.append(Event("payment", f"{payer} pays {paid} Gold to {dest}{short}: {why}.", PUBLIC,
+                    {"from": payer, "to": to or "stakes", "owed": owed, "paid": paid, "why": why,
+                     "treasury": st["treasury"][payer], "stakes": st["stakes"]}))
+    return paid
+
+
+def take_stakes(st: State, ev: Events, player: str, amount: int, why: str) -> int:
+    got = min(amount, st["stakes"])
+    st["stakes"] -= got
+    st["treasury"][player] += got
+    ev.append(Event("payment", f"{player} takes {got} Gold from the Stakes: {why}.", PUBLIC,
+                    {"from": "stakes", "to": player, "owed": amount, "paid": got, "why": why,
+                     "treasury": st["treasury"][player], "stakes": st["stakes"]}))
+    return got
+
+
+# ---------------------------------------------------------------- cards
+
+def top_card(st: State, ev: Events) -> str | None:
+    """Pop the deck's top card, reshuffling the Graveyard first if the deck is empty (DY-R21)."""
+    if not st["deck"] and st["grave"]:
+        st["deck"], st["grave"] = st["grave"], []
+        Rng(st["rng"]).shuffle(st["deck"])
+        ev.append(Event("reshuffle", f"The Noble Deck is empty: the Graveyard ({len(st['deck'])} cards) is "
+                        "shuffled to form a new Noble Deck.", PUBLIC, {"deck_size": len(st["deck"])}))
+        ev.append(Event("shuffle", "Noble Deck order: " + ", ".join(st["deck"]), MODERATOR,
+                        {"deck": list(st["deck"])}))
+    return st["deck"].pop(0) if st["deck"] else None
+
+
+def draw(st: State, ev: Events, player: str, n: int, why: str) -> list[str]:
+    got = []
+    for _ in range(n):
+        card = top_card(st, ev)
+        if card is None:
+            break
+        st["hands"][player].append(card)
+        got.append(card)
+    if got:
+        ev.append(Event("draw", f"You draw {C.describe(got)} ({why}).", (player,), {"player": player, "cards": got}))
+    return got
+
+
+def bury(st: State, cards: list[str]) -> None:
+    st["grave"].extend(cards)

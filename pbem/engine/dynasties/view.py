@@ -1,0 +1,94 @@
+"""What one Dynasties player (or the public) may know (RULINGS 3.2).
+
+Public: Treasuries, Stakes, Legacy, gold removed from play, Tribute Zone,
+Current Dynasty, every Family with values, lineages and bonuses, hand sizes,
+deck size, and who still owes a Tribute or discard.  Never the Graveyard's
+contents (DY-R21), never another player's hand, tribute, play list or discard.
+Private: your hand and everything you have on file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import cards as C
+from . import orders as O
+from . import rules as R
+
+
+def turn_label(st: dict[str, Any]) -> str:
+    ph, g = st["phase"], st["gambit"]
+    if ph == "over":
+        return f"Game over after gambit {g}"
+    if ph == "tribute":
+        return f"Gambit {g}, Tributes"
+    if ph == "discard":
+        return f"Gambit {g}, Draw & Retirement discards"
+    t = st["turn"]["n"]
+    if ph == "conclave":
+        return f"Gambit {g}, Turn {t}, {st['conclave_for']} chooses Conclave cards"
+    return f"Gambit {g}, Turn {t}, {R.waiting_player(st)} to play"
+
+
+def card_note(st: dict[str, Any], card: str) -> str:
+    if C.is_coronation(card):
+        return f"{card} (11)"
+    bonus = C.lineage(card) == st["dynasty"]
+    return f"{card} ({C.value(card) + 3 if bonus else C.value(card)}{' incl. +3' if bonus else ''})"
+
+
+def public_data(st: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "gambit": st["gambit"], "phase": st["phase"], "treasury": dict(st["treasury"]), "stakes": st["stakes"],
+        "removed": st["removed"], "legacy": st["legacy"], "dynasty": st["dynasty"], "tribute_zone": list(st["zone"]),
+        "families": {p: list(st["families"][p]) for p in st["players"]},
+        "family_totals": {p: R.family_total(st, p) for p in st["players"]},
+        "hand_sizes": R.hand_sizes(st), "deck_size": len(st["deck"]), "first_player": st["first"],
+        "turn_plays": [list(x) for x in st["turn"]["plays"]] if st["turn"] else [],
+        "waiting_for": O.asked(st),
+        "tributes_in": [p for p in st["players"] if p in st["tributes"]],
+        "discards_in": [p for p in st["players"] if p in st["discards"]],
+    }
+
+
+def public_sections(st: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = [[p, st["treasury"][p], len(st["hands"][p]), ", ".join(card_note(st, c) for c in st["families"][p]) or "-",
+             R.family_total(st, p)] for p in st["players"]]
+    lines = [f"Stakes: {st['stakes']} Gold. Legacy: {st['legacy']}. Gold removed from play: {st['removed']}.",
+             f"Current Dynasty: {st['dynasty'] or 'none'}.",
+             f"Tribute Zone: {C.describe(st['zone'])}.",
+             f"Noble Deck: {len(st['deck'])} cards (the Graveyard is never listed, DY-R21).",
+             f"First Player this gambit: {st['first'] or 'not yet known'}."]
+    if st["turn"] and st["turn"]["plays"]:
+        lines.append("Played this Turn: " + "; ".join(f"{p} {c}" for p, c in st["turn"]["plays"]) + ".")
+    waiting = O.asked(st)
+    if waiting:
+        lines.append("Waiting for: " + ", ".join(waiting) + ".")
+    return [
+        {"title": "Treasuries and Families", "private": False,
+         "table": {"columns": ["Player", "Gold", "Hand", "Family (value)", "Family total"], "rows": rows}},
+        {"title": "The table", "private": False, "lines": lines},
+    ]
+
+
+def private_sections(st: dict[str, Any], p: str) -> list[dict[str, Any]]:
+    hand = C.ordered(st["hands"][p])
+    out = [{"title": "Your hand", "private": True, "lines": [", ".join(hand) if hand else "(empty)"]}]
+    filed = list(O.on_file(st, p))
+    if filed:
+        out.append({"title": "Your orders on file", "private": True, "lines": filed})
+    return out
+
+
+def view(st: dict[str, Any], player: str | None, kind: str, title: str) -> dict[str, Any]:
+    data = public_data(st)
+    sections = public_sections(st)
+    if player is not None and player in st["players"]:
+        data["hand"] = C.ordered(st["hands"][player])
+        data["on_file"] = list(O.on_file(st, player))
+        sections += private_sections(st, player)
+    if st["result"]:
+        data["winners"] = list(st["result"]["winners"])
+        data["legacy_share"] = st["result"]["legacy_share"]
+    return {"kind": kind, "title": title, "turn": turn_label(st), "players": list(st["players"]),
+            "you": player, "over": st["phase"] == "over", "sections": sections, "data": data}

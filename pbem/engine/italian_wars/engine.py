@@ -1,0 +1,126 @@
+"""The Italian Wars engine object: set-up, requests, apply, timeout, result (owns the contract).
+
+Two players, French and Spanish (IW-R1).  The hand procedure lives in
+`rules.py` and `negation.py`, the order language in `orders.py`, the views in
+`view.py` and the players' handbook in `handbook.py`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import MODERATOR, PUBLIC, Event, LineResult, Outcome, Request, Result, RuleError, apply_defaults, clone
+from ..rng import Rng, init_state
+from .cards import NAMES
+from .handbook import HANDBOOK
+from .orders import apply_line, legal_lines
+from .rules import default_leader, finish_leaders, max_discard, resolve_discards, start_hand
+from .view import make_view
+
+SYNTAX_DISCARD = ("DISCARD <card>, <card>, ... (0-4 cards; 0-5 after losing a hand)", "DISCARD NONE",
+                  "LEADER-PREF <leader>, <leader>, ...  (standing: which Leader to keep)",
+                  "NEGATE-PLAN <own card> > <target>; <own card> > <target>; ...  (standing; or NONE)")
+
+
+class ItalianWars:
+    kind = "italian-wars"
+    title = "Italian Wars"
+    min_players = 2
+    max_players = 2
+
+    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
+        if len(players) != 2:
+            raise ValueError("Italian Wars needs exactly 2 players")
+        state: dict[str, Any] = {
+            "players": list(players), "rng": init_state(seed), "sides": {}, "deck": list(NAMES), "discard": [],
+            "hands": {p: [] for p in players}, "field": {p: [] for p in players}, "hand": 0,
+            "won": {p: 0 for p in players}, "streak": {p: 0 for p in players}, "prev_winner": None,
+            "prev_loser": None, "step": "discard", "pending": {}, "prefs": {}, "plans": {}, "leader_ask": [],
+            "leader_pick": {}, "neg": None, "last": None, "secret_log": [], "over": False, "winner": None,
+        }
+        rng = Rng(state["rng"])
+        french = 0 if options.get("sides") == "fixed" else rng.coin()
+        state["sides"] = {players[french]: "French", players[1 - french]: "Spanish"}
+        how = "fixed by option" if options.get("sides") == "fixed" else "by lot (IW-R1)"
+        events = [Event("sides", f"Sides {how}: {players[french]} is French, {players[1 - french]} is Spanish.",
+                        PUBLIC, {"sides": dict(state["sides"])})]
+        rng.shuffle(state["deck"])
+        events.append(Event("shuffle", "The 96-card deck was shuffled.", PUBLIC, {"cards": 96}))
+        events.append(Event("deck-order", f"Deck order (top first): {', '.join(state['deck'])}.", MODERATOR,
+                            {"deck": list(state["deck"])}))
+        start_hand(state, events)
+        return state, events
+
+    def requests(self, state: dict[str, Any]) -> list[Request]:
+        n, step = state["hand"], state["step"]
+        if step == "discard":
+            return [self._discard_request(state, p) for p in state["players"]]
+        if step == "leader":
+            return [Request(p, f"hand{n}.leader", "You deployed several Leaders: choose the one to keep (IW-R6).",
+                            tuple(legal_lines(state, p)), ("LEADER <card>",), (f"LEADER {default_leader(state, p)}",),
+                            p in state["leader_pick"],
+                            (f"LEADER {state['leader_pick'][p]}",) if p in state["leader_pick"] else ())
+                    for p in state["leader_ask"]]
+        if step == "negate":
+            p = state["neg"]["turn"]
+            return [Request(p, f"hand{n}.negate{state['neg']['actions']}",
+                            "Negation: use one Negate effect of your cards on an enemy card, or pass (IW-R11).",
+                            tuple(legal_lines(state, p)),
+                            ("NEGATE <own card> > <target card>", "PASS", "NEGATE-PLAN <own> > <target>; ..."),
+                            ("PASS",))]
+        return []
+
+    def _discard_request(self, state: dict[str, Any], p: str) -> Request:
+        on_file = []
+        if p in state["pending"]:
+            on_file.append(f"DISCARD {', '.join(state['pending'][p]) or 'NONE'}")
+        if state["prefs"].get(p):
+            on_file.append(f"LEADER-PREF {', '.join(state['prefs'][p])}")
+        if state["plans"].get(p) is not None:
+            on_file.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in state["plans"][p]) or "NONE"))
+        prompt = (f"Hand {state['hand']}: discard up to {max_discard(state, p)} cards face down to draw "
+                  "replacements (or DISCARD NONE).")
+        return Request(p, f"hand{state['hand']}.discard", prompt, tuple(legal_lines(state, p)), SYNTAX_DISCARD,
+                       ("DISCARD NONE",), p in state["pending"], tuple(on_file))
+
+    def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
+        if player not in state["players"]:
+            return Outcome(state, [], [LineResult(ln, False, f"{player} is not playing in this game") for ln in lines])
+        draft, events, results = clone(state), [], []
+        for line in lines:
+            try:
+                understood = apply_line(draft, player, line, events)
+                results.append(LineResult(line, True, understood=understood))
+            except RuleError as err:
+                results.append(LineResult(line, False, err.reason, tuple(err.legal)))
+        if not all(r.ok for r in results):
+            return Outcome(state, [], results)
+        self._resolve(draft, events)
+        return Outcome(draft, events, results)
+
+    def _resolve(self, state: dict[str, Any], events: list[Event]) -> None:
+        """Resolve a simultaneous step once every answer is in (after the whole message)."""
+        if state["step"] == "discard" and all(p in state["pending"] for p in state["players"]):
+            resolve_discards(state, events)
+        elif state["step"] == "leader" and all(p in state["leader_pick"] for p in state["leader_ask"]):
+            finish_leaders(state, events)
+
+    def timeout(self, state: dict[str, Any]) -> Outcome:
+        return apply_defaults(self, state)
+
+    def view(self, state: dict[str, Any], player: str | None) -> dict[str, Any]:
+        return make_view(self, state, player)
+
+    def result(self, state: dict[str, Any]) -> Result | None:
+        if not state["over"]:
+            return None
+        w = state["winner"]
+        return Result(dict(state["won"]), (w,), f"{w} ({state['sides'][w]}) won the battle after "
+                      f"{state['hand']} hands, with {state['won'][w]} hands won.",
+                      {"streaks": dict(state["streak"]), "sides": dict(state["sides"])})
+
+    def handbook(self) -> str:
+        return HANDBOOK
+
+
+__all__ = ["ItalianWars"]

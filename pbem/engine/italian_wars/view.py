@@ -1,0 +1,98 @@
+"""Italian Wars views (owns what each player may see, RULINGS 4.3).
+
+Public: sides, hands won, streaks, previous winner, deck and discard counts,
+the deployed cards of both sides with their current Forces (after the
+reveal), the last hand's result.  Private: your own hand and your own
+standing orders during the Tactics phase.  Never the other player's hand,
+discards or plan.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import BY_NAME, describe
+from .rules import arithmetic, card_forces
+
+
+def turn_label(state: dict[str, Any]) -> str:
+    n, step = state["hand"], state["step"]
+    if step == "over":
+        return f"Game over after hand {n}: {state['winner']} wins"
+    if step == "discard":
+        return f"Hand {n}, Tactics: both players discard"
+    if step == "leader":
+        return f"Hand {n}, Deployment: {' and '.join(state['leader_ask'])} to choose a Leader"
+    return f"Hand {n}, Negation: {state['neg']['turn']} to act"
+
+
+def _public_sections(state: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = [[p, state["sides"][p], state["won"][p], state["streak"][p]] for p in state["players"]]
+    secs = [{"title": "Battle", "private": False,
+             "table": {"columns": ["Player", "Side", "Hands won", "Streak"], "rows": rows}},
+            {"title": "Hand", "private": False, "lines": [
+                turn_label(state) + ".",
+                f"Previous hand winner: {state['prev_winner'] or 'none'}.",
+                f"Deck: {len(state['deck'])} cards; discard pile: {len(state['discard'])} cards.",
+                "Victory: 8 hands won in total, or 3 hands in a row."]}]
+    if state["step"] in ("leader", "negate"):
+        forces = card_forces(state)
+        used = state["neg"]["used"] if state["neg"] else []
+        frows = [[p, r["card"], BY_NAME[r["card"]]["type"], arithmetic(r), r["force"],
+                  "used" if r["card"] in used else ""] for p in state["players"] for r in forces[p]]
+        secs.append({"title": "Deployed cards", "private": False, "table": {
+            "columns": ["Player", "Card", "Type", "Arithmetic", "Force", "Negate"], "rows": frows}})
+    last = state["last"]
+    if last:
+        res = f"{last['winner']} won" if last["winner"] else "tied"
+        lines = [f"Hand {last['hand']}: {res}; totals " +
+                 ", ".join(f"{p} {last['totals'][p]}" for p in state["players"]) + "."]
+        lines += [f"{p}: " + "; ".join(arithmetic(r) for r in last["forces"][p]) for p in state["players"]]
+        secs.append({"title": "Last hand", "private": False, "lines": lines})
+    return secs
+
+
+def _private_sections(state: dict[str, Any], player: str) -> list[dict[str, Any]]:
+    secs = []
+    if state["step"] == "discard":
+        secs.append({"title": "Your hand", "private": True,
+                     "lines": [describe(c) for c in state["hands"][player]]})
+    orders = []
+    if player in state["pending"]:
+        orders.append(f"DISCARD {', '.join(state['pending'][player]) or 'NONE'}")
+    if state["prefs"].get(player):
+        orders.append(f"LEADER-PREF {', '.join(state['prefs'][player])}")
+    plan = state["plans"].get(player)
+    if plan is not None:
+        orders.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in plan) or "NONE"))
+    if orders:
+        secs.append({"title": "Your orders on file", "private": True, "lines": orders})
+    return secs
+
+
+def _data(state: dict[str, Any], player: str | None) -> dict[str, Any]:
+    revealed = state["step"] in ("leader", "negate")
+    data: dict[str, Any] = {
+        "hand": state["hand"], "step": state["step"], "sides": dict(state["sides"]),
+        "hands_won": dict(state["won"]), "streaks": dict(state["streak"]), "prev_winner": state["prev_winner"],
+        "deck": len(state["deck"]), "discard": len(state["discard"]),
+        "hand_sizes": {p: len(state["hands"][p]) for p in state["players"]},
+        "deployed": card_forces(state) if revealed else None,
+        "negation": ({"turn": state["neg"]["turn"], "used": list(state["neg"]["used"])}
+                     if state["neg"] else None),
+        "last": state["last"], "winner": state["winner"],
+    }
+    if player is not None:
+        data["your_hand"] = list(state["hands"][player]) if state["step"] == "discard" else []
+        data["your_discard"] = state["pending"].get(player)
+        data["your_leader_pref"] = state["prefs"].get(player)
+        data["your_plan"] = state["plans"].get(player)
+    return data
+
+
+def make_view(engine: Any, state: dict[str, Any], player: str | None) -> dict[str, Any]:
+    secs = _public_sections(state)
+    if player is not None:
+        secs += _private_sections(state, player)
+    return {"kind": engine.kind, "title": engine.title, "turn": turn_label(state), "players": list(state["players"]),
+            "you": player, "over": state["over"], "sections": secs, "data": _data(state, player)}
