@@ -89,7 +89,8 @@ class Bot:
 
 
 def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "demo", max_polls: int = 20_000,
-        progress=None) -> DemoResult:
+        progress=None, clock=None, after_poll=None) -> DemoResult:
+    """Play one game; `clock` (a callable returning an aware datetime) fixes the time for golden tests."""
     from . import config as config_mod
     from . import engine as registry
     from .cli_support import init_home
@@ -107,7 +108,7 @@ def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "
     name = f"{kind}-demo"
     bots = [Bot(n, f"{n.lower()}@players.example", Rng(init_state(f"{bot_seed}:{n}"))) for n in BOT_NAMES[:players]]
     start = time.perf_counter()
-    create_game(cfg, kind, name, [(b.name, b.address) for b in bots], seed=seed)
+    create_game(cfg, kind, name, [(b.name, b.address) for b in bots], seed=seed, **({'clock': clock} if clock else {}))
     sent = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
     inbox = mailbox.Maildir(str(cfg.maildir_path / "inbox"), factory=None, create=True)
     seen: set[str] = set()
@@ -140,10 +141,12 @@ def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "
                 inbox.add(b.order_mail(["STATUS"], name, cfg.moderator_address, None))
                 wrote += 1
         messages_in += wrote
-        poll(cfg, mailbox_in, sender)
+        poll(cfg, mailbox_in, sender, **({'clock': clock} if clock else {}))
         polls += 1
         if progress:
             progress(polls)
+        if after_poll:
+            after_poll(cfg, name)
     seconds = time.perf_counter() - start
     with session(cfg.database_url) as s:
         game = game_by_name(s, name)

@@ -146,7 +146,8 @@ def parse(raw: bytes, moderator: str = "") -> Inbound:
     mid = _header(msg, "Message-ID").strip()
     if not mid or len(mid) > 900:
         mid = f"<missing.{body_hash[:32]}@pbem.invalid>"
-    name, addr = parseaddr(_header(msg, "From"))
+    name, addr = parseaddr(re.sub(r"[\r\n]+", " ", str(msg.get("From", "") or "")))
+    name = _decoded(name)
     sender = addr.strip().lower() if "@" in addr else ""
     subject = _header(msg, "Subject")
     tag = GAME_TAG.search(subject)
@@ -173,6 +174,11 @@ def _header(msg: Message, name: str) -> str:
     value = msg.get(name)
     if value is None:
         return ""
+    return _decoded(str(value))
+
+
+def _decoded(value: str) -> str:
+    """RFC 2047 words decoded, control characters removed."""
     try:
         from email.header import decode_header, make_header
 

@@ -1,0 +1,74 @@
+"""Shared fixtures: a fresh moderator home (real SQLite + Maildir) and a fixed clock."""
+
+from __future__ import annotations
+
+import mailbox
+from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+import pytest
+
+from pbem import config as config_mod
+from pbem.cli_support import init_home
+
+
+class Clock:
+    """An injected clock: starts at a fixed instant, moved by tests."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self.now = start or datetime(2026, 1, 5, 12, 0, tzinfo=timezone.utc)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kw) -> None:
+        self.now += timedelta(**kw)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def home(tmp_path: Path):
+    path = init_home(tmp_path / "home", address="moderator@pbem.test", name="Test Moderator")
+    return config_mod.load(path)
+
+
+def order_mail(sender: str, game: str, body: str, subject: str | None = None, **headers: str) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = "moderator@pbem.test"
+    msg["Subject"] = subject if subject is not None else f"[pbem {game}] orders"
+    msg["Message-ID"] = headers.pop("message_id", None) or make_msgid(domain="players.test")
+    for k, v in headers.items():
+        msg[k.replace("_", "-")] = v
+    msg.set_content(body)
+    return msg.as_bytes()
+
+
+def deliver(cfg, raw: bytes) -> None:
+    mailbox.Maildir(str(cfg.maildir_path / "inbox"), factory=None, create=True).add(raw)
+
+
+def sent_mail(cfg, seen: set | None = None) -> list:
+    """Mail in the `sent` Maildir, oldest first; with `seen`, only keys not in it (and they are added)."""
+    from email import policy
+    from email.parser import BytesParser
+
+    from pbem.demo import _key_order
+
+    md = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
+    keys = sorted(md.keys(), key=_key_order)
+    if seen is not None:
+        keys = [k for k in keys if k not in seen]
+        seen.update(keys)
+    return [BytesParser(policy=policy.default).parsebytes(md.get_bytes(k)) for k in keys]
+
+
+def body_of(msg) -> str:
+    part = msg.get_body(preferencelist=("plain",))
+    return part.get_content() if part else ""

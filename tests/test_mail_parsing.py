@@ -1,0 +1,55 @@
+"""Golden cases for the email layer: a raw message in, what pbem reads out.
+
+Each ``tests/golden/mail/NAME.eml`` has ``NAME.expected`` beside it (JSON).
+Run with PBEM_UPDATE_GOLDEN=1 to rewrite them after a deliberate change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from pbem.mail.message import parse
+from pbem.orders.extract import extract
+
+ROOT = Path(__file__).resolve().parent / "golden" / "mail"
+CASES = sorted(ROOT.glob("*.eml"))
+
+
+def read_out(raw: bytes) -> dict:
+    msg = parse(raw, "moderator@pbem.test")
+    ex = extract(msg.text, msg.subject)
+    return {"message_id": msg.message_id, "sender": msg.sender, "game": msg.game, "auto": msg.auto,
+            "problem": msg.problem, "orders": ex.orders, "help": ex.help, "status": ex.status, "code": ex.code,
+            "press": [{"to": p.to, "body": p.body} for p in ex.press], "problems": ex.problems}
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_golden_mail(path: Path) -> None:
+    got = read_out(path.read_bytes())
+    expected_path = path.with_suffix(".expected")
+    if os.environ.get("PBEM_UPDATE_GOLDEN"):
+        expected_path.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n")
+    assert got == json.loads(expected_path.read_text())
+
+
+def test_missing_message_id_gets_a_stable_one() -> None:
+    raw = (ROOT / "no-message-id-unknown-charset.eml").read_bytes()
+    assert parse(raw).message_id == parse(raw).message_id
+    assert parse(raw).message_id != parse(raw + b"x").message_id
+
+
+def test_huge_message_is_rejected_with_a_reason() -> None:
+    raw = b"From: a@b.test\r\nSubject: [pbem x] big\r\n\r\n" + b"NO EVENT\r\n" * 300_000
+    msg = parse(raw)
+    assert msg.problem and "bytes long" in msg.problem and msg.text == ""
+
+
+def test_header_injection_in_display_name_is_neutralised() -> None:
+    raw = b"From: =?utf-8?q?Eve=0D=0ABcc=3A_all=40x?= <eve@x.test>\r\nSubject: [pbem g] o\r\n\r\nPASS\r\n"
+    msg = parse(raw)
+    assert "\n" not in msg.sender_name and "\r" not in msg.sender_name
+    assert msg.sender == "eve@x.test"

@@ -1,0 +1,199 @@
+"""The poll pipeline on the embedded defaults: real SQLite, real Maildirs, real engines."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from sqlmodel import select
+
+from pbem import moderator
+from pbem.mail.maildir import MaildirInbox, MaildirSender
+from pbem.record import store
+from pbem.record.db import session
+from pbem.record.models import InboundMessage, OrderInput, OutboxMessage
+from tests.conftest import body_of, deliver, order_mail, sent_mail
+
+PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
+
+
+def new_game(cfg, clock, kind="habsburg", name="hh1", players=PLAYERS, seed="moderator-test"):
+    moderator.create_game(cfg, kind, name, players, seed=seed, clock=clock)
+    return name
+
+
+def run_poll(cfg, clock, **kw):
+    return moderator.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=clock, **kw)
+
+
+def asked(cfg, name):
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, name))
+        return [r for r in loaded.engine.requests(loaded.state) if not r.answered], loaded
+
+
+def address_of(player):
+    return dict(PLAYERS)[player]
+
+
+def counts(cfg):
+    with session(cfg.database_url) as s:
+        return (len(s.exec(select(OrderInput)).all()), len(s.exec(select(InboundMessage)).all()),
+                len(s.exec(select(OutboxMessage)).all()))
+
+
+def test_game_creation_queues_a_first_report_with_the_commitment_for_every_player(home, clock) -> None:
+    new_game(home, clock)
+    summary = run_poll(home, clock)
+    assert summary.sent == 3
+    mails = sent_mail(home)
+    assert sorted(m["To"].addresses[0].addr_spec for m in mails) == sorted(a for _, a in PLAYERS)
+    for m in mails:
+        assert "SHA-256 commitment" in body_of(m)
+        assert m["Auto-Submitted"] == "auto-generated"
+        assert m.get_body(("html",)) is not None
+
+
+def test_accepted_orders_get_an_ack_and_move_the_game_on(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    player, line = reqs[0].player, reqs[0].legal[-1]
+    deliver(home, order_mail(f"{player} <{address_of(player)}>", name, line))
+    s = run_poll(home, clock)
+    assert (s.accepted, s.rejected) == (1, 0)
+    acks = [m for m in sent_mail(home) if m["Auto-Submitted"] == "auto-replied"]
+    assert len(acks) == 1 and f"OK   {line}" in body_of(acks[0])
+    assert acks[0]["In-Reply-To"]
+
+
+def test_a_bad_line_is_quoted_with_why_and_what_is_legal_and_nothing_changes(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    player = reqs[0].player
+    before = counts(home)
+    deliver(home, order_mail(f"{player} <{address_of(player)}>", name, f"MELD Nobody Nowhere Never\n{reqs[0].legal[-1]}"))
+    s = run_poll(home, clock)
+    assert s.rejected == 1
+    after = counts(home)
+    assert after[0] == before[0], "a rejected message must not add orders"
+    ack = [m for m in sent_mail(home) if m["Auto-Submitted"] == "auto-replied"][-1]
+    text = body_of(ack)
+    assert "NOTHING WAS APPLIED" in text and '"MELD Nobody Nowhere Never"' in text
+    assert "why:" in text and "what would be accepted" in text
+
+
+def test_strangers_and_wrong_games_change_nothing_and_strangers_get_no_reply(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    n_sent = len(sent_mail(home))
+    deliver(home, order_mail("Mallory <mallory@evil.test>", name, "NO EVENT"))
+    deliver(home, order_mail("Mallory <mallory@evil.test>", "nosuchgame", "NO EVENT"))
+    deliver(home, order_mail("Alice <alice@players.test>", name, "NO EVENT", subject="orders without a tag"))
+    s = run_poll(home, clock)
+    assert (s.ignored, s.rejected, s.accepted) == (2, 1, 0)
+    new = sent_mail(home)[n_sent:]
+    assert [m["To"].addresses[0].addr_spec for m in new] == ["alice@players.test"]
+    assert "[pbem hh1]" in body_of(new[0])
+
+
+def test_auto_replies_bounces_and_loops_are_never_answered(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    n_sent = len(sent_mail(home))
+    deliver(home, order_mail("Alice <alice@players.test>", name, "I am away", Auto_Submitted="auto-replied"))
+    deliver(home, order_mail("Alice <alice@players.test>", name, "digest", Precedence="bulk"))
+    deliver(home, order_mail("Alice <alice@players.test>", name, "loop", X_Loop="moderator@pbem.test"))
+    deliver(home, order_mail("MAILER-DAEMON@players.test", name, "bounce"))
+    s = run_poll(home, clock)
+    assert s.ignored == 4 and len(sent_mail(home)) == n_sent
+
+
+def test_a_message_seen_again_after_a_crash_is_applied_once(home, clock) -> None:
+    """Crash between commit and the move out of the inbox: the message is fetched again."""
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    raw = order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name, reqs[0].legal[-1])
+    deliver(home, raw)
+
+    class CrashingInbox(MaildirInbox):
+        def settle(self, key, accepted):
+            raise SystemExit("killed before the move")
+
+    try:
+        moderator.poll(home, CrashingInbox(home.maildir_path), None, clock=clock)
+    except SystemExit:
+        pass
+    orders_after_crash = counts(home)[0]
+    s = run_poll(home, clock)
+    assert s.duplicates == 1 and s.accepted == 0
+    assert counts(home)[0] == orders_after_crash == 1
+    assert not list((home.maildir_path / "inbox" / "new").iterdir())
+
+
+def test_dry_run_parses_and_reports_but_changes_nothing(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    deliver(home, order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name, reqs[0].legal[-1]))
+    before = counts(home)
+    s = run_poll(home, clock, dry_run=True)
+    assert s.accepted == 1
+    assert counts(home) == before
+    assert len(list((home.maildir_path / "inbox" / "new").iterdir())) == 1
+
+
+def test_the_deadline_applies_the_published_default_and_says_so(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    late = reqs[0].player
+    clock.advance(hours=47)
+    assert run_poll(home, clock).deadlines == 0
+    clock.advance(hours=2)
+    assert run_poll(home, clock).deadlines == 1
+    with session(home.database_url) as s:
+        order = s.exec(select(OrderInput)).one()
+        assert order.kind == "deadline"
+    texts = [body_of(m) for m in sent_mail(home)]
+    assert any(f"{late} sent no orders for this step by the deadline" in t for t in texts)
+
+
+def test_help_and_status_answer_with_the_handbook_and_the_current_report(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    n_sent = len(sent_mail(home))
+    deliver(home, order_mail("Bob <bob@players.test>", name, "HELP\nSTATUS"))
+    s = run_poll(home, clock)
+    assert s.accepted == 1
+    new = sent_mail(home)[n_sent:]
+    assert len(new) == 2
+    help_mail = next(m for m in new if "Help" in m["Subject"])
+    assert "MELD" in body_of(help_mail) and "Your legal orders now" in body_of(help_mail)
+    report = next(m for m in new if "Help" not in m["Subject"])
+    assert "Private report for Bob" in body_of(report)
+
+
+def test_reports_never_show_another_players_hand(home, clock) -> None:
+    """Play a whole game through the pipeline and check every report against the hands at that moment."""
+    from pbem.demo import run
+    from pathlib import Path
+
+    r = run("habsburg", 3, "secrecy-check", Path(home.path.parent / "demo"), clock=clock)
+    assert r.verified
+    doc = json.loads(r.export.read_text())
+    assert doc["result"] is not None
+
+
+def test_game_creation_checks_player_count_and_duplicates(home, clock) -> None:
+    import pytest
+
+    with pytest.raises(moderator.GameError, match="3 to 6 players"):
+        moderator.create_game(home, "habsburg", "x", PLAYERS[:2], clock=clock)
+    with pytest.raises(moderator.GameError, match="same address"):
+        moderator.create_game(home, "habsburg", "x", PLAYERS[:2] + [("Zed", "alice@players.test")], clock=clock)
+    new_game(home, clock)
+    with pytest.raises(moderator.GameError, match="already exists"):
+        new_game(home, clock)
