@@ -115,6 +115,8 @@ def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "
     polls = messages_in = 0
     by_addr = {b.address: b for b in bots}
     mailbox_in, sender = transports(cfg)
+    poll(cfg, mailbox_in, sender, **({'clock': clock} if clock else {}))  # sends the first reports
+    polls += 1
     while polls < max_polls:
         newest: dict[str, tuple[EmailMessage, str]] = {}
         for key in sorted(sent.keys(), key=_key_order):

@@ -1,0 +1,77 @@
+"""The command line: every command has help with an example; errors are one sentence, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pbem.cli import app, game_app
+
+COMMANDS = [["init"], ["upgrade"], ["poll"], ["export"], ["verify"], ["rules"], ["demo"],
+            ["game", "new"], ["game", "list"], ["game", "show"]]
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=[" ".join(c) for c in COMMANDS])
+def test_every_command_has_help_with_an_example(cmd: list[str]) -> None:
+    res = CliRunner().invoke(app, [*cmd, "--help"])
+    assert res.exit_code == 0
+    assert "Example: pbem" in res.output
+
+
+def pbem(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pbem", *args], capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--config", "/nonexistent/pbem.toml", "poll"], "no such configuration file"),
+    (["rules", "chess"], "unknown game kind 'chess'"),
+    (["verify", "/nonexistent.json"], "cannot read"),
+    (["demo", "chess"], "unknown game kind"),
+])
+def test_errors_are_one_clear_sentence_and_a_non_zero_exit(args: list[str], fragment: str) -> None:
+    res = pbem(*args)
+    assert res.returncode != 0
+    assert "Traceback" not in res.stderr + res.stdout
+    assert fragment in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_init_new_game_list_show_poll_export_from_another_directory(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert pbem("init", str(home), "--address", "games@example.test").returncode == 0
+    cfg = str(home / "pbem.toml")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    res = pbem("--config", cfg, "game", "new", "italian-wars", "--name", "iw1", "--seed", "abc",
+               "--player", "Ann <ann@example.test>", "--player", "Ben <ben@example.test>", cwd=elsewhere)
+    assert res.returncode == 0, res.stderr
+    assert "seed commitment" in res.stdout
+    bad = pbem("--config", cfg, "game", "new", "habsburg", "--name", "x", "--player", "Ann <ann@example.test>",
+               cwd=elsewhere)
+    assert bad.returncode == 1 and "3 to 6 players" in bad.stderr and "Traceback" not in bad.stderr
+    listing = pbem("--config", cfg, "game", "list", cwd=elsewhere)
+    assert "iw1" in listing.stdout and "Ann, Ben" in listing.stdout
+    show = pbem("--config", cfg, "game", "show", "iw1", "--as", "Ann", cwd=elsewhere)
+    assert "Private report for Ann" in show.stdout and "Your hand" in show.stdout
+    public = pbem("--config", cfg, "game", "show", "iw1", cwd=elsewhere)
+    assert "Your hand" not in public.stdout
+    polled = pbem("--config", cfg, "poll", cwd=elsewhere)
+    assert polled.returncode == 0 and "sent 2 mails" in polled.stdout
+    assert len(list((home / "mail" / "sent" / "new").iterdir())) == 2
+    exported = pbem("--config", cfg, "export", "iw1", "--format", "text", cwd=elsewhere)
+    assert exported.returncode == 0 and "Italian Wars: game iw1" in exported.stdout
+    missing = pbem("--config", cfg, "game", "show", "nope", cwd=elsewhere)
+    assert missing.returncode == 1 and 'no game named "nope"' in missing.stderr
+
+
+def test_rules_prints_each_handbook() -> None:
+    from pbem import engine as registry
+
+    for kind in registry.available():
+        res = CliRunner().invoke(app, ["rules", kind])
+        assert res.exit_code == 0 and len(res.output.splitlines()) > 40, kind
