@@ -39,8 +39,9 @@ def available() -> list[str]:
     out = []
     for kind, module in KINDS.items():
         try:
-            importlib.import_module(module)
+            mod = importlib.import_module(module)
         except ModuleNotFoundError:
             continue
-        out.append(kind)
+        if hasattr(mod, "ENGINE"):
+            out.append(kind)
     return out

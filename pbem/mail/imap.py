@@ -1,0 +1,246 @@
+"""The IMAP inbox: reads the moderator's mailbox and files recorded messages.
+
+`ImapInbox` implements `pbem.mail.transport.Inbox` with imapclient.  It
+connects (implicit TLS, STARTTLS or plain), logs in, makes sure the processed
+and rejected folders exist, selects the inbox folder and remembers its
+UIDVALIDITY.  `fetch` streams every message of the folder, oldest UID first,
+in batches fetched with ``BODY.PEEK[]`` (so nothing is marked seen and at
+most one batch is held in memory).  `settle` moves a message to the
+processed or rejected folder: MOVE where the server has it, otherwise COPY,
+STORE ``\\Deleted`` and (UID) EXPUNGE.
+
+Every connection, login or protocol failure becomes a `TransportError` whose
+text is one line and never contains the password.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import ssl as ssl_module
+from contextlib import contextmanager
+from email.parser import BytesHeaderParser
+from typing import Iterator
+
+from .transport import Incoming, TransportError
+
+log = logging.getLogger(__name__)
+
+_MAX_REASON = 200
+
+
+def _one_line(exc: BaseException, secret: str | None) -> str:
+    """The exception as one short line, with the password (if any) masked."""
+    text = " ".join((str(exc) or "").split()) or type(exc).__name__
+    if secret:
+        text = text.replace(secret, "***")
+    if len(text) > _MAX_REASON:
+        text = text[: _MAX_REASON - 3] + "..."
+    return text
+
+
+def _message_id(raw: bytes) -> str | None:
+    try:
+        headers = BytesHeaderParser().parsebytes(raw[:65536])
+        value = headers.get("Message-ID")
+    except Exception:  # malformed headers: no lookup by Message-ID possible
+        return None
+    value = " ".join(str(value).split()) if value else ""
+    return value or None
+
+
+class ImapInbox:
+    """An IMAP folder as the moderator's inbox (see the module docstring).
+
+    ``use_move=None`` uses MOVE when the server announces it; ``False``
+    forces the COPY + STORE + EXPUNGE fallback (tests use it).
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        ssl: bool = False,
+        starttls: bool = False,
+        username: str = "",
+        password: str = "",
+        folder: str = "INBOX",
+        processed_folder: str = "pbem/processed",
+        rejected_folder: str = "pbem/rejected",
+        batch: int = 50,
+        timeout: float = 30,
+        *,
+        use_move: bool | None = None,
+        ssl_context: ssl_module.SSLContext | None = None,
+    ) -> None:
+        if batch < 1:
+            raise ValueError("batch must be at least 1")
+        self.host, self.port = host, int(port)
+        self.ssl, self.starttls = bool(ssl), bool(starttls)
+        self.username = username
+        self._password = password
+        self.folder = folder
+        self.batch = batch
+        self.timeout = timeout
+        self.use_move = use_move
+        self._ssl_context = ssl_context
+        self._names = {"processed": processed_folder, "rejected": rejected_folder}
+        self._targets: dict[bool, str] = {}
+        self._message_ids: dict[str, str] = {}
+        self._client = None
+        self.uidvalidity: int | None = None
+        self._connect()
+
+    # -- connection ----------------------------------------------------------
+
+    def _where(self) -> str:
+        return f"IMAP {self.host}:{self.port}"
+
+    @contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        import imapclient.exceptions as imap_exc
+
+        try:
+            yield
+        except TransportError:
+            raise
+        except imap_exc.LoginError as exc:
+            reason = _one_line(exc, self._password)
+            raise TransportError(f"{self._where()}: login as {self.username!r} refused ({reason})") from None
+        except (imap_exc.IMAPClientError, OSError, ssl_module.SSLError, EOFError, socket.timeout) as exc:
+            reason = _one_line(exc, self._password)
+            raise TransportError(f"{self._where()}: {action} failed ({reason})") from None
+
+    def _connect(self) -> None:
+        import imapclient
+
+        context = self._ssl_context
+        if (self.ssl or self.starttls) and context is None:
+            context = ssl_module.create_default_context()
+        with self._errors("connect"):
+            client = imapclient.IMAPClient(
+                self.host, port=self.port, use_uid=True, ssl=self.ssl,
+                ssl_context=context if self.ssl else None, timeout=self.timeout,
+            )
+        self._client = client
+        try:
+            with self._errors("STARTTLS"):
+                if self.starttls:
+                    client.starttls(context)
+            with self._errors("login"):
+                client.login(self.username, self._password)
+            with self._errors("folder setup"):
+                self._targets = {True: self._ensure(self._names["processed"]), False: self._ensure(self._names["rejected"])}
+            with self._errors(f"select {self.folder!r}"):
+                status = client.select_folder(self.folder)
+            self.uidvalidity = int(status[b"UIDVALIDITY"])
+        except TransportError:
+            self._drop()
+            raise
+
+    def _server_name(self, name: str) -> str:
+        """Translate a configured ``a/b`` name to the server's hierarchy delimiter."""
+        if "/" not in name:
+            return name
+        delimiter = b"/"
+        try:
+            listing = self._client.list_folders("", "")
+            if listing and listing[0][1]:
+                delimiter = listing[0][1]
+        except Exception:  # a server without a delimiter answer: keep "/"
+            pass
+        delim = delimiter.decode() if isinstance(delimiter, bytes) else str(delimiter)
+        return name.replace("/", delim)
+
+    def _ensure(self, name: str) -> str:
+        """Create ``name`` (and its parents) unless it exists; never CREATE twice."""
+        real = self._server_name(name)
+        if not self._client.folder_exists(real):
+            self._client.create_folder(real)
+            log.info("created IMAP folder %s", real)
+        return real
+
+    def _drop(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            try:
+                client.shutdown()
+            except Exception:
+                pass
+
+    # -- Inbox ---------------------------------------------------------------
+
+    def fetch(self) -> Iterator[Incoming]:
+        """Every message in the folder, oldest UID first, one batch at a time."""
+        if self._client is None:
+            self._connect()
+        with self._errors("search"):
+            uids = sorted(self._client.search(["NOT", "DELETED"]))
+        validity = self.uidvalidity
+        for start in range(0, len(uids), self.batch):
+            chunk = uids[start : start + self.batch]
+            with self._errors("fetch"):
+                data = self._client.fetch(chunk, ["BODY.PEEK[]"])
+            for uid in chunk:
+                item = data.get(uid)
+                if not item:
+                    continue  # expunged meanwhile (settled by a concurrent run)
+                raw = item.get(b"BODY[]")
+                if raw is None:
+                    continue
+                key = f"{validity}:{uid}"
+                message_id = _message_id(raw)
+                if message_id:
+                    self._message_ids[key] = message_id
+                yield Incoming(key, bytes(raw))
+            del data
+
+    def settle(self, key: str, accepted: bool) -> None:
+        """Move the message named by ``key`` to the processed or rejected folder."""
+        try:
+            validity, uid = (int(part) for part in key.split(":", 1))
+        except ValueError:
+            raise ValueError(f"not an IMAP inbox key: {key!r}") from None
+        if self._client is None:
+            self._connect()
+        message_id = self._message_ids.pop(key, None)
+        if validity != self.uidvalidity:
+            if not message_id:
+                log.warning("UIDVALIDITY changed and no Message-ID known for %s; left in the inbox", key)
+                return
+            with self._errors("search by Message-ID"):
+                found = self._client.search(["HEADER", "Message-ID", message_id])
+            if not found:
+                return
+            uids = [min(found)]
+        else:
+            uids = [uid]
+        target = self._targets[bool(accepted)]
+        with self._errors(f"move to {target!r}"):
+            if self.use_move is not False and self._client.has_capability("MOVE"):
+                self._client.move(uids, target)
+            else:
+                self._client.copy(uids, target)
+                self._client.add_flags(uids, [b"\\Deleted"], silent=True)
+                if self._client.has_capability("UIDPLUS"):
+                    self._client.uid_expunge(uids)
+                else:
+                    self._client.expunge()
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        if client is None:
+            return
+        try:
+            client.logout()
+        except Exception:
+            try:
+                client.shutdown()
+            except Exception:
+                pass
+
+    def __enter__(self) -> "ImapInbox":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

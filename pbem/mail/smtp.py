@@ -1,0 +1,177 @@
+"""The SMTP sender: delivers the outbox through the moderator's mail server.
+
+`SmtpSender` implements `pbem.mail.transport.Sender` with smtplib.  One
+connection is opened on the first `send` and reused for the whole run; if the
+server dropped it in between, it is reopened once.  Failures are sorted for
+the outbox: connection problems, failures while connecting or logging in,
+and 4xx replies raise `TransientSendError` (retry on a later run); 5xx
+replies about this message or its recipients raise `PermanentSendError`.
+Error texts are one line and never contain the password.
+"""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+import socket
+import ssl as ssl_module
+
+from .transport import PermanentSendError, TransientSendError
+
+log = logging.getLogger(__name__)
+
+_MAX_REASON = 200
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    return " ".join(str(value).split())
+
+
+class SmtpSender:
+    """An SMTP submission/relay server as the moderator's outbox."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        ssl: bool = False,
+        starttls: bool = False,
+        username: str = "",
+        password: str = "",
+        timeout: float = 30,
+        local_hostname: str | None = None,
+        *,
+        ssl_context: ssl_module.SSLContext | None = None,
+    ) -> None:
+        self.host, self.port = host, int(port)
+        self.ssl, self.starttls = bool(ssl), bool(starttls)
+        self.username = username
+        self._password = password
+        self.timeout = timeout
+        self.local_hostname = local_hostname
+        self._ssl_context = ssl_context
+        self._conn: smtplib.SMTP | None = None
+        self.connections = 0  # opened during this run (for logs and tests)
+
+    def _reason(self, text: str) -> str:
+        text = _text(text)
+        if self._password:
+            text = text.replace(self._password, "***")
+        if len(text) > _MAX_REASON:
+            text = text[: _MAX_REASON - 3] + "..."
+        return f"SMTP {self.host}:{self.port}: {text}"
+
+    def _context(self) -> ssl_module.SSLContext:
+        return self._ssl_context or ssl_module.create_default_context()
+
+    def _connect(self) -> smtplib.SMTP:
+        conn: smtplib.SMTP | None = None
+        try:
+            if self.ssl:
+                conn = smtplib.SMTP_SSL(self.host, self.port, local_hostname=self.local_hostname,
+                                        timeout=self.timeout, context=self._context())
+            else:
+                conn = smtplib.SMTP(self.host, self.port, local_hostname=self.local_hostname, timeout=self.timeout)
+            conn.ehlo()
+            if self.starttls:
+                conn.starttls(context=self._context())
+                conn.ehlo()
+            if self.username:
+                conn.login(self.username, self._password)
+        except smtplib.SMTPAuthenticationError as exc:
+            self._quietly_close(conn)
+            raise TransientSendError(self._reason(f"login as {self.username!r} refused ({exc.smtp_code})")) from None
+        except smtplib.SMTPResponseException as exc:
+            self._quietly_close(conn)
+            raise TransientSendError(self._reason(f"connect refused: {exc.smtp_code} {_text(exc.smtp_error)}")) from None
+        except (smtplib.SMTPException, OSError, ssl_module.SSLError, socket.timeout) as exc:
+            self._quietly_close(conn)
+            raise TransientSendError(self._reason(f"cannot connect ({type(exc).__name__}: {_text(exc)})")) from None
+        self.connections += 1
+        return conn
+
+    @staticmethod
+    def _quietly_close(conn: smtplib.SMTP | None) -> None:
+        if conn is None:
+            return
+        try:
+            conn.close()
+        except Exception:
+            pass
+
+    def send(self, raw: bytes, sender: str, recipients: list[str]) -> None:
+        """Deliver one message to every recipient, or raise (see the module docstring)."""
+        if not recipients:
+            raise PermanentSendError("no recipients")
+        for attempt in (1, 2):
+            fresh = self._conn is None
+            if fresh:
+                self._conn = self._connect()
+            try:
+                refused = self._conn.sendmail(sender, list(recipients), raw)
+            except smtplib.SMTPRecipientsRefused as exc:
+                self._reset()
+                self._raise_refused(exc.recipients, everyone=True)
+            except smtplib.SMTPSenderRefused as exc:
+                self._reset()
+                self._raise_code(exc.smtp_code, f"sender {sender!r} refused: {exc.smtp_code} {_text(exc.smtp_error)}")
+            except smtplib.SMTPResponseException as exc:
+                self._reset()
+                if exc.smtp_code == -1 or exc.smtp_code == 421:
+                    self._drop()
+                self._raise_code(exc.smtp_code, f"message refused: {exc.smtp_code} {_text(exc.smtp_error)}")
+            except (smtplib.SMTPServerDisconnected, OSError, socket.timeout) as exc:
+                self._drop()
+                if attempt == 1 and not fresh:
+                    log.info("SMTP connection was closed by the server; reconnecting once")
+                    continue
+                raise TransientSendError(self._reason(f"connection lost ({type(exc).__name__}: {_text(exc)})")) from None
+            except smtplib.SMTPException as exc:
+                self._drop()
+                raise TransientSendError(self._reason(f"{type(exc).__name__}: {_text(exc)}")) from None
+            if refused:
+                self._raise_refused(refused, everyone=False)
+            return
+
+    def _raise_code(self, code: int, text: str) -> None:
+        if 500 <= code <= 599:
+            raise PermanentSendError(self._reason(text)) from None
+        raise TransientSendError(self._reason(text)) from None
+
+    def _raise_refused(self, refused: dict, everyone: bool) -> None:
+        codes = {rcpt: code for rcpt, (code, _msg) in refused.items()}
+        detail = "; ".join(f"{rcpt}: {code} {_text(msg)}" for rcpt, (code, msg) in sorted(refused.items()))
+        what = "all recipients refused" if everyone else "some recipients refused"
+        if all(500 <= code <= 599 for code in codes.values()):
+            raise PermanentSendError(self._reason(f"{what}: {detail}")) from None
+        raise TransientSendError(self._reason(f"{what}: {detail}")) from None
+
+    def _reset(self) -> None:
+        """After a refused transaction, make the connection usable again (or drop it)."""
+        if self._conn is None:
+            return
+        try:
+            self._conn.rset()
+        except Exception:
+            self._drop()
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        self._quietly_close(conn)
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            conn.quit()
+        except Exception:
+            self._quietly_close(conn)
+
+    def __enter__(self) -> "SmtpSender":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,321 @@
+"""The IMAP inbox and SMTP sender against real servers over TCP.
+
+Each test runs against pymap + aiosmtpd and, in the ``dovecot`` tier,
+against Dovecot + Postfix.  Messages are built here; what the moderator does
+with them is tested elsewhere.
+"""
+
+from __future__ import annotations
+
+import email
+import smtplib
+import time
+
+import pytest
+
+from pbem.mail.imap import ImapInbox
+from pbem.mail.smtp import SmtpSender
+from pbem.mail.transport import PermanentSendError, TransientSendError, TransportError
+
+from .conftest import MODERATOR, USERS
+
+
+def message(n: int, to: str = MODERATOR, sender: str = "alice@example.test", body: str = "") -> bytes:
+    return (
+        f"From: Player <{sender}>\r\nTo: {to}\r\nSubject: orders {n}\r\n"
+        f"Message-ID: <order-{n}@players.example.test>\r\nDate: Sun, 29 Nov 2026 12:00:00 +0000\r\n"
+        f"\r\n{body or f'PASS {n}'}\r\n"
+    ).encode()
+
+
+def subjects(raws: list[bytes]) -> list[str]:
+    return [email.message_from_bytes(raw)["Subject"] for raw in raws]
+
+
+def inbox(servers, **options) -> ImapInbox:
+    return ImapInbox(servers.imap_host, servers.imap_port, False, False, MODERATOR, USERS[MODERATOR], **options)
+
+
+def sender(servers, **options) -> SmtpSender:
+    return SmtpSender(servers.smtp_host, servers.smtp_port, False, False, timeout=10, **options)
+
+
+# -- IMAP ---------------------------------------------------------------------
+
+
+def test_fetch_streams_every_message_oldest_first_in_batches(mail_servers):
+    for n in range(7):
+        mail_servers.deliver(MODERATOR, message(n))
+    box = inbox(mail_servers, batch=3)
+    calls = []
+    real_fetch = box._client.fetch
+
+    def spy(uids, items):
+        calls.append((list(uids), list(items)))
+        return real_fetch(uids, items)
+
+    box._client.fetch = spy
+    try:
+        got = list(box.fetch())
+    finally:
+        box.close()
+    assert subjects([m.raw for m in got]) == [f"orders {n}" for n in range(7)]
+    uids = [int(m.key.split(":")[1]) for m in got]
+    assert uids == sorted(uids)
+    assert [len(uids) for uids, _ in calls] == [3, 3, 1]
+    assert all(items == ["BODY.PEEK[]"] for _, items in calls)
+
+
+def test_fetch_is_lazy_one_batch_at_a_time(mail_servers):
+    for n in range(5):
+        mail_servers.deliver(MODERATOR, message(n))
+    box = inbox(mail_servers, batch=2)
+    calls = []
+    real_fetch = box._client.fetch
+    box._client.fetch = lambda uids, items: calls.append(list(uids)) or real_fetch(uids, items)
+    stream = box.fetch()
+    first = next(stream)
+    assert len(calls) == 1 and subjects([first.raw]) == ["orders 0"]
+    stream.close()
+    box.close()
+
+
+def test_fetch_uses_peek_and_leaves_messages_unseen(mail_servers):
+    for n in range(3):
+        mail_servers.deliver(MODERATOR, message(n))
+    box = inbox(mail_servers)
+    assert len(list(box.fetch())) == 3
+    box.close()
+    assert [b"\\Seen" in flags for flags in mail_servers.flags(MODERATOR)] == [False] * 3
+
+
+def test_folders_are_created_when_missing_and_reused_when_present(mail_servers):
+    assert mail_servers.folders(MODERATOR) == ["INBOX"]
+    inbox(mail_servers).close()
+    folders = mail_servers.folders(MODERATOR)
+    assert "pbem/processed" in folders and "pbem/rejected" in folders
+    # a second run must not CREATE them again (pymap drops the connection if asked)
+    box = inbox(mail_servers)
+    assert list(box.fetch()) == []
+    box.close()
+
+
+@pytest.mark.parametrize("use_move", [None, False], ids=["MOVE", "COPY+EXPUNGE"])
+def test_settle_moves_accepted_to_processed_and_refused_to_rejected(mail_servers, use_move):
+    for n in range(4):
+        mail_servers.deliver(MODERATOR, message(n))
+    box = inbox(mail_servers, use_move=use_move)
+    if use_move is None:
+        assert box._client.has_capability("MOVE")
+    for item in box.fetch():
+        n = int(subjects([item.raw])[0].split()[1])
+        box.settle(item.key, accepted=n % 2 == 0)
+    box.close()
+    assert mail_servers.mailbox(MODERATOR) == []
+    assert subjects(mail_servers.mailbox(MODERATOR, "pbem/processed")) == ["orders 0", "orders 2"]
+    assert subjects(mail_servers.mailbox(MODERATOR, "pbem/rejected")) == ["orders 1", "orders 3"]
+
+
+def test_settle_falls_back_to_plain_expunge_without_uidplus(mail_servers):
+    for n in range(3):
+        mail_servers.deliver(MODERATOR, message(n))
+    box = inbox(mail_servers)
+    real = box._client.has_capability
+    box._client.has_capability = lambda name: False if name.upper() in ("MOVE", "UIDPLUS") else real(name)
+    for item in box.fetch():
+        box.settle(item.key, accepted=True)
+    box.close()
+    assert mail_servers.mailbox(MODERATOR) == []
+    assert subjects(mail_servers.mailbox(MODERATOR, "pbem/processed")) == ["orders 0", "orders 1", "orders 2"]
+
+
+def test_settle_with_custom_folder_names(mail_servers):
+    mail_servers.deliver(MODERATOR, message(1))
+    box = inbox(mail_servers, processed_folder="Done", rejected_folder="Junk/refused")
+    (item,) = box.fetch()
+    box.settle(item.key, accepted=True)
+    box.close()
+    assert subjects(mail_servers.mailbox(MODERATOR, "Done")) == ["orders 1"]
+    assert "Junk/refused" in mail_servers.folders(MODERATOR)
+
+
+def test_message_fetched_but_not_settled_is_fetched_again_after_a_crash(mail_servers):
+    mail_servers.deliver(MODERATOR, message(1))
+    mail_servers.deliver(MODERATOR, message(2))
+    box = inbox(mail_servers)
+    first = list(box.fetch())
+    box.settle(first[0].key, accepted=True)
+    box._client.shutdown()  # the run dies before settling the second message
+    again = inbox(mail_servers)
+    second = list(again.fetch())
+    again.close()
+    assert [m.key for m in second] == [first[1].key]
+    assert second[0].raw == first[1].raw
+
+
+def test_uidvalidity_is_exposed_and_names_the_keys(mail_servers):
+    mail_servers.deliver(MODERATOR, message(1))
+    box = inbox(mail_servers)
+    assert isinstance(box.uidvalidity, int) and box.uidvalidity > 0
+    (item,) = box.fetch()
+    box.close()
+    assert item.key.startswith(f"{box.uidvalidity}:")
+    other = inbox(mail_servers)
+    assert other.uidvalidity == box.uidvalidity
+    other.close()
+
+
+def test_stale_uidvalidity_is_resolved_by_message_id_or_ignored(mail_servers):
+    mail_servers.deliver(MODERATOR, message(1))
+    mail_servers.deliver(MODERATOR, message(2, body=""))
+    box = inbox(mail_servers)
+    items = list(box.fetch())
+    box.uidvalidity += 1  # as if the folder had been recreated since the fetch
+    box.settle(items[0].key, accepted=True)  # found again by its Message-ID
+    box.settle(f"{box.uidvalidity - 7}:999", accepted=True)  # unknown: ignored
+    box.close()
+    assert subjects(mail_servers.mailbox(MODERATOR)) == ["orders 2"]
+    assert subjects(mail_servers.mailbox(MODERATOR, "pbem/processed")) == ["orders 1"]
+
+
+def test_wrong_password_is_a_transport_error_that_never_shows_the_password(mail_servers):
+    secret = "Wrong-Secret-4242"
+    with pytest.raises(TransportError) as caught:
+        ImapInbox(mail_servers.imap_host, mail_servers.imap_port, False, False, MODERATOR, secret)
+    text = str(caught.value)
+    assert secret not in text and "\n" not in text
+    assert "login" in text
+
+
+def test_imap_server_down_is_a_transport_error(mail_servers):
+    with mail_servers.imap_stopped():
+        with pytest.raises(TransportError) as caught:
+            inbox(mail_servers, timeout=5)
+    assert USERS[MODERATOR] not in str(caught.value)
+    assert "connect" in str(caught.value)
+
+
+def test_unreachable_imap_port_is_a_transport_error():
+    from pbem.mail.testservers import free_port
+
+    with pytest.raises(TransportError):
+        ImapInbox("127.0.0.1", free_port(), False, False, "x@example.test", "pw", timeout=2)
+
+
+# -- SMTP ---------------------------------------------------------------------
+
+
+def test_send_delivers_to_the_recipients_imap_inbox(mail_servers):
+    out = sender(mail_servers)
+    out.send(message(1, to="bob@example.test", sender=MODERATOR), MODERATOR, ["bob@example.test"])
+    out.send(message(2, to="alice@example.test", sender=MODERATOR), MODERATOR, ["alice@example.test", "bob@example.test"])
+    out.close()
+    assert subjects(mail_servers.wait_for("bob@example.test", 2)) == ["orders 1", "orders 2"]
+    assert subjects(mail_servers.wait_for("alice@example.test", 1)) == ["orders 2"]
+    got = email.message_from_bytes(mail_servers.mailbox("bob@example.test")[0])
+    assert got["Message-ID"] == "<order-1@players.example.test>"
+
+
+def test_one_connection_is_reused_for_every_send(mail_servers):
+    out = sender(mail_servers)
+    for n in range(5):
+        out.send(message(n, to="bob@example.test"), MODERATOR, ["bob@example.test"])
+    out.close()
+    assert out.connections == 1
+    assert mail_servers.smtp_connections() == 1
+    assert len(mail_servers.wait_for("bob@example.test", 5)) == 5
+
+
+def test_smtp_down_is_transient_and_the_same_sender_works_after_restart(mail_servers):
+    out = sender(mail_servers)
+    out.send(message(1, to="bob@example.test"), MODERATOR, ["bob@example.test"])
+    mail_servers.smtp_down()
+    try:
+        with pytest.raises(TransientSendError):
+            out.send(message(2, to="bob@example.test"), MODERATOR, ["bob@example.test"])
+    finally:
+        mail_servers.smtp_up()
+    out.send(message(3, to="bob@example.test"), MODERATOR, ["bob@example.test"])
+    out.close()
+    assert subjects(mail_servers.wait_for("bob@example.test", 2)) == ["orders 1", "orders 3"]
+
+
+def test_a_connection_dropped_between_sends_is_reopened_once(mail_servers):
+    out = sender(mail_servers)
+    out.send(message(1, to="bob@example.test"), MODERATOR, ["bob@example.test"])
+    with mail_servers.smtp_stopped():
+        pass  # the server restarts: our idle connection is gone
+    out.send(message(2, to="bob@example.test"), MODERATOR, ["bob@example.test"])
+    out.close()
+    assert out.connections == 2
+    assert subjects(mail_servers.wait_for("bob@example.test", 2)) == ["orders 1", "orders 2"]
+
+
+def test_unknown_recipient_is_a_permanent_failure_and_the_connection_survives(mail_servers):
+    out = sender(mail_servers)
+    with pytest.raises(PermanentSendError) as caught:
+        out.send(message(1, to="nobody@example.test"), MODERATOR, ["nobody@example.test"])
+    assert "550" in str(caught.value) and "\n" not in str(caught.value)
+    out.send(message(2, to="bob@example.test"), MODERATOR, ["bob@example.test"])
+    out.close()
+    assert out.connections == 1
+    assert subjects(mail_servers.wait_for("bob@example.test", 1)) == ["orders 2"]
+
+
+def test_smtp_login_failure_is_transient_and_never_shows_the_password(mail_servers):
+    # 535 from the server: the configuration is wrong, not the message, so
+    # the run stops and the message stays queued for a later run.
+    secret = "Smtp-Secret-9911"
+    out = SmtpSender(mail_servers.smtp_host, mail_servers.smtp_port, False, False, MODERATOR, secret, timeout=10)
+    with pytest.raises(TransientSendError) as caught:
+        out.send(message(1, to="bob@example.test"), MODERATOR, ["bob@example.test"])
+    assert secret not in str(caught.value) and "\n" not in str(caught.value)
+    assert "535" in str(caught.value)
+    out.close()
+
+
+def test_smtp_login_with_the_right_password_sends(mail_servers):
+    out = SmtpSender(mail_servers.smtp_host, mail_servers.smtp_port, False, False, MODERATOR, USERS[MODERATOR], timeout=10)
+    out.send(message(1, to="bob@example.test"), MODERATOR, ["bob@example.test"])
+    out.close()
+    assert subjects(mail_servers.wait_for("bob@example.test", 1)) == ["orders 1"]
+
+
+def test_unreachable_smtp_port_is_transient():
+    from pbem.mail.testservers import free_port
+
+    out = SmtpSender("127.0.0.1", free_port(), False, False, timeout=2)
+    with pytest.raises(TransientSendError):
+        out.send(message(1), MODERATOR, ["bob@example.test"])
+    out.close()
+
+
+def test_smtplib_players_reach_the_moderator_inbox(mail_servers):
+    with smtplib.SMTP(mail_servers.smtp_host, mail_servers.smtp_port, timeout=10) as client:
+        client.sendmail("alice@example.test", [MODERATOR], message(7))
+    assert subjects(mail_servers.wait_for(MODERATOR, 1)) == ["orders 7"]
+
+
+# -- the two together -----------------------------------------------------------
+
+
+def test_hundred_messages_send_fetch_and_settle(mail_servers, capsys):
+    out = sender(mail_servers)
+    started = time.perf_counter()
+    for n in range(100):
+        out.send(message(n), "alice@example.test", [MODERATOR])
+    out.close()
+    sent = time.perf_counter() - started
+    assert len(mail_servers.wait_for(MODERATOR, 100, timeout=30)) == 100
+    started = time.perf_counter()
+    box = inbox(mail_servers)
+    count = 0
+    for item in box.fetch():
+        box.settle(item.key, accepted=True)
+        count += 1
+    box.close()
+    polled = time.perf_counter() - started
+    assert count == 100 and out.connections == 1
+    assert len(mail_servers.mailbox(MODERATOR, "pbem/processed")) == 100
+    with capsys.disabled():
+        print(f"\n  100 messages: send {sent:.2f} s, fetch+settle {polled:.2f} s")
