@@ -1,0 +1,51 @@
+"""Sixteen Thirty Something (Warfrog, 1995) for pbem: the engine object tying the
+subpackage together (tables, state, votes, wars, specials, trade, turn, orders, asks,
+view, handbook, bot)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Outcome, Request, Result, apply_defaults
+from . import asks, orders, state
+from .tables import KIND, TITLE
+from .turn import advance
+
+
+class SixteenThirtyEngine:
+    kind = KIND
+    title = TITLE
+    min_players = 3
+    max_players = 6
+
+    def setup(self, players: list[str], seed: str, options: dict[str, Any]):
+        st, ev = state.setup(players, seed, options)
+        advance(st, ev)
+        return st, ev
+
+    def requests(self, st: dict) -> list[Request]:
+        return asks.requests(st)
+
+    def apply(self, st: dict, player: str, lines: list[str]) -> Outcome:
+        return orders.apply(st, player, lines)
+
+    def timeout(self, st: dict) -> Outcome:
+        return apply_defaults(self, st)
+
+    def view(self, st: dict, player: str | None) -> dict:
+        from .view import view
+        return view(st, player)
+
+    def result(self, st: dict) -> Result | None:
+        r = st.get("result")
+        if not r:
+            return None
+        return Result(dict(r["scores"]), tuple(r["winners"]), r["summary"],
+                      {"history": [{"turn": h["turn"], "totals": h["totals"]} for h in st["history"]]})
+
+    def handbook(self) -> str:
+        from .handbook import HANDBOOK
+        return HANDBOOK
+
+
+ENGINE = SixteenThirtyEngine()

@@ -1,0 +1,203 @@
+"""Sixteen Thirty Something: who is asked what now (`requests`), with legal lines, syntax
+and the NMR defaults of RULINGS 5.3."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from ..base import Request
+from . import trade, votes
+from .specials import special_lines
+from .state import influence, own_removal_options, pile
+from .tables import COUNTRIES, HAND_LIMIT, cheapest_key, country_of, is_open, is_special, sort_cards, value
+from .turn import removal_options, start_required
+
+MAX_LEGAL = 40
+
+
+def requests(st: dict) -> list[Request]:
+    if st["over"]:
+        return []
+    ph = st["phase"]
+    fn = {"start": ask_start, "remove": ask_remove, "trade": ask_trade, "offers": ask_offers, "accept": ask_accept,
+          "specials": ask_specials, "call": ask_call, "place": ask_place, "ballot": ask_ballot, "lose": ask_lose,
+          "discard": ask_discard}[ph]
+    return fn(st)
+
+
+def req(st: dict, p: str, prompt: str, legal: list[str], syntax: list[str], default: list[str],
+        simultaneous: bool = False) -> Request:
+    ans = simultaneous and p in st["answers"]
+    return Request(p, st["step"], prompt, tuple(legal[:MAX_LEGAL]), tuple(syntax), tuple(default), ans,
+                   tuple(on_file(st, p)) if ans else ())
+
+
+def on_file(st: dict, p: str) -> list[str]:
+    a, ph = st["answers"][p], st["phase"]
+    if ph == "start":
+        return ["PLACE-START " + ", ".join(x if not is_open(x) else f"{x} ON {c}" for c, cards in a for x in cards)]
+    if ph == "offers":
+        if not a:
+            return ["NO OFFER"]
+        show = " SHOW" if a.get("show") else ""
+        return [f"OFFER GIVE {', '.join(a['give']) or 'NOTHING'} FOR {trade.types_text(a['for'])}{show}"]
+    if ph == "place":
+        return [f"PLACE {', '.join(a) or 'NONE'}"]
+    if ph == "ballot":
+        return [f"VOTE {a}"]
+    return [f"LOSE {votes.lose_text(a, st['lose']['country'])}"]
+
+
+# ---------------------------------------------------------------- start
+def start_options(hand: list[str]) -> list[str]:
+    need = start_required(hand)
+    pool = [x for x in sort_cards(hand) if not is_special(x)]
+    out: list[str] = []
+    for combo in dict.fromkeys(combinations(pool, need)):
+        named = [x for x in combo if not is_open(x)]
+        if not named:
+            continue
+        home = country_of(named[0])
+        out.append("PLACE-START " + ", ".join(x if not is_open(x) else f"{x} ON {home}" for x in combo))
+        if len(out) >= MAX_LEGAL:
+            break
+    return out or ["PLACE-START NONE"]
+
+
+def start_default(hand: list[str]) -> str:
+    need = start_required(hand)
+    named = sorted([x for x in hand if not is_special(x) and not is_open(x)], key=lambda x: (-value(x), x))
+    chosen = named[:need]
+    opens = sorted([x for x in hand if is_open(x)], key=lambda x: -value(x))[:need - len(chosen)]
+    if not chosen:
+        return "PLACE-START NONE"
+    home = country_of(chosen[0])
+    return "PLACE-START " + ", ".join(chosen + [f"{x} ON {home}" for x in opens])
+
+
+def ask_start(st: dict) -> list[Request]:
+    return [req(st, p, "Place your three starting Influence cards face up (secret until all have placed).",
+                start_options(st["hands"][p]), ["PLACE-START <card>, <card>, <card> (Open cards: Open 1 ON <country>)"],
+                [start_default(st["hands"][p])], True) for p in st["players"]]
+
+
+# ---------------------------------------------------------------- phasing player
+def removal_line(c: str, x: str) -> str:
+    return f"REMOVE {x} FROM {c}" if is_open(x) else f"REMOVE {x}"
+
+
+def ask_remove(st: dict) -> list[Request]:
+    p = st["active"]
+    opts = removal_options(st, p)
+    low = min(opts, key=lambda cx: cheapest_key(cx[1]))
+    return [req(st, p, "Phase 1: remove one card from a descendant pile. You may send your whole turn now.",
+                [removal_line(c, x) for c, x in opts], ["REMOVE <card> [FROM <country>]"], [removal_line(*low)])]
+
+
+def ask_trade(st: dict) -> list[Request]:
+    p = st["active"]
+    return [req(st, p, "Phase 3: ask for a trade, or NO TRADE. You may add your specials and vote call.",
+                ["NO TRADE", "TRADE WANT ANY"], ["TRADE WANT <types> [OFFER <types>]", "NO TRADE"], ["NO TRADE"])]
+
+
+def ask_offers(st: dict) -> list[Request]:
+    tr = st["trade"]
+    want = trade.types_text(tr["want"])
+    out = []
+    for p in trade.asked(st):
+        legal = ["NO OFFER"] + [f"OFFER GIVE {x} FOR ANY" for x in sorted(set(st["hands"][p]))]
+        out.append(req(st, p, f"{st['active']} wants {want}. Make one offer or NO OFFER (secret until all are in).",
+                       legal, ["OFFER GIVE <cards|NOTHING> FOR <types|NOTHING>", "NO OFFER"], ["NO OFFER"], True))
+    return out
+
+
+def ask_accept(st: dict) -> list[Request]:
+    p = st["active"]
+    return [req(st, p, "Accept one offer or decline them all.", ["DECLINE ALL"] + trade.accept_lines(st),
+                ["ACCEPT <player> GIVING <cards|NOTHING>", "DECLINE ALL", "TRADE WANT <types> (revise and ask again)"],
+                ["DECLINE ALL"])]
+
+
+def ask_specials(st: dict) -> list[Request]:
+    p = st["active"]
+    return [req(st, p, f"Phase 4: play a Special card ({2 - st['specials_played']} left) or SPECIALS DONE.",
+                ["SPECIALS DONE"] + special_lines(st, p),
+                ["PLAY <special> <country>", "PLAY Assassin <player> <card> [FROM <country>]", "PLAY Vote",
+                 "SPECIALS DONE"], ["SPECIALS DONE"])]
+
+
+def call_lines(st: dict, p: str) -> list[str]:
+    out = []
+    for c in votes.callable_countries(st, p):
+        issues = [votes.issue_text(i, t) for i, t in votes.legal_issues(st, c)]
+        cards = votes.placeable(st, p, c)
+        named = [x for x in cards if not is_open(x)]
+        for it in issues:
+            if pile(st, p, c):
+                out.append(f"CALL {c} {it}")
+            out += [f"CALL {c} {it} PLACE {x}" for x in (cards if pile(st, p, c) else named)]
+    return out
+
+
+def call_default(st: dict, p: str) -> str:
+    piles = [c for c in COUNTRIES if pile(st, p, c)]
+    if piles:
+        c = max(piles, key=lambda k: (influence(st, p, k), -COUNTRIES.index(k)))
+        place = ""
+    else:
+        named = [x for x in st["hands"][p] if country_of(x)] or ["Spain 1"]
+        best = max(named, key=lambda x: (value(x), -COUNTRIES.index(country_of(x))))
+        c, place = country_of(best), f" PLACE {best}"
+    issue = "ALIGN" if st["countries"][c]["faction"] is None else "SWITCH"
+    return f"CALL {c} {issue}{place}"
+
+
+def ask_call(st: dict) -> list[Request]:
+    p = st["active"]
+    what = "your extra vote (Vote card)" if st["call_origin"] == "card" else "your mandatory vote (phase 5)"
+    return [req(st, p, f"Call {what}: country, issue, and any cards you place first.", call_lines(st, p),
+                ["CALL <country> ALIGN|SWITCH|REARM [PLACE <cards>]", "CALL <country> WAR <target> [PLACE <cards>]"],
+                [call_default(st, p)])]
+
+
+def ask_discard(st: dict) -> list[Request]:
+    p = st["active"]
+    excess = len(st["hands"][p]) - HAND_LIMIT
+    low = sorted(st["hands"][p], key=cheapest_key)[:excess]
+    return [req(st, p, f"Hand limit: discard {excess} card(s) down to {HAND_LIMIT}.",
+                [f"DISCARD {x}" for x in sorted(set(st["hands"][p]))], ["DISCARD <cards>"],
+                [f"DISCARD {', '.join(low)}"])]
+
+
+# ---------------------------------------------------------------- votes
+def ask_place(st: dict) -> list[Request]:
+    v = st["vote"]
+    c = v["country"]
+    out = []
+    for p in votes.place_asked(st):
+        legal = ["PLACE NONE"] + [f"PLACE {x}" for x in votes.placeable(st, p, c)]
+        out.append(req(st, p, f"{v['caller']} called a vote in {c} on {votes.issue_text(v['issue'], v['target'])}. "
+                       "Place cards for it or NONE (secret until all are in); you may add your VOTE now.",
+                       legal, ["PLACE <cards>|NONE", "VOTE RED|BLUE (optional, locks your ballot)"],
+                       ["PLACE NONE"], True))
+    return out
+
+
+def ask_ballot(st: dict) -> list[Request]:
+    v = st["vote"]
+    meaning = {"ALIGN": "RED = join Red, BLUE = join Blue", "SWITCH": "RED = Red faction, BLUE = Blue faction",
+               "WAR": "RED = war, BLUE = peace", "REARM": "RED = re-arm, BLUE = no change"}[v["issue"]]
+    return [req(st, p, f"Secret ballot in {v['country']} on {votes.issue_text(v['issue'], v['target'])} ({meaning}).",
+                ["VOTE RED", "VOTE BLUE"], ["VOTE RED|BLUE"], [f"VOTE {votes.default_ballot(st)}"], True)
+            for p in votes.voters(st, v["country"])]
+
+
+def ask_lose(st: dict) -> list[Request]:
+    c = st["lose"]["country"]
+    out = []
+    for p in st["lose"]["who"]:
+        opts = own_removal_options(pile(st, p, c))
+        out.append(req(st, p, f"Choose the card you lose from your descendant {c} pile.",
+                       [f"LOSE {votes.lose_text(x, c)}" for x in opts], ["LOSE <card> [FROM <country>]"],
+                       [f"LOSE {votes.lose_text(min(opts, key=cheapest_key), c)}"], True))
+    return out

@@ -1,0 +1,261 @@
+"""Sixteen Thirty Something: applying one message. Each line is parsed, classified as
+an answer to the current step ("now"), an order for a later phase of the sender's own
+turn (kept on file and used when that phase comes, if still legal), or rejected."""
+
+from __future__ import annotations
+
+from ..base import LineResult, Outcome, RuleError, clone
+from . import specials, trade, votes
+from .parse import parse, quick_verb
+from .state import goto, priv, pub, remove_card, take_from_hand
+from .tables import HAND_LIMIT, country_of, is_open, is_special, sort_cards
+from .turn import advance, goto_call, removal_options, start_required
+
+RANK = {"remove": 1, "trade": 2, "notrade": 2, "accept": 3, "decline": 3, "play": 4, "done": 4, "call": 5,
+        "vote": 5, "discard": 6}
+
+
+def position(st: dict) -> float:
+    """Where the phasing player is in the sequence of their turn (see RANK)."""
+    ph = st["phase"]
+    fixed = {"remove": 1, "trade": 2, "offers": 2.5, "accept": 3, "specials": 4, "discard": 6}
+    if ph in fixed:
+        return fixed[ph]
+    if ph == "call":
+        return 4.5 if st["call_origin"] == "card" else 5
+    if st["vote"] is not None:
+        return 3.9 if st["vote"]["origin"] == "card" else 5.5
+    return 3.9  # losing a card to Unrest
+
+
+def asked_now(st: dict, p: str, verb: str) -> bool:
+    ph, active = st["phase"], st["active"]
+    if ph == "start":
+        return verb == "start"
+    if ph == "offers":
+        return (p != active and verb in ("offer", "nooffer")) or (p == active and verb == "trade")
+    if ph == "place":
+        return (verb == "place" and p != st["vote"]["caller"]) or verb == "vote"
+    if ph == "ballot":
+        return verb == "vote" and p in votes.voters(st, st["vote"]["country"])
+    if ph == "lose":
+        return verb == "lose" and p in st["lose"]["who"]
+    if p != active:
+        return False
+    allowed = {"remove": ("remove",), "trade": ("trade", "notrade"), "accept": ("accept", "decline", "trade"),
+               "specials": ("play", "done"), "call": ("call",), "discard": ("discard",)}
+    return verb in allowed.get(ph, ())
+
+
+def classify(st: dict, p: str, order: dict) -> str:
+    verb = order["verb"]
+    if verb == "standing" or asked_now(st, p, verb):
+        return "now"
+    if p == st["active"] and verb in RANK:
+        if RANK[verb] > position(st):
+            return "skip" if st["phase"] in ("trade", "specials") else "later"
+        raise RuleError("that phase of your turn is over", tuple(legal_for(st, p)))
+    if not any(r.player == p and not r.answered for r in requests_of(st)):
+        waiting = sorted({r.player for r in requests_of(st) if not r.answered})
+        raise RuleError(f"you are not asked anything now; waiting for {', '.join(waiting) or 'nobody'}")
+    raise RuleError("that order is not an answer to what you are asked now", tuple(legal_for(st, p)))
+
+
+def requests_of(st: dict) -> list:
+    from .asks import requests
+    return requests(st)
+
+
+def legal_for(st: dict, p: str) -> list[str]:
+    return [ln for r in requests_of(st) if r.player == p for ln in r.legal]
+
+
+def implied_skip(st: dict, p: str, ev: list) -> str:
+    if st["phase"] == "trade":
+        return trade.no_trade(st, p, ev)
+    pub(ev, "specials-done", f"{p} plays no more Special cards.", player=p)
+    goto_call(st, ev)
+    return "SPECIALS DONE"
+
+
+def execute(st: dict, p: str, o: dict, ev: list) -> str:
+    verb = o["verb"]
+    if verb == "standing":
+        return set_standing(st, p, o)
+    if verb == "start":
+        return record_start(st, p, o["items"])
+    if verb == "remove":
+        return do_remove(st, p, o, ev)
+    if verb == "trade":
+        return trade.request_trade(st, p, o["want"], o["offer"], ev)
+    if verb == "notrade":
+        return trade.no_trade(st, p, ev)
+    if verb == "offer":
+        return trade.record_offer(st, p, o["give"], o["for"], o.get("show", False))
+    if verb == "nooffer":
+        return trade.record_no_offer(st, p)
+    if verb == "accept":
+        return trade.accept(st, p, o["player"], o["giving"], ev)
+    if verb == "decline":
+        return trade.decline(st, p, ev)
+    if verb == "play":
+        return specials.play(st, p, o["card"], o["arg"], ev)
+    if verb == "done":
+        pub(ev, "specials-done", f"{p} plays no more Special cards.", player=p)
+        goto_call(st, ev)
+        return "SPECIALS DONE"
+    if verb == "call":
+        return votes.call_vote(st, p, o["country"], o["issue"], o["target"], o["cards"], ev)
+    if verb == "place":
+        return votes.record_place(st, p, o["cards"])
+    if verb == "vote":
+        if st["phase"] == "place":
+            return votes.record_early(st, p, o["color"])
+        st["answers"][p] = o["color"]
+        return f"VOTE {o['color']} (secret until every ballot is in)"
+    if verb == "lose":
+        return votes.record_lose(st, p, o["card"])
+    if verb == "discard":
+        return do_discard(st, p, o["cards"], ev)
+    raise RuleError("unknown order")
+
+
+def record_start(st: dict, p: str, items: list) -> str:
+    """ST-R8: the starting placement, held secretly until every player has placed."""
+    need = start_required(st["hands"][p])
+    if len(items) != need:
+        raise RuleError(f"place exactly {need} Influence cards (ST-R8)")
+    if any(is_special(c) for c, _ in items):
+        raise RuleError("only Influence cards can be placed")
+    plan: dict = {}
+    for c, _ in items:
+        if not is_open(c):
+            plan.setdefault(country_of(c), []).append(c)
+    for c, on in items:
+        if is_open(c):
+            target = on or (list(plan)[0] if len(plan) == 1 else None)
+            if target not in plan:
+                raise RuleError(f"write {c} ON <country> naming one of your starting named piles")
+            plan[target].append(c)
+    hand = list(st["hands"][p])
+    take_from_hand(st, p, [c for c, _ in items])
+    st["hands"][p] = hand
+    st["answers"][p] = [[c, sort_cards(cards)] for c, cards in plan.items()]
+    shown = ", ".join(x if not is_open(x) else f"{x} ON {c}" for c, cards in plan.items() for x in sort_cards(cards))
+    return f"PLACE-START {shown or 'NONE'} (secret until every player has placed)"
+
+
+def do_remove(st: dict, p: str, o: dict, ev: list) -> str:
+    opts = removal_options(st, p)
+    match = [(c, x) for c, x in opts if x == o["card"] and (o["country"] in (None, c))]
+    if len(match) != 1:
+        why = "say which pile with FROM <country>" if len(match) > 1 else "that card cannot be removed (ST-R13, ST-R17)"
+        raise RuleError(why, tuple(legal_for(st, p)))
+    c, x = match[0]
+    remove_card(st, p, c, x, ev, "Phase 1 removal")
+    from .state import draw
+    draw(st, p, 4, ev)
+    goto(st, "trade")
+    return f"REMOVE {x}" + (f" FROM {c}" if x.startswith("Open ") else "")
+
+
+def do_discard(st: dict, p: str, cards: list[str], ev: list) -> str:
+    excess = len(st["hands"][p]) - HAND_LIMIT
+    if not cards or len(cards) > excess:
+        raise RuleError(f"discard between 1 and {excess} cards (hand limit {HAND_LIMIT}, ST-R16)",
+                        tuple(legal_for(st, p)))
+    take_from_hand(st, p, cards)
+    st["discard"].extend(cards)
+    pub(ev, "discard", f"{p} discards {len(cards)} card(s) to the hand limit: {', '.join(cards)}.",
+        player=p, cards=cards)
+    return f"DISCARD {', '.join(cards)}"
+
+
+def set_standing(st: dict, p: str, o: dict) -> str:
+    s, what = st["standing"][p], o["what"]
+    if what == "place_none":
+        s["place_none"], s["except"] = True, o["except"]
+        return "STANDING PLACE NONE" + (f" EXCEPT {', '.join(o['except'])}" if o["except"] else "")
+    if what == "place_ask":
+        s["place_none"], s["except"] = False, []
+        return "STANDING PLACE ASK"
+    if what in ("offer_none", "offer_ask"):
+        s["offer_none"] = what == "offer_none"
+        return f"STANDING OFFER {'NONE' if s['offer_none'] else 'ASK'}"
+    if what == "vote":
+        c, issue, color = o["rule"]
+        s["votes"] = [r for r in s["votes"] if r[:2] != [c, issue]] + [[c, issue, color]]
+        return f"STANDING VOTE {c} {issue} {color}"
+    if what == "vote clear":
+        s["votes"] = []
+        return "STANDING VOTE CLEAR"
+    st["standing"][p] = {"place_none": False, "except": [], "votes": [], "offer_none": False}
+    return "STANDING CLEAR"
+
+
+def run_queue(st: dict, ev: list) -> bool:
+    """Use the phasing player's first pre-submitted order if its phase has come."""
+    p = st["active"]
+    q = st["queue"][p]
+    line = q[0]
+    try:
+        o = parse(st, p, line)
+        kind = classify(st, p, o)
+        if kind == "later":
+            return False
+        q.pop(0)
+        if kind == "skip":
+            implied_skip(st, p, ev)
+            q.insert(0, line)
+            return True
+        text = execute(st, p, o, ev)
+        priv(ev, p, "pre-order", f"Your pre-submitted order was used: {text}.")
+    except RuleError as err:
+        if q and q[0] == line:
+            q.pop(0)
+        priv(ev, p, "pre-order-dropped", f'Your pre-submitted order "{line}" was dropped: {err.reason}.')
+    return True
+
+
+def apply(st0: dict, p: str, lines: list[str]) -> Outcome:
+    if p not in st0["players"]:
+        return Outcome(st0, [], [LineResult(ln, False, "you are not a player in this game") for ln in lines])
+    st, ev, results = clone(st0), [], []
+    queued_now = False
+    was_active = p == st["active"]
+    held, st["queue"][p] = st["queue"][p], []
+    for ln in lines:
+        try:
+            if st["over"]:
+                raise RuleError("the game is over")
+            qv = quick_verb(ln)
+            if was_active and p != st["active"] and qv in RANK:
+                results.append(LineResult(ln, True, understood=f"{ln.strip()} (not needed: your turn had ended)"))
+                continue
+            if p == st["active"] and qv in RANK and not asked_now(st, p, qv) and (
+                    queued_now or RANK[qv] > position(st)) and st["phase"] not in ("trade", "specials"):
+                kind, o = "later", {"verb": qv}
+            else:
+                o = parse(st, p, ln)
+                kind = "later" if queued_now and o["verb"] != "standing" else classify(st, p, o)
+            while kind == "skip":
+                implied_skip(st, p, ev)
+                advance(st, ev, use_queue=False)
+                kind = classify(st, p, o)
+            if kind == "later":
+                st["queue"][p].append(ln.strip())
+                queued_now = True
+                results.append(LineResult(ln, True, understood=f"{ln.strip()} (kept until that phase of your turn)"))
+                continue
+            text = execute(st, p, o, ev)
+            advance(st, ev, use_queue=False)
+            results.append(LineResult(ln, True, understood=text))
+        except RuleError as err:
+            results.append(LineResult(ln, False, err.reason, err.legal))
+    if not all(r.ok for r in results):
+        return Outcome(st0, [], results)
+    if not queued_now:
+        st["queue"][p] = held  # orders kept from an earlier message stay on file
+    if st["over"] is False:
+        advance(st, ev)
+    return Outcome(st, ev, results)

@@ -1,0 +1,127 @@
+"""Sixteen Thirty Something: the seven Special cards (ST-R14, caps ST-R7, ST-R11 for
+the Vote card, ST-R13 for Unrest and Assassin), played one at a time, at most two a turn."""
+
+from __future__ import annotations
+
+from ..base import RuleError
+from .state import goto, influence, pile, pub, remove_card, take_from_hand
+from .tables import CAP, COUNTRIES, SPECIALS, sort_cards
+from .votes import callable_countries, open_lose, start_loss
+
+# what each card raises and its cap (ST-R7)
+RAISES = {"Military Improvement": "ability", "Increase Army Size": "army", "Increase Status": "status"}
+COUNTER = {"Military Leader": "leader", "Unrest": "unrest"}
+
+
+def country_targets(st: dict, card: str) -> list[str]:
+    if card in RAISES:
+        key = RAISES[card]
+        return [c for c in COUNTRIES if st["countries"][c][key] < CAP[key]]
+    if card in COUNTER:
+        return [c for c in COUNTRIES if not st["countries"][c][COUNTER[card]]]
+    return []
+
+
+def assassin_targets(st: dict) -> list[tuple[str, str, str]]:
+    out = []
+    for q in st["players"]:
+        for c, pl in st["displays"][q].items():
+            for x in sort_cards(list(set(pl["cards"]))):
+                out.append((q, c, x))
+    return out
+
+
+def assassin_line(q: str, c: str, x: str) -> str:
+    return f"PLAY Assassin {q} {x} FROM {c}" if x.startswith("Open ") else f"PLAY Assassin {q} {x}"
+
+
+def special_lines(st: dict, p: str) -> list[str]:
+    """Every legal PLAY line for p now (one per target)."""
+    out = []
+    for card in SPECIALS:
+        if card not in st["hands"][p]:
+            continue
+        if card == "Vote":
+            if callable_countries(st, p):
+                out.append("PLAY Vote")
+        elif card == "Assassin":
+            out += [assassin_line(*t) for t in assassin_targets(st)]
+        else:
+            out += [f"PLAY {card} {c}" for c in country_targets(st, card)]
+    return out
+
+
+def play(st: dict, p: str, card: str, arg: dict, ev: list) -> str:
+    if st["specials_played"] >= 2:
+        raise RuleError("you have already played two Special cards this turn", ["SPECIALS DONE"])
+    if card not in st["hands"][p]:
+        raise RuleError(f"you do not hold a {card} card", special_lines(st, p) + ["SPECIALS DONE"])
+    if card == "Vote":
+        return play_vote(st, p, ev)
+    if card == "Assassin":
+        return play_assassin(st, p, arg["player"], arg["country"], arg["card"], ev)
+    c = arg["country"]
+    if c not in country_targets(st, card):
+        raise RuleError(f"{card} cannot be played on {c} now (ST-R7 caps, ST-R14 one counter per country)",
+                        [f"PLAY {card} {t}" for t in country_targets(st, card)])
+    spend(st, p, card)
+    k = st["countries"][c]
+    if card in RAISES:
+        key = RAISES[card]
+        k[key] += 1
+        label = {"ability": "Military Ability", "army": "Army Size", "status": "Status"}[key]
+        pub(ev, "special", f"{p} plays {card}: the {label} of {c} rises to {k[key]}.", player=p, card=card,
+            country=c)
+    elif card == "Military Leader":
+        k["leader"] = True
+        pub(ev, "special", f"{p} plays Military Leader: {c} has a leader (+2 in combat) this turn.",
+            player=p, card=card, country=c)
+    else:
+        play_unrest(st, p, c, ev)
+    return f"PLAY {card} {c}"
+
+
+def spend(st: dict, p: str, card: str) -> None:
+    take_from_hand(st, p, [card])
+    st["discard"].append(card)
+    st["specials_played"] += 1
+
+
+def play_vote(st: dict, p: str, ev: list) -> str:
+    if not callable_countries(st, p):
+        raise RuleError("you have no pile and no Influence card to call a vote with (ST-R11)", ["SPECIALS DONE"])
+    spend(st, p, "Vote")
+    st["call_origin"] = "card"
+    goto(st, "call", f"vote{st['votes_called'] + 1}.call")
+    pub(ev, "special", f"{p} plays a Vote card and will call an extra vote.", player=p, card="Vote")
+    return "PLAY Vote"
+
+
+def play_unrest(st: dict, p: str, c: str, ev: list) -> None:
+    st["countries"][c]["unrest"] = True
+    infl = {q: influence(st, q, c) for q in st["players"]}
+    top = max(infl.values())
+    hit = [q for q in st["players"] if top > 0 and infl[q] == top]
+    pub(ev, "special", f"{p} plays Unrest in {c}: " + (f"{', '.join(hit)} (highest influence {top}) "
+                                                        f"{'is' if len(hit) == 1 else 'are'} hit."
+                                                        if hit else "nobody has influence there."),
+        player=p, card="Unrest", country=c, hit=hit)
+    choose = []
+    for q in hit:
+        pl = pile(st, q, c)
+        if not pl["desc"]:
+            pl["desc"] = True
+            pub(ev, "descendant", f"Unrest: {q}'s {c} pile turns descendant.", player=q, country=c)
+        else:
+            choose += start_loss(st, q, c, ev, "Unrest with a descendant pile")
+    open_lose(st, choose, c, "unrest", f"unrest{st['specials_played']}.lose", ev)
+
+
+def play_assassin(st: dict, p: str, q: str, c: str, x: str, ev: list) -> str:
+    pl = pile(st, q, c) if q in st["players"] else None
+    if not pl or x not in pl["cards"]:
+        raise RuleError(f"{q} has no {x} in a {c} pile", [assassin_line(*t) for t in assassin_targets(st)])
+    spend(st, p, "Assassin")
+    pub(ev, "special", f"{p} plays Assassin on {q}'s {c} pile.", player=p, card="Assassin", target=q, country=c)
+    remove_card(st, q, c, x, ev, "Assassin")
+    return assassin_line(q, c, x)

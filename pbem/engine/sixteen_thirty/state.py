@@ -1,0 +1,197 @@
+"""Sixteen Thirty Something: the state layout, set-up (ST-R1..R3, ST-R8, ST-R18)
+and the small shared helpers on piles, hands, the deck and events.
+
+State keys: players, rng, turn, first (seat index), order_idx (k-th player this turn),
+active, phase, step, countries, deck, discard, hands, displays {p: {country: {cards, desc}}},
+counters {p: [country]}, unused_counters, scores, history, answers (current simultaneous
+step, secret), vote, lose, trade, specials_played, votes_called, queue, standing, log_seq.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import MODERATOR, PUBLIC, Event, RuleError
+from ..rng import Rng, init_state
+from .tables import COUNTRIES, SETUP, build_deck, country_of, is_open, sort_cards, value, cheapest_key
+
+
+# ---------------------------------------------------------------- events
+def pub(ev: list, kind: str, text: str, **data: Any) -> None:
+    ev.append(Event(kind, text, PUBLIC, data))
+
+
+def priv(ev: list, who: str | list, kind: str, text: str, **data: Any) -> None:
+    vis = (who,) if isinstance(who, str) else tuple(who)
+    ev.append(Event(kind, text, vis, data))
+
+
+def mod(ev: list, kind: str, text: str, **data: Any) -> None:
+    ev.append(Event(kind, text, MODERATOR, data))
+
+
+def cards_text(cards: list[str]) -> str:
+    return ", ".join(cards) if cards else "nothing"
+
+
+# ---------------------------------------------------------------- set-up
+def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict, list]:
+    if not 3 <= len(players) <= 6:
+        raise ValueError("Sixteen Thirty Something needs 3 to 6 players")
+    st: dict[str, Any] = {
+        "players": list(players), "rng": init_state(seed), "options": dict(options),
+        "turn": 1, "first": 0, "order_idx": 0, "active": None, "phase": "start", "step": "t1.start",
+        "countries": {c: {"status": s, "army": a, "ability": m, "faction": None, "leader": False,
+                          "unrest": False} for c, (s, a, m) in SETUP.items()},
+        "deck": build_deck(), "discard": [], "hands": {p: [] for p in players},
+        "displays": {p: {} for p in players}, "counters": {p: [] for p in players},
+        "unused_counters": [], "scores": {p: 0 for p in players}, "history": [],
+        "answers": {}, "vote": None, "lose": None, "trade": None, "specials_played": 0,
+        "votes_called": 0, "call_origin": None, "queue": {p: [] for p in players},
+        "standing": {p: {"place_none": False, "except": [], "votes": [], "offer_none": False} for p in players},
+        "over": False, "result": None,
+    }
+    ev: list = []
+    rng = Rng(st["rng"])
+    rng.shuffle(st["deck"])
+    mod(ev, "shuffle", "The 110 player cards were shuffled.", deck=list(st["deck"]))
+    bag = [c for c in COUNTRIES for _ in range(2)]
+    rng.shuffle(bag)
+    each = 4 if len(players) <= 4 else 3
+    for i, p in enumerate(players):
+        st["counters"][p] = sorted(bag[i * each:(i + 1) * each], key=COUNTRIES.index)
+        priv(ev, p, "counters", f"Your secret victory point counters: {', '.join(st['counters'][p])}.",
+             counters=list(st["counters"][p]))
+    st["unused_counters"] = sorted(bag[len(players) * each:], key=COUNTRIES.index)
+    mod(ev, "counters", "Victory counters drawn.", counters=st["counters"], unused=st["unused_counters"])
+    pub(ev, "counters-drawn", f"Each player drew {each} secret victory point counters.", each=each)
+    for p in players:
+        st["hands"][p] = sort_cards([st["deck"].pop() for _ in range(13)])
+        priv(ev, p, "deal", f"You were dealt: {cards_text(st['hands'][p])}.", cards=list(st["hands"][p]))
+    pub(ev, "deal", "Thirteen cards were dealt to each player.")
+    roll_first_player(st, rng, ev)
+    pub(ev, "ask-start", "Every player now places three Influence cards secretly (PLACE-START); "
+        "they are revealed together (ST-R8).")
+    return st, ev
+
+
+def roll_first_player(st: dict, rng: Rng, ev: list) -> None:
+    """ST-R18: a d6 each, reroll ties for the highest."""
+    contenders = list(st["players"])
+    while True:
+        rolls = {p: rng.die() for p in contenders}
+        text = ", ".join(f"{p} {r}" for p, r in rolls.items())
+        pub(ev, "first-roll", f"First-player roll: {text}.", rolls=rolls)
+        top = max(rolls.values())
+        contenders = [p for p in contenders if rolls[p] == top]
+        if len(contenders) == 1:
+            break
+    st["first"] = st["players"].index(contenders[0])
+    pub(ev, "first-player", f"{contenders[0]} holds the First Player marker.", player=contenders[0])
+
+
+# ---------------------------------------------------------------- piles
+def pile(st: dict, p: str, c: str) -> dict | None:
+    return st["displays"][p].get(c)
+
+
+def influence(st: dict, p: str, c: str) -> int:
+    pl = pile(st, p, c)
+    return sum(value(x) for x in pl["cards"]) if pl else 0
+
+
+def voters(st: dict, c: str) -> list[str]:
+    return [p for p in st["players"] if pile(st, p, c)]
+
+
+def add_to_pile(st: dict, p: str, c: str, cards: list[str]) -> None:
+    disp = st["displays"][p]
+    if c not in disp:
+        disp[c] = {"cards": [], "desc": False}
+        st["displays"][p] = {k: disp[k] for k in COUNTRIES if k in disp}
+    st["displays"][p][c]["cards"] = sort_cards(st["displays"][p][c]["cards"] + cards)
+
+
+def check_placement(st: dict, p: str, c: str, cards: list[str]) -> None:
+    """Pile rules for placing `cards` (already taken from the hand list) on p's pile for c."""
+    pl = pile(st, p, c)
+    if pl and pl["desc"] and cards:
+        raise RuleError(f"your {c} pile is in the descendant; no card can be added to it")
+    for x in cards:
+        if not is_open(x) and country_of(x) != c:
+            raise RuleError(f"{x} is not a {c} or Open card")
+    if not pl and not any(country_of(x) == c for x in cards) and cards:
+        raise RuleError(f"an Open card needs a named {c} card in its pile")
+
+
+def take_from_hand(st: dict, p: str, cards: list[str]) -> None:
+    hand = list(st["hands"][p])
+    for x in cards:
+        if x not in hand:
+            raise RuleError(f"you do not hold {'another ' if x in st['hands'][p] else ''}{x}",
+                            sorted(set(st["hands"][p])))
+        hand.remove(x)
+    st["hands"][p] = hand
+
+
+def own_removal_options(pl: dict) -> list[str]:
+    """ST-R13: distinct cards the owner may remove (never the last named card under an Open)."""
+    named = [x for x in pl["cards"] if not is_open(x)]
+    opens = [x for x in pl["cards"] if is_open(x)]
+    pool = opens if (len(named) == 1 and opens) else pl["cards"]
+    return sorted(set(pool), key=cheapest_key)
+
+
+def remove_card(st: dict, p: str, c: str, card: str, ev: list, why: str) -> None:
+    """Remove one card from p's pile for c to the discard pile (Open cards go if no named card is left)."""
+    pl = pile(st, p, c)
+    pl["cards"].remove(card)
+    st["discard"].append(card)
+    gone = [card]
+    if pl["cards"] and not any(not is_open(x) for x in pl["cards"]):
+        st["discard"].extend(pl["cards"])
+        gone += pl["cards"]
+        pl["cards"] = []
+    if not pl["cards"]:
+        del st["displays"][p][c]
+    left = influence(st, p, c)
+    pub(ev, "remove", f"{why}: {p} loses {cards_text(gone)} from the {c} pile (now {left}).",
+        player=p, country=c, cards=gone, left=left)
+
+
+def draw(st: dict, p: str, n: int, ev: list) -> list[str]:
+    """ST-R21: reshuffle the discard pile the moment a draw needs it."""
+    rng = Rng(st["rng"])
+    got: list[str] = []
+    for _ in range(n):
+        if not st["deck"]:
+            if not st["discard"]:
+                break
+            st["deck"] = st["discard"]
+            st["discard"] = []
+            rng.shuffle(st["deck"])
+            pub(ev, "reshuffle", f"The deck ran out; the discard pile ({len(st['deck'])} cards) was shuffled "
+                "to form a new deck.", size=len(st["deck"]))
+            mod(ev, "shuffle", "New deck order.", deck=list(st["deck"]))
+        got.append(st["deck"].pop())
+    st["hands"][p] = sort_cards(st["hands"][p] + got)
+    pub(ev, "draw", f"{p} draws {len(got)} cards.", player=p, count=len(got))
+    priv(ev, p, "drew", f"You drew: {cards_text(sort_cards(got))}.", cards=sort_cards(got))
+    return got
+
+
+def all_cards(st: dict) -> list[str]:
+    """Every card somewhere in the game (for the 110-card property)."""
+    out = list(st["deck"]) + list(st["discard"])
+    for p in st["players"]:
+        out += st["hands"][p]
+        for pl in st["displays"][p].values():
+            out += pl["cards"]
+    return out
+
+
+def goto(st: dict, phase: str, suffix: str | None = None) -> None:
+    """Open the next step: clears the secret answers of the previous simultaneous step."""
+    st["phase"] = phase
+    st["answers"] = {}
+    st["step"] = f"t{st['turn']}.{st['active']}.{suffix or phase}"
