@@ -66,9 +66,27 @@ def _key_order(key: str) -> tuple[int, int, str]:
     return (int(m.group(1)), int(m.group(2)), key) if m else (0, 0, key)
 
 
+CODE_LINE = re.compile(r"Your secret player code is (\S+?)\.")
+
+
+def demo_code(bot_seed: str, name: str) -> str:
+    """A fixed code per bot, so that seeded demos (and golden tests) are reproducible."""
+    import hashlib
+
+    digest = hashlib.sha256(f"{bot_seed}:{name}:code".encode()).hexdigest().upper()
+    return f"{digest[:4]}-{digest[4:8]}"
+
+
 class Bot:
     def __init__(self, name: str, address: str, rng: Rng) -> None:
         self.name, self.address, self.rng = name, address, rng
+        self.code: str | None = None
+
+    def learn(self, text: str) -> None:
+        """Keep the code from the first report (or a new-code notice), like a player would."""
+        m = CODE_LINE.search(text) or re.search(r"Your new player code for game \S+ is (\S+?)\.", text)
+        if m:
+            self.code = m.group(1)
 
     def answer(self, report: EmailMessage, text: str, game: str, moderator: str) -> bytes | None:
         legal = legal_lines(text)
@@ -84,11 +102,12 @@ class Bot:
         msg["Message-ID"] = make_msgid(domain="players.example")
         if reply_to:
             msg["In-Reply-To"] = reply_to
-        msg.set_content("\n".join(lines) + "\n\n-- \nsent by a pbem demo bot\n")
+        code = [f"CODE {self.code}"] if self.code else []
+        msg.set_content("\n".join(code + lines) + "\n\n-- \nsent by a pbem demo bot\n")
         return msg.as_bytes()
 
 
-def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "demo", max_polls: int = 20_000,
+def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "demo", max_polls: int = 5_000,
         progress=None, clock=None, after_poll=None) -> DemoResult:
     """Play one game; `clock` (a callable returning an aware datetime) fixes the time for golden tests."""
     from . import config as config_mod
@@ -97,7 +116,7 @@ def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "
     from .export import build, verify
     from .moderator import create_game, poll, transports
     from .record.db import session
-    from .record.store import game_by_name, is_over, load
+    from .record.store import game_by_name, is_over, last_order_seq, load
     import json
 
     eng = registry.get(kind)
@@ -108,11 +127,12 @@ def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "
     name = f"{kind}-demo"
     bots = [Bot(n, f"{n.lower()}@players.example", Rng(init_state(f"{bot_seed}:{n}"))) for n in BOT_NAMES[:players]]
     start = time.perf_counter()
-    create_game(cfg, kind, name, [(b.name, b.address) for b in bots], seed=seed, **({'clock': clock} if clock else {}))
+    create_game(cfg, kind, name, [(b.name, b.address) for b in bots], seed=seed,
+                codes={b.name: demo_code(bot_seed, b.name) for b in bots}, **({'clock': clock} if clock else {}))
     sent = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
     inbox = mailbox.Maildir(str(cfg.maildir_path / "inbox"), factory=None, create=True)
     seen: set[str] = set()
-    polls = messages_in = 0
+    polls = messages_in = stalled = last_mark = 0
     by_addr = {b.address: b for b in bots}
     mailbox_in, sender = transports(cfg)
     poll(cfg, mailbox_in, sender, **({'clock': clock} if clock else {}))  # sends the first reports
@@ -126,12 +146,20 @@ def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "
             msg, text = text_of(sent.get_bytes(key))
             to = re.search(r"<([^>]+)>", str(msg["To"]))
             addr = to.group(1) if to else str(msg["To"])
-            if addr in by_addr and LEGAL_HEADER in text:
-                newest[addr] = (msg, text)
+            if addr in by_addr:
+                by_addr[addr].learn(text)
+                if LEGAL_HEADER in text:
+                    newest[addr] = (msg, text)
         with session(cfg.database_url) as s:
-            over = is_over(s, game_by_name(s, name).id)
+            gid = game_by_name(s, name).id
+            over = is_over(s, gid)
+            progress_mark = last_order_seq(s, gid)
         if over:
             break
+        stalled = stalled + 1 if progress_mark == last_mark else 0
+        last_mark = progress_mark
+        if stalled > 25:
+            raise RuntimeError(f"the demo game stalled: no order was accepted in {stalled} polls; see {home}")
         wrote = 0
         for addr, (msg, text) in newest.items():
             raw = by_addr[addr].answer(msg, text, name, cfg.moderator_address)

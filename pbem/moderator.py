@@ -26,6 +26,7 @@ from .engine.base import Outcome, apply_defaults
 from .engine.rng import commitment
 from .mail.message import Inbound, parse
 from .mail.transport import Inbox, Sender, TransportError
+from .codes import check_code, hash_code, new_code
 from .orders.extract import extract
 from .record import store
 from .record.db import DatabaseError, session
@@ -47,6 +48,7 @@ class PollSummary:
     ignored: int = 0
     duplicates: int = 0
     deadlines: int = 0
+    reminders: int = 0
     sent: int = 0
     retry: int = 0
     failed: int = 0
@@ -54,15 +56,20 @@ class PollSummary:
 
     def line(self) -> str:
         return (f"read {self.read} messages: {self.accepted} accepted, {self.rejected} rejected, "
-                f"{self.ignored} ignored, {self.duplicates} already seen; {self.deadlines} deadlines applied; "
+                f"{self.ignored} ignored, {self.duplicates} already seen; {self.deadlines} deadlines applied, "
+                f"{self.reminders} reminders; "
                 f"sent {self.sent} mails ({self.retry} to retry, {self.failed} failed)")
 
 
 # --------------------------------------------------------------------------- games
 
 def create_game(cfg: Config, kind: str, name: str, players: list[tuple[str, str]], seed: str | None = None,
-                deadline: timedelta | None = None, options: dict | None = None, clock: Clock = store.now_utc) -> Game:
-    """Create a game, deal, and queue each player's first report (with the seed commitment)."""
+                deadline: timedelta | None = None, options: dict | None = None, clock: Clock = store.now_utc,
+                codes: dict[str, str] | None = None, resolve: str | None = None) -> Game:
+    """Create a game, deal, and queue each player's first report (with the seed commitment and their code).
+
+    `codes` fixes the players' secret codes (tests and the demo); by default each is random.
+    """
     import secrets
 
     eng = registry.get(kind)
@@ -84,12 +91,13 @@ def create_game(cfg: Config, kind: str, name: str, players: list[tuple[str, str]
         game = Game(name=name, kind=kind, seed=seed, seed_commitment=commitment(seed),
                     players_json=json.dumps(names), options_json=json.dumps(options, sort_keys=True),
                     deadline_seconds=int((deadline or cfg.default_deadline).total_seconds()),
-                    resolve=cfg.resolve, created_at=when)
+                    resolve=resolve or cfg.resolve, created_at=when)
         s.add(game)
         s.flush()
+        codes = {p: (codes or {}).get(p) or new_code() for p in names}
         for pos, (player, address) in enumerate(players):
             s.add(Seat(game_id=game.id, position=pos, player=player, address=address.lower(),
-                       display_name=player, created_at=when))
+                       display_name=player, code_hash=hash_code(codes[player]), created_at=when))
         s.flush()
         loaded = store.Loaded(game, store.current_seats(s, game.id), state, 0, 0)
         store.append_events(s, loaded, 0, events, when)
@@ -101,8 +109,9 @@ def create_game(cfg: Config, kind: str, name: str, players: list[tuple[str, str]
         if step:
             store.open_deadline(s, loaded, step, when)
         for player in names:
-            outbox.queue_report(s, cfg, loaded, player, when)
+            outbox.queue_report(s, cfg, loaded, player, when, code=codes[player])
         s.commit()
+        log.info("created %s game %s for %d players", kind, name, len(names))
         return game
 
 
@@ -120,7 +129,9 @@ def poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.
         if not dry_run:
             inbox.settle(item.key, outcome.kind in ("accepted", "duplicates"))
     if not dry_run:
-        summary.deadlines = run_deadlines(cfg, clock())
+        from .deadlines import run_deadlines
+
+        summary.deadlines, summary.reminders = run_deadlines(cfg, clock())
         if sender is not None:
             sent = outbox.send_pending(cfg, sender, clock())
             summary.sent, summary.retry, summary.failed = sent.sent, sent.retry, sent.failed
@@ -174,10 +185,12 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
     if game is None:
         return _no_game(s, cfg, msg, raw, when)
     loaded = store.load(s, game)
+    ex = extract(msg.text, msg.subject) if not msg.problem else None
+    if ex is not None and ex.code:
+        raw = raw.replace(ex.code.encode(), b"[code]")  # the audit copy never keeps a code
     seat = loaded.seat_for_address(msg.sender)
     if seat is None:
-        _record(s, msg, raw, when, "ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game)
-        return Handled("ignored")
+        return _stranger(s, cfg, msg, raw, when, loaded, ex)
     player = seat.player
 
     def reply(template: str, subject: str, **ctx) -> None:
@@ -186,52 +199,134 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
                                subject=subject, when=when, in_reply_to=msg.message_id, references=msg.references,
                                game_id=game.id, player=player, game_name=game.name, **ctx)
 
+    def notice(body: str) -> None:
+        reply("notice", f"Re: {msg.subject}"[:200], body=body)
+
     if msg.problem:
         _record(s, msg, raw, when, "rejected", msg.problem, game, player)
-        reply("notice", f"Re: {msg.subject}"[:200], body=f"Your message could not be read: {msg.problem}.\n"
-              "Send plain text orders, one per line; nothing was applied.")
+        notice(f"Your message could not be read: {msg.problem}.\nSend plain text orders, one per line; "
+               "nothing was applied.")
+        return Handled("rejected")
+    acts = bool(ex.orders or ex.press)
+    if acts and not check_code(ex.code, seat.code_hash):
+        why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
+        _record(s, msg, raw, when, "rejected", f"refused: {why}", game, player)
+        notice(f"We received a message from your address for game {game.name}, subject \"{msg.subject}\", "
+               f"sent {msg.date or 'at an unknown time'}.\nIt was refused because {why}; nothing was applied.\n"
+               "Put a line CODE <your code> (from your first report) in every order message.\n"
+               "If you did not send it, someone may be forging your address: your code keeps them out.")
         return Handled("rejected")
     control = store.control_state(s, game.id)
-    if control != "running" or store.is_over(s, game.id):
+    if acts and (control != "running" or store.is_over(s, game.id)):
         why = "is over" if store.is_over(s, game.id) else f"is {control}"
         _record(s, msg, raw, when, "rejected", f"game {why}", game, player)
-        reply("notice", f"Re: {msg.subject}"[:200], body=f"Game {game.name} {why}; no orders can be applied.")
+        notice(f"Game {game.name} {why}; no orders can be applied.")
         return Handled("rejected")
-    ex = extract(msg.text, msg.subject)
     subject = f"Re: [pbem {game.name}] your orders"
     if ex.help:
-        reply("notice", f"[pbem {game.name}] Help", body=_help_text(loaded, player))
+        outbox.queue_notice(s, cfg, to=seat.address, subject=f"[pbem {game.name}] Help", when=when,
+                            key=("help", msg.message_id), game_id=game.id, player=player,
+                            in_reply_to=msg.message_id, body=_help_text(loaded, player))
     if ex.status:
         outbox.queue_report(s, cfg, loaded, player, when, extra=msg.message_id)
+    problems = list(ex.problems)
+    press_done = [_press(s, cfg, loaded, player, p, ex.code, when, msg.message_id, problems) for p in ex.press]
     if not ex.orders:
-        kind = "accepted" if (ex.help or ex.status) else "rejected"
-        reason = "commands only" if kind == "accepted" else "no orders found in the message"
-        _record(s, msg, raw, when, kind, reason, game, player)
-        if kind == "rejected":
+        kind = "accepted" if (ex.help or ex.status or any(press_done)) else "rejected"
+        _record(s, msg, raw, when, kind, "commands only" if kind == "accepted" else "no orders found", game, player)
+        if kind == "rejected" or problems or any(press_done):
+            if kind == "rejected":
+                problems.append("No orders were found in your message. Send HELP for the order syntax.")
             reply("ack", subject, subject_in=msg.subject, applied=False, lines=[], rejected_count=0,
-                  problems=ex.problems + ["No orders were found in your message. Send HELP for the order syntax."],
+                  problems=problems + [f"Press sent to {', '.join(t)}." for t in press_done if t],
                   on_file=_on_file(loaded, player), waiting=_waiting(loaded), report_follows=False)
         return Handled(kind)
-    eng = loaded.engine
-    out: Outcome = eng.apply(loaded.state, player, ex.orders)
+    return _orders(s, cfg, msg, raw, when, loaded, player, ex.orders, problems, press_done, reply, subject)
+
+
+def _orders(s, cfg, msg, raw, when, loaded, player, orders, problems, press_done, reply, subject) -> Handled:
+    game = loaded.game
+    out: Outcome = loaded.engine.apply(loaded.state, player, orders)
     lines = [r.__dict__ for r in out.lines]
+    sent = [f"Press sent to {', '.join(t)}." for t in press_done if t]
     if not out.accepted:
         _record(s, msg, raw, when, "rejected", "; ".join(f"{r.line!r}: {r.reason}" for r in out.lines if not r.ok),
                 game, player)
         reply("ack", subject, subject_in=msg.subject, applied=False, lines=lines,
-              rejected_count=sum(1 for r in out.lines if not r.ok), problems=ex.problems,
+              rejected_count=sum(1 for r in out.lines if not r.ok), problems=problems + sent,
               on_file=_on_file(loaded, player), waiting=_waiting(loaded), report_follows=False)
         return Handled("rejected")
+    if game.resolve == "deadline":
+        row = _record(s, msg, raw, when, "held", "held until the deadline", game, player)
+        reply("ack", subject, subject_in=msg.subject, applied=True, lines=lines, rejected_count=0,
+              problems=problems + sent + ["This game resolves at the deadline: your orders are on file and will "
+                                          "be applied then, in the order they arrived."],
+              on_file=orders, waiting=[], report_follows=False)
+        return Handled("accepted")
     row = _record(s, msg, raw, when, "accepted", "", game, player)
     before = _asked_steps(loaded)
-    store.append_input(s, loaded, "orders", player, ex.orders, out, row.id, when)
+    store.append_input(s, loaded, "orders", player, orders, out, row.id, when)
     movers = _players_to_report(loaded, out, before)
     reply("ack", subject, subject_in=msg.subject, applied=True, lines=lines, rejected_count=0,
-          problems=ex.problems, on_file=_on_file(loaded, player), waiting=_waiting(loaded),
+          problems=problems + sent, on_file=_on_file(loaded, player), waiting=_waiting(loaded),
           report_follows=player in movers)
     for p in movers:
         outbox.queue_report(s, cfg, loaded, p, when)
     return Handled("accepted")
+
+
+def _press(s: Session, cfg: Config, loaded: store.Loaded, player: str, press, code: str | None, when: datetime,
+           message_id: str, problems: list[str]) -> list[str]:
+    """Relay one press message; returns its recipients (empty if it could not be sent)."""
+    from .engine.base import Event, RuleError
+    from .engine.names import match_one
+
+    players = json.loads(loaded.game.players_json)
+    others = [p for p in players if p != player]
+    if any(t.upper() == "ALL" for t in press.to):
+        to = others
+    else:
+        try:
+            to = list(dict.fromkeys(match_one(t, others, "player") for t in press.to))
+        except RuleError as exc:
+            problems.append(f"Press not sent: {exc.reason}. Write PRESS TO <player>[, <player>...] or PRESS TO ALL.")
+            return []
+    body = [ln.replace(code, "[code]") if code else ln for ln in press.body]
+    text = "\n".join(body).strip() or "(empty)"
+    for p in to:
+        seat = loaded.seat_for_player(p)
+        outbox.queue_notice(s, cfg, to=seat.address, subject=f"[pbem {loaded.game.name}] Press from {player}",
+                            when=when, key=("press", message_id, p), game_id=loaded.game.id, player=p,
+                            purpose="press",
+                            body=f"Press from {player} to {', '.join(to) if len(to) < len(others) else 'all players'}"
+                                 f" (relayed by the moderator; it may be a bluff):\n\n{text}\n\n"
+                                 f"Answer with PRESS TO {player} ... END PRESS in a message to the moderator.")
+    vis = "public" if len(to) == len(others) else tuple(sorted({player, *to}))
+    ev = Event("press", f"Press from {player} to {', '.join(to)}: {' / '.join(body)}"[:2000], vis,
+               {"from": player, "to": to, "lines": body})
+    store.append_events(s, loaded, loaded.seq, [ev], when)
+    return to
+
+
+def _stranger(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime, loaded: store.Loaded,
+              ex) -> Handled:
+    """A sender who is not a player of this game.  Never answer them; warn the player whose code they used."""
+    game = loaded.game
+    victim = None
+    if ex is not None and ex.code:
+        victim = next((st for st in loaded.seats if check_code(ex.code, st.code_hash)), None)
+    if victim is None:
+        _record(s, msg, raw, when, "ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game)
+        return Handled("ignored")
+    _record(s, msg, raw, when, "rejected", f"code of {victim.player} used from {msg.sender}", game, victim.player)
+    if _reply_allowed(s, cfg, victim.address, when):
+        outbox.queue_notice(s, cfg, to=victim.address, subject=f"[pbem {game.name}] Refused: orders from another address",
+                            when=when, key=("stranger", msg.message_id), game_id=game.id, player=victim.player,
+                            body=f"A message carrying your player code for game {game.name} came from "
+                                 f"{msg.sender or 'an unknown sender'}, not from your registered address.\n"
+                                 "It was refused and nothing was applied. If you did not send it, your code may be "
+                                 "known to someone else: ask the moderator for a new one (pbem game code).")
+    return Handled("rejected")
 
 
 def _no_game(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -> Handled:
@@ -282,35 +377,6 @@ def _help_text(loaded: store.Loaded, player: str) -> str:
     return "\n".join(parts)
 
 
-# --------------------------------------------------------------------------- deadlines
-
-def run_deadlines(cfg: Config, when: datetime) -> int:
-    """Apply the published default of every request whose deadline has passed."""
-    applied = 0
-    with session(cfg.database_url) as s:
-        games = s.exec(select(Game)).all()
-        candidates = [g.id for g in games if not store.is_over(s, g.id) and store.control_state(s, g.id) == "running"]
-    for gid in candidates:
-        with session(cfg.database_url) as s:
-            game = s.get(Game, gid)
-            dl = store.current_deadline(s, gid)
-            if dl is None or store.aware(dl.due_at) > when:
-                continue
-            loaded = store.load(s, game)
-            if store.current_step(loaded) != dl.step or loaded.engine.result(loaded.state) is not None:
-                continue
-            before = _asked_steps(loaded)
-            out = apply_defaults(loaded.engine, loaded.state)
-            store.append_input(s, loaded, "deadline", "", [], out, None, when)
-            if store.current_step(loaded) == dl.step:  # nothing moved: do not loop on this step
-                store.open_deadline(s, loaded, dl.step, when)
-            for p in _players_to_report(loaded, out, before):
-                outbox.queue_report(s, cfg, loaded, p, when)
-            s.commit()
-            applied += 1
-    return applied
-
-
 def transports(cfg: Config) -> tuple[Inbox, Sender]:
     """The configured inbox and sender."""
     if cfg.transport == "maildir":
@@ -326,5 +392,5 @@ def transports(cfg: Config) -> tuple[Inbox, Sender]:
     return inbox, SmtpSender(m.host, m.port, m.ssl, m.starttls, m.username, m.secret(cfg.path, "smtp"))
 
 
-__all__ = ["create_game", "poll", "handle", "run_deadlines", "transports", "PollSummary", "GameError",
+__all__ = ["create_game", "poll", "handle", "transports", "PollSummary", "GameError",
            "TransportError"]

@@ -32,15 +32,23 @@ log = logging.getLogger("pbem.outbox")
 def _queue(s: Session, cfg: Config, *, key: tuple, to: str, to_name: str, subject: str, text: str, html: str | None,
            purpose: str, when: datetime, game_id: int | None = None, player: str = "", upto_seq: int = 0,
            in_reply_to: str | None = None, references: tuple[str, ...] = (),
-           auto: str = "auto-generated") -> OutboxMessage:
+           auto: str = "auto-generated", keep: tuple[str, str | None] | None = None) -> OutboxMessage:
+    """Add one message to the outbox.  `keep` is the (text, html) to keep once sent, if `text` holds a secret."""
     mid = stable_message_id(cfg.domain, *key)
-    raw = compose(sender=cfg.moderator_address, sender_name=cfg.moderator_name, to=to, to_name=to_name,
-                  subject=subject, text=text, html=html, message_id=mid, when=when, auto=auto,
-                  in_reply_to=in_reply_to, references=references)
+
+    def build(t: str, h: str | None) -> bytes:
+        return compose(sender=cfg.moderator_address, sender_name=cfg.moderator_name, to=to, to_name=to_name,
+                       subject=subject, text=t, html=h, message_id=mid, when=when, auto=auto,
+                       in_reply_to=in_reply_to, references=references)
+
     row = OutboxMessage(message_id=mid, game_id=game_id, player=player, purpose=purpose, upto_seq=upto_seq,
-                        to_addr=to, raw=raw, next_attempt_at=when, created_at=when)
+                        to_addr=to, raw=build(text, html), keep_raw=build(*keep) if keep else None,
+                        next_attempt_at=when, created_at=when)
     s.add(row)
     return row
+
+
+REDACTED = "[redacted once sent]"
 
 
 def last_report_seq(s: Session, game_id: int, player: str) -> int:
@@ -87,12 +95,14 @@ def queue_report(s: Session, cfg: Config, loaded: store.Loaded, player: str, whe
     since = last_report_seq(s, loaded.game.id, player)
     ctx = report_context(s, cfg, loaded, player, since, code=code)
     text, html = render_pair("report", **ctx)
+    keep = render_pair("report", **{**ctx, "code": REDACTED}) if code else None
     subject = f"[pbem {loaded.game.name}] {ctx['view']['turn']}"
     if ctx["result"] is not None:
         subject = f"[pbem {loaded.game.name}] Final report: {ctx['result']['summary']}"
     return _queue(s, cfg, key=(loaded.game.name, "report", player, loaded.event_seq, loaded.seq, seat.id, extra),
                   to=seat.address, to_name=seat.display_name or player, subject=subject, text=text, html=html,
-                  purpose="report", when=when, game_id=loaded.game.id, player=player, upto_seq=loaded.event_seq)
+                  purpose="report", when=when, game_id=loaded.game.id, player=player, upto_seq=loaded.event_seq,
+                  keep=keep)
 
 
 def queue_reply(s: Session, cfg: Config, *, to: str, to_name: str, template: str, subject: str, when: datetime,
@@ -106,11 +116,12 @@ def queue_reply(s: Session, cfg: Config, *, to: str, to_name: str, template: str
 
 def queue_notice(s: Session, cfg: Config, *, to: str, subject: str, body: str, when: datetime, key: tuple,
                  game_id: int | None = None, player: str = "", purpose: str = "notice",
-                 in_reply_to: str | None = None) -> OutboxMessage:
+                 in_reply_to: str | None = None, keep_body: str | None = None) -> OutboxMessage:
     text, html = render_pair("notice", body=body, moderator=cfg.moderator_name)
+    keep = render_pair("notice", body=keep_body, moderator=cfg.moderator_name) if keep_body is not None else None
     return _queue(s, cfg, key=(purpose, *key), to=to, to_name="", subject=subject, text=text, html=html,
                   purpose=purpose, when=when, game_id=game_id, player=player, in_reply_to=in_reply_to,
-                  auto="auto-replied" if in_reply_to else "auto-generated")
+                  auto="auto-replied" if in_reply_to else "auto-generated", keep=keep)
 
 
 def replies_in_last_hour(s: Session, address: str, when: datetime) -> int:
@@ -167,6 +178,8 @@ def _mark(cfg: Config, oid: int, when: datetime, error: str = "", permanent: boo
         failed = False
         if not error:
             row.status, row.sent_at, row.last_error = "sent", when, ""
+            if row.keep_raw is not None:  # the player's code leaves the database with the mail
+                row.raw, row.keep_raw = row.keep_raw, None
         else:
             row.last_error = error[:500]
             if permanent or row.attempts >= cfg.smtp.max_attempts:

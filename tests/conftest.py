@@ -38,6 +38,15 @@ def home(tmp_path: Path):
     return config_mod.load(path)
 
 
+CODES = {"Alice": "AAAA-2222", "Bob": "BBBB-3333", "Carol": "CCCC-4444", "Dave": "DDDD-5555",
+         "Erin": "EEEE-6666", "Frank": "FFFF-7777", "Ann": "ANNN-8888", "Ben": "BENN-9999"}
+
+
+def signed(player: str, body: str) -> str:
+    """An order body carrying the player's code, as a player would write it."""
+    return f"CODE {CODES[player]}\n{body}"
+
+
 def order_mail(sender: str, game: str, body: str, subject: str | None = None, **headers: str) -> bytes:
     msg = EmailMessage()
     msg["From"] = sender

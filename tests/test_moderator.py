@@ -11,14 +11,14 @@ from pbem import moderator
 from pbem.mail.maildir import MaildirInbox, MaildirSender
 from pbem.record import store
 from pbem.record.db import session
-from pbem.record.models import InboundMessage, OrderInput, OutboxMessage
-from tests.conftest import body_of, deliver, order_mail, sent_mail
+from pbem.record.models import GameEvent, InboundMessage, OrderInput, OutboxMessage
+from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail, signed
 
 PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
 
 
 def new_game(cfg, clock, kind="habsburg", name="hh1", players=PLAYERS, seed="moderator-test"):
-    moderator.create_game(cfg, kind, name, players, seed=seed, clock=clock)
+    moderator.create_game(cfg, kind, name, players, seed=seed, clock=clock, codes=CODES)
     return name
 
 
@@ -59,7 +59,7 @@ def test_accepted_orders_get_an_ack_and_move_the_game_on(home, clock) -> None:
     run_poll(home, clock)
     reqs, _ = asked(home, name)
     player, line = reqs[0].player, reqs[0].legal[-1]
-    deliver(home, order_mail(f"{player} <{address_of(player)}>", name, line))
+    deliver(home, order_mail(f"{player} <{address_of(player)}>", name, signed(player, line)))
     s = run_poll(home, clock)
     assert (s.accepted, s.rejected) == (1, 0)
     acks = [m for m in sent_mail(home) if m["Auto-Submitted"] == "auto-replied"]
@@ -73,7 +73,7 @@ def test_a_bad_line_is_quoted_with_why_and_what_is_legal_and_nothing_changes(hom
     reqs, _ = asked(home, name)
     player = reqs[0].player
     before = counts(home)
-    deliver(home, order_mail(f"{player} <{address_of(player)}>", name, f"MELD Nobody Nowhere Never\n{reqs[0].legal[-1]}"))
+    deliver(home, order_mail(f"{player} <{address_of(player)}>", name, signed(player, f"MELD Nobody Nowhere Never\n{reqs[0].legal[-1]}")))
     s = run_poll(home, clock)
     assert s.rejected == 1
     after = counts(home)
@@ -115,7 +115,7 @@ def test_a_message_seen_again_after_a_crash_is_applied_once(home, clock) -> None
     name = new_game(home, clock)
     run_poll(home, clock)
     reqs, _ = asked(home, name)
-    raw = order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name, reqs[0].legal[-1])
+    raw = order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name, signed(reqs[0].player, reqs[0].legal[-1]))
     deliver(home, raw)
 
     class CrashingInbox(MaildirInbox):
@@ -137,7 +137,7 @@ def test_dry_run_parses_and_reports_but_changes_nothing(home, clock) -> None:
     name = new_game(home, clock)
     run_poll(home, clock)
     reqs, _ = asked(home, name)
-    deliver(home, order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name, reqs[0].legal[-1]))
+    deliver(home, order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name, signed(reqs[0].player, reqs[0].legal[-1])))
     before = counts(home)
     s = run_poll(home, clock, dry_run=True)
     assert s.accepted == 1
@@ -197,3 +197,183 @@ def test_game_creation_checks_player_count_and_duplicates(home, clock) -> None:
     new_game(home, clock)
     with pytest.raises(moderator.GameError, match="already exists"):
         new_game(home, clock)
+
+
+# ----------------------------------------------------------------------------- who may act (codes)
+
+def test_first_report_carries_the_code_which_is_stored_only_hashed(home, clock) -> None:
+    name = new_game(home, clock)
+    with session(home.database_url) as s:
+        queued = s.exec(select(OutboxMessage)).all()
+        assert all(CODES["Alice"].encode() not in (r.keep_raw or b"") for r in queued)
+        from pbem.record.models import Seat
+        assert all(CODES[st.player] not in st.code_hash for st in s.exec(select(Seat)).all())
+    run_poll(home, clock)
+    mails = sent_mail(home)
+    alice = [m for m in mails if m["To"].addresses[0].addr_spec == "alice@players.test"]
+    assert len(alice) == 1 and f"Your secret player code is {CODES['Alice']}." in body_of(alice[0])
+    assert all(CODES["Alice"] not in body_of(m) for m in mails if m["To"].addresses[0].addr_spec != "alice@players.test")
+    with session(home.database_url) as s:  # once sent, the database keeps only a redacted copy
+        assert all(CODES[p].encode() not in r.raw for r in s.exec(select(OutboxMessage)).all() for p in CODES)
+
+
+def test_wrong_or_missing_code_changes_nothing_and_warns_the_registered_address(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    p = reqs[0].player
+    n = len(sent_mail(home))
+    deliver(home, order_mail(f"{p} <{address_of(p)}>", name, reqs[0].legal[-1]))
+    deliver(home, order_mail(f"{p} <{address_of(p)}>", name, f"CODE WRONG-CODE\n{reqs[0].legal[-1]}"))
+    s = run_poll(home, clock)
+    assert (s.accepted, s.rejected) == (0, 2)
+    assert counts(home)[0] == 0
+    new = sent_mail(home)[n:]
+    assert [m["To"].addresses[0].addr_spec for m in new] == [address_of(p)] * 2
+    assert "no player code" in body_of(new[0]) and "is wrong" in body_of(new[1])
+
+
+def test_a_spoofed_sender_with_a_stolen_code_is_refused_and_the_owner_told(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    p = reqs[0].player
+    n = len(sent_mail(home))
+    deliver(home, order_mail("Mallory <mallory@evil.test>", name, signed(p, reqs[0].legal[-1])))
+    s = run_poll(home, clock)
+    assert s.rejected == 1 and counts(home)[0] == 0
+    new = sent_mail(home)[n:]
+    assert [m["To"].addresses[0].addr_spec for m in new] == [address_of(p)]
+    assert "mallory@evil.test" in body_of(new[0])
+    with session(home.database_url) as s2:  # the audit copy keeps no code
+        assert all(CODES[p].encode() not in r.raw for r in s2.exec(select(InboundMessage)).all())
+
+
+def test_code_in_the_subject_is_accepted(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    p = reqs[0].player
+    deliver(home, order_mail(f"{p} <{address_of(p)}>", name, reqs[0].legal[-1],
+                             subject=f"Re: [pbem {name}] orders code {CODES[p]}"))
+    assert run_poll(home, clock).accepted == 1
+
+
+def test_new_code_replaces_the_old_one(home, clock) -> None:
+    from pbem import control
+
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    control.new_player_code(home, name, "Bob", clock(), code="NEWB-7777")
+    run_poll(home, clock)
+    assert "NEWB-7777" in body_of(sent_mail(home)[-1])
+    deliver(home, order_mail("Bob <bob@players.test>", name, "CODE BBBB-3333\nPRESS TO ALL\nhi\nEND PRESS"))
+    deliver(home, order_mail("Bob <bob@players.test>", name, "CODE NEWB-7777\nPRESS TO ALL\nhi\nEND PRESS"))
+    s = run_poll(home, clock)
+    assert (s.rejected, s.accepted) == (1, 1)
+
+
+# ----------------------------------------------------------------------------- press
+
+def test_press_is_relayed_signed_recorded_for_its_recipients_and_never_carries_the_code(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    n = len(sent_mail(home))
+    body = signed("Alice", f"PRESS TO bo\nBob, let us share the spoils. {CODES['Alice']}\nEND PRESS")
+    deliver(home, order_mail("Alice <alice@players.test>", name, body))
+    s = run_poll(home, clock)
+    assert s.accepted == 1
+    new = sent_mail(home)[n:]
+    press = [m for m in new if "Press from Alice" in m["Subject"]]
+    assert [m["To"].addresses[0].addr_spec for m in press] == ["bob@players.test"]
+    assert "let us share the spoils" in body_of(press[0]) and CODES["Alice"] not in body_of(press[0])
+    with session(home.database_url) as s2:
+        ev = s2.exec(select(GameEvent).where(GameEvent.kind == "press")).one()
+        assert json.loads(ev.visibility_json) == ["Alice", "Bob"]
+
+
+def test_press_to_an_unknown_player_is_explained(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    deliver(home, order_mail("Alice <alice@players.test>", name, signed("Alice", "PRESS TO Zed\nhello\nEND PRESS")))
+    run_poll(home, clock)
+    assert "Press not sent" in body_of(sent_mail(home)[-1])
+
+
+# ----------------------------------------------------------------------------- time
+
+def test_reminders_go_only_to_players_who_owe_orders_once_each(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    owing = {r.player for r in reqs}
+    clock.advance(hours=25)  # 23 h before the deadline: the 24 h reminder is due
+    s1 = run_poll(home, clock)
+    s2 = run_poll(home, clock)
+    assert s1.reminders == len(owing) and s2.reminders == 0
+    clock.advance(hours=21, minutes=30)  # 1.5 h before: the 2 h reminder
+    assert run_poll(home, clock).reminders == len(owing)
+    reminders = [m for m in sent_mail(home) if "Reminder" in m["Subject"]]
+    assert {m["To"].addresses[0].addr_spec for m in reminders} == {address_of(p) for p in owing}
+    assert "Legal orders now" in body_of(reminders[0])
+
+
+def test_pause_stops_deadlines_and_resume_moves_them_on(home, clock) -> None:
+    from pbem import control
+
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    control.pause(home, name, clock())
+    clock.advance(hours=100)
+    assert run_poll(home, clock).deadlines == 0
+    due = control.resume(home, name, clock())
+    assert due == clock() + timedelta(hours=48)
+    reqs, _ = asked(home, name)
+    deliver(home, order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name,
+                             signed(reqs[0].player, reqs[0].legal[-1])))
+    assert run_poll(home, clock).accepted == 1
+
+
+def test_extend_and_abandon(home, clock) -> None:
+    from pbem import control
+
+    name = new_game(home, clock)
+    control.extend(home, name, timedelta(hours=24), clock())
+    clock.advance(hours=49)
+    assert run_poll(home, clock).deadlines == 0
+    control.abandon(home, name, clock())
+    deliver(home, order_mail("Alice <alice@players.test>", name, signed("Alice", "NO EVENT")))
+    s = run_poll(home, clock)
+    assert s.rejected == 1
+    assert "abandoned" in body_of(sent_mail(home)[-1])
+
+
+def test_replace_gives_the_newcomer_a_fresh_code_and_a_full_report(home, clock) -> None:
+    from pbem import control
+
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    control.replace(home, name, "Carol", ("Dora", "dora@players.test"), clock(), code="DORA-2345")
+    run_poll(home, clock)
+    dora = [m for m in sent_mail(home) if m["To"].addresses[0].addr_spec == "dora@players.test"]
+    assert any("DORA-2345" in body_of(m) and "Your hand" in body_of(m) for m in dora)
+    deliver(home, order_mail("Carol <carol@players.test>", name, signed("Carol", "HELP\nPRESS TO ALL\nx\nEND PRESS")))
+    deliver(home, order_mail("Dora <dora@players.test>", name, "CODE DORA-2345\nPRESS TO ALL\nhello\nEND PRESS"))
+    s = run_poll(home, clock)
+    assert (s.ignored, s.accepted) == (1, 1)
+
+
+def test_resolve_at_deadline_holds_orders_until_then(home, clock) -> None:
+    name = "iwd"
+    moderator.create_game(home, "italian-wars", name, [("Ann", "ann@players.test"), ("Ben", "ben@players.test")],
+                          seed="held", clock=clock, codes=CODES, resolve="deadline")
+    run_poll(home, clock)
+    for p in ("Ann", "Ben"):
+        deliver(home, order_mail(f"{p} <{p.lower()}@players.test>", name, signed(p, "DISCARD NONE")))
+    assert run_poll(home, clock).accepted == 2
+    assert counts(home)[0] == 0, "held, not applied"
+    clock.advance(hours=49)
+    assert run_poll(home, clock).deadlines == 1
+    with session(home.database_url) as s:
+        kinds = [o.kind for o in s.exec(select(OrderInput).order_by(OrderInput.seq)).all()]
+    assert kinds[:2] == ["orders", "orders"]

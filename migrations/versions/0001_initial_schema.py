@@ -101,6 +101,7 @@ def upgrade() -> None:
     sa.Column('upto_seq', sa.Integer(), nullable=False),
     sa.Column('to_addr', sqlmodel.sql.sqltypes.AutoString(length=320), nullable=False),
     sa.Column('raw', sa.LargeBinary(), nullable=False),
+    sa.Column('keep_raw', sa.LargeBinary(), nullable=True),
     sa.Column('status', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
     sa.Column('attempts', sa.Integer(), nullable=False),
     sa.Column('last_error', sa.Text(), nullable=False),

@@ -35,6 +35,7 @@ class Inbound:
     auto: str | None  # why this must never be answered (auto-reply, bulk, bounce, loop) or None
     problem: str | None  # why the body cannot be read (too long, binary) or None
     references: tuple[str, ...] = ()
+    date: str = ""
 
 
 class _HtmlText(HTMLParser):
@@ -167,7 +168,8 @@ def parse(raw: bytes, moderator: str = "") -> Inbound:
     refs = tuple(x for x in re.findall(r"<[^<>\s]+>", _header(msg, "References") + " " + _header(msg, "In-Reply-To")))
     return Inbound(message_id=mid, body_hash=body_hash, sender=sender, sender_name=_clean(name),
                    subject=subject, game=tag.group(1).lower() if tag else None, text=text if problem is None else "",
-                   auto=_auto_reason(msg, sender, moderator), problem=problem, references=refs)
+                   auto=_auto_reason(msg, sender, moderator), problem=problem, references=refs,
+                   date=_header(msg, "Date")[:100])
 
 
 def _header(msg: Message, name: str) -> str:

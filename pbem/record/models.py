@@ -2,7 +2,8 @@
 
 Append-only by design (DESIGN.md principles 7 and 8).  Rows are inserted and
 never changed, with one exception: the status columns of `OutboxMessage`
-(status, attempts, last_error, next_attempt_at, sent_at).  A game's state is
+(status, attempts, last_error, next_attempt_at, sent_at; and `raw`, replaced
+by `keep_raw` once a mail carrying a player's code has been sent).  A game's state is
 the fold of its accepted orders (`OrderInput`) from its seed; `Snapshot` rows
 cache that fold; `GameEvent` rows are what the engine said happened.
 Everything about "now" (the current step, whether the game is over, the
@@ -153,6 +154,8 @@ class OutboxMessage(SQLModel, table=True):
     upto_seq: int = 0  # for reports: the last event seq this report covers
     to_addr: str = Field(max_length=320)
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    # What to keep once sent, when `raw` holds a secret (a player's code): the same mail with the code redacted.
+    keep_raw: Optional[bytes] = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     status: str = Field(default="queued", max_length=16)  # queued, sent, failed
     attempts: int = 0
     last_error: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
