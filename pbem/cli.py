@@ -157,18 +157,127 @@ def game_show(name: str, as_player: Optional[str] = typer.Option(None, "--as", h
         typer.echo(f"waiting for: {', '.join(waiting) or 'nobody'}")
 
 
+def _control(fn, *args):
+    from .moderator import GameError
+    from .record.store import now_utc
+
+    cfg = _cfg()
+    try:
+        return fn(cfg, *args, now_utc())
+    except GameError as exc:
+        fail(str(exc))
+
+
+@game_app.command("extend")
+def game_extend(name: str, by: str = typer.Argument(..., help="How much longer, e.g. 24h or 2d.")) -> None:
+    """Move the current deadline of a game later; every player is told.
+
+    Example: pbem game extend hh1 24h
+    """
+    from .config import parse_duration
+    from .control import extend
+
+    try:
+        delta = parse_duration(by)
+    except ValueError as exc:
+        fail(str(exc), 2)
+    due = _control(extend, name, delta)
+    typer.echo(f"deadline of {name} is now {due:%Y-%m-%d %H:%M} UTC")
+
+
+@game_app.command("pause")
+def game_pause(name: str) -> None:
+    """Pause a game: no deadline passes until it is resumed.
+
+    Example: pbem game pause hh1
+    """
+    from .control import pause
+
+    _control(pause, name)
+    typer.echo(f"{name} paused")
+
+
+@game_app.command("resume")
+def game_resume(name: str) -> None:
+    """Resume a paused game; the deadline moves on by the time it was paused.
+
+    Example: pbem game resume hh1
+    """
+    from .control import resume
+
+    due = _control(resume, name)
+    typer.echo(f"{name} resumed" + (f"; deadline {due:%Y-%m-%d %H:%M} UTC" if due else ""))
+
+
+@game_app.command("abandon")
+def game_abandon(name: str) -> None:
+    """Abandon a game: no more orders are accepted; players are told.
+
+    Example: pbem game abandon hh1
+    """
+    from .control import abandon
+
+    _control(abandon, name)
+    typer.echo(f"{name} abandoned")
+
+
+@game_app.command("replace")
+def game_replace(name: str, old: str = typer.Argument(..., help="The player whose seat is taken over."),
+                 new: str = typer.Argument(..., help='The newcomer, "Name <address>".')) -> None:
+    """Give a seat to a new person: a fresh code and a full report go to the new address.
+
+    Example: pbem game replace hh1 Carol "Dora <dora@example.org>"
+    """
+    from .cli_support import parse_player
+    from .control import replace
+
+    try:
+        newcomer = parse_player(new)
+    except ValueError as exc:
+        fail(str(exc), 2)
+    _control(lambda cfg, n, o, when: replace(cfg, n, o, newcomer, when), name, old)
+    typer.echo(f"{newcomer[0]} <{newcomer[1]}> now plays {old} in {name}; their code and report are queued")
+
+
+@game_app.command("code")
+def game_code(name: str, player: str) -> None:
+    """Issue a new secret code to a player (mailed only to their registered address).
+
+    Example: pbem game code hh1 Alice
+    """
+    from .control import new_player_code
+
+    _control(new_player_code, name, player)
+    typer.echo(f"a new code for {player} is queued; run pbem poll to send it (it is never shown here)")
+
+
 @app.command()
-def poll(dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report, change nothing, send nothing.")) -> None:
-    """Read new mail, apply orders, apply due deadlines, send queued mail.  Run it from cron.
+def poll(dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report, change nothing, send nothing."),
+         verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each message handled.")) -> None:
+    """Read new mail, apply orders and due deadlines, send queued mail.  Run it from cron.
+
+    Exit codes: 0 done (or another poll was already running); 3 the mail server or
+    the database could not be used (nothing is lost: the next run carries on).
 
     Example: pbem --config ~/pbem/pbem.toml poll
     """
+    import fcntl
+
     from .config import ConfigError
+    from .logsetup import setup
     from .mail.transport import TransportError
     from .moderator import poll as run_poll, transports
     from .record.db import DatabaseError
 
     cfg = _cfg()
+    setup("DEBUG" if verbose else cfg.log_level, cfg.log_file,
+          secrets=[cfg.imap.password, cfg.smtp.password] + _env_secrets(cfg))
+    lock = open(cfg.home / ".pbem-poll.lock", "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        typer.echo("another pbem poll is running on this home; nothing done")
+        return
     try:
         inbox, sender = transports(cfg)
         try:
@@ -177,8 +286,20 @@ def poll(dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report
             inbox.close()
             sender.close()
     except (TransportError, DatabaseError, ConfigError) as exc:
+        import logging
+
+        logging.getLogger("pbem").error("poll stopped: %s", exc)
         fail(str(exc), 3)
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        lock.close()
     typer.echo(("dry run: " if dry_run else "") + summary.line())
+
+
+def _env_secrets(cfg) -> list[str]:
+    import os
+
+    return [os.environ.get(v, "") for v in (cfg.imap.password_env, cfg.smtp.password_env) if v]
 
 
 @app.command()

@@ -122,7 +122,13 @@ def poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.
     summary = PollSummary()
     for item in inbox.fetch():
         summary.read += 1
-        outcome = handle(cfg, item.raw, clock(), dry_run=dry_run)
+        try:
+            outcome = handle(cfg, item.raw, clock(), dry_run=dry_run)
+        except DatabaseError:
+            raise
+        except Exception:  # a bug must not stop the run or loop on this message forever
+            log.exception("internal error while handling a message; it is kept as rejected for the moderator")
+            outcome = _record_failure(cfg, item.raw, clock(), dry_run)
         setattr(summary, outcome.kind, getattr(summary, outcome.kind) + 1)
         if outcome.note:
             summary.notes.append(outcome.note)
@@ -136,6 +142,17 @@ def poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.
             sent = outbox.send_pending(cfg, sender, clock())
             summary.sent, summary.retry, summary.failed = sent.sent, sent.retry, sent.failed
     return summary
+
+
+def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> "Handled":
+    msg = parse(raw, cfg.moderator_address)
+    if not dry_run:
+        with session(cfg.database_url) as s:
+            if s.exec(select(InboundMessage.id).where(InboundMessage.message_id == msg.message_id,
+                                                      InboundMessage.body_hash == msg.body_hash)).first() is None:
+                _record(s, msg, raw, when, "rejected", "internal error: see the pbem log")
+                s.commit()
+    return Handled("rejected", f"{msg.message_id}: internal error")
 
 
 @dataclass

@@ -53,3 +53,19 @@ def test_header_injection_in_display_name_is_neutralised() -> None:
     msg = parse(raw)
     assert "\n" not in msg.sender_name and "\r" not in msg.sender_name
     assert msg.sender == "eve@x.test"
+
+
+def test_outgoing_mail_keeps_every_line_within_the_smtp_limit() -> None:
+    from datetime import datetime, timezone
+
+    from pbem.mail.compose import compose
+
+    raw = compose(sender="m@x.test", sender_name="M", to="a@x.test", to_name="A", subject="s",
+                  text="word " * 2000 + "\nVOTE RED — é", html="<p>" + "x" * 5000 + "</p>", message_id="<i@x.test>",
+                  when=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    assert max(len(line) for line in raw.split(b"\n")) <= 998
+    from email import policy
+    from email.parser import BytesParser
+
+    back = BytesParser(policy=policy.default).parsebytes(raw)
+    assert back.get_body(("plain",)).get_content().endswith("VOTE RED — é\n")

@@ -33,7 +33,8 @@ def compose(*, sender: str, sender_name: str, to: str, to_name: str, subject: st
     if in_reply_to:
         msg["In-Reply-To"] = in_reply_to
         msg["References"] = " ".join([*references, in_reply_to][-10:])
-    msg.set_content(text, charset="utf-8")
+    # quoted-printable keeps every line under SMTP's 998-character limit, whatever the report holds
+    msg.set_content(text, charset="utf-8", cte="quoted-printable")
     if html is not None:
-        msg.add_alternative(html, subtype="html", charset="utf-8")
+        msg.add_alternative(html, subtype="html", charset="utf-8", cte="quoted-printable")
     return msg.as_bytes()

@@ -12,6 +12,7 @@ Error texts are one line and never contain the password.
 from __future__ import annotations
 
 import logging
+import re
 import smtplib
 import socket
 import ssl as ssl_module
@@ -105,6 +106,8 @@ class SmtpSender:
         """Deliver one message to every recipient, or raise (see the module docstring)."""
         if not recipients:
             raise PermanentSendError("no recipients")
+        # smtplib sends bytes as they are: SMTP wants CRLF line ends (bare LF is refused by strict servers)
+        raw = re.sub(rb"\r?\n", b"\r\n", raw)
         for attempt in (1, 2):
             fresh = self._conn is None
             if fresh:

@@ -20,6 +20,11 @@ USERS = {
     MODERATOR: "Mod-Secret-pw-7731",
     "alice@example.test": "alice-pw-1",
     "bob@example.test": "bob-pw-2",
+    "carol@example.test": "carol-pw-3",
+    "dave@example.test": "dave-pw-4",
+    "erin@example.test": "erin-pw-5",
+    "frank@example.test": "frank-pw-6",
+    "mallory@example.test": "mallory-pw-7",
 }
 
 STARTUP_SECONDS: dict[str, float] = {}

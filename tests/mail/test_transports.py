@@ -319,3 +319,18 @@ def test_hundred_messages_send_fetch_and_settle(mail_servers, capsys):
     assert len(mail_servers.mailbox(MODERATOR, "pbem/processed")) == 100
     with capsys.disabled():
         print(f"\n  100 messages: send {sent:.2f} s, fetch+settle {polled:.2f} s")
+
+
+def test_bare_lf_messages_are_sent_with_crlf_line_ends(pip_servers) -> None:
+    """smtplib sends bytes untouched; a strict server refuses bare LF (aiosmtpd: 'Line too long')."""
+    from pbem.mail.smtp import SmtpSender
+    from tests.mail.conftest import MODERATOR, USERS
+
+    raw = b"Subject: lf\nFrom: moderator@example.test\n\n" + b"a line of text\n" * 200
+    sender = SmtpSender(pip_servers.smtp_host, pip_servers.smtp_port, username=MODERATOR, password=USERS[MODERATOR])
+    try:
+        sender.send(raw, MODERATOR, ["alice@example.test"])
+    finally:
+        sender.close()
+    got = pip_servers.wait_for("alice@example.test", 1)
+    assert len(got) == 1 and got[0].count(b"a line of text") == 200
