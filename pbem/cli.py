@@ -304,22 +304,29 @@ def _env_secrets(cfg) -> list[str]:
 
 @app.command()
 def export(name: Optional[str] = typer.Argument(None, help="The game to export."),
-           format: str = typer.Option("json", "--format", "-f", help="json or text."),
+           format: str = typer.Option("json", "--format", "-f", help="json, text (a readable game record) or html (a self-contained page with charts)."),
            output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write to FILE instead of stdout."),
            as_player: Optional[str] = typer.Option(None, "--as", help="Only what this player knows."),
-           public: bool = typer.Option(False, "--public", help="Only what every player knows.")) -> None:
-    """Export a game's history (JSON or a readable text record).
+           public: bool = typer.Option(False, "--public", help="Only what every player knows."),
+           all_dir: Optional[Path] = typer.Option(None, "--all", help="Export every game into DIR (NAME.json, NAME.txt and NAME.html each).")) -> None:
+    """Export a game's history: JSON, a readable text record, or an HTML page with charts.
 
-    Example: pbem export hh1 --format json -o hh1.json
+    Example: pbem export hh1 --format html -o hh1.html
     """
-    from .export import build, text_record
+    from .export import FORMATS, build, render
     from .record import store
     from .record.db import session
 
-    if format not in ("json", "text"):
-        fail(f'--format must be json or text, not "{format}"', 2)
+    if format not in FORMATS:
+        fail(f'--format must be json, text or html, not "{format}"', 2)
+    if as_player and public:
+        fail("give --as PLAYER or --public, not both", 2)
+    if all_dir is not None:
+        if name or output or as_player:
+            fail("--all exports every game: give no game name, -o or --as with it", 2)
+        return _export_all(all_dir, public)
     if not name:
-        fail("name the game to export; see pbem game list", 2)
+        fail("name the game to export (or give --all DIR); see pbem game list", 2)
     cfg = _cfg()
     with session(cfg.database_url) as s:
         game = store.game_by_name(s, name)
@@ -329,12 +336,43 @@ def export(name: Optional[str] = typer.Argument(None, help="The game to export."
         if as_player and as_player not in players:
             fail(f'{as_player} is not a player of {name}; players: {", ".join(players)}')
         doc = build(s, game, as_player=as_player, public=public)
-    body = json.dumps(doc, indent=1, ensure_ascii=False) + "\n" if format == "json" else text_record(doc)
+    body = render(doc, format)
     if output:
         output.write_text(body, encoding="utf-8")
         typer.echo(f"wrote {output}")
     else:
         sys.stdout.write(body)
+
+
+def _export_all(directory: Path, public: bool) -> None:
+    """Every game as NAME.json, NAME.txt and NAME.html in `directory`, with a progress bar."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from sqlmodel import select
+
+    from .export import FORMATS, build, render
+    from .record.db import session
+    from .record.models import Game
+
+    cfg = _cfg()
+    directory.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with session(cfg.database_url) as s:
+        games = s.exec(select(Game).order_by(Game.id)).all()
+        if not games:
+            typer.echo("no games to export; create one with: pbem game new KIND --name NAME --player ...")
+            return
+        columns = (TextColumn("exporting {task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=Console(stderr=True)) as bar:
+            task = bar.add_task("", total=len(games))
+            for game in games:
+                bar.update(task, description=game.name)
+                doc = build(s, game, public=public)
+                for fmt, suffix in FORMATS.items():
+                    (directory / f"{game.name}.{suffix}").write_text(render(doc, fmt), encoding="utf-8")
+                    written += 1
+                bar.advance(task)
+    typer.echo(f"wrote {written} files for {len(games)} games in {directory}")
 
 
 @app.command()

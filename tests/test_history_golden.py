@@ -1,0 +1,90 @@
+"""The readable game record (`pbem export --format text`) of a seeded game of each kind, as golden text.
+
+Each game is played by email through the real pipeline with a fixed clock,
+seed and bot seed, so its record is reproducible.  A change in the rules, the
+event texts or the record layout shows up here as a readable diff.
+Run with PBEM_UPDATE_GOLDEN=1 to rewrite tests/golden/records/<kind>.txt.
+
+`seeded_export(kind)` is shared with the other history tests: each game is
+played once per test process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from pbem import engine as registry
+from pbem.export import text_record
+
+ROOT = Path(__file__).resolve().parent / "golden" / "records"
+#: kind -> (players, seed); the bot seed is "golden".
+GAMES = {"habsburg": (3, "record-hh"), "italian-wars": (2, "record-iw"), "dynasties": (3, "record-dy"),
+         "sixteen-thirty": (3, "record-st")}
+KINDS = list(GAMES)
+
+
+@lru_cache(maxsize=None)
+def seeded_home(kind: str) -> Path:
+    """A moderator home holding one finished seeded game of `kind` (played once per process)."""
+    from pbem.demo import run
+    from tests.conftest import Clock
+
+    if kind not in registry.available():
+        pytest.skip(f"the {kind} engine is not installed")
+    tmp = Path(tempfile.mkdtemp(prefix=f"pbem-history-{kind}-"))
+    atexit.register(shutil.rmtree, tmp, True)
+    players, seed = GAMES[kind]
+    r = run(kind, players, seed, tmp / "home", bot_seed="golden", clock=Clock(), max_polls=3000)
+    assert r.verified and "did not finish" not in r.summary, f"{kind}: {r.summary}; {r.checked}"
+    return tmp / "home"
+
+
+def seeded_export(kind: str) -> dict:
+    """The moderator's JSON export of the seeded finished game of `kind` (a fresh copy)."""
+    return json.loads((seeded_home(kind) / f"{kind}-demo.json").read_text())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_text_record_of_a_seeded_game_matches_golden_text(kind: str) -> None:
+    got = text_record(seeded_export(kind))
+    path = ROOT / f"{kind}.txt"
+    if os.environ.get("PBEM_UPDATE_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(got)
+        return
+    assert path.exists(), f"no golden record {path}; run with PBEM_UPDATE_GOLDEN=1"
+    assert got == path.read_text(), f"{kind}: the text record differs from {path}"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_record_has_a_header_turn_headings_one_line_per_event_the_result_and_the_seed(kind: str) -> None:
+    doc = seeded_export(kind)
+    text = text_record(doc)
+    lines = text.splitlines()
+    assert lines[1] == f"{doc['game']['title']}: game {doc['game']['name']}"
+    assert any(line.startswith("Players:") and all(p["name"] in line for p in doc["players"]) for line in lines)
+    for ev in doc["events"]:
+        assert any(line.lstrip().startswith(f"{ev['seq']}. {ev['text']}") for line in lines), ev["text"]
+    scores = [e for e in doc["events"] if e["kind"] == "scores"]
+    headings = [line for line in lines if line.startswith("--- ")]
+    assert headings[0].startswith("--- Set-up") and headings[-1].startswith("--- End of the game")
+    assert len(headings) == len(scores) + 2
+    assert doc["result"]["summary"] in text and "(winner)" in text
+    assert f"Seed: {doc['seed']}" in text and "equals the commitment" in text and "pbem verify" in text
+
+
+def test_a_record_during_the_game_keeps_the_seed_secret() -> None:
+    doc = seeded_export("italian-wars")
+    doc["game"]["over"], doc["seed"], doc["result"] = False, None, None
+    doc.pop("finished")
+    text = text_record(doc)
+    assert "Status:     in progress" in text and "Seed: secret until the game is over" in text
+    assert "--- Since the last scoring (in progress)" in text
