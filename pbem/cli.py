@@ -266,7 +266,6 @@ def poll(dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report
     from .config import ConfigError
     from .logsetup import setup
     from .mail.transport import TransportError
-    from .moderator import poll as run_poll, transports
     from .record.db import DatabaseError
 
     cfg = _cfg()
@@ -279,6 +278,14 @@ def poll(dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report
         typer.echo("another pbem poll is running on this home; nothing done")
         return
     try:
+        from datetime import datetime, timezone
+
+        from .idle import nothing_to_do
+
+        if not dry_run and nothing_to_do(cfg, datetime.now(timezone.utc)):
+            typer.echo("nothing to do: no new mail, nothing queued or due")
+            return
+        from .moderator import poll as run_poll, transports
         inbox, sender = transports(cfg)
         try:
             summary = run_poll(cfg, inbox, sender, dry_run=dry_run)

@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from functools import lru_cache
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 ROUNDS = 60_000
@@ -37,4 +38,10 @@ def check_code(code: str | None, stored: str) -> bool:
         _, rounds, salt, digest = stored.split("$")
     except ValueError:
         return False
-    return hmac.compare_digest(hash_code(code, salt, int(rounds)).split("$")[3], digest)
+    return hmac.compare_digest(_derived(normal(code), salt, int(rounds)), digest)
+
+
+@lru_cache(maxsize=4096)
+def _derived(code: str, salt: str, rounds: int) -> str:
+    """PBKDF2 once per (code, salt) per process: a poll of many orders from one player pays it once."""
+    return hashlib.pbkdf2_hmac("sha256", code.encode(), salt.encode(), rounds).hex()

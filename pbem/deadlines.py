@@ -32,8 +32,7 @@ def run_deadlines(cfg: Config, when: datetime) -> tuple[int, int]:
     """Returns (deadlines applied, reminders queued)."""
     applied = reminded = 0
     with session(cfg.database_url) as s:
-        ids = [g.id for g in s.exec(select(Game).order_by(Game.id)).all()
-               if not store.is_over(s, g.id) and store.control_state(s, g.id) == "running"]
+        ids = [gid for gid in store.open_game_ids(s) if store.control_state(s, gid) == "running"]
     for gid in ids:
         with session(cfg.database_url) as s:
             game = s.get(Game, gid)

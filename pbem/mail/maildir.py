@@ -28,19 +28,24 @@ class MaildirInbox:
         keys = []
         for sub in ("new", "cur"):
             folder = self.root / "inbox" / sub
-            if folder.is_dir():
-                keys += [(p.stat().st_mtime_ns, p.name.split(":")[0]) for p in folder.iterdir() if not p.name.startswith(".")]
+            for p in (folder.iterdir() if folder.is_dir() else ()):
+                if p.name.startswith("."):
+                    continue
+                try:
+                    keys.append((p.stat().st_mtime_ns, p.name.split(":")[0]))
+                except FileNotFoundError:  # taken by a concurrent run
+                    continue
         for _, key in sorted(keys):
             try:
                 raw = self.inbox.get_bytes(key)
-            except KeyError:  # taken by a concurrent run
+            except (KeyError, FileNotFoundError):  # taken by a concurrent run
                 continue
             yield Incoming(key, raw)
 
     def settle(self, key: str, accepted: bool) -> None:
         try:
             raw = self.inbox.get_bytes(key)
-        except KeyError:
+        except (KeyError, FileNotFoundError):
             return
         self._done[accepted].add(raw)
         self.inbox.discard(key)

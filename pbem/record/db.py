@@ -1,8 +1,13 @@
 """Database engines, sessions and migrations.
 
 SQLite runs in WAL mode with a busy timeout so that a cron run and a
-moderator command can overlap; PostgreSQL URLs are used as given.  The schema
-is created and upgraded only through Alembic (`migrate`).
+moderator command can overlap; every transaction takes the write lock at
+BEGIN.  PostgreSQL gets the same guarantee from a transaction-scoped advisory
+lock taken at BEGIN (`RECORD_LOCK`), so that concurrent `pbem poll` runs, even
+on different hosts or without the CLI's file lock, see each other's committed
+messages and never apply one twice; its sessions run in UTC because the
+columns hold naive UTC times.  The schema is created and upgraded only
+through Alembic (`migrate`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
 BUSY_TIMEOUT_MS = 30_000
+# Key of the PostgreSQL advisory lock that serialises writers to one record (b"pbem" as an integer).
+RECORD_LOCK = 0x7062656D
 
 
 class DatabaseError(Exception):
@@ -41,7 +48,18 @@ def engine_for(url: str) -> Engine:
         def _begin(conn) -> None:  # take the write lock at BEGIN: no upgrade deadlocks between runs
             conn.exec_driver_sql("BEGIN IMMEDIATE")
         return eng
+    if url.startswith("postgresql"):
+        return _postgres_engine(url)
     return create_engine(url, pool_pre_ping=True)
+
+
+def _postgres_engine(url: str) -> Engine:
+    eng = create_engine(url, pool_pre_ping=True, connect_args={"options": "-c timezone=UTC"})
+
+    @event.listens_for(eng, "begin")
+    def _begin(conn) -> None:  # one writer at a time, as BEGIN IMMEDIATE does on SQLite; released at COMMIT
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({RECORD_LOCK})")
+    return eng
 
 
 @contextmanager

@@ -144,7 +144,8 @@ class OutboxMessage(SQLModel, table=True):
     """A message to send.  Queued in the same transaction as what caused it."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
+    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),
+                      Index("ix_outbox_to_created", "to_addr", "created_at"))
 
     id: Optional[int] = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998, unique=True)

@@ -171,6 +171,14 @@ def control_state(s: Session, game_id: int) -> str:
     return state
 
 
+def open_game_ids(s: Session) -> list[int]:
+    """Games whose newest snapshot is not over, in one query (finished games cost nothing per poll)."""
+    newest = select(Snapshot.game_id, func.max(Snapshot.seq).label("seq")).group_by(Snapshot.game_id).subquery()
+    q = (select(Snapshot.game_id).join(newest, (Snapshot.game_id == newest.c.game_id) & (Snapshot.seq == newest.c.seq))
+         .where(Snapshot.over == False).order_by(Snapshot.game_id))  # noqa: E712
+    return list(s.exec(q).all())
+
+
 def is_over(s: Session, game_id: int) -> bool:
     snap = s.exec(select(Snapshot).where(Snapshot.game_id == game_id).order_by(Snapshot.seq.desc())).first()
     return bool(snap and snap.over)

@@ -1,0 +1,158 @@
+"""Poll throughput: `pbem poll` over real IMAP/SMTP vs raw imapclient + smtplib on the same mail.
+
+    python benchmarks/poll_throughput.py [--messages 1000] [--games 50] [--servers pip,debian]
+
+For each server pair (pymap + aiosmtpd always; Dovecot + Postfix when installed and
+running as root), in one run:
+
+* pbem: --messages order emails across --games games are put in the moderator's
+  INBOX; one `pbem poll` process fetches them, applies them, moves each to the
+  processed folder and sends every reply and report it queued (timed as a whole,
+  interpreter start included).
+* baseline: the same messages put in the INBOX again; imapclient fetches them in
+  the same batches and moves each one (what pbem's IMAP side does), then smtplib
+  sends the same number of outgoing messages (pbem's own, read from its outbox)
+  over one connection.  No game logic, no database.
+
+Prints both times and the ratio pbem/baseline (goal <= 1.2), plus the ratio against
+a fetch-only baseline (no moves), for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import smtplib
+import tempfile
+import time
+from pathlib import Path
+
+import common
+
+BATCH = 50  # pbem's ImapInbox batch
+
+
+def users() -> dict[str, str]:
+    return {common.MODERATOR: common.PASSWORD, **{common.player_address(p): common.PASSWORD for p in common.PLAYERS}}
+
+
+def wire(cfg, servers) -> None:
+    text = cfg.path.read_text().replace('transport = "maildir"', 'transport = "imap"')
+    text += (f'\n[imap]\nhost = "{servers.imap_host}"\nport = {servers.imap_port}\nssl = false\nstarttls = false\n'
+             f'username = "{common.MODERATOR}"\npassword_env = "PBEM_BENCH_PASSWORD"\n'
+             f'\n[smtp]\nhost = "{servers.smtp_host}"\nport = {servers.smtp_port}\nssl = false\nstarttls = false\n'
+             f'username = "{common.MODERATOR}"\npassword_env = "PBEM_BENCH_PASSWORD"\n')
+    cfg.path.write_text(text)
+
+
+def deliver_all(servers, mails: list[bytes]) -> None:
+    with servers.imap(common.MODERATOR) as client:
+        common_nodelay(client)
+        for raw in mails:
+            client.append("INBOX", raw)
+
+
+def common_nodelay(client) -> None:
+    from pbem.mail.testservers import _nodelay
+
+    _nodelay(client)
+
+
+def clear_players(servers) -> None:
+    for p in common.PLAYERS:
+        with servers.imap(common.player_address(p)) as client:
+            client.select_folder("INBOX")
+            uids = client.search(["ALL"])
+            if uids:
+                client.delete_messages(uids)
+                client.expunge()
+
+
+def baseline(servers, outgoing: list[tuple[str, bytes]], move: bool) -> float:
+    import imapclient
+
+    t0 = time.perf_counter()
+    client = imapclient.IMAPClient(servers.imap_host, servers.imap_port, ssl=False, timeout=30)
+    client.login(common.MODERATOR, common.PASSWORD)
+    client.select_folder("INBOX")
+    if move and not client.folder_exists("baseline"):
+        client.create_folder("baseline")
+    uids = sorted(client.search(["NOT", "DELETED"]))
+    fetched = 0
+    for start in range(0, len(uids), BATCH):
+        chunk = uids[start:start + BATCH]
+        data = client.fetch(chunk, ["BODY.PEEK[]"])
+        for uid in chunk:
+            fetched += len(data[uid][b"BODY[]"])
+            if move:
+                client.move([uid], "baseline")
+    client.logout()
+    smtp = smtplib.SMTP(servers.smtp_host, servers.smtp_port, timeout=30)
+    smtp.login(common.MODERATOR, common.PASSWORD) if smtp.has_extn("auth") else None
+    for to, raw in outgoing:
+        smtp.sendmail(common.MODERATOR, [to], re.sub(rb"\r?\n", b"\r\n", raw))  # SMTP wants CRLF, as pbem sends
+    smtp.quit()
+    return time.perf_counter() - t0
+
+
+def one_pair(kind: str, factory, tmp: Path, messages: int, games: int) -> dict:
+    from sqlmodel import select
+
+    from pbem.record.db import session
+    from pbem.record.models import OutboxMessage
+
+    with factory(tmp / f"{kind}-servers", users()) as servers:
+        cfg = common.make_home(tmp / f"{kind}-home")
+        wire(cfg, servers)
+        env = dict(os.environ, PBEM_CONFIG=str(cfg.path), PBEM_BENCH_PASSWORD=common.PASSWORD)
+        names = common.create_games(cfg, games)
+        common.run_timed(common.pbem_cmd("poll"), env)  # first reports out of the way (untimed)
+        with session(cfg.database_url) as s:
+            before = {m.id for m in s.exec(select(OutboxMessage)).all()}
+        mails = common.order_mails(names, messages)
+        clear_players(servers)
+        deliver_all(servers, mails)
+        pbem_s, line = common.run_timed(common.pbem_cmd("poll"), env)
+        assert f"read {messages} messages: {messages} accepted" in line, line
+        with session(cfg.database_url) as s:
+            out = [(m.to_addr, m.raw) for m in s.exec(select(OutboxMessage).order_by(OutboxMessage.id)).all()
+                   if m.id not in before]
+            assert all(m.status == "sent" for m in s.exec(select(OutboxMessage)).all())
+        clear_players(servers)
+        deliver_all(servers, mails)
+        base_s = baseline(servers, out, move=True)
+        clear_players(servers)
+        deliver_all(servers, mails)
+        fetch_only_s = baseline(servers, out, move=False)
+        return {"pbem_poll_s": round(pbem_s, 2), "baseline_s": round(base_s, 2),
+                "baseline_fetch_only_s": round(fetch_only_s, 2), "outgoing_messages": len(out),
+                "ratio": common.ratio(pbem_s, base_s), "ratio_vs_fetch_only": common.ratio(pbem_s, fetch_only_s),
+                "pbem_messages_per_second": round(messages / pbem_s, 1), "summary": line}
+
+
+def main() -> None:
+    from pbem.mail.testservers import Unavailable, debian_mail_servers, debian_unavailable, pip_mail_servers
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--messages", type=int, default=1000)
+    ap.add_argument("--games", type=int, default=50)
+    ap.add_argument("--servers", default="pip,debian")
+    args = ap.parse_args()
+    doc = {"benchmark": "poll_throughput", "messages": args.messages, "games": args.games, "goal": 1.2,
+           "servers": {}}
+    with tempfile.TemporaryDirectory(prefix="pbem-tp-") as tmp:
+        for kind in args.servers.split(","):
+            factory = pip_mail_servers if kind == "pip" else debian_mail_servers
+            if kind == "debian" and debian_unavailable():
+                doc["servers"][kind] = {"skipped": debian_unavailable()}
+                continue
+            try:
+                doc["servers"][kind] = one_pair(kind, factory, Path(tmp), args.messages, args.games)
+            except Unavailable as exc:
+                doc["servers"][kind] = {"skipped": str(exc)}
+    common.emit(doc)
+
+
+if __name__ == "__main__":
+    main()
