@@ -11,6 +11,13 @@ from datetime import datetime, timedelta, timezone
 
 
 def nothing_to_do(cfg, when: datetime) -> bool:
+    try:
+        return _nothing_to_do(cfg, when)
+    except Exception:  # locked, missing or strange database: let the full poll decide and report it
+        return False
+
+
+def _nothing_to_do(cfg, when: datetime) -> bool:
     if cfg.transport != "maildir" or _maildir_has_mail(cfg):
         return False  # IMAP: the poll opens the inbox anyway (TODO: a STATUS check before the models)
     from sqlalchemy import DateTime, bindparam, text

@@ -10,6 +10,7 @@ body hash.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from dataclasses import dataclass, field
@@ -119,6 +120,17 @@ def create_game(cfg: Config, kind: str, name: str, players: list[tuple[str, str]
 
 def poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.now_utc,
          dry_run: bool = False) -> PollSummary:
+    """Raises TransportError or DatabaseError (one sentence each) where the run cannot go on."""
+    try:
+        return _poll(cfg, inbox, sender, clock, dry_run)
+    except OperationalError as exc:
+        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+    except OSError as exc:  # a full disk, a read-only or vanished mail folder
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        raise TransportError(f"a mail folder or file could not be used: {exc.strerror or exc}{where}") from None
+
+
+def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_run: bool) -> PollSummary:
     summary = PollSummary()
     for item in inbox.fetch():
         summary.read += 1
@@ -170,6 +182,9 @@ def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Ha
                                                           InboundMessage.body_hash == msg.body_hash)).first()
             if seen is not None:
                 return Handled("duplicates", f"{msg.message_id} was already handled")
+            if s.exec(select(InboundMessage.id).where(InboundMessage.message_id == msg.message_id)).first() is not None:
+                # the same Message-ID with other bytes (a replay, a reusing client): keep outgoing ids unique
+                msg = dataclasses.replace(msg, key=f"{msg.message_id}#{msg.body_hash[:16]}")
             result = _decide(s, cfg, msg, raw, when)
             if dry_run:
                 s.rollback()
@@ -214,7 +229,7 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
         if _reply_allowed(s, cfg, seat.address, when):
             outbox.queue_reply(s, cfg, to=seat.address, to_name=seat.display_name, template=template,
                                subject=subject, when=when, in_reply_to=msg.message_id, references=msg.references,
-                               game_id=game.id, player=player, game_name=game.name, **ctx)
+                               game_id=game.id, player=player, game_name=game.name, key_id=msg.ident, **ctx)
 
     def notice(body: str) -> None:
         reply("notice", f"Re: {msg.subject}"[:200], body=body)
@@ -242,12 +257,12 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
     subject = f"Re: [pbem {game.name}] your orders"
     if ex.help:
         outbox.queue_notice(s, cfg, to=seat.address, subject=f"[pbem {game.name}] Help", when=when,
-                            key=("help", msg.message_id), game_id=game.id, player=player,
+                            key=("help", msg.ident), game_id=game.id, player=player,
                             in_reply_to=msg.message_id, body=_help_text(loaded, player))
     if ex.status:
-        outbox.queue_report(s, cfg, loaded, player, when, extra=msg.message_id)
+        outbox.queue_report(s, cfg, loaded, player, when, extra=msg.ident)
     problems = list(ex.problems)
-    press_done = [_press(s, cfg, loaded, player, p, ex.code, when, msg.message_id, problems) for p in ex.press]
+    press_done = [_press(s, cfg, loaded, player, p, ex.code, when, msg.ident, problems) for p in ex.press]
     if not ex.orders:
         kind = "accepted" if (ex.help or ex.status or any(press_done)) else "rejected"
         _record(s, msg, raw, when, kind, "commands only" if kind == "accepted" else "no orders found", game, player)
@@ -338,7 +353,7 @@ def _stranger(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime,
     _record(s, msg, raw, when, "rejected", f"code of {victim.player} used from {msg.sender}", game, victim.player)
     if _reply_allowed(s, cfg, victim.address, when):
         outbox.queue_notice(s, cfg, to=victim.address, subject=f"[pbem {game.name}] Refused: orders from another address",
-                            when=when, key=("stranger", msg.message_id), game_id=game.id, player=victim.player,
+                            when=when, key=("stranger", msg.ident), game_id=game.id, player=victim.player,
                             body=f"A message carrying your player code for game {game.name} came from "
                                  f"{msg.sender or 'an unknown sender'}, not from your registered address.\n"
                                  "It was refused and nothing was applied. If you did not send it, your code may be "
@@ -357,7 +372,7 @@ def _no_game(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) 
     if _reply_allowed(s, cfg, msg.sender, when):
         what = f'"[pbem {msg.game}]" names no game' if msg.game else "the subject does not name a game"
         outbox.queue_notice(s, cfg, to=msg.sender, subject=f"Re: {msg.subject}"[:200], when=when,
-                            key=(msg.message_id,), in_reply_to=msg.message_id,
+                            key=(msg.ident,), in_reply_to=msg.message_id,
                             body=f"Nothing was applied: {what}.\nPut the game's tag in the subject, for example "
                                  f"\"[pbem {names[0]}] orders\".\nYour games: {', '.join(names)}.")
     return Handled("rejected")

@@ -107,9 +107,9 @@ def queue_report(s: Session, cfg: Config, loaded: store.Loaded, player: str, whe
 
 def queue_reply(s: Session, cfg: Config, *, to: str, to_name: str, template: str, subject: str, when: datetime,
                 in_reply_to: str, references: tuple[str, ...] = (), game_id: int | None = None, player: str = "",
-                purpose: str = "ack", **ctx: Any) -> OutboxMessage:
+                purpose: str = "ack", key_id: str | None = None, **ctx: Any) -> OutboxMessage:
     text, html = render_pair(template, moderator=cfg.moderator_name, **ctx)
-    return _queue(s, cfg, key=(purpose, in_reply_to, to), to=to, to_name=to_name, subject=subject, text=text,
+    return _queue(s, cfg, key=(purpose, key_id or in_reply_to, to), to=to, to_name=to_name, subject=subject, text=text,
                   html=html, purpose=purpose, when=when, game_id=game_id, player=player, in_reply_to=in_reply_to,
                   references=references, auto="auto-replied")
 

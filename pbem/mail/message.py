@@ -36,6 +36,12 @@ class Inbound:
     problem: str | None  # why the body cannot be read (too long, binary) or None
     references: tuple[str, ...] = ()
     date: str = ""
+    key: str = ""  # set when this Message-ID was already seen with other bytes
+
+    @property
+    def ident(self) -> str:
+        """What outgoing Message-IDs caused by this message are derived from (unique per message)."""
+        return self.key or self.message_id
 
 
 class _HtmlText(HTMLParser):

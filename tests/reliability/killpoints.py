@@ -1,0 +1,372 @@
+"""Run `pbem poll` exactly as cron does, with test-only kill points and faults.
+
+    python -m tests.reliability.killpoints --config HOME/pbem.toml poll
+
+is `python -m pbem ...` with hooks installed from the environment first (so
+the product code carries no test switches):
+
+PBEM_TEST_KILL_AT="STAGE:N"   the process SIGKILLs itself at the N-th time
+    (1-based, counted within this run) it reaches STAGE:
+      fetch   a message was fetched; before it is handled
+      txn     inside the message's transaction: everything recorded and
+              queued (flushed), not yet committed
+      commit  committed; before the message is moved out of the inbox
+      send    the N-th outgoing mail was delivered; before it is marked sent
+      presend before the N-th outgoing mail is delivered
+    Just before dying it appends "STAGE:N" to PBEM_TEST_KILL_LOG (if set),
+    so the test knows which stage was really hit.
+PBEM_TEST_NO_FLOCK=1          skip pbem's own poll lock, so concurrent runs
+    really overlap on the database and the Maildir (tests the database-level
+    safety, not just the lock).
+PBEM_TEST_FAULT=NAME          make one dependency fail:
+      smtp-down        real SmtpSender against a closed port, Maildir inbox
+      send-enospc      the Maildir sender raises OSError(ENOSPC)
+      settle-enospc    moving a message out of the inbox raises OSError(ENOSPC)
+PBEM_TEST_BUSY_MS=N           SQLite busy timeout (default 30 s) for lock tests.
+PBEM_TEST_CLOCK_SHIFT=S       the run's clock is S seconds ahead (a later cron run,
+    past the outbox's retry backoff).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import sys
+
+
+def _die(stage: str, n: int) -> None:
+    log = os.environ.get("PBEM_TEST_KILL_LOG")
+    if log:
+        with open(log, "a") as f:
+            f.write(f"{stage}:{n}\n")
+            f.flush()
+            os.fsync(f.fileno())
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def install() -> None:
+    spec = os.environ.get("PBEM_TEST_KILL_AT", "")
+    busy = os.environ.get("PBEM_TEST_BUSY_MS")
+    if busy:
+        from pbem.record import db
+
+        db.BUSY_TIMEOUT_MS = int(busy)
+    if os.environ.get("PBEM_TEST_NO_FLOCK"):
+        import fcntl
+
+        fcntl.flock = lambda *a, **k: None  # type: ignore[assignment]
+    shift = os.environ.get("PBEM_TEST_CLOCK_SHIFT")
+    if shift:
+        from datetime import timedelta
+
+        from pbem import moderator as mod
+        from pbem.record.store import now_utc
+
+        orig_poll = mod.poll
+
+        def poll(cfg, inbox, sender, clock=None, dry_run=False):
+            return orig_poll(cfg, inbox, sender, clock=lambda: now_utc() + timedelta(seconds=float(shift)),
+                             dry_run=dry_run)
+
+        mod.poll = poll
+    fault = os.environ.get("PBEM_TEST_FAULT", "")
+    if fault:
+        _install_fault(fault)
+    if not spec:
+        return
+    stage, _, n_text = spec.partition(":")
+    target = int(n_text or "1")
+    counts = {"n": 0}
+
+    def hit() -> bool:
+        counts["n"] += 1
+        return counts["n"] == target
+
+    from pbem import moderator
+    from pbem.mail import maildir
+
+    if stage == "fetch":
+        orig_handle = moderator.handle
+
+        def handle(*a, **k):
+            if hit():
+                _die(stage, target)
+            return orig_handle(*a, **k)
+
+        moderator.handle = handle
+    elif stage == "txn":
+        orig_decide = moderator._decide
+
+        def decide(s, *a, **k):
+            result = orig_decide(s, *a, **k)
+            if hit():
+                s.flush()  # rows written inside the open transaction, never committed
+                _die(stage, target)
+            return result
+
+        moderator._decide = decide
+    elif stage == "commit":
+        orig_settle = maildir.MaildirInbox.settle
+
+        def settle(self, key, accepted):
+            if hit():
+                _die(stage, target)
+            return orig_settle(self, key, accepted)
+
+        maildir.MaildirInbox.settle = settle
+    elif stage in ("send", "presend"):
+        orig_send = maildir.MaildirSender.send
+
+        def send(self, raw, sender, recipients):
+            if stage == "presend" and hit():
+                _die(stage, target)
+            orig_send(self, raw, sender, recipients)
+            if stage == "send" and hit():
+                _die(stage, target)
+
+        maildir.MaildirSender.send = send
+    else:
+        raise SystemExit(f"unknown kill stage {stage!r}")
+
+
+def _install_fault(fault: str) -> None:
+    from pbem import moderator
+    from pbem.mail import maildir
+
+    if fault == "smtp-down":
+        from pbem.mail.smtp import SmtpSender
+
+        port = int(os.environ.get("PBEM_TEST_SMTP_PORT", "9"))
+
+        def transports(cfg):
+            return maildir.MaildirInbox(cfg.maildir_path), SmtpSender("127.0.0.1", port, timeout=5)
+
+        moderator.transports = transports
+    elif fault == "send-enospc":
+        def send(self, raw, sender, recipients):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        maildir.MaildirSender.send = send
+    elif fault == "settle-enospc":
+        def settle(self, key, accepted):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        maildir.MaildirInbox.settle = settle
+    else:
+        raise SystemExit(f"unknown fault {fault!r}")
+
+
+if __name__ == "__main__":
+    install()
+    from pbem.cli import app
+
+    sys.argv[0] = "pbem"
+    app(prog_name="pbem")
+
+
+# --------------------------------------------------------------------------- scenario helpers for the tests
+
+PYTHON = sys.executable
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
+
+
+def code_for(game: str, player: str) -> str:
+    import hashlib
+
+    d = hashlib.sha256(f"{game}:{player}".encode()).hexdigest().upper()
+    return f"{d[:4]}-{d[4:8]}"
+
+
+def address(game: str, player: str) -> str:
+    return f"{player.lower()}.{game}@players.test"
+
+
+def make_home(path, replies_per_hour: int = 1_000_000):
+    """A fresh moderator home (SQLite + Maildir) with the reply cap lifted (it is not under test here)."""
+    from pathlib import Path
+
+    from pbem import config as config_mod
+    from pbem.cli_support import init_home
+
+    cfg_path = init_home(Path(path), address="moderator@pbem.test", name="Test Moderator")
+    text = cfg_path.read_text().replace("replies_per_hour = 30", f"replies_per_hour = {replies_per_hour}")
+    cfg_path.write_text(text)
+    return config_mod.load(cfg_path)
+
+
+GAMES = [("habsburg", 3), ("dynasties", 3), ("italian-wars", 2), ("habsburg", 4), ("dynasties", 2),
+         ("italian-wars", 2), ("habsburg", 3), ("dynasties", 4)]
+
+
+def plan_games(total: int, games=GAMES, seed: str = "crash"):
+    """Bot-played inputs for several games, cut so that `total` order messages are needed in all.
+
+    Returns [(kind, name, players, seed, [(player, lines), ...])].
+    """
+    from pbem import engine as registry
+    from pbem.engine.bots import play
+
+    plans = []
+    for i, (kind, n) in enumerate(games):
+        name = f"{kind[:2]}{i}"
+        players = NAMES[:n]
+        pt = play(registry.get(kind), players, f"{seed}-{i}", bot_seed=f"{seed}-bots-{i}")
+        plans.append([kind, name, players, f"{seed}-{i}", list(pt.inputs)])
+    full = [list(p[4]) for p in plans]
+    want = [0] * len(plans)
+    left = total
+    while left > 0:  # deal the messages out one game at a time, as long as games have inputs
+        progressed = False
+        for j in range(len(plans)):
+            if left and want[j] < len(full[j]):
+                want[j] += 1
+                left -= 1
+                progressed = True
+        if not progressed:
+            raise ValueError(f"the games hold only {total - left} inputs, not {total}")
+    out = []
+    for j, p in enumerate(plans):
+        p[4] = full[j][:want[j]]
+        out.append(p)
+    return out
+
+
+def create_games(cfg, plans, fast_codes: bool = True) -> None:
+    """Create the planned games.  `fast_codes`: seats hashed with 1,000 PBKDF2 rounds instead of 60,000
+    (test-only speed; checking reads the rounds from the stored hash, so the checked code path is the same)."""
+    from pbem import codes as codes_mod
+    from pbem import moderator
+
+    orig = moderator.hash_code
+    if fast_codes:
+        moderator.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)
+    try:
+        for kind, name, players, seed, _ in plans:
+            moderator.create_game(cfg, kind, name, [(p, address(name, p)) for p in players], seed=seed,
+                                  codes={p: code_for(name, p) for p in players})
+    finally:
+        moderator.hash_code = orig
+
+
+def order_messages(plans) -> list[bytes]:
+    """One order email per input, games interleaved round-robin (each game's inputs in order)."""
+    from email.message import EmailMessage
+
+    queues = [(name, list(inputs)) for _, name, _, _, inputs in plans]
+    out: list[bytes] = []
+    n = 0
+    while any(q for _, q in queues):
+        for name, q in queues:
+            if not q:
+                continue
+            player, lines = q.pop(0)
+            n += 1
+            msg = EmailMessage()
+            msg["From"] = f"{player} <{address(name, player)}>"
+            msg["To"] = "moderator@pbem.test"
+            msg["Subject"] = f"Re: [pbem {name}] orders"
+            msg["Date"] = "Mon, 05 Jan 2026 12:00:00 +0000"
+            msg["Message-ID"] = f"<order-{n:05d}.{name}@players.test>"
+            msg.set_content("\n".join([f"CODE {code_for(name, player)}", *lines]) + "\n")
+            out.append(msg.as_bytes())
+    return out
+
+
+_SEQ = {"n": 0}
+
+
+def deliver_in_order(cfg, raws: list[bytes]) -> None:
+    """Drop messages into the Maildir inbox so that pbem fetches them in this order (by mtime)."""
+    import time
+    from pathlib import Path
+
+    new = Path(cfg.maildir_path) / "inbox" / "new"
+    new.mkdir(parents=True, exist_ok=True)
+    for d in ("cur", "tmp"):
+        (new.parent / d).mkdir(exist_ok=True)
+    base = time.time_ns()
+    for raw in raws:
+        _SEQ["n"] += 1
+        name = f"{base // 10**9}.M{_SEQ['n']:07d}P{os.getpid()}.test"
+        path = new / name
+        path.write_bytes(raw)
+        ns = base + _SEQ["n"] * 1000
+        os.utime(path, ns=(ns, ns))
+
+
+def inbox_count(cfg) -> int:
+    from pathlib import Path
+
+    root = Path(cfg.maildir_path) / "inbox"
+    return sum(1 for d in ("new", "cur") if (root / d).is_dir() for p in (root / d).iterdir()
+               if not p.name.startswith("."))
+
+
+def run_poll(cfg, env: dict | None = None, timeout: float = 300, wrapper: bool = True):
+    """One `pbem poll` in a subprocess; returns CompletedProcess."""
+    import subprocess
+
+    full = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_TEST_")}
+    full.update(env or {})
+    full["PYTHONPATH"] = REPO + os.pathsep + full.get("PYTHONPATH", "")
+    mod = "tests.reliability.killpoints" if wrapper else "pbem"
+    return subprocess.run([PYTHON, "-m", mod, "--config", str(cfg.path), "poll"], cwd=REPO, env=full,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def start_poll(cfg, env: dict | None = None, wrapper: bool = True):
+    import subprocess
+
+    full = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_TEST_")}
+    full.update(env or {})
+    full["PYTHONPATH"] = REPO + os.pathsep + full.get("PYTHONPATH", "")
+    mod = "tests.reliability.killpoints" if wrapper else "pbem"
+    return subprocess.Popen([PYTHON, "-m", mod, "--config", str(cfg.path), "poll"], cwd=REPO, env=full,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def record_digest(cfg) -> dict:
+    """The record without ids, clocks or raw bytes: what must be equal between two runs on the same mail."""
+    import sqlite3
+
+    path = cfg.database_url.removeprefix("sqlite:///")
+    con = sqlite3.connect(path)
+    try:
+        q = lambda sql: [tuple(r) for r in con.execute(sql).fetchall()]  # noqa: E731
+        return {
+            "games": q("SELECT name, kind, seed, players_json FROM games ORDER BY name"),
+            "inbound": q("SELECT message_id, body_hash, sender, g.name, player, outcome, reason FROM inbound_messages i "
+                         "LEFT JOIN games g ON g.id = i.game_id ORDER BY i.id"),
+            "orders": q("SELECT g.name, o.seq, o.kind, o.player, o.lines_json, i.message_id FROM orders o "
+                        "JOIN games g ON g.id = o.game_id LEFT JOIN inbound_messages i ON i.id = o.inbound_id "
+                        "ORDER BY g.name, o.seq"),
+            "events": q("SELECT g.name, e.seq, e.input_seq, e.kind, e.text, e.visibility_json, e.data_json FROM events e "
+                        "JOIN games g ON g.id = e.game_id ORDER BY g.name, e.seq"),
+            "snapshots": q("SELECT g.name, s.seq, s.step, s.over, s.state_json FROM snapshots s "
+                           "JOIN games g ON g.id = s.game_id ORDER BY g.name, s.seq"),
+            "deadlines": q("SELECT g.name, d.step, d.reason FROM deadlines d JOIN games g ON g.id = d.game_id "
+                           "ORDER BY g.name, d.id"),
+            "outbox": q("SELECT message_id, g.name, player, purpose, upto_seq, to_addr, status FROM outbox o "
+                        "LEFT JOIN games g ON g.id = o.game_id ORDER BY o.id"),
+        }
+    finally:
+        con.close()
+
+
+def delivered(cfg) -> dict[str, int]:
+    """Message-ID -> how many times it was written to the `sent` Maildir."""
+    import re
+    from pathlib import Path
+
+    counts: dict[str, int] = {}
+    root = Path(cfg.maildir_path) / "sent"
+    for d in ("new", "cur"):
+        if not (root / d).is_dir():
+            continue
+        for p in (root / d).iterdir():
+            head = p.read_bytes().split(b"\n\n", 1)[0].decode("utf-8", "replace")
+            m = re.search(r"(?im)^Message-ID:\s*(<[^>]+>)", head)
+            counts[m.group(1) if m else f"?{p.name}"] = counts.get(m.group(1) if m else f"?{p.name}", 0) + 1
+    return counts

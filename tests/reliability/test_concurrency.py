@@ -1,0 +1,69 @@
+"""Concurrency: two to four `pbem poll` runs started together on the same home end
+with the same record as one run.
+
+Twice: with pbem's own poll lock (the product as cron runs it: the others
+see the lock and do nothing), and with the lock switched off in the test
+wrapper so that the runs really overlap on the SQLite record and the Maildir
+(the database-level safety: Message-ID + body hash, BEGIN IMMEDIATE, the
+outbox status check).  Without the lock a mail may be delivered twice (at
+least once out), never lost.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.reliability import killpoints as kp
+
+TOTAL = 120
+GAMES = [("dynasties", 2), ("habsburg", 3), ("italian-wars", 2), ("dynasties", 3)]
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory):
+    plans = kp.plan_games(TOTAL, games=GAMES, seed="concurrency")
+    msgs = kp.order_messages(plans)
+    ref = kp.make_home(tmp_path_factory.mktemp("reference") / "home")
+    kp.create_games(ref, plans)
+    kp.deliver_in_order(ref, msgs)
+    r = kp.run_poll(ref, wrapper=False)
+    assert r.returncode == 0, r.stderr
+    return plans, msgs, kp.record_digest(ref)
+
+
+def _together(cfg, n: int, wrapper: bool, env: dict) -> list:
+    procs = [kp.start_poll(cfg, env, wrapper=wrapper) for _ in range(n)]
+    out = []
+    for p in procs:
+        stdout, stderr = p.communicate(timeout=300)
+        out.append((p.returncode, stdout, stderr))
+    return out
+
+
+@pytest.mark.parametrize("runs, lock", [(4, True), (3, False)])
+def test_polls_started_together_end_with_the_record_of_one_run(tmp_path: Path, scenario, runs: int, lock: bool) -> None:
+    plans, msgs, reference = scenario
+    cfg = kp.make_home(tmp_path / "home")
+    kp.create_games(cfg, plans)
+    kp.deliver_in_order(cfg, msgs)
+    env = {} if lock else {"PBEM_TEST_NO_FLOCK": "1"}
+    results = _together(cfg, runs, wrapper=not lock, env=env)
+    for code, stdout, stderr in results:
+        assert code == 0, stderr[-3000:]
+        assert "Traceback" not in stderr, stderr[-3000:]
+    if lock:
+        assert sum("another pbem poll is running" in o for _, o, _ in results) >= 1
+    else:
+        assert sum("read " in o and "another" not in o for _, o, _ in results) == runs, "every run must really poll"
+    assert kp.inbox_count(cfg) == 0
+    got = kp.record_digest(cfg)
+    for table in reference:
+        assert got[table] == reference[table], f"table {table} differs from one run"
+    sent = kp.delivered(cfg)
+    queued = [row[0] for row in got["outbox"]]
+    assert all(sent.get(m, 0) >= 1 for m in queued), "a queued mail was never delivered"
+    assert set(sent) <= set(queued)
+    if lock:
+        assert all(n == 1 for n in sent.values())

@@ -1,0 +1,219 @@
+"""Secrecy at scale: seeded bot games of every shipped kind, each player's report
+rendered through the same template path as the mail, checked against the hidden
+items of every other player at that moment.
+
+Running thousands of games through the mail pipeline is too slow for CI, so
+games are played in process with `pbem.engine.bots.play`, and at sampled
+moments each player's report text is rendered from `view(state, player)` and
+the events visible to that player (the context `pbem.outbox.report_context`
+builds, without the database) with the real `report` template.  Checks:
+* habsburg, italian-wars, dynasties: no other player's hidden card (from
+  `tests/secrets_by_kind.py`) is named unless an event visible to the reader
+  already named it;
+* sixteen-thirty (hands, hidden victory counters, unrevealed ballots, trade
+  offers, standing orders): the report is byte-for-byte the same when another
+  player's secrets are scrambled (indistinguishability; counters are country
+  names that appear publicly, so name matching cannot work there).
+Sampling (to keep the run near a minute per kind): every game is played to
+its end (sixteen-thirty: the first `ST_INPUTS` inputs of each game, plus a
+few whole games), and each player's report is rendered at `RENDERS` moments
+per game chosen by a seeded generator, plus the final report.
+The full pipeline (codes in mail and log lines) is covered by
+`test_full_pipeline_mail_and_logs_hold_no_code`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from pbem import engine as registry
+from pbem.engine.bots import play
+from pbem.reports import render
+from tests.secrets_by_kind import HIDDEN
+
+GAMES = int(os.environ.get("PBEM_SECRECY_GAMES", "1000"))
+RENDERS = 1
+ST_INPUTS = 30
+PLAYERS = {"habsburg": [3, 4, 6], "italian-wars": [2], "dynasties": [2, 3, 5], "sixteen-thirty": [3, 4, 6]}
+NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
+
+
+def report_text(eng, state, player: str, happened: list[str]) -> str:
+    reqs = [r for r in eng.requests(state) if r.player == player]
+    result = eng.result(state)
+    view = eng.view(state, player)
+    ctx = {"title": eng.title, "game_name": "g1", "player": player, "view": view, "sections": view["sections"],
+           "happened": happened,
+           "asked": [{"prompt": r.prompt, "syntax": list(r.syntax), "legal": list(r.legal),
+                      "default": list(r.default), "on_file": list(r.on_file), "answered": r.answered} for r in reqs],
+           "deadline": "2026-01-07 12:00 UTC" if reqs and result is None else None,
+           "waiting": sorted({r.player for r in eng.requests(state) if not r.answered}),
+           "commitment": None, "result": None if result is None else {"summary": result.summary,
+                                                                        "scores": result.scores},
+           "seed": None, "commitment_final": "0" * 64, "code": None, "moderator": "m"}
+    return render("mail/report.txt.j2", **ctx)
+
+
+def _word(item: str) -> re.Pattern:
+    return re.compile(rf"(?<![\w-]){re.escape(item)}(?![\w-])")
+
+
+def _all_names(state) -> set[str]:
+    """Every card name in the state (hands, deck, discard ...), to tell "Duke" from "Grand Duke"."""
+    names: set[str] = set()
+
+    def walk(x) -> None:
+        if isinstance(x, str):
+            names.add(x)
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk({k: v for k, v in state.items() if k in ("hands", "deck", "discard", "melds", "displays")})
+    return names
+
+
+def _names_hidden(text: str, item: str, names: set[str]) -> bool:
+    pat = _word(item)
+    for longer in names:  # a longer name holding the item as words ("Grand Duke" for "Duke") is not the item
+        if longer != item and pat.search(longer):
+            text = text.replace(longer, " ")
+    return pat.search(text) is not None
+
+
+def _play_and_check(kind: str, n_players: int, game_no: int) -> int:
+    eng = registry.get(kind)
+    players = NAMES[:n_players]
+    rnd = random.Random(f"{kind}-{game_no}")
+    known = {p: [] for p in players}
+    since = {p: 0 for p in players}
+    events_seen: list = []
+    renders = 0
+    if kind == "sixteen-thirty":
+        from tests.engine.test_sixteen_thirty_properties import scrambled
+
+        limit = ST_INPUTS
+    else:
+        scrambled, limit = None, 50_000
+    # moments to render, per player (input index); the game's length is not known yet: pick generously
+    span = {"italian-wars": 20, "sixteen-thirty": ST_INPUTS}.get(kind, 110)
+    moments = {p: {rnd.randrange(1, min(span, limit) + 1) for _ in range(RENDERS)} for p in players}
+    final_reader = players[game_no % len(players)]  # one final report per game, a different reader each time
+
+    def check(pt, out) -> None:
+        nonlocal renders
+        events_seen.extend(out.events)
+        i = len(pt.inputs)
+        for p in players:
+            for e in out.events:
+                if e.visible_to(p):
+                    known[p].append(e.text + json.dumps(e.data))
+            if i not in moments[p] and (eng.result(pt.state) is None or p != final_reader):
+                continue
+            happened = [e.text for e in events_seen[since[p]:] if e.visible_to(p)]
+            since[p] = len(events_seen)
+            text = report_text(eng, pt.state, p, happened)
+            renders += 1
+            if scrambled is not None:
+                if pt.state.get("over"):  # the final report reveals every counter and breakdown (ST rules)
+                    continue
+                for q in players:
+                    if q != p:
+                        other = report_text(eng, scrambled(pt.state, q), p, happened)
+                        assert other == text, f"{kind} game {game_no}: {p}'s report depends on {q}'s secrets"
+                continue
+            seen = "\n".join(known[p])
+            names = _all_names(pt.state)
+            own = set(pt.state.get("hands", {}).get(p, []))  # a second copy in the reader's own hand is theirs
+            for q in players:
+                if q == p:
+                    continue
+                for item in HIDDEN[kind](pt.state, q):
+                    if item not in own and item not in seen and _names_hidden(text, item, names):
+                        raise AssertionError(f"{kind} game {game_no}: {p}'s report names {q}'s hidden {item!r}:\n{text}")
+
+    class Stop(Exception):
+        pass
+
+    def hook(pt, out):
+        check(pt, out)
+        if len(pt.inputs) >= limit:
+            raise Stop
+
+    try:
+        play(eng, players, f"scale-{kind}-{game_no}", bot_seed=f"scale-bots-{game_no}",
+             timeout_every=7 if game_no % 5 == 0 else 0, on_input=hook)
+    except Stop:
+        pass
+    return renders
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["habsburg", "italian-wars", "dynasties", "sixteen-thirty"])
+def test_no_report_names_another_players_secrets_over_many_games(kind: str) -> None:
+    started = time.perf_counter()
+    renders = 0
+    for g in range(GAMES):
+        n = PLAYERS[kind][g % len(PLAYERS[kind])]
+        renders += _play_and_check(kind, n, g)
+    if kind == "sixteen-thirty":  # a few whole games too
+        global ST_INPUTS
+        saved, ST_INPUTS = ST_INPUTS, 50_000
+        try:
+            for g in range(3):
+                renders += _play_and_check(kind, 3 + g, GAMES + g)
+        finally:
+            ST_INPUTS = saved
+    print(f"\nsecrecy at scale: {kind}: {GAMES} games, {renders} reports rendered, "
+          f"{time.perf_counter() - started:.1f} s")
+    assert renders >= GAMES
+
+
+def test_full_pipeline_mail_and_logs_hold_no_code(tmp_path: Path, caplog) -> None:
+    """Whole games by email: no mail except a player's own first report holds their code, no mail
+    holds another player's code, and no log line holds any code or the mail password."""
+    from pbem.demo import demo_code, run
+    from tests.conftest import Clock
+
+    caplog.set_level(logging.DEBUG, logger="pbem")
+    for kind, n in (("italian-wars", 2), ("dynasties", 3)):
+        home = tmp_path / kind
+        r = run(kind, n, f"pipeline-{kind}", home, clock=Clock())
+        assert r.verified
+        codes = {name: demo_code("demo", name) for name in NAMES[:n]}
+        import mailbox
+
+        sent = mailbox.Maildir(str(home / "mail" / "sent"), factory=None)
+        first = {}
+        for key in sent.keys():
+            raw = sent.get_bytes(key).decode("utf-8", "replace")
+            to = re.search(r"(?m)^To: .*?<?([\w.+-]+@[\w.-]+)>?\s*$", raw).group(1)
+            for name, code in codes.items():
+                if code in raw:
+                    assert to == f"{name.lower()}@players.example", f"{name}'s code went to {to}"
+                    first[name] = first.get(name, 0) + 1
+        assert all(v == 1 for v in first.values()), f"a code was mailed more than once: {first}"
+        import sqlite3
+
+        con = sqlite3.connect(home / "pbem.db")
+        for (raw,) in con.execute("SELECT raw FROM outbox WHERE status = 'sent'"):
+            for code in codes.values():
+                assert code.encode() not in raw, "a sent mail kept in the record still holds a code"
+        for (raw,) in con.execute("SELECT raw FROM inbound_messages"):
+            for code in codes.values():
+                assert code.encode() not in raw, "an inbound message kept in the record holds a code"
+        con.close()
+        for rec in caplog.records:
+            for code in codes.values():
+                assert code not in rec.getMessage()
