@@ -220,50 +220,14 @@ def _sent_ids(cfg) -> list[str]:
     return [BytesHeaderParser().parsebytes(md.get_bytes(k))["Message-ID"] for k in md.keys()]
 
 
-# MaildirInbox is not safe for runs sharing one Maildir without the CLI's file lock: a message
-# taken by another run between the listing and the stat or the read raises FileNotFoundError
-# (it only expects KeyError).  The fix is proposed for pbem/mail/maildir.py; until it lands the
-# runs here use this race-safe fetch/settle (the same code), which is a no-op change afterwards.
-MAILDIR_RACE_FIX = """
-from pbem.mail import maildir as _md
-
-def _fetch(self):
-    keys = []
-    for sub in ("new", "cur"):
-        folder = self.root / "inbox" / sub
-        for p in (folder.iterdir() if folder.is_dir() else ()):
-            if p.name.startswith("."):
-                continue
-            try:
-                keys.append((p.stat().st_mtime_ns, p.name.split(":")[0]))
-            except FileNotFoundError:
-                continue  # taken by a concurrent run
-    for _, key in sorted(keys):
-        try:
-            raw = self.inbox.get_bytes(key)
-        except (KeyError, FileNotFoundError):
-            continue
-        yield _md.Incoming(key, raw)
-
-def _settle(self, key, accepted):
-    try:
-        raw = self.inbox.get_bytes(key)
-    except (KeyError, FileNotFoundError):
-        return
-    self._done[accepted].add(raw)
-    self.inbox.discard(key)
-
-_md.MaildirInbox.fetch, _md.MaildirInbox.settle = _fetch, _settle
-"""
-
-POLL_CLI = MAILDIR_RACE_FIX + """
+POLL_CLI = """
 import sys
 from pbem.cli import main
 sys.argv = ["pbem", "--config", sys.argv[1], "poll"]
 main()
 """
 
-POLL_DIRECT = MAILDIR_RACE_FIX + """
+POLL_DIRECT = """
 import sys, time
 from datetime import datetime
 from pathlib import Path
