@@ -15,8 +15,6 @@ each timed poll also writes a cProfile dump to PREFIX.run-LABEL-N.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import shutil
 import subprocess
 import sys

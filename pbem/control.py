@@ -122,19 +122,9 @@ def replace(cfg: Config, name: str, old: str, newcomer: tuple[str, str], when: d
         loaded.seats = store.current_seats(s, loaded.game.id)
         _announce(s, cfg, loaded, f"{display} replaces the player in seat {seat.player}.", when, "replace",
                   f"{seat.player}: {seat.address} -> {address.lower()}")
-        # a full report: everything this seat may know, from the start
-        ctx_since = 0
-        text_code = code
-        from .outbox import _queue, report_context, REDACTED
-        from .reports import render_pair
-
-        ctx = report_context(s, cfg, loaded, seat.player, ctx_since, code=text_code)
-        text, html = render_pair("report", **ctx)
-        keep = render_pair("report", **{**ctx, "code": REDACTED})
-        _queue(s, cfg, key=(name, "replace", seat.player, address, loaded.event_seq), to=address.lower(),
-               to_name=display, subject=f"[pbem {name}] You now play {seat.player}: full report", text=text,
-               html=html, purpose="report", when=when, game_id=loaded.game.id, player=seat.player,
-               upto_seq=loaded.event_seq, keep=keep)
+        # a full report: everything this seat may know, from the start, with the new code
+        outbox.queue_report(s, cfg, loaded, seat.player, when, code=code, extra=f"replace:{address}", since=0,
+                            subject=f"[pbem {name}] You now play {seat.player}: full report")
         s.commit()
         return code
 

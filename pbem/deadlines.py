@@ -11,7 +11,6 @@ abandoned games are left alone.
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import datetime
 
@@ -110,9 +109,10 @@ def _apply_deadline(s: Session, cfg: Config, loaded: store.Loaded, dl: Deadline,
     from .orders.extract import extract
     from .record.models import ControlAction
 
+    from .moderator import asked_steps, players_to_report
+
     eng = loaded.engine
-    players = json.loads(loaded.game.players_json)
-    before = {r.player: r.step for r in eng.requests(loaded.state) if not r.answered}
+    before = asked_steps(loaded)
     events = []
     for row in _held(s, loaded.game.id) if loaded.game.resolve == "deadline" else []:
         orders = extract(parse(row.raw).text).orders
@@ -135,8 +135,5 @@ def _apply_deadline(s: Session, cfg: Config, loaded: store.Loaded, dl: Deadline,
         if store.current_step(loaded) == dl.step:  # nothing moved: do not fire again at once
             store.open_deadline(s, loaded, dl.step, when)
     log.info("deadline of %s step %s applied", loaded.game.name, dl.step)
-    for p in players:
-        if any(e.visible_to(p) for e in events) or before.get(p) != {r.player: r.step for r in
-                                                                    eng.requests(loaded.state)
-                                                                    if not r.answered}.get(p):
-            outbox.queue_report(s, cfg, loaded, p, when)
+    for p in players_to_report(loaded, events, before):
+        outbox.queue_report(s, cfg, loaded, p, when)

@@ -23,7 +23,7 @@ from sqlmodel import Session, select
 from . import engine as registry
 from . import outbox
 from .config import Config
-from .engine.base import Outcome, apply_defaults
+from .engine.base import Outcome
 from .engine.rng import commitment
 from .mail.message import Inbound, parse
 from .mail.transport import Inbox, Sender, TransportError
@@ -296,9 +296,9 @@ def _orders(s, cfg, msg, raw, when, loaded, player, orders, problems, press_done
               on_file=orders, waiting=[], report_follows=False)
         return Handled("accepted")
     row = _record(s, msg, raw, when, "accepted", "", game, player)
-    before = _asked_steps(loaded)
+    before = asked_steps(loaded)
     store.append_input(s, loaded, "orders", player, orders, out, row.id, when)
-    movers = _players_to_report(loaded, out, before)
+    movers = players_to_report(loaded, out.events, before)
     reply("ack", subject, subject_in=msg.subject, applied=True, lines=lines, rejected_count=0,
           problems=problems + sent, on_file=_on_file(loaded, player), waiting=_waiting(loaded),
           report_follows=player in movers)
@@ -378,16 +378,16 @@ def _no_game(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) 
     return Handled("rejected")
 
 
-def _asked_steps(loaded: store.Loaded) -> dict[str, str]:
+def asked_steps(loaded: store.Loaded) -> dict[str, str]:
     return {r.player: r.step for r in loaded.engine.requests(loaded.state) if not r.answered}
 
 
-def _players_to_report(loaded: store.Loaded, out: Outcome, before: dict[str, str]) -> list[str]:
+def players_to_report(loaded: store.Loaded, events: list, before: dict[str, str]) -> list[str]:
     """Players for whom the game moved on: new events they may see, or a new question for them."""
-    after = _asked_steps(loaded)
+    after = asked_steps(loaded)
     players = json.loads(loaded.game.players_json)
     return [p for p in players
-            if any(e.visible_to(p) for e in out.events) or (p in after and after[p] != before.get(p))]
+            if any(e.visible_to(p) for e in events) or (p in after and after[p] != before.get(p))]
 
 
 def _on_file(loaded: store.Loaded, player: str) -> list[str]:

@@ -65,15 +65,17 @@ def report_context(s: Session, cfg: Config, loaded: store.Loaded, player: str, s
     game = loaded.game
     rows: list[GameEvent] = store.events_for(s, game.id, since)
     happened = [r.text for r in rows if store.event_of(r).visible_to(player)]
-    reqs = [r for r in eng.requests(loaded.state) if r.player == player]
+    requests = eng.requests(loaded.state)
+    reqs = [r for r in requests if r.player == player]
     result = eng.result(loaded.state)
     dl = store.current_deadline(s, game.id)
-    waiting = sorted({r.player for r in eng.requests(loaded.state) if not r.answered})
+    waiting = sorted({r.player for r in requests if not r.answered})
+    view = eng.view(loaded.state, player)
     asked = [{"prompt": r.prompt, "syntax": list(r.syntax), "legal": list(r.legal), "default": list(r.default),
               "on_file": list(r.on_file), "answered": r.answered} for r in reqs]
     return {
-        "title": eng.title, "game_name": game.name, "player": player, "view": eng.view(loaded.state, player),
-        "sections": eng.view(loaded.state, player)["sections"], "happened": happened, "asked": asked,
+        "title": eng.title, "game_name": game.name, "player": player, "view": view,
+        "sections": view["sections"], "happened": happened, "asked": asked,
         "deadline": store.aware(dl.due_at).strftime("%Y-%m-%d %H:%M UTC") if (dl and reqs and result is None) else None,
         "waiting": waiting, "commitment": game.seed_commitment if since == 0 else None,
         "result": None if result is None else {"summary": result.summary, "scores": result.scores},
@@ -83,7 +85,8 @@ def report_context(s: Session, cfg: Config, loaded: store.Loaded, player: str, s
 
 
 def queue_report(s: Session, cfg: Config, loaded: store.Loaded, player: str, when: datetime,
-                 code: str | None = None, extra: str = "") -> OutboxMessage | None:
+                 code: str | None = None, extra: str = "", since: int | None = None,
+                 subject: str | None = None) -> OutboxMessage | None:
     """Queue `player`'s private report covering events since their last one.
 
     `extra` makes the Message-ID unique when the same point is reported twice
@@ -92,13 +95,15 @@ def queue_report(s: Session, cfg: Config, loaded: store.Loaded, player: str, whe
     seat = loaded.seat_for_player(player)
     if seat is None:
         return None
-    since = last_report_seq(s, loaded.game.id, player)
+    if since is None:
+        since = last_report_seq(s, loaded.game.id, player)
     ctx = report_context(s, cfg, loaded, player, since, code=code)
     text, html = render_pair("report", **ctx)
     keep = render_pair("report", **{**ctx, "code": REDACTED}) if code else None
-    subject = f"[pbem {loaded.game.name}] {ctx['view']['turn']}"
-    if ctx["result"] is not None:
-        subject = f"[pbem {loaded.game.name}] Final report: {ctx['result']['summary']}"
+    if subject is None:
+        subject = f"[pbem {loaded.game.name}] {ctx['view']['turn']}"
+        if ctx["result"] is not None:
+            subject = f"[pbem {loaded.game.name}] Final report: {ctx['result']['summary']}"
     return _queue(s, cfg, key=(loaded.game.name, "report", player, loaded.event_seq, loaded.seq, seat.id, extra),
                   to=seat.address, to_name=seat.display_name or player, subject=subject, text=text, html=html,
                   purpose="report", when=when, game_id=loaded.game.id, player=player, upto_seq=loaded.event_seq,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pbem.cli import app, game_app
+from pbem.cli import app
 
 COMMANDS = [["init"], ["upgrade"], ["poll"], ["export"], ["verify"], ["rules"], ["demo"],
             ["game", "new"], ["game", "list"], ["game", "show"]]

@@ -202,7 +202,7 @@ def test_game_creation_checks_player_count_and_duplicates(home, clock) -> None:
 # ----------------------------------------------------------------------------- who may act (codes)
 
 def test_first_report_carries_the_code_which_is_stored_only_hashed(home, clock) -> None:
-    name = new_game(home, clock)
+    new_game(home, clock)
     with session(home.database_url) as s:
         queued = s.exec(select(OutboxMessage)).all()
         assert all(CODES["Alice"].encode() not in (r.keep_raw or b"") for r in queued)

@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,7 @@ from pbem import moderator
 from pbem.record.db import session
 from tests import pg
 from tests import test_moderator as tm
-from tests.conftest import CODES, Clock, deliver, order_mail, signed
+from tests.conftest import CODES, Clock, order_mail, signed
 
 pytestmark = pytest.mark.postgres
 

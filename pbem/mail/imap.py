@@ -22,21 +22,14 @@ from contextlib import contextmanager
 from email.parser import BytesHeaderParser
 from typing import Iterator
 
-from .transport import Incoming, TransportError
+from .transport import Incoming, TransportError, one_line
 
 log = logging.getLogger(__name__)
-
-_MAX_REASON = 200
 
 
 def _one_line(exc: BaseException, secret: str | None) -> str:
     """The exception as one short line, with the password (if any) masked."""
-    text = " ".join((str(exc) or "").split()) or type(exc).__name__
-    if secret:
-        text = text.replace(secret, "***")
-    if len(text) > _MAX_REASON:
-        text = text[: _MAX_REASON - 3] + "..."
-    return text
+    return one_line(str(exc) or type(exc).__name__, secret)
 
 
 def _message_id(raw: bytes) -> str | None:

@@ -17,17 +17,12 @@ import smtplib
 import socket
 import ssl as ssl_module
 
-from .transport import PermanentSendError, TransientSendError
+from .transport import PermanentSendError, TransientSendError, one_line
 
 log = logging.getLogger(__name__)
 
-_MAX_REASON = 200
-
-
 def _text(value: object) -> str:
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    return " ".join(str(value).split())
+    return one_line(value)
 
 
 class SmtpSender:
@@ -57,12 +52,7 @@ class SmtpSender:
         self.connections = 0  # opened during this run (for logs and tests)
 
     def _reason(self, text: str) -> str:
-        text = _text(text)
-        if self._password:
-            text = text.replace(self._password, "***")
-        if len(text) > _MAX_REASON:
-            text = text[: _MAX_REASON - 3] + "..."
-        return f"SMTP {self.host}:{self.port}: {text}"
+        return f"SMTP {self.host}:{self.port}: {one_line(text, self._password)}"
 
     def _context(self) -> ssl_module.SSLContext:
         return self._ssl_context or ssl_module.create_default_context()

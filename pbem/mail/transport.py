@@ -18,6 +18,19 @@ from dataclasses import dataclass
 from typing import Iterator, Protocol
 
 
+MAX_REASON = 200
+
+
+def one_line(text: object, secret: str | None = None) -> str:
+    """A server's answer or an exception as one short line, with the password (if any) masked."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    line = " ".join(str(text).split())
+    if secret:
+        line = line.replace(secret, "***")
+    return line if len(line) <= MAX_REASON else line[: MAX_REASON - 3] + "..."
+
+
 class TransportError(Exception):
     """The mail server could not be reached or refused us; the run stops, nothing is lost."""
 

@@ -11,10 +11,8 @@ overwritten with garbage; the state must be rebuilt by replay.
 from __future__ import annotations
 
 import re
-import smtplib
 import sqlite3
 import time
-from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
