@@ -3,7 +3,7 @@
 Queue functions only add `OutboxMessage` rows inside the caller's
 transaction (transactional outbox).  `send_pending` runs after commit: it
 sends each queued message with its stable Message-ID and marks it sent in its
-own small transaction, so a crash mid-send causes at most one duplicate.
+own small transaction (one UPDATE), so a crash mid-send causes at most one duplicate.
 Transient failures are retried on later runs with exponential backoff; after
 `[smtp] max_attempts` the message is marked failed and the moderator is told.
 """
@@ -144,59 +144,70 @@ class SendSummary:
 
 
 def send_pending(cfg: Config, sender: Sender, when: datetime, limit: int | None = None) -> SendSummary:
-    """Send every due queued message.  Raises TransportError if the server cannot be reached at all."""
+    """Send every due queued message.  Raises TransportError if the server cannot be reached at all.
+
+    The loop uses plain SQL statements on one connection: a read of the message
+    just before it is sent (a concurrent run may have taken it) and one UPDATE
+    in its own transaction right after, so a crash between the two repeats at
+    most that one message.
+    """
     summary = SendSummary()
-    with store_session(cfg) as s:
-        ids = s.exec(select(OutboxMessage.id).where(OutboxMessage.status == "queued",
-                                                     OutboxMessage.next_attempt_at <= when)
-                     .order_by(OutboxMessage.id)).all()
-    for n, oid in enumerate(ids):
-        if limit is not None and n >= limit:
-            break
-        with store_session(cfg) as s:
-            row = s.get(OutboxMessage, oid)
-            if row is None or row.status != "queued":
+    table = OutboxMessage.__table__
+    c = table.c
+    with _connection(cfg) as conn:
+        with conn.begin():
+            ids = conn.execute(select(c.id).where(c.status == "queued", c.next_attempt_at <= when)
+                               .order_by(c.id)).scalars().all()
+        for n, oid in enumerate(ids):
+            if limit is not None and n >= limit:
+                break
+            with conn.begin():
+                got = conn.execute(select(c.raw, c.to_addr).where(c.id == oid, c.status == "queued")).first()
+            if got is None:
                 continue  # a concurrent run took it
-            raw, to = row.raw, row.to_addr
-        try:
-            sender.send(raw, cfg.moderator_address, [to])
-        except PermanentSendError as exc:
-            _mark(cfg, oid, when, error=str(exc), permanent=True)
-            summary.failed += 1
-            continue
-        except TransientSendError as exc:
-            if _mark(cfg, oid, when, error=str(exc), permanent=False):
+            raw, to = got
+            try:
+                sender.send(raw, cfg.moderator_address, [to])
+            except PermanentSendError as exc:
+                _mark(cfg, oid, when, error=str(exc), permanent=True)
                 summary.failed += 1
-            else:
-                summary.retry += 1
-            raise TransportError(f"sending mail failed: {exc}") from None
-        _mark(cfg, oid, when)
-        summary.sent += 1
+                continue
+            except TransientSendError as exc:
+                if _mark(cfg, oid, when, error=str(exc), permanent=False):
+                    summary.failed += 1
+                else:
+                    summary.retry += 1
+                raise TransportError(f"sending mail failed: {exc}") from None
+            with conn.begin():  # sent: the player's code (if any) leaves the database with the mail
+                conn.execute(table.update().where(c.id == oid).values(
+                    status="sent", sent_at=when, last_error="", attempts=c.attempts + 1,
+                    raw=func.coalesce(c.keep_raw, c.raw), keep_raw=None))
+            summary.sent += 1
     return summary
 
 
-def _mark(cfg: Config, oid: int, when: datetime, error: str = "", permanent: bool = False) -> bool:
-    """Record the attempt; returns True if the message is now marked failed."""
+def _connection(cfg: Config):
+    from .record.db import engine_for
+
+    return engine_for(cfg.database_url).connect()
+
+
+def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = False) -> bool:
+    """Record a failed attempt; returns True if the message is now marked failed."""
     with store_session(cfg) as s:
         row = s.get(OutboxMessage, oid)
         row.attempts += 1
-        failed = False
-        if not error:
-            row.status, row.sent_at, row.last_error = "sent", when, ""
-            if row.keep_raw is not None:  # the player's code leaves the database with the mail
-                row.raw, row.keep_raw = row.keep_raw, None
+        row.last_error = error[:500]
+        failed = permanent or row.attempts >= cfg.smtp.max_attempts
+        if failed:
+            row.status = "failed"
+            if row.purpose != "alert":
+                queue_notice(s, cfg, to=cfg.moderator_address, subject=f"[pbem] undeliverable mail to {row.to_addr}",
+                             body=f"pbem gave up sending {row.message_id} ({row.purpose}) to {row.to_addr} "
+                                  f"after {row.attempts} attempts.\nLast error: {row.last_error}",
+                             when=when, key=("failed", row.message_id), purpose="alert")
         else:
-            row.last_error = error[:500]
-            if permanent or row.attempts >= cfg.smtp.max_attempts:
-                row.status = "failed"
-                failed = True
-                if row.purpose != "alert":
-                    queue_notice(s, cfg, to=cfg.moderator_address, subject=f"[pbem] undeliverable mail to {row.to_addr}",
-                                 body=f"pbem gave up sending {row.message_id} ({row.purpose}) to {row.to_addr} "
-                                      f"after {row.attempts} attempts.\nLast error: {row.last_error}",
-                                 when=when, key=("failed", row.message_id), purpose="alert")
-            else:
-                row.next_attempt_at = when + timedelta(minutes=2 ** min(row.attempts, 10))
+            row.next_attempt_at = when + timedelta(minutes=2 ** min(row.attempts, 10))
         s.add(row)
         s.commit()
         if failed:

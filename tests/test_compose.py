@@ -1,0 +1,71 @@
+"""Outgoing MIME written by hand (pbem/mail/compose.py) must read back exactly with the standard parser."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from email import policy
+from email.parser import BytesParser
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pbem.mail.compose import compose
+
+WHEN = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def build(**kw) -> bytes:
+    base = dict(sender="moderator@x.test", sender_name="The Moderator", to="alice@x.test", to_name="Alice",
+                subject="[pbem g1] Turn 1", text="Hello\n", html="<p>Hello</p>", message_id="<pbem.1@x.test>",
+                when=WHEN)
+    return compose(**{**base, **kw})
+
+
+def read(raw: bytes):
+    return BytesParser(policy=policy.default).parsebytes(raw)
+
+
+def test_headers_and_both_parts_read_back() -> None:
+    raw = build(sender_name="Moderator, Chief", to_name='Zoë "the" Ünter', subject="[pbem g] vote — é " + "long " * 30,
+                text="VOTE RED — é\n", in_reply_to="<q@y.test>", references=("<a@y.test>",))
+    msg = read(raw)
+    assert msg["From"].addresses[0].display_name == "Moderator, Chief"
+    assert msg["To"].addresses[0].display_name == 'Zoë "the" Ünter'
+    assert msg["To"].addresses[0].addr_spec == "alice@x.test"
+    assert str(msg["Subject"]) == "[pbem g] vote — é " + "long " * 30
+    assert msg["Auto-Submitted"] == "auto-generated" and msg["X-Loop"] == "moderator@x.test"
+    assert msg["In-Reply-To"] == "<q@y.test>" and msg["References"] == "<a@y.test> <q@y.test>"
+    assert msg["Message-ID"] == "<pbem.1@x.test>" and msg["Date"].datetime == WHEN
+    assert msg.get_body(("plain",)).get_content() == "VOTE RED — é\n"
+    assert msg.get_body(("html",)).get_content() == "<p>Hello</p>\n"
+    assert not msg.defects and all(not p.defects for p in msg.walk())
+    assert max(len(line) for line in raw.split(b"\n")) <= 78
+
+
+def test_same_message_same_bytes_and_text_only_mail() -> None:
+    assert build() == build()
+    msg = read(build(html=None))
+    assert msg.get_content_type() == "text/plain" and msg.get_content() == "Hello\n"
+
+
+def test_a_line_break_in_a_name_or_subject_cannot_inject_a_header() -> None:
+    msg = read(build(to_name="Eve\r\nBcc: all@x.test", subject="hi\nBcc: all@x.test"))
+    assert msg["Bcc"] is None
+    assert [a.addr_spec for a in msg["To"].addresses] == ["alice@x.test"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=3000),
+       html=st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=500),
+       subject=st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=200),
+       name=st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=60))
+def test_any_text_reads_back_exactly_and_keeps_lines_short(text: str, html: str, subject: str, name: str) -> None:
+    raw = build(text=text, html=html, subject=subject, to_name=name)
+    msg = read(raw)
+    want = text if text.endswith("\n") else text + "\n"
+    assert msg.get_body(("plain",)).get_content() == want
+    assert msg.get_body(("html",)).get_content() == (html if html.endswith("\n") else html + "\n")
+    assert str(msg["Subject"]) == subject.strip() or str(msg["Subject"]).split() == subject.split()
+    assert max(len(line) for line in raw.split(b"\n")) <= 998
+    assert [a.addr_spec for a in msg["To"].addresses] == ["alice@x.test"]
+    assert msg["To"].addresses[0].display_name.split() == name.split()
