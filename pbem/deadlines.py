@@ -36,8 +36,8 @@ def run_deadlines(cfg: Config, when: datetime) -> tuple[int, int]:
         with session(cfg.database_url) as s:
             game = s.get(Game, gid)
             dl = store.current_deadline(s, gid)
-            if dl is None:
-                continue
+            if dl is None or not _due_or_reminding(cfg, dl, when):
+                continue  # nothing to do: the game need not be loaded
             loaded = store.load(s, game)
             if store.current_step(loaded) != dl.step or loaded.engine.result(loaded.state) is not None:
                 continue
@@ -48,6 +48,11 @@ def run_deadlines(cfg: Config, when: datetime) -> tuple[int, int]:
                 reminded += _remind(s, cfg, loaded, dl, when)
             s.commit()
     return applied, reminded
+
+
+def _due_or_reminding(cfg: Config, dl: Deadline, when: datetime) -> bool:
+    due = store.aware(dl.due_at)
+    return due <= when or any(due - offset <= when < due for offset in cfg.reminders)
 
 
 def _remind(s: Session, cfg: Config, loaded: store.Loaded, dl: Deadline, when: datetime) -> int:
@@ -135,5 +140,4 @@ def _apply_deadline(s: Session, cfg: Config, loaded: store.Loaded, dl: Deadline,
         if store.current_step(loaded) == dl.step:  # nothing moved: do not fire again at once
             store.open_deadline(s, loaded, dl.step, when)
     log.info("deadline of %s step %s applied", loaded.game.name, dl.step)
-    for p in players_to_report(loaded, events, before):
-        outbox.queue_report(s, cfg, loaded, p, when)
+    outbox.queue_reports(s, cfg, loaded, players_to_report(loaded, events, before), when)

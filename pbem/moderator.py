@@ -10,6 +10,7 @@ body hash.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -132,26 +133,32 @@ def poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.
 
 def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_run: bool) -> PollSummary:
     summary = PollSummary()
-    for item in inbox.fetch():
-        summary.read += 1
-        try:
-            outcome = handle(cfg, item.raw, clock(), dry_run=dry_run)
-        except DatabaseError:
-            raise
-        except Exception:  # a bug must not stop the run or loop on this message forever
-            log.exception("internal error while handling a message; it is kept as rejected for the moderator")
-            outcome = _record_failure(cfg, item.raw, clock(), dry_run)
-        setattr(summary, outcome.kind, getattr(summary, outcome.kind) + 1)
-        if outcome.note:
-            summary.notes.append(outcome.note)
+    dispatcher = outbox.Dispatcher(cfg, sender, clock) if (sender is not None and not dry_run) else None
+    with dispatcher or contextlib.nullcontext():
+        if dispatcher is not None:
+            dispatcher.nudge()  # mail left queued by an earlier run goes out first
+        for item in inbox.fetch():
+            summary.read += 1
+            try:
+                outcome = handle(cfg, item.raw, clock(), dry_run=dry_run)
+            except DatabaseError:
+                raise
+            except Exception:  # a bug must not stop the run or loop on this message forever
+                log.exception("internal error while handling a message; it is kept as rejected for the moderator")
+                outcome = _record_failure(cfg, item.raw, clock(), dry_run)
+            setattr(summary, outcome.kind, getattr(summary, outcome.kind) + 1)
+            if outcome.note:
+                summary.notes.append(outcome.note)
+            if not dry_run:
+                inbox.settle(item.key, outcome.kind in ("accepted", "duplicates"))
+            if dispatcher is not None:
+                dispatcher.nudge()
         if not dry_run:
-            inbox.settle(item.key, outcome.kind in ("accepted", "duplicates"))
-    if not dry_run:
-        from .deadlines import run_deadlines
+            from .deadlines import run_deadlines
 
-        summary.deadlines, summary.reminders = run_deadlines(cfg, clock())
-        if sender is not None:
-            sent = outbox.send_pending(cfg, sender, clock())
+            summary.deadlines, summary.reminders = run_deadlines(cfg, clock())
+        if dispatcher is not None:
+            sent = dispatcher.finish()
             summary.sent, summary.retry, summary.failed = sent.sent, sent.retry, sent.failed
     return summary
 
@@ -178,11 +185,10 @@ def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Ha
     msg = parse(raw, cfg.moderator_address)
     try:
         with session(cfg.database_url) as s:
-            seen = s.exec(select(InboundMessage.id).where(InboundMessage.message_id == msg.message_id,
-                                                          InboundMessage.body_hash == msg.body_hash)).first()
-            if seen is not None:
+            hashes = set(s.exec(select(InboundMessage.body_hash).where(InboundMessage.message_id == msg.message_id)))
+            if msg.body_hash in hashes:
                 return Handled("duplicates", f"{msg.message_id} was already handled")
-            if s.exec(select(InboundMessage.id).where(InboundMessage.message_id == msg.message_id)).first() is not None:
+            if hashes:
                 # the same Message-ID with other bytes (a replay, a reusing client): keep outgoing ids unique
                 msg = dataclasses.replace(msg, key=f"{msg.message_id}#{msg.body_hash[:16]}")
             result = _decide(s, cfg, msg, raw, when)
@@ -249,8 +255,8 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
                "If you did not send it, someone may be forging your address: your code keeps them out.")
         return Handled("rejected")
     control = store.control_state(s, game.id)
-    if acts and (control != "running" or store.is_over(s, game.id)):
-        why = "is over" if store.is_over(s, game.id) else f"is {control}"
+    if acts and (control != "running" or loaded.over):
+        why = "is over" if loaded.over else f"is {control}"
         _record(s, msg, raw, when, "rejected", f"game {why}", game, player)
         notice(f"Game {game.name} {why}; no orders can be applied.")
         return Handled("rejected")
@@ -302,8 +308,7 @@ def _orders(s, cfg, msg, raw, when, loaded, player, orders, problems, press_done
     reply("ack", subject, subject_in=msg.subject, applied=True, lines=lines, rejected_count=0,
           problems=problems + sent, on_file=_on_file(loaded, player), waiting=_waiting(loaded),
           report_follows=player in movers)
-    for p in movers:
-        outbox.queue_report(s, cfg, loaded, p, when)
+    outbox.queue_reports(s, cfg, loaded, movers, when)
     return Handled("accepted")
 
 

@@ -1,7 +1,8 @@
 """Queuing outgoing mail in the record, and sending it after commit.
 
 Queue functions only add `OutboxMessage` rows inside the caller's
-transaction (transactional outbox).  `send_pending` runs after commit: it
+transaction (transactional outbox).  `send_pending` runs after commit (from
+the poll's `Dispatcher` thread, while the next message is handled): it
 sends each queued message with its stable Message-ID and marks it sent in its
 own small transaction (one UPDATE), so a crash mid-send causes at most one duplicate.
 Transient failures are retried on later runs with exponential backoff; after
@@ -11,6 +12,8 @@ Transient failures are retried on later runs with exponential backoff; after
 from __future__ import annotations
 
 import logging
+import sys
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -23,6 +26,7 @@ from .engine.base import Event
 from .mail.compose import compose, stable_message_id
 from .mail.transport import PermanentSendError, Sender, TransientSendError, TransportError
 from .record import store
+from .record.db import transaction
 from .record.models import GameEvent, OutboxMessage
 from .reports import render_pair
 
@@ -52,23 +56,43 @@ REDACTED = "[redacted once sent]"
 
 
 def last_report_seq(s: Session, game_id: int, player: str) -> int:
-    q = select(func.max(OutboxMessage.upto_seq)).where(OutboxMessage.game_id == game_id,
-                                                        OutboxMessage.player == player,
-                                                        OutboxMessage.purpose == "report")
-    return s.exec(q).one() or 0
+    return last_report_seqs(s, game_id).get(player, 0)
+
+
+def last_report_seqs(s: Session, game_id: int) -> dict[str, int]:
+    """For each player of the game, the last event seq their reports covered (one query)."""
+    q = (select(OutboxMessage.player, func.max(OutboxMessage.upto_seq))
+         .where(OutboxMessage.game_id == game_id, OutboxMessage.purpose == "report").group_by(OutboxMessage.player))
+    return {player: seq or 0 for player, seq in s.exec(q).all()}
+
+
+@dataclass
+class Moment:
+    """What every report at one point of a game shares, read once however many players are told."""
+
+    requests: list
+    result: Any
+    deadline: Any
+    events: list[GameEvent]  # rows after `after`, in order
+    after: int
+
+    @classmethod
+    def read(cls, s: Session, loaded: store.Loaded, after: int) -> "Moment":
+        eng = loaded.engine
+        return cls(eng.requests(loaded.state), eng.result(loaded.state), store.current_deadline(s, loaded.game.id),
+                   store.events_for(s, loaded.game.id, after), after)
 
 
 def report_context(s: Session, cfg: Config, loaded: store.Loaded, player: str, since: int,
-                   code: str | None = None) -> dict[str, Any]:
+                   code: str | None = None, moment: Moment | None = None) -> dict[str, Any]:
     """Everything a report template gets: only `player`'s view and the events they may see."""
+    if moment is None or moment.after > since:
+        moment = Moment.read(s, loaded, since)
     eng = loaded.engine
     game = loaded.game
-    rows: list[GameEvent] = store.events_for(s, game.id, since)
-    happened = [r.text for r in rows if store.event_of(r).visible_to(player)]
-    requests = eng.requests(loaded.state)
+    happened = [r.text for r in moment.events if r.seq > since and store.event_of(r).visible_to(player)]
+    requests, result, dl = moment.requests, moment.result, moment.deadline
     reqs = [r for r in requests if r.player == player]
-    result = eng.result(loaded.state)
-    dl = store.current_deadline(s, game.id)
     waiting = sorted({r.player for r in requests if not r.answered})
     view = eng.view(loaded.state, player)
     asked = [{"prompt": r.prompt, "syntax": list(r.syntax), "legal": list(r.legal), "default": list(r.default),
@@ -84,9 +108,19 @@ def report_context(s: Session, cfg: Config, loaded: store.Loaded, player: str, s
     }
 
 
+def queue_reports(s: Session, cfg: Config, loaded: store.Loaded, players: list[str], when: datetime) -> None:
+    """Queue each of `players`' reports at the current point, reading what they share once."""
+    if not players:
+        return
+    seqs = last_report_seqs(s, loaded.game.id)
+    moment = Moment.read(s, loaded, min(seqs.get(p, 0) for p in players))
+    for p in players:
+        queue_report(s, cfg, loaded, p, when, since=seqs.get(p, 0), moment=moment)
+
+
 def queue_report(s: Session, cfg: Config, loaded: store.Loaded, player: str, when: datetime,
                  code: str | None = None, extra: str = "", since: int | None = None,
-                 subject: str | None = None) -> OutboxMessage | None:
+                 subject: str | None = None, moment: Moment | None = None) -> OutboxMessage | None:
     """Queue `player`'s private report covering events since their last one.
 
     `extra` makes the Message-ID unique when the same point is reported twice
@@ -97,7 +131,7 @@ def queue_report(s: Session, cfg: Config, loaded: store.Loaded, player: str, whe
         return None
     if since is None:
         since = last_report_seq(s, loaded.game.id, player)
-    ctx = report_context(s, cfg, loaded, player, since, code=code)
+    ctx = report_context(s, cfg, loaded, player, since, code=code, moment=moment)
     text, html = render_pair("report", **ctx)
     keep = render_pair("report", **{**ctx, "code": REDACTED}) if code else None
     if subject is None:
@@ -143,53 +177,106 @@ class SendSummary:
     failed: int = 0
 
 
-def send_pending(cfg: Config, sender: Sender, when: datetime, limit: int | None = None) -> SendSummary:
+def send_pending(cfg: Config, sender: Sender, when: datetime, summary: SendSummary | None = None,
+                 abort: threading.Event | None = None) -> SendSummary:
     """Send every due queued message.  Raises TransportError if the server cannot be reached at all.
 
-    The loop uses plain SQL statements on one connection: a read of the message
-    just before it is sent (a concurrent run may have taken it) and one UPDATE
-    in its own transaction right after, so a crash between the two repeats at
-    most that one message.
+    Each message is read just before it is sent (a concurrent run may have taken
+    it) and marked sent right after in its own one-statement transaction, so a
+    crash between the two repeats at most that one message.
     """
-    summary = SendSummary()
-    table = OutboxMessage.__table__
-    c = table.c
-    with _connection(cfg) as conn:
-        with conn.begin():
-            ids = conn.execute(select(c.id).where(c.status == "queued", c.next_attempt_at <= when)
-                               .order_by(c.id)).scalars().all()
-        for n, oid in enumerate(ids):
-            if limit is not None and n >= limit:
-                break
-            with conn.begin():
-                got = conn.execute(select(c.raw, c.to_addr).where(c.id == oid, c.status == "queued")).first()
-            if got is None:
-                continue  # a concurrent run took it
-            raw, to = got
-            try:
-                sender.send(raw, cfg.moderator_address, [to])
-            except PermanentSendError as exc:
-                _mark(cfg, oid, when, error=str(exc), permanent=True)
+    summary = summary or SendSummary()
+    c = OutboxMessage.__table__.c
+    with transaction(cfg.database_url) as conn:
+        ids = conn.execute(select(c.id).where(c.status == "queued", c.next_attempt_at <= when)
+                           .order_by(c.id)).scalars().all()
+    for oid in ids:
+        if abort is not None and abort.is_set():
+            break
+        with transaction(cfg.database_url) as conn:
+            got = conn.execute(select(c.raw, c.to_addr).where(c.id == oid, c.status == "queued")).first()
+        if got is None:
+            continue  # a concurrent run took it
+        raw, to = got
+        try:
+            sender.send(raw, cfg.moderator_address, [to])
+        except PermanentSendError as exc:
+            _mark(cfg, oid, when, error=str(exc), permanent=True)
+            summary.failed += 1
+            continue
+        except TransientSendError as exc:
+            if _mark(cfg, oid, when, error=str(exc), permanent=False):
                 summary.failed += 1
-                continue
-            except TransientSendError as exc:
-                if _mark(cfg, oid, when, error=str(exc), permanent=False):
-                    summary.failed += 1
-                else:
-                    summary.retry += 1
-                raise TransportError(f"sending mail failed: {exc}") from None
-            with conn.begin():  # sent: the player's code (if any) leaves the database with the mail
-                conn.execute(table.update().where(c.id == oid).values(
-                    status="sent", sent_at=when, last_error="", attempts=c.attempts + 1,
-                    raw=func.coalesce(c.keep_raw, c.raw), keep_raw=None))
-            summary.sent += 1
+            else:
+                summary.retry += 1
+            raise TransportError(f"sending mail failed: {exc}") from None
+        with transaction(cfg.database_url) as conn:  # sent: the player's code (if any) leaves with the mail
+            conn.execute(OutboxMessage.__table__.update().where(c.id == oid).values(
+                status="sent", sent_at=when, last_error="", attempts=c.attempts + 1,
+                raw=func.coalesce(c.keep_raw, c.raw), keep_raw=None))
+        summary.sent += 1
     return summary
 
 
-def _connection(cfg: Config):
-    from .record.db import engine_for
+class Dispatcher:
+    """Sends queued mail on a background thread while the poll goes on with the next message.
 
-    return engine_for(cfg.database_url).connect()
+    The poll nudges it after each committed message; it sends whatever is due
+    with `send_pending`, so the guarantees are the same as a send after the
+    run.  Mail is out sooner, and the time spent waiting on the mail server
+    overlaps with handling orders.  The first TransportError stops it; `finish`
+    re-raises it once every message has been handled, so nothing is lost and
+    the run still exits with that reason.
+    """
+
+    def __init__(self, cfg: Config, sender: Sender, clock) -> None:
+        self.cfg, self.sender, self.clock = cfg, sender, clock
+        self.summary = SendSummary()
+        self.error: BaseException | None = None
+        self._wake = threading.Event()
+        self._abort = threading.Event()
+        self._closing = False
+        self._thread = threading.Thread(target=self._run, name="pbem-sender", daemon=True)
+        self._interval = sys.getswitchinterval()
+
+    def __enter__(self) -> "Dispatcher":
+        sys.setswitchinterval(min(self._interval, 0.001))  # answer the mail server promptly
+        self._thread.start()
+        return self
+
+    def nudge(self) -> None:
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            closing = self._closing
+            try:
+                send_pending(self.cfg, self.sender, self.clock(), self.summary, self._abort)
+            except BaseException as exc:  # kept for the poll to raise; sending stops for this run
+                self.error = exc
+                return
+            if closing:
+                return
+
+    def finish(self) -> SendSummary:
+        """Send what is still due, wait, and raise the sender's error if it had one."""
+        self._stop()
+        if self.error is not None:
+            raise self.error
+        return self.summary
+
+    def _stop(self) -> None:
+        self._closing = True
+        self._wake.set()
+        self._thread.join()
+        sys.setswitchinterval(self._interval)
+
+    def __exit__(self, exc_type, *_: object) -> None:
+        if self._thread.is_alive():  # the poll failed: let the current mail finish, send nothing more
+            self._abort.set()
+            self._stop()
 
 
 def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = False) -> bool:

@@ -12,12 +12,13 @@ through Alembic (`migrate`).
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Iterator
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, create_engine
 
 BUSY_TIMEOUT_MS = 30_000
@@ -62,10 +63,23 @@ def _postgres_engine(url: str) -> Engine:
     return eng
 
 
+# Threads of one process (the poll and its mail sender) take turns here rather than in
+# SQLite's busy handler, which sleeps in steps of milliseconds.  Every transaction takes
+# the database's write lock at BEGIN anyway, so this costs no concurrency.
+WRITER = threading.RLock()
+
+
 @contextmanager
 def session(url: str) -> Iterator[Session]:
-    with Session(engine_for(url), expire_on_commit=False) as s:
+    with WRITER, Session(engine_for(url), expire_on_commit=False) as s:
         yield s
+
+
+@contextmanager
+def transaction(url: str) -> Iterator[Connection]:
+    """One short Core transaction (no ORM objects), committed on exit."""
+    with WRITER, engine_for(url).begin() as conn:
+        yield conn
 
 
 def migrate(url: str, revision: str = "head") -> None:

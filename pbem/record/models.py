@@ -145,7 +145,9 @@ class OutboxMessage(SQLModel, table=True):
 
     __tablename__ = "outbox"
     __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),
-                      Index("ix_outbox_to_created", "to_addr", "created_at"))
+                      # covering indexes: the reply cap, and each player's last report
+                      Index("ix_outbox_to_purpose_created", "to_addr", "purpose", "created_at"),
+                      Index("ix_outbox_game_purpose_player_seq", "game_id", "purpose", "player", "upto_seq"))
 
     id: Optional[int] = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998, unique=True)

@@ -46,6 +46,10 @@ class Loaded:
         return registry.get(self.game.kind)
 
     @property
+    def over(self) -> bool:
+        return self.engine.result(self.state) is not None
+
+    @property
     def options(self) -> dict[str, Any]:
         return json.loads(self.game.options_json)
 
