@@ -26,7 +26,7 @@ from .engine.base import Event
 from .mail.compose import compose, stable_message_id
 from .mail.transport import PermanentSendError, Sender, TransientSendError, TransportError
 from .record import store
-from .record.db import transaction
+from .record.db import reading, transaction
 from .record.models import GameEvent, OutboxMessage
 from .reports import render_pair
 
@@ -182,18 +182,19 @@ def send_pending(cfg: Config, sender: Sender, when: datetime, summary: SendSumma
     """Send every due queued message.  Raises TransportError if the server cannot be reached at all.
 
     Each message is read just before it is sent (a concurrent run may have taken
-    it) and marked sent right after in its own one-statement transaction, so a
-    crash between the two repeats at most that one message.
+    it), without waiting for the write lock, and marked sent right after in its
+    own one-statement transaction, so a crash between the two repeats at most
+    that one message.
     """
     summary = summary or SendSummary()
     c = OutboxMessage.__table__.c
-    with transaction(cfg.database_url) as conn:
+    with reading(cfg.database_url) as conn:
         ids = conn.execute(select(c.id).where(c.status == "queued", c.next_attempt_at <= when)
                            .order_by(c.id)).scalars().all()
     for oid in ids:
         if abort is not None and abort.is_set():
             break
-        with transaction(cfg.database_url) as conn:
+        with reading(cfg.database_url) as conn:  # no lock: at worst a concurrent run sends it too, once
             got = conn.execute(select(c.raw, c.to_addr).where(c.id == oid, c.status == "queued")).first()
         if got is None:
             continue  # a concurrent run took it

@@ -24,6 +24,7 @@ from sqlmodel import Session, create_engine
 BUSY_TIMEOUT_MS = 30_000
 # Key of the PostgreSQL advisory lock that serialises writers to one record (b"pbem" as an integer).
 RECORD_LOCK = 0x7062656D
+READ_ONLY = "pbem_read_only"  # execution option of `reading` connections: no write lock at BEGIN
 
 
 class DatabaseError(Exception):
@@ -47,7 +48,8 @@ def engine_for(url: str) -> Engine:
 
         @event.listens_for(eng, "begin")
         def _begin(conn) -> None:  # take the write lock at BEGIN: no upgrade deadlocks between runs
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            if not conn.get_execution_options().get(READ_ONLY):
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
         return eng
     if url.startswith("postgresql"):
         return _postgres_engine(url)
@@ -59,7 +61,8 @@ def _postgres_engine(url: str) -> Engine:
 
     @event.listens_for(eng, "begin")
     def _begin(conn) -> None:  # one writer at a time, as BEGIN IMMEDIATE does on SQLite; released at COMMIT
-        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({RECORD_LOCK})")
+        if not conn.get_execution_options().get(READ_ONLY):
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({RECORD_LOCK})")
     return eng
 
 
@@ -73,6 +76,17 @@ WRITER = threading.RLock()
 def session(url: str) -> Iterator[Session]:
     with WRITER, Session(engine_for(url), expire_on_commit=False) as s:
         yield s
+
+
+@contextmanager
+def reading(url: str) -> Iterator[Connection]:
+    """A read that never waits for a writer: no write lock (WAL readers see the last commit).
+
+    Only for reads whose answer is checked again under the lock, or which may be
+    a moment stale without harm.
+    """
+    with engine_for(url).connect() as conn:
+        yield conn.execution_options(**{READ_ONLY: True})
 
 
 @contextmanager
