@@ -36,8 +36,12 @@ log = logging.getLogger("pbem.outbox")
 def _queue(s: Session, cfg: Config, *, key: tuple, to: str, to_name: str, subject: str, text: str, html: str | None,
            purpose: str, when: datetime, game_id: int | None = None, player: str = "", upto_seq: int = 0,
            in_reply_to: str | None = None, references: tuple[str, ...] = (),
-           auto: str = "auto-generated", keep: tuple[str, str | None] | None = None) -> OutboxMessage:
-    """Add one message to the outbox.  `keep` is the (text, html) to keep once sent, if `text` holds a secret."""
+           auto: str = "auto-generated", keep: tuple[str, str | None] | None = None) -> None:
+    """Add one message to the outbox.  `keep` is the (text, html) to keep once sent, if `text` holds a secret.
+
+    A plain INSERT in the session's transaction: no ORM object is needed, and
+    building one cost more than composing the mail.
+    """
     mid = stable_message_id(cfg.domain, *key)
 
     def build(t: str, h: str | None) -> bytes:
@@ -45,11 +49,10 @@ def _queue(s: Session, cfg: Config, *, key: tuple, to: str, to_name: str, subjec
                        subject=subject, text=t, html=h, message_id=mid, when=when, auto=auto,
                        in_reply_to=in_reply_to, references=references)
 
-    row = OutboxMessage(message_id=mid, game_id=game_id, player=player, purpose=purpose, upto_seq=upto_seq,
-                        to_addr=to, raw=build(text, html), keep_raw=build(*keep) if keep else None,
-                        next_attempt_at=when, created_at=when)
-    s.add(row)
-    return row
+    s.connection().execute(OutboxMessage.__table__.insert().values(
+        message_id=mid, game_id=game_id, player=player, purpose=purpose, upto_seq=upto_seq, to_addr=to,
+        raw=build(text, html), keep_raw=build(*keep) if keep else None, status="queued", attempts=0, last_error="",
+        next_attempt_at=when, created_at=when, sent_at=None))
 
 
 REDACTED = "[redacted once sent]"
@@ -120,7 +123,7 @@ def queue_reports(s: Session, cfg: Config, loaded: store.Loaded, players: list[s
 
 def queue_report(s: Session, cfg: Config, loaded: store.Loaded, player: str, when: datetime,
                  code: str | None = None, extra: str = "", since: int | None = None,
-                 subject: str | None = None, moment: Moment | None = None) -> OutboxMessage | None:
+                 subject: str | None = None, moment: Moment | None = None) -> None:
     """Queue `player`'s private report covering events since their last one.
 
     `extra` makes the Message-ID unique when the same point is reported twice
@@ -128,7 +131,7 @@ def queue_report(s: Session, cfg: Config, loaded: store.Loaded, player: str, whe
     """
     seat = loaded.seat_for_player(player)
     if seat is None:
-        return None
+        return
     if since is None:
         since = last_report_seq(s, loaded.game.id, player)
     ctx = report_context(s, cfg, loaded, player, since, code=code, moment=moment)
@@ -138,7 +141,7 @@ def queue_report(s: Session, cfg: Config, loaded: store.Loaded, player: str, whe
         subject = f"[pbem {loaded.game.name}] {ctx['view']['turn']}"
         if ctx["result"] is not None:
             subject = f"[pbem {loaded.game.name}] Final report: {ctx['result']['summary']}"
-    return _queue(s, cfg, key=(loaded.game.name, "report", player, loaded.event_seq, loaded.seq, seat.id, extra),
+    _queue(s, cfg, key=(loaded.game.name, "report", player, loaded.event_seq, loaded.seq, seat.id, extra),
                   to=seat.address, to_name=seat.display_name or player, subject=subject, text=text, html=html,
                   purpose="report", when=when, game_id=loaded.game.id, player=player, upto_seq=loaded.event_seq,
                   keep=keep)
@@ -146,19 +149,19 @@ def queue_report(s: Session, cfg: Config, loaded: store.Loaded, player: str, whe
 
 def queue_reply(s: Session, cfg: Config, *, to: str, to_name: str, template: str, subject: str, when: datetime,
                 in_reply_to: str, references: tuple[str, ...] = (), game_id: int | None = None, player: str = "",
-                purpose: str = "ack", key_id: str | None = None, **ctx: Any) -> OutboxMessage:
+                purpose: str = "ack", key_id: str | None = None, **ctx: Any) -> None:
     text, html = render_pair(template, moderator=cfg.moderator_name, **ctx)
-    return _queue(s, cfg, key=(purpose, key_id or in_reply_to, to), to=to, to_name=to_name, subject=subject, text=text,
+    _queue(s, cfg, key=(purpose, key_id or in_reply_to, to), to=to, to_name=to_name, subject=subject, text=text,
                   html=html, purpose=purpose, when=when, game_id=game_id, player=player, in_reply_to=in_reply_to,
                   references=references, auto="auto-replied")
 
 
 def queue_notice(s: Session, cfg: Config, *, to: str, subject: str, body: str, when: datetime, key: tuple,
                  game_id: int | None = None, player: str = "", purpose: str = "notice",
-                 in_reply_to: str | None = None, keep_body: str | None = None) -> OutboxMessage:
+                 in_reply_to: str | None = None, keep_body: str | None = None) -> None:
     text, html = render_pair("notice", body=body, moderator=cfg.moderator_name)
     keep = render_pair("notice", body=keep_body, moderator=cfg.moderator_name) if keep_body is not None else None
-    return _queue(s, cfg, key=(purpose, *key), to=to, to_name="", subject=subject, text=text, html=html,
+    _queue(s, cfg, key=(purpose, *key), to=to, to_name="", subject=subject, text=text, html=html,
                   purpose=purpose, when=when, game_id=game_id, player=player, in_reply_to=in_reply_to,
                   auto="auto-replied" if in_reply_to else "auto-generated", keep=keep)
 
