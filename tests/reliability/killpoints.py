@@ -11,8 +11,13 @@ PBEM_TEST_KILL_AT="STAGE:N"   the process SIGKILLs itself at the N-th time
       txn     inside the message's transaction: everything recorded and
               queued (flushed), not yet committed
       commit  committed; before the message is moved out of the inbox
-      send    the N-th outgoing mail was delivered; before it is marked sent
+              (Maildir move, or the IMAP MOVE to the processed folder)
+      send    the N-th outgoing mail was delivered (written to the sent
+              Maildir, or accepted by the SMTP server); before it is marked sent
       presend before the N-th outgoing mail is delivered
+    The stages hook the product's own seams (`moderator.handle`,
+    `moderator._decide`, `Inbox.settle`, `Sender.send`) on both transports:
+    MaildirInbox/ImapInbox and MaildirSender/SmtpSender.
     Just before dying it appends "STAGE:N" to PBEM_TEST_KILL_LOG (if set),
     so the test knows which stage was really hit.
 PBEM_TEST_NO_FLOCK=1          skip pbem's own poll lock, so concurrent runs
@@ -84,7 +89,10 @@ def install() -> None:
         return counts["n"] == target
 
     from pbem import moderator
-    from pbem.mail import maildir
+    from pbem.mail import imap, maildir, smtp
+
+    inboxes = (maildir.MaildirInbox, imap.ImapInbox)
+    senders = (maildir.MaildirSender, smtp.SmtpSender)
 
     if stage == "fetch":
         orig_handle = moderator.handle
@@ -107,27 +115,33 @@ def install() -> None:
 
         moderator._decide = decide
     elif stage == "commit":
-        orig_settle = maildir.MaildirInbox.settle
-
-        def settle(self, key, accepted):
-            if hit():
-                _die(stage, target)
-            return orig_settle(self, key, accepted)
-
-        maildir.MaildirInbox.settle = settle
+        for cls in inboxes:
+            cls.settle = _settle_hook(cls.settle, stage, target, hit)
     elif stage in ("send", "presend"):
-        orig_send = maildir.MaildirSender.send
-
-        def send(self, raw, sender, recipients):
-            if stage == "presend" and hit():
-                _die(stage, target)
-            orig_send(self, raw, sender, recipients)
-            if stage == "send" and hit():
-                _die(stage, target)
-
-        maildir.MaildirSender.send = send
+        for cls in senders:
+            cls.send = _send_hook(cls.send, stage, target, hit)
     else:
         raise SystemExit(f"unknown kill stage {stage!r}")
+
+
+def _settle_hook(orig_settle, stage: str, target: int, hit):
+    def settle(self, key, accepted):
+        if hit():
+            _die(stage, target)
+        return orig_settle(self, key, accepted)
+
+    return settle
+
+
+def _send_hook(orig_send, stage: str, target: int, hit):
+    def send(self, raw, sender, recipients):
+        if stage == "presend" and hit():
+            _die(stage, target)
+        orig_send(self, raw, sender, recipients)
+        if stage == "send" and hit():
+            _die(stage, target)
+
+    return send
 
 
 def _install_fault(fault: str) -> None:
