@@ -11,8 +11,13 @@ PBEM_TEST_KILL_AT="STAGE:N"   the process SIGKILLs itself at the N-th time
       txn     inside the message's transaction: everything recorded and
               queued (flushed), not yet committed
       commit  committed; before the message is moved out of the inbox
-      send    the N-th outgoing mail was delivered; before it is marked sent
+              (Maildir move, or the IMAP MOVE to the processed folder)
+      send    the N-th outgoing mail was delivered (written to the sent
+              Maildir, or accepted by the SMTP server); before it is marked sent
       presend before the N-th outgoing mail is delivered
+    The stages hook the product's own seams (`moderator.handle`,
+    `moderator._decide`, `Inbox.settle`, `Sender.send`) on both transports:
+    MaildirInbox/ImapInbox and MaildirSender/SmtpSender.
     Just before dying it appends "STAGE:N" to PBEM_TEST_KILL_LOG (if set),
     so the test knows which stage was really hit.
 PBEM_TEST_NO_FLOCK=1          skip pbem's own poll lock, so concurrent runs
@@ -84,7 +89,10 @@ def install() -> None:
         return counts["n"] == target
 
     from pbem import moderator
-    from pbem.mail import maildir
+    from pbem.mail import imap, maildir, smtp
+
+    inboxes = (maildir.MaildirInbox, imap.ImapInbox)
+    senders = (maildir.MaildirSender, smtp.SmtpSender)
 
     if stage == "fetch":
         orig_handle = moderator.handle
@@ -107,27 +115,33 @@ def install() -> None:
 
         moderator._decide = decide
     elif stage == "commit":
-        orig_settle = maildir.MaildirInbox.settle
-
-        def settle(self, key, accepted):
-            if hit():
-                _die(stage, target)
-            return orig_settle(self, key, accepted)
-
-        maildir.MaildirInbox.settle = settle
+        for cls in inboxes:
+            cls.settle = _settle_hook(cls.settle, stage, target, hit)
     elif stage in ("send", "presend"):
-        orig_send = maildir.MaildirSender.send
-
-        def send(self, raw, sender, recipients):
-            if stage == "presend" and hit():
-                _die(stage, target)
-            orig_send(self, raw, sender, recipients)
-            if stage == "send" and hit():
-                _die(stage, target)
-
-        maildir.MaildirSender.send = send
+        for cls in senders:
+            cls.send = _send_hook(cls.send, stage, target, hit)
     else:
         raise SystemExit(f"unknown kill stage {stage!r}")
+
+
+def _settle_hook(orig_settle, stage: str, target: int, hit):
+    def settle(self, key, accepted):
+        if hit():
+            _die(stage, target)
+        return orig_settle(self, key, accepted)
+
+    return settle
+
+
+def _send_hook(orig_send, stage: str, target: int, hit):
+    def send(self, raw, sender, recipients):
+        if stage == "presend" and hit():
+            _die(stage, target)
+        orig_send(self, raw, sender, recipients)
+        if stage == "send" and hit():
+            _die(stage, target)
+
+    return send
 
 
 def _install_fault(fault: str) -> None:
@@ -296,10 +310,11 @@ def deliver_in_order(cfg, raws: list[bytes]) -> None:
         os.utime(path, ns=(ns, ns))
 
 
-def inbox_count(cfg) -> int:
+def inbox_count(cfg, folder: str = "inbox") -> int:
+    """Messages in one of the home's Maildirs: inbox (default), processed, rejected or sent."""
     from pathlib import Path
 
-    root = Path(cfg.maildir_path) / "inbox"
+    root = Path(cfg.maildir_path) / folder
     return sum(1 for d in ("new", "cur") if (root / d).is_dir() for p in (root / d).iterdir()
                if not p.name.startswith("."))
 
@@ -357,7 +372,6 @@ def record_digest(cfg) -> dict:
 
 def delivered(cfg) -> dict[str, int]:
     """Message-ID -> how many times it was written to the `sent` Maildir."""
-    import re
     from pathlib import Path
 
     counts: dict[str, int] = {}
@@ -366,7 +380,140 @@ def delivered(cfg) -> dict[str, int]:
         if not (root / d).is_dir():
             continue
         for p in (root / d).iterdir():
-            head = p.read_bytes().split(b"\n\n", 1)[0].decode("utf-8", "replace")
-            m = re.search(r"(?im)^Message-ID:\s*(<[^>]+>)", head)
-            counts[m.group(1) if m else f"?{p.name}"] = counts.get(m.group(1) if m else f"?{p.name}", 0) + 1
+            count_message_id(counts, p.read_bytes().split(b"\n\n", 1)[0], f"?{p.name}")
     return counts
+
+
+def count_message_id(counts: dict[str, int], head: bytes, fallback: str) -> None:
+    """Count the Message-ID found in a message's headers (`fallback` where it has none)."""
+    import re
+
+    m = re.search(r"(?im)^Message-ID:\s*(<[^>]+>)", head.decode("utf-8", "replace"))
+    key = m.group(1) if m else fallback
+    counts[key] = counts.get(key, 0) + 1
+
+
+# --------------------------------------------------------------------------- the two transports under the crash test
+
+class MaildirMail:
+    """The embedded transport: orders dropped into the home's Maildir inbox, sent mail read from its `sent`."""
+
+    name = "maildir"
+
+    def __init__(self) -> None:
+        self.env: dict[str, str] = {}
+
+    def wire(self, cfg) -> None:
+        pass
+
+    def as_fetched(self, raw: bytes) -> bytes:
+        return raw
+
+    def deliver(self, cfg, raws: list[bytes]) -> None:
+        deliver_in_order(cfg, raws)
+
+    def inbox_count(self, cfg) -> int:
+        return inbox_count(cfg)
+
+    def filed(self, cfg) -> int:
+        """Messages moved out of the inbox (processed or rejected)."""
+        return inbox_count(cfg, "processed") + inbox_count(cfg, "rejected")
+
+    def delivered(self, cfg) -> dict[str, int]:
+        return delivered(cfg)
+
+
+MODERATOR = "moderator@pbem.test"  # make_home's address, also the moderator's IMAP/SMTP login
+MAIL_PASSWORD_ENV = "PBEM_TEST_MAIL_PASSWORD"
+
+
+def mail_users(plans, password: str) -> dict[str, str]:
+    """The moderator and every seat's address as mail server users (address -> password)."""
+    users = {MODERATOR: password}
+    for _, name, players, _, _ in plans:
+        users.update({address(name, p): password for p in players})
+    return users
+
+
+class ImapMail:
+    """Real servers (`pbem.mail.testservers.debian_mail_servers`): orders APPENDed in order to the
+    moderator's Dovecot INBOX, pbem configured for IMAP + SMTP, its mail sent to Postfix, which
+    delivers it over LMTP to each player's Dovecot INBOX, where it is counted by Message-ID."""
+
+    name = "imap"
+
+    def __init__(self, servers, password: str) -> None:
+        self.servers = servers
+        self.env = {MAIL_PASSWORD_ENV: password}
+
+    def wire(self, cfg) -> None:
+        s = self.servers
+        text = cfg.path.read_text()
+        assert 'transport = "maildir"' in text, "make_home's pbem.toml changed"
+        text = text.replace('transport = "maildir"', 'transport = "imap"')
+        for section, host, port in (("imap", s.imap_host, s.imap_port), ("smtp", s.smtp_host, s.smtp_port)):
+            text += (f'\n[{section}]\nhost = "{host}"\nport = {port}\nssl = false\nstarttls = false\n'
+                     f'username = "{MODERATOR}"\npassword_env = "{MAIL_PASSWORD_ENV}"\n')
+        cfg.path.write_text(text)
+
+    def as_fetched(self, raw: bytes) -> bytes:
+        """The bytes IMAP hands back for `raw` (APPEND stores CRLF line ends): what pbem hashes."""
+        import re
+
+        return re.sub(rb"\r?\n", b"\r\n", raw)
+
+    def deliver(self, cfg, raws: list[bytes]) -> None:
+        from pbem.mail.testservers import _nodelay
+
+        with self.servers.imap(MODERATOR) as client:
+            _nodelay(client)
+            for raw in raws:  # one APPEND each: UIDs, and so pbem's fetch order, follow the list
+                client.append("INBOX", raw)
+
+    def inbox_count(self, cfg, folders: tuple[str, ...] = ("INBOX",)) -> int:
+        with self.servers.imap(MODERATOR) as client:
+            count = 0
+            for folder in folders:
+                if client.folder_exists(folder):
+                    client.select_folder(folder, readonly=True)
+                    count += len(client.search(["NOT", "DELETED"]))
+            return count
+
+    def filed(self, cfg) -> int:
+        """Messages moved out of the INBOX (pbem's default processed and rejected folders)."""
+        return self.inbox_count(cfg, ("pbem/processed", "pbem/rejected"))
+
+    def _wait_for_postfix(self, timeout: float = 60) -> None:
+        """Until Postfix's queue is empty: every accepted message delivered (or bounced)."""
+        import time
+        from pathlib import Path
+
+        queue = Path(self.servers.root) / "postfix" / "queue"
+        deadline = time.monotonic() + timeout
+        while True:
+            waiting = [p for d in ("maildrop", "incoming", "active", "deferred", "hold") if (queue / d).is_dir()
+                       for p in (queue / d).rglob("*") if p.is_file()]
+            if not waiting:
+                return
+            if time.monotonic() > deadline:
+                log = (Path(self.servers.root) / "log" / "postfix.log").read_text(errors="replace")
+                raise AssertionError(f"{len(waiting)} messages still in Postfix's queue after {timeout:.0f} s:\n"
+                                     f"{log[-3000:]}")
+            time.sleep(0.1)
+
+    def delivered(self, cfg) -> dict[str, int]:
+        """Message-ID -> how many times it reached a player's INBOX (once Postfix's queue is empty)."""
+        self._wait_for_postfix()
+        counts: dict[str, int] = {}
+        for user in self.servers.users:
+            if user == MODERATOR:
+                continue
+            with self.servers.imap(user) as client:
+                client.select_folder("INBOX", readonly=True)
+                uids = client.search(["ALL"])
+                if not uids:
+                    continue
+                data = client.fetch(uids, [b"BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)]"])
+                for uid in uids:
+                    count_message_id(counts, bytes(data[uid][b"BODY[HEADER.FIELDS (MESSAGE-ID)]"]), f"?{user}:{uid}")
+        return counts
