@@ -151,7 +151,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
             if outcome.note:
                 summary.notes.append(outcome.note)
             if not dry_run:
-                inbox.settle(item.key, outcome.kind in ("accepted", "duplicates"))
+                inbox.settle(item.key, outcome.processed)
             if dispatcher is not None:
                 dispatcher.nudge()
         if not dry_run:
@@ -179,6 +179,14 @@ def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> "
 class Handled:
     kind: str  # accepted, rejected, ignored, duplicates
     note: str = ""
+    stored: str = ""  # for duplicates: the outcome recorded when the message was first handled
+
+    @property
+    def processed(self) -> bool:
+        """Filed with the processed mail (else with the rejected): a message seen again keeps its first filing."""
+        if self.kind == "duplicates":
+            return self.stored in ("accepted", "held")
+        return self.kind == "accepted"
 
 
 def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Handled:
@@ -187,10 +195,11 @@ def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Ha
     _warm_code(cfg, msg)
     try:
         with session(cfg.database_url) as s:
-            hashes = set(s.exec(select(InboundMessage.body_hash).where(InboundMessage.message_id == msg.message_id)))
-            if msg.body_hash in hashes:
-                return Handled("duplicates", f"{msg.message_id} was already handled")
-            if hashes:
+            seen = dict(s.exec(select(InboundMessage.body_hash, InboundMessage.outcome)
+                               .where(InboundMessage.message_id == msg.message_id)).all())
+            if msg.body_hash in seen:  # e.g. a run killed between its commit and filing the message
+                return Handled("duplicates", f"{msg.message_id} was already handled", stored=seen[msg.body_hash])
+            if seen:
                 # the same Message-ID with other bytes (a replay, a reusing client): keep outgoing ids unique
                 msg = dataclasses.replace(msg, key=f"{msg.message_id}#{msg.body_hash[:16]}")
             result = _decide(s, cfg, msg, raw, when)

@@ -36,6 +36,10 @@ def address_of(player):
     return dict(PLAYERS)[player]
 
 
+def filed(cfg, folder: str) -> int:
+    return sum(len(list((cfg.maildir_path / folder / sub).iterdir())) for sub in ("new", "cur"))
+
+
 def counts(cfg):
     with session(cfg.database_url) as s:
         return (len(s.exec(select(OrderInput)).all()), len(s.exec(select(InboundMessage)).all()),
@@ -131,6 +135,28 @@ def test_a_message_seen_again_after_a_crash_is_applied_once(home, clock) -> None
     assert s.duplicates == 1 and s.accepted == 0
     assert counts(home)[0] == orders_after_crash == 1
     assert not list((home.maildir_path / "inbox" / "new").iterdir())
+    assert filed(home, "processed") == 1 and filed(home, "rejected") == 0
+
+
+def test_a_rejected_message_seen_again_after_a_crash_is_still_filed_as_rejected(home, clock) -> None:
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    forged = order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name,
+                        f"CODE ZZZZ-ZZZZ\n{reqs[0].legal[-1]}")
+    deliver(home, forged)
+
+    class CrashingInbox(MaildirInbox):
+        def settle(self, key, accepted):
+            raise SystemExit("killed before the move")
+
+    try:
+        moderator.poll(home, CrashingInbox(home.maildir_path), None, clock=clock)
+    except SystemExit:
+        pass
+    s = run_poll(home, clock)
+    assert s.duplicates == 1 and counts(home)[0] == 0
+    assert filed(home, "processed") == 0 and filed(home, "rejected") == 1
 
 
 def test_dry_run_parses_and_reports_but_changes_nothing(home, clock) -> None:
