@@ -57,11 +57,25 @@ def _displays(v: dict) -> dict:
     return out
 
 
+def _standing(v: dict) -> dict:
+    out = {}
+    for p, s in v.items():
+        s = out[p] = dict(s)  # place_none, except [countries], votes [[country, issue, color]], offer_none
+        s["except"] = list(s["except"])
+        s["votes"] = [list(r) for r in s["votes"]]
+    return out
+
+
+def _atomic_values(v: dict) -> dict:
+    return dict(v)  # scores {player: int}, rng {seed, n}
+
+
 # How `draft` copies each part of the state whose shape is fixed (see the module docstring);
-# every other part (answers, vote, lose, trade, standing, options, rng, result) is deep-copied.
+# every other part (answers, vote, lose, trade, options, result) is deep-copied.
 _DRAFT = {"players": _names, "deck": _names, "discard": _names, "unused_counters": _names,
           "hands": _lists_by_player, "counters": _lists_by_player, "queue": _lists_by_player,
-          "countries": _countries, "displays": _displays, "history": _names}
+          "countries": _countries, "displays": _displays, "history": _names, "standing": _standing,
+          "scores": _atomic_values, "rng": _atomic_values}
 
 
 def draft(st: dict) -> dict:
