@@ -85,17 +85,19 @@ def draft(st: dict) -> dict:
     entries of ``history``: an entry is written once, at the end of a turn
     (`turn.score_turn`), and nothing changes it afterwards, so the draft gets a
     new list holding the same entries.  The parts with a fixed shape are
-    copied by shape (`_DRAFT`), the rest by `clone`.  Copying the whole state
-    generically on every message was most of the cost of `apply`.
+    copied by shape (`_DRAFT`), any other list or dict by `clone`.  Copying the
+    whole state generically on every message was most of the cost of `apply`.
     """
-    out = {}
+    out = dict(st)  # same keys in the same order; str/int/bool/None values are final
     for k, v in st.items():
-        if v is None or type(v) in (str, int, bool):
-            out[k] = v
-        else:
-            how = _DRAFT.get(k)
-            out[k] = how(v) if how else clone(v)
+        if v is None or type(v) in _SCALARS:
+            continue
+        how = _DRAFT.get(k)
+        out[k] = how(v) if how else clone(v)
     return out
+
+
+_SCALARS = frozenset({str, int, bool})
 
 
 # ---------------------------------------------------------------- set-up
