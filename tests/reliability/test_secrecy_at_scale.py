@@ -58,7 +58,8 @@ NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 
 
 def report_text(eng, state, player: str, happened: list[str]) -> str:
-    reqs = [r for r in eng.requests(state) if r.player == player]
+    every = eng.requests(state)
+    reqs = [r for r in every if r.player == player]
     result = eng.result(state)
     view = eng.view(state, player)
     ctx = {"title": eng.title, "game_name": "g1", "player": player, "view": view, "sections": view["sections"],
@@ -66,7 +67,7 @@ def report_text(eng, state, player: str, happened: list[str]) -> str:
            "asked": [{"prompt": r.prompt, "syntax": list(r.syntax), "legal": list(r.legal),
                       "default": list(r.default), "on_file": list(r.on_file), "answered": r.answered} for r in reqs],
            "deadline": "2026-01-07 12:00 UTC" if reqs and result is None else None,
-           "waiting": sorted({r.player for r in eng.requests(state) if not r.answered}),
+           "waiting": sorted({r.player for r in every if not r.answered}),
            "commitment": None, "result": None if result is None else {"summary": result.summary,
                                                                         "scores": result.scores},
            "seed": None, "commitment_final": "0" * 64, "code": None, "moderator": "m"}
