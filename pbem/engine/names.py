@@ -10,6 +10,7 @@ which case the longest run of words naming one card is taken each time.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from .base import RuleError
@@ -18,6 +19,7 @@ _SPACE = re.compile(r"\s+")
 _DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u2019": "'"})
 
 
+@lru_cache(maxsize=4096)  # pure; candidates_for normalises every name of a pool on every call
 def norm(text: str) -> str:
     """Lower case, folded whitespace, plain dashes and apostrophes."""
     return _SPACE.sub(" ", text.translate(_DASHES)).strip().lower()

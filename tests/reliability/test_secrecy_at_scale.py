@@ -1,6 +1,6 @@
-"""Secrecy at scale: seeded bot games of every shipped kind, each player's report
-rendered through the same template path as the mail, checked against the hidden
-items of every other player at that moment.
+"""Secrecy at scale: 1,000 seeded bot games of every shipped kind, each played to its
+end, each player's report rendered through the same template path as the mail and
+checked against the hidden items of every other player at that moment.
 
 Running thousands of games through the mail pipeline is too slow for CI, so
 games are played in process with `pbem.engine.bots.play`, and at sampled
@@ -15,9 +15,14 @@ builds, without the database) with the real `report` template.  Checks:
   player's secrets are scrambled (indistinguishability; counters are country
   names that appear publicly, so name matching cannot work there).
 Sampling (to keep the run near a minute per kind): every game is played to
-its end (sixteen-thirty: the first `ST_INPUTS` inputs of each game, plus a
-few whole games), and each player's report is rendered at `RENDERS` moments
-per game chosen by a seeded generator, plus the final report.
+its end, and each player's report is rendered at `RENDERS` moments per game
+chosen by a seeded generator within the first `SPAN` inputs (about the length
+of the shortest games of that kind and size), plus the final report of one
+reader per game.  The games are split over `WORKERS` processes (spawned, so
+each starts clean; set PBEM_SECRECY_WORKERS=1 to play them in this process):
+every game's seeds depend only on its number, so the checks and the number of
+reports are the same however the games are split, and a failure names the game,
+its seeds and the check that failed.
 The full pipeline (codes in mail and log lines) is covered by
 `test_full_pipeline_mail_and_logs_hold_no_code`.
 """
@@ -26,10 +31,13 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
 import os
 import random
 import re
 import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -40,14 +48,18 @@ from pbem.reports import render
 from tests.secrets_by_kind import HIDDEN
 
 GAMES = int(os.environ.get("PBEM_SECRECY_GAMES", "1000"))
+WORKERS = int(os.environ.get("PBEM_SECRECY_WORKERS", str(min(2, os.cpu_count() or 1))))
 RENDERS = 1
-ST_INPUTS = 30
+# moments to render are drawn from the first SPAN inputs (a game's length is not known in advance);
+# sixteen-thirty games are long, and longer with more players: 224, 347 and 618 inputs at the shortest
+SPAN = {"italian-wars": 20, "sixteen-thirty": {3: 220, 4: 340, 6: 600}}
 PLAYERS = {"habsburg": [3, 4, 6], "italian-wars": [2], "dynasties": [2, 3, 5], "sixteen-thirty": [3, 4, 6]}
 NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 
 
 def report_text(eng, state, player: str, happened: list[str]) -> str:
-    reqs = [r for r in eng.requests(state) if r.player == player]
+    every = eng.requests(state)
+    reqs = [r for r in every if r.player == player]
     result = eng.result(state)
     view = eng.view(state, player)
     ctx = {"title": eng.title, "game_name": "g1", "player": player, "view": view, "sections": view["sections"],
@@ -55,7 +67,7 @@ def report_text(eng, state, player: str, happened: list[str]) -> str:
            "asked": [{"prompt": r.prompt, "syntax": list(r.syntax), "legal": list(r.legal),
                       "default": list(r.default), "on_file": list(r.on_file), "answered": r.answered} for r in reqs],
            "deadline": "2026-01-07 12:00 UTC" if reqs and result is None else None,
-           "waiting": sorted({r.player for r in eng.requests(state) if not r.answered}),
+           "waiting": sorted({r.player for r in every if not r.answered}),
            "commitment": None, "result": None if result is None else {"summary": result.summary,
                                                                         "scores": result.scores},
            "seed": None, "commitment_final": "0" * 64, "code": None, "moderator": "m"}
@@ -92,6 +104,11 @@ def _names_hidden(text: str, item: str, names: set[str]) -> bool:
     return pat.search(text) is not None
 
 
+def seeds(kind: str, game_no: int) -> tuple[str, str]:
+    """The game seed and the bots' seed of game `game_no` (nothing else decides the game)."""
+    return f"scale-{kind}-{game_no}", f"scale-bots-{game_no}"
+
+
 def _play_and_check(kind: str, n_players: int, game_no: int) -> int:
     eng = registry.get(kind)
     players = NAMES[:n_players]
@@ -102,13 +119,12 @@ def _play_and_check(kind: str, n_players: int, game_no: int) -> int:
     renders = 0
     if kind == "sixteen-thirty":
         from tests.engine.test_sixteen_thirty_properties import scrambled
-
-        limit = ST_INPUTS
     else:
-        scrambled, limit = None, 50_000
+        scrambled = None
     # moments to render, per player (input index); the game's length is not known yet: pick generously
-    span = {"italian-wars": 20, "sixteen-thirty": ST_INPUTS}.get(kind, 110)
-    moments = {p: {rnd.randrange(1, min(span, limit) + 1) for _ in range(RENDERS)} for p in players}
+    span = SPAN.get(kind, 110)
+    span = span[n_players] if isinstance(span, dict) else span
+    moments = {p: {rnd.randrange(1, span + 1) for _ in range(RENDERS)} for p in players}
     final_reader = players[game_no % len(players)]  # one final report per game, a different reader each time
 
     def check(pt, out) -> None:
@@ -116,9 +132,10 @@ def _play_and_check(kind: str, n_players: int, game_no: int) -> int:
         events_seen.extend(out.events)
         i = len(pt.inputs)
         for p in players:
-            for e in out.events:
-                if e.visible_to(p):
-                    known[p].append(e.text + json.dumps(e.data))
+            if scrambled is None:  # what the reader was told, for the name checks below
+                for e in out.events:
+                    if e.visible_to(p):
+                        known[p].append(e.text + json.dumps(e.data))
             if i not in moments[p] and (eng.result(pt.state) is None or p != final_reader):
                 continue
             happened = [e.text for e in events_seen[since[p]:] if e.visible_to(p)]
@@ -143,19 +160,25 @@ def _play_and_check(kind: str, n_players: int, game_no: int) -> int:
                     if item not in own and item not in seen and _names_hidden(text, item, names):
                         raise AssertionError(f"{kind} game {game_no}: {p}'s report names {q}'s hidden {item!r}:\n{text}")
 
-    class Stop(Exception):
-        pass
+    game_seed, bot_seed = seeds(kind, game_no)
+    play(eng, players, game_seed, bot_seed=bot_seed, timeout_every=7 if game_no % 5 == 0 else 0, on_input=check)
+    return renders
 
-    def hook(pt, out):
-        check(pt, out)
-        if len(pt.inputs) >= limit:
-            raise Stop
 
-    try:
-        play(eng, players, f"scale-{kind}-{game_no}", bot_seed=f"scale-bots-{game_no}",
-             timeout_every=7 if game_no % 5 == 0 else 0, on_input=hook)
-    except Stop:
-        pass
+def _play_games(kind: str, games: list[int]) -> int:
+    """Play and check the given games (in a worker process or in this one); returns the reports rendered.
+
+    A failure is re-raised as an AssertionError naming the game, its seeds and what failed, so
+    that it can be replayed alone with `_play_and_check(kind, players, game_no)`."""
+    renders = 0
+    for g in games:
+        n = PLAYERS[kind][g % len(PLAYERS[kind])]
+        try:
+            renders += _play_and_check(kind, n, g)
+        except Exception as err:
+            game_seed, bot_seed = seeds(kind, g)
+            raise AssertionError(f"{kind} game {g} ({n} players, seed {game_seed!r}, bot seed {bot_seed!r}) "
+                                 f"failed: {type(err).__name__}: {err}\n{traceback.format_exc()}") from None
     return renders
 
 
@@ -163,19 +186,15 @@ def _play_and_check(kind: str, n_players: int, game_no: int) -> int:
 @pytest.mark.parametrize("kind", ["habsburg", "italian-wars", "dynasties", "sixteen-thirty"])
 def test_no_report_names_another_players_secrets_over_many_games(kind: str) -> None:
     started = time.perf_counter()
-    renders = 0
-    for g in range(GAMES):
-        n = PLAYERS[kind][g % len(PLAYERS[kind])]
-        renders += _play_and_check(kind, n, g)
-    if kind == "sixteen-thirty":  # a few whole games too
-        global ST_INPUTS
-        saved, ST_INPUTS = ST_INPUTS, 50_000
-        try:
-            for g in range(3):
-                renders += _play_and_check(kind, 3 + g, GAMES + g)
-        finally:
-            ST_INPUTS = saved
-    print(f"\nsecrecy at scale: {kind}: {GAMES} games, {renders} reports rendered, "
+    games = list(range(GAMES))
+    workers = max(1, min(WORKERS, GAMES))
+    if workers == 1:
+        renders = _play_games(kind, games)
+    else:  # game g goes to worker g % workers: the same games and checks as in one process
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(_play_games, kind, games[w::workers]) for w in range(workers)]
+            renders = sum(f.result() for f in futures)
+    print(f"\nsecrecy at scale: {kind}: {GAMES} whole games, {renders} reports rendered, {workers} worker(s), "
           f"{time.perf_counter() - started:.1f} s")
     assert renders >= GAMES
 

@@ -4,10 +4,10 @@ turn (kept on file and used when that phase comes, if still legal), or rejected.
 
 from __future__ import annotations
 
-from ..base import LineResult, Outcome, RuleError, clone
+from ..base import LineResult, Outcome, RuleError
 from . import specials, trade, votes
 from .parse import parse, quick_verb
-from .state import goto, priv, pub, remove_card, take_from_hand
+from .state import draft, goto, priv, pub, remove_card, take_from_hand
 from .tables import HAND_LIMIT, country_of, is_open, is_special, sort_cards
 from .turn import advance, goto_call, removal_options, start_required
 
@@ -220,7 +220,7 @@ def run_queue(st: dict, ev: list) -> bool:
 def apply(st0: dict, p: str, lines: list[str]) -> Outcome:
     if p not in st0["players"]:
         return Outcome(st0, [], [LineResult(ln, False, "you are not a player in this game") for ln in lines])
-    st, ev, results = clone(st0), [], []
+    st, ev, results = draft(st0), [], []
     queued_now = False
     was_active = p == st["active"]
     held, st["queue"][p] = st["queue"][p], []

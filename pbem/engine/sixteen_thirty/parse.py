@@ -241,5 +241,8 @@ def quick_verb(line: str) -> str | None:
         return "done"
     if word in BARE_SPECIALS:
         return "play"
-    return {"REMOVE": "remove", "TRADE": "trade", "ACCEPT": "accept", "DECLINE": "decline", "PLAY": "play",
-            "CALL": "call", "VOTE": "vote", "DISCARD": "discard"}.get(word)
+    return QUICK_VERBS.get(word)
+
+
+QUICK_VERBS = {"REMOVE": "remove", "TRADE": "trade", "ACCEPT": "accept", "DECLINE": "decline", "PLAY": "play",
+               "CALL": "call", "VOTE": "vote", "DISCARD": "discard"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import MODERATOR, PUBLIC, Event, RuleError
+from ..base import MODERATOR, PUBLIC, Event, RuleError, clone
 from ..rng import Rng, init_state
 from .tables import COUNTRIES, SETUP, build_deck, country_of, is_open, sort_cards, value, cheapest_key
 
@@ -32,6 +32,72 @@ def mod(ev: list, kind: str, text: str, **data: Any) -> None:
 
 def cards_text(cards: list[str]) -> str:
     return ", ".join(cards) if cards else "nothing"
+
+
+# ---------------------------------------------------------------- drafts
+def _names(v: list) -> list:
+    return list(v)  # a list of names (str): a copy is a deep copy
+
+
+def _lists_by_player(v: dict) -> dict:
+    return {p: list(x) for p, x in v.items()}
+
+
+def _countries(v: dict) -> dict:
+    return {c: dict(k) for c, k in v.items()}  # status, army, ability, faction, leader, unrest: all atomic
+
+
+def _displays(v: dict) -> dict:
+    out = {}
+    for p, disp in v.items():
+        mine = out[p] = {}
+        for c, pl in disp.items():
+            pl = mine[c] = dict(pl)  # {"cards": [names], "desc": bool}
+            pl["cards"] = list(pl["cards"])
+    return out
+
+
+def _standing(v: dict) -> dict:
+    out = {}
+    for p, s in v.items():
+        s = out[p] = dict(s)  # place_none, except [countries], votes [[country, issue, color]], offer_none
+        s["except"] = list(s["except"])
+        s["votes"] = [list(r) for r in s["votes"]]
+    return out
+
+
+def _atomic_values(v: dict) -> dict:
+    return dict(v)  # scores {player: int}, rng {seed, n}
+
+
+# How `draft` copies each part of the state whose shape is fixed (see the module docstring);
+# every other part (answers, vote, lose, trade, options, result) is deep-copied.
+_DRAFT = {"players": _names, "deck": _names, "discard": _names, "unused_counters": _names,
+          "hands": _lists_by_player, "counters": _lists_by_player, "queue": _lists_by_player,
+          "countries": _countries, "displays": _displays, "history": _names, "standing": _standing,
+          "scores": _atomic_values, "rng": _atomic_values}
+
+
+def draft(st: dict) -> dict:
+    """The working copy `apply` changes (and drops if a line is rejected).
+
+    Equal to a deep copy, and it shares no list or dict with `st` except the
+    entries of ``history``: an entry is written once, at the end of a turn
+    (`turn.score_turn`), and nothing changes it afterwards, so the draft gets a
+    new list holding the same entries.  The parts with a fixed shape are
+    copied by shape (`_DRAFT`), any other list or dict by `clone`.  Copying the
+    whole state generically on every message was most of the cost of `apply`.
+    """
+    out = dict(st)  # same keys in the same order; str/int/bool/None values are final
+    for k, v in st.items():
+        if v is None or type(v) in _SCALARS:
+            continue
+        how = _DRAFT.get(k)
+        out[k] = how(v) if how else clone(v)
+    return out
+
+
+_SCALARS = frozenset({str, int, bool})
 
 
 # ---------------------------------------------------------------- set-up

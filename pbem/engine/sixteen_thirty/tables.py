@@ -3,6 +3,8 @@ ST-R4 random end, ST-R7 caps) and small helpers on card names."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 KIND = "sixteen-thirty"
 TITLE = "Sixteen Thirty Something"
 
@@ -74,6 +76,7 @@ def is_open(card: str) -> bool:
     return card.startswith("Open ")
 
 
+@lru_cache(maxsize=1024)  # pure function of a card name; called in every inner loop
 def value(card: str) -> int:
     """Votes of an influence card; 0 for a special card."""
     if is_special(card):
@@ -81,6 +84,7 @@ def value(card: str) -> int:
     return int(card.rsplit(" ", 1)[1])
 
 
+@lru_cache(maxsize=1024)
 def country_of(card: str) -> str | None:
     """The country named on an influence card (None for Open and special cards)."""
     if is_special(card) or is_open(card):
@@ -88,6 +92,7 @@ def country_of(card: str) -> str | None:
     return card.rsplit(" ", 1)[0]
 
 
+@lru_cache(maxsize=1024)
 def card_sort_key(card: str) -> tuple:
     """Table order: countries in COUNTRIES order, then Open, then specials."""
     if is_special(card):
@@ -101,6 +106,7 @@ def sort_cards(cards: list[str]) -> list[str]:
     return sorted(cards, key=card_sort_key)
 
 
+@lru_cache(maxsize=1024)
 def cheapest_key(card: str) -> tuple:
     """NMR order for losing a card: lowest value first, Open before named, specials last."""
     return (1 if is_special(card) else 0, value(card), 0 if is_open(card) else 1, card_sort_key(card))

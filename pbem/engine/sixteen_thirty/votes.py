@@ -32,8 +32,10 @@ def can_call_in(st: dict, p: str, c: str) -> bool:
 
 
 def callable_countries(st: dict, p: str) -> list[str]:
-    """ST-R11: countries where p has a pile or holds a named Influence card."""
-    return [c for c in COUNTRIES if can_call_in(st, p, c)]
+    """ST-R11: countries where p has a pile or holds a named Influence card (`can_call_in` for each)."""
+    held = {country_of(x) for x in st["hands"][p]}
+    disp = st["displays"][p]
+    return [c for c in COUNTRIES if disp.get(c) or c in held]
 
 
 def placeable(st: dict, p: str, c: str) -> list[str]:
