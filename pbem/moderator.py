@@ -232,13 +232,12 @@ def _warm_code(cfg: Config, msg: Inbound) -> None:
 
 
 def _record(s: Session, msg: Inbound, raw: bytes, when: datetime, outcome: str, reason: str,
-            game: Game | None = None, player: str = "") -> InboundMessage:
-    row = InboundMessage(message_id=msg.message_id, body_hash=msg.body_hash, sender=msg.sender,
-                         subject=msg.subject[:500], game_id=game.id if game else None, player=player,
-                         outcome=outcome, reason=reason, raw=raw, received_at=when)
-    s.add(row)
-    s.flush()
-    return row
+            game: Game | None = None, player: str = "") -> int:
+    """Keep the inbound message with what became of it; returns its id."""
+    res = store.insert(s, InboundMessage, dict(
+        message_id=msg.message_id, body_hash=msg.body_hash, sender=msg.sender, subject=msg.subject[:500],
+        game_id=game.id if game else None, player=player, outcome=outcome, reason=reason, raw=raw, received_at=when))
+    return res.inserted_primary_key[0]
 
 
 def _reply_allowed(s: Session, cfg: Config, address: str, when: datetime) -> bool:
@@ -325,15 +324,15 @@ def _orders(s, cfg, msg, raw, when, loaded, player, orders, problems, press_done
               on_file=_on_file(loaded, player), waiting=_waiting(loaded), report_follows=False)
         return Handled("rejected")
     if game.resolve == "deadline":
-        row = _record(s, msg, raw, when, "held", "held until the deadline", game, player)
+        _record(s, msg, raw, when, "held", "held until the deadline", game, player)
         reply("ack", subject, subject_in=msg.subject, applied=True, lines=lines, rejected_count=0,
               problems=problems + sent + ["This game resolves at the deadline: your orders are on file and will "
                                           "be applied then, in the order they arrived."],
               on_file=orders, waiting=[], report_follows=False)
         return Handled("accepted")
-    row = _record(s, msg, raw, when, "accepted", "", game, player)
+    inbound_id = _record(s, msg, raw, when, "accepted", "", game, player)
     before = asked_steps(loaded)
-    store.append_input(s, loaded, "orders", player, orders, out, row.id, when)
+    store.append_input(s, loaded, "orders", player, orders, out, inbound_id, when)
     movers = players_to_report(loaded, out.events, before)
     reply("ack", subject, subject_in=msg.subject, applied=True, lines=lines, rejected_count=0,
           problems=problems + sent, on_file=_on_file(loaded, player), waiting=_waiting(loaded),

@@ -118,13 +118,22 @@ def load(s: Session, game: Game) -> Loaded:
     return Loaded(game, seats, state, seq, last_event_seq(s, game.id))
 
 
+def insert(s: Session, model: type, rows: dict[str, Any] | list[dict[str, Any]]) -> Any:
+    """Plain INSERTs in the session's transaction (the record is append-only: no ORM object is needed,
+    and building one cost more than the statement).  Returns the result, for `inserted_primary_key`."""
+    return s.connection().execute(model.__table__.insert(), rows)
+
+
 def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event], when: datetime) -> None:
+    rows = []
     for ev in events:
         loaded.event_seq += 1
         vis = ev.visibility if isinstance(ev.visibility, str) else list(ev.visibility)
-        s.add(GameEvent(game_id=loaded.game.id, seq=loaded.event_seq, input_seq=input_seq, kind=ev.kind,
-                        text=ev.text, visibility_json=json.dumps(vis), data_json=json.dumps(ev.data, sort_keys=True),
-                        created_at=when))
+        rows.append(dict(game_id=loaded.game.id, seq=loaded.event_seq, input_seq=input_seq, kind=ev.kind,
+                         text=ev.text, visibility_json=json.dumps(vis), data_json=json.dumps(ev.data, sort_keys=True),
+                         created_at=when))
+    if rows:
+        insert(s, GameEvent, rows)
 
 
 def current_step(loaded: Loaded) -> str:
@@ -137,14 +146,14 @@ def append_input(s: Session, loaded: Loaded, kind: str, player: str, lines: list
     """Record one accepted input, its events, the new snapshot and, if a new step opened, its deadline."""
     before = current_step(loaded)
     loaded.seq += 1
-    s.add(OrderInput(game_id=loaded.game.id, seq=loaded.seq, kind=kind, player=player, lines_json=json.dumps(lines),
-                     inbound_id=inbound_id, created_at=when))
+    insert(s, OrderInput, dict(game_id=loaded.game.id, seq=loaded.seq, kind=kind, player=player,
+                               lines_json=json.dumps(lines), inbound_id=inbound_id, created_at=when))
     append_events(s, loaded, loaded.seq, out.events, when)
     loaded.state = out.state
     step = current_step(loaded)
     over = loaded.engine.result(loaded.state) is not None
-    s.add(Snapshot(game_id=loaded.game.id, seq=loaded.seq, step=step, over=over,
-                   state_json=json.dumps(loaded.state, sort_keys=True), created_at=when))
+    insert(s, Snapshot, dict(game_id=loaded.game.id, seq=loaded.seq, step=step, over=over,
+                             state_json=json.dumps(loaded.state, sort_keys=True), created_at=when))
     if step and step != before:
         open_deadline(s, loaded, step, when)
     return loaded.seq
@@ -153,8 +162,8 @@ def append_input(s: Session, loaded: Loaded, kind: str, player: str, lines: list
 def open_deadline(s: Session, loaded: Loaded, step: str, when: datetime) -> None:
     from datetime import timedelta
 
-    s.add(Deadline(game_id=loaded.game.id, step=step, due_at=when + timedelta(seconds=loaded.game.deadline_seconds),
-                   created_at=when))
+    insert(s, Deadline, dict(game_id=loaded.game.id, step=step, due_at=when + timedelta(seconds=loaded.game.deadline_seconds),
+                             reason="step opened", created_at=when))
 
 
 def current_deadline(s: Session, game_id: int) -> Deadline | None:
