@@ -107,6 +107,16 @@ def fill_maildir(cfg, mails) -> None:
         os.utime(p, ns=(base + i * 1000, base + i * 1000))  # a strict fetch order
 
 
+def parse_timings(line: str) -> dict[str, float]:
+    """`timings: total 3.45 s, handling 2.55 s, ...` (from `pbem poll --timings`) as a dict."""
+    out = {}
+    for part in line.removeprefix("timings:").split(","):
+        name, _, value = part.strip().rpartition(" s")[0].rpartition(" ")
+        if name:
+            out[name.replace(" ", "_")] = float(value)
+    return out
+
+
 def pbem_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "pbem", *args]
 

@@ -15,7 +15,9 @@ running as root), in one run:
   over one connection.  No game logic, no database.
 
 Prints both times and the ratio pbem/baseline (goal <= 1.2), plus the ratio against
-a fetch-only baseline (no moves), for reference.
+a fetch-only baseline (no moves), for reference, and where pbem's time went
+(`pbem poll --timings`: the poll's steps, and its sender thread's time on the
+server and on marking mail sent; the two threads overlap).
 """
 
 from __future__ import annotations
@@ -113,7 +115,8 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int) -> dict:
         mails = common.order_mails(names, messages)
         clear_players(servers)
         deliver_all(servers, mails)
-        pbem_s, line = common.run_timed(common.pbem_cmd("poll"), env)
+        pbem_s, out_text = common.run_timed(common.pbem_cmd("poll", "--timings"), env)
+        line, _, timing = out_text.partition("\n")
         assert f"read {messages} messages: {messages} accepted" in line, line
         with session(cfg.database_url) as s:
             out = [(m.to_addr, m.raw) for m in s.exec(select(OutboxMessage).order_by(OutboxMessage.id)).all()
@@ -128,7 +131,8 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int) -> dict:
         return {"pbem_poll_s": round(pbem_s, 2), "baseline_s": round(base_s, 2),
                 "baseline_fetch_only_s": round(fetch_only_s, 2), "outgoing_messages": len(out),
                 "ratio": common.ratio(pbem_s, base_s), "ratio_vs_fetch_only": common.ratio(pbem_s, fetch_only_s),
-                "pbem_messages_per_second": round(messages / pbem_s, 1), "summary": line}
+                "pbem_messages_per_second": round(messages / pbem_s, 1), "summary": line,
+                "pbem_timings_s": common.parse_timings(timing)}
 
 
 def main() -> None:

@@ -253,7 +253,8 @@ def game_code(name: str, player: str) -> None:
 
 @app.command()
 def poll(dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report, change nothing, send nothing."),
-         verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each message handled.")) -> None:
+         verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each message handled."),
+         timings: bool = typer.Option(False, "--timings", help="Also print where the run's time went.")) -> None:
     """Read new mail, apply orders and due deadlines, send queued mail.  Run it from cron.
 
     Exit codes: 0 done (or another poll was already running); 3 the mail server or
@@ -301,6 +302,8 @@ def poll(dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report
         fcntl.flock(lock, fcntl.LOCK_UN)
         lock.close()
     typer.echo(("dry run: " if dry_run else "") + summary.line())
+    if timings and summary.timings:
+        typer.echo(summary.timing_line())
 
 
 def _env_secrets(cfg) -> list[str]:

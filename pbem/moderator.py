@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
@@ -56,6 +57,12 @@ class PollSummary:
     retry: int = 0
     failed: int = 0
     notes: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # seconds, see timing_line
+
+    def timing_line(self) -> str:
+        """Where the run's time went (`pbem poll --timings`): the poll's own steps, then the sender thread's."""
+        t = self.timings
+        return ("timings: " + ", ".join(f"{k.replace('_', ' ')} {v:.2f} s" for k, v in t.items())) if t else ""
 
     def line(self) -> str:
         return (f"read {self.read} messages: {self.accepted} accepted, {self.rejected} rejected, "
@@ -134,11 +141,21 @@ def poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.
 
 def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_run: bool) -> PollSummary:
     summary = PollSummary()
+    spent = dict.fromkeys(("fetching", "handling", "filing", "deadlines", "waiting_for_sender"), 0.0)
+    started = mark = time.perf_counter()
+
+    def lap(step: str) -> None:
+        nonlocal mark
+        now = time.perf_counter()
+        spent[step] += now - mark
+        mark = now
+
     dispatcher = outbox.Dispatcher(cfg, sender, clock) if (sender is not None and not dry_run) else None
     with dispatcher or contextlib.nullcontext():
         if dispatcher is not None:
             dispatcher.nudge()  # mail left queued by an earlier run goes out first
         for item in inbox.fetch():
+            lap("fetching")
             summary.read += 1
             try:
                 outcome = handle(cfg, item.raw, clock(), dry_run=dry_run)
@@ -150,17 +167,24 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
             setattr(summary, outcome.kind, getattr(summary, outcome.kind) + 1)
             if outcome.note:
                 summary.notes.append(outcome.note)
+            lap("handling")
             if not dry_run:
                 inbox.settle(item.key, outcome.processed)
             if dispatcher is not None:
                 dispatcher.nudge()
+            lap("filing")
+        lap("fetching")
         if not dry_run:
             from .deadlines import run_deadlines
 
             summary.deadlines, summary.reminders = run_deadlines(cfg, clock())
+            lap("deadlines")
         if dispatcher is not None:
             sent = dispatcher.finish()
+            lap("waiting_for_sender")
             summary.sent, summary.retry, summary.failed = sent.sent, sent.retry, sent.failed
+            spent.update({f"sender_{k}": v for k, v in dispatcher.spent.items()})
+    summary.timings = {"total": time.perf_counter() - started, **spent}
     return summary
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -181,7 +182,7 @@ class SendSummary:
 
 
 def send_pending(cfg: Config, sender: Sender, when: datetime, summary: SendSummary | None = None,
-                 abort: threading.Event | None = None) -> SendSummary:
+                 abort: threading.Event | None = None, spent: dict[str, float] | None = None) -> SendSummary:
     """Send every due queued message.  Raises TransportError if the server cannot be reached at all.
 
     Each message is read just before it is sent (a concurrent run may have taken
@@ -190,6 +191,7 @@ def send_pending(cfg: Config, sender: Sender, when: datetime, summary: SendSumma
     that one message.
     """
     summary = summary or SendSummary()
+    spent = spent if spent is not None else {}
     c = OutboxMessage.__table__.c
     with reading(cfg.database_url) as conn:
         ids = conn.execute(select(c.id).where(c.status == "queued", c.next_attempt_at <= when)
@@ -202,6 +204,7 @@ def send_pending(cfg: Config, sender: Sender, when: datetime, summary: SendSumma
         if got is None:
             continue  # a concurrent run took it
         raw, to = got
+        t0 = time.perf_counter()
         try:
             sender.send(raw, cfg.moderator_address, [to])
         except PermanentSendError as exc:
@@ -214,10 +217,14 @@ def send_pending(cfg: Config, sender: Sender, when: datetime, summary: SendSumma
             else:
                 summary.retry += 1
             raise TransportError(f"sending mail failed: {exc}") from None
+        t1 = time.perf_counter()
         with transaction(cfg.database_url) as conn:  # sent: the player's code (if any) leaves with the mail
             conn.execute(OutboxMessage.__table__.update().where(c.id == oid).values(
                 status="sent", sent_at=when, last_error="", attempts=c.attempts + 1,
                 raw=func.coalesce(c.keep_raw, c.raw), keep_raw=None))
+        t2 = time.perf_counter()
+        spent["sending"] = spent.get("sending", 0.0) + (t1 - t0)
+        spent["marking_sent"] = spent.get("marking_sent", 0.0) + (t2 - t1)
         summary.sent += 1
     return summary
 
@@ -236,6 +243,7 @@ class Dispatcher:
     def __init__(self, cfg: Config, sender: Sender, clock) -> None:
         self.cfg, self.sender, self.clock = cfg, sender, clock
         self.summary = SendSummary()
+        self.spent: dict[str, float] = {"sending": 0.0, "marking_sent": 0.0}  # seconds: server, record lock + UPDATE
         self.error: BaseException | None = None
         self._wake = threading.Event()
         self._abort = threading.Event()
@@ -257,7 +265,7 @@ class Dispatcher:
             self._wake.clear()
             closing = self._closing
             try:
-                send_pending(self.cfg, self.sender, self.clock(), self.summary, self._abort)
+                send_pending(self.cfg, self.sender, self.clock(), self.summary, self._abort, self.spent)
             except BaseException as exc:  # kept for the poll to raise; sending stops for this run
                 self.error = exc
                 return

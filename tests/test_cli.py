@@ -60,8 +60,10 @@ def test_init_new_game_list_show_poll_export_from_another_directory(tmp_path: Pa
     assert "Private report for Ann" in show.stdout and "Your hand" in show.stdout
     public = pbem("--config", cfg, "game", "show", "iw1", cwd=elsewhere)
     assert "Your hand" not in public.stdout
-    polled = pbem("--config", cfg, "poll", cwd=elsewhere)
+    polled = pbem("--config", cfg, "poll", "--timings", cwd=elsewhere)
     assert polled.returncode == 0 and "sent 2 mails" in polled.stdout
+    timing = polled.stdout.splitlines()[-1]
+    assert timing.startswith("timings: total ") and "handling" in timing and "sender sending" in timing, timing
     assert len(list((home / "mail" / "sent" / "new").iterdir())) == 2
     exported = pbem("--config", cfg, "export", "iw1", "--format", "text", cwd=elsewhere)
     assert exported.returncode == 0 and "Italian Wars: game iw1" in exported.stdout
