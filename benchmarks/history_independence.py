@@ -100,6 +100,20 @@ def add_history(target_url: str, template_db: Path, copies: int) -> dict:
     return counts
 
 
+def settle_wal(url: str) -> None:
+    """Checkpoint and truncate the write-ahead log, as on a home that has been running for a while.
+
+    Building the large record is one huge transaction; its log would otherwise
+    be copied with the home and charged to the first polls on it."""
+    import sqlite3
+
+    con = sqlite3.connect(url.removeprefix("sqlite:///"))
+    try:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        con.close()
+
+
 def timed_poll(home: Path) -> tuple[float, str]:
     res = subprocess.run([sys.executable, "-c", TIME_POLL, str(home / "pbem.toml"), home.name], capture_output=True, text=True,
                          cwd=common.ROOT)
@@ -126,6 +140,7 @@ def main() -> None:
             inbox, sender = __import__("pbem.moderator", fromlist=["transports"]).transports(cfg)
             __import__("pbem.moderator", fromlist=["poll"]).poll(cfg, inbox, sender)  # first reports sent
             history = add_history(cfg.database_url, template, args.games * args.scale) if label == "large" else {}
+            settle_wal(cfg.database_url)
             common.fill_maildir(cfg, common.order_mails(names, args.messages))
             homes[label] = (cfg.path.parent, history)
         times: dict[str, list[float]] = {"small": [], "large": []}
