@@ -114,13 +114,13 @@ def test_auto_replies_bounces_and_loops_are_never_answered(home, clock) -> None:
     assert s.ignored == 4 and len(sent_mail(home)) == n_sent
 
 
-def test_a_message_seen_again_after_a_crash_is_applied_once(home, clock) -> None:
-    """Crash between commit and the move out of the inbox: the message is fetched again."""
+def _first_order_polled_until_killed_before_filing(home, clock, code: str | None = None) -> None:
+    """Deliver the first asked player's order, then a poll that dies between its commit and the inbox move."""
     name = new_game(home, clock)
     run_poll(home, clock)
     reqs, _ = asked(home, name)
-    raw = order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name, signed(reqs[0].player, reqs[0].legal[-1]))
-    deliver(home, raw)
+    body = signed(reqs[0].player, reqs[0].legal[-1]) if code is None else f"CODE {code}\n{reqs[0].legal[-1]}"
+    deliver(home, order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name, body))
 
     class CrashingInbox(MaildirInbox):
         def settle(self, key, accepted):
@@ -130,6 +130,11 @@ def test_a_message_seen_again_after_a_crash_is_applied_once(home, clock) -> None
         moderator.poll(home, CrashingInbox(home.maildir_path), None, clock=clock)
     except SystemExit:
         pass
+
+
+def test_a_message_seen_again_after_a_crash_is_applied_once(home, clock) -> None:
+    """Crash between commit and the move out of the inbox: the message is fetched again."""
+    _first_order_polled_until_killed_before_filing(home, clock)
     orders_after_crash = counts(home)[0]
     s = run_poll(home, clock)
     assert s.duplicates == 1 and s.accepted == 0
@@ -139,21 +144,7 @@ def test_a_message_seen_again_after_a_crash_is_applied_once(home, clock) -> None
 
 
 def test_a_rejected_message_seen_again_after_a_crash_is_still_filed_as_rejected(home, clock) -> None:
-    name = new_game(home, clock)
-    run_poll(home, clock)
-    reqs, _ = asked(home, name)
-    forged = order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name,
-                        f"CODE ZZZZ-ZZZZ\n{reqs[0].legal[-1]}")
-    deliver(home, forged)
-
-    class CrashingInbox(MaildirInbox):
-        def settle(self, key, accepted):
-            raise SystemExit("killed before the move")
-
-    try:
-        moderator.poll(home, CrashingInbox(home.maildir_path), None, clock=clock)
-    except SystemExit:
-        pass
+    _first_order_polled_until_killed_before_filing(home, clock, code="ZZZZ-ZZZZ")
     s = run_poll(home, clock)
     assert s.duplicates == 1 and counts(home)[0] == 0
     assert filed(home, "processed") == 0 and filed(home, "rejected") == 1
