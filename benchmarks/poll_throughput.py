@@ -6,11 +6,11 @@ For each server pair (pymap + aiosmtpd always; Dovecot + Postfix when installed 
 running as root), in one run:
 
 * pbem: --messages order emails across --games games are put in the moderator's
-  INBOX; one `pbem poll` process fetches them, applies them, moves each to the
+  INBOX; one `pbem poll` process fetches them, applies them, files them (one MOVE per batch) in the
   processed folder and sends every reply and report it queued (timed as a whole,
   interpreter start included).
 * baseline: the same messages put in the INBOX again; imapclient fetches them in
-  the same batches and moves each one (what pbem's IMAP side does), then smtplib
+  the same batches and moves each batch with one MOVE (what pbem's IMAP side does), then smtplib
   sends the same number of outgoing messages (pbem's own, read from its outbox)
   over one connection.  No game logic, no database.
 
@@ -87,8 +87,8 @@ def baseline(servers, outgoing: list[tuple[str, bytes]], move: bool) -> float:
         data = client.fetch(chunk, ["BODY.PEEK[]"])
         for uid in chunk:
             fetched += len(data[uid][b"BODY[]"])
-            if move:
-                client.move([uid], "baseline")
+        if move:
+            client.move(chunk, "baseline")  # pbem files each batch with one MOVE
     client.logout()
     smtp = smtplib.SMTP(servers.smtp_host, servers.smtp_port, timeout=30)
     smtp.login(common.MODERATOR, common.PASSWORD) if smtp.has_extn("auth") else None

@@ -5,9 +5,12 @@ connects (implicit TLS, STARTTLS or plain), logs in, makes sure the processed
 and rejected folders exist, selects the inbox folder and remembers its
 UIDVALIDITY.  `fetch` streams every message of the folder, oldest UID first,
 in batches fetched with ``BODY.PEEK[]`` (so nothing is marked seen and at
-most one batch is held in memory).  `settle` moves a message to the
+most one batch is held in memory).  `settle` files a message in the
 processed or rejected folder: MOVE where the server has it, otherwise COPY,
-STORE ``\\Deleted`` and (UID) EXPUNGE.
+STORE ``\\Deleted`` and (UID) EXPUNGE.  Messages settled while `fetch` is
+streaming are filed together, one command per folder, once their batch is
+done (and at `close`): a message recorded but not yet filed when a run dies
+is simply fetched again and recognised as already handled.
 
 Every connection, login or protocol failure becomes a `TransportError` whose
 text is one line and never contains the password.
@@ -80,6 +83,8 @@ class ImapInbox:
         self._names = {"processed": processed_folder, "rejected": rejected_folder}
         self._targets: dict[bool, str] = {}
         self._message_ids: dict[str, str] = {}
+        self._pending: dict[bool, list[int]] = {True: [], False: []}  # settled during fetch, not yet filed
+        self._streaming = False
         self._client = None
         self.uidvalidity: int | None = None
         self._connect()
@@ -170,26 +175,32 @@ class ImapInbox:
         with self._errors("search"):
             uids = sorted(self._client.search(["NOT", "DELETED"]))
         validity = self.uidvalidity
-        for start in range(0, len(uids), self.batch):
-            chunk = uids[start : start + self.batch]
-            with self._errors("fetch"):
-                data = self._client.fetch(chunk, ["BODY.PEEK[]"])
-            for uid in chunk:
-                item = data.get(uid)
-                if not item:
-                    continue  # expunged meanwhile (settled by a concurrent run)
-                raw = item.get(b"BODY[]")
-                if raw is None:
-                    continue
-                key = f"{validity}:{uid}"
-                message_id = _message_id(raw)
-                if message_id:
-                    self._message_ids[key] = message_id
-                yield Incoming(key, bytes(raw))
-            del data
+        self._streaming = True
+        try:
+            for start in range(0, len(uids), self.batch):
+                self._file_pending()  # the previous batch
+                chunk = uids[start : start + self.batch]
+                with self._errors("fetch"):
+                    data = self._client.fetch(chunk, ["BODY.PEEK[]"])
+                for uid in chunk:
+                    item = data.get(uid)
+                    if not item:
+                        continue  # expunged meanwhile (settled by a concurrent run)
+                    raw = item.get(b"BODY[]")
+                    if raw is None:
+                        continue
+                    key = f"{validity}:{uid}"
+                    message_id = _message_id(raw)
+                    if message_id:
+                        self._message_ids[key] = message_id
+                    yield Incoming(key, bytes(raw))
+                del data
+            self._file_pending()
+        finally:
+            self._streaming = False
 
     def settle(self, key: str, accepted: bool) -> None:
-        """Move the message named by ``key`` to the processed or rejected folder."""
+        """File the message named by ``key`` in the processed or rejected folder (during `fetch`: with its batch)."""
         try:
             validity, uid = (int(part) for part in key.split(":", 1))
         except ValueError:
@@ -208,7 +219,19 @@ class ImapInbox:
             uids = [min(found)]
         else:
             uids = [uid]
-        target = self._targets[bool(accepted)]
+        if self._streaming and validity == self.uidvalidity:
+            self._pending[bool(accepted)].extend(uids)  # filed with the rest of its batch
+            return
+        self._move(uids, bool(accepted))
+
+    def _file_pending(self) -> None:
+        for accepted in (True, False):
+            uids, self._pending[accepted] = self._pending[accepted], []
+            if uids:
+                self._move(uids, accepted)
+
+    def _move(self, uids: list[int], accepted: bool) -> None:
+        target = self._targets[accepted]
         with self._errors(f"move to {target!r}"):
             if self.use_move is not False and self._client.has_capability("MOVE"):
                 self._client.move(uids, target)
@@ -221,6 +244,11 @@ class ImapInbox:
                     self._client.expunge()
 
     def close(self) -> None:
+        if self._client is not None and any(self._pending.values()):
+            try:  # the run stopped mid-batch: file what was recorded (if this fails, it is fetched again)
+                self._file_pending()
+            except TransportError as exc:
+                log.warning("could not file recorded messages before closing: %s", exc)
         client, self._client = self._client, None
         if client is None:
             return
