@@ -1,13 +1,16 @@
 """The embedded transport: local Maildirs standing in for IMAP and SMTP.
 
 Incoming mail is read from ``PATH/inbox`` (new/ and cur/); once recorded a
-message moves to ``PATH/processed`` or ``PATH/rejected``.  Outgoing mail is
+message moves to ``PATH/processed`` or ``PATH/rejected`` with one rename, so a
+crash at any moment leaves it in exactly one folder.  Outgoing mail is
 written to ``PATH/sent``.  Any mail client (mutt -f PATH/sent) can read them.
 """
 
 from __future__ import annotations
 
+import glob
 import mailbox
+import os
 from pathlib import Path
 from typing import Iterator
 
@@ -43,12 +46,15 @@ class MaildirInbox:
             yield Incoming(key, raw)
 
     def settle(self, key: str, accepted: bool) -> None:
-        try:
-            raw = self.inbox.get_bytes(key)
-        except (KeyError, FileNotFoundError):
-            return
-        self._done[accepted].add(raw)
-        self.inbox.discard(key)
+        target = self.root / ("processed" if accepted else "rejected")
+        for sub in ("new", "cur"):
+            folder = self.root / "inbox" / sub
+            for path in [folder / key, *folder.glob(f"{glob.escape(key)}:*")]:
+                try:
+                    os.rename(path, target / sub / path.name)  # atomic: never in both folders, never lost
+                    return
+                except FileNotFoundError:  # not here, or taken by a concurrent run
+                    continue
 
     def close(self) -> None:
         pass
