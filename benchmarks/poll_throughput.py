@@ -26,6 +26,7 @@ import argparse
 import os
 import re
 import smtplib
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -64,6 +65,7 @@ def common_nodelay(client) -> None:
 def clear_players(servers) -> None:
     for p in common.PLAYERS:
         with servers.imap(common.player_address(p)) as client:
+            client._imap.sock.settimeout(600)  # a slow server (pymap) needs minutes to expunge thousands of mails
             client.select_folder("INBOX")
             uids = client.search(["ALL"])
             if uids:
@@ -125,6 +127,7 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int) -> dict:
         clear_players(servers)
         deliver_all(servers, mails)
         base_s = baseline(servers, out, move=True)
+        print(f"{kind}: pbem {pbem_s:.2f} s, baseline {base_s:.2f} s", file=sys.stderr, flush=True)
         clear_players(servers)
         deliver_all(servers, mails)
         fetch_only_s = baseline(servers, out, move=False)
