@@ -41,12 +41,7 @@ def users() -> dict[str, str]:
 
 
 def wire(cfg, servers) -> None:
-    text = cfg.path.read_text().replace('transport = "maildir"', 'transport = "imap"')
-    text += (f'\n[imap]\nhost = "{servers.imap_host}"\nport = {servers.imap_port}\nssl = false\nstarttls = false\n'
-             f'username = "{common.MODERATOR}"\npassword_env = "PBEM_BENCH_PASSWORD"\n'
-             f'\n[smtp]\nhost = "{servers.smtp_host}"\nport = {servers.smtp_port}\nssl = false\nstarttls = false\n'
-             f'username = "{common.MODERATOR}"\npassword_env = "PBEM_BENCH_PASSWORD"\n')
-    cfg.path.write_text(text)
+    servers.wire_home(cfg.path, common.MODERATOR, "PBEM_BENCH_PASSWORD")
 
 
 def deliver_all(servers, mails: list[bytes]) -> None:

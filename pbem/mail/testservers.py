@@ -93,6 +93,17 @@ class MailServers:
         self.imap_port = 0
         self.smtp_port = 0
 
+    def wire_home(self, toml: Path, username: str, password_env: str, smtp_extra: str = "") -> None:
+        """Point a moderator home's pbem.toml (as `pbem init` wrote it) at these servers: IMAP in, SMTP out."""
+        text = toml.read_text()
+        if 'transport = "maildir"' not in text:
+            raise ValueError(f"{toml} does not use the maildir transport as `pbem init` writes it")
+        text = text.replace('transport = "maildir"', 'transport = "imap"')
+        for section, host, port in (("imap", self.imap_host, self.imap_port), ("smtp", self.smtp_host, self.smtp_port)):
+            text += (f'\n[{section}]\nhost = "{host}"\nport = {port}\nssl = false\nstarttls = false\n'
+                     f'username = "{username}"\npassword_env = "{password_env}"\n')
+        toml.write_text(text + smtp_extra)
+
     # -- reading and writing mailboxes over IMAP ----------------------------
 
     @contextmanager

@@ -43,12 +43,7 @@ class World:
         home = tmp / "home"
         init_home(home, address=MODERATOR, name="Test Moderator")
         cfg_file = home / "pbem.toml"
-        text = cfg_file.read_text().replace('transport = "maildir"', 'transport = "imap"')
-        text += (f'\n[imap]\nhost = "{servers.imap_host}"\nport = {servers.imap_port}\nssl = false\nstarttls = false\n'
-                 f'username = "{MODERATOR}"\npassword_env = "{PASSWORD_ENV}"\n'
-                 f'\n[smtp]\nhost = "{servers.smtp_host}"\nport = {servers.smtp_port}\nssl = false\nstarttls = false\n'
-                 f'username = "{MODERATOR}"\npassword_env = "{PASSWORD_ENV}"\nmax_attempts = 3\n')
-        cfg_file.write_text(text)
+        servers.wire_home(cfg_file, MODERATOR, PASSWORD_ENV, smtp_extra="max_attempts = 3\n")
         monkeypatch.setenv(PASSWORD_ENV, USERS[MODERATOR])
         self.cfg = config_mod.load(cfg_file)
         self.clock = Clock()

@@ -447,14 +447,7 @@ class ImapMail:
         self.env = {MAIL_PASSWORD_ENV: password}
 
     def wire(self, cfg) -> None:
-        s = self.servers
-        text = cfg.path.read_text()
-        assert 'transport = "maildir"' in text, "make_home's pbem.toml changed"
-        text = text.replace('transport = "maildir"', 'transport = "imap"')
-        for section, host, port in (("imap", s.imap_host, s.imap_port), ("smtp", s.smtp_host, s.smtp_port)):
-            text += (f'\n[{section}]\nhost = "{host}"\nport = {port}\nssl = false\nstarttls = false\n'
-                     f'username = "{MODERATOR}"\npassword_env = "{MAIL_PASSWORD_ENV}"\n')
-        cfg.path.write_text(text)
+        self.servers.wire_home(cfg.path, MODERATOR, MAIL_PASSWORD_ENV)
 
     def as_fetched(self, raw: bytes) -> bytes:
         """The bytes IMAP hands back for `raw` (APPEND stores CRLF line ends): what pbem hashes."""

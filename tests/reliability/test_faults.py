@@ -210,12 +210,7 @@ def mail_home(servers, tmp_path):
     servers.reset()
     plans = kp.plan_games(6, games=[("habsburg", 3), ("dynasties", 3)], seed="faults")
     cfg = kp.make_home(tmp_path / "home")
-    text = cfg.path.read_text().replace('transport = "maildir"', 'transport = "imap"')
-    text += (f'\n[imap]\nhost = "{servers.imap_host}"\nport = {servers.imap_port}\nssl = false\nstarttls = false\n'
-             f'username = "{MODERATOR}"\npassword_env = "{PASSWORD_ENV}"\n'
-             f'\n[smtp]\nhost = "{servers.smtp_host}"\nport = {servers.smtp_port}\nssl = false\nstarttls = false\n'
-             f'username = "{MODERATOR}"\npassword_env = "{PASSWORD_ENV}"\nmax_attempts = 5\n')
-    cfg.path.write_text(text)
+    servers.wire_home(cfg.path, MODERATOR, PASSWORD_ENV, smtp_extra="max_attempts = 5\n")
     from pbem import config as config_mod
 
     cfg = config_mod.load(cfg.path)
