@@ -13,7 +13,7 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +34,7 @@ def code(player: str) -> str:
     return f"{player[:4].upper():X<4}-2222"
 
 
-def make_home(directory: Path, database_url: str | None = None, extra: str = "") -> "object":
+def make_home(directory: Path, database_url: str | None = None, extra: str = "") -> object:
     """A moderator home (SQLite by default), replies uncapped so that benchmarks measure work, not the cap."""
     from pbem import config as config_mod
     from pbem.cli_support import init_home
@@ -42,11 +42,21 @@ def make_home(directory: Path, database_url: str | None = None, extra: str = "")
     path = init_home(directory, address=MODERATOR, name="Bench Moderator")
     text = path.read_text()
     if database_url:
-        text = "\n".join(f'url = "{database_url}"' if ln.strip().startswith('url = "sqlite') else ln
-                         for ln in text.splitlines()) + "\n"
-    text = text.replace("[games]\n", "[games]\nreplies_per_hour = 1000000\n", 1) if "replies_per_hour" not in text \
-        else "\n".join("replies_per_hour = 1000000" if ln.strip().startswith("replies_per_hour") else ln
-                       for ln in text.splitlines()) + "\n"
+        text = (
+            "\n".join(
+                f'url = "{database_url}"' if ln.strip().startswith('url = "sqlite') else ln for ln in text.splitlines()
+            )
+            + "\n"
+        )
+    text = (
+        text.replace("[games]\n", "[games]\nreplies_per_hour = 1000000\n", 1)
+        if "replies_per_hour" not in text
+        else "\n".join(
+            "replies_per_hour = 1000000" if ln.strip().startswith("replies_per_hour") else ln
+            for ln in text.splitlines()
+        )
+        + "\n"
+    )
     path.write_text(text + extra)
     cfg = config_mod.load(path)
     assert cfg.replies_per_hour >= 1000000, "could not lift the reply cap in pbem.toml"
@@ -56,13 +66,20 @@ def make_home(directory: Path, database_url: str | None = None, extra: str = "")
 def create_games(cfg, games: int, prefix: str = "g", when: datetime | None = None) -> list[str]:
     from pbem import moderator
 
-    when = when or datetime.now(timezone.utc)
+    when = when or datetime.now(UTC)
     names = []
     codes = {p: code(p) for p in PLAYERS}
     for g in range(games):
         name = f"{prefix}{g}"
-        moderator.create_game(cfg, KIND, name, [(p, player_address(p)) for p in PLAYERS], seed=f"bench-{name}",
-                              clock=lambda: when, codes=codes)
+        moderator.create_game(
+            cfg,
+            KIND,
+            name,
+            [(p, player_address(p)) for p in PLAYERS],
+            seed=f"bench-{name}",
+            clock=lambda: when,
+            codes=codes,
+        )
         names.append(name)
     return names
 
@@ -137,7 +154,7 @@ def median(values: list[float]) -> float:
 def emit(doc: dict) -> None:
     doc.setdefault("python", sys.version.split()[0])
     doc.setdefault("cpus", os.cpu_count())
-    doc.setdefault("when", datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    doc.setdefault("when", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
     print(json.dumps(doc, indent=2))
 
 

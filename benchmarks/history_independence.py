@@ -63,15 +63,26 @@ def add_history(target_url: str, template_db: Path, copies: int) -> dict:
     dst = create_engine(target_url)
     t = SQLModel.metadata.tables
     with src.connect() as c:
-        rows = {name: [dict(r._mapping) for r in c.execute(select(t[name]))] for name in
-                ("games", "seats", "inbound_messages", "orders", "events", "snapshots", "deadlines",
-                 "control_actions", "outbox")}
+        rows = {
+            name: [dict(r._mapping) for r in c.execute(select(t[name]))]
+            for name in (
+                "games",
+                "seats",
+                "inbound_messages",
+                "orders",
+                "events",
+                "snapshots",
+                "deadlines",
+                "control_actions",
+                "outbox",
+            )
+        }
     counts = {name: len(v) * copies for name, v in rows.items()}
     with dst.begin() as c:
         for k in range(1, copies + 1):
             off = k * STRIDE
 
-            def shift(row: dict, **changes) -> dict:
+            def shift(row: dict, off: int = off, **changes) -> dict:
                 row = dict(row, **changes)
                 if "id" in row and row["id"] is not None:
                     row["id"] += off
@@ -82,10 +93,12 @@ def add_history(target_url: str, template_db: Path, copies: int) -> dict:
             batch = {
                 "games": [shift(r, name=f"old{k}-{r['name']}") for r in rows["games"]],
                 "seats": [shift(r) for r in rows["seats"]],
-                "inbound_messages": [shift(r, message_id=f"<old{k}.{r['message_id'].strip('<>')}>")
-                                     for r in rows["inbound_messages"]],
-                "orders": [shift(r, inbound_id=(r["inbound_id"] + off) if r["inbound_id"] else None)
-                           for r in rows["orders"]],
+                "inbound_messages": [
+                    shift(r, message_id=f"<old{k}.{r['message_id'].strip('<>')}>") for r in rows["inbound_messages"]
+                ],
+                "orders": [
+                    shift(r, inbound_id=(r["inbound_id"] + off) if r["inbound_id"] else None) for r in rows["orders"]
+                ],
                 "events": [shift(r) for r in rows["events"]],
                 "snapshots": [shift(r) for r in rows["snapshots"]],
                 "deadlines": [shift(r) for r in rows["deadlines"]],
@@ -115,8 +128,12 @@ def settle_wal(url: str) -> None:
 
 
 def timed_poll(home: Path) -> tuple[float, str]:
-    res = subprocess.run([sys.executable, "-c", TIME_POLL, str(home / "pbem.toml"), home.name], capture_output=True, text=True,
-                         cwd=common.ROOT)
+    res = subprocess.run(
+        [sys.executable, "-c", TIME_POLL, str(home / "pbem.toml"), home.name],
+        capture_output=True,
+        text=True,
+        cwd=common.ROOT,
+    )
     if res.returncode != 0:
         raise SystemExit(res.stderr[-2000:])
     seconds, line = res.stdout.strip().splitlines()[-2:]
@@ -156,7 +173,8 @@ def main() -> None:
         size = {label: sum(p.stat().st_size for p in home.glob("pbem.db*")) for label, (home, _) in homes.items()}
         doc = {
             "benchmark": "history_independence",
-            "messages": args.messages, "running_games": args.games,
+            "messages": args.messages,
+            "running_games": args.games,
             "finished_games_in_large_record": args.games * args.scale,
             "large_record_rows": homes["large"][1],
             "database_mib": {k: round(v / 2**20, 1) for k, v in size.items()},

@@ -55,11 +55,22 @@ def main() -> None:
             cfg = prepared(Path(tmp), label, args.games, n)
             rss, dt, line = peak_rss_poll(cfg)
             assert f"read {n} messages: {n} accepted" in line, line
-            runs[label] = {"messages": n, "peak_rss_mib": round(rss / 1024, 1), "seconds": round(dt, 2),
-                           "messages_per_second": round(n / dt, 1), "summary": line}
-        common.emit({"benchmark": "memory", "games": args.games, **runs,
-                     "ratio": common.ratio(runs["large"]["peak_rss_mib"], runs["small"]["peak_rss_mib"]),
-                     "goal": 1.2})
+            runs[label] = {
+                "messages": n,
+                "peak_rss_mib": round(rss / 1024, 1),
+                "seconds": round(dt, 2),
+                "messages_per_second": round(n / dt, 1),
+                "summary": line,
+            }
+        common.emit(
+            {
+                "benchmark": "memory",
+                "games": args.games,
+                **runs,
+                "ratio": common.ratio(runs["large"]["peak_rss_mib"], runs["small"]["peak_rss_mib"]),
+                "goal": 1.2,
+            }
+        )
 
 
 if __name__ == "__main__":

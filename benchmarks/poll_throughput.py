@@ -80,7 +80,7 @@ def baseline(servers, outgoing: list[tuple[str, bytes]], move: bool) -> float:
     uids = sorted(client.search(["NOT", "DELETED"]))
     fetched = 0
     for start in range(0, len(uids), BATCH):
-        chunk = uids[start:start + BATCH]
+        chunk = uids[start : start + BATCH]
         data = client.fetch(chunk, ["BODY.PEEK[]"])
         for uid in chunk:
             fetched += len(data[uid][b"BODY[]"])
@@ -116,8 +116,11 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int) -> dict:
         line, _, timing = out_text.partition("\n")
         assert f"read {messages} messages: {messages} accepted" in line, line
         with session(cfg.database_url) as s:
-            out = [(m.to_addr, m.raw) for m in s.exec(select(OutboxMessage).order_by(OutboxMessage.id)).all()
-                   if m.id not in before]
+            out = [
+                (m.to_addr, m.raw)
+                for m in s.exec(select(OutboxMessage).order_by(OutboxMessage.id)).all()
+                if m.id not in before
+            ]
             assert all(m.status == "sent" for m in s.exec(select(OutboxMessage)).all())
         clear_players(servers)
         deliver_all(servers, mails)
@@ -126,11 +129,17 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int) -> dict:
         clear_players(servers)
         deliver_all(servers, mails)
         fetch_only_s = baseline(servers, out, move=False)
-        return {"pbem_poll_s": round(pbem_s, 2), "baseline_s": round(base_s, 2),
-                "baseline_fetch_only_s": round(fetch_only_s, 2), "outgoing_messages": len(out),
-                "ratio": common.ratio(pbem_s, base_s), "ratio_vs_fetch_only": common.ratio(pbem_s, fetch_only_s),
-                "pbem_messages_per_second": round(messages / pbem_s, 1), "summary": line,
-                "pbem_timings_s": common.parse_timings(timing)}
+        return {
+            "pbem_poll_s": round(pbem_s, 2),
+            "baseline_s": round(base_s, 2),
+            "baseline_fetch_only_s": round(fetch_only_s, 2),
+            "outgoing_messages": len(out),
+            "ratio": common.ratio(pbem_s, base_s),
+            "ratio_vs_fetch_only": common.ratio(pbem_s, fetch_only_s),
+            "pbem_messages_per_second": round(messages / pbem_s, 1),
+            "summary": line,
+            "pbem_timings_s": common.parse_timings(timing),
+        }
 
 
 def main() -> None:
@@ -141,8 +150,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--servers", default="pip,debian")
     args = ap.parse_args()
-    doc = {"benchmark": "poll_throughput", "messages": args.messages, "games": args.games, "goal": 1.2,
-           "servers": {}}
+    doc = {"benchmark": "poll_throughput", "messages": args.messages, "games": args.games, "goal": 1.2, "servers": {}}
     with tempfile.TemporaryDirectory(prefix="pbem-tp-") as tmp:
         for kind in args.servers.split(","):
             factory = pip_mail_servers if kind == "pip" else debian_mail_servers

@@ -24,12 +24,19 @@ def main() -> None:
     from pbem.engine.sixteen_thirty.bot import rounds_per_turn
 
     out = {}
-    for label, fn, counts in (("sixteen-thirty rounds per game turn", rounds_per_turn, (3, 6)),
-                              ("dynasties rounds per gambit", rounds_per_gambit, (3, 6))):
+    for label, fn, counts in (
+        ("sixteen-thirty rounds per game turn", rounds_per_turn, (3, 6)),
+        ("dynasties rounds per gambit", rounds_per_gambit, (3, 6)),
+    ):
         for n in counts:
             r = fn(n, args.games, args.seed)
-            out[f"{label}, {n} players"] = {"median": statistics.median(r), "mean": round(statistics.mean(r), 2),
-                                            "max": max(r), "samples": len(r), "games": args.games}
+            out[f"{label}, {n} players"] = {
+                "median": statistics.median(r),
+                "mean": round(statistics.mean(r), 2),
+                "max": max(r),
+                "samples": len(r),
+                "games": args.games,
+            }
     print(json.dumps(out, indent=1))
 
 

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
-app = typer.Typer(help="pbem: a play-by-email moderator for hidden-information card and board games.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+app = typer.Typer(
+    help="pbem: a play-by-email moderator for hidden-information card and board games.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
 game_app = typer.Typer(help="Create, list and inspect games.", no_args_is_help=True)
 app.add_typer(game_app, name="game")
 
@@ -36,17 +40,22 @@ def _cfg():
 
 
 @app.callback()
-def main_options(config: Optional[Path] = typer.Option(None, "--config", "-c", envvar="PBEM_CONFIG",
-                                                       help="The configuration file (default ./pbem.toml).")) -> None:
+def main_options(
+    config: Path | None = typer.Option(
+        None, "--config", "-c", envvar="PBEM_CONFIG", help="The configuration file (default ./pbem.toml)."
+    ),
+) -> None:
     """Run `pbem COMMAND --help` for each command's options and an example."""
     _state["config"] = config
 
 
 @app.command()
-def init(directory: Path = typer.Argument(..., help="Folder for pbem.toml, the database and the Maildirs."),
-         address: str = typer.Option("moderator@example.org", help="The moderator's email address."),
-         name: str = typer.Option("pbem moderator", help="The moderator's display name."),
-         force: bool = typer.Option(False, help="Overwrite an existing pbem.toml.")) -> None:
+def init(
+    directory: Path = typer.Argument(..., help="Folder for pbem.toml, the database and the Maildirs."),
+    address: str = typer.Option("moderator@example.org", help="The moderator's email address."),
+    name: str = typer.Option("pbem moderator", help="The moderator's display name."),
+    force: bool = typer.Option(False, help="Overwrite an existing pbem.toml."),
+) -> None:
     """Create a moderator home: DIR/pbem.toml (every key explained) and the database.
 
     Example: pbem init ~/pbem --address games@example.org
@@ -74,12 +83,14 @@ def upgrade() -> None:
 
 
 @game_app.command("new")
-def game_new(kind: str = typer.Argument(..., help="habsburg, italian-wars, sixteen-thirty or dynasties."),
-             name: str = typer.Option(..., "--name", help="Short game name used in subjects: [pbem NAME]."),
-             player: List[str] = typer.Option(..., "--player", help='"Name <address>", once per player, in seat order.'),
-             seed: Optional[str] = typer.Option(None, help="Seed text (default: 256 random bits)."),
-             deadline: Optional[str] = typer.Option(None, help="Time per step, e.g. 48h (default from pbem.toml)."),
-             option: List[str] = typer.Option([], "--option", help="Game option KEY=VALUE, e.g. legacy=20.")) -> None:
+def game_new(
+    kind: str = typer.Argument(..., help="habsburg, italian-wars, sixteen-thirty or dynasties."),
+    name: str = typer.Option(..., "--name", help="Short game name used in subjects: [pbem NAME]."),
+    player: list[str] = typer.Option(..., "--player", help='"Name <address>", once per player, in seat order.'),
+    seed: str | None = typer.Option(None, help="Seed text (default: 256 random bits)."),
+    deadline: str | None = typer.Option(None, help="Time per step, e.g. 48h (default from pbem.toml)."),
+    option: list[str] = typer.Option([], "--option", help="Game option KEY=VALUE, e.g. legacy=20."),
+) -> None:
     """Create a game, deal, and queue every player's first report.
 
     Example: pbem game new habsburg --name hh1 --player "Alice <a@x.org>" --player "Bob <b@x.org>" --player "Carol <c@x.org>"
@@ -96,8 +107,10 @@ def game_new(kind: str = typer.Argument(..., help="habsburg, italian-wars, sixte
         game = create_game(cfg, kind, name, players, seed=seed, deadline=dl, options=parse_options(option))
     except (ValueError, GameError, UnknownKind) as exc:
         fail(str(exc).strip("'\""))
-    typer.echo(f"created {game.kind} game {game.name} for {', '.join(p for p, _ in players)}; "
-               f"seed commitment {game.seed_commitment}; first reports queued (run pbem poll to send)")
+    typer.echo(
+        f"created {game.kind} game {game.name} for {', '.join(p for p, _ in players)}; "
+        f"seed commitment {game.seed_commitment}; first reports queued (run pbem poll to send)"
+    )
 
 
 @game_app.command("list")
@@ -106,10 +119,11 @@ def game_list() -> None:
 
     Example: pbem game list
     """
-    from .record.db import session
-    from .record import store
-    from .record.models import Game
     from sqlmodel import select
+
+    from .record import store
+    from .record.db import session
+    from .record.models import Game
 
     cfg = _cfg()
     with session(cfg.database_url) as s:
@@ -120,12 +134,20 @@ def game_list() -> None:
             status = "over" if store.is_over(s, g.id) else store.control_state(s, g.id)
             snap_step = store.current_deadline(s, g.id)
             players = ", ".join(json.loads(g.players_json))
-            typer.echo(f"{g.name:16} {g.kind:15} {status:9} {players}"
-                       + (f"  (step {snap_step.step}, due {snap_step.due_at:%Y-%m-%d %H:%M})" if snap_step and status == "running" else ""))
+            typer.echo(
+                f"{g.name:16} {g.kind:15} {status:9} {players}"
+                + (
+                    f"  (step {snap_step.step}, due {snap_step.due_at:%Y-%m-%d %H:%M})"
+                    if snap_step and status == "running"
+                    else ""
+                )
+            )
 
 
 @game_app.command("show")
-def game_show(name: str, as_player: Optional[str] = typer.Option(None, "--as", help="Show exactly what this player is told.")) -> None:
+def game_show(
+    name: str, as_player: str | None = typer.Option(None, "--as", help="Show exactly what this player is told.")
+) -> None:
     """Show a game: the public view, or a player's private report with --as.
 
     Example: pbem game show hh1 --as Alice
@@ -145,7 +167,7 @@ def game_show(name: str, as_player: Optional[str] = typer.Option(None, "--as", h
         if as_player is not None:
             match = [p for p in players if p.lower() == as_player.lower()]
             if not match:
-                fail(f'{as_player} is not a player of {name}; players: {", ".join(players)}')
+                fail(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
             ctx = report_context(s, cfg, loaded, match[0], 0)
             ctx["happened"] = ctx["happened"][-20:]
             typer.echo(render("mail/report.txt.j2", **ctx))
@@ -222,8 +244,11 @@ def game_abandon(name: str) -> None:
 
 
 @game_app.command("replace")
-def game_replace(name: str, old: str = typer.Argument(..., help="The player whose seat is taken over."),
-                 new: str = typer.Argument(..., help='The newcomer, "Name <address>".')) -> None:
+def game_replace(
+    name: str,
+    old: str = typer.Argument(..., help="The player whose seat is taken over."),
+    new: str = typer.Argument(..., help='The newcomer, "Name <address>".'),
+) -> None:
     """Give a seat to a new person: a fresh code and a full report go to the new address.
 
     Example: pbem game replace hh1 Carol "Dora <dora@example.org>"
@@ -252,9 +277,11 @@ def game_code(name: str, player: str) -> None:
 
 
 @app.command()
-def poll(dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report, change nothing, send nothing."),
-         verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each message handled."),
-         timings: bool = typer.Option(False, "--timings", help="Also print where the run's time went.")) -> None:
+def poll(
+    dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report, change nothing, send nothing."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each message handled."),
+    timings: bool = typer.Option(False, "--timings", help="Also print where the run's time went."),
+) -> None:
     """Read new mail, apply orders and due deadlines, send queued mail.  Run it from cron.
 
     Exit codes: 0 done (or another poll was already running); 3 the mail server or
@@ -270,8 +297,11 @@ def poll(dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report
     from .record.db import DatabaseError
 
     cfg = _cfg()
-    setup("DEBUG" if verbose else cfg.log_level, cfg.log_file,
-          secrets=[cfg.imap.password, cfg.smtp.password] + _env_secrets(cfg))
+    setup(
+        "DEBUG" if verbose else cfg.log_level,
+        cfg.log_file,
+        secrets=[cfg.imap.password, cfg.smtp.password] + _env_secrets(cfg),
+    )
     lock = open(cfg.home / ".pbem-poll.lock", "w")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -279,14 +309,16 @@ def poll(dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report
         typer.echo("another pbem poll is running on this home; nothing done")
         return
     try:
-        from datetime import datetime, timezone
+        from datetime import datetime
 
         from .idle import nothing_to_do
 
-        if not dry_run and nothing_to_do(cfg, datetime.now(timezone.utc)):
+        if not dry_run and nothing_to_do(cfg, datetime.now(UTC)):
             typer.echo("nothing to do: no new mail, nothing queued or due")
             return
-        from .moderator import poll as run_poll, transports
+        from .moderator import poll as run_poll
+        from .moderator import transports
+
         inbox, sender = transports(cfg)
         try:
             summary = run_poll(cfg, inbox, sender, dry_run=dry_run)
@@ -313,12 +345,21 @@ def _env_secrets(cfg) -> list[str]:
 
 
 @app.command()
-def export(name: Optional[str] = typer.Argument(None, help="The game to export."),
-           format: str = typer.Option("json", "--format", "-f", help="json, text (a readable game record) or html (a self-contained page with charts)."),
-           output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write to FILE instead of stdout."),
-           as_player: Optional[str] = typer.Option(None, "--as", help="Only what this player knows."),
-           public: bool = typer.Option(False, "--public", help="Only what every player knows."),
-           all_dir: Optional[Path] = typer.Option(None, "--all", help="Export every game into DIR (NAME.json, NAME.txt and NAME.html each).")) -> None:
+def export(
+    name: str | None = typer.Argument(None, help="The game to export."),
+    format: str = typer.Option(
+        "json",
+        "--format",
+        "-f",
+        help="json, text (a readable game record) or html (a self-contained page with charts).",
+    ),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write to FILE instead of stdout."),
+    as_player: str | None = typer.Option(None, "--as", help="Only what this player knows."),
+    public: bool = typer.Option(False, "--public", help="Only what every player knows."),
+    all_dir: Path | None = typer.Option(
+        None, "--all", help="Export every game into DIR (NAME.json, NAME.txt and NAME.html each)."
+    ),
+) -> None:
     """Export a game's history: JSON, a readable text record, or an HTML page with charts.
 
     Example: pbem export hh1 --format html -o hh1.html
@@ -344,7 +385,7 @@ def export(name: Optional[str] = typer.Argument(None, help="The game to export."
             fail(f'no game named "{name}"; see pbem game list')
         players = json.loads(game.players_json)
         if as_player and as_player not in players:
-            fail(f'{as_player} is not a player of {name}; players: {", ".join(players)}')
+            fail(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
         doc = build(s, game, as_player=as_player, public=public)
     body = render(doc, format)
     if output:
@@ -372,7 +413,12 @@ def _export_all(directory: Path, public: bool) -> None:
         if not games:
             typer.echo("no games to export; create one with: pbem game new KIND --name NAME --player ...")
             return
-        columns = (TextColumn("exporting {task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        columns = (
+            TextColumn("exporting {task.description:<20}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+        )
         with Progress(*columns, console=Console(stderr=True)) as bar:
             task = bar.add_task("", total=len(games))
             for game in games:
@@ -420,11 +466,15 @@ def rules(kind: str = typer.Argument(..., help="The game kind.")) -> None:
 
 
 @app.command()
-def demo(kind: str = typer.Argument("habsburg", help="The game kind to play."),
-         players: Optional[int] = typer.Option(None, help="Number of bot players (default: the fewest allowed, at least 3 where possible)."),
-         seed: Optional[str] = typer.Option(None, help="The game seed (default: random)."),
-         directory: Optional[Path] = typer.Option(None, "--dir", help="Home folder to create (default: a temporary one)."),
-         bot_seed: str = typer.Option("demo", help="Seed of the bots' choices.")) -> None:
+def demo(
+    kind: str = typer.Argument("habsburg", help="The game kind to play."),
+    players: int | None = typer.Option(
+        None, help="Number of bot players (default: the fewest allowed, at least 3 where possible)."
+    ),
+    seed: str | None = typer.Option(None, help="The game seed (default: random)."),
+    directory: Path | None = typer.Option(None, "--dir", help="Home folder to create (default: a temporary one)."),
+    bot_seed: str = typer.Option("demo", help="Seed of the bots' choices."),
+) -> None:
     """Play a whole game by email with bot players on the embedded defaults (SQLite + Maildir).
 
     Example: pbem demo italian-wars --seed 42
@@ -449,8 +499,10 @@ def demo(kind: str = typer.Argument("habsburg", help="The game kind to play."),
         fail(str(exc), 2)
     typer.echo(f"result: {r.summary}")
     typer.echo(f"{r.polls} polls, {r.messages_in} order emails read, {r.messages_out} emails sent, {r.seconds:.1f} s")
-    typer.echo(f"mail folders: {home / 'mail' / 'inbox'} (orders in), {home / 'mail' / 'sent'} (reports out), "
-               f"{home / 'mail' / 'processed'}")
+    typer.echo(
+        f"mail folders: {home / 'mail' / 'inbox'} (orders in), {home / 'mail' / 'sent'} (reports out), "
+        f"{home / 'mail' / 'processed'}"
+    )
     typer.echo(f"history: {r.export}")
     for line in r.checked:
         typer.echo(f"verify: {line}")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 
-def init_home(directory: Path, address: str = "moderator@example.org", name: str = "pbem moderator",
-              force: bool = False) -> Path:
+def init_home(
+    directory: Path, address: str = "moderator@example.org", name: str = "pbem moderator", force: bool = False
+) -> Path:
     """Write DIR/pbem.toml (commented) and create the database with the migrations."""
     from . import config as config_mod
     from .record.db import migrate
@@ -18,8 +19,14 @@ def init_home(directory: Path, address: str = "moderator@example.org", name: str
     path = directory / config_mod.DEFAULT_NAME
     if path.exists() and not force:
         raise FileExistsError(f"{path} already exists; pass --force to overwrite it")
-    path.write_text(render("pbem.toml.j2", address=address, name=name,
-                           created=datetime.now(timezone.utc).strftime("written by pbem init on %Y-%m-%d")))
+    path.write_text(
+        render(
+            "pbem.toml.j2",
+            address=address,
+            name=name,
+            created=datetime.now(UTC).strftime("written by pbem init on %Y-%m-%d"),
+        )
+    )
     cfg = config_mod.load(path)
     migrate(cfg.database_url)
     for sub in ("inbox", "sent", "processed", "rejected"):

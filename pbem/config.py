@@ -126,6 +126,7 @@ def _choice(*allowed: str):
         if v in allowed:
             return v
         raise ValueError("must be one of " + ", ".join(f'"{a}"' for a in allowed))
+
     return check
 
 
@@ -145,16 +146,27 @@ def _check_durations(v: Any) -> list[timedelta]:
     return [parse_duration(x) for x in v]
 
 
-_MAIL_KEYS = {"host": _check_str, "port": _check_port, "ssl": _check_bool, "starttls": _check_bool,
-              "username": _check_str, "password_env": _check_str, "password": _check_str}
+_MAIL_KEYS = {
+    "host": _check_str,
+    "port": _check_port,
+    "ssl": _check_bool,
+    "starttls": _check_bool,
+    "username": _check_str,
+    "password_env": _check_str,
+    "password": _check_str,
+}
 
 SCHEMA: dict[str, dict[str, Any]] = {
     "moderator": {"address": _check_address, "name": _check_str},
     "database": {"url": _check_str},
     "mail": {"transport": _choice("maildir", "imap")},
     "maildir": {"path": _check_str},
-    "games": {"default_deadline": _check_duration, "reminders": _check_durations,
-              "resolve": _choice("asap", "deadline"), "replies_per_hour": _check_pos},
+    "games": {
+        "default_deadline": _check_duration,
+        "reminders": _check_durations,
+        "resolve": _choice("asap", "deadline"),
+        "replies_per_hour": _check_pos,
+    },
     "imap": {**_MAIL_KEYS, "folder": _check_str, "processed_folder": _check_str, "rejected_folder": _check_str},
     "smtp": {**_MAIL_KEYS, "max_attempts": _check_pos},
     "log": {"file": _check_str, "level": _choice("DEBUG", "INFO", "WARNING", "ERROR")},
@@ -165,7 +177,7 @@ def _resolve_db_url(url: str, home: Path) -> str:
     """Make a relative SQLite file path relative to the config file's folder."""
     prefix = "sqlite:///"
     if url.startswith(prefix) and not url.startswith("sqlite:////") and url != "sqlite:///:memory:":
-        rest = url[len(prefix):]
+        rest = url[len(prefix) :]
         path, sep, query = rest.partition("?")
         return prefix + str((home / path).resolve()) + sep + query
     return url
@@ -177,7 +189,9 @@ def load(path: str | Path | None = None) -> Config:
     try:
         raw = tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"{file}: no such configuration file; create one with `pbem init DIR` or pass --config PATH") from None
+        raise ConfigError(
+            f"{file}: no such configuration file; create one with `pbem init DIR` or pass --config PATH"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
     values: dict[str, dict[str, Any]] = {}
@@ -216,5 +230,5 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.imap = ImapConfig(**v.get("imap", {}))
     cfg.smtp = SmtpConfig(**v.get("smtp", {}))
     if cfg.transport == "imap" and not v.get("imap", {}).get("host"):
-        raise ConfigError(f"{file}: [mail] transport = \"imap\" needs [imap] host (and [smtp] host)")
+        raise ConfigError(f'{file}: [mail] transport = "imap" needs [imap] host (and [smtp] host)')
     return cfg

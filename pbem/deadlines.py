@@ -72,16 +72,33 @@ def _remind(s: Session, cfg: Config, loaded: store.Loaded, dl: Deadline, when: d
                 continue
             seat = loaded.seat_for_player(player)
             reqs = [r for r in loaded.engine.requests(loaded.state) if r.player == player]
-            lines = [f"Reminder: game {loaded.game.name} is waiting for your orders.",
-                     f"Deadline: {due:%Y-%m-%d %H:%M} UTC (in about {_human(due - when)}).", ""]
+            lines = [
+                f"Reminder: game {loaded.game.name} is waiting for your orders.",
+                f"Deadline: {due:%Y-%m-%d %H:%M} UTC (in about {_human(due - when)}).",
+                "",
+            ]
             for r in reqs:
-                lines += [f"Asked of you: {r.prompt}", "Legal orders now:", *[f"    {x}" for x in r.legal[:30]],
-                          "If nothing arrives by the deadline the published default is applied:",
-                          *[f"    {x}" for x in r.default], ""]
+                lines += [
+                    f"Asked of you: {r.prompt}",
+                    "Legal orders now:",
+                    *[f"    {x}" for x in r.legal[:30]],
+                    "If nothing arrives by the deadline the published default is applied:",
+                    *[f"    {x}" for x in r.default],
+                    "",
+                ]
             lines.append("Send STATUS for your full report, HELP for the handbook.")
-            outbox.queue_notice(s, cfg, to=seat.address, subject=f"[pbem {loaded.game.name}] Reminder: orders due",
-                                body="\n".join(lines), when=when, key=key, game_id=loaded.game.id, player=player,
-                                purpose="reminder")
+            outbox.queue_notice(
+                s,
+                cfg,
+                to=seat.address,
+                subject=f"[pbem {loaded.game.name}] Reminder: orders due",
+                body="\n".join(lines),
+                when=when,
+                key=key,
+                game_id=loaded.game.id,
+                player=player,
+                purpose="reminder",
+            )
             sent += 1
     return sent
 
@@ -93,16 +110,23 @@ def _human(delta) -> str:
 
 def _held(s: Session, game_id: int) -> list[InboundMessage]:
     used = {o.inbound_id for o in s.exec(select(OrderInput).where(OrderInput.game_id == game_id)).all()}
-    rows = s.exec(select(InboundMessage).where(InboundMessage.game_id == game_id, InboundMessage.outcome == "held")
-                  .order_by(InboundMessage.id)).all()
+    rows = s.exec(
+        select(InboundMessage)
+        .where(InboundMessage.game_id == game_id, InboundMessage.outcome == "held")
+        .order_by(InboundMessage.id)
+    ).all()
     return [r for r in rows if r.id not in used and f"applied-at-deadline:{r.id}" not in _notes(s, game_id)]
 
 
 def _notes(s: Session, game_id: int) -> set[str]:
     from .record.models import ControlAction
 
-    return {c.detail for c in s.exec(select(ControlAction).where(ControlAction.game_id == game_id,
-                                                                 ControlAction.action == "held-done")).all()}
+    return {
+        c.detail
+        for c in s.exec(
+            select(ControlAction).where(ControlAction.game_id == game_id, ControlAction.action == "held-done")
+        ).all()
+    }
 
 
 def _held_players(s: Session, game_id: int) -> set[str]:
@@ -111,10 +135,9 @@ def _held_players(s: Session, game_id: int) -> set[str]:
 
 def _apply_deadline(s: Session, cfg: Config, loaded: store.Loaded, dl: Deadline, when: datetime) -> None:
     from .mail.message import parse
+    from .moderator import asked_steps, players_to_report
     from .orders.extract import extract
     from .record.models import ControlAction
-
-    from .moderator import asked_steps, players_to_report
 
     eng = loaded.engine
     before = asked_steps(loaded)
@@ -122,17 +145,28 @@ def _apply_deadline(s: Session, cfg: Config, loaded: store.Loaded, dl: Deadline,
     for row in _held(s, loaded.game.id) if loaded.game.resolve == "deadline" else []:
         orders = extract(parse(row.raw).text).orders
         out = eng.apply(loaded.state, row.player, orders)
-        s.add(ControlAction(game_id=loaded.game.id, action="held-done", detail=f"applied-at-deadline:{row.id}",
-                            created_at=when))
+        s.add(
+            ControlAction(
+                game_id=loaded.game.id, action="held-done", detail=f"applied-at-deadline:{row.id}", created_at=when
+            )
+        )
         if out.accepted:
             store.append_input(s, loaded, "orders", row.player, orders, out, row.id, when)
             events += out.events
         else:
             seat = loaded.seat_for_player(row.player)
             why = "; ".join(f"{r.line!r}: {r.reason}" for r in out.lines if not r.ok)
-            outbox.queue_notice(s, cfg, to=seat.address, subject=f"[pbem {loaded.game.name}] Held orders not applied",
-                                body=f"At the deadline your held orders could no longer be applied: {why}.",
-                                when=when, key=("held", row.id), game_id=loaded.game.id, player=row.player)
+            outbox.queue_notice(
+                s,
+                cfg,
+                to=seat.address,
+                subject=f"[pbem {loaded.game.name}] Held orders not applied",
+                body=f"At the deadline your held orders could no longer be applied: {why}.",
+                when=when,
+                key=("held", row.id),
+                game_id=loaded.game.id,
+                player=row.player,
+            )
     if store.current_step(loaded) == dl.step and eng.result(loaded.state) is None:
         out = apply_defaults(eng, loaded.state)
         store.append_input(s, loaded, "deadline", "", [], out, None, when)

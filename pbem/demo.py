@@ -107,9 +107,20 @@ class Bot:
         return msg.as_bytes()
 
 
-def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "demo", max_polls: int = 5_000,
-        progress=None, clock=None, after_poll=None) -> DemoResult:
+def run(
+    kind: str,
+    players: int,
+    seed: str | None,
+    home: Path,
+    bot_seed: str = "demo",
+    max_polls: int = 5_000,
+    progress=None,
+    clock=None,
+    after_poll=None,
+) -> DemoResult:
     """Play one game; `clock` (a callable returning an aware datetime) fixes the time for golden tests."""
+    import json
+
     from . import config as config_mod
     from . import engine as registry
     from .cli_support import init_home
@@ -117,7 +128,6 @@ def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "
     from .moderator import create_game, poll, transports
     from .record.db import session
     from .record.store import game_by_name, is_over, last_order_seq, load
-    import json
 
     eng = registry.get(kind)
     if not (eng.min_players <= players <= eng.max_players):
@@ -127,15 +137,22 @@ def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "
     name = f"{kind}-demo"
     bots = [Bot(n, f"{n.lower()}@players.example", Rng(init_state(f"{bot_seed}:{n}"))) for n in BOT_NAMES[:players]]
     start = time.perf_counter()
-    create_game(cfg, kind, name, [(b.name, b.address) for b in bots], seed=seed,
-                codes={b.name: demo_code(bot_seed, b.name) for b in bots}, **({'clock': clock} if clock else {}))
+    create_game(
+        cfg,
+        kind,
+        name,
+        [(b.name, b.address) for b in bots],
+        seed=seed,
+        codes={b.name: demo_code(bot_seed, b.name) for b in bots},
+        **({"clock": clock} if clock else {}),
+    )
     sent = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
     inbox = mailbox.Maildir(str(cfg.maildir_path / "inbox"), factory=None, create=True)
     seen: set[str] = set()
     polls = messages_in = stalled = last_mark = 0
     by_addr = {b.address: b for b in bots}
     mailbox_in, sender = transports(cfg)
-    poll(cfg, mailbox_in, sender, **({'clock': clock} if clock else {}))  # sends the first reports
+    poll(cfg, mailbox_in, sender, **({"clock": clock} if clock else {}))  # sends the first reports
     polls += 1
     while polls < max_polls:
         newest: dict[str, tuple[EmailMessage, str]] = {}
@@ -171,7 +188,7 @@ def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "
                 inbox.add(b.order_mail(["STATUS"], name, cfg.moderator_address, None))
                 wrote += 1
         messages_in += wrote
-        poll(cfg, mailbox_in, sender, **({'clock': clock} if clock else {}))
+        poll(cfg, mailbox_in, sender, **({"clock": clock} if clock else {}))
         polls += 1
         if progress:
             progress(polls)
@@ -186,6 +203,15 @@ def run(kind: str, players: int, seed: str | None, home: Path, bot_seed: str = "
     export = home / f"{name}.json"
     export.write_text(json.dumps(doc, indent=1, ensure_ascii=False))
     v = verify(doc)
-    return DemoResult(game=name, summary=result.summary if result else "the game did not finish", polls=polls,
-                      messages_in=messages_in, messages_out=len(sent.keys()), seconds=seconds, home=home,
-                      export=export, verified=v.ok, checked=v.checked + ([v.problem] if v.problem else []))
+    return DemoResult(
+        game=name,
+        summary=result.summary if result else "the game did not finish",
+        polls=polls,
+        messages_in=messages_in,
+        messages_out=len(sent.keys()),
+        seconds=seconds,
+        home=home,
+        export=export,
+        verified=v.ok,
+        checked=v.checked + ([v.problem] if v.problem else []),
+    )

@@ -53,7 +53,9 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     full = audience == "moderator" or over
     events = [store.event_of(r) for r in store.events_for(s, game.id)]
     event_rows = store.events_for(s, game.id)
-    inputs = {o.seq: o for o in s.exec(select(OrderInput).where(OrderInput.game_id == game.id).order_by(OrderInput.seq))}
+    inputs = {
+        o.seq: o for o in s.exec(select(OrderInput).where(OrderInput.game_id == game.id).order_by(OrderInput.seq))
+    }
     messages = s.exec(select(InboundMessage).where(InboundMessage.game_id == game.id).order_by(InboundMessage.id)).all()
     msg_ids = {m.id: m.message_id for m in messages}
 
@@ -65,24 +67,55 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
         return full or (audience not in ("public",) and o.player == audience)
 
     doc: dict[str, Any] = {
-        "format": FORMAT, "version": VERSION, "audience": audience,
-        "game": {"name": game.name, "kind": game.kind, "title": eng.title, "created": _iso(game.created_at),
-                 "options": json.loads(game.options_json), "over": over},
-        "players": [{"name": p, "seat": i} | ({"address": st.address} if audience == "moderator" and st else {})
-                    for i, p in enumerate(json.loads(game.players_json))
-                    for st in [loaded.seat_for_player(p)]],
+        "format": FORMAT,
+        "version": VERSION,
+        "audience": audience,
+        "game": {
+            "name": game.name,
+            "kind": game.kind,
+            "title": eng.title,
+            "created": _iso(game.created_at),
+            "options": json.loads(game.options_json),
+            "over": over,
+        },
+        "players": [
+            {"name": p, "seat": i} | ({"address": st.address} if audience == "moderator" and st else {})
+            for i, p in enumerate(json.loads(game.players_json))
+            for st in [loaded.seat_for_player(p)]
+        ],
         "seed_commitment": game.seed_commitment,
         "seed": game.seed if over else None,
-        "messages": [{"message_id": m.message_id, "player": m.player, "received": _iso(m.received_at),
-                      "outcome": m.outcome, "reason": m.reason if audience in ("moderator", m.player) else ""}
-                     for m in messages if audience == "moderator" or over or m.player == audience],
-        "orders": [{"seq": o.seq, "kind": o.kind, "player": o.player, "lines": json.loads(o.lines_json),
-                    "message_id": msg_ids.get(o.inbound_id), "at": _iso(o.created_at)}
-                   for o in inputs.values() if order_visible(o)],
-        "events": [{"seq": r.seq, "input_seq": r.input_seq, "at": _iso(r.created_at), **ev.to_json()}
-                   for r, ev in zip(event_rows, events) if visible(ev)],
-        "result": None if result is None else {"scores": result.scores, "winners": list(result.winners),
-                                               "summary": result.summary},
+        "messages": [
+            {
+                "message_id": m.message_id,
+                "player": m.player,
+                "received": _iso(m.received_at),
+                "outcome": m.outcome,
+                "reason": m.reason if audience in ("moderator", m.player) else "",
+            }
+            for m in messages
+            if audience == "moderator" or over or m.player == audience
+        ],
+        "orders": [
+            {
+                "seq": o.seq,
+                "kind": o.kind,
+                "player": o.player,
+                "lines": json.loads(o.lines_json),
+                "message_id": msg_ids.get(o.inbound_id),
+                "at": _iso(o.created_at),
+            }
+            for o in inputs.values()
+            if order_visible(o)
+        ],
+        "events": [
+            {"seq": r.seq, "input_seq": r.input_seq, "at": _iso(r.created_at), **ev.to_json()}
+            for r, ev in zip(event_rows, events)
+            if visible(ev)
+        ],
+        "result": None
+        if result is None
+        else {"scores": result.scores, "winners": list(result.winners), "summary": result.summary},
         "final_view": eng.view(loaded.state, None if audience in ("public", "moderator") else audience),
     }
     if over:
@@ -105,15 +138,20 @@ def text_record(doc: dict[str, Any]) -> str:
 
     g = doc["game"]
     rule = "=" * 72
-    lines = [rule, f"{g['title']}: game {g['name']}", rule,
-             f"Record:     {audience_note(doc)}",
-             f"Kind:       {g['kind']}" + (" (options: " + ", ".join(f"{k}={v}" for k, v in g["options"].items()) + ")"
-                                          if g["options"] else ""),
-             "Players:    " + ", ".join(f"{p['seat'] + 1}. {p['name']}" for p in doc["players"]),
-             f"Started:    {when(g['created'])}",
-             f"Finished:   {when(doc.get('finished'))}" if g["over"] else "Status:     in progress",
-             f"Result:     {doc['result']['summary'] if doc['result'] else 'not decided yet'}",
-             f"Commitment: {doc['seed_commitment']} (SHA-256 of the seed)", ""]
+    lines = [
+        rule,
+        f"{g['title']}: game {g['name']}",
+        rule,
+        f"Record:     {audience_note(doc)}",
+        f"Kind:       {g['kind']}"
+        + (" (options: " + ", ".join(f"{k}={v}" for k, v in g["options"].items()) + ")" if g["options"] else ""),
+        "Players:    " + ", ".join(f"{p['seat'] + 1}. {p['name']}" for p in doc["players"]),
+        f"Started:    {when(g['created'])}",
+        f"Finished:   {when(doc.get('finished'))}" if g["over"] else "Status:     in progress",
+        f"Result:     {doc['result']['summary'] if doc['result'] else 'not decided yet'}",
+        f"Commitment: {doc['seed_commitment']} (SHA-256 of the seed)",
+        "",
+    ]
     for grp in turns(doc):
         lines.append(f"--- {grp.title} " + "-" * max(3, 67 - len(grp.title)))
         for ev in grp.events:
@@ -128,10 +166,13 @@ def text_record(doc: dict[str, Any]) -> str:
         lines += ["", f"Result: {doc['result']['summary']}"]
     if doc["seed"]:
         ok = commitment(doc["seed"]) == doc["seed_commitment"]
-        lines += ["", f"Seed: {doc['seed']}",
-                  f"SHA-256(seed) {'equals' if ok else 'DOES NOT equal'} the commitment {doc['seed_commitment']}.",
-                  f"Check it: printf %s '{doc['seed']}' | sha256sum",
-                  f"Replay it: pbem verify {g['name']}.json (the JSON export of this game)"]
+        lines += [
+            "",
+            f"Seed: {doc['seed']}",
+            f"SHA-256(seed) {'equals' if ok else 'DOES NOT equal'} the commitment {doc['seed_commitment']}.",
+            f"Check it: printf %s '{doc['seed']}' | sha256sum",
+            f"Replay it: pbem verify {g['name']}.json (the JSON export of this game)",
+        ]
     else:
         lines += ["", "Seed: secret until the game is over (the commitment above lets every player check it then)."]
     return "\n".join(lines) + "\n"
@@ -196,12 +237,11 @@ def verify(doc: dict[str, Any]) -> Verification:
         produced.extend(out.events)
     v.checked.append(f"replayed {len(doc['orders'])} accepted orders from the seed")
     recorded = [e for e in doc["events"] if e["kind"] not in MODERATOR_KINDS]
-    for i, (want, got) in enumerate(zip(recorded, produced)):
+    for want, got in zip(recorded, produced):
         got_json = json.loads(json.dumps(got.to_json(), sort_keys=True))
         want_json = {k: want[k] for k in ("kind", "text", "visibility", "data")}
         if got_json != json.loads(json.dumps(want_json, sort_keys=True)):
-            v.problem = (f"event {want['seq']} differs: the export says {want['text']!r}, "
-                         f"the replay gives {got.text!r}")
+            v.problem = f"event {want['seq']} differs: the export says {want['text']!r}, the replay gives {got.text!r}"
             return v
     if len(recorded) != len(produced):
         v.problem = f"the export holds {len(recorded)} events, the replay gives {len(produced)}"

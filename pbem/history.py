@@ -34,24 +34,37 @@ STEP_KEYS = ("gambit", "hand", "turn")  # the first present names a scoring poin
 STEP_WORDS = {"gambit": "Gambit", "hand": "Hand", "turn": "Turn"}
 PREFERRED_FIELDS = ("status", "faction")  # per-entity fields charted when present
 TITLES = {
-    "scores": "Score after each {step}", "tokens": "Tokens after each {step}",
-    "holdings": "Holdings after each {step}", "streaks": "Winning streak after each {step}",
-    "forces": "Force deployed in each {step}", "stakes": "Stakes after each {step}",
+    "scores": "Score after each {step}",
+    "tokens": "Tokens after each {step}",
+    "holdings": "Holdings after each {step}",
+    "streaks": "Winning streak after each {step}",
+    "forces": "Force deployed in each {step}",
+    "stakes": "Stakes after each {step}",
     "gained": "Points gained in each {step}",
 }
 #: Standings column headings for the per-player numbers of the last scores event.
 COLUMNS = {"gained": "Gained in the last {step}", "forces": "Force in the last {step}", "streaks": "Streak"}
 #: The y axis of each per-player number (the score's depends on the kind).
-YLABELS = {"tokens": "Tokens", "holdings": "Holdings", "streaks": "Hands in a row", "forces": "Force",
-           "stakes": "Gold", "gained": "Points", "scores": "Points"}
+YLABELS = {
+    "tokens": "Tokens",
+    "holdings": "Holdings",
+    "streaks": "Hands in a row",
+    "forces": "Force",
+    "stakes": "Gold",
+    "gained": "Points",
+    "scores": "Points",
+}
 KIND_YLABELS = {"italian-wars": "Hands won", "dynasties": "Gold"}
 KIND_SCORE_TITLES = {
-    "italian-wars": "Hands won (cumulative)", "dynasties": "Treasuries (Gold) after each gambit",
-    "habsburg": "Score (tokens + holdings) after each turn", "sixteen-thirty": "Victory points after each turn",
+    "italian-wars": "Hands won (cumulative)",
+    "dynasties": "Treasuries (Gold) after each gambit",
+    "habsburg": "Score (tokens + holdings) after each turn",
+    "sixteen-thirty": "Victory points after each turn",
 }
 
 
 # ---------------------------------------------------------------- the story
+
 
 @dataclass
 class Group:
@@ -87,7 +100,11 @@ def turns(doc: dict[str, Any], events: list[dict[str, Any]] | None = None) -> li
             nxt = next(((n, e) for seq, n, e in bounds if ev["seq"] <= seq), None)
             if nxt is None:
                 over = doc["game"]["over"]
-                key, title, closing = "end", ("End of the game" if over else "Since the last scoring (in progress)"), None
+                key, title, closing = (
+                    "end",
+                    ("End of the game" if over else "Since the last scoring (in progress)"),
+                    None,
+                )
             else:
                 key, title, closing = f"t{nxt[0]}", f"{word} {nxt[0]}", nxt[1]
         g = groups.setdefault(key, Group(key, title, scores=closing))
@@ -124,12 +141,21 @@ def standings(doc: dict[str, Any]) -> dict[str, Any]:
     for i, p in enumerate(order):
         if scores.get(p) != prev:
             rank, prev = i + 1, scores.get(p)
-        rows.append({"rank": rank, "player": p, "score": scores.get(p, ""), "winner": p in winners,
-                     "extra": [last[k].get(p, "") for k in extra]})
+        rows.append(
+            {
+                "rank": rank,
+                "player": p,
+                "score": scores.get(p, ""),
+                "winner": p in winners,
+                "extra": [last[k].get(p, "") for k in extra],
+            }
+        )
     if res:
         caption = "Final standings"
     elif last:
-        caption = f"Standings after {step_word(doc).lower()} {_step_number(last, len(scores_events(doc)))} (game in progress)"
+        caption = (
+            f"Standings after {step_word(doc).lower()} {_step_number(last, len(scores_events(doc)))} (game in progress)"
+        )
     else:
         caption = "Standings (nothing scored yet)"
     word = step_word(doc).lower()
@@ -139,9 +165,14 @@ def standings(doc: dict[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- chart data
 
+
 def _per_player(value: Any, players: list[str]) -> bool:
-    return (isinstance(value, dict) and bool(value) and set(value) <= set(players)
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values()))
+    return (
+        isinstance(value, dict)
+        and bool(value)
+        and set(value) <= set(players)
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values())
+    )
 
 
 def _per_entity(value: Any) -> bool:
@@ -175,8 +206,9 @@ def charts(doc: dict[str, Any]) -> list[Chart]:
         if not present:
             continue
         if all(_per_player(v, players) for v in present):
-            title = (KIND_SCORE_TITLES.get(doc["game"]["kind"]) if key == "scores" else None) \
-                or TITLES.get(key, key.replace("_", " ").capitalize() + " after each {step}").format(step=word.lower())
+            title = (KIND_SCORE_TITLES.get(doc["game"]["kind"]) if key == "scores" else None) or TITLES.get(
+                key, key.replace("_", " ").capitalize() + " after each {step}"
+            ).format(step=word.lower())
             series = {p: [(v or {}).get(p) for v in values] for p in players}
             ylabel = (KIND_YLABELS.get(doc["game"]["kind"]) if key == "scores" else None) or YLABELS.get(key, key)
             out.append(_line(key, title, word, ylabel, xs, series))
@@ -204,7 +236,11 @@ def _entity_charts(key: str, xs: list[int], word: str, values: list[Any]) -> lis
         numeric = all(isinstance(c, (int, float)) or c is None for row in grid for c in row)
         title = f"{_singular(key)} {f} after each {word.lower()}"
         cid = f"{key}-{f}"
-        svg = heat_strip(cid, title, xs, word, entities, grid) if numeric else category_strip(cid, title, xs, word, entities, grid)
+        svg = (
+            heat_strip(cid, title, xs, word, entities, grid)
+            if numeric
+            else category_strip(cid, title, xs, word, entities, grid)
+        )
         out.append(Chart(cid, title, _strip_desc(title, entities, xs, word), svg))
     return out
 
@@ -219,6 +255,7 @@ def _strip_desc(title: str, rows: list[str], xs: list[int], word: str) -> str:
 
 
 # ---------------------------------------------------------------- SVG drawing
+
 
 def nice_ticks(lo: float, hi: float, want: int = 5) -> list[float]:
     """Round tick values covering [lo, hi] (steps of 1, 2 or 5 times a power of ten, at least 1)."""
@@ -262,21 +299,27 @@ def marker(kind: str, x: float, y: float, r: float = 4.0) -> str:
 
 
 def _open_svg(cid: str, title: str, desc: str, width: int, height: int, kind: str = "line") -> list[str]:
-    return [f'<svg id="chart-{escape(cid)}" class="chart {kind}" viewBox="0 0 {width} {height}" role="img" '
-            f'aria-labelledby="chart-{escape(cid)}-title chart-{escape(cid)}-desc" xmlns="http://www.w3.org/2000/svg">',
-            f'<title id="chart-{escape(cid)}-title">{escape(title)}</title>',
-            f'<desc id="chart-{escape(cid)}-desc">{escape(desc)}</desc>']
+    return [
+        f'<svg id="chart-{escape(cid)}" class="chart {kind}" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-labelledby="chart-{escape(cid)}-title chart-{escape(cid)}-desc" xmlns="http://www.w3.org/2000/svg">',
+        f'<title id="chart-{escape(cid)}-title">{escape(title)}</title>',
+        f'<desc id="chart-{escape(cid)}-desc">{escape(desc)}</desc>',
+    ]
 
 
 def _line(cid: str, title: str, word: str, ylabel: str, xs: list[int], series: dict[str, list[Any]]) -> Chart:
     desc = f"{title}. " + " ".join(
         f"{name}: " + ", ".join(f"{word.lower()} {x} {_fmt(v)}" for x, v in zip(xs, vals) if v is not None) + "."
-        for name, vals in series.items())
-    return Chart(cid, title, desc, line_chart(cid, title, desc, xs, series, word, ylabel.replace("_", " ").capitalize()))
+        for name, vals in series.items()
+    )
+    return Chart(
+        cid, title, desc, line_chart(cid, title, desc, xs, series, word, ylabel.replace("_", " ").capitalize())
+    )
 
 
-def line_chart(cid: str, title: str, desc: str, xs: list[int], series: dict[str, list[Any]],
-               xlabel: str, ylabel: str) -> str:
+def line_chart(
+    cid: str, title: str, desc: str, xs: list[int], series: dict[str, list[Any]], xlabel: str, ylabel: str
+) -> str:
     """A line chart: every series its colour, dash and marker; axes with ticks and labels; a legend below."""
     W, L, R, T, PH = 640, 64, 18, 14, 240
     names = list(series)
@@ -301,20 +344,30 @@ def line_chart(cid: str, title: str, desc: str, xs: list[int], series: dict[str,
         out.append(f'<line x1="{L}" x2="{W - R}" y1="{Y(t):.1f}" y2="{Y(t):.1f}"/>')
     out.append("</g>")
     out.append('<g class="axis" aria-hidden="true">')
-    out.append(f'<line x1="{L}" x2="{L}" y1="{T}" y2="{T + PH}"/><line x1="{L}" x2="{W - R}" y1="{T + PH}" y2="{T + PH}"/>')
+    out.append(
+        f'<line x1="{L}" x2="{L}" y1="{T}" y2="{T + PH}"/><line x1="{L}" x2="{W - R}" y1="{T + PH}" y2="{T + PH}"/>'
+    )
     for t in ticks:
-        out.append(f'<line x1="{L - 5}" x2="{L}" y1="{Y(t):.1f}" y2="{Y(t):.1f}"/>'
-                   f'<text x="{L - 8}" y="{Y(t) + 4:.1f}" text-anchor="end">{_fmt(t)}</text>')
+        out.append(
+            f'<line x1="{L - 5}" x2="{L}" y1="{Y(t):.1f}" y2="{Y(t):.1f}"/>'
+            f'<text x="{L - 8}" y="{Y(t) + 4:.1f}" text-anchor="end">{_fmt(t)}</text>'
+        )
     step = max(1, math.ceil(len(xs) / 12))
     last = len(xs) - 1
     for i, x in enumerate(xs):
         if i != last and (i % step or last - i < step * 0.75):
             continue
-        out.append(f'<line x1="{X(x):.1f}" x2="{X(x):.1f}" y1="{T + PH}" y2="{T + PH + 5}"/>'
-                   f'<text x="{X(x):.1f}" y="{T + PH + 20}" text-anchor="middle">{x}</text>')
-    out.append(f'<text class="label" x="{L + pw / 2:.1f}" y="{T + PH + 42}" text-anchor="middle">{escape(xlabel)}</text>')
-    out.append(f'<text class="label" transform="translate(14 {T + PH / 2:.1f}) rotate(-90)" text-anchor="middle">'
-               f'{escape(ylabel)}</text>')
+        out.append(
+            f'<line x1="{X(x):.1f}" x2="{X(x):.1f}" y1="{T + PH}" y2="{T + PH + 5}"/>'
+            f'<text x="{X(x):.1f}" y="{T + PH + 20}" text-anchor="middle">{x}</text>'
+        )
+    out.append(
+        f'<text class="label" x="{L + pw / 2:.1f}" y="{T + PH + 42}" text-anchor="middle">{escape(xlabel)}</text>'
+    )
+    out.append(
+        f'<text class="label" transform="translate(14 {T + PH / 2:.1f}) rotate(-90)" text-anchor="middle">'
+        f"{escape(ylabel)}</text>"
+    )
     out.append("</g>")
     mark_every = max(1, math.ceil(len(xs) / 24))
     for i, name in enumerate(names):
@@ -325,21 +378,27 @@ def line_chart(cid: str, title: str, desc: str, xs: list[int], series: dict[str,
         d = "M" + " L".join(f"{px:.1f},{py:.1f}" for px, py, _, _ in pts)
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
         out.append(f'<g class="series s{i}" data-series="{escape(name)}" style="--c:{colour}">')
-        out.append(f'<title>{escape(name)}</title>')
+        out.append(f"<title>{escape(name)}</title>")
         out.append(f'<path class="line" d="{d}"{dash_attr}/>')
         out.append('<g class="markers">')
         for j, (px, py, x, v) in enumerate(pts):
             if j % mark_every == 0 or j == len(pts) - 1:
-                out.append(marker(mk, px, py).replace("/>", f'><title>{escape(name)}, {xlabel.lower()} {x}: {_fmt(v)}</title></' + _tag(mk) + ">", 1))
+                out.append(
+                    marker(mk, px, py).replace(
+                        "/>", f"><title>{escape(name)}, {xlabel.lower()} {x}: {_fmt(v)}</title></" + _tag(mk) + ">", 1
+                    )
+                )
         out.append("</g></g>")
     out.append(f'<g class="legend" transform="translate({L} {T + PH + 64})">')
     for i, name in enumerate(names):
         colour, dash, mk = PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)], MARKERS[i % len(MARKERS)]
         lx, ly = (i % per_row) * 140, (i // per_row) * 24
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        out.append(f'<g class="series s{i}" style="--c:{colour}" transform="translate({lx} {ly})">'
-                   f'<path class="line" d="M0,0 L34,0"{dash_attr}/><g class="markers">{marker(mk, 17, 0)}</g>'
-                   f'<text x="42" y="4">{escape(name)}</text></g>')
+        out.append(
+            f'<g class="series s{i}" style="--c:{colour}" transform="translate({lx} {ly})">'
+            f'<path class="line" d="M0,0 L34,0"{dash_attr}/><g class="markers">{marker(mk, 17, 0)}</g>'
+            f'<text x="42" y="4">{escape(name)}</text></g>'
+        )
     out.append("</g></svg>")
     return "\n".join(out)
 
@@ -348,8 +407,9 @@ def _tag(mk: str) -> str:
     return {"circle": "circle", "square": "rect"}.get(mk, "path")
 
 
-def _strip_frame(cid: str, title: str, desc: str, xs: list[int], word: str, rows: list[str],
-                 extra_h: int = 0) -> tuple[list[str], float, float, int, int]:
+def _strip_frame(
+    cid: str, title: str, desc: str, xs: list[int], word: str, rows: list[str], extra_h: int = 0
+) -> tuple[list[str], float, float, int, int]:
     L = max(60, 14 + 9.6 * max((len(r) for r in rows), default=4))
     cw = max(18.0, min(56.0, (640 - L - 10) / max(1, len(xs))))
     ch = 24
@@ -362,16 +422,25 @@ def _strip_frame(cid: str, title: str, desc: str, xs: list[int], word: str, rows
     step = max(1, math.ceil(len(xs) / 20))
     for i, x in enumerate(xs):
         if i % step == 0 or i == len(xs) - 1:
-            out.append(f'<text x="{L + cw * i + cw / 2:.1f}" y="{10 + ch * len(rows) + 16}" text-anchor="middle">{x}</text>')
-    out.append(f'<text class="label" x="{L + cw * len(xs) / 2:.1f}" y="{10 + ch * len(rows) + 34}" '
-               f'text-anchor="middle">{escape(word)}</text></g>')
+            out.append(
+                f'<text x="{L + cw * i + cw / 2:.1f}" y="{10 + ch * len(rows) + 16}" text-anchor="middle">{x}</text>'
+            )
+    out.append(
+        f'<text class="label" x="{L + cw * len(xs) / 2:.1f}" y="{10 + ch * len(rows) + 34}" '
+        f'text-anchor="middle">{escape(word)}</text></g>'
+    )
     return out, L, cw, ch, H
 
 
 def heat_strip(cid: str, title: str, xs: list[int], word: str, rows: list[str], grid: list[list[Any]]) -> str:
     """One row per entity, one cell per scoring point; darker = higher, with the number written in the cell."""
-    desc = _strip_desc(title, rows, xs, word) + " " + " ".join(
-        f"{name}: " + ", ".join("-" if v is None else _fmt(v) for v in vals) + "." for name, vals in zip(rows, grid))
+    desc = (
+        _strip_desc(title, rows, xs, word)
+        + " "
+        + " ".join(
+            f"{name}: " + ", ".join("-" if v is None else _fmt(v) for v in vals) + "." for name, vals in zip(rows, grid)
+        )
+    )
     out, L, cw, ch, H = _strip_frame(cid, title, desc, xs, word, rows, extra_h=32)
     hi = max([v for r in grid for v in r if v is not None] + [1])
     lo = min([v for r in grid for v in r if v is not None] + [0])
@@ -384,20 +453,25 @@ def heat_strip(cid: str, title: str, xs: list[int], word: str, rows: list[str], 
                 continue
             a = 0.12 + 0.78 * (v / hi if hi else 0)
             dark = a > 0.55
-            out.append(f'<rect class="heat" x="{x:.1f}" y="{y}" width="{cw - 2:.1f}" height="{ch - 2}" '
-                       f'fill="#0072B2" fill-opacity="{a:.2f}"><title>{escape(name)}, {word.lower()} {xs[i]}: '
-                       f'{_fmt(v)}</title></rect>'
-                       f'<text class="cell{" on-dark" if dark else ""}" x="{x + cw / 2 - 1:.1f}" y="{y + ch / 2 + 3:.1f}" '
-                       f'text-anchor="middle">{_fmt(v)}</text>')
+            out.append(
+                f'<rect class="heat" x="{x:.1f}" y="{y}" width="{cw - 2:.1f}" height="{ch - 2}" '
+                f'fill="#0072B2" fill-opacity="{a:.2f}"><title>{escape(name)}, {word.lower()} {xs[i]}: '
+                f"{_fmt(v)}</title></rect>"
+                f'<text class="cell{" on-dark" if dark else ""}" x="{x + cw / 2 - 1:.1f}" y="{y + ch / 2 + 3:.1f}" '
+                f'text-anchor="middle">{_fmt(v)}</text>'
+            )
     out.append("</g>")
     steps = nice_ticks(lo, hi, 6) if hi - lo > 8 else list(range(int(lo), int(hi) + 1))
-    out.append(f'<g class="legend" transform="translate(10 {10 + ch * len(rows) + 62})">'
-               f'<text x="0" y="0">Scale:</text>')
+    out.append(
+        f'<g class="legend" transform="translate(10 {10 + ch * len(rows) + 62})"><text x="0" y="0">Scale:</text>'
+    )
     for i, v in enumerate(steps):
         a = 0.12 + 0.78 * (v / hi if hi else 0)
-        out.append(f'<g transform="translate({70 + i * 30} 0)"><rect x="0" y="-14" width="26" height="18" fill="#0072B2" '
-                   f'fill-opacity="{max(0.0, a):.2f}"/><text class="cell{" on-dark" if a > 0.55 else ""}" x="13" y="0" '
-                   f'text-anchor="middle">{_fmt(v)}</text></g>')
+        out.append(
+            f'<g transform="translate({70 + i * 30} 0)"><rect x="0" y="-14" width="26" height="18" fill="#0072B2" '
+            f'fill-opacity="{max(0.0, a):.2f}"/><text class="cell{" on-dark" if a > 0.55 else ""}" x="13" y="0" '
+            f'text-anchor="middle">{_fmt(v)}</text></g>'
+        )
     out.append("</g></svg>")
     return "\n".join(out)
 
@@ -408,8 +482,14 @@ def category_strip(cid: str, title: str, xs: list[int], word: str, rows: list[st
     colours = {"RED": "#D55E00", "BLUE": "#0072B2"}
     free = [c for c in PALETTE if c not in colours.values()]
     colour_of = {c: colours.get(c.upper()) or free[i % len(free)] for i, c in enumerate(cats)}
-    desc = _strip_desc(title, rows, xs, word) + " " + " ".join(
-        f"{name}: " + ", ".join("none" if v is None else str(v) for v in vals) + "." for name, vals in zip(rows, grid))
+    desc = (
+        _strip_desc(title, rows, xs, word)
+        + " "
+        + " ".join(
+            f"{name}: " + ", ".join("none" if v is None else str(v) for v in vals) + "."
+            for name, vals in zip(rows, grid)
+        )
+    )
     items = [(c, colour_of[c], c[:1].upper()) for c in cats] + [("none", None, "·")]
     per_row = 4
     out, L, cw, ch, H = _strip_frame(cid, title, desc, xs, word, rows, extra_h=8 + 24 * math.ceil(len(items) / per_row))
@@ -418,26 +498,33 @@ def category_strip(cid: str, title: str, xs: list[int], word: str, rows: list[st
         for i, v in enumerate(vals):
             x, y = L + cw * i, 10 + r * ch
             if v is None:
-                out.append(f'<rect class="empty" x="{x:.1f}" y="{y}" width="{cw - 2:.1f}" height="{ch - 2}">'
-                           f'<title>{escape(name)}, {word.lower()} {xs[i]}: none</title></rect>'
-                           f'<text class="cell" x="{x + cw / 2 - 1:.1f}" y="{y + ch / 2 + 3:.1f}" text-anchor="middle">·</text>')
+                out.append(
+                    f'<rect class="empty" x="{x:.1f}" y="{y}" width="{cw - 2:.1f}" height="{ch - 2}">'
+                    f"<title>{escape(name)}, {word.lower()} {xs[i]}: none</title></rect>"
+                    f'<text class="cell" x="{x + cw / 2 - 1:.1f}" y="{y + ch / 2 + 3:.1f}" text-anchor="middle">·</text>'
+                )
                 continue
-            out.append(f'<rect class="cat" x="{x:.1f}" y="{y}" width="{cw - 2:.1f}" height="{ch - 2}" '
-                       f'fill="{colour_of[str(v)]}"><title>{escape(name)}, {word.lower()} {xs[i]}: {escape(str(v))}</title></rect>'
-                       f'<text class="cell on-dark" x="{x + cw / 2 - 1:.1f}" y="{y + ch / 2 + 3:.1f}" '
-                       f'text-anchor="middle">{escape(str(v)[:1].upper())}</text>')
+            out.append(
+                f'<rect class="cat" x="{x:.1f}" y="{y}" width="{cw - 2:.1f}" height="{ch - 2}" '
+                f'fill="{colour_of[str(v)]}"><title>{escape(name)}, {word.lower()} {xs[i]}: {escape(str(v))}</title></rect>'
+                f'<text class="cell on-dark" x="{x + cw / 2 - 1:.1f}" y="{y + ch / 2 + 3:.1f}" '
+                f'text-anchor="middle">{escape(str(v)[:1].upper())}</text>'
+            )
     out.append("</g>")
     out.append(f'<g class="legend" transform="translate(10 {10 + ch * len(rows) + 62})">')
     for i, (c, colour, letter) in enumerate(items):
         fill = f'fill="{colour}"' if colour else 'class="empty"'
-        out.append(f'<g transform="translate({(i % per_row) * 90} {(i // per_row) * 24})"><rect x="0" y="-12" width="16" height="16" {fill}/>'
-                   f'<text class="cell{" on-dark" if colour else ""}" x="8" y="0" text-anchor="middle">{escape(letter)}</text>'
-                   f'<text x="22" y="0">{escape(c.capitalize())}</text></g>')
+        out.append(
+            f'<g transform="translate({(i % per_row) * 90} {(i // per_row) * 24})"><rect x="0" y="-12" width="16" height="16" {fill}/>'
+            f'<text class="cell{" on-dark" if colour else ""}" x="8" y="0" text-anchor="middle">{escape(letter)}</text>'
+            f'<text x="22" y="0">{escape(c.capitalize())}</text></g>'
+        )
     out.append("</g></svg>")
     return "\n".join(out)
 
 
 # ---------------------------------------------------------------- the page
+
 
 def when(iso: str | None) -> str:
     if not iso:
@@ -447,8 +534,10 @@ def when(iso: str | None) -> str:
 
 def audience_note(doc: dict[str, Any]) -> str:
     aud, over = doc["audience"], doc["game"]["over"]
-    base = {"moderator": "Moderator's record: complete, every secret included.",
-            "public": "Public record: what every player knew."}.get(aud, f"{aud}'s record: what {aud} knew.")
+    base = {
+        "moderator": "Moderator's record: complete, every secret included.",
+        "public": "Public record: what every player knew.",
+    }.get(aud, f"{aud}'s record: what {aud} knew.")
     if over and aud != "moderator":
         base += " The game is over, so everything that was secret is revealed."
     return base
@@ -462,12 +551,21 @@ def context(doc: dict[str, Any]) -> dict[str, Any]:
     shown = [e for e in doc["events"] if e["visibility"] == "public"] if over else doc["events"]
     groups = turns(doc, shown)
     return {
-        "doc": doc, "g": doc["game"], "over": over, "note": audience_note(doc), "word": step_word(doc),
-        "standings": standings(doc), "charts": charts(doc), "groups": groups, "open_groups": len(groups) <= 14,
+        "doc": doc,
+        "g": doc["game"],
+        "over": over,
+        "note": audience_note(doc),
+        "word": step_word(doc),
+        "standings": standings(doc),
+        "charts": charts(doc),
+        "groups": groups,
+        "open_groups": len(groups) <= 14,
         "secret_rows": [(g.title, ev) for g in turns(doc, secret) for ev in g.events] if over else [],
         "secret_count": len(secret),
-        "seed": seed, "seed_ok": bool(seed) and hashlib.sha256(seed.encode("ascii")).hexdigest() == doc["seed_commitment"],
-        "vis": lambda v: visibility_label(v, doc["audience"]), "when": when,
+        "seed": seed,
+        "seed_ok": bool(seed) and hashlib.sha256(seed.encode("ascii")).hexdigest() == doc["seed_commitment"],
+        "vis": lambda v: visibility_label(v, doc["audience"]),
+        "when": when,
         "rejected": sum(1 for m in doc["messages"] if m["outcome"] == "rejected"),
     }
 

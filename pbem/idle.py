@@ -7,7 +7,7 @@ whenever in doubt; the full poll then decides.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 
 def nothing_to_do(cfg, when: datetime) -> bool:
@@ -25,19 +25,25 @@ def _nothing_to_do(cfg, when: datetime) -> bool:
     from .record.db import engine_for
 
     lead = max(cfg.reminders, default=timedelta(0))
-    naive = when.astimezone(timezone.utc).replace(tzinfo=None)  # the columns hold naive UTC
+    naive = when.astimezone(UTC).replace(tzinfo=None)  # the columns hold naive UTC
     stamp = bindparam("now", type_=DateTime())
     soon = bindparam("soon", type_=DateTime())
     with engine_for(cfg.database_url).connect() as c:
-        if c.execute(text("SELECT 1 FROM outbox WHERE status = 'queued' AND next_attempt_at <= :now LIMIT 1")
-                     .bindparams(stamp), {"now": naive}).first():
+        if c.execute(
+            text("SELECT 1 FROM outbox WHERE status = 'queued' AND next_attempt_at <= :now LIMIT 1").bindparams(stamp),
+            {"now": naive},
+        ).first():
             return False
-        due = c.execute(text(
-            "SELECT 1 FROM deadlines d "
-            "JOIN (SELECT game_id, max(id) AS id FROM deadlines GROUP BY game_id) n ON n.id = d.id "
-            "JOIN (SELECT game_id, max(seq) AS seq FROM snapshots GROUP BY game_id) ls ON ls.game_id = d.game_id "
-            "JOIN snapshots s ON s.game_id = ls.game_id AND s.seq = ls.seq "
-            "WHERE s.over = :f AND d.due_at <= :soon LIMIT 1").bindparams(soon), {"f": False, "soon": naive + lead}).first()
+        due = c.execute(
+            text(
+                "SELECT 1 FROM deadlines d "
+                "JOIN (SELECT game_id, max(id) AS id FROM deadlines GROUP BY game_id) n ON n.id = d.id "
+                "JOIN (SELECT game_id, max(seq) AS seq FROM snapshots GROUP BY game_id) ls ON ls.game_id = d.game_id "
+                "JOIN snapshots s ON s.game_id = ls.game_id AND s.seq = ls.seq "
+                "WHERE s.over = :f AND d.due_at <= :soon LIMIT 1"
+            ).bindparams(soon),
+            {"f": False, "soon": naive + lead},
+        ).first()
         c.rollback()
     return due is None
 

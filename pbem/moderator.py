@@ -15,9 +15,9 @@ import dataclasses
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable
 
 from sqlalchemy import func
 from sqlalchemy.exc import OperationalError
@@ -25,12 +25,12 @@ from sqlmodel import Session, select
 
 from . import engine as registry
 from . import outbox
+from .codes import check_code, hash_code, new_code
 from .config import Config
 from .engine.base import Outcome
 from .engine.rng import commitment
 from .mail.message import Inbound, parse
 from .mail.transport import Inbox, Sender, TransportError
-from .codes import check_code, hash_code, new_code
 from .orders.extract import extract
 from .record import store
 from .record.db import DatabaseError, reading, session
@@ -65,17 +65,29 @@ class PollSummary:
         return ("timings: " + ", ".join(f"{k.replace('_', ' ')} {v:.2f} s" for k, v in t.items())) if t else ""
 
     def line(self) -> str:
-        return (f"read {self.read} messages: {self.accepted} accepted, {self.rejected} rejected, "
-                f"{self.ignored} ignored, {self.duplicates} already seen; {self.deadlines} deadlines applied, "
-                f"{self.reminders} reminders; "
-                f"sent {self.sent} mails ({self.retry} to retry, {self.failed} failed)")
+        return (
+            f"read {self.read} messages: {self.accepted} accepted, {self.rejected} rejected, "
+            f"{self.ignored} ignored, {self.duplicates} already seen; {self.deadlines} deadlines applied, "
+            f"{self.reminders} reminders; "
+            f"sent {self.sent} mails ({self.retry} to retry, {self.failed} failed)"
+        )
 
 
 # --------------------------------------------------------------------------- games
 
-def create_game(cfg: Config, kind: str, name: str, players: list[tuple[str, str]], seed: str | None = None,
-                deadline: timedelta | None = None, options: dict | None = None, clock: Clock = store.now_utc,
-                codes: dict[str, str] | None = None, resolve: str | None = None) -> Game:
+
+def create_game(
+    cfg: Config,
+    kind: str,
+    name: str,
+    players: list[tuple[str, str]],
+    seed: str | None = None,
+    deadline: timedelta | None = None,
+    options: dict | None = None,
+    clock: Clock = store.now_utc,
+    codes: dict[str, str] | None = None,
+    resolve: str | None = None,
+) -> Game:
     """Create a game, deal, and queue each player's first report (with the seed commitment and their code).
 
     `codes` fixes the players' secret codes (tests and the demo); by default each is random.
@@ -98,23 +110,47 @@ def create_game(cfg: Config, kind: str, name: str, players: list[tuple[str, str]
             raise GameError(f'a game named "{name}" already exists; choose another name')
         options = dict(options or {})
         state, events = eng.setup(names, seed, options)
-        game = Game(name=name, kind=kind, seed=seed, seed_commitment=commitment(seed),
-                    players_json=json.dumps(names), options_json=json.dumps(options, sort_keys=True),
-                    deadline_seconds=int((deadline or cfg.default_deadline).total_seconds()),
-                    resolve=resolve or cfg.resolve, created_at=when)
+        game = Game(
+            name=name,
+            kind=kind,
+            seed=seed,
+            seed_commitment=commitment(seed),
+            players_json=json.dumps(names),
+            options_json=json.dumps(options, sort_keys=True),
+            deadline_seconds=int((deadline or cfg.default_deadline).total_seconds()),
+            resolve=resolve or cfg.resolve,
+            created_at=when,
+        )
         s.add(game)
         s.flush()
         codes = {p: (codes or {}).get(p) or new_code() for p in names}
         for pos, (player, address) in enumerate(players):
-            s.add(Seat(game_id=game.id, position=pos, player=player, address=address.lower(),
-                       display_name=player, code_hash=hash_code(codes[player]), created_at=when))
+            s.add(
+                Seat(
+                    game_id=game.id,
+                    position=pos,
+                    player=player,
+                    address=address.lower(),
+                    display_name=player,
+                    code_hash=hash_code(codes[player]),
+                    created_at=when,
+                )
+            )
         s.flush()
         loaded = store.Loaded(game, store.current_seats(s, game.id), state, 0, 0)
         store.append_events(s, loaded, 0, events, when)
         from .record.models import Snapshot
 
-        s.add(Snapshot(game_id=game.id, seq=0, step=store.current_step(loaded), over=False,
-                       state_json=json.dumps(state, sort_keys=True), created_at=when))
+        s.add(
+            Snapshot(
+                game_id=game.id,
+                seq=0,
+                step=store.current_step(loaded),
+                over=False,
+                state_json=json.dumps(state, sort_keys=True),
+                created_at=when,
+            )
+        )
         step = store.current_step(loaded)
         if step:
             store.open_deadline(s, loaded, step, when)
@@ -127,8 +163,10 @@ def create_game(cfg: Config, kind: str, name: str, players: list[tuple[str, str]
 
 # --------------------------------------------------------------------------- poll
 
-def poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.now_utc,
-         dry_run: bool = False) -> PollSummary:
+
+def poll(
+    cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.now_utc, dry_run: bool = False
+) -> PollSummary:
     """Raises TransportError or DatabaseError (one sentence each) where the run cannot go on."""
     try:
         return _poll(cfg, inbox, sender, clock, dry_run)
@@ -188,12 +226,18 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
     return summary
 
 
-def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> "Handled":
+def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> Handled:
     msg = parse(raw, cfg.moderator_address)
     if not dry_run:
         with session(cfg.database_url) as s:
-            if s.exec(select(InboundMessage.id).where(InboundMessage.message_id == msg.message_id,
-                                                      InboundMessage.body_hash == msg.body_hash)).first() is None:
+            if (
+                s.exec(
+                    select(InboundMessage.id).where(
+                        InboundMessage.message_id == msg.message_id, InboundMessage.body_hash == msg.body_hash
+                    )
+                ).first()
+                is None
+            ):
                 _record(s, msg, raw, when, "rejected", "internal error: see the pbem log")
                 s.commit()
     return Handled("rejected", f"{msg.message_id}: internal error")
@@ -219,8 +263,13 @@ def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Ha
     _warm_code(cfg, msg)
     try:
         with session(cfg.database_url) as s:
-            seen = dict(s.exec(select(InboundMessage.body_hash, InboundMessage.outcome)
-                               .where(InboundMessage.message_id == msg.message_id)).all())
+            seen = dict(
+                s.exec(
+                    select(InboundMessage.body_hash, InboundMessage.outcome).where(
+                        InboundMessage.message_id == msg.message_id
+                    )
+                ).all()
+            )
             if msg.body_hash in seen:  # e.g. a run killed between its commit and filing the message
                 return Handled("duplicates", f"{msg.message_id} was already handled", stored=seen[msg.body_hash])
             if seen:
@@ -248,19 +297,47 @@ def _warm_code(cfg: Config, msg: Inbound) -> None:
     if not code:
         return
     with reading(cfg.database_url) as conn:
-        stored = conn.execute(select(Seat.code_hash).join(Game, Game.id == Seat.game_id)
-                              .where(Game.name == msg.game.lower(), func.lower(Seat.address) == msg.sender.lower())
-                              .order_by(Seat.id.desc())).scalars().first()
+        stored = (
+            conn.execute(
+                select(Seat.code_hash)
+                .join(Game, Game.id == Seat.game_id)
+                .where(Game.name == msg.game.lower(), func.lower(Seat.address) == msg.sender.lower())
+                .order_by(Seat.id.desc())
+            )
+            .scalars()
+            .first()
+        )
     if stored:
         check_code(code, stored)
 
 
-def _record(s: Session, msg: Inbound, raw: bytes, when: datetime, outcome: str, reason: str,
-            game: Game | None = None, player: str = "") -> int:
+def _record(
+    s: Session,
+    msg: Inbound,
+    raw: bytes,
+    when: datetime,
+    outcome: str,
+    reason: str,
+    game: Game | None = None,
+    player: str = "",
+) -> int:
     """Keep the inbound message with what became of it; returns its id."""
-    res = store.insert(s, InboundMessage, dict(
-        message_id=msg.message_id, body_hash=msg.body_hash, sender=msg.sender, subject=msg.subject[:500],
-        game_id=game.id if game else None, player=player, outcome=outcome, reason=reason, raw=raw, received_at=when))
+    res = store.insert(
+        s,
+        InboundMessage,
+        dict(
+            message_id=msg.message_id,
+            body_hash=msg.body_hash,
+            sender=msg.sender,
+            subject=msg.subject[:500],
+            game_id=game.id if game else None,
+            player=player,
+            outcome=outcome,
+            reason=reason,
+            raw=raw,
+            received_at=when,
+        ),
+    )
     return res.inserted_primary_key[0]
 
 
@@ -286,26 +363,43 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
 
     def reply(template: str, subject: str, **ctx) -> None:
         if _reply_allowed(s, cfg, seat.address, when):
-            outbox.queue_reply(s, cfg, to=seat.address, to_name=seat.display_name, template=template,
-                               subject=subject, when=when, in_reply_to=msg.message_id, references=msg.references,
-                               game_id=game.id, player=player, game_name=game.name, key_id=msg.ident, **ctx)
+            outbox.queue_reply(
+                s,
+                cfg,
+                to=seat.address,
+                to_name=seat.display_name,
+                template=template,
+                subject=subject,
+                when=when,
+                in_reply_to=msg.message_id,
+                references=msg.references,
+                game_id=game.id,
+                player=player,
+                game_name=game.name,
+                key_id=msg.ident,
+                **ctx,
+            )
 
     def notice(body: str) -> None:
         reply("notice", f"Re: {msg.subject}"[:200], body=body)
 
     if msg.problem:
         _record(s, msg, raw, when, "rejected", msg.problem, game, player)
-        notice(f"Your message could not be read: {msg.problem}.\nSend plain text orders, one per line; "
-               "nothing was applied.")
+        notice(
+            f"Your message could not be read: {msg.problem}.\nSend plain text orders, one per line; "
+            "nothing was applied."
+        )
         return Handled("rejected")
     acts = bool(ex.orders or ex.press)
     if acts and not check_code(ex.code, seat.code_hash):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
         _record(s, msg, raw, when, "rejected", f"refused: {why}", game, player)
-        notice(f"We received a message from your address for game {game.name}, subject \"{msg.subject}\", "
-               f"sent {msg.date or 'at an unknown time'}.\nIt was refused because {why}; nothing was applied.\n"
-               "Put a line CODE <your code> (from your first report) in every order message.\n"
-               "If you did not send it, someone may be forging your address: your code keeps them out.")
+        notice(
+            f'We received a message from your address for game {game.name}, subject "{msg.subject}", '
+            f"sent {msg.date or 'at an unknown time'}.\nIt was refused because {why}; nothing was applied.\n"
+            "Put a line CODE <your code> (from your first report) in every order message.\n"
+            "If you did not send it, someone may be forging your address: your code keeps them out."
+        )
         return Handled("rejected")
     control = store.control_state(s, game.id)
     if acts and (control != "running" or loaded.over):
@@ -315,9 +409,18 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
         return Handled("rejected")
     subject = f"Re: [pbem {game.name}] your orders"
     if ex.help:
-        outbox.queue_notice(s, cfg, to=seat.address, subject=f"[pbem {game.name}] Help", when=when,
-                            key=("help", msg.ident), game_id=game.id, player=player,
-                            in_reply_to=msg.message_id, body=_help_text(loaded, player))
+        outbox.queue_notice(
+            s,
+            cfg,
+            to=seat.address,
+            subject=f"[pbem {game.name}] Help",
+            when=when,
+            key=("help", msg.ident),
+            game_id=game.id,
+            player=player,
+            in_reply_to=msg.message_id,
+            body=_help_text(loaded, player),
+        )
     if ex.status:
         outbox.queue_report(s, cfg, loaded, player, when, extra=msg.ident)
     problems = list(ex.problems)
@@ -328,9 +431,18 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
         if kind == "rejected" or problems or any(press_done):
             if kind == "rejected":
                 problems.append("No orders were found in your message. Send HELP for the order syntax.")
-            reply("ack", subject, subject_in=msg.subject, applied=False, lines=[], rejected_count=0,
-                  problems=problems + [f"Press sent to {', '.join(t)}." for t in press_done if t],
-                  on_file=_on_file(loaded, player), waiting=_waiting(loaded), report_follows=False)
+            reply(
+                "ack",
+                subject,
+                subject_in=msg.subject,
+                applied=False,
+                lines=[],
+                rejected_count=0,
+                problems=problems + [f"Press sent to {', '.join(t)}." for t in press_done if t],
+                on_file=_on_file(loaded, player),
+                waiting=_waiting(loaded),
+                report_follows=False,
+            )
         return Handled(kind)
     return _orders(s, cfg, msg, raw, when, loaded, player, ex.orders, problems, press_done, reply, subject)
 
@@ -341,32 +453,80 @@ def _orders(s, cfg, msg, raw, when, loaded, player, orders, problems, press_done
     lines = [r.__dict__ for r in out.lines]
     sent = [f"Press sent to {', '.join(t)}." for t in press_done if t]
     if not out.accepted:
-        _record(s, msg, raw, when, "rejected", "; ".join(f"{r.line!r}: {r.reason}" for r in out.lines if not r.ok),
-                game, player)
-        reply("ack", subject, subject_in=msg.subject, applied=False, lines=lines,
-              rejected_count=sum(1 for r in out.lines if not r.ok), problems=problems + sent,
-              on_file=_on_file(loaded, player), waiting=_waiting(loaded), report_follows=False)
+        _record(
+            s,
+            msg,
+            raw,
+            when,
+            "rejected",
+            "; ".join(f"{r.line!r}: {r.reason}" for r in out.lines if not r.ok),
+            game,
+            player,
+        )
+        reply(
+            "ack",
+            subject,
+            subject_in=msg.subject,
+            applied=False,
+            lines=lines,
+            rejected_count=sum(1 for r in out.lines if not r.ok),
+            problems=problems + sent,
+            on_file=_on_file(loaded, player),
+            waiting=_waiting(loaded),
+            report_follows=False,
+        )
         return Handled("rejected")
     if game.resolve == "deadline":
         _record(s, msg, raw, when, "held", "held until the deadline", game, player)
-        reply("ack", subject, subject_in=msg.subject, applied=True, lines=lines, rejected_count=0,
-              problems=problems + sent + ["This game resolves at the deadline: your orders are on file and will "
-                                          "be applied then, in the order they arrived."],
-              on_file=orders, waiting=[], report_follows=False)
+        reply(
+            "ack",
+            subject,
+            subject_in=msg.subject,
+            applied=True,
+            lines=lines,
+            rejected_count=0,
+            problems=problems
+            + sent
+            + [
+                "This game resolves at the deadline: your orders are on file and will "
+                "be applied then, in the order they arrived."
+            ],
+            on_file=orders,
+            waiting=[],
+            report_follows=False,
+        )
         return Handled("accepted")
     inbound_id = _record(s, msg, raw, when, "accepted", "", game, player)
     before = asked_steps(loaded)
     store.append_input(s, loaded, "orders", player, orders, out, inbound_id, when)
     movers = players_to_report(loaded, out.events, before)
-    reply("ack", subject, subject_in=msg.subject, applied=True, lines=lines, rejected_count=0,
-          problems=problems + sent, on_file=_on_file(loaded, player), waiting=_waiting(loaded),
-          report_follows=player in movers)
+    reply(
+        "ack",
+        subject,
+        subject_in=msg.subject,
+        applied=True,
+        lines=lines,
+        rejected_count=0,
+        problems=problems + sent,
+        on_file=_on_file(loaded, player),
+        waiting=_waiting(loaded),
+        report_follows=player in movers,
+    )
     outbox.queue_reports(s, cfg, loaded, movers, when)
     return Handled("accepted")
 
 
-def _press(s: Session, cfg: Config, loaded: store.Loaded, player: str, press, code: str | None, when: datetime,
-           message_id: str, problems: list[str]) -> list[str]:
+def _press(
+    s: Session,
+    cfg: Config,
+    loaded: store.Loaded,
+    player: str,
+    press,
+    code: str | None,
+    when: datetime,
+    message_id: str,
+    problems: list[str],
+) -> list[str]:
     """Relay one press message; returns its recipients (empty if it could not be sent)."""
     from .engine.base import Event, RuleError
     from .engine.names import match_one
@@ -385,21 +545,32 @@ def _press(s: Session, cfg: Config, loaded: store.Loaded, player: str, press, co
     text = "\n".join(body).strip() or "(empty)"
     for p in to:
         seat = loaded.seat_for_player(p)
-        outbox.queue_notice(s, cfg, to=seat.address, subject=f"[pbem {loaded.game.name}] Press from {player}",
-                            when=when, key=("press", message_id, p), game_id=loaded.game.id, player=p,
-                            purpose="press",
-                            body=f"Press from {player} to {', '.join(to) if len(to) < len(others) else 'all players'}"
-                                 f" (relayed by the moderator; it may be a bluff):\n\n{text}\n\n"
-                                 f"Answer with PRESS TO {player} ... END PRESS in a message to the moderator.")
+        outbox.queue_notice(
+            s,
+            cfg,
+            to=seat.address,
+            subject=f"[pbem {loaded.game.name}] Press from {player}",
+            when=when,
+            key=("press", message_id, p),
+            game_id=loaded.game.id,
+            player=p,
+            purpose="press",
+            body=f"Press from {player} to {', '.join(to) if len(to) < len(others) else 'all players'}"
+            f" (relayed by the moderator; it may be a bluff):\n\n{text}\n\n"
+            f"Answer with PRESS TO {player} ... END PRESS in a message to the moderator.",
+        )
     vis = "public" if len(to) == len(others) else tuple(sorted({player, *to}))
-    ev = Event("press", f"Press from {player} to {', '.join(to)}: {' / '.join(body)}"[:2000], vis,
-               {"from": player, "to": to, "lines": body})
+    ev = Event(
+        "press",
+        f"Press from {player} to {', '.join(to)}: {' / '.join(body)}"[:2000],
+        vis,
+        {"from": player, "to": to, "lines": body},
+    )
     store.append_events(s, loaded, loaded.seq, [ev], when)
     return to
 
 
-def _stranger(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime, loaded: store.Loaded,
-              ex) -> Handled:
+def _stranger(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime, loaded: store.Loaded, ex) -> Handled:
     """A sender who is not a player of this game.  Never answer them; warn the player whose code they used."""
     game = loaded.game
     victim = None
@@ -410,12 +581,20 @@ def _stranger(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime,
         return Handled("ignored")
     _record(s, msg, raw, when, "rejected", f"code of {victim.player} used from {msg.sender}", game, victim.player)
     if _reply_allowed(s, cfg, victim.address, when):
-        outbox.queue_notice(s, cfg, to=victim.address, subject=f"[pbem {game.name}] Refused: orders from another address",
-                            when=when, key=("stranger", msg.ident), game_id=game.id, player=victim.player,
-                            body=f"A message carrying your player code for game {game.name} came from "
-                                 f"{msg.sender or 'an unknown sender'}, not from your registered address.\n"
-                                 "It was refused and nothing was applied. If you did not send it, your code may be "
-                                 "known to someone else: ask the moderator for a new one (pbem game code).")
+        outbox.queue_notice(
+            s,
+            cfg,
+            to=victim.address,
+            subject=f"[pbem {game.name}] Refused: orders from another address",
+            when=when,
+            key=("stranger", msg.ident),
+            game_id=game.id,
+            player=victim.player,
+            body=f"A message carrying your player code for game {game.name} came from "
+            f"{msg.sender or 'an unknown sender'}, not from your registered address.\n"
+            "It was refused and nothing was applied. If you did not send it, your code may be "
+            "known to someone else: ask the moderator for a new one (pbem game code).",
+        )
     return Handled("rejected")
 
 
@@ -429,10 +608,17 @@ def _no_game(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) 
     _record(s, msg, raw, when, "rejected", "no known game named in the subject")
     if _reply_allowed(s, cfg, msg.sender, when):
         what = f'"[pbem {msg.game}]" names no game' if msg.game else "the subject does not name a game"
-        outbox.queue_notice(s, cfg, to=msg.sender, subject=f"Re: {msg.subject}"[:200], when=when,
-                            key=(msg.ident,), in_reply_to=msg.message_id,
-                            body=f"Nothing was applied: {what}.\nPut the game's tag in the subject, for example "
-                                 f"\"[pbem {names[0]}] orders\".\nYour games: {', '.join(names)}.")
+        outbox.queue_notice(
+            s,
+            cfg,
+            to=msg.sender,
+            subject=f"Re: {msg.subject}"[:200],
+            when=when,
+            key=(msg.ident,),
+            in_reply_to=msg.message_id,
+            body=f"Nothing was applied: {what}.\nPut the game's tag in the subject, for example "
+            f'"[pbem {names[0]}] orders".\nYour games: {", ".join(names)}.',
+        )
     return Handled("rejected")
 
 
@@ -444,8 +630,7 @@ def players_to_report(loaded: store.Loaded, events: list, before: dict[str, str]
     """Players for whom the game moved on: new events they may see, or a new question for them."""
     after = asked_steps(loaded)
     players = json.loads(loaded.game.players_json)
-    return [p for p in players
-            if any(e.visible_to(p) for e in events) or (p in after and after[p] != before.get(p))]
+    return [p for p in players if any(e.visible_to(p) for e in events) or (p in after and after[p] != before.get(p))]
 
 
 def _on_file(loaded: store.Loaded, player: str) -> list[str]:
@@ -477,10 +662,18 @@ def transports(cfg: Config) -> tuple[Inbox, Sender]:
     from .mail.smtp import SmtpSender
 
     i, m = cfg.imap, cfg.smtp
-    inbox = ImapInbox(i.host, i.port, i.ssl, i.starttls, i.username, i.secret(cfg.path, "imap"), folder=i.folder,
-                      processed_folder=i.processed_folder, rejected_folder=i.rejected_folder)
+    inbox = ImapInbox(
+        i.host,
+        i.port,
+        i.ssl,
+        i.starttls,
+        i.username,
+        i.secret(cfg.path, "imap"),
+        folder=i.folder,
+        processed_folder=i.processed_folder,
+        rejected_folder=i.rejected_folder,
+    )
     return inbox, SmtpSender(m.host, m.port, m.ssl, m.starttls, m.username, m.secret(cfg.path, "smtp"))
 
 
-__all__ = ["create_game", "poll", "handle", "transports", "PollSummary", "GameError",
-           "TransportError"]
+__all__ = ["create_game", "poll", "handle", "transports", "PollSummary", "GameError", "TransportError"]

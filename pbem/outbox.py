@@ -34,10 +34,26 @@ from .reports import render_pair
 log = logging.getLogger("pbem.outbox")
 
 
-def _queue(s: Session, cfg: Config, *, key: tuple, to: str, to_name: str, subject: str, text: str, html: str | None,
-           purpose: str, when: datetime, game_id: int | None = None, player: str = "", upto_seq: int = 0,
-           in_reply_to: str | None = None, references: tuple[str, ...] = (),
-           auto: str = "auto-generated", keep: tuple[str, str | None] | None = None) -> None:
+def _queue(
+    s: Session,
+    cfg: Config,
+    *,
+    key: tuple,
+    to: str,
+    to_name: str,
+    subject: str,
+    text: str,
+    html: str | None,
+    purpose: str,
+    when: datetime,
+    game_id: int | None = None,
+    player: str = "",
+    upto_seq: int = 0,
+    in_reply_to: str | None = None,
+    references: tuple[str, ...] = (),
+    auto: str = "auto-generated",
+    keep: tuple[str, str | None] | None = None,
+) -> None:
     """Add one message to the outbox.  `keep` is the (text, html) to keep once sent, if `text` holds a secret.
 
     A plain INSERT in the session's transaction: no ORM object is needed, and
@@ -46,14 +62,39 @@ def _queue(s: Session, cfg: Config, *, key: tuple, to: str, to_name: str, subjec
     mid = stable_message_id(cfg.domain, *key)
 
     def build(t: str, h: str | None) -> bytes:
-        return compose(sender=cfg.moderator_address, sender_name=cfg.moderator_name, to=to, to_name=to_name,
-                       subject=subject, text=t, html=h, message_id=mid, when=when, auto=auto,
-                       in_reply_to=in_reply_to, references=references)
+        return compose(
+            sender=cfg.moderator_address,
+            sender_name=cfg.moderator_name,
+            to=to,
+            to_name=to_name,
+            subject=subject,
+            text=t,
+            html=h,
+            message_id=mid,
+            when=when,
+            auto=auto,
+            in_reply_to=in_reply_to,
+            references=references,
+        )
 
-    s.connection().execute(OutboxMessage.__table__.insert().values(
-        message_id=mid, game_id=game_id, player=player, purpose=purpose, upto_seq=upto_seq, to_addr=to,
-        raw=build(text, html), keep_raw=build(*keep) if keep else None, status="queued", attempts=0, last_error="",
-        next_attempt_at=when, created_at=when, sent_at=None))
+    s.connection().execute(
+        OutboxMessage.__table__.insert().values(
+            message_id=mid,
+            game_id=game_id,
+            player=player,
+            purpose=purpose,
+            upto_seq=upto_seq,
+            to_addr=to,
+            raw=build(text, html),
+            keep_raw=build(*keep) if keep else None,
+            status="queued",
+            attempts=0,
+            last_error="",
+            next_attempt_at=when,
+            created_at=when,
+            sent_at=None,
+        )
+    )
 
 
 REDACTED = "[redacted once sent]"
@@ -65,8 +106,11 @@ def last_report_seq(s: Session, game_id: int, player: str) -> int:
 
 def last_report_seqs(s: Session, game_id: int) -> dict[str, int]:
     """For each player of the game, the last event seq their reports covered (one query)."""
-    q = (select(OutboxMessage.player, func.max(OutboxMessage.upto_seq))
-         .where(OutboxMessage.game_id == game_id, OutboxMessage.purpose == "report").group_by(OutboxMessage.player))
+    q = (
+        select(OutboxMessage.player, func.max(OutboxMessage.upto_seq))
+        .where(OutboxMessage.game_id == game_id, OutboxMessage.purpose == "report")
+        .group_by(OutboxMessage.player)
+    )
     return {player: seq or 0 for player, seq in s.exec(q).all()}
 
 
@@ -81,14 +125,26 @@ class Moment:
     after: int
 
     @classmethod
-    def read(cls, s: Session, loaded: store.Loaded, after: int) -> "Moment":
+    def read(cls, s: Session, loaded: store.Loaded, after: int) -> Moment:
         eng = loaded.engine
-        return cls(eng.requests(loaded.state), eng.result(loaded.state), store.current_deadline(s, loaded.game.id),
-                   store.events_for(s, loaded.game.id, after), after)
+        return cls(
+            eng.requests(loaded.state),
+            eng.result(loaded.state),
+            store.current_deadline(s, loaded.game.id),
+            store.events_for(s, loaded.game.id, after),
+            after,
+        )
 
 
-def report_context(s: Session, cfg: Config, loaded: store.Loaded, player: str, since: int,
-                   code: str | None = None, moment: Moment | None = None) -> dict[str, Any]:
+def report_context(
+    s: Session,
+    cfg: Config,
+    loaded: store.Loaded,
+    player: str,
+    since: int,
+    code: str | None = None,
+    moment: Moment | None = None,
+) -> dict[str, Any]:
     """Everything a report template gets: only `player`'s view and the events they may see."""
     if moment is None or moment.after > since:
         moment = Moment.read(s, loaded, since)
@@ -99,16 +155,33 @@ def report_context(s: Session, cfg: Config, loaded: store.Loaded, player: str, s
     reqs = [r for r in requests if r.player == player]
     waiting = sorted({r.player for r in requests if not r.answered})
     view = eng.view(loaded.state, player)
-    asked = [{"prompt": r.prompt, "syntax": list(r.syntax), "legal": list(r.legal), "default": list(r.default),
-              "on_file": list(r.on_file), "answered": r.answered} for r in reqs]
+    asked = [
+        {
+            "prompt": r.prompt,
+            "syntax": list(r.syntax),
+            "legal": list(r.legal),
+            "default": list(r.default),
+            "on_file": list(r.on_file),
+            "answered": r.answered,
+        }
+        for r in reqs
+    ]
     return {
-        "title": eng.title, "game_name": game.name, "player": player, "view": view,
-        "sections": view["sections"], "happened": happened, "asked": asked,
+        "title": eng.title,
+        "game_name": game.name,
+        "player": player,
+        "view": view,
+        "sections": view["sections"],
+        "happened": happened,
+        "asked": asked,
         "deadline": store.aware(dl.due_at).strftime("%Y-%m-%d %H:%M UTC") if (dl and reqs and result is None) else None,
-        "waiting": waiting, "commitment": game.seed_commitment if since == 0 else None,
+        "waiting": waiting,
+        "commitment": game.seed_commitment if since == 0 else None,
         "result": None if result is None else {"summary": result.summary, "scores": result.scores},
-        "seed": game.seed if result is not None else None, "commitment_final": game.seed_commitment,
-        "code": code, "moderator": cfg.moderator_name,
+        "seed": game.seed if result is not None else None,
+        "commitment_final": game.seed_commitment,
+        "code": code,
+        "moderator": cfg.moderator_name,
     }
 
 
@@ -122,9 +195,18 @@ def queue_reports(s: Session, cfg: Config, loaded: store.Loaded, players: list[s
         queue_report(s, cfg, loaded, p, when, since=seqs.get(p, 0), moment=moment)
 
 
-def queue_report(s: Session, cfg: Config, loaded: store.Loaded, player: str, when: datetime,
-                 code: str | None = None, extra: str = "", since: int | None = None,
-                 subject: str | None = None, moment: Moment | None = None) -> None:
+def queue_report(
+    s: Session,
+    cfg: Config,
+    loaded: store.Loaded,
+    player: str,
+    when: datetime,
+    code: str | None = None,
+    extra: str = "",
+    since: int | None = None,
+    subject: str | None = None,
+    moment: Moment | None = None,
+) -> None:
     """Queue `player`'s private report covering events since their last one.
 
     `extra` makes the Message-ID unique when the same point is reported twice
@@ -142,35 +224,107 @@ def queue_report(s: Session, cfg: Config, loaded: store.Loaded, player: str, whe
         subject = f"[pbem {loaded.game.name}] {ctx['view']['turn']}"
         if ctx["result"] is not None:
             subject = f"[pbem {loaded.game.name}] Final report: {ctx['result']['summary']}"
-    _queue(s, cfg, key=(loaded.game.name, "report", player, loaded.event_seq, loaded.seq, seat.id, extra),
-                  to=seat.address, to_name=seat.display_name or player, subject=subject, text=text, html=html,
-                  purpose="report", when=when, game_id=loaded.game.id, player=player, upto_seq=loaded.event_seq,
-                  keep=keep)
+    _queue(
+        s,
+        cfg,
+        key=(loaded.game.name, "report", player, loaded.event_seq, loaded.seq, seat.id, extra),
+        to=seat.address,
+        to_name=seat.display_name or player,
+        subject=subject,
+        text=text,
+        html=html,
+        purpose="report",
+        when=when,
+        game_id=loaded.game.id,
+        player=player,
+        upto_seq=loaded.event_seq,
+        keep=keep,
+    )
 
 
-def queue_reply(s: Session, cfg: Config, *, to: str, to_name: str, template: str, subject: str, when: datetime,
-                in_reply_to: str, references: tuple[str, ...] = (), game_id: int | None = None, player: str = "",
-                purpose: str = "ack", key_id: str | None = None, **ctx: Any) -> None:
+def queue_reply(
+    s: Session,
+    cfg: Config,
+    *,
+    to: str,
+    to_name: str,
+    template: str,
+    subject: str,
+    when: datetime,
+    in_reply_to: str,
+    references: tuple[str, ...] = (),
+    game_id: int | None = None,
+    player: str = "",
+    purpose: str = "ack",
+    key_id: str | None = None,
+    **ctx: Any,
+) -> None:
     text, html = render_pair(template, moderator=cfg.moderator_name, **ctx)
-    _queue(s, cfg, key=(purpose, key_id or in_reply_to, to), to=to, to_name=to_name, subject=subject, text=text,
-                  html=html, purpose=purpose, when=when, game_id=game_id, player=player, in_reply_to=in_reply_to,
-                  references=references, auto="auto-replied")
+    _queue(
+        s,
+        cfg,
+        key=(purpose, key_id or in_reply_to, to),
+        to=to,
+        to_name=to_name,
+        subject=subject,
+        text=text,
+        html=html,
+        purpose=purpose,
+        when=when,
+        game_id=game_id,
+        player=player,
+        in_reply_to=in_reply_to,
+        references=references,
+        auto="auto-replied",
+    )
 
 
-def queue_notice(s: Session, cfg: Config, *, to: str, subject: str, body: str, when: datetime, key: tuple,
-                 game_id: int | None = None, player: str = "", purpose: str = "notice",
-                 in_reply_to: str | None = None, keep_body: str | None = None) -> None:
+def queue_notice(
+    s: Session,
+    cfg: Config,
+    *,
+    to: str,
+    subject: str,
+    body: str,
+    when: datetime,
+    key: tuple,
+    game_id: int | None = None,
+    player: str = "",
+    purpose: str = "notice",
+    in_reply_to: str | None = None,
+    keep_body: str | None = None,
+) -> None:
     text, html = render_pair("notice", body=body, moderator=cfg.moderator_name)
     keep = render_pair("notice", body=keep_body, moderator=cfg.moderator_name) if keep_body is not None else None
-    _queue(s, cfg, key=(purpose, *key), to=to, to_name="", subject=subject, text=text, html=html,
-                  purpose=purpose, when=when, game_id=game_id, player=player, in_reply_to=in_reply_to,
-                  auto="auto-replied" if in_reply_to else "auto-generated", keep=keep)
+    _queue(
+        s,
+        cfg,
+        key=(purpose, *key),
+        to=to,
+        to_name="",
+        subject=subject,
+        text=text,
+        html=html,
+        purpose=purpose,
+        when=when,
+        game_id=game_id,
+        player=player,
+        in_reply_to=in_reply_to,
+        auto="auto-replied" if in_reply_to else "auto-generated",
+        keep=keep,
+    )
 
 
 def replies_in_last_hour(s: Session, address: str, when: datetime) -> int:
-    q = select(func.count()).select_from(OutboxMessage).where(
-        OutboxMessage.to_addr == address, OutboxMessage.created_at > when - timedelta(hours=1),
-        OutboxMessage.purpose.in_(("ack", "notice")))
+    q = (
+        select(func.count())
+        .select_from(OutboxMessage)
+        .where(
+            OutboxMessage.to_addr == address,
+            OutboxMessage.created_at > when - timedelta(hours=1),
+            OutboxMessage.purpose.in_(("ack", "notice")),
+        )
+    )
     return s.exec(q).one()
 
 
@@ -181,8 +335,14 @@ class SendSummary:
     failed: int = 0
 
 
-def send_pending(cfg: Config, sender: Sender, when: datetime, summary: SendSummary | None = None,
-                 abort: threading.Event | None = None, spent: dict[str, float] | None = None) -> SendSummary:
+def send_pending(
+    cfg: Config,
+    sender: Sender,
+    when: datetime,
+    summary: SendSummary | None = None,
+    abort: threading.Event | None = None,
+    spent: dict[str, float] | None = None,
+) -> SendSummary:
     """Send every due queued message.  Raises TransportError if the server cannot be reached at all.
 
     Each message is read just before it is sent (a concurrent run may have taken
@@ -194,8 +354,11 @@ def send_pending(cfg: Config, sender: Sender, when: datetime, summary: SendSumma
     spent = spent if spent is not None else {}
     c = OutboxMessage.__table__.c
     with reading(cfg.database_url) as conn:
-        ids = conn.execute(select(c.id).where(c.status == "queued", c.next_attempt_at <= when)
-                           .order_by(c.id)).scalars().all()
+        ids = (
+            conn.execute(select(c.id).where(c.status == "queued", c.next_attempt_at <= when).order_by(c.id))
+            .scalars()
+            .all()
+        )
     for oid in ids:
         if abort is not None and abort.is_set():
             break
@@ -219,9 +382,18 @@ def send_pending(cfg: Config, sender: Sender, when: datetime, summary: SendSumma
             raise TransportError(f"sending mail failed: {exc}") from None
         t1 = time.perf_counter()
         with transaction(cfg.database_url) as conn:  # sent: the player's code (if any) leaves with the mail
-            conn.execute(OutboxMessage.__table__.update().where(c.id == oid).values(
-                status="sent", sent_at=when, last_error="", attempts=c.attempts + 1,
-                raw=func.coalesce(c.keep_raw, c.raw), keep_raw=None))
+            conn.execute(
+                OutboxMessage.__table__.update()
+                .where(c.id == oid)
+                .values(
+                    status="sent",
+                    sent_at=when,
+                    last_error="",
+                    attempts=c.attempts + 1,
+                    raw=func.coalesce(c.keep_raw, c.raw),
+                    keep_raw=None,
+                )
+            )
         t2 = time.perf_counter()
         spent["sending"] = spent.get("sending", 0.0) + (t1 - t0)
         spent["marking_sent"] = spent.get("marking_sent", 0.0) + (t2 - t1)
@@ -251,7 +423,7 @@ class Dispatcher:
         self._thread = threading.Thread(target=self._run, name="pbem-sender", daemon=True)
         self._interval = sys.getswitchinterval()
 
-    def __enter__(self) -> "Dispatcher":
+    def __enter__(self) -> Dispatcher:
         sys.setswitchinterval(min(self._interval, 0.001))  # answer the mail server promptly
         self._thread.start()
         return self
@@ -301,10 +473,17 @@ def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = F
         if failed:
             row.status = "failed"
             if row.purpose != "alert":
-                queue_notice(s, cfg, to=cfg.moderator_address, subject=f"[pbem] undeliverable mail to {row.to_addr}",
-                             body=f"pbem gave up sending {row.message_id} ({row.purpose}) to {row.to_addr} "
-                                  f"after {row.attempts} attempts.\nLast error: {row.last_error}",
-                             when=when, key=("failed", row.message_id), purpose="alert")
+                queue_notice(
+                    s,
+                    cfg,
+                    to=cfg.moderator_address,
+                    subject=f"[pbem] undeliverable mail to {row.to_addr}",
+                    body=f"pbem gave up sending {row.message_id} ({row.purpose}) to {row.to_addr} "
+                    f"after {row.attempts} attempts.\nLast error: {row.last_error}",
+                    when=when,
+                    key=("failed", row.message_id),
+                    purpose="alert",
+                )
         else:
             row.next_attempt_at = when + timedelta(minutes=2 ** min(row.attempts, 10))
         s.add(row)

@@ -21,8 +21,10 @@ def text_table(block: dict[str, Any]) -> str:
     cols = [str(c) for c in block["columns"]]
     rows = [[("" if v is None else str(v)) for v in row] for row in block["rows"]]
     widths = [max([len(c)] + [len(r[i]) for r in rows if i < len(r)]) for i, c in enumerate(cols)]
+
     def fmt(cells: list[str]) -> str:
         return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+
     out = [fmt(cols), fmt(["-" * w for w in widths])]
     out += [fmt(r + [""] * (len(cols) - len(r))) for r in rows]
     return "\n".join("  " + line for line in out)
@@ -30,9 +32,14 @@ def text_table(block: dict[str, Any]) -> str:
 
 @lru_cache(maxsize=1)
 def env() -> Environment:
-    e = Environment(loader=FileSystemLoader(str(templates_dir())), undefined=StrictUndefined,
-                    autoescape=select_autoescape(["html", "html.j2"], default_for_string=False),
-                    trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    e = Environment(
+        loader=FileSystemLoader(str(templates_dir())),
+        undefined=StrictUndefined,
+        autoescape=select_autoescape(["html", "html.j2"], default_for_string=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     e.filters["text_table"] = text_table
     return e
 

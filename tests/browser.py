@@ -23,9 +23,20 @@ from pathlib import Path
 from typing import Any
 
 CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-         "--disable-default-apps", "--mute-audio", "--hide-scrollbars", "--remote-debugging-pipe"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--remote-debugging-pipe",
+]
 LOCAL_SCHEMES = ("file:", "data:", "about:", "blob:")
 
 
@@ -44,7 +55,7 @@ class BrowserError(RuntimeError):
 class Page:
     """One tab: console errors, exceptions, network requests and a few commands."""
 
-    def __init__(self, browser: "Browser", session: str) -> None:
+    def __init__(self, browser: Browser, session: str) -> None:
         self.b, self.session = browser, session
         self.errors: list[str] = []
         self.requests: list[str] = []
@@ -83,8 +94,10 @@ class Page:
         if full_page:
             m = self.send("Page.getLayoutMetrics")
             size = m.get("cssContentSize") or m["contentSize"]
-            params |= {"captureBeyondViewport": True,
-                       "clip": {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 16000), "scale": 1}}
+            params |= {
+                "captureBeyondViewport": True,
+                "clip": {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 16000), "scale": 1},
+            }
         data = self.send("Page.captureScreenshot", **params)["data"]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(data))
@@ -103,10 +116,11 @@ class Browser:
         self._id = 0
         self._buf = b""
 
-    def __enter__(self) -> "Browser":
+    def __enter__(self) -> Browser:
         self.profile = tempfile.mkdtemp(prefix="pbem-chromium-")
         to_r, self._to_w = os.pipe()
         self._from_r, from_w = os.pipe()
+
         # The child gets our pipe ends as its fds 3 and 4 (dup2 in the pre-exec hook, via high
         # numbers so that neither end is overwritten); every other fd of ours is close-on-exec.
         def child() -> None:
@@ -116,9 +130,15 @@ class Browser:
             os.dup2(251, 4)
             os.close(250)
             os.close(251)
-        self.proc = subprocess.Popen([self.executable, *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                     close_fds=False, preexec_fn=child)
+
+        self.proc = subprocess.Popen(
+            [self.executable, *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=False,
+            preexec_fn=child,
+        )
         os.close(to_r)
         os.close(from_w)
         self.send("Target.setDiscoverTargets", {"discover": False})
@@ -160,7 +180,9 @@ class Browser:
         if page and "method" in msg:
             page.on_event(msg)
 
-    def send(self, method: str, params: dict[str, Any], session: str | None = None, wait: bool = True) -> dict[str, Any]:
+    def send(
+        self, method: str, params: dict[str, Any], session: str | None = None, wait: bool = True
+    ) -> dict[str, Any]:
         self._id += 1
         msg: dict[str, Any] = {"id": self._id, "method": method, "params": params}
         if session:
@@ -188,17 +210,17 @@ class Browser:
                 raise
 
     # -- pages ---------------------------------------------------------------
-    def open(self, url: str, width: int = 1280, height: int = 900, mobile: bool = False,
-             dark: bool = False) -> Page:
+    def open(self, url: str, width: int = 1280, height: int = 900, mobile: bool = False, dark: bool = False) -> Page:
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         page = self.pages[session] = Page(self, session)
         for domain in ("Page", "Runtime", "Log", "Network"):
             page.send(f"{domain}.enable")
-        page.send("Emulation.setDeviceMetricsOverride", width=width, height=height,
-                  deviceScaleFactor=1, mobile=mobile)
-        page.send("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme",
-                                                           "value": "dark" if dark else "light"}])
+        page.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=mobile)
+        page.send(
+            "Emulation.setEmulatedMedia",
+            features=[{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}],
+        )
         page.send("Page.navigate", url=url)
         deadline = time.monotonic() + self.timeout
         while not page.loaded:

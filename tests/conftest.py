@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import mailbox
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
@@ -18,7 +18,7 @@ class Clock:
     """An injected clock: starts at a fixed instant, moved by tests."""
 
     def __init__(self, start: datetime | None = None) -> None:
-        self.now = start or datetime(2026, 1, 5, 12, 0, tzinfo=timezone.utc)
+        self.now = start or datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         return self.now
@@ -38,8 +38,16 @@ def home(tmp_path: Path):
     return config_mod.load(path)
 
 
-CODES = {"Alice": "AAAA-2222", "Bob": "BBBB-3333", "Carol": "CCCC-4444", "Dave": "DDDD-5555",
-         "Erin": "EEEE-6666", "Frank": "FFFF-7777", "Ann": "ANNN-8888", "Ben": "BENN-9999"}
+CODES = {
+    "Alice": "AAAA-2222",
+    "Bob": "BBBB-3333",
+    "Carol": "CCCC-4444",
+    "Dave": "DDDD-5555",
+    "Erin": "EEEE-6666",
+    "Frank": "FFFF-7777",
+    "Ann": "ANNN-8888",
+    "Ben": "BENN-9999",
+}
 
 
 def signed(player: str, body: str) -> str:

@@ -16,8 +16,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_DIR = Path(os.environ.get("PBEM_PG_DIR", "/tmp/pbem-pg"))
-TABLES = ["outbox", "control_actions", "deadlines", "snapshots", "events", "orders", "inbound_messages", "seats",
-          "games"]
+TABLES = [
+    "outbox",
+    "control_actions",
+    "deadlines",
+    "snapshots",
+    "events",
+    "orders",
+    "inbound_messages",
+    "seats",
+    "games",
+]
 
 
 @lru_cache(maxsize=1)
@@ -40,8 +49,11 @@ def server() -> tuple[str | None, str]:
         except (OSError, subprocess.SubprocessError):
             pass
     if not url_file.exists():
-        reason = (PG_DIR / "skip-reason").read_text().strip() if (PG_DIR / "skip-reason").exists() else \
-            "PostgreSQL is not installed"
+        reason = (
+            (PG_DIR / "skip-reason").read_text().strip()
+            if (PG_DIR / "skip-reason").exists()
+            else "PostgreSQL is not installed"
+        )
         return None, f"no PostgreSQL server: {reason} (set PBEM_TEST_PG_URL or run bash .ci/postgres)"
     url = url_file.read_text().strip()
     why = _answers(url)
@@ -98,7 +110,7 @@ def ensure_schema(url: str) -> None:
 def use_postgres(cfg_path: Path, url: str) -> None:
     """Point a home's pbem.toml at `url` instead of its SQLite file."""
     text = cfg_path.read_text()
-    lines = [f'url = "{url}"' if ln.strip().startswith("url = \"sqlite") else ln for ln in text.splitlines()]
+    lines = [f'url = "{url}"' if ln.strip().startswith('url = "sqlite') else ln for ln in text.splitlines()]
     assert any(ln == f'url = "{url}"' for ln in lines), "pbem.toml has no [database] url line to replace"
     cfg_path.write_text("\n".join(lines) + "\n")
 

@@ -6,7 +6,8 @@ player's hidden items unless an event visible to that player already did.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def habsburg(state: dict[str, Any], player: str) -> list[str]:

@@ -11,8 +11,18 @@ from typer.testing import CliRunner
 
 from pbem.cli import app
 
-COMMANDS = [["init"], ["upgrade"], ["poll"], ["export"], ["verify"], ["rules"], ["demo"],
-            ["game", "new"], ["game", "list"], ["game", "show"]]
+COMMANDS = [
+    ["init"],
+    ["upgrade"],
+    ["poll"],
+    ["export"],
+    ["verify"],
+    ["rules"],
+    ["demo"],
+    ["game", "new"],
+    ["game", "list"],
+    ["game", "show"],
+]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS, ids=[" ".join(c) for c in COMMANDS])
@@ -23,16 +33,20 @@ def test_every_command_has_help_with_an_example(cmd: list[str]) -> None:
 
 
 def pbem(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pbem", *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pbem", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120
+    )
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["--config", "/nonexistent/pbem.toml", "poll"], "no such configuration file"),
-    (["rules", "chess"], "unknown game kind 'chess'"),
-    (["verify", "/nonexistent.json"], "cannot read"),
-    (["demo", "chess"], "unknown game kind"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--config", "/nonexistent/pbem.toml", "poll"], "no such configuration file"),
+        (["rules", "chess"], "unknown game kind 'chess'"),
+        (["verify", "/nonexistent.json"], "cannot read"),
+        (["demo", "chess"], "unknown game kind"),
+    ],
+)
 def test_errors_are_one_clear_sentence_and_a_non_zero_exit(args: list[str], fragment: str) -> None:
     res = pbem(*args)
     assert res.returncode != 0
@@ -47,12 +61,27 @@ def test_init_new_game_list_show_poll_export_from_another_directory(tmp_path: Pa
     cfg = str(home / "pbem.toml")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    res = pbem("--config", cfg, "game", "new", "italian-wars", "--name", "iw1", "--seed", "abc",
-               "--player", "Ann <ann@example.test>", "--player", "Ben <ben@example.test>", cwd=elsewhere)
+    res = pbem(
+        "--config",
+        cfg,
+        "game",
+        "new",
+        "italian-wars",
+        "--name",
+        "iw1",
+        "--seed",
+        "abc",
+        "--player",
+        "Ann <ann@example.test>",
+        "--player",
+        "Ben <ben@example.test>",
+        cwd=elsewhere,
+    )
     assert res.returncode == 0, res.stderr
     assert "seed commitment" in res.stdout
-    bad = pbem("--config", cfg, "game", "new", "habsburg", "--name", "x", "--player", "Ann <ann@example.test>",
-               cwd=elsewhere)
+    bad = pbem(
+        "--config", cfg, "game", "new", "habsburg", "--name", "x", "--player", "Ann <ann@example.test>", cwd=elsewhere
+    )
     assert bad.returncode == 1 and "3 to 6 players" in bad.stderr and "Traceback" not in bad.stderr
     listing = pbem("--config", cfg, "game", "list", cwd=elsewhere)
     assert "iw1" in listing.stdout and "Ann, Ben" in listing.stdout

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email import policy
 from email.parser import BytesParser
 
@@ -11,13 +11,21 @@ from hypothesis import strategies as st
 
 from pbem.mail.compose import compose
 
-WHEN = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+WHEN = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 
 def build(**kw) -> bytes:
-    base = dict(sender="moderator@x.test", sender_name="The Moderator", to="alice@x.test", to_name="Alice",
-                subject="[pbem g1] Turn 1", text="Hello\n", html="<p>Hello</p>", message_id="<pbem.1@x.test>",
-                when=WHEN)
+    base = dict(
+        sender="moderator@x.test",
+        sender_name="The Moderator",
+        to="alice@x.test",
+        to_name="Alice",
+        subject="[pbem g1] Turn 1",
+        text="Hello\n",
+        html="<p>Hello</p>",
+        message_id="<pbem.1@x.test>",
+        when=WHEN,
+    )
     return compose(**{**base, **kw})
 
 
@@ -26,8 +34,14 @@ def read(raw: bytes):
 
 
 def test_headers_and_both_parts_read_back() -> None:
-    raw = build(sender_name="Moderator, Chief", to_name='Zoë "the" Ünter', subject="[pbem g] vote — é " + "long " * 30,
-                text="VOTE RED — é\n", in_reply_to="<q@y.test>", references=("<a@y.test>",))
+    raw = build(
+        sender_name="Moderator, Chief",
+        to_name='Zoë "the" Ünter',
+        subject="[pbem g] vote — é " + "long " * 30,
+        text="VOTE RED — é\n",
+        in_reply_to="<q@y.test>",
+        references=("<a@y.test>",),
+    )
     msg = read(raw)
     assert msg["From"].addresses[0].display_name == "Moderator, Chief"
     assert msg["To"].addresses[0].display_name == 'Zoë "the" Ünter'
@@ -55,10 +69,12 @@ def test_a_line_break_in_a_name_or_subject_cannot_inject_a_header() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=3000),
-       html=st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=500),
-       subject=st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=200),
-       name=st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=60))
+@given(
+    text=st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=3000),
+    html=st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=500),
+    subject=st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=200),
+    name=st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=60),
+)
 def test_any_text_reads_back_exactly_and_keeps_lines_short(text: str, html: str, subject: str, name: str) -> None:
     raw = build(text=text, html=html, subject=subject, to_name=name)
     msg = read(raw)

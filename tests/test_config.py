@@ -38,16 +38,19 @@ def test_pbem_config_environment_variable_is_used(tmp_path: Path, monkeypatch) -
     assert load().moderator_address == "m@x.org"
 
 
-@pytest.mark.parametrize("body, fragment", [
-    ('[database]\nuri = "x"\n', "unknown key [database] uri; allowed keys: url"),
-    ('[mailer]\nx = 1\n', "unknown section [mailer]"),
-    ('[mail]\ntransport = "pop3"\n', 'bad value for [mail] transport: must be one of "maildir", "imap"'),
-    ('[games]\ndefault_deadline = "two days"\n', "bad value for [games] default_deadline"),
-    ('[moderator]\naddress = "not an address"\n', "bad value for [moderator] address"),
-    ('[imap]\nport = 99999\n', "bad value for [imap] port"),
-    ('[mail]\ntransport = "imap"\n', "needs [imap] host"),
-    ('not toml = = 1', "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        ('[database]\nuri = "x"\n', "unknown key [database] uri; allowed keys: url"),
+        ("[mailer]\nx = 1\n", "unknown section [mailer]"),
+        ('[mail]\ntransport = "pop3"\n', 'bad value for [mail] transport: must be one of "maildir", "imap"'),
+        ('[games]\ndefault_deadline = "two days"\n', "bad value for [games] default_deadline"),
+        ('[moderator]\naddress = "not an address"\n', "bad value for [moderator] address"),
+        ("[imap]\nport = 99999\n", "bad value for [imap] port"),
+        ('[mail]\ntransport = "imap"\n', "needs [imap] host"),
+        ("not toml = = 1", "not valid TOML"),
+    ],
+)
 def test_bad_files_are_reported_with_file_key_and_what_is_allowed(tmp_path: Path, body: str, fragment: str) -> None:
     path = tmp_path / "pbem.toml"
     path.write_text(body)
@@ -75,7 +78,9 @@ def test_the_example_file_is_complete_and_valid() -> None:
 
 def test_password_comes_from_the_named_environment_variable(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "pbem.toml"
-    path.write_text('[mail]\ntransport = "imap"\n[imap]\nhost = "h"\npassword_env = "PBEM_TEST_PW"\n[smtp]\nhost = "h"\n')
+    path.write_text(
+        '[mail]\ntransport = "imap"\n[imap]\nhost = "h"\npassword_env = "PBEM_TEST_PW"\n[smtp]\nhost = "h"\n'
+    )
     cfg = load(path)
     with pytest.raises(ConfigError, match="PBEM_TEST_PW"):
         cfg.imap.secret(path, "imap")

@@ -30,7 +30,10 @@ def test_the_export_holds_what_the_format_promises(finished) -> None:
     assert doc["seed"] and doc["result"]["scores"]
     assert all(o["message_id"] for o in doc["orders"] if o["kind"] == "orders")
     assert all(m["outcome"] in ("accepted", "rejected", "ignored") for m in doc["messages"])
-    assert {e["visibility"] if isinstance(e["visibility"], str) else "players" for e in doc["events"]} >= {"public", "players"}
+    assert {e["visibility"] if isinstance(e["visibility"], str) else "players" for e in doc["events"]} >= {
+        "public",
+        "players",
+    }
 
 
 @pytest.mark.parametrize("kind", ["habsburg", "italian-wars", "dynasties"])

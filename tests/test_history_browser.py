@@ -18,9 +18,13 @@ from pbem.export import render
 from tests.browser import Browser, find_chromium
 from tests.test_history_golden import KINDS, seeded_export
 
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(find_chromium() is None,
-                                 reason="headless Chromium not found: install the Debian package chromium (apt-get install chromium)")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        find_chromium() is None,
+        reason="headless Chromium not found: install the Debian package chromium (apt-get install chromium)",
+    ),
+]
 
 SHOTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
 
@@ -59,8 +63,9 @@ def test_the_history_page_renders_in_chromium_without_errors_or_network(browser,
         assert c["width"] > 200 and c["height"] > 100, f"{kind}: chart {c['id']} is not visible: {c}"
         assert c["title"] and c["legend"] >= 1, c
         assert c["lines"] + c["cells"] > 0, f"{kind}: chart {c['id']} is empty: {c}"
-    assert page.evaluate("document.querySelectorAll('#secrets table.secrets tbody tr').length") == \
-        sum(1 for e in doc["events"] if e["visibility"] != "public")
+    assert page.evaluate("document.querySelectorAll('#secrets table.secrets tbody tr').length") == sum(
+        1 for e in doc["events"] if e["visibility"] != "public"
+    )
     # no horizontal scrolling on the desktop
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     shot = page.screenshot(SHOTS / f"{kind}.png")

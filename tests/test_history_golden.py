@@ -16,7 +16,7 @@ import json
 import os
 import shutil
 import tempfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -26,12 +26,16 @@ from pbem.export import text_record
 
 ROOT = Path(__file__).resolve().parent / "golden" / "records"
 #: kind -> (players, seed); the bot seed is "golden".
-GAMES = {"habsburg": (3, "record-hh"), "italian-wars": (2, "record-iw"), "dynasties": (3, "record-dy"),
-         "sixteen-thirty": (3, "record-st")}
+GAMES = {
+    "habsburg": (3, "record-hh"),
+    "italian-wars": (2, "record-iw"),
+    "dynasties": (3, "record-dy"),
+    "sixteen-thirty": (3, "record-st"),
+}
 KINDS = list(GAMES)
 
 
-@lru_cache(maxsize=None)
+@cache
 def seeded_home(kind: str) -> Path:
     """A moderator home holding one finished seeded game of `kind` (played once per process)."""
     from pbem.demo import run

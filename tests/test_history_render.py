@@ -184,6 +184,9 @@ def test_cli_exports_every_game_into_a_folder(tmp_path: Path) -> None:
     res = _cli(home, "export", "--all", str(tmp_path / "out"))
     assert res.exit_code == 0, res.output
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "dynasties-demo.html", "dynasties-demo.json", "dynasties-demo.txt"]
+        "dynasties-demo.html",
+        "dynasties-demo.json",
+        "dynasties-demo.txt",
+    ]
     assert "wrote 3 files for 1 games" in res.output
     assert _cli(home, "export", "dynasties-demo", "--all", str(tmp_path / "x")).exit_code == 2

@@ -35,8 +35,8 @@ def _errors(validator, doc) -> list[str]:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_real_exports_of_every_kind_and_audience_validate(validator, kind: str) -> None:
-    from pbem.export import build
     from pbem import config as config_mod
+    from pbem.export import build
     from pbem.record import store
     from pbem.record.db import session
 
@@ -51,10 +51,13 @@ def test_real_exports_of_every_kind_and_audience_validate(validator, kind: str) 
 
 def test_the_schema_rejects_what_the_format_forbids(validator) -> None:
     doc = seeded_export("italian-wars")
-    bad = [dict(doc, version=2), dict(doc, seed_commitment="xyz"),
-           dict(doc, events=[dict(doc["events"][0], visibility="everyone")]),
-           dict(doc, events=[dict(doc["events"][0], kind="scores", data={"turn": 1})]),
-           {k: v for k, v in doc.items() if k != "orders"}]
+    bad = [
+        dict(doc, version=2),
+        dict(doc, seed_commitment="xyz"),
+        dict(doc, events=[dict(doc["events"][0], visibility="everyone")]),
+        dict(doc, events=[dict(doc["events"][0], kind="scores", data={"turn": 1})]),
+        {k: v for k, v in doc.items() if k != "orders"},
+    ]
     for b in bad:
         assert _errors(validator, b), b.get("version")
 

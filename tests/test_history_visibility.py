@@ -27,7 +27,12 @@ from pbem.record.db import session
 from tests.conftest import Clock
 from tests.secrets_by_kind import HIDDEN
 
-GAMES = [("habsburg", 3, "vis-hh"), ("italian-wars", 2, "vis-iw"), ("dynasties", 4, "vis-dy"), ("sixteen-thirty", 3, "vis-st")]
+GAMES = [
+    ("habsburg", 3, "vis-hh"),
+    ("italian-wars", 2, "vis-iw"),
+    ("dynasties", 4, "vis-dy"),
+    ("sixteen-thirty", 3, "vis-st"),
+]
 
 
 def _plain(page: str) -> str:
@@ -83,8 +88,9 @@ def check_public_export(s, loaded, checked: dict) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind, players, seed", GAMES, ids=[g[0] for g in GAMES])
-def test_exports_during_a_random_game_hold_only_what_their_audience_knew(tmp_path: Path, kind: str, players: int,
-                                                                      seed: str) -> None:
+def test_exports_during_a_random_game_hold_only_what_their_audience_knew(
+    tmp_path: Path, kind: str, players: int, seed: str
+) -> None:
     from pbem.demo import run
 
     if kind not in registry.available():
@@ -104,8 +110,16 @@ def test_exports_during_a_random_game_hold_only_what_their_audience_knew(tmp_pat
                 check_player_export(s, loaded, p, checked)
             check_public_export(s, loaded, checked)
 
-    r = run(kind, players, seed, tmp_path / "home", bot_seed=f"{seed}-bots", clock=Clock(), max_polls=3000,
-            after_poll=after_poll)
+    r = run(
+        kind,
+        players,
+        seed,
+        tmp_path / "home",
+        bot_seed=f"{seed}-bots",
+        clock=Clock(),
+        max_polls=3000,
+        after_poll=after_poll,
+    )
     assert r.verified and "did not finish" not in r.summary, r.summary
     assert checked["public"] >= 2 and checked["player"] >= 2 * players, checked
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -22,9 +23,19 @@ CASES = sorted(ROOT.glob("*.eml"))
 def read_out(raw: bytes) -> dict:
     msg = parse(raw, "moderator@pbem.test")
     ex = extract(msg.text, msg.subject)
-    return {"message_id": msg.message_id, "sender": msg.sender, "game": msg.game, "auto": msg.auto,
-            "problem": msg.problem, "orders": ex.orders, "help": ex.help, "status": ex.status, "code": ex.code,
-            "press": [{"to": p.to, "body": p.body} for p in ex.press], "problems": ex.problems}
+    return {
+        "message_id": msg.message_id,
+        "sender": msg.sender,
+        "game": msg.game,
+        "auto": msg.auto,
+        "problem": msg.problem,
+        "orders": ex.orders,
+        "help": ex.help,
+        "status": ex.status,
+        "code": ex.code,
+        "press": [{"to": p.to, "body": p.body} for p in ex.press],
+        "problems": ex.problems,
+    }
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
@@ -56,13 +67,21 @@ def test_header_injection_in_display_name_is_neutralised() -> None:
 
 
 def test_outgoing_mail_keeps_every_line_within_the_smtp_limit() -> None:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from pbem.mail.compose import compose
 
-    raw = compose(sender="m@x.test", sender_name="M", to="a@x.test", to_name="A", subject="s",
-                  text="word " * 2000 + "\nVOTE RED — é", html="<p>" + "x" * 5000 + "</p>", message_id="<i@x.test>",
-                  when=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    raw = compose(
+        sender="m@x.test",
+        sender_name="M",
+        to="a@x.test",
+        to_name="A",
+        subject="s",
+        text="word " * 2000 + "\nVOTE RED — é",
+        html="<p>" + "x" * 5000 + "</p>",
+        message_id="<i@x.test>",
+        when=datetime(2026, 1, 1, tzinfo=UTC),
+    )
     assert max(len(line) for line in raw.split(b"\n")) <= 998
     from email import policy
     from email.parser import BytesParser

@@ -19,8 +19,18 @@ def test_upgrade_head_on_an_empty_database_matches_the_models(tmp_path: Path) ->
     eng = create_engine(url)
     with eng.connect() as conn:
         tables = set(inspect(conn).get_table_names())
-        assert {"games", "seats", "inbound_messages", "orders", "events", "snapshots", "outbox", "deadlines",
-                "control_actions", "alembic_version"} <= tables
+        assert {
+            "games",
+            "seats",
+            "inbound_messages",
+            "orders",
+            "events",
+            "snapshots",
+            "outbox",
+            "deadlines",
+            "control_actions",
+            "alembic_version",
+        } <= tables
         diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata)
     assert diff == [], f"models and migrations differ: {diff}"
 

@@ -42,8 +42,11 @@ def filed(cfg, folder: str) -> int:
 
 def counts(cfg):
     with session(cfg.database_url) as s:
-        return (len(s.exec(select(OrderInput)).all()), len(s.exec(select(InboundMessage)).all()),
-                len(s.exec(select(OutboxMessage)).all()))
+        return (
+            len(s.exec(select(OrderInput)).all()),
+            len(s.exec(select(InboundMessage)).all()),
+            len(s.exec(select(OutboxMessage)).all()),
+        )
 
 
 def test_game_creation_queues_a_first_report_with_the_commitment_for_every_player(home, clock) -> None:
@@ -77,7 +80,12 @@ def test_a_bad_line_is_quoted_with_why_and_what_is_legal_and_nothing_changes(hom
     reqs, _ = asked(home, name)
     player = reqs[0].player
     before = counts(home)
-    deliver(home, order_mail(f"{player} <{address_of(player)}>", name, signed(player, f"MELD Nobody Nowhere Never\n{reqs[0].legal[-1]}")))
+    deliver(
+        home,
+        order_mail(
+            f"{player} <{address_of(player)}>", name, signed(player, f"MELD Nobody Nowhere Never\n{reqs[0].legal[-1]}")
+        ),
+    )
     s = run_poll(home, clock)
     assert s.rejected == 1
     after = counts(home)
@@ -154,7 +162,10 @@ def test_dry_run_parses_and_reports_but_changes_nothing(home, clock) -> None:
     name = new_game(home, clock)
     run_poll(home, clock)
     reqs, _ = asked(home, name)
-    deliver(home, order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name, signed(reqs[0].player, reqs[0].legal[-1])))
+    deliver(
+        home,
+        order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name, signed(reqs[0].player, reqs[0].legal[-1])),
+    )
     before = counts(home)
     s = run_poll(home, clock, dry_run=True)
     assert s.accepted == 1
@@ -195,8 +206,9 @@ def test_help_and_status_answer_with_the_handbook_and_the_current_report(home, c
 
 def test_reports_never_show_another_players_hand(home, clock) -> None:
     """Play a whole game through the pipeline and check every report against the hands at that moment."""
-    from pbem.demo import run
     from pathlib import Path
+
+    from pbem.demo import run
 
     r = run("habsburg", 3, "secrecy-check", Path(home.path.parent / "demo"), clock=clock)
     assert r.verified
@@ -218,18 +230,22 @@ def test_game_creation_checks_player_count_and_duplicates(home, clock) -> None:
 
 # ----------------------------------------------------------------------------- who may act (codes)
 
+
 def test_first_report_carries_the_code_which_is_stored_only_hashed(home, clock) -> None:
     new_game(home, clock)
     with session(home.database_url) as s:
         queued = s.exec(select(OutboxMessage)).all()
         assert all(CODES["Alice"].encode() not in (r.keep_raw or b"") for r in queued)
         from pbem.record.models import Seat
+
         assert all(CODES[st.player] not in st.code_hash for st in s.exec(select(Seat)).all())
     run_poll(home, clock)
     mails = sent_mail(home)
     alice = [m for m in mails if m["To"].addresses[0].addr_spec == "alice@players.test"]
     assert len(alice) == 1 and f"Your secret player code is {CODES['Alice']}." in body_of(alice[0])
-    assert all(CODES["Alice"] not in body_of(m) for m in mails if m["To"].addresses[0].addr_spec != "alice@players.test")
+    assert all(
+        CODES["Alice"] not in body_of(m) for m in mails if m["To"].addresses[0].addr_spec != "alice@players.test"
+    )
     with session(home.database_url) as s:  # once sent, the database keeps only a redacted copy
         assert all(CODES[p].encode() not in r.raw for r in s.exec(select(OutboxMessage)).all() for p in CODES)
 
@@ -271,8 +287,12 @@ def test_code_in_the_subject_is_accepted(home, clock) -> None:
     run_poll(home, clock)
     reqs, _ = asked(home, name)
     p = reqs[0].player
-    deliver(home, order_mail(f"{p} <{address_of(p)}>", name, reqs[0].legal[-1],
-                             subject=f"Re: [pbem {name}] orders code {CODES[p]}"))
+    deliver(
+        home,
+        order_mail(
+            f"{p} <{address_of(p)}>", name, reqs[0].legal[-1], subject=f"Re: [pbem {name}] orders code {CODES[p]}"
+        ),
+    )
     assert run_poll(home, clock).accepted == 1
 
 
@@ -291,6 +311,7 @@ def test_new_code_replaces_the_old_one(home, clock) -> None:
 
 
 # ----------------------------------------------------------------------------- press
+
 
 def test_press_is_relayed_signed_recorded_for_its_recipients_and_never_carries_the_code(home, clock) -> None:
     name = new_game(home, clock)
@@ -319,6 +340,7 @@ def test_press_to_an_unknown_player_is_explained(home, clock) -> None:
 
 # ----------------------------------------------------------------------------- time
 
+
 def test_reminders_go_only_to_players_who_owe_orders_once_each(home, clock) -> None:
     name = new_game(home, clock)
     run_poll(home, clock)
@@ -346,8 +368,10 @@ def test_pause_stops_deadlines_and_resume_moves_them_on(home, clock) -> None:
     due = control.resume(home, name, clock())
     assert due == clock() + timedelta(hours=48)
     reqs, _ = asked(home, name)
-    deliver(home, order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name,
-                             signed(reqs[0].player, reqs[0].legal[-1])))
+    deliver(
+        home,
+        order_mail(f"{reqs[0].player} <{address_of(reqs[0].player)}>", name, signed(reqs[0].player, reqs[0].legal[-1])),
+    )
     assert run_poll(home, clock).accepted == 1
 
 
@@ -382,8 +406,16 @@ def test_replace_gives_the_newcomer_a_fresh_code_and_a_full_report(home, clock) 
 
 def test_resolve_at_deadline_holds_orders_until_then(home, clock) -> None:
     name = "iwd"
-    moderator.create_game(home, "italian-wars", name, [("Ann", "ann@players.test"), ("Ben", "ben@players.test")],
-                          seed="held", clock=clock, codes=CODES, resolve="deadline")
+    moderator.create_game(
+        home,
+        "italian-wars",
+        name,
+        [("Ann", "ann@players.test"), ("Ben", "ben@players.test")],
+        seed="held",
+        clock=clock,
+        codes=CODES,
+        resolve="deadline",
+    )
     run_poll(home, clock)
     for p in ("Ann", "Ben"):
         deliver(home, order_mail(f"{p} <{p.lower()}@players.test>", name, signed(p, "DISCARD NONE")))

@@ -23,26 +23,43 @@ def test_every_package_folder_is_listed_in_pyproject() -> None:
 @pytest.mark.slow
 def test_wheel_installs_into_a_fresh_venv_and_runs_the_demo_from_any_directory(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     wheel = next(wheels.glob("pbem-*.whl"))
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     py = env_dir / "bin" / "python"
-    res = subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel)], capture_output=True, text=True,
-                         timeout=600)
+    res = subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", str(wheel)], capture_output=True, text=True, timeout=600
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     work = tmp_path / "somewhere" / "else"
     work.mkdir(parents=True)
-    demo = subprocess.run([str(env_dir / "bin" / "pbem"), "demo", "italian-wars", "--seed", "pkg",
-                           "--dir", str(tmp_path / "demo-home")], cwd=work, capture_output=True, text=True,
-                          timeout=600)
+    demo = subprocess.run(
+        [str(env_dir / "bin" / "pbem"), "demo", "italian-wars", "--seed", "pkg", "--dir", str(tmp_path / "demo-home")],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert demo.returncode == 0, demo.stderr[-2000:]
     assert "verify: passed" in demo.stdout
     export = re.search(r"history: (\S+)", demo.stdout).group(1)
     ver = subprocess.run([str(env_dir / "bin" / "pbem"), "verify", export], cwd=work, capture_output=True, text=True)
     assert ver.returncode == 0 and "verification passed" in ver.stdout
     # the installed copy must not read templates or migrations from this checkout
-    where = subprocess.run([str(py), "-c", "from pbem.resources import templates_dir, migrations_dir;"
-                            "print(templates_dir()); print(migrations_dir())"], cwd=work, capture_output=True, text=True)
+    where = subprocess.run(
+        [
+            str(py),
+            "-c",
+            "from pbem.resources import templates_dir, migrations_dir;print(templates_dir()); print(migrations_dir())",
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+    )
     assert str(ROOT) not in where.stdout and "_templates" in where.stdout

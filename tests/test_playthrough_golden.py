@@ -20,8 +20,12 @@ from tests.conftest import Clock, body_of, sent_mail
 
 ROOT = Path(__file__).resolve().parent / "golden" / "playthrough"
 LARGE = 400_000  # transcripts above this many characters are stored gzipped (read them with zcat)
-GAMES = [("habsburg", 3, "golden-hh"), ("italian-wars", 2, "golden-iw"), ("dynasties", 3, "golden-dy"),
-         ("sixteen-thirty", 3, "golden-st")]
+GAMES = [
+    ("habsburg", 3, "golden-hh"),
+    ("italian-wars", 2, "golden-iw"),
+    ("dynasties", 3, "golden-dy"),
+    ("sixteen-thirty", 3, "golden-st"),
+]
 
 
 def transcript(cfg) -> dict[str, str]:
@@ -54,8 +58,10 @@ def test_seeded_playthrough_reports_match_golden_text(tmp_path: Path, kind: str,
             else:
                 (folder / f"{player}.txt").write_text(text)
         return
-    expected = {p.name.split(".")[0]: (gzip.decompress(p.read_bytes()).decode() if p.suffix == ".gz" else p.read_text())
-                for p in [*folder.glob("*.txt"), *folder.glob("*.txt.gz")]}
+    expected = {
+        p.name.split(".")[0]: (gzip.decompress(p.read_bytes()).decode() if p.suffix == ".gz" else p.read_text())
+        for p in [*folder.glob("*.txt"), *folder.glob("*.txt.gz")]
+    }
     assert sorted(got) == sorted(expected)
     for player in got:
         assert got[player] == expected[player], f"{kind}: {player}'s mail differs from {folder / player}.txt"

@@ -48,6 +48,7 @@ def home(tmp_path: Path, pg_url: str):
 
 # ----------------------------------------------------------------------------- migrations
 
+
 def test_migrations_upgrade_an_empty_postgres_database_to_head_with_no_drift(pg_url: str) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
@@ -63,8 +64,18 @@ def test_migrations_upgrade_an_empty_postgres_database_to_head_with_no_drift(pg_
     eng = create_engine(pg_url)
     try:
         with eng.connect() as conn:
-            assert {"games", "seats", "inbound_messages", "orders", "events", "snapshots", "outbox", "deadlines",
-                    "control_actions", "alembic_version"} <= set(inspect(conn).get_table_names())
+            assert {
+                "games",
+                "seats",
+                "inbound_messages",
+                "orders",
+                "events",
+                "snapshots",
+                "outbox",
+                "deadlines",
+                "control_actions",
+                "alembic_version",
+            } <= set(inspect(conn).get_table_names())
             diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata)
     finally:
         eng.dispose()
@@ -78,14 +89,21 @@ def test_postgres_sessions_run_in_utc_and_take_the_record_lock(pg_url: str) -> N
 
     with session(pg_url) as s:
         assert s.exec(text("SHOW timezone")).scalar() == "UTC"
-        held = s.exec(text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = :k "
-                           "AND pid = pg_backend_pid()"), params={"k": RECORD_LOCK}).scalar()
+        held = s.exec(
+            text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = :k AND pid = pg_backend_pid()"),
+            params={"k": RECORD_LOCK},
+        ).scalar()
         assert held == 1
     with session(pg_url) as s:  # released at the end of the transaction, taken again by the next
         s.exec(text("SELECT 1"))
         s.commit()
-        assert s.exec(text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = :k"),
-                      params={"k": RECORD_LOCK}).scalar() == 1
+        assert (
+            s.exec(
+                text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = :k"),
+                params={"k": RECORD_LOCK},
+            ).scalar()
+            == 1
+        )
 
 
 # ----------------------------------------------------------------------------- the moderator tests, on PostgreSQL
@@ -100,9 +118,9 @@ del _name
 
 # ----------------------------------------------------------------------------- every command
 
+
 def _pbem(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pbem", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-m", "pbem", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
 def test_every_command_works_on_a_postgres_record(tmp_path: Path, pg_url: str) -> None:
@@ -113,8 +131,21 @@ def test_every_command_works_on_a_postgres_record(tmp_path: Path, pg_url: str) -
     pg.use_postgres(home / "pbem.toml", pg_url)
     res = _pbem("--config", cfg, "upgrade")  # Alembic on PostgreSQL
     assert res.returncode == 0, res.stderr
-    res = _pbem("--config", cfg, "game", "new", "italian-wars", "--name", "iw1", "--seed", "abc",
-                "--player", "Ann <ann@example.test>", "--player", "Ben <ben@example.test>")
+    res = _pbem(
+        "--config",
+        cfg,
+        "game",
+        "new",
+        "italian-wars",
+        "--name",
+        "iw1",
+        "--seed",
+        "abc",
+        "--player",
+        "Ann <ann@example.test>",
+        "--player",
+        "Ben <ben@example.test>",
+    )
     assert res.returncode == 0, res.stderr
     assert "iw1" in _pbem("--config", cfg, "game", "list").stdout
     assert "Private report for Ann" in _pbem("--config", cfg, "game", "show", "iw1", "--as", "Ann").stdout
@@ -180,13 +211,20 @@ def _setup_games(cfg) -> None:
             req = next(r for r in eng.requests(state) if not r.answered)
             lines = choose(req, rng)
             state = eng.apply(state, req.player, lines).state
-            raw = order_mail(f"{req.player} <{dict(players)[req.player]}>", name, signed(req.player, lines[0]),
-                             message_id=f"<cc{g}.{k}@players.test>")
+            raw = order_mail(
+                f"{req.player} <{dict(players)[req.player]}>",
+                name,
+                signed(req.player, lines[0]),
+                message_id=f"<cc{g}.{k}@players.test>",
+            )
             mails.append(raw)
             if k == 1:
                 mails.append(raw)  # the same message delivered twice
-        mails.append(order_mail(f"Bob <{dict(players)['Bob']}>", name, "CODE WRONG-0000\nPASS",
-                                message_id=f"<cc{g}.bad@players.test>"))
+        mails.append(
+            order_mail(
+                f"Bob <{dict(players)['Bob']}>", name, "CODE WRONG-0000\nPASS", message_id=f"<cc{g}.bad@players.test>"
+            )
+        )
     base = time.time_ns() - 10**9 * len(mails)
     import mailbox
 
@@ -203,12 +241,18 @@ def _record(url: str) -> dict:
     with session(url) as s:
         names = {g.id: g.name for g in s.exec(select(Game)).all()}
         return {
-            "orders": sorted((names[o.game_id], o.seq, o.kind, o.player, o.lines_json,
-                              o.inbound_id is not None) for o in s.exec(select(OrderInput)).all()),
-            "events": sorted((names[e.game_id], e.seq, e.input_seq, e.kind, e.text, e.data_json)
-                             for e in s.exec(select(GameEvent)).all()),
+            "orders": sorted(
+                (names[o.game_id], o.seq, o.kind, o.player, o.lines_json, o.inbound_id is not None)
+                for o in s.exec(select(OrderInput)).all()
+            ),
+            "events": sorted(
+                (names[e.game_id], e.seq, e.input_seq, e.kind, e.text, e.data_json)
+                for e in s.exec(select(GameEvent)).all()
+            ),
             "inbound": sorted((m.message_id, m.outcome, m.reason) for m in s.exec(select(InboundMessage)).all()),
-            "outbox": sorted((m.message_id, m.to_addr, m.purpose, m.upto_seq) for m in s.exec(select(OutboxMessage)).all()),
+            "outbox": sorted(
+                (m.message_id, m.to_addr, m.purpose, m.upto_seq) for m in s.exec(select(OutboxMessage)).all()
+            ),
         }
 
 
@@ -248,8 +292,9 @@ def reference(tmp_path_factory) -> dict:
     """The same games and inbox polled once, by one run, on SQLite."""
     from pbem.cli_support import init_home
 
-    cfg = config_mod.load(init_home(tmp_path_factory.mktemp("ref") / "home", address="moderator@pbem.test",
-                                    name="Test Moderator"))
+    cfg = config_mod.load(
+        init_home(tmp_path_factory.mktemp("ref") / "home", address="moderator@pbem.test", name="Test Moderator")
+    )
     _setup_games(cfg)
     from pbem.mail.maildir import MaildirInbox, MaildirSender
 
@@ -261,15 +306,23 @@ def reference(tmp_path_factory) -> dict:
 
 
 @pytest.mark.parametrize("runs", [3])
-def test_concurrent_polls_without_the_file_lock_end_with_the_record_of_one_run(tmp_path: Path, pg_url: str,
-                                                                               reference: dict, runs: int) -> None:
+def test_concurrent_polls_without_the_file_lock_end_with_the_record_of_one_run(
+    tmp_path: Path, pg_url: str, reference: dict, runs: int
+) -> None:
     """Several processes call moderator.poll at once on one home (no file lock): same record as one run."""
     pg.truncate(pg_url)
     cfg = pg.pg_home(tmp_path / "home", pg_url)
     _setup_games(cfg)
     go = tmp_path / "go"
-    procs = [subprocess.Popen([sys.executable, "-c", POLL_DIRECT, str(cfg.path), FIXED, str(go)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(runs)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", POLL_DIRECT, str(cfg.path), FIXED, str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(runs)
+    ]
     time.sleep(0.5)
     go.touch()
     outs = [p.communicate(timeout=240) for p in procs]
@@ -277,7 +330,9 @@ def test_concurrent_polls_without_the_file_lock_end_with_the_record_of_one_run(t
     rec = _record(pg_url)
     assert rec == reference
     # No run tripped over another (a clash would surface as an internal error, counted as a rejection).
-    totals = [sum(int(re.search(rf"(\d+) {what}", out).group(1)) for out, _ in outs) for what in ("accepted", "rejected")]
+    totals = [
+        sum(int(re.search(rf"(\d+) {what}", out).group(1)) for out, _ in outs) for what in ("accepted", "rejected")
+    ]
     assert totals == [sum(1 for m in reference["inbound"] if m[1] == w) for w in ("accepted", "rejected")], outs
     sent = _sent_ids(cfg)
     queued = {m[0] for m in rec["outbox"]}
@@ -286,7 +341,8 @@ def test_concurrent_polls_without_the_file_lock_end_with_the_record_of_one_run(t
 
 
 def test_concurrent_pbem_poll_commands_on_separate_hosts_end_with_the_record_of_one_run(
-        tmp_path: Path, pg_url: str, reference: dict) -> None:
+    tmp_path: Path, pg_url: str, reference: dict
+) -> None:
     """Three `pbem poll` commands, each with its own home (so its own file lock), one record and one inbox."""
     pg.truncate(pg_url)
     cfg = pg.pg_home(tmp_path / "home", pg_url)
@@ -299,8 +355,12 @@ def test_concurrent_pbem_poll_commands_on_separate_hosts_end_with_the_record_of_
         assert str(cfg.maildir_path) in text
         (h / "pbem.toml").write_text(text)
         homes.append(h / "pbem.toml")
-    procs = [subprocess.Popen([sys.executable, "-c", POLL_CLI, str(h)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for h in homes]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", POLL_CLI, str(h)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for h in homes
+    ]
     outs = [p.communicate(timeout=240) for p in procs]
     assert all(p.returncode == 0 for p in procs), "\n".join(e[-6000:] for _, e in outs)
     rec = _record(pg_url)
@@ -309,5 +369,7 @@ def test_concurrent_pbem_poll_commands_on_separate_hosts_end_with_the_record_of_
     assert [e[:4] for e in rec["events"]] == [e[:4] for e in strip["events"]]
     assert sorted(m[0] for m in rec["outbox"]) == sorted(m[0] for m in strip["outbox"])
     assert {m[0] for m in rec["outbox"]} <= set(_sent_ids(cfg))
-    totals = [sum(int(re.search(rf"(\d+) {what}", out).group(1)) for out, _ in outs) for what in ("accepted", "rejected")]
+    totals = [
+        sum(int(re.search(rf"(\d+) {what}", out).group(1)) for out, _ in outs) for what in ("accepted", "rejected")
+    ]
     assert totals == [sum(1 for m in reference["inbound"] if m[1] == w) for w in ("accepted", "rejected")], outs

@@ -23,11 +23,16 @@ from tests.secrets_by_kind import HIDDEN
 
 
 def _known_to(s, game_id: int, player: str) -> str:
-    return "\n".join(r.text + json.dumps(json.loads(r.data_json)) for r in store.events_for(s, game_id)
-                     if store.event_of(r).visible_to(player))
+    return "\n".join(
+        r.text + json.dumps(json.loads(r.data_json))
+        for r in store.events_for(s, game_id)
+        if store.event_of(r).visible_to(player)
+    )
 
 
-@pytest.mark.parametrize("kind, players", [("habsburg", 3), ("habsburg", 6), ("italian-wars", 2), ("dynasties", 3), ("dynasties", 6)])
+@pytest.mark.parametrize(
+    "kind, players", [("habsburg", 3), ("habsburg", 6), ("italian-wars", 2), ("dynasties", 3), ("dynasties", 6)]
+)
 def test_no_mail_names_another_players_hidden_cards(tmp_path: Path, kind: str, players: int) -> None:
     from pbem.demo import run
 

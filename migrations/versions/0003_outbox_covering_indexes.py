@@ -9,6 +9,7 @@ Revision ID: 0003
 Revises: 0002
 Create Date: 2026-11-30
 """
+
 from __future__ import annotations
 
 from alembic import op
@@ -22,8 +23,9 @@ depends_on = None
 def upgrade() -> None:
     op.drop_index("ix_outbox_to_created", table_name="outbox")
     op.create_index("ix_outbox_to_purpose_created", "outbox", ["to_addr", "purpose", "created_at"], unique=False)
-    op.create_index("ix_outbox_game_purpose_player_seq", "outbox", ["game_id", "purpose", "player", "upto_seq"],
-                    unique=False)
+    op.create_index(
+        "ix_outbox_game_purpose_player_seq", "outbox", ["game_id", "purpose", "player", "upto_seq"], unique=False
+    )
 
 
 def downgrade() -> None:

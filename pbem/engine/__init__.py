@@ -25,7 +25,7 @@ class UnknownKind(KeyError):
     pass
 
 
-def get(kind: str) -> "Engine":
+def get(kind: str) -> Engine:
     """The engine for `kind`; raises UnknownKind naming the known kinds."""
     try:
         module = KINDS[kind]

@@ -231,11 +231,22 @@ def apply_defaults(engine: Engine, state: dict[str, Any]) -> Outcome:
     for req in open_reqs:
         if req.step != step:
             continue
-        events.append(Event("default", f"{req.player} sent no orders for this step by the deadline; "
-                            "the published default was applied.", PUBLIC,
-                            {"player": req.player, "step": req.step}))
-        events.append(Event("default-orders", f"Your default orders: {'; '.join(req.default) or '(none)'}",
-                            (req.player,), {"player": req.player, "lines": list(req.default)}))
+        events.append(
+            Event(
+                "default",
+                f"{req.player} sent no orders for this step by the deadline; the published default was applied.",
+                PUBLIC,
+                {"player": req.player, "step": req.step},
+            )
+        )
+        events.append(
+            Event(
+                "default-orders",
+                f"Your default orders: {'; '.join(req.default) or '(none)'}",
+                (req.player,),
+                {"player": req.player, "lines": list(req.default)},
+            )
+        )
         out = engine.apply(state, req.player, list(req.default))
         if not out.accepted:
             bad = [r for r in out.lines if not r.ok]

@@ -8,8 +8,9 @@ process; the demo's bots do the same from the report emails.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .base import Engine, Event, Outcome, Request, apply_defaults
 from .rng import Rng, init_state
@@ -35,9 +36,16 @@ class Playthrough:
     rounds: int = 0
 
 
-def play(engine: Engine, players: list[str], seed: str, bot_seed: str = "bots", options: dict[str, Any] | None = None,
-         max_inputs: int = 50_000, timeout_every: int = 0,
-         on_input: Callable[[Playthrough, Outcome], None] | None = None) -> Playthrough:
+def play(
+    engine: Engine,
+    players: list[str],
+    seed: str,
+    bot_seed: str = "bots",
+    options: dict[str, Any] | None = None,
+    max_inputs: int = 50_000,
+    timeout_every: int = 0,
+    on_input: Callable[[Playthrough, Outcome], None] | None = None,
+) -> Playthrough:
     """Play a game to its end with random bots.
 
     ``timeout_every=k`` lets every k-th request lapse to its deadline default

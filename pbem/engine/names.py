@@ -10,8 +10,8 @@ which case the longest run of words naming one card is taken each time.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 from .base import RuleError
 

@@ -13,7 +13,8 @@ Integers are drawn by rejection sampling, so they are exactly uniform.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, MutableSequence, Sequence, TypeVar
+from collections.abc import MutableSequence, Sequence
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 

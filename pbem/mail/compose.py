@@ -55,13 +55,24 @@ def _part(subtype: str, body: str) -> str:
     encoded = binascii.b2a_qp(body.encode("utf-8"), istext=True).decode("ascii")  # lines of at most 76
     if not encoded.endswith("\n"):
         encoded += "\n"
-    return (f'Content-Type: text/{subtype}; charset="utf-8"\n'
-            "Content-Transfer-Encoding: quoted-printable\n\n" + encoded)
+    return f'Content-Type: text/{subtype}; charset="utf-8"\nContent-Transfer-Encoding: quoted-printable\n\n' + encoded
 
 
-def compose(*, sender: str, sender_name: str, to: str, to_name: str, subject: str, text: str, html: str | None,
-            message_id: str, when: datetime, auto: str = "auto-generated", in_reply_to: str | None = None,
-            references: tuple[str, ...] = ()) -> bytes:
+def compose(
+    *,
+    sender: str,
+    sender_name: str,
+    to: str,
+    to_name: str,
+    subject: str,
+    text: str,
+    html: str | None,
+    message_id: str,
+    when: datetime,
+    auto: str = "auto-generated",
+    in_reply_to: str | None = None,
+    references: tuple[str, ...] = (),
+) -> bytes:
     heads = [
         f"From: {address(sender_name, sender)}\n",
         f"To: {address(to_name, to)}\n",
@@ -79,6 +90,8 @@ def compose(*, sender: str, sender_name: str, to: str, to_name: str, subject: st
     if html is None:
         return ("".join(heads) + _part("plain", text)).encode("ascii")
     boundary = "=_pbem_" + hashlib.sha256(message_id.encode()).hexdigest()[:16]
-    body = (f'Content-Type: multipart/alternative; boundary="{boundary}"\n\n'
-            f"--{boundary}\n{_part('plain', text)}\n--{boundary}\n{_part('html', html)}\n--{boundary}--\n")
+    body = (
+        f'Content-Type: multipart/alternative; boundary="{boundary}"\n\n'
+        f"--{boundary}\n{_part('plain', text)}\n--{boundary}\n{_part('html', html)}\n--{boundary}--\n"
+    )
     return ("".join(heads) + body).encode("ascii")

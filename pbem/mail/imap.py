@@ -19,11 +19,10 @@ text is one line and never contains the password.
 from __future__ import annotations
 
 import logging
-import socket
 import ssl as ssl_module
+from collections.abc import Iterator
 from contextlib import contextmanager
 from email.parser import BytesHeaderParser
-from typing import Iterator
 
 from .transport import Incoming, TransportError, one_line
 
@@ -105,7 +104,7 @@ class ImapInbox:
         except imap_exc.LoginError as exc:
             reason = _one_line(exc, self._password)
             raise TransportError(f"{self._where()}: login as {self.username!r} refused ({reason})") from None
-        except (imap_exc.IMAPClientError, OSError, ssl_module.SSLError, EOFError, socket.timeout) as exc:
+        except (TimeoutError, imap_exc.IMAPClientError, OSError, ssl_module.SSLError, EOFError) as exc:
             reason = _one_line(exc, self._password)
             raise TransportError(f"{self._where()}: {action} failed ({reason})") from None
 
@@ -117,8 +116,12 @@ class ImapInbox:
             context = ssl_module.create_default_context()
         with self._errors("connect"):
             client = imapclient.IMAPClient(
-                self.host, port=self.port, use_uid=True, ssl=self.ssl,
-                ssl_context=context if self.ssl else None, timeout=self.timeout,
+                self.host,
+                port=self.port,
+                use_uid=True,
+                ssl=self.ssl,
+                ssl_context=context if self.ssl else None,
+                timeout=self.timeout,
             )
         self._client = client
         try:
@@ -128,7 +131,10 @@ class ImapInbox:
             with self._errors("login"):
                 client.login(self.username, self._password)
             with self._errors("folder setup"):
-                self._targets = {True: self._ensure(self._names["processed"]), False: self._ensure(self._names["rejected"])}
+                self._targets = {
+                    True: self._ensure(self._names["processed"]),
+                    False: self._ensure(self._names["rejected"]),
+                }
             with self._errors(f"select {self.folder!r}"):
                 status = client.select_folder(self.folder)
             self.uidvalidity = int(status[b"UIDVALIDITY"])
@@ -260,7 +266,7 @@ class ImapInbox:
             except Exception:
                 pass
 
-    def __enter__(self) -> "ImapInbox":
+    def __enter__(self) -> ImapInbox:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

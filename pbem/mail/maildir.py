@@ -11,8 +11,8 @@ from __future__ import annotations
 import glob
 import mailbox
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from .transport import Incoming
 
@@ -31,7 +31,7 @@ class MaildirInbox:
         keys = []
         for sub in ("new", "cur"):
             folder = self.root / "inbox" / sub
-            for p in (folder.iterdir() if folder.is_dir() else ()):
+            for p in folder.iterdir() if folder.is_dir() else ():
                 if p.name.startswith("."):
                     continue
                 try:

@@ -172,10 +172,19 @@ def parse(raw: bytes, moderator: str = "") -> Inbound:
         elif len(text) > MAX_BODY_CHARS:
             problem = f"the message body is {len(text)} characters long; orders must fit in {MAX_BODY_CHARS}"
     refs = tuple(x for x in re.findall(r"<[^<>\s]+>", _header(msg, "References") + " " + _header(msg, "In-Reply-To")))
-    return Inbound(message_id=mid, body_hash=body_hash, sender=sender, sender_name=_clean(name),
-                   subject=subject, game=tag.group(1).lower() if tag else None, text=text if problem is None else "",
-                   auto=_auto_reason(msg, sender, moderator), problem=problem, references=refs,
-                   date=_header(msg, "Date")[:100])
+    return Inbound(
+        message_id=mid,
+        body_hash=body_hash,
+        sender=sender,
+        sender_name=_clean(name),
+        subject=subject,
+        game=tag.group(1).lower() if tag else None,
+        text=text if problem is None else "",
+        auto=_auto_reason(msg, sender, moderator),
+        problem=problem,
+        references=refs,
+        date=_header(msg, "Date")[:100],
+    )
 
 
 def _header(msg: Message, name: str) -> str:

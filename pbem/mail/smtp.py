@@ -14,12 +14,12 @@ from __future__ import annotations
 import logging
 import re
 import smtplib
-import socket
 import ssl as ssl_module
 
 from .transport import PermanentSendError, TransientSendError, one_line
 
 log = logging.getLogger(__name__)
+
 
 def _text(value: object) -> str:
     return one_line(value)
@@ -61,8 +61,13 @@ class SmtpSender:
         conn: smtplib.SMTP | None = None
         try:
             if self.ssl:
-                conn = smtplib.SMTP_SSL(self.host, self.port, local_hostname=self.local_hostname,
-                                        timeout=self.timeout, context=self._context())
+                conn = smtplib.SMTP_SSL(
+                    self.host,
+                    self.port,
+                    local_hostname=self.local_hostname,
+                    timeout=self.timeout,
+                    context=self._context(),
+                )
             else:
                 conn = smtplib.SMTP(self.host, self.port, local_hostname=self.local_hostname, timeout=self.timeout)
             conn.ehlo()
@@ -76,8 +81,10 @@ class SmtpSender:
             raise TransientSendError(self._reason(f"login as {self.username!r} refused ({exc.smtp_code})")) from None
         except smtplib.SMTPResponseException as exc:
             self._quietly_close(conn)
-            raise TransientSendError(self._reason(f"connect refused: {exc.smtp_code} {_text(exc.smtp_error)}")) from None
-        except (smtplib.SMTPException, OSError, ssl_module.SSLError, socket.timeout) as exc:
+            raise TransientSendError(
+                self._reason(f"connect refused: {exc.smtp_code} {_text(exc.smtp_error)}")
+            ) from None
+        except (TimeoutError, smtplib.SMTPException, OSError, ssl_module.SSLError) as exc:
             self._quietly_close(conn)
             raise TransientSendError(self._reason(f"cannot connect ({type(exc).__name__}: {_text(exc)})")) from None
         self.connections += 1
@@ -115,12 +122,14 @@ class SmtpSender:
                 if exc.smtp_code == -1 or exc.smtp_code == 421:
                     self._drop()
                 self._raise_code(exc.smtp_code, f"message refused: {exc.smtp_code} {_text(exc.smtp_error)}")
-            except (smtplib.SMTPServerDisconnected, OSError, socket.timeout) as exc:
+            except (TimeoutError, smtplib.SMTPServerDisconnected, OSError) as exc:
                 self._drop()
                 if attempt == 1 and not fresh:
                     log.info("SMTP connection was closed by the server; reconnecting once")
                     continue
-                raise TransientSendError(self._reason(f"connection lost ({type(exc).__name__}: {_text(exc)})")) from None
+                raise TransientSendError(
+                    self._reason(f"connection lost ({type(exc).__name__}: {_text(exc)})")
+                ) from None
             except smtplib.SMTPException as exc:
                 self._drop()
                 raise TransientSendError(self._reason(f"{type(exc).__name__}: {_text(exc)}")) from None
@@ -163,7 +172,7 @@ class SmtpSender:
         except Exception:
             self._quietly_close(conn)
 
-    def __enter__(self) -> "SmtpSender":
+    def __enter__(self) -> SmtpSender:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

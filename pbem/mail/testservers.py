@@ -35,15 +35,19 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 HOST = "127.0.0.1"
-SCRIPT = Path(os.environ.get("PBEM_DEBIAN_MAIL_SCRIPT")
-              or next((p for p in (Path(__file__).resolve().parents[2], Path.cwd())
-                       if (p / "tests/servers/debian-mail.sh").exists()), Path.cwd())
-              / "tests/servers/debian-mail.sh")
+SCRIPT = Path(
+    os.environ.get("PBEM_DEBIAN_MAIL_SCRIPT")
+    or next(
+        (p for p in (Path(__file__).resolve().parents[2], Path.cwd()) if (p / "tests/servers/debian-mail.sh").exists()),
+        Path.cwd(),
+    )
+    / "tests/servers/debian-mail.sh"
+)
 
 
 class Unavailable(Exception):
@@ -56,7 +60,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_for_greeting(port: int, timeout: float = 15.0, proc: subprocess.Popen | None = None, prefix: bytes = b"") -> None:
+def wait_for_greeting(
+    port: int, timeout: float = 15.0, proc: subprocess.Popen | None = None, prefix: bytes = b""
+) -> None:
     """Wait until something on ``port`` accepts a connection and greets."""
     deadline = time.monotonic() + timeout
     last: Exception | None = None
@@ -100,14 +106,16 @@ class MailServers:
             raise ValueError(f"{toml} does not use the maildir transport as `pbem init` writes it")
         text = text.replace('transport = "maildir"', 'transport = "imap"')
         for section, host, port in (("imap", self.imap_host, self.imap_port), ("smtp", self.smtp_host, self.smtp_port)):
-            text += (f'\n[{section}]\nhost = "{host}"\nport = {port}\nssl = false\nstarttls = false\n'
-                     f'username = "{username}"\npassword_env = "{password_env}"\n')
+            text += (
+                f'\n[{section}]\nhost = "{host}"\nport = {port}\nssl = false\nstarttls = false\n'
+                f'username = "{username}"\npassword_env = "{password_env}"\n'
+            )
         toml.write_text(text + smtp_extra)
 
     # -- reading and writing mailboxes over IMAP ----------------------------
 
     @contextmanager
-    def imap(self, user: str) -> Iterator["object"]:
+    def imap(self, user: str) -> Iterator[object]:
         """An imapclient connection logged in as ``user``."""
         import imapclient
 
@@ -225,7 +233,7 @@ class MailServers:
 class _Delivery:
     """aiosmtpd handler: accept known recipients, APPEND each message to their INBOX."""
 
-    def __init__(self, servers: "PipMailServers") -> None:
+    def __init__(self, servers: PipMailServers) -> None:
         self.servers = servers
         self._clients: dict[str, object] = {}
 
@@ -323,7 +331,7 @@ class PipMailServers(MailServers):
         self._connections = 0
         self._lock = threading.Lock()
 
-    def start(self) -> "PipMailServers":
+    def start(self) -> PipMailServers:
         self._write_users()
         self.imap_port = free_port()
         self.imap_up()
@@ -353,12 +361,28 @@ class PipMailServers(MailServers):
         log = open(self.root / "pymap.log", "ab")
         code = "from pbem.mail.testservers import _run_pymap; _run_pymap()"
         repo = str(Path(__file__).resolve().parents[2])
-        env = {**os.environ, "FQDN": "localhost",
-               "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}
+        env = {
+            **os.environ,
+            "FQDN": "localhost",
+            "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")])),
+        }
         self._imap_proc = subprocess.Popen(
-            [sys.executable, "-c", code, "--no-tls", "--host", HOST, "--port", str(self.imap_port),
-             "maildir", str(self.root / "pymap")],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
+            [
+                sys.executable,
+                "-c",
+                code,
+                "--no-tls",
+                "--host",
+                HOST,
+                "--port",
+                str(self.imap_port),
+                "maildir",
+                str(self.root / "pymap"),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
         )
         log.close()
         try:
@@ -405,8 +429,14 @@ class PipMailServers(MailServers):
 
         self._handler = _Delivery(self)
         controller = CountingController(
-            self._handler, hostname=HOST, port=self.smtp_port, server_hostname="mail.example.test",
-            ready_timeout=10, authenticator=authenticator, auth_require_tls=False, auth_required=False,
+            self._handler,
+            hostname=HOST,
+            port=self.smtp_port,
+            server_hostname="mail.example.test",
+            ready_timeout=10,
+            authenticator=authenticator,
+            auth_require_tls=False,
+            auth_required=False,
         )
         controller.start()
         self._controller = controller
@@ -477,14 +507,20 @@ class DebianMailServers(MailServers):
 
     def _run(self, *args: str, timeout: float = 60) -> None:
         result = subprocess.run(
-            ["bash", str(SCRIPT), *args, str(self.root)], env=self._env, stdin=subprocess.DEVNULL,
-            capture_output=True, text=True, timeout=timeout,
+            ["bash", str(SCRIPT), *args, str(self.root)],
+            env=self._env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
         if result.returncode != 0:
-            raise Unavailable(f"debian-mail.sh {' '.join(args)} failed ({result.returncode}): "
-                              f"{(result.stderr or result.stdout).strip()[-1500:]}")
+            raise Unavailable(
+                f"debian-mail.sh {' '.join(args)} failed ({result.returncode}): "
+                f"{(result.stderr or result.stdout).strip()[-1500:]}"
+            )
 
-    def start(self) -> "DebianMailServers":
+    def start(self) -> DebianMailServers:
         self.imap_port, self.smtp_port, lmtp_port = free_port(), free_port(), free_port()
         self._env.update(IMAP_PORT=str(self.imap_port), SMTP_PORT=str(self.smtp_port), LMTP_PORT=str(lmtp_port))
         self._env["PATH"] = self._env.get("PATH", "") + ":/usr/sbin:/sbin"
@@ -548,8 +584,10 @@ def debian_unavailable() -> str | None:
     """Why the Dovecot + Postfix pair cannot run here, or None."""
     missing = [name for name in ("dovecot", "postfix", "postconf") if _sbin(name) is None]
     if missing:
-        return (f"{', '.join(missing)} not installed (run tests/servers/install-debian-mail.sh: "
-                "apt packages dovecot-imapd dovecot-lmtpd postfix)")
+        return (
+            f"{', '.join(missing)} not installed (run tests/servers/install-debian-mail.sh: "
+            "apt packages dovecot-imapd dovecot-lmtpd postfix)"
+        )
     if not Path("/usr/lib/dovecot/lmtp").exists():
         return "dovecot-lmtpd is not installed"
     if os.geteuid() != 0:
@@ -580,8 +618,11 @@ def debian_mail_servers(tmp_path: Path, users: dict[str, str]) -> Iterator[Debia
 
 def _main(argv: list[str]) -> int:
     kind = argv[0] if argv else "pip"
-    pairs = [arg.split(":", 1) for arg in argv[1:]] or [["moderator@example.test", "moderator"],
-                                                          ["alice@example.test", "alice"], ["bob@example.test", "bob"]]
+    pairs = [arg.split(":", 1) for arg in argv[1:]] or [
+        ["moderator@example.test", "moderator"],
+        ["alice@example.test", "alice"],
+        ["bob@example.test", "bob"],
+    ]
     starter = {"pip": pip_mail_servers, "debian": debian_mail_servers}.get(kind)
     if starter is None:
         print("usage: python -m pbem.mail.testservers pip|debian [ADDRESS:PASSWORD ...]", file=sys.stderr)
@@ -589,8 +630,11 @@ def _main(argv: list[str]) -> int:
     root = Path(tempfile.mkdtemp(prefix="pbem-mail-"))
     try:
         with starter(root, dict(pairs)) as servers:
-            print(f"IMAP {servers.imap_host}:{servers.imap_port}  SMTP {servers.smtp_host}:{servers.smtp_port}  "
-                  f"users: {', '.join(servers.users)}  (Ctrl-C stops)", flush=True)
+            print(
+                f"IMAP {servers.imap_host}:{servers.imap_port}  SMTP {servers.smtp_host}:{servers.smtp_port}  "
+                f"users: {', '.join(servers.users)}  (Ctrl-C stops)",
+                flush=True,
+            )
             while True:
                 time.sleep(3600)
     except Unavailable as exc:

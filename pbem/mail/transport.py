@@ -14,9 +14,9 @@ without being applied twice.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Protocol
-
+from typing import Protocol
 
 MAX_REASON = 200
 

@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass, field
 
 _REPLY_HEADER = re.compile(
-    r"^\s*(on\s.+wrote:|le\s.+a\s+écrit\s*:|am\s.+schrieb.*:|-{2,}\s*original message\s*-{2,}|_{5,})\s*$",
-    re.IGNORECASE)
+    r"^\s*(on\s.+wrote:|le\s.+a\s+écrit\s*:|am\s.+schrieb.*:|-{2,}\s*original message\s*-{2,}|_{5,})\s*$", re.IGNORECASE
+)
 _OUTLOOK_FROM = re.compile(r"^\s*from:\s.+", re.IGNORECASE)
 _CODE = re.compile(r"^code\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE)
 _PRESS = re.compile(r"^press\s+to\s+(.+?)\s*:?\s*$", re.IGNORECASE)

@@ -13,9 +13,9 @@ through Alembic (`migrate`).
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Iterator
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
@@ -50,6 +50,7 @@ def engine_for(url: str) -> Engine:
         def _begin(conn) -> None:  # take the write lock at BEGIN: no upgrade deadlocks between runs
             if not conn.get_execution_options().get(READ_ONLY):
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
+
         return eng
     if url.startswith("postgresql"):
         return _postgres_engine(url)
@@ -63,6 +64,7 @@ def _postgres_engine(url: str) -> Engine:
     def _begin(conn) -> None:  # one writer at a time, as BEGIN IMMEDIATE does on SQLite; released at COMMIT
         if not conn.get_execution_options().get(READ_ONLY):
             conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({RECORD_LOCK})")
+
     return eng
 
 

@@ -13,7 +13,6 @@ deadline) is read from the newest rows, not from updated columns.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Optional
 
 from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -22,7 +21,7 @@ from sqlmodel import Field, SQLModel
 class Game(SQLModel, table=True):
     __tablename__ = "games"
 
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True, max_length=64)
     kind: str = Field(max_length=32)
     seed: str = Field(max_length=128)  # secret until the game is over
@@ -43,7 +42,7 @@ class Seat(SQLModel, table=True):
 
     __tablename__ = "seats"
 
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     position: int
     player: str = Field(max_length=64)
@@ -60,12 +59,12 @@ class InboundMessage(SQLModel, table=True):
     __tablename__ = "inbound_messages"
     __table_args__ = (UniqueConstraint("message_id", "body_hash"),)
 
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998, index=True)
     body_hash: str = Field(max_length=64)
     sender: str = Field(default="", max_length=320)
     subject: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
-    game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
+    game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
     player: str = Field(default="", max_length=64)
     outcome: str = Field(max_length=16)  # accepted, rejected, ignored, command
     reason: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
@@ -83,7 +82,7 @@ class OrderInput(SQLModel, table=True):
     kind: str = Field(max_length=16)  # orders, deadline
     player: str = Field(default="", max_length=64)
     lines_json: str = Field(sa_column=Column(Text, nullable=False))
-    inbound_id: Optional[int] = Field(default=None, foreign_key="inbound_messages.id")
+    inbound_id: int | None = Field(default=None, foreign_key="inbound_messages.id")
     created_at: datetime
 
 
@@ -120,7 +119,7 @@ class Deadline(SQLModel, table=True):
 
     __tablename__ = "deadlines"
 
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     step: str = Field(max_length=128)
     due_at: datetime
@@ -133,7 +132,7 @@ class ControlAction(SQLModel, table=True):
 
     __tablename__ = "control_actions"
 
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     action: str = Field(max_length=32)
     detail: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
@@ -144,24 +143,26 @@ class OutboxMessage(SQLModel, table=True):
     """A message to send.  Queued in the same transaction as what caused it."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),
-                      # covering indexes: the reply cap, and each player's last report
-                      Index("ix_outbox_to_purpose_created", "to_addr", "purpose", "created_at"),
-                      Index("ix_outbox_game_purpose_player_seq", "game_id", "purpose", "player", "upto_seq"))
+    __table_args__ = (
+        Index("ix_outbox_status_next", "status", "next_attempt_at"),
+        # covering indexes: the reply cap, and each player's last report
+        Index("ix_outbox_to_purpose_created", "to_addr", "purpose", "created_at"),
+        Index("ix_outbox_game_purpose_player_seq", "game_id", "purpose", "player", "upto_seq"),
+    )
 
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998, unique=True)
-    game_id: Optional[int] = Field(default=None, foreign_key="games.id", index=True)
+    game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
     player: str = Field(default="", max_length=64)
     purpose: str = Field(max_length=16)  # report, ack, notice, reminder, press, alert
     upto_seq: int = 0  # for reports: the last event seq this report covers
     to_addr: str = Field(max_length=320)
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     # What to keep once sent, when `raw` holds a secret (a player's code): the same mail with the code redacted.
-    keep_raw: Optional[bytes] = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    keep_raw: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     status: str = Field(default="queued", max_length=16)  # queued, sent, failed
     attempts: int = 0
     last_error: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     next_attempt_at: datetime
     created_at: datetime
-    sent_at: Optional[datetime] = None
+    sent_at: datetime | None = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func
@@ -21,13 +21,13 @@ from .models import ControlAction, Deadline, Game, GameEvent, OrderInput, Seat, 
 
 
 def now_utc() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def aware(dt: datetime | None) -> datetime | None:
     """SQLite hands datetimes back naive; they were stored as UTC."""
     if dt is not None and dt.tzinfo is None:
-        return dt.replace(tzinfo=timezone.utc)
+        return dt.replace(tzinfo=UTC)
     return dt
 
 
@@ -129,9 +129,18 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
     for ev in events:
         loaded.event_seq += 1
         vis = ev.visibility if isinstance(ev.visibility, str) else list(ev.visibility)
-        rows.append(dict(game_id=loaded.game.id, seq=loaded.event_seq, input_seq=input_seq, kind=ev.kind,
-                         text=ev.text, visibility_json=json.dumps(vis), data_json=json.dumps(ev.data, sort_keys=True),
-                         created_at=when))
+        rows.append(
+            dict(
+                game_id=loaded.game.id,
+                seq=loaded.event_seq,
+                input_seq=input_seq,
+                kind=ev.kind,
+                text=ev.text,
+                visibility_json=json.dumps(vis),
+                data_json=json.dumps(ev.data, sort_keys=True),
+                created_at=when,
+            )
+        )
     if rows:
         insert(s, GameEvent, rows)
 
@@ -141,19 +150,48 @@ def current_step(loaded: Loaded) -> str:
     return reqs[0].step if reqs else ""
 
 
-def append_input(s: Session, loaded: Loaded, kind: str, player: str, lines: list[str], out: Outcome,
-                 inbound_id: int | None, when: datetime) -> int:
+def append_input(
+    s: Session,
+    loaded: Loaded,
+    kind: str,
+    player: str,
+    lines: list[str],
+    out: Outcome,
+    inbound_id: int | None,
+    when: datetime,
+) -> int:
     """Record one accepted input, its events, the new snapshot and, if a new step opened, its deadline."""
     before = current_step(loaded)
     loaded.seq += 1
-    insert(s, OrderInput, dict(game_id=loaded.game.id, seq=loaded.seq, kind=kind, player=player,
-                               lines_json=json.dumps(lines), inbound_id=inbound_id, created_at=when))
+    insert(
+        s,
+        OrderInput,
+        dict(
+            game_id=loaded.game.id,
+            seq=loaded.seq,
+            kind=kind,
+            player=player,
+            lines_json=json.dumps(lines),
+            inbound_id=inbound_id,
+            created_at=when,
+        ),
+    )
     append_events(s, loaded, loaded.seq, out.events, when)
     loaded.state = out.state
     step = current_step(loaded)
     over = loaded.engine.result(loaded.state) is not None
-    insert(s, Snapshot, dict(game_id=loaded.game.id, seq=loaded.seq, step=step, over=over,
-                             state_json=json.dumps(loaded.state, sort_keys=True), created_at=when))
+    insert(
+        s,
+        Snapshot,
+        dict(
+            game_id=loaded.game.id,
+            seq=loaded.seq,
+            step=step,
+            over=over,
+            state_json=json.dumps(loaded.state, sort_keys=True),
+            created_at=when,
+        ),
+    )
     if step and step != before:
         open_deadline(s, loaded, step, when)
     return loaded.seq
@@ -162,8 +200,17 @@ def append_input(s: Session, loaded: Loaded, kind: str, player: str, lines: list
 def open_deadline(s: Session, loaded: Loaded, step: str, when: datetime) -> None:
     from datetime import timedelta
 
-    insert(s, Deadline, dict(game_id=loaded.game.id, step=step, due_at=when + timedelta(seconds=loaded.game.deadline_seconds),
-                             reason="step opened", created_at=when))
+    insert(
+        s,
+        Deadline,
+        dict(
+            game_id=loaded.game.id,
+            step=step,
+            due_at=when + timedelta(seconds=loaded.game.deadline_seconds),
+            reason="step opened",
+            created_at=when,
+        ),
+    )
 
 
 def current_deadline(s: Session, game_id: int) -> Deadline | None:
@@ -187,8 +234,12 @@ def control_state(s: Session, game_id: int) -> str:
 def open_game_ids(s: Session) -> list[int]:
     """Games whose newest snapshot is not over, in one query (finished games cost nothing per poll)."""
     newest = select(Snapshot.game_id, func.max(Snapshot.seq).label("seq")).group_by(Snapshot.game_id).subquery()
-    q = (select(Snapshot.game_id).join(newest, (Snapshot.game_id == newest.c.game_id) & (Snapshot.seq == newest.c.seq))
-         .where(Snapshot.over == False).order_by(Snapshot.game_id))  # noqa: E712
+    q = (
+        select(Snapshot.game_id)
+        .join(newest, (Snapshot.game_id == newest.c.game_id) & (Snapshot.seq == newest.c.seq))
+        .where(Snapshot.over.is_(False))
+        .order_by(Snapshot.game_id)
+    )
     return list(s.exec(q).all())
 
 
@@ -198,8 +249,11 @@ def is_over(s: Session, game_id: int) -> bool:
 
 
 def events_for(s: Session, game_id: int, after: int = 0) -> list[GameEvent]:
-    return list(s.exec(select(GameEvent).where(GameEvent.game_id == game_id, GameEvent.seq > after)
-                       .order_by(GameEvent.seq)).all())
+    return list(
+        s.exec(
+            select(GameEvent).where(GameEvent.game_id == game_id, GameEvent.seq > after).order_by(GameEvent.seq)
+        ).all()
+    )
 
 
 def event_of(row: GameEvent) -> Event:

@@ -30,8 +30,13 @@ def check_invariants(st: dict) -> None:
     n = len(st["players"])
     assert sum(st["treasury"].values()) + st["stakes"] + st["removed"] == 50 * n
     assert min(st["treasury"].values()) >= 0 and st["stakes"] >= 0
-    places = st["deck"] + st["grave"] + st["zone"] + [c for p in st["players"] for c in st["hands"][p]] \
+    places = (
+        st["deck"]
+        + st["grave"]
+        + st["zone"]
+        + [c for p in st["players"] for c in st["hands"][p]]
         + [c for p in st["players"] for c in st["families"][p]]
+    )
     assert sorted(places) == sorted(C.DECK)
     json.dumps(st)
 
@@ -90,7 +95,9 @@ def test_replay_reproduces_state_and_events(seed: int, n: int, legacy: int) -> N
 @SETTINGS
 @given(seed=S.integers(0, 10**6), n=S.integers(2, 6))
 def test_nmr_path_finishes(seed: int, n: int) -> None:
-    pt = play(E, NAMES[:n], f"t{seed}", bot_seed=f"tb{seed}", timeout_every=5, on_input=lambda p, o: check_invariants(p.state))
+    pt = play(
+        E, NAMES[:n], f"t{seed}", bot_seed=f"tb{seed}", timeout_every=5, on_input=lambda p, o: check_invariants(p.state)
+    )
     assert E.result(pt.state) is not None
 
 

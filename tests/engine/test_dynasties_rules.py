@@ -16,9 +16,16 @@ E = get("dynasties")
 NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
 
 
-def scenario(hands: dict[str, list[str]], deck_top: list[str] = (), families: dict | None = None,
-             zone: list[str] = (), stakes: int = 0, treasury: dict | None = None, gambit: int = 1,
-             grave: list[str] | None = None) -> dict:
+def scenario(
+    hands: dict[str, list[str]],
+    deck_top: list[str] = (),
+    families: dict | None = None,
+    zone: list[str] = (),
+    stakes: int = 0,
+    treasury: dict | None = None,
+    gambit: int = 1,
+    grave: list[str] | None = None,
+) -> dict:
     """A fresh game with seats in the order of `hands`, edited to the scenario; unused cards fill the deck."""
     players = list(hands)
     st, _ = E.setup(players, "rules", {})
@@ -65,6 +72,7 @@ def gold_total(st: dict) -> int:
 
 # ---------------------------------------------------------------- DY-R1, R2
 
+
 def test_DY_R1_two_to_six_players_and_random_seats():
     for n in range(2, 7):
         st, ev = E.setup(NAMES[:n], "seats", {})
@@ -110,6 +118,7 @@ def test_DY_R2_setup_deals_four_each_and_50_gold():
 
 # ---------------------------------------------------------------- DY-R3 powers, DY-R4 activation
 
+
 def test_DY_R3_copper_takes_two_from_the_stakes_or_all_if_less():
     st = scenario({"Ann": ["Copper 5", "Copper 9"], "Bob": ["Gold 9", "Gold 10"]}, stakes=1)
     ev = turn(st, "Ann")
@@ -137,16 +146,24 @@ def test_DY_R3_gold_levy_every_other_player_pays_one_or_what_they_have():
 
 
 def test_DY_R3_platinum_each_richer_player_pays_one():
-    st = scenario({"Ann": ["Platinum 5"], "Bob": ["Copper 9"], "Cid": ["Copper 10"]},
-                  treasury={"Ann": 40, "Bob": 45, "Cid": 30})
+    st = scenario(
+        {"Ann": ["Platinum 5"], "Bob": ["Copper 9"], "Cid": ["Copper 10"]}, treasury={"Ann": 40, "Bob": 45, "Cid": 30}
+    )
     turn(st, "Ann")
     st, _ = ok(st, "Ann", "PLAY Platinum 5")
     assert st["treasury"] == {"Ann": 41, "Bob": 44, "Cid": 30}
 
 
 def test_DY_R4_first_noble_always_activates_later_only_if_equal_or_lower():
-    st = scenario({"Ann": ["Copper 9", "Gold 2"], "Bob": ["Copper 10", "Gold 3"], "Cid": ["Copper 9", "Gold 4"],
-                   "Dee": ["Copper 3", "Gold 5"]}, stakes=20)
+    st = scenario(
+        {
+            "Ann": ["Copper 9", "Gold 2"],
+            "Bob": ["Copper 10", "Gold 3"],
+            "Cid": ["Copper 9", "Gold 4"],
+            "Dee": ["Copper 3", "Gold 5"],
+        },
+        stakes=20,
+    )
     turn(st, "Ann")
     st, ev = ok(st, "Ann", "PLAY Copper 9")
     st, ev2 = ok(st, "Bob", "PLAY Copper 10")
@@ -167,9 +184,13 @@ def test_DY_R4_skipped_player_compares_with_last_noble_actually_played():
 
 # ---------------------------------------------------------------- DY-R5 coronations
 
+
 def test_DY_R5_coronation_removes_kings_then_sets_dynasty_then_power():
-    st = scenario({"Ann": ["Copper 4"], "Bob": ["Silver Coronation", "Gold 2"]},
-                  families={"Ann": ["Gold King", "Copper 3"], "Bob": ["Platinum King"]}, deck_top=["Copper 8"])
+    st = scenario(
+        {"Ann": ["Copper 4"], "Bob": ["Silver Coronation", "Gold 2"]},
+        families={"Ann": ["Gold King", "Copper 3"], "Bob": ["Platinum King"]},
+        deck_top=["Copper 8"],
+    )
     turn(st, "Ann")
     st, _ = ok(st, "Ann", "PLAY Copper 4")
     st, ev = ok(st, "Bob", "PLAY Silver Coronation")
@@ -181,8 +202,7 @@ def test_DY_R5_coronation_removes_kings_then_sets_dynasty_then_power():
 
 
 def test_DY_R5a_coronation_as_tribute_is_a_plain_1():
-    st = scenario({"Ann": ["Gold Coronation", "Copper 4"], "Bob": ["Copper 2", "Copper 7"]},
-                  families={})
+    st = scenario({"Ann": ["Gold Coronation", "Copper 4"], "Bob": ["Copper 2", "Copper 7"]}, families={})
     st, _ = ok(st, "Ann", "TRIBUTE Gold Coronation")
     st, ev = ok(st, "Bob", "TRIBUTE Copper 2")
     assert st["dynasty"] is None and st["treasury"] == {"Ann": 48, "Bob": 48}
@@ -197,8 +217,11 @@ def test_DY_R5c_coronation_counts_11_and_never_gets_the_dynasty_bonus():
 
 
 def test_DY_R5d_only_the_latest_coronation_stays_in_the_tribute_zone():
-    st = scenario({"Ann": [], "Bob": []}, families={"Ann": ["Gold Coronation"], "Bob": ["Silver Coronation"]},
-                  zone=["Copper Coronation", "Platinum 5"])
+    st = scenario(
+        {"Ann": [], "Bob": []},
+        families={"Ann": ["Gold Coronation"], "Bob": ["Silver Coronation"]},
+        zone=["Copper Coronation", "Platinum 5"],
+    )
     st["crown"], st["crowned"] = "Copper Coronation", ["Gold Coronation", "Silver Coronation"]
     R.into_grave(st, [])
     assert st["zone"] == ["Silver Coronation"] and st["crown"] == "Silver Coronation"
@@ -215,10 +238,14 @@ def test_DY_R5e_later_coronation_sets_the_dynasty():
 
 # ---------------------------------------------------------------- DY-R6, R7 enquire and payment
 
+
 def test_DY_R6_R7_enquire_flips_pays_takes_the_card_and_draws_to_four():
-    st = scenario({"Ann": ["Copper 2"], "Bob": ["Copper 3", "Copper 4", "Copper 5", "Copper 6"],
-                   "Cid": []}, deck_top=["Gold 9", "Silver 2", "Silver 3", "Platinum Coronation", "Gold 4"],
-                  treasury={"Cid": 0}, gambit=1)
+    st = scenario(
+        {"Ann": ["Copper 2"], "Bob": ["Copper 3", "Copper 4", "Copper 5", "Copper 6"], "Cid": []},
+        deck_top=["Gold 9", "Silver 2", "Silver 3", "Platinum Coronation", "Gold 4"],
+        treasury={"Cid": 0},
+        gambit=1,
+    )
     st["first"] = "Bob"
     ev: list = []
     R.start_gambit(st, ev)
@@ -241,6 +268,7 @@ def test_DY_R7_pay_what_you_can_rest_forgiven():
 
 # ---------------------------------------------------------------- DY-R8 legacy
 
+
 def test_DY_R8_legacy_is_split_between_tied_winners():
     st = scenario({"Ann": [], "Bob": [], "Cid": []}, treasury={"Ann": 60, "Bob": 60, "Cid": 0}, stakes=30)
     st["legacy"] = 9
@@ -251,6 +279,7 @@ def test_DY_R8_legacy_is_split_between_tied_winners():
 
 
 # ---------------------------------------------------------------- DY-R9, R10 tribute
+
 
 def test_DY_R9_tied_highest_second_highest_wins_first_play_but_highest_is_paid():
     st = scenario({"Ann": ["Copper 9", "Gold 2"], "Bob": ["Gold 9", "Gold 3"], "Cid": ["Silver 5", "Gold 4"]})
@@ -296,6 +325,7 @@ def test_DY_R10_player_without_cards_gives_no_tribute_but_pays():
 
 # ---------------------------------------------------------------- DY-R11..R14
 
+
 def test_DY_R11_highest_leads_next_turn_tie_goes_to_who_played_first():
     st = scenario({"Ann": ["Copper 5", "Copper 6"], "Bob": ["Gold 9", "Gold 3"], "Cid": ["Silver 9", "Silver 4"]})
     turn(st, "Ann")
@@ -324,18 +354,23 @@ def test_DY_R13_conclusion_after_exactly_three_turns_even_when_hands_run_out():
 
 
 def test_DY_R14_dynasty_bonus_for_every_noble_of_that_lineage_in_every_family():
-    st = scenario({"Ann": [], "Bob": []}, families={"Ann": ["Silver 5", "Silver 6", "Gold 2"],
-                                                    "Bob": ["Silver 2", "Copper 9"]})
+    st = scenario(
+        {"Ann": [], "Bob": []}, families={"Ann": ["Silver 5", "Silver 6", "Gold 2"], "Bob": ["Silver 2", "Copper 9"]}
+    )
     st["dynasty"] = "Silver"
     assert R.family_total(st, "Ann") == 5 + 6 + 2 + 6 and R.family_total(st, "Bob") == 2 + 9 + 3
 
 
 # ---------------------------------------------------------------- DY-R15..R17 conclave and pureblood
 
+
 def test_DY_R16_rulebook_conclave_of_three_4s_takes_4_gold_and_two_tribute_zone_cards():
-    st = scenario({"Ann": ["Platinum 4", "Copper 8"], "Bob": ["Copper 9", "Copper 10"]},
-                  families={"Ann": ["Copper 4", "Gold 4"]}, zone=["Silver Coronation", "Gold 9", "Copper 2"],
-                  stakes=20)
+    st = scenario(
+        {"Ann": ["Platinum 4", "Copper 8"], "Bob": ["Copper 9", "Copper 10"]},
+        families={"Ann": ["Copper 4", "Gold 4"]},
+        zone=["Silver Coronation", "Gold 9", "Copper 2"],
+        stakes=20,
+    )
     st["dynasty"], st["dynasty_card"], st["crown"] = "Silver", "Silver Coronation", "Silver Coronation"
     turn(st, "Bob")
     st, _ = ok(st, "Bob", "PLAY Copper 9")
@@ -352,16 +387,23 @@ def test_DY_R16_rulebook_conclave_of_three_4s_takes_4_gold_and_two_tribute_zone_
 
 
 def test_DY_R15_coronation_counts_as_1_for_conclave():
-    st = scenario({"Ann": ["Gold Coronation"], "Bob": ["Copper 9"]},
-                  families={"Ann": ["Copper Coronation", "Silver Coronation"]}, stakes=5)
+    st = scenario(
+        {"Ann": ["Gold Coronation"], "Bob": ["Copper 9"]},
+        families={"Ann": ["Copper Coronation", "Silver Coronation"]},
+        stakes=5,
+    )
     turn(st, "Ann")
     st, ev = ok(st, "Ann", "PLAY Gold Coronation")
     assert "Conclave of 1s" in texts(ev)
 
 
 def test_DY_R16_conclave_happens_once_per_gambit_and_standing_choice_is_used():
-    st = scenario({"Ann": ["Platinum 4", "Silver 4"], "Bob": ["Copper 9", "Copper 10"]},
-                  families={"Ann": ["Copper 4", "Gold 4"]}, zone=["Gold 9", "Copper 2"], stakes=20)
+    st = scenario(
+        {"Ann": ["Platinum 4", "Silver 4"], "Bob": ["Copper 9", "Copper 10"]},
+        families={"Ann": ["Copper 4", "Gold 4"]},
+        zone=["Gold 9", "Copper 2"],
+        stakes=20,
+    )
     st, _ = ok(st, "Ann", "CONCLAVE TAKE NONE")
     turn(st, "Ann")
     st, ev = ok(st, "Ann", "PLAY Platinum 4")
@@ -372,23 +414,32 @@ def test_DY_R16_conclave_happens_once_per_gambit_and_standing_choice_is_used():
 
 
 def test_DY_R17_rulebook_copper_pureblood_2_6_13_each_other_player_pays_6():
-    st = scenario({"Ann": ["Copper King"], "Bob": ["Gold 9"], "Cid": ["Gold 10"]},
-                  families={"Ann": ["Copper 2", "Copper 6"]}, treasury={"Cid": 4}, stakes=0)
+    st = scenario(
+        {"Ann": ["Copper King"], "Bob": ["Gold 9"], "Cid": ["Gold 10"]},
+        families={"Ann": ["Copper 2", "Copper 6"]},
+        treasury={"Cid": 4},
+        stakes=0,
+    )
     turn(st, "Bob")
     st, _ = ok(st, "Bob", "PLAY Gold 9")
     before = dict(st["treasury"])
     st, ev = ok(st, "Cid", "PLAY Gold 10")
     st, ev = ok(st, "Ann", "PLAY Copper King")
     pays = [e.data for e in ev if e.kind == "payment" and "Pureblood" in e.data["why"]]
-    assert [(d["from"], d["to"], d["owed"], d["paid"]) for d in pays] == [("Bob", "Ann", 6, 6),
-                                                                          ("Cid", "Ann", 6, before["Cid"])]
-    assert before["Cid"] == 3 and "Pureblood Copper (Copper 2, Copper 6, Copper King): each other player pays 6" \
-        in texts(ev)
+    assert [(d["from"], d["to"], d["owed"], d["paid"]) for d in pays] == [
+        ("Bob", "Ann", 6, 6),
+        ("Cid", "Ann", 6, before["Cid"]),
+    ]
+    assert before[
+        "Cid"
+    ] == 3 and "Pureblood Copper (Copper 2, Copper 6, Copper King): each other player pays 6" in texts(ev)
 
 
 def test_DY_R17_later_king_removal_does_not_undo_pureblood():
-    st = scenario({"Ann": ["Copper King", "Copper 3"], "Bob": ["Gold Coronation", "Gold 5"]},
-                  families={"Ann": ["Copper 2", "Copper 6"]})
+    st = scenario(
+        {"Ann": ["Copper King", "Copper 3"], "Bob": ["Gold Coronation", "Gold 5"]},
+        families={"Ann": ["Copper 2", "Copper 6"]},
+    )
     turn(st, "Ann")
     st, _ = ok(st, "Ann", "PLAY Copper King")
     paid = st["treasury"]["Ann"]
@@ -399,9 +450,13 @@ def test_DY_R17_later_king_removal_does_not_undo_pureblood():
 
 # ---------------------------------------------------------------- DY-R18 ties
 
+
 def test_DY_R18_tie_gives_another_turn_for_everyone():
-    st = scenario({"Ann": ["Copper 5", "Copper 9"], "Bob": ["Gold 6", "Gold 2"], "Cid": ["Silver 2", "Silver 3"]},
-                  families={"Ann": ["Platinum 10"], "Bob": ["Platinum 9"]}, stakes=9)
+    st = scenario(
+        {"Ann": ["Copper 5", "Copper 9"], "Bob": ["Gold 6", "Gold 2"], "Cid": ["Silver 2", "Silver 3"]},
+        families={"Ann": ["Platinum 10"], "Bob": ["Platinum 9"]},
+        stakes=9,
+    )
     st["turn"] = None
     turn(st, "Ann", 3)
     st, _ = ok(st, "Ann", "PLAY Copper 5")
@@ -426,10 +481,13 @@ def test_DY_R18_split_when_nobody_can_play_remainder_stays():
 
 # ---------------------------------------------------------------- DY-R19..R21
 
+
 def test_DY_R19_draw_order_most_cards_first_and_simultaneous_discards():
     hand_a = ["Copper 2", "Copper 3", "Copper 4", "Copper 5", "Copper 6", "Copper 7"]
-    st = scenario({"Ann": ["Copper 8"], "Bob": hand_a, "Cid": ["Gold 2"]},
-                  deck_top=["Gold 9", "Silver 9", "Platinum 9", "Gold 10"])
+    st = scenario(
+        {"Ann": ["Copper 8"], "Bob": hand_a, "Cid": ["Gold 2"]},
+        deck_top=["Gold 9", "Silver 9", "Platinum 9", "Gold 10"],
+    )
     st["winner_of_stakes"] = "Ann"
     ev: list = []
     R.draw_and_retire(st, ev)
@@ -471,9 +529,11 @@ def test_DY_R21_graveyard_reshuffles_when_deck_empty_and_is_never_listed():
 
 # ---------------------------------------------------------------- play lists, NMR, gold, rounds
 
+
 def test_play_list_with_tribute_in_one_message_plays_whole_gambit():
-    st = scenario({"Ann": ["Copper 9", "Copper 2", "Copper 3", "Copper 4"],
-                   "Bob": ["Gold 9", "Gold 2", "Gold 3", "Gold 4"]})
+    st = scenario(
+        {"Ann": ["Copper 9", "Copper 2", "Copper 3", "Copper 4"], "Bob": ["Gold 9", "Gold 2", "Gold 3", "Gold 4"]}
+    )
     st, ev = ok(st, "Ann", "TRIBUTE Copper 9", "PLAYS Copper 2, Copper 3, Copper 4", "CONCLAVE TAKE HIGHEST")
     st, ev = ok(st, "Bob", "TRIBUTE Gold 2", "PLAY Gold 9 THEN Gold 3 THEN Gold 4")
     assert st["gambit"] == 2 and st["phase"] in ("tribute", "discard")
@@ -508,8 +568,10 @@ def test_not_asked_orders_are_rejected_with_who_is_awaited():
 
 def test_NMR_defaults_tribute_lowest_play_lowest_conclave_highest_discard_lowest():
     st = scenario({"Ann": ["Copper 9", "Gold Coronation"], "Bob": ["Gold 9", "Silver 4"]})
-    assert {r.player: r.default for r in E.requests(st)} == {"Ann": ("TRIBUTE Gold Coronation",),
-                                                             "Bob": ("TRIBUTE Silver 4",)}
+    assert {r.player: r.default for r in E.requests(st)} == {
+        "Ann": ("TRIBUTE Gold Coronation",),
+        "Bob": ("TRIBUTE Silver 4",),
+    }
     out = E.timeout(st)
     assert out.state["first"] == "Bob" and sorted(out.state["zone"]) == ["Gold Coronation", "Silver 4"]
     assert E.requests(out.state)[0].default == ("PLAY Gold 9",)

@@ -11,8 +11,15 @@ from pbem.engine.habsburg.cards import NAMES, TYPE, VALUE
 P3 = ["Alice", "Bob", "Carol"]
 
 
-def scenario(hands: dict, deck: list | None = None, discard: list | None = None, melds: list | None = None,
-             tokens: dict | None = None, active: str = "Alice", **extra) -> dict:
+def scenario(
+    hands: dict,
+    deck: list | None = None,
+    discard: list | None = None,
+    melds: list | None = None,
+    tokens: dict | None = None,
+    active: str = "Alice",
+    **extra,
+) -> dict:
     """A state with seats Alice, Bob, Carol, Alice to play (draw already done), built from the given cards.
 
     Cards not placed anywhere go to the bottom of the deck unless `deck` is given explicitly.
@@ -22,15 +29,25 @@ def scenario(hands: dict, deck: list | None = None, discard: list | None = None,
     st["players"] = list(P3)
     st["hands"] = {p: list(hands.get(p, [])) for p in P3}
     st["discard"] = list(discard or [])
-    st["melds"] = [{"id": f"M{i + 1}", "owner": o, "person": a, "holding": h, "claim": c}
-                   for i, (o, a, h, c) in enumerate(melds or [])]
+    st["melds"] = [
+        {"id": f"M{i + 1}", "owner": o, "person": a, "holding": h, "claim": c}
+        for i, (o, a, h, c) in enumerate(melds or [])
+    ]
     st["next_meld"] = len(st["melds"]) + 1
     used = {c for h in st["hands"].values() for c in h} | set(st["discard"])
     used |= {m[k] for m in st["melds"] for k in ("person", "holding", "claim")}
     st["deck"] = list(deck) if deck is not None else [c for c in NAMES if c not in used]
     st["tokens"] = {p: (tokens or {}).get(p, 0) for p in P3}
-    st.update(active=P3.index(active), phase="play", turn=1, idle=0, played=False, standing=None,
-              empty_start=not st["deck"], winners=None)
+    st.update(
+        active=P3.index(active),
+        phase="play",
+        turn=1,
+        idle=0,
+        played=False,
+        standing=None,
+        empty_start=not st["deck"],
+        winners=None,
+    )
     st.update(extra)
     return st
 
@@ -56,6 +73,7 @@ def rejected(st: dict, player: str, *lines: str) -> str:
 
 # ---------------------------------------------------------------- set-up, HH-R4
 
+
 def test_HH_R4_seating_is_drawn_at_random_and_the_first_seat_draws_first() -> None:
     orders = set()
     for seed in range(12):
@@ -79,6 +97,7 @@ def test_deck_census_2_1() -> None:
 
 # ---------------------------------------------------------------- HH-R1, HH-R2, HH-R3
 
+
 def test_HH_R1_a_meld_gains_tokens_equal_to_the_person_value() -> None:
     st = scenario({"Alice": ["Otto", "Spain", "King", "Balthasar", "Croatia", "Elected"]}, tokens={"Alice": 2})
     st, ev = ok(st, "Alice", "MELD Otto Spain King", "meld balth croatia elected")
@@ -88,8 +107,11 @@ def test_HH_R1_a_meld_gains_tokens_equal_to_the_person_value() -> None:
 
 
 def test_HH_R1_tokens_are_permanent_when_the_meld_is_stolen_or_destroyed() -> None:
-    st = scenario({"Alice": ["Second", "Ottoman Turks"]}, tokens={"Bob": 9, "Carol": 4},
-                  melds=[("Bob", "Otto", "Spain", "King"), ("Carol", "Albert", "Swabia", "Duke")])
+    st = scenario(
+        {"Alice": ["Second", "Ottoman Turks"]},
+        tokens={"Bob": 9, "Carol": 4},
+        melds=[("Bob", "Otto", "Spain", "King"), ("Carol", "Albert", "Swabia", "Duke")],
+    )
     st, _ = ok(st, "Alice", "EVENT SUCCESSION Second TARGET Bob M1")
     assert st["tokens"] == {"Alice": 0, "Bob": 9, "Carol": 4}
     st2 = scenario({"Alice": ["Ottoman Turks"]}, tokens={"Bob": 9}, melds=[("Bob", "Otto", "Spain", "King")])
@@ -98,8 +120,11 @@ def test_HH_R1_tokens_are_permanent_when_the_meld_is_stolen_or_destroyed() -> No
 
 
 def test_HH_R2_score_is_tokens_plus_holdings_of_melds_controlled_including_stolen() -> None:
-    st = scenario({"Alice": ["Branch Division", "Hungary"]}, tokens={"Alice": 3, "Bob": 5},
-                  melds=[("Bob", "Otto", "Spain", "King"), ("Alice", "Peter", "Croatia", "Elected")])
+    st = scenario(
+        {"Alice": ["Branch Division", "Hungary"]},
+        tokens={"Alice": 3, "Bob": 5},
+        melds=[("Bob", "Otto", "Spain", "King"), ("Alice", "Peter", "Croatia", "Elected")],
+    )
     st, ev = ok(st, "Alice", "SUCCESSION Branch Bob M1")
     sc = [e for e in ev if e.kind == "scores"][0]
     assert sc.data["scores"] == {"Alice": 3 + 5 + 1, "Bob": 5, "Carol": 0}
@@ -116,19 +141,26 @@ def finished(tokens: dict, melds: list) -> dict:
 
 
 def test_HH_R3_tie_broken_by_higher_holding_total() -> None:
-    st = finished({"Alice": 5, "Bob": 8, "Carol": 1},
-                  [("Alice", "Peter", "Spain", "Elected"), ("Bob", "Lorenz", "Croatia", "Inbreeding")])
+    st = finished(
+        {"Alice": 5, "Bob": 8, "Carol": 1},
+        [("Alice", "Peter", "Spain", "Elected"), ("Bob", "Lorenz", "Croatia", "Inbreeding")],
+    )
     res = ENGINE.result(st)
     assert res.scores == {"Alice": 10, "Bob": 9, "Carol": 1}
-    st = finished({"Alice": 5, "Bob": 9, "Carol": 1},
-                  [("Alice", "Peter", "Spain", "Elected"), ("Bob", "Lorenz", "Croatia", "Inbreeding")])
+    st = finished(
+        {"Alice": 5, "Bob": 9, "Carol": 1},
+        [("Alice", "Peter", "Spain", "Elected"), ("Bob", "Lorenz", "Croatia", "Inbreeding")],
+    )
     assert ENGINE.result(st).scores["Alice"] == ENGINE.result(st).scores["Bob"] == 10
     assert ENGINE.result(st).winners == ("Alice",)
 
 
 def test_HH_R3_then_by_more_melds_then_shared() -> None:
-    melds = [("Alice", "Peter", "Spain", "Elected"), ("Bob", "Lorenz", "Croatia", "Inbreeding"),
-             ("Bob", "Matthias", "Bohemia", "Occupation")]
+    melds = [
+        ("Alice", "Peter", "Spain", "Elected"),
+        ("Bob", "Lorenz", "Croatia", "Inbreeding"),
+        ("Bob", "Matthias", "Bohemia", "Occupation"),
+    ]
     st = finished({"Alice": 5, "Bob": 5}, melds)
     assert ENGINE.result(st).winners == ("Bob",)
     st = finished({"Alice": 5, "Bob": 5}, melds[:1] + [("Bob", "Lorenz", "Austria", "Inbreeding")])
@@ -137,6 +169,7 @@ def test_HH_R3_then_by_more_melds_then_shared() -> None:
 
 
 # ---------------------------------------------------------------- HH-R5 end
+
 
 def test_HH_R5_ends_at_once_when_deck_and_every_hand_are_empty() -> None:
     st = scenario({"Alice": ["Otto", "Spain", "King"]}, deck=[])
@@ -170,8 +203,7 @@ def test_HH_R5_a_play_resets_the_count_and_discards_do_not_count() -> None:
 
 
 def test_HH_R5_counting_starts_with_the_first_turn_that_begins_on_an_empty_deck() -> None:
-    st = scenario({"Alice": ["Spain"], "Bob": ["Austria"], "Carol": ["Hungary"]}, deck=["Croatia"],
-                  empty_start=False)
+    st = scenario({"Alice": ["Spain"], "Bob": ["Austria"], "Carol": ["Hungary"]}, deck=["Croatia"], empty_start=False)
     st, _ = ok(st, "Alice", "NO EVENT")
     assert st["deck"] == [] and st["hands"]["Bob"] == ["Austria", "Croatia"]
     st, _ = ok(st, "Bob", "NO EVENT")  # began with a card in the deck: does not count
@@ -200,6 +232,7 @@ def test_HH_R5_a_player_with_no_cards_on_an_empty_deck_passes_automatically() ->
 
 # ---------------------------------------------------------------- HH-R6 TOP
 
+
 def test_HH_R6_top_holding_of_the_discard_pile_and_the_newly_exposed_top() -> None:
     st = scenario({"Alice": ["Otto", "King", "Peter", "Elected"]}, discard=["Croatia", "Spain"])
     st, ev = ok(st, "Alice", "MELD Otto TOP King", "MELD Peter top Elected")
@@ -227,6 +260,7 @@ def test_HH_R6_top_only_in_the_meld_phase() -> None:
 
 
 # ---------------------------------------------------------------- HH-R7 discard order
+
 
 def test_HH_R7_disaster_card_first_then_claim_person_holding_on_top() -> None:
     st = scenario({"Alice": ["Extinction"]}, discard=["Croatia"], melds=[("Bob", "Rudolph", "Spain", "King")])
@@ -257,6 +291,7 @@ def test_HH_R7_discard_lowest_and_highest_use_values_then_hand_order() -> None:
 
 # ---------------------------------------------------------------- HH-R8 events and targets
 
+
 def test_HH_R8_succession_takes_a_meld_intact_if_its_claim_is_not_higher() -> None:
     st = scenario({"Alice": ["Third"]}, melds=[("Bob", "Otto", "Spain", "King"), ("Bob", "Peter", "Croatia", "Duke")])
     why = rejected(st, "Alice", "EVENT SUCCESSION Third TARGET Bob M1")
@@ -268,16 +303,20 @@ def test_HH_R8_succession_takes_a_meld_intact_if_its_claim_is_not_higher() -> No
 
 
 def test_HH_R8_disaster_uses_the_person_value() -> None:
-    st = scenario({"Alice": ["Dutch Revolt"]}, melds=[("Bob", "Rudolph", "Croatia", "Elected"),
-                                                      ("Carol", "Albert", "Spain", "King")])
+    st = scenario(
+        {"Alice": ["Dutch Revolt"]},
+        melds=[("Bob", "Rudolph", "Croatia", "Elected"), ("Carol", "Albert", "Spain", "King")],
+    )
     assert "Rudolph (P4) is higher" in rejected(st, "Alice", "DISASTER Dutch Revolt M1")
     st, _ = ok(st, "Alice", "DISASTER Dutch Revolt M2")
     assert [m["id"] for m in st["melds"]] == ["M1"]
 
 
 def test_HH_R8_targets_must_belong_to_another_player() -> None:
-    st = scenario({"Alice": ["Second", "Duke", "Ottoman Turks"], "Bob": ["Spain"]},
-                  melds=[("Alice", "Otto", "Spain", "King"), ("Bob", "Peter", "Croatia", "Elected")])
+    st = scenario(
+        {"Alice": ["Second", "Duke", "Ottoman Turks"], "Bob": ["Spain"]},
+        melds=[("Alice", "Otto", "Spain", "King"), ("Bob", "Peter", "Croatia", "Elected")],
+    )
     assert "your own" in rejected(st, "Alice", "EVENT SUCCESSION Second TARGET Alice M1")
     assert "your own" in rejected(st, "Alice", "EVENT DISASTER Ottoman TARGET M1")
     assert "another player" in rejected(st, "Alice", "EVENT CLAIM Duke TARGET Alice")
@@ -309,6 +348,7 @@ def test_HH_R8_claim_steals_a_random_card_told_only_to_thief_and_victim() -> Non
 
 # ---------------------------------------------------------------- HH-R9 one event
 
+
 def test_HH_R9_at_most_one_event_and_holdings_are_never_events() -> None:
     st = scenario({"Alice": ["Otto", "Peter", "Spain", "Croatia", "Elected"]})
     assert "already had your Event Phase" in rejected(st, "Alice", "EVENT PERSON Otto", "EVENT PERSON Peter")
@@ -336,6 +376,7 @@ def test_HH_R9_a_card_drawn_earlier_in_the_turn_may_be_the_event() -> None:
 
 # ---------------------------------------------------------------- HH-R10 hand limit
 
+
 def test_HH_R10_limit_only_in_own_end_phase() -> None:
     hand = ["Otto", "Spain", "King", "Croatia", "Elected", "Peter"]
     st = scenario({"Alice": hand, "Bob": ["Duke"]})
@@ -350,8 +391,10 @@ def test_HH_R10_limit_only_in_own_end_phase() -> None:
 
 
 def test_HH_R10_standing_discard_avoids_a_second_prompt() -> None:
-    st = scenario({"Alice": ["Otto", "Spain", "King", "Croatia", "Elected"], "Bob": ["Peter"]},
-                  deck=["Lorenz", "Dalmatia", "Galicia"])
+    st = scenario(
+        {"Alice": ["Otto", "Spain", "King", "Croatia", "Elected"], "Bob": ["Peter"]},
+        deck=["Lorenz", "Dalmatia", "Galicia"],
+    )
     st, ev = ok(st, "Alice", "DISCARD-IF-NEEDED Elected, Croatia", "EVENT PERSON Otto")
     assert ENGINE.requests(st)[0].player == "Bob"
     assert st["discard"] == ["Otto", "Elected"]
@@ -359,10 +402,10 @@ def test_HH_R10_standing_discard_avoids_a_second_prompt() -> None:
 
 # ---------------------------------------------------------------- order handling
 
+
 def test_orders_whole_turn_in_one_message_with_trailing_end() -> None:
     st = scenario({"Alice": ["Otto", "Spain", "King", "Duke", "Peter", "Croatia"], "Bob": ["Lorenz"]})
-    st, ev = ok(st, "Alice", "MELD Otto Spain King", "EVENT CLAIM Duke TARGET Bob", "DISCARD-IF-NEEDED LOWEST",
-                "END")
+    st, ev = ok(st, "Alice", "MELD Otto Spain King", "EVENT CLAIM Duke TARGET Bob", "DISCARD-IF-NEEDED LOWEST", "END")
     assert ENGINE.requests(st)[0].player == "Bob"
 
 
@@ -370,8 +413,9 @@ def test_orders_multiword_names_and_short_event_forms() -> None:
     hand = ["Maria Theresa", "Holy Roman Empire", "Archduke", "Thirty Years War", "Third"]
     st = scenario({"Alice": hand, "Bob": ["Peter"]}, melds=[("Bob", "Albert", "Spain", "Duke")])
     st1, _ = ok(st, "Alice", "MELD Maria Theresa Holy Roman Empire Archduke", "DISASTER thirty years bob m1")
-    assert st1["melds"] == [dict(id="M2", owner="Alice", person="Maria Theresa", holding="Holy Roman Empire",
-                                 claim="Archduke")]
+    assert st1["melds"] == [
+        dict(id="M2", owner="Alice", person="Maria Theresa", holding="Holy Roman Empire", claim="Archduke")
+    ]
     st2, _ = ok(st, "Alice", "EVENT third TARGET bob #1")
     assert st2["melds"][0]["owner"] == "Alice"
     assert "Otto is not in your hand" in rejected(st, "Alice", "PERSON Otto Bob M1")
@@ -409,7 +453,17 @@ def test_view_hides_hands_from_others() -> None:
 
 def test_handbook_mentions_every_order() -> None:
     text = ENGINE.handbook()
-    for word in ("MELD", "EVENT SUCCESSION", "EVENT DISASTER", "EVENT CLAIM", "EVENT PERSON", "NO EVENT",
-                 "DISCARD-IF-NEEDED", "END", "HH-R5", "HH-R8"):
+    for word in (
+        "MELD",
+        "EVENT SUCCESSION",
+        "EVENT DISASTER",
+        "EVENT CLAIM",
+        "EVENT PERSON",
+        "NO EVENT",
+        "DISCARD-IF-NEEDED",
+        "END",
+        "HH-R5",
+        "HH-R8",
+    ):
         assert word in text
     assert 60 <= len(text.splitlines()) <= 150

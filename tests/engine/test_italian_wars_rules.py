@@ -61,6 +61,7 @@ def all_cards(state: dict) -> list[str]:
 
 # --- deck census (RULINGS 4.1) -------------------------------------------------
 
+
 def test_IW_4_1_deck_census_from_the_rulebook_card_list() -> None:
     assert len(CARDS) == 96 and len({c["name"] for c in CARDS}) == 96
     counts: dict[str, int] = {}
@@ -79,6 +80,7 @@ def test_IW_4_1_deck_census_from_the_rulebook_card_list() -> None:
 
 # --- IW-R1 sides ------------------------------------------------------------------
 
+
 def test_IW_R1_sides_are_assigned_at_random_unless_fixed() -> None:
     seen = {E.setup([A, B], f"s{i}", {})[0]["sides"][A] for i in range(20)}
     assert seen == {"French", "Spanish"}
@@ -86,6 +88,7 @@ def test_IW_R1_sides_are_assigned_at_random_unless_fixed() -> None:
 
 
 # --- IW-R2 / IW-R5 tactics --------------------------------------------------------
+
 
 def test_IW_R2_first_hand_both_draw_8_and_the_French_draw_first() -> None:
     state, events = E.setup([A, B], "x", {"sides": "fixed"})
@@ -147,6 +150,7 @@ def test_IW_R5_reshuffle_includes_the_cards_just_discarded() -> None:
 
 # --- IW-R6 deployment -------------------------------------------------------------
 
+
 def test_IW_R6_unusable_cards_are_discarded_in_the_stated_order() -> None:
     # Alice (French) won last hand: Spanish card, LOST card, Defense and second Leader go.
     hand = ["Spanish Swordsmen", "Rearguard", "Ditch", "Great Captain", "Impetuous Commander", "Lancers", "Pursuit"]
@@ -189,6 +193,7 @@ def test_IW_R6_leader_pref_sent_with_the_discard_is_used() -> None:
 
 # --- IW-R7 / IW-R8 classes ----------------------------------------------------------
 
+
 def test_IW_R7_composite_types_Tactics_matches_T_and_IT() -> None:
     state = deal(fresh(), ["Brilliant General", "Lie Prone", "Call Forward Troops", "Block of Infantry"], ["Hatreds"])
     state, events = go(state, ["DISCARD NONE", "NEGATE-PLAN NONE"], ["DISCARD NONE"])
@@ -216,6 +221,7 @@ def test_IW_R8_Spanish_Swordsmen_negates_an_IK_card() -> None:
 
 # --- IW-R9 arithmetic ---------------------------------------------------------------
 
+
 def test_IW_R9_enemy_cavalry_gets_minus_3_stacks_with_floor_0() -> None:
     state = deal(fresh(), ["Ditch", "Uneven Terrain", "Swiss Square"], ["Light Cavalry", "Lancers"])
     state, events = go(state, ["DISCARD NONE"], ["DISCARD NONE"])
@@ -242,6 +248,7 @@ def test_IW_R9_leader_bonus_and_enemy_leader_penalty() -> None:
 
 # --- IW-R10 WON / LOST ---------------------------------------------------------------
 
+
 def test_IW_R10_WON_and_LOST_cards_need_the_condition_and_then_give_their_bonus() -> None:
     state = deal(fresh(), ["Pursuit", "Lancers"], ["Rallying Point", "Light Cavalry", "Take Refuge"], winner=A)
     state, events = go(state, ["DISCARD NONE"], ["DISCARD NONE"])
@@ -254,6 +261,7 @@ def test_IW_R10_WON_and_LOST_cards_need_the_condition_and_then_give_their_bonus(
 
 
 # --- IW-R11 negation ---------------------------------------------------------------
+
 
 def test_IW_R11_negated_card_loses_its_bonus_and_negate_effect() -> None:
     state = deal(fresh(), ["Resist Cavalry", "Hatreds"], ["Charge Thru Gap", "Light Cavalry", "Drive Them Off"])
@@ -271,8 +279,9 @@ def test_IW_R11_negated_card_loses_its_bonus_and_negate_effect() -> None:
 
 
 def test_IW_R11_alternating_actions_two_passes_end_and_each_negate_acts_once() -> None:
-    state = deal(fresh(), ["Resist Cavalry", "Drive Them Off", "Light Cavalry"],
-                 ["Lancers", "Sortie", "Rout Enemy Cavalry"])
+    state = deal(
+        fresh(), ["Resist Cavalry", "Drive Them Off", "Light Cavalry"], ["Lancers", "Sortie", "Rout Enemy Cavalry"]
+    )
     state, _ = go(state, ["DISCARD NONE"], ["DISCARD NONE"])
     state["neg"]["turn"] = A
     out = E.apply(state, A, ["NEGATE Resist > Lancers"])
@@ -317,6 +326,7 @@ def test_IW_R11_coin_is_flipped_every_hand() -> None:
 
 # --- IW-R3 / IW-R4 results and victory -------------------------------------------------
 
+
 def test_IW_R3_tie_resets_both_streaks_and_nobody_wins() -> None:
     state = deal(fresh(), ["Hatreds"], ["Great Ferocity"])
     state["streak"] = {A: 2, B: 0}
@@ -348,6 +358,7 @@ def test_IW_R4_eight_total_hands_win_the_battle() -> None:
 
 
 # --- views ----------------------------------------------------------------------------
+
 
 def test_IW_4_3_view_never_shows_the_other_hand_during_tactics() -> None:
     state = fresh()

@@ -38,12 +38,18 @@ def test_draft_is_a_deep_copy_except_the_write_once_history_entries() -> None:
     for n in (3, 4, 6):
         snapshots: list[tuple[dict, str]] = []
 
-        def hook(pt, out) -> None:
+        def hook(pt, out, snapshots=snapshots) -> None:
             check_draft(out.state)
             snapshots.append((out.state, json.dumps(out.state)))
 
-        play(ENGINE, [f"P{i}" for i in range(n)], f"draft-{n}", bot_seed=f"draft-bots-{n}",
-             timeout_every=7 if n == 4 else 0, on_input=hook)
+        play(
+            ENGINE,
+            [f"P{i}" for i in range(n)],
+            f"draft-{n}",
+            bot_seed=f"draft-bots-{n}",
+            timeout_every=7 if n == 4 else 0,
+            on_input=hook,
+        )
         assert snapshots[-1][0]["history"], "the game should have scored a turn"
         # no later message changed any earlier state (history entries included)
         for st, text in snapshots:

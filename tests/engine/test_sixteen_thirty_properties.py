@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hypothesis import given, settings, strategies as st_
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 
 from pbem.engine import bots
 from pbem.engine.base import clone
@@ -15,8 +16,16 @@ from pbem.engine.sixteen_thirty.state import all_cards
 from pbem.engine.sixteen_thirty.tables import CAP, COUNTRIES, build_deck
 
 DECK = Counter(build_deck())
-PRIVATE_KINDS = {"deal", "drew", "counters", "score-breakdown", "default-orders", "pre-order", "pre-order-dropped",
-                 "dropped"}
+PRIVATE_KINDS = {
+    "deal",
+    "drew",
+    "counters",
+    "score-breakdown",
+    "default-orders",
+    "pre-order",
+    "pre-order-dropped",
+    "dropped",
+}
 SIMULTANEOUS = {"start", "offers", "place", "ballot", "lose"}
 seeds = st_.integers(min_value=0, max_value=10_000)
 sizes = st_.integers(min_value=3, max_value=6)
@@ -80,8 +89,17 @@ def scrambled(s, q):
     t["standing"][q] = {"place_none": False, "except": [], "votes": [["ANY", "ANY", "RED"]], "offer_none": False}
     if q in t["answers"]:
         a = t["answers"][q]
-        t["answers"][q] = ("BLUE" if a == "RED" else "RED") if a in ("RED", "BLUE") else [] if isinstance(a, list) \
-            else None if isinstance(a, dict) else {"give": [], "for": ["ANY"]} if a is None else a
+        t["answers"][q] = (
+            ("BLUE" if a == "RED" else "RED")
+            if a in ("RED", "BLUE")
+            else []
+            if isinstance(a, list)
+            else None
+            if isinstance(a, dict)
+            else {"give": [], "for": ["ANY"]}
+            if a is None
+            else a
+        )
     if t["vote"]:
         t["vote"]["early"].pop(q, None)
     for h in t["history"]:
@@ -119,8 +137,7 @@ def run(n, seed, timeout_every=0, leak_every=0):
         leak_free_steps(pt, out, prev["step"])
         prev["step"], prev["status"] = out.state["step"], status_sum(out.state)
 
-    return bots.play(ENGINE, players, f"prop-{seed}", bot_seed=f"b{seed}", timeout_every=timeout_every,
-                     on_input=hook)
+    return bots.play(ENGINE, players, f"prop-{seed}", bot_seed=f"b{seed}", timeout_every=timeout_every, on_input=hook)
 
 
 @settings(max_examples=10, deadline=None)

@@ -9,8 +9,7 @@ import pytest
 
 from pbem.engine.base import clone
 from pbem.engine.rng import Rng
-from pbem.engine.sixteen_thirty import ENGINE
-from pbem.engine.sixteen_thirty import tables, wars
+from pbem.engine.sixteen_thirty import ENGINE, tables, wars
 from pbem.engine.sixteen_thirty.state import goto, influence
 from pbem.engine.sixteen_thirty.turn import end_turn, score_turn
 
@@ -78,7 +77,16 @@ def test_ST_R1_initial_set_up_table_and_all_countries_neutral():
     st, _ = ENGINE.setup(["A", "B", "C"], "s", {})
     k = st["countries"]
     assert [(k[c]["status"], k[c]["army"], k[c]["ability"]) for c in tables.COUNTRIES] == [
-        (5, 2, 1), (1, 1, 0), (3, 2, 1), (1, 1, 0), (2, 1, 1), (2, 1, 1), (5, 1, 0), (2, 2, 0), (5, 2, 1)]
+        (5, 2, 1),
+        (1, 1, 0),
+        (3, 2, 1),
+        (1, 1, 0),
+        (2, 1, 1),
+        (2, 1, 1),
+        (5, 1, 0),
+        (2, 2, 0),
+        (5, 2, 1),
+    ]
     assert all(k[c]["faction"] is None for c in tables.COUNTRIES)
     assert sum(k[c]["status"] for c in tables.COUNTRIES) == 26
 
@@ -178,6 +186,7 @@ def test_effect_of_losing_a_vote_example_simons_display():
     assert simon["Sweden"] == {"cards": ["Sweden 2", "Sweden 3"], "desc": False}
     # "at the start of his next turn Simon must remove an Influence Card ... an English card"
     from pbem.engine.sixteen_thirty.turn import removal_options
+
     assert {c for c, _ in removal_options(st, "Simon")} == {"England"}
 
 
@@ -257,6 +266,7 @@ def test_ST_R10_neutral_country_only_align():
 def test_ST_R10_war_targets_need_other_faction_and_status_2_or_adjacency():
     st = blank()
     from pbem.engine.sixteen_thirty.votes import legal_issues
+
     k = st["countries"]
     for c in tables.COUNTRIES:
         k[c]["faction"] = "BLUE"
@@ -277,6 +287,7 @@ def test_ST_R11_no_pile_and_no_influence_card_means_no_vote():
     at(st, "Tim", "call", "vote1.call")
     st["call_origin"] = "mandatory"
     from pbem.engine.sixteen_thirty.turn import advance
+
     ev = []
     advance(st, ev)
     assert any(e.kind == "no-vote" for e in ev)
@@ -332,9 +343,13 @@ def test_ST_R12_war_results():
 # ---------------------------------------------------------------- removals and specials
 def test_ST_R13_open_card_cannot_be_left_alone():
     from pbem.engine.sixteen_thirty.state import own_removal_options
+
     assert own_removal_options({"cards": ["Spain 3", "Open 1"], "desc": True}) == ["Open 1"]
-    assert own_removal_options({"cards": ["Spain 1", "Spain 3", "Open 2"], "desc": True}) == \
-        ["Spain 1", "Open 2", "Spain 3"]
+    assert own_removal_options({"cards": ["Spain 1", "Spain 3", "Open 2"], "desc": True}) == [
+        "Spain 1",
+        "Open 2",
+        "Spain 3",
+    ]
 
 
 def test_ST_R17_phase_1_removal_is_an_order_unless_forced():
@@ -349,6 +364,7 @@ def test_ST_R17_phase_1_removal_is_an_order_unless_forced():
     show(st2, "Tim", "Spain", ["Spain 2", "Spain 2"], desc=True)
     at(st2, "Tim", "remove")
     from pbem.engine.sixteen_thirty.turn import advance
+
     advance(st2, [])
     assert st2["displays"]["Tim"]["Spain"]["cards"] == ["Spain 2"] and st2["phase"] == "trade"
 
@@ -432,8 +448,14 @@ def test_ST_R15_trade_offers_secret_then_exact_cards_only_to_the_traders():
 
 def test_ST_R16_hand_limit_discard_at_end_of_own_turn():
     st = blank()
-    give(st, "Tim", [c for c in tables.ALL_CARD_NAMES if tables.country_of(c) in ("Spain", "France")][:6]
-         + ["Poland 1"] * 2 + ["Denmark 1"] * 3 + ["Sweden 1"] * 3)
+    give(
+        st,
+        "Tim",
+        [c for c in tables.ALL_CARD_NAMES if tables.country_of(c) in ("Spain", "France")][:6]
+        + ["Poland 1"] * 2
+        + ["Denmark 1"] * 3
+        + ["Sweden 1"] * 3,
+    )
     at(st, "Tim", "discard")
     assert len(st["hands"]["Tim"]) == 14
     assert not ENGINE.apply(st, "Tim", ["DISCARD Poland 1, Poland 1"]).accepted
@@ -448,8 +470,16 @@ def test_the_turn_sequence_whole_turn_in_one_message():
     at(st, "Tim", "remove")
     for p in ("Martin", "Simon", "Ann", "Bob"):
         st = ok(st, p, "STANDING PLACE NONE").state
-    out = ok(st, "Tim", "REMOVE Spain 1", "NO TRADE", "PLAY Military Leader England",
-             "CALL England ALIGN PLACE England 2", "VOTE RED", "DISCARD Poland 1")
+    out = ok(
+        st,
+        "Tim",
+        "REMOVE Spain 1",
+        "NO TRADE",
+        "PLAY Military Leader England",
+        "CALL England ALIGN PLACE England 2",
+        "VOTE RED",
+        "DISCARD Poland 1",
+    )
     s = out.state
     assert s["countries"]["England"]["faction"] == "RED" and s["countries"]["England"]["leader"]
     assert s["active"] == "Martin"
@@ -530,6 +560,7 @@ def test_checking_for_a_random_end_no_roll_before_turn_7():
 def test_ST_R21_reshuffle_when_the_deck_runs_out():
     st = blank()
     from pbem.engine.sixteen_thirty.state import draw
+
     st["discard"], st["deck"] = st["deck"][2:], st["deck"][:2]
     ev = []
     draw(st, "Tim", 4, ev)
@@ -570,8 +601,9 @@ def test_apply_is_all_or_nothing():
     assert not out.accepted and out.state is st and st == before
 
 
-@pytest.mark.parametrize("line", ["PLAY Assassin Tim Open 2 FROM Spain", "ASSASSIN Tim Spain Open 2",
-                                  "assassin tim spa open 2"])
+@pytest.mark.parametrize(
+    "line", ["PLAY Assassin Tim Open 2 FROM Spain", "ASSASSIN Tim Spain Open 2", "assassin tim spa open 2"]
+)
 def test_ST_R14_assassin_order_forms_name_the_pile(line):
     st = blank()
     show(st, "Tim", "Spain", ["Spain 3", "Open 2"])

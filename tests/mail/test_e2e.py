@@ -55,8 +55,16 @@ class World:
 
     def new_game(self, kind: str, players: int, seed: str = "e2e", **kw) -> tuple[str, list[Bot]]:
         bots = [Bot(n, self.address(n), Rng(init_state(f"e2e:{n}"))) for n in NAMES[:players]]
-        moderator.create_game(self.cfg, kind, "g1", [(b.name, b.address) for b in bots], seed=seed,
-                              clock=self.clock, codes={b.name: demo_code("e2e", b.name) for b in bots}, **kw)
+        moderator.create_game(
+            self.cfg,
+            kind,
+            "g1",
+            [(b.name, b.address) for b in bots],
+            seed=seed,
+            clock=self.clock,
+            codes={b.name: demo_code("e2e", b.name) for b in bots},
+            **kw,
+        )
         return "g1", bots
 
     def send(self, sender: str, body: str, subject: str = "[pbem g1] orders", **headers: str) -> None:
@@ -88,8 +96,11 @@ class World:
 
     def sent_to(self, address: str) -> int:
         with session(self.cfg.database_url) as s:
-            return len(s.exec(select(OutboxMessage).where(OutboxMessage.to_addr == address,
-                                                          OutboxMessage.status == "sent")).all())
+            return len(
+                s.exec(
+                    select(OutboxMessage).where(OutboxMessage.to_addr == address, OutboxMessage.status == "sent")
+                ).all()
+            )
 
     def new_mail(self, player: str) -> list[tuple[EmailMessage, str]]:
         """Mail the player has not read yet, fetched over IMAP by UID (waits for delivery to catch up)."""
@@ -170,8 +181,9 @@ def play_to_the_end(w: World, bots: list[Bot], kind: str = "", max_polls: int = 
     raise AssertionError("the game did not end")
 
 
-@pytest.mark.parametrize("kind, players", [("italian-wars", 2), ("habsburg", 3), ("dynasties", 3),
-                                           ("sixteen-thirty", 3)])
+@pytest.mark.parametrize(
+    "kind, players", [("italian-wars", 2), ("habsburg", 3), ("dynasties", 3), ("sixteen-thirty", 3)]
+)
 def test_a_whole_game_by_email(world: World, kind: str, players: int) -> None:
     from pbem.export import build, verify
 
@@ -275,8 +287,9 @@ def test_press_by_email(world: World) -> None:
     world.poll()
     for p in ("Alice", "Bob", "Carol"):
         world.new_mail(p)
-    world.send("Alice <alice@example.test>",
-               f"CODE {demo_code('e2e', 'Alice')}\nPRESS TO Carol\nWatch out for Bob.\nEND PRESS")
+    world.send(
+        "Alice <alice@example.test>", f"CODE {demo_code('e2e', 'Alice')}\nPRESS TO Carol\nWatch out for Bob.\nEND PRESS"
+    )
     assert world.poll().accepted == 1
     carol = world.new_mail("Carol")
     assert any("Press from Alice" in m["Subject"] and "Watch out for Bob." in t for m, t in carol)

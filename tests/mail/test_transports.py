@@ -208,7 +208,9 @@ def test_unreachable_imap_port_is_a_transport_error():
 def test_send_delivers_to_the_recipients_imap_inbox(mail_servers):
     out = sender(mail_servers)
     out.send(message(1, to="bob@example.test", sender=MODERATOR), MODERATOR, ["bob@example.test"])
-    out.send(message(2, to="alice@example.test", sender=MODERATOR), MODERATOR, ["alice@example.test", "bob@example.test"])
+    out.send(
+        message(2, to="alice@example.test", sender=MODERATOR), MODERATOR, ["alice@example.test", "bob@example.test"]
+    )
     out.close()
     assert subjects(mail_servers.wait_for("bob@example.test", 2)) == ["orders 1", "orders 2"]
     assert subjects(mail_servers.wait_for("alice@example.test", 1)) == ["orders 2"]
@@ -275,7 +277,9 @@ def test_smtp_login_failure_is_transient_and_never_shows_the_password(mail_serve
 
 
 def test_smtp_login_with_the_right_password_sends(mail_servers):
-    out = SmtpSender(mail_servers.smtp_host, mail_servers.smtp_port, False, False, MODERATOR, USERS[MODERATOR], timeout=10)
+    out = SmtpSender(
+        mail_servers.smtp_host, mail_servers.smtp_port, False, False, MODERATOR, USERS[MODERATOR], timeout=10
+    )
     out.send(message(1, to="bob@example.test"), MODERATOR, ["bob@example.test"])
     out.close()
     assert subjects(mail_servers.wait_for("bob@example.test", 1)) == ["orders 1"]

@@ -71,8 +71,9 @@ def install() -> None:
         orig_poll = mod.poll
 
         def poll(cfg, inbox, sender, clock=None, dry_run=False):
-            return orig_poll(cfg, inbox, sender, clock=lambda: now_utc() + timedelta(seconds=float(shift)),
-                             dry_run=dry_run)
+            return orig_poll(
+                cfg, inbox, sender, clock=lambda: now_utc() + timedelta(seconds=float(shift)), dry_run=dry_run
+            )
 
         mod.poll = poll
     fault = os.environ.get("PBEM_TEST_FAULT", "")
@@ -158,11 +159,13 @@ def _install_fault(fault: str) -> None:
 
         moderator.transports = transports
     elif fault == "send-enospc":
+
         def send(self, raw, sender, recipients):
             raise OSError(errno.ENOSPC, "No space left on device")
 
         maildir.MaildirSender.send = send
     elif fault == "settle-enospc":
+
         def settle(self, key, accepted):
             raise OSError(errno.ENOSPC, "No space left on device")
 
@@ -210,8 +213,16 @@ def make_home(path, replies_per_hour: int = 1_000_000):
     return config_mod.load(cfg_path)
 
 
-GAMES = [("habsburg", 3), ("dynasties", 3), ("italian-wars", 2), ("habsburg", 4), ("dynasties", 2),
-         ("italian-wars", 2), ("habsburg", 3), ("dynasties", 4)]
+GAMES = [
+    ("habsburg", 3),
+    ("dynasties", 3),
+    ("italian-wars", 2),
+    ("habsburg", 4),
+    ("dynasties", 2),
+    ("italian-wars", 2),
+    ("habsburg", 3),
+    ("dynasties", 4),
+]
 
 
 def plan_games(total: int, games=GAMES, seed: str = "crash"):
@@ -242,7 +253,7 @@ def plan_games(total: int, games=GAMES, seed: str = "crash"):
             raise ValueError(f"the games hold only {total - left} inputs, not {total}")
     out = []
     for j, p in enumerate(plans):
-        p[4] = full[j][:want[j]]
+        p[4] = full[j][: want[j]]
         out.append(p)
     return out
 
@@ -258,8 +269,14 @@ def create_games(cfg, plans, fast_codes: bool = True) -> None:
         moderator.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)
     try:
         for kind, name, players, seed, _ in plans:
-            moderator.create_game(cfg, kind, name, [(p, address(name, p)) for p in players], seed=seed,
-                                  codes={p: code_for(name, p) for p in players})
+            moderator.create_game(
+                cfg,
+                kind,
+                name,
+                [(p, address(name, p)) for p in players],
+                seed=seed,
+                codes={p: code_for(name, p) for p in players},
+            )
     finally:
         moderator.hash_code = orig
 
@@ -315,8 +332,9 @@ def inbox_count(cfg, folder: str = "inbox") -> int:
     from pathlib import Path
 
     root = Path(cfg.maildir_path) / folder
-    return sum(1 for d in ("new", "cur") if (root / d).is_dir() for p in (root / d).iterdir()
-               if not p.name.startswith("."))
+    return sum(
+        1 for d in ("new", "cur") if (root / d).is_dir() for p in (root / d).iterdir() if not p.name.startswith(".")
+    )
 
 
 def run_poll(cfg, env: dict | None = None, timeout: float = 300, wrapper: bool = True):
@@ -327,8 +345,14 @@ def run_poll(cfg, env: dict | None = None, timeout: float = 300, wrapper: bool =
     full.update(env or {})
     full["PYTHONPATH"] = REPO + os.pathsep + full.get("PYTHONPATH", "")
     mod = "tests.reliability.killpoints" if wrapper else "pbem"
-    return subprocess.run([PYTHON, "-m", mod, "--config", str(cfg.path), "poll"], cwd=REPO, env=full,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [PYTHON, "-m", mod, "--config", str(cfg.path), "poll"],
+        cwd=REPO,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def start_poll(cfg, env: dict | None = None, wrapper: bool = True):
@@ -338,8 +362,14 @@ def start_poll(cfg, env: dict | None = None, wrapper: bool = True):
     full.update(env or {})
     full["PYTHONPATH"] = REPO + os.pathsep + full.get("PYTHONPATH", "")
     mod = "tests.reliability.killpoints" if wrapper else "pbem"
-    return subprocess.Popen([PYTHON, "-m", mod, "--config", str(cfg.path), "poll"], cwd=REPO, env=full,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [PYTHON, "-m", mod, "--config", str(cfg.path), "poll"],
+        cwd=REPO,
+        env=full,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def record_digest(cfg) -> dict:
@@ -352,19 +382,31 @@ def record_digest(cfg) -> dict:
         q = lambda sql: [tuple(r) for r in con.execute(sql).fetchall()]  # noqa: E731
         return {
             "games": q("SELECT name, kind, seed, players_json FROM games ORDER BY name"),
-            "inbound": q("SELECT message_id, body_hash, sender, g.name, player, outcome, reason FROM inbound_messages i "
-                         "LEFT JOIN games g ON g.id = i.game_id ORDER BY i.id"),
-            "orders": q("SELECT g.name, o.seq, o.kind, o.player, o.lines_json, i.message_id FROM orders o "
-                        "JOIN games g ON g.id = o.game_id LEFT JOIN inbound_messages i ON i.id = o.inbound_id "
-                        "ORDER BY g.name, o.seq"),
-            "events": q("SELECT g.name, e.seq, e.input_seq, e.kind, e.text, e.visibility_json, e.data_json FROM events e "
-                        "JOIN games g ON g.id = e.game_id ORDER BY g.name, e.seq"),
-            "snapshots": q("SELECT g.name, s.seq, s.step, s.over, s.state_json FROM snapshots s "
-                           "JOIN games g ON g.id = s.game_id ORDER BY g.name, s.seq"),
-            "deadlines": q("SELECT g.name, d.step, d.reason FROM deadlines d JOIN games g ON g.id = d.game_id "
-                           "ORDER BY g.name, d.id"),
-            "outbox": q("SELECT message_id, g.name, player, purpose, upto_seq, to_addr, status FROM outbox o "
-                        "LEFT JOIN games g ON g.id = o.game_id ORDER BY o.id"),
+            "inbound": q(
+                "SELECT message_id, body_hash, sender, g.name, player, outcome, reason FROM inbound_messages i "
+                "LEFT JOIN games g ON g.id = i.game_id ORDER BY i.id"
+            ),
+            "orders": q(
+                "SELECT g.name, o.seq, o.kind, o.player, o.lines_json, i.message_id FROM orders o "
+                "JOIN games g ON g.id = o.game_id LEFT JOIN inbound_messages i ON i.id = o.inbound_id "
+                "ORDER BY g.name, o.seq"
+            ),
+            "events": q(
+                "SELECT g.name, e.seq, e.input_seq, e.kind, e.text, e.visibility_json, e.data_json FROM events e "
+                "JOIN games g ON g.id = e.game_id ORDER BY g.name, e.seq"
+            ),
+            "snapshots": q(
+                "SELECT g.name, s.seq, s.step, s.over, s.state_json FROM snapshots s "
+                "JOIN games g ON g.id = s.game_id ORDER BY g.name, s.seq"
+            ),
+            "deadlines": q(
+                "SELECT g.name, d.step, d.reason FROM deadlines d JOIN games g ON g.id = d.game_id "
+                "ORDER BY g.name, d.id"
+            ),
+            "outbox": q(
+                "SELECT message_id, g.name, player, purpose, upto_seq, to_addr, status FROM outbox o "
+                "LEFT JOIN games g ON g.id = o.game_id ORDER BY o.id"
+            ),
         }
     finally:
         con.close()
@@ -394,6 +436,7 @@ def count_message_id(counts: dict[str, int], head: bytes, fallback: str) -> None
 
 
 # --------------------------------------------------------------------------- the two transports under the crash test
+
 
 class MaildirMail:
     """The embedded transport: orders dropped into the home's Maildir inbox, sent mail read from its `sent`."""
@@ -484,14 +527,20 @@ class ImapMail:
         queue = Path(self.servers.root) / "postfix" / "queue"
         deadline = time.monotonic() + timeout
         while True:
-            waiting = [p for d in ("maildrop", "incoming", "active", "deferred", "hold") if (queue / d).is_dir()
-                       for p in (queue / d).rglob("*") if p.is_file()]
+            waiting = [
+                p
+                for d in ("maildrop", "incoming", "active", "deferred", "hold")
+                if (queue / d).is_dir()
+                for p in (queue / d).rglob("*")
+                if p.is_file()
+            ]
             if not waiting:
                 return
             if time.monotonic() > deadline:
                 log = (Path(self.servers.root) / "log" / "postfix.log").read_text(errors="replace")
-                raise AssertionError(f"{len(waiting)} messages still in Postfix's queue after {timeout:.0f} s:\n"
-                                     f"{log[-3000:]}")
+                raise AssertionError(
+                    f"{len(waiting)} messages still in Postfix's queue after {timeout:.0f} s:\n{log[-3000:]}"
+                )
             time.sleep(0.1)
 
     def delivered(self, cfg) -> dict[str, int]:

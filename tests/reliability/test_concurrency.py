@@ -50,7 +50,7 @@ def test_polls_started_together_end_with_the_record_of_one_run(tmp_path: Path, s
     kp.deliver_in_order(cfg, msgs)
     env = {} if lock else {"PBEM_TEST_NO_FLOCK": "1"}
     results = _together(cfg, runs, wrapper=not lock, env=env)
-    for code, stdout, stderr in results:
+    for code, _stdout, stderr in results:
         assert code == 0, stderr[-3000:]
         assert "Traceback" not in stderr, stderr[-3000:]
     if lock:

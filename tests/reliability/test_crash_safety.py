@@ -44,8 +44,16 @@ TOTAL = 500
 WAVES = 10
 STAGES = ("fetch", "txn", "commit", "presend", "send")
 # Mostly two-player games: fewer reports per order keeps the run near a minute on an idle 2-core machine.
-GAMES = [("dynasties", 2), ("italian-wars", 2), ("habsburg", 3), ("dynasties", 2), ("italian-wars", 2),
-         ("dynasties", 3), ("italian-wars", 2), ("dynasties", 2)]
+GAMES = [
+    ("dynasties", 2),
+    ("italian-wars", 2),
+    ("habsburg", 3),
+    ("dynasties", 2),
+    ("italian-wars", 2),
+    ("dynasties", 3),
+    ("italian-wars", 2),
+    ("dynasties", 2),
+]
 
 
 def _clean_poll(cfg, env: dict[str, str]) -> None:
@@ -98,7 +106,7 @@ def test_sigkill_at_every_stage_loses_nothing_and_applies_nothing_twice(tmp_path
     plans = _plans()
     messages = kp.order_messages(plans)
     assert len(messages) == TOTAL
-    waves = [messages[i * (TOTAL // WAVES):(i + 1) * (TOTAL // WAVES)] for i in range(WAVES)]
+    waves = [messages[i * (TOTAL // WAVES) : (i + 1) * (TOTAL // WAVES)] for i in range(WAVES)]
 
     # The reference: the same games and messages (the bytes pbem reads from this transport), one clean
     # poll per wave over the embedded Maildirs, run in a background thread (its own subprocesses) while
@@ -173,6 +181,8 @@ def test_sigkill_at_every_stage_loses_nothing_and_applies_nothing_twice(tmp_path
     duplicates = sum(n - 1 for n in sent.values())
     assert duplicates <= kills
     assert duplicates >= 1, "a kill after a send must cause a (tolerated) duplicate"
-    print(f"\ncrash safety ({mail.name}): {TOTAL} orders, {runs} runs, {kills} kills "
-          f"{dict((s, hits.count(s)) for s in STAGES)}, {len(queued_ids)} mails, {duplicates} duplicates, "
-          f"{time.perf_counter() - started:.1f} s")
+    print(
+        f"\ncrash safety ({mail.name}): {TOTAL} orders, {runs} runs, {kills} kills "
+        f"{dict((s, hits.count(s)) for s in STAGES)}, {len(queued_ids)} mails, {duplicates} duplicates, "
+        f"{time.perf_counter() - started:.1f} s"
+    )

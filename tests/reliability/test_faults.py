@@ -130,7 +130,9 @@ def test_disk_full_while_moving_a_message_out_of_the_inbox_exits_3_and_recovers(
     kp.deliver_in_order(cfg, msgs)
     r = kp.run_poll(cfg, {"PBEM_TEST_FAULT": "settle-enospc"})
     assert_one_line_failure(r)
-    assert _count(cfg, "SELECT count(*) FROM inbound_messages") == 1, "the first message was recorded, then the run stopped"
+    assert _count(cfg, "SELECT count(*) FROM inbound_messages") == 1, (
+        "the first message was recorded, then the run stopped"
+    )
     assert kp.inbox_count(cfg) == len(msgs)
     assert_ok(kp.run_poll(cfg, {"PBEM_TEST_CLOCK_SHIFT": "300"}))
     assert kp.inbox_count(cfg) == 0
@@ -151,8 +153,15 @@ def test_disk_full_simulated_with_rlimit_fsize_exits_3(tmp_path: Path) -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
 
-    r = subprocess.run([kp.PYTHON, "-m", "pbem", "--config", str(cfg.path), "poll"], cwd=kp.REPO, env=env,
-                       capture_output=True, text=True, timeout=120, preexec_fn=limit)
+    r = subprocess.run(
+        [kp.PYTHON, "-m", "pbem", "--config", str(cfg.path), "poll"],
+        cwd=kp.REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit,
+    )
     assert r.returncode != 0, "writing past the file size limit must fail"
     assert_one_line_failure(r)
     assert_ok(kp.run_poll(cfg, {"PBEM_TEST_CLOCK_SHIFT": "300"}))
@@ -170,8 +179,10 @@ def test_a_corrupted_snapshot_is_rebuilt_by_replay(tmp_path: Path) -> None:
     # The newest snapshot of every game becomes garbage (invalid JSON, and truncated JSON).
     rows = con.execute("SELECT game_id, max(seq) FROM snapshots GROUP BY game_id").fetchall()
     for i, (gid, seq) in enumerate(rows):
-        con.execute("UPDATE snapshots SET state_json = ? WHERE game_id = ? AND seq = ?",
-                    ("\x00garbage{{" if i % 2 == 0 else '{"players": ["Al', gid, seq))
+        con.execute(
+            "UPDATE snapshots SET state_json = ? WHERE game_id = ? AND seq = ?",
+            ("\x00garbage{{" if i % 2 == 0 else '{"players": ["Al', gid, seq),
+        )
     con.commit()
     con.close()
     kp.deliver_in_order(cfg, msgs[4:])
@@ -282,7 +293,7 @@ def test_authentication_refused_exits_3_without_the_password_and_recovers(server
     r = kp.run_poll(cfg, bad_env)
     line = assert_one_line_failure(r, secret=wrong)
     assert env[PASSWORD_ENV] not in r.stderr
-    assert ("login" in line.lower() or "auth" in line.lower()), line
+    assert "login" in line.lower() or "auth" in line.lower(), line
     if which == "imap":
         assert _count(cfg, "SELECT count(*) FROM inbound_messages") == 0
     else:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 import sqlite3
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -36,16 +36,41 @@ from hypothesis import strategies as st
 from tests.reliability import killpoints as kp
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
-WHEN = datetime(2026, 1, 5, 12, 0, tzinfo=timezone.utc)
-CODES = {"Alice": "ALCE-2345", "Bob": "BOBB-3456", "Carol": "CARL-4567", "Dave": "DAVE-5678", "Erin": "ERIN-6789",
-         "Frank": "FRNK-6789"}
+WHEN = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+CODES = {
+    "Alice": "ALCE-2345",
+    "Bob": "BOBB-3456",
+    "Carol": "CARL-4567",
+    "Dave": "DAVE-5678",
+    "Erin": "ERIN-6789",
+    "Frank": "FRNK-6789",
+}
 # game -> players; Alice plays in hh and iw (so she is "another game's player" for dy)
 SEATS = {"hh": ["Alice", "Bob", "Carol"], "dy": ["Dave", "Erin"], "iw": ["Frank", "Alice"]}
 ADDR = {p: f"{p.lower()}@players.test" for p in CODES}
 REGISTERED = set(ADDR.values())
 STRANGERS = ["mallory@evil.test", "eve@evil.test", "random@example.net"]
-VERBS = ["MELD", "EVENT", "NO EVENT", "PASS", "DISCARD", "DISCARD-IF-NEEDED", "TRIBUTE", "PLAYS", "CONCLAVE",
-         "NEGATE", "NEGATE-PLAN", "LEADER-PREF", "HELP", "STATUS", "REPORT", "PRESS TO", "VOTE", "TRADE", "WAR"]
+VERBS = [
+    "MELD",
+    "EVENT",
+    "NO EVENT",
+    "PASS",
+    "DISCARD",
+    "DISCARD-IF-NEEDED",
+    "TRIBUTE",
+    "PLAYS",
+    "CONCLAVE",
+    "NEGATE",
+    "NEGATE-PLAN",
+    "LEADER-PREF",
+    "HELP",
+    "STATUS",
+    "REPORT",
+    "PRESS TO",
+    "VOTE",
+    "TRADE",
+    "WAR",
+]
 
 
 class World:
@@ -64,14 +89,23 @@ class World:
         moderator.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)
         try:
             for name, kind in (("hh", "habsburg"), ("dy", "dynasties"), ("iw", "italian-wars")):
-                moderator.create_game(self.cfg, kind, name, [(p, ADDR[p]) for p in SEATS[name]],
-                                      seed=f"hostile-{name}", codes={p: CODES[p] for p in SEATS[name]})
+                moderator.create_game(
+                    self.cfg,
+                    kind,
+                    name,
+                    [(p, ADDR[p]) for p in SEATS[name]],
+                    seed=f"hostile-{name}",
+                    codes={p: CODES[p] for p in SEATS[name]},
+                )
         finally:
             moderator.hash_code = orig
         pt = play(registry.get("italian-wars"), SEATS["iw"], "hostile-iw", bot_seed="hostile")
         for i, (player, lines) in enumerate(pt.inputs):
-            r = moderator.handle(self.cfg, self.mail(ADDR[player], "iw", [f"CODE {CODES[player]}", *lines],
-                                                     mid=f"<iw-{i}@players.test>"), WHEN)
+            r = moderator.handle(
+                self.cfg,
+                self.mail(ADDR[player], "iw", [f"CODE {CODES[player]}", *lines], mid=f"<iw-{i}@players.test>"),
+                WHEN,
+            )
             assert r.kind == "accepted", r
         self.con = sqlite3.connect(self.cfg.database_url.removeprefix("sqlite:///"), timeout=30)
         self.seen: set[bytes] = set()
@@ -80,8 +114,11 @@ class World:
     @staticmethod
     def mail(sender: str, game: str | None, lines: list[str], mid: str | None = None, **headers) -> bytes:
         """A plain-text mail written as a client (or an attacker) would, headers as given."""
-        head = [f"From: {sender}", "To: moderator@pbem.test",
-                f"Subject: [pbem {game}] orders" if game else "Subject: orders"]
+        head = [
+            f"From: {sender}",
+            "To: moderator@pbem.test",
+            f"Subject: [pbem {game}] orders" if game else "Subject: orders",
+        ]
         if mid:
             head.append(f"Message-ID: {mid}")
         head += [f"{k.replace('_', '-')}: {v}" for k, v in headers.items()]
@@ -89,12 +126,21 @@ class World:
         return ("\n".join(head) + "\n\n" + "\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
 
     def counts(self) -> tuple[int, int, int]:
-        c = self.con.execute("SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM events), "
-                             "(SELECT coalesce(max(id), 0) FROM outbox)").fetchone()
+        c = self.con.execute(
+            "SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM events), "
+            "(SELECT coalesce(max(id), 0) FROM outbox)"
+        ).fetchone()
         return c[0], c[1], c[2]
 
-    def check(self, raw: bytes, *, sender: str | None = None, game: str | None = "?", authentic: bool = False,
-              auto: bool = False) -> None:
+    def check(
+        self,
+        raw: bytes,
+        *,
+        sender: str | None = None,
+        game: str | None = "?",
+        authentic: bool = False,
+        auto: bool = False,
+    ) -> None:
         """Handle one message and check it against the contract.
 
         `sender` is the address the message really comes from when the test knows it (None: unknown, e.g.
@@ -144,7 +190,9 @@ def world(tmp_path_factory) -> World:
 
 
 def _deep(n: int) -> bytes:
-    head = f"From: Alice <alice@players.test>\nTo: moderator@pbem.test\nSubject: [pbem hh] deep\nMessage-ID: <deep{n}@x>\n"
+    head = (
+        f"From: Alice <alice@players.test>\nTo: moderator@pbem.test\nSubject: [pbem hh] deep\nMessage-ID: <deep{n}@x>\n"
+    )
     body = ""
     for i in range(n):
         body += f'Content-Type: multipart/mixed; boundary="b{i}"\n\n--b{i}\n'
@@ -193,8 +241,16 @@ def test_hand_written_corpus(world: World) -> None:
     world.check(giant, sender=ADDR["Bob"], game="hh")
     # The same Message-ID replayed with different bytes by a stranger changes nothing.
     for i in range(3):
-        world.check(World.mail("Mallory <mallory@evil.test>", "hh", [f"CODE {CODES['Alice']}", "NO EVENT", str(i)],
-                               mid="<iw-0@players.test>"), sender="mallory@evil.test", game="hh")
+        world.check(
+            World.mail(
+                "Mallory <mallory@evil.test>",
+                "hh",
+                [f"CODE {CODES['Alice']}", "NO EVENT", str(i)],
+                mid="<iw-0@players.test>",
+            ),
+            sender="mallory@evil.test",
+            game="hh",
+        )
 
 
 def test_same_message_id_with_other_bytes_from_a_player_is_answered(world: World) -> None:
@@ -219,8 +275,9 @@ def _lines(rnd: random.Random) -> list[str]:
         verb = rnd.choice(VERBS)
         out.append(f"{verb} {_garbage(rnd)}".rstrip() if rnd.random() < 0.9 else _garbage(rnd))
     if rnd.random() < 0.1:
-        out += ["PRESS TO " + rnd.choice(["ALL", "Bob", "Nobody", _garbage(rnd)]), _garbage(rnd)] + \
-               (["END PRESS"] if rnd.random() < 0.5 else [])
+        out += ["PRESS TO " + rnd.choice(["ALL", "Bob", "Nobody", _garbage(rnd)]), _garbage(rnd)] + (
+            ["END PRESS"] if rnd.random() < 0.5 else []
+        )
     return out
 
 
@@ -229,8 +286,20 @@ def generated(n: int, seed: int = 6):
     rnd = random.Random(seed)
     games = list(SEATS) + [None, "nosuchgame"]
     for i in range(n):
-        kind = rnd.choice(["stranger", "stranger-stolen-code", "forged", "player-garbage", "other-game", "finished",
-                           "auto", "no-tag", "headers", "bytes"])
+        kind = rnd.choice(
+            [
+                "stranger",
+                "stranger-stolen-code",
+                "forged",
+                "player-garbage",
+                "other-game",
+                "finished",
+                "auto",
+                "no-tag",
+                "headers",
+                "bytes",
+            ]
+        )
         game = rnd.choice(games)
         mid = f"<gen-{seed}-{i}@players.test>" if rnd.random() < 0.9 else f"<gen-{seed}-{i % 50}@players.test>"
         if kind in ("stranger", "stranger-stolen-code"):
@@ -244,8 +313,7 @@ def generated(n: int, seed: int = 6):
         elif kind == "player-garbage":  # authentic sender, garbage arguments: may be refused, must be answered
             g = rnd.choice(list(SEATS))
             p = rnd.choice(SEATS[g])
-            yield (World.mail(f"{p} <{ADDR[p]}>", g, [f"CODE {CODES[p]}"] + _lines(rnd), mid), ADDR[p], g, True,
-                   False)
+            yield (World.mail(f"{p} <{ADDR[p]}>", g, [f"CODE {CODES[p]}"] + _lines(rnd), mid), ADDR[p], g, True, False)
         elif kind == "other-game":
             p = "Dave" if rnd.random() < 0.5 else "Erin"
             g = rnd.choice(["hh", "iw"])
@@ -256,28 +324,44 @@ def generated(n: int, seed: int = 6):
             yield World.mail(f"{p} <{ADDR[p]}>", "iw", lines, mid), ADDR[p], "iw", False, False
         elif kind == "auto":
             p = rnd.choice(list(CODES))
-            hdr = rnd.choice([{"Auto_Submitted": "auto-replied"}, {"Auto_Submitted": "auto-generated"},
-                              {"Precedence": "bulk"}, {"Precedence": "junk"}, {"List_Id": "<l.test>"},
-                              {"X_Loop": "moderator@pbem.test"}])
+            hdr = rnd.choice(
+                [
+                    {"Auto_Submitted": "auto-replied"},
+                    {"Auto_Submitted": "auto-generated"},
+                    {"Precedence": "bulk"},
+                    {"Precedence": "junk"},
+                    {"List_Id": "<l.test>"},
+                    {"X_Loop": "moderator@pbem.test"},
+                ]
+            )
             sender = rnd.choice([f"{p} <{ADDR[p]}>", "MAILER-DAEMON@players.test", "postmaster@players.test"])
-            yield (World.mail(sender, game, [f"CODE {CODES[p]}"] + _lines(rnd), mid, **hdr), None, game, False,
-                   True)
+            yield (World.mail(sender, game, [f"CODE {CODES[p]}"] + _lines(rnd), mid, **hdr), None, game, False, True)
         elif kind == "no-tag":
             p = rnd.choice(list(CODES))
             yield World.mail(f"{p} <{ADDR[p]}>", None, _lines(rnd), mid), ADDR[p], None, False, False
         elif kind == "headers":  # injection attempts in display names and subjects
             p = rnd.choice(list(CODES))
-            name = rnd.choice([f"{p}\r\nBcc: x@evil.test", f'"{p}" <mallory@evil.test>, "x', "=?utf-8?Q?A=0D=0AB?=",
-                               _garbage(rnd)])
-            raw = (f"From: {name} <{ADDR[p]}>\nTo: moderator@pbem.test\nSubject: [pbem {game}] x\r\nBcc: y@evil.test\n"
-                   f"Message-ID: {mid}\n\n" + "\n".join(_lines(rnd))).encode("utf-8", "surrogateescape")
+            name = rnd.choice(
+                [f"{p}\r\nBcc: x@evil.test", f'"{p}" <mallory@evil.test>, "x', "=?utf-8?Q?A=0D=0AB?=", _garbage(rnd)]
+            )
+            raw = (
+                f"From: {name} <{ADDR[p]}>\nTo: moderator@pbem.test\nSubject: [pbem {game}] x\r\nBcc: y@evil.test\n"
+                f"Message-ID: {mid}\n\n" + "\n".join(_lines(rnd))
+            ).encode("utf-8", "surrogateescape")
             yield raw, None, "?", False, False
         else:  # raw bytes: truncated, binary, random MIME
             base = World.mail(f"Bob <{ADDR['Bob']}>", game, [f"CODE {CODES['Bob']}"] + _lines(rnd), mid)
             cut = rnd.randint(0, len(base))
             noise = bytes(rnd.randrange(256) for _ in range(rnd.randint(0, 200)))
-            raw = rnd.choice([base[:cut], base[:cut] + noise, noise, base.replace(b"\n", b"\r"),
-                              base.replace(b"text/plain", b"multipart/mixed; boundary=\"q\"")])
+            raw = rnd.choice(
+                [
+                    base[:cut],
+                    base[:cut] + noise,
+                    noise,
+                    base.replace(b"\n", b"\r"),
+                    base.replace(b"text/plain", b'multipart/mixed; boundary="q"'),
+                ]
+            )
             yield raw, None, "?", False, False
 
 
@@ -294,9 +378,24 @@ def test_seeded_generated_corpus(world: World) -> None:
 # --------------------------------------------------------------------------- Hypothesis
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=80)
-_header_names = st.sampled_from(["From", "Subject", "Message-ID", "Content-Type", "Content-Transfer-Encoding",
-                                 "Auto-Submitted", "Precedence", "References", "In-Reply-To", "Date", "Sender",
-                                 "Reply-To", "MIME-Version", "X-Loop"])
+_header_names = st.sampled_from(
+    [
+        "From",
+        "Subject",
+        "Message-ID",
+        "Content-Type",
+        "Content-Transfer-Encoding",
+        "Auto-Submitted",
+        "Precedence",
+        "References",
+        "In-Reply-To",
+        "Date",
+        "Sender",
+        "Reply-To",
+        "MIME-Version",
+        "X-Loop",
+    ]
+)
 
 
 @st.composite
@@ -305,17 +404,25 @@ def hostile_messages(draw):
     game = draw(st.sampled_from(list(SEATS) + ["nosuch", ""]))
     headers = [("From", f"{draw(_text)[:20]} <{sender}>"), ("Subject", f"[pbem {game}] {draw(_text)}")]
     headers += draw(st.lists(st.tuples(_header_names, _text), max_size=6))
-    body = draw(st.one_of(
-        st.lists(st.one_of(st.sampled_from(VERBS), _text, st.builds(lambda v, t: f"{v} {t}", st.sampled_from(VERBS),
-                                                                   _text)), max_size=8).map("\n".join),
-        st.binary(max_size=300).map(lambda b: b.decode("latin-1")),
-    ))
+    body = draw(
+        st.one_of(
+            st.lists(
+                st.one_of(
+                    st.sampled_from(VERBS), _text, st.builds(lambda v, t: f"{v} {t}", st.sampled_from(VERBS), _text)
+                ),
+                max_size=8,
+            ).map("\n".join),
+            st.binary(max_size=300).map(lambda b: b.decode("latin-1")),
+        )
+    )
     parts = draw(st.integers(0, 3))
     text = "".join(f"{k}: {v}\n" for k, v in headers)
     if parts:
         text += 'Content-Type: multipart/mixed; boundary="h"\n\n' + "".join(
             f"--h\nContent-Type: {draw(st.sampled_from(['text/plain', 'text/html', 'application/x-y', 'multipart/mixed']))}"
-            f"; charset={draw(st.sampled_from(['utf-8', 'x-none', 'latin-1', '']))}\n\n{body}\n" for _ in range(parts))
+            f"; charset={draw(st.sampled_from(['utf-8', 'x-none', 'latin-1', '']))}\n\n{body}\n"
+            for _ in range(parts)
+        )
     else:
         text += "\n" + body
     raw = text.encode("utf-8", "surrogateescape")
@@ -324,8 +431,7 @@ def hostile_messages(draw):
     return raw, (sender if sender in STRANGERS else None)
 
 
-@settings(max_examples=2000, deadline=None, database=None, derandomize=True,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=2000, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(hostile_messages())
 def test_hypothesis_generated_messages(world: World, case) -> None:
     raw, stranger = case
@@ -349,9 +455,11 @@ def test_a_poll_over_1500_hostile_messages_does_not_crash(tmp_path: Path) -> Non
     n_in = w.con.execute("SELECT count(*) FROM inbound_messages").fetchone()[0]
     assert n_in >= len(set(raws)) * 0.9  # every distinct message recorded (a few share Message-ID + bytes)
     # Only authentic messages (the player-garbage kind) can have added orders.
-    authentic = w.con.execute("SELECT count(*) FROM orders o JOIN inbound_messages i ON i.id = o.inbound_id "
-                              "WHERE i.id > ? AND i.outcome = 'accepted' AND i.sender = lower(i.sender)",
-                              (last_in,)).fetchone()[0]
+    authentic = w.con.execute(
+        "SELECT count(*) FROM orders o JOIN inbound_messages i ON i.id = o.inbound_id "
+        "WHERE i.id > ? AND i.outcome = 'accepted' AND i.sender = lower(i.sender)",
+        (last_in,),
+    ).fetchone()[0]
     assert w.con.execute("SELECT count(*) FROM orders").fetchone()[0] - before == authentic
     bad = w.con.execute("SELECT to_addr FROM outbox").fetchall()
     assert {a for (a,) in bad} <= REGISTERED

@@ -17,6 +17,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from datetime import UTC
 from pathlib import Path
 
 from tests.fixtures.make_first_revision_db import code, game_digest, mail
@@ -31,23 +32,26 @@ def _upgraded(tmp_path: Path) -> tuple[Path, Path]:
     assert con.execute("SELECT version_num FROM alembic_version").fetchone()[0] == "0001"
     con.close()
     toml = tmp_path / "pbem.toml"
-    toml.write_text('[moderator]\naddress = "moderator@fixture.test"\n\n[database]\nurl = "sqlite:///pbem.db"\n\n'
-                    '[games]\nreplies_per_hour = 100000\n')
-    r = subprocess.run([sys.executable, "-m", "pbem", "--config", str(toml), "upgrade"], capture_output=True,
-                       text=True, timeout=120)
+    toml.write_text(
+        '[moderator]\naddress = "moderator@fixture.test"\n\n[database]\nurl = "sqlite:///pbem.db"\n\n'
+        "[games]\nreplies_per_hour = 100000\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "pbem", "--config", str(toml), "upgrade"], capture_output=True, text=True, timeout=120
+    )
     assert r.returncode == 0, r.stderr
     return db, toml
 
 
 def test_first_revision_record_upgrades_to_head_with_every_game_intact(tmp_path: Path) -> None:
     from alembic.script import ScriptDirectory
+    from sqlmodel import select
 
     from pbem import config as config_mod
     from pbem.export import build, verify
     from pbem.record import store
     from pbem.record.db import alembic_config, session
     from pbem.record.models import Game
-    from sqlmodel import select
 
     db, toml = _upgraded(tmp_path)
     head = ScriptDirectory.from_config(alembic_config(f"sqlite:///{db}")).get_current_head()
@@ -64,12 +68,15 @@ def test_first_revision_record_upgrades_to_head_with_every_game_intact(tmp_path:
     with session(cfg.database_url) as s:
         for game in s.exec(select(Game).order_by(Game.id)).all():
             loaded = store.load(s, game)
-            orders = s.exec(select(store.OrderInput).where(store.OrderInput.game_id == game.id)
-                            .order_by(store.OrderInput.seq)).all()
+            orders = s.exec(
+                select(store.OrderInput).where(store.OrderInput.game_id == game.id).order_by(store.OrderInput.seq)
+            ).all()
             replayed, _ = store.replay(game, list(orders))
             assert replayed == loaded.state, f"{game.name}: the snapshot differs from a replay of its orders"
-            assert hashlib.sha256(json.dumps(loaded.state, sort_keys=True).encode()).hexdigest() == \
-                expected[game.name]["state_sha256"]
+            assert (
+                hashlib.sha256(json.dumps(loaded.state, sort_keys=True).encode()).hexdigest()
+                == expected[game.name]["state_sha256"]
+            )
             doc = build(s, game)
             assert len(doc["orders"]) == expected[game.name]["orders"]
             for fmt in ("json", "text", "html"):
@@ -85,7 +92,7 @@ def test_first_revision_record_upgrades_to_head_with_every_game_intact(tmp_path:
 
 def test_an_upgraded_record_keeps_playing(tmp_path: Path) -> None:
     """Orders for an unfinished game from the old record are applied after the upgrade."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from pbem import config as config_mod
     from pbem import moderator
@@ -98,8 +105,7 @@ def test_an_upgraded_record_keeps_playing(tmp_path: Path) -> None:
         loaded = store.load(s, store.game_by_name(s, "hh-mid"))
         req = next(r for r in loaded.engine.requests(loaded.state) if not r.answered)
         before = loaded.seq
-    res = moderator.handle(cfg, mail("hh-mid", req.player, [req.legal[0]], 999_001),
-                           datetime(2026, 2, 1, tzinfo=timezone.utc))
+    res = moderator.handle(cfg, mail("hh-mid", req.player, [req.legal[0]], 999_001), datetime(2026, 2, 1, tzinfo=UTC))
     assert res.kind == "accepted", res
     with session(cfg.database_url) as s:
         assert store.load(s, store.game_by_name(s, "hh-mid")).seq == before + 1

@@ -62,15 +62,33 @@ def report_text(eng, state, player: str, happened: list[str]) -> str:
     reqs = [r for r in every if r.player == player]
     result = eng.result(state)
     view = eng.view(state, player)
-    ctx = {"title": eng.title, "game_name": "g1", "player": player, "view": view, "sections": view["sections"],
-           "happened": happened,
-           "asked": [{"prompt": r.prompt, "syntax": list(r.syntax), "legal": list(r.legal),
-                      "default": list(r.default), "on_file": list(r.on_file), "answered": r.answered} for r in reqs],
-           "deadline": "2026-01-07 12:00 UTC" if reqs and result is None else None,
-           "waiting": sorted({r.player for r in every if not r.answered}),
-           "commitment": None, "result": None if result is None else {"summary": result.summary,
-                                                                        "scores": result.scores},
-           "seed": None, "commitment_final": "0" * 64, "code": None, "moderator": "m"}
+    ctx = {
+        "title": eng.title,
+        "game_name": "g1",
+        "player": player,
+        "view": view,
+        "sections": view["sections"],
+        "happened": happened,
+        "asked": [
+            {
+                "prompt": r.prompt,
+                "syntax": list(r.syntax),
+                "legal": list(r.legal),
+                "default": list(r.default),
+                "on_file": list(r.on_file),
+                "answered": r.answered,
+            }
+            for r in reqs
+        ],
+        "deadline": "2026-01-07 12:00 UTC" if reqs and result is None else None,
+        "waiting": sorted({r.player for r in every if not r.answered}),
+        "commitment": None,
+        "result": None if result is None else {"summary": result.summary, "scores": result.scores},
+        "seed": None,
+        "commitment_final": "0" * 64,
+        "code": None,
+        "moderator": "m",
+    }
     return render("mail/report.txt.j2", **ctx)
 
 
@@ -138,7 +156,7 @@ def _play_and_check(kind: str, n_players: int, game_no: int) -> int:
                         known[p].append(e.text + json.dumps(e.data))
             if i not in moments[p] and (eng.result(pt.state) is None or p != final_reader):
                 continue
-            happened = [e.text for e in events_seen[since[p]:] if e.visible_to(p)]
+            happened = [e.text for e in events_seen[since[p] :] if e.visible_to(p)]
             since[p] = len(events_seen)
             text = report_text(eng, pt.state, p, happened)
             renders += 1
@@ -158,7 +176,9 @@ def _play_and_check(kind: str, n_players: int, game_no: int) -> int:
                     continue
                 for item in HIDDEN[kind](pt.state, q):
                     if item not in own and item not in seen and _names_hidden(text, item, names):
-                        raise AssertionError(f"{kind} game {game_no}: {p}'s report names {q}'s hidden {item!r}:\n{text}")
+                        raise AssertionError(
+                            f"{kind} game {game_no}: {p}'s report names {q}'s hidden {item!r}:\n{text}"
+                        )
 
     game_seed, bot_seed = seeds(kind, game_no)
     play(eng, players, game_seed, bot_seed=bot_seed, timeout_every=7 if game_no % 5 == 0 else 0, on_input=check)
@@ -177,8 +197,10 @@ def _play_games(kind: str, games: list[int]) -> int:
             renders += _play_and_check(kind, n, g)
         except Exception as err:
             game_seed, bot_seed = seeds(kind, g)
-            raise AssertionError(f"{kind} game {g} ({n} players, seed {game_seed!r}, bot seed {bot_seed!r}) "
-                                 f"failed: {type(err).__name__}: {err}\n{traceback.format_exc()}") from None
+            raise AssertionError(
+                f"{kind} game {g} ({n} players, seed {game_seed!r}, bot seed {bot_seed!r}) "
+                f"failed: {type(err).__name__}: {err}\n{traceback.format_exc()}"
+            ) from None
     return renders
 
 
@@ -194,8 +216,10 @@ def test_no_report_names_another_players_secrets_over_many_games(kind: str) -> N
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             futures = [pool.submit(_play_games, kind, games[w::workers]) for w in range(workers)]
             renders = sum(f.result() for f in futures)
-    print(f"\nsecrecy at scale: {kind}: {GAMES} whole games, {renders} reports rendered, {workers} worker(s), "
-          f"{time.perf_counter() - started:.1f} s")
+    print(
+        f"\nsecrecy at scale: {kind}: {GAMES} whole games, {renders} reports rendered, {workers} worker(s), "
+        f"{time.perf_counter() - started:.1f} s"
+    )
     assert renders >= GAMES
 
 

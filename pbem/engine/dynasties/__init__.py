@@ -68,12 +68,22 @@ class DynastiesEngine:
             return None
         winners = tuple(res["winners"])
         top = state["treasury"][winners[0]]
-        summary = (f"{' and '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'} with {top} Gold "
-                   f"after {state['gambit']} gambits; Legacy {state['legacy']}"
-                   + (f" split {res['legacy_share']} each." if len(winners) > 1 else " to the winner."))
-        return Result(dict(state["treasury"]), winners, summary,
-                      {"legacy": state["legacy"], "legacy_share": res["legacy_share"], "gambits": state["gambit"],
-                       "removed": state["removed"]})
+        summary = (
+            f"{' and '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'} with {top} Gold "
+            f"after {state['gambit']} gambits; Legacy {state['legacy']}"
+            + (f" split {res['legacy_share']} each." if len(winners) > 1 else " to the winner.")
+        )
+        return Result(
+            dict(state["treasury"]),
+            winners,
+            summary,
+            {
+                "legacy": state["legacy"],
+                "legacy_share": res["legacy_share"],
+                "gambits": state["gambit"],
+                "removed": state["removed"],
+            },
+        )
 
     def handbook(self) -> str:
         return HANDBOOK

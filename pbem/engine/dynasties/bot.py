@@ -66,8 +66,11 @@ def rounds_per_gambit(players: int, games: int, seed: Any) -> list[int]:
             gambit = _gambit_of(asked[0].step)
             per[gambit] = per.get(gambit, 0) + 1
             for req in asked:
-                live = [r for r in ENGINE.requests(state)
-                        if r.player == req.player and r.step == req.step and not r.answered]
+                live = [
+                    r
+                    for r in ENGINE.requests(state)
+                    if r.player == req.player and r.step == req.step and not r.answered
+                ]
                 if not live:
                     continue
                 lines = message(ENGINE.view(state, req.player), live[0], rng)

@@ -10,7 +10,7 @@ or just "7" / "king" when only one card in the allowed set fits).
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..base import RuleError
 
@@ -119,8 +119,9 @@ def _pieces(text: str) -> list[tuple[str | None, int | None, str]]:
 def _resolve(piece: tuple[str | None, int | None, str], allowed: Sequence[str], what: str) -> str:
     lin, val, typed = piece
     if lin == "?" or val == 0:
-        raise RuleError(f'"{typed}" is not a card name (write e.g. "Copper 7", "Gold Coronation", "Silver King")',
-                        tuple(allowed))
+        raise RuleError(
+            f'"{typed}" is not a card name (write e.g. "Copper 7", "Gold Coronation", "Silver King")', tuple(allowed)
+        )
     found = [c for c in allowed if (lin is None or lineage(c) == lin) and (val is None or value(c) == val)]
     if len(found) == 1:
         return found[0]

@@ -32,11 +32,23 @@ def conclusion(st: State, ev: Events, leader: str, stuck: bool) -> None:
     top = max(totals.values())
     tied = [p for p in st["players"] if totals[p] == top]
     shown = "; ".join(f"{p} {totals[p]}" for p in st["players"])
-    ev.append(Event("conclusion", f"Family totals: {shown}" + (f" (Current Dynasty: {st['dynasty']})."
-                    if st["dynasty"] else "."), PUBLIC, {"totals": totals, "dynasty": st["dynasty"]}))
+    ev.append(
+        Event(
+            "conclusion",
+            f"Family totals: {shown}" + (f" (Current Dynasty: {st['dynasty']})." if st["dynasty"] else "."),
+            PUBLIC,
+            {"totals": totals, "dynasty": st["dynasty"]},
+        )
+    )
     if len(tied) > 1 and not stuck:
-        ev.append(Event("tie", f"{' and '.join(tied)} tie at {top}: another Turn of Raising the Family (DY-R18).",
-                        PUBLIC, {"tied": tied}))
+        ev.append(
+            Event(
+                "tie",
+                f"{' and '.join(tied)} tie at {top}: another Turn of Raising the Family (DY-R18).",
+                PUBLIC,
+                {"tied": tied},
+            )
+        )
         from .raising import start_turn
 
         start_turn(st, ev, leader, st["turn"]["n"] + 1, tied)
@@ -45,9 +57,16 @@ def conclusion(st: State, ev: Events, leader: str, stuck: bool) -> None:
     st["broke"] = any(st["treasury"][p] == 0 for p in st["players"])
     into_grave(st, ev)
     plans_clear(st)
-    ev.append(Event("scores", f"After gambit {st['gambit']}: " + "; ".join(
-        f"{p} {st['treasury'][p]}" for p in st["players"]) + f"; Stakes {st['stakes']}.", PUBLIC,
-        {"scores": dict(st["treasury"]), "stakes": st["stakes"], "gambit": st["gambit"], "turn": st["gambit"]}))
+    ev.append(
+        Event(
+            "scores",
+            f"After gambit {st['gambit']}: "
+            + "; ".join(f"{p} {st['treasury'][p]}" for p in st["players"])
+            + f"; Stakes {st['stakes']}.",
+            PUBLIC,
+            {"scores": dict(st["treasury"]), "stakes": st["stakes"], "gambit": st["gambit"], "turn": st["gambit"]},
+        )
+    )
     if st["broke"]:
         finish(st, ev)
     else:
@@ -62,9 +81,15 @@ def award(st: State, ev: Events, tied: list[str]) -> None:
         return
     share = stakes // len(tied)
     st["winner_of_stakes"] = None
-    ev.append(Event("split", f"Nobody can play a tie-break Turn: {', '.join(tied)} split the Stakes, {share} Gold "
-                    f"each; {stakes - share * len(tied)} Gold stays in the Stakes (DY-R18).", PUBLIC,
-                    {"tied": tied, "share": share}))
+    ev.append(
+        Event(
+            "split",
+            f"Nobody can play a tie-break Turn: {', '.join(tied)} split the Stakes, {share} Gold "
+            f"each; {stakes - share * len(tied)} Gold stays in the Stakes (DY-R18).",
+            PUBLIC,
+            {"tied": tied, "share": share},
+        )
+    )
     for p in tied:
         take_stakes(st, ev, p, share, "share of split Stakes")
 
@@ -90,8 +115,14 @@ def into_grave(st: State, ev: Events) -> None:
     st["crown"] = keep
     st["turn"] = None
     text = f"Into the Grave: {len(gone)} Nobles go to the Graveyard"
-    ev.append(Event("grave", text + (f"; {keep} stays in the Tribute Zone." if keep else "."), PUBLIC,
-                    {"buried": len(gone), "crown": keep}))
+    ev.append(
+        Event(
+            "grave",
+            text + (f"; {keep} stays in the Tribute Zone." if keep else "."),
+            PUBLIC,
+            {"buried": len(gone), "crown": keep},
+        )
+    )
 
 
 def draw_and_retire(st: State, ev: Events) -> None:
@@ -101,8 +132,9 @@ def draw_and_retire(st: State, ev: Events) -> None:
     for p in order:
         got = draw(st, ev, p, 1, "Draw & Retirement")
         ev.append(Event("retire-draw", f"{p} draws {len(got)} Noble (Draw & Retirement).", PUBLIC, {"player": p}))
-    st["need_discard"] = {p: len(st["hands"][p]) - HAND_LIMIT for p in st["players"]
-                          if len(st["hands"][p]) > HAND_LIMIT}
+    st["need_discard"] = {
+        p: len(st["hands"][p]) - HAND_LIMIT for p in st["players"] if len(st["hands"][p]) > HAND_LIMIT
+    }
     st["discards"] = {}
     if st["need_discard"]:
         st["phase"] = "discard"
@@ -119,8 +151,14 @@ def resolve_discards(st: State, ev: Events) -> None:
             for c in cards:
                 st["hands"][p].remove(c)
             bury(st, cards)
-            ev.append(Event("discard", f"{p} discards {len(cards)} Noble(s) to the Graveyard, keeping six.", PUBLIC,
-                            {"player": p, "count": len(cards)}))
+            ev.append(
+                Event(
+                    "discard",
+                    f"{p} discards {len(cards)} Noble(s) to the Graveyard, keeping six.",
+                    PUBLIC,
+                    {"player": p, "count": len(cards)},
+                )
+            )
             ev.append(Event("discard-own", f"You discard {C.describe(cards)}.", (p,), {"cards": cards}))
     st["need_discard"], st["discards"] = {}, {}
     from .rules import start_gambit
@@ -131,20 +169,37 @@ def resolve_discards(st: State, ev: Events) -> None:
 def finish(st: State, ev: Events) -> None:
     """DY-R20: Stakes left are removed from play; most Gold wins and shares the Legacy (DY-R8)."""
     if st["stakes"]:
-        ev.append(Event("removed", f"{st['stakes']} Gold left in the Stakes is removed from play.", PUBLIC,
-                        {"removed": st["stakes"]}))
+        ev.append(
+            Event(
+                "removed",
+                f"{st['stakes']} Gold left in the Stakes is removed from play.",
+                PUBLIC,
+                {"removed": st["stakes"]},
+            )
+        )
     st["removed"] += st["stakes"]
     st["stakes"] = 0
     st["phase"] = "over"
     for p in st["players"]:
-        ev.append(Event("reveal", f"{p}'s hand at the end: {C.describe(C.ordered(st['hands'][p]))}.", PUBLIC,
-                        {"player": p, "hand": C.ordered(st["hands"][p])}))
+        ev.append(
+            Event(
+                "reveal",
+                f"{p}'s hand at the end: {C.describe(C.ordered(st['hands'][p]))}.",
+                PUBLIC,
+                {"player": p, "hand": C.ordered(st["hands"][p])},
+            )
+        )
     top = max(st["treasury"].values())
     winners = [p for p in st["players"] if st["treasury"][p] == top]
     share = f"{st['legacy'] / len(winners):.2f}".rstrip("0").rstrip(".")
     st["result"] = {"winners": winners, "legacy_share": share}
-    ev.append(Event("game-over", f"Game over after gambit {st['gambit']}: {' and '.join(winners)} win"
-                    f"{'s' if len(winners) == 1 else ''} with {top} Gold and the Legacy of {st['legacy']}"
-                    + (f" ({share} each)." if len(winners) > 1 else "."), PUBLIC,
-                    {"scores": dict(st["treasury"]), "winners": winners, "legacy": st["legacy"],
-                     "legacy_share": share}))
+    ev.append(
+        Event(
+            "game-over",
+            f"Game over after gambit {st['gambit']}: {' and '.join(winners)} win"
+            f"{'s' if len(winners) == 1 else ''} with {top} Gold and the Legacy of {st['legacy']}"
+            + (f" ({share} each)." if len(winners) > 1 else "."),
+            PUBLIC,
+            {"scores": dict(st["treasury"]), "winners": winners, "legacy": st["legacy"], "legacy_share": share},
+        )
+    )

@@ -17,16 +17,29 @@ from ..names import split_order
 from . import cards as C
 from . import rules as R
 
-VERBS = {"TRIBUTE": "tribute", "TRIB": "tribute", "PLAY": "play", "PLAYS": "play", "CONCLAVE": "conclave",
-         "TAKE": "conclave", "DISCARD": "discard", "DROP": "discard"}
+VERBS = {
+    "TRIBUTE": "tribute",
+    "TRIB": "tribute",
+    "PLAY": "play",
+    "PLAYS": "play",
+    "CONCLAVE": "conclave",
+    "TAKE": "conclave",
+    "DISCARD": "discard",
+    "DROP": "discard",
+}
 
 SYNTAX = {
-    "tribute": ("TRIBUTE <card>", "PLAYS <card>, <card>, <card>   (optional play list for this gambit's turns)",
-                "CONCLAVE TAKE HIGHEST | NONE | <card>[, <card>]   (standing conclave choice)"),
-    "play": ("PLAY <card>", "PLAYS <card>, <card>, ...   (this play, then the next ones in order)",
-             "PLAY <card> THEN <card> THEN <card>"),
-    "conclave": ("CONCLAVE TAKE NONE", "CONCLAVE TAKE <card>", "CONCLAVE TAKE <card>, <card>",
-                 "CONCLAVE TAKE HIGHEST"),
+    "tribute": (
+        "TRIBUTE <card>",
+        "PLAYS <card>, <card>, <card>   (optional play list for this gambit's turns)",
+        "CONCLAVE TAKE HIGHEST | NONE | <card>[, <card>]   (standing conclave choice)",
+    ),
+    "play": (
+        "PLAY <card>",
+        "PLAYS <card>, <card>, ...   (this play, then the next ones in order)",
+        "PLAY <card> THEN <card> THEN <card>",
+    ),
+    "conclave": ("CONCLAVE TAKE NONE", "CONCLAVE TAKE <card>", "CONCLAVE TAKE <card>, <card>", "CONCLAVE TAKE HIGHEST"),
     "discard": ("DISCARD <card>[, <card> ...]   (exactly the number asked)",),
 }
 
@@ -79,8 +92,10 @@ def default_lines(st: dict[str, Any], p: str) -> list[str]:
 def prompt(st: dict[str, Any], p: str) -> str:
     ph = st["phase"]
     if ph == "tribute":
-        return (f"Gambit {st['gambit']}: choose your secret Tribute (revealed when all are in); you may add a play "
-                "list for the three Turns and a standing conclave choice.")
+        return (
+            f"Gambit {st['gambit']}: choose your secret Tribute (revealed when all are in); you may add a play "
+            "list for the three Turns and a standing conclave choice."
+        )
     if ph == "play":
         t = st["turn"]
         last = f"; the last Noble played this Turn is {t['plays'][-1][1]}" if t["plays"] else "; you lead this Turn"
@@ -114,12 +129,23 @@ def requests(st: dict[str, Any]) -> list[Request]:
     out = []
     for p in asked(st):
         done = (st["phase"] == "tribute" and p in st["tributes"]) or (st["phase"] == "discard" and p in st["discards"])
-        out.append(Request(p, step_id(st, p), prompt(st, p), tuple(legal_lines(st, p)), SYNTAX[st["phase"]],
-                           tuple(default_lines(st, p)), done, on_file(st, p) if done else ()))
+        out.append(
+            Request(
+                p,
+                step_id(st, p),
+                prompt(st, p),
+                tuple(legal_lines(st, p)),
+                SYNTAX[st["phase"]],
+                tuple(default_lines(st, p)),
+                done,
+                on_file(st, p) if done else (),
+            )
+        )
     return out
 
 
 # ---------------------------------------------------------------- applying one line
+
 
 def apply_line(st: dict[str, Any], ev: list[Event], p: str, line: str) -> str:
     """Apply one order line; returns the canonical understood text or raises RuleError."""
@@ -128,8 +154,10 @@ def apply_line(st: dict[str, Any], ev: list[Event], p: str, line: str) -> str:
     verb, rest = split_order(line)
     kind = VERBS.get(verb)
     if kind is None:
-        raise RuleError(f'"{verb.lower()}" is not a Dynasties order (TRIBUTE, PLAY, PLAYS, CONCLAVE TAKE, DISCARD)',
-                        legal_lines(st, p))
+        raise RuleError(
+            f'"{verb.lower()}" is not a Dynasties order (TRIBUTE, PLAY, PLAYS, CONCLAVE TAKE, DISCARD)',
+            legal_lines(st, p),
+        )
     return {"tribute": tribute, "play": play, "conclave": conclave, "discard": discard}[kind](st, ev, p, rest)
 
 
@@ -137,24 +165,41 @@ def not_asked(st: dict[str, Any], p: str) -> RuleError:
     who = asked(st)
     if p in who:
         return RuleError(f"that is not what you are asked now: {prompt(st, p)}", legal_lines(st, p))
-    return RuleError(f"you are not asked anything now; waiting for {', '.join(who) or 'nobody'}"
-                     + (" (you may still send PLAYS and CONCLAVE TAKE as standing orders)" if p in st["players"] else ""),
-                     legal_lines(st, p))
+    return RuleError(
+        f"you are not asked anything now; waiting for {', '.join(who) or 'nobody'}"
+        + (" (you may still send PLAYS and CONCLAVE TAKE as standing orders)" if p in st["players"] else ""),
+        legal_lines(st, p),
+    )
 
 
 def tribute(st: dict[str, Any], ev: list[Event], p: str, rest: str) -> str:
     if st["phase"] != "tribute" or p not in st["asked"]:
-        raise not_asked(st, p) if st["phase"] != "tribute" else RuleError(
-            "you hold no Noble, so you give no Tribute this gambit (DY-R10)")
+        raise (
+            not_asked(st, p)
+            if st["phase"] != "tribute"
+            else RuleError("you hold no Noble, so you give no Tribute this gambit (DY-R10)")
+        )
     hand = C.ordered(st["hands"][p])
     card = C.parse_card(rest, hand, "in your hand")
     revised = p in st["tributes"]
     st["tributes"][p] = card
-    ev.append(Event("tribute-ack", f"Your Tribute {card} is on file (secret until every Tribute is in).", (p,),
-                    {"player": p, "card": card}))
+    ev.append(
+        Event(
+            "tribute-ack",
+            f"Your Tribute {card} is on file (secret until every Tribute is in).",
+            (p,),
+            {"player": p, "card": card},
+        )
+    )
     if not revised:
-        ev.append(Event("tribute-in", f"{p} has given a Tribute ({len(st['tributes'])} of {len(st['asked'])} in).",
-                        PUBLIC, {"player": p}))
+        ev.append(
+            Event(
+                "tribute-in",
+                f"{p} has given a Tribute ({len(st['tributes'])} of {len(st['asked'])} in).",
+                PUBLIC,
+                {"player": p},
+            )
+        )
     note = " (replaces your earlier Tribute)" if revised else ""
     if card in st["plans"][p]:
         st["plans"][p].remove(card)

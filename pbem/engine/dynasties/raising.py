@@ -19,8 +19,14 @@ def start_turn(st: State, ev: Events, leader: str, number: int, tied: list[str])
     st["phase"] = "play"
     st["turn"] = {"n": number, "order": seat_from(st, leader), "pos": 0, "plays": [], "tied": tied}
     label = f"Turn {number}" + (" (tie-break)" if tied else "")
-    ev.append(Event("turn", f"{label} of gambit {st['gambit']}: {leader} leads.", PUBLIC,
-                    {"gambit": st["gambit"], "turn": number, "leader": leader}))
+    ev.append(
+        Event(
+            "turn",
+            f"{label} of gambit {st['gambit']}: {leader} leads.",
+            PUBLIC,
+            {"gambit": st["gambit"], "turn": number, "leader": leader},
+        )
+    )
     continue_play(st, ev)
 
 
@@ -30,8 +36,9 @@ def continue_play(st: State, ev: Events) -> None:
     while t["pos"] < len(t["order"]):
         p = t["order"][t["pos"]]
         if not st["hands"][p]:
-            ev.append(Event("skip", f"{p} has no Noble in hand and is skipped this Turn (DY-R12).", PUBLIC,
-                            {"player": p}))
+            ev.append(
+                Event("skip", f"{p} has no Noble in hand and is skipped this Turn (DY-R12).", PUBLIC, {"player": p})
+            )
             t["pos"] += 1
             continue
         plan = st["plans"][p]
@@ -40,8 +47,14 @@ def continue_play(st: State, ev: Events) -> None:
                 return
             continue
         if plan:
-            ev.append(Event("plan", f"Your planned {plan[0]} is no longer in your hand; you are asked to play.",
-                            (p,), {"player": p, "card": plan[0]}))
+            ev.append(
+                Event(
+                    "plan",
+                    f"Your planned {plan[0]} is no longer in your hand; you are asked to play.",
+                    (p,),
+                    {"player": p, "card": plan[0]},
+                )
+            )
             plan.pop(0)
         st["phase"] = "play"
         return
@@ -62,8 +75,14 @@ def play_card(st: State, ev: Events, p: str, card: str, planned: bool = False) -
     t["plays"].append([p, card])
     t["pos"] += 1
     how = " from the play list" if planned else ""
-    ev.append(Event("play", f"{p} plays {card}{how}" + ("; its power activates." if active else "; no power."),
-                    PUBLIC, {"player": p, "card": card, "active": active, "turn": t["n"]}))
+    ev.append(
+        Event(
+            "play",
+            f"{p} plays {card}{how}" + ("; its power activates." if active else "; no power."),
+            PUBLIC,
+            {"player": p, "card": card, "active": active, "turn": t["n"]},
+        )
+    )
     if C.is_coronation(card):
         crown(st, ev, p, card)
     if active:
@@ -80,12 +99,17 @@ def crown(st: State, ev: Events, p: str, card: str) -> None:
             st["families"][q].remove(k)
         bury(st, kings)
         if kings:
-            ev.append(Event("kings", f"{p}'s {card} removes {C.describe(kings)} from {q}'s Family to the Graveyard.",
-                            PUBLIC, {"player": q, "cards": kings}))
+            ev.append(
+                Event(
+                    "kings",
+                    f"{p}'s {card} removes {C.describe(kings)} from {q}'s Family to the Graveyard.",
+                    PUBLIC,
+                    {"player": q, "cards": kings},
+                )
+            )
     st["dynasty"], st["dynasty_card"] = C.lineage(card), card
     st["crowned"].append(card)
-    ev.append(Event("dynasty", f"{C.lineage(card)} is now the Current Dynasty.", PUBLIC,
-                    {"dynasty": C.lineage(card)}))
+    ev.append(Event("dynasty", f"{C.lineage(card)} is now the Current Dynasty.", PUBLIC, {"dynasty": C.lineage(card)}))
 
 
 def power(st: State, ev: Events, p: str, card: str) -> None:
@@ -95,8 +119,11 @@ def power(st: State, ev: Events, p: str, card: str) -> None:
         take_stakes(st, ev, p, 2, f"{why} (Coin of the Realm)")
     elif lin == "Silver":
         got = draw(st, ev, p, 1, f"{why} (Courtiers)")
-        ev.append(Event("courtiers", f"{p} draws {len(got)} Noble ({why}, Courtiers).", PUBLIC,
-                        {"player": p, "count": len(got)}))
+        ev.append(
+            Event(
+                "courtiers", f"{p} draws {len(got)} Noble ({why}, Courtiers).", PUBLIC, {"player": p, "count": len(got)}
+            )
+        )
     elif lin == "Gold":
         for q in seat_from(st, p, skip_self=True)[:-1]:
             pay(st, ev, q, 1, None, f"{p}'s {why} (Royal Levy)")
@@ -106,8 +133,9 @@ def power(st: State, ev: Events, p: str, card: str) -> None:
         for q in richer:
             pay(st, ev, q, 1, p, f"{p}'s {why} (Precedence)")
         if not richer:
-            ev.append(Event("precedence", f"{p}'s {why} (Precedence): nobody has more Gold than {p}.", PUBLIC,
-                            {"player": p}))
+            ev.append(
+                Event("precedence", f"{p}'s {why} (Precedence): nobody has more Gold than {p}.", PUBLIC, {"player": p})
+            )
 
 
 def pureblood(st: State, ev: Events, p: str) -> None:
@@ -120,8 +148,14 @@ def pureblood(st: State, ev: Events, p: str) -> None:
         if len(same) >= 3:
             st["purebloods"].append(p)
             mid = sorted(C.value(c) for c in same[:3])[1]
-            ev.append(Event("pureblood", f"{p}'s Family is Pureblood {lin} ({C.describe(same[:3])}): "
-                            f"each other player pays {mid} Gold.", PUBLIC, {"player": p, "lineage": lin, "median": mid}))
+            ev.append(
+                Event(
+                    "pureblood",
+                    f"{p}'s Family is Pureblood {lin} ({C.describe(same[:3])}): each other player pays {mid} Gold.",
+                    PUBLIC,
+                    {"player": p, "lineage": lin, "median": mid},
+                )
+            )
             for q in seat_from(st, p, skip_self=True)[:-1]:
                 pay(st, ev, q, mid, p, f"{p}'s Pureblood {lin}")
             return
@@ -169,8 +203,14 @@ def take_from_zone(st: State, ev: Events, p: str, chosen: list[str]) -> None:
         if c == st["dynasty_card"]:
             st["dynasty"], st["dynasty_card"] = None, None
             ev.append(Event("dynasty", f"{p} takes {c}: there is no Current Dynasty now.", PUBLIC, {"dynasty": None}))
-    ev.append(Event("conclave-take", f"{p} takes {C.describe(chosen)} from the Tribute Zone into hand.", PUBLIC,
-                    {"player": p, "cards": list(chosen)}))
+    ev.append(
+        Event(
+            "conclave-take",
+            f"{p} takes {C.describe(chosen)} from the Tribute Zone into hand.",
+            PUBLIC,
+            {"player": p, "cards": list(chosen)},
+        )
+    )
     st["phase"] = "play"
 
 

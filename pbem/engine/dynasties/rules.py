@@ -17,8 +17,15 @@ from ..base import MODERATOR, PUBLIC, Event
 from ..rng import Rng, init_state
 from . import cards as C
 from .ending import HAND_LIMIT, draw_and_retire, family_total, finish, into_grave, resolve_discards  # noqa: F401
-from .raising import TURNS, continue_play, play_card, standing_conclave, start_turn, take_from_zone  # noqa: F401
-from .raising import waiting_player  # noqa: F401
+from .raising import (  # noqa: F401
+    TURNS,
+    continue_play,
+    play_card,
+    standing_conclave,
+    start_turn,
+    take_from_zone,
+    waiting_player,  # noqa: F401
+)
 from .table import Events, State, draw, hand_sizes, pay, seat_from, top_card  # noqa: F401
 
 START_GOLD = 50
@@ -31,17 +38,44 @@ def setup(players: list[str], seed: str, legacy: int) -> tuple[State, Events]:
     rng.shuffle(seats)
     deck = list(C.DECK)
     rng.shuffle(deck)
-    st.update({
-        "players": seats, "treasury": {p: START_GOLD for p in seats}, "stakes": 0, "removed": 0,
-        "deck": deck, "grave": [], "hands": {p: [] for p in seats}, "families": {p: [] for p in seats},
-        "zone": [], "crown": None, "dynasty": None, "dynasty_card": None,
-        "gambit": 0, "first": None, "phase": "tribute", "tributes": {}, "asked": [],
-        "turn": None, "plans": {p: [] for p in seats}, "conclave_pref": {p: None for p in seats},
-        "discards": {}, "need_discard": {}, "winner_of_stakes": None, "broke": False, "result": None,
-    })
-    ev: Events = [Event("seating", f"Seating order (drawn at random): {', '.join(seats)}.", PUBLIC,
-                        {"players": seats, "legacy": legacy}),
-                  Event("shuffle", "Noble Deck order: " + ", ".join(deck), MODERATOR, {"deck": list(deck)})]
+    st.update(
+        {
+            "players": seats,
+            "treasury": {p: START_GOLD for p in seats},
+            "stakes": 0,
+            "removed": 0,
+            "deck": deck,
+            "grave": [],
+            "hands": {p: [] for p in seats},
+            "families": {p: [] for p in seats},
+            "zone": [],
+            "crown": None,
+            "dynasty": None,
+            "dynasty_card": None,
+            "gambit": 0,
+            "first": None,
+            "phase": "tribute",
+            "tributes": {},
+            "asked": [],
+            "turn": None,
+            "plans": {p: [] for p in seats},
+            "conclave_pref": {p: None for p in seats},
+            "discards": {},
+            "need_discard": {},
+            "winner_of_stakes": None,
+            "broke": False,
+            "result": None,
+        }
+    )
+    ev: Events = [
+        Event(
+            "seating",
+            f"Seating order (drawn at random): {', '.join(seats)}.",
+            PUBLIC,
+            {"players": seats, "legacy": legacy},
+        ),
+        Event("shuffle", "Noble Deck order: " + ", ".join(deck), MODERATOR, {"deck": list(deck)}),
+    ]
     for p in seats:
         draw(st, ev, p, 4, "deal")
     ev.append(Event("deal", "Each player is dealt four Nobles.", PUBLIC, {"hand_sizes": hand_sizes(st)}))
@@ -50,6 +84,7 @@ def setup(players: list[str], seed: str, legacy: int) -> tuple[State, Events]:
 
 
 # ---------------------------------------------------------------- gambit start
+
 
 def start_gambit(st: State, ev: Events) -> None:
     st["gambit"] += 1
@@ -76,11 +111,18 @@ def enquire(st: State, ev: Events) -> None:
         pay(st, ev, p, C.value(card), None, f"enquiring prospects, flipped {card}")
         st["hands"][p].append(card)
         draw(st, ev, p, 4 - len(st["hands"][p]), "enquiring prospects")
-        ev.append(Event("enquire-draw", f"{p} takes {card} and now holds {len(st['hands'][p])} Nobles.", PUBLIC,
-                        {"player": p, "hand_size": len(st["hands"][p])}))
+        ev.append(
+            Event(
+                "enquire-draw",
+                f"{p} takes {card} and now holds {len(st['hands'][p])} Nobles.",
+                PUBLIC,
+                {"player": p, "hand_size": len(st["hands"][p])},
+            )
+        )
 
 
 # ---------------------------------------------------------------- tribute
+
 
 def resolve_tribute(st: State, ev: Events) -> None:
     """DY-R9/R10: reveal together, everyone pays H, First Player by the unique-value rule."""
@@ -91,15 +133,24 @@ def resolve_tribute(st: State, ev: Events) -> None:
     vals = {p: C.value(c) for p, c in trib.items()}
     high = max(vals.values(), default=0)
     shown = "; ".join(f"{p}: {c}" for p, c in trib.items()) or "none"
-    ev.append(Event("tributes", f"Tributes revealed: {shown}. Highest value {high}.", PUBLIC,
-                    {"tributes": trib, "high": high}))
+    ev.append(
+        Event(
+            "tributes", f"Tributes revealed: {shown}. Highest value {high}.", PUBLIC, {"tributes": trib, "high": high}
+        )
+    )
     first, how = first_player(st, vals, high)
     st["first"] = first
     for p in st["players"]:
         if high:
             pay(st, ev, p, high, None, f"tribute, highest value {high}")
-    ev.append(Event("first-player", f"{first} is First Player for gambit {st['gambit']} ({how}).", PUBLIC,
-                    {"player": first, "how": how}))
+    ev.append(
+        Event(
+            "first-player",
+            f"{first} is First Player for gambit {st['gambit']} ({how}).",
+            PUBLIC,
+            {"player": first, "how": how},
+        )
+    )
     st["tributes"], st["asked"] = {}, []
     start_turn(st, ev, first, 1, [])
 

@@ -29,6 +29,7 @@ def seat_from(st: State, player: str, skip_self: bool = False) -> list[str]:
 
 # ---------------------------------------------------------------- gold
 
+
 def pay(st: State, ev: Events, payer: str, owed: int, to: str | None, why: str) -> int:
     """Payer gives `owed` Gold to player `to` (None = the Stakes); pay what you can (DY-R7)."""
     paid = min(owed, st["treasury"][payer])
@@ -39,9 +40,22 @@ def pay(st: State, ev: Events, payer: str, owed: int, to: str | None, why: str) 
         st["treasury"][to] += paid
     dest = "the Stakes" if to is None else to
     short = "" if paid == owed else f" (owed {owed}; pays all they have)"
-    ev.append(Event("payment", f"{payer} pays {paid} Gold to {dest}{short}: {why}.", PUBLIC,
-                    {"from": payer, "to": to or "stakes", "owed": owed, "paid": paid, "why": why,
-                     "treasury": st["treasury"][payer], "stakes": st["stakes"]}))
+    ev.append(
+        Event(
+            "payment",
+            f"{payer} pays {paid} Gold to {dest}{short}: {why}.",
+            PUBLIC,
+            {
+                "from": payer,
+                "to": to or "stakes",
+                "owed": owed,
+                "paid": paid,
+                "why": why,
+                "treasury": st["treasury"][payer],
+                "stakes": st["stakes"],
+            },
+        )
+    )
     return paid
 
 
@@ -49,23 +63,43 @@ def take_stakes(st: State, ev: Events, player: str, amount: int, why: str) -> in
     got = min(amount, st["stakes"])
     st["stakes"] -= got
     st["treasury"][player] += got
-    ev.append(Event("payment", f"{player} takes {got} Gold from the Stakes: {why}.", PUBLIC,
-                    {"from": "stakes", "to": player, "owed": amount, "paid": got, "why": why,
-                     "treasury": st["treasury"][player], "stakes": st["stakes"]}))
+    ev.append(
+        Event(
+            "payment",
+            f"{player} takes {got} Gold from the Stakes: {why}.",
+            PUBLIC,
+            {
+                "from": "stakes",
+                "to": player,
+                "owed": amount,
+                "paid": got,
+                "why": why,
+                "treasury": st["treasury"][player],
+                "stakes": st["stakes"],
+            },
+        )
+    )
     return got
 
 
 # ---------------------------------------------------------------- cards
+
 
 def top_card(st: State, ev: Events) -> str | None:
     """Pop the deck's top card, reshuffling the Graveyard first if the deck is empty (DY-R21)."""
     if not st["deck"] and st["grave"]:
         st["deck"], st["grave"] = st["grave"], []
         Rng(st["rng"]).shuffle(st["deck"])
-        ev.append(Event("reshuffle", f"The Noble Deck is empty: the Graveyard ({len(st['deck'])} cards) is "
-                        "shuffled to form a new Noble Deck.", PUBLIC, {"deck_size": len(st["deck"])}))
-        ev.append(Event("shuffle", "Noble Deck order: " + ", ".join(st["deck"]), MODERATOR,
-                        {"deck": list(st["deck"])}))
+        ev.append(
+            Event(
+                "reshuffle",
+                f"The Noble Deck is empty: the Graveyard ({len(st['deck'])} cards) is "
+                "shuffled to form a new Noble Deck.",
+                PUBLIC,
+                {"deck_size": len(st["deck"])},
+            )
+        )
+        ev.append(Event("shuffle", "Noble Deck order: " + ", ".join(st["deck"]), MODERATOR, {"deck": list(st["deck"])}))
     return st["deck"].pop(0) if st["deck"] else None
 
 

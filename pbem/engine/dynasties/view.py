@@ -39,11 +39,19 @@ def card_note(st: dict[str, Any], card: str) -> str:
 
 def public_data(st: dict[str, Any]) -> dict[str, Any]:
     return {
-        "gambit": st["gambit"], "phase": st["phase"], "treasury": dict(st["treasury"]), "stakes": st["stakes"],
-        "removed": st["removed"], "legacy": st["legacy"], "dynasty": st["dynasty"], "tribute_zone": list(st["zone"]),
+        "gambit": st["gambit"],
+        "phase": st["phase"],
+        "treasury": dict(st["treasury"]),
+        "stakes": st["stakes"],
+        "removed": st["removed"],
+        "legacy": st["legacy"],
+        "dynasty": st["dynasty"],
+        "tribute_zone": list(st["zone"]),
         "families": {p: list(st["families"][p]) for p in st["players"]},
         "family_totals": {p: R.family_total(st, p) for p in st["players"]},
-        "hand_sizes": R.hand_sizes(st), "deck_size": len(st["deck"]), "first_player": st["first"],
+        "hand_sizes": R.hand_sizes(st),
+        "deck_size": len(st["deck"]),
+        "first_player": st["first"],
         "turn_plays": [list(x) for x in st["turn"]["plays"]] if st["turn"] else [],
         "waiting_for": O.asked(st),
         "tributes_in": [p for p in st["players"] if p in st["tributes"]],
@@ -52,21 +60,34 @@ def public_data(st: dict[str, Any]) -> dict[str, Any]:
 
 
 def public_sections(st: dict[str, Any]) -> list[dict[str, Any]]:
-    rows = [[p, st["treasury"][p], len(st["hands"][p]), ", ".join(card_note(st, c) for c in st["families"][p]) or "-",
-             R.family_total(st, p)] for p in st["players"]]
-    lines = [f"Stakes: {st['stakes']} Gold. Legacy: {st['legacy']}. Gold removed from play: {st['removed']}.",
-             f"Current Dynasty: {st['dynasty'] or 'none'}.",
-             f"Tribute Zone: {C.describe(st['zone'])}.",
-             f"Noble Deck: {len(st['deck'])} cards (the Graveyard is never listed, DY-R21).",
-             f"First Player this gambit: {st['first'] or 'not yet known'}."]
+    rows = [
+        [
+            p,
+            st["treasury"][p],
+            len(st["hands"][p]),
+            ", ".join(card_note(st, c) for c in st["families"][p]) or "-",
+            R.family_total(st, p),
+        ]
+        for p in st["players"]
+    ]
+    lines = [
+        f"Stakes: {st['stakes']} Gold. Legacy: {st['legacy']}. Gold removed from play: {st['removed']}.",
+        f"Current Dynasty: {st['dynasty'] or 'none'}.",
+        f"Tribute Zone: {C.describe(st['zone'])}.",
+        f"Noble Deck: {len(st['deck'])} cards (the Graveyard is never listed, DY-R21).",
+        f"First Player this gambit: {st['first'] or 'not yet known'}.",
+    ]
     if st["turn"] and st["turn"]["plays"]:
         lines.append("Played this Turn: " + "; ".join(f"{p} {c}" for p, c in st["turn"]["plays"]) + ".")
     waiting = O.asked(st)
     if waiting:
         lines.append("Waiting for: " + ", ".join(waiting) + ".")
     return [
-        {"title": "Treasuries and Families", "private": False,
-         "table": {"columns": ["Player", "Gold", "Hand", "Family (value)", "Family total"], "rows": rows}},
+        {
+            "title": "Treasuries and Families",
+            "private": False,
+            "table": {"columns": ["Player", "Gold", "Hand", "Family (value)", "Family total"], "rows": rows},
+        },
         {"title": "The table", "private": False, "lines": lines},
     ]
 
@@ -90,5 +111,13 @@ def view(st: dict[str, Any], player: str | None, kind: str, title: str) -> dict[
     if st["result"]:
         data["winners"] = list(st["result"]["winners"])
         data["legacy_share"] = st["result"]["legacy_share"]
-    return {"kind": kind, "title": title, "turn": turn_label(st), "players": list(st["players"]),
-            "you": player, "over": st["phase"] == "over", "sections": sections, "data": data}
+    return {
+        "kind": kind,
+        "title": title,
+        "turn": turn_label(st),
+        "players": list(st["players"]),
+        "you": player,
+        "over": st["phase"] == "over",
+        "sections": sections,
+        "data": data,
+    }

@@ -37,10 +37,20 @@ class HabsburgEngine:
             excess = len(state["hands"][p]) - rules.HAND_LIMIT
             prompt = f"Your hand is {excess} card(s) over the limit of 5: discard that many (HH-R10)."
         else:
-            prompt = ("Your turn: make any melds, then play one event or NO EVENT "
-                      "(add DISCARD-IF-NEEDED to avoid a second prompt).")
-        return [Request(p, f"t{state['turn']}.{state['phase']}", prompt, tuple(orders.legal_lines(state)),
-                        SYNTAX, tuple(orders.default_lines(state)))]
+            prompt = (
+                "Your turn: make any melds, then play one event or NO EVENT "
+                "(add DISCARD-IF-NEEDED to avoid a second prompt)."
+            )
+        return [
+            Request(
+                p,
+                f"t{state['turn']}.{state['phase']}",
+                prompt,
+                tuple(orders.legal_lines(state)),
+                SYNTAX,
+                tuple(orders.default_lines(state)),
+            )
+        ]
 
     def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
         st = clone(state)
@@ -73,10 +83,11 @@ class HabsburgEngine:
             return None
         sc = rules.scores(state)
         win = tuple(state["winners"])
-        summary = (f"{' and '.join(win)} {'win' if len(win) > 1 else 'wins'} House of Habsburg with "
-                   f"{sc[win[0]]} points (" + ", ".join(f"{p} {sc[p]}" for p in state["players"]) + ").")
-        details = {"tokens": dict(state["tokens"]),
-                   "holdings": {p: rules.holdings(state, p) for p in state["players"]}}
+        summary = (
+            f"{' and '.join(win)} {'win' if len(win) > 1 else 'wins'} House of Habsburg with "
+            f"{sc[win[0]]} points (" + ", ".join(f"{p} {sc[p]}" for p in state["players"]) + ")."
+        )
+        details = {"tokens": dict(state["tokens"]), "holdings": {p: rules.holdings(state, p) for p in state["players"]}}
         return Result(sc, win, summary, details)
 
     def handbook(self) -> str:

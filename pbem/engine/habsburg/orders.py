@@ -47,8 +47,10 @@ def apply_line(st: State, p: str, line: str, ev: list[Event], ctx: dict[str, Any
         if over:
             raise RuleError("the game is over")
         if ctx["turn"] is not None:
-            raise RuleError("your turn already ended earlier in this message (after the event, or NO EVENT, "
-                            "with 5 cards or fewer); nothing more can be played this turn")
+            raise RuleError(
+                "your turn already ended earlier in this message (after the event, or NO EVENT, "
+                "with 5 cards or fewer); nothing more can be played this turn"
+            )
         raise RuleError(f"you are not asked anything now; waiting for {rules.active(st)}")
     if head == "DISCARD" and norm(rest).startswith("if needed"):
         head, rest = "DISCARD-IF-NEEDED", re.sub(r"^\s*if\s+needed", "", rest, flags=re.I)
@@ -71,8 +73,7 @@ def no_event(st: State, p: str, ev: list[Event], whole: str) -> str:
     """NO EVENT / PASS / END: close the Event Phase (or the turn)."""
     if st["phase"] == "discard":
         excess = len(st["hands"][p]) - rules.HAND_LIMIT
-        raise RuleError(f"your hand has {excess} card(s) over the limit of 5: discard first (HH-R10)",
-                        legal_lines(st))
+        raise RuleError(f"your hand has {excess} card(s) over the limit of 5: discard first (HH-R10)", legal_lines(st))
     ev.append(Event("no-event", f"{p} plays no event.", "public", {"player": p}))
     rules.enter_end_phase(st, ev)
     return "NO EVENT" if whole in NO_EVENT else f"NO EVENT (from {whole})"
@@ -92,8 +93,11 @@ def meld(st: State, p: str, rest: str, ev: list[Event]) -> str:
     named = [top if c == "TOP" else c for c in named]
     kinds = sorted(TYPE[c] for c in named)
     if len(named) != 3 or kinds != sorted([PERSON, HOLDING, CLAIM]) or len(set(named)) != 3:
-        raise RuleError("a meld is exactly 1 Person, 1 Holding (or TOP) and 1 Claim card; you named "
-                        + (", ".join(label(c) for c in named) or "nothing"), meld_lines(st))
+        raise RuleError(
+            "a meld is exactly 1 Person, 1 Holding (or TOP) and 1 Claim card; you named "
+            + (", ".join(label(c) for c in named) or "nothing"),
+            meld_lines(st),
+        )
     person, holding, claim = (next(c for c in named if TYPE[c] == t) for t in (PERSON, HOLDING, CLAIM))
     mid = rules.make_meld(st, p, person, holding, claim, ev)
     src = " (TOP)" if holding == top and holding not in st["hands"][p] else ""
@@ -104,7 +108,7 @@ def split_target(rest: str) -> tuple[str, str | None]:
     """'<card> TARGET <rest>' -> (card, rest); without TARGET the target part is None."""
     m = re.search(r"\s+target\s+", rest, re.I)
     if m:
-        return rest[:m.start()], rest[m.end():]
+        return rest[: m.start()], rest[m.end() :]
     return rest, None
 
 
@@ -161,8 +165,9 @@ def guess_split(rest: str, hand: list[str]) -> tuple[str, str]:
 def claim_victim(st: State, p: str, card: str, target: str) -> str:
     """The target player of a Claim event: another player with cards (HH-R8)."""
     if not target.strip():
-        raise RuleError(f"a Claim event needs a target player: EVENT CLAIM {card} TARGET <player>",
-                        event_lines(st, card))
+        raise RuleError(
+            f"a Claim event needs a target player: EVENT CLAIM {card} TARGET <player>", event_lines(st, card)
+        )
     victim = match_one(target, st["players"], "player")
     if victim == p:
         raise RuleError("the target must be another player (HH-R8)", event_lines(st, card))
@@ -175,20 +180,24 @@ def meld_target(st: State, p: str, card: str, target: str) -> dict[str, Any]:
     """The target meld of a Succession / Disaster event, checked under HH-R8."""
     words = target.split()
     if not words or not MELD_ID.match(words[-1]):
-        raise RuleError(f"name the target meld by its id, e.g. EVENT {TYPE_NAMES[TYPE[card]].upper()} {card} "
-                        "TARGET <player> M3", event_lines(st, card))
+        raise RuleError(
+            f"name the target meld by its id, e.g. EVENT {TYPE_NAMES[TYPE[card]].upper()} {card} TARGET <player> M3",
+            event_lines(st, card),
+        )
     m = rules.meld_by_id(st, "M" + MELD_ID.match(words[-1]).group(1))
     if len(words) > 1:
         named = match_one(" ".join(words[:-1]), st["players"], "player")
         if named != m["owner"]:
             raise RuleError(f"meld {m['id']} belongs to {m['owner']}, not {named}", event_lines(st, card))
     if m["owner"] == p:
-        raise RuleError(f"meld {m['id']} is your own; the target must be another player's meld (HH-R8)",
-                        event_lines(st, card))
+        raise RuleError(
+            f"meld {m['id']} is your own; the target must be another player's meld (HH-R8)", event_lines(st, card)
+        )
     key, what = ("claim", "Claim") if TYPE[card] == SUCCESSION else ("person", "Person")
     if VALUE[m[key]] > VALUE[card]:
-        raise RuleError(f"meld {m['id']}'s {what} {label(m[key])} is higher than {label(card)} (HH-R8)",
-                        event_lines(st, card))
+        raise RuleError(
+            f"meld {m['id']}'s {what} {label(m[key])} is higher than {label(card)} (HH-R8)", event_lines(st, card)
+        )
     return m
 
 
@@ -259,8 +268,9 @@ def discard_lines(st: State) -> list[str]:
 
 def standing_lines(st: State) -> list[str]:
     p = rules.active(st)
-    return ["DISCARD-IF-NEEDED LOWEST", "DISCARD-IF-NEEDED HIGHEST"] + [f"DISCARD-IF-NEEDED {c}"
-                                                                         for c in st["hands"][p]]
+    return ["DISCARD-IF-NEEDED LOWEST", "DISCARD-IF-NEEDED HIGHEST"] + [
+        f"DISCARD-IF-NEEDED {c}" for c in st["hands"][p]
+    ]
 
 
 def legal_lines(st: State) -> list[str]:

@@ -35,21 +35,59 @@ def new_state(players: list[str], seed: str, ev: list[Event]) -> State:
     rng.shuffle(seats)
     deck = list(NAMES)
     rng.shuffle(deck)
-    st.update(players=seats, deck=deck, discard=[], hands={p: [] for p in seats}, tokens={p: 0 for p in seats},
-              melds=[], next_meld=1, turn=0, active=len(seats) - 1, phase="play", idle=0, played=False,
-              empty_start=False, standing=None, winners=None)
-    ev.append(Event("seating", f"Seating drawn at random: {', '.join(seats)}; {seats[0]} plays first (HH-R4).",
-                    PUBLIC, {"seats": seats}))
-    ev.append(Event("shuffle", "Deck order after the shuffle (top card last): " + ", ".join(deck), MODERATOR,
-                    {"deck": list(deck)}))
+    st.update(
+        players=seats,
+        deck=deck,
+        discard=[],
+        hands={p: [] for p in seats},
+        tokens={p: 0 for p in seats},
+        melds=[],
+        next_meld=1,
+        turn=0,
+        active=len(seats) - 1,
+        phase="play",
+        idle=0,
+        played=False,
+        empty_start=False,
+        standing=None,
+        winners=None,
+    )
+    ev.append(
+        Event(
+            "seating",
+            f"Seating drawn at random: {', '.join(seats)}; {seats[0]} plays first (HH-R4).",
+            PUBLIC,
+            {"seats": seats},
+        )
+    )
+    ev.append(
+        Event(
+            "shuffle",
+            "Deck order after the shuffle (top card last): " + ", ".join(deck),
+            MODERATOR,
+            {"deck": list(deck)},
+        )
+    )
     for _ in range(3):
         for p in seats:
             st["hands"][p].append(st["deck"].pop())
-    ev.append(Event("deal", f"Each player was dealt 3 cards; {len(st['deck'])} cards remain in the deck.", PUBLIC,
-                    {"deck": len(st["deck"])}))
+    ev.append(
+        Event(
+            "deal",
+            f"Each player was dealt 3 cards; {len(st['deck'])} cards remain in the deck.",
+            PUBLIC,
+            {"deck": len(st["deck"])},
+        )
+    )
     for p in seats:
-        ev.append(Event("dealt", f"{p}, you were dealt {labels(st['hands'][p])}.", (p,),
-                        {"player": p, "cards": list(st["hands"][p])}))
+        ev.append(
+            Event(
+                "dealt",
+                f"{p}, you were dealt {labels(st['hands'][p])}.",
+                (p,),
+                {"player": p, "cards": list(st["hands"][p])},
+            )
+        )
     next_turn(st, ev)
     return st
 
@@ -62,9 +100,14 @@ def draw(st: State, p: str, n: int, ev: list[Event], why: str) -> list[str]:
     """Draw up to n cards from the deck (never reshuffled, HH-R5a/b)."""
     got = [st["deck"].pop() for _ in range(min(n, len(st["deck"])))]
     st["hands"][p].extend(got)
-    ev.append(Event("draw", f"{p} draws {len(got)} card{'s' if len(got) != 1 else ''} ({why}); "
-                    f"{len(st['deck'])} left in the deck.", PUBLIC, {"player": p, "n": len(got),
-                                                                      "deck": len(st["deck"])}))
+    ev.append(
+        Event(
+            "draw",
+            f"{p} draws {len(got)} card{'s' if len(got) != 1 else ''} ({why}); {len(st['deck'])} left in the deck.",
+            PUBLIC,
+            {"player": p, "n": len(got), "deck": len(st["deck"])},
+        )
+    )
     if got:
         ev.append(Event("drew", f"{p}, you drew {labels(got)}.", (p,), {"player": p, "cards": got}))
     return got
@@ -80,11 +123,23 @@ def next_turn(st: State, ev: list[Event]) -> None:
         ev.append(Event("turn", f"Turn {st['turn']}: {p} to play.", PUBLIC, {"turn": st["turn"], "player": p}))
         draw(st, p, 1, ev, "Draw Phase")
         return
-    ev.append(Event("turn", f"Turn {st['turn']}: {p} to play; the deck is empty, so there is no draw (HH-R5b).",
-                    PUBLIC, {"turn": st["turn"], "player": p}))
+    ev.append(
+        Event(
+            "turn",
+            f"Turn {st['turn']}: {p} to play; the deck is empty, so there is no draw (HH-R5b).",
+            PUBLIC,
+            {"turn": st["turn"], "player": p},
+        )
+    )
     if not st["hands"][p]:
-        ev.append(Event("pass", f"{p} has no cards and the deck is empty: the turn passes without a play.", PUBLIC,
-                        {"player": p}))
+        ev.append(
+            Event(
+                "pass",
+                f"{p} has no cards and the deck is empty: the turn passes without a play.",
+                PUBLIC,
+                {"player": p},
+            )
+        )
         end_turn(st, ev)
 
 
@@ -118,10 +173,23 @@ def make_meld(st: State, p: str, person: str, holding: str, claim: str, ev: list
     st["tokens"][p] += VALUE[person]
     st["played"] = True
     src = " from the discard pile" if from_top else ""
-    ev.append(Event("meld", f"{p} melds {mid}: {label(person)} + {label(holding)}{src} + {label(claim)} and gains "
-                    f"{VALUE[person]} token{'s' if VALUE[person] != 1 else ''} (now {st['tokens'][p]}).", PUBLIC,
-                    {"player": p, "meld": mid, "person": person, "holding": holding, "claim": claim,
-                     "from_discard": from_top, "tokens": st["tokens"][p]}))
+    ev.append(
+        Event(
+            "meld",
+            f"{p} melds {mid}: {label(person)} + {label(holding)}{src} + {label(claim)} and gains "
+            f"{VALUE[person]} token{'s' if VALUE[person] != 1 else ''} (now {st['tokens'][p]}).",
+            PUBLIC,
+            {
+                "player": p,
+                "meld": mid,
+                "person": person,
+                "holding": holding,
+                "claim": claim,
+                "from_discard": from_top,
+                "tokens": st["tokens"][p],
+            },
+        )
+    )
     return mid
 
 
@@ -138,9 +206,15 @@ def succession(st: State, p: str, card: str, mid: str, ev: list[Event]) -> None:
     victim = m["owner"]
     _play_card(st, p, card)
     m["owner"] = p
-    ev.append(Event("succession", f"{p} plays Succession {label(card)} and takes meld {mid} "
-                    f"({m['person']}, {m['holding']}, {m['claim']}) from {victim}.", PUBLIC,
-                    {"player": p, "card": card, "meld": mid, "from": victim}))
+    ev.append(
+        Event(
+            "succession",
+            f"{p} plays Succession {label(card)} and takes meld {mid} "
+            f"({m['person']}, {m['holding']}, {m['claim']}) from {victim}.",
+            PUBLIC,
+            {"player": p, "card": card, "meld": mid, "from": victim},
+        )
+    )
 
 
 def disaster(st: State, p: str, card: str, mid: str, ev: list[Event]) -> None:
@@ -149,9 +223,15 @@ def disaster(st: State, p: str, card: str, mid: str, ev: list[Event]) -> None:
     _play_card(st, p, card)
     st["melds"].remove(m)
     st["discard"].extend([m["claim"], m["person"], m["holding"]])
-    ev.append(Event("disaster", f"{p} plays Disaster {label(card)} on {m['owner']}'s meld {mid}: {m['claim']}, "
-                    f"{m['person']} and {m['holding']} go to the discard pile ({m['holding']} on top).", PUBLIC,
-                    {"player": p, "card": card, "meld": mid, "owner": m["owner"]}))
+    ev.append(
+        Event(
+            "disaster",
+            f"{p} plays Disaster {label(card)} on {m['owner']}'s meld {mid}: {m['claim']}, "
+            f"{m['person']} and {m['holding']} go to the discard pile ({m['holding']} on top).",
+            PUBLIC,
+            {"player": p, "card": card, "meld": mid, "owner": m["owner"]},
+        )
+    )
 
 
 def claim_steal(st: State, p: str, card: str, victim: str, ev: list[Event]) -> None:
@@ -160,17 +240,35 @@ def claim_steal(st: State, p: str, card: str, victim: str, ev: list[Event]) -> N
     vh = st["hands"][victim]
     stolen = vh.pop(Rng(st["rng"]).below(len(vh)))
     st["hands"][p].append(stolen)
-    ev.append(Event("claim", f"{p} plays Claim {label(card)} against {victim} and takes one random card from "
-                    f"{victim}'s hand.", PUBLIC, {"player": p, "card": card, "victim": victim}))
-    ev.append(Event("stolen", f"{p} took {label(stolen)} from {victim}'s hand.", (p, victim),
-                    {"player": p, "victim": victim, "stolen": stolen}))
+    ev.append(
+        Event(
+            "claim",
+            f"{p} plays Claim {label(card)} against {victim} and takes one random card from {victim}'s hand.",
+            PUBLIC,
+            {"player": p, "card": card, "victim": victim},
+        )
+    )
+    ev.append(
+        Event(
+            "stolen",
+            f"{p} took {label(stolen)} from {victim}'s hand.",
+            (p, victim),
+            {"player": p, "victim": victim, "stolen": stolen},
+        )
+    )
 
 
 def person_event(st: State, p: str, card: str, ev: list[Event]) -> None:
     """Discard a Person to draw 2 (as many as remain, HH-R5b); they cannot be melded (HH-R9)."""
     _play_card(st, p, card)
-    ev.append(Event("person", f"{p} plays Person {label(card)} as an event to draw 2 cards.", PUBLIC,
-                    {"player": p, "card": card}))
+    ev.append(
+        Event(
+            "person",
+            f"{p} plays Person {label(card)} as an event to draw 2 cards.",
+            PUBLIC,
+            {"player": p, "card": card},
+        )
+    )
     draw(st, p, 2, ev, "Person event")
 
 
@@ -192,8 +290,14 @@ def discard(st: State, p: str, cards: list[str], ev: list[Event]) -> list[str]:
         st["discard"].append(c)
         done.append(c)
     if done:
-        ev.append(Event("discard", f"{p} discards {labels(done)} down to the hand limit ({labels(done[-1:])} on "
-                        "top of the pile).", PUBLIC, {"player": p, "cards": done}))
+        ev.append(
+            Event(
+                "discard",
+                f"{p} discards {labels(done)} down to the hand limit ({labels(done[-1:])} on top of the pile).",
+                PUBLIC,
+                {"player": p, "cards": done},
+            )
+        )
     return done
 
 
@@ -241,11 +345,20 @@ def scores(st: State) -> dict[str, int]:
 
 def scores_event(st: State) -> Event:
     sc = scores(st)
-    text = "Scores after turn %d: " % st["turn"] + ", ".join(
-        f"{p} {sc[p]} ({st['tokens'][p]} tokens + {holdings(st, p)} holdings)" for p in st["players"])
-    return Event("scores", text + ".", PUBLIC, {"scores": sc, "tokens": dict(st["tokens"]),
-                                                  "holdings": {p: holdings(st, p) for p in st["players"]},
-                                                  "turn": st["turn"]})
+    text = f"Scores after turn {st['turn']}: " + ", ".join(
+        f"{p} {sc[p]} ({st['tokens'][p]} tokens + {holdings(st, p)} holdings)" for p in st["players"]
+    )
+    return Event(
+        "scores",
+        text + ".",
+        PUBLIC,
+        {
+            "scores": sc,
+            "tokens": dict(st["tokens"]),
+            "holdings": {p: holdings(st, p) for p in st["players"]},
+            "turn": st["turn"],
+        },
+    )
 
 
 def ranking_key(st: State, p: str) -> tuple[int, int, int]:
@@ -282,12 +395,25 @@ def finish(st: State, why: str, ev: list[Event]) -> None:
     st["phase"] = "over"
     st["winners"] = winners(st)
     for p in st["players"]:
-        ev.append(Event("reveal", f"{p}'s hand at the end: {labels(st['hands'][p])}.", PUBLIC,
-                        {"player": p, "hand": list(st["hands"][p])}))
+        ev.append(
+            Event(
+                "reveal",
+                f"{p}'s hand at the end: {labels(st['hands'][p])}.",
+                PUBLIC,
+                {"player": p, "hand": list(st["hands"][p])},
+            )
+        )
     sc = scores(st)
-    ev.append(Event("game-over", f"The game is over ({why}). Final scores: "
-                    + ", ".join(f"{p} {sc[p]}" for p in st["players"]) + f". Winner: {' and '.join(st['winners'])}.",
-                    PUBLIC, {"scores": sc, "winners": list(st["winners"]), "reason": why}))
+    ev.append(
+        Event(
+            "game-over",
+            f"The game is over ({why}). Final scores: "
+            + ", ".join(f"{p} {sc[p]}" for p in st["players"])
+            + f". Winner: {' and '.join(st['winners'])}.",
+            PUBLIC,
+            {"scores": sc, "winners": list(st["winners"]), "reason": why},
+        )
+    )
 
 
 def meld_targets(st: State, p: str, card: str) -> list[dict[str, Any]]:

@@ -28,29 +28,48 @@ def players_block(st: State) -> dict[str, Any]:
     for i, p in enumerate(st["players"]):
         mine = [m["id"] for m in st["melds"] if m["owner"] == p]
         mark = "*" if st["phase"] != "over" and rules.active(st) == p else ""
-        rows.append([i + 1, p + mark, st["tokens"][p], rules.holdings(st, p), sc[p], len(st["hands"][p]),
-                     ", ".join(mine) or "-"])
-    return {"title": "Players (* = to play)", "private": False,
-            "table": {"columns": ["Seat", "Player", "Tokens", "Holdings", "Score", "Hand", "Melds"], "rows": rows}}
+        rows.append(
+            [
+                i + 1,
+                p + mark,
+                st["tokens"][p],
+                rules.holdings(st, p),
+                sc[p],
+                len(st["hands"][p]),
+                ", ".join(mine) or "-",
+            ]
+        )
+    return {
+        "title": "Players (* = to play)",
+        "private": False,
+        "table": {"columns": ["Seat", "Player", "Tokens", "Holdings", "Score", "Hand", "Melds"], "rows": rows},
+    }
 
 
 def melds_block(st: State) -> dict[str, Any]:
     rows = [[m["id"], m["owner"], label(m["person"]), label(m["holding"]), label(m["claim"])] for m in st["melds"]]
     if not rows:
         return {"title": "Melds", "private": False, "lines": ["No melds on the table yet."]}
-    return {"title": "Melds (target them by id, e.g. M3)", "private": False,
-            "table": {"columns": ["Id", "Owner", "Person (P)", "Holding (H)", "Claim (C)"], "rows": rows}}
+    return {
+        "title": "Melds (target them by id, e.g. M3)",
+        "private": False,
+        "table": {"columns": ["Id", "Owner", "Person (P)", "Holding (H)", "Claim (C)"], "rows": rows},
+    }
 
 
 def table_block(st: State) -> dict[str, Any]:
     pile = list(reversed(st["discard"]))
     top = rules.top_holding(st)
-    lines = [f"Deck: {len(st['deck'])} card(s) left.",
-             "Discard pile (top first): " + (", ".join(label(c) for c in pile) or "empty") + ".",
-             f"TOP (usable in a meld): {label(top)}." if top else "TOP: the top card is not a Holding."]
+    lines = [
+        f"Deck: {len(st['deck'])} card(s) left.",
+        "Discard pile (top first): " + (", ".join(label(c) for c in pile) or "empty") + ".",
+        f"TOP (usable in a meld): {label(top)}." if top else "TOP: the top card is not a Holding.",
+    ]
     if not st["deck"] and st["phase"] != "over":
-        lines.append(f"Turns in a row without a meld or event since the deck ran out: {st['idle']} "
-                     f"(the game ends at {len(st['players'])}, HH-R5).")
+        lines.append(
+            f"Turns in a row without a meld or event since the deck ran out: {st['idle']} "
+            f"(the game ends at {len(st['players'])}, HH-R5)."
+        )
     return {"title": "Table", "private": False, "lines": lines}
 
 
@@ -65,12 +84,21 @@ def hand_block(st: State, p: str) -> dict[str, Any]:
 
 
 def public_data(st: State) -> dict[str, Any]:
-    return {"seats": list(st["players"]), "tokens": dict(st["tokens"]),
-            "hand_sizes": {p: len(st["hands"][p]) for p in st["players"]},
-            "holdings": {p: rules.holdings(st, p) for p in st["players"]}, "scores": rules.scores(st),
-            "melds": [dict(m) for m in st["melds"]], "discard_top_first": list(reversed(st["discard"])),
-            "deck": len(st["deck"]), "turn": st["turn"], "phase": st["phase"], "idle_turns": st["idle"],
-            "active": None if st["phase"] == "over" else rules.active(st), "winners": st["winners"]}
+    return {
+        "seats": list(st["players"]),
+        "tokens": dict(st["tokens"]),
+        "hand_sizes": {p: len(st["hands"][p]) for p in st["players"]},
+        "holdings": {p: rules.holdings(st, p) for p in st["players"]},
+        "scores": rules.scores(st),
+        "melds": [dict(m) for m in st["melds"]],
+        "discard_top_first": list(reversed(st["discard"])),
+        "deck": len(st["deck"]),
+        "turn": st["turn"],
+        "phase": st["phase"],
+        "idle_turns": st["idle"],
+        "active": None if st["phase"] == "over" else rules.active(st),
+        "winners": st["winners"],
+    }
 
 
 def view(st: State, player: str | None, kind: str, title: str) -> dict[str, Any]:
@@ -81,8 +109,14 @@ def view(st: State, player: str | None, kind: str, title: str) -> dict[str, Any]
         data["hand"] = [{"card": c, "type": TYPE[c], "value": VALUE[c]} for c in st["hands"][player]]
         if st["standing"] is not None and rules.active(st) == player and st["phase"] != "over":
             how = st["standing"] if isinstance(st["standing"], str) else ", ".join(st["standing"])
-            sections.append({"title": "Your standing orders", "private": True,
-                             "lines": [f"DISCARD-IF-NEEDED {how}"]})
-    return {"kind": kind, "title": title, "turn": turn_label(st), "players": list(st["players"]),
-            "you": player if player in st["players"] else None, "over": st["phase"] == "over",
-            "sections": sections, "data": data}
+            sections.append({"title": "Your standing orders", "private": True, "lines": [f"DISCARD-IF-NEEDED {how}"]})
+    return {
+        "kind": kind,
+        "title": title,
+        "turn": turn_label(st),
+        "players": list(st["players"]),
+        "you": player if player in st["players"] else None,
+        "over": st["phase"] == "over",
+        "sections": sections,
+        "data": data,
+    }

@@ -114,12 +114,28 @@ Careful Soldier				8	L	Defenses get +3
 
 #: class words used in card notes -> the type code they name (IW-R7, IW-R8)
 CLASS_WORDS = {
-    "cavalry": "C", "artillery": "A", "defense": "D", "defenses": "D", "tactics": "T", "leader": "L",
-    "morale": "X", "ik": "IK", "im": "IM", "is": "IK",
+    "cavalry": "C",
+    "artillery": "A",
+    "defense": "D",
+    "defenses": "D",
+    "tactics": "T",
+    "leader": "L",
+    "morale": "X",
+    "ik": "IK",
+    "im": "IM",
+    "is": "IK",
 }
 #: readable class names for texts
-CLASS_NAMES = {"C": "Cavalry", "A": "Artillery", "D": "Defense", "T": "Tactics", "L": "Leader",
-               "X": "Morale", "IK": "IK", "IM": "IM"}
+CLASS_NAMES = {
+    "C": "Cavalry",
+    "A": "Artillery",
+    "D": "Defense",
+    "T": "Tactics",
+    "L": "Leader",
+    "X": "Morale",
+    "IK": "IK",
+    "IM": "IM",
+}
 SIDE_NAMES = {"F": "French", "S": "Spanish"}
 
 _NEGATE = re.compile(r"^negate (?:an? )?(\w+) card$")
@@ -133,7 +149,7 @@ def _parse_notes(notes: str) -> dict[str, Any]:
     word = text.split(" ")[0] if text else ""
     if word in ("won", "lost"):
         out["cond"] = word.upper()
-        text = text[len(word):].strip()
+        text = text[len(word) :].strip()
     if not text:
         return out
     neg = _NEGATE.match(text)
@@ -157,8 +173,14 @@ def _parse(text: str) -> list[dict[str, Any]]:
         name, force, ctype = parts[0], parts[1], parts[2]
         notes = parts[3] if len(parts) > 3 else ""
         side = force[-1] if force[-1] in "FS" else None
-        card = {"name": name, "force": int(force.rstrip("FS")), "type": ctype, "side": side,
-                "index": len(cards), "notes": " ".join(notes.split())}
+        card = {
+            "name": name,
+            "force": int(force.rstrip("FS")),
+            "type": ctype,
+            "side": side,
+            "index": len(cards),
+            "notes": " ".join(notes.split()),
+        }
         card.update(_parse_notes(notes))
         cards.append(card)
     return cards

@@ -17,9 +17,12 @@ from .orders import apply_line, legal_lines
 from .rules import default_leader, finish_leaders, max_discard, resolve_discards, start_hand
 from .view import make_view
 
-SYNTAX_DISCARD = ("DISCARD <card>, <card>, ... (0-4 cards; 0-5 after losing a hand)", "DISCARD NONE",
-                  "LEADER-PREF <leader>, <leader>, ...  (standing: which Leader to keep)",
-                  "NEGATE-PLAN <own card> > <target>; <own card> > <target>; ...  (standing; or NONE)")
+SYNTAX_DISCARD = (
+    "DISCARD <card>, <card>, ... (0-4 cards; 0-5 after losing a hand)",
+    "DISCARD NONE",
+    "LEADER-PREF <leader>, <leader>, ...  (standing: which Leader to keep)",
+    "NEGATE-PLAN <own card> > <target>; <own card> > <target>; ...  (standing; or NONE)",
+)
 
 
 class ItalianWars:
@@ -32,22 +35,52 @@ class ItalianWars:
         if len(players) != 2:
             raise ValueError("Italian Wars needs exactly 2 players")
         state: dict[str, Any] = {
-            "players": list(players), "rng": init_state(seed), "sides": {}, "deck": list(NAMES), "discard": [],
-            "hands": {p: [] for p in players}, "field": {p: [] for p in players}, "hand": 0,
-            "won": {p: 0 for p in players}, "streak": {p: 0 for p in players}, "prev_winner": None,
-            "prev_loser": None, "step": "discard", "pending": {}, "prefs": {}, "plans": {}, "leader_ask": [],
-            "leader_pick": {}, "neg": None, "last": None, "secret_log": [], "over": False, "winner": None,
+            "players": list(players),
+            "rng": init_state(seed),
+            "sides": {},
+            "deck": list(NAMES),
+            "discard": [],
+            "hands": {p: [] for p in players},
+            "field": {p: [] for p in players},
+            "hand": 0,
+            "won": {p: 0 for p in players},
+            "streak": {p: 0 for p in players},
+            "prev_winner": None,
+            "prev_loser": None,
+            "step": "discard",
+            "pending": {},
+            "prefs": {},
+            "plans": {},
+            "leader_ask": [],
+            "leader_pick": {},
+            "neg": None,
+            "last": None,
+            "secret_log": [],
+            "over": False,
+            "winner": None,
         }
         rng = Rng(state["rng"])
         french = 0 if options.get("sides") == "fixed" else rng.coin()
         state["sides"] = {players[french]: "French", players[1 - french]: "Spanish"}
         how = "fixed by option" if options.get("sides") == "fixed" else "by lot (IW-R1)"
-        events = [Event("sides", f"Sides {how}: {players[french]} is French, {players[1 - french]} is Spanish.",
-                        PUBLIC, {"sides": dict(state["sides"])})]
+        events = [
+            Event(
+                "sides",
+                f"Sides {how}: {players[french]} is French, {players[1 - french]} is Spanish.",
+                PUBLIC,
+                {"sides": dict(state["sides"])},
+            )
+        ]
         rng.shuffle(state["deck"])
         events.append(Event("shuffle", "The 96-card deck was shuffled.", PUBLIC, {"cards": 96}))
-        events.append(Event("deck-order", f"Deck order (top first): {', '.join(state['deck'])}.", MODERATOR,
-                            {"deck": list(state["deck"])}))
+        events.append(
+            Event(
+                "deck-order",
+                f"Deck order (top first): {', '.join(state['deck'])}.",
+                MODERATOR,
+                {"deck": list(state["deck"])},
+            )
+        )
         start_hand(state, events)
         return state, events
 
@@ -56,18 +89,31 @@ class ItalianWars:
         if step == "discard":
             return [self._discard_request(state, p) for p in state["players"]]
         if step == "leader":
-            return [Request(p, f"hand{n}.leader", "You deployed several Leaders: choose the one to keep (IW-R6).",
-                            tuple(legal_lines(state, p)), ("LEADER <card>",), (f"LEADER {default_leader(state, p)}",),
-                            p in state["leader_pick"],
-                            (f"LEADER {state['leader_pick'][p]}",) if p in state["leader_pick"] else ())
-                    for p in state["leader_ask"]]
+            return [
+                Request(
+                    p,
+                    f"hand{n}.leader",
+                    "You deployed several Leaders: choose the one to keep (IW-R6).",
+                    tuple(legal_lines(state, p)),
+                    ("LEADER <card>",),
+                    (f"LEADER {default_leader(state, p)}",),
+                    p in state["leader_pick"],
+                    (f"LEADER {state['leader_pick'][p]}",) if p in state["leader_pick"] else (),
+                )
+                for p in state["leader_ask"]
+            ]
         if step == "negate":
             p = state["neg"]["turn"]
-            return [Request(p, f"hand{n}.negate{state['neg']['actions']}",
-                            "Negation: use one Negate effect of your cards on an enemy card, or pass (IW-R11).",
-                            tuple(legal_lines(state, p)),
-                            ("NEGATE <own card> > <target card>", "PASS", "NEGATE-PLAN <own> > <target>; ..."),
-                            ("PASS",))]
+            return [
+                Request(
+                    p,
+                    f"hand{n}.negate{state['neg']['actions']}",
+                    "Negation: use one Negate effect of your cards on an enemy card, or pass (IW-R11).",
+                    tuple(legal_lines(state, p)),
+                    ("NEGATE <own card> > <target card>", "PASS", "NEGATE-PLAN <own> > <target>; ..."),
+                    ("PASS",),
+                )
+            ]
         return []
 
     def _discard_request(self, state: dict[str, Any], p: str) -> Request:
@@ -78,10 +124,20 @@ class ItalianWars:
             on_file.append(f"LEADER-PREF {', '.join(state['prefs'][p])}")
         if state["plans"].get(p) is not None:
             on_file.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in state["plans"][p]) or "NONE"))
-        prompt = (f"Hand {state['hand']}: discard up to {max_discard(state, p)} cards face down to draw "
-                  "replacements (or DISCARD NONE).")
-        return Request(p, f"hand{state['hand']}.discard", prompt, tuple(legal_lines(state, p)), SYNTAX_DISCARD,
-                       ("DISCARD NONE",), p in state["pending"], tuple(on_file))
+        prompt = (
+            f"Hand {state['hand']}: discard up to {max_discard(state, p)} cards face down to draw "
+            "replacements (or DISCARD NONE)."
+        )
+        return Request(
+            p,
+            f"hand{state['hand']}.discard",
+            prompt,
+            tuple(legal_lines(state, p)),
+            SYNTAX_DISCARD,
+            ("DISCARD NONE",),
+            p in state["pending"],
+            tuple(on_file),
+        )
 
     def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
         if player not in state["players"]:
@@ -115,9 +171,12 @@ class ItalianWars:
         if not state["over"]:
             return None
         w = state["winner"]
-        return Result(dict(state["won"]), (w,), f"{w} ({state['sides'][w]}) won the battle after "
-                      f"{state['hand']} hands, with {state['won'][w]} hands won.",
-                      {"streaks": dict(state["streak"]), "sides": dict(state["sides"])})
+        return Result(
+            dict(state["won"]),
+            (w,),
+            f"{w} ({state['sides'][w]}) won the battle after {state['hand']} hands, with {state['won'][w]} hands won.",
+            {"streaks": dict(state["streak"]), "sides": dict(state["sides"])},
+        )
 
     def handbook(self) -> str:
         return HANDBOOK

@@ -37,10 +37,17 @@ def start_negation(state: State, events: list[Event]) -> None:
     state["neg"] = {"turn": first, "passes": 0, "used": [], "actions": 0}
     for p in state["players"]:
         shown = ", ".join(state["field"][p]) or "nothing"
-        events.append(Event("deployed", f"{p} ({state['sides'][p]}) deploys: {shown}.", PUBLIC,
-                            {"player": p, "cards": list(state["field"][p])}))
-    events.append(Event("coin", f"Coin flip: {first} acts first in the negation step.", PUBLIC,
-                        {"coin": flip, "first": first}))
+        events.append(
+            Event(
+                "deployed",
+                f"{p} ({state['sides'][p]}) deploys: {shown}.",
+                PUBLIC,
+                {"player": p, "cards": list(state["field"][p])},
+            )
+        )
+    events.append(
+        Event("coin", f"Coin flip: {first} acts first in the negation step.", PUBLIC, {"coin": flip, "first": first})
+    )
     advance(state, events)
 
 
@@ -70,8 +77,14 @@ def run_plan_item(state: State, player: str, plan: list, legal: list, events: li
         if item in legal:
             do_negate(state, player, item[0], item[1], events, "by plan")
             return
-        events.append(Event("plan-skip", f"Your plan item {item[0]} > {item[1]} is not legal now and was skipped.",
-                            (player,), {"player": player, "item": item}))
+        events.append(
+            Event(
+                "plan-skip",
+                f"Your plan item {item[0]} > {item[1]} is not legal now and was skipped.",
+                (player,),
+                {"player": player, "item": item},
+            )
+        )
     do_pass(state, player, events, "passes (negation plan used up)")
 
 
@@ -85,9 +98,15 @@ def do_negate(state: State, player: str, own: str, target: str, events: list[Eve
     neg["actions"] += 1
     cls = CLASS_NAMES[BY_NAME[own]["negate"]]
     note = f" ({how})" if how else ""
-    events.append(Event("negate", f"{player} uses {own} (Negate {cls}) on {foe}'s {target}{note}: {target} is "
-                        "discarded with its bonus and any Negate effect.", PUBLIC,
-                        {"player": player, "card": own, "target": target, "target_owner": foe}))
+    events.append(
+        Event(
+            "negate",
+            f"{player} uses {own} (Negate {cls}) on {foe}'s {target}{note}: {target} is "
+            "discarded with its bonus and any Negate effect.",
+            PUBLIC,
+            {"player": player, "card": own, "target": target, "target_owner": foe},
+        )
+    )
 
 
 def do_pass(state: State, player: str, events: list[Event], text: str = "passes") -> None:

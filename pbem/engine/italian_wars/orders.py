@@ -16,12 +16,21 @@ from .negation import advance, do_negate, do_pass, legal_negations
 from .rules import State, field_leaders, max_discard
 
 ALIASES = {
-    "DISCARD": "DISCARD", "DISC": "DISCARD", "DROP": "DISCARD",
-    "LEADER-PREF": "LEADER-PREF", "LEADERPREF": "LEADER-PREF", "LEADER-PREFS": "LEADER-PREF",
-    "PREF": "LEADER-PREF", "PREFER": "LEADER-PREF",
-    "LEADER": "LEADER", "KEEP": "LEADER",
-    "NEGATE": "NEGATE", "NEG": "NEGATE",
-    "NEGATE-PLAN": "NEGATE-PLAN", "NEGATEPLAN": "NEGATE-PLAN", "PLAN": "NEGATE-PLAN",
+    "DISCARD": "DISCARD",
+    "DISC": "DISCARD",
+    "DROP": "DISCARD",
+    "LEADER-PREF": "LEADER-PREF",
+    "LEADERPREF": "LEADER-PREF",
+    "LEADER-PREFS": "LEADER-PREF",
+    "PREF": "LEADER-PREF",
+    "PREFER": "LEADER-PREF",
+    "LEADER": "LEADER",
+    "KEEP": "LEADER",
+    "NEGATE": "NEGATE",
+    "NEG": "NEGATE",
+    "NEGATE-PLAN": "NEGATE-PLAN",
+    "NEGATEPLAN": "NEGATE-PLAN",
+    "PLAN": "NEGATE-PLAN",
     "PASS": "PASS",
 }
 NONE_WORDS = ("none", "nothing", "0", "-", "no")
@@ -50,8 +59,7 @@ def waiting_for(state: State) -> str:
 
 
 def not_asked(state: State, player: str) -> RuleError:
-    return RuleError(f"you are not asked anything now; waiting for {waiting_for(state)}",
-                     legal_lines(state, player))
+    return RuleError(f"you are not asked anything now; waiting for {waiting_for(state)}", legal_lines(state, player))
 
 
 def apply_line(state: State, player: str, line: str, events: list[Event]) -> str:
@@ -61,10 +69,18 @@ def apply_line(state: State, player: str, line: str, events: list[Event]) -> str
     if state["step"] == "over":
         raise RuleError("the game is over; no orders are taken")
     if verb is None:
-        raise RuleError(f'"{word}" is not an Italian Wars order (DISCARD, LEADER-PREF, LEADER, NEGATE, '
-                        "NEGATE-PLAN, PASS)", legal_lines(state, player))
-    handler = {"DISCARD": _discard, "LEADER-PREF": _leader_pref, "LEADER": _leader, "NEGATE": _negate,
-               "NEGATE-PLAN": _plan, "PASS": _pass}[verb]
+        raise RuleError(
+            f'"{word}" is not an Italian Wars order (DISCARD, LEADER-PREF, LEADER, NEGATE, NEGATE-PLAN, PASS)',
+            legal_lines(state, player),
+        )
+    handler = {
+        "DISCARD": _discard,
+        "LEADER-PREF": _leader_pref,
+        "LEADER": _leader,
+        "NEGATE": _negate,
+        "NEGATE-PLAN": _plan,
+        "PASS": _pass,
+    }[verb]
     return handler(state, player, rest.strip(), events)
 
 
@@ -74,8 +90,10 @@ def _is_none(text: str) -> bool:
 
 def _discard(state: State, player: str, rest: str, events: list[Event]) -> str:
     if state["step"] != "discard":
-        raise RuleError(f"the discard step of hand {state['hand']} is over; waiting for {waiting_for(state)}",
-                        legal_lines(state, player))
+        raise RuleError(
+            f"the discard step of hand {state['hand']} is over; waiting for {waiting_for(state)}",
+            legal_lines(state, player),
+        )
     legal = legal_lines(state, player)
     if not rest:
         raise RuleError("say which cards to discard, or DISCARD NONE", legal)
@@ -98,11 +116,14 @@ def _match_cards(text: str, hand: list[str], legal: list[str]) -> list[str]:
 
 def _leader_pref(state: State, player: str, rest: str, events: list[Event]) -> str:
     if state["step"] != "discard":
-        raise RuleError("LEADER-PREF is a standing order sent during the discard step; "
-                        f"now waiting for {waiting_for(state)}", legal_lines(state, player))
+        raise RuleError(
+            f"LEADER-PREF is a standing order sent during the discard step; now waiting for {waiting_for(state)}",
+            legal_lines(state, player),
+        )
     if not rest:
-        raise RuleError("list Leaders in order of preference, or LEADER-PREF NONE",
-                        [f"LEADER-PREF {c}" for c in LEADERS])
+        raise RuleError(
+            "list Leaders in order of preference, or LEADER-PREF NONE", [f"LEADER-PREF {c}" for c in LEADERS]
+        )
     prefs = [] if _is_none(rest) else match_many(rest, LEADERS, "Leader")
     state["prefs"][player] = prefs or None
     return f"LEADER-PREF {', '.join(prefs) or 'NONE'}"

@@ -41,10 +41,17 @@ def reshuffle(state: State, events: list[Event]) -> None:
     state["discard"] = []
     Rng(state["rng"]).shuffle(pile)
     state["deck"] = pile
-    events.append(Event("reshuffle", f"The deck ran out: the discard pile ({len(pile)} cards) was shuffled "
-                        "into a new deck.", PUBLIC, {"cards": len(pile)}))
-    events.append(Event("deck-order", f"New deck order (top first): {', '.join(pile)}.", MODERATOR,
-                        {"deck": list(pile)}))
+    events.append(
+        Event(
+            "reshuffle",
+            f"The deck ran out: the discard pile ({len(pile)} cards) was shuffled into a new deck.",
+            PUBLIC,
+            {"cards": len(pile)},
+        )
+    )
+    events.append(
+        Event("deck-order", f"New deck order (top first): {', '.join(pile)}.", MODERATOR, {"deck": list(pile)})
+    )
 
 
 def draw(state: State, player: str, n: int, events: list[Event]) -> list[str]:
@@ -71,8 +78,14 @@ def start_hand(state: State, events: list[Event]) -> None:
     state["hand"] += 1
     state.update(step="discard", pending={}, prefs={}, plans={}, leader_ask=[], leader_pick={}, neg=None)
     n = state["hand"]
-    events.append(Event("hand", f"Hand {n} begins. Previous winner: {state['prev_winner'] or 'none'}.",
-                        PUBLIC, {"hand": n, "prev_winner": state["prev_winner"]}))
+    events.append(
+        Event(
+            "hand",
+            f"Hand {n} begins. Previous winner: {state['prev_winner'] or 'none'}.",
+            PUBLIC,
+            {"hand": n, "prev_winner": state["prev_winner"]},
+        )
+    )
     for p in draw_order(state):
         got = draw(state, p, hand_size(state, p), events)
         events.append(Event("draw", f"{p} drew {len(got)} cards.", PUBLIC, {"player": p, "count": len(got)}))
@@ -88,17 +101,30 @@ def resolve_discards(state: State, events: list[Event]) -> None:
             state["hands"][p].remove(c)
         state["discard"].extend(cards)
         state["secret_log"].append({"hand": state["hand"], "player": p, "cards": list(cards)})
-        events.append(Event("discard", f"{p} discarded {len(cards)} card(s) face down.", PUBLIC,
-                            {"player": p, "count": len(cards)}))
-        events.append(Event("discard-private", f"{p} discarded: {', '.join(cards) or 'nothing'}.", MODERATOR,
-                            {"player": p, "cards": list(cards)}))
+        events.append(
+            Event(
+                "discard", f"{p} discarded {len(cards)} card(s) face down.", PUBLIC, {"player": p, "count": len(cards)}
+            )
+        )
+        events.append(
+            Event(
+                "discard-private",
+                f"{p} discarded: {', '.join(cards) or 'nothing'}.",
+                MODERATOR,
+                {"player": p, "cards": list(cards)},
+            )
+        )
     for p in order:
         got = draw(state, p, len(state["pending"][p]), events)
         if got:
-            events.append(Event("replace", f"{p} drew {len(got)} replacement card(s).", PUBLIC,
-                                {"player": p, "count": len(got)}))
-            events.append(Event("replace-private", f"You drew as replacements: {', '.join(got)}.", (p,),
-                                {"player": p, "cards": got}))
+            events.append(
+                Event("replace", f"{p} drew {len(got)} replacement card(s).", PUBLIC, {"player": p, "count": len(got)})
+            )
+            events.append(
+                Event(
+                    "replace-private", f"You drew as replacements: {', '.join(got)}.", (p,), {"player": p, "cards": got}
+                )
+            )
     state["pending"] = {}
     deploy(state, events)
 
@@ -121,16 +147,25 @@ def deploy(state: State, events: list[Event]) -> None:
     """IW-R6: reveal both hands, discard unusable cards face up, settle Leaders."""
     for p in draw_order(state):
         hand = sorted(state["hands"][p], key=NAMES.index)
-        events.append(Event("reveal", f"{p} ({state['sides'][p]}) reveals: {', '.join(hand)}.", PUBLIC,
-                            {"player": p, "cards": hand}))
+        events.append(
+            Event(
+                "reveal", f"{p} ({state['sides'][p]}) reveals: {', '.join(hand)}.", PUBLIC, {"player": p, "cards": hand}
+            )
+        )
         state["hands"][p] = []
         state["field"][p] = hand
         for check, name in [(k, c) for k in range(3) for c in list(hand)]:
             why = unusable_reason(state, p, name, check) if name in state["field"][p] else ""
             if why:
                 discard_from_field(state, p, name)
-                events.append(Event("unusable", f"{p}'s {name} cannot be used ({why}) and is discarded.",
-                                    PUBLIC, {"player": p, "card": name, "reason": why}))
+                events.append(
+                    Event(
+                        "unusable",
+                        f"{p}'s {name} cannot be used ({why}) and is discarded.",
+                        PUBLIC,
+                        {"player": p, "card": name, "reason": why},
+                    )
+                )
     for p in draw_order(state):
         leaders = field_leaders(state, p)
         if len(leaders) < 2:
@@ -142,10 +177,17 @@ def deploy(state: State, events: list[Event]) -> None:
             state["leader_ask"].append(p)
     if state["leader_ask"]:
         state["step"] = "leader"
-        events.append(Event("leader-ask", f"{' and '.join(state['leader_ask'])} must choose which Leader to keep.",
-                            PUBLIC, {"players": list(state["leader_ask"])}))
+        events.append(
+            Event(
+                "leader-ask",
+                f"{' and '.join(state['leader_ask'])} must choose which Leader to keep.",
+                PUBLIC,
+                {"players": list(state["leader_ask"])},
+            )
+        )
         return
     from .negation import start_negation
+
     start_negation(state, events)
 
 
@@ -162,8 +204,14 @@ def keep_leader(state: State, player: str, keep: str, how: str, events: list[Eve
     gone = [c for c in field_leaders(state, player) if c != keep]
     for c in gone:
         discard_from_field(state, player, c)
-    events.append(Event("leader", f"{player} keeps {keep} ({how}); extra Leader(s) discarded: {', '.join(gone)}.",
-                        PUBLIC, {"player": player, "kept": keep, "discarded": gone}))
+    events.append(
+        Event(
+            "leader",
+            f"{player} keeps {keep} ({how}); extra Leader(s) discarded: {', '.join(gone)}.",
+            PUBLIC,
+            {"player": player, "kept": keep, "discarded": gone},
+        )
+    )
 
 
 def finish_leaders(state: State, events: list[Event]) -> None:
@@ -172,6 +220,7 @@ def finish_leaders(state: State, events: list[Event]) -> None:
         keep_leader(state, p, state["leader_pick"][p], "chosen", events)
     state["leader_ask"], state["leader_pick"] = [], {}
     from .negation import start_negation
+
     start_negation(state, events)
 
 
@@ -216,8 +265,14 @@ def score_hand(state: State, events: list[Event]) -> None:
     totals = {p: sum(r["force"] for r in forces[p]) for p in state["players"]}
     for p in state["players"]:
         calc = "; ".join(arithmetic(r) for r in forces[p]) or "no cards"
-        events.append(Event("force", f"{p} ({state['sides'][p]}): {calc}. Total {totals[p]}.", PUBLIC,
-                            {"player": p, "cards": forces[p], "total": totals[p]}))
+        events.append(
+            Event(
+                "force",
+                f"{p} ({state['sides'][p]}): {calc}. Total {totals[p]}.",
+                PUBLIC,
+                {"player": p, "cards": forces[p], "total": totals[p]},
+            )
+        )
     a, b = state["players"]
     winner = a if totals[a] > totals[b] else b if totals[b] > totals[a] else None
     record_result(state, winner, totals, forces, events)
@@ -243,13 +298,22 @@ def record_result(state: State, winner: str | None, totals: dict[str, int], forc
         state["streak"][winner] += 1
         state["streak"][loser] = 0
         state["prev_winner"], state["prev_loser"] = winner, loser
-        text = (f"{winner} wins hand {n}, {totals[winner]} to {totals[loser]}; hands won "
-                f"{winner} {state['won'][winner]}, {loser} {state['won'][loser]}; streak {state['streak'][winner]}.")
+        text = (
+            f"{winner} wins hand {n}, {totals[winner]} to {totals[loser]}; hands won "
+            f"{winner} {state['won'][winner]}, {loser} {state['won'][loser]}; streak {state['streak'][winner]}."
+        )
     state["last"] = {"hand": n, "winner": winner, "totals": totals, "forces": forces}
     events.append(Event("hand-result", text, PUBLIC, {"hand": n, "winner": winner, "totals": totals}))
-    events.append(Event("scores", f"After hand {n}: " + ", ".join(
-        f"{p} {state['won'][p]} won (streak {state['streak'][p]})" for p in state["players"]) + ".", PUBLIC,
-        {"scores": dict(state["won"]), "streaks": dict(state["streak"]), "forces": totals, "hand": n, "turn": n}))
+    events.append(
+        Event(
+            "scores",
+            f"After hand {n}: "
+            + ", ".join(f"{p} {state['won'][p]} won (streak {state['streak'][p]})" for p in state["players"])
+            + ".",
+            PUBLIC,
+            {"scores": dict(state["won"]), "streaks": dict(state["streak"]), "forces": totals, "hand": n, "turn": n},
+        )
+    )
 
 
 def end_game(state: State, winner: str, events: list[Event]) -> None:
@@ -257,8 +321,20 @@ def end_game(state: State, winner: str, events: list[Event]) -> None:
     state["step"], state["over"], state["winner"] = "over", True, winner
     how = "3 hands in a row" if state["streak"][winner] >= WIN_STREAK else f"{WIN_TOTAL} hands"
     for item in state["secret_log"]:
-        events.append(Event("reveal-discards", f"Hand {item['hand']}: {item['player']} had discarded face down: "
-                            f"{', '.join(item['cards']) or 'nothing'}.", PUBLIC, dict(item)))
-    events.append(Event("game-over", f"{winner} ({state['sides'][winner]}) wins the battle with {how}.", PUBLIC,
-                        {"scores": dict(state["won"]), "winners": [winner], "streaks": dict(state["streak"])}))
-
+        events.append(
+            Event(
+                "reveal-discards",
+                f"Hand {item['hand']}: {item['player']} had discarded face down: "
+                f"{', '.join(item['cards']) or 'nothing'}.",
+                PUBLIC,
+                dict(item),
+            )
+        )
+    events.append(
+        Event(
+            "game-over",
+            f"{winner} ({state['sides'][winner]}) wins the battle with {how}.",
+            PUBLIC,
+            {"scores": dict(state["won"]), "winners": [winner], "streaks": dict(state["streak"])},
+        )
+    )

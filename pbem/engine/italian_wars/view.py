@@ -28,25 +28,46 @@ def turn_label(state: dict[str, Any]) -> str:
 
 def _public_sections(state: dict[str, Any]) -> list[dict[str, Any]]:
     rows = [[p, state["sides"][p], state["won"][p], state["streak"][p]] for p in state["players"]]
-    secs = [{"title": "Battle", "private": False,
-             "table": {"columns": ["Player", "Side", "Hands won", "Streak"], "rows": rows}},
-            {"title": "Hand", "private": False, "lines": [
+    secs = [
+        {
+            "title": "Battle",
+            "private": False,
+            "table": {"columns": ["Player", "Side", "Hands won", "Streak"], "rows": rows},
+        },
+        {
+            "title": "Hand",
+            "private": False,
+            "lines": [
                 turn_label(state) + ".",
                 f"Previous hand winner: {state['prev_winner'] or 'none'}.",
                 f"Deck: {len(state['deck'])} cards; discard pile: {len(state['discard'])} cards.",
-                "Victory: 8 hands won in total, or 3 hands in a row."]}]
+                "Victory: 8 hands won in total, or 3 hands in a row.",
+            ],
+        },
+    ]
     if state["step"] in ("leader", "negate"):
         forces = card_forces(state)
         used = state["neg"]["used"] if state["neg"] else []
-        frows = [[p, r["card"], BY_NAME[r["card"]]["type"], arithmetic(r), r["force"],
-                  "used" if r["card"] in used else ""] for p in state["players"] for r in forces[p]]
-        secs.append({"title": "Deployed cards", "private": False, "table": {
-            "columns": ["Player", "Card", "Type", "Arithmetic", "Force", "Negate"], "rows": frows}})
+        frows = [
+            [p, r["card"], BY_NAME[r["card"]]["type"], arithmetic(r), r["force"], "used" if r["card"] in used else ""]
+            for p in state["players"]
+            for r in forces[p]
+        ]
+        secs.append(
+            {
+                "title": "Deployed cards",
+                "private": False,
+                "table": {"columns": ["Player", "Card", "Type", "Arithmetic", "Force", "Negate"], "rows": frows},
+            }
+        )
     last = state["last"]
     if last:
         res = f"{last['winner']} won" if last["winner"] else "tied"
-        lines = [f"Hand {last['hand']}: {res}; totals " +
-                 ", ".join(f"{p} {last['totals'][p]}" for p in state["players"]) + "."]
+        lines = [
+            f"Hand {last['hand']}: {res}; totals "
+            + ", ".join(f"{p} {last['totals'][p]}" for p in state["players"])
+            + "."
+        ]
         lines += [f"{p}: " + "; ".join(arithmetic(r) for r in last["forces"][p]) for p in state["players"]]
         secs.append({"title": "Last hand", "private": False, "lines": lines})
     return secs
@@ -55,8 +76,7 @@ def _public_sections(state: dict[str, Any]) -> list[dict[str, Any]]:
 def _private_sections(state: dict[str, Any], player: str) -> list[dict[str, Any]]:
     secs = []
     if state["step"] == "discard":
-        secs.append({"title": "Your hand", "private": True,
-                     "lines": [describe(c) for c in state["hands"][player]]})
+        secs.append({"title": "Your hand", "private": True, "lines": [describe(c) for c in state["hands"][player]]})
     orders = []
     if player in state["pending"]:
         orders.append(f"DISCARD {', '.join(state['pending'][player]) or 'NONE'}")
@@ -73,14 +93,19 @@ def _private_sections(state: dict[str, Any], player: str) -> list[dict[str, Any]
 def _data(state: dict[str, Any], player: str | None) -> dict[str, Any]:
     revealed = state["step"] in ("leader", "negate")
     data: dict[str, Any] = {
-        "hand": state["hand"], "step": state["step"], "sides": dict(state["sides"]),
-        "hands_won": dict(state["won"]), "streaks": dict(state["streak"]), "prev_winner": state["prev_winner"],
-        "deck": len(state["deck"]), "discard": len(state["discard"]),
+        "hand": state["hand"],
+        "step": state["step"],
+        "sides": dict(state["sides"]),
+        "hands_won": dict(state["won"]),
+        "streaks": dict(state["streak"]),
+        "prev_winner": state["prev_winner"],
+        "deck": len(state["deck"]),
+        "discard": len(state["discard"]),
         "hand_sizes": {p: len(state["hands"][p]) for p in state["players"]},
         "deployed": card_forces(state) if revealed else None,
-        "negation": ({"turn": state["neg"]["turn"], "used": list(state["neg"]["used"])}
-                     if state["neg"] else None),
-        "last": state["last"], "winner": state["winner"],
+        "negation": ({"turn": state["neg"]["turn"], "used": list(state["neg"]["used"])} if state["neg"] else None),
+        "last": state["last"],
+        "winner": state["winner"],
     }
     if player is not None:
         data["your_hand"] = list(state["hands"][player]) if state["step"] == "discard" else []
@@ -94,5 +119,13 @@ def make_view(engine: Any, state: dict[str, Any], player: str | None) -> dict[st
     secs = _public_sections(state)
     if player is not None:
         secs += _private_sections(state, player)
-    return {"kind": engine.kind, "title": engine.title, "turn": turn_label(state), "players": list(state["players"]),
-            "you": player, "over": state["over"], "sections": secs, "data": _data(state, player)}
+    return {
+        "kind": engine.kind,
+        "title": engine.title,
+        "turn": turn_label(state),
+        "players": list(state["players"]),
+        "you": player,
+        "over": state["over"],
+        "sections": secs,
+        "data": _data(state, player),
+    }

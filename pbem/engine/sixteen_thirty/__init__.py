@@ -34,17 +34,23 @@ class SixteenThirtyEngine:
 
     def view(self, st: dict, player: str | None) -> dict:
         from .view import view
+
         return view(st, player)
 
     def result(self, st: dict) -> Result | None:
         r = st.get("result")
         if not r:
             return None
-        return Result(dict(r["scores"]), tuple(r["winners"]), r["summary"],
-                      {"history": [{"turn": h["turn"], "totals": h["totals"]} for h in st["history"]]})
+        return Result(
+            dict(r["scores"]),
+            tuple(r["winners"]),
+            r["summary"],
+            {"history": [{"turn": h["turn"], "totals": h["totals"]} for h in st["history"]]},
+        )
 
     def handbook(self) -> str:
         from .handbook import HANDBOOK
+
         return HANDBOOK
 
 

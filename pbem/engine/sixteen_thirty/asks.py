@@ -19,17 +19,36 @@ def requests(st: dict) -> list[Request]:
     if st["over"]:
         return []
     ph = st["phase"]
-    fn = {"start": ask_start, "remove": ask_remove, "trade": ask_trade, "offers": ask_offers, "accept": ask_accept,
-          "specials": ask_specials, "call": ask_call, "place": ask_place, "ballot": ask_ballot, "lose": ask_lose,
-          "discard": ask_discard}[ph]
+    fn = {
+        "start": ask_start,
+        "remove": ask_remove,
+        "trade": ask_trade,
+        "offers": ask_offers,
+        "accept": ask_accept,
+        "specials": ask_specials,
+        "call": ask_call,
+        "place": ask_place,
+        "ballot": ask_ballot,
+        "lose": ask_lose,
+        "discard": ask_discard,
+    }[ph]
     return fn(st)
 
 
-def req(st: dict, p: str, prompt: str, legal: list[str], syntax: list[str], default: list[str],
-        simultaneous: bool = False) -> Request:
+def req(
+    st: dict, p: str, prompt: str, legal: list[str], syntax: list[str], default: list[str], simultaneous: bool = False
+) -> Request:
     ans = simultaneous and p in st["answers"]
-    return Request(p, st["step"], prompt, tuple(legal[:MAX_LEGAL]), tuple(syntax), tuple(default), ans,
-                   tuple(on_file(st, p)) if ans else ())
+    return Request(
+        p,
+        st["step"],
+        prompt,
+        tuple(legal[:MAX_LEGAL]),
+        tuple(syntax),
+        tuple(default),
+        ans,
+        tuple(on_file(st, p)) if ans else (),
+    )
 
 
 def on_file(st: dict, p: str) -> list[str]:
@@ -68,7 +87,7 @@ def start_default(hand: list[str]) -> str:
     need = start_required(hand)
     named = sorted([x for x in hand if not is_special(x) and not is_open(x)], key=lambda x: (-value(x), x))
     chosen = named[:need]
-    opens = sorted([x for x in hand if is_open(x)], key=lambda x: -value(x))[:need - len(chosen)]
+    opens = sorted([x for x in hand if is_open(x)], key=lambda x: -value(x))[: need - len(chosen)]
     if not chosen:
         return "PLACE-START NONE"
     home = country_of(chosen[0])
@@ -76,9 +95,18 @@ def start_default(hand: list[str]) -> str:
 
 
 def ask_start(st: dict) -> list[Request]:
-    return [req(st, p, "Place your three starting Influence cards face up (secret until all have placed).",
-                start_options(st["hands"][p]), ["PLACE-START <card>, <card>, <card> (Open cards: Open 1 ON <country>)"],
-                [start_default(st["hands"][p])], True) for p in st["players"]]
+    return [
+        req(
+            st,
+            p,
+            "Place your three starting Influence cards face up (secret until all have placed).",
+            start_options(st["hands"][p]),
+            ["PLACE-START <card>, <card>, <card> (Open cards: Open 1 ON <country>)"],
+            [start_default(st["hands"][p])],
+            True,
+        )
+        for p in st["players"]
+    ]
 
 
 # ---------------------------------------------------------------- phasing player
@@ -90,14 +118,30 @@ def ask_remove(st: dict) -> list[Request]:
     p = st["active"]
     opts = removal_options(st, p)
     low = min(opts, key=lambda cx: cheapest_key(cx[1]))
-    return [req(st, p, "Phase 1: remove one card from a descendant pile. You may send your whole turn now.",
-                [removal_line(c, x) for c, x in opts], ["REMOVE <card> [FROM <country>]"], [removal_line(*low)])]
+    return [
+        req(
+            st,
+            p,
+            "Phase 1: remove one card from a descendant pile. You may send your whole turn now.",
+            [removal_line(c, x) for c, x in opts],
+            ["REMOVE <card> [FROM <country>]"],
+            [removal_line(*low)],
+        )
+    ]
 
 
 def ask_trade(st: dict) -> list[Request]:
     p = st["active"]
-    return [req(st, p, "Phase 3: ask for a trade, or NO TRADE. You may add your specials and vote call.",
-                ["NO TRADE", "TRADE WANT ANY"], ["TRADE WANT <types> [OFFER <types>]", "NO TRADE"], ["NO TRADE"])]
+    return [
+        req(
+            st,
+            p,
+            "Phase 3: ask for a trade, or NO TRADE. You may add your specials and vote call.",
+            ["NO TRADE", "TRADE WANT ANY"],
+            ["TRADE WANT <types> [OFFER <types>]", "NO TRADE"],
+            ["NO TRADE"],
+        )
+    ]
 
 
 def ask_offers(st: dict) -> list[Request]:
@@ -106,24 +150,51 @@ def ask_offers(st: dict) -> list[Request]:
     out = []
     for p in trade.asked(st):
         legal = ["NO OFFER"] + [f"OFFER GIVE {x} FOR ANY" for x in sorted(set(st["hands"][p]))]
-        out.append(req(st, p, f"{st['active']} wants {want}. Make one offer or NO OFFER (secret until all are in).",
-                       legal, ["OFFER GIVE <cards|NOTHING> FOR <types|NOTHING>", "NO OFFER"], ["NO OFFER"], True))
+        out.append(
+            req(
+                st,
+                p,
+                f"{st['active']} wants {want}. Make one offer or NO OFFER (secret until all are in).",
+                legal,
+                ["OFFER GIVE <cards|NOTHING> FOR <types|NOTHING>", "NO OFFER"],
+                ["NO OFFER"],
+                True,
+            )
+        )
     return out
 
 
 def ask_accept(st: dict) -> list[Request]:
     p = st["active"]
-    return [req(st, p, "Accept one offer or decline them all.", ["DECLINE ALL"] + trade.accept_lines(st),
-                ["ACCEPT <player> GIVING <cards|NOTHING>", "DECLINE ALL", "TRADE WANT <types> (revise and ask again)"],
-                ["DECLINE ALL"])]
+    return [
+        req(
+            st,
+            p,
+            "Accept one offer or decline them all.",
+            ["DECLINE ALL"] + trade.accept_lines(st),
+            ["ACCEPT <player> GIVING <cards|NOTHING>", "DECLINE ALL", "TRADE WANT <types> (revise and ask again)"],
+            ["DECLINE ALL"],
+        )
+    ]
 
 
 def ask_specials(st: dict) -> list[Request]:
     p = st["active"]
-    return [req(st, p, f"Phase 4: play a Special card ({2 - st['specials_played']} left) or SPECIALS DONE.",
-                ["SPECIALS DONE"] + special_lines(st, p),
-                ["PLAY <special> <country>", "PLAY Assassin <player> <card> [FROM <country>]", "PLAY Vote",
-                 "SPECIALS DONE"], ["SPECIALS DONE"])]
+    return [
+        req(
+            st,
+            p,
+            f"Phase 4: play a Special card ({2 - st['specials_played']} left) or SPECIALS DONE.",
+            ["SPECIALS DONE"] + special_lines(st, p),
+            [
+                "PLAY <special> <country>",
+                "PLAY Assassin <player> <card> [FROM <country>]",
+                "PLAY Vote",
+                "SPECIALS DONE",
+            ],
+            ["SPECIALS DONE"],
+        )
+    ]
 
 
 def call_lines(st: dict, p: str) -> list[str]:
@@ -155,18 +226,32 @@ def call_default(st: dict, p: str) -> str:
 def ask_call(st: dict) -> list[Request]:
     p = st["active"]
     what = "your extra vote (Vote card)" if st["call_origin"] == "card" else "your mandatory vote (phase 5)"
-    return [req(st, p, f"Call {what}: country, issue, and any cards you place first.", call_lines(st, p),
-                ["CALL <country> ALIGN|SWITCH|REARM [PLACE <cards>]", "CALL <country> WAR <target> [PLACE <cards>]"],
-                [call_default(st, p)])]
+    return [
+        req(
+            st,
+            p,
+            f"Call {what}: country, issue, and any cards you place first.",
+            call_lines(st, p),
+            ["CALL <country> ALIGN|SWITCH|REARM [PLACE <cards>]", "CALL <country> WAR <target> [PLACE <cards>]"],
+            [call_default(st, p)],
+        )
+    ]
 
 
 def ask_discard(st: dict) -> list[Request]:
     p = st["active"]
     excess = len(st["hands"][p]) - HAND_LIMIT
     low = sorted(st["hands"][p], key=cheapest_key)[:excess]
-    return [req(st, p, f"Hand limit: discard {excess} card(s) down to {HAND_LIMIT}.",
-                [f"DISCARD {x}" for x in sorted(set(st["hands"][p]))], ["DISCARD <cards>"],
-                [f"DISCARD {', '.join(low)}"])]
+    return [
+        req(
+            st,
+            p,
+            f"Hand limit: discard {excess} card(s) down to {HAND_LIMIT}.",
+            [f"DISCARD {x}" for x in sorted(set(st["hands"][p]))],
+            ["DISCARD <cards>"],
+            [f"DISCARD {', '.join(low)}"],
+        )
+    ]
 
 
 # ---------------------------------------------------------------- votes
@@ -176,20 +261,41 @@ def ask_place(st: dict) -> list[Request]:
     out = []
     for p in votes.place_asked(st):
         legal = ["PLACE NONE"] + [f"PLACE {x}" for x in votes.placeable(st, p, c)]
-        out.append(req(st, p, f"{v['caller']} called a vote in {c} on {votes.issue_text(v['issue'], v['target'])}. "
-                       "Place cards for it or NONE (secret until all are in); you may add your VOTE now.",
-                       legal, ["PLACE <cards>|NONE", "VOTE RED|BLUE (optional, locks your ballot)"],
-                       ["PLACE NONE"], True))
+        out.append(
+            req(
+                st,
+                p,
+                f"{v['caller']} called a vote in {c} on {votes.issue_text(v['issue'], v['target'])}. "
+                "Place cards for it or NONE (secret until all are in); you may add your VOTE now.",
+                legal,
+                ["PLACE <cards>|NONE", "VOTE RED|BLUE (optional, locks your ballot)"],
+                ["PLACE NONE"],
+                True,
+            )
+        )
     return out
 
 
 def ask_ballot(st: dict) -> list[Request]:
     v = st["vote"]
-    meaning = {"ALIGN": "RED = join Red, BLUE = join Blue", "SWITCH": "RED = Red faction, BLUE = Blue faction",
-               "WAR": "RED = war, BLUE = peace", "REARM": "RED = re-arm, BLUE = no change"}[v["issue"]]
-    return [req(st, p, f"Secret ballot in {v['country']} on {votes.issue_text(v['issue'], v['target'])} ({meaning}).",
-                ["VOTE RED", "VOTE BLUE"], ["VOTE RED|BLUE"], [f"VOTE {votes.default_ballot(st)}"], True)
-            for p in votes.voters(st, v["country"])]
+    meaning = {
+        "ALIGN": "RED = join Red, BLUE = join Blue",
+        "SWITCH": "RED = Red faction, BLUE = Blue faction",
+        "WAR": "RED = war, BLUE = peace",
+        "REARM": "RED = re-arm, BLUE = no change",
+    }[v["issue"]]
+    return [
+        req(
+            st,
+            p,
+            f"Secret ballot in {v['country']} on {votes.issue_text(v['issue'], v['target'])} ({meaning}).",
+            ["VOTE RED", "VOTE BLUE"],
+            ["VOTE RED|BLUE"],
+            [f"VOTE {votes.default_ballot(st)}"],
+            True,
+        )
+        for p in votes.voters(st, v["country"])
+    ]
 
 
 def ask_lose(st: dict) -> list[Request]:
@@ -197,7 +303,15 @@ def ask_lose(st: dict) -> list[Request]:
     out = []
     for p in st["lose"]["who"]:
         opts = own_removal_options(pile(st, p, c))
-        out.append(req(st, p, f"Choose the card you lose from your descendant {c} pile.",
-                       [f"LOSE {votes.lose_text(x, c)}" for x in opts], ["LOSE <card> [FROM <country>]"],
-                       [f"LOSE {votes.lose_text(min(opts, key=cheapest_key), c)}"], True))
+        out.append(
+            req(
+                st,
+                p,
+                f"Choose the card you lose from your descendant {c} pile.",
+                [f"LOSE {votes.lose_text(x, c)}" for x in opts],
+                ["LOSE <card> [FROM <country>]"],
+                [f"LOSE {votes.lose_text(min(opts, key=cheapest_key), c)}"],
+                True,
+            )
+        )
     return out

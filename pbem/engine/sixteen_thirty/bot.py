@@ -143,6 +143,7 @@ def choose_call(d: dict, me: str, hand: list[str], rng: Rng) -> tuple[str, list[
 def play_game(players: list[str], seed: str, bot_seed: str = "bot") -> tuple[dict, dict[int, int]]:
     """Play one game with this bot; returns (final state, rounds by game turn)."""
     from . import ENGINE
+
     state, _ = ENGINE.setup(list(players), seed, {})
     rng = Rng(init_state(bot_seed))
     rounds: dict[int, int] = {}

@@ -11,8 +11,18 @@ from .state import draft, goto, priv, pub, remove_card, take_from_hand
 from .tables import HAND_LIMIT, country_of, is_open, is_special, sort_cards
 from .turn import advance, goto_call, removal_options, start_required
 
-RANK = {"remove": 1, "trade": 2, "notrade": 2, "accept": 3, "decline": 3, "play": 4, "done": 4, "call": 5,
-        "vote": 5, "discard": 6}
+RANK = {
+    "remove": 1,
+    "trade": 2,
+    "notrade": 2,
+    "accept": 3,
+    "decline": 3,
+    "play": 4,
+    "done": 4,
+    "call": 5,
+    "vote": 5,
+    "discard": 6,
+}
 
 
 def position(st: dict) -> float:
@@ -42,8 +52,14 @@ def asked_now(st: dict, p: str, verb: str) -> bool:
         return verb == "lose" and p in st["lose"]["who"]
     if p != active:
         return False
-    allowed = {"remove": ("remove",), "trade": ("trade", "notrade"), "accept": ("accept", "decline", "trade"),
-               "specials": ("play", "done"), "call": ("call",), "discard": ("discard",)}
+    allowed = {
+        "remove": ("remove",),
+        "trade": ("trade", "notrade"),
+        "accept": ("accept", "decline", "trade"),
+        "specials": ("play", "done"),
+        "call": ("call",),
+        "discard": ("discard",),
+    }
     return verb in allowed.get(ph, ())
 
 
@@ -63,6 +79,7 @@ def classify(st: dict, p: str, order: dict) -> str:
 
 def requests_of(st: dict) -> list:
     from .asks import requests
+
     return requests(st)
 
 
@@ -154,6 +171,7 @@ def do_remove(st: dict, p: str, o: dict, ev: list) -> str:
     c, x = match[0]
     remove_card(st, p, c, x, ev, "Phase 1 removal")
     from .state import draw
+
     draw(st, p, 4, ev)
     goto(st, "trade")
     return f"REMOVE {x}" + (f" FROM {c}" if x.startswith("Open ") else "")
@@ -162,12 +180,18 @@ def do_remove(st: dict, p: str, o: dict, ev: list) -> str:
 def do_discard(st: dict, p: str, cards: list[str], ev: list) -> str:
     excess = len(st["hands"][p]) - HAND_LIMIT
     if not cards or len(cards) > excess:
-        raise RuleError(f"discard between 1 and {excess} cards (hand limit {HAND_LIMIT}, ST-R16)",
-                        tuple(legal_for(st, p)))
+        raise RuleError(
+            f"discard between 1 and {excess} cards (hand limit {HAND_LIMIT}, ST-R16)", tuple(legal_for(st, p))
+        )
     take_from_hand(st, p, cards)
     st["discard"].extend(cards)
-    pub(ev, "discard", f"{p} discards {len(cards)} card(s) to the hand limit: {', '.join(cards)}.",
-        player=p, cards=cards)
+    pub(
+        ev,
+        "discard",
+        f"{p} discards {len(cards)} card(s) to the hand limit: {', '.join(cards)}.",
+        player=p,
+        cards=cards,
+    )
     return f"DISCARD {', '.join(cards)}"
 
 
@@ -232,8 +256,13 @@ def apply(st0: dict, p: str, lines: list[str]) -> Outcome:
             if was_active and p != st["active"] and qv in RANK:
                 results.append(LineResult(ln, True, understood=f"{ln.strip()} (not needed: your turn had ended)"))
                 continue
-            if p == st["active"] and qv in RANK and not asked_now(st, p, qv) and (
-                    queued_now or RANK[qv] > position(st)) and st["phase"] not in ("trade", "specials"):
+            if (
+                p == st["active"]
+                and qv in RANK
+                and not asked_now(st, p, qv)
+                and (queued_now or RANK[qv] > position(st))
+                and st["phase"] not in ("trade", "specials")
+            ):
                 kind, o = "later", {"verb": qv}
             else:
                 o = parse(st, p, ln)

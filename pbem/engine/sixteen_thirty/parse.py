@@ -11,16 +11,35 @@ from .tables import COUNTRIES, ISSUES, SPECIALS
 from .trade import parse_types
 
 SPECIAL_ALIASES = {
-    "vote": "Vote", "unrest": "Unrest", "assassin": "Assassin", "assasin": "Assassin",
-    "military leader": "Military Leader", "leader": "Military Leader",
-    "military improvement": "Military Improvement", "improvement": "Military Improvement",
-    "increase army size": "Increase Army Size", "increase army": "Increase Army Size", "army": "Increase Army Size",
-    "increase status": "Increase Status", "status": "Increase Status",
+    "vote": "Vote",
+    "unrest": "Unrest",
+    "assassin": "Assassin",
+    "assasin": "Assassin",
+    "military leader": "Military Leader",
+    "leader": "Military Leader",
+    "military improvement": "Military Improvement",
+    "improvement": "Military Improvement",
+    "increase army size": "Increase Army Size",
+    "increase army": "Increase Army Size",
+    "army": "Increase Army Size",
+    "increase status": "Increase Status",
+    "status": "Increase Status",
 }
-BARE_SPECIALS = ("MILITARY_IMPROVEMENT", "INCREASE_ARMY", "INCREASE_ARMY_SIZE", "INCREASE_STATUS", "LEADER",
-                 "MILITARY_LEADER", "UNREST", "ASSASSIN", "ASSASIN")
-VERBS = ("PLACE-START, REMOVE, TRADE WANT, NO TRADE, OFFER GIVE, NO OFFER, ACCEPT, DECLINE ALL, PLAY, "
-         "SPECIALS DONE, CALL, PLACE, VOTE, LOSE, DISCARD, STANDING")
+BARE_SPECIALS = (
+    "MILITARY_IMPROVEMENT",
+    "INCREASE_ARMY",
+    "INCREASE_ARMY_SIZE",
+    "INCREASE_STATUS",
+    "LEADER",
+    "MILITARY_LEADER",
+    "UNREST",
+    "ASSASSIN",
+    "ASSASIN",
+)
+VERBS = (
+    "PLACE-START, REMOVE, TRADE WANT, NO TRADE, OFFER GIVE, NO OFFER, ACCEPT, DECLINE ALL, PLAY, "
+    "SPECIALS DONE, CALL, PLACE, VOTE, LOSE, DISCARD, STANDING"
+)
 
 
 def hand_names(st: dict, p: str) -> list[str]:
@@ -87,8 +106,12 @@ def parse(st: dict, p: str, line: str) -> dict:
         m = re.match(r"^(?:give\s+)?(.*?)\s+for\s+(.*?)(?:\s+show)?$", rest)
         if not m:
             raise RuleError("write OFFER GIVE <cards> FOR <types> [SHOW] or NO OFFER", ["NO OFFER"])
-        return {"verb": "offer", "give": cards_from_hand(st, p, m.group(1)), "for": parse_types(m.group(2)),
-                "show": show}
+        return {
+            "verb": "offer",
+            "give": cards_from_hand(st, p, m.group(1)),
+            "for": parse_types(m.group(2)),
+            "show": show,
+        }
     if word == "ACCEPT":
         m = re.match(r"^(.*?)(?:\s+giving\s+(.*))?$", rest)
         who = names.match_one(m.group(1), [q for q in st["players"] if q != p], "player")
@@ -189,6 +212,7 @@ def parse_call(st: dict, p: str, rest: str) -> dict:
     if not im:
         c = country(head)
         from .votes import legal_issues
+
         legal = legal_issues(st, c)
         if len(legal) != 1:
             raise RuleError(f"name the issue: CALL {c} SWITCH|WAR <target>|REARM")
@@ -225,9 +249,11 @@ def parse_standing(rest: str) -> dict:
         ctext = " ".join(rest.split()[1:-2])
         c = "ANY" if ctext.upper() == "ANY" else country(ctext)
         return {"verb": "standing", "what": "vote", "rule": [c, words[-2], words[-1]]}
-    raise RuleError("standing orders are STANDING PLACE NONE [EXCEPT <countries>], STANDING PLACE ASK, "
-                    "STANDING VOTE <country|ANY> <issue|ANY> RED|BLUE, STANDING VOTE CLEAR, "
-                    "STANDING OFFER NONE, STANDING OFFER ASK, STANDING CLEAR")
+    raise RuleError(
+        "standing orders are STANDING PLACE NONE [EXCEPT <countries>], STANDING PLACE ASK, "
+        "STANDING VOTE <country|ANY> <issue|ANY> RED|BLUE, STANDING VOTE CLEAR, "
+        "STANDING OFFER NONE, STANDING OFFER ASK, STANDING CLEAR"
+    )
 
 
 def quick_verb(line: str) -> str | None:
@@ -244,5 +270,13 @@ def quick_verb(line: str) -> str | None:
     return QUICK_VERBS.get(word)
 
 
-QUICK_VERBS = {"REMOVE": "remove", "TRADE": "trade", "ACCEPT": "accept", "DECLINE": "decline", "PLAY": "play",
-               "CALL": "call", "VOTE": "vote", "DISCARD": "discard"}
+QUICK_VERBS = {
+    "REMOVE": "remove",
+    "TRADE": "trade",
+    "ACCEPT": "accept",
+    "DECLINE": "decline",
+    "PLAY": "play",
+    "CALL": "call",
+    "VOTE": "vote",
+    "DISCARD": "discard",
+}

@@ -62,20 +62,27 @@ def play(st: dict, p: str, card: str, arg: dict, ev: list) -> str:
         return play_assassin(st, p, arg["player"], arg["country"], arg["card"], ev)
     c = arg["country"]
     if c not in country_targets(st, card):
-        raise RuleError(f"{card} cannot be played on {c} now (ST-R7 caps, ST-R14 one counter per country)",
-                        [f"PLAY {card} {t}" for t in country_targets(st, card)])
+        raise RuleError(
+            f"{card} cannot be played on {c} now (ST-R7 caps, ST-R14 one counter per country)",
+            [f"PLAY {card} {t}" for t in country_targets(st, card)],
+        )
     spend(st, p, card)
     k = st["countries"][c]
     if card in RAISES:
         key = RAISES[card]
         k[key] += 1
         label = {"ability": "Military Ability", "army": "Army Size", "status": "Status"}[key]
-        pub(ev, "special", f"{p} plays {card}: the {label} of {c} rises to {k[key]}.", player=p, card=card,
-            country=c)
+        pub(ev, "special", f"{p} plays {card}: the {label} of {c} rises to {k[key]}.", player=p, card=card, country=c)
     elif card == "Military Leader":
         k["leader"] = True
-        pub(ev, "special", f"{p} plays Military Leader: {c} has a leader (+2 in combat) this turn.",
-            player=p, card=card, country=c)
+        pub(
+            ev,
+            "special",
+            f"{p} plays Military Leader: {c} has a leader (+2 in combat) this turn.",
+            player=p,
+            card=card,
+            country=c,
+        )
     else:
         play_unrest(st, p, c, ev)
     return f"PLAY {card} {c}"
@@ -102,10 +109,20 @@ def play_unrest(st: dict, p: str, c: str, ev: list) -> None:
     infl = {q: influence(st, q, c) for q in st["players"]}
     top = max(infl.values())
     hit = [q for q in st["players"] if top > 0 and infl[q] == top]
-    pub(ev, "special", f"{p} plays Unrest in {c}: " + (f"{', '.join(hit)} (highest influence {top}) "
-                                                        f"{'is' if len(hit) == 1 else 'are'} hit."
-                                                        if hit else "nobody has influence there."),
-        player=p, card="Unrest", country=c, hit=hit)
+    pub(
+        ev,
+        "special",
+        f"{p} plays Unrest in {c}: "
+        + (
+            f"{', '.join(hit)} (highest influence {top}) {'is' if len(hit) == 1 else 'are'} hit."
+            if hit
+            else "nobody has influence there."
+        ),
+        player=p,
+        card="Unrest",
+        country=c,
+        hit=hit,
+    )
     choose = []
     for q in hit:
         pl = pile(st, q, c)

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..base import MODERATOR, PUBLIC, Event, RuleError, clone
 from ..rng import Rng, init_state
-from .tables import COUNTRIES, SETUP, build_deck, country_of, is_open, sort_cards, value, cheapest_key
+from .tables import COUNTRIES, SETUP, build_deck, cheapest_key, country_of, is_open, sort_cards, value
 
 
 # ---------------------------------------------------------------- events
@@ -72,10 +72,21 @@ def _atomic_values(v: dict) -> dict:
 
 # How `draft` copies each part of the state whose shape is fixed (see the module docstring);
 # every other part (answers, vote, lose, trade, options, result) is deep-copied.
-_DRAFT = {"players": _names, "deck": _names, "discard": _names, "unused_counters": _names,
-          "hands": _lists_by_player, "counters": _lists_by_player, "queue": _lists_by_player,
-          "countries": _countries, "displays": _displays, "history": _names, "standing": _standing,
-          "scores": _atomic_values, "rng": _atomic_values}
+_DRAFT = {
+    "players": _names,
+    "deck": _names,
+    "discard": _names,
+    "unused_counters": _names,
+    "hands": _lists_by_player,
+    "counters": _lists_by_player,
+    "queue": _lists_by_player,
+    "countries": _countries,
+    "displays": _displays,
+    "history": _names,
+    "standing": _standing,
+    "scores": _atomic_values,
+    "rng": _atomic_values,
+}
 
 
 def draft(st: dict) -> dict:
@@ -105,17 +116,38 @@ def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict,
     if not 3 <= len(players) <= 6:
         raise ValueError("Sixteen Thirty Something needs 3 to 6 players")
     st: dict[str, Any] = {
-        "players": list(players), "rng": init_state(seed), "options": dict(options),
-        "turn": 1, "first": 0, "order_idx": 0, "active": None, "phase": "start", "step": "t1.start",
-        "countries": {c: {"status": s, "army": a, "ability": m, "faction": None, "leader": False,
-                          "unrest": False} for c, (s, a, m) in SETUP.items()},
-        "deck": build_deck(), "discard": [], "hands": {p: [] for p in players},
-        "displays": {p: {} for p in players}, "counters": {p: [] for p in players},
-        "unused_counters": [], "scores": {p: 0 for p in players}, "history": [],
-        "answers": {}, "vote": None, "lose": None, "trade": None, "specials_played": 0,
-        "votes_called": 0, "call_origin": None, "queue": {p: [] for p in players},
+        "players": list(players),
+        "rng": init_state(seed),
+        "options": dict(options),
+        "turn": 1,
+        "first": 0,
+        "order_idx": 0,
+        "active": None,
+        "phase": "start",
+        "step": "t1.start",
+        "countries": {
+            c: {"status": s, "army": a, "ability": m, "faction": None, "leader": False, "unrest": False}
+            for c, (s, a, m) in SETUP.items()
+        },
+        "deck": build_deck(),
+        "discard": [],
+        "hands": {p: [] for p in players},
+        "displays": {p: {} for p in players},
+        "counters": {p: [] for p in players},
+        "unused_counters": [],
+        "scores": {p: 0 for p in players},
+        "history": [],
+        "answers": {},
+        "vote": None,
+        "lose": None,
+        "trade": None,
+        "specials_played": 0,
+        "votes_called": 0,
+        "call_origin": None,
+        "queue": {p: [] for p in players},
         "standing": {p: {"place_none": False, "except": [], "votes": [], "offer_none": False} for p in players},
-        "over": False, "result": None,
+        "over": False,
+        "result": None,
     }
     ev: list = []
     rng = Rng(st["rng"])
@@ -125,10 +157,15 @@ def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict,
     rng.shuffle(bag)
     each = 4 if len(players) <= 4 else 3
     for i, p in enumerate(players):
-        st["counters"][p] = sorted(bag[i * each:(i + 1) * each], key=COUNTRIES.index)
-        priv(ev, p, "counters", f"Your secret victory point counters: {', '.join(st['counters'][p])}.",
-             counters=list(st["counters"][p]))
-    st["unused_counters"] = sorted(bag[len(players) * each:], key=COUNTRIES.index)
+        st["counters"][p] = sorted(bag[i * each : (i + 1) * each], key=COUNTRIES.index)
+        priv(
+            ev,
+            p,
+            "counters",
+            f"Your secret victory point counters: {', '.join(st['counters'][p])}.",
+            counters=list(st["counters"][p]),
+        )
+    st["unused_counters"] = sorted(bag[len(players) * each :], key=COUNTRIES.index)
     mod(ev, "counters", "Victory counters drawn.", counters=st["counters"], unused=st["unused_counters"])
     pub(ev, "counters-drawn", f"Each player drew {each} secret victory point counters.", each=each)
     for p in players:
@@ -136,8 +173,11 @@ def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict,
         priv(ev, p, "deal", f"You were dealt: {cards_text(st['hands'][p])}.", cards=list(st["hands"][p]))
     pub(ev, "deal", "Thirteen cards were dealt to each player.")
     roll_first_player(st, rng, ev)
-    pub(ev, "ask-start", "Every player now places three Influence cards secretly (PLACE-START); "
-        "they are revealed together (ST-R8).")
+    pub(
+        ev,
+        "ask-start",
+        "Every player now places three Influence cards secretly (PLACE-START); they are revealed together (ST-R8).",
+    )
     return st, ev
 
 
@@ -194,8 +234,9 @@ def take_from_hand(st: dict, p: str, cards: list[str]) -> None:
     hand = list(st["hands"][p])
     for x in cards:
         if x not in hand:
-            raise RuleError(f"you do not hold {'another ' if x in st['hands'][p] else ''}{x}",
-                            sorted(set(st["hands"][p])))
+            raise RuleError(
+                f"you do not hold {'another ' if x in st['hands'][p] else ''}{x}", sorted(set(st["hands"][p]))
+            )
         hand.remove(x)
     st["hands"][p] = hand
 
@@ -221,8 +262,15 @@ def remove_card(st: dict, p: str, c: str, card: str, ev: list, why: str) -> None
     if not pl["cards"]:
         del st["displays"][p][c]
     left = influence(st, p, c)
-    pub(ev, "remove", f"{why}: {p} loses {cards_text(gone)} from the {c} pile (now {left}).",
-        player=p, country=c, cards=gone, left=left)
+    pub(
+        ev,
+        "remove",
+        f"{why}: {p} loses {cards_text(gone)} from the {c} pile (now {left}).",
+        player=p,
+        country=c,
+        cards=gone,
+        left=left,
+    )
 
 
 def draw(st: dict, p: str, n: int, ev: list) -> list[str]:
@@ -236,8 +284,12 @@ def draw(st: dict, p: str, n: int, ev: list) -> list[str]:
             st["deck"] = st["discard"]
             st["discard"] = []
             rng.shuffle(st["deck"])
-            pub(ev, "reshuffle", f"The deck ran out; the discard pile ({len(st['deck'])} cards) was shuffled "
-                "to form a new deck.", size=len(st["deck"]))
+            pub(
+                ev,
+                "reshuffle",
+                f"The deck ran out; the discard pile ({len(st['deck'])} cards) was shuffled to form a new deck.",
+                size=len(st["deck"]),
+            )
             mod(ev, "shuffle", "New deck order.", deck=list(st["deck"]))
         got.append(st["deck"].pop())
     st["hands"][p] = sort_cards(st["hands"][p] + got)

@@ -8,24 +8,50 @@ from functools import lru_cache
 KIND = "sixteen-thirty"
 TITLE = "Sixteen Thirty Something"
 
-COUNTRIES = ["Spain", "England", "France", "Denmark", "United Provinces", "Sweden",
-             "German States", "Poland", "Hapsburg Empire"]
+COUNTRIES = [
+    "Spain",
+    "England",
+    "France",
+    "Denmark",
+    "United Provinces",
+    "Sweden",
+    "German States",
+    "Poland",
+    "Hapsburg Empire",
+]
 
 # ST-R1: status, army size, military ability.
 SETUP = {
-    "Spain": (5, 2, 1), "England": (1, 1, 0), "France": (3, 2, 1), "Denmark": (1, 1, 0),
-    "United Provinces": (2, 1, 1), "Sweden": (2, 1, 1), "German States": (5, 1, 0),
-    "Poland": (2, 2, 0), "Hapsburg Empire": (5, 2, 1),
+    "Spain": (5, 2, 1),
+    "England": (1, 1, 0),
+    "France": (3, 2, 1),
+    "Denmark": (1, 1, 0),
+    "United Provinces": (2, 1, 1),
+    "Sweden": (2, 1, 1),
+    "German States": (5, 1, 0),
+    "Poland": (2, 2, 0),
+    "Hapsburg Empire": (5, 2, 1),
 }
 
 # ST-R2: the 18 adjacent pairs.
 ADJACENT_PAIRS = [
-    ("England", "France"), ("England", "Spain"), ("England", "United Provinces"), ("England", "Denmark"),
-    ("France", "Spain"), ("France", "United Provinces"), ("France", "German States"),
-    ("Spain", "United Provinces"), ("Spain", "Hapsburg Empire"),
-    ("United Provinces", "German States"), ("United Provinces", "Denmark"),
-    ("German States", "Denmark"), ("German States", "Poland"), ("German States", "Sweden"),
-    ("German States", "Hapsburg Empire"), ("Denmark", "Sweden"), ("Poland", "Sweden"),
+    ("England", "France"),
+    ("England", "Spain"),
+    ("England", "United Provinces"),
+    ("England", "Denmark"),
+    ("France", "Spain"),
+    ("France", "United Provinces"),
+    ("France", "German States"),
+    ("Spain", "United Provinces"),
+    ("Spain", "Hapsburg Empire"),
+    ("United Provinces", "German States"),
+    ("United Provinces", "Denmark"),
+    ("German States", "Denmark"),
+    ("German States", "Poland"),
+    ("German States", "Sweden"),
+    ("German States", "Hapsburg Empire"),
+    ("Denmark", "Sweden"),
+    ("Poland", "Sweden"),
     ("Poland", "Hapsburg Empire"),
 ]
 
@@ -35,10 +61,24 @@ def adjacent(a: str, b: str) -> bool:
 
 
 # ST-R3: the deck.
-SPECIALS = ["Vote", "Unrest", "Assassin", "Military Leader", "Military Improvement",
-            "Increase Army Size", "Increase Status"]
-SPECIAL_COPIES = {"Vote": 3, "Unrest": 3, "Assassin": 2, "Military Leader": 2, "Military Improvement": 2,
-                  "Increase Army Size": 2, "Increase Status": 2}
+SPECIALS = [
+    "Vote",
+    "Unrest",
+    "Assassin",
+    "Military Leader",
+    "Military Improvement",
+    "Increase Army Size",
+    "Increase Status",
+]
+SPECIAL_COPIES = {
+    "Vote": 3,
+    "Unrest": 3,
+    "Assassin": 2,
+    "Military Leader": 2,
+    "Military Improvement": 2,
+    "Increase Army Size": 2,
+    "Increase Status": 2,
+}
 INFLUENCE_COPIES = {1: 3, 2: 4, 3: 3}
 OPEN_COPIES = {1: 2, 2: 2}
 

@@ -47,6 +47,7 @@ def fits(cards: list[str], types: list[str]) -> bool:
 
 def find_giving(hand: list[str], types: list[str]) -> list[str] | None:
     """Some cards from `hand` that satisfy `types` one to one (None if impossible)."""
+
     def rec(i: int, left: list[str]) -> list[str] | None:
         if i == len(types):
             return []
@@ -58,6 +59,7 @@ def find_giving(hand: list[str], types: list[str]) -> list[str] | None:
                 if tail is not None:
                     return [c] + tail
         return None
+
     return rec(0, list(hand))
 
 
@@ -72,8 +74,15 @@ def request_trade(st: dict, p: str, want: list[str], offer: list[str], ev: list)
         raise RuleError("you have revised your trade request too often this turn", ["DECLINE ALL"])
     st["trade"] = {"want": want, "offer": offer, "revisions": tr["revisions"] + 1, "offers": {}}
     line = f"TRADE WANT {types_text(want)}" + (f" OFFER {types_text(offer)}" if offer else "")
-    pub(ev, "trade-request", f"{p} wants to trade: {line}. Every other player may make one offer "
-        "(OFFER GIVE <cards> FOR <types>, or NO OFFER).", player=p, want=want, offer=offer)
+    pub(
+        ev,
+        "trade-request",
+        f"{p} wants to trade: {line}. Every other player may make one offer "
+        "(OFFER GIVE <cards> FOR <types>, or NO OFFER).",
+        player=p,
+        want=want,
+        offer=offer,
+    )
     goto(st, "offers", "trade.offers" if tr["revisions"] < 0 else f"trade{tr['revisions'] + 2}.offers")
     return line
 
@@ -120,13 +129,18 @@ def reveal_offers(st: dict, ev: list) -> None:
     for q, o in offers.items():
         if o:
             gtypes = shown(o)
-            parts.append(f"{q} gives {len(o['give'])} ({types_text(gtypes)}) for {len(o['for'])} "
-                         f"({types_text(o['for'])})")
+            parts.append(
+                f"{q} gives {len(o['give'])} ({types_text(gtypes)}) for {len(o['for'])} ({types_text(o['for'])})"
+            )
         else:
             parts.append(f"{q} no offer")
-    pub(ev, "offers", f"Offers to {p}: {'; '.join(parts)}.", player=p,
-        offers={q: ({"give": shown(o), "for": o["for"]} if o else None)
-                for q, o in offers.items()})
+    pub(
+        ev,
+        "offers",
+        f"Offers to {p}: {'; '.join(parts)}.",
+        player=p,
+        offers={q: ({"give": shown(o), "for": o["for"]} if o else None) for q, o in offers.items()},
+    )
     if st["trade"]["offers"]:
         goto(st, "accept", "trade.accept")
     else:
@@ -148,18 +162,30 @@ def accept(st: dict, p: str, q: str, giving: list[str], ev: list) -> str:
     if not o:
         raise RuleError(f"{q} made no offer", accept_lines(st) + ["DECLINE ALL"])
     if not fits(giving, o["for"]):
-        raise RuleError(f"{q} asked for {types_text(o['for'])}; your cards must match those types one for one",
-                        accept_lines(st) + ["DECLINE ALL"])
+        raise RuleError(
+            f"{q} asked for {types_text(o['for'])}; your cards must match those types one for one",
+            accept_lines(st) + ["DECLINE ALL"],
+        )
     take_from_hand(st, p, giving)
     take_from_hand(st, q, o["give"])
     st["hands"][p] = sort_cards(st["hands"][p] + o["give"])
     st["hands"][q] = sort_cards(st["hands"][q] + giving)
     mine = types_text([type_of(c) for c in giving])
-    pub(ev, "trade", f"{p} and {q} trade: {p} gives {len(giving)} card(s) ({mine}), "
+    pub(
+        ev,
+        "trade",
+        f"{p} and {q} trade: {p} gives {len(giving)} card(s) ({mine}), "
         f"{q} gives {len(o['give'])} ({types_text([type_of(c) for c in o['give']])}).",
-        players=[p, q], counts=[len(giving), len(o["give"])])
-    priv(ev, [p, q], "trade-cards", f"Trade: {p} gave {cards_text(giving)}; {q} gave {cards_text(o['give'])}.",
-         gave={p: giving, q: o["give"]})
+        players=[p, q],
+        counts=[len(giving), len(o["give"])],
+    )
+    priv(
+        ev,
+        [p, q],
+        "trade-cards",
+        f"Trade: {p} gave {cards_text(giving)}; {q} gave {cards_text(o['give'])}.",
+        gave={p: giving, q: o["give"]},
+    )
     goto(st, "specials")
     return f"ACCEPT {q} GIVING {cards_text(giving) if giving else 'NOTHING'}"
 

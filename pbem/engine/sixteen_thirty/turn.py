@@ -6,11 +6,21 @@ some player must answer."""
 from __future__ import annotations
 
 from ..rng import Rng
-from .state import (add_to_pile, cards_text, draw, goto, influence, own_removal_options, priv, pub, remove_card,
-                    take_from_hand)
-from .tables import HAND_LIMIT, LAST_TURN, RANDOM_END
 from . import trade, votes
 from .specials import special_lines
+from .state import (
+    add_to_pile,
+    cards_text,
+    draw,
+    goto,
+    influence,
+    own_removal_options,
+    priv,
+    pub,
+    remove_card,
+    take_from_hand,
+)
+from .tables import HAND_LIMIT, LAST_TURN, RANDOM_END
 
 
 def removal_options(st: dict, p: str) -> list[tuple[str, str]]:
@@ -20,6 +30,7 @@ def removal_options(st: dict, p: str) -> list[tuple[str, str]]:
 
 def advance(st: dict, ev: list, use_queue: bool = True) -> None:
     from .orders import run_queue
+
     while not st["over"]:
         if step_once(st, ev):
             continue
@@ -112,8 +123,12 @@ def reveal_start(st: dict, ev: list) -> None:
             add_to_pile(st, q, c, cards)
         shown = "; ".join(cards_text(pl["cards"]) for pl in st["displays"][q].values())
         parts.append(f"{q}: {shown or 'nothing'}")
-    pub(ev, "start-placed", f"Starting Influence cards revealed. {' | '.join(parts)}.",
-        displays={q: {c: list(pl["cards"]) for c, pl in st["displays"][q].items()} for q in st["players"]})
+    pub(
+        ev,
+        "start-placed",
+        f"Starting Influence cards revealed. {' | '.join(parts)}.",
+        displays={q: {c: list(pl["cards"]) for c, pl in st["displays"][q].items()} for q in st["players"]},
+    )
 
 
 # ---------------------------------------------------------------- player turns
@@ -122,8 +137,13 @@ def begin_player_turn(st: dict, ev: list) -> None:
     st["active"] = st["players"][(st["first"] + st["order_idx"]) % n]
     st.update(specials_played=0, votes_called=0, trade=None, vote=None, lose=None, call_origin=None)
     goto(st, "remove")
-    pub(ev, "player-turn", f"Turn {st['turn']}: {st['active']} is the phasing player.",
-        turn=st["turn"], player=st["active"])
+    pub(
+        ev,
+        "player-turn",
+        f"Turn {st['turn']}: {st['active']} is the phasing player.",
+        turn=st["turn"],
+        player=st["active"],
+    )
 
 
 def end_player_turn(st: dict, ev: list) -> None:
@@ -145,16 +165,28 @@ def end_turn(st: dict, ev: list) -> None:
     for k in st["countries"].values():
         k["leader"] = False
         k["unrest"] = False
-    pub(ev, "end-turn", f"End of turn {st['turn']}: Military Leader and Unrest counters are removed; "
-        f"{st['players'][st['first']]} now holds the First Player marker.", turn=st["turn"])
+    pub(
+        ev,
+        "end-turn",
+        f"End of turn {st['turn']}: Military Leader and Unrest counters are removed; "
+        f"{st['players'][st['first']]} now holds the First Player marker.",
+        turn=st["turn"],
+    )
     t = st["turn"]
     if t >= LAST_TURN:
         return end_game(st, ev, f"Turn {LAST_TURN} is over, so the game ends.")
     if t in RANDOM_END:
         roll = Rng(st["rng"]).die()
         ends = roll <= RANDOM_END[t]
-        pub(ev, "random-end", f"Random end roll after turn {t}: {roll} (the game ends on {RANDOM_END[t]} or less): "
-            f"{'the game ends' if ends else 'play continues'}.", turn=t, roll=roll, ends=ends)
+        pub(
+            ev,
+            "random-end",
+            f"Random end roll after turn {t}: {roll} (the game ends on {RANDOM_END[t]} or less): "
+            f"{'the game ends' if ends else 'play continues'}.",
+            turn=t,
+            roll=roll,
+            ends=ends,
+        )
         if ends:
             return end_game(st, ev, f"The random end roll ended the game after turn {t}.")
     st["turn"] += 1
@@ -173,17 +205,33 @@ def score_turn(st: dict, ev: list) -> None:
         breakdown[q] = rows
         gained[q] = sum(r[3] for r in rows)
         st["scores"][q] += gained[q]
-    st["history"].append({"turn": st["turn"], "gained": dict(gained), "totals": dict(st["scores"]),
-                          "breakdown": breakdown})
-    countries = {c: {"status": k["status"], "army": k["army"], "ability": k["ability"], "faction": k["faction"]}
-                 for c, k in st["countries"].items()}
+    st["history"].append(
+        {"turn": st["turn"], "gained": dict(gained), "totals": dict(st["scores"]), "breakdown": breakdown}
+    )
+    countries = {
+        c: {"status": k["status"], "army": k["army"], "ability": k["ability"], "faction": k["faction"]}
+        for c, k in st["countries"].items()
+    }
     text = ", ".join(f"{q} {st['scores'][q]} (+{gained[q]})" for q in st["players"])
-    pub(ev, "scores", f"Scores after turn {st['turn']}: {text}.", scores=dict(st["scores"]), turn=st["turn"],
-        gained=dict(gained), countries=countries)
+    pub(
+        ev,
+        "scores",
+        f"Scores after turn {st['turn']}: {text}.",
+        scores=dict(st["scores"]),
+        turn=st["turn"],
+        gained=dict(gained),
+        countries=countries,
+    )
     for q in st["players"]:
         detail = "; ".join(f"{c}: min(status {s}, influence {i}) = {v}" for c, s, i, v in breakdown[q])
-        priv(ev, q, "score-breakdown", f"Your score this turn: {detail or 'no counters'}; total +{gained[q]}.",
-             turn=st["turn"], rows=breakdown[q])
+        priv(
+            ev,
+            q,
+            "score-breakdown",
+            f"Your score this turn: {detail or 'no counters'}; total +{gained[q]}.",
+            turn=st["turn"],
+            rows=breakdown[q],
+        )
 
 
 def end_game(st: dict, ev: list, why: str) -> None:
@@ -192,21 +240,34 @@ def end_game(st: dict, ev: list, why: str) -> None:
     st["step"] = f"t{st['turn']}.over"
     st["active"] = None
     for q in st["players"]:
-        pub(ev, "reveal-counters", f"{q}'s victory counters: {', '.join(st['counters'][q])}.",
-            player=q, counters=list(st["counters"][q]))
-    pub(ev, "reveal-unused", f"Counters never drawn: {', '.join(st['unused_counters']) or 'none'}.",
-        unused=list(st["unused_counters"]))
+        pub(
+            ev,
+            "reveal-counters",
+            f"{q}'s victory counters: {', '.join(st['counters'][q])}.",
+            player=q,
+            counters=list(st["counters"][q]),
+        )
+    pub(
+        ev,
+        "reveal-unused",
+        f"Counters never drawn: {', '.join(st['unused_counters']) or 'none'}.",
+        unused=list(st["unused_counters"]),
+    )
     for h in st["history"]:
         rows = " | ".join(f"{q}: " + ", ".join(f"{c} {v}" for c, s, i, v in h["breakdown"][q]) for q in st["players"])
         pub(ev, "reveal-history", f"Turn {h['turn']} scoring: {rows}.", **h)
     for q in st["players"]:
-        pub(ev, "reveal-hand", f"{q}'s final hand: {cards_text(st['hands'][q])}.", player=q,
-            cards=list(st["hands"][q]))
+        pub(ev, "reveal-hand", f"{q}'s final hand: {cards_text(st['hands'][q])}.", player=q, cards=list(st["hands"][q]))
     pub(ev, "reveal-seed", f"The game seed was {st['rng']['seed']}.", seed=st["rng"]["seed"])
     top = max(st["scores"].values())
     winners = [q for q in st["players"] if st["scores"][q] == top]
     summary = f"{why} {' and '.join(winners)} {'share the win' if len(winners) > 1 else 'wins'} with {top} points."
     st["result"] = {"scores": dict(st["scores"]), "winners": winners, "summary": summary}
-    pub(ev, "game-over", summary, scores=dict(st["scores"]), winners=winners,
-        history=[{"turn": h["turn"], "totals": h["totals"]} for h in st["history"]])
-
+    pub(
+        ev,
+        "game-over",
+        summary,
+        scores=dict(st["scores"]),
+        winners=winners,
+        history=[{"turn": h["turn"], "totals": h["totals"]} for h in st["history"]],
+    )

@@ -15,10 +15,18 @@ def turn_label(st: dict) -> str:
         return f"Game over after turn {st['turn']}"
     if st["phase"] == "start":
         return "Set-up: every player places three starting Influence cards"
-    what = {"remove": "phase 1 removal", "trade": "phase 3 trade", "offers": "trade offers",
-            "accept": "trade acceptance", "specials": "phase 4 specials", "call": "calling a vote",
-            "place": "vote placements", "ballot": "secret ballot", "lose": "losers choose cards",
-            "discard": "hand limit"}[st["phase"]]
+    what = {
+        "remove": "phase 1 removal",
+        "trade": "phase 3 trade",
+        "offers": "trade offers",
+        "accept": "trade acceptance",
+        "specials": "phase 4 specials",
+        "call": "calling a vote",
+        "place": "vote placements",
+        "ballot": "secret ballot",
+        "lose": "losers choose cards",
+        "discard": "hand limit",
+    }[st["phase"]]
     return f"Turn {st['turn']}, {st['active']} to play ({what})"
 
 
@@ -26,8 +34,17 @@ def country_rows(st: dict) -> list[list]:
     rows = []
     for c in COUNTRIES:
         k = st["countries"][c]
-        rows.append([c, k["status"], k["army"], k["ability"], (k["faction"] or "neutral").title(),
-                     "yes" if k["leader"] else "", "yes" if k["unrest"] else ""])
+        rows.append(
+            [
+                c,
+                k["status"],
+                k["army"],
+                k["ability"],
+                (k["faction"] or "neutral").title(),
+                "yes" if k["leader"] else "",
+                "yes" if k["unrest"] else "",
+            ]
+        )
     return rows
 
 
@@ -35,8 +52,9 @@ def display_rows(st: dict) -> list[list]:
     rows = []
     for p in st["players"]:
         for c, pl in st["displays"][p].items():
-            rows.append([p, c, ", ".join(pl["cards"]), influence(st, p, c),
-                         "descendant" if pl["desc"] else "ascendant"])
+            rows.append(
+                [p, c, ", ".join(pl["cards"]), influence(st, p, c), "descendant" if pl["desc"] else "ascendant"]
+            )
     return rows
 
 
@@ -44,20 +62,25 @@ def step_lines(st: dict) -> list[str]:
     out = [f"Step: {st['step']}"]
     v = st["vote"]
     if v:
-        out.append(f"Vote {v['n']} called by {v['caller']} in {v['country']} on "
-                   f"{votes.issue_text(v['issue'], v['target'])} "
-                   f"({'Vote card' if v['origin'] == 'card' else 'mandatory'}).")
+        out.append(
+            f"Vote {v['n']} called by {v['caller']} in {v['country']} on "
+            f"{votes.issue_text(v['issue'], v['target'])} "
+            f"({'Vote card' if v['origin'] == 'card' else 'mandatory'})."
+        )
     if st["phase"] in ("start", "offers", "place", "ballot", "lose"):
         from .asks import requests
+
         waiting = [r.player for r in requests(st) if not r.answered]
         out.append(f"Still awaited: {', '.join(waiting) or 'nobody'}.")
     tr = st.get("trade")
     if tr and st["phase"] in ("offers", "accept"):
-        out.append(f"{st['active']} wants {trade.types_text(tr['want'])}"
-                   + (f", offering {trade.types_text(tr['offer'])}" if tr["offer"] else "") + ".")
+        out.append(
+            f"{st['active']} wants {trade.types_text(tr['want'])}"
+            + (f", offering {trade.types_text(tr['offer'])}" if tr["offer"] else "")
+            + "."
+        )
         for q, o in tr["offers"].items():
-            out.append(f"Offer from {q}: gives {trade.types_text(trade.shown(o))} "
-                       f"for {trade.types_text(o['for'])}.")
+            out.append(f"Offer from {q}: gives {trade.types_text(trade.shown(o))} for {trade.types_text(o['for'])}.")
     return out
 
 
@@ -65,76 +88,148 @@ def public_trade(st: dict) -> dict | None:
     tr = st.get("trade")
     if not tr:
         return None
-    return {"want": tr["want"], "offer": tr["offer"],
-            "offers": {q: {"give": trade.shown(o), "for": o["for"]}
-                       for q, o in tr["offers"].items()}}
+    return {
+        "want": tr["want"],
+        "offer": tr["offer"],
+        "offers": {q: {"give": trade.shown(o), "for": o["for"]} for q, o in tr["offers"].items()},
+    }
 
 
 def view(st: dict, player: str | None) -> dict:
     first = st["players"][st["first"]]
     sections = [
-        {"title": "Countries", "private": False, "table": {
-            "columns": ["Country", "Status", "Army", "Ability", "Faction", "Leader", "Unrest"],
-            "rows": country_rows(st)}},
-        {"title": "Displays (influence on the table)", "private": False, "table": {
-            "columns": ["Player", "Country", "Cards", "Votes", "State"], "rows": display_rows(st)}},
-        {"title": "Players", "private": False, "table": {
-            "columns": ["Player", "Victory points", "Cards in hand", "Marker"],
-            "rows": [[p, st["scores"][p], len(st["hands"][p]), "First player" if p == first else ""]
-                     for p in st["players"]]}},
-        {"title": "Game", "private": False, "lines": [
-            f"Turn {st['turn']} of at most 10; first player {first}; phasing player {st['active'] or '-'}.",
-            f"Deck: {len(st['deck'])} cards. "
-            f"Discard pile ({len(st['discard'])}): {', '.join(st['discard']) or 'empty'}."]
-            + step_lines(st)},
+        {
+            "title": "Countries",
+            "private": False,
+            "table": {
+                "columns": ["Country", "Status", "Army", "Ability", "Faction", "Leader", "Unrest"],
+                "rows": country_rows(st),
+            },
+        },
+        {
+            "title": "Displays (influence on the table)",
+            "private": False,
+            "table": {"columns": ["Player", "Country", "Cards", "Votes", "State"], "rows": display_rows(st)},
+        },
+        {
+            "title": "Players",
+            "private": False,
+            "table": {
+                "columns": ["Player", "Victory points", "Cards in hand", "Marker"],
+                "rows": [
+                    [p, st["scores"][p], len(st["hands"][p]), "First player" if p == first else ""]
+                    for p in st["players"]
+                ],
+            },
+        },
+        {
+            "title": "Game",
+            "private": False,
+            "lines": [
+                f"Turn {st['turn']} of at most 10; first player {first}; phasing player {st['active'] or '-'}.",
+                f"Deck: {len(st['deck'])} cards. "
+                f"Discard pile ({len(st['discard'])}): {', '.join(st['discard']) or 'empty'}.",
+            ]
+            + step_lines(st),
+        },
     ]
     if st["history"]:
-        sections.append({"title": "Score history", "private": False, "table": {
-            "columns": ["Turn"] + list(st["players"]),
-            "rows": [[h["turn"]] + [h["totals"][p] for p in st["players"]] for h in st["history"]]}})
+        sections.append(
+            {
+                "title": "Score history",
+                "private": False,
+                "table": {
+                    "columns": ["Turn"] + list(st["players"]),
+                    "rows": [[h["turn"]] + [h["totals"][p] for p in st["players"]] for h in st["history"]],
+                },
+            }
+        )
     data = {
         "countries": {c: dict(st["countries"][c]) for c in COUNTRIES},
-        "displays": {p: {c: {"cards": list(pl["cards"]), "desc": pl["desc"], "total": influence(st, p, c)}
-                         for c, pl in st["displays"][p].items()} for p in st["players"]},
-        "scores": dict(st["scores"]), "hand_sizes": {p: len(st["hands"][p]) for p in st["players"]},
-        "discard": list(st["discard"]), "deck_size": len(st["deck"]), "turn": st["turn"], "first": first,
-        "active": st["active"], "phase": st["phase"], "step": st["step"],
-        "vote": public_vote(st), "trade": public_trade(st),
+        "displays": {
+            p: {
+                c: {"cards": list(pl["cards"]), "desc": pl["desc"], "total": influence(st, p, c)}
+                for c, pl in st["displays"][p].items()
+            }
+            for p in st["players"]
+        },
+        "scores": dict(st["scores"]),
+        "hand_sizes": {p: len(st["hands"][p]) for p in st["players"]},
+        "discard": list(st["discard"]),
+        "deck_size": len(st["deck"]),
+        "turn": st["turn"],
+        "first": first,
+        "active": st["active"],
+        "phase": st["phase"],
+        "step": st["step"],
+        "vote": public_vote(st),
+        "trade": public_trade(st),
         "history": [{"turn": h["turn"], "totals": dict(h["totals"])} for h in st["history"]],
     }
     if st["over"]:
-        sections.append({"title": "Revealed victory counters", "private": False, "lines":
-                         [f"{p}: {', '.join(st['counters'][p])}" for p in st["players"]]
-                         + [f"Never drawn: {', '.join(st['unused_counters']) or 'none'}"]})
+        sections.append(
+            {
+                "title": "Revealed victory counters",
+                "private": False,
+                "lines": [f"{p}: {', '.join(st['counters'][p])}" for p in st["players"]]
+                + [f"Never drawn: {', '.join(st['unused_counters']) or 'none'}"],
+            }
+        )
         data["counters"] = {p: list(st["counters"][p]) for p in st["players"]}
         data["breakdowns"] = [dict(h) for h in st["history"]]
     if player in st["players"]:
         sections += private_sections(st, player)
         data.update(private_data(st, player))
-    return {"kind": KIND, "title": TITLE, "turn": turn_label(st), "players": list(st["players"]),
-            "you": player if player in st["players"] else None, "over": st["over"],
-            "sections": sections, "data": data}
+    return {
+        "kind": KIND,
+        "title": TITLE,
+        "turn": turn_label(st),
+        "players": list(st["players"]),
+        "you": player if player in st["players"] else None,
+        "over": st["over"],
+        "sections": sections,
+        "data": data,
+    }
 
 
 def public_vote(st: dict) -> dict | None:
     v = st["vote"]
     if not v:
         return None
-    return {"n": v["n"], "country": v["country"], "issue": v["issue"], "target": v["target"],
-            "caller": v["caller"], "origin": v["origin"], "placed": dict(v["placed"])}
+    return {
+        "n": v["n"],
+        "country": v["country"],
+        "issue": v["issue"],
+        "target": v["target"],
+        "caller": v["caller"],
+        "origin": v["origin"],
+        "placed": dict(v["placed"]),
+    }
 
 
 def private_sections(st: dict, p: str) -> list[dict]:
     out = [{"title": "Your hand", "private": True, "lines": [", ".join(st["hands"][p]) or "(empty)"]}]
-    rows = [[c, st["countries"][c]["status"], influence(st, p, c),
-             min(st["countries"][c]["status"], influence(st, p, c))] for c in st["counters"][p]]
-    out.append({"title": "Your victory counters (secret)", "private": True, "table": {
-        "columns": ["Counter", "Status", "Your influence", "Would score now"], "rows": rows}})
+    rows = [
+        [c, st["countries"][c]["status"], influence(st, p, c), min(st["countries"][c]["status"], influence(st, p, c))]
+        for c in st["counters"][p]
+    ]
+    out.append(
+        {
+            "title": "Your victory counters (secret)",
+            "private": True,
+            "table": {"columns": ["Counter", "Status", "Your influence", "Would score now"], "rows": rows},
+        }
+    )
     if st["history"]:
         h = st["history"][-1]
-        out.append({"title": f"Your score for turn {h['turn']}", "private": True, "lines":
-                    [f"{c}: min(status {s}, influence {i}) = {v}" for c, s, i, v in h["breakdown"][p]]
-                    + [f"Total this turn: {h['gained'][p]}"]})
+        out.append(
+            {
+                "title": f"Your score for turn {h['turn']}",
+                "private": True,
+                "lines": [f"{c}: min(status {s}, influence {i}) = {v}" for c, s, i, v in h["breakdown"][p]]
+                + [f"Total this turn: {h['gained'][p]}"],
+            }
+        )
     lines = []
     mine = own_answer(st, p)
     if mine:
@@ -158,12 +253,19 @@ def own_answer(st: dict, p: str) -> str | None:
     if p not in st["answers"]:
         return None
     from .asks import on_file
+
     return "; ".join(on_file(st, p))
 
 
 def private_data(st: dict, p: str) -> dict:
-    return {"hand": list(st["hands"][p]), "my_counters": list(st["counters"][p]),
-            "my_breakdowns": [{"turn": h["turn"], "rows": h["breakdown"][p], "gained": h["gained"][p]}
-                              for h in st["history"]],
-            "on_file": own_answer(st, p), "early_vote": (st["vote"] or {}).get("early", {}).get(p),
-            "queue": list(st["queue"][p]), "standing": dict(st["standing"][p])}
+    return {
+        "hand": list(st["hands"][p]),
+        "my_counters": list(st["counters"][p]),
+        "my_breakdowns": [
+            {"turn": h["turn"], "rows": h["breakdown"][p], "gained": h["gained"][p]} for h in st["history"]
+        ],
+        "on_file": own_answer(st, p),
+        "early_vote": (st["vote"] or {}).get("early", {}).get(p),
+        "queue": list(st["queue"][p]),
+        "standing": dict(st["standing"][p]),
+    }

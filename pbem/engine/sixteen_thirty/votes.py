@@ -4,8 +4,19 @@ losers' piles; ST-R10 legal issues; ST-R11 eligibility; ST-R13 losers' card choi
 from __future__ import annotations
 
 from ..base import RuleError
-from .state import (add_to_pile, cards_text, check_placement, goto, influence, own_removal_options, pile,
-                    pub, remove_card, take_from_hand, voters)
+from .state import (
+    add_to_pile,
+    cards_text,
+    check_placement,
+    goto,
+    influence,
+    own_removal_options,
+    pile,
+    pub,
+    remove_card,
+    take_from_hand,
+    voters,
+)
 from .tables import COUNTRIES, country_of
 from .wars import can_attack, resolve_war
 
@@ -52,8 +63,10 @@ def call_vote(st: dict, p: str, c: str, issue: str, target: str | None, cards: l
         raise RuleError(f"you have no {c} pile and no {c} Influence card", callable_countries(st, p))
     legal = legal_issues(st, c)
     if (issue, target) not in legal:
-        raise RuleError(f"{issue_text(issue, target)} is not a legal issue in {c} now",
-                        [f"CALL {c} {issue_text(i, t)}" for i, t in legal])
+        raise RuleError(
+            f"{issue_text(issue, target)} is not a legal issue in {c} now",
+            [f"CALL {c} {issue_text(i, t)}" for i, t in legal],
+        )
     check_placement(st, p, c, cards)
     take_from_hand(st, p, cards)
     if cards:
@@ -62,11 +75,28 @@ def call_vote(st: dict, p: str, c: str, issue: str, target: str | None, cards: l
         raise RuleError(f"you must place at least one {c} card to call a vote there")
     st["votes_called"] += 1
     origin = "card" if st["phase"] == "call" and st.get("call_origin") == "card" else "mandatory"
-    st["vote"] = {"n": st["votes_called"], "country": c, "issue": issue, "target": target, "caller": p,
-                  "origin": origin, "early": {}, "ballots": {}, "placed": {}}
+    st["vote"] = {
+        "n": st["votes_called"],
+        "country": c,
+        "issue": issue,
+        "target": target,
+        "caller": p,
+        "origin": origin,
+        "early": {},
+        "ballots": {},
+        "placed": {},
+    }
     placed = f", placing {cards_text(cards)}" if cards else ""
-    pub(ev, "call", f"{p} calls a vote in {c} on {issue_text(issue, target)}{placed}; {c} pile now "
-        f"{influence(st, p, c)}.", player=p, country=c, issue=issue, target=target, cards=cards)
+    pub(
+        ev,
+        "call",
+        f"{p} calls a vote in {c} on {issue_text(issue, target)}{placed}; {c} pile now {influence(st, p, c)}.",
+        player=p,
+        country=c,
+        issue=issue,
+        target=target,
+        cards=cards,
+    )
     goto(st, "place", f"vote{st['votes_called']}.place")
     return f"CALL {c} {issue_text(issue, target)}" + (f" PLACE {', '.join(cards)}" if cards else "")
 
@@ -111,8 +141,7 @@ def reveal_placements(st: dict, ev: list) -> None:
 def record_early(st: dict, p: str, color: str) -> str:
     v = st["vote"]
     if not pile(st, p, v["country"]) and not st["answers"].get(p):
-        raise RuleError(f"you have no {v['country']} pile and no placement on file, so you do not vote",
-                        ["PLACE NONE"])
+        raise RuleError(f"you have no {v['country']} pile and no placement on file, so you do not vote", ["PLACE NONE"])
     v["early"][p] = color
     return f"VOTE {color} (locked for this vote; secret until every ballot is in)"
 
@@ -160,17 +189,31 @@ def reveal_ballots(st: dict, ev: list) -> None:
     v["ballots"], v["totals"], v["winner"] = ballots, {"RED": red, "BLUE": blue}, win
     btxt = "; ".join(f"{q} {ballots[q]} ({weights[q]})" for q in weights)
     res = f"{win} wins" if win else "a tie: no effect"
-    pub(ev, "ballots", f"Vote in {c} on {issue_text(v['issue'], v['target'])}: {btxt}. RED {red}, BLUE {blue}: "
-        f"{res}.", country=c, issue=v["issue"], target=v["target"], ballots=ballots, weights=weights,
-        totals={"RED": red, "BLUE": blue}, winner=win)
+    pub(
+        ev,
+        "ballots",
+        f"Vote in {c} on {issue_text(v['issue'], v['target'])}: {btxt}. RED {red}, BLUE {blue}: {res}.",
+        country=c,
+        issue=v["issue"],
+        target=v["target"],
+        ballots=ballots,
+        weights=weights,
+        totals={"RED": red, "BLUE": blue},
+        winner=win,
+    )
     losers = [q for q in weights if win and ballots[q] != win]
     choose = []
     for q in losers:
         pl = pile(st, q, c)
         if not pl["desc"]:
             pl["desc"] = True
-            pub(ev, "descendant", f"{q} lost the vote: the {c} pile turns descendant ({weights[q]}).",
-                player=q, country=c)
+            pub(
+                ev,
+                "descendant",
+                f"{q} lost the vote: the {c} pile turns descendant ({weights[q]}).",
+                player=q,
+                country=c,
+            )
         else:
             choose += start_loss(st, q, c, ev, f"{q} lost the vote with a descendant pile")
     open_lose(st, choose, c, "vote", f"vote{v['n']}.lose", ev)
@@ -191,8 +234,13 @@ def open_lose(st: dict, who: list[str], c: str, then: str, suffix: str, ev: list
         return
     goto(st, "lose", suffix)
     st["lose"] = {"who": who, "country": c, "then": then}
-    pub(ev, "ask-lose", f"{', '.join(who)} must choose a card to lose from the {c} pile (LOSE <card>).",
-        players=who, country=c)
+    pub(
+        ev,
+        "ask-lose",
+        f"{', '.join(who)} must choose a card to lose from the {c} pile (LOSE <card>).",
+        players=who,
+        country=c,
+    )
 
 
 def record_lose(st: dict, p: str, card: str) -> str:
@@ -248,4 +296,3 @@ def apply_result(st: dict, ev: list) -> None:
         goto(st, "specials")
     else:
         goto(st, "discard")
-

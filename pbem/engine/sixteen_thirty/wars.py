@@ -45,8 +45,10 @@ def resolve_war(st: dict, attacker: str, defender: str, ev: list) -> None:
     for c in (attacker, defender):
         s = sides[c]
         mtxt = " ".join(f"{v:+d} {n}" for n, v in s["mods"])
-        parts.append(f"{c} rolls {s['dice'][0]} and {s['dice'][1]} (difference {abs(s['dice'][0] - s['dice'][1])})"
-                     f" {mtxt} = {s['total']}")
+        parts.append(
+            f"{c} rolls {s['dice'][0]} and {s['dice'][1]} (difference {abs(s['dice'][0] - s['dice'][1])})"
+            f" {mtxt} = {s['total']}"
+        )
     before = {c: st["countries"][c]["status"] for c in (attacker, defender)}
     a, d = sides[attacker]["total"], sides[defender]["total"]
     if a == d:
@@ -57,11 +59,18 @@ def resolve_war(st: dict, attacker: str, defender: str, ev: list) -> None:
     else:
         winner, loser = (attacker, defender) if a > d else (defender, attacker)
         outcome = apply_defeat(st, winner, loser)
-    data = {"attacker": attacker, "defender": defender, "winner": winner, "loser": loser,
-            "sides": {c: {"dice": s["dice"], "mods": [[n, v] for n, v in s["mods"]], "total": s["total"]}
-                      for c, s in sides.items()},
-            "after": {c: dict(st["countries"][c]) for c in (attacker, defender)},
-            "status_change": {c: st["countries"][c]["status"] - before[c] for c in (attacker, defender)}}
+    data = {
+        "attacker": attacker,
+        "defender": defender,
+        "winner": winner,
+        "loser": loser,
+        "sides": {
+            c: {"dice": s["dice"], "mods": [[n, v] for n, v in s["mods"]], "total": s["total"]}
+            for c, s in sides.items()
+        },
+        "after": {c: dict(st["countries"][c]) for c in (attacker, defender)},
+        "status_change": {c: st["countries"][c]["status"] - before[c] for c in (attacker, defender)},
+    }
     pub(ev, "war", f"War: {attacker} attacks {defender}. {'; '.join(parts)}. Result: {outcome}.", **data)
 
 
