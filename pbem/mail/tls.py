@@ -20,7 +20,7 @@ def context(cafile: Path | str | None = None) -> ssl.SSLContext:
 def describe(exc: BaseException, section: str) -> str | None:
     """What went wrong with TLS, in one line with the key to change; None if ``exc`` is not about TLS."""
     if isinstance(exc, ssl.SSLCertVerificationError):
-        problem = exc.verify_message or exc.reason or "verification failed"
+        problem = str(exc.verify_message or exc.reason or "verification failed").rstrip(".")
         hint = (
             f"check [{section}] host"
             if "mismatch" in str(problem).lower()
