@@ -4,7 +4,7 @@ A `Login` is a user name, a secret and a mechanism ("password", "xoauth2",
 "oauthbearer").  `login_for` builds it from `[imap]` or `[smtp]`: the output
 of `password_command` or `token_command`, else `password_env`, else
 `password`.  A command runs without a shell, with stdin closed and a
-timeout; its first output line is the secret, its stderr is dropped, and
+timeout, in the folder of pbem.toml; its first output line is the secret, its stderr is dropped, and
 nothing it prints is ever logged: the secret is added to the log redaction
 at once.  A failing command raises `CredentialError`, one line naming the
 key and the exit status, never the output.
@@ -33,28 +33,37 @@ class Login:
     mechanism: str = "password"  # or "xoauth2", "oauthbearer"
 
 
-def run_command(argv: list[str], key: str, timeout: float = COMMAND_TIMEOUT) -> str:
-    """The first line ``argv`` prints (no shell, no stdin, stderr dropped), or CredentialError naming ``key``."""
+def run_command(argv: list[str], key: str, timeout: float = COMMAND_TIMEOUT, cwd: Path | None = None) -> str:
+    """The first line ``argv`` prints (no shell, no stdin, stderr dropped), or CredentialError naming ``key``.
+
+    ``cwd`` is the folder of pbem.toml, so relative paths in the command mean the same from cron.
+    """
+    program = Path(argv[0]).name
     try:
         done = subprocess.run(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=timeout
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout,
+            cwd=cwd,
         )
     except FileNotFoundError:
-        raise CredentialError(f"{key}: cannot run {argv[0]!r}: no such program") from None
+        raise CredentialError(f"{key}: cannot run {program!r}: no such program") from None
     except PermissionError:
-        raise CredentialError(f"{key}: cannot run {argv[0]!r}: permission denied") from None
+        raise CredentialError(f"{key}: cannot run {program!r}: permission denied") from None
     except subprocess.TimeoutExpired:
-        raise CredentialError(f"{key}: {argv[0]!r} did not finish within {timeout:.0f} s") from None
+        raise CredentialError(f"{key}: {program!r} did not finish within {timeout:.0f} s") from None
     except OSError as exc:
-        raise CredentialError(f"{key}: cannot run {argv[0]!r}: {exc.strerror or type(exc).__name__}") from None
+        raise CredentialError(f"{key}: cannot run {program!r}: {exc.strerror or type(exc).__name__}") from None
     if done.returncode != 0:
         raise CredentialError(
-            f"{key}: {argv[0]!r} failed with exit status {done.returncode}; run it by hand to see why"
+            f"{key}: {program!r} failed with exit status {done.returncode}; run it by hand to see why"
         )
     lines = done.stdout.decode("utf-8", "replace").splitlines()
     secret = lines[0].strip() if lines else ""
     if not secret:
-        raise CredentialError(f"{key}: {argv[0]!r} printed nothing (it must print the secret on its first line)")
+        raise CredentialError(f"{key}: {program!r} printed nothing (it must print the secret on its first line)")
     redact_in_logs(secret)
     return secret
 
@@ -62,10 +71,12 @@ def run_command(argv: list[str], key: str, timeout: float = COMMAND_TIMEOUT) -> 
 def login_for(section: str, mail: MailConfig, file: Path) -> Login:
     """The login configured in ``[section]`` (runs its command: call once per run and connection)."""
     if mail.auth != "password":
-        token = run_command(mail.token_command, f"[{section}] token_command")
+        token = run_command(mail.token_command, f"[{section}] token_command", cwd=file.parent)
         return Login(mail.username, token, mail.auth)
     if mail.password_command:
-        return Login(mail.username, run_command(mail.password_command, f"[{section}] password_command"))
+        return Login(
+            mail.username, run_command(mail.password_command, f"[{section}] password_command", cwd=file.parent)
+        )
     return Login(mail.username, mail.secret(file, section))
 
 
