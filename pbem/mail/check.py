@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..config import Config, ConfigError
 from .connect import inbox as make_inbox
 from .connect import sender as make_sender
 from .credentials import Login, login_for
+from .imap import ImapInbox
 from .transport import TransportError
 
 
@@ -89,7 +91,7 @@ def imap_checks(cfg: Config) -> Iterator[Check]:
         box.close()
 
 
-def _folder_checks(box, client) -> Iterator[Check]:  # type: ignore[no-untyped-def]
+def _folder_checks(box: ImapInbox, client: Any) -> Iterator[Check]:
     i_folder = box.folder
     try:
         names = [name for _flags, _delim, name in client.list_folders()]

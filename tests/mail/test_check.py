@@ -3,7 +3,9 @@
 The moderator's home is written by `pbem init` and pointed at the TLS +
 OAuth2 servers of tests/servers/secure.py; pbem runs as a subprocess, as
 cron runs it.  The token and password helpers are small scripts that log
-each call, so the tests see how often they ran.
+each call, so the tests see how often they ran.  Those tests are in the
+tier ``dovecot``; a plain-text check against pymap + aiosmtpd and the check
+of a Maildir home run in the default tier.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from .secure_fixtures import SECURE_MODERATOR as MOD
 from .secure_fixtures import SECURE_USERS as USERS
 from .secure_fixtures import pbem, write_home
 
-pytestmark = pytest.mark.dovecot
+dovecot = pytest.mark.dovecot
 
 HELPER = """import sys
 from pathlib import Path
@@ -90,6 +92,7 @@ def order(n: int) -> bytes:
 # -- pbem check -------------------------------------------------------------------
 
 
+@dovecot
 def test_check_passes_and_changes_nothing(secure_servers, tmp_path):
     secure_servers.deliver(MOD, order(1))
     home = Home(secure_servers, tmp_path)
@@ -117,6 +120,7 @@ def test_check_passes_and_changes_nothing(secure_servers, tmp_path):
     assert home.token not in home.everything_said(result) and USERS[MOD] not in home.everything_said(result)
 
 
+@dovecot
 def test_check_with_oauthbearer_for_smtp_and_implicit_tls(secure_servers, tmp_path):
     home = Home(
         secure_servers,
@@ -139,6 +143,7 @@ def test_check_with_oauthbearer_for_smtp_and_implicit_tls(secure_servers, tmp_pa
     assert home.calls("token") == 2  # once per connection: IMAP and SMTP
 
 
+@dovecot
 def test_check_names_a_wrong_password_and_what_to_change(secure_servers, tmp_path):
     home = Home(secure_servers, tmp_path)
     home.set_secret("password", "Wrong-Pw-31337")
@@ -150,6 +155,7 @@ def test_check_names_a_wrong_password_and_what_to_change(secure_servers, tmp_pat
     assert "Wrong-Pw-31337" not in home.everything_said(result)
 
 
+@dovecot
 def test_check_names_an_expired_token(secure_servers, tmp_path):
     home = Home(secure_servers, tmp_path)
     secure_servers.oauth.expire(home.token)
@@ -161,6 +167,7 @@ def test_check_names_an_expired_token(secure_servers, tmp_path):
     assert "SMTP" in result.stdout.splitlines()[-1]  # the SMTP side is still checked
 
 
+@dovecot
 def test_check_names_a_missing_folder(secure_servers, tmp_path):
     home = Home(secure_servers, tmp_path, imap={"folder": '"Orders"'})
     result = home.run("check")
@@ -169,6 +176,7 @@ def test_check_names_a_missing_folder(secure_servers, tmp_path):
     assert secure_servers.folders(MOD) == ["INBOX"]
 
 
+@dovecot
 def test_check_names_a_bad_certificate_on_both_sides(secure_servers, tmp_path):
     home = Home(
         secure_servers,
@@ -185,6 +193,7 @@ def test_check_names_a_bad_certificate_on_both_sides(secure_servers, tmp_path):
         assert f"[{section}] cafile" in fail
 
 
+@dovecot
 def test_check_names_a_failing_token_command(secure_servers, tmp_path):
     home = Home(secure_servers, tmp_path)
     home.set_secret("token", "FAIL 5")
@@ -205,6 +214,7 @@ def test_check_of_a_maildir_home_passes(tmp_path):
 # -- pbem poll with the same settings ---------------------------------------------
 
 
+@dovecot
 def test_poll_over_tls_with_a_token_helper_and_a_password_helper(secure_servers, tmp_path):
     home = Home(secure_servers, tmp_path)
     players = [f"{name} <{name.lower()}@example.test>" for name in ("Alice", "Bob", "Carol")]
@@ -219,6 +229,7 @@ def test_poll_over_tls_with_a_token_helper_and_a_password_helper(secure_servers,
     assert home.token not in said and USERS[MOD] not in said
 
 
+@dovecot
 @pytest.mark.parametrize("failing", ["token", "password"])
 def test_poll_stops_with_exit_3_when_a_helper_fails_and_does_nothing_else(secure_servers, tmp_path, failing):
     secure_servers.deliver(MOD, order(2))
@@ -235,6 +246,7 @@ def test_poll_stops_with_exit_3_when_a_helper_fails_and_does_nothing_else(secure
     assert home.calls("password") == (1 if failing == "password" else 0)
 
 
+@dovecot
 def test_poll_with_a_wrong_password_from_the_helper_never_shows_it(secure_servers, tmp_path):
     home = Home(
         secure_servers,
@@ -249,3 +261,26 @@ def test_poll_with_a_wrong_password_from_the_helper_never_shows_it(secure_server
     result = home.run("poll", "--verbose")
     assert result.returncode == 3
     assert "refused" in result.stderr and "Wrong-Pw-8080" not in home.everything_said(result)
+
+
+# -- without TLS, against pymap + aiosmtpd (the default tier) -----------------------
+
+
+def test_check_against_the_pip_servers_and_with_imap_down(pip_servers, tmp_path):
+    from pbem.cli_support import init_home
+    from tests.mail.conftest import MODERATOR as PIP_MOD
+    from tests.mail.conftest import USERS as PIP_USERS
+
+    toml = init_home(tmp_path / "home", address=PIP_MOD)
+    pip_servers.wire_home(toml, PIP_MOD, "PBEM_CHECK_PW")
+    env = {"PBEM_CHECK_PW": PIP_USERS[PIP_MOD]}
+    result = pbem("--config", str(toml), "check", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"IMAP 127.0.0.1:{pip_servers.imap_port}: no TLS, logged in as {PIP_MOD} with password" in result.stdout
+    assert f"SMTP 127.0.0.1:{pip_servers.smtp_port}: no TLS, logged in as {PIP_MOD}" in result.stdout
+    with pip_servers.imap_stopped():
+        down = pbem("--config", str(toml), "check", env=env)
+    assert down.returncode == 1
+    (fail,) = [line for line in down.stdout.splitlines() if line.startswith("FAIL")]
+    assert f"IMAP 127.0.0.1:{pip_servers.imap_port}: connect failed (" in fail and "check [imap] host, port" in fail
+    assert PIP_USERS[PIP_MOD] not in down.stdout + down.stderr
