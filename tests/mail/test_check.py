@@ -284,3 +284,20 @@ def test_check_against_the_pip_servers_and_with_imap_down(pip_servers, tmp_path)
     (fail,) = [line for line in down.stdout.splitlines() if line.startswith("FAIL")]
     assert f"IMAP 127.0.0.1:{pip_servers.imap_port}: connect failed (" in fail and "check [imap] host, port" in fail
     assert PIP_USERS[PIP_MOD] not in down.stdout + down.stderr
+
+
+def test_check_says_when_the_server_does_not_offer_oauth2(pip_servers, tmp_path):
+    from pbem.cli_support import init_home
+    from tests.mail.conftest import MODERATOR as PIP_MOD
+
+    toml = init_home(tmp_path / "home", address=PIP_MOD)
+    pip_servers.wire_home(toml, PIP_MOD, "UNUSED")
+    token = f'auth = "xoauth2"\ntoken_command = ["{sys.executable}", "-c", "print(\'tok-abc-123\')"]\n'
+    toml.write_text(toml.read_text().replace('password_env = "UNUSED"\n', token))
+    result = pbem("--config", str(toml), "check")
+    assert result.returncode == 1
+    fails = [line for line in result.stdout.splitlines() if line.startswith("FAIL")]
+    assert len(fails) == 2, result.stdout
+    assert "does not offer AUTH=XOAUTH2 (it offers " in fails[0] and "change [imap] auth" in fails[0]
+    assert "does not offer AUTH XOAUTH2 (it offers " in fails[1] and "change [smtp] auth" in fails[1]
+    assert "tok-abc-123" not in result.stdout + result.stderr

@@ -153,12 +153,14 @@ def test_implicit_tls_against_a_starttls_port_says_which_setting_to_change(secur
 
 
 @pytest.mark.parametrize("mechanism", ["xoauth2", "oauthbearer"])
-def test_imap_oauth2_login_reads_the_inbox(secure_servers, mechanism):
+@pytest.mark.parametrize("kind", ["imaps", "imap+starttls"])
+def test_imap_oauth2_login_reads_the_inbox(secure_servers, mechanism, kind):
+    port, ssl, starttls = imap_ports(secure_servers)[kind]
     secure_servers.deliver(MOD, note(3))
     token = secure_servers.oauth.issue(MOD)
     asked = secure_servers.oauth.asked
     ctx = tls.context(secure_servers.cafile)
-    box = ImapInbox("127.0.0.1", secure_servers.imaps_port, True, False, MOD, token, ssl_context=ctx, auth=mechanism)
+    box = ImapInbox("127.0.0.1", port, ssl, starttls, MOD, token, ssl_context=ctx, auth=mechanism)
     try:
         assert subjects([m.raw for m in box.fetch()]) == ["orders 3"]
     finally:

@@ -13,9 +13,9 @@
   small RFC 7662 introspection endpoint `Introspection` run here (Postfix asks
   Dovecot through its SASL socket, so SMTP AUTH XOAUTH2 is checked the same way).
 
-Everything binds 127.0.0.1 on free ports.  Raises `Unavailable` (from
-``pbem.mail.testservers``' sibling rules: missing packages, not root) with the
-reason when the pair cannot run here.
+Everything binds 127.0.0.1 on free ports.  Raises `Unavailable` with the
+reason (packages missing, not root) when the pair cannot run here; install
+the packages with ``tests/servers/install-debian-mail.sh``.
 """
 
 from __future__ import annotations
