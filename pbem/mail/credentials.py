@@ -61,8 +61,8 @@ def run_command(argv: list[str], key: str, timeout: float = COMMAND_TIMEOUT, cwd
             f"{key}: {program!r} failed with exit status {done.returncode}; run it by hand to see why"
         )
     lines = done.stdout.decode("utf-8", "replace").splitlines()
-    secret = lines[0].strip() if lines else ""
-    if not secret:
+    secret = lines[0] if lines else ""  # exactly the line: a password may start or end with a space
+    if not secret.strip():
         raise CredentialError(f"{key}: {program!r} printed nothing (it must print the secret on its first line)")
     redact_in_logs(secret)
     return secret
