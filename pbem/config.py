@@ -274,6 +274,10 @@ def _mail_section(file: Path, section: str, keys: dict[str, Any]) -> dict[str, A
             )
         if secrets:
             raise ConfigError(f'{file}: [{section}] auth = "{auth}" logs in with a token: remove {", ".join(secrets)}')
+        if not keys.get("username"):
+            raise ConfigError(
+                f'{file}: [{section}] auth = "{auth}" needs username, the mailbox address the token is for'
+            )
     if "cafile" in keys:
         cafile = (file.parent / Path(keys["cafile"]).expanduser()).resolve()
         if not cafile.is_file():

@@ -98,6 +98,7 @@ def test_each_way_to_log_in_is_read(tmp_path):
     [
         ('password_env = "X"\npassword_command = ["pass", "show", "g"]', "give one of password_command, password_env"),
         ('auth = "xoauth2"', 'auth = "xoauth2" needs token_command'),
+        ('auth = "xoauth2"\ntoken_command = ["t"]', 'auth = "xoauth2" needs username'),
         ('token_command = ["t"]', 'token_command is used only with auth = "xoauth2"'),
         (
             'auth = "oauthbearer"\ntoken_command = ["t"]\npassword_env = "X"',
