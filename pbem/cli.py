@@ -338,6 +338,25 @@ def poll(
         typer.echo(summary.timing_line())
 
 
+@app.command()
+def check() -> None:
+    """Try the mail settings: log in to IMAP and SMTP and list the folders pbem uses.  Sends nothing.
+
+    Exit codes: 0 a poll would work; 1 a check failed (its line says what to change);
+    2 the configuration file is wrong.
+
+    Example: pbem --config ~/pbem/pbem.toml check
+    """
+    from .mail.check import checks
+
+    failed = False
+    for result in checks(_cfg()):
+        typer.echo(result.line())
+        failed = failed or not result.ok
+    if failed:
+        raise typer.Exit(1)
+
+
 def _env_secrets(cfg) -> list[str]:
     import os
 

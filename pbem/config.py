@@ -4,6 +4,13 @@ The file is TOML.  Every key is known and checked: an unknown key or a bad
 value is reported with the file, the key and what is allowed.  Relative paths
 (the Maildir path, a SQLite database file, the log file) are relative to the
 folder that holds the file, so cron can run pbem from anywhere.
+
+`[imap]` and `[smtp]` say how to log in: `auth = "password"` with one of
+`password_command` (a command, as a list of arguments, printing the
+password), `password_env` or `password`; or `auth = "xoauth2"` /
+`"oauthbearer"` with `token_command` (printing a current OAuth2 access
+token).  The commands are run by `pbem.mail.credentials`, not here.
+`cafile` names a private CA's certificates for verifying the server.
 """
 
 from __future__ import annotations
@@ -44,6 +51,10 @@ class MailConfig:
     username: str = ""
     password_env: str = ""
     password: str = ""
+    password_command: list[str] = field(default_factory=list)
+    auth: str = "password"
+    token_command: list[str] = field(default_factory=list)
+    cafile: Path | None = None
 
     def secret(self, file: Path, section: str) -> str:
         """The password: from the named environment variable, else the plain key."""
@@ -136,6 +147,14 @@ def _check_address(v: Any) -> str:
     raise ValueError('must be a bare email address such as "moderator@example.org"')
 
 
+def _check_command(v: Any) -> list[str]:
+    if isinstance(v, list) and v and all(isinstance(x, str) and x for x in v):
+        return list(v)
+    raise ValueError(
+        'must be a command as a list of arguments, such as ["pass", "show", "games"] (run without a shell)'
+    )
+
+
 def _check_duration(v: Any) -> timedelta:
     return parse_duration(v)
 
@@ -154,6 +173,10 @@ _MAIL_KEYS = {
     "username": _check_str,
     "password_env": _check_str,
     "password": _check_str,
+    "password_command": _check_command,
+    "auth": _choice("password", "xoauth2", "oauthbearer"),
+    "token_command": _check_command,
+    "cafile": _check_str,
 }
 
 SCHEMA: dict[str, dict[str, Any]] = {
@@ -227,8 +250,37 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     if "file" in log:
         cfg.log_file = (home / log["file"]).resolve()
     cfg.log_level = log.get("level", cfg.log_level)
-    cfg.imap = ImapConfig(**v.get("imap", {}))
-    cfg.smtp = SmtpConfig(**v.get("smtp", {}))
+    cfg.imap = ImapConfig(**_mail_section(file, "imap", v.get("imap", {})))
+    cfg.smtp = SmtpConfig(**_mail_section(file, "smtp", v.get("smtp", {})))
     if cfg.transport == "imap" and not v.get("imap", {}).get("host"):
         raise ConfigError(f'{file}: [mail] transport = "imap" needs [imap] host (and [smtp] host)')
     return cfg
+
+
+def _mail_section(file: Path, section: str, keys: dict[str, Any]) -> dict[str, Any]:
+    """Check that [imap] / [smtp] name one way to log in; resolve cafile."""
+    keys = dict(keys)
+    auth = keys.get("auth", "password")
+    secrets = [k for k in ("password_command", "password_env", "password") if k in keys]
+    if auth == "password":
+        if "token_command" in keys:
+            raise ConfigError(f'{file}: [{section}] token_command is used only with auth = "xoauth2" or "oauthbearer"')
+        if len(secrets) > 1:
+            raise ConfigError(f"{file}: [{section}] give one of {', '.join(secrets)}, not several")
+    else:
+        if "token_command" not in keys:
+            raise ConfigError(
+                f'{file}: [{section}] auth = "{auth}" needs token_command, a command printing a current access token'
+            )
+        if secrets:
+            raise ConfigError(f'{file}: [{section}] auth = "{auth}" logs in with a token: remove {", ".join(secrets)}')
+        if not keys.get("username"):
+            raise ConfigError(
+                f'{file}: [{section}] auth = "{auth}" needs username, the mailbox address the token is for'
+            )
+    if "cafile" in keys:
+        cafile = (file.parent / Path(keys["cafile"]).expanduser()).resolve()
+        if not cafile.is_file():
+            raise ConfigError(f"{file}: [{section}] cafile {cafile}: no such file (the CA certificates, PEM)")
+        keys["cafile"] = cafile
+    return keys

@@ -658,22 +658,9 @@ def transports(cfg: Config) -> tuple[Inbox, Sender]:
         from .mail.maildir import MaildirInbox, MaildirSender
 
         return MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path)
-    from .mail.imap import ImapInbox
-    from .mail.smtp import SmtpSender
+    from .mail.connect import transports as mail_transports
 
-    i, m = cfg.imap, cfg.smtp
-    inbox = ImapInbox(
-        i.host,
-        i.port,
-        i.ssl,
-        i.starttls,
-        i.username,
-        i.secret(cfg.path, "imap"),
-        folder=i.folder,
-        processed_folder=i.processed_folder,
-        rejected_folder=i.rejected_folder,
-    )
-    return inbox, SmtpSender(m.host, m.port, m.ssl, m.starttls, m.username, m.secret(cfg.path, "smtp"))
+    return mail_transports(cfg)
 
 
 __all__ = ["create_game", "poll", "handle", "transports", "PollSummary", "GameError", "TransportError"]
