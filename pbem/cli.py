@@ -6,23 +6,53 @@ Heavy modules are imported inside the commands, so that an idle cron run
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
+_state: dict = {"config": None}
+
+
+def _set_config(_ctx: object, _param: object, value: object) -> None:
+    if value is not None:
+        _state["config"] = Path(str(value))
+
+
+def _add_config_option(group: TyperGroup, template: typer.core.TyperOption) -> None:
+    for cmd in group.commands.values():
+        if not any(p.name == "config" for p in cmd.params):
+            opt = copy.copy(template)
+            opt.expose_value, opt.callback, opt.envvar = False, _set_config, None
+            cmd.params.insert(0, opt)
+        if isinstance(cmd, TyperGroup):
+            _add_config_option(cmd, template)
+
+
+class _ConfigEverywhere(TyperGroup):
+    """The root group: `--config PATH` is taken before the command and after it, by every command."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        _add_config_option(self, next(p for p in self.params if p.name == "config"))
+
+
+# rich_markup_mode=None: help texts are printed as written (rich markup would eat "[pbem NAME]").
 app = typer.Typer(
+    cls=_ConfigEverywhere,
     help="pbem: a play-by-email moderator for hidden-information card and board games.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
-game_app = typer.Typer(help="Create, list and inspect games.", no_args_is_help=True)
+game_app = typer.Typer(help="Create, list and inspect games.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(game_app, name="game")
-
-_state: dict = {"config": None}
 
 
 def fail(message: str, code: int = 1) -> None:
@@ -30,20 +60,45 @@ def fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
-def _cfg():
+def _cfg(schema: bool = True):
+    """The configuration; with `schema`, also a database holding this pbem's tables (else exit 2 naming the fix)."""
     from .config import ConfigError, load
 
     try:
-        return load(_state["config"])
+        cfg = load(_state["config"])
     except ConfigError as exc:
         fail(str(exc), 2)
+    if schema:
+        from .record.db import DatabaseError
+        from .record.schema import SchemaError, check
+
+        try:
+            check(cfg.database_url, cfg.path)
+        except SchemaError as exc:
+            fail(str(exc), 2)
+        except DatabaseError as exc:
+            fail(str(exc), 3)
+    return cfg
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"pbem {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
 def main_options(
     config: Path | None = typer.Option(
-        None, "--config", "-c", envvar="PBEM_CONFIG", help="The configuration file (default ./pbem.toml)."
+        None,
+        "--config",
+        "-c",
+        envvar="PBEM_CONFIG",
+        help="The configuration file (default ./pbem.toml); before or after the command.",
     ),
+    version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True, help="Print the version."),
 ) -> None:
     """Run `pbem COMMAND --help` for each command's options and an example."""
     _state["config"] = config
@@ -76,15 +131,18 @@ def upgrade() -> None:
     Example: pbem --config ~/pbem/pbem.toml upgrade
     """
     from .record.db import migrate
+    from .record.schema import sqlite_file
 
-    cfg = _cfg()
+    cfg = _cfg(schema=False)
+    if (file := sqlite_file(cfg.database_url)) is not None:
+        file.parent.mkdir(parents=True, exist_ok=True)
     migrate(cfg.database_url)
     typer.echo("database schema is up to date")
 
 
 @game_app.command("new")
 def game_new(
-    kind: str = typer.Argument(..., help="habsburg, italian-wars, sixteen-thirty or dynasties."),
+    kind: str = typer.Argument(..., help="habsburg, italian-wars, sixteen-thirty or dynasties (any case)."),
     name: str = typer.Option(..., "--name", help="Short game name used in subjects: [pbem NAME]."),
     player: list[str] = typer.Option(..., "--player", help='"Name <address>", once per player, in seat order.'),
     seed: str | None = typer.Option(None, help="Seed text (default: 256 random bits)."),
@@ -97,14 +155,14 @@ def game_new(
     """
     from .cli_support import parse_options, parse_player
     from .config import parse_duration
-    from .engine import UnknownKind
+    from .engine import UnknownKind, canonical
     from .moderator import GameError, create_game
 
     cfg = _cfg()
     try:
         players = [parse_player(p) for p in player]
         dl = parse_duration(deadline) if deadline else None
-        game = create_game(cfg, kind, name, players, seed=seed, deadline=dl, options=parse_options(option))
+        game = create_game(cfg, canonical(kind), name, players, seed=seed, deadline=dl, options=parse_options(option))
     except (ValueError, GameError, UnknownKind) as exc:
         fail(str(exc).strip("'\""))
     typer.echo(
@@ -284,8 +342,13 @@ def poll(
 ) -> None:
     """Read new mail, apply orders and due deadlines, send queued mail.  Run it from cron.
 
-    Exit codes: 0 done (or another poll was already running); 3 the mail server or
-    the database could not be used (nothing is lost: the next run carries on).
+    Exit codes:
+
+    \b
+      0  done (or another poll was already running on this home)
+      1  an unexpected error, a bug: the traceback is printed; nothing is lost
+      2  bad configuration, or the database needs `pbem upgrade` (one line says what to run)
+      3  the mail server or the database could not be used (nothing is lost: the next run carries on)
 
     Example: pbem --config ~/pbem/pbem.toml poll
     """
@@ -488,6 +551,7 @@ def demo(
         eng = registry.get(kind)
     except registry.UnknownKind as exc:
         fail(str(exc).strip("'\""), 2)
+    kind = eng.kind
     n = players or max(eng.min_players, min(3, eng.max_players))
     home = directory or Path(tempfile.mkdtemp(prefix=f"pbem-demo-{kind}-"))
     if directory and (directory / "pbem.toml").exists():
@@ -512,7 +576,7 @@ def demo(
 
 
 def main() -> None:
-    app()
+    app(prog_name="pbem")
 
 
 if __name__ == "__main__":  # pragma: no cover
