@@ -16,6 +16,8 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from .engine.words import count
+
 _state: dict = {"config": None}
 
 
@@ -491,7 +493,7 @@ def _export_all(directory: Path, public: bool) -> None:
                     (directory / f"{game.name}.{suffix}").write_text(render(doc, fmt), encoding="utf-8")
                     written += 1
                 bar.advance(task)
-    typer.echo(f"wrote {written} files for {len(games)} games in {directory}")
+    typer.echo(f"wrote {count(written, 'file')} for {count(len(games), 'game')} in {directory}")
 
 
 @app.command()
@@ -556,13 +558,16 @@ def demo(
     home = directory or Path(tempfile.mkdtemp(prefix=f"pbem-demo-{kind}-"))
     if directory and (directory / "pbem.toml").exists():
         fail(f"{directory} already holds a pbem home; give an empty or new folder", 2)
-    typer.echo(f"playing {eng.title} with {n} bot players by email in {home} ...")
+    typer.echo(f"playing {eng.title} with {count(n, 'bot player')} by email in {home} ...")
     try:
         r = run(kind, n, seed, home, bot_seed=bot_seed)
     except ValueError as exc:
         fail(str(exc), 2)
     typer.echo(f"result: {r.summary}")
-    typer.echo(f"{r.polls} polls, {r.messages_in} order emails read, {r.messages_out} emails sent, {r.seconds:.1f} s")
+    typer.echo(
+        f"{count(r.polls, 'poll')}, {count(r.messages_in, 'order email')} read, "
+        f"{count(r.messages_out, 'email')} sent, {r.seconds:.1f} s"
+    )
     typer.echo(
         f"mail folders: {home / 'mail' / 'inbox'} (orders in), {home / 'mail' / 'sent'} (reports out), "
         f"{home / 'mail' / 'processed'}"
