@@ -418,14 +418,26 @@ def export(
         "-f",
         help="json, text (a readable game record) or html (a self-contained page with charts).",
     ),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Write to FILE instead of stdout."),
+    output: Path | None = typer.Option(
+        None,
+        "-o",
+        "--output",
+        help="Write to FILE (- for stdout); default: stdout, or NAME-moderator.EXT with --moderator.",
+    ),
     as_player: str | None = typer.Option(None, "--as", help="Only what this player knows."),
-    public: bool = typer.Option(False, "--public", help="Only what every player knows."),
+    public: bool = typer.Option(False, "--public", help="Only what every player knows (the default)."),
+    moderator: bool = typer.Option(
+        False, "--moderator", help="The moderator's record: every secret, address and refusal; not for players."
+    ),
     all_dir: Path | None = typer.Option(
-        None, "--all", help="Export every game into DIR (NAME.json, NAME.txt and NAME.html each)."
+        None, "--all", help="Export every game into DIR (NAME.json, NAME.txt and NAME.html each; NAME-moderator.*)."
     ),
 ) -> None:
     """Export a game's history: JSON, a readable text record, or an HTML page with charts.
+
+    By default the export holds what every player knows (the public record), so it can
+    be given to anyone; --as PLAYER gives what that player knows, and --moderator the
+    complete record, written to NAME-moderator.EXT unless -o says otherwise.
 
     Example: pbem export hh1 --format html -o hh1.html
     """
@@ -435,12 +447,12 @@ def export(
 
     if format not in FORMATS:
         fail(f'--format must be json, text or html, not "{format}"', 2)
-    if as_player and public:
-        fail("give --as PLAYER or --public, not both", 2)
+    if sum(map(bool, (as_player, public, moderator))) > 1:
+        fail("give one of --as PLAYER, --public and --moderator", 2)
     if all_dir is not None:
         if name or output or as_player:
             fail("--all exports every game: give no game name, -o or --as with it", 2)
-        return _export_all(all_dir, public)
+        return _export_all(all_dir, moderator)
     if not name:
         fail("name the game to export (or give --all DIR); see pbem game list", 2)
     cfg = _cfg()
@@ -451,17 +463,19 @@ def export(
         players = json.loads(game.players_json)
         if as_player and as_player not in players:
             fail(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
-        doc = build(s, game, as_player=as_player, public=public)
+        doc = build(s, game, as_player=as_player, public=not (as_player or moderator))
     body = render(doc, format)
-    if output:
+    if output is None and moderator:
+        output = Path(f"{game.name}-moderator.{FORMATS[format]}")
+    if output and str(output) != "-":
         output.write_text(body, encoding="utf-8")
-        typer.echo(f"wrote {output}")
+        typer.echo(f"wrote {output}" + (" (the moderator's record: not for players)" if moderator else ""))
     else:
         sys.stdout.write(body)
 
 
-def _export_all(directory: Path, public: bool) -> None:
-    """Every game as NAME.json, NAME.txt and NAME.html in `directory`, with a progress bar."""
+def _export_all(directory: Path, moderator: bool) -> None:
+    """Every game as NAME.json, NAME.txt and NAME.html (public) or NAME-moderator.* in `directory`."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from sqlmodel import select
@@ -488,9 +502,10 @@ def _export_all(directory: Path, public: bool) -> None:
             task = bar.add_task("", total=len(games))
             for game in games:
                 bar.update(task, description=game.name)
-                doc = build(s, game, public=public)
+                doc = build(s, game, public=not moderator)
+                stem = f"{game.name}-moderator" if moderator else game.name
                 for fmt, suffix in FORMATS.items():
-                    (directory / f"{game.name}.{suffix}").write_text(render(doc, fmt), encoding="utf-8")
+                    (directory / f"{stem}.{suffix}").write_text(render(doc, fmt), encoding="utf-8")
                     written += 1
                 bar.advance(task)
     typer.echo(f"wrote {count(written, 'file')} for {count(len(games), 'game')} in {directory}")

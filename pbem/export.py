@@ -35,6 +35,8 @@ VERSION = 1
 #: Events recorded by the moderator, not produced by the engine (press, pauses,
 #: replacements): they are part of the history but not of the replay.
 MODERATOR_KINDS = frozenset({"press", "moderator"})
+#: Said at the top of the moderator's record (text and HTML); its file is NAME-moderator.EXT.
+MODERATOR_WARNING = "Not for players: it holds every secret, the players' addresses and every refusal."
 #: Output formats of `pbem export` and the file suffix of each (used by --all).
 FORMATS = {"json": "json", "text": "txt", "html": "html"}
 
@@ -144,6 +146,7 @@ def text_record(doc: dict[str, Any]) -> str:
         f"{g['title']}: game {g['name']}",
         rule,
         f"Record:     {audience_note(doc)}",
+        *([f"            {MODERATOR_WARNING}"] if doc["audience"] == "moderator" else []),
         f"Kind:       {g['kind']}"
         + (" (options: " + ", ".join(f"{k}={v}" for k, v in g["options"].items()) + ")" if g["options"] else ""),
         "Players:    " + ", ".join(f"{p['seat'] + 1}. {p['name']}" for p in doc["players"]),
