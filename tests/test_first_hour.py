@@ -242,3 +242,10 @@ def test_export_of_a_running_game_is_public_unless_moderator_is_asked(tmp_path: 
         "hh1-moderator.json",
         "hh1-moderator.txt",
     ]
+
+
+def test_the_schema_line_never_shows_a_database_password() -> None:
+    from pbem.record.schema import describe
+
+    said = describe("postgresql+psycopg://pbem:s3cret@db.example/pbem")
+    assert "s3cret" not in said and "db.example/pbem" in said
