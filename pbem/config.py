@@ -254,6 +254,11 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.smtp = SmtpConfig(**_mail_section(file, "smtp", v.get("smtp", {})))
     if cfg.transport == "imap" and not v.get("imap", {}).get("host"):
         raise ConfigError(f'{file}: [mail] transport = "imap" needs [imap] host (and [smtp] host)')
+    if "address" not in mod:
+        raise ConfigError(
+            f"{file}: [moderator] address is missing; it is the address players write to and the From of every "
+            'report, e.g. address = "games@example.org"'
+        )
     return cfg
 
 

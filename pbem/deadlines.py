@@ -19,6 +19,7 @@ from sqlmodel import Session, select
 from . import outbox
 from .config import Config
 from .engine.base import apply_defaults
+from .engine.words import count
 from .mail.compose import stable_message_id
 from .record import store
 from .record.db import session
@@ -105,7 +106,7 @@ def _remind(s: Session, cfg: Config, loaded: store.Loaded, dl: Deadline, when: d
 
 def _human(delta) -> str:
     hours = delta.total_seconds() / 3600
-    return f"{hours:.0f} hours" if hours >= 1.5 else f"{max(1, round(hours * 60))} minutes"
+    return f"{hours:.0f} hours" if hours >= 1.5 else count(max(1, round(hours * 60)), "minute")
 
 
 def _held(s: Session, game_id: int) -> list[InboundMessage]:

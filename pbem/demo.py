@@ -20,6 +20,7 @@ from email.utils import make_msgid
 from pathlib import Path
 
 from .engine.rng import Rng, init_state
+from .engine.words import count
 
 BOT_NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 LEGAL_HEADER = "Legal orders now (copy one per line):"
@@ -176,7 +177,7 @@ def run(
         stalled = stalled + 1 if progress_mark == last_mark else 0
         last_mark = progress_mark
         if stalled > 25:
-            raise RuntimeError(f"the demo game stalled: no order was accepted in {stalled} polls; see {home}")
+            raise RuntimeError(f"the demo game stalled: no order was accepted in {count(stalled, 'poll')}; see {home}")
         wrote = 0
         for addr, (msg, text) in newest.items():
             raw = by_addr[addr].answer(msg, text, name, cfg.moderator_address)

@@ -26,6 +26,7 @@ from sqlmodel import Session, select
 from . import engine as registry
 from .engine.base import Event
 from .engine.rng import commitment
+from .engine.words import count
 from .record import store
 from .record.models import Game, InboundMessage, OrderInput
 
@@ -34,6 +35,8 @@ VERSION = 1
 #: Events recorded by the moderator, not produced by the engine (press, pauses,
 #: replacements): they are part of the history but not of the replay.
 MODERATOR_KINDS = frozenset({"press", "moderator"})
+#: Said at the top of the moderator's record (text and HTML); its file is NAME-moderator.EXT.
+MODERATOR_WARNING = "Not for players: it holds every secret, the players' addresses and every refusal."
 #: Output formats of `pbem export` and the file suffix of each (used by --all).
 FORMATS = {"json": "json", "text": "txt", "html": "html"}
 
@@ -143,6 +146,7 @@ def text_record(doc: dict[str, Any]) -> str:
         f"{g['title']}: game {g['name']}",
         rule,
         f"Record:     {audience_note(doc)}",
+        *([f"            {MODERATOR_WARNING}"] if doc["audience"] == "moderator" else []),
         f"Kind:       {g['kind']}"
         + (" (options: " + ", ".join(f"{k}={v}" for k, v in g["options"].items()) + ")" if g["options"] else ""),
         "Players:    " + ", ".join(f"{p['seat'] + 1}. {p['name']}" for p in doc["players"]),
@@ -235,7 +239,7 @@ def verify(doc: dict[str, Any]) -> Verification:
             return v
         state = out.state
         produced.extend(out.events)
-    v.checked.append(f"replayed {len(doc['orders'])} accepted orders from the seed")
+    v.checked.append(f"replayed {count(len(doc['orders']), 'accepted order')} from the seed")
     recorded = [e for e in doc["events"] if e["kind"] not in MODERATOR_KINDS]
     for want, got in zip(recorded, produced):
         got_json = json.loads(json.dumps(got.to_json(), sort_keys=True))
@@ -244,9 +248,9 @@ def verify(doc: dict[str, Any]) -> Verification:
             v.problem = f"event {want['seq']} differs: the export says {want['text']!r}, the replay gives {got.text!r}"
             return v
     if len(recorded) != len(produced):
-        v.problem = f"the export holds {len(recorded)} events, the replay gives {len(produced)}"
+        v.problem = f"the export holds {count(len(recorded), 'event')}, the replay gives {len(produced)}"
         return v
-    v.checked.append(f"all {len(recorded)} events reproduced exactly (every shuffle, draw and die roll)")
+    v.checked.append(f"all {count(len(recorded), 'event')} reproduced exactly (every shuffle, draw and die roll)")
     result = eng.result(state)
     if doc.get("result") and result is not None:
         if dict(result.scores) != doc["result"]["scores"]:

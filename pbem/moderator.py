@@ -29,6 +29,7 @@ from .codes import check_code, hash_code, new_code
 from .config import Config
 from .engine.base import Outcome
 from .engine.rng import commitment
+from .engine.words import count
 from .mail.message import Inbound, parse
 from .mail.transport import Inbox, Sender, TransportError
 from .orders.extract import extract
@@ -66,10 +67,10 @@ class PollSummary:
 
     def line(self) -> str:
         return (
-            f"read {self.read} messages: {self.accepted} accepted, {self.rejected} rejected, "
-            f"{self.ignored} ignored, {self.duplicates} already seen; {self.deadlines} deadlines applied, "
-            f"{self.reminders} reminders; "
-            f"sent {self.sent} mails ({self.retry} to retry, {self.failed} failed)"
+            f"read {count(self.read, 'message')}: {self.accepted} accepted, {self.rejected} rejected, "
+            f"{self.ignored} ignored, {self.duplicates} already seen; {count(self.deadlines, 'deadline')} applied, "
+            f"{count(self.reminders, 'reminder')}; "
+            f"sent {count(self.sent, 'mail')} ({self.retry} to retry, {self.failed} failed)"
         )
 
 

@@ -25,7 +25,9 @@ def test_init_writes_a_commented_file_that_loads_with_defaults(home) -> None:
 def test_relative_paths_are_relative_to_the_file_not_the_working_directory(tmp_path: Path, monkeypatch) -> None:
     cfgdir = tmp_path / "conf"
     cfgdir.mkdir()
-    (cfgdir / "pbem.toml").write_text('[database]\nurl = "sqlite:///data/x.db"\n[maildir]\npath = "../box"\n')
+    (cfgdir / "pbem.toml").write_text(
+        '[moderator]\naddress = "m@x.org"\n[database]\nurl = "sqlite:///data/x.db"\n[maildir]\npath = "../box"\n'
+    )
     monkeypatch.chdir(tmp_path)
     cfg = load(cfgdir / "pbem.toml")
     assert cfg.database_url == f"sqlite:///{cfgdir / 'data' / 'x.db'}"
@@ -79,6 +81,7 @@ def test_the_example_file_is_complete_and_valid() -> None:
 def test_password_comes_from_the_named_environment_variable(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "pbem.toml"
     path.write_text(
+        '[moderator]\naddress = "m@x.org"\n'
         '[mail]\ntransport = "imap"\n[imap]\nhost = "h"\npassword_env = "PBEM_TEST_PW"\n[smtp]\nhost = "h"\n'
     )
     cfg = load(path)

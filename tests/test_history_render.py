@@ -188,5 +188,5 @@ def test_cli_exports_every_game_into_a_folder(tmp_path: Path) -> None:
         "dynasties-demo.json",
         "dynasties-demo.txt",
     ]
-    assert "wrote 3 files for 1 games" in res.output
+    assert "wrote 3 files for 1 game in" in res.output
     assert _cli(home, "export", "dynasties-demo", "--all", str(tmp_path / "x")).exit_code == 2

@@ -1,6 +1,6 @@
 """Pure game engines and the registry of game kinds.
 
-`get(kind)` returns the engine object for a kind name; `KINDS` lists them.
+`get(kind)` returns the engine object for a kind name, in any case; `KINDS` lists them.
 Engines are imported lazily so that a cron run with nothing to do stays cheap.
 """
 
@@ -25,10 +25,15 @@ class UnknownKind(KeyError):
     pass
 
 
+def canonical(kind: str) -> str:
+    """The kind name as registered: kinds are typed in any case (`Habsburg`, `HABSBURG`)."""
+    return kind.strip().lower()
+
+
 def get(kind: str) -> Engine:
-    """The engine for `kind`; raises UnknownKind naming the known kinds."""
+    """The engine for `kind` (any case); raises UnknownKind naming the known kinds."""
     try:
-        module = KINDS[kind]
+        module = KINDS[canonical(kind)]
     except KeyError:
         raise UnknownKind(f"unknown game kind {kind!r}; known kinds: {', '.join(available())}") from None
     return importlib.import_module(module).ENGINE

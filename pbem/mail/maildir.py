@@ -3,7 +3,7 @@
 Incoming mail is read from ``PATH/inbox`` (new/ and cur/); once recorded a
 message moves to ``PATH/processed`` or ``PATH/rejected`` with one rename, so a
 crash at any moment leaves it in exactly one folder.  Outgoing mail is
-written to ``PATH/sent``.  Any mail client (mutt -f PATH/sent) can read them.
+written to ``PATH/sent``.  Missing folders are created.  Any mail client (mutt -f PATH/sent) can read them.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from .transport import Incoming
 
 
 def _maildir(path: Path) -> mailbox.Maildir:
+    """The Maildir at `path`, created with its parent folders when missing (a home set up by hand)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     return mailbox.Maildir(str(path), factory=None, create=True)
 
 

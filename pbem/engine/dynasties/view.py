@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..words import count
 from . import cards as C
 from . import orders as O
 from . import rules as R
@@ -74,7 +75,7 @@ def public_sections(st: dict[str, Any]) -> list[dict[str, Any]]:
         f"Stakes: {st['stakes']} Gold. Legacy: {st['legacy']}. Gold removed from play: {st['removed']}.",
         f"Current Dynasty: {st['dynasty'] or 'none'}.",
         f"Tribute Zone: {C.describe(st['zone'])}.",
-        f"Noble Deck: {len(st['deck'])} cards (the Graveyard is never listed, DY-R21).",
+        f"Noble Deck: {count(len(st['deck']), 'card')} (the Graveyard is never listed, DY-R21).",
         f"First Player this gambit: {st['first'] or 'not yet known'}.",
     ]
     if st["turn"] and st["turn"]["plays"]:

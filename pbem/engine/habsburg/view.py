@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..words import count
 from . import rules
 from .cards import TYPE, VALUE, label, type_name
 
@@ -61,7 +62,7 @@ def table_block(st: State) -> dict[str, Any]:
     pile = list(reversed(st["discard"]))
     top = rules.top_holding(st)
     lines = [
-        f"Deck: {len(st['deck'])} card(s) left.",
+        f"Deck: {count(len(st['deck']), 'card')} left.",
         "Discard pile (top first): " + (", ".join(label(c) for c in pile) or "empty") + ".",
         f"TOP (usable in a meld): {label(top)}." if top else "TOP: the top card is not a Holding.",
     ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..words import count
 from .cards import BY_NAME, describe
 from .rules import arithmetic, card_forces
 
@@ -40,7 +41,7 @@ def _public_sections(state: dict[str, Any]) -> list[dict[str, Any]]:
             "lines": [
                 turn_label(state) + ".",
                 f"Previous hand winner: {state['prev_winner'] or 'none'}.",
-                f"Deck: {len(state['deck'])} cards; discard pile: {len(state['discard'])} cards.",
+                f"Deck: {count(len(state['deck']), 'card')}; discard pile: {count(len(state['discard']), 'card')}.",
                 "Victory: 8 hands won in total, or 3 hands in a row.",
             ],
         },

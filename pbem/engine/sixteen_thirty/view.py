@@ -5,6 +5,7 @@ Counters and breakdowns of everyone are shown only once the game is over."""
 
 from __future__ import annotations
 
+from ..words import count
 from . import trade, votes
 from .state import influence
 from .tables import COUNTRIES, KIND, TITLE
@@ -127,7 +128,7 @@ def view(st: dict, player: str | None) -> dict:
             "private": False,
             "lines": [
                 f"Turn {st['turn']} of at most 10; first player {first}; phasing player {st['active'] or '-'}.",
-                f"Deck: {len(st['deck'])} cards. "
+                f"Deck: {count(len(st['deck']), 'card')}. "
                 f"Discard pile ({len(st['discard'])}): {', '.join(st['discard']) or 'empty'}.",
             ]
             + step_lines(st),
