@@ -166,13 +166,18 @@ def ask_offers(st: dict) -> list[Request]:
 
 def ask_accept(st: dict) -> list[Request]:
     p = st["active"]
+    left = trade.revisions_left(st)
+    syntax = ["ACCEPT <player> GIVING <cards|NOTHING>", "DECLINE ALL"]
+    if left:
+        syntax.append(f"TRADE WANT <types> (revise and ask again; {left} revision{'s' if left > 1 else ''} left)")
     return [
         req(
             st,
             p,
-            "Accept one offer or decline them all.",
+            "Accept one offer or decline them all"
+            + ("." if left else " (you have used both revisions of your request, ST-R15)."),
             ["DECLINE ALL"] + trade.accept_lines(st),
-            ["ACCEPT <player> GIVING <cards|NOTHING>", "DECLINE ALL", "TRADE WANT <types> (revise and ask again)"],
+            syntax,
             ["DECLINE ALL"],
         )
     ]
@@ -295,6 +300,7 @@ def ask_ballot(st: dict) -> list[Request]:
             True,
         )
         for p in votes.voters(st, v["country"])
+        if votes.locked(st, p) is None  # ST-R9: a locked ballot is not asked again
     ]
 
 
