@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from .. import choices
 from ..base import Request
 from . import trade, votes
 from .specials import special_lines
 from .state import influence, own_removal_options, pile
 from .tables import COUNTRIES, HAND_LIMIT, cheapest_key, country_of, is_open, is_special, sort_cards, value
 from .turn import removal_options, start_required
-
-MAX_LEGAL = 40
 
 
 def requests(st: dict) -> list[Request]:
@@ -39,11 +38,12 @@ def req(
     st: dict, p: str, prompt: str, legal: list[str], syntax: list[str], default: list[str], simultaneous: bool = False
 ) -> Request:
     ans = simultaneous and p in st["answers"]
+    prompt, shown = choices.offer(prompt, legal, default, syntax)  # large sets: count, grammar, examples
     return Request(
         p,
         st["step"],
         prompt,
-        tuple(legal[:MAX_LEGAL]),
+        shown,
         tuple(syntax),
         tuple(default),
         ans,
@@ -78,8 +78,6 @@ def start_options(hand: list[str]) -> list[str]:
             continue
         home = country_of(named[0])
         out.append("PLACE-START " + ", ".join(x if not is_open(x) else f"{x} ON {home}" for x in combo))
-        if len(out) >= MAX_LEGAL:
-            break
     return out or ["PLACE-START NONE"]
 
 
