@@ -70,3 +70,14 @@ def test_no_request_of_any_game_lists_more_than_it_can_show_or_hides_its_size(ki
     play(eng, [f"P{i}" for i in range(n)], f"lists-{kind}", on_input=check, max_inputs=3000 if n == 6 else 50_000)
     if kind == "sixteen-thirty":
         assert seen["sampled"] > 0
+
+
+def test_ST_a_rejection_lists_every_legal_line_not_the_examples():
+    """A refused PLACE-START shows what is legal in full (the acknowledgement says how many it cuts),
+    while the request itself shows examples with the count."""
+    st, _ = ST.setup(["A", "B", "C", "D", "E", "F"], "first-1", {})
+    r = next(r for r in ST.requests(st) if "legal orders" in r.prompt)
+    total = len(set(start_options(st["hands"][r.player])))
+    for line in ("PLACE-START NONE", "NO TRADE"):
+        out = ST.apply(st, r.player, [line])
+        assert not out.accepted and len(out.lines[0].legal) >= total > choices.SHOW_ALL, line

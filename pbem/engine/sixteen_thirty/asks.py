@@ -13,6 +13,14 @@ from .state import influence, own_removal_options, pile
 from .tables import COUNTRIES, HAND_LIMIT, cheapest_key, country_of, is_open, is_special, sort_cards, value
 from .turn import removal_options, start_required
 
+#: set on a shallow copy of the state by `every_legal_line`: requests then list every legal line
+EVERY_LINE = "_every_legal_line"
+
+
+def every_legal_line(st: dict, p: str) -> list[str]:
+    """Every legal line for p now, never reduced to examples (for the legal part of a rejection)."""
+    return [ln for r in requests({**st, EVERY_LINE: True}) if r.player == p for ln in r.legal]
+
 
 def requests(st: dict) -> list[Request]:
     if st["over"]:
@@ -38,7 +46,10 @@ def req(
     st: dict, p: str, prompt: str, legal: list[str], syntax: list[str], default: list[str], simultaneous: bool = False
 ) -> Request:
     ans = simultaneous and p in st["answers"]
-    prompt, shown = choices.offer(prompt, legal, default, syntax)  # large sets: count, grammar, examples
+    if st.get(EVERY_LINE):
+        shown = tuple(dict.fromkeys(legal))
+    else:
+        prompt, shown = choices.offer(prompt, legal, default, syntax)  # large sets: count, grammar, examples
     return Request(
         p,
         st["step"],

@@ -84,7 +84,10 @@ def requests_of(st: dict) -> list:
 
 
 def legal_for(st: dict, p: str) -> list[str]:
-    return [ln for r in requests_of(st) if r.player == p for ln in r.legal]
+    """Every legal line for p now (a rejection lists them all; the acknowledgement counts what it cuts)."""
+    from .asks import every_legal_line
+
+    return every_legal_line(st, p)
 
 
 def implied_skip(st: dict, p: str, ev: list) -> str:
@@ -140,7 +143,7 @@ def record_start(st: dict, p: str, items: list) -> str:
     """ST-R8: the starting placement, held secretly until every player has placed."""
     need = start_required(st["hands"][p])
     if len(items) != need:
-        raise RuleError(f"place exactly {need} Influence cards (ST-R8)")
+        raise RuleError(f"place exactly {need} Influence cards (ST-R8)", tuple(legal_for(st, p)))
     if any(is_special(c) for c, _ in items):
         raise RuleError("only Influence cards can be placed")
     plan: dict = {}
