@@ -241,3 +241,67 @@ def test_ST_R4_the_last_turn_is_scored_before_the_game_ends() -> None:
     assert r.scores["Tim"] == 13 and r.scores["Martin"] == 13 and set(r.winners) == {"Tim", "Martin"}
     kinds = [e.kind for e in ev]
     assert kinds.index("scores") < kinds.index("game-over") and not any(e.kind == "random-end" for e in ev)
+
+
+def test_ST_R9_two_descendant_losers_choose_at_the_same_time_and_nmr_takes_the_lowest() -> None:
+    """ST-R9.5: "A pile that was already descendant loses 1 card of the owner's choice (ST-R13). Several
+    losers choose at the same time." RULINGS 5.3 NMR: "the lowest-value card, with Open cards first
+    where ST-R13 allows.\""""
+    st = england_vote_table()
+    st["displays"]["Martin"]["England"] = {"cards": ["England 2", "England 3"], "desc": True}
+    st["displays"]["Simon"]["England"] = {"cards": ["England 1", "England 1", "Open 1"], "desc": True}
+    give(st, "Tim", ["England 2"])
+    st = ok(st, "Tim", "CALL England SWITCH PLACE England 2", "VOTE RED").state
+    st = everyone_places_none(st, "Tim")
+    st = ok(st, "Martin", "VOTE BLUE").state
+    st = ok(st, "Simon", "VOTE BLUE").state  # Tim 9 RED against Martin 5 + Simon 3 BLUE
+    assert st["phase"] == "lose" and set(asked(st)) == {"Martin", "Simon"}
+    assert asked(st)["Simon"].default == ("LOSE Open 1 FROM England",)
+    st = ok(st, "Martin", "LOSE England 3").state
+    assert st["phase"] == "lose" and set(asked(st)) == {"Simon"}  # Martin's choice stays secret
+    out = ENGINE.timeout(st)
+    lost = [(e.data["player"], e.data["cards"], e.data["left"]) for e in out.events if e.kind == "remove"]
+    assert lost[:2] == [("Martin", ["England 3"], 2), ("Simon", ["Open 1"], 2)]
+    assert out.state["countries"]["England"]["faction"] == "RED"
+
+
+def test_ST_R19_descendant_piles_score_and_a_counter_without_a_pile_scores_nothing() -> None:
+    """Scoring Points: "A player only scores points for the lowest of these two values." ST-R19:
+    "the player gains min(Status, total influence in that country). Descendant piles count.\""""
+    st = blank()
+    st["counters"]["Ann"] = ["France", "Poland", "Denmark"]
+    show(st, "Ann", "France", ["France 3", "France 2"], desc=True)  # min(status 3, influence 5) = 3
+    show(st, "Ann", "Denmark", ["Denmark 1"])  # min(status 1, 1) = 1; Poland: no pile, 0
+    ev: list = []
+    from pbem.engine.sixteen_thirty.turn import score_turn
+
+    score_turn(st, ev)
+    mine = [e for e in ev if e.kind == "score-breakdown" and e.visibility == ("Ann",)][0]
+    assert [r[3] for r in mine.data["rows"]] == [3, 0, 1] and st["scores"]["Ann"] == 4
+
+
+def test_ST_R9_an_open_card_placed_in_a_vote_needs_a_named_pile() -> None:
+    """ST-R9.2: placements follow the pile rules of ST-R8: "an Open card only in a pile that has a
+    named card"; "A descendant pile cannot be added to, and no second pile may be started.\""""
+    st = england_vote_table()
+    give(st, "Ann", ["Open 2"])
+    give(st, "Martin", ["Open 1"])
+    st = ok(st, "Tim", "CALL England SWITCH").state
+    assert "PLACE Open 2" not in asked(st)["Ann"].legal
+    out = ENGINE.apply(st, "Ann", ["PLACE Open 2"])
+    assert not out.accepted and "named England card" in out.lines[0].reason
+    st = ok(st, "Martin", "PLACE Open 1").state
+    for p in ("Simon", "Ann", "Bob"):
+        st = ok(st, p, "PLACE NONE").state
+    assert influence(st, "Martin", "England") == 6 and "Open 1" in st["displays"]["Martin"]["England"]["cards"]
+
+
+def test_ST_R14_assassin_on_another_players_single_card_pile_removes_the_pile() -> None:
+    """Special cards: "Assasin - The player removes one Influence Card from any one pile on the table".
+    ST-R13: "An emptied pile disappears, and a new ascendant pile for that country may be started later.\""""
+    st = blank()
+    show(st, "Tim", "Poland", ["Poland 3"], desc=True)
+    give(st, "Ann", ["Assassin"])
+    at(st, "Ann", "specials")
+    st = ok(st, "Ann", "PLAY Assassin Tim Poland 3").state
+    assert "Poland" not in st["displays"]["Tim"] and "Poland 3" in st["discard"] and "Assassin" in st["discard"]
