@@ -3,6 +3,7 @@ and the NMR defaults of RULINGS 5.3."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 
 from .. import choices
@@ -80,7 +81,13 @@ def on_file(st: dict, p: str) -> list[str]:
 
 # ---------------------------------------------------------------- start
 def start_options(hand: list[str]) -> list[str]:
-    need = start_required(hand)
+    """Every distinct PLACE-START line for this hand (up to 286; `req` shows examples and the count)."""
+    return list(_start_options(tuple(sort_cards(hand))))
+
+
+@lru_cache(maxsize=64)
+def _start_options(hand: tuple[str, ...]) -> tuple[str, ...]:
+    need = start_required(list(hand))
     pool = [x for x in sort_cards(hand) if not is_special(x)]
     out: list[str] = []
     for combo in dict.fromkeys(combinations(pool, need)):
@@ -89,7 +96,7 @@ def start_options(hand: list[str]) -> list[str]:
             continue
         home = country_of(named[0])
         out.append("PLACE-START " + ", ".join(x if not is_open(x) else f"{x} ON {home}" for x in combo))
-    return out or ["PLACE-START NONE"]
+    return tuple(out or ["PLACE-START NONE"])
 
 
 def start_default(hand: list[str]) -> str:
