@@ -8,6 +8,8 @@ the defaults when nobody answers."""
 
 from __future__ import annotations
 
+import pytest
+
 from pbem.engine.rng import Rng
 from pbem.engine.sixteen_thirty import ENGINE, wars
 from pbem.engine.sixteen_thirty.state import draw, goto, influence
@@ -305,3 +307,23 @@ def test_ST_R14_assassin_on_another_players_single_card_pile_removes_the_pile() 
     at(st, "Ann", "specials")
     st = ok(st, "Ann", "PLAY Assassin Tim Poland 3").state
     assert "Poland" not in st["displays"]["Tim"] and "Poland 3" in st["discard"] and "Assassin" in st["discard"]
+
+
+@pytest.mark.parametrize(
+    "card,key,cap",
+    [("Military Improvement", "ability", 3), ("Increase Army Size", "army", 5), ("Increase Status", "status", 7)],
+)
+def test_ST_R7_each_raising_card_reaches_its_cap_and_no_further(card: str, key: str, cap: int) -> None:
+    """Special cards: "Military Improvement", "Increase Army Size", "Increase Status" each add one.
+    ST-R7: "Status 0-7, Army Size 0-5, Military Ability 0-3. A Special card that would push a value
+    past its cap cannot be played on that country." One below the cap: the first card reaches it,
+    the second is refused with the legal targets, which no longer include that country."""
+    st = blank()
+    st["countries"]["Denmark"][key] = cap - 1
+    give(st, "Ann", [card, card])
+    at(st, "Ann", "specials")
+    st = ok(st, "Ann", f"PLAY {card} Denmark").state
+    assert st["countries"]["Denmark"][key] == cap and st["specials_played"] == 1
+    out = ENGINE.apply(st, "Ann", [f"PLAY {card} Denmark"])
+    assert not out.accepted and "ST-R7" in out.lines[0].reason
+    assert f"PLAY {card} Denmark" not in out.lines[0].legal and f"PLAY {card} Poland" in out.lines[0].legal
