@@ -82,7 +82,7 @@ def _remind(s: Session, cfg: Config, loaded: store.Loaded, dl: Deadline, when: d
                 lines += [
                     f"Asked of you: {r.prompt}",
                     "Legal orders now:",
-                    *[f"    {x}" for x in r.legal[:30]],
+                    *[f"    {x}" for x in r.legal],  # engines bound their lists (pbem.engine.choices)
                     "If nothing arrives by the deadline the published default is applied:",
                     *[f"    {x}" for x in r.default],
                     "",

@@ -149,7 +149,10 @@ def deploy(state: State, events: list[Event]) -> None:
         hand = sorted(state["hands"][p], key=NAMES.index)
         events.append(
             Event(
-                "reveal", f"{p} ({state['sides'][p]}) reveals: {', '.join(hand)}.", PUBLIC, {"player": p, "cards": hand}
+                "reveal",
+                f"{p} ({state['sides'][p]}) reveals: {', '.join(hand)}.",
+                PUBLIC,
+                {"player": p, "cards": list(hand)},
             )
         )
         state["hands"][p] = []

@@ -8,7 +8,7 @@ from ..base import LineResult, Outcome, RuleError
 from . import specials, trade, votes
 from .parse import parse, quick_verb
 from .state import draft, goto, priv, pub, remove_card, take_from_hand
-from .tables import HAND_LIMIT, country_of, is_open, is_special, sort_cards
+from .tables import ALL_CARD_NAMES, HAND_LIMIT, country_of, is_open, is_special, sort_cards
 from .turn import advance, goto_call, removal_options, start_required
 
 RANK = {
@@ -84,7 +84,10 @@ def requests_of(st: dict) -> list:
 
 
 def legal_for(st: dict, p: str) -> list[str]:
-    return [ln for r in requests_of(st) if r.player == p for ln in r.legal]
+    """Every legal line for p now (a rejection lists them all; the acknowledgement counts what it cuts)."""
+    from .asks import every_legal_line
+
+    return every_legal_line(st, p)
 
 
 def implied_skip(st: dict, p: str, ev: list) -> str:
@@ -127,9 +130,8 @@ def execute(st: dict, p: str, o: dict, ev: list) -> str:
         return votes.record_place(st, p, o["cards"])
     if verb == "vote":
         if st["phase"] == "place":
-            return votes.record_early(st, p, o["color"])
-        st["answers"][p] = o["color"]
-        return f"VOTE {o['color']} (secret until every ballot is in)"
+            return votes.record_early(st, p, o["color"], [x for x in legal_for(st, p) if not x.startswith("VOTE")])
+        return votes.record_ballot(st, p, o["color"])
     if verb == "lose":
         return votes.record_lose(st, p, o["card"])
     if verb == "discard":
@@ -141,7 +143,7 @@ def record_start(st: dict, p: str, items: list) -> str:
     """ST-R8: the starting placement, held secretly until every player has placed."""
     need = start_required(st["hands"][p])
     if len(items) != need:
-        raise RuleError(f"place exactly {need} Influence cards (ST-R8)")
+        raise RuleError(f"place exactly {need} Influence cards (ST-R8)", tuple(legal_for(st, p)))
     if any(is_special(c) for c, _ in items):
         raise RuleError("only Influence cards can be placed")
     plan: dict = {}
@@ -241,6 +243,20 @@ def run_queue(st: dict, ev: list) -> bool:
     return True
 
 
+def check_shape(st: dict, p: str, line: str) -> None:
+    """An order kept for a later phase is checked for its grammar and card names now (not for
+    legality: the hand and the board may change before its phase comes). Lines naming cards on
+    the displays (REMOVE, Assassin) are checked when used."""
+    probe = dict(st)
+    probe["hands"] = {**st["hands"], p: list(ALL_CARD_NAMES)}
+    try:
+        parse(probe, p, line)
+    except RuleError as err:
+        if quick_verb(line) == "remove" or "ASSAS" in line.upper():
+            return
+        raise RuleError(f"{err.reason} (in an order kept for a later phase)", err.legal) from None
+
+
 def apply(st0: dict, p: str, lines: list[str]) -> Outcome:
     if p not in st0["players"]:
         return Outcome(st0, [], [LineResult(ln, False, "you are not a player in this game") for ln in lines])
@@ -263,6 +279,7 @@ def apply(st0: dict, p: str, lines: list[str]) -> Outcome:
                 and (queued_now or RANK[qv] > position(st))
                 and st["phase"] not in ("trade", "specials")
             ):
+                check_shape(st, p, ln)
                 kind, o = "later", {"verb": qv}
             else:
                 o = parse(st, p, ln)

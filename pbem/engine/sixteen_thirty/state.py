@@ -274,7 +274,8 @@ def remove_card(st: dict, p: str, c: str, card: str, ev: list, why: str) -> None
 
 
 def draw(st: dict, p: str, n: int, ev: list) -> list[str]:
-    """ST-R21: reshuffle the discard pile the moment a draw needs it."""
+    """ST-R21: reshuffle the discard pile the moment a draw needs it; with the deck and the
+    discard pile both empty, draw what there is (the report says why fewer were drawn)."""
     rng = Rng(st["rng"])
     got: list[str] = []
     for _ in range(n):
@@ -293,7 +294,14 @@ def draw(st: dict, p: str, n: int, ev: list) -> list[str]:
             mod(ev, "shuffle", "New deck order.", deck=list(st["deck"]))
         got.append(st["deck"].pop())
     st["hands"][p] = sort_cards(st["hands"][p] + got)
-    pub(ev, "draw", f"{p} draws {len(got)} cards.", player=p, count=len(got))
+    if len(got) < n:
+        short = (
+            f"{p} draws {len(got)} card{'' if len(got) == 1 else 's'} instead of {n}: the deck and the discard "
+            "pile are both empty, so only what there is is drawn and the shortfall is not made up later (ST-R21)."
+        )
+        pub(ev, "draw", short, player=p, count=len(got), wanted=n)
+    else:
+        pub(ev, "draw", f"{p} draws {len(got)} cards.", player=p, count=len(got))
     priv(ev, p, "drew", f"You drew: {cards_text(sort_cards(got))}.", cards=sort_cards(got))
     return got
 

@@ -63,6 +63,12 @@ def find_giving(hand: list[str], types: list[str]) -> list[str] | None:
     return rec(0, list(hand))
 
 
+def revisions_left(st: dict) -> int:
+    """How many more times the phasing player may revise the trade request this turn (ST-R15)."""
+    tr = st.get("trade")
+    return MAX_REVISIONS if not tr else MAX_REVISIONS - tr["revisions"]
+
+
 def types_text(types: list[str]) -> str:
     return ", ".join(types) if types else "NOTHING"
 
@@ -71,7 +77,12 @@ def types_text(types: list[str]) -> str:
 def request_trade(st: dict, p: str, want: list[str], offer: list[str], ev: list) -> str:
     tr = st.get("trade") or {"revisions": -1}
     if tr["revisions"] >= MAX_REVISIONS:
-        raise RuleError("you have revised your trade request too often this turn", ["DECLINE ALL"])
+        legal = ["DECLINE ALL"] + accept_lines(st) if st["phase"] == "accept" else []
+        raise RuleError(
+            f"you have already revised your trade request {MAX_REVISIONS} times this turn, the most allowed "
+            "(ST-R15)" + ("; accept an offer or decline them all" if legal else "; wait for the offers"),
+            legal,
+        )
     st["trade"] = {"want": want, "offer": offer, "revisions": tr["revisions"] + 1, "offers": {}}
     line = f"TRADE WANT {types_text(want)}" + (f" OFFER {types_text(offer)}" if offer else "")
     pub(
