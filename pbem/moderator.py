@@ -28,6 +28,7 @@ from . import outbox
 from .codes import check_code, hash_code, new_code
 from .config import Config
 from .engine.base import Outcome
+from .engine.names import norm, player_name
 from .engine.rng import commitment
 from .mail.message import Inbound, parse
 from .mail.transport import Inbox, Sender, TransportError
@@ -98,9 +99,13 @@ def create_game(
     name = name.lower()
     if not (eng.min_players <= len(players) <= eng.max_players):
         raise GameError(f"{eng.title} takes {eng.min_players} to {eng.max_players} players, not {len(players)}")
-    names = [p for p, _ in players]
-    if len(set(n.lower() for n in names)) != len(names):
-        raise GameError("two players have the same name; names must differ")
+    try:
+        names = [player_name(p) for p, _ in players]
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
+    if len(set(norm(n) for n in names)) != len(names):
+        raise GameError("two players have the same name (ignoring case and accents); names must differ")
+    players = list(zip(names, [a for _, a in players]))
     if len(set(a.lower() for _, a in players)) != len(players):
         raise GameError("two players have the same address; each player needs their own address")
     seed = seed or secrets.token_hex(32)
@@ -353,7 +358,7 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
     if game is None:
         return _no_game(s, cfg, msg, raw, when)
     loaded = store.load(s, game)
-    ex = extract(msg.text, msg.subject) if not msg.problem else None
+    ex = extract(msg.text, msg.subject, loaded.engine.order_words) if not msg.problem else None
     if ex is not None and ex.code:
         raw = raw.replace(ex.code.encode(), b"[code]")  # the audit copy never keeps a code
     seat = loaded.seat_for_address(msg.sender)
@@ -362,6 +367,8 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
     player = seat.player
 
     def reply(template: str, subject: str, **ctx) -> None:
+        if template == "ack":
+            ctx.setdefault("chatter", ex.chatter)  # lines set aside: "not read as orders"
         if _reply_allowed(s, cfg, seat.address, when):
             outbox.queue_reply(
                 s,
@@ -413,7 +420,7 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
             s,
             cfg,
             to=seat.address,
-            subject=f"[pbem {game.name}] Help",
+            subject=f"[pbem {game.name}] Handbook and your legal orders",  # not "Help": a reply would ask again
             when=when,
             key=("help", msg.ident),
             game_id=game.id,
@@ -529,7 +536,7 @@ def _press(
 ) -> list[str]:
     """Relay one press message; returns its recipients (empty if it could not be sent)."""
     from .engine.base import Event, RuleError
-    from .engine.names import match_one
+    from .engine.names import match_many
 
     players = json.loads(loaded.game.players_json)
     others = [p for p in players if p != player]
@@ -537,7 +544,7 @@ def _press(
         to = others
     else:
         try:
-            to = list(dict.fromkeys(match_one(t, others, "player") for t in press.to))
+            to = list(dict.fromkeys(p for t in press.to for p in match_many(t, others, "player")))
         except RuleError as exc:
             problems.append(f"Press not sent: {exc.reason}. Write PRESS TO <player>[, <player>...] or PRESS TO ALL.")
             return []
