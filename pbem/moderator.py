@@ -420,7 +420,7 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
             s,
             cfg,
             to=seat.address,
-            subject=f"[pbem {game.name}] Handbook and your legal orders",  # not "Help": a reply would ask again
+            subject=f"[pbem {game.name}] Handbook (Help) and your legal orders",  # a reply must not ask again
             when=when,
             key=("help", msg.ident),
             game_id=game.id,
