@@ -31,6 +31,9 @@ _OPENER = r"(?:on|el|le|am|il\s+giorno|il|em|op|den|d\.|w\s+dniu|el\s+día|на|
 _ATTRIBUTION = re.compile(
     rf"^\s*(?:{_OPENER}\s.*|.*[@<].*)\s{_CLOSER}(?:\s[^:]{{0,120}}|\s.{{0,80}}\d\d?:\d\d)?\s*:\s*$", re.IGNORECASE
 )
+_ATTRIBUTION_INLINE = re.compile(  # Yahoo's plain part: the quoted text runs on after "wrote:"
+    rf"^\s*{_OPENER}\s.{{5,200}}[@<].{{0,120}}\s{_CLOSER}\s*:\s{{2,}}\S", re.IGNORECASE
+)
 _ATTRIBUTION_START = re.compile(rf"^\s*(?:{_OPENER}\s|.*[@<])", re.IGNORECASE)
 
 _MARKER_WORDS = (
@@ -122,7 +125,7 @@ def own_lines(text: str) -> tuple[list[str], list[str]]:
                 break
             i += n
             continue
-        if _MARKER.match(raw) or _header_block_at(lines, i):
+        if _MARKER.match(raw) or _header_block_at(lines, i) or _ATTRIBUTION_INLINE.match(raw):
             break
         if client_signature(raw):
             dropped.append(raw)
