@@ -58,7 +58,14 @@ class _HtmlText(HTMLParser):
             self.skip += 1
         if tag == "blockquote":
             self.quote += 1
-        if tag in self.BLOCK:
+        if tag == "br":
+            self.out.append("\n")
+        elif tag in self.BLOCK:
+            self._newline()
+
+    def _newline(self) -> None:
+        """End the current line once: consecutive blocks (<div>s) are consecutive lines, not blank lines."""
+        if self.out and not self.out[-1].endswith("\n"):
             self.out.append("\n")
 
     def handle_endtag(self, tag):
@@ -66,8 +73,8 @@ class _HtmlText(HTMLParser):
             self.skip -= 1
         if tag == "blockquote" and self.quote:
             self.quote -= 1
-        if tag in self.BLOCK:
-            self.out.append("\n")
+        if tag in self.BLOCK and tag != "br":
+            self._newline()
 
     def handle_data(self, data):
         if self.skip:
