@@ -656,7 +656,16 @@ def _help_text(loaded: store.Loaded, player: str) -> str:
         parts.append(f"You are not asked anything now. Waiting for: {', '.join(_waiting(loaded)) or 'nobody'}.")
     for r in reqs:
         parts += [r.prompt, *[f"    {line}" for line in r.legal]]
+    parts += ["", "== Writing orders by mail ==", *_WRITING]
     return "\n".join(parts)
+
+
+_WRITING = (
+    "Greetings, signatures and remarks are fine: a line is read as an order only if it starts",
+    "with an order word (or CODE, HELP, STATUS, PRESS, END). Other lines are listed in the",
+    'acknowledgement under "Not read as orders" and never refuse your message. END alone',
+    "on a line stops reading. Quoted text and what your mail client adds are ignored.",
+)
 
 
 def transports(cfg: Config) -> tuple[Inbox, Sender]:
