@@ -66,7 +66,9 @@ def test_end_alone_stops_reading_and_stays_an_order_where_the_game_has_it() -> N
 def test_control_words() -> None:
     ex = extract("help please\nStatus?\nCode: K7QX-2MPD\nPress on\n", "", HH)
     assert ex.help and ex.status and ex.code == "K7QX-2MPD" and ex.chatter == []
-    assert ex.problems == ['"Press on": a press message starts with PRESS TO <player> or PRESS TO ALL; nothing was sent']
+    assert ex.problems == [
+        '"Press on": a press message starts with PRESS TO <player> or PRESS TO ALL; nothing was sent'
+    ]
     ex = extract("PRESS TO Zoë Müller, Bob\nhello\nEND PRESS\n", "", HH)
     assert ex.press[0].to == ["Zoë Müller", "Bob"] and ex.press[0].body == ["hello"]
 
