@@ -611,7 +611,29 @@ def _no_game(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) 
     if not seats:
         _record(s, msg, raw, when, "ignored", "sender is not a registered player and no game was named")
         return Handled("ignored")
-    names = sorted({g.name for g in s.exec(select(Game).where(Game.id.in_([x.game_id for x in seats]))).all()})
+    games = sorted(s.exec(select(Game).where(Game.id.in_([x.game_id for x in seats]))).all(), key=lambda g: g.name)
+    names = [g.name for g in games]
+    if not msg.problem and not msg.game and _asks_help(msg):
+        _record(s, msg, raw, when, "accepted", "HELP without a game: the player's games listed")
+        if _reply_allowed(s, cfg, msg.sender, when):
+            player = {x.game_id: x.player for x in seats}
+            lines = [
+                f'  [pbem {g.name}]  {registry.get(g.kind).title}, you play {player[g.id]}: send "[pbem {g.name}] HELP"'
+                for g in games
+            ]
+            outbox.queue_notice(
+                s,
+                cfg,
+                to=msg.sender,
+                subject="Your pbem games",
+                when=when,
+                key=("help", msg.ident),
+                in_reply_to=msg.message_id,
+                body="Your games, and how to write to each (keep the tag in the subject; one order per line):\n"
+                + "\n".join(lines)
+                + "\nThat HELP answers with the game's handbook and your legal orders now.",
+            )
+        return Handled("accepted")
     _record(s, msg, raw, when, "rejected", "no known game named in the subject")
     if _reply_allowed(s, cfg, msg.sender, when):
         what = f'"[pbem {msg.game}]" names no game' if msg.game else "the subject does not name a game"
@@ -627,6 +649,13 @@ def _no_game(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) 
             f'"[pbem {names[0]}] orders".\nYour games: {", ".join(names)}.',
         )
     return Handled("rejected")
+
+
+def _asks_help(msg: Inbound) -> bool:
+    """HELP in the body, or a subject that is HELP (after Re:/Fwd: prefixes)."""
+    from .orders.extract import subject_line
+
+    return extract(msg.text, "", ()).help or subject_line(f"[pbem -] {msg.subject}").upper().rstrip("!?.") == "HELP"
 
 
 def asked_steps(loaded: store.Loaded) -> dict[str, str]:

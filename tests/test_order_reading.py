@@ -152,3 +152,27 @@ def test_the_cli_quotes_a_refused_player_name_intact(tmp_path) -> None:
     players[1] = "Zoë Müller <z@x.org>"
     res = CliRunner().invoke(app, ["--config", str(cfg), "game", "new", "habsburg", "--name", "hh1", *players])
     assert res.exit_code == 0 and "Zoë Müller, Bob, Carol" in res.output
+
+
+def test_help_without_a_game_tag_lists_the_players_games(home, clock) -> None:
+    from pbem import moderator
+    from pbem.mail.maildir import MaildirInbox, MaildirSender
+    from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail
+
+    players = [("Zoë Müller", "zoe@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
+    codes = {"Zoë Müller": "ZOEM-1111", "Bob": CODES["Bob"], "Carol": CODES["Carol"]}
+    moderator.create_game(home, "habsburg", "hh1", players, seed="help-1", clock=clock, codes=codes)
+
+    def poll():
+        return moderator.poll(home, MaildirInbox(home.maildir_path), MaildirSender(home.maildir_path), clock=clock)
+
+    poll()
+    seen: set = set()
+    sent_mail(home, seen)
+    deliver(home, order_mail("Zoë Müller <zoe@players.test>", "", "Hi, how do I play?\n\nZoë\n", subject="Re: help"))
+    deliver(home, order_mail("Eve <eve@elsewhere.test>", "", "HELP\n", subject="help"))
+    summary = poll()
+    assert (summary.accepted, summary.ignored) == (1, 1)
+    [answer] = sent_mail(home, seen)
+    assert answer["Subject"] == "Your pbem games" and "zoe@players.test" in str(answer["To"])
+    assert '[pbem hh1]  House of Habsburg, you play Zoë Müller: send "[pbem hh1] HELP"' in body_of(answer)
