@@ -298,7 +298,7 @@ def _warm_code(cfg: Config, msg: Inbound) -> None:
     """
     if msg.auto or msg.problem or not msg.game:
         return
-    code = extract(msg.text, msg.subject).code
+    code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
     if not code:
         return
     with reading(cfg.database_url) as conn:
