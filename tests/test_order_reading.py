@@ -176,3 +176,23 @@ def test_help_without_a_game_tag_lists_the_players_games(home, clock) -> None:
     [answer] = sent_mail(home, seen)
     assert answer["Subject"] == "Your pbem games" and "zoe@players.test" in str(answer["To"])
     assert '[pbem hh1]  House of Habsburg, you play Zoë Müller: send "[pbem hh1] HELP"' in body_of(answer)
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_every_game_plays_to_the_end_with_names_of_several_words_and_scripts(kind: str) -> None:
+    from pbem.engine.bots import choose
+    from pbem.engine.rng import Rng, init_state
+
+    eng = registry.get(kind)
+    players = ["Zoë Müller", "Seán O'Brien", "李小龍", "J. R. Smith"][
+        : max(eng.min_players, 2 if kind == "italian-wars" else 3)
+    ]
+    for seed in range(3):
+        state, _ = eng.setup(players, f"names-{seed}", {})
+        rng = Rng(init_state(f"names-bot-{seed}"))
+        while eng.result(state) is None:
+            reqs = [r for r in eng.requests(state) if not r.answered]
+            req = reqs[rng.below(len(reqs))]
+            out = eng.apply(state, req.player, choose(req, rng))
+            assert out.accepted, (kind, seed, req.player, [r.reason for r in out.lines if not r.ok])
+            state = out.state
