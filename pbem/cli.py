@@ -57,6 +57,11 @@ game_app = typer.Typer(help="Create, list and inspect games.", no_args_is_help=T
 app.add_typer(game_app, name="game")
 
 
+def _why(exc: Exception) -> str:
+    """An exception's own message, intact (str() of a KeyError adds quotes; stripping them garbled quoted input)."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+
+
 def fail(message: str, code: int = 1) -> None:
     typer.echo(f"pbem: {message}", err=True)
     raise typer.Exit(code)
@@ -166,7 +171,7 @@ def game_new(
         dl = parse_duration(deadline) if deadline else None
         game = create_game(cfg, canonical(kind), name, players, seed=seed, deadline=dl, options=parse_options(option))
     except (ValueError, GameError, UnknownKind) as exc:
-        fail(str(exc).strip("'\""))
+        fail(_why(exc))
     typer.echo(
         f"created {game.kind} game {game.name} for {', '.join(p for p, _ in players)}; "
         f"seed commitment {game.seed_commitment}; first reports queued (run pbem poll to send)"
@@ -561,7 +566,7 @@ def rules(kind: str = typer.Argument(..., help="The game kind.")) -> None:
     try:
         typer.echo(registry.get(kind).handbook())
     except registry.UnknownKind as exc:
-        fail(str(exc).strip("'\""), 2)
+        fail(_why(exc), 2)
 
 
 @app.command()
@@ -586,7 +591,7 @@ def demo(
     try:
         eng = registry.get(kind)
     except registry.UnknownKind as exc:
-        fail(str(exc).strip("'\""), 2)
+        fail(_why(exc), 2)
     kind = eng.kind
     n = players or max(eng.min_players, min(3, eng.max_players))
     home = directory or Path(tempfile.mkdtemp(prefix=f"pbem-demo-{kind}-"))

@@ -144,7 +144,8 @@ def _apply_deadline(s: Session, cfg: Config, loaded: store.Loaded, dl: Deadline,
     before = asked_steps(loaded)
     events = []
     for row in _held(s, loaded.game.id) if loaded.game.resolve == "deadline" else []:
-        orders = extract(parse(row.raw).text).orders
+        held = parse(row.raw)
+        orders = extract(held.text, held.subject, eng.order_words).orders
         out = eng.apply(loaded.state, row.player, orders)
         s.add(
             ControlAction(

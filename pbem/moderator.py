@@ -28,6 +28,7 @@ from . import outbox
 from .codes import check_code, hash_code, new_code
 from .config import Config
 from .engine.base import Outcome
+from .engine.names import norm, player_name
 from .engine.rng import commitment
 from .engine.words import count
 from .mail.message import Inbound, parse
@@ -99,9 +100,13 @@ def create_game(
     name = name.lower()
     if not (eng.min_players <= len(players) <= eng.max_players):
         raise GameError(f"{eng.title} takes {eng.min_players} to {eng.max_players} players, not {len(players)}")
-    names = [p for p, _ in players]
-    if len(set(n.lower() for n in names)) != len(names):
-        raise GameError("two players have the same name; names must differ")
+    try:
+        names = [player_name(p) for p, _ in players]
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
+    if len(set(norm(n) for n in names)) != len(names):
+        raise GameError("two players have the same name (ignoring case and accents); names must differ")
+    players = list(zip(names, [a for _, a in players]))
     if len(set(a.lower() for _, a in players)) != len(players):
         raise GameError("two players have the same address; each player needs their own address")
     seed = seed or secrets.token_hex(32)
@@ -294,7 +299,7 @@ def _warm_code(cfg: Config, msg: Inbound) -> None:
     """
     if msg.auto or msg.problem or not msg.game:
         return
-    code = extract(msg.text, msg.subject).code
+    code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
     if not code:
         return
     with reading(cfg.database_url) as conn:
@@ -354,7 +359,7 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
     if game is None:
         return _no_game(s, cfg, msg, raw, when)
     loaded = store.load(s, game)
-    ex = extract(msg.text, msg.subject) if not msg.problem else None
+    ex = extract(msg.text, msg.subject, loaded.engine.order_words) if not msg.problem else None
     if ex is not None and ex.code:
         raw = raw.replace(ex.code.encode(), b"[code]")  # the audit copy never keeps a code
     seat = loaded.seat_for_address(msg.sender)
@@ -363,6 +368,8 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
     player = seat.player
 
     def reply(template: str, subject: str, **ctx) -> None:
+        if template == "ack":
+            ctx.setdefault("chatter", ex.chatter)  # lines set aside: "not read as orders"
         if _reply_allowed(s, cfg, seat.address, when):
             outbox.queue_reply(
                 s,
@@ -414,7 +421,7 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
             s,
             cfg,
             to=seat.address,
-            subject=f"[pbem {game.name}] Help",
+            subject=f"[pbem {game.name}] Handbook (Help) and your legal orders",  # a reply must not ask again
             when=when,
             key=("help", msg.ident),
             game_id=game.id,
@@ -530,7 +537,7 @@ def _press(
 ) -> list[str]:
     """Relay one press message; returns its recipients (empty if it could not be sent)."""
     from .engine.base import Event, RuleError
-    from .engine.names import match_one
+    from .engine.names import match_many
 
     players = json.loads(loaded.game.players_json)
     others = [p for p in players if p != player]
@@ -538,7 +545,7 @@ def _press(
         to = others
     else:
         try:
-            to = list(dict.fromkeys(match_one(t, others, "player") for t in press.to))
+            to = list(dict.fromkeys(p for t in press.to for p in match_many(t, others, "player")))
         except RuleError as exc:
             problems.append(f"Press not sent: {exc.reason}. Write PRESS TO <player>[, <player>...] or PRESS TO ALL.")
             return []
@@ -605,7 +612,29 @@ def _no_game(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) 
     if not seats:
         _record(s, msg, raw, when, "ignored", "sender is not a registered player and no game was named")
         return Handled("ignored")
-    names = sorted({g.name for g in s.exec(select(Game).where(Game.id.in_([x.game_id for x in seats]))).all()})
+    games = sorted(s.exec(select(Game).where(Game.id.in_([x.game_id for x in seats]))).all(), key=lambda g: g.name)
+    names = [g.name for g in games]
+    if not msg.problem and not msg.game and _asks_help(msg):
+        _record(s, msg, raw, when, "accepted", "HELP without a game: the player's games listed")
+        if _reply_allowed(s, cfg, msg.sender, when):
+            player = {x.game_id: x.player for x in seats}
+            lines = [
+                f'  [pbem {g.name}]  {registry.get(g.kind).title}, you play {player[g.id]}: send "[pbem {g.name}] HELP"'
+                for g in games
+            ]
+            outbox.queue_notice(
+                s,
+                cfg,
+                to=msg.sender,
+                subject="Your pbem games",
+                when=when,
+                key=("help", msg.ident),
+                in_reply_to=msg.message_id,
+                body="Your games, and how to write to each (keep the tag in the subject; one order per line):\n"
+                + "\n".join(lines)
+                + "\nThat HELP answers with the game's handbook and your legal orders now.",
+            )
+        return Handled("accepted")
     _record(s, msg, raw, when, "rejected", "no known game named in the subject")
     if _reply_allowed(s, cfg, msg.sender, when):
         what = f'"[pbem {msg.game}]" names no game' if msg.game else "the subject does not name a game"
@@ -621,6 +650,13 @@ def _no_game(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) 
             f'"[pbem {names[0]}] orders".\nYour games: {", ".join(names)}.',
         )
     return Handled("rejected")
+
+
+def _asks_help(msg: Inbound) -> bool:
+    """HELP in the body, or a subject that is HELP (after Re:/Fwd: prefixes)."""
+    from .orders.extract import subject_line
+
+    return extract(msg.text, "", ()).help or subject_line(f"[pbem -] {msg.subject}").upper().rstrip("!?.") == "HELP"
 
 
 def asked_steps(loaded: store.Loaded) -> dict[str, str]:
@@ -650,7 +686,16 @@ def _help_text(loaded: store.Loaded, player: str) -> str:
         parts.append(f"You are not asked anything now. Waiting for: {', '.join(_waiting(loaded)) or 'nobody'}.")
     for r in reqs:
         parts += [r.prompt, *[f"    {line}" for line in r.legal]]
+    parts += ["", "== Writing orders by mail ==", *_WRITING]
     return "\n".join(parts)
+
+
+_WRITING = (
+    "Greetings, signatures and remarks are fine: a line is read as an order only if it starts",
+    "with an order word (or CODE, HELP, STATUS, PRESS, END). Other lines are listed in the",
+    'acknowledgement under "Not read as orders" and never refuse your message. END alone',
+    "on a line stops reading. Quoted text and what your mail client adds are ignored.",
+)
 
 
 def transports(cfg: Config) -> tuple[Inbox, Sender]:

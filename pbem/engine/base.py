@@ -28,6 +28,8 @@ Shape of a game
 * ``view(state, player)`` is what that player may know (``None`` = the public
   view, what every player knows).  Reports render views, never the state.
 * ``result(state)`` is ``None`` while the game runs, then the final `Result`.
+* ``order_words`` are the words an order line starts with; the moderator sends
+  only lines starting with one of them to ``apply`` (the rest is chatter).
 
 Every random step (shuffle, draw, die, coin) uses `pbem.engine.rng.Rng`,
 whose counter lives in the state.
@@ -142,6 +144,10 @@ class Engine(Protocol):
     title: str
     min_players: int
     max_players: int
+    #: The words (or phrases, upper case) an order line of this game starts with, aliases included.
+    #: A mail line starting with none of them (nor a control word such as CODE or HELP) is chatter:
+    #: set aside and listed to the player, never sent to `apply`.
+    order_words: tuple[str, ...]
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]: ...
 

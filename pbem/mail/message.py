@@ -1,7 +1,7 @@
 """Reading an inbound message (pure): headers, sender, game tag and order text.
 
 Handles what ordinary mail clients send: multipart/alternative (text/plain is
-preferred; HTML-only mail is turned into text), any charset and transfer
+preferred; HTML-only mail is turned into text; format=flowed is unwrapped), any charset and transfer
 encoding (unknown charsets fall back to UTF-8 with replacement), attachments
 ignored, missing Message-IDs (a stable one is made from the body hash).
 Nothing here raises on bad input: problems become `problem` text.
@@ -58,7 +58,14 @@ class _HtmlText(HTMLParser):
             self.skip += 1
         if tag == "blockquote":
             self.quote += 1
-        if tag in self.BLOCK:
+        if tag == "br":
+            self.out.append("\n")
+        elif tag in self.BLOCK:
+            self._newline()
+
+    def _newline(self) -> None:
+        """End the current line once: consecutive blocks (<div>s) are consecutive lines, not blank lines."""
+        if self.out and not self.out[-1].endswith("\n"):
             self.out.append("\n")
 
     def handle_endtag(self, tag):
@@ -66,8 +73,8 @@ class _HtmlText(HTMLParser):
             self.skip -= 1
         if tag == "blockquote" and self.quote:
             self.quote -= 1
-        if tag in self.BLOCK:
-            self.out.append("\n")
+        if tag in self.BLOCK and tag != "br":
+            self._newline()
 
     def handle_data(self, data):
         if self.skip:
@@ -117,10 +124,47 @@ def _text_parts(msg: Message, depth: int = 0) -> tuple[str | None, str | None]:
         return plain, html
     ctype = msg.get_content_type()
     if ctype == "text/plain":
-        return _decode(msg), None
+        text = _decode(msg)
+        if str(msg.get_param("format", "") or "").lower() == "flowed":
+            text = unflow(text, str(msg.get_param("delsp", "") or "").lower() == "yes")
+        return text, None
     if ctype == "text/html":
         return None, _decode(msg)
     return None, None
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """Undo RFC 3676 format=flowed: join soft-broken lines (ending in a space) of the same quote depth.
+
+    Space-stuffing is removed; with DelSp=yes the space before a soft break is deleted too.
+    The signature separator "-- " is never a soft break.
+    """
+    out: list[str] = []
+    joining: tuple[int, str] | None = None  # (quote depth, text so far) of a paragraph still open
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        depth = len(raw) - len(raw.lstrip(">"))
+        body = raw[depth:]
+        if body.startswith(" "):
+            body = body[1:]  # space-stuffing (or the space after the quote marks)
+        if joining is not None and joining[0] != depth:
+            out.append(_quoted_line(*joining))
+            joining = None
+        flowed = body.endswith(" ") and body != "-- "
+        if flowed and delsp:
+            body = body[:-1]
+        text_so_far = (joining[1] if joining else "") + body
+        if flowed:
+            joining = (depth, text_so_far)
+        else:
+            out.append(_quoted_line(depth, text_so_far))
+            joining = None
+    if joining is not None:
+        out.append(_quoted_line(*joining))
+    return "\n".join(out)
+
+
+def _quoted_line(depth: int, body: str) -> str:
+    return (">" * depth + " " + body) if depth else body
 
 
 def _auto_reason(msg: Message, sender: str, moderator: str) -> str | None:

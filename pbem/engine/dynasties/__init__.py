@@ -21,6 +21,7 @@ class DynastiesEngine:
     title = "Dynasties"
     min_players = 2
     max_players = 6
+    order_words = tuple(O.VERBS)
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         if not self.min_players <= len(players) <= self.max_players:

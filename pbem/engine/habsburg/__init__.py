@@ -19,6 +19,7 @@ class HabsburgEngine:
     title = "House of Habsburg"
     min_players = 3
     max_players = 6
+    order_words = orders.ORDER_WORDS
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         if not self.min_players <= len(players) <= self.max_players:

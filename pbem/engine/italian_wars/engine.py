@@ -13,7 +13,7 @@ from ..base import MODERATOR, PUBLIC, Event, LineResult, Outcome, Request, Resul
 from ..rng import Rng, init_state
 from .cards import NAMES
 from .handbook import HANDBOOK
-from .orders import apply_line, legal_lines
+from .orders import ALIASES, apply_line, legal_lines
 from .rules import default_leader, finish_leaders, max_discard, resolve_discards, start_hand
 from .view import make_view
 
@@ -30,6 +30,7 @@ class ItalianWars:
     title = "Italian Wars"
     min_players = 2
     max_players = 2
+    order_words = tuple(ALIASES)
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         if len(players) != 2:

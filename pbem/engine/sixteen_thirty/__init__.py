@@ -8,6 +8,7 @@ from typing import Any
 
 from ..base import Outcome, Request, Result, apply_defaults
 from . import asks, orders, state
+from .parse import ORDER_WORDS
 from .tables import KIND, TITLE
 from .turn import advance
 
@@ -17,6 +18,7 @@ class SixteenThirtyEngine:
     title = TITLE
     min_players = 3
     max_players = 6
+    order_words = ORDER_WORDS
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]):
         st, ev = state.setup(players, seed, options)
