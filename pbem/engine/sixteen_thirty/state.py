@@ -113,8 +113,6 @@ _SCALARS = frozenset({str, int, bool})
 
 # ---------------------------------------------------------------- set-up
 def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict, list]:
-    if not 3 <= len(players) <= 6:
-        raise ValueError("Sixteen Thirty Something needs 3 to 6 players")
     st: dict[str, Any] = {
         "players": list(players),
         "rng": init_state(seed),
