@@ -13,6 +13,10 @@ from pathlib import Path
 
 import typer
 
+from .engine import kinds_text
+from .history.formats import FORMATS as EXPORT_FORMATS
+from .history.formats import help_text as formats_help
+
 app = typer.Typer(
     help="pbem: a play-by-email moderator for hidden-information card and board games.",
     no_args_is_help=True,
@@ -84,7 +88,7 @@ def upgrade() -> None:
 
 @game_app.command("new")
 def game_new(
-    kind: str = typer.Argument(..., help="habsburg, italian-wars, sixteen-thirty or dynasties."),
+    kind: str = typer.Argument(..., help=kinds_text() + "."),
     name: str = typer.Option(..., "--name", help="Short game name used in subjects: [pbem NAME]."),
     player: list[str] = typer.Option(..., "--player", help='"Name <address>", once per player, in seat order.'),
     seed: str | None = typer.Option(None, help="Seed text (default: 256 random bits)."),
@@ -351,25 +355,30 @@ def export(
         "json",
         "--format",
         "-f",
-        help="json, text (a readable game record) or html (a self-contained page with charts).",
+        help=formats_help() + ".",
     ),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write to FILE instead of stdout."),
     as_player: str | None = typer.Option(None, "--as", help="Only what this player knows."),
     public: bool = typer.Option(False, "--public", help="Only what every player knows."),
     all_dir: Path | None = typer.Option(
-        None, "--all", help="Export every game into DIR (NAME.json, NAME.txt and NAME.html each)."
+        None,
+        "--all",
+        help="Export every game into DIR, one file per format ("
+        + ", ".join(f"NAME.{f.suffix}" for f in EXPORT_FORMATS.values())
+        + ").",
     ),
 ) -> None:
     """Export a game's history: JSON, a readable text record, or an HTML page with charts.
 
     Example: pbem export hh1 --format html -o hh1.html
     """
-    from .export import FORMATS, build, render
+    from .export import build
+    from .history.formats import FORMATS, names, render
     from .record import store
     from .record.db import session
 
     if format not in FORMATS:
-        fail(f'--format must be json, text or html, not "{format}"', 2)
+        fail(f'--format must be {names()}, not "{format}"', 2)
     if as_player and public:
         fail("give --as PLAYER or --public, not both", 2)
     if all_dir is not None:
@@ -396,12 +405,13 @@ def export(
 
 
 def _export_all(directory: Path, public: bool) -> None:
-    """Every game as NAME.json, NAME.txt and NAME.html in `directory`, with a progress bar."""
+    """Every game in every registered format (NAME.json, NAME.txt, NAME.html...) in `directory`, with a progress bar."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from sqlmodel import select
 
-    from .export import FORMATS, build, render
+    from .export import build
+    from .history.formats import FORMATS, render
     from .record.db import session
     from .record.models import Game
 
@@ -424,8 +434,8 @@ def _export_all(directory: Path, public: bool) -> None:
             for game in games:
                 bar.update(task, description=game.name)
                 doc = build(s, game, public=public)
-                for fmt, suffix in FORMATS.items():
-                    (directory / f"{game.name}.{suffix}").write_text(render(doc, fmt), encoding="utf-8")
+                for fmt, spec in FORMATS.items():
+                    (directory / f"{game.name}.{spec.suffix}").write_text(render(doc, fmt), encoding="utf-8")
                     written += 1
                 bar.advance(task)
     typer.echo(f"wrote {written} files for {len(games)} games in {directory}")

@@ -302,7 +302,8 @@ def clone(state: dict[str, Any]) -> dict[str, Any]:
     Equivalent to ``copy.deepcopy(state)`` (engines call it on every apply, so
     it takes the fast path for the plain dicts and lists a state is made of).
     """
-    return _copy(state, {})
+    out: dict[str, Any] = _copy(state, {})
+    return out
 
 
 def apply_defaults(engine: Engine, state: dict[str, Any]) -> Outcome:
