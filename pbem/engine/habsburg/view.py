@@ -94,7 +94,7 @@ def public_data(st: State) -> dict[str, Any]:
 def view(engine: Named, st: State, player: str | None) -> View:
     sections = [players_block(st), melds_block(st), table_block(st)]
     data = public_data(st)
-    if player in st["players"]:
+    if player is not None and player in st["players"]:
         sections.append(hand_block(st, player))
         data["hand"] = [{"card": c, "type": TYPE[c], "value": VALUE[c]} for c in st["hands"][player]]
         if st["standing"] is not None and rules.active(st) == player and st["phase"] != "over":

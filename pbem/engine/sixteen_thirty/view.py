@@ -156,7 +156,7 @@ def view(engine: Named, st: dict, player: str | None) -> View:
         )
         data["counters"] = {p: list(st["counters"][p]) for p in st["players"]}
         data["breakdowns"] = [dict(h) for h in st["history"]]
-    if player in st["players"]:
+    if player is not None and player in st["players"]:
         sections += private_sections(st, player)
         data.update(private_data(st, player))
     return make_view(engine, st["players"], player, turn=turn_label(st), over=st["over"], sections=sections, data=data)
