@@ -16,7 +16,10 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from .engine import kinds_text
 from .engine.words import count
+from .history.formats import FORMATS as EXPORT_FORMATS
+from .history.formats import help_text as formats_help
 
 _state: dict = {"config": None}
 
@@ -149,7 +152,7 @@ def upgrade() -> None:
 
 @game_app.command("new")
 def game_new(
-    kind: str = typer.Argument(..., help="habsburg, italian-wars, sixteen-thirty or dynasties (any case)."),
+    kind: str = typer.Argument(..., help=kinds_text() + " (any case)."),
     name: str = typer.Option(..., "--name", help="Short game name used in subjects: [pbem NAME]."),
     player: list[str] = typer.Option(..., "--player", help='"Name <address>", once per player, in seat order.'),
     seed: str | None = typer.Option(None, help="Seed text (default: 256 random bits)."),
@@ -440,7 +443,7 @@ def export(
         "json",
         "--format",
         "-f",
-        help="json, text (a readable game record) or html (a self-contained page with charts).",
+        help=formats_help() + ".",
     ),
     output: Path | None = typer.Option(
         None,
@@ -454,7 +457,11 @@ def export(
         False, "--moderator", help="The moderator's record: every secret, address and refusal; not for players."
     ),
     all_dir: Path | None = typer.Option(
-        None, "--all", help="Export every game into DIR (NAME.json, NAME.txt and NAME.html each; NAME-moderator.*)."
+        None,
+        "--all",
+        help="Export every game into DIR, one file per format ("
+        + ", ".join(f"NAME.{f.suffix}" for f in EXPORT_FORMATS.values())
+        + "; NAME-moderator.* with --moderator).",
     ),
 ) -> None:
     """Export a game's history: JSON, a readable text record, or an HTML page with charts.
@@ -465,12 +472,13 @@ def export(
 
     Example: pbem export hh1 --format html -o hh1.html
     """
-    from .export import FORMATS, build, render
+    from .export import build
+    from .history.formats import FORMATS, names, render
     from .record import store
     from .record.db import session
 
     if format not in FORMATS:
-        fail(f'--format must be json, text or html, not "{format}"', 2)
+        fail(f'--format must be {names()}, not "{format}"', 2)
     if sum(map(bool, (as_player, public, moderator))) > 1:
         fail("give one of --as PLAYER, --public and --moderator", 2)
     if all_dir is not None:
@@ -490,7 +498,7 @@ def export(
         doc = build(s, game, as_player=as_player, public=not (as_player or moderator))
     body = render(doc, format)
     if output is None and moderator:
-        output = Path(f"{game.name}-moderator.{FORMATS[format]}")
+        output = Path(f"{game.name}-moderator.{FORMATS[format].suffix}")
     if output and str(output) != "-":
         output.write_text(body, encoding="utf-8")
         typer.echo(f"wrote {output}" + (" (the moderator's record: not for players)" if moderator else ""))
@@ -499,12 +507,13 @@ def export(
 
 
 def _export_all(directory: Path, moderator: bool) -> None:
-    """Every game as NAME.json, NAME.txt and NAME.html (public) or NAME-moderator.* in `directory`."""
+    """Every game in every registered format (NAME.json, NAME.txt, NAME.html...; public, or NAME-moderator.*) in `directory`."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from sqlmodel import select
 
-    from .export import FORMATS, build, render
+    from .export import build
+    from .history.formats import FORMATS, render
     from .record.db import session
     from .record.models import Game
 
@@ -528,8 +537,8 @@ def _export_all(directory: Path, moderator: bool) -> None:
                 bar.update(task, description=game.name)
                 doc = build(s, game, public=not moderator)
                 stem = f"{game.name}-moderator" if moderator else game.name
-                for fmt, suffix in FORMATS.items():
-                    (directory / f"{stem}.{suffix}").write_text(render(doc, fmt), encoding="utf-8")
+                for fmt, spec in FORMATS.items():
+                    (directory / f"{stem}.{spec.suffix}").write_text(render(doc, fmt), encoding="utf-8")
                     written += 1
                 bar.advance(task)
     typer.echo(f"wrote {count(written, 'file')} for {count(len(games), 'game')} in {directory}")

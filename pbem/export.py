@@ -27,18 +27,18 @@ from . import engine as registry
 from .engine.base import Event
 from .engine.rng import commitment
 from .engine.words import count
+from .history.formats import FORMATS, render
+from .history.record import text_record
 from .record import store
 from .record.models import Game, InboundMessage, OrderInput
+
+__all__ = ["FORMATS", "build", "render", "text_record", "verify"]
 
 FORMAT = "pbem-history"
 VERSION = 1
 #: Events recorded by the moderator, not produced by the engine (press, pauses,
 #: replacements): they are part of the history but not of the replay.
 MODERATOR_KINDS = frozenset({"press", "moderator"})
-#: Said at the top of the moderator's record (text and HTML); its file is NAME-moderator.EXT.
-MODERATOR_WARNING = "Not for players: it holds every secret, the players' addresses and every refusal."
-#: Output formats of `pbem export` and the file suffix of each (used by --all).
-FORMATS = {"json": "json", "text": "txt", "html": "html"}
 
 
 def _iso(dt) -> str | None:
@@ -124,80 +124,6 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     if over:
         doc["finished"] = doc["events"][-1]["at"] if doc["events"] else None
     return doc
-
-
-def _tag(vis: Any, audience: str) -> str:
-    if vis == "public":
-        return ""
-    if vis == "moderator":
-        return " [moderator only]"
-    return " [to you]" if list(vis) == [audience] else f" [to {', '.join(vis)}]"
-
-
-def text_record(doc: dict[str, Any]) -> str:
-    """The game record in the tradition of email judges: a header, then one line per event
-    under a heading per turn (hand, gambit), then the result and the seed."""
-    from .history import audience_note, standings, turns, when
-
-    g = doc["game"]
-    rule = "=" * 72
-    lines = [
-        rule,
-        f"{g['title']}: game {g['name']}",
-        rule,
-        f"Record:     {audience_note(doc)}",
-        *([f"            {MODERATOR_WARNING}"] if doc["audience"] == "moderator" else []),
-        f"Kind:       {g['kind']}"
-        + (" (options: " + ", ".join(f"{k}={v}" for k, v in g["options"].items()) + ")" if g["options"] else ""),
-        "Players:    " + ", ".join(f"{p['seat'] + 1}. {p['name']}" for p in doc["players"]),
-        f"Started:    {when(g['created'])}",
-        f"Finished:   {when(doc.get('finished'))}" if g["over"] else "Status:     in progress",
-        f"Result:     {doc['result']['summary'] if doc['result'] else 'not decided yet'}",
-        f"Commitment: {doc['seed_commitment']} (SHA-256 of the seed)",
-        "",
-    ]
-    for grp in turns(doc):
-        lines.append(f"--- {grp.title} " + "-" * max(3, 67 - len(grp.title)))
-        for ev in grp.events:
-            lines.append(f"{ev['seq']:5d}. {ev['text']}{_tag(ev['visibility'], doc['audience'])}")
-        lines.append("")
-    table = standings(doc)
-    lines.append(f"{table['caption']}:")
-    for r in table["rows"]:
-        extra = "".join(f", {c.lower()} {v}" for c, v in zip(table["columns"], r["extra"]))
-        lines.append(f"  {r['rank']}. {r['player']} {r['score']}{extra}{'  (winner)' if r['winner'] else ''}")
-    if doc["result"]:
-        lines += ["", f"Result: {doc['result']['summary']}"]
-    if doc["seed"]:
-        ok = commitment(doc["seed"]) == doc["seed_commitment"]
-        lines += [
-            "",
-            f"Seed: {doc['seed']}",
-            f"SHA-256(seed) {'equals' if ok else 'DOES NOT equal'} the commitment {doc['seed_commitment']}.",
-            f"Check it: printf %s '{doc['seed']}' | sha256sum",
-            f"Replay it: pbem verify {g['name']}.json (the JSON export of this game)",
-        ]
-    else:
-        lines += ["", "Seed: secret until the game is over (the commitment above lets every player check it then)."]
-    return "\n".join(lines) + "\n"
-
-
-def html_page(doc: dict[str, Any]) -> str:
-    """The self-contained HTML history page (see pbem.history)."""
-    from .history import render_html
-
-    return render_html(doc)
-
-
-def render(doc: dict[str, Any], fmt: str) -> str:
-    """The document in one of FORMATS: json, text or html."""
-    if fmt == "json":
-        return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-    if fmt == "text":
-        return text_record(doc)
-    if fmt == "html":
-        return html_page(doc)
-    raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
 
 
 @dataclass

@@ -22,6 +22,7 @@ import pytest
 from pbem.export import build, render
 from tests.browser import Browser, find_chromium
 from tests.test_history_golden import KINDS, seeded_export
+from tests.test_history_render import EXPECTED_CHARTS
 
 pytestmark = [
     pytest.mark.browser,
@@ -63,7 +64,7 @@ def test_the_history_page_renders_in_chromium_without_errors_or_network(browser,
     assert page.network_requests == [], f"{kind}: the page asked the network for {page.network_requests}"
     assert page.evaluate("document.title").startswith(doc["game"]["title"])
     charts = page.evaluate(CHART_CHECK)
-    assert len(charts) >= 2 if kind != "dynasties" else len(charts) >= 1
+    assert len(charts) >= len(EXPECTED_CHARTS.get(kind, {"scores"}))
     for c in charts:
         assert c["width"] > 200 and c["height"] > 100, f"{kind}: chart {c['id']} is not visible: {c}"
         assert c["title"] and c["legend"] >= 1, c

@@ -2,6 +2,8 @@
 
 `get(kind)` returns the engine object for a kind name, in any case; `KINDS` lists them.
 Engines are imported lazily so that a cron run with nothing to do stays cheap.
+A new game is its package (exporting ``ENGINE``) plus one line in `KINDS`:
+the CLI help, the history and the contract tests all read this registry.
 """
 
 from __future__ import annotations
@@ -36,12 +38,19 @@ def get(kind: str) -> Engine:
         module = KINDS[canonical(kind)]
     except KeyError:
         raise UnknownKind(f"unknown game kind {kind!r}; known kinds: {', '.join(available())}") from None
-    return importlib.import_module(module).ENGINE
+    engine: Engine = importlib.import_module(module).ENGINE
+    return engine
+
+
+def kinds_text() -> str:
+    """The registered kinds for help text: "a, b, c or d"."""
+    names = list(KINDS)
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
 
 
 def available() -> list[str]:
     """Kinds whose engine module is present in this install."""
-    out = []
+    out: list[str] = []
     for kind, module in KINDS.items():
         try:
             mod = importlib.import_module(module)

@@ -238,8 +238,8 @@ def call_default(st: dict, p: str) -> str:
         place = ""
     else:
         named = [x for x in st["hands"][p] if country_of(x)] or ["Spain 1"]
-        best = max(named, key=lambda x: (value(x), -COUNTRIES.index(country_of(x))))
-        c, place = country_of(best), f" PLACE {best}"
+        best = max(named, key=lambda x: (value(x), -COUNTRIES.index(country_of(x) or "")))
+        c, place = country_of(best) or "", f" PLACE {best}"
     issue = "ALIGN" if st["countries"][c]["faction"] is None else "SWITCH"
     return f"CALL {c} {issue}{place}"
 

@@ -119,6 +119,7 @@ def parse(st: dict, p: str, line: str) -> dict:
         }
     if word == "ACCEPT":
         m = re.match(r"^(.*?)(?:\s+giving\s+(.*))?$", rest)
+        assert m is not None  # the pattern matches any text
         who = names.match_one(m.group(1), [q for q in st["players"] if q != p], "player")
         return {"verb": "accept", "player": who, "giving": cards_from_hand(st, p, m.group(2) or "")}
     if word == "DECLINE":
@@ -221,6 +222,7 @@ def play_args(st: dict, card: str, arg: str) -> dict:
 
 def parse_call(st: dict, p: str, rest: str) -> dict:
     m = re.match(r"^(.*?)(?:\s+place\s+(.*))?$", rest)
+    assert m is not None  # the pattern matches any text
     head, cards = m.group(1), cards_from_hand(st, p, m.group(2) or "")
     im = re.match(r"^(.*?)\s+(align|switch|rearm|war)\b\s*(.*)$", head)
     if not im:

@@ -9,6 +9,7 @@ step, secret), vote, lose, trade, specials_played, votes_called, queue, standing
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..base import MODERATOR, PUBLIC, Event, RuleError, clone
@@ -48,7 +49,7 @@ def _countries(v: dict) -> dict:
 
 
 def _displays(v: dict) -> dict:
-    out = {}
+    out: dict = {}
     for p, disp in v.items():
         mine = out[p] = {}
         for c, pl in disp.items():
@@ -72,7 +73,7 @@ def _atomic_values(v: dict) -> dict:
 
 # How `draft` copies each part of the state whose shape is fixed (see the module docstring);
 # every other part (answers, vote, lose, trade, options, result) is deep-copied.
-_DRAFT = {
+_DRAFT: dict[str, Callable[[Any], Any]] = {
     "players": _names,
     "deck": _names,
     "discard": _names,
@@ -113,8 +114,6 @@ _SCALARS = frozenset({str, int, bool})
 
 # ---------------------------------------------------------------- set-up
 def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict, list]:
-    if not 3 <= len(players) <= 6:
-        raise ValueError("Sixteen Thirty Something needs 3 to 6 players")
     st: dict[str, Any] = {
         "players": list(players),
         "rng": init_state(seed),
@@ -197,7 +196,8 @@ def roll_first_player(st: dict, rng: Rng, ev: list) -> None:
 
 
 # ---------------------------------------------------------------- piles
-def pile(st: dict, p: str, c: str) -> dict | None:
+def pile(st: dict, p: str, c: str) -> Any:
+    """p's pile in country c: {"cards": [...], "desc": bool}, or None if p has none there."""
     return st["displays"][p].get(c)
 
 

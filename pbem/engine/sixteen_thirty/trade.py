@@ -26,7 +26,7 @@ def parse_types(text: str) -> list[str]:
 
 def type_of(card: str) -> str:
     """What others learn of a traded card: its country, Open, or the Special card's name."""
-    return card if is_special(card) else ("Open" if is_open(card) else country_of(card))
+    return card if is_special(card) else ("Open" if is_open(card) else country_of(card) or "")
 
 
 def matches(card: str, typ: str) -> bool:

@@ -3,6 +3,8 @@ ST-R12 results) and the legal-target test of ST-R10."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..rng import Rng
 from .state import pub
 from .tables import CAP, adjacent
@@ -35,7 +37,7 @@ def modifiers(st: dict, c: str, defender: bool) -> list[tuple[str, int]]:
 
 def resolve_war(st: dict, attacker: str, defender: str, ev: list) -> None:
     rng = Rng(st["rng"])
-    sides = {}
+    sides: dict[str, dict[str, Any]] = {}
     for c, is_def in ((attacker, False), (defender, True)):
         mods = modifiers(st, c, is_def)
         dice = [rng.die(), rng.die()]
