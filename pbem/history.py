@@ -26,6 +26,8 @@ from datetime import datetime
 from html import escape
 from typing import Any
 
+from .seeds import INSECURE_NOTE, check_lines
+
 #: Okabe-Ito colours (colour-blind safe), without black and yellow, then a grey.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#7f7f7f", "#9467bd"]
 DASHES = ["", "8 4", "2 3", "10 3 2 3", "5 2", "1 4", "12 4 2 4 2 4", "3 6"]
@@ -563,6 +565,8 @@ def context(doc: dict[str, Any]) -> dict[str, Any]:
         "secret_rows": [(g.title, ev) for g in turns(doc, secret) for ev in g.events] if over else [],
         "secret_count": len(secret),
         "seed": seed,
+        "check_lines": check_lines(seed) if seed else [],
+        "insecure_note": INSECURE_NOTE if doc["game"].get("insecure_seed") else "",
         "seed_ok": bool(seed) and hashlib.sha256(seed.encode("ascii")).hexdigest() == doc["seed_commitment"],
         "vis": lambda v: visibility_label(v, doc["audience"]),
         "when": when,
