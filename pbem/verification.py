@@ -28,7 +28,7 @@ import json
 from typing import Any
 
 from . import engine as registry
-from .engine.base import Event
+from .engine.base import Engine, Event
 from .engine.rng import commitment
 from .export import FORMAT, MODERATOR_KINDS, VERSION, Verification
 from .record import chain, store
@@ -159,7 +159,7 @@ def _chain(doc: dict[str, Any], rows: list[dict], v: Verification) -> str:
     return head
 
 
-def _engine(doc: dict[str, Any]):
+def _engine(doc: dict[str, Any]) -> Engine:
     try:
         return registry.get(doc["game"]["kind"])
     except registry.UnknownKind as exc:
@@ -167,7 +167,7 @@ def _engine(doc: dict[str, Any]):
 
 
 def _replay(
-    eng, doc: dict[str, Any], orders: list[dict], events: list[dict], older: list[int]
+    eng: Engine, doc: dict[str, Any], orders: list[dict], events: list[dict], older: list[int]
 ) -> tuple[dict[str, Any], int]:
     """Replay every input; each must produce exactly the engine events the export attributes to it."""
     by_input: dict[int, list[dict]] = {}
@@ -225,7 +225,9 @@ def _legacy(want: dict[str, Any], got: dict[str, Any]) -> bool:
     return True
 
 
-def _result(eng, state: dict[str, Any], doc: dict[str, Any], rows: list[dict], partial: bool, v: Verification):
+def _result(
+    eng: Engine, state: dict[str, Any], doc: dict[str, Any], rows: list[dict], partial: bool, v: Verification
+) -> None:
     result = eng.result(state)
     stated = doc.get("result")
     if result is None:

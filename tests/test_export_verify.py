@@ -277,3 +277,16 @@ def test_cli_verify_partial_says_up_to_where(finished, tmp_path: Path) -> None:
     assert res.exit_code == 1 and "incomplete" in res.output
     res = CliRunner().invoke(app, ["verify", "--partial", str(path)])
     assert res.exit_code == 0 and "proven up to entry" in res.output and "verification passed" in res.output
+
+
+def test_a_game_in_progress_is_proven_by_its_chain_with_partial(finished) -> None:
+    doc = _cut(copy.deepcopy(finished["dynasties"]), 4)
+    doc["result"], doc["game"]["over"], doc["seed"] = None, False, None
+    _rechain(doc)
+    _refused(doc, "seed is not revealed", "--partial")
+    v = verify(doc, partial=True)
+    assert (
+        v.ok and any("proven up to entry" in c for c in v.checked) and any("nothing was replayed" in n for n in v.notes)
+    )
+    doc["events"][7]["text"] += "!"
+    _refused(doc, "chain breaks at entry", partial=True)
