@@ -155,7 +155,13 @@ def game_new(
     kind: str = typer.Argument(..., help=kinds_text() + " (any case)."),
     name: str = typer.Option(..., "--name", help="Short game name used in subjects: [pbem NAME]."),
     player: list[str] = typer.Option(..., "--player", help='"Name <address>", once per player, in seat order.'),
-    seed: str | None = typer.Option(None, help="Seed text (default: 256 random bits)."),
+    seed: str | None = typer.Option(
+        None,
+        help="Seed: 32 or more hex digits from a random source, e.g. `openssl rand -hex 32` (default: 256 random bits).",
+    ),
+    insecure_seed: bool = typer.Option(
+        False, "--insecure-seed", help="Accept a weaker --seed; every report and the export then say so."
+    ),
     deadline: str | None = typer.Option(None, help="Time per step, e.g. 48h (default from pbem.toml)."),
     option: list[str] = typer.Option([], "--option", help="Game option KEY=VALUE, e.g. legacy=20."),
 ) -> None:
@@ -167,18 +173,37 @@ def game_new(
     from .config import parse_duration
     from .engine import UnknownKind, canonical
     from .moderator import GameError, create_game
+    from .seeds import ascii_seed_problem, seed_problem
 
+    weak = False
+    if seed is not None:
+        if problem := ascii_seed_problem(seed):
+            fail(problem)
+        weak = seed_problem(seed) is not None
+        if weak and not insecure_seed:
+            fail(seed_problem(seed) or "")
     cfg = _cfg()
     try:
         players = [parse_player(p) for p in player]
         dl = parse_duration(deadline) if deadline else None
-        game = create_game(cfg, canonical(kind), name, players, seed=seed, deadline=dl, options=parse_options(option))
+        game = create_game(
+            cfg,
+            canonical(kind),
+            name,
+            players,
+            seed=seed,
+            deadline=dl,
+            options=parse_options(option),
+            insecure_seed=weak,
+        )
     except (ValueError, GameError, UnknownKind) as exc:
         fail(_why(exc))
     typer.echo(
         f"created {game.kind} game {game.name} for {', '.join(p for p, _ in players)}; "
         f"seed commitment {game.seed_commitment}; first reports queued (run pbem poll to send)"
     )
+    if weak:
+        typer.echo("warning: the seed is weaker than 128 bits (--insecure-seed); every report and the export say so")
 
 
 @game_app.command("list")
@@ -545,8 +570,15 @@ def _export_all(directory: Path, moderator: bool) -> None:
 
 
 @app.command()
-def verify(file: Path = typer.Argument(..., help="A JSON export of a finished game.")) -> None:
-    """Check a finished game's fairness: the seed matches its commitment and replaying reproduces every event.
+def verify(
+    file: Path = typer.Argument(..., help="A JSON export of a finished game."),
+    partial: bool = typer.Option(
+        False, "--partial", help="Accept a history that stops before the game's end; say up to where it is proven."
+    ),
+) -> None:
+    """Check every field of an export: the hash chain from the seed commitment, the numbering, each input's
+    message, the replay of every input from the seed (every event reproduced exactly), the result and that
+    the history is complete.
 
     Example: pbem verify hh1.json
     """
@@ -556,9 +588,11 @@ def verify(file: Path = typer.Argument(..., help="A JSON export of a finished ga
         doc = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         fail(f"cannot read {file}: {exc}", 2)
-    v = run_verify(doc)
+    v = run_verify(doc, partial=partial)
     for line in v.checked:
         typer.echo(f"ok: {line}")
+    for line in v.notes:
+        typer.echo(f"note: {line}")
     if not v.ok:
         fail(f"verification FAILED: {v.problem}")
     typer.echo("verification passed")

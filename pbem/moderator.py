@@ -89,6 +89,7 @@ def create_game(
     clock: Clock = store.now_utc,
     codes: dict[str, str] | None = None,
     resolve: str | None = None,
+    insecure_seed: bool = False,
 ) -> Game:
     """Create a game, deal, and queue each player's first report (with the seed commitment and their code).
 
@@ -121,6 +122,7 @@ def create_game(
             kind=kind,
             seed=seed,
             seed_commitment=commitment(seed),
+            insecure_seed=insecure_seed,
             players_json=json.dumps(names),
             options_json=json.dumps(options, sort_keys=True),
             deadline_seconds=int((deadline or cfg.default_deadline).total_seconds()),

@@ -141,6 +141,7 @@ def test_every_command_works_on_a_postgres_record(tmp_path: Path, pg_url: str) -
         "iw1",
         "--seed",
         "abc",
+        "--insecure-seed",
         "--player",
         "Ann <ann@example.test>",
         "--player",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from ..seeds import INSECURE_NOTE, check_lines
 from .plots import charts
 from .story import Doc, audience_note, standings, step_word, turns, visibility_label, when
 
@@ -33,6 +34,8 @@ def context(doc: Doc) -> dict[str, Any]:
         "secret_rows": [(g.title, ev) for g in turns(doc, secret) for ev in g.events] if over else [],
         "secret_count": len(secret),
         "seed": seed,
+        "check_lines": check_lines(seed) if seed else [],
+        "insecure_note": INSECURE_NOTE if doc["game"].get("insecure_seed") else "",
         "seed_ok": bool(seed and hashlib.sha256(seed.encode("ascii")).hexdigest() == doc["seed_commitment"]),
         "vis": lambda v: visibility_label(v, doc["audience"]),
         "when": when,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.rng import commitment
+from ..seeds import INSECURE_NOTE, check_lines
 from .story import Doc, audience_note, standings, turns, when
 
 #: Said at the top of the moderator's record (text and HTML); its file is NAME-moderator.EXT.
@@ -42,6 +43,7 @@ def text_record(doc: Doc) -> str:
         f"Finished:   {when(doc.get('finished'))}" if g["over"] else "Status:     in progress",
         f"Result:     {doc['result']['summary'] if doc['result'] else 'not decided yet'}",
         f"Commitment: {doc['seed_commitment']} (SHA-256 of the seed)",
+        *([f"Warning:    {INSECURE_NOTE}"] if g.get("insecure_seed") else []),
         "",
     ]
     for grp in turns(doc):
@@ -62,7 +64,8 @@ def text_record(doc: Doc) -> str:
             "",
             f"Seed: {doc['seed']}",
             f"SHA-256(seed) {'equals' if ok else 'DOES NOT equal'} the commitment {doc['seed_commitment']}.",
-            f"Check it: printf %s '{doc['seed']}' | sha256sum",
+            "Check it (the seed's text in hex, safe to paste into any shell):",
+            *(f"  {line}" for line in check_lines(doc["seed"])),
             f"Replay it: pbem verify {g['name']}.json (the JSON export of this game)",
         ]
     else:

@@ -71,8 +71,9 @@ class ItalianWars:
             "over": False,
             "winner": None,
         }
-        rng = Rng(state["rng"])
-        french = 0 if options.get("sides") == "fixed" else rng.coin()
+        side_log: list[dict[str, Any]] = []
+        deck_log: list[dict[str, Any]] = []
+        french = 0 if options.get("sides") == "fixed" else Rng(state["rng"], side_log).coin()
         state["sides"] = {players[french]: "French", players[1 - french]: "Spanish"}
         how = "fixed by option" if options.get("sides") == "fixed" else "by lot (IW-R1)"
         events = [
@@ -80,17 +81,17 @@ class ItalianWars:
                 "sides",
                 f"Sides {how}: {players[french]} is French, {players[1 - french]} is Spanish.",
                 PUBLIC,
-                {"sides": dict(state["sides"])},
+                {"sides": dict(state["sides"]), "how": how, "rng": side_log},
             )
         ]
-        rng.shuffle(state["deck"])
+        Rng(state["rng"], deck_log).shuffle(state["deck"])
         events.append(Event("shuffle", "The 96-card deck was shuffled.", PUBLIC, {"cards": 96}))
         events.append(
             Event(
                 "deck-order",
                 f"Deck order (top first): {', '.join(state['deck'])}.",
                 MODERATOR,
-                {"deck": list(state["deck"])},
+                {"deck": list(state["deck"]), "rng": deck_log},
             )
         )
         start_hand(state, events)

@@ -235,11 +235,19 @@ def run_queue(st: dict, ev: list) -> bool:
             q.insert(0, line)
             return True
         text = execute(st, p, o, ev)
-        priv(ev, p, "pre-order", f"Your pre-submitted order was used: {text}.")
+        priv(ev, p, "pre-order", f"Your pre-submitted order was used: {text}.", player=p, order=text)
     except RuleError as err:
         if q and q[0] == line:
             q.pop(0)
-        priv(ev, p, "pre-order-dropped", f'Your pre-submitted order "{line}" was dropped: {err.reason}.')
+        priv(
+            ev,
+            p,
+            "pre-order-dropped",
+            f'Your pre-submitted order "{line}" was dropped: {err.reason}.',
+            player=p,
+            order=line,
+            reason=err.reason,
+        )
     return True
 
 

@@ -131,7 +131,7 @@ def play_unrest(st: dict, p: str, c: str, ev: list) -> None:
         pl = pile(st, q, c)
         if not pl["desc"]:
             pl["desc"] = True
-            pub(ev, "descendant", f"Unrest: {q}'s {c} pile turns descendant.", player=q, country=c)
+            pub(ev, "descendant", f"Unrest: {q}'s {c} pile turns descendant.", player=q, country=c, reason="unrest")
         else:
             choose += start_loss(st, q, c, ev, "Unrest with a descendant pile")
     open_lose(st, choose, c, "unrest", f"unrest{st['specials_played']}.lose", ev)

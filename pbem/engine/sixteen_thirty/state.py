@@ -149,11 +149,12 @@ def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict,
         "result": None,
     }
     ev: list = []
-    rng = Rng(st["rng"])
-    rng.shuffle(st["deck"])
-    mod(ev, "shuffle", "The 110 player cards were shuffled.", deck=list(st["deck"]))
+    deck_log: list[dict[str, Any]] = []
+    Rng(st["rng"], deck_log).shuffle(st["deck"])
+    mod(ev, "shuffle", "The 110 player cards were shuffled.", deck=list(st["deck"]), rng=deck_log)
     bag = [c for c in COUNTRIES for _ in range(2)]
-    rng.shuffle(bag)
+    bag_log: list[dict[str, Any]] = []
+    Rng(st["rng"], bag_log).shuffle(bag)
     each = 4 if len(players) <= 4 else 3
     for i, p in enumerate(players):
         st["counters"][p] = sorted(bag[i * each : (i + 1) * each], key=COUNTRIES.index)
@@ -165,13 +166,21 @@ def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict,
             counters=list(st["counters"][p]),
         )
     st["unused_counters"] = sorted(bag[len(players) * each :], key=COUNTRIES.index)
-    mod(ev, "counters", "Victory counters drawn.", counters=st["counters"], unused=st["unused_counters"])
+    mod(
+        ev,
+        "counters",
+        "Victory counters drawn.",
+        counters={p: list(v) for p, v in st["counters"].items()},
+        unused=list(st["unused_counters"]),
+        each=each,
+        rng=bag_log,
+    )
     pub(ev, "counters-drawn", f"Each player drew {each} secret victory point counters.", each=each)
     for p in players:
         st["hands"][p] = sort_cards([st["deck"].pop() for _ in range(13)])
         priv(ev, p, "deal", f"You were dealt: {cards_text(st['hands'][p])}.", cards=list(st["hands"][p]))
     pub(ev, "deal", "Thirteen cards were dealt to each player.")
-    roll_first_player(st, rng, ev)
+    roll_first_player(st, ev)
     pub(
         ev,
         "ask-start",
@@ -180,13 +189,15 @@ def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict,
     return st, ev
 
 
-def roll_first_player(st: dict, rng: Rng, ev: list) -> None:
+def roll_first_player(st: dict, ev: list) -> None:
     """ST-R18: a d6 each, reroll ties for the highest."""
     contenders = list(st["players"])
     while True:
+        log: list[dict[str, Any]] = []
+        rng = Rng(st["rng"], log)
         rolls = {p: rng.die() for p in contenders}
         text = ", ".join(f"{p} {r}" for p, r in rolls.items())
-        pub(ev, "first-roll", f"First-player roll: {text}.", rolls=rolls)
+        pub(ev, "first-roll", f"First-player roll: {text}.", rolls=rolls, rng=log)
         top = max(rolls.values())
         contenders = [p for p in contenders if rolls[p] == top]
         if len(contenders) == 1:
@@ -268,15 +279,30 @@ def remove_card(st: dict, p: str, c: str, card: str, ev: list, why: str) -> None
         f"{why}: {p} loses {cards_text(gone)} from the {c} pile (now {left}).",
         player=p,
         country=c,
-        cards=gone,
+        cards=list(gone),
         left=left,
+        reason=removal_reason(why),
+        because=why,
     )
+
+
+#: Why a card leaves a pile (the `reason` of a "remove" event), from the sentence that opens its text.
+REMOVAL_REASONS = (
+    ("Phase 1 removal (only choice)", "phase-1-only-choice"),
+    ("Phase 1 removal", "phase-1"),
+    ("Assassin", "assassin"),
+    ("Unrest", "unrest-descendant"),
+)
+
+
+def removal_reason(why: str) -> str:
+    """The code of a removal's cause: phase-1, phase-1-only-choice, assassin, vote-descendant, unrest-descendant."""
+    return next((code for text, code in REMOVAL_REASONS if why.startswith(text)), "vote-descendant")
 
 
 def draw(st: dict, p: str, n: int, ev: list) -> list[str]:
     """ST-R21: reshuffle the discard pile the moment a draw needs it; with the deck and the
     discard pile both empty, draw what there is (the report says why fewer were drawn)."""
-    rng = Rng(st["rng"])
     got: list[str] = []
     for _ in range(n):
         if not st["deck"]:
@@ -284,14 +310,15 @@ def draw(st: dict, p: str, n: int, ev: list) -> list[str]:
                 break
             st["deck"] = st["discard"]
             st["discard"] = []
-            rng.shuffle(st["deck"])
+            log: list[dict[str, Any]] = []
+            Rng(st["rng"], log).shuffle(st["deck"])
             pub(
                 ev,
                 "reshuffle",
                 f"The deck ran out; the discard pile ({len(st['deck'])} cards) was shuffled to form a new deck.",
                 size=len(st["deck"]),
             )
-            mod(ev, "shuffle", "New deck order.", deck=list(st["deck"]))
+            mod(ev, "shuffle", "New deck order.", deck=list(st["deck"]), rng=log)
         got.append(st["deck"].pop())
     st["hands"][p] = sort_cards(st["hands"][p] + got)
     if len(got) < n:

@@ -189,13 +189,14 @@ def accept(st: dict, p: str, q: str, giving: list[str], ev: list) -> str:
         f"{q} gives {len(o['give'])} ({types_text([type_of(c) for c in o['give']])}).",
         players=[p, q],
         counts=[len(giving), len(o["give"])],
+        types={p: [type_of(c) for c in giving], q: [type_of(c) for c in o["give"]]},
     )
     priv(
         ev,
         [p, q],
         "trade-cards",
         f"Trade: {p} gave {cards_text(giving)}; {q} gave {cards_text(o['give'])}.",
-        gave={p: giving, q: o["give"]},
+        gave={p: list(giving), q: list(o["give"])},
     )
     goto(st, "specials")
     return f"ACCEPT {q} GIVING {cards_text(giving) if giving else 'NOTHING'}"

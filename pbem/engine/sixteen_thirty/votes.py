@@ -95,7 +95,10 @@ def call_vote(st: dict, p: str, c: str, issue: str, target: str | None, cards: l
         country=c,
         issue=issue,
         target=target,
-        cards=cards,
+        cards=list(cards),
+        vote=st["votes_called"],
+        source=origin,
+        pile=influence(st, p, c),
     )
     goto(st, "place", f"vote{st['votes_called']}.place")
     return f"CALL {c} {issue_text(issue, target)}" + (f" PLACE {', '.join(cards)}" if cards else "")
@@ -242,6 +245,9 @@ def reveal_ballots(st: dict, ev: list) -> None:
                 f"{q} lost the vote: the {c} pile turns descendant ({weights[q]}).",
                 player=q,
                 country=c,
+                reason="vote",
+                vote=v["n"],
+                influence=weights[q],
             )
         else:
             choose += start_loss(st, q, c, ev, f"{q} lost the vote with a descendant pile")

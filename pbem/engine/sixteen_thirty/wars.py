@@ -36,7 +36,8 @@ def modifiers(st: dict, c: str, defender: bool) -> list[tuple[str, int]]:
 
 
 def resolve_war(st: dict, attacker: str, defender: str, ev: list) -> None:
-    rng = Rng(st["rng"])
+    log: list[dict[str, Any]] = []
+    rng = Rng(st["rng"], log)
     sides: dict[str, dict[str, Any]] = {}
     for c, is_def in ((attacker, False), (defender, True)):
         mods = modifiers(st, c, is_def)
@@ -72,6 +73,8 @@ def resolve_war(st: dict, attacker: str, defender: str, ev: list) -> None:
         },
         "after": {c: dict(st["countries"][c]) for c in (attacker, defender)},
         "status_change": {c: st["countries"][c]["status"] - before[c] for c in (attacker, defender)},
+        "outcome": outcome,
+        "rng": log,
     }
     pub(ev, "war", f"War: {attacker} attacks {defender}. {'; '.join(parts)}. Result: {outcome}.", **data)
 
