@@ -20,6 +20,7 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 
 from .identity import identify
+from .loops import auto_reason
 
 MAX_BODY_CHARS = 64_000
 MAX_RAW_BYTES = 2_000_000
@@ -144,23 +145,6 @@ def _disposition(part: Message) -> str:
         return ""
 
 
-def _auto_reason(msg: Message, sender: str, moderator: str) -> str | None:
-    auto = str(msg.get("Auto-Submitted", "") or "").strip().lower()
-    if auto and not auto.startswith("no"):
-        return f"Auto-Submitted: {auto}"
-    prec = str(msg.get("Precedence", "") or "").strip().lower()
-    if prec in ("bulk", "list", "junk"):
-        return f"Precedence: {prec}"
-    if not sender or sender.split("@")[0] in ("mailer-daemon", "postmaster") or sender == "<>":
-        return "bounce or null sender"
-    for loop in msg.get_all("X-Loop", []) or []:
-        if moderator and moderator.lower() in str(loop).lower():
-            return "X-Loop names the moderator"
-    if msg.get("List-Id") or msg.get("List-Unsubscribe"):
-        return "mailing-list message"
-    return None
-
-
 def parse(raw: bytes, moderator: str = "") -> Inbound:
     """What pbem reads in `raw`.  Never raises: whatever cannot be decoded becomes `problem`."""
     body_hash = hashlib.sha256(raw).hexdigest()
@@ -198,7 +182,7 @@ def parse(raw: bytes, moderator: str = "") -> Inbound:
         subject=subject,
         game=tag.group(1).lower() if tag else None,
         text=text if problem is None else "",
-        auto=_guarded(lambda: _auto_reason(msg, sender, moderator), "a header cannot be read"),
+        auto=_guarded(lambda: auto_reason(msg, sender, moderator), "a header cannot be read"),
         problem=problem,
         references=refs,
         date=_header(msg, "Date")[:100],
