@@ -51,7 +51,8 @@ def main() -> None:
         read_with_problem=problems,
         poll_s=round(got["poll_s"], 1),
         made_s=round(got["made_s"], 1),
-        db_mib=round(got.pop("db_bytes") / 2**20, 1),
+        db_growth_mib=round(got.pop("db_growth_bytes") / 2**20, 1),
+        mail_mib=round(got.pop("mail_bytes") / 2**20, 1),
         crashes=0,
         valid_orders_applied=2,
     )

@@ -30,6 +30,7 @@ from .config import Config
 from .engine.base import Outcome
 from .engine.rng import commitment
 from .mail.message import Inbound, parse
+from .mail.storage import scrub
 from .mail.transport import Inbox, Sender, TransportError
 from .orders.extract import extract
 from .record import store
@@ -230,6 +231,7 @@ def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> H
     msg = parse(raw, cfg.moderator_address)
     if not dry_run:
         with session(cfg.database_url) as s:
+            msg, raw, _ = scrub(msg, raw, None, cfg.max_stored_stranger)
             if (
                 s.exec(
                     select(InboundMessage.id).where(
@@ -341,11 +343,19 @@ def _record(
     return res.inserted_primary_key[0]
 
 
+def _storage_limit(s: Session, cfg: Config, msg: Inbound) -> int:
+    """A registered player's mail may be kept larger than a stranger's."""
+    player = msg.sender and s.exec(select(Seat.id).where(Seat.address == msg.sender)).first() is not None
+    return cfg.max_stored_player if player else cfg.max_stored_stranger
+
+
 def _reply_allowed(s: Session, cfg: Config, address: str, when: datetime) -> bool:
     return outbox.replies_in_last_hour(s, address, when) < cfg.replies_per_hour
 
 
 def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -> Handled:
+    ex = extract(msg.text, msg.subject) if not msg.problem else None
+    msg, raw, ex = scrub(msg, raw, ex, _storage_limit(s, cfg, msg))  # no code is stored or echoed from here on
     if msg.auto:
         _record(s, msg, raw, when, "ignored", f"not answered: {msg.auto}")
         return Handled("ignored")
@@ -353,9 +363,6 @@ def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -
     if game is None:
         return _no_game(s, cfg, msg, raw, when)
     loaded = store.load(s, game)
-    ex = extract(msg.text, msg.subject) if not msg.problem else None
-    if ex is not None and ex.code:
-        raw = raw.replace(ex.code.encode(), b"[code]")  # the audit copy never keeps a code
     seat = loaded.seat_for_address(msg.sender)
     if seat is None:
         return _stranger(s, cfg, msg, raw, when, loaded, ex)
