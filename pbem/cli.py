@@ -402,6 +402,7 @@ def _export_all(directory: Path, public: bool) -> None:
     from sqlmodel import select
 
     from .export import FORMATS, build, render
+    from .names import export_stem, inside
     from .record.db import session
     from .record.models import Game
 
@@ -425,7 +426,8 @@ def _export_all(directory: Path, public: bool) -> None:
                 bar.update(task, description=game.name)
                 doc = build(s, game, public=public)
                 for fmt, suffix in FORMATS.items():
-                    (directory / f"{game.name}.{suffix}").write_text(render(doc, fmt), encoding="utf-8")
+                    path = inside(directory, export_stem(game.name, game.id), suffix)  # never outside DIR
+                    path.write_text(render(doc, fmt), encoding="utf-8")
                     written += 1
                 bar.advance(task)
     typer.echo(f"wrote {written} files for {len(games)} games in {directory}")

@@ -32,6 +32,7 @@ from .engine.rng import commitment
 from .mail.message import Inbound, parse
 from .mail.storage import scrub
 from .mail.transport import Inbox, Sender, TransportError
+from .names import game_name_problem
 from .orders.extract import extract
 from .record import store
 from .record.db import DatabaseError, reading, session
@@ -97,6 +98,8 @@ def create_game(
 
     eng = registry.get(kind)
     name = name.lower()
+    if (why := game_name_problem(name)) is not None:
+        raise GameError(why)
     if not (eng.min_players <= len(players) <= eng.max_players):
         raise GameError(f"{eng.title} takes {eng.min_players} to {eng.max_players} players, not {len(players)}")
     names = [p for p, _ in players]
