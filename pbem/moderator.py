@@ -264,7 +264,7 @@ class Handled:
 
 def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Handled:
     """Process one raw message in one transaction."""
-    msg = parse(raw, cfg.moderator_address)
+    msg = parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
     _warm_code(cfg, msg)
     try:
         with session(cfg.database_url) as s:

@@ -19,6 +19,7 @@ from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
+from .authentication import verdict
 from .identity import identify
 from .loops import auto_reason
 
@@ -145,8 +146,12 @@ def _disposition(part: Message) -> str:
         return ""
 
 
-def parse(raw: bytes, moderator: str = "") -> Inbound:
-    """What pbem reads in `raw`.  Never raises: whatever cannot be decoded becomes `problem`."""
+def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "") -> Inbound:
+    """What pbem reads in `raw`.  Never raises: whatever cannot be decoded becomes `problem`.
+
+    `trust_authentication_results` names the authserv-id whose Authentication-Results are believed
+    (`[mail]` key of that name; "" = off): a sender they fail is refused (`authentication.verdict`).
+    """
     body_hash = hashlib.sha256(raw).hexdigest()
     problem = None
     if len(raw) > MAX_RAW_BYTES:
@@ -173,6 +178,8 @@ def parse(raw: bytes, moderator: str = "") -> Inbound:
     if problem is None:
         text, problem = _body(msg)
     problem = who.problem or problem  # an ambiguous sender is refused whatever the body says
+    if trust_authentication_results and problem is None:
+        problem = _guarded(lambda: verdict(msg, trust_authentication_results, sender), "could not be read: a header")
     refs = tuple(re.findall(r"<[^<>\s]+>", _header(msg, "References") + " " + _header(msg, "In-Reply-To")))
     return Inbound(
         message_id=mid,
