@@ -211,22 +211,29 @@ def make_home(path, replies_per_hour: int = 1_000_000):
     text = cfg_path.read_text().replace("replies_per_hour = 30", f"replies_per_hour = {replies_per_hour}")
     cfg_path.write_text(text)
     cfg = config_mod.load(cfg_path)
-    _share_message_id_secret(cfg)
+    share_message_id_secret(cfg)
     return cfg
 
 
 TEST_MESSAGE_ID_SECRET = "7e57" * 16
 
 
-def _share_message_id_secret(cfg) -> None:
+def share_message_id_secret(cfg) -> None:
     """Every home made here keys Message-IDs with one secret, so that two homes fed the same mail (a reference
     run and a crashed run) queue the same IDs and their records compare row for row."""
+    from datetime import UTC, datetime
+
     from sqlalchemy import text
 
     from pbem.record.db import session
 
     with session(cfg.database_url) as s:
-        s.connection().execute(text("UPDATE home_secrets SET value = :v"), {"v": TEST_MESSAGE_ID_SECRET})
+        conn = s.connection()
+        conn.execute(text("DELETE FROM home_secrets WHERE name = 'message-id'"))
+        conn.execute(
+            text("INSERT INTO home_secrets (name, value, created_at) VALUES ('message-id', :v, :t)"),
+            {"v": TEST_MESSAGE_ID_SECRET, "t": datetime.now(UTC).replace(tzinfo=None)},
+        )
         s.commit()
 
 
