@@ -111,7 +111,7 @@ def codes_in_message(raw: bytes) -> set[str]:
 
 
 def _redact_headers(part: Message, pat: re.Pattern[str]) -> None:
-    items = part._headers  # noqa: SLF001 - the ordered (name, value) list; rewriting it keeps order and duplicates
+    items = part._headers  # type: ignore[attr-defined]  # ordered (name, value) pairs: rewriting keeps order and duplicates
     for i, (name, value) in enumerate(items):
         text = _header_text(value)
         if pat.search(text) or pat.search(str(value)):
