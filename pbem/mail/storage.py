@@ -17,7 +17,7 @@ from email import policy
 from email.parser import BytesParser
 
 from ..orders.extract import Extracted, Press
-from .message import Inbound
+from .message import Inbound, too_nested
 from .redact import code_pattern, codes_in_message, codes_in_text, redact_message, redact_text
 
 KIB = 1024
@@ -39,24 +39,32 @@ def size_text(n: int) -> str:
 
 
 def bounded(raw: bytes, limit: int) -> Kept:
-    """`raw` as it may be stored under `limit` bytes, and the refusal if it had to be cut."""
-    if len(raw) <= limit:
+    """`raw` as it may be stored under `limit` bytes, and the refusal if it had to be cut.
+
+    A message nested deeper than any client writes (refused by `parse` already) is kept the same way, without
+    its text: reading its body again would cost what the nesting limit exists to avoid.
+    """
+    nested = too_nested(raw)
+    if len(raw) <= limit and not nested:
         return Kept(raw, None)
     digest = hashlib.sha256(raw).hexdigest()
-    head, text = _head_and_text(raw[: min(limit, MAX_KEPT_HEADERS + 64 * KIB)])
+    head, text = _head_and_text(raw[: min(limit, MAX_KEPT_HEADERS + 64 * KIB)], with_text=not nested)
+    what = f"the first {KEPT_TEXT_CHARS} characters of its text" if not nested else "not its nested body"
     note = (
-        f"\n\n[pbem: this message was {len(raw)} bytes; only its headers and the first "
-        f"{KEPT_TEXT_CHARS} characters of its text are kept. SHA-256 of the whole message: {digest}]\n"
+        f"\n\n[pbem: this message was {len(raw)} bytes; only its headers and {what} are kept. "
+        f"SHA-256 of the whole message: {digest}]\n"
     )
     kept = head + "\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n" + text + note
-    problem = (
-        f"the message is {size_text(len(raw))} ({len(raw)} bytes); pbem accepts at most {size_text(limit)} "
-        "from this sender. Send plain text orders without attachments"
-    )
+    problem = None
+    if len(raw) > limit:
+        problem = (
+            f"the message is {size_text(len(raw))} ({len(raw)} bytes); pbem accepts at most {size_text(limit)} "
+            "from this sender. Send plain text orders without attachments"
+        )
     return Kept(kept.encode("utf-8", "replace")[: limit + len(note) + MAX_KEPT_HEADERS], problem)
 
 
-def _head_and_text(start: bytes) -> tuple[str, str]:
+def _head_and_text(start: bytes, with_text: bool = True) -> tuple[str, str]:
     """The header block (without the MIME structure headers) and the first text of a message's start."""
     sep = re.search(rb"\r?\n\r?\n", start)
     head = start[: sep.start()] if sep else start
@@ -72,7 +80,7 @@ def _head_and_text(start: bytes) -> tuple[str, str]:
         if not skip:
             kept.append(line)
     header = "\n".join(kept)[:MAX_KEPT_HEADERS]
-    return header, _first_text(start)[:KEPT_TEXT_CHARS]
+    return header, (_first_text(start)[:KEPT_TEXT_CHARS] if with_text else "")
 
 
 def _first_text(start: bytes) -> str:
