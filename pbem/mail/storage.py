@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from email import policy
 from email.parser import BytesParser
+from typing import Any
 
 from ..orders.extract import Extracted, Press
 from .message import Inbound, too_nested
@@ -122,11 +123,19 @@ def _scrub(msg: Inbound, raw: bytes, ex: Extracted | None, limit: int) -> tuple[
     )
     if kept.problem:
         return dataclasses.replace(msg, problem=kept.problem, text=""), stored, None
-    if ex is not None and code_pattern(codes) is not None:
-        ex = dataclasses.replace(
-            ex,
-            orders=[redact_text(x, codes) for x in ex.orders],
-            problems=[redact_text(x, codes) for x in ex.problems],
-            press=[Press(p.to, [redact_text(x, codes) for x in p.body]) for p in ex.press],
-        )
-    return msg, stored, ex
+    return msg, stored, (redact_extracted(ex, codes) if ex is not None else None)
+
+
+def redact_extracted(ex: Extracted, codes: set[str]) -> Extracted:
+    """`ex` with every code out of every line it may echo (orders, problems, chatter, ..., press bodies);
+    `ex.code` is kept for the check.  Generic over the fields, so a new list of lines is covered too."""
+    if code_pattern(codes) is None:
+        return ex
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(ex):
+        value = getattr(ex, f.name)
+        if isinstance(value, list) and all(isinstance(x, str) for x in value):
+            changes[f.name] = [redact_text(x, codes) for x in value]
+        elif isinstance(value, list) and all(isinstance(x, Press) for x in value):
+            changes[f.name] = [dataclasses.replace(p, body=[redact_text(x, codes) for x in p.body]) for p in value]
+    return dataclasses.replace(ex, **changes)
