@@ -539,6 +539,7 @@ def _export_all(directory: Path, moderator: bool) -> None:
 
     from .export import build
     from .history.formats import FORMATS, render
+    from .names import export_stem, inside
     from .record.db import session
     from .record.models import Game
 
@@ -561,9 +562,10 @@ def _export_all(directory: Path, moderator: bool) -> None:
             for game in games:
                 bar.update(task, description=game.name)
                 doc = build(s, game, public=not moderator)
-                stem = f"{game.name}-moderator" if moderator else game.name
+                stem = export_stem(game.name, game.id) + ("-moderator" if moderator else "")
                 for fmt, spec in FORMATS.items():
-                    (directory / f"{stem}.{spec.suffix}").write_text(render(doc, fmt), encoding="utf-8")
+                    path = inside(directory, stem, spec.suffix)  # never outside DIR
+                    path.write_text(render(doc, fmt), encoding="utf-8")
                     written += 1
                 bar.advance(task)
     typer.echo(f"wrote {count(written, 'file')} for {count(len(games), 'game')} in {directory}")

@@ -94,6 +94,9 @@ class Config:
     reminders: list[timedelta] = field(default_factory=lambda: [timedelta(hours=24), timedelta(hours=2)])
     resolve: str = "asap"
     replies_per_hour: int = 30
+    max_stored_stranger: int = 256 * 1024  # bytes of one stranger's mail kept in the record (issue 12)
+    max_stored_player: int = 4 * 1024 * 1024  # bytes of one player's mail kept in the record
+    trust_authentication_results: str = ""  # authserv-id whose Authentication-Results pbem believes ("": none)
     log_file: Path | None = None
     log_level: str = "INFO"
     imap: ImapConfig = field(default_factory=ImapConfig)
@@ -155,6 +158,26 @@ def _check_command(v: Any) -> list[str]:
     )
 
 
+_SIZE = re.compile(r"^\s*(\d+)\s*(B|KB|KiB|MB|MiB)?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"b": 1, "kb": 1000, "kib": 1024, "mb": 1000**2, "mib": 1024**2}
+
+
+def _check_size(v: Any) -> int:
+    """A size in bytes: a whole number, or a string such as "256 KiB" or "4 MiB"."""
+    m = _SIZE.match(v) if isinstance(v, str) else None
+    if isinstance(v, int) and not isinstance(v, bool) and v >= 1024:
+        return v
+    if m and int(m.group(1)) * _SIZE_UNITS[(m.group(2) or "b").lower()] >= 1024:
+        return int(m.group(1)) * _SIZE_UNITS[(m.group(2) or "b").lower()]
+    raise ValueError('must be a size of at least 1 KiB: a number of bytes or a string such as "256 KiB" or "4 MiB"')
+
+
+def _check_authserv_id(v: Any) -> str:
+    if isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9.-]{1,253}", v):
+        return v
+    raise ValueError('must be the authserv-id of your receiving mail server, such as "mx.example.org"')
+
+
 def _check_duration(v: Any) -> timedelta:
     return parse_duration(v)
 
@@ -182,7 +205,12 @@ _MAIL_KEYS = {
 SCHEMA: dict[str, dict[str, Any]] = {
     "moderator": {"address": _check_address, "name": _check_str},
     "database": {"url": _check_str},
-    "mail": {"transport": _choice("maildir", "imap")},
+    "mail": {
+        "transport": _choice("maildir", "imap"),
+        "max_stored_stranger": _check_size,
+        "max_stored_player": _check_size,
+        "trust_authentication_results": _check_authserv_id,
+    },
     "maildir": {"path": _check_str},
     "games": {
         "default_deadline": _check_duration,
@@ -241,7 +269,11 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.moderator_address = mod.get("address", cfg.moderator_address)
     cfg.moderator_name = mod.get("name", cfg.moderator_name)
     cfg.database_url = _resolve_db_url(v.get("database", {}).get("url", cfg.database_url), home)
-    cfg.transport = v.get("mail", {}).get("transport", cfg.transport)
+    mail = v.get("mail", {})
+    cfg.transport = mail.get("transport", cfg.transport)
+    cfg.max_stored_stranger = mail.get("max_stored_stranger", cfg.max_stored_stranger)
+    cfg.max_stored_player = mail.get("max_stored_player", cfg.max_stored_player)
+    cfg.trust_authentication_results = mail.get("trust_authentication_results", cfg.trust_authentication_results)
     cfg.maildir_path = (home / v.get("maildir", {}).get("path", "mail")).resolve()
     cfg.default_deadline = games.get("default_deadline", cfg.default_deadline)
     cfg.reminders = games.get("reminders", cfg.reminders)

@@ -23,6 +23,7 @@ from .engine.words import count
 from .mail.compose import stable_message_id
 from .record import store
 from .record.db import session
+from .record.home_secrets import message_id_key
 from .record.models import Deadline, Game, InboundMessage, OrderInput, OutboxMessage
 
 log = logging.getLogger("pbem.deadlines")
@@ -68,7 +69,7 @@ def _remind(s: Session, cfg: Config, loaded: store.Loaded, dl: Deadline, when: d
             if player in held:
                 continue
             key = ("reminder", loaded.game.name, dl.id, int(offset.total_seconds()), player)
-            mid = stable_message_id(cfg.domain, "reminder", *key)
+            mid = stable_message_id(cfg.domain, "reminder", *key, secret=message_id_key(s))
             if s.exec(select(OutboxMessage.id).where(OutboxMessage.message_id == mid)).first():
                 continue
             seat = loaded.seat_for_player(player)

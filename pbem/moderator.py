@@ -32,7 +32,9 @@ from .engine.names import norm, player_name
 from .engine.rng import commitment
 from .engine.words import count
 from .mail.message import Inbound, parse
+from .mail.storage import scrub
 from .mail.transport import Inbox, Sender, TransportError
+from .names import game_name_problem
 from .orders.extract import extract
 from .record import store
 from .record.db import DatabaseError, reading, session
@@ -99,6 +101,8 @@ def create_game(
 
     eng = registry.get(kind)
     name = name.lower()
+    if (why := game_name_problem(name)) is not None:
+        raise GameError(why)
     if not (eng.min_players <= len(players) <= eng.max_players):
         raise GameError(f"{eng.title} takes {eng.min_players} to {eng.max_players} players, not {len(players)}")
     try:
@@ -238,6 +242,7 @@ def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> H
     msg = parse(raw, cfg.moderator_address)
     if not dry_run:
         with session(cfg.database_url) as s:
+            msg, raw, _ = scrub(msg, raw, None, cfg.max_stored_stranger)
             if (
                 s.exec(
                     select(InboundMessage.id).where(
@@ -267,7 +272,7 @@ class Handled:
 
 def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Handled:
     """Process one raw message in one transaction."""
-    msg = parse(raw, cfg.moderator_address)
+    msg = parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
     _warm_code(cfg, msg)
     try:
         with session(cfg.database_url) as s:
@@ -349,21 +354,27 @@ def _record(
     return res.inserted_primary_key[0]
 
 
+def _storage_limit(s: Session, cfg: Config, msg: Inbound) -> int:
+    """A registered player's mail may be kept larger than a stranger's."""
+    player = msg.sender and s.exec(select(Seat.id).where(Seat.address == msg.sender)).first() is not None
+    return cfg.max_stored_player if player else cfg.max_stored_stranger
+
+
 def _reply_allowed(s: Session, cfg: Config, address: str, when: datetime) -> bool:
     return outbox.replies_in_last_hour(s, address, when) < cfg.replies_per_hour
 
 
 def _decide(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -> Handled:
+    game = store.game_by_name(s, msg.game) if msg.game else None
+    words = registry.get(game.kind).order_words if game is not None else None
+    ex = extract(msg.text, msg.subject, words) if not msg.problem else None
+    msg, raw, ex = scrub(msg, raw, ex, _storage_limit(s, cfg, msg))  # no code is stored or echoed from here on
     if msg.auto:
         _record(s, msg, raw, when, "ignored", f"not answered: {msg.auto}")
         return Handled("ignored")
-    game = store.game_by_name(s, msg.game) if msg.game else None
     if game is None:
         return _no_game(s, cfg, msg, raw, when)
     loaded = store.load(s, game)
-    ex = extract(msg.text, msg.subject, loaded.engine.order_words) if not msg.problem else None
-    if ex is not None and ex.code:
-        raw = raw.replace(ex.code.encode(), b"[code]")  # the audit copy never keeps a code
     seat = loaded.seat_for_address(msg.sender)
     if seat is None:
         return _stranger(s, cfg, msg, raw, when, loaded, ex)

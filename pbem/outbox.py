@@ -28,6 +28,7 @@ from .mail.compose import compose, stable_message_id
 from .mail.transport import PermanentSendError, Sender, TransientSendError, TransportError
 from .record import store
 from .record.db import reading, transaction
+from .record.home_secrets import message_id_key
 from .record.models import GameEvent, OutboxMessage
 from .reports import render_pair
 
@@ -59,7 +60,7 @@ def _queue(
     A plain INSERT in the session's transaction: no ORM object is needed, and
     building one cost more than composing the mail.
     """
-    mid = stable_message_id(cfg.domain, *key)
+    mid = stable_message_id(cfg.domain, *key, secret=message_id_key(s))
 
     def build(t: str, h: str | None) -> bytes:
         return compose(

@@ -51,15 +51,22 @@ class MaildirInbox:
         target = self.root / ("processed" if accepted else "rejected")
         for sub in ("new", "cur"):
             folder = self.root / "inbox" / sub
-            for path in [folder / key, *folder.glob(f"{glob.escape(key)}:*")]:
-                try:
-                    os.rename(path, target / sub / path.name)  # atomic: never in both folders, never lost
+            if _move(folder / key, target / sub / key):  # the usual case: no flags, no directory scan
+                return
+            for path in folder.glob(f"{glob.escape(key)}:*"):
+                if _move(path, target / sub / path.name):
                     return
-                except FileNotFoundError:  # not here, or taken by a concurrent run
-                    continue
 
     def close(self) -> None:
         pass
+
+
+def _move(path: Path, to: Path) -> bool:
+    try:
+        os.rename(path, to)  # atomic: never in both folders, never lost
+        return True
+    except FileNotFoundError:  # not here, or taken by a concurrent run
+        return False
 
 
 class MaildirSender:

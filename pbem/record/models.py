@@ -172,3 +172,14 @@ class OutboxMessage(SQLModel, table=True):
     next_attempt_at: datetime
     created_at: datetime
     sent_at: datetime | None = None
+
+
+class HomeSecret(SQLModel, table=True):
+    """A secret of this moderator home, made once (migration 0005) and never shown: the key of outgoing
+    Message-IDs (`pbem.record.home_secrets`)."""
+
+    __tablename__ = "home_secrets"
+
+    name: str = Field(primary_key=True, max_length=32)
+    value: str = Field(max_length=128)
+    created_at: datetime
