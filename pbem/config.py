@@ -16,6 +16,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from .mail.transport import TRANSPORTS
+
 DEFAULT_NAME = "pbem.toml"
 
 
@@ -159,7 +161,7 @@ _MAIL_KEYS = {
 SCHEMA: dict[str, dict[str, Any]] = {
     "moderator": {"address": _check_address, "name": _check_str},
     "database": {"url": _check_str},
-    "mail": {"transport": _choice("maildir", "imap")},
+    "mail": {"transport": _choice(*TRANSPORTS)},
     "maildir": {"path": _check_str},
     "games": {
         "default_deadline": _check_duration,

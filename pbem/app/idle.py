@@ -22,7 +22,7 @@ def _nothing_to_do(cfg, when: datetime) -> bool:
         return False  # IMAP: the poll opens the inbox anyway (TODO: a STATUS check before the models)
     from sqlalchemy import DateTime, bindparam, text
 
-    from .record.db import engine_for
+    from ..record.db import engine_for
 
     lead = max(cfg.reminders, default=timedelta(0))
     naive = when.astimezone(UTC).replace(tzinfo=None)  # the columns hold naive UTC

@@ -1,0 +1,63 @@
+"""Press: a player's message to one, several or all players, relayed by the moderator (pure).
+
+The relay is signed with the sender's player name, never carries their code,
+and is recorded as an event only its sender and recipients may see (public
+when it goes to everyone).  Bluffing is part of these games: the relay says so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..engine.base import Event, RuleError
+from ..engine.names import match_one
+from ..orders.extract import Press
+from ..record.store import Loaded
+from . import views
+from .decision import Effect, Events
+
+if TYPE_CHECKING:
+    from .intake import Outgoing
+
+
+def relay(
+    loaded: Loaded, player: str, press: Press, code: str | None, out: Outgoing
+) -> tuple[list[str], str, list[Effect]]:
+    """(recipients, why not sent, effects): the relayed mails and the press event, or the reason it was not sent."""
+    others = [p for p in views.players(loaded) if p != player]
+    if any(t.upper() == "ALL" for t in press.to):
+        to = others
+    else:
+        try:
+            to = list(dict.fromkeys(match_one(t, others, "player") for t in press.to))
+        except RuleError as exc:
+            return [], exc.reason, []
+    body = [ln.replace(code, "[code]") if code else ln for ln in press.body]
+    text = "\n".join(body).strip() or "(empty)"
+    effects: list[Effect] = []
+    for p in to:
+        seat = loaded.seat_for_player(p)
+        if seat is None:
+            continue
+        mail = out.mail(
+            seat.address,
+            "press",
+            "press",
+            player=p,
+            reply=False,
+            game_name=loaded.game.name,
+            sender=player,
+            recipients=to,
+            to_all=len(to) == len(others),
+            text=text,
+        )
+        effects.append(mail)
+    vis: str | tuple[str, ...] = "public" if len(to) == len(others) else tuple(sorted({player, *to}))
+    ev = Event(
+        "press",
+        f"Press from {player} to {', '.join(to)}: {' / '.join(body)}"[:2000],
+        vis,
+        {"from": player, "to": to, "lines": body},
+    )
+    effects.append(Events((ev,)))
+    return to, "", effects
