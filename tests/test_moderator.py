@@ -428,3 +428,45 @@ def test_resolve_at_deadline_holds_orders_until_then(home, clock) -> None:
     with session(home.database_url) as s:
         kinds = [o.kind for o in s.exec(select(OrderInput).order_by(OrderInput.seq)).all()]
     assert kinds[:2] == ["orders", "orders"]
+
+
+def test_press_to_one_player_and_to_all_in_one_message_both_reach_them(home, clock) -> None:
+    """Issue 12: two press blocks to Bob from one message used to share a Message-ID and collide."""
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    n = len(sent_mail(home))
+    body = signed("Alice", "PRESS TO Bob\nfirst\nEND PRESS\nPRESS TO ALL\nsecond\nEND PRESS")
+    deliver(home, order_mail("Alice <alice@players.test>", name, body))
+    s = run_poll(home, clock)
+    assert (s.accepted, s.rejected, s.failures) == (1, 0, 0)
+    press = [m for m in sent_mail(home)[n:] if "Press from Alice" in m["Subject"]]
+    to_bob = [body_of(m) for m in press if m["To"].addresses[0].addr_spec == "bob@players.test"]
+    assert len(to_bob) == 2 and "first" in to_bob[0] and "second" in to_bob[1]
+    assert len({m["Message-ID"] for m in press}) == len(press) == 3
+
+
+def test_a_message_whose_handling_fails_is_kept_rejected_and_the_poll_goes_on(home, clock, monkeypatch) -> None:
+    from pbem.app import intake
+
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    real = intake.decide
+
+    def decide(msg, facts, cap):
+        if "boom" in msg.subject:
+            raise RuntimeError("a bug in deciding")
+        return real(msg, facts, cap)
+
+    monkeypatch.setattr(intake, "decide", decide)
+    deliver(
+        home, order_mail("Alice <alice@players.test>", name, signed("Alice", "HELP"), subject=f"[pbem {name}] boom")
+    )
+    deliver(home, order_mail("Bob <bob@players.test>", name, "HELP"))
+    s = run_poll(home, clock)
+    assert (s.read, s.accepted, s.rejected, s.failures) == (2, 1, 1, 1)
+    assert "1 could not be read" in s.line()
+    assert filed(home, "rejected") == 1 and filed(home, "processed") == 1
+    with session(home.database_url) as s2:
+        row = s2.exec(select(InboundMessage).where(InboundMessage.sender == "alice@players.test")).one()
+        assert (row.outcome, row.reason) == ("rejected", "could not be read")
+    assert run_poll(home, clock).read == 0, "the message is out of the inbox: it does not loop"
