@@ -106,7 +106,15 @@ def decide_replace(
         raise GameError(f"{old} is not a player of {loaded.game.name}")
     if any(st.address == address for st in loaded.seats if st is not seat):
         raise GameError(f"{newcomer[1]} already plays in {loaded.game.name}")
-    new = Seat(position=seat.position, player=seat.player, address=address, display_name=display, code_hash=code_hash)
+    new = Seat(
+        game_id=seat.game_id,
+        position=seat.position,
+        player=seat.player,
+        address=address,
+        display_name=display,
+        code_hash=code_hash,
+        created_at=seat.created_at,
+    )
     seats = [new if st is seat else st for st in loaded.seats]
     text = f"{display} replaces the player in seat {seat.player}."
     detail = f"{seat.player}: {seat.address} -> {address}"

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, col, select
 
 from ..config import Config
-from ..engine.base import apply_defaults
+from ..engine.base import Event, apply_defaults
 from ..mail.compose import stable_message_id
 from ..mail.message import parse
 from ..mail.outgoing import Mail
@@ -48,7 +48,7 @@ def decide_deadline(loaded: store.Loaded, step: str, held: list[Held]) -> Decisi
     eng, state = views.engine(loaded), loaded.state
     before = views.asked_steps(eng, state)
     d = Decision(game=loaded.game.name)
-    events = []
+    events: list[Event] = []
     for h in held:
         d.effects.append(Control("held-done", f"applied-at-deadline:{h.inbound_id}"))
         out = eng.apply(state, h.player, list(h.orders))

@@ -174,7 +174,7 @@ def show_game(cfg: Config, name: str, as_player: str | None = None, last: int = 
         loaded = store.load(s, game)
         eng = views.engine(loaded)
         players = views.players(loaded)
-        title: str = eng.title  # type: ignore[attr-defined]
+        title: str = eng.title
         waiting = views.waiting(eng, loaded.state)
         if as_player is None:
             return Shown(title, game.name, players, None, eng.view(loaded.state, None), waiting)

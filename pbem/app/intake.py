@@ -22,6 +22,7 @@ from ..orders.extract import Extracted, extract
 from ..record.models import Seat
 from ..record.store import Loaded
 from . import views
+from .answers import Outgoing
 from .decision import Decision, Input, Report
 from .press import relay
 
@@ -34,42 +35,6 @@ class Facts:
     control: str = "running"  # running, paused, abandoned
     replies: dict[str, int] = field(default_factory=dict)  # answers queued per address in the last hour
     sender_games: list[str] = field(default_factory=list)  # no game named: the games the sender plays
-
-
-class Outgoing:
-    """Keys (message, recipient, purpose, index) and the hourly reply cap for one message's mail."""
-
-    def __init__(self, msg: Inbound, facts: Facts, cap: int, game_id: int | None) -> None:
-        self.msg, self.cap, self.game_id = msg, cap, game_id
-        self.counts = dict(facts.replies)
-        self.used: dict[tuple[str, str], int] = {}
-
-    def key(self, to: str, purpose: str) -> tuple[object, ...]:
-        n = self.used.get((to, purpose), 0)
-        self.used[(to, purpose)] = n + 1
-        return (self.msg.ident, to, purpose, n)
-
-    def allowed(self, to: str) -> bool:
-        return self.counts.get(to, 0) < self.cap
-
-    def mail(
-        self, to: str, kind: str, purpose: str, player: str = "", to_name: str = "", reply: bool = True, **ctx: object
-    ) -> Mail:
-        """A mail derived from this message; `reply` threads it into the message (an answer to its sender)."""
-        if purpose in ("ack", "notice"):
-            self.counts[to] = self.counts.get(to, 0) + 1
-        return Mail(
-            to=to,
-            kind=kind,
-            context=dict(ctx),
-            purpose=purpose,
-            key=self.key(to, purpose),
-            to_name=to_name,
-            player=player,
-            in_reply_to=self.msg.message_id if reply else None,
-            references=self.msg.references if purpose == "ack" else (),
-            game_id=self.game_id,
-        )
 
 
 def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
@@ -87,9 +52,10 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
         d.redact = redact
         return d
     d = Decision(game=loaded.game.name, player=seat.player, redact=redact)
-    out = Outgoing(msg, facts, cap, loaded.game.id)
+    out = Outgoing(msg, facts.replies, cap, loaded.game.id)
     if msg.problem or ex is None:
-        return _refuse(d, out, seat, msg.problem, "unreadable", problem=msg.problem)
+        problem = msg.problem or "it holds no text"
+        return _refuse(d, out, seat, problem, "unreadable", problem=problem)
     acts = bool(ex.orders or ex.press)
     if acts and not check_code(ex.code, seat.code_hash):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
@@ -118,16 +84,15 @@ def _ack(out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, **ctx: object)
         waiting=[],
         report_follows=False,
     )
-    return out.mail(seat.address, "ack", "ack", player=seat.player, to_name=seat.display_name, **{**base, **ctx})
+    return out.mail(seat.address, "ack", "ack", {**base, **ctx}, player=seat.player, to_name=seat.display_name)
 
 
 def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ctx: object) -> Decision:
     d.outcome, d.reason = "rejected", reason
     if out.allowed(seat.address):
         game = d.game
-        mail = out.mail(
-            seat.address, kind, "ack", seat.player, seat.display_name, game_name=game, subject_in=out.msg.subject, **ctx
-        )
+        context = {"game_name": game, "subject_in": out.msg.subject, **ctx}
+        mail = out.mail(seat.address, kind, "ack", context, player=seat.player, to_name=seat.display_name)
         d.effects.append(mail)
     return d
 
@@ -141,11 +106,13 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
                 seat.address,
                 "help",
                 "notice",
+                {
+                    "game_name": loaded.game.name,
+                    "handbook": eng.handbook().rstrip(),
+                    "asked": asked,
+                    "waiting": views.waiting(eng, state),
+                },
                 player=player,
-                game_name=loaded.game.name,
-                handbook=eng.handbook().rstrip(),
-                asked=asked,
-                waiting=views.waiting(eng, state),
             )
         )
     if ex.status:
@@ -217,18 +184,11 @@ def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracte
     if victim is None:
         return Decision("ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game=game.name)
     d = Decision("rejected", f"code of {victim.player} used from {msg.sender}", game=game.name, player=victim.player)
-    out = Outgoing(msg, facts, cap, game.id)
+    out = Outgoing(msg, facts.replies, cap, game.id)
     if out.allowed(victim.address):
         # a warning to the owner of the code, not an answer to the stranger's message
-        mail = out.mail(
-            victim.address,
-            "stranger_code",
-            "notice",
-            victim.player,
-            reply=False,
-            game_name=game.name,
-            sender=msg.sender,
-        )
+        context = {"game_name": game.name, "sender": msg.sender}
+        mail = out.mail(victim.address, "stranger_code", "notice", context, player=victim.player, reply=False)
         d.effects.append(mail)
     return d
 
@@ -238,8 +198,9 @@ def _no_game(msg: Inbound, facts: Facts, cap: int) -> Decision:
     if not facts.sender_games:
         return Decision("ignored", "sender is not a registered player and no game was named")
     d = Decision("rejected", "no known game named in the subject")
-    out = Outgoing(msg, facts, cap, None)
+    out = Outgoing(msg, facts.replies, cap, None)
     if out.allowed(msg.sender):
         games = sorted(set(facts.sender_games))
-        d.effects.append(out.mail(msg.sender, "no_game", "notice", tag=msg.game, games=games, subject_in=msg.subject))
+        context = {"tag": msg.game, "games": games, "subject_in": msg.subject}
+        d.effects.append(out.mail(msg.sender, "no_game", "notice", context))
     return d

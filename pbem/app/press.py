@@ -7,17 +7,13 @@ when it goes to everyone).  Bluffing is part of these games: the relay says so.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..engine.base import Event, RuleError
 from ..engine.names import match_one
 from ..orders.extract import Press
 from ..record.store import Loaded
 from . import views
+from .answers import Outgoing
 from .decision import Effect, Events
-
-if TYPE_CHECKING:
-    from .intake import Outgoing
 
 
 def relay(
@@ -39,18 +35,14 @@ def relay(
         seat = loaded.seat_for_player(p)
         if seat is None:
             continue
-        mail = out.mail(
-            seat.address,
-            "press",
-            "press",
-            player=p,
-            reply=False,
-            game_name=loaded.game.name,
-            sender=player,
-            recipients=to,
-            to_all=len(to) == len(others),
-            text=text,
-        )
+        context = {
+            "game_name": loaded.game.name,
+            "sender": player,
+            "recipients": to,
+            "to_all": len(to) == len(others),
+            "text": text,
+        }
+        mail = out.mail(seat.address, "press", "press", context, player=p, reply=False)
         effects.append(mail)
     vis: str | tuple[str, ...] = "public" if len(to) == len(others) else tuple(sorted({player, *to}))
     ev = Event(

@@ -75,7 +75,7 @@ def report_context(
     ]
     due = store.aware(dl.due_at) if (dl and reqs and result is None) else None
     return {
-        "title": eng.title,  # type: ignore[attr-defined]
+        "title": eng.title,
         "game_name": game.name,
         "player": player,
         "view": view,

@@ -478,7 +478,7 @@ def mail_users(plans, password: str) -> dict[str, str]:
 
 
 class ImapMail:
-    """Real servers (`pbem.mail.testservers.debian_mail_servers`): orders APPENDed in order to the
+    """Real servers (`tests.servers.testservers.debian_mail_servers`): orders APPENDed in order to the
     moderator's Dovecot INBOX, pbem configured for IMAP + SMTP, its mail sent to Postfix, which
     delivers it over LMTP to each player's Dovecot INBOX, where it is counted by Message-ID."""
 
@@ -498,7 +498,7 @@ class ImapMail:
         return re.sub(rb"\r?\n", b"\r\n", raw)
 
     def deliver(self, cfg, raws: list[bytes]) -> None:
-        from pbem.mail.testservers import _nodelay
+        from tests.servers.testservers import _nodelay
 
         with self.servers.imap(MODERATOR) as client:
             _nodelay(client)
