@@ -57,7 +57,7 @@ def apply(
     inbound: tuple[Inbound, bytes] | None = None,
 ) -> None:
     """Write `d` in the session's transaction.  `inbound`: the message it decides (recorded first)."""
-    game_id = loaded.game.id if loaded is not None and d.game else None
+    game_id = loaded.game.id if (loaded is not None and d.game) else None
     inbound_id = record_inbound(s, inbound[0], inbound[1], when, d, game_id) if inbound else None
     pending: list[Report] = []
     for effect in d.effects:
@@ -65,7 +65,11 @@ def apply(
             pending.append(effect)
             continue
         _reports(s, cfg, loaded, pending, when)
-        _one(s, cfg, effect, when, loaded, inbound_id)
+        if isinstance(effect, Mail):  # a mail about a game is filed with it
+            gid = effect.game_id if effect.game_id is not None else game_id
+            outbox.queue(s, outbox_row(cfg, effect, when, gid))
+        else:
+            _one(s, cfg, effect, when, loaded, inbound_id)
     _reports(s, cfg, loaded, pending, when)
 
 
@@ -80,9 +84,6 @@ def _reports(s: Session, cfg: Config, loaded: store.Loaded | None, pending: list
 def _one(
     s: Session, cfg: Config, effect: Effect, when: datetime, loaded: store.Loaded | None, inbound_id: int | None
 ) -> None:
-    if isinstance(effect, Mail):
-        outbox.queue(s, outbox_row(cfg, effect, when))
-        return
     assert loaded is not None and loaded.game.id is not None, "a game effect needs its game"
     gid = loaded.game.id
     if isinstance(effect, Events):

@@ -87,7 +87,7 @@ def send_pending(
         t1 = time.perf_counter()
         with transaction(cfg.database_url) as conn:  # sent: the player's code (if any) leaves with the mail
             conn.execute(
-                OutboxMessage.__table__.update()
+                OutboxMessage.__table__.update()  # type: ignore[attr-defined]
                 .where(c.id == oid)
                 .values(
                     status="sent",
