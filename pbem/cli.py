@@ -6,22 +6,62 @@ Heavy modules are imported inside the commands, so that an idle cron run
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
+from .engine import kinds_text
+from .engine.words import count
+from .history.formats import FORMATS as EXPORT_FORMATS
+from .history.formats import help_text as formats_help
+
+_state: dict = {"config": None}
+
+
+def _set_config(_ctx: object, _param: object, value: object) -> None:
+    if value is not None:
+        _state["config"] = Path(str(value))
+
+
+def _add_config_option(group: TyperGroup, template: typer.core.TyperOption) -> None:
+    for cmd in group.commands.values():
+        if not any(p.name == "config" for p in cmd.params):
+            opt = copy.copy(template)
+            opt.expose_value, opt.callback, opt.envvar = False, _set_config, None
+            cmd.params.insert(0, opt)
+        if isinstance(cmd, TyperGroup):
+            _add_config_option(cmd, template)
+
+
+class _ConfigEverywhere(TyperGroup):
+    """The root group: `--config PATH` is taken before the command and after it, by every command."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        _add_config_option(self, next(p for p in self.params if p.name == "config"))
+
+
+# rich_markup_mode=None: help texts are printed as written (rich markup would eat "[pbem NAME]").
 app = typer.Typer(
+    cls=_ConfigEverywhere,
     help="pbem: a play-by-email moderator for hidden-information card and board games.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
-game_app = typer.Typer(help="Create, list and inspect games.", no_args_is_help=True)
+game_app = typer.Typer(help="Create, list and inspect games.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(game_app, name="game")
 
-_state: dict = {"config": None}
+
+def _why(exc: Exception) -> str:
+    """An exception's own message, intact (str() of a KeyError adds quotes; stripping them garbled quoted input)."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
 
 
 def fail(message: str, code: int = 1) -> None:
@@ -29,20 +69,45 @@ def fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
-def _cfg():
+def _cfg(schema: bool = True):
+    """The configuration; with `schema`, also a database holding this pbem's tables (else exit 2 naming the fix)."""
     from .config import ConfigError, load
 
     try:
-        return load(_state["config"])
+        cfg = load(_state["config"])
     except ConfigError as exc:
         fail(str(exc), 2)
+    if schema:
+        from .record.db import DatabaseError
+        from .record.schema import SchemaError, check
+
+        try:
+            check(cfg.database_url, cfg.path)
+        except SchemaError as exc:
+            fail(str(exc), 2)
+        except DatabaseError as exc:
+            fail(str(exc), 3)
+    return cfg
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"pbem {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
 def main_options(
     config: Path | None = typer.Option(
-        None, "--config", "-c", envvar="PBEM_CONFIG", help="The configuration file (default ./pbem.toml)."
+        None,
+        "--config",
+        "-c",
+        envvar="PBEM_CONFIG",
+        help="The configuration file (default ./pbem.toml); before or after the command.",
     ),
+    version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True, help="Print the version."),
 ) -> None:
     """Run `pbem COMMAND --help` for each command's options and an example."""
     _state["config"] = config
@@ -75,18 +140,27 @@ def upgrade() -> None:
     Example: pbem --config ~/pbem/pbem.toml upgrade
     """
     from .record.db import migrate
+    from .record.schema import sqlite_file
 
-    cfg = _cfg()
+    cfg = _cfg(schema=False)
+    if (file := sqlite_file(cfg.database_url)) is not None:
+        file.parent.mkdir(parents=True, exist_ok=True)
     migrate(cfg.database_url)
     typer.echo("database schema is up to date")
 
 
 @game_app.command("new")
 def game_new(
-    kind: str = typer.Argument(..., help="The game kind: see pbem rules --help."),
+    kind: str = typer.Argument(..., help=kinds_text() + " (any case)."),
     name: str = typer.Option(..., "--name", help="Short game name used in subjects: [pbem NAME]."),
     player: list[str] = typer.Option(..., "--player", help='"Name <address>", once per player, in seat order.'),
-    seed: str | None = typer.Option(None, help="Seed text (default: 256 random bits)."),
+    seed: str | None = typer.Option(
+        None,
+        help="Seed: 32 or more hex digits from a random source, e.g. `openssl rand -hex 32` (default: 256 random bits).",
+    ),
+    insecure_seed: bool = typer.Option(
+        False, "--insecure-seed", help="Accept a weaker --seed; every report and the export then say so."
+    ),
     deadline: str | None = typer.Option(None, help="Time per step, e.g. 48h (default from pbem.toml)."),
     option: list[str] = typer.Option([], "--option", help="Game option KEY=VALUE, e.g. legacy=20."),
 ) -> None:
@@ -98,19 +172,38 @@ def game_new(
     from .app.games import create_game
     from .cli_support import parse_options, parse_player
     from .config import parse_duration
-    from .engine import UnknownKind
+    from .engine import UnknownKind, canonical
+    from .seeds import ascii_seed_problem, seed_problem
 
+    weak = False
+    if seed is not None:
+        if problem := ascii_seed_problem(seed):
+            fail(problem)
+        weak = seed_problem(seed) is not None
+        if weak and not insecure_seed:
+            fail(seed_problem(seed) or "")
     cfg = _cfg()
     try:
         players = [parse_player(p) for p in player]
         dl = parse_duration(deadline) if deadline else None
-        game = create_game(cfg, kind, name, players, seed=seed, deadline=dl, options=parse_options(option))
+        game = create_game(
+            cfg,
+            canonical(kind),
+            name,
+            players,
+            seed=seed,
+            deadline=dl,
+            options=parse_options(option),
+            insecure_seed=weak,
+        )
     except (ValueError, GameError, UnknownKind) as exc:
-        fail(str(exc).strip("'\""))
+        fail(_why(exc))
     typer.echo(
         f"created {game.kind} game {game.name} for {', '.join(p for p, _ in players)}; "
         f"seed commitment {game.seed_commitment}; first reports queued (run pbem poll to send)"
     )
+    if weak:
+        typer.echo("warning: the seed is weaker than 128 bits (--insecure-seed); every report and the export say so")
 
 
 @game_app.command("list")
@@ -259,8 +352,13 @@ def poll(
 ) -> None:
     """Read new mail, apply orders and due deadlines, send queued mail.  Run it from cron.
 
-    Exit codes: 0 done (or another poll was already running); 3 the mail server or
-    the database could not be used (nothing is lost: the next run carries on).
+    Exit codes:
+
+    \b
+      0  done (or another poll was already running on this home)
+      1  an unexpected error, a bug: the traceback is printed; nothing is lost
+      2  bad configuration, or the database needs `pbem upgrade` (one line says what to run)
+      3  the mail server or the database could not be used (nothing is lost: the next run carries on)
 
     Example: pbem --config ~/pbem/pbem.toml poll
     """
@@ -291,6 +389,25 @@ def poll(
         typer.echo(run.summary.timing_line())
 
 
+@app.command()
+def check() -> None:
+    """Try the mail settings: log in to IMAP and SMTP and list the folders pbem uses.  Sends nothing.
+
+    Exit codes: 0 a poll would work; 1 a check failed (its line says what to change);
+    2 the configuration file is wrong.
+
+    Example: pbem --config ~/pbem/pbem.toml check
+    """
+    from .mail.check import checks
+
+    failed = False
+    for result in checks(_cfg()):
+        typer.echo(result.line())
+        failed = failed or not result.ok
+    if failed:
+        raise typer.Exit(1)
+
+
 def _env_secrets(cfg) -> list[str]:
     import os
 
@@ -304,46 +421,64 @@ def export(
         "json",
         "--format",
         "-f",
-        help="json, text (a readable game record) or html (a self-contained page with charts).",
+        help=formats_help() + ".",
     ),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Write to FILE instead of stdout."),
+    output: Path | None = typer.Option(
+        None,
+        "-o",
+        "--output",
+        help="Write to FILE (- for stdout); default: stdout, or NAME-moderator.EXT with --moderator.",
+    ),
     as_player: str | None = typer.Option(None, "--as", help="Only what this player knows."),
-    public: bool = typer.Option(False, "--public", help="Only what every player knows."),
+    public: bool = typer.Option(False, "--public", help="Only what every player knows (the default)."),
+    moderator: bool = typer.Option(
+        False, "--moderator", help="The moderator's record: every secret, address and refusal; not for players."
+    ),
     all_dir: Path | None = typer.Option(
-        None, "--all", help="Export every game into DIR (NAME.json, NAME.txt and NAME.html each)."
+        None,
+        "--all",
+        help="Export every game into DIR, one file per format ("
+        + ", ".join(f"NAME.{f.suffix}" for f in EXPORT_FORMATS.values())
+        + "; NAME-moderator.* with --moderator).",
     ),
 ) -> None:
     """Export a game's history: JSON, a readable text record, or an HTML page with charts.
+
+    By default the export holds what every player knows (the public record), so it can
+    be given to anyone; --as PLAYER gives what that player knows, and --moderator the
+    complete record, written to NAME-moderator.EXT unless -o says otherwise.
 
     Example: pbem export hh1 --format html -o hh1.html
     """
     from .app.decision import GameError
     from .app.exports import export_game
-    from .export import FORMATS
+    from .history.formats import FORMATS, names
 
     if format not in FORMATS:
-        fail(f'--format must be {", ".join(FORMATS)}, not "{format}"', 2)
-    if as_player and public:
-        fail("give --as PLAYER or --public, not both", 2)
+        fail(f'--format must be {names()}, not "{format}"', 2)
+    if sum(map(bool, (as_player, public, moderator))) > 1:
+        fail("give one of --as PLAYER, --public and --moderator", 2)
     if all_dir is not None:
         if name or output or as_player:
             fail("--all exports every game: give no game name, -o or --as with it", 2)
-        return _export_all(all_dir, public)
+        return _export_all(all_dir, moderator)
     if not name:
         fail("name the game to export (or give --all DIR); see pbem game list", 2)
     try:
-        body = export_game(_cfg(), name, format, as_player=as_player, public=public)
+        body = export_game(_cfg(), name, format, as_player=as_player, moderator=moderator)
     except GameError as exc:
         fail(str(exc))
-    if output:
+    if output is None and moderator:
+        output = Path(f"{name}-moderator.{FORMATS[format].suffix}")
+    if output and str(output) != "-":
         output.write_text(body, encoding="utf-8")
-        typer.echo(f"wrote {output}")
+        typer.echo(f"wrote {output}" + (" (the moderator's record: not for players)" if moderator else ""))
     else:
         sys.stdout.write(body)
 
 
-def _export_all(directory: Path, public: bool) -> None:
-    """Every game in every format in `directory`, with a progress bar."""
+def _export_all(directory: Path, moderator: bool) -> None:
+    """Every game in every registered format (NAME.json, NAME.txt, NAME.html...; public, or NAME-moderator.*) in `directory`."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -357,13 +492,20 @@ def _export_all(directory: Path, public: bool) -> None:
     columns = (TextColumn("exporting {task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True)) as bar:
         task = bar.add_task("", total=total)
-        written, games = export_all(cfg, directory, public, lambda n: bar.update(task, description=n, advance=1))
-    typer.echo(f"wrote {written} files for {games} games in {directory}")
+        written, games = export_all(cfg, directory, moderator, lambda n: bar.update(task, description=n, advance=1))
+    typer.echo(f"wrote {count(written, 'file')} for {count(games, 'game')} in {directory}")
 
 
 @app.command()
-def verify(file: Path = typer.Argument(..., help="A JSON export of a finished game.")) -> None:
-    """Check a finished game's fairness: the seed matches its commitment and replaying reproduces every event.
+def verify(
+    file: Path = typer.Argument(..., help="A JSON export of a finished game."),
+    partial: bool = typer.Option(
+        False, "--partial", help="Accept a history that stops before the game's end; say up to where it is proven."
+    ),
+) -> None:
+    """Check every field of an export: the hash chain from the seed commitment, the numbering, each input's
+    message, the replay of every input from the seed (every event reproduced exactly), the result and that
+    the history is complete.
 
     Example: pbem verify hh1.json
     """
@@ -373,9 +515,11 @@ def verify(file: Path = typer.Argument(..., help="A JSON export of a finished ga
         doc = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         fail(f"cannot read {file}: {exc}", 2)
-    v = run_verify(doc)
+    v = run_verify(doc, partial=partial)
     for line in v.checked:
         typer.echo(f"ok: {line}")
+    for line in v.notes:
+        typer.echo(f"note: {line}")
     if not v.ok:
         fail(f"verification FAILED: {v.problem}")
     typer.echo("verification passed")
@@ -392,7 +536,7 @@ def rules(kind: str = typer.Argument(..., help="The game kind.")) -> None:
     try:
         typer.echo(registry.get(kind).handbook())
     except registry.UnknownKind as exc:
-        fail(str(exc).strip("'\""), 2)
+        fail(_why(exc), 2)
 
 
 @app.command()
@@ -417,18 +561,22 @@ def demo(
     try:
         eng = registry.get(kind)
     except registry.UnknownKind as exc:
-        fail(str(exc).strip("'\""), 2)
+        fail(_why(exc), 2)
+    kind = eng.kind
     n = players or max(eng.min_players, min(3, eng.max_players))
     home = directory or Path(tempfile.mkdtemp(prefix=f"pbem-demo-{kind}-"))
     if directory and (directory / "pbem.toml").exists():
         fail(f"{directory} already holds a pbem home; give an empty or new folder", 2)
-    typer.echo(f"playing {eng.title} with {n} bot players by email in {home} ...")
+    typer.echo(f"playing {eng.title} with {count(n, 'bot player')} by email in {home} ...")
     try:
         r = run(kind, n, seed, home, bot_seed=bot_seed)
     except ValueError as exc:
         fail(str(exc), 2)
     typer.echo(f"result: {r.summary}")
-    typer.echo(f"{r.polls} polls, {r.messages_in} order emails read, {r.messages_out} emails sent, {r.seconds:.1f} s")
+    typer.echo(
+        f"{count(r.polls, 'poll')}, {count(r.messages_in, 'order email')} read, "
+        f"{count(r.messages_out, 'email')} sent, {r.seconds:.1f} s"
+    )
     typer.echo(
         f"mail folders: {home / 'mail' / 'inbox'} (orders in), {home / 'mail' / 'sent'} (reports out), "
         f"{home / 'mail' / 'processed'}"
@@ -442,7 +590,7 @@ def demo(
 
 
 def main() -> None:
-    app()
+    app(prog_name="pbem")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -36,17 +36,15 @@ def init_home(
 
 
 def parse_player(text: str) -> tuple[str, str]:
-    """'Alice <alice@example.org>' -> ('Alice', 'alice@example.org')."""
-    import re
+    """'Alice <alice@example.org>' -> ('Alice', 'alice@example.org'); names as in `player_name`."""
     from email.utils import parseaddr
+
+    from .engine.names import player_name
 
     name, addr = parseaddr(text)
     if "@" not in addr:
         raise ValueError(f'"{text}" is not a player; write "Name <address@example.org>"')
-    name = name.strip() or addr.split("@")[0]
-    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{0,31}", name):
-        raise ValueError(f'"{name}" cannot be a player name: use one word of letters, digits, "_", "." or "-"')
-    return name, addr
+    return player_name(name.strip() or addr.split("@")[0]), addr
 
 
 def parse_options(items: list[str]) -> dict:

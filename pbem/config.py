@@ -4,6 +4,13 @@ The file is TOML.  Every key is known and checked: an unknown key or a bad
 value is reported with the file, the key and what is allowed.  Relative paths
 (the Maildir path, a SQLite database file, the log file) are relative to the
 folder that holds the file, so cron can run pbem from anywhere.
+
+`[imap]` and `[smtp]` say how to log in: `auth = "password"` with one of
+`password_command` (a command, as a list of arguments, printing the
+password), `password_env` or `password`; or `auth = "xoauth2"` /
+`"oauthbearer"` with `token_command` (printing a current OAuth2 access
+token).  The commands are run by `pbem.mail.credentials`, not here.
+`cafile` names a private CA's certificates for verifying the server.
 """
 
 from __future__ import annotations
@@ -46,6 +53,10 @@ class MailConfig:
     username: str = ""
     password_env: str = ""
     password: str = ""
+    password_command: list[str] = field(default_factory=list)
+    auth: str = "password"
+    token_command: list[str] = field(default_factory=list)
+    cafile: Path | None = None
 
     def secret(self, file: Path, section: str) -> str:
         """The password: from the named environment variable, else the plain key."""
@@ -85,6 +96,9 @@ class Config:
     reminders: list[timedelta] = field(default_factory=lambda: [timedelta(hours=24), timedelta(hours=2)])
     resolve: str = "asap"
     replies_per_hour: int = 30
+    max_stored_stranger: int = 256 * 1024  # bytes of one stranger's mail kept in the record (issue 12)
+    max_stored_player: int = 4 * 1024 * 1024  # bytes of one player's mail kept in the record
+    trust_authentication_results: str = ""  # authserv-id whose Authentication-Results pbem believes ("": none)
     log_file: Path | None = None
     log_level: str = "INFO"
     imap: ImapConfig = field(default_factory=ImapConfig)
@@ -138,6 +152,34 @@ def _check_address(v: Any) -> str:
     raise ValueError('must be a bare email address such as "moderator@example.org"')
 
 
+def _check_command(v: Any) -> list[str]:
+    if isinstance(v, list) and v and all(isinstance(x, str) and x for x in v):
+        return list(v)
+    raise ValueError(
+        'must be a command as a list of arguments, such as ["pass", "show", "games"] (run without a shell)'
+    )
+
+
+_SIZE = re.compile(r"^\s*(\d+)\s*(B|KB|KiB|MB|MiB)?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"b": 1, "kb": 1000, "kib": 1024, "mb": 1000**2, "mib": 1024**2}
+
+
+def _check_size(v: Any) -> int:
+    """A size in bytes: a whole number, or a string such as "256 KiB" or "4 MiB"."""
+    m = _SIZE.match(v) if isinstance(v, str) else None
+    if isinstance(v, int) and not isinstance(v, bool) and v >= 1024:
+        return v
+    if m and int(m.group(1)) * _SIZE_UNITS[(m.group(2) or "b").lower()] >= 1024:
+        return int(m.group(1)) * _SIZE_UNITS[(m.group(2) or "b").lower()]
+    raise ValueError('must be a size of at least 1 KiB: a number of bytes or a string such as "256 KiB" or "4 MiB"')
+
+
+def _check_authserv_id(v: Any) -> str:
+    if isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9.-]{1,253}", v):
+        return v
+    raise ValueError('must be the authserv-id of your receiving mail server, such as "mx.example.org"')
+
+
 def _check_duration(v: Any) -> timedelta:
     return parse_duration(v)
 
@@ -156,12 +198,21 @@ _MAIL_KEYS = {
     "username": _check_str,
     "password_env": _check_str,
     "password": _check_str,
+    "password_command": _check_command,
+    "auth": _choice("password", "xoauth2", "oauthbearer"),
+    "token_command": _check_command,
+    "cafile": _check_str,
 }
 
 SCHEMA: dict[str, dict[str, Any]] = {
     "moderator": {"address": _check_address, "name": _check_str},
     "database": {"url": _check_str},
-    "mail": {"transport": _choice(*TRANSPORTS)},
+    "mail": {
+        "transport": _choice(*TRANSPORTS),
+        "max_stored_stranger": _check_size,
+        "max_stored_player": _check_size,
+        "trust_authentication_results": _check_authserv_id,
+    },
     "maildir": {"path": _check_str},
     "games": {
         "default_deadline": _check_duration,
@@ -220,7 +271,11 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.moderator_address = mod.get("address", cfg.moderator_address)
     cfg.moderator_name = mod.get("name", cfg.moderator_name)
     cfg.database_url = _resolve_db_url(v.get("database", {}).get("url", cfg.database_url), home)
-    cfg.transport = v.get("mail", {}).get("transport", cfg.transport)
+    mail = v.get("mail", {})
+    cfg.transport = mail.get("transport", cfg.transport)
+    cfg.max_stored_stranger = mail.get("max_stored_stranger", cfg.max_stored_stranger)
+    cfg.max_stored_player = mail.get("max_stored_player", cfg.max_stored_player)
+    cfg.trust_authentication_results = mail.get("trust_authentication_results", cfg.trust_authentication_results)
     cfg.maildir_path = (home / v.get("maildir", {}).get("path", "mail")).resolve()
     cfg.default_deadline = games.get("default_deadline", cfg.default_deadline)
     cfg.reminders = games.get("reminders", cfg.reminders)
@@ -229,8 +284,42 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     if "file" in log:
         cfg.log_file = (home / log["file"]).resolve()
     cfg.log_level = log.get("level", cfg.log_level)
-    cfg.imap = ImapConfig(**v.get("imap", {}))
-    cfg.smtp = SmtpConfig(**v.get("smtp", {}))
+    cfg.imap = ImapConfig(**_mail_section(file, "imap", v.get("imap", {})))
+    cfg.smtp = SmtpConfig(**_mail_section(file, "smtp", v.get("smtp", {})))
     if cfg.transport == "imap" and not v.get("imap", {}).get("host"):
         raise ConfigError(f'{file}: [mail] transport = "imap" needs [imap] host (and [smtp] host)')
+    if "address" not in mod:
+        raise ConfigError(
+            f"{file}: [moderator] address is missing; it is the address players write to and the From of every "
+            'report, e.g. address = "games@example.org"'
+        )
     return cfg
+
+
+def _mail_section(file: Path, section: str, keys: dict[str, Any]) -> dict[str, Any]:
+    """Check that [imap] / [smtp] name one way to log in; resolve cafile."""
+    keys = dict(keys)
+    auth = keys.get("auth", "password")
+    secrets = [k for k in ("password_command", "password_env", "password") if k in keys]
+    if auth == "password":
+        if "token_command" in keys:
+            raise ConfigError(f'{file}: [{section}] token_command is used only with auth = "xoauth2" or "oauthbearer"')
+        if len(secrets) > 1:
+            raise ConfigError(f"{file}: [{section}] give one of {', '.join(secrets)}, not several")
+    else:
+        if "token_command" not in keys:
+            raise ConfigError(
+                f'{file}: [{section}] auth = "{auth}" needs token_command, a command printing a current access token'
+            )
+        if secrets:
+            raise ConfigError(f'{file}: [{section}] auth = "{auth}" logs in with a token: remove {", ".join(secrets)}')
+        if not keys.get("username"):
+            raise ConfigError(
+                f'{file}: [{section}] auth = "{auth}" needs username, the mailbox address the token is for'
+            )
+    if "cafile" in keys:
+        cafile = (file.parent / Path(keys["cafile"]).expanduser()).resolve()
+        if not cafile.is_file():
+            raise ConfigError(f"{file}: [{section}] cafile {cafile}: no such file (the CA certificates, PEM)")
+        keys["cafile"] = cafile
+    return keys

@@ -12,6 +12,7 @@ from __future__ import annotations
 import mailbox
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
@@ -20,6 +21,7 @@ from email.utils import make_msgid
 from pathlib import Path
 
 from .engine.rng import Rng, init_state
+from .engine.words import count
 
 BOT_NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 LEGAL_HEADER = "Legal orders now (copy one per line):"
@@ -77,9 +79,14 @@ def demo_code(bot_seed: str, name: str) -> str:
     return f"{digest[:4]}-{digest[4:8]}"
 
 
+#: Writes a bot's order mail the way a person would (greeting, signature, quoted report...):
+#: (bot, order lines, game, moderator address, Message-ID replied to, report text) -> raw message.
+Style = Callable[["Bot", list[str], str, str, "str | None", str], bytes]
+
+
 class Bot:
-    def __init__(self, name: str, address: str, rng: Rng) -> None:
-        self.name, self.address, self.rng = name, address, rng
+    def __init__(self, name: str, address: str, rng: Rng, style: Style | None = None) -> None:
+        self.name, self.address, self.rng, self.style = name, address, rng, style
         self.code: str | None = None
 
     def learn(self, text: str) -> None:
@@ -92,9 +99,13 @@ class Bot:
         legal = legal_lines(text)
         if not legal:
             return None
-        return self.order_mail([legal[self.rng.below(len(legal))]], game, moderator, report["Message-ID"])
+        return self.order_mail([legal[self.rng.below(len(legal))]], game, moderator, report["Message-ID"], text)
 
-    def order_mail(self, lines: list[str], game: str, moderator: str, reply_to: str | None) -> bytes:
+    def order_mail(
+        self, lines: list[str], game: str, moderator: str, reply_to: str | None, report_text: str = ""
+    ) -> bytes:
+        if self.style is not None:
+            return self.style(self, lines, game, moderator, reply_to, report_text)
         msg = EmailMessage()
         msg["From"] = f"{self.name} <{self.address}>"
         msg["To"] = moderator
@@ -117,8 +128,10 @@ def run(
     progress=None,
     clock=None,
     after_poll=None,
+    style: Style | None = None,
 ) -> DemoResult:
-    """Play one game; `clock` (a callable returning an aware datetime) fixes the time for golden tests."""
+    """Play one game; `clock` (a callable returning an aware datetime) fixes the time for golden tests;
+    `style` writes the bots' mails as people do (the tests' mail-client styles)."""
     import json
 
     from . import config as config_mod
@@ -137,7 +150,9 @@ def run(
     cfg_path = init_home(home, address="moderator@pbem.example", name="pbem demo moderator")
     cfg = config_mod.load(cfg_path)
     name = f"{kind}-demo"
-    bots = [Bot(n, f"{n.lower()}@players.example", Rng(init_state(f"{bot_seed}:{n}"))) for n in BOT_NAMES[:players]]
+    bots = [
+        Bot(n, f"{n.lower()}@players.example", Rng(init_state(f"{bot_seed}:{n}")), style) for n in BOT_NAMES[:players]
+    ]
     start = time.perf_counter()
     create_game(
         cfg,
@@ -178,7 +193,7 @@ def run(
         stalled = stalled + 1 if progress_mark == last_mark else 0
         last_mark = progress_mark
         if stalled > 25:
-            raise RuntimeError(f"the demo game stalled: no order was accepted in {stalled} polls; see {home}")
+            raise RuntimeError(f"the demo game stalled: no order was accepted in {count(stalled, 'poll')}; see {home}")
         wrote = 0
         for addr, (msg, text) in newest.items():
             raw = by_addr[addr].answer(msg, text, name, cfg.moderator_address)

@@ -18,29 +18,22 @@ to all, as the end of the game reveals them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from sqlmodel import Session, select
 
-from . import engine as registry
 from .engine.base import Event
-from .engine.rng import commitment
-from .record import store
+from .history.formats import FORMATS, render
+from .history.record import text_record
+from .record import chain, store
 from .record.models import Game, InboundMessage, OrderInput
+from .verification import FORMAT, VERSION, Verification, check
 
-FORMAT = "pbem-history"
-VERSION = 1
-#: Events recorded by the moderator, not produced by the engine (press, pauses,
-#: replacements): they are part of the history but not of the replay.
-MODERATOR_KINDS = frozenset({"press", "moderator"})
-#: Output formats of `pbem export` and the file suffix of each (used by --all).
-FORMATS = {"json": "json", "text": "txt", "html": "html"}
+__all__ = ["FORMATS", "build", "render", "text_record", "verify"]
 
 
 def _iso(dt) -> str | None:
-    dt = store.aware(dt)
-    return dt.isoformat() if dt else None
+    return chain.iso(dt)
 
 
 def build(s: Session, game: Game, as_player: str | None = None, public: bool = False) -> dict[str, Any]:
@@ -51,8 +44,8 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     over = result is not None
     audience = "moderator" if (as_player is None and not public) else ("public" if public else as_player)
     full = audience == "moderator" or over
-    events = [store.event_of(r) for r in store.events_for(s, game.id)]
     event_rows = store.events_for(s, game.id)
+    events = [store.event_of(r) for r in event_rows]
     inputs = {
         o.seq: o for o in s.exec(select(OrderInput).where(OrderInput.game_id == game.id).order_by(OrderInput.seq))
     }
@@ -77,6 +70,7 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
             "created": _iso(game.created_at),
             "options": json.loads(game.options_json),
             "over": over,
+            "insecure_seed": bool(game.insecure_seed),
         },
         "players": [
             {"name": p, "seat": i} | ({"address": st.address} if audience == "moderator" and st else {})
@@ -104,12 +98,13 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
                 "lines": json.loads(o.lines_json),
                 "message_id": msg_ids.get(o.inbound_id),
                 "at": _iso(o.created_at),
+                "hash": o.hash,
             }
             for o in inputs.values()
             if order_visible(o)
         ],
         "events": [
-            {"seq": r.seq, "input_seq": r.input_seq, "at": _iso(r.created_at), **ev.to_json()}
+            {"seq": r.seq, "input_seq": r.input_seq, "at": _iso(r.created_at), **ev.to_json(), "hash": r.hash}
             for r, ev in zip(event_rows, events)
             if visible(ev)
         ],
@@ -117,141 +112,22 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
         if result is None
         else {"scores": result.scores, "winners": list(result.winners), "summary": result.summary},
         "final_view": eng.view(loaded.state, None if audience in ("public", "moderator") else audience),
+        "chain": {
+            "start": game.seed_commitment,
+            "head": store.chain_head(s, game),
+            "entries": len(inputs) + len(event_rows),
+            "legacy_events": game.legacy_events,
+        },
     }
     if over:
         doc["finished"] = doc["events"][-1]["at"] if doc["events"] else None
     return doc
 
 
-def _tag(vis: Any, audience: str) -> str:
-    if vis == "public":
-        return ""
-    if vis == "moderator":
-        return " [moderator only]"
-    return " [to you]" if list(vis) == [audience] else f" [to {', '.join(vis)}]"
+def verify(doc: dict[str, Any], partial: bool = False) -> Verification:
+    """Check every field of an export: its chain, numbering, links, replay, result and completeness.
 
-
-def text_record(doc: dict[str, Any]) -> str:
-    """The game record in the tradition of email judges: a header, then one line per event
-    under a heading per turn (hand, gambit), then the result and the seed."""
-    from .history import audience_note, standings, turns, when
-
-    g = doc["game"]
-    rule = "=" * 72
-    lines = [
-        rule,
-        f"{g['title']}: game {g['name']}",
-        rule,
-        f"Record:     {audience_note(doc)}",
-        f"Kind:       {g['kind']}"
-        + (" (options: " + ", ".join(f"{k}={v}" for k, v in g["options"].items()) + ")" if g["options"] else ""),
-        "Players:    " + ", ".join(f"{p['seat'] + 1}. {p['name']}" for p in doc["players"]),
-        f"Started:    {when(g['created'])}",
-        f"Finished:   {when(doc.get('finished'))}" if g["over"] else "Status:     in progress",
-        f"Result:     {doc['result']['summary'] if doc['result'] else 'not decided yet'}",
-        f"Commitment: {doc['seed_commitment']} (SHA-256 of the seed)",
-        "",
-    ]
-    for grp in turns(doc):
-        lines.append(f"--- {grp.title} " + "-" * max(3, 67 - len(grp.title)))
-        for ev in grp.events:
-            lines.append(f"{ev['seq']:5d}. {ev['text']}{_tag(ev['visibility'], doc['audience'])}")
-        lines.append("")
-    table = standings(doc)
-    lines.append(f"{table['caption']}:")
-    for r in table["rows"]:
-        extra = "".join(f", {c.lower()} {v}" for c, v in zip(table["columns"], r["extra"]))
-        lines.append(f"  {r['rank']}. {r['player']} {r['score']}{extra}{'  (winner)' if r['winner'] else ''}")
-    if doc["result"]:
-        lines += ["", f"Result: {doc['result']['summary']}"]
-    if doc["seed"]:
-        ok = commitment(doc["seed"]) == doc["seed_commitment"]
-        lines += [
-            "",
-            f"Seed: {doc['seed']}",
-            f"SHA-256(seed) {'equals' if ok else 'DOES NOT equal'} the commitment {doc['seed_commitment']}.",
-            f"Check it: printf %s '{doc['seed']}' | sha256sum",
-            f"Replay it: pbem verify {g['name']}.json (the JSON export of this game)",
-        ]
-    else:
-        lines += ["", "Seed: secret until the game is over (the commitment above lets every player check it then)."]
-    return "\n".join(lines) + "\n"
-
-
-def html_page(doc: dict[str, Any]) -> str:
-    """The self-contained HTML history page (see pbem.history)."""
-    from .history import render_html
-
-    return render_html(doc)
-
-
-def render(doc: dict[str, Any], fmt: str) -> str:
-    """The document in one of FORMATS: json, text or html."""
-    if fmt == "json":
-        return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-    if fmt == "text":
-        return text_record(doc)
-    if fmt == "html":
-        return html_page(doc)
-    raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
-
-
-@dataclass
-class Verification:
-    ok: bool
-    checked: list[str] = field(default_factory=list)
-    problem: str = ""
-
-
-def verify(doc: dict[str, Any]) -> Verification:
-    v = Verification(ok=False)
-    if doc.get("format") != FORMAT:
-        v.problem = f"not a pbem history export (format {doc.get('format')!r})"
-        return v
-    if doc.get("version") != VERSION:
-        v.problem = f"export format version {doc.get('version')} is not supported (this pbem reads {VERSION})"
-        return v
-    seed = doc.get("seed")
-    if not seed:
-        v.problem = "the seed is not revealed in this export (the game is not over yet)"
-        return v
-    if commitment(seed) != doc["seed_commitment"]:
-        v.problem = f"SHA-256 of the seed is {commitment(seed)}, but the commitment is {doc['seed_commitment']}"
-        return v
-    v.checked.append(f"SHA-256(seed) equals the commitment {doc['seed_commitment'][:16]}...")
-    try:
-        eng = registry.get(doc["game"]["kind"])
-    except registry.UnknownKind as exc:
-        v.problem = str(exc)
-        return v
-    players = [p["name"] for p in doc["players"]]
-    state, events = eng.setup(players, seed, doc["game"]["options"])
-    produced: list[Event] = list(events)
-    for order in doc["orders"]:
-        out = store.run_input(eng, state, order["kind"], order["player"], order["lines"])
-        if not out.accepted:
-            bad = next(r for r in out.lines if not r.ok)
-            v.problem = f"order {order['seq']} ({order['player']}: {bad.line!r}) is rejected on replay: {bad.reason}"
-            return v
-        state = out.state
-        produced.extend(out.events)
-    v.checked.append(f"replayed {len(doc['orders'])} accepted orders from the seed")
-    recorded = [e for e in doc["events"] if e["kind"] not in MODERATOR_KINDS]
-    for want, got in zip(recorded, produced):
-        got_json = json.loads(json.dumps(got.to_json(), sort_keys=True))
-        want_json = {k: want[k] for k in ("kind", "text", "visibility", "data")}
-        if got_json != json.loads(json.dumps(want_json, sort_keys=True)):
-            v.problem = f"event {want['seq']} differs: the export says {want['text']!r}, the replay gives {got.text!r}"
-            return v
-    if len(recorded) != len(produced):
-        v.problem = f"the export holds {len(recorded)} events, the replay gives {len(produced)}"
-        return v
-    v.checked.append(f"all {len(recorded)} events reproduced exactly (every shuffle, draw and die roll)")
-    result = eng.result(state)
-    if doc.get("result") and result is not None:
-        if dict(result.scores) != doc["result"]["scores"]:
-            v.problem = f"final scores differ: export {doc['result']['scores']}, replay {result.scores}"
-            return v
-        v.checked.append(f"final scores reproduced: {result.summary}")
-    v.ok = True
-    return v
+    A history that stops before the game's end is refused unless `partial`: then the
+    verification says up to which entry it is proven.  See `pbem.verification`.
+    """
+    return check(doc, partial)

@@ -19,6 +19,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from .engine.words import count
 from .resources import templates_dir
 
 
@@ -47,6 +48,7 @@ def env() -> Environment:
         keep_trailing_newline=True,
     )
     e.filters["text_table"] = text_table
+    e.filters["count"] = count  # {{ n|count("card") }}: "1 card", "2 cards"
     return e
 
 

@@ -71,6 +71,7 @@ def test_init_new_game_list_show_poll_export_from_another_directory(tmp_path: Pa
         "iw1",
         "--seed",
         "abc",
+        "--insecure-seed",
         "--player",
         "Ann <ann@example.test>",
         "--player",

@@ -25,7 +25,9 @@ def test_init_writes_a_commented_file_that_loads_with_defaults(home) -> None:
 def test_relative_paths_are_relative_to_the_file_not_the_working_directory(tmp_path: Path, monkeypatch) -> None:
     cfgdir = tmp_path / "conf"
     cfgdir.mkdir()
-    (cfgdir / "pbem.toml").write_text('[database]\nurl = "sqlite:///data/x.db"\n[maildir]\npath = "../box"\n')
+    (cfgdir / "pbem.toml").write_text(
+        '[moderator]\naddress = "m@x.org"\n[database]\nurl = "sqlite:///data/x.db"\n[maildir]\npath = "../box"\n'
+    )
     monkeypatch.chdir(tmp_path)
     cfg = load(cfgdir / "pbem.toml")
     assert cfg.database_url == f"sqlite:///{cfgdir / 'data' / 'x.db'}"
@@ -79,6 +81,7 @@ def test_the_example_file_is_complete_and_valid() -> None:
 def test_password_comes_from_the_named_environment_variable(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "pbem.toml"
     path.write_text(
+        '[moderator]\naddress = "m@x.org"\n'
         '[mail]\ntransport = "imap"\n[imap]\nhost = "h"\npassword_env = "PBEM_TEST_PW"\n[smtp]\nhost = "h"\n'
     )
     cfg = load(path)
@@ -86,3 +89,28 @@ def test_password_comes_from_the_named_environment_variable(tmp_path: Path, monk
         cfg.imap.secret(path, "imap")
     monkeypatch.setenv("PBEM_TEST_PW", "s3cret")
     assert cfg.imap.secret(path, "imap") == "s3cret"
+
+
+def test_stored_mail_limits_and_trusted_authserv_id(tmp_path: Path) -> None:
+    path = tmp_path / "pbem.toml"
+    path.write_text('[moderator]\naddress = "m@x.test"\n')
+    cfg = load(path)
+    assert (cfg.max_stored_stranger, cfg.max_stored_player, cfg.trust_authentication_results) == (
+        256 * 1024,
+        4 * 1024 * 1024,
+        "",
+    )
+    path.write_text(
+        '[mail]\nmax_stored_stranger = "64 KiB"\nmax_stored_player = 2000000\n'
+        'trust_authentication_results = "mx.example.org"\n'
+    )
+    cfg = load(path)
+    assert (cfg.max_stored_stranger, cfg.max_stored_player, cfg.trust_authentication_results) == (
+        65536,
+        2_000_000,
+        "mx.example.org",
+    )
+    for bad in ('max_stored_stranger = "lots"', "max_stored_player = 10", 'trust_authentication_results = "a b"'):
+        path.write_text(f"[mail]\n{bad}\n")
+        with pytest.raises(ConfigError, match=r"\[mail\]"):
+            load(path)

@@ -99,3 +99,194 @@ def test_cli_verify_passes_and_fails_with_exit_codes(finished, tmp_path: Path) -
     bad.write_text(json.dumps(bad_doc))
     res = CliRunner().invoke(app, ["verify", str(bad)])
     assert res.exit_code == 1 and "verification FAILED: event" in res.output
+
+
+# ---------------------------------------------------------------- the chained record (issue 13)
+
+
+def _rechain(doc: dict) -> dict:
+    """Recompute every hash and the head, as a forger who rewrites the whole chain would."""
+    from pbem.record import chain
+
+    rows = chain.sequence(doc["orders"], doc["events"])
+    head = doc["seed_commitment"]
+    for row in rows:
+        head = chain.link(head, chain.entry_of(row))
+        row["hash"] = head
+    doc["chain"] = dict(doc["chain"], head=head, entries=len(rows))
+    return doc
+
+
+def _refused(doc: dict, *words: str, partial: bool = False) -> str:
+    v = verify(doc, partial=partial)
+    assert not v.ok, "verify passed a tampered export"
+    assert all(w in v.problem for w in words), v.problem
+    return v.problem
+
+
+def _cut(doc: dict, n: int) -> dict:
+    """Drop the last `n` inputs and every entry after them."""
+    keep = len(doc["orders"]) - n
+    doc["orders"] = doc["orders"][:keep]
+    doc["events"] = [e for e in doc["events"] if e["input_seq"] <= keep]
+    return doc
+
+
+def test_every_entry_carries_its_link_and_the_export_its_head(finished) -> None:
+    from pbem.record import chain
+
+    doc = finished["dynasties"]
+    rows = chain.sequence(doc["orders"], doc["events"])
+    assert len(rows) == doc["chain"]["entries"] and doc["chain"]["start"] == doc["seed_commitment"]
+    assert chain.first_break(doc["seed_commitment"], rows) == (-1, doc["chain"]["head"])
+    assert rows[-1]["hash"] == doc["chain"]["head"] and rows[-1]["kind"] == "game-over"
+    v = verify(doc)
+    assert any("the chain of" in c for c in v.checked) and any("ends with the game's end" in c for c in v.checked)
+
+
+@pytest.mark.parametrize("rechained", [False, True])
+def test_a_history_cut_short_with_a_forged_result_is_refused(finished, rechained: bool) -> None:
+    doc = _cut(copy.deepcopy(finished["habsburg"]), 3)
+    last = min(doc["result"]["scores"], key=doc["result"]["scores"].get)
+    doc["result"] = {"scores": {**doc["result"]["scores"], last: 100}, "winners": [last], "summary": f"{last} wins."}
+    if rechained:
+        _rechain(doc)
+        _refused(doc, "does not end the game")
+    else:
+        _refused(doc)
+
+
+@pytest.mark.parametrize("field", ["winners", "summary"])
+def test_a_changed_winner_or_summary_is_refused(finished, field: str) -> None:
+    doc = copy.deepcopy(finished["italian-wars"])
+    loser = next(p["name"] for p in doc["players"] if p["name"] not in doc["result"]["winners"])
+    doc["result"][field] = [loser] if field == "winners" else f"{loser} wins the battle."
+    _refused(doc, f"result's {field}")
+
+
+def test_a_deleted_result_is_refused(finished) -> None:
+    doc = copy.deepcopy(finished["dynasties"])
+    doc["result"] = None
+    _refused(doc, "no result")
+
+
+@pytest.mark.parametrize("rechained", [False, True])
+def test_a_fabricated_public_moderator_event_is_refused(finished, rechained: bool) -> None:
+    doc = copy.deepcopy(finished["habsburg"])
+    last = doc["events"][-1]
+    doc["events"].append(
+        dict(
+            seq=last["seq"] + 1,
+            input_seq=last["input_seq"],
+            at=last["at"],
+            kind="moderator",
+            text="Alice conceded.",
+            visibility="public",
+            data={"action": "concede"},
+            hash=last["hash"],
+        )
+    )
+    _refused(_rechain(doc) if rechained else doc, "must end with the game's end")
+
+
+def test_a_moderator_event_inserted_mid_game_breaks_the_chain(finished) -> None:
+    doc = copy.deepcopy(finished["habsburg"])
+    mid = len(doc["events"]) // 2
+    fake = dict(doc["events"][mid], kind="moderator", text="Alice conceded.", data={"action": "concede"})
+    for e in doc["events"][mid:]:
+        e["seq"] += 1
+    doc["events"].insert(mid, fake)
+    doc["chain"]["entries"] += 1
+    _refused(doc, "chain breaks")
+
+
+def test_messages_re_marked_rejected_are_refused(finished) -> None:
+    doc = copy.deepcopy(finished["dynasties"])
+    for m in doc["messages"]:
+        m["outcome"] = "rejected"
+    _refused(doc, "marks that message rejected")
+
+
+@pytest.mark.parametrize("rechained", [False, True])
+def test_moved_timestamps_are_refused(finished, rechained: bool) -> None:
+    doc = copy.deepcopy(finished["italian-wars"])
+    ev = doc["events"][len(doc["events"]) // 2]
+    ev["at"] = "2000-01-01T00:00:00+00:00"
+    if rechained:
+        _refused(_rechain(doc), "is dated 2000-01-01")
+    else:
+        _refused(doc, "chain breaks", f"event {ev['seq']}")
+
+
+@pytest.mark.parametrize("rechained", [False, True])
+def test_swapped_event_seqs_are_refused(finished, rechained: bool) -> None:
+    doc = copy.deepcopy(finished["habsburg"])
+    a, b = doc["events"][10], doc["events"][11]
+    a["seq"], b["seq"] = b["seq"], a["seq"]
+    if rechained:  # and put back in seq order, so the numbering holds
+        doc["events"].sort(key=lambda e: e["seq"])
+        _refused(_rechain(doc), "differs")
+    else:
+        _refused(doc, "swapped")
+
+
+@pytest.mark.parametrize("rechained", [False, True])
+def test_an_event_attributed_to_another_input_is_refused(finished, rechained: bool) -> None:
+    doc = copy.deepcopy(finished["dynasties"])
+    ev = next(e for e in doc["events"] if e["input_seq"] > 2 and e["kind"] not in ("press", "moderator"))
+    nxt = next(e for e in doc["events"] if e["input_seq"] > ev["input_seq"])
+    # the last event of input k claimed by input k + 1 keeps the seq order, so only attribution can catch it
+    ev = max((e for e in doc["events"] if e["input_seq"] == ev["input_seq"]), key=lambda e: e["seq"])
+    ev["input_seq"] = nxt["input_seq"]
+    _refused(_rechain(doc) if rechained else doc, "attributes", "replay gives")
+
+
+def test_an_incomplete_history_is_refused_unless_partial(finished) -> None:
+    doc = _cut(copy.deepcopy(finished["italian-wars"]), 2)
+    doc["result"], doc["game"]["over"] = None, False
+    _rechain(doc)
+    _refused(doc, "incomplete", "--partial")
+    v = verify(doc, partial=True)
+    n = len(doc["orders"]) + len(doc["events"])
+    assert v.ok and any(f"proven up to entry {n}" in c for c in v.checked), v
+
+
+def test_an_export_made_before_the_chain_still_verifies_with_a_note(finished) -> None:
+    doc = copy.deepcopy(finished["habsburg"])
+    del doc["chain"]
+    for row in doc["orders"] + doc["events"]:
+        del row["hash"]
+        row.get("data", {}).pop("rng", None)  # the facts the engine added since
+    v = verify(doc)
+    assert v.ok, v.problem
+    assert any("before pbem chained its record" in n for n in v.notes)
+    doc["events"][5]["text"] += "!"
+    assert not verify(doc).ok
+
+
+def test_cli_verify_partial_says_up_to_where(finished, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+
+    doc = _cut(copy.deepcopy(finished["habsburg"]), 1)
+    doc["result"], doc["game"]["over"] = None, False
+    path = tmp_path / "cut.json"
+    path.write_text(json.dumps(_rechain(doc)))
+    res = CliRunner().invoke(app, ["verify", str(path)])
+    assert res.exit_code == 1 and "incomplete" in res.output
+    res = CliRunner().invoke(app, ["verify", "--partial", str(path)])
+    assert res.exit_code == 0 and "proven up to entry" in res.output and "verification passed" in res.output
+
+
+def test_a_game_in_progress_is_proven_by_its_chain_with_partial(finished) -> None:
+    doc = _cut(copy.deepcopy(finished["dynasties"]), 4)
+    doc["result"], doc["game"]["over"], doc["seed"] = None, False, None
+    _rechain(doc)
+    _refused(doc, "seed is not revealed", "--partial")
+    v = verify(doc, partial=True)
+    assert (
+        v.ok and any("proven up to entry" in c for c in v.checked) and any("nothing was replayed" in n for n in v.notes)
+    )
+    doc["events"][7]["text"] += "!"
+    _refused(doc, "chain breaks at entry", partial=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import shutil
 import tempfile
 from functools import cache
@@ -25,14 +26,25 @@ from pbem import engine as registry
 from pbem.export import text_record
 
 ROOT = Path(__file__).resolve().parent / "golden" / "records"
-#: kind -> (players, seed); the bot seed is "golden".
-GAMES = {
-    "habsburg": (3, "record-hh"),
-    "italian-wars": (2, "record-iw"),
-    "dynasties": (3, "record-dy"),
-    "sixteen-thirty": (3, "record-st"),
-}
-KINDS = list(GAMES)
+KINDS = registry.available()
+
+
+def game_of(kind: str) -> tuple[int, str]:
+    """(players, seed) of the seeded game of `kind`; the bot seed is "golden".
+
+    A golden record names its own seed and players, so they are read from it;
+    a kind without one yet plays 3 players (or the nearest count it seats)
+    with the seed "record-<kind>".
+    """
+    path = ROOT / f"{kind}.txt"
+    if path.exists():
+        text = path.read_text()
+        seed = re.search(r"^Seed: (\S+)$", text, re.M)
+        seats = re.search(r"^Players: +(.*)$", text, re.M)
+        if seed and seats:
+            return len(seats.group(1).split(", ")), seed.group(1)
+    eng = registry.get(kind)
+    return min(max(3, eng.min_players), eng.max_players), f"record-{kind}"
 
 
 @cache
@@ -45,7 +57,7 @@ def seeded_home(kind: str) -> Path:
         pytest.skip(f"the {kind} engine is not installed")
     tmp = Path(tempfile.mkdtemp(prefix=f"pbem-history-{kind}-"))
     atexit.register(shutil.rmtree, tmp, True)
-    players, seed = GAMES[kind]
+    players, seed = game_of(kind)
     r = run(kind, players, seed, tmp / "home", bot_seed="golden", clock=Clock(), max_polls=3000)
     assert r.verified and "did not finish" not in r.summary, f"{kind}: {r.summary}; {r.checked}"
     return tmp / "home"

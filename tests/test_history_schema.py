@@ -74,3 +74,79 @@ def test_the_format_page_documents_every_field() -> None:
     names |= set(schema["$defs"]["event"]["properties"]) | set(schema["$defs"]["scores_data"]["properties"])
     missing = sorted(n for n in names if f"`{n}`" not in text)
     assert not missing, f"docs/export-format.md does not document {missing}"
+
+
+# ---------------------------------------------------------------- every event kind has a schema
+
+BOT_PLAYERS = {"habsburg": 3, "italian-wars": 2, "dynasties": 3, "sixteen-thirty": 4}
+
+
+def _event_validator(kind: str):
+    schema = json.loads(SCHEMA.read_text())
+    name = "events_" + kind.replace("-", "_")
+    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": schema["$defs"]})
+
+
+def _bot_events(kind: str, games: int = 3) -> list[dict]:
+    from pbem import engine as registry
+    from pbem.engine.bots import play
+
+    out = []
+    for g in range(games):
+        names = ["Alice", "Bob", "Carol", "Dave"][: BOT_PLAYERS[kind]]
+        pt = play(registry.get(kind), names, f"schema-{g}", bot_seed=f"b{g}", timeout_every=4 + g)
+        out += [
+            dict(seq=i + 1, input_seq=0, at="2026-01-05T12:00:00+00:00", **e.to_json()) for i, e in enumerate(pt.events)
+        ]
+    return out
+
+
+@pytest.mark.parametrize("kind", list(BOT_PLAYERS))
+def test_every_event_of_a_bot_game_matches_the_schema_of_its_kind(kind: str) -> None:
+    events = _bot_events(kind)
+    v = _event_validator(kind)
+    for ev in events:
+        errors = [f"{e.json_path}: {e.message[:200]}" for e in v.iter_errors(ev)]
+        assert not errors, f"{kind} {ev['kind']} ({ev['text'][:80]}): {errors}"
+    schema = json.loads(SCHEMA.read_text())["$defs"]["events_" + kind.replace("-", "_")]
+    for rule in schema["allOf"]:
+        assert rule["then"]["properties"]["data"]["required"] or rule["if"]["properties"]["kind"]["const"] in (
+            "ask-start",
+            "deal",
+        ), rule["if"]
+
+
+@pytest.mark.parametrize("kind", list(BOT_PLAYERS))
+def test_every_player_named_in_an_events_text_is_in_its_data(kind: str) -> None:
+    names = ["Alice", "Bob", "Carol", "Dave"]
+    for ev in _bot_events(kind, games=1):
+        flat = json.dumps(ev["data"])
+        missing = [n for n in names if n in ev["text"] and n not in flat]
+        assert not missing, f"{kind} {ev['kind']}: {ev['text'][:100]} names {missing}, its data does not: {flat[:200]}"
+
+
+@pytest.mark.parametrize(
+    "kind,event,fields",
+    [
+        ("sixteen-thirty", "remove", ["reason", "player", "country", "cards", "left"]),
+        ("sixteen-thirty", "descendant", ["reason", "player", "country"]),
+        ("sixteen-thirty", "call", ["vote", "source", "player", "country", "issue"]),
+        ("sixteen-thirty", "end-turn", ["turn", "first_player"]),
+        ("sixteen-thirty", "trade", ["players", "counts", "types"]),
+        ("dynasties", "discard-own", ["player", "cards"]),
+        ("italian-wars", "reveal", ["player", "cards"]),
+    ],
+)
+def test_the_facts_the_issue_names_are_required(kind: str, event: str, fields: list[str]) -> None:
+    schema = json.loads(SCHEMA.read_text())["$defs"]["events_" + kind.replace("-", "_")]
+    rule = next(r for r in schema["allOf"] if r["if"]["properties"]["kind"]["const"] == event)
+    assert set(fields) <= set(rule["then"]["properties"]["data"]["required"])
+
+
+def test_a_bad_event_is_refused_by_its_kinds_schema() -> None:
+    v = _event_validator("sixteen-thirty")
+    ev = _bot_events("sixteen-thirty", games=1)
+    remove = next(e for e in ev if e["kind"] == "remove")
+    assert not list(v.iter_errors(remove))
+    assert list(v.iter_errors(dict(remove, data={k: x for k, x in remove["data"].items() if k != "reason"})))
+    assert list(v.iter_errors(dict(remove, kind="made-up-kind")))

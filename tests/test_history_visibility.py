@@ -27,11 +27,10 @@ from pbem.record.db import session
 from tests.conftest import Clock
 from tests.secrets_by_kind import HIDDEN
 
+#: Every registered kind, with 3 players where it seats 3 (else the nearest count it seats).
 GAMES = [
-    ("habsburg", 3, "vis-hh"),
-    ("italian-wars", 2, "vis-iw"),
-    ("dynasties", 4, "vis-dy"),
-    ("sixteen-thirty", 3, "vis-st"),
+    (kind, min(max(3, registry.get(kind).min_players), registry.get(kind).max_players), f"vis-{kind}")
+    for kind in registry.available()
 ]
 
 

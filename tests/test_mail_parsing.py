@@ -35,6 +35,7 @@ def read_out(raw: bytes) -> dict:
         "code": ex.code,
         "press": [{"to": p.to, "body": p.body} for p in ex.press],
         "problems": ex.problems,
+        "chatter": ex.chatter,
     }
 
 

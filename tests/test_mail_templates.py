@@ -71,6 +71,12 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "held_failed": dict(game_name="iwd", rejected=[{"line": "DISCARD Milan", "reason": "you hold no Milan"}]),
     "help": dict(game_name="hh1", handbook="HOUSE OF HABSBURG: the handbook\n  PLAY <card>", asked=ASKED, waiting=[]),
     "new_code": dict(game_name="hh1", code="NEWB-7777"),
+    "games_list": dict(
+        games=[
+            dict(name="hh1", title="House of Habsburg", player="Zoë Müller"),
+            dict(name="iw2", title="Italian Wars", player="Zoë"),
+        ]
+    ),
     "no_game": dict(subject_in="orders", tag="hh9", games=["hh1", "iw2"]),
     "press": dict(game_name="hh1", sender="Alice", recipients=["Bob"], to_all=False, text="Bob, let us share."),
     "refused_code": dict(game_name="hh1", subject_in="[pbem hh1] orders", code_missing=True, sent=""),
@@ -89,6 +95,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         result=None,
         seed=None,
         commitment_final="ab" * 32,
+        insecure_seed=False,
         code="AAAA-2222",
         takeover=False,
     ),

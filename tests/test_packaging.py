@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 import tomllib
 import venv
+import warnings
 from pathlib import Path
 
 import pytest
@@ -14,10 +16,32 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_every_package_folder_is_listed_in_pyproject() -> None:
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+def discovered_packages() -> set[str]:
+    """The packages setuptools puts in the wheel, found from pyproject.toml as `pip wheel` finds them."""
+    from setuptools.config.pyprojecttoml import apply_configuration
+    from setuptools.dist import Distribution
+
+    dist = Distribution()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        apply_configuration(dist, str(ROOT / "pyproject.toml"))
+        cwd = os.getcwd()
+        os.chdir(ROOT)
+        try:
+            dist.set_defaults()
+        finally:
+            os.chdir(cwd)
+    return set(dist.packages)
+
+
+def test_every_package_folder_ships_with_the_templates_and_migrations() -> None:
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "packages" not in cfg, "packages are discovered from [tool.setuptools.package-dir]: list none"
+    assert cfg["package-dir"] == {"pbem": "pbem", "pbem._templates": "templates", "pbem._migrations": "migrations"}
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "pbem").rglob("__init__.py")}
-    assert found <= listed, f"add to pyproject.toml [tool.setuptools] packages: {sorted(found - listed)}"
+    shipped = discovered_packages()
+    assert found | {"pbem._templates", "pbem._migrations"} <= shipped, sorted(found - shipped)
+    assert all(p == "pbem" or p.startswith("pbem.") for p in shipped), sorted(shipped)
 
 
 @pytest.mark.slow

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -20,12 +21,28 @@ from tests.conftest import Clock, body_of, sent_mail
 
 ROOT = Path(__file__).resolve().parent / "golden" / "playthrough"
 LARGE = 400_000  # transcripts above this many characters are stored gzipped (read them with zcat)
-GAMES = [
-    ("habsburg", 3, "golden-hh"),
-    ("italian-wars", 2, "golden-iw"),
-    ("dynasties", 3, "golden-dy"),
-    ("sixteen-thirty", 3, "golden-st"),
-]
+
+
+def _read(path: Path) -> str:
+    return gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+
+
+def game_of(kind: str) -> tuple[str, int, str]:
+    """(kind, players, seed) of the seeded playthrough of `kind`; the bot seed is "golden".
+
+    The golden transcripts hold one file per player and the final report names
+    the seed, so both are read from them; a kind without transcripts yet plays
+    3 players (or the nearest count it seats) with the seed "golden-<kind>".
+    """
+    files = sorted([*(ROOT / kind).glob("*.txt"), *(ROOT / kind).glob("*.txt.gz")])
+    seed = re.search(r"^The seed was: (\S+)$", _read(files[0]), re.M) if files else None
+    if seed:
+        return kind, len(files), seed.group(1)
+    eng = registry.get(kind)
+    return kind, min(max(3, eng.min_players), eng.max_players), f"golden-{kind}"
+
+
+GAMES = [game_of(kind) for kind in registry.available()]
 
 
 def transcript(cfg) -> dict[str, str]:
@@ -58,10 +75,7 @@ def test_seeded_playthrough_reports_match_golden_text(tmp_path: Path, kind: str,
             else:
                 (folder / f"{player}.txt").write_text(text)
         return
-    expected = {
-        p.name.split(".")[0]: (gzip.decompress(p.read_bytes()).decode() if p.suffix == ".gz" else p.read_text())
-        for p in [*folder.glob("*.txt"), *folder.glob("*.txt.gz")]
-    }
+    expected = {p.name.split(".")[0]: _read(p) for p in [*folder.glob("*.txt"), *folder.glob("*.txt.gz")]}
     assert sorted(got) == sorted(expected)
     for player in got:
         assert got[player] == expected[player], f"{kind}: {player}'s mail differs from {folder / player}.txt"

@@ -26,6 +26,7 @@ from pbem.record.db import session
 from tests import pg
 from tests import test_moderator as tm
 from tests.conftest import CODES, Clock, order_mail, signed
+from tests.reliability import killpoints as kp
 
 pytestmark = pytest.mark.postgres
 
@@ -142,6 +143,7 @@ def test_every_command_works_on_a_postgres_record(tmp_path: Path, pg_url: str) -
         "iw1",
         "--seed",
         "abc",
+        "--insecure-seed",
         "--player",
         "Ann <ann@example.test>",
         "--player",
@@ -297,6 +299,7 @@ def reference(tmp_path_factory) -> dict:
     cfg = config_mod.load(
         init_home(tmp_path_factory.mktemp("ref") / "home", address="moderator@pbem.test", name="Test Moderator")
     )
+    kp.share_message_id_secret(cfg)  # Message-IDs are keyed per home: both homes use one key to compare records
     _setup_games(cfg)
     from pbem.mail.maildir import MaildirInbox, MaildirSender
 
@@ -314,6 +317,7 @@ def test_concurrent_polls_without_the_file_lock_end_with_the_record_of_one_run(
     """Several processes call pbem.app.poll.poll at once on one home (no file lock): same record as one run."""
     pg.truncate(pg_url)
     cfg = pg.pg_home(tmp_path / "home", pg_url)
+    kp.share_message_id_secret(cfg)
     _setup_games(cfg)
     go = tmp_path / "go"
     procs = [
@@ -348,6 +352,7 @@ def test_concurrent_pbem_poll_commands_on_separate_hosts_end_with_the_record_of_
     """Three `pbem poll` commands, each with its own home (so its own file lock), one record and one inbox."""
     pg.truncate(pg_url)
     cfg = pg.pg_home(tmp_path / "home", pg_url)
+    kp.share_message_id_secret(cfg)
     _setup_games(cfg)
     homes = []
     for i in range(3):

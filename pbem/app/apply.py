@@ -17,6 +17,7 @@ from ..config import Config
 from ..mail.message import Inbound
 from ..mail.outgoing import Mail, outbox_row
 from ..record import outbox, store
+from ..record.home_secrets import message_id_key
 from ..record.models import ControlAction, Deadline, InboundMessage, Seat
 from . import views
 from .decision import Control, Decision, Effect, Events, Input, NewDeadline, NewSeat, Report
@@ -25,9 +26,10 @@ from .decision import Control, Decision, Effect, Events, Input, NewDeadline, New
 def record_inbound(
     s: Session, msg: Inbound, raw: bytes, when: datetime, d: Decision, game_id: int | None = None
 ) -> int:
-    """Keep the inbound message with what became of it (never its code); returns its id."""
-    if d.redact:
-        raw = raw.replace(d.redact.encode(), b"[code]")
+    """Keep the inbound message with what became of it; returns its id.
+
+    `raw` is already the bounded, redacted copy (`pbem.mail.storage.scrub`): never the code.
+    """
     res = store.insert(
         s,
         InboundMessage,
@@ -67,7 +69,7 @@ def apply(
         _reports(s, cfg, loaded, pending, when)
         if isinstance(effect, Mail):  # a mail about a game is filed with it
             gid = effect.game_id if effect.game_id is not None else game_id
-            outbox.queue(s, outbox_row(cfg, effect, when, gid))
+            outbox.queue(s, outbox_row(cfg, effect, when, message_id_key(s), gid))
         else:
             _one(s, cfg, effect, when, loaded, inbound_id)
     _reports(s, cfg, loaded, pending, when)
@@ -77,7 +79,7 @@ def _reports(s: Session, cfg: Config, loaded: store.Loaded | None, pending: list
     if pending and loaded is not None:
         from .reporting import report_mails
 
-        outbox.queue(s, [outbox_row(cfg, m, when) for m in report_mails(s, cfg, loaded, pending)])
+        outbox.queue(s, [outbox_row(cfg, m, when, message_id_key(s)) for m in report_mails(s, cfg, loaded, pending)])
     pending.clear()
 
 

@@ -18,14 +18,17 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, select
 
+from .. import engine as registry
 from ..config import Config
 from ..engine.base import Event, apply_defaults
+from ..engine.words import count
 from ..mail.compose import stable_message_id
 from ..mail.message import parse
 from ..mail.outgoing import Mail
 from ..orders.extract import extract
 from ..record import store
 from ..record.db import session
+from ..record.home_secrets import message_id_key
 from ..record.models import ControlAction, Deadline, Game, InboundMessage, OrderInput, OutboxMessage
 from . import views
 from .apply import apply
@@ -78,6 +81,7 @@ def decide_reminders(
     held_players: set[str],
     queued: set[str],
     domain: str,
+    secret: bytes,
 ) -> list[Mail]:
     """Reminders due at `when` to players who owe orders, each (deadline, offset, player) once."""
     due = store.aware(dl.due_at)
@@ -92,10 +96,10 @@ def decide_reminders(
         for player in owing:
             key = (loaded.game.name, dl.id, int(offset.total_seconds()), player)
             seat = loaded.seat_for_player(player)
-            if seat is None or stable_message_id(domain, "reminder", *key) in queued:
+            if seat is None or stable_message_id(domain, "reminder", *key, secret=secret) in queued:
                 continue
             asked = [
-                {"prompt": r.prompt, "legal": list(r.legal[:30]), "default": list(r.default)}
+                {"prompt": r.prompt, "legal": list(r.legal), "default": list(r.default)}  # engines bound their lists
                 for r in requests
                 if r.player == player
             ]
@@ -111,7 +115,7 @@ def decide_reminders(
 
 def _human(delta: timedelta) -> str:
     hours = delta.total_seconds() / 3600
-    return f"{hours:.0f} hours" if hours >= 1.5 else f"{max(1, round(hours * 60))} minutes"
+    return f"{hours:.0f} hours" if hours >= 1.5 else count(max(1, round(hours * 60)), "minute")
 
 
 def due_or_reminding(offsets: list[timedelta], dl: Deadline, when: datetime) -> bool:
@@ -138,7 +142,7 @@ def run_deadlines(cfg: Config, when: datetime) -> tuple[int, int]:
             eng = views.engine(loaded)
             if views.current_step(eng, loaded.state) != dl.step or eng.result(loaded.state) is not None:
                 continue
-            held = held_orders(s, gid) if game.resolve == "deadline" else []
+            held = held_orders(s, gid, registry.get(game.kind).order_words) if game.resolve == "deadline" else []
             due = store.aware(dl.due_at)
             if due is not None and due <= when:
                 apply(s, cfg, decide_deadline(loaded, dl.step, held), when, loaded)
@@ -146,7 +150,9 @@ def run_deadlines(cfg: Config, when: datetime) -> tuple[int, int]:
                 applied += 1
             else:
                 queued = _reminders_queued(s, gid, dl)
-                mails = decide_reminders(loaded, dl, when, cfg.reminders, {h.player for h in held}, queued, cfg.domain)
+                mails = decide_reminders(
+                    loaded, dl, when, cfg.reminders, {h.player for h in held}, queued, cfg.domain, message_id_key(s)
+                )
                 effects: list[Effect] = list(mails)
                 apply(s, cfg, Decision(game=game.name, effects=effects), when, loaded)
                 reminded += len(mails)
@@ -161,7 +167,7 @@ def _reminders_queued(s: Session, game_id: int, dl: Deadline) -> set[str]:
     return set(s.exec(q).all())
 
 
-def held_orders(s: Session, game_id: int) -> list[Held]:
+def held_orders(s: Session, game_id: int, order_words: tuple[str, ...]) -> list[Held]:
     """Messages held for the deadline and not yet applied, oldest first, with their order lines."""
     used = set(s.exec(select(OrderInput.inbound_id).where(OrderInput.game_id == game_id)).all())
     done = set(
@@ -174,8 +180,9 @@ def held_orders(s: Session, game_id: int) -> list[Held]:
         .where(InboundMessage.game_id == game_id, InboundMessage.outcome == "held")
         .order_by(col(InboundMessage.id))
     ).all()
+    mails = [(r, parse(r.raw)) for r in rows]
     return [
-        Held(r.id, r.player, tuple(extract(parse(r.raw).text).orders))
-        for r in rows
+        Held(r.id, r.player, tuple(extract(m.text, m.subject, order_words).orders))
+        for r, m in mails
         if r.id is not None and r.id not in used and f"applied-at-deadline:{r.id}" not in done
     ]

@@ -90,7 +90,6 @@ class Decision:
     game: str = ""
     player: str = ""
     effects: list[Effect] = field(default_factory=list)
-    redact: str | None = None  # a code found in the message: the audit copy never keeps it
 
     @property
     def mails(self) -> list[Mail]:

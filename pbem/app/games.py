@@ -20,7 +20,9 @@ from sqlmodel import col, select
 from .. import engine as registry
 from ..codes import hash_code, new_code
 from ..config import Config
+from ..engine.names import norm, player_name
 from ..engine.rng import commitment
+from ..names import game_name_problem
 from ..record import store
 from ..record.db import session
 from ..record.models import Game, Seat, Snapshot
@@ -31,16 +33,21 @@ from .decision import Decision, Effect, GameError, Report
 log = logging.getLogger("pbem.games")
 
 
-def check_seats(kind: str, players: list[tuple[str, str]]) -> None:
-    """Raise GameError unless the engine takes this many players, with distinct names and addresses."""
+def check_seats(kind: str, players: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The seats as given, with names checked (`player_name`); GameError unless the engine takes this many
+    players, with names distinct ignoring case and accents, and distinct addresses."""
     eng = registry.get(kind)
     if not (eng.min_players <= len(players) <= eng.max_players):
         raise GameError(f"{eng.title} takes {eng.min_players} to {eng.max_players} players, not {len(players)}")
-    names = [p for p, _ in players]
-    if len(set(n.lower() for n in names)) != len(names):
-        raise GameError("two players have the same name; names must differ")
+    try:
+        names = [player_name(p) for p, _ in players]
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
+    if len(set(norm(n) for n in names)) != len(names):
+        raise GameError("two players have the same name (ignoring case and accents); names must differ")
     if len(set(a.lower() for _, a in players)) != len(players):
         raise GameError("two players have the same address; each player needs their own address")
+    return list(zip(names, [a for _, a in players]))
 
 
 def create_game(
@@ -54,14 +61,17 @@ def create_game(
     clock: Any = store.now_utc,
     codes: dict[str, str] | None = None,
     resolve: str | None = None,
+    insecure_seed: bool = False,
 ) -> Game:
     """Create a game, deal, and queue each player's first report (with the seed commitment and their code).
 
     `codes` fixes the players' secret codes (tests and the demo); by default each is random.
     """
-    check_seats(kind, players)
-    eng = registry.get(kind)
     name = name.lower()
+    if (why := game_name_problem(name)) is not None:
+        raise GameError(why)
+    players = check_seats(kind, players)
+    eng = registry.get(kind)
     names = [p for p, _ in players]
     seed = seed or secrets.token_hex(32)
     when: datetime = clock()
@@ -75,6 +85,7 @@ def create_game(
             kind=kind,
             seed=seed,
             seed_commitment=commitment(seed),
+            insecure_seed=insecure_seed,
             players_json=json.dumps(names),
             options_json=json.dumps(options, sort_keys=True),
             deadline_seconds=int((deadline or cfg.default_deadline).total_seconds()),

@@ -18,13 +18,22 @@ from ..codes import check_code
 from ..engine.base import Outcome
 from ..mail.message import Inbound
 from ..mail.outgoing import Mail
-from ..orders.extract import Extracted, extract
+from ..orders.extract import Extracted
 from ..record.models import Seat
 from ..record.store import Loaded
 from . import views
 from .answers import Outgoing
 from .decision import Decision, Input, Report
 from .press import relay
+
+
+@dataclass(frozen=True)
+class SenderGame:
+    """A game the sender of a message without a game tag plays: for HELP without a tag."""
+
+    name: str
+    title: str
+    player: str
 
 
 @dataclass
@@ -35,6 +44,8 @@ class Facts:
     control: str = "running"  # running, paused, abandoned
     replies: dict[str, int] = field(default_factory=dict)  # answers queued per address in the last hour
     sender_games: list[str] = field(default_factory=list)  # no game named: the games the sender plays
+    sender_seats: list[SenderGame] = field(default_factory=list)  # the same, with title and player name
+    extracted: Extracted | None = None  # the message's lines read with the game's order words, codes redacted
 
 
 def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
@@ -44,14 +55,11 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     loaded = facts.loaded
     if loaded is None:
         return _no_game(msg, facts, cap)
-    ex = extract(msg.text, msg.subject) if not msg.problem else None
-    redact = ex.code if ex is not None and ex.code else None
+    ex = facts.extracted if not msg.problem else None
     seat = loaded.seat_for_address(msg.sender)
     if seat is None:
-        d = _stranger(msg, facts, cap, loaded, ex)
-        d.redact = redact
-        return d
-    d = Decision(game=loaded.game.name, player=seat.player, redact=redact)
+        return _stranger(msg, facts, cap, loaded, ex)
+    d = Decision(game=loaded.game.name, player=seat.player)
     out = Outgoing(msg, facts.replies, cap, loaded.game.id)
     if msg.problem or ex is None:
         problem = msg.problem or "it holds no text"
@@ -66,10 +74,11 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     return _act(d, out, msg, loaded, seat, ex)
 
 
-def _ack(out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, **ctx: object) -> Mail | None:
+def _ack(out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, chatter: list[str], **ctx: object) -> Mail | None:
     if not out.allowed(seat.address):
         return None
     base: dict[str, object] = dict(
+        chatter=chatter,  # lines set aside: "not read as orders"
         subject_in=msg.subject,
         game_name=loaded.game.name,
         applied=False,
@@ -131,9 +140,10 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
         accepted = bool(ex.help or ex.status or sent)
         d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
         if not accepted or ex.problems or failed or sent:
-            _add(d, _ack(out, seat, msg, loaded, **notes, no_orders=not accepted, **_now(loaded, player)))
+            ack = _ack(out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))
+            _add(d, ack)
         return d
-    return _orders(d, out, msg, loaded, seat, list(ex.orders), notes)
+    return _orders(d, out, msg, loaded, seat, list(ex.orders), notes, ex.chatter)
 
 
 def _now(loaded: Loaded, player: str) -> dict[str, object]:
@@ -147,7 +157,14 @@ def _add(d: Decision, mail: Mail | None) -> None:
 
 
 def _orders(
-    d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, orders: list[str], notes: dict[str, object]
+    d: Decision,
+    out: Outgoing,
+    msg: Inbound,
+    loaded: Loaded,
+    seat: Seat,
+    orders: list[str],
+    notes: dict[str, object],
+    chatter: list[str],
 ) -> Decision:
     eng, player = views.engine(loaded), seat.player
     result: Outcome = eng.apply(loaded.state, player, orders)
@@ -156,11 +173,16 @@ def _orders(
         d.outcome = "rejected"
         d.reason = "; ".join(f"{r.line!r}: {r.reason}" for r in result.lines if not r.ok)
         rejected = sum(1 for r in result.lines if not r.ok)
-        _add(d, _ack(out, seat, msg, loaded, lines=lines, rejected_count=rejected, **notes, **_now(loaded, player)))
+        _add(
+            d,
+            _ack(
+                out, seat, msg, loaded, chatter, lines=lines, rejected_count=rejected, **notes, **_now(loaded, player)
+            ),
+        )
         return d
     if loaded.game.resolve == "deadline":
         d.outcome, d.reason = "held", "held until the deadline"
-        _add(d, _ack(out, seat, msg, loaded, applied=True, lines=lines, **notes, held=True, on_file=orders))
+        _add(d, _ack(out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, held=True, on_file=orders))
         return d
     d.outcome = "accepted"
     everyone = views.players(loaded)
@@ -168,7 +190,12 @@ def _orders(
     movers = views.players_to_report(eng, result.state, everyone, result.events, before)
     d.effects.append(Input("orders", player, tuple(orders), result))
     now = dict(on_file=views.on_file(eng, result.state, player), waiting=views.waiting(eng, result.state))
-    _add(d, _ack(out, seat, msg, loaded, applied=True, lines=lines, **notes, **now, report_follows=player in movers))
+    _add(
+        d,
+        _ack(
+            out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, **now, report_follows=player in movers
+        ),
+    )
     for p in movers:
         st = loaded.seat_for_player(p)
         d.effects.append(Report(p, key=out.key(st.address if st else p, "report")))
@@ -197,10 +224,23 @@ def _no_game(msg: Inbound, facts: Facts, cap: int) -> Decision:
     """No [pbem NAME] tag (or an unknown one): answer only a registered player, never a stranger."""
     if not facts.sender_games:
         return Decision("ignored", "sender is not a registered player and no game was named")
-    d = Decision("rejected", "no known game named in the subject")
     out = Outgoing(msg, facts.replies, cap, None)
+    if not msg.problem and not msg.game and _asks_help(msg, facts.extracted):
+        d = Decision("accepted", "HELP without a game: the player's games listed")
+        if out.allowed(msg.sender):
+            games = sorted(facts.sender_seats, key=lambda g: g.name)
+            d.effects.append(out.mail(msg.sender, "games_list", "notice", {"games": games}))
+        return d
+    d = Decision("rejected", "no known game named in the subject")
     if out.allowed(msg.sender):
         games = sorted(set(facts.sender_games))
         context = {"tag": msg.game, "games": games, "subject_in": msg.subject}
         d.effects.append(out.mail(msg.sender, "no_game", "notice", context))
     return d
+
+
+def _asks_help(msg: Inbound, ex: Extracted | None) -> bool:
+    """HELP in the body, or a subject that is HELP (after Re:/Fwd: prefixes)."""
+    from ..orders.extract import subject_line
+
+    return bool(ex and ex.help) or subject_line(f"[pbem -] {msg.subject}").upper().rstrip("!?.") == "HELP"

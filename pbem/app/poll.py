@@ -25,12 +25,15 @@ from sqlalchemy import func
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
+from .. import engine as registry
 from ..codes import check_code
 from ..config import Config
+from ..engine.words import count
 from ..mail.message import Inbound, parse
 from ..mail.sender import Dispatcher
+from ..mail.storage import scrub
 from ..mail.transport import Inbox, Sender, TransportError
-from ..orders.extract import extract
+from ..orders.extract import Extracted, extract
 from ..record import outbox, store
 from ..record.db import DatabaseError, reading, session
 from ..record.models import Game, InboundMessage, Seat
@@ -67,10 +70,10 @@ class PollSummary:
     def line(self) -> str:
         broken = f" ({self.failures} could not be read: see the log)" if self.failures else ""
         return (
-            f"read {self.read} messages: {self.accepted} accepted, {self.rejected} rejected{broken}, "
-            f"{self.ignored} ignored, {self.duplicates} already seen; {self.deadlines} deadlines applied, "
-            f"{self.reminders} reminders; "
-            f"sent {self.sent} mails ({self.retry} to retry, {self.failed} failed)"
+            f"read {count(self.read, 'message')}: {self.accepted} accepted, {self.rejected} rejected{broken}, "
+            f"{self.ignored} ignored, {self.duplicates} already seen; {count(self.deadlines, 'deadline')} applied, "
+            f"{count(self.reminders, 'reminder')}; "
+            f"sent {count(self.sent, 'mail')} ({self.retry} to retry, {self.failed} failed)"
         )
 
 
@@ -167,6 +170,7 @@ def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> H
         msg = Inbound(f"<unreadable.{digest[:32]}@pbem>", digest, "", "", "", None, "", None, UNREADABLE)
     if not dry_run:
         with session(cfg.database_url) as s:
+            msg, raw, _ = scrub(msg, raw, None, cfg.max_stored_stranger)
             seen = select(InboundMessage.id).where(
                 InboundMessage.message_id == msg.message_id, InboundMessage.body_hash == msg.body_hash
             )
@@ -178,7 +182,7 @@ def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> H
 
 def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Handled:
     """Process one raw message in one transaction: load, decide, apply, commit."""
-    msg = parse(raw, cfg.moderator_address)
+    msg = parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
     _warm_code(cfg, msg)
     try:
         with session(cfg.database_url) as s:
@@ -205,25 +209,47 @@ def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Ha
 
 
 def decide_and_apply(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -> Decision:
-    """Inside the message's transaction: load the facts, decide (pure), apply."""
-    facts = load_facts(s, msg, when)
+    """Inside the message's transaction: read and scrub the message, load the facts, decide (pure), apply.
+
+    From the scrub on, no code is stored or echoed: the raw copy is bounded and redacted, the
+    subject and every extracted line are redacted (the code itself is kept for the check).
+    """
+    game = store.game_by_name(s, msg.game) if msg.game else None
+    words = registry.get(game.kind).order_words if game is not None else None
+    ex = extract(msg.text, msg.subject, words) if not msg.problem else None
+    msg, raw, ex = scrub(msg, raw, ex, _storage_limit(s, cfg, msg))
+    facts = load_facts(s, msg, when, game, ex)
     d = intake.decide(msg, facts, cfg.replies_per_hour)
     apply(s, cfg, d, when, facts.loaded, inbound=(msg, raw))
     return d
 
 
-def load_facts(s: Session, msg: Inbound, when: datetime) -> intake.Facts:
+def _storage_limit(s: Session, cfg: Config, msg: Inbound) -> int:
+    """A registered player's mail may be kept larger than a stranger's."""
+    player = bool(msg.sender) and s.exec(select(Seat.id).where(Seat.address == msg.sender)).first() is not None
+    return cfg.max_stored_player if player else cfg.max_stored_stranger
+
+
+def load_facts(s: Session, msg: Inbound, when: datetime, game: Game | None, ex: Extracted | None) -> intake.Facts:
     """Everything `intake.decide` needs for `msg`, read in its transaction."""
     if msg.auto:
-        return intake.Facts(None)
-    game = store.game_by_name(s, msg.game) if msg.game else None
+        return intake.Facts(None, extracted=ex)
     if game is None or game.id is None:
-        seats = s.exec(select(Seat.game_id).where(Seat.address == msg.sender)).all() if msg.sender else []
-        names = s.exec(select(Game.name).where(col(Game.id).in_(set(seats)))).all() if seats else []
-        return intake.Facts(None, replies=outbox.replies_in_last_hour(s, [msg.sender], when), sender_games=list(names))
+        seats = s.exec(select(Seat).where(Seat.address == msg.sender)).all() if msg.sender else []
+        ids = {st.game_id: st.player for st in seats}
+        rows = s.exec(select(Game).where(col(Game.id).in_(set(ids)))).all() if ids else []
+        games = [intake.SenderGame(g.name, registry.get(g.kind).title, ids[g.id or 0]) for g in rows]
+        return intake.Facts(
+            None,
+            replies=outbox.replies_in_last_hour(s, [msg.sender], when),
+            sender_games=[g.name for g in games],
+            sender_seats=games,
+            extracted=ex,
+        )
     loaded = store.load(s, game)
     return intake.Facts(
         loaded,
+        extracted=ex,
         control=store.control_state(s, game.id),
         replies=outbox.replies_in_last_hour(s, [st.address for st in loaded.seats], when),
     )
@@ -237,7 +263,7 @@ def _warm_code(cfg: Config, msg: Inbound) -> None:
     """
     if msg.auto or msg.problem or not msg.game:
         return
-    code = extract(msg.text, msg.subject).code
+    code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
     if not code:
         return
     with reading(cfg.database_url) as conn:

@@ -8,7 +8,7 @@ when it goes to everyone).  Bluffing is part of these games: the relay says so.
 from __future__ import annotations
 
 from ..engine.base import Event, RuleError
-from ..engine.names import match_one
+from ..engine.names import match_many
 from ..orders.extract import Press
 from ..record.store import Loaded
 from . import views
@@ -25,7 +25,7 @@ def relay(
         to = others
     else:
         try:
-            to = list(dict.fromkeys(match_one(t, others, "player") for t in press.to))
+            to = list(dict.fromkeys(p for t in press.to for p in match_many(t, others, "player")))
         except RuleError as exc:
             return [], exc.reason, []
     body = [ln.replace(code, "[code]") if code else ln for ln in press.body]

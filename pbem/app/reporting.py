@@ -88,6 +88,7 @@ def report_context(
         "result": None if result is None else {"summary": result.summary, "scores": result.scores},
         "seed": game.seed if result is not None else None,
         "commitment_final": game.seed_commitment,
+        "insecure_seed": game.insecure_seed,
         "code": code,
         "takeover": takeover,
         "moderator": cfg.moderator_name,

@@ -1,7 +1,9 @@
 """Pure game engines and the registry of game kinds.
 
-`get(kind)` returns the engine object for a kind name; `KINDS` lists them.
+`get(kind)` returns the engine object for a kind name, in any case; `KINDS` lists them.
 Engines are imported lazily so that a cron run with nothing to do stays cheap.
+A new game is its package (exporting ``ENGINE``) plus one line in `KINDS`:
+the CLI help, the history and the contract tests all read this registry.
 """
 
 from __future__ import annotations
@@ -25,18 +27,30 @@ class UnknownKind(KeyError):
     pass
 
 
+def canonical(kind: str) -> str:
+    """The kind name as registered: kinds are typed in any case (`Habsburg`, `HABSBURG`)."""
+    return kind.strip().lower()
+
+
 def get(kind: str) -> Engine:
-    """The engine for `kind`; raises UnknownKind naming the known kinds."""
+    """The engine for `kind` (any case); raises UnknownKind naming the known kinds."""
     try:
-        module = KINDS[kind]
+        module = KINDS[canonical(kind)]
     except KeyError:
         raise UnknownKind(f"unknown game kind {kind!r}; known kinds: {', '.join(available())}") from None
-    return importlib.import_module(module).ENGINE
+    engine: Engine = importlib.import_module(module).ENGINE
+    return engine
+
+
+def kinds_text() -> str:
+    """The registered kinds for help text: "a, b, c or d"."""
+    names = list(KINDS)
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
 
 
 def available() -> list[str]:
     """Kinds whose engine module is present in this install."""
-    out = []
+    out: list[str] = []
     for kind, module in KINDS.items():
         try:
             mod = importlib.import_module(module)

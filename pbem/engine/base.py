@@ -28,6 +28,17 @@ Shape of a game
 * ``view(state, player)`` is what that player may know (``None`` = the public
   view, what every player knows).  Reports render views, never the state.
 * ``result(state)`` is ``None`` while the game runs, then the final `Result`.
+* ``order_words`` are the words an order line starts with; the moderator sends
+  only lines starting with one of them to ``apply`` (the rest is chatter).
+* ``history`` declares how the history tells the game (`HistorySpec`:
+  the step word, the series to chart, their labels and colours).
+* ``scramble(state, player)`` changes that player's secrets (hand, ballots,
+  orders on file) and nothing else, and ``hidden_names(state, player)`` names
+  the items only that player may know, for the secrecy tests.
+
+Shared glue, written once here: `check_players` (the seat count and distinct
+names), `apply_lines` (one message's lines, all-or-nothing), `apply_defaults`
+(the deadline) and, in `pbem.engine.views`, the typed view.
 
 Every random step (shuffle, draw, die, coin) uses `pbem.engine.rng.Rng`,
 whose counter lives in the state.
@@ -36,9 +47,14 @@ whose counter lives in the state.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .declare import HistorySpec
+from .views import View
+
+State = dict[str, Any]
 PUBLIC = "public"
 MODERATOR = "moderator"
 
@@ -142,20 +158,34 @@ class Engine(Protocol):
     title: str
     min_players: int
     max_players: int
+    #: The words (or phrases, upper case) an order line of this game starts with, aliases included.
+    #: A mail line starting with none of them (nor a control word such as CODE or HELP) is chatter:
+    #: set aside and listed to the player, never sent to `apply`.
+    order_words: tuple[str, ...]
+    history: HistorySpec
 
-    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]: ...
+    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[State, list[Event]]: ...
 
-    def requests(self, state: dict[str, Any]) -> list[Request]: ...
+    def requests(self, state: State) -> list[Request]: ...
 
-    def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome: ...
+    def apply(self, state: State, player: str, lines: list[str]) -> Outcome: ...
 
-    def timeout(self, state: dict[str, Any]) -> Outcome: ...
+    def timeout(self, state: State) -> Outcome: ...
 
-    def view(self, state: dict[str, Any], player: str | None) -> dict[str, Any]: ...
+    def view(self, state: State, player: str | None) -> View: ...
 
-    def result(self, state: dict[str, Any]) -> Result | None: ...
+    def result(self, state: State) -> Result | None: ...
 
     def handbook(self) -> str: ...
+
+    def scramble(self, state: State, player: str) -> State:
+        """A copy of `state` with `player`'s secrets changed: no other player's view or requests may differ."""
+        ...
+
+    def hidden_names(self, state: State, player: str) -> list[str] | None:
+        """Names of the items only `player` may know now (cards in hand...), to search other players' mail for;
+        None when the game's secret items are named by words that are public anyway (countries)."""
+        ...
 
 
 class RuleError(Exception):
@@ -169,6 +199,72 @@ class RuleError(Exception):
         super().__init__(reason)
         self.reason = reason
         self.legal = tuple(legal)
+
+
+class Seats(Protocol):
+    """What `check_players` needs of an engine."""
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def min_players(self) -> int: ...
+
+    @property
+    def max_players(self) -> int: ...
+
+
+def check_players(engine: Seats, players: Sequence[str]) -> None:
+    """Raise ValueError unless `players` are distinct names and as many as the game seats."""
+    lo, hi, n = engine.min_players, engine.max_players, len(players)
+    if not lo <= n <= hi:
+        need = f"exactly {lo}" if lo == hi else f"{lo} to {hi}"
+        raise ValueError(f"{engine.title} needs {need} players, not {n}")
+    if len(set(players)) != n:
+        raise ValueError("player names must be distinct")
+
+
+#: Applies one order line to the draft state: returns what was understood, raises RuleError.
+LineFn = Callable[[State, str, str, list[Event]], str]
+
+
+def apply_lines(
+    state: State,
+    player: str,
+    lines: Sequence[str],
+    line: LineFn,
+    *,
+    draft: Callable[[State], State] | None = None,
+    legal: Callable[[State, str, RuleError], tuple[str, ...]] | None = None,
+    finish: Callable[[State, str, list[Event]], None] | None = None,
+) -> Outcome:
+    """One message's lines, all-or-nothing: the contract of every engine's ``apply``.
+
+    `line(draft, player, text, events)` applies one line to a working copy
+    (`draft(state)`, default `clone`).  A line that raises `RuleError` is
+    rejected with its reason and legal orders (`legal(draft, player, err)`,
+    default the error's own); the other lines still run so that the reply
+    lists every problem at once.  If any line is rejected the state is
+    unchanged and no event is kept; otherwise `finish(draft, player, events)`
+    resolves whatever the message completed.  A sender who is not seated gets
+    every line rejected.
+    """
+    if player not in state["players"]:
+        return Outcome(state, [], [LineResult(ln, False, f"{player} is not a player in this game") for ln in lines])
+    work = draft(state) if draft else clone(state)
+    events: list[Event] = []
+    results: list[LineResult] = []
+    for text in lines:
+        try:
+            results.append(LineResult(text, True, understood=line(work, player, text, events)))
+        except RuleError as err:
+            allowed = legal(work, player, err) if legal else err.legal
+            results.append(LineResult(text, False, err.reason, tuple(allowed)))
+    if not all(r.ok for r in results):
+        return Outcome(state, [], results)
+    if finish:
+        finish(work, player, events)
+    return Outcome(work, events, results)
 
 
 _ATOMIC = frozenset({str, int, bool, type(None), float})
@@ -212,7 +308,8 @@ def clone(state: dict[str, Any]) -> dict[str, Any]:
     Equivalent to ``copy.deepcopy(state)`` (engines call it on every apply, so
     it takes the fast path for the plain dicts and lists a state is made of).
     """
-    return _copy(state, {})
+    out: dict[str, Any] = _copy(state, {})
+    return out
 
 
 def apply_defaults(engine: Engine, state: dict[str, Any]) -> Outcome:

@@ -1,7 +1,7 @@
-"""Matching what a player typed to card, player and country names.
+"""Matching what a player typed to card, player and country names; what a player name may be.
 
-Shared by every engine's order grammar: case-insensitive, whitespace folded,
-an exact name wins, otherwise a unique prefix (of the whole name, or of each
+Shared by every engine's order grammar: case-insensitive, accent-insensitive
+("zoe" finds "Zoë Müller"), whitespace folded, an exact name wins, otherwise a unique prefix (of the whole name, or of each
 of its words in turn: "hre" does not match, "holy rom" does) is accepted.
 Lists of names may be separated by commas, "+" or ";", or just by spaces, in
 which case the longest run of words naming one card is taken each time.
@@ -10,6 +10,7 @@ which case the longest run of words naming one card is taken each time.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
@@ -17,12 +18,43 @@ from .base import RuleError
 
 _SPACE = re.compile(r"\s+")
 _DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u2019": "'"})
+_UNDECOMPOSED = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ð": "d", "þ": "th", "æ": "ae", "œ": "oe", "ß": "ss"})
+
+
+MAX_PLAYER_NAME = 40
+_NAME_PUNCT = frozenset(" .'-_\u2019")
 
 
 @lru_cache(maxsize=4096)  # pure; candidates_for normalises every name of a pool on every call
 def norm(text: str) -> str:
-    """Lower case, folded whitespace, plain dashes and apostrophes."""
-    return _SPACE.sub(" ", text.translate(_DASHES)).strip().lower()
+    """Lower case, folded whitespace, plain dashes and apostrophes, accents dropped ("Zoë" -> "zoe")."""
+    text = _SPACE.sub(" ", text.translate(_DASHES)).strip().lower()
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
+def player_name(text: str) -> str:
+    """A player name as it will be kept (NFC, spaces folded), or a ValueError quoting `text` intact.
+
+    Letters of any script, digits, spaces, ".", "'", "-" and "_", at most 40 characters, at least one
+    letter or digit; not "ALL" (PRESS TO ALL names every player).
+    """
+    name = _SPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    bad = sorted({c for c in name if c not in _NAME_PUNCT and unicodedata.category(c)[0] not in "LMN"})
+    why = ""
+    if not any(c.isalnum() for c in name):
+        why = "it needs at least one letter or digit"
+    elif bad:
+        why = f"it holds {' '.join(repr(c) for c in bad)}; use letters, digits, spaces, '.', \"'\", '-' or '_'"
+    elif len(name) > MAX_PLAYER_NAME:
+        why = f"it is {len(name)} characters long; at most {MAX_PLAYER_NAME}"
+    elif norm(name) == "all":
+        why = 'ALL is reserved ("PRESS TO ALL")'
+    if why:
+        raise ValueError(f'"{text}" cannot be a player name: {why}')
+    return name
 
 
 def _word_prefix(typed: str, name: str) -> bool:

@@ -8,6 +8,13 @@ shuffle, draw, die and coin.  Anyone holding the revealed seed can recompute
 every value with a few lines of any language (see README, "Fairness").
 
 Integers are drawn by rejection sampling, so they are exactly uniform.
+
+An auditor's trail: an `Rng` built with ``log=[]`` appends one record per
+draw (``{"op", "at", ...,"value"}``: the operation, the counter it started
+at, its bound or the order of the items before a shuffle, and the result).
+Engines put these records in the ``rng`` field of the event that reports the
+draw, so `examples/audit_randomness.py` can recompute every value from the
+revealed seed without pbem (docs/export-format.md, "Randomness").
 """
 
 from __future__ import annotations
@@ -32,8 +39,13 @@ def init_state(seed: str) -> dict[str, Any]:
 class Rng:
     """A view onto ``state["rng"]`` that advances its counter as it draws."""
 
-    def __init__(self, rng_state: dict[str, Any]) -> None:
+    def __init__(self, rng_state: dict[str, Any], log: list[dict[str, Any]] | None = None) -> None:
         self._st = rng_state
+        self.log = log
+
+    def _record(self, op: str, at: int, **fields: Any) -> None:
+        if self.log is not None:
+            self.log.append({"op": op, "at": at, **fields})
 
     def _block(self) -> int:
         n = self._st["n"]
@@ -43,6 +55,12 @@ class Rng:
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)``; each call uses at least one block."""
+        at = self._st["n"]
+        value = self._below(n)
+        self._record("below", at, bound=n, value=value)
+        return value
+
+    def _below(self, n: int) -> int:
         if n <= 0:
             raise ValueError("below() needs a positive bound")
         limit = (1 << 256) - ((1 << 256) % n)
@@ -53,17 +71,25 @@ class Rng:
 
     def die(self, sides: int = 6) -> int:
         """A die roll, 1..sides."""
-        return self.below(sides) + 1
+        at = self._st["n"]
+        value = self._below(sides) + 1
+        self._record("die", at, sides=sides, value=value)
+        return value
 
     def coin(self) -> int:
         """0 or 1."""
-        return self.below(2)
+        at = self._st["n"]
+        value = self._below(2)
+        self._record("coin", at, value=value)
+        return value
 
     def choice(self, items: Sequence[T]) -> T:
         return items[self.below(len(items))]
 
     def shuffle(self, items: MutableSequence[T]) -> None:
-        """Fisher-Yates in place."""
+        """Fisher-Yates in place: for i from the last index down to 1, swap item i with item below(i + 1)."""
+        at, before = self._st["n"], (list(items) if self.log is not None else [])
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            j = self._below(i + 1)
             items[i], items[j] = items[j], items[i]
+        self._record("shuffle", at, before=before, value=list(items))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import binascii
 import hashlib
+import hmac
 from datetime import datetime
 from email.header import Header
 from email.utils import format_datetime, formataddr
@@ -25,8 +26,16 @@ from email.utils import format_datetime, formataddr
 FOLD = 78
 
 
-def stable_message_id(domain: str, *key: object) -> str:
-    digest = hashlib.sha256("\x1f".join(str(k) for k in key).encode()).hexdigest()[:32]
+def stable_message_id(domain: str, *key: object, secret: bytes) -> str:
+    """The Message-ID of the outgoing mail named by `key`: an HMAC under the home's secret (issue 12).
+
+    The same key gives the same ID (a mail re-sent after a crash keeps it), but without the secret nobody
+    can recompute one from counters (game, player, report number) to learn how far others have got.
+    """
+    if len(secret) < 16:
+        raise ValueError("the Message-ID secret must be at least 16 bytes")
+    message = "\x1f".join(str(k) for k in key).encode("utf-8", "surrogateescape")
+    digest = hmac.new(secret, message, hashlib.sha256).hexdigest()[:32]
     return f"<pbem.{digest}@{domain}>"
 
 

@@ -12,8 +12,12 @@ streaming are filed together, one command per folder, once their batch is
 done (and at `close`): a message recorded but not yet filed when a run dies
 is simply fetched again and recognised as already handled.
 
+Login is by password (LOGIN) or OAuth2 (``AUTHENTICATE XOAUTH2`` or
+``OAUTHBEARER``, where the server offers it); ``password`` is then the
+access token.  TLS always verifies the certificate (`pbem.mail.tls`).
+
 Every connection, login or protocol failure becomes a `TransportError` whose
-text is one line and never contains the password.
+text is one line and never contains the password or token.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from email.parser import BytesHeaderParser
 
+from . import tls
 from .transport import Incoming, TransportError, one_line
 
 log = logging.getLogger(__name__)
@@ -67,6 +72,8 @@ class ImapInbox:
         *,
         use_move: bool | None = None,
         ssl_context: ssl_module.SSLContext | None = None,
+        auth: str = "password",
+        connect: bool = True,
     ) -> None:
         if batch < 1:
             raise ValueError("batch must be at least 1")
@@ -79,6 +86,7 @@ class ImapInbox:
         self.timeout = timeout
         self.use_move = use_move
         self._ssl_context = ssl_context
+        self.auth = auth
         self._names = {"processed": processed_folder, "rejected": rejected_folder}
         self._targets: dict[bool, str] = {}
         self._message_ids: dict[str, str] = {}
@@ -86,7 +94,8 @@ class ImapInbox:
         self._streaming = False
         self._client = None
         self.uidvalidity: int | None = None
-        self._connect()
+        if connect:
+            self._connect()
 
     # -- connection ----------------------------------------------------------
 
@@ -104,16 +113,20 @@ class ImapInbox:
         except imap_exc.LoginError as exc:
             reason = _one_line(exc, self._password)
             raise TransportError(f"{self._where()}: login as {self.username!r} refused ({reason})") from None
-        except (TimeoutError, imap_exc.IMAPClientError, OSError, ssl_module.SSLError, EOFError) as exc:
+        except ssl_module.SSLError as exc:
+            reason = tls.describe(exc, "imap") or _one_line(exc, self._password)
+            raise TransportError(f"{self._where()}: {action} failed: {reason}") from None
+        except (TimeoutError, imap_exc.IMAPClientError, OSError, EOFError) as exc:
             reason = _one_line(exc, self._password)
             raise TransportError(f"{self._where()}: {action} failed ({reason})") from None
 
-    def _connect(self) -> None:
+    def open(self) -> object:
+        """Connect, secure and log in (no folder work); returns the imapclient client (also for `pbem check`)."""
         import imapclient
 
         context = self._ssl_context
         if (self.ssl or self.starttls) and context is None:
-            context = ssl_module.create_default_context()
+            context = tls.context()
         with self._errors("connect"):
             client = imapclient.IMAPClient(
                 self.host,
@@ -129,7 +142,31 @@ class ImapInbox:
                 if self.starttls:
                     client.starttls(context)
             with self._errors("login"):
-                client.login(self.username, self._password)
+                self._login(client)
+        except TransportError:
+            self._drop()
+            raise
+        return client
+
+    def _login(self, client) -> None:  # type: ignore[no-untyped-def]
+        if self.auth == "password":
+            client.login(self.username, self._password)
+            return
+        mechanism = self.auth.upper()
+        offered = [c.decode()[5:] for c in client.capabilities() if c.upper().startswith(b"AUTH=")]
+        if mechanism not in offered:
+            raise TransportError(
+                f"{self._where()}: the server does not offer AUTH={mechanism} (it offers {', '.join(offered) or 'no SASL'}); "
+                "change [imap] auth"
+            )
+        if mechanism == "XOAUTH2":
+            client.oauth2_login(self.username, self._password)
+        else:
+            client.oauthbearer_login(self.username, self._password)
+
+    def _connect(self) -> None:
+        client = self.open()
+        try:
             with self._errors("folder setup"):
                 self._targets = {
                     True: self._ensure(self._names["processed"]),

@@ -1,27 +1,21 @@
-"""The IMAP + SMTP transport: mail read from an IMAP folder, sent through an SMTP server."""
+"""The IMAP + SMTP transport: mail read from an IMAP folder, sent through an SMTP server.
+
+The logins (password, `password_command`, or an OAuth2 token from `token_command`)
+and the TLS contexts (`cafile`) are made in `pbem.mail.connect`.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .imap import ImapInbox
-from .smtp import SmtpSender
+from .connect import transports
 
 if TYPE_CHECKING:
     from ..config import Config
+    from .imap import ImapInbox
+    from .smtp import SmtpSender
 
 
 def open_transport(cfg: Config) -> tuple[ImapInbox, SmtpSender]:
-    i, m = cfg.imap, cfg.smtp
-    inbox = ImapInbox(
-        i.host,
-        i.port,
-        i.ssl,
-        i.starttls,
-        i.username,
-        i.secret(cfg.path, "imap"),
-        folder=i.folder,
-        processed_folder=i.processed_folder,
-        rejected_folder=i.rejected_folder,
-    )
-    return inbox, SmtpSender(m.host, m.port, m.ssl, m.starttls, m.username, m.secret(cfg.path, "smtp"))
+    """Both logins first (a failing helper command stops the run before any server is contacted)."""
+    return transports(cfg)

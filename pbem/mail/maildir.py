@@ -3,7 +3,7 @@
 Incoming mail is read from ``PATH/inbox`` (new/ and cur/); once recorded a
 message moves to ``PATH/processed`` or ``PATH/rejected`` with one rename, so a
 crash at any moment leaves it in exactly one folder.  Outgoing mail is
-written to ``PATH/sent``.  Any mail client (mutt -f PATH/sent) can read them.
+written to ``PATH/sent``.  Missing folders are created.  Any mail client (mutt -f PATH/sent) can read them.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ def open_transport(cfg: Config) -> tuple[MaildirInbox, MaildirSender]:
 
 
 def _maildir(path: Path) -> mailbox.Maildir:
+    """The Maildir at `path`, created with its parent folders when missing (a home set up by hand)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     return mailbox.Maildir(str(path), factory=None, create=True)
 
 
@@ -57,15 +59,22 @@ class MaildirInbox:
         target = self.root / ("processed" if accepted else "rejected")
         for sub in ("new", "cur"):
             folder = self.root / "inbox" / sub
-            for path in [folder / key, *folder.glob(f"{glob.escape(key)}:*")]:
-                try:
-                    os.rename(path, target / sub / path.name)  # atomic: never in both folders, never lost
+            if _move(folder / key, target / sub / key):  # the usual case: no flags, no directory scan
+                return
+            for path in folder.glob(f"{glob.escape(key)}:*"):
+                if _move(path, target / sub / path.name):
                     return
-                except FileNotFoundError:  # not here, or taken by a concurrent run
-                    continue
 
     def close(self) -> None:
         pass
+
+
+def _move(path: Path, to: Path) -> bool:
+    try:
+        os.rename(path, to)  # atomic: never in both folders, never lost
+        return True
+    except FileNotFoundError:  # not here, or taken by a concurrent run
+        return False
 
 
 class MaildirSender:

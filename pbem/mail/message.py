@@ -1,7 +1,7 @@
 """Reading an inbound message (pure): headers, sender, game tag and order text.
 
 Handles what ordinary mail clients send: multipart/alternative (text/plain is
-preferred; HTML-only mail is turned into text), any charset and transfer
+preferred; HTML-only mail is turned into text; format=flowed is unwrapped), any charset and transfer
 encoding (unknown charsets fall back to UTF-8 with replacement), attachments
 ignored, missing Message-IDs (a stable one is made from the body hash).
 Nothing here raises on bad input: problems become `problem` text.
@@ -11,15 +11,22 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from email import policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
-from email.utils import getaddresses, parseaddr
+from email.utils import getaddresses
 from html.parser import HTMLParser
+
+from .authentication import verdict
+from .identity import identify
+from .loops import auto_reason
 
 MAX_BODY_CHARS = 64_000
 MAX_RAW_BYTES = 2_000_000
+MAX_MULTIPARTS = 64  # no mail client nests deeper; a hostile depth would make parsing quadratic
+_BOUNDARY = re.compile(rb"boundary\s*\*?\s*=", re.IGNORECASE)
 GAME_TAG = re.compile(r"\[pbem\s+([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]", re.IGNORECASE)
 
 
@@ -58,7 +65,14 @@ class _HtmlText(HTMLParser):
             self.skip += 1
         if tag == "blockquote":
             self.quote += 1
-        if tag in self.BLOCK:
+        if tag == "br":
+            self.out.append("\n")
+        elif tag in self.BLOCK:
+            self._newline()
+
+    def _newline(self) -> None:
+        """End the current line once: consecutive blocks (<div>s) are consecutive lines, not blank lines."""
+        if self.out and not self.out[-1].endswith("\n"):
             self.out.append("\n")
 
     def handle_endtag(self, tag):
@@ -66,8 +80,8 @@ class _HtmlText(HTMLParser):
             self.skip -= 1
         if tag == "blockquote" and self.quote:
             self.quote -= 1
-        if tag in self.BLOCK:
-            self.out.append("\n")
+        if tag in self.BLOCK and tag != "br":
+            self._newline()
 
     def handle_data(self, data):
         if self.skip:
@@ -87,15 +101,24 @@ def html_to_text(html: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "".join(parser.out)).strip()
 
 
+class Unreadable(Exception):
+    """A part of the message cannot be decoded; the text says why (becomes the message's `problem`)."""
+
+
 def _decode(part: Message) -> str:
-    payload = part.get_payload(decode=True)
-    if payload is None:
-        payload = str(part.get_payload()).encode("utf-8", "replace")
-    charset = part.get_content_charset() or "utf-8"
+    try:
+        payload = part.get_payload(decode=True)
+        if payload is None:
+            payload = str(part.get_payload()).encode("utf-8", "surrogateescape")
+        charset = part.get_content_charset() or "utf-8"
+    except Exception as exc:  # noqa: BLE001 - a broken transfer encoding or RFC 2231 parameter
+        raise Unreadable(f"a text part cannot be decoded ({type(exc).__name__})") from None
     try:
         return payload.decode(charset, "replace")
     except LookupError:
         return payload.decode("utf-8", "replace")
+    except Exception as exc:  # noqa: BLE001 - a codec that fails in its own way (idna, punycode, undefined)
+        raise Unreadable(f'its charset "{charset[:40]}" cannot decode the text ({type(exc).__name__})') from None
 
 
 def _text_parts(msg: Message, depth: int = 0) -> tuple[str | None, str | None]:
@@ -107,7 +130,7 @@ def _text_parts(msg: Message, depth: int = 0) -> tuple[str | None, str | None]:
         for sub in msg.get_payload() or []:
             if not isinstance(sub, Message):
                 continue
-            if (sub.get_content_disposition() or "") == "attachment":
+            if _disposition(sub) == "attachment":
                 continue
             p, h = _text_parts(sub, depth + 1)
             plain = plain or p
@@ -117,61 +140,91 @@ def _text_parts(msg: Message, depth: int = 0) -> tuple[str | None, str | None]:
         return plain, html
     ctype = msg.get_content_type()
     if ctype == "text/plain":
-        return _decode(msg), None
+        text = _decode(msg)
+        if str(msg.get_param("format", "") or "").lower() == "flowed":
+            text = unflow(text, str(msg.get_param("delsp", "") or "").lower() == "yes")
+        return text, None
     if ctype == "text/html":
         return None, _decode(msg)
     return None, None
 
 
-def _auto_reason(msg: Message, sender: str, moderator: str) -> str | None:
-    auto = str(msg.get("Auto-Submitted", "") or "").strip().lower()
-    if auto and not auto.startswith("no"):
-        return f"Auto-Submitted: {auto}"
-    prec = str(msg.get("Precedence", "") or "").strip().lower()
-    if prec in ("bulk", "list", "junk"):
-        return f"Precedence: {prec}"
-    if not sender or sender.split("@")[0] in ("mailer-daemon", "postmaster") or sender == "<>":
-        return "bounce or null sender"
-    for loop in msg.get_all("X-Loop", []) or []:
-        if moderator and moderator.lower() in str(loop).lower():
-            return "X-Loop names the moderator"
-    if msg.get("List-Id") or msg.get("List-Unsubscribe"):
-        return "mailing-list message"
-    return None
+def unflow(text: str, delsp: bool = False) -> str:
+    """Undo RFC 3676 format=flowed: join soft-broken lines (ending in a space) of the same quote depth.
+
+    Space-stuffing is removed; with DelSp=yes the space before a soft break is deleted too.
+    The signature separator "-- " is never a soft break.
+    """
+    out: list[str] = []
+    joining: tuple[int, str] | None = None  # (quote depth, text so far) of a paragraph still open
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        depth = len(raw) - len(raw.lstrip(">"))
+        body = raw[depth:]
+        if body.startswith(" "):
+            body = body[1:]  # space-stuffing (or the space after the quote marks)
+        if joining is not None and joining[0] != depth:
+            out.append(_quoted_line(*joining))
+            joining = None
+        flowed = body.endswith(" ") and body != "-- "
+        if flowed and delsp:
+            body = body[:-1]
+        text_so_far = (joining[1] if joining else "") + body
+        if flowed:
+            joining = (depth, text_so_far)
+        else:
+            out.append(_quoted_line(depth, text_so_far))
+            joining = None
+    if joining is not None:
+        out.append(_quoted_line(*joining))
+    return "\n".join(out)
 
 
-def parse(raw: bytes, moderator: str = "") -> Inbound:
+def _quoted_line(depth: int, body: str) -> str:
+    return (">" * depth + " " + body) if depth else body
+
+
+def _disposition(part: Message) -> str:
+    try:
+        return part.get_content_disposition() or ""
+    except Exception:  # noqa: BLE001 - an undecodable RFC 2231 parameter: read the part as inline
+        return ""
+
+
+def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "") -> Inbound:
+    """What pbem reads in `raw`.  Never raises: whatever cannot be decoded becomes `problem`.
+
+    `trust_authentication_results` names the authserv-id whose Authentication-Results are believed
+    (`[mail]` key of that name; "" = off): a sender they fail is refused (`authentication.verdict`).
+    """
     body_hash = hashlib.sha256(raw).hexdigest()
     problem = None
     if len(raw) > MAX_RAW_BYTES:
         problem = f"the message is {len(raw)} bytes long; orders must fit in {MAX_RAW_BYTES} bytes"
         raw = raw[:64_000]
+    nested = too_nested(raw)
+    if nested:  # the parser's cost grows with depth times lines: read the headers only
+        problem = problem or f"could not be read: the message nests more than {MAX_MULTIPARTS} multipart containers"
     try:
-        msg: Message = BytesParser(policy=policy.compat32).parsebytes(raw)
-    except Exception:  # pragma: no cover - the parser is lenient
-        msg = EmailMessage()
+        msg: Message = BytesParser(policy=policy.compat32).parsebytes(raw, headersonly=nested)
+    except Exception as exc:  # noqa: BLE001 - the parser is lenient, but nothing here may raise
+        msg, problem = (
+            EmailMessage(),
+            problem or f"could not be read: the message structure is broken ({type(exc).__name__})",
+        )
     mid = _header(msg, "Message-ID").strip()
     if not mid or len(mid) > 900:
         mid = f"<missing.{body_hash[:32]}@pbem.invalid>"
-    name, addr = parseaddr(re.sub(r"[\r\n]+", " ", str(msg.get("From", "") or "")))
-    name = _decoded(name)
-    sender = addr.strip().lower() if "@" in addr else ""
+    who = identify(msg)
+    name, sender = _decoded(who.name), who.sender
     subject = _header(msg, "Subject")
     tag = GAME_TAG.search(subject)
     text = ""
     if problem is None:
-        plain, html = _text_parts(msg)
-        if plain is not None:
-            text = plain
-        elif html is not None:
-            text = html_to_text(html)
-        else:
-            problem = "the message has no text part (only attachments or binary content)"
-        if "\x00" in text:
-            problem = "the message body holds binary data (NUL bytes)"
-        elif len(text) > MAX_BODY_CHARS:
-            problem = f"the message body is {len(text)} characters long; orders must fit in {MAX_BODY_CHARS}"
-    refs = tuple(x for x in re.findall(r"<[^<>\s]+>", _header(msg, "References") + " " + _header(msg, "In-Reply-To")))
+        text, problem = _body(msg)
+    problem = who.problem or problem  # an ambiguous sender is refused whatever the body says
+    if trust_authentication_results and problem is None:
+        problem = _guarded(lambda: verdict(msg, trust_authentication_results, sender), "could not be read: a header")
+    refs = tuple(re.findall(r"<[^<>\s]+>", _header(msg, "References") + " " + _header(msg, "In-Reply-To")))
     return Inbound(
         message_id=mid,
         body_hash=body_hash,
@@ -180,18 +233,52 @@ def parse(raw: bytes, moderator: str = "") -> Inbound:
         subject=subject,
         game=tag.group(1).lower() if tag else None,
         text=text if problem is None else "",
-        auto=_auto_reason(msg, sender, moderator),
+        auto=_guarded(lambda: auto_reason(msg, sender, moderator), "a header cannot be read"),
         problem=problem,
         references=refs,
         date=_header(msg, "Date")[:100],
     )
 
 
+def too_nested(raw: bytes) -> bool:
+    """More multipart containers than any mail client makes: parsing the body would cost depth times lines."""
+    return len(_BOUNDARY.findall(raw)) > MAX_MULTIPARTS
+
+
+def _guarded(read: Callable[[], str | None], failed: str) -> str | None:
+    try:
+        return read()
+    except Exception:  # noqa: BLE001 - nothing in parse may raise
+        return failed
+
+
+def _body(msg: Message) -> tuple[str, str | None]:
+    """The chosen text and the problem that keeps it from being read (None if it can be)."""
+    try:
+        plain, html = _text_parts(msg)
+        if plain is not None:
+            text = plain
+        elif html is not None:
+            text = html_to_text(html)
+        else:
+            return "", "the message has no text part (only attachments or binary content)"
+    except Unreadable as exc:
+        return "", f"could not be read: {exc}"
+    except Exception as exc:  # noqa: BLE001 - any other failure in a part (recursion, a broken structure)
+        return "", f"could not be read: a part of the message is broken ({type(exc).__name__})"
+    if "\x00" in text:
+        return "", "the message body holds binary data (NUL bytes)"
+    if len(text) > MAX_BODY_CHARS:
+        return "", f"the message body is {len(text)} characters long; orders must fit in {MAX_BODY_CHARS}"
+    return text, None
+
+
 def _header(msg: Message, name: str) -> str:
-    value = msg.get(name)
-    if value is None:
+    try:
+        value = msg.get(name)
+        return "" if value is None else _decoded(str(value))
+    except Exception:  # noqa: BLE001 - a header that cannot be read reads as absent
         return ""
-    return _decoded(str(value))
 
 
 def _decoded(value: str) -> str:

@@ -41,13 +41,14 @@ class Mail:
     game_id: int | None = field(default=None, compare=False)
 
 
-def message_id(cfg: Config, mail: Mail) -> str:
-    return stable_message_id(cfg.domain, mail.purpose, *mail.key)
+def message_id(cfg: Config, mail: Mail, secret: bytes) -> str:
+    """`mail`'s stable Message-ID, keyed with the home's secret (see `stable_message_id`)."""
+    return stable_message_id(cfg.domain, mail.purpose, *mail.key, secret=secret)
 
 
-def outbox_row(cfg: Config, mail: Mail, when: datetime, game_id: int | None = None) -> dict[str, Any]:
+def outbox_row(cfg: Config, mail: Mail, when: datetime, secret: bytes, game_id: int | None = None) -> dict[str, Any]:
     """The outbox row for `mail`: the composed message (and its redacted copy when it holds a secret)."""
-    mid = message_id(cfg, mail)
+    mid = message_id(cfg, mail, secret)
 
     def build(ctx: dict[str, Any]) -> bytes:
         r = render_mail(mail.kind, {**ctx, "moderator": cfg.moderator_name})

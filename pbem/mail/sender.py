@@ -25,6 +25,7 @@ from sqlalchemy import func, select
 from ..config import Config
 from ..record import outbox
 from ..record.db import reading, session, transaction
+from ..record.home_secrets import message_id_key
 from ..record.models import OutboxMessage
 from .outgoing import Mail, outbox_row
 from .transport import PermanentSendError, Sender, TransientSendError, TransportError
@@ -180,7 +181,7 @@ def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = F
         if failed:
             row.status = "failed"
             if row.purpose != "alert":
-                outbox.queue(s, outbox_row(cfg, alert(cfg, row), when))
+                outbox.queue(s, outbox_row(cfg, alert(cfg, row), when, message_id_key(s)))
         else:
             row.next_attempt_at = when + timedelta(minutes=2 ** min(row.attempts, 10))
         s.add(row)

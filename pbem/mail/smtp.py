@@ -6,7 +6,10 @@ server dropped it in between, it is reopened once.  Failures are sorted for
 the outbox: connection problems, failures while connecting or logging in,
 and 4xx replies raise `TransientSendError` (retry on a later run); 5xx
 replies about this message or its recipients raise `PermanentSendError`.
-Error texts are one line and never contain the password.
+Login is by password (AUTH PLAIN/LOGIN) or OAuth2 (``AUTH XOAUTH2`` or
+``OAUTHBEARER``; ``password`` is then the access token); a refusal gives the
+server's answer in one line.  TLS always verifies the certificate
+(`pbem.mail.tls`).  Error texts never contain the password or token.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import re
 import smtplib
 import ssl as ssl_module
 
+from . import tls
 from .transport import PermanentSendError, TransientSendError, one_line
 
 log = logging.getLogger(__name__)
@@ -40,6 +44,7 @@ class SmtpSender:
         local_hostname: str | None = None,
         *,
         ssl_context: ssl_module.SSLContext | None = None,
+        auth: str = "password",
     ) -> None:
         self.host, self.port = host, int(port)
         self.ssl, self.starttls = bool(ssl), bool(starttls)
@@ -48,6 +53,7 @@ class SmtpSender:
         self.timeout = timeout
         self.local_hostname = local_hostname
         self._ssl_context = ssl_context
+        self.auth = auth
         self._conn: smtplib.SMTP | None = None
         self.connections = 0  # opened during this run (for logs and tests)
 
@@ -55,7 +61,34 @@ class SmtpSender:
         return f"SMTP {self.host}:{self.port}: {one_line(text, self._password)}"
 
     def _context(self) -> ssl_module.SSLContext:
-        return self._ssl_context or ssl_module.create_default_context()
+        return self._ssl_context or tls.context()
+
+    def open(self) -> smtplib.SMTP:
+        """Connect, secure and log in now (for `pbem check`); `close` ends it.  Raises TransientSendError."""
+        if self._conn is None:
+            self._conn = self._connect()
+        return self._conn
+
+    def _login(self, conn: smtplib.SMTP) -> None:
+        if self.auth == "password":
+            conn.login(self.username, self._password)
+            return
+        mechanism = self.auth.upper()
+        offered = (conn.esmtp_features.get("auth") or "").upper().split()
+        if mechanism not in offered:
+            raise TransientSendError(
+                self._reason(
+                    f"the server does not offer AUTH {mechanism} (it offers {', '.join(offered) or 'no AUTH'}"
+                    + ("" if self.ssl or self.starttls else "; many servers offer AUTH only after STARTTLS")
+                    + "); change [smtp] auth"
+                )
+            )
+        if mechanism == "XOAUTH2":
+            first = f"user={self.username}\x01auth=Bearer {self._password}\x01\x01"
+        else:
+            first = f"n,a={self.username},\x01auth=Bearer {self._password}\x01\x01"
+        # on a refusal the server sends a JSON challenge and waits for an empty answer
+        conn.auth(mechanism, lambda challenge=None: first if challenge is None else "", initial_response_ok=True)
 
     def _connect(self) -> smtplib.SMTP:
         conn: smtplib.SMTP | None = None
@@ -75,16 +108,24 @@ class SmtpSender:
                 conn.starttls(context=self._context())
                 conn.ehlo()
             if self.username:
-                conn.login(self.username, self._password)
+                self._login(conn)
+        except TransientSendError:
+            self._quietly_close(conn)
+            raise
         except smtplib.SMTPAuthenticationError as exc:
             self._quietly_close(conn)
-            raise TransientSendError(self._reason(f"login as {self.username!r} refused ({exc.smtp_code})")) from None
+            refusal = f"{exc.smtp_code} {_text(exc.smtp_error)}"
+            raise TransientSendError(self._reason(f"login as {self.username!r} refused ({refusal})")) from None
+        except ssl_module.SSLError as exc:
+            self._quietly_close(conn)
+            reason = tls.describe(exc, "smtp") or _text(exc)
+            raise TransientSendError(self._reason(f"cannot connect: {reason}")) from None
         except smtplib.SMTPResponseException as exc:
             self._quietly_close(conn)
             raise TransientSendError(
                 self._reason(f"connect refused: {exc.smtp_code} {_text(exc.smtp_error)}")
             ) from None
-        except (TimeoutError, smtplib.SMTPException, OSError, ssl_module.SSLError) as exc:
+        except (TimeoutError, smtplib.SMTPException, OSError) as exc:
             self._quietly_close(conn)
             raise TransientSendError(self._reason(f"cannot connect ({type(exc).__name__}: {_text(exc)})")) from None
         self.connections += 1

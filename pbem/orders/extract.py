@@ -1,32 +1,46 @@
-"""Turning an email body into order lines (pure).
+"""Turning an email into order lines (pure): orders, control commands and chatter.
 
-One order per line, case-insensitive.  Ignored: blank lines, `#` comments
-(whole-line or trailing), quoted lines (`>`), the quoted block of a reply
-("On ... wrote:", "-----Original Message-----", Outlook's "From: ... Sent:"
-header block) and everything after a signature separator (`-- `).  A
-top-posted reply therefore yields just the new text above the quote.
+The mail furniture (quotes, attributions, Outlook header blocks, forwarded
+markers, client signatures, the ``-- `` signature) is dropped first by
+`pbem.orders.furniture`.  Each remaining line, case-insensitive, is then:
 
-Moderator-level commands are split off here; everything else goes to the
-game's engine:
+* a control command, split off here:
+  ``HELP`` (the handbook and the sender's legal orders now),
+  ``STATUS`` / ``REPORT`` (re-send the sender's current report),
+  ``CODE <code>`` (the player's secret code; it may also be in the subject),
+  ``PRESS TO <player|ALL>`` ... ``END PRESS`` (a message relayed to others),
+  ``END`` alone (stop reading: what follows is not read);
+* an order, if it starts with one of the game's order words
+  (`Engine.order_words`, aliases included): it goes to the engine, which
+  accepts or refuses the whole message;
+* chatter otherwise (greetings, sign-offs, a name, remarks): set aside in
+  `Extracted.chatter`, listed to the player as "not read as orders", and
+  never a reason to refuse.
 
-* ``HELP``: the handbook and the sender's legal orders now;
-* ``STATUS`` / ``REPORT``: re-send the sender's current report;
-* ``CODE <code>``: the player's secret code (it may also be in the subject);
-* ``PRESS TO <player|ALL> ... END PRESS``: a message relayed to other players.
+``#`` starts a comment.  The Subject after the ``[pbem NAME]`` tag, without
+``Re:``/``Fwd:``/``AW:``/``SV:`` prefixes, is read like a first line when it
+is a command (``[pbem hh1] HELP``), or an order and the body holds none
+(``[pbem hh1] NO EVENT code K7QX-2MPD``); otherwise it is only a title.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-_REPLY_HEADER = re.compile(
-    r"^\s*(on\s.+wrote:|le\s.+a\s+écrit\s*:|am\s.+schrieb.*:|-{2,}\s*original message\s*-{2,}|_{5,})\s*$", re.IGNORECASE
-)
-_OUTLOOK_FROM = re.compile(r"^\s*from:\s.+", re.IGNORECASE)
+from .furniture import own_lines
+
 _CODE = re.compile(r"^code\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE)
 _PRESS = re.compile(r"^press\s+to\s+(.+?)\s*:?\s*$", re.IGNORECASE)
 _SUBJECT_CODE = re.compile(r"\bcode\s*[:=]?\s*([A-Za-z0-9-]{4,64})\b", re.IGNORECASE)
+_GAME_TAG = re.compile(r"\[pbem\s+[^\]]*\]", re.IGNORECASE)
+_REPLY_PREFIX = re.compile(
+    r"^(?:\s*(?:re|fwd?|aw|wg|sv|vs|vb|tr|rv|r|antw|ref|odp|res|enc)\s*(?:\[\d+\]|\(\d+\))?\s*:)+\s*", re.IGNORECASE
+)
+_INVISIBLE = str.maketrans({"\xa0": " ", "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None})
+CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END")
 
 
 @dataclass
@@ -43,62 +57,112 @@ class Extracted:
     code: str | None = None
     press: list[Press] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    chatter: list[str] = field(default_factory=list)  # lines set aside: "not read as orders"
+    furniture: list[str] = field(default_factory=list)  # attributions and client signatures dropped
 
 
-def body_lines(text: str) -> list[str]:
-    """The sender's own lines: quotes, reply blocks and signature removed."""
-    out: list[str] = []
-    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        if raw.rstrip() in ("--", "-- ") or raw == "-- ":
-            break
-        if _REPLY_HEADER.match(raw):
-            break
-        if _OUTLOOK_FROM.match(raw) and out and not out[-1].strip():
-            break
-        if raw.lstrip().startswith(">"):
-            continue
-        out.append(raw)
-    return out
+@lru_cache(maxsize=16)
+def _phrases(words: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(w.upper().replace("_", "-").split()) for w in words if w.strip())
+
+
+@lru_cache(maxsize=1)
+def all_order_words() -> tuple[str, ...]:
+    """Every installed game's order words (when the game is not known)."""
+    from .. import engine as registry
+
+    return tuple(sorted({w for kind in registry.available() for w in registry.get(kind).order_words}))
+
+
+def _words(line: str) -> list[str]:
+    return line.upper().replace("\u2013", "-").replace("\u2014", "-").replace("_", "-").split()
+
+
+def is_order(line: str, order_words: Iterable[str]) -> bool:
+    """True if `line` starts with one of the order words (each a word or a phrase)."""
+    words = _words(line)
+    return any(words[: len(p)] == list(p) for p in _phrases(tuple(order_words)))
+
+
+def _control(line: str) -> str | None:
+    """The control word a line starts with (trailing punctuation ignored), or None."""
+    first = line.split(None, 1)[0].upper().rstrip(":,.!?;") if line.split() else ""
+    return first if first in CONTROL_WORDS else None
 
 
 def _strip_comment(line: str) -> str:
-    return line.split("#", 1)[0].strip()
+    return line.split("#", 1)[0].translate(_INVISIBLE).strip()
 
 
-def extract(text: str, subject: str = "") -> Extracted:
+def subject_line(subject: str) -> str:
+    """The subject after the game tag, without reply prefixes and without a code."""
+    tag = _GAME_TAG.search(subject or "")
+    if not tag:
+        return ""
+    rest = _REPLY_PREFIX.sub("", subject[tag.end() :])
+    return _REPLY_PREFIX.sub("", _SUBJECT_CODE.sub(" ", rest)).strip()
+
+
+def extract(text: str, subject: str = "", order_words: Iterable[str] | None = None) -> Extracted:
+    """Sort a message's lines into orders, commands and chatter (see the module docstring)."""
+    words = tuple(all_order_words() if order_words is None else order_words)
     ex = Extracted()
     m = _SUBJECT_CODE.search(subject or "")
     if m:
         ex.code = m.group(1)
-    lines = body_lines(text)
+    lines, ex.furniture = own_lines(text)
+    first = subject_line(subject)
+    if first and _control(first) in ("HELP", "STATUS", "REPORT", "CODE"):
+        lines.insert(0, first)
     i = 0
     while i < len(lines):
         line = _strip_comment(lines[i])
         i += 1
         if not line:
             continue
-        word = line.split()[0].upper()
-        if word == "HELP" and len(line.split()) == 1:
-            ex.help = True
-        elif word in ("STATUS", "REPORT") and len(line.split()) == 1:
-            ex.status = True
-        elif _CODE.match(line):
-            ex.code = _CODE.match(line).group(1)
-        elif _PRESS.match(line):
-            to = [t.strip() for t in re.split(r"[,\s]+", _PRESS.match(line).group(1)) if t.strip()]
-            body: list[str] = []
-            closed = False
-            while i < len(lines):
-                raw = lines[i]
-                i += 1
-                if raw.strip().upper() in ("END PRESS", "ENDPRESS"):
-                    closed = True
-                    break
-                body.append(raw.rstrip())
-            if not closed:
-                ex.problems.append(f'"{line}": press must end with a line "END PRESS"; nothing was sent')
-            else:
-                ex.press.append(Press(to, body))
-        else:
+        if is_order(line, words):
             ex.orders.append(line)
+            if _words(line) == ["END"]:
+                break
+            continue
+        word = _control(line)
+        if word is None:
+            ex.chatter.append(line)
+        elif word == "END":
+            if len(_words(line)) > 1 and _words(line)[1] == "PRESS":
+                continue  # a stray END PRESS closes nothing
+            break
+        elif word == "HELP":
+            ex.help = True
+        elif word in ("STATUS", "REPORT"):
+            ex.status = True
+        elif word == "CODE":
+            cm = _CODE.match(line)
+            if cm:
+                ex.code = cm.group(1)
+            else:
+                ex.problems.append(f'"{line}": write the code alone after the word: CODE <your code>')
+        else:
+            i = _press(ex, line, lines, i)
+    if first and not ex.orders and is_order(first, words):
+        ex.orders.append(_strip_comment(first))  # a subject titled "tribute" above orders is only a title
     return ex
+
+
+def _press(ex: Extracted, line: str, lines: list[str], i: int) -> int:
+    """Read a press message that starts at `line`; returns the index of the line after it."""
+    pm = _PRESS.match(line)
+    if not pm:
+        ex.problems.append(f'"{line}": a press message starts with PRESS TO <player> or PRESS TO ALL; nothing was sent')
+        return i
+    to = [t.strip() for t in re.split(r"[,;]", pm.group(1)) if t.strip()]  # names may hold spaces
+    body: list[str] = []
+    while i < len(lines):
+        raw = lines[i]
+        i += 1
+        if raw.strip().upper() in ("END PRESS", "ENDPRESS"):
+            ex.press.append(Press(to, body))
+            return i
+        body.append(raw.rstrip())
+    ex.problems.append(f'"{line}": press must end with a line "END PRESS"; nothing was sent')
+    return i

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
+from sqlalchemy import Boolean, Column, Index, Integer, LargeBinary, Text, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 
@@ -26,6 +26,10 @@ class Game(SQLModel, table=True):
     kind: str = Field(max_length=32)
     seed: str = Field(max_length=128)  # secret until the game is over
     seed_commitment: str = Field(max_length=64)
+    # The moderator gave a seed weaker than 128 bits with --insecure-seed: every report and the export say so.
+    insecure_seed: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
+    # Events up to this seq were recorded before the chain existed (migration 0004): verified fact by fact.
+    legacy_events: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
     players_json: str = Field(sa_column=Column(Text, nullable=False))  # engine player names, seat order
     options_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     deadline_seconds: int = 172800
@@ -84,6 +88,7 @@ class OrderInput(SQLModel, table=True):
     lines_json: str = Field(sa_column=Column(Text, nullable=False))
     inbound_id: int | None = Field(default=None, foreign_key="inbound_messages.id")
     created_at: datetime
+    hash: str = Field(default="", max_length=64)  # link in the game's record chain (pbem.record.chain)
 
 
 class GameEvent(SQLModel, table=True):
@@ -99,6 +104,7 @@ class GameEvent(SQLModel, table=True):
     visibility_json: str = Field(sa_column=Column(Text, nullable=False))
     data_json: str = Field(sa_column=Column(Text, nullable=False))
     created_at: datetime
+    hash: str = Field(default="", max_length=64)  # link in the game's record chain (pbem.record.chain)
 
 
 class Snapshot(SQLModel, table=True):
@@ -166,3 +172,14 @@ class OutboxMessage(SQLModel, table=True):
     next_attempt_at: datetime
     created_at: datetime
     sent_at: datetime | None = None
+
+
+class HomeSecret(SQLModel, table=True):
+    """A secret of this moderator home, made once (migration 0005) and never shown: the key of outgoing
+    Message-IDs (`pbem.record.home_secrets`)."""
+
+    __tablename__ = "home_secrets"
+
+    name: str = Field(primary_key=True, max_length=32)
+    value: str = Field(max_length=128)
+    created_at: datetime

@@ -3,6 +3,8 @@
 All writes happen inside a session the caller commits (the moderator owns
 transactions).  A game's current state is its newest snapshot; a missing or
 corrupted snapshot is rebuilt by replaying the accepted orders from the seed.
+Every appended input and event gets its link in the game's hash chain
+(`pbem.record.chain`), computed here from the head of the chain.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from sqlmodel import Session, col, select
 
 from .. import engine as registry
 from ..engine.base import Engine, Event, Outcome, apply_defaults
-from .models import ControlAction, Deadline, Game, GameEvent, OrderInput, Seat, Snapshot
+from . import chain
+from .models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
 
 
 def now_utc() -> datetime:
@@ -40,6 +43,7 @@ class Loaded:
     state: dict[str, Any]
     seq: int  # last order seq folded into `state`
     event_seq: int  # last event seq
+    head: str = ""  # hash of the last entry of the record ("" = not read yet; see chain_head)
 
     @property
     def engine(self) -> Engine:
@@ -121,6 +125,25 @@ def load(s: Session, game: Game) -> Loaded:
     return Loaded(game, seats, state, seq, last_event_seq(s, game.id))
 
 
+def chain_head(s: Session, game: Game) -> str:
+    """The hash of the game's last record entry (the seed commitment before the first one)."""
+    order = s.exec(
+        select(OrderInput.seq, OrderInput.hash).where(OrderInput.game_id == game.id).order_by(OrderInput.seq.desc())
+    ).first()
+    event = s.exec(
+        select(GameEvent.input_seq, GameEvent.hash).where(GameEvent.game_id == game.id).order_by(GameEvent.seq.desc())
+    ).first()
+    if event is not None and (order is None or event[0] >= order[0]):
+        return event[1]
+    return order[1] if order is not None else game.seed_commitment
+
+
+def _head(s: Session, loaded: Loaded) -> str:
+    if not loaded.head:
+        loaded.head = chain_head(s, loaded.game)
+    return loaded.head
+
+
 def insert(s: Session, model: Any, rows: dict[str, Any] | list[dict[str, Any]]) -> Any:
     """Plain INSERTs in the session's transaction (the record is append-only: no ORM object is needed,
     and building one cost more than the statement).  Returns the result, for `inserted_primary_key`."""
@@ -129,9 +152,14 @@ def insert(s: Session, model: Any, rows: dict[str, Any] | list[dict[str, Any]]) 
 
 def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event], when: datetime) -> None:
     rows = []
+    at = chain.iso(when)
+    head = _head(s, loaded) if events else loaded.head
     for ev in events:
         loaded.event_seq += 1
         vis = ev.visibility if isinstance(ev.visibility, str) else list(ev.visibility)
+        data_json = json.dumps(ev.data, sort_keys=True)
+        entry = chain.event_entry(loaded.event_seq, input_seq, ev.kind, ev.text, vis, json.loads(data_json), at)
+        head = chain.link(head, entry)
         rows.append(
             dict(
                 game_id=loaded.game.id,
@@ -140,10 +168,12 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
                 kind=ev.kind,
                 text=ev.text,
                 visibility_json=json.dumps(vis),
-                data_json=json.dumps(ev.data, sort_keys=True),
+                data_json=data_json,
                 created_at=when,
+                hash=head,
             )
         )
+    loaded.head = head
     if rows:
         insert(s, GameEvent, rows)
 
@@ -166,6 +196,13 @@ def append_input(
     """Record one accepted input, its events, the new snapshot and, if a new step opened, its deadline."""
     before = current_step(loaded)
     loaded.seq += 1
+    message_id = (
+        s.exec(select(InboundMessage.message_id).where(InboundMessage.id == inbound_id)).first()
+        if inbound_id is not None
+        else None
+    )
+    entry = chain.input_entry(loaded.seq, kind, player, lines, message_id, chain.iso(when))
+    loaded.head = chain.link(_head(s, loaded), entry)
     insert(
         s,
         OrderInput,
@@ -177,6 +214,7 @@ def append_input(
             lines_json=json.dumps(lines),
             inbound_id=inbound_id,
             created_at=when,
+            hash=loaded.head,
         ),
     )
     append_events(s, loaded, loaded.seq, out.events, when)

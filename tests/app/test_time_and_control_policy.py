@@ -65,25 +65,28 @@ def test_a_deadline_is_due_or_reminding_only_inside_its_windows() -> None:
 # ----------------------------------------------------------------------------- reminders
 
 
+KEY = b"home-secret-for-tests"  # the home's Message-ID key (pbem.record.home_secrets)
+
+
 def test_reminders_go_to_players_who_owe_orders_once_per_offset() -> None:
     g = loaded()
     dl = deadline(step(g), WHEN + timedelta(hours=48))
     when = WHEN + timedelta(hours=25)
-    mails = decide_reminders(g, dl, when, OFFSETS, set(), set(), "pbem.test")
+    mails = decide_reminders(g, dl, when, OFFSETS, set(), set(), "pbem.test", KEY)
     assert {m.player for m in mails} == owing(g) and {m.kind for m in mails} == {"reminder"}
     assert mails[0].context["left"] == "23 hours" and mails[0].context["asked"]
-    queued = {stable_message_id("pbem.test", m.purpose, *m.key) for m in mails}
-    assert decide_reminders(g, dl, when, OFFSETS, set(), queued, "pbem.test") == []
-    later = decide_reminders(g, dl, WHEN + timedelta(hours=46, minutes=45), OFFSETS, set(), queued, "pbem.test")
+    queued = {stable_message_id("pbem.test", m.purpose, *m.key, secret=KEY) for m in mails}
+    assert decide_reminders(g, dl, when, OFFSETS, set(), queued, "pbem.test", KEY) == []
+    later = decide_reminders(g, dl, WHEN + timedelta(hours=46, minutes=45), OFFSETS, set(), queued, "pbem.test", KEY)
     assert {m.player for m in later} == owing(g) and later[0].context["left"] == "75 minutes"
 
 
 def test_no_reminder_before_the_window_or_to_a_player_with_held_orders() -> None:
     g = loaded()
     dl = deadline(step(g), WHEN + timedelta(hours=48))
-    assert decide_reminders(g, dl, WHEN, OFFSETS, set(), set(), "pbem.test") == []
+    assert decide_reminders(g, dl, WHEN, OFFSETS, set(), set(), "pbem.test", KEY) == []
     some = sorted(owing(g))[0]
-    mails = decide_reminders(g, dl, WHEN + timedelta(hours=25), OFFSETS, {some}, set(), "pbem.test")
+    mails = decide_reminders(g, dl, WHEN + timedelta(hours=25), OFFSETS, {some}, set(), "pbem.test", KEY)
     assert some not in {m.player for m in mails}
 
 

@@ -1,6 +1,7 @@
 """Hypothesis properties over seeded Dynasties bot games: gold and cards conserved, no negative
-treasury, replay reproduces, no view/request/event of one player shows another's hand or unrevealed
-tribute, the NMR path finishes, games end for 2..6 players, and the whole-gambit bot keeps rounds low."""
+treasury, no view/request/event of one player shows another's hand or unrevealed tribute, the winners
+hold the most gold, and the whole-gambit bot's messages are accepted.  The generic properties (games
+end for every player count, replay, the default-only path, the secrecy scramble) are in test_contract.py."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as S
 
 from pbem.engine import get
-from pbem.engine.bots import play, replay
+from pbem.engine.bots import play
 from pbem.engine.dynasties import cards as C
 from pbem.engine.dynasties.bot import message
 from pbem.engine.rng import Rng, init_state
@@ -80,25 +81,22 @@ def test_gold_cards_and_treasuries_hold_at_every_input(seed: int, n: int) -> Non
     assert E.result(pt.state) is not None
 
 
-@SETTINGS
+@settings(max_examples=10, deadline=None)
 @given(seed=S.integers(0, 10**6), n=S.integers(2, 6), legacy=S.integers(0, 20))
-def test_replay_reproduces_state_and_events(seed: int, n: int, legacy: int) -> None:
-    pt = play(E, NAMES[:n], f"r{seed}", bot_seed=f"rb{seed}", options={"legacy": legacy}, timeout_every=7)
-    state, events = replay(E, pt)
-    assert state == pt.state and [e.to_json() for e in events] == [e.to_json() for e in pt.events]
-    res = E.result(state)
-    assert res.winners and all(res.scores[w] == max(res.scores.values()) for w in res.winners)
-    over = [e for e in events if e.kind == "game-over"]
-    assert len(over) == 1 and over[0].data["winners"] == list(res.winners)
-
-
-@SETTINGS
-@given(seed=S.integers(0, 10**6), n=S.integers(2, 6))
-def test_nmr_path_finishes(seed: int, n: int) -> None:
+def test_gold_holds_on_the_deadline_path_and_the_winners_hold_the_most(seed: int, n: int, legacy: int) -> None:
     pt = play(
-        E, NAMES[:n], f"t{seed}", bot_seed=f"tb{seed}", timeout_every=5, on_input=lambda p, o: check_invariants(p.state)
+        E,
+        NAMES[:n],
+        f"r{seed}",
+        bot_seed=f"rb{seed}",
+        options={"legacy": legacy},
+        timeout_every=5,
+        on_input=lambda p, o: check_invariants(p.state),
     )
-    assert E.result(pt.state) is not None
+    res = E.result(pt.state)
+    assert res.winners and all(res.scores[w] == max(res.scores.values()) for w in res.winners)
+    over = [e for e in pt.events if e.kind == "game-over"]
+    assert len(over) == 1 and over[0].data["winners"] == list(res.winners)
 
 
 @settings(max_examples=10, deadline=None)
@@ -116,10 +114,3 @@ def test_whole_gambit_bot_messages_are_accepted_and_scores_events_follow_each_ga
     scores = [e for e in events if e.kind == "scores"]
     assert [e.data["gambit"] for e in scores] == list(range(1, state["gambit"] + 1))
     assert all(set(e.data) >= {"scores", "stakes", "gambit"} and e.visibility == "public" for e in scores)
-
-
-def test_games_end_for_every_player_count() -> None:
-    for n in range(2, 7):
-        for seed in range(5):
-            pt = play(E, NAMES[:n], f"end{n}-{seed}", bot_seed=f"e{seed}")
-            assert E.result(pt.state) is not None and pt.state["phase"] == "over"

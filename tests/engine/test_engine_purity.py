@@ -30,6 +30,7 @@ ALLOWED = {
     "textwrap",
     "typing",
     "fractions",
+    "unicodedata",  # pure: names match without accents
 }
 FORBIDDEN_HINTS = (
     "random",

@@ -1,4 +1,10 @@
-"""Italian Wars properties over seeded random bot games (Hypothesis)."""
+"""Italian Wars properties over seeded random bot games (Hypothesis).
+
+Cards are conserved, hands and plans stay private, victory follows IW-R13,
+and every legal line and default is accepted.  The generic properties (games
+end, replay, the default-only path, the secrecy scramble) are in
+test_contract.py.
+"""
 
 from __future__ import annotations
 
@@ -69,23 +75,13 @@ def test_cards_conserved_no_leaks_and_game_ends(seed: int, bot: int) -> None:
     assert len(over) == 1 and over[0].data["winners"] == [w]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(seed=seeds, fixed=st.booleans())
-def test_replay_reproduces_state_and_events(seed: int, fixed: bool) -> None:
+def test_cards_conserved_on_the_deadline_path_with_either_sides_option(seed: int, fixed: bool) -> None:
     opts = {"sides": "fixed"} if fixed else {}
-    pt = bots.play(E, PLAYERS, f"r{seed}", options=opts)
-    state, events = bots.replay(E, pt)
-    assert state == pt.state
-    assert [e.to_json() for e in events] == [e.to_json() for e in pt.events]
-
-
-@settings(max_examples=25, deadline=None)
-@given(seed=seeds)
-def test_nmr_path_finishes(seed: int) -> None:
-    pt = bots.play(E, PLAYERS, f"n{seed}", timeout_every=5, on_input=on_input, max_inputs=2000)
+    pt = bots.play(E, PLAYERS, f"n{seed}", options=opts, timeout_every=5, on_input=on_input, max_inputs=2000)
     assert E.result(pt.state) is not None
-    state, _ = bots.replay(E, pt)
-    assert state == pt.state
+    assert fixed is False or pt.state["sides"] == {"Ann": "French", "Ben": "Spanish"}
 
 
 def test_every_legal_line_is_accepted_and_defaults_too() -> None:

@@ -673,3 +673,132 @@ def test_deadline_defaults_keep_pre_submitted_orders():
     st = ok(st, "Tim", "TRADE WANT ANY", "CALL Poland ALIGN PLACE Poland 2").state
     out = ENGINE.timeout(st)  # every offer defaults to NO OFFER, so the window closes
     assert out.state["vote"]["country"] == "Poland"
+
+
+# ---------------------------------------------------------------- issue 14: the four rulings as written
+def test_ST_R9_locked_ballot_refuses_a_later_vote_in_placement_and_voting_round():
+    """ST-R9 speed option: a player may send PLACE and VOTE together (the caller: CALL and VOTE);
+    the vote is then locked. A locked vote cannot be changed by any later message, in the
+    placement round or the voting round; a later VOTE from that player is refused with the
+    reason, and the player is not asked again in the voting round."""
+    st = england_vote_table()
+    give(st, "Martin", ["England 1"])
+    st = ok(st, "Tim", "CALL England WAR France", "VOTE RED").state
+    st = ok(st, "Martin", "PLACE England 1", "VOTE BLUE").state
+    # placement round: the caller and a placer both try to change their locked ballot
+    for who, line in (("Tim", "VOTE BLUE"), ("Martin", "vote red")):
+        out = ENGINE.apply(st, who, [line])
+        assert not out.accepted and out.state is st
+        r = out.lines[0]
+        assert r.line == line and "locked" in r.reason and "ST-R9" in r.reason
+    assert "with your call" in ENGINE.apply(st, "Tim", ["VOTE BLUE"]).lines[0].reason
+    martin = ENGINE.apply(st, "Martin", ["VOTE RED"]).lines[0]
+    assert "PLACE NONE" in martin.legal and "PLACE England 1" in martin.legal  # what is still legal
+    st = ok(st, "Martin", "PLACE England 1").state  # the placement may still be revised; the vote stays
+    for p in ("Simon", "Ann", "Bob"):
+        st = ok(st, p, "PLACE NONE").state
+    # voting round: Tim and Martin are not asked again, and a VOTE from them is refused
+    assert st["phase"] == "ballot" and set(asked(st)) == {"Simon"}
+    assert {r.player for r in ENGINE.requests(st)} == {"Simon"}
+    for who, line in (("Martin", "VOTE RED"), ("Tim", "VOTE BLUE")):
+        out = ENGINE.apply(st, who, [line])
+        assert not out.accepted and "locked" in out.lines[0].reason
+        assert "nothing more is asked of you" in out.lines[0].reason
+    out = ok(st, "Simon", "VOTE BLUE")
+    ballots = [e for e in out.events if e.kind == "ballots"][0].data
+    assert ballots["ballots"] == {"Tim": "RED", "Martin": "BLUE", "Simon": "BLUE"}
+    assert ballots["totals"] == {"RED": 7, "BLUE": 12} and ballots["winner"] == "BLUE"
+
+
+def test_ST_R9_a_second_vote_in_the_same_message_is_refused_too():
+    """ST-R9: the lock holds from the VOTE line on; a second VOTE cannot change it."""
+    st = england_vote_table()
+    st = ok(st, "Tim", "CALL England SWITCH").state
+    out = ENGINE.apply(st, "Martin", ["PLACE NONE", "VOTE RED", "VOTE BLUE"])
+    assert not out.accepted and [r.ok for r in out.lines] == [True, True, False]
+
+
+def test_ST_R13_assassin_on_ones_own_pile_must_take_the_open_card_first():
+    """ST-R13: a player removing a card from their own pile may not remove the last named card
+    while an Open card remains; this includes an Assassin played on the player's own pile (it
+    must take an Open card first, so it cannot clear a pile of two or more cards at once)."""
+    st = blank()
+    show(st, "Ann", "England", ["England 2", "Open 2"], desc=True)
+    show(st, "Tim", "Spain", ["Spain 3", "Open 1"])
+    give(st, "Ann", ["Assassin"])
+    at(st, "Ann", "specials")
+    legal = asked(st)["Ann"].legal
+    assert "PLAY Assassin Ann England 2" not in legal and "PLAY Assassin Ann Open 2 FROM England" in legal
+    assert "PLAY Assassin Tim Spain 3" in legal  # another player's pile: any card
+    out = ENGINE.apply(st, "Ann", ["PLAY Assassin Ann England 2"])
+    assert not out.accepted and out.state is st
+    r = out.lines[0]
+    assert "Open card first" in r.reason and "ST-R13" in r.reason
+    assert "PLAY Assassin Ann Open 2 FROM England" in r.legal
+    out = ok(st, "Ann", "PLAY Assassin Ann Open 2 FROM England")
+    assert out.state["displays"]["Ann"]["England"] == {"cards": ["England 2"], "desc": True}
+
+
+def test_ST_R15_a_trade_request_may_be_revised_twice_and_a_third_revision_is_refused():
+    """ST-R15: the phasing player may revise the request during the window, at most twice (so
+    that a turn cannot be held open); the handbook states the limit and a third revision is
+    refused with the reason."""
+    st = blank(["Tim", "Martin", "Simon"])
+    give(st, "Tim", ["Spain 3"])
+    give(st, "Martin", ["France 2"])
+    at(st, "Tim", "trade")
+    st = ok(st, "Tim", "TRADE WANT France").state
+    for n, want in ((1, "France 2"), (2, "Open")):
+        st = ok(st, "Martin", "OFFER GIVE France 2 FOR Spain").state
+        st = ok(st, "Simon", "NO OFFER").state
+        assert st["phase"] == "accept"
+        assert any("revise" in x for x in asked(st)["Tim"].syntax)
+        st = ok(st, "Tim", f"TRADE WANT {want}").state
+        assert st["trade"]["revisions"] == n and st["phase"] == "offers"
+    third = ENGINE.apply(st, "Tim", ["TRADE WANT Spain"])  # a third revision while offers are open
+    assert not third.accepted and "2 times" in third.lines[0].reason and "ST-R15" in third.lines[0].reason
+    st = ok(st, "Martin", "OFFER GIVE France 2 FOR Spain").state
+    st = ok(st, "Simon", "NO OFFER").state
+    req = asked(st)["Tim"]
+    assert not any("revise" in x for x in req.syntax) and "both revisions" in req.prompt
+    third = ENGINE.apply(st, "Tim", ["TRADE WANT Spain"])
+    assert not third.accepted and third.lines[0].line == "TRADE WANT Spain"
+    assert "ST-R15" in third.lines[0].reason
+    assert third.lines[0].legal == ("DECLINE ALL", "ACCEPT Martin GIVING Spain 3")
+    assert "at most TWICE per turn" in ENGINE.handbook()
+
+
+def test_ST_R21_deck_and_discard_both_empty_draw_what_there_is():
+    """ST-R21: if the deck and the discard pile are both empty (possible with six players, whose
+    hands can hold 78 cards), the player draws what there is; the shortfall is not made up
+    later. The report says how many cards were drawn and why fewer than four."""
+    st = blank(["A", "B", "C", "D", "E", "F"])
+    st["deck"], st["discard"] = st["deck"][:2], []
+    at(st, "A", "remove")
+    out = ok(st, "A", "NO TRADE")  # forced phase 1 (no descendant pile), the draw, then phase 3
+    s = out.state
+    assert len(s["hands"]["A"]) == 2 and s["deck"] == [] and s["discard"] == []
+    draw = [e for e in out.events if e.kind == "draw"][0]
+    assert draw.visibility == "public" and draw.data["count"] == 2
+    assert "draws 2 cards instead of 4" in draw.text and "both empty" in draw.text and "ST-R21" in draw.text
+    assert not any(e.kind == "reshuffle" for e in out.events)
+    # the shortfall is not made up later: once cards reach the discard pile, the next draw is a plain one
+    s["discard"] = ["Vote", "Unrest", "Spain 1", "Spain 2", "Spain 3"]
+    ev = []
+    from pbem.engine.sixteen_thirty.state import draw as draw_cards
+
+    draw_cards(s, "A", 4, ev)
+    assert len(s["hands"]["A"]) == 6 and len(s["discard"] + s["deck"]) == 1
+    assert "short" not in str(ev) and "ST-R21" not in [e for e in ev if e.kind == "draw"][0].text
+    hb = ENGINE.handbook()
+    assert "both empty" in hb and "ST-R21" in hb
+
+
+def test_handbook_states_the_lock_the_revision_limit_and_the_short_draw():
+    """Issue 14: `pbem rules sixteen-thirty` and HELP (both the engine's handbook) state ST-R9's
+    lock, ST-R15's two revisions, ST-R21's short draw and ST-R13 for an Assassin on one's own pile."""
+    hb = " ".join(ENGINE.handbook().split())
+    assert "LOCKED BALLOT (ST-R9)" in hb and "a later VOTE is refused" in hb
+    assert "at most TWICE per turn" in hb and "a third TRADE WANT is refused (ST-R15)" in hb
+    assert "you draw what there is" in hb and "the shortfall is not made up later" in hb
+    assert "take the Open card first" in hb

@@ -81,3 +81,7 @@ def mail_servers(request):
 def pytest_terminal_summary(terminalreporter):
     for name, seconds in STARTUP_SECONDS.items():
         terminalreporter.write_line(f"mail servers ({name}) started in {seconds:.2f} s")
+
+
+# the TLS + OAuth2 server pair (tests/servers/secure.py), for test_tls_oauth.py and test_check.py
+from .secure_fixtures import _secure_session, secure_servers  # noqa: E402, F401

@@ -209,7 +209,31 @@ def make_home(path, replies_per_hour: int = 1_000_000):
     cfg_path = init_home(Path(path), address="moderator@pbem.test", name="Test Moderator")
     text = cfg_path.read_text().replace("replies_per_hour = 30", f"replies_per_hour = {replies_per_hour}")
     cfg_path.write_text(text)
-    return config_mod.load(cfg_path)
+    cfg = config_mod.load(cfg_path)
+    share_message_id_secret(cfg)
+    return cfg
+
+
+TEST_MESSAGE_ID_SECRET = "7e57" * 16
+
+
+def share_message_id_secret(cfg) -> None:
+    """Every home made here keys Message-IDs with one secret, so that two homes fed the same mail (a reference
+    run and a crashed run) queue the same IDs and their records compare row for row."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import text
+
+    from pbem.record.db import session
+
+    with session(cfg.database_url) as s:
+        conn = s.connection()
+        conn.execute(text("DELETE FROM home_secrets WHERE name = 'message-id'"))
+        conn.execute(
+            text("INSERT INTO home_secrets (name, value, created_at) VALUES ('message-id', :v, :t)"),
+            {"v": TEST_MESSAGE_ID_SECRET, "t": datetime.now(UTC).replace(tzinfo=None)},
+        )
+        s.commit()
 
 
 GAMES = [

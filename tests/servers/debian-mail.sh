@@ -7,7 +7,16 @@
 #
 # DIR/users holds "address:password" lines (virtual users; the login name is
 # the address; every domain named there is delivered locally).  Everything
-# listens on 127.0.0.1 only.  Logs: DIR/log/dovecot.log, DIR/log/postfix.log.
+# listens on 127.0.0.1 only.
+#
+# Optional, for the TLS and OAuth2 tests:
+#   TLS_CERT=FILE TLS_KEY=FILE (PEM) with IMAPS_PORT (implicit TLS, 993-style),
+#   SUBMISSION_PORT (STARTTLS required before AUTH, 587-style) and SMTPS_PORT
+#   (implicit TLS, 465-style); the plain IMAP port then offers STARTTLS too.
+#   OAUTH2_URL=http://127.0.0.1:PORT/PATH: Dovecot also accepts XOAUTH2 and
+#   OAUTHBEARER (for IMAP and, through Dovecot SASL, for Postfix), checking
+#   each token at that RFC 7662 introspection endpoint (POST token=...).
+# Logs: DIR/log/dovecot.log, DIR/log/postfix.log.
 # Needs root (Postfix's master must start as root); install the packages with
 # tests/servers/install-debian-mail.sh.  Every parent of DIR must be o+x.
 set -eu
@@ -41,6 +50,8 @@ configure() {
     : > "$DIR/log/postfix.log"
     chmod 666 "$DIR/log/postfix.log"
     echo "$IMAP_PORT $SMTP_PORT $LMTP_PORT" > "$DIR/ports"
+    tls_config
+    oauth2_config
 
     # Virtual users: Dovecot passwd-file; mail stored as the unprivileged "mail" user.
     mail_uid="$(id -u mail)"; mail_gid="$(id -g mail)"
@@ -62,9 +73,9 @@ state_dir = $DIR/dovecot/state
 log_path = $DIR/log/dovecot.log
 protocols = imap lmtp
 listen = 127.0.0.1
-ssl = no
+ssl = $DOVECOT_SSL
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login$DOVECOT_MECHS
 mail_location = maildir:~/Maildir
 first_valid_uid = 1
 first_valid_gid = 1
@@ -76,8 +87,10 @@ namespace inbox {
 }
 passdb {
   driver = passwd-file
+  mechanisms = plain login
   args = scheme=PLAIN username_format=%u $DIR/dovecot/passwd
 }
+$DOVECOT_OAUTH2
 userdb {
   driver = passwd-file
   args = username_format=%u $DIR/dovecot/passwd
@@ -88,7 +101,8 @@ service imap-login {
     port = $IMAP_PORT
   }
   inet_listener imaps {
-    port = 0
+    address = 127.0.0.1
+    port = ${IMAPS_PORT:-0}
   }
 }
 service auth {
@@ -162,6 +176,7 @@ smtpd_client_connection_rate_limit = 0
 biff = no
 smtputf8_enable = yes
 message_size_limit = 52428800
+$POSTFIX_TLS
 EOF
 
     cat > "$POSTFIX_DIR/master.cf" <<EOF
@@ -188,7 +203,52 @@ lmtp      unix  -       -       n       -       -       lmtp
 anvil     unix  -       -       n       -       1       anvil
 scache    unix  -       -       n       -       1       scache
 postlog   unix-dgram n  -       n       -       1       postlogd
+$POSTFIX_TLS_SERVICES
 EOF
+}
+
+tls_config() {  # sets DOVECOT_SSL, POSTFIX_TLS, POSTFIX_TLS_SERVICES
+    DOVECOT_SSL=no; POSTFIX_TLS=""; POSTFIX_TLS_SERVICES=""
+    [ -n "${TLS_CERT:-}" ] || return 0
+    : "${TLS_KEY:?TLS_CERT needs TLS_KEY}" "${IMAPS_PORT:?TLS_CERT needs IMAPS_PORT}"
+    : "${SUBMISSION_PORT:?TLS_CERT needs SUBMISSION_PORT}" "${SMTPS_PORT:?TLS_CERT needs SMTPS_PORT}"
+    cp "$TLS_CERT" "$DIR/dovecot/cert.pem"; cp "$TLS_KEY" "$DIR/dovecot/key.pem"
+    chmod 644 "$DIR/dovecot/cert.pem"
+    chown root:postfix "$DIR/dovecot/key.pem"; chmod 640 "$DIR/dovecot/key.pem"  # smtpd runs as postfix
+    DOVECOT_SSL="yes
+ssl_cert = <$DIR/dovecot/cert.pem
+ssl_key = <$DIR/dovecot/key.pem
+ssl_min_protocol = TLSv1.2"
+    POSTFIX_TLS="smtpd_tls_chain_files = $DIR/dovecot/key.pem, $DIR/dovecot/cert.pem
+smtpd_tls_loglevel = 1"
+    POSTFIX_TLS_SERVICES="tlsmgr unix - - n 1000? 1 tlsmgr
+127.0.0.1:$SUBMISSION_PORT inet n - n - - smtpd
+  -o syslog_name=pbem-postfix/submission
+  -o smtpd_tls_security_level=encrypt
+  -o smtpd_tls_auth_only=yes
+127.0.0.1:$SMTPS_PORT inet n - n - - smtpd
+  -o syslog_name=pbem-postfix/smtps
+  -o smtpd_tls_wrappermode=yes"
+}
+
+oauth2_config() {  # sets DOVECOT_MECHS, DOVECOT_OAUTH2
+    DOVECOT_MECHS=""; DOVECOT_OAUTH2=""
+    [ -n "${OAUTH2_URL:-}" ] || return 0
+    cat > "$DIR/dovecot/oauth2.conf" <<EOF
+introspection_mode = post
+introspection_url = $OAUTH2_URL
+force_introspection = yes
+username_attribute = username
+active_attribute = active
+active_value = true
+EOF
+    chmod 644 "$DIR/dovecot/oauth2.conf"
+    DOVECOT_MECHS=" xoauth2 oauthbearer"
+    DOVECOT_OAUTH2="passdb {
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = $DIR/dovecot/oauth2.conf
+}"
 }
 
 dovecot_start() {

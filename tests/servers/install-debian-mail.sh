@@ -2,6 +2,8 @@
 # Install Dovecot (IMAP + LMTP) and Postfix from Debian packages, without
 # configuring or starting any system service.  tests/servers/debian-mail.sh
 # runs them from a private directory instead.  Needs root (or sudo).
+# dovecot-core (pulled in by dovecot-imapd) has the oauth2 passdb and TLS; Postfix
+# has TLS built in: the TLS + OAuth2 tier (tests/servers/secure.py) needs nothing more.
 set -eu
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi

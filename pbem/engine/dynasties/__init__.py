@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Event, LineResult, Outcome, Request, Result, RuleError, apply_defaults, clone
+from ..base import Event, Outcome, Request, Result, apply_defaults, apply_lines, check_players
+from ..declare import HistorySpec, Series
+from ..views import View
 from . import orders as O
 from . import rules as R
+from . import secrets
 from . import view as V
 from .handbook import HANDBOOK
 
@@ -21,12 +24,18 @@ class DynastiesEngine:
     title = "Dynasties"
     min_players = 2
     max_players = 6
+    order_words = tuple(O.VERBS)
+    history = HistorySpec(
+        step="Gambit",
+        step_keys=("gambit", "turn"),
+        series=(
+            Series("scores", "Treasuries (Gold) after each gambit", "Gold"),
+            Series("stakes", "Stakes after each {step}", "Gold"),
+        ),
+    )
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
-        if not self.min_players <= len(players) <= self.max_players:
-            raise ValueError(f"Dynasties needs 2 to 6 players, not {len(players)}")
-        if len(set(players)) != len(players):
-            raise ValueError("player names must be distinct")
+        check_players(self, players)
         legacy = options.get("legacy", 0)
         if isinstance(legacy, bool) or not isinstance(legacy, int) or legacy < 0:
             try:
@@ -41,26 +50,13 @@ class DynastiesEngine:
         return O.requests(state)
 
     def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
-        st, events, results = clone(state), [], []
-        for line in lines:
-            if player not in st["players"]:
-                results.append(LineResult(line, False, f"{player} is not a player in this game"))
-                continue
-            try:
-                understood = O.apply_line(st, events, player, line)
-            except RuleError as e:
-                results.append(LineResult(line, False, e.reason, tuple(e.legal)))
-                continue
-            results.append(LineResult(line, True, understood=understood))
-        if not all(r.ok for r in results):
-            return Outcome(state, [], results)
-        return Outcome(st, events, results)
+        return apply_lines(state, player, lines, lambda st, p, line, ev: O.apply_line(st, ev, p, line))
 
     def timeout(self, state: dict[str, Any]) -> Outcome:
         return apply_defaults(self, state)
 
-    def view(self, state: dict[str, Any], player: str | None) -> dict[str, Any]:
-        return V.view(state, player, self.kind, self.title)
+    def view(self, state: dict[str, Any], player: str | None) -> View:
+        return V.view(self, state, player)
 
     def result(self, state: dict[str, Any]) -> Result | None:
         res = state["result"]
@@ -87,6 +83,12 @@ class DynastiesEngine:
 
     def handbook(self) -> str:
         return HANDBOOK
+
+    def scramble(self, state: dict[str, Any], player: str) -> dict[str, Any]:
+        return secrets.scramble(state, player)
+
+    def hidden_names(self, state: dict[str, Any], player: str) -> list[str] | None:
+        return secrets.hidden_names(state, player)
 
 
 ENGINE = DynastiesEngine()

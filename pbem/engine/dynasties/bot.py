@@ -15,6 +15,7 @@ from typing import Any
 
 from ..base import Request
 from ..rng import Rng, init_state
+from ..views import View
 
 
 def _shuffled(cards: list[str], rng: Rng) -> list[str]:
@@ -23,7 +24,7 @@ def _shuffled(cards: list[str], rng: Rng) -> list[str]:
     return out
 
 
-def message(engine_view: dict[str, Any], request: Request, rng: Rng) -> list[str]:
+def message(engine_view: View, request: Request, rng: Rng) -> list[str]:
     """Order lines for `request`, using only what `engine_view` shows its player."""
     data = engine_view["data"]
     hand = list(data.get("hand", []))

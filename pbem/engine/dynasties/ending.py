@@ -159,7 +159,9 @@ def resolve_discards(st: State, ev: Events) -> None:
                     {"player": p, "count": len(cards)},
                 )
             )
-            ev.append(Event("discard-own", f"You discard {C.describe(cards)}.", (p,), {"cards": cards}))
+            ev.append(
+                Event("discard-own", f"You discard {C.describe(cards)}.", (p,), {"player": p, "cards": list(cards)})
+            )
     st["need_discard"], st["discards"] = {}, {}
     from .rules import start_gambit
 

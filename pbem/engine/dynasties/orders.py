@@ -240,7 +240,9 @@ def play(st: dict[str, Any], ev: list[Event], p: str, rest: str) -> str:
         later = f"; then {', '.join(plan[1:])} in later Turns (if still in hand)" if plan[1:] else ""
         return f"PLAY {plan[0]}{later}"
     st["plans"][p] = plan
-    ev.append(Event("plan-ack", f"Your play list is on file: {', '.join(plan)}.", (p,), {"cards": plan}))
+    ev.append(
+        Event("plan-ack", f"Your play list is on file: {', '.join(plan)}.", (p,), {"player": p, "cards": list(plan)})
+    )
     return f"PLAYS {', '.join(plan)} (kept: each is played when your play is due, if still in your hand)"
 
 
@@ -283,7 +285,14 @@ def discard(st: dict[str, Any], ev: list[Event], p: str, rest: str) -> str:
         raise RuleError(f"discard exactly {n} different card(s) from your hand (you named {len(chosen)})", legal)
     revised = p in st["discards"]
     st["discards"][p] = chosen
-    ev.append(Event("discard-ack", f"Your discard of {C.describe(chosen)} is on file.", (p,), {"cards": chosen}))
+    ev.append(
+        Event(
+            "discard-ack",
+            f"Your discard of {C.describe(chosen)} is on file.",
+            (p,),
+            {"player": p, "cards": list(chosen)},
+        )
+    )
     if len(st["discards"]) == len(st["need_discard"]):
         R.resolve_discards(st, ev)
         return f"DISCARD {', '.join(chosen)}; all discards are in"

@@ -13,6 +13,8 @@ st["turn"]["pos"]), "conclave" (st["conclave_for"]), "discard"
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..base import MODERATOR, PUBLIC, Event
 from ..rng import Rng, init_state
 from . import cards as C
@@ -33,11 +35,12 @@ START_GOLD = 50
 
 def setup(players: list[str], seed: str, legacy: int) -> tuple[State, Events]:
     st: State = {"rng": init_state(seed), "legacy": legacy}
-    rng = Rng(st["rng"])
+    seat_log: list[dict[str, Any]] = []
+    deck_log: list[dict[str, Any]] = []
     seats = list(players)
-    rng.shuffle(seats)
+    Rng(st["rng"], seat_log).shuffle(seats)
     deck = list(C.DECK)
-    rng.shuffle(deck)
+    Rng(st["rng"], deck_log).shuffle(deck)
     st.update(
         {
             "players": seats,
@@ -72,9 +75,9 @@ def setup(players: list[str], seed: str, legacy: int) -> tuple[State, Events]:
             "seating",
             f"Seating order (drawn at random): {', '.join(seats)}.",
             PUBLIC,
-            {"players": seats, "legacy": legacy},
+            {"players": list(seats), "legacy": legacy, "rng": seat_log},
         ),
-        Event("shuffle", "Noble Deck order: " + ", ".join(deck), MODERATOR, {"deck": list(deck)}),
+        Event("shuffle", "Noble Deck order: " + ", ".join(deck), MODERATOR, {"deck": list(deck), "rng": deck_log}),
     ]
     for p in seats:
         draw(st, ev, p, 4, "deal")
@@ -138,7 +141,8 @@ def resolve_tribute(st: State, ev: Events) -> None:
             "tributes", f"Tributes revealed: {shown}. Highest value {high}.", PUBLIC, {"tributes": trib, "high": high}
         )
     )
-    first, how = first_player(st, vals, high)
+    log: list[dict[str, Any]] = []
+    first, how = first_player(st, vals, high, log)
     st["first"] = first
     for p in st["players"]:
         if high:
@@ -148,14 +152,16 @@ def resolve_tribute(st: State, ev: Events) -> None:
             "first-player",
             f"{first} is First Player for gambit {st['gambit']} ({how}).",
             PUBLIC,
-            {"player": first, "how": how},
+            {"player": first, "how": how, "gambit": st["gambit"], "rng": log},
         )
     )
     st["tributes"], st["asked"] = {}, []
     start_turn(st, ev, first, 1, [])
 
 
-def first_player(st: State, vals: dict[str, int], high: int) -> tuple[str, str]:
+def first_player(
+    st: State, vals: dict[str, int], high: int, log: list[dict[str, Any]] | None = None
+) -> tuple[str, str]:
     """DY-R9: the highest value given by exactly one player; else the next tied-at-H seat (random in gambit 1)."""
     counts: dict[int, int] = {}
     for v in vals.values():
@@ -165,6 +171,6 @@ def first_player(st: State, vals: dict[str, int], high: int) -> tuple[str, str]:
         return next(p for p, v in vals.items() if v == unique[0]), f"highest unique Tribute value {unique[0]}"
     tied = [p for p, v in vals.items() if v == high] or list(st["players"])
     if st["first"] is None:
-        return tied[Rng(st["rng"]).below(len(tied))], "no unique Tribute value; drawn at random among the highest"
+        return tied[Rng(st["rng"], log).below(len(tied))], "no unique Tribute value; drawn at random among the highest"
     nxt = next(p for p in seat_from(st, st["first"], skip_self=True) if p in tied)
     return nxt, "no unique Tribute value; next highest in seat order"

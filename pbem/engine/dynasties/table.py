@@ -89,7 +89,8 @@ def top_card(st: State, ev: Events) -> str | None:
     """Pop the deck's top card, reshuffling the Graveyard first if the deck is empty (DY-R21)."""
     if not st["deck"] and st["grave"]:
         st["deck"], st["grave"] = st["grave"], []
-        Rng(st["rng"]).shuffle(st["deck"])
+        log: list[dict[str, Any]] = []
+        Rng(st["rng"], log).shuffle(st["deck"])
         ev.append(
             Event(
                 "reshuffle",
@@ -99,7 +100,14 @@ def top_card(st: State, ev: Events) -> str | None:
                 {"deck_size": len(st["deck"])},
             )
         )
-        ev.append(Event("shuffle", "Noble Deck order: " + ", ".join(st["deck"]), MODERATOR, {"deck": list(st["deck"])}))
+        ev.append(
+            Event(
+                "shuffle",
+                "Noble Deck order: " + ", ".join(st["deck"]),
+                MODERATOR,
+                {"deck": list(st["deck"]), "rng": log},
+            )
+        )
     return st["deck"].pop(0) if st["deck"] else None
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..views import Named, Section, View, lines, make_view, table
+from ..words import count
 from . import cards as C
 from . import orders as O
 from . import rules as R
@@ -59,7 +61,7 @@ def public_data(st: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def public_sections(st: dict[str, Any]) -> list[dict[str, Any]]:
+def public_sections(st: dict[str, Any]) -> list[Section]:
     rows = [
         [
             p,
@@ -70,38 +72,34 @@ def public_sections(st: dict[str, Any]) -> list[dict[str, Any]]:
         ]
         for p in st["players"]
     ]
-    lines = [
+    text = [
         f"Stakes: {st['stakes']} Gold. Legacy: {st['legacy']}. Gold removed from play: {st['removed']}.",
         f"Current Dynasty: {st['dynasty'] or 'none'}.",
         f"Tribute Zone: {C.describe(st['zone'])}.",
-        f"Noble Deck: {len(st['deck'])} cards (the Graveyard is never listed, DY-R21).",
+        f"Noble Deck: {count(len(st['deck']), 'card')} (the Graveyard is never listed, DY-R21).",
         f"First Player this gambit: {st['first'] or 'not yet known'}.",
     ]
     if st["turn"] and st["turn"]["plays"]:
-        lines.append("Played this Turn: " + "; ".join(f"{p} {c}" for p, c in st["turn"]["plays"]) + ".")
+        text.append("Played this Turn: " + "; ".join(f"{p} {c}" for p, c in st["turn"]["plays"]) + ".")
     waiting = O.asked(st)
     if waiting:
-        lines.append("Waiting for: " + ", ".join(waiting) + ".")
+        text.append("Waiting for: " + ", ".join(waiting) + ".")
     return [
-        {
-            "title": "Treasuries and Families",
-            "private": False,
-            "table": {"columns": ["Player", "Gold", "Hand", "Family (value)", "Family total"], "rows": rows},
-        },
-        {"title": "The table", "private": False, "lines": lines},
+        table("Treasuries and Families", ["Player", "Gold", "Hand", "Family (value)", "Family total"], rows),
+        lines("The table", text),
     ]
 
 
-def private_sections(st: dict[str, Any], p: str) -> list[dict[str, Any]]:
+def private_sections(st: dict[str, Any], p: str) -> list[Section]:
     hand = C.ordered(st["hands"][p])
-    out = [{"title": "Your hand", "private": True, "lines": [", ".join(hand) if hand else "(empty)"]}]
+    out = [lines("Your hand", [", ".join(hand) if hand else "(empty)"], private=True)]
     filed = list(O.on_file(st, p))
     if filed:
-        out.append({"title": "Your orders on file", "private": True, "lines": filed})
+        out.append(lines("Your orders on file", filed, private=True))
     return out
 
 
-def view(st: dict[str, Any], player: str | None, kind: str, title: str) -> dict[str, Any]:
+def view(engine: Named, st: dict[str, Any], player: str | None) -> View:
     data = public_data(st)
     sections = public_sections(st)
     if player is not None and player in st["players"]:
@@ -111,13 +109,6 @@ def view(st: dict[str, Any], player: str | None, kind: str, title: str) -> dict[
     if st["result"]:
         data["winners"] = list(st["result"]["winners"])
         data["legacy_share"] = st["result"]["legacy_share"]
-    return {
-        "kind": kind,
-        "title": title,
-        "turn": turn_label(st),
-        "players": list(st["players"]),
-        "you": player,
-        "over": st["phase"] == "over",
-        "sections": sections,
-        "data": data,
-    }
+    return make_view(
+        engine, st["players"], player, turn=turn_label(st), over=st["phase"] == "over", sections=sections, data=data
+    )

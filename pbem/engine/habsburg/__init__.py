@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Event, LineResult, Outcome, Request, Result, RuleError, apply_defaults, clone
+from ..base import Event, Outcome, Request, Result, RuleError, apply_defaults, apply_lines, check_players
+from ..declare import HistorySpec, Series
+from ..views import View
 from . import orders, rules
 from .handbook import HANDBOOK, SYNTAX
+from .secrets import hidden_names, scramble
 from .view import view as make_view
 
 
@@ -19,12 +22,19 @@ class HabsburgEngine:
     title = "House of Habsburg"
     min_players = 3
     max_players = 6
+    order_words = orders.ORDER_WORDS
+    history = HistorySpec(
+        step="Turn",
+        step_keys=("turn",),
+        series=(
+            Series("scores", "Score (tokens + holdings) after each turn", "Points"),
+            Series("tokens", "Tokens after each {step}", "Tokens"),
+            Series("holdings", "Holdings after each {step}", "Holdings"),
+        ),
+    )
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
-        if not self.min_players <= len(players) <= self.max_players:
-            raise ValueError(f"House of Habsburg needs 3 to 6 players, not {len(players)}")
-        if len(set(players)) != len(players):
-            raise ValueError("player names must be distinct")
+        check_players(self, players)
         ev: list[Event] = []
         st = rules.new_state(players, seed, ev)
         return st, ev
@@ -53,30 +63,26 @@ class HabsburgEngine:
         ]
 
     def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
-        st = clone(state)
-        ev: list[Event] = []
-        results: list[LineResult] = []
-        mine = st["phase"] != "over" and rules.active(st) == player
-        ctx = {"turn": st["turn"] if mine else None}
-        for line in lines:
-            try:
-                understood = orders.apply_line(st, player, line, ev, ctx)
-                if st["phase"] != "over":
-                    rules.check_over(st, ev, mid_turn=True)
-                results.append(LineResult(line, True, understood=understood))
-            except RuleError as err:
-                asked = st["phase"] != "over" and rules.active(st) == player
-                legal = (err.legal or tuple(orders.legal_lines(st))) if asked else err.legal
-                results.append(LineResult(line, False, reason=err.reason, legal=tuple(legal)))
-        if not all(r.ok for r in results):
-            return Outcome(state, [], results)
-        return Outcome(st, ev, results)
+        mine = state["phase"] != "over" and rules.active(state) == player
+        ctx = {"turn": state["turn"] if mine else None}
+
+        def line(st: dict[str, Any], p: str, text: str, ev: list[Event]) -> str:
+            understood = orders.apply_line(st, p, text, ev, ctx)
+            if st["phase"] != "over":
+                rules.check_over(st, ev, mid_turn=True)
+            return understood
+
+        def legal(st: dict[str, Any], p: str, err: RuleError) -> tuple[str, ...]:
+            asked = st["phase"] != "over" and rules.active(st) == p
+            return tuple((err.legal or tuple(orders.legal_lines(st))) if asked else err.legal)
+
+        return apply_lines(state, player, lines, line, legal=legal)
 
     def timeout(self, state: dict[str, Any]) -> Outcome:
         return apply_defaults(self, state)
 
-    def view(self, state: dict[str, Any], player: str | None) -> dict[str, Any]:
-        return make_view(state, player, self.kind, self.title)
+    def view(self, state: dict[str, Any], player: str | None) -> View:
+        return make_view(self, state, player)
 
     def result(self, state: dict[str, Any]) -> Result | None:
         if state["phase"] != "over":
@@ -92,6 +98,12 @@ class HabsburgEngine:
 
     def handbook(self) -> str:
         return HANDBOOK
+
+    def scramble(self, state: dict[str, Any], player: str) -> dict[str, Any]:
+        return scramble(state, player)
+
+    def hidden_names(self, state: dict[str, Any], player: str) -> list[str] | None:
+        return hidden_names(state, player)
 
 
 ENGINE = HabsburgEngine()

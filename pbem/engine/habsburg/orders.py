@@ -19,6 +19,7 @@ State = dict[str, Any]
 EVENT_WORDS = {"SUCCESSION": SUCCESSION, "DISASTER": DISASTER, "CLAIM": CLAIM, "PERSON": PERSON}
 NO_EVENT = {"NO EVENT", "NOEVENT", "NO-EVENT", "PASS", "NONE", "NO EVENTS", "EVENT NONE"}
 CLOSING = {"END", "END TURN", "DONE"} | NO_EVENT
+ORDER_WORDS = ("MELD", "EVENT", "PLAY", "DISCARD", "DISCARD-IF-NEEDED", *EVENT_WORDS, *sorted(CLOSING))
 MELD_ID = re.compile(r"^#?m?-?(\d+)$", re.I)
 
 
@@ -89,8 +90,7 @@ def meld(st: State, p: str, rest: str, ev: list[Event]) -> str:
         raise RuleError("name a Person, a Holding (or TOP) and a Claim", meld_lines(st))
     if "TOP" in norm(rest).upper().split() and not top:
         raise RuleError("the top card of the discard pile is not a Holding (HH-R6)", meld_lines(st))
-    named = cards_in(rest, pool, meld_lines(st))
-    named = [top if c == "TOP" else c for c in named]
+    named = [str(top) if c == "TOP" else c for c in cards_in(rest, pool, meld_lines(st))]
     kinds = sorted(TYPE[c] for c in named)
     if len(named) != 3 or kinds != sorted([PERSON, HOLDING, CLAIM]) or len(set(named)) != 3:
         raise RuleError(
@@ -125,10 +125,10 @@ def event(st: State, p: str, head: str, rest: str, ev: list[Event]) -> str:
     hand = st["hands"][p]
     if target is None:
         card_text, target = guess_split(rest, hand)
-    card = cards_in(card_text, hand, event_lines(st))
-    if len(card) != 1:
+    cards = cards_in(card_text, hand, event_lines(st))
+    if len(cards) != 1:
         raise RuleError("name exactly one card for the event", event_lines(st))
-    card = card[0]
+    card = cards[0]
     kind = TYPE[card]
     if kind == HOLDING:
         raise RuleError(f"{card} is a Holding card and can never be an Event (HH-R9)", event_lines(st))
@@ -184,7 +184,9 @@ def meld_target(st: State, p: str, card: str, target: str) -> dict[str, Any]:
             f"name the target meld by its id, e.g. EVENT {TYPE_NAMES[TYPE[card]].upper()} {card} TARGET <player> M3",
             event_lines(st, card),
         )
-    m = rules.meld_by_id(st, "M" + MELD_ID.match(words[-1]).group(1))
+    found = MELD_ID.match(words[-1])
+    assert found is not None  # words[-1] was checked against MELD_ID above
+    m = rules.meld_by_id(st, "M" + found.group(1))
     if len(words) > 1:
         named = match_one(" ".join(words[:-1]), st["players"], "player")
         if named != m["owner"]:

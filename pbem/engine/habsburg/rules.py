@@ -30,11 +30,12 @@ State = dict[str, Any]
 def new_state(players: list[str], seed: str, ev: list[Event]) -> State:
     """Seat at random (HH-R4), shuffle, deal 3 each and start the first turn."""
     st: State = {"kind": "habsburg", "rng": init_state(seed)}
-    rng = Rng(st["rng"])
+    seat_log: list[dict[str, Any]] = []
+    deck_log: list[dict[str, Any]] = []
     seats = list(players)
-    rng.shuffle(seats)
+    Rng(st["rng"], seat_log).shuffle(seats)
     deck = list(NAMES)
-    rng.shuffle(deck)
+    Rng(st["rng"], deck_log).shuffle(deck)
     st.update(
         players=seats,
         deck=deck,
@@ -57,7 +58,7 @@ def new_state(players: list[str], seed: str, ev: list[Event]) -> State:
             "seating",
             f"Seating drawn at random: {', '.join(seats)}; {seats[0]} plays first (HH-R4).",
             PUBLIC,
-            {"seats": seats},
+            {"seats": list(seats), "first": seats[0], "rng": seat_log},
         )
     )
     ev.append(
@@ -65,7 +66,7 @@ def new_state(players: list[str], seed: str, ev: list[Event]) -> State:
             "shuffle",
             "Deck order after the shuffle (top card last): " + ", ".join(deck),
             MODERATOR,
-            {"deck": list(deck)},
+            {"deck": list(deck), "rng": deck_log},
         )
     )
     for _ in range(3):
@@ -238,7 +239,8 @@ def claim_steal(st: State, p: str, card: str, victim: str, ev: list[Event]) -> N
     """Steal one random card from another player's hand (HH-R8)."""
     _play_card(st, p, card)
     vh = st["hands"][victim]
-    stolen = vh.pop(Rng(st["rng"]).below(len(vh)))
+    log: list[dict[str, Any]] = []
+    stolen = vh.pop(Rng(st["rng"], log).below(len(vh)))
     st["hands"][p].append(stolen)
     ev.append(
         Event(
@@ -253,7 +255,7 @@ def claim_steal(st: State, p: str, card: str, victim: str, ev: list[Event]) -> N
             "stolen",
             f"{p} took {label(stolen)} from {victim}'s hand.",
             (p, victim),
-            {"player": p, "victim": victim, "stolen": stolen},
+            {"player": p, "victim": victim, "stolen": stolen, "rng": log},
         )
     )
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..views import Named, Section, View, lines, make_view, table
+from ..words import count
 from . import rules
 from .cards import TYPE, VALUE, label, type_name
 
@@ -22,7 +24,7 @@ def turn_label(st: State) -> str:
     return f"Turn {st['turn']}, {rules.active(st)} {step}"
 
 
-def players_block(st: State) -> dict[str, Any]:
+def players_block(st: State) -> Section:
     sc = rules.scores(st)
     rows = []
     for i, p in enumerate(st["players"]):
@@ -39,48 +41,37 @@ def players_block(st: State) -> dict[str, Any]:
                 ", ".join(mine) or "-",
             ]
         )
-    return {
-        "title": "Players (* = to play)",
-        "private": False,
-        "table": {"columns": ["Seat", "Player", "Tokens", "Holdings", "Score", "Hand", "Melds"], "rows": rows},
-    }
+    return table("Players (* = to play)", ["Seat", "Player", "Tokens", "Holdings", "Score", "Hand", "Melds"], rows)
 
 
-def melds_block(st: State) -> dict[str, Any]:
+def melds_block(st: State) -> Section:
     rows = [[m["id"], m["owner"], label(m["person"]), label(m["holding"]), label(m["claim"])] for m in st["melds"]]
     if not rows:
-        return {"title": "Melds", "private": False, "lines": ["No melds on the table yet."]}
-    return {
-        "title": "Melds (target them by id, e.g. M3)",
-        "private": False,
-        "table": {"columns": ["Id", "Owner", "Person (P)", "Holding (H)", "Claim (C)"], "rows": rows},
-    }
+        return lines("Melds", ["No melds on the table yet."])
+    return table("Melds (target them by id, e.g. M3)", ["Id", "Owner", "Person (P)", "Holding (H)", "Claim (C)"], rows)
 
 
-def table_block(st: State) -> dict[str, Any]:
+def table_block(st: State) -> Section:
     pile = list(reversed(st["discard"]))
     top = rules.top_holding(st)
-    lines = [
-        f"Deck: {len(st['deck'])} card(s) left.",
+    out = [
+        f"Deck: {count(len(st['deck']), 'card')} left.",
         "Discard pile (top first): " + (", ".join(label(c) for c in pile) or "empty") + ".",
         f"TOP (usable in a meld): {label(top)}." if top else "TOP: the top card is not a Holding.",
     ]
     if not st["deck"] and st["phase"] != "over":
-        lines.append(
+        out.append(
             f"Turns in a row without a meld or event since the deck ran out: {st['idle']} "
             f"(the game ends at {len(st['players'])}, HH-R5)."
         )
-    return {"title": "Table", "private": False, "lines": lines}
+    return lines("Table", out)
 
 
-def hand_block(st: State, p: str) -> dict[str, Any]:
+def hand_block(st: State, p: str) -> Section:
     rows = [[c, type_name(c), VALUE[c]] for c in st["hands"][p]]
-    block: dict[str, Any] = {"title": "Your hand", "private": True}
     if rows:
-        block["table"] = {"columns": ["Card", "Type", "Value"], "rows": rows}
-    else:
-        block["lines"] = ["Your hand is empty."]
-    return block
+        return table("Your hand", ["Card", "Type", "Value"], rows, private=True)
+    return lines("Your hand", ["Your hand is empty."], private=True)
 
 
 def public_data(st: State) -> dict[str, Any]:
@@ -101,22 +92,15 @@ def public_data(st: State) -> dict[str, Any]:
     }
 
 
-def view(st: State, player: str | None, kind: str, title: str) -> dict[str, Any]:
+def view(engine: Named, st: State, player: str | None) -> View:
     sections = [players_block(st), melds_block(st), table_block(st)]
     data = public_data(st)
-    if player in st["players"]:
+    if player is not None and player in st["players"]:
         sections.append(hand_block(st, player))
         data["hand"] = [{"card": c, "type": TYPE[c], "value": VALUE[c]} for c in st["hands"][player]]
         if st["standing"] is not None and rules.active(st) == player and st["phase"] != "over":
             how = st["standing"] if isinstance(st["standing"], str) else ", ".join(st["standing"])
-            sections.append({"title": "Your standing orders", "private": True, "lines": [f"DISCARD-IF-NEEDED {how}"]})
-    return {
-        "kind": kind,
-        "title": title,
-        "turn": turn_label(st),
-        "players": list(st["players"]),
-        "you": player if player in st["players"] else None,
-        "over": st["phase"] == "over",
-        "sections": sections,
-        "data": data,
-    }
+            sections.append(lines("Your standing orders", [f"DISCARD-IF-NEEDED {how}"], private=True))
+    return make_view(
+        engine, st["players"], player, turn=turn_label(st), over=st["phase"] == "over", sections=sections, data=data
+    )

@@ -165,7 +165,7 @@ def _parse_notes(notes: str) -> dict[str, Any]:
 
 
 def _parse(text: str) -> list[dict[str, Any]]:
-    cards = []
+    cards: list[dict[str, Any]] = []
     for line in text.splitlines()[1:]:
         if not line.strip():
             continue

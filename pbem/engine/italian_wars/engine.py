@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import MODERATOR, PUBLIC, Event, LineResult, Outcome, Request, Result, RuleError, apply_defaults, clone
+from ..base import MODERATOR, PUBLIC, Event, Outcome, Request, Result, apply_defaults, apply_lines, check_players
+from ..declare import HistorySpec, Series
 from ..rng import Rng, init_state
+from ..views import View
+from . import secrets
 from .cards import NAMES
 from .handbook import HANDBOOK
-from .orders import apply_line, legal_lines
+from .orders import ALIASES, apply_line, legal_lines
 from .rules import default_leader, finish_leaders, max_discard, resolve_discards, start_hand
 from .view import make_view
 
@@ -30,10 +33,19 @@ class ItalianWars:
     title = "Italian Wars"
     min_players = 2
     max_players = 2
+    order_words = tuple(ALIASES)
+    history = HistorySpec(
+        step="Hand",
+        step_keys=("hand", "turn"),
+        series=(
+            Series("scores", "Hands won (cumulative)", "Hands won"),
+            Series("streaks", "Winning streak after each {step}", "Hands in a row", "Streak"),
+            Series("forces", "Force deployed in each {step}", "Force", "Force in the last {step}"),
+        ),
+    )
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
-        if len(players) != 2:
-            raise ValueError("Italian Wars needs exactly 2 players")
+        check_players(self, players)
         state: dict[str, Any] = {
             "players": list(players),
             "rng": init_state(seed),
@@ -59,8 +71,9 @@ class ItalianWars:
             "over": False,
             "winner": None,
         }
-        rng = Rng(state["rng"])
-        french = 0 if options.get("sides") == "fixed" else rng.coin()
+        side_log: list[dict[str, Any]] = []
+        deck_log: list[dict[str, Any]] = []
+        french = 0 if options.get("sides") == "fixed" else Rng(state["rng"], side_log).coin()
         state["sides"] = {players[french]: "French", players[1 - french]: "Spanish"}
         how = "fixed by option" if options.get("sides") == "fixed" else "by lot (IW-R1)"
         events = [
@@ -68,17 +81,17 @@ class ItalianWars:
                 "sides",
                 f"Sides {how}: {players[french]} is French, {players[1 - french]} is Spanish.",
                 PUBLIC,
-                {"sides": dict(state["sides"])},
+                {"sides": dict(state["sides"]), "how": how, "rng": side_log},
             )
         ]
-        rng.shuffle(state["deck"])
+        Rng(state["rng"], deck_log).shuffle(state["deck"])
         events.append(Event("shuffle", "The 96-card deck was shuffled.", PUBLIC, {"cards": 96}))
         events.append(
             Event(
                 "deck-order",
                 f"Deck order (top first): {', '.join(state['deck'])}.",
                 MODERATOR,
-                {"deck": list(state["deck"])},
+                {"deck": list(state["deck"]), "rng": deck_log},
             )
         )
         start_hand(state, events)
@@ -140,21 +153,9 @@ class ItalianWars:
         )
 
     def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
-        if player not in state["players"]:
-            return Outcome(state, [], [LineResult(ln, False, f"{player} is not playing in this game") for ln in lines])
-        draft, events, results = clone(state), [], []
-        for line in lines:
-            try:
-                understood = apply_line(draft, player, line, events)
-                results.append(LineResult(line, True, understood=understood))
-            except RuleError as err:
-                results.append(LineResult(line, False, err.reason, tuple(err.legal)))
-        if not all(r.ok for r in results):
-            return Outcome(state, [], results)
-        self._resolve(draft, events)
-        return Outcome(draft, events, results)
+        return apply_lines(state, player, lines, apply_line, finish=self._resolve)
 
-    def _resolve(self, state: dict[str, Any], events: list[Event]) -> None:
+    def _resolve(self, state: dict[str, Any], player: str, events: list[Event]) -> None:
         """Resolve a simultaneous step once every answer is in (after the whole message)."""
         if state["step"] == "discard" and all(p in state["pending"] for p in state["players"]):
             resolve_discards(state, events)
@@ -164,7 +165,7 @@ class ItalianWars:
     def timeout(self, state: dict[str, Any]) -> Outcome:
         return apply_defaults(self, state)
 
-    def view(self, state: dict[str, Any], player: str | None) -> dict[str, Any]:
+    def view(self, state: dict[str, Any], player: str | None) -> View:
         return make_view(self, state, player)
 
     def result(self, state: dict[str, Any]) -> Result | None:
@@ -180,6 +181,12 @@ class ItalianWars:
 
     def handbook(self) -> str:
         return HANDBOOK
+
+    def scramble(self, state: dict[str, Any], player: str) -> dict[str, Any]:
+        return secrets.scramble(state, player)
+
+    def hidden_names(self, state: dict[str, Any], player: str) -> list[str] | None:
+        return secrets.hidden_names(state, player)
 
 
 __all__ = ["ItalianWars"]

@@ -10,6 +10,8 @@ row or when neither player has a legal negation; then the hand is scored.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..base import PUBLIC, Event
 from ..rng import Rng
 from .cards import BY_NAME, CLASS_NAMES, matches
@@ -31,7 +33,8 @@ def legal_negations(state: State, player: str) -> list[list[str]]:
 
 def start_negation(state: State, events: list[Event]) -> None:
     """Coin flip for the first actor (IW-R11), then run whatever needs no decision."""
-    flip = Rng(state["rng"]).coin()
+    log: list[dict[str, Any]] = []
+    flip = Rng(state["rng"], log).coin()
     first = state["players"][flip]
     state["step"] = "negate"
     state["neg"] = {"turn": first, "passes": 0, "used": [], "actions": 0}
@@ -46,7 +49,12 @@ def start_negation(state: State, events: list[Event]) -> None:
             )
         )
     events.append(
-        Event("coin", f"Coin flip: {first} acts first in the negation step.", PUBLIC, {"coin": flip, "first": first})
+        Event(
+            "coin",
+            f"Coin flip: {first} acts first in the negation step.",
+            PUBLIC,
+            {"coin": flip, "first": first, "rng": log},
+        )
     )
     advance(state, events)
 

@@ -157,11 +157,11 @@ def parse_pair(text: str, owns: list[str], targets) -> list[str]:
     words = norm(text).split(" ")
     found = []
     for k in range(1, len(words)):
-        own = candidates_for(" ".join(words[:k]), owns)
-        if len(own) == 1:
-            tgt = candidates_for(" ".join(words[k:]), targets(own[0]))
-            if len(tgt) == 1 and [own[0], tgt[0]] not in found:
-                found.append([own[0], tgt[0]])
+        mine = candidates_for(" ".join(words[:k]), owns)
+        if len(mine) == 1:
+            tgt = candidates_for(" ".join(words[k:]), targets(mine[0]))
+            if len(tgt) == 1 and [mine[0], tgt[0]] not in found:
+                found.append([mine[0], tgt[0]])
     if len(found) == 1:
         return found[0]
     if found:

@@ -39,7 +39,8 @@ def reshuffle(state: State, events: list[Event]) -> None:
     """IW-R5: the whole discard pile becomes the new deck, shuffled."""
     pile = state["discard"]
     state["discard"] = []
-    Rng(state["rng"]).shuffle(pile)
+    log: list[dict[str, Any]] = []
+    Rng(state["rng"], log).shuffle(pile)
     state["deck"] = pile
     events.append(
         Event(
@@ -50,7 +51,9 @@ def reshuffle(state: State, events: list[Event]) -> None:
         )
     )
     events.append(
-        Event("deck-order", f"New deck order (top first): {', '.join(pile)}.", MODERATOR, {"deck": list(pile)})
+        Event(
+            "deck-order", f"New deck order (top first): {', '.join(pile)}.", MODERATOR, {"deck": list(pile), "rng": log}
+        )
     )
 
 
@@ -149,7 +152,10 @@ def deploy(state: State, events: list[Event]) -> None:
         hand = sorted(state["hands"][p], key=NAMES.index)
         events.append(
             Event(
-                "reveal", f"{p} ({state['sides'][p]}) reveals: {', '.join(hand)}.", PUBLIC, {"player": p, "cards": hand}
+                "reveal",
+                f"{p} ({state['sides'][p]}) reveals: {', '.join(hand)}.",
+                PUBLIC,
+                {"player": p, "cards": list(hand)},
             )
         )
         state["hands"][p] = []

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..views import Named, Section, View, lines, table
+from ..views import make_view as view_of
+from ..words import count
 from .cards import BY_NAME, describe
 from .rules import arithmetic, card_forces
 
@@ -26,24 +29,19 @@ def turn_label(state: dict[str, Any]) -> str:
     return f"Hand {n}, Negation: {state['neg']['turn']} to act"
 
 
-def _public_sections(state: dict[str, Any]) -> list[dict[str, Any]]:
+def _public_sections(state: dict[str, Any]) -> list[Section]:
     rows = [[p, state["sides"][p], state["won"][p], state["streak"][p]] for p in state["players"]]
     secs = [
-        {
-            "title": "Battle",
-            "private": False,
-            "table": {"columns": ["Player", "Side", "Hands won", "Streak"], "rows": rows},
-        },
-        {
-            "title": "Hand",
-            "private": False,
-            "lines": [
+        table("Battle", ["Player", "Side", "Hands won", "Streak"], rows),
+        lines(
+            "Hand",
+            [
                 turn_label(state) + ".",
                 f"Previous hand winner: {state['prev_winner'] or 'none'}.",
-                f"Deck: {len(state['deck'])} cards; discard pile: {len(state['discard'])} cards.",
+                f"Deck: {count(len(state['deck']), 'card')}; discard pile: {count(len(state['discard']), 'card')}.",
                 "Victory: 8 hands won in total, or 3 hands in a row.",
             ],
-        },
+        ),
     ]
     if state["step"] in ("leader", "negate"):
         forces = card_forces(state)
@@ -53,30 +51,24 @@ def _public_sections(state: dict[str, Any]) -> list[dict[str, Any]]:
             for p in state["players"]
             for r in forces[p]
         ]
-        secs.append(
-            {
-                "title": "Deployed cards",
-                "private": False,
-                "table": {"columns": ["Player", "Card", "Type", "Arithmetic", "Force", "Negate"], "rows": frows},
-            }
-        )
+        secs.append(table("Deployed cards", ["Player", "Card", "Type", "Arithmetic", "Force", "Negate"], frows))
     last = state["last"]
     if last:
         res = f"{last['winner']} won" if last["winner"] else "tied"
-        lines = [
+        text = [
             f"Hand {last['hand']}: {res}; totals "
             + ", ".join(f"{p} {last['totals'][p]}" for p in state["players"])
             + "."
         ]
-        lines += [f"{p}: " + "; ".join(arithmetic(r) for r in last["forces"][p]) for p in state["players"]]
-        secs.append({"title": "Last hand", "private": False, "lines": lines})
+        text += [f"{p}: " + "; ".join(arithmetic(r) for r in last["forces"][p]) for p in state["players"]]
+        secs.append(lines("Last hand", text))
     return secs
 
 
-def _private_sections(state: dict[str, Any], player: str) -> list[dict[str, Any]]:
+def _private_sections(state: dict[str, Any], player: str) -> list[Section]:
     secs = []
     if state["step"] == "discard":
-        secs.append({"title": "Your hand", "private": True, "lines": [describe(c) for c in state["hands"][player]]})
+        secs.append(lines("Your hand", [describe(c) for c in state["hands"][player]], private=True))
     orders = []
     if player in state["pending"]:
         orders.append(f"DISCARD {', '.join(state['pending'][player]) or 'NONE'}")
@@ -86,7 +78,7 @@ def _private_sections(state: dict[str, Any], player: str) -> list[dict[str, Any]
     if plan is not None:
         orders.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in plan) or "NONE"))
     if orders:
-        secs.append({"title": "Your orders on file", "private": True, "lines": orders})
+        secs.append(lines("Your orders on file", orders, private=True))
     return secs
 
 
@@ -115,17 +107,16 @@ def _data(state: dict[str, Any], player: str | None) -> dict[str, Any]:
     return data
 
 
-def make_view(engine: Any, state: dict[str, Any], player: str | None) -> dict[str, Any]:
+def make_view(engine: Named, state: dict[str, Any], player: str | None) -> View:
     secs = _public_sections(state)
     if player is not None:
         secs += _private_sections(state, player)
-    return {
-        "kind": engine.kind,
-        "title": engine.title,
-        "turn": turn_label(state),
-        "players": list(state["players"]),
-        "you": player,
-        "over": state["over"],
-        "sections": secs,
-        "data": _data(state, player),
-    }
+    return view_of(
+        engine,
+        state["players"],
+        player,
+        turn=turn_label(state),
+        over=state["over"],
+        sections=secs,
+        data=_data(state, player),
+    )

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Outcome, Request, Result, apply_defaults
-from . import asks, orders, state
+from ..base import Outcome, Request, Result, apply_defaults, check_players
+from ..declare import HistorySpec, Series
+from ..views import View
+from . import asks, orders, secrets, state
+from .parse import ORDER_WORDS
 from .tables import KIND, TITLE
 from .turn import advance
 
@@ -17,8 +20,20 @@ class SixteenThirtyEngine:
     title = TITLE
     min_players = 3
     max_players = 6
+    order_words = ORDER_WORDS
+    history = HistorySpec(
+        step="Turn",
+        step_keys=("turn",),
+        series=(
+            Series("scores", "Victory points after each turn", "Points"),
+            Series("gained", "Points gained in each {step}", "Points", "Gained in the last {step}"),
+        ),
+        entity_fields=("status", "faction"),
+        colours={"RED": "#D55E00", "BLUE": "#0072B2"},
+    )
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]):
+        check_players(self, players)
         st, ev = state.setup(players, seed, options)
         advance(st, ev)
         return st, ev
@@ -32,10 +47,10 @@ class SixteenThirtyEngine:
     def timeout(self, st: dict) -> Outcome:
         return apply_defaults(self, st)
 
-    def view(self, st: dict, player: str | None) -> dict:
+    def view(self, st: dict, player: str | None) -> View:
         from .view import view
 
-        return view(st, player)
+        return view(self, st, player)
 
     def result(self, st: dict) -> Result | None:
         r = st.get("result")
@@ -52,6 +67,12 @@ class SixteenThirtyEngine:
         from .handbook import HANDBOOK
 
         return HANDBOOK
+
+    def scramble(self, st: dict, player: str) -> dict:
+        return secrets.scramble(st, player)
+
+    def hidden_names(self, st: dict, player: str) -> list[str] | None:
+        return secrets.hidden_names(st, player)
 
 
 ENGINE = SixteenThirtyEngine()

@@ -3,8 +3,10 @@ and the NMR defaults of RULINGS 5.3."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 
+from .. import choices
 from ..base import Request
 from . import trade, votes
 from .specials import special_lines
@@ -12,7 +14,13 @@ from .state import influence, own_removal_options, pile
 from .tables import COUNTRIES, HAND_LIMIT, cheapest_key, country_of, is_open, is_special, sort_cards, value
 from .turn import removal_options, start_required
 
-MAX_LEGAL = 40
+#: set on a shallow copy of the state by `every_legal_line`: requests then list every legal line
+EVERY_LINE = "_every_legal_line"
+
+
+def every_legal_line(st: dict, p: str) -> list[str]:
+    """Every legal line for p now, never reduced to examples (for the legal part of a rejection)."""
+    return [ln for r in requests({**st, EVERY_LINE: True}) if r.player == p for ln in r.legal]
 
 
 def requests(st: dict) -> list[Request]:
@@ -39,11 +47,15 @@ def req(
     st: dict, p: str, prompt: str, legal: list[str], syntax: list[str], default: list[str], simultaneous: bool = False
 ) -> Request:
     ans = simultaneous and p in st["answers"]
+    if st.get(EVERY_LINE):
+        shown = tuple(dict.fromkeys(legal))
+    else:
+        prompt, shown = choices.offer(prompt, legal, default, syntax)  # large sets: count, grammar, examples
     return Request(
         p,
         st["step"],
         prompt,
-        tuple(legal[:MAX_LEGAL]),
+        shown,
         tuple(syntax),
         tuple(default),
         ans,
@@ -69,7 +81,13 @@ def on_file(st: dict, p: str) -> list[str]:
 
 # ---------------------------------------------------------------- start
 def start_options(hand: list[str]) -> list[str]:
-    need = start_required(hand)
+    """Every distinct PLACE-START line for this hand (up to 286; `req` shows examples and the count)."""
+    return list(_start_options(tuple(sort_cards(hand))))
+
+
+@lru_cache(maxsize=64)
+def _start_options(hand: tuple[str, ...]) -> tuple[str, ...]:
+    need = start_required(list(hand))
     pool = [x for x in sort_cards(hand) if not is_special(x)]
     out: list[str] = []
     for combo in dict.fromkeys(combinations(pool, need)):
@@ -78,9 +96,7 @@ def start_options(hand: list[str]) -> list[str]:
             continue
         home = country_of(named[0])
         out.append("PLACE-START " + ", ".join(x if not is_open(x) else f"{x} ON {home}" for x in combo))
-        if len(out) >= MAX_LEGAL:
-            break
-    return out or ["PLACE-START NONE"]
+    return tuple(out or ["PLACE-START NONE"])
 
 
 def start_default(hand: list[str]) -> str:
@@ -166,13 +182,18 @@ def ask_offers(st: dict) -> list[Request]:
 
 def ask_accept(st: dict) -> list[Request]:
     p = st["active"]
+    left = trade.revisions_left(st)
+    syntax = ["ACCEPT <player> GIVING <cards|NOTHING>", "DECLINE ALL"]
+    if left:
+        syntax.append(f"TRADE WANT <types> (revise and ask again; {left} revision{'s' if left > 1 else ''} left)")
     return [
         req(
             st,
             p,
-            "Accept one offer or decline them all.",
+            "Accept one offer or decline them all"
+            + ("." if left else " (you have used both revisions of your request, ST-R15)."),
             ["DECLINE ALL"] + trade.accept_lines(st),
-            ["ACCEPT <player> GIVING <cards|NOTHING>", "DECLINE ALL", "TRADE WANT <types> (revise and ask again)"],
+            syntax,
             ["DECLINE ALL"],
         )
     ]
@@ -217,8 +238,8 @@ def call_default(st: dict, p: str) -> str:
         place = ""
     else:
         named = [x for x in st["hands"][p] if country_of(x)] or ["Spain 1"]
-        best = max(named, key=lambda x: (value(x), -COUNTRIES.index(country_of(x))))
-        c, place = country_of(best), f" PLACE {best}"
+        best = max(named, key=lambda x: (value(x), -COUNTRIES.index(country_of(x) or "")))
+        c, place = country_of(best) or "", f" PLACE {best}"
     issue = "ALIGN" if st["countries"][c]["faction"] is None else "SWITCH"
     return f"CALL {c} {issue}{place}"
 
@@ -295,6 +316,7 @@ def ask_ballot(st: dict) -> list[Request]:
             True,
         )
         for p in votes.voters(st, v["country"])
+        if votes.locked(st, p) is None  # ST-R9: a locked ballot is not asked again
     ]
 
 

@@ -10,12 +10,13 @@ from typing import Any
 
 from ..base import Request
 from ..rng import Rng, init_state
+from ..views import View
 from .tables import CAP, COUNTRIES, HAND_LIMIT, adjacent, country_of, is_open, is_special
 
 RAISE = {"Military Improvement": "ability", "Increase Army Size": "army", "Increase Status": "status"}
 
 
-def message(view: dict, request: Request, rng: Rng) -> list[str]:
+def message(view: View, request: Request, rng: Rng) -> list[str]:
     """The lines this bot sends in answer to `request`."""
     kind = request.step.rsplit(".", 1)[-1]
     if kind in ("remove", "trade", "specials", "call"):
@@ -36,7 +37,7 @@ def pick(items: list, rng: Rng) -> Any:
     return items[rng.below(len(items))]
 
 
-def place_and_vote(view: dict, request: Request, rng: Rng) -> list[str]:
+def place_and_vote(view: View, request: Request, rng: Rng) -> list[str]:
     d = view["data"]
     me, c = view["you"], d["vote"]["country"]
     line = pick(list(request.legal), rng) if rng.below(2) else "PLACE NONE"
@@ -64,9 +65,9 @@ def issues(d: dict, c: str) -> list[str]:
     return out
 
 
-def whole_turn(view: dict, request: Request, rng: Rng, kind: str) -> list[str]:
+def whole_turn(view: View, request: Request, rng: Rng, kind: str) -> list[str]:
     d = view["data"]
-    me = view["you"]
+    me = request.player  # the view's reader
     hand = list(d["hand"])
     lines: list[str] = []
     if kind == "remove":

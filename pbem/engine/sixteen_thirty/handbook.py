@@ -26,7 +26,10 @@ them. Lines for phases that never come (your turn ended) are ignored.
      One card from a descendant pile (ST-R17). Never the last named card of a pile while
      an Open card is in it (ST-R13). Forced choices are made for you.
      Default: your lowest-value card, Open first.
-  2. You draw 4 cards (the discard pile is reshuffled when the deck runs out, ST-R21).
+  2. You draw 4 cards. When the deck runs out the discard pile is shuffled into a new deck
+     at once. If the deck and the discard pile are both empty (six players can hold 78
+     cards), you draw what there is, even nothing; the shortfall is not made up later, and
+     the report says how many you drew and why fewer than four (ST-R21).
   3. NO TRADE   or   TRADE WANT <types> [OFFER <types>]          (ST-R15)
      Types: a country (any value), "Spain 3", Open, "Open 2", a Special card name,
      Special (any special), ANY, or NOTHING. e.g. TRADE WANT Spain, Open OFFER Vote
@@ -35,10 +38,11 @@ them. Lines for phases that never come (your turn ended) are ignored.
         NO OFFER                                                 (default)
      Everyone sees each offer as types (Spain, Open, Vote...); add SHOW to publish the exact
      cards you give. While the window is open you may revise TRADE WANT (offers are then
-     asked again). Then you answer:
+     asked again), at most TWICE per turn, so that a turn cannot be held open; a third
+     TRADE WANT is refused (ST-R15). Then you answer:
         ACCEPT <player> GIVING <cards|NOTHING>   your cards must match their FOR types
         DECLINE ALL                              (default)
-        TRADE WANT ...                           revise and ask again (twice at most)
+        TRADE WANT ...                           revise and ask again (two revisions at most)
      Each side gives 0-3 cards; at least one card moves. Only the two traders see the
      exact cards. Any later order (PLAY, CALL...) sent while a trade is open waits.
   4. Special cards, one at a time, at most two (ST-R14, caps ST-R7):
@@ -50,6 +54,8 @@ them. Lines for phases that never come (your turn ended) are ignored.
                                                a card; no attacks; -1 in combat this turn)
         PLAY Assassin <player> <card> [FROM <country>]   remove any card from any pile
                          (also: ASSASSIN <player> <pile> <card>, e.g. ASSASSIN Tim Spain Open 2)
+                         On your own pile it follows ST-R13: while an Open card remains,
+                         the last named card cannot go, so take the Open card first.
         PLAY Vote        then a CALL line for the extra vote (resolved before going on)
         SPECIALS DONE    (default; implied when your next line is a CALL or DISCARD)
      Aliases: LEADER, UNREST, ASSASSIN, MILITARY_IMPROVEMENT, INCREASE_ARMY, INCREASE_STATUS
@@ -64,7 +70,8 @@ them. Lines for phases that never come (your turn ended) are ignored.
      2+ or is adjacent (ST-R2); REARM if Army is 0. You need a pile there or place a named
      card there. No pile and no Influence card: no vote (ST-R11).
      Default: ALIGN/SWITCH in the country of your largest pile.
-     You may add your own ballot right after: VOTE RED|BLUE (locked, secret until reveal).
+     You may add your own ballot right after: VOTE RED|BLUE (locked, secret until reveal;
+     see LOCKED BALLOT below).
   6. DISCARD <cards>  if your hand is over 13 at the end of your turn (ST-R16).
      Default: your lowest-value cards.
 
@@ -73,6 +80,11 @@ VOTES (every vote, yours or another player's)
   asked reveals nothing. Answer   PLACE <cards>   or   PLACE NONE   (default).
   Only cards of that country or Open cards; never onto a descendant pile. Placements are
   secret until all are in. You may add VOTE RED|BLUE in the same message (locked).
+  LOCKED BALLOT (ST-R9): a VOTE sent with your PLACE (the caller: with the CALL) locks your
+  ballot for that vote. It cannot be changed by any later message, in the placement round
+  or in the voting round: a later VOTE is refused with the reason, and you are not asked
+  again when the ballot opens. Send VOTE only when you are sure; otherwise wait for the
+  ballot. You may still revise the cards you PLACE until the placements are revealed.
   Ballot: every player with a pile there (ascendant or descendant) votes
      VOTE RED   or   VOTE BLUE     weighted by the pile total; no abstaining.
   Meaning: ALIGN/SWITCH: the colour; WAR: RED = war, BLUE = peace; REARM: RED = re-arm.

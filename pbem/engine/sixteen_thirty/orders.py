@@ -4,11 +4,11 @@ turn (kept on file and used when that phase comes, if still legal), or rejected.
 
 from __future__ import annotations
 
-from ..base import LineResult, Outcome, RuleError
+from ..base import Outcome, RuleError, apply_lines
 from . import specials, trade, votes
 from .parse import parse, quick_verb
 from .state import draft, goto, priv, pub, remove_card, take_from_hand
-from .tables import HAND_LIMIT, country_of, is_open, is_special, sort_cards
+from .tables import ALL_CARD_NAMES, HAND_LIMIT, country_of, is_open, is_special, sort_cards
 from .turn import advance, goto_call, removal_options, start_required
 
 RANK = {
@@ -84,7 +84,10 @@ def requests_of(st: dict) -> list:
 
 
 def legal_for(st: dict, p: str) -> list[str]:
-    return [ln for r in requests_of(st) if r.player == p for ln in r.legal]
+    """Every legal line for p now (a rejection lists them all; the acknowledgement counts what it cuts)."""
+    from .asks import every_legal_line
+
+    return every_legal_line(st, p)
 
 
 def implied_skip(st: dict, p: str, ev: list) -> str:
@@ -127,9 +130,8 @@ def execute(st: dict, p: str, o: dict, ev: list) -> str:
         return votes.record_place(st, p, o["cards"])
     if verb == "vote":
         if st["phase"] == "place":
-            return votes.record_early(st, p, o["color"])
-        st["answers"][p] = o["color"]
-        return f"VOTE {o['color']} (secret until every ballot is in)"
+            return votes.record_early(st, p, o["color"], [x for x in legal_for(st, p) if not x.startswith("VOTE")])
+        return votes.record_ballot(st, p, o["color"])
     if verb == "lose":
         return votes.record_lose(st, p, o["card"])
     if verb == "discard":
@@ -141,7 +143,7 @@ def record_start(st: dict, p: str, items: list) -> str:
     """ST-R8: the starting placement, held secretly until every player has placed."""
     need = start_required(st["hands"][p])
     if len(items) != need:
-        raise RuleError(f"place exactly {need} Influence cards (ST-R8)")
+        raise RuleError(f"place exactly {need} Influence cards (ST-R8)", tuple(legal_for(st, p)))
     if any(is_special(c) for c, _ in items):
         raise RuleError("only Influence cards can be placed")
     plan: dict = {}
@@ -233,58 +235,89 @@ def run_queue(st: dict, ev: list) -> bool:
             q.insert(0, line)
             return True
         text = execute(st, p, o, ev)
-        priv(ev, p, "pre-order", f"Your pre-submitted order was used: {text}.")
+        priv(ev, p, "pre-order", f"Your pre-submitted order was used: {text}.", player=p, order=text)
     except RuleError as err:
         if q and q[0] == line:
             q.pop(0)
-        priv(ev, p, "pre-order-dropped", f'Your pre-submitted order "{line}" was dropped: {err.reason}.')
+        priv(
+            ev,
+            p,
+            "pre-order-dropped",
+            f'Your pre-submitted order "{line}" was dropped: {err.reason}.',
+            player=p,
+            order=line,
+            reason=err.reason,
+        )
     return True
 
 
-def apply(st0: dict, p: str, lines: list[str]) -> Outcome:
-    if p not in st0["players"]:
-        return Outcome(st0, [], [LineResult(ln, False, "you are not a player in this game") for ln in lines])
-    st, ev, results = draft(st0), [], []
-    queued_now = False
-    was_active = p == st["active"]
-    held, st["queue"][p] = st["queue"][p], []
-    for ln in lines:
-        try:
-            if st["over"]:
-                raise RuleError("the game is over")
-            qv = quick_verb(ln)
-            if was_active and p != st["active"] and qv in RANK:
-                results.append(LineResult(ln, True, understood=f"{ln.strip()} (not needed: your turn had ended)"))
-                continue
-            if (
-                p == st["active"]
-                and qv in RANK
-                and not asked_now(st, p, qv)
-                and (queued_now or RANK[qv] > position(st))
-                and st["phase"] not in ("trade", "specials")
-            ):
-                kind, o = "later", {"verb": qv}
-            else:
-                o = parse(st, p, ln)
-                kind = "later" if queued_now and o["verb"] != "standing" else classify(st, p, o)
-            while kind == "skip":
-                implied_skip(st, p, ev)
-                advance(st, ev, use_queue=False)
-                kind = classify(st, p, o)
-            if kind == "later":
-                st["queue"][p].append(ln.strip())
-                queued_now = True
-                results.append(LineResult(ln, True, understood=f"{ln.strip()} (kept until that phase of your turn)"))
-                continue
-            text = execute(st, p, o, ev)
+def check_shape(st: dict, p: str, line: str) -> None:
+    """An order kept for a later phase is checked for its grammar and card names now (not for
+    legality: the hand and the board may change before its phase comes). Lines naming cards on
+    the displays (REMOVE, Assassin) are checked when used."""
+    probe = dict(st)
+    probe["hands"] = {**st["hands"], p: list(ALL_CARD_NAMES)}
+    try:
+        parse(probe, p, line)
+    except RuleError as err:
+        if quick_verb(line) == "remove" or "ASSAS" in line.upper():
+            return
+        raise RuleError(f"{err.reason} (in an order kept for a later phase)", err.legal) from None
+
+
+class Message:
+    """One message's lines for `apply_lines`: a line may be kept for a later phase of the sender's turn,
+    and the orders kept from an earlier message stay on file unless this one keeps new ones."""
+
+    def __init__(self, p: str) -> None:
+        self.p = p
+        self.queued_now = False
+        self.was_active = False
+        self.held: list[str] = []
+
+    def draft(self, st0: dict) -> dict:
+        st = draft(st0)
+        self.was_active = self.p == st["active"]
+        self.held, st["queue"][self.p] = st["queue"][self.p], []
+        return st
+
+    def line(self, st: dict, p: str, ln: str, ev: list) -> str:
+        if st["over"]:
+            raise RuleError("the game is over")
+        qv = quick_verb(ln)
+        if self.was_active and p != st["active"] and qv in RANK:
+            return f"{ln.strip()} (not needed: your turn had ended)"
+        if (
+            p == st["active"]
+            and qv in RANK
+            and not asked_now(st, p, qv)
+            and (self.queued_now or RANK[qv] > position(st))
+            and st["phase"] not in ("trade", "specials")
+        ):
+            check_shape(st, p, ln)
+            kind, o = "later", {"verb": qv}
+        else:
+            o = parse(st, p, ln)
+            kind = "later" if self.queued_now and o["verb"] != "standing" else classify(st, p, o)
+        while kind == "skip":
+            implied_skip(st, p, ev)
             advance(st, ev, use_queue=False)
-            results.append(LineResult(ln, True, understood=text))
-        except RuleError as err:
-            results.append(LineResult(ln, False, err.reason, err.legal))
-    if not all(r.ok for r in results):
-        return Outcome(st0, [], results)
-    if not queued_now:
-        st["queue"][p] = held  # orders kept from an earlier message stay on file
-    if st["over"] is False:
-        advance(st, ev)
-    return Outcome(st, ev, results)
+            kind = classify(st, p, o)
+        if kind == "later":
+            st["queue"][p].append(ln.strip())
+            self.queued_now = True
+            return f"{ln.strip()} (kept until that phase of your turn)"
+        text = execute(st, p, o, ev)
+        advance(st, ev, use_queue=False)
+        return text
+
+    def finish(self, st: dict, p: str, ev: list) -> None:
+        if not self.queued_now:
+            st["queue"][p] = self.held  # orders kept from an earlier message stay on file
+        if st["over"] is False:
+            advance(st, ev)
+
+
+def apply(st0: dict, p: str, lines: list[str]) -> Outcome:
+    m = Message(p)
+    return apply_lines(st0, p, lines, m.line, draft=m.draft, finish=m.finish)

@@ -36,6 +36,11 @@ BARE_SPECIALS = (
     "ASSASSIN",
     "ASSASIN",
 )
+ORDER_WORDS = (
+    *("PLACE-START", "START", "REMOVE", "LOSE", "NO TRADE", "TRADE", "PASS TRADE", "NO OFFER", "OFFER", "ACCEPT"),
+    *("DECLINE", "SPECIALS DONE", "SPECIALS NONE", "NO SPECIALS", "DONE", "PLAY", "CALL", "PLACE", "VOTE"),
+    *("DISCARD", "STANDING", *BARE_SPECIALS),
+)
 VERBS = (
     "PLACE-START, REMOVE, TRADE WANT, NO TRADE, OFFER GIVE, NO OFFER, ACCEPT, DECLINE ALL, PLAY, "
     "SPECIALS DONE, CALL, PLACE, VOTE, LOSE, DISCARD, STANDING"
@@ -114,6 +119,7 @@ def parse(st: dict, p: str, line: str) -> dict:
         }
     if word == "ACCEPT":
         m = re.match(r"^(.*?)(?:\s+giving\s+(.*))?$", rest)
+        assert m is not None  # the pattern matches any text
         who = names.match_one(m.group(1), [q for q in st["players"] if q != p], "player")
         return {"verb": "accept", "player": who, "giving": cards_from_hand(st, p, m.group(2) or "")}
     if word == "DECLINE":
@@ -185,11 +191,20 @@ def parse_play(st: dict, rest: str) -> dict:
     raise RuleError(f'"{rest.strip()}" does not name a Special card', [f"PLAY {s}" for s in SPECIALS])
 
 
+def split_player(st: dict, text: str) -> list[str]:
+    """'<player> <rest>' where the player's name may have several words ("Zoë Müller Spain 1")."""
+    words = text.split(" ")
+    for n in range(len(words) - 1, 1, -1):
+        if len(names.candidates_for(" ".join(words[:n]), st["players"])) == 1:
+            return [" ".join(words[:n]), " ".join(words[n:])]
+    return text.split(" ", 1)
+
+
 def play_args(st: dict, card: str, arg: str) -> dict:
     if card == "Vote":
         return {"verb": "play", "card": card, "arg": {}}
     if card == "Assassin":
-        parts = arg.split(" ", 1)
+        parts = split_player(st, arg)
         if len(parts) < 2:
             raise RuleError("write PLAY Assassin <player> <card> [FROM <country>]")
         q = names.match_one(parts[0], st["players"], "player")
@@ -207,6 +222,7 @@ def play_args(st: dict, card: str, arg: str) -> dict:
 
 def parse_call(st: dict, p: str, rest: str) -> dict:
     m = re.match(r"^(.*?)(?:\s+place\s+(.*))?$", rest)
+    assert m is not None  # the pattern matches any text
     head, cards = m.group(1), cards_from_hand(st, p, m.group(2) or "")
     im = re.match(r"^(.*?)\s+(align|switch|rearm|war)\b\s*(.*)$", head)
     if not im:

@@ -4,7 +4,7 @@ the Vote card, ST-R13 for Unrest and Assassin), played one at a time, at most tw
 from __future__ import annotations
 
 from ..base import RuleError
-from .state import goto, influence, pile, pub, remove_card, take_from_hand
+from .state import goto, influence, own_removal_options, pile, pub, remove_card, take_from_hand
 from .tables import CAP, COUNTRIES, SPECIALS, sort_cards
 from .votes import callable_countries, open_lose, start_loss
 
@@ -22,11 +22,14 @@ def country_targets(st: dict, card: str) -> list[str]:
     return []
 
 
-def assassin_targets(st: dict) -> list[tuple[str, str, str]]:
+def assassin_targets(st: dict, p: str) -> list[tuple[str, str, str]]:
+    """(player, country, card) that p's Assassin may remove: any card of any pile, except that on
+    p's own pile the last named card cannot go while an Open card remains (ST-R13)."""
     out = []
     for q in st["players"]:
         for c, pl in st["displays"][q].items():
-            for x in sort_cards(list(set(pl["cards"]))):
+            cards = own_removal_options(pl) if q == p else sort_cards(list(set(pl["cards"])))
+            for x in sort_cards(cards):
                 out.append((q, c, x))
     return out
 
@@ -45,7 +48,7 @@ def special_lines(st: dict, p: str) -> list[str]:
             if callable_countries(st, p):
                 out.append("PLAY Vote")
         elif card == "Assassin":
-            out += [assassin_line(*t) for t in assassin_targets(st)]
+            out += [assassin_line(*t) for t in assassin_targets(st, p)]
         else:
             out += [f"PLAY {card} {c}" for c in country_targets(st, card)]
     return out
@@ -128,7 +131,7 @@ def play_unrest(st: dict, p: str, c: str, ev: list) -> None:
         pl = pile(st, q, c)
         if not pl["desc"]:
             pl["desc"] = True
-            pub(ev, "descendant", f"Unrest: {q}'s {c} pile turns descendant.", player=q, country=c)
+            pub(ev, "descendant", f"Unrest: {q}'s {c} pile turns descendant.", player=q, country=c, reason="unrest")
         else:
             choose += start_loss(st, q, c, ev, "Unrest with a descendant pile")
     open_lose(st, choose, c, "unrest", f"unrest{st['specials_played']}.lose", ev)
@@ -136,8 +139,15 @@ def play_unrest(st: dict, p: str, c: str, ev: list) -> None:
 
 def play_assassin(st: dict, p: str, q: str, c: str, x: str, ev: list) -> str:
     pl = pile(st, q, c) if q in st["players"] else None
+    legal = [assassin_line(*t) for t in assassin_targets(st, p)]
     if not pl or x not in pl["cards"]:
-        raise RuleError(f"{q} has no {x} in a {c} pile", [assassin_line(*t) for t in assassin_targets(st)])
+        raise RuleError(f"{q} has no {x} in a {c} pile", legal)
+    if q == p and x not in own_removal_options(pl):
+        raise RuleError(
+            f"on your own {c} pile an Assassin must take an Open card first: the last named card "
+            "cannot be removed while an Open card remains (ST-R13)",
+            legal,
+        )
     spend(st, p, "Assassin")
     pub(ev, "special", f"{p} plays Assassin on {q}'s {c} pile.", player=p, card="Assassin", target=q, country=c)
     remove_card(st, q, c, x, ev, "Assassin")

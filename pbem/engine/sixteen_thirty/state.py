@@ -9,6 +9,7 @@ step, secret), vote, lose, trade, specials_played, votes_called, queue, standing
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..base import MODERATOR, PUBLIC, Event, RuleError, clone
@@ -48,7 +49,7 @@ def _countries(v: dict) -> dict:
 
 
 def _displays(v: dict) -> dict:
-    out = {}
+    out: dict = {}
     for p, disp in v.items():
         mine = out[p] = {}
         for c, pl in disp.items():
@@ -72,7 +73,7 @@ def _atomic_values(v: dict) -> dict:
 
 # How `draft` copies each part of the state whose shape is fixed (see the module docstring);
 # every other part (answers, vote, lose, trade, options, result) is deep-copied.
-_DRAFT = {
+_DRAFT: dict[str, Callable[[Any], Any]] = {
     "players": _names,
     "deck": _names,
     "discard": _names,
@@ -113,8 +114,6 @@ _SCALARS = frozenset({str, int, bool})
 
 # ---------------------------------------------------------------- set-up
 def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict, list]:
-    if not 3 <= len(players) <= 6:
-        raise ValueError("Sixteen Thirty Something needs 3 to 6 players")
     st: dict[str, Any] = {
         "players": list(players),
         "rng": init_state(seed),
@@ -150,11 +149,12 @@ def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict,
         "result": None,
     }
     ev: list = []
-    rng = Rng(st["rng"])
-    rng.shuffle(st["deck"])
-    mod(ev, "shuffle", "The 110 player cards were shuffled.", deck=list(st["deck"]))
+    deck_log: list[dict[str, Any]] = []
+    Rng(st["rng"], deck_log).shuffle(st["deck"])
+    mod(ev, "shuffle", "The 110 player cards were shuffled.", deck=list(st["deck"]), rng=deck_log)
     bag = [c for c in COUNTRIES for _ in range(2)]
-    rng.shuffle(bag)
+    bag_log: list[dict[str, Any]] = []
+    Rng(st["rng"], bag_log).shuffle(bag)
     each = 4 if len(players) <= 4 else 3
     for i, p in enumerate(players):
         st["counters"][p] = sorted(bag[i * each : (i + 1) * each], key=COUNTRIES.index)
@@ -166,13 +166,21 @@ def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict,
             counters=list(st["counters"][p]),
         )
     st["unused_counters"] = sorted(bag[len(players) * each :], key=COUNTRIES.index)
-    mod(ev, "counters", "Victory counters drawn.", counters=st["counters"], unused=st["unused_counters"])
+    mod(
+        ev,
+        "counters",
+        "Victory counters drawn.",
+        counters={p: list(v) for p, v in st["counters"].items()},
+        unused=list(st["unused_counters"]),
+        each=each,
+        rng=bag_log,
+    )
     pub(ev, "counters-drawn", f"Each player drew {each} secret victory point counters.", each=each)
     for p in players:
         st["hands"][p] = sort_cards([st["deck"].pop() for _ in range(13)])
         priv(ev, p, "deal", f"You were dealt: {cards_text(st['hands'][p])}.", cards=list(st["hands"][p]))
     pub(ev, "deal", "Thirteen cards were dealt to each player.")
-    roll_first_player(st, rng, ev)
+    roll_first_player(st, ev)
     pub(
         ev,
         "ask-start",
@@ -181,13 +189,15 @@ def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict,
     return st, ev
 
 
-def roll_first_player(st: dict, rng: Rng, ev: list) -> None:
+def roll_first_player(st: dict, ev: list) -> None:
     """ST-R18: a d6 each, reroll ties for the highest."""
     contenders = list(st["players"])
     while True:
+        log: list[dict[str, Any]] = []
+        rng = Rng(st["rng"], log)
         rolls = {p: rng.die() for p in contenders}
         text = ", ".join(f"{p} {r}" for p, r in rolls.items())
-        pub(ev, "first-roll", f"First-player roll: {text}.", rolls=rolls)
+        pub(ev, "first-roll", f"First-player roll: {text}.", rolls=rolls, rng=log)
         top = max(rolls.values())
         contenders = [p for p in contenders if rolls[p] == top]
         if len(contenders) == 1:
@@ -197,7 +207,8 @@ def roll_first_player(st: dict, rng: Rng, ev: list) -> None:
 
 
 # ---------------------------------------------------------------- piles
-def pile(st: dict, p: str, c: str) -> dict | None:
+def pile(st: dict, p: str, c: str) -> Any:
+    """p's pile in country c: {"cards": [...], "desc": bool}, or None if p has none there."""
     return st["displays"][p].get(c)
 
 
@@ -268,14 +279,30 @@ def remove_card(st: dict, p: str, c: str, card: str, ev: list, why: str) -> None
         f"{why}: {p} loses {cards_text(gone)} from the {c} pile (now {left}).",
         player=p,
         country=c,
-        cards=gone,
+        cards=list(gone),
         left=left,
+        reason=removal_reason(why),
+        because=why,
     )
 
 
+#: Why a card leaves a pile (the `reason` of a "remove" event), from the sentence that opens its text.
+REMOVAL_REASONS = (
+    ("Phase 1 removal (only choice)", "phase-1-only-choice"),
+    ("Phase 1 removal", "phase-1"),
+    ("Assassin", "assassin"),
+    ("Unrest", "unrest-descendant"),
+)
+
+
+def removal_reason(why: str) -> str:
+    """The code of a removal's cause: phase-1, phase-1-only-choice, assassin, vote-descendant, unrest-descendant."""
+    return next((code for text, code in REMOVAL_REASONS if why.startswith(text)), "vote-descendant")
+
+
 def draw(st: dict, p: str, n: int, ev: list) -> list[str]:
-    """ST-R21: reshuffle the discard pile the moment a draw needs it."""
-    rng = Rng(st["rng"])
+    """ST-R21: reshuffle the discard pile the moment a draw needs it; with the deck and the
+    discard pile both empty, draw what there is (the report says why fewer were drawn)."""
     got: list[str] = []
     for _ in range(n):
         if not st["deck"]:
@@ -283,17 +310,25 @@ def draw(st: dict, p: str, n: int, ev: list) -> list[str]:
                 break
             st["deck"] = st["discard"]
             st["discard"] = []
-            rng.shuffle(st["deck"])
+            log: list[dict[str, Any]] = []
+            Rng(st["rng"], log).shuffle(st["deck"])
             pub(
                 ev,
                 "reshuffle",
                 f"The deck ran out; the discard pile ({len(st['deck'])} cards) was shuffled to form a new deck.",
                 size=len(st["deck"]),
             )
-            mod(ev, "shuffle", "New deck order.", deck=list(st["deck"]))
+            mod(ev, "shuffle", "New deck order.", deck=list(st["deck"]), rng=log)
         got.append(st["deck"].pop())
     st["hands"][p] = sort_cards(st["hands"][p] + got)
-    pub(ev, "draw", f"{p} draws {len(got)} cards.", player=p, count=len(got))
+    if len(got) < n:
+        short = (
+            f"{p} draws {len(got)} card{'' if len(got) == 1 else 's'} instead of {n}: the deck and the discard "
+            "pile are both empty, so only what there is is drawn and the shortfall is not made up later (ST-R21)."
+        )
+        pub(ev, "draw", short, player=p, count=len(got), wanted=n)
+    else:
+        pub(ev, "draw", f"{p} draws {len(got)} cards.", player=p, count=len(got))
     priv(ev, p, "drew", f"You drew: {cards_text(sort_cards(got))}.", cards=sort_cards(got))
     return got
 

@@ -139,7 +139,7 @@ def card_sort_key(card: str) -> tuple:
         return (2, SPECIALS.index(card), 0)
     if is_open(card):
         return (1, 0, value(card))
-    return (0, COUNTRIES.index(country_of(card)), value(card))
+    return (0, COUNTRIES.index(country_of(card) or ""), value(card))
 
 
 def sort_cards(cards: list[str]) -> list[str]:

@@ -26,7 +26,7 @@ def parse_types(text: str) -> list[str]:
 
 def type_of(card: str) -> str:
     """What others learn of a traded card: its country, Open, or the Special card's name."""
-    return card if is_special(card) else ("Open" if is_open(card) else country_of(card))
+    return card if is_special(card) else ("Open" if is_open(card) else country_of(card) or "")
 
 
 def matches(card: str, typ: str) -> bool:
@@ -63,6 +63,12 @@ def find_giving(hand: list[str], types: list[str]) -> list[str] | None:
     return rec(0, list(hand))
 
 
+def revisions_left(st: dict) -> int:
+    """How many more times the phasing player may revise the trade request this turn (ST-R15)."""
+    tr = st.get("trade")
+    return MAX_REVISIONS if not tr else MAX_REVISIONS - tr["revisions"]
+
+
 def types_text(types: list[str]) -> str:
     return ", ".join(types) if types else "NOTHING"
 
@@ -71,7 +77,12 @@ def types_text(types: list[str]) -> str:
 def request_trade(st: dict, p: str, want: list[str], offer: list[str], ev: list) -> str:
     tr = st.get("trade") or {"revisions": -1}
     if tr["revisions"] >= MAX_REVISIONS:
-        raise RuleError("you have revised your trade request too often this turn", ["DECLINE ALL"])
+        legal = ["DECLINE ALL"] + accept_lines(st) if st["phase"] == "accept" else []
+        raise RuleError(
+            f"you have already revised your trade request {MAX_REVISIONS} times this turn, the most allowed "
+            "(ST-R15)" + ("; accept an offer or decline them all" if legal else "; wait for the offers"),
+            legal,
+        )
     st["trade"] = {"want": want, "offer": offer, "revisions": tr["revisions"] + 1, "offers": {}}
     line = f"TRADE WANT {types_text(want)}" + (f" OFFER {types_text(offer)}" if offer else "")
     pub(
@@ -178,13 +189,14 @@ def accept(st: dict, p: str, q: str, giving: list[str], ev: list) -> str:
         f"{q} gives {len(o['give'])} ({types_text([type_of(c) for c in o['give']])}).",
         players=[p, q],
         counts=[len(giving), len(o["give"])],
+        types={p: [type_of(c) for c in giving], q: [type_of(c) for c in o["give"]]},
     )
     priv(
         ev,
         [p, q],
         "trade-cards",
         f"Trade: {p} gave {cards_text(giving)}; {q} gave {cards_text(o['give'])}.",
-        gave={p: giving, q: o["give"]},
+        gave={p: list(giving), q: list(o["give"])},
     )
     goto(st, "specials")
     return f"ACCEPT {q} GIVING {cards_text(giving) if giving else 'NOTHING'}"

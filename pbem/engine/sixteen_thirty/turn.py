@@ -5,6 +5,8 @@ some player must answer."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..rng import Rng
 from . import trade, votes
 from .specials import special_lines
@@ -149,7 +151,14 @@ def begin_player_turn(st: dict, ev: list) -> None:
 def end_player_turn(st: dict, ev: list) -> None:
     p = st["active"]
     if st["queue"][p]:
-        priv(ev, p, "dropped", f"Your turn ended; unused pre-submitted orders dropped: {'; '.join(st['queue'][p])}.")
+        priv(
+            ev,
+            p,
+            "dropped",
+            f"Your turn ended; unused pre-submitted orders dropped: {'; '.join(st['queue'][p])}.",
+            player=p,
+            orders=list(st["queue"][p]),
+        )
         st["queue"][p] = []
     st["order_idx"] += 1
     if st["order_idx"] < len(st["players"]):
@@ -171,12 +180,14 @@ def end_turn(st: dict, ev: list) -> None:
         f"End of turn {st['turn']}: Military Leader and Unrest counters are removed; "
         f"{st['players'][st['first']]} now holds the First Player marker.",
         turn=st["turn"],
+        first_player=st["players"][st["first"]],
     )
     t = st["turn"]
     if t >= LAST_TURN:
         return end_game(st, ev, f"Turn {LAST_TURN} is over, so the game ends.")
     if t in RANDOM_END:
-        roll = Rng(st["rng"]).die()
+        log: list[dict[str, Any]] = []
+        roll = Rng(st["rng"], log).die()
         ends = roll <= RANDOM_END[t]
         pub(
             ev,
@@ -186,6 +197,8 @@ def end_turn(st: dict, ev: list) -> None:
             turn=t,
             roll=roll,
             ends=ends,
+            ends_on=RANDOM_END[t],
+            rng=log,
         )
         if ends:
             return end_game(st, ev, f"The random end roll ended the game after turn {t}.")

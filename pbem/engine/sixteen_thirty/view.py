@@ -5,9 +5,11 @@ Counters and breakdowns of everyone are shown only once the game is over."""
 
 from __future__ import annotations
 
+from ..views import Named, Section, View, lines, make_view, table
+from ..words import count
 from . import trade, votes
 from .state import influence
-from .tables import COUNTRIES, KIND, TITLE
+from .tables import COUNTRIES
 
 
 def turn_label(st: dict) -> str:
@@ -95,54 +97,33 @@ def public_trade(st: dict) -> dict | None:
     }
 
 
-def view(st: dict, player: str | None) -> dict:
+def view(engine: Named, st: dict, player: str | None) -> View:
     first = st["players"][st["first"]]
     sections = [
-        {
-            "title": "Countries",
-            "private": False,
-            "table": {
-                "columns": ["Country", "Status", "Army", "Ability", "Faction", "Leader", "Unrest"],
-                "rows": country_rows(st),
-            },
-        },
-        {
-            "title": "Displays (influence on the table)",
-            "private": False,
-            "table": {"columns": ["Player", "Country", "Cards", "Votes", "State"], "rows": display_rows(st)},
-        },
-        {
-            "title": "Players",
-            "private": False,
-            "table": {
-                "columns": ["Player", "Victory points", "Cards in hand", "Marker"],
-                "rows": [
-                    [p, st["scores"][p], len(st["hands"][p]), "First player" if p == first else ""]
-                    for p in st["players"]
-                ],
-            },
-        },
-        {
-            "title": "Game",
-            "private": False,
-            "lines": [
+        table("Countries", ["Country", "Status", "Army", "Ability", "Faction", "Leader", "Unrest"], country_rows(st)),
+        table("Displays (influence on the table)", ["Player", "Country", "Cards", "Votes", "State"], display_rows(st)),
+        table(
+            "Players",
+            ["Player", "Victory points", "Cards in hand", "Marker"],
+            [[p, st["scores"][p], len(st["hands"][p]), "First player" if p == first else ""] for p in st["players"]],
+        ),
+        lines(
+            "Game",
+            [
                 f"Turn {st['turn']} of at most 10; first player {first}; phasing player {st['active'] or '-'}.",
-                f"Deck: {len(st['deck'])} cards. "
+                f"Deck: {count(len(st['deck']), 'card')}. "
                 f"Discard pile ({len(st['discard'])}): {', '.join(st['discard']) or 'empty'}.",
             ]
             + step_lines(st),
-        },
+        ),
     ]
     if st["history"]:
         sections.append(
-            {
-                "title": "Score history",
-                "private": False,
-                "table": {
-                    "columns": ["Turn"] + list(st["players"]),
-                    "rows": [[h["turn"]] + [h["totals"][p] for p in st["players"]] for h in st["history"]],
-                },
-            }
+            table(
+                "Score history",
+                ["Turn"] + list(st["players"]),
+                [[h["turn"]] + [h["totals"][p] for p in st["players"]] for h in st["history"]],
+            )
         )
     data = {
         "countries": {c: dict(st["countries"][c]) for c in COUNTRIES},
@@ -168,28 +149,18 @@ def view(st: dict, player: str | None) -> dict:
     }
     if st["over"]:
         sections.append(
-            {
-                "title": "Revealed victory counters",
-                "private": False,
-                "lines": [f"{p}: {', '.join(st['counters'][p])}" for p in st["players"]]
+            lines(
+                "Revealed victory counters",
+                [f"{p}: {', '.join(st['counters'][p])}" for p in st["players"]]
                 + [f"Never drawn: {', '.join(st['unused_counters']) or 'none'}"],
-            }
+            )
         )
         data["counters"] = {p: list(st["counters"][p]) for p in st["players"]}
         data["breakdowns"] = [dict(h) for h in st["history"]]
-    if player in st["players"]:
+    if player is not None and player in st["players"]:
         sections += private_sections(st, player)
         data.update(private_data(st, player))
-    return {
-        "kind": KIND,
-        "title": TITLE,
-        "turn": turn_label(st),
-        "players": list(st["players"]),
-        "you": player if player in st["players"] else None,
-        "over": st["over"],
-        "sections": sections,
-        "data": data,
-    }
+    return make_view(engine, st["players"], player, turn=turn_label(st), over=st["over"], sections=sections, data=data)
 
 
 def public_vote(st: dict) -> dict | None:
@@ -207,45 +178,41 @@ def public_vote(st: dict) -> dict | None:
     }
 
 
-def private_sections(st: dict, p: str) -> list[dict]:
-    out = [{"title": "Your hand", "private": True, "lines": [", ".join(st["hands"][p]) or "(empty)"]}]
+def private_sections(st: dict, p: str) -> list[Section]:
+    out = [lines("Your hand", [", ".join(st["hands"][p]) or "(empty)"], private=True)]
     rows = [
         [c, st["countries"][c]["status"], influence(st, p, c), min(st["countries"][c]["status"], influence(st, p, c))]
         for c in st["counters"][p]
     ]
     out.append(
-        {
-            "title": "Your victory counters (secret)",
-            "private": True,
-            "table": {"columns": ["Counter", "Status", "Your influence", "Would score now"], "rows": rows},
-        }
+        table("Your victory counters (secret)", ["Counter", "Status", "Your influence", "Would score now"], rows, True)
     )
     if st["history"]:
         h = st["history"][-1]
         out.append(
-            {
-                "title": f"Your score for turn {h['turn']}",
-                "private": True,
-                "lines": [f"{c}: min(status {s}, influence {i}) = {v}" for c, s, i, v in h["breakdown"][p]]
+            lines(
+                f"Your score for turn {h['turn']}",
+                [f"{c}: min(status {s}, influence {i}) = {v}" for c, s, i, v in h["breakdown"][p]]
                 + [f"Total this turn: {h['gained'][p]}"],
-            }
+                private=True,
+            )
         )
-    lines = []
+    filed = []
     mine = own_answer(st, p)
     if mine:
-        lines.append(f"On file for this step: {mine}")
+        filed.append(f"On file for this step: {mine}")
     if st["vote"] and p in st["vote"]["early"]:
-        lines.append(f"Locked ballot for this vote: VOTE {st['vote']['early'][p]}")
+        filed.append(f"Locked ballot for this vote: VOTE {st['vote']['early'][p]}")
     if st["queue"][p]:
-        lines.append(f"Pre-submitted for later in your turn: {'; '.join(st['queue'][p])}")
+        filed.append(f"Pre-submitted for later in your turn: {'; '.join(st['queue'][p])}")
     s = st["standing"][p]
     if s["place_none"]:
-        lines.append("Standing: PLACE NONE" + (f" EXCEPT {', '.join(s['except'])}" if s["except"] else ""))
+        filed.append("Standing: PLACE NONE" + (f" EXCEPT {', '.join(s['except'])}" if s["except"] else ""))
     if s["offer_none"]:
-        lines.append("Standing: OFFER NONE")
-    lines += [f"Standing: VOTE {c} {i} {col}" for c, i, col in s["votes"]]
-    if lines:
-        out.append({"title": "Your orders on file", "private": True, "lines": lines})
+        filed.append("Standing: OFFER NONE")
+    filed += [f"Standing: VOTE {c} {i} {col}" for c, i, col in s["votes"]]
+    if filed:
+        out.append(lines("Your orders on file", filed, private=True))
     return out
 
 

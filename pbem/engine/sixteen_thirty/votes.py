@@ -95,7 +95,10 @@ def call_vote(st: dict, p: str, c: str, issue: str, target: str | None, cards: l
         country=c,
         issue=issue,
         target=target,
-        cards=cards,
+        cards=list(cards),
+        vote=st["votes_called"],
+        source=origin,
+        pile=influence(st, p, c),
     )
     goto(st, "place", f"vote{st['votes_called']}.place")
     return f"CALL {c} {issue_text(issue, target)}" + (f" PLACE {', '.join(cards)}" if cards else "")
@@ -138,12 +141,41 @@ def reveal_placements(st: dict, ev: list) -> None:
 
 
 # ---------------------------------------------------------------- ballot
-def record_early(st: dict, p: str, color: str) -> str:
+def record_early(st: dict, p: str, color: str, legal: list[str]) -> str:
+    """A VOTE sent in the placement round (with PLACE, or with CALL by the caller): it locks the ballot."""
     v = st["vote"]
+    refuse_if_locked(st, p, legal)
     if not pile(st, p, v["country"]) and not st["answers"].get(p):
         raise RuleError(f"you have no {v['country']} pile and no placement on file, so you do not vote", ["PLACE NONE"])
     v["early"][p] = color
     return f"VOTE {color} (locked for this vote; secret until every ballot is in)"
+
+
+def locked(st: dict, p: str) -> str | None:
+    """The colour p locked for the current vote (ST-R9 speed option), or None."""
+    v = st["vote"]
+    return v["early"].get(p) if v else None
+
+
+def refuse_if_locked(st: dict, p: str, legal: list[str]) -> None:
+    """ST-R9: a locked ballot cannot be changed by any later VOTE, in the placement or the voting round."""
+    color = locked(st, p)
+    if color is None:
+        return
+    v = st["vote"]
+    more = "; you may still revise your placement" if legal else "; nothing more is asked of you in this vote"
+    raise RuleError(
+        f"your ballot in {v['country']} is locked: you already sent VOTE {color} with your "
+        f"{'call' if p == v['caller'] else 'placement'}, and a locked vote cannot be changed (ST-R9){more}",
+        legal,
+    )
+
+
+def record_ballot(st: dict, p: str, color: str) -> str:
+    """A VOTE in the voting round (refused if the ballot was locked in the placement round)."""
+    refuse_if_locked(st, p, [])
+    st["answers"][p] = color
+    return f"VOTE {color} (secret until every ballot is in)"
 
 
 def standing_vote(st: dict, p: str) -> str | None:
@@ -213,6 +245,9 @@ def reveal_ballots(st: dict, ev: list) -> None:
                 f"{q} lost the vote: the {c} pile turns descendant ({weights[q]}).",
                 player=q,
                 country=c,
+                reason="vote",
+                vote=v["n"],
+                influence=weights[q],
             )
         else:
             choose += start_loss(st, q, c, ev, f"{q} lost the vote with a descendant pile")

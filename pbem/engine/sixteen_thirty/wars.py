@@ -3,6 +3,8 @@ ST-R12 results) and the legal-target test of ST-R10."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..rng import Rng
 from .state import pub
 from .tables import CAP, adjacent
@@ -34,8 +36,9 @@ def modifiers(st: dict, c: str, defender: bool) -> list[tuple[str, int]]:
 
 
 def resolve_war(st: dict, attacker: str, defender: str, ev: list) -> None:
-    rng = Rng(st["rng"])
-    sides = {}
+    log: list[dict[str, Any]] = []
+    rng = Rng(st["rng"], log)
+    sides: dict[str, dict[str, Any]] = {}
     for c, is_def in ((attacker, False), (defender, True)):
         mods = modifiers(st, c, is_def)
         dice = [rng.die(), rng.die()]
@@ -70,6 +73,8 @@ def resolve_war(st: dict, attacker: str, defender: str, ev: list) -> None:
         },
         "after": {c: dict(st["countries"][c]) for c in (attacker, defender)},
         "status_change": {c: st["countries"][c]["status"] - before[c] for c in (attacker, defender)},
+        "outcome": outcome,
+        "rng": log,
     }
     pub(ev, "war", f"War: {attacker} attacks {defender}. {'; '.join(parts)}. Result: {outcome}.", **data)
 

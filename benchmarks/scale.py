@@ -1,0 +1,241 @@
+"""Does a poll cost the same with 10,000 games as with 10, and with a long history as with a fresh game?
+
+    python benchmarks/scale.py [--games 10000] [--few 10] [--messages 100] [--window 2000]
+                               [--actions 10000] [--reports 50000] [--runs 5]
+
+Builds four pairs of moderator homes (SQLite + Maildir) and times `pbem poll`
+processes on each pair, interleaved, in the same run:
+
+* idle_ratio: an idle poll with `--games` running games against one with `--few`
+  (every deadline days away, nothing in the inbox);
+* poll_ratio: a poll of `--messages` order mails to the same `--few` games, on a
+  record that also holds `--games` running games against one that does not;
+* reminder_ratio: `--window` games inside their reminder window (the reminders
+  already sent by an earlier poll): the next idle poll against the idle poll of
+  `--few` games;
+* history_ratio: per message, a poll of order mails to one game that has
+  `--actions` control actions and `--reports` reports behind it, against the
+  same poll to a fresh game.
+
+Building is fast: `--few` games are created the normal way (codes hashed with
+the real key derivation), the rest are copies of their rows made with one
+INSERT ... SELECT per table.  The last line printed is
+`{"idle_ratio": ..., "poll_ratio": ..., "reminder_ratio": ..., "history_ratio": ...}`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import common
+from sqlalchemy import create_engine, inspect, text
+
+FAR = timedelta(days=7)  # deadlines far away: nothing due, no reminder window
+NEAR = timedelta(hours=20)  # inside the 24 h reminder window
+
+
+def build(home: Path, few: int, deadline: timedelta, prefix: str = "g") -> tuple[object, list[str]]:
+    from pbem.app.games import create_game
+
+    cfg = common.make_home(home)
+    when = datetime.now(UTC)
+    names = []
+    codes = {p: common.code(p) for p in common.PLAYERS}
+    for g in range(few):
+        name = f"{prefix}{g}"
+        create_game(
+            cfg,
+            common.KIND,
+            name,
+            [(p, common.player_address(p)) for p in common.PLAYERS],
+            seed=f"bench-{name}",
+            deadline=deadline,
+            clock=lambda: when,
+            codes=codes,
+        )
+        names.append(name)
+    env = dict(os.environ, PBEM_CONFIG=str(cfg.path))
+    common.run_timed(common.pbem_cmd("poll"), env)  # the first reports go out and are marked sent
+    return cfg, names
+
+
+def _db(cfg) -> object:
+    return create_engine(cfg.database_url)
+
+
+def clone_games(cfg, template: str, copies: int, prefix: str) -> None:
+    """`copies` more games, each a copy of every row of game `template` (one statement per table)."""
+    eng = _db(cfg)
+    insp = inspect(eng)
+    with eng.begin() as c:
+        tid = c.execute(text("SELECT id FROM games WHERE name = :n"), {"n": template}).scalar_one()
+        c.execute(text("CREATE TEMP TABLE nums (k INTEGER PRIMARY KEY)"))
+        c.execute(
+            text(
+                "WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k + 1 < :n) "
+                "INSERT INTO nums SELECT k FROM r"
+            ),
+            {"n": copies},
+        )
+        gcols = [col["name"] for col in insp.get_columns("games") if col["name"] != "id"]
+        sel = ", ".join(f"'{prefix}' || nums.k" if col == "name" else f"g.{col}" for col in gcols)
+        c.execute(
+            text(f"INSERT INTO games ({', '.join(gcols)}) SELECT {sel} FROM games g, nums WHERE g.id = :t"),
+            {"t": tid},
+        )
+        for table in insp.get_table_names():
+            cols = [col["name"] for col in insp.get_columns(table)]
+            if table == "games" or "game_id" not in cols:
+                continue
+            pk = insp.get_pk_constraint(table)["constrained_columns"]
+            keep = [col for col in cols if not (pk == ["id"] and col == "id")]
+            exprs = []
+            for col in keep:
+                if col == "game_id":
+                    exprs.append("n.id")
+                elif col == "message_id" and table == "outbox":
+                    exprs.append("t.message_id || '.' || n.id")
+                else:
+                    exprs.append(f"t.{col}")
+            c.execute(
+                text(
+                    f"INSERT INTO {table} ({', '.join(keep)}) SELECT {', '.join(exprs)} FROM {table} t "
+                    f"JOIN games n ON n.name LIKE :p WHERE t.game_id = :t"
+                ),
+                {"t": tid, "p": f"{prefix}%"},
+            )
+    eng.dispose()
+
+
+def grow_history(cfg, game: str, actions: int, reports: int) -> None:
+    """Give `game` a long past: control actions (pause/resume pairs, ending running) and sent reports."""
+    eng = _db(cfg)
+    with eng.begin() as c:
+        gid = c.execute(text("SELECT id FROM games WHERE name = :n"), {"n": game}).scalar_one()
+        now = datetime.now(UTC).replace(tzinfo=None)
+        c.execute(
+            text("INSERT INTO control_actions (game_id, action, detail, created_at) VALUES (:g, :a, '', :w)"),
+            [{"g": gid, "a": "pause" if i % 2 == 0 else "resume", "w": now} for i in range(actions - actions % 2)],
+        )
+        row = c.execute(
+            text("SELECT id FROM outbox WHERE game_id = :g AND purpose = 'report' ORDER BY id LIMIT 1"), {"g": gid}
+        ).scalar_one()
+        cols = [col["name"] for col in inspect(c).get_columns("outbox") if col["name"] != "id"]
+        exprs = ["t.message_id || '.h' || nums.k" if col == "message_id" else f"t.{col}" for col in cols]
+        c.execute(
+            text(
+                "WITH RECURSIVE nums(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM nums WHERE k + 1 < :n) "
+                f"INSERT INTO outbox ({', '.join(cols)}) SELECT {', '.join(exprs)} FROM outbox t, nums WHERE t.id = :r"
+            ),
+            {"n": reports, "r": row},
+        )
+    eng.dispose()
+
+
+def env_for(cfg) -> dict:
+    return dict(os.environ, PBEM_CONFIG=str(cfg.path))
+
+
+def idle_times(homes: list, runs: int) -> list[float]:
+    """Median seconds of an idle `pbem poll` per home, runs interleaved across homes."""
+    times: list[list[float]] = [[] for _ in homes]
+    for _ in range(runs):
+        for i, cfg in enumerate(homes):
+            dt, line = common.run_timed(common.pbem_cmd("poll"), env_for(cfg))
+            assert "read 0 messages" in line or line.startswith("nothing to do"), line
+            assert "sent 0 mails" in line or line.startswith("nothing to do"), line
+            times[i].append(dt)
+    return [common.median(t) for t in times]
+
+
+def poll_time(cfg, mails: list[bytes], backup: Path, runs: int) -> float:
+    """Median seconds of `pbem poll` handling `mails`, the database restored from `backup` before each run."""
+    db = Path(cfg.database_url.removeprefix("sqlite:///"))
+    times = []
+    for _ in range(runs):
+        shutil.copyfile(backup, db)
+        for extra in (db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            extra.unlink(missing_ok=True)
+        inbox = cfg.maildir_path / "inbox"
+        for sub in ("new", "cur"):
+            for p in (inbox / sub).glob("*"):
+                p.unlink()
+        common.fill_maildir(cfg, mails)
+        dt, line = common.run_timed(common.pbem_cmd("poll"), env_for(cfg))
+        assert f"read {len(mails)} messages: {len(mails)} accepted" in line, line
+        times.append(dt)
+    return common.median(times)
+
+
+def backup_db(cfg, where: Path) -> Path:
+    db = Path(cfg.database_url.removeprefix("sqlite:///"))
+    eng = _db(cfg)
+    with eng.connect() as c:
+        c.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    eng.dispose()
+    shutil.copyfile(db, where)
+    return where
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=10000)
+    ap.add_argument("--few", type=int, default=10)
+    ap.add_argument("--messages", type=int, default=100)
+    ap.add_argument("--window", type=int, default=2000)
+    ap.add_argument("--actions", type=int, default=10000)
+    ap.add_argument("--reports", type=int, default=50000)
+    ap.add_argument("--history-messages", type=int, default=20)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    doc: dict = {"benchmark": "scale", **{k: v for k, v in vars(args).items()}}
+    with tempfile.TemporaryDirectory(prefix="pbem-scale-") as tmp:
+        root = Path(tmp)
+        small, names = build(root / "small", args.few, FAR)
+        large, _ = build(root / "large", args.few, FAR)
+        clone_games(large, names[0], args.games - args.few, "c")
+        window, _ = build(root / "window", 1, NEAR, prefix="w")
+        clone_games(window, "w0", args.window - 1, "wc")
+        common.run_timed(common.pbem_cmd("poll"), env_for(window))  # sends the due reminders
+        fresh, _ = build(root / "fresh", 1, FAR, prefix="h")
+        old, _ = build(root / "old", 1, FAR, prefix="h")
+        grow_history(old, "h0", args.actions, args.reports)
+
+        idle_small, idle_large, idle_window = idle_times([small, large, window], args.runs)
+        doc["idle_s"] = {"few": idle_small, "many": idle_large, "reminder_window": idle_window}
+
+        mails = common.order_mails(names, args.messages)
+        b_small = backup_db(small, root / "small.bak")
+        b_large = backup_db(large, root / "large.bak")
+        poll_small = poll_time(small, mails, b_small, max(1, args.runs // 2))
+        poll_large = poll_time(large, mails, b_large, max(1, args.runs // 2))
+        doc["poll_s"] = {"few": poll_small, "many": poll_large}
+
+        hmails = common.order_mails(["h0"], args.history_messages)
+        b_fresh = backup_db(fresh, root / "fresh.bak")
+        b_old = backup_db(old, root / "old.bak")
+        h_fresh = poll_time(fresh, hmails, b_fresh, max(1, args.runs // 2))
+        h_old = poll_time(old, hmails, b_old, max(1, args.runs // 2))
+        doc["history_s_per_message"] = {
+            "fresh": h_fresh / args.history_messages,
+            "long": h_old / args.history_messages,
+        }
+    ratios = {
+        "idle_ratio": common.ratio(idle_large, idle_small),
+        "poll_ratio": common.ratio(poll_large, poll_small),
+        "reminder_ratio": common.ratio(idle_window, idle_small),
+        "history_ratio": common.ratio(h_old, h_fresh),
+    }
+    doc.update(ratios)
+    common.emit(doc)
+    print(json.dumps(ratios))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""What an engine declares about itself for the parts of pbem that name no game.
+
+The history (`pbem.history`) tells a game as a sequence of scoring points:
+each engine emits a public ``"scores"`` event after every turn, hand or
+gambit, whose ``data`` holds the numbers to chart.  `HistorySpec` says how to
+read them: the word for one step, the data keys that number it, the series
+to chart with their titles and axis labels (in the order they are drawn),
+the per-entity fields worth a strip chart, and colours for categories.
+
+Numbers a scores event carries that the spec does not declare are still
+charted, with titles made from their key, so a new field never disappears.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Series:
+    """One number of the scores events, charted over the steps.
+
+    ``title`` and ``column`` may use ``{step}`` (the step word in lower
+    case).  ``column`` heads the standings column of the last value; empty
+    means the key, capitalised.
+    """
+
+    key: str
+    title: str
+    label: str
+    column: str = ""
+
+
+@dataclass(frozen=True)
+class HistorySpec:
+    """How the history reads one game's scores events (see the module docstring)."""
+
+    step: str = "Turn"
+    step_keys: tuple[str, ...] = ("turn",)
+    series: tuple[Series, ...] = ()
+    entity_fields: tuple[str, ...] = ()
+    colours: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def step_key(self) -> str:
+        """The data key numbering the step (the first of ``step_keys``; none of them is charted)."""
+        return self.step_keys[0]
+
+    def series_for(self, key: str) -> Series | None:
+        """The declared series of `key`, if any."""
+        return next((s for s in self.series if s.key == key), None)

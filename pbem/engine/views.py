@@ -1,0 +1,96 @@
+"""The typed per-player view every engine returns and every template reads.
+
+A view is the only way out of a state (boardgame.io's ``playerView``,
+OpenSpiel's observation): `View` says what one player (or, with ``you`` =
+None, the public) may know.  Its ``sections`` are what the reports print, in
+order: each `Section` has a title, a ``private`` flag and either ``lines`` of
+text or a `Table`.  Its ``data`` holds the same facts as JSON for exports and
+bots.
+
+The types are TypedDicts, so a view stays a plain JSON value: it is copied
+into the history export (``final_view``), compared with ``==`` by the secrecy
+tests, and read by the Jinja2 templates (``block.title``, ``block.table`` and
+``block.lines``) exactly as before.  Engines build them with `lines`,
+`table` and `make_view` rather than writing dict literals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NotRequired, Protocol, TypedDict
+
+
+class Table(TypedDict):
+    """A table of a section: column headings and rows of printable cells."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+
+
+class Section(TypedDict):
+    """One block of a report: a titled list of lines or a table; ``private`` = only the reader sees it."""
+
+    title: str
+    private: bool
+    lines: NotRequired[list[str]]
+    table: NotRequired[Table]
+
+
+class View(TypedDict):
+    """What one player (``you``; None = the public) may know of a game now."""
+
+    kind: str
+    title: str
+    turn: str
+    players: list[str]
+    you: str | None
+    over: bool
+    sections: list[Section]
+    data: dict[str, Any]
+
+
+class Named(Protocol):
+    """What `make_view` needs of an engine: its kind name and title."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+
+def lines(title: str, text: Sequence[str], private: bool = False) -> Section:
+    """A section of text lines."""
+    return {"title": title, "private": private, "lines": list(text)}
+
+
+def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], private: bool = False) -> Section:
+    """A section holding one table."""
+    return {
+        "title": title,
+        "private": private,
+        "table": {"columns": list(columns), "rows": [list(r) for r in rows]},
+    }
+
+
+def make_view(
+    engine: Named,
+    players: Sequence[str],
+    player: str | None,
+    *,
+    turn: str,
+    over: bool,
+    sections: list[Section],
+    data: dict[str, Any],
+) -> View:
+    """The view of `player` (None, or anyone not seated, gets the public view's ``you`` = None)."""
+    return {
+        "kind": engine.kind,
+        "title": engine.title,
+        "turn": turn,
+        "players": list(players),
+        "you": player if player in players else None,
+        "over": over,
+        "sections": sections,
+        "data": data,
+    }

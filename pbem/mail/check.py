@@ -1,0 +1,147 @@
+"""`pbem check`: would a poll work with this pbem.toml?
+
+`checks(cfg)` yields one `Check` per thing a poll needs, in order: the
+login secrets (running `password_command` / `token_command` once each), the
+IMAP connection, TLS and login, the inbox folder and the two folders pbem
+files mail into, MOVE support, then the SMTP connection, TLS and login.
+Nothing is sent, created or moved: the SMTP session ends after the login.
+A failed check says what failed and which key to change; checks that
+depend on it are skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import Config, ConfigError
+from .connect import inbox as make_inbox
+from .connect import sender as make_sender
+from .credentials import Login, login_for
+from .imap import ImapInbox
+from .transport import TransportError
+
+
+@dataclass(frozen=True)
+class Check:
+    ok: bool
+    text: str
+
+    def line(self) -> str:
+        return f"{'ok  ' if self.ok else 'FAIL'}  {self.text}"
+
+
+def _hint(text: str, section: str) -> str:
+    """What to change, for a transport error that does not already say."""
+    if f"[{section}]" in text:  # already names the key to change
+        return text
+    if " refused (" in text and "login as" in text:
+        return f"{text}; check [{section}] username and the password or token it gets"
+    if "connect failed (" in text or "cannot connect (" in text:
+        return f"{text}; check [{section}] host, port, ssl and starttls"
+    return text
+
+
+def _how(login: Login, tls: str) -> str:
+    mechanism = "password" if login.mechanism == "password" else login.mechanism.upper()
+    return f"{tls}, logged in as {login.username or '(no login)'} with {mechanism}"
+
+
+def _tls(ssl: bool, starttls: bool) -> str:
+    if ssl:
+        return "TLS (certificate verified)"
+    return "STARTTLS (certificate verified)" if starttls else "no TLS"
+
+
+def _login(cfg: Config, section: str) -> Iterator[Check | Login]:
+    mail = getattr(cfg, section)
+    try:
+        login = login_for(section, mail, cfg.path)
+    except ConfigError as exc:
+        yield Check(False, str(exc))
+        return
+    if mail.auth != "password" or mail.password_command:
+        key = "token_command" if mail.auth != "password" else "password_command"
+        yield Check(True, f"[{section}] {key} printed a secret (not shown)")
+    yield login
+
+
+def imap_checks(cfg: Config) -> Iterator[Check]:
+    login = None
+    for item in _login(cfg, "imap"):
+        if isinstance(item, Check):
+            yield item
+        else:
+            login = item
+    if login is None:
+        return
+    i = cfg.imap
+    box = make_inbox(cfg, login, connect=False)
+    where = f"IMAP {i.host}:{i.port}"
+    try:
+        client = box.open()
+    except TransportError as exc:
+        yield Check(False, _hint(str(exc), "imap"))
+        return
+    try:
+        yield Check(True, f"{where}: {_how(login, _tls(i.ssl, i.starttls))}")
+        yield from _folder_checks(box, client)
+    finally:
+        box.close()
+
+
+def _folder_checks(box: ImapInbox, client: Any) -> Iterator[Check]:
+    i_folder = box.folder
+    try:
+        names = [name for _flags, _delim, name in client.list_folders()]
+        if i_folder not in names and not client.folder_exists(i_folder):
+            shown = ", ".join(sorted(names)[:12]) + (", ..." if len(names) > 12 else "")
+            yield Check(False, f'IMAP folder "{i_folder}" does not exist; set [imap] folder to one of: {shown}')
+        else:
+            status = client.folder_status(i_folder, [b"MESSAGES"])
+            yield Check(True, f'IMAP folder "{i_folder}" (read): {status[b"MESSAGES"]} messages')
+        for key, name in (("processed_folder", box._names["processed"]), ("rejected_folder", box._names["rejected"])):
+            real = box._server_name(name)
+            state = "exists" if client.folder_exists(real) else "missing: the first poll creates it"
+            yield Check(True, f'IMAP folder "{real}" ([imap] {key}): {state}')
+        if client.has_capability("MOVE"):
+            yield Check(True, "IMAP MOVE: supported (handled mail is moved in one command)")
+        else:
+            yield Check(True, "IMAP MOVE: not supported; pbem uses COPY, then deletes and expunges")
+    except Exception as exc:  # a protocol failure mid-check
+        yield Check(False, f"IMAP: listing folders failed ({type(exc).__name__}: {exc})")
+
+
+def smtp_checks(cfg: Config) -> Iterator[Check]:
+    login = None
+    for item in _login(cfg, "smtp"):
+        if isinstance(item, Check):
+            yield item
+        else:
+            login = item
+    if login is None:
+        return
+    m = cfg.smtp
+    sender = make_sender(cfg, login)
+    try:
+        conn = sender.open()
+    except TransportError as exc:
+        yield Check(False, _hint(str(exc), "smtp"))
+        return
+    try:
+        size = conn.esmtp_features.get("size", "")
+        limit = f"; message size limit {int(size) // 1_000_000} MB" if size.isdigit() and int(size) else ""
+        how = _how(login, _tls(m.ssl, m.starttls)) if login.username else f"{_tls(m.ssl, m.starttls)}, no login"
+        yield Check(True, f"SMTP {m.host}:{m.port}: {how}{limit}; nothing sent")
+    finally:
+        sender.close()
+
+
+def checks(cfg: Config) -> Iterator[Check]:
+    """Every check a poll depends on (see the module docstring)."""
+    if cfg.transport == "maildir":
+        yield Check(True, f"mail: maildir transport ({cfg.maildir_path}); no mail server to check")
+        return
+    yield from imap_checks(cfg)
+    yield from smtp_checks(cfg)

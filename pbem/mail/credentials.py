@@ -1,0 +1,89 @@
+"""How pbem logs in to IMAP and SMTP: passwords and OAuth2 tokens, from where the moderator keeps them.
+
+A `Login` is a user name, a secret and a mechanism ("password", "xoauth2",
+"oauthbearer").  `login_for` builds it from `[imap]` or `[smtp]`: the output
+of `password_command` or `token_command`, else `password_env`, else
+`password`.  A command runs without a shell, with stdin closed and a
+timeout, in the folder of pbem.toml; its first output line is the secret, its stderr is dropped, and
+nothing it prints is ever logged: the secret is added to the log redaction
+at once.  A failing command raises `CredentialError`, one line naming the
+key and the exit status, never the output.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import ConfigError, MailConfig
+
+COMMAND_TIMEOUT = 30.0
+
+
+class CredentialError(ConfigError):
+    """A password or token command failed; the text names the key and why, never the output."""
+
+
+@dataclass(frozen=True)
+class Login:
+    username: str
+    secret: str = field(repr=False)
+    mechanism: str = "password"  # or "xoauth2", "oauthbearer"
+
+
+def run_command(argv: list[str], key: str, timeout: float = COMMAND_TIMEOUT, cwd: Path | None = None) -> str:
+    """The first line ``argv`` prints (no shell, no stdin, stderr dropped), or CredentialError naming ``key``.
+
+    ``cwd`` is the folder of pbem.toml, so relative paths in the command mean the same from cron.
+    """
+    program = Path(argv[0]).name
+    try:
+        done = subprocess.run(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout,
+            cwd=cwd,
+        )
+    except FileNotFoundError:
+        raise CredentialError(f"{key}: cannot run {program!r}: no such program") from None
+    except PermissionError:
+        raise CredentialError(f"{key}: cannot run {program!r}: permission denied") from None
+    except subprocess.TimeoutExpired:
+        raise CredentialError(f"{key}: {program!r} did not finish within {timeout:.0f} s") from None
+    except OSError as exc:
+        raise CredentialError(f"{key}: cannot run {program!r}: {exc.strerror or type(exc).__name__}") from None
+    if done.returncode != 0:
+        raise CredentialError(
+            f"{key}: {program!r} failed with exit status {done.returncode}; run it by hand to see why"
+        )
+    lines = done.stdout.decode("utf-8", "replace").splitlines()
+    secret = lines[0] if lines else ""  # exactly the line: a password may start or end with a space
+    if not secret.strip():
+        raise CredentialError(f"{key}: {program!r} printed nothing (it must print the secret on its first line)")
+    redact_in_logs(secret)
+    return secret
+
+
+def login_for(section: str, mail: MailConfig, file: Path) -> Login:
+    """The login configured in ``[section]`` (runs its command: call once per run and connection)."""
+    if mail.auth != "password":
+        token = run_command(mail.token_command, f"[{section}] token_command", cwd=file.parent)
+        return Login(mail.username, token, mail.auth)
+    if mail.password_command:
+        return Login(
+            mail.username, run_command(mail.password_command, f"[{section}] password_command", cwd=file.parent)
+        )
+    return Login(mail.username, mail.secret(file, section))
+
+
+def redact_in_logs(secret: str) -> None:
+    """Add ``secret`` to the redaction of the pbem log handlers (see `pbem.logsetup`)."""
+    for handler in logging.getLogger("pbem").handlers:
+        for flt in handler.filters:
+            known = getattr(flt, "secrets", None)
+            if isinstance(known, list) and secret not in known:
+                known.append(secret)

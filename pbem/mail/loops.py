@@ -1,0 +1,78 @@
+"""Mail that must never be answered (pure): auto-replies, bounces, lists, bulk, our own.
+
+Follows the standards rather than a list of cases (issue 12):
+* RFC 3834 `Auto-Submitted`: only the exact value `no` (any case, comments and
+  `;` parameters allowed) is a human's mail; every other value, including
+  `notification` and an empty one, is automatic.
+* The de-facto vacation markers `X-Autoreply`, `X-Autorespond` and
+  `Precedence: auto_reply` (also `bulk`, `junk`, `list`).
+* Bounces: a null or daemon sender (`<>`, MAILER-DAEMON, postmaster), a
+  `multipart/report` (RFC 6522: DSNs, MDNs, feedback reports), a top-level
+  `message/delivery-status`, or `X-Failed-Recipients`.
+* Mailing lists (`List-Id`, `List-Unsubscribe`, RFC 2369/2919) and mail whose
+  `X-Loop` names the moderator.
+
+flufl.bounce was weighed: it finds *which* address bounced in dozens of
+vendor formats, which pbem does not need; every format it parses is sent from
+a null or daemon sender or as a DSN, which the checks here already refuse to
+answer, so it is not a dependency.
+"""
+
+from __future__ import annotations
+
+import re
+from email.message import Message
+
+_COMMENT = re.compile(r"\([^()]*\)")
+_AUTO_PRECEDENCE = {"bulk", "list", "junk", "auto_reply", "auto-reply"}
+_DAEMONS = {"mailer-daemon", "postmaster", "mail-daemon", "mailerdaemon"}
+_NO = {"no", "false", "0", "off"}
+
+
+def _values(msg: Message, name: str) -> list[str]:
+    try:
+        return [re.sub(r"\s+", " ", str(v)).strip() for v in (msg.get_all(name) or [])]
+    except Exception:  # noqa: BLE001 - a header that cannot be read is not a reason to answer
+        return ["(unreadable)"]
+
+
+def auto_submitted_is_human(value: str) -> bool:
+    """RFC 3834 section 5: `auto-submitted *( ";" parameter )`, CFWS allowed; only `no` is human."""
+    text = value
+    for _ in range(5):  # nested comments
+        text = _COMMENT.sub(" ", text)
+    keyword = text.split(";", 1)[0].strip().lower()
+    return keyword == "no"
+
+
+def auto_reason(msg: Message, sender: str, moderator: str) -> str | None:
+    """Why `msg` must never be answered, or None for mail a person wrote."""
+    for value in _values(msg, "Auto-Submitted"):
+        if not auto_submitted_is_human(value):
+            return f"Auto-Submitted: {value[:80]}"
+    for name in ("X-Autoreply", "X-Autorespond", "X-Autorespond-Sent"):
+        for value in _values(msg, name):
+            if name != "X-Autoreply" or value.lower() not in _NO:
+                return f"{name}: {value[:80]}"
+    for value in _values(msg, "Precedence"):
+        if _COMMENT.sub(" ", value).strip().lower() in _AUTO_PRECEDENCE:
+            return f"Precedence: {value[:80]}"
+    local = sender.split("@")[0]
+    if not sender or local in _DAEMONS or sender == "<>":
+        return "bounce or null sender"
+    if any(v.strip("<> ") == "" for v in _values(msg, "Return-Path")):
+        return "bounce: null Return-Path"
+    try:
+        ctype = msg.get_content_type()
+    except Exception:  # noqa: BLE001
+        ctype = ""
+    if ctype in ("multipart/report", "message/delivery-status", "message/disposition-notification"):
+        return f"delivery or read report ({ctype})"
+    if _values(msg, "X-Failed-Recipients"):
+        return "bounce: X-Failed-Recipients"
+    for loop in _values(msg, "X-Loop"):
+        if moderator and moderator.lower() in loop.lower():
+            return "X-Loop names the moderator"
+    if _values(msg, "List-Id") or _values(msg, "List-Unsubscribe"):
+        return "mailing-list message"
+    return None

@@ -1,0 +1,188 @@
+"""Player codes out of everything pbem keeps or echoes (pure; issue 12, "codes are never stored").
+
+A code can hide anywhere in a mail: an RFC 2047 subject, a base64 or
+quoted-printable body, an HTML part (split by tags or entities), quoted
+text, a signature, an attachment, a multipart preamble.  `redact_message`
+parses the message, removes every code from every header (decoded) and
+every part (after transfer decoding), and re-serialises the result; it then
+reads its own output back the same way and, if any code survived anywhere,
+falls back to the headers alone with a note.  It never returns the original
+bytes with a string replaced.
+
+Codes are matched as pbem checks them (`codes.normal`): any case, with or
+without separators between the characters, as a whole token.  The codes
+removed are the one the orders carried plus every `CODE x` line and subject
+`code x` the message holds (quoted or not), so a message refused before its
+orders were read is redacted too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from collections.abc import Iterable
+from email import policy
+from email.header import Header, decode_header, make_header
+from email.message import Message
+from email.parser import BytesParser
+
+from .message import html_to_text
+
+REPLACEMENT = "[code]"
+MIN_CODE = 4  # shorter "codes" (a stray `CODE x` line) are not worth matching everywhere
+_CODE_LINE = re.compile(r"^[\s>|]*code\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
+_SUBJECT_CODE = re.compile(r"\bcode\s*[:=]?\s*([A-Za-z0-9-]{4,64})\b", re.IGNORECASE)
+
+
+def _normal(code: str) -> str:
+    return re.sub(r"[^A-Z0-9]", "", code.upper())
+
+
+def code_pattern(codes: Iterable[str]) -> re.Pattern[str] | None:
+    """A pattern for every code, any case, any separators between its characters, as a whole token."""
+    normals = sorted({n for n in (_normal(c) for c in codes if c) if len(n) >= MIN_CODE}, key=len, reverse=True)
+    if not normals:
+        return None
+    sep = r"[^A-Za-z0-9\n]{0,3}"
+    alts = "|".join(sep.join(re.escape(ch) for ch in n) for n in normals)
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{alts})(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def redact_text(text: str, codes: Iterable[str]) -> str:
+    pat = code_pattern(codes)
+    return pat.sub(REPLACEMENT, text) if pat else text
+
+
+def codes_in_text(text: str) -> set[str]:
+    """Every value of a `CODE x` line (quoted or not) and of a `code x` in a subject-like text."""
+    found = {m.group(1) for m in _CODE_LINE.finditer(text)}
+    found |= {m.group(1) for m in _SUBJECT_CODE.finditer(text)}
+    return {c.strip("[]<>()\"'.,;") for c in found}
+
+
+def _header_text(value: object) -> str:
+    raw = str(value).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    try:
+        return str(make_header(decode_header(raw)))
+    except Exception:  # noqa: BLE001 - an encoded word in a charset that fails: keep the raw text
+        return raw
+
+
+def _part_text(part: Message) -> str:
+    """A leaf part's content after transfer decoding, as text (its charset, else Latin-1: every byte kept)."""
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:  # noqa: BLE001
+        payload = None
+    if not isinstance(payload, bytes):
+        payload = str(part.get_payload()).encode("utf-8", "surrogateescape")
+    try:
+        charset = part.get_content_charset() or "utf-8"
+        return payload.decode(charset, "strict")
+    except Exception:  # noqa: BLE001 - unknown, failing or wrong charset
+        return payload.decode("latin-1")
+
+
+def _texts(msg: Message) -> Iterable[str]:
+    """Everything a reader (or a search) could see in `msg`: headers, parts, preambles, raw payloads."""
+    for part in msg.walk():
+        for name, value in part.raw_items():
+            yield f"{name}: {_header_text(value)}"
+            yield str(value)
+        for extra in (part.preamble, part.epilogue):
+            if extra:
+                yield extra
+        if not part.is_multipart():
+            text = _part_text(part)
+            yield text
+            if part.get_content_type() == "text/html":
+                yield html_to_text(text)
+                yield html.unescape(text)
+
+
+def codes_in_message(raw: bytes) -> set[str]:
+    """Every code the message states, anywhere in it."""
+    try:
+        msg = BytesParser(policy=policy.compat32).parsebytes(raw)
+        return set().union(*(codes_in_text(t) for t in _texts(msg)))
+    except Exception:  # noqa: BLE001 - an unparseable message states no code we can find
+        return set()
+
+
+def _redact_headers(part: Message, pat: re.Pattern[str]) -> None:
+    items = part._headers  # type: ignore[attr-defined]  # ordered (name, value) pairs: rewriting keeps order and duplicates
+    for i, (name, value) in enumerate(items):
+        text = _header_text(value)
+        if pat.search(text) or pat.search(str(value)):
+            new = pat.sub(REPLACEMENT, text)
+            items[i] = (name, new if new.isascii() else Header(new, "utf-8", header_name=name).encode())
+
+
+def _redact_leaf(part: Message, pat: re.Pattern[str]) -> None:
+    text = _part_text(part)
+    if part.get_content_type() == "text/html":
+        seen = html_to_text(text)
+        if pat.search(seen) or pat.search(html.unescape(text)):  # a code split by tags or entities: keep the words
+            text = "<pre>" + html.escape(pat.sub(REPLACEMENT, seen)) + "</pre>"
+    elif pat.search(text):
+        text = pat.sub(REPLACEMENT, text)
+    else:
+        return
+    del part["Content-Transfer-Encoding"]
+    part.set_payload(text, "utf-8")
+
+
+def _serialise(msg: Message, pat: re.Pattern[str]) -> bytes:
+    for part in msg.walk():
+        _redact_headers(part, pat)
+        if part.preamble:
+            part.preamble = pat.sub(REPLACEMENT, part.preamble)
+        if part.epilogue:
+            part.epilogue = pat.sub(REPLACEMENT, part.epilogue)
+        if not part.is_multipart():
+            _redact_leaf(part, pat)
+    return msg.as_bytes(policy=policy.compat32)
+
+
+def _holds_code(raw: bytes, pat: re.Pattern[str]) -> bool:
+    if pat.search(raw.decode("latin-1")):
+        return True
+    msg = BytesParser(policy=policy.compat32).parsebytes(raw)
+    return any(pat.search(t) for t in _texts(msg))
+
+
+def _headers_only(raw: bytes, pat: re.Pattern[str]) -> bytes:
+    """The last resort: the redacted headers and a note (the body could not be redacted and read back clean)."""
+    head = raw.split(b"\n\n", 1)[0].split(b"\r\n\r\n", 1)[0]
+    lines = []
+    for line in head.decode("latin-1").splitlines():
+        if ":" in line and not line[:1].isspace():
+            name, _, value = line.partition(":")
+            if name.strip().lower() in ("content-type", "content-transfer-encoding"):
+                continue
+            lines.append(f"{name}:{pat.sub(REPLACEMENT, _header_text(value))}")
+    note = (
+        "[pbem: the body held a player code and could not be redacted part by part; it is not kept. "
+        f"SHA-256 of the original: {hashlib.sha256(raw).hexdigest()}]"
+    )
+    out = "\n".join(ln for ln in lines if not pat.search(ln)) + "\nContent-Type: text/plain; charset=utf-8\n\n"
+    return (out + note + "\n").encode("utf-8", "replace")
+
+
+def redact_message(raw: bytes, codes: Iterable[str] = (), discover: bool = True) -> bytes:
+    """`raw` with every code (given, or stated in the message unless `discover` is off) removed everywhere,
+    re-serialised.  A message that states no code and is given none is returned as it is: nothing to remove.
+    """
+    found = set(codes) | (codes_in_message(raw) if discover else set())
+    pat = code_pattern(found)
+    if pat is None:
+        return raw
+    try:
+        msg = BytesParser(policy=policy.compat32).parsebytes(raw)
+        out = _serialise(msg, pat)
+        if not _holds_code(out, pat):
+            return out
+    except Exception:  # noqa: BLE001 - a structure the generator cannot write back: fall back below
+        pass
+    return _headers_only(raw, pat)

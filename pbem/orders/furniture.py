@@ -1,0 +1,135 @@
+"""Mail furniture (pure): what mail clients put around a person's own text.
+
+`own_lines` keeps the lines the sender wrote in this message and drops:
+
+* quoted lines (``>``), whether the reply is top- or bottom-posted;
+* attributions over one to three lines in English, Spanish, French, German,
+  Italian, Portuguese, Dutch and a few more (``On ... wrote:``, Gmail's
+  ``On Mon, 30 Nov 2026 at 21:08, X <x@y>`` / ``wrote:`` wrap,
+  ``El ... escribió:``, ``Le ... a écrit :``, ``Am ... schrieb X:``,
+  ``X schrieb am ...:``, ``Il giorno ... ha scritto:``, ``Em ... escreveu:``,
+  ``Op ... schreef X:``).  An attribution followed by quoted lines is dropped
+  and reading goes on (bottom-posting); one followed by unquoted text (Yahoo's
+  plain part) ends the sender's text;
+* Outlook header blocks (``From:`` with ``Sent:``/``To:``/``Subject:`` below, in
+  the common languages), forwarded and original-message markers: the rest of
+  the message is someone else's;
+* the signature after ``-- `` and the one-line signatures of mobile and webmail
+  clients (``Sent from my iPhone``, ``Get Outlook for Android``, ``Sent with
+  Proton Mail secure email.``, ``Envoyé de mon iPhone`` ...).
+"""
+
+from __future__ import annotations
+
+import re
+
+_CLOSER = (
+    r"(?:wrote|writes|escribió|escribio|a\s+écrit|a\s+ecrit|schrieb|ha\s+scritto|escreveu|schreef|skrev|"
+    r"kirjoitti|napisał|napisal|написал\(а\)|написал|написала|yazdı)"
+)
+_OPENER = r"(?:on|el|le|am|il\s+giorno|il|em|op|den|d\.|w\s+dniu|el\s+día|на|в)"
+_ATTRIBUTION = re.compile(
+    rf"^\s*(?:{_OPENER}\s.*|.*[@<].*)\s{_CLOSER}(?:\s[^:]{{0,120}}|\s.{{0,80}}\d\d?:\d\d)?\s*:\s*$", re.IGNORECASE
+)
+_ATTRIBUTION_INLINE = re.compile(  # Yahoo's plain part: the quoted text runs on after "wrote:"
+    rf"^\s*{_OPENER}\s.{{5,200}}[@<].{{0,120}}\s{_CLOSER}\s*:\s{{2,}}\S", re.IGNORECASE
+)
+_ATTRIBUTION_START = re.compile(rf"^\s*(?:{_OPENER}\s|.*[@<])", re.IGNORECASE)
+
+_MARKER_WORDS = (
+    r"original|forward|message|mensaje|nachricht|messaggio|mensagem|bericht|reenviad|transf|inoltrat|"
+    r"encaminhad|doorgestuurd|weitergeleitet|ursprüngliche|origine|meddelande|videresendt"
+)
+_MARKER = re.compile(
+    rf"^\s*(?:[-_=*]{{2,}}\s*(?=[^\n]*(?:{_MARKER_WORDS}))[^-_=*\s][^-_=*]{{2,60}}?\s*[-_=*]{{2,}}|_{{8,}}|"
+    r"(?:begin forwarded message|début du message réexpédié|debut du message reexpedie|"
+    r"anfang der weitergeleiteten nachricht|inizio messaggio inoltrato|comienzo del mensaje reenviado|"
+    r"início da mensagem reencaminhada|inicio da mensagem encaminhada|begin doorgestuurd bericht)\s*:?)\s*$",
+    re.IGNORECASE,
+)
+_HEADER_FROM = re.compile(r"^\s*\**\s*(?:from|von|de|da|van|från|fra|od|от|lähettäjä)\s*:\**\s*\S", re.IGNORECASE)
+_HEADER_NEXT = re.compile(
+    r"^\s*\**\s*(?:sent|date|to|cc|subject|gesendet|datum|an|betreff|envoyé|envoye|date|à|a|objet|enviado|"
+    r"fecha|para|asunto|inviato|data|oggetto|verzonden|aan|onderwerp|assunto|skickat|till|ämne|sendt|emne|"
+    r"til)\s*:",
+    re.IGNORECASE,
+)
+_CLIENT_SIGNATURE = re.compile(
+    r"^\s*(?:sent (?:from|with|via|using) .{1,60}|get outlook for .{1,40}|envoyé (?:de|depuis|avec) .{1,60}|"
+    r"envoye (?:de|depuis|avec) .{1,60}|(?:von meinem|gesendet (?:von|mit)) .{1,60}|"
+    r"enviado (?:desde|do|con|com|de) .{1,60}|inviato (?:da|dal|con) .{1,60}|"
+    r"(?:verzonden|verstuurd) (?:vanaf|met|van) .{1,60}|skickat från .{1,60}|sendt fra .{1,60}|"
+    r"download outlook for .{1,40}|sent from mail for windows.{0,20})\s*$",
+    re.IGNORECASE,
+)
+
+
+def _quoted(line: str) -> bool:
+    return line.lstrip().startswith(">")
+
+
+def _attribution_at(lines: list[str], i: int) -> int:
+    """How many lines (1 to 3) starting at `i` form an attribution, or 0."""
+    if not _ATTRIBUTION_START.match(lines[i]):
+        return 0
+    joined = ""
+    for n in range(3):
+        if i + n >= len(lines) or not lines[i + n].strip() or _quoted(lines[i + n]):
+            return 0
+        joined = f"{joined} {lines[i + n].strip()}".strip()
+        if len(joined) > 300:
+            return 0
+        if _ATTRIBUTION.match(joined):
+            return n + 1
+    return 0
+
+
+def _header_block_at(lines: list[str], i: int) -> bool:
+    """An Outlook-style "From: ... / Sent: ... / To: ..." block of the quoted message starts at `i`."""
+    if not _HEADER_FROM.match(lines[i]):
+        return False
+    following = [ln for ln in lines[i + 1 : i + 5] if ln.strip()]
+    return any(_HEADER_NEXT.match(ln) for ln in following[:3])
+
+
+def _next_is_quote(lines: list[str], i: int) -> bool:
+    """The first non-blank line from `i` on is quoted (or there is none)."""
+    for line in lines[i:]:
+        if line.strip():
+            return _quoted(line)
+    return True
+
+
+def client_signature(line: str) -> bool:
+    """A signature line a mail client adds by itself ("Sent from my iPhone")."""
+    return bool(_CLIENT_SIGNATURE.match(line))
+
+
+def own_lines(text: str) -> tuple[list[str], list[str]]:
+    """The sender's own lines, and the furniture lines dropped among them (for the record)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    out: list[str] = []
+    dropped: list[str] = []
+    i = 0
+    while i < len(lines):
+        raw = lines[i]
+        if raw.rstrip() == "--" or raw.startswith("-- "):
+            break
+        if _quoted(raw):
+            i += 1
+            continue
+        n = _attribution_at(lines, i)
+        if n:
+            dropped.extend(lines[i : i + n])
+            if not _next_is_quote(lines, i + n):
+                break
+            i += n
+            continue
+        if _MARKER.match(raw) or _header_block_at(lines, i) or _ATTRIBUTION_INLINE.match(raw):
+            break
+        if client_signature(raw):
+            dropped.append(raw)
+        else:
+            out.append(raw)
+        i += 1
+    return out, dropped

@@ -1,0 +1,117 @@
+"""The chained record: every entry of a game's history carries the hash of everything before it.
+
+A game's history is one sequence of entries: each accepted input (a player's
+orders, a deadline's defaults) and each event (engine events, press, the
+moderator's public actions), in the order they were appended.  Each entry has
+
+    hash = SHA-256(previous hash || canonical JSON of the entry)
+
+where the previous hash is written as its 64 lowercase hex digits, the
+canonical JSON is the entry's fields (below) with sorted keys, no spaces and
+UTF-8 text, and the chain starts from the seed commitment (the hash "before"
+the first entry).  So no entry can be inserted, removed, reordered or
+reworded without changing every later hash and the head, the last hash.
+
+The order of the sequence follows from the entries themselves: input `k`
+comes right before the events it produced (``input_seq = k``), and an event
+recorded between inputs (press, a moderator action) carries the number of the
+last input before it; so entries sort by ``(input_seq, input before events,
+event seq)``.  Times are UTC ISO 8601, exactly as the export prints them.
+
+This module is pure (no database); `pbem.record.store` appends with it and
+`pbem.export.verify` checks with it.  The same few lines in any language
+check an export (docs/export-format.md, "The chained record").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+
+def iso(dt: datetime | None) -> str | None:
+    """A time as the export prints it: UTC, ISO 8601 with the offset (naive times were stored as UTC)."""
+    if dt is None:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC).isoformat()
+
+
+def canonical(entry: dict[str, Any]) -> bytes:
+    return json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def link(previous: str, entry: dict[str, Any]) -> str:
+    """The hash of `entry` following the hash `previous`."""
+    return hashlib.sha256(previous.encode("ascii") + canonical(entry)).hexdigest()
+
+
+def input_entry(
+    seq: int, kind: str, player: str, lines: list[str], message_id: str | None, at: str | None
+) -> dict[str, Any]:
+    """An accepted input as chained (the fields of the export's `orders[]`, but its hash)."""
+    return {
+        "entry": "input",
+        "seq": seq,
+        "kind": kind,
+        "player": player,
+        "lines": list(lines),
+        "message_id": message_id,
+        "at": at,
+    }
+
+
+def event_entry(
+    seq: int, input_seq: int, kind: str, text: str, visibility: Any, data: dict[str, Any], at: str | None
+) -> dict[str, Any]:
+    """An event as chained (the fields of the export's `events[]`, but its hash)."""
+    vis = visibility if isinstance(visibility, str) else list(visibility)
+    return {
+        "entry": "event",
+        "seq": seq,
+        "input_seq": input_seq,
+        "kind": kind,
+        "text": text,
+        "visibility": vis,
+        "data": data,
+        "at": at,
+    }
+
+
+def from_export_order(o: dict[str, Any]) -> dict[str, Any]:
+    return input_entry(o["seq"], o["kind"], o["player"], o["lines"], o["message_id"], o["at"])
+
+
+def from_export_event(e: dict[str, Any]) -> dict[str, Any]:
+    return event_entry(e["seq"], e["input_seq"], e["kind"], e["text"], e["visibility"], e["data"], e["at"])
+
+
+def position(entry: dict[str, Any]) -> tuple[int, int, int]:
+    """Where an entry stands in the sequence: inputs before the events they produced."""
+    if entry["entry"] == "input":
+        return (entry["seq"], 0, 0)
+    return (entry["input_seq"], 1, entry["seq"])
+
+
+def sequence(orders: list[dict[str, Any]], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The export's orders and events as one list of export rows, in chain order."""
+    rows = [(position(from_export_order(o)), o) for o in orders] + [(position(from_export_event(e)), e) for e in events]
+    return [row for _, row in sorted(rows, key=lambda r: r[0])]
+
+
+def entry_of(row: dict[str, Any]) -> dict[str, Any]:
+    """The chained entry of one export row (an order has `lines`, an event `text`)."""
+    return from_export_event(row) if "text" in row else from_export_order(row)
+
+
+def first_break(start: str, rows: list[dict[str, Any]]) -> tuple[int, str]:
+    """Follow the chain over `rows` (in chain order): (index of the first row whose hash is wrong or -1, head)."""
+    head = start
+    for i, row in enumerate(rows):
+        head = link(head, entry_of(row))
+        if row.get("hash") != head:
+            return i, head
+    return -1, head

@@ -1,0 +1,71 @@
+"""examples/audit_randomness.py: the stand-alone auditor recomputes every draw of a finished game.
+
+It runs as a separate process with only the standard library (no pbem on its
+path), on the real JSON export of a finished game of every kind, and names
+the first mismatch of a tampered export.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_history_golden import KINDS, seeded_export
+
+SCRIPT = Path(__file__).resolve().parent.parent / "examples" / "audit_randomness.py"
+
+
+def _run(doc: dict, tmp_path: Path) -> subprocess.CompletedProcess:
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(doc))
+    # -S -I: no site packages, no PYTHONPATH, no user site: the script stands alone.
+    return subprocess.run([sys.executable, "-S", "-I", str(SCRIPT), str(path)], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_auditor_reproduces_every_draw_of_a_finished_game(kind: str, tmp_path: Path) -> None:
+    doc = seeded_export(kind)
+    res = _run(doc, tmp_path)
+    assert res.returncode == 0 and res.stdout.startswith("OK: "), res.stdout + res.stderr
+    draws = sum(len(e["data"].get("rng", [])) for e in doc["events"])
+    assert draws >= 2 and f"{draws} random draws" in res.stdout
+
+
+def _first_with(doc: dict, op: str) -> dict:
+    return next(e for e in doc["events"] if any(r["op"] == op for r in e["data"].get("rng", [])))
+
+
+def test_a_changed_deck_order_is_named(tmp_path: Path) -> None:
+    doc = seeded_export("habsburg")
+    ev = next(e for e in doc["events"] if e["kind"] == "shuffle")
+    ev["data"]["deck"][0], ev["data"]["deck"][1] = ev["data"]["deck"][1], ev["data"]["deck"][0]
+    res = _run(doc, tmp_path)
+    assert res.returncode == 1 and f"MISMATCH: event {ev['seq']}" in res.stdout and "'deck'" in res.stdout
+
+
+def test_a_changed_die_is_named(tmp_path: Path) -> None:
+    doc = seeded_export("sixteen-thirty")
+    ev = _first_with(doc, "die")
+    rec = next(r for r in ev["data"]["rng"] if r["op"] == "die")
+    rec["value"] = rec["value"] % 6 + 1
+    res = _run(doc, tmp_path)
+    assert res.returncode == 1 and f"MISMATCH: event {ev['seq']}" in res.stdout and "the seed gives" in res.stdout
+
+
+def test_a_hidden_draw_breaks_the_trail(tmp_path: Path) -> None:
+    doc = seeded_export("dynasties")
+    ev = _first_with(doc, "shuffle")
+    doc["events"] = [e for e in doc["events"] if e["seq"] != ev["seq"]]
+    res = _run(doc, tmp_path)
+    assert res.returncode == 1 and "a draw is missing" in res.stdout
+
+
+def test_a_wrong_seed_is_refused(tmp_path: Path) -> None:
+    doc = seeded_export("italian-wars")
+    doc["seed"] += "x"
+    res = _run(doc, tmp_path)
+    assert res.returncode == 1 and "commitment" in res.stdout

@@ -1,0 +1,199 @@
+"""Order reading rules (issue 16): chatter, control words, END, the Subject, format=flowed, player names."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem import engine as registry
+from pbem.engine.base import RuleError
+from pbem.engine.names import match_one, norm, player_name
+from pbem.mail.message import parse, unflow
+from pbem.orders.extract import extract, is_order, subject_line
+from pbem.orders.furniture import own_lines
+
+HH = registry.get("habsburg").order_words
+ST = registry.get("sixteen-thirty").order_words
+
+
+def test_lines_without_an_order_word_are_chatter_not_orders() -> None:
+    ex = extract("Hi moderator,\nMELD Otto Spain King\nPASS\nCheers,\nAlice\nSent from my iPhone\n", "", HH)
+    assert ex.orders == ["MELD Otto Spain King", "PASS"]
+    assert ex.chatter == ["Hi moderator,", "Cheers,", "Alice"]
+    assert ex.furniture == ["Sent from my iPhone"]
+
+
+def test_order_words_are_each_games_own_and_phrases_match_whole_words() -> None:
+    assert is_order("no event", HH) and is_order("No-Event", HH) and is_order("discard-if-needed lowest", HH)
+    assert not is_order("No worries, I pass", HH) and not is_order("Eve", HH)
+    assert is_order("NO TRADE", ST) and is_order("place-start england 2", ST) and not is_order("MELD a b c", ST)
+    for kind in registry.available():
+        words = registry.get(kind).order_words
+        assert words and all(w == w.upper() for w in words), kind
+
+
+def test_every_legal_and_default_line_a_report_offers_is_read_as_an_order() -> None:
+    from pbem.engine.bots import choose
+    from pbem.engine.rng import Rng, init_state
+
+    for kind in registry.available():
+        eng = registry.get(kind)
+        state, _ = eng.setup(["Alice", "Bob", "Carol"][: max(eng.min_players, 2)], f"words-{kind}", {})
+        rng = Rng(init_state("words"))
+        for _ in range(60):
+            reqs = [r for r in eng.requests(state) if not r.answered]
+            if not reqs or eng.result(state):
+                break
+            for r in reqs:
+                for line in (*r.legal, *r.default):
+                    assert is_order(line, eng.order_words), (kind, line)
+            req = reqs[rng.below(len(reqs))]
+            state = eng.apply(state, req.player, choose(req, rng)).state
+
+
+def test_a_line_starting_with_an_order_word_still_refuses_the_message() -> None:
+    ex = extract("Hello\nMELD nonsense\n", "", HH)
+    assert ex.orders == ["MELD nonsense"]
+    out = registry.get("habsburg").apply(registry.get("habsburg").setup(["A", "B", "C"], "s", {})[0], "A", ex.orders)
+    assert not out.accepted
+
+
+def test_end_alone_stops_reading_and_stays_an_order_where_the_game_has_it() -> None:
+    assert extract("VOTE RED\nEND\nVOTE BLUE\n", "", ST).orders == ["VOTE RED"]
+    assert extract("NO EVENT\nEND\nMELD a b c\n", "", HH).orders == ["NO EVENT", "END"]
+    assert extract("VOTE RED\nend of my orders\nVOTE BLUE\n", "", ST).orders == ["VOTE RED"]
+
+
+def test_control_words() -> None:
+    ex = extract("help please\nStatus?\nCode: K7QX-2MPD\nPress on\n", "", HH)
+    assert ex.help and ex.status and ex.code == "K7QX-2MPD" and ex.chatter == []
+    assert ex.problems == [
+        '"Press on": a press message starts with PRESS TO <player> or PRESS TO ALL; nothing was sent'
+    ]
+    ex = extract("PRESS TO Zoë Müller, Bob\nhello\nEND PRESS\n", "", HH)
+    assert ex.press[0].to == ["Zoë Müller", "Bob"] and ex.press[0].body == ["hello"]
+
+
+@pytest.mark.parametrize("prefix", ["", "Re: ", "RE: ", "RE : ", "Fwd: ", "AW: ", "SV: ", "Re: Re: ", "Re[2]: "])
+def test_the_subject_after_the_tag_is_read_like_a_first_line(prefix: str) -> None:
+    ex = extract("", f"{prefix}[pbem hh1] NO EVENT code XXXX-XXXX", HH)
+    assert ex.orders == ["NO EVENT"] and ex.code == "XXXX-XXXX"
+    assert extract("", f"{prefix}[pbem hh1] HELP", HH).help
+    assert subject_line(f"{prefix}[pbem hh1] Re: HELP") == "HELP"
+
+
+def test_a_subject_is_only_a_title_when_the_body_has_orders_or_it_is_chatter() -> None:
+    ex = extract("TRIBUTE Copper 7\n", "[pbem dyn] tribute", registry.get("dynasties").order_words)
+    assert ex.orders == ["TRIBUTE Copper 7"]
+    ex = extract("", "Re: [pbem hh1] Turn 3, Alice to play", HH)
+    assert ex.orders == [] and ex.chatter == [] and not ex.help
+    assert not extract("", "Re: [pbem hh1] Press from Bob", HH).problems
+    assert not extract("", "Re: [pbem hh1] Handbook (Help) and your legal orders", HH).help
+
+
+@pytest.mark.parametrize(
+    "attribution",
+    [
+        ["On Mon, 30 Nov 2026 at 21:08, pbem moderator <games@example.org>", "wrote:"],
+        ["El lun, 30 nov 2026 a las 22:15, pbem moderator (<games@example.org>) escribió:"],
+        ["Le lun. 30 nov. 2026 à 21:08, pbem moderator <games@example.org> a écrit :"],
+        ["Am 30.11.2026 um 21:08 schrieb pbem moderator <games@example.org>:"],
+        ["pbem moderator <games@example.org> schrieb am Mo., 30. Nov. 2026, 21:08:"],
+        ["Il giorno lun 30 nov 2026 alle ore 21:08 pbem moderator", "<games@example.org> ha scritto:"],
+        ["Em seg., 30 de nov. de 2026 às 21:08, pbem moderator <games@example.org> escreveu:"],
+        ["Op ma 30 nov 2026 om 21:08 schreef pbem moderator <games@example.org>:"],
+    ],
+)
+def test_attributions_are_dropped_and_reading_goes_on_below_the_quote(attribution: list[str]) -> None:
+    text = "\n".join([*attribution, "> MELD Otto Spain King", "", "NO EVENT"])
+    assert own_lines(text) == (["", "NO EVENT"], attribution)
+    text = "\n".join(["NO EVENT", "", *attribution, "", "    MELD Otto Spain King"])  # unquoted original
+    assert extract(text, "", HH).orders == ["NO EVENT"]
+
+
+def test_flowed_text_is_unwrapped_with_and_without_delsp() -> None:
+    assert unflow("I will \r\npass on it.\r\nPASS\r\n") == "I will pass on it.\nPASS\n"
+    assert unflow("I will  \r\npass\r\n", delsp=True) == "I will pass\n"
+    assert unflow(" From here\r\n-- \r\nA") == "From here\n-- \nA"
+    raw = b"From: a@b.test\r\nSubject: [pbem hh1] x\r\nContent-Type: text/plain; format=flowed\r\n\r\nwe will \r\nPASS soon\r\n"
+    assert extract(parse(raw).text, "", HH).orders == []
+
+
+def test_player_names_as_people_have_them() -> None:
+    for name in ["Zoë Müller", "李小龍", "Seán O'Brien", "J. R. Smith", "anne-marie_2", "Ωμέγα"]:
+        assert player_name(name) == name
+    assert player_name("  Zoë   Müller ") == "Zoë Müller"
+    for bad, why in [("x" * 41, "41 characters"), ("Bob!", "'!'"), ("...", "letter or digit"), ("all", "reserved")]:
+        with pytest.raises(ValueError, match=why) as err:
+            player_name(bad)
+        assert str(err.value).startswith(f'"{bad}" cannot be a player name')
+
+
+def test_names_match_by_unique_prefix_ignoring_case_and_accents() -> None:
+    players = ["Zoë Müller", "Zoltan", "Łukasz", "Bob"]
+    assert match_one("zoe", players, "player") == "Zoë Müller"
+    assert match_one("ZOË M", players, "player") == "Zoë Müller"
+    assert match_one("lukasz", players, "player") == "Łukasz"
+    with pytest.raises(RuleError, match='"zo" could be any of'):
+        match_one("zo", players, "player")
+    assert norm("Zoë") == norm("Zoe\u0308") == "zoe"
+
+
+def test_the_cli_quotes_a_refused_player_name_intact(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+    from pbem.cli_support import init_home
+
+    cfg = init_home(tmp_path / "home")
+    players = ["--player", "Zoë Müller! <z@x.org>", "--player", "Bob <b@x.org>", "--player", "Carol <c@x.org>"]
+    res = CliRunner().invoke(app, ["--config", str(cfg), "game", "new", "habsburg", "--name", "hh1", *players])
+    assert res.exit_code == 1
+    assert 'pbem: "Zoë Müller!" cannot be a player name' in res.output
+    players[1] = "Zoë Müller <z@x.org>"
+    res = CliRunner().invoke(app, ["--config", str(cfg), "game", "new", "habsburg", "--name", "hh1", *players])
+    assert res.exit_code == 0 and "Zoë Müller, Bob, Carol" in res.output
+
+
+def test_help_without_a_game_tag_lists_the_players_games(home, clock) -> None:
+    from pbem.app.games import create_game
+    from pbem.app.poll import poll as run_poll
+    from pbem.mail.maildir import MaildirInbox, MaildirSender
+    from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail
+
+    players = [("Zoë Müller", "zoe@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
+    codes = {"Zoë Müller": "ZOEM-1111", "Bob": CODES["Bob"], "Carol": CODES["Carol"]}
+    create_game(home, "habsburg", "hh1", players, seed="help-1", clock=clock, codes=codes)
+
+    def poll():
+        return run_poll(home, MaildirInbox(home.maildir_path), MaildirSender(home.maildir_path), clock=clock)
+
+    poll()
+    seen: set = set()
+    sent_mail(home, seen)
+    deliver(home, order_mail("Zoë Müller <zoe@players.test>", "", "Hi, how do I play?\n\nZoë\n", subject="Re: help"))
+    deliver(home, order_mail("Eve <eve@elsewhere.test>", "", "HELP\n", subject="help"))
+    summary = poll()
+    assert (summary.accepted, summary.ignored) == (1, 1)
+    [answer] = sent_mail(home, seen)
+    assert answer["Subject"] == "Your pbem games" and "zoe@players.test" in str(answer["To"])
+    assert '[pbem hh1]  House of Habsburg, you play Zoë Müller: send "[pbem hh1] HELP"' in body_of(answer)
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_every_game_plays_to_the_end_with_names_of_several_words_and_scripts(kind: str) -> None:
+    from pbem.engine.bots import choose
+    from pbem.engine.rng import Rng, init_state
+
+    eng = registry.get(kind)
+    players = ["Zoë Müller", "Seán O'Brien", "李小龍", "J. R. Smith"][
+        : max(eng.min_players, 2 if kind == "italian-wars" else 3)
+    ]
+    for seed in range(3):
+        state, _ = eng.setup(players, f"names-{seed}", {})
+        rng = Rng(init_state(f"names-bot-{seed}"))
+        while eng.result(state) is None:
+            reqs = [r for r in eng.requests(state) if not r.answered]
+            req = reqs[rng.below(len(reqs))]
+            out = eng.apply(state, req.player, choose(req, rng))
+            assert out.accepted, (kind, seed, req.player, [r.reason for r in out.lines if not r.ok])
+            state = out.state
