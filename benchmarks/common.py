@@ -64,14 +64,14 @@ def make_home(directory: Path, database_url: str | None = None, extra: str = "")
 
 
 def create_games(cfg, games: int, prefix: str = "g", when: datetime | None = None) -> list[str]:
-    from pbem import moderator
+    from pbem.app import games
 
     when = when or datetime.now(UTC)
     names = []
     codes = {p: code(p) for p in PLAYERS}
     for g in range(games):
         name = f"{prefix}{g}"
-        moderator.create_game(
+        games.create_game(
             cfg,
             KIND,
             name,

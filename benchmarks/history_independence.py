@@ -6,7 +6,7 @@ Both homes (SQLite) hold the same --games running games and the same --messages
 order emails in the Maildir inbox.  The large home also holds --scale times as
 many finished games, each a copy (new ids, names and Message-IDs) of one whole
 game played by mail through the moderator, with its messages, orders, events,
-snapshots and sent mail.  The time of `moderator.poll` (in a fresh process,
+snapshots and sent mail.  The time of `pbem.app.poll.poll` (in a fresh process,
 interpreter start excluded) is compared, median of --repeat runs on fresh
 copies of each home (goal: large/small <= 1.1).  With PBEM_BENCH_PROFILE=PREFIX
 each timed poll also writes a cProfile dump to PREFIX.run-LABEL-N.
@@ -25,14 +25,16 @@ import common
 
 TIME_POLL = r"""
 import sys, time
-from pbem import config, moderator
+from pbem import config
+from pbem.app import poll as polling
+from pbem.mail.transport import open_transport
 cfg = config.load(sys.argv[1])
-inbox, sender = moderator.transports(cfg)
+inbox, sender = open_transport(cfg)
 import os, cProfile
 prof = cProfile.Profile() if os.environ.get("PBEM_BENCH_PROFILE") else None
 t0 = time.perf_counter()
 if prof: prof.enable()
-s = moderator.poll(cfg, inbox, sender)
+s = polling.poll(cfg, inbox, sender)
 if prof:
     prof.disable()
     prof.dump_stats(os.environ["PBEM_BENCH_PROFILE"] + "." + sys.argv[2])
@@ -154,8 +156,8 @@ def main() -> None:
         for label in ("small", "large"):
             cfg = common.make_home(tmp / label)
             names = common.create_games(cfg, args.games)
-            inbox, sender = __import__("pbem.moderator", fromlist=["transports"]).transports(cfg)
-            __import__("pbem.moderator", fromlist=["poll"]).poll(cfg, inbox, sender)  # first reports sent
+            inbox, sender = __import__("pbem.mail.transport", fromlist=["open_transport"]).open_transport(cfg)
+            __import__("pbem.app.poll", fromlist=["poll"]).poll(cfg, inbox, sender)  # first reports sent
             history = add_history(cfg.database_url, template, args.games * args.scale) if label == "large" else {}
             settle_wal(cfg.database_url)
             common.fill_maildir(cfg, common.order_mails(names, args.messages))

@@ -52,7 +52,7 @@ def deliver_all(servers, mails: list[bytes]) -> None:
 
 
 def common_nodelay(client) -> None:
-    from pbem.mail.testservers import _nodelay
+    from tests.servers.testservers import _nodelay
 
     _nodelay(client)
 
@@ -143,7 +143,7 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int) -> dict:
 
 
 def main() -> None:
-    from pbem.mail.testservers import Unavailable, debian_mail_servers, debian_unavailable, pip_mail_servers
+    from tests.servers.testservers import Unavailable, debian_mail_servers, debian_unavailable, pip_mail_servers
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--messages", type=int, default=1000)

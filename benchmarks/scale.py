@@ -41,7 +41,7 @@ NEAR = timedelta(hours=20)  # inside the 24 h reminder window
 
 
 def build(home: Path, few: int, deadline: timedelta, prefix: str = "g") -> tuple[object, list[str]]:
-    from pbem import moderator
+    from pbem.app.games import create_game
 
     cfg = common.make_home(home)
     when = datetime.now(UTC)
@@ -49,7 +49,7 @@ def build(home: Path, few: int, deadline: timedelta, prefix: str = "g") -> tuple
     codes = {p: common.code(p) for p in common.PLAYERS}
     for g in range(few):
         name = f"{prefix}{g}"
-        moderator.create_game(
+        create_game(
             cfg,
             common.KIND,
             name,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import json
 import sys
-from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -169,10 +168,11 @@ def game_new(
 
     Example: pbem game new habsburg --name hh1 --player "Alice <a@x.org>" --player "Bob <b@x.org>" --player "Carol <c@x.org>"
     """
+    from .app.decision import GameError
+    from .app.games import create_game
     from .cli_support import parse_options, parse_player
     from .config import parse_duration
     from .engine import UnknownKind, canonical
-    from .moderator import GameError, create_game
     from .seeds import ascii_seed_problem, seed_problem
 
     weak = False
@@ -212,29 +212,14 @@ def game_list() -> None:
 
     Example: pbem game list
     """
-    from sqlmodel import select
+    from .app.games import list_games
 
-    from .record import store
-    from .record.db import session
-    from .record.models import Game
-
-    cfg = _cfg()
-    with session(cfg.database_url) as s:
-        games = s.exec(select(Game).order_by(Game.id)).all()
-        if not games:
-            typer.echo("no games yet; create one with: pbem game new KIND --name NAME --player ...")
-        for g in games:
-            status = "over" if store.is_over(s, g.id) else store.control_state(s, g.id)
-            snap_step = store.current_deadline(s, g.id)
-            players = ", ".join(json.loads(g.players_json))
-            typer.echo(
-                f"{g.name:16} {g.kind:15} {status:9} {players}"
-                + (
-                    f"  (step {snap_step.step}, due {snap_step.due_at:%Y-%m-%d %H:%M})"
-                    if snap_step and status == "running"
-                    else ""
-                )
-            )
+    rows = list_games(_cfg())
+    if not rows:
+        typer.echo("no games yet; create one with: pbem game new KIND --name NAME --player ...")
+    for g in rows:
+        due = f"  (step {g.step}, due {g.due:%Y-%m-%d %H:%M})" if g.due else ""
+        typer.echo(f"{g.name:16} {g.kind:15} {g.status:9} {', '.join(g.players)}{due}")
 
 
 @game_app.command("show")
@@ -245,35 +230,25 @@ def game_show(
 
     Example: pbem game show hh1 --as Alice
     """
-    from .outbox import report_context
-    from .record import store
-    from .record.db import session
+    from .app.decision import GameError
+    from .app.games import show_game
     from .reports import render
 
-    cfg = _cfg()
-    with session(cfg.database_url) as s:
-        game = store.game_by_name(s, name)
-        if game is None:
-            fail(f'no game named "{name}"; see pbem game list')
-        loaded = store.load(s, game)
-        players = json.loads(game.players_json)
-        if as_player is not None:
-            match = [p for p in players if p.lower() == as_player.lower()]
-            if not match:
-                fail(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
-            ctx = report_context(s, cfg, loaded, match[0], 0)
-            ctx["happened"] = ctx["happened"][-20:]
-            typer.echo(render("mail/report.txt.j2", **ctx))
-            return
-        view = loaded.engine.view(loaded.state, None)
-        typer.echo(f"{loaded.engine.title}: {game.name} - {view['turn']}")
-        typer.echo(render("mail/_sections.txt.j2", sections=view["sections"]))
-        waiting = sorted({r.player for r in loaded.engine.requests(loaded.state) if not r.answered})
-        typer.echo(f"waiting for: {', '.join(waiting) or 'nobody'}")
+    try:
+        shown = show_game(_cfg(), name, as_player)
+    except GameError as exc:
+        fail(str(exc))
+    if shown.report is not None:
+        typer.echo(render("mail/report.txt.j2", **shown.report))
+        return
+    assert shown.view is not None
+    typer.echo(f"{shown.title}: {shown.name} - {shown.view['turn']}")
+    typer.echo(render("mail/_sections.txt.j2", sections=shown.view["sections"]))
+    typer.echo(f"waiting for: {', '.join(shown.waiting) or 'nobody'}")
 
 
 def _control(fn, *args):
-    from .moderator import GameError
+    from .app.decision import GameError
     from .record.store import now_utc
 
     cfg = _cfg()
@@ -289,8 +264,8 @@ def game_extend(name: str, by: str = typer.Argument(..., help="How much longer, 
 
     Example: pbem game extend hh1 24h
     """
+    from .app.control import extend
     from .config import parse_duration
-    from .control import extend
 
     try:
         delta = parse_duration(by)
@@ -306,7 +281,7 @@ def game_pause(name: str) -> None:
 
     Example: pbem game pause hh1
     """
-    from .control import pause
+    from .app.control import pause
 
     _control(pause, name)
     typer.echo(f"{name} paused")
@@ -318,7 +293,7 @@ def game_resume(name: str) -> None:
 
     Example: pbem game resume hh1
     """
-    from .control import resume
+    from .app.control import resume
 
     due = _control(resume, name)
     typer.echo(f"{name} resumed" + (f"; deadline {due:%Y-%m-%d %H:%M} UTC" if due else ""))
@@ -330,7 +305,7 @@ def game_abandon(name: str) -> None:
 
     Example: pbem game abandon hh1
     """
-    from .control import abandon
+    from .app.control import abandon
 
     _control(abandon, name)
     typer.echo(f"{name} abandoned")
@@ -346,8 +321,8 @@ def game_replace(
 
     Example: pbem game replace hh1 Carol "Dora <dora@example.org>"
     """
+    from .app.control import replace
     from .cli_support import parse_player
-    from .control import replace
 
     try:
         newcomer = parse_player(new)
@@ -363,7 +338,7 @@ def game_code(name: str, player: str) -> None:
 
     Example: pbem game code hh1 Alice
     """
-    from .control import new_player_code
+    from .app.control import new_player_code
 
     _control(new_player_code, name, player)
     typer.echo(f"a new code for {player} is queued; run pbem poll to send it (it is never shown here)")
@@ -387,8 +362,7 @@ def poll(
 
     Example: pbem --config ~/pbem/pbem.toml poll
     """
-    import fcntl
-
+    from .app.cron import run_poll
     from .config import ConfigError
     from .logsetup import setup
     from .mail.transport import TransportError
@@ -400,40 +374,19 @@ def poll(
         cfg.log_file,
         secrets=[cfg.imap.password, cfg.smtp.password] + _env_secrets(cfg),
     )
-    lock = open(cfg.home / ".pbem-poll.lock", "w")
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        typer.echo("another pbem poll is running on this home; nothing done")
-        return
-    try:
-        from datetime import datetime
-
-        from .idle import nothing_to_do
-
-        if not dry_run and nothing_to_do(cfg, datetime.now(UTC)):
-            typer.echo("nothing to do: no new mail, nothing queued or due")
-            return
-        from .moderator import poll as run_poll
-        from .moderator import transports
-
-        inbox, sender = transports(cfg)
-        try:
-            summary = run_poll(cfg, inbox, sender, dry_run=dry_run)
-        finally:
-            inbox.close()
-            sender.close()
+        run = run_poll(cfg, dry_run=dry_run)
     except (TransportError, DatabaseError, ConfigError) as exc:
         import logging
 
         logging.getLogger("pbem").error("poll stopped: %s", exc)
         fail(str(exc), 3)
-    finally:
-        fcntl.flock(lock, fcntl.LOCK_UN)
-        lock.close()
-    typer.echo(("dry run: " if dry_run else "") + summary.line())
-    if timings and summary.timings:
-        typer.echo(summary.timing_line())
+    if run.summary is None:
+        typer.echo(run.skipped)
+        return
+    typer.echo(("dry run: " if dry_run else "") + run.summary.line())
+    if timings and run.summary.timings:
+        typer.echo(run.summary.timing_line())
 
 
 @app.command()
@@ -497,10 +450,9 @@ def export(
 
     Example: pbem export hh1 --format html -o hh1.html
     """
-    from .export import build
-    from .history.formats import FORMATS, names, render
-    from .record import store
-    from .record.db import session
+    from .app.decision import GameError
+    from .app.exports import export_game
+    from .history.formats import FORMATS, names
 
     if format not in FORMATS:
         fail(f'--format must be {names()}, not "{format}"', 2)
@@ -512,18 +464,12 @@ def export(
         return _export_all(all_dir, moderator)
     if not name:
         fail("name the game to export (or give --all DIR); see pbem game list", 2)
-    cfg = _cfg()
-    with session(cfg.database_url) as s:
-        game = store.game_by_name(s, name)
-        if game is None:
-            fail(f'no game named "{name}"; see pbem game list')
-        players = json.loads(game.players_json)
-        if as_player and as_player not in players:
-            fail(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
-        doc = build(s, game, as_player=as_player, public=not (as_player or moderator))
-    body = render(doc, format)
+    try:
+        body = export_game(_cfg(), name, format, as_player=as_player, moderator=moderator)
+    except GameError as exc:
+        fail(str(exc))
     if output is None and moderator:
-        output = Path(f"{game.name}-moderator.{FORMATS[format].suffix}")
+        output = Path(f"{name}-moderator.{FORMATS[format].suffix}")
     if output and str(output) != "-":
         output.write_text(body, encoding="utf-8")
         typer.echo(f"wrote {output}" + (" (the moderator's record: not for players)" if moderator else ""))
@@ -535,40 +481,19 @@ def _export_all(directory: Path, moderator: bool) -> None:
     """Every game in every registered format (NAME.json, NAME.txt, NAME.html...; public, or NAME-moderator.*) in `directory`."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from sqlmodel import select
 
-    from .export import build
-    from .history.formats import FORMATS, render
-    from .names import export_stem, inside
-    from .record.db import session
-    from .record.models import Game
+    from .app.exports import export_all, game_names
 
     cfg = _cfg()
-    directory.mkdir(parents=True, exist_ok=True)
-    written = 0
-    with session(cfg.database_url) as s:
-        games = s.exec(select(Game).order_by(Game.id)).all()
-        if not games:
-            typer.echo("no games to export; create one with: pbem game new KIND --name NAME --player ...")
-            return
-        columns = (
-            TextColumn("exporting {task.description:<20}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-        )
-        with Progress(*columns, console=Console(stderr=True)) as bar:
-            task = bar.add_task("", total=len(games))
-            for game in games:
-                bar.update(task, description=game.name)
-                doc = build(s, game, public=not moderator)
-                stem = export_stem(game.name, game.id) + ("-moderator" if moderator else "")
-                for fmt, spec in FORMATS.items():
-                    path = inside(directory, stem, spec.suffix)  # never outside DIR
-                    path.write_text(render(doc, fmt), encoding="utf-8")
-                    written += 1
-                bar.advance(task)
-    typer.echo(f"wrote {count(written, 'file')} for {count(len(games), 'game')} in {directory}")
+    total = len(game_names(cfg))
+    if not total:
+        typer.echo("no games to export; create one with: pbem game new KIND --name NAME --player ...")
+        return
+    columns = (TextColumn("exporting {task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task("", total=total)
+        written, games = export_all(cfg, directory, moderator, lambda n: bar.update(task, description=n, advance=1))
+    typer.echo(f"wrote {count(written, 'file')} for {count(games, 'game')} in {directory}")
 
 
 @app.command()

@@ -23,6 +23,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from .mail.transport import TRANSPORTS
+
 DEFAULT_NAME = "pbem.toml"
 
 
@@ -206,7 +208,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "moderator": {"address": _check_address, "name": _check_str},
     "database": {"url": _check_str},
     "mail": {
-        "transport": _choice("maildir", "imap"),
+        "transport": _choice(*TRANSPORTS),
         "max_stored_stranger": _check_size,
         "max_stored_player": _check_size,
         "trust_authentication_results": _check_authserv_id,

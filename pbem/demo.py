@@ -136,9 +136,11 @@ def run(
 
     from . import config as config_mod
     from . import engine as registry
+    from .app.games import create_game
+    from .app.poll import poll
     from .cli_support import init_home
     from .export import build, verify
-    from .moderator import create_game, poll, transports
+    from .mail.transport import open_transport as transports
     from .record.db import session
     from .record.store import game_by_name, is_over, last_order_seq, load
 

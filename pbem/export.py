@@ -18,7 +18,6 @@ to all, as the end of the game reveals them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from sqlmodel import Session, select
@@ -28,14 +27,9 @@ from .history.formats import FORMATS, render
 from .history.record import text_record
 from .record import chain, store
 from .record.models import Game, InboundMessage, OrderInput
+from .verification import FORMAT, VERSION, Verification, check
 
 __all__ = ["FORMATS", "build", "render", "text_record", "verify"]
-
-FORMAT = "pbem-history"
-VERSION = 1
-#: Events recorded by the moderator, not produced by the engine (press, pauses,
-#: replacements): they are part of the history but not of the replay.
-MODERATOR_KINDS = frozenset({"press", "moderator"})
 
 
 def _iso(dt) -> str | None:
@@ -130,20 +124,10 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     return doc
 
 
-@dataclass
-class Verification:
-    ok: bool
-    checked: list[str] = field(default_factory=list)
-    problem: str = ""
-    notes: list[str] = field(default_factory=list)  # what was not checked, and why
-
-
 def verify(doc: dict[str, Any], partial: bool = False) -> Verification:
     """Check every field of an export: its chain, numbering, links, replay, result and completeness.
 
     A history that stops before the game's end is refused unless `partial`: then the
     verification says up to which entry it is proven.  See `pbem.verification`.
     """
-    from .verification import check
-
     return check(doc, partial)

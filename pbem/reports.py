@@ -1,4 +1,9 @@
-"""Jinja2 rendering of reports, acknowledgements and notices.
+"""Jinja2 rendering of every mail pbem writes, and of the other templates.
+
+Each kind of mail is one pair of templates, ``templates/mail/KIND.txt.j2`` and
+``KIND.html.j2``, fed by a context of plain data; the text template also sets
+the mail's subject (``{% set subject %}...{% endset %}``), so every word a
+reader sees is in a template with a golden file (tests/golden/mail/outgoing).
 
 Templates receive only a player's view (`engine.view(state, player)`), the
 events that player may see, and that player's requests: never the state.
@@ -8,6 +13,7 @@ not given fails loudly in tests instead of printing blanks.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -46,11 +52,25 @@ def env() -> Environment:
     return e
 
 
-def render_pair(template: str, **ctx: Any) -> tuple[str, str]:
-    """Render mail/NAME.txt.j2 and mail/NAME.html.j2 with the same context."""
-    text = env().get_template(f"mail/{template}.txt.j2").render(**ctx)
-    html = env().get_template(f"mail/{template}.html.j2").render(**ctx)
-    return text, html
+@dataclass(frozen=True)
+class RenderedMail:
+    subject: str
+    text: str
+    html: str
+
+
+def render_mail(kind: str, ctx: dict[str, Any]) -> RenderedMail:
+    """Render mail/KIND.txt.j2 (with its subject) and mail/KIND.html.j2 from the same context."""
+    module = env().get_template(f"mail/{kind}.txt.j2").make_module(ctx)
+    subject = " ".join(str(getattr(module, "subject", "")).split())
+    html = env().get_template(f"mail/{kind}.html.j2").render(ctx)
+    return RenderedMail(subject, str(module), html)
+
+
+def mail_kinds() -> list[str]:
+    """Every kind of mail there is a template pair for."""
+    folder = templates_dir() / "mail"
+    return sorted(p.name[: -len(".txt.j2")] for p in folder.glob("*.txt.j2") if not p.name.startswith("_"))
 
 
 def render(template: str, **ctx: Any) -> str:

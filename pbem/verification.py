@@ -25,14 +25,28 @@ saying that the chain (and with it the completeness of the record) could not be 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import engine as registry
 from .engine.base import Engine, Event
 from .engine.rng import commitment
 from .engine.words import count
-from .export import FORMAT, MODERATOR_KINDS, VERSION, Verification
 from .record import chain, store
+
+FORMAT = "pbem-history"
+VERSION = 1
+#: Events recorded by the moderator, not produced by the engine (press, pauses,
+#: replacements): they are part of the history but not of the replay.
+MODERATOR_KINDS = frozenset({"press", "moderator"})
+
+
+@dataclass
+class Verification:
+    ok: bool
+    checked: list[str] = field(default_factory=list)
+    problem: str = ""
+    notes: list[str] = field(default_factory=list)  # what was not checked, and why
 
 
 class Refused(Exception):

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from pbem import engine as registry
-from pbem import moderator
+from pbem.app.games import create_game
+from pbem.app.poll import poll as run_poll
 from pbem.mail.maildir import MaildirInbox, MaildirSender
 from pbem.mail.message import parse
 from pbem.orders.extract import extract
@@ -60,8 +61,8 @@ def test_client_reply_is_accepted_by_the_moderator(tmp_path: Path, path: Path) -
 
     cfg = config_mod.load(init_home(tmp_path / "home", address="games@example.org", name="pbem moderator"))
     clock = Clock()
-    moderator.create_game(cfg, "habsburg", "hh1", PLAYERS, seed="corpus-3", clock=clock, codes=CODES)
-    poll = lambda: moderator.poll(  # noqa: E731
+    create_game(cfg, "habsburg", "hh1", PLAYERS, seed="corpus-3", clock=clock, codes=CODES)
+    poll = lambda: run_poll(  # noqa: E731
         cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=clock
     )
     poll()

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pbem import moderator
+from pbem.app.decision import GameError
+from pbem.app.games import create_game
 from pbem.cli import app
 from pbem.names import export_stem, game_name_problem, inside
 
@@ -29,8 +30,8 @@ def test_refused_names_say_what_is_allowed(name: str) -> None:
 
 
 def test_game_new_refuses_a_bad_name_with_what_is_allowed(home) -> None:
-    with pytest.raises(moderator.GameError, match="starts with a letter"):
-        moderator.create_game(home, "habsburg", "../../x", PLAYERS)
+    with pytest.raises(GameError, match="starts with a letter"):
+        create_game(home, "habsburg", "../../x", PLAYERS)
     res = CliRunner().invoke(
         app,
         ["--config", str(home.path), "game", "new", "habsburg", "--name", "a/b"]
@@ -54,7 +55,7 @@ def test_inside_refuses_a_path_that_leaves_the_folder(tmp_path: Path) -> None:
 
 def test_export_all_never_writes_outside_its_folder_for_old_rows(home, tmp_path: Path) -> None:
     for name in ("hh", "ok2", "ok3"):
-        moderator.create_game(home, "habsburg", name, PLAYERS, seed=name)
+        create_game(home, "habsburg", name, PLAYERS, seed=name)
     con = sqlite3.connect(home.database_url.removeprefix("sqlite:///"))
     con.execute("UPDATE games SET name = '../../x' WHERE name = 'ok2'")  # rows written before names were checked
     con.execute("UPDATE games SET name = 'a/b' WHERE name = 'ok3'")

@@ -6,9 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pbem import moderator
+from pbem.app.poll import handle, poll
 from pbem.mail.authentication import parse_header
 from pbem.mail.message import parse
+from pbem.mail.transport import open_transport as transports
 from tests.conftest import order_mail, signed
 
 MX = "mx.example.org"
@@ -86,9 +87,9 @@ def test_a_refused_mail_changes_nothing_and_the_registered_player_is_told(home, 
         signed("Alice", "STATUS"),
         Authentication_Results=f"{MX}; dmarc=fail (p=reject) header.from=players.test",
     )
-    out = moderator.handle(home, raw, datetime(2026, 1, 5, 12, tzinfo=UTC))
+    out = handle(home, raw, datetime(2026, 1, 5, 12, tzinfo=UTC))
     assert out.kind == "rejected"
-    inbox, sender = moderator.transports(home)
-    moderator.poll(home, inbox, sender)
+    inbox, sender = transports(home)
+    poll(home, inbox, sender)
     told = [m for m in sent_mail(home) if "DMARC failed" in m.get_body(preferencelist=("plain",)).get_content()]
     assert told and all(m["To"].addresses[0].addr_spec == "alice@players.test" for m in told)

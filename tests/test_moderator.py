@@ -7,7 +7,9 @@ from datetime import timedelta
 
 from sqlmodel import select
 
-from pbem import moderator
+from pbem.app import games
+from pbem.app import poll as polling
+from pbem.app.decision import GameError
 from pbem.mail.maildir import MaildirInbox, MaildirSender
 from pbem.record import store
 from pbem.record.db import session
@@ -18,12 +20,12 @@ PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol
 
 
 def new_game(cfg, clock, kind="habsburg", name="hh1", players=PLAYERS, seed="moderator-test"):
-    moderator.create_game(cfg, kind, name, players, seed=seed, clock=clock, codes=CODES)
+    games.create_game(cfg, kind, name, players, seed=seed, clock=clock, codes=CODES)
     return name
 
 
 def run_poll(cfg, clock, **kw):
-    return moderator.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=clock, **kw)
+    return polling.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=clock, **kw)
 
 
 def asked(cfg, name):
@@ -135,7 +137,7 @@ def _first_order_polled_until_killed_before_filing(home, clock, code: str | None
             raise SystemExit("killed before the move")
 
     try:
-        moderator.poll(home, CrashingInbox(home.maildir_path), None, clock=clock)
+        polling.poll(home, CrashingInbox(home.maildir_path), None, clock=clock)
     except SystemExit:
         pass
 
@@ -219,12 +221,12 @@ def test_reports_never_show_another_players_hand(home, clock) -> None:
 def test_game_creation_checks_player_count_and_duplicates(home, clock) -> None:
     import pytest
 
-    with pytest.raises(moderator.GameError, match="3 to 6 players"):
-        moderator.create_game(home, "habsburg", "x", PLAYERS[:2], clock=clock)
-    with pytest.raises(moderator.GameError, match="same address"):
-        moderator.create_game(home, "habsburg", "x", PLAYERS[:2] + [("Zed", "alice@players.test")], clock=clock)
+    with pytest.raises(GameError, match="3 to 6 players"):
+        games.create_game(home, "habsburg", "x", PLAYERS[:2], clock=clock)
+    with pytest.raises(GameError, match="same address"):
+        games.create_game(home, "habsburg", "x", PLAYERS[:2] + [("Zed", "alice@players.test")], clock=clock)
     new_game(home, clock)
-    with pytest.raises(moderator.GameError, match="already exists"):
+    with pytest.raises(GameError, match="already exists"):
         new_game(home, clock)
 
 
@@ -297,7 +299,7 @@ def test_code_in_the_subject_is_accepted(home, clock) -> None:
 
 
 def test_new_code_replaces_the_old_one(home, clock) -> None:
-    from pbem import control
+    from pbem.app import control
 
     name = new_game(home, clock)
     run_poll(home, clock)
@@ -358,7 +360,7 @@ def test_reminders_go_only_to_players_who_owe_orders_once_each(home, clock) -> N
 
 
 def test_pause_stops_deadlines_and_resume_moves_them_on(home, clock) -> None:
-    from pbem import control
+    from pbem.app import control
 
     name = new_game(home, clock)
     run_poll(home, clock)
@@ -376,7 +378,7 @@ def test_pause_stops_deadlines_and_resume_moves_them_on(home, clock) -> None:
 
 
 def test_extend_and_abandon(home, clock) -> None:
-    from pbem import control
+    from pbem.app import control
 
     name = new_game(home, clock)
     control.extend(home, name, timedelta(hours=24), clock())
@@ -390,7 +392,7 @@ def test_extend_and_abandon(home, clock) -> None:
 
 
 def test_replace_gives_the_newcomer_a_fresh_code_and_a_full_report(home, clock) -> None:
-    from pbem import control
+    from pbem.app import control
 
     name = new_game(home, clock)
     run_poll(home, clock)
@@ -406,7 +408,7 @@ def test_replace_gives_the_newcomer_a_fresh_code_and_a_full_report(home, clock) 
 
 def test_resolve_at_deadline_holds_orders_until_then(home, clock) -> None:
     name = "iwd"
-    moderator.create_game(
+    games.create_game(
         home,
         "italian-wars",
         name,
@@ -426,3 +428,45 @@ def test_resolve_at_deadline_holds_orders_until_then(home, clock) -> None:
     with session(home.database_url) as s:
         kinds = [o.kind for o in s.exec(select(OrderInput).order_by(OrderInput.seq)).all()]
     assert kinds[:2] == ["orders", "orders"]
+
+
+def test_press_to_one_player_and_to_all_in_one_message_both_reach_them(home, clock) -> None:
+    """Issue 12: two press blocks to Bob from one message used to share a Message-ID and collide."""
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    n = len(sent_mail(home))
+    body = signed("Alice", "PRESS TO Bob\nfirst\nEND PRESS\nPRESS TO ALL\nsecond\nEND PRESS")
+    deliver(home, order_mail("Alice <alice@players.test>", name, body))
+    s = run_poll(home, clock)
+    assert (s.accepted, s.rejected, s.failures) == (1, 0, 0)
+    press = [m for m in sent_mail(home)[n:] if "Press from Alice" in m["Subject"]]
+    to_bob = [body_of(m) for m in press if m["To"].addresses[0].addr_spec == "bob@players.test"]
+    assert len(to_bob) == 2 and "first" in to_bob[0] and "second" in to_bob[1]
+    assert len({m["Message-ID"] for m in press}) == len(press) == 3
+
+
+def test_a_message_whose_handling_fails_is_kept_rejected_and_the_poll_goes_on(home, clock, monkeypatch) -> None:
+    from pbem.app import intake
+
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    real = intake.decide
+
+    def decide(msg, facts, cap):
+        if "boom" in msg.subject:
+            raise RuntimeError("a bug in deciding")
+        return real(msg, facts, cap)
+
+    monkeypatch.setattr(intake, "decide", decide)
+    deliver(
+        home, order_mail("Alice <alice@players.test>", name, signed("Alice", "HELP"), subject=f"[pbem {name}] boom")
+    )
+    deliver(home, order_mail("Bob <bob@players.test>", name, "HELP"))
+    s = run_poll(home, clock)
+    assert (s.read, s.accepted, s.rejected, s.failures) == (2, 1, 1, 1)
+    assert "1 could not be read" in s.line()
+    assert filed(home, "rejected") == 1 and filed(home, "processed") == 1
+    with session(home.database_url) as s2:
+        row = s2.exec(select(InboundMessage).where(InboundMessage.sender == "alice@players.test")).one()
+        assert (row.outcome, row.reason) == ("rejected", "could not be read")
+    assert run_poll(home, clock).read == 0, "the message is out of the inbox: it does not loop"

@@ -155,16 +155,17 @@ def test_the_cli_quotes_a_refused_player_name_intact(tmp_path) -> None:
 
 
 def test_help_without_a_game_tag_lists_the_players_games(home, clock) -> None:
-    from pbem import moderator
+    from pbem.app.games import create_game
+    from pbem.app.poll import poll as run_poll
     from pbem.mail.maildir import MaildirInbox, MaildirSender
     from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail
 
     players = [("Zoë Müller", "zoe@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
     codes = {"Zoë Müller": "ZOEM-1111", "Bob": CODES["Bob"], "Carol": CODES["Carol"]}
-    moderator.create_game(home, "habsburg", "hh1", players, seed="help-1", clock=clock, codes=codes)
+    create_game(home, "habsburg", "hh1", players, seed="help-1", clock=clock, codes=codes)
 
     def poll():
-        return moderator.poll(home, MaildirInbox(home.maildir_path), MaildirSender(home.maildir_path), clock=clock)
+        return run_poll(home, MaildirInbox(home.maildir_path), MaildirSender(home.maildir_path), clock=clock)
 
     poll()
     seen: set = set()

@@ -20,7 +20,8 @@ import pytest
 from sqlmodel import select
 
 from pbem import config as config_mod
-from pbem import moderator
+from pbem.app import games
+from pbem.app import poll as polling
 from pbem.record.db import session
 from tests import pg
 from tests import test_moderator as tm
@@ -206,7 +207,7 @@ def _setup_games(cfg) -> None:
     for g in range(GAMES):
         name = f"cc{g}"
         players = _players(g)
-        moderator.create_game(cfg, "habsburg", name, players, seed=f"concurrent-{g}", clock=clock, codes=CODES)
+        games.create_game(cfg, "habsburg", name, players, seed=f"concurrent-{g}", clock=clock, codes=CODES)
         state, _ = eng.setup([p for p, _ in players], f"concurrent-{g}", {})
         rng = Rng(init_state(f"bots-{g}"))
         for k in range(ORDERS_PER_GAME):
@@ -277,14 +278,15 @@ POLL_DIRECT = """
 import sys, time
 from datetime import datetime
 from pathlib import Path
-from pbem import config, moderator
+from pbem import config
+from pbem.app import poll as polling
 from pbem.mail.maildir import MaildirInbox, MaildirSender
 cfg = config.load(sys.argv[1])
 when = datetime.fromisoformat(sys.argv[2])
 go = Path(sys.argv[3])
 while not go.exists():
     time.sleep(0.005)
-s = moderator.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=lambda: when)
+s = polling.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=lambda: when)
 print(s.line())
 """
 
@@ -302,7 +304,7 @@ def reference(tmp_path_factory) -> dict:
     from pbem.mail.maildir import MaildirInbox, MaildirSender
 
     when = datetime.fromisoformat(FIXED)
-    moderator.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=lambda: when)
+    polling.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=lambda: when)
     rec = _record(cfg.database_url)
     assert sum(1 for m in rec["inbound"] if m[1] == "accepted") == GAMES * ORDERS_PER_GAME
     return rec
@@ -312,7 +314,7 @@ def reference(tmp_path_factory) -> dict:
 def test_concurrent_polls_without_the_file_lock_end_with_the_record_of_one_run(
     tmp_path: Path, pg_url: str, reference: dict, runs: int
 ) -> None:
-    """Several processes call moderator.poll at once on one home (no file lock): same record as one run."""
+    """Several processes call pbem.app.poll.poll at once on one home (no file lock): same record as one run."""
     pg.truncate(pg_url)
     cfg = pg.pg_home(tmp_path / "home", pg_url)
     kp.share_message_id_secret(cfg)

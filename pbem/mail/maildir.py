@@ -13,8 +13,16 @@ import mailbox
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .transport import Incoming
+
+if TYPE_CHECKING:
+    from ..config import Config
+
+
+def open_transport(cfg: Config) -> tuple[MaildirInbox, MaildirSender]:
+    return MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path)
 
 
 def _maildir(path: Path) -> mailbox.Maildir:

@@ -14,9 +14,21 @@ without being applied twice.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ..config import Config
+
+#: Every transport, by the name `[mail] transport` gives: the module whose
+#: `open_transport(cfg) -> (Inbox, Sender)` opens it (imported only when used).
+#: A new transport is one module with that function and one line here.
+TRANSPORTS: dict[str, str] = {
+    "maildir": "pbem.mail.maildir",
+    "imap": "pbem.mail.imapsmtp",
+}
 
 MAX_REASON = 200
 
@@ -66,3 +78,10 @@ class Sender(Protocol):
         """Deliver one message; raises TransientSendError or PermanentSendError."""
 
     def close(self) -> None: ...
+
+
+def open_transport(cfg: Config) -> tuple[Inbox, Sender]:
+    """The configured inbox and sender."""
+    module = importlib.import_module(TRANSPORTS[cfg.transport])
+    pair: tuple[Inbox, Sender] = module.open_transport(cfg)
+    return pair

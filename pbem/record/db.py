@@ -16,10 +16,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, create_engine
+
+if TYPE_CHECKING:
+    from alembic.config import Config as AlembicConfig
 
 BUSY_TIMEOUT_MS = 30_000
 # Key of the PostgreSQL advisory lock that serialises writers to one record (b"pbem" as an integer).
@@ -31,7 +35,7 @@ class DatabaseError(Exception):
     """The database could not be reached or is not usable; one sentence."""
 
 
-def _sqlite_pragmas(dbapi_conn, _record) -> None:
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     cur.execute("PRAGMA journal_mode = WAL")
@@ -47,7 +51,7 @@ def engine_for(url: str) -> Engine:
         event.listen(eng, "connect", _sqlite_pragmas)
 
         @event.listens_for(eng, "begin")
-        def _begin(conn) -> None:  # take the write lock at BEGIN: no upgrade deadlocks between runs
+        def _begin(conn: Connection) -> None:  # take the write lock at BEGIN: no upgrade deadlocks between runs
             if not conn.get_execution_options().get(READ_ONLY):
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
 
@@ -61,7 +65,7 @@ def _postgres_engine(url: str) -> Engine:
     eng = create_engine(url, pool_pre_ping=True, connect_args={"options": "-c timezone=UTC"})
 
     @event.listens_for(eng, "begin")
-    def _begin(conn) -> None:  # one writer at a time, as BEGIN IMMEDIATE does on SQLite; released at COMMIT
+    def _begin(conn: Connection) -> None:  # one writer at a time, as BEGIN IMMEDIATE does on SQLite; released at COMMIT
         if not conn.get_execution_options().get(READ_ONLY):
             conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({RECORD_LOCK})")
 
@@ -105,7 +109,7 @@ def migrate(url: str, revision: str = "head") -> None:
     command.upgrade(alembic_config(url), revision)
 
 
-def alembic_config(url: str):
+def alembic_config(url: str) -> AlembicConfig:
     from alembic.config import Config
 
     from ..resources import migrations_dir

@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from .. import engine as registry
-from ..engine.base import Event, Outcome, apply_defaults
+from ..engine.base import Engine, Event, Outcome, apply_defaults
 from . import chain
 from .models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
 
@@ -46,8 +46,9 @@ class Loaded:
     head: str = ""  # hash of the last entry of the record ("" = not read yet; see chain_head)
 
     @property
-    def engine(self):
-        return registry.get(self.game.kind)
+    def engine(self) -> Engine:
+        eng: Engine = registry.get(self.game.kind)
+        return eng
 
     @property
     def over(self) -> bool:
@@ -55,7 +56,8 @@ class Loaded:
 
     @property
     def options(self) -> dict[str, Any]:
-        return json.loads(self.game.options_json)
+        opts: dict[str, Any] = json.loads(self.game.options_json)
+        return opts
 
     def seat_for_address(self, address: str) -> Seat | None:
         address = address.lower()
@@ -71,7 +73,7 @@ def game_by_name(s: Session, name: str) -> Game | None:
 
 def current_seats(s: Session, game_id: int) -> list[Seat]:
     """The newest row for each position (replacements and new codes append rows)."""
-    rows = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.id)).all()
+    rows = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.id))).all()
     latest: dict[int, Seat] = {}
     for row in rows:
         latest[row.position] = row
@@ -100,16 +102,17 @@ def replay(game: Game, orders: list[OrderInput]) -> tuple[dict[str, Any], list[l
     return state, per_input
 
 
-def run_input(eng, state: dict[str, Any], kind: str, player: str, lines: list[str]) -> Outcome:
+def run_input(eng: Engine, state: dict[str, Any], kind: str, player: str, lines: list[str]) -> Outcome:
     if kind == "deadline":
         return apply_defaults(eng, state)
     return eng.apply(state, player, lines)
 
 
 def load(s: Session, game: Game) -> Loaded:
+    assert game.id is not None
     seats = current_seats(s, game.id)
     seq = last_order_seq(s, game.id)
-    snap = s.exec(select(Snapshot).where(Snapshot.game_id == game.id).order_by(Snapshot.seq.desc())).first()
+    snap = s.exec(select(Snapshot).where(Snapshot.game_id == game.id).order_by(col(Snapshot.seq).desc())).first()
     state: dict[str, Any] | None = None
     if snap is not None and snap.seq == seq:
         try:
@@ -117,7 +120,7 @@ def load(s: Session, game: Game) -> Loaded:
         except ValueError:
             state = None  # corrupted cache: rebuild below
     if state is None:
-        orders = s.exec(select(OrderInput).where(OrderInput.game_id == game.id).order_by(OrderInput.seq)).all()
+        orders = s.exec(select(OrderInput).where(OrderInput.game_id == game.id).order_by(col(OrderInput.seq))).all()
         state, _ = replay(game, list(orders))
     return Loaded(game, seats, state, seq, last_event_seq(s, game.id))
 
@@ -141,7 +144,7 @@ def _head(s: Session, loaded: Loaded) -> str:
     return loaded.head
 
 
-def insert(s: Session, model: type, rows: dict[str, Any] | list[dict[str, Any]]) -> Any:
+def insert(s: Session, model: Any, rows: dict[str, Any] | list[dict[str, Any]]) -> Any:
     """Plain INSERTs in the session's transaction (the record is append-only: no ORM object is needed,
     and building one cost more than the statement).  Returns the result, for `inserted_primary_key`."""
     return s.connection().execute(model.__table__.insert(), rows)
@@ -252,12 +255,12 @@ def open_deadline(s: Session, loaded: Loaded, step: str, when: datetime) -> None
 
 
 def current_deadline(s: Session, game_id: int) -> Deadline | None:
-    return s.exec(select(Deadline).where(Deadline.game_id == game_id).order_by(Deadline.id.desc())).first()
+    return s.exec(select(Deadline).where(Deadline.game_id == game_id).order_by(col(Deadline.id).desc())).first()
 
 
 def control_state(s: Session, game_id: int) -> str:
     """'running', 'paused' or 'abandoned', from the moderator's control actions."""
-    rows = s.exec(select(ControlAction).where(ControlAction.game_id == game_id).order_by(ControlAction.id)).all()
+    rows = s.exec(select(ControlAction).where(ControlAction.game_id == game_id).order_by(col(ControlAction.id))).all()
     state = "running"
     for row in rows:
         if row.action == "pause":
@@ -271,25 +274,25 @@ def control_state(s: Session, game_id: int) -> str:
 
 def open_game_ids(s: Session) -> list[int]:
     """Games whose newest snapshot is not over, in one query (finished games cost nothing per poll)."""
-    newest = select(Snapshot.game_id, func.max(Snapshot.seq).label("seq")).group_by(Snapshot.game_id).subquery()
+    newest = select(Snapshot.game_id, func.max(Snapshot.seq).label("seq")).group_by(col(Snapshot.game_id)).subquery()
     q = (
         select(Snapshot.game_id)
-        .join(newest, (Snapshot.game_id == newest.c.game_id) & (Snapshot.seq == newest.c.seq))
-        .where(Snapshot.over.is_(False))
-        .order_by(Snapshot.game_id)
+        .join(newest, (col(Snapshot.game_id) == newest.c.game_id) & (col(Snapshot.seq) == newest.c.seq))
+        .where(col(Snapshot.over).is_(False))
+        .order_by(col(Snapshot.game_id))
     )
     return list(s.exec(q).all())
 
 
 def is_over(s: Session, game_id: int) -> bool:
-    snap = s.exec(select(Snapshot).where(Snapshot.game_id == game_id).order_by(Snapshot.seq.desc())).first()
+    snap = s.exec(select(Snapshot).where(Snapshot.game_id == game_id).order_by(col(Snapshot.seq).desc())).first()
     return bool(snap and snap.over)
 
 
 def events_for(s: Session, game_id: int, after: int = 0) -> list[GameEvent]:
     return list(
         s.exec(
-            select(GameEvent).where(GameEvent.game_id == game_id, GameEvent.seq > after).order_by(GameEvent.seq)
+            select(GameEvent).where(GameEvent.game_id == game_id, GameEvent.seq > after).order_by(col(GameEvent.seq))
         ).all()
     )
 

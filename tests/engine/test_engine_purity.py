@@ -55,7 +55,8 @@ FORBIDDEN_HINTS = (
     "pbem.record",
     "pbem.mail",
     "pbem.reports",
-    "pbem.moderator",
+    "pbem.app",
+    "pbem.cli",
 )
 
 

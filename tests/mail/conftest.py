@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from pbem.mail.testservers import Unavailable, debian_mail_servers, debian_unavailable, pip_mail_servers
+from tests.servers.testservers import Unavailable, debian_mail_servers, debian_unavailable, pip_mail_servers
 
 MODERATOR = "moderator@example.test"
 USERS = {

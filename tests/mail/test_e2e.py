@@ -20,11 +20,12 @@ import pytest
 from sqlmodel import select
 
 from pbem import config as config_mod
-from pbem import moderator
+from pbem.app import games
+from pbem.app import poll as polling
 from pbem.cli_support import init_home
 from pbem.demo import Bot, demo_code, legal_lines
 from pbem.engine.rng import Rng, init_state
-from pbem.mail.transport import TransportError
+from pbem.mail.transport import TransportError, open_transport
 from pbem.record import store
 from pbem.record.db import session
 from pbem.record.models import OrderInput, OutboxMessage
@@ -55,7 +56,7 @@ class World:
 
     def new_game(self, kind: str, players: int, seed: str = "e2e", **kw) -> tuple[str, list[Bot]]:
         bots = [Bot(n, self.address(n), Rng(init_state(f"e2e:{n}"))) for n in NAMES[:players]]
-        moderator.create_game(
+        games.create_game(
             self.cfg,
             kind,
             "g1",
@@ -87,9 +88,9 @@ class World:
     def poll(self):
         self.servers.wait_for(MODERATOR, self.in_flight, timeout=60)
         self.in_flight = 0
-        inbox, sender = moderator.transports(self.cfg)
+        inbox, sender = open_transport(self.cfg)
         try:
-            return moderator.poll(self.cfg, inbox, sender, clock=self.clock)
+            return polling.poll(self.cfg, inbox, sender, clock=self.clock)
         finally:
             inbox.close()
             sender.close()
@@ -241,10 +242,10 @@ def test_crash_between_commit_and_move_applies_once(world: World) -> None:
     world.send("Alice <alice@example.test>", f"CODE {demo_code('e2e', 'Alice')}\nDISCARD NONE")
     world.servers.wait_for(MODERATOR, 1)
     world.in_flight = 0
-    inbox, sender = moderator.transports(world.cfg)
+    inbox, sender = open_transport(world.cfg)
     inbox.settle = lambda key, accepted: (_ for _ in ()).throw(SystemExit("killed before the move"))
     with pytest.raises(SystemExit):
-        moderator.poll(world.cfg, inbox, sender, clock=world.clock)
+        polling.poll(world.cfg, inbox, sender, clock=world.clock)
     assert len(world.servers.mailbox(MODERATOR)) == 1, "still in the inbox after the crash"
     s = world.poll()
     assert s.duplicates == 1 and s.accepted == 0

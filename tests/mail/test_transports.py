@@ -196,7 +196,7 @@ def test_imap_server_down_is_a_transport_error(mail_servers):
 
 
 def test_unreachable_imap_port_is_a_transport_error():
-    from pbem.mail.testservers import free_port
+    from tests.servers.testservers import free_port
 
     with pytest.raises(TransportError):
         ImapInbox("127.0.0.1", free_port(), False, False, "x@example.test", "pw", timeout=2)
@@ -286,7 +286,7 @@ def test_smtp_login_with_the_right_password_sends(mail_servers):
 
 
 def test_unreachable_smtp_port_is_transient():
-    from pbem.mail.testservers import free_port
+    from tests.servers.testservers import free_port
 
     out = SmtpSender("127.0.0.1", free_port(), False, False, timeout=2)
     with pytest.raises(TransientSendError):

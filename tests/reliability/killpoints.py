@@ -15,8 +15,8 @@ PBEM_TEST_KILL_AT="STAGE:N"   the process SIGKILLs itself at the N-th time
       send    the N-th outgoing mail was delivered (written to the sent
               Maildir, or accepted by the SMTP server); before it is marked sent
       presend before the N-th outgoing mail is delivered
-    The stages hook the product's own seams (`moderator.handle`,
-    `moderator._decide`, `Inbox.settle`, `Sender.send`) on both transports:
+    The stages hook the product's own seams (`pbem.app.poll.handle`,
+    `pbem.app.poll.decide_and_apply`, `Inbox.settle`, `Sender.send`) on both transports:
     MaildirInbox/ImapInbox and MaildirSender/SmtpSender.
     Just before dying it appends "STAGE:N" to PBEM_TEST_KILL_LOG (if set),
     so the test knows which stage was really hit.
@@ -65,7 +65,7 @@ def install() -> None:
     if shift:
         from datetime import timedelta
 
-        from pbem import moderator as mod
+        from pbem.app import poll as mod
         from pbem.record.store import now_utc
 
         orig_poll = mod.poll
@@ -89,7 +89,7 @@ def install() -> None:
         counts["n"] += 1
         return counts["n"] == target
 
-    from pbem import moderator
+    from pbem.app import poll as moderator
     from pbem.mail import imap, maildir, smtp
 
     inboxes = (maildir.MaildirInbox, imap.ImapInbox)
@@ -105,7 +105,7 @@ def install() -> None:
 
         moderator.handle = handle
     elif stage == "txn":
-        orig_decide = moderator._decide
+        orig_decide = moderator.decide_and_apply
 
         def decide(s, *a, **k):
             result = orig_decide(s, *a, **k)
@@ -114,7 +114,7 @@ def install() -> None:
                 _die(stage, target)
             return result
 
-        moderator._decide = decide
+        moderator.decide_and_apply = decide
     elif stage == "commit":
         for cls in inboxes:
             cls.settle = _settle_hook(cls.settle, stage, target, hit)
@@ -146,8 +146,7 @@ def _send_hook(orig_send, stage: str, target: int, hit):
 
 
 def _install_fault(fault: str) -> None:
-    from pbem import moderator
-    from pbem.mail import maildir
+    from pbem.mail import maildir, transport
 
     if fault == "smtp-down":
         from pbem.mail.smtp import SmtpSender
@@ -157,7 +156,7 @@ def _install_fault(fault: str) -> None:
         def transports(cfg):
             return maildir.MaildirInbox(cfg.maildir_path), SmtpSender("127.0.0.1", port, timeout=5)
 
-        moderator.transports = transports
+        transport.open_transport = transports
     elif fault == "send-enospc":
 
         def send(self, raw, sender, recipients):
@@ -286,7 +285,7 @@ def create_games(cfg, plans, fast_codes: bool = True) -> None:
     """Create the planned games.  `fast_codes`: seats hashed with 1,000 PBKDF2 rounds instead of 60,000
     (test-only speed; checking reads the rounds from the stored hash, so the checked code path is the same)."""
     from pbem import codes as codes_mod
-    from pbem import moderator
+    from pbem.app import games as moderator
 
     orig = moderator.hash_code
     if fast_codes:
@@ -503,7 +502,7 @@ def mail_users(plans, password: str) -> dict[str, str]:
 
 
 class ImapMail:
-    """Real servers (`pbem.mail.testservers.debian_mail_servers`): orders APPENDed in order to the
+    """Real servers (`tests.servers.testservers.debian_mail_servers`): orders APPENDed in order to the
     moderator's Dovecot INBOX, pbem configured for IMAP + SMTP, its mail sent to Postfix, which
     delivers it over LMTP to each player's Dovecot INBOX, where it is counted by Message-ID."""
 
@@ -523,7 +522,7 @@ class ImapMail:
         return re.sub(rb"\r?\n", b"\r\n", raw)
 
     def deliver(self, cfg, raws: list[bytes]) -> None:
-        from pbem.mail.testservers import _nodelay
+        from tests.servers.testservers import _nodelay
 
         with self.servers.imap(MODERATOR) as client:
             _nodelay(client)

@@ -79,15 +79,16 @@ def holds_code(value: object, pattern) -> bool:
 
 def home(root: Path):
     from pbem import codes as codes_mod
-    from pbem import moderator
+    from pbem.app import games
+    from pbem.app.games import create_game
 
     cfg = kp.make_home(root)
-    orig = moderator.hash_code
-    moderator.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)
+    orig = games.hash_code
+    games.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)
     try:
-        moderator.create_game(cfg, "habsburg", "hh", [(p, a) for p, a in ADDR.items()], seed="codes", codes=CODES)
+        create_game(cfg, "habsburg", "hh", [(p, a) for p, a in ADDR.items()], seed="codes", codes=CODES)
     finally:
-        moderator.hash_code = orig
+        games.hash_code = orig
     return cfg
 
 

@@ -17,7 +17,7 @@ The test runs over each transport (`mail` fixture, adapters in
 * maildir: the embedded transport; orders dropped into the Maildir inbox,
   sent mail read from the `sent` Maildir.
 * imap (marked ``dovecot``): Dovecot + Postfix from Debian packages
-  (`pbem.mail.testservers.debian_mail_servers`); orders APPENDed in order to
+  (`tests.servers.testservers.debian_mail_servers`); orders APPENDed in order to
   the moderator's IMAP INBOX, pbem configured with ``transport = "imap"``
   (IMAP in, SMTP out), so the commit kill lands between the database commit
   and the IMAP MOVE to the processed folder, and the send kills around
@@ -78,7 +78,7 @@ def mail(request, tmp_path: Path):
     if request.param == "maildir":
         yield kp.MaildirMail()
         return
-    from pbem.mail.testservers import Unavailable, debian_mail_servers, debian_unavailable
+    from tests.servers.testservers import Unavailable, debian_mail_servers, debian_unavailable
 
     reason = debian_unavailable()
     if reason:

@@ -202,7 +202,7 @@ def test_a_corrupted_snapshot_is_rebuilt_by_replay(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):
-    from pbem.mail.testservers import Unavailable, pip_mail_servers
+    from tests.servers.testservers import Unavailable, pip_mail_servers
 
     users = {MODERATOR: "Mod-Rel-pw-4411"}
     users.update({kp.address(g, p): "pw" for g in ("ha0", "dy1") for p in kp.NAMES[:3]})

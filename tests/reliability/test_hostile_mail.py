@@ -79,17 +79,18 @@ class World:
     def __init__(self, root: Path) -> None:
         from pbem import codes as codes_mod
         from pbem import engine as registry
-        from pbem import moderator
+        from pbem.app import games
+        from pbem.app import poll as polling
         from pbem.engine.bots import play
 
         self.cfg = kp.make_home(root)
         # Test-only speed: seats hashed with 1,000 PBKDF2 rounds instead of 60,000. Checking reads the rounds
         # from the stored hash, so the code path under test is the real one.
-        orig = moderator.hash_code
-        moderator.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)
+        orig = games.hash_code
+        games.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)
         try:
             for name, kind in (("hh", "habsburg"), ("dy", "dynasties"), ("iw", "italian-wars")):
-                moderator.create_game(
+                games.create_game(
                     self.cfg,
                     kind,
                     name,
@@ -98,10 +99,10 @@ class World:
                     codes={p: CODES[p] for p in SEATS[name]},
                 )
         finally:
-            moderator.hash_code = orig
+            games.hash_code = orig
         pt = play(registry.get("italian-wars"), SEATS["iw"], "hostile-iw", bot_seed="hostile")
         for i, (player, lines) in enumerate(pt.inputs):
-            r = moderator.handle(
+            r = polling.handle(
                 self.cfg,
                 self.mail(ADDR[player], "iw", [f"CODE {CODES[player]}", *lines], mid=f"<iw-{i}@players.test>"),
                 WHEN,
@@ -147,13 +148,13 @@ class World:
         mangled headers); `game` the game it names (None: none, "?": unknown); `authentic` whether it carries
         the right code from that player's registered address.
         """
-        from pbem import moderator
+        from pbem.app import poll as polling
 
         replay = raw in self.seen
         self.seen.add(raw)
         orders, events, last = self.counts()
         try:
-            moderator.handle(self.cfg, raw, WHEN)
+            polling.handle(self.cfg, raw, WHEN)
         except Exception as exc:  # noqa: BLE001 - the point of the test
             raise AssertionError(f"handle raised {exc!r} on:\n{raw[:2000]!r}") from exc
         self.checked += 1

@@ -95,7 +95,7 @@ def test_an_upgraded_record_keeps_playing(tmp_path: Path) -> None:
     from datetime import datetime
 
     from pbem import config as config_mod
-    from pbem import moderator
+    from pbem.app import poll as polling
     from pbem.record import store
     from pbem.record.db import session
 
@@ -105,7 +105,7 @@ def test_an_upgraded_record_keeps_playing(tmp_path: Path) -> None:
         loaded = store.load(s, store.game_by_name(s, "hh-mid"))
         req = next(r for r in loaded.engine.requests(loaded.state) if not r.answered)
         before = loaded.seq
-    res = moderator.handle(cfg, mail("hh-mid", req.player, [req.legal[0]], 999_001), datetime(2026, 2, 1, tzinfo=UTC))
+    res = polling.handle(cfg, mail("hh-mid", req.player, [req.legal[0]], 999_001), datetime(2026, 2, 1, tzinfo=UTC))
     assert res.kind == "accepted", res
     with session(cfg.database_url) as s:
         assert store.load(s, store.game_by_name(s, "hh-mid")).seq == before + 1

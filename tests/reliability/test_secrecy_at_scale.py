@@ -5,7 +5,7 @@ checked against the hidden items of every other player at that moment.
 Running thousands of games through the mail pipeline is too slow for CI, so
 games are played in process with `pbem.engine.bots.play`, and at sampled
 moments each player's report text is rendered from `view(state, player)` and
-the events visible to that player (the context `pbem.outbox.report_context`
+the events visible to that player (the context `pbem.app.reporting.report_context`
 builds, without the database) with the real `report` template.  Checks:
 * habsburg, italian-wars, dynasties: no other player's hidden card (from
   `tests/secrets_by_kind.py`) is named unless an event visible to the reader

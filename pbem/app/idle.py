@@ -8,21 +8,25 @@ whenever in doubt; the full poll then decides.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 
-def nothing_to_do(cfg, when: datetime) -> bool:
+def nothing_to_do(cfg: Config, when: datetime) -> bool:
     try:
         return _nothing_to_do(cfg, when)
     except Exception:  # locked, missing or strange database: let the full poll decide and report it
         return False
 
 
-def _nothing_to_do(cfg, when: datetime) -> bool:
+def _nothing_to_do(cfg: Config, when: datetime) -> bool:
     if cfg.transport != "maildir" or _maildir_has_mail(cfg):
         return False  # IMAP: the poll opens the inbox anyway (TODO: a STATUS check before the models)
     from sqlalchemy import DateTime, bindparam, text
 
-    from .record.db import engine_for
+    from ..record.db import engine_for
 
     lead = max(cfg.reminders, default=timedelta(0))
     naive = when.astimezone(UTC).replace(tzinfo=None)  # the columns hold naive UTC
@@ -48,7 +52,7 @@ def _nothing_to_do(cfg, when: datetime) -> bool:
     return due is None
 
 
-def _maildir_has_mail(cfg) -> bool:
+def _maildir_has_mail(cfg: Config) -> bool:
     for sub in ("new", "cur"):
         folder = cfg.maildir_path / "inbox" / sub
         if folder.is_dir() and any(not p.name.startswith(".") for p in folder.iterdir()):

@@ -21,7 +21,7 @@ Each yields an object with ``imap_host``, ``imap_port``, ``smtp_host``,
 ``smtp_down()``/``smtp_up()``, ``imap_down()``/``imap_up()`` (also as the
 context managers ``smtp_stopped()`` and ``imap_stopped()``).
 
-By hand: ``python -m pbem.mail.testservers pip|debian [ADDRESS:PASSWORD ...]``
+By hand: ``python -m tests.servers.testservers pip|debian [ADDRESS:PASSWORD ...]``
 starts a pair, prints its ports and runs until Ctrl-C.
 """
 
@@ -359,7 +359,7 @@ class PipMailServers(MailServers):
         if self._imap_proc is not None:
             return
         log = open(self.root / "pymap.log", "ab")
-        code = "from pbem.mail.testservers import _run_pymap; _run_pymap()"
+        code = "from tests.servers.testservers import _run_pymap; _run_pymap()"
         repo = str(Path(__file__).resolve().parents[2])
         env = {
             **os.environ,
@@ -625,7 +625,7 @@ def _main(argv: list[str]) -> int:
     ]
     starter = {"pip": pip_mail_servers, "debian": debian_mail_servers}.get(kind)
     if starter is None:
-        print("usage: python -m pbem.mail.testservers pip|debian [ADDRESS:PASSWORD ...]", file=sys.stderr)
+        print("usage: python -m tests.servers.testservers pip|debian [ADDRESS:PASSWORD ...]", file=sys.stderr)
         return 2
     root = Path(tempfile.mkdtemp(prefix="pbem-mail-"))
     try:

@@ -1,0 +1,119 @@
+"""Writing a decision: the one place the poll, the deadlines and the commands change the record.
+
+`apply` runs inside the caller's transaction (the caller commits): it
+records the inbound message that caused the decision (if any, without its
+code), then walks the effects in order: outbox rows, reports rendered at that
+point, events, accepted inputs with their snapshot and next deadline, control
+actions, deadlines and seats.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Session
+
+from ..config import Config
+from ..mail.message import Inbound
+from ..mail.outgoing import Mail, outbox_row
+from ..record import outbox, store
+from ..record.home_secrets import message_id_key
+from ..record.models import ControlAction, Deadline, InboundMessage, Seat
+from . import views
+from .decision import Control, Decision, Effect, Events, Input, NewDeadline, NewSeat, Report
+
+
+def record_inbound(
+    s: Session, msg: Inbound, raw: bytes, when: datetime, d: Decision, game_id: int | None = None
+) -> int:
+    """Keep the inbound message with what became of it; returns its id.
+
+    `raw` is already the bounded, redacted copy (`pbem.mail.storage.scrub`): never the code.
+    """
+    res = store.insert(
+        s,
+        InboundMessage,
+        dict(
+            message_id=msg.message_id,
+            body_hash=msg.body_hash,
+            sender=msg.sender,
+            subject=msg.subject[:500],
+            game_id=game_id,
+            player=d.player,
+            outcome=d.outcome,
+            reason=d.reason,
+            raw=raw,
+            received_at=when,
+        ),
+    )
+    new_id: int = res.inserted_primary_key[0]
+    return new_id
+
+
+def apply(
+    s: Session,
+    cfg: Config,
+    d: Decision,
+    when: datetime,
+    loaded: store.Loaded | None = None,
+    inbound: tuple[Inbound, bytes] | None = None,
+) -> None:
+    """Write `d` in the session's transaction.  `inbound`: the message it decides (recorded first)."""
+    game_id = loaded.game.id if (loaded is not None and d.game) else None
+    inbound_id = record_inbound(s, inbound[0], inbound[1], when, d, game_id) if inbound else None
+    pending: list[Report] = []
+    for effect in d.effects:
+        if isinstance(effect, Report):
+            pending.append(effect)
+            continue
+        _reports(s, cfg, loaded, pending, when)
+        if isinstance(effect, Mail):  # a mail about a game is filed with it
+            gid = effect.game_id if effect.game_id is not None else game_id
+            outbox.queue(s, outbox_row(cfg, effect, when, message_id_key(s), gid))
+        else:
+            _one(s, cfg, effect, when, loaded, inbound_id)
+    _reports(s, cfg, loaded, pending, when)
+
+
+def _reports(s: Session, cfg: Config, loaded: store.Loaded | None, pending: list[Report], when: datetime) -> None:
+    if pending and loaded is not None:
+        from .reporting import report_mails
+
+        outbox.queue(s, [outbox_row(cfg, m, when, message_id_key(s)) for m in report_mails(s, cfg, loaded, pending)])
+    pending.clear()
+
+
+def _one(
+    s: Session, cfg: Config, effect: Effect, when: datetime, loaded: store.Loaded | None, inbound_id: int | None
+) -> None:
+    assert loaded is not None and loaded.game.id is not None, "a game effect needs its game"
+    gid = loaded.game.id
+    if isinstance(effect, Events):
+        store.append_events(s, loaded, loaded.seq, list(effect.events), when)
+    elif isinstance(effect, Input):
+        source = effect.inbound_id if effect.inbound_id is not None else inbound_id
+        lines = list(effect.lines)
+        store.append_input(s, loaded, effect.kind, effect.player, lines, effect.outcome, source, when)
+        if effect.reopen and views.current_step(views.engine(loaded), loaded.state) == effect.reopen:
+            store.open_deadline(s, loaded, effect.reopen, when)  # nothing moved: do not fire again at once
+    elif isinstance(effect, Control):
+        store.insert(s, ControlAction, dict(game_id=gid, action=effect.action, detail=effect.detail, created_at=when))
+    elif isinstance(effect, NewDeadline):
+        row = dict(game_id=gid, step=effect.step, due_at=effect.due_at, reason=effect.reason, created_at=when)
+        store.insert(s, Deadline, row)
+    elif isinstance(effect, NewSeat):
+        store.insert(
+            s,
+            Seat,
+            dict(
+                game_id=gid,
+                position=effect.position,
+                player=effect.player,
+                address=effect.address,
+                display_name=effect.display_name,
+                code_hash=effect.code_hash,
+                since_seq=loaded.seq,
+                created_at=when,
+            ),
+        )
+        loaded.seats = store.current_seats(s, gid)

@@ -1,0 +1,212 @@
+"""Moderator commands on a running game: extend, pause, resume, replace, abandon, new code.
+
+Each command is decided by a pure `decide_*` function (raising `GameError`
+with one sentence when it cannot be done) and applied in one transaction:
+a `ControlAction` row and, where players should know, a public "moderator"
+event in the history and a notice (one template per command) or a report.
+Nothing is edited in place: a new deadline, a new seat row, a new code hash.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, col, select
+
+from ..codes import hash_code, new_code
+from ..config import Config
+from ..engine.base import Event
+from ..mail.outgoing import Mail
+from ..record import store
+from ..record.db import session
+from ..record.models import ControlAction, Seat
+from .apply import apply
+from .decision import Control, Decision, Effect, Events, GameError, NewDeadline, NewSeat, Report
+
+
+def _stamp(due: datetime) -> str:
+    return f"{due:%Y-%m-%d %H:%M} UTC"
+
+
+def _check(loaded: store.Loaded, control: str, allow_paused: bool = False) -> None:
+    if loaded.over:
+        raise GameError(f"game {loaded.game.name} is over")
+    if control == "abandoned" or (control == "paused" and not allow_paused):
+        raise GameError(f"game {loaded.game.name} is {control}")
+
+
+def announce(
+    loaded: store.Loaded, action: str, text: str, detail: str = "", seats: list[Seat] | None = None, **ctx: object
+) -> list[Effect]:
+    """The action row, a public moderator event saying `text`, and the control_ACTION notice to every seat."""
+    name = loaded.game.name
+    effects: list[Effect] = [Control(action, detail), Events((Event("moderator", text, "public", {"action": action}),))]
+    for seat in seats or loaded.seats:
+        key = ("control", name, action, loaded.event_seq + 1, seat.player)
+        context = {"game_name": name, **ctx}
+        effects.append(Mail(seat.address, f"control_{action}", context, "notice", key, player=seat.player))
+    return effects
+
+
+def decide_extend(
+    loaded: store.Loaded, control: str, dl_step: str | None, due: datetime | None, by: timedelta
+) -> Decision:
+    _check(loaded, control, allow_paused=True)
+    if dl_step is None or due is None:
+        raise GameError(f"game {loaded.game.name} has no open step to extend")
+    new_due = due + by
+    text = f"The moderator extended the deadline to {_stamp(new_due)}."
+    effects: list[Effect] = [NewDeadline(dl_step, new_due, f"extended by {by}")]
+    return Decision(
+        game=loaded.game.name, effects=effects + announce(loaded, "extend", text, str(by), due=_stamp(new_due))
+    )
+
+
+def decide_pause(loaded: store.Loaded, control: str, when: datetime) -> Decision:
+    _check(loaded, control)
+    text = "The moderator paused the game; deadlines are stopped."
+    return Decision(game=loaded.game.name, effects=announce(loaded, "pause", text, when.isoformat()))
+
+
+def decide_resume(
+    loaded: store.Loaded,
+    control: str,
+    paused_at: datetime | None,
+    dl_step: str | None,
+    due: datetime | None,
+    when: datetime,
+) -> Decision:
+    """Resume; the current deadline moves on by the time the game was paused."""
+    if control != "paused" or paused_at is None:
+        raise GameError(f"game {loaded.game.name} is not paused")
+    effects: list[Effect] = []
+    new_due = None
+    if dl_step is not None and due is not None:
+        new_due = due + (when - paused_at)
+        effects.append(NewDeadline(dl_step, new_due, "resumed"))
+    text = "The moderator resumed the game" + (f"; deadline {_stamp(new_due)}." if new_due else ".")
+    stamp = _stamp(new_due) if new_due else None
+    return Decision(game=loaded.game.name, effects=effects + announce(loaded, "resume", text, due=stamp))
+
+
+def decide_abandon(loaded: store.Loaded, control: str) -> Decision:
+    _check(loaded, control, allow_paused=True)
+    text = "The moderator abandoned the game; no further orders will be accepted."
+    return Decision(game=loaded.game.name, effects=announce(loaded, "abandon", text))
+
+
+def decide_replace(
+    loaded: store.Loaded, control: str, old: str, newcomer: tuple[str, str], code: str, code_hash: str
+) -> Decision:
+    """The newcomer takes OLD's seat (same player name in the game), with a fresh code and a full report."""
+    _check(loaded, control, allow_paused=True)
+    display, address = newcomer[0], newcomer[1].lower()
+    seat = next((st for st in loaded.seats if st.player.lower() == old.lower()), None)
+    if seat is None:
+        raise GameError(f"{old} is not a player of {loaded.game.name}")
+    if any(st.address == address for st in loaded.seats if st is not seat):
+        raise GameError(f"{newcomer[1]} already plays in {loaded.game.name}")
+    new = Seat(
+        game_id=seat.game_id,
+        position=seat.position,
+        player=seat.player,
+        address=address,
+        display_name=display,
+        code_hash=code_hash,
+        created_at=seat.created_at,
+    )
+    seats = [new if st is seat else st for st in loaded.seats]
+    text = f"{display} replaces the player in seat {seat.player}."
+    detail = f"{seat.player}: {seat.address} -> {address}"
+    effects: list[Effect] = [NewSeat(seat.position, seat.player, address, display, code_hash)]
+    effects += announce(loaded, "replace", text, detail, seats, newcomer=display, seat=seat.player)
+    # a full report: everything this seat may know, from the start, with the new code
+    effects.append(Report(seat.player, since=0, code=code, takeover=True, extra=f"replace:{newcomer[1]}"))
+    return Decision(game=loaded.game.name, player=seat.player, effects=effects)
+
+
+def decide_new_code(loaded: store.Loaded, player: str, code: str, code_hash: str, when: datetime) -> Decision:
+    """A fresh code: a new seat row with the new hash, mailed only to the registered address."""
+    seat = next((st for st in loaded.seats if st.player.lower() == player.lower()), None)
+    if seat is None:
+        raise GameError(f"{player} is not a player of {loaded.game.name}")
+    name = loaded.game.name
+    key = ("code", name, seat.player, loaded.seq, when.isoformat())
+    ctx = {"game_name": name, "code": code}
+    effects: list[Effect] = [
+        NewSeat(seat.position, seat.player, seat.address, seat.display_name, code_hash),
+        Control("code", seat.player),
+        Mail(seat.address, "new_code", ctx, "notice", key, player=seat.player, secret="code"),
+    ]
+    return Decision(game=name, player=seat.player, effects=effects)
+
+
+# --------------------------------------------------------------------------- the shells
+
+
+class _Command:
+    """One command's transaction: the game loaded with its control state and deadline."""
+
+    def __init__(self, s: Session, name: str) -> None:
+        game = store.game_by_name(s, name)
+        if game is None or game.id is None:
+            raise GameError(f'no game named "{name}"; see pbem game list')
+        self.s, self.gid = s, game.id
+        self.loaded = store.load(s, game)
+        self.control = store.control_state(s, game.id)
+        dl = store.current_deadline(s, game.id)
+        self.step = dl.step if dl else None
+        self.due = store.aware(dl.due_at) if dl else None
+
+    def apply(self, cfg: Config, d: Decision, when: datetime) -> None:
+        apply(self.s, cfg, d, when, self.loaded)
+        self.s.commit()
+
+
+def extend(cfg: Config, name: str, by: timedelta, when: datetime) -> datetime:
+    with session(cfg.database_url) as s:
+        c = _Command(s, name)
+        d = decide_extend(c.loaded, c.control, c.step, c.due, by)
+        c.apply(cfg, d, when)
+        assert c.due is not None
+        return c.due + by
+
+
+def pause(cfg: Config, name: str, when: datetime) -> None:
+    with session(cfg.database_url) as s:
+        c = _Command(s, name)
+        c.apply(cfg, decide_pause(c.loaded, c.control, when), when)
+
+
+def resume(cfg: Config, name: str, when: datetime) -> datetime | None:
+    with session(cfg.database_url) as s:
+        c = _Command(s, name)
+        q = select(ControlAction.created_at).where(ControlAction.game_id == c.gid, ControlAction.action == "pause")
+        paused_at = store.aware(s.exec(q.order_by(col(ControlAction.id).desc())).first())
+        d = decide_resume(c.loaded, c.control, paused_at, c.step, c.due, when)
+        c.apply(cfg, d, when)
+        return next((e.due_at for e in d.effects if isinstance(e, NewDeadline)), None)
+
+
+def abandon(cfg: Config, name: str, when: datetime) -> None:
+    with session(cfg.database_url) as s:
+        c = _Command(s, name)
+        c.apply(cfg, decide_abandon(c.loaded, c.control), when)
+
+
+def replace(
+    cfg: Config, name: str, old: str, newcomer: tuple[str, str], when: datetime, code: str | None = None
+) -> str:
+    code = code or new_code()
+    with session(cfg.database_url) as s:
+        c = _Command(s, name)
+        d = decide_replace(c.loaded, c.control, old, newcomer, code, hash_code(code))
+        c.apply(cfg, d, when)
+        return code
+
+
+def new_player_code(cfg: Config, name: str, player: str, when: datetime, code: str | None = None) -> None:
+    code = code or new_code()
+    with session(cfg.database_url) as s:
+        c = _Command(s, name)
+        c.apply(cfg, decide_new_code(c.loaded, player, code, hash_code(code), when), when)

@@ -1,0 +1,50 @@
+"""`pbem poll` as cron runs it: one run per home at a time, a cheap exit when there is nothing to do.
+
+Heavy modules are imported only once there is work, so that an idle run
+costs little more than starting Python.
+"""
+
+from __future__ import annotations
+
+import fcntl
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from ..config import Config
+
+if TYPE_CHECKING:
+    from .poll import PollSummary
+
+
+@dataclass
+class Run:
+    """What one run did: a summary, or why it did nothing."""
+
+    summary: PollSummary | None = None
+    skipped: str = ""
+
+
+def run_poll(cfg: Config, dry_run: bool = False) -> Run:
+    """Poll the configured transport once.  Raises TransportError or DatabaseError where the run cannot go on."""
+    with open(cfg.home / ".pbem-poll.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return Run(skipped="another pbem poll is running on this home; nothing done")
+        try:
+            from .idle import nothing_to_do
+
+            if not dry_run and nothing_to_do(cfg, datetime.now(UTC)):
+                return Run(skipped="nothing to do: no new mail, nothing queued or due")
+            from ..mail.transport import open_transport
+            from .poll import poll
+
+            inbox, sender = open_transport(cfg)
+            try:
+                return Run(poll(cfg, inbox, sender, dry_run=dry_run))
+            finally:
+                inbox.close()
+                sender.close()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

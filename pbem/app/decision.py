@@ -1,0 +1,123 @@
+"""What a decision is: the values the pure deciding functions return and `apply` writes.
+
+A `Decision` is an ordered list of effects (mails to queue, reports to
+render, events and inputs to append) plus what to record about the inbound
+message that caused it, if any.  Order matters only as the order of the
+outbox (the order mail is sent in) and of the history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..engine.base import Event, Outcome
+from ..mail.outgoing import Mail
+
+Recorded = Literal["accepted", "held", "rejected", "ignored"]
+
+
+@dataclass(frozen=True)
+class Report:
+    """A player's private report, rendered by `apply` from the record at its place in the effects.
+
+    `since` None: since their last report.  `code`: the player's code, shown
+    once (the kept copy is redacted).  `key` None: keyed by the point of the game.
+    """
+
+    player: str
+    since: int | None = None
+    code: str | None = None
+    takeover: bool = False
+    key: tuple[object, ...] | None = None
+    extra: str = ""
+
+
+@dataclass(frozen=True)
+class Events:
+    """Events appended outside an input (press, moderator announcements)."""
+
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True)
+class Input:
+    """An accepted input: `kind` orders (a player's lines) or deadline (the published defaults)."""
+
+    kind: str
+    player: str
+    lines: tuple[str, ...]
+    outcome: Outcome
+    inbound_id: int | None = None  # a held message applied at the deadline
+    reopen: str = ""  # step whose deadline is opened again (the deadline moved nothing)
+
+
+@dataclass(frozen=True)
+class Control:
+    """A moderator action row (pause, resume, abandon, extend, replace, code, held-done)."""
+
+    action: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class NewDeadline:
+    step: str
+    due_at: Any  # datetime
+    reason: str
+
+
+@dataclass(frozen=True)
+class NewSeat:
+    """A seat row appended (a replacement or a new code): `code_hash` of the new code."""
+
+    position: int
+    player: str
+    address: str
+    display_name: str
+    code_hash: str
+
+
+Effect = Mail | Report | Events | Input | Control | NewDeadline | NewSeat
+
+
+@dataclass
+class Decision:
+    """What one message, deadline or command does.  `outcome`/`reason` are recorded for a message."""
+
+    outcome: Recorded = "ignored"
+    reason: str = ""
+    game: str = ""
+    player: str = ""
+    effects: list[Effect] = field(default_factory=list)
+
+    @property
+    def mails(self) -> list[Mail]:
+        return [e for e in self.effects if isinstance(e, Mail)]
+
+    @property
+    def reports(self) -> list[Report]:
+        return [e for e in self.effects if isinstance(e, Report)]
+
+    @property
+    def inputs(self) -> list[Input]:
+        return [e for e in self.effects if isinstance(e, Input)]
+
+    @property
+    def events(self) -> list[Event]:
+        out: list[Event] = []
+        for e in self.effects:
+            if isinstance(e, Events):
+                out += e.events
+            elif isinstance(e, Input):
+                out += e.outcome.events
+        return out
+
+    @property
+    def handled(self) -> str:
+        """The poll summary's column: a held message counts as accepted."""
+        return "accepted" if self.outcome == "held" else self.outcome
+
+
+class GameError(Exception):
+    """A moderator command cannot be done; one sentence."""

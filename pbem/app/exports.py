@@ -1,0 +1,65 @@
+"""Exporting histories: one game in one format, or every game in every registered format.
+
+By default an export holds what every player knows (the public record); `as_player`
+gives what one player knows, `moderator` the complete record (its files are named
+NAME-moderator.SUFFIX).  `export_all` never writes outside its folder, whatever a
+game's name holds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlmodel import col, select
+
+from ..config import Config
+from ..names import export_stem, inside
+from ..record import store
+from ..record.db import session
+from ..record.models import Game
+from .decision import GameError
+
+
+def export_game(cfg: Config, name: str, fmt: str, as_player: str | None = None, moderator: bool = False) -> str:
+    """The history of game `name` as `fmt`: public, or what `as_player` may know, or the moderator's record."""
+    from ..export import build
+    from ..history.formats import render
+
+    with session(cfg.database_url) as s:
+        game = store.game_by_name(s, name)
+        if game is None:
+            raise GameError(f'no game named "{name}"; see pbem game list')
+        players = json.loads(game.players_json)
+        if as_player and as_player not in players:
+            raise GameError(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
+        doc = build(s, game, as_player=as_player, public=not (as_player or moderator))
+    return render(doc, fmt)
+
+
+def game_names(cfg: Config) -> list[str]:
+    with session(cfg.database_url) as s:
+        return list(s.exec(select(Game.name).order_by(col(Game.id))).all())
+
+
+def export_all(
+    cfg: Config, directory: Path, moderator: bool = False, progress: Callable[[str], None] | None = None
+) -> tuple[int, int]:
+    """Every game in every export format, as DIR/NAME.SUFFIX (DIR/NAME-moderator.SUFFIX).  Returns (files, games)."""
+    from ..export import build
+    from ..history.formats import FORMATS, render
+
+    directory.mkdir(parents=True, exist_ok=True)
+    written = games = 0
+    with session(cfg.database_url) as s:
+        for game in s.exec(select(Game).order_by(col(Game.id))).all():
+            doc = build(s, game, public=not moderator)
+            stem = export_stem(game.name, game.id or 0) + ("-moderator" if moderator else "")
+            for fmt, spec in FORMATS.items():
+                inside(directory, stem, spec.suffix).write_text(render(doc, fmt), encoding="utf-8")  # never outside
+                written += 1
+            games += 1
+            if progress:
+                progress(game.name)
+    return written, games

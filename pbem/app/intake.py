@@ -1,0 +1,246 @@
+"""Deciding what one inbound message does (pure: no database, no mail, no clock).
+
+`decide` gets the parsed message and the `Facts` the shell loaded for it (the
+game named in the subject with its seats and state, its control state, the
+answers already sent to each address this hour) and returns a `Decision`.
+Who may act: the registered address AND the player's code (DESIGN.md, the
+email contract).  A refusal changes nothing and is told to the registered
+address, never to the sender; strangers are never answered; auto-replies,
+bounces and bulk mail are never answered; answers to one address are capped
+per hour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..codes import check_code
+from ..engine.base import Outcome
+from ..mail.message import Inbound
+from ..mail.outgoing import Mail
+from ..orders.extract import Extracted
+from ..record.models import Seat
+from ..record.store import Loaded
+from . import views
+from .answers import Outgoing
+from .decision import Decision, Input, Report
+from .press import relay
+
+
+@dataclass(frozen=True)
+class SenderGame:
+    """A game the sender of a message without a game tag plays: for HELP without a tag."""
+
+    name: str
+    title: str
+    player: str
+
+
+@dataclass
+class Facts:
+    """What the shell loaded for one message."""
+
+    loaded: Loaded | None  # the game named in the subject, if it exists
+    control: str = "running"  # running, paused, abandoned
+    replies: dict[str, int] = field(default_factory=dict)  # answers queued per address in the last hour
+    sender_games: list[str] = field(default_factory=list)  # no game named: the games the sender plays
+    sender_seats: list[SenderGame] = field(default_factory=list)  # the same, with title and player name
+    extracted: Extracted | None = None  # the message's lines read with the game's order words, codes redacted
+
+
+def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
+    """What `msg` does.  `cap`: answers allowed per address per hour."""
+    if msg.auto:
+        return Decision("ignored", f"not answered: {msg.auto}")
+    loaded = facts.loaded
+    if loaded is None:
+        return _no_game(msg, facts, cap)
+    ex = facts.extracted if not msg.problem else None
+    seat = loaded.seat_for_address(msg.sender)
+    if seat is None:
+        return _stranger(msg, facts, cap, loaded, ex)
+    d = Decision(game=loaded.game.name, player=seat.player)
+    out = Outgoing(msg, facts.replies, cap, loaded.game.id)
+    if msg.problem or ex is None:
+        problem = msg.problem or "it holds no text"
+        return _refuse(d, out, seat, problem, "unreadable", problem=problem)
+    acts = bool(ex.orders or ex.press)
+    if acts and not check_code(ex.code, seat.code_hash):
+        why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
+        return _refuse(d, out, seat, f"refused: {why}", "refused_code", code_missing=not ex.code, sent=msg.date)
+    if acts and (facts.control != "running" or loaded.over):
+        state = "over" if loaded.over else facts.control
+        return _refuse(d, out, seat, f"game is {state}", "game_closed", state=state)
+    return _act(d, out, msg, loaded, seat, ex)
+
+
+def _ack(out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, chatter: list[str], **ctx: object) -> Mail | None:
+    if not out.allowed(seat.address):
+        return None
+    base: dict[str, object] = dict(
+        chatter=chatter,  # lines set aside: "not read as orders"
+        subject_in=msg.subject,
+        game_name=loaded.game.name,
+        applied=False,
+        lines=[],
+        rejected_count=0,
+        problems=[],
+        press_failed=[],
+        no_orders=False,
+        press_sent=[],
+        held=False,
+        on_file=[],
+        waiting=[],
+        report_follows=False,
+    )
+    return out.mail(seat.address, "ack", "ack", {**base, **ctx}, player=seat.player, to_name=seat.display_name)
+
+
+def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ctx: object) -> Decision:
+    d.outcome, d.reason = "rejected", reason
+    if out.allowed(seat.address):
+        game = d.game
+        context = {"game_name": game, "subject_in": out.msg.subject, **ctx}
+        mail = out.mail(seat.address, kind, "ack", context, player=seat.player, to_name=seat.display_name)
+        d.effects.append(mail)
+    return d
+
+
+def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, ex: Extracted) -> Decision:
+    eng, state, player = views.engine(loaded), loaded.state, seat.player
+    if ex.help:
+        asked = [{"prompt": r.prompt, "legal": list(r.legal)} for r in eng.requests(state) if r.player == player]
+        d.effects.append(
+            out.mail(
+                seat.address,
+                "help",
+                "notice",
+                {
+                    "game_name": loaded.game.name,
+                    "handbook": eng.handbook().rstrip(),
+                    "asked": asked,
+                    "waiting": views.waiting(eng, state),
+                },
+                player=player,
+            )
+        )
+    if ex.status:
+        d.effects.append(Report(player, key=out.key(seat.address, "report")))
+    sent: list[list[str]] = []
+    failed: list[str] = []
+    for press in ex.press:
+        to, why, effects = relay(loaded, player, press, ex.code, out)
+        d.effects += effects
+        if why:
+            failed.append(why)
+        else:
+            sent.append(to)
+    notes = dict(problems=list(ex.problems), press_failed=failed, press_sent=sent)
+    if not ex.orders:
+        accepted = bool(ex.help or ex.status or sent)
+        d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
+        if not accepted or ex.problems or failed or sent:
+            ack = _ack(out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))
+            _add(d, ack)
+        return d
+    return _orders(d, out, msg, loaded, seat, list(ex.orders), notes, ex.chatter)
+
+
+def _now(loaded: Loaded, player: str) -> dict[str, object]:
+    eng = views.engine(loaded)
+    return dict(on_file=views.on_file(eng, loaded.state, player), waiting=views.waiting(eng, loaded.state))
+
+
+def _add(d: Decision, mail: Mail | None) -> None:
+    if mail is not None:
+        d.effects.append(mail)
+
+
+def _orders(
+    d: Decision,
+    out: Outgoing,
+    msg: Inbound,
+    loaded: Loaded,
+    seat: Seat,
+    orders: list[str],
+    notes: dict[str, object],
+    chatter: list[str],
+) -> Decision:
+    eng, player = views.engine(loaded), seat.player
+    result: Outcome = eng.apply(loaded.state, player, orders)
+    lines = [r.__dict__ for r in result.lines]
+    if not result.accepted:
+        d.outcome = "rejected"
+        d.reason = "; ".join(f"{r.line!r}: {r.reason}" for r in result.lines if not r.ok)
+        rejected = sum(1 for r in result.lines if not r.ok)
+        _add(
+            d,
+            _ack(
+                out, seat, msg, loaded, chatter, lines=lines, rejected_count=rejected, **notes, **_now(loaded, player)
+            ),
+        )
+        return d
+    if loaded.game.resolve == "deadline":
+        d.outcome, d.reason = "held", "held until the deadline"
+        _add(d, _ack(out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, held=True, on_file=orders))
+        return d
+    d.outcome = "accepted"
+    everyone = views.players(loaded)
+    before = views.asked_steps(eng, loaded.state)
+    movers = views.players_to_report(eng, result.state, everyone, result.events, before)
+    d.effects.append(Input("orders", player, tuple(orders), result))
+    now = dict(on_file=views.on_file(eng, result.state, player), waiting=views.waiting(eng, result.state))
+    _add(
+        d,
+        _ack(
+            out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, **now, report_follows=player in movers
+        ),
+    )
+    for p in movers:
+        st = loaded.seat_for_player(p)
+        d.effects.append(Report(p, key=out.key(st.address if st else p, "report")))
+    return d
+
+
+def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracted | None) -> Decision:
+    """A sender who is not a player of this game.  Never answer them; warn the player whose code they used."""
+    game = loaded.game
+    victim = None
+    if ex is not None and ex.code:
+        victim = next((st for st in loaded.seats if check_code(ex.code, st.code_hash)), None)
+    if victim is None:
+        return Decision("ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game=game.name)
+    d = Decision("rejected", f"code of {victim.player} used from {msg.sender}", game=game.name, player=victim.player)
+    out = Outgoing(msg, facts.replies, cap, game.id)
+    if out.allowed(victim.address):
+        # a warning to the owner of the code, not an answer to the stranger's message
+        context = {"game_name": game.name, "sender": msg.sender}
+        mail = out.mail(victim.address, "stranger_code", "notice", context, player=victim.player, reply=False)
+        d.effects.append(mail)
+    return d
+
+
+def _no_game(msg: Inbound, facts: Facts, cap: int) -> Decision:
+    """No [pbem NAME] tag (or an unknown one): answer only a registered player, never a stranger."""
+    if not facts.sender_games:
+        return Decision("ignored", "sender is not a registered player and no game was named")
+    out = Outgoing(msg, facts.replies, cap, None)
+    if not msg.problem and not msg.game and _asks_help(msg, facts.extracted):
+        d = Decision("accepted", "HELP without a game: the player's games listed")
+        if out.allowed(msg.sender):
+            games = sorted(facts.sender_seats, key=lambda g: g.name)
+            d.effects.append(out.mail(msg.sender, "games_list", "notice", {"games": games}))
+        return d
+    d = Decision("rejected", "no known game named in the subject")
+    if out.allowed(msg.sender):
+        games = sorted(set(facts.sender_games))
+        context = {"tag": msg.game, "games": games, "subject_in": msg.subject}
+        d.effects.append(out.mail(msg.sender, "no_game", "notice", context))
+    return d
+
+
+def _asks_help(msg: Inbound, ex: Extracted | None) -> bool:
+    """HELP in the body, or a subject that is HELP (after Re:/Fwd: prefixes)."""
+    from ..orders.extract import subject_line
+
+    return bool(ex and ex.help) or subject_line(f"[pbem -] {msg.subject}").upper().rstrip("!?.") == "HELP"

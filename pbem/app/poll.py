@@ -1,0 +1,281 @@
+"""The poll: read the inbox, decide and apply each message in its own transaction, then time, then send.
+
+Each message is handled in ONE transaction (record it, apply its orders,
+append events, queue answers and reports: `apply.apply`), committed, and only
+then settled in the inbox.  Then due deadlines and reminders are applied, and
+the outbox is sent by the sender thread.  A crash anywhere loses nothing and
+applies nothing twice: a message seen again is recognised by Message-ID and
+body hash.  Whatever handling one message raises, that message is recorded
+as rejected ("could not be read"), filed with the rejected mail, logged and
+counted in the summary, and the poll goes on; only the database and the mail
+transports stop a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import func
+from sqlalchemy.exc import OperationalError
+from sqlmodel import Session, col, select
+
+from .. import engine as registry
+from ..codes import check_code
+from ..config import Config
+from ..engine.words import count
+from ..mail.message import Inbound, parse
+from ..mail.sender import Dispatcher
+from ..mail.storage import scrub
+from ..mail.transport import Inbox, Sender, TransportError
+from ..orders.extract import Extracted, extract
+from ..record import outbox, store
+from ..record.db import DatabaseError, reading, session
+from ..record.models import Game, InboundMessage, Seat
+from . import intake
+from .apply import apply, record_inbound
+from .decision import Decision
+
+log = logging.getLogger("pbem.poll")
+Clock = Callable[[], datetime]
+UNREADABLE = "could not be read"
+
+
+@dataclass
+class PollSummary:
+    read: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    ignored: int = 0
+    duplicates: int = 0
+    failures: int = 0  # of the rejected: handling raised (see the log)
+    deadlines: int = 0
+    reminders: int = 0
+    sent: int = 0
+    retry: int = 0
+    failed: int = 0
+    notes: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # seconds, see timing_line
+
+    def timing_line(self) -> str:
+        """Where the run's time went (`pbem poll --timings`): the poll's own steps, then the sender thread's."""
+        t = self.timings
+        return ("timings: " + ", ".join(f"{k.replace('_', ' ')} {v:.2f} s" for k, v in t.items())) if t else ""
+
+    def line(self) -> str:
+        broken = f" ({self.failures} could not be read: see the log)" if self.failures else ""
+        return (
+            f"read {count(self.read, 'message')}: {self.accepted} accepted, {self.rejected} rejected{broken}, "
+            f"{self.ignored} ignored, {self.duplicates} already seen; {count(self.deadlines, 'deadline')} applied, "
+            f"{count(self.reminders, 'reminder')}; "
+            f"sent {count(self.sent, 'mail')} ({self.retry} to retry, {self.failed} failed)"
+        )
+
+
+@dataclass
+class Handled:
+    kind: str  # accepted, rejected, ignored, duplicates
+    note: str = ""
+    stored: str = ""  # for duplicates: the outcome recorded when the message was first handled
+    failure: bool = False
+
+    @property
+    def processed(self) -> bool:
+        """Filed with the processed mail (else with the rejected): a message seen again keeps its first filing."""
+        if self.kind == "duplicates":
+            return self.stored in ("accepted", "held")
+        return self.kind == "accepted"
+
+
+def poll(
+    cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.now_utc, dry_run: bool = False
+) -> PollSummary:
+    """Raises TransportError or DatabaseError (one sentence each) where the run cannot go on."""
+    try:
+        return _poll(cfg, inbox, sender, clock, dry_run)
+    except OperationalError as exc:
+        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+    except OSError as exc:  # a full disk, a read-only or vanished mail folder
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        raise TransportError(f"a mail folder or file could not be used: {exc.strerror or exc}{where}") from None
+
+
+def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_run: bool) -> PollSummary:
+    from .deadlines import run_deadlines
+
+    summary = PollSummary()
+    spent = dict.fromkeys(("fetching", "handling", "filing", "deadlines", "waiting_for_sender"), 0.0)
+    started = mark = time.perf_counter()
+
+    def lap(step: str) -> None:
+        nonlocal mark
+        now = time.perf_counter()
+        spent[step] += now - mark
+        mark = now
+
+    dispatcher = Dispatcher(cfg, sender, clock) if (sender is not None and not dry_run) else None
+    with dispatcher or contextlib.nullcontext():
+        if dispatcher is not None:
+            dispatcher.nudge()  # mail left queued by an earlier run goes out first
+        for item in inbox.fetch():
+            lap("fetching")
+            summary.read += 1
+            outcome = contained(cfg, item.raw, clock(), dry_run)
+            setattr(summary, outcome.kind, getattr(summary, outcome.kind) + 1)
+            summary.failures += outcome.failure
+            if outcome.note:
+                summary.notes.append(outcome.note)
+            lap("handling")
+            if not dry_run:
+                inbox.settle(item.key, outcome.processed)
+            if dispatcher is not None:
+                dispatcher.nudge()
+            lap("filing")
+        lap("fetching")
+        if not dry_run:
+            summary.deadlines, summary.reminders = run_deadlines(cfg, clock())
+            lap("deadlines")
+        if dispatcher is not None:
+            sent = dispatcher.finish()
+            lap("waiting_for_sender")
+            summary.sent, summary.retry, summary.failed = sent.sent, sent.retry, sent.failed
+            spent.update({f"sender_{k}": v for k, v in dispatcher.spent.items()})
+    summary.timings = {"total": time.perf_counter() - started, **spent}
+    return summary
+
+
+def contained(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Handled:
+    """`handle`, with whatever it raises (but the database) kept to this one message."""
+    try:
+        return handle(cfg, raw, when, dry_run=dry_run)
+    except (DatabaseError, TransportError):
+        raise
+    except Exception:  # a bug must not stop the run or loop on this message forever
+        log.exception("a message could not be handled; it is kept as rejected for the moderator")
+        return _record_failure(cfg, raw, when, dry_run)
+
+
+def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> Handled:
+    try:
+        msg = parse(raw, cfg.moderator_address)
+    except Exception:  # not even parseable: keep it under a name made from its bytes
+        import hashlib
+
+        digest = hashlib.sha256(raw).hexdigest()
+        msg = Inbound(f"<unreadable.{digest[:32]}@pbem>", digest, "", "", "", None, "", None, UNREADABLE)
+    if not dry_run:
+        with session(cfg.database_url) as s:
+            msg, raw, _ = scrub(msg, raw, None, cfg.max_stored_stranger)
+            seen = select(InboundMessage.id).where(
+                InboundMessage.message_id == msg.message_id, InboundMessage.body_hash == msg.body_hash
+            )
+            if s.exec(seen).first() is None:
+                record_inbound(s, msg, raw, when, Decision("rejected", UNREADABLE))
+                s.commit()
+    return Handled("rejected", f"{msg.message_id}: {UNREADABLE}", failure=True)
+
+
+def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Handled:
+    """Process one raw message in one transaction: load, decide, apply, commit."""
+    msg = parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
+    _warm_code(cfg, msg)
+    try:
+        with session(cfg.database_url) as s:
+            seen = dict(
+                s.exec(
+                    select(InboundMessage.body_hash, InboundMessage.outcome).where(
+                        InboundMessage.message_id == msg.message_id
+                    )
+                ).all()
+            )
+            if msg.body_hash in seen:  # e.g. a run killed between its commit and filing the message
+                return Handled("duplicates", f"{msg.message_id} was already handled", stored=seen[msg.body_hash])
+            if seen:
+                # the same Message-ID with other bytes (a replay, a reusing client): keep outgoing ids unique
+                msg = dataclasses.replace(msg, key=f"{msg.message_id}#{msg.body_hash[:16]}")
+            d = decide_and_apply(s, cfg, msg, raw, when)
+            if dry_run:
+                s.rollback()
+            else:
+                s.commit()
+            return Handled(d.handled)
+    except OperationalError as exc:
+        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+
+
+def decide_and_apply(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -> Decision:
+    """Inside the message's transaction: read and scrub the message, load the facts, decide (pure), apply.
+
+    From the scrub on, no code is stored or echoed: the raw copy is bounded and redacted, the
+    subject and every extracted line are redacted (the code itself is kept for the check).
+    """
+    game = store.game_by_name(s, msg.game) if msg.game else None
+    words = registry.get(game.kind).order_words if game is not None else None
+    ex = extract(msg.text, msg.subject, words) if not msg.problem else None
+    msg, raw, ex = scrub(msg, raw, ex, _storage_limit(s, cfg, msg))
+    facts = load_facts(s, msg, when, game, ex)
+    d = intake.decide(msg, facts, cfg.replies_per_hour)
+    apply(s, cfg, d, when, facts.loaded, inbound=(msg, raw))
+    return d
+
+
+def _storage_limit(s: Session, cfg: Config, msg: Inbound) -> int:
+    """A registered player's mail may be kept larger than a stranger's."""
+    player = bool(msg.sender) and s.exec(select(Seat.id).where(Seat.address == msg.sender)).first() is not None
+    return cfg.max_stored_player if player else cfg.max_stored_stranger
+
+
+def load_facts(s: Session, msg: Inbound, when: datetime, game: Game | None, ex: Extracted | None) -> intake.Facts:
+    """Everything `intake.decide` needs for `msg`, read in its transaction."""
+    if msg.auto:
+        return intake.Facts(None, extracted=ex)
+    if game is None or game.id is None:
+        seats = s.exec(select(Seat).where(Seat.address == msg.sender)).all() if msg.sender else []
+        ids = {st.game_id: st.player for st in seats}
+        rows = s.exec(select(Game).where(col(Game.id).in_(set(ids)))).all() if ids else []
+        games = [intake.SenderGame(g.name, registry.get(g.kind).title, ids[g.id or 0]) for g in rows]
+        return intake.Facts(
+            None,
+            replies=outbox.replies_in_last_hour(s, [msg.sender], when),
+            sender_games=[g.name for g in games],
+            sender_seats=games,
+            extracted=ex,
+        )
+    loaded = store.load(s, game)
+    return intake.Facts(
+        loaded,
+        extracted=ex,
+        control=store.control_state(s, game.id),
+        replies=outbox.replies_in_last_hour(s, [st.address for st in loaded.seats], when),
+    )
+
+
+def _warm_code(cfg: Config, msg: Inbound) -> None:
+    """Run the deliberately slow code hash before the write lock is taken.
+
+    The check under the lock then finds it cached; meanwhile the mail sender,
+    which needs the lock to mark mail sent, keeps going (the hash releases the GIL).
+    """
+    if msg.auto or msg.problem or not msg.game:
+        return
+    code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
+    if not code:
+        return
+    with reading(cfg.database_url) as conn:
+        stored = (
+            conn.execute(
+                select(Seat.code_hash)
+                .join(Game, col(Game.id) == col(Seat.game_id))
+                .where(Game.name == msg.game.lower(), func.lower(Seat.address) == msg.sender.lower())
+                .order_by(col(Seat.id).desc())
+            )
+            .scalars()
+            .first()
+        )
+    if stored:
+        check_code(code, stored)

@@ -1,0 +1,125 @@
+"""A player's private report: its context, read from the record at one point of the game.
+
+Templates receive only `view(state, player)`, the events that player may see
+and that player's requests, never the state (DESIGN.md principle 5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import Session
+
+from ..config import Config
+from ..engine.base import Request, Result
+from ..mail.outgoing import Mail
+from ..record import outbox, store
+from ..record.models import Deadline, GameEvent
+from . import views
+from .decision import Report
+
+
+@dataclass
+class Moment:
+    """What every report at one point of a game shares, read once however many players are told."""
+
+    requests: list[Request]
+    result: Result | None
+    deadline: Deadline | None
+    events: list[GameEvent]  # rows after `after`, in order
+    after: int
+
+    @classmethod
+    def read(cls, s: Session, loaded: store.Loaded, after: int) -> Moment:
+        eng = views.engine(loaded)
+        assert loaded.game.id is not None
+        return cls(
+            eng.requests(loaded.state),
+            eng.result(loaded.state),
+            store.current_deadline(s, loaded.game.id),
+            store.events_for(s, loaded.game.id, after),
+            after,
+        )
+
+
+def report_context(
+    s: Session,
+    cfg: Config,
+    loaded: store.Loaded,
+    player: str,
+    since: int,
+    code: str | None = None,
+    moment: Moment | None = None,
+    takeover: bool = False,
+) -> dict[str, Any]:
+    """Everything a report template gets: only `player`'s view and the events they may see."""
+    if moment is None or moment.after > since:
+        moment = Moment.read(s, loaded, since)
+    eng = views.engine(loaded)
+    game = loaded.game
+    happened = [r.text for r in moment.events if r.seq > since and store.event_of(r).visible_to(player)]
+    requests, result, dl = moment.requests, moment.result, moment.deadline
+    reqs = [r for r in requests if r.player == player]
+    view = eng.view(loaded.state, player)
+    asked = [
+        {
+            "prompt": r.prompt,
+            "syntax": list(r.syntax),
+            "legal": list(r.legal),
+            "default": list(r.default),
+            "on_file": list(r.on_file),
+            "answered": r.answered,
+        }
+        for r in reqs
+    ]
+    due = store.aware(dl.due_at) if (dl and reqs and result is None) else None
+    return {
+        "title": eng.title,
+        "game_name": game.name,
+        "player": player,
+        "view": view,
+        "sections": view["sections"],
+        "happened": happened,
+        "asked": asked,
+        "deadline": due.strftime("%Y-%m-%d %H:%M UTC") if due else None,
+        "waiting": sorted({r.player for r in requests if not r.answered}),
+        "commitment": game.seed_commitment if since == 0 else None,
+        "result": None if result is None else {"summary": result.summary, "scores": result.scores},
+        "seed": game.seed if result is not None else None,
+        "commitment_final": game.seed_commitment,
+        "insecure_seed": game.insecure_seed,
+        "code": code,
+        "takeover": takeover,
+        "moderator": cfg.moderator_name,
+    }
+
+
+def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Report]) -> list[Mail]:
+    """The mails for `reports` at the current point, reading what they share once."""
+    assert loaded.game.id is not None
+    seqs = outbox.last_report_seqs(s, loaded.game.id)
+    since = {r.player: (r.since if r.since is not None else seqs.get(r.player, 0)) for r in reports}
+    moment = Moment.read(s, loaded, min(since.values(), default=0))
+    mails = []
+    for r in reports:
+        seat = loaded.seat_for_player(r.player)
+        if seat is None:
+            continue
+        ctx = report_context(s, cfg, loaded, r.player, since[r.player], r.code, moment, r.takeover)
+        key = r.key or (loaded.game.name, r.player, loaded.event_seq, loaded.seq, seat.id, r.extra)
+        mails.append(
+            Mail(
+                to=seat.address,
+                kind="report",
+                context=ctx,
+                purpose="report",
+                key=key,
+                to_name=seat.display_name or r.player,
+                player=r.player,
+                secret="code" if r.code else None,
+                upto_seq=loaded.event_seq,
+                game_id=loaded.game.id,
+            )
+        )
+    return mails

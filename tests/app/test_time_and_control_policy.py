@@ -1,0 +1,173 @@
+"""Deadlines, reminders and the moderator's commands, decided on plain objects (no SQLite, no Maildir)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from pbem.app import control, views
+from pbem.app.deadlines import Held, decide_deadline, decide_reminders, due_or_reminding
+from pbem.app.decision import Control, Events, GameError, Input, NewDeadline, NewSeat, Report
+from pbem.mail.compose import stable_message_id
+from tests.app.plain import WHEN, address, deadline, loaded
+
+OFFSETS = [timedelta(hours=24), timedelta(hours=2)]
+
+
+def owing(g) -> set[str]:
+    return {r.player for r in views.engine(g).requests(g.state) if not r.answered}
+
+
+def step(g) -> str:
+    return views.current_step(views.engine(g), g.state)
+
+
+# ----------------------------------------------------------------------------- deadlines
+
+
+def test_the_deadline_applies_the_published_default_and_reports_to_whom_it_concerns() -> None:
+    g = loaded()
+    d = decide_deadline(g, step(g), [])
+    [inp] = d.inputs
+    assert (inp.kind, inp.player, inp.lines, inp.reopen) == ("deadline", "", (), step(g))
+    assert any("sent no orders for this step by the deadline" in e.text for e in inp.outcome.events)
+    assert [type(e) for e in d.effects[1:]] == [Report] * len(d.effects[1:]) and d.reports
+
+
+def test_held_orders_are_applied_in_arrival_order_before_the_defaults() -> None:
+    g = loaded("italian-wars", ("Ann", "Ben"), resolve="deadline")
+    held = [Held(11, "Ann", ("DISCARD NONE",)), Held(12, "Ben", ("DISCARD NONE",))]
+    d = decide_deadline(g, step(g), held)
+    assert [(i.kind, i.player, i.inbound_id) for i in d.inputs][:2] == [("orders", "Ann", 11), ("orders", "Ben", 12)]
+    assert [c.detail for c in d.effects if isinstance(c, Control)] == [
+        "applied-at-deadline:11",
+        "applied-at-deadline:12",
+    ]
+
+
+def test_held_orders_that_became_illegal_are_not_applied_and_the_player_is_told() -> None:
+    g = loaded("italian-wars", ("Ann", "Ben"), resolve="deadline")
+    d = decide_deadline(g, step(g), [Held(11, "Ann", ("DISCARD Nowhere At All",))])
+    assert not [i for i in d.inputs if i.kind == "orders"]
+    [m] = [m for m in d.mails if m.kind == "held_failed"]
+    assert m.to == address("Ann") and m.context["rejected"][0]["line"] == "DISCARD Nowhere At All"
+    assert [i.kind for i in d.inputs] == ["deadline"], "the default still applies"
+
+
+def test_a_deadline_is_due_or_reminding_only_inside_its_windows() -> None:
+    dl = deadline("s", WHEN + timedelta(hours=48))
+    assert not due_or_reminding(OFFSETS, dl, WHEN)
+    assert due_or_reminding(OFFSETS, dl, WHEN + timedelta(hours=25))
+    assert due_or_reminding(OFFSETS, dl, WHEN + timedelta(hours=48))
+
+
+# ----------------------------------------------------------------------------- reminders
+
+
+KEY = b"home-secret-for-tests"  # the home's Message-ID key (pbem.record.home_secrets)
+
+
+def test_reminders_go_to_players_who_owe_orders_once_per_offset() -> None:
+    g = loaded()
+    dl = deadline(step(g), WHEN + timedelta(hours=48))
+    when = WHEN + timedelta(hours=25)
+    mails = decide_reminders(g, dl, when, OFFSETS, set(), set(), "pbem.test", KEY)
+    assert {m.player for m in mails} == owing(g) and {m.kind for m in mails} == {"reminder"}
+    assert mails[0].context["left"] == "23 hours" and mails[0].context["asked"]
+    queued = {stable_message_id("pbem.test", m.purpose, *m.key, secret=KEY) for m in mails}
+    assert decide_reminders(g, dl, when, OFFSETS, set(), queued, "pbem.test", KEY) == []
+    later = decide_reminders(g, dl, WHEN + timedelta(hours=46, minutes=45), OFFSETS, set(), queued, "pbem.test", KEY)
+    assert {m.player for m in later} == owing(g) and later[0].context["left"] == "75 minutes"
+
+
+def test_no_reminder_before_the_window_or_to_a_player_with_held_orders() -> None:
+    g = loaded()
+    dl = deadline(step(g), WHEN + timedelta(hours=48))
+    assert decide_reminders(g, dl, WHEN, OFFSETS, set(), set(), "pbem.test", KEY) == []
+    some = sorted(owing(g))[0]
+    mails = decide_reminders(g, dl, WHEN + timedelta(hours=25), OFFSETS, {some}, set(), "pbem.test", KEY)
+    assert some not in {m.player for m in mails}
+
+
+# ----------------------------------------------------------------------------- control commands
+
+
+def notices(d, kind: str) -> list[str]:
+    return sorted(m.to for m in d.mails if m.kind == kind)
+
+
+EVERYONE = sorted(address(p) for p in ("Alice", "Bob", "Carol"))
+
+
+def test_extend_moves_the_deadline_and_tells_everyone() -> None:
+    g = loaded()
+    d = control.decide_extend(g, "paused", "s1", WHEN, timedelta(hours=24))
+    [nd] = [e for e in d.effects if isinstance(e, NewDeadline)]
+    assert (nd.step, nd.due_at) == ("s1", WHEN + timedelta(hours=24))
+    assert notices(d, "control_extend") == EVERYONE
+    assert [e.text for e in d.events] == ["The moderator extended the deadline to 2026-01-06 12:00 UTC."]
+    with pytest.raises(GameError, match="no open step"):
+        control.decide_extend(g, "running", None, None, timedelta(hours=1))
+    with pytest.raises(GameError, match="abandoned"):
+        control.decide_extend(g, "abandoned", "s1", WHEN, timedelta(hours=1))
+
+
+def test_pause_only_a_running_game() -> None:
+    g = loaded()
+    d = control.decide_pause(g, "running", WHEN)
+    assert [c.action for c in d.effects if isinstance(c, Control)] == ["pause"]
+    assert notices(d, "control_pause") == EVERYONE
+    with pytest.raises(GameError, match="paused"):
+        control.decide_pause(g, "paused", WHEN)
+
+
+def test_resume_moves_the_deadline_on_by_the_pause() -> None:
+    g = loaded()
+    d = control.decide_resume(g, "paused", WHEN, "s1", WHEN + timedelta(hours=10), WHEN + timedelta(hours=100))
+    [nd] = [e for e in d.effects if isinstance(e, NewDeadline)]
+    assert nd.due_at == WHEN + timedelta(hours=110)
+    assert d.mails[0].context["due"] == "2026-01-10 02:00 UTC"
+    with pytest.raises(GameError, match="not paused"):
+        control.decide_resume(g, "running", None, "s1", WHEN, WHEN)
+
+
+def test_abandon_announces_and_refuses_twice() -> None:
+    g = loaded()
+    d = control.decide_abandon(g, "running")
+    assert notices(d, "control_abandon") == EVERYONE and isinstance(d.effects[1], Events)
+    with pytest.raises(GameError, match="abandoned"):
+        control.decide_abandon(g, "abandoned")
+
+
+def test_replace_seats_the_newcomer_with_a_full_report_and_their_code() -> None:
+    g = loaded()
+    d = control.decide_replace(g, "running", "carol", ("Dora", "Dora@Players.test"), "DORA-2345", "hash")
+    [seat] = [e for e in d.effects if isinstance(e, NewSeat)]
+    assert (seat.player, seat.address, seat.code_hash) == ("Carol", "dora@players.test", "hash")
+    assert "dora@players.test" in notices(d, "control_replace") and address("Carol") not in notices(
+        d, "control_replace"
+    )
+    [r] = d.reports
+    assert (r.player, r.since, r.code, r.takeover) == ("Carol", 0, "DORA-2345", True)
+    with pytest.raises(GameError, match="not a player"):
+        control.decide_replace(g, "running", "Zed", ("Dora", "dora@players.test"), "C", "h")
+    with pytest.raises(GameError, match="already plays"):
+        control.decide_replace(g, "running", "Carol", ("Bobby", address("Bob")), "C", "h")
+
+
+def test_a_new_code_goes_only_to_the_registered_address_and_is_redacted_once_sent() -> None:
+    g = loaded()
+    d = control.decide_new_code(g, "bob", "NEWB-7777", "hash", WHEN)
+    [m] = d.mails
+    assert (m.kind, m.to, m.secret, m.context["code"]) == ("new_code", address("Bob"), "code", "NEWB-7777")
+    assert [e.code_hash for e in d.effects if isinstance(e, NewSeat)] == ["hash"]
+    assert not d.events, "a new code is no event of the game"
+    with pytest.raises(GameError, match="not a player"):
+        control.decide_new_code(g, "Zed", "C", "h", WHEN)
+
+
+def test_input_effects_carry_the_engine_outcome() -> None:
+    g = loaded()
+    d = decide_deadline(g, step(g), [])
+    assert isinstance(d.inputs[0], Input) and d.inputs[0].outcome.accepted

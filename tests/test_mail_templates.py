@@ -1,0 +1,138 @@
+"""Every kind of mail pbem writes, rendered from a fixed context and compared with its golden text.
+
+One template pair per kind (templates/mail/KIND.txt.j2 with the subject,
+KIND.html.j2); the golden files are tests/golden/mail/outgoing/KIND.txt
+(subject, blank line, text part) and KIND.html.  A change of wording shows up
+here as a diff.  Run with PBEM_UPDATE_GOLDEN=1 to rewrite them after a
+deliberate change.  A new kind of mail needs a context here (the first test
+fails until it has one).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbem.reports import mail_kinds, render_mail
+
+ROOT = Path(__file__).resolve().parent / "golden" / "mail" / "outgoing"
+M = {"moderator": "Test Moderator"}
+ASKED = [
+    {
+        "prompt": "Play a card or pass",
+        "syntax": ["PLAY <card>", "PASS"],
+        "legal": ["PLAY Ottoman Advance", "PASS"],
+        "default": ["PASS"],
+        "on_file": [],
+        "answered": False,
+    }
+]
+VIEW = {
+    "turn": "Turn 3",
+    "sections": [
+        {"title": "Your hand", "private": True, "lines": ["Ottoman Advance", "Plague"]},
+        {
+            "title": "Scores",
+            "private": False,
+            "table": {"columns": ["Player", "VP"], "rows": [["Alice", 4], ["Bob", 2]]},
+        },
+    ],
+}
+LINES = [
+    {"line": "PLAY Ottoman Advance", "ok": True, "reason": "", "legal": (), "understood": "PLAY Ottoman Advance"},
+    {"line": "MELD Nobody", "ok": False, "reason": "no such order", "legal": ("PASS",), "understood": ""},
+]
+
+CONTEXTS: dict[str, dict[str, Any]] = {
+    "ack": dict(
+        subject_in="[pbem hh1] orders",
+        game_name="hh1",
+        applied=False,
+        lines=LINES,
+        rejected_count=1,
+        problems=['"PRESS TO Bob": press must end with a line "END PRESS"; nothing was sent'],
+        press_failed=['no player matches "Zed"'],
+        no_orders=False,
+        press_sent=[["Bob"], ["Bob", "Carol"]],
+        held=False,
+        on_file=["PLAY Plague"],
+        waiting=["Alice", "Carol"],
+        report_follows=False,
+    ),
+    "control_abandon": dict(game_name="hh1"),
+    "control_extend": dict(game_name="hh1", due="2026-01-08 12:00 UTC"),
+    "control_pause": dict(game_name="hh1"),
+    "control_replace": dict(game_name="hh1", newcomer="Dora", seat="Carol"),
+    "control_resume": dict(game_name="hh1", due="2026-01-09 12:00 UTC"),
+    "game_closed": dict(game_name="hh1", subject_in="[pbem hh1] orders", state="paused"),
+    "held_failed": dict(game_name="iwd", rejected=[{"line": "DISCARD Milan", "reason": "you hold no Milan"}]),
+    "help": dict(game_name="hh1", handbook="HOUSE OF HABSBURG: the handbook\n  PLAY <card>", asked=ASKED, waiting=[]),
+    "new_code": dict(game_name="hh1", code="NEWB-7777"),
+    "games_list": dict(
+        games=[
+            dict(name="hh1", title="House of Habsburg", player="Zoë Müller"),
+            dict(name="iw2", title="Italian Wars", player="Zoë"),
+        ]
+    ),
+    "no_game": dict(subject_in="orders", tag="hh9", games=["hh1", "iw2"]),
+    "press": dict(game_name="hh1", sender="Alice", recipients=["Bob"], to_all=False, text="Bob, let us share."),
+    "refused_code": dict(game_name="hh1", subject_in="[pbem hh1] orders", code_missing=True, sent=""),
+    "reminder": dict(game_name="hh1", due="2026-01-07 12:00 UTC", left="23 hours", asked=ASKED),
+    "report": dict(
+        title="House of Habsburg",
+        game_name="hh1",
+        player="Alice",
+        view=VIEW,
+        sections=VIEW["sections"],
+        happened=["Bob played Plague."],
+        asked=ASKED,
+        deadline="2026-01-07 12:00 UTC",
+        waiting=["Alice"],
+        commitment="ab" * 32,
+        result=None,
+        seed=None,
+        commitment_final="ab" * 32,
+        insecure_seed=False,
+        code="AAAA-2222",
+        takeover=False,
+    ),
+    "send_failed": dict(
+        to="bob@players.test", message_id="<pbem.1@pbem.test>", purpose="report", attempts=8, error="550 no such user"
+    ),
+    "stranger_code": dict(game_name="hh1", sender="mallory@evil.test"),
+    "unreadable": dict(game_name="hh1", subject_in="[pbem hh1] orders", problem="the message is too long"),
+}
+
+
+def test_every_kind_of_mail_has_a_golden_context() -> None:
+    assert sorted(CONTEXTS) == mail_kinds()
+
+
+@pytest.mark.parametrize("kind", sorted(CONTEXTS))
+def test_mail_wording_matches_golden(kind: str) -> None:
+    r = render_mail(kind, {**CONTEXTS[kind], **M})
+    got = {f"{kind}.txt": f"Subject: {r.subject}\n\n{r.text}", f"{kind}.html": r.html}
+    if os.environ.get("PBEM_UPDATE_GOLDEN"):
+        ROOT.mkdir(parents=True, exist_ok=True)
+        for name, text in got.items():
+            (ROOT / name).write_text(text)
+        return
+    for name, text in got.items():
+        assert text == (ROOT / name).read_text(), f"{kind}: the wording differs from {ROOT / name}"
+
+
+def test_a_template_given_less_than_it_names_fails_loudly() -> None:
+    from jinja2 import UndefinedError
+
+    with pytest.raises(UndefinedError):
+        render_mail("reminder", {"game_name": "hh1", **M})
+
+
+def test_the_redacted_copy_of_a_code_mail_keeps_no_code() -> None:
+    from pbem.mail.outgoing import REDACTED
+
+    kept = render_mail("new_code", {**CONTEXTS["new_code"], "code": REDACTED, **M})
+    assert "NEWB-7777" not in kept.text + kept.html + kept.subject
