@@ -10,7 +10,7 @@ import copy
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -28,7 +28,7 @@ def _set_config(_ctx: object, _param: object, value: object) -> None:
         _state["config"] = Path(str(value))
 
 
-def _add_config_option(group: TyperGroup, template: typer.core.TyperOption) -> None:
+def _add_config_option(group: TyperGroup, template: Any) -> None:
     for cmd in group.commands.values():
         if not any(p.name == "config" for p in cmd.params):
             opt = copy.copy(template)
@@ -64,7 +64,7 @@ def _why(exc: Exception) -> str:
     return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
 
 
-def fail(message: str, code: int = 1) -> None:
+def fail(message: str, code: int = 1) -> NoReturn:
     typer.echo(f"pbem: {message}", err=True)
     raise typer.Exit(code)
 

@@ -185,7 +185,9 @@ def run(
                 if LEGAL_HEADER in text:
                     newest[addr] = (msg, text)
         with session(cfg.database_url) as s:
-            gid = game_by_name(s, name).id
+            row = game_by_name(s, name)
+            assert row is not None and row.id is not None
+            gid = row.id
             over = is_over(s, gid)
             progress_mark = last_order_seq(s, gid)
         if over:
@@ -214,6 +216,7 @@ def run(
     seconds = time.perf_counter() - start
     with session(cfg.database_url) as s:
         game = game_by_name(s, name)
+        assert game is not None
         loaded = load(s, game)
         result = loaded.engine.result(loaded.state)
         doc = build(s, game)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from .engine.base import Event
 from .history.formats import FORMATS, render
@@ -44,12 +44,15 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     over = result is not None
     audience = "moderator" if (as_player is None and not public) else ("public" if public else as_player)
     full = audience == "moderator" or over
+    assert game.id is not None
     event_rows = store.events_for(s, game.id)
     events = [store.event_of(r) for r in event_rows]
     inputs = {
-        o.seq: o for o in s.exec(select(OrderInput).where(OrderInput.game_id == game.id).order_by(OrderInput.seq))
+        o.seq: o for o in s.exec(select(OrderInput).where(OrderInput.game_id == game.id).order_by(col(OrderInput.seq)))
     }
-    messages = s.exec(select(InboundMessage).where(InboundMessage.game_id == game.id).order_by(InboundMessage.id)).all()
+    messages = s.exec(
+        select(InboundMessage).where(InboundMessage.game_id == game.id).order_by(col(InboundMessage.id))
+    ).all()
     msg_ids = {m.id: m.message_id for m in messages}
 
     def visible(ev: Event) -> bool:

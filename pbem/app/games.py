@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -171,7 +172,7 @@ class Shown:
     name: str
     players: list[str]
     report: dict[str, Any] | None  # with --as: the report template's context
-    view: dict[str, Any] | None  # without: the public view
+    view: Mapping[str, Any] | None  # without: the public view
     waiting: list[str]
 
 

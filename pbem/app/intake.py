@@ -228,8 +228,8 @@ def _no_game(msg: Inbound, facts: Facts, cap: int) -> Decision:
     if not msg.problem and not msg.game and _asks_help(msg, facts.extracted):
         d = Decision("accepted", "HELP without a game: the player's games listed")
         if out.allowed(msg.sender):
-            games = sorted(facts.sender_seats, key=lambda g: g.name)
-            d.effects.append(out.mail(msg.sender, "games_list", "notice", {"games": games}))
+            seats = sorted(facts.sender_seats, key=lambda g: g.name)
+            d.effects.append(out.mail(msg.sender, "games_list", "notice", {"games": seats}))
         return d
     d = Decision("rejected", "no known game named in the subject")
     if out.allowed(msg.sender):

@@ -27,6 +27,7 @@ import ssl as ssl_module
 from collections.abc import Iterator
 from contextlib import contextmanager
 from email.parser import BytesHeaderParser
+from typing import Any
 
 from . import tls
 from .transport import Incoming, TransportError, one_line
@@ -92,7 +93,7 @@ class ImapInbox:
         self._message_ids: dict[str, str] = {}
         self._pending: dict[bool, list[int]] = {True: [], False: []}  # settled during fetch, not yet filed
         self._streaming = False
-        self._client = None
+        self._client: Any = None  # an IMAPClient once connected (imapclient has no type hints)
         self.uidvalidity: int | None = None
         if connect:
             self._connect()
@@ -120,7 +121,7 @@ class ImapInbox:
             reason = _one_line(exc, self._password)
             raise TransportError(f"{self._where()}: {action} failed ({reason})") from None
 
-    def open(self) -> object:
+    def open(self) -> Any:
         """Connect, secure and log in (no folder work); returns the imapclient client (also for `pbem check`)."""
         import imapclient
 
@@ -148,7 +149,7 @@ class ImapInbox:
             raise
         return client
 
-    def _login(self, client) -> None:  # type: ignore[no-untyped-def]
+    def _login(self, client: Any) -> None:
         if self.auth == "password":
             client.login(self.username, self._password)
             return

@@ -113,6 +113,7 @@ def _decode(part: Message) -> str:
         charset = part.get_content_charset() or "utf-8"
     except Exception as exc:  # noqa: BLE001 - a broken transfer encoding or RFC 2231 parameter
         raise Unreadable(f"a text part cannot be decoded ({type(exc).__name__})") from None
+    assert isinstance(payload, bytes)
     try:
         return payload.decode(charset, "replace")
     except LookupError:

@@ -67,7 +67,7 @@ def outbox_row(cfg: Config, mail: Mail, when: datetime, secret: bytes, game_id: 
             references=mail.references,
         )
 
-    secret = mail.secret and mail.context.get(mail.secret)
+    secret_text = mail.secret and mail.context.get(mail.secret)
     return dict(
         message_id=mid,
         game_id=game_id if game_id is not None else mail.game_id,
@@ -76,7 +76,7 @@ def outbox_row(cfg: Config, mail: Mail, when: datetime, secret: bytes, game_id: 
         upto_seq=mail.upto_seq,
         to_addr=mail.to,
         raw=build(mail.context),
-        keep_raw=build({**mail.context, mail.secret: REDACTED}) if (secret and mail.secret) else None,
+        keep_raw=build({**mail.context, mail.secret: REDACTED}) if (secret_text and mail.secret) else None,
         status="queued",
         attempts=0,
         last_error="",

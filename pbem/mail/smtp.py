@@ -150,8 +150,10 @@ class SmtpSender:
             fresh = self._conn is None
             if fresh:
                 self._conn = self._connect()
+            conn = self._conn
+            assert conn is not None
             try:
-                refused = self._conn.sendmail(sender, list(recipients), raw)
+                refused = conn.sendmail(sender, list(recipients), raw)
             except smtplib.SMTPRecipientsRefused as exc:
                 self._reset()
                 self._raise_refused(exc.recipients, everyone=True)

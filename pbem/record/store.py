@@ -128,10 +128,14 @@ def load(s: Session, game: Game) -> Loaded:
 def chain_head(s: Session, game: Game) -> str:
     """The hash of the game's last record entry (the seed commitment before the first one)."""
     order = s.exec(
-        select(OrderInput.seq, OrderInput.hash).where(OrderInput.game_id == game.id).order_by(OrderInput.seq.desc())
+        select(OrderInput.seq, OrderInput.hash)
+        .where(OrderInput.game_id == game.id)
+        .order_by(col(OrderInput.seq).desc())
     ).first()
     event = s.exec(
-        select(GameEvent.input_seq, GameEvent.hash).where(GameEvent.game_id == game.id).order_by(GameEvent.seq.desc())
+        select(GameEvent.input_seq, GameEvent.hash)
+        .where(GameEvent.game_id == game.id)
+        .order_by(col(GameEvent.seq).desc())
     ).first()
     if event is not None and (order is None or event[0] >= order[0]):
         return event[1]

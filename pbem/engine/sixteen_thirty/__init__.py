@@ -20,7 +20,7 @@ class SixteenThirtyEngine:
     title = TITLE
     min_players = 3
     max_players = 6
-    order_words = ORDER_WORDS
+    order_words: tuple[str, ...] = ORDER_WORDS
     history = HistorySpec(
         step="Turn",
         step_keys=("turn",),

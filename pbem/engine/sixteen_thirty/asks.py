@@ -88,7 +88,7 @@ def start_options(hand: list[str]) -> list[str]:
 @lru_cache(maxsize=64)
 def _start_options(hand: tuple[str, ...]) -> tuple[str, ...]:
     need = start_required(list(hand))
-    pool = [x for x in sort_cards(hand) if not is_special(x)]
+    pool = [x for x in sort_cards(list(hand)) if not is_special(x)]
     out: list[str] = []
     for combo in dict.fromkeys(combinations(pool, need)):
         named = [x for x in combo if not is_open(x)]
