@@ -101,7 +101,7 @@ def test_stored_mail_limits_and_trusted_authserv_id(tmp_path: Path) -> None:
         "",
     )
     path.write_text(
-        '[mail]\nmax_stored_stranger = "64 KiB"\nmax_stored_player = 2000000\n'
+        '[moderator]\naddress = "m@x.test"\n[mail]\nmax_stored_stranger = "64 KiB"\nmax_stored_player = 2000000\n'
         'trust_authentication_results = "mx.example.org"\n'
     )
     cfg = load(path)
@@ -111,6 +111,6 @@ def test_stored_mail_limits_and_trusted_authserv_id(tmp_path: Path) -> None:
         "mx.example.org",
     )
     for bad in ('max_stored_stranger = "lots"', "max_stored_player = 10", 'trust_authentication_results = "a b"'):
-        path.write_text(f"[mail]\n{bad}\n")
+        path.write_text(f'[moderator]\naddress = "m@x.test"\n[mail]\n{bad}\n')
         with pytest.raises(ConfigError, match=r"\[mail\]"):
             load(path)

@@ -141,9 +141,9 @@ def running_pages(kind: str) -> dict[str, str]:
     from pbem.record import store
     from pbem.record.db import session
     from tests.conftest import Clock
-    from tests.test_history_golden import GAMES
+    from tests.test_history_golden import game_of
 
-    players, seed = GAMES[kind]
+    players, seed = game_of(kind)
     home = Path(tempfile.mkdtemp(prefix=f"pbem-running-{kind}-"))
     atexit.register(shutil.rmtree, home, True)
     r = run(kind, players, seed, home / "home", bot_seed="golden", clock=Clock(), max_polls=10)

@@ -42,11 +42,11 @@ def styled():
 
 @pytest.mark.parametrize("kind", ["habsburg", "sixteen-thirty"])
 def test_a_whole_game_from_styled_mail_ends_as_the_plain_game(tmp_path: Path, kind: str) -> None:
-    from tests.test_history_golden import GAMES, ROOT
+    from tests.test_history_golden import ROOT, game_of
 
     if kind not in registry.available():
         pytest.skip(f"{kind} engine not installed")
-    players, seed = GAMES[kind]
+    players, seed = game_of(kind)
     r = run(kind, players, seed, tmp_path / "home", bot_seed="golden", clock=Clock(), max_polls=3000, style=styled())
     assert r.verified and "did not finish" not in r.summary, r.summary
     record = text_record(json.loads(r.export.read_text()))

@@ -86,6 +86,8 @@ def report_text(eng, state, player: str, happened: list[str]) -> str:
         "result": None if result is None else {"summary": result.summary, "scores": result.scores},
         "seed": None,
         "commitment_final": "0" * 64,
+        "insecure_seed": False,
+        "takeover": False,
         "code": None,
         "moderator": "m",
     }
