@@ -28,7 +28,8 @@ from tests import test_moderator as tm
 from tests.conftest import CODES, Clock, order_mail, signed
 from tests.reliability import killpoints as kp
 
-pytestmark = pytest.mark.postgres
+# one worker runs this module: its tests share one PostgreSQL database
+pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres")]
 
 
 @pytest.fixture(scope="session")
