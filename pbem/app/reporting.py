@@ -12,7 +12,7 @@ from typing import Any
 from sqlmodel import Session
 
 from ..config import Config
-from ..engine.base import Request, Result
+from ..engine.base import Engine, Request, Result
 from ..mail.outgoing import Mail
 from ..record import outbox, store
 from ..record.models import Deadline, GameEvent
@@ -59,9 +59,49 @@ def report_context(
     eng = views.engine(loaded)
     game = loaded.game
     happened = [r.text for r in moment.events if r.seq > since and store.event_of(r).visible_to(player)]
-    requests, result, dl = moment.requests, moment.result, moment.deadline
+    asked_now = any(r.player == player for r in moment.requests)
+    due = store.aware(moment.deadline.due_at) if (moment.deadline and asked_now and moment.result is None) else None
+    return player_report(
+        eng,
+        loaded.state,
+        player,
+        game_name=game.name,
+        happened=happened,
+        requests=moment.requests,
+        result=moment.result,
+        deadline=due.strftime("%Y-%m-%d %H:%M UTC") if due else None,
+        commitment=game.seed_commitment if since == 0 else None,
+        seed=game.seed if moment.result is not None else None,
+        commitment_final=game.seed_commitment,
+        insecure_seed=game.insecure_seed,
+        code=code,
+        takeover=takeover,
+        moderator=cfg.moderator_name,
+    )
+
+
+def player_report(
+    eng: Engine,
+    state: dict[str, Any],
+    player: str,
+    *,
+    game_name: str,
+    happened: list[str],
+    requests: list[Request],
+    result: Result | None,
+    deadline: str | None,
+    commitment: str | None = None,
+    seed: str | None = None,
+    commitment_final: str = "",
+    insecure_seed: bool = False,
+    code: str | None = None,
+    takeover: bool = False,
+    moderator: str = "",
+) -> dict[str, Any]:
+    """The report template's context from plain values (pure): `player`'s view, their requests and the
+    events they may see.  `report_context` fills it from the record; tests fill it from a bare state."""
     reqs = [r for r in requests if r.player == player]
-    view = eng.view(loaded.state, player)
+    view = eng.view(state, player)
     asked = [
         {
             "prompt": r.prompt,
@@ -73,25 +113,24 @@ def report_context(
         }
         for r in reqs
     ]
-    due = store.aware(dl.due_at) if (dl and reqs and result is None) else None
     return {
         "title": eng.title,
-        "game_name": game.name,
+        "game_name": game_name,
         "player": player,
         "view": view,
         "sections": view["sections"],
         "happened": happened,
         "asked": asked,
-        "deadline": due.strftime("%Y-%m-%d %H:%M UTC") if due else None,
+        "deadline": deadline,
         "waiting": sorted({r.player for r in requests if not r.answered}),
-        "commitment": game.seed_commitment if since == 0 else None,
+        "commitment": commitment,
         "result": None if result is None else {"summary": result.summary, "scores": result.scores},
-        "seed": game.seed if result is not None else None,
-        "commitment_final": game.seed_commitment,
-        "insecure_seed": game.insecure_seed,
+        "seed": seed,
+        "commitment_final": commitment_final,
+        "insecure_seed": insecure_seed,
         "code": code,
         "takeover": takeover,
-        "moderator": cfg.moderator_name,
+        "moderator": moderator,
     }
 
 

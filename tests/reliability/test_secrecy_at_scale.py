@@ -58,39 +58,24 @@ NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 
 
 def report_text(eng, state, player: str, happened: list[str]) -> str:
+    """The player's report as the pipeline renders it (`player_report` is the same pure context builder)."""
+    from pbem.app.reporting import player_report
+
     every = eng.requests(state)
-    reqs = [r for r in every if r.player == player]
     result = eng.result(state)
-    view = eng.view(state, player)
-    ctx = {
-        "title": eng.title,
-        "game_name": "g1",
-        "player": player,
-        "view": view,
-        "sections": view["sections"],
-        "happened": happened,
-        "asked": [
-            {
-                "prompt": r.prompt,
-                "syntax": list(r.syntax),
-                "legal": list(r.legal),
-                "default": list(r.default),
-                "on_file": list(r.on_file),
-                "answered": r.answered,
-            }
-            for r in reqs
-        ],
-        "deadline": "2026-01-07 12:00 UTC" if reqs and result is None else None,
-        "waiting": sorted({r.player for r in every if not r.answered}),
-        "commitment": None,
-        "result": None if result is None else {"summary": result.summary, "scores": result.scores},
-        "seed": None,
-        "commitment_final": "0" * 64,
-        "insecure_seed": False,
-        "takeover": False,
-        "code": None,
-        "moderator": "m",
-    }
+    asked = any(r.player == player for r in every)
+    ctx = player_report(
+        eng,
+        state,
+        player,
+        game_name="g1",
+        happened=happened,
+        requests=every,
+        result=result,
+        deadline="2026-01-07 12:00 UTC" if asked and result is None else None,
+        commitment_final="0" * 64,
+        moderator="m",
+    )
     return render("mail/report.txt.j2", **ctx)
 
 
