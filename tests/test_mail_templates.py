@@ -62,6 +62,8 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         waiting=["Alice", "Carol"],
         report_follows=False,
     ),
+    "code_misuse_alert": dict(game_name="hh1", sender="carol@players.test", sender_as="Carol in this game", owner="Bob"),
+    "code_misused": dict(game_name="hh1", sender="carol@players.test"),
     "control_abandon": dict(game_name="hh1"),
     "control_extend": dict(game_name="hh1", due="2026-01-08 12:00 UTC"),
     "control_pause": dict(game_name="hh1"),
@@ -78,6 +80,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         ]
     ),
     "no_game": dict(subject_in="orders", tag="hh9", games=["hh1", "iw2"]),
+    "not_your_game": dict(game_name="hh1", subject_in="[pbem hh1] orders", games=["iw2", "dy3"]),
     "press": dict(game_name="hh1", sender="Alice", recipients=["Bob"], to_all=False, text="Bob, let us share."),
     "refused_code": dict(game_name="hh1", subject_in="[pbem hh1] orders", code_missing=True, sent=""),
     "reminder": dict(game_name="hh1", due="2026-01-07 12:00 UTC", left="23 hours", asked=ASKED),
@@ -98,6 +101,15 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         insecure_seed=False,
         code="AAAA-2222",
         takeover=False,
+    ),
+    "revision_on_file": dict(
+        game_name="dy1",
+        subject_in="[pbem dy1] my tribute",
+        sent="2026-01-05 09:00 UTC",
+        why="older",
+        on_file_subject="[pbem dy1] tribute, second thoughts",
+        on_file_sent="2026-01-05 11:30 UTC",
+        on_file_lines=["TRIBUTE Gold"],
     ),
     "send_failed": dict(
         to="bob@players.test", message_id="<pbem.1@pbem.test>", purpose="report", attempts=8, error="550 no such user"

@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlmodel import Session
 
 from ..config import Config
+from ..mail.fingerprint import sent_at
 from ..mail.message import Inbound
 from ..mail.outgoing import Mail, outbox_row
 from ..record import outbox, store
@@ -44,6 +45,8 @@ def record_inbound(
             reason=d.reason,
             raw=raw,
             received_at=when,
+            sent_at=sent_at(msg.date, when),
+            duplicate_of=d.duplicate_of,
         ),
     )
     new_id: int = res.inserted_primary_key[0]

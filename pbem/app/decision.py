@@ -14,7 +14,7 @@ from typing import Any, Literal
 from ..engine.base import Event, Outcome
 from ..mail.outgoing import Mail
 
-Recorded = Literal["accepted", "held", "rejected", "ignored"]
+Recorded = Literal["accepted", "held", "rejected", "ignored", "duplicate"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,7 @@ class Decision:
     game: str = ""
     player: str = ""
     effects: list[Effect] = field(default_factory=list)
+    duplicate_of: int | None = None  # outcome duplicate: the record id of the first copy
 
     @property
     def mails(self) -> list[Mail]:
@@ -115,8 +116,8 @@ class Decision:
 
     @property
     def handled(self) -> str:
-        """The poll summary's column: a held message counts as accepted."""
-        return "accepted" if self.outcome == "held" else self.outcome
+        """The poll summary's column: a held message counts as accepted, a duplicate as already seen."""
+        return {"held": "accepted", "duplicate": "duplicates"}.get(self.outcome, self.outcome)
 
 
 class GameError(Exception):

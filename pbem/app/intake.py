@@ -13,6 +13,7 @@ per hour.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from ..codes import check_code
 from ..engine.base import Outcome
@@ -21,10 +22,11 @@ from ..mail.outgoing import Mail
 from ..orders.extract import Extracted
 from ..record.models import Seat
 from ..record.store import Loaded
-from . import views
+from . import misuse, revisions, views
 from .answers import Outgoing
 from .decision import Decision, Input, Report
 from .press import relay
+from .revisions import FirstCopy, OnFile
 
 
 @dataclass(frozen=True)
@@ -46,10 +48,16 @@ class Facts:
     sender_games: list[str] = field(default_factory=list)  # no game named: the games the sender plays
     sender_seats: list[SenderGame] = field(default_factory=list)  # the same, with title and player name
     extracted: Extracted | None = None  # the message's lines read with the game's order words, codes redacted
+    when: datetime | None = None  # when the message arrived
+    first: FirstCopy | None = None  # the message this one is a copy of (same Message-ID and sender)
+    on_file: OnFile | None = None  # the sender's revision on file for the current step
+    moderator: str = ""  # the [moderator] address, told when a player's code comes from another player
 
 
 def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     """What `msg` does.  `cap`: answers allowed per address per hour."""
+    if facts.first is not None:
+        return _duplicate(msg, facts, cap, facts.first)
     if msg.auto:
         return Decision("ignored", f"not answered: {msg.auto}")
     loaded = facts.loaded
@@ -67,11 +75,29 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     acts = bool(ex.orders or ex.press)
     if acts and not check_code(ex.code, seat.code_hash):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
-        return _refuse(d, out, seat, f"refused: {why}", "refused_code", code_missing=not ex.code, sent=msg.date)
+        _refuse(d, out, seat, f"refused: {why}", "refused_code", code_missing=not ex.code, sent=msg.date)
+        owner = misuse.owner_of(ex.code, loaded, besides=seat)
+        if owner is not None:
+            d.reason += f" (the code of {owner.player})"
+            misuse.warn(d, out, loaded, owner, msg.sender, f"{seat.player} in this game", facts.moderator)
+        return d
     if acts and (facts.control != "running" or loaded.over):
         state = "over" if loaded.over else facts.control
         return _refuse(d, out, seat, f"game is {state}", "game_closed", state=state)
+    if ex.orders and facts.on_file is not None and revisions.is_stale(msg, facts.when, facts.on_file):
+        assert facts.when is not None
+        return revisions.refuse_stale(d, out, seat, msg, facts.on_file, facts.when)
     return _act(d, out, msg, loaded, seat, ex)
+
+
+def _duplicate(msg: Inbound, facts: Facts, cap: int, first: FirstCopy) -> Decision:
+    loaded = facts.loaded
+    seat = loaded.seat_for_player(first.player) if loaded is not None and first.player else None
+    if seat is not None and seat.address.lower() != msg.sender.lower():
+        seat = None  # the copy names another game or player than its first copy: nobody to tell
+    out = Outgoing(msg, facts.replies, cap, loaded.game.id if loaded else None)
+    game = loaded.game.name if loaded else ""
+    return revisions.duplicate(msg, first, seat, facts.on_file, out, game, facts.when)
 
 
 def _ack(out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, chatter: list[str], **ctx: object) -> Mail | None:
@@ -212,6 +238,14 @@ def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracte
         return Decision("ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game=game.name)
     d = Decision("rejected", f"code of {victim.player} used from {msg.sender}", game=game.name, player=victim.player)
     out = Outgoing(msg, facts.replies, cap, game.id)
+    if facts.sender_games:  # a registered player of another game: refused, and the moderator is told too
+        mine = sorted(set(facts.sender_games))
+        sender_as = "a player of " + ", ".join(mine)
+        misuse.warn(d, out, loaded, victim, msg.sender, sender_as, facts.moderator)
+        if out.allowed(msg.sender):
+            context = {"game_name": game.name, "subject_in": msg.subject, "games": mine}
+            d.effects.append(out.mail(msg.sender, "not_your_game", "ack", context))
+        return d
     if out.allowed(victim.address):
         # a warning to the owner of the code, not an answer to the stranger's message
         context = {"game_name": game.name, "sender": msg.sender}

@@ -37,9 +37,10 @@ from ..orders.extract import Extracted, extract
 from ..record import outbox, store
 from ..record.db import DatabaseError, reading, session
 from ..record.models import Game, InboundMessage, Seat
-from . import intake
+from . import intake, on_file
 from .apply import apply, record_inbound
 from .decision import Decision
+from .revisions import FirstCopy
 
 log = logging.getLogger("pbem.poll")
 Clock = Callable[[], datetime]
@@ -186,29 +187,23 @@ def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Ha
     _warm_code(cfg, msg)
     try:
         with session(cfg.database_url) as s:
-            seen = dict(
-                s.exec(
-                    select(InboundMessage.body_hash, InboundMessage.outcome).where(
-                        InboundMessage.message_id == msg.message_id
-                    )
-                ).all()
-            )
-            if msg.body_hash in seen:  # e.g. a run killed between its commit and filing the message
-                return Handled("duplicates", f"{msg.message_id} was already handled", stored=seen[msg.body_hash])
-            if seen:
-                # the same Message-ID with other bytes (a replay, a reusing client): keep outgoing ids unique
+            seen = on_file.seen(s, msg)
+            if seen.same is not None:  # the same bytes: e.g. a run killed between its commit and filing the message
+                return Handled("duplicates", f"{msg.message_id} was already handled", stored=seen.same)
+            if seen.taken:  # the same Message-ID with other bytes (a copy, a replay): keep outgoing ids unique
                 msg = dataclasses.replace(msg, key=f"{msg.message_id}#{msg.body_hash[:16]}")
-            d = decide_and_apply(s, cfg, msg, raw, when)
-            if dry_run:
-                s.rollback()
-            else:
-                s.commit()
+            d = decide_and_apply(s, cfg, msg, raw, when, first=seen.first)
+            s.rollback() if dry_run else s.commit()
+            if seen.first is not None:  # a copy (other trace headers): recorded as a duplicate, filed as the first
+                return Handled("duplicates", f"{msg.message_id}: a copy of a message already read", seen.first.outcome)
             return Handled(d.handled)
     except OperationalError as exc:
         raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
 
 
-def decide_and_apply(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime) -> Decision:
+def decide_and_apply(
+    s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime, first: FirstCopy | None = None
+) -> Decision:
     """Inside the message's transaction: read and scrub the message, load the facts, decide (pure), apply.
 
     From the scrub on, no code is stored or echoed: the raw copy is bounded and redacted, the
@@ -218,7 +213,10 @@ def decide_and_apply(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: da
     words = registry.get(game.kind).order_words if game is not None else None
     ex = extract(msg.text, msg.subject, words) if not msg.problem else None
     msg, raw, ex = scrub(msg, raw, ex, _storage_limit(s, cfg, msg))
-    facts = load_facts(s, msg, when, game, ex)
+    facts = load_facts(s, msg, when, game, ex, first)
+    if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
+        facts.moderator = cfg.moderator_address
+        facts.replies.update(outbox.replies_in_last_hour(s, [cfg.moderator_address], when))
     d = intake.decide(msg, facts, cfg.replies_per_hour)
     apply(s, cfg, d, when, facts.loaded, inbound=(msg, raw))
     return d
@@ -230,10 +228,12 @@ def _storage_limit(s: Session, cfg: Config, msg: Inbound) -> int:
     return cfg.max_stored_player if player else cfg.max_stored_stranger
 
 
-def load_facts(s: Session, msg: Inbound, when: datetime, game: Game | None, ex: Extracted | None) -> intake.Facts:
+def load_facts(
+    s: Session, msg: Inbound, when: datetime, game: Game | None, ex: Extracted | None, first: FirstCopy | None = None
+) -> intake.Facts:
     """Everything `intake.decide` needs for `msg`, read in its transaction."""
     if msg.auto:
-        return intake.Facts(None, extracted=ex)
+        return intake.Facts(None, extracted=ex, when=when, first=first)
     if game is None or game.id is None:
         seats = s.exec(select(Seat).where(Seat.address == msg.sender)).all() if msg.sender else []
         ids = {st.game_id: st.player for st in seats}
@@ -245,14 +245,28 @@ def load_facts(s: Session, msg: Inbound, when: datetime, game: Game | None, ex: 
             sender_games=[g.name for g in games],
             sender_seats=games,
             extracted=ex,
+            when=when,
+            first=first,
         )
     loaded = store.load(s, game)
+    seat = loaded.seat_for_address(msg.sender)
+    acting = seat is not None and (first is not None or (ex is not None and bool(ex.orders)))
     return intake.Facts(
         loaded,
         extracted=ex,
         control=store.control_state(s, game.id),
-        replies=outbox.replies_in_last_hour(s, [st.address for st in loaded.seats], when),
+        replies=outbox.replies_in_last_hour(s, [st.address for st in loaded.seats] + [msg.sender], when),
+        sender_games=[] if seat or not msg.sender else _games_of(s, msg.sender),
+        when=when,
+        first=first,
+        on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
     )
+
+
+def _games_of(s: Session, address: str) -> list[str]:
+    """The games `address` holds a seat in (a player of another game writing to this one)."""
+    q = select(Game.name).join(Seat, col(Seat.game_id) == col(Game.id)).where(Seat.address == address)
+    return sorted(set(s.exec(q).all()))
 
 
 def _warm_code(cfg: Config, msg: Inbound) -> None:

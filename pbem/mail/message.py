@@ -3,7 +3,8 @@
 Handles what ordinary mail clients send: multipart/alternative (text/plain is
 preferred; HTML-only mail is turned into text; format=flowed is unwrapped), any charset and transfer
 encoding (unknown charsets fall back to UTF-8 with replacement), attachments
-ignored, missing Message-IDs (a stable one is made from the body hash).
+ignored, missing Message-IDs (a stable one is made from the content without
+trace headers: `pbem.mail.fingerprint`).
 Nothing here raises on bad input: problems become `problem` text.
 """
 
@@ -20,6 +21,7 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 
 from .authentication import verdict
+from .fingerprint import missing_message_id
 from .identity import identify
 from .loops import auto_reason
 
@@ -198,7 +200,7 @@ def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "
     (`[mail]` key of that name; "" = off): a sender they fail is refused (`authentication.verdict`).
     """
     body_hash = hashlib.sha256(raw).hexdigest()
-    problem = None
+    whole, problem = raw, None
     if len(raw) > MAX_RAW_BYTES:
         problem = f"the message is {len(raw)} bytes long; orders must fit in {MAX_RAW_BYTES} bytes"
         raw = raw[:64_000]
@@ -214,7 +216,7 @@ def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "
         )
     mid = _header(msg, "Message-ID").strip()
     if not mid or len(mid) > 900:
-        mid = f"<missing.{body_hash[:32]}@pbem.invalid>"
+        mid = missing_message_id(whole)  # the same content delivered twice gets the same stand-in
     who = identify(msg)
     name, sender = _decoded(who.name), who.sender
     subject = _header(msg, "Subject")

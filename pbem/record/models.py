@@ -58,7 +58,11 @@ class Seat(SQLModel, table=True):
 
 
 class InboundMessage(SQLModel, table=True):
-    """Every message read from the inbox, kept whole for audit."""
+    """Every message read from the inbox, kept (bounded and redacted) for audit.
+
+    A copy of a message already read (same Message-ID and sender) is kept too,
+    with outcome `duplicate` and `duplicate_of` its first copy; it changes nothing.
+    """
 
     __tablename__ = "inbound_messages"
     __table_args__ = (UniqueConstraint("message_id", "body_hash"),)
@@ -70,10 +74,14 @@ class InboundMessage(SQLModel, table=True):
     subject: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
     player: str = Field(default="", max_length=64)
-    outcome: str = Field(max_length=16)  # accepted, rejected, ignored, command
+    outcome: str = Field(max_length=16)  # accepted, held, rejected, ignored, duplicate
     reason: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     received_at: datetime
+    # When the message says it was written (its Date, never later than received_at; migration 0006).
+    sent_at: datetime | None = None
+    # For outcome duplicate: the id of the first copy (same Message-ID and sender; `pbem.mail.fingerprint`).
+    duplicate_of: int | None = None
 
 
 class OrderInput(SQLModel, table=True):

@@ -1,0 +1,36 @@
+"""A player's code arriving from another registered player's address (pure; issue 12, "Identity").
+
+The sender gets the usual refusal (which never says whose code it was: that
+would confirm to them that the code is good).  The code's owner is told at
+their registered address, and the moderator at the `[moderator] address`:
+one registered player holding another's code is a matter for the moderator
+(a new code: `pbem game code GAME PLAYER`).  Both notices count against the
+hourly cap of the address they go to, so a flood of such mail cannot flood
+either inbox.
+"""
+
+from __future__ import annotations
+
+from ..codes import check_code
+from ..record.models import Seat
+from ..record.store import Loaded
+from .answers import Outgoing
+from .decision import Decision
+
+
+def owner_of(code: str | None, loaded: Loaded, besides: Seat | None = None) -> Seat | None:
+    """The seat of the game whose code `code` is (other than `besides`), if any."""
+    if not code:
+        return None
+    return next((st for st in loaded.seats if st is not besides and check_code(code, st.code_hash)), None)
+
+
+def warn(d: Decision, out: Outgoing, loaded: Loaded, owner: Seat, sender: str, sender_as: str, moderator: str) -> None:
+    """Tell the code's owner and the moderator that `sender` (registered as `sender_as`) used the owner's code."""
+    game = loaded.game.name
+    if out.allowed(owner.address):
+        context = {"game_name": game, "sender": sender}
+        d.effects.append(out.mail(owner.address, "code_misused", "notice", context, player=owner.player, reply=False))
+    if moderator and out.allowed(moderator):
+        context = {"game_name": game, "sender": sender, "sender_as": sender_as, "owner": owner.player}
+        d.effects.append(out.mail(moderator, "code_misuse_alert", "notice", context, reply=False))

@@ -1,0 +1,109 @@
+"""Which revision of a player's orders stands (pure): copies and late mail never replace a newer one.
+
+Issue 12, "Intake is exactly-once against the real world":
+* A copy of a message already read (same Message-ID and sender; without a
+  Message-ID, the same content without trace headers: `pbem.mail.fingerprint`)
+  is recorded as a duplicate of its first copy and changes nothing.  It gets
+  no answer, unless it repeats a revision a newer one has replaced within the
+  current step: then the player is told which revision is on file (the copy
+  may be the player re-sending it on purpose).
+* Within a step, a message written (its Date, never later than its arrival)
+  before the player's revision on file is refused whole, and the player is told
+  which revision is on file: which message (when written, subject) and its lines.
+
+`OnFile` is what the shell loaded for the player (`pbem.app.on_file`): the
+newest accepted revision of the current step of a resolve-as-soon-as-possible
+game, or the newest held message of a resolve-at-the-deadline game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..mail.fingerprint import sent_at
+from ..mail.message import Inbound
+from ..mail.outgoing import Mail
+from ..record.models import Seat
+from .answers import Outgoing
+from .decision import Decision
+
+
+@dataclass(frozen=True)
+class FirstCopy:
+    """The recorded message a duplicate repeats."""
+
+    id: int
+    outcome: str
+    player: str = ""
+
+
+@dataclass(frozen=True)
+class OnFile:
+    """A player's newest revision for the current step, and the revisions of that step it replaced."""
+
+    inbound_id: int
+    sent: datetime  # when it was written (Date, never later than its arrival)
+    subject: str  # as recorded: without a code
+    lines: tuple[str, ...]
+    older: frozenset[int] = frozenset()  # record ids of the revisions it replaced
+
+
+def written(msg: Inbound, arrived: datetime) -> datetime:
+    return sent_at(msg.date, arrived)
+
+
+def is_stale(msg: Inbound, arrived: datetime | None, on_file: OnFile | None) -> bool:
+    """Written before the revision on file (a delayed copy, a message sent earlier from another client)."""
+    return on_file is not None and arrived is not None and written(msg, arrived) < on_file.sent
+
+
+def duplicate(
+    msg: Inbound,
+    first: FirstCopy,
+    seat: Seat | None,
+    on_file: OnFile | None,
+    out: Outgoing,
+    game: str,
+    arrived: datetime | None,
+) -> Decision:
+    """A copy of `first`: recorded, linked, changes nothing; answered only if it repeats a replaced revision."""
+    d = Decision(
+        "duplicate", f"a copy of message {first.id} ({first.outcome})", player=first.player, duplicate_of=first.id
+    )
+    if seat is None or on_file is None or first.id not in on_file.older:
+        return d
+    d.reason += f"; a revision that message {on_file.inbound_id} replaced"
+    if out.allowed(seat.address):
+        d.effects.append(_told(out, seat, msg, on_file, game, "copy", _sent(msg, arrived)))
+    return d
+
+
+def refuse_stale(d: Decision, out: Outgoing, seat: Seat, msg: Inbound, on_file: OnFile, arrived: datetime) -> Decision:
+    """Refuse a message written before the revision on file; tell the player which one stands."""
+    d.outcome = "rejected"
+    d.reason = f"written before the revision on file (message {on_file.inbound_id}): nothing was applied"
+    if out.allowed(seat.address):
+        d.effects.append(_told(out, seat, msg, on_file, d.game, "older", _sent(msg, arrived)))
+    return d
+
+
+def _told(out: Outgoing, seat: Seat, msg: Inbound, on_file: OnFile, game: str, why: str, sent: str) -> Mail:
+    context = {
+        "game_name": game,
+        "subject_in": msg.subject,
+        "sent": sent,
+        "why": why,
+        "on_file_subject": on_file.subject,
+        "on_file_sent": _utc(on_file.sent),
+        "on_file_lines": list(on_file.lines),
+    }
+    return out.mail(seat.address, "revision_on_file", "ack", context, player=seat.player, to_name=seat.display_name)
+
+
+def _sent(msg: Inbound, arrived: datetime | None) -> str:
+    return _utc(written(msg, arrived)) if arrived is not None else (msg.date or "at an unknown time")
+
+
+def _utc(when: datetime) -> str:
+    return f"{when:%Y-%m-%d %H:%M} UTC"
