@@ -62,7 +62,9 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         waiting=["Alice", "Carol"],
         report_follows=False,
     ),
-    "code_misuse_alert": dict(game_name="hh1", sender="carol@players.test", sender_as="Carol in this game", owner="Bob"),
+    "code_misuse_alert": dict(
+        game_name="hh1", sender="carol@players.test", sender_as="Carol in this game", owner="Bob"
+    ),
     "code_misused": dict(game_name="hh1", sender="carol@players.test"),
     "control_abandon": dict(game_name="hh1"),
     "control_extend": dict(game_name="hh1", due="2026-01-08 12:00 UTC"),
