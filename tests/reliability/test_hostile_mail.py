@@ -111,6 +111,7 @@ class World:
         self.con = sqlite3.connect(self.cfg.database_url.removeprefix("sqlite:///"), timeout=30)
         self.seen: set[bytes] = set()
         self.checked = 0
+        self.last_in = self.con.execute("SELECT coalesce(max(id), 0) FROM inbound_messages").fetchone()[0]
 
     @staticmethod
     def mail(sender: str, game: str | None, lines: list[str], mid: str | None = None, **headers) -> bytes:
@@ -167,6 +168,18 @@ class World:
             assert to in REGISTERED, f"mail to an unregistered address {to}:{where}"
             if sender and sender not in REGISTERED:
                 assert to != sender
+        copy = self.con.execute(
+            "SELECT d.duplicate_of, f.message_id, lower(d.sender), lower(f.sender) FROM inbound_messages d "
+            "JOIN inbound_messages f ON f.id = d.duplicate_of WHERE d.id = (SELECT max(id) FROM inbound_messages) "
+            "AND d.outcome = 'duplicate' AND d.id > ?",
+            (self.last_in,),
+        ).fetchone()
+        self.last_in = self.con.execute("SELECT coalesce(max(id), 0) FROM inbound_messages").fetchone()[0]
+        if copy is not None:  # the same Message-ID and sender as a message already read: a copy
+            assert copy[2] == copy[3], f"a duplicate of another sender's message:{where}"
+            assert all(to == copy[2] for to, _ in new), f"a copy was answered to someone else:{where}"
+            assert (orders2, events2) == (orders, events), f"a copy of a message changed a game:{where}"
+            return
         if replay:
             assert not new and (orders2, events2) == (orders, events), f"a replayed message did something:{where}"
             return
@@ -254,12 +267,22 @@ def test_hand_written_corpus(world: World) -> None:
         )
 
 
-def test_same_message_id_with_other_bytes_from_a_player_is_answered(world: World) -> None:
-    """A replayed (or reused) Message-ID with other bytes is a new message (unique by Message-ID AND body
-    hash): it must be recorded and answered like any other, not fail on the outbox's unique Message-ID."""
+def test_same_message_id_with_other_bytes_from_a_player_is_a_copy_of_the_first(world: World) -> None:
+    """Issue 12: the same Message-ID from the same sender is the same message, whatever else differs (trace
+    headers, a replay): the first is answered, the others are recorded as duplicates of it and change nothing."""
+    from pbem.app import poll as polling
+
+    kinds = []
     for i in range(3):
         raw = World.mail(f"Bob <{ADDR['Bob']}>", "hh", ["STATUS", f"# try {i}"], mid="<reused-by-bob@players.test>")
-        world.check(raw, sender=ADDR["Bob"], game="hh")
+        world.check(raw, sender=ADDR["Bob"], game="hh" if i == 0 else "?")
+        kinds.append(
+            world.con.execute("SELECT outcome, duplicate_of FROM inbound_messages ORDER BY id DESC").fetchone()
+        )
+    first = world.con.execute("SELECT min(id) FROM inbound_messages WHERE message_id = '<reused-by-bob@players.test>'")
+    first_id = first.fetchone()[0]
+    assert kinds[0][0] == "accepted" and kinds[1:] == [("duplicate", first_id)] * 2
+    assert polling.handle(world.cfg, raw, WHEN).kind == "duplicates", "the very same bytes again: already seen"
 
 
 # --------------------------------------------------------------------------- seeded generator
