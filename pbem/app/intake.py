@@ -75,8 +75,9 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     acts = bool(ex.orders or ex.press)
     if acts and not check_code(ex.code, seat.code_hash):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
+        looking = out.allowed(seat.address)  # a flood of forged codes past the cap costs no more key derivations
         _refuse(d, out, seat, f"refused: {why}", "refused_code", code_missing=not ex.code, sent=msg.date)
-        owner = misuse.owner_of(ex.code, loaded, besides=seat)
+        owner = misuse.owner_of(ex.code, loaded, besides=seat) if looking else None
         if owner is not None:
             d.reason += f" (the code of {owner.player})"
             misuse.warn(d, out, loaded, owner, msg.sender, f"{seat.player} in this game", facts.moderator)
