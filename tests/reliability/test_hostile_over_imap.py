@@ -57,7 +57,7 @@ def servers(tmp_path_factory):
 
 
 class Home:
-    """A moderator home on the servers, its two games started and their first reports sent."""
+    """A moderator home on the servers with its two games started (their first reports taken as sent)."""
 
     def __init__(self, servers, path: Path, cap: int = 30) -> None:
         from pbem import codes as codes_mod
@@ -77,9 +77,10 @@ class Home:
                 games.create_game(self.cfg, kind, name, seats, seed=f"imap-{name}", codes=CODES)
         finally:
             games.hash_code = orig
-        self.poll()
         self.db = sqlite3.connect(self.cfg.database_url.removeprefix("sqlite:///"))
-        self.seen = {a: len(servers.wait_for(a, 1)) for a in ADDR.values()}
+        with self.db:  # the first reports are not under test here: taken as sent, so each mailbox starts empty
+            self.db.execute("UPDATE outbox SET status = 'sent', raw = coalesce(keep_raw, raw), keep_raw = NULL")
+        self.seen = dict.fromkeys(ADDR.values(), 0)
 
     def send(self, raw: bytes, sender: str = "") -> None:
         """Through Postfix (SMTP), into the moderator's Dovecot INBOX; waits until it is there."""
@@ -220,7 +221,7 @@ def test_ambiguous_senders_are_refused_and_a_code_from_another_player_is_told(ho
     home.poll()
     assert home.rows("SELECT count(*) FROM orders WHERE kind = 'orders'") == [(0,)]
     assert any("another player's address" in s for s in kinds(home.new_mail("Alice", 1)))
-    assert home.new_mail("Carol", 1), "the sender is refused"
+    assert kinds(home.new_mail("Carol", 1)) == ["Re: [pbem hh] orders"], "the sender is refused"
     alerts = [message_from_bytes(r) for r in home.servers.wait_for(MOD, 1)]
     assert any("code came from another player" in str(m["Subject"]) for m in alerts)
 
@@ -255,9 +256,11 @@ def test_a_strangers_big_mail_is_kept_bounded(home: Home) -> None:
 
 def test_outgoing_message_ids_name_nothing(home: Home) -> None:
     home.send(mail("Alice", "../../x", signed("Alice", "STATUS"), "path"))
+    home.send(mail("Alice", "hh", signed("Alice", "STATUS"), "status"))
+    home.send(mail("Bob", "hh", ["HELP"], "help"))
     home.poll()
     ids = [str(message_from_bytes(r)["Message-ID"]) for a in ADDR.values() for r in home.servers.mailbox(a)]
-    assert len(ids) == len(set(ids)) >= 4
+    assert len(ids) == len(set(ids)) >= 3
     for mid in ids:
         local = mid.strip("<>").split("@")[0]
         assert local.startswith("pbem.") and len(local) == 37 and not any(n.lower() in local for n in CODES)
