@@ -126,7 +126,10 @@ def _numbering(orders: list[dict], events: list[dict]) -> None:
 
 
 def _links(orders: list[dict], messages: list[dict]) -> None:
-    outcome = {m["message_id"]: m["outcome"] for m in messages}
+    outcome: dict[str, str] = {}
+    for m in messages:  # one Message-ID may be listed twice (a stranger reusing it): the applied one counts
+        if outcome.get(m["message_id"]) not in ("accepted", "held"):
+            outcome[m["message_id"]] = m["outcome"]
     for o in orders:
         if o["kind"] == "deadline":
             if o["message_id"] is not None or o["player"] or o["lines"]:

@@ -71,3 +71,26 @@ def test_a_late_copy_and_an_older_message_never_replace_the_newer_revision(home,
     revealed = con.execute("SELECT text FROM events WHERE text LIKE 'Tributes revealed:%'").fetchone()[0]
     assert re.search(rf"Ann: {re.escape(b.removeprefix('TRIBUTE '))}[;.]", revealed), revealed
     con.close()
+
+
+def test_a_strangers_mail_reusing_a_players_message_id_is_another_message_and_history_still_verifies(
+    home, clock
+) -> None:
+    """Same Message-ID, other sender: not a copy.  It is recorded (ignored) beside the player's message, and the
+    export that lists both still proves which one the order came from."""
+    from pbem.export import build, verify
+    from pbem.record import store
+    from pbem.record.db import session
+
+    games.create_game(home, "dynasties", "dy1", [ANN, BEN], seed="exactly-once", clock=clock, codes=CODES)
+    reqs, _ = asked(home, "dy1")
+    line = next(r for r in reqs if r.player == "Ann").legal[0]
+    deliver(home, order_mail(f"Ann <{ANN[1]}>", "dy1", signed("Ann", line), message_id="<ann-1@players.test>"))
+    deliver(home, order_mail("Mallory <m@evil.test>", "dy1", "TRIBUTE x", message_id="<ann-1@players.test>"))
+    s = run_poll(home, clock)
+    assert (s.accepted, s.ignored, s.duplicates) == (1, 1, 0)
+    with session(home.database_url) as db:
+        doc = build(db, store.game_by_name(db, "dy1"))
+    assert [m["outcome"] for m in doc["messages"]] == ["accepted", "ignored"]
+    v = verify(doc, partial=True)
+    assert v.ok, v
