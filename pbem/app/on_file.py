@@ -1,5 +1,7 @@
 """Reading what the revision rules need (`pbem.app.revisions`): a message's first copy, a player's revision on file.
 
+Also the games a sender holds a seat in, for a code from another game's player (`pbem.app.misuse`).
+
 Shell side of the pure rules: one indexed lookup by Message-ID per message,
 and for a player's order mail in a step they have already answered, the
 record row of their newest revision and the ids of the ones it replaced.
@@ -16,7 +18,7 @@ from sqlmodel import Session, col, select
 from ..mail.message import Inbound, parse
 from ..orders.extract import extract
 from ..record import store
-from ..record.models import ControlAction, InboundMessage, OrderInput, Snapshot
+from ..record.models import ControlAction, Game, InboundMessage, OrderInput, Seat, Snapshot
 from . import views
 from .revisions import FirstCopy, OnFile
 
@@ -38,6 +40,12 @@ def seen(s: Session, msg: Inbound) -> Seen:
     sender = msg.sender.lower()
     first = next((FirstCopy(i or 0, out, who_as) for i, _, who, out, who_as in rows if who.lower() == sender), None)
     return Seen(same, first, bool(rows))
+
+
+def games_of(s: Session, address: str) -> list[str]:
+    """The games `address` holds a seat in (a player of another game writing to this one)."""
+    q = select(Game.name).join(Seat, col(Seat.game_id) == col(Game.id)).where(Seat.address == address)
+    return sorted(set(s.exec(q).all()))
 
 
 def revision_on_file(s: Session, loaded: store.Loaded, player: str) -> OnFile | None:

@@ -36,7 +36,7 @@ from ..mail.transport import Inbox, Sender, TransportError
 from ..orders.extract import Extracted, extract
 from ..record import outbox, store
 from ..record.db import DatabaseError, reading, session
-from ..record.models import Game, InboundMessage, Seat
+from ..record.models import Game, Seat
 from . import intake, on_file
 from .apply import apply, record_inbound
 from .decision import Decision
@@ -172,11 +172,15 @@ def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> H
     if not dry_run:
         with session(cfg.database_url) as s:
             msg, raw, _ = scrub(msg, raw, None, cfg.max_stored_stranger)
-            seen = select(InboundMessage.id).where(
-                InboundMessage.message_id == msg.message_id, InboundMessage.body_hash == msg.body_hash
-            )
-            if s.exec(seen).first() is None:
-                record_inbound(s, msg, raw, when, Decision("rejected", UNREADABLE))
+            seen = on_file.seen(s, msg)
+            if seen.same is None:  # a copy of a message already read is kept as its duplicate
+                first = seen.first
+                d = (
+                    Decision("duplicate", UNREADABLE, duplicate_of=first.id)
+                    if first
+                    else Decision("rejected", UNREADABLE)
+                )
+                record_inbound(s, msg, raw, when, d)
                 s.commit()
     return Handled("rejected", f"{msg.message_id}: {UNREADABLE}", failure=True)
 
@@ -256,17 +260,11 @@ def load_facts(
         extracted=ex,
         control=store.control_state(s, game.id),
         replies=outbox.replies_in_last_hour(s, [st.address for st in loaded.seats] + [msg.sender], when),
-        sender_games=[] if seat or not msg.sender else _games_of(s, msg.sender),
+        sender_games=[] if seat or not msg.sender else on_file.games_of(s, msg.sender),
         when=when,
         first=first,
         on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
     )
-
-
-def _games_of(s: Session, address: str) -> list[str]:
-    """The games `address` holds a seat in (a player of another game writing to this one)."""
-    q = select(Game.name).join(Seat, col(Seat.game_id) == col(Game.id)).where(Seat.address == address)
-    return sorted(set(s.exec(q).all()))
 
 
 def _warm_code(cfg: Config, msg: Inbound) -> None:

@@ -94,3 +94,25 @@ def test_a_strangers_mail_reusing_a_players_message_id_is_another_message_and_hi
     assert [m["outcome"] for m in doc["messages"]] == ["accepted", "ignored"]
     v = verify(doc, partial=True)
     assert v.ok, v
+
+
+def test_a_copy_whose_handling_raises_is_still_kept_as_a_duplicate_of_the_first(home, clock, monkeypatch) -> None:
+    """The failure path ("could not be read") applies the same identity: a copy is recorded as a duplicate."""
+    from pbem.app import intake
+    from pbem.app import poll as polling
+
+    games.create_game(home, "dynasties", "dy1", [ANN, BEN], seed="exactly-once", clock=clock, codes=CODES)
+    raw = order_mail(f"Ann <{ANN[1]}>", "dy1", "STATUS", message_id="<ann-status@players.test>")
+    assert polling.contained(home, raw, clock()).kind == "accepted"
+
+    def broken(*args, **kw):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(intake, "decide", broken)
+    copy = b"Received: from relay2.players.test by mx.pbem.test; Mon, 5 Jan 2026 12:09:00 +0000\n" + raw
+    assert polling.contained(home, copy, clock()).failure
+    assert polling.contained(home, copy, clock()).kind == "duplicates"  # the same bytes again: not recorded twice
+    con = _db(home)
+    rows = con.execute("SELECT id, outcome, duplicate_of FROM inbound_messages ORDER BY id").fetchall()
+    con.close()
+    assert [(o, d) for _, o, d in rows] == [("accepted", None), ("duplicate", rows[0][0])]
