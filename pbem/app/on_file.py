@@ -56,7 +56,9 @@ def revision_on_file(s: Session, loaded: store.Loaded, player: str) -> OnFile | 
     if not any(r.player == player and r.answered for r in eng.requests(loaded.state)):
         return None
     step, gid = views.current_step(eng, loaded.state), loaded.game.id
-    opened = s.exec(select(func.max(Snapshot.seq)).where(Snapshot.game_id == gid, Snapshot.step != step)).one() or 0
+    # The last state of another step is `before`; input before+1 opened this step; later inputs answered it.
+    before = s.exec(select(func.max(Snapshot.seq)).where(Snapshot.game_id == gid, Snapshot.step != step)).one()
+    opened = 0 if before is None else before + 1
     ids = s.exec(
         select(OrderInput.inbound_id)
         .where(OrderInput.game_id == gid, OrderInput.player == player, OrderInput.kind == "orders")
