@@ -7,7 +7,9 @@ Who may act: the registered address AND the player's code (DESIGN.md, the
 email contract).  A refusal changes nothing and is told to the registered
 address, never to the sender; strangers are never answered; auto-replies,
 bounces and bulk mail are never answered; answers to one address are capped
-per hour.
+per hour.  A copy of a message already read, and order mail written before the
+player's revision on file, change nothing (`revisions`); a player's code from
+another registered player's address is told to its owner and the moderator (`misuse`).
 """
 
 from __future__ import annotations

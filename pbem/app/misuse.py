@@ -6,7 +6,9 @@ their registered address, and the moderator at the `[moderator] address`:
 one registered player holding another's code is a matter for the moderator
 (a new code: `pbem game code GAME PLAYER`).  Both notices count against the
 hourly cap of the address they go to, so a flood of such mail cannot flood
-either inbox.
+either inbox.  The owner is looked for (one key derivation per other seat)
+only while the sender's own answers are under the cap, so a flood of forged
+codes from a player's address costs no more than that per hour.
 """
 
 from __future__ import annotations
