@@ -122,10 +122,8 @@ def sent_at(date: str, arrived: datetime) -> datetime:
         arrived = arrived.replace(tzinfo=UTC)
     try:
         when = parsedate_to_datetime(date) if date else None
-    except (TypeError, ValueError, IndexError, OverflowError):
-        when = None
-    if when is None:
+        if when is None:
+            return arrived
+        return min((when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC), arrived)
+    except (TypeError, ValueError, IndexError, OverflowError):  # a Date no calendar holds
         return arrived
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return min(when.astimezone(UTC), arrived)
