@@ -103,3 +103,23 @@ def test_one_changed_order_in_the_export_is_named(games, tmp_path: Path) -> None
     first = next(line for line in out.splitlines() if line.startswith("MISMATCH"))
     assert f"acknowledged your orders as input {order['seq']} with hash {order['hash'][:16]}" in first, out
     assert f"input {order['seq']} (Alice: {target['lines'][0]})" in first and "it was changed" in first
+
+
+def test_each_acknowledgement_carries_the_head_after_its_input_and_that_inputs_events(games) -> None:
+    from pbem.receipts import parse_mail, read_folder
+    from pbem.record import chain
+
+    doc = json.loads(games["true"].read_text())
+    rows = chain.sequence(doc["orders"], doc["events"])
+    last_of = {}  # input seq -> (position of its last entry, hash there)
+    for n, row in enumerate(rows, 1):
+        seq = row["seq"] if "lines" in row else row["input_seq"]
+        last_of[seq] = (n, row["hash"])
+    acks = [m for m in map(parse_mail, read_folder(games["alice"])) if m.input is not None]
+    assert len(acks) > 3
+    for m in acks:
+        seq, digest = m.input
+        order = doc["orders"][seq - 1]
+        assert order["player"] == "Alice" and order["hash"] == digest
+        assert m.record == last_of[seq], (m.subject, seq)
+    assert any(m.record[0] > rows.index(doc["orders"][m.input[0] - 1]) + 1 for m in acks)  # some inputs had events
