@@ -288,11 +288,11 @@ def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck) ->
                 rank=0,
             )
         elif ch.heads[n] != want:
-            before = "" if (n - 1) in good else " (or an entry before it was)"
+            before = "" if (n - 1) in good else " (or an entry before it)"
             c.problem(
                 n,
                 f"{m.name} acknowledged your orders as input {seq} with hash {want[:16]}..., but the export's "
-                f"{ch.entry(n)} hashes to {ch.heads[n][:16]}...: it was changed{before}",
+                f"{ch.entry(n)} hashes to {ch.heads[n][:16]}...: it was changed{before} (its lines, player, message or time)",
                 rank=0,
             )
 
