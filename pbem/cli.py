@@ -502,12 +502,19 @@ def verify(
     partial: bool = typer.Option(
         False, "--partial", help="Accept a history that stops before the game's end; say up to where it is proven."
     ),
+    mail: Path | None = typer.Option(
+        None, "--mail", help="Also check a player's received mail (a Maildir, an mbox file or a folder of .eml)."
+    ),
+    as_player: str | None = typer.Option(
+        None, "--as", help="Whose mail to check when the folder holds several players' (name or address)."
+    ),
 ) -> None:
     """Check every field of an export: the hash chain from the seed commitment, the numbering, each input's
     message, the replay of every input from the seed (every event reproduced exactly), the result and that
-    the history is complete.
+    the history is complete.  With --mail, also that the player's own mail agrees with it: the commitment
+    of their first report, every record head they received, every input they were acknowledged.
 
-    Example: pbem verify hh1.json
+    Example: pbem verify hh1.json --mail ~/Mail/pbem --as Alice
     """
     from .export import verify as run_verify
 
@@ -520,9 +527,27 @@ def verify(
         typer.echo(f"ok: {line}")
     for line in v.notes:
         typer.echo(f"note: {line}")
+    mail_ok = True
+    if mail is not None:
+        mail_ok = _verify_mail(doc, mail, as_player)
     if not v.ok:
         fail(f"verification FAILED: {v.problem}")
+    if not mail_ok:
+        fail("verification FAILED: the player's mail does not match this export")
     typer.echo("verification passed")
+
+
+def _verify_mail(doc: dict, folder: Path, as_player: str | None) -> bool:
+    from .receipts import NoMail, lines, read_folder, verify_mail
+
+    try:
+        raws = read_folder(folder)
+    except (OSError, NoMail) as exc:
+        fail(f"cannot read the mail in {folder}: {exc}", 2)
+    c = verify_mail(doc, raws, as_player)
+    for line in lines(c):
+        typer.echo(line)
+    return c.ok
 
 
 @app.command()

@@ -150,3 +150,40 @@ def test_a_bad_event_is_refused_by_its_kinds_schema() -> None:
     assert not list(v.iter_errors(remove))
     assert list(v.iter_errors(dict(remove, data={k: x for k, x in remove["data"].items() if k != "reason"})))
     assert list(v.iter_errors(dict(remove, kind="made-up-kind")))
+
+
+def test_every_moderator_event_holds_the_facts_of_its_text() -> None:
+    """Each control command's public event states its facts in data too (issue 13), as moderator_data says."""
+    from datetime import timedelta
+
+    from pbem.app import control
+    from pbem.app.decision import Events
+    from tests.app.plain import WHEN, loaded
+
+    g = loaded()
+    later = WHEN + timedelta(hours=10)
+    decisions = {
+        "extend": control.decide_extend(g, "running", "s1", WHEN, timedelta(hours=24)),
+        "pause": control.decide_pause(g, "running", WHEN),
+        "resume": control.decide_resume(g, "paused", WHEN, "s1", later, WHEN + timedelta(hours=3)),
+        "resume-no-step": control.decide_resume(g, "paused", WHEN, None, None, WHEN + timedelta(hours=3)),
+        "abandon": control.decide_abandon(g, "running"),
+        "replace": control.decide_replace(g, "running", "Carol", ("Dora Díaz", "dora@players.test"), "C", "h"),
+    }
+    v = _event_validator("habsburg")
+    for name, d in decisions.items():
+        events = [e for eff in d.effects if isinstance(eff, Events) for e in eff.events]
+        assert [e.kind for e in events] == ["moderator"], name
+        ev = dict(seq=1, input_seq=0, at="2026-01-05T12:00:00+00:00", **events[0].to_json())
+        assert not [e.message for e in v.iter_errors(ev)], (name, ev)
+        data = ev["data"]
+        assert data["action"] == name.split("-")[0]
+        if data.get("deadline"):
+            stamp = data["deadline"][:16].replace("T", " ")
+            assert stamp in ev["text"] and data["step"] == "s1", (name, ev)
+    replace = decisions["replace"].effects
+    data = next(e for eff in replace if isinstance(eff, Events) for e in eff.events).data
+    assert data == {"action": "replace", "player": "Carol", "newcomer": "Dora Díaz"}
+    bare = dict(seq=1, input_seq=0, at="2026-01-05T12:00:00+00:00", kind="moderator", text="x", visibility="public")
+    for wrong in ({"action": "extend"}, {"action": "replace", "player": "Carol"}, {}):
+        assert list(v.iter_errors(dict(bare, data=wrong))), wrong

@@ -20,6 +20,9 @@ from pbem.reports import mail_kinds, render_mail
 
 ROOT = Path(__file__).resolve().parent / "golden" / "mail" / "outgoing"
 M = {"moderator": "Test Moderator"}
+#: Where the game's record stood when a mail about a game was rendered (`pbem.mail.outgoing.Receipt`).
+RECORD = {"record": {"entries": 214, "head": "4f1a9c2e" * 8}, "receipt": None}
+NOT_ABOUT_A_GAME = {"games_list", "no_game", "send_failed"}
 ASKED = [
     {
         "prompt": "Play a card or pass",
@@ -127,8 +130,20 @@ def test_every_kind_of_mail_has_a_golden_context() -> None:
 
 @pytest.mark.parametrize("kind", sorted(CONTEXTS))
 def test_mail_wording_matches_golden(kind: str) -> None:
-    r = render_mail(kind, {**CONTEXTS[kind], **M})
-    got = {f"{kind}.txt": f"Subject: {r.subject}\n\n{r.text}", f"{kind}.html": r.html}
+    r = render_mail(kind, {**CONTEXTS[kind], **M, **({} if kind in NOT_ABOUT_A_GAME else RECORD)})
+    _compare(kind, {f"{kind}.txt": f"Subject: {r.subject}\n\n{r.text}", f"{kind}.html": r.html})
+
+
+def test_the_acknowledgement_of_recorded_orders_shows_its_receipt() -> None:
+    """Accepted orders: the ack names the input they were recorded as, with its hash (issue 13)."""
+    ctx = {**CONTEXTS["ack"], "applied": True, "lines": LINES[:1], "rejected_count": 0, "problems": []}
+    receipt = {"seq": 12, "hash": "9f3a" * 16}
+    r = render_mail("ack", {**ctx, **M, **RECORD, "receipt": receipt})
+    _compare("ack_recorded", {"ack_recorded.txt": f"Subject: {r.subject}\n\n{r.text}", "ack_recorded.html": r.html})
+    assert "input #12" in r.text and receipt["hash"] in r.text and receipt["hash"] in r.html
+
+
+def _compare(kind: str, got: dict[str, str]) -> None:
     if os.environ.get("PBEM_UPDATE_GOLDEN"):
         ROOT.mkdir(parents=True, exist_ok=True)
         for name, text in got.items():

@@ -5,6 +5,11 @@ records the inbound message that caused the decision (if any, without its
 code), then walks the effects in order: outbox rows, reports rendered at that
 point, events, accepted inputs with their snapshot and next deadline, control
 actions, deadlines and seats.
+
+Every mail about the loaded game carries its receipt (`pbem.mail.outgoing.Receipt`):
+the record's length and head at the mail's place in the effects, so the
+acknowledgement of orders, queued after their input, carries the head that
+includes the input and its events, and the input's own seq and hash.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from sqlmodel import Session
 from ..config import Config
 from ..mail.fingerprint import sent_at
 from ..mail.message import Inbound
-from ..mail.outgoing import Mail, outbox_row
+from ..mail.outgoing import Mail, Receipt, outbox_row
 from ..record import outbox, store
 from ..record.home_secrets import message_id_key
 from ..record.models import ControlAction, Deadline, InboundMessage, Seat
@@ -65,6 +70,7 @@ def apply(
     game_id = loaded.game.id if (loaded is not None and d.game) else None
     inbound_id = record_inbound(s, inbound[0], inbound[1], when, d, game_id) if inbound else None
     pending: list[Report] = []
+    recorded: tuple[int, str] | None = None  # (seq, hash) of the input this message was recorded as
     for effect in d.effects:
         if isinstance(effect, Report):
             pending.append(effect)
@@ -72,17 +78,32 @@ def apply(
         _reports(s, cfg, loaded, pending, when)
         if isinstance(effect, Mail):  # a mail about a game is filed with it
             gid = effect.game_id if effect.game_id is not None else game_id
-            outbox.queue(s, outbox_row(cfg, effect, when, message_id_key(s), gid))
+            receipt = _receipt(s, loaded, gid, recorded if effect.kind == "ack" else None)
+            outbox.queue(s, outbox_row(cfg, effect, when, message_id_key(s), gid, receipt))
         else:
             _one(s, cfg, effect, when, loaded, inbound_id)
+            if isinstance(effect, Input) and effect.inbound_id is None and inbound_id is not None and loaded:
+                recorded = loaded.last_input
     _reports(s, cfg, loaded, pending, when)
+
+
+def _receipt(
+    s: Session, loaded: store.Loaded | None, game_id: int | None, recorded: tuple[int, str] | None = None
+) -> Receipt | None:
+    """The loaded game's record as a mail about it is rendered now (None for a mail about no or another game)."""
+    if loaded is None or game_id is None or loaded.game.id != game_id:
+        return None
+    entries, head = store.record_position(s, loaded)
+    return Receipt(entries, head, recorded)
 
 
 def _reports(s: Session, cfg: Config, loaded: store.Loaded | None, pending: list[Report], when: datetime) -> None:
     if pending and loaded is not None:
         from .reporting import report_mails
 
-        outbox.queue(s, [outbox_row(cfg, m, when, message_id_key(s)) for m in report_mails(s, cfg, loaded, pending)])
+        receipt = _receipt(s, loaded, loaded.game.id)
+        mails = report_mails(s, cfg, loaded, pending)
+        outbox.queue(s, [outbox_row(cfg, m, when, message_id_key(s), receipt=receipt) for m in mails])
     pending.clear()
 
 

@@ -5,6 +5,10 @@ with one sentence when it cannot be done) and applied in one transaction:
 a `ControlAction` row and, where players should know, a public "moderator"
 event in the history and a notice (one template per command) or a report.
 Nothing is edited in place: a new deadline, a new seat row, a new code hash.
+The moderator event's `data` holds every fact its text states (issue 13):
+`action`, and `deadline` (ISO 8601) and `step` for extend and resume,
+`player` (the seat) and `newcomer` for replace; docs/export.schema.json
+(`moderator_data`) says which.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from ..config import Config
 from ..engine.base import Event
 from ..mail.outgoing import Mail
 from ..record import store
+from ..record.chain import iso
 from ..record.db import session
 from ..record.models import ControlAction, Seat
 from .apply import apply
@@ -36,11 +41,19 @@ def _check(loaded: store.Loaded, control: str, allow_paused: bool = False) -> No
 
 
 def announce(
-    loaded: store.Loaded, action: str, text: str, detail: str = "", seats: list[Seat] | None = None, **ctx: object
+    loaded: store.Loaded,
+    action: str,
+    text: str,
+    detail: str = "",
+    seats: list[Seat] | None = None,
+    facts: dict[str, object] | None = None,
+    **ctx: object,
 ) -> list[Effect]:
-    """The action row, a public moderator event saying `text`, and the control_ACTION notice to every seat."""
+    """The action row, a public moderator event saying `text` (its data: the action and `facts`), and the
+    control_ACTION notice to every seat."""
     name = loaded.game.name
-    effects: list[Effect] = [Control(action, detail), Events((Event("moderator", text, "public", {"action": action}),))]
+    data = {"action": action, **(facts or {})}
+    effects: list[Effect] = [Control(action, detail), Events((Event("moderator", text, "public", data),))]
     for seat in seats or loaded.seats:
         key = ("control", name, action, loaded.event_seq + 1, seat.player)
         context = {"game_name": name, **ctx}
@@ -58,8 +71,15 @@ def decide_extend(
     text = f"The moderator extended the deadline to {_stamp(new_due)}."
     effects: list[Effect] = [NewDeadline(dl_step, new_due, f"extended by {by}")]
     return Decision(
-        game=loaded.game.name, effects=effects + announce(loaded, "extend", text, str(by), due=_stamp(new_due))
+        game=loaded.game.name,
+        effects=effects
+        + announce(loaded, "extend", text, str(by), facts=_deadline(dl_step, new_due), due=_stamp(new_due)),
     )
+
+
+def _deadline(step: str | None, due: datetime | None) -> dict[str, object]:
+    """The facts of a deadline a moderator event states: the step it closes and when (ISO 8601; None: no deadline)."""
+    return {"step": step, "deadline": iso(due)}
 
 
 def decide_pause(loaded: store.Loaded, control: str, when: datetime) -> Decision:
@@ -86,7 +106,8 @@ def decide_resume(
         effects.append(NewDeadline(dl_step, new_due, "resumed"))
     text = "The moderator resumed the game" + (f"; deadline {_stamp(new_due)}." if new_due else ".")
     stamp = _stamp(new_due) if new_due else None
-    return Decision(game=loaded.game.name, effects=effects + announce(loaded, "resume", text, due=stamp))
+    facts = _deadline(dl_step if new_due else None, new_due)
+    return Decision(game=loaded.game.name, effects=effects + announce(loaded, "resume", text, facts=facts, due=stamp))
 
 
 def decide_abandon(loaded: store.Loaded, control: str) -> Decision:
@@ -119,7 +140,8 @@ def decide_replace(
     text = f"{display} replaces the player in seat {seat.player}."
     detail = f"{seat.player}: {seat.address} -> {address}"
     effects: list[Effect] = [NewSeat(seat.position, seat.player, address, display, code_hash)]
-    effects += announce(loaded, "replace", text, detail, seats, newcomer=display, seat=seat.player)
+    facts: dict[str, object] = {"player": seat.player, "newcomer": display}
+    effects += announce(loaded, "replace", text, detail, seats, facts, newcomer=display, seat=seat.player)
     # a full report: everything this seat may know, from the start, with the new code
     effects.append(Report(seat.player, since=0, code=code, takeover=True, extra=f"replace:{newcomer[1]}"))
     return Decision(game=loaded.game.name, player=seat.player, effects=effects)

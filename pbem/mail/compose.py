@@ -81,7 +81,9 @@ def compose(
     auto: str = "auto-generated",
     in_reply_to: str | None = None,
     references: tuple[str, ...] = (),
+    extra: tuple[tuple[str, str], ...] = (),
 ) -> bytes:
+    """The message's bytes.  `extra`: more (name, value) headers, e.g. the record receipts (X-Pbem-Record)."""
     heads = [
         f"From: {address(sender_name, sender)}\n",
         f"To: {address(to_name, to)}\n",
@@ -95,6 +97,7 @@ def compose(
     if in_reply_to:
         heads.append(header("In-Reply-To", in_reply_to))
         heads.append(header("References", " ".join([*references, in_reply_to][-10:])))
+    heads += [header(name, value) for name, value in extra]
     heads.append("MIME-Version: 1.0\n")
     if html is None:
         return ("".join(heads) + _part("plain", text)).encode("ascii")

@@ -4,6 +4,13 @@ The use-case layer decides mails as `Mail` values (recipient, kind of mail =
 template name, template context, purpose, key) and never builds a body; this
 module renders the template pair (`pbem.reports.render_mail`) and composes the
 MIME message with its stable Message-ID (`pbem.mail.compose`).
+
+A mail about a game carries a `Receipt`: where the game's chained record
+stood when it was rendered (`X-Pbem-Record: <entries> <head>` and a line
+"Record #214, 4f1a9c2e..."), and for the acknowledgement of accepted orders
+the input it recorded (`X-Pbem-Input: <seq> <hash>`).  A report that states
+the seed commitment also carries it as `X-Pbem-Commitment`.  So a player's
+mailbox is a receipt that `pbem verify --mail` checks (`pbem.receipts`).
 """
 
 from __future__ import annotations
@@ -17,6 +24,30 @@ from ..reports import render_mail
 from .compose import compose, stable_message_id
 
 REDACTED = "[redacted once sent]"
+RECORD_HEADER = "X-Pbem-Record"
+INPUT_HEADER = "X-Pbem-Input"
+COMMITMENT_HEADER = "X-Pbem-Commitment"
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """The record of a game when a mail was rendered: `entries` entries ending at `head` (the chain's
+    hash after the last of them); `input`: (seq, hash) of the input the mail acknowledges."""
+
+    entries: int
+    head: str
+    input: tuple[int, str] | None = None
+
+    def context(self) -> dict[str, Any]:
+        """What the templates get: `record` (the line every game mail shows) and `receipt` (the ack's input)."""
+        receipt = None if self.input is None else {"seq": self.input[0], "hash": self.input[1]}
+        return {"record": {"entries": self.entries, "head": self.head}, "receipt": receipt}
+
+    def headers(self) -> tuple[tuple[str, str], ...]:
+        out = [(RECORD_HEADER, f"{self.entries} {self.head}")]
+        if self.input is not None:
+            out.append((INPUT_HEADER, f"{self.input[0]} {self.input[1]}"))
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -46,12 +77,25 @@ def message_id(cfg: Config, mail: Mail, secret: bytes) -> str:
     return stable_message_id(cfg.domain, mail.purpose, *mail.key, secret=secret)
 
 
-def outbox_row(cfg: Config, mail: Mail, when: datetime, secret: bytes, game_id: int | None = None) -> dict[str, Any]:
-    """The outbox row for `mail`: the composed message (and its redacted copy when it holds a secret)."""
+def outbox_row(
+    cfg: Config,
+    mail: Mail,
+    when: datetime,
+    secret: bytes,
+    game_id: int | None = None,
+    receipt: Receipt | None = None,
+) -> dict[str, Any]:
+    """The outbox row for `mail`: the composed message (and its redacted copy when it holds a secret).
+    `receipt`: the game's record as this mail is rendered (a mail about no game has none)."""
     mid = message_id(cfg, mail, secret)
+    extra = receipt.headers() if receipt is not None else ()
+    commitment = mail.context.get("commitment")
+    if isinstance(commitment, str) and commitment:
+        extra += ((COMMITMENT_HEADER, commitment),)
+    record = receipt.context() if receipt is not None else {"record": None, "receipt": None}
 
     def build(ctx: dict[str, Any]) -> bytes:
-        r = render_mail(mail.kind, {**ctx, "moderator": cfg.moderator_name})
+        r = render_mail(mail.kind, {**ctx, **record, "moderator": cfg.moderator_name})
         return compose(
             sender=cfg.moderator_address,
             sender_name=cfg.moderator_name,
@@ -65,6 +109,7 @@ def outbox_row(cfg: Config, mail: Mail, when: datetime, secret: bytes, game_id: 
             auto="auto-replied" if mail.in_reply_to else "auto-generated",
             in_reply_to=mail.in_reply_to,
             references=mail.references,
+            extra=extra,
         )
 
     secret_text = mail.secret and mail.context.get(mail.secret)

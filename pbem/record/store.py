@@ -44,6 +44,7 @@ class Loaded:
     seq: int  # last order seq folded into `state`
     event_seq: int  # last event seq
     head: str = ""  # hash of the last entry of the record ("" = not read yet; see chain_head)
+    last_input: tuple[int, str] | None = None  # (seq, hash) of the input appended last through this object
 
     @property
     def engine(self) -> Engine:
@@ -148,6 +149,11 @@ def _head(s: Session, loaded: Loaded) -> str:
     return loaded.head
 
 
+def record_position(s: Session, loaded: Loaded) -> tuple[int, str]:
+    """(entries, head): how many entries the game's record holds now, and the hash of the last one."""
+    return loaded.seq + loaded.event_seq, _head(s, loaded)
+
+
 def insert(s: Session, model: Any, rows: dict[str, Any] | list[dict[str, Any]]) -> Any:
     """Plain INSERTs in the session's transaction (the record is append-only: no ORM object is needed,
     and building one cost more than the statement).  Returns the result, for `inserted_primary_key`."""
@@ -207,6 +213,7 @@ def append_input(
     )
     entry = chain.input_entry(loaded.seq, kind, player, lines, message_id, chain.iso(when))
     loaded.head = chain.link(_head(s, loaded), entry)
+    loaded.last_input = (loaded.seq, loaded.head)
     insert(
         s,
         OrderInput,

@@ -1,0 +1,326 @@
+"""`pbem verify EXPORT --mail PATH`: a player's own mailbox checked against a published history.
+
+Every mail pbem sends about a game carries its receipt (`pbem.mail.outgoing.Receipt`):
+
+- ``X-Pbem-Record: <entries> <head>``: the game's chained record held that many
+  entries when the mail was rendered, and `head` is the chain's hash after the
+  last of them (`pbem.record.chain`);
+- ``X-Pbem-Input: <seq> <hash>`` on the acknowledgement of accepted orders: the
+  input they were recorded as, and that input's hash;
+- ``X-Pbem-Commitment: <hex>`` on a report stating the seed commitment (the first one).
+
+The checks, each over the mail of one player (`pick`) and one export:
+
+1. the commitment in the player's reports equals the export's;
+2. every head the player received lies on the export's chain at its position
+   (the chain recomputed from the export's entries, never from the hashes it states);
+3. every input the player was acknowledged is in the export unchanged: the
+   recomputed hash of the export's input at that seq is the acknowledged one.
+
+A mismatch names the mail (its date and subject) and the entry, and where
+the player's heads allow, the span of entries where the histories part.
+Everything here is pure but `read_folder` (a Maildir, an mbox file or a folder of .eml files).
+"""
+
+from __future__ import annotations
+
+import mailbox
+from dataclasses import dataclass, field
+from email.header import decode_header, make_header
+from email.parser import BytesHeaderParser
+from email.utils import getaddresses, parsedate_to_datetime
+from pathlib import Path
+from typing import Any
+
+from .engine.words import count
+from .mail.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
+from .record import chain
+
+SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
+
+
+@dataclass(frozen=True)
+class Received:
+    """What `verify --mail` reads of one mail: where it went, and the receipts it carries."""
+
+    date: str
+    subject: str
+    to: str  # the address, lower case
+    to_name: str
+    record: tuple[int, str] | None = None
+    input: tuple[int, str] | None = None
+    commitment: str | None = None
+    sort_key: float = 0.0  # the Date as a timestamp (0 when missing or unreadable)
+
+    @property
+    def name(self) -> str:
+        return f'the mail of {self.date or "(no date)"} "{self.subject}"'
+
+
+@dataclass
+class MailCheck:
+    ok: bool
+    player: str = ""
+    mails: int = 0
+    heads: int = 0
+    inputs: int = 0
+    commitments: int = 0
+    checked: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    at: list[tuple[int, int]] = field(default_factory=list)  # (chain position, rank) of each problem
+
+    def problem(self, position: int, text: str, rank: int = 1) -> None:
+        """`position`: the chain position the problem is about (0: none); at one position the lower rank first."""
+        self.problems.append(text)
+        self.at.append((position, rank))
+
+    def earliest(self) -> list[str]:
+        """The problems, the earliest position in the chain first (a later one often follows from it)."""
+        return [p for _, p in sorted(zip(self.at, self.problems), key=lambda pair: pair[0])]
+
+
+class NoMail(Exception):
+    """The folder cannot be read, or holds no mail for this game and player; one sentence."""
+
+
+# --------------------------------------------------------------------------- reading mail
+
+
+def _text(value: str | None) -> str:
+    if value is None:
+        return ""
+    try:
+        return " ".join(str(make_header(decode_header(value))).split())
+    except (ValueError, LookupError):
+        return " ".join(value.split())
+
+
+def _pair(value: str | None, what: str) -> tuple[int, str] | None:
+    """`<number> <hex>` of a receipt header; a malformed one is refused (it would check nothing)."""
+    if value is None:
+        return None
+    parts = value.split()
+    if len(parts) != 2 or not parts[0].isdigit() or len(parts[1]) != 64:
+        raise ValueError(f"a malformed {what} header: {' '.join(parts)!r}")
+    return int(parts[0]), parts[1].lower()
+
+
+def parse_mail(raw: bytes) -> Received:
+    """The receipts of one mail, read from its headers only."""
+    msg = BytesHeaderParser().parsebytes(raw)
+    to = getaddresses([str(msg.get("To", ""))])
+    to_name, to_addr = to[0] if to else ("", "")
+    date = _text(msg.get("Date"))
+    try:
+        stamp = parsedate_to_datetime(date).timestamp() if date else 0.0
+    except (TypeError, ValueError):
+        stamp = 0.0
+    commitment = msg.get(COMMITMENT_HEADER)
+    return Received(
+        date=date,
+        subject=_text(msg.get("Subject")),
+        to=to_addr.lower(),
+        to_name=_text(to_name),
+        record=_pair(msg.get(RECORD_HEADER), RECORD_HEADER),
+        input=_pair(msg.get(INPUT_HEADER), INPUT_HEADER),
+        commitment=commitment.strip().lower() if commitment else None,
+        sort_key=stamp,
+    )
+
+
+def read_folder(path: Path) -> list[bytes]:
+    """Every message in `path`: a Maildir (cur/, new/), a folder of .eml files, or an mbox file."""
+    if path.is_file():
+        box = mailbox.mbox(str(path), create=False)
+        return [box.get_bytes(k) for k in box.keys()]
+    if not path.is_dir():
+        raise NoMail(f"{path} is neither a Maildir, a folder of .eml files nor an mbox file")
+    if (path / "cur").is_dir() or (path / "new").is_dir():
+        md = mailbox.Maildir(str(path), factory=None, create=False)
+        return [md.get_bytes(k) for k in sorted(md.keys())]
+    return [p.read_bytes() for p in sorted(path.glob("*.eml"))]
+
+
+# --------------------------------------------------------------------------- whose mail
+
+
+def about_game(mails: list[Received], game: str) -> list[Received]:
+    """The mails about `game`: its tag in the subject ("[pbem NAME]")."""
+    tag = f"[pbem {game}]".lower()
+    return [m for m in mails if tag in m.subject.lower()]
+
+
+def pick(mails: list[Received], doc: dict[str, Any], as_player: str | None) -> tuple[str, list[Received]]:
+    """(who, their mails): `as_player` is a player's name, address or display name; without it the
+    folder must hold one recipient's mail.  Raises NoMail when nothing matches."""
+    addresses = sorted({m.to for m in mails})
+    if not addresses:
+        raise NoMail(f"the folder holds no mail about game {doc['game']['name']}")
+    if as_player is None:
+        if len(addresses) > 1:
+            raise NoMail(
+                f"the folder holds mail to {len(addresses)} addresses ({', '.join(addresses)}): "
+                "choose one with --as PLAYER"
+            )
+        return addresses[0], mails
+    who = as_player.strip().lower()
+    known = {str(p["name"]).lower(): str(p.get("address", "")).lower() for p in doc.get("players", [])}
+    chosen = [m for m in mails if who in (m.to, m.to_name.lower()) or (known.get(who) and m.to == known[who])]
+    if not chosen:
+        raise NoMail(f"no mail about game {doc['game']['name']} went to {as_player} (found: {', '.join(addresses)})")
+    return as_player, chosen
+
+
+# --------------------------------------------------------------------------- the checks
+
+
+@dataclass
+class _Chain:
+    """The export's chain recomputed from its entries: heads[n] is the hash after n entries."""
+
+    rows: list[dict[str, Any]]
+    heads: list[str]
+    input_at: dict[int, int]  # input seq -> its position (1-based) in the chain
+
+    @classmethod
+    def of(cls, doc: dict[str, Any]) -> _Chain:
+        rows = chain.sequence(doc["orders"], doc["events"])
+        heads = [doc["seed_commitment"]]
+        input_at = {}
+        for i, row in enumerate(rows, 1):
+            heads.append(chain.link(heads[-1], chain.entry_of(row)))
+            if "lines" in row:
+                input_at[row["seq"]] = i
+        return cls(rows, heads, input_at)
+
+    def entry(self, n: int) -> str:
+        """Entry `n` (1-based) as a reader finds it in the export."""
+        row = self.rows[n - 1]
+        if "lines" in row:
+            said = "; ".join(row["lines"]) if row["lines"] else "the deadline's defaults"
+            who = f"{row['player']}: " if row["player"] else ""
+            return f"entry {n}, input {row['seq']} ({who}{said})"
+        return f"entry {n}, event {row['seq']} ({row['text'][:80]})"
+
+
+def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> MailCheck:
+    """Check one player's mails (about this game) against the export `doc`."""
+    c = MailCheck(ok=False, player=player, mails=len(mails))
+    try:
+        ch = _Chain.of(doc)
+    except (KeyError, TypeError, ValueError) as exc:
+        c.problem(0, f"the export is malformed: {type(exc).__name__} {exc}")
+        return c
+    ordered = sorted(mails, key=lambda m: (m.sort_key, m.record[0] if m.record else 0))
+    _commitments(doc, ordered, c)
+    good = _heads(ch, ordered, c)
+    _inputs(ch, ordered, good, c)
+    if not c.heads:
+        c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
+    c.ok = not c.problems
+    if c.ok:
+        c.checked.append(
+            f"{count(c.mails, 'mail')} to {player}: {count(c.heads, 'record head')} on the export's chain, "
+            f"{count(c.inputs, 'acknowledged input')} unchanged, {count(c.commitments, 'commitment')} equal"
+        )
+    return c
+
+
+def _commitments(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    stated = [m for m in mails if m.commitment]
+    if not stated:
+        c.notes.append(
+            "no mail states the seed commitment (the first report is missing); the heads still bind it, "
+            "since the chain starts from it"
+        )
+    for m in stated:
+        c.commitments += 1
+        if m.commitment != doc["seed_commitment"]:
+            c.problem(
+                0, f"{m.name} states the seed commitment {m.commitment}, the export's is {doc['seed_commitment']}"
+            )
+
+
+def _heads(ch: _Chain, mails: list[Received], c: MailCheck) -> list[int]:
+    """Check each received head; returns the positions proven equal (sorted), for naming where histories part."""
+    good: set[int] = set()
+    bad: list[tuple[Received, int, str]] = []
+    total = len(ch.rows)
+    for m in mails:
+        if m.record is None:
+            continue
+        c.heads += 1
+        n, head = m.record
+        if n > total:
+            c.problem(
+                n,
+                f"{m.name} was sent when the record held {n} entries ending at {head[:16]}..., "
+                f"but the export holds only {total}: entries are missing",
+            )
+        elif ch.heads[n] == head:
+            good.add(n)
+        else:
+            bad.append((m, n, head))
+    proven = sorted(good)
+    for m, n, head in bad:
+        last = max((p for p in proven if p < n), default=0)
+        span = ch.entry(n) if last == n - 1 else f"{ch.entry(last + 1)} to {ch.entry(n)}"
+        c.problem(
+            n,
+            f"{m.name} carries record #{n} {head[:16]}..., but the export's chain gives {ch.heads[n][:16]}... "
+            f"there: the history differs from the one played at {span}",
+        )
+    return proven
+
+
+def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck) -> None:
+    for m in mails:
+        if m.input is None:
+            continue
+        c.inputs += 1
+        seq, want = m.input
+        n = ch.input_at.get(seq)
+        if n is None:
+            c.problem(
+                len(ch.rows) + 1,
+                f"{m.name} acknowledged your orders as input {seq} ({want[:16]}...), which the export does not hold",
+                rank=0,
+            )
+        elif ch.heads[n] != want:
+            before = "" if (n - 1) in good else " (or an entry before it)"
+            c.problem(
+                n,
+                f"{m.name} acknowledged your orders as input {seq} with hash {want[:16]}..., but the export's "
+                f"{ch.entry(n)} hashes to {ch.heads[n][:16]}...: it was changed{before} (its lines, player, message or time)",
+                rank=0,
+            )
+
+
+def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = None) -> MailCheck:
+    """Parse `raws`, keep this game's mail to the player, and check it (`check_mail`)."""
+    mails: list[Received] = []
+    unreadable = 0
+    for raw in raws:
+        try:
+            mails.append(parse_mail(raw))
+        except ValueError:
+            unreadable += 1
+    try:
+        who, theirs = pick(about_game(mails, doc["game"]["name"]), doc, as_player)
+    except NoMail as exc:
+        return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)])
+    c = check_mail(doc, theirs, who)
+    if unreadable:
+        c.problem(0, f"{count(unreadable, 'mail')} in the folder carry a malformed receipt header")
+        c.ok = False
+    return c
+
+
+def lines(c: MailCheck) -> list[str]:
+    """The report of a mail check, one line each (problems listed up to SHOWN)."""
+    out = [f"ok: {line}" for line in c.checked] + [f"note: {line}" for line in c.notes]
+    out += [f"MISMATCH: {p}" for p in c.earliest()[:SHOWN]]
+    if len(c.problems) > SHOWN:
+        out.append(f"... and {len(c.problems) - SHOWN} more mismatches, all later in the record")
+    return out

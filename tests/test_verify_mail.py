@@ -1,0 +1,125 @@
+"""`pbem verify EXPORT --mail DIR --as PLAYER` on a player's real mail (issue 13).
+
+A short game (Italian Wars, two bots) is played end to end over the Maildir
+transport; Alice's received mail is taken from the moderator's `sent` folder
+into a Maildir of her own.  Her mail agrees with the true export, and is
+refused, naming the mail and the entry, by the export of a different game
+played from the same seed with one different order, and by the true export
+with one of her orders changed.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import mailbox
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from pbem.cli import app
+from pbem.demo import Bot, legal_lines, run
+from tests.conftest import Clock
+
+SEED = "verify-mail"
+CHANGED = 3  # the how-manyth order of Alice the other game changes
+
+
+def _one_different_order() -> Any:
+    """A bot style that plays Alice's CHANGED-th order differently (another legal order), all else the same."""
+    sent = {"n": 0}
+
+    def style(bot: Bot, lines: list[str], game: str, moderator: str, reply_to: str | None, report: str) -> bytes:
+        plain = Bot(bot.name, bot.address, bot.rng)
+        plain.code = bot.code
+        if bot.name == "Alice" and lines != ["STATUS"]:
+            sent["n"] += 1
+            others = [line for line in legal_lines(report) if line not in lines]
+            if sent["n"] == CHANGED and others:
+                lines = [others[0]]
+        return plain.order_mail(lines, game, moderator, reply_to)
+
+    return style
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("verify-mail")
+    true = run("italian-wars", 2, SEED, root / "true", clock=Clock())
+    other = run("italian-wars", 2, SEED, root / "other", clock=Clock(), style=_one_different_order())
+    sent = mailbox.Maildir(str(true.home / "mail" / "sent"), factory=None, create=False)
+    alice = mailbox.Maildir(str(root / "alice"), factory=None, create=True)
+    for key in sent.keys():
+        raw = sent.get_bytes(key)
+        if re.search(rb"^To: .*<alice@players\.example>", raw, re.M):
+            alice.add(raw)
+    return {"true": true.export, "other": other.export, "alice": root / "alice", "sent": true.home / "mail" / "sent"}
+
+
+def _verify(export: Path, folder: Path, *extra: str) -> tuple[int, str]:
+    res = CliRunner().invoke(app, ["verify", str(export), "--mail", str(folder), *extra])
+    return res.exit_code, res.output
+
+
+def test_alices_mail_agrees_with_the_true_export(games) -> None:
+    code, out = _verify(games["true"], games["alice"], "--as", "Alice")
+    assert code == 0, out
+    m = re.search(r"ok: (\d+) mails to Alice: (\d+) record heads .*, (\d+) acknowledged inputs unchanged, 1 comm", out)
+    assert m and int(m[1]) == int(m[2]) > 10 and int(m[3]) > 3, out
+    assert out.rstrip().endswith("verification passed")
+    code, out = _verify(games["true"], games["sent"])  # everyone's mail: whose is to be said
+    assert code == 1 and "choose one with --as" in out
+    code, out = _verify(games["true"], games["sent"], "--as", "alice@players.example")
+    assert code == 0, out
+
+
+def test_the_export_of_another_game_from_the_same_seed_is_refused(games) -> None:
+    true, other = json.loads(games["true"].read_text()), json.loads(games["other"].read_text())
+    assert true["seed_commitment"] == other["seed_commitment"]
+    assert true["orders"] != other["orders"]
+    alone = CliRunner().invoke(app, ["verify", str(games["other"])])
+    assert alone.exit_code == 0, alone.output  # the other export verifies by itself...
+    code, out = _verify(games["other"], games["alice"], "--as", "Alice")
+    assert code == 1 and "MISMATCH: the mail of " in out  # ...but not against Alice's mail
+    first = next(line for line in out.splitlines() if line.startswith("MISMATCH"))
+    assert re.search(r'the mail of \w{3}, \d\d \w{3} 2026 [\d:]+ \+0000 "[^"]*\[pbem italian-wars-demo\]', first)
+    assert re.search(r"entry \d+, (input|event) \d+ \(", first), first
+    assert "ok: SHA-256(seed) equals the commitment" in out
+
+
+def test_one_changed_order_in_the_export_is_named(games, tmp_path: Path) -> None:
+    doc = json.loads(games["true"].read_text())
+    order = [o for o in doc["orders"] if o["player"] == "Alice"][CHANGED - 1]
+    forged = copy.deepcopy(doc)
+    target = next(o for o in forged["orders"] if o["seq"] == order["seq"])
+    target["lines"] = ["DISCARD Papal Troops"] if order["lines"] != ["DISCARD Papal Troops"] else ["PASS"]
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged))
+    code, out = _verify(path, games["alice"], "--as", "Alice")
+    assert code == 1
+    first = next(line for line in out.splitlines() if line.startswith("MISMATCH"))
+    assert f"acknowledged your orders as input {order['seq']} with hash {order['hash'][:16]}" in first, out
+    assert f"input {order['seq']} (Alice: {target['lines'][0]})" in first and "it was changed" in first
+
+
+def test_each_acknowledgement_carries_the_head_after_its_input_and_that_inputs_events(games) -> None:
+    from pbem.receipts import parse_mail, read_folder
+    from pbem.record import chain
+
+    doc = json.loads(games["true"].read_text())
+    rows = chain.sequence(doc["orders"], doc["events"])
+    last_of = {}  # input seq -> (position of its last entry, hash there)
+    for n, row in enumerate(rows, 1):
+        seq = row["seq"] if "lines" in row else row["input_seq"]
+        last_of[seq] = (n, row["hash"])
+    acks = [m for m in map(parse_mail, read_folder(games["alice"])) if m.input is not None]
+    assert len(acks) > 3
+    for m in acks:
+        seq, digest = m.input
+        order = doc["orders"][seq - 1]
+        assert order["player"] == "Alice" and order["hash"] == digest
+        assert m.record == last_of[seq], (m.subject, seq)
+    assert any(m.record[0] > rows.index(doc["orders"][m.input[0] - 1]) + 1 for m in acks)  # some inputs had events
