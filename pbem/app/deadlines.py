@@ -79,7 +79,8 @@ def decide_deadline(loaded: store.Loaded, step: str, held: list[Held]) -> Decisi
 
 def reminder_times(opened: datetime, due: datetime, offsets: list[timedelta]) -> list[datetime]:
     """When a step's reminders are due (issue 16): each configured offset before the deadline, but none in
-    the first half of the step: an offset that falls there is moved to the middle, and those moved are one.
+    the first half of the step.  The offsets that fall there make one reminder at the middle, unless a
+    later reminder comes less than a quarter of the step after it (then that one suffices).
 
     A step is short when it is at most twice the smallest offset: every offset then falls in the first
     half, so a short step has exactly one reminder, at its middle.  Every time is after `opened`, so no
@@ -87,8 +88,13 @@ def reminder_times(opened: datetime, due: datetime, offsets: list[timedelta]) ->
     """
     if due <= opened:
         return []
-    half = opened + (due - opened) / 2
-    return sorted({max(due - o, half) for o in offsets if o > timedelta(0)})
+    length = due - opened
+    half = opened + length / 2
+    positive = [o for o in offsets if o > timedelta(0)]
+    kept = sorted({due - o for o in positive if due - o >= half})
+    if any(due - o < half for o in positive) and (not kept or kept[0] - half >= length / 4):
+        kept.insert(0, half)
+    return kept
 
 
 def short_step(opened: datetime, due: datetime, offsets: list[timedelta]) -> bool:
@@ -109,6 +115,15 @@ def reminder_at(opened: datetime, due: datetime, offsets: list[timedelta], when:
 def next_look(opened: datetime, due: datetime, offsets: list[timedelta], when: datetime) -> datetime | None:
     """The first reminder time after `when` (None: no more reminders before the deadline)."""
     return next((t for t in reminder_times(opened, due, offsets) if t > when), None)
+
+
+def look_at_reminders(
+    opened: datetime, due: datetime, offsets: list[timedelta], look: datetime, when: datetime
+) -> tuple[datetime | None, datetime | None]:
+    """A look at a step's reminders, due at `look`, made at `when`: (the reminder time to send now, if one
+    passed since the look was set; when to look again, None when no reminder is left before the deadline)."""
+    at = reminder_at(opened, due, offsets, when)
+    return (at if at is not None and at >= look else None), next_look(opened, due, offsets, when)
 
 
 def decide_reminders(
@@ -192,8 +207,8 @@ def _due_for_game(
     if not deadline:
         if opened_before is not None and look.opened_at >= opened_before:
             return 0, 0  # the step opened in this poll: its reminders wait for a later one
-        at = reminder_at(look.opened_at, look.deadline_at, cfg.reminders, when)
-        if at is None or at < look.due_at:  # nothing new (the middle of a long step): look again later
+        send, _ = look_at_reminders(look.opened_at, look.deadline_at, cfg.reminders, look.due_at, when)
+        if send is None:  # nothing new (the middle of a long step): look again later
             apply(s, cfg, Decision(effects=[DueHandled(ids, _again(cfg, look, when))]), when)
             return 0, 0
     game = s.get(Game, look.game_id)
