@@ -26,8 +26,6 @@ down_revision = "0005_home_secret"
 branch_labels = None
 depends_on = None
 
-CONTROL = ("pause", "resume", "abandon")
-
 
 def upgrade() -> None:
     due = op.create_table(
