@@ -10,17 +10,23 @@ processes on each pair, interleaved, in the same run:
   (every deadline days away, nothing in the inbox);
 * poll_ratio: a poll of `--messages` order mails to the same `--few` games, on a
   record that also holds `--games` running games against one that does not;
-* reminder_ratio: `--window` games inside their reminder window (the reminders
-  already sent by an earlier poll): the next idle poll against the idle poll of
-  `--few` games;
+* reminder_ratio: `--window` games inside their reminder window (their step opened
+  11 h ago with a 20 h deadline, so past its middle; the reminders already sent by
+  an earlier poll): the next idle poll against the idle poll of `--few` games;
 * history_ratio: per message, a poll of order mails to one game that has
   `--actions` control actions and `--reports` reports behind it, against the
   same poll to a fresh game.
 
+* with `--imap`, idle_imap_ratio: the idle poll ratio again with the same two
+  records reading an IMAP inbox (a pymap server started here): the idle check is
+  then one STATUS against what the last poll saw.
+
 Building is fast: `--few` games are created the normal way (codes hashed with
 the real key derivation), the rest are copies of their rows made with one
-INSERT ... SELECT per table.  The last line printed is
-`{"idle_ratio": ..., "poll_ratio": ..., "reminder_ratio": ..., "history_ratio": ...}`.
+INSERT ... SELECT per table (every table with a `game_id`, the `due` table of
+what is due when included).  The last line printed is
+`{"idle_ratio": ..., "poll_ratio": ..., "reminder_ratio": ..., "history_ratio": ...}`
+(with `"idle_imap_ratio"` too under `--imap`).
 """
 
 from __future__ import annotations
@@ -37,14 +43,18 @@ import common
 from sqlalchemy import create_engine, inspect, text
 
 FAR = timedelta(days=7)  # deadlines far away: nothing due, no reminder window
-NEAR = timedelta(hours=20)  # inside the 24 h reminder window
+NEAR = timedelta(hours=20)  # inside the 24 h reminder window ...
+OPENED = timedelta(hours=11)  # ... and past the middle of the step, when no reminder is due yet
 
 
-def build(home: Path, few: int, deadline: timedelta, prefix: str = "g") -> tuple[object, list[str]]:
+def build(
+    home: Path, few: int, deadline: timedelta, prefix: str = "g", ago: timedelta = timedelta(0)
+) -> tuple[object, list[str]]:
+    """`few` games whose first step opened `ago` before now; one poll sends the first reports."""
     from pbem.app.games import create_game
 
     cfg = common.make_home(home)
-    when = datetime.now(UTC)
+    when = datetime.now(UTC) - ago
     names = []
     codes = {p: common.code(p) for p in common.PLAYERS}
     for g in range(few):
@@ -138,6 +148,14 @@ def grow_history(cfg, game: str, actions: int, reports: int) -> None:
     eng.dispose()
 
 
+def count_reminders(cfg) -> int:
+    eng = _db(cfg)
+    with eng.connect() as c:
+        n = c.execute(text("SELECT count(*) FROM outbox WHERE purpose = 'reminder' AND status = 'sent'")).scalar_one()
+    eng.dispose()
+    return int(n)
+
+
 def env_for(cfg) -> dict:
     return dict(os.environ, PBEM_CONFIG=str(cfg.path))
 
@@ -154,23 +172,25 @@ def idle_times(homes: list, runs: int) -> list[float]:
     return [common.median(t) for t in times]
 
 
-def poll_time(cfg, mails: list[bytes], backup: Path, runs: int) -> float:
-    """Median seconds of `pbem poll` handling `mails`, the database restored from `backup` before each run."""
-    db = Path(cfg.database_url.removeprefix("sqlite:///"))
-    times = []
+def poll_times(pairs: list, mails: list[bytes], runs: int) -> list[float]:
+    """Median seconds of `pbem poll` handling `mails` in each home, its database restored from its backup before
+    each run; runs interleaved across homes (a noisy machine drifts alike)."""
+    times: list[list[float]] = [[] for _ in pairs]
     for _ in range(runs):
-        shutil.copyfile(backup, db)
-        for extra in (db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
-            extra.unlink(missing_ok=True)
-        inbox = cfg.maildir_path / "inbox"
-        for sub in ("new", "cur"):
-            for p in (inbox / sub).glob("*"):
-                p.unlink()
-        common.fill_maildir(cfg, mails)
-        dt, line = common.run_timed(common.pbem_cmd("poll"), env_for(cfg))
-        assert f"read {len(mails)} messages: {len(mails)} accepted" in line, line
-        times.append(dt)
-    return common.median(times)
+        for i, (cfg, backup) in enumerate(pairs):
+            db = Path(cfg.database_url.removeprefix("sqlite:///"))
+            shutil.copyfile(backup, db)
+            for extra in (db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+                extra.unlink(missing_ok=True)
+            inbox = cfg.maildir_path / "inbox"
+            for sub in ("new", "cur"):
+                for p in (inbox / sub).glob("*"):
+                    p.unlink()
+            common.fill_maildir(cfg, mails)
+            dt, line = common.run_timed(common.pbem_cmd("poll"), env_for(cfg))
+            assert f"read {len(mails)} messages: {len(mails)} accepted" in line, line
+            times[i].append(dt)
+    return [common.median(t) for t in times]
 
 
 def backup_db(cfg, where: Path) -> Path:
@@ -183,6 +203,19 @@ def backup_db(cfg, where: Path) -> Path:
     return where
 
 
+def imap_idle(homes: list, root: Path, runs: int) -> list[float]:
+    """`idle_times` again with `homes` reading one (empty) IMAP inbox on a pymap server started here."""
+    from tests.servers.testservers import pip_mail_servers
+
+    users = {common.MODERATOR: common.PASSWORD, **{common.player_address(p): common.PASSWORD for p in common.PLAYERS}}
+    os.environ["PBEM_BENCH_PASSWORD"] = common.PASSWORD
+    with pip_mail_servers(root / "imap-servers", users) as servers:
+        for cfg in homes:
+            servers.wire_home(cfg.path, common.MODERATOR, "PBEM_BENCH_PASSWORD")
+            common.run_timed(common.pbem_cmd("poll"), env_for(cfg))  # a complete poll: what it saw is kept
+        return idle_times(homes, runs)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=10000)
@@ -193,6 +226,7 @@ def main() -> None:
     ap.add_argument("--reports", type=int, default=50000)
     ap.add_argument("--history-messages", type=int, default=20)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--imap", action="store_true", help="also measure the idle ratio over IMAP (pymap)")
     args = ap.parse_args()
     doc: dict = {"benchmark": "scale", **{k: v for k, v in vars(args).items()}}
     with tempfile.TemporaryDirectory(prefix="pbem-scale-") as tmp:
@@ -200,9 +234,11 @@ def main() -> None:
         small, names = build(root / "small", args.few, FAR)
         large, _ = build(root / "large", args.few, FAR)
         clone_games(large, names[0], args.games - args.few, "c")
-        window, _ = build(root / "window", 1, NEAR, prefix="w")
+        window, _ = build(root / "window", 1, NEAR, prefix="w", ago=OPENED)  # its first poll sends its reminders
         clone_games(window, "w0", args.window - 1, "wc")
-        common.run_timed(common.pbem_cmd("poll"), env_for(window))  # sends the due reminders
+        common.run_timed(common.pbem_cmd("poll"), env_for(window))  # sends any reminder still due
+        doc["window_reminders_sent"] = count_reminders(window)
+        assert doc["window_reminders_sent"] >= args.window, "the window games' reminders were not sent"
         fresh, _ = build(root / "fresh", 1, FAR, prefix="h")
         old, _ = build(root / "old", 1, FAR, prefix="h")
         grow_history(old, "h0", args.actions, args.reports)
@@ -213,25 +249,28 @@ def main() -> None:
         mails = common.order_mails(names, args.messages)
         b_small = backup_db(small, root / "small.bak")
         b_large = backup_db(large, root / "large.bak")
-        poll_small = poll_time(small, mails, b_small, max(1, args.runs // 2))
-        poll_large = poll_time(large, mails, b_large, max(1, args.runs // 2))
+        poll_small, poll_large = poll_times([(small, b_small), (large, b_large)], mails, max(1, args.runs // 2))
         doc["poll_s"] = {"few": poll_small, "many": poll_large}
 
         hmails = common.order_mails(["h0"], args.history_messages)
         b_fresh = backup_db(fresh, root / "fresh.bak")
         b_old = backup_db(old, root / "old.bak")
-        h_fresh = poll_time(fresh, hmails, b_fresh, max(1, args.runs // 2))
-        h_old = poll_time(old, hmails, b_old, max(1, args.runs // 2))
+        h_fresh, h_old = poll_times([(fresh, b_fresh), (old, b_old)], hmails, max(1, args.runs // 2))
         doc["history_s_per_message"] = {
             "fresh": h_fresh / args.history_messages,
             "long": h_old / args.history_messages,
         }
+        if args.imap:
+            imap_small, imap_large = imap_idle([small, large], root, args.runs)
+            doc["idle_imap_s"] = {"few": imap_small, "many": imap_large}
     ratios = {
         "idle_ratio": common.ratio(idle_large, idle_small),
         "poll_ratio": common.ratio(poll_large, poll_small),
         "reminder_ratio": common.ratio(idle_window, idle_small),
         "history_ratio": common.ratio(h_old, h_fresh),
     }
+    if args.imap:
+        ratios["idle_imap_ratio"] = common.ratio(imap_large, imap_small)
     doc.update(ratios)
     common.emit(doc)
     print(json.dumps(ratios))

@@ -359,6 +359,28 @@ def test_reminders_go_only_to_players_who_owe_orders_once_each(home, clock) -> N
     assert "Legal orders now" in body_of(reminders[0])
 
 
+def test_a_one_minute_deadline_reminds_once_at_its_middle_never_with_the_report_that_opened_it(home, clock) -> None:
+    games.create_game(
+        home, "habsburg", "hh1", PLAYERS, seed="short", clock=clock, codes=CODES, deadline=timedelta(minutes=1)
+    )
+    assert run_poll(home, clock).reminders == 0  # the first reports go out
+    owing = len(asked(home, "hh1")[0])
+    seen = []
+    for _ in range(5):  # polls every 10 s: at 30 s (the middle) one reminder to each player who owes orders
+        clock.advance(seconds=10)
+        seen.append(run_poll(home, clock).reminders)
+    assert seen == [0, 0, owing, 0, 0]
+    clock.advance(seconds=10)  # the deadline: the default applies and the next step opens, with no reminder
+    at_deadline = run_poll(home, clock)
+    assert (at_deadline.deadlines, at_deadline.reminders) == (1, 0)
+    clock.advance(seconds=10)
+    assert run_poll(home, clock).reminders == 0
+    clock.advance(seconds=20)  # the middle of the new step
+    assert run_poll(home, clock).reminders == len(asked(home, "hh1")[0])
+    reminders = [m for m in sent_mail(home) if "Reminder" in m["Subject"]]
+    assert len(reminders) == owing + len(asked(home, "hh1")[0])
+
+
 def test_pause_stops_deadlines_and_resume_moves_them_on(home, clock) -> None:
     from pbem.app import control
 

@@ -4,7 +4,8 @@
 records the inbound message that caused the decision (if any, without its
 code), then walks the effects in order: outbox rows, reports rendered at that
 point, events, accepted inputs with their snapshot and next deadline, control
-actions, deadlines and seats.
+actions, deadlines and seats, with what becomes due (`pbem.record.due`): a deadline that opens or
+moves plans its rows, a pause, an abandon or the end of the game closes them.
 
 Every mail about the loaded game carries its receipt (`pbem.mail.outgoing.Receipt`):
 the record's length and head at the mail's place in the effects, so the
@@ -22,11 +23,11 @@ from ..config import Config
 from ..mail.fingerprint import sent_at
 from ..mail.message import Inbound
 from ..mail.outgoing import Mail, Receipt, outbox_row
-from ..record import outbox, store
+from ..record import due, outbox, store
 from ..record.home_secrets import message_id_key
 from ..record.models import ControlAction, Deadline, InboundMessage, Seat
 from . import views
-from .decision import Control, Decision, Effect, Events, Input, NewDeadline, NewSeat, Report
+from .decision import Control, Decision, DueHandled, Effect, Events, Input, NewDeadline, NewSeat, Report
 
 
 def record_inbound(
@@ -80,6 +81,8 @@ def apply(
             gid = effect.game_id if effect.game_id is not None else game_id
             receipt = _receipt(s, loaded, gid, recorded if effect.kind == "ack" else None)
             outbox.queue(s, outbox_row(cfg, effect, when, message_id_key(s), gid, receipt))
+        elif isinstance(effect, DueHandled):
+            due.handled(s, effect.ids, effect.again)
         else:
             _one(s, cfg, effect, when, loaded, inbound_id)
             if isinstance(effect, Input) and effect.inbound_id is None and inbound_id is not None and loaded:
@@ -120,11 +123,16 @@ def _one(
         store.append_input(s, loaded, effect.kind, effect.player, lines, effect.outcome, source, when)
         if effect.reopen and views.current_step(views.engine(loaded), loaded.state) == effect.reopen:
             store.open_deadline(s, loaded, effect.reopen, when)  # nothing moved: do not fire again at once
+        elif not views.current_step(views.engine(loaded), loaded.state) or loaded.over:
+            due.end(s, gid)  # the game is over: nothing more is due (a new step's deadline plans its own rows)
     elif isinstance(effect, Control):
         store.insert(s, ControlAction, dict(game_id=gid, action=effect.action, detail=effect.detail, created_at=when))
+        if effect.action in ("pause", "abandon"):
+            due.end(s, gid)  # stopped: nothing is due until resumed (which moves the deadline)
     elif isinstance(effect, NewDeadline):
         row = dict(game_id=gid, step=effect.step, due_at=effect.due_at, reason=effect.reason, created_at=when)
         store.insert(s, Deadline, row)
+        due.plan(s, gid, when, effect.due_at)
     elif isinstance(effect, NewSeat):
         store.insert(
             s,

@@ -33,7 +33,7 @@ def run_poll(cfg: Config, dry_run: bool = False) -> Run:
         except BlockingIOError:
             return Run(skipped="another pbem poll is running on this home; nothing done")
         try:
-            from .idle import nothing_to_do
+            from .idle import nothing_to_do, remember
 
             if not dry_run and nothing_to_do(cfg, datetime.now(UTC)):
                 return Run(skipped="nothing to do: no new mail, nothing queued or due")
@@ -42,7 +42,10 @@ def run_poll(cfg: Config, dry_run: bool = False) -> Run:
 
             inbox, sender = open_transport(cfg)
             try:
-                return Run(poll(cfg, inbox, sender, dry_run=dry_run))
+                summary = poll(cfg, inbox, sender, dry_run=dry_run)
+                if not dry_run:
+                    remember(cfg, inbox)  # what this complete poll saw of the inbox, for the next idle check
+                return Run(summary)
             finally:
                 inbox.close()
                 sender.close()

@@ -1,20 +1,24 @@
 """Time: reminders before a deadline, the published default at the deadline.
 
-Each step's deadline is the newest `Deadline` row of its game.  Before it,
-players who still owe orders get a reminder at each configured offset (once:
-a reminder's Message-ID is stable, and the shell passes the ones already
-queued).  When it passes, orders held for a "resolve at the deadline" game
-are applied in the order they arrived, then the published default of every
-request still open, recorded as a deadline input and stated in every report.
-Paused and abandoned games are left alone.  `decide_deadline` and
-`decide_reminders` are pure; `run_deadlines` loads, decides and applies.
+Each step's deadline is the newest `Deadline` row of its game; what is due
+when is in the `due` table (`pbem.record.due`), so a poll finds it with one
+indexed query and loads only the games something is due for.  Before the
+deadline, players who still owe orders get reminders (`reminder_times`, issue
+16): at each configured offset before it, but none in the first half of the
+step, at most one per poll, each once (a reminder's Message-ID is stable), and
+one only for a short step.  When it passes, orders held for a "resolve at the
+deadline" game are applied in the order they arrived, then the published
+default of every request still open, recorded as a deadline input and stated
+in every report.  Paused and abandoned games are left alone.  The deciding
+functions are pure; `run_deadlines` loads, decides and applies.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from itertools import groupby
 
 from sqlmodel import Session, col, select
 
@@ -26,13 +30,13 @@ from ..mail.compose import stable_message_id
 from ..mail.message import parse
 from ..mail.outgoing import Mail
 from ..orders.extract import extract
-from ..record import store
+from ..record import due, outbox, store
 from ..record.db import session
 from ..record.home_secrets import message_id_key
-from ..record.models import ControlAction, Deadline, Game, InboundMessage, OrderInput, OutboxMessage
+from ..record.models import ControlAction, Deadline, Game, InboundMessage
 from . import views
 from .apply import apply
-from .decision import Control, Decision, Effect, Input, Report
+from .decision import Control, Decision, DueHandled, Effect, Input, Report
 
 log = logging.getLogger("pbem.deadlines")
 
@@ -73,6 +77,55 @@ def decide_deadline(loaded: store.Loaded, step: str, held: list[Held]) -> Decisi
     return d
 
 
+def reminder_times(opened: datetime, due: datetime, offsets: list[timedelta]) -> list[datetime]:
+    """When a step's reminders are due (issue 16): each configured offset before the deadline, but none in
+    the first half of the step.  The offsets that fall there make one reminder at the middle, unless a
+    later reminder comes less than a quarter of the step after it (then that one suffices).
+
+    A step is short when it is at most twice the smallest offset: every offset then falls in the first
+    half, so a short step has exactly one reminder, at its middle.  Every time is after `opened`, so no
+    reminder is due in the poll that opened the step.
+    """
+    if due <= opened:
+        return []
+    length = due - opened
+    half = opened + length / 2
+    positive = [o for o in offsets if o > timedelta(0)]
+    kept = sorted({due - o for o in positive if due - o >= half})
+    if any(due - o < half for o in positive) and (not kept or kept[0] - half >= length / 4):
+        kept.insert(0, half)
+    return kept
+
+
+def short_step(opened: datetime, due: datetime, offsets: list[timedelta]) -> bool:
+    """Is this step short (at most one reminder, at its middle)?"""
+    positive = [o for o in offsets if o > timedelta(0)]
+    return bool(positive) and due - opened <= 2 * min(positive)
+
+
+def reminder_at(opened: datetime, due: datetime, offsets: list[timedelta], when: datetime) -> datetime | None:
+    """The one reminder to send at `when`: the newest reminder time passed (an earlier one missed by a late
+    poll is not sent as well), none once the deadline passed."""
+    if when >= due:
+        return None
+    passed = [t for t in reminder_times(opened, due, offsets) if t <= when]
+    return passed[-1] if passed else None
+
+
+def next_look(opened: datetime, due: datetime, offsets: list[timedelta], when: datetime) -> datetime | None:
+    """The first reminder time after `when` (None: no more reminders before the deadline)."""
+    return next((t for t in reminder_times(opened, due, offsets) if t > when), None)
+
+
+def look_at_reminders(
+    opened: datetime, due: datetime, offsets: list[timedelta], look: datetime, when: datetime
+) -> tuple[datetime | None, datetime | None]:
+    """A look at a step's reminders, due at `look`, made at `when`: (the reminder time to send now, if one
+    passed since the look was set; when to look again, None when no reminder is left before the deadline)."""
+    at = reminder_at(opened, due, offsets, when)
+    return (at if at is not None and at >= look else None), next_look(opened, due, offsets, when)
+
+
 def decide_reminders(
     loaded: store.Loaded,
     dl: Deadline,
@@ -83,33 +136,34 @@ def decide_reminders(
     domain: str,
     secret: bytes,
 ) -> list[Mail]:
-    """Reminders due at `when` to players who owe orders, each (deadline, offset, player) once."""
-    due = store.aware(dl.due_at)
-    assert due is not None
+    """The reminder due at `when` (`reminder_at`) to each player who owes orders, each (deadline, time, player)
+    once: its Message-ID is stable and `queued` holds those already queued."""
+    due, opened = store.aware(dl.due_at), store.aware(dl.created_at)
+    assert due is not None and opened is not None
+    at = reminder_at(opened, due, offsets, when)
+    if at is None:
+        return []
     eng = views.engine(loaded)
     requests = eng.requests(loaded.state)
     owing = sorted({r.player for r in requests if not r.answered} - held_players)
     mails = []
-    for offset in sorted(offsets, reverse=True):
-        if not (due - offset <= when < due):
+    for player in owing:
+        key = (loaded.game.name, dl.id, int((due - at).total_seconds()), player)
+        seat = loaded.seat_for_player(player)
+        if seat is None or stable_message_id(domain, "reminder", *key, secret=secret) in queued:
             continue
-        for player in owing:
-            key = (loaded.game.name, dl.id, int(offset.total_seconds()), player)
-            seat = loaded.seat_for_player(player)
-            if seat is None or stable_message_id(domain, "reminder", *key, secret=secret) in queued:
-                continue
-            asked = [
-                {"prompt": r.prompt, "legal": list(r.legal), "default": list(r.default)}  # engines bound their lists
-                for r in requests
-                if r.player == player
-            ]
-            ctx = {
-                "game_name": loaded.game.name,
-                "due": f"{due:%Y-%m-%d %H:%M} UTC",
-                "left": _human(due - when),
-                "asked": asked,
-            }
-            mails.append(Mail(seat.address, "reminder", ctx, "reminder", key, player=player, game_id=loaded.game.id))
+        asked = [
+            {"prompt": r.prompt, "legal": list(r.legal), "default": list(r.default)}  # engines bound their lists
+            for r in requests
+            if r.player == player
+        ]
+        ctx = {
+            "game_name": loaded.game.name,
+            "due": f"{due:%Y-%m-%d %H:%M} UTC",
+            "left": _human(due - when),
+            "asked": asked,
+        }
+        mails.append(Mail(seat.address, "reminder", ctx, "reminder", key, player=player, game_id=loaded.game.id))
     return mails
 
 
@@ -119,70 +173,97 @@ def _human(delta: timedelta) -> str:
 
 
 def due_or_reminding(offsets: list[timedelta], dl: Deadline, when: datetime) -> bool:
-    due = store.aware(dl.due_at)
-    assert due is not None
-    return due <= when or any(due - offset <= when < due for offset in offsets)
+    due, opened = store.aware(dl.due_at), store.aware(dl.created_at)
+    assert due is not None and opened is not None
+    return due <= when or reminder_at(opened, due, offsets, when) is not None
 
 
 # --------------------------------------------------------------------------- the shell
 
 
-def run_deadlines(cfg: Config, when: datetime) -> tuple[int, int]:
-    """Apply due deadlines and queue due reminders, one game per transaction.  Returns (applied, reminded)."""
+def run_deadlines(cfg: Config, when: datetime, opened_before: datetime | None = None) -> tuple[int, int]:
+    """Apply due deadlines and queue due reminders, one game per transaction.  Returns (applied, reminded).
+
+    What is due comes from one indexed query (`pbem.record.due`); a game is loaded only when something
+    is due for it.  `opened_before`: the poll's start; no reminder for a step opened since (issue 16).
+    """
     applied = reminded = 0
     with session(cfg.database_url) as s:
-        ids = [gid for gid in store.open_game_ids(s) if store.control_state(s, gid) == "running"]
-    for gid in ids:
+        rows = due.due_now(s, when)
+    for _gid, group in groupby(rows, key=lambda r: r.game_id):
         with session(cfg.database_url) as s:
-            dl = store.current_deadline(s, gid)
-            game = s.get(Game, gid)
-            if dl is None or game is None or not due_or_reminding(cfg.reminders, dl, when):
-                continue  # nothing to do: the game need not be loaded
-            loaded = store.load(s, game)
-            eng = views.engine(loaded)
-            if views.current_step(eng, loaded.state) != dl.step or eng.result(loaded.state) is not None:
-                continue
-            held = held_orders(s, gid, registry.get(game.kind).order_words) if game.resolve == "deadline" else []
-            due = store.aware(dl.due_at)
-            if due is not None and due <= when:
-                apply(s, cfg, decide_deadline(loaded, dl.step, held), when, loaded)
-                log.info("deadline of %s step %s applied", game.name, dl.step)
-                applied += 1
-            else:
-                queued = _reminders_queued(s, gid, dl)
-                mails = decide_reminders(
-                    loaded, dl, when, cfg.reminders, {h.player for h in held}, queued, cfg.domain, message_id_key(s)
-                )
-                effects: list[Effect] = list(mails)
-                apply(s, cfg, Decision(game=game.name, effects=effects), when, loaded)
-                reminded += len(mails)
+            a, r = _due_for_game(s, cfg, list(group), when, opened_before)
             s.commit()
+        applied, reminded = applied + a, reminded + r
     return applied, reminded
 
 
-def _reminders_queued(s: Session, game_id: int, dl: Deadline) -> set[str]:
-    q = select(OutboxMessage.message_id).where(
-        OutboxMessage.game_id == game_id, OutboxMessage.purpose == "reminder", OutboxMessage.created_at >= dl.created_at
-    )
-    return set(s.exec(q).all())
+def _due_for_game(
+    s: Session, cfg: Config, rows: list[due.DueRow], when: datetime, opened_before: datetime | None
+) -> tuple[int, int]:
+    ids = tuple(r.id for r in rows)
+    deadline = any(r.kind == "deadline" for r in rows)
+    look = rows[-1]
+    if not deadline:
+        if opened_before is not None and look.opened_at >= opened_before:
+            return 0, 0  # the step opened in this poll: its reminders wait for a later one
+        send, _ = look_at_reminders(look.opened_at, look.deadline_at, cfg.reminders, look.due_at, when)
+        if send is None:  # nothing new (the middle of a long step): look again later
+            apply(s, cfg, Decision(effects=[DueHandled(ids, _again(cfg, look, when))]), when)
+            return 0, 0
+    game = s.get(Game, look.game_id)
+    dl = store.current_deadline(s, look.game_id)
+    if game is None or dl is None or store.control_state(s, look.game_id) != "running":
+        apply(s, cfg, Decision(effects=[DueHandled(ids)]), when)  # paused or gone: resuming plans again
+        return 0, 0
+    loaded = store.load(s, game)
+    eng = views.engine(loaded)
+    if views.current_step(eng, loaded.state) != dl.step or eng.result(loaded.state) is not None:
+        apply(s, cfg, Decision(effects=[DueHandled(ids)]), when, loaded)
+        return 0, 0
+    held = held_orders(s, look.game_id, registry.get(game.kind).order_words) if game.resolve == "deadline" else []
+    if deadline:
+        d = decide_deadline(loaded, dl.step, held)
+        d.effects.append(DueHandled(ids))
+        apply(s, cfg, d, when, loaded)
+        log.info("deadline of %s step %s applied", game.name, dl.step)
+        return 1, 0
+    secret = message_id_key(s)
+    mails = decide_reminders(loaded, dl, when, cfg.reminders, {h.player for h in held}, set(), cfg.domain, secret)
+    ids_of = {stable_message_id(cfg.domain, m.purpose, *m.key, secret=secret): m for m in mails}
+    already = outbox.queued_ids(s, ids_of)
+    mails = [m for mid, m in ids_of.items() if mid not in already]
+    effects: list[Effect] = [*mails, DueHandled(ids, _again(cfg, look, when))]
+    apply(s, cfg, Decision(game=game.name, effects=effects), when, loaded)
+    return 0, len(mails)
+
+
+def _again(cfg: Config, look: due.DueRow, when: datetime) -> due.DueRow | None:
+    at = next_look(look.opened_at, look.deadline_at, cfg.reminders, when)
+    return None if at is None else replace(look, due_at=at)
 
 
 def held_orders(s: Session, game_id: int, order_words: tuple[str, ...]) -> list[Held]:
-    """Messages held for the deadline and not yet applied, oldest first, with their order lines."""
-    used = set(s.exec(select(OrderInput.inbound_id).where(OrderInput.game_id == game_id)).all())
-    done = set(
-        s.exec(
-            select(ControlAction.detail).where(ControlAction.game_id == game_id, ControlAction.action == "held-done")
-        ).all()
-    )
+    """Messages held for the deadline and not yet applied, oldest first, with their order lines.
+
+    At a deadline every held message is applied or refused in arrival order, each with a `held-done`
+    row; so those not yet applied are the ones after the newest `held-done` (two index probes).
+    """
+    done = s.exec(
+        select(ControlAction.detail)
+        .where(ControlAction.game_id == game_id, ControlAction.action == "held-done")
+        .order_by(col(ControlAction.id).desc())
+        .limit(1)
+    ).first()
+    after = int(done.rsplit(":", 1)[1]) if done else 0
     rows = s.exec(
-        select(InboundMessage)
-        .where(InboundMessage.game_id == game_id, InboundMessage.outcome == "held")
+        select(InboundMessage.id, InboundMessage.player, InboundMessage.raw)
+        .where(InboundMessage.game_id == game_id, InboundMessage.outcome == "held", col(InboundMessage.id) > after)
         .order_by(col(InboundMessage.id))
     ).all()
-    mails = [(r, parse(r.raw)) for r in rows]
-    return [
-        Held(r.id, r.player, tuple(extract(m.text, m.subject, order_words).orders))
-        for r, m in mails
-        if r.id is not None and r.id not in used and f"applied-at-deadline:{r.id}" not in done
-    ]
+    held = []
+    for rid, player, raw in rows:
+        assert rid is not None
+        m = parse(raw)
+        held.append(Held(rid, player, tuple(extract(m.text, m.subject, order_words).orders)))
+    return held

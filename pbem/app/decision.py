@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from ..engine.base import Event, Outcome
 from ..mail.outgoing import Mail
+from ..record.due import DueRow
 
 Recorded = Literal["accepted", "held", "rejected", "ignored", "duplicate"]
 
@@ -78,7 +79,15 @@ class NewSeat:
     code_hash: str
 
 
-Effect = Mail | Report | Events | Input | Control | NewDeadline | NewSeat
+@dataclass(frozen=True)
+class DueHandled:
+    """Rows of the `due` table handled (`pbem.record.due`); `again`: the next look at the step's reminders."""
+
+    ids: tuple[int, ...]
+    again: DueRow | None = None
+
+
+Effect = Mail | Report | Events | Input | Control | NewDeadline | NewSeat | DueHandled
 
 
 @dataclass

@@ -1,55 +1,105 @@
 """Is there anything for `pbem poll` to do?  A cheap, conservative check for idle cron runs.
 
-Uses SQLAlchemy Core only (no ORM models, engines, templates or mail parsing), so an
-idle run costs little more than the imports it cannot avoid.  It answers "maybe" (False)
-whenever in doubt; the full poll then decides.
+Nothing to do means: no new mail, no mail queued to send, and nothing due (one
+probe of the `due` table's index: anything due before now?), however many games
+run.  New mail is an empty Maildir inbox, or for IMAP the folder's
+UIDVALIDITY:UIDNEXT (one STATUS command) equal to what the last complete poll
+saw when it selected the folder (`remember`, kept in `poll_marks`).  Uses
+SQLAlchemy Core only (no ORM models, engines, templates or mail parsing), so an
+idle run costs little more than the imports it cannot avoid.  It answers
+"maybe" (False) whenever in doubt; the full poll then decides.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+import logging
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
     from ..config import Config
+
+log = logging.getLogger("pbem.idle")
+IMAP_MARK = "imap-inbox"  # the poll_marks row of the IMAP inbox
 
 
 def nothing_to_do(cfg: Config, when: datetime) -> bool:
     try:
         return _nothing_to_do(cfg, when)
-    except Exception:  # locked, missing or strange database: let the full poll decide and report it
+    except Exception as exc:  # locked, missing or strange database, unreachable server: let the full poll decide
+        log.debug("idle check undecided: %s", type(exc).__name__)
         return False
 
 
 def _nothing_to_do(cfg: Config, when: datetime) -> bool:
-    if cfg.transport != "maildir" or _maildir_has_mail(cfg):
-        return False  # IMAP: the poll opens the inbox anyway (TODO: a STATUS check before the models)
-    from sqlalchemy import DateTime, bindparam, text
-
+    if cfg.transport == "maildir":
+        if _maildir_has_mail(cfg):
+            return False
+    elif cfg.transport != "imap":
+        return False
     from ..record.db import engine_for
 
-    lead = max(cfg.reminders, default=timedelta(0))
-    naive = when.astimezone(UTC).replace(tzinfo=None)  # the columns hold naive UTC
-    stamp = bindparam("now", type_=DateTime())
-    soon = bindparam("soon", type_=DateTime())
     with engine_for(cfg.database_url).connect() as c:
-        if c.execute(
-            text("SELECT 1 FROM outbox WHERE status = 'queued' AND next_attempt_at <= :now LIMIT 1").bindparams(stamp),
-            {"now": naive},
-        ).first():
-            return False
-        due = c.execute(
-            text(
-                "SELECT 1 FROM deadlines d "
-                "JOIN (SELECT game_id, max(id) AS id FROM deadlines GROUP BY game_id) n ON n.id = d.id "
-                "JOIN (SELECT game_id, max(seq) AS seq FROM snapshots GROUP BY game_id) ls ON ls.game_id = d.game_id "
-                "JOIN snapshots s ON s.game_id = ls.game_id AND s.seq = ls.seq "
-                "WHERE s.over = :f AND d.due_at <= :soon LIMIT 1"
-            ).bindparams(soon),
-            {"f": False, "soon": naive + lead},
-        ).first()
+        busy = _queued_or_due(c, when)
+        seen = _seen(c) if cfg.transport == "imap" else None
         c.rollback()
-    return due is None
+    if busy:
+        return False
+    return cfg.transport == "maildir" or (seen is not None and _imap_mark_now(cfg) == seen)
+
+
+def _queued_or_due(c: Connection, when: datetime) -> bool:
+    from sqlalchemy import DateTime, bindparam, text
+
+    naive = when.astimezone(UTC).replace(tzinfo=None)  # the columns hold naive UTC
+    now = bindparam("now", type_=DateTime())
+    queued = text("SELECT 1 FROM outbox WHERE status = 'queued' AND next_attempt_at <= :now LIMIT 1")
+    due = text("SELECT 1 FROM due WHERE done = :f AND due_at <= :now LIMIT 1")
+    return bool(
+        c.execute(queued.bindparams(now), {"now": naive}).first()
+        or c.execute(due.bindparams(now), {"now": naive, "f": False}).first()
+    )
+
+
+def _seen(c: Connection) -> str | None:
+    from sqlalchemy import text
+
+    row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": IMAP_MARK}).first()
+    return str(row[0]) if row else None
+
+
+def _imap_mark_now(cfg: Config) -> str:
+    from ..mail.connect import inbox
+    from ..mail.credentials import login_for
+
+    box = inbox(cfg, login_for("imap", cfg.imap, cfg.path), connect=False)
+    try:
+        return box.status_mark()
+    finally:
+        box.close()
+
+
+def remember(cfg: Config, box: object) -> None:
+    """After a complete poll: keep what it saw of an IMAP inbox (nothing for other transports)."""
+    mark = getattr(box, "mark", None)
+    value = mark() if callable(mark) else None
+    if not value:
+        return
+    from sqlalchemy import DateTime, bindparam, text
+
+    from ..record.db import transaction
+
+    stamp = datetime.now(UTC).replace(tzinfo=None)
+    with transaction(cfg.database_url) as c:
+        c.execute(text("DELETE FROM poll_marks WHERE name = :n"), {"n": IMAP_MARK})
+        c.execute(
+            text("INSERT INTO poll_marks (name, value, updated_at) VALUES (:n, :v, :t)").bindparams(
+                bindparam("t", type_=DateTime())
+            ),
+            {"n": IMAP_MARK, "v": value, "t": stamp},
+        )
 
 
 def _maildir_has_mail(cfg: Config) -> bool:

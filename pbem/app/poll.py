@@ -110,6 +110,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
     from .deadlines import run_deadlines
 
     summary = PollSummary()
+    opened_before = clock()  # steps opened from now on get no reminder in this poll
     spent = dict.fromkeys(("fetching", "handling", "filing", "deadlines", "waiting_for_sender"), 0.0)
     started = mark = time.perf_counter()
 
@@ -139,7 +140,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
             lap("filing")
         lap("fetching")
         if not dry_run:
-            summary.deadlines, summary.reminders = run_deadlines(cfg, clock())
+            summary.deadlines, summary.reminders = run_deadlines(cfg, clock(), opened_before)
             lap("deadlines")
         if dispatcher is not None:
             sent = dispatcher.finish()

@@ -137,7 +137,7 @@ def player_report(
 def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Report]) -> list[Mail]:
     """The mails for `reports` at the current point, reading what they share once."""
     assert loaded.game.id is not None
-    seqs = outbox.last_report_seqs(s, loaded.game.id)
+    seqs = outbox.last_report_seqs(s, loaded.game.id, [r.player for r in reports])
     since = {r.player: (r.since if r.since is not None else seqs.get(r.player, 0)) for r in reports}
     moment = Moment.read(s, loaded, min(since.values(), default=0))
     mails = []

@@ -95,6 +95,7 @@ class ImapInbox:
         self._streaming = False
         self._client: Any = None  # an IMAPClient once connected (imapclient has no type hints)
         self.uidvalidity: int | None = None
+        self.uidnext: int | None = None  # at the last SELECT: every message below it is fetched by `fetch`
         if connect:
             self._connect()
 
@@ -176,9 +177,21 @@ class ImapInbox:
             with self._errors(f"select {self.folder!r}"):
                 status = client.select_folder(self.folder)
             self.uidvalidity = int(status[b"UIDVALIDITY"])
+            self.uidnext = int(status[b"UIDNEXT"]) if b"UIDNEXT" in status else None
         except TransportError:
             self._drop()
             raise
+
+    def mark(self) -> str | None:
+        """The folder's UIDVALIDITY:UIDNEXT when it was selected (the idle check compares it with `status_mark`)."""
+        return f"{self.uidvalidity}:{self.uidnext}" if self.uidvalidity and self.uidnext else None
+
+    def status_mark(self) -> str:
+        """The folder's UIDVALIDITY:UIDNEXT now, with one STATUS command (no SELECT, no folder setup)."""
+        client = self._client or self.open()
+        with self._errors(f"status {self.folder!r}"):
+            status = client.folder_status(self.folder, [b"UIDVALIDITY", b"UIDNEXT"])
+        return f"{int(status[b'UIDVALIDITY'])}:{int(status[b'UIDNEXT'])}"
 
     def _server_name(self, name: str) -> str:
         """Translate a configured ``a/b`` name to the server's hierarchy delimiter."""

@@ -3,7 +3,8 @@
 Append-only by design (DESIGN.md principles 7 and 8).  Rows are inserted and
 never changed, with one exception: the status columns of `OutboxMessage`
 (status, attempts, last_error, next_attempt_at, sent_at; and `raw`, replaced
-by `keep_raw` once a mail carrying a player's code has been sent).  A game's state is
+by `keep_raw` once a mail carrying a player's code has been sent), and the index tables `Due` and `PollMark`,
+which say what is due and what the last poll saw.  A game's state is
 the fold of its accepted orders (`OrderInput`) from its seed; `Snapshot` rows
 cache that fold; `GameEvent` rows are what the engine said happened.
 Everything about "now" (the current step, whether the game is over, the
@@ -65,7 +66,10 @@ class InboundMessage(SQLModel, table=True):
     """
 
     __tablename__ = "inbound_messages"
-    __table_args__ = (UniqueConstraint("message_id", "body_hash"),)
+    __table_args__ = (
+        UniqueConstraint("message_id", "body_hash"),
+        Index("ix_inbound_game_outcome_id", "game_id", "outcome", "id"),  # held orders: the newest only
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998, index=True)
@@ -145,12 +149,48 @@ class ControlAction(SQLModel, table=True):
     """Moderator actions that are not game orders (pause, resume, abandon, extend, replace, new code)."""
 
     __tablename__ = "control_actions"
+    __table_args__ = (Index("ix_control_game_action_id", "game_id", "action", "id"),)  # the newest of each action
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id", index=True)
     action: str = Field(max_length=32)
     detail: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     created_at: datetime
+
+
+class Due(SQLModel, table=True):
+    """What is due when: the deadline of each open step and the next time to look at its reminders.
+
+    Written by `apply` when a deadline opens, moves, pauses or ends, read by `run_deadlines` and the idle
+    check with one indexed query (`done` false, `due_at` passed).  An index of the record, not part of
+    it: `done` is set when a row is handled or replaced.  `opened_at`/`deadline_at` are the step's start and
+    deadline, from which the reminder times follow (`pbem.app.deadlines.reminder_times`).
+    """
+
+    __tablename__ = "due"
+    __table_args__ = (
+        Index("ix_due_open", "done", "due_at"),
+        Index("ix_due_game_done", "game_id", "done"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id")
+    kind: str = Field(max_length=16)  # deadline, reminder
+    due_at: datetime
+    opened_at: datetime
+    deadline_at: datetime
+    done: bool = False
+
+
+class PollMark(SQLModel, table=True):
+    """What the last complete poll saw, by name (`imap-inbox`: the inbox's UIDVALIDITY:UIDNEXT), for the
+    idle check."""
+
+    __tablename__ = "poll_marks"
+
+    name: str = Field(primary_key=True, max_length=64)
+    value: str = Field(max_length=128)
+    updated_at: datetime
 
 
 class OutboxMessage(SQLModel, table=True):

@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 
 from .. import engine as registry
 from ..engine.base import Engine, Event, Outcome, apply_defaults
-from . import chain
+from . import chain, due
 from .models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
 
 
@@ -263,24 +263,28 @@ def open_deadline(s: Session, loaded: Loaded, step: str, when: datetime) -> None
             created_at=when,
         ),
     )
+    assert loaded.game.id is not None
+    due.plan(s, loaded.game.id, when, when + timedelta(seconds=loaded.game.deadline_seconds))
 
 
 def current_deadline(s: Session, game_id: int) -> Deadline | None:
     return s.exec(select(Deadline).where(Deadline.game_id == game_id).order_by(col(Deadline.id).desc())).first()
 
 
+CONTROL = ("pause", "resume", "abandon")  # the control actions that set a game's state; the newest wins
+
+
 def control_state(s: Session, game_id: int) -> str:
-    """'running', 'paused' or 'abandoned', from the moderator's control actions."""
-    rows = s.exec(select(ControlAction).where(ControlAction.game_id == game_id).order_by(col(ControlAction.id))).all()
-    state = "running"
-    for row in rows:
-        if row.action == "pause":
-            state = "paused"
-        elif row.action == "resume":
-            state = "running"
-        elif row.action == "abandon":
-            state = "abandoned"
-    return state
+    """'running', 'paused' or 'abandoned': the newest pause, resume or abandon (three index probes, one query)."""
+    newest = [
+        select(func.max(ControlAction.id))
+        .where(ControlAction.game_id == game_id, ControlAction.action == action)
+        .scalar_subquery()
+        for action in CONTROL
+    ]
+    ids = s.connection().execute(select(*newest)).one()
+    best = max(((i, a) for i, a in zip(ids, CONTROL) if i is not None), default=(0, "resume"))
+    return {"pause": "paused", "resume": "running", "abandon": "abandoned"}[best[1]]
 
 
 def open_game_ids(s: Session) -> list[int]:

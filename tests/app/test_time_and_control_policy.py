@@ -7,9 +7,18 @@ from datetime import timedelta
 import pytest
 
 from pbem.app import control, views
-from pbem.app.deadlines import Held, decide_deadline, decide_reminders, due_or_reminding
+from pbem.app.deadlines import (
+    Held,
+    decide_deadline,
+    decide_reminders,
+    due_or_reminding,
+    look_at_reminders,
+    reminder_times,
+    short_step,
+)
 from pbem.app.decision import Control, Events, GameError, Input, NewDeadline, NewSeat, Report
 from pbem.mail.compose import stable_message_id
+from pbem.record.due import middle
 from tests.app.plain import WHEN, address, deadline, loaded
 
 OFFSETS = [timedelta(hours=24), timedelta(hours=2)]
@@ -88,6 +97,63 @@ def test_no_reminder_before_the_window_or_to_a_player_with_held_orders() -> None
     some = sorted(owing(g))[0]
     mails = decide_reminders(g, dl, WHEN + timedelta(hours=25), OFFSETS, {some}, set(), "pbem.test", KEY)
     assert some not in {m.player for m in mails}
+
+
+# ----------------------------------------------------------------------------- reminder timing (issue 16)
+
+
+def simulate(length: timedelta, every: timedelta) -> list[tuple[timedelta, timedelta]]:
+    """Polls every `every` from the one that opens a step of `length` until its deadline, as `run_deadlines`
+    treats the step's `due` rows (the first look at the middle; the poll that opened it skipped): each
+    reminder sent, as (when, its time), relative to the step's start."""
+    opened, due = WHEN, WHEN + length
+    look: object = middle(opened, due)
+    sent = []
+    when = opened + every  # the poll that opened the step sends no reminder
+    while when < due and look is not None:
+        assert isinstance(look, type(WHEN))
+        if look <= when:
+            at, look = look_at_reminders(opened, due, OFFSETS, look, when)
+            if at is not None:
+                sent.append((when - opened, at - opened))
+        when += every
+    return sent
+
+
+@pytest.mark.parametrize(
+    ("length", "every", "expected"),
+    [
+        (timedelta(minutes=1), timedelta(seconds=10), [timedelta(seconds=30)]),
+        (timedelta(minutes=1), timedelta(minutes=1), []),  # cron every minute: the next poll is the deadline
+        (timedelta(hours=1), timedelta(minutes=5), [timedelta(minutes=30)]),
+        (timedelta(hours=24), timedelta(minutes=15), [timedelta(hours=12), timedelta(hours=22)]),
+        (timedelta(days=7), timedelta(hours=1), [timedelta(days=6), timedelta(days=6, hours=22)]),
+    ],
+    ids=["1m-every-10s", "1m-every-1m", "1h", "24h", "7d"],
+)
+def test_reminders_none_in_the_first_half_each_once_one_for_a_short_step(
+    length: timedelta, every: timedelta, expected: list[timedelta]
+) -> None:
+    sent = simulate(length, every)
+    assert [at for _, at in sent] == expected, "each reminder time once, in order"
+    assert all(when >= length / 2 and when > timedelta(0) for when, _ in sent), "none in the first half"
+    assert len({at for _, at in sent}) == len(sent), "never the same reminder twice"
+    if short_step(WHEN, WHEN + length, OFFSETS):
+        assert len(sent) <= 1
+
+
+def test_a_late_poll_sends_one_reminder_not_every_one_it_missed() -> None:
+    opened, due = WHEN, WHEN + timedelta(hours=24)
+    at, again = look_at_reminders(opened, due, OFFSETS, middle(opened, due), opened + timedelta(hours=23))
+    assert at == opened + timedelta(hours=22) and again is None
+
+
+def test_a_short_step_is_at_most_twice_the_smallest_offset_and_has_one_reminder_at_its_middle() -> None:
+    for length in (timedelta(minutes=1), timedelta(hours=1), timedelta(hours=4)):
+        assert short_step(WHEN, WHEN + length, OFFSETS)
+        assert reminder_times(WHEN, WHEN + length, OFFSETS) == [WHEN + length / 2]
+    assert not short_step(WHEN, WHEN + timedelta(hours=5), OFFSETS)
+    assert reminder_times(WHEN, WHEN + timedelta(hours=5), OFFSETS) == [WHEN + timedelta(hours=3)]
 
 
 # ----------------------------------------------------------------------------- control commands

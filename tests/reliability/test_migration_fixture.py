@@ -57,7 +57,15 @@ def test_first_revision_record_upgrades_to_head_with_every_game_intact(tmp_path:
     head = ScriptDirectory.from_config(alembic_config(f"sqlite:///{db}")).get_current_head()
     con = sqlite3.connect(db)
     assert con.execute("SELECT version_num FROM alembic_version").fetchone()[0] == head
+    due = con.execute(
+        "SELECT g.name, d.kind FROM due d JOIN games g ON g.id = d.game_id WHERE d.done = 0 ORDER BY g.name, d.kind"
+    ).fetchall()
+    paused = {r[0] for r in con.execute("SELECT g.name FROM games g JOIN control_actions c ON c.game_id = g.id")}
     con.close()
+    expected_games = json.loads((FIXTURES / "first_revision.expected.json").read_text())
+    running = sorted(n for n, g in expected_games.items() if not g["over"] and n not in paused)
+    assert paused and running, "the fixture has a paused game and running ones"
+    assert due == [(n, k) for n in running for k in ("deadline", "reminder")], "0006 backfills what is due"
 
     expected = json.loads((FIXTURES / "first_revision.expected.json").read_text())
     got = game_digest(db)
