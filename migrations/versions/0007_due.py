@@ -8,8 +8,8 @@ every game that is neither over, paused nor abandoned (the first look at the
 reminders at the middle of the step: no reminder is due before it).
 `poll_marks` keeps what the last poll saw of an IMAP inbox, for the idle check.
 
-Revision ID: 0006_due
-Revises: 0005_home_secret
+Revision ID: 0007_due
+Revises: 0006_intake_identity
 Create Date: 2026-12-01
 """
 
@@ -21,8 +21,8 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision = "0006_due"
-down_revision = "0005_home_secret"
+revision = "0007_due"
+down_revision = "0006_intake_identity"
 branch_labels = None
 depends_on = None
 
