@@ -122,6 +122,8 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
             "legacy_events": game.legacy_events,
         },
     }
+    if store.join_opened(s, game.id):  # published with the deal, in seat order (None before it)
+        doc["salts"] = next((ev.data["salts"] for ev in events if ev.kind == "salts"), None)
     if over:
         doc["finished"] = doc["events"][-1]["at"] if doc["events"] else None
     return doc

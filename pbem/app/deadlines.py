@@ -31,8 +31,10 @@ from ..record.db import session
 from ..record.home_secrets import message_id_key
 from ..record.models import ControlAction, Deadline, Game, InboundMessage, OrderInput, OutboxMessage
 from . import views
+from ..joining import STEP as JOIN_STEP
 from .apply import apply
 from .decision import Control, Decision, Effect, Input, Report
+from .join import decide_join_deadline
 
 log = logging.getLogger("pbem.deadlines")
 
@@ -145,7 +147,9 @@ def run_deadlines(cfg: Config, when: datetime) -> tuple[int, int]:
             held = held_orders(s, gid, registry.get(game.kind).order_words) if game.resolve == "deadline" else []
             due = store.aware(dl.due_at)
             if due is not None and due <= when:
-                apply(s, cfg, decide_deadline(loaded, dl.step, held), when, loaded)
+                joining = dl.step == JOIN_STEP  # nobody is defaulted into a game: the moderator is told
+                d = decide_join_deadline(loaded, dl, when, cfg.moderator_address) if joining else None
+                apply(s, cfg, d or decide_deadline(loaded, dl.step, held), when, loaded)
                 log.info("deadline of %s step %s applied", game.name, dl.step)
                 applied += 1
             else:
