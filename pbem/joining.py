@@ -147,7 +147,7 @@ class JoinStep:
         if missing:
             text += f" without {' and '.join(missing)} (counted with no salt)"
         text += f". The deal is made from SHA-256 of the seed and the salts, in seat order: {said}."
-        data = {"salts": order, "missing": missing, "started": started}
+        data = {"players": list(self.players), "salts": order, "missing": missing, "started": started}
         state, events = self.eng.setup(self.players, deal_seed(self.seed, order), self.options)
         return state, [Event("salts", text, PUBLIC, data), *events]
 
