@@ -34,7 +34,7 @@ from .engine.views import View, lines, make_view
 STEP = "join"
 KEY = "pbem_join"
 KINDS = ("join", "start")  # the inputs of the join step: a player's JOIN, the moderator's start
-ORDER_WORDS = ("JOIN", "SALT")
+ORDER_WORDS: tuple[str, ...] = ("JOIN", "SALT")
 SALT_MAX = 200
 _SALT = re.compile(r"^salt\b[:=]?\s*(.*)$", re.IGNORECASE | re.DOTALL)
 _JOIN = re.compile(r"^join\b[\s.!:]*$", re.IGNORECASE)
@@ -82,7 +82,9 @@ def read_join(text: list[str]) -> tuple[str | None, list[LineResult]]:
         salts += 1
         salt = m.group(1).strip()
         if not salt:
-            results.append(LineResult(line, False, "write your text after the word: SALT <any text>", ("SALT <any text>",)))
+            results.append(
+                LineResult(line, False, "write your text after the word: SALT <any text>", ("SALT <any text>",))
+            )
         elif len(salt) > SALT_MAX:
             results.append(LineResult(line, False, f"a salt holds at most {SALT_MAX} characters, not {len(salt)}"))
         elif salts > 1:
@@ -103,7 +105,7 @@ class JoinStep:
         self.kind, self.title = eng.kind, eng.title
         self.min_players, self.max_players = eng.min_players, eng.max_players
         self.history = eng.history
-        self.order_words = ORDER_WORDS
+        self.order_words: tuple[str, ...] = ORDER_WORDS
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[State, list[Event]]:
         return open_state(), []

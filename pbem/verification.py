@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import engine as registry
+from . import joining
 from .engine.base import Engine, Event
 from .engine.rng import commitment
-from . import joining
 from .engine.words import count
 from .record import chain, store
 

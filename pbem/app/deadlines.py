@@ -22,6 +22,7 @@ from .. import engine as registry
 from ..config import Config
 from ..engine.base import Event, apply_defaults
 from ..engine.words import count
+from ..joining import STEP as JOIN_STEP
 from ..mail.compose import stable_message_id
 from ..mail.message import parse
 from ..mail.outgoing import Mail
@@ -31,7 +32,6 @@ from ..record.db import session
 from ..record.home_secrets import message_id_key
 from ..record.models import ControlAction, Deadline, Game, InboundMessage, OrderInput, OutboxMessage
 from . import views
-from ..joining import STEP as JOIN_STEP
 from .apply import apply
 from .decision import Control, Decision, Effect, Input, Report
 from .join import decide_join_deadline

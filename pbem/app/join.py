@@ -75,7 +75,9 @@ def invitation(
     }
 
 
-def decide_join(d: Decision, out: Outgoing, msg: Inbound, loaded: store.Loaded, seat: Seat, lines: list[str]) -> Decision:
+def decide_join(
+    d: Decision, out: Outgoing, msg: Inbound, loaded: store.Loaded, seat: Seat, lines: list[str]
+) -> Decision:
     """One authenticated player's JOIN / SALT lines (the code was checked): record, acknowledge, deal if complete."""
     eng = views.engine(loaded)
     result: Outcome = eng.apply(loaded.state, seat.player, lines)

@@ -160,7 +160,9 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
         kind = "report"
         if join.is_open(loaded):  # not dealt yet: the invitation to JOIN stands for the report
             kind, due = "join_invite", store.aware(moment.deadline.due_at) if moment.deadline else None
-            ctx = join.invitation(loaded, r.player, code=r.code, due=due, takeover=r.takeover, moderator=cfg.moderator_name)
+            ctx = join.invitation(
+                loaded, r.player, code=r.code, due=due, takeover=r.takeover, moderator=cfg.moderator_name
+            )
         else:
             ctx = report_context(s, cfg, loaded, r.player, since[r.player], r.code, moment, r.takeover)
         key = r.key or (loaded.game.name, r.player, loaded.event_seq, loaded.seq, seat.id, r.extra)

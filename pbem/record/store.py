@@ -98,8 +98,9 @@ def replay(game: Game, orders: list[OrderInput], join: bool = False) -> tuple[di
     `join`: the game opened with a join step (also seen from its first input), dealt by that step."""
     real = registry.get(game.kind)
     players, options = json.loads(game.players_json), json.loads(game.options_json)
+    events: list[Event] = []
     if join or (orders and orders[0].kind in joining.KINDS):
-        state, events = joining.open_state(), []
+        state = joining.open_state()
     else:
         state, events = real.setup(players, game.seed, options)
     per_input = [list(events)]

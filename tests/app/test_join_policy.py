@@ -177,7 +177,12 @@ def test_game_start_deals_with_the_missing_salts_empty_as_a_moderator_input() ->
     inp = the_input(d)
     assert (inp.kind, inp.player, inp.lines) == ("start", "", ())
     [salts] = [e for e in inp.outcome.events if e.kind == "salts"]
-    assert salts.data == {"players": list(PLAYERS), "salts": ["x", "", ""], "missing": ["Bob", "Carol"], "started": True}
+    assert salts.data == {
+        "players": list(PLAYERS),
+        "salts": ["x", "", ""],
+        "missing": ["Bob", "Carol"],
+        "started": True,
+    }
     assert "without Bob and Carol" in salts.text
     state, _ = registry.get("habsburg").setup(list(PLAYERS), joining.deal_seed("policy-seed", ["x", "", ""]), {})
     assert inp.outcome.state == state
