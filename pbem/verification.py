@@ -201,6 +201,11 @@ def _replay(
     legacy = doc["chain"].get("legacy_events", 0) if "chain" in doc else len(events)
     players, seed, options = [p["name"] for p in doc["players"]], doc["seed"], doc["game"]["options"]
     join = "salts" in doc  # a game with a join step: dealt from the seed and the players' salts
+    if not join and orders and orders[0]["kind"] in joining.KINDS:
+        raise Refused(
+            f"input 1 ({orders[0]['kind']}) belongs to a join step, but the export has no salts: the deal of a game "
+            "with a join step is made from SHA-256(seed || salts)"
+        )
     state, setup = (joining.open_state(), []) if join else eng.setup(players, seed, options)
     _same("the set-up", setup, by_input.get(0, []), older, legacy)
     count = len(setup)

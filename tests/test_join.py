@@ -25,15 +25,17 @@ from pbem.record.models import OrderInput
 from tests.conftest import CODES, Clock, body_of, deliver, order_mail, sent_mail, signed
 
 AUDITOR = Path(__file__).resolve().parent.parent / "examples" / "audit_randomness.py"
-SALTS = {"Alice": "blue moon, 1969", "Bob": "Ölbaum 42"}  # Carol joins without a salt
+SALTS = {"Alice": "Ölbaum 42, blue moon"}  # Bob joins without a salt
+#: The whole game is played on one worker (the fixture is computed once).
+pytestmark = pytest.mark.xdist_group("join")
 
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> dict:
-    """A House of Habsburg game with a join step, played to the end by the demo's bots over Maildir."""
+    """The cheapest game (Italian Wars) with a join step, played to the end by the demo's bots over Maildir."""
     from pbem.demo import run
 
-    r = run("habsburg", 3, None, tmp_path_factory.mktemp("join") / "home", clock=Clock(), join_salts=SALTS)
+    r = run("italian-wars", 2, None, tmp_path_factory.mktemp("join") / "home", clock=Clock(), join_salts=SALTS)
     assert r.verified, r.checked
     from pbem import config as config_mod
 
@@ -46,18 +48,17 @@ def finished(tmp_path_factory) -> dict:
 
 def test_every_player_joins_by_mail_and_the_deal_follows_from_the_seed_and_the_salts(finished) -> None:
     doc = finished["public"]
-    assert doc["salts"] == ["blue moon, 1969", "Ölbaum 42", ""]
-    assert [(o["kind"], o["player"], o["lines"]) for o in doc["orders"][:3]] == [
-        ("join", "Alice", ["JOIN", "SALT blue moon, 1969"]),
-        ("join", "Bob", ["JOIN", "SALT Ölbaum 42"]),
-        ("join", "Carol", ["JOIN"]),
+    assert doc["salts"] == ["Ölbaum 42, blue moon", ""]
+    assert [(o["kind"], o["player"], o["lines"]) for o in doc["orders"][:2]] == [
+        ("join", "Alice", ["JOIN", "SALT Ölbaum 42, blue moon"]),
+        ("join", "Bob", ["JOIN"]),
     ]
     [salts] = [e for e in doc["events"] if e["kind"] == "salts"]
-    assert salts["input_seq"] == 3 and salts["data"]["salts"] == doc["salts"] and salts["visibility"] == "public"
+    assert salts["input_seq"] == 2 and salts["data"]["salts"] == doc["salts"] and salts["visibility"] == "public"
     first = [m for m in finished["mail"] if "Join the game" in m["Subject"]]
-    assert len(first) == 3 and all("SALT <any text" in body_of(m) for m in first)
+    assert len(first) == 2 and all("SALT <any text" in body_of(m) for m in first)
     dealt = [body_of(m) for m in finished["mail"] if "The deal: nobody chose it" in body_of(m)]
-    assert len(dealt) == 3 and all('Alice: "blue moon, 1969"' in b and "Carol: (no salt)" in b for b in dealt)
+    assert len(dealt) == 2 and all('Alice: "Ölbaum 42, blue moon"' in b and "Bob: (no salt)" in b for b in dealt)
 
 
 def test_the_public_export_verifies_and_the_auditor_recomputes_the_deal(finished, tmp_path: Path) -> None:
@@ -72,7 +73,7 @@ def test_the_public_export_verifies_and_the_auditor_recomputes_the_deal(finished
 
 def test_a_changed_salt_fails_verify_and_the_auditor(finished, tmp_path: Path) -> None:
     doc = copy.deepcopy(finished["public"])
-    doc["salts"][1] = "Olbaum 42"
+    doc["salts"][0] = "Olbaum 42, blue moon"
     v = verify(doc)
     assert not v.ok and "salts" in v.problem and "JOIN inputs" in v.problem
     path = tmp_path / "game.json"
@@ -83,13 +84,13 @@ def test_a_changed_salt_fails_verify_and_the_auditor(finished, tmp_path: Path) -
 
 def test_a_changed_join_input_or_dropped_salts_fail_verify(finished) -> None:
     doc = copy.deepcopy(finished["public"])
-    doc["orders"][1]["lines"] = ["JOIN", "SALT Olbaum 42"]
-    doc["salts"][1] = "Olbaum 42"  # consistent with the forged input: the replayed deal differs
+    doc["orders"][0]["lines"] = ["JOIN", "SALT Olbaum 42, blue moon"]
+    doc["salts"][0] = "Olbaum 42, blue moon"  # consistent with the forged input: the replayed deal differs
     assert not verify(doc).ok
     doc = copy.deepcopy(finished["public"])
     del doc["salts"]  # as if dealt from the seed alone
     v = verify(doc)
-    assert not v.ok and "join step" in v.problem
+    assert not v.ok and "belongs to a join step, but the export has no salts" in v.problem
 
 
 # ----------------------------------------------------------------------------- the deadline and the start
