@@ -192,3 +192,10 @@ def test_the_redacted_copy_of_a_code_mail_keeps_no_code() -> None:
 
     kept = render_mail("new_code", {**CONTEXTS["new_code"], "code": REDACTED, **M})
     assert "NEWB-7777" not in kept.text + kept.html + kept.subject
+
+
+def test_the_redacted_copy_of_a_join_invitation_keeps_no_code() -> None:
+    from pbem.mail.outgoing import REDACTED
+
+    kept = render_mail("join_invite", {**CONTEXTS["join_invite"], "code": REDACTED, **M})
+    assert "AAAA-2222" not in kept.text + kept.html + kept.subject and REDACTED in kept.text
