@@ -14,7 +14,7 @@ import pytest
 from sqlmodel import select
 from typer.testing import CliRunner
 
-from pbem.app import games
+from pbem.app import control, games
 from pbem.app import poll as polling
 from pbem.cli import app
 from pbem.export import build, verify
@@ -125,13 +125,18 @@ def test_a_player_missing_at_the_join_deadline_is_reported_and_game_start_deals_
     assert "Ben (Ben <ben@players.test>)" in text and "pbem game start iw1" in text and "pbem game replace iw1" in text
     clock.advance(minutes=5)
     assert run_poll(home, clock).deadlines == 0, "told once per deadline period"
+    control.replace(home, "iw1", "Ben", ("Dora", "dora@players.test"), clock(), code="DORA-1111")
+    run_poll(home, clock)
+    to_dora = [m for m in sent_mail(home, seen) if m["To"].addresses[0].addr_spec == "dora@players.test"]
+    [invite] = [m for m in to_dora if "Join the game" in m["Subject"]]
+    assert "You now play Ben: Join the game" in invite["Subject"] and "CODE DORA-1111" in body_of(invite)
 
     res = CliRunner().invoke(app, ["-c", str(home.path), "game", "start", "iw1"])
     assert res.exit_code == 0 and "without the salt of Ben" in res.output, res.output
     again = CliRunner().invoke(app, ["-c", str(home.path), "game", "start", "iw1"])
     assert again.exit_code != 0 and "already dealt" in again.output
     polling.poll(home, MaildirInbox(home.maildir_path), MaildirSender(home.maildir_path))
-    reports = [body_of(m) for m in sent_mail(home, seen)]
+    reports = [body_of(m) for m in sent_mail(home, seen) if "The deal: nobody chose it" in body_of(m)]
     assert len(reports) == 2 and all('Ann: "ann\'s words"' in b and "Ben: (no salt)" in b for b in reports)
 
     with session(home.database_url) as s:
