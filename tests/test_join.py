@@ -25,17 +25,17 @@ from pbem.record.models import OrderInput
 from tests.conftest import CODES, Clock, body_of, deliver, order_mail, sent_mail, signed
 
 AUDITOR = Path(__file__).resolve().parent.parent / "examples" / "audit_randomness.py"
-SALTS = {"Alice": "Ölbaum 42, blue moon"}  # Bob joins without a salt
+SALTS = {"Alice": "Ölbaum 42, blue moon", "Bob": "  7 x 6  "}  # Carol joins without a salt
 #: The whole game is played on one worker (the fixture is computed once).
 pytestmark = pytest.mark.xdist_group("join")
 
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> dict:
-    """The cheapest game (Italian Wars) with a join step, played to the end by the demo's bots over Maildir."""
+    """A House of Habsburg game with a join step, played to the end by the demo's bots over Maildir."""
     from pbem.demo import run
 
-    r = run("italian-wars", 2, None, tmp_path_factory.mktemp("join") / "home", clock=Clock(), join_salts=SALTS)
+    r = run("habsburg", 3, None, tmp_path_factory.mktemp("join") / "home", clock=Clock(), join_salts=SALTS)
     assert r.verified, r.checked
     from pbem import config as config_mod
 
@@ -48,17 +48,18 @@ def finished(tmp_path_factory) -> dict:
 
 def test_every_player_joins_by_mail_and_the_deal_follows_from_the_seed_and_the_salts(finished) -> None:
     doc = finished["public"]
-    assert doc["salts"] == ["Ölbaum 42, blue moon", ""]
-    assert [(o["kind"], o["player"], o["lines"]) for o in doc["orders"][:2]] == [
+    assert doc["salts"] == ["Ölbaum 42, blue moon", "7 x 6", ""]
+    assert [(o["kind"], o["player"], o["lines"]) for o in doc["orders"][:3]] == [
         ("join", "Alice", ["JOIN", "SALT Ölbaum 42, blue moon"]),
-        ("join", "Bob", ["JOIN"]),
+        ("join", "Bob", ["JOIN", "SALT   7 x 6"]),
+        ("join", "Carol", ["JOIN"]),
     ]
     [salts] = [e for e in doc["events"] if e["kind"] == "salts"]
-    assert salts["input_seq"] == 2 and salts["data"]["salts"] == doc["salts"] and salts["visibility"] == "public"
+    assert salts["input_seq"] == 3 and salts["data"]["salts"] == doc["salts"] and salts["visibility"] == "public"
     first = [m for m in finished["mail"] if "Join the game" in m["Subject"]]
-    assert len(first) == 2 and all("SALT <any text" in body_of(m) for m in first)
+    assert len(first) == 3 and all("SALT <any text" in body_of(m) for m in first)
     dealt = [body_of(m) for m in finished["mail"] if "The deal: nobody chose it" in body_of(m)]
-    assert len(dealt) == 2 and all('Alice: "Ölbaum 42, blue moon"' in b and "Bob: (no salt)" in b for b in dealt)
+    assert len(dealt) == 3 and all('Alice: "Ölbaum 42, blue moon"' in b and "Carol: (no salt)" in b for b in dealt)
 
 
 def test_the_public_export_verifies_and_the_auditor_recomputes_the_deal(finished, tmp_path: Path) -> None:
