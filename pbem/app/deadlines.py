@@ -5,8 +5,9 @@ players who still owe orders get a reminder at each configured offset (once:
 a reminder's Message-ID is stable, and the shell passes the ones already
 queued).  When it passes, orders held for a "resolve at the deadline" game
 are applied in the order they arrived, then the published default of every
-request still open, recorded as a deadline input and stated in every report.
-Paused and abandoned games are left alone.  `decide_deadline` and
+request still open, recorded as a deadline input and stated in every report;
+the join step's deadline defaults nobody in: the moderator is told
+(`join.decide_join_deadline`).  Paused and abandoned games are left alone.  `decide_deadline` and
 `decide_reminders` are pure; `run_deadlines` loads, decides and applies.
 """
 
