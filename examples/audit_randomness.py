@@ -9,6 +9,10 @@ Only the Python standard library is used, so anyone can read and run this file.
 What it checks (docs/export-format.md, "Randomness"):
 
 1. SHA-256 of the seed equals the commitment every player received at the start.
+   A game with a join step (its export has `salts`, in seat order) is dealt from
+   the dealing seed: the 64 hex digits of SHA-256 over the seed's ASCII bytes,
+   then for each seat in order the salt's length in UTF-8 bytes (4 bytes,
+   big-endian) and the salt's UTF-8 bytes; the generator below runs on it.
 2. Every draw the game made is listed, in order, in the `rng` field of the event
    that reports it, and the draws use the generator's blocks 0, 1, 2, ... with no
    gap and no block used twice: nobody can have skipped or re-rolled a value.
@@ -76,6 +80,15 @@ def recompute(gen: Generator, rec: dict[str, Any]) -> Any:
     raise ValueError(f"unknown draw {op!r}")
 
 
+def deal_seed(seed: str, salts: list[str]) -> str:
+    """The seed a game with a join step is dealt from (see point 1 above)."""
+    h = hashlib.sha256(seed.encode("ascii"))
+    for salt in salts:
+        raw = salt.encode("utf-8")
+        h.update(len(raw).to_bytes(4, "big") + raw)
+    return h.hexdigest()
+
+
 def audit(doc: dict[str, Any]) -> tuple[bool, str]:
     """(True, summary) if every random value is reproduced from the seed; else (False, the first mismatch)."""
     seed = doc.get("seed")
@@ -83,6 +96,8 @@ def audit(doc: dict[str, Any]) -> tuple[bool, str]:
         return False, "the seed is not revealed in this export (is the game over?)"
     if hashlib.sha256(seed.encode("ascii")).hexdigest() != doc.get("seed_commitment"):
         return False, "SHA-256 of the seed does not equal the commitment"
+    if doc.get("salts") is not None:
+        seed = deal_seed(seed, doc["salts"])
     gen = Generator(seed)
     draws = 0
     for ev in sorted(doc.get("events", []), key=lambda e: e["seq"]):

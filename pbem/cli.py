@@ -163,8 +163,15 @@ def game_new(
     ),
     deadline: str | None = typer.Option(None, help="Time per step, e.g. 48h (default from pbem.toml)."),
     option: list[str] = typer.Option([], "--option", help="Game option KEY=VALUE, e.g. legacy=20."),
+    join: bool = typer.Option(
+        True,
+        "--join/--no-join",
+        help="Deal only once every player has replied JOIN (optionally with a SALT that stirs the deal), so that "
+        "nobody, the moderator included, picks the deal. --no-join deals at once, for players who trust you.",
+    ),
 ) -> None:
-    """Create a game, deal, and queue every player's first report.
+    """Create a game and queue every player's first mail: the invitation to JOIN (the deal follows the last
+    JOIN), or with --no-join the first report of a game dealt at once.
 
     Example: pbem game new habsburg --name hh1 --player "Alice <a@x.org>" --player "Bob <b@x.org>" --player "Carol <c@x.org>"
     """
@@ -195,12 +202,14 @@ def game_new(
             deadline=dl,
             options=parse_options(option),
             insecure_seed=weak,
+            join=join,
         )
     except (ValueError, GameError, UnknownKind) as exc:
         fail(_why(exc))
+    first = "invitations to JOIN queued; the deal follows the last JOIN" if join else "first reports queued"
     typer.echo(
         f"created {game.kind} game {game.name} for {', '.join(p for p, _ in players)}; "
-        f"seed commitment {game.seed_commitment}; first reports queued (run pbem poll to send)"
+        f"seed commitment {game.seed_commitment}; {first} (run pbem poll to send)"
     )
     if weak:
         typer.echo("warning: the seed is weaker than 128 bits (--insecure-seed); every report and the export say so")
@@ -330,6 +339,19 @@ def game_replace(
         fail(str(exc), 2)
     _control(lambda cfg, n, o, when: replace(cfg, n, o, newcomer, when), name, old)
     typer.echo(f"{newcomer[0]} <{newcomer[1]}> now plays {old} in {name}; their code and report are queued")
+
+
+@game_app.command("start")
+def game_start(name: str) -> None:
+    """Deal a game whose join step is still open: players who have not joined count with no salt.
+
+    Example: pbem game start hh1
+    """
+    from .app.control import start
+
+    absent = _control(start, name)
+    without = f" without the salt of {', '.join(absent)}" if absent else ""
+    typer.echo(f"{name} dealt{without}; first reports queued (run pbem poll to send)")
 
 
 @game_app.command("code")

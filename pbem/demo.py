@@ -129,9 +129,12 @@ def run(
     clock=None,
     after_poll=None,
     style: Style | None = None,
+    join_salts: dict[str, str] | None = None,
 ) -> DemoResult:
     """Play one game; `clock` (a callable returning an aware datetime) fixes the time for golden tests;
-    `style` writes the bots' mails as people do (the tests' mail-client styles)."""
+    `style` writes the bots' mails as people do (the tests' mail-client styles).  The demo deals at once
+    (no join step: nothing in it is secret); `join_salts` opens the join step instead, and each bot answers
+    its invitation with JOIN and, if it has one here, its SALT."""
     import json
 
     from . import config as config_mod
@@ -161,6 +164,7 @@ def run(
         [(b.name, b.address) for b in bots],
         seed=seed,
         codes={b.name: demo_code(bot_seed, b.name) for b in bots},
+        join=join_salts is not None,
         **({"clock": clock} if clock else {}),
     )
     sent = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
@@ -197,6 +201,11 @@ def run(
         if stalled > 25:
             raise RuntimeError(f"the demo game stalled: no order was accepted in {count(stalled, 'poll')}; see {home}")
         wrote = 0
+        if join_salts is not None and polls == 1:  # the invitations are in: every bot joins
+            for b in bots:
+                salt = [f"SALT {join_salts[b.name]}"] if join_salts.get(b.name) else []
+                inbox.add(b.order_mail(["JOIN", *salt], name, cfg.moderator_address, None))
+                wrote += 1
         for addr, (msg, text) in newest.items():
             raw = by_addr[addr].answer(msg, text, name, cfg.moderator_address)
             if raw:

@@ -122,6 +122,8 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
             "legacy_events": game.legacy_events,
         },
     }
+    if store.join_opened(s, game.id):  # published with the deal, in seat order (None before it)
+        doc["salts"] = next((list(ev.data["salts"]) for ev in events if ev.kind == "salts"), None)  # a copy
     if over:
         doc["finished"] = doc["events"][-1]["at"] if doc["events"] else None
     return doc

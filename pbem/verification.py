@@ -7,7 +7,9 @@ In order:
    each event names an input that exists (`input_seq`), never going back;
 3. links: each player's input names the accepted (or held) message it came from;
 4. the seed: SHA-256(seed) is the commitment;
-5. the replay: every input is accepted again, and produces exactly the engine events
+5. the replay: for a game with a join step (the export has `salts`), the JOIN inputs are replayed
+   and the deal is made from SHA-256(seed || salts) (`pbem.joining.deal_seed`); the export's salts
+   must be the JOIN inputs' salts.  Then every input is accepted again, and produces exactly the engine events
    the export attributes to it (kind, text, visibility, data), in order;
 6. the result: present exactly when the replay is over, equal to the replayed result
    (scores, winners, summary); a finished game's export ends with the game's end;
@@ -29,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import engine as registry
+from . import joining
 from .engine.base import Engine, Event
 from .engine.rng import commitment
 from .engine.words import count
@@ -100,6 +103,8 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
             "fewer facts in their data; their text, visibility and every fact they hold match the replay"
         )
     v.checked.append(f"replayed {count(len(orders), 'accepted input')} from the seed")
+    if doc.get("salts") is not None:
+        v.checked.append("the deal came from SHA-256(seed || salts), with the salts the players' JOIN inputs gave")
     v.checked.append(
         f"all {count(engine_events, 'engine event')} reproduced exactly (every shuffle, draw and die roll)"
     )
@@ -131,9 +136,10 @@ def _links(orders: list[dict], messages: list[dict]) -> None:
         if outcome.get(m["message_id"]) not in ("accepted", "held"):
             outcome[m["message_id"]] = m["outcome"]
     for o in orders:
-        if o["kind"] == "deadline":
+        if o["kind"] in ("deadline", "start"):
+            what = "a deadline default" if o["kind"] == "deadline" else "the moderator's start"
             if o["message_id"] is not None or o["player"] or o["lines"]:
-                raise Refused(f"input {o['seq']} is a deadline default but names a player, lines or a message")
+                raise Refused(f"input {o['seq']} is {what} but names a player, lines or a message")
             continue
         mid = o["message_id"]
         if mid not in outcome:
@@ -196,18 +202,45 @@ def _replay(
             by_input.setdefault(e["input_seq"], []).append(e)
     # An export made before the chain: every event came from an earlier engine.
     legacy = doc["chain"].get("legacy_events", 0) if "chain" in doc else len(events)
-    state, setup = eng.setup([p["name"] for p in doc["players"]], doc["seed"], doc["game"]["options"])
+    players, seed, options = [p["name"] for p in doc["players"]], doc["seed"], doc["game"]["options"]
+    join = "salts" in doc  # a game with a join step: dealt from the seed and the players' salts
+    if not join and orders and orders[0]["kind"] in joining.KINDS:
+        raise Refused(
+            f"input 1 ({orders[0]['kind']}) belongs to a join step, but the export has no salts: the deal of a game "
+            "with a join step is made from SHA-256(seed || salts)"
+        )
+    state, setup = (joining.open_state(), []) if join else eng.setup(players, seed, options)
     _same("the set-up", setup, by_input.get(0, []), older, legacy)
     count = len(setup)
+    dealt: list[list[str]] = []
     for order in orders:
-        out = store.run_input(eng, state, order["kind"], order["player"], order["lines"])
+        if (order["kind"] in joining.KINDS) != joining.is_joining(state):
+            raise Refused(
+                f"input {order['seq']} ({order['kind']}) does not fit the join step: "
+                + ("the game is not dealt yet" if joining.is_joining(state) else "no join step is open")
+                + ("" if join else " (the export has no salts)")
+            )
+        step = joining.step_engine(eng, state, players, seed, options)
+        out = store.run_input(step, state, order["kind"], order["player"], order["lines"])
         if not out.accepted:
             bad = next(r for r in out.lines if not r.ok)
             raise Refused(f"order {order['seq']} ({order['player']}: {bad.line!r}) is rejected on replay: {bad.reason}")
         state = out.state
         _same(f"input {order['seq']}", out.events, by_input.get(order["seq"], []), older, legacy)
         count += len(out.events)
+        dealt.extend(e.data["salts"] for e in out.events if e.kind == "salts" and step is not eng)
+    if join:
+        _salts(doc["salts"], dealt[0] if dealt else None)
     return state, count
+
+
+def _salts(stated: list[str] | None, replayed: list[str] | None) -> None:
+    """The export's `salts` are the ones the JOIN inputs gave, that the replay dealt from."""
+    if stated != replayed:
+        raise Refused(
+            f"the export's salts {stated!r} are not the salts of its JOIN inputs {replayed!r}: the deal was made "
+            "from SHA-256(seed || the JOIN inputs' salts)"
+        )
 
 
 def _same(what: str, produced: list[Event], recorded: list[dict], older: list[int], legacy: int) -> None:

@@ -72,6 +72,7 @@ def test_init_new_game_list_show_poll_export_from_another_directory(tmp_path: Pa
         "--seed",
         "abc",
         "--insecure-seed",
+        "--no-join",
         "--player",
         "Ann <ann@example.test>",
         "--player",

@@ -1,4 +1,4 @@
-"""Moderator commands on a running game: extend, pause, resume, replace, abandon, new code.
+"""Moderator commands on a running game: extend, pause, resume, replace, abandon, new code, start.
 
 Each command is decided by a pure `decide_*` function (raising `GameError`
 with one sentence when it cannot be done) and applied in one transaction:
@@ -232,3 +232,14 @@ def new_player_code(cfg: Config, name: str, player: str, when: datetime, code: s
     with session(cfg.database_url) as s:
         c = _Command(s, name)
         c.apply(cfg, decide_new_code(c.loaded, player, code, hash_code(code), when), when)
+
+
+def start(cfg: Config, name: str, when: datetime) -> list[str]:
+    """`pbem game start NAME`: deal without the missing salts (`join.decide_start`).  Returns who had not joined."""
+    from . import join
+
+    with session(cfg.database_url) as s:
+        c = _Command(s, name)
+        absent = join.missing(c.loaded) if join.is_open(c.loaded) else []
+        c.apply(cfg, join.decide_start(c.loaded, c.control), when)
+        return absent

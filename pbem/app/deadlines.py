@@ -9,8 +9,9 @@ step, at most one per poll, each once (a reminder's Message-ID is stable), and
 one only for a short step.  When it passes, orders held for a "resolve at the
 deadline" game are applied in the order they arrived, then the published
 default of every request still open, recorded as a deadline input and stated
-in every report.  Paused and abandoned games are left alone.  The deciding
-functions are pure; `run_deadlines` loads, decides and applies.
+in every report; the join step's deadline defaults nobody in: the moderator is
+told (`join.decide_join_deadline`).  Paused and abandoned games are left alone.
+The deciding functions are pure; `run_deadlines` loads, decides and applies.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from .. import engine as registry
 from ..config import Config
 from ..engine.base import Event, apply_defaults
 from ..engine.words import count
+from ..joining import STEP as JOIN_STEP
 from ..mail.compose import stable_message_id
 from ..mail.message import parse
 from ..mail.outgoing import Mail
@@ -37,6 +39,7 @@ from ..record.models import ControlAction, Deadline, Game, InboundMessage
 from . import views
 from .apply import apply
 from .decision import Control, Decision, DueHandled, Effect, Input, Report
+from .join import decide_join_deadline
 
 log = logging.getLogger("pbem.deadlines")
 
@@ -223,7 +226,9 @@ def _due_for_game(
         return 0, 0
     held = held_orders(s, look.game_id, registry.get(game.kind).order_words) if game.resolve == "deadline" else []
     if deadline:
-        d = decide_deadline(loaded, dl.step, held)
+        joining = dl.step == JOIN_STEP  # nobody is defaulted into a game: the moderator is told
+        d = decide_join_deadline(loaded, dl, when, cfg.moderator_address) if joining else None
+        d = d or decide_deadline(loaded, dl.step, held)
         d.effects.append(DueHandled(ids))
         apply(s, cfg, d, when, loaded)
         log.info("deadline of %s step %s applied", game.name, dl.step)

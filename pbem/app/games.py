@@ -3,7 +3,9 @@
 `create_game` checks the seats, deals (the engine's set-up from the seed),
 records the game with its seats (codes stored only hashed), its set-up events
 and first snapshot, opens the first deadline and queues each player's first
-report with the seed commitment and their code.
+report with the seed commitment and their code.  With a join step it deals
+nothing yet: it opens the join step (`pbem.joining`, `pbem.app.join`) and the
+first mail is the invitation to JOIN.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from sqlmodel import col, select
 
 from .. import engine as registry
+from .. import joining
 from ..codes import hash_code, new_code
 from ..config import Config
 from ..engine.names import norm, player_name
@@ -29,7 +32,7 @@ from ..record.db import session
 from ..record.models import Game, Seat, Snapshot
 from . import views
 from .apply import apply
-from .decision import Decision, Effect, GameError, Report
+from .decision import Control, Decision, Effect, GameError, Report
 
 log = logging.getLogger("pbem.games")
 
@@ -63,10 +66,13 @@ def create_game(
     codes: dict[str, str] | None = None,
     resolve: str | None = None,
     insecure_seed: bool = False,
+    join: bool = False,
 ) -> Game:
     """Create a game, deal, and queue each player's first report (with the seed commitment and their code).
 
     `codes` fixes the players' secret codes (tests and the demo); by default each is random.
+    `join`: open the join step instead of dealing (`pbem.joining`; `pbem game new` does unless --no-join):
+    each player's first mail is then the invitation to JOIN, and the deal waits for the salts.
     """
     name = name.lower()
     if (why := game_name_problem(name)) is not None:
@@ -80,7 +86,7 @@ def create_game(
         if store.game_by_name(s, name):
             raise GameError(f'a game named "{name}" already exists; choose another name')
         options = dict(options or {})
-        state, events = eng.setup(names, seed, options)
+        state, events = (joining.open_state(), []) if join else eng.setup(names, seed, options)
         game = Game(
             name=name,
             kind=kind,
@@ -112,7 +118,7 @@ def create_game(
         s.flush()
         loaded = store.Loaded(game, store.current_seats(s, game.id), state, 0, 0)
         store.append_events(s, loaded, 0, events, when)
-        step = views.current_step(eng, state)
+        step = views.current_step(views.engine(loaded), state)
         s.add(
             Snapshot(
                 game_id=game.id,
@@ -125,7 +131,8 @@ def create_game(
         )
         if step:
             store.open_deadline(s, loaded, step, when)
-        first: list[Effect] = [Report(p, code=codes[p]) for p in names]
+        first: list[Effect] = [Control("join", "open")] if join else []
+        first += [Report(p, code=codes[p]) for p in names]  # while joining: the invitation (`join.invitations`)
         apply(s, cfg, Decision(game=name, effects=first), when, loaded)
         s.commit()
         log.info("created %s game %s for %d players", kind, name, len(names))

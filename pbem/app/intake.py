@@ -24,7 +24,7 @@ from ..mail.outgoing import Mail
 from ..orders.extract import Extracted
 from ..record.models import Seat
 from ..record.store import Loaded
-from . import misuse, revisions, views
+from . import join, misuse, revisions, views
 from .answers import Outgoing
 from .decision import Decision, Input, Report
 from .press import relay
@@ -172,6 +172,8 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
             ack = _ack(out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))
             _add(d, ack)
         return d
+    if join.is_open(loaded):  # not dealt yet: the lines are JOIN / SALT
+        return join.decide_join(d, out, msg, loaded, seat, list(ex.orders))
     return _orders(d, out, msg, loaded, seat, list(ex.orders), notes, ex.chatter)
 
 

@@ -37,7 +37,7 @@ from ..orders.extract import Extracted, extract
 from ..record import outbox, store
 from ..record.db import DatabaseError, reading, session
 from ..record.models import Game, Seat
-from . import intake, on_file
+from . import intake, join, on_file
 from .apply import apply, record_inbound
 from .decision import Decision
 from .revisions import FirstCopy
@@ -215,7 +215,7 @@ def decide_and_apply(
     subject and every extracted line are redacted (the code itself is kept for the check).
     """
     game = store.game_by_name(s, msg.game) if msg.game else None
-    words = registry.get(game.kind).order_words if game is not None else None
+    words = join.order_words(s, game) if game is not None else None
     ex = extract(msg.text, msg.subject, words) if not msg.problem else None
     msg, raw, ex = scrub(msg, raw, ex, _storage_limit(s, cfg, msg))
     facts = load_facts(s, msg, when, game, ex, first)

@@ -16,7 +16,7 @@ from ..engine.base import Engine, Request, Result
 from ..mail.outgoing import Mail
 from ..record import outbox, store
 from ..record.models import Deadline, GameEvent
-from . import views
+from . import join, views
 from .decision import Report
 
 
@@ -77,7 +77,17 @@ def report_context(
         code=code,
         takeover=takeover,
         moderator=cfg.moderator_name,
+        salts=_salts(loaded, moment.events, since),
     )
+
+
+def _salts(loaded: store.Loaded, events: list[GameEvent], since: int) -> list[dict[str, str]] | None:
+    """The players' salts, for the report that first follows the deal of a game with a join step."""
+    row = next((r for r in events if r.seq > since and r.kind == "salts"), None)
+    if row is None:
+        return None
+    salts = store.event_of(row).data["salts"]
+    return [{"player": p, "salt": salt} for p, salt in zip(views.players(loaded), salts)]
 
 
 def player_report(
@@ -97,6 +107,7 @@ def player_report(
     code: str | None = None,
     takeover: bool = False,
     moderator: str = "",
+    salts: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
     """The report template's context from plain values (pure): `player`'s view, their requests and the
     events they may see.  `report_context` fills it from the record; tests fill it from a bare state."""
@@ -131,6 +142,7 @@ def player_report(
         "code": code,
         "takeover": takeover,
         "moderator": moderator,
+        "salts": salts,
     }
 
 
@@ -145,12 +157,19 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
         seat = loaded.seat_for_player(r.player)
         if seat is None:
             continue
-        ctx = report_context(s, cfg, loaded, r.player, since[r.player], r.code, moment, r.takeover)
+        kind = "report"
+        if join.is_open(loaded):  # not dealt yet: the invitation to JOIN stands for the report
+            kind, due = "join_invite", store.aware(moment.deadline.due_at) if moment.deadline else None
+            ctx = join.invitation(
+                loaded, r.player, code=r.code, due=due, takeover=r.takeover, moderator=cfg.moderator_name
+            )
+        else:
+            ctx = report_context(s, cfg, loaded, r.player, since[r.player], r.code, moment, r.takeover)
         key = r.key or (loaded.game.name, r.player, loaded.event_seq, loaded.seq, seat.id, r.extra)
         mails.append(
             Mail(
                 to=seat.address,
-                kind="report",
+                kind=kind,
                 context=ctx,
                 purpose="report",
                 key=key,

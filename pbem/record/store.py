@@ -18,6 +18,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from .. import engine as registry
+from .. import joining
 from ..engine.base import Engine, Event, Outcome, apply_defaults
 from . import chain, due
 from .models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
@@ -48,7 +49,10 @@ class Loaded:
 
     @property
     def engine(self) -> Engine:
+        """The game's engine, or the join step (`pbem.joining`) while the game waits for its players."""
         eng: Engine = registry.get(self.game.kind)
+        if joining.is_joining(self.state):
+            return joining.JoinStep(eng, json.loads(self.game.players_json), self.game.seed, self.options)
         return eng
 
     @property
@@ -89,12 +93,20 @@ def last_order_seq(s: Session, game_id: int) -> int:
     return s.exec(select(func.max(OrderInput.seq)).where(OrderInput.game_id == game_id)).one() or 0
 
 
-def replay(game: Game, orders: list[OrderInput]) -> tuple[dict[str, Any], list[list[Event]]]:
-    """Fold the orders over a fresh set-up: the state and the events of each input (index 0 = set-up)."""
-    eng = registry.get(game.kind)
-    state, events = eng.setup(json.loads(game.players_json), game.seed, json.loads(game.options_json))
+def replay(game: Game, orders: list[OrderInput], join: bool = False) -> tuple[dict[str, Any], list[list[Event]]]:
+    """Fold the orders over a fresh set-up: the state and the events of each input (index 0 = set-up).
+
+    `join`: the game opened with a join step (also seen from its first input), dealt by that step."""
+    real = registry.get(game.kind)
+    players, options = json.loads(game.players_json), json.loads(game.options_json)
+    events: list[Event] = []
+    if join or (orders and orders[0].kind in joining.KINDS):
+        state = joining.open_state()
+    else:
+        state, events = real.setup(players, game.seed, options)
     per_input = [list(events)]
     for order in orders:
+        eng = joining.step_engine(real, state, players, game.seed, options)
         out = run_input(eng, state, order.kind, order.player, json.loads(order.lines_json))
         if not out.accepted:
             raise RuntimeError(f"replay of order {order.seq} of {game.name} was rejected: {out.lines}")
@@ -106,6 +118,8 @@ def replay(game: Game, orders: list[OrderInput]) -> tuple[dict[str, Any], list[l
 def run_input(eng: Engine, state: dict[str, Any], kind: str, player: str, lines: list[str]) -> Outcome:
     if kind == "deadline":
         return apply_defaults(eng, state)
+    if kind == "start":  # the moderator started a game whose join step was open
+        return eng.timeout(state)
     return eng.apply(state, player, lines)
 
 
@@ -122,8 +136,14 @@ def load(s: Session, game: Game) -> Loaded:
             state = None  # corrupted cache: rebuild below
     if state is None:
         orders = s.exec(select(OrderInput).where(OrderInput.game_id == game.id).order_by(col(OrderInput.seq))).all()
-        state, _ = replay(game, list(orders))
+        state, _ = replay(game, list(orders), join=join_opened(s, game.id))
     return Loaded(game, seats, state, seq, last_event_seq(s, game.id))
+
+
+def join_opened(s: Session, game_id: int) -> bool:
+    """True if the game was created with a join step (its "join" control row)."""
+    q = select(ControlAction.id).where(ControlAction.game_id == game_id, ControlAction.action == "join")
+    return s.exec(q).first() is not None
 
 
 def chain_head(s: Session, game: Game) -> str:

@@ -1,0 +1,167 @@
+"""The join step as the moderator runs it: invitations, JOIN messages, the deadline, `pbem game start`.
+
+The rules (the join state, the salts, the dealing seed) are in `pbem.joining`;
+this module decides what each event of the step does, pure on plain objects:
+
+* `invitation` is the first mail of a game with a join step (its code, the
+  seed commitment, how to JOIN and SALT); `pbem.app.reporting` sends it in
+  place of a report while the step is open (creation, STATUS, a replacement).
+* `decide_join` takes one authenticated player's JOIN (and SALT) lines: it is
+  recorded as a "join" input in the chain and acknowledged; a second JOIN is
+  refused politely (the salt is fixed once given).  The JOIN that completes the
+  step deals: every player gets their first report, which says the salts.
+* `decide_join_deadline`: nobody is defaulted in; the moderator is mailed who
+  is missing and the two commands that go on (`replace`, `start`), again after
+  each further period while the step stays open.
+* `decide_start`: the moderator starts without the missing salts (they count
+  as empty), recorded as a "start" input in the chain.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from .. import joining
+from ..engine.base import Outcome
+from ..mail.message import Inbound
+from ..mail.outgoing import Mail
+from ..record import store
+from ..record.models import Deadline, Game, Seat, Snapshot
+from . import views
+from .answers import Outgoing
+from .decision import Control, Decision, Effect, GameError, Input, NewDeadline, Report
+
+
+def is_open(loaded: store.Loaded) -> bool:
+    return joining.is_joining(loaded.state)
+
+
+def missing(loaded: store.Loaded) -> list[str]:
+    """The players who have not joined, in seat order."""
+    done = joining.joined(loaded.state)
+    return [p for p in views.players(loaded) if p not in done]
+
+
+def invitation(
+    loaded: store.Loaded,
+    player: str,
+    *,
+    code: str | None,
+    due: datetime | None,
+    takeover: bool = False,
+    moderator: str = "",
+) -> dict[str, Any]:
+    """The context of the join invitation (template join_invite) for `player`."""
+    game = loaded.game
+    done = joining.joined(loaded.state)
+    return {
+        "title": views.engine(loaded).title,
+        "game_name": game.name,
+        "player": player,
+        "players": views.players(loaded),
+        "joined": player in done,
+        "salt": done.get(player),
+        "waiting": missing(loaded),
+        "commitment": game.seed_commitment,
+        "insecure_seed": bool(game.insecure_seed),
+        "salt_max": joining.SALT_MAX,
+        "deadline": f"{due:%Y-%m-%d %H:%M} UTC" if due else None,
+        "code": code,
+        "takeover": takeover,
+        "moderator": moderator,
+    }
+
+
+def decide_join(
+    d: Decision, out: Outgoing, msg: Inbound, loaded: store.Loaded, seat: Seat, lines: list[str]
+) -> Decision:
+    """One authenticated player's JOIN / SALT lines (the code was checked): record, acknowledge, deal if complete."""
+    eng = views.engine(loaded)
+    result: Outcome = eng.apply(loaded.state, seat.player, lines)
+    salt = joining.joined(result.state).get(seat.player) if joining.is_joining(result.state) else None
+    dealt = not joining.is_joining(result.state)
+    if dealt:
+        salt = _salt_of(result, views.players(loaded).index(seat.player))
+    ctx: dict[str, Any] = {
+        "game_name": loaded.game.name,
+        "subject_in": msg.subject,
+        "player": seat.player,
+        "accepted": result.accepted,
+        "already": seat.player in joining.joined(loaded.state),
+        "refused": [{"line": r.line, "reason": r.reason, "legal": list(r.legal)} for r in result.lines if not r.ok],
+        "salt": salt,
+        "waiting": [] if dealt else sorted(p for p in views.players(loaded) if p not in joining.joined(result.state)),
+        "dealt": dealt,
+    }
+    if not result.accepted:
+        d.outcome = "rejected"
+        d.reason = "; ".join(f"{r.line!r}: {r.reason}" for r in result.lines if not r.ok)
+    else:
+        d.outcome, d.reason = "accepted", "joined"
+        d.effects.append(Input("join", seat.player, tuple(lines), result))
+    if out.allowed(seat.address):
+        d.effects.append(out.mail(seat.address, "join_ack", "ack", ctx, player=seat.player, to_name=seat.display_name))
+    if dealt:
+        d.effects += [Report(p, since=0, extra="dealt") for p in views.players(loaded)]
+    return d
+
+
+def _salt_of(result: Outcome, position: int) -> str:
+    ev = next(e for e in result.events if e.kind == "salts")
+    salt: str = ev.data["salts"][position]
+    return salt
+
+
+def decide_join_deadline(loaded: store.Loaded, dl: Deadline, when: datetime, moderator: str) -> Decision:
+    """The join deadline passed with players missing: tell the moderator; ask again after another period."""
+    name = loaded.game.name
+    absent = [
+        {"player": p, "address": st.address if st else "", "name": st.display_name if st else p}
+        for p in missing(loaded)
+        for st in [loaded.seat_for_player(p)]
+    ]
+    due = store.aware(dl.due_at) or when
+    ctx = {"game_name": name, "missing": absent, "joined": sorted(joining.joined(loaded.state)), "due": _stamp(due)}
+    again = when + timedelta(seconds=loaded.game.deadline_seconds)
+    effects: list[Effect] = [
+        Mail(moderator, "join_missing", ctx, "alert", ("join-missing", name, dl.id), game_id=loaded.game.id),
+        NewDeadline(joining.STEP, again, "join deadline passed: moderator told"),
+    ]
+    return Decision(game=name, effects=effects)
+
+
+def decide_start(loaded: store.Loaded, control: str) -> Decision:
+    """`pbem game start`: deal now; whoever has not joined counts with the empty salt."""
+    name = loaded.game.name
+    if control == "abandoned":
+        raise GameError(f"game {name} is abandoned")
+    if not is_open(loaded):
+        raise GameError(f"game {name} has no open join step: it is already dealt")
+    absent = missing(loaded)
+    out = views.engine(loaded).timeout(loaded.state)
+    effects: list[Effect] = [Control("start", ", ".join(absent)), Input("start", "", (), out)]
+    effects += [Report(p, since=0, extra="dealt") for p in views.players(loaded)]
+    return Decision(game=name, effects=effects)
+
+
+def _stamp(due: datetime) -> str:
+    return f"{due:%Y-%m-%d %H:%M} UTC"
+
+
+# --------------------------------------------------------------------------- the shells
+
+
+def order_words(s: Session, game: Game) -> tuple[str, ...]:
+    """The words an order line of `game` starts with now: JOIN and SALT while its join step is open."""
+    step = s.exec(
+        select(Snapshot.step).where(Snapshot.game_id == game.id).order_by(col(Snapshot.seq).desc()).limit(1)
+    ).first()
+    if step == joining.STEP:
+        return joining.ORDER_WORDS
+    from .. import engine as registry
+
+    words: tuple[str, ...] = registry.get(game.kind).order_words
+    return words

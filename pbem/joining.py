@@ -1,0 +1,192 @@
+"""The join step before the deal (issue 13, "Nobody picks the deal"): its rules, shared by the moderator,
+the replay and `pbem verify`.
+
+A game created with a join step is not dealt at once.  Its state is a small
+join state (`open_state`) until every player has answered ``JOIN`` (with an
+optional ``SALT <any text>``) or the moderator ran ``pbem game start``.  Then
+the engine deals from the *dealing seed*
+
+    SHA-256( seed as ASCII bytes
+             || for each seat in seat order: len(salt) as 4 bytes big-endian || salt as UTF-8 bytes )
+
+written as 64 lowercase hex digits (`deal_seed`); a player who never joined
+counts with the empty salt.  So nobody, the moderator included, picks the deal:
+the moderator committed to the seed before any salt was known, and every
+player's salt changes it.
+
+`JoinStep` shows the join state through the engine contract (who is asked,
+the view, the handbook), so the pipeline, the reminders, the reports and the
+export treat it as one more step; its ``apply`` takes one player's JOIN and
+its ``timeout`` is the moderator's start.  The input that completes the step
+produces a public ``joined`` event, then the ``salts`` event (the salts in
+seat order), then the engine's set-up events.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from .engine.base import PUBLIC, Engine, Event, LineResult, Outcome, Request, Result, State
+from .engine.views import View, lines, make_view
+
+STEP = "join"
+KEY = "pbem_join"
+KINDS = ("join", "start")  # the inputs of the join step: a player's JOIN, the moderator's start
+ORDER_WORDS: tuple[str, ...] = ("JOIN", "SALT")
+SALT_MAX = 200
+_SALT = re.compile(r"^salt\b[:=]?\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_JOIN = re.compile(r"^join\b[\s.!:]*$", re.IGNORECASE)
+
+
+def deal_seed(seed: str, salts: list[str]) -> str:
+    """The seed the engine deals from: see the module docstring for the exact bytes."""
+    h = hashlib.sha256(seed.encode("ascii"))
+    for salt in salts:
+        raw = salt.encode("utf-8")
+        h.update(len(raw).to_bytes(4, "big"))
+        h.update(raw)
+    return h.hexdigest()
+
+
+def open_state() -> State:
+    """The state of a game waiting for its players to join: who joined, with which salt."""
+    return {KEY: {"salts": {}}}
+
+
+def is_joining(state: State) -> bool:
+    return KEY in state
+
+
+def joined(state: State) -> dict[str, str]:
+    """The players who joined, with their salts ("" = none)."""
+    salts: dict[str, str] = state[KEY]["salts"]
+    return salts
+
+
+def read_join(text: list[str]) -> tuple[str | None, list[LineResult]]:
+    """The salt one message gives ("" for JOIN alone), or None with the refused lines."""
+    salt = ""
+    results: list[LineResult] = []
+    salts = 0
+    for line in text:
+        if _JOIN.match(line.strip()):
+            results.append(LineResult(line, True, understood="JOIN"))
+            continue
+        m = _SALT.match(line.strip())
+        if m is None:
+            why = 'write JOIN alone on its line; put your text on a line "SALT <any text>"'
+            results.append(LineResult(line, False, why, ("JOIN", "SALT <any text>")))
+            continue
+        salts += 1
+        salt = m.group(1).strip()
+        if not salt:
+            results.append(
+                LineResult(line, False, "write your text after the word: SALT <any text>", ("SALT <any text>",))
+            )
+        elif len(salt) > SALT_MAX:
+            results.append(LineResult(line, False, f"a salt holds at most {SALT_MAX} characters, not {len(salt)}"))
+        elif salts > 1:
+            results.append(LineResult(line, False, "send one SALT line only: the salt is fixed once given"))
+        else:
+            results.append(LineResult(line, True, understood=f"SALT {salt}"))
+    return (salt if all(r.ok for r in results) else None), results
+
+
+class JoinStep:
+    """The join state seen through the engine contract (`Engine`), for the game of `eng` seated by `players`.
+
+    `seed` is the moderator's seed: it is used only to deal, never shown.
+    """
+
+    def __init__(self, eng: Engine, players: list[str], seed: str, options: dict[str, Any]) -> None:
+        self.eng, self.players, self.seed, self.options = eng, list(players), seed, options
+        self.kind, self.title = eng.kind, eng.title
+        self.min_players, self.max_players = eng.min_players, eng.max_players
+        self.history = eng.history
+        self.order_words: tuple[str, ...] = ORDER_WORDS
+
+    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[State, list[Event]]:
+        return open_state(), []
+
+    def requests(self, state: State) -> list[Request]:
+        salts = joined(state)
+        prompt = (
+            "Join the game: reply JOIN, and if you like add a line SALT <any text> (up to "
+            f"{SALT_MAX} characters) that will stir the deal. If you have not joined by the deadline, the moderator "
+            "may start without your salt or give your seat to someone else."
+        )
+        syntax = ("JOIN", "SALT <any text>")
+        return [Request(p, STEP, prompt, ("JOIN",), syntax, ()) for p in self.players if p not in salts]
+
+    def apply(self, state: State, player: str, text: list[str]) -> Outcome:
+        salts = joined(state)
+        if player in salts:
+            why = "you have already joined; your salt is fixed once given"
+            return Outcome(state, [], [LineResult(line, False, why) for line in text])
+        salt, results = read_join(text)
+        if salt is None:
+            return Outcome(state, [], results)
+        salts = {**salts, player: salt}
+        ev = Event("joined", f"{player} joined the game.", PUBLIC, {"player": player})
+        if len(salts) < len(self.players):
+            return Outcome({KEY: {"salts": salts}}, [ev], results)
+        dealt, events = self.deal(salts, started=False)
+        return Outcome(dealt, [ev, *events], results)
+
+    def timeout(self, state: State) -> Outcome:
+        """The moderator's `pbem game start`: whoever has not joined counts with the empty salt."""
+        dealt, events = self.deal(joined(state), started=True)
+        return Outcome(dealt, events, [])
+
+    def deal(self, salts: dict[str, str], started: bool) -> tuple[State, list[Event]]:
+        """The engine's set-up from the dealing seed, after the public `salts` event."""
+        order = [salts.get(p, "") for p in self.players]
+        missing = [p for p in self.players if p not in salts]
+        said = ", ".join(f"{p} {_quoted(s)}" for p, s in zip(self.players, order))
+        text = "Every player has joined" if not started else "The moderator started the game"
+        if missing:
+            text += f" without {' and '.join(missing)} (counted with no salt)"
+        text += f". The deal is made from SHA-256 of the seed and the salts, in seat order: {said}."
+        data = {"players": list(self.players), "salts": order, "missing": missing, "started": started}
+        state, events = self.eng.setup(self.players, deal_seed(self.seed, order), self.options)
+        return state, [Event("salts", text, PUBLIC, data), *events]
+
+    def view(self, state: State, player: str | None) -> View:
+        salts = joined(state)
+        rows = [f"{p}: {'joined' if p in salts else 'not joined yet'}" for p in self.players]
+        sections = [lines("Seats", rows)]
+        if player in salts:
+            sections.append(lines("Your salt", [_quoted(salts[player])], private=True))
+        data = {"joined": [p for p in self.players if p in salts]}
+        return make_view(self, self.players, player, turn="Joining", over=False, sections=sections, data=data)
+
+    def result(self, state: State) -> Result | None:
+        return None
+
+    def handbook(self) -> str:
+        return (
+            f"{self.title.upper()}: JOINING THE GAME\n"
+            "The cards are dealt once every player has joined.\n"
+            "  JOIN                  take your seat\n"
+            f"  SALT <any text>       optional, up to {SALT_MAX} characters: stirs the deal\n"
+            "The deal is made from SHA-256 of the moderator's sealed seed and every player's salt,\n"
+            "so nobody, the moderator included, can choose it. Your salt is fixed once given.\n"
+            "Put your CODE line in the message, as for any order.\n"
+        )
+
+    def scramble(self, state: State, player: str) -> State:
+        return {KEY: {"salts": {**joined(state), **({player: "scrambled"} if player in joined(state) else {})}}}
+
+    def hidden_names(self, state: State, player: str) -> list[str] | None:
+        return None
+
+
+def _quoted(salt: str) -> str:
+    return f'"{salt}"' if salt else "(no salt)"
+
+
+def step_engine(eng: Engine, state: State, players: list[str], seed: str, options: dict[str, Any]) -> Engine:
+    """The engine that reads `state`: the join step while it is open, else the game's own."""
+    return JoinStep(eng, players, seed, options) if is_joining(state) else eng
