@@ -153,8 +153,10 @@ def test_the_join_view_shows_who_joined_and_only_your_own_salt() -> None:
 
 def test_reminders_go_to_the_players_who_have_not_joined() -> None:
     g = joining_game({"Alice": ""})
-    dl = deadline(joining.STEP, WHEN + timedelta(hours=2))
-    mails = decide_reminders(g, dl, WHEN, [timedelta(hours=24)], set(), set(), "pbem.test", b"k" * 16)
+    dl = deadline(joining.STEP, WHEN + timedelta(hours=2))  # a short step: one reminder, at its middle
+    mails = decide_reminders(
+        g, dl, WHEN + timedelta(hours=1), [timedelta(hours=24)], set(), set(), "pbem.test", b"k" * 16
+    )
     assert sorted(m.player for m in mails) == ["Bob", "Carol"]
     assert all(m.context["asked"][0]["legal"] == ["JOIN"] for m in mails)
 
