@@ -9,13 +9,14 @@ actions, deadlines and seats.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 
 from sqlmodel import Session
 
 from ..config import Config
 from ..mail.message import Inbound
-from ..mail.outgoing import Mail, outbox_row
+from ..mail.outgoing import Mail, outbox_row, thread_root
 from ..record import outbox, store
 from ..record.home_secrets import message_id_key
 from ..record.models import ControlAction, Deadline, InboundMessage, Seat
@@ -69,10 +70,20 @@ def apply(
         _reports(s, cfg, loaded, pending, when)
         if isinstance(effect, Mail):  # a mail about a game is filed with it
             gid = effect.game_id if effect.game_id is not None else game_id
-            outbox.queue(s, outbox_row(cfg, effect, when, message_id_key(s), gid))
+            mail = _threaded(cfg, effect, loaded, message_id_key(s)) if gid is not None else effect
+            outbox.queue(s, outbox_row(cfg, mail, when, message_id_key(s), gid))
         else:
             _one(s, cfg, effect, when, loaded, inbound_id)
     _reports(s, cfg, loaded, pending, when)
+
+
+def _threaded(cfg: Config, mail: Mail, loaded: store.Loaded | None, secret: bytes) -> Mail:
+    """A notice about a game that answers no message references the player's first report (their thread)."""
+    if mail.in_reply_to or mail.references or loaded is None:
+        return mail
+    seat = loaded.seat_for_address(mail.to)
+    root = thread_root(cfg, seat.thread, secret) if seat is not None else None
+    return dataclasses.replace(mail, references=(root,)) if root else mail
 
 
 def _reports(s: Session, cfg: Config, loaded: store.Loaded | None, pending: list[Report], when: datetime) -> None:
@@ -113,6 +124,7 @@ def _one(
                 display_name=effect.display_name,
                 code_hash=effect.code_hash,
                 since_seq=loaded.seq,
+                thread=effect.thread,
                 created_at=when,
             ),
         )

@@ -69,13 +69,15 @@ class NewDeadline:
 
 @dataclass(frozen=True)
 class NewSeat:
-    """A seat row appended (a replacement or a new code): `code_hash` of the new code."""
+    """A seat row appended (a new game, a replacement or a new code): `code_hash` of the new code;
+    `thread` names the first report to this seat's player, which all their later mail references."""
 
     position: int
     player: str
     address: str
     display_name: str
     code_hash: str
+    thread: str = ""
 
 
 Effect = Mail | Report | Events | Input | Control | NewDeadline | NewSeat

@@ -13,8 +13,9 @@ from sqlmodel import Session
 
 from ..config import Config
 from ..engine.base import Engine, Request, Result
-from ..mail.outgoing import Mail
+from ..mail.outgoing import Mail, thread_root
 from ..record import outbox, store
+from ..record.home_secrets import message_id_key
 from ..record.models import Deadline, GameEvent
 from . import views
 from .decision import Report
@@ -58,7 +59,10 @@ def report_context(
         moment = Moment.read(s, loaded, since)
     eng = views.engine(loaded)
     game = loaded.game
-    happened = [r.text for r in moment.events if r.seq > since and store.event_of(r).visible_to(player)]
+    assert game.id is not None
+    # from the start: a replaced seat's newcomer also sees what the seat saw under its earlier names
+    names = store.seat_names(s, game.id).get(player, (player,)) if since == 0 else (player,)
+    happened = [r.text for r in moment.events if r.seq > since and any(store.event_of(r).visible_to(n) for n in names)]
     asked_now = any(r.player == player for r in moment.requests)
     due = store.aware(moment.deadline.due_at) if (moment.deadline and asked_now and moment.result is None) else None
     return player_report(
@@ -138,6 +142,7 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
     """The mails for `reports` at the current point, reading what they share once."""
     assert loaded.game.id is not None
     seqs = outbox.last_report_seqs(s, loaded.game.id)
+    secret = message_id_key(s)
     since = {r.player: (r.since if r.since is not None else seqs.get(r.player, 0)) for r in reports}
     moment = Moment.read(s, loaded, min(since.values(), default=0))
     mails = []
@@ -147,6 +152,7 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
             continue
         ctx = report_context(s, cfg, loaded, r.player, since[r.player], r.code, moment, r.takeover)
         key = r.key or (loaded.game.name, r.player, loaded.event_seq, loaded.seq, seat.id, r.extra)
+        root = thread_root(cfg, seat.thread, secret) if key != ("thread", seat.thread) else None
         mails.append(
             Mail(
                 to=seat.address,
@@ -159,6 +165,7 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
                 secret="code" if r.code else None,
                 upto_seq=loaded.event_seq,
                 game_id=loaded.game.id,
+                references=(root,) if root else (),
             )
         )
     return mails
