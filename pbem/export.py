@@ -56,7 +56,9 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     msg_ids = {m.id: m.message_id for m in messages}
 
     # a replaced seat's newcomer knows what the seat knew under its earlier names
-    names = store.seat_names(s, game.id).get(audience, (audience,)) if as_player else (audience,)
+    names: tuple[str, ...] = (str(audience),)
+    if as_player:
+        names = store.seat_names(s, game.id).get(as_player, (as_player,))
 
     def visible(ev: Event) -> bool:
         return full or (ev.visible_to(None) if audience == "public" else any(ev.visible_to(n) for n in names))

@@ -2,15 +2,17 @@
 
 `apply` runs inside the caller's transaction (the caller commits): it
 records the inbound message that caused the decision (if any, without its
-code), then walks the effects in order: outbox rows, reports rendered at that
-point, events, accepted inputs with their snapshot and next deadline, control
-actions, deadlines and seats.
+code), then walks the effects in order: a new game with its first snapshot,
+outbox rows, reports rendered at that point, events, accepted inputs with
+their snapshot and next deadline, control actions, deadlines and seats.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session
 
@@ -19,9 +21,9 @@ from ..mail.message import Inbound
 from ..mail.outgoing import Mail, outbox_row, thread_root
 from ..record import outbox, store
 from ..record.home_secrets import message_id_key
-from ..record.models import ControlAction, Deadline, InboundMessage, Seat
+from ..record.models import ControlAction, Deadline, Game, InboundMessage, Seat, Snapshot
 from . import views
-from .decision import Control, Decision, Effect, Events, Input, NewDeadline, NewSeat, Report
+from .decision import Control, Decision, Effect, Events, Input, NewDeadline, NewGame, NewSeat, Report
 
 
 def record_inbound(
@@ -58,14 +60,20 @@ def apply(
     when: datetime,
     loaded: store.Loaded | None = None,
     inbound: tuple[Inbound, bytes] | None = None,
-) -> None:
-    """Write `d` in the session's transaction.  `inbound`: the message it decides (recorded first)."""
+) -> store.Loaded | None:
+    """Write `d` in the session's transaction.  `inbound`: the message it decides (recorded first).
+
+    Returns the game as it stands after `d` (the new game, for a `NewGame` decision)."""
     game_id = loaded.game.id if (loaded is not None and d.game) else None
     inbound_id = record_inbound(s, inbound[0], inbound[1], when, d, game_id) if inbound else None
     pending: list[Report] = []
     for effect in d.effects:
         if isinstance(effect, Report):
             pending.append(effect)
+            continue
+        if isinstance(effect, NewGame):
+            loaded = new_game(s, effect, when)
+            game_id = loaded.game.id
             continue
         _reports(s, cfg, loaded, pending, when)
         if isinstance(effect, Mail):  # a mail about a game is filed with it
@@ -75,6 +83,29 @@ def apply(
         else:
             _one(s, cfg, effect, when, loaded, inbound_id)
     _reports(s, cfg, loaded, pending, when)
+    return loaded
+
+
+def new_game(s: Session, g: NewGame, when: datetime) -> store.Loaded:
+    """The game row and its first snapshot; the game as loaded, for the effects that follow."""
+    row: dict[str, Any] = dict(
+        name=g.name,
+        kind=g.kind,
+        seed=g.seed,
+        seed_commitment=g.seed_commitment,
+        insecure_seed=g.insecure_seed,
+        legacy_events=0,
+        players_json=json.dumps(list(g.players)),
+        options_json=json.dumps(g.options, sort_keys=True),
+        deadline_seconds=g.deadline_seconds,
+        resolve=g.resolve,
+        created_at=when,
+    )
+    game = Game(id=store.insert(s, Game, row).inserted_primary_key[0], **row)
+    state_json = json.dumps(g.state, sort_keys=True)
+    snap = dict(game_id=game.id, seq=0, step=g.step, over=False, state_json=state_json, created_at=when)
+    store.insert(s, Snapshot, snap)
+    return store.Loaded(game, [], g.state, 0, 0)
 
 
 def _threaded(cfg: Config, mail: Mail, loaded: store.Loaded | None, secret: bytes) -> Mail:

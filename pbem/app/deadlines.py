@@ -65,15 +65,14 @@ def decide_deadline(loaded: store.Loaded, step: str, held: list[Held], due: date
             d.effects.append(Input("orders", h.player, h.orders, out, inbound_id=h.inbound_id))
             state, events = out.state, events + out.events
             if seat is not None:
-                ctx = {"game_name": name, "due": stamp, "lines": list(h.orders)}
-                key = ("held-applied", h.inbound_id)
-                d.effects.append(Mail(seat.address, "held_applied", ctx, "notice", key, player=h.player))
+                told: dict[str, object] = {"game_name": name, "due": stamp, "lines": list(h.orders)}
+                key: tuple[object, ...] = ("held-applied", h.inbound_id)
+                d.effects.append(Mail(seat.address, "held_applied", told, "notice", key, player=h.player))
             continue
         if seat is not None:
             rejected = [{"line": r.line, "reason": r.reason} for r in out.lines if not r.ok]
             ctx = {"game_name": name, "rejected": rejected}
-            key = (h.inbound_id,)
-            d.effects.append(Mail(seat.address, "held_failed", ctx, "notice", key, player=h.player))
+            d.effects.append(Mail(seat.address, "held_failed", ctx, "notice", (h.inbound_id,), player=h.player))
     if views.current_step(eng, state) == step and eng.result(state) is None:
         prompts = {r.player: r.prompt for r in eng.requests(state) if not r.answered}
         out = apply_defaults(eng, state)

@@ -80,7 +80,25 @@ class NewSeat:
     thread: str = ""
 
 
-Effect = Mail | Report | Events | Input | Control | NewDeadline | NewSeat
+@dataclass(frozen=True)
+class NewGame:
+    """A new game: its row and the first snapshot (`state` at seq 0).  The effects after it (seats, set-up
+    events, first deadline, first reports) belong to this game."""
+
+    name: str
+    kind: str
+    seed: str
+    seed_commitment: str
+    insecure_seed: bool
+    players: tuple[str, ...]
+    options: dict[str, Any]
+    deadline_seconds: int
+    resolve: str
+    state: dict[str, Any]
+    step: str
+
+
+Effect = Mail | Report | Events | Input | Control | NewDeadline | NewSeat | NewGame
 
 
 @dataclass
