@@ -101,6 +101,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         insecure_seed=False,
         code="AAAA-2222",
         takeover=False,
+        former=[],
     ),
     "send_failed": dict(
         to="bob@players.test", message_id="<pbem.1@pbem.test>", purpose="report", attempts=8, error="550 no such user"

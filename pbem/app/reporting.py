@@ -6,13 +6,14 @@ and that player's requests, never the state (DESIGN.md principle 5).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from sqlmodel import Session
 
 from ..config import Config
-from ..engine.base import Engine, Request, Result
+from ..engine.base import Engine, Event, Request, Result
 from ..mail.outgoing import Mail, thread_root
 from ..record import outbox, store
 from ..record.home_secrets import message_id_key
@@ -62,7 +63,13 @@ def report_context(
     assert game.id is not None
     # from the start: a replaced seat's newcomer also sees what the seat saw under its earlier names
     names = store.seat_names(s, game.id).get(player, (player,)) if since == 0 else (player,)
-    happened = [r.text for r in moment.events if r.seq > since and any(store.event_of(r).visible_to(n) for n in names)]
+    happened = [
+        _addressed(ev, names, player)
+        for r in moment.events
+        if r.seq > since
+        for ev in [store.event_of(r)]
+        if any(ev.visible_to(n) for n in names)
+    ]
     asked_now = any(r.player == player for r in moment.requests)
     due = store.aware(moment.deadline.due_at) if (moment.deadline and asked_now and moment.result is None) else None
     return player_report(
@@ -81,7 +88,20 @@ def report_context(
         code=code,
         takeover=takeover,
         moderator=cfg.moderator_name,
+        former=[n for n in names if n != player],
     )
+
+
+def _addressed(ev: Event, names: tuple[str, ...], player: str) -> str:
+    """An event's text for `player`; one that only their seat saw under an earlier name ("Carol, you were
+    dealt ...") is addressed to them by their own name.  Everything else keeps the names it was told with."""
+    former = [n for n in names if n != player]
+    if not former or isinstance(ev.visibility, str) or not set(ev.visibility) <= set(names):
+        return ev.text
+    text = ev.text
+    for name in former:
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", player, text)
+    return text
 
 
 def player_report(
@@ -101,6 +121,7 @@ def player_report(
     code: str | None = None,
     takeover: bool = False,
     moderator: str = "",
+    former: list[str] | None = None,
 ) -> dict[str, Any]:
     """The report template's context from plain values (pure): `player`'s view, their requests and the
     events they may see.  `report_context` fills it from the record; tests fill it from a bare state."""
@@ -134,6 +155,7 @@ def player_report(
         "insecure_seed": insecure_seed,
         "code": code,
         "takeover": takeover,
+        "former": list(former or []),  # the seat's earlier names (a replacement)
         "moderator": moderator,
     }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import timedelta
 
@@ -229,3 +230,37 @@ def test_ISSUE16_a_step_named_after_the_seat_keeps_its_due_time_under_the_new_na
     d = control.decide_replace(g, "running", who, ("Zoë Müller", "zoe@players.test"), "C", "h", old_step, WHEN)
     [nd] = [e for e in d.effects if isinstance(e, NewDeadline)]
     assert (nd.step, nd.due_at) == (old_step.replace(who, "Zoë Müller"), WHEN)
+
+
+# ----------------------------------------------------------------------------- a new game
+
+
+def test_ISSUE11_a_new_game_is_decided_whole_before_anything_is_written() -> None:
+    from pbem.app.decision import NewGame
+    from pbem.app.games import GameSpec, decide_new_game
+    from pbem.engine.rng import commitment
+
+    players = [("Alice", "Alice@Players.test"), ("Bob", address("Bob")), ("Carol", address("Carol"))]
+    codes = {p: f"CODE-{p}" for p, _ in players}
+    spec = GameSpec("habsburg", "HH1", players, "seed", 3600, "asap", {}, False, codes, {p: f"h-{p}" for p in codes})
+    d = decide_new_game(spec, WHEN, exists=False)
+    game = d.effects[0]
+    assert isinstance(game, NewGame) and (game.name, game.players) == ("hh1", ("Alice", "Bob", "Carol"))
+    assert game.seed_commitment == commitment("seed") and game.step
+    seats = [e for e in d.effects if isinstance(e, NewSeat)]
+    assert [(st.player, st.address, st.code_hash) for st in seats][0] == ("Alice", "alice@players.test", "h-Alice")
+    assert len({st.thread for st in seats}) == 3
+    assert [type(e) for e in d.effects[4:6]] == [Events, NewDeadline] and d.effects[4].events
+    assert d.effects[5].due_at == WHEN + timedelta(hours=1)
+    assert [(r.player, r.code, r.key) for r in d.reports] == [
+        (st.player, codes[st.player], ("thread", st.thread)) for st in seats
+    ]
+    for bad, why in [
+        (dict(name="no such name!"), "name"),
+        (dict(players=players[:1]), "takes 3 to"),
+        (dict(players=[*players[:2], ("alice", "zed@players.test")]), "same name"),
+    ]:
+        with pytest.raises(GameError, match=why):
+            decide_new_game(dataclasses.replace(spec, **bad), WHEN, exists=False)
+    with pytest.raises(GameError, match="already exists"):
+        decide_new_game(spec, WHEN, exists=True)
