@@ -156,13 +156,13 @@ def decide_replace(
         created_at=seat.created_at,
     )
     seats = [new if st is seat else st for st in loaded.seats]
+    told = {"game_name": name, "player": before, "newcomer": display}  # first: it threads into their game
+    key = ("replaced", name, seat.position, loaded.event_seq + 1, seat.address)
+    effects.append(Mail(seat.address, "replaced", told, "notice", key, to_name=seat.display_name, player=before))
     effects.append(NewSeat(seat.position, display, address, display, code_hash, thread=thread))
     text = f"{display} replaces {before}." if display != before else f"A new player takes over the seat of {before}."
     data = {"old": before, "new": display, "seat": seat.position}
     effects += announce(loaded, "replace", text, f"{before} -> {display}", seats, data, newcomer=display, seat=before)
-    told = {"game_name": name, "player": before, "newcomer": display}
-    key = ("replaced", name, seat.position, loaded.event_seq + 1, seat.address)
-    effects.append(Mail(seat.address, "replaced", told, "notice", key, to_name=seat.display_name, player=before))
     # a full report: everything this seat may know, from the start, with the new code
     effects.append(Report(display, since=0, code=code, takeover=True, key=("thread", thread)))
     return Decision(game=name, player=display, effects=effects)
