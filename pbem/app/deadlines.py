@@ -4,8 +4,10 @@ Each step's deadline is the newest `Deadline` row of its game.  Before it,
 players who still owe orders get a reminder at each configured offset (once:
 a reminder's Message-ID is stable, and the shell passes the ones already
 queued).  When it passes, orders held for a "resolve at the deadline" game
-are applied in the order they arrived, then the published default of every
-request still open, recorded as a deadline input and stated in every report.
+are applied in the order they arrived (each player told: held_applied or
+held_failed), then the published default of every request still open,
+recorded as a deadline input, stated in every report and told to each player
+it was applied for (deadline_applied, quoting the default lines).
 Paused and abandoned games are left alone.  `decide_deadline` and
 `decide_reminders` are pure; `run_deadlines` loads, decides and applies.
 """
