@@ -326,7 +326,8 @@ def game_replace(
     old: str = typer.Argument(..., help="The player whose seat is taken over."),
     new: str = typer.Argument(..., help='The newcomer, "Name <address>".'),
 ) -> None:
-    """Give a seat to a new person: a fresh code and a full report go to the new address.
+    """Give a seat to a new person under their own name: a fresh code and a full report go to the new address,
+    the replaced player and the others are told.
 
     Example: pbem game replace hh1 Carol "Dora <dora@example.org>"
     """
@@ -338,7 +339,10 @@ def game_replace(
     except ValueError as exc:
         fail(str(exc), 2)
     _control(lambda cfg, n, o, when: replace(cfg, n, o, newcomer, when), name, old)
-    typer.echo(f"{newcomer[0]} <{newcomer[1]}> now plays {old} in {name}; their code and report are queued")
+    typer.echo(
+        f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {old} in {name} as {newcomer[0]}; "
+        "their code and report are queued, and the players are told"
+    )
 
 
 @game_app.command("start")

@@ -55,12 +55,17 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     ).all()
     msg_ids = {m.id: m.message_id for m in messages}
 
+    # a replaced seat's newcomer knows what the seat knew under its earlier names
+    names: tuple[str, ...] = (str(audience),)
+    if as_player:
+        names = store.seat_names(s, game.id).get(as_player, (as_player,))
+
     def visible(ev: Event) -> bool:
-        return full or ev.visible_to(None if audience == "public" else audience)
+        return full or (ev.visible_to(None) if audience == "public" else any(ev.visible_to(n) for n in names))
 
     def order_visible(o: OrderInput) -> bool:
         # Orders can hold secrets (ballots, discards); players see their own, everyone sees all at the end.
-        return full or (audience not in ("public",) and o.player == audience)
+        return full or (audience not in ("public",) and o.player in names)
 
     doc: dict[str, Any] = {
         "format": FORMAT,
@@ -77,8 +82,8 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
         },
         "players": [
             {"name": p, "seat": i} | ({"address": st.address} if audience == "moderator" and st else {})
-            for i, p in enumerate(json.loads(game.players_json))
-            for st in [loaded.seat_for_player(p)]
+            for i, p in enumerate(json.loads(game.players_json))  # the names of the set-up, which verify replays
+            for st in [next((seat for seat in loaded.seats if seat.position == i), None)]
         ],
         "seed_commitment": game.seed_commitment,
         "seed": game.seed if over else None,
@@ -88,10 +93,10 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
                 "player": m.player,
                 "received": _iso(m.received_at),
                 "outcome": m.outcome,
-                "reason": m.reason if audience in ("moderator", m.player) else "",
+                "reason": m.reason if (audience == "moderator" or m.player in names) else "",
             }
             for m in messages
-            if audience == "moderator" or over or m.player == audience
+            if audience == "moderator" or over or m.player in names
         ],
         "orders": [
             {

@@ -20,6 +20,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from .engine.words import count
+from .mail.compose import reply_subject
 from .resources import templates_dir
 
 
@@ -49,6 +50,7 @@ def env() -> Environment:
     )
     e.filters["text_table"] = text_table
     e.filters["count"] = count  # {{ n|count("card") }}: "1 card", "2 cards"
+    e.filters["reply"] = reply_subject  # {{ subject_in|reply }}: "Re: " once, whatever prefixes it had
     return e
 
 

@@ -141,6 +141,10 @@ def _links(orders: list[dict], messages: list[dict]) -> None:
             if o["message_id"] is not None or o["player"] or o["lines"]:
                 raise Refused(f"input {o['seq']} is {what} but names a player, lines or a message")
             continue
+        if o["kind"] == "rename":  # a seat given to a new player by the moderator (pbem game replace)
+            if o["message_id"] is not None or not o["player"] or len(o["lines"]) != 1:
+                raise Refused(f"input {o['seq']} renames a seat but names a message, or not one old and one new name")
+            continue
         mid = o["message_id"]
         if mid not in outcome:
             raise Refused(f"input {o['seq']} ({o['player']}) names message {mid!r}, which the export does not list")

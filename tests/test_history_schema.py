@@ -183,7 +183,7 @@ def test_every_moderator_event_holds_the_facts_of_its_text() -> None:
             assert stamp in ev["text"] and data["step"] == "s1", (name, ev)
     replace = decisions["replace"].effects
     data = next(e for eff in replace if isinstance(eff, Events) for e in eff.events).data
-    assert data == {"action": "replace", "player": "Carol", "newcomer": "Dora Díaz"}
+    assert data == {"action": "replace", "player": "Carol", "newcomer": "Dora Díaz", "seat": 2}
     bare = dict(seq=1, input_seq=0, at="2026-01-05T12:00:00+00:00", kind="moderator", text="x", visibility="public")
     for wrong in ({"action": "extend"}, {"action": "replace", "player": "Carol"}, {}):
         assert list(v.iter_errors(dict(bare, data=wrong))), wrong

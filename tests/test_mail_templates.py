@@ -19,7 +19,7 @@ import pytest
 from pbem.reports import mail_kinds, render_mail
 
 ROOT = Path(__file__).resolve().parent / "golden" / "mail" / "outgoing"
-M = {"moderator": "Test Moderator"}
+M = {"moderator": "Test Moderator", "moderator_address": "games@pbem.test"}
 #: Where the game's record stood when a mail about a game was rendered (`pbem.mail.outgoing.Receipt`).
 RECORD = {"record": {"entries": 214, "head": "4f1a9c2e" * 8}, "receipt": None}
 NOT_ABOUT_A_GAME = {"games_list", "no_game", "send_failed"}
@@ -73,8 +73,10 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "control_extend": dict(game_name="hh1", due="2026-01-08 12:00 UTC"),
     "control_pause": dict(game_name="hh1"),
     "control_replace": dict(game_name="hh1", newcomer="Dora", seat="Carol"),
+    "deadline_applied": dict(game_name="hh1", due="2026-01-07 12:00 UTC", prompt="Play a card or pass", lines=["PASS"]),
     "control_resume": dict(game_name="hh1", due="2026-01-09 12:00 UTC"),
     "game_closed": dict(game_name="hh1", subject_in="[pbem hh1] orders", state="paused"),
+    "held_applied": dict(game_name="iwd", due="2026-01-07 12:00 UTC", lines=["DISCARD Milan", "DISCARD Genoa"]),
     "held_failed": dict(game_name="iwd", rejected=[{"line": "DISCARD Milan", "reason": "you hold no Milan"}]),
     "help": dict(game_name="hh1", handbook="HOUSE OF HABSBURG: the handbook\n  PLAY <card>", asked=ASKED, waiting=[]),
     "new_code": dict(game_name="hh1", code="NEWB-7777"),
@@ -120,6 +122,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "not_your_game": dict(game_name="hh1", subject_in="[pbem hh1] orders", games=["iw2", "dy3"]),
     "press": dict(game_name="hh1", sender="Alice", recipients=["Bob"], to_all=False, text="Bob, let us share."),
     "refused_code": dict(game_name="hh1", subject_in="[pbem hh1] orders", code_missing=True, sent=""),
+    "replaced": dict(game_name="hh1", player="Carol", newcomer="Dora"),
     "reminder": dict(game_name="hh1", due="2026-01-07 12:00 UTC", left="23 hours", asked=ASKED),
     "report": dict(
         title="House of Habsburg",
@@ -139,6 +142,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         code="AAAA-2222",
         takeover=False,
         salts=None,
+        former=[],
     ),
     "report_dealt": dict(
         title="House of Habsburg",
@@ -158,6 +162,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         code=None,
         takeover=False,
         salts=[{"player": "Alice", "salt": "blue moon <b>"}, {"player": "Bob", "salt": ""}],
+        former=[],
     ),
     "revision_on_file": dict(
         game_name="dy1",

@@ -54,6 +54,6 @@ class Outgoing:
             to_name=to_name,
             player=player,
             in_reply_to=self.msg.message_id if reply else None,
-            references=self.msg.references if purpose == "ack" else (),
+            references=self.msg.references if reply else (),
             game_id=self.game_id,
         )

@@ -2,10 +2,11 @@
 
 `apply` runs inside the caller's transaction (the caller commits): it
 records the inbound message that caused the decision (if any, without its
-code), then walks the effects in order: outbox rows, reports rendered at that
-point, events, accepted inputs with their snapshot and next deadline, control
-actions, deadlines and seats, with what becomes due (`pbem.record.due`): a deadline that opens or
-moves plans its rows, a pause, an abandon or the end of the game closes them.
+code), then walks the effects in order: a new game with its first snapshot,
+outbox rows, reports rendered at that point, events, accepted inputs with
+their snapshot and next deadline, control actions, deadlines and seats, with
+what becomes due (`pbem.record.due`): a deadline that opens or moves plans its
+rows, a pause, an abandon or the end of the game closes them.
 
 Every mail about the loaded game carries its receipt (`pbem.mail.outgoing.Receipt`):
 the record's length and head at the mail's place in the effects, so the
@@ -15,19 +16,22 @@ includes the input and its events, and the input's own seq and hash.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session
 
 from ..config import Config
 from ..mail.fingerprint import sent_at
 from ..mail.message import Inbound
-from ..mail.outgoing import Mail, Receipt, outbox_row
+from ..mail.outgoing import Mail, Receipt, outbox_row, thread_root
 from ..record import due, outbox, store
 from ..record.home_secrets import message_id_key
-from ..record.models import ControlAction, Deadline, InboundMessage, Seat
+from ..record.models import ControlAction, Deadline, Game, InboundMessage, Seat, Snapshot
 from . import views
-from .decision import Control, Decision, DueHandled, Effect, Events, Input, NewDeadline, NewSeat, Report
+from .decision import Control, Decision, DueHandled, Effect, Events, Input, NewDeadline, NewGame, NewSeat, Report
 
 
 def record_inbound(
@@ -66,8 +70,10 @@ def apply(
     when: datetime,
     loaded: store.Loaded | None = None,
     inbound: tuple[Inbound, bytes] | None = None,
-) -> None:
-    """Write `d` in the session's transaction.  `inbound`: the message it decides (recorded first)."""
+) -> store.Loaded | None:
+    """Write `d` in the session's transaction.  `inbound`: the message it decides (recorded first).
+
+    Returns the game as it stands after `d` (the new game, for a `NewGame` decision)."""
     game_id = loaded.game.id if (loaded is not None and d.game) else None
     inbound_id = record_inbound(s, inbound[0], inbound[1], when, d, game_id) if inbound else None
     pending: list[Report] = []
@@ -76,11 +82,16 @@ def apply(
         if isinstance(effect, Report):
             pending.append(effect)
             continue
+        if isinstance(effect, NewGame):
+            loaded = new_game(s, effect, when)
+            game_id = loaded.game.id
+            continue
         _reports(s, cfg, loaded, pending, when)
         if isinstance(effect, Mail):  # a mail about a game is filed with it
             gid = effect.game_id if effect.game_id is not None else game_id
+            mail = _threaded(cfg, effect, loaded, message_id_key(s)) if gid is not None else effect
             receipt = _receipt(s, loaded, gid, recorded if effect.kind == "ack" else None)
-            outbox.queue(s, outbox_row(cfg, effect, when, message_id_key(s), gid, receipt))
+            outbox.queue(s, outbox_row(cfg, mail, when, message_id_key(s), gid, receipt))
         elif isinstance(effect, DueHandled):
             due.handled(s, effect.ids, effect.again)
         else:
@@ -88,6 +99,38 @@ def apply(
             if isinstance(effect, Input) and effect.inbound_id is None and inbound_id is not None and loaded:
                 recorded = loaded.last_input
     _reports(s, cfg, loaded, pending, when)
+    return loaded
+
+
+def new_game(s: Session, g: NewGame, when: datetime) -> store.Loaded:
+    """The game row and its first snapshot; the game as loaded, for the effects that follow."""
+    row: dict[str, Any] = dict(
+        name=g.name,
+        kind=g.kind,
+        seed=g.seed,
+        seed_commitment=g.seed_commitment,
+        insecure_seed=g.insecure_seed,
+        legacy_events=0,
+        players_json=json.dumps(list(g.players)),
+        options_json=json.dumps(g.options, sort_keys=True),
+        deadline_seconds=g.deadline_seconds,
+        resolve=g.resolve,
+        created_at=when,
+    )
+    game = Game(id=store.insert(s, Game, row).inserted_primary_key[0], **row)
+    state_json = json.dumps(g.state, sort_keys=True)
+    snap = dict(game_id=game.id, seq=0, step=g.step, over=False, state_json=state_json, created_at=when)
+    store.insert(s, Snapshot, snap)
+    return store.Loaded(game, [], g.state, 0, 0)
+
+
+def _threaded(cfg: Config, mail: Mail, loaded: store.Loaded | None, secret: bytes) -> Mail:
+    """A notice about a game that answers no message references the player's first report (their thread)."""
+    if mail.in_reply_to or mail.references or loaded is None:
+        return mail
+    seat = loaded.seat_for_address(mail.to)
+    root = thread_root(cfg, seat.thread, secret) if seat is not None else None
+    return dataclasses.replace(mail, references=(root,)) if root else mail
 
 
 def _receipt(
@@ -145,6 +188,7 @@ def _one(
                 display_name=effect.display_name,
                 code_hash=effect.code_hash,
                 since_seq=loaded.seq,
+                thread=effect.thread,
                 created_at=when,
             ),
         )

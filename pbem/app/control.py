@@ -20,13 +20,16 @@ from sqlmodel import Session, col, select
 from ..codes import hash_code, new_code
 from ..config import Config
 from ..engine.base import Event
+from ..engine.names import norm, player_name
+from ..engine.seats import RENAME, rename
 from ..mail.outgoing import Mail
 from ..record import store
 from ..record.chain import iso
 from ..record.db import session
 from ..record.models import ControlAction, Seat
+from . import views
 from .apply import apply
-from .decision import Control, Decision, Effect, Events, GameError, NewDeadline, NewSeat, Report
+from .decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, NewSeat, Report
 
 
 def _stamp(due: datetime) -> str:
@@ -117,34 +120,65 @@ def decide_abandon(loaded: store.Loaded, control: str) -> Decision:
 
 
 def decide_replace(
-    loaded: store.Loaded, control: str, old: str, newcomer: tuple[str, str], code: str, code_hash: str
+    loaded: store.Loaded,
+    control: str,
+    old: str,
+    newcomer: tuple[str, str],
+    code: str,
+    code_hash: str,
+    dl_step: str | None = None,
+    due: datetime | None = None,
 ) -> Decision:
-    """The newcomer takes OLD's seat (same player name in the game), with a fresh code and a full report."""
+    """The newcomer takes OLD's seat under their own name, with a fresh code and a full report (issue 16).
+
+    The record renames the seat (an input of kind rename, replayed like any other), so the history
+    before it keeps the old name and everything after it, orders included, uses the new one.  The
+    replaced player is told at their old address; everyone else by the control_replace notice.
+    """
     _check(loaded, control, allow_paused=True)
-    display, address = newcomer[0], newcomer[1].lower()
-    seat = next((st for st in loaded.seats if st.player.lower() == old.lower()), None)
+    try:
+        display = player_name(newcomer[0])
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
+    address = newcomer[1].lower()
+    seat = next((st for st in loaded.seats if norm(st.player) == norm(old)), None)
     if seat is None:
         raise GameError(f"{old} is not a player of {loaded.game.name}")
     if any(st.address == address for st in loaded.seats if st is not seat):
         raise GameError(f"{newcomer[1]} already plays in {loaded.game.name}")
+    if any(norm(st.player) == norm(display) for st in loaded.seats if st is not seat):
+        raise GameError(f"{display} is already the name of another player of {loaded.game.name}; choose another")
+    name, before = loaded.game.name, seat.player
+    effects: list[Effect] = []
+    if display != before:
+        out = rename(loaded.state, before, display)
+        if not out.accepted:
+            raise GameError(f"{display} cannot be a player of {name}: {out.lines[0].reason}")
+        effects.append(Input(RENAME, before, (display,), out))
+        step = views.current_step(views.engine(loaded), out.state)
+        if dl_step is not None and due is not None and step and step != dl_step:
+            effects.append(NewDeadline(step, due, "seat replaced"))  # the step's id named the seat: same due time
+    thread = f"{name}:{seat.position}:{loaded.event_seq + 1}"  # the newcomer's first report starts their thread
     new = Seat(
         game_id=seat.game_id,
         position=seat.position,
-        player=seat.player,
+        player=display,
         address=address,
         display_name=display,
         code_hash=code_hash,
         created_at=seat.created_at,
     )
     seats = [new if st is seat else st for st in loaded.seats]
-    text = f"{display} replaces the player in seat {seat.player}."
-    detail = f"{seat.player}: {seat.address} -> {address}"
-    effects: list[Effect] = [NewSeat(seat.position, seat.player, address, display, code_hash)]
-    facts: dict[str, object] = {"player": seat.player, "newcomer": display}
-    effects += announce(loaded, "replace", text, detail, seats, facts, newcomer=display, seat=seat.player)
+    told = {"game_name": name, "player": before, "newcomer": display}  # first: it threads into their game
+    key = ("replaced", name, seat.position, loaded.event_seq + 1, seat.address)
+    effects.append(Mail(seat.address, "replaced", told, "notice", key, to_name=seat.display_name, player=before))
+    effects.append(NewSeat(seat.position, display, address, display, code_hash, thread=thread))
+    text = f"{display} replaces {before}." if display != before else f"A new player takes over the seat of {before}."
+    facts: dict[str, object] = {"player": before, "newcomer": display, "seat": seat.position}
+    effects += announce(loaded, "replace", text, f"{before} -> {display}", seats, facts, newcomer=display, seat=before)
     # a full report: everything this seat may know, from the start, with the new code
-    effects.append(Report(seat.player, since=0, code=code, takeover=True, extra=f"replace:{newcomer[1]}"))
-    return Decision(game=loaded.game.name, player=seat.player, effects=effects)
+    effects.append(Report(display, since=0, code=code, takeover=True, key=("thread", thread)))
+    return Decision(game=name, player=display, effects=effects)
 
 
 def decide_new_code(loaded: store.Loaded, player: str, code: str, code_hash: str, when: datetime) -> Decision:
@@ -156,7 +190,7 @@ def decide_new_code(loaded: store.Loaded, player: str, code: str, code_hash: str
     key = ("code", name, seat.player, loaded.seq, when.isoformat())
     ctx = {"game_name": name, "code": code}
     effects: list[Effect] = [
-        NewSeat(seat.position, seat.player, seat.address, seat.display_name, code_hash),
+        NewSeat(seat.position, seat.player, seat.address, seat.display_name, code_hash, thread=seat.thread),
         Control("code", seat.player),
         Mail(seat.address, "new_code", ctx, "notice", key, player=seat.player, secret="code"),
     ]
@@ -222,7 +256,7 @@ def replace(
     code = code or new_code()
     with session(cfg.database_url) as s:
         c = _Command(s, name)
-        d = decide_replace(c.loaded, c.control, old, newcomer, code, hash_code(code))
+        d = decide_replace(c.loaded, c.control, old, newcomer, code, hash_code(code), c.step, c.due)
         c.apply(cfg, d, when)
         return code
 

@@ -8,8 +8,9 @@ deadline, players who still owe orders get reminders (`reminder_times`, issue
 step, at most one per poll, each once (a reminder's Message-ID is stable), and
 one only for a short step.  When it passes, orders held for a "resolve at the
 deadline" game are applied in the order they arrived, then the published
-default of every request still open, recorded as a deadline input and stated
-in every report; the join step's deadline defaults nobody in: the moderator is
+default of every request still open, recorded as a deadline input, stated in
+every report and told to each player it was applied for (deadline_applied;
+held orders: held_applied or held_failed); the join step's deadline defaults nobody in: the moderator is
 told (`join.decide_join_deadline`).  Paused and abandoned games are left alone.
 The deciding functions are pure; `run_deadlines` loads, decides and applies.
 """
@@ -53,28 +54,38 @@ class Held:
     orders: tuple[str, ...]
 
 
-def decide_deadline(loaded: store.Loaded, step: str, held: list[Held]) -> Decision:
-    """The deadline of `step` passed: held orders in arrival order, then the published defaults."""
+def decide_deadline(loaded: store.Loaded, step: str, held: list[Held], due: datetime | None = None) -> Decision:
+    """The deadline of `step` passed: held orders in arrival order, then the published defaults.
+
+    Each player whose held orders were applied gets a held_applied notice quoting them; each player
+    for whom the default was applied gets a deadline_applied notice with the step and the default lines.
+    """
     eng, state = views.engine(loaded), loaded.state
     before = views.asked_steps(eng, state)
-    d = Decision(game=loaded.game.name)
+    name, stamp = loaded.game.name, (f"{due:%Y-%m-%d %H:%M} UTC" if due is not None else "")
+    d = Decision(game=name)
     events: list[Event] = []
     for h in held:
         d.effects.append(Control("held-done", f"applied-at-deadline:{h.inbound_id}"))
         out = eng.apply(state, h.player, list(h.orders))
+        seat = loaded.seat_for_player(h.player)
         if out.accepted:
             d.effects.append(Input("orders", h.player, h.orders, out, inbound_id=h.inbound_id))
             state, events = out.state, events + out.events
+            if seat is not None:
+                told: dict[str, object] = {"game_name": name, "due": stamp, "lines": list(h.orders)}
+                key: tuple[object, ...] = ("held-applied", h.inbound_id)
+                d.effects.append(Mail(seat.address, "held_applied", told, "notice", key, player=h.player))
             continue
-        seat = loaded.seat_for_player(h.player)
         if seat is not None:
             rejected = [{"line": r.line, "reason": r.reason} for r in out.lines if not r.ok]
-            ctx = {"game_name": loaded.game.name, "rejected": rejected}
-            key = (h.inbound_id,)
-            d.effects.append(Mail(seat.address, "held_failed", ctx, "notice", key, player=h.player))
+            ctx = {"game_name": name, "rejected": rejected}
+            d.effects.append(Mail(seat.address, "held_failed", ctx, "notice", (h.inbound_id,), player=h.player))
     if views.current_step(eng, state) == step and eng.result(state) is None:
+        prompts = {r.player: r.prompt for r in eng.requests(state) if not r.answered}
         out = apply_defaults(eng, state)
         d.effects.append(Input("deadline", "", (), out, reopen=step))
+        d.effects += defaulted(loaded, out.events, prompts, stamp, step)
         state, events = out.state, events + out.events
     d.effects += [Report(p) for p in views.players_to_report(eng, state, views.players(loaded), events, before)]
     return d
@@ -127,6 +138,25 @@ def look_at_reminders(
     passed since the look was set; when to look again, None when no reminder is left before the deadline)."""
     at = reminder_at(opened, due, offsets, when)
     return (at if at is not None and at >= look else None), next_look(opened, due, offsets, when)
+
+
+def defaulted(
+    loaded: store.Loaded, events: list[Event], prompts: dict[str, str], stamp: str, step: str
+) -> list[Effect]:
+    """A deadline_applied notice to each player the default was applied for: what they were asked, the lines."""
+    lines: dict[str, list[str]] = {}
+    for ev in events:
+        if ev.kind == "default-orders" and isinstance(ev.data.get("player"), str):
+            lines.setdefault(ev.data["player"], []).extend(str(x) for x in ev.data.get("lines", []))
+    mails: list[Effect] = []
+    for player, applied in lines.items():
+        seat = loaded.seat_for_player(player)
+        if seat is None:
+            continue
+        ctx = {"game_name": loaded.game.name, "due": stamp, "prompt": prompts.get(player, step), "lines": applied}
+        key = ("deadline-applied", loaded.game.name, loaded.seq, step, player)
+        mails.append(Mail(seat.address, "deadline_applied", ctx, "notice", key, player=player))
+    return mails
 
 
 def decide_reminders(
@@ -228,7 +258,7 @@ def _due_for_game(
     if deadline:
         joining = dl.step == JOIN_STEP  # nobody is defaulted into a game: the moderator is told
         d = decide_join_deadline(loaded, dl, when, cfg.moderator_address) if joining else None
-        d = d or decide_deadline(loaded, dl.step, held)
+        d = d or decide_deadline(loaded, dl.step, held, store.aware(dl.due_at))
         d.effects.append(DueHandled(ids))
         apply(s, cfg, d, when, loaded)
         log.info("deadline of %s step %s applied", game.name, dl.step)

@@ -70,13 +70,15 @@ class NewDeadline:
 
 @dataclass(frozen=True)
 class NewSeat:
-    """A seat row appended (a replacement or a new code): `code_hash` of the new code."""
+    """A seat row appended (a new game, a replacement or a new code): `code_hash` of the new code;
+    `thread` names the first report to this seat's player, which all their later mail references."""
 
     position: int
     player: str
     address: str
     display_name: str
     code_hash: str
+    thread: str = ""
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,25 @@ class DueHandled:
     again: DueRow | None = None
 
 
-Effect = Mail | Report | Events | Input | Control | NewDeadline | NewSeat | DueHandled
+@dataclass(frozen=True)
+class NewGame:
+    """A new game: its row and the first snapshot (`state` at seq 0).  The effects after it (seats, set-up
+    events, first deadline, first reports) belong to this game."""
+
+    name: str
+    kind: str
+    seed: str
+    seed_commitment: str
+    insecure_seed: bool
+    players: tuple[str, ...]
+    options: dict[str, Any]
+    deadline_seconds: int
+    resolve: str
+    state: dict[str, Any]
+    step: str
+
+
+Effect = Mail | Report | Events | Input | Control | NewDeadline | NewSeat | NewGame | DueHandled
 
 
 @dataclass

@@ -8,7 +8,6 @@ game's name holds.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,7 +30,8 @@ def export_game(cfg: Config, name: str, fmt: str, as_player: str | None = None, 
         game = store.game_by_name(s, name)
         if game is None:
             raise GameError(f'no game named "{name}"; see pbem game list')
-        players = json.loads(game.players_json)
+        assert game.id is not None
+        players = [st.player for st in store.current_seats(s, game.id)]
         if as_player and as_player not in players:
             raise GameError(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
         doc = build(s, game, as_player=as_player, public=not (as_player or moderator))

@@ -1,11 +1,12 @@
 """Games as the moderator sees them: create one, list them, show one.
 
-`create_game` checks the seats, deals (the engine's set-up from the seed),
-records the game with its seats (codes stored only hashed), its set-up events
-and first snapshot, opens the first deadline and queues each player's first
-report with the seed commitment and their code.  With a join step it deals
-nothing yet: it opens the join step (`pbem.joining`, `pbem.app.join`) and the
-first mail is the invitation to JOIN.
+`decide_new_game` (pure) checks the name and the seats, deals (the engine's
+set-up from the seed) and returns the game with its seats (codes stored only
+hashed), its set-up events and first snapshot, the first deadline and each
+player's first report with the seed commitment and their code; `create_game`
+hashes the codes, decides and applies it in one transaction.  With a join step
+it deals nothing yet: it opens the join step (`pbem.joining`, `pbem.app.join`)
+and the first mail is the invitation to JOIN.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import logging
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,10 +30,10 @@ from ..engine.rng import commitment
 from ..names import game_name_problem
 from ..record import store
 from ..record.db import session
-from ..record.models import Game, Seat, Snapshot
+from ..record.models import Game
 from . import views
 from .apply import apply
-from .decision import Control, Decision, Effect, GameError, Report
+from .decision import Control, Decision, Effect, Events, GameError, NewDeadline, NewGame, NewSeat, Report
 
 log = logging.getLogger("pbem.games")
 
@@ -52,6 +53,66 @@ def check_seats(kind: str, players: list[tuple[str, str]]) -> list[tuple[str, st
     if len(set(a.lower() for _, a in players)) != len(players):
         raise GameError("two players have the same address; each player needs their own address")
     return list(zip(names, [a for _, a in players]))
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What the moderator asked for: `players` as (name, address); `codes` each player's code and
+    `hashes` its stored hash (hashing is deliberately slow: the shell does it)."""
+
+    kind: str
+    name: str
+    players: list[tuple[str, str]]
+    seed: str
+    deadline_seconds: int
+    resolve: str
+    options: dict[str, Any] = field(default_factory=dict)
+    insecure_seed: bool = False
+    codes: dict[str, str] = field(default_factory=dict)
+    hashes: dict[str, str] = field(default_factory=dict)
+    join: bool = False  # open the join step instead of dealing
+
+
+def decide_new_game(spec: GameSpec, when: datetime, exists: bool) -> Decision:
+    """A new game (pure): the game with its first snapshot, its seats, the set-up events, the first
+    deadline and each player's first report with the seed commitment and their code.  `exists`: a game
+    of that name is already recorded."""
+    name = spec.name.lower()
+    if (why := game_name_problem(name)) is not None:
+        raise GameError(why)
+    players = check_seats(spec.kind, spec.players)
+    if exists:
+        raise GameError(f'a game named "{name}" already exists; choose another name')
+    eng = registry.get(spec.kind)
+    names = tuple(p for p, _ in players)
+    state, events = (joining.open_state(), []) if spec.join else eng.setup(list(names), spec.seed, dict(spec.options))
+    shown = joining.JoinStep(eng, list(names), spec.seed, dict(spec.options)) if spec.join else eng
+    step = views.current_step(shown, state)
+    game = NewGame(
+        name,
+        spec.kind,
+        spec.seed,
+        commitment(spec.seed),
+        spec.insecure_seed,
+        names,
+        dict(spec.options),
+        spec.deadline_seconds,
+        spec.resolve,
+        state,
+        step,
+    )
+    effects: list[Effect] = [game]
+    for pos, (player, address) in enumerate(players):
+        seat = NewSeat(pos, player, address.lower(), player, spec.hashes[player], thread=f"{name}:{pos}:0")
+        effects.append(seat)
+    effects.append(Events(tuple(events)))
+    if step:
+        effects.append(NewDeadline(step, when + timedelta(seconds=spec.deadline_seconds), "step opened"))
+    if spec.join:
+        effects.append(Control("join", "open"))
+    for pos, player in enumerate(names):  # the first report starts the player's thread (joining: the invitation)
+        effects.append(Report(player, code=spec.codes[player], key=("thread", f"{name}:{pos}:0")))
+    return Decision(game=name, effects=effects)
 
 
 def create_game(
@@ -74,69 +135,29 @@ def create_game(
     `join`: open the join step instead of dealing (`pbem.joining`; `pbem game new` does unless --no-join):
     each player's first mail is then the invitation to JOIN, and the deal waits for the salts.
     """
-    name = name.lower()
-    if (why := game_name_problem(name)) is not None:
-        raise GameError(why)
-    players = check_seats(kind, players)
-    eng = registry.get(kind)
-    names = [p for p, _ in players]
-    seed = seed or secrets.token_hex(32)
+    seats = check_seats(kind, players)
+    chosen = {p: (codes or {}).get(p) or new_code() for p, _ in seats}
+    spec = GameSpec(
+        kind,
+        name,
+        seats,
+        seed or secrets.token_hex(32),
+        int((deadline or cfg.default_deadline).total_seconds()),
+        resolve or cfg.resolve,
+        dict(options or {}),
+        insecure_seed,
+        chosen,
+        {p: hash_code(c) for p, c in chosen.items()},
+        join,
+    )
     when: datetime = clock()
     with session(cfg.database_url) as s:
-        if store.game_by_name(s, name):
-            raise GameError(f'a game named "{name}" already exists; choose another name')
-        options = dict(options or {})
-        state, events = (joining.open_state(), []) if join else eng.setup(names, seed, options)
-        game = Game(
-            name=name,
-            kind=kind,
-            seed=seed,
-            seed_commitment=commitment(seed),
-            insecure_seed=insecure_seed,
-            players_json=json.dumps(names),
-            options_json=json.dumps(options, sort_keys=True),
-            deadline_seconds=int((deadline or cfg.default_deadline).total_seconds()),
-            resolve=resolve or cfg.resolve,
-            created_at=when,
-        )
-        s.add(game)
-        s.flush()
-        assert game.id is not None
-        codes = {p: (codes or {}).get(p) or new_code() for p in names}
-        for pos, (player, address) in enumerate(players):
-            s.add(
-                Seat(
-                    game_id=game.id,
-                    position=pos,
-                    player=player,
-                    address=address.lower(),
-                    display_name=player,
-                    code_hash=hash_code(codes[player]),
-                    created_at=when,
-                )
-            )
-        s.flush()
-        loaded = store.Loaded(game, store.current_seats(s, game.id), state, 0, 0)
-        store.append_events(s, loaded, 0, events, when)
-        step = views.current_step(views.engine(loaded), state)
-        s.add(
-            Snapshot(
-                game_id=game.id,
-                seq=0,
-                step=step,
-                over=False,
-                state_json=json.dumps(state, sort_keys=True),
-                created_at=when,
-            )
-        )
-        if step:
-            store.open_deadline(s, loaded, step, when)
-        first: list[Effect] = [Control("join", "open")] if join else []
-        first += [Report(p, code=codes[p]) for p in names]  # while joining: the invitation (`join.invitations`)
-        apply(s, cfg, Decision(game=name, effects=first), when, loaded)
+        d = decide_new_game(spec, when, store.game_by_name(s, name) is not None)
+        loaded = apply(s, cfg, d, when)
         s.commit()
-        log.info("created %s game %s for %d players", kind, name, len(names))
-        return game
+        assert loaded is not None
+        log.info("created %s game %s for %d players", kind, loaded.game.name, len(seats))
+        return loaded.game
 
 
 @dataclass(frozen=True)
@@ -163,7 +184,7 @@ def list_games(cfg: Config) -> list[GameRow]:
                     g.name,
                     g.kind,
                     status,
-                    json.loads(g.players_json),
+                    [st.player for st in store.current_seats(s, g.id)] or json.loads(g.players_json),
                     dl.step if dl else None,
                     dl.due_at if dl else None,
                 )

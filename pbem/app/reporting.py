@@ -6,15 +6,17 @@ and that player's requests, never the state (DESIGN.md principle 5).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from sqlmodel import Session
 
 from ..config import Config
-from ..engine.base import Engine, Request, Result
-from ..mail.outgoing import Mail
+from ..engine.base import Engine, Event, Request, Result
+from ..mail.outgoing import Mail, thread_root
 from ..record import outbox, store
+from ..record.home_secrets import message_id_key
 from ..record.models import Deadline, GameEvent
 from . import join, views
 from .decision import Report
@@ -58,7 +60,16 @@ def report_context(
         moment = Moment.read(s, loaded, since)
     eng = views.engine(loaded)
     game = loaded.game
-    happened = [r.text for r in moment.events if r.seq > since and store.event_of(r).visible_to(player)]
+    assert game.id is not None
+    # from the start: a replaced seat's newcomer also sees what the seat saw under its earlier names
+    names = store.seat_names(s, game.id).get(player, (player,)) if since == 0 else (player,)
+    happened = [
+        _addressed(ev, names, player)
+        for r in moment.events
+        if r.seq > since
+        for ev in [store.event_of(r)]
+        if any(ev.visible_to(n) for n in names)
+    ]
     asked_now = any(r.player == player for r in moment.requests)
     due = store.aware(moment.deadline.due_at) if (moment.deadline and asked_now and moment.result is None) else None
     return player_report(
@@ -78,6 +89,7 @@ def report_context(
         takeover=takeover,
         moderator=cfg.moderator_name,
         salts=_salts(loaded, moment.events, since),
+        former=[n for n in names if n != player],
     )
 
 
@@ -88,6 +100,18 @@ def _salts(loaded: store.Loaded, events: list[GameEvent], since: int) -> list[di
         return None
     salts = store.event_of(row).data["salts"]
     return [{"player": p, "salt": salt} for p, salt in zip(views.players(loaded), salts)]
+
+
+def _addressed(ev: Event, names: tuple[str, ...], player: str) -> str:
+    """An event's text for `player`; one that only their seat saw under an earlier name ("Carol, you were
+    dealt ...") is addressed to them by their own name.  Everything else keeps the names it was told with."""
+    former = [n for n in names if n != player]
+    if not former or isinstance(ev.visibility, str) or not set(ev.visibility) <= set(names):
+        return ev.text
+    text = ev.text
+    for name in former:
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", player, text)
+    return text
 
 
 def player_report(
@@ -108,6 +132,7 @@ def player_report(
     takeover: bool = False,
     moderator: str = "",
     salts: list[dict[str, str]] | None = None,
+    former: list[str] | None = None,
 ) -> dict[str, Any]:
     """The report template's context from plain values (pure): `player`'s view, their requests and the
     events they may see.  `report_context` fills it from the record; tests fill it from a bare state."""
@@ -141,6 +166,7 @@ def player_report(
         "insecure_seed": insecure_seed,
         "code": code,
         "takeover": takeover,
+        "former": list(former or []),  # the seat's earlier names (a replacement)
         "moderator": moderator,
         "salts": salts,
     }
@@ -150,6 +176,7 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
     """The mails for `reports` at the current point, reading what they share once."""
     assert loaded.game.id is not None
     seqs = outbox.last_report_seqs(s, loaded.game.id, [r.player for r in reports])
+    secret = message_id_key(s)
     since = {r.player: (r.since if r.since is not None else seqs.get(r.player, 0)) for r in reports}
     moment = Moment.read(s, loaded, min(since.values(), default=0))
     mails = []
@@ -166,6 +193,7 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
         else:
             ctx = report_context(s, cfg, loaded, r.player, since[r.player], r.code, moment, r.takeover)
         key = r.key or (loaded.game.name, r.player, loaded.event_seq, loaded.seq, seat.id, r.extra)
+        root = thread_root(cfg, seat.thread, secret) if key != ("thread", seat.thread) else None
         mails.append(
             Mail(
                 to=seat.address,
@@ -178,6 +206,7 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
                 secret="code" if r.code else None,
                 upto_seq=loaded.event_seq,
                 game_id=loaded.game.id,
+                references=(root,) if root else (),
             )
         )
     return mails

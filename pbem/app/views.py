@@ -11,7 +11,10 @@ from ..record.store import Loaded
 
 
 def players(loaded: Loaded) -> list[str]:
-    names: list[str] = json.loads(loaded.game.players_json)
+    """The players' names now, in seat order (a replaced seat goes by its newcomer's name)."""
+    if loaded.seats:
+        return [st.player for st in loaded.seats]
+    names: list[str] = json.loads(loaded.game.players_json)  # the names the game was set up with
     return names
 
 

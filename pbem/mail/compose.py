@@ -2,7 +2,9 @@
 
 Every message carries `Auto-Submitted` (auto-generated for reports,
 auto-replied for answers to a player's mail), an `X-Loop` naming the
-moderator so our own mail is never answered, and threading headers.
+moderator so our own mail is never answered, and threading headers: an
+answer has `In-Reply-To` and `References` of the message it answers; a
+report or notice about a game `References` the player's first report.
 
 The MIME is written directly rather than through `email.message.EmailMessage`:
 the standard library's header registry parses back every header it is given,
@@ -19,6 +21,7 @@ from __future__ import annotations
 import binascii
 import hashlib
 import hmac
+import re
 from datetime import datetime
 from email.header import Header
 from email.utils import format_datetime, formataddr
@@ -37,6 +40,31 @@ def stable_message_id(domain: str, *key: object, secret: bytes) -> str:
     message = "\x1f".join(str(k) for k in key).encode("utf-8", "surrogateescape")
     digest = hmac.new(secret, message, hashlib.sha256).hexdigest()[:32]
     return f"<pbem.{digest}@{domain}>"
+
+
+#: Reply and forward prefixes of many languages, any number of them, with counters ("Re[2]:") and the space
+#: French clients put before the colon ("RE :").
+REPLY_PREFIX = re.compile(
+    r"^(?:\s*(?:re|fwd?|aw|wg|sv|vs|vb|tr|rv|r|antw|ref|odp|res|enc)\s*(?:\[\d+\]|\(\d+\))?\s*:)+\s*", re.IGNORECASE
+)
+
+
+def reply_subject(subject: str, limit: int = 200) -> str:
+    """The subject of an answer: one "Re: " before the subject without its reply and forward prefixes."""
+    return ("Re: " + REPLY_PREFIX.sub("", " ".join(subject.split())))[:limit]
+
+
+MAX_REFERENCES = 10
+MAX_ID = 250  # a Message-ID longer than this is not one any client made; it is left out
+
+
+def thread_references(references: tuple[str, ...], in_reply_to: str | None) -> list[str]:
+    """The References of a mail: those of the message it answers, then that message's own id (RFC 5322 3.6.4),
+    without repeats; at most MAX_REFERENCES, keeping the first (the thread's root) and the newest."""
+    refs = [r for r in dict.fromkeys([*references, *([in_reply_to] if in_reply_to else [])]) if 2 < len(r) <= MAX_ID]
+    if len(refs) > MAX_REFERENCES:
+        refs = [refs[0], *refs[-(MAX_REFERENCES - 1) :]]
+    return refs
 
 
 def _clean(value: str) -> str:
@@ -96,7 +124,9 @@ def compose(
     ]
     if in_reply_to:
         heads.append(header("In-Reply-To", in_reply_to))
-        heads.append(header("References", " ".join([*references, in_reply_to][-10:])))
+    refs = thread_references(references, in_reply_to)
+    if refs:
+        heads.append(header("References", " ".join(refs)))
     heads += [header(name, value) for name, value in extra]
     heads.append("MIME-Version: 1.0\n")
     if html is None:

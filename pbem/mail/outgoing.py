@@ -77,6 +77,12 @@ def message_id(cfg: Config, mail: Mail, secret: bytes) -> str:
     return stable_message_id(cfg.domain, mail.purpose, *mail.key, secret=secret)
 
 
+def thread_root(cfg: Config, thread: str, secret: bytes) -> str | None:
+    """The Message-ID of the first report to a seat's player (`Seat.thread`), which their later mail references
+    so that mail clients thread a game; None for seats made before threads existed."""
+    return stable_message_id(cfg.domain, "report", "thread", thread, secret=secret) if thread else None
+
+
 def outbox_row(
     cfg: Config,
     mail: Mail,
@@ -95,7 +101,10 @@ def outbox_row(
     record = receipt.context() if receipt is not None else {"record": None, "receipt": None}
 
     def build(ctx: dict[str, Any]) -> bytes:
-        r = render_mail(mail.kind, {**ctx, **record, "moderator": cfg.moderator_name})
+        r = render_mail(
+            mail.kind,
+            {**ctx, **record, "moderator": cfg.moderator_name, "moderator_address": cfg.moderator_address},
+        )
         return compose(
             sender=cfg.moderator_address,
             sender_name=cfg.moderator_name,

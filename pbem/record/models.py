@@ -55,6 +55,8 @@ class Seat(SQLModel, table=True):
     display_name: str = Field(default="", max_length=128)
     code_hash: str = Field(default="", max_length=128)
     since_seq: int = 0  # seat valid from this order seq on (replacements)
+    # Names the first report to this seat's player (its Message-ID key); their later mail references it (0006).
+    thread: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
     created_at: datetime
 
 

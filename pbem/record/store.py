@@ -20,6 +20,7 @@ from sqlmodel import Session, col, select
 from .. import engine as registry
 from .. import joining
 from ..engine.base import Engine, Event, Outcome, apply_defaults
+from ..engine.seats import RENAME, rename
 from . import chain, due
 from .models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
 
@@ -85,6 +86,17 @@ def current_seats(s: Session, game_id: int) -> list[Seat]:
     return [latest[p] for p in sorted(latest)]
 
 
+def seat_names(s: Session, game_id: int) -> dict[str, tuple[str, ...]]:
+    """Each current player's name with the names their seat had before (replacements), oldest first."""
+    rows = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.id))).all()
+    names: dict[int, list[str]] = {}
+    for row in rows:
+        names.setdefault(row.position, [])
+        if row.player not in names[row.position]:
+            names[row.position].append(row.player)
+    return {seen[-1]: tuple(seen) for seen in names.values()}
+
+
 def last_event_seq(s: Session, game_id: int) -> int:
     return s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game_id)).one() or 0
 
@@ -116,10 +128,13 @@ def replay(game: Game, orders: list[OrderInput], join: bool = False) -> tuple[di
 
 
 def run_input(eng: Engine, state: dict[str, Any], kind: str, player: str, lines: list[str]) -> Outcome:
+    """One recorded input: a player's orders, the deadline's defaults, or a seat renamed (`pbem.engine.seats`)."""
     if kind == "deadline":
         return apply_defaults(eng, state)
     if kind == "start":  # the moderator started a game whose join step was open
         return eng.timeout(state)
+    if kind == RENAME:
+        return rename(state, player, lines[0])
     return eng.apply(state, player, lines)
 
 

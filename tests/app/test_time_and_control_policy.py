@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from datetime import timedelta
 
 import pytest
@@ -17,7 +19,9 @@ from pbem.app.deadlines import (
     short_step,
 )
 from pbem.app.decision import Control, Events, GameError, Input, NewDeadline, NewSeat, Report
+from pbem.engine.base import apply_defaults
 from pbem.mail.compose import stable_message_id
+from pbem.mail.outgoing import Mail
 from pbem.record.due import middle
 from tests.app.plain import WHEN, address, deadline, loaded
 
@@ -41,7 +45,8 @@ def test_the_deadline_applies_the_published_default_and_reports_to_whom_it_conce
     [inp] = d.inputs
     assert (inp.kind, inp.player, inp.lines, inp.reopen) == ("deadline", "", (), step(g))
     assert any("sent no orders for this step by the deadline" in e.text for e in inp.outcome.events)
-    assert [type(e) for e in d.effects[1:]] == [Report] * len(d.effects[1:]) and d.reports
+    rest = [e for e in d.effects[1:] if not (isinstance(e, Mail) and e.kind == "deadline_applied")]
+    assert [type(e) for e in rest] == [Report] * len(rest) and d.reports
 
 
 def test_held_orders_are_applied_in_arrival_order_before_the_defaults() -> None:
@@ -62,6 +67,30 @@ def test_held_orders_that_became_illegal_are_not_applied_and_the_player_is_told(
     [m] = [m for m in d.mails if m.kind == "held_failed"]
     assert m.to == address("Ann") and m.context["rejected"][0]["line"] == "DISCARD Nowhere At All"
     assert [i.kind for i in d.inputs] == ["deadline"], "the default still applies"
+
+
+def test_ISSUE11_the_player_the_default_was_applied_for_is_told_the_step_and_the_lines() -> None:
+    g = loaded()
+    [req] = [r for r in views.engine(g).requests(g.state) if not r.answered]
+    d = decide_deadline(g, step(g), [], due=WHEN)
+    [m] = [m for m in d.mails if m.kind == "deadline_applied"]
+    assert (m.to, m.player, m.purpose) == (address(req.player), req.player, "notice")
+    assert m.context == {
+        "game_name": "g1",
+        "due": "2026-01-05 12:00 UTC",
+        "prompt": req.prompt,
+        "lines": list(req.default),
+    }
+    assert not [m for m in d.mails if m.kind == "held_applied"]
+
+
+def test_ISSUE11_held_orders_applied_are_quoted_to_their_player_and_no_default_notice_goes_to_them() -> None:
+    g = loaded("italian-wars", ("Ann", "Ben"), resolve="deadline")
+    d = decide_deadline(g, step(g), [Held(11, "Ann", ("DISCARD NONE",))], due=WHEN)
+    [m] = [m for m in d.mails if m.kind == "held_applied"]
+    assert (m.to, m.player, m.context["lines"]) == (address("Ann"), "Ann", ["DISCARD NONE"])
+    told = [m.player for m in d.mails if m.kind == "deadline_applied"]
+    assert told == ["Ben"], "Ben sent nothing: the default was applied for him alone"
 
 
 def test_a_deadline_is_due_or_reminding_only_inside_its_windows() -> None:
@@ -210,12 +239,13 @@ def test_replace_seats_the_newcomer_with_a_full_report_and_their_code() -> None:
     g = loaded()
     d = control.decide_replace(g, "running", "carol", ("Dora", "Dora@Players.test"), "DORA-2345", "hash")
     [seat] = [e for e in d.effects if isinstance(e, NewSeat)]
-    assert (seat.player, seat.address, seat.code_hash) == ("Carol", "dora@players.test", "hash")
+    # issue 16: the seat takes the newcomer's name
+    assert (seat.player, seat.address, seat.code_hash) == ("Dora", "dora@players.test", "hash")
     assert "dora@players.test" in notices(d, "control_replace") and address("Carol") not in notices(
         d, "control_replace"
     )
     [r] = d.reports
-    assert (r.player, r.since, r.code, r.takeover) == ("Carol", 0, "DORA-2345", True)
+    assert (r.player, r.since, r.code, r.takeover) == ("Dora", 0, "DORA-2345", True)
     with pytest.raises(GameError, match="not a player"):
         control.decide_replace(g, "running", "Zed", ("Dora", "dora@players.test"), "C", "h")
     with pytest.raises(GameError, match="already plays"):
@@ -237,3 +267,66 @@ def test_input_effects_carry_the_engine_outcome() -> None:
     g = loaded()
     d = decide_deadline(g, step(g), [])
     assert isinstance(d.inputs[0], Input) and d.inputs[0].outcome.accepted
+
+
+def test_ISSUE16_replace_renames_the_seat_in_the_record_and_tells_the_replaced_player() -> None:
+    g = loaded()
+    d = control.decide_replace(g, "running", "Carol", ("Dave", "dave@players.test"), "DAVE-2345", "hash")
+    [rename] = d.inputs
+    assert (rename.kind, rename.player, rename.lines) == ("rename", "Carol", ("Dave",))
+    state = rename.outcome.state
+    assert "Dave" in state["players"] and "Carol" not in json.dumps(state)
+    assert [e.data for e in d.events] == [{"action": "replace", "player": "Carol", "newcomer": "Dave", "seat": 2}]
+    [told] = [m for m in d.mails if m.kind == "replaced"]
+    assert (told.to, told.context["player"], told.context["newcomer"]) == (address("Carol"), "Carol", "Dave")
+    assert [c.detail for c in d.effects if isinstance(c, Control)] == ["Carol -> Dave"]
+    with pytest.raises(GameError, match="another player"):
+        control.decide_replace(g, "running", "Carol", ("bob", "dave@players.test"), "C", "h")
+    with pytest.raises(GameError, match="cannot be a player name"):
+        control.decide_replace(g, "running", "Carol", ("<Dave>", "dave@players.test"), "C", "h")
+
+
+def test_ISSUE16_a_step_named_after_the_seat_keeps_its_due_time_under_the_new_name() -> None:
+    g = loaded("dynasties", ("Alice", "Bob", "Carol"))
+    while not any(p in step(g) for p in ("Alice", "Bob", "Carol")):  # defaults until a player's own step
+        g.state = apply_defaults(views.engine(g), g.state).state
+    who = views.engine(g).requests(g.state)[0].player
+    old_step = step(g)
+    assert who in old_step
+    d = control.decide_replace(g, "running", who, ("Zoë Müller", "zoe@players.test"), "C", "h", old_step, WHEN)
+    [nd] = [e for e in d.effects if isinstance(e, NewDeadline)]
+    assert (nd.step, nd.due_at) == (old_step.replace(who, "Zoë Müller"), WHEN)
+
+
+# ----------------------------------------------------------------------------- a new game
+
+
+def test_ISSUE11_a_new_game_is_decided_whole_before_anything_is_written() -> None:
+    from pbem.app.decision import NewGame
+    from pbem.app.games import GameSpec, decide_new_game
+    from pbem.engine.rng import commitment
+
+    players = [("Alice", "Alice@Players.test"), ("Bob", address("Bob")), ("Carol", address("Carol"))]
+    codes = {p: f"CODE-{p}" for p, _ in players}
+    spec = GameSpec("habsburg", "HH1", players, "seed", 3600, "asap", {}, False, codes, {p: f"h-{p}" for p in codes})
+    d = decide_new_game(spec, WHEN, exists=False)
+    game = d.effects[0]
+    assert isinstance(game, NewGame) and (game.name, game.players) == ("hh1", ("Alice", "Bob", "Carol"))
+    assert game.seed_commitment == commitment("seed") and game.step
+    seats = [e for e in d.effects if isinstance(e, NewSeat)]
+    assert [(st.player, st.address, st.code_hash) for st in seats][0] == ("Alice", "alice@players.test", "h-Alice")
+    assert len({st.thread for st in seats}) == 3
+    assert [type(e) for e in d.effects[4:6]] == [Events, NewDeadline] and d.effects[4].events
+    assert d.effects[5].due_at == WHEN + timedelta(hours=1)
+    assert [(r.player, r.code, r.key) for r in d.reports] == [
+        (st.player, codes[st.player], ("thread", st.thread)) for st in seats
+    ]
+    for bad, why in [
+        (dict(name="no such name!"), "name"),
+        (dict(players=players[:1]), "takes 3 to"),
+        (dict(players=[*players[:2], ("alice", "zed@players.test")]), "same name"),
+    ]:
+        with pytest.raises(GameError, match=why):
+            decide_new_game(dataclasses.replace(spec, **bad), WHEN, exists=False)
+    with pytest.raises(GameError, match="already exists"):
+        decide_new_game(spec, WHEN, exists=True)
