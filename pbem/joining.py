@@ -50,9 +50,16 @@ def deal_seed(seed: str, salts: list[str]) -> str:
     return h.hexdigest()
 
 
-def open_state() -> State:
-    """The state of a game waiting for its players to join: who joined, with which salt."""
-    return {KEY: {"salts": {}}}
+def open_state(players: list[str]) -> State:
+    """The state of a game waiting for its players to join: the seats' names (which a `pbem game replace`
+    renames, `pbem.engine.seats`) and who joined, with which salt."""
+    return {KEY: {"salts": {}}, "players": list(players)}
+
+
+def seated(state: State, players: list[str]) -> list[str]:
+    """The seats' names now (`players`: as set up, for a join state from before names were kept in it)."""
+    names: list[str] = state.get("players", players)
+    return list(names)
 
 
 def is_joining(state: State) -> bool:
@@ -108,17 +115,17 @@ class JoinStep:
         self.order_words: tuple[str, ...] = ORDER_WORDS
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[State, list[Event]]:
-        return open_state(), []
+        return open_state(players), []
 
     def requests(self, state: State) -> list[Request]:
-        salts = joined(state)
+        salts, players = joined(state), seated(state, self.players)
         prompt = (
             "Join the game: reply JOIN, and if you like add a line SALT <any text> (up to "
             f"{SALT_MAX} characters) that will stir the deal. If you have not joined by the deadline, the moderator "
             "may start without your salt or give your seat to someone else."
         )
         syntax = ("JOIN", "SALT <any text>")
-        return [Request(p, STEP, prompt, ("JOIN",), syntax, ()) for p in self.players if p not in salts]
+        return [Request(p, STEP, prompt, ("JOIN",), syntax, ()) for p in players if p not in salts]
 
     def apply(self, state: State, player: str, text: list[str]) -> Outcome:
         salts = joined(state)
@@ -131,36 +138,37 @@ class JoinStep:
         salts = {**salts, player: salt}
         ev = Event("joined", f"{player} joined the game.", PUBLIC, {"player": player})
         if len(salts) < len(self.players):
-            return Outcome({KEY: {"salts": salts}}, [ev], results)
-        dealt, events = self.deal(salts, started=False)
+            return Outcome({**state, KEY: {"salts": salts}}, [ev], results)
+        dealt, events = self.deal(state, salts, started=False)
         return Outcome(dealt, [ev, *events], results)
 
     def timeout(self, state: State) -> Outcome:
         """The moderator's `pbem game start`: whoever has not joined counts with the empty salt."""
-        dealt, events = self.deal(joined(state), started=True)
+        dealt, events = self.deal(state, joined(state), started=True)
         return Outcome(dealt, events, [])
 
-    def deal(self, salts: dict[str, str], started: bool) -> tuple[State, list[Event]]:
+    def deal(self, state: State, salts: dict[str, str], started: bool) -> tuple[State, list[Event]]:
         """The engine's set-up from the dealing seed, after the public `salts` event."""
-        order = [salts.get(p, "") for p in self.players]
-        missing = [p for p in self.players if p not in salts]
-        said = ", ".join(f"{p} {_quoted(s)}" for p, s in zip(self.players, order))
+        players = seated(state, self.players)
+        order = [salts.get(p, "") for p in players]
+        missing = [p for p in players if p not in salts]
+        said = ", ".join(f"{p} {_quoted(s)}" for p, s in zip(players, order))
         text = "Every player has joined" if not started else "The moderator started the game"
         if missing:
             text += f" without {' and '.join(missing)} (counted with no salt)"
         text += f". The deal is made from SHA-256 of the seed and the salts, in seat order: {said}."
-        data = {"players": list(self.players), "salts": order, "missing": missing, "started": started}
-        state, events = self.eng.setup(self.players, deal_seed(self.seed, order), self.options)
-        return state, [Event("salts", text, PUBLIC, data), *events]
+        data = {"players": players, "salts": order, "missing": missing, "started": started}
+        dealt, events = self.eng.setup(players, deal_seed(self.seed, order), self.options)
+        return dealt, [Event("salts", text, PUBLIC, data), *events]
 
     def view(self, state: State, player: str | None) -> View:
-        salts = joined(state)
-        rows = [f"{p}: {'joined' if p in salts else 'not joined yet'}" for p in self.players]
+        salts, players = joined(state), seated(state, self.players)
+        rows = [f"{p}: {'joined' if p in salts else 'not joined yet'}" for p in players]
         sections = [lines("Seats", rows)]
         if player in salts:
             sections.append(lines("Your salt", [_quoted(salts[player])], private=True))
-        data = {"joined": [p for p in self.players if p in salts]}
-        return make_view(self, self.players, player, turn="Joining", over=False, sections=sections, data=data)
+        data = {"joined": [p for p in players if p in salts]}
+        return make_view(self, players, player, turn="Joining", over=False, sections=sections, data=data)
 
     def result(self, state: State) -> Result | None:
         return None
@@ -177,7 +185,8 @@ class JoinStep:
         )
 
     def scramble(self, state: State, player: str) -> State:
-        return {KEY: {"salts": {**joined(state), **({player: "scrambled"} if player in joined(state) else {})}}}
+        salts = {**joined(state), **({player: "scrambled"} if player in joined(state) else {})}
+        return {**state, KEY: {"salts": salts}}
 
     def hidden_names(self, state: State, player: str) -> list[str] | None:
         return None

@@ -213,7 +213,7 @@ def _replay(
             f"input 1 ({orders[0]['kind']}) belongs to a join step, but the export has no salts: the deal of a game "
             "with a join step is made from SHA-256(seed || salts)"
         )
-    state, setup = (joining.open_state(), []) if join else eng.setup(players, seed, options)
+    state, setup = (joining.open_state(players), []) if join else eng.setup(players, seed, options)
     _same("the set-up", setup, by_input.get(0, []), older, legacy)
     count = len(setup)
     dealt: list[list[str]] = []

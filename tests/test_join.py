@@ -130,15 +130,15 @@ def test_a_player_missing_at_the_join_deadline_is_reported_and_game_start_deals_
     run_poll(home, clock)
     to_dora = [m for m in sent_mail(home, seen) if m["To"].addresses[0].addr_spec == "dora@players.test"]
     [invite] = [m for m in to_dora if "Join the game" in m["Subject"]]
-    assert "You now play Ben: Join the game" in invite["Subject"] and "CODE DORA-1111" in body_of(invite)
+    assert "You take over a seat, Dora: Join the game" in invite["Subject"] and "CODE DORA-1111" in body_of(invite)
 
     res = CliRunner().invoke(app, ["-c", str(home.path), "game", "start", "iw1"])
-    assert res.exit_code == 0 and "without the salt of Ben" in res.output, res.output
+    assert res.exit_code == 0 and "without the salt of Dora" in res.output, res.output
     again = CliRunner().invoke(app, ["-c", str(home.path), "game", "start", "iw1"])
     assert again.exit_code != 0 and "already dealt" in again.output
     polling.poll(home, MaildirInbox(home.maildir_path), MaildirSender(home.maildir_path))
     reports = [body_of(m) for m in sent_mail(home, seen) if "The deal: nobody chose it" in body_of(m)]
-    assert len(reports) == 2 and all('Ann: "ann\'s words"' in b and "Ben: (no salt)" in b for b in reports)
+    assert len(reports) == 2 and all('Ann: "ann\'s words"' in b and "Dora: (no salt)" in b for b in reports)
 
     with session(home.database_url) as s:
         game = store.game_by_name(s, "iw1")
@@ -147,7 +147,7 @@ def test_a_player_missing_at_the_join_deadline_is_reported_and_game_start_deals_
         loaded = store.load(s, game)
         orders = list(s.exec(select(OrderInput).where(OrderInput.game_id == game.id)).all())
         replayed, _ = store.replay(game, orders)
-    assert [(o["kind"], o["player"]) for o in doc["orders"]] == [("join", "Ann"), ("start", "")]
+    assert [(o["kind"], o["player"]) for o in doc["orders"]] == [("join", "Ann"), ("rename", "Ben"), ("start", "")]
     assert doc["salts"] == ["ann's words", ""] and replayed == loaded.state
     v = verify(doc, partial=True)
     assert v.ok, v.problem

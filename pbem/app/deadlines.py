@@ -205,12 +205,6 @@ def _human(delta: timedelta) -> str:
     return f"{hours:.0f} hours" if hours >= 1.5 else count(max(1, round(hours * 60)), "minute")
 
 
-def due_or_reminding(offsets: list[timedelta], dl: Deadline, when: datetime) -> bool:
-    due, opened = store.aware(dl.due_at), store.aware(dl.created_at)
-    assert due is not None and opened is not None
-    return due <= when or reminder_at(opened, due, offsets, when) is not None
-
-
 # --------------------------------------------------------------------------- the shell
 
 

@@ -85,7 +85,9 @@ def decide_new_game(spec: GameSpec, when: datetime, exists: bool) -> Decision:
         raise GameError(f'a game named "{name}" already exists; choose another name')
     eng = registry.get(spec.kind)
     names = tuple(p for p, _ in players)
-    state, events = (joining.open_state(), []) if spec.join else eng.setup(list(names), spec.seed, dict(spec.options))
+    state, events = (
+        (joining.open_state(list(names)), []) if spec.join else eng.setup(list(names), spec.seed, dict(spec.options))
+    )
     shown = joining.JoinStep(eng, list(names), spec.seed, dict(spec.options)) if spec.join else eng
     step = views.current_step(shown, state)
     game = NewGame(

@@ -113,7 +113,7 @@ def replay(game: Game, orders: list[OrderInput], join: bool = False) -> tuple[di
     players, options = json.loads(game.players_json), json.loads(game.options_json)
     events: list[Event] = []
     if join or (orders and orders[0].kind in joining.KINDS):
-        state = joining.open_state()
+        state = joining.open_state(json.loads(game.players_json))
     else:
         state, events = real.setup(players, game.seed, options)
     per_input = [list(events)]

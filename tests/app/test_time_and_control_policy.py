@@ -13,7 +13,6 @@ from pbem.app.deadlines import (
     Held,
     decide_deadline,
     decide_reminders,
-    due_or_reminding,
     look_at_reminders,
     reminder_times,
     short_step,
@@ -91,13 +90,6 @@ def test_ISSUE11_held_orders_applied_are_quoted_to_their_player_and_no_default_n
     assert (m.to, m.player, m.context["lines"]) == (address("Ann"), "Ann", ["DISCARD NONE"])
     told = [m.player for m in d.mails if m.kind == "deadline_applied"]
     assert told == ["Ben"], "Ben sent nothing: the default was applied for him alone"
-
-
-def test_a_deadline_is_due_or_reminding_only_inside_its_windows() -> None:
-    dl = deadline("s", WHEN + timedelta(hours=48))
-    assert not due_or_reminding(OFFSETS, dl, WHEN)
-    assert due_or_reminding(OFFSETS, dl, WHEN + timedelta(hours=25))
-    assert due_or_reminding(OFFSETS, dl, WHEN + timedelta(hours=48))
 
 
 # ----------------------------------------------------------------------------- reminders
