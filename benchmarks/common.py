@@ -64,14 +64,14 @@ def make_home(directory: Path, database_url: str | None = None, extra: str = "")
 
 
 def create_games(cfg, games: int, prefix: str = "g", when: datetime | None = None) -> list[str]:
-    from pbem.app import games
+    from pbem.app import games as games_app
 
     when = when or datetime.now(UTC)
     names = []
     codes = {p: code(p) for p in PLAYERS}
     for g in range(games):
         name = f"{prefix}{g}"
-        games.create_game(
+        games_app.create_game(
             cfg,
             KIND,
             name,
