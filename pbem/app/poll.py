@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
@@ -47,6 +47,10 @@ log = logging.getLogger("pbem.poll")
 Clock = Callable[[], datetime]
 UNREADABLE = "could not be read"
 WARM_AHEAD = 3  # messages whose code check starts before they are handled
+_IN = InboundMessage.__table__.c  # type: ignore[attr-defined]
+_SEAT = Seat.__table__.c  # type: ignore[attr-defined]
+Q_SEEN = select(_IN.body_hash, _IN.outcome).where(_IN.message_id == bindparam("mid"))
+Q_PLAYER = select(_SEAT.id).where(_SEAT.address == bindparam("address")).limit(1)
 
 
 @dataclass
@@ -189,13 +193,7 @@ def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Ha
     msg = parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
     try:
         with session(cfg.database_url) as s:
-            seen = dict(
-                s.exec(
-                    select(InboundMessage.body_hash, InboundMessage.outcome).where(
-                        InboundMessage.message_id == msg.message_id
-                    )
-                ).all()
-            )
+            seen = {row[0]: row[1] for row in s.connection().execute(Q_SEEN, {"mid": msg.message_id})}
             if msg.body_hash in seen:  # e.g. a run killed between its commit and filing the message
                 return Handled("duplicates", f"{msg.message_id} was already handled", stored=seen[msg.body_hash])
             if seen:
@@ -229,7 +227,7 @@ def decide_and_apply(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: da
 
 def _storage_limit(s: Session, cfg: Config, msg: Inbound) -> int:
     """A registered player's mail may be kept larger than a stranger's."""
-    player = bool(msg.sender) and s.exec(select(Seat.id).where(Seat.address == msg.sender)).first() is not None
+    player = bool(msg.sender) and s.connection().execute(Q_PLAYER, {"address": msg.sender}).first() is not None
     return cfg.max_stored_player if player else cfg.max_stored_stranger
 
 
