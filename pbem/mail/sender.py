@@ -53,8 +53,7 @@ class SendSummary:
 
 
 class Claims:
-    """Outbox ids already taken in this run (by one of its sender threads, or sent by a run whose journal
-    was found): each is sent at most once per run."""
+    """Outbox ids taken in this run (or sent by a run whose journal was found): each is sent once per run."""
 
     def __init__(self, ids: Iterable[int] = ()) -> None:
         self._ids = set(ids)
@@ -88,6 +87,7 @@ def send_pending(
     spent: dict[str, float] | None = None,
     journal: sentlog.SentLog | None = None,
     claims: Claims | None = None,
+    share: tuple[int, int] = (0, 1),
 ) -> SendSummary:
     """Send every due queued message.  Raises TransportError if the server cannot be reached at all.
 
@@ -95,11 +95,12 @@ def send_pending(
     it), without waiting for the write lock, and journaled right after, so a crash
     between the two repeats at most that one message.  Without a `journal` (a
     one-off send), the journal is folded into the outbox before returning.
+    `share` = (i, n): this connection sends the mails whose id is i modulo n.
     """
     if journal is None:
         own = sentlog.SentLog(sentlog.journal_dir(cfg.home))
         try:
-            return send_pending(cfg, sender, when, summary, abort, spent, own, claims)
+            return send_pending(cfg, sender, when, summary, abort, spent, own, claims, share)
         finally:
             with transaction(cfg.database_url) as conn:
                 sentlog.fold(conn, own.take(), when)
@@ -111,7 +112,7 @@ def send_pending(
     for oid in due_ids(cfg, when):
         if abort is not None and abort.is_set():
             break
-        if oid in journal.sent or not claims.take(oid):
+        if oid % share[1] != share[0] or oid in journal.sent or not claims.take(oid):
             continue
         with reading(cfg.database_url) as conn:  # no lock: at worst a concurrent run sends it too, once
             got = conn.execute(select(c.raw, c.to_addr).where(c.id == oid, c.status == "queued")).first()
@@ -144,8 +145,8 @@ class Dispatcher:
     """Sends queued mail on background threads while the poll goes on with the next message.
 
     The poll nudges it after each committed message; each thread (one per
-    `[smtp] connections`) sends whatever is due and not taken by another with
-    `send_pending`, so the guarantees are the same as a send after the run.  The
+    `[smtp] connections`, thread i sending the ids equal to i modulo N) sends
+    whatever is due with `send_pending`, so the guarantees are the same as a send after the run.  The
     threads never wait for the poll: what they sent goes to the run's journal,
     which the poll folds into the outbox (`fold`, between messages, and at
     `finish`).  The first TransportError stops sending; `finish` re-raises it once
@@ -242,6 +243,7 @@ class Dispatcher:
                     self.spents[i],
                     self.journal,
                     self.claims,
+                    (i, len(self.senders)),
                 )
             except BaseException as exc:  # kept for the poll to raise; sending stops for this run
                 if self.error is None:
