@@ -22,6 +22,7 @@ if str(ROOT) not in sys.path:
 
 MODERATOR = "moderator@bench.test"
 PLAYERS = ["Alice", "Bob", "Carol"]
+MORE_PLAYERS = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]  # up to six seats per game (habsburg seats 3-6)
 PASSWORD = "bench-password"
 KIND = "habsburg"
 
@@ -63,19 +64,22 @@ def make_home(directory: Path, database_url: str | None = None, extra: str = "")
     return cfg
 
 
-def create_games(cfg, games: int, prefix: str = "g", when: datetime | None = None) -> list[str]:
+def create_games(
+    cfg, games: int, prefix: str = "g", when: datetime | None = None, players: list[str] | None = None
+) -> list[str]:
     from pbem.app import games as games_app
 
     when = when or datetime.now(UTC)
     names = []
-    codes = {p: code(p) for p in PLAYERS}
+    players = players or PLAYERS
+    codes = {p: code(p) for p in players}
     for g in range(games):
         name = f"{prefix}{g}"
         games_app.create_game(
             cfg,
             KIND,
             name,
-            [(p, player_address(p)) for p in PLAYERS],
+            [(p, player_address(p)) for p in players],
             seed=f"bench-{name}",
             clock=lambda: when,
             codes=codes,
@@ -84,7 +88,9 @@ def create_games(cfg, games: int, prefix: str = "g", when: datetime | None = Non
     return names
 
 
-def order_mails(names: list[str], messages: int, prefix_seed: str = "bench") -> list[bytes]:
+def order_mails(
+    names: list[str], messages: int, prefix_seed: str = "bench", players: list[str] | None = None
+) -> list[bytes]:
     """`messages` order emails spread evenly over the games, each a legal order at its turn (in list order)."""
     from email.message import EmailMessage
 
@@ -93,7 +99,7 @@ def order_mails(names: list[str], messages: int, prefix_seed: str = "bench") -> 
     from pbem.engine.rng import Rng, init_state
 
     eng = registry.get(KIND)
-    states = {n: eng.setup(list(PLAYERS), f"bench-{n}", {})[0] for n in names}
+    states = {n: eng.setup(list(players or PLAYERS), f"bench-{n}", {})[0] for n in names}
     rngs = {n: Rng(init_state(f"{prefix_seed}-{n}")) for n in names}
     out = []
     for i in range(messages):
