@@ -124,7 +124,15 @@ def test_a_journal_left_by_a_killed_run_is_folded_and_removed_before_anything_is
     assert list(sentlog.journal_dir(cfg.home).iterdir()) == []  # both journals folded and removed
 
 
-def test_claims_give_each_mail_to_one_sender_thread() -> None:
-    claims = Claims([7])
-    assert not claims.take(7)  # sent by a run whose journal was found
-    assert claims.take(8) and not claims.take(8)
+def test_what_a_journal_remembers_is_only_what_is_not_folded_yet(tmp_path: Path) -> None:
+    journal = sentlog.SentLog(tmp_path / "j")
+    for oid in (1, 2, 3):
+        journal.record(oid)
+    ids = journal.take()
+    assert ids == [1, 2, 3] and journal.sent == {1, 2, 3}  # taken, not yet committed: still not to be re-sent
+    journal.folded(ids)
+    journal.record(4)
+    assert journal.sent == {4} and journal.pending() == 1
+    journal.close(remove=False)
+    assert sentlog.read_ids(journal.path) == {1, 2, 3, 4}
+    assert 7 in Claims([7]) and 8 not in Claims([7])

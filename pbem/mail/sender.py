@@ -53,18 +53,15 @@ class SendSummary:
 
 
 class Claims:
-    """Outbox ids taken in this run (or sent by a run whose journal was found): each is sent once per run."""
+    """Outbox ids sent by another run whose journal was found: not sent again by this one."""
 
     def __init__(self, ids: Iterable[int] = ()) -> None:
         self._ids = set(ids)
         self._lock = threading.Lock()
 
-    def take(self, oid: int) -> bool:
+    def __contains__(self, oid: object) -> bool:
         with self._lock:
-            if oid in self._ids:
-                return False
-            self._ids.add(oid)
-            return True
+            return oid in self._ids
 
     def add(self, ids: Iterable[int]) -> None:
         with self._lock:
@@ -102,8 +99,10 @@ def send_pending(
         try:
             return send_pending(cfg, sender, when, summary, abort, spent, own, claims, share)
         finally:
+            ids = own.take()
             with transaction(cfg.database_url) as conn:
-                sentlog.fold(conn, own.take(), when)
+                sentlog.fold(conn, ids, when)
+            own.folded(ids)
             own.close(remove=True)
     summary = summary or SendSummary()
     spent = spent if spent is not None else {}
@@ -112,7 +111,7 @@ def send_pending(
     for oid in due_ids(cfg, when):
         if abort is not None and abort.is_set():
             break
-        if oid % share[1] != share[0] or oid in journal.sent or not claims.take(oid):
+        if oid % share[1] != share[0] or oid in journal.sent or oid in claims:
             continue
         with reading(cfg.database_url) as conn:  # no lock: at worst a concurrent run sends it too, once
             got = conn.execute(select(c.raw, c.to_addr).where(c.id == oid, c.status == "queued")).first()
@@ -226,6 +225,7 @@ class Dispatcher:
             raise
         finally:
             self.folding += time.perf_counter() - t0
+        self.journal.folded(ids)
 
     def _run(self, i: int) -> None:
         wake = self._wakes[i]

@@ -48,7 +48,7 @@ class SentLog:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         self._lock = threading.Lock()
         self._unfolded: list[int] = []
-        self.sent: set[int] = set()  # every id sent by this journal's run
+        self.sent: set[int] = set()  # ids sent and not yet folded (once folded, the outbox says so itself)
 
     def record(self, oid: int) -> None:
         """Mail `oid` was accepted by the server: say so before anything else is sent on this connection."""
@@ -62,10 +62,15 @@ class SentLog:
             return len(self._unfolded)
 
     def take(self) -> list[int]:
-        """The ids recorded since the last `take` (the caller folds them, or `give_back` on failure)."""
+        """The ids recorded since the last `take` (the caller folds them, then `folded`; or `give_back`)."""
         with self._lock:
             ids, self._unfolded = self._unfolded, []
         return ids
+
+    def folded(self, ids: list[int]) -> None:
+        """These ids are marked sent in the committed outbox: no need to remember them here (memory stays flat)."""
+        with self._lock:
+            self.sent.difference_update(ids)
 
     def give_back(self, ids: list[int]) -> None:
         with self._lock:
