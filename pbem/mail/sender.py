@@ -282,8 +282,9 @@ class Dispatcher:
             self._abort.set()
             try:
                 self._stop()
-            except Exception:  # the journal stays for the next run; the poll's own error is the one to report
-                log.warning("what was sent could not be marked yet; the next run will", exc_info=True)
+            except Exception as exc:  # the journal stays for the next run; the poll's own error is the one to report
+                reason = str(getattr(exc, "orig", exc)).splitlines()[0] if str(exc) else type(exc).__name__
+                log.warning("mail sent in this run is marked sent by the next run (%s)", reason)
 
 
 def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = False) -> bool:
