@@ -20,7 +20,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -75,6 +75,28 @@ def due_ids(cfg: Config, when: datetime) -> list[int]:
         return list(conn.execute(q).scalars().all())
 
 
+READ_AHEAD = 16  # queued mails read in one query just before they are sent
+
+
+def _due_mail(
+    cfg: Config, when: datetime, journal: sentlog.SentLog, claims: Claims, share: tuple[int, int]
+) -> Iterator[tuple[int, bytes, str]]:
+    """(id, raw, recipient) of this connection's due mail, read a few at a time just before sending.
+
+    No lock: a mail a concurrent run sent meanwhile is skipped if it is marked, else sent once more.
+    """
+    c = OutboxMessage.__table__.c  # type: ignore[attr-defined]
+    ids = [i for i in due_ids(cfg, when) if i % share[1] == share[0] and i not in journal.sent and i not in claims]
+    for start in range(0, len(ids), READ_AHEAD):
+        chunk = ids[start : start + READ_AHEAD]
+        with reading(cfg.database_url) as conn:
+            q = select(c.id, c.raw, c.to_addr).where(c.id.in_(chunk), c.status == "queued").order_by(c.id)
+            rows = conn.execute(q).all()
+        for oid, raw, to in rows:
+            if oid not in journal.sent:
+                yield oid, raw, to
+
+
 def send_pending(
     cfg: Config,
     sender: Sender,
@@ -88,8 +110,9 @@ def send_pending(
 ) -> SendSummary:
     """Send every due queued message.  Raises TransportError if the server cannot be reached at all.
 
-    Each message is read just before it is sent (a concurrent run may have taken
-    it), without waiting for the write lock, and journaled right after, so a crash
+    Messages are read a few at a time just before they are sent (a concurrent run
+    may have taken them), without waiting for the write lock, and each is journaled
+    right after the server accepted it, so a crash
     between the two repeats at most that one message.  Without a `journal` (a
     one-off send), the journal is folded into the outbox before returning.
     `share` = (i, n): this connection sends the mails whose id is i modulo n.
@@ -107,17 +130,9 @@ def send_pending(
     summary = summary or SendSummary()
     spent = spent if spent is not None else {}
     claims = claims or Claims()
-    c = OutboxMessage.__table__.c  # type: ignore[attr-defined]
-    for oid in due_ids(cfg, when):
+    for oid, raw, to in _due_mail(cfg, when, journal, claims, share):
         if abort is not None and abort.is_set():
             break
-        if oid % share[1] != share[0] or oid in journal.sent or oid in claims:
-            continue
-        with reading(cfg.database_url) as conn:  # no lock: at worst a concurrent run sends it too, once
-            got = conn.execute(select(c.raw, c.to_addr).where(c.id == oid, c.status == "queued")).first()
-        if got is None:
-            continue  # a concurrent run took it
-        raw, to = got
         t0 = time.perf_counter()
         try:
             sender.send(raw, cfg.moderator_address, [to])
