@@ -89,9 +89,16 @@ def create_games(
 
 
 def order_mails(
-    names: list[str], messages: int, prefix_seed: str = "bench", players: list[str] | None = None
+    names: list[str],
+    messages: int,
+    prefix_seed: str = "bench",
+    players: list[str] | None = None,
+    distinct_seats: bool = False,
 ) -> list[bytes]:
-    """`messages` order emails spread evenly over the games, each a legal order at its turn (in list order)."""
+    """`messages` order emails spread evenly over the games, each a legal order at its turn (in list order).
+
+    `distinct_seats`: no seat (game, player) sends twice; a game whose player to move has already
+    sent is passed over for the next one."""
     from email.message import EmailMessage
 
     from pbem import engine as registry
@@ -102,12 +109,19 @@ def order_mails(
     states = {n: eng.setup(list(players or PLAYERS), f"bench-{n}", {})[0] for n in names}
     rngs = {n: Rng(init_state(f"{prefix_seed}-{n}")) for n in names}
     out = []
+    used: set[tuple[str, str]] = set()
     for i in range(messages):
-        name = names[i % len(names)]
-        state = states[name]
-        if eng.result(state) is not None:
-            raise SystemExit(f"game {name} ended before {messages} messages: use more games")
-        req = next(r for r in eng.requests(state) if not r.answered)
+        for k in range(len(names)):
+            name = names[(i + k) % len(names)]
+            state = states[name]
+            if eng.result(state) is not None:
+                raise SystemExit(f"game {name} ended before {messages} messages: use more games")
+            req = next(r for r in eng.requests(state) if not r.answered)
+            if not distinct_seats or (name, req.player) not in used:
+                break
+        else:
+            raise SystemExit(f"no seat left that has not sent: use more games or players for {messages} messages")
+        used.add((name, req.player))
         lines = choose(req, rngs[name])
         states[name] = eng.apply(state, req.player, lines).state
         msg = EmailMessage()
