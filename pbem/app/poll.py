@@ -17,36 +17,33 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections import deque
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import bindparam, func
+from sqlalchemy import bindparam
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from .. import engine as registry
-from ..codes import check_seat_code
 from ..config import Config
 from ..engine.words import count
 from ..mail.message import Inbound, parse
 from ..mail.sender import Dispatcher
 from ..mail.storage import scrub
-from ..mail.transport import Inbox, Incoming, Sender, TransportError
+from ..mail.transport import Inbox, Sender, TransportError
 from ..orders.extract import Extracted, extract
 from ..record import outbox, store
-from ..record.db import DatabaseError, reading, session
+from ..record.db import DatabaseError, session
 from ..record.models import Game, InboundMessage, Seat
 from . import intake
+from .ahead import warmed
 from .apply import apply, record_inbound
 from .decision import Decision
 
 log = logging.getLogger("pbem.poll")
 Clock = Callable[[], datetime]
 UNREADABLE = "could not be read"
-WARM_AHEAD = 3  # messages whose code check starts before they are handled
 _IN = InboundMessage.__table__.c  # type: ignore[attr-defined]
 _SEAT = Seat.__table__.c  # type: ignore[attr-defined]
 Q_SEEN = select(_IN.body_hash, _IN.outcome).where(_IN.message_id == bindparam("mid"))
@@ -254,49 +251,3 @@ def load_facts(s: Session, msg: Inbound, when: datetime, game: Game | None, ex: 
         control=store.control_state(s, game.id),
         replies=outbox.replies_in_last_hour(s, [st.address for st in loaded.seats], when),
     )
-
-
-def _warm_code(cfg: Config, msg: Inbound) -> None:
-    """Run the deliberately slow code check of a registered seat before the message is handled.
-
-    The check in `intake.decide` then finds it in the (seat, code) cache.  Only a message
-    from a seat's registered address with a code costs a derivation.
-    """
-    if msg.auto or msg.problem or not msg.game:
-        return
-    code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
-    if not code:
-        return
-    with reading(cfg.database_url) as conn:
-        row = conn.execute(
-            select(Seat.id, Seat.code_hash)
-            .join(Game, col(Game.id) == col(Seat.game_id))
-            .where(Game.name == msg.game.lower(), func.lower(Seat.address) == msg.sender.lower())
-            .order_by(col(Seat.id).desc())
-        ).first()
-    if row is not None and row[1]:
-        check_seat_code(row[0], code, row[1])
-
-
-def _warm_raw(cfg: Config, raw: bytes) -> None:
-    try:
-        _warm_code(cfg, parse(raw, cfg.moderator_address, cfg.trust_authentication_results))
-    except Exception:  # only a cache warm: the message's own handling meets and reports the problem
-        log.debug("code check ahead of handling failed", exc_info=True)
-
-
-def warmed(cfg: Config, items: Iterator[Incoming], depth: int = WARM_AHEAD) -> Iterator[Incoming]:
-    """The inbox's messages in order, each one's code check started `depth` messages ahead on a worker thread.
-
-    PBKDF2 releases the GIL: the derivation for the next messages runs on the other core while
-    this one is handled.  Nothing is written ahead, so a crash loses nothing.
-    """
-    ahead: deque[Incoming] = deque()
-    with ThreadPoolExecutor(1, thread_name_prefix="pbem-codes") as pool:
-        for item in items:
-            pool.submit(_warm_raw, cfg, item.raw)
-            ahead.append(item)
-            if len(ahead) > depth:
-                yield ahead.popleft()
-        while ahead:
-            yield ahead.popleft()
