@@ -64,9 +64,14 @@ Q_EVENTS_AFTER = (
 )
 
 
+_MAPPED: list[bool] = []
+
+
 def _built(model: Any, row: Row[Any]) -> Any:
     """A model instance as plain data from a Core row (no validation, no session)."""
-    configure_mappers()  # once; a no-op after
+    if not _MAPPED:
+        configure_mappers()  # the models' attributes must be set up before model_construct
+        _MAPPED.append(True)
     return model.model_construct(**row._mapping)
 
 
