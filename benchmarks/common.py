@@ -22,6 +22,7 @@ if str(ROOT) not in sys.path:
 
 MODERATOR = "moderator@bench.test"
 PLAYERS = ["Alice", "Bob", "Carol"]
+MORE_PLAYERS = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]  # up to six seats per game (habsburg seats 3-6)
 PASSWORD = "bench-password"
 KIND = "habsburg"
 
@@ -63,19 +64,22 @@ def make_home(directory: Path, database_url: str | None = None, extra: str = "")
     return cfg
 
 
-def create_games(cfg, games: int, prefix: str = "g", when: datetime | None = None) -> list[str]:
-    from pbem.app import games
+def create_games(
+    cfg, games: int, prefix: str = "g", when: datetime | None = None, players: list[str] | None = None
+) -> list[str]:
+    from pbem.app import games as games_app
 
     when = when or datetime.now(UTC)
     names = []
-    codes = {p: code(p) for p in PLAYERS}
+    players = players or PLAYERS
+    codes = {p: code(p) for p in players}
     for g in range(games):
         name = f"{prefix}{g}"
-        games.create_game(
+        games_app.create_game(
             cfg,
             KIND,
             name,
-            [(p, player_address(p)) for p in PLAYERS],
+            [(p, player_address(p)) for p in players],
             seed=f"bench-{name}",
             clock=lambda: when,
             codes=codes,
@@ -84,8 +88,17 @@ def create_games(cfg, games: int, prefix: str = "g", when: datetime | None = Non
     return names
 
 
-def order_mails(names: list[str], messages: int, prefix_seed: str = "bench") -> list[bytes]:
-    """`messages` order emails spread evenly over the games, each a legal order at its turn (in list order)."""
+def order_mails(
+    names: list[str],
+    messages: int,
+    prefix_seed: str = "bench",
+    players: list[str] | None = None,
+    distinct_seats: bool = False,
+) -> list[bytes]:
+    """`messages` order emails spread evenly over the games, each a legal order at its turn (in list order).
+
+    `distinct_seats`: no seat (game, player) sends twice; a game whose player to move has already
+    sent is passed over for the next one."""
     from email.message import EmailMessage
 
     from pbem import engine as registry
@@ -93,15 +106,22 @@ def order_mails(names: list[str], messages: int, prefix_seed: str = "bench") -> 
     from pbem.engine.rng import Rng, init_state
 
     eng = registry.get(KIND)
-    states = {n: eng.setup(list(PLAYERS), f"bench-{n}", {})[0] for n in names}
+    states = {n: eng.setup(list(players or PLAYERS), f"bench-{n}", {})[0] for n in names}
     rngs = {n: Rng(init_state(f"{prefix_seed}-{n}")) for n in names}
     out = []
+    used: set[tuple[str, str]] = set()
     for i in range(messages):
-        name = names[i % len(names)]
-        state = states[name]
-        if eng.result(state) is not None:
-            raise SystemExit(f"game {name} ended before {messages} messages: use more games")
-        req = next(r for r in eng.requests(state) if not r.answered)
+        for k in range(len(names)):
+            name = names[(i + k) % len(names)]
+            state = states[name]
+            if eng.result(state) is not None:
+                raise SystemExit(f"game {name} ended before {messages} messages: use more games")
+            req = next(r for r in eng.requests(state) if not r.answered)
+            if not distinct_seats or (name, req.player) not in used:
+                break
+        else:
+            raise SystemExit(f"no seat left that has not sent: use more games or players for {messages} messages")
+        used.add((name, req.player))
         lines = choose(req, rngs[name])
         states[name] = eng.apply(state, req.player, lines).state
         msg = EmailMessage()

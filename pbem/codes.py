@@ -2,6 +2,11 @@
 
 A code reads like ``K7QX-2MPD`` (no 0/O or 1/I to misread).  It is checked in
 constant time; the stored form is ``pbkdf2_sha256$ROUNDS$SALT$HASH``.
+
+The rounds are a security choice, not a speed knob: codes are short (40 bits),
+so a stolen database must not give them away cheaply.  The derivation is
+therefore paid once per (seat, code) per process (`check_seat_code`: a poll of
+many orders from one seat pays it once) and only for a registered seat.
 """
 
 from __future__ import annotations
@@ -10,10 +15,16 @@ import hashlib
 import hmac
 import re
 import secrets
-from functools import lru_cache
+import threading
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 ROUNDS = 60_000
+
+# (seat id, normalised code) -> does it match that seat's stored hash?  One poll process.
+_SEAT_CHECKS: dict[tuple[int, str], bool] = {}
+_IN_FLIGHT: dict[tuple[int, str], threading.Event] = {}
+_LOCK = threading.Lock()
+derivations = 0  # PBKDF2 runs in this process (for tests and `--timings`)
 
 
 def new_code() -> str:
@@ -32,16 +43,54 @@ def hash_code(code: str, salt: str | None = None, rounds: int = ROUNDS) -> str:
 
 
 def check_code(code: str | None, stored: str) -> bool:
+    """Without a cache: for a code with no seat row yet (a seat's check goes through `check_seat_code`)."""
     if not code or not stored:
         return False
     try:
         _, rounds, salt, digest = stored.split("$")
     except ValueError:
         return False
-    return hmac.compare_digest(_derived(normal(code), salt, int(rounds)), digest)
+    return hmac.compare_digest(_derive(normal(code), salt, int(rounds)), digest)
 
 
-@lru_cache(maxsize=4096)
-def _derived(code: str, salt: str, rounds: int) -> str:
-    """PBKDF2 once per (code, salt) per process: a poll of many orders from one player pays it once."""
+def check_seat_code(seat_id: int | None, code: str | None, stored: str) -> bool:
+    """`check_code` for a seat row, paid once per (seat, code) per process.
+
+    A seat row's hash never changes (a new code appends a row with a new id), so the
+    answer can be kept.  Thread-safe: the poll may warm the cache from another thread;
+    a check of a key being derived there waits for it rather than deriving it twice.
+    """
+    if not code or not stored or seat_id is None:
+        return check_code(code, stored)
+    key = (seat_id, normal(code))
+    while True:
+        with _LOCK:
+            if key in _SEAT_CHECKS:
+                return _SEAT_CHECKS[key]
+            pending = _IN_FLIGHT.get(key)
+            if pending is None:
+                pending = _IN_FLIGHT[key] = threading.Event()
+                break
+        pending.wait()
+    try:
+        ok = check_code(code, stored)
+        with _LOCK:
+            _SEAT_CHECKS[key] = ok
+        return ok
+    finally:
+        with _LOCK:
+            del _IN_FLIGHT[key]
+        pending.set()
+
+
+def forget_checks() -> None:
+    """Empty the (seat, code) cache (tests; a long-lived process between runs)."""
+    with _LOCK:
+        _SEAT_CHECKS.clear()
+
+
+def _derive(code: str, salt: str, rounds: int) -> str:
+    global derivations
+    with _LOCK:
+        derivations += 1
     return hashlib.pbkdf2_hmac("sha256", code.encode(), salt.encode(), rounds).hex()

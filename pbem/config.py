@@ -82,6 +82,7 @@ class SmtpConfig(MailConfig):
     port: int = 587
     starttls: bool = True
     max_attempts: int = 8
+    connections: int = 1  # SMTP connections sending at once (for servers that accept more)
 
 
 @dataclass
@@ -221,7 +222,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "replies_per_hour": _check_pos,
     },
     "imap": {**_MAIL_KEYS, "folder": _check_str, "processed_folder": _check_str, "rejected_folder": _check_str},
-    "smtp": {**_MAIL_KEYS, "max_attempts": _check_pos},
+    "smtp": {**_MAIL_KEYS, "max_attempts": _check_pos, "connections": _check_pos},
     "log": {"file": _check_str, "level": _choice("DEBUG", "INFO", "WARNING", "ERROR")},
 }
 

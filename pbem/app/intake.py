@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..codes import check_code
+from ..codes import check_seat_code
 from ..engine.base import Outcome
 from ..mail.message import Inbound
 from ..mail.outgoing import Mail
@@ -75,7 +75,7 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
         problem = msg.problem or "it holds no text"
         return _refuse(d, out, seat, problem, "unreadable", problem=problem)
     acts = bool(ex.orders or ex.press)
-    if acts and not check_code(ex.code, seat.code_hash):
+    if acts and not check_seat_code(seat.id, ex.code, seat.code_hash):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
         looking = out.allowed(seat.address)  # a flood of forged codes past the cap costs no more key derivations
         _refuse(d, out, seat, f"refused: {why}", "refused_code", code_missing=not ex.code, sent=msg.date)
@@ -238,7 +238,7 @@ def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracte
     game = loaded.game
     victim = None
     if ex is not None and ex.code:
-        victim = next((st for st in loaded.seats if check_code(ex.code, st.code_hash)), None)
+        victim = next((st for st in loaded.seats if check_seat_code(st.id, ex.code, st.code_hash)), None)
     if victim is None:
         return Decision("ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game=game.name)
     d = Decision("rejected", f"code of {victim.player} used from {msg.sender}", game=game.name, player=victim.player)

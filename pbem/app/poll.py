@@ -21,12 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import func
+from sqlalchemy import bindparam
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from .. import engine as registry
-from ..codes import check_code
 from ..config import Config
 from ..engine.words import count
 from ..mail.message import Inbound, parse
@@ -35,9 +34,10 @@ from ..mail.storage import scrub
 from ..mail.transport import Inbox, Sender, TransportError
 from ..orders.extract import Extracted, extract
 from ..record import outbox, store
-from ..record.db import DatabaseError, reading, session
+from ..record.db import DatabaseError, session
 from ..record.models import Game, Seat
 from . import intake, join, on_file
+from .ahead import warmed
 from .apply import apply, record_inbound
 from .decision import Decision
 from .revisions import FirstCopy
@@ -45,6 +45,8 @@ from .revisions import FirstCopy
 log = logging.getLogger("pbem.poll")
 Clock = Callable[[], datetime]
 UNREADABLE = "could not be read"
+_SEAT = Seat.__table__.c  # type: ignore[attr-defined]
+Q_PLAYER = select(_SEAT.id).where(_SEAT.address == bindparam("address")).limit(1)
 
 
 @dataclass
@@ -124,7 +126,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
     with dispatcher or contextlib.nullcontext():
         if dispatcher is not None:
             dispatcher.nudge()  # mail left queued by an earlier run goes out first
-        for item in inbox.fetch():
+        for item in warmed(cfg, inbox.fetch()):
             lap("fetching")
             summary.read += 1
             outcome = contained(cfg, item.raw, clock(), dry_run)
@@ -137,6 +139,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
                 inbox.settle(item.key, outcome.processed)
             if dispatcher is not None:
                 dispatcher.nudge()
+                dispatcher.fold()  # what the sender journaled meanwhile, one UPDATE per batch
             lap("filing")
         lap("fetching")
         if not dry_run:
@@ -189,7 +192,6 @@ def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> H
 def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Handled:
     """Process one raw message in one transaction: load, decide, apply, commit."""
     msg = parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
-    _warm_code(cfg, msg)
     try:
         with session(cfg.database_url) as s:
             seen = on_file.seen(s, msg)
@@ -229,7 +231,7 @@ def decide_and_apply(
 
 def _storage_limit(s: Session, cfg: Config, msg: Inbound) -> int:
     """A registered player's mail may be kept larger than a stranger's."""
-    player = bool(msg.sender) and s.exec(select(Seat.id).where(Seat.address == msg.sender)).first() is not None
+    player = bool(msg.sender) and s.connection().execute(Q_PLAYER, {"address": msg.sender}).first() is not None
     return cfg.max_stored_player if player else cfg.max_stored_stranger
 
 
@@ -266,29 +268,3 @@ def load_facts(
         first=first,
         on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
     )
-
-
-def _warm_code(cfg: Config, msg: Inbound) -> None:
-    """Run the deliberately slow code hash before the write lock is taken.
-
-    The check under the lock then finds it cached; meanwhile the mail sender,
-    which needs the lock to mark mail sent, keeps going (the hash releases the GIL).
-    """
-    if msg.auto or msg.problem or not msg.game:
-        return
-    code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
-    if not code:
-        return
-    with reading(cfg.database_url) as conn:
-        stored = (
-            conn.execute(
-                select(Seat.code_hash)
-                .join(Game, col(Game.id) == col(Seat.game_id))
-                .where(Game.name == msg.game.lower(), func.lower(Seat.address) == msg.sender.lower())
-                .order_by(col(Seat.id).desc())
-            )
-            .scalars()
-            .first()
-        )
-    if stored:
-        check_code(code, stored)

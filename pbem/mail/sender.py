@@ -1,12 +1,17 @@
-"""Sending the outbox after commit: the sender thread, retries, and the alert when a mail is given up.
+"""Sending the outbox after commit: the sender threads, retries, and the alert when a mail is given up.
 
 Mail is queued in the record by the use-case layer (`pbem.record.outbox`).
-`send_pending` runs after commit (from
-the poll's `Dispatcher` thread, while the next message is handled): it
-sends each queued message with its stable Message-ID and marks it sent in its
-own small transaction (one UPDATE), so a crash mid-send causes at most one duplicate.
-Transient failures are retried on later runs with exponential backoff; after
-`[smtp] max_attempts` the message is marked failed and the moderator is told.
+`send_pending` runs after commit (from the poll's `Dispatcher` threads, while
+the next message is handled): it sends each queued message with its stable
+Message-ID and, right after the server accepted it, appends its id to the
+run's journal (`pbem.record.sentlog`), never waiting for the database's write
+lock; the poll folds the journal into the outbox between messages, one UPDATE
+per batch.  A crash mid-send causes at most one duplicate per connection.
+`[smtp] connections = N` sends over N connections at once, each on its own
+thread (the SMTP sender pipelines each message's commands where the server
+offers it).  Transient failures are retried on later runs with exponential
+backoff; after `[smtp] max_attempts` the message is marked failed and the
+moderator is told.
 """
 
 from __future__ import annotations
@@ -15,15 +20,15 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from types import TracebackType
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from ..config import Config
-from ..record import outbox
+from ..record import outbox, sentlog
 from ..record.db import reading, session, transaction
 from ..record.home_secrets import message_id_key
 from ..record.models import OutboxMessage
@@ -32,12 +37,64 @@ from .transport import PermanentSendError, Sender, TransientSendError, Transport
 
 log = logging.getLogger("pbem.sender")
 
+FOLD_EVERY = 50  # sent ids the poll folds into the outbox at once (and at the end of the run)
+
 
 @dataclass
 class SendSummary:
     sent: int = 0
     retry: int = 0
     failed: int = 0
+
+    def add(self, other: SendSummary) -> None:
+        self.sent += other.sent
+        self.retry += other.retry
+        self.failed += other.failed
+
+
+class Claims:
+    """Outbox ids sent by another run whose journal was found: not sent again by this one."""
+
+    def __init__(self, ids: Iterable[int] = ()) -> None:
+        self._ids = set(ids)
+        self._lock = threading.Lock()
+
+    def __contains__(self, oid: object) -> bool:
+        with self._lock:
+            return oid in self._ids
+
+    def add(self, ids: Iterable[int]) -> None:
+        with self._lock:
+            self._ids.update(ids)
+
+
+def due_ids(cfg: Config, when: datetime) -> list[int]:
+    c = OutboxMessage.__table__.c  # type: ignore[attr-defined]
+    with reading(cfg.database_url) as conn:
+        q = select(c.id).where(c.status == "queued", c.next_attempt_at <= when).order_by(c.id)
+        return list(conn.execute(q).scalars().all())
+
+
+READ_AHEAD = 16  # queued mails read in one query just before they are sent
+
+
+def _due_mail(
+    cfg: Config, when: datetime, journal: sentlog.SentLog, claims: Claims, share: tuple[int, int]
+) -> Iterator[tuple[int, bytes, str]]:
+    """(id, raw, recipient) of this connection's due mail, read a few at a time just before sending.
+
+    No lock: a mail a concurrent run sent meanwhile is skipped if it is marked, else sent once more.
+    """
+    c = OutboxMessage.__table__.c  # type: ignore[attr-defined]
+    ids = [i for i in due_ids(cfg, when) if i % share[1] == share[0] and i not in journal.sent and i not in claims]
+    for start in range(0, len(ids), READ_AHEAD):
+        chunk = ids[start : start + READ_AHEAD]
+        with reading(cfg.database_url) as conn:
+            q = select(c.id, c.raw, c.to_addr).where(c.id.in_(chunk), c.status == "queued").order_by(c.id)
+            rows = conn.execute(q).all()
+        for oid, raw, to in rows:
+            if oid not in journal.sent:
+                yield oid, raw, to
 
 
 def send_pending(
@@ -47,31 +104,35 @@ def send_pending(
     summary: SendSummary | None = None,
     abort: threading.Event | None = None,
     spent: dict[str, float] | None = None,
+    journal: sentlog.SentLog | None = None,
+    claims: Claims | None = None,
+    share: tuple[int, int] = (0, 1),
 ) -> SendSummary:
     """Send every due queued message.  Raises TransportError if the server cannot be reached at all.
 
-    Each message is read just before it is sent (a concurrent run may have taken
-    it), without waiting for the write lock, and marked sent right after in its
-    own one-statement transaction, so a crash between the two repeats at most
-    that one message.
+    Messages are read a few at a time just before they are sent (a concurrent run
+    may have taken them), without waiting for the write lock, and each is journaled
+    right after the server accepted it, so a crash
+    between the two repeats at most that one message.  Without a `journal` (a
+    one-off send), the journal is folded into the outbox before returning.
+    `share` = (i, n): this connection sends the mails whose id is i modulo n.
     """
+    if journal is None:
+        own = sentlog.SentLog(sentlog.journal_dir(cfg.home))
+        try:
+            return send_pending(cfg, sender, when, summary, abort, spent, own, claims, share)
+        finally:
+            ids = own.take()
+            with transaction(cfg.database_url) as conn:
+                sentlog.fold(conn, ids, when)
+            own.folded(ids)
+            own.close(remove=True)
     summary = summary or SendSummary()
     spent = spent if spent is not None else {}
-    c = OutboxMessage.__table__.c  # type: ignore[attr-defined]
-    with reading(cfg.database_url) as conn:
-        ids = (
-            conn.execute(select(c.id).where(c.status == "queued", c.next_attempt_at <= when).order_by(c.id))
-            .scalars()
-            .all()
-        )
-    for oid in ids:
+    claims = claims or Claims()
+    for oid, raw, to in _due_mail(cfg, when, journal, claims, share):
         if abort is not None and abort.is_set():
             break
-        with reading(cfg.database_url) as conn:  # no lock: at worst a concurrent run sends it too, once
-            got = conn.execute(select(c.raw, c.to_addr).where(c.id == oid, c.status == "queued")).first()
-        if got is None:
-            continue  # a concurrent run took it
-        raw, to = got
         t0 = time.perf_counter()
         try:
             sender.send(raw, cfg.moderator_address, [to])
@@ -86,19 +147,7 @@ def send_pending(
                 summary.retry += 1
             raise TransportError(f"sending mail failed: {exc}") from None
         t1 = time.perf_counter()
-        with transaction(cfg.database_url) as conn:  # sent: the player's code (if any) leaves with the mail
-            conn.execute(
-                OutboxMessage.__table__.update()  # type: ignore[attr-defined]
-                .where(c.id == oid)
-                .values(
-                    status="sent",
-                    sent_at=when,
-                    last_error="",
-                    attempts=c.attempts + 1,
-                    raw=func.coalesce(c.keep_raw, c.raw),
-                    keep_raw=None,
-                )
-            )
+        journal.record(oid)  # sent: the next fold marks it (and drops the player's code it carried)
         t2 = time.perf_counter()
         spent["sending"] = spent.get("sending", 0.0) + (t1 - t0)
         spent["marking_sent"] = spent.get("marking_sent", 0.0) + (t2 - t1)
@@ -107,50 +156,120 @@ def send_pending(
 
 
 class Dispatcher:
-    """Sends queued mail on a background thread while the poll goes on with the next message.
+    """Sends queued mail on background threads while the poll goes on with the next message.
 
-    The poll nudges it after each committed message; it sends whatever is due
-    with `send_pending`, so the guarantees are the same as a send after the
-    run.  Mail is out sooner, and the time spent waiting on the mail server
-    overlaps with handling orders.  The first TransportError stops it; `finish`
-    re-raises it once every message has been handled, so nothing is lost and
-    the run still exits with that reason.
+    The poll nudges it after each committed message; each thread (one per
+    `[smtp] connections`, thread i sending the ids equal to i modulo N) sends
+    whatever is due with `send_pending`, so the guarantees are the same as a send after the run.  The
+    threads never wait for the poll: what they sent goes to the run's journal,
+    which the poll folds into the outbox (`fold`, between messages, and at
+    `finish`).  The first TransportError stops sending; `finish` re-raises it once
+    every message has been handled, so nothing is lost and the run still exits
+    with that reason.
     """
 
     def __init__(self, cfg: Config, sender: Sender, clock: Callable[[], datetime]) -> None:
         self.cfg, self.sender, self.clock = cfg, sender, clock
-        self.summary = SendSummary()
-        self.spent: dict[str, float] = {"sending": 0.0, "marking_sent": 0.0}  # seconds: server, record lock + UPDATE
+        more = getattr(sender, "another", None)
+        extra = max(0, cfg.smtp.connections - 1) if more is not None and cfg.transport != "maildir" else 0
+        self.senders: list[Sender] = [sender] + [more() for _ in range(extra)] if more else [sender]
+        self.summaries = [SendSummary() for _ in self.senders]
+        self.spents: list[dict[str, float]] = [{"sending": 0.0, "marking_sent": 0.0} for _ in self.senders]
+        self.folding = 0.0
         self.error: BaseException | None = None
-        self._wake = threading.Event()
+        self.journal = sentlog.SentLog(sentlog.journal_dir(cfg.home))
+        self.claims = Claims()
+        self._wakes = [threading.Event() for _ in self.senders]
         self._abort = threading.Event()
         self._closing = False
-        self._thread = threading.Thread(target=self._run, name="pbem-sender", daemon=True)
+        self._threads = [
+            threading.Thread(target=self._run, args=(i,), name=f"pbem-sender-{i}", daemon=True)
+            for i in range(len(self.senders))
+        ]
         self._interval = sys.getswitchinterval()
 
+    @property
+    def summary(self) -> SendSummary:
+        total = SendSummary()
+        for s in self.summaries:
+            total.add(s)
+        return total
+
+    @property
+    def spent(self) -> dict[str, float]:
+        """Seconds: on the mail server and journaling (summed over the threads), folding on the poll's thread."""
+        out = {k: sum(s.get(k, 0.0) for s in self.spents) for k in ("sending", "marking_sent")}
+        out["folding"] = self.folding
+        return out
+
     def __enter__(self) -> Dispatcher:
+        self._recover()
         sys.setswitchinterval(min(self._interval, 0.001))  # answer the mail server promptly
-        self._thread.start()
+        for thread in self._threads:
+            thread.start()
         return self
 
-    def nudge(self) -> None:
-        self._wake.set()
+    def _recover(self) -> None:
+        """Fold what earlier (killed) or concurrent runs journaled, before sending anything."""
+        for path, alive in sentlog.others(self.journal.path.parent, self.journal.path):
+            ids = sentlog.read_ids(path)
+            if ids:
+                with transaction(self.cfg.database_url) as conn:
+                    sentlog.fold(conn, ids, self.clock())
+                self.claims.add(ids)
+            if not alive:
+                path.unlink(missing_ok=True)
 
-    def _run(self) -> None:
+    def nudge(self) -> None:
+        for wake in self._wakes:
+            wake.set()
+
+    def fold(self, force: bool = False) -> None:
+        """Mark sent what the threads journaled (the poll calls this between messages, outside any transaction)."""
+        if not force and self.journal.pending() < FOLD_EVERY:
+            return
+        ids = self.journal.take()
+        if not ids:
+            return
+        t0 = time.perf_counter()
+        try:
+            with transaction(self.cfg.database_url) as conn:
+                sentlog.fold(conn, ids, self.clock())
+        except BaseException:
+            self.journal.give_back(ids)
+            raise
+        finally:
+            self.folding += time.perf_counter() - t0
+        self.journal.folded(ids)
+
+    def _run(self, i: int) -> None:
+        wake = self._wakes[i]
         while True:
-            self._wake.wait()
-            self._wake.clear()
+            wake.wait()
+            wake.clear()
             closing = self._closing
             try:
-                send_pending(self.cfg, self.sender, self.clock(), self.summary, self._abort, self.spent)
+                send_pending(
+                    self.cfg,
+                    self.senders[i],
+                    self.clock(),
+                    self.summaries[i],
+                    self._abort,
+                    self.spents[i],
+                    self.journal,
+                    self.claims,
+                    (i, len(self.senders)),
+                )
             except BaseException as exc:  # kept for the poll to raise; sending stops for this run
-                self.error = exc
+                if self.error is None:
+                    self.error = exc
+                self._abort.set()
                 return
             if closing:
                 return
 
     def finish(self) -> SendSummary:
-        """Send what is still due, wait, and raise the sender's error if it had one."""
+        """Send what is still due, wait, fold the journal, and raise the sender's error if it had one."""
         self._stop()
         if self.error is not None:
             raise self.error
@@ -158,16 +277,29 @@ class Dispatcher:
 
     def _stop(self) -> None:
         self._closing = True
-        self._wake.set()
-        self._thread.join()
+        self.nudge()
+        for thread in self._threads:
+            thread.join()
         sys.setswitchinterval(self._interval)
+        for extra in self.senders[1:]:
+            extra.close()
+        folded = False
+        try:
+            self.fold(force=True)
+            folded = True
+        finally:
+            self.journal.close(remove=folded)
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        if self._thread.is_alive():  # the poll failed: let the current mail finish, send nothing more
+        if any(t.is_alive() for t in self._threads):  # the poll failed: let the current mail finish, send no more
             self._abort.set()
-            self._stop()
+            try:
+                self._stop()
+            except Exception as exc:  # the journal stays for the next run; the poll's own error is the one to report
+                reason = str(getattr(exc, "orig", exc)).splitlines()[0] if str(exc) else type(exc).__name__
+                log.warning("mail sent in this run is marked sent by the next run (%s)", reason)
 
 
 def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = False) -> bool:

@@ -19,6 +19,7 @@ from .store import now_utc
 
 MESSAGE_ID = "message-id"
 _SESSION_KEY = "pbem.message_id_key"
+_Q_KEY = select(HomeSecret.__table__.c.value).where(HomeSecret.__table__.c.name == MESSAGE_ID)  # type: ignore[attr-defined]
 
 
 def message_id_key(s: Session) -> bytes:
@@ -26,7 +27,7 @@ def message_id_key(s: Session) -> bytes:
     key = s.info.get(_SESSION_KEY)
     if key is not None:
         return key
-    row = s.exec(select(HomeSecret.value).where(HomeSecret.name == MESSAGE_ID)).first()
+    row = s.connection().execute(_Q_KEY).scalar()
     if row is None:
         row = secrets.token_hex(32)
         s.add(HomeSecret(name=MESSAGE_ID, value=row, created_at=now_utc()))

@@ -1,8 +1,9 @@
 """The outbox queue in the record (transactional outbox, DESIGN.md principle 8).
 
 Queuing is a plain INSERT in the caller's transaction; the sender
-(`pbem.mail.sender`) reads queued rows after commit and marks them sent or
-failed.  These are the queue's only queries.
+(`pbem.mail.sender`) reads queued rows after commit, and what it sent is
+folded back in by `pbem.record.sentlog`.  These are the queue's only queries;
+those on the poll's hot path are Core statements built once.
 """
 
 from __future__ import annotations
@@ -11,12 +12,23 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import Session, col, select
 
 from .models import OutboxMessage, Seat
 
 COUNTED = ("ack", "notice")  # the purposes the hourly reply cap counts
+_C = OutboxMessage.__table__.c  # type: ignore[attr-defined]
+Q_REPLIES = (
+    select(_C.to_addr, func.count())
+    .where(
+        _C.to_addr.in_(bindparam("addresses", expanding=True)),
+        _C.created_at > bindparam("since"),
+        _C.purpose.in_(COUNTED),
+    )
+    .group_by(_C.to_addr)
+)
+Q_QUEUED_IDS = select(_C.message_id).where(_C.message_id.in_(bindparam("ids", expanding=True)))
 
 
 def queue(s: Session, rows: dict[str, Any] | list[dict[str, Any]]) -> None:
@@ -53,16 +65,8 @@ def replies_in_last_hour(s: Session, addresses: Iterable[str], when: datetime) -
     wanted = sorted({a for a in addresses if a})
     if not wanted:
         return {}
-    q = (
-        select(OutboxMessage.to_addr, func.count())
-        .where(
-            col(OutboxMessage.to_addr).in_(wanted),
-            OutboxMessage.created_at > when - timedelta(hours=1),
-            col(OutboxMessage.purpose).in_(COUNTED),
-        )
-        .group_by(col(OutboxMessage.to_addr))
-    )
-    return {addr: n for addr, n in s.exec(q).all()}
+    rows = s.connection().execute(Q_REPLIES, {"addresses": wanted, "since": when - timedelta(hours=1)})
+    return {addr: n for addr, n in rows}
 
 
 def queued_ids(s: Session, message_ids: Iterable[str]) -> set[str]:
@@ -70,4 +74,4 @@ def queued_ids(s: Session, message_ids: Iterable[str]) -> set[str]:
     ids = list(message_ids)
     if not ids:
         return set()
-    return set(s.exec(select(OutboxMessage.message_id).where(col(OutboxMessage.message_id).in_(ids))).all())
+    return set(s.connection().execute(Q_QUEUED_IDS, {"ids": ids}).scalars())

@@ -5,6 +5,13 @@ transactions).  A game's current state is its newest snapshot; a missing or
 corrupted snapshot is rebuilt by replaying the accepted orders from the seed.
 Every appended input and event gets its link in the game's hash chain
 (`pbem.record.chain`), computed here from the head of the chain.
+
+The poll's hot path (load a game, append to it) runs SQLAlchemy Core statements
+built once at import on the SQLModel tables, which stay the one definition of
+the schema, through the session's connection (its transaction): no ORM
+identity map or object loading.  Rows handed out as `Game`, `Seat`,
+`Deadline` or `GameEvent` are plain data (`Model.model_construct`), never added
+back to a session: the record is append-only.
 """
 
 from __future__ import annotations
@@ -14,7 +21,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
+from sqlalchemy.engine import Row
+from sqlalchemy.orm import configure_mappers
 from sqlmodel import Session, col, select
 
 from .. import engine as registry
@@ -23,6 +32,49 @@ from ..engine.base import Engine, Event, Outcome, apply_defaults
 from ..engine.seats import RENAME, rename
 from . import chain, due
 from .models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
+
+_GAMES = Game.__table__  # type: ignore[attr-defined]
+_SEATS = Seat.__table__  # type: ignore[attr-defined]
+_ORDERS = OrderInput.__table__  # type: ignore[attr-defined]
+_EVENTS = GameEvent.__table__  # type: ignore[attr-defined]
+_SNAPS = Snapshot.__table__  # type: ignore[attr-defined]
+_DEADLINES = Deadline.__table__  # type: ignore[attr-defined]
+_INBOUND = InboundMessage.__table__  # type: ignore[attr-defined]
+_GID: Any = bindparam("gid")
+
+# The hot path's statements, built once (SQLAlchemy caches their compiled form).
+Q_GAME_BY_NAME = select(_GAMES).where(_GAMES.c.name == bindparam("name"))
+Q_SEATS = select(_SEATS).where(_SEATS.c.game_id == _GID).order_by(_SEATS.c.id)
+Q_LAST_ORDER = select(func.max(_ORDERS.c.seq)).where(_ORDERS.c.game_id == _GID)
+Q_LAST_EVENT = select(func.max(_EVENTS.c.seq)).where(_EVENTS.c.game_id == _GID)
+Q_SNAPSHOT = (
+    select(_SNAPS.c.seq, _SNAPS.c.state_json, _SNAPS.c.over)
+    .where(_SNAPS.c.game_id == _GID)
+    .order_by(_SNAPS.c.seq.desc())
+    .limit(1)
+)
+Q_ORDER_HEAD = (
+    select(_ORDERS.c.seq, _ORDERS.c.hash).where(_ORDERS.c.game_id == _GID).order_by(_ORDERS.c.seq.desc()).limit(1)
+)
+Q_EVENT_HEAD = (
+    select(_EVENTS.c.input_seq, _EVENTS.c.hash).where(_EVENTS.c.game_id == _GID).order_by(_EVENTS.c.seq.desc()).limit(1)
+)
+Q_MESSAGE_ID = select(_INBOUND.c.message_id).where(_INBOUND.c.id == bindparam("iid"))
+Q_DEADLINE = select(_DEADLINES).where(_DEADLINES.c.game_id == _GID).order_by(_DEADLINES.c.id.desc()).limit(1)
+Q_EVENTS_AFTER = (
+    select(_EVENTS).where(_EVENTS.c.game_id == _GID, _EVENTS.c.seq > bindparam("after")).order_by(_EVENTS.c.seq)
+)
+
+
+_MAPPED: list[bool] = []
+
+
+def _built(model: Any, row: Row[Any]) -> Any:
+    """A model instance as plain data from a Core row (no validation, no session)."""
+    if not _MAPPED:
+        configure_mappers()  # the models' attributes must be set up before model_construct
+        _MAPPED.append(True)
+    return model.model_construct(**row._mapping)
 
 
 def now_utc() -> datetime:
@@ -74,16 +126,17 @@ class Loaded:
 
 
 def game_by_name(s: Session, name: str) -> Game | None:
-    return s.exec(select(Game).where(Game.name == name.lower())).first()
+    row = s.connection().execute(Q_GAME_BY_NAME, {"name": name.lower()}).first()
+    game: Game | None = _built(Game, row) if row is not None else None
+    return game
 
 
 def current_seats(s: Session, game_id: int) -> list[Seat]:
     """The newest row for each position (replacements and new codes append rows)."""
-    rows = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.id))).all()
-    latest: dict[int, Seat] = {}
-    for row in rows:
+    latest: dict[int, Row[Any]] = {}
+    for row in s.connection().execute(Q_SEATS, {"gid": game_id}):
         latest[row.position] = row
-    return [latest[p] for p in sorted(latest)]
+    return [_built(Seat, latest[p]) for p in sorted(latest)]
 
 
 def seat_names(s: Session, game_id: int) -> dict[str, tuple[str, ...]]:
@@ -98,11 +151,13 @@ def seat_names(s: Session, game_id: int) -> dict[str, tuple[str, ...]]:
 
 
 def last_event_seq(s: Session, game_id: int) -> int:
-    return s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game_id)).one() or 0
+    seq: int | None = s.connection().execute(Q_LAST_EVENT, {"gid": game_id}).scalar()
+    return seq or 0
 
 
 def last_order_seq(s: Session, game_id: int) -> int:
-    return s.exec(select(func.max(OrderInput.seq)).where(OrderInput.game_id == game_id)).one() or 0
+    seq: int | None = s.connection().execute(Q_LAST_ORDER, {"gid": game_id}).scalar()
+    return seq or 0
 
 
 def replay(game: Game, orders: list[OrderInput], join: bool = False) -> tuple[dict[str, Any], list[list[Event]]]:
@@ -142,7 +197,7 @@ def load(s: Session, game: Game) -> Loaded:
     assert game.id is not None
     seats = current_seats(s, game.id)
     seq = last_order_seq(s, game.id)
-    snap = s.exec(select(Snapshot).where(Snapshot.game_id == game.id).order_by(col(Snapshot.seq).desc())).first()
+    snap = s.connection().execute(Q_SNAPSHOT, {"gid": game.id}).first()
     state: dict[str, Any] | None = None
     if snap is not None and snap.seq == seq:
         try:
@@ -163,19 +218,13 @@ def join_opened(s: Session, game_id: int) -> bool:
 
 def chain_head(s: Session, game: Game) -> str:
     """The hash of the game's last record entry (the seed commitment before the first one)."""
-    order = s.exec(
-        select(OrderInput.seq, OrderInput.hash)
-        .where(OrderInput.game_id == game.id)
-        .order_by(col(OrderInput.seq).desc())
-    ).first()
-    event = s.exec(
-        select(GameEvent.input_seq, GameEvent.hash)
-        .where(GameEvent.game_id == game.id)
-        .order_by(col(GameEvent.seq).desc())
-    ).first()
+    conn = s.connection()
+    order = conn.execute(Q_ORDER_HEAD, {"gid": game.id}).first()
+    event = conn.execute(Q_EVENT_HEAD, {"gid": game.id}).first()
     if event is not None and (order is None or event[0] >= order[0]):
-        return event[1]
-    return order[1] if order is not None else game.seed_commitment
+        head: str = event[1]
+        return head
+    return str(order[1]) if order is not None else game.seed_commitment
 
 
 def _head(s: Session, loaded: Loaded) -> str:
@@ -241,11 +290,7 @@ def append_input(
     """Record one accepted input, its events, the new snapshot and, if a new step opened, its deadline."""
     before = current_step(loaded)
     loaded.seq += 1
-    message_id = (
-        s.exec(select(InboundMessage.message_id).where(InboundMessage.id == inbound_id)).first()
-        if inbound_id is not None
-        else None
-    )
+    message_id = s.connection().execute(Q_MESSAGE_ID, {"iid": inbound_id}).scalar() if inbound_id is not None else None
     entry = chain.input_entry(loaded.seq, kind, player, lines, message_id, chain.iso(when))
     loaded.head = chain.link(_head(s, loaded), entry)
     loaded.last_input = (loaded.seq, loaded.head)
@@ -303,7 +348,9 @@ def open_deadline(s: Session, loaded: Loaded, step: str, when: datetime) -> None
 
 
 def current_deadline(s: Session, game_id: int) -> Deadline | None:
-    return s.exec(select(Deadline).where(Deadline.game_id == game_id).order_by(col(Deadline.id).desc())).first()
+    row = s.connection().execute(Q_DEADLINE, {"gid": game_id}).first()
+    deadline: Deadline | None = _built(Deadline, row) if row is not None else None
+    return deadline
 
 
 CONTROL = ("pause", "resume", "abandon")  # the control actions that set a game's state; the newest wins
@@ -335,16 +382,12 @@ def open_game_ids(s: Session) -> list[int]:
 
 
 def is_over(s: Session, game_id: int) -> bool:
-    snap = s.exec(select(Snapshot).where(Snapshot.game_id == game_id).order_by(col(Snapshot.seq).desc())).first()
+    snap = s.connection().execute(Q_SNAPSHOT, {"gid": game_id}).first()
     return bool(snap and snap.over)
 
 
 def events_for(s: Session, game_id: int, after: int = 0) -> list[GameEvent]:
-    return list(
-        s.exec(
-            select(GameEvent).where(GameEvent.game_id == game_id, GameEvent.seq > after).order_by(col(GameEvent.seq))
-        ).all()
-    )
+    return [_built(GameEvent, row) for row in s.connection().execute(Q_EVENTS_AFTER, {"gid": game_id, "after": after})]
 
 
 def event_of(row: GameEvent) -> Event:

@@ -1,0 +1,72 @@
+"""Checking players' codes ahead of the poll: the slow derivation on a second thread.
+
+`warmed` passes the inbox's messages through in order while, a few messages
+ahead, a worker thread reads each one's code and its seat's stored hash and
+runs the check (`pbem.codes.check_seat_code`, cached per seat and code).
+PBKDF2 releases the GIL, so the derivation for the next messages runs on the
+other core while this one is handled; `intake.decide` then finds the answer in
+the cache.  Nothing is written ahead, so a crash loses nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+from sqlalchemy import func
+from sqlmodel import col, select
+
+from ..codes import check_seat_code
+from ..config import Config
+from ..mail.message import Inbound, parse
+from ..mail.transport import Incoming
+from ..orders.extract import extract
+from ..record.db import reading
+from ..record.models import Game, Seat
+
+log = logging.getLogger("pbem.poll")
+WARM_AHEAD = 3  # messages whose code check starts before they are handled
+
+
+def _warm_code(cfg: Config, msg: Inbound) -> None:
+    """Run the deliberately slow code check of a registered seat before the message is handled.
+
+    The check in `intake.decide` then finds it in the (seat, code) cache.  Only a message
+    from a seat's registered address with a code costs a derivation.
+    """
+    if msg.auto or msg.problem or not msg.game:
+        return
+    code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
+    if not code:
+        return
+    with reading(cfg.database_url) as conn:
+        row = conn.execute(
+            select(Seat.id, Seat.code_hash)
+            .join(Game, col(Game.id) == col(Seat.game_id))
+            .where(Game.name == msg.game.lower(), func.lower(Seat.address) == msg.sender.lower())
+            .order_by(col(Seat.id).desc())
+        ).first()
+    if row is not None and row[1]:
+        check_seat_code(row[0], code, row[1])
+
+
+def _warm_raw(cfg: Config, raw: bytes) -> None:
+    try:
+        _warm_code(cfg, parse(raw, cfg.moderator_address, cfg.trust_authentication_results))
+    except Exception:  # only a cache warm: the message's own handling meets and reports the problem
+        log.debug("code check ahead of handling failed", exc_info=True)
+
+
+def warmed(cfg: Config, items: Iterator[Incoming], depth: int = WARM_AHEAD) -> Iterator[Incoming]:
+    """The inbox's messages in order, each one's code check started `depth` messages ahead on a worker thread."""
+    ahead: deque[Incoming] = deque()
+    with ThreadPoolExecutor(1, thread_name_prefix="pbem-codes") as pool:
+        for item in items:
+            pool.submit(_warm_raw, cfg, item.raw)
+            ahead.append(item)
+            if len(ahead) > depth:
+                yield ahead.popleft()
+        while ahead:
+            yield ahead.popleft()

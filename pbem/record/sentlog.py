@@ -1,0 +1,140 @@
+"""What the mail sender has sent, kept outside the database until the poll folds it into the outbox.
+
+The sender must never wait for a message's transaction (SQLite has one writer),
+so it does not mark a mail sent in the database: right after the server accepted
+it, it appends the outbox id to its own journal, a small append-only file
+(`SentLog`, one per sending process, in ``HOME/outbox-sent/``).  The poll folds the
+journal into the outbox between messages with one UPDATE per batch (`fold`), and
+once more when the sender is done; the file is removed after that last fold.
+
+Crash safety is the one of marking each mail right after sending it: a kill
+between the server's acceptance and the journal line re-sends that one mail on
+the next run (one duplicate per sending connection), and a journal left by a
+killed run is folded by the next one (`recover`) before it sends anything.  The
+fold is idempotent (it only touches rows still queued), so folding a line twice
+is harmless.  A write to the file survives the process being killed; like the
+database's own commits (WAL, ``synchronous = NORMAL``) it is not fsynced.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import func
+from sqlalchemy.engine import Connection
+
+from .models import OutboxMessage
+
+FOLD_CHUNK = 500  # ids per UPDATE (under every database's parameter limit)
+DIRECTORY = "outbox-sent"
+SUFFIX = ".sent"
+
+
+def journal_dir(home: Path) -> Path:
+    return home / DIRECTORY
+
+
+class SentLog:
+    """This process's journal of sent outbox ids (thread-safe; the sender threads append to it)."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.path = directory / f"{socket.gethostname()}-{os.getpid()}-{threading.get_ident()}{SUFFIX}"
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self._lock = threading.Lock()
+        self._unfolded: list[int] = []
+        self.sent: set[int] = set()  # ids sent and not yet folded (once folded, the outbox says so itself)
+
+    def record(self, oid: int) -> None:
+        """Mail `oid` was accepted by the server: say so before anything else is sent on this connection."""
+        os.write(self._fd, f"{oid}\n".encode())
+        with self._lock:
+            self._unfolded.append(oid)
+            self.sent.add(oid)
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._unfolded)
+
+    def take(self) -> list[int]:
+        """The ids recorded since the last `take` (the caller folds them, then `folded`; or `give_back`)."""
+        with self._lock:
+            ids, self._unfolded = self._unfolded, []
+        return ids
+
+    def folded(self, ids: list[int]) -> None:
+        """These ids are marked sent in the committed outbox: no need to remember them here (memory stays flat)."""
+        with self._lock:
+            self.sent.difference_update(ids)
+
+    def give_back(self, ids: list[int]) -> None:
+        with self._lock:
+            self._unfolded[:0] = ids
+
+    def close(self, remove: bool) -> None:
+        """`remove` only once every line is folded and committed."""
+        os.close(self._fd)
+        if remove:
+            self.path.unlink(missing_ok=True)
+
+
+def fold(conn: Connection, ids: Iterable[int], when: datetime) -> int:
+    """Mark these outbox rows sent (one UPDATE per chunk) in the caller's transaction; returns rows changed.
+
+    Sent: the player's code (if any) left with the mail, so `raw` becomes the redacted `keep_raw`.
+    """
+    todo = sorted(set(ids))
+    c = OutboxMessage.__table__.c  # type: ignore[attr-defined]
+    changed = 0
+    for start in range(0, len(todo), FOLD_CHUNK):
+        chunk = todo[start : start + FOLD_CHUNK]
+        res = conn.execute(
+            OutboxMessage.__table__.update()  # type: ignore[attr-defined]
+            .where(c.id.in_(chunk), c.status == "queued")
+            .values(
+                status="sent",
+                sent_at=when,
+                last_error="",
+                attempts=c.attempts + 1,
+                raw=func.coalesce(c.keep_raw, c.raw),
+                keep_raw=None,
+            )
+        )
+        changed += res.rowcount or 0
+    return changed
+
+
+def _alive(path: Path) -> bool:
+    """Is the process that writes this journal still running?  (Another host's: assume it is.)"""
+    parts = path.name.removesuffix(SUFFIX).rsplit("-", 2)
+    if len(parts) != 3 or not parts[1].isdigit():
+        return False  # not written by SentLog: fold it and remove it
+    if parts[0] != socket.gethostname():
+        return True
+    try:
+        os.kill(int(parts[1]), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def read_ids(path: Path) -> set[int]:
+    try:
+        text = path.read_text(errors="replace")
+    except FileNotFoundError:
+        return set()
+    return {int(line) for line in text.split() if line.isdigit()}  # a torn last line is not an id
+
+
+def others(directory: Path, mine: Path | None = None) -> list[tuple[Path, bool]]:
+    """Journals of other runs, each with whether its writer is still alive."""
+    if not directory.is_dir():
+        return []
+    return [(p, _alive(p)) for p in sorted(directory.glob(f"*{SUFFIX}")) if p != mine]
