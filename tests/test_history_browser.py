@@ -26,7 +26,6 @@ from tests.test_history_render import EXPECTED_CHARTS
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.xdist_group("browser"),  # one worker: Chromium (the module's fixture) is started once
     pytest.mark.skipif(
         find_chromium() is None,
         reason="headless Chromium not found: install the Debian package chromium (apt-get install chromium)",
