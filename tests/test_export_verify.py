@@ -11,6 +11,9 @@ import pytest
 from pbem.export import text_record, verify
 from tests.conftest import Clock
 
+# Every test here reads the module's three finished games: one worker runs them all, so the games are played once.
+pytestmark = pytest.mark.xdist_group("export-verify")
+
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> dict[str, dict]:

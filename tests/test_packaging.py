@@ -55,10 +55,18 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_the_demo_from_any_directory(t
     )
     wheel = next(wheels.glob("pbem-*.whl"))
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
+    # No pip inside the venv (ensurepip costs about 6 CPU s): this pip installs into it with `--python`,
+    # which runs pip under the venv's interpreter, so the wheel and its dependencies land in the fresh venv.
+    venv.create(env_dir, with_pip=False)
     py = env_dir / "bin" / "python"
+    # nothing from this checkout on the path (PYTHONPATH=. would make pip see pbem as installed, via its egg-info)
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     res = subprocess.run(
-        [str(py), "-m", "pip", "install", "-q", str(wheel)], capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=clean,
     )
     assert res.returncode == 0, res.stderr[-2000:]
     work = tmp_path / "somewhere" / "else"
@@ -69,11 +77,14 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_the_demo_from_any_directory(t
         capture_output=True,
         text=True,
         timeout=600,
+        env=clean,
     )
     assert demo.returncode == 0, demo.stderr[-2000:]
     assert "verify: passed" in demo.stdout
     export = re.search(r"history: (\S+)", demo.stdout).group(1)
-    ver = subprocess.run([str(env_dir / "bin" / "pbem"), "verify", export], cwd=work, capture_output=True, text=True)
+    ver = subprocess.run(
+        [str(env_dir / "bin" / "pbem"), "verify", export], cwd=work, capture_output=True, text=True, env=clean
+    )
     assert ver.returncode == 0 and "verification passed" in ver.stdout
     # the installed copy must not read templates or migrations from this checkout
     where = subprocess.run(
@@ -85,5 +96,6 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_the_demo_from_any_directory(t
         cwd=work,
         capture_output=True,
         text=True,
+        env=clean,
     )
     assert str(ROOT) not in where.stdout and "_templates" in where.stdout

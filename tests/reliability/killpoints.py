@@ -361,12 +361,20 @@ def inbox_count(cfg, folder: str = "inbox") -> int:
 
 
 def run_poll(cfg, env: dict | None = None, timeout: float = 300, wrapper: bool = True):
-    """One `pbem poll` in a subprocess; returns CompletedProcess."""
+    """One `pbem poll` in its own process; returns CompletedProcess.
+
+    The process is forked from a server that has imported pbem once (`tests.reliability.forkserver`: a
+    real process, killed for real, without paying Python's and pbem's start-up on every run);
+    PBEM_TEST_FORKSERVER=0 starts `python -m ...` from scratch instead."""
     import subprocess
 
     full = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_TEST_")}
     full.update(env or {})
     full["PYTHONPATH"] = REPO + os.pathsep + full.get("PYTHONPATH", "")
+    if os.environ.get("PBEM_TEST_FORKSERVER", "1") != "0":
+        from tests.reliability import forkserver
+
+        return forkserver.server().run(["--config", str(cfg.path), "poll"], full, REPO, wrapper, timeout)
     mod = "tests.reliability.killpoints" if wrapper else "pbem"
     return subprocess.run(
         [PYTHON, "-m", mod, "--config", str(cfg.path), "poll"],

@@ -2,7 +2,8 @@
 
 500 order messages (bot-played, all legal in the order sent) for eight games
 of three kinds are delivered in ten waves of 50.  Each wave is polled by a
-series of `pbem poll` subprocesses, each killed (SIGKILL) at a chosen point:
+series of `pbem poll` processes (forked from a process that has imported pbem
+once, `tests/reliability/forkserver.py`), each killed (SIGKILL) at a chosen point:
 after a fetch, inside the transaction, after the commit but before the inbox
 move, before a send and after a send but before it is marked sent; then
 clean runs until the wave is drained and the outbox is empty.  A second home

@@ -1,0 +1,245 @@
+"""A fork server for the reliability tests' `pbem poll` runs: Python and pbem are started once, each run is a fork.
+
+The crash test alone runs `pbem poll` about 75 times per transport, and most of
+an idle run's CPU time is starting Python and importing pbem (typer, SQLAlchemy,
+Jinja2, the engines): about 0.7 s a run.  Here one server process imports every
+pbem module (and compiles the mail templates) once; each run is a fresh child
+forked from it, which
+
+* gets its own environment, working folder, argv, stdin (/dev/null) and stdout
+  and stderr (files the caller reads), as a subprocess would;
+* installs the test hooks of `tests.reliability.killpoints` from that
+  environment (kill points, faults, clock shift) when asked, as
+  `python -m tests.reliability.killpoints` does;
+* runs the real command line (`pbem.cli.app`: option parsing, configuration,
+  poll lock, logging, the poll, its sender thread) and exits with its status.
+
+A child is a real process: a SIGKILL (`PBEM_TEST_KILL_AT`) kills it mid-poll
+exactly as it kills a process started from scratch, and nothing of one run is
+left in memory for the next (the server itself never opens a database, a
+mailbox or a thread; each child starts from the server's pristine, merely
+imported state, and the `random` module is reseeded in every child).  What a
+fork does not exercise is the interpreter's start-up and pbem's imports; the
+CLI tests and the packaging test run `python -m pbem` and the installed
+`pbem` from scratch.
+
+`PBEM_TEST_FORKSERVER=0` makes `killpoints.run_poll` start a subprocess per
+run again.
+
+Protocol (one server per calling thread, so concurrent callers never wait on
+each other): the caller writes one JSON line per run: {"args", "env", "cwd",
+"wrapper", "stdout", "stderr", "timeout"}; the server answers one JSON line:
+{"returncode", "cpu"} (negative: killed by that signal; the child's CPU seconds) or {"timeout": true}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _preload() -> None:
+    """Import every pbem module and compile every template, so that a child starts with them ready."""
+    import importlib
+    import pkgutil
+
+    import pbem
+
+    for mod in pkgutil.walk_packages(pbem.__path__, "pbem."):
+        if not mod.name.endswith("__main__"):
+            try:
+                importlib.import_module(mod.name)
+            except Exception:  # noqa: BLE001 - an optional dependency missing: the child imports it (or not) itself
+                pass
+    importlib.import_module("tests.reliability.killpoints")
+    from sqlalchemy import create_engine
+
+    create_engine("sqlite://").dispose()  # imports the SQLite dialect; opens nothing
+    try:
+        from pbem.reports import env
+
+        for name in env().list_templates():
+            env().get_template(name)
+    except Exception:  # noqa: BLE001 - only a warm-up: the children compile what is missing
+        pass
+
+
+def _child(req: dict) -> None:
+    """In the forked child: become the requested `pbem` process and exit with its status (never returns)."""
+    code = 1
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        for fd, path in ((1, req["stdout"]), (2, req["stderr"])):
+            out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(out, fd)
+            os.close(out)
+        os.environ.clear()
+        os.environ.update(req["env"])
+        os.chdir(req["cwd"])
+        sys.argv = ["pbem", *req["args"]]
+        code = _run_cli(bool(req["wrapper"]))
+    finally:
+        _exit(code)
+
+
+def _run_cli(wrapper: bool) -> int:
+    import traceback
+
+    try:
+        if wrapper:
+            from tests.reliability import killpoints
+
+            killpoints.install()
+        from pbem.cli import app
+
+        app(prog_name="pbem")
+        return 0
+    except SystemExit as exc:  # as the interpreter reports it: None is 0, an int is itself, anything else printed
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        print(exc.code, file=sys.stderr)
+        return 1
+    except BaseException:  # noqa: BLE001 - as an uncaught exception ends a process: traceback, status 1
+        traceback.print_exc()
+        return 1
+
+
+def _exit(code: int) -> None:
+    """End the child as the interpreter would (threads joined, logs and streams flushed), without the
+    server's own exit handlers."""
+    import logging
+    import threading
+
+    try:
+        for t in threading.enumerate():
+            if t is not threading.main_thread() and not t.daemon:
+                t.join()
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
+def _wait(pid: int, timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    delay = 0.0005
+    while True:
+        done, status, usage = os.wait4(pid, os.WNOHANG)
+        if done:
+            return {"returncode": os.waitstatus_to_exitcode(status), "cpu": usage.ru_utime + usage.ru_stime}
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            return {"timeout": True}
+        time.sleep(delay)
+        delay = min(delay * 2, 0.02)
+
+
+def serve() -> None:
+    requests = os.fdopen(os.dup(0), "rb")
+    replies = os.fdopen(os.dup(1), "w")
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(2, 1)  # nothing the server prints can reach the protocol
+    _preload()
+    replies.write('{"ready": true}\n')
+    replies.flush()
+    for line in requests:
+        req = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            requests.close()
+            replies.close()
+            _child(req)
+        replies.write(json.dumps(_wait(pid, float(req["timeout"]))) + "\n")
+        replies.flush()
+
+
+# --------------------------------------------------------------------------- the caller's side
+
+
+class ForkServer:
+    """One server process and its pipes; `run` is `subprocess.run([python, -m, pbem-or-wrapper, *args])`."""
+
+    def __init__(self) -> None:
+        import subprocess
+        import tempfile
+
+        env = dict(os.environ)
+        env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+        self.tmp = tempfile.TemporaryDirectory(prefix="pbem-forkserver-")
+        self.n = 0
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.reliability.forkserver"],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        ready = self.proc.stdout.readline() if self.proc.stdout else ""
+        if not ready:
+            raise RuntimeError(f"the fork server did not start (exit {self.proc.wait()})")
+
+    def run(self, args: list[str], env: dict[str, str], cwd: str, wrapper: bool, timeout: float):
+        import subprocess
+
+        self.n += 1
+        out, err = (os.path.join(self.tmp.name, f"{self.n}.{s}") for s in ("out", "err"))
+        req = {"args": args, "env": env, "cwd": cwd, "wrapper": wrapper, "stdout": out, "stderr": err}
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(json.dumps({**req, "timeout": timeout}) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the fork server died (exit {self.proc.wait()})")
+        reply = json.loads(line)
+        texts = []
+        for path in (out, err):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                texts.append(f.read())
+            os.unlink(path)
+        cmd = [sys.executable, "-m", "tests.reliability.killpoints" if wrapper else "pbem", *args]
+        if reply.get("timeout"):
+            raise subprocess.TimeoutExpired(cmd, timeout, output=texts[0], stderr=texts[1])
+        return subprocess.CompletedProcess(cmd, reply["returncode"], texts[0], texts[1])
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait()
+        self.tmp.cleanup()
+
+
+_SERVERS: dict[int, ForkServer] = {}
+
+
+def server() -> ForkServer:
+    """This thread's server (started on first use, stopped when the test process exits)."""
+    import atexit
+    import threading
+
+    key = threading.get_ident()
+    if key not in _SERVERS:
+        if not _SERVERS:
+            atexit.register(_close_all)
+        _SERVERS[key] = ForkServer()
+    return _SERVERS[key]
+
+
+def _close_all() -> None:
+    for s in list(_SERVERS.values()):
+        s.close()
+    _SERVERS.clear()
+
+
+if __name__ == "__main__":
+    serve()
