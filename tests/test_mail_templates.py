@@ -61,6 +61,10 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         on_file=["PLAY Plague"],
         waiting=["Alice", "Carol"],
         report_follows=False,
+        chatter=["Hello all,", "see you Friday"],
+        more_chatter=41,
+        more_lines=3,
+        more_notes=2,
     ),
     "control_abandon": dict(game_name="hh1"),
     "control_extend": dict(game_name="hh1", due="2026-01-08 12:00 UTC"),
@@ -102,7 +106,9 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "send_failed": dict(
         to="bob@players.test", message_id="<pbem.1@pbem.test>", purpose="report", attempts=8, error="550 no such user"
     ),
+    "stranger": dict(per_day=1),
     "stranger_code": dict(game_name="hh1", sender="mallory@evil.test"),
+    "too_many": dict(again_at="13:05 UTC", per_hour=30),
     "unreadable": dict(game_name="hh1", subject_in="[pbem hh1] orders", problem="the message is too long"),
 }
 

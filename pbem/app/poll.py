@@ -213,27 +213,43 @@ def decide_and_apply(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: da
 
     From the scrub on, no code is stored or echoed: the raw copy is bounded and redacted, the
     subject and every extracted line are redacted (the code itself is kept for the check).
+    A sender who is no registered seat of any game costs one indexed look-up: the game it names is
+    not even loaded, and no code is checked.
     """
-    game = store.game_by_name(s, msg.game) if msg.game else None
+    registered = _registered(s, msg)
+    game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
     words = registry.get(game.kind).order_words if game is not None else None
     ex = extract(msg.text, msg.subject, words) if not msg.problem else None
-    msg, raw, ex = scrub(msg, raw, ex, _storage_limit(s, cfg, msg))
-    facts = load_facts(s, msg, when, game, ex)
-    d = intake.decide(msg, facts, cfg.replies_per_hour)
+    msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
+    facts = load_facts(s, msg, when, game, ex, registered=registered, cfg=cfg)
+    strangers = intake.Strangers(cfg.stranger_answers_per_day, cfg.stranger_answers_per_hour)
+    d = intake.decide(msg, facts, cfg.replies_per_hour, strangers)
     apply(s, cfg, d, when, facts.loaded, inbound=(msg, raw))
     return d
 
 
-def _storage_limit(s: Session, cfg: Config, msg: Inbound) -> int:
-    """A registered player's mail may be kept larger than a stranger's."""
-    player = bool(msg.sender) and s.exec(select(Seat.id).where(Seat.address == msg.sender)).first() is not None
-    return cfg.max_stored_player if player else cfg.max_stored_stranger
+def _registered(s: Session, msg: Inbound) -> bool:
+    """Whether the sender is a seat of any game (one indexed look-up): only then is a code ever checked."""
+    return bool(msg.sender) and s.exec(select(Seat.id).where(Seat.address == msg.sender).limit(1)).first() is not None
 
 
-def load_facts(s: Session, msg: Inbound, when: datetime, game: Game | None, ex: Extracted | None) -> intake.Facts:
+def load_facts(
+    s: Session,
+    msg: Inbound,
+    when: datetime,
+    game: Game | None,
+    ex: Extracted | None,
+    *,
+    registered: bool = True,
+    cfg: Config | None = None,
+) -> intake.Facts:
     """Everything `intake.decide` needs for `msg`, read in its transaction."""
     if msg.auto:
         return intake.Facts(None, extracted=ex)
+    if not registered:  # a stranger: what they were answered, if they may be answered at all
+        asked = cfg is not None and cfg.stranger_answers_per_day > 0 and bool(msg.sender) and not msg.problem
+        answered = outbox.stranger_answers(s, msg.sender, when) if asked else (0, 0)
+        return intake.Facts(None, extracted=ex, now=when, stranger_answers=answered)
     if game is None or game.id is None:
         seats = s.exec(select(Seat).where(Seat.address == msg.sender)).all() if msg.sender else []
         ids = {st.game_id: st.player for st in seats}
@@ -241,17 +257,21 @@ def load_facts(s: Session, msg: Inbound, when: datetime, game: Game | None, ex: 
         games = [intake.SenderGame(g.name, registry.get(g.kind).title, ids[g.id or 0]) for g in rows]
         return intake.Facts(
             None,
-            replies=outbox.replies_in_last_hour(s, [msg.sender], when),
+            windows=outbox.answers_in_last_hour(s, [msg.sender], when),
             sender_games=[g.name for g in games],
             sender_seats=games,
             extracted=ex,
+            now=when,
+            registered=registered,
         )
     loaded = store.load(s, game)
     return intake.Facts(
         loaded,
         extracted=ex,
         control=store.control_state(s, game.id),
-        replies=outbox.replies_in_last_hour(s, [st.address for st in loaded.seats], when),
+        windows=outbox.answers_in_last_hour(s, [st.address for st in loaded.seats], when),
+        now=when,
+        registered=registered,
     )
 
 

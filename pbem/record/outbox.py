@@ -8,6 +8,7 @@ failed.  These are the queue's only queries.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -16,7 +17,18 @@ from sqlmodel import Session, col, select
 
 from .models import OutboxMessage
 
-COUNTED = ("ack", "notice")  # the purposes the hourly reply cap counts
+COUNTED = ("ack", "notice", "status", "stranger")  # the purposes the answers budget counts (`pbem.app.answers`)
+LIMIT = "limit"  # the one "too many messages" notice per address and window
+REPORTS = ("report", "status")  # a player's reports: regular ones, and the answers to STATUS
+
+
+@dataclass(frozen=True)
+class Window:
+    """What the outbox holds for one address over the last hour (the answers budget, `pbem.app.answers`)."""
+
+    answers: int = 0  # mails counted by the budget
+    oldest: datetime | None = None  # the oldest of them: the window passes an hour after it
+    limited: bool = False  # the "too many messages" notice already went out
 
 
 def queue(s: Session, rows: dict[str, Any] | list[dict[str, Any]]) -> None:
@@ -29,27 +41,57 @@ def last_report_seqs(s: Session, game_id: int) -> dict[str, int]:
     """For each player of the game, the last event seq their reports covered (one query)."""
     q = (
         select(OutboxMessage.player, func.max(OutboxMessage.upto_seq))
-        .where(OutboxMessage.game_id == game_id, OutboxMessage.purpose == "report")
+        .where(OutboxMessage.game_id == game_id, col(OutboxMessage.purpose).in_(REPORTS))
         .group_by(col(OutboxMessage.player))
     )
     return {player: seq or 0 for player, seq in s.exec(q).all()}
 
 
-def replies_in_last_hour(s: Session, addresses: Iterable[str], when: datetime) -> dict[str, int]:
-    """Answers (acks and notices) queued to each address in the hour before `when` (the reply cap)."""
+def answers_in_last_hour(s: Session, addresses: Iterable[str], when: datetime) -> dict[str, Window]:
+    """For each address, the answers queued to it in the hour before `when` (ONE statement on the
+    (to_addr, purpose, created_at) index): how many the budget counts, the oldest, and whether the
+    "too many messages" notice went out."""
     wanted = sorted({a for a in addresses if a})
     if not wanted:
         return {}
     q = (
-        select(OutboxMessage.to_addr, func.count())
+        select(OutboxMessage.to_addr, OutboxMessage.purpose, func.count(), func.min(OutboxMessage.created_at))
         .where(
             col(OutboxMessage.to_addr).in_(wanted),
+            col(OutboxMessage.purpose).in_((*COUNTED, LIMIT)),
             OutboxMessage.created_at > when - timedelta(hours=1),
-            col(OutboxMessage.purpose).in_(COUNTED),
         )
-        .group_by(col(OutboxMessage.to_addr))
+        .group_by(col(OutboxMessage.to_addr), col(OutboxMessage.purpose))
     )
-    return {addr: n for addr, n in s.exec(q).all()}
+    found: dict[str, Window] = {}
+    for addr, purpose, n, oldest in s.exec(q).all():
+        w = found.get(addr, Window())
+        if purpose == LIMIT:
+            found[addr] = Window(w.answers, w.oldest, True)
+        else:
+            first = min(oldest, w.oldest) if w.oldest is not None else oldest
+            found[addr] = Window(w.answers + n, first, w.limited)
+    return found
+
+
+def stranger_answers(s: Session, address: str, when: datetime) -> tuple[int, int]:
+    """(answers to strangers queued to `address` in the day before `when`, to anyone in the hour before):
+    ONE statement, each count on an index ((to_addr, purpose, created_at) and (purpose, created_at))."""
+    table = OutboxMessage.__table__  # type: ignore[attr-defined]
+    mine = (
+        select(func.count())
+        .select_from(table)
+        .where(table.c.to_addr == address, table.c.purpose == "stranger", table.c.created_at > when - timedelta(days=1))
+        .scalar_subquery()
+    )
+    everyone = (
+        select(func.count())
+        .select_from(table)
+        .where(table.c.purpose == "stranger", table.c.created_at > when - timedelta(hours=1))
+        .scalar_subquery()
+    )
+    row = s.connection().execute(select(mine, everyone)).one()
+    return int(row[0]), int(row[1])
 
 
 def queued_ids(s: Session, message_ids: Iterable[str]) -> set[str]:
