@@ -42,6 +42,14 @@ class SenderGame:
     player: str
 
 
+@dataclass(frozen=True)
+class Strangers:
+    """How much a sender who is no registered seat of any game may be answered (`[mail]` keys)."""
+
+    per_day: int = 0  # short answers to one such address per day (0: never answered)
+    per_hour: int = 60  # answers to all such addresses together per hour
+
+
 @dataclass
 class Facts:
     """What the shell loaded for one message."""
@@ -56,28 +64,21 @@ class Facts:
     now: datetime | None = None  # when the message is handled (for "answering again at HH:MM")
     registered: bool = False  # the sender is a seat of some game: only then may a code be checked
     stranger_answers: tuple[int, int] = (0, 0)  # answers to strangers: to this address today, to anyone this hour
+    strangers: Strangers = Strangers()  # how much strangers may be answered (configuration)
 
 
-@dataclass(frozen=True)
-class Strangers:
-    """How much a sender who is no registered seat of any game may be answered (`[mail]` keys)."""
-
-    per_day: int = 0  # short answers to one such address per day (0: never answered)
-    per_hour: int = 60  # answers to all such addresses together per hour
-
-
-def decide(msg: Inbound, facts: Facts, cap: int, strangers: Strangers = Strangers()) -> Decision:
+def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     """What `msg` does.  `cap`: answers allowed per address per hour."""
     if msg.auto:
         return Decision("ignored", f"not answered: {msg.auto}")
     loaded = facts.loaded
     if loaded is None:
-        return _no_game(msg, facts, cap, strangers)
+        return _no_game(msg, facts, cap)
     ex = facts.extracted if not msg.problem else None
     seat = loaded.seat_for_address(msg.sender)
     if seat is None:
         if not facts.registered:
-            return _unknown(msg, facts, strangers, f"not a player of {loaded.game.name}", loaded.game.name)
+            return _unknown(msg, facts, f"not a player of {loaded.game.name}", loaded.game.name)
         return _stranger(msg, facts, cap, loaded, ex)
     d = Decision(game=loaded.game.name, player=seat.player)
     out = _outgoing(msg, facts, cap, loaded.game.id)
@@ -250,11 +251,12 @@ def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracte
     return d
 
 
-def _unknown(msg: Inbound, facts: Facts, strangers: Strangers, why: str, game: str = "") -> Decision:
+def _unknown(msg: Inbound, facts: Facts, why: str, game: str = "") -> Decision:
     """A sender who is no registered seat of any game: no code is checked; at most one short answer a day."""
     who = msg.sender or "no sender"
     d = Decision("ignored", f"{who} is {why}", game=game)
     to_them, to_all = facts.stranger_answers
+    strangers = facts.strangers
     if not msg.sender or msg.problem or to_them >= strangers.per_day or to_all >= strangers.per_hour:
         return d
     d.reason += "; told that this address plays no game here"
@@ -263,11 +265,11 @@ def _unknown(msg: Inbound, facts: Facts, strangers: Strangers, why: str, game: s
     return d
 
 
-def _no_game(msg: Inbound, facts: Facts, cap: int, strangers: Strangers = Strangers()) -> Decision:
+def _no_game(msg: Inbound, facts: Facts, cap: int) -> Decision:
     """No [pbem NAME] tag (or an unknown one): answer only a registered player, never a stranger."""
     if not facts.sender_games:
         named = f" (named {msg.game!r})" if msg.game else ""
-        return _unknown(msg, facts, strangers, f"not a registered player and no known game was named{named}")
+        return _unknown(msg, facts, f"not a registered player and no known game was named{named}")
     out = _outgoing(msg, facts, cap, None)
     if not msg.problem and not msg.game and _asks_help(msg, facts.extracted):
         d = Decision("accepted", "HELP without a game: the player's games listed")

@@ -222,8 +222,7 @@ def decide_and_apply(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: da
     ex = extract(msg.text, msg.subject, words) if not msg.problem else None
     msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
     facts = load_facts(s, msg, when, game, ex, registered=registered, cfg=cfg)
-    strangers = intake.Strangers(cfg.stranger_answers_per_day, cfg.stranger_answers_per_hour)
-    d = intake.decide(msg, facts, cfg.replies_per_hour, strangers)
+    d = intake.decide(msg, facts, cfg.replies_per_hour)
     apply(s, cfg, d, when, facts.loaded, inbound=(msg, raw))
     return d
 
@@ -249,7 +248,10 @@ def load_facts(
     if not registered:  # a stranger: what they were answered, if they may be answered at all
         asked = cfg is not None and cfg.stranger_answers_per_day > 0 and bool(msg.sender) and not msg.problem
         answered = outbox.stranger_answers(s, msg.sender, when) if asked else (0, 0)
-        return intake.Facts(None, extracted=ex, now=when, stranger_answers=answered)
+        caps = intake.Strangers(cfg.stranger_answers_per_day, cfg.stranger_answers_per_hour) if cfg else None
+        return intake.Facts(
+            None, extracted=ex, now=when, stranger_answers=answered, strangers=caps or intake.Strangers()
+        )
     if game is None or game.id is None:
         seats = s.exec(select(Seat).where(Seat.address == msg.sender)).all() if msg.sender else []
         ids = {st.game_id: st.player for st in seats}
