@@ -20,8 +20,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
+from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import Select, bindparam, func
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
@@ -229,7 +231,23 @@ def decide_and_apply(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: da
 
 def _registered(s: Session, msg: Inbound) -> bool:
     """Whether the sender is a seat of any game (one indexed look-up): only then is a code ever checked."""
-    return bool(msg.sender) and s.exec(select(Seat.id).where(Seat.address == msg.sender).limit(1)).first() is not None
+    return bool(msg.sender) and s.connection().execute(_any_seat(), {"address": msg.sender}).first() is not None
+
+
+@cache
+def _any_seat() -> Select[Any]:
+    """Built once: a stranger's mail should cost the look-up, not the building of its statement."""
+    return select(Seat.id).where(Seat.address == bindparam("address")).limit(1)
+
+
+@cache
+def _seat_code_hash() -> Select[Any]:
+    return (
+        select(Seat.code_hash)
+        .join(Game, col(Game.id) == col(Seat.game_id))
+        .where(Game.name == bindparam("game"), func.lower(Seat.address) == bindparam("address"))
+        .order_by(col(Seat.id).desc())
+    )
 
 
 def load_facts(
@@ -290,14 +308,7 @@ def _warm_code(cfg: Config, msg: Inbound) -> None:
         return
     with reading(cfg.database_url) as conn:
         stored = (
-            conn.execute(
-                select(Seat.code_hash)
-                .join(Game, col(Game.id) == col(Seat.game_id))
-                .where(Game.name == msg.game.lower(), func.lower(Seat.address) == msg.sender.lower())
-                .order_by(col(Seat.id).desc())
-            )
-            .scalars()
-            .first()
+            conn.execute(_seat_code_hash(), {"game": msg.game.lower(), "address": msg.sender.lower()}).scalars().first()
         )
     if stored:
         check_code(code, stored)

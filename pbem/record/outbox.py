@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import Select, bindparam, func
 from sqlmodel import Session, col, select
 
 from .models import OutboxMessage
@@ -77,21 +78,29 @@ def answers_in_last_hour(s: Session, addresses: Iterable[str], when: datetime) -
 def stranger_answers(s: Session, address: str, when: datetime) -> tuple[int, int]:
     """(answers to strangers queued to `address` in the day before `when`, to anyone in the hour before):
     ONE statement, each count on an index ((to_addr, purpose, created_at) and (purpose, created_at))."""
+    params = {"address": address, "day": when - timedelta(days=1), "hour": when - timedelta(hours=1)}
+    row = s.connection().execute(_stranger_counts(), params).one()
+    return int(row[0]), int(row[1])
+
+
+@cache
+def _stranger_counts() -> Select[Any]:
+    """Built once: every stranger's mail runs it."""
     table = OutboxMessage.__table__  # type: ignore[attr-defined]
+    since = table.c.created_at
     mine = (
         select(func.count())
         .select_from(table)
-        .where(table.c.to_addr == address, table.c.purpose == "stranger", table.c.created_at > when - timedelta(days=1))
+        .where(table.c.to_addr == bindparam("address"), table.c.purpose == "stranger", since > bindparam("day"))
         .scalar_subquery()
     )
     everyone = (
         select(func.count())
         .select_from(table)
-        .where(table.c.purpose == "stranger", table.c.created_at > when - timedelta(hours=1))
+        .where(table.c.purpose == "stranger", since > bindparam("hour"))
         .scalar_subquery()
     )
-    row = s.connection().execute(select(mine, everyone)).one()
-    return int(row[0]), int(row[1])
+    return select(mine, everyone)
 
 
 def queued_ids(s: Session, message_ids: Iterable[str]) -> set[str]:
