@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ from .decision import Decision
 log = logging.getLogger("pbem.poll")
 Clock = Callable[[], datetime]
 UNREADABLE = "could not be read"
+_CODE_WORD = re.compile(r"code", re.IGNORECASE)  # no mail without it holds a player code
 
 
 @dataclass
@@ -300,15 +302,16 @@ def _warm_code(cfg: Config, msg: Inbound) -> None:
 
     The check under the lock then finds it cached; meanwhile the mail sender,
     which needs the lock to mark mail sent, keeps going (the hash releases the GIL).
+    Only the code of a registered seat of the game named is ever derived: a
+    stranger's mail costs a word search and at most one indexed look-up.
     """
-    if msg.auto or msg.problem or not msg.game:
+    if msg.auto or msg.problem or not msg.game or not msg.sender:
         return
-    code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
-    if not code:
+    if not (_CODE_WORD.search(msg.subject) or _CODE_WORD.search(msg.text)):
         return
     with reading(cfg.database_url) as conn:
-        stored = (
-            conn.execute(_seat_code_hash(), {"game": msg.game.lower(), "address": msg.sender.lower()}).scalars().first()
-        )
-    if stored:
+        params = {"game": msg.game.lower(), "address": msg.sender.lower()}
+        stored = conn.execute(_seat_code_hash(), params).scalars().first()
+    code = extract(msg.text, msg.subject, ()).code if stored else None  # the code needs no order words
+    if stored and code:
         check_code(code, stored)
