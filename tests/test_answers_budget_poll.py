@@ -66,3 +66,21 @@ def test_a_burst_of_help_and_status_forgeries_gets_one_notice_then_silence(home,
     run_poll(home, clock)
     [again] = sent_mail(home, seen)
     assert "Handbook" in str(again["Subject"])
+
+
+def test_the_stranger_keys_are_read_and_checked(tmp_path) -> None:
+    import pytest
+
+    from pbem.config import ConfigError, load
+
+    path = tmp_path / "pbem.toml"
+    base = '[moderator]\naddress = "m@x.test"\n[mail]\n'
+    path.write_text(base)
+    cfg = load(path)
+    assert (cfg.stranger_answers_per_day, cfg.stranger_answers_per_hour) == (0, 60), "strangers unanswered by default"
+    path.write_text(base + "stranger_answers_per_day = 1\nstranger_answers_per_hour = 0\n")
+    cfg = load(path)
+    assert (cfg.stranger_answers_per_day, cfg.stranger_answers_per_hour) == (1, 0)
+    path.write_text(base + "stranger_answers_per_day = -1\n")
+    with pytest.raises(ConfigError, match="stranger_answers_per_day"):
+        load(path)
