@@ -27,7 +27,8 @@ from .decision import Decision
 
 ANSWERS = COUNTED  # the purposes the budget counts; LIMIT: the one "too many messages" notice
 WINDOW = timedelta(hours=1)
-SHOWN = 10  # input lines quoted back at most, per list; the rest are counted
+SHOWN = 10  # refused, set-aside or noted input lines quoted back at most, per list; the rest are counted
+MANY = 100  # accepted order lines quoted back at most
 LINE_CHARS = 200  # characters of one quoted input line
 
 

@@ -28,7 +28,7 @@ from ..record.models import Seat
 from ..record.outbox import Window
 from ..record.store import Loaded
 from . import views
-from .answers import SHOWN, Outgoing, short, summary
+from .answers import MANY, SHOWN, Outgoing, short, summary
 from .decision import Decision, Input, Report
 from .press import relay
 
@@ -130,11 +130,13 @@ def _ack(d: Decision, out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, c
 
 
 def _quoted_lines(lines: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """The order lines an acknowledgement quotes: all when few, else the first refused ones (or the first ones)."""
-    if len(lines) <= SHOWN:
-        return [{**r, "line": short(str(r["line"]))} for r in lines], 0
+    """The order lines an acknowledgement quotes: all of an ordinary message; of a long one with many refused
+    lines only the first refused ones (of a long accepted one, the first MANY), and how many more there are."""
     refused = [r for r in lines if not r["ok"]]
-    shown = (refused or lines)[:SHOWN]
+    if len(refused) <= SHOWN and len(lines) <= MANY:
+        shown = lines
+    else:
+        shown = refused[:SHOWN] if refused else lines[:MANY]
     return [{**r, "line": short(str(r["line"]))} for r in shown], len(lines) - len(shown)
 
 

@@ -216,3 +216,13 @@ def test_the_acknowledgement_of_a_long_message_quotes_the_first_lines_and_counts
     assert len(r.text) < 20_000 and "... and 290 more lines not shown" in r.text
     assert "and 30 more lines not shown" in r.text
     assert len(d.reason) < 2_000 and "and 30 more refused lines" in d.reason
+
+
+def test_an_ordinary_message_is_quoted_whole() -> None:
+    from pbem.app.intake import _quoted_lines
+
+    ok = [{"line": f"PLAY card {i}", "ok": True} for i in range(30)]
+    bad = [{"line": f"MELD x{i}", "ok": False} for i in range(3)]
+    assert _quoted_lines(ok + bad) == (ok + bad, 0), "a whole turn of 30 lines with 3 refused is quoted as sent"
+    shown, more = _quoted_lines(ok * 5)
+    assert (len(shown), more) == (100, 50)
