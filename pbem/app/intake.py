@@ -268,10 +268,11 @@ def _unknown(msg: Inbound, facts: Facts, why: str, game: str = "") -> Decision:
 
 
 def _no_game(msg: Inbound, facts: Facts, cap: int) -> Decision:
-    """No [pbem NAME] tag (or an unknown one): answer only a registered player, never a stranger."""
+    """No [pbem NAME] tag, an unknown one, or a sender who plays no game here (the shell then loads no game):
+    a registered player is answered with their games; a stranger only as `_unknown` allows."""
     if not facts.sender_games:
-        named = f" (named {msg.game!r})" if msg.game else ""
-        return _unknown(msg, facts, f"not a registered player and no known game was named{named}")
+        named = f" (the subject names {msg.game!r})" if msg.game else ""
+        return _unknown(msg, facts, f"not a registered player of any game{named}")
     out = _outgoing(msg, facts, cap, None)
     if not msg.problem and not msg.game and _asks_help(msg, facts.extracted):
         d = Decision("accepted", "HELP without a game: the player's games listed")
