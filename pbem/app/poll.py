@@ -16,20 +16,15 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
-from typing import Any
 
-from sqlalchemy import Select, bindparam, func
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from .. import engine as registry
-from ..codes import check_code
 from ..config import Config
 from ..engine.words import count
 from ..mail.message import Inbound, parse
@@ -38,16 +33,16 @@ from ..mail.storage import scrub
 from ..mail.transport import Inbox, Sender, TransportError
 from ..orders.extract import Extracted, extract
 from ..record import outbox, store
-from ..record.db import DatabaseError, reading, session
+from ..record.db import DatabaseError, session
 from ..record.models import Game, InboundMessage, Seat
 from . import intake
 from .apply import apply, record_inbound
 from .decision import Decision
+from .senders import is_registered, warm_code
 
 log = logging.getLogger("pbem.poll")
 Clock = Callable[[], datetime]
 UNREADABLE = "could not be read"
-_CODE_WORD = re.compile(r"code", re.IGNORECASE)  # no mail without it holds a player code
 
 
 @dataclass
@@ -187,7 +182,7 @@ def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> H
 def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Handled:
     """Process one raw message in one transaction: load, decide, apply, commit."""
     msg = parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
-    _warm_code(cfg, msg)
+    warm_code(cfg, msg)
     try:
         with session(cfg.database_url) as s:
             seen = dict(
@@ -220,7 +215,7 @@ def decide_and_apply(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: da
     A sender who is no registered seat of any game costs one indexed look-up: the game it names is
     not even loaded, and no code is checked.
     """
-    registered = _registered(s, msg)
+    registered = is_registered(s, msg)
     game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
     words = registry.get(game.kind).order_words if game is not None else None
     ex = extract(msg.text, msg.subject, words) if not msg.problem else None
@@ -229,27 +224,6 @@ def decide_and_apply(s: Session, cfg: Config, msg: Inbound, raw: bytes, when: da
     d = intake.decide(msg, facts, cfg.replies_per_hour)
     apply(s, cfg, d, when, facts.loaded, inbound=(msg, raw))
     return d
-
-
-def _registered(s: Session, msg: Inbound) -> bool:
-    """Whether the sender is a seat of any game (one indexed look-up): only then is a code ever checked."""
-    return bool(msg.sender) and s.connection().execute(_any_seat(), {"address": msg.sender}).first() is not None
-
-
-@cache
-def _any_seat() -> Select[Any]:
-    """Built once: a stranger's mail should cost the look-up, not the building of its statement."""
-    return select(Seat.id).where(Seat.address == bindparam("address")).limit(1)
-
-
-@cache
-def _seat_code_hash() -> Select[Any]:
-    return (
-        select(Seat.code_hash)
-        .join(Game, col(Game.id) == col(Seat.game_id))
-        .where(Game.name == bindparam("game"), func.lower(Seat.address) == bindparam("address"))
-        .order_by(col(Seat.id).desc())
-    )
 
 
 def load_facts(
@@ -295,23 +269,3 @@ def load_facts(
         now=when,
         registered=registered,
     )
-
-
-def _warm_code(cfg: Config, msg: Inbound) -> None:
-    """Run the deliberately slow code hash before the write lock is taken.
-
-    The check under the lock then finds it cached; meanwhile the mail sender,
-    which needs the lock to mark mail sent, keeps going (the hash releases the GIL).
-    Only the code of a registered seat of the game named is ever derived: a
-    stranger's mail costs a word search and at most one indexed look-up.
-    """
-    if msg.auto or msg.problem or not msg.game or not msg.sender:
-        return
-    if not (_CODE_WORD.search(msg.subject) or _CODE_WORD.search(msg.text)):
-        return
-    with reading(cfg.database_url) as conn:
-        params = {"game": msg.game.lower(), "address": msg.sender.lower()}
-        stored = conn.execute(_seat_code_hash(), params).scalars().first()
-    code = extract(msg.text, msg.subject, ()).code if stored else None  # the code needs no order words
-    if stored and code:
-        check_code(code, stored)
