@@ -100,6 +100,8 @@ class Config:
     max_stored_stranger: int = 256 * 1024  # bytes of one stranger's mail kept in the record (issue 12)
     max_stored_player: int = 4 * 1024 * 1024  # bytes of one player's mail kept in the record
     trust_authentication_results: str = ""  # authserv-id whose Authentication-Results pbem believes ("": none)
+    stranger_answers_per_day: int = 0  # short answers to one address that is no player's, per day (0: none)
+    stranger_answers_per_hour: int = 60  # answers to all such addresses together, per hour
     log_file: Path | None = None
     log_level: str = "INFO"
     imap: ImapConfig = field(default_factory=ImapConfig)
@@ -165,6 +167,12 @@ _SIZE = re.compile(r"^\s*(\d+)\s*(B|KB|KiB|MB|MiB)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"b": 1, "kb": 1000, "kib": 1024, "mb": 1000**2, "mib": 1024**2}
 
 
+def _check_count(v: Any) -> int:
+    if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+        return v
+    raise ValueError("must be a whole number, 0 or more")
+
+
 def _check_size(v: Any) -> int:
     """A size in bytes: a whole number, or a string such as "256 KiB" or "4 MiB"."""
     m = _SIZE.match(v) if isinstance(v, str) else None
@@ -213,6 +221,8 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "max_stored_stranger": _check_size,
         "max_stored_player": _check_size,
         "trust_authentication_results": _check_authserv_id,
+        "stranger_answers_per_day": _check_count,
+        "stranger_answers_per_hour": _check_count,
     },
     "maildir": {"path": _check_str},
     "games": {
@@ -277,6 +287,8 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.max_stored_stranger = mail.get("max_stored_stranger", cfg.max_stored_stranger)
     cfg.max_stored_player = mail.get("max_stored_player", cfg.max_stored_player)
     cfg.trust_authentication_results = mail.get("trust_authentication_results", cfg.trust_authentication_results)
+    cfg.stranger_answers_per_day = mail.get("stranger_answers_per_day", cfg.stranger_answers_per_day)
+    cfg.stranger_answers_per_hour = mail.get("stranger_answers_per_hour", cfg.stranger_answers_per_hour)
     cfg.maildir_path = (home / v.get("maildir", {}).get("path", "mail")).resolve()
     cfg.default_deadline = games.get("default_deadline", cfg.default_deadline)
     cfg.reminders = games.get("reminders", cfg.reminders)

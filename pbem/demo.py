@@ -152,6 +152,7 @@ def run(
         raise ValueError(f"{eng.title} takes {eng.min_players} to {eng.max_players} players, not {players}")
     cfg_path = init_home(home, address="moderator@pbem.example", name="pbem demo moderator")
     cfg = config_mod.load(cfg_path)
+    cfg.replies_per_hour = max(cfg.replies_per_hour, 100_000)  # bots write at machine speed; the budget is for people
     name = f"{kind}-demo"
     bots = [
         Bot(n, f"{n.lower()}@players.example", Rng(init_state(f"{bot_seed}:{n}")), style) for n in BOT_NAMES[:players]

@@ -64,6 +64,10 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         on_file=["PLAY Plague"],
         waiting=["Alice", "Carol"],
         report_follows=False,
+        chatter=["Hello all,", "see you Friday"],
+        more_chatter=41,
+        more_lines=3,
+        more_notes=2,
     ),
     "code_misuse_alert": dict(
         game_name="hh1", sender="carol@players.test", sender_as="Carol in this game", owner="Bob"
@@ -176,7 +180,9 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "send_failed": dict(
         to="bob@players.test", message_id="<pbem.1@pbem.test>", purpose="report", attempts=8, error="550 no such user"
     ),
+    "stranger": dict(per_day=1),
     "stranger_code": dict(game_name="hh1", sender="mallory@evil.test"),
+    "too_many": dict(again_at="13:05 UTC", per_hour=30),
     "unreadable": dict(game_name="hh1", subject_in="[pbem hh1] orders", problem="the message is too long"),
 }
 

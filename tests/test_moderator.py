@@ -270,6 +270,9 @@ def test_wrong_or_missing_code_changes_nothing_and_warns_the_registered_address(
 
 def test_a_spoofed_sender_with_a_stolen_code_is_refused_and_the_owner_told(home, clock) -> None:
     name = new_game(home, clock)
+    # only a registered player's message may cost a code check (issue 12): Mallory plays another game
+    others = [("Dave", "dave@players.test"), ("Erin", "erin@players.test"), ("Mallory", "mallory@evil.test")]
+    games.create_game(home, "habsburg", "hh2", others, seed="other", clock=clock)
     run_poll(home, clock)
     reqs, _ = asked(home, name)
     p = reqs[0].player

@@ -11,6 +11,7 @@ the cache.  Nothing is written ahead, so a crash loses nothing.
 from __future__ import annotations
 
 import logging
+import re
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +29,7 @@ from ..record.models import Game, Seat
 
 log = logging.getLogger("pbem.poll")
 WARM_AHEAD = 3  # messages whose code check starts before they are handled
+_CODE_WORD = re.compile(r"code", re.IGNORECASE)
 
 
 def _warm_code(cfg: Config, msg: Inbound) -> None:
@@ -36,8 +38,10 @@ def _warm_code(cfg: Config, msg: Inbound) -> None:
     The check in `intake.decide` then finds it in the (seat, code) cache.  Only a message
     from a seat's registered address with a code costs a derivation.
     """
-    if msg.auto or msg.problem or not msg.game:
+    if msg.auto or msg.problem or not msg.game or not msg.sender:
         return
+    if not (_CODE_WORD.search(msg.subject) or _CODE_WORD.search(msg.text)):
+        return  # no mail without the word holds a player code: the extraction is not needed
     code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
     if not code:
         return

@@ -1,26 +1,53 @@
-"""The mail one inbound message causes: keys and the hourly reply cap.
+"""The mail one inbound message causes: keys, the per-address answers budget, and short quotes.
 
 Every mail derived from one message is keyed (message, recipient, purpose,
 index), so any number of press relays, answers and reports to one person from
 one message get distinct, stable Message-IDs.
+
+The budget (issue 12, "Every reply counts"): every mail sent in answer to
+inbound mail (acknowledgements, refusals, HELP, STATUS reports, the games
+list, warnings to the player a forged message claimed to be, answers to
+strangers) counts against one budget per address, `replies_per_hour` in any
+hour.  Past it, the address gets ONE "too many messages, answering again at
+HH:MM" notice and then nothing until the window passes.  Mail about the game
+moving on (reports, reminders, deadline notices, press relayed to others) is
+not counted.  The shell loads the counts from the outbox by purpose
+(`pbem.record.outbox.answers_in_last_hour`); the budget itself is decided here.
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..mail.message import Inbound
 from ..mail.outgoing import Mail
+from ..record.outbox import COUNTED, LIMIT, Window
+from .decision import Decision
 
-CAPPED = ("ack", "notice")  # the purposes the hourly reply cap counts
+ANSWERS = COUNTED  # the purposes the budget counts; LIMIT: the one "too many messages" notice
+WINDOW = timedelta(hours=1)
+SHOWN = 10  # refused, set-aside or noted input lines quoted back at most, per list; the rest are counted
+MANY = 100  # accepted order lines quoted back at most
+LINE_CHARS = 200  # characters of one quoted input line
 
 
 class Outgoing:
-    """Keys and the reply cap for one message's mail.  `replies`: answers already queued per address this hour."""
+    """Keys and the answers budget for one message's mail.  `replies`: answers already queued per address."""
 
-    def __init__(self, msg: Inbound, replies: dict[str, int], cap: int, game_id: int | None) -> None:
-        self.msg, self.cap, self.game_id = msg, cap, game_id
-        self.counts = dict(replies)
+    def __init__(
+        self,
+        msg: Inbound,
+        replies: dict[str, int],
+        cap: int,
+        game_id: int | None,
+        windows: dict[str, Window] | None = None,
+        now: datetime | None = None,
+    ) -> None:
+        self.msg, self.cap, self.game_id, self.now = msg, cap, game_id, now
+        self.windows = dict(windows or {})
+        self.counts = {**dict(replies), **{a: w.answers for a, w in self.windows.items()}}
+        self.limited = {a for a, w in self.windows.items() if w.limited}
         self.used: dict[tuple[str, str], int] = {}
 
     def key(self, to: str, purpose: str) -> tuple[object, ...]:
@@ -29,7 +56,26 @@ class Outgoing:
         return (self.msg.ident, to, purpose, n)
 
     def allowed(self, to: str) -> bool:
+        """Whether one more answer to `to` fits in the budget (counts nothing)."""
         return self.counts.get(to, 0) < self.cap
+
+    def admit(self, d: Decision, to: str, *, player: str = "", to_name: str = "", quiet: bool = False) -> bool:
+        """May one more answer go to `to`?  Yes: it is counted.  No: the one "too many" notice is added to `d`
+        (`quiet`: not for an address that wrote nothing, such as the moderator's)."""
+        if self.allowed(to):
+            self.counts[to] = self.counts.get(to, 0) + 1
+            return True
+        if to not in self.limited and not quiet:
+            self.limited.add(to)
+            context = {"again_at": self.again_at(to), "per_hour": self.cap}
+            d.effects.append(self.mail(to, "too_many", LIMIT, context, player=player, to_name=to_name))
+        return False
+
+    def again_at(self, to: str) -> str:
+        """When the oldest counted answer leaves the window ("HH:MM UTC"), as far as the shell said."""
+        w = self.windows.get(to)
+        start = (w.oldest if w else None) or self.now
+        return (start + WINDOW).strftime("%H:%M UTC") if start else "within the hour"
 
     def mail(
         self,
@@ -42,9 +88,10 @@ class Outgoing:
         to_name: str = "",
         reply: bool = True,
     ) -> Mail:
-        """A mail derived from this message; `reply` threads it into the message (an answer to its sender)."""
-        if purpose in CAPPED:
-            self.counts[to] = self.counts.get(to, 0) + 1
+        """A mail derived from this message; `reply` threads it into the message (an answer to its sender).
+
+        The budget is checked and counted by `admit`, before the mail is made.
+        """
         return Mail(
             to=to,
             kind=kind,
@@ -57,3 +104,13 @@ class Outgoing:
             references=self.msg.references if reply else (),
             game_id=self.game_id,
         )
+
+
+def short(line: str, chars: int = LINE_CHARS) -> str:
+    """One input line as quoted back: at most `chars` characters."""
+    return line if len(line) <= chars else line[: chars - 1] + "\u2026"
+
+
+def summary(lines: list[Any], shown: int = SHOWN) -> tuple[list[Any], int]:
+    """(the first `shown` items, how many more there are): what a reply quotes of a long list."""
+    return lines[:shown], max(0, len(lines) - shown)

@@ -32,6 +32,7 @@ class Report:
     takeover: bool = False
     key: tuple[object, ...] | None = None
     extra: str = ""
+    purpose: str = "report"  # "status": the answer to a STATUS command (counted by the answers budget)
 
 
 @dataclass(frozen=True)

@@ -5,27 +5,33 @@ game named in the subject with its seats and state, its control state, the
 answers already sent to each address this hour) and returns a `Decision`.
 Who may act: the registered address AND the player's code (DESIGN.md, the
 email contract).  A refusal changes nothing and is told to the registered
-address, never to the sender; strangers are never answered; auto-replies,
-bounces and bulk mail are never answered; answers to one address are capped
-per hour.  A copy of a message already read, and order mail written before the
-player's revision on file, change nothing (`revisions`); a player's code from
-another registered player's address is told to its owner and the moderator (`misuse`).
+address, never to the sender; auto-replies, bounces and bulk mail are never
+answered; every answer counts against one budget per address per hour
+(`answers.Outgoing.admit`).  A sender who is no registered seat of any game
+(a stranger) costs no key derivation: no code is checked for them, whatever
+their message carries; they get at most `per_day` short answers a day, and
+none once `per_hour` strangers were answered in the last hour (`Strangers`).
+Long input is quoted back summarised (`answers.summary`).  A copy of a message
+already read, and order mail written before the player's revision on file,
+change nothing (`revisions`); a player's code from another registered
+player's address is told to its owner and the moderator (`misuse`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from ..codes import check_seat_code
 from ..engine.base import Outcome
 from ..mail.message import Inbound
-from ..mail.outgoing import Mail
 from ..orders.extract import Extracted
 from ..record.models import Seat
+from ..record.outbox import Window
 from ..record.store import Loaded
 from . import join, misuse, revisions, views
-from .answers import Outgoing
+from .answers import MANY, SHOWN, Outgoing, short, summary
 from .decision import Decision, Input, Report
 from .press import relay
 from .revisions import FirstCopy, OnFile
@@ -38,6 +44,14 @@ class SenderGame:
     name: str
     title: str
     player: str
+
+
+@dataclass(frozen=True)
+class Strangers:
+    """How much a sender who is no registered seat of any game may be answered (`[mail]` keys)."""
+
+    per_day: int = 0  # short answers to one such address per day (0: never answered)
+    per_hour: int = 60  # answers to all such addresses together per hour
 
 
 @dataclass
@@ -54,6 +68,11 @@ class Facts:
     first: FirstCopy | None = None  # the message this one is a copy of (same Message-ID and sender)
     on_file: OnFile | None = None  # the sender's revision on file for the current step
     moderator: str = ""  # the [moderator] address, told when a player's code comes from another player
+    windows: dict[str, Window] = field(default_factory=dict)  # the answers budget per address (last hour)
+    now: datetime | None = None  # when the message is handled (for "answering again at HH:MM")
+    registered: bool = False  # the sender is a seat of some game: only then may a code be checked
+    stranger_answers: tuple[int, int] = (0, 0)  # answers to strangers: to this address today, to anyone this hour
+    strangers: Strangers = Strangers()  # how much strangers may be answered (configuration)
 
 
 def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
@@ -68,9 +87,11 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     ex = facts.extracted if not msg.problem else None
     seat = loaded.seat_for_address(msg.sender)
     if seat is None:
+        if not facts.registered:
+            return _unknown(msg, facts, f"not a player of {loaded.game.name}", loaded.game.name)
         return _stranger(msg, facts, cap, loaded, ex)
     d = Decision(game=loaded.game.name, player=seat.player)
-    out = Outgoing(msg, facts.replies, cap, loaded.game.id)
+    out = _outgoing(msg, facts, cap, loaded.game.id)
     if msg.problem or ex is None:
         problem = msg.problem or "it holds no text"
         return _refuse(d, out, seat, problem, "unreadable", problem=problem)
@@ -98,17 +119,24 @@ def _duplicate(msg: Inbound, facts: Facts, cap: int, first: FirstCopy) -> Decisi
     seat = loaded.seat_for_player(first.player) if loaded is not None and first.player else None
     if seat is not None and seat.address.lower() != msg.sender.lower():
         seat = None  # the copy names another game or player than its first copy: nobody to tell
-    out = Outgoing(msg, facts.replies, cap, loaded.game.id if loaded else None)
+    out = _outgoing(msg, facts, cap, loaded.game.id if loaded else None)
     game = loaded.game.name if loaded else ""
     return revisions.duplicate(msg, first, seat, facts.on_file, out, game, facts.when)
 
 
-def _ack(out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, chatter: list[str], **ctx: object) -> Mail | None:
-    if not out.allowed(seat.address):
-        return None
+def _outgoing(msg: Inbound, facts: Facts, cap: int, game_id: int | None) -> Outgoing:
+    return Outgoing(msg, facts.replies, cap, game_id, facts.windows, facts.now)
+
+
+def _ack(d: Decision, out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, chatter: list[str], **ctx: Any) -> None:
+    """The acknowledgement, if the budget allows it; long input quoted as its first lines and a count."""
+    if not out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
+        return
+    shown, more_chatter = summary([short(line) for line in chatter])
     base: dict[str, object] = dict(
-        chatter=chatter,  # lines set aside: "not read as orders"
-        subject_in=msg.subject,
+        chatter=shown,  # lines set aside: "not read as orders" (the first few)
+        more_chatter=more_chatter,
+        subject_in=short(msg.subject),
         game_name=loaded.game.name,
         applied=False,
         lines=[],
@@ -122,14 +150,30 @@ def _ack(out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, chatter: list[
         waiting=[],
         report_follows=False,
     )
-    return out.mail(seat.address, "ack", "ack", {**base, **ctx}, player=seat.player, to_name=seat.display_name)
+    context: dict[str, Any] = {**base, **ctx}
+    context["lines"], context["more_lines"] = _quoted_lines(context["lines"])
+    context["problems"], more_problems = summary([short(str(n)) for n in context["problems"]])
+    context["press_failed"], more_failed = summary([short(str(n)) for n in context["press_failed"]])
+    context["more_notes"] = more_problems + more_failed
+    d.effects.append(out.mail(seat.address, "ack", "ack", context, player=seat.player, to_name=seat.display_name))
+
+
+def _quoted_lines(lines: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The order lines an acknowledgement quotes: all of an ordinary message; of a long one with many refused
+    lines only the first refused ones (of a long accepted one, the first MANY), and how many more there are."""
+    refused = [r for r in lines if not r["ok"]]
+    if len(refused) <= SHOWN and len(lines) <= MANY:
+        shown = lines
+    else:
+        shown = refused[:SHOWN] if refused else lines[:MANY]
+    return [{**r, "line": short(str(r["line"]))} for r in shown], len(lines) - len(shown)
 
 
 def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ctx: object) -> Decision:
     d.outcome, d.reason = "rejected", reason
-    if out.allowed(seat.address):
+    if out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
         game = d.game
-        context = {"game_name": game, "subject_in": out.msg.subject, **ctx}
+        context = {"game_name": game, "subject_in": short(out.msg.subject), **ctx}
         mail = out.mail(seat.address, kind, "ack", context, player=seat.player, to_name=seat.display_name)
         d.effects.append(mail)
     return d
@@ -137,7 +181,7 @@ def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ct
 
 def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, ex: Extracted) -> Decision:
     eng, state, player = views.engine(loaded), loaded.state, seat.player
-    if ex.help:
+    if ex.help and out.admit(d, seat.address, player=player, to_name=seat.display_name):
         asked = [{"prompt": r.prompt, "legal": list(r.legal)} for r in eng.requests(state) if r.player == player]
         d.effects.append(
             out.mail(
@@ -153,8 +197,8 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
                 player=player,
             )
         )
-    if ex.status:
-        d.effects.append(Report(player, key=out.key(seat.address, "report")))
+    if ex.status and out.admit(d, seat.address, player=player, to_name=seat.display_name):
+        d.effects.append(Report(player, key=out.key(seat.address, "status"), purpose="status"))
     sent: list[list[str]] = []
     failed: list[str] = []
     for press in ex.press:
@@ -169,8 +213,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
         accepted = bool(ex.help or ex.status or sent)
         d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
         if not accepted or ex.problems or failed or sent:
-            ack = _ack(out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))
-            _add(d, ack)
+            _ack(d, out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))
         return d
     if join.is_open(loaded):  # not dealt yet: the lines are JOIN / SALT
         return join.decide_join(d, out, msg, loaded, seat, list(ex.orders))
@@ -180,11 +223,6 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
 def _now(loaded: Loaded, player: str) -> dict[str, object]:
     eng = views.engine(loaded)
     return dict(on_file=views.on_file(eng, loaded.state, player), waiting=views.waiting(eng, loaded.state))
-
-
-def _add(d: Decision, mail: Mail | None) -> None:
-    if mail is not None:
-        d.effects.append(mail)
 
 
 def _orders(
@@ -202,18 +240,16 @@ def _orders(
     lines = [r.__dict__ for r in result.lines]
     if not result.accepted:
         d.outcome = "rejected"
-        d.reason = "; ".join(f"{r.line!r}: {r.reason}" for r in result.lines if not r.ok)
+        refused = [f"{short(r.line)!r}: {r.reason}" for r in result.lines if not r.ok]
+        shown, more = summary(refused)
+        d.reason = "; ".join(shown) + (f"; and {more} more refused lines" if more else "")
         rejected = sum(1 for r in result.lines if not r.ok)
-        _add(
-            d,
-            _ack(
-                out, seat, msg, loaded, chatter, lines=lines, rejected_count=rejected, **notes, **_now(loaded, player)
-            ),
-        )
+        now = _now(loaded, player)
+        _ack(d, out, seat, msg, loaded, chatter, lines=lines, rejected_count=rejected, **notes, **now)
         return d
     if loaded.game.resolve == "deadline":
         d.outcome, d.reason = "held", "held until the deadline"
-        _add(d, _ack(out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, held=True, on_file=orders))
+        _ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, held=True, on_file=orders)
         return d
     d.outcome = "accepted"
     everyone = views.players(loaded)
@@ -221,12 +257,8 @@ def _orders(
     movers = views.players_to_report(eng, result.state, everyone, result.events, before)
     d.effects.append(Input("orders", player, tuple(orders), result))
     now = dict(on_file=views.on_file(eng, result.state, player), waiting=views.waiting(eng, result.state))
-    _add(
-        d,
-        _ack(
-            out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, **now, report_follows=player in movers
-        ),
-    )
+    follows = player in movers
+    _ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, **now, report_follows=follows)
     for p in movers:
         st = loaded.seat_for_player(p)
         d.effects.append(Report(p, key=out.key(st.address if st else p, "report")))
@@ -234,24 +266,25 @@ def _orders(
 
 
 def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracted | None) -> Decision:
-    """A sender who is not a player of this game.  Never answer them; warn the player whose code they used."""
+    """A registered player of another game writing to this one.  Never answer them; warn the player whose
+    code they used (only a registered sender's code is ever checked: `Facts.registered`)."""
     game = loaded.game
     victim = None
-    if ex is not None and ex.code:
+    if ex is not None and ex.code and facts.registered:
         victim = next((st for st in loaded.seats if check_seat_code(st.id, ex.code, st.code_hash)), None)
     if victim is None:
         return Decision("ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game=game.name)
     d = Decision("rejected", f"code of {victim.player} used from {msg.sender}", game=game.name, player=victim.player)
-    out = Outgoing(msg, facts.replies, cap, game.id)
+    out = _outgoing(msg, facts, cap, game.id)
     if facts.sender_games:  # a registered player of another game: refused, and the moderator is told too
         mine = sorted(set(facts.sender_games))
         sender_as = "a player of " + ", ".join(mine)
         misuse.warn(d, out, loaded, victim, msg.sender, sender_as, facts.moderator)
-        if out.allowed(msg.sender):
-            context = {"game_name": game.name, "subject_in": msg.subject, "games": mine}
+        if out.admit(d, msg.sender):
+            context = {"game_name": game.name, "subject_in": short(msg.subject), "games": mine}
             d.effects.append(out.mail(msg.sender, "not_your_game", "ack", context))
         return d
-    if out.allowed(victim.address):
+    if out.admit(d, victim.address, player=victim.player):
         # a warning to the owner of the code, not an answer to the stranger's message
         context = {"game_name": game.name, "sender": msg.sender}
         mail = out.mail(victim.address, "stranger_code", "notice", context, player=victim.player, reply=False)
@@ -259,21 +292,37 @@ def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracte
     return d
 
 
+def _unknown(msg: Inbound, facts: Facts, why: str, game: str = "") -> Decision:
+    """A sender who is no registered seat of any game: no code is checked; at most one short answer a day."""
+    who = msg.sender or "no sender"
+    d = Decision("ignored", f"{who} is {why}", game=game)
+    to_them, to_all = facts.stranger_answers
+    strangers = facts.strangers
+    if not msg.sender or msg.problem or to_them >= strangers.per_day or to_all >= strangers.per_hour:
+        return d
+    d.reason += "; told that this address plays no game here"
+    out = Outgoing(msg, {}, strangers.per_day, None)
+    d.effects.append(out.mail(msg.sender, "stranger", "stranger", {"per_day": strangers.per_day}))
+    return d
+
+
 def _no_game(msg: Inbound, facts: Facts, cap: int) -> Decision:
-    """No [pbem NAME] tag (or an unknown one): answer only a registered player, never a stranger."""
+    """No [pbem NAME] tag, an unknown one, or a sender who plays no game here (the shell then loads no game):
+    a registered player is answered with their games; a stranger only as `_unknown` allows."""
     if not facts.sender_games:
-        return Decision("ignored", "sender is not a registered player and no game was named")
-    out = Outgoing(msg, facts.replies, cap, None)
+        named = f" (the subject names {msg.game!r})" if msg.game else ""
+        return _unknown(msg, facts, f"not a registered player of any game{named}")
+    out = _outgoing(msg, facts, cap, None)
     if not msg.problem and not msg.game and _asks_help(msg, facts.extracted):
         d = Decision("accepted", "HELP without a game: the player's games listed")
-        if out.allowed(msg.sender):
+        if out.admit(d, msg.sender):
             seats = sorted(facts.sender_seats, key=lambda g: g.name)
             d.effects.append(out.mail(msg.sender, "games_list", "notice", {"games": seats}))
         return d
     d = Decision("rejected", "no known game named in the subject")
-    if out.allowed(msg.sender):
+    if out.admit(d, msg.sender):
         games = sorted(set(facts.sender_games))
-        context = {"tag": msg.game, "games": games, "subject_in": msg.subject}
+        context = {"tag": msg.game, "games": games, "subject_in": short(msg.subject)}
         d.effects.append(out.mail(msg.sender, "no_game", "notice", context))
     return d
 

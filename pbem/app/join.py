@@ -102,7 +102,7 @@ def decide_join(
     else:
         d.outcome, d.reason = "accepted", "joined"
         d.effects.append(Input("join", seat.player, tuple(lines), result))
-    if out.allowed(seat.address):
+    if out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
         d.effects.append(out.mail(seat.address, "join_ack", "ack", ctx, player=seat.player, to_name=seat.display_name))
     if dealt:
         d.effects += [Report(p, since=0, extra="dealt") for p in views.players(loaded)]

@@ -30,9 +30,9 @@ def owner_of(code: str | None, loaded: Loaded, besides: Seat | None = None) -> S
 def warn(d: Decision, out: Outgoing, loaded: Loaded, owner: Seat, sender: str, sender_as: str, moderator: str) -> None:
     """Tell the code's owner and the moderator that `sender` (registered as `sender_as`) used the owner's code."""
     game = loaded.game.name
-    if out.allowed(owner.address):
+    if out.admit(d, owner.address, player=owner.player, to_name=owner.display_name):
         context = {"game_name": game, "sender": sender}
         d.effects.append(out.mail(owner.address, "code_misused", "notice", context, player=owner.player, reply=False))
-    if moderator and out.allowed(moderator):
+    if moderator and out.admit(d, moderator, quiet=True):
         context = {"game_name": game, "sender": sender, "sender_as": sender_as, "owner": owner.player}
         d.effects.append(out.mail(moderator, "code_misuse_alert", "notice", context, reply=False))

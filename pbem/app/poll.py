@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import bindparam
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
@@ -41,12 +40,11 @@ from .ahead import warmed
 from .apply import apply, record_inbound
 from .decision import Decision
 from .revisions import FirstCopy
+from .senders import is_registered
 
 log = logging.getLogger("pbem.poll")
 Clock = Callable[[], datetime]
 UNREADABLE = "could not be read"
-_SEAT = Seat.__table__.c  # type: ignore[attr-defined]
-Q_PLAYER = select(_SEAT.id).where(_SEAT.address == bindparam("address")).limit(1)
 
 
 @dataclass
@@ -215,32 +213,50 @@ def decide_and_apply(
 
     From the scrub on, no code is stored or echoed: the raw copy is bounded and redacted, the
     subject and every extracted line are redacted (the code itself is kept for the check).
+    A sender who is no registered seat of any game costs one indexed look-up: the game it names is
+    not even loaded, and no code is checked.
     """
-    game = store.game_by_name(s, msg.game) if msg.game else None
+    registered = is_registered(s, msg)
+    game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
     words = join.order_words(s, game) if game is not None else None
     ex = extract(msg.text, msg.subject, words) if not msg.problem else None
-    msg, raw, ex = scrub(msg, raw, ex, _storage_limit(s, cfg, msg))
-    facts = load_facts(s, msg, when, game, ex, first)
+    msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
+    facts = load_facts(s, msg, when, game, ex, first, registered=registered, cfg=cfg)
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
         facts.moderator = cfg.moderator_address
-        facts.replies.update(outbox.replies_in_last_hour(s, [cfg.moderator_address], when))
+        facts.windows.update(outbox.answers_in_last_hour(s, [cfg.moderator_address], when))
     d = intake.decide(msg, facts, cfg.replies_per_hour)
     apply(s, cfg, d, when, facts.loaded, inbound=(msg, raw))
     return d
 
 
-def _storage_limit(s: Session, cfg: Config, msg: Inbound) -> int:
-    """A registered player's mail may be kept larger than a stranger's."""
-    player = bool(msg.sender) and s.connection().execute(Q_PLAYER, {"address": msg.sender}).first() is not None
-    return cfg.max_stored_player if player else cfg.max_stored_stranger
-
-
 def load_facts(
-    s: Session, msg: Inbound, when: datetime, game: Game | None, ex: Extracted | None, first: FirstCopy | None = None
+    s: Session,
+    msg: Inbound,
+    when: datetime,
+    game: Game | None,
+    ex: Extracted | None,
+    first: FirstCopy | None = None,
+    *,
+    registered: bool = True,
+    cfg: Config | None = None,
 ) -> intake.Facts:
     """Everything `intake.decide` needs for `msg`, read in its transaction."""
     if msg.auto:
         return intake.Facts(None, extracted=ex, when=when, first=first)
+    if not registered:  # a stranger: what they were answered, if they may be answered at all
+        asked = cfg is not None and cfg.stranger_answers_per_day > 0 and bool(msg.sender) and not msg.problem
+        answered = outbox.stranger_answers(s, msg.sender, when) if asked else (0, 0)
+        caps = intake.Strangers(cfg.stranger_answers_per_day, cfg.stranger_answers_per_hour) if cfg else None
+        return intake.Facts(
+            None,
+            extracted=ex,
+            now=when,
+            when=when,
+            first=first,
+            stranger_answers=answered,
+            strangers=caps or intake.Strangers(),
+        )
     if game is None or game.id is None:
         seats = s.exec(select(Seat).where(Seat.address == msg.sender)).all() if msg.sender else []
         ids = {st.game_id: st.player for st in seats}
@@ -248,12 +264,14 @@ def load_facts(
         games = [intake.SenderGame(g.name, registry.get(g.kind).title, ids[g.id or 0]) for g in rows]
         return intake.Facts(
             None,
-            replies=outbox.replies_in_last_hour(s, [msg.sender], when),
+            windows=outbox.answers_in_last_hour(s, [msg.sender], when),
             sender_games=[g.name for g in games],
             sender_seats=games,
             extracted=ex,
             when=when,
             first=first,
+            now=when,
+            registered=registered,
         )
     loaded = store.load(s, game)
     seat = loaded.seat_for_address(msg.sender)
@@ -262,9 +280,11 @@ def load_facts(
         loaded,
         extracted=ex,
         control=store.control_state(s, game.id),
-        replies=outbox.replies_in_last_hour(s, [st.address for st in loaded.seats] + [msg.sender], when),
+        windows=outbox.answers_in_last_hour(s, [st.address for st in loaded.seats] + [msg.sender], when),
         sender_games=[] if seat or not msg.sender else on_file.games_of(s, msg.sender),
         when=when,
+        now=when,
         first=first,
+        registered=registered,
         on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
     )

@@ -199,7 +199,7 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
                 to=seat.address,
                 kind=kind,
                 context=ctx,
-                purpose="report",
+                purpose=r.purpose,
                 key=key,
                 to_name=seat.display_name or r.player,
                 player=r.player,

@@ -74,7 +74,7 @@ def duplicate(
     if seat is None or on_file is None or first.id not in on_file.older:
         return d
     d.reason += f"; a revision that message {on_file.inbound_id} replaced"
-    if out.allowed(seat.address):
+    if out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
         d.effects.append(_told(out, seat, msg, on_file, game, "copy", _sent(msg, arrived)))
     return d
 
@@ -83,7 +83,7 @@ def refuse_stale(d: Decision, out: Outgoing, seat: Seat, msg: Inbound, on_file: 
     """Refuse a message written before the revision on file; tell the player which one stands."""
     d.outcome = "rejected"
     d.reason = f"written before the revision on file (message {on_file.inbound_id}): nothing was applied"
-    if out.allowed(seat.address):
+    if out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
         d.effects.append(_told(out, seat, msg, on_file, d.game, "older", _sent(msg, arrived)))
     return d
 

@@ -204,13 +204,14 @@ class OutboxMessage(SQLModel, table=True):
         # covering indexes: the reply cap, and each player's last report
         Index("ix_outbox_to_purpose_created", "to_addr", "purpose", "created_at"),
         Index("ix_outbox_game_purpose_player_seq", "game_id", "purpose", "player", "upto_seq"),
+        Index("ix_outbox_purpose_created", "purpose", "created_at"),  # the hourly cap on answers to strangers
     )
 
     id: int | None = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=998, unique=True)
     game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
     player: str = Field(default="", max_length=64)
-    purpose: str = Field(max_length=16)  # report, ack, notice, reminder, press, alert
+    purpose: str = Field(max_length=16)  # report, status, ack, notice, limit, stranger, reminder, press, alert
     upto_seq: int = 0  # for reports: the last event seq this report covers
     to_addr: str = Field(max_length=320)
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))

@@ -9,25 +9,31 @@ those on the poll's hot path are Core statements built once.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, func
+from sqlalchemy import Select, bindparam, func
 from sqlmodel import Session, col, select
 
 from .models import OutboxMessage, Seat
 
-COUNTED = ("ack", "notice")  # the purposes the hourly reply cap counts
+COUNTED = ("ack", "notice", "status", "stranger")  # the purposes the answers budget counts (`pbem.app.answers`)
+LIMIT = "limit"  # the one "too many messages" notice per address and window
+REPORTS = ("report", "status")  # a player's reports: regular ones, and the answers to STATUS
+
+
+@dataclass(frozen=True)
+class Window:
+    """What the outbox holds for one address over the last hour (the answers budget, `pbem.app.answers`)."""
+
+    answers: int = 0  # mails counted by the budget
+    oldest: datetime | None = None  # the oldest of them: the window passes an hour after it
+    limited: bool = False  # the "too many messages" notice already went out
+
+
 _C = OutboxMessage.__table__.c  # type: ignore[attr-defined]
-Q_REPLIES = (
-    select(_C.to_addr, func.count())
-    .where(
-        _C.to_addr.in_(bindparam("addresses", expanding=True)),
-        _C.created_at > bindparam("since"),
-        _C.purpose.in_(COUNTED),
-    )
-    .group_by(_C.to_addr)
-)
 Q_QUEUED_IDS = select(_C.message_id).where(_C.message_id.in_(bindparam("ids", expanding=True)))
 
 
@@ -40,8 +46,8 @@ def queue(s: Session, rows: dict[str, Any] | list[dict[str, Any]]) -> None:
 def last_report_seqs(s: Session, game_id: int, players: Iterable[str] | None = None) -> dict[str, int]:
     """For each player of the game (or each of `players`), the last event seq their reports covered.
 
-    One statement of one index probe per player (`ix_outbox_game_purpose_player_seq`): the newest
-    report of each, however many reports the game has sent.
+    One statement of one index probe per player and kind of report (`ix_outbox_game_purpose_player_seq`):
+    the newest report of each, however many reports the game has sent.
     """
     if players is None:
         players = s.exec(select(Seat.player).where(Seat.game_id == game_id).distinct()).all()
@@ -50,23 +56,75 @@ def last_report_seqs(s: Session, game_id: int, players: Iterable[str] | None = N
         return {}
     newest = [
         select(OutboxMessage.upto_seq)
-        .where(OutboxMessage.game_id == game_id, OutboxMessage.purpose == "report", OutboxMessage.player == p)
+        .where(OutboxMessage.game_id == game_id, OutboxMessage.purpose == purpose, OutboxMessage.player == p)
         .order_by(col(OutboxMessage.upto_seq).desc())
         .limit(1)
         .scalar_subquery()
         for p in wanted
+        for purpose in REPORTS
     ]
-    rows = zip(wanted, s.connection().execute(select(*newest)).one())
-    return {player: seq for player, seq in rows if seq is not None}
+    row = s.connection().execute(select(*newest)).one()
+    found: dict[str, int] = {}
+    for i, player in enumerate(wanted):
+        seqs = [x for x in row[i * len(REPORTS) : (i + 1) * len(REPORTS)] if x is not None]
+        if seqs:
+            found[player] = max(seqs)
+    return found
 
 
-def replies_in_last_hour(s: Session, addresses: Iterable[str], when: datetime) -> dict[str, int]:
-    """Answers (acks and notices) queued to each address in the hour before `when` (the reply cap)."""
+def answers_in_last_hour(s: Session, addresses: Iterable[str], when: datetime) -> dict[str, Window]:
+    """For each address, the answers queued to it in the hour before `when` (ONE statement on the
+    (to_addr, purpose, created_at) index): how many the budget counts, the oldest, and whether the
+    "too many messages" notice went out."""
     wanted = sorted({a for a in addresses if a})
     if not wanted:
         return {}
-    rows = s.connection().execute(Q_REPLIES, {"addresses": wanted, "since": when - timedelta(hours=1)})
-    return {addr: n for addr, n in rows}
+    q = (
+        select(OutboxMessage.to_addr, OutboxMessage.purpose, func.count(), func.min(OutboxMessage.created_at))
+        .where(
+            col(OutboxMessage.to_addr).in_(wanted),
+            col(OutboxMessage.purpose).in_((*COUNTED, LIMIT)),
+            OutboxMessage.created_at > when - timedelta(hours=1),
+        )
+        .group_by(col(OutboxMessage.to_addr), col(OutboxMessage.purpose))
+    )
+    found: dict[str, Window] = {}
+    for addr, purpose, n, oldest in s.exec(q).all():
+        w = found.get(addr, Window())
+        if purpose == LIMIT:
+            found[addr] = Window(w.answers, w.oldest, True)
+        else:
+            first = min(oldest, w.oldest) if w.oldest is not None else oldest
+            found[addr] = Window(w.answers + n, first, w.limited)
+    return found
+
+
+def stranger_answers(s: Session, address: str, when: datetime) -> tuple[int, int]:
+    """(answers to strangers queued to `address` in the day before `when`, to anyone in the hour before):
+    ONE statement, each count on an index ((to_addr, purpose, created_at) and (purpose, created_at))."""
+    params = {"address": address, "day": when - timedelta(days=1), "hour": when - timedelta(hours=1)}
+    row = s.connection().execute(_stranger_counts(), params).one()
+    return int(row[0]), int(row[1])
+
+
+@cache
+def _stranger_counts() -> Select[Any]:
+    """Built once: every stranger's mail runs it."""
+    table = OutboxMessage.__table__  # type: ignore[attr-defined]
+    since = table.c.created_at
+    mine = (
+        select(func.count())
+        .select_from(table)
+        .where(table.c.to_addr == bindparam("address"), table.c.purpose == "stranger", since > bindparam("day"))
+        .scalar_subquery()
+    )
+    everyone = (
+        select(func.count())
+        .select_from(table)
+        .where(table.c.purpose == "stranger", since > bindparam("hour"))
+        .scalar_subquery()
+    )
+    return select(mine, everyone)
 
 
 def queued_ids(s: Session, message_ids: Iterable[str]) -> set[str]:

@@ -20,11 +20,12 @@ def first_asked(g):
     return next(r for r in views.engine(g).requests(g.state) if not r.answered)
 
 
-def run(msg, g=None, control="running", replies=None, sender_games=(), cap=CAP) -> Decision:
+def run(msg, g=None, control="running", replies=None, sender_games=(), cap=CAP, registered=False) -> Decision:
     """As the shell does: the message's lines read with the game's order words, then decide."""
     words = views.engine(g).order_words if g is not None else None
     ex = extract(msg.text, msg.subject, words) if not msg.problem else None
-    return decide(msg, Facts(g, control, dict(replies or {}), list(sender_games), extracted=ex), cap)
+    facts = Facts(g, control, dict(replies or {}), list(sender_games), extracted=ex, registered=registered)
+    return decide(msg, facts, cap)
 
 
 def texts(d: Decision) -> str:
@@ -77,7 +78,7 @@ def test_a_stranger_is_never_answered() -> None:
 
 def test_a_stolen_code_from_another_address_warns_its_owner_only() -> None:
     g = loaded()
-    d = run(mail("Mallory <mallory@evil.test>", signed("Bob", "PASS")), g)
+    d = run(mail("Mallory <mallory@evil.test>", signed("Bob", "PASS")), g, registered=True)  # plays another game
     assert (d.outcome, d.player) == ("rejected", "Bob")
     [m] = d.mails
     assert (m.kind, m.to, m.context["sender"]) == ("stranger_code", address("Bob"), "mallory@evil.test")
@@ -159,12 +160,12 @@ def test_the_reply_cap_silences_answers_but_not_the_orders() -> None:
 def test_the_reply_cap_counts_this_messages_own_answers() -> None:
     body = signed("Alice", "HELP\nPRESS TO Zed\nhi\nEND PRESS")
     d = run(mail("Alice", body), loaded(), replies={address("Alice"): CAP - 1})
-    assert [m.kind for m in d.mails] == ["help"], "the help mail used the last answer of the hour"
+    assert [m.kind for m in d.mails] == ["help", "too_many"], "the help mail used the last answer of the hour"
 
 
 def test_a_refusal_over_the_cap_is_recorded_but_not_sent() -> None:
     d = run(mail("Alice", "PASS"), loaded(), replies={address("Alice"): CAP})
-    assert d.outcome == "rejected" and not d.mails
+    assert d.outcome == "rejected" and [m.kind for m in d.mails] == ["too_many"], "not the refusal: the one notice"
 
 
 # ----------------------------------------------------------------------------- held orders

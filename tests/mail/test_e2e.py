@@ -237,11 +237,12 @@ def test_wrong_code_and_spoofed_sender_change_nothing(world: World) -> None:
     world.send("Alice <alice@example.test>", "CODE NOPE-NOPE\nDISCARD NONE")
     world.send("Mallory <mallory@example.test>", f"CODE {demo_code('e2e', 'Bob')}\nDISCARD NONE")
     s = world.poll()
-    assert s.rejected == 2
+    # Mallory plays no game here: her mail costs no code check at all, so it is ignored (issue 12); the owner
+    # is warned when the code comes from another registered player's address (tests/test_moderator.py)
+    assert (s.rejected, s.ignored) == (1, 1)
     with session(world.cfg.database_url) as ses:
         assert ses.exec(select(OrderInput)).all() == []
     assert "is wrong" in world.new_mail("Alice")[-1][1]
-    assert "mallory@example.test" in world.new_mail("Bob")[-1][1]
     assert world.servers.mailbox("mallory@example.test") == [], "never answer the sender of a forgery"
     assert len(world.servers.mailbox(MODERATOR, "pbem/rejected")) == 2
 
