@@ -22,7 +22,9 @@ from typing import Any
 
 from ..mail.message import Inbound
 from ..mail.outgoing import Mail
+from ..record.models import Seat
 from ..record.outbox import COUNTED, LIMIT, Window
+from ..record.store import Loaded
 from .decision import Decision
 
 ANSWERS = COUNTED  # the purposes the budget counts; LIMIT: the one "too many messages" notice
@@ -114,3 +116,44 @@ def short(line: str, chars: int = LINE_CHARS) -> str:
 def summary(lines: list[Any], shown: int = SHOWN) -> tuple[list[Any], int]:
     """(the first `shown` items, how many more there are): what a reply quotes of a long list."""
     return lines[:shown], max(0, len(lines) - shown)
+
+
+def ack(d: Decision, out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, chatter: list[str], **ctx: Any) -> None:
+    """The acknowledgement, if the budget allows it; long input quoted as its first lines and a count."""
+    if not out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
+        return
+    shown, more_chatter = summary([short(line) for line in chatter])
+    base: dict[str, object] = dict(
+        chatter=shown,  # lines set aside: "not read as orders" (the first few)
+        more_chatter=more_chatter,
+        subject_in=short(msg.subject),
+        game_name=loaded.game.name,
+        applied=False,
+        lines=[],
+        rejected_count=0,
+        problems=[],
+        press_failed=[],
+        no_orders=False,
+        press_sent=[],
+        held=False,
+        on_file=[],
+        waiting=[],
+        report_follows=False,
+    )
+    context: dict[str, Any] = {**base, **ctx}
+    context["lines"], context["more_lines"] = quoted_lines(context["lines"])
+    context["problems"], more_problems = summary([short(str(n)) for n in context["problems"]])
+    context["press_failed"], more_failed = summary([short(str(n)) for n in context["press_failed"]])
+    context["more_notes"] = more_problems + more_failed
+    d.effects.append(out.mail(seat.address, "ack", "ack", context, player=seat.player, to_name=seat.display_name))
+
+
+def quoted_lines(lines: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The order lines an acknowledgement quotes: all of an ordinary message; of a long one with many refused
+    lines only the first refused ones (of a long accepted one, the first MANY), and how many more there are."""
+    refused = [r for r in lines if not r["ok"]]
+    if len(refused) <= SHOWN and len(lines) <= MANY:
+        shown = lines
+    else:
+        shown = refused[:SHOWN] if refused else lines[:MANY]
+    return [{**r, "line": short(str(r["line"]))} for r in shown], len(lines) - len(shown)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from ..codes import check_seat_code
 from ..engine.base import Outcome
@@ -31,7 +30,7 @@ from ..record.models import Seat
 from ..record.outbox import Window
 from ..record.store import Loaded
 from . import join, misuse, revisions, views
-from .answers import MANY, SHOWN, Outgoing, short, summary
+from .answers import Outgoing, ack, short, summary
 from .decision import Decision, Input, Report
 from .press import relay
 from .revisions import FirstCopy, OnFile
@@ -128,47 +127,6 @@ def _outgoing(msg: Inbound, facts: Facts, cap: int, game_id: int | None) -> Outg
     return Outgoing(msg, facts.replies, cap, game_id, facts.windows, facts.now)
 
 
-def _ack(d: Decision, out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, chatter: list[str], **ctx: Any) -> None:
-    """The acknowledgement, if the budget allows it; long input quoted as its first lines and a count."""
-    if not out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
-        return
-    shown, more_chatter = summary([short(line) for line in chatter])
-    base: dict[str, object] = dict(
-        chatter=shown,  # lines set aside: "not read as orders" (the first few)
-        more_chatter=more_chatter,
-        subject_in=short(msg.subject),
-        game_name=loaded.game.name,
-        applied=False,
-        lines=[],
-        rejected_count=0,
-        problems=[],
-        press_failed=[],
-        no_orders=False,
-        press_sent=[],
-        held=False,
-        on_file=[],
-        waiting=[],
-        report_follows=False,
-    )
-    context: dict[str, Any] = {**base, **ctx}
-    context["lines"], context["more_lines"] = _quoted_lines(context["lines"])
-    context["problems"], more_problems = summary([short(str(n)) for n in context["problems"]])
-    context["press_failed"], more_failed = summary([short(str(n)) for n in context["press_failed"]])
-    context["more_notes"] = more_problems + more_failed
-    d.effects.append(out.mail(seat.address, "ack", "ack", context, player=seat.player, to_name=seat.display_name))
-
-
-def _quoted_lines(lines: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """The order lines an acknowledgement quotes: all of an ordinary message; of a long one with many refused
-    lines only the first refused ones (of a long accepted one, the first MANY), and how many more there are."""
-    refused = [r for r in lines if not r["ok"]]
-    if len(refused) <= SHOWN and len(lines) <= MANY:
-        shown = lines
-    else:
-        shown = refused[:SHOWN] if refused else lines[:MANY]
-    return [{**r, "line": short(str(r["line"]))} for r in shown], len(lines) - len(shown)
-
-
 def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ctx: object) -> Decision:
     d.outcome, d.reason = "rejected", reason
     if out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
@@ -213,7 +171,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
         accepted = bool(ex.help or ex.status or sent)
         d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
         if not accepted or ex.problems or failed or sent:
-            _ack(d, out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))
+            ack(d, out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))
         return d
     if join.is_open(loaded):  # not dealt yet: the lines are JOIN / SALT
         return join.decide_join(d, out, msg, loaded, seat, list(ex.orders))
@@ -245,11 +203,11 @@ def _orders(
         d.reason = "; ".join(shown) + (f"; and {more} more refused lines" if more else "")
         rejected = sum(1 for r in result.lines if not r.ok)
         now = _now(loaded, player)
-        _ack(d, out, seat, msg, loaded, chatter, lines=lines, rejected_count=rejected, **notes, **now)
+        ack(d, out, seat, msg, loaded, chatter, lines=lines, rejected_count=rejected, **notes, **now)
         return d
     if loaded.game.resolve == "deadline":
         d.outcome, d.reason = "held", "held until the deadline"
-        _ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, held=True, on_file=orders)
+        ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, held=True, on_file=orders)
         return d
     d.outcome = "accepted"
     everyone = views.players(loaded)
@@ -258,7 +216,7 @@ def _orders(
     d.effects.append(Input("orders", player, tuple(orders), result))
     now = dict(on_file=views.on_file(eng, result.state, player), waiting=views.waiting(eng, result.state))
     follows = player in movers
-    _ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, **now, report_follows=follows)
+    ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, **now, report_follows=follows)
     for p in movers:
         st = loaded.seat_for_player(p)
         d.effects.append(Report(p, key=out.key(st.address if st else p, "report")))

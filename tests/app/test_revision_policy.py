@@ -26,7 +26,8 @@ ON_FILE = OnFile(41, datetime(2026, 1, 5, 10, 0, tzinfo=UTC), "[pbem g1] second 
 
 def run(msg, g, **facts) -> Decision:
     ex = extract(msg.text, msg.subject, views.engine(g).order_words) if not msg.problem else None
-    return decide(msg, Facts(g, extracted=ex, when=WHEN, moderator=MODERATOR, **facts), CAP)
+    registered = bool(g.seat_for_address(msg.sender)) or bool(facts.get("sender_games"))  # as the shell finds it
+    return decide(msg, Facts(g, extracted=ex, when=WHEN, moderator=MODERATOR, registered=registered, **facts), CAP)
 
 
 def dynasties():
@@ -136,11 +137,11 @@ def test_a_message_written_after_the_revision_on_file_replaces_it() -> None:
     assert d.outcome == "accepted" and [i.lines for i in d.inputs] == [("TRIBUTE Platinum 4",)]
 
 
-def test_a_late_message_over_the_reply_cap_is_still_refused_but_not_answered() -> None:
+def test_a_late_message_over_the_reply_cap_is_still_refused_and_answered_only_by_the_budget() -> None:
     g = dynasties()
     msg = mail("Ann", signed("Ann", "TRIBUTE Platinum 4"), Date=EARLIER)
     d = run(msg, g, on_file=ON_FILE, replies={address("Ann"): CAP})
-    assert d.outcome == "rejected" and not d.effects
+    assert d.outcome == "rejected" and not d.inputs and [m.kind for m in d.mails] == ["too_many"]
 
 
 def test_a_message_without_orders_is_not_judged_by_its_date() -> None:
