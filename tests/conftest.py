@@ -13,6 +13,35 @@ import pytest
 from pbem import config as config_mod
 from pbem.cli_support import init_home
 
+#: Tests that take tens of seconds each (measured with --durations), by test-name prefix.  They are started
+#: first, so that the two xdist workers fill the end of the run with short tests instead of one worker
+#: running a long test alone while the other waits (the whole suite's time is bounded by that tail).
+LONG_FIRST = (
+    "tests/mail/test_e2e.py",
+    "tests/reliability/test_fuzz_mail.py",
+    "tests/reliability/test_crash_safety.py",
+    "tests/reliability/test_secrecy_at_scale.py",
+    "tests/reliability/test_hostile_mail.py",
+    "tests/test_packaging.py",
+    "tests/test_history_visibility.py",
+    "tests/test_history_browser.py",
+    "tests/test_playthrough_golden.py",
+    "tests/test_audit_script.py",
+    "tests/test_styled_games.py",
+    "tests/test_secrecy_mail.py",
+    "tests/test_postgres.py",
+    "tests/test_export_verify.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Long tests first (`LONG_FIRST`, in that order), every other test after them in its usual order."""
+
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, prefix in enumerate(LONG_FIRST) if item.nodeid.startswith(prefix)), len(LONG_FIRST))
+
+    items.sort(key=rank)  # stable: the order inside each rank is the collection order
+
 
 class Clock:
     """An injected clock: starts at a fixed instant, moved by tests."""
