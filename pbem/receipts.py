@@ -5,8 +5,9 @@ Every mail pbem sends about a game carries its receipt (`pbem.mail.outgoing.Rece
 - ``X-Pbem-Record: <entries> <head>``: the game's chained record held that many
   entries when the mail was rendered, and `head` is the chain's hash after the
   last of them (`pbem.record.chain`);
-- ``X-Pbem-Input: <seq> <hash>`` on the acknowledgement of accepted orders: the
-  input they were recorded as, and that input's hash;
+- ``X-Pbem-Input: <seq> <hash>`` on the acknowledgement of accepted orders (or a JOIN)
+  and on the notices of held orders or defaults applied at a deadline: the input
+  recorded for the player, and that input's hash;
 - ``X-Pbem-Commitment: <hex>`` on a report stating the seed commitment (the first one).
 
 The checks, each over the mail of one player (`pick`) and one export:

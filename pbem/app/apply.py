@@ -33,6 +33,11 @@ from ..record.models import ControlAction, Deadline, Game, InboundMessage, Seat,
 from . import views
 from .decision import Control, Decision, DueHandled, Effect, Events, Input, NewDeadline, NewGame, NewSeat, Report
 
+#: The mails that tell a player the input just recorded for them, with its seq and hash (issue 13): the
+#: acknowledgement of their orders or JOIN, and at a deadline the notice of their held orders or of the
+#: default applied for them.  Each follows its input in the decision's effects.
+RECEIPTED = frozenset({"ack", "join_ack", "held_applied", "deadline_applied"})
+
 
 def record_inbound(
     s: Session, msg: Inbound, raw: bytes, when: datetime, d: Decision, game_id: int | None = None
@@ -90,13 +95,13 @@ def apply(
         if isinstance(effect, Mail):  # a mail about a game is filed with it
             gid = effect.game_id if effect.game_id is not None else game_id
             mail = _threaded(cfg, effect, loaded, message_id_key(s)) if gid is not None else effect
-            receipt = _receipt(s, loaded, gid, recorded if effect.kind == "ack" else None)
+            receipt = _receipt(s, loaded, gid, recorded if effect.kind in RECEIPTED else None)
             outbox.queue(s, outbox_row(cfg, mail, when, message_id_key(s), gid, receipt))
         elif isinstance(effect, DueHandled):
             due.handled(s, effect.ids, effect.again)
         else:
             _one(s, cfg, effect, when, loaded, inbound_id)
-            if isinstance(effect, Input) and effect.inbound_id is None and inbound_id is not None and loaded:
+            if isinstance(effect, Input) and loaded:  # the mail that follows it tells its receipt
                 recorded = loaded.last_input
     _reports(s, cfg, loaded, pending, when)
     return loaded
