@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent / "golden" / "mail" / "outgoing"
 M = {"moderator": "Test Moderator", "moderator_address": "games@pbem.test"}
 #: Where the game's record stood when a mail about a game was rendered (`pbem.mail.outgoing.Receipt`).
 RECORD = {"record": {"entries": 214, "head": "4f1a9c2e" * 8}, "receipt": None}
-NOT_ABOUT_A_GAME = {"games_list", "no_game", "send_failed"}
+NOT_ABOUT_A_GAME = {"games_list", "no_game", "send_failed", "stranger"}  # no game loaded: no record line
 ASKED = [
     {
         "prompt": "Play a card or pass",
