@@ -22,14 +22,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from .. import joining
 from ..engine.base import Outcome
 from ..mail.message import Inbound
 from ..mail.outgoing import Mail
 from ..record import store
-from ..record.models import Deadline, Game, Seat, Snapshot
+from ..record.models import Deadline, Game, Seat
 from . import views
 from .answers import Outgoing
 from .decision import Control, Decision, Effect, GameError, Input, NewDeadline, Report
@@ -156,9 +156,8 @@ def _stamp(due: datetime) -> str:
 
 def order_words(s: Session, game: Game) -> tuple[str, ...]:
     """The words an order line of `game` starts with now: JOIN and SALT while its join step is open."""
-    step = s.exec(
-        select(Snapshot.step).where(Snapshot.game_id == game.id).order_by(col(Snapshot.seq).desc()).limit(1)
-    ).first()
+    assert game.id is not None
+    step = store.current_step_name(s, game.id)
     if step == joining.STEP:
         return joining.ORDER_WORDS
     from .. import engine as registry

@@ -32,10 +32,16 @@ class Seen:
     taken: bool  # the Message-ID is in the record at all (outgoing ids are then keyed by the bytes too)
 
 
+_M = InboundMessage.__table__.c  # type: ignore[attr-defined]
+_Q_SEEN = (
+    sa.select(_M.id, _M.body_hash, _M.sender, _M.outcome, _M.player)
+    .where(_M.message_id == sa.bindparam("mid"))
+    .order_by(_M.id)
+)  # built once: every message runs it
+
+
 def seen(s: Session, msg: Inbound) -> Seen:
-    m = InboundMessage.__table__.c  # type: ignore[attr-defined]
-    q = sa.select(m.id, m.body_hash, m.sender, m.outcome, m.player).where(m.message_id == msg.message_id)
-    rows = s.connection().execute(q.order_by(m.id)).all()
+    rows = s.connection().execute(_Q_SEEN, {"mid": msg.message_id}).all()
     same = next((outcome for _, h, _, outcome, _ in rows if h == msg.body_hash), None)
     sender = msg.sender.lower()
     first = next((FirstCopy(i or 0, out, who_as) for i, _, who, out, who_as in rows if who.lower() == sender), None)

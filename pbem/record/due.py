@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, false, select, update
+from sqlalchemy import Connection, bindparam, false, select, update
 from sqlmodel import Session
 
 from .models import Due
@@ -59,9 +59,12 @@ def plan(s: Session, game_id: int, opened_at: datetime, deadline_at: datetime) -
     )
 
 
+_END = update(DUE).where(DUE.c.game_id == bindparam("gid"), DUE.c.done == false()).values(done=True)
+
+
 def end(s: Session, game_id: int) -> None:
     """Nothing more is due for this game (paused, abandoned, over, or about to be planned again)."""
-    s.connection().execute(update(DUE).where(DUE.c.game_id == game_id, DUE.c.done == false()).values(done=True))
+    s.connection().execute(_END, {"gid": game_id})
 
 
 def handled(s: Session, ids: Iterable[int], again: DueRow | None = None) -> None:

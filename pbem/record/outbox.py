@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import Select, bindparam, func
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from .models import OutboxMessage, Seat
 
@@ -37,6 +37,17 @@ _C = OutboxMessage.__table__.c  # type: ignore[attr-defined]
 Q_QUEUED_IDS = select(_C.message_id).where(_C.message_id.in_(bindparam("ids", expanding=True)))
 
 
+_Q_ANSWERS = (
+    select(_C.to_addr, _C.purpose, func.count(), func.min(_C.created_at))
+    .where(
+        _C.to_addr.in_(bindparam("addresses", expanding=True)),
+        _C.purpose.in_((*COUNTED, LIMIT)),
+        _C.created_at > bindparam("since"),
+    )
+    .group_by(_C.to_addr, _C.purpose)
+)
+
+
 def queue(s: Session, rows: dict[str, Any] | list[dict[str, Any]]) -> None:
     """Add rows built by `pbem.mail.outgoing.outbox_row` (no ORM object: the INSERT is what costs)."""
     if rows:
@@ -54,22 +65,30 @@ def last_report_seqs(s: Session, game_id: int, players: Iterable[str] | None = N
     wanted = sorted(set(players))
     if not wanted:
         return {}
-    newest = [
-        select(OutboxMessage.upto_seq)
-        .where(OutboxMessage.game_id == game_id, OutboxMessage.purpose == purpose, OutboxMessage.player == p)
-        .order_by(col(OutboxMessage.upto_seq).desc())
-        .limit(1)
-        .scalar_subquery()
-        for p in wanted
-        for purpose in REPORTS
-    ]
-    row = s.connection().execute(select(*newest)).one()
+    params: dict[str, Any] = {"gid": game_id, **{f"p{i}": p for i, p in enumerate(wanted)}}
+    row = s.connection().execute(_newest_reports(len(wanted)), params).one()
     found: dict[str, int] = {}
     for i, player in enumerate(wanted):
         seqs = [x for x in row[i * len(REPORTS) : (i + 1) * len(REPORTS)] if x is not None]
         if seqs:
             found[player] = max(seqs)
     return found
+
+
+@cache
+def _newest_reports(players: int) -> Select[Any]:
+    """Built once per number of players: one index probe per player and kind of report."""
+    return select(
+        *(
+            select(_C.upto_seq)
+            .where(_C.game_id == bindparam("gid"), _C.purpose == purpose, _C.player == bindparam(f"p{i}"))
+            .order_by(_C.upto_seq.desc())
+            .limit(1)
+            .scalar_subquery()
+            for i in range(players)
+            for purpose in REPORTS
+        )
+    )
 
 
 def answers_in_last_hour(s: Session, addresses: Iterable[str], when: datetime) -> dict[str, Window]:
@@ -79,17 +98,9 @@ def answers_in_last_hour(s: Session, addresses: Iterable[str], when: datetime) -
     wanted = sorted({a for a in addresses if a})
     if not wanted:
         return {}
-    q = (
-        select(OutboxMessage.to_addr, OutboxMessage.purpose, func.count(), func.min(OutboxMessage.created_at))
-        .where(
-            col(OutboxMessage.to_addr).in_(wanted),
-            col(OutboxMessage.purpose).in_((*COUNTED, LIMIT)),
-            OutboxMessage.created_at > when - timedelta(hours=1),
-        )
-        .group_by(col(OutboxMessage.to_addr), col(OutboxMessage.purpose))
-    )
     found: dict[str, Window] = {}
-    for addr, purpose, n, oldest in s.exec(q).all():
+    params = {"addresses": wanted, "since": when - timedelta(hours=1)}
+    for addr, purpose, n, oldest in s.connection().execute(_Q_ANSWERS, params):
         w = found.get(addr, Window())
         if purpose == LIMIT:
             found[addr] = Window(w.answers, w.oldest, True)

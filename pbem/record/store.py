@@ -66,6 +66,20 @@ Q_EVENTS_AFTER = (
 )
 
 
+_CONTROLS = ControlAction.__table__  # type: ignore[attr-defined]
+CONTROL = ("pause", "resume", "abandon")  # the control actions that set a game's state; the newest wins
+Q_CONTROL = select(
+    *(
+        select(func.max(_CONTROLS.c.id))
+        .where(_CONTROLS.c.game_id == _GID, _CONTROLS.c.action == action)
+        .scalar_subquery()
+        for action in CONTROL
+    )
+)
+Q_JOIN_OPENED = select(_CONTROLS.c.id).where(_CONTROLS.c.game_id == _GID, _CONTROLS.c.action == "join").limit(1)
+Q_STEP = select(_SNAPS.c.step).where(_SNAPS.c.game_id == _GID).order_by(_SNAPS.c.seq.desc()).limit(1)
+
+
 _MAPPED: list[bool] = []
 
 
@@ -212,8 +226,13 @@ def load(s: Session, game: Game) -> Loaded:
 
 def join_opened(s: Session, game_id: int) -> bool:
     """True if the game was created with a join step (its "join" control row)."""
-    q = select(ControlAction.id).where(ControlAction.game_id == game_id, ControlAction.action == "join")
-    return s.exec(q).first() is not None
+    return s.connection().execute(Q_JOIN_OPENED, {"gid": game_id}).first() is not None
+
+
+def current_step_name(s: Session, game_id: int) -> str | None:
+    """The step of the game's newest snapshot (one index probe)."""
+    step: str | None = s.connection().execute(Q_STEP, {"gid": game_id}).scalar()
+    return step
 
 
 def chain_head(s: Session, game: Game) -> str:
@@ -353,18 +372,9 @@ def current_deadline(s: Session, game_id: int) -> Deadline | None:
     return deadline
 
 
-CONTROL = ("pause", "resume", "abandon")  # the control actions that set a game's state; the newest wins
-
-
 def control_state(s: Session, game_id: int) -> str:
     """'running', 'paused' or 'abandoned': the newest pause, resume or abandon (three index probes, one query)."""
-    newest = [
-        select(func.max(ControlAction.id))
-        .where(ControlAction.game_id == game_id, ControlAction.action == action)
-        .scalar_subquery()
-        for action in CONTROL
-    ]
-    ids = s.connection().execute(select(*newest)).one()
+    ids = s.connection().execute(Q_CONTROL, {"gid": game_id}).one()
     best = max(((i, a) for i, a in zip(ids, CONTROL) if i is not None), default=(0, "resume"))
     return {"pause": "paused", "resume": "running", "abandon": "abandoned"}[best[1]]
 
