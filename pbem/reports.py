@@ -47,6 +47,7 @@ def env() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # templates ship with the package: no stat() of every template and include per mail
     )
     e.filters["text_table"] = text_table
     e.filters["count"] = count  # {{ n|count("card") }}: "1 card", "2 cards"
