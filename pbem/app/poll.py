@@ -223,8 +223,7 @@ def decide_and_apply(
     msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
     facts = load_facts(s, msg, when, game, ex, first, registered=registered, cfg=cfg)
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
-        facts.moderator = cfg.moderator_address
-        facts.windows.update(outbox.answers_in_last_hour(s, [cfg.moderator_address], when))
+        facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')
     d = intake.decide(msg, facts, cfg.replies_per_hour)
     apply(s, cfg, d, when, facts.loaded, inbound=(msg, raw))
     return d
@@ -274,13 +273,14 @@ def load_facts(
             registered=registered,
         )
     loaded = store.load(s, game)
+    moderator = [cfg.moderator_address] if cfg is not None else []
     seat = loaded.seat_for_address(msg.sender)
     acting = seat is not None and (first is not None or (ex is not None and bool(ex.orders)))
     return intake.Facts(
         loaded,
         extracted=ex,
-        control=store.control_state(s, game.id),
-        windows=outbox.answers_in_last_hour(s, [st.address for st in loaded.seats] + [msg.sender], when),
+        control=loaded.control,
+        windows=outbox.answers_in_last_hour(s, [st.address for st in loaded.seats] + [msg.sender] + moderator, when),
         sender_games=[] if seat or not msg.sender else on_file.games_of(s, msg.sender),
         when=when,
         now=when,

@@ -76,6 +76,19 @@ Q_CONTROL = select(
         for action in CONTROL
     )
 )
+# What `load` reads besides the seats and the snapshot, in one statement of index probes: the newest order
+# and event seqs, and the newest pause, resume and abandon (`control_state`).
+Q_POSITION = select(
+    select(func.max(_ORDERS.c.seq)).where(_ORDERS.c.game_id == _GID).scalar_subquery(),
+    select(func.max(_EVENTS.c.seq)).where(_EVENTS.c.game_id == _GID).scalar_subquery(),
+    *Q_CONTROL.selected_columns,
+)
+Q_HEAD = select(
+    Q_ORDER_HEAD.with_only_columns(_ORDERS.c.seq).scalar_subquery(),
+    Q_ORDER_HEAD.with_only_columns(_ORDERS.c.hash).scalar_subquery(),
+    Q_EVENT_HEAD.with_only_columns(_EVENTS.c.input_seq).scalar_subquery(),
+    Q_EVENT_HEAD.with_only_columns(_EVENTS.c.hash).scalar_subquery(),
+)
 Q_JOIN_OPENED = select(_CONTROLS.c.id).where(_CONTROLS.c.game_id == _GID, _CONTROLS.c.action == "join").limit(1)
 Q_STEP = select(_SNAPS.c.step).where(_SNAPS.c.game_id == _GID).order_by(_SNAPS.c.seq.desc()).limit(1)
 
@@ -112,6 +125,7 @@ class Loaded:
     seq: int  # last order seq folded into `state`
     event_seq: int  # last event seq
     head: str = ""  # hash of the last entry of the record ("" = not read yet; see chain_head)
+    control: str = "running"  # 'running', 'paused' or 'abandoned' when loaded (`control_state`)
     last_input: tuple[int, str] | None = None  # (seq, hash) of the input appended last through this object
 
     @property
@@ -210,7 +224,8 @@ def run_input(eng: Engine, state: dict[str, Any], kind: str, player: str, lines:
 def load(s: Session, game: Game) -> Loaded:
     assert game.id is not None
     seats = current_seats(s, game.id)
-    seq = last_order_seq(s, game.id)
+    seq, event_seq, *controls = s.connection().execute(Q_POSITION, {"gid": game.id}).one()
+    seq, event_seq = seq or 0, event_seq or 0
     snap = s.connection().execute(Q_SNAPSHOT, {"gid": game.id}).first()
     state: dict[str, Any] | None = None
     if snap is not None and snap.seq == seq:
@@ -221,7 +236,7 @@ def load(s: Session, game: Game) -> Loaded:
     if state is None:
         orders = s.exec(select(OrderInput).where(OrderInput.game_id == game.id).order_by(col(OrderInput.seq))).all()
         state, _ = replay(game, list(orders), join=join_opened(s, game.id))
-    return Loaded(game, seats, state, seq, last_event_seq(s, game.id))
+    return Loaded(game, seats, state, seq, event_seq, control=_control(controls))
 
 
 def join_opened(s: Session, game_id: int) -> bool:
@@ -237,13 +252,10 @@ def current_step_name(s: Session, game_id: int) -> str | None:
 
 def chain_head(s: Session, game: Game) -> str:
     """The hash of the game's last record entry (the seed commitment before the first one)."""
-    conn = s.connection()
-    order = conn.execute(Q_ORDER_HEAD, {"gid": game.id}).first()
-    event = conn.execute(Q_EVENT_HEAD, {"gid": game.id}).first()
-    if event is not None and (order is None or event[0] >= order[0]):
-        head: str = event[1]
-        return head
-    return str(order[1]) if order is not None else game.seed_commitment
+    order_seq, order_hash, event_input, event_hash = s.connection().execute(Q_HEAD, {"gid": game.id}).one()
+    if event_hash is not None and (order_seq is None or event_input >= order_seq):
+        return str(event_hash)
+    return str(order_hash) if order_hash is not None else game.seed_commitment
 
 
 def _head(s: Session, loaded: Loaded) -> str:
@@ -374,7 +386,11 @@ def current_deadline(s: Session, game_id: int) -> Deadline | None:
 
 def control_state(s: Session, game_id: int) -> str:
     """'running', 'paused' or 'abandoned': the newest pause, resume or abandon (three index probes, one query)."""
-    ids = s.connection().execute(Q_CONTROL, {"gid": game_id}).one()
+    return _control(s.connection().execute(Q_CONTROL, {"gid": game_id}).one())
+
+
+def _control(ids: Any) -> str:
+    """The state set by the newest of the pause, resume and abandon ids (None: never)."""
     best = max(((i, a) for i, a in zip(ids, CONTROL) if i is not None), default=(0, "resume"))
     return {"pause": "paused", "resume": "running", "abandon": "abandoned"}[best[1]]
 
