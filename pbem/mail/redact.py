@@ -174,12 +174,33 @@ def redact_message(raw: bytes, codes: Iterable[str] = (), discover: bool = True)
     """`raw` with every code (given, or stated in the message unless `discover` is off) removed everywhere,
     re-serialised.  A message that states no code and is given none is returned as it is: nothing to remove.
     """
-    found = set(codes) | (codes_in_message(raw) if discover else set())
+    return find_and_redact(raw, codes, discover)[1]
+
+
+def find_and_redact(raw: bytes, codes: Iterable[str] = (), discover: bool = True) -> tuple[set[str], bytes]:
+    """(the codes removed, `raw` without them): `redact_message`, parsing the message once for both the
+    search and the rewrite (the poll stores every message this way).  The result is still parsed again
+    and searched before it is trusted."""
+    found = set(codes)
+    try:
+        msg: Message | None = BytesParser(policy=policy.compat32).parsebytes(raw)
+    except Exception:  # noqa: BLE001 - unparseable: no code found in it, and the given ones go below
+        msg = None
+    if discover and msg is not None:
+        try:
+            found |= set().union(*(codes_in_text(t) for t in _texts(msg)))
+        except Exception:  # noqa: BLE001 - as codes_in_message: a structure we cannot read states no code
+            pass
     pat = code_pattern(found)
     if pat is None:
-        return raw
+        return found, raw
+    return found, _redacted(raw, msg, pat)
+
+
+def _redacted(raw: bytes, msg: Message | None, pat: re.Pattern[str]) -> bytes:
     try:
-        msg = BytesParser(policy=policy.compat32).parsebytes(raw)
+        if msg is None:
+            raise ValueError("unparseable")
         out = _serialise(msg, pat)
         if not _holds_code(out, pat):
             return out

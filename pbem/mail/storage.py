@@ -19,7 +19,7 @@ from typing import Any
 
 from ..orders.extract import Extracted, Press
 from .message import Inbound, too_nested
-from .redact import code_pattern, codes_in_message, codes_in_text, redact_message, redact_text
+from .redact import code_pattern, codes_in_text, find_and_redact, redact_message, redact_text
 
 KIB = 1024
 MAX_STORED_STRANGER = 256 * KIB
@@ -116,8 +116,8 @@ def scrub(msg: Inbound, raw: bytes, ex: Extracted | None, limit: int) -> tuple[I
 
 def _scrub(msg: Inbound, raw: bytes, ex: Extracted | None, limit: int) -> tuple[Inbound, bytes, Extracted | None]:
     kept = bounded(raw, limit)
-    codes = set(codes_in_message(kept.raw)) | codes_in_text(msg.subject) | ({ex.code} if ex and ex.code else set())
-    stored = redact_message(kept.raw, codes, discover=False)
+    given = codes_in_text(msg.subject) | ({ex.code} if ex and ex.code else set())
+    codes, stored = find_and_redact(kept.raw, given)  # every code stated anywhere in it, and the given ones
     msg = dataclasses.replace(
         msg, subject=redact_text(msg.subject, codes), sender_name=redact_text(msg.sender_name, codes)
     )
