@@ -14,9 +14,10 @@ import logging
 import re
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import col, select
 
 from ..codes import check_seat_code
@@ -30,6 +31,14 @@ from ..record.models import Game, Seat
 log = logging.getLogger("pbem.poll")
 WARM_AHEAD = 3  # messages whose code check starts before they are handled
 _CODE_WORD = re.compile(r"code", re.IGNORECASE)
+
+
+_Q_SEAT = (
+    select(Seat.id, Seat.code_hash)
+    .join(Game, col(Game.id) == col(Seat.game_id))
+    .where(Game.name == bindparam("game"), func.lower(Seat.address) == bindparam("address"))
+    .order_by(col(Seat.id).desc())
+)  # built once: every message runs it
 
 
 def _warm_code(cfg: Config, msg: Inbound) -> None:
@@ -46,30 +55,44 @@ def _warm_code(cfg: Config, msg: Inbound) -> None:
     if not code:
         return
     with reading(cfg.database_url) as conn:
-        row = conn.execute(
-            select(Seat.id, Seat.code_hash)
-            .join(Game, col(Game.id) == col(Seat.game_id))
-            .where(Game.name == msg.game.lower(), func.lower(Seat.address) == msg.sender.lower())
-            .order_by(col(Seat.id).desc())
-        ).first()
+        row = conn.execute(_Q_SEAT, {"game": msg.game.lower(), "address": msg.sender.lower()}).first()
     if row is not None and row[1]:
         check_seat_code(row[0], code, row[1])
 
 
-def _warm_raw(cfg: Config, raw: bytes) -> None:
+def _warm_raw(cfg: Config, raw: bytes, parsed: Future[Inbound | None]) -> None:
+    msg: Inbound | None = None
     try:
-        _warm_code(cfg, parse(raw, cfg.moderator_address, cfg.trust_authentication_results))
+        msg = parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
+    except Exception:  # the message's own handling parses it again, and meets and reports the problem
+        log.debug("parsing ahead of handling failed", exc_info=True)
+    finally:
+        parsed.set_result(msg)  # handed to the poll's thread: it does not parse the message a second time
+    if msg is None:
+        return
+    try:
+        _warm_code(cfg, msg)
     except Exception:  # only a cache warm: the message's own handling meets and reports the problem
         log.debug("code check ahead of handling failed", exc_info=True)
 
 
-def warmed(cfg: Config, items: Iterator[Incoming], depth: int = WARM_AHEAD) -> Iterator[Incoming]:
-    """The inbox's messages in order, each one's code check started `depth` messages ahead on a worker thread."""
-    ahead: deque[Incoming] = deque()
+@dataclass(frozen=True)
+class Ahead:
+    """A message of the inbox, and its parsed form as soon as the worker thread has it (None: parse it again)."""
+
+    item: Incoming
+    parsed: Future[Inbound | None]
+
+
+def warmed(cfg: Config, items: Iterator[Incoming], depth: int = WARM_AHEAD) -> Iterator[Ahead]:
+    """The inbox's messages in order, each one parsed and its code check started `depth` messages ahead on a
+    worker thread."""
+    ahead: deque[Ahead] = deque()
     with ThreadPoolExecutor(1, thread_name_prefix="pbem-codes") as pool:
         for item in items:
-            pool.submit(_warm_raw, cfg, item.raw)
-            ahead.append(item)
+            slot = Ahead(item, Future())
+            pool.submit(_warm_raw, cfg, item.raw, slot.parsed)
+            ahead.append(slot)
             if len(ahead) > depth:
                 yield ahead.popleft()
         while ahead:

@@ -124,10 +124,11 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
     with dispatcher or contextlib.nullcontext():
         if dispatcher is not None:
             dispatcher.nudge()  # mail left queued by an earlier run goes out first
-        for item in warmed(cfg, inbox.fetch()):
+        for ahead in warmed(cfg, inbox.fetch()):
+            item = ahead.item
             lap("fetching")
             summary.read += 1
-            outcome = contained(cfg, item.raw, clock(), dry_run)
+            outcome = contained(cfg, item.raw, clock(), dry_run, ahead.parsed.result())
             setattr(summary, outcome.kind, getattr(summary, outcome.kind) + 1)
             summary.failures += outcome.failure
             if outcome.note:
@@ -152,10 +153,10 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
     return summary
 
 
-def contained(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Handled:
+def contained(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False, parsed: Inbound | None = None) -> Handled:
     """`handle`, with whatever it raises (but the database) kept to this one message."""
     try:
-        return handle(cfg, raw, when, dry_run=dry_run)
+        return handle(cfg, raw, when, dry_run=dry_run, parsed=parsed)
     except (DatabaseError, TransportError):
         raise
     except Exception:  # a bug must not stop the run or loop on this message forever
@@ -187,9 +188,10 @@ def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> H
     return Handled("rejected", f"{msg.message_id}: {UNREADABLE}", failure=True)
 
 
-def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False) -> Handled:
-    """Process one raw message in one transaction: load, decide, apply, commit."""
-    msg = parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
+def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False, parsed: Inbound | None = None) -> Handled:
+    """Process one raw message in one transaction: load, decide, apply, commit.
+    `parsed`: `raw` already parsed (ahead of handling, `pbem.app.ahead`) with this home's settings."""
+    msg = parsed or parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
     try:
         with session(cfg.database_url) as s:
             seen = on_file.seen(s, msg)
