@@ -24,6 +24,7 @@ from datetime import datetime
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
+from .. import codes
 from .. import engine as registry
 from ..config import Config
 from ..engine.words import count
@@ -113,6 +114,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
     opened_before = clock()  # steps opened from now on get no reminder in this poll
     spent = dict.fromkeys(("fetching", "handling", "filing", "deadlines", "waiting_for_sender"), 0.0)
     started = mark = time.perf_counter()
+    deriving_before = codes.deriving
 
     def lap(step: str) -> None:
         nonlocal mark
@@ -149,6 +151,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
             lap("waiting_for_sender")
             summary.sent, summary.retry, summary.failed = sent.sent, sent.retry, sent.failed
             spent.update({f"sender_{k}": v for k, v in dispatcher.spent.items()})
+    spent["deriving_codes"] = codes.deriving - deriving_before  # on the code-check thread, alongside handling
     summary.timings = {"total": time.perf_counter() - started, **spent}
     return summary
 
