@@ -1,16 +1,18 @@
 """Checking players' codes ahead of the poll: the slow derivation on a second thread.
 
 `warmed` passes the inbox's messages through in order while, a few messages
-ahead, a worker thread reads each one's code and its seat's stored hash and
-runs the check (`pbem.codes.check_seat_code`, cached per seat and code).
-PBKDF2 releases the GIL, so the derivation for the next messages runs on the
-other core while this one is handled; `intake.decide` then finds the answer in
+ahead, worker threads (two on a machine with two cores) parse each one, hand
+the parsed message to the poll, read its code and its seat's stored hash and
+run the check (`pbem.codes.check_seat_code`, cached per seat and code).
+PBKDF2 releases the GIL, so the derivations for the next messages run on
+whichever core is free while this one is handled; `intake.decide` then finds the answer in
 the cache.  Nothing is written ahead, so a crash loses nothing.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections import deque
 from collections.abc import Iterator
@@ -29,7 +31,10 @@ from ..record.db import reading
 from ..record.models import Game, Seat
 
 log = logging.getLogger("pbem.poll")
-WARM_AHEAD = 3  # messages whose code check starts before they are handled
+WARM_AHEAD = 6  # messages whose code check starts before they are handled
+# Threads deriving codes: PBKDF2 releases the GIL, so with every message from a new seat two derivations run
+# on two cores whenever the poll's own thread waits, instead of one thread setting the pace of the poll.
+CODE_THREADS = max(1, min(2, os.cpu_count() or 1))
 _CODE_WORD = re.compile(r"code", re.IGNORECASE)
 
 
@@ -88,7 +93,7 @@ def warmed(cfg: Config, items: Iterator[Incoming], depth: int = WARM_AHEAD) -> I
     """The inbox's messages in order, each one parsed and its code check started `depth` messages ahead on a
     worker thread."""
     ahead: deque[Ahead] = deque()
-    with ThreadPoolExecutor(1, thread_name_prefix="pbem-codes") as pool:
+    with ThreadPoolExecutor(CODE_THREADS, thread_name_prefix="pbem-codes") as pool:
         for item in items:
             slot = Ahead(item, Future())
             pool.submit(_warm_raw, cfg, item.raw, slot.parsed)
