@@ -1,4 +1,4 @@
-"""Checking players' codes ahead of the poll: the slow derivation on a second thread.
+"""Checking players' codes ahead of the poll: the slow derivations on worker threads.
 
 `warmed` passes the inbox's messages through in order while, a few messages
 ahead, worker threads (two on a machine with two cores) parse each one, hand
