@@ -22,7 +22,10 @@ running as root), in one run:
   over one connection.  No game logic, no database.
 
 Prints both times and the ratio pbem/baseline (goal <= 1.5), plus the ratio against
-a fetch-only baseline (no moves), for reference.  `--timings` adds where pbem's
+a fetch-only baseline (no moves), for reference, and pbem's own CPU time over all
+its threads with `cpu_floor_ratio`: that CPU time divided by the number of cores,
+over the baseline (the best ratio any schedule could reach on this machine, if the
+mail servers cost nothing).  `--timings` adds where pbem's
 time went (`pbem poll --timings`: the poll's steps, its sender threads' time on
 the server and on journaling what they sent, and the folding of the journal
 into the outbox; the threads overlap) and prints it on stderr.
@@ -33,6 +36,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import smtplib
 import sys
 import tempfile
@@ -145,7 +149,10 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
         mails = common.order_mails(names, messages, players=players, distinct_seats=not args.same_seat)
         clear_players(servers)
         deliver_all(servers, mails)
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         pbem_s, out_text = common.run_timed(common.pbem_cmd("poll", "--timings"), env)
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        pbem_cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)  # all its threads
         line, _, timing = out_text.partition("\n")
         assert f"read {messages} messages: {messages} accepted" in line, line
         with session(cfg.database_url) as s:
@@ -172,6 +179,11 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
             "ratio": common.ratio(pbem_s, base_s),
             "ratio_vs_fetch_only": common.ratio(pbem_s, fetch_only_s),
             "pbem_messages_per_second": round(messages / pbem_s, 1),
+            # pbem's own CPU time (every thread: handling, key derivations, sending), and the ratio it would
+            # reach if that CPU were spread perfectly over every core and the mail servers cost nothing:
+            # no poll on this machine can do better than `cpu_floor_ratio`.
+            "pbem_cpu_s": round(pbem_cpu, 2),
+            "cpu_floor_ratio": common.ratio(pbem_cpu / (os.cpu_count() or 1), base_s),
             "summary": line,
         }
         if args.timings:
