@@ -113,6 +113,7 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
         ],
         "events": [
             {"seq": r.seq, "input_seq": r.input_seq, "at": _iso(r.created_at), **ev.to_json(), "hash": r.hash}
+            | ({"salt": r.salt} if r.salt else {})
             for r, ev in zip(event_rows, events)
             if visible(ev)
         ],

@@ -110,6 +110,24 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     )
     _result(eng, state, doc, rows, partial, v)
     _chain(doc, rows, v)
+    _salted(seed, events, v)  # last: an entry moved or renumbered is named by the checks above
+
+
+def _salted(seed: str, events: list[dict], v: Verification) -> None:
+    """Each salt of a hidden event is the one the seed gives (docs/export-format.md, "The chained record")."""
+    salted = 0
+    for e in events:
+        if "salt" not in e:
+            continue
+        if e["visibility"] == "public":
+            raise Refused(f"event {e['seq']} is public but carries a salt")
+        if e["salt"] != chain.entry_salt(seed, e["seq"]):
+            raise Refused(
+                f"the salt of event {e['seq']} is not the one the seed gives ({chain.entry_salt(seed, e['seq'])})"
+            )
+        salted += 1
+    if salted:
+        v.checked.append(f"the salts of {count(salted, 'hidden event')} come from the seed")
 
 
 def _numbering(orders: list[dict], events: list[dict]) -> None:

@@ -293,3 +293,24 @@ def test_a_game_in_progress_is_proven_by_its_chain_with_partial(finished) -> Non
     )
     doc["events"][7]["text"] += "!"
     _refused(doc, "chain breaks at entry", partial=True)
+
+
+@pytest.mark.parametrize("how", ["changed", "on a public event", "removed"])
+def test_the_salts_of_hidden_events_are_the_seeds(finished, how: str) -> None:
+    """A hidden event's salt (docs/export-format.md, "The chained record") is the one the seed gives; a forger
+    who rewrites the whole chain still cannot choose it."""
+    doc = copy.deepcopy(finished["habsburg"])
+    hidden = [e for e in doc["events"] if e["visibility"] != "public"]
+    assert hidden and all("salt" in e for e in hidden)
+    assert not any("salt" in e for e in doc["events"] if e["visibility"] == "public")
+    assert any("the salts of" in line for line in verify(doc).checked)
+    if how == "changed":
+        hidden[len(hidden) // 2]["salt"] = "0" * 32
+        _refused(_rechain(doc), "the salt of event", f"event {hidden[len(hidden) // 2]['seq']}")
+    elif how == "on a public event":
+        public = next(e for e in doc["events"] if e["visibility"] == "public")
+        public["salt"] = "0" * 32
+        _refused(_rechain(doc), f"event {public['seq']} is public but carries a salt")
+    else:  # without it, the entry hashes differently: the chain as stated breaks there
+        del hidden[0]["salt"]
+        _refused(doc, "chain breaks", f"event {hidden[0]['seq']}")

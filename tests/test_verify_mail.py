@@ -123,3 +123,45 @@ def test_each_acknowledgement_carries_the_head_after_its_input_and_that_inputs_e
         assert order["player"] == "Alice" and order["hash"] == digest
         assert m.record == last_of[seq], (m.subject, seq)
     assert any(m.record[0] > rows.index(doc["orders"][m.input[0] - 1]) + 1 for m in acks)  # some inputs had events
+
+
+def _alices_brackets(games) -> tuple[dict[str, Any], list[tuple[str, list[dict[str, Any]], str, bytes]]]:
+    """Each acknowledgement of Alice's that brackets an event hidden from her: (the hash of her input, the
+    entries after it up to the mail's head, that head, the mail)."""
+    from pbem.receipts import parse_mail
+    from pbem.record import chain
+
+    doc = json.loads(games["true"].read_text())
+    rows = chain.sequence(doc["orders"], doc["events"])
+    where = {("text" in r, r["seq"]): i for i, r in enumerate(rows)}
+    out = []
+    for key in mailbox.Maildir(str(games["alice"]), factory=None, create=False).keys():
+        raw = mailbox.Maildir(str(games["alice"]), factory=None, create=False).get_bytes(key)
+        mail = parse_mail(raw)
+        if mail.input is None or mail.record is None:
+            continue
+        between = rows[where[(False, mail.input[0])] + 1 : mail.record[0]]
+        if any("text" in r and r["visibility"] != "public" and "Alice" not in r["visibility"] for r in between):
+            out.append((mail.input[1], between, mail.record[1], raw))
+    return doc, out
+
+
+def test_the_heads_in_alices_mail_cannot_confirm_a_guess_of_an_event_hidden_from_her(games) -> None:
+    """The mail of Alice's own orders carries the hash of her input and the head after the events those orders
+    caused, some of them hidden from her (Bob's private draw).  Knowing every other field of those entries,
+    even the exact time and the true hidden text, she still cannot confirm the guess: a hidden event's entry
+    holds a salt derived from the secret seed, which no mail of hers holds."""
+    from pbem.record import chain
+
+    doc, brackets = _alices_brackets(games)
+    assert brackets, "the game should have an acknowledgement of Alice's that brackets a hidden event"
+    for start, between, head, raw in brackets:
+        hidden = [r for r in between if "text" in r and r["visibility"] != "public" and "Alice" not in r["visibility"]]
+        assert all(r["salt"] == chain.entry_salt(doc["seed"], r["seq"]) for r in hidden)
+        assert not any(r["salt"].encode() in raw for r in hidden)  # no salt of a hidden event is in her mail
+        real = guessed = start
+        for r in between:
+            real = chain.link(real, chain.entry_of(r))
+            guessed = chain.link(guessed, chain.entry_of({k: v for k, v in r.items() if k != "salt"}))
+        assert real == head  # the salts are part of the heads she received...
+        assert guessed != head  # ...so the true guess, made without them, is not confirmed by any head

@@ -26,6 +26,7 @@ check an export (docs/export-format.md, "The chained record").
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from datetime import UTC, datetime
 from typing import Any
@@ -64,12 +65,28 @@ def input_entry(
     }
 
 
+def entry_salt(seed: str, seq: int) -> str:
+    """The salt of event `seq` when not everyone may see it: unknown to the players until the seed is revealed.
+
+    Without it, a player holding the heads before and after a hidden event (the mail of their own orders
+    brackets the events those orders caused) could hash every candidate (each card, each die, each time to
+    the microsecond) until one matched, and learn what the event hides."""
+    return hmac.new(seed.encode("utf-8"), f"pbem-entry-salt:{seq}".encode("ascii"), hashlib.sha256).hexdigest()[:32]
+
+
 def event_entry(
-    seq: int, input_seq: int, kind: str, text: str, visibility: Any, data: dict[str, Any], at: str | None
+    seq: int,
+    input_seq: int,
+    kind: str,
+    text: str,
+    visibility: Any,
+    data: dict[str, Any],
+    at: str | None,
+    salt: str | None = None,
 ) -> dict[str, Any]:
-    """An event as chained (the fields of the export's `events[]`, but its hash)."""
+    """An event as chained (the fields of the export's `events[]`, but its hash); `salt` only when it has one."""
     vis = visibility if isinstance(visibility, str) else list(visibility)
-    return {
+    return ({"salt": salt} if salt else {}) | {
         "entry": "event",
         "seq": seq,
         "input_seq": input_seq,
@@ -86,7 +103,9 @@ def from_export_order(o: dict[str, Any]) -> dict[str, Any]:
 
 
 def from_export_event(e: dict[str, Any]) -> dict[str, Any]:
-    return event_entry(e["seq"], e["input_seq"], e["kind"], e["text"], e["visibility"], e["data"], e["at"])
+    return event_entry(
+        e["seq"], e["input_seq"], e["kind"], e["text"], e["visibility"], e["data"], e["at"], e.get("salt")
+    )
 
 
 def position(entry: dict[str, Any]) -> tuple[int, int, int]:

@@ -119,6 +119,9 @@ class GameEvent(SQLModel, table=True):
     data_json: str = Field(sa_column=Column(Text, nullable=False))
     created_at: datetime
     hash: str = Field(default="", max_length=64)  # link in the game's record chain (pbem.record.chain)
+    # in the chained entry of an event not everyone sees: HMAC of the secret seed (`chain.entry_salt`); None for
+    # public events and for events recorded before migration 0010
+    salt: str | None = Field(default=None, max_length=64)
 
 
 class Snapshot(SQLModel, table=True):

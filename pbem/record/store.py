@@ -28,7 +28,7 @@ from sqlmodel import Session, col, select
 
 from .. import engine as registry
 from .. import joining
-from ..engine.base import Engine, Event, Outcome, apply_defaults
+from ..engine.base import PUBLIC, Engine, Event, Outcome, apply_defaults
 from ..engine.seats import RENAME, rename
 from . import chain, due
 from .models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
@@ -283,7 +283,8 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
         loaded.event_seq += 1
         vis = ev.visibility if isinstance(ev.visibility, str) else list(ev.visibility)
         data_json = json.dumps(ev.data, sort_keys=True)
-        entry = chain.event_entry(loaded.event_seq, input_seq, ev.kind, ev.text, vis, json.loads(data_json), at)
+        salt = chain.entry_salt(loaded.game.seed, loaded.event_seq) if vis != PUBLIC else None
+        entry = chain.event_entry(loaded.event_seq, input_seq, ev.kind, ev.text, vis, json.loads(data_json), at, salt)
         head = chain.link(head, entry)
         rows.append(
             dict(
@@ -296,6 +297,7 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
                 data_json=data_json,
                 created_at=when,
                 hash=head,
+                salt=salt,
             )
         )
     loaded.head = head
