@@ -197,8 +197,9 @@ class Dispatcher:
 
     @property
     def spent(self) -> dict[str, float]:
-        """Seconds: on the mail server and journaling (summed over the threads), folding on the poll's thread."""
-        out = {k: sum(s.get(k, 0.0) for s in self.spents) for k in ("sending", "marking_sent")}
+        """Seconds: on the mail server and journaling, and the threads' CPU time (summed over the threads);
+        folding on the poll's thread."""
+        out = {k: sum(s.get(k, 0.0) for s in self.spents) for k in ("sending", "marking_sent", "cpu")}
         out["folding"] = self.folding
         return out
 
@@ -243,6 +244,12 @@ class Dispatcher:
         self.journal.folded(ids)
 
     def _run(self, i: int) -> None:
+        try:
+            self._loop(i)
+        finally:
+            self.spents[i]["cpu"] = time.thread_time()  # this thread's CPU time, for `--timings`
+
+    def _loop(self, i: int) -> None:
         wake = self._wakes[i]
         while True:
             wake.wait()
