@@ -43,6 +43,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=rank)  # stable: the order inside each rank is the collection order
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _shared_once(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The folder the xdist workers of this run share for `tests.shared.once`."""
+    from tests import shared
+
+    shared.set_root(tmp_path_factory.getbasetemp())
+
+
 class Clock:
     """An injected clock: starts at a fixed instant, moved by tests."""
 
