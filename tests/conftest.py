@@ -24,13 +24,24 @@ LONG_FIRST = (
     "tests/reliability/test_hostile_mail.py",
     "tests/test_packaging.py",
     "tests/test_history_visibility.py",
-    "tests/test_history_browser.py",
+    # the first user of each seeded game plays it (tests/shared.py); its other users come well after it, so
+    # that the other worker finds it played instead of waiting for it
+    "tests/test_history_browser.py::test_the_history_page_renders_in_chromium_without_errors_or_network",
     "tests/test_playthrough_golden.py",
-    "tests/test_audit_script.py",
     "tests/test_styled_games.py",
     "tests/test_secrecy_mail.py",
+    "tests/test_audit_script.py",
+    "tests/test_history_browser.py",
     "tests/test_postgres.py",
     "tests/test_export_verify.py",
+    # 10-25 s each, otherwise started late in collection order (a long test last on one worker is the tail)
+    "tests/test_moderator.py::test_reports_never_show_another_players_hand",
+    "tests/test_seeds.py::test_an_insecure_seed_is_said_in_every_report_and_in_the_export",
+    "tests/test_cli.py::test_init_new_game_list_show_poll_export_from_another_directory",
+    "tests/test_first_hour.py::test_a_home_written_by_hand_from_the_example_says_what_to_run_then_works",
+    "tests/engine/test_habsburg_properties.py::test_cards_conserved_no_leaks_and_game_ends",
+    "tests/engine/test_sixteen_thirty_properties.py::test_bot_games_keep_every_invariant_and_end",
+    "tests/test_history_schema.py::test_every_event_of_a_bot_game_matches_the_schema_of_its_kind",
 )
 
 
@@ -41,6 +52,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return next((i for i, prefix in enumerate(LONG_FIRST) if item.nodeid.startswith(prefix)), len(LONG_FIRST))
 
     items.sort(key=rank)  # stable: the order inside each rank is the collection order
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_once(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The folder the xdist workers of this run share for `tests.shared.once`."""
+    from tests import shared
+
+    shared.set_root(tmp_path_factory.getbasetemp())
 
 
 class Clock:

@@ -6,7 +6,8 @@ event texts or the record layout shows up here as a readable diff.
 Run with PBEM_UPDATE_GOLDEN=1 to rewrite tests/golden/records/<kind>.txt.
 
 `seeded_export(kind)` is shared with the other history tests: each game is
-played once per test process.
+played once per test run (`tests.shared.once`: one xdist worker plays it, each
+worker copies the finished home).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pytest
 
 from pbem import engine as registry
 from pbem.export import text_record
+from tests.shared import once
 
 ROOT = Path(__file__).resolve().parent / "golden" / "records"
 KINDS = registry.available()
@@ -49,17 +51,25 @@ def game_of(kind: str) -> tuple[int, str]:
 
 @cache
 def seeded_home(kind: str) -> Path:
-    """A moderator home holding one finished seeded game of `kind` (played once per process)."""
+    """A moderator home holding one finished seeded game of `kind` (played once per test run, see `tests.shared`)."""
     from pbem.demo import run
     from tests.conftest import Clock
 
     if kind not in registry.available():
         pytest.skip(f"the {kind} engine is not installed")
+
+    def play(home: Path) -> None:
+        players, seed = game_of(kind)
+        r = run(kind, players, seed, home, bot_seed="golden", clock=Clock(), max_polls=3000)
+        assert r.verified and "did not finish" not in r.summary, f"{kind}: {r.summary}; {r.checked}"
+
     tmp = Path(tempfile.mkdtemp(prefix=f"pbem-history-{kind}-"))
     atexit.register(shutil.rmtree, tmp, True)
-    players, seed = game_of(kind)
-    r = run(kind, players, seed, tmp / "home", bot_seed="golden", clock=Clock(), max_polls=3000)
-    assert r.verified and "did not finish" not in r.summary, f"{kind}: {r.summary}; {r.checked}"
+    played = once(f"seeded-{kind}", play)  # under xdist: played by one worker, copied by each
+    if played is None:
+        play(tmp / "home")
+    else:
+        shutil.copytree(played, tmp / "home")
     return tmp / "home"
 
 

@@ -24,6 +24,9 @@ from pbem.cli import app
 from pbem.demo import Bot, legal_lines, run
 from tests.conftest import Clock
 
+# one worker runs the module: its two games (module fixture) are played once per run, not once per worker
+pytestmark = pytest.mark.xdist_group("verify-mail")
+
 SEED = "verify-mail"
 CHANGED = 3  # the how-manyth order of Alice the other game changes
 

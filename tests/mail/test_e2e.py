@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import smtplib
 import time
+from collections.abc import Iterator
+from contextlib import ExitStack
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -50,6 +52,14 @@ class World:
         self.clock = Clock()
         self.seen: dict[str, int] = {}  # player -> highest UID read
         self.in_flight = 0
+        self.readers = ExitStack()  # each player's IMAP connection, opened on first read, kept for the test
+        self.clients: dict[str, object] = {}
+
+    def reader(self, address: str):
+        """The player's logged-in IMAP connection (a player's mail client stays connected between polls)."""
+        if address not in self.clients:
+            self.clients[address] = self.readers.enter_context(self.servers.imap(address))
+        return self.clients[address]
 
     def address(self, player: str) -> str:
         return f"{player.lower()}@example.test"
@@ -86,7 +96,7 @@ class World:
         self.in_flight += 1
 
     def poll(self):
-        self.servers.wait_for(MODERATOR, self.in_flight, timeout=60)
+        self.servers.wait_for_count(MODERATOR, self.in_flight, timeout=60)
         self.in_flight = 0
         inbox, sender = open_transport(self.cfg)
         try:
@@ -108,15 +118,15 @@ class World:
         address = self.address(player)
         expected = self.sent_to(address)
         deadline = time.monotonic() + 60
-        with self.servers.imap(address) as client:
-            while True:
-                client.select_folder("INBOX", readonly=True)
-                uids = sorted(client.search(["ALL"]))
-                if len(uids) >= expected or time.monotonic() > deadline:
-                    break
-                time.sleep(0.05)
-            new = [u for u in uids if u > self.seen.get(player, 0)]
-            data = client.fetch(new, [b"BODY.PEEK[]"]) if new else {}
+        client = self.reader(address)
+        while True:
+            client.select_folder("INBOX", readonly=True)  # a fresh SELECT sees what arrived since the last
+            uids = sorted(client.search(["ALL"]))
+            if len(uids) >= expected or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        new = [u for u in uids if u > self.seen.get(player, 0)]
+        data = client.fetch(new, [b"BODY.PEEK[]"]) if new else {}
         if new:
             self.seen[player] = new[-1]
         out = []
@@ -128,8 +138,10 @@ class World:
 
 
 @pytest.fixture
-def world(mail_servers, tmp_path, monkeypatch) -> World:
-    return World(mail_servers, tmp_path, monkeypatch)
+def world(mail_servers, tmp_path, monkeypatch) -> Iterator[World]:
+    w = World(mail_servers, tmp_path, monkeypatch)
+    with w.readers:
+        yield w
 
 
 SMART = {"sixteen-thirty": "pbem.engine.sixteen_thirty.bot", "dynasties": "pbem.engine.dynasties.bot"}

@@ -32,7 +32,8 @@ import pytest
 
 from tests.reliability import killpoints as kp
 
-pytestmark = pytest.mark.dovecot
+# one worker runs the module: its Dovecot + Postfix pair (module fixture) starts and stops once per run, not per worker
+pytestmark = [pytest.mark.dovecot, pytest.mark.xdist_group("hostile-over-imap")]
 
 MOD, ENV = kp.MODERATOR, kp.MAIL_PASSWORD_ENV
 PASSWORD = "hostile-imap-pw-3307"

@@ -32,6 +32,10 @@ POSTFIX_DIR="$DIR/postfix"
 
 die() { echo "debian-mail.sh: $*" >&2; exit 1; }
 
+running() {  # running PID: the process exists and has not exited (a zombie waiting to be reaped has exited)
+    [ -n "$1" ] && kill -0 "$1" 2>/dev/null && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null
+}
+
 wait_port() {  # wait_port PORT NAME
     i=0
     while [ $i -lt 200 ]; do
@@ -96,6 +100,9 @@ userdb {
   args = username_format=%u $DIR/dovecot/passwd
 }
 service imap-login {
+  # high-performance mode: one long-lived login process (no fork per connection)
+  service_count = 0
+  process_min_avail = 1
   inet_listener imap {
     address = 127.0.0.1
     port = $IMAP_PORT
@@ -104,6 +111,10 @@ service imap-login {
     address = 127.0.0.1
     port = ${IMAPS_PORT:-0}
   }
+}
+service imap {
+  # a pre-started mail process for each new session (tests open many short ones)
+  process_min_avail = 2
 }
 service auth {
   # Postfix asks Dovecot to check SMTP AUTH passwords (same virtual users)
@@ -265,7 +276,7 @@ dovecot_stop() {
         pid="$(cat "$DIR/dovecot/run/master.pid")"
         kill "$pid" 2>/dev/null || true
         i=0
-        while kill -0 "$pid" 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
+        while running "$pid" && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
     fi
 }
 
@@ -283,7 +294,7 @@ postfix_stop() {
         postfix -c "$POSTFIX_DIR" stop >>"$DIR/log/postfix.start" 2>&1 </dev/null || true
         pid="$(sed 's/ //g' "$pidfile" 2>/dev/null || true)"
         i=0
-        while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
+        while running "$pid" && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
     fi
 }
 

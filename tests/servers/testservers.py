@@ -166,6 +166,17 @@ class MailServers:
                 return messages
             time.sleep(0.05)
 
+    def wait_for_count(self, user: str, count: int, folder: str = "INBOX", timeout: float = 15.0) -> int:
+        """`wait_for` that only counts, on one connection (no message fetched): how many the folder holds."""
+        deadline = time.monotonic() + timeout
+        with self.imap(user) as client:
+            while True:
+                client.select_folder(folder, readonly=True)  # a fresh SELECT sees what arrived since the last
+                have = len(client.search(["ALL"]))
+                if have >= count or time.monotonic() > deadline:
+                    return have
+                time.sleep(0.05)
+
     def reset(self) -> None:
         """Empty every user's INBOX and delete every other folder."""
         for user in self.users:
