@@ -1,7 +1,7 @@
 """Does a poll cost the same with 10,000 games as with 10, and with a long history as with a fresh game?
 
     python benchmarks/scale.py [--games 10000] [--few 10] [--messages 100] [--window 2000]
-                               [--actions 10000] [--reports 50000] [--runs 5]
+                               [--actions 10000] [--reports 50000] [--history-messages 100] [--runs 5]
 
 Builds four pairs of moderator homes (SQLite + Maildir) and times `pbem poll`
 processes on each pair, interleaved, in the same run:
@@ -228,7 +228,9 @@ def main() -> None:
     ap.add_argument("--window", type=int, default=2000)
     ap.add_argument("--actions", type=int, default=10000)
     ap.add_argument("--reports", type=int, default=50000)
-    ap.add_argument("--history-messages", type=int, default=20)
+    ap.add_argument(
+        "--history-messages", type=int, default=100
+    )  # per message: enough that the start of the process does not decide it
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--imap", action="store_true", help="also measure the idle ratio over IMAP (pymap)")
     args = ap.parse_args()
