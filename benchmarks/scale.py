@@ -228,9 +228,8 @@ def main() -> None:
     ap.add_argument("--window", type=int, default=2000)
     ap.add_argument("--actions", type=int, default=10000)
     ap.add_argument("--reports", type=int, default=50000)
-    ap.add_argument(
-        "--history-messages", type=int, default=100
-    )  # per message: enough that the start of the process does not decide it
+    # per message over enough messages that the start of the process does not decide it
+    ap.add_argument("--history-messages", type=int, default=100)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--imap", action="store_true", help="also measure the idle ratio over IMAP (pymap)")
     args = ap.parse_args()
