@@ -27,7 +27,8 @@ Prints both times and the ratio pbem/baseline (goal <= 1.5), plus the ratio agai
 a fetch-only baseline (no moves), for reference, and pbem's own CPU time over all
 its threads with `cpu_floor_ratio`: that CPU time divided by the number of cores,
 over the baseline (the best ratio any schedule could reach on this machine, if the
-mail servers cost nothing).  `--timings` adds where pbem's
+mail servers cost nothing), and `machine_cpu_s`: the whole machine's busy CPU time
+during each run (pbem or the baseline, and the mail servers).  `--timings` adds where pbem's
 time went (`pbem poll --timings`: the poll's steps, its sender threads' time on
 the server and on journaling what they sent, and the folding of the journal
 into the outbox; the threads overlap) and prints it on stderr.
@@ -66,6 +67,16 @@ def players_per_game(messages: int, games: int, same_seat: bool) -> list[str]:
         return common.PLAYERS
     n = min(6, max(3, -(-messages // games) + 2))  # spares: a player sometimes has two requests in a row
     return common.MORE_PLAYERS[:n]
+
+
+def machine_busy() -> float:
+    """Seconds of CPU the whole machine has been busy (all cores, every process), from /proc/stat."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0.0
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle and iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def rehash_codes(cfg, rounds: int) -> None:
@@ -169,9 +180,9 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
         mails = common.order_mails(names, messages, players=players, distinct_seats=not args.same_seat)
         clear_players(servers)
         deliver_all(servers, mails)
-        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu0, busy0 = resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy()
         pbem_s, out_text = common.run_timed(common.pbem_cmd("poll", "--timings"), env)
-        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu1, pbem_busy = resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy() - busy0
         pbem_cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)  # all its threads
         line, _, timing = out_text.partition("\n")
         assert f"read {messages} messages: {messages} accepted" in line, line
@@ -184,7 +195,9 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
             assert all(m.status == "sent" for m in s.exec(select(OutboxMessage)).all())
         clear_players(servers)
         deliver_all(servers, mails)
+        busy0 = machine_busy()
         base_s = baseline(servers, out, move=True)
+        base_busy = machine_busy() - busy0
         print(f"{kind}: pbem {pbem_s:.2f} s, baseline {base_s:.2f} s", file=sys.stderr, flush=True)
         clear_players(servers)
         deliver_all(servers, mails)
@@ -204,6 +217,8 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
             # no poll on this machine can do better than `cpu_floor_ratio`.
             "pbem_cpu_s": round(pbem_cpu, 2),
             "cpu_floor_ratio": common.ratio(pbem_cpu / (os.cpu_count() or 1), base_s),
+            # the whole machine's busy CPU time while each ran (pbem or the baseline, the mail servers, the rest)
+            "machine_cpu_s": {"pbem": round(pbem_busy, 2), "baseline": round(base_busy, 2)},
             "summary": line,
         }
         if args.timings:
