@@ -46,7 +46,6 @@ _GID: Any = bindparam("gid")
 Q_GAME_BY_NAME = select(_GAMES).where(_GAMES.c.name == bindparam("name"))
 Q_SEATS = select(_SEATS).where(_SEATS.c.game_id == _GID).order_by(_SEATS.c.id)
 Q_LAST_ORDER = select(func.max(_ORDERS.c.seq)).where(_ORDERS.c.game_id == _GID)
-Q_LAST_EVENT = select(func.max(_EVENTS.c.seq)).where(_EVENTS.c.game_id == _GID)
 Q_SNAPSHOT = (
     select(_SNAPS.c.seq, _SNAPS.c.state_json, _SNAPS.c.over)
     .where(_SNAPS.c.game_id == _GID)
@@ -79,7 +78,7 @@ Q_CONTROL = select(
 # What `load` reads besides the seats and the snapshot, in one statement of index probes: the newest order
 # and event seqs, and the newest pause, resume and abandon (`control_state`).
 Q_POSITION = select(
-    select(func.max(_ORDERS.c.seq)).where(_ORDERS.c.game_id == _GID).scalar_subquery(),
+    Q_LAST_ORDER.scalar_subquery(),
     select(func.max(_EVENTS.c.seq)).where(_EVENTS.c.game_id == _GID).scalar_subquery(),
     *Q_CONTROL.selected_columns,
 )
@@ -176,11 +175,6 @@ def seat_names(s: Session, game_id: int) -> dict[str, tuple[str, ...]]:
         if row.player not in names[row.position]:
             names[row.position].append(row.player)
     return {seen[-1]: tuple(seen) for seen in names.values()}
-
-
-def last_event_seq(s: Session, game_id: int) -> int:
-    seq: int | None = s.connection().execute(Q_LAST_EVENT, {"gid": game_id}).scalar()
-    return seq or 0
 
 
 def last_order_seq(s: Session, game_id: int) -> int:
