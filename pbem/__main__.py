@@ -1,5 +1,5 @@
 """`python -m pbem` is the same as the `pbem` command."""
 
-from .cli import main
+from pbem.cli import main
 
 main()

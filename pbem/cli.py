@@ -15,10 +15,10 @@ from typing import Any, NoReturn
 import typer
 from typer.core import TyperGroup
 
-from .engine import kinds_text
-from .engine.words import count
-from .history.formats import FORMATS as EXPORT_FORMATS
-from .history.formats import help_text as formats_help
+from pbem.engine import kinds_text
+from pbem.engine.words import count
+from pbem.history.formats import FORMATS as EXPORT_FORMATS
+from pbem.history.formats import help_text as formats_help
 
 _state: dict = {"config": None}
 
@@ -71,15 +71,15 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 def _cfg(schema: bool = True):
     """The configuration; with `schema`, also a database holding this pbem's tables (else exit 2 naming the fix)."""
-    from .config import ConfigError, load
+    from pbem.config import ConfigError, load
 
     try:
         cfg = load(_state["config"])
     except ConfigError as exc:
         fail(str(exc), 2)
     if schema:
-        from .record.db import DatabaseError
-        from .record.schema import SchemaError, check
+        from pbem.record.db import DatabaseError
+        from pbem.record.schema import SchemaError, check
 
         try:
             check(cfg.database_url, cfg.path)
@@ -92,7 +92,7 @@ def _cfg(schema: bool = True):
 
 def _show_version(value: bool) -> None:
     if value:
-        from . import __version__
+        from pbem import __version__
 
         typer.echo(f"pbem {__version__}")
         raise typer.Exit()
@@ -124,7 +124,7 @@ def init(
 
     Example: pbem init ~/pbem --address games@example.org
     """
-    from .cli_support import init_home
+    from pbem.cli_support import init_home
 
     try:
         path = init_home(directory, address=address, name=name, force=force)
@@ -139,8 +139,8 @@ def upgrade() -> None:
 
     Example: pbem --config ~/pbem/pbem.toml upgrade
     """
-    from .record.db import migrate
-    from .record.schema import sqlite_file
+    from pbem.record.db import migrate
+    from pbem.record.schema import sqlite_file
 
     cfg = _cfg(schema=False)
     if (file := sqlite_file(cfg.database_url)) is not None:
@@ -175,12 +175,12 @@ def game_new(
 
     Example: pbem game new habsburg --name hh1 --player "Alice <a@x.org>" --player "Bob <b@x.org>" --player "Carol <c@x.org>"
     """
-    from .app.decision import GameError
-    from .app.games import create_game
-    from .cli_support import parse_options, parse_player
-    from .config import parse_duration
-    from .engine import UnknownKind, canonical
-    from .seeds import ascii_seed_problem, seed_problem
+    from pbem.app.decision import GameError
+    from pbem.app.games import create_game
+    from pbem.cli_support import parse_options, parse_player
+    from pbem.config import parse_duration
+    from pbem.engine import UnknownKind, canonical
+    from pbem.seeds import ascii_seed_problem, seed_problem
 
     weak = False
     if seed is not None:
@@ -221,7 +221,7 @@ def game_list() -> None:
 
     Example: pbem game list
     """
-    from .app.games import list_games
+    from pbem.app.games import list_games
 
     rows = list_games(_cfg())
     if not rows:
@@ -239,9 +239,9 @@ def game_show(
 
     Example: pbem game show hh1 --as Alice
     """
-    from .app.decision import GameError
-    from .app.games import show_game
-    from .reports import render
+    from pbem.app.decision import GameError
+    from pbem.app.games import show_game
+    from pbem.reports import render
 
     try:
         shown = show_game(_cfg(), name, as_player)
@@ -257,8 +257,8 @@ def game_show(
 
 
 def _control(fn, *args):
-    from .app.decision import GameError
-    from .record.store import now_utc
+    from pbem.app.decision import GameError
+    from pbem.record.store import now_utc
 
     cfg = _cfg()
     try:
@@ -273,8 +273,8 @@ def game_extend(name: str, by: str = typer.Argument(..., help="How much longer, 
 
     Example: pbem game extend hh1 24h
     """
-    from .app.control import extend
-    from .config import parse_duration
+    from pbem.app.control import extend
+    from pbem.config import parse_duration
 
     try:
         delta = parse_duration(by)
@@ -290,7 +290,7 @@ def game_pause(name: str) -> None:
 
     Example: pbem game pause hh1
     """
-    from .app.control import pause
+    from pbem.app.control import pause
 
     _control(pause, name)
     typer.echo(f"{name} paused")
@@ -302,7 +302,7 @@ def game_resume(name: str) -> None:
 
     Example: pbem game resume hh1
     """
-    from .app.control import resume
+    from pbem.app.control import resume
 
     due = _control(resume, name)
     typer.echo(f"{name} resumed" + (f"; deadline {due:%Y-%m-%d %H:%M} UTC" if due else ""))
@@ -314,7 +314,7 @@ def game_abandon(name: str) -> None:
 
     Example: pbem game abandon hh1
     """
-    from .app.control import abandon
+    from pbem.app.control import abandon
 
     _control(abandon, name)
     typer.echo(f"{name} abandoned")
@@ -331,8 +331,8 @@ def game_replace(
 
     Example: pbem game replace hh1 Carol "Dora <dora@example.org>"
     """
-    from .app.control import replace
-    from .cli_support import parse_player
+    from pbem.app.control import replace
+    from pbem.cli_support import parse_player
 
     try:
         newcomer = parse_player(new)
@@ -351,7 +351,7 @@ def game_start(name: str) -> None:
 
     Example: pbem game start hh1
     """
-    from .app.control import start
+    from pbem.app.control import start
 
     absent = _control(start, name)
     without = f" without the salt of {', '.join(absent)}" if absent else ""
@@ -364,7 +364,7 @@ def game_code(name: str, player: str) -> None:
 
     Example: pbem game code hh1 Alice
     """
-    from .app.control import new_player_code
+    from pbem.app.control import new_player_code
 
     _control(new_player_code, name, player)
     typer.echo(f"a new code for {player} is queued; run pbem poll to send it (it is never shown here)")
@@ -388,11 +388,11 @@ def poll(
 
     Example: pbem --config ~/pbem/pbem.toml poll
     """
-    from .app.cron import run_poll
-    from .config import ConfigError
-    from .logsetup import setup
-    from .mail.transport import TransportError
-    from .record.db import DatabaseError
+    from pbem.app.cron import run_poll
+    from pbem.config import ConfigError
+    from pbem.logsetup import setup
+    from pbem.mail.transport import TransportError
+    from pbem.record.db import DatabaseError
 
     cfg = _cfg()
     setup(
@@ -424,7 +424,7 @@ def check() -> None:
 
     Example: pbem --config ~/pbem/pbem.toml check
     """
-    from .mail.check import checks
+    from pbem.mail.check import checks
 
     failed = False
     for result in checks(_cfg()):
@@ -476,9 +476,9 @@ def export(
 
     Example: pbem export hh1 --format html -o hh1.html
     """
-    from .app.decision import GameError
-    from .app.exports import export_game
-    from .history.formats import FORMATS, names
+    from pbem.app.decision import GameError
+    from pbem.app.exports import export_game
+    from pbem.history.formats import FORMATS, names
 
     if format not in FORMATS:
         fail(f'--format must be {names()}, not "{format}"', 2)
@@ -508,7 +508,7 @@ def _export_all(directory: Path, moderator: bool) -> None:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .app.exports import export_all, game_names
+    from pbem.app.exports import export_all, game_names
 
     cfg = _cfg()
     total = len(game_names(cfg))
@@ -542,7 +542,7 @@ def verify(
 
     Example: pbem verify hh1.json --mail ~/Mail/pbem --as Alice
     """
-    from .export import verify as run_verify
+    from pbem.export import verify as run_verify
 
     try:
         doc = json.loads(file.read_text(encoding="utf-8"))
@@ -564,7 +564,7 @@ def verify(
 
 
 def _verify_mail(doc: dict, folder: Path, as_player: str | None) -> bool:
-    from .receipts import NoMail, lines, read_folder, verify_mail
+    from pbem.receipts import NoMail, lines, read_folder, verify_mail
 
     try:
         raws = read_folder(folder)
@@ -582,7 +582,7 @@ def rules(kind: str = typer.Argument(..., help="The game kind.")) -> None:
 
     Example: pbem rules habsburg
     """
-    from . import engine as registry
+    from pbem import engine as registry
 
     try:
         typer.echo(registry.get(kind).handbook())
@@ -606,8 +606,8 @@ def demo(
     """
     import tempfile
 
-    from . import engine as registry
-    from .demo import run
+    from pbem import engine as registry
+    from pbem.demo import run
 
     try:
         eng = registry.get(kind)

@@ -10,9 +10,9 @@ def init_home(
     directory: Path, address: str = "moderator@example.org", name: str = "pbem moderator", force: bool = False
 ) -> Path:
     """Write DIR/pbem.toml (commented) and create the database with the migrations."""
-    from . import config as config_mod
-    from .record.db import migrate
-    from .reports import render
+    from pbem import config as config_mod
+    from pbem.record.db import migrate
+    from pbem.reports import render
 
     directory = Path(directory).expanduser().resolve()
     directory.mkdir(parents=True, exist_ok=True)
@@ -39,7 +39,7 @@ def parse_player(text: str) -> tuple[str, str]:
     """'Alice <alice@example.org>' -> ('Alice', 'alice@example.org'); names as in `player_name`."""
     from email.utils import parseaddr
 
-    from .engine.names import player_name
+    from pbem.engine.names import player_name
 
     name, addr = parseaddr(text)
     if "@" not in addr:

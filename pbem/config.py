@@ -23,7 +23,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from .mail.transport import TRANSPORTS
+from pbem.mail.transport import TRANSPORTS
 
 DEFAULT_NAME = "pbem.toml"
 

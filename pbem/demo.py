@@ -20,8 +20,8 @@ from email.parser import BytesParser
 from email.utils import make_msgid
 from pathlib import Path
 
-from .engine.rng import Rng, init_state
-from .engine.words import count
+from pbem.engine.rng import Rng, init_state
+from pbem.engine.words import count
 
 BOT_NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 LEGAL_HEADER = "Legal orders now (copy one per line):"
@@ -137,15 +137,15 @@ def run(
     its invitation with JOIN and, if it has one here, its SALT."""
     import json
 
-    from . import config as config_mod
-    from . import engine as registry
-    from .app.games import create_game
-    from .app.poll import poll
-    from .cli_support import init_home
-    from .export import build, verify
-    from .mail.transport import open_transport as transports
-    from .record.db import session
-    from .record.store import game_by_name, is_over, last_order_seq, load
+    from pbem import config as config_mod
+    from pbem import engine as registry
+    from pbem.app.games import create_game
+    from pbem.app.poll import poll
+    from pbem.cli_support import init_home
+    from pbem.export import build, verify
+    from pbem.mail.transport import open_transport as transports
+    from pbem.record.db import session
+    from pbem.record.store import game_by_name, is_over, last_order_seq, load
 
     eng = registry.get(kind)
     if not (eng.min_players <= players <= eng.max_players):

@@ -22,12 +22,12 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from .engine.base import Event
-from .history.formats import FORMATS, render
-from .history.record import text_record
-from .record import chain, store
-from .record.models import Game, InboundMessage, OrderInput
-from .verification import FORMAT, VERSION, Verification, check
+from pbem.engine.base import Event
+from pbem.history.formats import FORMATS, render
+from pbem.history.record import text_record
+from pbem.record import chain, store
+from pbem.record.models import Game, InboundMessage, OrderInput
+from pbem.verification import FORMAT, VERSION, Verification, check
 
 __all__ = ["FORMATS", "build", "render", "text_record", "verify"]
 

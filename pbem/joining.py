@@ -28,8 +28,8 @@ import hashlib
 import re
 from typing import Any
 
-from .engine.base import PUBLIC, Engine, Event, LineResult, Outcome, Request, Result, State
-from .engine.views import View, lines, make_view
+from pbem.engine.base import PUBLIC, Engine, Event, LineResult, Outcome, Request, Result, State
+from pbem.engine.views import View, lines, make_view
 
 STEP = "join"
 KEY = "pbem_join"

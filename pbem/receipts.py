@@ -33,9 +33,9 @@ from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
-from .engine.words import count
-from .mail.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from .record import chain
+from pbem.engine.words import count
+from pbem.mail.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
+from pbem.record import chain
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
 

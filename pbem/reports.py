@@ -19,9 +19,9 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from .engine.words import count
-from .mail.compose import reply_subject
-from .resources import templates_dir
+from pbem.engine.words import count
+from pbem.mail.compose import reply_subject
+from pbem.resources import templates_dir
 
 
 def text_table(block: dict[str, Any]) -> str:

@@ -30,12 +30,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import engine as registry
-from . import joining
-from .engine.base import Engine, Event
-from .engine.rng import commitment
-from .engine.words import count
-from .record import chain, store
+from pbem import engine as registry
+from pbem import joining
+from pbem.engine.base import Engine, Event
+from pbem.engine.rng import commitment
+from pbem.engine.words import count
+from pbem.record import chain, store
 
 FORMAT = "pbem-history"
 VERSION = 1

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from sqlalchemy import bindparam, func
 from sqlmodel import col, select
 
-from ..codes import check_seat_code
-from ..config import Config
-from ..mail.message import Inbound, parse
-from ..mail.transport import Incoming
-from ..orders.extract import extract
-from ..record.db import reading
-from ..record.models import Game, Seat
+from pbem.codes import check_seat_code
+from pbem.config import Config
+from pbem.mail.message import Inbound, parse
+from pbem.mail.transport import Incoming
+from pbem.orders.extract import extract
+from pbem.record.db import reading
+from pbem.record.models import Game, Seat
 
 log = logging.getLogger("pbem.poll")
 WARM_AHEAD = 6  # messages whose code check starts before they are handled

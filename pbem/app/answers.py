@@ -20,12 +20,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..mail.message import Inbound
-from ..mail.outgoing import Mail
-from ..record.models import Seat
-from ..record.outbox import COUNTED, LIMIT, Window
-from ..record.store import Loaded
-from .decision import Decision
+from pbem.app.decision import Decision
+from pbem.mail.message import Inbound
+from pbem.mail.outgoing import Mail
+from pbem.record.models import Seat
+from pbem.record.outbox import COUNTED, LIMIT, Window
+from pbem.record.store import Loaded
 
 ANSWERS = COUNTED  # the purposes the budget counts; LIMIT: the one "too many messages" notice
 WINDOW = timedelta(hours=1)

@@ -23,15 +23,26 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ..config import Config
-from ..mail.fingerprint import sent_at
-from ..mail.message import Inbound
-from ..mail.outgoing import Mail, Receipt, outbox_row, thread_root
-from ..record import due, outbox, store
-from ..record.home_secrets import message_id_key
-from ..record.models import ControlAction, Deadline, Game, InboundMessage, Seat, Snapshot
-from . import views
-from .decision import Control, Decision, DueHandled, Effect, Events, Input, NewDeadline, NewGame, NewSeat, Report
+from pbem.app import views
+from pbem.app.decision import (
+    Control,
+    Decision,
+    DueHandled,
+    Effect,
+    Events,
+    Input,
+    NewDeadline,
+    NewGame,
+    NewSeat,
+    Report,
+)
+from pbem.config import Config
+from pbem.mail.fingerprint import sent_at
+from pbem.mail.message import Inbound
+from pbem.mail.outgoing import Mail, Receipt, outbox_row, thread_root
+from pbem.record import due, outbox, store
+from pbem.record.home_secrets import message_id_key
+from pbem.record.models import ControlAction, Deadline, Game, InboundMessage, Seat, Snapshot
 
 #: The mails that tell a player the input just recorded for them, with its seq and hash (issue 13): the
 #: acknowledgement of their orders or JOIN, and at a deadline the notice of their held orders or of the
@@ -150,7 +161,7 @@ def _receipt(
 
 def _reports(s: Session, cfg: Config, loaded: store.Loaded | None, pending: list[Report], when: datetime) -> None:
     if pending and loaded is not None:
-        from .reporting import report_mails
+        from pbem.app.reporting import report_mails
 
         receipt = _receipt(s, loaded, loaded.game.id)
         mails = report_mails(s, cfg, loaded, pending)

@@ -17,19 +17,19 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, select
 
-from ..codes import hash_code, new_code
-from ..config import Config
-from ..engine.base import Event
-from ..engine.names import norm, player_name
-from ..engine.seats import RENAME, rename
-from ..mail.outgoing import Mail
-from ..record import store
-from ..record.chain import iso
-from ..record.db import session
-from ..record.models import ControlAction, Seat
-from . import views
-from .apply import apply
-from .decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, NewSeat, Report
+from pbem.app import views
+from pbem.app.apply import apply
+from pbem.app.decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, NewSeat, Report
+from pbem.codes import hash_code, new_code
+from pbem.config import Config
+from pbem.engine.base import Event
+from pbem.engine.names import norm, player_name
+from pbem.engine.seats import RENAME, rename
+from pbem.mail.outgoing import Mail
+from pbem.record import store
+from pbem.record.chain import iso
+from pbem.record.db import session
+from pbem.record.models import ControlAction, Seat
 
 
 def _stamp(due: datetime) -> str:
@@ -270,7 +270,7 @@ def new_player_code(cfg: Config, name: str, player: str, when: datetime, code: s
 
 def start(cfg: Config, name: str, when: datetime) -> list[str]:
     """`pbem game start NAME`: deal without the missing salts (`join.decide_start`).  Returns who had not joined."""
-    from . import join
+    from pbem.app import join
 
     with session(cfg.database_url) as s:
         c = _Command(s, name)

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ..config import Config
+from pbem.config import Config
 
 if TYPE_CHECKING:
-    from .poll import PollSummary
+    from pbem.app.poll import PollSummary
 
 
 @dataclass
@@ -33,12 +33,12 @@ def run_poll(cfg: Config, dry_run: bool = False) -> Run:
         except BlockingIOError:
             return Run(skipped="another pbem poll is running on this home; nothing done")
         try:
-            from .idle import nothing_to_do, remember
+            from pbem.app.idle import nothing_to_do, remember
 
             if not dry_run and nothing_to_do(cfg, datetime.now(UTC)):
                 return Run(skipped="nothing to do: no new mail, nothing queued or due")
-            from ..mail.transport import open_transport
-            from .poll import poll
+            from pbem.app.poll import poll
+            from pbem.mail.transport import open_transport
 
             inbox, sender = open_transport(cfg)
             try:

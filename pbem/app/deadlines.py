@@ -24,23 +24,23 @@ from itertools import groupby
 
 from sqlmodel import Session, col, select
 
-from .. import engine as registry
-from ..config import Config
-from ..engine.base import Event, apply_defaults
-from ..engine.words import count
-from ..joining import STEP as JOIN_STEP
-from ..mail.compose import stable_message_id
-from ..mail.message import parse
-from ..mail.outgoing import Mail
-from ..orders.extract import extract
-from ..record import due, outbox, store
-from ..record.db import session
-from ..record.home_secrets import message_id_key
-from ..record.models import ControlAction, Deadline, Game, InboundMessage
-from . import views
-from .apply import apply
-from .decision import Control, Decision, DueHandled, Effect, Input, Report
-from .join import decide_join_deadline
+from pbem import engine as registry
+from pbem.app import views
+from pbem.app.apply import apply
+from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
+from pbem.app.join import decide_join_deadline
+from pbem.config import Config
+from pbem.engine.base import Event, apply_defaults
+from pbem.engine.words import count
+from pbem.joining import STEP as JOIN_STEP
+from pbem.mail.compose import stable_message_id
+from pbem.mail.message import parse
+from pbem.mail.outgoing import Mail
+from pbem.orders.extract import extract
+from pbem.record import due, outbox, store
+from pbem.record.db import session
+from pbem.record.home_secrets import message_id_key
+from pbem.record.models import ControlAction, Deadline, Game, InboundMessage
 
 log = logging.getLogger("pbem.deadlines")
 

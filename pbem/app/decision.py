@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..engine.base import Event, Outcome
-from ..mail.outgoing import Mail
-from ..record.due import DueRow
+from pbem.engine.base import Event, Outcome
+from pbem.mail.outgoing import Mail
+from pbem.record.due import DueRow
 
 Recorded = Literal["accepted", "held", "rejected", "ignored", "duplicate"]
 

@@ -13,18 +13,18 @@ from pathlib import Path
 
 from sqlmodel import col, select
 
-from ..config import Config
-from ..names import export_stem, inside
-from ..record import store
-from ..record.db import session
-from ..record.models import Game
-from .decision import GameError
+from pbem.app.decision import GameError
+from pbem.config import Config
+from pbem.names import export_stem, inside
+from pbem.record import store
+from pbem.record.db import session
+from pbem.record.models import Game
 
 
 def export_game(cfg: Config, name: str, fmt: str, as_player: str | None = None, moderator: bool = False) -> str:
     """The history of game `name` as `fmt`: public, or what `as_player` may know, or the moderator's record."""
-    from ..export import build
-    from ..history.formats import render
+    from pbem.export import build
+    from pbem.history.formats import render
 
     with session(cfg.database_url) as s:
         game = store.game_by_name(s, name)
@@ -47,8 +47,8 @@ def export_all(
     cfg: Config, directory: Path, moderator: bool = False, progress: Callable[[str], None] | None = None
 ) -> tuple[int, int]:
     """Every game in every export format, as DIR/NAME.SUFFIX (DIR/NAME-moderator.SUFFIX).  Returns (files, games)."""
-    from ..export import build
-    from ..history.formats import FORMATS, render
+    from pbem.export import build
+    from pbem.history.formats import FORMATS, render
 
     directory.mkdir(parents=True, exist_ok=True)
     written = games = 0

@@ -21,19 +21,19 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from .. import engine as registry
-from .. import joining
-from ..codes import hash_code, new_code
-from ..config import Config
-from ..engine.names import norm, player_name
-from ..engine.rng import commitment
-from ..names import game_name_problem
-from ..record import store
-from ..record.db import session
-from ..record.models import Game
-from . import views
-from .apply import apply
-from .decision import Control, Decision, Effect, Events, GameError, NewDeadline, NewGame, NewSeat, Report
+from pbem import engine as registry
+from pbem import joining
+from pbem.app import views
+from pbem.app.apply import apply
+from pbem.app.decision import Control, Decision, Effect, Events, GameError, NewDeadline, NewGame, NewSeat, Report
+from pbem.codes import hash_code, new_code
+from pbem.config import Config
+from pbem.engine.names import norm, player_name
+from pbem.engine.rng import commitment
+from pbem.names import game_name_problem
+from pbem.record import store
+from pbem.record.db import session
+from pbem.record.models import Game
 
 log = logging.getLogger("pbem.games")
 
@@ -207,7 +207,7 @@ class Shown:
 
 
 def show_game(cfg: Config, name: str, as_player: str | None = None, last: int = 20) -> Shown:
-    from .reporting import report_context
+    from pbem.app.reporting import report_context
 
     with session(cfg.database_url) as s:
         game = store.game_by_name(s, name)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
-    from ..config import Config
+    from pbem.config import Config
 
 log = logging.getLogger("pbem.idle")
 IMAP_MARK = "imap-inbox"  # the poll_marks row of the IMAP inbox
@@ -39,7 +39,7 @@ def _nothing_to_do(cfg: Config, when: datetime) -> bool:
             return False
     elif cfg.transport != "imap":
         return False
-    from ..record.db import engine_for
+    from pbem.record.db import engine_for
 
     with engine_for(cfg.database_url).connect() as c:
         busy = _queued_or_due(c, when)
@@ -71,8 +71,8 @@ def _seen(c: Connection) -> str | None:
 
 
 def _imap_mark_now(cfg: Config) -> str:
-    from ..mail.connect import inbox
-    from ..mail.credentials import login_for
+    from pbem.mail.connect import inbox
+    from pbem.mail.credentials import login_for
 
     box = inbox(cfg, login_for("imap", cfg.imap, cfg.path), connect=False)
     try:
@@ -89,7 +89,7 @@ def remember(cfg: Config, box: object) -> None:
         return
     from sqlalchemy import DateTime, bindparam, text
 
-    from ..record.db import transaction
+    from pbem.record.db import transaction
 
     stamp = datetime.now(UTC).replace(tzinfo=None)
     with transaction(cfg.database_url) as c:

@@ -22,18 +22,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..codes import check_seat_code
-from ..engine.base import Outcome
-from ..mail.message import Inbound
-from ..orders.extract import Extracted
-from ..record.models import Seat
-from ..record.outbox import Window
-from ..record.store import Loaded
-from . import join, misuse, revisions, views
-from .answers import Outgoing, ack, short, summary
-from .decision import Decision, Input, Report
-from .press import relay
-from .revisions import FirstCopy, OnFile
+from pbem.app import join, misuse, revisions, views
+from pbem.app.answers import Outgoing, ack, short, summary
+from pbem.app.decision import Decision, Input, Report
+from pbem.app.press import relay
+from pbem.app.revisions import FirstCopy, OnFile
+from pbem.codes import check_seat_code
+from pbem.engine.base import Outcome
+from pbem.mail.message import Inbound
+from pbem.orders.extract import Extracted
+from pbem.record.models import Seat
+from pbem.record.outbox import Window
+from pbem.record.store import Loaded
 
 
 @dataclass(frozen=True)
@@ -287,6 +287,6 @@ def _no_game(msg: Inbound, facts: Facts, cap: int) -> Decision:
 
 def _asks_help(msg: Inbound, ex: Extracted | None) -> bool:
     """HELP in the body, or a subject that is HELP (after Re:/Fwd: prefixes)."""
-    from ..orders.extract import subject_line
+    from pbem.orders.extract import subject_line
 
     return bool(ex and ex.help) or subject_line(f"[pbem -] {msg.subject}").upper().rstrip("!?.") == "HELP"

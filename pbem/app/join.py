@@ -24,15 +24,15 @@ from typing import Any
 
 from sqlmodel import Session
 
-from .. import joining
-from ..engine.base import Outcome
-from ..mail.message import Inbound
-from ..mail.outgoing import Mail
-from ..record import store
-from ..record.models import Deadline, Game, Seat
-from . import views
-from .answers import Outgoing
-from .decision import Control, Decision, Effect, GameError, Input, NewDeadline, Report
+from pbem import joining
+from pbem.app import views
+from pbem.app.answers import Outgoing
+from pbem.app.decision import Control, Decision, Effect, GameError, Input, NewDeadline, Report
+from pbem.engine.base import Outcome
+from pbem.mail.message import Inbound
+from pbem.mail.outgoing import Mail
+from pbem.record import store
+from pbem.record.models import Deadline, Game, Seat
 
 
 def is_open(loaded: store.Loaded) -> bool:
@@ -160,7 +160,7 @@ def order_words(s: Session, game: Game) -> tuple[str, ...]:
     step = store.current_step_name(s, game.id)
     if step == joining.STEP:
         return joining.ORDER_WORDS
-    from .. import engine as registry
+    from pbem import engine as registry
 
     words: tuple[str, ...] = registry.get(game.kind).order_words
     return words

@@ -13,11 +13,11 @@ codes from a player's address costs no more than that per hour.
 
 from __future__ import annotations
 
-from ..codes import check_code
-from ..record.models import Seat
-from ..record.store import Loaded
-from .answers import Outgoing
-from .decision import Decision
+from pbem.app.answers import Outgoing
+from pbem.app.decision import Decision
+from pbem.codes import check_code
+from pbem.record.models import Seat
+from pbem.record.store import Loaded
 
 
 def owner_of(code: str | None, loaded: Loaded, besides: Seat | None = None) -> Seat | None:

@@ -15,12 +15,12 @@ import sqlalchemy as sa
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from ..mail.message import Inbound, parse
-from ..orders.extract import extract
-from ..record import store
-from ..record.models import ControlAction, Game, InboundMessage, OrderInput, Seat, Snapshot
-from . import views
-from .revisions import FirstCopy, OnFile
+from pbem.app import views
+from pbem.app.revisions import FirstCopy, OnFile
+from pbem.mail.message import Inbound, parse
+from pbem.orders.extract import extract
+from pbem.record import store
+from pbem.record.models import ControlAction, Game, InboundMessage, OrderInput, Seat, Snapshot
 
 
 @dataclass(frozen=True)

@@ -24,24 +24,24 @@ from datetime import datetime
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
-from .. import codes
-from .. import engine as registry
-from ..config import Config
-from ..engine.words import count
-from ..mail.message import Inbound, parse
-from ..mail.sender import Dispatcher
-from ..mail.storage import scrub
-from ..mail.transport import Inbox, Sender, TransportError
-from ..orders.extract import Extracted, extract
-from ..record import outbox, store
-from ..record.db import DatabaseError, session
-from ..record.models import Game, Seat
-from . import intake, join, on_file
-from .ahead import warmed
-from .apply import apply, record_inbound
-from .decision import Decision
-from .revisions import FirstCopy
-from .senders import is_registered
+from pbem import codes
+from pbem import engine as registry
+from pbem.app import intake, join, on_file
+from pbem.app.ahead import warmed
+from pbem.app.apply import apply, record_inbound
+from pbem.app.decision import Decision
+from pbem.app.revisions import FirstCopy
+from pbem.app.senders import is_registered
+from pbem.config import Config
+from pbem.engine.words import count
+from pbem.mail.message import Inbound, parse
+from pbem.mail.sender import Dispatcher
+from pbem.mail.storage import scrub
+from pbem.mail.transport import Inbox, Sender, TransportError
+from pbem.orders.extract import Extracted, extract
+from pbem.record import outbox, store
+from pbem.record.db import DatabaseError, session
+from pbem.record.models import Game, Seat
 
 log = logging.getLogger("pbem.poll")
 Clock = Callable[[], datetime]
@@ -108,7 +108,7 @@ def poll(
 
 
 def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_run: bool) -> PollSummary:
-    from .deadlines import run_deadlines
+    from pbem.app.deadlines import run_deadlines
 
     summary = PollSummary()
     opened_before = clock()  # steps opened from now on get no reminder in this poll

@@ -7,13 +7,13 @@ when it goes to everyone).  Bluffing is part of these games: the relay says so.
 
 from __future__ import annotations
 
-from ..engine.base import Event, RuleError
-from ..engine.names import match_many
-from ..orders.extract import Press
-from ..record.store import Loaded
-from . import views
-from .answers import Outgoing
-from .decision import Effect, Events
+from pbem.app import views
+from pbem.app.answers import Outgoing
+from pbem.app.decision import Effect, Events
+from pbem.engine.base import Event, RuleError
+from pbem.engine.names import match_many
+from pbem.orders.extract import Press
+from pbem.record.store import Loaded
 
 
 def relay(

@@ -12,14 +12,14 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ..config import Config
-from ..engine.base import Engine, Event, Request, Result
-from ..mail.outgoing import Mail, thread_root
-from ..record import outbox, store
-from ..record.home_secrets import message_id_key
-from ..record.models import Deadline, GameEvent
-from . import join, views
-from .decision import Report
+from pbem.app import join, views
+from pbem.app.decision import Report
+from pbem.config import Config
+from pbem.engine.base import Engine, Event, Request, Result
+from pbem.mail.outgoing import Mail, thread_root
+from pbem.record import outbox, store
+from pbem.record.home_secrets import message_id_key
+from pbem.record.models import Deadline, GameEvent
 
 
 @dataclass

@@ -21,12 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..mail.fingerprint import sent_at
-from ..mail.message import Inbound
-from ..mail.outgoing import Mail
-from ..record.models import Seat
-from .answers import Outgoing
-from .decision import Decision
+from pbem.app.answers import Outgoing
+from pbem.app.decision import Decision
+from pbem.mail.fingerprint import sent_at
+from pbem.mail.message import Inbound
+from pbem.mail.outgoing import Mail
+from pbem.record.models import Seat
 
 
 @dataclass(frozen=True)

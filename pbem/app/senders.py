@@ -15,8 +15,8 @@ from typing import Any
 from sqlalchemy import Select, bindparam
 from sqlmodel import Session, select
 
-from ..mail.message import Inbound
-from ..record.models import Seat
+from pbem.mail.message import Inbound
+from pbem.record.models import Seat
 
 
 def is_registered(s: Session, msg: Inbound) -> bool:

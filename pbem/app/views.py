@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..engine.base import Engine, Event
-from ..record.store import Loaded
+from pbem.engine.base import Engine, Event
+from pbem.record.store import Loaded
 
 
 def players(loaded: Loaded) -> list[str]:

@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .base import Engine
+    from pbem.engine.base import Engine
 
 #: kind name -> module that defines ENGINE
 KINDS: dict[str, str] = {

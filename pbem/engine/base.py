@@ -51,8 +51,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .declare import HistorySpec
-from .views import View
+from pbem.engine.declare import HistorySpec
+from pbem.engine.views import View
 
 State = dict[str, Any]
 PUBLIC = "public"

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import Engine, Event, Outcome, Request, apply_defaults
-from .rng import Rng, init_state
+from pbem.engine.base import Engine, Event, Outcome, Request, apply_defaults
+from pbem.engine.rng import Rng, init_state
 
 
 def choose(req: Request, rng: Rng) -> list[str]:

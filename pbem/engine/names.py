@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from .base import RuleError
+from pbem.engine.base import RuleError
 
 _SPACE = re.compile(r"\s+")
 _DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u2019": "'"})

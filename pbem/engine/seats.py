@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import LineResult, Outcome, State
+from pbem.engine.base import LineResult, Outcome, State
 
 RENAME = "rename"
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ..seeds import INSECURE_NOTE, check_lines
-from .plots import charts
-from .story import Doc, audience_note, standings, step_word, turns, visibility_label, when
+from pbem.history.plots import charts
+from pbem.history.story import Doc, audience_note, standings, step_word, turns, visibility_label, when
+from pbem.seeds import INSECURE_NOTE, check_lines
 
 
 def context(doc: Doc) -> dict[str, Any]:
@@ -45,6 +45,6 @@ def context(doc: Doc) -> dict[str, Any]:
 
 def render_html(doc: Doc) -> str:
     """The self-contained HTML history page."""
-    from ..reports import render
+    from pbem.reports import render
 
     return render("export/history.html.j2", **context(doc))

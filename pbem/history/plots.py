@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.declare import HistorySpec
-from .story import Doc, per_player, scores_events, spec_of, step_number
-from .svg import category_strip, fmt, heat_strip, line_chart, strip_desc
+from pbem.engine.declare import HistorySpec
+from pbem.history.story import Doc, per_player, scores_events, spec_of, step_number
+from pbem.history.svg import category_strip, fmt, heat_strip, line_chart, strip_desc
 
 
 @dataclass

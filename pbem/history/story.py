@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..engine import UnknownKind, get
-from ..engine.declare import HistorySpec
+from pbem.engine import UnknownKind, get
+from pbem.engine.declare import HistorySpec
 
 Doc = dict[str, Any]
 

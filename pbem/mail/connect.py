@@ -10,11 +10,11 @@ section's `cafile`.
 
 from __future__ import annotations
 
-from ..config import Config
-from .credentials import Login, login_for
-from .imap import ImapInbox
-from .smtp import SmtpSender
-from .tls import context
+from pbem.config import Config
+from pbem.mail.credentials import Login, login_for
+from pbem.mail.imap import ImapInbox
+from pbem.mail.smtp import SmtpSender
+from pbem.mail.tls import context
 
 
 def logins(cfg: Config) -> tuple[Login, Login]:

@@ -17,7 +17,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import ConfigError, MailConfig
+from pbem.config import ConfigError, MailConfig
 
 COMMAND_TIMEOUT = 30.0
 

@@ -29,8 +29,8 @@ from contextlib import contextmanager
 from email.parser import BytesHeaderParser
 from typing import Any
 
-from . import tls
-from .transport import Incoming, TransportError, one_line
+from pbem.mail import tls
+from pbem.mail.transport import Incoming, TransportError, one_line
 
 log = logging.getLogger(__name__)
 

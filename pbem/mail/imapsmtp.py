@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .connect import transports
+from pbem.mail.connect import transports
 
 if TYPE_CHECKING:
-    from ..config import Config
-    from .imap import ImapInbox
-    from .smtp import SmtpSender
+    from pbem.config import Config
+    from pbem.mail.imap import ImapInbox
+    from pbem.mail.smtp import SmtpSender
 
 
 def open_transport(cfg: Config) -> tuple[ImapInbox, SmtpSender]:

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .transport import Incoming
+from pbem.mail.transport import Incoming
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from pbem.config import Config
 
 
 def open_transport(cfg: Config) -> tuple[MaildirInbox, MaildirSender]:

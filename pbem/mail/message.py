@@ -20,10 +20,10 @@ from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
-from .authentication import verdict
-from .fingerprint import missing_message_id
-from .identity import identify
-from .loops import auto_reason
+from pbem.mail.authentication import verdict
+from pbem.mail.fingerprint import missing_message_id
+from pbem.mail.identity import identify
+from pbem.mail.loops import auto_reason
 
 MAX_BODY_CHARS = 64_000
 MAX_RAW_BYTES = 2_000_000

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..config import Config
-from ..reports import render_mail
-from .compose import compose, stable_message_id
+from pbem.config import Config
+from pbem.mail.compose import compose, stable_message_id
+from pbem.reports import render_mail
 
 REDACTED = "[redacted once sent]"
 RECORD_HEADER = "X-Pbem-Record"

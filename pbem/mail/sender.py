@@ -27,13 +27,13 @@ from types import TracebackType
 
 from sqlalchemy import select
 
-from ..config import Config
-from ..record import outbox, sentlog
-from ..record.db import reading, session, transaction
-from ..record.home_secrets import message_id_key
-from ..record.models import OutboxMessage
-from .outgoing import Mail, outbox_row
-from .transport import PermanentSendError, Sender, TransientSendError, TransportError
+from pbem.config import Config
+from pbem.mail.outgoing import Mail, outbox_row
+from pbem.mail.transport import PermanentSendError, Sender, TransientSendError, TransportError
+from pbem.record import outbox, sentlog
+from pbem.record.db import reading, session, transaction
+from pbem.record.home_secrets import message_id_key
+from pbem.record.models import OutboxMessage
 
 log = logging.getLogger("pbem.sender")
 

@@ -23,8 +23,8 @@ import re
 import smtplib
 import ssl as ssl_module
 
-from . import tls
-from .transport import PermanentSendError, TransientSendError, one_line
+from pbem.mail import tls
+from pbem.mail.transport import PermanentSendError, TransientSendError, one_line
 
 log = logging.getLogger(__name__)
 

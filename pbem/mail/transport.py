@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from pbem.config import Config
 
 #: Every transport, by the name `[mail] transport` gives: the module whose
 #: `open_transport(cfg) -> (Inbox, Sender)` opens it (imported only when used).

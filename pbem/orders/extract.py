@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .furniture import own_lines
+from pbem.orders.furniture import own_lines
 
 _CODE = re.compile(r"^code\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE)
 _PRESS = re.compile(r"^press\s+to\s+(.+?)\s*:?\s*$", re.IGNORECASE)
@@ -69,7 +69,7 @@ def _phrases(words: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
 @lru_cache(maxsize=1)
 def all_order_words() -> tuple[str, ...]:
     """Every installed game's order words (when the game is not known)."""
-    from .. import engine as registry
+    from pbem import engine as registry
 
     return tuple(sorted({w for kind in registry.available() for w in registry.get(kind).order_words}))
 

@@ -112,7 +112,7 @@ def migrate(url: str, revision: str = "head") -> None:
 def alembic_config(url: str) -> AlembicConfig:
     from alembic.config import Config
 
-    from ..resources import migrations_dir
+    from pbem.resources import migrations_dir
 
     cfg = Config()
     cfg.set_main_option("script_location", str(migrations_dir()))

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Connection, bindparam, false, select, update
 from sqlmodel import Session
 
-from .models import Due
+from pbem.record.models import Due
 
 DUE = Due.__table__  # type: ignore[attr-defined]
 

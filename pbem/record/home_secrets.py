@@ -14,8 +14,8 @@ import secrets
 
 from sqlmodel import Session, select
 
-from .models import HomeSecret
-from .store import now_utc
+from pbem.record.models import HomeSecret
+from pbem.record.store import now_utc
 
 MESSAGE_ID = "message-id"
 _SESSION_KEY = "pbem.message_id_key"

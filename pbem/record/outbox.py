@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Select, bindparam, func
 from sqlmodel import Session, select
 
-from .models import OutboxMessage, Seat
+from pbem.record.models import OutboxMessage, Seat
 
 COUNTED = ("ack", "notice", "status", "stranger")  # the purposes the answers budget counts (`pbem.app.answers`)
 LIMIT = "limit"  # the one "too many messages" notice per address and window

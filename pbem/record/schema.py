@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..resources import migrations_dir
-from .db import DatabaseError
+from pbem.record.db import DatabaseError
+from pbem.resources import migrations_dir
 
 _REVISION = re.compile(r"^revision\s*(?::\s*str\s*)?=\s*['\"]([^'\"]+)['\"]", re.M)
 _DOWN = re.compile(r"^down_revision\s*(?::[^=]*)?=\s*(.+)$", re.M)
@@ -96,7 +96,7 @@ def _stored_version(url: str) -> str | None:
     from sqlalchemy import text
     from sqlalchemy.exc import DBAPIError
 
-    from .db import reading
+    from pbem.record.db import reading
 
     try:
         with reading(url) as conn:

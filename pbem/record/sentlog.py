@@ -28,7 +28,7 @@ from pathlib import Path
 from sqlalchemy import func
 from sqlalchemy.engine import Connection
 
-from .models import OutboxMessage
+from pbem.record.models import OutboxMessage
 
 FOLD_CHUNK = 500  # ids per UPDATE (under every database's parameter limit)
 DIRECTORY = "outbox-sent"

@@ -26,12 +26,12 @@ from sqlalchemy.engine import Row
 from sqlalchemy.orm import configure_mappers
 from sqlmodel import Session, col, select
 
-from .. import engine as registry
-from .. import joining
-from ..engine.base import PUBLIC, Engine, Event, Outcome, apply_defaults
-from ..engine.seats import RENAME, rename
-from . import chain, due
-from .models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
+from pbem import engine as registry
+from pbem import joining
+from pbem.engine.base import PUBLIC, Engine, Event, Outcome, apply_defaults
+from pbem.engine.seats import RENAME, rename
+from pbem.record import chain, due
+from pbem.record.models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
 
 _GAMES = Game.__table__  # type: ignore[attr-defined]
 _SEATS = Seat.__table__  # type: ignore[attr-defined]

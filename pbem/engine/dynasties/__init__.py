@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Event, Outcome, Request, Result, apply_defaults, apply_lines, check_players
-from ..declare import HistorySpec, Series
-from ..views import View
-from . import orders as O
-from . import rules as R
-from . import secrets
-from . import view as V
-from .handbook import HANDBOOK
+from pbem.engine.base import Event, Outcome, Request, Result, apply_defaults, apply_lines, check_players
+from pbem.engine.declare import HistorySpec, Series
+from pbem.engine.dynasties import orders as O
+from pbem.engine.dynasties import rules as R
+from pbem.engine.dynasties import secrets
+from pbem.engine.dynasties import view as V
+from pbem.engine.dynasties.handbook import HANDBOOK
+from pbem.engine.views import View
 
 
 class DynastiesEngine:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Request
-from ..rng import Rng, init_state
-from ..views import View
+from pbem.engine.base import Request
+from pbem.engine.rng import Rng, init_state
+from pbem.engine.views import View
 
 
 def _shuffled(cards: list[str], rng: Rng) -> list[str]:
@@ -52,7 +52,7 @@ def _gambit_of(step: str) -> int:
 
 def rounds_per_gambit(players: int, games: int, seed: Any) -> list[int]:
     """Play `games` bot games of `players` seats; one count of request rounds per gambit played."""
-    from . import ENGINE
+    from pbem.engine.dynasties import ENGINE
 
     counts: list[int] = []
     for g in range(games):

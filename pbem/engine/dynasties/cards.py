@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from ..base import RuleError
+from pbem.engine.base import RuleError
 
 LINEAGES = ["Copper", "Silver", "Gold", "Platinum"]
 VALUE_WORDS = {1: "Coronation", 13: "King"}

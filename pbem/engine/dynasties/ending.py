@@ -9,9 +9,9 @@ event, and the final result with the Legacy.
 
 from __future__ import annotations
 
-from ..base import PUBLIC, Event
-from . import cards as C
-from .table import Events, State, bury, draw, seat_from, take_stakes
+from pbem.engine.base import PUBLIC, Event
+from pbem.engine.dynasties import cards as C
+from pbem.engine.dynasties.table import Events, State, bury, draw, seat_from, take_stakes
 
 HAND_LIMIT = 6
 
@@ -49,7 +49,7 @@ def conclusion(st: State, ev: Events, leader: str, stuck: bool) -> None:
                 {"tied": tied},
             )
         )
-        from .raising import start_turn
+        from pbem.engine.dynasties.raising import start_turn
 
         start_turn(st, ev, leader, st["turn"]["n"] + 1, tied)
         return
@@ -139,7 +139,7 @@ def draw_and_retire(st: State, ev: Events) -> None:
     if st["need_discard"]:
         st["phase"] = "discard"
         return
-    from .rules import start_gambit
+    from pbem.engine.dynasties.rules import start_gambit
 
     start_gambit(st, ev)
 
@@ -163,7 +163,7 @@ def resolve_discards(st: State, ev: Events) -> None:
                 Event("discard-own", f"You discard {C.describe(cards)}.", (p,), {"player": p, "cards": list(cards)})
             )
     st["need_discard"], st["discards"] = {}, {}
-    from .rules import start_gambit
+    from pbem.engine.dynasties.rules import start_gambit
 
     start_gambit(st, ev)
 

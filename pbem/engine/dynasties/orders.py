@@ -12,10 +12,10 @@ import itertools
 import re
 from typing import Any
 
-from ..base import PUBLIC, Event, Request, RuleError
-from ..names import split_order
-from . import cards as C
-from . import rules as R
+from pbem.engine.base import PUBLIC, Event, Request, RuleError
+from pbem.engine.dynasties import cards as C
+from pbem.engine.dynasties import rules as R
+from pbem.engine.names import split_order
 
 VERBS = {
     "TRIBUTE": "tribute",

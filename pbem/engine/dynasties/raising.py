@@ -8,9 +8,9 @@ for the owner's choice of Tribute Zone cards) and the end of each Turn.
 
 from __future__ import annotations
 
-from ..base import PUBLIC, Event
-from . import cards as C
-from .table import Events, State, bury, draw, pay, seat_from, take_stakes
+from pbem.engine.base import PUBLIC, Event
+from pbem.engine.dynasties import cards as C
+from pbem.engine.dynasties.table import Events, State, bury, draw, pay, seat_from, take_stakes
 
 TURNS = 3
 
@@ -224,6 +224,6 @@ def end_turn(st: State, ev: Events) -> None:
     if t["n"] < TURNS:
         start_turn(st, ev, leader, t["n"] + 1, [])
         return
-    from .ending import conclusion
+    from pbem.engine.dynasties.ending import conclusion
 
     conclusion(st, ev, leader, bool(t["tied"]) and not plays)

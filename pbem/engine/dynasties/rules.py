@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import MODERATOR, PUBLIC, Event
-from ..rng import Rng, init_state
-from . import cards as C
-from .ending import HAND_LIMIT, draw_and_retire, family_total, finish, into_grave, resolve_discards  # noqa: F401
-from .raising import (  # noqa: F401
+from pbem.engine.base import MODERATOR, PUBLIC, Event
+from pbem.engine.dynasties import cards as C
+from pbem.engine.dynasties.ending import HAND_LIMIT, draw_and_retire, family_total, finish, into_grave, resolve_discards  # noqa: F401
+from pbem.engine.dynasties.raising import (  # noqa: F401
     TURNS,
     continue_play,
     play_card,
@@ -28,7 +27,8 @@ from .raising import (  # noqa: F401
     take_from_zone,
     waiting_player,  # noqa: F401
 )
-from .table import Events, State, draw, hand_sizes, pay, seat_from, top_card  # noqa: F401
+from pbem.engine.dynasties.table import Events, State, draw, hand_sizes, pay, seat_from, top_card  # noqa: F401
+from pbem.engine.rng import Rng, init_state
 
 START_GOLD = 50
 

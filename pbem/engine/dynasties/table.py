@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import MODERATOR, PUBLIC, Event
-from ..rng import Rng
-from . import cards as C
+from pbem.engine.base import MODERATOR, PUBLIC, Event
+from pbem.engine.dynasties import cards as C
+from pbem.engine.rng import Rng
 
 State = dict[str, Any]
 Events = list[Event]

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..views import Named, Section, View, lines, make_view, table
-from ..words import count
-from . import cards as C
-from . import orders as O
-from . import rules as R
+from pbem.engine.dynasties import cards as C
+from pbem.engine.dynasties import orders as O
+from pbem.engine.dynasties import rules as R
+from pbem.engine.views import Named, Section, View, lines, make_view, table
+from pbem.engine.words import count
 
 
 def turn_label(st: dict[str, Any]) -> str:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Event, Outcome, Request, Result, RuleError, apply_defaults, apply_lines, check_players
-from ..declare import HistorySpec, Series
-from ..views import View
-from . import orders, rules
-from .handbook import HANDBOOK, SYNTAX
-from .secrets import hidden_names, scramble
-from .view import view as make_view
+from pbem.engine.base import Event, Outcome, Request, Result, RuleError, apply_defaults, apply_lines, check_players
+from pbem.engine.declare import HistorySpec, Series
+from pbem.engine.habsburg import orders, rules
+from pbem.engine.habsburg.handbook import HANDBOOK, SYNTAX
+from pbem.engine.habsburg.secrets import hidden_names, scramble
+from pbem.engine.habsburg.view import view as make_view
+from pbem.engine.views import View
 
 
 class HabsburgEngine:

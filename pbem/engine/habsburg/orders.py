@@ -10,10 +10,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..base import Event, RuleError
-from ..names import candidates_for, match_many, match_one, norm, split_order
-from . import rules
-from .cards import CLAIM, DISASTER, HOLDING, NAMES, PERSON, SUCCESSION, TYPE, TYPE_NAMES, VALUE, label
+from pbem.engine.base import Event, RuleError
+from pbem.engine.habsburg import rules
+from pbem.engine.habsburg.cards import (
+    CLAIM,
+    DISASTER,
+    HOLDING,
+    NAMES,
+    PERSON,
+    SUCCESSION,
+    TYPE,
+    TYPE_NAMES,
+    VALUE,
+    label,
+)
+from pbem.engine.names import candidates_for, match_many, match_one, norm, split_order
 
 State = dict[str, Any]
 EVENT_WORDS = {"SUCCESSION": SUCCESSION, "DISASTER": DISASTER, "CLAIM": CLAIM, "PERSON": PERSON}

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import MODERATOR, PUBLIC, Event, RuleError
-from ..rng import Rng, init_state
-from .cards import CLAIM, HOLDING, NAMES, PERSON, TYPE, VALUE, label, labels
+from pbem.engine.base import MODERATOR, PUBLIC, Event, RuleError
+from pbem.engine.habsburg.cards import CLAIM, HOLDING, NAMES, PERSON, TYPE, VALUE, label, labels
+from pbem.engine.rng import Rng, init_state
 
 HAND_LIMIT = 5
 State = dict[str, Any]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import clone
-from . import rules
+from pbem.engine.base import clone
+from pbem.engine.habsburg import rules
 
 State = dict[str, Any]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..views import Named, Section, View, lines, make_view, table
-from ..words import count
-from . import rules
-from .cards import TYPE, VALUE, label, type_name
+from pbem.engine.habsburg import rules
+from pbem.engine.habsburg.cards import TYPE, VALUE, label, type_name
+from pbem.engine.views import Named, Section, View, lines, make_view, table
+from pbem.engine.words import count
 
 State = dict[str, Any]
 

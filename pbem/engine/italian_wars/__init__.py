@@ -8,7 +8,7 @@ engine (the contract object).
 
 from __future__ import annotations
 
-from .engine import ItalianWars
+from pbem.engine.italian_wars.engine import ItalianWars
 
 ENGINE = ItalianWars()
 

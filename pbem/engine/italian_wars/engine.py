@@ -9,16 +9,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import MODERATOR, PUBLIC, Event, Outcome, Request, Result, apply_defaults, apply_lines, check_players
-from ..declare import HistorySpec, Series
-from ..rng import Rng, init_state
-from ..views import View
-from . import secrets
-from .cards import NAMES
-from .handbook import HANDBOOK
-from .orders import ALIASES, apply_line, legal_lines
-from .rules import default_leader, finish_leaders, max_discard, resolve_discards, start_hand
-from .view import make_view
+from pbem.engine.base import (
+    MODERATOR,
+    PUBLIC,
+    Event,
+    Outcome,
+    Request,
+    Result,
+    apply_defaults,
+    apply_lines,
+    check_players,
+)
+from pbem.engine.declare import HistorySpec, Series
+from pbem.engine.italian_wars import secrets
+from pbem.engine.italian_wars.cards import NAMES
+from pbem.engine.italian_wars.handbook import HANDBOOK
+from pbem.engine.italian_wars.orders import ALIASES, apply_line, legal_lines
+from pbem.engine.italian_wars.rules import default_leader, finish_leaders, max_discard, resolve_discards, start_hand
+from pbem.engine.italian_wars.view import make_view
+from pbem.engine.rng import Rng, init_state
+from pbem.engine.views import View
 
 SYNTAX_DISCARD = (
     "DISCARD <card>, <card>, ... (0-4 cards; 0-5 after losing a hand)",

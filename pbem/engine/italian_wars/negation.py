@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import PUBLIC, Event
-from ..rng import Rng
-from .cards import BY_NAME, CLASS_NAMES, matches
-from .rules import State, discard_from_field, other, score_hand
+from pbem.engine.base import PUBLIC, Event
+from pbem.engine.italian_wars.cards import BY_NAME, CLASS_NAMES, matches
+from pbem.engine.italian_wars.rules import State, discard_from_field, other, score_hand
+from pbem.engine.rng import Rng
 
 
 def legal_negations(state: State, player: str) -> list[list[str]]:

@@ -9,11 +9,11 @@ Orders (case-insensitive, card names by unique prefix):
 
 from __future__ import annotations
 
-from ..base import Event, RuleError
-from ..names import candidates_for, match_many, match_one, norm, split_order
-from .cards import BY_NAME, LEADERS, NAMES, NEGATORS, matches
-from .negation import advance, do_negate, do_pass, legal_negations
-from .rules import State, field_leaders, max_discard
+from pbem.engine.base import Event, RuleError
+from pbem.engine.italian_wars.cards import BY_NAME, LEADERS, NAMES, NEGATORS, matches
+from pbem.engine.italian_wars.negation import advance, do_negate, do_pass, legal_negations
+from pbem.engine.italian_wars.rules import State, field_leaders, max_discard
+from pbem.engine.names import candidates_for, match_many, match_one, norm, split_order
 
 ALIASES = {
     "DISCARD": "DISCARD",

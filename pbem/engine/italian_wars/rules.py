@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import MODERATOR, PUBLIC, Event
-from ..rng import Rng
-from .cards import BY_NAME, LEADERS, NAMES, SIDE_NAMES, matches
+from pbem.engine.base import MODERATOR, PUBLIC, Event
+from pbem.engine.italian_wars.cards import BY_NAME, LEADERS, NAMES, SIDE_NAMES, matches
+from pbem.engine.rng import Rng
 
 State = dict[str, Any]
 WIN_TOTAL = 8
@@ -192,7 +192,7 @@ def deploy(state: State, events: list[Event]) -> None:
             )
         )
         return
-    from .negation import start_negation
+    from pbem.engine.italian_wars.negation import start_negation
 
     start_negation(state, events)
 
@@ -225,7 +225,7 @@ def finish_leaders(state: State, events: list[Event]) -> None:
     for p in list(state["leader_ask"]):
         keep_leader(state, p, state["leader_pick"][p], "chosen", events)
     state["leader_ask"], state["leader_pick"] = [], {}
-    from .negation import start_negation
+    from pbem.engine.italian_wars.negation import start_negation
 
     start_negation(state, events)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import clone
-from .cards import BY_NAME
+from pbem.engine.base import clone
+from pbem.engine.italian_wars.cards import BY_NAME
 
 State = dict[str, Any]
 

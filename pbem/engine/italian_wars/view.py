@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..views import Named, Section, View, lines, table
-from ..views import make_view as view_of
-from ..words import count
-from .cards import BY_NAME, describe
-from .rules import arithmetic, card_forces
+from pbem.engine.italian_wars.cards import BY_NAME, describe
+from pbem.engine.italian_wars.rules import arithmetic, card_forces
+from pbem.engine.views import Named, Section, View, lines, table
+from pbem.engine.views import make_view as view_of
+from pbem.engine.words import count
 
 
 def turn_label(state: dict[str, Any]) -> str:

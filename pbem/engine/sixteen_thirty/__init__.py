@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Outcome, Request, Result, apply_defaults, check_players
-from ..declare import HistorySpec, Series
-from ..views import View
-from . import asks, orders, secrets, state
-from .parse import ORDER_WORDS
-from .tables import KIND, TITLE
-from .turn import advance
+from pbem.engine.base import Outcome, Request, Result, apply_defaults, check_players
+from pbem.engine.declare import HistorySpec, Series
+from pbem.engine.sixteen_thirty import asks, orders, secrets, state
+from pbem.engine.sixteen_thirty.parse import ORDER_WORDS
+from pbem.engine.sixteen_thirty.tables import KIND, TITLE
+from pbem.engine.sixteen_thirty.turn import advance
+from pbem.engine.views import View
 
 
 class SixteenThirtyEngine:
@@ -48,7 +48,7 @@ class SixteenThirtyEngine:
         return apply_defaults(self, st)
 
     def view(self, st: dict, player: str | None) -> View:
-        from .view import view
+        from pbem.engine.sixteen_thirty.view import view
 
         return view(self, st, player)
 
@@ -64,7 +64,7 @@ class SixteenThirtyEngine:
         )
 
     def handbook(self) -> str:
-        from .handbook import HANDBOOK
+        from pbem.engine.sixteen_thirty.handbook import HANDBOOK
 
         return HANDBOOK
 

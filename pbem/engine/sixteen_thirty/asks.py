@@ -6,13 +6,22 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import combinations
 
-from .. import choices
-from ..base import Request
-from . import trade, votes
-from .specials import special_lines
-from .state import influence, own_removal_options, pile
-from .tables import COUNTRIES, HAND_LIMIT, cheapest_key, country_of, is_open, is_special, sort_cards, value
-from .turn import removal_options, start_required
+from pbem.engine import choices
+from pbem.engine.base import Request
+from pbem.engine.sixteen_thirty import trade, votes
+from pbem.engine.sixteen_thirty.specials import special_lines
+from pbem.engine.sixteen_thirty.state import influence, own_removal_options, pile
+from pbem.engine.sixteen_thirty.tables import (
+    COUNTRIES,
+    HAND_LIMIT,
+    cheapest_key,
+    country_of,
+    is_open,
+    is_special,
+    sort_cards,
+    value,
+)
+from pbem.engine.sixteen_thirty.turn import removal_options, start_required
 
 #: set on a shallow copy of the state by `every_legal_line`: requests then list every legal line
 EVERY_LINE = "_every_legal_line"

@@ -8,10 +8,10 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from ..base import Request
-from ..rng import Rng, init_state
-from ..views import View
-from .tables import CAP, COUNTRIES, HAND_LIMIT, adjacent, country_of, is_open, is_special
+from pbem.engine.base import Request
+from pbem.engine.rng import Rng, init_state
+from pbem.engine.sixteen_thirty.tables import CAP, COUNTRIES, HAND_LIMIT, adjacent, country_of, is_open, is_special
+from pbem.engine.views import View
 
 RAISE = {"Military Improvement": "ability", "Increase Army Size": "army", "Increase Status": "status"}
 
@@ -143,7 +143,7 @@ def choose_call(d: dict, me: str, hand: list[str], rng: Rng) -> tuple[str, list[
 # ---------------------------------------------------------------- measuring rounds
 def play_game(players: list[str], seed: str, bot_seed: str = "bot") -> tuple[dict, dict[int, int]]:
     """Play one game with this bot; returns (final state, rounds by game turn)."""
-    from . import ENGINE
+    from pbem.engine.sixteen_thirty import ENGINE
 
     state, _ = ENGINE.setup(list(players), seed, {})
     rng = Rng(init_state(bot_seed))

@@ -4,12 +4,12 @@ turn (kept on file and used when that phase comes, if still legal), or rejected.
 
 from __future__ import annotations
 
-from ..base import Outcome, RuleError, apply_lines
-from . import specials, trade, votes
-from .parse import parse, quick_verb
-from .state import draft, goto, priv, pub, remove_card, take_from_hand
-from .tables import ALL_CARD_NAMES, HAND_LIMIT, country_of, is_open, is_special, sort_cards
-from .turn import advance, goto_call, removal_options, start_required
+from pbem.engine.base import Outcome, RuleError, apply_lines
+from pbem.engine.sixteen_thirty import specials, trade, votes
+from pbem.engine.sixteen_thirty.parse import parse, quick_verb
+from pbem.engine.sixteen_thirty.state import draft, goto, priv, pub, remove_card, take_from_hand
+from pbem.engine.sixteen_thirty.tables import ALL_CARD_NAMES, HAND_LIMIT, country_of, is_open, is_special, sort_cards
+from pbem.engine.sixteen_thirty.turn import advance, goto_call, removal_options, start_required
 
 RANK = {
     "remove": 1,
@@ -78,14 +78,14 @@ def classify(st: dict, p: str, order: dict) -> str:
 
 
 def requests_of(st: dict) -> list:
-    from .asks import requests
+    from pbem.engine.sixteen_thirty.asks import requests
 
     return requests(st)
 
 
 def legal_for(st: dict, p: str) -> list[str]:
     """Every legal line for p now (a rejection lists them all; the acknowledgement counts what it cuts)."""
-    from .asks import every_legal_line
+    from pbem.engine.sixteen_thirty.asks import every_legal_line
 
     return every_legal_line(st, p)
 
@@ -172,7 +172,7 @@ def do_remove(st: dict, p: str, o: dict, ev: list) -> str:
         raise RuleError(why, tuple(legal_for(st, p)))
     c, x = match[0]
     remove_card(st, p, c, x, ev, "Phase 1 removal")
-    from .state import draw
+    from pbem.engine.sixteen_thirty.state import draw
 
     draw(st, p, 4, ev)
     goto(st, "trade")

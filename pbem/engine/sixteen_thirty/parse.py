@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from .. import names
-from ..base import RuleError
-from .tables import COUNTRIES, ISSUES, SPECIALS
-from .trade import parse_types
+from pbem.engine import names
+from pbem.engine.base import RuleError
+from pbem.engine.sixteen_thirty.tables import COUNTRIES, ISSUES, SPECIALS
+from pbem.engine.sixteen_thirty.trade import parse_types
 
 SPECIAL_ALIASES = {
     "vote": "Vote",
@@ -227,7 +227,7 @@ def parse_call(st: dict, p: str, rest: str) -> dict:
     im = re.match(r"^(.*?)\s+(align|switch|rearm|war)\b\s*(.*)$", head)
     if not im:
         c = country(head)
-        from .votes import legal_issues
+        from pbem.engine.sixteen_thirty.votes import legal_issues
 
         legal = legal_issues(st, c)
         if len(legal) != 1:

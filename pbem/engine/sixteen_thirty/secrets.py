@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import clone
+from pbem.engine.base import clone
 
 State = dict[str, Any]
 

@@ -3,10 +3,18 @@ the Vote card, ST-R13 for Unrest and Assassin), played one at a time, at most tw
 
 from __future__ import annotations
 
-from ..base import RuleError
-from .state import goto, influence, own_removal_options, pile, pub, remove_card, take_from_hand
-from .tables import CAP, COUNTRIES, SPECIALS, sort_cards
-from .votes import callable_countries, open_lose, start_loss
+from pbem.engine.base import RuleError
+from pbem.engine.sixteen_thirty.state import (
+    goto,
+    influence,
+    own_removal_options,
+    pile,
+    pub,
+    remove_card,
+    take_from_hand,
+)
+from pbem.engine.sixteen_thirty.tables import CAP, COUNTRIES, SPECIALS, sort_cards
+from pbem.engine.sixteen_thirty.votes import callable_countries, open_lose, start_loss
 
 # what each card raises and its cap (ST-R7)
 RAISES = {"Military Improvement": "ability", "Increase Army Size": "army", "Increase Status": "status"}

@@ -12,9 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..base import MODERATOR, PUBLIC, Event, RuleError, clone
-from ..rng import Rng, init_state
-from .tables import COUNTRIES, SETUP, build_deck, cheapest_key, country_of, is_open, sort_cards, value
+from pbem.engine.base import MODERATOR, PUBLIC, Event, RuleError, clone
+from pbem.engine.rng import Rng, init_state
+from pbem.engine.sixteen_thirty.tables import (
+    COUNTRIES,
+    SETUP,
+    build_deck,
+    cheapest_key,
+    country_of,
+    is_open,
+    sort_cards,
+    value,
+)
 
 
 # ---------------------------------------------------------------- events

@@ -5,10 +5,18 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from .. import names
-from ..base import RuleError
-from .state import cards_text, goto, priv, pub, take_from_hand
-from .tables import ALL_CARD_NAMES, COUNTRIES, SPECIALS, country_of, is_open, is_special, sort_cards
+from pbem.engine import names
+from pbem.engine.base import RuleError
+from pbem.engine.sixteen_thirty.state import cards_text, goto, priv, pub, take_from_hand
+from pbem.engine.sixteen_thirty.tables import (
+    ALL_CARD_NAMES,
+    COUNTRIES,
+    SPECIALS,
+    country_of,
+    is_open,
+    is_special,
+    sort_cards,
+)
 
 TYPE_NAMES = ["ANY", "Special", "Open"] + COUNTRIES + SPECIALS + ALL_CARD_NAMES
 MAX_REVISIONS = 2

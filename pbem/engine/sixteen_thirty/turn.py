@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rng import Rng
-from . import trade, votes
-from .specials import special_lines
-from .state import (
+from pbem.engine.rng import Rng
+from pbem.engine.sixteen_thirty import trade, votes
+from pbem.engine.sixteen_thirty.specials import special_lines
+from pbem.engine.sixteen_thirty.state import (
     add_to_pile,
     cards_text,
     draw,
@@ -22,7 +22,7 @@ from .state import (
     remove_card,
     take_from_hand,
 )
-from .tables import HAND_LIMIT, LAST_TURN, RANDOM_END
+from pbem.engine.sixteen_thirty.tables import HAND_LIMIT, LAST_TURN, RANDOM_END
 
 
 def removal_options(st: dict, p: str) -> list[tuple[str, str]]:
@@ -31,7 +31,7 @@ def removal_options(st: dict, p: str) -> list[tuple[str, str]]:
 
 
 def advance(st: dict, ev: list, use_queue: bool = True) -> None:
-    from .orders import run_queue
+    from pbem.engine.sixteen_thirty.orders import run_queue
 
     while not st["over"]:
         if step_once(st, ev):

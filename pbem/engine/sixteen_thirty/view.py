@@ -5,11 +5,11 @@ Counters and breakdowns of everyone are shown only once the game is over."""
 
 from __future__ import annotations
 
-from ..views import Named, Section, View, lines, make_view, table
-from ..words import count
-from . import trade, votes
-from .state import influence
-from .tables import COUNTRIES
+from pbem.engine.sixteen_thirty import trade, votes
+from pbem.engine.sixteen_thirty.state import influence
+from pbem.engine.sixteen_thirty.tables import COUNTRIES
+from pbem.engine.views import Named, Section, View, lines, make_view, table
+from pbem.engine.words import count
 
 
 def turn_label(st: dict) -> str:
@@ -70,7 +70,7 @@ def step_lines(st: dict) -> list[str]:
             f"({'Vote card' if v['origin'] == 'card' else 'mandatory'})."
         )
     if st["phase"] in ("start", "offers", "place", "ballot", "lose"):
-        from .asks import requests
+        from pbem.engine.sixteen_thirty.asks import requests
 
         waiting = [r.player for r in requests(st) if not r.answered]
         out.append(f"Still awaited: {', '.join(waiting) or 'nobody'}.")
@@ -219,7 +219,7 @@ def private_sections(st: dict, p: str) -> list[Section]:
 def own_answer(st: dict, p: str) -> str | None:
     if p not in st["answers"]:
         return None
-    from .asks import on_file
+    from pbem.engine.sixteen_thirty.asks import on_file
 
     return "; ".join(on_file(st, p))
 

@@ -3,8 +3,8 @@ losers' piles; ST-R10 legal issues; ST-R11 eligibility; ST-R13 losers' card choi
 
 from __future__ import annotations
 
-from ..base import RuleError
-from .state import (
+from pbem.engine.base import RuleError
+from pbem.engine.sixteen_thirty.state import (
     add_to_pile,
     cards_text,
     check_placement,
@@ -17,8 +17,8 @@ from .state import (
     take_from_hand,
     voters,
 )
-from .tables import COUNTRIES, country_of
-from .wars import can_attack, resolve_war
+from pbem.engine.sixteen_thirty.tables import COUNTRIES, country_of
+from pbem.engine.sixteen_thirty.wars import can_attack, resolve_war
 
 
 # ---------------------------------------------------------------- who may call what

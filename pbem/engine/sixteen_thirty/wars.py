@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rng import Rng
-from .state import pub
-from .tables import CAP, adjacent
+from pbem.engine.rng import Rng
+from pbem.engine.sixteen_thirty.state import pub
+from pbem.engine.sixteen_thirty.tables import CAP, adjacent
 
 
 def can_attack(st: dict, c: str, t: str) -> bool:
