@@ -4,7 +4,7 @@
 
 Each round plays the same seeded demo game twice through the real pipeline
 (Maildir in, parse, apply, append, reports queued and sent): once as shipped,
-once with the chain's hashing replaced by a no-op (`pbem.record.chain.link`
+once with the chain's hashing replaced by a no-op (`pbem.trust.chain.link`
 returning the previous hash, and no head lookup).  Alternating the two in the
 same process cancels most of the machine's noise.  Also reported: the time
 spent inside the chain's own functions in the shipped runs, as a share of the
@@ -24,8 +24,9 @@ import common  # noqa: F401  (puts the repository on sys.path)
 
 
 def run_once(kind: str, seed: str, hashing: bool) -> dict[str, float]:
-    from pbem import demo
-    from pbem.record import chain, store
+    from pbem.cli import demo
+    from pbem.record import store
+    from pbem.trust import chain
 
     spent = [0.0]
     originals = (chain.link, store.chain_head)

@@ -37,8 +37,8 @@ def code(player: str) -> str:
 
 def make_home(directory: Path, database_url: str | None = None, extra: str = "") -> object:
     """A moderator home (SQLite by default), replies uncapped so that benchmarks measure work, not the cap."""
-    from pbem import config as config_mod
-    from pbem.cli_support import init_home
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
 
     path = init_home(directory, address=MODERATOR, name="Bench Moderator")
     text = path.read_text()

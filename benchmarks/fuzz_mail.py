@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pbem.mail.message import parse  # noqa: E402
+from pbem.mail.inbound.message import parse  # noqa: E402
 from tests.reliability.fuzz_mail import mutants  # noqa: E402
 from tests.reliability.test_fuzz_mail import run  # noqa: E402
 

@@ -27,7 +27,7 @@ TIME_POLL = r"""
 import sys, time
 from pbem import config
 from pbem.app import poll as polling
-from pbem.mail.transport import open_transport
+from pbem.mail.transports.seam import open_transport
 cfg = config.load(sys.argv[1])
 inbox, sender = open_transport(cfg)
 import os, cProfile
@@ -47,7 +47,7 @@ STRIDE = 1_000_000  # id offset between copies
 
 def finished_template(tmp: Path) -> Path:
     """A SQLite record holding one whole game played by the demo's bots through the moderator."""
-    from pbem.demo import run
+    from pbem.cli.demo import run
 
     r = run("italian-wars", 2, "history-template", tmp / "template")
     assert r.verified
@@ -156,7 +156,7 @@ def main() -> None:
         for label in ("small", "large"):
             cfg = common.make_home(tmp / label)
             names = common.create_games(cfg, args.games)
-            inbox, sender = __import__("pbem.mail.transport", fromlist=["open_transport"]).open_transport(cfg)
+            inbox, sender = __import__("pbem.mail.transports.seam", fromlist=["open_transport"]).open_transport(cfg)
             __import__("pbem.app.poll", fromlist=["poll"]).poll(cfg, inbox, sender)  # first reports sent
             history = add_history(cfg.database_url, template, args.games * args.scale) if label == "large" else {}
             settle_wal(cfg.database_url)

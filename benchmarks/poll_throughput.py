@@ -84,8 +84,8 @@ def rehash_codes(cfg, rounds: int) -> None:
     names its rounds, so the poll checks with them): what the rest of the poll costs, without the derivations."""
     from sqlalchemy import text
 
-    from pbem.codes import hash_code
     from pbem.record.db import transaction
+    from pbem.trust.codes import hash_code
 
     with transaction(cfg.database_url) as conn:
         seats = conn.execute(text("SELECT id, player FROM seats")).all()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pbem.orders.extract as X
 from pbem import engine as registry
-from pbem.mail.message import parse
+from pbem.mail.inbound.message import parse
 from tests.mail_styles import build, message_lines, own_text
 
 words = registry.get("habsburg").order_words

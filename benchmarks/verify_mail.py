@@ -10,7 +10,7 @@ acknowledgement and the reports the pipeline would send to the watched
 player (Alice), rendered with their receipts.  Alice's mail is taken from the
 outbox into a Maildir; the game is exported.  Then timed, in the same run:
 
-* `check_seconds`: reading the Maildir and checking it (`pbem.receipts.verify_mail`);
+* `check_seconds`: reading the Maildir and checking it (`pbem.trust.receipts.verify_mail`);
 * `cli_seconds`: the whole command, `pbem verify EXPORT --mail DIR --as Alice`
   in a fresh process (which also replays the export from the seed);
 
@@ -63,8 +63,8 @@ def build(home: Path, inputs: list[tuple[str, list[str]]]) -> tuple[Path, Path, 
     from pbem.app.decision import Decision, Effect, Input, Report
     from pbem.app.games import create_game
     from pbem.engine.base import apply_defaults
-    from pbem.export import build as export
-    from pbem.mail.message import Inbound
+    from pbem.history.export import build as export
+    from pbem.mail.inbound.message import Inbound
     from pbem.record import store
     from pbem.record.db import session
     from pbem.record.models import OutboxMessage
@@ -121,7 +121,7 @@ def build(home: Path, inputs: list[tuple[str, list[str]]]) -> tuple[Path, Path, 
 
 
 def _ack(game: str, to: str, player: str, lines: list[str], mid: str, game_id: int) -> object:
-    from pbem.mail.outgoing import Mail
+    from pbem.mail.outbound.outgoing import Mail
 
     ctx = dict(chatter=[], subject_in=f"Re: [pbem {game}] orders", game_name=game, applied=True,
                lines=[{"line": ln, "ok": True, "reason": "", "legal": (), "understood": ln} for ln in lines],
@@ -140,7 +140,7 @@ def main() -> None:
     ap.add_argument("--orders", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=2)
     args = ap.parse_args()
-    from pbem.receipts import read_folder, verify_mail
+    from pbem.trust.receipts import read_folder, verify_mail
 
     bot_seed, inputs = bot_game(args.orders)
     with tempfile.TemporaryDirectory() as tmp:

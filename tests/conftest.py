@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem import config as config_mod
-from pbem.cli_support import init_home
+from pbem.cli.support import init_home
+from pbem.home import config as config_mod
 
 #: Tests that take tens of seconds each (measured with --durations), by test-name prefix.  They are started
 #: first, so that the two xdist workers fill the end of the run with short tests instead of one worker
@@ -124,7 +124,7 @@ def sent_mail(cfg, seen: set | None = None) -> list:
     from email import policy
     from email.parser import BytesParser
 
-    from pbem.demo import _key_order
+    from pbem.cli.demo import _key_order
 
     md = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
     keys = sorted(md.keys(), key=_key_order)

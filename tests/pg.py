@@ -117,8 +117,8 @@ def use_postgres(cfg_path: Path, url: str) -> None:
 
 def pg_home(directory: Path, url: str, address: str = "moderator@pbem.test", name: str = "Test Moderator"):
     """A moderator home whose record is the (already migrated, emptied) PostgreSQL database."""
-    from pbem import config as config_mod
-    from pbem.cli_support import init_home
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
 
     path = init_home(directory, address=address, name=name)
     use_postgres(path, url)

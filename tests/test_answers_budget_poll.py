@@ -9,10 +9,10 @@ The same burst over IMAP + SMTP is in tests/mail/test_answers_budget_mail.py.
 
 from __future__ import annotations
 
-from pbem import codes
 from pbem.app import games
 from pbem.app import poll as polling
-from pbem.mail.maildir import MaildirInbox, MaildirSender
+from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
+from pbem.trust import codes
 from tests.conftest import CODES, deliver, order_mail, sent_mail, signed
 
 PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
@@ -70,7 +70,7 @@ def test_a_burst_of_help_and_status_forgeries_gets_one_notice_then_silence(home,
 def test_the_stranger_keys_are_read_and_checked(tmp_path) -> None:
     import pytest
 
-    from pbem.config import ConfigError, load
+    from pbem.home.config import ConfigError, load
 
     path = tmp_path / "pbem.toml"
     base = '[moderator]\naddress = "m@x.test"\n[mail]\n'

@@ -17,8 +17,8 @@ import pytest
 from pbem import engine as registry
 from pbem.app.games import create_game
 from pbem.app.poll import poll as run_poll
-from pbem.mail.maildir import MaildirInbox, MaildirSender
-from pbem.mail.message import parse
+from pbem.mail.inbound.message import parse
+from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.orders.extract import extract
 from tests.conftest import body_of, deliver, sent_mail
 
@@ -55,8 +55,8 @@ def test_client_reply_yields_exactly_the_intended_orders(path: Path) -> None:
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_client_reply_is_accepted_by_the_moderator(tmp_path: Path, path: Path) -> None:
-    from pbem import config as config_mod
-    from pbem.cli_support import init_home
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
     from tests.conftest import Clock
 
     cfg = config_mod.load(init_home(tmp_path / "home", address="games@example.org", name="pbem moderator"))

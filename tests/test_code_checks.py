@@ -2,15 +2,15 @@
 
 PBKDF2's rounds are a security choice (README, "How a game runs by email"); what
 the poll controls is how often it pays them.  Derivations are counted by
-`pbem.codes.derivations`.
+`pbem.trust.codes.derivations`.
 """
 
 from __future__ import annotations
 
-from pbem import codes
 from pbem.app import games
 from pbem.app import poll as polling
-from pbem.mail.maildir import MaildirInbox, MaildirSender
+from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
+from pbem.trust import codes
 from tests.conftest import CODES, deliver, order_mail, signed
 
 PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]

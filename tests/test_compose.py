@@ -1,4 +1,4 @@
-"""Outgoing MIME written by hand (pbem/mail/compose.py) must read back exactly with the standard parser."""
+"""Outgoing MIME written by hand (pbem/mail/outbound/compose.py) must read back exactly with the standard parser."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from email.parser import BytesParser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.mail.compose import compose
+from pbem.mail.outbound.compose import compose
 
 WHEN = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem import config as config_mod
-from pbem.config import ConfigError, load
+from pbem.home import config as config_mod
+from pbem.home.config import ConfigError, load
 
 
 def test_init_writes_a_commented_file_that_loads_with_defaults(home) -> None:

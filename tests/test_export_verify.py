@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.export import text_record, verify
+from pbem.history.export import text_record, verify
 from tests.conftest import Clock
 
 # Every test here reads the module's three finished games: one worker runs them all, so the games are played once.
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.xdist_group("export-verify")
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> dict[str, dict]:
-    from pbem.demo import run
+    from pbem.cli.demo import run
 
     docs = {}
     for kind, n in [("habsburg", 3), ("italian-wars", 2), ("dynasties", 3)]:
@@ -109,7 +109,7 @@ def test_cli_verify_passes_and_fails_with_exit_codes(finished, tmp_path: Path) -
 
 def _rechain(doc: dict) -> dict:
     """Recompute every hash and the head, as a forger who rewrites the whole chain would."""
-    from pbem.record import chain
+    from pbem.trust import chain
 
     rows = chain.sequence(doc["orders"], doc["events"])
     head = doc["seed_commitment"]
@@ -136,7 +136,7 @@ def _cut(doc: dict, n: int) -> dict:
 
 
 def test_every_entry_carries_its_link_and_the_export_its_head(finished) -> None:
-    from pbem.record import chain
+    from pbem.trust import chain
 
     doc = finished["dynasties"]
     rows = chain.sequence(doc["orders"], doc["events"])

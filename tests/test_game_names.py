@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from pbem.app.decision import GameError
+from pbem.app.game_names import export_stem, game_name_problem, inside
 from pbem.app.games import create_game
 from pbem.cli import app
-from pbem.names import export_stem, game_name_problem, inside
 
 PLAYERS = [("Alice", "alice@x.test"), ("Bob", "bob@x.test"), ("Carol", "carol@x.test")]
 

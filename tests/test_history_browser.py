@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.export import build, render
+from pbem.history.export import build, render
 from tests.browser import Browser, find_chromium
 from tests.test_history_golden import KINDS, seeded_export
 from tests.test_history_render import EXPECTED_CHARTS
@@ -136,8 +136,8 @@ OVERLAPS = """
 @cache
 def running_pages(kind: str) -> dict[str, str]:
     """The HTML pages of a seeded game of `kind` stopped half-way: moderator, --as (first seat) and --public."""
-    from pbem import config as config_mod
-    from pbem.demo import run
+    from pbem.cli.demo import run
+    from pbem.home import config as config_mod
     from pbem.record import store
     from pbem.record.db import session
     from tests.conftest import Clock

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from pbem import engine as registry
-from pbem.export import text_record
+from pbem.history.export import text_record
 from tests.shared import once
 
 ROOT = Path(__file__).resolve().parent / "golden" / "records"
@@ -52,7 +52,7 @@ def game_of(kind: str) -> tuple[int, str]:
 @cache
 def seeded_home(kind: str) -> Path:
     """A moderator home holding one finished seeded game of `kind` (played once per test run, see `tests.shared`)."""
-    from pbem.demo import run
+    from pbem.cli.demo import run
     from tests.conftest import Clock
 
     if kind not in registry.available():

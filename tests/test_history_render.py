@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.export import render
 from pbem.history import charts, nice_ticks, standings, turns
+from pbem.history.export import render
 from tests.test_history_golden import KINDS, seeded_export, seeded_home
 
 #: Charts each kind must have, by id (more may follow); a kind not listed must chart at least its scores.

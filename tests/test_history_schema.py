@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.export import VERSION
+from pbem.history.export import VERSION
 from tests.test_history_golden import KINDS, seeded_export, seeded_home
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the test extra: pip install -e .[test]")
@@ -35,8 +35,8 @@ def _errors(validator, doc) -> list[str]:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_real_exports_of_every_kind_and_audience_validate(validator, kind: str) -> None:
-    from pbem import config as config_mod
-    from pbem.export import build
+    from pbem.history.export import build
+    from pbem.home import config as config_mod
     from pbem.record import store
     from pbem.record.db import session
 

@@ -21,7 +21,7 @@ import pytest
 
 from pbem import engine as registry
 from pbem.engine.base import Event
-from pbem.export import build, render
+from pbem.history.export import build, render
 from pbem.record import store
 from pbem.record.db import session
 from tests.conftest import Clock
@@ -90,7 +90,7 @@ def check_public_export(s, loaded, checked: dict) -> None:
 def test_exports_during_a_random_game_hold_only_what_their_audience_knew(
     tmp_path: Path, kind: str, players: int, seed: str
 ) -> None:
-    from pbem.demo import run
+    from pbem.cli.demo import run
 
     if kind not in registry.available():
         pytest.skip(f"the {kind} engine is not installed")
@@ -123,7 +123,7 @@ def test_exports_during_a_random_game_hold_only_what_their_audience_knew(
     assert checked["public"] >= 2 and checked["player"] >= 2 * players, checked
 
     # After the end, the public export reveals everything the end reveals.
-    from pbem import config as config_mod
+    from pbem.home import config as config_mod
 
     cfg = config_mod.load(tmp_path / "home" / "pbem.toml")
     with session(cfg.database_url) as s:

@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 from pbem.app import control, games
 from pbem.app import poll as polling
 from pbem.cli import app
-from pbem.export import build, verify
-from pbem.mail.maildir import MaildirInbox, MaildirSender
+from pbem.history.export import build, verify
+from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.record import store
 from pbem.record.db import session
 from pbem.record.models import OrderInput
@@ -33,11 +33,11 @@ pytestmark = pytest.mark.xdist_group("join")
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> dict:
     """A House of Habsburg game with a join step, played to the end by the demo's bots over Maildir."""
-    from pbem.demo import run
+    from pbem.cli.demo import run
 
     r = run("habsburg", 3, None, tmp_path_factory.mktemp("join") / "home", clock=Clock(), join_salts=SALTS)
     assert r.verified, r.checked
-    from pbem import config as config_mod
+    from pbem.home import config as config_mod
 
     cfg = config_mod.load(r.home / "pbem.toml")
     with session(cfg.database_url) as s:

@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The outer layer: drivers that may use every other layer.
-CLI = ("pbem.cli", "pbem.cli_support", "pbem.demo", "pbem.__main__")
+CLI = ("pbem.cli", "pbem.cli.support", "pbem.cli.demo", "pbem.__main__")
 USE_CASES = "pbem.app"
 
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from pbem.app.poll import handle, poll
-from pbem.mail.authentication import parse_header
-from pbem.mail.message import parse
-from pbem.mail.transport import open_transport as transports
+from pbem.mail.inbound.authentication import parse_header
+from pbem.mail.inbound.message import parse
+from pbem.mail.transports.seam import open_transport as transports
 from tests.conftest import order_mail, signed
 
 MX = "mx.example.org"

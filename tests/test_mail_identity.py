@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.mail.message import parse
+from pbem.mail.inbound.message import parse
 
 REST = "To: moderator@pbem.test\nSubject: [pbem hh] orders\nMessage-ID: <id@x>\n\nCODE ALCE-2345\nNO EVENT\n"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.mail.loops import auto_submitted_is_human
-from pbem.mail.message import parse
+from pbem.mail.inbound.loops import auto_submitted_is_human
+from pbem.mail.inbound.message import parse
 
 FROM = "From: Alice <alice@players.test>\n"
 REST = "To: moderator@pbem.test\nSubject: [pbem hh] orders\nMessage-ID: <l@x>\n"

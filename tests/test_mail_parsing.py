@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.mail.message import parse
+from pbem.mail.inbound.message import parse
 from pbem.orders.extract import extract
 
 ROOT = Path(__file__).resolve().parent / "golden" / "mail"
@@ -70,7 +70,7 @@ def test_header_injection_in_display_name_is_neutralised() -> None:
 def test_outgoing_mail_keeps_every_line_within_the_smtp_limit() -> None:
     from datetime import datetime
 
-    from pbem.mail.compose import compose
+    from pbem.mail.outbound.compose import compose
 
     raw = compose(
         sender="m@x.test",

@@ -10,9 +10,9 @@ from email.parser import BytesParser
 
 import pytest
 
-from pbem.mail.message import parse
-from pbem.mail.redact import _texts, code_pattern, codes_in_message, redact_message, redact_text
-from pbem.mail.storage import MAX_STORED_STRANGER, bounded, scrub
+from pbem.mail.inbound.message import parse
+from pbem.mail.inbound.redact import _texts, code_pattern, codes_in_message, redact_message, redact_text
+from pbem.mail.inbound.storage import MAX_STORED_STRANGER, bounded, scrub
 from pbem.orders.extract import extract
 
 CODE = "K7QX-2MPD"

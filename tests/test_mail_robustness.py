@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.mail.message import MAX_MULTIPARTS, parse
+from pbem.mail.inbound.message import MAX_MULTIPARTS, parse
 from tests.reliability.fuzz_mail import codec_names
 
 HEAD = "From: Alice <alice@players.test>\nTo: moderator@pbem.test\nSubject: [pbem hh] orders\nMessage-ID: <r@x>\n"

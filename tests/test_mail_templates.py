@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from pbem.reports import mail_kinds, render_mail
+from pbem.render.templates import mail_kinds, render_mail
 
 ROOT = Path(__file__).resolve().parent / "golden" / "mail" / "outgoing"
 M = {"moderator": "Test Moderator", "moderator_address": "games@pbem.test"}
-#: Where the game's record stood when a mail about a game was rendered (`pbem.mail.outgoing.Receipt`).
+#: Where the game's record stood when a mail about a game was rendered (`pbem.mail.outbound.outgoing.Receipt`).
 RECORD = {"record": {"entries": 214, "head": "4f1a9c2e" * 8}, "receipt": None}
 NOT_ABOUT_A_GAME = {"games_list", "no_game", "send_failed", "stranger"}  # no game loaded: no record line
 ASKED = [
@@ -228,14 +228,14 @@ def test_a_template_given_less_than_it_names_fails_loudly() -> None:
 
 
 def test_the_redacted_copy_of_a_code_mail_keeps_no_code() -> None:
-    from pbem.mail.outgoing import REDACTED
+    from pbem.mail.outbound.outgoing import REDACTED
 
     kept = render_mail("new_code", {**CONTEXTS["new_code"], "code": REDACTED, **M})
     assert "NEWB-7777" not in kept.text + kept.html + kept.subject
 
 
 def test_the_redacted_copy_of_a_join_invitation_keeps_no_code() -> None:
-    from pbem.mail.outgoing import REDACTED
+    from pbem.mail.outbound.outgoing import REDACTED
 
     kept = render_mail("join_invite", {**CONTEXTS["join_invite"], "code": REDACTED, **M})
     assert "AAAA-2222" not in kept.text + kept.html + kept.subject and REDACTED in kept.text

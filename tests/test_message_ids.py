@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pbem.app.games import create_game
-from pbem.mail.compose import stable_message_id
+from pbem.mail.outbound.compose import stable_message_id
 from pbem.record.db import session
 from pbem.record.home_secrets import message_id_key
 
@@ -38,8 +38,8 @@ def _ids(cfg) -> list[str]:
 
 
 def test_each_home_has_its_own_secret_in_the_record(home, tmp_path: Path) -> None:
-    from pbem import config as config_mod
-    from pbem.cli_support import init_home
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
 
     other = config_mod.load(init_home(tmp_path / "other", address="moderator@pbem.test", name="Test Moderator"))
     for cfg in (home, other):

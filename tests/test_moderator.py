@@ -10,7 +10,7 @@ from sqlmodel import select
 from pbem.app import games
 from pbem.app import poll as polling
 from pbem.app.decision import GameError
-from pbem.mail.maildir import MaildirInbox, MaildirSender
+from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.record import store
 from pbem.record.db import session
 from pbem.record.models import GameEvent, InboundMessage, OrderInput, OutboxMessage
@@ -210,7 +210,7 @@ def test_reports_never_show_another_players_hand(home, clock) -> None:
     """Play a whole game through the pipeline and check every report against the hands at that moment."""
     from pathlib import Path
 
-    from pbem.demo import run
+    from pbem.cli.demo import run
 
     r = run("habsburg", 3, "secrecy-check", Path(home.path.parent / "demo"), clock=clock)
     assert r.verified

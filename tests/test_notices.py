@@ -10,7 +10,7 @@ import json
 
 from pbem.app import control, games
 from pbem.app.deadlines import run_deadlines
-from pbem.export import build, verify
+from pbem.history.export import build, verify
 from pbem.record import store
 from pbem.record.db import session
 from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail, signed
@@ -147,14 +147,14 @@ def test_ISSUE11_held_orders_applied_and_defaults_applied_are_each_told(home, cl
 
 
 def test_ISSUE16_a_reply_subject_has_one_re_whatever_prefixes_it_had() -> None:
-    from pbem.mail.compose import reply_subject
+    from pbem.mail.outbound.compose import reply_subject
 
     for subject in ["Re: Re: [pbem x] foo", "RE : AW: Fwd: [pbem x] foo", "SV: re[2]: [pbem x]  foo", "[pbem x] foo"]:
         assert reply_subject(subject) == "Re: [pbem x] foo"
 
 
 def test_ISSUE16_references_keep_the_root_and_the_newest_without_repeats() -> None:
-    from pbem.mail.compose import thread_references
+    from pbem.mail.outbound.compose import thread_references
 
     ids = [f"<m{i}@x>" for i in range(15)]
     refs = thread_references((*ids, ids[3]), "<new@x>")

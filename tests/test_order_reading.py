@@ -7,7 +7,7 @@ import pytest
 from pbem import engine as registry
 from pbem.engine.base import RuleError
 from pbem.engine.names import match_one, norm, player_name
-from pbem.mail.message import parse, unflow
+from pbem.mail.inbound.message import parse, unflow
 from pbem.orders.extract import extract, is_order, subject_line
 from pbem.orders.furniture import own_lines
 
@@ -142,7 +142,7 @@ def test_the_cli_quotes_a_refused_player_name_intact(tmp_path) -> None:
     from typer.testing import CliRunner
 
     from pbem.cli import app
-    from pbem.cli_support import init_home
+    from pbem.cli.support import init_home
 
     cfg = init_home(tmp_path / "home")
     players = ["--player", "Zoë Müller! <z@x.org>", "--player", "Bob <b@x.org>", "--player", "Carol <c@x.org>"]
@@ -157,7 +157,7 @@ def test_the_cli_quotes_a_refused_player_name_intact(tmp_path) -> None:
 def test_help_without_a_game_tag_lists_the_players_games(home, clock) -> None:
     from pbem.app.games import create_game
     from pbem.app.poll import poll as run_poll
-    from pbem.mail.maildir import MaildirInbox, MaildirSender
+    from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
     from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail
 
     players = [("Zoë Müller", "zoe@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]

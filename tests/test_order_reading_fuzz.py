@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from pbem import engine as registry
-from pbem.mail.message import parse
+from pbem.mail.inbound.message import parse
 from pbem.orders.extract import extract
 from tests.mail_styles import CODE, build, message_lines, own_text
 

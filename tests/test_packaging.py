@@ -91,7 +91,7 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_the_demo_from_any_directory(t
         [
             str(py),
             "-c",
-            "from pbem.resources import templates_dir, migrations_dir;print(templates_dir()); print(migrations_dir())",
+            "from pbem.render.resources import templates_dir; from pbem.record.db import migrations_dir;print(templates_dir()); print(migrations_dir())",
         ],
         cwd=work,
         capture_output=True,

@@ -67,13 +67,13 @@ def transcript(cfg) -> dict[str, str]:
 
 @pytest.mark.parametrize("kind, players, seed", GAMES, ids=[g[0] for g in GAMES])
 def test_seeded_playthrough_reports_match_golden_text(tmp_path: Path, kind: str, players: int, seed: str) -> None:
-    from pbem.demo import run
+    from pbem.cli.demo import run
 
     if kind not in registry.available():
         pytest.skip(f"{kind} engine not installed")
     r = run(kind, players, seed, tmp_path / "home", bot_seed="golden", clock=Clock())
     assert r.verified
-    from pbem import config as config_mod
+    from pbem.home import config as config_mod
 
     got = transcript(config_mod.load(tmp_path / "home" / "pbem.toml"))
     folder = ROOT / kind

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from pbem import config as config_mod
 from pbem.app import games
 from pbem.app import poll as polling
+from pbem.home import config as config_mod
 from pbem.record.db import session
 from tests import pg
 from tests import test_moderator as tm
@@ -167,7 +167,8 @@ def test_every_command_works_on_a_postgres_record(tmp_path: Path, pg_url: str) -
 
 def test_a_whole_demo_game_on_postgres_exports_and_verifies(tmp_path: Path, pg_url: str, monkeypatch) -> None:
     """The demo's bots play a game by mail on a PostgreSQL record; export and `pbem verify` pass."""
-    from pbem import cli_support, demo
+    from pbem.cli import demo
+    from pbem.cli import support as cli_support
 
     pg.truncate(pg_url)
     original = cli_support.init_home
@@ -281,7 +282,7 @@ from datetime import datetime
 from pathlib import Path
 from pbem import config
 from pbem.app import poll as polling
-from pbem.mail.maildir import MaildirInbox, MaildirSender
+from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 cfg = config.load(sys.argv[1])
 when = datetime.fromisoformat(sys.argv[2])
 go = Path(sys.argv[3])
@@ -295,14 +296,14 @@ print(s.line())
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> dict:
     """The same games and inbox polled once, by one run, on SQLite."""
-    from pbem.cli_support import init_home
+    from pbem.cli.support import init_home
 
     cfg = config_mod.load(
         init_home(tmp_path_factory.mktemp("ref") / "home", address="moderator@pbem.test", name="Test Moderator")
     )
     kp.share_message_id_secret(cfg)  # Message-IDs are keyed per home: both homes use one key to compare records
     _setup_games(cfg)
-    from pbem.mail.maildir import MaildirInbox, MaildirSender
+    from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 
     when = datetime.fromisoformat(FIXED)
     polling.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=lambda: when)

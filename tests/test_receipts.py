@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from pbem.mail.compose import compose
-from pbem.mail.outgoing import Receipt
-from pbem.receipts import NoMail, check_mail, lines, parse_mail, pick, read_folder, verify_mail
-from pbem.record import chain
+from pbem.mail.outbound.compose import compose
+from pbem.mail.outbound.outgoing import Receipt
+from pbem.trust import chain
+from pbem.trust.receipts import NoMail, check_mail, lines, parse_mail, pick, read_folder, verify_mail
 
 COMMITMENT = "c0" * 32
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)

@@ -55,7 +55,7 @@ def _new_mail(cfg, seen: set) -> list[tuple[str, str]]:
     from email.parser import BytesParser
     from email.utils import getaddresses
 
-    from pbem.demo import _key_order
+    from pbem.cli.demo import _key_order
 
     md = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
     out = []
@@ -75,7 +75,7 @@ GAMES = [(kind, n) for kind in HIDDEN for n in sorted({registry.get(kind).min_pl
 
 @pytest.mark.parametrize("kind, players", GAMES)
 def test_no_mail_names_another_players_hidden_cards(tmp_path: Path, kind: str, players: int) -> None:
-    from pbem.demo import run
+    from pbem.cli.demo import run
 
     if kind not in registry.available():
         pytest.skip(f"{kind} not installed")

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.export import text_record
-from pbem.seeds import check_lines, seed_problem
+from pbem.history.export import text_record
+from pbem.trust.seeds import check_lines, seed_problem
 from tests.test_cli import pbem
 from tests.test_history_golden import seeded_export
 

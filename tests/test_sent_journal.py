@@ -16,9 +16,9 @@ from pathlib import Path
 
 from sqlalchemy import event, select
 
-from pbem import config as config_mod
-from pbem.cli_support import init_home
-from pbem.mail.sender import Claims, Dispatcher
+from pbem.cli.support import init_home
+from pbem.home import config as config_mod
+from pbem.mail.outbound.sender import Claims, Dispatcher
 from pbem.record import outbox, sentlog
 from pbem.record.db import engine_for, reading, session
 from pbem.record.models import OutboxMessage

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from pbem import engine as registry
-from pbem.demo import Bot, run
-from pbem.export import text_record
+from pbem.cli.demo import Bot, run
+from pbem.history.export import text_record
 from tests.conftest import Clock
 from tests.mail_styles import build, message_lines, own_text
 

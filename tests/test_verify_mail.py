@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pbem.cli import app
-from pbem.demo import Bot, legal_lines, run
+from pbem.cli.demo import Bot, legal_lines, run
 from tests.conftest import Clock
 
 # one worker runs the module: its two games (module fixture) are played once per run, not once per worker
@@ -109,8 +109,8 @@ def test_one_changed_order_in_the_export_is_named(games, tmp_path: Path) -> None
 
 
 def test_each_acknowledgement_carries_the_head_after_its_input_and_that_inputs_events(games) -> None:
-    from pbem.receipts import parse_mail, read_folder
-    from pbem.record import chain
+    from pbem.trust import chain
+    from pbem.trust.receipts import parse_mail, read_folder
 
     doc = json.loads(games["true"].read_text())
     rows = chain.sequence(doc["orders"], doc["events"])
@@ -131,8 +131,8 @@ def test_each_acknowledgement_carries_the_head_after_its_input_and_that_inputs_e
 def _alices_brackets(games) -> tuple[dict[str, Any], list[tuple[str, list[dict[str, Any]], str, bytes]]]:
     """Each acknowledgement of Alice's that brackets an event hidden from her: (the hash of her input, the
     entries after it up to the mail's head, that head, the mail)."""
-    from pbem.receipts import parse_mail
-    from pbem.record import chain
+    from pbem.trust import chain
+    from pbem.trust.receipts import parse_mail
 
     doc = json.loads(games["true"].read_text())
     rows = chain.sequence(doc["orders"], doc["events"])
@@ -154,7 +154,7 @@ def test_the_heads_in_alices_mail_cannot_confirm_a_guess_of_an_event_hidden_from
     caused, some of them hidden from her (Bob's private draw).  Knowing every other field of those entries,
     even the exact time and the true hidden text, she still cannot confirm the guess: a hidden event's entry
     holds a salt derived from the secret seed, which no mail of hers holds."""
-    from pbem.record import chain
+    from pbem.trust import chain
 
     doc, brackets = _alices_brackets(games)
     assert brackets, "the game should have an acknowledgement of Alice's that brackets a hidden event"

@@ -1,7 +1,7 @@
 """the chained record: a hash on every input and event; games flag a seed weaker than 128 bits
 
 Each accepted input (`orders`) and each event (`events`) gets `hash`, its link
-in the game's chain (pbem.record.chain: SHA-256 of the previous hash and the
+in the game's chain (pbem.trust.chain: SHA-256 of the previous hash and the
 entry's canonical JSON, starting from the seed commitment).  Games recorded
 before this revision are backfilled here, in chain order, so their exports
 carry a complete chain too: for them the chain proves the record from the
@@ -76,7 +76,7 @@ def upgrade() -> None:
 
 def backfill(conn: sa.Connection) -> None:
     """Chain every existing game's inputs and events, in chain order."""
-    from pbem.record import chain
+    from pbem.trust import chain
 
     message_ids = dict(conn.execute(sa.select(_inbound.c.id, _inbound.c.message_id)).all())
     for game_id, start in conn.execute(sa.select(_games.c.id, _games.c.seed_commitment)).all():

@@ -3,7 +3,7 @@
 `warmed` passes the inbox's messages through in order while, a few messages
 ahead, worker threads (two on a machine with two cores) parse each one, hand
 the parsed message to the poll, read its code and its seat's stored hash and
-run the check (`pbem.codes.check_seat_code`, cached per seat and code).
+run the check (`pbem.trust.codes.check_seat_code`, cached per seat and code).
 PBKDF2 releases the GIL, so the derivations for the next messages run on
 whichever core is free while this one is handled; `intake.decide` then finds the answer in
 the cache.  Nothing is written ahead, so a crash loses nothing.
@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from sqlalchemy import bindparam, func
 from sqlmodel import col, select
 
-from pbem.codes import check_seat_code
-from pbem.config import Config
-from pbem.mail.message import Inbound, parse
-from pbem.mail.transport import Incoming
+from pbem.home.config import Config
+from pbem.mail.inbound.message import Inbound, parse
+from pbem.mail.transports.seam import Incoming
 from pbem.orders.extract import extract
 from pbem.record.db import reading
 from pbem.record.models import Game, Seat
+from pbem.trust.codes import check_seat_code
 
 log = logging.getLogger("pbem.poll")
 WARM_AHEAD = 6  # messages whose code check starts before they are handled

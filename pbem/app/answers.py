@@ -21,8 +21,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.app.decision import Decision
-from pbem.mail.message import Inbound
-from pbem.mail.outgoing import Mail
+from pbem.mail.inbound.message import Inbound
+from pbem.mail.outbound.outgoing import Mail
 from pbem.record.models import Seat
 from pbem.record.outbox import COUNTED, LIMIT, Window
 from pbem.record.store import Loaded

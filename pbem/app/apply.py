@@ -8,7 +8,7 @@ their snapshot and next deadline, control actions, deadlines and seats, with
 what becomes due (`pbem.record.due`): a deadline that opens or moves plans its
 rows, a pause, an abandon or the end of the game closes them.
 
-Every mail about the loaded game carries its receipt (`pbem.mail.outgoing.Receipt`):
+Every mail about the loaded game carries its receipt (`pbem.mail.outbound.outgoing.Receipt`):
 the record's length and head at the mail's place in the effects, so the
 acknowledgement of orders, queued after their input, carries the head that
 includes the input and its events, and the input's own seq and hash.
@@ -36,10 +36,10 @@ from pbem.app.decision import (
     NewSeat,
     Report,
 )
-from pbem.config import Config
-from pbem.mail.fingerprint import sent_at
-from pbem.mail.message import Inbound
-from pbem.mail.outgoing import Mail, Receipt, outbox_row, thread_root
+from pbem.home.config import Config
+from pbem.mail.inbound.fingerprint import sent_at
+from pbem.mail.inbound.message import Inbound
+from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
 from pbem.record import due, outbox, store
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, Deadline, Game, InboundMessage, Seat, Snapshot
@@ -55,7 +55,7 @@ def record_inbound(
 ) -> int:
     """Keep the inbound message with what became of it; returns its id.
 
-    `raw` is already the bounded, redacted copy (`pbem.mail.storage.scrub`): never the code.
+    `raw` is already the bounded, redacted copy (`pbem.mail.inbound.storage.scrub`): never the code.
     """
     res = store.insert(
         s,

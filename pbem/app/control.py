@@ -20,16 +20,16 @@ from sqlmodel import Session, col, select
 from pbem.app import views
 from pbem.app.apply import apply
 from pbem.app.decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, NewSeat, Report
-from pbem.codes import hash_code, new_code
-from pbem.config import Config
 from pbem.engine.base import Event
 from pbem.engine.names import norm, player_name
 from pbem.engine.seats import RENAME, rename
-from pbem.mail.outgoing import Mail
+from pbem.home.config import Config
+from pbem.mail.outbound.outgoing import Mail
 from pbem.record import store
-from pbem.record.chain import iso
 from pbem.record.db import session
 from pbem.record.models import ControlAction, Seat
+from pbem.trust.chain import iso
+from pbem.trust.codes import hash_code, new_code
 
 
 def _stamp(due: datetime) -> str:

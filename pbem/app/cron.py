@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from pbem.config import Config
+from pbem.home.config import Config
 
 if TYPE_CHECKING:
     from pbem.app.poll import PollSummary
@@ -38,7 +38,7 @@ def run_poll(cfg: Config, dry_run: bool = False) -> Run:
             if not dry_run and nothing_to_do(cfg, datetime.now(UTC)):
                 return Run(skipped="nothing to do: no new mail, nothing queued or due")
             from pbem.app.poll import poll
-            from pbem.mail.transport import open_transport
+            from pbem.mail.transports.seam import open_transport
 
             inbox, sender = open_transport(cfg)
             try:

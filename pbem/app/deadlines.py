@@ -29,18 +29,18 @@ from pbem.app import views
 from pbem.app.apply import apply
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
 from pbem.app.join import decide_join_deadline
-from pbem.config import Config
 from pbem.engine.base import Event, apply_defaults
 from pbem.engine.words import count
-from pbem.joining import STEP as JOIN_STEP
-from pbem.mail.compose import stable_message_id
-from pbem.mail.message import parse
-from pbem.mail.outgoing import Mail
+from pbem.home.config import Config
+from pbem.mail.inbound.message import parse
+from pbem.mail.outbound.compose import stable_message_id
+from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import extract
 from pbem.record import due, outbox, store
 from pbem.record.db import session
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, Deadline, Game, InboundMessage
+from pbem.trust.deal import STEP as JOIN_STEP
 
 log = logging.getLogger("pbem.deadlines")
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pbem.engine.base import Event, Outcome
-from pbem.mail.outgoing import Mail
+from pbem.mail.outbound.outgoing import Mail
 from pbem.record.due import DueRow
 
 Recorded = Literal["accepted", "held", "rejected", "ignored", "duplicate"]

@@ -14,8 +14,8 @@ from pathlib import Path
 from sqlmodel import col, select
 
 from pbem.app.decision import GameError
-from pbem.config import Config
-from pbem.names import export_stem, inside
+from pbem.app.game_names import export_stem, inside
+from pbem.home.config import Config
 from pbem.record import store
 from pbem.record.db import session
 from pbem.record.models import Game
@@ -23,7 +23,7 @@ from pbem.record.models import Game
 
 def export_game(cfg: Config, name: str, fmt: str, as_player: str | None = None, moderator: bool = False) -> str:
     """The history of game `name` as `fmt`: public, or what `as_player` may know, or the moderator's record."""
-    from pbem.export import build
+    from pbem.history.export import build
     from pbem.history.formats import render
 
     with session(cfg.database_url) as s:
@@ -47,7 +47,7 @@ def export_all(
     cfg: Config, directory: Path, moderator: bool = False, progress: Callable[[str], None] | None = None
 ) -> tuple[int, int]:
     """Every game in every export format, as DIR/NAME.SUFFIX (DIR/NAME-moderator.SUFFIX).  Returns (files, games)."""
-    from pbem.export import build
+    from pbem.history.export import build
     from pbem.history.formats import FORMATS, render
 
     directory.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ set-up from the seed) and returns the game with its seats (codes stored only
 hashed), its set-up events and first snapshot, the first deadline and each
 player's first report with the seed commitment and their code; `create_game`
 hashes the codes, decides and applies it in one transaction.  With a join step
-it deals nothing yet: it opens the join step (`pbem.joining`, `pbem.app.join`)
+it deals nothing yet: it opens the join step (`pbem.trust.deal`, `pbem.app.join`)
 and the first mail is the invitation to JOIN.
 """
 
@@ -22,18 +22,18 @@ from typing import Any
 from sqlmodel import col, select
 
 from pbem import engine as registry
-from pbem import joining
 from pbem.app import views
 from pbem.app.apply import apply
 from pbem.app.decision import Control, Decision, Effect, Events, GameError, NewDeadline, NewGame, NewSeat, Report
-from pbem.codes import hash_code, new_code
-from pbem.config import Config
+from pbem.app.game_names import game_name_problem
 from pbem.engine.names import norm, player_name
 from pbem.engine.rng import commitment
-from pbem.names import game_name_problem
+from pbem.home.config import Config
 from pbem.record import store
 from pbem.record.db import session
 from pbem.record.models import Game
+from pbem.trust import deal as joining
+from pbem.trust.codes import hash_code, new_code
 
 log = logging.getLogger("pbem.games")
 
@@ -134,7 +134,7 @@ def create_game(
     """Create a game, deal, and queue each player's first report (with the seed commitment and their code).
 
     `codes` fixes the players' secret codes (tests and the demo); by default each is random.
-    `join`: open the join step instead of dealing (`pbem.joining`; `pbem game new` does unless --no-join):
+    `join`: open the join step instead of dealing (`pbem.trust.deal`; `pbem game new` does unless --no-join):
     each player's first mail is then the invitation to JOIN, and the deal waits for the salts.
     """
     seats = check_seats(kind, players)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
-    from pbem.config import Config
+    from pbem.home.config import Config
 
 log = logging.getLogger("pbem.idle")
 IMAP_MARK = "imap-inbox"  # the poll_marks row of the IMAP inbox
@@ -71,8 +71,8 @@ def _seen(c: Connection) -> str | None:
 
 
 def _imap_mark_now(cfg: Config) -> str:
-    from pbem.mail.connect import inbox
-    from pbem.mail.credentials import login_for
+    from pbem.mail.transports.connect import inbox
+    from pbem.mail.transports.credentials import login_for
 
     box = inbox(cfg, login_for("imap", cfg.imap, cfg.path), connect=False)
     try:

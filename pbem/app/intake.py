@@ -27,13 +27,13 @@ from pbem.app.answers import Outgoing, ack, short, summary
 from pbem.app.decision import Decision, Input, Report
 from pbem.app.press import relay
 from pbem.app.revisions import FirstCopy, OnFile
-from pbem.codes import check_seat_code
 from pbem.engine.base import Outcome
-from pbem.mail.message import Inbound
+from pbem.mail.inbound.message import Inbound
 from pbem.orders.extract import Extracted
 from pbem.record.models import Seat
 from pbem.record.outbox import Window
 from pbem.record.store import Loaded
+from pbem.trust.codes import check_seat_code
 
 
 @dataclass(frozen=True)

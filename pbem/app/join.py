@@ -1,6 +1,6 @@
 """The join step as the moderator runs it: invitations, JOIN messages, the deadline, `pbem game start`.
 
-The rules (the join state, the salts, the dealing seed) are in `pbem.joining`;
+The rules (the join state, the salts, the dealing seed) are in `pbem.trust.deal`;
 this module decides what each event of the step does, pure on plain objects:
 
 * `invitation` is the first mail of a game with a join step (its code, the
@@ -24,15 +24,15 @@ from typing import Any
 
 from sqlmodel import Session
 
-from pbem import joining
 from pbem.app import views
 from pbem.app.answers import Outgoing
 from pbem.app.decision import Control, Decision, Effect, GameError, Input, NewDeadline, Report
 from pbem.engine.base import Outcome
-from pbem.mail.message import Inbound
-from pbem.mail.outgoing import Mail
+from pbem.mail.inbound.message import Inbound
+from pbem.mail.outbound.outgoing import Mail
 from pbem.record import store
 from pbem.record.models import Deadline, Game, Seat
+from pbem.trust import deal as joining
 
 
 def is_open(loaded: store.Loaded) -> bool:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from pbem.app.answers import Outgoing
 from pbem.app.decision import Decision
-from pbem.codes import check_code
 from pbem.record.models import Seat
 from pbem.record.store import Loaded
+from pbem.trust.codes import check_code
 
 
 def owner_of(code: str | None, loaded: Loaded, besides: Seat | None = None) -> Seat | None:

@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from pbem.app import views
 from pbem.app.revisions import FirstCopy, OnFile
-from pbem.mail.message import Inbound, parse
+from pbem.mail.inbound.message import Inbound, parse
 from pbem.orders.extract import extract
 from pbem.record import store
 from pbem.record.models import ControlAction, Game, InboundMessage, OrderInput, Seat, Snapshot

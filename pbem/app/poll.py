@@ -24,7 +24,6 @@ from datetime import datetime
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
-from pbem import codes
 from pbem import engine as registry
 from pbem.app import intake, join, on_file
 from pbem.app.ahead import warmed
@@ -32,16 +31,17 @@ from pbem.app.apply import apply, record_inbound
 from pbem.app.decision import Decision
 from pbem.app.revisions import FirstCopy
 from pbem.app.senders import is_registered
-from pbem.config import Config
 from pbem.engine.words import count
-from pbem.mail.message import Inbound, parse
-from pbem.mail.sender import Dispatcher
-from pbem.mail.storage import scrub
-from pbem.mail.transport import Inbox, Sender, TransportError
+from pbem.home.config import Config
+from pbem.mail.inbound.message import Inbound, parse
+from pbem.mail.inbound.storage import scrub
+from pbem.mail.outbound.sender import Dispatcher
+from pbem.mail.transports.seam import Inbox, Sender, TransportError
 from pbem.orders.extract import Extracted, extract
 from pbem.record import outbox, store
 from pbem.record.db import DatabaseError, session
 from pbem.record.models import Game, Seat
+from pbem.trust import codes
 
 log = logging.getLogger("pbem.poll")
 Clock = Callable[[], datetime]

@@ -14,9 +14,9 @@ from sqlmodel import Session
 
 from pbem.app import join, views
 from pbem.app.decision import Report
-from pbem.config import Config
 from pbem.engine.base import Engine, Event, Request, Result
-from pbem.mail.outgoing import Mail, thread_root
+from pbem.home.config import Config
+from pbem.mail.outbound.outgoing import Mail, thread_root
 from pbem.record import outbox, store
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import Deadline, GameEvent

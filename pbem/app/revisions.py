@@ -2,7 +2,7 @@
 
 Issue 12, "Intake is exactly-once against the real world":
 * A copy of a message already read (same Message-ID and sender; without a
-  Message-ID, the same content without trace headers: `pbem.mail.fingerprint`)
+  Message-ID, the same content without trace headers: `pbem.mail.inbound.fingerprint`)
   is recorded as a duplicate of its first copy and changes nothing.  It gets
   no answer, unless it repeats a revision a newer one has replaced within the
   current step: then the player is told which revision is on file (the copy
@@ -23,9 +23,9 @@ from datetime import datetime
 
 from pbem.app.answers import Outgoing
 from pbem.app.decision import Decision
-from pbem.mail.fingerprint import sent_at
-from pbem.mail.message import Inbound
-from pbem.mail.outgoing import Mail
+from pbem.mail.inbound.fingerprint import sent_at
+from pbem.mail.inbound.message import Inbound
+from pbem.mail.outbound.outgoing import Mail
 from pbem.record.models import Seat
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Select, bindparam
 from sqlmodel import Session, select
 
-from pbem.mail.message import Inbound
+from pbem.mail.inbound.message import Inbound
 from pbem.record.models import Seat
 
 

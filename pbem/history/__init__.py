@@ -1,6 +1,6 @@
 """The history of a game: its story, charts, SVG drawing, HTML page, text record and export formats.
 
-Every module here is a pure function of an export document (`pbem.export.build`)
+Every module here is a pure function of an export document (`pbem.history.export.build`)
 and names no game: what differs between games (the word for a step, the
 series to chart, their labels and colours) is the engine's `HistorySpec`,
 looked up by the document's kind.

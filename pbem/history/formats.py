@@ -38,7 +38,7 @@ class Format:
 
 FORMATS: dict[str, Format] = {
     "json": Format("json", "pbem.history.formats:to_json", "the full record as JSON, for pbem verify"),
-    "text": Format("txt", "pbem.history.record:text_record", "a readable game record"),
+    "text": Format("txt", "pbem.history.text:text_record", "a readable game record"),
     "html": Format("html", "pbem.history.page:render_html", "a self-contained page with charts"),
 }
 

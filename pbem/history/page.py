@@ -11,7 +11,7 @@ from typing import Any
 
 from pbem.history.plots import charts
 from pbem.history.story import Doc, audience_note, standings, step_word, turns, visibility_label, when
-from pbem.seeds import INSECURE_NOTE, check_lines
+from pbem.trust.seeds import INSECURE_NOTE, check_lines
 
 
 def context(doc: Doc) -> dict[str, Any]:
@@ -45,6 +45,6 @@ def context(doc: Doc) -> dict[str, Any]:
 
 def render_html(doc: Doc) -> str:
     """The self-contained HTML history page."""
-    from pbem.reports import render
+    from pbem.render.templates import render
 
     return render("export/history.html.j2", **context(doc))

@@ -1,6 +1,6 @@
 """The game history as a story: events grouped by scoring point, the standings, dates and notes.
 
-Everything here is a pure function of an export document (`pbem.export.build`)
+Everything here is a pure function of an export document (`pbem.history.export.build`)
 and of the game's `HistorySpec` (the engine's declaration: the word for one
 step and the data key numbering it), so every audience gets a story built
 from exactly what its document holds and nothing else.

@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pbem.config import Config, ConfigError
-from pbem.mail.connect import inbox as make_inbox
-from pbem.mail.connect import sender as make_sender
-from pbem.mail.credentials import Login, login_for
-from pbem.mail.imap import ImapInbox
-from pbem.mail.transport import TransportError
+from pbem.home.config import Config, ConfigError
+from pbem.mail.transports.connect import inbox as make_inbox
+from pbem.mail.transports.connect import sender as make_sender
+from pbem.mail.transports.credentials import Login, login_for
+from pbem.mail.transports.imap import ImapInbox
+from pbem.mail.transports.seam import TransportError
 
 
 @dataclass(frozen=True)

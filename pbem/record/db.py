@@ -16,11 +16,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, create_engine
+
+from pbem.render.resources import shipped
 
 if TYPE_CHECKING:
     from alembic.config import Config as AlembicConfig
@@ -112,9 +115,12 @@ def migrate(url: str, revision: str = "head") -> None:
 def alembic_config(url: str) -> AlembicConfig:
     from alembic.config import Config
 
-    from pbem.resources import migrations_dir
-
     cfg = Config()
     cfg.set_main_option("script_location", str(migrations_dir()))
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return cfg
+
+
+def migrations_dir() -> Path:
+    """The Alembic environment and versions shipped with pbem."""
+    return shipped("_migrations", "migrations")

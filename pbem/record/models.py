@@ -86,7 +86,7 @@ class InboundMessage(SQLModel, table=True):
     received_at: datetime
     # When the message says it was written (its Date, never later than received_at; migration 0006).
     sent_at: datetime | None = None
-    # For outcome duplicate: the id of the first copy (same Message-ID and sender; `pbem.mail.fingerprint`).
+    # For outcome duplicate: the id of the first copy (same Message-ID and sender; `pbem.mail.inbound.fingerprint`).
     duplicate_of: int | None = None
 
 
@@ -102,7 +102,7 @@ class OrderInput(SQLModel, table=True):
     lines_json: str = Field(sa_column=Column(Text, nullable=False))
     inbound_id: int | None = Field(default=None, foreign_key="inbound_messages.id")
     created_at: datetime
-    hash: str = Field(default="", max_length=64)  # link in the game's record chain (pbem.record.chain)
+    hash: str = Field(default="", max_length=64)  # link in the game's record chain (pbem.trust.chain)
 
 
 class GameEvent(SQLModel, table=True):
@@ -118,7 +118,7 @@ class GameEvent(SQLModel, table=True):
     visibility_json: str = Field(sa_column=Column(Text, nullable=False))
     data_json: str = Field(sa_column=Column(Text, nullable=False))
     created_at: datetime
-    hash: str = Field(default="", max_length=64)  # link in the game's record chain (pbem.record.chain)
+    hash: str = Field(default="", max_length=64)  # link in the game's record chain (pbem.trust.chain)
     # in the chained entry of an event not everyone sees: HMAC of the secret seed (`chain.entry_salt`); None for
     # public events and for events recorded before migration 0010
     salt: str | None = Field(default=None, max_length=64)

@@ -1,7 +1,7 @@
 """The outbox queue in the record (transactional outbox, DESIGN.md principle 8).
 
 Queuing is a plain INSERT in the caller's transaction; the sender
-(`pbem.mail.sender`) reads queued rows after commit, and what it sent is
+(`pbem.mail.outbound.sender`) reads queued rows after commit, and what it sent is
 folded back in by `pbem.record.sentlog`.  These are the queue's only queries;
 those on the poll's hot path are Core statements built once.
 """
@@ -49,7 +49,7 @@ _Q_ANSWERS = (
 
 
 def queue(s: Session, rows: dict[str, Any] | list[dict[str, Any]]) -> None:
-    """Add rows built by `pbem.mail.outgoing.outbox_row` (no ORM object: the INSERT is what costs)."""
+    """Add rows built by `pbem.mail.outbound.outgoing.outbox_row` (no ORM object: the INSERT is what costs)."""
     if rows:
         s.connection().execute(OutboxMessage.__table__.insert(), rows)  # type: ignore[attr-defined]
 

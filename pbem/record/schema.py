@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pbem.record.db import DatabaseError
-from pbem.resources import migrations_dir
+from pbem.record.db import DatabaseError, migrations_dir
 
 _REVISION = re.compile(r"^revision\s*(?::\s*str\s*)?=\s*['\"]([^'\"]+)['\"]", re.M)
 _DOWN = re.compile(r"^down_revision\s*(?::[^=]*)?=\s*(.+)$", re.M)

@@ -4,7 +4,7 @@ All writes happen inside a session the caller commits (the moderator owns
 transactions).  A game's current state is its newest snapshot; a missing or
 corrupted snapshot is rebuilt by replaying the accepted orders from the seed.
 Every appended input and event gets its link in the game's hash chain
-(`pbem.record.chain`), computed here from the head of the chain.
+(`pbem.trust.chain`), computed here from the head of the chain.
 
 The poll's hot path (load a game, append to it) runs SQLAlchemy Core statements
 built once at import on the SQLModel tables, which stay the one definition of
@@ -27,11 +27,12 @@ from sqlalchemy.orm import configure_mappers
 from sqlmodel import Session, col, select
 
 from pbem import engine as registry
-from pbem import joining
 from pbem.engine.base import PUBLIC, Engine, Event, Outcome, apply_defaults
 from pbem.engine.seats import RENAME, rename
-from pbem.record import chain, due
+from pbem.record import due
 from pbem.record.models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
+from pbem.trust import chain
+from pbem.trust import deal as joining
 
 _GAMES = Game.__table__  # type: ignore[attr-defined]
 _SEATS = Seat.__table__  # type: ignore[attr-defined]
@@ -129,7 +130,7 @@ class Loaded:
 
     @property
     def engine(self) -> Engine:
-        """The game's engine, or the join step (`pbem.joining`) while the game waits for its players."""
+        """The game's engine, or the join step (`pbem.trust.deal`) while the game waits for its players."""
         eng: Engine = registry.get(self.game.kind)
         if joining.is_joining(self.state):
             return joining.JoinStep(eng, json.loads(self.game.players_json), self.game.seed, self.options)

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 from functools import cache
 
 from pbem import engine as registry
-from pbem.codes import hash_code
-from pbem.mail.message import Inbound, parse
+from pbem.mail.inbound.message import Inbound, parse
 from pbem.record.models import Deadline, Game, Seat
 from pbem.record.store import Loaded
+from pbem.trust.codes import hash_code
 from tests.conftest import CODES, order_mail
 
 WHEN = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)

@@ -15,7 +15,6 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from pbem import codes
 from pbem.app import views
 from pbem.app.answers import ANSWERS, LIMIT, SHOWN
 from pbem.app.decision import Decision, Report
@@ -23,7 +22,8 @@ from pbem.app.intake import Facts, SenderGame, Strangers, decide
 from pbem.orders.extract import extract
 from pbem.record.outbox import Window
 from pbem.record.store import Loaded
-from pbem.reports import render_mail
+from pbem.render.templates import render_mail
+from pbem.trust import codes
 from tests.app.plain import WHEN, address, loaded, mail, signed
 from tests.conftest import CODES
 

@@ -7,8 +7,8 @@ import pytest
 from pbem.app import views
 from pbem.app.decision import Decision, Events, Input, Report
 from pbem.app.intake import Facts, decide
-from pbem.mail.compose import stable_message_id
-from pbem.mail.outgoing import Mail
+from pbem.mail.outbound.compose import stable_message_id
+from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import extract
 from tests.app.plain import address, loaded, mail, signed
 from tests.conftest import CODES

@@ -10,12 +10,12 @@ from datetime import timedelta
 import pytest
 
 from pbem import engine as registry
-from pbem import joining
 from pbem.app import join, views
 from pbem.app.deadlines import decide_reminders
 from pbem.app.decision import GameError, Input, NewDeadline, Report
 from pbem.app.intake import Facts, decide
 from pbem.orders.extract import extract
+from pbem.trust import deal as joining
 from tests.app.plain import MODERATOR, WHEN, address, deadline, loaded, mail, signed
 
 CAP = 30

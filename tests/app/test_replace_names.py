@@ -17,7 +17,7 @@ from pbem.engine.bots import choose
 from pbem.engine.rng import Rng, init_state
 from pbem.engine.seats import rename
 from pbem.record.store import run_input
-from pbem.reports import render_mail
+from pbem.render.templates import render_mail
 
 
 def _players(kind: str) -> list[str]:

@@ -1,6 +1,6 @@
 """Issue 12 on plain objects: copies are duplicates, late mail never replaces a newer revision, a player's code
 from another player's address is told to its owner and the moderator (`pbem.app.intake.decide`,
-`pbem.app.revisions`, `pbem.app.misuse`, `pbem.mail.fingerprint`)."""
+`pbem.app.revisions`, `pbem.app.misuse`, `pbem.mail.inbound.fingerprint`)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pbem.app import views
 from pbem.app.decision import Decision
 from pbem.app.intake import Facts, decide
 from pbem.app.revisions import FirstCopy, OnFile
-from pbem.mail.fingerprint import TRACE, content_hash, missing_message_id, sent_at
-from pbem.mail.message import parse
+from pbem.mail.inbound.fingerprint import TRACE, content_hash, missing_message_id, sent_at
+from pbem.mail.inbound.message import parse
 from pbem.orders.extract import extract
 from tests.app.plain import MODERATOR, WHEN, address, loaded, mail, signed
 from tests.conftest import CODES, order_mail

@@ -19,8 +19,8 @@ from pbem.app.deadlines import (
 )
 from pbem.app.decision import Control, Events, GameError, Input, NewDeadline, NewSeat, Report
 from pbem.engine.base import apply_defaults
-from pbem.mail.compose import stable_message_id
-from pbem.mail.outgoing import Mail
+from pbem.mail.outbound.compose import stable_message_id
+from pbem.mail.outbound.outgoing import Mail
 from pbem.record.due import middle
 from tests.app.plain import WHEN, address, deadline, loaded
 

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from pbem import engine as registry
 from pbem.engine.base import Engine
 from pbem.engine.bots import Playthrough, play, replay
-from pbem.reports import render
+from pbem.render.templates import render
 
 KINDS = list(registry.KINDS)
 seeds = st.integers(min_value=0, max_value=10**6)

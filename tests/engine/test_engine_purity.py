@@ -54,7 +54,7 @@ FORBIDDEN_HINTS = (
     "uuid",
     "pbem.record",
     "pbem.mail",
-    "pbem.reports",
+    "pbem.render.templates",
     "pbem.app",
     "pbem.cli",
 )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.cli_support import init_home
+from pbem.cli.support import init_home
 from tests.servers.secure import SecureMailServers, Unavailable, secure_mail_servers, unavailable
 
 SECURE_MODERATOR = "moderator@example.test"

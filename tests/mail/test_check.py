@@ -204,7 +204,7 @@ def test_check_names_a_failing_token_command(secure_servers, tmp_path):
 
 
 def test_check_of_a_maildir_home_passes(tmp_path):
-    from pbem.cli_support import init_home
+    from pbem.cli.support import init_home
 
     toml = init_home(tmp_path / "home", address=MOD)
     result = pbem("--config", str(toml), "check")
@@ -267,7 +267,7 @@ def test_poll_with_a_wrong_password_from_the_helper_never_shows_it(secure_server
 
 
 def test_check_against_the_pip_servers_and_with_imap_down(pip_servers, tmp_path):
-    from pbem.cli_support import init_home
+    from pbem.cli.support import init_home
     from tests.mail.conftest import MODERATOR as PIP_MOD
     from tests.mail.conftest import USERS as PIP_USERS
 
@@ -287,7 +287,7 @@ def test_check_against_the_pip_servers_and_with_imap_down(pip_servers, tmp_path)
 
 
 def test_check_says_when_the_server_does_not_offer_oauth2(pip_servers, tmp_path):
-    from pbem.cli_support import init_home
+    from pbem.cli.support import init_home
     from tests.mail.conftest import MODERATOR as PIP_MOD
 
     toml = init_home(tmp_path / "home", address=PIP_MOD)

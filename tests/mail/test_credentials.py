@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pbem.config import ConfigError, load
-from pbem.logsetup import setup
-from pbem.mail.credentials import CredentialError, Login, login_for, run_command
+from pbem.home.config import ConfigError, load
+from pbem.home.logs import setup
+from pbem.mail.transports.credentials import CredentialError, Login, login_for, run_command
 
 PY = sys.executable
 

@@ -21,13 +21,13 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from pbem import config as config_mod
 from pbem.app import games
 from pbem.app import poll as polling
-from pbem.cli_support import init_home
-from pbem.demo import Bot, demo_code, legal_lines
+from pbem.cli.demo import Bot, demo_code, legal_lines
+from pbem.cli.support import init_home
 from pbem.engine.rng import Rng, init_state
-from pbem.mail.transport import TransportError, open_transport
+from pbem.home import config as config_mod
+from pbem.mail.transports.seam import TransportError, open_transport
 from pbem.record import store
 from pbem.record.db import session
 from pbem.record.models import OrderInput, OutboxMessage
@@ -209,7 +209,7 @@ WHOLE_GAMES = [
 
 @pytest.mark.parametrize("mail_servers, kind, players", WHOLE_GAMES, indirect=["mail_servers"])
 def test_a_whole_game_by_email(world: World, kind: str, players: int) -> None:
-    from pbem.export import build, verify
+    from pbem.history.export import build, verify
 
     _, bots = world.new_game(kind, players)
     started = time.perf_counter()

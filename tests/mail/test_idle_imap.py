@@ -8,11 +8,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 
-from pbem import config as config_mod
 from pbem.app import games
 from pbem.app.cron import run_poll
 from pbem.app.idle import nothing_to_do
-from pbem.cli_support import init_home
+from pbem.cli.support import init_home
+from pbem.home import config as config_mod
 from tests.conftest import CODES
 from tests.mail.conftest import MODERATOR, USERS
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.config import load
+from pbem.home.config import load
 
 from .secure_fixtures import SECURE_MODERATOR as MOD
 from .secure_fixtures import SECURE_USERS as USERS

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from pbem import codes
-from pbem import config as config_mod
 from pbem.app import games
 from pbem.app.poll import poll
-from pbem.cli_support import init_home
-from pbem.mail.smtp import SmtpSender
-from pbem.mail.transport import PermanentSendError, open_transport
+from pbem.cli.support import init_home
+from pbem.home import config as config_mod
+from pbem.mail.transports.seam import PermanentSendError, open_transport
+from pbem.mail.transports.smtp import SmtpSender
+from pbem.trust import codes
 
 from .conftest import MODERATOR, USERS
 

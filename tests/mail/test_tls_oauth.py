@@ -15,10 +15,10 @@ import email
 
 import pytest
 
-from pbem.mail import tls
-from pbem.mail.imap import ImapInbox
-from pbem.mail.smtp import SmtpSender
-from pbem.mail.transport import TransientSendError, TransportError
+from pbem.mail.transports import tls
+from pbem.mail.transports.imap import ImapInbox
+from pbem.mail.transports.seam import TransientSendError, TransportError
+from pbem.mail.transports.smtp import SmtpSender
 
 from .secure_fixtures import SECURE_MODERATOR as MOD
 from .secure_fixtures import SECURE_USERS as USERS

@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from pbem.mail.imap import ImapInbox
-from pbem.mail.smtp import SmtpSender
-from pbem.mail.transport import PermanentSendError, TransientSendError, TransportError
+from pbem.mail.transports.imap import ImapInbox
+from pbem.mail.transports.seam import PermanentSendError, TransientSendError, TransportError
+from pbem.mail.transports.smtp import SmtpSender
 
 from .conftest import MODERATOR, USERS
 
@@ -327,7 +327,7 @@ def test_hundred_messages_send_fetch_and_settle(mail_servers, capsys):
 
 def test_bare_lf_messages_are_sent_with_crlf_line_ends(pip_servers) -> None:
     """smtplib sends bytes untouched; a strict server refuses bare LF (aiosmtpd: 'Line too long')."""
-    from pbem.mail.smtp import SmtpSender
+    from pbem.mail.transports.smtp import SmtpSender
     from tests.mail.conftest import MODERATOR, USERS
 
     raw = b"Subject: lf\nFrom: moderator@example.test\n\n" + b"a line of text\n" * 200

@@ -60,7 +60,7 @@ def _preload() -> None:
 
     create_engine("sqlite://").dispose()  # imports the SQLite dialect; opens nothing
     try:
-        from pbem.reports import env
+        from pbem.render.templates import env
 
         for name in env().list_templates():
             env().get_template(name)

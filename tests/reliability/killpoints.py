@@ -90,7 +90,7 @@ def install() -> None:
         return counts["n"] == target
 
     from pbem.app import poll as moderator
-    from pbem.mail import imap, maildir, smtp
+    from pbem.mail.transports import imap, maildir, smtp
 
     inboxes = (maildir.MaildirInbox, imap.ImapInbox)
     senders = (maildir.MaildirSender, smtp.SmtpSender)
@@ -146,10 +146,11 @@ def _send_hook(orig_send, stage: str, target: int, hit):
 
 
 def _install_fault(fault: str) -> None:
-    from pbem.mail import maildir, transport
+    from pbem.mail.transports import maildir
+    from pbem.mail.transports import seam as transport
 
     if fault == "smtp-down":
-        from pbem.mail.smtp import SmtpSender
+        from pbem.mail.transports.smtp import SmtpSender
 
         port = int(os.environ.get("PBEM_TEST_SMTP_PORT", "9"))
 
@@ -203,8 +204,8 @@ def make_home(path, replies_per_hour: int = 1_000_000):
     """A fresh moderator home (SQLite + Maildir) with the reply cap lifted (it is not under test here)."""
     from pathlib import Path
 
-    from pbem import config as config_mod
-    from pbem.cli_support import init_home
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
 
     cfg_path = init_home(Path(path), address="moderator@pbem.test", name="Test Moderator")
     text = cfg_path.read_text().replace("replies_per_hour = 30", f"replies_per_hour = {replies_per_hour}")
@@ -284,8 +285,8 @@ def plan_games(total: int, games=GAMES, seed: str = "crash"):
 def create_games(cfg, plans, fast_codes: bool = True) -> None:
     """Create the planned games.  `fast_codes`: seats hashed with 1,000 PBKDF2 rounds instead of 60,000
     (test-only speed; checking reads the rounds from the stored hash, so the checked code path is the same)."""
-    from pbem import codes as codes_mod
     from pbem.app import games as moderator
+    from pbem.trust import codes as codes_mod
 
     orig = moderator.hash_code
     if fast_codes:

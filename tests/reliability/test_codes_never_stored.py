@@ -17,7 +17,7 @@ import sqlite3
 from email.header import Header
 from pathlib import Path
 
-from pbem.mail.redact import _texts, code_pattern
+from pbem.mail.inbound.redact import _texts, code_pattern
 from tests.reliability import killpoints as kp
 
 CODES = {"Alice": "ALCE-2345", "Bob": "BOBB-3456", "Carol": "CARL-4567"}
@@ -78,9 +78,9 @@ def holds_code(value: object, pattern) -> bool:
 
 
 def home(root: Path):
-    from pbem import codes as codes_mod
     from pbem.app import games
     from pbem.app.games import create_game
+    from pbem.trust import codes as codes_mod
 
     cfg = kp.make_home(root)
     orig = games.hash_code

@@ -79,7 +79,7 @@ def test_a_strangers_mail_reusing_a_players_message_id_is_another_message_and_hi
     """Same Message-ID, other sender: not a copy.  It is recorded (ignored) beside the player's message; a
     stranger's mail is not even filed with the game it names (issue 12: the game is not loaded for a sender who
     is no registered seat), so the export lists the player's message alone and still verifies."""
-    from pbem.export import build, verify
+    from pbem.history.export import build, verify
     from pbem.record import store
     from pbem.record.db import session
 

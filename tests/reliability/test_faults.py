@@ -222,7 +222,7 @@ def mail_home(servers, tmp_path):
     plans = kp.plan_games(6, games=[("habsburg", 3), ("dynasties", 3)], seed="faults")
     cfg = kp.make_home(tmp_path / "home")
     servers.wire_home(cfg.path, MODERATOR, PASSWORD_ENV, smtp_extra="max_attempts = 5\n")
-    from pbem import config as config_mod
+    from pbem.home import config as config_mod
 
     cfg = config_mod.load(cfg.path)
     kp.create_games(cfg, plans)

@@ -34,9 +34,9 @@ SEED_GAME = ("habsburg", "hh", {"Alice": "ALCE-2345", "Bob": "BOBB-3456", "Carol
 
 def fuzz_home(root: Path):
     """A home with the seeds' game and two fresh games whose players the fuzz seeds never name."""
-    from pbem import codes as codes_mod
     from pbem.app import games
     from pbem.app.games import create_game
+    from pbem.trust import codes as codes_mod
 
     cfg = kp.make_home(root, replies_per_hour=30)  # the default cap, as a real home has it
     orig = games.hash_code

@@ -77,11 +77,11 @@ class World:
     """A home with three games (one finished) and a cheap way to see what each message did."""
 
     def __init__(self, root: Path) -> None:
-        from pbem import codes as codes_mod
         from pbem import engine as registry
         from pbem.app import games
         from pbem.app import poll as polling
         from pbem.engine.bots import play
+        from pbem.trust import codes as codes_mod
 
         self.cfg = kp.make_home(root)
         # Test-only speed: seats hashed with 1,000 PBKDF2 rounds instead of 60,000. Checking reads the rounds

@@ -61,9 +61,9 @@ class Home:
     """A moderator home on the servers with its two games started (their first reports taken as sent)."""
 
     def __init__(self, servers, path: Path, cap: int = 30) -> None:
-        from pbem import codes as codes_mod
-        from pbem import config as config_mod
         from pbem.app import games
+        from pbem.home import config as config_mod
+        from pbem.trust import codes as codes_mod
 
         servers.reset()
         self.servers, self.sent = servers, 0

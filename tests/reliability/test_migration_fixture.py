@@ -47,8 +47,8 @@ def test_first_revision_record_upgrades_to_head_with_every_game_intact(tmp_path:
     from alembic.script import ScriptDirectory
     from sqlmodel import select
 
-    from pbem import config as config_mod
-    from pbem.export import build, verify
+    from pbem.history.export import build, verify
+    from pbem.home import config as config_mod
     from pbem.record import store
     from pbem.record.db import alembic_config, session
     from pbem.record.models import Game
@@ -88,7 +88,7 @@ def test_first_revision_record_upgrades_to_head_with_every_game_intact(tmp_path:
             doc = build(s, game)
             assert len(doc["orders"]) == expected[game.name]["orders"]
             for fmt in ("json", "text", "html"):
-                from pbem.export import render
+                from pbem.history.export import render
 
                 assert render(doc, fmt)
             if expected[game.name]["over"]:
@@ -102,8 +102,8 @@ def test_an_upgraded_record_keeps_playing(tmp_path: Path) -> None:
     """Orders for an unfinished game from the old record are applied after the upgrade."""
     from datetime import datetime
 
-    from pbem import config as config_mod
     from pbem.app import poll as polling
+    from pbem.home import config as config_mod
     from pbem.record import store
     from pbem.record.db import session
 

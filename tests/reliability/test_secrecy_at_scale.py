@@ -43,7 +43,7 @@ import pytest
 
 from pbem import engine as registry
 from pbem.engine.bots import play
-from pbem.reports import render
+from pbem.render.templates import render
 from tests.secrets_by_kind import HIDDEN
 
 GAMES = int(os.environ.get("PBEM_SECRECY_GAMES", "1000"))
@@ -225,7 +225,7 @@ def test_no_report_names_another_players_secrets_over_many_games(kind: str, part
 def test_full_pipeline_mail_and_logs_hold_no_code(tmp_path: Path, caplog) -> None:
     """Whole games by email: no mail except a player's own first report holds their code, no mail
     holds another player's code, and no log line holds any code or the mail password."""
-    from pbem.demo import demo_code, run
+    from pbem.cli.demo import demo_code, run
     from tests.conftest import Clock
 
     caplog.set_level(logging.DEBUG, logger="pbem")

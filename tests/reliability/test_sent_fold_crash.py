@@ -17,11 +17,11 @@ import sys
 import pytest
 from sqlalchemy import select
 
-from pbem import codes
 from pbem.app import games
 from pbem.record import sentlog
 from pbem.record.db import reading
 from pbem.record.models import OutboxMessage
+from pbem.trust import codes
 from tests.reliability import killpoints as kp
 
 # Installed in the killed `pbem poll` process before the CLI runs: die at the 2nd mail, after `where`.

@@ -1,8 +1,8 @@
 """The transport seam between the moderator and the mail system.
 
 The moderator only sees these two small interfaces.  The embedded default is
-a pair of local Maildirs (`pbem.mail.maildir`); the real thing is IMAP in,
-SMTP out (`pbem.mail.imap`, `pbem.mail.smtp`).  Every test and the demo run
+a pair of local Maildirs (`pbem.mail.transports.maildir`); the real thing is IMAP in,
+SMTP out (`pbem.mail.transports.imap`, `pbem.mail.transports.smtp`).  Every test and the demo run
 offline on the Maildir transport.
 
 Exactly-once intake: the moderator records a message (and everything it
@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from pbem.config import Config
+    from pbem.home.config import Config
 
 #: Every transport, by the name `[mail] transport` gives: the module whose
 #: `open_transport(cfg) -> (Inbox, Sender)` opens it (imported only when used).
 #: A new transport is one module with that function and one line here.
 TRANSPORTS: dict[str, str] = {
-    "maildir": "pbem.mail.maildir",
-    "imap": "pbem.mail.imapsmtp",
+    "maildir": "pbem.mail.transports.maildir",
+    "imap": "pbem.mail.transports.imapsmtp",
 }
 
 MAX_REASON = 200

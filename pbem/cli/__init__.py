@@ -71,7 +71,7 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 def _cfg(schema: bool = True):
     """The configuration; with `schema`, also a database holding this pbem's tables (else exit 2 naming the fix)."""
-    from pbem.config import ConfigError, load
+    from pbem.home.config import ConfigError, load
 
     try:
         cfg = load(_state["config"])
@@ -124,7 +124,7 @@ def init(
 
     Example: pbem init ~/pbem --address games@example.org
     """
-    from pbem.cli_support import init_home
+    from pbem.cli.support import init_home
 
     try:
         path = init_home(directory, address=address, name=name, force=force)
@@ -177,10 +177,10 @@ def game_new(
     """
     from pbem.app.decision import GameError
     from pbem.app.games import create_game
-    from pbem.cli_support import parse_options, parse_player
-    from pbem.config import parse_duration
+    from pbem.cli.support import parse_options, parse_player
     from pbem.engine import UnknownKind, canonical
-    from pbem.seeds import ascii_seed_problem, seed_problem
+    from pbem.home.config import parse_duration
+    from pbem.trust.seeds import ascii_seed_problem, seed_problem
 
     weak = False
     if seed is not None:
@@ -241,7 +241,7 @@ def game_show(
     """
     from pbem.app.decision import GameError
     from pbem.app.games import show_game
-    from pbem.reports import render
+    from pbem.render.templates import render
 
     try:
         shown = show_game(_cfg(), name, as_player)
@@ -274,7 +274,7 @@ def game_extend(name: str, by: str = typer.Argument(..., help="How much longer, 
     Example: pbem game extend hh1 24h
     """
     from pbem.app.control import extend
-    from pbem.config import parse_duration
+    from pbem.home.config import parse_duration
 
     try:
         delta = parse_duration(by)
@@ -332,7 +332,7 @@ def game_replace(
     Example: pbem game replace hh1 Carol "Dora <dora@example.org>"
     """
     from pbem.app.control import replace
-    from pbem.cli_support import parse_player
+    from pbem.cli.support import parse_player
 
     try:
         newcomer = parse_player(new)
@@ -389,9 +389,9 @@ def poll(
     Example: pbem --config ~/pbem/pbem.toml poll
     """
     from pbem.app.cron import run_poll
-    from pbem.config import ConfigError
-    from pbem.logsetup import setup
-    from pbem.mail.transport import TransportError
+    from pbem.home.config import ConfigError
+    from pbem.home.logs import setup
+    from pbem.mail.transports.seam import TransportError
     from pbem.record.db import DatabaseError
 
     cfg = _cfg()
@@ -542,7 +542,7 @@ def verify(
 
     Example: pbem verify hh1.json --mail ~/Mail/pbem --as Alice
     """
-    from pbem.export import verify as run_verify
+    from pbem.history.export import verify as run_verify
 
     try:
         doc = json.loads(file.read_text(encoding="utf-8"))
@@ -564,7 +564,7 @@ def verify(
 
 
 def _verify_mail(doc: dict, folder: Path, as_player: str | None) -> bool:
-    from pbem.receipts import NoMail, lines, read_folder, verify_mail
+    from pbem.trust.receipts import NoMail, lines, read_folder, verify_mail
 
     try:
         raws = read_folder(folder)
@@ -607,7 +607,7 @@ def demo(
     import tempfile
 
     from pbem import engine as registry
-    from pbem.demo import run
+    from pbem.cli.demo import run
 
     try:
         eng = registry.get(kind)

@@ -18,21 +18,23 @@ to all, as the end of the game reveals them.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from pbem.engine.base import Event
 from pbem.history.formats import FORMATS, render
-from pbem.history.record import text_record
-from pbem.record import chain, store
+from pbem.history.text import text_record
+from pbem.record import store
 from pbem.record.models import Game, InboundMessage, OrderInput
-from pbem.verification import FORMAT, VERSION, Verification, check
+from pbem.trust import chain
+from pbem.trust.verify import FORMAT, VERSION, Verification, check
 
 __all__ = ["FORMATS", "build", "render", "text_record", "verify"]
 
 
-def _iso(dt) -> str | None:
+def _iso(dt: datetime | None) -> str | None:
     return chain.iso(dt)
 
 
@@ -139,6 +141,6 @@ def verify(doc: dict[str, Any], partial: bool = False) -> Verification:
     """Check every field of an export: its chain, numbering, links, replay, result and completeness.
 
     A history that stops before the game's end is refused unless `partial`: then the
-    verification says up to which entry it is proven.  See `pbem.verification`.
+    verification says up to which entry it is proven.  See `pbem.trust.verify`.
     """
     return check(doc, partial)

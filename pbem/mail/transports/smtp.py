@@ -1,6 +1,6 @@
 """The SMTP sender: delivers the outbox through the moderator's mail server.
 
-`SmtpSender` implements `pbem.mail.transport.Sender` with smtplib.  One
+`SmtpSender` implements `pbem.mail.transports.seam.Sender` with smtplib.  One
 connection is opened on the first `send` and reused for the whole run; if the
 server dropped it in between, it is reopened once.  Where the server offers
 PIPELINING (RFC 2920), MAIL, RCPT and DATA go out in one write and their
@@ -13,7 +13,7 @@ replies about this message or its recipients raise `PermanentSendError`.
 Login is by password (AUTH PLAIN/LOGIN) or OAuth2 (``AUTH XOAUTH2`` or
 ``OAUTHBEARER``; ``password`` is then the access token); a refusal gives the
 server's answer in one line.  TLS always verifies the certificate
-(`pbem.mail.tls`).  Error texts never contain the password or token.
+(`pbem.mail.transports.tls`).  Error texts never contain the password or token.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import re
 import smtplib
 import ssl as ssl_module
 
-from pbem.mail import tls
-from pbem.mail.transport import PermanentSendError, TransientSendError, one_line
+from pbem.mail.transports import tls
+from pbem.mail.transports.seam import PermanentSendError, TransientSendError, one_line
 
 log = logging.getLogger(__name__)
 

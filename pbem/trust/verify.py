@@ -8,14 +8,14 @@ In order:
 3. links: each player's input names the accepted (or held) message it came from;
 4. the seed: SHA-256(seed) is the commitment;
 5. the replay: for a game with a join step (the export has `salts`), the JOIN inputs are replayed
-   and the deal is made from SHA-256(seed || salts) (`pbem.joining.deal_seed`); the export's salts
+   and the deal is made from SHA-256(seed || salts) (`pbem.trust.deal.deal_seed`); the export's salts
    must be the JOIN inputs' salts.  Then every input is accepted again, and produces exactly the engine events
    the export attributes to it (kind, text, visibility, data), in order;
 6. the result: present exactly when the replay is over, equal to the replayed result
    (scores, winners, summary); a finished game's export ends with the game's end;
    a history whose replay does not reach the end is refused as incomplete, unless
    `partial`, where the report says up to which entry it is proven;
-7. the chain (`pbem.record.chain`): every entry's hash follows from the previous one,
+7. the chain (`pbem.trust.chain`): every entry's hash follows from the previous one,
    from the seed commitment to the head the export states, and times never go back.
    Press and moderator events are not replayed, but the chain holds them like the rest.
 Without the seed (a game in progress) only 1-3 and 7 can be checked, with `partial`.
@@ -31,11 +31,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbem import engine as registry
-from pbem import joining
 from pbem.engine.base import Engine, Event
 from pbem.engine.rng import commitment
 from pbem.engine.words import count
-from pbem.record import chain, store
+from pbem.record import store
+from pbem.trust import chain
+from pbem.trust import deal as joining
 
 FORMAT = "pbem-history"
 VERSION = 1

@@ -1,19 +1,19 @@
 """The IMAP + SMTP transport: mail read from an IMAP folder, sent through an SMTP server.
 
 The logins (password, `password_command`, or an OAuth2 token from `token_command`)
-and the TLS contexts (`cafile`) are made in `pbem.mail.connect`.
+and the TLS contexts (`cafile`) are made in `pbem.mail.transports.connect`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pbem.mail.connect import transports
+from pbem.mail.transports.connect import transports
 
 if TYPE_CHECKING:
-    from pbem.config import Config
-    from pbem.mail.imap import ImapInbox
-    from pbem.mail.smtp import SmtpSender
+    from pbem.home.config import Config
+    from pbem.mail.transports.imap import ImapInbox
+    from pbem.mail.transports.smtp import SmtpSender
 
 
 def open_transport(cfg: Config) -> tuple[ImapInbox, SmtpSender]:

@@ -27,9 +27,9 @@ from types import TracebackType
 
 from sqlalchemy import select
 
-from pbem.config import Config
-from pbem.mail.outgoing import Mail, outbox_row
-from pbem.mail.transport import PermanentSendError, Sender, TransientSendError, TransportError
+from pbem.home.config import Config
+from pbem.mail.outbound.outgoing import Mail, outbox_row
+from pbem.mail.transports.seam import PermanentSendError, Sender, TransientSendError, TransportError
 from pbem.record import outbox, sentlog
 from pbem.record.db import reading, session, transaction
 from pbem.record.home_secrets import message_id_key

@@ -19,7 +19,7 @@ last input before it; so entries sort by ``(input_seq, input before events,
 event seq)``.  Times are UTC ISO 8601, exactly as the export prints them.
 
 This module is pure (no database); `pbem.record.store` appends with it and
-`pbem.export.verify` checks with it.  The same few lines in any language
+`pbem.history.export.verify` checks with it.  The same few lines in any language
 check an export (docs/export-format.md, "The chained record").
 """
 

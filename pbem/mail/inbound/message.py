@@ -4,7 +4,7 @@ Handles what ordinary mail clients send: multipart/alternative (text/plain is
 preferred; HTML-only mail is turned into text; format=flowed is unwrapped), any charset and transfer
 encoding (unknown charsets fall back to UTF-8 with replacement), attachments
 ignored, missing Message-IDs (a stable one is made from the content without
-trace headers: `pbem.mail.fingerprint`).
+trace headers: `pbem.mail.inbound.fingerprint`).
 Nothing here raises on bad input: problems become `problem` text.
 """
 
@@ -20,10 +20,10 @@ from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
-from pbem.mail.authentication import verdict
-from pbem.mail.fingerprint import missing_message_id
-from pbem.mail.identity import identify
-from pbem.mail.loops import auto_reason
+from pbem.mail.inbound.authentication import verdict
+from pbem.mail.inbound.fingerprint import missing_message_id
+from pbem.mail.inbound.identity import identify
+from pbem.mail.inbound.loops import auto_reason
 
 MAX_BODY_CHARS = 64_000
 MAX_RAW_BYTES = 2_000_000

@@ -137,13 +137,13 @@ def run(
     its invitation with JOIN and, if it has one here, its SALT."""
     import json
 
-    from pbem import config as config_mod
     from pbem import engine as registry
     from pbem.app.games import create_game
     from pbem.app.poll import poll
-    from pbem.cli_support import init_home
-    from pbem.export import build, verify
-    from pbem.mail.transport import open_transport as transports
+    from pbem.cli.support import init_home
+    from pbem.history.export import build, verify
+    from pbem.home import config as config_mod
+    from pbem.mail.transports.seam import open_transport as transports
     from pbem.record.db import session
     from pbem.record.store import game_by_name, is_over, last_order_seq, load
 

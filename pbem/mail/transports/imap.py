@@ -1,6 +1,6 @@
 """The IMAP inbox: reads the moderator's mailbox and files recorded messages.
 
-`ImapInbox` implements `pbem.mail.transport.Inbox` with imapclient.  It
+`ImapInbox` implements `pbem.mail.transports.seam.Inbox` with imapclient.  It
 connects (implicit TLS, STARTTLS or plain), logs in, makes sure the processed
 and rejected folders exist, selects the inbox folder and remembers its
 UIDVALIDITY.  `fetch` streams every message of the folder, oldest UID first,
@@ -14,7 +14,7 @@ is simply fetched again and recognised as already handled.
 
 Login is by password (LOGIN) or OAuth2 (``AUTHENTICATE XOAUTH2`` or
 ``OAUTHBEARER``, where the server offers it); ``password`` is then the
-access token.  TLS always verifies the certificate (`pbem.mail.tls`).
+access token.  TLS always verifies the certificate (`pbem.mail.transports.tls`).
 
 Every connection, login or protocol failure becomes a `TransportError` whose
 text is one line and never contains the password or token.
@@ -29,8 +29,8 @@ from contextlib import contextmanager
 from email.parser import BytesHeaderParser
 from typing import Any
 
-from pbem.mail import tls
-from pbem.mail.transport import Incoming, TransportError, one_line
+from pbem.mail.transports import tls
+from pbem.mail.transports.seam import Incoming, TransportError, one_line
 
 log = logging.getLogger(__name__)
 

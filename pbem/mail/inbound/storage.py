@@ -17,8 +17,8 @@ from email import policy
 from email.parser import BytesParser
 from typing import Any
 
-from pbem.mail.message import Inbound, too_nested
-from pbem.mail.redact import code_pattern, codes_in_text, find_and_redact, redact_message, redact_text
+from pbem.mail.inbound.message import Inbound, too_nested
+from pbem.mail.inbound.redact import code_pattern, codes_in_text, find_and_redact, redact_message, redact_text
 from pbem.orders.extract import Extracted, Press
 
 KIB = 1024
@@ -85,7 +85,7 @@ def _head_and_text(start: bytes, with_text: bool = True) -> tuple[str, str]:
 
 
 def _first_text(start: bytes) -> str:
-    from pbem.mail.message import _text_parts, html_to_text
+    from pbem.mail.inbound.message import _text_parts, html_to_text
 
     try:
         plain, html = _text_parts(BytesParser(policy=policy.compat32).parsebytes(start))

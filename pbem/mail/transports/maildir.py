@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbem.mail.transport import Incoming
+from pbem.mail.transports.seam import Incoming
 
 if TYPE_CHECKING:
-    from pbem.config import Config
+    from pbem.home.config import Config
 
 
 def open_transport(cfg: Config) -> tuple[MaildirInbox, MaildirSender]:

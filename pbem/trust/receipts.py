@@ -1,10 +1,10 @@
 """`pbem verify EXPORT --mail PATH`: a player's own mailbox checked against a published history.
 
-Every mail pbem sends about a game carries its receipt (`pbem.mail.outgoing.Receipt`):
+Every mail pbem sends about a game carries its receipt (`pbem.mail.outbound.outgoing.Receipt`):
 
 - ``X-Pbem-Record: <entries> <head>``: the game's chained record held that many
   entries when the mail was rendered, and `head` is the chain's hash after the
-  last of them (`pbem.record.chain`);
+  last of them (`pbem.trust.chain`);
 - ``X-Pbem-Input: <seq> <hash>`` on the acknowledgement of accepted orders (or a JOIN)
   and on the notices of held orders or defaults applied at a deadline: the input
   recorded for the player, and that input's hash;
@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from pbem.engine.words import count
-from pbem.mail.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.record import chain
+from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
+from pbem.trust import chain
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
 

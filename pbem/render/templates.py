@@ -20,8 +20,8 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from pbem.engine.words import count
-from pbem.mail.compose import reply_subject
-from pbem.resources import templates_dir
+from pbem.mail.outbound.compose import reply_subject
+from pbem.render.resources import templates_dir
 
 
 def text_table(block: dict[str, Any]) -> str:

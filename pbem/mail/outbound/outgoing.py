@@ -2,15 +2,15 @@
 
 The use-case layer decides mails as `Mail` values (recipient, kind of mail =
 template name, template context, purpose, key) and never builds a body; this
-module renders the template pair (`pbem.reports.render_mail`) and composes the
-MIME message with its stable Message-ID (`pbem.mail.compose`).
+module renders the template pair (`pbem.render.templates.render_mail`) and composes the
+MIME message with its stable Message-ID (`pbem.mail.outbound.compose`).
 
 A mail about a game carries a `Receipt`: where the game's chained record
 stood when it was rendered (`X-Pbem-Record: <entries> <head>` and a line
 "Record #214, 4f1a9c2e..."), and for the acknowledgement of accepted orders
 the input it recorded (`X-Pbem-Input: <seq> <hash>`).  A report that states
 the seed commitment also carries it as `X-Pbem-Commitment`.  So a player's
-mailbox is a receipt that `pbem verify --mail` checks (`pbem.receipts`).
+mailbox is a receipt that `pbem verify --mail` checks (`pbem.trust.receipts`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pbem.config import Config
-from pbem.mail.compose import compose, stable_message_id
-from pbem.reports import render_mail
+from pbem.home.config import Config
+from pbem.mail.outbound.compose import compose, stable_message_id
+from pbem.render.templates import render_mail
 
 REDACTED = "[redacted once sent]"
 RECORD_HEADER = "X-Pbem-Record"

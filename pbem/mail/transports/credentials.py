@@ -17,7 +17,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pbem.config import ConfigError, MailConfig
+from pbem.home.config import ConfigError, MailConfig
 
 COMMAND_TIMEOUT = 30.0
 
@@ -81,7 +81,7 @@ def login_for(section: str, mail: MailConfig, file: Path) -> Login:
 
 
 def redact_in_logs(secret: str) -> None:
-    """Add ``secret`` to the redaction of the pbem log handlers (see `pbem.logsetup`)."""
+    """Add ``secret`` to the redaction of the pbem log handlers (see `pbem.home.logs`)."""
     for handler in logging.getLogger("pbem").handlers:
         for flt in handler.filters:
             known = getattr(flt, "secrets", None)

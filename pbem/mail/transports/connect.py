@@ -1,7 +1,7 @@
 """The configured IMAP inbox and SMTP sender, built from `pbem.toml`.
 
 `transports(cfg)` first obtains both logins (running `password_command` /
-`token_command` once each, see `pbem.mail.credentials`), so that a failing
+`token_command` once each, see `pbem.mail.transports.credentials`), so that a failing
 command stops the run before any server is contacted; then it connects the
 inbox.  The sender connects on its first message and keeps its login for
 the whole run.  Both verify TLS certificates against the system CAs or the
@@ -10,11 +10,11 @@ section's `cafile`.
 
 from __future__ import annotations
 
-from pbem.config import Config
-from pbem.mail.credentials import Login, login_for
-from pbem.mail.imap import ImapInbox
-from pbem.mail.smtp import SmtpSender
-from pbem.mail.tls import context
+from pbem.home.config import Config
+from pbem.mail.transports.credentials import Login, login_for
+from pbem.mail.transports.imap import ImapInbox
+from pbem.mail.transports.smtp import SmtpSender
+from pbem.mail.transports.tls import context
 
 
 def logins(cfg: Config) -> tuple[Login, Login]:

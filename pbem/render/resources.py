@@ -1,4 +1,4 @@
-"""Where the shipped templates and migrations live.
+"""Where the files shipped beside the code live: the templates and the migrations.
 
 In a wheel they are package data (`pbem/_templates`, `pbem/_migrations`,
 mapped from the top-level `templates/` and `migrations/` folders by
@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PKG = Path(__file__).resolve().parent
+_PKG = Path(__file__).resolve().parents[1]
 
 
-def _find(packaged: str, source: str) -> Path:
+def shipped(packaged: str, source: str) -> Path:
+    """The folder `packaged` inside the installed package, else `source` beside it in a checkout."""
     inside = _PKG / packaged
     if inside.is_dir():
         return inside
@@ -20,8 +21,4 @@ def _find(packaged: str, source: str) -> Path:
 
 
 def templates_dir() -> Path:
-    return _find("_templates", "templates")
-
-
-def migrations_dir() -> Path:
-    return _find("_migrations", "migrations")
+    return shipped("_templates", "templates")

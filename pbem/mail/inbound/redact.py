@@ -27,7 +27,7 @@ from email.header import Header, decode_header, make_header
 from email.message import Message
 from email.parser import BytesParser
 
-from pbem.mail.message import html_to_text
+from pbem.mail.inbound.message import html_to_text
 
 REPLACEMENT = "[code]"
 MIN_CODE = 4  # shorter "codes" (a stray `CODE x` line) are not worth matching everywhere

@@ -9,7 +9,7 @@ folder that holds the file, so cron can run pbem from anywhere.
 `password_command` (a command, as a list of arguments, printing the
 password), `password_env` or `password`; or `auth = "xoauth2"` /
 `"oauthbearer"` with `token_command` (printing a current OAuth2 access
-token).  The commands are run by `pbem.mail.credentials`, not here.
+token).  The commands are run by `pbem.mail.transports.credentials`, not here.
 `cafile` names a private CA's certificates for verifying the server.
 """
 
@@ -23,7 +23,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from pbem.mail.transport import TRANSPORTS
+from pbem.mail.transports.seam import TRANSPORTS
 
 DEFAULT_NAME = "pbem.toml"
 

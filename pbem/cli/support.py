@@ -10,9 +10,9 @@ def init_home(
     directory: Path, address: str = "moderator@example.org", name: str = "pbem moderator", force: bool = False
 ) -> Path:
     """Write DIR/pbem.toml (commented) and create the database with the migrations."""
-    from pbem import config as config_mod
+    from pbem.home import config as config_mod
     from pbem.record.db import migrate
-    from pbem.reports import render
+    from pbem.render.templates import render
 
     directory = Path(directory).expanduser().resolve()
     directory.mkdir(parents=True, exist_ok=True)

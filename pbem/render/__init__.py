@@ -1,0 +1,1 @@
+"""Rendering what people read: the Jinja2 templates pbem ships, and where they live."""
