@@ -25,7 +25,7 @@ import common
 
 TIME_POLL = r"""
 import sys, time
-from pbem import config
+from pbem.home import config
 from pbem.app import poll as polling
 from pbem.mail.transports.seam import open_transport
 cfg = config.load(sys.argv[1])

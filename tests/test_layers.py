@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The outer layer: drivers that may use every other layer.
-CLI = ("pbem.cli", "pbem.cli.support", "pbem.cli.demo", "pbem.__main__")
+CLI = ("pbem.cli", "pbem.__main__")  # with every module under pbem.cli
 USE_CASES = "pbem.app"
 
 
@@ -68,7 +68,7 @@ def graph(root: Path, top: str = "pbem") -> dict[str, list[tuple[str, int, bool]
 def _layer(module: str, top: str) -> int:
     cli = tuple(c.replace("pbem", top, 1) for c in CLI)
     app = USE_CASES.replace("pbem", top, 1)
-    if module in cli:
+    if module in cli or any(module.startswith(c + ".") for c in cli):
         return 2
     if module == app or module.startswith(app + "."):
         return 1

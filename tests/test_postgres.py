@@ -280,7 +280,7 @@ POLL_DIRECT = """
 import sys, time
 from datetime import datetime
 from pathlib import Path
-from pbem import config
+from pbem.home import config
 from pbem.app import poll as polling
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 cfg = config.load(sys.argv[1])

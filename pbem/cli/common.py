@@ -1,0 +1,106 @@
+"""What every `pbem` command shares: the Typer apps, `--config` everywhere, failing with a code.
+
+Heavy modules are imported inside the commands, so that an idle cron run
+(`pbem poll` with nothing to do) costs little more than starting Python.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+from typer.core import TyperGroup
+
+_state: dict = {"config": None}
+
+
+def _set_config(_ctx: object, _param: object, value: object) -> None:
+    if value is not None:
+        _state["config"] = Path(str(value))
+
+
+def _add_config_option(group: TyperGroup, template: Any) -> None:
+    for cmd in group.commands.values():
+        if not any(p.name == "config" for p in cmd.params):
+            opt = copy.copy(template)
+            opt.expose_value, opt.callback, opt.envvar = False, _set_config, None
+            cmd.params.insert(0, opt)
+        if isinstance(cmd, TyperGroup):
+            _add_config_option(cmd, template)
+
+
+class _ConfigEverywhere(TyperGroup):
+    """The root group: `--config PATH` is taken before the command and after it, by every command."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        _add_config_option(self, next(p for p in self.params if p.name == "config"))
+
+
+# rich_markup_mode=None: help texts are printed as written (rich markup would eat "[pbem NAME]").
+app = typer.Typer(
+    cls=_ConfigEverywhere,
+    help="pbem: a play-by-email moderator for hidden-information card and board games.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+game_app = typer.Typer(help="Create, list and inspect games.", no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(game_app, name="game")
+
+
+def _why(exc: Exception) -> str:
+    """An exception's own message, intact (str() of a KeyError adds quotes; stripping them garbled quoted input)."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    typer.echo(f"pbem: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _cfg(schema: bool = True):
+    """The configuration; with `schema`, also a database holding this pbem's tables (else exit 2 naming the fix)."""
+    from pbem.home.config import ConfigError, load
+
+    try:
+        cfg = load(_state["config"])
+    except ConfigError as exc:
+        fail(str(exc), 2)
+    if schema:
+        from pbem.record.db import DatabaseError
+        from pbem.record.schema import SchemaError, check
+
+        try:
+            check(cfg.database_url, cfg.path)
+        except SchemaError as exc:
+            fail(str(exc), 2)
+        except DatabaseError as exc:
+            fail(str(exc), 3)
+    return cfg
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from pbem import __version__
+
+        typer.echo(f"pbem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        "-c",
+        envvar="PBEM_CONFIG",
+        help="The configuration file (default ./pbem.toml); before or after the command.",
+    ),
+    version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True, help="Print the version."),
+) -> None:
+    """Run `pbem COMMAND --help` for each command's options and an example."""
+    _state["config"] = config

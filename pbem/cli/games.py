@@ -1,0 +1,229 @@
+"""`pbem game ...`: create, list and show games, and the moderator's commands on a running game."""
+
+from __future__ import annotations
+
+import typer
+
+from pbem.cli.common import _cfg, _why, fail, game_app
+from pbem.engine import kinds_text
+
+
+@game_app.command("new")
+def game_new(
+    kind: str = typer.Argument(..., help=kinds_text() + " (any case)."),
+    name: str = typer.Option(..., "--name", help="Short game name used in subjects: [pbem NAME]."),
+    player: list[str] = typer.Option(..., "--player", help='"Name <address>", once per player, in seat order.'),
+    seed: str | None = typer.Option(
+        None,
+        help="Seed: 32 or more hex digits from a random source, e.g. `openssl rand -hex 32` (default: 256 random bits).",
+    ),
+    insecure_seed: bool = typer.Option(
+        False, "--insecure-seed", help="Accept a weaker --seed; every report and the export then say so."
+    ),
+    deadline: str | None = typer.Option(None, help="Time per step, e.g. 48h (default from pbem.toml)."),
+    option: list[str] = typer.Option([], "--option", help="Game option KEY=VALUE, e.g. legacy=20."),
+    join: bool = typer.Option(
+        True,
+        "--join/--no-join",
+        help="Deal only once every player has replied JOIN (optionally with a SALT that stirs the deal), so that "
+        "nobody, the moderator included, picks the deal. --no-join deals at once, for players who trust you.",
+    ),
+) -> None:
+    """Create a game and queue every player's first mail: the invitation to JOIN (the deal follows the last
+    JOIN), or with --no-join the first report of a game dealt at once.
+
+    Example: pbem game new habsburg --name hh1 --player "Alice <a@x.org>" --player "Bob <b@x.org>" --player "Carol <c@x.org>"
+    """
+    from pbem.app.decision import GameError
+    from pbem.app.games import create_game
+    from pbem.cli.support import parse_options, parse_player
+    from pbem.engine import UnknownKind, canonical
+    from pbem.home.config import parse_duration
+    from pbem.trust.seeds import ascii_seed_problem, seed_problem
+
+    weak = False
+    if seed is not None:
+        if problem := ascii_seed_problem(seed):
+            fail(problem)
+        weak = seed_problem(seed) is not None
+        if weak and not insecure_seed:
+            fail(seed_problem(seed) or "")
+    cfg = _cfg()
+    try:
+        players = [parse_player(p) for p in player]
+        dl = parse_duration(deadline) if deadline else None
+        game = create_game(
+            cfg,
+            canonical(kind),
+            name,
+            players,
+            seed=seed,
+            deadline=dl,
+            options=parse_options(option),
+            insecure_seed=weak,
+            join=join,
+        )
+    except (ValueError, GameError, UnknownKind) as exc:
+        fail(_why(exc))
+    first = "invitations to JOIN queued; the deal follows the last JOIN" if join else "first reports queued"
+    typer.echo(
+        f"created {game.kind} game {game.name} for {', '.join(p for p, _ in players)}; "
+        f"seed commitment {game.seed_commitment}; {first} (run pbem poll to send)"
+    )
+    if weak:
+        typer.echo("warning: the seed is weaker than 128 bits (--insecure-seed); every report and the export say so")
+
+
+@game_app.command("list")
+def game_list() -> None:
+    """List games with their kind, players, status and current step.
+
+    Example: pbem game list
+    """
+    from pbem.app.games import list_games
+
+    rows = list_games(_cfg())
+    if not rows:
+        typer.echo("no games yet; create one with: pbem game new KIND --name NAME --player ...")
+    for g in rows:
+        due = f"  (step {g.step}, due {g.due:%Y-%m-%d %H:%M})" if g.due else ""
+        typer.echo(f"{g.name:16} {g.kind:15} {g.status:9} {', '.join(g.players)}{due}")
+
+
+@game_app.command("show")
+def game_show(
+    name: str, as_player: str | None = typer.Option(None, "--as", help="Show exactly what this player is told.")
+) -> None:
+    """Show a game: the public view, or a player's private report with --as.
+
+    Example: pbem game show hh1 --as Alice
+    """
+    from pbem.app.decision import GameError
+    from pbem.app.games import show_game
+    from pbem.render.templates import render
+
+    try:
+        shown = show_game(_cfg(), name, as_player)
+    except GameError as exc:
+        fail(str(exc))
+    if shown.report is not None:
+        typer.echo(render("mail/report.txt.j2", **shown.report))
+        return
+    assert shown.view is not None
+    typer.echo(f"{shown.title}: {shown.name} - {shown.view['turn']}")
+    typer.echo(render("mail/_sections.txt.j2", sections=shown.view["sections"]))
+    typer.echo(f"waiting for: {', '.join(shown.waiting) or 'nobody'}")
+
+
+def _control(fn, *args):
+    from pbem.app.decision import GameError
+    from pbem.record.store import now_utc
+
+    cfg = _cfg()
+    try:
+        return fn(cfg, *args, now_utc())
+    except GameError as exc:
+        fail(str(exc))
+
+
+@game_app.command("extend")
+def game_extend(name: str, by: str = typer.Argument(..., help="How much longer, e.g. 24h or 2d.")) -> None:
+    """Move the current deadline of a game later; every player is told.
+
+    Example: pbem game extend hh1 24h
+    """
+    from pbem.app.control import extend
+    from pbem.home.config import parse_duration
+
+    try:
+        delta = parse_duration(by)
+    except ValueError as exc:
+        fail(str(exc), 2)
+    due = _control(extend, name, delta)
+    typer.echo(f"deadline of {name} is now {due:%Y-%m-%d %H:%M} UTC")
+
+
+@game_app.command("pause")
+def game_pause(name: str) -> None:
+    """Pause a game: no deadline passes until it is resumed.
+
+    Example: pbem game pause hh1
+    """
+    from pbem.app.control import pause
+
+    _control(pause, name)
+    typer.echo(f"{name} paused")
+
+
+@game_app.command("resume")
+def game_resume(name: str) -> None:
+    """Resume a paused game; the deadline moves on by the time it was paused.
+
+    Example: pbem game resume hh1
+    """
+    from pbem.app.control import resume
+
+    due = _control(resume, name)
+    typer.echo(f"{name} resumed" + (f"; deadline {due:%Y-%m-%d %H:%M} UTC" if due else ""))
+
+
+@game_app.command("abandon")
+def game_abandon(name: str) -> None:
+    """Abandon a game: no more orders are accepted; players are told.
+
+    Example: pbem game abandon hh1
+    """
+    from pbem.app.control import abandon
+
+    _control(abandon, name)
+    typer.echo(f"{name} abandoned")
+
+
+@game_app.command("replace")
+def game_replace(
+    name: str,
+    old: str = typer.Argument(..., help="The player whose seat is taken over."),
+    new: str = typer.Argument(..., help='The newcomer, "Name <address>".'),
+) -> None:
+    """Give a seat to a new person under their own name: a fresh code and a full report go to the new address,
+    the replaced player and the others are told.
+
+    Example: pbem game replace hh1 Carol "Dora <dora@example.org>"
+    """
+    from pbem.app.control import replace
+    from pbem.cli.support import parse_player
+
+    try:
+        newcomer = parse_player(new)
+    except ValueError as exc:
+        fail(str(exc), 2)
+    _control(lambda cfg, n, o, when: replace(cfg, n, o, newcomer, when), name, old)
+    typer.echo(
+        f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {old} in {name} as {newcomer[0]}; "
+        "their code and report are queued, and the players are told"
+    )
+
+
+@game_app.command("start")
+def game_start(name: str) -> None:
+    """Deal a game whose join step is still open: players who have not joined count with no salt.
+
+    Example: pbem game start hh1
+    """
+    from pbem.app.control import start
+
+    absent = _control(start, name)
+    without = f" without the salt of {', '.join(absent)}" if absent else ""
+    typer.echo(f"{name} dealt{without}; first reports queued (run pbem poll to send)")
+
+
+@game_app.command("code")
+def game_code(name: str, player: str) -> None:
+    """Issue a new secret code to a player (mailed only to their registered address).
+
+    Example: pbem game code hh1 Alice
+    """
+    from pbem.app.control import new_player_code
+
+    _control(new_player_code, name, player)
+    typer.echo(f"a new code for {player} is queued; run pbem poll to send it (it is never shown here)")

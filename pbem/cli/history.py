@@ -1,0 +1,150 @@
+"""`pbem export` and `pbem verify`: a game's history out, and checked."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from pbem.cli.common import _cfg, app, fail
+from pbem.engine.words import count
+from pbem.history.formats import FORMATS as EXPORT_FORMATS
+from pbem.history.formats import help_text as formats_help
+
+
+@app.command()
+def export(
+    name: str | None = typer.Argument(None, help="The game to export."),
+    format: str = typer.Option(
+        "json",
+        "--format",
+        "-f",
+        help=formats_help() + ".",
+    ),
+    output: Path | None = typer.Option(
+        None,
+        "-o",
+        "--output",
+        help="Write to FILE (- for stdout); default: stdout, or NAME-moderator.EXT with --moderator.",
+    ),
+    as_player: str | None = typer.Option(None, "--as", help="Only what this player knows."),
+    public: bool = typer.Option(False, "--public", help="Only what every player knows (the default)."),
+    moderator: bool = typer.Option(
+        False, "--moderator", help="The moderator's record: every secret, address and refusal; not for players."
+    ),
+    all_dir: Path | None = typer.Option(
+        None,
+        "--all",
+        help="Export every game into DIR, one file per format ("
+        + ", ".join(f"NAME.{f.suffix}" for f in EXPORT_FORMATS.values())
+        + "; NAME-moderator.* with --moderator).",
+    ),
+) -> None:
+    """Export a game's history: JSON, a readable text record, or an HTML page with charts.
+
+    By default the export holds what every player knows (the public record), so it can
+    be given to anyone; --as PLAYER gives what that player knows, and --moderator the
+    complete record, written to NAME-moderator.EXT unless -o says otherwise.
+
+    Example: pbem export hh1 --format html -o hh1.html
+    """
+    from pbem.app.decision import GameError
+    from pbem.app.exports import export_game
+    from pbem.history.formats import FORMATS, names
+
+    if format not in FORMATS:
+        fail(f'--format must be {names()}, not "{format}"', 2)
+    if sum(map(bool, (as_player, public, moderator))) > 1:
+        fail("give one of --as PLAYER, --public and --moderator", 2)
+    if all_dir is not None:
+        if name or output or as_player:
+            fail("--all exports every game: give no game name, -o or --as with it", 2)
+        return _export_all(all_dir, moderator)
+    if not name:
+        fail("name the game to export (or give --all DIR); see pbem game list", 2)
+    try:
+        body = export_game(_cfg(), name, format, as_player=as_player, moderator=moderator)
+    except GameError as exc:
+        fail(str(exc))
+    if output is None and moderator:
+        output = Path(f"{name}-moderator.{FORMATS[format].suffix}")
+    if output and str(output) != "-":
+        output.write_text(body, encoding="utf-8")
+        typer.echo(f"wrote {output}" + (" (the moderator's record: not for players)" if moderator else ""))
+    else:
+        sys.stdout.write(body)
+
+
+def _export_all(directory: Path, moderator: bool) -> None:
+    """Every game in every registered format (NAME.json, NAME.txt, NAME.html...; public, or NAME-moderator.*) in `directory`."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from pbem.app.exports import export_all, game_names
+
+    cfg = _cfg()
+    total = len(game_names(cfg))
+    if not total:
+        typer.echo("no games to export; create one with: pbem game new KIND --name NAME --player ...")
+        return
+    columns = (TextColumn("exporting {task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task("", total=total)
+        written, games = export_all(cfg, directory, moderator, lambda n: bar.update(task, description=n, advance=1))
+    typer.echo(f"wrote {count(written, 'file')} for {count(games, 'game')} in {directory}")
+
+
+@app.command()
+def verify(
+    file: Path = typer.Argument(..., help="A JSON export of a finished game."),
+    partial: bool = typer.Option(
+        False, "--partial", help="Accept a history that stops before the game's end; say up to where it is proven."
+    ),
+    mail: Path | None = typer.Option(
+        None, "--mail", help="Also check a player's received mail (a Maildir, an mbox file or a folder of .eml)."
+    ),
+    as_player: str | None = typer.Option(
+        None, "--as", help="Whose mail to check when the folder holds several players' (name or address)."
+    ),
+) -> None:
+    """Check every field of an export: the hash chain from the seed commitment, the numbering, each input's
+    message, the replay of every input from the seed (every event reproduced exactly), the result and that
+    the history is complete.  With --mail, also that the player's own mail agrees with it: the commitment
+    of their first report, every record head they received, every input they were acknowledged.
+
+    Example: pbem verify hh1.json --mail ~/Mail/pbem --as Alice
+    """
+    from pbem.history.export import verify as run_verify
+
+    try:
+        doc = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        fail(f"cannot read {file}: {exc}", 2)
+    v = run_verify(doc, partial=partial)
+    for line in v.checked:
+        typer.echo(f"ok: {line}")
+    for line in v.notes:
+        typer.echo(f"note: {line}")
+    mail_ok = True
+    if mail is not None:
+        mail_ok = _verify_mail(doc, mail, as_player)
+    if not v.ok:
+        fail(f"verification FAILED: {v.problem}")
+    if not mail_ok:
+        fail("verification FAILED: the player's mail does not match this export")
+    typer.echo("verification passed")
+
+
+def _verify_mail(doc: dict, folder: Path, as_player: str | None) -> bool:
+    from pbem.trust.receipts import NoMail, lines, read_folder, verify_mail
+
+    try:
+        raws = read_folder(folder)
+    except (OSError, NoMail) as exc:
+        fail(f"cannot read the mail in {folder}: {exc}", 2)
+    c = verify_mail(doc, raws, as_player)
+    for line in lines(c):
+        typer.echo(line)
+    return c.ok

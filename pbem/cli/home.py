@@ -1,0 +1,64 @@
+"""`pbem init`, `pbem upgrade` and `pbem check`: making a home, migrating its database, checking its mail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from pbem.cli.common import _cfg, app, fail
+
+
+@app.command()
+def init(
+    directory: Path = typer.Argument(..., help="Folder for pbem.toml, the database and the Maildirs."),
+    address: str = typer.Option("moderator@example.org", help="The moderator's email address."),
+    name: str = typer.Option("pbem moderator", help="The moderator's display name."),
+    force: bool = typer.Option(False, help="Overwrite an existing pbem.toml."),
+) -> None:
+    """Create a moderator home: DIR/pbem.toml (every key explained) and the database.
+
+    Example: pbem init ~/pbem --address games@example.org
+    """
+    from pbem.cli.support import init_home
+
+    try:
+        path = init_home(directory, address=address, name=name, force=force)
+    except FileExistsError as exc:
+        fail(str(exc))
+    typer.echo(f"wrote {path} and created the database; edit the file, then run: pbem --config {path} game new ...")
+
+
+@app.command()
+def upgrade() -> None:
+    """Upgrade the database schema to this version of pbem (run after every pip upgrade).
+
+    Example: pbem --config ~/pbem/pbem.toml upgrade
+    """
+    from pbem.record.db import migrate
+    from pbem.record.schema import sqlite_file
+
+    cfg = _cfg(schema=False)
+    if (file := sqlite_file(cfg.database_url)) is not None:
+        file.parent.mkdir(parents=True, exist_ok=True)
+    migrate(cfg.database_url)
+    typer.echo("database schema is up to date")
+
+
+@app.command()
+def check() -> None:
+    """Try the mail settings: log in to IMAP and SMTP and list the folders pbem uses.  Sends nothing.
+
+    Exit codes: 0 a poll would work; 1 a check failed (its line says what to change);
+    2 the configuration file is wrong.
+
+    Example: pbem --config ~/pbem/pbem.toml check
+    """
+    from pbem.mail.check import checks
+
+    failed = False
+    for result in checks(_cfg()):
+        typer.echo(result.line())
+        failed = failed or not result.ok
+    if failed:
+        raise typer.Exit(1)

@@ -1,0 +1,58 @@
+"""`pbem poll`: the cron job."""
+
+from __future__ import annotations
+
+import typer
+
+from pbem.cli.common import _cfg, app, fail
+
+
+def _env_secrets(cfg) -> list[str]:
+    import os
+
+    return [os.environ.get(v, "") for v in (cfg.imap.password_env, cfg.smtp.password_env) if v]
+
+
+@app.command()
+def poll(
+    dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report, change nothing, send nothing."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each message handled."),
+    timings: bool = typer.Option(False, "--timings", help="Also print where the run's time went."),
+) -> None:
+    """Read new mail, apply orders and due deadlines, send queued mail.  Run it from cron.
+
+    Exit codes:
+
+    \b
+      0  done (or another poll was already running on this home)
+      1  an unexpected error, a bug: the traceback is printed; nothing is lost
+      2  bad configuration, or the database needs `pbem upgrade` (one line says what to run)
+      3  the mail server or the database could not be used (nothing is lost: the next run carries on)
+
+    Example: pbem --config ~/pbem/pbem.toml poll
+    """
+    from pbem.app.cron import run_poll
+    from pbem.home.config import ConfigError
+    from pbem.home.logs import setup
+    from pbem.mail.transports.seam import TransportError
+    from pbem.record.db import DatabaseError
+
+    cfg = _cfg()
+    setup(
+        "DEBUG" if verbose else cfg.log_level,
+        cfg.log_file,
+        secrets=[cfg.imap.password, cfg.smtp.password] + _env_secrets(cfg),
+    )
+    try:
+        run = run_poll(cfg, dry_run=dry_run)
+    except (TransportError, DatabaseError, ConfigError) as exc:
+        import logging
+
+        logging.getLogger("pbem").error("poll stopped: %s", exc)
+        fail(str(exc), 3)
+    if run.summary is None:
+        typer.echo(run.skipped)
+        return
+    typer.echo(("dry run: " if dry_run else "") + run.summary.line())
+    if timings and run.summary.timings:
+        typer.echo(run.summary.timing_line())
