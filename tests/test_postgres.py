@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -33,13 +34,15 @@ pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres")]
 
 
 @pytest.fixture(scope="session")
-def pg_url() -> str:
+def pg_url() -> Iterator[str]:
+    """This test process's own database (tests/pg.py): runs that overlap on one machine never meet."""
     url, why = pg.server()
     if url is None:
         pytest.skip(why)
-    pg.reset_schema(url)
-    pg.ensure_schema(url)
-    return url
+    with pg.run_database(url) as own:
+        pg.reset_schema(own)
+        pg.ensure_schema(own)
+        yield own
 
 
 @pytest.fixture
@@ -102,7 +105,10 @@ def test_postgres_sessions_run_in_utc_and_take_the_record_lock(pg_url: str) -> N
         s.commit()
         assert (
             s.exec(
-                text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = :k"),
+                text(  # in this database: another test run's record (its own database) holds its own lock
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = :k"
+                    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                ),
                 params={"k": RECORD_LOCK},
             ).scalar()
             == 1
