@@ -129,3 +129,22 @@ def test_the_doc_reader_finds_each_section_and_strips_the_markup() -> None:
     ns: dict[str, object] = {}
     exec(module_source(got), ns)  # the module written round-trips
     assert ns["RULINGS"] == got
+
+
+def test_a_player_who_sends_help_gets_every_ruling_of_the_game_by_mail(home, clock) -> None:
+    """Players cannot run `pbem rules`: the HELP reply carries the rulings whose numbers refusals cite."""
+    from tests.conftest import body_of, deliver, order_mail, sent_mail
+    from tests.test_moderator import new_game, run_poll
+
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    seen: set = set()
+    sent_mail(home, seen)
+    deliver(home, order_mail("Bob <bob@players.test>", name, "HELP"))
+    run_poll(home, clock)
+    help_mail = next(m for m in sent_mail(home, seen) if "Help" in m["Subject"])
+    text = body_of(help_mail)
+    assert text.index("MELD") < text.index("RULINGS OF HOUSE OF HABSBURG") < text.index("Your legal orders now")
+    assert rulings.RULINGS["habsburg"].strip() in text.replace("\r\n", "\n")
+    html = help_mail.get_body(preferencelist=("html",)).get_content()
+    assert "HH-R8 Event targets." in html and "ST-R1" not in html

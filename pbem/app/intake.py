@@ -28,6 +28,7 @@ from pbem.app.decision import Decision, Input, Report
 from pbem.app.press import relay
 from pbem.app.revisions import FirstCopy, OnFile
 from pbem.engine.base import Outcome
+from pbem.engine.rulings import RULINGS
 from pbem.mail.inbound.message import Inbound
 from pbem.orders.extract import Extracted
 from pbem.record.models import Seat
@@ -149,6 +150,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
                 {
                     "game_name": loaded.game.name,
                     "handbook": eng.handbook().rstrip(),
+                    "rulings": RULINGS.get(eng.kind, ""),  # the numbers refusals cite (docs/rulings.md)
                     "asked": asked,
                     "waiting": views.waiting(eng, state),
                 },
