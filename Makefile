@@ -44,5 +44,6 @@ bench:  ## the quick benchmarks (benchmarks/README.md has each script's full siz
 	$(PY) benchmarks/engine_speed.py --games 3
 	$(PY) benchmarks/poll_throughput.py --messages 40 --games 5
 
-docs:  ## check the docs: every ruling the engines cite is in docs/rulings.md and `pbem rules`
-	$(PY) -m pytest -n 0 -q tests/test_rulings_doc.py
+docs:  ## write pbem/engine/rulings.py from docs/rulings.md, then check every cited ruling is shown
+	PBEM_UPDATE_GOLDEN=1 $(PY) -m pytest -n 0 -q tests/test_rulings.py -k shipped
+	$(PY) -m pytest -n 0 -q tests/test_rulings.py
