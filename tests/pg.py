@@ -22,6 +22,7 @@ import subprocess
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_DIR = Path(os.environ.get("PBEM_PG_DIR", "/tmp/pbem-pg"))
@@ -106,7 +107,7 @@ def with_database(url: str, name: str) -> str:
     return base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
 
 
-def _drop(conn, name: str) -> None:  # type: ignore[no-untyped-def]
+def _drop(conn: Any, name: str) -> None:
     from psycopg import sql
 
     try:
