@@ -4,10 +4,24 @@ turn (kept on file and used when that phase comes, if still legal), or rejected.
 
 from __future__ import annotations
 
-from pbem.engine.base import Outcome, RuleError, apply_lines
+from typing import Any
+
+from pbem.engine.base import Event, Outcome, Request, RuleError, apply_lines
 from pbem.engine.sixteen_thirty import specials, trade, votes
-from pbem.engine.sixteen_thirty.parse import parse, quick_verb
-from pbem.engine.sixteen_thirty.state import draft, goto, priv, pub, remove_card, take_from_hand
+from pbem.engine.sixteen_thirty.parse import Order, parse, quick_verb
+from pbem.engine.sixteen_thirty.shape import State, plain, typed
+from pbem.engine.sixteen_thirty.state import (
+    active,
+    draft,
+    goto,
+    lose_of,
+    priv,
+    pub,
+    remove_card,
+    take_from_hand,
+    vote_of,
+    voters,
+)
 from pbem.engine.sixteen_thirty.tables import ALL_CARD_NAMES, HAND_LIMIT, country_of, is_open, is_special, sort_cards
 from pbem.engine.sixteen_thirty.turn import advance, goto_call, removal_options, start_required
 
@@ -25,7 +39,7 @@ RANK = {
 }
 
 
-def position(st: dict) -> float:
+def position(st: State) -> float:
     """Where the phasing player is in the sequence of their turn (see RANK)."""
     ph = st["phase"]
     fixed = {"remove": 1, "trade": 2, "offers": 2.5, "accept": 3, "specials": 4, "discard": 6}
@@ -34,23 +48,23 @@ def position(st: dict) -> float:
     if ph == "call":
         return 4.5 if st["call_origin"] == "card" else 5
     if st["vote"] is not None:
-        return 3.9 if st["vote"]["origin"] == "card" else 5.5
+        return 3.9 if vote_of(st)["origin"] == "card" else 5.5
     return 3.9  # losing a card to Unrest
 
 
-def asked_now(st: dict, p: str, verb: str) -> bool:
-    ph, active = st["phase"], st["active"]
+def asked_now(st: State, p: str, verb: str) -> bool:
+    ph, on_turn = st["phase"], st["active"]
     if ph == "start":
         return verb == "start"
     if ph == "offers":
-        return (p != active and verb in ("offer", "nooffer")) or (p == active and verb == "trade")
+        return (p != on_turn and verb in ("offer", "nooffer")) or (p == on_turn and verb == "trade")
     if ph == "place":
-        return (verb == "place" and p != st["vote"]["caller"]) or verb == "vote"
+        return (verb == "place" and p != vote_of(st)["caller"]) or verb == "vote"
     if ph == "ballot":
-        return verb == "vote" and p in votes.voters(st, st["vote"]["country"])
+        return verb == "vote" and p in voters(st, vote_of(st)["country"])
     if ph == "lose":
-        return verb == "lose" and p in st["lose"]["who"]
-    if p != active:
+        return verb == "lose" and p in lose_of(st)["who"]
+    if p != on_turn:
         return False
     allowed = {
         "remove": ("remove",),
@@ -63,7 +77,7 @@ def asked_now(st: dict, p: str, verb: str) -> bool:
     return verb in allowed.get(ph, ())
 
 
-def classify(st: dict, p: str, order: dict) -> str:
+def classify(st: State, p: str, order: Order) -> str:
     verb = order["verb"]
     if verb == "standing" or asked_now(st, p, verb):
         return "now"
@@ -77,20 +91,20 @@ def classify(st: dict, p: str, order: dict) -> str:
     raise RuleError("that order is not an answer to what you are asked now", tuple(legal_for(st, p)))
 
 
-def requests_of(st: dict) -> list:
+def requests_of(st: State) -> list[Request]:
     from pbem.engine.sixteen_thirty.asks import requests
 
     return requests(st)
 
 
-def legal_for(st: dict, p: str) -> list[str]:
+def legal_for(st: State, p: str) -> list[str]:
     """Every legal line for p now (a rejection lists them all; the acknowledgement counts what it cuts)."""
     from pbem.engine.sixteen_thirty.asks import every_legal_line
 
     return every_legal_line(st, p)
 
 
-def implied_skip(st: dict, p: str, ev: list) -> str:
+def implied_skip(st: State, p: str, ev: list[Event]) -> str:
     if st["phase"] == "trade":
         return trade.no_trade(st, p, ev)
     pub(ev, "specials-done", f"{p} plays no more Special cards.", player=p)
@@ -98,7 +112,7 @@ def implied_skip(st: dict, p: str, ev: list) -> str:
     return "SPECIALS DONE"
 
 
-def execute(st: dict, p: str, o: dict, ev: list) -> str:
+def execute(st: State, p: str, o: Order, ev: list[Event]) -> str:
     verb = o["verb"]
     if verb == "standing":
         return set_standing(st, p, o)
@@ -139,21 +153,22 @@ def execute(st: dict, p: str, o: dict, ev: list) -> str:
     raise RuleError("unknown order")
 
 
-def record_start(st: dict, p: str, items: list) -> str:
+def record_start(st: State, p: str, items: list[tuple[str, str | None]]) -> str:
     """ST-R8: the starting placement, held secretly until every player has placed."""
     need = start_required(st["hands"][p])
     if len(items) != need:
         raise RuleError(f"place exactly {need} Influence cards (ST-R8)", tuple(legal_for(st, p)))
     if any(is_special(c) for c, _ in items):
         raise RuleError("only Influence cards can be placed")
-    plan: dict = {}
+    plan: dict[str, list[str]] = {}
     for c, _ in items:
-        if not is_open(c):
-            plan.setdefault(country_of(c), []).append(c)
+        home = country_of(c)  # None only for Open cards (specials were refused above)
+        if home is not None:
+            plan.setdefault(home, []).append(c)
     for c, on in items:
         if is_open(c):
             target = on or (list(plan)[0] if len(plan) == 1 else None)
-            if target not in plan:
+            if target is None or target not in plan:
                 raise RuleError(f"write {c} ON <country> naming one of your starting named piles")
             plan[target].append(c)
     hand = list(st["hands"][p])
@@ -164,7 +179,7 @@ def record_start(st: dict, p: str, items: list) -> str:
     return f"PLACE-START {shown or 'NONE'} (secret until every player has placed)"
 
 
-def do_remove(st: dict, p: str, o: dict, ev: list) -> str:
+def do_remove(st: State, p: str, o: Order, ev: list[Event]) -> str:
     opts = removal_options(st, p)
     match = [(c, x) for c, x in opts if x == o["card"] and (o["country"] in (None, c))]
     if len(match) != 1:
@@ -179,7 +194,7 @@ def do_remove(st: dict, p: str, o: dict, ev: list) -> str:
     return f"REMOVE {x}" + (f" FROM {c}" if x.startswith("Open ") else "")
 
 
-def do_discard(st: dict, p: str, cards: list[str], ev: list) -> str:
+def do_discard(st: State, p: str, cards: list[str], ev: list[Event]) -> str:
     excess = len(st["hands"][p]) - HAND_LIMIT
     if not cards or len(cards) > excess:
         raise RuleError(
@@ -197,7 +212,7 @@ def do_discard(st: dict, p: str, cards: list[str], ev: list) -> str:
     return f"DISCARD {', '.join(cards)}"
 
 
-def set_standing(st: dict, p: str, o: dict) -> str:
+def set_standing(st: State, p: str, o: Order) -> str:
     s, what = st["standing"][p], o["what"]
     if what == "place_none":
         s["place_none"], s["except"] = True, o["except"]
@@ -219,9 +234,9 @@ def set_standing(st: dict, p: str, o: dict) -> str:
     return "STANDING CLEAR"
 
 
-def run_queue(st: dict, ev: list) -> bool:
+def run_queue(st: State, ev: list[Event]) -> bool:
     """Use the phasing player's first pre-submitted order if its phase has come."""
-    p = st["active"]
+    p = active(st)
     q = st["queue"][p]
     line = q[0]
     try:
@@ -251,12 +266,11 @@ def run_queue(st: dict, ev: list) -> bool:
     return True
 
 
-def check_shape(st: dict, p: str, line: str) -> None:
+def check_shape(st: State, p: str, line: str) -> None:
     """An order kept for a later phase is checked for its grammar and card names now (not for
     legality: the hand and the board may change before its phase comes). Lines naming cards on
     the displays (REMOVE, Assassin) are checked when used."""
-    probe = dict(st)
-    probe["hands"] = {**st["hands"], p: list(ALL_CARD_NAMES)}
+    probe: State = {**st, "hands": {**st["hands"], p: list(ALL_CARD_NAMES)}}
     try:
         parse(probe, p, line)
     except RuleError as err:
@@ -275,13 +289,14 @@ class Message:
         self.was_active = False
         self.held: list[str] = []
 
-    def draft(self, st0: dict) -> dict:
-        st = draft(st0)
+    def draft(self, st0: dict[str, Any]) -> dict[str, Any]:
+        st = draft(typed(st0))
         self.was_active = self.p == st["active"]
         self.held, st["queue"][self.p] = st["queue"][self.p], []
-        return st
+        return plain(st)
 
-    def line(self, st: dict, p: str, ln: str, ev: list) -> str:
+    def line(self, state: dict[str, Any], p: str, ln: str, ev: list[Event]) -> str:
+        st = typed(state)
         if st["over"]:
             raise RuleError("the game is over")
         qv = quick_verb(ln)
@@ -311,13 +326,14 @@ class Message:
         advance(st, ev, use_queue=False)
         return text
 
-    def finish(self, st: dict, p: str, ev: list) -> None:
+    def finish(self, state: dict[str, Any], p: str, ev: list[Event]) -> None:
+        st = typed(state)
         if not self.queued_now:
             st["queue"][p] = self.held  # orders kept from an earlier message stay on file
         if st["over"] is False:
             advance(st, ev)
 
 
-def apply(st0: dict, p: str, lines: list[str]) -> Outcome:
+def apply(st0: dict[str, Any], p: str, lines: list[str]) -> Outcome:
     m = Message(p)
     return apply_lines(st0, p, lines, m.line, draft=m.draft, finish=m.finish)

@@ -4,11 +4,16 @@ a dict {"verb": ..., ...} or raises RuleError; it checks names, not legality."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pbem.engine import names
 from pbem.engine.base import RuleError
+from pbem.engine.sixteen_thirty.shape import State
 from pbem.engine.sixteen_thirty.tables import COUNTRIES, ISSUES, SPECIALS
 from pbem.engine.sixteen_thirty.trade import parse_types
+
+#: A parsed order line: {"verb": ..., and the verb's arguments}.
+Order = dict[str, Any]
 
 SPECIAL_ALIASES = {
     "vote": "Vote",
@@ -47,11 +52,11 @@ VERBS = (
 )
 
 
-def hand_names(st: dict, p: str) -> list[str]:
+def hand_names(st: State, p: str) -> list[str]:
     return sorted(set(st["hands"][p]))
 
 
-def cards_from_hand(st: dict, p: str, text: str) -> list[str]:
+def cards_from_hand(st: State, p: str, text: str) -> list[str]:
     if names.norm(text) in ("none", "nothing", ""):
         return []
     if not st["hands"][p]:
@@ -87,7 +92,7 @@ def country(text: str) -> str:
     return names.match_one(text, COUNTRIES, "country")
 
 
-def parse(st: dict, p: str, line: str) -> dict:
+def parse(st: State, p: str, line: str) -> Order:
     raw = names.norm(line)
     up = raw.upper()
     word, rest = names.split_order(raw)
@@ -146,11 +151,11 @@ def parse(st: dict, p: str, line: str) -> dict:
     raise RuleError(f'"{line.strip()}" is not a Sixteen Thirty Something order; orders are {VERBS}')
 
 
-def split_from(st: dict, p: str, rest: str) -> tuple[str, str | None]:
+def split_from(st: State, p: str, rest: str) -> tuple[str, str | None]:
     return pile_card(st, p, rest, "card on your display")
 
 
-def pile_card(st: dict, q: str, text: str, what: str) -> tuple[str, str | None]:
+def pile_card(st: State, q: str, text: str, what: str) -> tuple[str, str | None]:
     """A card on q's display: "<card> [FROM <country>]" or "<country> <card>" (the pile first)."""
     m = re.match(r"^(.*?)\s+from\s+(.*)$", text)
     text, frm = (m.group(1), country(m.group(2))) if m else (text, None)
@@ -168,10 +173,10 @@ def pile_card(st: dict, q: str, text: str, what: str) -> tuple[str, str | None]:
         raise err
 
 
-def parse_start_items(st: dict, p: str, body: str) -> list[tuple[str, str | None]]:
+def parse_start_items(st: State, p: str, body: str) -> list[tuple[str, str | None]]:
     if "," not in body and ";" not in body and "+" not in body and " on " not in f" {body} ":
         return [(c, None) for c in cards_from_hand(st, p, body)]
-    out = []
+    out: list[tuple[str, str | None]] = []
     for piece in re.split(r"[,;+]", body):
         if not piece.strip():
             continue
@@ -181,7 +186,7 @@ def parse_start_items(st: dict, p: str, body: str) -> list[tuple[str, str | None
     return out
 
 
-def parse_play(st: dict, rest: str) -> dict:
+def parse_play(st: State, rest: str) -> Order:
     words = names.norm(rest.replace("_", " ")).split(" ")
     for n in range(min(3, len(words)), 0, -1):
         found = names.candidates_for(" ".join(words[:n]), list(SPECIAL_ALIASES))
@@ -191,7 +196,7 @@ def parse_play(st: dict, rest: str) -> dict:
     raise RuleError(f'"{rest.strip()}" does not name a Special card', [f"PLAY {s}" for s in SPECIALS])
 
 
-def split_player(st: dict, text: str) -> list[str]:
+def split_player(st: State, text: str) -> list[str]:
     """'<player> <rest>' where the player's name may have several words ("Zoë Müller Spain 1")."""
     words = text.split(" ")
     for n in range(len(words) - 1, 1, -1):
@@ -200,7 +205,7 @@ def split_player(st: dict, text: str) -> list[str]:
     return text.split(" ", 1)
 
 
-def play_args(st: dict, card: str, arg: str) -> dict:
+def play_args(st: State, card: str, arg: str) -> Order:
     if card == "Vote":
         return {"verb": "play", "card": card, "arg": {}}
     if card == "Assassin":
@@ -220,7 +225,7 @@ def play_args(st: dict, card: str, arg: str) -> dict:
     return {"verb": "play", "card": card, "arg": {"country": country(arg)}}
 
 
-def parse_call(st: dict, p: str, rest: str) -> dict:
+def parse_call(st: State, p: str, rest: str) -> Order:
     m = re.match(r"^(.*?)(?:\s+place\s+(.*))?$", rest)
     assert m is not None  # the pattern matches any text
     head, cards = m.group(1), cards_from_hand(st, p, m.group(2) or "")
@@ -243,7 +248,7 @@ def parse_call(st: dict, p: str, rest: str) -> dict:
     return {"verb": "call", "country": c, "issue": issue, "target": target, "cards": cards}
 
 
-def parse_standing(rest: str) -> dict:
+def parse_standing(rest: str) -> Order:
     words = rest.upper().split()
     if words[:2] == ["PLACE", "NONE"]:
         exc = []

@@ -7,30 +7,36 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbem.engine.base import Event
 from pbem.engine.rng import Rng
 from pbem.engine.sixteen_thirty import trade, votes
+from pbem.engine.sixteen_thirty.shape import State
 from pbem.engine.sixteen_thirty.specials import special_lines
 from pbem.engine.sixteen_thirty.state import (
+    active,
     add_to_pile,
     cards_text,
     draw,
     goto,
     influence,
+    lose_of,
     own_removal_options,
     priv,
     pub,
     remove_card,
     take_from_hand,
+    vote_of,
+    voters,
 )
 from pbem.engine.sixteen_thirty.tables import HAND_LIMIT, LAST_TURN, RANDOM_END
 
 
-def removal_options(st: dict, p: str) -> list[tuple[str, str]]:
+def removal_options(st: State, p: str) -> list[tuple[str, str]]:
     """ST-R17: (country, card) choices for phase 1 from descendant piles."""
     return [(c, x) for c, pl in st["displays"][p].items() if pl["desc"] for x in own_removal_options(pl)]
 
 
-def advance(st: dict, ev: list, use_queue: bool = True) -> None:
+def advance(st: State, ev: list[Event], use_queue: bool = True) -> None:
     from pbem.engine.sixteen_thirty.orders import run_queue
 
     while not st["over"]:
@@ -41,15 +47,16 @@ def advance(st: dict, ev: list, use_queue: bool = True) -> None:
         return
 
 
-def step_once(st: dict, ev: list) -> bool:
+def step_once(st: State, ev: list[Event]) -> bool:
     """One automatic transition; False when the current step waits for an answer."""
-    ph, p = st["phase"], st["active"]
+    ph = st["phase"]
     if ph == "start":
         if all(q in st["answers"] for q in st["players"]):
             reveal_start(st, ev)
             begin_player_turn(st, ev)
             return True
         return False
+    p = active(st)  # every step after the start belongs to a player's turn
     if ph == "remove":
         opts = removal_options(st, p)
         if len(opts) > 1:
@@ -88,12 +95,12 @@ def step_once(st: dict, ev: list) -> bool:
         return False
     if ph == "ballot":
         votes.fill_ballots(st)
-        if all(q in st["answers"] for q in votes.voters(st, st["vote"]["country"])):
+        if all(q in st["answers"] for q in voters(st, vote_of(st)["country"])):
             votes.reveal_ballots(st, ev)
             return True
         return False
     if ph == "lose":
-        if all(q in st["answers"] for q in st["lose"]["who"]):
+        if all(q in st["answers"] for q in lose_of(st)["who"]):
             votes.resolve_lose(st, ev)
             return True
         return False
@@ -105,7 +112,7 @@ def step_once(st: dict, ev: list) -> bool:
     return False
 
 
-def goto_call(st: dict, ev: list) -> None:
+def goto_call(st: State, ev: list[Event]) -> None:
     st["call_origin"] = "mandatory"
     goto(st, "call", f"vote{st['votes_called'] + 1}.call")
 
@@ -117,7 +124,7 @@ def start_required(hand: list[str]) -> int:
     return min(3, len(named) + (len(opens) if named else 0))
 
 
-def reveal_start(st: dict, ev: list) -> None:
+def reveal_start(st: State, ev: list[Event]) -> None:
     parts = []
     for q in st["players"]:
         for c, cards in st["answers"][q]:
@@ -134,10 +141,11 @@ def reveal_start(st: dict, ev: list) -> None:
 
 
 # ---------------------------------------------------------------- player turns
-def begin_player_turn(st: dict, ev: list) -> None:
+def begin_player_turn(st: State, ev: list[Event]) -> None:
     n = len(st["players"])
     st["active"] = st["players"][(st["first"] + st["order_idx"]) % n]
-    st.update(specials_played=0, votes_called=0, trade=None, vote=None, lose=None, call_origin=None)
+    st["specials_played"] = st["votes_called"] = 0
+    st["trade"] = st["vote"] = st["lose"] = st["call_origin"] = None
     goto(st, "remove")
     pub(
         ev,
@@ -148,8 +156,8 @@ def begin_player_turn(st: dict, ev: list) -> None:
     )
 
 
-def end_player_turn(st: dict, ev: list) -> None:
-    p = st["active"]
+def end_player_turn(st: State, ev: list[Event]) -> None:
+    p = active(st)
     if st["queue"][p]:
         priv(
             ev,
@@ -167,7 +175,7 @@ def end_player_turn(st: dict, ev: list) -> None:
         end_turn(st, ev)
 
 
-def end_turn(st: dict, ev: list) -> None:
+def end_turn(st: State, ev: list[Event]) -> None:
     score_turn(st, ev)
     n = len(st["players"])
     st["first"] = (st["first"] + 1) % n
@@ -207,11 +215,12 @@ def end_turn(st: dict, ev: list) -> None:
     begin_player_turn(st, ev)
 
 
-def score_turn(st: dict, ev: list) -> None:
+def score_turn(st: State, ev: list[Event]) -> None:
     """ST-R19: min(status, influence) per counter; totals public, breakdown private."""
-    gained, breakdown = {}, {}
+    gained: dict[str, int] = {}
+    breakdown: dict[str, list[list[Any]]] = {}
     for q in st["players"]:
-        rows = []
+        rows: list[list[Any]] = []
         for c in st["counters"][q]:
             s, i = st["countries"][c]["status"], influence(st, q, c)
             rows.append([c, s, i, min(s, i)])
@@ -247,7 +256,7 @@ def score_turn(st: dict, ev: list) -> None:
         )
 
 
-def end_game(st: dict, ev: list, why: str) -> None:
+def end_game(st: State, ev: list[Event], why: str) -> None:
     st["over"] = True
     st["phase"] = "over"
     st["step"] = f"t{st['turn']}.over"
