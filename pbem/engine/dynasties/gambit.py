@@ -1,10 +1,9 @@
-"""Dynasties rules: set-up and the start of each gambit (DY-R1, DY-R2, DY-R6..R10).
+"""Dynasties: set-up and the start of each gambit (DY-R1, DY-R2, DY-R6..R10).
 
 Owns the state shape, the deal, Enquire Prospects (DY-R7) and the Tribute's
-resolution with its tie rules (DY-R9, DY-R10).  The rest of the gambit lives
-in raising.py (plays, powers, conclave, pureblood) and ending.py (conclusion,
-grave, draw and the end); table.py holds gold and card movements.  This
-module re-exports the entry points orders.py, view.py and the tests call.
+resolution with its tie rules (DY-R9, DY-R10).  What follows the Tribute (the
+Turns of Raising the Family) is started here and its end handed back to
+`rules`, which owns the transitions between the parts of a gambit.
 
 State phases: "tribute" (simultaneous), "play" (one player, the one at
 st["turn"]["pos"]), "conclave" (st["conclave_for"]), "discard"
@@ -17,17 +16,8 @@ from typing import Any
 
 from pbem.engine.base import MODERATOR, PUBLIC, Event
 from pbem.engine.dynasties import cards as C
-from pbem.engine.dynasties.ending import HAND_LIMIT, draw_and_retire, family_total, finish, into_grave, resolve_discards  # noqa: F401
-from pbem.engine.dynasties.raising import (  # noqa: F401
-    TURNS,
-    continue_play,
-    play_card,
-    standing_conclave,
-    start_turn,
-    take_from_zone,
-    waiting_player,  # noqa: F401
-)
-from pbem.engine.dynasties.table import Events, State, draw, hand_sizes, pay, seat_from, top_card  # noqa: F401
+from pbem.engine.dynasties.raising import Ended, start_turn
+from pbem.engine.dynasties.table import Events, State, draw, hand_sizes, pay, seat_from, top_card
 from pbem.engine.rng import Rng, init_state
 
 START_GOLD = 50
@@ -82,14 +72,14 @@ def setup(players: list[str], seed: str, legacy: int) -> tuple[State, Events]:
     for p in seats:
         draw(st, ev, p, 4, "deal")
     ev.append(Event("deal", "Each player is dealt four Nobles.", PUBLIC, {"hand_sizes": hand_sizes(st)}))
-    start_gambit(st, ev)
     return st, ev
 
 
 # ---------------------------------------------------------------- gambit start
 
 
-def start_gambit(st: State, ev: Events) -> None:
+def start_gambit(st: State, ev: Events) -> Ended | None:
+    """Enquire, then ask for Tributes (resolved at once if nobody holds a card); see `start_turn`."""
     st["gambit"] += 1
     g = st["gambit"]
     ev.append(Event("gambit", f"Gambit {g} begins. Stakes: {st['stakes']} Gold.", PUBLIC, {"gambit": g}))
@@ -99,7 +89,8 @@ def start_gambit(st: State, ev: Events) -> None:
     st["asked"] = [p for p in st["players"] if st["hands"][p]]
     st["conclaved"], st["purebloods"], st["crowned"] = [], [], []
     if not st["asked"]:
-        resolve_tribute(st, ev)
+        return resolve_tribute(st, ev)
+    return None
 
 
 def enquire(st: State, ev: Events) -> None:
@@ -127,7 +118,7 @@ def enquire(st: State, ev: Events) -> None:
 # ---------------------------------------------------------------- tribute
 
 
-def resolve_tribute(st: State, ev: Events) -> None:
+def resolve_tribute(st: State, ev: Events) -> Ended | None:
     """DY-R9/R10: reveal together, everyone pays H, First Player by the unique-value rule."""
     trib = {p: st["tributes"][p] for p in st["players"] if p in st["tributes"]}
     for p, card in trib.items():
@@ -156,7 +147,7 @@ def resolve_tribute(st: State, ev: Events) -> None:
         )
     )
     st["tributes"], st["asked"] = {}, []
-    start_turn(st, ev, first, 1, [])
+    return start_turn(st, ev, first, 1, [])
 
 
 def first_player(

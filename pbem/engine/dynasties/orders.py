@@ -122,7 +122,7 @@ def on_file(st: dict[str, Any], p: str) -> tuple[str, ...]:
 def pref_line(pref: dict[str, Any]) -> str:
     if pref["mode"] == "cards":
         return "CONCLAVE TAKE " + ", ".join(pref["cards"])
-    return "CONCLAVE TAKE " + pref["mode"].upper()
+    return "CONCLAVE TAKE " + str(pref["mode"]).upper()
 
 
 def requests(st: dict[str, Any]) -> list[Request]:

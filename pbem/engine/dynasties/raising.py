@@ -8,6 +8,8 @@ for the owner's choice of Tribute Zone cards) and the end of each Turn.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pbem.engine.base import PUBLIC, Event
 from pbem.engine.dynasties import cards as C
 from pbem.engine.dynasties.table import Events, State, bury, draw, pay, seat_from, take_stakes
@@ -15,7 +17,16 @@ from pbem.engine.dynasties.table import Events, State, bury, draw, pay, seat_fro
 TURNS = 3
 
 
-def start_turn(st: State, ev: Events, leader: str, number: int, tied: list[str]) -> None:
+@dataclass(frozen=True)
+class Ended:
+    """The last Turn of Raising the Family is over: `rules` concludes the gambit (DY-R18)."""
+
+    leader: str
+    stuck: bool
+
+
+def start_turn(st: State, ev: Events, leader: str, number: int, tied: list[str]) -> Ended | None:
+    """Start a Turn and play on (see `continue_play`)."""
     st["phase"] = "play"
     st["turn"] = {"n": number, "order": seat_from(st, leader), "pos": 0, "plays": [], "tied": tied}
     label = f"Turn {number}" + (" (tie-break)" if tied else "")
@@ -27,11 +38,12 @@ def start_turn(st: State, ev: Events, leader: str, number: int, tied: list[str])
             {"gambit": st["gambit"], "turn": number, "leader": leader},
         )
     )
-    continue_play(st, ev)
+    return continue_play(st, ev)
 
 
-def continue_play(st: State, ev: Events) -> None:
-    """Play on until someone must be asked, a conclave choice is pending, or the turn ends."""
+def continue_play(st: State, ev: Events) -> Ended | None:
+    """Play on until someone must be asked, a conclave choice is pending, or the turn ends;
+    `Ended` when the last Turn is over (the caller concludes the gambit)."""
     t = st["turn"]
     while t["pos"] < len(t["order"]):
         p = t["order"][t["pos"]]
@@ -44,7 +56,7 @@ def continue_play(st: State, ev: Events) -> None:
         plan = st["plans"][p]
         if plan and plan[0] in st["hands"][p]:
             if not play_card(st, ev, p, plan.pop(0), planned=True):
-                return
+                return None
             continue
         if plan:
             ev.append(
@@ -57,13 +69,14 @@ def continue_play(st: State, ev: Events) -> None:
             )
             plan.pop(0)
         st["phase"] = "play"
-        return
-    end_turn(st, ev)
+        return None
+    return end_turn(st, ev)
 
 
 def waiting_player(st: State) -> str:
     t = st["turn"]
-    return t["order"][t["pos"]]
+    p: str = t["order"][t["pos"]]
+    return p
 
 
 def play_card(st: State, ev: Events, p: str, card: str, planned: bool = False) -> bool:
@@ -214,7 +227,7 @@ def take_from_zone(st: State, ev: Events, p: str, chosen: list[str]) -> None:
     st["phase"] = "play"
 
 
-def end_turn(st: State, ev: Events) -> None:
+def end_turn(st: State, ev: Events) -> Ended | None:
     t = st["turn"]
     plays = t["plays"]
     leader = t["order"][0]
@@ -222,8 +235,5 @@ def end_turn(st: State, ev: Events) -> None:
         top = max(C.value(c) for _, c in plays)
         leader = next(p for p, c in plays if C.value(c) == top)
     if t["n"] < TURNS:
-        start_turn(st, ev, leader, t["n"] + 1, [])
-        return
-    from pbem.engine.dynasties.ending import conclusion
-
-    conclusion(st, ev, leader, bool(t["tied"]) and not plays)
+        return start_turn(st, ev, leader, t["n"] + 1, [])
+    return Ended(leader, bool(t["tied"]) and not plays)

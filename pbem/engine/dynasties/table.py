@@ -32,7 +32,7 @@ def seat_from(st: State, player: str, skip_self: bool = False) -> list[str]:
 
 def pay(st: State, ev: Events, payer: str, owed: int, to: str | None, why: str) -> int:
     """Payer gives `owed` Gold to player `to` (None = the Stakes); pay what you can (DY-R7)."""
-    paid = min(owed, st["treasury"][payer])
+    paid: int = min(owed, st["treasury"][payer])
     st["treasury"][payer] -= paid
     if to is None:
         st["stakes"] += paid
@@ -60,7 +60,7 @@ def pay(st: State, ev: Events, payer: str, owed: int, to: str | None, why: str) 
 
 
 def take_stakes(st: State, ev: Events, player: str, amount: int, why: str) -> int:
-    got = min(amount, st["stakes"])
+    got: int = min(amount, st["stakes"])
     st["stakes"] -= got
     st["treasury"][player] += got
     ev.append(

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.engine.dynasties import cards as C
+from pbem.engine.dynasties import ending, raising
 from pbem.engine.dynasties import orders as O
-from pbem.engine.dynasties import rules as R
+from pbem.engine.dynasties.table import hand_sizes
 from pbem.engine.views import Named, Section, View, lines, make_view, table
 from pbem.engine.words import count
 
@@ -29,7 +30,7 @@ def turn_label(st: dict[str, Any]) -> str:
     t = st["turn"]["n"]
     if ph == "conclave":
         return f"Gambit {g}, Turn {t}, {st['conclave_for']} chooses Conclave cards"
-    return f"Gambit {g}, Turn {t}, {R.waiting_player(st)} to play"
+    return f"Gambit {g}, Turn {t}, {raising.waiting_player(st)} to play"
 
 
 def card_note(st: dict[str, Any], card: str) -> str:
@@ -50,8 +51,8 @@ def public_data(st: dict[str, Any]) -> dict[str, Any]:
         "dynasty": st["dynasty"],
         "tribute_zone": list(st["zone"]),
         "families": {p: list(st["families"][p]) for p in st["players"]},
-        "family_totals": {p: R.family_total(st, p) for p in st["players"]},
-        "hand_sizes": R.hand_sizes(st),
+        "family_totals": {p: ending.family_total(st, p) for p in st["players"]},
+        "hand_sizes": hand_sizes(st),
         "deck_size": len(st["deck"]),
         "first_player": st["first"],
         "turn_plays": [list(x) for x in st["turn"]["plays"]] if st["turn"] else [],
@@ -68,7 +69,7 @@ def public_sections(st: dict[str, Any]) -> list[Section]:
             st["treasury"][p],
             len(st["hands"][p]),
             ", ".join(card_note(st, c) for c in st["families"][p]) or "-",
-            R.family_total(st, p),
+            ending.family_total(st, p),
         ]
         for p in st["players"]
     ]
