@@ -94,7 +94,8 @@ def new_state(players: list[str], seed: str, ev: list[Event]) -> State:
 
 
 def active(st: State) -> str:
-    return st["players"][st["active"]]
+    p: str = st["players"][st["active"]]
+    return p
 
 
 def draw(st: State, p: str, n: int, ev: list[Event], why: str) -> list[str]:
@@ -145,7 +146,8 @@ def next_turn(st: State, ev: list[Event]) -> None:
 
 
 def meld_by_id(st: State, mid: str) -> dict[str, Any]:
-    for m in st["melds"]:
+    melds: list[dict[str, Any]] = st["melds"]
+    for m in melds:
         if m["id"] == mid:
             return m
     raise RuleError(f"there is no meld {mid}", tuple(m["id"] for m in st["melds"]))
@@ -153,8 +155,9 @@ def meld_by_id(st: State, mid: str) -> dict[str, Any]:
 
 def top_holding(st: State) -> str | None:
     """The top card of the discard pile if it is a Holding (HH-R6), else None."""
-    if st["discard"] and TYPE[st["discard"][-1]] == HOLDING:
-        return st["discard"][-1]
+    pile: list[str] = st["discard"]
+    if pile and TYPE[pile[-1]] == HOLDING:
+        return pile[-1]
     return None
 
 

@@ -78,7 +78,7 @@ def advance(state: State, events: list[Event]) -> None:
         run_plan_item(state, p, plan, legal, events)
 
 
-def run_plan_item(state: State, player: str, plan: list, legal: list, events: list[Event]) -> None:
+def run_plan_item(state: State, player: str, plan: list[Any], legal: list[Any], events: list[Event]) -> None:
     """IW-R11: the next legal item of the player's plan, skipping illegal ones; pass when used up."""
     while plan:
         item = plan.pop(0)

@@ -9,6 +9,8 @@ Orders (case-insensitive, card names by unique prefix):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pbem.engine.base import Event, RuleError
 from pbem.engine.italian_wars.cards import BY_NAME, LEADERS, NAMES, NEGATORS, matches
 from pbem.engine.italian_wars.negation import advance, do_negate, do_pass, legal_negations
@@ -54,7 +56,7 @@ def waiting_for(state: State) -> str:
     if state["step"] == "leader":
         return " and ".join(p for p in state["leader_ask"] if p not in state["leader_pick"])
     if state["step"] == "negate":
-        return state["neg"]["turn"]
+        return str(state["neg"]["turn"])
     return "nobody (the game is over)"
 
 
@@ -148,7 +150,7 @@ def _targets(own: str) -> list[str]:
     return [n for n in NAMES if matches(cls, n)]
 
 
-def parse_pair(text: str, owns: list[str], targets) -> list[str]:
+def parse_pair(text: str, owns: list[str], targets: Callable[[str], list[str]]) -> list[str]:
     """ "own > target" or "own target": the one [own, target] pair meant."""
     if ">" in text:
         left, right = text.split(">", 1)

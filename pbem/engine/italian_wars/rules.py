@@ -21,12 +21,15 @@ WIN_STREAK = 3
 
 
 def other(state: State, player: str) -> str:
+    a: str
+    b: str
     a, b = state["players"]
     return b if player == a else a
 
 
 def french(state: State) -> str:
-    return next(p for p in state["players"] if state["sides"][p] == "French")
+    players: list[str] = state["players"]
+    return next(p for p in players if state["sides"][p] == "French")
 
 
 def draw_order(state: State) -> list[str]:
@@ -291,7 +294,9 @@ def score_hand(state: State, events: list[Event]) -> None:
         start_hand(state, events)
 
 
-def record_result(state: State, winner: str | None, totals: dict[str, int], forces: dict, events: list[Event]) -> None:
+def record_result(
+    state: State, winner: str | None, totals: dict[str, int], forces: dict[str, Any], events: list[Event]
+) -> None:
     n = state["hand"]
     if winner is None:
         for p in state["players"]:
