@@ -24,6 +24,7 @@ from pbem.engine.declare import HistorySpec, Series
 from pbem.engine.italian_wars import secrets
 from pbem.engine.italian_wars.cards import NAMES
 from pbem.engine.italian_wars.handbook import HANDBOOK
+from pbem.engine.italian_wars.negation import start_negation
 from pbem.engine.italian_wars.orders import ALIASES, apply_line, legal_lines
 from pbem.engine.italian_wars.rules import default_leader, finish_leaders, max_discard, resolve_discards, start_hand
 from pbem.engine.italian_wars.view import make_view
@@ -168,9 +169,11 @@ class ItalianWars:
     def _resolve(self, state: dict[str, Any], player: str, events: list[Event]) -> None:
         """Resolve a simultaneous step once every answer is in (after the whole message)."""
         if state["step"] == "discard" and all(p in state["pending"] for p in state["players"]):
-            resolve_discards(state, events)
+            if resolve_discards(state, events):
+                start_negation(state, events)
         elif state["step"] == "leader" and all(p in state["leader_pick"] for p in state["leader_ask"]):
             finish_leaders(state, events)
+            start_negation(state, events)
 
     def timeout(self, state: dict[str, Any]) -> Outcome:
         return apply_defaults(self, state)
