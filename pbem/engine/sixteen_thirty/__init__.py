@@ -36,7 +36,7 @@ class SixteenThirtyEngine:
     def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         check_players(self, players)
         st, ev = state.setup(players, seed, options)
-        advance(st, ev)
+        advance(st, ev, orders.run_queue)
         return plain(st), ev
 
     def requests(self, st: dict[str, Any]) -> list[Request]:

@@ -8,11 +8,13 @@ from typing import Any
 
 from pbem.engine.base import Event, Outcome, Request, RuleError, apply_lines
 from pbem.engine.sixteen_thirty import specials, trade, votes
+from pbem.engine.sixteen_thirty.asks import every_legal_line, requests
 from pbem.engine.sixteen_thirty.parse import Order, parse, quick_verb
 from pbem.engine.sixteen_thirty.shape import State, plain, typed
 from pbem.engine.sixteen_thirty.state import (
     active,
     draft,
+    draw,
     goto,
     lose_of,
     priv,
@@ -92,15 +94,11 @@ def classify(st: State, p: str, order: Order) -> str:
 
 
 def requests_of(st: State) -> list[Request]:
-    from pbem.engine.sixteen_thirty.asks import requests
-
     return requests(st)
 
 
 def legal_for(st: State, p: str) -> list[str]:
     """Every legal line for p now (a rejection lists them all; the acknowledgement counts what it cuts)."""
-    from pbem.engine.sixteen_thirty.asks import every_legal_line
-
     return every_legal_line(st, p)
 
 
@@ -187,8 +185,6 @@ def do_remove(st: State, p: str, o: Order, ev: list[Event]) -> str:
         raise RuleError(why, tuple(legal_for(st, p)))
     c, x = match[0]
     remove_card(st, p, c, x, ev, "Phase 1 removal")
-    from pbem.engine.sixteen_thirty.state import draw
-
     draw(st, p, 4, ev)
     goto(st, "trade")
     return f"REMOVE {x}" + (f" FROM {c}" if x.startswith("Open ") else "")
@@ -316,14 +312,14 @@ class Message:
             kind = "later" if self.queued_now and o["verb"] != "standing" else classify(st, p, o)
         while kind == "skip":
             implied_skip(st, p, ev)
-            advance(st, ev, use_queue=False)
+            advance(st, ev)
             kind = classify(st, p, o)
         if kind == "later":
             st["queue"][p].append(ln.strip())
             self.queued_now = True
             return f"{ln.strip()} (kept until that phase of your turn)"
         text = execute(st, p, o, ev)
-        advance(st, ev, use_queue=False)
+        advance(st, ev)
         return text
 
     def finish(self, state: dict[str, Any], p: str, ev: list[Event]) -> None:
@@ -331,7 +327,7 @@ class Message:
         if not self.queued_now:
             st["queue"][p] = self.held  # orders kept from an earlier message stay on file
         if st["over"] is False:
-            advance(st, ev)
+            advance(st, ev, run_queue)
 
 
 def apply(st0: dict[str, Any], p: str, lines: list[str]) -> Outcome:

@@ -5,6 +5,7 @@ some player must answer."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pbem.engine.base import Event
@@ -36,13 +37,18 @@ def removal_options(st: State, p: str) -> list[tuple[str, str]]:
     return [(c, x) for c, pl in st["displays"][p].items() if pl["desc"] for x in own_removal_options(pl)]
 
 
-def advance(st: State, ev: list[Event], use_queue: bool = True) -> None:
-    from pbem.engine.sixteen_thirty.orders import run_queue
+#: Uses the phasing player's next pre-submitted order if its phase has come (`orders.run_queue`).
+QueueRunner = Callable[[State, list[Event]], bool]
 
+
+def advance(st: State, ev: list[Event], run_queue: QueueRunner | None = None) -> None:
+    """Take every automatic step until an answer is needed; with `run_queue`, orders kept on file
+    for the phasing player are used as their phases come (the runner is passed in because it is
+    the order language's, which itself advances the game)."""
     while not st["over"]:
         if step_once(st, ev):
             continue
-        if use_queue and st["active"] and st["queue"][st["active"]] and run_queue(st, ev):
+        if run_queue and st["active"] and st["queue"][st["active"]] and run_queue(st, ev):
             continue
         return
 
