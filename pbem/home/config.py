@@ -23,7 +23,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from pbem.mail.transports.seam import TRANSPORTS
+from pbem.mail.transports.registry import TRANSPORTS
 
 DEFAULT_NAME = "pbem.toml"
 
