@@ -14,14 +14,19 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import make_msgid
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pbem.engine.rng import Rng, init_state
 from pbem.engine.words import count
+
+if TYPE_CHECKING:
+    from pbem.home.config import Config
 
 BOT_NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 LEGAL_HEADER = "Legal orders now (copy one per line):"
@@ -125,9 +130,9 @@ def run(
     home: Path,
     bot_seed: str = "demo",
     max_polls: int = 5_000,
-    progress=None,
-    clock=None,
-    after_poll=None,
+    progress: Callable[[int], object] | None = None,
+    clock: Callable[[], datetime] | None = None,
+    after_poll: Callable[[Config, str], object] | None = None,
     style: Style | None = None,
     join_salts: dict[str, str] | None = None,
 ) -> DemoResult:
@@ -157,6 +162,7 @@ def run(
     bots = [
         Bot(n, f"{n.lower()}@players.example", Rng(init_state(f"{bot_seed}:{n}")), style) for n in BOT_NAMES[:players]
     ]
+    when: dict[str, Any] = {"clock": clock} if clock else {}  # else the app's own clock
     start = time.perf_counter()
     create_game(
         cfg,
@@ -166,7 +172,7 @@ def run(
         seed=seed,
         codes={b.name: demo_code(bot_seed, b.name) for b in bots},
         join=join_salts is not None,
-        **({"clock": clock} if clock else {}),
+        **when,
     )
     sent = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
     inbox = mailbox.Maildir(str(cfg.maildir_path / "inbox"), factory=None, create=True)
@@ -174,7 +180,7 @@ def run(
     polls = messages_in = stalled = last_mark = 0
     by_addr = {b.address: b for b in bots}
     mailbox_in, sender = transports(cfg)
-    poll(cfg, mailbox_in, sender, **({"clock": clock} if clock else {}))  # sends the first reports
+    poll(cfg, mailbox_in, sender, **when)  # sends the first reports
     polls += 1
     while polls < max_polls:
         newest: dict[str, tuple[EmailMessage, str]] = {}
@@ -217,7 +223,7 @@ def run(
                 inbox.add(b.order_mail(["STATUS"], name, cfg.moderator_address, None))
                 wrote += 1
         messages_in += wrote
-        poll(cfg, mailbox_in, sender, **({"clock": clock} if clock else {}))
+        poll(cfg, mailbox_in, sender, **when)
         polls += 1
         if progress:
             progress(polls)

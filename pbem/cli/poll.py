@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from pbem.cli.common import _cfg, app, fail
 
+if TYPE_CHECKING:
+    from pbem.home.config import Config
 
-def _env_secrets(cfg) -> list[str]:
+
+def _env_secrets(cfg: Config) -> list[str]:
     import os
 
     return [os.environ.get(v, "") for v in (cfg.imap.password_env, cfg.smtp.password_env) if v]

@@ -62,7 +62,7 @@ class _HtmlText(HTMLParser):
         self.skip = 0
         self.quote = 0
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("script", "style", "head"):
             self.skip += 1
         if tag == "blockquote":
@@ -77,7 +77,7 @@ class _HtmlText(HTMLParser):
         if self.out and not self.out[-1].endswith("\n"):
             self.out.append("\n")
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         if tag in ("script", "style", "head") and self.skip:
             self.skip -= 1
         if tag == "blockquote" and self.quote:
@@ -85,7 +85,7 @@ class _HtmlText(HTMLParser):
         if tag in self.BLOCK and tag != "br":
             self._newline()
 
-    def handle_data(self, data):
+    def handle_data(self, data: str) -> None:
         if self.skip:
             return
         if self.quote:

@@ -204,7 +204,7 @@ class SmtpSender:
             raise PermanentSendError(self._reason(text)) from None
         raise TransientSendError(self._reason(text)) from None
 
-    def _raise_refused(self, refused: dict, everyone: bool) -> None:
+    def _raise_refused(self, refused: dict[str, tuple[int, bytes]], everyone: bool) -> None:
         codes = {rcpt: code for rcpt, (code, _msg) in refused.items()}
         detail = "; ".join(f"{rcpt}: {code} {_text(msg)}" for rcpt, (code, msg) in sorted(refused.items()))
         what = "all recipients refused" if everyone else "some recipients refused"
