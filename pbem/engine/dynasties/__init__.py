@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.engine.base import Event, Outcome, Request, Result, apply_defaults, apply_lines, check_players
+from pbem.engine.base import Event, Game, Request, Result
 from pbem.engine.declare import HistorySpec, Series
 from pbem.engine.dynasties import orders as O
 from pbem.engine.dynasties import rules as R
@@ -19,7 +19,7 @@ from pbem.engine.dynasties.handbook import HANDBOOK
 from pbem.engine.views import View
 
 
-class DynastiesEngine:
+class DynastiesEngine(Game):
     kind = "dynasties"
     title = "Dynasties"
     min_players = 2
@@ -33,9 +33,10 @@ class DynastiesEngine:
             Series("stakes", "Stakes after each {step}", "Gold"),
         ),
     )
+    handbook_text = HANDBOOK
+    secrets = secrets
 
-    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
-        check_players(self, players)
+    def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         legacy = options.get("legacy", 0)
         if isinstance(legacy, bool) or not isinstance(legacy, int) or legacy < 0:
             try:
@@ -49,11 +50,8 @@ class DynastiesEngine:
     def requests(self, state: dict[str, Any]) -> list[Request]:
         return O.requests(state)
 
-    def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
-        return apply_lines(state, player, lines, lambda st, p, line, ev: O.apply_line(st, ev, p, line))
-
-    def timeout(self, state: dict[str, Any]) -> Outcome:
-        return apply_defaults(self, state)
+    def line(self, state: dict[str, Any], player: str, text: str, events: list[Event]) -> str:
+        return O.apply_line(state, events, player, text)
 
     def view(self, state: dict[str, Any], player: str | None) -> View:
         return V.view(self, state, player)
@@ -80,15 +78,6 @@ class DynastiesEngine:
                 "removed": state["removed"],
             },
         )
-
-    def handbook(self) -> str:
-        return HANDBOOK
-
-    def scramble(self, state: dict[str, Any], player: str) -> dict[str, Any]:
-        return secrets.scramble(state, player)
-
-    def hidden_names(self, state: dict[str, Any], player: str) -> list[str] | None:
-        return secrets.hidden_names(state, player)
 
 
 ENGINE = DynastiesEngine()

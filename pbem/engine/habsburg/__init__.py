@@ -8,16 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.engine.base import Event, Outcome, Request, Result, RuleError, apply_defaults, apply_lines, check_players
+from pbem.engine.base import Event, Game, Outcome, Request, Result, RuleError, apply_lines
 from pbem.engine.declare import HistorySpec, Series
-from pbem.engine.habsburg import orders, rules
+from pbem.engine.habsburg import orders, rules, secrets
 from pbem.engine.habsburg.handbook import HANDBOOK, SYNTAX
-from pbem.engine.habsburg.secrets import hidden_names, scramble
 from pbem.engine.habsburg.view import view as make_view
 from pbem.engine.views import View
 
 
-class HabsburgEngine:
+class HabsburgEngine(Game):
     kind = "habsburg"
     title = "House of Habsburg"
     min_players = 3
@@ -32,9 +31,10 @@ class HabsburgEngine:
             Series("holdings", "Holdings after each {step}", "Holdings"),
         ),
     )
+    handbook_text = HANDBOOK
+    secrets = secrets
 
-    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
-        check_players(self, players)
+    def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         ev: list[Event] = []
         st = rules.new_state(players, seed, ev)
         return st, ev
@@ -78,9 +78,6 @@ class HabsburgEngine:
 
         return apply_lines(state, player, lines, line, legal=legal)
 
-    def timeout(self, state: dict[str, Any]) -> Outcome:
-        return apply_defaults(self, state)
-
     def view(self, state: dict[str, Any], player: str | None) -> View:
         return make_view(self, state, player)
 
@@ -95,15 +92,6 @@ class HabsburgEngine:
         )
         details = {"tokens": dict(state["tokens"]), "holdings": {p: rules.holdings(state, p) for p in state["players"]}}
         return Result(sc, win, summary, details)
-
-    def handbook(self) -> str:
-        return HANDBOOK
-
-    def scramble(self, state: dict[str, Any], player: str) -> dict[str, Any]:
-        return scramble(state, player)
-
-    def hidden_names(self, state: dict[str, Any], player: str) -> list[str] | None:
-        return hidden_names(state, player)
 
 
 ENGINE = HabsburgEngine()

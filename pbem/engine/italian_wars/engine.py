@@ -13,12 +13,9 @@ from pbem.engine.base import (
     MODERATOR,
     PUBLIC,
     Event,
-    Outcome,
+    Game,
     Request,
     Result,
-    apply_defaults,
-    apply_lines,
-    check_players,
 )
 from pbem.engine.declare import HistorySpec, Series
 from pbem.engine.italian_wars import secrets
@@ -39,7 +36,7 @@ SYNTAX_DISCARD = (
 )
 
 
-class ItalianWars:
+class ItalianWars(Game):
     kind = "italian-wars"
     title = "Italian Wars"
     min_players = 2
@@ -55,8 +52,10 @@ class ItalianWars:
         ),
     )
 
-    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
-        check_players(self, players)
+    handbook_text = HANDBOOK
+    secrets = secrets
+
+    def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         state: dict[str, Any] = {
             "players": list(players),
             "rng": init_state(seed),
@@ -163,10 +162,10 @@ class ItalianWars:
             tuple(on_file),
         )
 
-    def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
-        return apply_lines(state, player, lines, apply_line, finish=self._resolve)
+    def line(self, state: dict[str, Any], player: str, text: str, events: list[Event]) -> str:
+        return apply_line(state, player, text, events)
 
-    def _resolve(self, state: dict[str, Any], player: str, events: list[Event]) -> None:
+    def finish(self, state: dict[str, Any], player: str, events: list[Event]) -> None:
         """Resolve a simultaneous step once every answer is in (after the whole message)."""
         if state["step"] == "discard" and all(p in state["pending"] for p in state["players"]):
             if resolve_discards(state, events):
@@ -174,9 +173,6 @@ class ItalianWars:
         elif state["step"] == "leader" and all(p in state["leader_pick"] for p in state["leader_ask"]):
             finish_leaders(state, events)
             start_negation(state, events)
-
-    def timeout(self, state: dict[str, Any]) -> Outcome:
-        return apply_defaults(self, state)
 
     def view(self, state: dict[str, Any], player: str | None) -> View:
         return make_view(self, state, player)
@@ -191,15 +187,6 @@ class ItalianWars:
             f"{w} ({state['sides'][w]}) won the battle after {state['hand']} hands, with {state['won'][w]} hands won.",
             {"streaks": dict(state["streak"]), "sides": dict(state["sides"])},
         )
-
-    def handbook(self) -> str:
-        return HANDBOOK
-
-    def scramble(self, state: dict[str, Any], player: str) -> dict[str, Any]:
-        return secrets.scramble(state, player)
-
-    def hidden_names(self, state: dict[str, Any], player: str) -> list[str] | None:
-        return secrets.hidden_names(state, player)
 
 
 __all__ = ["ItalianWars"]

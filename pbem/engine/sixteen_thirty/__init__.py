@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.engine.base import Event, Outcome, Request, Result, apply_defaults, check_players
+from pbem.engine.base import Event, Game, Outcome, Request, Result
 from pbem.engine.declare import HistorySpec, Series
 from pbem.engine.sixteen_thirty import asks, orders, secrets, state
 from pbem.engine.sixteen_thirty.parse import ORDER_WORDS
@@ -16,7 +16,7 @@ from pbem.engine.sixteen_thirty.turn import advance
 from pbem.engine.views import View
 
 
-class SixteenThirtyEngine:
+class SixteenThirtyEngine(Game):
     kind = KIND
     title = TITLE
     min_players = 3
@@ -33,8 +33,9 @@ class SixteenThirtyEngine:
         colours={"RED": "#D55E00", "BLUE": "#0072B2"},
     )
 
-    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
-        check_players(self, players)
+    secrets = secrets
+
+    def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         st, ev = state.setup(players, seed, options)
         advance(st, ev, orders.run_queue)
         return plain(st), ev
@@ -44,9 +45,6 @@ class SixteenThirtyEngine:
 
     def apply(self, st: dict[str, Any], player: str, lines: list[str]) -> Outcome:
         return orders.apply(st, player, lines)
-
-    def timeout(self, st: dict[str, Any]) -> Outcome:
-        return apply_defaults(self, st)
 
     def view(self, st: dict[str, Any], player: str | None) -> View:
         from pbem.engine.sixteen_thirty.view import view
@@ -64,16 +62,10 @@ class SixteenThirtyEngine:
             {"history": [{"turn": h["turn"], "totals": h["totals"]} for h in typed(st)["history"]]},
         )
 
-    def handbook(self) -> str:
+    def handbook(self) -> str:  # loaded when asked: a cron run with nothing to do stays cheap
         from pbem.engine.sixteen_thirty.handbook import HANDBOOK
 
         return HANDBOOK
-
-    def scramble(self, st: dict[str, Any], player: str) -> dict[str, Any]:
-        return secrets.scramble(st, player)
-
-    def hidden_names(self, st: dict[str, Any], player: str) -> list[str] | None:
-        return secrets.hidden_names(st, player)
 
 
 ENGINE = SixteenThirtyEngine()
