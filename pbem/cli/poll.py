@@ -46,7 +46,7 @@ def poll(
     setup(
         "DEBUG" if verbose else cfg.log_level,
         cfg.log_file,
-        secrets=[cfg.imap.password, cfg.smtp.password] + _env_secrets(cfg),
+        secrets=[cfg.imap.password, cfg.smtp.password, *_env_secrets(cfg)],
     )
     try:
         run = run_poll(cfg, dry_run=dry_run)

@@ -40,7 +40,7 @@ def cards_in(text: str, pool: list[str], lines: list[str]) -> list[str]:
     try:
         return match_many(text, pool, "card")
     except RuleError as err:
-        for word in [text] + re.split(r"[,+;]", text):
+        for word in [text, *re.split(r"[,+;]", text)]:
             known = candidates_for(word, NAMES)
             if len(known) == 1 and known[0] not in pool:
                 raise RuleError(f"{known[0]} is not in your hand", lines) from None
@@ -271,7 +271,7 @@ def event_lines(st: State, only: str | None = None) -> list[str]:
         elif kind in (SUCCESSION, DISASTER):
             word = TYPE_NAMES[kind].upper()
             out += [f"EVENT {word} {card} TARGET {m['owner']} {m['id']}" for m in rules.meld_targets(st, p, card)]
-    return out + ["NO EVENT"]
+    return [*out, "NO EVENT"]
 
 
 def discard_lines(st: State) -> list[str]:

@@ -213,7 +213,7 @@ def ask_accept(st: State) -> list[Request]:
             p,
             "Accept one offer or decline them all"
             + ("." if left else " (you have used both revisions of your request, ST-R15)."),
-            ["DECLINE ALL"] + trade.accept_lines(st),
+            ["DECLINE ALL", *trade.accept_lines(st)],
             syntax,
             ["DECLINE ALL"],
         )
@@ -227,7 +227,7 @@ def ask_specials(st: State) -> list[Request]:
             st,
             p,
             f"Phase 4: play a Special card ({2 - st['specials_played']} left) or SPECIALS DONE.",
-            ["SPECIALS DONE"] + special_lines(st, p),
+            ["SPECIALS DONE", *special_lines(st, p)],
             [
                 "PLAY <special> <country>",
                 "PLAY Assassin <player> <card> [FROM <country>]",

@@ -4,6 +4,7 @@ turn (kept on file and used when that phase comes, if still legal), or rejected.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pbem.engine.base import Event, Outcome, Request, RuleError, apply_lines
@@ -111,44 +112,43 @@ def implied_skip(st: State, p: str, ev: list[Event]) -> str:
 
 
 def execute(st: State, p: str, o: Order, ev: list[Event]) -> str:
-    verb = o["verb"]
-    if verb == "standing":
-        return set_standing(st, p, o)
-    if verb == "start":
-        return record_start(st, p, o["items"])
-    if verb == "remove":
-        return do_remove(st, p, o, ev)
-    if verb == "trade":
-        return trade.request_trade(st, p, o["want"], o["offer"], ev)
-    if verb == "notrade":
-        return trade.no_trade(st, p, ev)
-    if verb == "offer":
-        return trade.record_offer(st, p, o["give"], o["for"], o.get("show", False))
-    if verb == "nooffer":
-        return trade.record_no_offer(st, p)
-    if verb == "accept":
-        return trade.accept(st, p, o["player"], o["giving"], ev)
-    if verb == "decline":
-        return trade.decline(st, p, ev)
-    if verb == "play":
-        return specials.play(st, p, o["card"], o["arg"], ev)
-    if verb == "done":
-        pub(ev, "specials-done", f"{p} plays no more Special cards.", player=p)
-        goto_call(st, ev)
-        return "SPECIALS DONE"
-    if verb == "call":
-        return votes.call_vote(st, p, o["country"], o["issue"], o["target"], o["cards"], ev)
-    if verb == "place":
-        return votes.record_place(st, p, o["cards"])
-    if verb == "vote":
-        if st["phase"] == "place":
-            return votes.record_early(st, p, o["color"], [x for x in legal_for(st, p) if not x.startswith("VOTE")])
-        return votes.record_ballot(st, p, o["color"])
-    if verb == "lose":
-        return votes.record_lose(st, p, o["card"])
-    if verb == "discard":
-        return do_discard(st, p, o["cards"], ev)
-    raise RuleError("unknown order")
+    run = _EXECUTE.get(o["verb"])
+    if run is None:
+        raise RuleError("unknown order")
+    return run(st, p, o, ev)
+
+
+def _specials_done(st: State, p: str, o: Order, ev: list[Event]) -> str:
+    pub(ev, "specials-done", f"{p} plays no more Special cards.", player=p)
+    goto_call(st, ev)
+    return "SPECIALS DONE"
+
+
+def _vote(st: State, p: str, o: Order, ev: list[Event]) -> str:
+    if st["phase"] == "place":
+        return votes.record_early(st, p, o["color"], [x for x in legal_for(st, p) if not x.startswith("VOTE")])
+    return votes.record_ballot(st, p, o["color"])
+
+
+#: What each verb of a parsed order does (the order, with its verb's arguments, is checked there).
+_EXECUTE: dict[str, Callable[[State, str, Order, list[Event]], str]] = {
+    "standing": lambda st, p, o, ev: set_standing(st, p, o),
+    "start": lambda st, p, o, ev: record_start(st, p, o["items"]),
+    "remove": lambda st, p, o, ev: do_remove(st, p, o, ev),
+    "trade": lambda st, p, o, ev: trade.request_trade(st, p, o["want"], o["offer"], ev),
+    "notrade": lambda st, p, o, ev: trade.no_trade(st, p, ev),
+    "offer": lambda st, p, o, ev: trade.record_offer(st, p, o["give"], o["for"], o.get("show", False)),
+    "nooffer": lambda st, p, o, ev: trade.record_no_offer(st, p),
+    "accept": lambda st, p, o, ev: trade.accept(st, p, o["player"], o["giving"], ev),
+    "decline": lambda st, p, o, ev: trade.decline(st, p, ev),
+    "play": lambda st, p, o, ev: specials.play(st, p, o["card"], o["arg"], ev),
+    "done": _specials_done,
+    "call": lambda st, p, o, ev: votes.call_vote(st, p, o["country"], o["issue"], o["target"], o["cards"], ev),
+    "place": lambda st, p, o, ev: votes.record_place(st, p, o["cards"]),
+    "vote": _vote,
+    "lose": lambda st, p, o, ev: votes.record_lose(st, p, o["card"]),
+    "discard": lambda st, p, o, ev: do_discard(st, p, o["cards"], ev),
+}
 
 
 def record_start(st: State, p: str, items: list[tuple[str, str | None]]) -> str:
@@ -165,7 +165,7 @@ def record_start(st: State, p: str, items: list[tuple[str, str | None]]) -> str:
             plan.setdefault(home, []).append(c)
     for c, on in items:
         if is_open(c):
-            target = on or (list(plan)[0] if len(plan) == 1 else None)
+            target = on or (next(iter(plan)) if len(plan) == 1 else None)
             if target is None or target not in plan:
                 raise RuleError(f"write {c} ON <country> naming one of your starting named piles")
             plan[target].append(c)

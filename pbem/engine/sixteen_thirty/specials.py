@@ -74,7 +74,7 @@ def play(st: State, p: str, card: str, arg: Order, ev: list[Event]) -> str:
     if st["specials_played"] >= 2:
         raise RuleError("you have already played two Special cards this turn", ["SPECIALS DONE"])
     if card not in st["hands"][p]:
-        raise RuleError(f"you do not hold a {card} card", special_lines(st, p) + ["SPECIALS DONE"])
+        raise RuleError(f"you do not hold a {card} card", [*special_lines(st, p), "SPECIALS DONE"])
     if card == "Vote":
         return play_vote(st, p, ev)
     if card == "Assassin":

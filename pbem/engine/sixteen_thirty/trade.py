@@ -20,7 +20,7 @@ from pbem.engine.sixteen_thirty.tables import (
     sort_cards,
 )
 
-TYPE_NAMES = ["ANY", "Special", "Open"] + COUNTRIES + SPECIALS + ALL_CARD_NAMES
+TYPE_NAMES = ["ANY", "Special", "Open", *COUNTRIES, *SPECIALS, *ALL_CARD_NAMES]
 MAX_REVISIONS = 2
 
 
@@ -67,7 +67,7 @@ def find_giving(hand: list[str], types: list[str]) -> list[str] | None:
                 rest.remove(c)
                 tail = rec(i + 1, rest)
                 if tail is not None:
-                    return [c] + tail
+                    return [c, *tail]
         return None
 
     return rec(0, list(hand))
@@ -87,7 +87,7 @@ def types_text(types: list[str]) -> str:
 def request_trade(st: State, p: str, want: list[str], offer: list[str], ev: list[Event]) -> str:
     tr = st.get("trade") or {"revisions": -1}
     if tr["revisions"] >= MAX_REVISIONS:
-        legal = ["DECLINE ALL"] + accept_lines(st) if st["phase"] == "accept" else []
+        legal = ["DECLINE ALL", *accept_lines(st)] if st["phase"] == "accept" else []
         raise RuleError(
             f"you have already revised your trade request {MAX_REVISIONS} times this turn, the most allowed "
             "(ST-R15)" + ("; accept an offer or decline them all" if legal else "; wait for the offers"),
@@ -181,11 +181,11 @@ def accept_lines(st: State) -> list[str]:
 def accept(st: State, p: str, q: str, giving: list[str], ev: list[Event]) -> str:
     o = trade_of(st)["offers"].get(q)
     if not o:
-        raise RuleError(f"{q} made no offer", accept_lines(st) + ["DECLINE ALL"])
+        raise RuleError(f"{q} made no offer", [*accept_lines(st), "DECLINE ALL"])
     if not fits(giving, o["for"]):
         raise RuleError(
             f"{q} asked for {types_text(o['for'])}; your cards must match those types one for one",
-            accept_lines(st) + ["DECLINE ALL"],
+            [*accept_lines(st), "DECLINE ALL"],
         )
     take_from_hand(st, p, giving)
     take_from_hand(st, q, o["give"])

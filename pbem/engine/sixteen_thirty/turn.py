@@ -55,67 +55,101 @@ def advance(st: State, ev: list[Event], run_queue: QueueRunner | None = None) ->
 
 def step_once(st: State, ev: list[Event]) -> bool:
     """One automatic transition; False when the current step waits for an answer."""
-    ph = st["phase"]
-    if ph == "start":
-        if all(q in st["answers"] for q in st["players"]):
-            reveal_start(st, ev)
-            begin_player_turn(st, ev)
-            return True
+    step = _STEPS.get(st["phase"])
+    return step(st, ev) if step else False
+
+
+def _start(st: State, ev: list[Event]) -> bool:
+    if not all(q in st["answers"] for q in st["players"]):
         return False
-    p = active(st)  # every step after the start belongs to a player's turn
-    if ph == "remove":
-        opts = removal_options(st, p)
-        if len(opts) > 1:
-            return False
-        if opts:
-            remove_card(st, p, opts[0][0], opts[0][1], ev, "Phase 1 removal (only choice)")
-        draw(st, p, 4, ev)
-        goto(st, "trade")
-        return True
-    if ph == "offers":
-        for q in trade.asked(st):
-            if q not in st["answers"] and st["standing"][q]["offer_none"]:
-                st["answers"][q] = None
-        if all(q in st["answers"] for q in trade.asked(st)):
-            trade.reveal_offers(st, ev)
-            return True
+    reveal_start(st, ev)
+    begin_player_turn(st, ev)
+    return True
+
+
+def _remove(st: State, ev: list[Event]) -> bool:
+    p = active(st)
+    opts = removal_options(st, p)
+    if len(opts) > 1:
         return False
-    if ph == "specials":
-        if st["specials_played"] >= 2 or not special_lines(st, p):
-            goto_call(st, ev)
-            return True
+    if opts:
+        remove_card(st, p, opts[0][0], opts[0][1], ev, "Phase 1 removal (only choice)")
+    draw(st, p, 4, ev)
+    goto(st, "trade")
+    return True
+
+
+def _offers(st: State, ev: list[Event]) -> bool:
+    for q in trade.asked(st):
+        if q not in st["answers"] and st["standing"][q]["offer_none"]:
+            st["answers"][q] = None
+    if not all(q in st["answers"] for q in trade.asked(st)):
         return False
-    if ph == "call":
-        if not votes.callable_countries(st, p):
-            pub(ev, "no-vote", f"{p} has no pile and no Influence card, so no vote is called (ST-R11).", player=p)
-            goto(st, "specials" if st["call_origin"] == "card" else "discard")
-            return True
+    trade.reveal_offers(st, ev)
+    return True
+
+
+def _specials(st: State, ev: list[Event]) -> bool:
+    if st["specials_played"] < 2 and special_lines(st, active(st)):
         return False
-    if ph == "place":
-        for q in votes.place_asked(st):
-            if q not in st["answers"] and votes.standing_none(st, q):
-                st["answers"][q] = []
-        if all(q in st["answers"] for q in votes.place_asked(st)):
-            votes.reveal_placements(st, ev)
-            return True
+    goto_call(st, ev)
+    return True
+
+
+def _call(st: State, ev: list[Event]) -> bool:
+    p = active(st)
+    if votes.callable_countries(st, p):
         return False
-    if ph == "ballot":
-        votes.fill_ballots(st)
-        if all(q in st["answers"] for q in voters(st, vote_of(st)["country"])):
-            votes.reveal_ballots(st, ev)
-            return True
+    pub(ev, "no-vote", f"{p} has no pile and no Influence card, so no vote is called (ST-R11).", player=p)
+    goto(st, "specials" if st["call_origin"] == "card" else "discard")
+    return True
+
+
+def _place(st: State, ev: list[Event]) -> bool:
+    for q in votes.place_asked(st):
+        if q not in st["answers"] and votes.standing_none(st, q):
+            st["answers"][q] = []
+    if not all(q in st["answers"] for q in votes.place_asked(st)):
         return False
-    if ph == "lose":
-        if all(q in st["answers"] for q in lose_of(st)["who"]):
-            votes.resolve_lose(st, ev)
-            return True
+    votes.reveal_placements(st, ev)
+    return True
+
+
+def _ballot(st: State, ev: list[Event]) -> bool:
+    votes.fill_ballots(st)
+    if not all(q in st["answers"] for q in voters(st, vote_of(st)["country"])):
         return False
-    if ph == "discard":
-        if len(st["hands"][p]) <= HAND_LIMIT:
-            end_player_turn(st, ev)
-            return True
+    votes.reveal_ballots(st, ev)
+    return True
+
+
+def _lose(st: State, ev: list[Event]) -> bool:
+    if not all(q in st["answers"] for q in lose_of(st)["who"]):
         return False
-    return False
+    votes.resolve_lose(st, ev)
+    return True
+
+
+def _discard(st: State, ev: list[Event]) -> bool:
+    if len(st["hands"][active(st)]) > HAND_LIMIT:
+        return False
+    end_player_turn(st, ev)
+    return True
+
+
+#: The automatic part of each phase (every phase after the start belongs to the active player's turn);
+#: the phases not listed (trade, accept) always wait for the active player.
+_STEPS: dict[str, Callable[[State, list[Event]], bool]] = {
+    "start": _start,
+    "remove": _remove,
+    "offers": _offers,
+    "specials": _specials,
+    "call": _call,
+    "place": _place,
+    "ballot": _ballot,
+    "lose": _lose,
+    "discard": _discard,
+}
 
 
 def goto_call(st: State, ev: list[Event]) -> None:

@@ -116,15 +116,15 @@ def view(engine: Named, st: State, player: str | None) -> View:
                 f"Turn {st['turn']} of at most 10; first player {first}; phasing player {st['active'] or '-'}.",
                 f"Deck: {count(len(st['deck']), 'card')}. "
                 f"Discard pile ({len(st['discard'])}): {', '.join(st['discard']) or 'empty'}.",
-            ]
-            + step_lines(st),
+                *step_lines(st),
+            ],
         ),
     ]
     if st["history"]:
         sections.append(
             table(
                 "Score history",
-                ["Turn"] + list(st["players"]),
+                ["Turn", *list(st["players"])],
                 [[h["turn"]] + [h["totals"][p] for p in st["players"]] for h in st["history"]],
             )
         )
