@@ -24,6 +24,7 @@ from pbem.engine.italian_wars.handbook import HANDBOOK
 from pbem.engine.italian_wars.negation import start_negation
 from pbem.engine.italian_wars.orders import ALIASES, apply_line, legal_lines
 from pbem.engine.italian_wars.rules import default_leader, finish_leaders, max_discard, resolve_discards, start_hand
+from pbem.engine.italian_wars.table import State, negation, plain, typed
 from pbem.engine.italian_wars.view import make_view
 from pbem.engine.rng import Rng, init_state
 from pbem.engine.views import View
@@ -56,7 +57,7 @@ class ItalianWars(Game):
     secrets = secrets
 
     def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
-        state: dict[str, Any] = {
+        state: State = {
             "players": list(players),
             "rng": init_state(seed),
             "sides": {},
@@ -105,68 +106,17 @@ class ItalianWars(Game):
             )
         )
         start_hand(state, events)
-        return state, events
+        return plain(state), events
 
     def requests(self, state: dict[str, Any]) -> list[Request]:
-        n, step = state["hand"], state["step"]
-        if step == "discard":
-            return [self._discard_request(state, p) for p in state["players"]]
-        if step == "leader":
-            return [
-                Request(
-                    p,
-                    f"hand{n}.leader",
-                    "You deployed several Leaders: choose the one to keep (IW-R6).",
-                    tuple(legal_lines(state, p)),
-                    ("LEADER <card>",),
-                    (f"LEADER {default_leader(state, p)}",),
-                    p in state["leader_pick"],
-                    (f"LEADER {state['leader_pick'][p]}",) if p in state["leader_pick"] else (),
-                )
-                for p in state["leader_ask"]
-            ]
-        if step == "negate":
-            p = state["neg"]["turn"]
-            return [
-                Request(
-                    p,
-                    f"hand{n}.negate{state['neg']['actions']}",
-                    "Negation: use one Negate effect of your cards on an enemy card, or pass (IW-R11).",
-                    tuple(legal_lines(state, p)),
-                    ("NEGATE <own card> > <target card>", "PASS", "NEGATE-PLAN <own> > <target>; ..."),
-                    ("PASS",),
-                )
-            ]
-        return []
-
-    def _discard_request(self, state: dict[str, Any], p: str) -> Request:
-        on_file = []
-        if p in state["pending"]:
-            on_file.append(f"DISCARD {', '.join(state['pending'][p]) or 'NONE'}")
-        if state["prefs"].get(p):
-            on_file.append(f"LEADER-PREF {', '.join(state['prefs'][p])}")
-        if state["plans"].get(p) is not None:
-            on_file.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in state["plans"][p]) or "NONE"))
-        prompt = (
-            f"Hand {state['hand']}: discard up to {max_discard(state, p)} cards face down to draw "
-            "replacements (or DISCARD NONE)."
-        )
-        return Request(
-            p,
-            f"hand{state['hand']}.discard",
-            prompt,
-            tuple(legal_lines(state, p)),
-            SYNTAX_DISCARD,
-            ("DISCARD NONE",),
-            p in state["pending"],
-            tuple(on_file),
-        )
+        return _requests(typed(state))
 
     def line(self, state: dict[str, Any], player: str, text: str, events: list[Event]) -> str:
-        return apply_line(state, player, text, events)
+        return apply_line(typed(state), player, text, events)
 
-    def finish(self, state: dict[str, Any], player: str, events: list[Event]) -> None:
+    def finish(self, plain_state: dict[str, Any], player: str, events: list[Event]) -> None:
         """Resolve a simultaneous step once every answer is in (after the whole message)."""
+        state = typed(plain_state)
         if state["step"] == "discard" and all(p in state["pending"] for p in state["players"]):
             if resolve_discards(state, events):
                 start_negation(state, events)
@@ -175,18 +125,77 @@ class ItalianWars(Game):
             start_negation(state, events)
 
     def view(self, state: dict[str, Any], player: str | None) -> View:
-        return make_view(self, state, player)
+        return make_view(self, typed(state), player)
 
-    def result(self, state: dict[str, Any]) -> Result | None:
-        if not state["over"]:
-            return None
+    def result(self, plain_state: dict[str, Any]) -> Result | None:
+        state = typed(plain_state)
         w = state["winner"]
+        if not state["over"] or w is None:
+            return None
         return Result(
             dict(state["won"]),
             (w,),
             f"{w} ({state['sides'][w]}) won the battle after {state['hand']} hands, with {state['won'][w]} hands won.",
             {"streaks": dict(state["streak"]), "sides": dict(state["sides"])},
         )
+
+
+def _requests(state: State) -> list[Request]:
+    n, step = state["hand"], state["step"]
+    if step == "discard":
+        return [_discard_request(state, p) for p in state["players"]]
+    if step == "leader":
+        return [
+            Request(
+                p,
+                f"hand{n}.leader",
+                "You deployed several Leaders: choose the one to keep (IW-R6).",
+                tuple(legal_lines(state, p)),
+                ("LEADER <card>",),
+                (f"LEADER {default_leader(state, p)}",),
+                p in state["leader_pick"],
+                (f"LEADER {state['leader_pick'][p]}",) if p in state["leader_pick"] else (),
+            )
+            for p in state["leader_ask"]
+        ]
+    if step == "negate":
+        p = negation(state)["turn"]
+        return [
+            Request(
+                p,
+                f"hand{n}.negate{negation(state)['actions']}",
+                "Negation: use one Negate effect of your cards on an enemy card, or pass (IW-R11).",
+                tuple(legal_lines(state, p)),
+                ("NEGATE <own card> > <target card>", "PASS", "NEGATE-PLAN <own> > <target>; ..."),
+                ("PASS",),
+            )
+        ]
+    return []
+
+
+def _discard_request(state: State, p: str) -> Request:
+    on_file: list[str] = []
+    if p in state["pending"]:
+        on_file.append(f"DISCARD {', '.join(state['pending'][p]) or 'NONE'}")
+    prefs = state["prefs"].get(p)
+    if prefs:
+        on_file.append(f"LEADER-PREF {', '.join(prefs)}")
+    if state["plans"].get(p) is not None:
+        on_file.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in state["plans"][p]) or "NONE"))
+    prompt = (
+        f"Hand {state['hand']}: discard up to {max_discard(state, p)} cards face down to draw "
+        "replacements (or DISCARD NONE)."
+    )
+    return Request(
+        p,
+        f"hand{state['hand']}.discard",
+        prompt,
+        tuple(legal_lines(state, p)),
+        SYNTAX_DISCARD,
+        ("DISCARD NONE",),
+        p in state["pending"],
+        tuple(on_file),
+    )
 
 
 __all__ = ["ItalianWars"]

@@ -15,9 +15,9 @@ from typing import Any
 
 from pbem.engine.base import MODERATOR, PUBLIC, Event
 from pbem.engine.italian_wars.cards import BY_NAME, LEADERS, NAMES, SIDE_NAMES, matches
+from pbem.engine.italian_wars.table import State
 from pbem.engine.rng import Rng
 
-State = dict[str, Any]
 WIN_TOTAL = 8
 WIN_STREAK = 3
 
@@ -84,7 +84,8 @@ def max_discard(state: State, player: str) -> int:
 def start_hand(state: State, events: list[Event]) -> None:
     """Open a new hand: draws in IW-R5 order, then the secret discard step."""
     state["hand"] += 1
-    state.update(step="discard", pending={}, prefs={}, plans={}, leader_ask=[], leader_pick={}, neg=None)
+    state["step"], state["pending"], state["prefs"], state["plans"] = "discard", {}, {}, {}
+    state["leader_ask"], state["leader_pick"], state["neg"] = [], {}, None
     n = state["hand"]
     events.append(
         Event(
