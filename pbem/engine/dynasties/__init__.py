@@ -16,6 +16,7 @@ from pbem.engine.dynasties import rules as R
 from pbem.engine.dynasties import secrets
 from pbem.engine.dynasties import view as V
 from pbem.engine.dynasties.handbook import HANDBOOK
+from pbem.engine.dynasties.table import plain, typed
 from pbem.engine.views import View
 
 
@@ -45,18 +46,20 @@ class DynastiesEngine(Game):
                 legacy = -1
             if legacy < 0:
                 raise ValueError("option legacy must be a whole number >= 0")
-        return R.setup(players, seed, legacy)
+        st, ev = R.setup(players, seed, legacy)
+        return plain(st), ev
 
     def requests(self, state: dict[str, Any]) -> list[Request]:
-        return O.requests(state)
+        return O.requests(typed(state))
 
     def line(self, state: dict[str, Any], player: str, text: str, events: list[Event]) -> str:
-        return O.apply_line(state, events, player, text)
+        return O.apply_line(typed(state), events, player, text)
 
     def view(self, state: dict[str, Any], player: str | None) -> View:
-        return V.view(self, state, player)
+        return V.view(self, typed(state), player)
 
-    def result(self, state: dict[str, Any]) -> Result | None:
+    def result(self, plain_state: dict[str, Any]) -> Result | None:
+        state = typed(plain_state)
         res = state["result"]
         if not res:
             return None

@@ -24,42 +24,42 @@ START_GOLD = 50
 
 
 def setup(players: list[str], seed: str, legacy: int) -> tuple[State, Events]:
-    st: State = {"rng": init_state(seed), "legacy": legacy}
+    rng = init_state(seed)
     seat_log: list[dict[str, Any]] = []
     deck_log: list[dict[str, Any]] = []
     seats = list(players)
-    Rng(st["rng"], seat_log).shuffle(seats)
+    Rng(rng, seat_log).shuffle(seats)
     deck = list(C.DECK)
-    Rng(st["rng"], deck_log).shuffle(deck)
-    st.update(
-        {
-            "players": seats,
-            "treasury": {p: START_GOLD for p in seats},
-            "stakes": 0,
-            "removed": 0,
-            "deck": deck,
-            "grave": [],
-            "hands": {p: [] for p in seats},
-            "families": {p: [] for p in seats},
-            "zone": [],
-            "crown": None,
-            "dynasty": None,
-            "dynasty_card": None,
-            "gambit": 0,
-            "first": None,
-            "phase": "tribute",
-            "tributes": {},
-            "asked": [],
-            "turn": None,
-            "plans": {p: [] for p in seats},
-            "conclave_pref": {p: None for p in seats},
-            "discards": {},
-            "need_discard": {},
-            "winner_of_stakes": None,
-            "broke": False,
-            "result": None,
-        }
-    )
+    Rng(rng, deck_log).shuffle(deck)
+    st: State = {
+        "rng": rng,
+        "legacy": legacy,
+        "players": seats,
+        "treasury": {p: START_GOLD for p in seats},
+        "stakes": 0,
+        "removed": 0,
+        "deck": deck,
+        "grave": [],
+        "hands": {p: [] for p in seats},
+        "families": {p: [] for p in seats},
+        "zone": [],
+        "crown": None,
+        "dynasty": None,
+        "dynasty_card": None,
+        "gambit": 0,
+        "first": None,
+        "phase": "tribute",
+        "tributes": {},
+        "asked": [],
+        "turn": None,
+        "plans": {p: [] for p in seats},
+        "conclave_pref": {p: None for p in seats},
+        "discards": {},
+        "need_discard": {},
+        "winner_of_stakes": None,
+        "broke": False,
+        "result": None,
+    }
     ev: Events = [
         Event(
             "seating",

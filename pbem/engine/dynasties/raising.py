@@ -9,10 +9,11 @@ for the owner's choice of Tribute Zone cards) and the end of each Turn.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from pbem.engine.base import PUBLIC, Event
 from pbem.engine.dynasties import cards as C
-from pbem.engine.dynasties.table import Events, State, bury, draw, pay, seat_from, take_stakes
+from pbem.engine.dynasties.table import Events, State, bury, draw, pay, seat_from, take_stakes, turn_of
 
 TURNS = 3
 
@@ -44,7 +45,7 @@ def start_turn(st: State, ev: Events, leader: str, number: int, tied: list[str])
 def continue_play(st: State, ev: Events) -> Ended | None:
     """Play on until someone must be asked, a conclave choice is pending, or the turn ends;
     `Ended` when the last Turn is over (the caller concludes the gambit)."""
-    t = st["turn"]
+    t = turn_of(st)
     while t["pos"] < len(t["order"]):
         p = t["order"][t["pos"]]
         if not st["hands"][p]:
@@ -74,14 +75,14 @@ def continue_play(st: State, ev: Events) -> Ended | None:
 
 
 def waiting_player(st: State) -> str:
-    t = st["turn"]
+    t = turn_of(st)
     p: str = t["order"][t["pos"]]
     return p
 
 
 def play_card(st: State, ev: Events, p: str, card: str, planned: bool = False) -> bool:
     """Play `card` into p's Family; False if a conclave choice now waits on p."""
-    t = st["turn"]
+    t = turn_of(st)
     st["hands"][p].remove(card)
     st["families"][p].append(card)
     active = not t["plays"] or C.value(card) <= C.value(t["plays"][-1][1])
@@ -197,14 +198,18 @@ def conclave(st: State, ev: Events, p: str) -> bool:
 
 
 def standing_conclave(st: State, p: str) -> list[str] | None:
-    pref = st["conclave_pref"][p]
+    return conclave_choice(st["conclave_pref"][p], st["zone"])
+
+
+def conclave_choice(pref: dict[str, Any] | None, zone: list[str]) -> list[str] | None:
+    """The cards a Conclave preference takes from `zone` (None: no preference, or its cards are gone)."""
     if pref is None:
         return None
     if pref["mode"] == "highest":
-        return C.highest(st["zone"], 2)
+        return C.highest(zone, 2)
     if pref["mode"] == "none":
         return []
-    return pref["cards"] if all(c in st["zone"] for c in pref["cards"]) else None
+    return pref["cards"] if all(c in zone for c in pref["cards"]) else None
 
 
 def take_from_zone(st: State, ev: Events, p: str, chosen: list[str]) -> None:
@@ -228,7 +233,7 @@ def take_from_zone(st: State, ev: Events, p: str, chosen: list[str]) -> None:
 
 
 def end_turn(st: State, ev: Events) -> Ended | None:
-    t = st["turn"]
+    t = turn_of(st)
     plays = t["plays"]
     leader = t["order"][0]
     if plays:

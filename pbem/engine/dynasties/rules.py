@@ -14,13 +14,22 @@ from __future__ import annotations
 from pbem.engine.dynasties import ending, gambit, raising
 from pbem.engine.dynasties.ending import HAND_LIMIT, family_total, finish, into_grave
 from pbem.engine.dynasties.gambit import START_GOLD, enquire, first_player
-from pbem.engine.dynasties.raising import TURNS, Ended, play_card, standing_conclave, take_from_zone, waiting_player
-from pbem.engine.dynasties.table import Events, State, hand_sizes
+from pbem.engine.dynasties.raising import (
+    TURNS,
+    Ended,
+    conclave_choice,
+    play_card,
+    standing_conclave,
+    take_from_zone,
+    waiting_player,
+)
+from pbem.engine.dynasties.table import Events, State, hand_sizes, turn_of
 
 __all__ = [
     "HAND_LIMIT",
     "START_GOLD",
     "TURNS",
+    "conclave_choice",
     "continue_play",
     "draw_and_retire",
     "enquire",
@@ -79,7 +88,7 @@ def _play_on(st: State, ev: Events, ended: Ended | None) -> None:
     while ended is not None:
         nxt = ending.conclusion(st, ev, ended.stuck)
         if isinstance(nxt, list):
-            ended = raising.start_turn(st, ev, ended.leader, st["turn"]["n"] + 1, nxt)
+            ended = raising.start_turn(st, ev, ended.leader, turn_of(st)["n"] + 1, nxt)
         elif nxt:
             ended = gambit.start_gambit(st, ev)
         else:
