@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import typer
 
 from pbem.cli.common import _cfg, _why, fail, game_app
 from pbem.engine import kinds_text
+
+T = TypeVar("T")
 
 
 @game_app.command("new")
@@ -115,7 +120,7 @@ def game_show(
     typer.echo(f"waiting for: {', '.join(shown.waiting) or 'nobody'}")
 
 
-def _control(fn, *args):
+def _control(fn: Callable[..., T], *args: object) -> T:
     from pbem.app.decision import GameError
     from pbem.record.store import now_utc
 

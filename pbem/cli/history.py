@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -137,7 +138,7 @@ def verify(
     typer.echo("verification passed")
 
 
-def _verify_mail(doc: dict, folder: Path, as_player: str | None) -> bool:
+def _verify_mail(doc: dict[str, Any], folder: Path, as_player: str | None) -> bool:
     from pbem.trust.receipts import NoMail, lines, read_folder, verify_mail
 
     try:

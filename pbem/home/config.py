@@ -18,12 +18,13 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from pbem.mail.transports.seam import TRANSPORTS
+from pbem.mail.transports.registry import TRANSPORTS
 
 DEFAULT_NAME = "pbem.toml"
 
@@ -140,10 +141,10 @@ def _check_pos(v: Any) -> int:
     raise ValueError("must be a whole number above 0")
 
 
-def _choice(*allowed: str):
+def _choice(*allowed: str) -> Callable[[Any], str]:
     def check(v: Any) -> str:
         if v in allowed:
-            return v
+            return str(v)
         raise ValueError("must be one of " + ", ".join(f'"{a}"' for a in allowed))
 
     return check

@@ -114,7 +114,7 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     _salted(seed, events, v)  # last: an entry moved or renumbered is named by the checks above
 
 
-def _salted(seed: str, events: list[dict], v: Verification) -> None:
+def _salted(seed: str, events: list[dict[str, Any]], v: Verification) -> None:
     """Each salt of a hidden event is the one the seed gives (docs/export-format.md, "The chained record")."""
     salted = 0
     for e in events:
@@ -131,7 +131,7 @@ def _salted(seed: str, events: list[dict], v: Verification) -> None:
         v.checked.append(f"the salts of {count(salted, 'hidden event')} come from the seed")
 
 
-def _numbering(orders: list[dict], events: list[dict]) -> None:
+def _numbering(orders: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
     for i, o in enumerate(orders, 1):
         if o["seq"] != i:
             raise Refused(f"input {i} of the list carries seq {o['seq']}: inputs are missing, added or reordered")
@@ -149,7 +149,7 @@ def _numbering(orders: list[dict], events: list[dict]) -> None:
         last = e["input_seq"]
 
 
-def _links(orders: list[dict], messages: list[dict]) -> None:
+def _links(orders: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
     outcome: dict[str, str] = {}
     for m in messages:  # one Message-ID may be listed twice (a stranger reusing it): the applied one counts
         if outcome.get(m["message_id"]) not in ("accepted", "held"):
@@ -174,7 +174,7 @@ def _links(orders: list[dict], messages: list[dict]) -> None:
             )
 
 
-def _chain(doc: dict[str, Any], rows: list[dict], v: Verification) -> str:
+def _chain(doc: dict[str, Any], rows: list[dict[str, Any]], v: Verification) -> str:
     """Check the hash chain; returns the proven head.  Exports without hashes get a note instead."""
     summary = doc.get("chain")
     if summary is None and not any("hash" in r for r in rows):
@@ -182,7 +182,7 @@ def _chain(doc: dict[str, Any], rows: list[dict], v: Verification) -> str:
             "this export was made before pbem chained its record (no hashes): the order and completeness of "
             "its entries rest on the replay alone"
         )
-        return doc["seed_commitment"]
+        return str(doc["seed_commitment"])
     if summary is None:
         raise Refused("the export's entries carry hashes but its chain summary (start, head, entries) is missing")
     if summary["start"] != doc["seed_commitment"]:
@@ -216,10 +216,10 @@ def _engine(doc: dict[str, Any]) -> Engine:
 
 
 def _replay(
-    eng: Engine, doc: dict[str, Any], orders: list[dict], events: list[dict], older: list[int]
+    eng: Engine, doc: dict[str, Any], orders: list[dict[str, Any]], events: list[dict[str, Any]], older: list[int]
 ) -> tuple[dict[str, Any], int]:
     """Replay every input; each must produce exactly the engine events the export attributes to it."""
-    by_input: dict[int, list[dict]] = {}
+    by_input: dict[int, list[dict[str, Any]]] = {}
     for e in events:
         if e["kind"] not in MODERATOR_KINDS:
             by_input.setdefault(e["input_seq"], []).append(e)
@@ -266,7 +266,7 @@ def _salts(stated: list[str] | None, replayed: list[str] | None) -> None:
         )
 
 
-def _same(what: str, produced: list[Event], recorded: list[dict], older: list[int], legacy: int) -> None:
+def _same(what: str, produced: list[Event], recorded: list[dict[str, Any]], older: list[int], legacy: int) -> None:
     """The recorded events of one input are the replayed ones, exactly.  Events up to `legacy` were recorded
     before the chain, by an engine whose data held fewer facts: each fact they hold must match (see `_legacy`)."""
     for want, got in zip(recorded, produced):
@@ -302,7 +302,7 @@ def _legacy(want: dict[str, Any], got: dict[str, Any]) -> bool:
 
 
 def _result(
-    eng: Engine, state: dict[str, Any], doc: dict[str, Any], rows: list[dict], partial: bool, v: Verification
+    eng: Engine, state: dict[str, Any], doc: dict[str, Any], rows: list[dict[str, Any]], partial: bool, v: Verification
 ) -> None:
     result = eng.result(state)
     stated = doc.get("result")
