@@ -36,6 +36,8 @@ def run_poll(cfg: Config, dry_run: bool = False) -> Run:
             from pbem.app.idle import nothing_to_do, remember
 
             if not dry_run and nothing_to_do(cfg, datetime.now(UTC)):
+                if cfg.publish_dir is not None and not (cfg.publish_dir / "index.html").exists():
+                    _refresh_site(cfg)  # [publish] dir was just set: the site appears without waiting for mail
                 return Run(skipped="nothing to do: no new mail, nothing queued or due")
             from pbem.app.poll import poll
             from pbem.mail.transports.seam import open_transport
@@ -45,9 +47,26 @@ def run_poll(cfg: Config, dry_run: bool = False) -> Run:
                 summary = poll(cfg, inbox, sender, dry_run=dry_run)
                 if not dry_run:
                     remember(cfg, inbox)  # what this complete poll saw of the inbox, for the next idle check
+                    if cfg.publish_dir is not None:
+                        _refresh_site(cfg)
                 return Run(summary)
             finally:
                 inbox.close()
                 sender.close()
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _refresh_site(cfg: Config) -> None:
+    """Rewrite the public site's pages of the games that changed (inside the poll's lock: one writer at a time)."""
+    import logging
+
+    from pbem.app.publish import publish
+
+    assert cfg.publish_dir is not None
+    try:
+        done = publish(cfg, cfg.publish_dir, datetime.now(UTC))
+    except OSError as exc:  # a full disk or a missing permission must not stop the game
+        logging.getLogger("pbem").error("the public site in %s could not be written: %s", cfg.publish_dir, exc)
+        return
+    logging.getLogger("pbem").info("%s", done.line(cfg.publish_dir))

@@ -104,6 +104,8 @@ class Config:
     stranger_answers_per_hour: int = 60  # answers to all such addresses together, per hour
     log_file: Path | None = None
     log_level: str = "INFO"
+    publish_dir: Path | None = None  # [publish] dir: the public site every poll refreshes (None: not published)
+    publish_title: str = "pbem games"  # [publish] title: the index page's title
     imap: ImapConfig = field(default_factory=ImapConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
 
@@ -234,6 +236,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "imap": {**_MAIL_KEYS, "folder": _check_str, "processed_folder": _check_str, "rejected_folder": _check_str},
     "smtp": {**_MAIL_KEYS, "max_attempts": _check_pos, "connections": _check_pos},
     "log": {"file": _check_str, "level": _choice("DEBUG", "INFO", "WARNING", "ERROR")},
+    "publish": {"dir": _check_str, "title": _check_str},
 }
 
 
@@ -297,6 +300,10 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     if "file" in log:
         cfg.log_file = (home / log["file"]).resolve()
     cfg.log_level = log.get("level", cfg.log_level)
+    publish = v.get("publish", {})
+    if "dir" in publish:
+        cfg.publish_dir = (home / publish["dir"]).resolve()
+    cfg.publish_title = publish.get("title", cfg.publish_title)
     cfg.imap = ImapConfig(**_mail_section(file, "imap", v.get("imap", {})))
     cfg.smtp = SmtpConfig(**_mail_section(file, "smtp", v.get("smtp", {})))
     if cfg.transport == "imap" and not v.get("imap", {}).get("host"):
