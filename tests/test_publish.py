@@ -112,7 +112,7 @@ def test_the_public_site_holds_only_public_facts_during_a_random_game(tmp_path: 
     assert r.verified and "did not finish" not in r.summary, r.summary
     cfg = config_mod.load(tmp_path / "home" / "pbem.toml")
     check_site(cfg, site, f"{kind}-demo", checked)
-    assert checked["running"] >= 2 and checked["over"] == 1, checked
+    assert checked["running"] >= 2 and checked["over"] >= 1, checked
 
 
 def _home(tmp_path: Path, publish_dir: str | None) -> Path:
@@ -128,7 +128,11 @@ def _home(tmp_path: Path, publish_dir: str | None) -> Path:
 
 def _new_game(home: Path, name: str, runner: CliRunner) -> None:
     cfg = str(home / "pbem.toml")
-    seats = [a for p in ("Alice <alice@example.org>", "Bob <bob@example.org>", "Carol <carol@example.org>") for a in ("--player", p)]
+    seats = [
+        a
+        for p in ("Alice <alice@example.org>", "Bob <bob@example.org>", "Carol <carol@example.org>")
+        for a in ("--player", p)
+    ]
     r = runner.invoke(app, ["-c", cfg, "game", "new", "habsburg", "--name", name, *seats])
     assert r.exit_code == 0, r.output
 
@@ -174,7 +178,7 @@ def test_a_poll_refreshes_the_site_named_by_publish_dir(tmp_path: Path) -> None:
     now = _now_section((home / "site" / "club1.html").read_text())
     assert "Waiting for" in now
 
-    # An idle poll writes nothing; a site deleted by hand comes back at the next poll.
+    # A site deleted by hand comes back at the next poll, idle or not.
     (home / "site" / "index.html").unlink()
     r = runner.invoke(app, ["-c", cfg_path, "poll"])
     assert r.exit_code == 0, r.output
