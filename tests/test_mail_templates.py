@@ -81,6 +81,20 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "code_misused": dict(game_name="hh1", sender="carol@players.test"),
     "control_abandon": dict(game_name="hh1"),
     "control_extend": dict(game_name="hh1", due="2026-01-08 12:00 UTC"),
+    "away_ack": dict(
+        game_name="hh1",
+        subject_in="[pbem hh1] away",
+        back=False,
+        until="Thu 24 Dec 2026 00:00 UTC",
+        max_days=14,
+        by_moderator=False,
+    ),
+    "away_back": dict(
+        game_name="hh1", subject_in="[pbem hh1] back", back=True, until="", max_days=14, by_moderator=False
+    ),
+    "control_wait": dict(
+        game_name="hh1", due="Thu 24 Dec 2026 00:00 UTC", away="Alice (away until Thu 24 Dec 2026 00:00 UTC)"
+    ),
     "control_outage": dict(
         game_name="hh1",
         due="2026-01-09 02:00 UTC",
@@ -207,7 +221,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
 
 
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
-VARIANTS = {"report_dealt": "report"}
+VARIANTS = {"report_dealt": "report", "away_back": "away_ack"}
 
 
 def test_every_kind_of_mail_has_a_golden_context() -> None:

@@ -22,8 +22,8 @@ from itertools import groupby
 
 from pbem.app.apply import apply
 from pbem.app.control import announce
-from pbem.app.deadlines import reminder_times
 from pbem.app.decision import Decision, Effect, NewDeadline
+from pbem.app.reminders import reminder_times
 from pbem.home.config import Config
 from pbem.mail.outbound.outgoing import Mail
 from pbem.record import due, store

@@ -227,3 +227,22 @@ def game_code(name: str, player: str) -> None:
 
     _control(new_player_code, name, player)
     typer.echo(f"a new code for {player} is queued; run pbem poll to send it (it is never shown here)")
+
+
+@game_app.command("away")
+def game_away(
+    name: str,
+    player: str,
+    until: str = typer.Argument(..., help="When they are back: a date (2026-12-24), a number of days, or back."),
+) -> None:
+    """Set a player's absence, as if they had written AWAY (or with `back`, BACK).
+
+    While a step waits for an away player, its deadline moves to their return, for
+    at most [games] max_away in all per player and game; everyone is told.
+
+    Example: pbem game away hh1 Alice 2026-12-24
+    """
+    from pbem.app.absence import set_away, stamp
+
+    back = _control(set_away, name, player, until)
+    typer.echo(f"{player} is away in {name} until {stamp(back)}" if back else f"{player} is back in {name}")

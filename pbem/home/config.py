@@ -97,6 +97,7 @@ class Config:
     reminders: list[timedelta] = field(default_factory=lambda: [timedelta(hours=24), timedelta(hours=2)])
     resolve: str = "asap"
     replies_per_hour: int = 30
+    max_away: timedelta = timedelta(days=14)  # [games] max_away: how long a game waits for one player's absences
     outage_after: timedelta = timedelta(hours=6)  # [games] outage_after: a longer gap between runs is an outage
     max_stored_stranger: int = 256 * 1024  # bytes of one stranger's mail kept in the record (issue 12)
     max_stored_player: int = 4 * 1024 * 1024  # bytes of one player's mail kept in the record
@@ -234,6 +235,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "resolve": _choice("asap", "deadline"),
         "replies_per_hour": _check_pos,
         "outage_after": _check_duration,
+        "max_away": _check_duration,
     },
     "imap": {**_MAIL_KEYS, "folder": _check_str, "processed_folder": _check_str, "rejected_folder": _check_str},
     "smtp": {**_MAIL_KEYS, "max_attempts": _check_pos, "connections": _check_pos},
@@ -300,6 +302,7 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.resolve = games.get("resolve", cfg.resolve)
     cfg.replies_per_hour = games.get("replies_per_hour", cfg.replies_per_hour)
     cfg.outage_after = games.get("outage_after", cfg.outage_after)
+    cfg.max_away = games.get("max_away", cfg.max_away)
     if "file" in log:
         cfg.log_file = (home / log["file"]).resolve()
     cfg.log_level = log.get("level", cfg.log_level)
