@@ -246,3 +246,27 @@ def game_away(
 
     back = _control(set_away, name, player, until)
     typer.echo(f"{player} is away in {name} until {stamp(back)}" if back else f"{player} is back in {name}")
+
+
+@game_app.command("undo")
+def game_undo(
+    name: str,
+    to: int = typer.Option(..., "--to", help="The input to go back to: the game is as it was right after it."),
+    why: str = typer.Option(..., "--why", help="The reason, told to every player and kept in the record."),
+    reroll: bool = typer.Option(
+        False, "--reroll", help="Draw anew after the undo (public); by default draws are replayed as they were."
+    ),
+) -> None:
+    """Take a game back to the state after input SEQ (see the inputs with pbem export NAME --format text).
+
+    The later inputs stay in the record, marked undone by a chained undo input that
+    pbem verify replays; every player gets a report saying what was undone and what
+    is asked now.  By default the random draws after that point come out as they did
+    (nobody can undo a draw to get another); --reroll makes them new, and says so.
+
+    Example: pbem game undo hh1 --to 12 --why "Bob's order was misread"
+    """
+    from pbem.app.undo import undo
+
+    undone = _control(undo, name, to, why, reroll)
+    typer.echo(f"{name} is back after input {to}; undone: {', '.join(map(str, undone)) or 'nothing'}")
