@@ -34,9 +34,9 @@ from pbem import engine as registry
 from pbem.engine.base import Engine, Event
 from pbem.engine.rng import commitment
 from pbem.engine.words import count
-from pbem.record import store
 from pbem.trust import chain
 from pbem.trust import deal as joining
+from pbem.trust.fold import UNDO, Fold
 
 FORMAT = "pbem-history"
 VERSION = 1
@@ -160,6 +160,10 @@ def _links(orders: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None
             if o["message_id"] is not None or o["player"] or o["lines"]:
                 raise Refused(f"input {o['seq']} is {what} but names a player, lines or a message")
             continue
+        if o["kind"] == UNDO:  # the moderator took the game back (pbem game undo): no player, no message
+            if o["message_id"] is not None or o["player"] or len(o["lines"]) != 3:
+                raise Refused(f"input {o['seq']} is an undo but names a player or a message, or not its three lines")
+            continue
         if o["kind"] == "rename":  # a seat given to a new player by the moderator (pbem game replace)
             if o["message_id"] is not None or not o["player"] or len(o["lines"]) != 1:
                 raise Refused(f"input {o['seq']} renames a seat but names a message, or not one old and one new name")
@@ -236,6 +240,7 @@ def _replay(
     _same("the set-up", setup, by_input.get(0, []), older, legacy)
     count = len(setup)
     dealt: list[list[str]] = []
+    fold = Fold(state, lambda st: joining.step_engine(eng, st, players, seed, options))
     for order in orders:
         if (order["kind"] in joining.KINDS) != joining.is_joining(state):
             raise Refused(
@@ -244,7 +249,7 @@ def _replay(
                 + ("" if join else " (the export has no salts)")
             )
         step = joining.step_engine(eng, state, players, seed, options)
-        out = store.run_input(step, state, order["kind"], order["player"], order["lines"])
+        out = fold.run(order["seq"], order["kind"], order["player"], order["lines"], state)
         if not out.accepted:
             bad = next(r for r in out.lines if not r.ok)
             raise Refused(f"order {order['seq']} ({order['player']}: {bad.line!r}) is rejected on replay: {bad.reason}")
