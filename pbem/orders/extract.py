@@ -135,30 +135,41 @@ def extract(text: str, subject: str = "", order_words: Iterable[str] | None = No
             if len(_words(line)) > 1 and _words(line)[1] == "PRESS":
                 continue  # a stray END PRESS closes nothing
             break
-        elif word == "HELP":
-            ex.help = True
-        elif word in ("STATUS", "REPORT"):
-            ex.status = True
-        elif word in ("AWAY", "BACK"):
-            if not meant(line):
-                ex.chatter.append(line)  # "Back from holiday!": a remark, not an order
-                continue
-            away = read_away(line)
-            if away.problem:
-                ex.problems.append(away.problem)
-            else:
-                ex.away = away
-        elif word == "CODE":
-            cm = _CODE.match(line)
-            if cm:
-                ex.code = cm.group(1)
-            else:
-                ex.problems.append(f'"{line}": write the code alone after the word: CODE <your code>')
         else:
-            i = _press(ex, line, lines, i)
+            i = _command(ex, word, line, lines, i)
     if first and not ex.orders and is_order(first, words):
         ex.orders.append(_strip_comment(first))  # a subject titled "tribute" above orders is only a title
     return ex
+
+
+def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int) -> int:
+    """A control line other than END (`word` is its control word); returns the index of the next line to read."""
+    if word == "HELP":
+        ex.help = True
+    elif word in ("STATUS", "REPORT"):
+        ex.status = True
+    elif word in ("AWAY", "BACK"):
+        _away(ex, line)
+    elif word == "CODE":
+        cm = _CODE.match(line)
+        if cm:
+            ex.code = cm.group(1)
+        else:
+            ex.problems.append(f'"{line}": write the code alone after the word: CODE <your code>')
+    else:
+        return _press(ex, line, lines, i)
+    return i
+
+
+def _away(ex: Extracted, line: str) -> None:
+    if not meant(line):
+        ex.chatter.append(line)  # "Back from holiday!": a remark, not an order
+        return
+    away = read_away(line)
+    if away.problem:
+        ex.problems.append(away.problem)
+    else:
+        ex.away = away
 
 
 def _press(ex: Extracted, line: str, lines: list[str], i: int) -> int:
