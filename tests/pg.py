@@ -54,10 +54,9 @@ def server() -> tuple[str | None, str]:
     if url_file.exists() and _answers(url_file.read_text().strip()) is None:
         return url_file.read_text().strip(), ""
     if any(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
-        try:  # installed but not running (a new session on the same machine): start the private cluster
+        # installed but not running (a new session on the same machine): start the private cluster
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
             subprocess.run(["bash", str(ROOT / ".ci" / "postgres")], capture_output=True, timeout=120)
-        except (OSError, subprocess.SubprocessError):
-            pass
     if not url_file.exists():
         reason = (
             (PG_DIR / "skip-reason").read_text().strip()
@@ -77,7 +76,7 @@ def _answers(url: str) -> str | None:
 
         with psycopg.connect(plain_url(url), connect_timeout=5) as conn:
             conn.execute("SELECT 1")
-    except Exception as exc:  # noqa: BLE001 - any failure means: skip with the reason
+    except Exception as exc:  # any failure means: skip with the reason
         return f"PostgreSQL at {redact(url)} does not answer: {str(exc).splitlines()[0]}"
     return None
 
@@ -112,7 +111,7 @@ def _drop(conn: Any, name: str) -> None:
 
     try:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-    except Exception:  # noqa: BLE001 - PostgreSQL before 13 has no FORCE
+    except Exception:  # PostgreSQL before 13 has no FORCE
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
 
 

@@ -270,11 +270,7 @@ def disallowed(g: dict[str, list[tuple[str, int, bool]]], allowed: dict[str, set
 
 #: Mutual recursion inside one game's rules, through function-level imports (a turn ends a hand that
 #: starts a turn).  Listed exactly, so that a new cycle fails here and a removed one must be struck off.
-KNOWN_ENGINE_CYCLES = [
-    ["pbem.engine.dynasties.ending", "pbem.engine.dynasties.raising", "pbem.engine.dynasties.rules"],
-    ["pbem.engine.italian_wars.negation", "pbem.engine.italian_wars.rules"],
-    ["pbem.engine.sixteen_thirty.asks", "pbem.engine.sixteen_thirty.orders", "pbem.engine.sixteen_thirty.turn"],
-]
+KNOWN_ENGINE_CYCLES: list[list[str]] = []
 
 
 @cache

@@ -272,7 +272,7 @@ def _sent_ids(cfg) -> list[str]:
     from email.parser import BytesHeaderParser
 
     md = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
-    return [BytesHeaderParser().parsebytes(md.get_bytes(k))["Message-ID"] for k in md.keys()]
+    return [BytesHeaderParser().parsebytes(md.get_bytes(k))["Message-ID"] for k in md.iterkeys()]
 
 
 POLL_CLI = """

@@ -83,7 +83,7 @@ def test_the_shipped_rulings_are_the_docs() -> None:
         subprocess.run([sys.executable, "-m", "ruff", "format", "-q", str(MODULE)], check=False)
         pytest.skip("pbem/engine/rulings.py written from docs/rulings.md")
     assert set(texts) == set(registry.KINDS), "docs/rulings.md needs one section per registered kind"
-    assert rulings.RULINGS == texts, "docs/rulings.md changed: run `make docs`"
+    assert texts == rulings.RULINGS, "docs/rulings.md changed: run `make docs`"
 
 
 def test_every_ruling_an_engine_cites_is_shown_by_pbem_rules_of_its_kind() -> None:
@@ -97,7 +97,7 @@ def test_every_ruling_an_engine_cites_is_shown_by_pbem_rules_of_its_kind() -> No
     for rid, files in sorted(cited.items()):
         kind = kind_of.get(rid[:2])
         res = shown.get(kind or "")
-        if res is None or res.exit_code != 0 or f"\n{rid} " not in res.output and f" {rid} " not in res.output:
+        if res is None or res.exit_code != 0 or (f"\n{rid} " not in res.output and f" {rid} " not in res.output):
             missing.append(f"{rid} (cited in {', '.join(sorted(files))})")
     assert missing == []
 

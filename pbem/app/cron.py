@@ -7,8 +7,9 @@ costs little more than starting Python.
 from __future__ import annotations
 
 import fcntl
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbem.home.config import Config
@@ -25,8 +26,11 @@ class Run:
     skipped: str = ""
 
 
-def run_poll(cfg: Config, dry_run: bool = False) -> Run:
-    """Poll the configured transport once.  Raises TransportError or DatabaseError where the run cannot go on."""
+def run_poll(cfg: Config, dry_run: bool = False, clock: Callable[[], datetime] | None = None) -> Run:
+    """Poll the configured transport once.  Raises TransportError or DatabaseError where the run cannot go on.
+
+    `clock` (tests): the time the run starts at and the poll reads; by default the system's.
+    """
     with open(cfg.home / ".pbem-poll.lock", "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -35,19 +39,57 @@ def run_poll(cfg: Config, dry_run: bool = False) -> Run:
         try:
             from pbem.app.idle import nothing_to_do, remember
 
-            if not dry_run and nothing_to_do(cfg, datetime.now(UTC)):
+            started = clock() if clock is not None else datetime.now(UTC)
+            previous = None if dry_run else _last_run(cfg, started)
+            if previous is not None and timedelta(0) < cfg.outage_after < started - previous:
+                from pbem.app.outages import shift_for_outage
+
+                shift_for_outage(cfg, previous, started)  # before the gap's deadlines apply; queues its notices
+            if not dry_run and nothing_to_do(cfg, started):
+                if cfg.publish_dir is not None and not (cfg.publish_dir / "index.html").exists():
+                    _refresh_site(cfg)  # [publish] dir was just set: the site appears without waiting for mail
                 return Run(skipped="nothing to do: no new mail, nothing queued or due")
             from pbem.app.poll import poll
             from pbem.mail.transports.seam import open_transport
 
             inbox, sender = open_transport(cfg)
             try:
-                summary = poll(cfg, inbox, sender, dry_run=dry_run)
+                summary = poll(cfg, inbox, sender, dry_run=dry_run, **({"clock": clock} if clock else {}))
                 if not dry_run:
                     remember(cfg, inbox)  # what this complete poll saw of the inbox, for the next idle check
+                    if cfg.publish_dir is not None:
+                        _refresh_site(cfg)
                 return Run(summary)
             finally:
                 inbox.close()
                 sender.close()
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _refresh_site(cfg: Config) -> None:
+    """Rewrite the public site's pages of the games that changed (inside the poll's lock: one writer at a time)."""
+    import logging
+
+    from pbem.app.publish import publish
+
+    assert cfg.publish_dir is not None
+    try:
+        done = publish(cfg, cfg.publish_dir, datetime.now(UTC))
+    except OSError as exc:  # a full disk or a missing permission must not stop the game
+        logging.getLogger("pbem").error("the public site in %s could not be written: %s", cfg.publish_dir, exc)
+        return
+    logging.getLogger("pbem").info("%s", done.line(cfg.publish_dir))
+
+
+def _last_run(cfg: Config, when: datetime) -> datetime | None:
+    """Record this run's start; the previous run's (None: first run, or the database cannot tell yet)."""
+    from pbem.record.marks import swap_last_run
+
+    try:
+        return swap_last_run(cfg.database_url, when)
+    except Exception as exc:  # a missing or locked database: the poll itself reports it
+        import logging
+
+        logging.getLogger("pbem").debug("the time of the last run is unknown: %s", type(exc).__name__)
+        return None

@@ -292,4 +292,5 @@ def load_facts(
         first=first,
         registered=registered,
         on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
+        max_away=cfg.max_away if cfg is not None else intake.Facts.max_away,
     )

@@ -11,15 +11,14 @@ from typing import Any
 
 from pbem.engine.habsburg import rules
 from pbem.engine.habsburg.cards import TYPE, VALUE, label, type_name
+from pbem.engine.habsburg.table import State
 from pbem.engine.views import Named, Section, View, lines, make_view, table
 from pbem.engine.words import count
-
-State = dict[str, Any]
 
 
 def turn_label(st: State) -> str:
     if st["phase"] == "over":
-        return f"Game over after turn {st['turn']}; winner: {' and '.join(st['winners'])}"
+        return f"Game over after turn {st['turn']}; winner: {' and '.join(st['winners'] or [])}"
     step = "to discard down to 5" if st["phase"] == "discard" else "to play"
     return f"Turn {st['turn']}, {rules.active(st)} {step}"
 

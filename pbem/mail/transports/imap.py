@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import ssl as ssl_module
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from email.parser import BytesHeaderParser
 from typing import Any
 
@@ -218,10 +218,8 @@ class ImapInbox:
     def _drop(self) -> None:
         client, self._client = self._client, None
         if client is not None:
-            try:
+            with suppress(Exception):
                 client.shutdown()
-            except Exception:
-                pass
 
     # -- Inbox ---------------------------------------------------------------
 
@@ -312,10 +310,8 @@ class ImapInbox:
         try:
             client.logout()
         except Exception:
-            try:
+            with suppress(Exception):
                 client.shutdown()
-            except Exception:
-                pass
 
     def __enter__(self) -> ImapInbox:
         return self

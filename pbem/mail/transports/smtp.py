@@ -18,6 +18,7 @@ server's answer in one line.  TLS always verifies the certificate
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import smtplib
@@ -154,10 +155,8 @@ class SmtpSender:
     def _quietly_close(conn: smtplib.SMTP | None) -> None:
         if conn is None:
             return
-        try:
+        with contextlib.suppress(Exception):
             conn.close()
-        except Exception:
-            pass
 
     def send(self, raw: bytes, sender: str, recipients: list[str]) -> None:
         """Deliver one message to every recipient, or raise (see the module docstring)."""
@@ -204,7 +203,7 @@ class SmtpSender:
             raise PermanentSendError(self._reason(text)) from None
         raise TransientSendError(self._reason(text)) from None
 
-    def _raise_refused(self, refused: dict, everyone: bool) -> None:
+    def _raise_refused(self, refused: dict[str, tuple[int, bytes]], everyone: bool) -> None:
         codes = {rcpt: code for rcpt, (code, _msg) in refused.items()}
         detail = "; ".join(f"{rcpt}: {code} {_text(msg)}" for rcpt, (code, msg) in sorted(refused.items()))
         what = "all recipients refused" if everyone else "some recipients refused"
