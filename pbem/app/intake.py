@@ -3,8 +3,8 @@
 `decide` gets the parsed message and the `Facts` the shell loaded for it (the
 game named in the subject with its seats and state, its control state, the
 answers already sent to each address this hour) and returns a `Decision`.
-Who may act: the registered address AND the player's code (DESIGN.md, the
-email contract).  A refusal changes nothing and is told to the registered
+Who may act: the registered address AND the player's code (docs/architecture.md,
+the email contract).  A refusal changes nothing and is told to the registered
 address, never to the sender; auto-replies, bounces and bulk mail are never
 answered; every answer counts against one budget per address per hour
 (`answers.Outgoing.admit`).  A sender who is no registered seat of any game
@@ -28,6 +28,7 @@ from pbem.app.decision import Decision, Input, Report
 from pbem.app.press import relay
 from pbem.app.revisions import FirstCopy, OnFile
 from pbem.engine.base import Outcome
+from pbem.engine.rulings import RULINGS
 from pbem.mail.inbound.message import Inbound
 from pbem.orders.extract import Extracted
 from pbem.record.models import Seat
@@ -152,6 +153,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
                 {
                     "game_name": loaded.game.name,
                     "handbook": eng.handbook().rstrip(),
+                    "rulings": RULINGS.get(eng.kind, ""),  # the numbers refusals cite (docs/rulings.md)
                     "asked": asked,
                     "waiting": views.waiting(eng, state),
                 },

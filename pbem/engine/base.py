@@ -24,7 +24,7 @@ Shape of a game
   Orders for a later step may be kept as standing orders and used when that
   step opens, if still legal.
 * ``timeout(state)`` applies the published default of every open request that
-  has no answer (the NMR policy in RULINGS.md) and resolves.
+  has no answer (each game's deadline defaults, docs/rulings.md) and resolves.
 * ``view(state, player)`` is what that player may know (``None`` = the public
   view, what every player knows).  Reports render views, never the state.
 * ``result(state)`` is ``None`` while the game runs, then the final `Result`.

@@ -1,4 +1,4 @@
-"""The outbox queue in the record (transactional outbox, DESIGN.md principle 8).
+"""The outbox queue in the record (transactional outbox, docs/architecture.md principle 8).
 
 Queuing is a plain INSERT in the caller's transaction; the sender
 (`pbem.mail.outbound.sender`) reads queued rows after commit, and what it sent is

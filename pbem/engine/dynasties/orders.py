@@ -1,7 +1,7 @@
 """Dynasties orders: what each player is asked now, and applying their order lines.
 
 Owns the order vocabulary (TRIBUTE, PLAY / PLAYS play lists, CONCLAVE TAKE,
-DISCARD), the requests with legal lines and NMR defaults (RULINGS 3.2), the
+DISCARD), the requests with legal lines and NMR defaults (docs/rulings.md), the
 standing orders (play lists, conclave preferences) and the hand-over to
 rules.py when a step has all its answers.
 """

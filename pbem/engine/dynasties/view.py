@@ -1,4 +1,4 @@
-"""What one Dynasties player (or the public) may know (RULINGS 3.2).
+"""What one Dynasties player (or the public) may know (docs/rulings.md).
 
 Public: Treasuries, Stakes, Legacy, gold removed from play, Tribute Zone,
 Current Dynasty, every Family with values, lineages and bonuses, hand sizes,

@@ -1,6 +1,6 @@
 """House of Habsburg engine: the contract object (`ENGINE`) tying rules, orders, views and handbook together.
 
-Strictly sequential (RULINGS 2.4): only the active player is ever asked.  A turn
+Strictly sequential (docs/rulings.md): only the active player is ever asked.  A turn
 is draw (automatic) -> melds -> one optional event -> discard to 5 -> next seat.
 """
 

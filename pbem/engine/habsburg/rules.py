@@ -1,7 +1,7 @@
 """House of Habsburg state transitions: set-up, turns, melds, events, discards, scoring, game end.
 
 Every function works in place on a draft state (the caller clones) and appends
-`Event`s to a list.  Rulings cited: HH-R1 .. HH-R11, RULINGS.md sections 2.3/2.4.
+`Event`s to a list.  Rulings cited: HH-R1 .. HH-R11, and the turn of docs/rulings.md.
 
 State layout (plain JSON):
   players   seat order (drawn at random, HH-R4)       rng     generator counter

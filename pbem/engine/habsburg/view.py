@@ -1,4 +1,4 @@
-"""House of Habsburg views: what one player (or the public) may know (HH-R11, RULINGS 2.4).
+"""House of Habsburg views: what one player (or the public) may know (HH-R11; docs/rulings.md).
 
 Public: seats, tokens, hand sizes, melds with ids and cards, scores so far, the
 whole discard pile (top first), the deck count.  Private: your own hand and

@@ -1,4 +1,4 @@
-"""Italian Wars views (owns what each player may see, RULINGS 4.3).
+"""Italian Wars views (owns what each player may see, docs/rulings.md).
 
 Public: sides, hands won, streaks, previous winner, deck and discard counts,
 the deployed cards of both sides with their current Forces (after the

@@ -1,5 +1,5 @@
 """Sixteen Thirty Something: who is asked what now (`requests`), with legal lines, syntax
-and the NMR defaults of RULINGS 5.3."""
+and the deadline defaults of docs/rulings.md."""
 
 from __future__ import annotations
 
