@@ -61,7 +61,7 @@ def display_rows(st: dict) -> list[list]:
 
 
 def step_lines(st: dict) -> list[str]:
-    out = [f"Step: {st['step']}"]
+    out = []
     v = st["vote"]
     if v:
         out.append(

@@ -1,0 +1,100 @@
+"""Sixteen Thirty Something's board drawn from a player's view: the rulebook's nine countries as a schematic map.
+
+Each country is a box in its faction's colour *and* named faction (RED, BLUE, neutral), with its status, army
+size, military ability, leader and unrest; a line joins two countries adjacent in the rulebook's Adjacent
+Countries Table (ST-R2, `tables.ADJACENT_PAIRS`).  Under the map, every player's victory points as a bar.
+Only public facts are drawn: everything comes from `view["data"]`'s public part.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbem.engine.sixteen_thirty.tables import ADJACENT_PAIRS, COUNTRIES
+from pbem.render.pictures.canvas import (
+    BLUE,
+    BLUE_TINT,
+    GOLD,
+    GREY_TINT,
+    INK,
+    LINE,
+    MUTED,
+    RED,
+    RED_TINT,
+    Canvas,
+)
+
+W, MAP_H = 680, 540
+BOX_W, BOX_H = 156, 74
+#: Box centres, roughly where the countries lie; placed so that no adjacency line crosses a third box.
+AT: dict[str, tuple[int, int]] = {
+    "England": (86, 70),
+    "Denmark": (340, 56),
+    "Sweden": (584, 70),
+    "United Provinces": (232, 190),
+    "German States": (410, 262),
+    "Poland": (592, 262),
+    "France": (92, 330),
+    "Spain": (250, 462),
+    "Hapsburg Empire": (510, 430),
+}
+FILL = {"RED": RED_TINT, "BLUE": BLUE_TINT, None: GREY_TINT}
+EDGE = {"RED": RED, "BLUE": BLUE, None: MUTED}
+
+
+def country_words(name: str, k: dict[str, Any]) -> list[str]:
+    """The lines drawn in a country's box (the same words the alt text uses)."""
+    marks = [w for w, on in (("LEADER", k["leader"]), ("UNREST", k["unrest"])) if on]
+    return [
+        name,
+        f"{(k['faction'] or 'neutral')}",
+        f"status {k['status']}  army {k['army']}  ability {k['ability']}",
+        " ".join(marks),
+    ]
+
+
+def draw(view: dict[str, Any]) -> tuple[Canvas, str]:
+    data = view["data"]
+    players = list(view["players"])
+    scores = data["scores"]
+    bar_h = 22
+    c = Canvas(W, MAP_H + 40 + bar_h * len(players))
+    for a, b in ADJACENT_PAIRS:
+        c.draw.line([AT[a], AT[b]], fill=LINE, width=3)
+    for name in COUNTRIES:
+        k = data["countries"][name]
+        x, y = AT[name]
+        x0, y0 = x - BOX_W // 2, y - BOX_H // 2
+        thick = 3 if k["faction"] else 1
+        c.box((x0, y0, x0 + BOX_W, y0 + BOX_H), FILL[k["faction"]], outline=EDGE[k["faction"]], width=thick)
+        words = country_words(name, k)
+        c.text((x0 + 7, y0 + 5), words[0], 14)
+        c.text((x0 + BOX_W - 7, y0 + 7), words[1], 11, fill=EDGE[k["faction"]], anchor="ra")
+        c.text((x0 + 7, y0 + 27), words[2], 12)
+        if words[3]:
+            c.text((x0 + 7, y0 + 47), words[3], 12, fill=GOLD if k["leader"] else INK)
+        # the status as pips, so it reads at a glance without the number
+        for i in range(min(int(k["status"]), 8)):
+            c.draw.rectangle(
+                (x0 + BOX_W - 12 - i * 9, y0 + BOX_H - 12, x0 + BOX_W - 6 - i * 9, y0 + BOX_H - 6), fill=INK
+            )
+    y = MAP_H + 8
+    c.text((10, y), "Victory points", 14)
+    top = max([1, *scores.values()])
+    for i, p in enumerate(players):
+        yy = y + 24 + i * bar_h
+        c.text((10, yy), p, 13)
+        length = int(440 * scores[p] / top)
+        c.draw.rectangle((150, yy + 2, 150 + max(length, 2), yy + 14), fill=INK)
+        c.text((160 + length, yy), str(scores[p]), 13)
+    return c, alt(view)
+
+
+def alt(view: dict[str, Any]) -> str:
+    data = view["data"]
+    parts = []
+    for name in COUNTRIES:
+        w = country_words(name, data["countries"][name])
+        parts.append(f"{w[0]} ({w[1]}, {w[2]}{', ' + w[3].lower() if w[3] else ''})")
+    vp = ", ".join(f"{p} {data['scores'][p]}" for p in view["players"])
+    return "Map of the nine countries: " + "; ".join(parts) + f". Victory points: {vp}."
