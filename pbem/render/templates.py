@@ -21,6 +21,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from pbem.engine.words import count
 from pbem.mail.outbound.compose import reply_subject
+from pbem.render.asking import due_phrase, first_lines
+from pbem.render.pictures import picture
 from pbem.render.resources import templates_dir
 
 
@@ -51,6 +53,8 @@ def env() -> Environment:
     )
     e.filters["text_table"] = text_table
     e.filters["count"] = count  # {{ n|count("card") }}: "1 card", "2 cards"
+    e.filters["due"] = due_phrase  # {{ due_at|due(now) }}: "in 23 hours, Tue 2 Dec 18:00 UTC"
+    e.globals["first_lines"] = first_lines  # the report's opening: what is asked now, by when (pure)
     e.filters["reply"] = reply_subject  # {{ subject_in|reply }}: "Re: " once, whatever prefixes it had
     return e
 
@@ -60,14 +64,28 @@ class RenderedMail:
     subject: str
     text: str
     html: str
+    images: tuple[tuple[str, bytes], ...] = ()  # (Content-ID, PNG) the HTML shows as cid:
+
+
+#: Kinds of mail that show the board: every report (issue 24).
+PICTURED = {"report"}
 
 
 def render_mail(kind: str, ctx: dict[str, Any]) -> RenderedMail:
-    """Render mail/KIND.txt.j2 (with its subject) and mail/KIND.html.j2 from the same context."""
+    """Render mail/KIND.txt.j2 (with its subject) and mail/KIND.html.j2 from the same context.
+
+    A report's context gets `board` (the picture's cid, alt text and size, or None) and the mail its PNG."""
+    images: tuple[tuple[str, bytes], ...] = ()
+    if kind in PICTURED and "view" in ctx and "board" not in ctx:
+        pic = picture(ctx["view"])
+        board = None if pic is None else {"cid": pic.cid, "alt": pic.alt, "width": pic.width, "height": pic.height}
+        ctx = {**ctx, "board": board}
+        images = () if pic is None else ((pic.cid, pic.png),)
+    ctx = {"now": None, **ctx}
     module = env().get_template(f"mail/{kind}.txt.j2").make_module(ctx)
     subject = " ".join(str(getattr(module, "subject", "")).split())
     html = env().get_template(f"mail/{kind}.html.j2").render(ctx)
-    return RenderedMail(subject, str(module), html)
+    return RenderedMail(subject, str(module), html, images)
 
 
 def mail_kinds() -> list[str]:

@@ -44,7 +44,7 @@ def drawer(kind: str) -> Callable[[dict[str, Any]], Any] | None:
 
 def picture(view: dict[str, Any]) -> Picture | None:
     """The board of `view`'s game as seen by its reader, or None for a game with no picture."""
-    draw = drawer(view["kind"])
+    draw = drawer(view.get("kind", ""))
     if draw is None:
         return None
     canvas, alt = draw(view)
