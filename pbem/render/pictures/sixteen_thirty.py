@@ -3,7 +3,8 @@
 Each country is a box in its faction's colour *and* named faction (RED, BLUE, neutral), with its status, army
 size, military ability, leader and unrest; a line joins two countries adjacent in the rulebook's Adjacent
 Countries Table (ST-R2, `tables.ADJACENT_PAIRS`).  Under the map, every player's victory points as a bar.
-Only public facts are drawn: everything comes from `view["data"]`'s public part.
+Below them, for a player's own report, their hand and their secret victory counters (theirs alone: the view
+holds nobody else's).  Everything comes from `view["data"]`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pbem.render.pictures.canvas import (
     RED,
     RED_TINT,
     Canvas,
+    card_rows,
 )
 
 W, MAP_H = 680, 540
@@ -58,7 +60,8 @@ def draw(view: dict[str, Any]) -> tuple[Canvas, str]:
     players = list(view["players"])
     scores = data["scores"]
     bar_h = 22
-    c = Canvas(W, MAP_H + 40 + bar_h * len(players))
+    below = MAP_H + 40 + bar_h * len(players)
+    c = Canvas(W, int(_private(data, None, below)))
     for a, b in ADJACENT_PAIRS:
         c.draw.line([AT[a], AT[b]], fill=LINE, width=3)
     for name in COUNTRIES:
@@ -87,7 +90,20 @@ def draw(view: dict[str, Any]) -> tuple[Canvas, str]:
         length = int(440 * scores[p] / top)
         c.draw.rectangle((150, yy + 2, 150 + max(length, 2), yy + 14), fill=INK)
         c.text((160 + length, yy), str(scores[p]), 13)
+    _private(data, c, below)
     return c, alt(view)
+
+
+def _private(data: dict[str, Any], c: Canvas | None, y: float) -> float:
+    """The reader's hand and secret counters as cards under the track; returns the y under them."""
+    for title, cards in (("Your hand", data.get("hand")), ("Your secret victory counters", data.get("my_counters"))):
+        if cards is None:
+            continue
+        if c is not None:
+            c.text((10, y), f"{title} ({len(cards)})", 14)
+        shown = [{"lines": [x], "fill": GREY_TINT} for x in cards] or [{"lines": ["(none)"]}]
+        y = card_rows(c, 10, y + 22, W - 20, shown, w=126, h=24)
+    return y + 4
 
 
 def alt(view: dict[str, Any]) -> str:
@@ -97,4 +113,8 @@ def alt(view: dict[str, Any]) -> str:
         w = country_words(name, data["countries"][name])
         parts.append(f"{w[0]} ({w[1]}, {w[2]}{', ' + w[3].lower() if w[3] else ''})")
     vp = ", ".join(f"{p} {data['scores'][p]}" for p in view["players"])
-    return "Map of the nine countries: " + "; ".join(parts) + f". Victory points: {vp}."
+    out = "Map of the nine countries: " + "; ".join(parts) + f". Victory points: {vp}."
+    if "hand" in data:
+        out += " Your hand: " + (", ".join(data["hand"]) or "empty") + "."
+        out += " Your secret victory counters: " + ", ".join(data["my_counters"]) + "."
+    return out
