@@ -12,6 +12,7 @@ the reader may not know.
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from PIL import Image
@@ -132,3 +133,56 @@ def test_italian_wars_reports_explain_the_card_codes_once() -> None:
         text = " ".join(legends[0]["lines"])
         for word in ("Force", "French only", "Spanish only", "IK", "IM", "WON", "LOST", "Tactics", "Cavalry"):
             assert word in text
+
+
+STEP_ID = re.compile(r"\bt\d+\.(?:[A-Z]\w*\.)?[a-z]+\b")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_report_in_the_seeded_playthroughs_names_an_internal_step_id(kind: str) -> None:
+    """The playthrough transcripts are every mail of a whole game (tests/test_playthrough_golden.py keeps them
+    equal to what is sent), so a step id such as "t7.Carol.specials" in any report would be found here."""
+    from tests.test_playthrough_golden import ROOT, _read
+
+    files = sorted((ROOT / kind).glob("*.txt*"))
+    assert files
+    for f in files:
+        text = _read(f)
+        assert "Asked of you now:" in text
+        hit = STEP_ID.search(text)
+        assert hit is None, f"{f.name}: {text[max(0, hit.start() - 80) : hit.end() + 20]!r}"
+
+
+def test_sixteen_thirty_offers_an_early_vote_only_to_a_player_who_may_cast_it() -> None:
+    """ST-R9: a ballot may be locked in the placement round only by a player with a pile there (or placing)."""
+    from pbem.engine.sixteen_thirty.state import pile
+
+    eng = registry.get("sixteen-thirty")
+    told = {"pile": 0, "none": 0}
+    for seed in ("v1", "v2"):
+        pt = play(eng, ["P0", "P1", "P2", "P3", "P4"], seed, bot_seed=seed, timeout_every=13)
+        for s in moments(eng, pt, 60):
+            if s["phase"] != "place":
+                continue
+            for r in eng.requests(s):
+                has = pile(s, r.player, s["vote"]["country"])
+                if has:
+                    assert "you may add your VOTE now" in r.prompt and any(x.startswith("VOTE") for x in r.syntax)
+                    told["pile"] += 1
+                elif len(r.legal) == 1:
+                    assert "VOTE" not in r.prompt.replace("do not vote", "") and not any("VOTE" in x for x in r.syntax)
+                    told["none"] += 1
+                else:
+                    assert "only then may you add your VOTE" in r.prompt
+    assert told["pile"] and told["none"]
+
+
+def test_the_phasing_player_is_told_how_to_send_specials_and_the_vote_call_with_the_trade() -> None:
+    eng, pt = _game("sixteen-thirty", 3)
+    asked = [r for s in moments(eng, pt, 40) if s["phase"] == "trade" for r in eng.requests(s)]
+    assert asked
+    for r in asked:
+        assert "Special cards" in r.prompt
+        assert any(x.startswith("PLAY <special>") for x in r.syntax) and any(
+            x.startswith("CALL <country>") for x in r.syntax
+        )
