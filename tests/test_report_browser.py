@@ -199,3 +199,18 @@ def test_the_reports_layout_matches_its_golden_measurements_at_360_and_1200_px(b
         assert abs(g["img_w"] - w["img_w"]) <= 2 and abs(g["img_h"] - w["img_h"]) <= 2, (key, g, w)
         for m in ("height", "first_h"):  # text reflows with the fonts installed: 15% either way
             assert abs(g[m] - w[m]) <= 0.15 * w[m] + 20, (key, m, g, w)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_the_history_page_fits_a_360px_phone(browser, tmp_path: Path, kind: str, dark: bool) -> None:
+    from pbem.history.export import render
+    from tests.test_history_golden import seeded_export
+
+    f = tmp_path / f"{kind}-history.html"
+    f.write_text(render(seeded_export(kind), "html"), encoding="utf-8")
+    page = browser.open(f.as_uri(), width=360, height=800, mobile=True, dark=dark)
+    assert page.errors == [] and page.network_requests == []
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1] + 1, f"{kind}: the history is {width[0]} px wide at {width[1]}"
+    page.screenshot(SHOTS / f"history-{kind}-360-{'dark' if dark else 'light'}.png")
