@@ -108,7 +108,7 @@ def _image(cid: str, png: bytes) -> str:
 def _related(boundary: str, html_part: str, images: tuple[tuple[str, bytes], ...]) -> str:
     parts = "".join(f"--{boundary}\n{_image(cid, png)}\n" for cid, png in images)
     return (
-        f'Content-Type: multipart/related; type="text/html"; boundary="{boundary}"\n\n'
+        f'Content-Type: multipart/related; type="text/html";\n boundary="{boundary}"\n\n'
         f"--{boundary}\n{html_part}\n{parts}--{boundary}--\n"
     )
 

@@ -9,8 +9,10 @@ Pillow draws them directly (no SVG step, no system library, its own embedded fon
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import import_module
 from typing import Any
 
@@ -43,9 +45,17 @@ def drawer(kind: str) -> Callable[[dict[str, Any]], Any] | None:
 
 
 def picture(view: dict[str, Any]) -> Picture | None:
-    """The board of `view`'s game as seen by its reader, or None for a game with no picture."""
-    draw = drawer(view.get("kind", ""))
-    if draw is None:
+    """The board of `view`'s game as seen by its reader, or None for a game with no picture.
+
+    The same view draws the same picture, so one drawn moments ago (a report and its copy kept with the code
+    redacted, a STATUS answered twice) is reused: the key is the view's facts, canonical JSON."""
+    if drawer(view.get("kind", "")) is None:
         return None
-    canvas, alt = draw(view)
+    return _drawn(json.dumps([view["kind"], view["players"], view["data"]], sort_keys=True, default=str))
+
+
+@lru_cache(maxsize=32)
+def _drawn(key: str) -> Picture:
+    kind, players, data = json.loads(key)
+    canvas, alt = drawer(kind)({"kind": kind, "players": players, "data": data})  # type: ignore[misc]
     return Picture(canvas.png(), alt, canvas.width, canvas.height)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.render.pictures.canvas import GOLD, GREY_TINT, PAPER, Canvas, card_rows
+from pbem.render.pictures.canvas import EXTRA_FILLS, GOLD, GREY_TINT, PAPER, Canvas, card_rows
 
 W = 680
-METAL = {"Copper": (240, 214, 196), "Silver": (228, 230, 234), "Gold": (250, 236, 184), "Platinum": (222, 236, 236)}
+METAL = dict(zip(("Copper", "Silver", "Gold", "Platinum"), EXTRA_FILLS))
 
 
 def _card(name: str) -> dict[str, Any]:

@@ -9,7 +9,11 @@ holds nobody else's).  Everything comes from `view["data"]`.
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
+
+from PIL import Image
 
 from pbem.engine.sixteen_thirty.tables import ADJACENT_PAIRS, COUNTRIES
 from pbem.render.pictures.canvas import (
@@ -58,14 +62,24 @@ def country_words(name: str, k: dict[str, Any]) -> list[str]:
 def draw(view: dict[str, Any]) -> tuple[Canvas, str]:
     data = view["data"]
     players = list(view["players"])
-    scores = data["scores"]
-    bar_h = 22
-    below = MAP_H + 40 + bar_h * len(players)
+    below = MAP_H + 40 + 22 * len(players)
     c = Canvas(W, int(_private(data, None, below)))
+    # the map is the same for every reader at one moment: drawn once, pasted into each reader's picture
+    c.image.paste(_map(json.dumps([players, data["countries"], data["scores"]], sort_keys=True)))
+    _private(data, c, below)
+    return c, alt(view)
+
+
+@lru_cache(maxsize=8)
+def _map(key: str) -> Image.Image:
+    """The nine countries and the victory point track (public facts only)."""
+    players, countries, scores = json.loads(key)
+    bar_h = 22
+    c = Canvas(W, MAP_H + 40 + bar_h * len(players))
     for a, b in ADJACENT_PAIRS:
         c.draw.line([AT[a], AT[b]], fill=LINE, width=3)
     for name in COUNTRIES:
-        k = data["countries"][name]
+        k = countries[name]
         x, y = AT[name]
         x0, y0 = x - BOX_W // 2, y - BOX_H // 2
         thick = 3 if k["faction"] else 1
@@ -90,8 +104,7 @@ def draw(view: dict[str, Any]) -> tuple[Canvas, str]:
         length = int(440 * scores[p] / top)
         c.draw.rectangle((150, yy + 2, 150 + max(length, 2), yy + 14), fill=INK)
         c.text((160 + length, yy), str(scores[p]), 13)
-    _private(data, c, below)
-    return c, alt(view)
+    return c.image
 
 
 def _private(data: dict[str, Any], c: Canvas | None, y: float) -> float:
