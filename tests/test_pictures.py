@@ -20,7 +20,7 @@ from PIL import Image
 from pbem import engine as registry
 from pbem.engine.bots import play
 from pbem.engine.sixteen_thirty.tables import COUNTRIES
-from pbem.render.pictures import MODULES, picture
+from pbem.render.pictures import MODULES, Picture, board
 from pbem.render.pictures import sixteen_thirty as thirty_picture
 from pbem.render.pictures.canvas import BLUE_TINT, GREY_TINT, RED_TINT
 from tests.engine.test_contract import moments
@@ -33,6 +33,14 @@ def _game(kind: str, n: int | None = None, seed: str = "pic"):
     eng = registry.get(kind)
     seats = [f"P{i}" for i in range(n or eng.max_players)]
     return eng, play(eng, seats, seed, bot_seed=f"{seed}-bot", timeout_every=9)
+
+
+def picture(view) -> Picture | None:
+    """All of a reader's pictures as one (their bytes and alt texts joined), to compare and search."""
+    pics = board(view)
+    if not pics:
+        return None
+    return Picture(b"".join(p.png for p in pics), " ".join(p.alt for p in pics), pics[0].width, pics[0].height)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -63,8 +71,9 @@ def test_every_report_of_the_game_has_a_picture_naming_the_readers_hand_and_no_h
             view = eng.view(s, p)
             pic = picture(view)
             assert pic is not None and pic.png.startswith(b"\x89PNG") and pic.alt
-            image = Image.open(io.BytesIO(pic.png))
-            assert image.size == (pic.width, pic.height) and pic.width <= 700
+            for part in board(view):
+                image = Image.open(io.BytesIO(part.png))
+                assert image.size == (part.width, part.height) and part.width <= 700
             hand = view["data"].get("your_hand" if kind == "italian-wars" else "hand") or []
             for card in hand:
                 name = card["card"] if isinstance(card, dict) else card
@@ -83,7 +92,7 @@ def test_each_sixteen_thirty_country_is_drawn_in_its_factions_colour_with_its_co
         view = eng.view(s, "P0")
         pic = picture(view)
         assert pic is not None
-        image = Image.open(io.BytesIO(pic.png)).convert("RGB")
+        image = Image.open(io.BytesIO(board(view)[0].png)).convert("RGB")  # the map comes first
         for name in COUNTRIES:
             k = view["data"]["countries"][name]
             x, y = thirty_picture.AT[name]

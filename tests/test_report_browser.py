@@ -156,9 +156,11 @@ def test_the_report_mail_carries_its_board_as_an_inline_related_part(kind: str) 
     assert msg.get_content_type() == "multipart/alternative"
     plain, rich = msg.get_payload()  # type: ignore[misc]
     assert plain.get_content_type() == "text/plain" and rich.get_content_type() == "multipart/related"
-    html, image = rich.get_payload()
-    assert image.get_content_type() == "image/png" and image["Content-Disposition"].startswith("inline")
-    assert f'src="cid:{image["Content-ID"].strip("<>")}"' in html.get_content()
+    html, *images = rich.get_payload()
+    assert images
+    for image in images:
+        assert image.get_content_type() == "image/png" and image["Content-Disposition"].startswith("inline")
+        assert f'src="cid:{image["Content-ID"].strip("<>")}"' in html.get_content()
     assert 'alt="' in html.get_content()
     text = plain.get_content()
     assert text.split("\n")[2].startswith("Asked of you now:"), text[:300]

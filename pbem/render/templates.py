@@ -22,7 +22,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from pbem.engine.words import count
 from pbem.mail.outbound.compose import reply_subject
 from pbem.render.asking import due_phrase, first_lines
-from pbem.render.pictures import picture
+from pbem.render.pictures import board
 from pbem.render.resources import templates_dir
 
 
@@ -74,13 +74,12 @@ PICTURED = {"report"}
 def render_mail(kind: str, ctx: dict[str, Any]) -> RenderedMail:
     """Render mail/KIND.txt.j2 (with its subject) and mail/KIND.html.j2 from the same context.
 
-    A report's context gets `board` (the picture's cid, alt text and size, or None) and the mail its PNG."""
+    A report's context gets `boards` (each picture's cid, alt text and size) and the mail their PNGs."""
     images: tuple[tuple[str, bytes], ...] = ()
-    if kind in PICTURED and "view" in ctx and "board" not in ctx:
-        pic = picture(ctx["view"])
-        board = None if pic is None else {"cid": pic.cid, "alt": pic.alt, "width": pic.width, "height": pic.height}
-        ctx = {**ctx, "board": board}
-        images = () if pic is None else ((pic.cid, pic.png),)
+    if kind in PICTURED and "view" in ctx and "boards" not in ctx:
+        pics = board(ctx["view"])
+        ctx = {**ctx, "boards": [{"cid": p.cid, "alt": p.alt, "width": p.width, "height": p.height} for p in pics]}
+        images = tuple((p.cid, p.png) for p in pics)
     ctx = {"now": None, **ctx}
     module = env().get_template(f"mail/{kind}.txt.j2").make_module(ctx)
     subject = " ".join(str(getattr(module, "subject", "")).split())

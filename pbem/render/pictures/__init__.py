@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import import_module
@@ -39,23 +38,36 @@ class Picture:
         return "board." + hashlib.sha256(self.png).hexdigest()[:16] + "@pbem"
 
 
-def drawer(kind: str) -> Callable[[dict[str, Any]], Any] | None:
+def _module(kind: str) -> Any:
     name = MODULES.get(kind)
-    return None if name is None else import_module(name).draw
+    return None if name is None else import_module(name)
 
 
-def picture(view: dict[str, Any]) -> Picture | None:
-    """The board of `view`'s game as seen by its reader, or None for a game with no picture.
+def board(view: dict[str, Any]) -> list[Picture]:
+    """The pictures of `view`'s game as its reader may see it ([] for a game with none): a public picture shared
+    by every reader of one moment where the game has one (Sixteen Thirty's map), then the reader's own.
 
-    The same view draws the same picture, so one drawn moments ago (a report and its copy kept with the code
-    redacted, a STATUS answered twice) is reused: the key is the view's facts, canonical JSON."""
-    if drawer(view.get("kind", "")) is None:
-        return None
-    return _drawn(json.dumps([view["kind"], view["players"], view["data"]], sort_keys=True, default=str))
+    A picture is a function of what it shows, so one drawn moments ago is reused (a report and its copy kept
+    with the code redacted; the map, which every report of one moment shows): keys are canonical JSON."""
+    mod = _module(view.get("kind", ""))
+    if mod is None:
+        return []
+    out = [_public(view["kind"], mod.public_key(view))] if hasattr(mod, "public_key") else []
+    own = _drawn(json.dumps([view["kind"], view["players"], view["data"]], sort_keys=True, default=str))
+    return out + ([own] if own is not None else [])
+
+
+@lru_cache(maxsize=8)
+def _public(kind: str, key: str) -> Picture:
+    canvas, alt = _module(kind).draw_public(key)
+    return Picture(canvas.png(), alt, canvas.width, canvas.height)
 
 
 @lru_cache(maxsize=32)
-def _drawn(key: str) -> Picture:
+def _drawn(key: str) -> Picture | None:
     kind, players, data = json.loads(key)
-    canvas, alt = drawer(kind)({"kind": kind, "players": players, "data": data})  # type: ignore[misc]
+    drawn = _module(kind).draw({"kind": kind, "players": players, "data": data})
+    if drawn is None:
+        return None
+    canvas, alt = drawn
     return Picture(canvas.png(), alt, canvas.width, canvas.height)

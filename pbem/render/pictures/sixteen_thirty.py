@@ -10,10 +10,7 @@ holds nobody else's).  Everything comes from `view["data"]`.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from typing import Any
-
-from PIL import Image
 
 from pbem.engine.sixteen_thirty.tables import ADJACENT_PAIRS, COUNTRIES
 from pbem.render.pictures.canvas import (
@@ -59,19 +56,28 @@ def country_words(name: str, k: dict[str, Any]) -> list[str]:
     ]
 
 
-def draw(view: dict[str, Any]) -> tuple[Canvas, str]:
+def public_key(view: dict[str, Any]) -> str:
+    """What the map shows, the same for every reader at one moment: its picture is drawn and encoded once."""
     data = view["data"]
-    players = list(view["players"])
-    below = MAP_H + 40 + 22 * len(players)
-    c = Canvas(W, int(_private(data, None, below)))
-    # the map is the same for every reader at one moment: drawn once, pasted into each reader's picture
-    c.image.paste(_map(json.dumps([players, data["countries"], data["scores"]], sort_keys=True)))
-    _private(data, c, below)
-    return c, alt(view)
+    return json.dumps([list(view["players"]), data["countries"], data["scores"]], sort_keys=True)
 
 
-@lru_cache(maxsize=8)
-def _map(key: str) -> Image.Image:
+def draw_public(key: str) -> tuple[Canvas, str]:
+    players, countries, scores = json.loads(key)
+    return _map(key), public_alt(players, countries, scores)
+
+
+def draw(view: dict[str, Any]) -> tuple[Canvas, str] | None:
+    """The reader's own part: their hand and secret counters (None for a public view)."""
+    data = view["data"]
+    if "hand" not in data:
+        return None
+    c = Canvas(W, int(_private(data, None, 6)))
+    _private(data, c, 6)
+    return c, private_alt(data)
+
+
+def _map(key: str) -> Canvas:
     """The nine countries and the victory point track (public facts only)."""
     players, countries, scores = json.loads(key)
     bar_h = 22
@@ -104,7 +110,7 @@ def _map(key: str) -> Image.Image:
         length = int(440 * scores[p] / top)
         c.draw.rectangle((150, yy + 2, 150 + max(length, 2), yy + 14), fill=INK)
         c.text((160 + length, yy), str(scores[p]), 13)
-    return c.image
+    return c
 
 
 def _private(data: dict[str, Any], c: Canvas | None, y: float) -> float:
@@ -119,15 +125,20 @@ def _private(data: dict[str, Any], c: Canvas | None, y: float) -> float:
     return y + 4
 
 
-def alt(view: dict[str, Any]) -> str:
-    data = view["data"]
+def public_alt(players: list[str], countries: dict[str, Any], scores: dict[str, int]) -> str:
     parts = []
     for name in COUNTRIES:
-        w = country_words(name, data["countries"][name])
+        w = country_words(name, countries[name])
         parts.append(f"{w[0]} ({w[1]}, {w[2]}{', ' + w[3].lower() if w[3] else ''})")
-    vp = ", ".join(f"{p} {data['scores'][p]}" for p in view["players"])
-    out = "Map of the nine countries: " + "; ".join(parts) + f". Victory points: {vp}."
-    if "hand" in data:
-        out += " Your hand: " + (", ".join(data["hand"]) or "empty") + "."
-        out += " Your secret victory counters: " + ", ".join(data["my_counters"]) + "."
-    return out
+    vp = ", ".join(f"{p} {scores[p]}" for p in players)
+    return "Map of the nine countries: " + "; ".join(parts) + f". Victory points: {vp}."
+
+
+def private_alt(data: dict[str, Any]) -> str:
+    return (
+        "Your hand: "
+        + (", ".join(data["hand"]) or "empty")
+        + ". Your secret victory counters: "
+        + ", ".join(data["my_counters"])
+        + "."
+    )
