@@ -6,7 +6,8 @@ the reader may not know.
 * The facts match the view: each Sixteen Thirty country's box is filled in its faction's colour and its
   alt text states the view's faction, status, army and ability; a reader's hand is named card by card,
   and no other player's hidden card is named (tests/secrets_by_kind.py).
-* Italian Wars: usable and unusable cards are told apart by a mark, not only by colour.
+* Italian Wars: usable and unusable cards are told apart in words (text) and by a mark (picture), never by
+  colour alone.
 """
 
 from __future__ import annotations
@@ -122,12 +123,12 @@ def test_italian_wars_marks_unusable_cards_with_an_x_and_the_reason() -> None:
             for p in pt.players:
                 view = eng.view(s, p)
                 bad = view["data"]["your_unusable"]
-                hand = next(b for b in view["sections"] if b["title"].startswith("Your hand"))
+                hand = next(b for b in view["sections"] if b["title"] == "Your hand")
                 for line, card in zip(hand["lines"], s["hands"][p]):
-                    assert line.startswith("x " if card in bad else "+ "), line
+                    assert line.startswith(card + " (") and line.endswith(" - usable") != (card in bad), line
                     side = BY_NAME[card]["side"]
                     if side and {"F": "French", "S": "Spanish"}[side] != s["sides"][p]:
-                        assert card in bad and "only" in line
+                        assert card in bad and " - NOT usable: " in line and "only" in line
                 found += len(bad)
                 assert "(not usable)" in picture(view).alt or not bad  # type: ignore[union-attr]
     assert found > 0, "no unusable card was ever held: the test checked nothing"

@@ -71,9 +71,9 @@ def _private_sections(state: dict[str, Any], player: str) -> list[Section]:
         marks = usable_marks(state, player)
         secs.append(
             lines(
-                "Your hand (+ usable in the coming battle, x not: discard those first)",
+                "Your hand",
                 [
-                    ("+ " if not marks[c] else "x ") + describe(c) + (f": not usable, {marks[c]}" if marks[c] else "")
+                    describe(c) + (f" - NOT usable: {marks[c]}" if marks[c] else " - usable")
                     for c in state["hands"][player]
                 ],
                 private=True,
