@@ -18,6 +18,7 @@ import base64
 import json
 import os
 import re
+from datetime import datetime
 from email import policy
 from email.parser import BytesParser
 from functools import cache
@@ -89,7 +90,7 @@ def mail(kind: str, variant: str) -> tuple[bytes, str]:
         text=r.text,
         html=r.html,
         message_id="<pbem.screens@x.test>",
-        when=__import__("datetime").datetime.fromisoformat(NOW),
+        when=datetime.fromisoformat(NOW),
         images=r.images,
     )
     msg = BytesParser(policy=policy.default).parsebytes(raw)
