@@ -85,3 +85,20 @@ def test_any_text_reads_back_exactly_and_keeps_lines_short(text: str, html: str,
     assert max(len(line) for line in raw.split(b"\n")) <= 998
     assert [a.addr_spec for a in msg["To"].addresses] == ["alice@x.test"]
     assert msg["To"].addresses[0].display_name.split() == name.split()
+
+
+@settings(max_examples=25, deadline=None)
+@given(png=st.binary(min_size=1, max_size=5000), html=st.text(max_size=300))
+def test_inline_pictures_read_back_as_a_related_part_named_by_their_content_id(png: bytes, html: str) -> None:
+    """Issue 24: a report's board travels as multipart/alternative [text, multipart/related [html, image]]."""
+    cid = "board.0123456789abcdef@pbem"
+    raw = build(html=f'<img src="cid:{cid}" alt="the board">' + html, images=((cid, png),))
+    assert max(len(line) for line in raw.split(b"\n")) <= 78
+    msg = read(raw)
+    plain, rich = msg.get_payload()
+    assert plain.get_content() == "Hello\n" and rich.get_content_type() == "multipart/related"
+    part, image = rich.get_payload()
+    assert part.get_content_type() == "text/html" and f"cid:{cid}" in part.get_content()
+    assert image["Content-ID"] == f"<{cid}>" and image.get_content_type() == "image/png"
+    assert image.get_content() == png and image.get_content_disposition() == "inline"
+    assert build(html=html, images=((cid, png),)) == build(html=html, images=((cid, png),))  # same bytes

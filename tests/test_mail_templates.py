@@ -170,6 +170,8 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         happened=["Bob played Plague."],
         asked=ASKED,
         deadline="2026-01-07 12:00 UTC",
+        due_at="2026-01-07T12:00:00+00:00",
+        now="2026-01-06T13:00:00+00:00",
         waiting=["Alice"],
         commitment="ab" * 32,
         result=None,
@@ -190,6 +192,8 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         happened=["Carol joined the game.", "Every player has joined. The deal is made from ..."],
         asked=ASKED,
         deadline="2026-01-07 12:00 UTC",
+        due_at="2026-01-07T12:00:00+00:00",
+        now="2026-01-06T13:00:00+00:00",
         waiting=["Alice"],
         commitment="ab" * 32,
         result=None,
@@ -199,6 +203,28 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         code=None,
         takeover=False,
         salts=[{"player": "Alice", "salt": "blue moon <b>"}, {"player": "Bob", "salt": ""}],
+        former=[],
+    ),
+    "report_waiting": dict(
+        title="House of Habsburg",
+        game_name="hh1",
+        player="Alice",
+        view=VIEW,
+        sections=VIEW["sections"],
+        happened=["Alice played Plague."],
+        asked=[],
+        deadline=None,
+        due_at="2026-01-07T12:00:00+00:00",
+        now="2026-01-06T13:00:00+00:00",
+        waiting=["Bob"],
+        commitment=None,
+        result=None,
+        seed=None,
+        commitment_final="ab" * 32,
+        insecure_seed=False,
+        code=None,
+        takeover=False,
+        salts=None,
         former=[],
     ),
     "revision_on_file": dict(
@@ -221,7 +247,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
 
 
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
-VARIANTS = {"report_dealt": "report", "away_back": "away_ack"}
+VARIANTS = {"report_dealt": "report", "report_waiting": "report", "away_back": "away_ack"}
 
 
 def test_every_kind_of_mail_has_a_golden_context() -> None:

@@ -72,6 +72,7 @@ def report_context(
     ]
     asked_now = any(r.player == player for r in moment.requests)
     due = store.aware(moment.deadline.due_at) if (moment.deadline and asked_now and moment.result is None) else None
+    until = store.aware(moment.deadline.due_at) if (moment.deadline and moment.result is None) else None
     return player_report(
         eng,
         loaded.state,
@@ -81,6 +82,7 @@ def report_context(
         requests=moment.requests,
         result=moment.result,
         deadline=due.strftime("%Y-%m-%d %H:%M UTC") if due else None,
+        due_at=until.isoformat() if until else None,
         commitment=game.seed_commitment if since == 0 else None,
         seed=game.seed if moment.result is not None else None,
         commitment_final=game.seed_commitment,
@@ -133,6 +135,7 @@ def player_report(
     moderator: str = "",
     salts: list[dict[str, str]] | None = None,
     former: list[str] | None = None,
+    due_at: str | None = None,
 ) -> dict[str, Any]:
     """The report template's context from plain values (pure): `player`'s view, their requests and the
     events they may see.  `report_context` fills it from the record; tests fill it from a bare state."""
@@ -158,6 +161,7 @@ def player_report(
         "happened": happened,
         "asked": asked,
         "deadline": deadline,
+        "due_at": due_at,  # ISO; the templates tell it from the render time ("in 23 hours, Tue 2 Dec 18:00 UTC")
         "waiting": sorted({r.player for r in requests if not r.answered}),
         "commitment": commitment,
         "result": None if result is None else {"summary": result.summary, "scores": result.scores},

@@ -21,6 +21,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from pbem.engine.words import count
 from pbem.mail.outbound.compose import reply_subject
+from pbem.render.asking import due_phrase, first_lines
+from pbem.render.pictures import board
 from pbem.render.resources import templates_dir
 
 
@@ -51,6 +53,8 @@ def env() -> Environment:
     )
     e.filters["text_table"] = text_table
     e.filters["count"] = count  # {{ n|count("card") }}: "1 card", "2 cards"
+    e.filters["due"] = due_phrase  # {{ due_at|due(now) }}: "in 23 hours, Tue 2 Dec 18:00 UTC"
+    e.globals["first_lines"] = first_lines  # the report's opening: what is asked now, by when (pure)
     e.filters["reply"] = reply_subject  # {{ subject_in|reply }}: "Re: " once, whatever prefixes it had
     return e
 
@@ -60,14 +64,27 @@ class RenderedMail:
     subject: str
     text: str
     html: str
+    images: tuple[tuple[str, bytes], ...] = ()  # (Content-ID, PNG) the HTML shows as cid:
+
+
+#: Kinds of mail that show the board: every report (issue 24).
+PICTURED = {"report"}
 
 
 def render_mail(kind: str, ctx: dict[str, Any]) -> RenderedMail:
-    """Render mail/KIND.txt.j2 (with its subject) and mail/KIND.html.j2 from the same context."""
+    """Render mail/KIND.txt.j2 (with its subject) and mail/KIND.html.j2 from the same context.
+
+    A report's context gets `boards` (each picture's cid, alt text and size) and the mail their PNGs."""
+    images: tuple[tuple[str, bytes], ...] = ()
+    if kind in PICTURED and "view" in ctx and "boards" not in ctx:
+        pics = board(ctx["view"])
+        ctx = {**ctx, "boards": [{"cid": p.cid, "alt": p.alt, "width": p.width, "height": p.height} for p in pics]}
+        images = tuple((p.cid, p.png) for p in pics)
+    ctx = {"now": None, **ctx}
     module = env().get_template(f"mail/{kind}.txt.j2").make_module(ctx)
     subject = " ".join(str(getattr(module, "subject", "")).split())
     html = env().get_template(f"mail/{kind}.html.j2").render(ctx)
-    return RenderedMail(subject, str(module), html)
+    return RenderedMail(subject, str(module), html, images)
 
 
 def mail_kinds() -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.engine.italian_wars.cards import BY_NAME, describe
-from pbem.engine.italian_wars.rules import arithmetic, card_forces
+from pbem.engine.italian_wars.rules import arithmetic, card_forces, unusable_reason
 from pbem.engine.italian_wars.table import State, negation
 from pbem.engine.views import Named, Section, View, lines, table
 from pbem.engine.views import make_view as view_of
@@ -69,7 +69,17 @@ def _public_sections(state: State) -> list[Section]:
 def _private_sections(state: State, player: str) -> list[Section]:
     secs = []
     if state["step"] == "discard":
-        secs.append(lines("Your hand", [describe(c) for c in state["hands"][player]], private=True))
+        marks = usable_marks(state, player)
+        secs.append(
+            lines(
+                "Your hand",
+                [
+                    describe(c) + (f" - NOT usable: {marks[c]}" if marks[c] else " - usable")
+                    for c in state["hands"][player]
+                ],
+                private=True,
+            )
+        )
     orders = []
     if player in state["pending"]:
         orders.append(f"DISCARD {', '.join(state['pending'][player]) or 'NONE'}")
@@ -82,6 +92,24 @@ def _private_sections(state: State, player: str) -> list[Section]:
     if orders:
         secs.append(lines("Your orders on file", orders, private=True))
     return secs
+
+
+#: What the card codes in "Swiss Square (8 IK, ...)" and "(7 T, WON)" mean (the rulebook's card list notation).
+LEGEND = [
+    "The number is the card's Force; F after it = French only, S = Spanish only.",
+    "Types: A Artillery, C Cavalry, D Defenses, L Leader, T Tactics, X Morale;"
+    " I Infantry with K Shock (IK: pikes), M Missile (IM: shot) or T Tactics (IT).",
+    "WON: usable only by the winner of the previous hand; LOST: only by its loser.",
+    "Negate a class: the card removes one enemy card of that class before Force is added up.",
+]
+
+
+def usable_marks(state: State, player: str) -> dict[str, str]:
+    """Each card in `player`'s hand -> why it could not be deployed in the coming battle (IW-R6), "" if usable."""
+    return {
+        c: next((r for r in (unusable_reason(state, player, c, check) for check in range(3)) if r), "")
+        for c in state["hands"][player]
+    }
 
 
 def _data(state: State, player: str | None) -> dict[str, Any]:
@@ -103,6 +131,9 @@ def _data(state: State, player: str | None) -> dict[str, Any]:
     }
     if player is not None:
         data["your_hand"] = list(state["hands"][player]) if state["step"] == "discard" else []
+        data["your_unusable"] = (
+            {c: r for c, r in usable_marks(state, player).items() if r} if state["step"] == "discard" else {}
+        )
         data["your_discard"] = state["pending"].get(player)
         data["your_leader_pref"] = state["prefs"].get(player)
         data["your_plan"] = state["plans"].get(player)
@@ -113,6 +144,7 @@ def make_view(engine: Named, state: State, player: str | None) -> View:
     secs = _public_sections(state)
     if player is not None:
         secs += _private_sections(state, player)
+    secs.append(lines("Card codes", LEGEND))
     return view_of(
         engine,
         state["players"],

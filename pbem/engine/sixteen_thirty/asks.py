@@ -173,9 +173,17 @@ def ask_trade(st: State) -> list[Request]:
         req(
             st,
             p,
-            "Phase 3: ask for a trade, or NO TRADE. You may add your specials and vote call.",
+            "Phase 3: ask for a trade, or NO TRADE. You may add, on the next lines, the Special cards you"
+            " will play in phase 4 and the vote you will call in phase 5 (kept until then, used if still legal).",
             ["NO TRADE", "TRADE WANT ANY"],
-            ["TRADE WANT <types> [OFFER <types>]", "NO TRADE"],
+            [
+                "TRADE WANT <types> [OFFER <types>]",
+                "NO TRADE",
+                "PLAY <special> <country>   (later: phase 4)",
+                "SPECIALS DONE   (later: no more specials)",
+                "CALL <country> ALIGN|SWITCH|REARM [PLACE <cards>]   (later: phase 5)",
+                "CALL <country> WAR <target> [PLACE <cards>]   (later: phase 5)",
+            ],
             ["NO TRADE"],
         )
     ]
@@ -302,19 +310,22 @@ def ask_place(st: State) -> list[Request]:
     c = v["country"]
     out = []
     for p in votes.place_asked(st):
-        legal = ["PLACE NONE"] + [f"PLACE {x}" for x in votes.placeable(st, p, c)]
-        out.append(
-            req(
-                st,
-                p,
-                f"{v['caller']} called a vote in {c} on {votes.issue_text(v['issue'], v['target'])}. "
-                "Place cards for it or NONE (secret until all are in); you may add your VOTE now.",
-                legal,
-                ["PLACE <cards>|NONE", "VOTE RED|BLUE (optional, locks your ballot)"],
-                ["PLACE NONE"],
-                True,
+        cards = votes.placeable(st, p, c)
+        legal = ["PLACE NONE"] + [f"PLACE {x}" for x in cards]
+        syntax = ["PLACE <cards>|NONE"]
+        called = f"{v['caller']} called a vote in {c} on {votes.issue_text(v['issue'], v['target'])}. "
+        if pile(st, p, c):  # ST-R9: only a voter may lock a ballot early
+            ask = "Place cards for it or NONE (secret until all are in); you may add your VOTE now."
+            syntax.append("VOTE RED|BLUE (optional, on its own line: locks your ballot)")
+        elif cards:
+            ask = (
+                f"Place cards for it or NONE (secret until all are in). You have no {c} pile: a card placed now"
+                " gives you one, and only then may you add your VOTE now."
             )
-        )
+            syntax.append("VOTE RED|BLUE (optional, only with a PLACE of at least one card: locks your ballot)")
+        else:
+            ask = f"You have no {c} pile and no card to place there, so you do not vote: answer PLACE NONE."
+        out.append(req(st, p, called + ask, legal, syntax, ["PLACE NONE"], True))
     return out
 
 

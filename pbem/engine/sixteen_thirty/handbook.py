@@ -79,7 +79,8 @@ VOTES (every vote, yours or another player's)
   Placement round: every player but the caller is asked, whatever they hold, so being
   asked reveals nothing. Answer   PLACE <cards>   or   PLACE NONE   (default).
   Only cards of that country or Open cards; never onto a descendant pile. Placements are
-  secret until all are in. You may add VOTE RED|BLUE in the same message (locked).
+  secret until all are in. With a pile there, or a card you place now, you may add
+  VOTE RED|BLUE in the same message (locked); without either you do not vote.
   LOCKED BALLOT (ST-R9): a VOTE sent with your PLACE (the caller: with the CALL) locks your
   ballot for that vote. It cannot be changed by any later message, in the placement round
   or in the voting round: a later VOTE is refused with the reason, and you are not asked

@@ -64,7 +64,7 @@ def display_rows(st: State) -> list[list[Any]]:
 
 
 def step_lines(st: State) -> list[str]:
-    out = [f"Step: {st['step']}"]
+    out: list[str] = []
     v = st["vote"]
     if v:
         out.append(

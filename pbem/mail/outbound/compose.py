@@ -95,6 +95,24 @@ def _part(subtype: str, body: str) -> str:
     return f'Content-Type: text/{subtype}; charset="utf-8"\nContent-Transfer-Encoding: quoted-printable\n\n' + encoded
 
 
+def _image(cid: str, png: bytes) -> str:
+    data = binascii.b2a_base64(png, newline=False).decode("ascii")
+    lines = "\n".join(data[i : i + 76] for i in range(0, len(data), 76))
+    name = cid.split("@")[0] + ".png"
+    return (
+        f'Content-Type: image/png; name="{name}"\nContent-Transfer-Encoding: base64\n'
+        f'Content-ID: <{cid}>\nContent-Disposition: inline; filename="{name}"\n\n{lines}\n'
+    )
+
+
+def _related(boundary: str, html_part: str, images: tuple[tuple[str, bytes], ...]) -> str:
+    parts = "".join(f"--{boundary}\n{_image(cid, png)}\n" for cid, png in images)
+    return (
+        f'Content-Type: multipart/related; type="text/html";\n boundary="{boundary}"\n\n'
+        f"--{boundary}\n{html_part}\n{parts}--{boundary}--\n"
+    )
+
+
 def compose(
     *,
     sender: str,
@@ -110,8 +128,11 @@ def compose(
     in_reply_to: str | None = None,
     references: tuple[str, ...] = (),
     extra: tuple[tuple[str, str], ...] = (),
+    images: tuple[tuple[str, bytes], ...] = (),
 ) -> bytes:
-    """The message's bytes.  `extra`: more (name, value) headers, e.g. the record receipts (X-Pbem-Record)."""
+    """The message's bytes.  `extra`: more (name, value) headers, e.g. the record receipts (X-Pbem-Record).
+    `images`: (Content-ID, PNG bytes) pictures the HTML shows as `cid:`; with them the HTML part becomes a
+    `multipart/related` of the HTML and the images (RFC 2387), mail clients' way to show inline pictures."""
     heads = [
         f"From: {address(sender_name, sender)}\n",
         f"To: {address(to_name, to)}\n",
@@ -132,8 +153,9 @@ def compose(
     if html is None:
         return ("".join(heads) + _part("plain", text)).encode("ascii")
     boundary = "=_pbem_" + hashlib.sha256(message_id.encode()).hexdigest()[:16]
+    rich = _part("html", html) if not images else _related(boundary + "_r", _part("html", html), images)
     body = (
         f'Content-Type: multipart/alternative; boundary="{boundary}"\n\n'
-        f"--{boundary}\n{_part('plain', text)}\n--{boundary}\n{_part('html', html)}\n--{boundary}--\n"
+        f"--{boundary}\n{_part('plain', text)}\n--{boundary}\n{rich}\n--{boundary}--\n"
     )
     return ("".join(heads) + body).encode("ascii")

@@ -103,7 +103,13 @@ def outbox_row(
     def build(ctx: dict[str, Any]) -> bytes:
         r = render_mail(
             mail.kind,
-            {**ctx, **record, "moderator": cfg.moderator_name, "moderator_address": cfg.moderator_address},
+            {
+                **ctx,
+                **record,
+                "moderator": cfg.moderator_name,
+                "moderator_address": cfg.moderator_address,
+                "now": when.isoformat(),  # the render time: deadlines are told as "in 23 hours" from it
+            },
         )
         return compose(
             sender=cfg.moderator_address,
@@ -119,6 +125,7 @@ def outbox_row(
             in_reply_to=mail.in_reply_to,
             references=mail.references,
             extra=extra,
+            images=r.images,
         )
 
     secret_text = mail.secret and mail.context.get(mail.secret)

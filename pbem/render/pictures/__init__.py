@@ -1,0 +1,73 @@
+"""Pictures of a game's board for the reports: pure functions from a player's View to PNG bytes (issue 24).
+
+One module per game draws from `view["data"]` only, so a picture can hold no fact its reader may not know
+(the secrecy scramble runs over the bytes, tests/test_pictures.py).  Mail carries the PNG as a
+`multipart/related` part referenced by `cid:`, with alt text; the same facts are in the report's text.
+Pillow draws them directly (no SVG step, no system library, its own embedded font): see README, "Reports".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import import_module
+from typing import Any
+
+#: Game kind -> module drawing its board.
+MODULES = {
+    "sixteen-thirty": "pbem.render.pictures.sixteen_thirty",
+    "habsburg": "pbem.render.pictures.habsburg",
+    "dynasties": "pbem.render.pictures.dynasties",
+    "italian-wars": "pbem.render.pictures.italian_wars",
+}
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A drawn board: PNG bytes, the words for those who cannot see it, and the Content-ID naming it in a mail."""
+
+    png: bytes
+    alt: str
+    width: int
+    height: int
+
+    @property
+    def cid(self) -> str:
+        return "board." + hashlib.sha256(self.png).hexdigest()[:16] + "@pbem"
+
+
+def _module(kind: str) -> Any:
+    name = MODULES.get(kind)
+    return None if name is None else import_module(name)
+
+
+def board(view: dict[str, Any]) -> list[Picture]:
+    """The pictures of `view`'s game as its reader may see it ([] for a game with none): a public picture shared
+    by every reader of one moment where the game has one (Sixteen Thirty's map), then the reader's own.
+
+    A picture is a function of what it shows, so one drawn moments ago is reused (a report and its copy kept
+    with the code redacted; the map, which every report of one moment shows): keys are canonical JSON."""
+    mod = _module(view.get("kind", ""))
+    if mod is None:
+        return []
+    out = [_public(view["kind"], mod.public_key(view))] if hasattr(mod, "public_key") else []
+    own = _drawn(json.dumps([view["kind"], view["players"], view["data"]], sort_keys=True, default=str))
+    return out + ([own] if own is not None else [])
+
+
+@lru_cache(maxsize=8)
+def _public(kind: str, key: str) -> Picture:
+    canvas, alt = _module(kind).draw_public(key)
+    return Picture(canvas.png(), alt, canvas.width, canvas.height)
+
+
+@lru_cache(maxsize=32)
+def _drawn(key: str) -> Picture | None:
+    kind, players, data = json.loads(key)
+    drawn = _module(kind).draw({"kind": kind, "players": players, "data": data})
+    if drawn is None:
+        return None
+    canvas, alt = drawn
+    return Picture(canvas.png(), alt, canvas.width, canvas.height)

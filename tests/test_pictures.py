@@ -1,0 +1,198 @@
+"""The board pictures (pbem/render/pictures): they draw the reader's view, all of it that matters, and nothing
+the reader may not know.
+
+* The secrecy scramble over the pictures: change another player's secrets (`engine.scramble`) and every
+  other reader's PNG stays byte-identical; the scramble does change some reader's own picture (hands drawn).
+* The facts match the view: each Sixteen Thirty country's box is filled in its faction's colour and its
+  alt text states the view's faction, status, army and ability; a reader's hand is named card by card,
+  and no other player's hidden card is named (tests/secrets_by_kind.py).
+* Italian Wars: usable and unusable cards are told apart in words (text) and by a mark (picture), never by
+  colour alone.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from PIL import Image
+
+from pbem import engine as registry
+from pbem.engine.bots import play
+from pbem.engine.sixteen_thirty.tables import COUNTRIES
+from pbem.render.pictures import MODULES, Picture, board
+from pbem.render.pictures import sixteen_thirty as thirty_picture
+from pbem.render.pictures.canvas import BLUE_TINT, GREY_TINT, RED_TINT
+from tests.engine.test_contract import moments
+from tests.secrets_by_kind import HIDDEN
+
+KINDS = sorted(MODULES)
+
+
+def _game(kind: str, n: int | None = None, seed: str = "pic"):
+    eng = registry.get(kind)
+    seats = [f"P{i}" for i in range(n or eng.max_players)]
+    return eng, play(eng, seats, seed, bot_seed=f"{seed}-bot", timeout_every=9)
+
+
+def picture(view) -> Picture | None:
+    """All of a reader's pictures as one (their bytes and alt texts joined), to compare and search."""
+    pics = board(view)
+    if not pics:
+        return None
+    return Picture(b"".join(p.png for p in pics), " ".join(p.alt for p in pics), pics[0].width, pics[0].height)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_changing_another_players_secrets_leaves_the_readers_picture_byte_identical(kind: str) -> None:
+    eng, pt = _game(kind)
+    changed = checked = 0
+    for s in moments(eng, pt, 8):
+        shown = {r: picture(eng.view(s, r)) for r in [None, *pt.players]}
+        for q in pt.players:
+            t = eng.scramble(s, q)
+            for reader, pic in shown.items():
+                if reader != q:
+                    again = picture(eng.view(t, reader))
+                    assert again is not None and pic is not None
+                    assert again.png == pic.png, (kind, reader, q)
+                    checked += 1
+            own = picture(eng.view(t, q))
+            changed += own is not None and shown[q] is not None and own.png != shown[q].png  # type: ignore[union-attr]
+    assert checked > 0
+    assert changed > 0, f"{kind}: the scramble never changed a reader's own picture: it draws no secret of theirs"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_report_of_the_game_has_a_picture_naming_the_readers_hand_and_no_hidden_card(kind: str) -> None:
+    eng, pt = _game(kind)
+    for s in moments(eng, pt, 8):
+        for p in pt.players:
+            view = eng.view(s, p)
+            pic = picture(view)
+            assert pic is not None and pic.png.startswith(b"\x89PNG") and pic.alt
+            for part in board(view):
+                image = Image.open(io.BytesIO(part.png))
+                assert image.size == (part.width, part.height) and part.width <= 700
+            hand = view["data"].get("your_hand" if kind == "italian-wars" else "hand") or []
+            for card in hand:
+                name = card["card"] if isinstance(card, dict) else card
+                assert name in pic.alt, (kind, p, name)
+            if kind in HIDDEN:
+                mine = set(HIDDEN[kind](s, p))
+                for q in pt.players:
+                    for item in set(HIDDEN[kind](s, q)) - mine:
+                        assert item not in pic.alt.split(", "), (kind, p, q, item)
+
+
+def test_each_sixteen_thirty_country_is_drawn_in_its_factions_colour_with_its_counters() -> None:
+    eng, pt = _game("sixteen-thirty", 4)
+    seen = set()
+    for s in moments(eng, pt, 6):
+        view = eng.view(s, "P0")
+        pic = picture(view)
+        assert pic is not None
+        image = Image.open(io.BytesIO(board(view)[0].png)).convert("RGB")  # the map comes first
+        for name in COUNTRIES:
+            k = view["data"]["countries"][name]
+            x, y = thirty_picture.AT[name]
+            inside = image.getpixel((x - thirty_picture.BOX_W // 2 + 10, y + thirty_picture.BOX_H // 2 - 8))
+            want = {"RED": RED_TINT, "BLUE": BLUE_TINT, None: GREY_TINT}[k["faction"]]
+            assert max(abs(a - b) for a, b in zip(inside, want)) < 24, (name, k["faction"], inside)
+            words = (
+                f"{name} ({k['faction'] or 'neutral'}, status {k['status']}  army {k['army']}  ability {k['ability']}"
+            )
+            assert words in pic.alt
+            seen.add(k["faction"])
+        for p in pt.players:
+            assert f"{p} {view['data']['scores'][p]}" in pic.alt
+    assert {"RED", "BLUE"} <= seen
+
+
+def test_italian_wars_marks_unusable_cards_with_an_x_and_the_reason() -> None:
+    from pbem.engine.italian_wars.cards import BY_NAME
+
+    eng = registry.get("italian-wars")
+    found = 0
+    for seed in ("iw1", "iw2", "iw3", "iw4"):
+        pt = play(eng, ["P0", "P1"], seed, bot_seed=seed, timeout_every=5)
+        for s in moments(eng, pt, 12):
+            if s["step"] != "discard":
+                continue
+            for p in pt.players:
+                view = eng.view(s, p)
+                bad = view["data"]["your_unusable"]
+                hand = next(b for b in view["sections"] if b["title"] == "Your hand")
+                for line, card in zip(hand["lines"], s["hands"][p]):
+                    assert line.startswith(card + " (") and line.endswith(" - usable") != (card in bad), line
+                    side = BY_NAME[card]["side"]
+                    if side and {"F": "French", "S": "Spanish"}[side] != s["sides"][p]:
+                        assert card in bad and " - NOT usable: " in line and "only" in line
+                found += len(bad)
+                assert "(not usable)" in picture(view).alt or not bad  # type: ignore[union-attr]
+    assert found > 0, "no unusable card was ever held: the test checked nothing"
+
+
+def test_italian_wars_reports_explain_the_card_codes_once() -> None:
+    eng, pt = _game("italian-wars", 2)
+    for s in moments(eng, pt, 6):
+        view = eng.view(s, "P0")
+        legends = [b for b in view["sections"] if b["title"] == "Card codes"]
+        assert len(legends) == 1
+        text = " ".join(legends[0]["lines"])
+        for word in ("Force", "French only", "Spanish only", "IK", "IM", "WON", "LOST", "Tactics", "Cavalry"):
+            assert word in text
+
+
+STEP_ID = re.compile(r"\bt\d+\.(?:[A-Z]\w*\.)?[a-z]+\b")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_report_in_the_seeded_playthroughs_names_an_internal_step_id(kind: str) -> None:
+    """The playthrough transcripts are every mail of a whole game (tests/test_playthrough_golden.py keeps them
+    equal to what is sent), so a step id such as "t7.Carol.specials" in any report would be found here."""
+    from tests.test_playthrough_golden import ROOT, _read
+
+    files = sorted((ROOT / kind).glob("*.txt*"))
+    assert files
+    for f in files:
+        text = _read(f)
+        assert "Asked of you now:" in text
+        hit = STEP_ID.search(text)
+        assert hit is None, f"{f.name}: {text[max(0, hit.start() - 80) : hit.end() + 20]!r}"
+
+
+def test_sixteen_thirty_offers_an_early_vote_only_to_a_player_who_may_cast_it() -> None:
+    """ST-R9: a ballot may be locked in the placement round only by a player with a pile there (or placing)."""
+    from pbem.engine.sixteen_thirty.state import pile
+
+    eng = registry.get("sixteen-thirty")
+    told = {"pile": 0, "none": 0}
+    for seed in ("v1", "v2"):
+        pt = play(eng, ["P0", "P1", "P2", "P3", "P4"], seed, bot_seed=seed, timeout_every=13)
+        for s in moments(eng, pt, 60):
+            if s["phase"] != "place":
+                continue
+            for r in eng.requests(s):
+                has = pile(s, r.player, s["vote"]["country"])
+                if has:
+                    assert "you may add your VOTE now" in r.prompt and any(x.startswith("VOTE") for x in r.syntax)
+                    told["pile"] += 1
+                elif len(r.legal) == 1:
+                    assert "VOTE" not in r.prompt.replace("do not vote", "") and not any("VOTE" in x for x in r.syntax)
+                    told["none"] += 1
+                else:
+                    assert "only then may you add your VOTE" in r.prompt
+    assert told["pile"] and told["none"]
+
+
+def test_the_phasing_player_is_told_how_to_send_specials_and_the_vote_call_with_the_trade() -> None:
+    eng, pt = _game("sixteen-thirty", 3)
+    asked = [r for s in moments(eng, pt, 40) if s["phase"] == "trade" for r in eng.requests(s)]
+    assert asked
+    for r in asked:
+        assert "Special cards" in r.prompt
+        assert any(x.startswith("PLAY <special>") for x in r.syntax) and any(
+            x.startswith("CALL <country>") for x in r.syntax
+        )
