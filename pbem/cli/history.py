@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -108,6 +107,11 @@ def verify(
     as_player: str | None = typer.Option(
         None, "--as", help="Whose mail to check when the folder holds several players' (name or address)."
     ),
+    legacy: bool = typer.Option(
+        False,
+        "--legacy",
+        help="Also check an export made before the chain (or with legacy events); says what is not proven.",
+    ),
 ) -> None:
     """Check every field of an export: the hash chain from the seed commitment, the numbering, each input's
     message, the replay of every input from the seed (every event reproduced exactly), the result and that
@@ -117,12 +121,15 @@ def verify(
     Example: pbem verify hh1.json --mail ~/Mail/pbem --as Alice
     """
     from pbem.history.export import verify as run_verify
+    from pbem.trust.canonical import MAX_BYTES, BadJson, load_export
 
     try:
-        doc = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        if file.stat().st_size > MAX_BYTES:
+            raise BadJson(f"the export is {file.stat().st_size} bytes, more than the {MAX_BYTES} pbem reads")
+        doc = load_export(file.read_bytes())
+    except (OSError, BadJson) as exc:
         fail(f"cannot read {file}: {exc}", 2)
-    v = run_verify(doc, partial=partial)
+    v = run_verify(doc, partial=partial, legacy=legacy)
     for line in v.checked:
         typer.echo(f"ok: {line}")
     for line in v.notes:
