@@ -215,3 +215,123 @@ def test_an_abandoned_game_reveals_its_seed_and_verifies_up_to_the_abandon(tmp_p
     assert any("abandoned: proven up to entry" in c for c in v.checked)
     public["events"] = public["events"][:-1]  # the abandon event cut off: the claim is refused
     _refused(_rechain(public), "not the moderator's abandon")
+
+
+# ------------------------------------------------------------------ 2. one history for everyone: signed receipts
+
+
+def _box(sent: Path, address: bytes, into: Path, edit=None) -> Path:
+    """The mails the moderator sent to `address`, as that player's Maildir (`edit` may change each raw mail)."""
+    import mailbox
+    import re
+
+    src = mailbox.Maildir(str(sent), factory=None, create=False)
+    box = mailbox.Maildir(str(into), factory=None, create=True)
+    for key in src.keys():
+        raw = src.get_bytes(key)
+        if re.search(rb"^To: .*<" + re.escape(address) + rb">", raw, re.M):
+            box.add(edit(raw) if edit else raw)
+    return into
+
+
+@pytest.fixture(scope="module")
+def split_game(tmp_path_factory, request) -> dict:
+    """A copied home run as two records (the same seed and the same game key), one per player: Alice's copy and
+    Bob's copy part at Alice's third order and end differently."""
+    from pbem.cli.demo import run
+    from pbem.trust import signing
+    from tests.test_verify_mail import _one_different_order
+
+    root = tmp_path_factory.mktemp("split")
+    key = signing.new_key()
+    mp = pytest.MonkeyPatch()
+    mp.setattr(signing, "new_key", lambda: key)  # the copy of the home holds the same key
+    try:
+        a = run("italian-wars", 2, "split-seed", root / "a", clock=Clock())
+        b = run("italian-wars", 2, "split-seed", root / "b", clock=Clock(), style=_one_different_order())
+    finally:
+        mp.undo()
+    alice = _box(a.home / "mail" / "sent", b"alice@players.example", root / "alice")
+    bob = _box(b.home / "mail" / "sent", b"bob@players.example", root / "bob")
+    return {"a": a, "b": b, "alice": alice, "bob": bob, "root": root, "key": key}
+
+
+def test_the_export_and_every_receipt_are_signed_by_the_game_key(split_game) -> None:
+    from pbem.trust import signing
+
+    doc = json.loads(split_game["a"].export.read_text())
+    fp = signing.fingerprint(doc["game"]["key"])
+    v = verify(doc)
+    assert v.ok and any(f"signed by the game key, fingerprint {fp}" in c for c in v.checked), v
+    from email import message_from_bytes, policy
+
+    first = [
+        message_from_bytes(p.read_bytes(), policy=policy.default)
+        for p in (split_game["alice"] / "new").iterdir()
+        if b"X-Pbem-Commitment" in p.read_bytes()
+    ]
+    assert first and all("X-Pbem-Signature" in m for m in first)
+    body = first[0].get_body(("plain",))
+    assert body is not None and fp in body.get_content(), body
+    edited = copy.deepcopy(doc)
+    edited["game"]["options"] = {"variant": "short"}  # outside the chain: bound by the signature
+    _refused(edited, "fields outside the chain", "edited")
+    edited = copy.deepcopy(doc)
+    del edited["signature"]
+    _refused(edited, "not signed")
+
+
+def test_two_players_shown_different_histories_find_out_from_their_mailboxes(split_game) -> None:
+    """Issue 25: each player's own `verify --mail` passed on their own record.  Now the signed heads of both
+    mailboxes are compared: different heads at one position, both signed by the game key, are proof."""
+    code_a = _cli_verify(split_game["a"].export, "--mail", str(split_game["alice"]))
+    assert code_a.exit_code == 0, code_a.output  # Alice alone sees nothing wrong with her record
+    res = _cli_verify(split_game["a"].export, "--mail", str(split_game["alice"]), "--mail", str(split_game["bob"]))
+    assert res.exit_code == 1, res.output
+    assert "SPLIT HISTORY" in res.output and "both signed by the game key" in res.output, res.output
+    assert "MISMATCH" in res.output  # Bob's signed heads are not on the export's chain either
+
+
+def test_a_made_up_mail_cannot_make_an_honest_export_fail(split_game, tmp_path: Path) -> None:
+    """Issue 25: receipts were not authenticated, so a player could make up a mail with a wrong head and claim
+    the honest export failed.  An unsigned (or altered) receipt is now reported and not trusted."""
+    import mailbox
+
+    box = tmp_path / "alice"
+    import shutil
+
+    shutil.copytree(split_game["alice"], box)
+    md = mailbox.Maildir(str(box), factory=None, create=False)
+    raw = md.get_bytes(sorted(md.keys())[-1])
+    forged = raw.replace(b"X-Pbem-Record: ", b"X-Pbem-Record: 3 " + b"ab" * 32 + b"\nX-Old-Record: ", 1)
+    md.add(forged)
+    res = _cli_verify(split_game["a"].export, "--mail", str(box))
+    assert res.exit_code == 0, res.output
+    assert "not signed by the game key" in res.output and "not trusted" in res.output
+
+
+def test_an_invisible_character_in_the_game_tag_hides_no_signed_mail(split_game, tmp_path: Path) -> None:
+    """Issue 25: --mail skipped mails whose game tag held a zero-width character; a signed receipt is about the
+    game whatever its subject says."""
+    zw = "\u200b".encode()
+
+    def hide(raw: bytes) -> bytes:
+        return raw.replace(b"[pbem ", b"[pbem" + zw + b" ", 1) if b"Subject: =?" not in raw else raw
+
+    bob = _box(split_game["b"].home / "mail" / "sent", b"bob@players.example", tmp_path / "bob", hide)
+    res = _cli_verify(split_game["a"].export, "--mail", str(bob))
+    assert res.exit_code == 1 and "MISMATCH" in res.output, res.output
+
+
+def test_a_record_under_another_key_is_named_by_its_fingerprint(split_game, tmp_path: Path) -> None:
+    """A second record made for one player (a new game from the same seed) has its own key: none of the player's
+    receipts is signed by the export's key, and verify names the key they are signed with."""
+    from pbem.cli.demo import run
+    from pbem.trust import signing
+
+    other = run("italian-wars", 2, "split-seed", tmp_path / "other", clock=Clock())
+    res = _cli_verify(other.export, "--mail", str(split_game["alice"]))
+    assert res.exit_code == 1, res.output
+    assert (
+        f"signed by another key, fingerprint {signing.fingerprint(signing.public_key(split_game['key']))}" in res.output
+    )

@@ -101,8 +101,11 @@ def verify(
     partial: bool = typer.Option(
         False, "--partial", help="Accept a history that stops before the game's end; say up to where it is proven."
     ),
-    mail: Path | None = typer.Option(
-        None, "--mail", help="Also check a player's received mail (a Maildir, an mbox file or a folder of .eml)."
+    mail: list[Path] = typer.Option(
+        [],
+        "--mail",
+        help="Also check a player's received mail (a Maildir, an mbox file or a folder of .eml); give it once per "
+        "player to find out whether everyone was shown the same history.",
     ),
     as_player: str | None = typer.Option(
         None, "--as", help="Whose mail to check when the folder holds several players' (name or address)."
@@ -135,8 +138,8 @@ def verify(
     for line in v.notes:
         typer.echo(f"note: {line}")
     mail_ok = True
-    if mail is not None:
-        mail_ok = _verify_mail(doc, mail, as_player)
+    if mail:
+        mail_ok = _verify_mails(doc, mail, as_player)
     if not v.ok:
         fail(f"verification FAILED: {v.problem}")
     if not mail_ok:
@@ -144,14 +147,30 @@ def verify(
     typer.echo("verification passed")
 
 
-def _verify_mail(doc: dict, folder: Path, as_player: str | None) -> bool:
-    from pbem.trust.receipts import NoMail, lines, read_folder, verify_mail
+def _verify_mails(doc: dict, folders: list[Path], as_player: str | None) -> bool:
+    from pbem.trust.receipts import NoMail, lines, read_folder, split, verify_mail
 
-    try:
-        raws = read_folder(folder)
-    except (OSError, NoMail) as exc:
-        fail(f"cannot read the mail in {folder}: {exc}", 2)
-    c = verify_mail(doc, raws, as_player)
-    for line in lines(c):
-        typer.echo(line)
-    return c.ok
+    if as_player and len(folders) > 1:
+        fail("--as chooses whose mail to check in one folder; give one folder per player with several --mail", 2)
+    boxes: list[tuple[str, list[bytes]]] = []
+    ok = True
+    for folder in folders:
+        try:
+            raws = read_folder(folder)
+        except (OSError, NoMail) as exc:
+            fail(f"cannot read the mail in {folder}: {exc}", 2)
+        c = verify_mail(doc, raws, as_player)
+        if len(folders) > 1:
+            typer.echo(f"-- {folder}")
+        for line in lines(c):
+            typer.echo(line)
+        ok = ok and c.ok
+        boxes.append((c.player or str(folder), raws))
+    if len(folders) > 1:
+        proofs = split(doc, boxes)
+        for line in proofs:
+            typer.echo(f"SPLIT HISTORY: {line}")
+        if not proofs and doc["game"].get("key"):
+            typer.echo(f"ok: the signed heads of these {len(folders)} mailboxes agree wherever they overlap")
+        ok = ok and not proofs
+    return ok

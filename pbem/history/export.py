@@ -28,7 +28,7 @@ from pbem.history.formats import FORMATS, render
 from pbem.history.text import text_record
 from pbem.record import store
 from pbem.record.models import Game, InboundMessage, OrderInput
-from pbem.trust import chain
+from pbem.trust import chain, signing
 from pbem.trust.verify import FORMAT, VERSION, Verification, check
 
 __all__ = ["FORMATS", "build", "render", "text_record", "verify"]
@@ -138,6 +138,9 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
         doc["salts"] = next((list(ev.data["salts"]) for ev in events if ev.kind == "salts"), None)  # a copy
     if over:
         doc["finished"] = doc["events"][-1]["at"] if doc["events"] else None
+    if game.signing_key:  # the game's key signs the export's head as it signs every receipt
+        doc["game"]["key"] = signing.public_key(game.signing_key)
+        doc["signature"] = signing.export_signature(game.signing_key, doc)
     return doc
 
 

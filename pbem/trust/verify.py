@@ -47,7 +47,7 @@ from pbem.engine.base import Engine, Event
 from pbem.engine.rng import commitment
 from pbem.engine.words import count
 from pbem.record import store
-from pbem.trust import chain
+from pbem.trust import chain, signing
 from pbem.trust import deal as joining
 from pbem.trust.seeds import seed_problem
 
@@ -78,6 +78,7 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False) -> V
         _shape(doc)
         _downgrades(doc, legacy, v)
         _check(doc, partial, v)
+        _signed(doc, v)
     except Refused as exc:
         v.problem = str(exc)
         return v
@@ -135,6 +136,43 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     _salted(seed, events, v)  # an entry moved or renumbered is named by the checks above
     _salted_inputs(seed, orders, v)
     _fields(eng, state, doc, rows, v)
+
+
+def _signed(doc: dict[str, Any], v: Verification) -> None:
+    """The export's head is signed by the game's key (`pbem.trust.signing`): then its header (name, kind, options,
+    insecure_seed, players, commitment) is bound too, and a player's signed receipts can be compared with it."""
+    key, sig = doc["game"].get("key"), doc.get("signature")
+    if key is None:
+        if sig is not None:
+            raise Refused("the export carries a signature but no game key to check it with")
+        v.notes.append(
+            "this game has no signing key (made before pbem signed its receipts): nothing proves that other "
+            "players were shown the same history; compare record heads with them"
+        )
+        return
+    if doc.get("chain") is None:
+        raise Refused("the game has a signing key, but the export has no chain for it to sign")
+    if not isinstance(sig, dict) or not all(isinstance(sig.get(k), t) for k, t in _SIGNATURE.items()):
+        raise Refused("the game has a signing key, but the export's head is not signed (signature is missing)")
+    if not isinstance(key, str) or len(key) != 64:
+        raise Refused("the game key must be 64 hex digits (an Ed25519 public key)")
+    h = signing.header_of_export(doc)
+    if sig["header"] != h:
+        raise Refused(
+            "the game's fields outside the chain (name, kind, options, insecure_seed, players, commitment) are not "
+            "the ones the export's signature was made for: they were edited"
+        )
+    if (sig["entries"], sig["head"]) != (doc["chain"]["entries"], doc["chain"]["head"]):
+        raise Refused("the export's signature is for another head than its chain's")
+    if not signing.valid(key, signing.statement(doc["game"]["name"], h, sig["entries"], sig["head"]), sig["sig"]):
+        raise Refused("the signature of the export's head is not the game key's")
+    v.checked.append(
+        f"the head and the game's fields are signed by the game key, fingerprint {signing.fingerprint(key)} "
+        "(compare it with the one in your invitation)"
+    )
+
+
+_SIGNATURE = {"entries": int, "head": str, "header": str, "sig": str}
 
 
 def _salted_inputs(seed: str, orders: list[dict], v: Verification) -> None:
