@@ -335,3 +335,58 @@ def test_a_record_under_another_key_is_named_by_its_fingerprint(split_game, tmp_
     assert (
         f"signed by another key, fingerprint {signing.fingerprint(signing.public_key(split_game['key']))}" in res.output
     )
+
+
+# ------------------------------------------------------------------ 3. a player's outbox is evidence
+
+
+def _sent_box(home: Path, address: bytes, into: Path) -> Path:
+    """What the player sent: the moderator's processed inbound mail from `address`, as their Sent Maildir."""
+    import mailbox
+    import re
+
+    src = mailbox.Maildir(str(home / "mail" / "processed"), factory=None, create=False)
+    box = mailbox.Maildir(str(into), factory=None, create=True)
+    for key in src.keys():
+        raw = src.get_bytes(key)
+        if re.search(rb"^From: .*" + re.escape(address), raw, re.M):
+            box.add(raw)
+    return into
+
+
+def test_the_players_sent_folder_catches_substituted_invented_and_dropped_orders(split_game, tmp_path: Path) -> None:
+    """Issue 25: a substituted, an invented and a dropped order passed verify and verify --mail (the export's inputs
+    are whatever the moderator recorded).  The player's own Sent folder shows all three."""
+    import mailbox
+
+    from pbem.trust.receipts import read_folder
+    from pbem.trust.sent import check_sent
+
+    a = split_game["a"]
+    sent = _sent_box(a.home, b"alice@players.example", tmp_path / "alice-sent")
+    res = _cli_verify(a.export, "--sent", str(sent))
+    assert res.exit_code == 0 and "applied as written" in res.output, res.output
+    doc = json.loads(a.export.read_text())
+    theirs = [o for o in doc["orders"] if o["player"] == "Alice" and o["kind"] == "orders"]
+    assert len(theirs) >= 3
+
+    substituted = copy.deepcopy(doc)
+    victim = next(o for o in substituted["orders"] if o["seq"] == theirs[1]["seq"])
+    victim["lines"] = ["DISCARD Ditch"] if victim["lines"] != ["DISCARD Ditch"] else ["PASS"]
+    c = check_sent(substituted, read_folder(sent))
+    assert not c.ok and any(
+        p.startswith("SUBSTITUTED") and f"input {victim['seq']}: {victim['lines'][0]}" in p for p in c.problems
+    )
+
+    dropped = copy.deepcopy(doc)
+    mid = theirs[2]["message_id"]
+    dropped["messages"] = [m for m in dropped["messages"] if m["message_id"] != mid]
+    c = check_sent(dropped, read_folder(sent))
+    assert not c.ok and any(p.startswith("DROPPED") and mid.strip("<>").lower() in p for p in c.problems), c.problems
+
+    md = mailbox.Maildir(str(sent), factory=None, create=False)  # the invented one: she never sent it
+    for key in md.keys():
+        if theirs[0]["message_id"].encode() in md.get_bytes(key):
+            md.remove(key)
+    res = _cli_verify(a.export, "--sent", str(sent))
+    assert res.exit_code == 1 and f"INVENTED: input {theirs[0]['seq']}" in res.output, res.output

@@ -110,6 +110,12 @@ def verify(
     as_player: str | None = typer.Option(
         None, "--as", help="Whose mail to check when the folder holds several players' (name or address)."
     ),
+    sent: Path | None = typer.Option(
+        None,
+        "--sent",
+        help="Also check the player's own Sent folder: every mail they sent about the game is in the export, "
+        "applied as written or refused with its reason, and no input of theirs comes from elsewhere.",
+    ),
     legacy: bool = typer.Option(
         False,
         "--legacy",
@@ -140,11 +146,27 @@ def verify(
     mail_ok = True
     if mail:
         mail_ok = _verify_mails(doc, mail, as_player)
+    if sent is not None:
+        mail_ok = _verify_sent(doc, sent, as_player) and mail_ok
     if not v.ok:
         fail(f"verification FAILED: {v.problem}")
     if not mail_ok:
         fail("verification FAILED: the player's mail does not match this export")
     typer.echo("verification passed")
+
+
+def _verify_sent(doc: dict, folder: Path, as_player: str | None) -> bool:
+    from pbem.trust.receipts import NoMail, read_folder
+    from pbem.trust.sent import check_sent, lines
+
+    try:
+        raws = read_folder(folder)
+    except (OSError, NoMail) as exc:
+        fail(f"cannot read the mail in {folder}: {exc}", 2)
+    c = check_sent(doc, raws, as_player)
+    for line in lines(c):
+        typer.echo(line)
+    return c.ok
 
 
 def _verify_mails(doc: dict, folders: list[Path], as_player: str | None) -> bool:
