@@ -390,3 +390,20 @@ def test_the_players_sent_folder_catches_substituted_invented_and_dropped_orders
             md.remove(key)
     res = _cli_verify(a.export, "--sent", str(sent))
     assert res.exit_code == 1 and f"INVENTED: input {theirs[0]['seq']}" in res.output, res.output
+
+
+# ------------------------------------------------------------------ 5. a missing contribution to the deal is stated
+
+
+def test_a_deal_without_a_players_salt_is_stated_by_verify(tmp_path: Path) -> None:
+    """Issue 25: a JOIN without a salt (or a player who never joined) left the deal to the others' salts, and a deal
+    with no salt at all to the moderator's seed alone; verify accepted both silently.  Now it says so."""
+    from pbem.cli.demo import run
+
+    r = run("habsburg", 3, None, tmp_path / "home", clock=Clock(), join_salts={"Alice": "my own words", "Bob": ""})
+    doc = json.loads(r.export.read_text())
+    v = verify(doc)
+    assert v.ok, v.problem
+    warning = next(n for n in v.notes if n.startswith("WARNING: the deal has no contribution from"))
+    assert "Bob (no salt)" in warning and "Carol (no salt)" in warning and "Alice" not in warning
+    assert "only the other players' salts" in warning

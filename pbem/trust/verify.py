@@ -128,6 +128,7 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     v.checked.append(f"replayed {count(len(orders), 'accepted input')} from the seed")
     if doc.get("salts") is not None:
         v.checked.append("the deal came from SHA-256(seed || salts), with the salts the players' JOIN inputs gave")
+        _contributions(doc, events, v)
     v.checked.append(
         f"all {count(engine_events, 'engine event')} reproduced exactly (every shuffle, draw and die roll)"
     )
@@ -136,6 +137,31 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     _salted(seed, events, v)  # an entry moved or renumbered is named by the checks above
     _salted_inputs(seed, orders, v)
     _fields(eng, state, doc, rows, v)
+
+
+def _contributions(doc: dict[str, Any], events: list[dict], v: Verification) -> None:
+    """Say whose contribution to the deal is missing or empty: the deal is then stirred only by the others' salts
+    (and by none when nobody gave one: the moderator, who chose the seed, could have chosen the deal)."""
+    dealt = next((e for e in events if e["kind"] == "salts"), None)
+    if dealt is None:
+        return
+    players = dealt["data"].get("players", [p["name"] for p in doc["players"]])
+    salts = dealt["data"].get("salts", doc.get("salts") or [])
+    missing = set(dealt["data"].get("missing", []))
+    empty = [p for p, salt in zip(players, salts) if not salt]
+    if not empty:
+        v.checked.append(f"every player ({', '.join(players)}) stirred the deal with a salt of their own")
+        return
+    said = ", ".join(f"{p} ({'did not join' if p in missing else 'no salt'})" for p in empty)
+    whole = len(empty) == len(players)
+    v.notes.append(
+        f"WARNING: the deal has no contribution from {said}"
+        + (
+            ": nobody stirred it, so the moderator, who chose the seed, could have chosen the deal"
+            if whole
+            else ": only the other players' salts stirred it"
+        )
+    )
 
 
 def _signed(doc: dict[str, Any], v: Verification) -> None:
