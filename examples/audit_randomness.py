@@ -24,6 +24,15 @@ What it checks (docs/export-format.md, "Randomness"):
    index down to 1, swap item i with item below(i + 1).
 4. Where the event states the result in a field of its own (a deck order, a
    seating, a coin), that field equals the recomputed value.
+5. The trail is complete: every event of a kind that draws (a shuffle, a die
+   roll, a stolen card...; `DRAWING` below) carries its draws, and an export
+   without a hash chain or with events marked as recorded before it (whose
+   trails could be missing) is refused.
+6. What was shuffled is what the rules say: the set-up's deck is the rulebook's
+   deck in its printed order (`RULES_DECKS`: the SHA-256 of its JSON list), a
+   reshuffle holds only cards of that deck, and a seating shuffles the players
+   in seat order.  So the moderator cannot choose the deck by listing it in the
+   order that a known seed shuffles into the deal he wants.
 
 It prints "OK" and a one-line summary, or "MISMATCH" naming the first event that
 differs, and exits 0 or 1.
@@ -38,6 +47,65 @@ from typing import Any
 
 #: Event fields that state a draw's result, checked against the recomputed value.
 RESULT_FIELDS = {"shuffle": ("deck", "seats", "players"), "coin": ("coin",), "die": ("roll",)}
+#: Per game kind, the events that always draw: each must carry its `rng` trail.
+DRAWING = {
+    "habsburg": {"seating", "shuffle", "stolen"},
+    "italian-wars": {"sides", "deck-order", "coin"},
+    "sixteen-thirty": {"shuffle", "first-roll", "war", "random-end"},  # "counters": only the draw itself
+    "dynasties": {"seating", "shuffle"},
+}
+#: Per game kind and set-up event, SHA-256 of the compact JSON list (UTF-8, ", " and ": " without spaces) of what
+#: the rules shuffle at the set-up, in the rulebook's order (the default options).
+RULES_DECKS = {
+    "habsburg": {"shuffle": "50d58a14787f2f2543db741c805d283b1c7e109f5bad5ec3138bbd50ef517e92"},
+    "italian-wars": {"deck-order": "9b71010dbdd8dc705ff44a384c5115def7e963e49aa814caf6afac3e66fdb88f"},
+    "sixteen-thirty": {
+        "shuffle": "a6455778d3f7192a36954d7489181d3cf30bf97ca643b5db38cda6c89197b953",
+        "counters": "54e8c6d013dfe20392ea086e192e9200066594cdb5304bfe240f308ec612bf1b",
+    },
+    "dynasties": {"shuffle": "3d68f483058af42f5b9a9f6759689e0396fcb8e09c4ff366cee244fb31621e8c"},
+}
+SEATING = {"seating"}
+
+
+def _digest(items: list[Any]) -> str:
+    return hashlib.sha256(json.dumps(items, ensure_ascii=False, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def _within(items: list[Any], deck: list[Any]) -> bool:
+    """Every item of `items` is in `deck`, no more often than there."""
+    left: dict[str, int] = {}
+    for card in deck:
+        left[json.dumps(card)] = left.get(json.dumps(card), 0) + 1
+    for card in items:
+        key = json.dumps(card)
+        if left.get(key, 0) == 0:
+            return False
+        left[key] -= 1
+    return True
+
+
+def rules_problem(doc: dict[str, Any], ev: dict[str, Any], rec: dict[str, Any], decks: dict[str, list[Any]]) -> str:
+    """Why what this shuffle shuffled is not what the rules say ("" if it is)."""
+    kind = doc["game"]["kind"]
+    before = rec.get("before")
+    if not isinstance(before, list):
+        return "its shuffle does not list what it shuffled"
+    if ev["kind"] in SEATING:
+        players = [p["name"] for p in doc.get("players", [])]
+        return "" if before == players else f"it seats {before!r}, not the players in seat order {players!r}"
+    want = RULES_DECKS.get(kind, {}).get(ev["kind"])
+    if want is None:
+        return ""
+    if ev["kind"] not in decks:
+        if doc["game"].get("options"):
+            decks[ev["kind"]] = before  # other options, another deck: the auditor knows the default's only
+            return ""
+        if _digest(before) != want:
+            return "it shuffles a deck that is not the rulebook's (other cards, or not in the printed order)"
+        decks[ev["kind"]] = before
+        return ""
+    return "" if _within(before, decks[ev["kind"]]) else "it reshuffles cards that are not in the game's deck"
 
 
 class Generator:
@@ -91,33 +159,73 @@ def deal_seed(seed: str, salts: list[str]) -> str:
 
 def audit(doc: dict[str, Any]) -> tuple[bool, str]:
     """(True, summary) if every random value is reproduced from the seed; else (False, the first mismatch)."""
-    seed = doc.get("seed")
-    if not seed:
-        return False, "the seed is not revealed in this export (is the game over?)"
-    if hashlib.sha256(seed.encode("ascii")).hexdigest() != doc.get("seed_commitment"):
-        return False, "SHA-256 of the seed does not equal the commitment"
+    seed, kind = doc.get("seed"), doc.get("game", {}).get("kind")
+    refusal = _refusal(doc, seed, kind)
+    if refusal:
+        return False, refusal
+    assert isinstance(seed, str)
     if doc.get("salts") is not None:
         seed = deal_seed(seed, doc["salts"])
     gen = Generator(seed)
     draws = 0
+    decks: dict[str, list[Any]] = {}
     for ev in sorted(doc.get("events", []), key=lambda e: e["seq"]):
+        where = f"event {ev['seq']} ({ev['kind']}: {ev['text'][:60]!r})"
+        if ev["kind"] in DRAWING[kind] and not ev.get("data", {}).get("rng"):
+            return False, f"{where}: a {ev['kind']} event always draws, but its draw trail is missing"
         for rec in ev.get("data", {}).get("rng", []):
-            where = f"event {ev['seq']} ({ev['kind']}: {ev['text'][:60]!r})"
-            if rec.get("at") != gen.n:
-                return False, f"{where}: its draw starts at block {rec.get('at')}, but the previous draw ended at " + (
-                    f"block {gen.n} (a draw is missing, hidden or repeated)"
-                )
-            try:
-                value = recompute(gen, rec)
-            except (KeyError, TypeError, ValueError) as exc:
-                return False, f"{where}: unreadable draw record {rec!r} ({exc})"
-            if value != rec.get("value"):
-                return False, f"{where}: the seed gives {value!r}, the export says {rec.get('value')!r}"
-            for name in RESULT_FIELDS.get(rec["op"], ()):
-                if name in ev["data"] and len(ev["data"]["rng"]) == 1 and ev["data"][name] != value:
-                    return False, f"{where}: its {name!r} is {ev['data'][name]!r}, the seed gives {value!r}"
+            why = _draw_problem(doc, ev, rec, decks, gen)
+            if why:
+                return False, f"{where}: {why}"
             draws += 1
     return True, f"{draws} random draws ({gen.n} generator blocks) reproduced from the seed"
+
+
+def _refusal(doc: dict[str, Any], seed: Any, kind: Any) -> str:
+    """Why this export cannot be audited at all ("" when it can)."""
+    if not seed:
+        return "the seed is not revealed in this export (is the game over?)"
+    if kind not in DRAWING:
+        return f"this auditor does not know the rules of {kind!r}"
+    ch = doc.get("chain")
+    if not isinstance(ch, dict) or ch.get("legacy_events") or not all("hash" in e for e in doc.get("events", [])):
+        return "the export has no hash chain, or marks events as recorded before it: draw trails could be missing"
+    if hashlib.sha256(seed.encode("ascii")).hexdigest() != doc.get("seed_commitment"):
+        return "SHA-256 of the seed does not equal the commitment"
+    return ""
+
+
+def _draw_problem(
+    doc: dict[str, Any], ev: dict[str, Any], rec: dict[str, Any], decks: dict[str, list[Any]], gen: Any
+) -> str:
+    """What is wrong with one draw record of event `ev` ("" if the seed reproduces it and its use)."""
+    if rec.get("op") == "shuffle":
+        why = rules_problem(doc, ev, rec, decks)
+        if why:
+            return why
+    if rec.get("at") != gen.n:
+        return f"its draw starts at block {rec.get('at')}, but the previous draw ended at " + (
+            f"block {gen.n} (a draw is missing, hidden or repeated)"
+        )
+    try:
+        value = recompute(gen, rec)
+    except (KeyError, TypeError, ValueError) as exc:
+        return f"unreadable draw record {rec!r} ({exc})"
+    if value != rec.get("value"):
+        return f"the seed gives {value!r}, the export says {rec.get('value')!r}"
+    for name in RESULT_FIELDS.get(rec["op"], ()):
+        if name in ev["data"] and len(ev["data"]["rng"]) == 1 and ev["data"][name] != value:
+            return f"its {name!r} is {ev['data'][name]!r}, the seed gives {value!r}"
+    return ""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
 
 
 def main(argv: list[str]) -> int:
@@ -125,7 +233,7 @@ def main(argv: list[str]) -> int:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     with open(argv[1], encoding="utf-8") as f:
-        doc = json.load(f)
+        doc = json.load(f, object_pairs_hook=_unique)
     ok, message = audit(doc)
     print(("OK: " if ok else "MISMATCH: ") + message)
     return 0 if ok else 1

@@ -69,3 +69,37 @@ def test_a_wrong_seed_is_refused(tmp_path: Path) -> None:
     doc["seed"] += "x"
     res = _run(doc, tmp_path)
     assert res.returncode == 1 and "commitment" in res.stdout
+
+
+def test_missing_draw_trails_are_refused(tmp_path: Path) -> None:
+    """Issue 25: an export whose draw trails were deleted passed (nothing left to check)."""
+    doc = seeded_export("habsburg")
+    ev = next(e for e in doc["events"] if e["kind"] == "stolen")
+    del ev["data"]["rng"]
+    res = _run(doc, tmp_path)
+    assert res.returncode == 1 and f"MISMATCH: event {ev['seq']}" in res.stdout and "trail is missing" in res.stdout
+    doc = seeded_export("habsburg")
+    doc["chain"]["legacy_events"] = len(doc["events"])
+    res = _run(doc, tmp_path)
+    assert res.returncode == 1 and "recorded before it" in res.stdout
+
+
+def test_a_deck_the_moderator_chose_is_refused(tmp_path: Path) -> None:
+    """Issue 25: listing the deck in the order a known seed shuffles into a chosen deal passed: the shuffle was
+    recomputed from whatever `before` said.  The set-up deck must be the rulebook's, in its printed order."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("audit_randomness", SCRIPT)
+    assert spec and spec.loader
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    Generator = script.Generator
+    doc = seeded_export("habsburg")
+    ev = next(e for e in doc["events"] if e["kind"] == "shuffle")
+    rec = ev["data"]["rng"][0]
+    rec["before"] = list(reversed(rec["before"]))  # another order in: another deal out, all recomputed honestly
+    gen = Generator(doc["seed"])
+    gen.n = rec["at"]
+    rec["value"] = ev["data"]["deck"] = gen.shuffle(rec["before"])
+    res = _run(doc, tmp_path)
+    assert res.returncode == 1 and f"MISMATCH: event {ev['seq']}" in res.stdout and "not the rulebook's" in res.stdout

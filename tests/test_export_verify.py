@@ -117,6 +117,10 @@ def _rechain(doc: dict) -> dict:
         head = chain.link(head, chain.entry_of(row))
         row["hash"] = head
     doc["chain"] = dict(doc["chain"], head=head, entries=len(rows))
+    # the signed head no longer fits: these checks are of the chain, so the forger drops the game key (an unsigned
+    # game, as before migration 0012; tests/test_fairness.py shows what the signature adds)
+    doc["game"].pop("key", None)
+    doc.pop("signature", None)
     return doc
 
 
@@ -132,6 +136,7 @@ def _cut(doc: dict, n: int) -> dict:
     keep = len(doc["orders"]) - n
     doc["orders"] = doc["orders"][:keep]
     doc["events"] = [e for e in doc["events"] if e["input_seq"] <= keep]
+    doc.pop("final_view")  # the position at the end: a cut history would show another one (verify checks it)
     return doc
 
 
@@ -256,15 +261,28 @@ def test_an_incomplete_history_is_refused_unless_partial(finished) -> None:
 
 def test_an_export_made_before_the_chain_still_verifies_with_a_note(finished) -> None:
     doc = copy.deepcopy(finished["habsburg"])
-    del doc["chain"]
+    del doc["chain"], doc["signature"], doc["game"]["key"]  # made before the chain: nor signed
     for row in doc["orders"] + doc["events"]:
         del row["hash"]
+        row.pop("salt", None)
         row.get("data", {}).pop("rng", None)  # the facts the engine added since
-    v = verify(doc)
+    # a forger could claim "made before the chain" for any made-up history: refused unless asked for
+    _refused(doc, "no hash chain", "--legacy")
+    v = verify(doc, legacy=True)
     assert v.ok, v.problem
-    assert any("before pbem chained its record" in n for n in v.notes)
+    assert any("NOT PROVEN (--legacy)" in n for n in v.notes)
     doc["events"][5]["text"] += "!"
-    assert not verify(doc).ok
+    assert not verify(doc, legacy=True).ok
+
+
+def test_a_fresh_export_marked_legacy_to_drop_its_draw_trails_is_refused(finished) -> None:
+    """Issue 25: legacy events are matched fact by fact, so marking a fresh export's events legacy let a forger
+    delete every draw trail (the audit script then had nothing to check); verify alone now refuses it."""
+    doc = copy.deepcopy(finished["habsburg"])
+    for e in doc["events"]:
+        e["data"].pop("rng", None)
+    doc["chain"]["legacy_events"] = len(doc["events"])
+    _refused(_rechain(doc), "recorded before the chain", "--legacy")
 
 
 def test_cli_verify_partial_says_up_to_where(finished, tmp_path: Path) -> None:

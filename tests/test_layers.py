@@ -231,8 +231,8 @@ ALLOWED: dict[str, set[str]] = {
     # reading a mail body into order lines needs each game's order words, nothing else
     "orders": {"engine"},
     # seeds, codes, deal and chain are pure over engine types; verify re-reads the record to check it,
-    # receipts name the headers outgoing mail carries
-    "trust": {"engine", "record", "mail.outbound"},
+    # receipts name the headers outgoing mail carries; `verify --sent` reads a sent mail's order lines as pbem does
+    "trust": {"engine", "record", "mail.outbound", "orders"},
     # the record stores engine states, chains events (trust.chain), deals seats (trust.deal), and finds
     # its shipped migrations through render.resources
     "record": {"engine", "trust", "render"},
@@ -246,8 +246,9 @@ ALLOWED: dict[str, set[str]] = {
     "mail": {"home", "mail.transports"},
     # reading a message: the order extraction of its body
     "mail.inbound": {"orders"},
-    # composing and sending: the home's identity, templates, the outbox in the record, a transport
-    "mail.outbound": {"home", "render", "record", "mail.transports"},
+    # composing and sending: the home's identity, templates, the outbox in the record, a transport, and the
+    # game's key that signs each receipt (trust.signing)
+    "mail.outbound": {"home", "render", "record", "mail.transports", "trust"},
     # Maildir, IMAP, SMTP: connection settings from the home
     "mail.transports": {"home"},
 }

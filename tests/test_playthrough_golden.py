@@ -48,7 +48,9 @@ GAMES = [game_of(kind) for kind in registry.available()]
 #: The record's hashes (issue 13) cover the bots' Message-IDs, which are random: the transcripts keep the
 #: record's positions ("Record #214") and mask the hashes.
 HASHES = [(re.compile(r"^(Record #\d+, )[0-9a-f]{16}\.\.\.$", re.M), r"\1<head>..."),
-          (re.compile(r"(its hash is\n  )[0-9a-f]{64}$", re.M), r"\1<hash>")]  # fmt: skip
+          (re.compile(r"(its hash is\n  )[0-9a-f]{64}$", re.M), r"\1<hash>"),
+          (re.compile(r"(fingerprint )[0-9a-f]{4}( [0-9a-f]{4}){4}"), r"\1<key>"),  # a fresh key per game
+          (re.compile(r"(record #\d+, head )[0-9a-f]{64}$", re.M), r"\1<head>")]  # fmt: skip
 
 
 def masked(text: str) -> str:

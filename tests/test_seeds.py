@@ -36,6 +36,33 @@ def test_weak_seeds_are_refused(seed: str) -> None:
     assert seed_problem(seed) and "32 or more hex digits" in seed_problem(seed)
 
 
+PATTERNED = [
+    "deadbeef" * 4,  # a short block repeated
+    "0123456789abcdef" * 2,  # counting, twice
+    "fedcba9876543210" * 2,
+    "0123456789abcdeffedcba9876543210",  # up, then down
+    "00112233445566778899aabbccddeeff",  # pairs
+    "a1b2c3d4e5f6a7b8a1b2c3d4e5f6a7b8",
+    "0123456789abcdef9f3a7c1e5b2d8046",  # half a pattern: 64 bits at most
+]
+
+
+@pytest.mark.parametrize("seed", PATTERNED)
+def test_seeds_with_patterns_fail_the_128_bit_rule(seed: str) -> None:
+    """Issue 25: each of these passed the rule (32 hex digits, 8 or more distinct) though a person typed it."""
+    assert len(seed) >= 32
+    assert seed_problem(seed) is not None
+
+
+def test_random_seeds_never_look_patterned() -> None:
+    """The pattern tests cost no honest seed: 20,000 random 128-bit and 256-bit seeds all pass."""
+    import secrets
+
+    for _ in range(10_000):
+        assert seed_problem(secrets.token_hex(16)) is None
+        assert seed_problem(secrets.token_hex(32)) is None
+
+
 @pytest.mark.parametrize("seed", [STRONG, STRONG.upper(), STRONG * 2])
 def test_seeds_of_128_bits_or_more_are_accepted(seed: str) -> None:
     assert seed_problem(seed) is None

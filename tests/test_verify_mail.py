@@ -50,9 +50,17 @@ def _one_different_order() -> Any:
 
 @pytest.fixture(scope="module")
 def games(tmp_path_factory) -> dict[str, Any]:
+    from pbem.trust import signing
+
     root = tmp_path_factory.mktemp("verify-mail")
-    true = run("italian-wars", 2, SEED, root / "true", clock=Clock())
-    other = run("italian-wars", 2, SEED, root / "other", clock=Clock(), style=_one_different_order())
+    key = signing.new_key()
+    mp = pytest.MonkeyPatch()
+    mp.setattr(signing, "new_key", lambda: key)  # the other game is a copy of the home: the same game key
+    try:
+        true = run("italian-wars", 2, SEED, root / "true", clock=Clock())
+        other = run("italian-wars", 2, SEED, root / "other", clock=Clock(), style=_one_different_order())
+    finally:
+        mp.undo()
     sent = mailbox.Maildir(str(true.home / "mail" / "sent"), factory=None, create=False)
     alice = mailbox.Maildir(str(root / "alice"), factory=None, create=True)
     for key in sent.iterkeys():

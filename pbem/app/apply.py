@@ -43,6 +43,7 @@ from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
 from pbem.record import due, outbox, store
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, Deadline, Game, InboundMessage, Seat, Snapshot
+from pbem.trust import signing
 
 #: The mails that tell a player the input just recorded for them, with its seq and hash (issue 13): the
 #: acknowledgement of their orders or JOIN, and at a deadline the notice of their held orders or of the
@@ -127,6 +128,7 @@ def new_game(s: Session, g: NewGame, when: datetime) -> store.Loaded:
         seed_commitment=g.seed_commitment,
         insecure_seed=g.insecure_seed,
         legacy_events=0,
+        signing_key=signing.new_key(),  # signs every receipt of the game (issue 25, `pbem.trust.signing`)
         players_json=json.dumps(list(g.players)),
         options_json=json.dumps(g.options, sort_keys=True),
         deadline_seconds=g.deadline_seconds,
@@ -156,7 +158,7 @@ def _receipt(
     if loaded is None or game_id is None or loaded.game.id != game_id:
         return None
     entries, head = store.record_position(s, loaded)
-    return Receipt(entries, head, recorded)
+    return Receipt(entries, head, recorded, **signing.receipt_fields(loaded.game))
 
 
 def _reports(s: Session, cfg: Config, loaded: store.Loaded | None, pending: list[Report], when: datetime) -> None:

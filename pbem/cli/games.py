@@ -112,7 +112,11 @@ def game_show(
     except GameError as exc:
         fail(str(exc))
     if shown.report is not None:
-        typer.echo(render("mail/report.txt.j2", **shown.report))
+        from pbem.record.store import now_utc
+
+        # a report shown now: its deadline is told from now, as a mail rendered now would tell it
+        context = {"now": now_utc().isoformat(), "record": None, "receipt": None, **shown.report}
+        typer.echo(render("mail/report.txt.j2", **context))
         return
     assert shown.view is not None
     typer.echo(f"{shown.title}: {shown.name} - {shown.view['turn']}")

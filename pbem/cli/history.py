@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -103,11 +102,25 @@ def verify(
     partial: bool = typer.Option(
         False, "--partial", help="Accept a history that stops before the game's end; say up to where it is proven."
     ),
-    mail: Path | None = typer.Option(
-        None, "--mail", help="Also check a player's received mail (a Maildir, an mbox file or a folder of .eml)."
+    mail: list[Path] = typer.Option(
+        [],
+        "--mail",
+        help="Also check a player's received mail (a Maildir, an mbox file or a folder of .eml); give it once per "
+        "player to find out whether everyone was shown the same history.",
     ),
     as_player: str | None = typer.Option(
         None, "--as", help="Whose mail to check when the folder holds several players' (name or address)."
+    ),
+    sent: Path | None = typer.Option(
+        None,
+        "--sent",
+        help="Also check the player's own Sent folder: every mail they sent about the game is in the export, "
+        "applied as written or refused with its reason, and no input of theirs comes from elsewhere.",
+    ),
+    legacy: bool = typer.Option(
+        False,
+        "--legacy",
+        help="Also check an export made before the chain (or with legacy events); says what is not proven.",
     ),
 ) -> None:
     """Check every field of an export: the hash chain from the seed commitment, the numbering, each input's
@@ -118,19 +131,24 @@ def verify(
     Example: pbem verify hh1.json --mail ~/Mail/pbem --as Alice
     """
     from pbem.history.export import verify as run_verify
+    from pbem.trust.canonical import MAX_BYTES, BadJson, load_export
 
     try:
-        doc = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        if file.stat().st_size > MAX_BYTES:
+            raise BadJson(f"the export is {file.stat().st_size} bytes, more than the {MAX_BYTES} pbem reads")
+        doc = load_export(file.read_bytes())
+    except (OSError, BadJson) as exc:
         fail(f"cannot read {file}: {exc}", 2)
-    v = run_verify(doc, partial=partial)
+    v = run_verify(doc, partial=partial, legacy=legacy)
     for line in v.checked:
         typer.echo(f"ok: {line}")
     for line in v.notes:
         typer.echo(f"note: {line}")
     mail_ok = True
-    if mail is not None:
-        mail_ok = _verify_mail(doc, mail, as_player)
+    if mail:
+        mail_ok = _verify_mails(doc, mail, as_player)
+    if sent is not None:
+        mail_ok = _verify_sent(doc, sent, as_player) and mail_ok
     if not v.ok:
         fail(f"verification FAILED: {v.problem}")
     if not mail_ok:
@@ -138,17 +156,47 @@ def verify(
     typer.echo("verification passed")
 
 
-def _verify_mail(doc: dict[str, Any], folder: Path, as_player: str | None) -> bool:
-    from pbem.trust.receipts import NoMail, lines, read_folder, verify_mail
+def _verify_sent(doc: dict[str, Any], folder: Path, as_player: str | None) -> bool:
+    from pbem.trust.receipts import NoMail, read_folder
+    from pbem.trust.sent import check_sent, lines
 
     try:
         raws = read_folder(folder)
     except (OSError, NoMail) as exc:
         fail(f"cannot read the mail in {folder}: {exc}", 2)
-    c = verify_mail(doc, raws, as_player)
+    c = check_sent(doc, raws, as_player)
     for line in lines(c):
         typer.echo(line)
     return c.ok
+
+
+def _verify_mails(doc: dict[str, Any], folders: list[Path], as_player: str | None) -> bool:
+    from pbem.trust.receipts import NoMail, lines, read_folder, split, verify_mail
+
+    if as_player and len(folders) > 1:
+        fail("--as chooses whose mail to check in one folder; give one folder per player with several --mail", 2)
+    boxes: list[tuple[str, list[bytes]]] = []
+    ok = True
+    for folder in folders:
+        try:
+            raws = read_folder(folder)
+        except (OSError, NoMail) as exc:
+            fail(f"cannot read the mail in {folder}: {exc}", 2)
+        c = verify_mail(doc, raws, as_player)
+        if len(folders) > 1:
+            typer.echo(f"-- {folder}")
+        for line in lines(c):
+            typer.echo(line)
+        ok = ok and c.ok
+        boxes.append((c.player or str(folder), raws))
+    if len(folders) > 1:
+        proofs = split(doc, boxes)
+        for line in proofs:
+            typer.echo(f"SPLIT HISTORY: {line}")
+        if not proofs and doc["game"].get("key"):
+            typer.echo(f"ok: the signed heads of these {len(folders)} mailboxes agree wherever they overlap")
+        ok = ok and not proofs
+    return ok
 
 
 @app.command()

@@ -28,7 +28,7 @@ from pbem.history.formats import FORMATS, render
 from pbem.history.text import text_record
 from pbem.record import store
 from pbem.record.models import Game, InboundMessage, OrderInput
-from pbem.trust import chain
+from pbem.trust import chain, signing
 from pbem.trust.verify import FORMAT, VERSION, Verification, check
 
 __all__ = ["FORMATS", "build", "render", "text_record", "verify"]
@@ -44,9 +44,11 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     eng = loaded.engine
     result = eng.result(loaded.state)
     over = result is not None
-    audience = "moderator" if (as_player is None and not public) else ("public" if public else as_player)
-    full = audience == "moderator" or over
     assert game.id is not None
+    # an abandoned game will never end: its seed is revealed as a finished game's is, and with it every secret
+    abandoned = not over and store.control_state(s, game.id) == "abandoned"
+    audience = "moderator" if (as_player is None and not public) else ("public" if public else as_player)
+    full = audience == "moderator" or over or abandoned
     event_rows = store.events_for(s, game.id)
     events = [store.event_of(r) for r in event_rows]
     inputs = {
@@ -80,6 +82,7 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
             "created": _iso(game.created_at),
             "options": json.loads(game.options_json),
             "over": over,
+            "abandoned": abandoned,
             "insecure_seed": bool(game.insecure_seed),
         },
         "players": [
@@ -88,7 +91,7 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
             for st in [next((seat for seat in loaded.seats if seat.position == i), None)]
         ],
         "seed_commitment": game.seed_commitment,
-        "seed": game.seed if over else None,
+        "seed": game.seed if (over or abandoned) else None,
         "messages": [
             {
                 "message_id": m.message_id,
@@ -98,7 +101,7 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
                 "reason": m.reason if (audience == "moderator" or m.player in names) else "",
             }
             for m in messages
-            if audience == "moderator" or over or m.player in names
+            if audience == "moderator" or over or abandoned or m.player in names
         ],
         "orders": [
             {
@@ -110,6 +113,7 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
                 "at": _iso(o.created_at),
                 "hash": o.hash,
             }
+            | ({"salt": o.salt} if o.salt else {})
             for o in inputs.values()
             if order_visible(o)
         ],
@@ -134,13 +138,16 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
         doc["salts"] = next((list(ev.data["salts"]) for ev in events if ev.kind == "salts"), None)  # a copy
     if over:
         doc["finished"] = doc["events"][-1]["at"] if doc["events"] else None
+    if game.signing_key:  # the game's key signs the export's head as it signs every receipt
+        doc["game"]["key"] = signing.public_key(game.signing_key)
+        doc["signature"] = signing.export_signature(game.signing_key, doc)
     return doc
 
 
-def verify(doc: dict[str, Any], partial: bool = False) -> Verification:
+def verify(doc: dict[str, Any], partial: bool = False, legacy: bool = False) -> Verification:
     """Check every field of an export: its chain, numbering, links, replay, result and completeness.
 
     A history that stops before the game's end is refused unless `partial`: then the
     verification says up to which entry it is proven.  See `pbem.trust.verify`.
     """
-    return check(doc, partial)
+    return check(doc, partial, legacy)

@@ -31,6 +31,9 @@ class Game(SQLModel, table=True):
     insecure_seed: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
     # Events up to this seq were recorded before the chain existed (migration 0004): verified fact by fact.
     legacy_events: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+    # The game's Ed25519 signing key (32 bytes as hex, `pbem.trust.signing`): it signs every receipt; its public
+    # half's fingerprint is in the invitation.  None for games created before migration 0012 (unsigned).
+    signing_key: str | None = Field(default=None, max_length=64)
     players_json: str = Field(sa_column=Column(Text, nullable=False))  # engine player names, seat order
     options_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     deadline_seconds: int = 172800
@@ -103,6 +106,8 @@ class OrderInput(SQLModel, table=True):
     inbound_id: int | None = Field(default=None, foreign_key="inbound_messages.id")
     created_at: datetime
     hash: str = Field(default="", max_length=64)  # link in the game's record chain (pbem.trust.chain)
+    # in the chained entry: HMAC of the secret seed (`chain.input_salt`); None for inputs recorded before 0012
+    salt: str | None = Field(default=None, max_length=64)
 
 
 class GameEvent(SQLModel, table=True):

@@ -318,7 +318,8 @@ def append_input(
     before = current_step(loaded)
     loaded.seq += 1
     message_id = s.connection().execute(Q_MESSAGE_ID, {"iid": inbound_id}).scalar() if inbound_id is not None else None
-    entry = chain.input_entry(loaded.seq, kind, player, lines, message_id, chain.iso(when))
+    salt = chain.input_salt(loaded.game.seed, loaded.seq)
+    entry = chain.input_entry(loaded.seq, kind, player, lines, message_id, chain.iso(when), salt)
     loaded.head = chain.link(_head(s, loaded), entry)
     loaded.last_input = (loaded.seq, loaded.head)
     insert(
@@ -333,6 +334,7 @@ def append_input(
             inbound_id=inbound_id,
             created_at=when,
             hash=loaded.head,
+            salt=salt,
         ),
     )
     append_events(s, loaded, loaded.seq, out.events, when)

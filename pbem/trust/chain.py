@@ -7,8 +7,8 @@ moderator's public actions), in the order they were appended.  Each entry has
     hash = SHA-256(previous hash || canonical JSON of the entry)
 
 where the previous hash is written as its 64 lowercase hex digits, the
-canonical JSON is the entry's fields (below) with sorted keys, no spaces and
-UTF-8 text, and the chain starts from the seed commitment (the hash "before"
+canonical JSON is the entry's fields (below) in RFC 8785 form (sorted keys, no
+spaces, UTF-8 text), and the chain starts from the seed commitment (the hash "before"
 the first entry).  So no entry can be inserted, removed, reordered or
 reworded without changing every later hash and the head, the last hash.
 
@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 from datetime import UTC, datetime
 from typing import Any
+
+from pbem.trust.canonical import canonical as jcs
 
 
 def iso(dt: datetime | None) -> str | None:
@@ -42,7 +43,8 @@ def iso(dt: datetime | None) -> str | None:
 
 
 def canonical(entry: dict[str, Any]) -> bytes:
-    return json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    """RFC 8785 (`pbem.trust.canonical`): the same bytes as sorted-key compact UTF-8 JSON for every entry."""
+    return jcs(entry)
 
 
 def link(previous: str, entry: dict[str, Any]) -> str:
@@ -51,10 +53,16 @@ def link(previous: str, entry: dict[str, Any]) -> str:
 
 
 def input_entry(
-    seq: int, kind: str, player: str, lines: list[str], message_id: str | None, at: str | None
+    seq: int,
+    kind: str,
+    player: str,
+    lines: list[str],
+    message_id: str | None,
+    at: str | None,
+    salt: str | None = None,
 ) -> dict[str, Any]:
-    """An accepted input as chained (the fields of the export's `orders[]`, but its hash)."""
-    return {
+    """An accepted input as chained (the fields of the export's `orders[]`, but its hash); `salt` when it has one."""
+    return ({"salt": salt} if salt else {}) | {
         "entry": "input",
         "seq": seq,
         "kind": kind,
@@ -72,6 +80,14 @@ def entry_salt(seed: str, seq: int) -> str:
     brackets the events those orders caused) could hash every candidate (each card, each die, each time to
     the microsecond) until one matched, and learn what the event hides."""
     return hmac.new(seed.encode("utf-8"), f"pbem-entry-salt:{seq}".encode("ascii"), hashlib.sha256).hexdigest()[:32]
+
+
+def input_salt(seed: str, seq: int) -> str:
+    """The salt of input `seq`: every input is hidden from the other players until the end (orders hold ballots,
+    discards, bids), and one that produces no hidden event would otherwise be bracketed by the heads before and
+    after it, so another player could hash each guess of its lines until one matched.  Derived from the seed
+    like `entry_salt`, under its own label."""
+    return hmac.new(seed.encode("utf-8"), f"pbem-input-salt:{seq}".encode("ascii"), hashlib.sha256).hexdigest()[:32]
 
 
 def event_entry(
@@ -99,7 +115,7 @@ def event_entry(
 
 
 def from_export_order(o: dict[str, Any]) -> dict[str, Any]:
-    return input_entry(o["seq"], o["kind"], o["player"], o["lines"], o["message_id"], o["at"])
+    return input_entry(o["seq"], o["kind"], o["player"], o["lines"], o["message_id"], o["at"], o.get("salt"))
 
 
 def from_export_event(e: dict[str, Any]) -> dict[str, Any]:

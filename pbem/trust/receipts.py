@@ -20,12 +20,23 @@ The checks, each over the mail of one player (`pick`) and one export:
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
+
+For a game with a signing key (`pbem.trust.signing`, the export's `game.key`)
+only receipts signed by that key are checked: a mail without a valid signature
+(made up by anyone, or altered) is counted and reported, never trusted, so it
+cannot make an honest export fail.  A signed head that disagrees with the
+export is proof, and `split` compares the signed heads of several players'
+mailboxes with one another: two different heads at the same position, both
+signed by the game key, prove that the moderator showed them different histories.
+A mail is about the game when its subject holds the tag "[pbem NAME]" (invisible
+format characters removed first) or its receipt is signed for the game.
 Everything here is pure but `read_folder` (a Maildir, an mbox file or a folder of .eml files).
 """
 
 from __future__ import annotations
 
 import mailbox
+import unicodedata
 from dataclasses import dataclass, field
 from email.header import decode_header, make_header
 from email.parser import BytesHeaderParser
@@ -35,7 +46,7 @@ from typing import Any
 
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import chain
+from pbem.trust import chain, signing
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
 
@@ -52,6 +63,16 @@ class Received:
     input: tuple[int, str] | None = None
     commitment: str | None = None
     sort_key: float = 0.0  # the Date as a timestamp (0 when missing or unreadable)
+    key: str | None = None  # X-Pbem-Key, X-Pbem-Game, X-Pbem-Signature (a signed receipt)
+    game_header: str | None = None
+    signature: str | None = None
+
+    def signed_by(self, key: str, game: str) -> bool:
+        """The receipt is signed by `key` for `game` (its record, input and game header)."""
+        if self.record is None or self.key != key or not self.signature or not self.game_header:
+            return False
+        message = signing.statement(game, self.game_header, self.record[0], self.record[1], self.input)
+        return signing.valid(key, message, self.signature)
 
     @property
     def name(self) -> str:
@@ -118,6 +139,11 @@ def parse_mail(raw: bytes) -> Received:
     except (TypeError, ValueError):
         stamp = 0.0
     commitment = msg.get(COMMITMENT_HEADER)
+
+    def plain(name: str) -> str | None:
+        value = msg.get(name)
+        return "".join(str(value).split()).lower() if value is not None else None
+
     return Received(
         date=date,
         subject=_text(msg.get("Subject")),
@@ -127,6 +153,9 @@ def parse_mail(raw: bytes) -> Received:
         input=_pair(msg.get(INPUT_HEADER), INPUT_HEADER),
         commitment=commitment.strip().lower() if commitment else None,
         sort_key=stamp,
+        key=plain(signing.KEY_HEADER),
+        game_header=plain(signing.GAME_HEADER),
+        signature=plain(signing.SIGNATURE_HEADER),
     )
 
 
@@ -146,10 +175,15 @@ def read_folder(path: Path) -> list[bytes]:
 # --------------------------------------------------------------------------- whose mail
 
 
-def about_game(mails: list[Received], game: str) -> list[Received]:
-    """The mails about `game`: its tag in the subject ("[pbem NAME]")."""
-    tag = f"[pbem {game}]".lower()
-    return [m for m in mails if tag in m.subject.lower()]
+def visible(text: str) -> str:
+    """`text` without invisible format characters (zero-width spaces, joiners, marks): they hid a game's tag."""
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+
+
+def about_game(mails: list[Received], game: str, key: str | None = None) -> list[Received]:
+    """The mails about `game`: its tag in the subject ("[pbem NAME]"), or a receipt signed by `key` for it."""
+    tag = visible(f"[pbem {game}]").lower()
+    return [m for m in mails if tag in visible(m.subject).lower() or (key and m.signed_by(key, game))]
 
 
 def pick(mails: list[Received], doc: dict[str, Any], as_player: str | None) -> tuple[str, list[Received]]:
@@ -214,6 +248,16 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
         c.problem(0, f"the export is malformed: {type(exc).__name__} {exc}")
         return c
     ordered = sorted(mails, key=lambda m: (m.sort_key, m.record[0] if m.record else 0))
+    key = doc["game"].get("key")
+    if key:
+        ordered = _signed_only(doc, key, ordered, c)
+    elif any(m.signature for m in ordered):
+        signer = next(m.key for m in ordered if m.signature)
+        c.problem(
+            0,
+            f"your mail is signed by the game key {signing.fingerprint(signer) if signer and len(signer) == 64 else signer}, "
+            "but the export carries no key: it is not the signed record you were sent",
+        )
     _commitments(doc, ordered, c)
     good = _heads(ch, ordered, c)
     _inputs(ch, ordered, good, c)
@@ -226,6 +270,38 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
             f"{count(c.inputs, 'acknowledged input')} unchanged, {count(c.commitments, 'commitment')} equal"
         )
     return c
+
+
+def _signed_only(doc: dict[str, Any], key: str, mails: list[Received], c: MailCheck) -> list[Received]:
+    """The mails whose receipts the game key signed; the others are reported, not trusted."""
+    game = doc["game"]["name"]
+    header = signing.header_of_export(doc)
+    signed = [m for m in mails if m.signed_by(key, game)]
+    receipted = [m for m in mails if m.record is not None and not m.signed_by(key, game)]
+    if receipted:
+        other = sorted({m.key for m in receipted if m.key and m.key != key})
+        c.notes.append(
+            f"{count(len(receipted), 'mail')} carry a receipt not signed by the game key (made up or altered, "
+            f"the first is {receipted[0].name}): not trusted, not checked"
+            + (
+                f"; signed by another key, fingerprint {signing.fingerprint(other[0])}: if that is the fingerprint "
+                "in your invitation, this export is not the game you played"
+                if other and len(other[0]) == 64
+                else ""
+            )
+        )
+    for m in signed:
+        if m.game_header != header:
+            c.problem(
+                0,
+                f"{m.name} is signed for the game's fields (options, players, insecure_seed...) {str(m.game_header)[:16]}..., "
+                f"the export's give {header[:16]}...: they were changed (signed proof)",
+            )
+    unreceipted = [m for m in mails if m.record is None]
+    if unreceipted:
+        c.notes.append(f"{count(len(unreceipted), 'mail')} about the game carry no receipt (nothing to check)")
+    c.checked.append(f"{count(len(signed), 'receipt')} signed by the game key, fingerprint {signing.fingerprint(key)}")
+    return signed
 
 
 def _commitments(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
@@ -308,7 +384,7 @@ def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = 
         except ValueError:
             unreadable += 1
     try:
-        who, theirs = pick(about_game(mails, doc["game"]["name"]), doc, as_player)
+        who, theirs = pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
     except NoMail as exc:
         return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)])
     c = check_mail(doc, theirs, who)
@@ -316,6 +392,41 @@ def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = 
         c.problem(0, f"{count(unreadable, 'mail')} in the folder carry a malformed receipt header")
         c.ok = False
     return c
+
+
+def signed_heads(doc: dict[str, Any], raws: list[bytes]) -> dict[int, tuple[str, Received]]:
+    """The heads of one mailbox signed by the game key for this game: position -> (head, the first mail)."""
+    key, game = doc["game"].get("key"), doc["game"]["name"]
+    out: dict[int, tuple[str, Received]] = {}
+    if not key:
+        return out
+    for raw in raws:
+        try:
+            m = parse_mail(raw)
+        except ValueError:
+            continue
+        if m.record is not None and m.signed_by(key, game):
+            out.setdefault(m.record[0], (m.record[1], m))
+    return out
+
+
+def split(doc: dict[str, Any], boxes: list[tuple[str, list[bytes]]]) -> list[str]:
+    """Signed heads of several mailboxes that disagree at the same position: each line is proof of a split history
+    (the moderator signed two different histories).  Empty when they agree or the game has no key."""
+    heads = [(name, signed_heads(doc, raws)) for name, raws in boxes]
+    out: list[str] = []
+    fp = signing.fingerprint(doc["game"]["key"]) if doc["game"].get("key") else ""
+    for i, (a, ha) in enumerate(heads):
+        for b, hb in heads[i + 1 :]:
+            for n in sorted(set(ha) & set(hb)):
+                if ha[n][0] != hb[n][0]:
+                    out.append(
+                        f"{a}'s {ha[n][1].name} and {b}'s {hb[n][1].name} carry different heads at record #{n} "
+                        f"({ha[n][0][:16]}... and {hb[n][0][:16]}...), both signed by the game key {fp}: "
+                        "the moderator showed them different histories"
+                    )
+                    break
+    return out
 
 
 def lines(c: MailCheck) -> list[str]:

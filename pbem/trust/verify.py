@@ -20,8 +20,20 @@ In order:
    Press and moderator events are not replayed, but the chain holds them like the rest.
 Without the seed (a game in progress) only 1-3 and 7 can be checked, with `partial`.
 
-Exports made before the chain existed carry no hashes: they verify with a note
-saying that the chain (and with it the completeness of the record) could not be checked.
+Before any of these, the shape (`_shape`): every field verify reads, and every field
+that could change what a reader takes from the export, has the type it must have; an
+unknown field is refused, since nothing here would check it.  After the replay, the
+fields outside the chain are checked against it (`_fields`): the final view is the
+replayed one, the end time is the last entry's, the creation comes before the first
+entry, the players are the seats the replay dealt, an accepted message is one
+player's, and a seed weaker than pbem's rule is named, whatever `insecure_seed` says.
+
+Exports made before the chain existed carry no hashes, and those whose first events
+were recorded before it (`chain.legacy_events`) are matched fact by fact: both are
+downgrades a forger could claim for a fresh export (no hashes to forge; draw trails
+"missing" from legacy events), so they are refused unless the reader asks for them
+(`legacy=True`, `pbem verify --legacy`), and then every report says what was not proven.
+An abandoned game reveals its seed: it verifies up to the moderator's abandon event.
 """
 
 from __future__ import annotations
@@ -34,9 +46,10 @@ from pbem import engine as registry
 from pbem.engine.base import Engine, Event
 from pbem.engine.rng import commitment
 from pbem.engine.words import count
-from pbem.trust import chain
+from pbem.trust import chain, signing
 from pbem.trust import deal as joining
 from pbem.trust.fold import UNDO, Fold
+from pbem.trust.seeds import seed_problem
 
 FORMAT = "pbem-history"
 VERSION = 1
@@ -57,10 +70,15 @@ class Refused(Exception):
     """The export fails a check; the message names the first problem."""
 
 
-def check(doc: dict[str, Any], partial: bool = False) -> Verification:
+def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False) -> Verification:
     v = Verification(ok=False)
     try:
+        if not isinstance(doc, dict):
+            raise Refused(f"an export is a JSON object, not a {type(doc).__name__}")
+        _shape(doc)
+        _downgrades(doc, legacy, v)
         _check(doc, partial, v)
+        _signed(doc, v)
     except Refused as exc:
         v.problem = str(exc)
         return v
@@ -72,8 +90,6 @@ def check(doc: dict[str, Any], partial: bool = False) -> Verification:
 
 
 def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
-    if doc.get("format") != FORMAT:
-        raise Refused(f"not a pbem history export (format {doc.get('format')!r})")
     if doc.get("version") != VERSION:
         raise Refused(f"export format version {doc.get('version')} is not supported (this pbem reads {VERSION})")
     orders, events = doc["orders"], doc["events"]
@@ -93,8 +109,14 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     if commitment(seed) != doc["seed_commitment"]:
         raise Refused(f"SHA-256 of the seed is {commitment(seed)}, but the commitment is {doc['seed_commitment']}")
     v.checked.append(f"SHA-256(seed) equals the commitment {doc['seed_commitment'][:16]}...")
+    weak = seed_problem(seed)
     if doc["game"].get("insecure_seed"):
-        v.notes.append("the seed was chosen by hand with --insecure-seed: it is weaker than 128 bits")
+        v.notes.append("WARNING: the seed was chosen by hand with --insecure-seed: it is weaker than 128 bits")
+    elif weak:
+        v.notes.append(
+            "WARNING: the revealed seed is weaker than pbem's rule (32 or more random hex digits without patterns), "
+            "though the export does not mark it insecure: a player could have guessed it from the commitment"
+        )
     eng = _engine(doc)
     older: list[int] = []
     state, engine_events = _replay(eng, doc, orders, events, older)
@@ -106,12 +128,261 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     v.checked.append(f"replayed {count(len(orders), 'accepted input')} from the seed")
     if doc.get("salts") is not None:
         v.checked.append("the deal came from SHA-256(seed || salts), with the salts the players' JOIN inputs gave")
+        _contributions(doc, events, v)
     v.checked.append(
         f"all {count(engine_events, 'engine event')} reproduced exactly (every shuffle, draw and die roll)"
     )
     _result(eng, state, doc, rows, partial, v)
     _chain(doc, rows, v)
-    _salted(seed, events, v)  # last: an entry moved or renumbered is named by the checks above
+    _salted(seed, events, v)  # an entry moved or renumbered is named by the checks above
+    _salted_inputs(seed, orders, v)
+    _fields(eng, state, doc, rows, v)
+
+
+def _contributions(doc: dict[str, Any], events: list[dict[str, Any]], v: Verification) -> None:
+    """Say whose contribution to the deal is missing or empty: the deal is then stirred only by the others' salts
+    (and by none when nobody gave one: the moderator, who chose the seed, could have chosen the deal)."""
+    dealt = next((e for e in events if e["kind"] == "salts"), None)
+    if dealt is None:
+        return
+    players = dealt["data"].get("players", [p["name"] for p in doc["players"]])
+    salts = dealt["data"].get("salts", doc.get("salts") or [])
+    missing = set(dealt["data"].get("missing", []))
+    empty = [p for p, salt in zip(players, salts) if not salt]
+    if not empty:
+        v.checked.append(f"every player ({', '.join(players)}) stirred the deal with a salt of their own")
+        return
+    said = ", ".join(f"{p} ({'did not join' if p in missing else 'no salt'})" for p in empty)
+    whole = len(empty) == len(players)
+    v.notes.append(
+        f"WARNING: the deal has no contribution from {said}"
+        + (
+            ": nobody stirred it, so the moderator, who chose the seed, could have chosen the deal"
+            if whole
+            else ": only the other players' salts stirred it"
+        )
+    )
+
+
+def _signed(doc: dict[str, Any], v: Verification) -> None:
+    """The export's head is signed by the game's key (`pbem.trust.signing`): then its header (name, kind, options,
+    insecure_seed, players, commitment) is bound too, and a player's signed receipts can be compared with it."""
+    key, sig = doc["game"].get("key"), doc.get("signature")
+    if key is None:
+        if sig is not None:
+            raise Refused("the export carries a signature but no game key to check it with")
+        v.notes.append(
+            "this game has no signing key (made before pbem signed its receipts): nothing proves that other "
+            "players were shown the same history; compare record heads with them"
+        )
+        return
+    if doc.get("chain") is None:
+        raise Refused("the game has a signing key, but the export has no chain for it to sign")
+    if not isinstance(sig, dict) or not all(isinstance(sig.get(k), t) for k, t in _SIGNATURE.items()):
+        raise Refused("the game has a signing key, but the export's head is not signed (signature is missing)")
+    if not isinstance(key, str) or len(key) != 64:
+        raise Refused("the game key must be 64 hex digits (an Ed25519 public key)")
+    h = signing.header_of_export(doc)
+    if sig["header"] != h:
+        raise Refused(
+            "the game's fields outside the chain (name, kind, options, insecure_seed, players, commitment) are not "
+            "the ones the export's signature was made for: they were edited"
+        )
+    if (sig["entries"], sig["head"]) != (doc["chain"]["entries"], doc["chain"]["head"]):
+        raise Refused("the export's signature is for another head than its chain's")
+    if not signing.valid(key, signing.statement(doc["game"]["name"], h, sig["entries"], sig["head"]), sig["sig"]):
+        raise Refused("the signature of the export's head is not the game key's")
+    v.checked.append(
+        f"the head and the game's fields are signed by the game key, fingerprint {signing.fingerprint(key)} "
+        "(compare it with the one in your invitation)"
+    )
+
+
+_SIGNATURE = {"entries": int, "head": str, "header": str, "sig": str}
+
+
+def _salted_inputs(seed: str, orders: list[dict[str, Any]], v: Verification) -> None:
+    """Each input's salt is the one the seed gives; once inputs are salted (from migration 0012 on) every later
+    one is, so stripping salts is not a way back to guessable inputs."""
+    salted = 0
+    for o in orders:
+        if "salt" not in o:
+            if salted:
+                raise Refused(f"input {o['seq']} carries no salt, though the inputs before it do")
+            continue
+        if o["salt"] != chain.input_salt(seed, o["seq"]):
+            raise Refused(
+                f"the salt of input {o['seq']} is not the one the seed gives ({chain.input_salt(seed, o['seq'])})"
+            )
+        salted += 1
+    if salted:
+        v.checked.append(f"the salts of {count(salted, 'input')} come from the seed")
+
+
+def _fields(
+    eng: Engine, state: dict[str, Any], doc: dict[str, Any], rows: list[dict[str, Any]], v: Verification
+) -> None:
+    """The fields outside the chain agree with the replay and the chain (see the module docstring)."""
+    audience = doc.get("audience", "moderator")
+    if "final_view" in doc:
+        you = None if audience in ("public", "moderator") else audience
+        stored = json.loads(json.dumps(state, sort_keys=True))  # the state as the record stores and loads it
+        want = json.loads(json.dumps(eng.view(stored, you)))
+        if doc["final_view"] != want:
+            raise Refused("the final view (the position shown at the end) is not the replayed one: it was edited")
+    first = rows[0]["at"] if rows else None
+    if doc["game"].get("created") and first and doc["game"]["created"] > first:
+        raise Refused(f"the game is said to be created at {doc['game']['created']}, after its first entry ({first})")
+    if doc["game"].get("over") and doc.get("finished") != (rows[-1]["at"] if rows else None):
+        raise Refused(f"the game is said to end at {doc.get('finished')}, but its last entry is dated {rows[-1]['at']}")
+    names = [p["name"] for p in doc["players"]]
+    if [p["seat"] for p in doc["players"]] != list(range(len(names))) or len(set(names)) != len(names):
+        raise Refused("the players must be listed once each, in seat order 0, 1, 2, ...")
+    if audience != "moderator" and any("address" in p for p in doc["players"]):
+        raise Refused("an export for players lists no addresses; this one does (it is not what pbem wrote)")
+    seen: set[str] = set()
+    for m in doc["messages"]:
+        if m["message_id"] in seen:
+            raise Refused(f"message {m['message_id']!r} is listed twice")
+        seen.add(m["message_id"])
+    v.checked.append("the final view, the players, the messages and the times agree with the replay and the chain")
+
+
+_OPTIONAL = object()
+_STR, _INT, _BOOL = (str,), (int,), (bool,)
+_STR_OR_NONE = (str, type(None))
+#: field: allowed types (a tuple) or a nested shape (a dict); `_OPTIONAL` first in a tuple: may be absent.
+_TOP: dict[str, Any] = {
+    "format": _STR,
+    "version": _INT,
+    "audience": (_OPTIONAL, str),
+    "game": {
+        "name": _STR,
+        "kind": _STR,
+        "title": (_OPTIONAL, str),
+        "created": (_OPTIONAL, str, type(None)),
+        "options": (dict,),
+        "over": _BOOL,
+        "abandoned": (_OPTIONAL, bool),
+        "insecure_seed": (_OPTIONAL, bool),
+        "key": (_OPTIONAL, str),
+    },
+    "players": (list,),
+    "seed_commitment": _STR,
+    "seed": (_OPTIONAL, str, type(None)),
+    "messages": (list,),
+    "orders": (list,),
+    "events": (list,),
+    "result": (_OPTIONAL, dict, type(None)),
+    "final_view": (_OPTIONAL, dict),
+    "chain": (_OPTIONAL, dict),
+    "salts": (_OPTIONAL, list, type(None)),
+    "finished": (_OPTIONAL, str, type(None)),
+    "signature": (_OPTIONAL, dict),
+    "evidence": (_OPTIONAL, list),
+    "deal": (_OPTIONAL, dict),
+}
+_ROWS: dict[str, dict[str, Any]] = {
+    "players": {"name": _STR, "seat": _INT, "address": (_OPTIONAL, str)},
+    "messages": {
+        "message_id": _STR,
+        "player": _STR_OR_NONE,
+        "received": _STR_OR_NONE,
+        "outcome": _STR,
+        "reason": (_OPTIONAL, str, type(None)),
+    },
+    "orders": {
+        "seq": _INT,
+        "kind": _STR,
+        "player": _STR,
+        "lines": (list,),
+        "message_id": _STR_OR_NONE,
+        "at": _STR_OR_NONE,
+        "hash": (_OPTIONAL, str),
+        "salt": (_OPTIONAL, str),
+    },
+    "events": {
+        "seq": _INT,
+        "input_seq": _INT,
+        "kind": _STR,
+        "text": _STR,
+        "visibility": (str, list),
+        "data": (dict,),
+        "at": _STR_OR_NONE,
+        "hash": (_OPTIONAL, str),
+        "salt": (_OPTIONAL, str),
+    },
+}
+_CHAIN = {"start": _STR, "head": _STR, "entries": _INT, "legacy_events": (_OPTIONAL, int)}
+_RESULT = {"scores": (dict,), "winners": (list,), "summary": _STR}
+
+
+def _fits(where: str, obj: dict[str, Any], shape: dict[str, Any]) -> None:
+    unknown = sorted(set(obj) - set(shape))
+    if unknown:
+        raise Refused(f"{where} holds the field {unknown[0]!r}, which this pbem does not know and so cannot check")
+    for key, want in shape.items():
+        if isinstance(want, dict):
+            if not isinstance(obj.get(key), dict):
+                raise Refused(f"{where}.{key} must be an object")
+            _fits(f"{where}.{key}", obj[key], want)
+            continue
+        if key not in obj:
+            if want[0] is _OPTIONAL:
+                continue
+            raise Refused(f"{where} has no field {key!r}")
+        kinds = tuple(t for t in want if t is not _OPTIONAL)
+        value = obj[key]
+        # bool is an int to Python, never to JSON: "version": true is not version 1
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            names = " or ".join("null" if t is type(None) else t.__name__ for t in kinds)
+            raise Refused(f"{where}.{key} must be {names}, not {json.dumps(value)[:40]}")
+
+
+def _shape(doc: dict[str, Any]) -> None:
+    """Every field has the type it must have, and none is unknown (see the module docstring)."""
+    if doc.get("format") != FORMAT:
+        raise Refused(f"not a pbem history export (format {str(doc.get('format'))[:40]!r})")
+    _fits("the export", doc, _TOP)
+    for key, shape in _ROWS.items():
+        for i, row in enumerate(doc[key], 1):
+            if not isinstance(row, dict):
+                raise Refused(f"{key}[{i}] must be an object")
+            _fits(f"{key}[{i}]", row, shape)
+            if key == "orders" and not all(isinstance(line, str) for line in row["lines"]):
+                raise Refused(f"every line of orders[{i}] must be text")
+            if (
+                key == "events"
+                and isinstance(row["visibility"], list)
+                and not all(isinstance(p, str) for p in row["visibility"])
+            ):
+                raise Refused(f"the visibility of events[{i}] must list names")
+    if doc.get("chain") is not None:
+        _fits("the chain", doc["chain"], _CHAIN)
+    if doc.get("result") is not None:
+        _fits("the result", doc["result"], _RESULT)
+    if doc.get("salts") is not None and not all(isinstance(x, str) for x in doc["salts"]):
+        raise Refused("every salt must be text")
+
+
+def _downgrades(doc: dict[str, Any], legacy: bool, v: Verification) -> None:
+    """A chain-less or legacy-marked export is accepted only when the reader asks (see the module docstring)."""
+    rows = doc["orders"] + doc["events"]
+    chainless = doc.get("chain") is None and not any("hash" in r for r in rows)
+    marked = bool(doc.get("chain") and doc["chain"].get("legacy_events"))
+    if not (chainless or marked):
+        return
+    what = (
+        "carries no hash chain (an export made before pbem chained its record)"
+        if chainless
+        else f"marks its first {doc['chain']['legacy_events']} events as recorded before the chain (matched fact by fact)"
+    )
+    if not legacy:
+        raise Refused(
+            f"this export {what}: a forger could claim the same for a made-up history, so it is refused; "
+            "--legacy checks it anyway and says what is not proven"
+        )
+    v.notes.append(f"NOT PROVEN (--legacy): this export {what}")
 
 
 def _salted(seed: str, events: list[dict[str, Any]], v: Verification) -> None:
@@ -317,6 +588,14 @@ def _result(
                 "the export states a result, but replaying its inputs does not end the game: the history stops "
                 "early (entries are missing) or the result is forged"
             )
+        if doc["game"].get("abandoned"):
+            last = rows[-1] if rows else None
+            if last is None or last.get("kind") != "moderator" or last.get("data", {}).get("action") != "abandon":
+                raise Refused(
+                    "the export says the game was abandoned, but its last entry is not the moderator's abandon"
+                )
+            v.checked.append(f"the game was abandoned: proven up to entry {len(rows)}, the moderator's abandon")
+            return
         if not partial:
             raise Refused(
                 f"the history is incomplete: replaying its {len(doc['orders'])} inputs does not reach the end of "

@@ -37,16 +37,29 @@ class Receipt:
     entries: int
     head: str
     input: tuple[int, str] | None = None
+    # set for a game with a signing key (`pbem.trust.signing.receipt_fields`): the receipt is signed
+    game: str = ""
+    header: str = ""
+    key: str | None = field(default=None, repr=False)
 
     def context(self) -> dict[str, Any]:
         """What the templates get: `record` (the line every game mail shows) and `receipt` (the ack's input)."""
         receipt = None if self.input is None else {"seq": self.input[0], "hash": self.input[1]}
-        return {"record": {"entries": self.entries, "head": self.head}, "receipt": receipt}
+        record: dict[str, Any] = {"entries": self.entries, "head": self.head}
+        if self.key:
+            from pbem.trust.signing import fingerprint, public_key
+
+            record["key"] = fingerprint(public_key(self.key))
+        return {"record": record, "receipt": receipt}
 
     def headers(self) -> tuple[tuple[str, str], ...]:
         out = [(RECORD_HEADER, f"{self.entries} {self.head}")]
         if self.input is not None:
             out.append((INPUT_HEADER, f"{self.input[0]} {self.input[1]}"))
+        if self.key:
+            from pbem.trust.signing import headers_for
+
+            out.extend(headers_for(self.game, self.header, self.key, self.entries, self.head, self.input))
         return tuple(out)
 
 

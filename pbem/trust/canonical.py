@@ -1,0 +1,101 @@
+"""Canonical JSON (RFC 8785) for the hashes, and the strict reader every export goes through.
+
+`canonical` is the JSON Canonicalization Scheme of RFC 8785 (the `rfc8785`
+package): sorted keys by UTF-16 code units, no spaces, the shortest number
+forms, UTF-8.  So a verifier in any language that implements RFC 8785
+computes the same chain hashes.  For every entry pbem has ever chained
+(integers, strings, lists, objects with ASCII keys) its bytes equal those of
+the earlier ``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)``,
+so the hashes of existing exports still hold and the format version stays 1.
+
+`load_export` reads an export's text and refuses, in one sentence, anything a
+reader in another language could read differently or that costs more than its
+size: text over `MAX_BYTES`, nesting deeper than `MAX_DEPTH`, a key given twice
+in one object, NaN or Infinity, numbers outside the range RFC 8785 (IEEE 754
+doubles) can write exactly.  The depth is measured by one linear scan before
+parsing, so a thousand nested lists cost a thousand steps, not a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import rfc8785
+
+MAX_BYTES = 64 * 1024 * 1024  # an export of a long game is a few MB
+MAX_DEPTH = 32  # an export nests 7 levels deep; event data a few more
+MAX_INT = 2**53 - 1  # RFC 8785 writes numbers as IEEE 754 doubles
+
+
+class BadJson(ValueError):
+    """The text is not an export pbem reads; the message says why in one sentence."""
+
+
+def canonical(value: Any) -> bytes:
+    """The RFC 8785 canonical UTF-8 bytes of `value`."""
+    try:
+        return rfc8785.dumps(value)
+    except rfc8785.CanonicalizationError as exc:
+        raise BadJson(f"the value cannot be written canonically (RFC 8785): {exc}") from None
+
+
+def depth_of(text: str) -> int:
+    """The deepest nesting of [ and { in JSON `text`, outside strings (one pass)."""
+    deepest = level = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif ch in "]}":
+            level -= 1
+    return deepest
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise BadJson(f"the key {key!r} appears twice in one object (readers would disagree on its value)")
+        out[key] = value
+    return out
+
+
+def _constant(name: str) -> Any:
+    raise BadJson(f"{name} is not a JSON number")
+
+
+def _int(text: str) -> int:
+    if len(text) > 17 or abs(int(text)) > MAX_INT:
+        raise BadJson(f"the number {text[:20]} is outside the range RFC 8785 writes exactly (±2^53-1)")
+    return int(text)
+
+
+def load_export(text: str | bytes) -> Any:
+    """Parse an export strictly (see the module docstring); raises BadJson with one sentence."""
+    if len(text) > MAX_BYTES:
+        raise BadJson(f"the export is {len(text)} bytes, more than the {MAX_BYTES} pbem reads")
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BadJson(f"the export is not UTF-8 text (byte {exc.start})") from None
+    depth = depth_of(text)
+    if depth > MAX_DEPTH:
+        raise BadJson(f"the export nests {depth} levels deep, more than the {MAX_DEPTH} an export can need")
+    try:
+        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_int=_int)
+    except BadJson:
+        raise
+    except (ValueError, RecursionError) as exc:
+        raise BadJson(f"the export is not valid JSON: {exc}") from None

@@ -1,0 +1,205 @@
+"""`pbem verify EXPORT --sent FOLDER`: a player's own outbox checked against a published history.
+
+The moderator records whatever he likes as a player's input; the player's
+Sent folder holds what they really wrote.  For every mail in it about the
+game (its tag "[pbem NAME]" in the subject, invisible characters removed):
+
+- DROPPED: its Message-ID is not among the export's messages;
+- SUBSTITUTED: the export applied, from that message, other order lines than the
+  ones the mail's body gives when read as pbem reads orders (`pbem.orders.extract`,
+  with the game's order words);
+- REFUSED WITHOUT A REASON: the export marks it refused, rejected or ignored but
+  gives the sender no reason (a refusal with its reason is listed, and fine);
+
+and for every input of the player in the export:
+
+- INVENTED: it names a message of theirs that the Sent folder does not hold
+  (unless the folder holds none of the game's mail before that input: a
+  player who also writes from another device says so with the mails they have).
+
+A player's export (`pbem export NAME --as PLAYER`) or the moderator's holds
+their inputs and refusals; the public export of a game in progress holds none.
+Pure but for `read_folder` (shared with `pbem.trust.receipts`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from email.utils import getaddresses
+from typing import Any
+
+from pbem import engine as registry
+from pbem.engine.words import count
+from pbem.orders.extract import extract
+from pbem.trust import deal as joining
+from pbem.trust.receipts import visible
+
+SHOWN = 8
+
+
+@dataclass
+class SentCheck:
+    ok: bool
+    player: str = ""
+    mails: int = 0
+    checked: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Sent:
+    message_id: str
+    sender: str
+    subject: str
+    date: str
+    text: str
+
+    @property
+    def name(self) -> str:
+        return f'your mail of {self.date or "(no date)"} "{self.subject}"'
+
+
+def _mid(value: str | None) -> str:
+    return "".join(str(value or "").split()).strip("<>").lower()
+
+
+def parse_sent(raw: bytes) -> Sent:
+    msg = message_from_bytes(raw, policy=policy.default)
+    assert isinstance(msg, EmailMessage)
+    body = msg.get_body(("plain",))
+    try:
+        text = body.get_content() if body is not None else ""
+    except (LookupError, ValueError):
+        text = ""
+    frm = getaddresses([str(msg.get("From", ""))])
+    return Sent(
+        message_id=_mid(msg.get("Message-ID")),
+        sender=(frm[0][1] if frm else "").lower(),
+        subject=" ".join(str(msg.get("Subject", "")).split()),
+        date=" ".join(str(msg.get("Date", "")).split()),
+        text=str(text),
+    )
+
+
+def _order_words(doc: dict[str, Any]) -> tuple[str, ...]:
+    try:
+        words = tuple(registry.get(doc["game"]["kind"]).order_words)
+    except registry.UnknownKind:
+        words = ()
+    return words + joining.ORDER_WORDS
+
+
+def check_sent(doc: dict[str, Any], raws: list[bytes], as_player: str | None = None) -> SentCheck:
+    """Check the mails a player sent (`raws`: their Sent folder) against the export `doc`."""
+    c = SentCheck(ok=False)
+    mails = _about_the_game(doc, raws, as_player, c)
+    if not mails:
+        return c
+    player = _player(doc, mails, as_player)
+    c.player, c.mails = player, len(mails)
+    applied, refused = _compare(doc, mails, c)
+    ours = {m.message_id for m in mails}
+    for o in doc["orders"]:
+        if o["player"] == player and o["message_id"] and _mid(o["message_id"]) not in ours:
+            said = "; ".join(o["lines"]) or "(nothing)"
+            c.problems.append(
+                f"INVENTED: input {o['seq']} ({said}) is said to come from your message <{_mid(o['message_id'])}>, "
+                "which your Sent folder does not hold"
+            )
+    c.ok = not c.problems
+    if c.ok:
+        c.checked.append(
+            f"{count(len(mails), 'mail')} {player} sent about the game: all in the export, {applied} applied as written "
+            f"or accepted as commands, {refused} refused with their reasons; no input of {player} comes from elsewhere"
+        )
+    c.notes.append(
+        "this proves the export against your Sent folder: mail you sent from elsewhere is not in it, so an input "
+        "named INVENTED may be one of yours; the moderator's record of when it arrived is his word"
+    )
+    return c
+
+
+def _about_the_game(doc: dict[str, Any], raws: list[bytes], as_player: str | None, c: SentCheck) -> list[Sent]:
+    """The player's mails about the game in `raws` (none, with the problem said in `c`, when they cannot be told)."""
+    tag = visible(f"[pbem {doc['game']['name']}]").lower()
+    mails = []
+    for raw in raws:
+        try:
+            m = parse_sent(raw)
+        except (ValueError, LookupError, AssertionError):
+            continue
+        if tag in visible(m.subject).lower():
+            mails.append(m)
+    senders = sorted({m.sender for m in mails})
+    known = {str(p["name"]).lower(): str(p.get("address", "")).lower() for p in doc["players"]}
+    if as_player:
+        who = as_player.strip().lower()
+        mails = [m for m in mails if m.sender in (who, known.get(who, ""))]
+    elif len(senders) > 1:
+        c.problems.append(
+            f"the folder holds mail from {len(senders)} addresses ({', '.join(senders)}): choose with --as"
+        )
+        return []
+    if not mails:
+        c.problems.append(
+            f"the folder holds no mail about game {doc['game']['name']}" + (f" from {as_player}" if as_player else "")
+        )
+    return mails
+
+
+def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck) -> tuple[int, int]:
+    """Each sent mail against the export: dropped, substituted, refused without a reason.  (applied, refused)."""
+    messages = {_mid(m["message_id"]): m for m in doc["messages"]}
+    inputs: dict[str, list[dict[str, Any]]] = {}
+    for o in doc["orders"]:
+        if o["message_id"]:
+            inputs.setdefault(_mid(o["message_id"]), []).append(o)
+    words = _order_words(doc)
+    applied = refused = 0
+    for m in mails:
+        rec = messages.get(m.message_id)
+        if rec is None:
+            c.problems.append(f"DROPPED: {m.name} (Message-ID <{m.message_id}>) is not in the export")
+            continue
+        wrote = extract(m.text, m.subject, words).orders
+        if rec["outcome"] in ("accepted", "held"):
+            for o in inputs.get(m.message_id, []):
+                if o["kind"] in ("orders", "join") and list(o["lines"]) != list(wrote):
+                    c.problems.append(
+                        f"SUBSTITUTED: {m.name}: you wrote {'; '.join(wrote) or '(no orders)'}, the export applied "
+                        f"input {o['seq']}: {'; '.join(o['lines']) or '(nothing)'}"
+                    )
+            applied += 1
+        else:
+            if not (rec.get("reason") or "").strip():
+                c.problems.append(
+                    f"REFUSED WITHOUT A REASON: {m.name} is marked {rec['outcome']}, with no reason given"
+                )
+            refused += 1
+    return applied, refused
+
+
+def _player(doc: dict[str, Any], mails: list[Sent], as_player: str | None) -> str:
+    """The player's name in the export: by --as, else by the sender's address or the messages they sent."""
+    names = {str(p["name"]).lower(): str(p["name"]) for p in doc["players"]}
+    if as_player and as_player.strip().lower() in names:
+        return names[as_player.strip().lower()]
+    by_address = {str(p.get("address", "")).lower(): str(p["name"]) for p in doc["players"] if p.get("address")}
+    if mails[0].sender in by_address:
+        return by_address[mails[0].sender]
+    ids = {m.message_id for m in mails}
+    for rec in doc["messages"]:
+        if _mid(rec["message_id"]) in ids and rec.get("player"):
+            return str(rec["player"])
+    return as_player or mails[0].sender
+
+
+def lines(c: SentCheck) -> list[str]:
+    out = [f"ok: {line}" for line in c.checked] + [f"note: {line}" for line in c.notes]
+    out += [f"MISMATCH: {p}" for p in c.problems[:SHOWN]]
+    if len(c.problems) > SHOWN:
+        out.append(f"... and {len(c.problems) - SHOWN} more")
+    return out

@@ -1,0 +1,145 @@
+"""The game's signature: one Ed25519 key per game signs every receipt and every export's head.
+
+Each game made since pbem's migration 0012 has its own Ed25519 key (the
+`cryptography` package).  Its public half is in every export (`game.key`) and
+in every signed mail (``X-Pbem-Key``); its fingerprint (`fingerprint`: the
+first 80 bits of SHA-256 of the public key, in groups of four hex digits) is
+in the invitation and in the final report, for players to compare by any
+other channel.
+
+What is signed is the *statement* of a receipt (`statement`):
+
+    b"pbem-receipt-v1\\n" || RFC 8785 JSON of {"game": name, "header": H, "record": [entries, head],
+                                              "input": [seq, hash] or null}
+
+where H (`header`) is SHA-256 over the RFC 8785 JSON of the game's fields that
+the chain does not hold: name, kind, options, insecure_seed, the players'
+names in seat order and the seed commitment.  A mail carries the signature as
+``X-Pbem-Signature`` and H as ``X-Pbem-Game``; an export signs its own head
+(`signature` at the top level, "input" null).
+
+So (a) a receipt is authenticated: a mail a player made up carries no valid
+signature and is reported, not trusted; (b) the moderator cannot show two
+players two histories without signing two different heads at the same position,
+and two such signed heads are proof anyone can check (`pbem verify --mail A
+--mail B`); (c) options, players and the rest of the header are bound to every
+receipt.  What it cannot do: the moderator holds the key, so he can sign any
+history he likes; only a signed head a player received and kept pins him down.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
+
+from pbem.trust.canonical import canonical
+
+KEY_HEADER = "X-Pbem-Key"
+GAME_HEADER = "X-Pbem-Game"
+SIGNATURE_HEADER = "X-Pbem-Signature"
+PREFIX = b"pbem-receipt-v1\n"
+
+
+def new_key() -> str:
+    """A fresh private key, as 64 hex digits (what `games.signing_key` holds)."""
+    raw = Ed25519PrivateKey.generate().private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    return raw.hex()
+
+
+def public_key(private_hex: str) -> str:
+    """The public half of a private key, as 64 hex digits."""
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(private_hex))
+    return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+
+
+def fingerprint(public_hex: str) -> str:
+    """What players compare: the first 20 hex digits of SHA-256(public key), in groups of four."""
+    digest = hashlib.sha256(bytes.fromhex(public_hex)).hexdigest()[:20]
+    return " ".join(digest[i : i + 4] for i in range(0, 20, 4))
+
+
+def header(
+    name: str, kind: str, options: dict[str, Any], insecure_seed: bool, players: list[str], commitment: str
+) -> str:
+    """H: SHA-256 of the game's fields outside the chain (see the module docstring)."""
+    fields = {
+        "name": name,
+        "kind": kind,
+        "options": options,
+        "insecure_seed": bool(insecure_seed),
+        "players": list(players),
+        "seed_commitment": commitment,
+    }
+    return hashlib.sha256(canonical(fields)).hexdigest()
+
+
+def header_of_export(doc: dict[str, Any]) -> str:
+    g = doc["game"]
+    players = [p["name"] for p in doc["players"]]
+    return header(g["name"], g["kind"], g["options"], g.get("insecure_seed", False), players, doc["seed_commitment"])
+
+
+def statement(game: str, head_of_game: str, entries: int, head: str, input: tuple[int, str] | None = None) -> bytes:
+    body = {
+        "game": game,
+        "header": head_of_game,
+        "record": [entries, head],
+        "input": None if input is None else [input[0], input[1]],
+    }
+    return PREFIX + canonical(body)
+
+
+def sign(private_hex: str, message: bytes) -> str:
+    return Ed25519PrivateKey.from_private_bytes(bytes.fromhex(private_hex)).sign(message).hex()
+
+
+def valid(public_hex: str, message: bytes, signature_hex: str) -> bool:
+    """True if `signature_hex` is the key's signature of `message` (False for anything malformed)."""
+    try:
+        key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_hex))
+        key.verify(bytes.fromhex(signature_hex), message)
+    except (ValueError, InvalidSignature):
+        return False
+    return True
+
+
+def export_signature(private_hex: str, doc: dict[str, Any]) -> dict[str, Any]:
+    """The export's own signed head: `signature` at the top level of the export."""
+    entries, head = doc["chain"]["entries"], doc["chain"]["head"]
+    h = header_of_export(doc)
+    return {
+        "entries": entries,
+        "head": head,
+        "header": h,
+        "sig": sign(private_hex, statement(doc["game"]["name"], h, entries, head)),
+    }
+
+
+def receipt_fields(game: Any) -> dict[str, Any]:
+    """What `pbem.mail.outbound.outgoing.Receipt` needs to sign for the game row `game` ({} if it has no key)."""
+    key = getattr(game, "signing_key", None)
+    if not key:
+        return {}
+    import json
+
+    h = header(
+        game.name,
+        game.kind,
+        json.loads(game.options_json),
+        game.insecure_seed,
+        json.loads(game.players_json),
+        game.seed_commitment,
+    )
+    return {"game": game.name, "header": h, "key": key}
+
+
+def headers_for(
+    game: str, head_of_game: str, private_hex: str, entries: int, head: str, input: tuple[int, str] | None
+) -> tuple[tuple[str, str], ...]:
+    """The signature headers of one mail's receipt."""
+    sig = sign(private_hex, statement(game, head_of_game, entries, head, input))
+    return ((KEY_HEADER, public_key(private_hex)), (GAME_HEADER, head_of_game), (SIGNATURE_HEADER, sig))
