@@ -21,8 +21,6 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session
-
 from pbem.app import views
 from pbem.app.decision import (
     Control,
@@ -41,6 +39,7 @@ from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
 from pbem.record import due, outbox, store
+from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, Deadline, Game, InboundMessage, Seat, Snapshot
 
@@ -50,9 +49,7 @@ from pbem.record.models import ControlAction, Deadline, Game, InboundMessage, Se
 RECEIPTED = frozenset({"ack", "join_ack", "held_applied", "deadline_applied"})
 
 
-def record_inbound(
-    s: Session, msg: Inbound, raw: bytes, when: datetime, d: Decision, game_id: int | None = None
-) -> int:
+def record_inbound(s: Unit, msg: Inbound, raw: bytes, when: datetime, d: Decision, game_id: int | None = None) -> int:
     """Keep the inbound message with what became of it; returns its id.
 
     `raw` is already the bounded, redacted copy (`pbem.mail.inbound.storage.scrub`): never the code.
@@ -80,7 +77,7 @@ def record_inbound(
 
 
 def apply(
-    s: Session,
+    s: Unit,
     cfg: Config,
     d: Decision,
     when: datetime,
@@ -118,7 +115,7 @@ def apply(
     return loaded
 
 
-def new_game(s: Session, g: NewGame, when: datetime) -> store.Loaded:
+def new_game(s: Unit, g: NewGame, when: datetime) -> store.Loaded:
     """The game row and its first snapshot; the game as loaded, for the effects that follow."""
     row: dict[str, Any] = dict(
         name=g.name,
@@ -150,7 +147,7 @@ def _threaded(cfg: Config, mail: Mail, loaded: store.Loaded | None, secret: byte
 
 
 def _receipt(
-    s: Session, loaded: store.Loaded | None, game_id: int | None, recorded: tuple[int, str] | None = None
+    s: Unit, loaded: store.Loaded | None, game_id: int | None, recorded: tuple[int, str] | None = None
 ) -> Receipt | None:
     """The loaded game's record as a mail about it is rendered now (None for a mail about no or another game)."""
     if loaded is None or game_id is None or loaded.game.id != game_id:
@@ -159,7 +156,7 @@ def _receipt(
     return Receipt(entries, head, recorded)
 
 
-def _reports(s: Session, cfg: Config, loaded: store.Loaded | None, pending: list[Report], when: datetime) -> None:
+def _reports(s: Unit, cfg: Config, loaded: store.Loaded | None, pending: list[Report], when: datetime) -> None:
     if pending and loaded is not None:
         from pbem.app.reporting import report_mails
 
@@ -170,7 +167,7 @@ def _reports(s: Session, cfg: Config, loaded: store.Loaded | None, pending: list
 
 
 def _one(
-    s: Session, cfg: Config, effect: Effect, when: datetime, loaded: store.Loaded | None, inbound_id: int | None
+    s: Unit, cfg: Config, effect: Effect, when: datetime, loaded: store.Loaded | None, inbound_id: int | None
 ) -> None:
     assert loaded is not None and loaded.game.id is not None, "a game effect needs its game"
     gid = loaded.game.id

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlmodel import Session, col, select
-
 from pbem.app import views
 from pbem.app.apply import apply
 from pbem.app.decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, NewSeat, Report
@@ -25,9 +23,9 @@ from pbem.engine.names import norm, player_name
 from pbem.engine.seats import RENAME, rename
 from pbem.home.config import Config
 from pbem.mail.outbound.outgoing import Mail
-from pbem.record import store
-from pbem.record.db import session
-from pbem.record.models import ControlAction, Seat
+from pbem.record import listing, store
+from pbem.record.db import Unit, session
+from pbem.record.models import Seat
 from pbem.trust.chain import iso
 from pbem.trust.codes import hash_code, new_code
 
@@ -203,7 +201,7 @@ def decide_new_code(loaded: store.Loaded, player: str, code: str, code_hash: str
 class _Command:
     """One command's transaction: the game loaded with its control state and deadline."""
 
-    def __init__(self, s: Session, name: str) -> None:
+    def __init__(self, s: Unit, name: str) -> None:
         game = store.game_by_name(s, name)
         if game is None or game.id is None:
             raise GameError(f'no game named "{name}"; see pbem game list')
@@ -237,8 +235,7 @@ def pause(cfg: Config, name: str, when: datetime) -> None:
 def resume(cfg: Config, name: str, when: datetime) -> datetime | None:
     with session(cfg.database_url) as s:
         c = _Command(s, name)
-        q = select(ControlAction.created_at).where(ControlAction.game_id == c.gid, ControlAction.action == "pause")
-        paused_at = store.aware(s.exec(q.order_by(col(ControlAction.id).desc())).first())
+        paused_at = listing.paused_at(s, c.gid)
         d = decide_resume(c.loaded, c.control, paused_at, c.step, c.due, when)
         c.apply(cfg, d, when)
         return next((e.due_at for e in d.effects if isinstance(e, NewDeadline)), None)

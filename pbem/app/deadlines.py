@@ -22,8 +22,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from itertools import groupby
 
-from sqlmodel import Session, col, select
-
 from pbem import engine as registry
 from pbem.app import views
 from pbem.app.apply import apply
@@ -36,10 +34,10 @@ from pbem.mail.inbound.message import parse
 from pbem.mail.outbound.compose import stable_message_id
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import extract
-from pbem.record import due, outbox, store
-from pbem.record.db import session
+from pbem.record import due, lookups, outbox, store
+from pbem.record.db import Unit, session
 from pbem.record.home_secrets import message_id_key
-from pbem.record.models import ControlAction, Deadline, Game, InboundMessage
+from pbem.record.models import Deadline, Game
 from pbem.trust.deal import STEP as JOIN_STEP
 
 log = logging.getLogger("pbem.deadlines")
@@ -226,7 +224,7 @@ def run_deadlines(cfg: Config, when: datetime, opened_before: datetime | None = 
 
 
 def _due_for_game(
-    s: Session, cfg: Config, rows: list[due.DueRow], when: datetime, opened_before: datetime | None
+    s: Unit, cfg: Config, rows: list[due.DueRow], when: datetime, opened_before: datetime | None
 ) -> tuple[int, int]:
     ids = tuple(r.id for r in rows)
     deadline = any(r.kind == "deadline" for r in rows)
@@ -272,27 +270,10 @@ def _again(cfg: Config, look: due.DueRow, when: datetime) -> due.DueRow | None:
     return None if at is None else replace(look, due_at=at)
 
 
-def held_orders(s: Session, game_id: int, order_words: tuple[str, ...]) -> list[Held]:
-    """Messages held for the deadline and not yet applied, oldest first, with their order lines.
-
-    At a deadline every held message is applied or refused in arrival order, each with a `held-done`
-    row; so those not yet applied are the ones after the newest `held-done` (two index probes).
-    """
-    done = s.exec(
-        select(ControlAction.detail)
-        .where(ControlAction.game_id == game_id, ControlAction.action == "held-done")
-        .order_by(col(ControlAction.id).desc())
-        .limit(1)
-    ).first()
-    after = int(done.rsplit(":", 1)[1]) if done else 0
-    rows = s.exec(
-        select(InboundMessage.id, InboundMessage.player, InboundMessage.raw)
-        .where(InboundMessage.game_id == game_id, InboundMessage.outcome == "held", col(InboundMessage.id) > after)
-        .order_by(col(InboundMessage.id))
-    ).all()
+def held_orders(s: Unit, game_id: int, order_words: tuple[str, ...]) -> list[Held]:
+    """Messages held for the deadline and not yet applied, oldest first, with their order lines."""
     held = []
-    for rid, player, raw in rows:
-        assert rid is not None
-        m = parse(raw)
-        held.append(Held(rid, player, tuple(extract(m.text, m.subject, order_words).orders)))
+    for row in lookups.held_messages(s, game_id):
+        m = parse(row.raw)
+        held.append(Held(row.id, row.player, tuple(extract(m.text, m.subject, order_words).orders)))
     return held

@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlmodel import col, select
-
 from pbem import engine as registry
 from pbem.app import views
 from pbem.app.apply import apply
@@ -29,7 +27,7 @@ from pbem.app.game_names import game_name_problem
 from pbem.engine.names import norm, player_name
 from pbem.engine.rng import commitment
 from pbem.home.config import Config
-from pbem.record import store
+from pbem.record import listing, store
 from pbem.record.db import session
 from pbem.record.models import Game
 from pbem.trust import deal as joining
@@ -177,7 +175,7 @@ class GameRow:
 def list_games(cfg: Config) -> list[GameRow]:
     rows = []
     with session(cfg.database_url) as s:
-        for g in s.exec(select(Game).order_by(col(Game.id))).all():
+        for g in listing.all_games(s):
             assert g.id is not None
             status = "over" if store.is_over(s, g.id) else store.control_state(s, g.id)
             dl = store.current_deadline(s, g.id) if status == "running" else None

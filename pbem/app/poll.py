@@ -21,9 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy.exc import OperationalError
-from sqlmodel import Session, col, select
-
 from pbem import engine as registry
 from pbem.app import intake, join, on_file
 from pbem.app.ahead import warmed
@@ -38,9 +35,9 @@ from pbem.mail.inbound.storage import scrub
 from pbem.mail.outbound.sender import Dispatcher
 from pbem.mail.transports.seam import Inbox, Sender, TransportError
 from pbem.orders.extract import Extracted, extract
-from pbem.record import outbox, store
-from pbem.record.db import DatabaseError, session
-from pbem.record.models import Game, Seat
+from pbem.record import lookups, outbox, store
+from pbem.record.db import DatabaseError, Unit, database_errors, session
+from pbem.record.models import Game
 from pbem.trust import codes
 
 log = logging.getLogger("pbem.poll")
@@ -99,9 +96,8 @@ def poll(
 ) -> PollSummary:
     """Raises TransportError or DatabaseError (one sentence each) where the run cannot go on."""
     try:
-        return _poll(cfg, inbox, sender, clock, dry_run)
-    except OperationalError as exc:
-        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+        with database_errors():
+            return _poll(cfg, inbox, sender, clock, dry_run)
     except OSError as exc:  # a full disk, a read-only or vanished mail folder
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         raise TransportError(f"a mail folder or file could not be used: {exc.strerror or exc}{where}") from None
@@ -195,24 +191,21 @@ def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False, parse
     """Process one raw message in one transaction: load, decide, apply, commit.
     `parsed`: `raw` already parsed (ahead of handling, `pbem.app.ahead`) with this home's settings."""
     msg = parsed or parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
-    try:
-        with session(cfg.database_url) as s:
-            seen = on_file.seen(s, msg)
-            if seen.same is not None:  # the same bytes: e.g. a run killed between its commit and filing the message
-                return Handled("duplicates", f"{msg.message_id} was already handled", stored=seen.same)
-            if seen.taken:  # the same Message-ID with other bytes (a copy, a replay): keep outgoing ids unique
-                msg = dataclasses.replace(msg, key=f"{msg.message_id}#{msg.body_hash[:16]}")
-            d = decide_and_apply(s, cfg, msg, raw, when, first=seen.first)
-            s.rollback() if dry_run else s.commit()
-            if seen.first is not None:  # a copy (other trace headers): recorded as a duplicate, filed as the first
-                return Handled("duplicates", f"{msg.message_id}: a copy of a message already read", seen.first.outcome)
-            return Handled(d.handled)
-    except OperationalError as exc:
-        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+    with database_errors(), session(cfg.database_url) as s:
+        seen = on_file.seen(s, msg)
+        if seen.same is not None:  # the same bytes: e.g. a run killed between its commit and filing the message
+            return Handled("duplicates", f"{msg.message_id} was already handled", stored=seen.same)
+        if seen.taken:  # the same Message-ID with other bytes (a copy, a replay): keep outgoing ids unique
+            msg = dataclasses.replace(msg, key=f"{msg.message_id}#{msg.body_hash[:16]}")
+        d = decide_and_apply(s, cfg, msg, raw, when, first=seen.first)
+        s.rollback() if dry_run else s.commit()
+        if seen.first is not None:  # a copy (other trace headers): recorded as a duplicate, filed as the first
+            return Handled("duplicates", f"{msg.message_id}: a copy of a message already read", seen.first.outcome)
+        return Handled(d.handled)
 
 
 def decide_and_apply(
-    s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime, first: FirstCopy | None = None
+    s: Unit, cfg: Config, msg: Inbound, raw: bytes, when: datetime, first: FirstCopy | None = None
 ) -> Decision:
     """Inside the message's transaction: read and scrub the message, load the facts, decide (pure), apply.
 
@@ -235,7 +228,7 @@ def decide_and_apply(
 
 
 def load_facts(
-    s: Session,
+    s: Unit,
     msg: Inbound,
     when: datetime,
     game: Game | None,
@@ -262,10 +255,8 @@ def load_facts(
             strangers=caps or intake.Strangers(),
         )
     if game is None or game.id is None:
-        seats = s.exec(select(Seat).where(Seat.address == msg.sender)).all() if msg.sender else []
-        ids = {st.game_id: st.player for st in seats}
-        rows = s.exec(select(Game).where(col(Game.id).in_(set(ids)))).all() if ids else []
-        games = [intake.SenderGame(g.name, registry.get(g.kind).title, ids[g.id or 0]) for g in rows]
+        seats = lookups.seats_of(s, msg.sender)
+        games = [intake.SenderGame(st.game, registry.get(st.kind).title, st.player) for st in seats]
         return intake.Facts(
             None,
             windows=outbox.answers_in_last_hour(s, [msg.sender], when),

@@ -10,14 +10,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import Session
-
 from pbem.app import join, views
 from pbem.app.decision import Report
 from pbem.engine.base import Engine, Event, Request, Result
 from pbem.home.config import Config
 from pbem.mail.outbound.outgoing import Mail, thread_root
 from pbem.record import outbox, store
+from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import Deadline, GameEvent
 
@@ -33,7 +32,7 @@ class Moment:
     after: int
 
     @classmethod
-    def read(cls, s: Session, loaded: store.Loaded, after: int) -> Moment:
+    def read(cls, s: Unit, loaded: store.Loaded, after: int) -> Moment:
         eng = views.engine(loaded)
         assert loaded.game.id is not None
         return cls(
@@ -46,7 +45,7 @@ class Moment:
 
 
 def report_context(
-    s: Session,
+    s: Unit,
     cfg: Config,
     loaded: store.Loaded,
     player: str,
@@ -172,7 +171,7 @@ def player_report(
     }
 
 
-def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Report]) -> list[Mail]:
+def report_mails(s: Unit, cfg: Config, loaded: store.Loaded, reports: list[Report]) -> list[Mail]:
     """The mails for `reports` at the current point, reading what they share once."""
     assert loaded.game.id is not None
     seqs = outbox.last_report_seqs(s, loaded.game.id, [r.player for r in reports])

@@ -1,0 +1,51 @@
+"""What the idle check reads and the poll remembers (`pbem.app.idle`): Core text statements only.
+
+No ORM models or engines of games are imported here, so that an idle cron run costs little more than
+the imports it cannot avoid.  Times are naive UTC, as the columns hold them.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+IMAP_MARK = "imap-inbox"  # the poll_marks row of the IMAP inbox
+
+
+def queued_or_due(url: str, when: datetime, mark: str | None = None) -> tuple[bool, str | None]:
+    """(is any mail queued to send or anything due at `when`, the remembered value of poll mark `mark`)."""
+    from sqlalchemy import DateTime, bindparam, text
+
+    from pbem.record.db import engine_for
+
+    naive = when.astimezone(UTC).replace(tzinfo=None)  # the columns hold naive UTC
+    now = bindparam("now", type_=DateTime())
+    queued = text("SELECT 1 FROM outbox WHERE status = 'queued' AND next_attempt_at <= :now LIMIT 1")
+    due = text("SELECT 1 FROM due WHERE done = :f AND due_at <= :now LIMIT 1")
+    with engine_for(url).connect() as c:
+        busy = bool(
+            c.execute(queued.bindparams(now), {"now": naive}).first()
+            or c.execute(due.bindparams(now), {"now": naive, "f": False}).first()
+        )
+        seen = None
+        if mark is not None:
+            row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": mark}).first()
+            seen = str(row[0]) if row else None
+        c.rollback()
+    return busy, seen
+
+
+def remember(url: str, mark: str, value: str) -> None:
+    """Keep `value` as poll mark `mark` (replacing the one before)."""
+    from sqlalchemy import DateTime, bindparam, text
+
+    from pbem.record.db import transaction
+
+    stamp = datetime.now(UTC).replace(tzinfo=None)
+    with transaction(url) as c:
+        c.execute(text("DELETE FROM poll_marks WHERE name = :n"), {"n": mark})
+        c.execute(
+            text("INSERT INTO poll_marks (name, value, updated_at) VALUES (:n, :v, :t)").bindparams(
+                bindparam("t", type_=DateTime())
+            ),
+            {"n": mark, "v": value, "t": stamp},
+        )
