@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from pbem.app import views
-from pbem.app.apply import apply
+from pbem.app.apply import apply, prepare
 from pbem.app.decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, NewSeat, Report
 from pbem.engine.base import Event
 from pbem.engine.names import norm, player_name
@@ -213,7 +213,7 @@ class _Command:
         self.due = store.aware(dl.due_at) if dl else None
 
     def apply(self, cfg: Config, d: Decision, when: datetime) -> None:
-        apply(self.s, cfg, d, when, self.loaded)
+        apply(self.s, cfg, d, when, prepare(self.s, d, self.loaded), self.loaded)
         self.s.commit()
 
 

@@ -24,7 +24,7 @@ from itertools import groupby
 
 from pbem import engine as registry
 from pbem.app import views
-from pbem.app.apply import apply
+from pbem.app.apply import apply, prepare
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
 from pbem.app.join import decide_join_deadline
 from pbem.engine.base import Event, apply_defaults
@@ -50,6 +50,7 @@ class Held:
     inbound_id: int
     player: str
     orders: tuple[str, ...]
+    message_id: str = ""  # the held message's Message-ID (the chain's entry of its input names it)
 
 
 def decide_deadline(loaded: store.Loaded, step: str, held: list[Held], due: datetime | None = None) -> Decision:
@@ -68,7 +69,7 @@ def decide_deadline(loaded: store.Loaded, step: str, held: list[Held], due: date
         out = eng.apply(state, h.player, list(h.orders))
         seat = loaded.seat_for_player(h.player)
         if out.accepted:
-            d.effects.append(Input("orders", h.player, h.orders, out, inbound_id=h.inbound_id))
+            d.effects.append(Input("orders", h.player, h.orders, out, h.inbound_id, h.message_id))
             state, events = out.state, events + out.events
             if seat is not None:
                 told: dict[str, object] = {"game_name": name, "due": stamp, "lines": list(h.orders)}
@@ -234,17 +235,17 @@ def _due_for_game(
             return 0, 0  # the step opened in this poll: its reminders wait for a later one
         send, _ = look_at_reminders(look.opened_at, look.deadline_at, cfg.reminders, look.due_at, when)
         if send is None:  # nothing new (the middle of a long step): look again later
-            apply(s, cfg, Decision(effects=[DueHandled(ids, _again(cfg, look, when))]), when)
+            _write(s, cfg, Decision(effects=[DueHandled(ids, _again(cfg, look, when))]), when)
             return 0, 0
     game = s.get(Game, look.game_id)
     dl = store.current_deadline(s, look.game_id)
     if game is None or dl is None or store.control_state(s, look.game_id) != "running":
-        apply(s, cfg, Decision(effects=[DueHandled(ids)]), when)  # paused or gone: resuming plans again
+        _write(s, cfg, Decision(effects=[DueHandled(ids)]), when)  # paused or gone: resuming plans again
         return 0, 0
     loaded = store.load(s, game)
     eng = views.engine(loaded)
     if views.current_step(eng, loaded.state) != dl.step or eng.result(loaded.state) is not None:
-        apply(s, cfg, Decision(effects=[DueHandled(ids)]), when, loaded)
+        _write(s, cfg, Decision(effects=[DueHandled(ids)]), when, loaded)
         return 0, 0
     held = held_orders(s, look.game_id, registry.get(game.kind).order_words) if game.resolve == "deadline" else []
     if deadline:
@@ -252,7 +253,7 @@ def _due_for_game(
         d = decide_join_deadline(loaded, dl, when, cfg.moderator_address) if joining else None
         d = d or decide_deadline(loaded, dl.step, held, store.aware(dl.due_at))
         d.effects.append(DueHandled(ids))
-        apply(s, cfg, d, when, loaded)
+        _write(s, cfg, d, when, loaded)
         log.info("deadline of %s step %s applied", game.name, dl.step)
         return 1, 0
     secret = message_id_key(s)
@@ -261,8 +262,13 @@ def _due_for_game(
     already = outbox.queued_ids(s, ids_of)
     mails = [m for mid, m in ids_of.items() if mid not in already]
     effects: list[Effect] = [*mails, DueHandled(ids, _again(cfg, look, when))]
-    apply(s, cfg, Decision(game=game.name, effects=effects), when, loaded)
+    _write(s, cfg, Decision(game=game.name, effects=effects), when, loaded)
     return 0, len(mails)
+
+
+def _write(s: Unit, cfg: Config, d: Decision, when: datetime, loaded: store.Loaded | None = None) -> None:
+    """Read what `d`'s reports need, then write it (`pbem.app.apply`: no SELECT while writing)."""
+    apply(s, cfg, d, when, prepare(s, d, loaded), loaded)
 
 
 def _again(cfg: Config, look: due.DueRow, when: datetime) -> due.DueRow | None:
@@ -275,5 +281,5 @@ def held_orders(s: Unit, game_id: int, order_words: tuple[str, ...]) -> list[Hel
     held = []
     for row in lookups.held_messages(s, game_id):
         m = parse(row.raw)
-        held.append(Held(row.id, row.player, tuple(extract(m.text, m.subject, order_words).orders)))
+        held.append(Held(row.id, row.player, tuple(extract(m.text, m.subject, order_words).orders), row.message_id))
     return held

@@ -51,6 +51,7 @@ class Input:
     lines: tuple[str, ...]
     outcome: Outcome
     inbound_id: int | None = None  # a held message applied at the deadline
+    message_id: str | None = None  # its Message-ID (the chain's entry names it)
     reopen: str = ""  # step whose deadline is opened again (the deadline moved nothing)
 
 

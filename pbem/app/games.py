@@ -21,7 +21,7 @@ from typing import Any
 
 from pbem import engine as registry
 from pbem.app import views
-from pbem.app.apply import apply
+from pbem.app.apply import apply, prepare
 from pbem.app.decision import Control, Decision, Effect, Events, GameError, NewDeadline, NewGame, NewSeat, Report
 from pbem.app.game_names import game_name_problem
 from pbem.engine.names import norm, player_name
@@ -153,7 +153,7 @@ def create_game(
     when: datetime = clock()
     with session(cfg.database_url) as s:
         d = decide_new_game(spec, when, store.game_by_name(s, name) is not None)
-        loaded = apply(s, cfg, d, when)
+        loaded = apply(s, cfg, d, when, prepare(s, d, None))
         s.commit()
         assert loaded is not None
         log.info("created %s game %s for %d players", kind, loaded.game.name, len(seats))
@@ -205,7 +205,8 @@ class Shown:
 
 
 def show_game(cfg: Config, name: str, as_player: str | None = None, last: int = 20) -> Shown:
-    from pbem.app.reporting import report_context
+    from pbem.app.reporting import Reader, report_context
+    from pbem.record import recent
 
     with session(cfg.database_url) as s:
         game = store.game_by_name(s, name)
@@ -221,6 +222,7 @@ def show_game(cfg: Config, name: str, as_player: str | None = None, last: int = 
         match = [p for p in players if p.lower() == as_player.lower()]
         if not match:
             raise GameError(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
-        ctx = report_context(s, cfg, loaded, match[0], 0)
+        recent.read(s, loaded, [(match[0], 0)])
+        ctx = report_context(cfg, loaded, Reader(match[0], 0))
         ctx["happened"] = ctx["happened"][-last:]
         return Shown(title, game.name, players, ctx, None, waiting)

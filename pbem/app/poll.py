@@ -24,7 +24,7 @@ from datetime import datetime
 from pbem import engine as registry
 from pbem.app import intake, join, on_file
 from pbem.app.ahead import warmed
-from pbem.app.apply import apply, record_inbound
+from pbem.app.apply import apply, prepare, record_inbound
 from pbem.app.decision import Decision
 from pbem.app.revisions import FirstCopy
 from pbem.app.senders import is_registered
@@ -223,7 +223,8 @@ def decide_and_apply(
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
         facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')
     d = intake.decide(msg, facts, cfg.replies_per_hour)
-    apply(s, cfg, d, when, facts.loaded, inbound=(msg, raw))
+    secret = prepare(s, d, facts.loaded)  # what its reports read: nothing is read while it is written
+    apply(s, cfg, d, when, secret, facts.loaded, inbound=(msg, raw))
     return d
 
 

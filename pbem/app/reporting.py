@@ -1,7 +1,10 @@
 """A player's private report: its context, read from the record at one point of the game.
 
 Templates receive only `view(state, player)`, the events that player may see
-and that player's requests, never the state (DESIGN.md principle 5).
+and that player's requests, never the state (DESIGN.md principle 5).  Pure: what
+the reports read (the events since each reader's last report, the deadline, the
+seats' earlier names) was loaded before with the game (`Loaded.recent`,
+`pbem.record.recent.read`) and is kept up to date while a decision is written.
 """
 
 from __future__ import annotations
@@ -15,9 +18,7 @@ from pbem.app.decision import Report
 from pbem.engine.base import Engine, Event, Request, Result
 from pbem.home.config import Config
 from pbem.mail.outbound.outgoing import Mail, thread_root
-from pbem.record import outbox, store
-from pbem.record.db import Unit
-from pbem.record.home_secrets import message_id_key
+from pbem.record import store
 from pbem.record.models import Deadline, GameEvent
 
 
@@ -32,36 +33,33 @@ class Moment:
     after: int
 
     @classmethod
-    def read(cls, s: Unit, loaded: store.Loaded, after: int) -> Moment:
-        eng = views.engine(loaded)
-        assert loaded.game.id is not None
-        return cls(
-            eng.requests(loaded.state),
-            eng.result(loaded.state),
-            store.current_deadline(s, loaded.game.id),
-            store.events_for(s, loaded.game.id, after),
-            after,
-        )
+    def now(cls, loaded: store.Loaded) -> Moment:
+        """The game as it stands, from what was loaded with it (`Loaded.recent`)."""
+        eng, recent = views.engine(loaded), loaded.recent
+        assert recent is not None, "the reports' facts are read before a decision is written (apply.prepare)"
+        return cls(eng.requests(loaded.state), eng.result(loaded.state), recent.deadline, recent.events, recent.after)
 
 
-def report_context(
-    s: Unit,
-    cfg: Config,
-    loaded: store.Loaded,
-    player: str,
-    since: int,
-    code: str | None = None,
-    moment: Moment | None = None,
-    takeover: bool = False,
-) -> dict[str, Any]:
-    """Everything a report template gets: only `player`'s view and the events they may see."""
-    if moment is None or moment.after > since:
-        moment = Moment.read(s, loaded, since)
+@dataclass(frozen=True)
+class Reader:
+    """Who a report is for and from where: `since` the last event seq they were told (0: from the start)."""
+
+    player: str
+    since: int
+    code: str | None = None  # their code, shown once (a new game, a replacement)
+    takeover: bool = False  # they take over a seat
+
+
+def report_context(cfg: Config, loaded: store.Loaded, reader: Reader, moment: Moment | None = None) -> dict[str, Any]:
+    """Everything a report template gets: only the reader's view and the events they may see."""
+    player, since = reader.player, reader.since
+    moment = moment or Moment.now(loaded)
+    assert moment.after <= since, "the report's events were loaded from its reader's last report"
     eng = views.engine(loaded)
     game = loaded.game
-    assert game.id is not None
+    assert loaded.recent is not None
     # from the start: a replaced seat's newcomer also sees what the seat saw under its earlier names
-    names = store.seat_names(s, game.id).get(player, (player,)) if since == 0 else (player,)
+    names = loaded.recent.names.get(player, (player,)) if since == 0 else (player,)
     happened = [
         _addressed(ev, names, player)
         for r in moment.events
@@ -84,8 +82,8 @@ def report_context(
         seed=game.seed if moment.result is not None else None,
         commitment_final=game.seed_commitment,
         insecure_seed=game.insecure_seed,
-        code=code,
-        takeover=takeover,
+        code=reader.code,
+        takeover=reader.takeover,
         moderator=cfg.moderator_name,
         salts=_salts(loaded, moment.events, since),
         former=[n for n in names if n != player],
@@ -171,13 +169,12 @@ def player_report(
     }
 
 
-def report_mails(s: Unit, cfg: Config, loaded: store.Loaded, reports: list[Report]) -> list[Mail]:
-    """The mails for `reports` at the current point, reading what they share once."""
-    assert loaded.game.id is not None
-    seqs = outbox.last_report_seqs(s, loaded.game.id, [r.player for r in reports])
-    secret = message_id_key(s)
+def report_mails(cfg: Config, loaded: store.Loaded, reports: list[Report], secret: bytes) -> list[Mail]:
+    """The mails for `reports` at the current point (pure: from what was loaded with the game)."""
+    assert loaded.game.id is not None and loaded.recent is not None
+    seqs = loaded.recent.last_reports
     since = {r.player: (r.since if r.since is not None else seqs.get(r.player, 0)) for r in reports}
-    moment = Moment.read(s, loaded, min(since.values(), default=0))
+    moment = Moment.now(loaded)
     mails = []
     for r in reports:
         seat = loaded.seat_for_player(r.player)
@@ -190,7 +187,7 @@ def report_mails(s: Unit, cfg: Config, loaded: store.Loaded, reports: list[Repor
                 loaded, r.player, code=r.code, due=due, takeover=r.takeover, moderator=cfg.moderator_name
             )
         else:
-            ctx = report_context(s, cfg, loaded, r.player, since[r.player], r.code, moment, r.takeover)
+            ctx = report_context(cfg, loaded, Reader(r.player, since[r.player], r.code, r.takeover), moment)
         key = r.key or (loaded.game.name, r.player, loaded.event_seq, loaded.seq, seat.id, r.extra)
         root = thread_root(cfg, seat.thread, secret) if key != ("thread", seat.thread) else None
         mails.append(
@@ -208,4 +205,5 @@ def report_mails(s: Unit, cfg: Config, loaded: store.Loaded, reports: list[Repor
                 references=(root,) if root else (),
             )
         )
+    seqs.update({m.player: loaded.event_seq for m in mails})  # a later report to them in this decision starts here
     return mails

@@ -158,6 +158,7 @@ class HeldMessage:
     id: int
     player: str
     raw: bytes
+    message_id: str
 
 
 def held_messages(s: Session, game_id: int) -> list[HeldMessage]:
@@ -174,8 +175,8 @@ def held_messages(s: Session, game_id: int) -> list[HeldMessage]:
     ).first()
     after = int(done.rsplit(":", 1)[1]) if done else 0
     rows = s.exec(
-        select(InboundMessage.id, InboundMessage.player, InboundMessage.raw)
+        select(InboundMessage.id, InboundMessage.player, InboundMessage.raw, InboundMessage.message_id)
         .where(InboundMessage.game_id == game_id, InboundMessage.outcome == "held", col(InboundMessage.id) > after)
         .order_by(col(InboundMessage.id))
     ).all()
-    return [HeldMessage(rid or 0, player, raw) for rid, player, raw in rows]
+    return [HeldMessage(rid or 0, player, raw, mid) for rid, player, raw, mid in rows]
