@@ -18,12 +18,14 @@ from datetime import datetime, timedelta
 from pbem.app import views
 from pbem.app.apply import apply, prepare
 from pbem.app.decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, NewSeat, Report
+from pbem.app.finish import finish
+from pbem.app.reporting import Look
 from pbem.engine.base import Event
 from pbem.engine.names import norm, player_name
 from pbem.engine.seats import RENAME, rename
 from pbem.home.config import Config
 from pbem.mail.outbound.outgoing import Mail
-from pbem.record import listing, store
+from pbem.record import listing, recent, store
 from pbem.record.db import Unit, session
 from pbem.record.models import Seat
 from pbem.trust.chain import iso
@@ -212,8 +214,14 @@ class _Command:
         self.step = dl.step if dl else None
         self.due = store.aware(dl.due_at) if dl else None
 
+    def reads(self, since: int | None = None) -> None:
+        """What the reports of the command read: every player's, from `since` (None: their last report)."""
+        recent.read(self.s, self.loaded, [(p, since) for p in views.players(self.loaded)])
+
     def apply(self, cfg: Config, d: Decision, when: datetime) -> None:
-        apply(self.s, cfg, d, when, prepare(self.s, d, self.loaded), self.loaded)
+        secret = prepare(self.s, self.loaded)
+        d = finish(d, self.loaded, Look(secret, cfg.domain, cfg.moderator_name, when))
+        apply(self.s, cfg, d, when, secret, self.loaded)
         self.s.commit()
 
 
@@ -253,6 +261,7 @@ def replace(
     code = code or new_code()
     with session(cfg.database_url) as s:
         c = _Command(s, name)
+        c.reads(since=0)  # the newcomer's report tells the seat's whole story
         d = decide_replace(c.loaded, c.control, old, newcomer, code, hash_code(code), c.step, c.due)
         c.apply(cfg, d, when)
         return code
@@ -272,5 +281,6 @@ def start(cfg: Config, name: str, when: datetime) -> list[str]:
     with session(cfg.database_url) as s:
         c = _Command(s, name)
         absent = join.missing(c.loaded) if join.is_open(c.loaded) else []
+        c.reads(since=0)  # everyone's first report follows the deal
         c.apply(cfg, join.decide_start(c.loaded, c.control), when)
         return absent

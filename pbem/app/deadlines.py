@@ -26,7 +26,9 @@ from pbem import engine as registry
 from pbem.app import views
 from pbem.app.apply import apply, prepare
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
+from pbem.app.finish import finish
 from pbem.app.join import decide_join_deadline
+from pbem.app.reporting import Look
 from pbem.engine.base import Event, apply_defaults
 from pbem.engine.words import count
 from pbem.home.config import Config
@@ -34,7 +36,7 @@ from pbem.mail.inbound.message import parse
 from pbem.mail.outbound.compose import stable_message_id
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import extract
-from pbem.record import due, lookups, outbox, store
+from pbem.record import due, lookups, outbox, recent, store
 from pbem.record.db import Unit, session
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import Deadline, Game
@@ -249,6 +251,7 @@ def _due_for_game(
         return 0, 0
     held = held_orders(s, look.game_id, registry.get(game.kind).order_words) if game.resolve == "deadline" else []
     if deadline:
+        recent.read(s, loaded, [(p, None) for p in views.players(loaded)])  # what the reports it causes read
         joining = dl.step == JOIN_STEP  # nobody is defaulted into a game: the moderator is told
         d = decide_join_deadline(loaded, dl, when, cfg.moderator_address) if joining else None
         d = d or decide_deadline(loaded, dl.step, held, store.aware(dl.due_at))
@@ -267,8 +270,9 @@ def _due_for_game(
 
 
 def _write(s: Unit, cfg: Config, d: Decision, when: datetime, loaded: store.Loaded | None = None) -> None:
-    """Read what `d`'s reports need, then write it (`pbem.app.apply`: no SELECT while writing)."""
-    apply(s, cfg, d, when, prepare(s, d, loaded), loaded)
+    """Finish `d` (its reports rendered, `pbem.app.finish`), then write it (`pbem.app.apply`: writes only)."""
+    secret = prepare(s, loaded)
+    apply(s, cfg, finish(d, loaded, Look(secret, cfg.domain, cfg.moderator_name, when)), when, secret, loaded)
 
 
 def _again(cfg: Config, look: due.DueRow, when: datetime) -> due.DueRow | None:

@@ -109,7 +109,14 @@ class NewGame:
     step: str
 
 
-Effect = Mail | Report | Events | Input | Control | NewDeadline | NewSeat | NewGame | DueHandled
+@dataclass(frozen=True)
+class ReportMail:
+    """A report finished (`pbem.app.finish`): the mail, context and all, at its place in the effects."""
+
+    mail: Mail
+
+
+Effect = Mail | Report | ReportMail | Events | Input | Control | NewDeadline | NewSeat | NewGame | DueHandled
 
 
 @dataclass

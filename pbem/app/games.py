@@ -23,7 +23,9 @@ from pbem import engine as registry
 from pbem.app import views
 from pbem.app.apply import apply, prepare
 from pbem.app.decision import Control, Decision, Effect, Events, GameError, NewDeadline, NewGame, NewSeat, Report
+from pbem.app.finish import finish
 from pbem.app.game_names import game_name_problem
+from pbem.app.reporting import Look
 from pbem.engine.names import norm, player_name
 from pbem.engine.rng import commitment
 from pbem.home.config import Config
@@ -153,7 +155,9 @@ def create_game(
     when: datetime = clock()
     with session(cfg.database_url) as s:
         d = decide_new_game(spec, when, store.game_by_name(s, name) is not None)
-        loaded = apply(s, cfg, d, when, prepare(s, d, None))
+        secret = prepare(s, None)
+        d = finish(d, None, Look(secret, cfg.domain, cfg.moderator_name, when))
+        loaded = apply(s, cfg, d, when, secret)
         s.commit()
         assert loaded is not None
         log.info("created %s game %s for %d players", kind, loaded.game.name, len(seats))
@@ -223,6 +227,6 @@ def show_game(cfg: Config, name: str, as_player: str | None = None, last: int = 
         if not match:
             raise GameError(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
         recent.read(s, loaded, [(match[0], 0)])
-        ctx = report_context(cfg, loaded, Reader(match[0], 0))
+        ctx = report_context(cfg.moderator_name, loaded, Reader(match[0], 0))
         ctx["happened"] = ctx["happened"][-last:]
         return Shown(title, game.name, players, ctx, None, waiting)

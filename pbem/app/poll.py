@@ -22,20 +22,23 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from pbem import engine as registry
-from pbem.app import intake, join, on_file
+from pbem.app import intake, join, on_file, views
 from pbem.app.ahead import warmed
 from pbem.app.apply import apply, prepare, record_inbound
 from pbem.app.decision import Decision
+from pbem.app.finish import finish
+from pbem.app.reporting import Look
 from pbem.app.revisions import FirstCopy
 from pbem.app.senders import is_registered
 from pbem.engine.words import count
+from pbem.home.app import Home
 from pbem.home.config import Config
 from pbem.mail.inbound.message import Inbound, parse
 from pbem.mail.inbound.storage import scrub
 from pbem.mail.outbound.sender import Dispatcher
 from pbem.mail.transports.seam import Inbox, Sender, TransportError
 from pbem.orders.extract import Extracted, extract
-from pbem.record import lookups, outbox, store
+from pbem.record import lookups, outbox, recent, store
 from pbem.record.db import DatabaseError, Unit, database_errors, session
 from pbem.record.models import Game
 from pbem.trust import codes
@@ -95,6 +98,15 @@ def poll(
     cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.now_utc, dry_run: bool = False
 ) -> PollSummary:
     """Raises TransportError or DatabaseError (one sentence each) where the run cannot go on."""
+    return poll_home(Home.of(cfg, inbox=inbox, sender=sender, clock=clock), dry_run)
+
+
+def poll_home(home: Home, dry_run: bool = False) -> PollSummary:
+    """One poll of `home`'s inbox (`pbem.home.app.Home`: its record, inbox, sender and clock).
+    Raises TransportError or DatabaseError (one sentence each) where the run cannot go on."""
+    cfg, sender, clock = home.cfg, home.sender, home.clock
+    assert home.inbox is not None, "a poll reads an inbox"
+    inbox = home.inbox
     try:
         with database_errors():
             return _poll(cfg, inbox, sender, clock, dry_run)
@@ -222,9 +234,10 @@ def decide_and_apply(
     facts = load_facts(s, msg, when, game, ex, first, registered=registered, cfg=cfg)
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
         facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')
-    d = intake.decide(msg, facts, cfg.replies_per_hour)
-    secret = prepare(s, d, facts.loaded)  # what its reports read: nothing is read while it is written
-    apply(s, cfg, d, when, secret, facts.loaded, inbound=(msg, raw))
+    secret = prepare(s, facts.loaded)
+    look = Look(secret, cfg.domain, cfg.moderator_name, when)
+    d = finish(intake.decide(msg, facts, cfg.replies_per_hour), facts.loaded, look)  # pure: every mail finished
+    apply(s, cfg, d, when, secret, facts.loaded, inbound=(msg, raw))  # writes only
     return d
 
 
@@ -273,6 +286,8 @@ def load_facts(
     moderator = [cfg.moderator_address] if cfg is not None else []
     seat = loaded.seat_for_address(msg.sender)
     acting = seat is not None and (first is not None or (ex is not None and bool(ex.orders)))
+    if seat is not None and ex is not None and (ex.orders or ex.status):  # what the reports it may cause read
+        recent.read(s, loaded, [(p, 0 if join.is_open(loaded) else None) for p in views.players(loaded)])
     return intake.Facts(
         loaded,
         extracted=ex,

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from pbem.app import join, views
 from pbem.app.decision import Report
 from pbem.engine.base import Engine, Event, Request, Result
-from pbem.home.config import Config
-from pbem.mail.outbound.outgoing import Mail, thread_root
+from pbem.mail.outbound.compose import stable_message_id
+from pbem.mail.outbound.outgoing import Mail
 from pbem.record import store
 from pbem.record.models import Deadline, GameEvent
 
@@ -41,6 +42,21 @@ class Moment:
 
 
 @dataclass(frozen=True)
+class Look:
+    """What finished mails read besides the game: the home's Message-ID key and domain (threads), the
+    moderator's name (signatures), and when the decision happens (the deadline a new step opens)."""
+
+    secret: bytes
+    domain: str
+    moderator_name: str
+    when: datetime
+
+    def thread_root(self, thread: str) -> str | None:
+        """The Message-ID of a seat's first report (`pbem.mail.outbound.outgoing.thread_root`)."""
+        return stable_message_id(self.domain, "report", "thread", thread, secret=self.secret) if thread else None
+
+
+@dataclass(frozen=True)
 class Reader:
     """Who a report is for and from where: `since` the last event seq they were told (0: from the start)."""
 
@@ -50,7 +66,9 @@ class Reader:
     takeover: bool = False  # they take over a seat
 
 
-def report_context(cfg: Config, loaded: store.Loaded, reader: Reader, moment: Moment | None = None) -> dict[str, Any]:
+def report_context(
+    moderator: str, loaded: store.Loaded, reader: Reader, moment: Moment | None = None
+) -> dict[str, Any]:
     """Everything a report template gets: only the reader's view and the events they may see."""
     player, since = reader.player, reader.since
     moment = moment or Moment.now(loaded)
@@ -69,25 +87,25 @@ def report_context(cfg: Config, loaded: store.Loaded, reader: Reader, moment: Mo
     ]
     asked_now = any(r.player == player for r in moment.requests)
     due = store.aware(moment.deadline.due_at) if (moment.deadline and asked_now and moment.result is None) else None
-    return player_report(
-        eng,
-        loaded.state,
-        player,
-        game_name=game.name,
-        happened=happened,
-        requests=moment.requests,
-        result=moment.result,
-        deadline=due.strftime("%Y-%m-%d %H:%M UTC") if due else None,
-        commitment=game.seed_commitment if since == 0 else None,
+    point = Point(
+        game.name,
+        tuple(moment.requests),
+        moment.result,
         seed=game.seed if moment.result is not None else None,
         commitment_final=game.seed_commitment,
         insecure_seed=game.insecure_seed,
+        moderator=moderator,
+    )
+    told = Told(
+        tuple(happened),
+        deadline=due.strftime("%Y-%m-%d %H:%M UTC") if due else None,
+        commitment=game.seed_commitment if since == 0 else None,
         code=reader.code,
         takeover=reader.takeover,
-        moderator=cfg.moderator_name,
         salts=_salts(loaded, moment.events, since),
-        former=[n for n in names if n != player],
+        former=tuple(n for n in names if n != player),
     )
+    return player_report(eng, loaded.state, player, point, told)
 
 
 def _salts(loaded: store.Loaded, events: list[GameEvent], since: int) -> list[dict[str, str]] | None:
@@ -111,28 +129,38 @@ def _addressed(ev: Event, names: tuple[str, ...], player: str) -> str:
     return text
 
 
-def player_report(
-    eng: Engine,
-    state: dict[str, Any],
-    player: str,
-    *,
-    game_name: str,
-    happened: list[str],
-    requests: list[Request],
-    result: Result | None,
-    deadline: str | None,
-    commitment: str | None = None,
-    seed: str | None = None,
-    commitment_final: str = "",
-    insecure_seed: bool = False,
-    code: str | None = None,
-    takeover: bool = False,
-    moderator: str = "",
-    salts: list[dict[str, str]] | None = None,
-    former: list[str] | None = None,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Point:
+    """What every report at one point of a game shares: the game's name, who is asked what, the result,
+    and the seed's commitment (the seed itself once the game is over)."""
+
+    game_name: str
+    requests: tuple[Request, ...]
+    result: Result | None
+    seed: str | None = None
+    commitment_final: str = ""
+    insecure_seed: bool = False
+    moderator: str = ""
+
+
+@dataclass(frozen=True)
+class Told:
+    """What one reader is told: the events they may see since their last report, their deadline, and
+    what a first report carries (the commitment; their code; the salts after the deal; earlier names)."""
+
+    happened: tuple[str, ...]
+    deadline: str | None = None
+    commitment: str | None = None
+    code: str | None = None
+    takeover: bool = False
+    salts: list[dict[str, str]] | None = None
+    former: tuple[str, ...] = ()  # the seat's earlier names (a replacement)
+
+
+def player_report(eng: Engine, state: dict[str, Any], player: str, at: Point, told: Told) -> dict[str, Any]:
     """The report template's context from plain values (pure): `player`'s view, their requests and the
     events they may see.  `report_context` fills it from the record; tests fill it from a bare state."""
+    requests, result = at.requests, at.result
     reqs = [r for r in requests if r.player == player]
     view = eng.view(state, player)
     asked = [
@@ -148,30 +176,30 @@ def player_report(
     ]
     return {
         "title": eng.title,
-        "game_name": game_name,
+        "game_name": at.game_name,
         "player": player,
         "view": view,
         "sections": view["sections"],
-        "happened": happened,
+        "happened": list(told.happened),
         "asked": asked,
-        "deadline": deadline,
+        "deadline": told.deadline,
         "waiting": sorted({r.player for r in requests if not r.answered}),
-        "commitment": commitment,
+        "commitment": told.commitment,
         "result": None if result is None else {"summary": result.summary, "scores": result.scores},
-        "seed": seed,
-        "commitment_final": commitment_final,
-        "insecure_seed": insecure_seed,
-        "code": code,
-        "takeover": takeover,
-        "former": list(former or []),  # the seat's earlier names (a replacement)
-        "moderator": moderator,
-        "salts": salts,
+        "seed": at.seed,
+        "commitment_final": at.commitment_final,
+        "insecure_seed": at.insecure_seed,
+        "code": told.code,
+        "takeover": told.takeover,
+        "former": list(told.former),
+        "moderator": at.moderator,
+        "salts": told.salts,
     }
 
 
-def report_mails(cfg: Config, loaded: store.Loaded, reports: list[Report], secret: bytes) -> list[Mail]:
+def report_mails(look: Look, loaded: store.Loaded, reports: list[Report]) -> list[Mail]:
     """The mails for `reports` at the current point (pure: from what was loaded with the game)."""
-    assert loaded.game.id is not None and loaded.recent is not None
+    assert loaded.recent is not None  # (a game created in this decision has no id yet: apply files it)
     seqs = loaded.recent.last_reports
     since = {r.player: (r.since if r.since is not None else seqs.get(r.player, 0)) for r in reports}
     moment = Moment.now(loaded)
@@ -184,12 +212,14 @@ def report_mails(cfg: Config, loaded: store.Loaded, reports: list[Report], secre
         if join.is_open(loaded):  # not dealt yet: the invitation to JOIN stands for the report
             kind, due = "join_invite", store.aware(moment.deadline.due_at) if moment.deadline else None
             ctx = join.invitation(
-                loaded, r.player, code=r.code, due=due, takeover=r.takeover, moderator=cfg.moderator_name
+                loaded, r.player, code=r.code, due=due, takeover=r.takeover, moderator=look.moderator_name
             )
         else:
-            ctx = report_context(cfg, loaded, Reader(r.player, since[r.player], r.code, r.takeover), moment)
+            ctx = report_context(
+                look.moderator_name, loaded, Reader(r.player, since[r.player], r.code, r.takeover), moment
+            )
         key = r.key or (loaded.game.name, r.player, loaded.event_seq, loaded.seq, seat.id, r.extra)
-        root = thread_root(cfg, seat.thread, secret) if key != ("thread", seat.thread) else None
+        root = look.thread_root(seat.thread) if key != ("thread", seat.thread) else None
         mails.append(
             Mail(
                 to=seat.address,

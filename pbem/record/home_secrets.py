@@ -24,9 +24,9 @@ _Q_KEY = select(HomeSecret.__table__.c.value).where(HomeSecret.__table__.c.name 
 
 def message_id_key(s: Session) -> bytes:
     """The Message-ID key of the home `s` belongs to (read once per session: one indexed row)."""
-    key = s.info.get(_SESSION_KEY)
-    if key is not None:
-        return key
+    cached = s.info.get(_SESSION_KEY)
+    if isinstance(cached, bytes):
+        return cached
     row = s.connection().execute(_Q_KEY).scalar()
     if row is None:
         row = secrets.token_hex(32)

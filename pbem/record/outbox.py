@@ -78,7 +78,7 @@ def last_report_seqs(s: Session, game_id: int, players: Iterable[str] | None = N
 @cache
 def _newest_reports(players: int) -> Select[Any]:
     """Built once per number of players: one index probe per player and kind of report."""
-    return select(
+    q: Select[Any] = select(
         *(
             select(_C.upto_seq)
             .where(_C.game_id == bindparam("gid"), _C.purpose == purpose, _C.player == bindparam(f"p{i}"))
@@ -89,6 +89,7 @@ def _newest_reports(players: int) -> Select[Any]:
             for purpose in REPORTS
         )
     )
+    return q
 
 
 def answers_in_last_hour(s: Session, addresses: Iterable[str], when: datetime) -> dict[str, Window]:

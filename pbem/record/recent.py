@@ -31,9 +31,3 @@ def read(s: Session, loaded: store.Loaded, reports: Iterable[tuple[str, int | No
         names=store.seat_names(s, gid) if from_start else {},
     )
     return loaded.recent
-
-
-def fresh(loaded: store.Loaded) -> store.Recent:
-    """A game just created in this transaction: nothing reported yet, nothing to read."""
-    loaded.recent = store.Recent(last_reports={}, deadline=None, events=[], after=0, names={})
-    return loaded.recent

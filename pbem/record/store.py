@@ -97,10 +97,15 @@ _MAPPED: list[bool] = []
 
 def _built(model: Any, row: Row[Any]) -> Any:
     """A model instance as plain data from a Core row (no validation, no session)."""
+    return plain(model, row._mapping)
+
+
+def plain(model: Any, fields: Any) -> Any:
+    """A model instance as plain data from its fields (no validation, no session)."""
     if not _MAPPED:
         configure_mappers()  # the models' attributes must be set up before model_construct
         _MAPPED.append(True)
-    return model.model_construct(**row._mapping)
+    return model.model_construct(**fields)
 
 
 def now_utc() -> datetime:
@@ -317,7 +322,7 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
     if rows:
         insert(s, GameEvent, rows)
         if loaded.recent is not None:
-            loaded.recent.events.extend(GameEvent.model_construct(**row) for row in rows)
+            loaded.recent.events.extend(plain(GameEvent, row) for row in rows)
 
 
 def current_step(loaded: Loaded) -> str:
@@ -391,7 +396,7 @@ def add_deadline(s: Session, loaded: Loaded, step: str, due_at: datetime, reason
     row: dict[str, Any] = dict(game_id=loaded.game.id, step=step, due_at=due_at, reason=reason, created_at=when)
     insert(s, Deadline, row)
     if loaded.recent is not None:
-        loaded.recent.deadline = Deadline.model_construct(**row)
+        loaded.recent.deadline = plain(Deadline, row)
     due.plan(s, loaded.game.id, when, due_at)
 
 
