@@ -72,6 +72,14 @@ class Facts:
     registered: bool = False  # the sender is a seat of some game: only then may a code be checked
     stranger_answers: tuple[int, int] = (0, 0)  # answers to strangers: to this address today, to anyone this hour
     strangers: Strangers = Strangers()  # how much strangers may be answered (configuration)
+    codes: dict[int, bool] = field(default_factory=dict)  # the load step's code checks: seat id -> it is theirs
+
+
+def is_code(facts: Facts, seat: Seat, code: str | None) -> bool:
+    """Whether `code` is `seat`'s, as the load step checked it (`pbem.app.load.code_checks`: deciding then
+    derives no key); a seat it did not check (facts built by hand, in tests) is checked here."""
+    known = facts.codes.get(seat.id) if seat.id is not None else None
+    return known if known is not None else check_seat_code(seat.id, code, seat.code_hash)
 
 
 def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
@@ -95,11 +103,11 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
         problem = msg.problem or "it holds no text"
         return _refuse(d, out, seat, problem, "unreadable", problem=problem)
     acts = bool(ex.orders or ex.press)
-    if acts and not check_seat_code(seat.id, ex.code, seat.code_hash):
+    if acts and not is_code(facts, seat, ex.code):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
         looking = out.allowed(seat.address)  # a flood of forged codes past the cap costs no more key derivations
         _refuse(d, out, seat, f"refused: {why}", "refused_code", code_missing=not ex.code, sent=msg.date)
-        owner = misuse.owner_of(ex.code, loaded, besides=seat) if looking else None
+        owner = misuse.owner_of(ex.code, loaded, seat, lambda st: is_code(facts, st, ex.code)) if looking else None
         if owner is not None:
             d.reason += f" (the code of {owner.player})"
             misuse.warn(d, out, loaded, owner, msg.sender, f"{seat.player} in this game", facts.moderator)
@@ -229,7 +237,7 @@ def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracte
     game = loaded.game
     victim = None
     if ex is not None and ex.code and facts.registered:
-        victim = next((st for st in loaded.seats if check_seat_code(st.id, ex.code, st.code_hash)), None)
+        victim = next((st for st in loaded.seats if is_code(facts, st, ex.code)), None)
     if victim is None:
         return Decision("ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game=game.name)
     d = Decision("rejected", f"code of {victim.player} used from {msg.sender}", game=game.name, player=victim.player)

@@ -21,26 +21,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem import engine as registry
-from pbem.app import intake, join, on_file, views
+from pbem.app import intake, join, on_file
 from pbem.app.ahead import warmed
 from pbem.app.apply import apply, prepare, record_inbound
 from pbem.app.decision import Decision
 from pbem.app.finish import finish
+from pbem.app.load import load_facts
 from pbem.app.reporting import Look
 from pbem.app.revisions import FirstCopy
 from pbem.app.senders import is_registered
 from pbem.engine.words import count
 from pbem.home.app import Home
 from pbem.home.config import Config
+from pbem.home.policy import Policy
 from pbem.mail.inbound.message import Inbound, parse
 from pbem.mail.inbound.storage import scrub
 from pbem.mail.outbound.sender import Dispatcher
 from pbem.mail.transports.seam import Inbox, Sender, TransportError
-from pbem.orders.extract import Extracted, extract
-from pbem.record import lookups, outbox, recent, store
+from pbem.orders.extract import extract
+from pbem.record import store
 from pbem.record.db import DatabaseError, Unit, database_errors, session
-from pbem.record.models import Game
 from pbem.trust import codes
 
 log = logging.getLogger("pbem.poll")
@@ -231,7 +231,7 @@ def decide_and_apply(
     words = join.order_words(s, game) if game is not None else None
     ex = extract(msg.text, msg.subject, words) if not msg.problem else None
     msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
-    facts = load_facts(s, msg, when, game, ex, first, registered=registered, cfg=cfg)
+    facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=Policy.of(cfg))
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
         facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')
     secret = prepare(s, facts.loaded)
@@ -239,64 +239,3 @@ def decide_and_apply(
     d = finish(intake.decide(msg, facts, cfg.replies_per_hour), facts.loaded, look)  # pure: every mail finished
     apply(s, cfg, d, when, secret, facts.loaded, inbound=(msg, raw))  # writes only
     return d
-
-
-def load_facts(
-    s: Unit,
-    msg: Inbound,
-    when: datetime,
-    game: Game | None,
-    ex: Extracted | None,
-    first: FirstCopy | None = None,
-    *,
-    registered: bool = True,
-    cfg: Config | None = None,
-) -> intake.Facts:
-    """Everything `intake.decide` needs for `msg`, read in its transaction."""
-    if msg.auto:
-        return intake.Facts(None, extracted=ex, when=when, first=first)
-    if not registered:  # a stranger: what they were answered, if they may be answered at all
-        asked = cfg is not None and cfg.stranger_answers_per_day > 0 and bool(msg.sender) and not msg.problem
-        answered = outbox.stranger_answers(s, msg.sender, when) if asked else (0, 0)
-        caps = intake.Strangers(cfg.stranger_answers_per_day, cfg.stranger_answers_per_hour) if cfg else None
-        return intake.Facts(
-            None,
-            extracted=ex,
-            now=when,
-            when=when,
-            first=first,
-            stranger_answers=answered,
-            strangers=caps or intake.Strangers(),
-        )
-    if game is None or game.id is None:
-        seats = lookups.seats_of(s, msg.sender)
-        games = [intake.SenderGame(st.game, registry.get(st.kind).title, st.player) for st in seats]
-        return intake.Facts(
-            None,
-            windows=outbox.answers_in_last_hour(s, [msg.sender], when),
-            sender_games=[g.name for g in games],
-            sender_seats=games,
-            extracted=ex,
-            when=when,
-            first=first,
-            now=when,
-            registered=registered,
-        )
-    loaded = store.load(s, game)
-    moderator = [cfg.moderator_address] if cfg is not None else []
-    seat = loaded.seat_for_address(msg.sender)
-    acting = seat is not None and (first is not None or (ex is not None and bool(ex.orders)))
-    if seat is not None and ex is not None and (ex.orders or ex.status):  # what the reports it may cause read
-        recent.read(s, loaded, [(p, 0 if join.is_open(loaded) else None) for p in views.players(loaded)])
-    return intake.Facts(
-        loaded,
-        extracted=ex,
-        control=loaded.control,
-        windows=outbox.answers_in_last_hour(s, [st.address for st in loaded.seats] + [msg.sender] + moderator, when),
-        sender_games=[] if seat or not msg.sender else on_file.games_of(s, msg.sender),
-        when=when,
-        now=when,
-        first=first,
-        registered=registered,
-        on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
-    )

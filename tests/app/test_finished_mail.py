@@ -113,3 +113,22 @@ def test_game_start_returns_everyones_first_report_after_the_deal() -> None:
     out = finished(join.decide_start(g, "running"), g)
     assert sorted(m.player for m in out if m.kind == "report") == sorted(PLAYERS)
     assert all(m.context["salts"] for m in out if m.kind == "report"), "the first report after the deal tells the salts"
+
+
+def test_decide_derives_no_key_it_reads_the_code_checks_the_load_step_made() -> None:
+    """The load step checks the code (`pbem.app.load.code_checks`); deciding only reads the answer."""
+    from pbem.trust import codes
+
+    g = loaded()
+    req = next(r for r in views.engine(g).requests(g.state) if not r.answered)
+    seat = g.seat_for_player(req.player)
+    assert seat is not None and seat.id is not None
+    seat.code_hash = "not-a-hash"  # a derivation could not match it: only the load step's answer can
+    msg = mail(req.player, signed(req.player, req.legal[0]))
+    ex = extract(msg.text, msg.subject, views.engine(g).order_words)
+    before = codes.derivations
+    d = decide(msg, Facts(g, extracted=ex, when=WHEN, now=WHEN, codes={seat.id: True}), 30)
+    assert d.outcome == "accepted" and codes.derivations == before, "the fact decided, no key was derived"
+    none = {st.id: False for st in g.seats if st.id is not None}  # the load step looked for the owner too
+    refused = decide(msg, Facts(g, extracted=ex, when=WHEN, now=WHEN, codes=none), 30)
+    assert refused.outcome == "rejected" and codes.derivations == before
