@@ -117,25 +117,35 @@ def decide_new_game(spec: GameSpec, when: datetime, exists: bool) -> Decision:
     return Decision(game=name, effects=effects)
 
 
+@dataclass(frozen=True)
+class Table:
+    """How a new game is played, beyond its kind, name, seats and seed (each default: the home's setting).
+
+    `join`: open the join step instead of dealing (`pbem.trust.deal`; `pbem game new` does unless
+    --no-join): each player's first mail is then the invitation to JOIN, and the deal waits for the salts.
+    """
+
+    deadline: timedelta | None = None  # the length of a step
+    options: Mapping[str, Any] = field(default_factory=dict)  # the engine's options
+    resolve: str | None = None  # asap, or deadline (orders held until the step's deadline)
+    insecure_seed: bool = False  # the moderator chose the seed (`--seed`): the reports say so
+    join: bool = False
+
+
 def create_game(
     cfg: Config,
     kind: str,
     name: str,
     players: list[tuple[str, str]],
     seed: str | None = None,
-    deadline: timedelta | None = None,
-    options: dict[str, Any] | None = None,
+    *,
     clock: Any = store.now_utc,
     codes: dict[str, str] | None = None,
-    resolve: str | None = None,
-    insecure_seed: bool = False,
-    join: bool = False,
+    table: Table = Table(),
 ) -> Game:
     """Create a game, deal, and queue each player's first report (with the seed commitment and their code).
 
     `codes` fixes the players' secret codes (tests and the demo); by default each is random.
-    `join`: open the join step instead of dealing (`pbem.trust.deal`; `pbem game new` does unless --no-join):
-    each player's first mail is then the invitation to JOIN, and the deal waits for the salts.
     """
     seats = check_seats(kind, players)
     chosen = {p: (codes or {}).get(p) or new_code() for p, _ in seats}
@@ -144,13 +154,13 @@ def create_game(
         name,
         seats,
         seed or secrets.token_hex(32),
-        int((deadline or cfg.default_deadline).total_seconds()),
-        resolve or cfg.resolve,
-        dict(options or {}),
-        insecure_seed,
+        int((table.deadline or cfg.default_deadline).total_seconds()),
+        table.resolve or cfg.resolve,
+        dict(table.options),
+        table.insecure_seed,
         chosen,
         {p: hash_code(c) for p, c in chosen.items()},
-        join,
+        table.join,
     )
     when: datetime = clock()
     with session(cfg.database_url) as s:

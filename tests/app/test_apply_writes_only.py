@@ -22,6 +22,7 @@ from sqlalchemy import event
 from pbem.app import apply as applying
 from pbem.app import control, games
 from pbem.app.deadlines import run_deadlines
+from pbem.app.games import Table
 from pbem.record import store
 from pbem.record.db import engine_for, session
 from tests.conftest import CODES, deliver, order_mail, signed
@@ -86,7 +87,7 @@ def test_the_counter_sees_a_select_made_inside_apply(home, statements: Statement
 
 
 def test_apply_issues_no_select_for_any_decision(home, statements: Statements, clock) -> None:
-    games.create_game(home, "italian-wars", "iw1", DUO, seed="writes-only", clock=clock, codes=CODES, join=False)
+    games.create_game(home, "italian-wars", "iw1", DUO, seed="writes-only", clock=clock, codes=CODES)
     run_poll(home, clock)
     requests, _ = asked(home, "iw1")
     player = requests[0].player
@@ -111,7 +112,9 @@ def test_apply_issues_no_select_for_any_decision(home, statements: Statements, c
     control.replace(home, "iw1", "Ben", ("Dave", "dave@players.test"), when, code=CODES["Dave"])
     control.abandon(home, "iw1", when)
 
-    games.create_game(home, "italian-wars", "iw2", DUO, seed="joining", clock=clock, codes=CODES, join=True)
+    games.create_game(
+        home, "italian-wars", "iw2", DUO, seed="joining", clock=clock, codes=CODES, table=Table(join=True)
+    )
     control.start(home, "iw2", clock())
 
     assert statements.calls >= 14, f"every decision was written through apply ({statements.calls} calls)"
