@@ -1,8 +1,9 @@
 """What a decision is: the values the pure deciding functions return and `apply` writes.
 
 A `Decision` is an ordered list of effects (mails to queue, reports to
-render, events and inputs to append) plus what to record about the inbound
-message that caused it, if any.  Order matters only as the order of the
+finish, events and inputs to append) plus what to record about the inbound
+message that caused it, if any; once finished (`pbem.app.finish`) it holds
+every mail as data and `pbem.app.apply` only writes it.  Order matters only as the order of the
 outbox (the order mail is sent in) and of the history.
 """
 
@@ -20,7 +21,8 @@ Recorded = Literal["accepted", "held", "rejected", "ignored", "duplicate"]
 
 @dataclass(frozen=True)
 class Report:
-    """A player's private report, rendered by `apply` from the record at its place in the effects.
+    """A player's private report at its place in the effects, asked for by a deciding function and turned
+    into its finished mail (`ReportMail`) by `pbem.app.finish` before the decision is written.
 
     `since` None: since their last report.  `code`: the player's code, shown
     once (the kept copy is redacted).  `key` None: keyed by the point of the game.
