@@ -51,7 +51,7 @@ def build(
     home: Path, few: int, deadline: timedelta, prefix: str = "g", ago: timedelta = timedelta(0)
 ) -> tuple[object, list[str]]:
     """`few` games whose first step opened `ago` before now; one poll sends the first reports."""
-    from pbem.app.games import create_game
+    from pbem.app.games import Table, create_game
 
     cfg = common.make_home(home)
     when = datetime.now(UTC) - ago
@@ -65,7 +65,7 @@ def build(
             name,
             [(p, common.player_address(p)) for p in common.PLAYERS],
             seed=f"bench-{name}",
-            deadline=deadline,
+            table=Table(deadline=deadline),
             clock=lambda: when,
             codes=codes,
         )

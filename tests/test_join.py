@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from pbem.app import control, games
 from pbem.app import poll as polling
+from pbem.app.games import Table
 from pbem.cli import app
 from pbem.history.export import build, verify
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
@@ -104,7 +105,7 @@ def run_poll(cfg, clock) -> polling.PollSummary:
 
 
 def test_a_player_missing_at_the_join_deadline_is_reported_and_game_start_deals_without_them(home, clock) -> None:
-    games.create_game(home, "italian-wars", "iw1", PLAYERS, clock=clock, codes=CODES, join=True)
+    games.create_game(home, "italian-wars", "iw1", PLAYERS, clock=clock, codes=CODES, table=Table(join=True))
     run_poll(home, clock)
     seen: set = set()
     invites = sent_mail(home, seen)
@@ -154,7 +155,7 @@ def test_a_player_missing_at_the_join_deadline_is_reported_and_game_start_deals_
 
 
 def test_a_join_game_waiting_for_everyone_is_rebuilt_from_its_record_without_a_snapshot(home, clock) -> None:
-    games.create_game(home, "italian-wars", "iw2", PLAYERS, clock=clock, codes=CODES, join=True)
+    games.create_game(home, "italian-wars", "iw2", PLAYERS, clock=clock, codes=CODES, table=Table(join=True))
     with session(home.database_url) as s:
         game = store.game_by_name(s, "iw2")
         assert game is not None and game.id is not None

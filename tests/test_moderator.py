@@ -11,6 +11,7 @@ from sqlmodel import select
 from pbem.app import games
 from pbem.app import poll as polling
 from pbem.app.decision import GameError
+from pbem.app.games import Table
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.record import store
 from pbem.record.db import session
@@ -365,7 +366,14 @@ def test_reminders_go_only_to_players_who_owe_orders_once_each(home, clock) -> N
 
 def test_a_one_minute_deadline_reminds_once_at_its_middle_never_with_the_report_that_opened_it(home, clock) -> None:
     games.create_game(
-        home, "habsburg", "hh1", PLAYERS, seed="short", clock=clock, codes=CODES, deadline=timedelta(minutes=1)
+        home,
+        "habsburg",
+        "hh1",
+        PLAYERS,
+        seed="short",
+        clock=clock,
+        codes=CODES,
+        table=Table(deadline=timedelta(minutes=1)),
     )
     assert run_poll(home, clock).reminders == 0  # the first reports go out
     owing = len(asked(home, "hh1")[0])
@@ -442,7 +450,7 @@ def test_resolve_at_deadline_holds_orders_until_then(home, clock) -> None:
         seed="held",
         clock=clock,
         codes=CODES,
-        resolve="deadline",
+        table=Table(resolve="deadline"),
     )
     run_poll(home, clock)
     for p in ("Ann", "Ben"):

@@ -10,6 +10,7 @@ import json
 
 from pbem.app import control, games
 from pbem.app.deadlines import run_deadlines
+from pbem.app.games import Table
 from pbem.history.export import build, verify
 from pbem.record import store
 from pbem.record.db import session
@@ -118,7 +119,9 @@ def test_ISSUE16_answers_thread_into_the_message_they_answer_and_reports_into_th
 
 
 def test_ISSUE11_held_orders_applied_and_defaults_applied_are_each_told(home, clock) -> None:
-    games.create_game(home, "italian-wars", "iwd", DUO, seed="held", clock=clock, codes=CODES, resolve="deadline")
+    games.create_game(
+        home, "italian-wars", "iwd", DUO, seed="held", clock=clock, codes=CODES, table=Table(resolve="deadline")
+    )
     run_poll(home, clock)
     seen: set = set()
     firsts = {m["To"].addresses[0].addr_spec: m["Message-ID"] for m in sent_mail(home, seen)}

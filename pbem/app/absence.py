@@ -178,23 +178,18 @@ def decide_set_by_moderator(loaded: Loaded, player: str, away: Away, when: datet
 
 def set_away(cfg: Config, name: str, player: str, spec: str, when: datetime) -> datetime | None:
     """Set (or with `back`, clear) a player's absence; returns when they are back (None: cleared)."""
-    from pbem.app.apply import apply
+    from pbem.app.control import Command
     from pbem.app.decision import GameError
     from pbem.orders.away import read_away
-    from pbem.record import store
     from pbem.record.db import session
 
     away = read_away("BACK" if spec.strip().lower() == "back" else f"AWAY {spec}")
     if away.problem:
         raise GameError(f"{spec!r}: give a date (2026-12-24), a number of days, or back")
     with session(cfg.database_url) as s:
-        game = store.game_by_name(s, name)
-        if game is None:
-            raise GameError(f'no game named "{name}"; see pbem game list')
-        loaded = store.load(s, game)
-        match = next((st.player for st in loaded.seats if st.player.lower() == player.lower()), player)
-        apply(s, cfg, decide_set_by_moderator(loaded, match, away, when, cfg.max_away), when, loaded)
-        s.commit()
+        c = Command(s, name)
+        match = next((st.player for st in c.loaded.seats if st.player.lower() == player.lower()), player)
+        c.apply(cfg, decide_set_by_moderator(c.loaded, match, away, when, cfg.max_away), when)
     return until_of(away, when)
 
 

@@ -19,15 +19,11 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, func
-from sqlmodel import col, select
-
 from pbem.home.config import Config
 from pbem.mail.inbound.message import Inbound, parse
 from pbem.mail.transports.seam import Incoming
 from pbem.orders.extract import extract
-from pbem.record.db import reading
-from pbem.record.models import Game, Seat
+from pbem.record.lookups import seat_code
 from pbem.trust.codes import check_seat_code
 
 log = logging.getLogger("pbem.poll")
@@ -36,14 +32,6 @@ WARM_AHEAD = 6  # messages whose code check starts before they are handled
 # on two cores whenever the poll's own thread waits, instead of one thread setting the pace of the poll.
 CODE_THREADS = max(1, min(2, os.cpu_count() or 1))
 _CODE_WORD = re.compile(r"code", re.IGNORECASE)
-
-
-_Q_SEAT = (
-    select(Seat.id, Seat.code_hash)
-    .join(Game, col(Game.id) == col(Seat.game_id))
-    .where(Game.name == bindparam("game"), func.lower(Seat.address) == bindparam("address"))
-    .order_by(col(Seat.id).desc())
-)  # built once: every message runs it
 
 
 def _warm_code(cfg: Config, msg: Inbound) -> None:
@@ -59,10 +47,9 @@ def _warm_code(cfg: Config, msg: Inbound) -> None:
     code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
     if not code:
         return
-    with reading(cfg.database_url) as conn:
-        row = conn.execute(_Q_SEAT, {"game": msg.game.lower(), "address": msg.sender.lower()}).first()
-    if row is not None and row[1]:
-        check_seat_code(row[0], code, row[1])
+    seat = seat_code(cfg.database_url, msg.game, msg.sender)
+    if seat is not None:
+        check_seat_code(seat[0], code, seat[1])
 
 
 def _warm_raw(cfg: Config, raw: bytes, parsed: Future[Inbound | None]) -> None:

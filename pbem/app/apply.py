@@ -8,6 +8,14 @@ their snapshot and next deadline, control actions, deadlines and seats, with
 what becomes due (`pbem.record.due`): a deadline that opens or moves plans its
 rows, a pause, an abandon or the end of the game closes them.
 
+`apply` only writes (one small writer per effect type, `_WRITERS`) and issues
+no SELECT: the decision holds every mail finished (`pbem.app.finish` rendered
+each report's context from what the load step read), and the game was loaded
+with its chain head (`prepare` reads it otherwise, with the home's Message-ID
+key).  Here each mail gets its receipt, the chain head at its place in the
+effects, known only as the entries are linked, and is composed (template
+text, then MIME) into its outbox row.
+
 Every mail about the loaded game carries its receipt (`pbem.mail.outbound.outgoing.Receipt`):
 the record's length and head at the mail's place in the effects, so the
 acknowledgement of orders, queued after their input, carries the head that
@@ -18,31 +26,32 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-
-from sqlmodel import Session
 
 from pbem.app import views
 from pbem.app.decision import (
     Control,
     Decision,
     DueHandled,
-    Effect,
     Events,
     Input,
     NewDeadline,
     NewGame,
     NewSeat,
     Report,
+    ReportMail,
 )
 from pbem.home.config import Config
 from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
 from pbem.record import due, outbox, store
+from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
-from pbem.record.models import ControlAction, Deadline, Game, InboundMessage, Seat, Snapshot
+from pbem.record.models import ControlAction, Game, InboundMessage, Seat, Snapshot
 from pbem.trust import signing
 
 #: The mails that tell a player the input just recorded for them, with its seq and hash (issue 13): the
@@ -51,9 +60,7 @@ from pbem.trust import signing
 RECEIPTED = frozenset({"ack", "join_ack", "held_applied", "deadline_applied"})
 
 
-def record_inbound(
-    s: Session, msg: Inbound, raw: bytes, when: datetime, d: Decision, game_id: int | None = None
-) -> int:
+def record_inbound(s: Unit, msg: Inbound, raw: bytes, when: datetime, d: Decision, game_id: int | None = None) -> int:
     """Keep the inbound message with what became of it; returns its id.
 
     `raw` is already the bounded, redacted copy (`pbem.mail.inbound.storage.scrub`): never the code.
@@ -80,46 +87,62 @@ def record_inbound(
     return new_id
 
 
+def prepare(s: Unit, loaded: store.Loaded | None) -> bytes:
+    """What `apply` reads before it writes: the chain head of the loaded game (if it was not loaded with
+    it) and the home's Message-ID key (returned; read once per unit of work)."""
+    if loaded is not None:
+        store.record_position(s, loaded)
+    return message_id_key(s)
+
+
+@dataclass
+class _Writing:
+    """One decision being written: the transaction, the game as it stands, and what the mails carry."""
+
+    s: Unit
+    cfg: Config
+    when: datetime
+    secret: bytes
+    loaded: store.Loaded | None
+    game_id: int | None
+    source: tuple[int | None, str | None]  # the inbound message's record id and Message-ID
+    recorded: tuple[int, str] | None = None  # (seq, hash) of the input this message was recorded as
+    rows: list[dict[str, Any]] = field(default_factory=list)  # finished reports, queued as one INSERT
+
+    def game(self) -> store.Loaded:
+        assert self.loaded is not None and self.loaded.game.id is not None, "a game effect needs its game"
+        return self.loaded
+
+    def flush(self) -> None:
+        outbox.queue(self.s, self.rows)
+        self.rows = []
+
+
 def apply(
-    s: Session,
+    s: Unit,
     cfg: Config,
     d: Decision,
     when: datetime,
+    secret: bytes,
     loaded: store.Loaded | None = None,
     inbound: tuple[Inbound, bytes] | None = None,
 ) -> store.Loaded | None:
-    """Write `d` in the session's transaction.  `inbound`: the message it decides (recorded first).
-
-    Returns the game as it stands after `d` (the new game, for a `NewGame` decision)."""
+    """Write `d` in the session's transaction: INSERTs and UPDATEs only, one writer per effect type, in the
+    order of its effects.  `secret`: the home's Message-ID key (`prepare`); `inbound`: the message it
+    decides (recorded first).  Returns the game as it stands after `d` (the new game, for a `NewGame`)."""
+    assert not d.reports, "a decision's reports are finished before it is written (pbem.app.finish)"
     game_id = loaded.game.id if (loaded is not None and d.game) else None
     inbound_id = record_inbound(s, inbound[0], inbound[1], when, d, game_id) if inbound else None
-    pending: list[Report] = []
-    recorded: tuple[int, str] | None = None  # (seq, hash) of the input this message was recorded as
+    w = _Writing(s, cfg, when, secret, loaded, game_id, (inbound_id, inbound[0].message_id if inbound else None))
     for effect in d.effects:
-        if isinstance(effect, Report):
-            pending.append(effect)
-            continue
-        if isinstance(effect, NewGame):
-            loaded = new_game(s, effect, when)
-            game_id = loaded.game.id
-            continue
-        _reports(s, cfg, loaded, pending, when)
-        if isinstance(effect, Mail):  # a mail about a game is filed with it
-            gid = effect.game_id if effect.game_id is not None else game_id
-            mail = _threaded(cfg, effect, loaded, message_id_key(s)) if gid is not None else effect
-            receipt = _receipt(s, loaded, gid, recorded if effect.kind in RECEIPTED else None)
-            outbox.queue(s, outbox_row(cfg, mail, when, message_id_key(s), gid, receipt))
-        elif isinstance(effect, DueHandled):
-            due.handled(s, effect.ids, effect.again)
-        else:
-            _one(s, cfg, effect, when, loaded, inbound_id)
-            if isinstance(effect, Input) and loaded:  # the mail that follows it tells its receipt
-                recorded = loaded.last_input
-    _reports(s, cfg, loaded, pending, when)
-    return loaded
+        if not isinstance(effect, ReportMail):
+            w.flush()
+        _WRITERS[type(effect)](w, effect)
+    w.flush()
+    return w.loaded
 
 
-def new_game(s: Session, g: NewGame, when: datetime) -> store.Loaded:
+def _new_game(w: _Writing, g: NewGame) -> None:
     """The game row and its first snapshot; the game as loaded, for the effects that follow."""
     row: dict[str, Any] = dict(
         name=g.name,
@@ -133,13 +156,31 @@ def new_game(s: Session, g: NewGame, when: datetime) -> store.Loaded:
         options_json=json.dumps(g.options, sort_keys=True),
         deadline_seconds=g.deadline_seconds,
         resolve=g.resolve,
-        created_at=when,
+        created_at=w.when,
     )
-    game = Game(id=store.insert(s, Game, row).inserted_primary_key[0], **row)
+    game = Game(id=store.insert(w.s, Game, row).inserted_primary_key[0], **row)
     state_json = json.dumps(g.state, sort_keys=True)
-    snap = dict(game_id=game.id, seq=0, step=g.step, over=False, state_json=state_json, created_at=when)
-    store.insert(s, Snapshot, snap)
-    return store.Loaded(game, [], g.state, 0, 0)
+    snap = dict(game_id=game.id, seq=0, step=g.step, over=False, state_json=state_json, created_at=w.when)
+    store.insert(w.s, Snapshot, snap)
+    w.loaded = store.Loaded(game, [], g.state, 0, 0, head=g.seed_commitment)  # no entry yet: the commitment
+    w.game_id = game.id
+
+
+def _mail(w: _Writing, mail: Mail) -> None:
+    """A mail about a game is filed with it, threaded into the player's game and carries its receipt."""
+    gid = mail.game_id if mail.game_id is not None else w.game_id
+    if gid is not None:
+        mail = _threaded(w.cfg, mail, w.loaded, w.secret)
+    receipt = _receipt(w.loaded, gid, w.recorded if mail.kind in RECEIPTED else None)
+    outbox.queue(w.s, outbox_row(w.cfg, mail, w.when, w.secret, gid, receipt))
+
+
+def _report(w: _Writing, r: ReportMail) -> None:
+    """A finished report: it carries the record as it stands (its thread is in the mail already)."""
+    loaded = w.game()
+    gid = r.mail.game_id if r.mail.game_id is not None else loaded.game.id
+    mail = dataclasses.replace(r.mail, game_id=gid)
+    w.rows.append(outbox_row(w.cfg, mail, w.when, w.secret, receipt=_receipt(loaded, loaded.game.id)))
 
 
 def _threaded(cfg: Config, mail: Mail, loaded: store.Loaded | None, secret: bytes) -> Mail:
@@ -152,62 +193,83 @@ def _threaded(cfg: Config, mail: Mail, loaded: store.Loaded | None, secret: byte
 
 
 def _receipt(
-    s: Session, loaded: store.Loaded | None, game_id: int | None, recorded: tuple[int, str] | None = None
+    loaded: store.Loaded | None, game_id: int | None, recorded: tuple[int, str] | None = None
 ) -> Receipt | None:
     """The loaded game's record as a mail about it is rendered now (None for a mail about no or another game)."""
     if loaded is None or game_id is None or loaded.game.id != game_id:
         return None
-    entries, head = store.record_position(s, loaded)
-    return Receipt(entries, head, recorded, **signing.receipt_fields(loaded.game))
+    assert loaded.head, "the game's chain head is read with it (store.load) or by prepare"
+    return Receipt(loaded.seq + loaded.event_seq, loaded.head, recorded, **signing.receipt_fields(loaded.game))
 
 
-def _reports(s: Session, cfg: Config, loaded: store.Loaded | None, pending: list[Report], when: datetime) -> None:
-    if pending and loaded is not None:
-        from pbem.app.reporting import report_mails
-
-        receipt = _receipt(s, loaded, loaded.game.id)
-        mails = report_mails(s, cfg, loaded, pending)
-        outbox.queue(s, [outbox_row(cfg, m, when, message_id_key(s), receipt=receipt) for m in mails])
-    pending.clear()
+def _due(w: _Writing, effect: DueHandled) -> None:
+    due.handled(w.s, effect.ids, effect.again)
 
 
-def _one(
-    s: Session, cfg: Config, effect: Effect, when: datetime, loaded: store.Loaded | None, inbound_id: int | None
-) -> None:
-    assert loaded is not None and loaded.game.id is not None, "a game effect needs its game"
-    gid = loaded.game.id
-    if isinstance(effect, Events):
-        store.append_events(s, loaded, loaded.seq, list(effect.events), when)
-    elif isinstance(effect, Input):
-        source = effect.inbound_id if effect.inbound_id is not None else inbound_id
-        lines = list(effect.lines)
-        store.append_input(s, loaded, effect.kind, effect.player, lines, effect.outcome, source, when)
-        if effect.reopen and views.current_step(views.engine(loaded), loaded.state) == effect.reopen:
-            store.open_deadline(s, loaded, effect.reopen, when)  # nothing moved: do not fire again at once
-        elif not views.current_step(views.engine(loaded), loaded.state) or loaded.over:
-            due.end(s, gid)  # the game is over: nothing more is due (a new step's deadline plans its own rows)
-    elif isinstance(effect, Control):
-        store.insert(s, ControlAction, dict(game_id=gid, action=effect.action, detail=effect.detail, created_at=when))
-        if effect.action in ("pause", "abandon"):
-            due.end(s, gid)  # stopped: nothing is due until resumed (which moves the deadline)
-    elif isinstance(effect, NewDeadline):
-        row = dict(game_id=gid, step=effect.step, due_at=effect.due_at, reason=effect.reason, created_at=when)
-        store.insert(s, Deadline, row)
-        due.plan(s, gid, when, effect.due_at)
-    elif isinstance(effect, NewSeat):
-        store.insert(
-            s,
-            Seat,
-            dict(
-                game_id=gid,
-                position=effect.position,
-                player=effect.player,
-                address=effect.address,
-                display_name=effect.display_name,
-                code_hash=effect.code_hash,
-                since_seq=loaded.seq,
-                thread=effect.thread,
-                created_at=when,
-            ),
-        )
-        loaded.seats = store.current_seats(s, gid)
+def _events(w: _Writing, effect: Events) -> None:
+    loaded = w.game()
+    store.append_events(w.s, loaded, loaded.seq, list(effect.events), w.when)
+
+
+def _input(w: _Writing, effect: Input) -> None:
+    loaded = w.game()
+    inbound_id, message_id = (effect.inbound_id, effect.message_id) if effect.inbound_id is not None else w.source
+    lines = list(effect.lines)
+    store.append_input(w.s, loaded, effect.kind, effect.player, lines, effect.outcome, inbound_id, w.when, message_id)
+    if effect.reopen and views.current_step(views.engine(loaded), loaded.state) == effect.reopen:
+        store.open_deadline(w.s, loaded, effect.reopen, w.when)  # nothing moved: do not fire again at once
+    elif not views.current_step(views.engine(loaded), loaded.state) or loaded.over:
+        assert loaded.game.id is not None
+        due.end(w.s, loaded.game.id)  # the game is over: nothing more is due (a new step plans its own rows)
+    w.recorded = loaded.last_input  # the mail that follows it tells its receipt
+
+
+def _control(w: _Writing, effect: Control) -> None:
+    gid = w.game().game.id
+    assert gid is not None
+    row = dict(game_id=gid, action=effect.action, detail=effect.detail, created_at=w.when)
+    store.insert(w.s, ControlAction, row)
+    if effect.action in ("pause", "abandon"):
+        due.end(w.s, gid)  # stopped: nothing is due until resumed (which moves the deadline)
+
+
+def _deadline(w: _Writing, effect: NewDeadline) -> None:
+    store.add_deadline(w.s, w.game(), effect.step, effect.due_at, effect.reason, w.when)
+
+
+def _seat(w: _Writing, effect: NewSeat) -> None:
+    """A seat row appended; the current seats kept in memory (it replaces the row of its position)."""
+    loaded = w.game()
+    fields: dict[str, Any] = dict(
+        game_id=loaded.game.id,
+        position=effect.position,
+        player=effect.player,
+        address=effect.address,
+        display_name=effect.display_name,
+        code_hash=effect.code_hash,
+        since_seq=loaded.seq,
+        thread=effect.thread,
+        created_at=w.when,
+    )
+    seat_id = store.insert(w.s, Seat, fields).inserted_primary_key[0]
+    row = store.plain(Seat, {"id": seat_id, **fields})
+    before = [st for st in loaded.seats if st.position != effect.position]
+    loaded.seats = sorted([*before, row], key=lambda st: st.position)
+
+
+def _unfinished(w: _Writing, effect: Report) -> None:
+    raise AssertionError("a report reaches apply only finished (pbem.app.finish)")
+
+
+_WRITERS: dict[type, Callable[[_Writing, Any], None]] = {
+    NewGame: _new_game,
+    Mail: _mail,
+    ReportMail: _report,
+    DueHandled: _due,
+    Events: _events,
+    Input: _input,
+    Control: _control,
+    NewDeadline: _deadline,
+    NewSeat: _seat,
+    Report: _unfinished,
+}

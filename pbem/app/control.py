@@ -15,19 +15,19 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlmodel import Session, col, select
-
 from pbem.app import views
-from pbem.app.apply import apply
+from pbem.app.apply import apply, prepare
 from pbem.app.decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, NewSeat, Report
+from pbem.app.finish import finish
+from pbem.app.reporting import Look
 from pbem.engine.base import Event
 from pbem.engine.names import norm, player_name
 from pbem.engine.seats import RENAME, rename
 from pbem.home.config import Config
 from pbem.mail.outbound.outgoing import Mail
-from pbem.record import store
-from pbem.record.db import session
-from pbem.record.models import ControlAction, Seat
+from pbem.record import listing, recent, store
+from pbem.record.db import Unit, session
+from pbem.record.models import Seat
 from pbem.trust.chain import iso
 from pbem.trust.codes import hash_code, new_code
 
@@ -200,10 +200,10 @@ def decide_new_code(loaded: store.Loaded, player: str, code: str, code_hash: str
 # --------------------------------------------------------------------------- the shells
 
 
-class _Command:
+class Command:
     """One command's transaction: the game loaded with its control state and deadline."""
 
-    def __init__(self, s: Session, name: str) -> None:
+    def __init__(self, s: Unit, name: str) -> None:
         game = store.game_by_name(s, name)
         if game is None or game.id is None:
             raise GameError(f'no game named "{name}"; see pbem game list')
@@ -214,14 +214,20 @@ class _Command:
         self.step = dl.step if dl else None
         self.due = store.aware(dl.due_at) if dl else None
 
+    def reads(self, since: int | None = None) -> None:
+        """What the reports of the command read: every player's, from `since` (None: their last report)."""
+        recent.read(self.s, self.loaded, [(p, since) for p in views.players(self.loaded)])
+
     def apply(self, cfg: Config, d: Decision, when: datetime) -> None:
-        apply(self.s, cfg, d, when, self.loaded)
+        secret = prepare(self.s, self.loaded)
+        d = finish(d, self.loaded, Look(secret, cfg.domain, cfg.moderator_name, when))
+        apply(self.s, cfg, d, when, secret, self.loaded)
         self.s.commit()
 
 
 def extend(cfg: Config, name: str, by: timedelta, when: datetime) -> datetime:
     with session(cfg.database_url) as s:
-        c = _Command(s, name)
+        c = Command(s, name)
         d = decide_extend(c.loaded, c.control, c.step, c.due, by)
         c.apply(cfg, d, when)
         assert c.due is not None
@@ -230,15 +236,14 @@ def extend(cfg: Config, name: str, by: timedelta, when: datetime) -> datetime:
 
 def pause(cfg: Config, name: str, when: datetime) -> None:
     with session(cfg.database_url) as s:
-        c = _Command(s, name)
+        c = Command(s, name)
         c.apply(cfg, decide_pause(c.loaded, c.control, when), when)
 
 
 def resume(cfg: Config, name: str, when: datetime) -> datetime | None:
     with session(cfg.database_url) as s:
-        c = _Command(s, name)
-        q = select(ControlAction.created_at).where(ControlAction.game_id == c.gid, ControlAction.action == "pause")
-        paused_at = store.aware(s.exec(q.order_by(col(ControlAction.id).desc())).first())
+        c = Command(s, name)
+        paused_at = listing.paused_at(s, c.gid)
         d = decide_resume(c.loaded, c.control, paused_at, c.step, c.due, when)
         c.apply(cfg, d, when)
         return next((e.due_at for e in d.effects if isinstance(e, NewDeadline)), None)
@@ -246,7 +251,7 @@ def resume(cfg: Config, name: str, when: datetime) -> datetime | None:
 
 def abandon(cfg: Config, name: str, when: datetime) -> None:
     with session(cfg.database_url) as s:
-        c = _Command(s, name)
+        c = Command(s, name)
         c.apply(cfg, decide_abandon(c.loaded, c.control), when)
 
 
@@ -255,7 +260,8 @@ def replace(
 ) -> str:
     code = code or new_code()
     with session(cfg.database_url) as s:
-        c = _Command(s, name)
+        c = Command(s, name)
+        c.reads(since=0)  # the newcomer's report tells the seat's whole story
         d = decide_replace(c.loaded, c.control, old, newcomer, code, hash_code(code), c.step, c.due)
         c.apply(cfg, d, when)
         return code
@@ -264,7 +270,7 @@ def replace(
 def new_player_code(cfg: Config, name: str, player: str, when: datetime, code: str | None = None) -> None:
     code = code or new_code()
     with session(cfg.database_url) as s:
-        c = _Command(s, name)
+        c = Command(s, name)
         c.apply(cfg, decide_new_code(c.loaded, player, code, hash_code(code), when), when)
 
 
@@ -273,7 +279,8 @@ def start(cfg: Config, name: str, when: datetime) -> list[str]:
     from pbem.app import join
 
     with session(cfg.database_url) as s:
-        c = _Command(s, name)
+        c = Command(s, name)
         absent = join.missing(c.loaded) if join.is_open(c.loaded) else []
+        c.reads(since=0)  # everyone's first report follows the deal
         c.apply(cfg, join.decide_start(c.loaded, c.control), when)
         return absent

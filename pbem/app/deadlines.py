@@ -22,14 +22,14 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from itertools import groupby
 
-from sqlmodel import Session, col, select
-
 from pbem import engine as registry
 from pbem.app import absence, views
-from pbem.app.apply import apply
+from pbem.app.apply import apply, prepare
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
+from pbem.app.finish import finish
 from pbem.app.join import decide_join_deadline
 from pbem.app.reminders import look_at_reminders, next_look, reminder_at
+from pbem.app.reporting import Look
 from pbem.engine.base import Event, apply_defaults
 from pbem.engine.words import count
 from pbem.home.config import Config
@@ -37,11 +37,11 @@ from pbem.mail.inbound.message import parse
 from pbem.mail.outbound.compose import stable_message_id
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import extract
-from pbem.record import due, outbox, store
+from pbem.record import due, lookups, outbox, recent, store
 from pbem.record.absence import rows as absence_rows
-from pbem.record.db import session
+from pbem.record.db import Unit, session
 from pbem.record.home_secrets import message_id_key
-from pbem.record.models import ControlAction, Deadline, Game, InboundMessage
+from pbem.record.models import Deadline, Game
 from pbem.trust.deal import STEP as JOIN_STEP
 
 log = logging.getLogger("pbem.deadlines")
@@ -54,6 +54,7 @@ class Held:
     inbound_id: int
     player: str
     orders: tuple[str, ...]
+    message_id: str = ""  # the held message's Message-ID (the chain's entry of its input names it)
 
 
 def decide_deadline(loaded: store.Loaded, step: str, held: list[Held], due: datetime | None = None) -> Decision:
@@ -72,7 +73,7 @@ def decide_deadline(loaded: store.Loaded, step: str, held: list[Held], due: date
         out = eng.apply(state, h.player, list(h.orders))
         seat = loaded.seat_for_player(h.player)
         if out.accepted:
-            d.effects.append(Input("orders", h.player, h.orders, out, inbound_id=h.inbound_id))
+            d.effects.append(Input("orders", h.player, h.orders, out, h.inbound_id, h.message_id))
             state, events = out.state, events + out.events
             if seat is not None:
                 told: dict[str, object] = {"game_name": name, "due": stamp, "lines": list(h.orders)}
@@ -179,7 +180,7 @@ def run_deadlines(cfg: Config, when: datetime, opened_before: datetime | None = 
 
 
 def _due_for_game(
-    s: Session, cfg: Config, rows: list[due.DueRow], when: datetime, opened_before: datetime | None
+    s: Unit, cfg: Config, rows: list[due.DueRow], when: datetime, opened_before: datetime | None
 ) -> tuple[int, int]:
     ids = tuple(r.id for r in rows)
     deadline = any(r.kind == "deadline" for r in rows)
@@ -189,29 +190,30 @@ def _due_for_game(
             return 0, 0  # the step opened in this poll: its reminders wait for a later one
         send, _ = look_at_reminders(look.opened_at, look.deadline_at, cfg.reminders, look.due_at, when)
         if send is None:  # nothing new (the middle of a long step): look again later
-            apply(s, cfg, Decision(effects=[DueHandled(ids, _again(cfg, look, when))]), when)
+            _write(s, cfg, Decision(effects=[DueHandled(ids, _again(cfg, look, when))]), when)
             return 0, 0
     game = s.get(Game, look.game_id)
     dl = store.current_deadline(s, look.game_id)
     if game is None or dl is None or store.control_state(s, look.game_id) != "running":
-        apply(s, cfg, Decision(effects=[DueHandled(ids)]), when)  # paused or gone: resuming plans again
+        _write(s, cfg, Decision(effects=[DueHandled(ids)]), when)  # paused or gone: resuming plans again
         return 0, 0
     loaded = store.load(s, game)
     eng = views.engine(loaded)
     if views.current_step(eng, loaded.state) != dl.step or eng.result(loaded.state) is not None:
-        apply(s, cfg, Decision(effects=[DueHandled(ids)]), when, loaded)
+        _write(s, cfg, Decision(effects=[DueHandled(ids)]), when, loaded)
         return 0, 0
     held = held_orders(s, look.game_id, registry.get(game.kind).order_words) if game.resolve == "deadline" else []
     waits = absence.at_deadline(absence_rows(s, look.game_id), loaded, dl, when, cfg.max_away) if deadline else None
     if waits is not None:  # an away player is still asked: the game waits for them (issue 28)
-        apply(s, cfg, Decision(effects=[*waits.effects, DueHandled(ids)], game=game.name), when, loaded)
+        _write(s, cfg, Decision(effects=[*waits.effects, DueHandled(ids)], game=game.name), when, loaded)
         return 0, 0
     if deadline:
+        recent.read(s, loaded, [(p, None) for p in views.players(loaded)])  # what the reports it causes read
         joining = dl.step == JOIN_STEP  # nobody is defaulted into a game: the moderator is told
         d = decide_join_deadline(loaded, dl, when, cfg.moderator_address) if joining else None
         d = d or decide_deadline(loaded, dl.step, held, store.aware(dl.due_at))
         d.effects.append(DueHandled(ids))
-        apply(s, cfg, d, when, loaded)
+        _write(s, cfg, d, when, loaded)
         log.info("deadline of %s step %s applied", game.name, dl.step)
         return 1, 0
     secret = message_id_key(s)
@@ -220,8 +222,14 @@ def _due_for_game(
     already = outbox.queued_ids(s, ids_of)
     mails = [m for mid, m in ids_of.items() if mid not in already]
     effects: list[Effect] = [*mails, DueHandled(ids, _again(cfg, look, when))]
-    apply(s, cfg, Decision(game=game.name, effects=effects), when, loaded)
+    _write(s, cfg, Decision(game=game.name, effects=effects), when, loaded)
     return 0, len(mails)
+
+
+def _write(s: Unit, cfg: Config, d: Decision, when: datetime, loaded: store.Loaded | None = None) -> None:
+    """Finish `d` (its reports rendered, `pbem.app.finish`), then write it (`pbem.app.apply`: writes only)."""
+    secret = prepare(s, loaded)
+    apply(s, cfg, finish(d, loaded, Look(secret, cfg.domain, cfg.moderator_name, when)), when, secret, loaded)
 
 
 def _again(cfg: Config, look: due.DueRow, when: datetime) -> due.DueRow | None:
@@ -229,27 +237,10 @@ def _again(cfg: Config, look: due.DueRow, when: datetime) -> due.DueRow | None:
     return None if at is None else replace(look, due_at=at)
 
 
-def held_orders(s: Session, game_id: int, order_words: tuple[str, ...]) -> list[Held]:
-    """Messages held for the deadline and not yet applied, oldest first, with their order lines.
-
-    At a deadline every held message is applied or refused in arrival order, each with a `held-done`
-    row; so those not yet applied are the ones after the newest `held-done` (two index probes).
-    """
-    done = s.exec(
-        select(ControlAction.detail)
-        .where(ControlAction.game_id == game_id, ControlAction.action == "held-done")
-        .order_by(col(ControlAction.id).desc())
-        .limit(1)
-    ).first()
-    after = int(done.rsplit(":", 1)[1]) if done else 0
-    rows = s.exec(
-        select(InboundMessage.id, InboundMessage.player, InboundMessage.raw)
-        .where(InboundMessage.game_id == game_id, InboundMessage.outcome == "held", col(InboundMessage.id) > after)
-        .order_by(col(InboundMessage.id))
-    ).all()
+def held_orders(s: Unit, game_id: int, order_words: tuple[str, ...]) -> list[Held]:
+    """Messages held for the deadline and not yet applied, oldest first, with their order lines."""
     held = []
-    for rid, player, raw in rows:
-        assert rid is not None
-        m = parse(raw)
-        held.append(Held(rid, player, tuple(extract(m.text, m.subject, order_words).orders)))
+    for row in lookups.held_messages(s, game_id):
+        m = parse(row.raw)
+        held.append(Held(row.id, row.player, tuple(extract(m.text, m.subject, order_words).orders), row.message_id))
     return held

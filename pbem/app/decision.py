@@ -1,8 +1,9 @@
 """What a decision is: the values the pure deciding functions return and `apply` writes.
 
 A `Decision` is an ordered list of effects (mails to queue, reports to
-render, events and inputs to append) plus what to record about the inbound
-message that caused it, if any.  Order matters only as the order of the
+finish, events and inputs to append) plus what to record about the inbound
+message that caused it, if any; once finished (`pbem.app.finish`) it holds
+every mail as data and `pbem.app.apply` only writes it.  Order matters only as the order of the
 outbox (the order mail is sent in) and of the history.
 """
 
@@ -20,7 +21,8 @@ Recorded = Literal["accepted", "held", "rejected", "ignored", "duplicate"]
 
 @dataclass(frozen=True)
 class Report:
-    """A player's private report, rendered by `apply` from the record at its place in the effects.
+    """A player's private report at its place in the effects, asked for by a deciding function and turned
+    into its finished mail (`ReportMail`) by `pbem.app.finish` before the decision is written.
 
     `since` None: since their last report.  `code`: the player's code, shown
     once (the kept copy is redacted).  `key` None: keyed by the point of the game.
@@ -51,6 +53,7 @@ class Input:
     lines: tuple[str, ...]
     outcome: Outcome
     inbound_id: int | None = None  # a held message applied at the deadline
+    message_id: str | None = None  # its Message-ID (the chain's entry names it)
     reopen: str = ""  # step whose deadline is opened again (the deadline moved nothing)
 
 
@@ -108,7 +111,14 @@ class NewGame:
     step: str
 
 
-Effect = Mail | Report | Events | Input | Control | NewDeadline | NewSeat | NewGame | DueHandled
+@dataclass(frozen=True)
+class ReportMail:
+    """A report finished (`pbem.app.finish`): the mail, context and all, at its place in the effects."""
+
+    mail: Mail
+
+
+Effect = Mail | Report | ReportMail | Events | Input | Control | NewDeadline | NewSeat | NewGame | DueHandled
 
 
 @dataclass

@@ -11,14 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlmodel import col, select
-
 from pbem.app.decision import GameError
 from pbem.app.game_names import export_stem, inside
 from pbem.home.config import Config
-from pbem.record import store
+from pbem.record import listing, store
 from pbem.record.db import session
-from pbem.record.models import Game
 
 
 def export_game(cfg: Config, name: str, fmt: str, as_player: str | None = None, moderator: bool = False) -> str:
@@ -40,7 +37,7 @@ def export_game(cfg: Config, name: str, fmt: str, as_player: str | None = None, 
 
 def game_names(cfg: Config) -> list[str]:
     with session(cfg.database_url) as s:
-        return list(s.exec(select(Game.name).order_by(col(Game.id))).all())
+        return listing.game_names(s)
 
 
 def export_all(
@@ -53,7 +50,7 @@ def export_all(
     directory.mkdir(parents=True, exist_ok=True)
     written = games = 0
     with session(cfg.database_url) as s:
-        for game in s.exec(select(Game).order_by(col(Game.id))).all():
+        for game in listing.all_games(s):
             doc = build(s, game, public=not moderator)
             stem = export_stem(game.name, game.id or 0) + ("-moderator" if moderator else "")
             for fmt, spec in FORMATS.items():

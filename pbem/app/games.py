@@ -19,17 +19,17 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlmodel import col, select
-
 from pbem import engine as registry
 from pbem.app import views
-from pbem.app.apply import apply
+from pbem.app.apply import apply, prepare
 from pbem.app.decision import Control, Decision, Effect, Events, GameError, NewDeadline, NewGame, NewSeat, Report
+from pbem.app.finish import finish
 from pbem.app.game_names import game_name_problem
+from pbem.app.reporting import Look
 from pbem.engine.names import norm, player_name
 from pbem.engine.rng import commitment
 from pbem.home.config import Config
-from pbem.record import store
+from pbem.record import listing, store
 from pbem.record.db import session
 from pbem.record.models import Game
 from pbem.trust import deal as joining
@@ -117,25 +117,35 @@ def decide_new_game(spec: GameSpec, when: datetime, exists: bool) -> Decision:
     return Decision(game=name, effects=effects)
 
 
+@dataclass(frozen=True)
+class Table:
+    """How a new game is played, beyond its kind, name, seats and seed (each default: the home's setting).
+
+    `join`: open the join step instead of dealing (`pbem.trust.deal`; `pbem game new` does unless
+    --no-join): each player's first mail is then the invitation to JOIN, and the deal waits for the salts.
+    """
+
+    deadline: timedelta | None = None  # the length of a step
+    options: Mapping[str, Any] = field(default_factory=dict)  # the engine's options
+    resolve: str | None = None  # asap, or deadline (orders held until the step's deadline)
+    insecure_seed: bool = False  # the moderator chose the seed (`--seed`): the reports say so
+    join: bool = False
+
+
 def create_game(
     cfg: Config,
     kind: str,
     name: str,
     players: list[tuple[str, str]],
     seed: str | None = None,
-    deadline: timedelta | None = None,
-    options: dict[str, Any] | None = None,
+    *,
     clock: Any = store.now_utc,
     codes: dict[str, str] | None = None,
-    resolve: str | None = None,
-    insecure_seed: bool = False,
-    join: bool = False,
+    table: Table = Table(),
 ) -> Game:
     """Create a game, deal, and queue each player's first report (with the seed commitment and their code).
 
     `codes` fixes the players' secret codes (tests and the demo); by default each is random.
-    `join`: open the join step instead of dealing (`pbem.trust.deal`; `pbem game new` does unless --no-join):
-    each player's first mail is then the invitation to JOIN, and the deal waits for the salts.
     """
     seats = check_seats(kind, players)
     chosen = {p: (codes or {}).get(p) or new_code() for p, _ in seats}
@@ -144,18 +154,20 @@ def create_game(
         name,
         seats,
         seed or secrets.token_hex(32),
-        int((deadline or cfg.default_deadline).total_seconds()),
-        resolve or cfg.resolve,
-        dict(options or {}),
-        insecure_seed,
+        int((table.deadline or cfg.default_deadline).total_seconds()),
+        table.resolve or cfg.resolve,
+        dict(table.options),
+        table.insecure_seed,
         chosen,
         {p: hash_code(c) for p, c in chosen.items()},
-        join,
+        table.join,
     )
     when: datetime = clock()
     with session(cfg.database_url) as s:
         d = decide_new_game(spec, when, store.game_by_name(s, name) is not None)
-        loaded = apply(s, cfg, d, when)
+        secret = prepare(s, None)
+        d = finish(d, None, Look(secret, cfg.domain, cfg.moderator_name, when))
+        loaded = apply(s, cfg, d, when, secret)
         s.commit()
         assert loaded is not None
         log.info("created %s game %s for %d players", kind, loaded.game.name, len(seats))
@@ -177,7 +189,7 @@ class GameRow:
 def list_games(cfg: Config) -> list[GameRow]:
     rows = []
     with session(cfg.database_url) as s:
-        for g in s.exec(select(Game).order_by(col(Game.id))).all():
+        for g in listing.all_games(s):
             assert g.id is not None
             status = "over" if store.is_over(s, g.id) else store.control_state(s, g.id)
             dl = store.current_deadline(s, g.id) if status == "running" else None
@@ -207,7 +219,8 @@ class Shown:
 
 
 def show_game(cfg: Config, name: str, as_player: str | None = None, last: int = 20) -> Shown:
-    from pbem.app.reporting import report_context
+    from pbem.app.reporting import Reader, report_context
+    from pbem.record import recent
 
     with session(cfg.database_url) as s:
         game = store.game_by_name(s, name)
@@ -223,6 +236,7 @@ def show_game(cfg: Config, name: str, as_player: str | None = None, last: int = 
         match = [p for p in players if p.lower() == as_player.lower()]
         if not match:
             raise GameError(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
-        ctx = report_context(s, cfg, loaded, match[0], 0)
+        recent.read(s, loaded, [(match[0], 0)])
+        ctx = report_context(cfg.moderator_name, loaded, Reader(match[0], 0))
         ctx["happened"] = ctx["happened"][-last:]
         return Shown(title, game.name, players, ctx, None, waiting)

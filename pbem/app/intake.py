@@ -19,61 +19,21 @@ player's address is told to its owner and the moderator (`misuse`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-
 from pbem.app import absence, join, misuse, revisions, views
 from pbem.app.answers import Outgoing, ack, short, summary
 from pbem.app.decision import Decision, Input, Report
+from pbem.app.facts import Facts as Facts
+from pbem.app.facts import SenderGame as SenderGame
+from pbem.app.facts import Strangers as Strangers
+from pbem.app.facts import is_code
 from pbem.app.press import relay
-from pbem.app.revisions import FirstCopy, OnFile
+from pbem.app.revisions import FirstCopy
 from pbem.engine.base import Outcome
 from pbem.engine.rulings import RULINGS
 from pbem.mail.inbound.message import Inbound
 from pbem.orders.extract import Extracted
 from pbem.record.models import Seat
-from pbem.record.outbox import Window
 from pbem.record.store import Loaded
-from pbem.trust.codes import check_seat_code
-
-
-@dataclass(frozen=True)
-class SenderGame:
-    """A game the sender of a message without a game tag plays: for HELP without a tag."""
-
-    name: str
-    title: str
-    player: str
-
-
-@dataclass(frozen=True)
-class Strangers:
-    """How much a sender who is no registered seat of any game may be answered (`[mail]` keys)."""
-
-    per_day: int = 0  # short answers to one such address per day (0: never answered)
-    per_hour: int = 60  # answers to all such addresses together per hour
-
-
-@dataclass
-class Facts:
-    """What the shell loaded for one message."""
-
-    loaded: Loaded | None  # the game named in the subject, if it exists
-    control: str = "running"  # running, paused, abandoned
-    replies: dict[str, int] = field(default_factory=dict)  # answers queued per address in the last hour
-    sender_games: list[str] = field(default_factory=list)  # no game named: the games the sender plays
-    sender_seats: list[SenderGame] = field(default_factory=list)  # the same, with title and player name
-    extracted: Extracted | None = None  # the message's lines read with the game's order words, codes redacted
-    when: datetime | None = None  # when the message arrived
-    first: FirstCopy | None = None  # the message this one is a copy of (same Message-ID and sender)
-    on_file: OnFile | None = None  # the sender's revision on file for the current step
-    moderator: str = ""  # the [moderator] address, told when a player's code comes from another player
-    windows: dict[str, Window] = field(default_factory=dict)  # the answers budget per address (last hour)
-    now: datetime | None = None  # when the message is handled (for "answering again at HH:MM")
-    registered: bool = False  # the sender is a seat of some game: only then may a code be checked
-    stranger_answers: tuple[int, int] = (0, 0)  # answers to strangers: to this address today, to anyone this hour
-    strangers: Strangers = Strangers()  # how much strangers may be answered (configuration)
-    max_away: timedelta = timedelta(days=14)  # [games] max_away: how long a game waits for one player's absences
 
 
 def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
@@ -97,11 +57,11 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
         problem = msg.problem or "it holds no text"
         return _refuse(d, out, seat, problem, "unreadable", problem=problem)
     acts = bool(ex.orders or ex.press or ex.away)
-    if acts and not check_seat_code(seat.id, ex.code, seat.code_hash):
+    if acts and not is_code(facts, seat, ex.code):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
         looking = out.allowed(seat.address)  # a flood of forged codes past the cap costs no more key derivations
         _refuse(d, out, seat, f"refused: {why}", "refused_code", code_missing=not ex.code, sent=msg.date)
-        owner = misuse.owner_of(ex.code, loaded, besides=seat) if looking else None
+        owner = misuse.owner_of(ex.code, loaded, seat, lambda st: is_code(facts, st, ex.code)) if looking else None
         if owner is not None:
             d.reason += f" (the code of {owner.player})"
             misuse.warn(d, out, loaded, owner, msg.sender, f"{seat.player} in this game", facts.moderator)
@@ -234,7 +194,7 @@ def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracte
     game = loaded.game
     victim = None
     if ex is not None and ex.code and facts.registered:
-        victim = next((st for st in loaded.seats if check_seat_code(st.id, ex.code, st.code_hash)), None)
+        victim = next((st for st in loaded.seats if is_code(facts, st, ex.code)), None)
     if victim is None:
         return Decision("ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game=game.name)
     d = Decision("rejected", f"code of {victim.player} used from {msg.sender}", game=game.name, player=victim.player)

@@ -22,8 +22,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlmodel import Session
-
 from pbem.app import views
 from pbem.app.answers import Outgoing
 from pbem.app.decision import Control, Decision, Effect, GameError, Input, NewDeadline, Report
@@ -31,6 +29,7 @@ from pbem.engine.base import Outcome
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail
 from pbem.record import store
+from pbem.record.db import Unit
 from pbem.record.models import Deadline, Game, Seat
 from pbem.trust import deal as joining
 
@@ -154,7 +153,7 @@ def _stamp(due: datetime) -> str:
 # --------------------------------------------------------------------------- the shells
 
 
-def order_words(s: Session, game: Game) -> tuple[str, ...]:
+def order_words(s: Unit, game: Game) -> tuple[str, ...]:
     """The words an order line of `game` starts with now: JOIN and SALT while its join step is open."""
     assert game.id is not None
     step = store.current_step_name(s, game.id)

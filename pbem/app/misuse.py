@@ -13,18 +13,24 @@ codes from a player's address costs no more than that per hour.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pbem.app.answers import Outgoing
 from pbem.app.decision import Decision
 from pbem.record.models import Seat
 from pbem.record.store import Loaded
-from pbem.trust.codes import check_code
+from pbem.trust.codes import check_seat_code
 
 
-def owner_of(code: str | None, loaded: Loaded, besides: Seat | None = None) -> Seat | None:
-    """The seat of the game whose code `code` is (other than `besides`), if any."""
+def owner_of(
+    code: str | None, loaded: Loaded, besides: Seat | None = None, is_theirs: Callable[[Seat], bool] | None = None
+) -> Seat | None:
+    """The seat of the game whose code `code` is (other than `besides`), if any.  `is_theirs`: the check
+    (the load step's, `intake.is_code`); by default the cached derivation."""
     if not code:
         return None
-    return next((st for st in loaded.seats if st is not besides and check_code(code, st.code_hash)), None)
+    check = is_theirs or (lambda st: check_seat_code(st.id, code, st.code_hash))
+    return next((st for st in loaded.seats if st is not besides and check(st)), None)
 
 
 def warn(d: Decision, out: Outgoing, loaded: Loaded, owner: Seat, sender: str, sender_as: str, moderator: str) -> None:

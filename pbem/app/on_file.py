@@ -11,16 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sqlalchemy as sa
-from sqlalchemy import func
-from sqlmodel import Session, col, select
-
 from pbem.app import views
 from pbem.app.revisions import FirstCopy, OnFile
 from pbem.mail.inbound.message import Inbound, parse
 from pbem.orders.extract import extract
-from pbem.record import store
-from pbem.record.models import ControlAction, Game, InboundMessage, OrderInput, Seat, Snapshot
+from pbem.record import lookups, store
+from pbem.record.db import Unit
 
 
 @dataclass(frozen=True)
@@ -32,75 +28,45 @@ class Seen:
     taken: bool  # the Message-ID is in the record at all (outgoing ids are then keyed by the bytes too)
 
 
-_M = InboundMessage.__table__.c  # type: ignore[attr-defined]
-_Q_SEEN = (
-    sa.select(_M.id, _M.body_hash, _M.sender, _M.outcome, _M.player)
-    .where(_M.message_id == sa.bindparam("mid"))
-    .order_by(_M.id)
-)  # built once: every message runs it
-
-
-def seen(s: Session, msg: Inbound) -> Seen:
-    rows = s.connection().execute(_Q_SEEN, {"mid": msg.message_id}).all()
-    same = next((outcome for _, h, _, outcome, _ in rows if h == msg.body_hash), None)
+def seen(s: Unit, msg: Inbound) -> Seen:
+    rows = lookups.copies(s, msg.message_id)
+    same = next((c.outcome for c in rows if c.body_hash == msg.body_hash), None)
     sender = msg.sender.lower()
-    first = next((FirstCopy(i or 0, out, who_as) for i, _, who, out, who_as in rows if who.lower() == sender), None)
+    first = next((FirstCopy(c.id, c.outcome, c.player) for c in rows if c.sender.lower() == sender), None)
     return Seen(same, first, bool(rows))
 
 
-def games_of(s: Session, address: str) -> list[str]:
+def games_of(s: Unit, address: str) -> list[str]:
     """The games `address` holds a seat in (a player of another game writing to this one)."""
-    q = select(Game.name).join(Seat, col(Seat.game_id) == col(Game.id)).where(Seat.address == address)
-    return sorted(set(s.exec(q).all()))
+    return lookups.games_of(s, address)
 
 
-def revision_on_file(s: Session, loaded: store.Loaded, player: str) -> OnFile | None:
+def revision_on_file(s: Unit, loaded: store.Loaded, player: str) -> OnFile | None:
     """`player`'s newest revision for the current step (held, or applied and still revisable), if any."""
+    assert loaded.game.id is not None
     if loaded.game.resolve == "deadline":
         return _held(s, loaded, player)
     eng = views.engine(loaded)
     if not any(r.player == player and r.answered for r in eng.requests(loaded.state)):
         return None
-    step, gid = views.current_step(eng, loaded.state), loaded.game.id
-    # The last state of another step is `before`; input before+1 opened this step; later inputs answered it.
-    before = s.exec(select(func.max(Snapshot.seq)).where(Snapshot.game_id == gid, Snapshot.step != step)).one()
-    opened = 0 if before is None else before + 1
-    ids = s.exec(
-        select(OrderInput.inbound_id)
-        .where(OrderInput.game_id == gid, OrderInput.player == player, OrderInput.kind == "orders")
-        .where(OrderInput.seq > opened, col(OrderInput.inbound_id).is_not(None))
-        .order_by(col(OrderInput.seq).desc())
-    ).all()
-    return _on_file(s, [i for i in ids if i is not None], tuple(views.on_file(eng, loaded.state, player)))
+    ids = lookups.revision_ids(s, loaded.game.id, player, views.current_step(eng, loaded.state))
+    return _on_file(s, ids, tuple(views.on_file(eng, loaded.state, player)))
 
 
-def _held(s: Session, loaded: store.Loaded, player: str) -> OnFile | None:
+def _held(s: Unit, loaded: store.Loaded, player: str) -> OnFile | None:
     """Resolve-at-the-deadline: the player's held messages not yet applied, newest first."""
-    gid = loaded.game.id
-    done = set(
-        s.exec(select(ControlAction.detail).where(ControlAction.game_id == gid, ControlAction.action == "held-done"))
-    )
-    rows = s.exec(
-        select(InboundMessage.id)
-        .where(InboundMessage.game_id == gid, InboundMessage.outcome == "held", InboundMessage.player == player)
-        .order_by(col(InboundMessage.id).desc())
-    ).all()
-    ids = [i for i in rows if i is not None and f"applied-at-deadline:{i}" not in done]
-    if not ids:
+    assert loaded.game.id is not None
+    ids = lookups.held_ids(s, loaded.game.id, player)
+    newest = lookups.stored_message(s, ids[0]) if ids else None
+    if newest is None:
         return None
-    newest = s.get(InboundMessage, ids[0])
-    assert newest is not None
     m = parse(newest.raw)
     lines = tuple(extract(m.text, m.subject, views.engine(loaded).order_words).orders)
-    return _on_file(s, ids, lines)
+    return OnFile(newest.id, newest.sent, newest.subject, lines, frozenset(ids[1:]))
 
 
-def _on_file(s: Session, ids: list[int], lines: tuple[str, ...]) -> OnFile | None:
-    if not ids:
-        return None
-    row = s.get(InboundMessage, ids[0])
+def _on_file(s: Unit, ids: list[int], lines: tuple[str, ...]) -> OnFile | None:
+    row = lookups.stored_message(s, ids[0]) if ids else None
     if row is None:
         return None
-    sent = store.aware(row.sent_at) or store.aware(row.received_at)
-    assert sent is not None
-    return OnFile(ids[0], sent, row.subject, lines, frozenset(ids[1:]))
+    return OnFile(row.id, row.sent, row.subject, lines, frozenset(ids[1:]))

@@ -20,15 +20,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import groupby
 
-from pbem.app.apply import apply
-from pbem.app.control import announce
+from pbem.app.apply import apply, prepare
+from pbem.app.control import Command, announce
 from pbem.app.decision import Decision, Effect, NewDeadline
 from pbem.app.reminders import reminder_times
 from pbem.home.config import Config
 from pbem.mail.outbound.outgoing import Mail
-from pbem.record import due, store
+from pbem.record import due, site, store
 from pbem.record.db import session
-from pbem.record.models import Game
 from pbem.trust.chain import iso
 
 log = logging.getLogger("pbem.outages")
@@ -113,19 +112,19 @@ def shift_for_outage(cfg: Config, previous: datetime | None, when: datetime) -> 
         if not any(fell_inside(r, previous, when, cfg.reminders) for r in rows_of):
             continue
         with session(cfg.database_url) as s:
-            dl = store.current_deadline(s, gid)
-            game = s.get(Game, gid)
-            if dl is None or game is None or store.control_state(s, gid) != "running":
+            name = site.game_name(s, gid)
+            if name is None:
                 continue
-            loaded = store.load(s, game)
-            if loaded.over:
+            c = Command(s, name)
+            if c.step is None or c.due is None or c.control != "running" or c.loaded.over:
                 continue
-            d, m = decide_outage(loaded, dl.step, store.aware(dl.due_at) or when, previous, when)
-            apply(s, cfg, d, when, loaded)
-            s.commit()
+            d, m = decide_outage(c.loaded, c.step, c.due, previous, when)
+            c.apply(cfg, d, when)
         moved.append(m)
         log.warning("outage: %s's deadline moved from %s to %s", m.game, _stamp(m.was), _stamp(m.now))
     with session(cfg.database_url) as s:
-        apply(s, cfg, Decision(effects=[decide_moderator_mail(moved, previous, when, cfg.moderator_address)]), when)
+        secret = prepare(s, None)
+        mail = decide_moderator_mail(moved, previous, when, cfg.moderator_address)
+        apply(s, cfg, Decision(effects=[mail]), when, secret)
         s.commit()
     return moved

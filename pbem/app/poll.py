@@ -21,26 +21,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy.exc import OperationalError
-from sqlmodel import Session, col, select
-
-from pbem import engine as registry
 from pbem.app import intake, join, on_file
 from pbem.app.ahead import warmed
-from pbem.app.apply import apply, record_inbound
+from pbem.app.apply import apply, prepare, record_inbound
 from pbem.app.decision import Decision
+from pbem.app.finish import finish
+from pbem.app.load import load_facts
+from pbem.app.reporting import Look
 from pbem.app.revisions import FirstCopy
 from pbem.app.senders import is_registered
 from pbem.engine.words import count
+from pbem.home.app import Home
 from pbem.home.config import Config
+from pbem.home.policy import Policy
 from pbem.mail.inbound.message import Inbound, parse
 from pbem.mail.inbound.storage import scrub
 from pbem.mail.outbound.sender import Dispatcher
 from pbem.mail.transports.seam import Inbox, Sender, TransportError
-from pbem.orders.extract import Extracted, extract
-from pbem.record import outbox, store
-from pbem.record.db import DatabaseError, session
-from pbem.record.models import Game, Seat
+from pbem.orders.extract import extract
+from pbem.record import store
+from pbem.record.db import DatabaseError, Unit, database_errors, session
 from pbem.trust import codes
 
 log = logging.getLogger("pbem.poll")
@@ -98,10 +98,18 @@ def poll(
     cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.now_utc, dry_run: bool = False
 ) -> PollSummary:
     """Raises TransportError or DatabaseError (one sentence each) where the run cannot go on."""
+    return poll_home(Home.of(cfg, inbox=inbox, sender=sender, clock=clock), dry_run)
+
+
+def poll_home(home: Home, dry_run: bool = False) -> PollSummary:
+    """One poll of `home`'s inbox (`pbem.home.app.Home`: its record, inbox, sender and clock).
+    Raises TransportError or DatabaseError (one sentence each) where the run cannot go on."""
+    cfg, sender, clock = home.cfg, home.sender, home.clock
+    assert home.inbox is not None, "a poll reads an inbox"
+    inbox = home.inbox
     try:
-        return _poll(cfg, inbox, sender, clock, dry_run)
-    except OperationalError as exc:
-        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+        with database_errors():
+            return _poll(cfg, inbox, sender, clock, dry_run)
     except OSError as exc:  # a full disk, a read-only or vanished mail folder
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         raise TransportError(f"a mail folder or file could not be used: {exc.strerror or exc}{where}") from None
@@ -195,24 +203,21 @@ def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False, parse
     """Process one raw message in one transaction: load, decide, apply, commit.
     `parsed`: `raw` already parsed (ahead of handling, `pbem.app.ahead`) with this home's settings."""
     msg = parsed or parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
-    try:
-        with session(cfg.database_url) as s:
-            seen = on_file.seen(s, msg)
-            if seen.same is not None:  # the same bytes: e.g. a run killed between its commit and filing the message
-                return Handled("duplicates", f"{msg.message_id} was already handled", stored=seen.same)
-            if seen.taken:  # the same Message-ID with other bytes (a copy, a replay): keep outgoing ids unique
-                msg = dataclasses.replace(msg, key=f"{msg.message_id}#{msg.body_hash[:16]}")
-            d = decide_and_apply(s, cfg, msg, raw, when, first=seen.first)
-            s.rollback() if dry_run else s.commit()
-            if seen.first is not None:  # a copy (other trace headers): recorded as a duplicate, filed as the first
-                return Handled("duplicates", f"{msg.message_id}: a copy of a message already read", seen.first.outcome)
-            return Handled(d.handled)
-    except OperationalError as exc:
-        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+    with database_errors(), session(cfg.database_url) as s:
+        seen = on_file.seen(s, msg)
+        if seen.same is not None:  # the same bytes: e.g. a run killed between its commit and filing the message
+            return Handled("duplicates", f"{msg.message_id} was already handled", stored=seen.same)
+        if seen.taken:  # the same Message-ID with other bytes (a copy, a replay): keep outgoing ids unique
+            msg = dataclasses.replace(msg, key=f"{msg.message_id}#{msg.body_hash[:16]}")
+        d = decide_and_apply(s, cfg, msg, raw, when, first=seen.first)
+        s.rollback() if dry_run else s.commit()
+        if seen.first is not None:  # a copy (other trace headers): recorded as a duplicate, filed as the first
+            return Handled("duplicates", f"{msg.message_id}: a copy of a message already read", seen.first.outcome)
+        return Handled(d.handled)
 
 
 def decide_and_apply(
-    s: Session, cfg: Config, msg: Inbound, raw: bytes, when: datetime, first: FirstCopy | None = None
+    s: Unit, cfg: Config, msg: Inbound, raw: bytes, when: datetime, first: FirstCopy | None = None
 ) -> Decision:
     """Inside the message's transaction: read and scrub the message, load the facts, decide (pure), apply.
 
@@ -226,71 +231,11 @@ def decide_and_apply(
     words = join.order_words(s, game) if game is not None else None
     ex = extract(msg.text, msg.subject, words) if not msg.problem else None
     msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
-    facts = load_facts(s, msg, when, game, ex, first, registered=registered, cfg=cfg)
+    facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=Policy.of(cfg))
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
         facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')
-    d = intake.decide(msg, facts, cfg.replies_per_hour)
-    apply(s, cfg, d, when, facts.loaded, inbound=(msg, raw))
+    secret = prepare(s, facts.loaded)
+    look = Look(secret, cfg.domain, cfg.moderator_name, when)
+    d = finish(intake.decide(msg, facts, cfg.replies_per_hour), facts.loaded, look)  # pure: every mail finished
+    apply(s, cfg, d, when, secret, facts.loaded, inbound=(msg, raw))  # writes only
     return d
-
-
-def load_facts(
-    s: Session,
-    msg: Inbound,
-    when: datetime,
-    game: Game | None,
-    ex: Extracted | None,
-    first: FirstCopy | None = None,
-    *,
-    registered: bool = True,
-    cfg: Config | None = None,
-) -> intake.Facts:
-    """Everything `intake.decide` needs for `msg`, read in its transaction."""
-    if msg.auto:
-        return intake.Facts(None, extracted=ex, when=when, first=first)
-    if not registered:  # a stranger: what they were answered, if they may be answered at all
-        asked = cfg is not None and cfg.stranger_answers_per_day > 0 and bool(msg.sender) and not msg.problem
-        answered = outbox.stranger_answers(s, msg.sender, when) if asked else (0, 0)
-        caps = intake.Strangers(cfg.stranger_answers_per_day, cfg.stranger_answers_per_hour) if cfg else None
-        return intake.Facts(
-            None,
-            extracted=ex,
-            now=when,
-            when=when,
-            first=first,
-            stranger_answers=answered,
-            strangers=caps or intake.Strangers(),
-        )
-    if game is None or game.id is None:
-        seats = s.exec(select(Seat).where(Seat.address == msg.sender)).all() if msg.sender else []
-        ids = {st.game_id: st.player for st in seats}
-        rows = s.exec(select(Game).where(col(Game.id).in_(set(ids)))).all() if ids else []
-        games = [intake.SenderGame(g.name, registry.get(g.kind).title, ids[g.id or 0]) for g in rows]
-        return intake.Facts(
-            None,
-            windows=outbox.answers_in_last_hour(s, [msg.sender], when),
-            sender_games=[g.name for g in games],
-            sender_seats=games,
-            extracted=ex,
-            when=when,
-            first=first,
-            now=when,
-            registered=registered,
-        )
-    loaded = store.load(s, game)
-    moderator = [cfg.moderator_address] if cfg is not None else []
-    seat = loaded.seat_for_address(msg.sender)
-    acting = seat is not None and (first is not None or (ex is not None and bool(ex.orders)))
-    return intake.Facts(
-        loaded,
-        extracted=ex,
-        control=loaded.control,
-        windows=outbox.answers_in_last_hour(s, [st.address for st in loaded.seats] + [msg.sender] + moderator, when),
-        sender_games=[] if seat or not msg.sender else on_file.games_of(s, msg.sender),
-        when=when,
-        now=when,
-        first=first,
-        registered=registered,
-        on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
-        max_away=cfg.max_away if cfg is not None else intake.Facts.max_away,
-    )

@@ -1,24 +1,25 @@
 """A player's private report: its context, read from the record at one point of the game.
 
 Templates receive only `view(state, player)`, the events that player may see
-and that player's requests, never the state (docs/architecture.md, principle 5).
+and that player's requests, never the state (docs/architecture.md, principle 5).  Pure: what
+the reports read (the events since each reader's last report, the deadline, the
+seats' earlier names) was loaded before with the game (`Loaded.recent`,
+`pbem.record.recent.read`) and is kept up to date while a decision is written.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
-
-from sqlmodel import Session
 
 from pbem.app import join, views
 from pbem.app.decision import Report
 from pbem.engine.base import Engine, Event, Request, Result
-from pbem.home.config import Config
-from pbem.mail.outbound.outgoing import Mail, thread_root
-from pbem.record import outbox, store
-from pbem.record.home_secrets import message_id_key
+from pbem.mail.outbound.compose import stable_message_id
+from pbem.mail.outbound.outgoing import Mail
+from pbem.record import store
 from pbem.record.models import Deadline, GameEvent
 
 
@@ -33,36 +34,50 @@ class Moment:
     after: int
 
     @classmethod
-    def read(cls, s: Session, loaded: store.Loaded, after: int) -> Moment:
-        eng = views.engine(loaded)
-        assert loaded.game.id is not None
-        return cls(
-            eng.requests(loaded.state),
-            eng.result(loaded.state),
-            store.current_deadline(s, loaded.game.id),
-            store.events_for(s, loaded.game.id, after),
-            after,
-        )
+    def now(cls, loaded: store.Loaded) -> Moment:
+        """The game as it stands, from what was loaded with it (`Loaded.recent`)."""
+        eng, recent = views.engine(loaded), loaded.recent
+        assert recent is not None, "the reports' facts are read before a decision is written (apply.prepare)"
+        return cls(eng.requests(loaded.state), eng.result(loaded.state), recent.deadline, recent.events, recent.after)
+
+
+@dataclass(frozen=True)
+class Look:
+    """What finished mails read besides the game: the home's Message-ID key and domain (threads), the
+    moderator's name (signatures), and when the decision happens (the deadline a new step opens)."""
+
+    secret: bytes
+    domain: str
+    moderator_name: str
+    when: datetime
+
+    def thread_root(self, thread: str) -> str | None:
+        """The Message-ID of a seat's first report (`pbem.mail.outbound.outgoing.thread_root`)."""
+        return stable_message_id(self.domain, "report", "thread", thread, secret=self.secret) if thread else None
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who a report is for and from where: `since` the last event seq they were told (0: from the start)."""
+
+    player: str
+    since: int
+    code: str | None = None  # their code, shown once (a new game, a replacement)
+    takeover: bool = False  # they take over a seat
 
 
 def report_context(
-    s: Session,
-    cfg: Config,
-    loaded: store.Loaded,
-    player: str,
-    since: int,
-    code: str | None = None,
-    moment: Moment | None = None,
-    takeover: bool = False,
+    moderator: str, loaded: store.Loaded, reader: Reader, moment: Moment | None = None
 ) -> dict[str, Any]:
-    """Everything a report template gets: only `player`'s view and the events they may see."""
-    if moment is None or moment.after > since:
-        moment = Moment.read(s, loaded, since)
+    """Everything a report template gets: only the reader's view and the events they may see."""
+    player, since = reader.player, reader.since
+    moment = moment or Moment.now(loaded)
+    assert moment.after <= since, "the report's events were loaded from its reader's last report"
     eng = views.engine(loaded)
     game = loaded.game
-    assert game.id is not None
+    assert loaded.recent is not None
     # from the start: a replaced seat's newcomer also sees what the seat saw under its earlier names
-    names = store.seat_names(s, game.id).get(player, (player,)) if since == 0 else (player,)
+    names = loaded.recent.names.get(player, (player,)) if since == 0 else (player,)
     happened = [
         _addressed(ev, names, player)
         for r in moment.events
@@ -73,26 +88,26 @@ def report_context(
     asked_now = any(r.player == player for r in moment.requests)
     due = store.aware(moment.deadline.due_at) if (moment.deadline and asked_now and moment.result is None) else None
     until = store.aware(moment.deadline.due_at) if (moment.deadline and moment.result is None) else None
-    return player_report(
-        eng,
-        loaded.state,
-        player,
-        game_name=game.name,
-        happened=happened,
-        requests=moment.requests,
-        result=moment.result,
-        deadline=due.strftime("%Y-%m-%d %H:%M UTC") if due else None,
-        due_at=until.isoformat() if until else None,
-        commitment=game.seed_commitment if since == 0 else None,
+    point = Point(
+        game.name,
+        tuple(moment.requests),
+        moment.result,
         seed=game.seed if moment.result is not None else None,
         commitment_final=game.seed_commitment,
         insecure_seed=game.insecure_seed,
-        code=code,
-        takeover=takeover,
-        moderator=cfg.moderator_name,
-        salts=_salts(loaded, moment.events, since),
-        former=[n for n in names if n != player],
+        moderator=moderator,
     )
+    told = Told(
+        tuple(happened),
+        deadline=due.strftime("%Y-%m-%d %H:%M UTC") if due else None,
+        due_at=until.isoformat() if until else None,
+        commitment=game.seed_commitment if since == 0 else None,
+        code=reader.code,
+        takeover=reader.takeover,
+        salts=_salts(loaded, moment.events, since),
+        former=tuple(n for n in names if n != player),
+    )
+    return player_report(eng, loaded.state, player, point, told)
 
 
 def _salts(loaded: store.Loaded, events: list[GameEvent], since: int) -> list[dict[str, str]] | None:
@@ -116,29 +131,39 @@ def _addressed(ev: Event, names: tuple[str, ...], player: str) -> str:
     return text
 
 
-def player_report(
-    eng: Engine,
-    state: dict[str, Any],
-    player: str,
-    *,
-    game_name: str,
-    happened: list[str],
-    requests: list[Request],
-    result: Result | None,
-    deadline: str | None,
-    commitment: str | None = None,
-    seed: str | None = None,
-    commitment_final: str = "",
-    insecure_seed: bool = False,
-    code: str | None = None,
-    takeover: bool = False,
-    moderator: str = "",
-    salts: list[dict[str, str]] | None = None,
-    former: list[str] | None = None,
-    due_at: str | None = None,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Point:
+    """What every report at one point of a game shares: the game's name, who is asked what, the result,
+    and the seed's commitment (the seed itself once the game is over)."""
+
+    game_name: str
+    requests: tuple[Request, ...]
+    result: Result | None
+    seed: str | None = None
+    commitment_final: str = ""
+    insecure_seed: bool = False
+    moderator: str = ""
+
+
+@dataclass(frozen=True)
+class Told:
+    """What one reader is told: the events they may see since their last report, their deadline, and
+    what a first report carries (the commitment; their code; the salts after the deal; earlier names)."""
+
+    happened: tuple[str, ...]
+    deadline: str | None = None
+    commitment: str | None = None
+    code: str | None = None
+    takeover: bool = False
+    salts: list[dict[str, str]] | None = None
+    former: tuple[str, ...] = ()  # the seat's earlier names (a replacement)
+    due_at: str | None = None  # ISO; the templates tell it from the render time ("in 23 hours, Tue 2 Dec 18:00 UTC")
+
+
+def player_report(eng: Engine, state: dict[str, Any], player: str, at: Point, told: Told) -> dict[str, Any]:
     """The report template's context from plain values (pure): `player`'s view, their requests and the
     events they may see.  `report_context` fills it from the record; tests fill it from a bare state."""
+    requests, result = at.requests, at.result
     reqs = [r for r in requests if r.player == player]
     view = eng.view(state, player)
     asked = [
@@ -154,35 +179,34 @@ def player_report(
     ]
     return {
         "title": eng.title,
-        "game_name": game_name,
+        "game_name": at.game_name,
         "player": player,
         "view": view,
         "sections": view["sections"],
-        "happened": happened,
+        "happened": list(told.happened),
         "asked": asked,
-        "deadline": deadline,
-        "due_at": due_at,  # ISO; the templates tell it from the render time ("in 23 hours, Tue 2 Dec 18:00 UTC")
+        "deadline": told.deadline,
+        "due_at": told.due_at,  # ISO; the templates tell it from the render time ("in 23 hours, Tue 2 Dec 18:00 UTC")
         "waiting": sorted({r.player for r in requests if not r.answered}),
-        "commitment": commitment,
+        "commitment": told.commitment,
         "result": None if result is None else {"summary": result.summary, "scores": result.scores},
-        "seed": seed,
-        "commitment_final": commitment_final,
-        "insecure_seed": insecure_seed,
-        "code": code,
-        "takeover": takeover,
-        "former": list(former or []),  # the seat's earlier names (a replacement)
-        "moderator": moderator,
-        "salts": salts,
+        "seed": at.seed,
+        "commitment_final": at.commitment_final,
+        "insecure_seed": at.insecure_seed,
+        "code": told.code,
+        "takeover": told.takeover,
+        "former": list(told.former),
+        "moderator": at.moderator,
+        "salts": told.salts,
     }
 
 
-def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Report]) -> list[Mail]:
-    """The mails for `reports` at the current point, reading what they share once."""
-    assert loaded.game.id is not None
-    seqs = outbox.last_report_seqs(s, loaded.game.id, [r.player for r in reports])
-    secret = message_id_key(s)
+def report_mails(look: Look, loaded: store.Loaded, reports: list[Report]) -> list[Mail]:
+    """The mails for `reports` at the current point (pure: from what was loaded with the game)."""
+    assert loaded.recent is not None  # (a game created in this decision has no id yet: apply files it)
+    seqs = loaded.recent.last_reports
     since = {r.player: (r.since if r.since is not None else seqs.get(r.player, 0)) for r in reports}
-    moment = Moment.read(s, loaded, min(since.values(), default=0))
+    moment = Moment.now(loaded)
     mails = []
     for r in reports:
         seat = loaded.seat_for_player(r.player)
@@ -192,12 +216,14 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
         if join.is_open(loaded):  # not dealt yet: the invitation to JOIN stands for the report
             kind, due = "join_invite", store.aware(moment.deadline.due_at) if moment.deadline else None
             ctx = join.invitation(
-                loaded, r.player, code=r.code, due=due, takeover=r.takeover, moderator=cfg.moderator_name
+                loaded, r.player, code=r.code, due=due, takeover=r.takeover, moderator=look.moderator_name
             )
         else:
-            ctx = report_context(s, cfg, loaded, r.player, since[r.player], r.code, moment, r.takeover)
+            ctx = report_context(
+                look.moderator_name, loaded, Reader(r.player, since[r.player], r.code, r.takeover), moment
+            )
         key = r.key or (loaded.game.name, r.player, loaded.event_seq, loaded.seq, seat.id, r.extra)
-        root = thread_root(cfg, seat.thread, secret) if key != ("thread", seat.thread) else None
+        root = look.thread_root(seat.thread) if key != ("thread", seat.thread) else None
         mails.append(
             Mail(
                 to=seat.address,
@@ -213,4 +239,5 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
                 references=(root,) if root else (),
             )
         )
+    seqs.update({m.player: loaded.event_seq for m in mails})  # a later report to them in this decision starts here
     return mails

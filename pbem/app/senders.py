@@ -9,22 +9,11 @@ its statements are built once.
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any
-
-from sqlalchemy import Select, bindparam
-from sqlmodel import Session, select
-
 from pbem.mail.inbound.message import Inbound
-from pbem.record.models import Seat
+from pbem.record import lookups
+from pbem.record.db import Unit
 
 
-def is_registered(s: Session, msg: Inbound) -> bool:
+def is_registered(s: Unit, msg: Inbound) -> bool:
     """Whether the sender is a seat of any game (one indexed look-up): only then is a code ever checked."""
-    return bool(msg.sender) and s.connection().execute(_any_seat(), {"address": msg.sender}).first() is not None
-
-
-@cache
-def _any_seat() -> Select[Any]:
-    """Built once: a stranger's mail should cost the look-up, not the building of its statement."""
-    return select(Seat.id).where(Seat.address == bindparam("address")).limit(1)
+    return lookups.is_registered(s, msg.sender)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from pbem.app import views
-from pbem.app.apply import apply
+from pbem.app.control import Command
 from pbem.app.decision import Decision, Effect, GameError, Input, NewDeadline, Report
 from pbem.home.config import Config
 from pbem.record import store
@@ -50,13 +50,10 @@ def decide_undo(
 def undo(cfg: Config, name: str, to: int, why: str, reroll: bool, when: datetime) -> list[int]:
     """Apply the undo; returns the inputs it undid."""
     with session(cfg.database_url) as s:
-        game = store.game_by_name(s, name)
-        if game is None or game.id is None:
-            raise GameError(f'no game named "{name}"; see pbem game list')
-        loaded = store.load(s, game)
-        fold, _, _ = store.folded(game, store.inputs(s, game.id), join=store.join_opened(s, game.id))
-        d = decide_undo(loaded, store.control_state(s, game.id), fold, to, why, reroll, when)
-        apply(s, cfg, d, when, loaded)
-        s.commit()
+        c = Command(s, name)
+        fold, _, _ = store.folded(c.loaded.game, store.inputs(s, c.gid), join=store.join_opened(s, c.gid))
+        d = decide_undo(c.loaded, c.control, fold, to, why, reroll, when)
         undone: list[int] = next(e.outcome.events[0].data["undone"] for e in d.effects if isinstance(e, Input))
+        c.reads()  # what every player's report reads: the events since their last one
+        c.apply(cfg, d, when)
         return undone

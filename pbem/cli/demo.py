@@ -190,7 +190,7 @@ def run(
     import json
 
     from pbem import engine as registry
-    from pbem.app.games import create_game
+    from pbem.app.games import Table, create_game
     from pbem.app.poll import poll
     from pbem.cli.support import init_home
     from pbem.history.export import build, verify
@@ -218,7 +218,7 @@ def run(
         [(b.name, b.address) for b in bots],
         seed=seed,
         codes={b.name: demo_code(bot_seed, b.name) for b in bots},
-        join=join_salts is not None,
+        table=Table(join=join_salts is not None),
         **when,
     )
     sent = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)

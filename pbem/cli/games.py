@@ -40,7 +40,7 @@ def game_new(
     Example: pbem game new habsburg --name hh1 --player "Alice <a@x.org>" --player "Bob <b@x.org>" --player "Carol <c@x.org>"
     """
     from pbem.app.decision import GameError
-    from pbem.app.games import create_game
+    from pbem.app.games import Table, create_game
     from pbem.cli.support import parse_options, parse_player
     from pbem.engine import UnknownKind, canonical
     from pbem.home.config import parse_duration
@@ -63,10 +63,7 @@ def game_new(
             name,
             players,
             seed=seed,
-            deadline=dl,
-            options=parse_options(option),
-            insecure_seed=weak,
-            join=join,
+            table=Table(deadline=dl, options=parse_options(option), insecure_seed=weak, join=join),
         )
     except (ValueError, GameError, UnknownKind) as exc:
         fail(_why(exc))

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
 from pbem.render.resources import shipped
@@ -81,10 +82,27 @@ def _postgres_engine(url: str) -> Engine:
 WRITER = threading.RLock()
 
 
+class Unit(Session):
+    """A unit of work: one transaction on the record, opened by `session` (the caller commits or rolls back).
+
+    The use cases (`pbem.app`) hold it and pass it to the record's functions; they never build a query:
+    every statement is in `pbem.record`, and what it returns is plain data.
+    """
+
+
 @contextmanager
-def session(url: str) -> Iterator[Session]:
-    with WRITER, Session(engine_for(url), expire_on_commit=False) as s:
+def session(url: str) -> Iterator[Unit]:
+    with WRITER, Unit(engine_for(url), expire_on_commit=False) as s:
         yield s
+
+
+@contextmanager
+def database_errors() -> Iterator[None]:
+    """A database that cannot be used (locked past the busy timeout, gone, read-only) as a DatabaseError."""
+    try:
+        yield
+    except OperationalError as exc:
+        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
 
 
 @contextmanager

@@ -1,39 +1,77 @@
-"""Small facts the home keeps between runs, in the `poll_marks` table: here, when pbem last ran.
+"""What the idle check reads and the poll remembers (`pbem.app.idle`), and when pbem last ran: Core text
+statements only.
 
-`swap_last_run` is called by every `pbem poll`, idle ones included (one short
-transaction on SQLite, no ORM), so that a gap between two runs means pbem really
-did not run: the outage rule (pbem/app/outages.py) moves the deadlines that fell in it.
+`swap_last_run` is called by every `pbem poll`, idle ones included (one short transaction), so that a
+gap between two runs means pbem really did not run: the outage rule (pbem/app/outages.py) moves the
+deadlines that fell in it.
+
+No ORM models or engines of games are imported here, so that an idle cron run costs little more than
+the imports it cannot avoid.  Times are naive UTC, as the columns hold them.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import DateTime, bindparam, text
-
-from pbem.record.db import transaction
-
+IMAP_MARK = "imap-inbox"  # the poll_marks row of the IMAP inbox
 LAST_RUN = "last-run"  # the poll_marks row: the start of the newest `pbem poll` (ISO 8601, UTC)
 
-_READ = text("SELECT value FROM poll_marks WHERE name = :n")
-_DELETE = text("DELETE FROM poll_marks WHERE name = :n")
-_INSERT = text("INSERT INTO poll_marks (name, value, updated_at) VALUES (:n, :v, :t)").bindparams(
-    bindparam("t", type_=DateTime())
-)
+
+def queued_or_due(url: str, when: datetime, mark: str | None = None) -> tuple[bool, str | None]:
+    """(is any mail queued to send or anything due at `when`, the remembered value of poll mark `mark`)."""
+    from sqlalchemy import DateTime, bindparam, text
+
+    from pbem.record.db import engine_for
+
+    naive = when.astimezone(UTC).replace(tzinfo=None)  # the columns hold naive UTC
+    now = bindparam("now", type_=DateTime())
+    queued = text("SELECT 1 FROM outbox WHERE status = 'queued' AND next_attempt_at <= :now LIMIT 1")
+    due = text("SELECT 1 FROM due WHERE done = :f AND due_at <= :now LIMIT 1")
+    with engine_for(url).connect() as c:
+        busy = bool(
+            c.execute(queued.bindparams(now), {"now": naive}).first()
+            or c.execute(due.bindparams(now), {"now": naive, "f": False}).first()
+        )
+        seen = None
+        if mark is not None:
+            row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": mark}).first()
+            seen = str(row[0]) if row else None
+        c.rollback()
+    return busy, seen
 
 
-def swap_last_run(database_url: str, when: datetime) -> datetime | None:
+def remember(url: str, mark: str, value: str) -> None:
+    """Keep `value` as poll mark `mark` (replacing the one before)."""
+    from sqlalchemy import DateTime, bindparam, text
+
+    from pbem.record.db import transaction
+
+    stamp = datetime.now(UTC).replace(tzinfo=None)
+    with transaction(url) as c:
+        c.execute(text("DELETE FROM poll_marks WHERE name = :n"), {"n": mark})
+        c.execute(
+            text("INSERT INTO poll_marks (name, value, updated_at) VALUES (:n, :v, :t)").bindparams(
+                bindparam("t", type_=DateTime())
+            ),
+            {"n": mark, "v": value, "t": stamp},
+        )
+
+
+def swap_last_run(url: str, when: datetime) -> datetime | None:
     """Record `when` as the start of the newest run; return the previous run's start (None: never, or unreadable).
 
     A clock that went back never moves the mark back: the newest time seen is kept.
     """
+    from sqlalchemy import text
+
+    from pbem.record.db import transaction
+
     stamp = when.astimezone(UTC)
-    with transaction(database_url) as c:
-        row = c.execute(_READ, {"n": LAST_RUN}).first()
+    with transaction(url) as c:
+        row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": LAST_RUN}).first()
         previous = _parse(str(row[0])) if row else None
-        newest = stamp if previous is None or stamp > previous else previous
-        c.execute(_DELETE, {"n": LAST_RUN})
-        c.execute(_INSERT, {"n": LAST_RUN, "v": newest.isoformat(), "t": newest.replace(tzinfo=None)})
+    newest = stamp if previous is None or stamp > previous else previous
+    remember(url, LAST_RUN, newest.isoformat())
     return previous
 
 

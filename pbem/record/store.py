@@ -29,7 +29,7 @@ from sqlmodel import Session, col, select
 from pbem import engine as registry
 from pbem.engine.base import PUBLIC, Engine, Event, Outcome
 from pbem.record import due
-from pbem.record.models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
+from pbem.record.models import ControlAction, Deadline, Game, GameEvent, OrderInput, Seat, Snapshot
 from pbem.trust import chain
 from pbem.trust import deal as joining
 from pbem.trust.fold import Fold
@@ -40,7 +40,6 @@ _ORDERS = OrderInput.__table__  # type: ignore[attr-defined]
 _EVENTS = GameEvent.__table__  # type: ignore[attr-defined]
 _SNAPS = Snapshot.__table__  # type: ignore[attr-defined]
 _DEADLINES = Deadline.__table__  # type: ignore[attr-defined]
-_INBOUND = InboundMessage.__table__  # type: ignore[attr-defined]
 _GID: Any = bindparam("gid")
 
 # The hot path's statements, built once (SQLAlchemy caches their compiled form).
@@ -59,7 +58,6 @@ Q_ORDER_HEAD = (
 Q_EVENT_HEAD = (
     select(_EVENTS.c.input_seq, _EVENTS.c.hash).where(_EVENTS.c.game_id == _GID).order_by(_EVENTS.c.seq.desc()).limit(1)
 )
-Q_MESSAGE_ID = select(_INBOUND.c.message_id).where(_INBOUND.c.id == bindparam("iid"))
 Q_DEADLINE = select(_DEADLINES).where(_DEADLINES.c.game_id == _GID).order_by(_DEADLINES.c.id.desc()).limit(1)
 Q_EVENTS_AFTER = (
     select(_EVENTS).where(_EVENTS.c.game_id == _GID, _EVENTS.c.seq > bindparam("after")).order_by(_EVENTS.c.seq)
@@ -76,18 +74,19 @@ Q_CONTROL = select(
         for action in CONTROL
     )
 )
-# What `load` reads besides the seats and the snapshot, in one statement of index probes: the newest order
-# and event seqs, and the newest pause, resume and abandon (`control_state`).
-Q_POSITION = select(
-    Q_LAST_ORDER.scalar_subquery(),
-    select(func.max(_EVENTS.c.seq)).where(_EVENTS.c.game_id == _GID).scalar_subquery(),
-    *Q_CONTROL.selected_columns,
-)
 Q_HEAD = select(
     Q_ORDER_HEAD.with_only_columns(_ORDERS.c.seq).scalar_subquery(),
     Q_ORDER_HEAD.with_only_columns(_ORDERS.c.hash).scalar_subquery(),
     Q_EVENT_HEAD.with_only_columns(_EVENTS.c.input_seq).scalar_subquery(),
     Q_EVENT_HEAD.with_only_columns(_EVENTS.c.hash).scalar_subquery(),
+)
+# What `load` reads besides the seats and the snapshot, in one statement of index probes: the newest order
+# and event seqs, the newest pause, resume and abandon (`control_state`), and the chain's head (`chain_head`).
+Q_POSITION = select(
+    Q_LAST_ORDER.scalar_subquery(),
+    select(func.max(_EVENTS.c.seq)).where(_EVENTS.c.game_id == _GID).scalar_subquery(),
+    *Q_CONTROL.selected_columns,
+    *Q_HEAD.selected_columns,
 )
 Q_JOIN_OPENED = select(_CONTROLS.c.id).where(_CONTROLS.c.game_id == _GID, _CONTROLS.c.action == "join").limit(1)
 Q_STEP = select(_SNAPS.c.step).where(_SNAPS.c.game_id == _GID).order_by(_SNAPS.c.seq.desc()).limit(1)
@@ -98,10 +97,15 @@ _MAPPED: list[bool] = []
 
 def _built(model: Any, row: Row[Any]) -> Any:
     """A model instance as plain data from a Core row (no validation, no session)."""
+    return plain(model, row._mapping)
+
+
+def plain(model: Any, fields: Any) -> Any:
+    """A model instance as plain data from its fields (no validation, no session)."""
     if not _MAPPED:
         configure_mappers()  # the models' attributes must be set up before model_construct
         _MAPPED.append(True)
-    return model.model_construct(**row._mapping)
+    return model.model_construct(**fields)
 
 
 def now_utc() -> datetime:
@@ -116,6 +120,18 @@ def aware(dt: datetime | None) -> datetime | None:
 
 
 @dataclass
+class Recent:
+    """What the reports of one decision read, loaded before `apply` (`pbem.record.recent.read`) and kept up
+    to date in memory while it writes, so that writing a decision issues no SELECT."""
+
+    last_reports: dict[str, int]  # the last event seq each player's reports covered
+    deadline: Deadline | None  # the game's current deadline
+    events: list[GameEvent]  # the event rows after `after`, in order
+    after: int
+    names: dict[str, tuple[str, ...]]  # each player's name with their seat's earlier names, oldest first
+
+
+@dataclass
 class Loaded:
     """A game with its current state, as the moderator works on it."""
 
@@ -127,6 +143,7 @@ class Loaded:
     head: str = ""  # hash of the last entry of the record ("" = not read yet; see chain_head)
     control: str = "running"  # 'running', 'paused' or 'abandoned' when loaded (`control_state`)
     last_input: tuple[int, str] | None = None  # (seq, hash) of the input appended last through this object
+    recent: Recent | None = None  # what reports read (`pbem.record.recent`), kept up to date by the appends
 
     @property
     def engine(self) -> Engine:
@@ -219,8 +236,11 @@ def inputs(s: Session, game_id: int) -> list[OrderInput]:
 def load(s: Session, game: Game) -> Loaded:
     assert game.id is not None
     seats = current_seats(s, game.id)
-    seq, event_seq, *controls = s.connection().execute(Q_POSITION, {"gid": game.id}).one()
+    seq, event_seq, *controls, order_seq, order_hash, event_input, event_hash = (
+        s.connection().execute(Q_POSITION, {"gid": game.id}).one()
+    )
     seq, event_seq = seq or 0, event_seq or 0
+    head = _newest(game, order_seq, order_hash, event_input, event_hash)
     snap = s.connection().execute(Q_SNAPSHOT, {"gid": game.id}).first()
     state: dict[str, Any] | None = None
     if snap is not None and snap.seq == seq:
@@ -230,7 +250,7 @@ def load(s: Session, game: Game) -> Loaded:
             state = None  # corrupted cache: rebuild below
     if state is None:
         state, _ = replay(game, inputs(s, game.id), join=join_opened(s, game.id))
-    return Loaded(game, seats, state, seq, event_seq, control=_control(controls))
+    return Loaded(game, seats, state, seq, event_seq, head=head, control=_control(controls))
 
 
 def join_opened(s: Session, game_id: int) -> bool:
@@ -246,7 +266,10 @@ def current_step_name(s: Session, game_id: int) -> str | None:
 
 def chain_head(s: Session, game: Game) -> str:
     """The hash of the game's last record entry (the seed commitment before the first one)."""
-    order_seq, order_hash, event_input, event_hash = s.connection().execute(Q_HEAD, {"gid": game.id}).one()
+    return _newest(game, *s.connection().execute(Q_HEAD, {"gid": game.id}).one())
+
+
+def _newest(game: Game, order_seq: Any, order_hash: Any, event_input: Any, event_hash: Any) -> str:
     if event_hash is not None and (order_seq is None or event_input >= order_seq):
         return str(event_hash)
     return str(order_hash) if order_hash is not None else game.seed_commitment
@@ -270,7 +293,7 @@ def insert(s: Session, model: Any, rows: dict[str, Any] | list[dict[str, Any]]) 
 
 
 def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event], when: datetime) -> None:
-    rows = []
+    rows: list[dict[str, Any]] = []
     at = chain.iso(when)
     head = _head(s, loaded) if events else loaded.head
     for ev in events:
@@ -297,6 +320,8 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
     loaded.head = head
     if rows:
         insert(s, GameEvent, rows)
+        if loaded.recent is not None:
+            loaded.recent.events.extend(plain(GameEvent, row) for row in rows)
 
 
 def current_step(loaded: Loaded) -> str:
@@ -313,11 +338,13 @@ def append_input(
     out: Outcome,
     inbound_id: int | None,
     when: datetime,
+    message_id: str | None = None,
 ) -> int:
-    """Record one accepted input, its events, the new snapshot and, if a new step opened, its deadline."""
+    """Record one accepted input, its events, the new snapshot and, if a new step opened, its deadline.
+    `message_id`: the Message-ID of the inbound message `inbound_id` (the chain's entry names it)."""
+    assert (inbound_id is None) == (message_id is None), "an input from a message names its Message-ID"
     before = current_step(loaded)
     loaded.seq += 1
-    message_id = s.connection().execute(Q_MESSAGE_ID, {"iid": inbound_id}).scalar() if inbound_id is not None else None
     salt = chain.input_salt(loaded.game.seed, loaded.seq)
     entry = chain.input_entry(loaded.seq, kind, player, lines, message_id, chain.iso(when), salt)
     loaded.head = chain.link(_head(s, loaded), entry)
@@ -361,19 +388,17 @@ def append_input(
 def open_deadline(s: Session, loaded: Loaded, step: str, when: datetime) -> None:
     from datetime import timedelta
 
-    insert(
-        s,
-        Deadline,
-        dict(
-            game_id=loaded.game.id,
-            step=step,
-            due_at=when + timedelta(seconds=loaded.game.deadline_seconds),
-            reason="step opened",
-            created_at=when,
-        ),
-    )
+    add_deadline(s, loaded, step, when + timedelta(seconds=loaded.game.deadline_seconds), "step opened", when)
+
+
+def add_deadline(s: Session, loaded: Loaded, step: str, due_at: datetime, reason: str, when: datetime) -> None:
+    """A new deadline for `step` (the newest row is the current one) and what becomes due with it."""
     assert loaded.game.id is not None
-    due.plan(s, loaded.game.id, when, when + timedelta(seconds=loaded.game.deadline_seconds))
+    row: dict[str, Any] = dict(game_id=loaded.game.id, step=step, due_at=due_at, reason=reason, created_at=when)
+    insert(s, Deadline, row)
+    if loaded.recent is not None:
+        loaded.recent.deadline = plain(Deadline, row)
+    due.plan(s, loaded.game.id, when, due_at)
 
 
 def current_deadline(s: Session, game_id: int) -> Deadline | None:

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from pbem import engine as registry
-from pbem.app.reporting import player_report
+from pbem.app.reporting import Point, Told, player_report
 from pbem.engine.bots import choose
 from pbem.engine.rng import Rng, init_state
 from pbem.engine.seats import rename
@@ -49,9 +49,7 @@ def test_ISSUE16_after_a_replacement_reports_orders_and_events_use_the_new_name(
     inputs.append(("rename", "Carol", ["Zoë Müller"]))
     assert "Carol" not in json.dumps(state, ensure_ascii=False)
 
-    ctx = player_report(
-        eng, state, "Zoë Müller", game_name="g1", happened=[], requests=eng.requests(state), result=None, deadline=None
-    )
+    ctx = player_report(eng, state, "Zoë Müller", Point("g1", tuple(eng.requests(state)), None), Told(()))
     mail = render_mail("report", {**ctx, "moderator": "M", "moderator_address": "m@pbem.test"})
     assert "Private report for Zoë Müller." in mail.text and "Carol" not in mail.text + mail.html
 

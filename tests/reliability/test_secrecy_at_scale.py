@@ -60,23 +60,14 @@ NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 
 def report_text(eng, state, player: str, happened: list[str]) -> str:
     """The player's report as the pipeline renders it (`player_report` is the same pure context builder)."""
-    from pbem.app.reporting import player_report
+    from pbem.app.reporting import Point, Told, player_report
 
     every = eng.requests(state)
     result = eng.result(state)
     asked = any(r.player == player for r in every)
-    ctx = player_report(
-        eng,
-        state,
-        player,
-        game_name="g1",
-        happened=happened,
-        requests=every,
-        result=result,
-        deadline="2026-01-07 12:00 UTC" if asked and result is None else None,
-        commitment_final="0" * 64,
-        moderator="m",
-    )
+    at = Point("g1", tuple(every), result, commitment_final="0" * 64, moderator="m")
+    told = Told(tuple(happened), deadline="2026-01-07 12:00 UTC" if asked and result is None else None)
+    ctx = player_report(eng, state, player, at, told)
     return render("mail/report.txt.j2", **ctx)
 
 

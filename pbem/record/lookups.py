@@ -1,0 +1,182 @@
+"""The record's answers to the questions intake asks about one inbound message, as plain frozen data.
+
+Who sent it (`is_registered`, `seats_of`, `games_of`, `seat_code`), whether it was read before
+(`copies`), and what a player has on file for the current step (`revision_ids`, `held_ids`,
+`stored_message`).  The statements on the poll's hot path are SQLAlchemy Core, built once; the use
+cases (`pbem.app.poll`, `pbem.app.on_file`, `pbem.app.ahead`) call these and never build a query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import Select, bindparam, func
+from sqlmodel import Session, col, select
+
+from pbem.record.db import reading
+from pbem.record.models import ControlAction, Game, InboundMessage, OrderInput, Seat, Snapshot
+from pbem.record.store import aware
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A recorded message with the Message-ID asked about."""
+
+    id: int
+    body_hash: str
+    sender: str
+    outcome: str
+    player: str
+
+
+@dataclass(frozen=True)
+class SeatOf:
+    """A seat an address holds: the game's name and kind, and the player."""
+
+    game: str
+    kind: str
+    player: str
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A recorded inbound message as the revision rules need it: its (redacted) bytes and times."""
+
+    id: int
+    raw: bytes
+    subject: str
+    sent: datetime  # when it was written (Date, never later than its arrival), else when it arrived
+
+
+_M = InboundMessage.__table__.c  # type: ignore[attr-defined]
+_Q_SEEN = (
+    sa.select(_M.id, _M.body_hash, _M.sender, _M.outcome, _M.player)
+    .where(_M.message_id == sa.bindparam("mid"))
+    .order_by(_M.id)
+)  # built once: every message runs it
+
+_Q_SEAT_CODE = (
+    select(Seat.id, Seat.code_hash)
+    .join(Game, col(Game.id) == col(Seat.game_id))
+    .where(Game.name == bindparam("game"), func.lower(Seat.address) == bindparam("address"))
+    .order_by(col(Seat.id).desc())
+)  # built once: every message with a code runs it
+
+
+def copies(s: Session, message_id: str) -> list[Copy]:
+    """Every recorded message with this Message-ID, oldest first (one indexed look-up)."""
+    rows = s.connection().execute(_Q_SEEN, {"mid": message_id}).all()
+    return [Copy(i or 0, h, who, outcome, player) for i, h, who, outcome, player in rows]
+
+
+def is_registered(s: Session, address: str) -> bool:
+    """Whether `address` is a seat of any game (one indexed look-up): only then is a code ever checked."""
+    return bool(address) and s.connection().execute(_any_seat(), {"address": address}).first() is not None
+
+
+@cache
+def _any_seat() -> Select[Any]:
+    """Built once: a stranger's mail should cost the look-up, not the building of its statement."""
+    return select(Seat.id).where(Seat.address == bindparam("address")).limit(1)
+
+
+def seat_code(url: str, game: str, address: str) -> tuple[int, str] | None:
+    """(seat id, code hash) of `address`'s newest seat in `game`, read without the write lock (a cache warm)."""
+    with reading(url) as conn:
+        row = conn.execute(_Q_SEAT_CODE, {"game": game.lower(), "address": address.lower()}).first()
+    return (int(row[0]), str(row[1])) if row is not None and row[1] else None
+
+
+def seats_of(s: Session, address: str) -> list[SeatOf]:
+    """The seats `address` holds in any game (a message naming no game)."""
+    if not address:
+        return []
+    q = (
+        select(Game.name, Game.kind, Seat.player)
+        .join(Seat, col(Seat.game_id) == col(Game.id))
+        .where(Seat.address == address)
+        .order_by(col(Seat.id))
+    )
+    last: dict[str, SeatOf] = {}
+    for name, kind, player in s.exec(q).all():
+        last[name] = SeatOf(name, kind, player)  # the newest seat row of each game
+    return list(last.values())
+
+
+def games_of(s: Session, address: str) -> list[str]:
+    """The games `address` holds a seat in (a player of another game writing to this one)."""
+    q = select(Game.name).join(Seat, col(Seat.game_id) == col(Game.id)).where(Seat.address == address)
+    return sorted(set(s.exec(q).all()))
+
+
+def revision_ids(s: Session, game_id: int, player: str, step: str) -> list[int]:
+    """The record ids of `player`'s order messages applied in the current `step`, newest first."""
+    # The last state of another step is `before`; input before+1 opened this step; later inputs answered it.
+    before = s.exec(select(func.max(Snapshot.seq)).where(Snapshot.game_id == game_id, Snapshot.step != step)).one()
+    opened = 0 if before is None else before + 1
+    ids = s.exec(
+        select(OrderInput.inbound_id)
+        .where(OrderInput.game_id == game_id, OrderInput.player == player, OrderInput.kind == "orders")
+        .where(OrderInput.seq > opened, col(OrderInput.inbound_id).is_not(None))
+        .order_by(col(OrderInput.seq).desc())
+    ).all()
+    return [i for i in ids if i is not None]
+
+
+def held_ids(s: Session, game_id: int, player: str) -> list[int]:
+    """Resolve-at-the-deadline: the record ids of `player`'s held messages not yet applied, newest first."""
+    done = set(
+        s.exec(
+            select(ControlAction.detail).where(ControlAction.game_id == game_id, ControlAction.action == "held-done")
+        )
+    )
+    rows = s.exec(
+        select(InboundMessage.id)
+        .where(InboundMessage.game_id == game_id, InboundMessage.outcome == "held", InboundMessage.player == player)
+        .order_by(col(InboundMessage.id).desc())
+    ).all()
+    return [i for i in rows if i is not None and f"applied-at-deadline:{i}" not in done]
+
+
+def stored_message(s: Session, inbound_id: int) -> Stored | None:
+    row = s.get(InboundMessage, inbound_id)
+    if row is None:
+        return None
+    sent = aware(row.sent_at) or aware(row.received_at)
+    assert sent is not None
+    return Stored(inbound_id, row.raw, row.subject, sent)
+
+
+@dataclass(frozen=True)
+class HeldMessage:
+    """A message held for a resolve-at-the-deadline game: its record id, player and (redacted) bytes."""
+
+    id: int
+    player: str
+    raw: bytes
+    message_id: str
+
+
+def held_messages(s: Session, game_id: int) -> list[HeldMessage]:
+    """Messages held for the deadline and not yet applied, oldest first.
+
+    At a deadline every held message is applied or refused in arrival order, each with a `held-done`
+    row; so those not yet applied are the ones after the newest `held-done` (two index probes).
+    """
+    done = s.exec(
+        select(ControlAction.detail)
+        .where(ControlAction.game_id == game_id, ControlAction.action == "held-done")
+        .order_by(col(ControlAction.id).desc())
+        .limit(1)
+    ).first()
+    after = int(done.rsplit(":", 1)[1]) if done else 0
+    rows = s.exec(
+        select(InboundMessage.id, InboundMessage.player, InboundMessage.raw, InboundMessage.message_id)
+        .where(InboundMessage.game_id == game_id, InboundMessage.outcome == "held", col(InboundMessage.id) > after)
+        .order_by(col(InboundMessage.id))
+    ).all()
+    return [HeldMessage(rid or 0, player, raw, mid) for rid, player, raw, mid in rows]
