@@ -93,7 +93,9 @@ def match_many(typed: str, names: Sequence[str], what: str = "card") -> list[str
 
     With separators (``,`` ``+`` ``;``) each piece is matched on its own.
     Without, words are consumed greedily: at each point the longest run of
-    words that names exactly one candidate is taken.
+    words that names exactly one candidate is taken.  A run is never longer
+    than the longest name (a typed run with more words is no prefix of any
+    name), so the cost is linear in the words typed (issue 26; it was cubic).
     """
     text = typed.strip()
     if not text:
@@ -101,11 +103,12 @@ def match_many(typed: str, names: Sequence[str], what: str = "card") -> list[str
     if re.search(r"[,+;]", text):
         return [match_one(piece, names, what) for piece in re.split(r"[,+;]", text) if piece.strip()]
     words = norm(text).split(" ")
+    longest = max((len(norm(n).split(" ")) for n in names), default=0)  # no run longer can name one
     out: list[str] = []
     i = 0
     while i < len(words):
         chosen: tuple[int, str] | None = None
-        for j in range(len(words), i, -1):
+        for j in range(min(len(words), i + longest), i, -1):
             found = candidates_for(" ".join(words[i:j]), names)
             if len(found) == 1:
                 chosen = (j, found[0])
