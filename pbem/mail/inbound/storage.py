@@ -17,6 +17,7 @@ from email import policy
 from email.parser import BytesParser
 from typing import Any
 
+from pbem.mail.inbound import budgets
 from pbem.mail.inbound.message import Inbound, too_nested
 from pbem.mail.inbound.redact import (
     MAX_CODES,
@@ -135,6 +136,9 @@ def _scrub(msg: Inbound, raw: bytes, ex: Extracted | None, limit: int) -> tuple[
         problem = f"it states more than {MAX_CODES} different codes; send your orders with one CODE line"
         subject, name = (redact_text(redact_text(t, given), codes) for t in (msg.subject, msg.sender_name))
         return dataclasses.replace(msg, subject=subject, sender_name=name, problem=problem, text=""), stored, None
+    over = budgets.refusal(ex) if ex is not None else None
+    if over:  # more than one mail may ask: refused whole, nothing of it read (`budgets`)
+        return dataclasses.replace(msg, problem=redact_text(over, codes), text=""), stored, None
     return msg, stored, (redact_extracted(ex, codes) if ex is not None else None)
 
 
