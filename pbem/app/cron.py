@@ -9,7 +9,7 @@ from __future__ import annotations
 import fcntl
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from pbem.home.config import Config
 
@@ -26,28 +26,59 @@ class Run:
 
 
 def run_poll(cfg: Config, dry_run: bool = False) -> Run:
-    """Poll the configured transport once.  Raises TransportError or DatabaseError where the run cannot go on."""
-    with open(cfg.home / ".pbem-poll.lock", "w") as lock:
+    """Poll the configured transport once.  Raises TransportError or DatabaseError where the run cannot go on:
+    also when the poll passed its deadline (`pbem.app.budgets`) or another poll holding the lock is stuck."""
+    path = cfg.home / ".pbem-poll.lock"
+    with open(path, "a+") as lock:  # not "w": that would empty the holder's pid and start time
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            from pbem.app.budgets import read_holder, stuck
+            from pbem.mail.transports.seam import TransportError
+
+            why = stuck(read_holder(path), cfg.poll_deadline)
+            if why:
+                raise TransportError(why) from None
             return Run(skipped="another pbem poll is running on this home; nothing done")
         try:
-            from pbem.app.idle import nothing_to_do, remember
-
-            if not dry_run and nothing_to_do(cfg, datetime.now(UTC)):
-                return Run(skipped="nothing to do: no new mail, nothing queued or due")
-            from pbem.app.poll import poll
-            from pbem.mail.transports.seam import open_transport
-
-            inbox, sender = open_transport(cfg)
-            try:
-                summary = poll(cfg, inbox, sender, dry_run=dry_run)
-                if not dry_run:
-                    remember(cfg, inbox)  # what this complete poll saw of the inbox, for the next idle check
-                return Run(summary)
-            finally:
-                inbox.close()
-                sender.close()
+            return _locked(cfg, lock, dry_run)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _locked(cfg: Config, lock: IO[str], dry_run: bool) -> Run:
+    from pbem.app.budgets import write_holder
+    from pbem.app.idle import nothing_to_do, remember
+    from pbem.mail.transports import deadline
+    from pbem.mail.transports.seam import TransportError
+
+    write_holder(lock)
+    deadline.start(cfg.poll_deadline)  # the idle check below may talk to the server too
+    try:
+        if not dry_run and nothing_to_do(cfg, datetime.now(UTC)):
+            return Run(skipped="nothing to do: no new mail, nothing queued or due")
+        from pbem.app.budgets import overrun
+        from pbem.app.poll import poll
+        from pbem.mail.transports.seam import open_transport
+
+        inbox, sender = open_transport(cfg)
+        try:
+            summary = poll(cfg, inbox, sender, dry_run=dry_run)
+            late = overrun(summary.read)
+            if late is not None:
+                raise late
+            if not dry_run:
+                remember(cfg, inbox)  # what this complete poll saw of the inbox, for the next idle check
+            return Run(summary)
+        finally:
+            inbox.close()
+            sender.close()
+    except TransportError as exc:
+        from pbem.app.budgets import overrun
+
+        late = overrun(None)
+        if late is not None and late is not exc:  # a server cut off at the deadline: say it was the deadline
+            raise TransportError(f"{late}; it was waiting on: {exc}") from None
+        raise
+    finally:
+        deadline.stop()

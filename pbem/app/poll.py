@@ -28,6 +28,7 @@ from pbem import engine as registry
 from pbem.app import intake, join, on_file
 from pbem.app.ahead import warmed
 from pbem.app.apply import apply, record_inbound
+from pbem.app.budgets import stop_reading
 from pbem.app.decision import Decision
 from pbem.app.revisions import FirstCopy
 from pbem.app.senders import is_registered
@@ -127,6 +128,8 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
         if dispatcher is not None:
             dispatcher.nudge()  # mail left queued by an earlier run goes out first
         for ahead in warmed(cfg, inbox.fetch()):
+            if stop_reading(summary):  # past the poll's deadline: the rest stays in the inbox (issue 26)
+                break
             item = ahead.item
             lap("fetching")
             summary.read += 1

@@ -27,9 +27,10 @@ import ssl as ssl_module
 from collections.abc import Iterator
 from contextlib import contextmanager
 from email.parser import BytesHeaderParser
+from functools import lru_cache
 from typing import Any
 
-from pbem.mail.transports import tls
+from pbem.mail.transports import deadline, tls
 from pbem.mail.transports.seam import Incoming, TransportError, one_line
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,35 @@ def _message_id(raw: bytes) -> str | None:
         return None
     value = " ".join(str(value).split()) if value else ""
     return value or None
+
+
+@lru_cache(maxsize=1)
+def _client_class() -> Any:
+    """imapclient.IMAPClient whose socket is under the poll's deadline from its creation: the greeting and
+    the CAPABILITY that imaplib reads while connecting included (`pbem.mail.transports.deadline`)."""
+    import imapclient
+    from imapclient import imap4
+    from imapclient import tls as imap_tls
+
+    def watched(cls: Any) -> Any:
+        class Watched(cls):
+            def _create_socket(self, timeout: float | None = None) -> Any:
+                sock = super()._create_socket(timeout)
+                deadline.watch(sock)
+                return sock
+
+        return Watched
+
+    plain, secure = watched(imap4.IMAP4WithTimeout), watched(imap_tls.IMAP4_TLS)
+
+    class Client(imapclient.IMAPClient):
+        def _create_IMAP4(self) -> Any:  # as imapclient's, with the watched classes (no stream mode here)
+            connect_timeout = getattr(self._timeout, "connect", None)
+            if self.ssl:
+                return secure(self.host, self.port, self.ssl_context, connect_timeout)
+            return plain(self.host, self.port, connect_timeout)
+
+    return Client
 
 
 class ImapInbox:
@@ -124,13 +154,11 @@ class ImapInbox:
 
     def open(self) -> Any:
         """Connect, secure and log in (no folder work); returns the imapclient client (also for `pbem check`)."""
-        import imapclient
-
         context = self._ssl_context
         if (self.ssl or self.starttls) and context is None:
             context = tls.context()
         with self._errors("connect"):
-            client = imapclient.IMAPClient(
+            client = _client_class()(
                 self.host,
                 port=self.port,
                 use_uid=True,
@@ -139,10 +167,12 @@ class ImapInbox:
                 timeout=self.timeout,
             )
         self._client = client
+        deadline.watch(client.socket())  # a trickling server cannot hold the poll past its deadline
         try:
             with self._errors("STARTTLS"):
                 if self.starttls:
                     client.starttls(context)
+                    deadline.watch(client.socket())
             with self._errors("login"):
                 self._login(client)
         except TransportError:

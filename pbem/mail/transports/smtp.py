@@ -21,16 +21,45 @@ from __future__ import annotations
 import logging
 import re
 import smtplib
+import socket
 import ssl as ssl_module
 
-from pbem.mail.transports import tls
+from pbem.mail.transports import deadline, tls
 from pbem.mail.transports.seam import PermanentSendError, TransientSendError, one_line
 
 log = logging.getLogger(__name__)
 
 
+# RFC 5321 section 4.5.3.2: a client waits 5 minutes for the answer to MAIL and RCPT and 10 minutes for the
+# answer to the final "." (a server may still be filing the message); the poll's deadline caps them all.
+COMMAND_TIMEOUT = 300.0
+DATA_END_TIMEOUT = 600.0
+
+
 def _text(value: object) -> str:
     return one_line(value)
+
+
+class _Watched(smtplib.SMTP):
+    """smtplib.SMTP whose socket is under the poll's deadline from its creation (the greeting included)."""
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        sock = super()._get_socket(host, port, timeout)  # type: ignore[misc]  # smtplib has it, typeshed not
+        deadline.watch(sock)
+        return sock
+
+
+class _WatchedSSL(smtplib.SMTP_SSL):
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        sock = super()._get_socket(host, port, timeout)  # type: ignore[misc]  # smtplib has it, typeshed not
+        deadline.watch(sock)
+        return sock
+
+
+def _wait(conn: smtplib.SMTP, seconds: float) -> None:
+    """Wait up to `seconds` for the next answers (a socket timeout is per read; the deadline is per poll)."""
+    if conn.sock is not None:
+        conn.sock.settimeout(seconds)
 
 
 class SmtpSender:
@@ -113,7 +142,7 @@ class SmtpSender:
         conn: smtplib.SMTP | None = None
         try:
             if self.ssl:
-                conn = smtplib.SMTP_SSL(
+                conn = _WatchedSSL(
                     self.host,
                     self.port,
                     local_hostname=self.local_hostname,
@@ -121,10 +150,11 @@ class SmtpSender:
                     context=self._context(),
                 )
             else:
-                conn = smtplib.SMTP(self.host, self.port, local_hostname=self.local_hostname, timeout=self.timeout)
+                conn = _Watched(self.host, self.port, local_hostname=self.local_hostname, timeout=self.timeout)
             conn.ehlo()
             if self.starttls:
                 conn.starttls(context=self._context())
+                deadline.watch(conn.sock)
                 conn.ehlo()
             if self.username:
                 self._login(conn)
@@ -172,7 +202,8 @@ class SmtpSender:
             conn = self._conn
             assert conn is not None
             try:
-                refused = transmit(conn, sender, list(recipients), raw)
+                _wait(conn, max(self.timeout, COMMAND_TIMEOUT))
+                refused = transmit(conn, sender, list(recipients), raw, max(self.timeout, DATA_END_TIMEOUT))
             except smtplib.SMTPRecipientsRefused as exc:
                 self._reset()
                 self._raise_refused(exc.recipients, everyone=True)
@@ -241,10 +272,15 @@ class SmtpSender:
         self.close()
 
 
-def transmit(conn: smtplib.SMTP, sender: str, recipients: list[str], raw: bytes) -> dict[str, tuple[int, bytes]]:
-    """`conn.sendmail` for CRLF bytes, pipelined where the server offers it; raises what smtplib raises."""
+def transmit(
+    conn: smtplib.SMTP, sender: str, recipients: list[str], raw: bytes, data_end: float = DATA_END_TIMEOUT
+) -> dict[str, tuple[int, bytes]]:
+    """`conn.sendmail` for CRLF bytes, pipelined where the server offers it; raises what smtplib raises.
+    The answer to the final "." is awaited up to `data_end` seconds (RFC 5321: 10 minutes): a message the
+    server accepts late is accepted, never sent again."""
     plain = all(a.isascii() for a in [sender, *recipients])
     if not (plain and conn.has_extn("pipelining")):
+        _wait(conn, data_end)  # smtplib awaits every answer with one timeout: the longest, the final "."'s
         return conn.sendmail(sender, recipients, raw)
     size = f" SIZE={len(raw)}" if conn.has_extn("size") else ""
     commands = [f"MAIL FROM:{smtplib.quoteaddr(sender)}{size}"]
@@ -267,6 +303,7 @@ def transmit(conn: smtplib.SMTP, sender: str, recipients: list[str], raw: bytes)
         raise smtplib.SMTPDataError(data[0], data[1])
     body = re.sub(rb"(?m)^\.", b"..", raw)
     conn.send(body + (b"" if body.endswith(b"\r\n") else b"\r\n") + b".\r\n")
+    _wait(conn, data_end)
     code, text = conn.getreply()
     if code != 250:
         conn.rset()
