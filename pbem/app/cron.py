@@ -67,7 +67,10 @@ def _locked(cfg: Config, lock: IO[str], dry_run: bool) -> Run:
             late = overrun(summary.read)
             if late is not None:
                 raise late
-            if not dry_run:
+            unfiled = getattr(inbox, "unfiled", [])  # the server refused to file these: they stay in the inbox
+            if unfiled:
+                summary.notes.append(f"{len(unfiled)} message(s) could not be filed by the server; see the log")
+            elif not dry_run:
                 remember(cfg, inbox)  # what this complete poll saw of the inbox, for the next idle check
             return Run(summary)
         finally:
