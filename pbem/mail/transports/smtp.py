@@ -25,7 +25,13 @@ import socket
 import ssl as ssl_module
 
 from pbem.mail.transports import deadline, tls
-from pbem.mail.transports.seam import PermanentSendError, TransientSendError, one_line
+from pbem.mail.transports.seam import (
+    MessageDeferred,
+    PermanentSendError,
+    ServerUnreachable,
+    TransientSendError,
+    one_line,
+)
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +130,7 @@ class SmtpSender:
         mechanism = self.auth.upper()
         offered = (conn.esmtp_features.get("auth") or "").upper().split()
         if mechanism not in offered:
-            raise TransientSendError(
+            raise ServerUnreachable(
                 self._reason(
                     f"the server does not offer AUTH {mechanism} (it offers {', '.join(offered) or 'no AUTH'}"
                     + ("" if self.ssl or self.starttls else "; many servers offer AUTH only after STARTTLS")
@@ -164,19 +170,17 @@ class SmtpSender:
         except smtplib.SMTPAuthenticationError as exc:
             self._quietly_close(conn)
             refusal = f"{exc.smtp_code} {_text(exc.smtp_error)}"
-            raise TransientSendError(self._reason(f"login as {self.username!r} refused ({refusal})")) from None
+            raise ServerUnreachable(self._reason(f"login as {self.username!r} refused ({refusal})")) from None
         except ssl_module.SSLError as exc:
             self._quietly_close(conn)
             reason = tls.describe(exc, "smtp") or _text(exc)
-            raise TransientSendError(self._reason(f"cannot connect: {reason}")) from None
+            raise ServerUnreachable(self._reason(f"cannot connect: {reason}")) from None
         except smtplib.SMTPResponseException as exc:
             self._quietly_close(conn)
-            raise TransientSendError(
-                self._reason(f"connect refused: {exc.smtp_code} {_text(exc.smtp_error)}")
-            ) from None
+            raise ServerUnreachable(self._reason(f"connect refused: {exc.smtp_code} {_text(exc.smtp_error)}")) from None
         except (TimeoutError, smtplib.SMTPException, OSError) as exc:
             self._quietly_close(conn)
-            raise TransientSendError(self._reason(f"cannot connect ({type(exc).__name__}: {_text(exc)})")) from None
+            raise ServerUnreachable(self._reason(f"cannot connect ({type(exc).__name__}: {_text(exc)})")) from None
         self.connections += 1
         return conn
 
@@ -233,7 +237,9 @@ class SmtpSender:
     def _raise_code(self, code: int, text: str) -> None:
         if 500 <= code <= 599:
             raise PermanentSendError(self._reason(text)) from None
-        raise TransientSendError(self._reason(text)) from None
+        if code in (-1, 421):  # the server closes the session: no more mail on it in this run
+            raise TransientSendError(self._reason(text)) from None
+        raise MessageDeferred(self._reason(text)) from None
 
     def _raise_refused(self, refused: dict, everyone: bool) -> None:
         codes = {rcpt: code for rcpt, (code, _msg) in refused.items()}
@@ -241,7 +247,9 @@ class SmtpSender:
         what = "all recipients refused" if everyone else "some recipients refused"
         if all(500 <= code <= 599 for code in codes.values()):
             raise PermanentSendError(self._reason(f"{what}: {detail}")) from None
-        raise TransientSendError(self._reason(f"{what}: {detail}")) from None
+        if any(code == 421 for code in codes.values()):
+            raise TransientSendError(self._reason(f"{what}: {detail}")) from None
+        raise MessageDeferred(self._reason(f"{what}: {detail}")) from None  # 450/451/452: this recipient, later
 
     def _reset(self) -> None:
         """After a refused transaction, make the connection usable again (or drop it)."""
