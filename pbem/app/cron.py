@@ -57,13 +57,26 @@ def _locked(cfg: Config, lock: IO[str], dry_run: bool) -> Run:
     try:
         if not dry_run and nothing_to_do(cfg, datetime.now(UTC)):
             return Run(skipped="nothing to do: no new mail, nothing queued or due")
+        from pbem.app import clock
         from pbem.app.budgets import overrun
         from pbem.app.poll import poll
         from pbem.mail.transports.seam import open_transport
 
+        started, seen = datetime.now(UTC), clock.latest(cfg.database_url)
+        refusal = clock.behind(seen, started)
+        if refusal:  # steps opened now would be due in the past (issue 26)
+            raise TransportError(refusal)
         inbox, sender = open_transport(cfg)
         try:
             summary = poll(cfg, inbox, sender, dry_run=dry_run)
+            if not dry_run:
+                clock.remember(cfg.database_url, started)
+            jump = clock.jumped(seen, started)
+            if jump:
+                clock.log.warning(
+                    "%s; this run applied %d deadline(s) and %d reminder(s)", jump, summary.deadlines, summary.reminders
+                )
+                summary.notes.append(jump)
             late = overrun(summary.read)
             if late is not None:
                 raise late
