@@ -10,6 +10,8 @@ import logging
 import re
 from pathlib import Path
 
+from pbem.home.sanitize import visible
+
 _CODE = re.compile(r"(?i)(\bcode\s*[:=]?\s*)([A-Za-z0-9-]{4,64})")
 
 
@@ -20,7 +22,7 @@ class RedactFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         msg = record.getMessage()
-        clean = _CODE.sub(r"\1[redacted]", msg)
+        clean = visible(_CODE.sub(r"\1[redacted]", msg), keep_lines=True)  # no escape sequence reaches a terminal
         for secret in self.secrets:
             clean = clean.replace(secret, "[redacted]")
         if clean != msg:
