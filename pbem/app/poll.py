@@ -25,7 +25,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from pbem import engine as registry
-from pbem.app import intake, join, on_file
+from pbem.app import intake, join, loops, on_file
 from pbem.app.ahead import warmed
 from pbem.app.apply import apply, record_inbound
 from pbem.app.budgets import stop_reading
@@ -229,6 +229,8 @@ def decide_and_apply(
     words = join.order_words(s, game) if game is not None else None
     ex = extract(msg.text, msg.subject, words) if not msg.problem else None
     msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
+    if registered and not msg.auto and loops.chatter_only(ex) and loops.repeated(s, msg.sender, when):
+        msg = dataclasses.replace(msg, auto=loops.REASON)  # an unmarked autoresponder: no answer (issue 26)
     facts = load_facts(s, msg, when, game, ex, first, registered=registered, cfg=cfg)
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
         facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')

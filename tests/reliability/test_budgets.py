@@ -140,3 +140,19 @@ def test_a_poll_over_maildir_files_every_over_budget_mail_and_moves_on(world: Wo
     assert r.returncode == 0, r.stderr[-3000:]
     assert kp.inbox_count(world.cfg) == 0
     assert kp.inbox_count(world.cfg, "rejected") >= 3
+
+
+def test_an_unmarked_autoresponder_stops_being_answered(world: World) -> None:
+    from pbem.app import loops
+
+    answered = []
+    for n in range(loops.CHATTER_ANSWERED + 3):
+        _, _, last = world.counts()
+        away = world.mail(ADDR["Carol"], "hh", ["I am away until Monday.", "Regards"], mid=f"<away-{n}@players.test>")
+        _handle(world, away)
+        answered.append(sum(1 for to, _, _ in _new_mail(world, last) if to == ADDR["Carol"]))
+    assert answered == [1] * loops.CHATTER_ANSWERED + [0] * 3, answered
+    assert _last_inbound(world)[0] == "ignored"
+    _, _, last = world.counts()  # orders (here: a command) are still answered
+    _handle(world, world.mail(ADDR["Carol"], "hh", [f"CODE {CODES['Carol']}", "STATUS"], mid="<carol-status@p>"))
+    assert any(to == ADDR["Carol"] for to, _, _ in _new_mail(world, last))

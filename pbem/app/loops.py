@@ -1,0 +1,46 @@
+"""Loop safety for autoresponders that do not say they are one (issue 26).
+
+Auto-replies that mark themselves (Auto-Submitted, X-Autoreply, Precedence,
+bounces) are never answered (`pbem.mail.inbound.loops`).  An unmarked "I am
+away" answers pbem's answer, pbem answered it ("no orders found") and the
+two went on every poll up to the hourly reply cap, forever.  Here: a mail
+that holds chatter only (no order, command, press or code problem) from an
+address that already sent `CHATTER_ANSWERED` such mails in the last
+`WINDOW` is not answered; it is recorded like any other.  The look-up reads
+the newest `LOOK_BACK` inbound rows only: its cost does not grow with the
+history.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from pbem.orders.extract import Extracted
+from pbem.record.models import InboundMessage
+
+CHATTER_ANSWERED = 3
+WINDOW = timedelta(hours=24)
+LOOK_BACK = 500
+NO_ORDERS = "no orders found"
+REASON = f"repeated mail without orders (more than {CHATTER_ANSWERED} in {WINDOW.total_seconds() / 3600:.0f} h): an autoresponder?"
+
+
+def chatter_only(ex: Extracted | None) -> bool:
+    return ex is not None and bool(ex.chatter) and not (ex.orders or ex.press or ex.help or ex.status or ex.problems)
+
+
+def repeated(s: Session, sender: str, when: datetime) -> bool:
+    """True if `sender` sent `CHATTER_ANSWERED` or more mails without orders within `WINDOW` of `when`."""
+    if not sender:
+        return False
+    c = InboundMessage.__table__.c  # type: ignore[attr-defined]
+    recent = select(c.sender, c.reason, c.received_at).order_by(c.id.desc()).limit(LOOK_BACK).subquery()
+    q = select(func.count()).where(
+        func.lower(recent.c.sender) == sender.lower(),
+        recent.c.reason == NO_ORDERS,
+        recent.c.received_at > when - WINDOW,
+    )
+    return (s.connection().execute(q).scalar() or 0) >= CHATTER_ANSWERED
