@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem.app import join, misuse, revisions, views
+from pbem.app import derivations, join, misuse, revisions, views
 from pbem.app.answers import Outgoing, ack, short, summary
 from pbem.app.decision import Decision, Input, Report
 from pbem.app.press import relay
@@ -228,7 +228,7 @@ def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracte
     code they used (only a registered sender's code is ever checked: `Facts.registered`)."""
     game = loaded.game
     victim = None
-    if ex is not None and ex.code and facts.registered:
+    if ex is not None and ex.code and facts.registered and derivations.may_derive(msg.sender, len(loaded.seats)):
         victim = next((st for st in loaded.seats if check_seat_code(st.id, ex.code, st.code_hash)), None)
     if victim is None:
         return Decision("ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game=game.name)

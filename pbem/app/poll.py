@@ -25,7 +25,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from pbem import engine as registry
-from pbem.app import intake, join, loops, on_file
+from pbem.app import derivations, intake, join, loops, on_file
 from pbem.app.ahead import warmed
 from pbem.app.apply import apply, record_inbound
 from pbem.app.budgets import stop_reading
@@ -106,12 +106,15 @@ def poll(
     except OSError as exc:  # a full disk, a read-only or vanished mail folder
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         raise TransportError(f"a mail folder or file could not be used: {exc.strerror or exc}{where}") from None
+    finally:
+        derivations.end_poll()
 
 
 def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_run: bool) -> PollSummary:
     from pbem.app.deadlines import run_deadlines
 
     summary = PollSummary()
+    derivations.new_poll()
     opened_before = clock()  # steps opened from now on get no reminder in this poll
     spent = dict.fromkeys(("fetching", "handling", "filing", "deadlines", "waiting_for_sender"), 0.0)
     started = mark = time.perf_counter()

@@ -156,3 +156,20 @@ def test_an_unmarked_autoresponder_stops_being_answered(world: World) -> None:
     _, _, last = world.counts()  # orders (here: a command) are still answered
     _handle(world, world.mail(ADDR["Carol"], "hh", [f"CODE {CODES['Carol']}", "STATUS"], mid="<carol-status@p>"))
     assert any(to == ADDR["Carol"] for to, _, _ in _new_mail(world, last))
+
+
+def test_made_up_codes_from_a_player_of_another_game_cost_a_bounded_number_of_derivations(world: World) -> None:
+    from pbem.app import derivations
+    from pbem.trust import codes
+
+    derivations.new_poll()
+    before = codes.derivations
+    for n in range(20):  # Alice plays hh and iw; she names dy (Dave, Erin) with a new made-up code each time
+        made_up = f"Q{n:03d}-ZZZZ"
+        r = _handle(world, world.mail(ADDR["Alice"], "dy", [f"CODE {made_up}", "PASS"], mid=f"<madeup-{n}@p>"))
+        assert r.kind == "ignored"
+    spent = codes.derivations - before
+    assert 0 < spent <= derivations.DERIVATIONS_PER_SENDER, spent
+    derivations.new_poll()  # the next poll: a new budget
+    _handle(world, world.mail(ADDR["Alice"], "dy", ["CODE Q999-ZZZZ", "PASS"], mid="<madeup-next@p>"))
+    assert codes.derivations - before == spent + 2
