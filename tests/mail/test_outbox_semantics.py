@@ -123,6 +123,10 @@ def test_a_mail_given_up_on_is_listed_and_queued_again(tmp_path: Path) -> None:
             finally:
                 sender.close()
     assert _rows(cfg)["bob@example.test"] == ("failed", 2)
+    con = sqlite3.connect(cfg.database_url.removeprefix("sqlite:///"))
+    raw, keep = con.execute("SELECT raw, keep_raw FROM outbox WHERE to_addr = 'bob@example.test'").fetchone()
+    con.close()
+    assert CODES["Bob"].encode() not in raw and keep is None, "a mail given up on keeps no code"
     listed = _pbem(cfg, "outbox", "list")
     assert listed.returncode == 0, listed.stderr
     assert "bob@example.test (Bob), 2 attempt(s): SMTP" in listed.stdout and "450" in listed.stdout

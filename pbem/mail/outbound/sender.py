@@ -338,6 +338,8 @@ def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = F
         failed = permanent or row.attempts >= cfg.smtp.max_attempts
         if failed:
             row.status = "failed"
+            if row.keep_raw is not None:  # given up: the player's code leaves the record as when sent (issue 26);
+                row.raw, row.keep_raw = row.keep_raw, None  # a retry sends it without: a reply still identifies
             if row.purpose != "alert":
                 outbox.queue(s, outbox_row(cfg, alert(cfg, row), when, message_id_key(s)))
         else:
