@@ -15,11 +15,14 @@ The latest time is kept in the `home_secrets` table under `clock.latest`
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
-from pbem.record.db import session
+from pbem.record.db import DatabaseError, session
 from pbem.record.models import HomeSecret
 
 log = logging.getLogger("pbem.clock")
@@ -32,8 +35,18 @@ def _row(s: Session) -> HomeSecret | None:
     return s.exec(select(HomeSecret).where(HomeSecret.name == NAME)).first()
 
 
+@contextmanager
+def _db(database_url: str) -> Iterator[Session]:
+    """A session; a database that cannot be used is one line (`DatabaseError`), as in the poll."""
+    try:
+        with session(database_url) as s:
+            yield s
+    except OperationalError as exc:
+        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+
+
 def latest(database_url: str) -> datetime | None:
-    with session(database_url) as s:
+    with _db(database_url) as s:
         row = _row(s)
         return datetime.fromisoformat(row.value) if row is not None else None
 
@@ -57,7 +70,7 @@ def jumped(seen: datetime | None, now: datetime) -> str | None:
 
 def remember(database_url: str, now: datetime) -> None:
     """Keep `now` as the latest time seen (never moving it back)."""
-    with session(database_url) as s:
+    with _db(database_url) as s:
         row = _row(s)
         if row is None:
             s.add(HomeSecret(name=NAME, value=now.isoformat(), created_at=now))

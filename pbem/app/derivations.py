@@ -12,7 +12,7 @@ from __future__ import annotations
 
 DERIVATIONS_PER_SENDER = 12  # code checks against other players' seats one address may cost in one poll
 _derived: dict[str, int] = {}
-_state = {"active": False}  # outside a poll (one message handled on its own: tests, tools) nothing is counted
+_state = {"active": False}  # during a poll only (`pbem.app.poll.poll`): a message handled on its own counts nothing
 
 
 def new_poll() -> None:

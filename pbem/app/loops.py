@@ -13,11 +13,13 @@ history.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlmodel import Session
 
+from pbem.mail.inbound.message import Inbound
 from pbem.orders.extract import Extracted
 from pbem.record.models import InboundMessage
 
@@ -26,6 +28,13 @@ WINDOW = timedelta(hours=24)
 LOOK_BACK = 500
 NO_ORDERS = "no orders found"
 REASON = f"repeated mail without orders (more than {CHATTER_ANSWERED} in {WINDOW.total_seconds() / 3600:.0f} h): an autoresponder?"
+
+
+def quieted(s: Session, msg: Inbound, ex: Extracted | None, when: datetime) -> Inbound:
+    """`msg`, marked not to be answered if it is one more chatter-only mail from a repeating address."""
+    if msg.auto or not chatter_only(ex) or not repeated(s, msg.sender, when):
+        return msg
+    return dataclasses.replace(msg, auto=REASON)
 
 
 def chatter_only(ex: Extracted | None) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -25,10 +26,9 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from pbem import engine as registry
-from pbem.app import derivations, intake, join, loops, on_file
+from pbem.app import budgets, derivations, intake, join, loops, on_file
 from pbem.app.ahead import warmed
 from pbem.app.apply import apply, record_inbound
-from pbem.app.budgets import stop_reading
 from pbem.app.decision import Decision
 from pbem.app.revisions import FirstCopy
 from pbem.app.senders import is_registered
@@ -107,7 +107,7 @@ def poll(
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         raise TransportError(f"a mail folder or file could not be used: {exc.strerror or exc}{where}") from None
     finally:
-        derivations.end_poll()
+        derivations.end_poll()  # handling a message outside a poll counts nothing
 
 
 def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_run: bool) -> PollSummary:
@@ -131,7 +131,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
         if dispatcher is not None:
             dispatcher.nudge()  # mail left queued by an earlier run goes out first
         for ahead in warmed(cfg, inbox.fetch()):
-            if stop_reading(summary):  # past the poll's deadline: the rest stays in the inbox (issue 26)
+            if budgets.stop_reading(summary):  # past the poll's deadline: the rest stays in the inbox (issue 26)
                 break
             item = ahead.item
             lap("fetching")
@@ -177,8 +177,6 @@ def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> H
     try:
         msg = parse(raw, cfg.moderator_address)
     except Exception:  # not even parseable: keep it under a name made from its bytes
-        import hashlib
-
         digest = hashlib.sha256(raw).hexdigest()
         msg = Inbound(f"<unreadable.{digest[:32]}@pbem>", digest, "", "", "", None, "", None, UNREADABLE)
     if not dry_run:
@@ -232,8 +230,7 @@ def decide_and_apply(
     words = join.order_words(s, game) if game is not None else None
     ex = extract(msg.text, msg.subject, words) if not msg.problem else None
     msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
-    if registered and not msg.auto and loops.chatter_only(ex) and loops.repeated(s, msg.sender, when):
-        msg = dataclasses.replace(msg, auto=loops.REASON)  # an unmarked autoresponder: no answer (issue 26)
+    msg = loops.quieted(s, msg, ex, when) if registered else msg  # an unmarked autoresponder: no answer
     facts = load_facts(s, msg, when, game, ex, first, registered=registered, cfg=cfg)
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
         facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')

@@ -163,6 +163,13 @@ def test_made_up_codes_from_a_player_of_another_game_cost_a_bounded_number_of_de
     from pbem.trust import codes
 
     derivations.new_poll()
+    try:
+        _count_derivations(world, derivations, codes)
+    finally:
+        derivations.end_poll()
+
+
+def _count_derivations(world: World, derivations, codes) -> None:
     before = codes.derivations
     for n in range(20):  # Alice plays hh and iw; she names dy (Dave, Erin) with a new made-up code each time
         made_up = f"Q{n:03d}-ZZZZ"
