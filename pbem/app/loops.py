@@ -4,7 +4,7 @@ Auto-replies that mark themselves (Auto-Submitted, X-Autoreply, Precedence,
 bounces) are never answered (`pbem.mail.inbound.loops`).  An unmarked "I am
 away" answers pbem's answer, pbem answered it ("no orders found") and the
 two went on every poll up to the hourly reply cap, forever.  Here: a mail
-that holds chatter only (no order, command, press or code problem) from an
+that holds chatter only (no order, command, press, problem or code) from an
 address that already sent `CHATTER_ANSWERED` such mails in the last
 `WINDOW` is not answered; it is recorded like any other.  The look-up reads
 the newest `LOOK_BACK` inbound rows only: its cost does not grow with the
@@ -38,7 +38,10 @@ def quieted(s: Session, msg: Inbound, ex: Extracted | None, when: datetime) -> I
 
 
 def chatter_only(ex: Extracted | None) -> bool:
-    return ex is not None and bool(ex.chatter) and not (ex.orders or ex.press or ex.help or ex.status or ex.problems)
+    """Chatter and nothing else: no order, command, press, problem, nor a code (a person states a code)."""
+    if ex is None or not ex.chatter or ex.code:
+        return False
+    return not (ex.orders or ex.press or ex.help or ex.status or ex.problems)
 
 
 def repeated(s: Session, sender: str, when: datetime) -> bool:
