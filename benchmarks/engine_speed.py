@@ -12,7 +12,7 @@ import argparse
 import statistics
 import time
 
-import common  # noqa: F401  (puts the repository on sys.path)
+import common  # puts the repository on sys.path
 
 
 class Timed:

@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pbem.mail.inbound.message import parse  # noqa: E402
-from tests.reliability.fuzz_mail import mutants  # noqa: E402
-from tests.reliability.test_fuzz_mail import run  # noqa: E402
+from pbem.mail.inbound.message import parse
+from tests.reliability.fuzz_mail import mutants
+from tests.reliability.test_fuzz_mail import run
 
 
 def parse_seconds(n: int, seed: int) -> tuple[float, int]:

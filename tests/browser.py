@@ -13,6 +13,7 @@ the browser) and 4 (from it).  Chromium is the Debian ``chromium`` package
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -152,10 +153,8 @@ class Browser:
             self.proc.kill()
             self.proc.wait()
         for fd in (self._to_w, self._from_r):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         shutil.rmtree(self.profile, ignore_errors=True)
 
     # -- protocol ------------------------------------------------------------

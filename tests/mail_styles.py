@@ -112,7 +112,7 @@ def own_text(
     lines = chatter + [""] + [o if rng.random() < 0.5 else o.lower() for o in orders]
     lines.insert(rng.randint(len(chatter) + 1, len(lines)), f"CODE {code}" if rng.random() < 0.5 else f"code {code}")
     tail = [rng.choice(SIGN_OFFS), rng.choice(NAMES)] if rng.random() < 0.8 else []
-    lines += [""] + tail
+    lines += ["", *tail]
     chatter += tail
     if rng.random() < 0.6:
         lines += ["", rng.choice(CLIENT_SIGNATURES)]
@@ -135,15 +135,15 @@ def message_lines(rng: random.Random, own: list[str], report: list[str] = REPORT
     """The whole body: the sender's lines and the report they answer, in one of the quoting styles."""
     style = rng.choice(["top", "bottom", "header-block", "marker", "yahoo", "none"])
     if style == "top":
-        return own + [""] + attribution(rng) + [""] + quoted_report(rng, report)
+        return [*own, "", *attribution(rng), "", *quoted_report(rng, report)]
     if style == "bottom":
         return attribution(rng) + quoted_report(rng, report) + [""] + own
     if style == "header-block":
-        return own + [""] + rng.choice(HEADER_BLOCKS) + [""] + report
+        return [*own, "", *rng.choice(HEADER_BLOCKS), "", *report]
     if style == "marker":
-        return own + [""] + [rng.choice(MARKERS)] + ["From: " + WHO, ""] + report
+        return [*own, "", rng.choice(MARKERS), "From: " + WHO, "", *report]
     if style == "yahoo":
-        return own + ["", f"  On Mon, 30 Nov 2026 at 21:08, {WHO} wrote:   " + "  ".join(report)]
+        return [*own, "", f"  On Mon, 30 Nov 2026 at 21:08, {WHO} wrote:   " + "  ".join(report)]
     return own
 
 
@@ -156,7 +156,7 @@ def soft_wrap(line: str, width: int, delsp: bool) -> list[str]:
         cut = rest.rindex(" ", 0, width) + 1
         out.append(rest[:cut] + (" " if delsp else ""))
         rest = rest[cut:]
-    return out + [rest]
+    return [*out, rest]
 
 
 def build(

@@ -3,16 +3,26 @@
 The server comes from PBEM_TEST_PG_URL, or else from the private cluster that
 `.ci/postgres` starts (its URL is in $PBEM_PG_DIR/url, default /tmp/pbem-pg/url;
 if PostgreSQL is installed but the cluster is not running, it is started here).
-The database named by the URL is wiped by these tests: point PBEM_TEST_PG_URL
-at a database made for them.
+The server is shared (one machine-wide cluster is cheap to keep), the database is not:
+each test process makes its own (`run_database`: CREATE DATABASE pbem_run_<host>_<pid>_<random>,
+dropped when the process is done, leftovers of ended processes dropped by the next run), so two
+test runs on one machine never see each other's rows.  The URL's role needs CREATEDB (the `pbem`
+role of .ci/postgres has it); without it the tests fall back to the URL's own database, which they
+wipe, and then two runs at once would collide.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
+import secrets
+import socket
 import subprocess
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_DIR = Path(os.environ.get("PBEM_PG_DIR", "/tmp/pbem-pg"))
@@ -44,10 +54,9 @@ def server() -> tuple[str | None, str]:
     if url_file.exists() and _answers(url_file.read_text().strip()) is None:
         return url_file.read_text().strip(), ""
     if any(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
-        try:  # installed but not running (a new session on the same machine): start the private cluster
+        # installed but not running (a new session on the same machine): start the private cluster
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
             subprocess.run(["bash", str(ROOT / ".ci" / "postgres")], capture_output=True, timeout=120)
-        except (OSError, subprocess.SubprocessError):
-            pass
     if not url_file.exists():
         reason = (
             (PG_DIR / "skip-reason").read_text().strip()
@@ -67,9 +76,83 @@ def _answers(url: str) -> str | None:
 
         with psycopg.connect(plain_url(url), connect_timeout=5) as conn:
             conn.execute("SELECT 1")
-    except Exception as exc:  # noqa: BLE001 - any failure means: skip with the reason
+    except Exception as exc:  # any failure means: skip with the reason
         return f"PostgreSQL at {redact(url)} does not answer: {str(exc).splitlines()[0]}"
     return None
+
+
+#: Databases made by `run_database` start with this and the host's tag (so a shared server's other hosts'
+#: runs are never taken for ended ones).
+RUN_PREFIX = "pbem_run_"
+
+
+def _host_tag() -> str:
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:6]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def with_database(url: str, name: str) -> str:
+    """`url` pointing at database `name` on the same server."""
+    base, _, query = url.partition("?")
+    return base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
+
+
+def _drop(conn: Any, name: str) -> None:
+    from psycopg import sql
+
+    try:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+    except Exception:  # PostgreSQL before 13 has no FORCE
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+
+
+def leftover_databases(url: str) -> list[str]:
+    """This host's run databases whose process has ended (a run that was killed never dropped its own)."""
+    import psycopg
+
+    prefix = f"{RUN_PREFIX}{_host_tag()}_"
+    with psycopg.connect(plain_url(url), autocommit=True) as conn:
+        names = [n for (n,) in conn.execute("SELECT datname FROM pg_database").fetchall() if n.startswith(prefix)]
+    ended = []
+    for name in names:
+        pid = name[len(prefix) :].split("_")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            ended.append(name)
+    return sorted(ended)
+
+
+@contextlib.contextmanager
+def run_database(url: str) -> Iterator[str]:
+    """A new, empty database for this process on the server at `url`; dropped on exit.
+
+    Falls back to `url` itself (yielded unchanged) when its role may not create databases.
+    """
+    import psycopg
+    from psycopg import sql
+
+    name = f"{RUN_PREFIX}{_host_tag()}_{os.getpid()}_{secrets.token_hex(4)}"
+    with psycopg.connect(plain_url(url), autocommit=True) as conn:
+        for old in leftover_databases(url):
+            _drop(conn, old)
+        try:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        except psycopg.errors.InsufficientPrivilege:
+            yield url
+            return
+    try:
+        yield with_database(url, name)
+    finally:
+        with psycopg.connect(plain_url(url), autocommit=True) as conn:
+            _drop(conn, name)
 
 
 def plain_url(url: str) -> str:

@@ -1,14 +1,23 @@
-"""The imports run one way: CLI -> use cases (pbem.app) -> engines, record, mail; and no cycles.
+"""The shape of the package, checked by reading every module's imports.
 
-Checked by reading every module's imports (as tests/engine/test_engine_purity.py
-does for the engines), with tests showing that the check itself catches a
-wrong-way import and a cycle.  Imports under `if TYPE_CHECKING:` count for
-the direction (a type is a dependency too) but not as cycles (they never run).
+Four rules, each with a test below showing that a synthetic wrong-way tree fails it:
+
+(a) the use cases (pbem.app) import no SQLAlchemy or SQLModel: every query lives in pbem.record
+    (`SQL_IN_APP` lists today's offenders, exactly; it only shrinks);
+(b) no import cycles between pbem modules, counting imports inside functions and the package
+    `__init__` that an import of a submodule runs (`KNOWN_ENGINE_CYCLES`, exactly; it only shrinks);
+(c) no loose modules at the top of pbem/ beyond the entry points (`__init__`, `__main__`);
+(d) each package imports only the packages its row of `ALLOWED` names (and the layers run one way:
+    CLI -> use cases -> everything else).
+
+Imports under `if TYPE_CHECKING:` count for the direction and the table (a type is a dependency too)
+but not as cycles (they never run).  docs/architecture.md describes the layers.
 """
 
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,9 +94,18 @@ def wrong_way(g: dict[str, list[tuple[str, int, bool]]], top: str = "pbem") -> l
     ]
 
 
+def _runs(module: str, target: str, modules: set[str]) -> set[str]:
+    """What importing `target` from `module` runs: the target and each enclosing package's `__init__`
+    (except those `module` itself sits in, which are already running)."""
+    parts = target.split(".")
+    parents = {".".join(parts[:i]) for i in range(1, len(parts))}
+    return {target} | {p for p in parents if p in modules and not module.startswith(p + ".")}
+
+
 def cycles(g: dict[str, list[tuple[str, int, bool]]]) -> list[list[str]]:
     """Strongly connected groups of modules (more than one) over imports that run."""
-    edges = {m: sorted({d for d, _, tc in deps if not tc}) for m, deps in g.items()}
+    modules = set(g)
+    edges = {m: sorted({r for d, _, tc in deps if not tc for r in _runs(m, d, modules)} - {m}) for m, deps in g.items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -121,21 +139,164 @@ def cycles(g: dict[str, list[tuple[str, int, bool]]]) -> list[list[str]]:
     return out
 
 
-#: Mutual recursion inside one game's rules, through function-level imports (a turn ends a hand that
-#: starts a turn).  Listed exactly, so that a new cycle fails here and a removed one must be struck off.
-KNOWN_ENGINE_CYCLES = [
-    ["pbem.engine.dynasties.ending", "pbem.engine.dynasties.raising", "pbem.engine.dynasties.rules"],
-    ["pbem.engine.italian_wars.negation", "pbem.engine.italian_wars.rules"],
-    ["pbem.engine.sixteen_thirty.asks", "pbem.engine.sixteen_thirty.orders", "pbem.engine.sixteen_thirty.turn"],
+def external_imports(path: Path) -> list[tuple[str, int]]:
+    """(top-level distribution module, line) for every absolute import of a module, at any depth."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(a.name.split(".")[0], node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.append((node.module.split(".")[0], node.lineno))
+    return found
+
+
+#: Distributions that mean "talks SQL": only pbem.record may import them (of the inner layers).
+SQL_LIBRARIES = {"sqlalchemy", "sqlmodel", "alembic", "psycopg"}
+
+
+def sql_importers(root: Path, top: str = "pbem") -> list[str]:
+    """Modules of the use-case layer (`top`.app) that import a SQL library, each once, sorted."""
+    app = root / top / "app"
+    return sorted(
+        module_name(p, root) for p in app.rglob("*.py") if any(lib in SQL_LIBRARIES for lib, _ in external_imports(p))
+    )
+
+
+#: The use-case modules that still import SQLAlchemy/SQLModel (issue 22 moves their queries into
+#: pbem.record).  Exact: a new one fails, and a module that no longer imports SQL must be struck off.
+SQL_IN_APP = [
+    "pbem.app.ahead",
+    "pbem.app.apply",
+    "pbem.app.control",
+    "pbem.app.deadlines",
+    "pbem.app.exports",
+    "pbem.app.games",
+    "pbem.app.idle",
+    "pbem.app.join",
+    "pbem.app.on_file",
+    "pbem.app.poll",
+    "pbem.app.reporting",
+    "pbem.app.senders",
 ]
 
 
+#: The only modules allowed directly in pbem/: the package itself and `python -m pbem`.
+ENTRY_POINTS = {"__init__.py", "__main__.py"}
+
+
+def loose_modules(root: Path, top: str = "pbem") -> list[str]:
+    """Modules directly in `top`/ that are not entry points (every other module belongs in a package)."""
+    return sorted(p.name for p in (root / top).glob("*.py") if p.name not in ENTRY_POINTS)
+
+
+def unit(module: str, top: str = "pbem") -> str:
+    """The row of `ALLOWED` a module falls under: its package below `top` (mail by its three parts)."""
+    parts = module.split(".")[1:]
+    if not parts:
+        return top  # the package's own __init__
+    if parts[0] == "mail" and len(parts) > 1 and parts[1] in ("inbound", "outbound", "transports"):
+        return f"mail.{parts[1]}"
+    return parts[0]
+
+
+EVERYTHING = "*"
+
+#: {package: the other packages it may import}.  A package may always import its own modules.
+#: Derived from the imports on main after the issue-22 moves; each row says why.  A new package
+#: needs a row (the test fails until it has one), and a new edge needs a reason here.
+ALLOWED: dict[str, set[str]] = {
+    # the CLI is the driver: it wires every layer together (thin Typer commands)
+    "cli": {EVERYTHING},
+    # `python -m pbem` starts the CLI and nothing else
+    "__main__": {"cli"},
+    # the package's __init__ holds the version only
+    "pbem": set(),
+    # use cases: decide with the engines and orders, keep in the record, write mail, prove with trust,
+    # export history, read the home's settings, render reports.  Never the CLI.
+    "app": {
+        "engine",
+        "orders",
+        "record",
+        "trust",
+        "history",
+        "render",
+        "home",
+        "mail",
+        "mail.inbound",
+        "mail.outbound",
+        "mail.transports",
+    },
+    # the rules are pure: no db, mail, clock, global random; only other engine modules
+    "engine": set(),
+    # reading a mail body into order lines needs each game's order words, nothing else
+    "orders": {"engine"},
+    # seeds, codes, deal and chain are pure over engine types; verify re-reads the record to check it,
+    # receipts name the headers outgoing mail carries
+    "trust": {"engine", "record", "mail.outbound"},
+    # the record stores engine states, chains events (trust.chain), deals seats (trust.deal), and finds
+    # its shipped migrations through render.resources
+    "record": {"engine", "trust", "render"},
+    # templates: engine words in the text, and reply subjects shaped as compose shapes them
+    "render": {"engine", "mail.outbound"},
+    # the history: engine events read from the record, seeds revealed (trust), pages through templates
+    "history": {"engine", "record", "trust", "render"},
+    # the home's configuration names the transport kinds it accepts
+    "home": {"mail.transports"},
+    # `pbem check` of a home's mail settings
+    "mail": {"home", "mail.transports"},
+    # reading a message: the order extraction of its body
+    "mail.inbound": {"orders"},
+    # composing and sending: the home's identity, templates, the outbox in the record, a transport
+    "mail.outbound": {"home", "render", "record", "mail.transports"},
+    # Maildir, IMAP, SMTP: connection settings from the home
+    "mail.transports": {"home"},
+}
+
+
+def disallowed(g: dict[str, list[tuple[str, int, bool]]], allowed: dict[str, set[str]], top: str = "pbem") -> list[str]:
+    """Imports across packages that the table does not allow, and modules whose package has no row."""
+    out = []
+    for src, deps in sorted(g.items()):
+        row = unit(src, top)
+        if row not in allowed:
+            out.append(f"{src} is in package {row!r}, which has no row in ALLOWED")
+            continue
+        for dst, line, _ in deps:
+            to = unit(dst, top)
+            if to != row and EVERYTHING not in allowed[row] and to not in allowed[row]:
+                out.append(f"{src}:{line} imports {dst} ({row} -> {to} is not allowed)")
+    return out
+
+
+#: Mutual recursion inside one game's rules, through function-level imports (a turn ends a hand that
+#: starts a turn).  Listed exactly, so that a new cycle fails here and a removed one must be struck off.
+KNOWN_ENGINE_CYCLES: list[list[str]] = []
+
+
+@cache
+def main_graph() -> dict[str, list[tuple[str, int, bool]]]:
+    """The graph of this checkout's pbem (read once per test run)."""
+    return graph(ROOT)
+
+
 def test_imports_run_one_way() -> None:
-    assert wrong_way(graph(ROOT)) == []
+    assert wrong_way(main_graph()) == []
 
 
 def test_no_import_cycles_between_pbem_modules() -> None:
-    assert cycles(graph(ROOT)) == KNOWN_ENGINE_CYCLES
+    assert cycles(main_graph()) == KNOWN_ENGINE_CYCLES
+
+
+def test_the_use_cases_import_no_sql_beyond_the_shrinking_list() -> None:
+    assert sql_importers(ROOT) == SQL_IN_APP
+
+
+def test_pbem_has_no_loose_top_level_modules() -> None:
+    assert loose_modules(ROOT) == []
+
+
+def test_each_package_imports_only_what_its_row_allows() -> None:
+    assert disallowed(main_graph(), ALLOWED) == []
 
 
 def test_the_use_case_layer_keeps_its_modules_small() -> None:
@@ -178,3 +339,64 @@ def test_the_cycle_check_catches_a_cycle_through_a_function_level_import(tmp_pat
         },
     )
     assert cycles(graph(root, "pkg")) == [["pkg.a", "pkg.b", "pkg.c"]]
+
+
+def test_the_cycle_check_counts_the_package_init_an_import_runs(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/sub/__init__.py": "from pkg.sub import x\n",
+            "pkg/sub/x.py": "from pkg import y\n",
+            "pkg/y.py": "def f():\n    from pkg.sub.z import g\n",
+            "pkg/sub/z.py": "",
+        },
+    )
+    assert cycles(graph(root, "pkg")) == [["pkg.sub", "pkg.sub.x", "pkg.y"]]
+
+
+def test_the_sql_check_catches_a_use_case_importing_sqlalchemy_even_inside_a_function(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/app/__init__.py": "",
+            "pkg/app/clean.py": "from pkg.record import store\n",
+            "pkg/app/late.py": "def f():\n    from sqlalchemy import text\n",
+            "pkg/app/typed.py": "from sqlmodel import Session\n",
+            "pkg/record/__init__.py": "",
+            "pkg/record/store.py": "import sqlalchemy\n",
+        },
+    )
+    assert sql_importers(root, "pkg") == ["pkg.app.late", "pkg.app.typed"]
+
+
+def test_the_top_level_check_catches_a_loose_module(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/__main__.py": "", "pkg/helpers.py": "", "pkg/app/__init__.py": ""},
+    )
+    assert loose_modules(root, "pkg") == ["helpers.py"]
+
+
+def test_the_table_check_catches_a_wrong_way_import_and_a_package_with_no_row(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/engine/__init__.py": "",
+            "pkg/engine/rules.py": "def f():\n    from pkg.mail.outbound import compose\n",
+            "pkg/orders/__init__.py": "",
+            "pkg/orders/read.py": "from pkg.engine import rules\n",
+            "pkg/mail/__init__.py": "",
+            "pkg/mail/outbound/__init__.py": "",
+            "pkg/mail/outbound/compose.py": "from pkg.orders import read\n",
+            "pkg/extra/__init__.py": "",
+        },
+    )
+    table = {"pkg": set(), "engine": set(), "orders": {"engine"}, "mail": set(), "mail.outbound": {"orders"}}
+    assert disallowed(graph(root, "pkg"), table, "pkg") == [
+        "pkg.engine.rules:2 imports pkg.mail.outbound.compose (engine -> mail.outbound is not allowed)",
+        "pkg.extra is in package 'extra', which has no row in ALLOWED",
+    ]
+    assert disallowed(graph(root, "pkg"), {**table, "extra": set(), "engine": {"mail.outbound"}}, "pkg") == []

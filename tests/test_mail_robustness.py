@@ -73,5 +73,15 @@ def test_every_truncation_of_a_real_mail_parses() -> None:
         b"CODE ALCE-2345\nNO EVENT caf=E9\n--a\nContent-Type: text/html\nContent-Transfer-Encoding: base64\n\n"
         b"PGI+Tk8gRVZFTlQ8L2I+\n--a--\n",
     )
+    whole = parse(raw)
+    assert whole.problem is None and whole.sender == "alice@players.test" and whole.game == "hh"
+    assert "CODE ALCE-2345" in whole.text and "NO EVENT café" in whole.text
+    head_end = raw.index(b"\n\n") + 2
     for cut in range(len(raw) + 1):
-        parse(raw[:cut])
+        msg = parse(raw[:cut])
+        assert msg.problem is None or isinstance(msg.problem, str), cut
+        assert len(msg.text) <= len(whole.text) + len("NO EVENT caf"), cut  # nothing made up past the cut
+        if cut >= head_end:  # the whole header is there: who sent it and for which game is never lost
+            assert (msg.sender, msg.game) == ("alice@players.test", "hh"), cut
+        if cut >= raw.index(b"caf=E9") + len(b"caf=E9\n"):  # the plain part is complete
+            assert "NO EVENT café" in msg.text, cut

@@ -22,7 +22,13 @@ ROOT = Path(__file__).resolve().parent / "golden" / "mail" / "outgoing"
 M = {"moderator": "Test Moderator", "moderator_address": "games@pbem.test"}
 #: Where the game's record stood when a mail about a game was rendered (`pbem.mail.outbound.outgoing.Receipt`).
 RECORD = {"record": {"entries": 214, "head": "4f1a9c2e" * 8}, "receipt": None}
-NOT_ABOUT_A_GAME = {"games_list", "no_game", "send_failed", "stranger"}  # no game loaded: no record line
+NOT_ABOUT_A_GAME = {
+    "games_list",
+    "no_game",
+    "outage_moderator",
+    "send_failed",
+    "stranger",
+}  # no game loaded: no record line
 ASKED = [
     {
         "prompt": "Play a card or pass",
@@ -75,6 +81,33 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "code_misused": dict(game_name="hh1", sender="carol@players.test"),
     "control_abandon": dict(game_name="hh1"),
     "control_extend": dict(game_name="hh1", due="2026-01-08 12:00 UTC"),
+    "away_ack": dict(
+        game_name="hh1",
+        subject_in="[pbem hh1] away",
+        back=False,
+        until="Thu 24 Dec 2026 00:00 UTC",
+        max_days=14,
+        by_moderator=False,
+    ),
+    "away_back": dict(
+        game_name="hh1", subject_in="[pbem hh1] back", back=True, until="", max_days=14, by_moderator=False
+    ),
+    "control_wait": dict(
+        game_name="hh1", due="Thu 24 Dec 2026 00:00 UTC", away="Alice (away until Thu 24 Dec 2026 00:00 UTC)"
+    ),
+    "control_outage": dict(
+        game_name="hh1",
+        due="2026-01-09 02:00 UTC",
+        start="2026-01-07 10:00 UTC",
+        end="2026-01-08 00:00 UTC",
+        hours="14",
+    ),
+    "outage_moderator": dict(
+        start="2026-01-07 10:00 UTC",
+        end="2026-01-08 00:00 UTC",
+        hours="14",
+        moved=[{"game": "hh1", "was": "2026-01-07 12:00 UTC", "now": "2026-01-08 02:00 UTC"}],
+    ),
     "control_pause": dict(game_name="hh1"),
     "control_replace": dict(game_name="hh1", newcomer="Dora", seat="Carol"),
     "deadline_applied": dict(game_name="hh1", due="2026-01-07 12:00 UTC", prompt="Play a card or pass", lines=["PASS"]),
@@ -188,7 +221,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
 
 
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
-VARIANTS = {"report_dealt": "report"}
+VARIANTS = {"report_dealt": "report", "away_back": "away_ack"}
 
 
 def test_every_kind_of_mail_has_a_golden_context() -> None:

@@ -43,7 +43,30 @@ def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(tmp_path: Path) -> None:
         assert conn.execute(text("PRAGMA busy_timeout")).scalar() >= 1000
 
 
+def _schema(url: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """Every table, index and trigger with its SQL, and the revision(s) stamped in alembic_version."""
+    with create_engine(url).connect() as conn:
+        objects = conn.execute(text("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name"))
+        return [(n, s) for n, s in objects], sorted(
+            conn.execute(text("SELECT version_num FROM alembic_version")).scalars()
+        )
+
+
 def test_upgrade_is_idempotent(tmp_path: Path) -> None:
+    """A second upgrade at head changes neither the schema, the stamped revision nor the rows."""
+    from alembic.script import ScriptDirectory
+
+    from pbem.record.db import alembic_config
+
     url = f"sqlite:///{tmp_path / 'twice.db'}"
     migrate(url)
+    before = _schema(url)
+    heads = ScriptDirectory.from_config(alembic_config(url)).get_heads()
+    assert before[1] == sorted(heads) and len(heads) == 1
+    row = "INSERT INTO games (name, kind, seed, seed_commitment, insecure_seed, legacy_events, players_json, options_json, deadline_seconds, resolve, created_at) VALUES ('kept', 'hh', 's', 'c', 0, 0, '[]', '{}', 60, 'asap', '2026-01-05 12:00:00')"
+    with create_engine(url).begin() as conn:
+        conn.execute(text(row))
     migrate(url)
+    assert _schema(url) == before
+    with create_engine(url).connect() as conn:
+        assert conn.execute(text("SELECT name, kind FROM games")).all() == [("kept", "hh")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from datetime import timedelta
 
@@ -136,10 +137,8 @@ def _first_order_polled_until_killed_before_filing(home, clock, code: str | None
         def settle(self, key, accepted):
             raise SystemExit("killed before the move")
 
-    try:
+    with contextlib.suppress(SystemExit):
         polling.poll(home, CrashingInbox(home.maildir_path), None, clock=clock)
-    except SystemExit:
-        pass
 
 
 def test_a_message_seen_again_after_a_crash_is_applied_once(home, clock) -> None:
@@ -224,7 +223,7 @@ def test_game_creation_checks_player_count_and_duplicates(home, clock) -> None:
     with pytest.raises(GameError, match="3 to 6 players"):
         games.create_game(home, "habsburg", "x", PLAYERS[:2], clock=clock)
     with pytest.raises(GameError, match="same address"):
-        games.create_game(home, "habsburg", "x", PLAYERS[:2] + [("Zed", "alice@players.test")], clock=clock)
+        games.create_game(home, "habsburg", "x", [*PLAYERS[:2], ("Zed", "alice@players.test")], clock=clock)
     new_game(home, clock)
     with pytest.raises(GameError, match="already exists"):
         new_game(home, clock)

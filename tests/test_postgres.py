@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -33,13 +34,15 @@ pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres")]
 
 
 @pytest.fixture(scope="session")
-def pg_url() -> str:
+def pg_url() -> Iterator[str]:
+    """This test process's own database (tests/pg.py): runs that overlap on one machine never meet."""
     url, why = pg.server()
     if url is None:
         pytest.skip(why)
-    pg.reset_schema(url)
-    pg.ensure_schema(url)
-    return url
+    with pg.run_database(url) as own:
+        pg.reset_schema(own)
+        pg.ensure_schema(own)
+        yield own
 
 
 @pytest.fixture
@@ -102,7 +105,10 @@ def test_postgres_sessions_run_in_utc_and_take_the_record_lock(pg_url: str) -> N
         s.commit()
         assert (
             s.exec(
-                text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = :k"),
+                text(  # in this database: another test run's record (its own database) holds its own lock
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = :k"
+                    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                ),
                 params={"k": RECORD_LOCK},
             ).scalar()
             == 1
@@ -266,7 +272,7 @@ def _sent_ids(cfg) -> list[str]:
     from email.parser import BytesHeaderParser
 
     md = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
-    return [BytesHeaderParser().parsebytes(md.get_bytes(k))["Message-ID"] for k in md.keys()]
+    return [BytesHeaderParser().parsebytes(md.get_bytes(k))["Message-ID"] for k in md.iterkeys()]
 
 
 POLL_CLI = """
@@ -382,3 +388,34 @@ def test_concurrent_pbem_poll_commands_on_separate_hosts_end_with_the_record_of_
         sum(int(re.search(rf"(\d+) {what}", out).group(1)) for out, _ in outs) for what in ("accepted", "rejected")
     ]
     assert totals == [sum(1 for m in reference["inbound"] if m[1] == w) for w in ("accepted", "rejected")], outs
+
+
+# ----------------------------------------------------------------------------- one database per test run
+
+
+def test_each_test_process_gets_its_own_database_and_leftovers_of_ended_runs_are_dropped(pg_url: str) -> None:
+    """Two runs on one machine never share rows; a killed run's database is dropped by the next one."""
+    import psycopg
+
+    base, _ = pg.server()
+    assert base is not None and pg_url != base  # this run is in a database of its own
+    with pg.run_database(base) as one, pg.run_database(base) as two:
+        assert len({one, two, pg_url}) == 3
+        for url in (one, two):
+            with psycopg.connect(pg.plain_url(url), autocommit=True) as conn:
+                conn.execute("CREATE TABLE mine (v text)")
+        with psycopg.connect(pg.plain_url(one), autocommit=True) as conn:
+            conn.execute("INSERT INTO mine VALUES ('one')")
+        with psycopg.connect(pg.plain_url(two), autocommit=True) as conn:
+            assert conn.execute("SELECT count(*) FROM mine").fetchone() == (0,)
+    # a database left by a process that has ended (pid 2**22 + 1 is above Linux's pid_max default)
+    dead = f"{pg.RUN_PREFIX}{pg._host_tag()}_{2**22 + 1}_deadbeef"
+    with psycopg.connect(pg.plain_url(base), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{dead}"')
+    assert dead in pg.leftover_databases(base)
+    with pg.run_database(base):
+        pass
+    with psycopg.connect(pg.plain_url(base), autocommit=True) as conn:
+        names = {n for (n,) in conn.execute("SELECT datname FROM pg_database").fetchall()}
+    assert dead not in names and not {one, two} & {pg.with_database(base, n) for n in names}
+    assert pg.with_database(base, "x").rsplit("/", 1)[1] == "x"

@@ -143,7 +143,7 @@ def test_mail_without_receipts_checks_nothing_and_says_so(doc) -> None:
 
 def test_whose_mail_is_inferred_or_chosen(doc) -> None:
     h = _heads(doc)
-    both = _alice(doc) + [_mail("bob@p.test", "Re: [pbem hh1] your orders", 5, h[5], 2, input=(2, h[4]))]
+    both = [*_alice(doc), _mail("bob@p.test", "Re: [pbem hh1] your orders", 5, h[5], 2, input=(2, h[4]))]
     c = verify_mail(doc, both)
     assert not c.ok and "choose one with --as" in c.problems[0]
     for who in ("Bob", "bob@p.test"):

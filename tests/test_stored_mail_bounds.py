@@ -30,7 +30,7 @@ def test_a_strangers_big_mail_is_kept_as_headers_text_start_and_digest(home, clo
     )
     assert len(raw) > 1_000_000
     handle(home, raw, WHEN)
-    kept, outcome, reason = stored(home, "<big@evil.test>")
+    kept, outcome, _reason = stored(home, "<big@evil.test>")
     assert len(kept) < 64 * 1024 and hashlib.sha256(raw).hexdigest().encode() in kept
     assert outcome == "ignored"
 

@@ -55,7 +55,7 @@ def games(tmp_path_factory) -> dict[str, Any]:
     other = run("italian-wars", 2, SEED, root / "other", clock=Clock(), style=_one_different_order())
     sent = mailbox.Maildir(str(true.home / "mail" / "sent"), factory=None, create=False)
     alice = mailbox.Maildir(str(root / "alice"), factory=None, create=True)
-    for key in sent.keys():
+    for key in sent.iterkeys():
         raw = sent.get_bytes(key)
         if re.search(rb"^To: .*<alice@players\.example>", raw, re.M):
             alice.add(raw)
@@ -138,7 +138,7 @@ def _alices_brackets(games) -> tuple[dict[str, Any], list[tuple[str, list[dict[s
     rows = chain.sequence(doc["orders"], doc["events"])
     where = {("text" in r, r["seq"]): i for i, r in enumerate(rows)}
     out = []
-    for key in mailbox.Maildir(str(games["alice"]), factory=None, create=False).keys():
+    for key in mailbox.Maildir(str(games["alice"]), factory=None, create=False).iterkeys():
         raw = mailbox.Maildir(str(games["alice"]), factory=None, create=False).get_bytes(key)
         mail = parse_mail(raw)
         if mail.input is None or mail.record is None:

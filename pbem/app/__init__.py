@@ -1,6 +1,6 @@
 """The use-case layer: what pbem does with a message, a deadline or a moderator command.
 
-Decide, then do (DESIGN.md principle 9).  Pure functions decide
+Decide, then do (docs/architecture.md, principle 9).  Pure functions decide
 (`intake.decide` for an inbound message, `deadlines.decide_deadline` and
 `decide_reminders`, the `control.decide_*` commands, the join step's
 `join.decide_*`) and return a

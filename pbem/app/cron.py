@@ -7,9 +7,10 @@ costs little more than starting Python.
 from __future__ import annotations
 
 import fcntl
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import IO, TYPE_CHECKING
+from datetime import UTC, datetime, timedelta
+from typing import IO, TYPE_CHECKING, Any
 
 from pbem.home.config import Config
 
@@ -25,9 +26,13 @@ class Run:
     skipped: str = ""
 
 
-def run_poll(cfg: Config, dry_run: bool = False) -> Run:
+def run_poll(cfg: Config, dry_run: bool = False, clock: Callable[[], datetime] | None = None) -> Run:
     """Poll the configured transport once.  Raises TransportError or DatabaseError where the run cannot go on:
-    also when the poll passed its deadline (`pbem.app.budgets`) or another poll holding the lock is stuck."""
+    also when the poll passed its deadline (`pbem.app.budgets`), another poll holding the lock is stuck, or
+    the clock is behind the latest time the record has seen (`pbem.app.clock`).
+
+    `clock` (tests): the time the run starts at and the poll reads; by default the system's.
+    """
     path = cfg.home / ".pbem-poll.lock"
     with open(path, "a+") as lock:  # not "w": that would empty the holder's pid and start time
         try:
@@ -41,12 +46,13 @@ def run_poll(cfg: Config, dry_run: bool = False) -> Run:
                 raise TransportError(why) from None
             return Run(skipped="another pbem poll is running on this home; nothing done")
         try:
-            return _locked(cfg, lock, dry_run)
+            return _locked(cfg, lock, dry_run, clock)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _locked(cfg: Config, lock: IO[str], dry_run: bool) -> Run:
+def _locked(cfg: Config, lock: IO[str], dry_run: bool, clock: Callable[[], datetime] | None) -> Run:
+    from pbem.app import clock as clocks
     from pbem.app.budgets import write_holder
     from pbem.app.idle import nothing_to_do, remember
     from pbem.mail.transports import deadline
@@ -55,28 +61,28 @@ def _locked(cfg: Config, lock: IO[str], dry_run: bool) -> Run:
     write_holder(lock)
     deadline.start(cfg.poll_deadline)  # the idle check below may talk to the server too
     try:
-        if not dry_run and nothing_to_do(cfg, datetime.now(UTC)):
+        started = clock() if clock is not None else datetime.now(UTC)
+        seen = None if dry_run else clocks.latest(cfg.database_url)
+        refusal = clocks.behind(seen, started)
+        if refusal:  # steps opened or timed now would be due in the past (issue 26); nothing is written
+            raise TransportError(refusal)
+        previous = None if dry_run else _last_run(cfg, started)
+        if previous is not None and timedelta(0) < cfg.outage_after < started - previous:
+            from pbem.app.outages import shift_for_outage
+
+            shift_for_outage(cfg, previous, started)  # before the gap's deadlines apply; queues its notices
+        if not dry_run and nothing_to_do(cfg, started):
+            if cfg.publish_dir is not None and not (cfg.publish_dir / "index.html").exists():
+                _refresh_site(cfg)  # [publish] dir was just set: the site appears without waiting for mail
             return Run(skipped="nothing to do: no new mail, nothing queued or due")
-        from pbem.app import clock
         from pbem.app.budgets import overrun
         from pbem.app.poll import poll
         from pbem.mail.transports.seam import open_transport
 
-        started, seen = datetime.now(UTC), clock.latest(cfg.database_url)
-        refusal = clock.behind(seen, started)
-        if refusal:  # steps opened now would be due in the past (issue 26)
-            raise TransportError(refusal)
         inbox, sender = open_transport(cfg)
         try:
-            summary = poll(cfg, inbox, sender, dry_run=dry_run)
-            if not dry_run:
-                clock.remember(cfg.database_url, started)
-            jump = clock.jumped(seen, started)
-            if jump:
-                clock.log.warning(
-                    "%s; this run applied %d deadline(s) and %d reminder(s)", jump, summary.deadlines, summary.reminders
-                )
-                summary.notes.append(jump)
+            summary = poll(cfg, inbox, sender, dry_run=dry_run, **({"clock": clock} if clock else {}))
+            _jump(clocks, seen, started, summary)
             late = overrun(summary.read)
             if late is not None:
                 raise late
@@ -85,6 +91,8 @@ def _locked(cfg: Config, lock: IO[str], dry_run: bool) -> Run:
                 summary.notes.append(f"{len(unfiled)} message(s) could not be filed by the server; see the log")
             elif not dry_run:
                 remember(cfg, inbox)  # what this complete poll saw of the inbox, for the next idle check
+            if not dry_run and cfg.publish_dir is not None:
+                _refresh_site(cfg)
             return Run(summary)
         finally:
             inbox.close()
@@ -98,3 +106,41 @@ def _locked(cfg: Config, lock: IO[str], dry_run: bool) -> Run:
         raise
     finally:
         deadline.stop()
+
+
+def _jump(clocks: Any, seen: datetime | None, started: datetime, summary: PollSummary) -> None:
+    """A clock far ahead of the last poll is run, and logged with what the run applied."""
+    jump = clocks.jumped(seen, started)
+    if jump:
+        clocks.log.warning(
+            "%s; this run applied %d deadline(s) and %d reminder(s)", jump, summary.deadlines, summary.reminders
+        )
+        summary.notes.append(jump)
+
+
+def _refresh_site(cfg: Config) -> None:
+    """Rewrite the public site's pages of the games that changed (inside the poll's lock: one writer at a time)."""
+    import logging
+
+    from pbem.app.publish import publish
+
+    assert cfg.publish_dir is not None
+    try:
+        done = publish(cfg, cfg.publish_dir, datetime.now(UTC))
+    except OSError as exc:  # a full disk or a missing permission must not stop the game
+        logging.getLogger("pbem").error("the public site in %s could not be written: %s", cfg.publish_dir, exc)
+        return
+    logging.getLogger("pbem").info("%s", done.line(cfg.publish_dir))
+
+
+def _last_run(cfg: Config, when: datetime) -> datetime | None:
+    """Record this run's start; the previous run's (None: first run, or the database cannot tell yet)."""
+    from pbem.record.marks import swap_last_run
+
+    try:
+        return swap_last_run(cfg.database_url, when)
+    except Exception as exc:  # a missing or locked database: the poll itself reports it
+        import logging
+
+        logging.getLogger("pbem").debug("the time of the last run is unknown: %s", type(exc).__name__)
+        return None

@@ -25,10 +25,11 @@ from itertools import groupby
 from sqlmodel import Session, col, select
 
 from pbem import engine as registry
-from pbem.app import views
+from pbem.app import absence, views
 from pbem.app.apply import apply
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
 from pbem.app.join import decide_join_deadline
+from pbem.app.reminders import look_at_reminders, next_look, reminder_at
 from pbem.engine.base import Event, apply_defaults
 from pbem.engine.words import count
 from pbem.home.config import Config
@@ -37,6 +38,7 @@ from pbem.mail.outbound.compose import stable_message_id
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import extract
 from pbem.record import due, outbox, store
+from pbem.record.absence import rows as absence_rows
 from pbem.record.db import session
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, Deadline, Game, InboundMessage
@@ -89,55 +91,6 @@ def decide_deadline(loaded: store.Loaded, step: str, held: list[Held], due: date
         state, events = out.state, events + out.events
     d.effects += [Report(p) for p in views.players_to_report(eng, state, views.players(loaded), events, before)]
     return d
-
-
-def reminder_times(opened: datetime, due: datetime, offsets: list[timedelta]) -> list[datetime]:
-    """When a step's reminders are due (issue 16): each configured offset before the deadline, but none in
-    the first half of the step.  The offsets that fall there make one reminder at the middle, unless a
-    later reminder comes less than a quarter of the step after it (then that one suffices).
-
-    A step is short when it is at most twice the smallest offset: every offset then falls in the first
-    half, so a short step has exactly one reminder, at its middle.  Every time is after `opened`, so no
-    reminder is due in the poll that opened the step.
-    """
-    if due <= opened:
-        return []
-    length = due - opened
-    half = opened + length / 2
-    positive = [o for o in offsets if o > timedelta(0)]
-    kept = sorted({due - o for o in positive if due - o >= half})
-    if any(due - o < half for o in positive) and (not kept or kept[0] - half >= length / 4):
-        kept.insert(0, half)
-    return kept
-
-
-def short_step(opened: datetime, due: datetime, offsets: list[timedelta]) -> bool:
-    """Is this step short (at most one reminder, at its middle)?"""
-    positive = [o for o in offsets if o > timedelta(0)]
-    return bool(positive) and due - opened <= 2 * min(positive)
-
-
-def reminder_at(opened: datetime, due: datetime, offsets: list[timedelta], when: datetime) -> datetime | None:
-    """The one reminder to send at `when`: the newest reminder time passed (an earlier one missed by a late
-    poll is not sent as well), none once the deadline passed."""
-    if when >= due:
-        return None
-    passed = [t for t in reminder_times(opened, due, offsets) if t <= when]
-    return passed[-1] if passed else None
-
-
-def next_look(opened: datetime, due: datetime, offsets: list[timedelta], when: datetime) -> datetime | None:
-    """The first reminder time after `when` (None: no more reminders before the deadline)."""
-    return next((t for t in reminder_times(opened, due, offsets) if t > when), None)
-
-
-def look_at_reminders(
-    opened: datetime, due: datetime, offsets: list[timedelta], look: datetime, when: datetime
-) -> tuple[datetime | None, datetime | None]:
-    """A look at a step's reminders, due at `look`, made at `when`: (the reminder time to send now, if one
-    passed since the look was set; when to look again, None when no reminder is left before the deadline)."""
-    at = reminder_at(opened, due, offsets, when)
-    return (at if at is not None and at >= look else None), next_look(opened, due, offsets, when)
 
 
 def defaulted(
@@ -249,6 +202,10 @@ def _due_for_game(
         apply(s, cfg, Decision(effects=[DueHandled(ids)]), when, loaded)
         return 0, 0
     held = held_orders(s, look.game_id, registry.get(game.kind).order_words) if game.resolve == "deadline" else []
+    waits = absence.at_deadline(absence_rows(s, look.game_id), loaded, dl, when, cfg.max_away) if deadline else None
+    if waits is not None:  # an away player is still asked: the game waits for them (issue 28)
+        apply(s, cfg, Decision(effects=[*waits.effects, DueHandled(ids)], game=game.name), when, loaded)
+        return 0, 0
     if deadline:
         joining = dl.step == JOIN_STEP  # nobody is defaulted into a game: the moderator is told
         d = decide_join_deadline(loaded, dl, when, cfg.moderator_address) if joining else None

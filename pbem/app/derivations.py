@@ -10,6 +10,9 @@ seat's own code is bounded already by the reply cap (`Outgoing.allowed`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 DERIVATIONS_PER_SENDER = 12  # code checks against other players' seats one address may cost in one poll
 _derived: dict[str, int] = {}
 _state = {"active": False}  # during a poll only (`pbem.app.poll.poll`): a message handled on its own counts nothing
@@ -19,6 +22,16 @@ def new_poll() -> None:
     """Start the per-poll counts afresh (the poll calls this first)."""
     _derived.clear()
     _state["active"] = True
+
+
+@contextmanager
+def per_poll() -> Iterator[None]:
+    """Count from a fresh budget while the poll runs; outside it, count nothing."""
+    new_poll()
+    try:
+        yield
+    finally:
+        end_poll()
 
 
 def end_poll() -> None:

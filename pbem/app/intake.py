@@ -3,8 +3,8 @@
 `decide` gets the parsed message and the `Facts` the shell loaded for it (the
 game named in the subject with its seats and state, its control state, the
 answers already sent to each address this hour) and returns a `Decision`.
-Who may act: the registered address AND the player's code (DESIGN.md, the
-email contract).  A refusal changes nothing and is told to the registered
+Who may act: the registered address AND the player's code (docs/architecture.md,
+the email contract).  A refusal changes nothing and is told to the registered
 address, never to the sender; auto-replies, bounces and bulk mail are never
 answered; every answer counts against one budget per address per hour
 (`answers.Outgoing.admit`).  A sender who is no registered seat of any game
@@ -20,14 +20,15 @@ player's address is told to its owner and the moderator (`misuse`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from pbem.app import derivations, join, misuse, revisions, views
+from pbem.app import absence, derivations, join, misuse, revisions, views
 from pbem.app.answers import Outgoing, ack, short, summary
 from pbem.app.decision import Decision, Input, Report
 from pbem.app.press import relay
 from pbem.app.revisions import FirstCopy, OnFile
 from pbem.engine.base import Outcome
+from pbem.engine.rulings import RULINGS
 from pbem.mail.inbound.message import Inbound
 from pbem.orders.extract import Extracted
 from pbem.record.models import Seat
@@ -72,6 +73,7 @@ class Facts:
     registered: bool = False  # the sender is a seat of some game: only then may a code be checked
     stranger_answers: tuple[int, int] = (0, 0)  # answers to strangers: to this address today, to anyone this hour
     strangers: Strangers = Strangers()  # how much strangers may be answered (configuration)
+    max_away: timedelta = timedelta(days=14)  # [games] max_away: how long a game waits for one player's absences
 
 
 def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
@@ -94,7 +96,7 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     if msg.problem or ex is None:
         problem = msg.problem or "it holds no text"
         return _refuse(d, out, seat, problem, "unreadable", problem=problem)
-    acts = bool(ex.orders or ex.press)
+    acts = bool(ex.orders or ex.press or ex.away)
     if acts and not check_seat_code(seat.id, ex.code, seat.code_hash):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
         looking = out.allowed(seat.address)  # a flood of forged codes past the cap costs no more key derivations
@@ -110,6 +112,8 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     if ex.orders and facts.on_file is not None and revisions.is_stale(msg, facts.when, facts.on_file):
         assert facts.when is not None
         return revisions.refuse_stale(d, out, seat, msg, facts.on_file, facts.when)
+    if ex.away is not None:
+        absence.by_mail(d, out, loaded, seat, ex, facts.when or facts.now, facts.max_away)
     return _act(d, out, msg, loaded, seat, ex)
 
 
@@ -149,6 +153,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
                 {
                     "game_name": loaded.game.name,
                     "handbook": eng.handbook().rstrip(),
+                    "rulings": RULINGS.get(eng.kind, ""),  # the numbers refusals cite (docs/rulings.md)
                     "asked": asked,
                     "waiting": views.waiting(eng, state),
                 },
@@ -168,7 +173,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
             sent.append(to)
     notes = dict(problems=list(ex.problems), press_failed=failed, press_sent=sent)
     if not ex.orders:
-        accepted = bool(ex.help or ex.status or sent)
+        accepted = bool(ex.help or ex.status or sent or ex.away)
         d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
         if not accepted or ex.problems or failed or sent:
             ack(d, out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))

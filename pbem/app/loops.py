@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime, timedelta
-
-from sqlalchemy import func, select
-from sqlmodel import Session
+from typing import Any
 
 from pbem.mail.inbound.message import Inbound
 from pbem.orders.extract import Extracted
-from pbem.record.models import InboundMessage
+from pbem.record.chatter import recent_count
 
 CHATTER_ANSWERED = 3
 WINDOW = timedelta(hours=24)
@@ -30,7 +28,7 @@ NO_ORDERS = "no orders found"
 REASON = f"repeated mail without orders (more than {CHATTER_ANSWERED} in {WINDOW.total_seconds() / 3600:.0f} h): an autoresponder?"
 
 
-def quieted(s: Session, msg: Inbound, ex: Extracted | None, when: datetime) -> Inbound:
+def quieted(s: Any, msg: Inbound, ex: Extracted | None, when: datetime) -> Inbound:
     """`msg`, marked not to be answered if it is one more chatter-only mail from a repeating address."""
     if msg.auto or not chatter_only(ex) or not repeated(s, msg.sender, when):
         return msg
@@ -44,15 +42,6 @@ def chatter_only(ex: Extracted | None) -> bool:
     return not (ex.orders or ex.press or ex.help or ex.status or ex.problems)
 
 
-def repeated(s: Session, sender: str, when: datetime) -> bool:
+def repeated(s: Any, sender: str, when: datetime) -> bool:
     """True if `sender` sent `CHATTER_ANSWERED` or more mails without orders within `WINDOW` of `when`."""
-    if not sender:
-        return False
-    c = InboundMessage.__table__.c  # type: ignore[attr-defined]
-    recent = select(c.sender, c.reason, c.received_at).order_by(c.id.desc()).limit(LOOK_BACK).subquery()
-    q = select(func.count()).where(
-        func.lower(recent.c.sender) == sender.lower(),
-        recent.c.reason == NO_ORDERS,
-        recent.c.received_at > when - WINDOW,
-    )
-    return (s.connection().execute(q).scalar() or 0) >= CHATTER_ANSWERED
+    return bool(sender) and recent_count(s, sender, NO_ORDERS, when - WINDOW, LOOK_BACK) >= CHATTER_ANSWERED

@@ -100,21 +100,19 @@ def poll(
 ) -> PollSummary:
     """Raises TransportError or DatabaseError (one sentence each) where the run cannot go on."""
     try:
-        return _poll(cfg, inbox, sender, clock, dry_run)
+        with derivations.per_poll():  # the per-sender budget of key derivations (issue 26)
+            return _poll(cfg, inbox, sender, clock, dry_run)
     except OperationalError as exc:
         raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
     except OSError as exc:  # a full disk, a read-only or vanished mail folder
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         raise TransportError(f"a mail folder or file could not be used: {exc.strerror or exc}{where}") from None
-    finally:
-        derivations.end_poll()  # handling a message outside a poll counts nothing
 
 
 def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_run: bool) -> PollSummary:
     from pbem.app.deadlines import run_deadlines
 
     summary = PollSummary()
-    derivations.new_poll()
     opened_before = clock()  # steps opened from now on get no reminder in this poll
     spent = dict.fromkeys(("fetching", "handling", "filing", "deadlines", "waiting_for_sender"), 0.0)
     started = mark = time.perf_counter()
@@ -297,4 +295,5 @@ def load_facts(
         first=first,
         registered=registered,
         on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
+        max_away=cfg.max_away if cfg is not None else intake.Facts.max_away,
     )

@@ -1,7 +1,7 @@
 """A player's private report: its context, read from the record at one point of the game.
 
 Templates receive only `view(state, player)`, the events that player may see
-and that player's requests, never the state (DESIGN.md principle 5).
+and that player's requests, never the state (docs/architecture.md, principle 5).
 """
 
 from __future__ import annotations

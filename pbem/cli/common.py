@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
 
-_state: dict = {"config": None}
+if TYPE_CHECKING:
+    from pbem.home.config import Config
+
+_state: dict[str, Any] = {"config": None}
 
 
 def _set_config(_ctx: object, _param: object, value: object) -> None:
@@ -62,7 +65,7 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
-def _cfg(schema: bool = True):
+def _cfg(schema: bool = True) -> Config:
     """The configuration; with `schema`, also a database holding this pbem's tables (else exit 2 naming the fix)."""
     from pbem.home.config import ConfigError, load
 

@@ -14,14 +14,19 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import make_msgid
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pbem.engine.rng import Rng, init_state
 from pbem.engine.words import count
+
+if TYPE_CHECKING:
+    from pbem.home.config import Config
 
 BOT_NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 LEGAL_HEADER = "Legal orders now (copy one per line):"
@@ -118,6 +123,53 @@ class Bot:
         return msg.as_bytes()
 
 
+def _read_reports(
+    sent: mailbox.Maildir, seen: set[str], by_addr: dict[str, Bot]
+) -> dict[str, tuple[EmailMessage, str]]:
+    """Each bot reads the mail sent to it since the last poll; the newest report asking it for orders, by address."""
+    newest: dict[str, tuple[EmailMessage, str]] = {}
+    for key in sorted(sent.keys(), key=_key_order):
+        if key in seen:
+            continue
+        seen.add(key)
+        msg, text = text_of(sent.get_bytes(key))
+        to = re.search(r"<([^>]+)>", str(msg["To"]))
+        addr = to.group(1) if to else str(msg["To"])
+        if addr in by_addr:
+            by_addr[addr].learn(text)
+            if LEGAL_HEADER in text:
+                newest[addr] = (msg, text)
+    return newest
+
+
+def _write_answers(
+    inbox: mailbox.Maildir,
+    bots: list[Bot],
+    by_addr: dict[str, Bot],
+    newest: dict[str, tuple[EmailMessage, str]],
+    name: str,
+    moderator: str,
+    join_salts: dict[str, str] | None,
+) -> int:
+    """The bots' mail for the next poll (with `join_salts`, every bot joins first); how many were written."""
+    wrote = 0
+    if join_salts is not None:
+        for b in bots:
+            salt = [f"SALT {join_salts[b.name]}"] if join_salts.get(b.name) else []
+            inbox.add(b.order_mail(["JOIN", *salt], name, moderator, None))
+            wrote += 1
+    for addr, (msg, text) in newest.items():
+        raw = by_addr[addr].answer(msg, text, name, moderator)
+        if raw:
+            inbox.add(raw)
+            wrote += 1
+    if not wrote:  # nothing new to answer: ask for fresh reports
+        for b in bots:
+            inbox.add(b.order_mail(["STATUS"], name, moderator, None))
+            wrote += 1
+    return wrote
+
+
 def run(
     kind: str,
     players: int,
@@ -125,9 +177,9 @@ def run(
     home: Path,
     bot_seed: str = "demo",
     max_polls: int = 5_000,
-    progress=None,
-    clock=None,
-    after_poll=None,
+    progress: Callable[[int], object] | None = None,
+    clock: Callable[[], datetime] | None = None,
+    after_poll: Callable[[Config, str], object] | None = None,
     style: Style | None = None,
     join_salts: dict[str, str] | None = None,
 ) -> DemoResult:
@@ -157,6 +209,7 @@ def run(
     bots = [
         Bot(n, f"{n.lower()}@players.example", Rng(init_state(f"{bot_seed}:{n}")), style) for n in BOT_NAMES[:players]
     ]
+    when: dict[str, Any] = {"clock": clock} if clock else {}  # else the app's own clock
     start = time.perf_counter()
     create_game(
         cfg,
@@ -166,7 +219,7 @@ def run(
         seed=seed,
         codes={b.name: demo_code(bot_seed, b.name) for b in bots},
         join=join_salts is not None,
-        **({"clock": clock} if clock else {}),
+        **when,
     )
     sent = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
     inbox = mailbox.Maildir(str(cfg.maildir_path / "inbox"), factory=None, create=True)
@@ -174,21 +227,10 @@ def run(
     polls = messages_in = stalled = last_mark = 0
     by_addr = {b.address: b for b in bots}
     mailbox_in, sender = transports(cfg)
-    poll(cfg, mailbox_in, sender, **({"clock": clock} if clock else {}))  # sends the first reports
+    poll(cfg, mailbox_in, sender, **when)  # sends the first reports
     polls += 1
     while polls < max_polls:
-        newest: dict[str, tuple[EmailMessage, str]] = {}
-        for key in sorted(sent.keys(), key=_key_order):
-            if key in seen:
-                continue
-            seen.add(key)
-            msg, text = text_of(sent.get_bytes(key))
-            to = re.search(r"<([^>]+)>", str(msg["To"]))
-            addr = to.group(1) if to else str(msg["To"])
-            if addr in by_addr:
-                by_addr[addr].learn(text)
-                if LEGAL_HEADER in text:
-                    newest[addr] = (msg, text)
+        newest = _read_reports(sent, seen, by_addr)
         with session(cfg.database_url) as s:
             row = game_by_name(s, name)
             assert row is not None and row.id is not None
@@ -201,23 +243,9 @@ def run(
         last_mark = progress_mark
         if stalled > 25:
             raise RuntimeError(f"the demo game stalled: no order was accepted in {count(stalled, 'poll')}; see {home}")
-        wrote = 0
-        if join_salts is not None and polls == 1:  # the invitations are in: every bot joins
-            for b in bots:
-                salt = [f"SALT {join_salts[b.name]}"] if join_salts.get(b.name) else []
-                inbox.add(b.order_mail(["JOIN", *salt], name, cfg.moderator_address, None))
-                wrote += 1
-        for addr, (msg, text) in newest.items():
-            raw = by_addr[addr].answer(msg, text, name, cfg.moderator_address)
-            if raw:
-                inbox.add(raw)
-                wrote += 1
-        if not wrote:  # nothing new to answer: ask for fresh reports
-            for b in bots:
-                inbox.add(b.order_mail(["STATUS"], name, cfg.moderator_address, None))
-                wrote += 1
-        messages_in += wrote
-        poll(cfg, mailbox_in, sender, **({"clock": clock} if clock else {}))
+        joining = join_salts if join_salts is not None and polls == 1 else None  # the invitations are in
+        messages_in += _write_answers(inbox, bots, by_addr, newest, name, cfg.moderator_address, joining)
+        poll(cfg, mailbox_in, sender, **when)
         polls += 1
         if progress:
             progress(polls)

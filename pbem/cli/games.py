@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import typer
 
 from pbem.cli.common import _cfg, _why, fail, game_app
 from pbem.engine import kinds_text
+
+T = TypeVar("T")
 
 
 @game_app.command("new")
@@ -115,7 +120,7 @@ def game_show(
     typer.echo(f"waiting for: {', '.join(shown.waiting) or 'nobody'}")
 
 
-def _control(fn, *args):
+def _control(fn: Callable[..., T], *args: object) -> T:
     from pbem.app.decision import GameError
     from pbem.record.store import now_utc
 
@@ -227,3 +232,46 @@ def game_code(name: str, player: str) -> None:
 
     _control(new_player_code, name, player)
     typer.echo(f"a new code for {player} is queued; run pbem poll to send it (it is never shown here)")
+
+
+@game_app.command("away")
+def game_away(
+    name: str,
+    player: str,
+    until: str = typer.Argument(..., help="When they are back: a date (2026-12-24), a number of days, or back."),
+) -> None:
+    """Set a player's absence, as if they had written AWAY (or with `back`, BACK).
+
+    While a step waits for an away player, its deadline moves to their return, for
+    at most [games] max_away in all per player and game; everyone is told.
+
+    Example: pbem game away hh1 Alice 2026-12-24
+    """
+    from pbem.app.absence import set_away, stamp
+
+    back = _control(set_away, name, player, until)
+    typer.echo(f"{player} is away in {name} until {stamp(back)}" if back else f"{player} is back in {name}")
+
+
+@game_app.command("undo")
+def game_undo(
+    name: str,
+    to: int = typer.Option(..., "--to", help="The input to go back to: the game is as it was right after it."),
+    why: str = typer.Option(..., "--why", help="The reason, told to every player and kept in the record."),
+    reroll: bool = typer.Option(
+        False, "--reroll", help="Draw anew after the undo (public); by default draws are replayed as they were."
+    ),
+) -> None:
+    """Take a game back to the state after input SEQ (see the inputs with pbem export NAME --format text).
+
+    The later inputs stay in the record, marked undone by a chained undo input that
+    pbem verify replays; every player gets a report saying what was undone and what
+    is asked now.  By default the random draws after that point come out as they did
+    (nobody can undo a draw to get another); --reroll makes them new, and says so.
+
+    Example: pbem game undo hh1 --to 12 --why "Bob's order was misread"
+    """
+    from pbem.app.undo import undo
+
+    undone = _control(undo, name, to, why, reroll)
+    typer.echo(f"{name} is back after input {to}; undone: {', '.join(map(str, undone)) or 'nothing'}")

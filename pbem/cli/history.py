@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -137,7 +138,7 @@ def verify(
     typer.echo("verification passed")
 
 
-def _verify_mail(doc: dict, folder: Path, as_player: str | None) -> bool:
+def _verify_mail(doc: dict[str, Any], folder: Path, as_player: str | None) -> bool:
     from pbem.trust.receipts import NoMail, lines, read_folder, verify_mail
 
     try:
@@ -148,3 +149,27 @@ def _verify_mail(doc: dict, folder: Path, as_player: str | None) -> bool:
     for line in lines(c):
         typer.echo(line)
     return c.ok
+
+
+@app.command()
+def publish(
+    directory: Path = typer.Argument(..., help="The folder to write the site to (created if missing)."),
+    everything: bool = typer.Option(False, "--all", help="Rewrite every page, not only those of games that changed."),
+) -> None:
+    """Write the public site: an index of games and one public page per game.
+
+    Only what every player knows is shown: standings, what happened, whose move it
+    is and until when, the seed commitment, and after the end the whole history
+    with the seed.  The pages are self-contained HTML: serve the folder with any
+    web server or open index.html as a file.  Set [publish] dir in pbem.toml to have
+    every poll refresh it.
+
+    Example: pbem publish /var/www/games
+    """
+    from datetime import UTC, datetime
+
+    from pbem.app.publish import publish as write_site
+
+    cfg = _cfg()
+    done = write_site(cfg, directory, datetime.now(UTC), everything=everything)
+    typer.echo(done.line(directory))

@@ -18,9 +18,9 @@ def outbox_list() -> None:
 
     Example: pbem outbox list
     """
-    from pbem.home.sanitize import visible
     from pbem.record import outbox
     from pbem.record.db import session
+    from pbem.render.sanitize import visible
 
     cfg = _cfg()
     with session(cfg.database_url) as s:

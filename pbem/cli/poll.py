@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from pbem.cli.common import _cfg, app, fail
 
+if TYPE_CHECKING:
+    from pbem.home.config import Config
 
-def _env_secrets(cfg) -> list[str]:
+
+def _env_secrets(cfg: Config) -> list[str]:
     import os
 
     return [os.environ.get(v, "") for v in (cfg.imap.password_env, cfg.smtp.password_env) if v]
@@ -43,7 +48,7 @@ def poll(
     setup(
         "DEBUG" if verbose else cfg.log_level,
         cfg.log_file,
-        secrets=[cfg.imap.password, cfg.smtp.password] + _env_secrets(cfg),
+        secrets=[cfg.imap.password, cfg.smtp.password, *_env_secrets(cfg)],
     )
     try:
         run = run_poll(cfg, dry_run=dry_run)

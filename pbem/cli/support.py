@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 
 def init_home(
@@ -47,10 +48,10 @@ def parse_player(text: str) -> tuple[str, str]:
     return player_name(name.strip() or addr.split("@")[0]), addr
 
 
-def parse_options(items: list[str]) -> dict:
+def parse_options(items: list[str]) -> dict[str, Any]:
     import json
 
-    out: dict = {}
+    out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():

@@ -12,16 +12,23 @@ from pbem.engine.words import count
 
 @app.command()
 def rules(kind: str = typer.Argument(..., help="The game kind.")) -> None:
-    """Print a game's player handbook: every order with examples.
+    """Print a game's player handbook (every order with examples), then every ruling it plays by.
+
+    The rulings are those of docs/rulings.md, by number (HH-R5 ...): the numbers refusals cite.
+    Players get the same text by mail when they send HELP.
 
     Example: pbem rules habsburg
     """
     from pbem import engine as registry
+    from pbem.engine.rulings import RULINGS
 
     try:
-        typer.echo(registry.get(kind).handbook())
+        eng = registry.get(kind)
     except registry.UnknownKind as exc:
         fail(_why(exc), 2)
+    typer.echo(eng.handbook().rstrip())
+    typer.echo("")
+    typer.echo(RULINGS.get(eng.kind, f"No rulings are written down for {eng.kind}.\n"), nl=False)
 
 
 @app.command()

@@ -24,7 +24,7 @@ Shape of a game
   Orders for a later step may be kept as standing orders and used when that
   step opens, if still legal.
 * ``timeout(state)`` applies the published default of every open request that
-  has no answer (the NMR policy in RULINGS.md) and resolves.
+  has no answer (each game's deadline defaults, docs/rulings.md) and resolves.
 * ``view(state, player)`` is what that player may know (``None`` = the public
   view, what every player knows).  Reports render views, never the state.
 * ``result(state)`` is ``None`` while the game runs, then the final `Result`.
@@ -36,7 +36,8 @@ Shape of a game
   orders on file) and nothing else, and ``hidden_names(state, player)`` names
   the items only that player may know, for the secrecy tests.
 
-Shared glue, written once here: `check_players` (the seat count and distinct
+Shared glue, written once here: `Game` (the contract with its defaults: a game
+declares only what differs), `check_players` (the seat count and distinct
 names), `apply_lines` (one message's lines, all-or-nothing), `apply_defaults`
 (the deadline) and, in `pbem.engine.views`, the typed view.
 
@@ -186,6 +187,75 @@ class Engine(Protocol):
         """Names of the items only `player` may know now (cards in hand...), to search other players' mail for;
         None when the game's secret items are named by words that are public anyway (countries)."""
         ...
+
+
+class Secrets(Protocol):
+    """A game's secrets module: what `Engine.scramble` and `Engine.hidden_names` forward to."""
+
+    def scramble(self, state: State, player: str) -> State: ...
+
+    def hidden_names(self, state: State, player: str) -> list[str] | None: ...
+
+
+class Game:
+    """The engine contract with what every game does the same way written once.
+
+    A game subclasses this and declares its data (kind, title, seats, order
+    words, history, `handbook_text`, its `secrets` module) and the parts that
+    differ: `deal` (set-up once the seats are checked), `requests`, `view`,
+    `result`, and either `line` (one order line, for `apply_lines`) with an
+    optional `finish`, or its own `apply`.  `timeout` applies the published
+    defaults (`apply_defaults`); `scramble` and `hidden_names` forward to
+    `secrets`.
+    """
+
+    kind: str
+    title: str
+    min_players: int
+    max_players: int
+    order_words: tuple[str, ...]
+    history: HistorySpec
+    handbook_text: str
+    secrets: Secrets
+
+    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[State, list[Event]]:
+        check_players(self, players)
+        return self.deal(players, seed, options)
+
+    def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[State, list[Event]]:
+        """The first state and the set-up events, for seats `check_players` accepted."""
+        raise NotImplementedError
+
+    def requests(self, state: State) -> list[Request]:
+        raise NotImplementedError
+
+    def apply(self, state: State, player: str, lines: list[str]) -> Outcome:
+        return apply_lines(state, player, lines, self.line, finish=self.finish)
+
+    def line(self, state: State, player: str, text: str, events: list[Event]) -> str:
+        """Apply one order line to the draft (`apply_lines`): what was understood, or raise RuleError."""
+        raise NotImplementedError
+
+    def finish(self, state: State, player: str, events: list[Event]) -> None:
+        """Resolve whatever a whole accepted message completed (by default nothing)."""
+
+    def timeout(self, state: State) -> Outcome:
+        return apply_defaults(self, state)
+
+    def view(self, state: State, player: str | None) -> View:
+        raise NotImplementedError
+
+    def result(self, state: State) -> Result | None:
+        raise NotImplementedError
+
+    def handbook(self) -> str:
+        return self.handbook_text
+
+    def scramble(self, state: State, player: str) -> State:
+        return self.secrets.scramble(state, player)
+
+    def hidden_names(self, state: State, player: str) -> list[str] | None:
+        return self.secrets.hidden_names(state, player)
 
 
 class RuleError(Exception):

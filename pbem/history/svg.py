@@ -199,7 +199,7 @@ def heat_strip(cid: str, title: str, xs: list[int], word: str, rows: list[str], 
             f"{name}: " + ", ".join("-" if v is None else fmt(v) for v in vals) + "." for name, vals in zip(rows, grid)
         )
     )
-    out, L, cw, ch, H = _strip_frame(cid, title, desc, xs, word, rows, extra_h=32)
+    out, L, cw, ch, _H = _strip_frame(cid, title, desc, xs, word, rows, extra_h=32)
     hi = max([v for r in grid for v in r if v is not None] + [1])
     lo = min([v for r in grid for v in r if v is not None] + [0])
     out.append('<g class="cells">')
@@ -261,7 +261,9 @@ def category_strip(
     )
     items = [(c, colour_of[c], c[:1].upper()) for c in cats] + [("none", None, "·")]
     per_row = 4
-    out, L, cw, ch, H = _strip_frame(cid, title, desc, xs, word, rows, extra_h=8 + 24 * math.ceil(len(items) / per_row))
+    out, L, cw, ch, _H = _strip_frame(
+        cid, title, desc, xs, word, rows, extra_h=8 + 24 * math.ceil(len(items) / per_row)
+    )
     out.append('<g class="cells">')
     for r, (name, vals) in enumerate(zip(rows, grid)):
         for i, v in enumerate(vals):

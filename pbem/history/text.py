@@ -11,7 +11,7 @@ from typing import Any
 
 from pbem.engine.rng import commitment
 from pbem.history.story import Doc, audience_note, standings, turns, when
-from pbem.home.sanitize import visible
+from pbem.render.sanitize import visible
 from pbem.trust.seeds import INSECURE_NOTE, check_lines
 
 #: Said at the top of the moderator's record (text and HTML); its file is NAME-moderator.EXT.

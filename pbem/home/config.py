@@ -18,12 +18,13 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from pbem.mail.transports.seam import TRANSPORTS
+from pbem.mail.transports.registry import TRANSPORTS
 
 DEFAULT_NAME = "pbem.toml"
 
@@ -97,6 +98,8 @@ class Config:
     reminders: list[timedelta] = field(default_factory=lambda: [timedelta(hours=24), timedelta(hours=2)])
     resolve: str = "asap"
     replies_per_hour: int = 30
+    max_away: timedelta = timedelta(days=14)  # [games] max_away: how long a game waits for one player's absences
+    outage_after: timedelta = timedelta(hours=6)  # [games] outage_after: a longer gap between runs is an outage
     max_stored_stranger: int = 256 * 1024  # bytes of one stranger's mail kept in the record (issue 12)
     max_stored_player: int = 4 * 1024 * 1024  # bytes of one player's mail kept in the record
     trust_authentication_results: str = ""  # authserv-id whose Authentication-Results pbem believes ("": none)
@@ -105,6 +108,8 @@ class Config:
     poll_deadline: int = 900  # seconds one poll may take before it stops and exits non-zero (issue 26)
     log_file: Path | None = None
     log_level: str = "INFO"
+    publish_dir: Path | None = None  # [publish] dir: the public site every poll refreshes (None: not published)
+    publish_title: str = "pbem games"  # [publish] title: the index page's title
     imap: ImapConfig = field(default_factory=ImapConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
 
@@ -141,10 +146,10 @@ def _check_pos(v: Any) -> int:
     raise ValueError("must be a whole number above 0")
 
 
-def _choice(*allowed: str):
+def _choice(*allowed: str) -> Callable[[Any], str]:
     def check(v: Any) -> str:
         if v in allowed:
-            return v
+            return str(v)
         raise ValueError("must be one of " + ", ".join(f'"{a}"' for a in allowed))
 
     return check
@@ -232,10 +237,13 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "reminders": _check_durations,
         "resolve": _choice("asap", "deadline"),
         "replies_per_hour": _check_pos,
+        "outage_after": _check_duration,
+        "max_away": _check_duration,
     },
     "imap": {**_MAIL_KEYS, "folder": _check_str, "processed_folder": _check_str, "rejected_folder": _check_str},
     "smtp": {**_MAIL_KEYS, "max_attempts": _check_pos, "connections": _check_pos},
     "log": {"file": _check_str, "level": _choice("DEBUG", "INFO", "WARNING", "ERROR")},
+    "publish": {"dir": _check_str, "title": _check_str},
 }
 
 
@@ -297,9 +305,15 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.reminders = games.get("reminders", cfg.reminders)
     cfg.resolve = games.get("resolve", cfg.resolve)
     cfg.replies_per_hour = games.get("replies_per_hour", cfg.replies_per_hour)
+    cfg.outage_after = games.get("outage_after", cfg.outage_after)
+    cfg.max_away = games.get("max_away", cfg.max_away)
     if "file" in log:
         cfg.log_file = (home / log["file"]).resolve()
     cfg.log_level = log.get("level", cfg.log_level)
+    publish = v.get("publish", {})
+    if "dir" in publish:
+        cfg.publish_dir = (home / publish["dir"]).resolve()
+    cfg.publish_title = publish.get("title", cfg.publish_title)
     cfg.imap = ImapConfig(**_mail_section(file, "imap", v.get("imap", {})))
     cfg.smtp = SmtpConfig(**_mail_section(file, "smtp", v.get("smtp", {})))
     if cfg.transport == "imap" and not v.get("imap", {}).get("host"):

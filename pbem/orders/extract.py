@@ -9,7 +9,8 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   ``STATUS`` / ``REPORT`` (re-send the sender's current report),
   ``CODE <code>`` (the player's secret code; it may also be in the subject),
   ``PRESS TO <player|ALL>`` ... ``END PRESS`` (a message relayed to others),
-  ``END`` alone (stop reading: what follows is not read);
+  ``END`` alone (stop reading: what follows is not read),
+  ``AWAY UNTIL <date>`` / ``AWAY <days>`` / ``BACK`` (a player's absence, `pbem.orders.away`);
 * an order, if it starts with one of the game's order words
   (`Engine.order_words`, aliases included): it goes to the engine, which
   accepts or refuses the whole message;
@@ -30,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines
 
 _CODE = re.compile(r"^code\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE)
@@ -40,7 +42,7 @@ _REPLY_PREFIX = re.compile(
     r"^(?:\s*(?:re|fwd?|aw|wg|sv|vs|vb|tr|rv|r|antw|ref|odp|res|enc)\s*(?:\[\d+\]|\(\d+\))?\s*:)+\s*", re.IGNORECASE
 )
 _INVISIBLE = str.maketrans({"\xa0": " ", "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None})
-CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END")
+CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END", "AWAY", "BACK")
 
 
 @dataclass
@@ -59,6 +61,7 @@ class Extracted:
     problems: list[str] = field(default_factory=list)
     chatter: list[str] = field(default_factory=list)  # lines set aside: "not read as orders"
     furniture: list[str] = field(default_factory=list)  # attributions and client signatures dropped
+    away: Away | None = None  # the last AWAY or BACK line that could be read
 
 
 @lru_cache(maxsize=16)
@@ -132,21 +135,41 @@ def extract(text: str, subject: str = "", order_words: Iterable[str] | None = No
             if len(_words(line)) > 1 and _words(line)[1] == "PRESS":
                 continue  # a stray END PRESS closes nothing
             break
-        elif word == "HELP":
-            ex.help = True
-        elif word in ("STATUS", "REPORT"):
-            ex.status = True
-        elif word == "CODE":
-            cm = _CODE.match(line)
-            if cm:
-                ex.code = cm.group(1)
-            else:
-                ex.problems.append(f'"{line}": write the code alone after the word: CODE <your code>')
         else:
-            i = _press(ex, line, lines, i)
+            i = _command(ex, word, line, lines, i)
     if first and not ex.orders and is_order(first, words):
         ex.orders.append(_strip_comment(first))  # a subject titled "tribute" above orders is only a title
     return ex
+
+
+def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int) -> int:
+    """A control line other than END (`word` is its control word); returns the index of the next line to read."""
+    if word == "HELP":
+        ex.help = True
+    elif word in ("STATUS", "REPORT"):
+        ex.status = True
+    elif word in ("AWAY", "BACK"):
+        _away(ex, line)
+    elif word == "CODE":
+        cm = _CODE.match(line)
+        if cm:
+            ex.code = cm.group(1)
+        else:
+            ex.problems.append(f'"{line}": write the code alone after the word: CODE <your code>')
+    else:
+        return _press(ex, line, lines, i)
+    return i
+
+
+def _away(ex: Extracted, line: str) -> None:
+    if not meant(line):
+        ex.chatter.append(line)  # "Back from holiday!": a remark, not an order
+        return
+    away = read_away(line)
+    if away.problem:
+        ex.problems.append(away.problem)
+    else:
+        ex.away = away
 
 
 def _press(ex: Extracted, line: str, lines: list[str], i: int) -> int:

@@ -24,7 +24,7 @@ _Q_KEY = select(HomeSecret.__table__.c.value).where(HomeSecret.__table__.c.name 
 
 def message_id_key(s: Session) -> bytes:
     """The Message-ID key of the home `s` belongs to (read once per session: one indexed row)."""
-    key = s.info.get(_SESSION_KEY)
+    key: bytes | None = s.info.get(_SESSION_KEY)
     if key is not None:
         return key
     row = s.connection().execute(_Q_KEY).scalar()

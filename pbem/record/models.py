@@ -1,6 +1,6 @@
 """The game record: SQLModel tables.
 
-Append-only by design (DESIGN.md principles 7 and 8).  Rows are inserted and
+Append-only by design (docs/architecture.md, principles 7 and 8).  Rows are inserted and
 never changed, with one exception: the status columns of `OutboxMessage`
 (status, attempts, last_error, next_attempt_at, sent_at; and `raw`, replaced
 by `keep_raw` once a mail carrying a player's code has been sent), and the index tables `Due` and `PollMark`,

@@ -1,4 +1,4 @@
-"""The outbox queue in the record (transactional outbox, DESIGN.md principle 8).
+"""The outbox queue in the record (transactional outbox, docs/architecture.md principle 8).
 
 Queuing is a plain INSERT in the caller's transaction; the sender
 (`pbem.mail.outbound.sender`) reads queued rows after commit, and what it sent is
@@ -78,7 +78,7 @@ def last_report_seqs(s: Session, game_id: int, players: Iterable[str] | None = N
 @cache
 def _newest_reports(players: int) -> Select[Any]:
     """Built once per number of players: one index probe per player and kind of report."""
-    return select(
+    query: Select[Any] = select(
         *(
             select(_C.upto_seq)
             .where(_C.game_id == bindparam("gid"), _C.purpose == purpose, _C.player == bindparam(f"p{i}"))
@@ -89,6 +89,7 @@ def _newest_reports(players: int) -> Select[Any]:
             for purpose in REPORTS
         )
     )
+    return query
 
 
 def answers_in_last_hour(s: Session, addresses: Iterable[str], when: datetime) -> dict[str, Window]:

@@ -27,12 +27,12 @@ from sqlalchemy.orm import configure_mappers
 from sqlmodel import Session, col, select
 
 from pbem import engine as registry
-from pbem.engine.base import PUBLIC, Engine, Event, Outcome, apply_defaults
-from pbem.engine.seats import RENAME, rename
+from pbem.engine.base import PUBLIC, Engine, Event, Outcome
 from pbem.record import due
 from pbem.record.models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
 from pbem.trust import chain
 from pbem.trust import deal as joining
+from pbem.trust.fold import Fold
 
 _GAMES = Game.__table__  # type: ignore[attr-defined]
 _SEATS = Seat.__table__  # type: ignore[attr-defined]
@@ -187,6 +187,12 @@ def replay(game: Game, orders: list[OrderInput], join: bool = False) -> tuple[di
     """Fold the orders over a fresh set-up: the state and the events of each input (index 0 = set-up).
 
     `join`: the game opened with a join step (also seen from its first input), dealt by that step."""
+    _, state, per_input = folded(game, orders, join)
+    return state, per_input
+
+
+def folded(game: Game, orders: list[OrderInput], join: bool = False) -> tuple[Fold, dict[str, Any], list[list[Event]]]:
+    """`replay`, also handing back the fold (`pbem.trust.fold`), which can go back to any earlier input."""
     real = registry.get(game.kind)
     players, options = json.loads(game.players_json), json.loads(game.options_json)
     events: list[Event] = []
@@ -195,25 +201,19 @@ def replay(game: Game, orders: list[OrderInput], join: bool = False) -> tuple[di
     else:
         state, events = real.setup(players, game.seed, options)
     per_input = [list(events)]
+    fold = Fold(state, lambda st: joining.step_engine(real, st, players, game.seed, options))
     for order in orders:
-        eng = joining.step_engine(real, state, players, game.seed, options)
-        out = run_input(eng, state, order.kind, order.player, json.loads(order.lines_json))
+        out = fold.run(order.seq, order.kind, order.player, json.loads(order.lines_json), state)
         if not out.accepted:
             raise RuntimeError(f"replay of order {order.seq} of {game.name} was rejected: {out.lines}")
         state = out.state
         per_input.append(out.events)
-    return state, per_input
+    return fold, state, per_input
 
 
-def run_input(eng: Engine, state: dict[str, Any], kind: str, player: str, lines: list[str]) -> Outcome:
-    """One recorded input: a player's orders, the deadline's defaults, or a seat renamed (`pbem.engine.seats`)."""
-    if kind == "deadline":
-        return apply_defaults(eng, state)
-    if kind == "start":  # the moderator started a game whose join step was open
-        return eng.timeout(state)
-    if kind == RENAME:
-        return rename(state, player, lines[0])
-    return eng.apply(state, player, lines)
+def inputs(s: Session, game_id: int) -> list[OrderInput]:
+    """Every recorded input of a game, in order."""
+    return list(s.exec(select(OrderInput).where(OrderInput.game_id == game_id).order_by(col(OrderInput.seq))).all())
 
 
 def load(s: Session, game: Game) -> Loaded:
@@ -229,8 +229,7 @@ def load(s: Session, game: Game) -> Loaded:
         except ValueError:
             state = None  # corrupted cache: rebuild below
     if state is None:
-        orders = s.exec(select(OrderInput).where(OrderInput.game_id == game.id).order_by(col(OrderInput.seq))).all()
-        state, _ = replay(game, list(orders), join=join_opened(s, game.id))
+        state, _ = replay(game, inputs(s, game.id), join=join_opened(s, game.id))
     return Loaded(game, seats, state, seq, event_seq, control=_control(controls))
 
 

@@ -21,9 +21,9 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from pbem.engine.words import count
-from pbem.home.sanitize import visible
 from pbem.mail.outbound.compose import reply_subject
 from pbem.render.resources import templates_dir
+from pbem.render.sanitize import visible
 
 
 def text_table(block: dict[str, Any]) -> str:
@@ -42,7 +42,7 @@ def text_table(block: dict[str, Any]) -> str:
 
 def _shown(value: Any) -> Any:
     """Every value a template prints, with control characters made visible (escape sequences in press, salts
-    and names never reach a terminal or a mail reader as codes: `pbem.home.sanitize`)."""
+    and names never reach a terminal or a mail reader as codes: `pbem.render.sanitize`)."""
     if isinstance(value, str) and not isinstance(value, Markup):
         return visible(value, keep_lines=True)
     return value

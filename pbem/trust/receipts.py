@@ -134,7 +134,7 @@ def read_folder(path: Path) -> list[bytes]:
     """Every message in `path`: a Maildir (cur/, new/), a folder of .eml files, or an mbox file."""
     if path.is_file():
         box = mailbox.mbox(str(path), create=False)
-        return [box.get_bytes(k) for k in box.keys()]
+        return [box.get_bytes(k) for k in box.iterkeys()]  # a mailbox iterates its messages, not its keys
     if not path.is_dir():
         raise NoMail(f"{path} is neither a Maildir, a folder of .eml files nor an mbox file")
     if (path / "cur").is_dir() or (path / "new").is_dir():

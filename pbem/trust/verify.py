@@ -34,9 +34,9 @@ from pbem import engine as registry
 from pbem.engine.base import Engine, Event
 from pbem.engine.rng import commitment
 from pbem.engine.words import count
-from pbem.record import store
 from pbem.trust import chain
 from pbem.trust import deal as joining
+from pbem.trust.fold import UNDO, Fold
 
 FORMAT = "pbem-history"
 VERSION = 1
@@ -114,7 +114,7 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     _salted(seed, events, v)  # last: an entry moved or renumbered is named by the checks above
 
 
-def _salted(seed: str, events: list[dict], v: Verification) -> None:
+def _salted(seed: str, events: list[dict[str, Any]], v: Verification) -> None:
     """Each salt of a hidden event is the one the seed gives (docs/export-format.md, "The chained record")."""
     salted = 0
     for e in events:
@@ -131,7 +131,7 @@ def _salted(seed: str, events: list[dict], v: Verification) -> None:
         v.checked.append(f"the salts of {count(salted, 'hidden event')} come from the seed")
 
 
-def _numbering(orders: list[dict], events: list[dict]) -> None:
+def _numbering(orders: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
     for i, o in enumerate(orders, 1):
         if o["seq"] != i:
             raise Refused(f"input {i} of the list carries seq {o['seq']}: inputs are missing, added or reordered")
@@ -149,7 +149,7 @@ def _numbering(orders: list[dict], events: list[dict]) -> None:
         last = e["input_seq"]
 
 
-def _links(orders: list[dict], messages: list[dict]) -> None:
+def _links(orders: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
     outcome: dict[str, str] = {}
     for m in messages:  # one Message-ID may be listed twice (a stranger reusing it): the applied one counts
         if outcome.get(m["message_id"]) not in ("accepted", "held"):
@@ -159,6 +159,10 @@ def _links(orders: list[dict], messages: list[dict]) -> None:
             what = "a deadline default" if o["kind"] == "deadline" else "the moderator's start"
             if o["message_id"] is not None or o["player"] or o["lines"]:
                 raise Refused(f"input {o['seq']} is {what} but names a player, lines or a message")
+            continue
+        if o["kind"] == UNDO:  # the moderator took the game back (pbem game undo): no player, no message
+            if o["message_id"] is not None or o["player"] or len(o["lines"]) != 3:
+                raise Refused(f"input {o['seq']} is an undo but names a player or a message, or not its three lines")
             continue
         if o["kind"] == "rename":  # a seat given to a new player by the moderator (pbem game replace)
             if o["message_id"] is not None or not o["player"] or len(o["lines"]) != 1:
@@ -174,7 +178,7 @@ def _links(orders: list[dict], messages: list[dict]) -> None:
             )
 
 
-def _chain(doc: dict[str, Any], rows: list[dict], v: Verification) -> str:
+def _chain(doc: dict[str, Any], rows: list[dict[str, Any]], v: Verification) -> str:
     """Check the hash chain; returns the proven head.  Exports without hashes get a note instead."""
     summary = doc.get("chain")
     if summary is None and not any("hash" in r for r in rows):
@@ -182,7 +186,7 @@ def _chain(doc: dict[str, Any], rows: list[dict], v: Verification) -> str:
             "this export was made before pbem chained its record (no hashes): the order and completeness of "
             "its entries rest on the replay alone"
         )
-        return doc["seed_commitment"]
+        return str(doc["seed_commitment"])
     if summary is None:
         raise Refused("the export's entries carry hashes but its chain summary (start, head, entries) is missing")
     if summary["start"] != doc["seed_commitment"]:
@@ -216,10 +220,10 @@ def _engine(doc: dict[str, Any]) -> Engine:
 
 
 def _replay(
-    eng: Engine, doc: dict[str, Any], orders: list[dict], events: list[dict], older: list[int]
+    eng: Engine, doc: dict[str, Any], orders: list[dict[str, Any]], events: list[dict[str, Any]], older: list[int]
 ) -> tuple[dict[str, Any], int]:
     """Replay every input; each must produce exactly the engine events the export attributes to it."""
-    by_input: dict[int, list[dict]] = {}
+    by_input: dict[int, list[dict[str, Any]]] = {}
     for e in events:
         if e["kind"] not in MODERATOR_KINDS:
             by_input.setdefault(e["input_seq"], []).append(e)
@@ -236,6 +240,7 @@ def _replay(
     _same("the set-up", setup, by_input.get(0, []), older, legacy)
     count = len(setup)
     dealt: list[list[str]] = []
+    fold = Fold(state, lambda st: joining.step_engine(eng, st, players, seed, options))
     for order in orders:
         if (order["kind"] in joining.KINDS) != joining.is_joining(state):
             raise Refused(
@@ -244,7 +249,7 @@ def _replay(
                 + ("" if join else " (the export has no salts)")
             )
         step = joining.step_engine(eng, state, players, seed, options)
-        out = store.run_input(step, state, order["kind"], order["player"], order["lines"])
+        out = fold.run(order["seq"], order["kind"], order["player"], order["lines"], state)
         if not out.accepted:
             bad = next(r for r in out.lines if not r.ok)
             raise Refused(f"order {order['seq']} ({order['player']}: {bad.line!r}) is rejected on replay: {bad.reason}")
@@ -266,7 +271,7 @@ def _salts(stated: list[str] | None, replayed: list[str] | None) -> None:
         )
 
 
-def _same(what: str, produced: list[Event], recorded: list[dict], older: list[int], legacy: int) -> None:
+def _same(what: str, produced: list[Event], recorded: list[dict[str, Any]], older: list[int], legacy: int) -> None:
     """The recorded events of one input are the replayed ones, exactly.  Events up to `legacy` were recorded
     before the chain, by an engine whose data held fewer facts: each fact they hold must match (see `_legacy`)."""
     for want, got in zip(recorded, produced):
@@ -302,7 +307,7 @@ def _legacy(want: dict[str, Any], got: dict[str, Any]) -> bool:
 
 
 def _result(
-    eng: Engine, state: dict[str, Any], doc: dict[str, Any], rows: list[dict], partial: bool, v: Verification
+    eng: Engine, state: dict[str, Any], doc: dict[str, Any], rows: list[dict[str, Any]], partial: bool, v: Verification
 ) -> None:
     result = eng.result(state)
     stated = doc.get("result")

@@ -16,8 +16,8 @@ from pbem.app.reporting import player_report
 from pbem.engine.bots import choose
 from pbem.engine.rng import Rng, init_state
 from pbem.engine.seats import rename
-from pbem.record.store import run_input
 from pbem.render.templates import render_mail
+from pbem.trust.fold import run_input
 
 
 def _players(kind: str) -> list[str]:

@@ -9,15 +9,9 @@ from datetime import timedelta
 import pytest
 
 from pbem.app import control, views
-from pbem.app.deadlines import (
-    Held,
-    decide_deadline,
-    decide_reminders,
-    look_at_reminders,
-    reminder_times,
-    short_step,
-)
+from pbem.app.deadlines import Held, decide_deadline, decide_reminders
 from pbem.app.decision import Control, Events, GameError, Input, NewDeadline, NewSeat, Report
+from pbem.app.reminders import look_at_reminders, reminder_times, short_step
 from pbem.engine.base import apply_defaults
 from pbem.mail.outbound.compose import stable_message_id
 from pbem.mail.outbound.outgoing import Mail

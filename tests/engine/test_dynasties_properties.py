@@ -105,7 +105,7 @@ def test_whole_gambit_bot_messages_are_accepted_and_scores_events_follow_each_ga
     state, events = E.setup(NAMES[:n], f"w{seed}", {})
     rng = Rng(init_state(f"wb{seed}"))
     while E.result(state) is None:
-        req = [r for r in E.requests(state) if not r.answered][0]
+        req = next(r for r in E.requests(state) if not r.answered)
         out = E.apply(state, req.player, message(E.view(state, req.player), req, rng))
         assert out.accepted, out.lines
         check_invariants(out.state)

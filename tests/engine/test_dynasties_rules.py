@@ -75,12 +75,12 @@ def gold_total(st: dict) -> int:
 
 def test_DY_R1_two_to_six_players_and_random_seats():
     for n in range(2, 7):
-        st, ev = E.setup(NAMES[:n], "seats", {})
+        st, _ev = E.setup(NAMES[:n], "seats", {})
         assert sorted(st["players"]) == sorted(NAMES[:n])
     with pytest.raises(ValueError):
         E.setup(NAMES[:1], "x", {})
     with pytest.raises(ValueError):
-        E.setup(NAMES + ["Gus"], "x", {})
+        E.setup([*NAMES, "Gus"], "x", {})
     seatings = {tuple(E.setup(NAMES[:4], f"s{i}", {})[0]["players"]) for i in range(10)}
     assert len(seatings) > 1
 
@@ -204,7 +204,7 @@ def test_DY_R5_coronation_removes_kings_then_sets_dynasty_then_power():
 def test_DY_R5a_coronation_as_tribute_is_a_plain_1():
     st = scenario({"Ann": ["Gold Coronation", "Copper 4"], "Bob": ["Copper 2", "Copper 7"]}, families={})
     st, _ = ok(st, "Ann", "TRIBUTE Gold Coronation")
-    st, ev = ok(st, "Bob", "TRIBUTE Copper 2")
+    st, _ev = ok(st, "Bob", "TRIBUTE Copper 2")
     assert st["dynasty"] is None and st["treasury"] == {"Ann": 48, "Bob": 48}
     assert st["first"] == "Bob"
 
@@ -261,7 +261,7 @@ def test_DY_R6_R7_enquire_flips_pays_takes_the_card_and_draws_to_four():
 def test_DY_R7_pay_what_you_can_rest_forgiven():
     st = scenario({"Ann": ["Copper King", "Copper 3"], "Bob": ["Copper 2", "Copper 4"]}, treasury={"Bob": 5})
     st, _ = ok(st, "Ann", "TRIBUTE Copper King")
-    st, ev = ok(st, "Bob", "TRIBUTE Copper 2")
+    st, _ev = ok(st, "Bob", "TRIBUTE Copper 2")
     assert st["treasury"] == {"Ann": 37, "Bob": 0} and st["stakes"] == 18
     assert gold_total(st) == 100
 
@@ -285,7 +285,7 @@ def test_DY_R9_tied_highest_second_highest_wins_first_play_but_highest_is_paid()
     st = scenario({"Ann": ["Copper 9", "Gold 2"], "Bob": ["Gold 9", "Gold 3"], "Cid": ["Silver 5", "Gold 4"]})
     st, _ = ok(st, "Ann", "TRIBUTE Copper 9")
     st, _ = ok(st, "Bob", "TRIBUTE Gold 9")
-    st, ev = ok(st, "Cid", "TRIBUTE Silver 5")
+    st, _ev = ok(st, "Cid", "TRIBUTE Silver 5")
     assert st["first"] == "Cid" and st["treasury"] == {"Ann": 41, "Bob": 41, "Cid": 41} and st["stakes"] == 27
     assert sorted(st["zone"]) == ["Copper 9", "Gold 9", "Silver 5"]
 
@@ -307,10 +307,10 @@ def test_DY_R9_tributes_are_secret_until_all_are_in_and_revisable():
     for who in ("Bob", "Cid", None):
         assert "Copper 2" not in str(E.view(st, who))
         assert all("Copper 2" not in str(r) for r in E.requests(st) if r.player != "Ann")
-    assert [r for r in E.requests(st) if r.player == "Ann"][0].on_file == ("TRIBUTE Copper 2",)
+    assert next(r for r in E.requests(st) if r.player == "Ann").on_file == ("TRIBUTE Copper 2",)
     st, _ = ok(st, "Bob", "TRIBUTE Gold 9")
     st, ev = ok(st, "Cid", "TRIBUTE Silver 4")
-    reveal = [e for e in ev if e.kind == "tributes"][0]
+    reveal = next(e for e in ev if e.kind == "tributes")
     assert reveal.visibility == "public" and reveal.data["tributes"]["Ann"] == "Copper 2"
 
 
@@ -331,7 +331,7 @@ def test_DY_R11_highest_leads_next_turn_tie_goes_to_who_played_first():
     turn(st, "Ann")
     st, _ = ok(st, "Ann", "PLAY Copper 5")
     st, _ = ok(st, "Bob", "PLAY Gold 9")
-    st, ev = ok(st, "Cid", "PLAY Silver 9")
+    st, _ev = ok(st, "Cid", "PLAY Silver 9")
     assert st["turn"]["n"] == 2 and st["turn"]["order"][0] == "Bob"
 
 
@@ -443,7 +443,7 @@ def test_DY_R17_later_king_removal_does_not_undo_pureblood():
     turn(st, "Ann")
     st, _ = ok(st, "Ann", "PLAY Copper King")
     paid = st["treasury"]["Ann"]
-    st, ev = ok(st, "Bob", "PLAY Gold Coronation")
+    st, _ev = ok(st, "Bob", "PLAY Gold Coronation")
     assert "Copper King" not in st["families"]["Ann"] and "Ann" in st["purebloods"]
     assert st["treasury"]["Ann"] == paid - 1  # only Bob's Royal Levy; nothing is paid back
 
@@ -509,7 +509,7 @@ def test_DY_R20_game_ends_when_a_treasury_is_zero_after_conclusion():
     st, _ = ok(st, "Ann", "PLAY Copper 5")
     st, ev = ok(st, "Bob", "PLAY Gold 3")
     assert st["phase"] == "over" and E.result(st).winners == ("Ann",)
-    over = [e for e in ev if e.kind == "game-over"][0]
+    over = next(e for e in ev if e.kind == "game-over")
     assert over.data["winners"] == ["Ann"] and "scores" in over.data
     assert E.requests(st) == [] and not E.apply(st, "Ann", ["PLAY Copper 5"]).accepted
     assert gold_total(st) == 100

@@ -66,9 +66,8 @@ def imports_of(path: Path) -> list[tuple[str, int]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(a.name, node.lineno) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level == 0 and node.module:
-                found.append((node.module, node.lineno))
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.module, node.lineno))
     return found
 
 

@@ -89,7 +89,7 @@ def run_case(path: Path) -> tuple[str, str]:
         state = out.state
     who = meta["as"]
     if who == "asked":
-        who = [r for r in eng.requests(state) if not r.answered][0].player
+        who = next(r for r in eng.requests(state) if not r.answered).player
     out = eng.apply(state, who, [ln for ln in orders if ln.strip()])
     return render_outcome(out), expected
 

@@ -126,7 +126,7 @@ def test_HH_R2_score_is_tokens_plus_holdings_of_melds_controlled_including_stole
         melds=[("Bob", "Otto", "Spain", "King"), ("Alice", "Peter", "Croatia", "Elected")],
     )
     st, ev = ok(st, "Alice", "SUCCESSION Branch Bob M1")
-    sc = [e for e in ev if e.kind == "scores"][0]
+    sc = next(e for e in ev if e.kind == "scores")
     assert sc.data["scores"] == {"Alice": 3 + 5 + 1, "Bob": 5, "Carol": 0}
     assert sc.data["tokens"] == {"Alice": 3, "Bob": 5, "Carol": 0}
     assert sc.data["holdings"] == {"Alice": 6, "Bob": 0, "Carol": 0}
@@ -163,7 +163,7 @@ def test_HH_R3_then_by_more_melds_then_shared() -> None:
     ]
     st = finished({"Alice": 5, "Bob": 5}, melds)
     assert ENGINE.result(st).winners == ("Bob",)
-    st = finished({"Alice": 5, "Bob": 5}, melds[:1] + [("Bob", "Lorenz", "Austria", "Inbreeding")])
+    st = finished({"Alice": 5, "Bob": 5}, [*melds[:1], ("Bob", "Lorenz", "Austria", "Inbreeding")])
     res = ENGINE.result(st)
     assert res.winners == ("Alice", "Bob") and "win" in res.summary
 
@@ -275,7 +275,7 @@ def test_HH_R7_end_phase_discards_go_on_in_the_listed_order() -> None:
     st = scenario({"Alice": hand})
     st, _ = ok(st, "Alice", "NO EVENT")
     assert ENGINE.requests(st)[0].step.endswith("discard")
-    st, ev = ok(st, "Alice", "DISCARD Elected, Croatia")
+    st, _ev = ok(st, "Alice", "DISCARD Elected, Croatia")
     assert st["discard"] == ["Elected", "Croatia"] and len(st["hands"]["Alice"]) == 5
     assert ENGINE.requests(st)[0].player == "Bob"
 
@@ -296,7 +296,7 @@ def test_HH_R8_succession_takes_a_meld_intact_if_its_claim_is_not_higher() -> No
     st = scenario({"Alice": ["Third"]}, melds=[("Bob", "Otto", "Spain", "King"), ("Bob", "Peter", "Croatia", "Duke")])
     why = rejected(st, "Alice", "EVENT SUCCESSION Third TARGET Bob M1")
     assert "King (C5) is higher than Third (S4)" in why
-    st, ev = ok(st, "Alice", "EVENT SUCCESSION Third TARGET Bob M2")
+    st, _ev = ok(st, "Alice", "EVENT SUCCESSION Third TARGET Bob M2")
     m2 = st["melds"][1]
     assert (m2["owner"], m2["person"], m2["holding"], m2["claim"]) == ("Alice", "Peter", "Croatia", "Duke")
     assert st["tokens"]["Alice"] == 0 and st["discard"] == ["Third"]
@@ -382,7 +382,7 @@ def test_HH_R10_limit_only_in_own_end_phase() -> None:
     st = scenario({"Alice": hand, "Bob": ["Duke"]})
     st, _ = ok(st, "Alice", "MELD Otto Spain King", "NO EVENT")  # melding brings the hand to 3: no discard
     assert st["discard"] == [] and ENGINE.requests(st)[0].player == "Bob"
-    st = scenario({"Alice": ["Duke"] + ["Otto", "Spain", "King", "Croatia", "Elected"], "Bob": ["Peter"]})
+    st = scenario({"Alice": ["Duke", "Otto", "Spain", "King", "Croatia", "Elected"], "Bob": ["Peter"]})
     st, _ = ok(st, "Alice", "EVENT CLAIM Duke TARGET Bob")
     assert len(st["hands"]["Alice"]) == 6 and ENGINE.requests(st)[0].player == "Alice"
     assert "discard first" in rejected(st, "Alice", "END")
@@ -395,7 +395,7 @@ def test_HH_R10_standing_discard_avoids_a_second_prompt() -> None:
         {"Alice": ["Otto", "Spain", "King", "Croatia", "Elected"], "Bob": ["Peter"]},
         deck=["Lorenz", "Dalmatia", "Galicia"],
     )
-    st, ev = ok(st, "Alice", "DISCARD-IF-NEEDED Elected, Croatia", "EVENT PERSON Otto")
+    st, _ev = ok(st, "Alice", "DISCARD-IF-NEEDED Elected, Croatia", "EVENT PERSON Otto")
     assert ENGINE.requests(st)[0].player == "Bob"
     assert st["discard"] == ["Otto", "Elected"]
 
@@ -405,7 +405,7 @@ def test_HH_R10_standing_discard_avoids_a_second_prompt() -> None:
 
 def test_orders_whole_turn_in_one_message_with_trailing_end() -> None:
     st = scenario({"Alice": ["Otto", "Spain", "King", "Duke", "Peter", "Croatia"], "Bob": ["Lorenz"]})
-    st, ev = ok(st, "Alice", "MELD Otto Spain King", "EVENT CLAIM Duke TARGET Bob", "DISCARD-IF-NEEDED LOWEST", "END")
+    st, _ev = ok(st, "Alice", "MELD Otto Spain King", "EVENT CLAIM Duke TARGET Bob", "DISCARD-IF-NEEDED LOWEST", "END")
     assert ENGINE.requests(st)[0].player == "Bob"
 
 

@@ -130,7 +130,7 @@ def test_IW_R5_discard_answers_are_revisable_until_both_are_in() -> None:
     assert out.accepted and not out.events
     out = E.apply(out.state, A, [f"DISCARD {c1}"])
     assert out.state["pending"][A] == [c1]
-    req = [r for r in E.requests(out.state) if r.player == A][0]
+    req = next(r for r in E.requests(out.state) if r.player == A)
     assert req.answered and req.on_file == (f"DISCARD {c1}",)
 
 
@@ -288,14 +288,14 @@ def test_IW_R11_alternating_actions_two_passes_end_and_each_negate_acts_once() -
     assert out.state["neg"]["turn"] == B
     assert not E.apply(out.state, A, ["PASS"]).accepted
     out = E.apply(out.state, B, ["PASS"])
-    legal = [r for r in E.requests(out.state)][0].legal
+    legal = next(iter(E.requests(out.state))).legal
     assert "NEGATE Resist Cavalry > Sortie" not in legal and "NEGATE Drive Them Off > Sortie" in legal
     out = E.apply(out.state, A, ["PASS"])
     assert "Negation ends: two passes in a row." in texts(out.events)
 
 
 def test_IW_R11_player_without_legal_negation_is_not_asked() -> None:
-    state = deal(fresh(), ["Hatreds"], ["Drive Them Off"] + ["Resist Cavalry"])
+    state = deal(fresh(), ["Hatreds"], ["Drive Them Off", "Resist Cavalry"])
     state, events = go(state, ["DISCARD NONE"], ["DISCARD NONE"])
     assert "Negation ends: no legal negation is left." in texts(events)
 
@@ -353,7 +353,7 @@ def test_IW_R4_three_hands_in_a_row_win_the_battle() -> None:
 def test_IW_R4_eight_total_hands_win_the_battle() -> None:
     state = deal(fresh(), ["Drummers"], ["Hatreds"])
     state["won"] = {A: 3, B: 7}
-    state, events = go(state, ["DISCARD NONE"], ["DISCARD NONE"])
+    state, _events = go(state, ["DISCARD NONE"], ["DISCARD NONE"])
     assert E.result(state).winners == (B,) and E.result(state).scores == {A: 3, B: 8}
 
 

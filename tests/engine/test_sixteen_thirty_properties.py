@@ -64,7 +64,7 @@ def checks(pt, out, leak_every=0, before=None):
             assert 0 <= k[key] <= CAP[key]
     for e in out.events:
         if e.kind in PRIVATE_KINDS:
-            assert e.visibility not in ("public",) and len(e.visibility) <= 2 or e.visibility == "moderator"
+            assert (e.visibility not in ("public",) and len(e.visibility) <= 2) or e.visibility == "moderator"
         if e.kind == "ballots":
             d = e.data
             red = sum(w for q, w in d["weights"].items() if d["ballots"][q] == "RED")
@@ -72,7 +72,7 @@ def checks(pt, out, leak_every=0, before=None):
             assert d["totals"] == {"RED": red, "BLUE": blue}
             assert d["winner"] == ("RED" if red > blue else "BLUE" if blue > red else None)
         if e.kind == "scores":
-            h = [x for x in s["history"] if x["turn"] == e.data["turn"]][0]
+            h = next(x for x in s["history"] if x["turn"] == e.data["turn"])
             for q, rows in h["breakdown"].items():
                 assert [r[0] for r in rows] == s["counters"][q]
                 assert all(r[3] == min(r[1], r[2]) and r[1] == e.data["countries"][r[0]]["status"] for r in rows)

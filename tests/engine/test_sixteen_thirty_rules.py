@@ -116,7 +116,7 @@ def test_taking_victory_point_counters_4_or_3_each_and_deal_of_13(n, each):
     st, ev = ENGINE.setup([f"P{i}" for i in range(n)], "s", {})
     for p in st["players"]:
         assert len(st["counters"][p]) == each and len(st["hands"][p]) == 13
-    drawn = sum((st["counters"][p] for p in st["players"]), []) + st["unused_counters"]
+    drawn = [c for p in st["players"] for c in st["counters"][p]] + st["unused_counters"]
     assert Counter(drawn) == Counter({c: 2 for c in tables.COUNTRIES})
     counter_events = [e for e in ev if e.kind == "counters" and e.visibility not in ("moderator",)]
     assert all(len(e.visibility) == 1 for e in counter_events)
@@ -166,7 +166,7 @@ def test_adding_up_the_votes_example_tim_martin_simon_in_england():
     assert set(asked(st)) == {"Martin", "Simon"}  # Tim's ballot is locked already
     st = ok(st, "Martin", "VOTE RED").state
     out = ok(st, "Simon", "VOTE BLUE")
-    ballots = [e for e in out.events if e.kind == "ballots"][0]
+    ballots = next(e for e in out.events if e.kind == "ballots")
     assert ballots.data["totals"] == {"RED": 12, "BLUE": 6} and ballots.data["winner"] == "RED"
     assert any(e.kind == "war" and e.data["attacker"] == "England" for e in out.events)
     simon = out.state["displays"]["Simon"]
@@ -432,7 +432,7 @@ def test_ST_R15_trade_offers_secret_then_exact_cards_only_to_the_traders():
     for p in ("Simon", "Ann"):
         st = ok(st, p, "NO OFFER").state
     out = ok(st, "Bob", "NO OFFER")
-    offers = [e for e in out.events if e.kind == "offers"][0]
+    offers = next(e for e in out.events if e.kind == "offers")
     assert "France 2" not in offers.text and "France" in offers.text
     st = out.state
     assert "ACCEPT Martin GIVING Spain 3" in asked(st)["Tim"].legal
@@ -440,9 +440,9 @@ def test_ST_R15_trade_offers_secret_then_exact_cards_only_to_the_traders():
     assert not bad.accepted
     out = ok(st, "Tim", "ACCEPT Martin GIVING Spain 3")
     assert "France 2" in out.state["hands"]["Tim"] and "Spain 3" in out.state["hands"]["Martin"]
-    pub = [e for e in out.events if e.kind == "trade"][0]
+    pub = next(e for e in out.events if e.kind == "trade")
     assert "Spain 3" not in pub.text and pub.visibility == "public"
-    secret = [e for e in out.events if e.kind == "trade-cards"][0]
+    secret = next(e for e in out.events if e.kind == "trade-cards")
     assert set(secret.visibility) == {"Tim", "Martin"}
 
 
@@ -496,7 +496,7 @@ def test_ST_R9_standing_vote_is_used_only_when_it_matches():
         st = ok(st, p, "PLACE NONE").state
     assert set(asked(st)) == {"Simon"}
     out = ok(st, "Simon", "VOTE RED")
-    ballots = [e for e in out.events if e.kind == "ballots"][0].data["ballots"]
+    ballots = next(e for e in out.events if e.kind == "ballots").data["ballots"]
     assert ballots == {"Tim": "RED", "Martin": "BLUE", "Simon": "RED"}
 
 
@@ -517,9 +517,9 @@ def test_scoring_points_example_martin_scores_6():
     ev = []
     score_turn(st, ev)
     assert st["scores"]["Martin"] == 6
-    pub = [e for e in ev if e.kind == "scores"][0]
+    pub = next(e for e in ev if e.kind == "scores")
     assert pub.data["scores"]["Martin"] == 6 and "Spain" not in pub.text
-    mine = [e for e in ev if e.kind == "score-breakdown" and e.visibility == ("Martin",)][0]
+    mine = next(e for e in ev if e.kind == "score-breakdown" and e.visibility == ("Martin",))
     assert [r[3] for r in mine.data["rows"]] == [2, 1, 3]
 
 
@@ -538,7 +538,7 @@ def test_ST_R4_random_end_and_ST_R20_shared_win():
         st["turn"], st["order_idx"] = 9, len(FIVE)
         ev = []
         end_turn(st, ev)
-        roll = [e for e in ev if e.kind == "random-end"][0].data["roll"]
+        roll = next(e for e in ev if e.kind == "random-end").data["roll"]
         assert st["over"] == (roll <= 3)
         ends += st["over"]
     assert 0 < ends < 30
@@ -635,7 +635,7 @@ def test_ST_R15_offer_with_show_publishes_values_and_request_can_be_revised():
     assert set(asked(st)) == {"Martin", "Simon"} and st["trade"]["revisions"] == 1
     st = ok(st, "Martin", "OFFER GIVE France 2 FOR Spain SHOW").state
     out = ok(st, "Simon", "OFFER GIVE Poland 1 FOR NOTHING")
-    offers = [e for e in out.events if e.kind == "offers"][0]
+    offers = next(e for e in out.events if e.kind == "offers")
     assert "France 2" in offers.text and "Poland 1" not in offers.text and "(Poland)" in offers.text
     out = ok(out.state, "Tim", "ACCEPT Simon GIVING NOTHING")
     assert "Poland 1" in out.state["hands"]["Tim"]
@@ -705,7 +705,7 @@ def test_ST_R9_locked_ballot_refuses_a_later_vote_in_placement_and_voting_round(
         assert not out.accepted and "locked" in out.lines[0].reason
         assert "nothing more is asked of you" in out.lines[0].reason
     out = ok(st, "Simon", "VOTE BLUE")
-    ballots = [e for e in out.events if e.kind == "ballots"][0].data
+    ballots = next(e for e in out.events if e.kind == "ballots").data
     assert ballots["ballots"] == {"Tim": "RED", "Martin": "BLUE", "Simon": "BLUE"}
     assert ballots["totals"] == {"RED": 7, "BLUE": 12} and ballots["winner"] == "BLUE"
 
@@ -778,7 +778,7 @@ def test_ST_R21_deck_and_discard_both_empty_draw_what_there_is():
     out = ok(st, "A", "NO TRADE")  # forced phase 1 (no descendant pile), the draw, then phase 3
     s = out.state
     assert len(s["hands"]["A"]) == 2 and s["deck"] == [] and s["discard"] == []
-    draw = [e for e in out.events if e.kind == "draw"][0]
+    draw = next(e for e in out.events if e.kind == "draw")
     assert draw.visibility == "public" and draw.data["count"] == 2
     assert "draws 2 cards instead of 4" in draw.text and "both empty" in draw.text and "ST-R21" in draw.text
     assert not any(e.kind == "reshuffle" for e in out.events)
@@ -789,7 +789,7 @@ def test_ST_R21_deck_and_discard_both_empty_draw_what_there_is():
 
     draw_cards(s, "A", 4, ev)
     assert len(s["hands"]["A"]) == 6 and len(s["discard"] + s["deck"]) == 1
-    assert "short" not in str(ev) and "ST-R21" not in [e for e in ev if e.kind == "draw"][0].text
+    assert "short" not in str(ev) and "ST-R21" not in next(e for e in ev if e.kind == "draw").text
     hb = ENGINE.handbook()
     assert "both empty" in hb and "ST-R21" in hb
 

@@ -224,7 +224,7 @@ def test_a_whole_game_by_email(world: World, kind: str, players: int) -> None:
 
 
 def test_acknowledgement_help_and_status_by_email(world: World) -> None:
-    _, bots = world.new_game("italian-wars", 2)
+    _, _bots = world.new_game("italian-wars", 2)
     world.poll()
     first = world.new_mail("Alice")
     assert "Your secret player code is" in first[0][1]

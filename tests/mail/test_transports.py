@@ -193,9 +193,8 @@ def test_wrong_password_is_a_transport_error_that_never_shows_the_password(mail_
 
 
 def test_imap_server_down_is_a_transport_error(mail_servers):
-    with mail_servers.imap_stopped():
-        with pytest.raises(TransportError) as caught:
-            inbox(mail_servers, timeout=5)
+    with mail_servers.imap_stopped(), pytest.raises(TransportError) as caught:
+        inbox(mail_servers, timeout=5)
     assert USERS[MODERATOR] not in str(caught.value)
     assert "connect" in str(caught.value)
 

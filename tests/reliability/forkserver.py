@@ -34,6 +34,7 @@ each other): the caller writes one JSON line per run: {"args", "env", "cwd",
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -51,10 +52,8 @@ def _preload() -> None:
 
     for mod in pkgutil.walk_packages(pbem.__path__, "pbem."):
         if not mod.name.endswith("__main__"):
-            try:
+            with contextlib.suppress(Exception):  # an optional dependency missing: the child imports it (or not)
                 importlib.import_module(mod.name)
-            except Exception:  # noqa: BLE001 - an optional dependency missing: the child imports it (or not) itself
-                pass
     importlib.import_module("tests.reliability.killpoints")
     from sqlalchemy import create_engine
 
@@ -64,7 +63,7 @@ def _preload() -> None:
 
         for name in env().list_templates():
             env().get_template(name)
-    except Exception:  # noqa: BLE001 - only a warm-up: the children compile what is missing
+    except Exception:  # only a warm-up: the children compile what is missing
         pass
 
 
@@ -104,7 +103,7 @@ def _run_cli(wrapper: bool) -> int:
             return exc.code or 0
         print(exc.code, file=sys.stderr)
         return 1
-    except BaseException:  # noqa: BLE001 - as an uncaught exception ends a process: traceback, status 1
+    except BaseException:  # as an uncaught exception ends a process: traceback, status 1
         traceback.print_exc()
         return 1
 

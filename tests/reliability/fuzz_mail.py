@@ -41,7 +41,7 @@ def codec_names() -> list[str]:
     return sorted(names)
 
 
-CHARSETS = codec_names() + ["", "x-unknown", "utf-8'en'", '"', "utf\x00-8", "\u00e9", "a" * 300, "idna", "undefined"]
+CHARSETS = [*codec_names(), "", "x-unknown", "utf-8'en'", '"', "utf\x00-8", "é", "a" * 300, "idna", "undefined"]
 ENCODINGS = ["base64", "quoted-printable", "x-uuencode", "uuencode", "binary", "8bit", "7bit", "x-gzip", "", "b64\x00"]
 
 

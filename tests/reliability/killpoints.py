@@ -51,7 +51,15 @@ def _die(stage: str, n: int) -> None:
 
 
 def install() -> None:
+    _install_knobs()
     spec = os.environ.get("PBEM_TEST_KILL_AT", "")
+    if not spec:
+        return
+    _install_kill_point(spec)
+
+
+def _install_knobs() -> None:
+    """The environment's other test settings: a busy timeout, no flock, a shifted clock, a fault."""
     busy = os.environ.get("PBEM_TEST_BUSY_MS")
     if busy:
         from pbem.record import db
@@ -79,8 +87,10 @@ def install() -> None:
     fault = os.environ.get("PBEM_TEST_FAULT", "")
     if fault:
         _install_fault(fault)
-    if not spec:
-        return
+
+
+def _install_kill_point(spec: str) -> None:
+    """PBEM_TEST_KILL_AT=stage[:n]: the process dies at the n-th pass through that stage."""
     stage, _, n_text = spec.partition(":")
     target = int(n_text or "1")
     counts = {"n": 0}

@@ -110,7 +110,7 @@ def test_a_250_kb_strangers_mail_of_code_lines_costs_a_constant_times_a_plain_on
         assert _handle(world, raw).kind == "ignored"
         times.append(time.perf_counter() - t)
     assert times[0] / times[1] < 10, times
-    outcome, _, stored = world.con.execute(
+    _, _, stored = world.con.execute(
         "SELECT outcome, reason, raw FROM inbound_messages WHERE message_id = '<codes-250k@evil.test>'"
     ).fetchone()
     assert b"states more than" in stored and b"CODE " not in stored
@@ -121,7 +121,7 @@ def test_a_mail_stating_more_codes_than_one_redaction_looks_for_keeps_no_body(wo
     lines = [f"CODE {CODES['Carol']}", "PASS"] + [f"CODE ZZ{i:02d}-QQQQ" for i in range(MAX_CODES + 4)]
     r = _handle(world, world.mail(ADDR["Carol"], "hh", lines, mid="<many-codes@players.test>"))
     assert r.kind == "rejected"
-    outcome, reason, stored = _last_inbound(world)
+    _, _, stored = _last_inbound(world)
     assert CODES["Carol"].encode() not in stored and b"ZZ00" not in stored
     (to, _, raw), *_ = _new_mail(world, last)
     assert to == ADDR["Carol"] and f"more than {MAX_CODES} different codes" in _text(raw)

@@ -22,17 +22,15 @@ def _status(n: int) -> bytes:
 
 
 def _set_latest(cfg, when: datetime) -> None:
-    from sqlmodel import select
+    """Move the record's newest run start (the `last-run` poll mark) to `when`."""
+    import sqlite3
 
-    from pbem.record.db import session
-    from pbem.record.models import HomeSecret
-
-    with session(cfg.database_url) as s:
-        row = s.exec(select(HomeSecret).where(HomeSecret.name == clock.NAME)).first()
-        assert row is not None, "the first poll keeps the latest time it ran at"
-        row.value = when.isoformat()
-        s.add(row)
-        s.commit()
+    con = sqlite3.connect(cfg.database_url.removeprefix("sqlite:///"))
+    try:
+        assert con.execute("UPDATE poll_marks SET value = ? WHERE name = 'last-run'", (when.isoformat(),)).rowcount == 1
+        con.commit()
+    finally:
+        con.close()
 
 
 def test_a_clock_behind_the_record_refuses_to_run_and_a_jump_ahead_is_reported(tmp_path) -> None:

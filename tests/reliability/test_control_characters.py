@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from pbem.home.sanitize import visible
+from pbem.render.sanitize import visible
 from tests.reliability.test_hostile_mail import ADDR, CODES, WHEN, World
 
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m \u202egnp.exe\x9b1m"

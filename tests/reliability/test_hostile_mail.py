@@ -156,7 +156,7 @@ class World:
         orders, events, last = self.counts()
         try:
             polling.handle(self.cfg, raw, WHEN)
-        except Exception as exc:  # noqa: BLE001 - the point of the test
+        except Exception as exc:  # the point of the test
             raise AssertionError(f"handle raised {exc!r} on:\n{raw[:2000]!r}") from exc
         self.checked += 1
         orders2, events2, _ = self.counts()
@@ -312,7 +312,7 @@ def _lines(rnd: random.Random) -> list[str]:
 def generated(n: int, seed: int = 6):
     """(raw, sender, game, authentic, auto) for n messages of every hostile kind."""
     rnd = random.Random(seed)
-    games = list(SEATS) + [None, "nosuchgame"]
+    games = [*list(SEATS), None, "nosuchgame"]
     for i in range(n):
         kind = rnd.choice(
             [
@@ -341,11 +341,11 @@ def generated(n: int, seed: int = 6):
         elif kind == "player-garbage":  # authentic sender, garbage arguments: may be refused, must be answered
             g = rnd.choice(list(SEATS))
             p = rnd.choice(SEATS[g])
-            yield (World.mail(f"{p} <{ADDR[p]}>", g, [f"CODE {CODES[p]}"] + _lines(rnd), mid), ADDR[p], g, True, False)
+            yield (World.mail(f"{p} <{ADDR[p]}>", g, [f"CODE {CODES[p]}", *_lines(rnd)], mid), ADDR[p], g, True, False)
         elif kind == "other-game":
             p = "Dave" if rnd.random() < 0.5 else "Erin"
             g = rnd.choice(["hh", "iw"])
-            yield World.mail(f"{p} <{ADDR[p]}>", g, [f"CODE {CODES[p]}"] + _lines(rnd), mid), ADDR[p], g, False, False
+            yield World.mail(f"{p} <{ADDR[p]}>", g, [f"CODE {CODES[p]}", *_lines(rnd)], mid), ADDR[p], g, False, False
         elif kind == "finished":
             p = rnd.choice(SEATS["iw"])
             lines = [f"CODE {CODES[p]}", rnd.choice(["DISCARD NONE", "PASS", "NEGATE PASS", _garbage(rnd)])]
@@ -363,7 +363,7 @@ def generated(n: int, seed: int = 6):
                 ]
             )
             sender = rnd.choice([f"{p} <{ADDR[p]}>", "MAILER-DAEMON@players.test", "postmaster@players.test"])
-            yield (World.mail(sender, game, [f"CODE {CODES[p]}"] + _lines(rnd), mid, **hdr), None, game, False, True)
+            yield (World.mail(sender, game, [f"CODE {CODES[p]}", *_lines(rnd)], mid, **hdr), None, game, False, True)
         elif kind == "no-tag":
             p = rnd.choice(list(CODES))
             yield World.mail(f"{p} <{ADDR[p]}>", None, _lines(rnd), mid), ADDR[p], None, False, False
@@ -378,7 +378,7 @@ def generated(n: int, seed: int = 6):
             ).encode("utf-8", "surrogateescape")
             yield raw, None, "?", False, False
         else:  # raw bytes: truncated, binary, random MIME
-            base = World.mail(f"Bob <{ADDR['Bob']}>", game, [f"CODE {CODES['Bob']}"] + _lines(rnd), mid)
+            base = World.mail(f"Bob <{ADDR['Bob']}>", game, [f"CODE {CODES['Bob']}", *_lines(rnd)], mid)
             cut = rnd.randint(0, len(base))
             noise = bytes(rnd.randrange(256) for _ in range(rnd.randint(0, 200)))
             raw = rnd.choice(
@@ -429,7 +429,7 @@ _header_names = st.sampled_from(
 @st.composite
 def hostile_messages(draw):
     sender = draw(st.sampled_from(STRANGERS + sorted(REGISTERED) + ["", "<>", "not an address"]))
-    game = draw(st.sampled_from(list(SEATS) + ["nosuch", ""]))
+    game = draw(st.sampled_from([*list(SEATS), "nosuch", ""]))
     headers = [("From", f"{draw(_text)[:20]} <{sender}>"), ("Subject", f"[pbem {game}] {draw(_text)}")]
     headers += draw(st.lists(st.tuples(_header_names, _text), max_size=6))
     body = draw(

@@ -107,7 +107,7 @@ def test_an_upgraded_record_keeps_playing(tmp_path: Path) -> None:
     from pbem.record import store
     from pbem.record.db import session
 
-    db, toml = _upgraded(tmp_path)
+    _db, toml = _upgraded(tmp_path)
     cfg = config_mod.load(toml)
     with session(cfg.database_url) as s:
         loaded = store.load(s, store.game_by_name(s, "hh-mid"))

@@ -238,7 +238,7 @@ def test_full_pipeline_mail_and_logs_hold_no_code(tmp_path: Path, caplog) -> Non
 
         sent = mailbox.Maildir(str(home / "mail" / "sent"), factory=None)
         first = {}
-        for key in sent.keys():
+        for key in sent.iterkeys():
             raw = sent.get_bytes(key).decode("utf-8", "replace")
             to = re.search(r"(?m)^To: .*?<?([\w.+-]+@[\w.-]+)>?\s*$", raw).group(1)
             for name, code in codes.items():

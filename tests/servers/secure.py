@@ -20,6 +20,7 @@ the packages with ``tests/servers/install-debian-mail.sh``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -85,7 +86,7 @@ class Introspection:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 form = parse_qs(self.rfile.read(length).decode("ascii", "replace"))
                 token = (form.get("token") or [""])[0]
@@ -249,10 +250,8 @@ class SecureMailServers:
                 c = client  # type: ignore[assignment]
                 names = [name for _f, _d, name in c.list_folders() if name.upper() != "INBOX"]  # type: ignore[attr-defined]
                 for name in sorted(names, key=len, reverse=True):
-                    try:
+                    with contextlib.suppress(Exception):  # a parent that only exists through its children
                         c.delete_folder(name)  # type: ignore[attr-defined]
-                    except Exception:  # a parent that only exists through its children
-                        pass
                 c.select_folder("INBOX")  # type: ignore[attr-defined]
                 uids = c.search(["ALL"])  # type: ignore[attr-defined]
                 if uids:

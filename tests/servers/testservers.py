@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 HOST = "127.0.0.1"
@@ -82,10 +82,8 @@ def wait_for_greeting(
 
 def _nodelay(client: object) -> None:
     """APPEND waits for a continuation: without TCP_NODELAY each costs a delayed ACK."""
-    try:
+    with suppress(Exception):
         client._imap.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # type: ignore[attr-defined]
-    except Exception:
-        pass
 
 
 class MailServers:
@@ -185,10 +183,8 @@ class MailServers:
                 others = [(name, delim) for _flags, delim, name in listing if name.upper() != "INBOX"]
                 depth = lambda item: item[0].count(item[1].decode() if isinstance(item[1], bytes) else (item[1] or "/"))  # noqa: E731
                 for name, _delim in sorted(others, key=depth, reverse=True):
-                    try:
+                    with suppress(Exception):
                         client.delete_folder(name)
-                    except Exception:
-                        pass
                 client.select_folder("INBOX")
                 uids = client.search(["ALL"])
                 if uids:
@@ -248,13 +244,13 @@ class _Delivery:
         self.servers = servers
         self._clients: dict[str, object] = {}
 
-    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):  # noqa: N802
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if address.lower() not in self.servers.lower_users:
             return f"550 5.1.1 <{address}>: Recipient address rejected: User unknown"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
 
-    async def handle_DATA(self, server, session, envelope):  # noqa: N802
+    async def handle_DATA(self, server, session, envelope):
         raw = envelope.original_content or envelope.content
         if isinstance(raw, str):  # pragma: no cover - decode_data is off
             raw = raw.encode("utf-8", "surrogateescape")
@@ -279,18 +275,14 @@ class _Delivery:
                 return True
             except Exception:
                 self._clients.pop(user, None)
-                try:
+                with suppress(Exception):
                     client.shutdown()  # type: ignore[union-attr]
-                except Exception:
-                    pass
         return False
 
     def close(self) -> None:
         for client in self._clients.values():
-            try:
+            with suppress(Exception):
                 client.logout()  # type: ignore[attr-defined]
-            except Exception:
-                pass
         self._clients.clear()
 
 
@@ -369,7 +361,7 @@ class PipMailServers(MailServers):
     def imap_up(self) -> None:
         if self._imap_proc is not None:
             return
-        log = open(self.root / "pymap.log", "ab")
+        log = open(self.root / "pymap.log", "ab")  # noqa: SIM115 - the server writes to it for its whole life
         code = "from tests.servers.testservers import _run_pymap; _run_pymap()"
         repo = str(Path(__file__).resolve().parents[2])
         env = {
@@ -584,10 +576,8 @@ class DebianMailServers(MailServers):
             self._running["imap"] = True
 
     def close(self) -> None:
-        try:
+        with suppress(Unavailable):
             self._run("stop")
-        except Unavailable:
-            pass
         self._running = {"smtp": False, "imap": False}
 
 

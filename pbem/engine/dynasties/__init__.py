@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.engine.base import Event, Outcome, Request, Result, apply_defaults, apply_lines, check_players
+from pbem.engine.base import Event, Game, Request, Result
 from pbem.engine.declare import HistorySpec, Series
 from pbem.engine.dynasties import orders as O
 from pbem.engine.dynasties import rules as R
 from pbem.engine.dynasties import secrets
 from pbem.engine.dynasties import view as V
 from pbem.engine.dynasties.handbook import HANDBOOK
+from pbem.engine.dynasties.table import plain, typed
 from pbem.engine.views import View
 
 
-class DynastiesEngine:
+class DynastiesEngine(Game):
     kind = "dynasties"
     title = "Dynasties"
     min_players = 2
@@ -33,9 +34,10 @@ class DynastiesEngine:
             Series("stakes", "Stakes after each {step}", "Gold"),
         ),
     )
+    handbook_text = HANDBOOK
+    secrets = secrets
 
-    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
-        check_players(self, players)
+    def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         legacy = options.get("legacy", 0)
         if isinstance(legacy, bool) or not isinstance(legacy, int) or legacy < 0:
             try:
@@ -44,21 +46,20 @@ class DynastiesEngine:
                 legacy = -1
             if legacy < 0:
                 raise ValueError("option legacy must be a whole number >= 0")
-        return R.setup(players, seed, legacy)
+        st, ev = R.setup(players, seed, legacy)
+        return plain(st), ev
 
     def requests(self, state: dict[str, Any]) -> list[Request]:
-        return O.requests(state)
+        return O.requests(typed(state))
 
-    def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
-        return apply_lines(state, player, lines, lambda st, p, line, ev: O.apply_line(st, ev, p, line))
-
-    def timeout(self, state: dict[str, Any]) -> Outcome:
-        return apply_defaults(self, state)
+    def line(self, state: dict[str, Any], player: str, text: str, events: list[Event]) -> str:
+        return O.apply_line(typed(state), events, player, text)
 
     def view(self, state: dict[str, Any], player: str | None) -> View:
-        return V.view(self, state, player)
+        return V.view(self, typed(state), player)
 
-    def result(self, state: dict[str, Any]) -> Result | None:
+    def result(self, plain_state: dict[str, Any]) -> Result | None:
+        state = typed(plain_state)
         res = state["result"]
         if not res:
             return None
@@ -80,15 +81,6 @@ class DynastiesEngine:
                 "removed": state["removed"],
             },
         )
-
-    def handbook(self) -> str:
-        return HANDBOOK
-
-    def scramble(self, state: dict[str, Any], player: str) -> dict[str, Any]:
-        return secrets.scramble(state, player)
-
-    def hidden_names(self, state: dict[str, Any], player: str) -> list[str] | None:
-        return secrets.hidden_names(state, player)
 
 
 ENGINE = DynastiesEngine()

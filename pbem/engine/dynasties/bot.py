@@ -38,7 +38,7 @@ def message(engine_view: View, request: Request, rng: Rng) -> list[str]:
             lines.append("PLAYS " + ", ".join(order[1:5]))
         return lines + pref
     if ".play." in step:
-        return ["PLAYS " + ", ".join(_shuffled(hand, rng)[:4])] + pref
+        return ["PLAYS " + ", ".join(_shuffled(hand, rng)[:4]), *pref]
     if ".conclave." in step:
         return ["CONCLAVE TAKE HIGHEST"]
     if request.legal:

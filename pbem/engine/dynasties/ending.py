@@ -27,7 +27,9 @@ def family_total(st: State, p: str) -> int:
     return total
 
 
-def conclusion(st: State, ev: Events, leader: str, stuck: bool) -> None:
+def conclusion(st: State, ev: Events, stuck: bool) -> list[str] | bool:
+    """DY-R18..R19 after the last Turn: the players tied for the top family total, who raise
+    again (unless `stuck`); else the gambit is settled and True if the next gambit starts now."""
     totals = {p: family_total(st, p) for p in st["players"]}
     top = max(totals.values())
     tied = [p for p in st["players"] if totals[p] == top]
@@ -49,10 +51,7 @@ def conclusion(st: State, ev: Events, leader: str, stuck: bool) -> None:
                 {"tied": tied},
             )
         )
-        from pbem.engine.dynasties.raising import start_turn
-
-        start_turn(st, ev, leader, st["turn"]["n"] + 1, tied)
-        return
+        return tied
     award(st, ev, tied)
     st["broke"] = any(st["treasury"][p] == 0 for p in st["players"])
     into_grave(st, ev)
@@ -69,8 +68,8 @@ def conclusion(st: State, ev: Events, leader: str, stuck: bool) -> None:
     )
     if st["broke"]:
         finish(st, ev)
-    else:
-        draw_and_retire(st, ev)
+        return False
+    return draw_and_retire(st, ev)
 
 
 def award(st: State, ev: Events, tied: list[str]) -> None:
@@ -125,8 +124,9 @@ def into_grave(st: State, ev: Events) -> None:
     )
 
 
-def draw_and_retire(st: State, ev: Events) -> None:
-    """DY-R19: most cards first (ties: Stakes winner, then seats from them); limit six."""
+def draw_and_retire(st: State, ev: Events) -> bool:
+    """DY-R19: most cards first (ties: Stakes winner, then seats from them); limit six.
+    True if nobody is over the limit, so the next gambit starts now."""
     base = st["winner_of_stakes"] or st["first"]
     order = sorted(seat_from(st, base), key=lambda p: -len(st["hands"][p]))
     for p in order:
@@ -138,10 +138,8 @@ def draw_and_retire(st: State, ev: Events) -> None:
     st["discards"] = {}
     if st["need_discard"]:
         st["phase"] = "discard"
-        return
-    from pbem.engine.dynasties.rules import start_gambit
-
-    start_gambit(st, ev)
+        return False
+    return True
 
 
 def resolve_discards(st: State, ev: Events) -> None:
@@ -163,9 +161,6 @@ def resolve_discards(st: State, ev: Events) -> None:
                 Event("discard-own", f"You discard {C.describe(cards)}.", (p,), {"player": p, "cards": list(cards)})
             )
     st["need_discard"], st["discards"] = {}, {}
-    from pbem.engine.dynasties.rules import start_gambit
-
-    start_gambit(st, ev)
 
 
 def finish(st: State, ev: Events) -> None:

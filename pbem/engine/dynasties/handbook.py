@@ -93,7 +93,7 @@ One message may hold several orders, one per line, e.g.
 A message is all-or-nothing: if any line is rejected, nothing changes and
 the reply says why and lists what is legal.
 
-DEADLINE DEFAULTS (NMR, RULINGS 3.2)
+DEADLINE DEFAULTS (NMR)
   Tribute: your lowest card.   Play: your lowest card.
   Conclave: the two highest values in the Tribute Zone.
   Discard: your lowest cards.

@@ -1,7 +1,7 @@
 """Dynasties orders: what each player is asked now, and applying their order lines.
 
 Owns the order vocabulary (TRIBUTE, PLAY / PLAYS play lists, CONCLAVE TAKE,
-DISCARD), the requests with legal lines and NMR defaults (RULINGS 3.2), the
+DISCARD), the requests with legal lines and NMR defaults (docs/rulings.md), the
 standing orders (play lists, conclave preferences) and the hand-over to
 rules.py when a step has all its answers.
 """
@@ -15,6 +15,7 @@ from typing import Any
 from pbem.engine.base import PUBLIC, Event, Request, RuleError
 from pbem.engine.dynasties import cards as C
 from pbem.engine.dynasties import rules as R
+from pbem.engine.dynasties.table import State, turn_of
 from pbem.engine.names import split_order
 
 VERBS = {
@@ -44,14 +45,14 @@ SYNTAX = {
 }
 
 
-def step_id(st: dict[str, Any], p: str) -> str:
+def step_id(st: State, p: str) -> str:
     g, ph = st["gambit"], st["phase"]
     if ph in ("tribute", "discard"):
         return f"g{g}.{ph}"
-    return f"g{g}.t{st['turn']['n']}.{ph}.{p}"
+    return f"g{g}.t{turn_of(st)['n']}.{ph}.{p}"
 
 
-def asked(st: dict[str, Any]) -> list[str]:
+def asked(st: State) -> list[str]:
     ph = st["phase"]
     if ph == "tribute":
         return list(st["asked"])
@@ -64,7 +65,7 @@ def asked(st: dict[str, Any]) -> list[str]:
     return []
 
 
-def legal_lines(st: dict[str, Any], p: str) -> list[str]:
+def legal_lines(st: State, p: str) -> list[str]:
     if p not in asked(st):
         return []
     ph, hand = st["phase"], C.ordered(st["hands"][p])
@@ -78,7 +79,7 @@ def legal_lines(st: dict[str, Any], p: str) -> list[str]:
     return ["DISCARD " + ", ".join(combo) for combo in itertools.islice(itertools.combinations(hand, n), 40)]
 
 
-def default_lines(st: dict[str, Any], p: str) -> list[str]:
+def default_lines(st: State, p: str) -> list[str]:
     ph, hand = st["phase"], st["hands"][p]
     if ph == "tribute":
         return [f"TRIBUTE {C.lowest(hand)[0]}"]
@@ -89,7 +90,7 @@ def default_lines(st: dict[str, Any], p: str) -> list[str]:
     return ["DISCARD " + ", ".join(C.lowest(hand, st["need_discard"][p]))]
 
 
-def prompt(st: dict[str, Any], p: str) -> str:
+def prompt(st: State, p: str) -> str:
     ph = st["phase"]
     if ph == "tribute":
         return (
@@ -97,7 +98,7 @@ def prompt(st: dict[str, Any], p: str) -> str:
             "list for the three Turns and a standing conclave choice."
         )
     if ph == "play":
-        t = st["turn"]
+        t = turn_of(st)
         last = f"; the last Noble played this Turn is {t['plays'][-1][1]}" if t["plays"] else "; you lead this Turn"
         return f"Gambit {st['gambit']}, Turn {t['n']}: play a Noble into your Family{last}."
     if ph == "conclave":
@@ -105,7 +106,7 @@ def prompt(st: dict[str, Any], p: str) -> str:
     return f"You hold more than six Nobles: discard {st['need_discard'][p]} to the Graveyard."
 
 
-def on_file(st: dict[str, Any], p: str) -> tuple[str, ...]:
+def on_file(st: State, p: str) -> tuple[str, ...]:
     out = []
     if p in st["tributes"]:
         out.append(f"TRIBUTE {st['tributes'][p]}")
@@ -122,10 +123,10 @@ def on_file(st: dict[str, Any], p: str) -> tuple[str, ...]:
 def pref_line(pref: dict[str, Any]) -> str:
     if pref["mode"] == "cards":
         return "CONCLAVE TAKE " + ", ".join(pref["cards"])
-    return "CONCLAVE TAKE " + pref["mode"].upper()
+    return "CONCLAVE TAKE " + str(pref["mode"]).upper()
 
 
-def requests(st: dict[str, Any]) -> list[Request]:
+def requests(st: State) -> list[Request]:
     out = []
     for p in asked(st):
         done = (st["phase"] == "tribute" and p in st["tributes"]) or (st["phase"] == "discard" and p in st["discards"])
@@ -147,7 +148,7 @@ def requests(st: dict[str, Any]) -> list[Request]:
 # ---------------------------------------------------------------- applying one line
 
 
-def apply_line(st: dict[str, Any], ev: list[Event], p: str, line: str) -> str:
+def apply_line(st: State, ev: list[Event], p: str, line: str) -> str:
     """Apply one order line; returns the canonical understood text or raises RuleError."""
     if st["phase"] == "over":
         raise RuleError("the game is over; no more orders are taken")
@@ -161,7 +162,7 @@ def apply_line(st: dict[str, Any], ev: list[Event], p: str, line: str) -> str:
     return {"tribute": tribute, "play": play, "conclave": conclave, "discard": discard}[kind](st, ev, p, rest)
 
 
-def not_asked(st: dict[str, Any], p: str) -> RuleError:
+def not_asked(st: State, p: str) -> RuleError:
     who = asked(st)
     if p in who:
         return RuleError(f"that is not what you are asked now: {prompt(st, p)}", legal_lines(st, p))
@@ -172,7 +173,7 @@ def not_asked(st: dict[str, Any], p: str) -> RuleError:
     )
 
 
-def tribute(st: dict[str, Any], ev: list[Event], p: str, rest: str) -> str:
+def tribute(st: State, ev: list[Event], p: str, rest: str) -> str:
     if st["phase"] != "tribute" or p not in st["asked"]:
         raise (
             not_asked(st, p)
@@ -214,7 +215,7 @@ def _play_list(rest: str) -> str:
     return re.sub(r"(?i)^\s*list\b", "", rest)
 
 
-def play(st: dict[str, Any], ev: list[Event], p: str, rest: str) -> str:
+def play(st: State, ev: list[Event], p: str, rest: str) -> str:
     if st["phase"] == "over" or p not in st["players"]:
         raise not_asked(st, p)
     hand = C.ordered(st["hands"][p])
@@ -246,7 +247,7 @@ def play(st: dict[str, Any], ev: list[Event], p: str, rest: str) -> str:
     return f"PLAYS {', '.join(plan)} (kept: each is played when your play is due, if still in your hand)"
 
 
-def conclave(st: dict[str, Any], ev: list[Event], p: str, rest: str) -> str:
+def conclave(st: State, ev: list[Event], p: str, rest: str) -> str:
     rest = re.sub(r"(?i)^\s*take\b", "", rest).strip()
     word = rest.lower()
     mine = st["phase"] == "conclave" and st["conclave_for"] == p
@@ -266,13 +267,13 @@ def conclave(st: dict[str, Any], ev: list[Event], p: str, rest: str) -> str:
     if not mine:
         st["conclave_pref"][p] = pref
         return pref_line(pref) + " (kept as your standing conclave choice)"
-    choice = R.standing_conclave({"conclave_pref": {p: pref}, "zone": st["zone"]}, p) or []
+    choice = R.conclave_choice(pref, st["zone"]) or []
     R.take_from_zone(st, ev, p, choice)
     R.continue_play(st, ev)
     return "CONCLAVE TAKE " + (", ".join(choice) or "NONE")
 
 
-def discard(st: dict[str, Any], ev: list[Event], p: str, rest: str) -> str:
+def discard(st: State, ev: list[Event], p: str, rest: str) -> str:
     if st["phase"] != "discard" or p not in st["need_discard"]:
         raise not_asked(st, p)
     n, hand = st["need_discard"][p], C.ordered(st["hands"][p])

@@ -8,14 +8,26 @@ for the owner's choice of Tribute Zone cards) and the end of each Turn.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from pbem.engine.base import PUBLIC, Event
 from pbem.engine.dynasties import cards as C
-from pbem.engine.dynasties.table import Events, State, bury, draw, pay, seat_from, take_stakes
+from pbem.engine.dynasties.table import Events, State, bury, draw, pay, seat_from, take_stakes, turn_of
 
 TURNS = 3
 
 
-def start_turn(st: State, ev: Events, leader: str, number: int, tied: list[str]) -> None:
+@dataclass(frozen=True)
+class Ended:
+    """The last Turn of Raising the Family is over: `rules` concludes the gambit (DY-R18)."""
+
+    leader: str
+    stuck: bool
+
+
+def start_turn(st: State, ev: Events, leader: str, number: int, tied: list[str]) -> Ended | None:
+    """Start a Turn and play on (see `continue_play`)."""
     st["phase"] = "play"
     st["turn"] = {"n": number, "order": seat_from(st, leader), "pos": 0, "plays": [], "tied": tied}
     label = f"Turn {number}" + (" (tie-break)" if tied else "")
@@ -27,12 +39,13 @@ def start_turn(st: State, ev: Events, leader: str, number: int, tied: list[str])
             {"gambit": st["gambit"], "turn": number, "leader": leader},
         )
     )
-    continue_play(st, ev)
+    return continue_play(st, ev)
 
 
-def continue_play(st: State, ev: Events) -> None:
-    """Play on until someone must be asked, a conclave choice is pending, or the turn ends."""
-    t = st["turn"]
+def continue_play(st: State, ev: Events) -> Ended | None:
+    """Play on until someone must be asked, a conclave choice is pending, or the turn ends;
+    `Ended` when the last Turn is over (the caller concludes the gambit)."""
+    t = turn_of(st)
     while t["pos"] < len(t["order"]):
         p = t["order"][t["pos"]]
         if not st["hands"][p]:
@@ -44,7 +57,7 @@ def continue_play(st: State, ev: Events) -> None:
         plan = st["plans"][p]
         if plan and plan[0] in st["hands"][p]:
             if not play_card(st, ev, p, plan.pop(0), planned=True):
-                return
+                return None
             continue
         if plan:
             ev.append(
@@ -57,18 +70,19 @@ def continue_play(st: State, ev: Events) -> None:
             )
             plan.pop(0)
         st["phase"] = "play"
-        return
-    end_turn(st, ev)
+        return None
+    return end_turn(st, ev)
 
 
 def waiting_player(st: State) -> str:
-    t = st["turn"]
-    return t["order"][t["pos"]]
+    t = turn_of(st)
+    p: str = t["order"][t["pos"]]
+    return p
 
 
 def play_card(st: State, ev: Events, p: str, card: str, planned: bool = False) -> bool:
     """Play `card` into p's Family; False if a conclave choice now waits on p."""
-    t = st["turn"]
+    t = turn_of(st)
     st["hands"][p].remove(card)
     st["families"][p].append(card)
     active = not t["plays"] or C.value(card) <= C.value(t["plays"][-1][1])
@@ -184,14 +198,18 @@ def conclave(st: State, ev: Events, p: str) -> bool:
 
 
 def standing_conclave(st: State, p: str) -> list[str] | None:
-    pref = st["conclave_pref"][p]
+    return conclave_choice(st["conclave_pref"][p], st["zone"])
+
+
+def conclave_choice(pref: dict[str, Any] | None, zone: list[str]) -> list[str] | None:
+    """The cards a Conclave preference takes from `zone` (None: no preference, or its cards are gone)."""
     if pref is None:
         return None
     if pref["mode"] == "highest":
-        return C.highest(st["zone"], 2)
+        return C.highest(zone, 2)
     if pref["mode"] == "none":
         return []
-    return pref["cards"] if all(c in st["zone"] for c in pref["cards"]) else None
+    return pref["cards"] if all(c in zone for c in pref["cards"]) else None
 
 
 def take_from_zone(st: State, ev: Events, p: str, chosen: list[str]) -> None:
@@ -214,16 +232,13 @@ def take_from_zone(st: State, ev: Events, p: str, chosen: list[str]) -> None:
     st["phase"] = "play"
 
 
-def end_turn(st: State, ev: Events) -> None:
-    t = st["turn"]
+def end_turn(st: State, ev: Events) -> Ended | None:
+    t = turn_of(st)
     plays = t["plays"]
     leader = t["order"][0]
     if plays:
         top = max(C.value(c) for _, c in plays)
         leader = next(p for p, c in plays if C.value(c) == top)
     if t["n"] < TURNS:
-        start_turn(st, ev, leader, t["n"] + 1, [])
-        return
-    from pbem.engine.dynasties.ending import conclusion
-
-    conclusion(st, ev, leader, bool(t["tied"]) and not plays)
+        return start_turn(st, ev, leader, t["n"] + 1, [])
+    return Ended(leader, bool(t["tied"]) and not plays)

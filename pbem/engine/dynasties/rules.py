@@ -1,176 +1,95 @@
-"""Dynasties rules: set-up and the start of each gambit (DY-R1, DY-R2, DY-R6..R10).
+"""Dynasties rules: the flow of a gambit, and the entry points orders.py, view.py and the tests call.
 
-Owns the state shape, the deal, Enquire Prospects (DY-R7) and the Tribute's
-resolution with its tie rules (DY-R9, DY-R10).  The rest of the gambit lives
-in raising.py (plays, powers, conclave, pureblood) and ending.py (conclusion,
-grave, draw and the end); table.py holds gold and card movements.  This
-module re-exports the entry points orders.py, view.py and the tests call.
-
-State phases: "tribute" (simultaneous), "play" (one player, the one at
-st["turn"]["pos"]), "conclave" (st["conclave_for"]), "discard"
-(simultaneous, st["need_discard"]), "over".
+A gambit runs: set-up (`gambit.setup`), the start of a gambit with its
+Tribute (`gambit`), the Turns of Raising the Family (`raising`), the
+conclusion, grave, draw and the end (`ending`); table.py holds gold and card
+movements.  Those modules never call one another's next step: each returns
+where it stopped (`raising.Ended` when the last Turn is over, the tied
+players or "start the next gambit" from `ending.conclusion`) and this module
+takes the step that follows, so the transitions live in one place.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from pbem.engine.base import MODERATOR, PUBLIC, Event
-from pbem.engine.dynasties import cards as C
-from pbem.engine.dynasties.ending import HAND_LIMIT, draw_and_retire, family_total, finish, into_grave, resolve_discards  # noqa: F401
-from pbem.engine.dynasties.raising import (  # noqa: F401
+from pbem.engine.dynasties import ending, gambit, raising
+from pbem.engine.dynasties.ending import HAND_LIMIT, family_total, finish, into_grave
+from pbem.engine.dynasties.gambit import START_GOLD, enquire, first_player
+from pbem.engine.dynasties.raising import (
     TURNS,
-    continue_play,
+    Ended,
+    conclave_choice,
     play_card,
     standing_conclave,
-    start_turn,
     take_from_zone,
-    waiting_player,  # noqa: F401
+    waiting_player,
 )
-from pbem.engine.dynasties.table import Events, State, draw, hand_sizes, pay, seat_from, top_card  # noqa: F401
-from pbem.engine.rng import Rng, init_state
+from pbem.engine.dynasties.table import Events, State, hand_sizes, turn_of
 
-START_GOLD = 50
+__all__ = [
+    "HAND_LIMIT",
+    "START_GOLD",
+    "TURNS",
+    "conclave_choice",
+    "continue_play",
+    "draw_and_retire",
+    "enquire",
+    "family_total",
+    "finish",
+    "first_player",
+    "hand_sizes",
+    "into_grave",
+    "play_card",
+    "resolve_discards",
+    "resolve_tribute",
+    "setup",
+    "standing_conclave",
+    "start_gambit",
+    "start_turn",
+    "take_from_zone",
+    "waiting_player",
+]
 
 
 def setup(players: list[str], seed: str, legacy: int) -> tuple[State, Events]:
-    st: State = {"rng": init_state(seed), "legacy": legacy}
-    seat_log: list[dict[str, Any]] = []
-    deck_log: list[dict[str, Any]] = []
-    seats = list(players)
-    Rng(st["rng"], seat_log).shuffle(seats)
-    deck = list(C.DECK)
-    Rng(st["rng"], deck_log).shuffle(deck)
-    st.update(
-        {
-            "players": seats,
-            "treasury": {p: START_GOLD for p in seats},
-            "stakes": 0,
-            "removed": 0,
-            "deck": deck,
-            "grave": [],
-            "hands": {p: [] for p in seats},
-            "families": {p: [] for p in seats},
-            "zone": [],
-            "crown": None,
-            "dynasty": None,
-            "dynasty_card": None,
-            "gambit": 0,
-            "first": None,
-            "phase": "tribute",
-            "tributes": {},
-            "asked": [],
-            "turn": None,
-            "plans": {p: [] for p in seats},
-            "conclave_pref": {p: None for p in seats},
-            "discards": {},
-            "need_discard": {},
-            "winner_of_stakes": None,
-            "broke": False,
-            "result": None,
-        }
-    )
-    ev: Events = [
-        Event(
-            "seating",
-            f"Seating order (drawn at random): {', '.join(seats)}.",
-            PUBLIC,
-            {"players": list(seats), "legacy": legacy, "rng": seat_log},
-        ),
-        Event("shuffle", "Noble Deck order: " + ", ".join(deck), MODERATOR, {"deck": list(deck), "rng": deck_log}),
-    ]
-    for p in seats:
-        draw(st, ev, p, 4, "deal")
-    ev.append(Event("deal", "Each player is dealt four Nobles.", PUBLIC, {"hand_sizes": hand_sizes(st)}))
+    """The deal (DY-R1, DY-R2, DY-R6) and the first gambit."""
+    st, ev = gambit.setup(players, seed, legacy)
     start_gambit(st, ev)
     return st, ev
 
 
-# ---------------------------------------------------------------- gambit start
-
-
 def start_gambit(st: State, ev: Events) -> None:
-    st["gambit"] += 1
-    g = st["gambit"]
-    ev.append(Event("gambit", f"Gambit {g} begins. Stakes: {st['stakes']} Gold.", PUBLIC, {"gambit": g}))
-    if g > 1:
-        enquire(st, ev)
-    st["phase"], st["tributes"] = "tribute", {}
-    st["asked"] = [p for p in st["players"] if st["hands"][p]]
-    st["conclaved"], st["purebloods"], st["crowned"] = [], [], []
-    if not st["asked"]:
-        resolve_tribute(st, ev)
-
-
-def enquire(st: State, ev: Events) -> None:
-    """DY-R7: every player under four cards flips, pays the flip and draws up to four."""
-    for p in seat_from(st, st["first"]):
-        if len(st["hands"][p]) >= 4:
-            continue
-        card = top_card(st, ev)
-        if card is None:
-            continue
-        ev.append(Event("enquire", f"{p} enquires prospects and flips {card}.", PUBLIC, {"player": p, "card": card}))
-        pay(st, ev, p, C.value(card), None, f"enquiring prospects, flipped {card}")
-        st["hands"][p].append(card)
-        draw(st, ev, p, 4 - len(st["hands"][p]), "enquiring prospects")
-        ev.append(
-            Event(
-                "enquire-draw",
-                f"{p} takes {card} and now holds {len(st['hands'][p])} Nobles.",
-                PUBLIC,
-                {"player": p, "hand_size": len(st["hands"][p])},
-            )
-        )
-
-
-# ---------------------------------------------------------------- tribute
+    _play_on(st, ev, gambit.start_gambit(st, ev))
 
 
 def resolve_tribute(st: State, ev: Events) -> None:
-    """DY-R9/R10: reveal together, everyone pays H, First Player by the unique-value rule."""
-    trib = {p: st["tributes"][p] for p in st["players"] if p in st["tributes"]}
-    for p, card in trib.items():
-        st["hands"][p].remove(card)
-        st["zone"].append(card)
-    vals = {p: C.value(c) for p, c in trib.items()}
-    high = max(vals.values(), default=0)
-    shown = "; ".join(f"{p}: {c}" for p, c in trib.items()) or "none"
-    ev.append(
-        Event(
-            "tributes", f"Tributes revealed: {shown}. Highest value {high}.", PUBLIC, {"tributes": trib, "high": high}
-        )
-    )
-    log: list[dict[str, Any]] = []
-    first, how = first_player(st, vals, high, log)
-    st["first"] = first
-    for p in st["players"]:
-        if high:
-            pay(st, ev, p, high, None, f"tribute, highest value {high}")
-    ev.append(
-        Event(
-            "first-player",
-            f"{first} is First Player for gambit {st['gambit']} ({how}).",
-            PUBLIC,
-            {"player": first, "how": how, "gambit": st["gambit"], "rng": log},
-        )
-    )
-    st["tributes"], st["asked"] = {}, []
-    start_turn(st, ev, first, 1, [])
+    _play_on(st, ev, gambit.resolve_tribute(st, ev))
 
 
-def first_player(
-    st: State, vals: dict[str, int], high: int, log: list[dict[str, Any]] | None = None
-) -> tuple[str, str]:
-    """DY-R9: the highest value given by exactly one player; else the next tied-at-H seat (random in gambit 1)."""
-    counts: dict[int, int] = {}
-    for v in vals.values():
-        counts[v] = counts.get(v, 0) + 1
-    unique = sorted((v for v, n in counts.items() if n == 1), reverse=True)
-    if unique:
-        return next(p for p, v in vals.items() if v == unique[0]), f"highest unique Tribute value {unique[0]}"
-    tied = [p for p, v in vals.items() if v == high] or list(st["players"])
-    if st["first"] is None:
-        return tied[Rng(st["rng"], log).below(len(tied))], "no unique Tribute value; drawn at random among the highest"
-    nxt = next(p for p in seat_from(st, st["first"], skip_self=True) if p in tied)
-    return nxt, "no unique Tribute value; next highest in seat order"
+def start_turn(st: State, ev: Events, leader: str, number: int, tied: list[str]) -> None:
+    _play_on(st, ev, raising.start_turn(st, ev, leader, number, tied))
+
+
+def continue_play(st: State, ev: Events) -> None:
+    _play_on(st, ev, raising.continue_play(st, ev))
+
+
+def draw_and_retire(st: State, ev: Events) -> None:
+    if ending.draw_and_retire(st, ev):
+        start_gambit(st, ev)
+
+
+def resolve_discards(st: State, ev: Events) -> None:
+    ending.resolve_discards(st, ev)
+    start_gambit(st, ev)
+
+
+def _play_on(st: State, ev: Events, ended: Ended | None) -> None:
+    """After the last Turn: conclude; a tie raises again (DY-R18), a settled gambit may start the next."""
+    while ended is not None:
+        nxt = ending.conclusion(st, ev, ended.stuck)
+        if isinstance(nxt, list):
+            ended = raising.start_turn(st, ev, ended.leader, turn_of(st)["n"] + 1, nxt)
+        elif nxt:
+            ended = gambit.start_gambit(st, ev)
+        else:
+            ended = None

@@ -1,4 +1,4 @@
-"""Dynasties secrets (RULINGS 3.2): what only one player knows, for the secrecy tests.
+"""Dynasties secrets (docs/rulings.md): what only one player knows, for the secrecy tests.
 
 A player's secrets are their hand (which still holds a Tribute until every
 Tribute is revealed), the Tribute and discards they have on file, their

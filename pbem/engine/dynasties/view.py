@@ -1,4 +1,4 @@
-"""What one Dynasties player (or the public) may know (RULINGS 3.2).
+"""What one Dynasties player (or the public) may know (docs/rulings.md).
 
 Public: Treasuries, Stakes, Legacy, gold removed from play, Tribute Zone,
 Current Dynasty, every Family with values, lineages and bonuses, hand sizes,
@@ -12,13 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.engine.dynasties import cards as C
+from pbem.engine.dynasties import ending, raising
 from pbem.engine.dynasties import orders as O
-from pbem.engine.dynasties import rules as R
+from pbem.engine.dynasties.table import State, hand_sizes, turn_of
 from pbem.engine.views import Named, Section, View, lines, make_view, table
 from pbem.engine.words import count
 
 
-def turn_label(st: dict[str, Any]) -> str:
+def turn_label(st: State) -> str:
     ph, g = st["phase"], st["gambit"]
     if ph == "over":
         return f"Game over after gambit {g}"
@@ -26,20 +27,20 @@ def turn_label(st: dict[str, Any]) -> str:
         return f"Gambit {g}, Tributes"
     if ph == "discard":
         return f"Gambit {g}, Draw & Retirement discards"
-    t = st["turn"]["n"]
+    t = turn_of(st)["n"]
     if ph == "conclave":
         return f"Gambit {g}, Turn {t}, {st['conclave_for']} chooses Conclave cards"
-    return f"Gambit {g}, Turn {t}, {R.waiting_player(st)} to play"
+    return f"Gambit {g}, Turn {t}, {raising.waiting_player(st)} to play"
 
 
-def card_note(st: dict[str, Any], card: str) -> str:
+def card_note(st: State, card: str) -> str:
     if C.is_coronation(card):
         return f"{card} (11)"
     bonus = C.lineage(card) == st["dynasty"]
     return f"{card} ({C.value(card) + 3 if bonus else C.value(card)}{' incl. +3' if bonus else ''})"
 
 
-def public_data(st: dict[str, Any]) -> dict[str, Any]:
+def public_data(st: State) -> dict[str, Any]:
     return {
         "gambit": st["gambit"],
         "phase": st["phase"],
@@ -50,8 +51,8 @@ def public_data(st: dict[str, Any]) -> dict[str, Any]:
         "dynasty": st["dynasty"],
         "tribute_zone": list(st["zone"]),
         "families": {p: list(st["families"][p]) for p in st["players"]},
-        "family_totals": {p: R.family_total(st, p) for p in st["players"]},
-        "hand_sizes": R.hand_sizes(st),
+        "family_totals": {p: ending.family_total(st, p) for p in st["players"]},
+        "hand_sizes": hand_sizes(st),
         "deck_size": len(st["deck"]),
         "first_player": st["first"],
         "turn_plays": [list(x) for x in st["turn"]["plays"]] if st["turn"] else [],
@@ -61,14 +62,14 @@ def public_data(st: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def public_sections(st: dict[str, Any]) -> list[Section]:
+def public_sections(st: State) -> list[Section]:
     rows = [
         [
             p,
             st["treasury"][p],
             len(st["hands"][p]),
             ", ".join(card_note(st, c) for c in st["families"][p]) or "-",
-            R.family_total(st, p),
+            ending.family_total(st, p),
         ]
         for p in st["players"]
     ]
@@ -90,7 +91,7 @@ def public_sections(st: dict[str, Any]) -> list[Section]:
     ]
 
 
-def private_sections(st: dict[str, Any], p: str) -> list[Section]:
+def private_sections(st: State, p: str) -> list[Section]:
     hand = C.ordered(st["hands"][p])
     out = [lines("Your hand", [", ".join(hand) if hand else "(empty)"], private=True)]
     filed = list(O.on_file(st, p))
@@ -99,7 +100,7 @@ def private_sections(st: dict[str, Any], p: str) -> list[Section]:
     return out
 
 
-def view(engine: Named, st: dict[str, Any], player: str | None) -> View:
+def view(engine: Named, st: State, player: str | None) -> View:
     data = public_data(st)
     sections = public_sections(st)
     if player is not None and player in st["players"]:

@@ -1,6 +1,6 @@
 """House of Habsburg engine: the contract object (`ENGINE`) tying rules, orders, views and handbook together.
 
-Strictly sequential (RULINGS 2.4): only the active player is ever asked.  A turn
+Strictly sequential (docs/rulings.md): only the active player is ever asked.  A turn
 is draw (automatic) -> melds -> one optional event -> discard to 5 -> next seat.
 """
 
@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.engine.base import Event, Outcome, Request, Result, RuleError, apply_defaults, apply_lines, check_players
+from pbem.engine.base import Event, Game, Outcome, Request, Result, RuleError, apply_lines
 from pbem.engine.declare import HistorySpec, Series
-from pbem.engine.habsburg import orders, rules
+from pbem.engine.habsburg import orders, rules, secrets
 from pbem.engine.habsburg.handbook import HANDBOOK, SYNTAX
-from pbem.engine.habsburg.secrets import hidden_names, scramble
+from pbem.engine.habsburg.table import plain, typed
 from pbem.engine.habsburg.view import view as make_view
 from pbem.engine.views import View
 
 
-class HabsburgEngine:
+class HabsburgEngine(Game):
     kind = "habsburg"
     title = "House of Habsburg"
     min_players = 3
@@ -32,19 +32,21 @@ class HabsburgEngine:
             Series("holdings", "Holdings after each {step}", "Holdings"),
         ),
     )
+    handbook_text = HANDBOOK
+    secrets = secrets
 
-    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
-        check_players(self, players)
+    def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         ev: list[Event] = []
         st = rules.new_state(players, seed, ev)
-        return st, ev
+        return plain(st), ev
 
     def requests(self, state: dict[str, Any]) -> list[Request]:
-        if state["phase"] == "over":
+        st = typed(state)
+        if st["phase"] == "over":
             return []
-        p = rules.active(state)
-        if state["phase"] == "discard":
-            excess = len(state["hands"][p]) - rules.HAND_LIMIT
+        p = rules.active(st)
+        if st["phase"] == "discard":
+            excess = len(st["hands"][p]) - rules.HAND_LIMIT
             prompt = f"Your hand is {excess} card(s) over the limit of 5: discard that many (HH-R10)."
         else:
             prompt = (
@@ -54,56 +56,48 @@ class HabsburgEngine:
         return [
             Request(
                 p,
-                f"t{state['turn']}.{state['phase']}",
+                f"t{st['turn']}.{st['phase']}",
                 prompt,
-                tuple(orders.legal_lines(state)),
+                tuple(orders.legal_lines(st)),
                 SYNTAX,
-                tuple(orders.default_lines(state)),
+                tuple(orders.default_lines(st)),
             )
         ]
 
     def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
-        mine = state["phase"] != "over" and rules.active(state) == player
-        ctx = {"turn": state["turn"] if mine else None}
+        first = typed(state)
+        mine = first["phase"] != "over" and rules.active(first) == player
+        ctx = {"turn": first["turn"] if mine else None}
 
-        def line(st: dict[str, Any], p: str, text: str, ev: list[Event]) -> str:
+        def line(draft: dict[str, Any], p: str, text: str, ev: list[Event]) -> str:
+            st = typed(draft)
             understood = orders.apply_line(st, p, text, ev, ctx)
             if st["phase"] != "over":
                 rules.check_over(st, ev, mid_turn=True)
             return understood
 
-        def legal(st: dict[str, Any], p: str, err: RuleError) -> tuple[str, ...]:
+        def legal(draft: dict[str, Any], p: str, err: RuleError) -> tuple[str, ...]:
+            st = typed(draft)
             asked = st["phase"] != "over" and rules.active(st) == p
             return tuple((err.legal or tuple(orders.legal_lines(st))) if asked else err.legal)
 
         return apply_lines(state, player, lines, line, legal=legal)
 
-    def timeout(self, state: dict[str, Any]) -> Outcome:
-        return apply_defaults(self, state)
-
     def view(self, state: dict[str, Any], player: str | None) -> View:
-        return make_view(self, state, player)
+        return make_view(self, typed(state), player)
 
     def result(self, state: dict[str, Any]) -> Result | None:
-        if state["phase"] != "over":
+        st = typed(state)
+        if st["phase"] != "over":
             return None
-        sc = rules.scores(state)
-        win = tuple(state["winners"])
+        sc = rules.scores(st)
+        win = tuple(st["winners"] or ())
         summary = (
             f"{' and '.join(win)} {'win' if len(win) > 1 else 'wins'} House of Habsburg with "
-            f"{sc[win[0]]} points (" + ", ".join(f"{p} {sc[p]}" for p in state["players"]) + ")."
+            f"{sc[win[0]]} points (" + ", ".join(f"{p} {sc[p]}" for p in st["players"]) + ")."
         )
-        details = {"tokens": dict(state["tokens"]), "holdings": {p: rules.holdings(state, p) for p in state["players"]}}
+        details = {"tokens": dict(st["tokens"]), "holdings": {p: rules.holdings(st, p) for p in st["players"]}}
         return Result(sc, win, summary, details)
-
-    def handbook(self) -> str:
-        return HANDBOOK
-
-    def scramble(self, state: dict[str, Any], player: str) -> dict[str, Any]:
-        return scramble(state, player)
-
-    def hidden_names(self, state: dict[str, Any], player: str) -> list[str] | None:
-        return hidden_names(state, player)
 
 
 ENGINE = HabsburgEngine()

@@ -1,4 +1,4 @@
-"""The House of Habsburg deck: the 90 cards of the rulebook's card list (RULINGS 2.1).
+"""The House of Habsburg deck: the 90 cards of the rulebook's card list (docs/rulings.md).
 
 Owns card names, types and values and the short labels used in reports.
 """

@@ -8,7 +8,7 @@ Rule checks cite HH-R6 (TOP), HH-R8 (targets), HH-R9 (one event), HH-R10 (hand l
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pbem.engine.base import Event, RuleError
 from pbem.engine.habsburg import rules
@@ -24,9 +24,9 @@ from pbem.engine.habsburg.cards import (
     VALUE,
     label,
 )
+from pbem.engine.habsburg.table import Meld, State
 from pbem.engine.names import candidates_for, match_many, match_one, norm, split_order
 
-State = dict[str, Any]
 EVENT_WORDS = {"SUCCESSION": SUCCESSION, "DISASTER": DISASTER, "CLAIM": CLAIM, "PERSON": PERSON}
 NO_EVENT = {"NO EVENT", "NOEVENT", "NO-EVENT", "PASS", "NONE", "NO EVENTS", "EVENT NONE"}
 CLOSING = {"END", "END TURN", "DONE"} | NO_EVENT
@@ -40,7 +40,7 @@ def cards_in(text: str, pool: list[str], lines: list[str]) -> list[str]:
     try:
         return match_many(text, pool, "card")
     except RuleError as err:
-        for word in [text] + re.split(r"[,+;]", text):
+        for word in [text, *re.split(r"[,+;]", text)]:
             known = candidates_for(word, NAMES)
             if len(known) == 1 and known[0] not in pool:
                 raise RuleError(f"{known[0]} is not in your hand", lines) from None
@@ -187,7 +187,7 @@ def claim_victim(st: State, p: str, card: str, target: str) -> str:
     return victim
 
 
-def meld_target(st: State, p: str, card: str, target: str) -> dict[str, Any]:
+def meld_target(st: State, p: str, card: str, target: str) -> Meld:
     """The target meld of a Succession / Disaster event, checked under HH-R8."""
     words = target.split()
     if not words or not MELD_ID.match(words[-1]):
@@ -206,7 +206,8 @@ def meld_target(st: State, p: str, card: str, target: str) -> dict[str, Any]:
         raise RuleError(
             f"meld {m['id']} is your own; the target must be another player's meld (HH-R8)", event_lines(st, card)
         )
-    key, what = ("claim", "Claim") if TYPE[card] == SUCCESSION else ("person", "Person")
+    key: Literal["claim", "person"] = "claim" if TYPE[card] == SUCCESSION else "person"
+    what = key.title()
     if VALUE[m[key]] > VALUE[card]:
         raise RuleError(
             f"meld {m['id']}'s {what} {label(m[key])} is higher than {label(card)} (HH-R8)", event_lines(st, card)
@@ -223,7 +224,8 @@ def standing(st: State, p: str, rest: str, ev: list[Event]) -> str:
         raise RuleError("say LOWEST, HIGHEST or list cards in the order to discard them", standing_lines(st))
     else:
         st["standing"] = cards_in(rest, st["hands"][p], standing_lines(st))
-    shown = st["standing"] if isinstance(st["standing"], str) else ", ".join(st["standing"])
+    kept = st["standing"]
+    shown = kept if isinstance(kept, str) else ", ".join(kept or [])
     if st["phase"] == "discard":
         rules.enter_end_phase(st, ev)
         return f"DISCARD-IF-NEEDED {shown} (applied now)"
@@ -271,7 +273,7 @@ def event_lines(st: State, only: str | None = None) -> list[str]:
         elif kind in (SUCCESSION, DISASTER):
             word = TYPE_NAMES[kind].upper()
             out += [f"EVENT {word} {card} TARGET {m['owner']} {m['id']}" for m in rules.meld_targets(st, p, card)]
-    return out + ["NO EVENT"]
+    return [*out, "NO EVENT"]
 
 
 def discard_lines(st: State) -> list[str]:

@@ -1,7 +1,7 @@
 """House of Habsburg state transitions: set-up, turns, melds, events, discards, scoring, game end.
 
 Every function works in place on a draft state (the caller clones) and appends
-`Event`s to a list.  Rulings cited: HH-R1 .. HH-R11, RULINGS.md sections 2.3/2.4.
+`Event`s to a list.  Rulings cited: HH-R1 .. HH-R11, and the turn of docs/rulings.md.
 
 State layout (plain JSON):
   players   seat order (drawn at random, HH-R4)       rng     generator counter
@@ -17,42 +17,44 @@ State layout (plain JSON):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pbem.engine.base import MODERATOR, PUBLIC, Event, RuleError
 from pbem.engine.habsburg.cards import CLAIM, HOLDING, NAMES, PERSON, TYPE, VALUE, label, labels
+from pbem.engine.habsburg.table import Meld, State
 from pbem.engine.rng import Rng, init_state
 
 HAND_LIMIT = 5
-State = dict[str, Any]
 
 
 def new_state(players: list[str], seed: str, ev: list[Event]) -> State:
     """Seat at random (HH-R4), shuffle, deal 3 each and start the first turn."""
-    st: State = {"kind": "habsburg", "rng": init_state(seed)}
+    rng = init_state(seed)
     seat_log: list[dict[str, Any]] = []
     deck_log: list[dict[str, Any]] = []
     seats = list(players)
-    Rng(st["rng"], seat_log).shuffle(seats)
+    Rng(rng, seat_log).shuffle(seats)
     deck = list(NAMES)
-    Rng(st["rng"], deck_log).shuffle(deck)
-    st.update(
-        players=seats,
-        deck=deck,
-        discard=[],
-        hands={p: [] for p in seats},
-        tokens={p: 0 for p in seats},
-        melds=[],
-        next_meld=1,
-        turn=0,
-        active=len(seats) - 1,
-        phase="play",
-        idle=0,
-        played=False,
-        empty_start=False,
-        standing=None,
-        winners=None,
-    )
+    Rng(rng, deck_log).shuffle(deck)
+    st: State = {
+        "kind": "habsburg",
+        "rng": rng,
+        "players": seats,
+        "deck": deck,
+        "discard": [],
+        "hands": {p: [] for p in seats},
+        "tokens": {p: 0 for p in seats},
+        "melds": [],
+        "next_meld": 1,
+        "turn": 0,
+        "active": len(seats) - 1,
+        "phase": "play",
+        "idle": 0,
+        "played": False,
+        "empty_start": False,
+        "standing": None,
+        "winners": None,
+    }
     ev.append(
         Event(
             "seating",
@@ -94,7 +96,8 @@ def new_state(players: list[str], seed: str, ev: list[Event]) -> State:
 
 
 def active(st: State) -> str:
-    return st["players"][st["active"]]
+    p: str = st["players"][st["active"]]
+    return p
 
 
 def draw(st: State, p: str, n: int, ev: list[Event], why: str) -> list[str]:
@@ -118,7 +121,7 @@ def next_turn(st: State, ev: list[Event]) -> None:
     """Pass play to the next seat and run its automatic Draw Phase (HH-R5b)."""
     st["turn"] += 1
     st["active"] = (st["active"] + 1) % len(st["players"])
-    st.update(phase="play", played=False, standing=None, empty_start=not st["deck"])
+    st["phase"], st["played"], st["standing"], st["empty_start"] = "play", False, None, not st["deck"]
     p = active(st)
     if st["deck"]:
         ev.append(Event("turn", f"Turn {st['turn']}: {p} to play.", PUBLIC, {"turn": st["turn"], "player": p}))
@@ -144,7 +147,7 @@ def next_turn(st: State, ev: list[Event]) -> None:
         end_turn(st, ev)
 
 
-def meld_by_id(st: State, mid: str) -> dict[str, Any]:
+def meld_by_id(st: State, mid: str) -> Meld:
     for m in st["melds"]:
         if m["id"] == mid:
             return m
@@ -153,8 +156,9 @@ def meld_by_id(st: State, mid: str) -> dict[str, Any]:
 
 def top_holding(st: State) -> str | None:
     """The top card of the discard pile if it is a Holding (HH-R6), else None."""
-    if st["discard"] and TYPE[st["discard"][-1]] == HOLDING:
-        return st["discard"][-1]
+    pile: list[str] = st["discard"]
+    if pile and TYPE[pile[-1]] == HOLDING:
+        return pile[-1]
     return None
 
 
@@ -406,21 +410,22 @@ def finish(st: State, why: str, ev: list[Event]) -> None:
             )
         )
     sc = scores(st)
+    won = st["winners"] or []
     ev.append(
         Event(
             "game-over",
             f"The game is over ({why}). Final scores: "
             + ", ".join(f"{p} {sc[p]}" for p in st["players"])
-            + f". Winner: {' and '.join(st['winners'])}.",
+            + f". Winner: {' and '.join(won)}.",
             PUBLIC,
-            {"scores": sc, "winners": list(st["winners"]), "reason": why},
+            {"scores": sc, "winners": list(won), "reason": why},
         )
     )
 
 
-def meld_targets(st: State, p: str, card: str) -> list[dict[str, Any]]:
+def meld_targets(st: State, p: str, card: str) -> list[Meld]:
     """Other players' melds a Succession/Disaster card may target (HH-R8)."""
-    key = "claim" if TYPE[card] == "S" else "person"
+    key: Literal["claim", "person"] = "claim" if TYPE[card] == "S" else "person"
     return [m for m in st["melds"] if m["owner"] != p and VALUE[m[key]] <= VALUE[card]]
 
 

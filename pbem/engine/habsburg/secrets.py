@@ -12,6 +12,7 @@ from typing import Any
 
 from pbem.engine.base import clone
 from pbem.engine.habsburg import rules
+from pbem.engine.habsburg.table import typed
 
 State = dict[str, Any]
 
@@ -22,7 +23,7 @@ def scramble(st: State, player: str) -> State:
     hand, deck = t["hands"][player], t["deck"]
     n = min(len(hand), len(deck))
     hand[:n], deck[:n] = deck[:n], hand[:n]
-    if t["phase"] != "over" and rules.active(t) == player and t["standing"] is not None:
+    if t["phase"] != "over" and rules.active(typed(t)) == player and t["standing"] is not None:
         t["standing"] = "HIGHEST" if t["standing"] == "LOWEST" else "LOWEST"
     return t
 

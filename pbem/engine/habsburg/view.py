@@ -1,4 +1,4 @@
-"""House of Habsburg views: what one player (or the public) may know (HH-R11, RULINGS 2.4).
+"""House of Habsburg views: what one player (or the public) may know (HH-R11; docs/rulings.md).
 
 Public: seats, tokens, hand sizes, melds with ids and cards, scores so far, the
 whole discard pile (top first), the deck count.  Private: your own hand and
@@ -11,15 +11,14 @@ from typing import Any
 
 from pbem.engine.habsburg import rules
 from pbem.engine.habsburg.cards import TYPE, VALUE, label, type_name
+from pbem.engine.habsburg.table import State
 from pbem.engine.views import Named, Section, View, lines, make_view, table
 from pbem.engine.words import count
-
-State = dict[str, Any]
 
 
 def turn_label(st: State) -> str:
     if st["phase"] == "over":
-        return f"Game over after turn {st['turn']}; winner: {' and '.join(st['winners'])}"
+        return f"Game over after turn {st['turn']}; winner: {' and '.join(st['winners'] or [])}"
     step = "to discard down to 5" if st["phase"] == "discard" else "to play"
     return f"Turn {st['turn']}, {rules.active(st)} {step}"
 

@@ -195,7 +195,7 @@ NEGATORS: list[str] = [c["name"] for c in CARDS if c["negate"]]
 
 def matches(cls: str, name: str) -> bool:
     """True if card `name` belongs to class `cls` (IW-R7: Tactics = T and IT)."""
-    ctype = BY_NAME[name]["type"]
+    ctype: str = BY_NAME[name]["type"]
     if cls == "T":
         return ctype in ("T", "IT")
     return ctype == cls

@@ -13,19 +13,18 @@ from pbem.engine.base import (
     MODERATOR,
     PUBLIC,
     Event,
-    Outcome,
+    Game,
     Request,
     Result,
-    apply_defaults,
-    apply_lines,
-    check_players,
 )
 from pbem.engine.declare import HistorySpec, Series
 from pbem.engine.italian_wars import secrets
 from pbem.engine.italian_wars.cards import NAMES
 from pbem.engine.italian_wars.handbook import HANDBOOK
+from pbem.engine.italian_wars.negation import start_negation
 from pbem.engine.italian_wars.orders import ALIASES, apply_line, legal_lines
 from pbem.engine.italian_wars.rules import default_leader, finish_leaders, max_discard, resolve_discards, start_hand
+from pbem.engine.italian_wars.table import State, negation, plain, typed
 from pbem.engine.italian_wars.view import make_view
 from pbem.engine.rng import Rng, init_state
 from pbem.engine.views import View
@@ -38,7 +37,7 @@ SYNTAX_DISCARD = (
 )
 
 
-class ItalianWars:
+class ItalianWars(Game):
     kind = "italian-wars"
     title = "Italian Wars"
     min_players = 2
@@ -54,9 +53,11 @@ class ItalianWars:
         ),
     )
 
-    def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
-        check_players(self, players)
-        state: dict[str, Any] = {
+    handbook_text = HANDBOOK
+    secrets = secrets
+
+    def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
+        state: State = {
             "players": list(players),
             "rng": init_state(seed),
             "sides": {},
@@ -105,83 +106,32 @@ class ItalianWars:
             )
         )
         start_hand(state, events)
-        return state, events
+        return plain(state), events
 
     def requests(self, state: dict[str, Any]) -> list[Request]:
-        n, step = state["hand"], state["step"]
-        if step == "discard":
-            return [self._discard_request(state, p) for p in state["players"]]
-        if step == "leader":
-            return [
-                Request(
-                    p,
-                    f"hand{n}.leader",
-                    "You deployed several Leaders: choose the one to keep (IW-R6).",
-                    tuple(legal_lines(state, p)),
-                    ("LEADER <card>",),
-                    (f"LEADER {default_leader(state, p)}",),
-                    p in state["leader_pick"],
-                    (f"LEADER {state['leader_pick'][p]}",) if p in state["leader_pick"] else (),
-                )
-                for p in state["leader_ask"]
-            ]
-        if step == "negate":
-            p = state["neg"]["turn"]
-            return [
-                Request(
-                    p,
-                    f"hand{n}.negate{state['neg']['actions']}",
-                    "Negation: use one Negate effect of your cards on an enemy card, or pass (IW-R11).",
-                    tuple(legal_lines(state, p)),
-                    ("NEGATE <own card> > <target card>", "PASS", "NEGATE-PLAN <own> > <target>; ..."),
-                    ("PASS",),
-                )
-            ]
-        return []
+        return _requests(typed(state))
 
-    def _discard_request(self, state: dict[str, Any], p: str) -> Request:
-        on_file = []
-        if p in state["pending"]:
-            on_file.append(f"DISCARD {', '.join(state['pending'][p]) or 'NONE'}")
-        if state["prefs"].get(p):
-            on_file.append(f"LEADER-PREF {', '.join(state['prefs'][p])}")
-        if state["plans"].get(p) is not None:
-            on_file.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in state["plans"][p]) or "NONE"))
-        prompt = (
-            f"Hand {state['hand']}: discard up to {max_discard(state, p)} cards face down to draw "
-            "replacements (or DISCARD NONE)."
-        )
-        return Request(
-            p,
-            f"hand{state['hand']}.discard",
-            prompt,
-            tuple(legal_lines(state, p)),
-            SYNTAX_DISCARD,
-            ("DISCARD NONE",),
-            p in state["pending"],
-            tuple(on_file),
-        )
+    def line(self, state: dict[str, Any], player: str, text: str, events: list[Event]) -> str:
+        return apply_line(typed(state), player, text, events)
 
-    def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
-        return apply_lines(state, player, lines, apply_line, finish=self._resolve)
-
-    def _resolve(self, state: dict[str, Any], player: str, events: list[Event]) -> None:
+    def finish(self, plain_state: dict[str, Any], player: str, events: list[Event]) -> None:
         """Resolve a simultaneous step once every answer is in (after the whole message)."""
+        state = typed(plain_state)
         if state["step"] == "discard" and all(p in state["pending"] for p in state["players"]):
-            resolve_discards(state, events)
+            if resolve_discards(state, events):
+                start_negation(state, events)
         elif state["step"] == "leader" and all(p in state["leader_pick"] for p in state["leader_ask"]):
             finish_leaders(state, events)
-
-    def timeout(self, state: dict[str, Any]) -> Outcome:
-        return apply_defaults(self, state)
+            start_negation(state, events)
 
     def view(self, state: dict[str, Any], player: str | None) -> View:
-        return make_view(self, state, player)
+        return make_view(self, typed(state), player)
 
-    def result(self, state: dict[str, Any]) -> Result | None:
-        if not state["over"]:
-            return None
+    def result(self, plain_state: dict[str, Any]) -> Result | None:
+        state = typed(plain_state)
         w = state["winner"]
+        if not state["over"] or w is None:
+            return None
         return Result(
             dict(state["won"]),
             (w,),
@@ -189,14 +139,63 @@ class ItalianWars:
             {"streaks": dict(state["streak"]), "sides": dict(state["sides"])},
         )
 
-    def handbook(self) -> str:
-        return HANDBOOK
 
-    def scramble(self, state: dict[str, Any], player: str) -> dict[str, Any]:
-        return secrets.scramble(state, player)
+def _requests(state: State) -> list[Request]:
+    n, step = state["hand"], state["step"]
+    if step == "discard":
+        return [_discard_request(state, p) for p in state["players"]]
+    if step == "leader":
+        return [
+            Request(
+                p,
+                f"hand{n}.leader",
+                "You deployed several Leaders: choose the one to keep (IW-R6).",
+                tuple(legal_lines(state, p)),
+                ("LEADER <card>",),
+                (f"LEADER {default_leader(state, p)}",),
+                p in state["leader_pick"],
+                (f"LEADER {state['leader_pick'][p]}",) if p in state["leader_pick"] else (),
+            )
+            for p in state["leader_ask"]
+        ]
+    if step == "negate":
+        p = negation(state)["turn"]
+        return [
+            Request(
+                p,
+                f"hand{n}.negate{negation(state)['actions']}",
+                "Negation: use one Negate effect of your cards on an enemy card, or pass (IW-R11).",
+                tuple(legal_lines(state, p)),
+                ("NEGATE <own card> > <target card>", "PASS", "NEGATE-PLAN <own> > <target>; ..."),
+                ("PASS",),
+            )
+        ]
+    return []
 
-    def hidden_names(self, state: dict[str, Any], player: str) -> list[str] | None:
-        return secrets.hidden_names(state, player)
+
+def _discard_request(state: State, p: str) -> Request:
+    on_file: list[str] = []
+    if p in state["pending"]:
+        on_file.append(f"DISCARD {', '.join(state['pending'][p]) or 'NONE'}")
+    prefs = state["prefs"].get(p)
+    if prefs:
+        on_file.append(f"LEADER-PREF {', '.join(prefs)}")
+    if state["plans"].get(p) is not None:
+        on_file.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in state["plans"][p]) or "NONE"))
+    prompt = (
+        f"Hand {state['hand']}: discard up to {max_discard(state, p)} cards face down to draw "
+        "replacements (or DISCARD NONE)."
+    )
+    return Request(
+        p,
+        f"hand{state['hand']}.discard",
+        prompt,
+        tuple(legal_lines(state, p)),
+        SYNTAX_DISCARD,
+        ("DISCARD NONE",),
+        p in state["pending"],
+        tuple(on_file),
+    )
 
 
 __all__ = ["ItalianWars"]

@@ -14,13 +14,14 @@ from typing import Any
 
 from pbem.engine.base import PUBLIC, Event
 from pbem.engine.italian_wars.cards import BY_NAME, CLASS_NAMES, matches
-from pbem.engine.italian_wars.rules import State, discard_from_field, other, score_hand
+from pbem.engine.italian_wars.rules import discard_from_field, other, score_hand
+from pbem.engine.italian_wars.table import State, negation
 from pbem.engine.rng import Rng
 
 
 def legal_negations(state: State, player: str) -> list[list[str]]:
     """Every [own card, target card] pair `player` may use now."""
-    used = state["neg"]["used"] if state.get("neg") else []
+    used = state["neg"]["used"] if state["neg"] else []
     foe = other(state, player)
     pairs = []
     for own in state["field"][player]:
@@ -61,7 +62,7 @@ def start_negation(state: State, events: list[Event]) -> None:
 
 def advance(state: State, events: list[Event]) -> None:
     """Carry out automatic actions until a player must decide or negation ends."""
-    neg = state["neg"]
+    neg = negation(state)
     while True:
         if neg["passes"] >= 2:
             return finish(state, "two passes in a row", events)
@@ -78,7 +79,7 @@ def advance(state: State, events: list[Event]) -> None:
         run_plan_item(state, p, plan, legal, events)
 
 
-def run_plan_item(state: State, player: str, plan: list, legal: list, events: list[Event]) -> None:
+def run_plan_item(state: State, player: str, plan: list[Any], legal: list[Any], events: list[Event]) -> None:
     """IW-R11: the next legal item of the player's plan, skipping illegal ones; pass when used up."""
     while plan:
         item = plan.pop(0)
@@ -98,7 +99,7 @@ def run_plan_item(state: State, player: str, plan: list, legal: list, events: li
 
 def do_negate(state: State, player: str, own: str, target: str, events: list[Event], how: str = "") -> None:
     foe = other(state, player)
-    neg = state["neg"]
+    neg = negation(state)
     discard_from_field(state, foe, target)
     neg["used"].append(own)
     neg["passes"] = 0
@@ -118,7 +119,7 @@ def do_negate(state: State, player: str, own: str, target: str, events: list[Eve
 
 
 def do_pass(state: State, player: str, events: list[Event], text: str = "passes") -> None:
-    neg = state["neg"]
+    neg = negation(state)
     neg["passes"] += 1
     neg["turn"] = other(state, player)
     neg["actions"] += 1

@@ -9,10 +9,13 @@ Orders (case-insensitive, card names by unique prefix):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pbem.engine.base import Event, RuleError
 from pbem.engine.italian_wars.cards import BY_NAME, LEADERS, NAMES, NEGATORS, matches
 from pbem.engine.italian_wars.negation import advance, do_negate, do_pass, legal_negations
-from pbem.engine.italian_wars.rules import State, field_leaders, max_discard
+from pbem.engine.italian_wars.rules import field_leaders, max_discard
+from pbem.engine.italian_wars.table import State, negation
 from pbem.engine.names import candidates_for, match_many, match_one, norm, split_order
 
 ALIASES = {
@@ -43,7 +46,7 @@ def legal_lines(state: State, player: str) -> list[str]:
         return ["DISCARD NONE"] + [f"DISCARD {c}" for c in state["hands"][player]]
     if step == "leader" and player in state["leader_ask"]:
         return [f"LEADER {c}" for c in field_leaders(state, player)]
-    if step == "negate" and state["neg"]["turn"] == player:
+    if step == "negate" and negation(state)["turn"] == player:
         return ["PASS"] + [f"NEGATE {o} > {t}" for o, t in legal_negations(state, player)]
     return []
 
@@ -54,7 +57,7 @@ def waiting_for(state: State) -> str:
     if state["step"] == "leader":
         return " and ".join(p for p in state["leader_ask"] if p not in state["leader_pick"])
     if state["step"] == "negate":
-        return state["neg"]["turn"]
+        return str(negation(state)["turn"])
     return "nobody (the game is over)"
 
 
@@ -148,7 +151,7 @@ def _targets(own: str) -> list[str]:
     return [n for n in NAMES if matches(cls, n)]
 
 
-def parse_pair(text: str, owns: list[str], targets) -> list[str]:
+def parse_pair(text: str, owns: list[str], targets: Callable[[str], list[str]]) -> list[str]:
     """ "own > target" or "own target": the one [own, target] pair meant."""
     if ">" in text:
         left, right = text.split(">", 1)
@@ -182,7 +185,7 @@ def _plan(state: State, player: str, rest: str, events: list[Event]) -> str:
 
 
 def _my_turn(state: State, player: str) -> None:
-    if state["step"] != "negate" or state["neg"]["turn"] != player:
+    if state["step"] != "negate" or negation(state)["turn"] != player:
         raise not_asked(state, player)
 
 

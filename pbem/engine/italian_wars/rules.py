@@ -3,7 +3,9 @@
 One hand (IW-R2) runs: draws in IW-R5 order -> simultaneous secret discards ->
 replacements -> reveal and deployment (IW-R6, maybe a Leader choice) ->
 negation (see `negation.py`, IW-R11) -> Force count (IW-R9) -> hand result
-(IW-R3, IW-R4) -> next hand.  Every function works on a draft state and
+(IW-R3, IW-R4) -> next hand.  This module never starts the negation: the
+steps that end in it return True and the engine object (`engine.py`) calls
+`negation.start_negation`, so the import runs one way (negation -> rules).  Every function works on a draft state and
 appends `Event`s; randomness comes from ``Rng(state["rng"])`` only.
 """
 
@@ -13,20 +15,23 @@ from typing import Any
 
 from pbem.engine.base import MODERATOR, PUBLIC, Event
 from pbem.engine.italian_wars.cards import BY_NAME, LEADERS, NAMES, SIDE_NAMES, matches
+from pbem.engine.italian_wars.table import State
 from pbem.engine.rng import Rng
 
-State = dict[str, Any]
 WIN_TOTAL = 8
 WIN_STREAK = 3
 
 
 def other(state: State, player: str) -> str:
+    a: str
+    b: str
     a, b = state["players"]
     return b if player == a else a
 
 
 def french(state: State) -> str:
-    return next(p for p in state["players"] if state["sides"][p] == "French")
+    players: list[str] = state["players"]
+    return next(p for p in players if state["sides"][p] == "French")
 
 
 def draw_order(state: State) -> list[str]:
@@ -79,7 +84,8 @@ def max_discard(state: State, player: str) -> int:
 def start_hand(state: State, events: list[Event]) -> None:
     """Open a new hand: draws in IW-R5 order, then the secret discard step."""
     state["hand"] += 1
-    state.update(step="discard", pending={}, prefs={}, plans={}, leader_ask=[], leader_pick={}, neg=None)
+    state["step"], state["pending"], state["prefs"], state["plans"] = "discard", {}, {}, {}
+    state["leader_ask"], state["leader_pick"], state["neg"] = [], {}, None
     n = state["hand"]
     events.append(
         Event(
@@ -95,8 +101,9 @@ def start_hand(state: State, events: list[Event]) -> None:
         events.append(Event("draw-private", f"You drew: {', '.join(got)}.", (p,), {"player": p, "cards": got}))
 
 
-def resolve_discards(state: State, events: list[Event]) -> None:
-    """Both discards are in: discard face down, announce counts, draw replacements, deploy."""
+def resolve_discards(state: State, events: list[Event]) -> bool:
+    """Both discards are in: discard face down, announce counts, draw replacements, deploy.
+    True if the negation starts now (no Leader choice is asked)."""
     order = draw_order(state)
     for p in order:
         cards = state["pending"][p]
@@ -129,7 +136,7 @@ def resolve_discards(state: State, events: list[Event]) -> None:
                 )
             )
     state["pending"] = {}
-    deploy(state, events)
+    return deploy(state, events)
 
 
 def unusable_reason(state: State, player: str, name: str, check: int) -> str:
@@ -146,8 +153,9 @@ def unusable_reason(state: State, player: str, name: str, check: int) -> str:
     return ""
 
 
-def deploy(state: State, events: list[Event]) -> None:
-    """IW-R6: reveal both hands, discard unusable cards face up, settle Leaders."""
+def deploy(state: State, events: list[Event]) -> bool:
+    """IW-R6: reveal both hands, discard unusable cards face up, settle Leaders.
+    True if the negation starts now; False while a Leader choice is asked."""
     for p in draw_order(state):
         hand = sorted(state["hands"][p], key=NAMES.index)
         events.append(
@@ -191,10 +199,8 @@ def deploy(state: State, events: list[Event]) -> None:
                 {"players": list(state["leader_ask"])},
             )
         )
-        return
-    from pbem.engine.italian_wars.negation import start_negation
-
-    start_negation(state, events)
+        return False
+    return True
 
 
 def field_leaders(state: State, player: str) -> list[str]:
@@ -221,13 +227,10 @@ def keep_leader(state: State, player: str, keep: str, how: str, events: list[Eve
 
 
 def finish_leaders(state: State, events: list[Event]) -> None:
-    """Both Leader choices are in (IW-R6): apply them and go on to negation."""
+    """Both Leader choices are in (IW-R6): apply them (the negation follows)."""
     for p in list(state["leader_ask"]):
         keep_leader(state, p, state["leader_pick"][p], "chosen", events)
     state["leader_ask"], state["leader_pick"] = [], {}
-    from pbem.engine.italian_wars.negation import start_negation
-
-    start_negation(state, events)
 
 
 def discard_from_field(state: State, player: str, name: str) -> None:
@@ -291,7 +294,9 @@ def score_hand(state: State, events: list[Event]) -> None:
         start_hand(state, events)
 
 
-def record_result(state: State, winner: str | None, totals: dict[str, int], forces: dict, events: list[Event]) -> None:
+def record_result(
+    state: State, winner: str | None, totals: dict[str, int], forces: dict[str, Any], events: list[Event]
+) -> None:
     n = state["hand"]
     if winner is None:
         for p in state["players"]:

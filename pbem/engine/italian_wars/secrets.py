@@ -1,4 +1,4 @@
-"""Italian Wars secrets (RULINGS 4.3): what only one player knows, for the secrecy tests.
+"""Italian Wars secrets (docs/rulings.md): what only one player knows, for the secrecy tests.
 
 During the Tactics phase a player's hand is secret; at any time so are the
 discards, Leader preference, negation plan and Leader choice they have on

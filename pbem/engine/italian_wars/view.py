@@ -1,4 +1,4 @@
-"""Italian Wars views (owns what each player may see, RULINGS 4.3).
+"""Italian Wars views (owns what each player may see, docs/rulings.md).
 
 Public: sides, hands won, streaks, previous winner, deck and discard counts,
 the deployed cards of both sides with their current Forces (after the
@@ -13,12 +13,13 @@ from typing import Any
 
 from pbem.engine.italian_wars.cards import BY_NAME, describe
 from pbem.engine.italian_wars.rules import arithmetic, card_forces
+from pbem.engine.italian_wars.table import State, negation
 from pbem.engine.views import Named, Section, View, lines, table
 from pbem.engine.views import make_view as view_of
 from pbem.engine.words import count
 
 
-def turn_label(state: dict[str, Any]) -> str:
+def turn_label(state: State) -> str:
     n, step = state["hand"], state["step"]
     if step == "over":
         return f"Game over after hand {n}: {state['winner']} wins"
@@ -26,10 +27,10 @@ def turn_label(state: dict[str, Any]) -> str:
         return f"Hand {n}, Tactics: both players discard"
     if step == "leader":
         return f"Hand {n}, Deployment: {' and '.join(state['leader_ask'])} to choose a Leader"
-    return f"Hand {n}, Negation: {state['neg']['turn']} to act"
+    return f"Hand {n}, Negation: {negation(state)['turn']} to act"
 
 
-def _public_sections(state: dict[str, Any]) -> list[Section]:
+def _public_sections(state: State) -> list[Section]:
     rows = [[p, state["sides"][p], state["won"][p], state["streak"][p]] for p in state["players"]]
     secs = [
         table("Battle", ["Player", "Side", "Hands won", "Streak"], rows),
@@ -65,15 +66,16 @@ def _public_sections(state: dict[str, Any]) -> list[Section]:
     return secs
 
 
-def _private_sections(state: dict[str, Any], player: str) -> list[Section]:
+def _private_sections(state: State, player: str) -> list[Section]:
     secs = []
     if state["step"] == "discard":
         secs.append(lines("Your hand", [describe(c) for c in state["hands"][player]], private=True))
     orders = []
     if player in state["pending"]:
         orders.append(f"DISCARD {', '.join(state['pending'][player]) or 'NONE'}")
-    if state["prefs"].get(player):
-        orders.append(f"LEADER-PREF {', '.join(state['prefs'][player])}")
+    prefs = state["prefs"].get(player)
+    if prefs:
+        orders.append(f"LEADER-PREF {', '.join(prefs)}")
     plan = state["plans"].get(player)
     if plan is not None:
         orders.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in plan) or "NONE"))
@@ -82,7 +84,7 @@ def _private_sections(state: dict[str, Any], player: str) -> list[Section]:
     return secs
 
 
-def _data(state: dict[str, Any], player: str | None) -> dict[str, Any]:
+def _data(state: State, player: str | None) -> dict[str, Any]:
     revealed = state["step"] in ("leader", "negate")
     data: dict[str, Any] = {
         "hand": state["hand"],
@@ -107,7 +109,7 @@ def _data(state: dict[str, Any], player: str | None) -> dict[str, Any]:
     return data
 
 
-def make_view(engine: Named, state: dict[str, Any], player: str | None) -> View:
+def make_view(engine: Named, state: State, player: str | None) -> View:
     secs = _public_sections(state)
     if player is not None:
         secs += _private_sections(state, player)

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.engine.base import Outcome, Request, Result, apply_defaults, check_players
+from pbem.engine.base import Event, Game, Outcome, Request, Result
 from pbem.engine.declare import HistorySpec, Series
 from pbem.engine.sixteen_thirty import asks, orders, secrets, state
 from pbem.engine.sixteen_thirty.parse import ORDER_WORDS
+from pbem.engine.sixteen_thirty.shape import plain, typed
 from pbem.engine.sixteen_thirty.tables import KIND, TITLE
 from pbem.engine.sixteen_thirty.turn import advance
 from pbem.engine.views import View
 
 
-class SixteenThirtyEngine:
+class SixteenThirtyEngine(Game):
     kind = KIND
     title = TITLE
     min_players = 3
@@ -32,47 +33,39 @@ class SixteenThirtyEngine:
         colours={"RED": "#D55E00", "BLUE": "#0072B2"},
     )
 
-    def setup(self, players: list[str], seed: str, options: dict[str, Any]):
-        check_players(self, players)
+    secrets = secrets
+
+    def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         st, ev = state.setup(players, seed, options)
-        advance(st, ev)
-        return st, ev
+        advance(st, ev, orders.run_queue)
+        return plain(st), ev
 
-    def requests(self, st: dict) -> list[Request]:
-        return asks.requests(st)
+    def requests(self, st: dict[str, Any]) -> list[Request]:
+        return asks.requests(typed(st))
 
-    def apply(self, st: dict, player: str, lines: list[str]) -> Outcome:
+    def apply(self, st: dict[str, Any], player: str, lines: list[str]) -> Outcome:
         return orders.apply(st, player, lines)
 
-    def timeout(self, st: dict) -> Outcome:
-        return apply_defaults(self, st)
-
-    def view(self, st: dict, player: str | None) -> View:
+    def view(self, st: dict[str, Any], player: str | None) -> View:
         from pbem.engine.sixteen_thirty.view import view
 
-        return view(self, st, player)
+        return view(self, typed(st), player)
 
-    def result(self, st: dict) -> Result | None:
-        r = st.get("result")
+    def result(self, st: dict[str, Any]) -> Result | None:
+        r = typed(st)["result"]
         if not r:
             return None
         return Result(
             dict(r["scores"]),
             tuple(r["winners"]),
             r["summary"],
-            {"history": [{"turn": h["turn"], "totals": h["totals"]} for h in st["history"]]},
+            {"history": [{"turn": h["turn"], "totals": h["totals"]} for h in typed(st)["history"]]},
         )
 
-    def handbook(self) -> str:
+    def handbook(self) -> str:  # loaded when asked: a cron run with nothing to do stays cheap
         from pbem.engine.sixteen_thirty.handbook import HANDBOOK
 
         return HANDBOOK
-
-    def scramble(self, st: dict, player: str) -> dict:
-        return secrets.scramble(st, player)
-
-    def hidden_names(self, st: dict, player: str) -> list[str] | None:
-        return secrets.hidden_names(st, player)
 
 
 ENGINE = SixteenThirtyEngine()

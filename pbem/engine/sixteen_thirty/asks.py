@@ -1,16 +1,27 @@
 """Sixteen Thirty Something: who is asked what now (`requests`), with legal lines, syntax
-and the NMR defaults of RULINGS 5.3."""
+and the deadline defaults of docs/rulings.md."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from itertools import combinations
+from typing import Final
 
 from pbem.engine import choices
 from pbem.engine.base import Request
 from pbem.engine.sixteen_thirty import trade, votes
+from pbem.engine.sixteen_thirty.shape import State
 from pbem.engine.sixteen_thirty.specials import special_lines
-from pbem.engine.sixteen_thirty.state import influence, own_removal_options, pile
+from pbem.engine.sixteen_thirty.state import (
+    active,
+    influence,
+    lose_of,
+    own_removal_options,
+    pile,
+    trade_of,
+    vote_of,
+    voters,
+)
 from pbem.engine.sixteen_thirty.tables import (
     COUNTRIES,
     HAND_LIMIT,
@@ -24,15 +35,16 @@ from pbem.engine.sixteen_thirty.tables import (
 from pbem.engine.sixteen_thirty.turn import removal_options, start_required
 
 #: set on a shallow copy of the state by `every_legal_line`: requests then list every legal line
-EVERY_LINE = "_every_legal_line"
+EVERY_LINE: Final = "_every_legal_line"
 
 
-def every_legal_line(st: dict, p: str) -> list[str]:
+def every_legal_line(st: State, p: str) -> list[str]:
     """Every legal line for p now, never reduced to examples (for the legal part of a rejection)."""
-    return [ln for r in requests({**st, EVERY_LINE: True}) if r.player == p for ln in r.legal]
+    probe: State = {**st, EVERY_LINE: True}
+    return [ln for r in requests(probe) if r.player == p for ln in r.legal]
 
 
-def requests(st: dict) -> list[Request]:
+def requests(st: State) -> list[Request]:
     if st["over"]:
         return []
     ph = st["phase"]
@@ -53,7 +65,7 @@ def requests(st: dict) -> list[Request]:
 
 
 def req(
-    st: dict, p: str, prompt: str, legal: list[str], syntax: list[str], default: list[str], simultaneous: bool = False
+    st: State, p: str, prompt: str, legal: list[str], syntax: list[str], default: list[str], simultaneous: bool = False
 ) -> Request:
     ans = simultaneous and p in st["answers"]
     if st.get(EVERY_LINE):
@@ -72,7 +84,7 @@ def req(
     )
 
 
-def on_file(st: dict, p: str) -> list[str]:
+def on_file(st: State, p: str) -> list[str]:
     a, ph = st["answers"][p], st["phase"]
     if ph == "start":
         return ["PLACE-START " + ", ".join(x if not is_open(x) else f"{x} ON {c}" for c, cards in a for x in cards)]
@@ -85,7 +97,7 @@ def on_file(st: dict, p: str) -> list[str]:
         return [f"PLACE {', '.join(a) or 'NONE'}"]
     if ph == "ballot":
         return [f"VOTE {a}"]
-    return [f"LOSE {votes.lose_text(a, st['lose']['country'])}"]
+    return [f"LOSE {votes.lose_text(a, lose_of(st)['country'])}"]
 
 
 # ---------------------------------------------------------------- start
@@ -119,7 +131,7 @@ def start_default(hand: list[str]) -> str:
     return "PLACE-START " + ", ".join(chosen + [f"{x} ON {home}" for x in opens])
 
 
-def ask_start(st: dict) -> list[Request]:
+def ask_start(st: State) -> list[Request]:
     return [
         req(
             st,
@@ -139,8 +151,8 @@ def removal_line(c: str, x: str) -> str:
     return f"REMOVE {x} FROM {c}" if is_open(x) else f"REMOVE {x}"
 
 
-def ask_remove(st: dict) -> list[Request]:
-    p = st["active"]
+def ask_remove(st: State) -> list[Request]:
+    p = active(st)
     opts = removal_options(st, p)
     low = min(opts, key=lambda cx: cheapest_key(cx[1]))
     return [
@@ -155,8 +167,8 @@ def ask_remove(st: dict) -> list[Request]:
     ]
 
 
-def ask_trade(st: dict) -> list[Request]:
-    p = st["active"]
+def ask_trade(st: State) -> list[Request]:
+    p = active(st)
     return [
         req(
             st,
@@ -169,8 +181,8 @@ def ask_trade(st: dict) -> list[Request]:
     ]
 
 
-def ask_offers(st: dict) -> list[Request]:
-    tr = st["trade"]
+def ask_offers(st: State) -> list[Request]:
+    tr = trade_of(st)
     want = trade.types_text(tr["want"])
     out = []
     for p in trade.asked(st):
@@ -189,8 +201,8 @@ def ask_offers(st: dict) -> list[Request]:
     return out
 
 
-def ask_accept(st: dict) -> list[Request]:
-    p = st["active"]
+def ask_accept(st: State) -> list[Request]:
+    p = active(st)
     left = trade.revisions_left(st)
     syntax = ["ACCEPT <player> GIVING <cards|NOTHING>", "DECLINE ALL"]
     if left:
@@ -201,21 +213,21 @@ def ask_accept(st: dict) -> list[Request]:
             p,
             "Accept one offer or decline them all"
             + ("." if left else " (you have used both revisions of your request, ST-R15)."),
-            ["DECLINE ALL"] + trade.accept_lines(st),
+            ["DECLINE ALL", *trade.accept_lines(st)],
             syntax,
             ["DECLINE ALL"],
         )
     ]
 
 
-def ask_specials(st: dict) -> list[Request]:
-    p = st["active"]
+def ask_specials(st: State) -> list[Request]:
+    p = active(st)
     return [
         req(
             st,
             p,
             f"Phase 4: play a Special card ({2 - st['specials_played']} left) or SPECIALS DONE.",
-            ["SPECIALS DONE"] + special_lines(st, p),
+            ["SPECIALS DONE", *special_lines(st, p)],
             [
                 "PLAY <special> <country>",
                 "PLAY Assassin <player> <card> [FROM <country>]",
@@ -227,7 +239,7 @@ def ask_specials(st: dict) -> list[Request]:
     ]
 
 
-def call_lines(st: dict, p: str) -> list[str]:
+def call_lines(st: State, p: str) -> list[str]:
     out = []
     for c in votes.callable_countries(st, p):
         issues = [votes.issue_text(i, t) for i, t in votes.legal_issues(st, c)]
@@ -240,7 +252,7 @@ def call_lines(st: dict, p: str) -> list[str]:
     return out
 
 
-def call_default(st: dict, p: str) -> str:
+def call_default(st: State, p: str) -> str:
     piles = [c for c in COUNTRIES if pile(st, p, c)]
     if piles:
         c = max(piles, key=lambda k: (influence(st, p, k), -COUNTRIES.index(k)))
@@ -253,8 +265,8 @@ def call_default(st: dict, p: str) -> str:
     return f"CALL {c} {issue}{place}"
 
 
-def ask_call(st: dict) -> list[Request]:
-    p = st["active"]
+def ask_call(st: State) -> list[Request]:
+    p = active(st)
     what = "your extra vote (Vote card)" if st["call_origin"] == "card" else "your mandatory vote (phase 5)"
     return [
         req(
@@ -268,8 +280,8 @@ def ask_call(st: dict) -> list[Request]:
     ]
 
 
-def ask_discard(st: dict) -> list[Request]:
-    p = st["active"]
+def ask_discard(st: State) -> list[Request]:
+    p = active(st)
     excess = len(st["hands"][p]) - HAND_LIMIT
     low = sorted(st["hands"][p], key=cheapest_key)[:excess]
     return [
@@ -285,8 +297,8 @@ def ask_discard(st: dict) -> list[Request]:
 
 
 # ---------------------------------------------------------------- votes
-def ask_place(st: dict) -> list[Request]:
-    v = st["vote"]
+def ask_place(st: State) -> list[Request]:
+    v = vote_of(st)
     c = v["country"]
     out = []
     for p in votes.place_asked(st):
@@ -306,8 +318,8 @@ def ask_place(st: dict) -> list[Request]:
     return out
 
 
-def ask_ballot(st: dict) -> list[Request]:
-    v = st["vote"]
+def ask_ballot(st: State) -> list[Request]:
+    v = vote_of(st)
     meaning = {
         "ALIGN": "RED = join Red, BLUE = join Blue",
         "SWITCH": "RED = Red faction, BLUE = Blue faction",
@@ -324,15 +336,15 @@ def ask_ballot(st: dict) -> list[Request]:
             [f"VOTE {votes.default_ballot(st)}"],
             True,
         )
-        for p in votes.voters(st, v["country"])
+        for p in voters(st, v["country"])
         if votes.locked(st, p) is None  # ST-R9: a locked ballot is not asked again
     ]
 
 
-def ask_lose(st: dict) -> list[Request]:
-    c = st["lose"]["country"]
+def ask_lose(st: State) -> list[Request]:
+    c = lose_of(st)["country"]
     out = []
-    for p in st["lose"]["who"]:
+    for p in lose_of(st)["who"]:
         opts = own_removal_options(pile(st, p, c))
         out.append(
             req(

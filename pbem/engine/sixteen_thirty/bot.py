@@ -10,10 +10,23 @@ from typing import Any
 
 from pbem.engine.base import Request
 from pbem.engine.rng import Rng, init_state
-from pbem.engine.sixteen_thirty.tables import CAP, COUNTRIES, HAND_LIMIT, adjacent, country_of, is_open, is_special
+from pbem.engine.sixteen_thirty.tables import (
+    CAP,
+    COUNTRIES,
+    HAND_LIMIT,
+    Raised,
+    adjacent,
+    country_of,
+    is_open,
+    is_special,
+)
 from pbem.engine.views import View
 
-RAISE = {"Military Improvement": "ability", "Increase Army Size": "army", "Increase Status": "status"}
+RAISE: dict[str, Raised] = {
+    "Military Improvement": "ability",
+    "Increase Army Size": "army",
+    "Increase Status": "status",
+}
 
 
 def message(view: View, request: Request, rng: Rng) -> list[str]:
@@ -33,7 +46,7 @@ def message(view: View, request: Request, rng: Rng) -> list[str]:
     return [request.legal[rng.below(len(request.legal))]] if request.legal else list(request.default)
 
 
-def pick(items: list, rng: Rng) -> Any:
+def pick(items: list[Any], rng: Rng) -> Any:
     return items[rng.below(len(items))]
 
 
@@ -49,7 +62,7 @@ def place_and_vote(view: View, request: Request, rng: Rng) -> list[str]:
     return lines
 
 
-def issues(d: dict, c: str) -> list[str]:
+def issues(d: dict[str, Any], c: str) -> list[str]:
     """ST-R10 from the public country table."""
     k = d["countries"][c]
     if k["faction"] is None:
@@ -101,7 +114,7 @@ def own_vote(rng: Rng) -> list[str]:
     return [pick(["VOTE RED", "VOTE BLUE"], rng)]
 
 
-def specials(d: dict, me: str, hand: list[str], rng: Rng, lines: list[str]) -> list[str]:
+def specials(d: dict[str, Any], me: str, hand: list[str], rng: Rng, lines: list[str]) -> list[str]:
     played: list[str] = []
     for card in sorted({x for x in hand if x in RAISE or x in ("Military Leader", "Unrest")}):
         if played or rng.below(2):
@@ -120,7 +133,7 @@ def specials(d: dict, me: str, hand: list[str], rng: Rng, lines: list[str]) -> l
     return played
 
 
-def choose_call(d: dict, me: str, hand: list[str], rng: Rng) -> tuple[str, list[str]] | None:
+def choose_call(d: dict[str, Any], me: str, hand: list[str], rng: Rng) -> tuple[str, list[str]] | None:
     mine = d["displays"][me]
     options = [c for c in COUNTRIES if c in mine or any(country_of(x) == c for x in hand)]
     if not options:
@@ -141,7 +154,7 @@ def choose_call(d: dict, me: str, hand: list[str], rng: Rng) -> tuple[str, list[
 
 
 # ---------------------------------------------------------------- measuring rounds
-def play_game(players: list[str], seed: str, bot_seed: str = "bot") -> tuple[dict, dict[int, int]]:
+def play_game(players: list[str], seed: str, bot_seed: str = "bot") -> tuple[dict[str, Any], dict[int, int]]:
     """Play one game with this bot; returns (final state, rounds by game turn)."""
     from pbem.engine.sixteen_thirty import ENGINE
 

@@ -4,10 +4,27 @@ turn (kept on file and used when that phase comes, if still legal), or rejected.
 
 from __future__ import annotations
 
-from pbem.engine.base import Outcome, RuleError, apply_lines
+from collections.abc import Callable
+from typing import Any
+
+from pbem.engine.base import Event, Outcome, Request, RuleError, apply_lines
 from pbem.engine.sixteen_thirty import specials, trade, votes
-from pbem.engine.sixteen_thirty.parse import parse, quick_verb
-from pbem.engine.sixteen_thirty.state import draft, goto, priv, pub, remove_card, take_from_hand
+from pbem.engine.sixteen_thirty.asks import every_legal_line, requests
+from pbem.engine.sixteen_thirty.parse import Order, parse, quick_verb
+from pbem.engine.sixteen_thirty.shape import State, plain, typed
+from pbem.engine.sixteen_thirty.state import (
+    active,
+    draft,
+    draw,
+    goto,
+    lose_of,
+    priv,
+    pub,
+    remove_card,
+    take_from_hand,
+    vote_of,
+    voters,
+)
 from pbem.engine.sixteen_thirty.tables import ALL_CARD_NAMES, HAND_LIMIT, country_of, is_open, is_special, sort_cards
 from pbem.engine.sixteen_thirty.turn import advance, goto_call, removal_options, start_required
 
@@ -25,7 +42,7 @@ RANK = {
 }
 
 
-def position(st: dict) -> float:
+def position(st: State) -> float:
     """Where the phasing player is in the sequence of their turn (see RANK)."""
     ph = st["phase"]
     fixed = {"remove": 1, "trade": 2, "offers": 2.5, "accept": 3, "specials": 4, "discard": 6}
@@ -34,23 +51,23 @@ def position(st: dict) -> float:
     if ph == "call":
         return 4.5 if st["call_origin"] == "card" else 5
     if st["vote"] is not None:
-        return 3.9 if st["vote"]["origin"] == "card" else 5.5
+        return 3.9 if vote_of(st)["origin"] == "card" else 5.5
     return 3.9  # losing a card to Unrest
 
 
-def asked_now(st: dict, p: str, verb: str) -> bool:
-    ph, active = st["phase"], st["active"]
+def asked_now(st: State, p: str, verb: str) -> bool:
+    ph, on_turn = st["phase"], st["active"]
     if ph == "start":
         return verb == "start"
     if ph == "offers":
-        return (p != active and verb in ("offer", "nooffer")) or (p == active and verb == "trade")
+        return (p != on_turn and verb in ("offer", "nooffer")) or (p == on_turn and verb == "trade")
     if ph == "place":
-        return (verb == "place" and p != st["vote"]["caller"]) or verb == "vote"
+        return (verb == "place" and p != vote_of(st)["caller"]) or verb == "vote"
     if ph == "ballot":
-        return verb == "vote" and p in votes.voters(st, st["vote"]["country"])
+        return verb == "vote" and p in voters(st, vote_of(st)["country"])
     if ph == "lose":
-        return verb == "lose" and p in st["lose"]["who"]
-    if p != active:
+        return verb == "lose" and p in lose_of(st)["who"]
+    if p != on_turn:
         return False
     allowed = {
         "remove": ("remove",),
@@ -63,7 +80,7 @@ def asked_now(st: dict, p: str, verb: str) -> bool:
     return verb in allowed.get(ph, ())
 
 
-def classify(st: dict, p: str, order: dict) -> str:
+def classify(st: State, p: str, order: Order) -> str:
     verb = order["verb"]
     if verb == "standing" or asked_now(st, p, verb):
         return "now"
@@ -77,20 +94,16 @@ def classify(st: dict, p: str, order: dict) -> str:
     raise RuleError("that order is not an answer to what you are asked now", tuple(legal_for(st, p)))
 
 
-def requests_of(st: dict) -> list:
-    from pbem.engine.sixteen_thirty.asks import requests
-
+def requests_of(st: State) -> list[Request]:
     return requests(st)
 
 
-def legal_for(st: dict, p: str) -> list[str]:
+def legal_for(st: State, p: str) -> list[str]:
     """Every legal line for p now (a rejection lists them all; the acknowledgement counts what it cuts)."""
-    from pbem.engine.sixteen_thirty.asks import every_legal_line
-
     return every_legal_line(st, p)
 
 
-def implied_skip(st: dict, p: str, ev: list) -> str:
+def implied_skip(st: State, p: str, ev: list[Event]) -> str:
     if st["phase"] == "trade":
         return trade.no_trade(st, p, ev)
     pub(ev, "specials-done", f"{p} plays no more Special cards.", player=p)
@@ -98,62 +111,62 @@ def implied_skip(st: dict, p: str, ev: list) -> str:
     return "SPECIALS DONE"
 
 
-def execute(st: dict, p: str, o: dict, ev: list) -> str:
-    verb = o["verb"]
-    if verb == "standing":
-        return set_standing(st, p, o)
-    if verb == "start":
-        return record_start(st, p, o["items"])
-    if verb == "remove":
-        return do_remove(st, p, o, ev)
-    if verb == "trade":
-        return trade.request_trade(st, p, o["want"], o["offer"], ev)
-    if verb == "notrade":
-        return trade.no_trade(st, p, ev)
-    if verb == "offer":
-        return trade.record_offer(st, p, o["give"], o["for"], o.get("show", False))
-    if verb == "nooffer":
-        return trade.record_no_offer(st, p)
-    if verb == "accept":
-        return trade.accept(st, p, o["player"], o["giving"], ev)
-    if verb == "decline":
-        return trade.decline(st, p, ev)
-    if verb == "play":
-        return specials.play(st, p, o["card"], o["arg"], ev)
-    if verb == "done":
-        pub(ev, "specials-done", f"{p} plays no more Special cards.", player=p)
-        goto_call(st, ev)
-        return "SPECIALS DONE"
-    if verb == "call":
-        return votes.call_vote(st, p, o["country"], o["issue"], o["target"], o["cards"], ev)
-    if verb == "place":
-        return votes.record_place(st, p, o["cards"])
-    if verb == "vote":
-        if st["phase"] == "place":
-            return votes.record_early(st, p, o["color"], [x for x in legal_for(st, p) if not x.startswith("VOTE")])
-        return votes.record_ballot(st, p, o["color"])
-    if verb == "lose":
-        return votes.record_lose(st, p, o["card"])
-    if verb == "discard":
-        return do_discard(st, p, o["cards"], ev)
-    raise RuleError("unknown order")
+def execute(st: State, p: str, o: Order, ev: list[Event]) -> str:
+    run = _EXECUTE.get(o["verb"])
+    if run is None:
+        raise RuleError("unknown order")
+    return run(st, p, o, ev)
 
 
-def record_start(st: dict, p: str, items: list) -> str:
+def _specials_done(st: State, p: str, o: Order, ev: list[Event]) -> str:
+    pub(ev, "specials-done", f"{p} plays no more Special cards.", player=p)
+    goto_call(st, ev)
+    return "SPECIALS DONE"
+
+
+def _vote(st: State, p: str, o: Order, ev: list[Event]) -> str:
+    if st["phase"] == "place":
+        return votes.record_early(st, p, o["color"], [x for x in legal_for(st, p) if not x.startswith("VOTE")])
+    return votes.record_ballot(st, p, o["color"])
+
+
+#: What each verb of a parsed order does (the order, with its verb's arguments, is checked there).
+_EXECUTE: dict[str, Callable[[State, str, Order, list[Event]], str]] = {
+    "standing": lambda st, p, o, ev: set_standing(st, p, o),
+    "start": lambda st, p, o, ev: record_start(st, p, o["items"]),
+    "remove": lambda st, p, o, ev: do_remove(st, p, o, ev),
+    "trade": lambda st, p, o, ev: trade.request_trade(st, p, o["want"], o["offer"], ev),
+    "notrade": lambda st, p, o, ev: trade.no_trade(st, p, ev),
+    "offer": lambda st, p, o, ev: trade.record_offer(st, p, o["give"], o["for"], o.get("show", False)),
+    "nooffer": lambda st, p, o, ev: trade.record_no_offer(st, p),
+    "accept": lambda st, p, o, ev: trade.accept(st, p, o["player"], o["giving"], ev),
+    "decline": lambda st, p, o, ev: trade.decline(st, p, ev),
+    "play": lambda st, p, o, ev: specials.play(st, p, o["card"], o["arg"], ev),
+    "done": _specials_done,
+    "call": lambda st, p, o, ev: votes.call_vote(st, p, o["country"], o["issue"], o["target"], o["cards"], ev),
+    "place": lambda st, p, o, ev: votes.record_place(st, p, o["cards"]),
+    "vote": _vote,
+    "lose": lambda st, p, o, ev: votes.record_lose(st, p, o["card"]),
+    "discard": lambda st, p, o, ev: do_discard(st, p, o["cards"], ev),
+}
+
+
+def record_start(st: State, p: str, items: list[tuple[str, str | None]]) -> str:
     """ST-R8: the starting placement, held secretly until every player has placed."""
     need = start_required(st["hands"][p])
     if len(items) != need:
         raise RuleError(f"place exactly {need} Influence cards (ST-R8)", tuple(legal_for(st, p)))
     if any(is_special(c) for c, _ in items):
         raise RuleError("only Influence cards can be placed")
-    plan: dict = {}
+    plan: dict[str, list[str]] = {}
     for c, _ in items:
-        if not is_open(c):
-            plan.setdefault(country_of(c), []).append(c)
+        home = country_of(c)  # None only for Open cards (specials were refused above)
+        if home is not None:
+            plan.setdefault(home, []).append(c)
     for c, on in items:
         if is_open(c):
-            target = on or (list(plan)[0] if len(plan) == 1 else None)
-            if target not in plan:
+            target = on or (next(iter(plan)) if len(plan) == 1 else None)
+            if target is None or target not in plan:
                 raise RuleError(f"write {c} ON <country> naming one of your starting named piles")
             plan[target].append(c)
     hand = list(st["hands"][p])
@@ -164,7 +177,7 @@ def record_start(st: dict, p: str, items: list) -> str:
     return f"PLACE-START {shown or 'NONE'} (secret until every player has placed)"
 
 
-def do_remove(st: dict, p: str, o: dict, ev: list) -> str:
+def do_remove(st: State, p: str, o: Order, ev: list[Event]) -> str:
     opts = removal_options(st, p)
     match = [(c, x) for c, x in opts if x == o["card"] and (o["country"] in (None, c))]
     if len(match) != 1:
@@ -172,14 +185,12 @@ def do_remove(st: dict, p: str, o: dict, ev: list) -> str:
         raise RuleError(why, tuple(legal_for(st, p)))
     c, x = match[0]
     remove_card(st, p, c, x, ev, "Phase 1 removal")
-    from pbem.engine.sixteen_thirty.state import draw
-
     draw(st, p, 4, ev)
     goto(st, "trade")
     return f"REMOVE {x}" + (f" FROM {c}" if x.startswith("Open ") else "")
 
 
-def do_discard(st: dict, p: str, cards: list[str], ev: list) -> str:
+def do_discard(st: State, p: str, cards: list[str], ev: list[Event]) -> str:
     excess = len(st["hands"][p]) - HAND_LIMIT
     if not cards or len(cards) > excess:
         raise RuleError(
@@ -197,7 +208,7 @@ def do_discard(st: dict, p: str, cards: list[str], ev: list) -> str:
     return f"DISCARD {', '.join(cards)}"
 
 
-def set_standing(st: dict, p: str, o: dict) -> str:
+def set_standing(st: State, p: str, o: Order) -> str:
     s, what = st["standing"][p], o["what"]
     if what == "place_none":
         s["place_none"], s["except"] = True, o["except"]
@@ -219,9 +230,9 @@ def set_standing(st: dict, p: str, o: dict) -> str:
     return "STANDING CLEAR"
 
 
-def run_queue(st: dict, ev: list) -> bool:
+def run_queue(st: State, ev: list[Event]) -> bool:
     """Use the phasing player's first pre-submitted order if its phase has come."""
-    p = st["active"]
+    p = active(st)
     q = st["queue"][p]
     line = q[0]
     try:
@@ -251,12 +262,11 @@ def run_queue(st: dict, ev: list) -> bool:
     return True
 
 
-def check_shape(st: dict, p: str, line: str) -> None:
+def check_shape(st: State, p: str, line: str) -> None:
     """An order kept for a later phase is checked for its grammar and card names now (not for
     legality: the hand and the board may change before its phase comes). Lines naming cards on
     the displays (REMOVE, Assassin) are checked when used."""
-    probe = dict(st)
-    probe["hands"] = {**st["hands"], p: list(ALL_CARD_NAMES)}
+    probe: State = {**st, "hands": {**st["hands"], p: list(ALL_CARD_NAMES)}}
     try:
         parse(probe, p, line)
     except RuleError as err:
@@ -275,13 +285,14 @@ class Message:
         self.was_active = False
         self.held: list[str] = []
 
-    def draft(self, st0: dict) -> dict:
-        st = draft(st0)
+    def draft(self, st0: dict[str, Any]) -> dict[str, Any]:
+        st = draft(typed(st0))
         self.was_active = self.p == st["active"]
         self.held, st["queue"][self.p] = st["queue"][self.p], []
-        return st
+        return plain(st)
 
-    def line(self, st: dict, p: str, ln: str, ev: list) -> str:
+    def line(self, state: dict[str, Any], p: str, ln: str, ev: list[Event]) -> str:
+        st = typed(state)
         if st["over"]:
             raise RuleError("the game is over")
         qv = quick_verb(ln)
@@ -301,23 +312,24 @@ class Message:
             kind = "later" if self.queued_now and o["verb"] != "standing" else classify(st, p, o)
         while kind == "skip":
             implied_skip(st, p, ev)
-            advance(st, ev, use_queue=False)
+            advance(st, ev)
             kind = classify(st, p, o)
         if kind == "later":
             st["queue"][p].append(ln.strip())
             self.queued_now = True
             return f"{ln.strip()} (kept until that phase of your turn)"
         text = execute(st, p, o, ev)
-        advance(st, ev, use_queue=False)
+        advance(st, ev)
         return text
 
-    def finish(self, st: dict, p: str, ev: list) -> None:
+    def finish(self, state: dict[str, Any], p: str, ev: list[Event]) -> None:
+        st = typed(state)
         if not self.queued_now:
             st["queue"][p] = self.held  # orders kept from an earlier message stay on file
         if st["over"] is False:
-            advance(st, ev)
+            advance(st, ev, run_queue)
 
 
-def apply(st0: dict, p: str, lines: list[str]) -> Outcome:
+def apply(st0: dict[str, Any], p: str, lines: list[str]) -> Outcome:
     m = Message(p)
     return apply_lines(st0, p, lines, m.line, draft=m.draft, finish=m.finish)

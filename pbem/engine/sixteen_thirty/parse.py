@@ -4,11 +4,17 @@ a dict {"verb": ..., ...} or raises RuleError; it checks names, not legality."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from pbem.engine import names
 from pbem.engine.base import RuleError
+from pbem.engine.sixteen_thirty.shape import State
 from pbem.engine.sixteen_thirty.tables import COUNTRIES, ISSUES, SPECIALS
 from pbem.engine.sixteen_thirty.trade import parse_types
+
+#: A parsed order line: {"verb": ..., and the verb's arguments}.
+Order = dict[str, Any]
 
 SPECIAL_ALIASES = {
     "vote": "Vote",
@@ -47,11 +53,11 @@ VERBS = (
 )
 
 
-def hand_names(st: dict, p: str) -> list[str]:
+def hand_names(st: State, p: str) -> list[str]:
     return sorted(set(st["hands"][p]))
 
 
-def cards_from_hand(st: dict, p: str, text: str) -> list[str]:
+def cards_from_hand(st: State, p: str, text: str) -> list[str]:
     if names.norm(text) in ("none", "nothing", ""):
         return []
     if not st["hands"][p]:
@@ -65,7 +71,7 @@ def match_card(text: str, pool: list[str], what: str) -> str:
     words = names.norm(text).split(" ")
     if len(found) != 1 and len(words) > 1 and words[-1].isdigit():
         try:
-            c = names.match_one(" ".join(words[:-1]), COUNTRIES + ["Open"], "country")
+            c = names.match_one(" ".join(words[:-1]), [*COUNTRIES, "Open"], "country")
         except RuleError:
             c = None
         if c and f"{c} {words[-1]}" in pool:
@@ -87,70 +93,83 @@ def country(text: str) -> str:
     return names.match_one(text, COUNTRIES, "country")
 
 
-def parse(st: dict, p: str, line: str) -> dict:
+def parse(st: State, p: str, line: str) -> Order:
     raw = names.norm(line)
     up = raw.upper()
     word, rest = names.split_order(raw)
     if up.startswith("PLACE-START") or up.startswith("PLACE START") or word == "START":
         body = re.sub(r"^(place-start|place start|start)\s*", "", raw)
         return {"verb": "start", "items": parse_start_items(st, p, body)}
-    if word == "REMOVE" or word == "LOSE":
-        card, frm = split_from(st, p, rest)
-        return {"verb": word.lower(), "card": card, "country": frm}
     if up.startswith("NO TRADE") or up in ("TRADE NONE", "PASS TRADE"):
         return {"verb": "notrade"}
-    if word == "TRADE":
-        m = re.match(r"^want\s+(.*?)(?:\s+offer\s+(.*))?$", rest)
-        if not m:
-            raise RuleError("write TRADE WANT <types> [OFFER <types>] or NO TRADE", ["NO TRADE", "TRADE WANT ANY"])
-        return {"verb": "trade", "want": parse_types(m.group(1)), "offer": parse_types(m.group(2) or "")}
     if up in ("NO OFFER", "OFFER NONE", "OFFER NOTHING"):
         return {"verb": "nooffer"}
-    if word == "OFFER":
-        show = bool(re.search(r"\s+show$", rest))
-        m = re.match(r"^(?:give\s+)?(.*?)\s+for\s+(.*?)(?:\s+show)?$", rest)
-        if not m:
-            raise RuleError("write OFFER GIVE <cards> FOR <types> [SHOW] or NO OFFER", ["NO OFFER"])
-        return {
-            "verb": "offer",
-            "give": cards_from_hand(st, p, m.group(1)),
-            "for": parse_types(m.group(2)),
-            "show": show,
-        }
-    if word == "ACCEPT":
-        m = re.match(r"^(.*?)(?:\s+giving\s+(.*))?$", rest)
-        assert m is not None  # the pattern matches any text
-        who = names.match_one(m.group(1), [q for q in st["players"] if q != p], "player")
-        return {"verb": "accept", "player": who, "giving": cards_from_hand(st, p, m.group(2) or "")}
-    if word == "DECLINE":
-        return {"verb": "decline"}
     if up in ("SPECIALS DONE", "NO SPECIALS", "DONE", "SPECIALS NONE"):
         return {"verb": "done"}
-    if word == "PLAY":
-        return parse_play(st, rest)
     if word in BARE_SPECIALS:
         return parse_play(st, raw.replace("_", " "))
-    if word == "CALL":
-        return parse_call(st, p, rest)
-    if word == "PLACE":
-        return {"verb": "place", "cards": cards_from_hand(st, p, rest)}
-    if word == "VOTE":
-        color = rest.strip().upper()
-        if color not in ("RED", "BLUE"):
-            raise RuleError("vote RED or BLUE", ["VOTE RED", "VOTE BLUE"])
-        return {"verb": "vote", "color": color}
-    if word == "DISCARD":
-        return {"verb": "discard", "cards": cards_from_hand(st, p, rest)}
-    if word == "STANDING":
-        return parse_standing(rest)
+    verb = _VERBS.get(word)
+    if verb is not None:
+        return verb(st, p, word, rest)
     raise RuleError(f'"{line.strip()}" is not a Sixteen Thirty Something order; orders are {VERBS}')
 
 
-def split_from(st: dict, p: str, rest: str) -> tuple[str, str | None]:
+def _remove_or_lose(st: State, p: str, word: str, rest: str) -> Order:
+    card, frm = split_from(st, p, rest)
+    return {"verb": word.lower(), "card": card, "country": frm}
+
+
+def _trade(st: State, p: str, word: str, rest: str) -> Order:
+    m = re.match(r"^want\s+(.*?)(?:\s+offer\s+(.*))?$", rest)
+    if not m:
+        raise RuleError("write TRADE WANT <types> [OFFER <types>] or NO TRADE", ["NO TRADE", "TRADE WANT ANY"])
+    return {"verb": "trade", "want": parse_types(m.group(1)), "offer": parse_types(m.group(2) or "")}
+
+
+def _offer(st: State, p: str, word: str, rest: str) -> Order:
+    show = bool(re.search(r"\s+show$", rest))
+    m = re.match(r"^(?:give\s+)?(.*?)\s+for\s+(.*?)(?:\s+show)?$", rest)
+    if not m:
+        raise RuleError("write OFFER GIVE <cards> FOR <types> [SHOW] or NO OFFER", ["NO OFFER"])
+    return {"verb": "offer", "give": cards_from_hand(st, p, m.group(1)), "for": parse_types(m.group(2)), "show": show}
+
+
+def _accept(st: State, p: str, word: str, rest: str) -> Order:
+    m = re.match(r"^(.*?)(?:\s+giving\s+(.*))?$", rest)
+    assert m is not None  # the pattern matches any text
+    who = names.match_one(m.group(1), [q for q in st["players"] if q != p], "player")
+    return {"verb": "accept", "player": who, "giving": cards_from_hand(st, p, m.group(2) or "")}
+
+
+def _vote(st: State, p: str, word: str, rest: str) -> Order:
+    color = rest.strip().upper()
+    if color not in ("RED", "BLUE"):
+        raise RuleError("vote RED or BLUE", ["VOTE RED", "VOTE BLUE"])
+    return {"verb": "vote", "color": color}
+
+
+#: How each order word's line is read (after the fixed phrases such as NO TRADE, which come first).
+_VERBS: dict[str, Callable[[State, str, str, str], Order]] = {
+    "REMOVE": _remove_or_lose,
+    "LOSE": _remove_or_lose,
+    "TRADE": _trade,
+    "OFFER": _offer,
+    "ACCEPT": _accept,
+    "DECLINE": lambda st, p, word, rest: {"verb": "decline"},
+    "PLAY": lambda st, p, word, rest: parse_play(st, rest),
+    "CALL": lambda st, p, word, rest: parse_call(st, p, rest),
+    "PLACE": lambda st, p, word, rest: {"verb": "place", "cards": cards_from_hand(st, p, rest)},
+    "VOTE": _vote,
+    "DISCARD": lambda st, p, word, rest: {"verb": "discard", "cards": cards_from_hand(st, p, rest)},
+    "STANDING": lambda st, p, word, rest: parse_standing(rest),
+}
+
+
+def split_from(st: State, p: str, rest: str) -> tuple[str, str | None]:
     return pile_card(st, p, rest, "card on your display")
 
 
-def pile_card(st: dict, q: str, text: str, what: str) -> tuple[str, str | None]:
+def pile_card(st: State, q: str, text: str, what: str) -> tuple[str, str | None]:
     """A card on q's display: "<card> [FROM <country>]" or "<country> <card>" (the pile first)."""
     m = re.match(r"^(.*?)\s+from\s+(.*)$", text)
     text, frm = (m.group(1), country(m.group(2))) if m else (text, None)
@@ -168,10 +187,10 @@ def pile_card(st: dict, q: str, text: str, what: str) -> tuple[str, str | None]:
         raise err
 
 
-def parse_start_items(st: dict, p: str, body: str) -> list[tuple[str, str | None]]:
+def parse_start_items(st: State, p: str, body: str) -> list[tuple[str, str | None]]:
     if "," not in body and ";" not in body and "+" not in body and " on " not in f" {body} ":
         return [(c, None) for c in cards_from_hand(st, p, body)]
-    out = []
+    out: list[tuple[str, str | None]] = []
     for piece in re.split(r"[,;+]", body):
         if not piece.strip():
             continue
@@ -181,7 +200,7 @@ def parse_start_items(st: dict, p: str, body: str) -> list[tuple[str, str | None
     return out
 
 
-def parse_play(st: dict, rest: str) -> dict:
+def parse_play(st: State, rest: str) -> Order:
     words = names.norm(rest.replace("_", " ")).split(" ")
     for n in range(min(3, len(words)), 0, -1):
         found = names.candidates_for(" ".join(words[:n]), list(SPECIAL_ALIASES))
@@ -191,7 +210,7 @@ def parse_play(st: dict, rest: str) -> dict:
     raise RuleError(f'"{rest.strip()}" does not name a Special card', [f"PLAY {s}" for s in SPECIALS])
 
 
-def split_player(st: dict, text: str) -> list[str]:
+def split_player(st: State, text: str) -> list[str]:
     """'<player> <rest>' where the player's name may have several words ("Zoë Müller Spain 1")."""
     words = text.split(" ")
     for n in range(len(words) - 1, 1, -1):
@@ -200,7 +219,7 @@ def split_player(st: dict, text: str) -> list[str]:
     return text.split(" ", 1)
 
 
-def play_args(st: dict, card: str, arg: str) -> dict:
+def play_args(st: State, card: str, arg: str) -> Order:
     if card == "Vote":
         return {"verb": "play", "card": card, "arg": {}}
     if card == "Assassin":
@@ -220,7 +239,7 @@ def play_args(st: dict, card: str, arg: str) -> dict:
     return {"verb": "play", "card": card, "arg": {"country": country(arg)}}
 
 
-def parse_call(st: dict, p: str, rest: str) -> dict:
+def parse_call(st: State, p: str, rest: str) -> Order:
     m = re.match(r"^(.*?)(?:\s+place\s+(.*))?$", rest)
     assert m is not None  # the pattern matches any text
     head, cards = m.group(1), cards_from_hand(st, p, m.group(2) or "")
@@ -243,7 +262,7 @@ def parse_call(st: dict, p: str, rest: str) -> dict:
     return {"verb": "call", "country": c, "issue": issue, "target": target, "cards": cards}
 
 
-def parse_standing(rest: str) -> dict:
+def parse_standing(rest: str) -> Order:
     words = rest.upper().split()
     if words[:2] == ["PLACE", "NONE"]:
         exc = []
@@ -261,7 +280,7 @@ def parse_standing(rest: str) -> dict:
         return {"verb": "standing", "what": "offer_ask"}
     if words in (["CLEAR"], ["VOTE", "CLEAR"]):
         return {"verb": "standing", "what": " ".join(words).lower()}
-    if len(words) >= 4 and words[0] == "VOTE" and words[-1] in ("RED", "BLUE") and words[-2] in ISSUES + ["ANY"]:
+    if len(words) >= 4 and words[0] == "VOTE" and words[-1] in ("RED", "BLUE") and words[-2] in [*ISSUES, "ANY"]:
         ctext = " ".join(rest.split()[1:-2])
         c = "ANY" if ctext.upper() == "ANY" else country(ctext)
         return {"verb": "standing", "what": "vote", "rule": [c, words[-2], words[-1]]}

@@ -3,7 +3,11 @@ the Vote card, ST-R13 for Unrest and Assassin), played one at a time, at most tw
 
 from __future__ import annotations
 
-from pbem.engine.base import RuleError
+from typing import Literal
+
+from pbem.engine.base import Event, RuleError
+from pbem.engine.sixteen_thirty.parse import Order
+from pbem.engine.sixteen_thirty.shape import State
 from pbem.engine.sixteen_thirty.state import (
     goto,
     influence,
@@ -13,15 +17,19 @@ from pbem.engine.sixteen_thirty.state import (
     remove_card,
     take_from_hand,
 )
-from pbem.engine.sixteen_thirty.tables import CAP, COUNTRIES, SPECIALS, sort_cards
+from pbem.engine.sixteen_thirty.tables import CAP, COUNTRIES, SPECIALS, Raised, sort_cards
 from pbem.engine.sixteen_thirty.votes import callable_countries, open_lose, start_loss
 
 # what each card raises and its cap (ST-R7)
-RAISES = {"Military Improvement": "ability", "Increase Army Size": "army", "Increase Status": "status"}
-COUNTER = {"Military Leader": "leader", "Unrest": "unrest"}
+RAISES: dict[str, Raised] = {
+    "Military Improvement": "ability",
+    "Increase Army Size": "army",
+    "Increase Status": "status",
+}
+COUNTER: dict[str, Literal["leader", "unrest"]] = {"Military Leader": "leader", "Unrest": "unrest"}
 
 
-def country_targets(st: dict, card: str) -> list[str]:
+def country_targets(st: State, card: str) -> list[str]:
     if card in RAISES:
         key = RAISES[card]
         return [c for c in COUNTRIES if st["countries"][c][key] < CAP[key]]
@@ -30,7 +38,7 @@ def country_targets(st: dict, card: str) -> list[str]:
     return []
 
 
-def assassin_targets(st: dict, p: str) -> list[tuple[str, str, str]]:
+def assassin_targets(st: State, p: str) -> list[tuple[str, str, str]]:
     """(player, country, card) that p's Assassin may remove: any card of any pile, except that on
     p's own pile the last named card cannot go while an Open card remains (ST-R13)."""
     out = []
@@ -46,7 +54,7 @@ def assassin_line(q: str, c: str, x: str) -> str:
     return f"PLAY Assassin {q} {x} FROM {c}" if x.startswith("Open ") else f"PLAY Assassin {q} {x}"
 
 
-def special_lines(st: dict, p: str) -> list[str]:
+def special_lines(st: State, p: str) -> list[str]:
     """Every legal PLAY line for p now (one per target)."""
     out = []
     for card in SPECIALS:
@@ -62,11 +70,11 @@ def special_lines(st: dict, p: str) -> list[str]:
     return out
 
 
-def play(st: dict, p: str, card: str, arg: dict, ev: list) -> str:
+def play(st: State, p: str, card: str, arg: Order, ev: list[Event]) -> str:
     if st["specials_played"] >= 2:
         raise RuleError("you have already played two Special cards this turn", ["SPECIALS DONE"])
     if card not in st["hands"][p]:
-        raise RuleError(f"you do not hold a {card} card", special_lines(st, p) + ["SPECIALS DONE"])
+        raise RuleError(f"you do not hold a {card} card", [*special_lines(st, p), "SPECIALS DONE"])
     if card == "Vote":
         return play_vote(st, p, ev)
     if card == "Assassin":
@@ -99,13 +107,13 @@ def play(st: dict, p: str, card: str, arg: dict, ev: list) -> str:
     return f"PLAY {card} {c}"
 
 
-def spend(st: dict, p: str, card: str) -> None:
+def spend(st: State, p: str, card: str) -> None:
     take_from_hand(st, p, [card])
     st["discard"].append(card)
     st["specials_played"] += 1
 
 
-def play_vote(st: dict, p: str, ev: list) -> str:
+def play_vote(st: State, p: str, ev: list[Event]) -> str:
     if not callable_countries(st, p):
         raise RuleError("you have no pile and no Influence card to call a vote with (ST-R11)", ["SPECIALS DONE"])
     spend(st, p, "Vote")
@@ -115,7 +123,7 @@ def play_vote(st: dict, p: str, ev: list) -> str:
     return "PLAY Vote"
 
 
-def play_unrest(st: dict, p: str, c: str, ev: list) -> None:
+def play_unrest(st: State, p: str, c: str, ev: list[Event]) -> None:
     st["countries"][c]["unrest"] = True
     infl = {q: influence(st, q, c) for q in st["players"]}
     top = max(infl.values())
@@ -145,7 +153,7 @@ def play_unrest(st: dict, p: str, c: str, ev: list) -> None:
     open_lose(st, choose, c, "unrest", f"unrest{st['specials_played']}.lose", ev)
 
 
-def play_assassin(st: dict, p: str, q: str, c: str, x: str, ev: list) -> str:
+def play_assassin(st: State, p: str, q: str, c: str, x: str, ev: list[Event]) -> str:
     pl = pile(st, q, c) if q in st["players"] else None
     legal = [assassin_line(*t) for t in assassin_targets(st, p)]
     if not pl or x not in pl["cards"]:

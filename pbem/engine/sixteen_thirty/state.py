@@ -14,6 +14,7 @@ from typing import Any
 
 from pbem.engine.base import MODERATOR, PUBLIC, Event, RuleError, clone
 from pbem.engine.rng import Rng, init_state
+from pbem.engine.sixteen_thirty.shape import Country, Lose, Pile, Standing, State, Trade, Vote, typed
 from pbem.engine.sixteen_thirty.tables import (
     COUNTRIES,
     SETUP,
@@ -27,16 +28,16 @@ from pbem.engine.sixteen_thirty.tables import (
 
 
 # ---------------------------------------------------------------- events
-def pub(ev: list, kind: str, text: str, **data: Any) -> None:
+def pub(ev: list[Event], kind: str, text: str, **data: Any) -> None:
     ev.append(Event(kind, text, PUBLIC, data))
 
 
-def priv(ev: list, who: str | list, kind: str, text: str, **data: Any) -> None:
+def priv(ev: list[Event], who: str | list[str], kind: str, text: str, **data: Any) -> None:
     vis = (who,) if isinstance(who, str) else tuple(who)
     ev.append(Event(kind, text, vis, data))
 
 
-def mod(ev: list, kind: str, text: str, **data: Any) -> None:
+def mod(ev: list[Event], kind: str, text: str, **data: Any) -> None:
     ev.append(Event(kind, text, MODERATOR, data))
 
 
@@ -45,38 +46,32 @@ def cards_text(cards: list[str]) -> str:
 
 
 # ---------------------------------------------------------------- drafts
-def _names(v: list) -> list:
+def _names(v: list[str]) -> list[str]:
     return list(v)  # a list of names (str): a copy is a deep copy
 
 
-def _lists_by_player(v: dict) -> dict:
+def _lists_by_player(v: dict[str, list[str]]) -> dict[str, list[str]]:
     return {p: list(x) for p, x in v.items()}
 
 
-def _countries(v: dict) -> dict:
-    return {c: dict(k) for c, k in v.items()}  # status, army, ability, faction, leader, unrest: all atomic
+def _countries(v: dict[str, Country]) -> dict[str, Country]:
+    return {c: Country(**k) for c, k in v.items()}  # status, army, ability, faction, leader, unrest: all atomic
 
 
-def _displays(v: dict) -> dict:
-    out: dict = {}
-    for p, disp in v.items():
-        mine = out[p] = {}
-        for c, pl in disp.items():
-            pl = mine[c] = dict(pl)  # {"cards": [names], "desc": bool}
-            pl["cards"] = list(pl["cards"])
-    return out
+def _displays(v: dict[str, dict[str, Pile]]) -> dict[str, dict[str, Pile]]:
+    return {p: {c: {"cards": list(pl["cards"]), "desc": pl["desc"]} for c, pl in disp.items()} for p, disp in v.items()}
 
 
-def _standing(v: dict) -> dict:
-    out = {}
+def _standing(v: dict[str, Standing]) -> dict[str, Standing]:
+    out: dict[str, Standing] = {}
     for p, s in v.items():
-        s = out[p] = dict(s)  # place_none, except [countries], votes [[country, issue, color]], offer_none
-        s["except"] = list(s["except"])
-        s["votes"] = [list(r) for r in s["votes"]]
+        t = out[p] = Standing(**s)  # place_none, except [countries], votes [[country, issue, color]], offer_none
+        t["except"] = list(s["except"])
+        t["votes"] = [list(r) for r in s["votes"]]
     return out
 
 
-def _atomic_values(v: dict) -> dict:
+def _atomic_values(v: dict[str, Any]) -> dict[str, Any]:
     return dict(v)  # scores {player: int}, rng {seed, n}
 
 
@@ -99,7 +94,7 @@ _DRAFT: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def draft(st: dict) -> dict:
+def draft(st: State) -> State:
     """The working copy `apply` changes (and drops if a line is rejected).
 
     Equal to a deep copy, and it shares no list or dict with `st` except the
@@ -109,21 +104,21 @@ def draft(st: dict) -> dict:
     copied by shape (`_DRAFT`), any other list or dict by `clone`.  Copying the
     whole state generically on every message was most of the cost of `apply`.
     """
-    out = dict(st)  # same keys in the same order; str/int/bool/None values are final
-    for k, v in st.items():
+    out: dict[str, Any] = dict(st)  # same keys in the same order; str/int/bool/None values are final
+    for k, v in out.items():
         if v is None or type(v) in _SCALARS:
             continue
         how = _DRAFT.get(k)
         out[k] = how(v) if how else clone(v)
-    return out
+    return typed(out)
 
 
 _SCALARS = frozenset({str, int, bool})
 
 
 # ---------------------------------------------------------------- set-up
-def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict, list]:
-    st: dict[str, Any] = {
+def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[State, list[Event]]:
+    st: State = {
         "players": list(players),
         "rng": init_state(seed),
         "options": dict(options),
@@ -157,7 +152,7 @@ def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict,
         "over": False,
         "result": None,
     }
-    ev: list = []
+    ev: list[Event] = []
     deck_log: list[dict[str, Any]] = []
     Rng(st["rng"], deck_log).shuffle(st["deck"])
     mod(ev, "shuffle", "The 110 player cards were shuffled.", deck=list(st["deck"]), rng=deck_log)
@@ -198,7 +193,7 @@ def setup(players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict,
     return st, ev
 
 
-def roll_first_player(st: dict, ev: list) -> None:
+def roll_first_player(st: State, ev: list[Event]) -> None:
     """ST-R18: a d6 each, reroll ties for the highest."""
     contenders = list(st["players"])
     while True:
@@ -215,22 +210,55 @@ def roll_first_player(st: dict, ev: list) -> None:
     pub(ev, "first-player", f"{contenders[0]} holds the First Player marker.", player=contenders[0])
 
 
+# ---------------------------------------------------------------- the current step
+def active(st: State) -> str:
+    """The player whose turn it is (every step after the start and before the end has one)."""
+    p = st["active"]
+    if p is None:
+        raise AssertionError(f"no active player at step {st['step']}")
+    return p
+
+
+def vote_of(st: State) -> Vote:
+    """The vote being placed, balloted or resolved (only asked for while one is open)."""
+    v = st["vote"]
+    if v is None:
+        raise AssertionError(f"no vote open at step {st['step']}")
+    return v
+
+
+def lose_of(st: State) -> Lose:
+    """Who loses a card to Unrest now (only asked for in the lose step)."""
+    lo = st["lose"]
+    if lo is None:
+        raise AssertionError(f"no Unrest loss open at step {st['step']}")
+    return lo
+
+
+def trade_of(st: State) -> Trade:
+    """The trade offered now (only asked for in the offers and accept steps)."""
+    tr = st["trade"]
+    if tr is None:
+        raise AssertionError(f"no trade open at step {st['step']}")
+    return tr
+
+
 # ---------------------------------------------------------------- piles
-def pile(st: dict, p: str, c: str) -> Any:
+def pile(st: State, p: str, c: str) -> Any:
     """p's pile in country c: {"cards": [...], "desc": bool}, or None if p has none there."""
     return st["displays"][p].get(c)
 
 
-def influence(st: dict, p: str, c: str) -> int:
+def influence(st: State, p: str, c: str) -> int:
     pl = pile(st, p, c)
     return sum(value(x) for x in pl["cards"]) if pl else 0
 
 
-def voters(st: dict, c: str) -> list[str]:
+def voters(st: State, c: str) -> list[str]:
     return [p for p in st["players"] if pile(st, p, c)]
 
 
-def add_to_pile(st: dict, p: str, c: str, cards: list[str]) -> None:
+def add_to_pile(st: State, p: str, c: str, cards: list[str]) -> None:
     disp = st["displays"][p]
     if c not in disp:
         disp[c] = {"cards": [], "desc": False}
@@ -238,7 +266,7 @@ def add_to_pile(st: dict, p: str, c: str, cards: list[str]) -> None:
     st["displays"][p][c]["cards"] = sort_cards(st["displays"][p][c]["cards"] + cards)
 
 
-def check_placement(st: dict, p: str, c: str, cards: list[str]) -> None:
+def check_placement(st: State, p: str, c: str, cards: list[str]) -> None:
     """Pile rules for placing `cards` (already taken from the hand list) on p's pile for c."""
     pl = pile(st, p, c)
     if pl and pl["desc"] and cards:
@@ -250,7 +278,7 @@ def check_placement(st: dict, p: str, c: str, cards: list[str]) -> None:
         raise RuleError(f"an Open card needs a named {c} card in its pile")
 
 
-def take_from_hand(st: dict, p: str, cards: list[str]) -> None:
+def take_from_hand(st: State, p: str, cards: list[str]) -> None:
     hand = list(st["hands"][p])
     for x in cards:
         if x not in hand:
@@ -261,7 +289,7 @@ def take_from_hand(st: dict, p: str, cards: list[str]) -> None:
     st["hands"][p] = hand
 
 
-def own_removal_options(pl: dict) -> list[str]:
+def own_removal_options(pl: Pile) -> list[str]:
     """ST-R13: distinct cards the owner may remove (never the last named card under an Open)."""
     named = [x for x in pl["cards"] if not is_open(x)]
     opens = [x for x in pl["cards"] if is_open(x)]
@@ -269,7 +297,7 @@ def own_removal_options(pl: dict) -> list[str]:
     return sorted(set(pool), key=cheapest_key)
 
 
-def remove_card(st: dict, p: str, c: str, card: str, ev: list, why: str) -> None:
+def remove_card(st: State, p: str, c: str, card: str, ev: list[Event], why: str) -> None:
     """Remove one card from p's pile for c to the discard pile (Open cards go if no named card is left)."""
     pl = pile(st, p, c)
     pl["cards"].remove(card)
@@ -309,7 +337,7 @@ def removal_reason(why: str) -> str:
     return next((code for text, code in REMOVAL_REASONS if why.startswith(text)), "vote-descendant")
 
 
-def draw(st: dict, p: str, n: int, ev: list) -> list[str]:
+def draw(st: State, p: str, n: int, ev: list[Event]) -> list[str]:
     """ST-R21: reshuffle the discard pile the moment a draw needs it; with the deck and the
     discard pile both empty, draw what there is (the report says why fewer were drawn)."""
     got: list[str] = []
@@ -342,7 +370,7 @@ def draw(st: dict, p: str, n: int, ev: list) -> list[str]:
     return got
 
 
-def all_cards(st: dict) -> list[str]:
+def all_cards(st: State) -> list[str]:
     """Every card somewhere in the game (for the 110-card property)."""
     out = list(st["deck"]) + list(st["discard"])
     for p in st["players"]:
@@ -352,7 +380,7 @@ def all_cards(st: dict) -> list[str]:
     return out
 
 
-def goto(st: dict, phase: str, suffix: str | None = None) -> None:
+def goto(st: State, phase: str, suffix: str | None = None) -> None:
     """Open the next step: clears the secret answers of the previous simultaneous step."""
     st["phase"] = phase
     st["answers"] = {}

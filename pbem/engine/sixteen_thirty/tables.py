@@ -4,6 +4,7 @@ ST-R4 random end, ST-R7 caps) and small helpers on card names."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Literal
 
 KIND = "sixteen-thirty"
 TITLE = "Sixteen Thirty Something"
@@ -83,7 +84,9 @@ INFLUENCE_COPIES = {1: 3, 2: 4, 3: 3}
 OPEN_COPIES = {1: 2, 2: 2}
 
 # ST-R7 caps.
-CAP = {"status": 7, "army": 5, "ability": 3}
+#: A country attribute that specials raise (ST-R7).
+Raised = Literal["status", "army", "ability"]
+CAP: dict[Raised, int] = {"status": 7, "army": 5, "ability": 3}
 
 # ST-R4: end of turn -> the game ends on a d6 roll <= this.
 RANDOM_END = {7: 1, 8: 2, 9: 3}
@@ -133,7 +136,7 @@ def country_of(card: str) -> str | None:
 
 
 @lru_cache(maxsize=1024)
-def card_sort_key(card: str) -> tuple:
+def card_sort_key(card: str) -> tuple[int, int, int]:
     """Table order: countries in COUNTRIES order, then Open, then specials."""
     if is_special(card):
         return (2, SPECIALS.index(card), 0)
@@ -147,6 +150,6 @@ def sort_cards(cards: list[str]) -> list[str]:
 
 
 @lru_cache(maxsize=1024)
-def cheapest_key(card: str) -> tuple:
+def cheapest_key(card: str) -> tuple[int, int, int, tuple[int, int, int]]:
     """NMR order for losing a card: lowest value first, Open before named, specials last."""
     return (1 if is_special(card) else 0, value(card), 0 if is_open(card) else 1, card_sort_key(card))

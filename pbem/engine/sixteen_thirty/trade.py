@@ -4,10 +4,12 @@ window of offers, accept or decline; the exact cards are known only to the two t
 from __future__ import annotations
 
 from itertools import permutations
+from typing import Any
 
 from pbem.engine import names
-from pbem.engine.base import RuleError
-from pbem.engine.sixteen_thirty.state import cards_text, goto, priv, pub, take_from_hand
+from pbem.engine.base import Event, RuleError
+from pbem.engine.sixteen_thirty.shape import State
+from pbem.engine.sixteen_thirty.state import active, cards_text, goto, priv, pub, take_from_hand, trade_of
 from pbem.engine.sixteen_thirty.tables import (
     ALL_CARD_NAMES,
     COUNTRIES,
@@ -18,7 +20,7 @@ from pbem.engine.sixteen_thirty.tables import (
     sort_cards,
 )
 
-TYPE_NAMES = ["ANY", "Special", "Open"] + COUNTRIES + SPECIALS + ALL_CARD_NAMES
+TYPE_NAMES = ["ANY", "Special", "Open", *COUNTRIES, *SPECIALS, *ALL_CARD_NAMES]
 MAX_REVISIONS = 2
 
 
@@ -65,13 +67,13 @@ def find_giving(hand: list[str], types: list[str]) -> list[str] | None:
                 rest.remove(c)
                 tail = rec(i + 1, rest)
                 if tail is not None:
-                    return [c] + tail
+                    return [c, *tail]
         return None
 
     return rec(0, list(hand))
 
 
-def revisions_left(st: dict) -> int:
+def revisions_left(st: State) -> int:
     """How many more times the phasing player may revise the trade request this turn (ST-R15)."""
     tr = st.get("trade")
     return MAX_REVISIONS if not tr else MAX_REVISIONS - tr["revisions"]
@@ -82,10 +84,10 @@ def types_text(types: list[str]) -> str:
 
 
 # ---------------------------------------------------------------- orders
-def request_trade(st: dict, p: str, want: list[str], offer: list[str], ev: list) -> str:
+def request_trade(st: State, p: str, want: list[str], offer: list[str], ev: list[Event]) -> str:
     tr = st.get("trade") or {"revisions": -1}
     if tr["revisions"] >= MAX_REVISIONS:
-        legal = ["DECLINE ALL"] + accept_lines(st) if st["phase"] == "accept" else []
+        legal = ["DECLINE ALL", *accept_lines(st)] if st["phase"] == "accept" else []
         raise RuleError(
             f"you have already revised your trade request {MAX_REVISIONS} times this turn, the most allowed "
             "(ST-R15)" + ("; accept an offer or decline them all" if legal else "; wait for the offers"),
@@ -106,13 +108,13 @@ def request_trade(st: dict, p: str, want: list[str], offer: list[str], ev: list)
     return line
 
 
-def no_trade(st: dict, p: str, ev: list) -> str:
+def no_trade(st: State, p: str, ev: list[Event]) -> str:
     pub(ev, "no-trade", f"{p} does not trade this turn.", player=p)
     goto(st, "specials")
     return "NO TRADE"
 
 
-def record_offer(st: dict, p: str, give: list[str], want: list[str], show: bool = False) -> str:
+def record_offer(st: State, p: str, give: list[str], want: list[str], show: bool = False) -> str:
     probe = list(st["hands"][p])
     take_from_hand(st, p, give)
     st["hands"][p] = probe
@@ -126,24 +128,24 @@ def record_offer(st: dict, p: str, give: list[str], want: list[str], show: bool 
     return f"OFFER GIVE {gives} FOR {types_text(want)}{shown} (secret until every offer is in)"
 
 
-def shown(o: dict) -> list[str]:
+def shown(o: dict[str, Any]) -> list[str]:
     """What everyone learns of an offer's cards: exact cards with SHOW, else their types."""
     return list(o["give"]) if o.get("show") else [type_of(c) for c in o["give"]]
 
 
-def record_no_offer(st: dict, p: str) -> str:
+def record_no_offer(st: State, p: str) -> str:
     st["answers"][p] = None
     return "NO OFFER"
 
 
-def asked(st: dict) -> list[str]:
+def asked(st: State) -> list[str]:
     return [q for q in st["players"] if q != st["active"]]
 
 
-def reveal_offers(st: dict, ev: list) -> None:
-    p = st["active"]
+def reveal_offers(st: State, ev: list[Event]) -> None:
+    p = active(st)
     offers = {q: st["answers"].get(q) for q in asked(st)}
-    st["trade"]["offers"] = {q: o for q, o in offers.items() if o}
+    trade_of(st)["offers"] = {q: o for q, o in offers.items() if o}
     parts = []
     for q, o in offers.items():
         if o:
@@ -160,30 +162,30 @@ def reveal_offers(st: dict, ev: list) -> None:
         player=p,
         offers={q: ({"give": shown(o), "for": o["for"]} if o else None) for q, o in offers.items()},
     )
-    if st["trade"]["offers"]:
+    if trade_of(st)["offers"]:
         goto(st, "accept", "trade.accept")
     else:
         goto(st, "specials")
 
 
-def accept_lines(st: dict) -> list[str]:
-    p = st["active"]
+def accept_lines(st: State) -> list[str]:
+    p = active(st)
     out = []
-    for q, o in st["trade"]["offers"].items():
+    for q, o in trade_of(st)["offers"].items():
         giving = find_giving(st["hands"][p], o["for"])
         if giving is not None:
             out.append(f"ACCEPT {q} GIVING {cards_text(giving) if giving else 'NOTHING'}")
     return out
 
 
-def accept(st: dict, p: str, q: str, giving: list[str], ev: list) -> str:
-    o = st["trade"]["offers"].get(q)
+def accept(st: State, p: str, q: str, giving: list[str], ev: list[Event]) -> str:
+    o = trade_of(st)["offers"].get(q)
     if not o:
-        raise RuleError(f"{q} made no offer", accept_lines(st) + ["DECLINE ALL"])
+        raise RuleError(f"{q} made no offer", [*accept_lines(st), "DECLINE ALL"])
     if not fits(giving, o["for"]):
         raise RuleError(
             f"{q} asked for {types_text(o['for'])}; your cards must match those types one for one",
-            accept_lines(st) + ["DECLINE ALL"],
+            [*accept_lines(st), "DECLINE ALL"],
         )
     take_from_hand(st, p, giving)
     take_from_hand(st, q, o["give"])
@@ -210,7 +212,7 @@ def accept(st: dict, p: str, q: str, giving: list[str], ev: list) -> str:
     return f"ACCEPT {q} GIVING {cards_text(giving) if giving else 'NOTHING'}"
 
 
-def decline(st: dict, p: str, ev: list) -> str:
+def decline(st: State, p: str, ev: list[Event]) -> str:
     pub(ev, "trade-declined", f"{p} declines every offer.", player=p)
     goto(st, "specials")
     return "DECLINE ALL"

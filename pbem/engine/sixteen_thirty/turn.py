@@ -5,107 +5,154 @@ some player must answer."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from pbem.engine.base import Event
 from pbem.engine.rng import Rng
 from pbem.engine.sixteen_thirty import trade, votes
+from pbem.engine.sixteen_thirty.shape import State
 from pbem.engine.sixteen_thirty.specials import special_lines
 from pbem.engine.sixteen_thirty.state import (
+    active,
     add_to_pile,
     cards_text,
     draw,
     goto,
     influence,
+    lose_of,
     own_removal_options,
     priv,
     pub,
     remove_card,
     take_from_hand,
+    vote_of,
+    voters,
 )
 from pbem.engine.sixteen_thirty.tables import HAND_LIMIT, LAST_TURN, RANDOM_END
 
 
-def removal_options(st: dict, p: str) -> list[tuple[str, str]]:
+def removal_options(st: State, p: str) -> list[tuple[str, str]]:
     """ST-R17: (country, card) choices for phase 1 from descendant piles."""
     return [(c, x) for c, pl in st["displays"][p].items() if pl["desc"] for x in own_removal_options(pl)]
 
 
-def advance(st: dict, ev: list, use_queue: bool = True) -> None:
-    from pbem.engine.sixteen_thirty.orders import run_queue
+#: Uses the phasing player's next pre-submitted order if its phase has come (`orders.run_queue`).
+QueueRunner = Callable[[State, list[Event]], bool]
 
+
+def advance(st: State, ev: list[Event], run_queue: QueueRunner | None = None) -> None:
+    """Take every automatic step until an answer is needed; with `run_queue`, orders kept on file
+    for the phasing player are used as their phases come (the runner is passed in because it is
+    the order language's, which itself advances the game)."""
     while not st["over"]:
         if step_once(st, ev):
             continue
-        if use_queue and st["active"] and st["queue"][st["active"]] and run_queue(st, ev):
+        if run_queue and st["active"] and st["queue"][st["active"]] and run_queue(st, ev):
             continue
         return
 
 
-def step_once(st: dict, ev: list) -> bool:
+def step_once(st: State, ev: list[Event]) -> bool:
     """One automatic transition; False when the current step waits for an answer."""
-    ph, p = st["phase"], st["active"]
-    if ph == "start":
-        if all(q in st["answers"] for q in st["players"]):
-            reveal_start(st, ev)
-            begin_player_turn(st, ev)
-            return True
-        return False
-    if ph == "remove":
-        opts = removal_options(st, p)
-        if len(opts) > 1:
-            return False
-        if opts:
-            remove_card(st, p, opts[0][0], opts[0][1], ev, "Phase 1 removal (only choice)")
-        draw(st, p, 4, ev)
-        goto(st, "trade")
-        return True
-    if ph == "offers":
-        for q in trade.asked(st):
-            if q not in st["answers"] and st["standing"][q]["offer_none"]:
-                st["answers"][q] = None
-        if all(q in st["answers"] for q in trade.asked(st)):
-            trade.reveal_offers(st, ev)
-            return True
-        return False
-    if ph == "specials":
-        if st["specials_played"] >= 2 or not special_lines(st, p):
-            goto_call(st, ev)
-            return True
-        return False
-    if ph == "call":
-        if not votes.callable_countries(st, p):
-            pub(ev, "no-vote", f"{p} has no pile and no Influence card, so no vote is called (ST-R11).", player=p)
-            goto(st, "specials" if st["call_origin"] == "card" else "discard")
-            return True
-        return False
-    if ph == "place":
-        for q in votes.place_asked(st):
-            if q not in st["answers"] and votes.standing_none(st, q):
-                st["answers"][q] = []
-        if all(q in st["answers"] for q in votes.place_asked(st)):
-            votes.reveal_placements(st, ev)
-            return True
-        return False
-    if ph == "ballot":
-        votes.fill_ballots(st)
-        if all(q in st["answers"] for q in votes.voters(st, st["vote"]["country"])):
-            votes.reveal_ballots(st, ev)
-            return True
-        return False
-    if ph == "lose":
-        if all(q in st["answers"] for q in st["lose"]["who"]):
-            votes.resolve_lose(st, ev)
-            return True
-        return False
-    if ph == "discard":
-        if len(st["hands"][p]) <= HAND_LIMIT:
-            end_player_turn(st, ev)
-            return True
-        return False
-    return False
+    step = _STEPS.get(st["phase"])
+    return step(st, ev) if step else False
 
 
-def goto_call(st: dict, ev: list) -> None:
+def _start(st: State, ev: list[Event]) -> bool:
+    if not all(q in st["answers"] for q in st["players"]):
+        return False
+    reveal_start(st, ev)
+    begin_player_turn(st, ev)
+    return True
+
+
+def _remove(st: State, ev: list[Event]) -> bool:
+    p = active(st)
+    opts = removal_options(st, p)
+    if len(opts) > 1:
+        return False
+    if opts:
+        remove_card(st, p, opts[0][0], opts[0][1], ev, "Phase 1 removal (only choice)")
+    draw(st, p, 4, ev)
+    goto(st, "trade")
+    return True
+
+
+def _offers(st: State, ev: list[Event]) -> bool:
+    for q in trade.asked(st):
+        if q not in st["answers"] and st["standing"][q]["offer_none"]:
+            st["answers"][q] = None
+    if not all(q in st["answers"] for q in trade.asked(st)):
+        return False
+    trade.reveal_offers(st, ev)
+    return True
+
+
+def _specials(st: State, ev: list[Event]) -> bool:
+    if st["specials_played"] < 2 and special_lines(st, active(st)):
+        return False
+    goto_call(st, ev)
+    return True
+
+
+def _call(st: State, ev: list[Event]) -> bool:
+    p = active(st)
+    if votes.callable_countries(st, p):
+        return False
+    pub(ev, "no-vote", f"{p} has no pile and no Influence card, so no vote is called (ST-R11).", player=p)
+    goto(st, "specials" if st["call_origin"] == "card" else "discard")
+    return True
+
+
+def _place(st: State, ev: list[Event]) -> bool:
+    for q in votes.place_asked(st):
+        if q not in st["answers"] and votes.standing_none(st, q):
+            st["answers"][q] = []
+    if not all(q in st["answers"] for q in votes.place_asked(st)):
+        return False
+    votes.reveal_placements(st, ev)
+    return True
+
+
+def _ballot(st: State, ev: list[Event]) -> bool:
+    votes.fill_ballots(st)
+    if not all(q in st["answers"] for q in voters(st, vote_of(st)["country"])):
+        return False
+    votes.reveal_ballots(st, ev)
+    return True
+
+
+def _lose(st: State, ev: list[Event]) -> bool:
+    if not all(q in st["answers"] for q in lose_of(st)["who"]):
+        return False
+    votes.resolve_lose(st, ev)
+    return True
+
+
+def _discard(st: State, ev: list[Event]) -> bool:
+    if len(st["hands"][active(st)]) > HAND_LIMIT:
+        return False
+    end_player_turn(st, ev)
+    return True
+
+
+#: The automatic part of each phase (every phase after the start belongs to the active player's turn);
+#: the phases not listed (trade, accept) always wait for the active player.
+_STEPS: dict[str, Callable[[State, list[Event]], bool]] = {
+    "start": _start,
+    "remove": _remove,
+    "offers": _offers,
+    "specials": _specials,
+    "call": _call,
+    "place": _place,
+    "ballot": _ballot,
+    "lose": _lose,
+    "discard": _discard,
+}
+
+
+def goto_call(st: State, ev: list[Event]) -> None:
     st["call_origin"] = "mandatory"
     goto(st, "call", f"vote{st['votes_called'] + 1}.call")
 
@@ -117,7 +164,7 @@ def start_required(hand: list[str]) -> int:
     return min(3, len(named) + (len(opens) if named else 0))
 
 
-def reveal_start(st: dict, ev: list) -> None:
+def reveal_start(st: State, ev: list[Event]) -> None:
     parts = []
     for q in st["players"]:
         for c, cards in st["answers"][q]:
@@ -134,10 +181,11 @@ def reveal_start(st: dict, ev: list) -> None:
 
 
 # ---------------------------------------------------------------- player turns
-def begin_player_turn(st: dict, ev: list) -> None:
+def begin_player_turn(st: State, ev: list[Event]) -> None:
     n = len(st["players"])
     st["active"] = st["players"][(st["first"] + st["order_idx"]) % n]
-    st.update(specials_played=0, votes_called=0, trade=None, vote=None, lose=None, call_origin=None)
+    st["specials_played"] = st["votes_called"] = 0
+    st["trade"] = st["vote"] = st["lose"] = st["call_origin"] = None
     goto(st, "remove")
     pub(
         ev,
@@ -148,8 +196,8 @@ def begin_player_turn(st: dict, ev: list) -> None:
     )
 
 
-def end_player_turn(st: dict, ev: list) -> None:
-    p = st["active"]
+def end_player_turn(st: State, ev: list[Event]) -> None:
+    p = active(st)
     if st["queue"][p]:
         priv(
             ev,
@@ -167,7 +215,7 @@ def end_player_turn(st: dict, ev: list) -> None:
         end_turn(st, ev)
 
 
-def end_turn(st: dict, ev: list) -> None:
+def end_turn(st: State, ev: list[Event]) -> None:
     score_turn(st, ev)
     n = len(st["players"])
     st["first"] = (st["first"] + 1) % n
@@ -207,11 +255,12 @@ def end_turn(st: dict, ev: list) -> None:
     begin_player_turn(st, ev)
 
 
-def score_turn(st: dict, ev: list) -> None:
+def score_turn(st: State, ev: list[Event]) -> None:
     """ST-R19: min(status, influence) per counter; totals public, breakdown private."""
-    gained, breakdown = {}, {}
+    gained: dict[str, int] = {}
+    breakdown: dict[str, list[list[Any]]] = {}
     for q in st["players"]:
-        rows = []
+        rows: list[list[Any]] = []
         for c in st["counters"][q]:
             s, i = st["countries"][c]["status"], influence(st, q, c)
             rows.append([c, s, i, min(s, i)])
@@ -247,7 +296,7 @@ def score_turn(st: dict, ev: list) -> None:
         )
 
 
-def end_game(st: dict, ev: list, why: str) -> None:
+def end_game(st: State, ev: list[Event], why: str) -> None:
     st["over"] = True
     st["phase"] = "over"
     st["step"] = f"t{st['turn']}.over"

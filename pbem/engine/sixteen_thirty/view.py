@@ -5,14 +5,17 @@ Counters and breakdowns of everyone are shown only once the game is over."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pbem.engine.sixteen_thirty import trade, votes
-from pbem.engine.sixteen_thirty.state import influence
+from pbem.engine.sixteen_thirty.shape import State
+from pbem.engine.sixteen_thirty.state import influence, vote_of
 from pbem.engine.sixteen_thirty.tables import COUNTRIES
 from pbem.engine.views import Named, Section, View, lines, make_view, table
 from pbem.engine.words import count
 
 
-def turn_label(st: dict) -> str:
+def turn_label(st: State) -> str:
     if st["over"]:
         return f"Game over after turn {st['turn']}"
     if st["phase"] == "start":
@@ -32,7 +35,7 @@ def turn_label(st: dict) -> str:
     return f"Turn {st['turn']}, {st['active']} to play ({what})"
 
 
-def country_rows(st: dict) -> list[list]:
+def country_rows(st: State) -> list[list[Any]]:
     rows = []
     for c in COUNTRIES:
         k = st["countries"][c]
@@ -50,7 +53,7 @@ def country_rows(st: dict) -> list[list]:
     return rows
 
 
-def display_rows(st: dict) -> list[list]:
+def display_rows(st: State) -> list[list[Any]]:
     rows = []
     for p in st["players"]:
         for c, pl in st["displays"][p].items():
@@ -60,7 +63,7 @@ def display_rows(st: dict) -> list[list]:
     return rows
 
 
-def step_lines(st: dict) -> list[str]:
+def step_lines(st: State) -> list[str]:
     out = [f"Step: {st['step']}"]
     v = st["vote"]
     if v:
@@ -86,7 +89,7 @@ def step_lines(st: dict) -> list[str]:
     return out
 
 
-def public_trade(st: dict) -> dict | None:
+def public_trade(st: State) -> dict[str, Any] | None:
     tr = st.get("trade")
     if not tr:
         return None
@@ -97,7 +100,7 @@ def public_trade(st: dict) -> dict | None:
     }
 
 
-def view(engine: Named, st: dict, player: str | None) -> View:
+def view(engine: Named, st: State, player: str | None) -> View:
     first = st["players"][st["first"]]
     sections = [
         table("Countries", ["Country", "Status", "Army", "Ability", "Faction", "Leader", "Unrest"], country_rows(st)),
@@ -113,15 +116,15 @@ def view(engine: Named, st: dict, player: str | None) -> View:
                 f"Turn {st['turn']} of at most 10; first player {first}; phasing player {st['active'] or '-'}.",
                 f"Deck: {count(len(st['deck']), 'card')}. "
                 f"Discard pile ({len(st['discard'])}): {', '.join(st['discard']) or 'empty'}.",
-            ]
-            + step_lines(st),
+                *step_lines(st),
+            ],
         ),
     ]
     if st["history"]:
         sections.append(
             table(
                 "Score history",
-                ["Turn"] + list(st["players"]),
+                ["Turn", *list(st["players"])],
                 [[h["turn"]] + [h["totals"][p] for p in st["players"]] for h in st["history"]],
             )
         )
@@ -163,7 +166,7 @@ def view(engine: Named, st: dict, player: str | None) -> View:
     return make_view(engine, st["players"], player, turn=turn_label(st), over=st["over"], sections=sections, data=data)
 
 
-def public_vote(st: dict) -> dict | None:
+def public_vote(st: State) -> dict[str, Any] | None:
     v = st["vote"]
     if not v:
         return None
@@ -178,7 +181,7 @@ def public_vote(st: dict) -> dict | None:
     }
 
 
-def private_sections(st: dict, p: str) -> list[Section]:
+def private_sections(st: State, p: str) -> list[Section]:
     out = [lines("Your hand", [", ".join(st["hands"][p]) or "(empty)"], private=True)]
     rows = [
         [c, st["countries"][c]["status"], influence(st, p, c), min(st["countries"][c]["status"], influence(st, p, c))]
@@ -201,7 +204,7 @@ def private_sections(st: dict, p: str) -> list[Section]:
     mine = own_answer(st, p)
     if mine:
         filed.append(f"On file for this step: {mine}")
-    if st["vote"] and p in st["vote"]["early"]:
+    if st["vote"] and p in vote_of(st)["early"]:
         filed.append(f"Locked ballot for this vote: VOTE {st['vote']['early'][p]}")
     if st["queue"][p]:
         filed.append(f"Pre-submitted for later in your turn: {'; '.join(st['queue'][p])}")
@@ -216,7 +219,7 @@ def private_sections(st: dict, p: str) -> list[Section]:
     return out
 
 
-def own_answer(st: dict, p: str) -> str | None:
+def own_answer(st: State, p: str) -> str | None:
     if p not in st["answers"]:
         return None
     from pbem.engine.sixteen_thirty.asks import on_file
@@ -224,7 +227,7 @@ def own_answer(st: dict, p: str) -> str | None:
     return "; ".join(on_file(st, p))
 
 
-def private_data(st: dict, p: str) -> dict:
+def private_data(st: State, p: str) -> dict[str, Any]:
     return {
         "hand": list(st["hands"][p]),
         "my_counters": list(st["counters"][p]),
@@ -232,7 +235,7 @@ def private_data(st: dict, p: str) -> dict:
             {"turn": h["turn"], "rows": h["breakdown"][p], "gained": h["gained"][p]} for h in st["history"]
         ],
         "on_file": own_answer(st, p),
-        "early_vote": (st["vote"] or {}).get("early", {}).get(p),
+        "early_vote": st["vote"]["early"].get(p) if st["vote"] else None,
         "queue": list(st["queue"][p]),
         "standing": dict(st["standing"][p]),
     }

@@ -3,18 +3,21 @@ losers' piles; ST-R10 legal issues; ST-R11 eligibility; ST-R13 losers' card choi
 
 from __future__ import annotations
 
-from pbem.engine.base import RuleError
+from pbem.engine.base import Event, RuleError
+from pbem.engine.sixteen_thirty.shape import State
 from pbem.engine.sixteen_thirty.state import (
     add_to_pile,
     cards_text,
     check_placement,
     goto,
     influence,
+    lose_of,
     own_removal_options,
     pile,
     pub,
     remove_card,
     take_from_hand,
+    vote_of,
     voters,
 )
 from pbem.engine.sixteen_thirty.tables import COUNTRIES, country_of
@@ -22,7 +25,7 @@ from pbem.engine.sixteen_thirty.wars import can_attack, resolve_war
 
 
 # ---------------------------------------------------------------- who may call what
-def legal_issues(st: dict, c: str) -> list[tuple[str, str | None]]:
+def legal_issues(st: State, c: str) -> list[tuple[str, str | None]]:
     """ST-R10: (issue, target) pairs the caller may choose in country c."""
     k = st["countries"][c]
     if k["faction"] is None:
@@ -38,18 +41,18 @@ def issue_text(issue: str, target: str | None) -> str:
     return f"WAR {target}" if issue == "WAR" else issue
 
 
-def can_call_in(st: dict, p: str, c: str) -> bool:
+def can_call_in(st: State, p: str, c: str) -> bool:
     return bool(pile(st, p, c)) or any(country_of(x) == c for x in st["hands"][p])
 
 
-def callable_countries(st: dict, p: str) -> list[str]:
+def callable_countries(st: State, p: str) -> list[str]:
     """ST-R11: countries where p has a pile or holds a named Influence card (`can_call_in` for each)."""
     held = {country_of(x) for x in st["hands"][p]}
     disp = st["displays"][p]
     return [c for c in COUNTRIES if disp.get(c) or c in held]
 
 
-def placeable(st: dict, p: str, c: str) -> list[str]:
+def placeable(st: State, p: str, c: str) -> list[str]:
     """Distinct hand cards p could add to a pile in c (Open only onto a pile that has or gets a named card)."""
     pl = pile(st, p, c)
     if pl and pl["desc"]:
@@ -58,7 +61,7 @@ def placeable(st: dict, p: str, c: str) -> list[str]:
 
 
 # ---------------------------------------------------------------- call
-def call_vote(st: dict, p: str, c: str, issue: str, target: str | None, cards: list[str], ev: list) -> str:
+def call_vote(st: State, p: str, c: str, issue: str, target: str | None, cards: list[str], ev: list[Event]) -> str:
     if not can_call_in(st, p, c):
         raise RuleError(f"you have no {c} pile and no {c} Influence card", callable_countries(st, p))
     legal = legal_issues(st, c)
@@ -105,13 +108,13 @@ def call_vote(st: dict, p: str, c: str, issue: str, target: str | None, cards: l
 
 
 # ---------------------------------------------------------------- placement round
-def place_asked(st: dict) -> list[str]:
+def place_asked(st: State) -> list[str]:
     """Every player but the caller is asked (ST-R9.2: asking reveals nothing)."""
-    return [q for q in st["players"] if q != st["vote"]["caller"]]
+    return [q for q in st["players"] if q != vote_of(st)["caller"]]
 
 
-def record_place(st: dict, p: str, cards: list[str]) -> str:
-    c = st["vote"]["country"]
+def record_place(st: State, p: str, cards: list[str]) -> str:
+    c = vote_of(st)["country"]
     check_placement(st, p, c, cards)
     probe = list(st["hands"][p])
     take_from_hand(st, p, cards)
@@ -120,13 +123,13 @@ def record_place(st: dict, p: str, cards: list[str]) -> str:
     return f"PLACE {', '.join(cards) if cards else 'NONE'} (secret until every placement is in)"
 
 
-def standing_none(st: dict, p: str) -> bool:
+def standing_none(st: State, p: str) -> bool:
     s = st["standing"][p]
-    return s["place_none"] and st["vote"]["country"] not in s["except"]
+    return s["place_none"] and vote_of(st)["country"] not in s["except"]
 
 
-def reveal_placements(st: dict, ev: list) -> None:
-    v = st["vote"]
+def reveal_placements(st: State, ev: list[Event]) -> None:
+    v = vote_of(st)
     c = v["country"]
     parts = []
     for q in place_asked(st):
@@ -141,9 +144,9 @@ def reveal_placements(st: dict, ev: list) -> None:
 
 
 # ---------------------------------------------------------------- ballot
-def record_early(st: dict, p: str, color: str, legal: list[str]) -> str:
+def record_early(st: State, p: str, color: str, legal: list[str]) -> str:
     """A VOTE sent in the placement round (with PLACE, or with CALL by the caller): it locks the ballot."""
-    v = st["vote"]
+    v = vote_of(st)
     refuse_if_locked(st, p, legal)
     if not pile(st, p, v["country"]) and not st["answers"].get(p):
         raise RuleError(f"you have no {v['country']} pile and no placement on file, so you do not vote", ["PLACE NONE"])
@@ -151,18 +154,18 @@ def record_early(st: dict, p: str, color: str, legal: list[str]) -> str:
     return f"VOTE {color} (locked for this vote; secret until every ballot is in)"
 
 
-def locked(st: dict, p: str) -> str | None:
+def locked(st: State, p: str) -> str | None:
     """The colour p locked for the current vote (ST-R9 speed option), or None."""
-    v = st["vote"]
+    v = vote_of(st)
     return v["early"].get(p) if v else None
 
 
-def refuse_if_locked(st: dict, p: str, legal: list[str]) -> None:
+def refuse_if_locked(st: State, p: str, legal: list[str]) -> None:
     """ST-R9: a locked ballot cannot be changed by any later VOTE, in the placement or the voting round."""
     color = locked(st, p)
     if color is None:
         return
-    v = st["vote"]
+    v = vote_of(st)
     more = "; you may still revise your placement" if legal else "; nothing more is asked of you in this vote"
     raise RuleError(
         f"your ballot in {v['country']} is locked: you already sent VOTE {color} with your "
@@ -171,16 +174,16 @@ def refuse_if_locked(st: dict, p: str, legal: list[str]) -> None:
     )
 
 
-def record_ballot(st: dict, p: str, color: str) -> str:
+def record_ballot(st: State, p: str, color: str) -> str:
     """A VOTE in the voting round (refused if the ballot was locked in the placement round)."""
     refuse_if_locked(st, p, [])
     st["answers"][p] = color
     return f"VOTE {color} (secret until every ballot is in)"
 
 
-def standing_vote(st: dict, p: str) -> str | None:
+def standing_vote(st: State, p: str) -> str | None:
     """The most specific matching STANDING VOTE rule (never used by the caller of the vote)."""
-    v = st["vote"]
+    v = vote_of(st)
     best = None
     for country, issue, color in st["standing"][p]["votes"]:
         if country not in ("ANY", v["country"]) or issue not in ("ANY", v["issue"]):
@@ -191,16 +194,17 @@ def standing_vote(st: dict, p: str) -> str | None:
     return best[1] if best else None
 
 
-def default_ballot(st: dict) -> str:
+def default_ballot(st: State) -> str:
     """NMR: the status quo (peace, no rearming, current faction; BLUE for ALIGN)."""
-    v = st["vote"]
-    if v["issue"] == "SWITCH":
-        return st["countries"][v["country"]]["faction"]
+    v = vote_of(st)
+    faction = st["countries"][v["country"]]["faction"]
+    if v["issue"] == "SWITCH" and faction is not None:  # a country with no faction has no SWITCH vote
+        return faction
     return "BLUE"
 
 
-def fill_ballots(st: dict) -> None:
-    v = st["vote"]
+def fill_ballots(st: State) -> None:
+    v = vote_of(st)
     for q in voters(st, v["country"]):
         if q in st["answers"]:
             continue
@@ -210,8 +214,8 @@ def fill_ballots(st: dict) -> None:
             st["answers"][q] = standing_vote(st, q)
 
 
-def reveal_ballots(st: dict, ev: list) -> None:
-    v = st["vote"]
+def reveal_ballots(st: State, ev: list[Event]) -> None:
+    v = vote_of(st)
     c = v["country"]
     weights = {q: influence(st, q, c) for q in voters(st, c)}
     ballots = {q: st["answers"][q] for q in weights}
@@ -254,7 +258,7 @@ def reveal_ballots(st: dict, ev: list) -> None:
     open_lose(st, choose, c, "vote", f"vote{v['n']}.lose", ev)
 
 
-def start_loss(st: dict, q: str, c: str, ev: list, why: str) -> list[str]:
+def start_loss(st: State, q: str, c: str, ev: list[Event], why: str) -> list[str]:
     """A descendant pile loses one card: automatic when only one kind is eligible (ST-R13)."""
     opts = own_removal_options(pile(st, q, c))
     if len(opts) == 1:
@@ -263,7 +267,7 @@ def start_loss(st: dict, q: str, c: str, ev: list, why: str) -> list[str]:
     return [q]
 
 
-def open_lose(st: dict, who: list[str], c: str, then: str, suffix: str, ev: list) -> None:
+def open_lose(st: State, who: list[str], c: str, then: str, suffix: str, ev: list[Event]) -> None:
     if not who:
         after_lose(st, then, ev)
         return
@@ -278,8 +282,8 @@ def open_lose(st: dict, who: list[str], c: str, then: str, suffix: str, ev: list
     )
 
 
-def record_lose(st: dict, p: str, card: str) -> str:
-    c = st["lose"]["country"]
+def record_lose(st: State, p: str, card: str) -> str:
+    c = lose_of(st)["country"]
     opts = own_removal_options(pile(st, p, c))
     if card not in opts:
         raise RuleError(f"you cannot lose {card} from your {c} pile", [f"LOSE {lose_text(x, c)}" for x in opts])
@@ -291,8 +295,8 @@ def lose_text(card: str, c: str) -> str:
     return f"{card} FROM {c}" if card.startswith("Open ") else card
 
 
-def resolve_lose(st: dict, ev: list) -> None:
-    lo = st["lose"]
+def resolve_lose(st: State, ev: list[Event]) -> None:
+    lo = lose_of(st)
     for q in lo["who"]:
         why = "Lost the vote with a descendant pile" if lo["then"] == "vote" else "Unrest with a descendant pile"
         remove_card(st, q, lo["country"], st["answers"][q], ev, why)
@@ -300,7 +304,7 @@ def resolve_lose(st: dict, ev: list) -> None:
     after_lose(st, lo["then"], ev)
 
 
-def after_lose(st: dict, then: str, ev: list) -> None:
+def after_lose(st: State, then: str, ev: list[Event]) -> None:
     if then == "vote":
         apply_result(st, ev)
     else:
@@ -308,8 +312,8 @@ def after_lose(st: dict, then: str, ev: list) -> None:
 
 
 # ---------------------------------------------------------------- result
-def apply_result(st: dict, ev: list) -> None:
-    v = st["vote"]
+def apply_result(st: State, ev: list[Event]) -> None:
+    v = vote_of(st)
     c, win, k = v["country"], v["winner"], st["countries"][v["country"]]
     if win is None:
         pass
@@ -319,7 +323,9 @@ def apply_result(st: dict, ev: list) -> None:
         verb = "joins" if before is None else ("stays with" if before == win else "switches to")
         pub(ev, "faction", f"{c} {verb} the {win.title()} faction.", country=c, faction=win)
     elif v["issue"] == "WAR" and win == "RED":
-        resolve_war(st, c, v["target"], ev)
+        target = v["target"]
+        assert target is not None, "a war vote names its target"
+        resolve_war(st, c, target, ev)
     elif v["issue"] == "REARM" and win == "RED":
         k["army"] = 1
         pub(ev, "rearm", f"{c} re-arms: Army Size 1.", country=c)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbem.engine.base import Event
 from pbem.engine.rng import Rng
+from pbem.engine.sixteen_thirty.shape import State
 from pbem.engine.sixteen_thirty.state import pub
 from pbem.engine.sixteen_thirty.tables import CAP, adjacent
 
 
-def can_attack(st: dict, c: str, t: str) -> bool:
+def can_attack(st: State, c: str, t: str) -> bool:
     """ST-R10: c in a faction, army >= 1, no unrest; t in the other faction, status >= 2 or adjacent."""
     cc, tt = st["countries"][c], st["countries"][t]
     if c == t or cc["faction"] is None or tt["faction"] is None or cc["faction"] == tt["faction"]:
@@ -20,7 +22,7 @@ def can_attack(st: dict, c: str, t: str) -> bool:
     return tt["status"] >= 2 or adjacent(c, t)
 
 
-def modifiers(st: dict, c: str, defender: bool) -> list[tuple[str, int]]:
+def modifiers(st: State, c: str, defender: bool) -> list[tuple[str, int]]:
     """ST-R5: the named modifiers for one side (military ability always listed)."""
     k = st["countries"][c]
     mods = [("military ability", k["ability"])]
@@ -35,7 +37,7 @@ def modifiers(st: dict, c: str, defender: bool) -> list[tuple[str, int]]:
     return mods
 
 
-def resolve_war(st: dict, attacker: str, defender: str, ev: list) -> None:
+def resolve_war(st: State, attacker: str, defender: str, ev: list[Event]) -> None:
     log: list[dict[str, Any]] = []
     rng = Rng(st["rng"], log)
     sides: dict[str, dict[str, Any]] = {}
@@ -79,7 +81,7 @@ def resolve_war(st: dict, attacker: str, defender: str, ev: list) -> None:
     pub(ev, "war", f"War: {attacker} attacks {defender}. {'; '.join(parts)}. Result: {outcome}.", **data)
 
 
-def apply_defeat(st: dict, winner: str, loser: str) -> str:
+def apply_defeat(st: State, winner: str, loser: str) -> str:
     """ST-R12 for a decided war; returns a sentence."""
     w, l_ = st["countries"][winner], st["countries"][loser]
     gain = l_["status"] >= 1 and w["status"] < CAP["status"]

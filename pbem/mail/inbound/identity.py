@@ -38,7 +38,7 @@ def _fallback(value: str) -> tuple[str, str]:
     """The address parseaddr reads (what pbem read before issue 12): where the notice about an ambiguous From goes."""
     try:
         name, addr = parseaddr(value)
-    except Exception:  # noqa: BLE001 - any header text must give an answer
+    except Exception:  # any header text must give an answer
         return "", ""
     return name, (addr.strip().lower() if "@" in addr else "")
 
@@ -47,7 +47,7 @@ def identify(msg: Message) -> Identity:
     """The sender of `msg`, or why it is ambiguous.  Never raises."""
     try:
         froms = [_one_line(v) for k, v in msg.raw_items() if k.lower() == "from"]
-    except Exception:  # noqa: BLE001
+    except Exception:
         return Identity("", "", "the From: header cannot be read")
     if not froms:
         return Identity("", "")
@@ -57,7 +57,7 @@ def identify(msg: Message) -> Identity:
     try:
         header = policy.default.header_factory("From", froms[0])
         groups = list(header.groups)
-    except Exception:  # noqa: BLE001 - the modern parser failed where parseaddr may not
+    except Exception:  # the modern parser failed where parseaddr may not
         return Identity(first, name, "the sender is ambiguous: the From: header cannot be parsed")
     if any(isinstance(d, errors.InvalidHeaderDefect) for d in header.defects):
         return Identity(first, name, "the sender is ambiguous: mail programs can read the From: header differently")

@@ -32,7 +32,7 @@ _NO = {"no", "false", "0", "off"}
 def _values(msg: Message, name: str) -> list[str]:
     try:
         return [re.sub(r"\s+", " ", str(v)).strip() for v in (msg.get_all(name) or [])]
-    except Exception:  # noqa: BLE001 - a header that cannot be read is not a reason to answer
+    except Exception:  # a header that cannot be read is not a reason to answer
         return ["(unreadable)"]
 
 
@@ -47,6 +47,11 @@ def auto_submitted_is_human(value: str) -> bool:
 
 def auto_reason(msg: Message, sender: str, moderator: str) -> str | None:
     """Why `msg` must never be answered, or None for mail a person wrote."""
+    return _automatic(msg) or _bounce_or_report(msg, sender) or _list_or_loop(msg, moderator)
+
+
+def _automatic(msg: Message) -> str | None:
+    """A header saying a program wrote the message (RFC 3834 and the older conventions)."""
     for value in _values(msg, "Auto-Submitted"):
         if not auto_submitted_is_human(value):
             return f"Auto-Submitted: {value[:80]}"
@@ -57,6 +62,11 @@ def auto_reason(msg: Message, sender: str, moderator: str) -> str | None:
     for value in _values(msg, "Precedence"):
         if _COMMENT.sub(" ", value).strip().lower() in _AUTO_PRECEDENCE:
             return f"Precedence: {value[:80]}"
+    return None
+
+
+def _bounce_or_report(msg: Message, sender: str) -> str | None:
+    """A bounce, a null sender or a delivery/read report."""
     local = sender.split("@")[0]
     if not sender or local in _DAEMONS or sender == "<>":
         return "bounce or null sender"
@@ -64,12 +74,17 @@ def auto_reason(msg: Message, sender: str, moderator: str) -> str | None:
         return "bounce: null Return-Path"
     try:
         ctype = msg.get_content_type()
-    except Exception:  # noqa: BLE001
+    except Exception:
         ctype = ""
     if ctype in ("multipart/report", "message/delivery-status", "message/disposition-notification"):
         return f"delivery or read report ({ctype})"
     if _values(msg, "X-Failed-Recipients"):
         return "bounce: X-Failed-Recipients"
+    return None
+
+
+def _list_or_loop(msg: Message, moderator: str) -> str | None:
+    """Mail that went round through the moderator already, or a mailing list's."""
     for loop in _values(msg, "X-Loop"):
         if moderator and moderator.lower() in loop.lower():
             return "X-Loop names the moderator"

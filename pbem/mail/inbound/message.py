@@ -19,6 +19,7 @@ from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
+from typing import ClassVar
 
 from pbem.mail.inbound.authentication import verdict
 from pbem.mail.inbound.fingerprint import missing_message_id
@@ -54,7 +55,9 @@ class Inbound:
 
 
 class _HtmlText(HTMLParser):
-    BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "pre", "blockquote", "table"}
+    BLOCK: ClassVar[frozenset[str]] = frozenset(
+        {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "pre", "blockquote", "table"}
+    )
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -62,7 +65,7 @@ class _HtmlText(HTMLParser):
         self.skip = 0
         self.quote = 0
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("script", "style", "head"):
             self.skip += 1
         if tag == "blockquote":
@@ -77,7 +80,7 @@ class _HtmlText(HTMLParser):
         if self.out and not self.out[-1].endswith("\n"):
             self.out.append("\n")
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         if tag in ("script", "style", "head") and self.skip:
             self.skip -= 1
         if tag == "blockquote" and self.quote:
@@ -85,7 +88,7 @@ class _HtmlText(HTMLParser):
         if tag in self.BLOCK and tag != "br":
             self._newline()
 
-    def handle_data(self, data):
+    def handle_data(self, data: str) -> None:
         if self.skip:
             return
         if self.quote:
@@ -113,14 +116,14 @@ def _decode(part: Message) -> str:
         if payload is None:
             payload = str(part.get_payload()).encode("utf-8", "surrogateescape")
         charset = part.get_content_charset() or "utf-8"
-    except Exception as exc:  # noqa: BLE001 - a broken transfer encoding or RFC 2231 parameter
+    except Exception as exc:  # a broken transfer encoding or RFC 2231 parameter
         raise Unreadable(f"a text part cannot be decoded ({type(exc).__name__})") from None
     assert isinstance(payload, bytes)
     try:
         return payload.decode(charset, "replace")
     except LookupError:
         return payload.decode("utf-8", "replace")
-    except Exception as exc:  # noqa: BLE001 - a codec that fails in its own way (idna, punycode, undefined)
+    except Exception as exc:  # a codec that fails in its own way (idna, punycode, undefined)
         raise Unreadable(f'its charset "{charset[:40]}" cannot decode the text ({type(exc).__name__})') from None
 
 
@@ -189,7 +192,7 @@ def _quoted_line(depth: int, body: str) -> str:
 def _disposition(part: Message) -> str:
     try:
         return part.get_content_disposition() or ""
-    except Exception:  # noqa: BLE001 - an undecodable RFC 2231 parameter: read the part as inline
+    except Exception:  # an undecodable RFC 2231 parameter: read the part as inline
         return ""
 
 
@@ -209,7 +212,7 @@ def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "
         problem = problem or f"could not be read: the message nests more than {MAX_MULTIPARTS} multipart containers"
     try:
         msg: Message = BytesParser(policy=policy.compat32).parsebytes(raw, headersonly=nested)
-    except Exception as exc:  # noqa: BLE001 - the parser is lenient, but nothing here may raise
+    except Exception as exc:  # the parser is lenient, but nothing here may raise
         msg, problem = (
             EmailMessage(),
             problem or f"could not be read: the message structure is broken ({type(exc).__name__})",
@@ -251,7 +254,7 @@ def too_nested(raw: bytes) -> bool:
 def _guarded(read: Callable[[], str | None], failed: str) -> str | None:
     try:
         return read()
-    except Exception:  # noqa: BLE001 - nothing in parse may raise
+    except Exception:  # nothing in parse may raise
         return failed
 
 
@@ -267,7 +270,7 @@ def _body(msg: Message) -> tuple[str, str | None]:
             return "", "the message has no text part (only attachments or binary content)"
     except Unreadable as exc:
         return "", f"could not be read: {exc}"
-    except Exception as exc:  # noqa: BLE001 - any other failure in a part (recursion, a broken structure)
+    except Exception as exc:  # any other failure in a part (recursion, a broken structure)
         return "", f"could not be read: a part of the message is broken ({type(exc).__name__})"
     if "\x00" in text:
         return "", "the message body holds binary data (NUL bytes)"
@@ -280,7 +283,7 @@ def _header(msg: Message, name: str) -> str:
     try:
         value = msg.get(name)
         return "" if value is None else _decoded(str(value))
-    except Exception:  # noqa: BLE001 - a header that cannot be read reads as absent
+    except Exception:  # a header that cannot be read reads as absent
         return ""
 
 

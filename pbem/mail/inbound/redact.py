@@ -26,6 +26,7 @@ backtracks over more than one line.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import re
@@ -103,7 +104,7 @@ def _header_text(value: object) -> str:
     raw = str(value).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     try:
         return str(make_header(decode_header(raw)))
-    except Exception:  # noqa: BLE001 - an encoded word in a charset that fails: keep the raw text
+    except Exception:  # an encoded word in a charset that fails: keep the raw text
         return raw
 
 
@@ -111,14 +112,14 @@ def _part_text(part: Message) -> str:
     """A leaf part's content after transfer decoding, as text (its charset, else Latin-1: every byte kept)."""
     try:
         payload = part.get_payload(decode=True)
-    except Exception:  # noqa: BLE001
+    except Exception:
         payload = None
     if not isinstance(payload, bytes):
         payload = str(part.get_payload()).encode("utf-8", "surrogateescape")
     try:
         charset = part.get_content_charset() or "utf-8"
         return payload.decode(charset, "strict")
-    except Exception:  # noqa: BLE001 - unknown, failing or wrong charset
+    except Exception:  # unknown, failing or wrong charset
         return payload.decode("latin-1")
 
 
@@ -144,7 +145,7 @@ def codes_in_message(raw: bytes) -> set[str]:
     try:
         msg = BytesParser(policy=policy.compat32).parsebytes(raw)
         return set().union(*(codes_in_text(t) for t in _texts(msg)))
-    except Exception:  # noqa: BLE001 - an unparseable message states no code we can find
+    except Exception:  # an unparseable message states no code we can find
         return set()
 
 
@@ -231,13 +232,11 @@ def find_and_redact(raw: bytes, codes: Iterable[str] = (), discover: bool = True
     found = set(codes)
     try:
         msg: Message | None = BytesParser(policy=policy.compat32).parsebytes(raw)
-    except Exception:  # noqa: BLE001 - unparseable: no code found in it, and the given ones go below
+    except Exception:  # unparseable: no code found in it, and the given ones go below
         msg = None
     if discover and msg is not None:
-        try:
+        with contextlib.suppress(Exception):  # as codes_in_message: a structure we cannot read states no code
             found |= set().union(*(codes_in_text(t) for t in _texts(msg)))
-        except Exception:  # noqa: BLE001 - as codes_in_message: a structure we cannot read states no code
-            pass
     pat = code_pattern(found)
     if pat is None:
         return found, raw
@@ -253,6 +252,6 @@ def _redacted(raw: bytes, msg: Message | None, pat: re.Pattern[str]) -> bytes:
         out = _serialise(msg, pat)
         if not _holds_code(out, pat):
             return out
-    except Exception:  # noqa: BLE001 - a structure the generator cannot write back: fall back below
+    except Exception:  # a structure the generator cannot write back: fall back below
         pass
     return _headers_only(raw, pat)

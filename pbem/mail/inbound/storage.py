@@ -99,7 +99,7 @@ def _first_text(start: bytes) -> str:
     try:
         plain, html = _text_parts(BytesParser(policy=policy.compat32).parsebytes(start))
         return plain if plain is not None else html_to_text(html or "")
-    except Exception:  # noqa: BLE001 - an unreadable start keeps no text, only headers and the digest
+    except Exception:  # an unreadable start keeps no text, only headers and the digest
         return ""
 
 
@@ -115,7 +115,7 @@ def scrub(msg: Inbound, raw: bytes, ex: Extracted | None, limit: int) -> tuple[I
     is refused: its `problem` says why and nothing of it is extracted."""
     try:
         return _scrub(msg, raw, ex, limit)
-    except Exception:  # noqa: BLE001 - nothing about one message may stop the poll: keep only its digest
+    except Exception:  # nothing about one message may stop the poll: keep only its digest
         note = f"[pbem: this message could not be redacted; SHA-256 of the whole: {hashlib.sha256(raw).hexdigest()}]"
         empty = dataclasses.replace(
             msg, subject="", sender_name="", text="", problem=msg.problem or "could not be read"

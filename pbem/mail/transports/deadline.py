@@ -20,6 +20,7 @@ armed, `watch` does nothing and `expired` is False (tests, `pbem check`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import sys
@@ -84,10 +85,8 @@ class Watchdog:
 
 
 def _shut(sock: socket.socket) -> None:
-    try:
+    with contextlib.suppress(OSError):  # already closed
         socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain socket's, also for an SSLSocket
-    except OSError:
-        pass  # already closed
 
 
 _current: Watchdog | None = None

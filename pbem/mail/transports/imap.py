@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import ssl as ssl_module
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from email.parser import BytesHeaderParser
 from functools import lru_cache
 from typing import Any
@@ -60,7 +60,7 @@ def _client_class() -> Any:
     from imapclient import tls as imap_tls
 
     def watched(cls: Any) -> Any:
-        class Watched(cls):
+        class Watched(cls):  # type: ignore[misc]  # imapclient has no type hints
             def _create_socket(self, timeout: float | None = None) -> Any:
                 sock = super()._create_socket(timeout)
                 deadline.watch(sock)
@@ -70,7 +70,7 @@ def _client_class() -> Any:
 
     plain, secure = watched(imap4.IMAP4WithTimeout), watched(imap_tls.IMAP4_TLS)
 
-    class Client(imapclient.IMAPClient):
+    class Client(imapclient.IMAPClient):  # type: ignore[misc]
         def _create_IMAP4(self) -> Any:  # as imapclient's, with the watched classes (no stream mode here)
             connect_timeout = getattr(self._timeout, "connect", None)
             if self.ssl:
@@ -284,10 +284,8 @@ class ImapInbox:
     def _drop(self) -> None:
         client, self._client = self._client, None
         if client is not None:
-            try:
+            with suppress(Exception):
                 client.shutdown()
-            except Exception:
-                pass
 
     # -- Inbox ---------------------------------------------------------------
 
@@ -428,10 +426,8 @@ class ImapInbox:
         try:
             client.logout()
         except Exception:
-            try:
+            with suppress(Exception):
                 client.shutdown()
-            except Exception:
-                pass
 
     def __enter__(self) -> ImapInbox:
         return self

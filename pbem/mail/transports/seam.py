@@ -19,16 +19,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from pbem.mail.transports.registry import TRANSPORTS
+
 if TYPE_CHECKING:
     from pbem.home.config import Config
 
-#: Every transport, by the name `[mail] transport` gives: the module whose
-#: `open_transport(cfg) -> (Inbox, Sender)` opens it (imported only when used).
-#: A new transport is one module with that function and one line here.
-TRANSPORTS: dict[str, str] = {
-    "maildir": "pbem.mail.transports.maildir",
-    "imap": "pbem.mail.transports.imapsmtp",
-}
 
 MAX_REASON = 200
 

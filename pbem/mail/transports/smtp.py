@@ -18,6 +18,7 @@ server's answer in one line.  TLS always verifies the certificate
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import smtplib
@@ -50,14 +51,14 @@ class _Watched(smtplib.SMTP):
     """smtplib.SMTP whose socket is under the poll's deadline from its creation (the greeting included)."""
 
     def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
-        sock = super()._get_socket(host, port, timeout)  # type: ignore[misc]  # smtplib has it, typeshed not
+        sock: socket.socket = super()._get_socket(host, port, timeout)  # type: ignore[misc]  # not in typeshed
         deadline.watch(sock)
         return sock
 
 
 class _WatchedSSL(smtplib.SMTP_SSL):
     def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
-        sock = super()._get_socket(host, port, timeout)  # type: ignore[misc]  # smtplib has it, typeshed not
+        sock: socket.socket = super()._get_socket(host, port, timeout)  # type: ignore[misc]  # not in typeshed
         deadline.watch(sock)
         return sock
 
@@ -188,10 +189,8 @@ class SmtpSender:
     def _quietly_close(conn: smtplib.SMTP | None) -> None:
         if conn is None:
             return
-        try:
+        with contextlib.suppress(Exception):
             conn.close()
-        except Exception:
-            pass
 
     def send(self, raw: bytes, sender: str, recipients: list[str]) -> None:
         """Deliver one message to every recipient, or raise (see the module docstring)."""
@@ -241,7 +240,7 @@ class SmtpSender:
             raise TransientSendError(self._reason(text)) from None
         raise MessageDeferred(self._reason(text)) from None
 
-    def _raise_refused(self, refused: dict, everyone: bool) -> None:
+    def _raise_refused(self, refused: dict[str, tuple[int, bytes]], everyone: bool) -> None:
         codes = {rcpt: code for rcpt, (code, _msg) in refused.items()}
         detail = "; ".join(f"{rcpt}: {code} {_text(msg)}" for rcpt, (code, msg) in sorted(refused.items()))
         what = "all recipients refused" if everyone else "some recipients refused"

@@ -109,7 +109,7 @@ def test_HH_R5c_the_last_turn_scores_what_each_player_controls_then() -> None:
     )
     st, _ = ok(st, "Carol", "NO EVENT")
     assert ENGINE.result(st) is None and st["idle"] == 2
-    st, ev = ok(st, "Alice", "NO EVENT")
+    st, _ev = ok(st, "Alice", "NO EVENT")
     r = ENGINE.result(st)
     assert r is not None and r.scores == {"Alice": 0, "Bob": 10, "Carol": 2} and r.winners == ("Bob",)
     assert ENGINE.requests(st) == []

@@ -55,7 +55,7 @@ def test_ST_R9_a_tied_WAR_vote_is_peace_and_nobody_loses() -> None:
     st = ok(st, "Tim", "CALL England WAR France", "VOTE RED").state
     st = everyone_places_none(st, "Tim")
     out = ok(st, "Martin", "VOTE BLUE")
-    ballots = [e for e in out.events if e.kind == "ballots"][0].data
+    ballots = next(e for e in out.events if e.kind == "ballots").data
     assert ballots["totals"] == {"RED": 7, "BLUE": 7} and ballots["winner"] is None
     assert not any(e.kind in ("war", "descendant") for e in out.events)
     s = out.state
@@ -145,7 +145,7 @@ def test_ST_R21_the_deck_runs_out_in_the_middle_of_a_draw() -> None:
     draw(st, "Tim", 4, ev)
     assert len(st["hands"]["Tim"]) == 4 and len(st["deck"]) == 2 and st["discard"] == []
     assert [e.kind for e in ev].count("reshuffle") == 1
-    assert [e for e in ev if e.kind == "draw"][0].text == "Tim draws 4 cards."
+    assert next(e for e in ev if e.kind == "draw").text == "Tim draws 4 cards."
 
 
 def test_ST_R16_a_hand_of_exactly_thirteen_needs_no_discard() -> None:
@@ -196,7 +196,7 @@ def test_ST_ballot_nmr_defaults_are_the_status_quo() -> None:
     st = everyone_places_none(st, "Tim")
     assert {r.default for r in asked(st).values()} == {("VOTE RED",)}
     out = ENGINE.timeout(st)
-    ballots = [e for e in out.events if e.kind == "ballots"][0].data
+    ballots = next(e for e in out.events if e.kind == "ballots").data
     assert set(ballots["ballots"].values()) == {"RED"} and out.state["countries"]["England"]["faction"] == "RED"
     assert not any(pl["desc"] for p in FIVE for pl in out.state["displays"][p].values())
 
@@ -223,7 +223,7 @@ def test_ST_trade_window_nmr_every_offer_is_no_offer_and_the_turn_goes_on() -> N
     at(st, "Tim", "trade")
     st = ok(st, "Tim", "TRADE WANT ANY").state
     out = ENGINE.timeout(st)
-    offers = [e for e in out.events if e.kind == "offers"][0]
+    offers = next(e for e in out.events if e.kind == "offers")
     assert all(v is None for v in offers.data["offers"].values()) and out.state["phase"] == "specials"
     assert out.state["active"] == "Tim" and out.state["hands"]["Tim"] == ["Military Leader"]
 
@@ -278,7 +278,7 @@ def test_ST_R19_descendant_piles_score_and_a_counter_without_a_pile_scores_nothi
     from pbem.engine.sixteen_thirty.turn import score_turn
 
     score_turn(st, ev)
-    mine = [e for e in ev if e.kind == "score-breakdown" and e.visibility == ("Ann",)][0]
+    mine = next(e for e in ev if e.kind == "score-breakdown" and e.visibility == ("Ann",))
     assert [r[3] for r in mine.data["rows"]] == [3, 0, 1] and st["scores"]["Ann"] == 4
 
 
