@@ -211,3 +211,16 @@ def test_a_lock_held_past_deadline_and_grace_is_reported_stuck(tmp_path: Path) -
         r = _pbem(cfg.path, "poll")
         assert r.returncode == 3 and "it is stuck" in r.stderr, (r.returncode, r.stderr[-2000:])
     assert not run_poll(cfg).skipped.startswith("another"), "the lock is free again: the next run polls"
+
+
+def test_a_stopped_watchdog_never_ends_the_process_later() -> None:
+    """The backstop is armed only by a watchdog still running: stopping it right as it fires disarms it
+    (a backstop armed after the stop ended a later, healthy run 60 s on)."""
+    dogs = []
+    for _ in range(20):
+        dog = deadline.Watchdog(0.01, grace=30)
+        time.sleep(0.01)  # about when it fires
+        dog.cancel()
+        dogs.append(dog)
+    time.sleep(0.2)
+    assert not any(d._timer.is_alive() for d in dogs), "a stopped watchdog armed its backstop"

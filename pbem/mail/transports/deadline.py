@@ -41,6 +41,7 @@ class Watchdog:
         self._sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
         self._lock = threading.Lock()
         self._fired = threading.Event()
+        self._cancelled = False
         self._timer = threading.Timer(seconds, self._fire)
         self._timer.daemon = True
         self._timer.start()
@@ -51,13 +52,19 @@ class Watchdog:
             socks = list(self._sockets)
         for sock in socks:
             _shut(sock)
-        self._timer = threading.Timer(self.grace, self._hard_stop)
-        self._timer.daemon = True
-        self._timer.start()
+        with self._lock:  # `cancel` may run meanwhile: a cancelled watchdog never arms its backstop
+            if self._cancelled:
+                return
+            self._timer = threading.Timer(self.grace, self._hard_stop)
+            self._timer.daemon = True
+            self._timer.start()
 
     def _hard_stop(self) -> None:
         """The backstop: a wait no socket shutdown reached (a server's greeting, a lock) ends the process.
         Safe: each message's transaction is atomic and filing follows its commit (the kill-point tests)."""
+        with self._lock:
+            if self._cancelled:
+                return
         sys.stderr.write(
             f"pbem: the poll passed its deadline of {self.seconds:.0f} s and did not stop within "
             f"{self.grace:.0f} s more; stopped (nothing is lost: the next run carries on)\n"
@@ -81,7 +88,9 @@ class Watchdog:
         return max(0.0, self.seconds - (time.monotonic() - self.started))
 
     def cancel(self) -> None:
-        self._timer.cancel()
+        with self._lock:
+            self._cancelled = True
+            self._timer.cancel()
 
 
 def _shut(sock: socket.socket) -> None:
