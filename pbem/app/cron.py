@@ -10,7 +10,7 @@ import fcntl
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from pbem.home.config import Config
 
@@ -27,44 +27,95 @@ class Run:
 
 
 def run_poll(cfg: Config, dry_run: bool = False, clock: Callable[[], datetime] | None = None) -> Run:
-    """Poll the configured transport once.  Raises TransportError or DatabaseError where the run cannot go on.
+    """Poll the configured transport once.  Raises TransportError or DatabaseError where the run cannot go on:
+    also when the poll passed its deadline (`pbem.app.budgets`), another poll holding the lock is stuck, or
+    the clock is behind the latest time the record has seen (`pbem.app.clock`).
 
     `clock` (tests): the time the run starts at and the poll reads; by default the system's.
     """
-    with open(cfg.home / ".pbem-poll.lock", "w") as lock:
+    path = cfg.home / ".pbem-poll.lock"
+    with open(path, "a+") as lock:  # not "w": that would empty the holder's pid and start time
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            from pbem.app.budgets import read_holder, stuck
+            from pbem.mail.transports.seam import TransportError
+
+            why = stuck(read_holder(path), cfg.poll_deadline)
+            if why:
+                raise TransportError(why) from None
             return Run(skipped="another pbem poll is running on this home; nothing done")
         try:
-            from pbem.app.idle import nothing_to_do, remember
-
-            started = clock() if clock is not None else datetime.now(UTC)
-            previous = None if dry_run else _last_run(cfg, started)
-            if previous is not None and timedelta(0) < cfg.outage_after < started - previous:
-                from pbem.app.outages import shift_for_outage
-
-                shift_for_outage(cfg, previous, started)  # before the gap's deadlines apply; queues its notices
-            if not dry_run and nothing_to_do(cfg, started):
-                if cfg.publish_dir is not None and not (cfg.publish_dir / "index.html").exists():
-                    _refresh_site(cfg)  # [publish] dir was just set: the site appears without waiting for mail
-                return Run(skipped="nothing to do: no new mail, nothing queued or due")
-            from pbem.app.poll import poll
-            from pbem.mail.transports.seam import open_transport
-
-            inbox, sender = open_transport(cfg)
-            try:
-                summary = poll(cfg, inbox, sender, dry_run=dry_run, **({"clock": clock} if clock else {}))
-                if not dry_run:
-                    remember(cfg, inbox)  # what this complete poll saw of the inbox, for the next idle check
-                    if cfg.publish_dir is not None:
-                        _refresh_site(cfg)
-                return Run(summary)
-            finally:
-                inbox.close()
-                sender.close()
+            return _locked(cfg, lock, dry_run, clock)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _locked(cfg: Config, lock: IO[str], dry_run: bool, clock: Callable[[], datetime] | None) -> Run:
+    from pbem.app import clock as clocks
+    from pbem.app.budgets import write_holder
+    from pbem.app.idle import nothing_to_do, remember
+    from pbem.mail.transports import deadline
+    from pbem.mail.transports.seam import TransportError
+
+    write_holder(lock)
+    deadline.start(cfg.poll_deadline)  # the idle check below may talk to the server too
+    try:
+        started = clock() if clock is not None else datetime.now(UTC)
+        seen = None if dry_run else clocks.latest(cfg.database_url)
+        refusal = clocks.behind(seen, started)
+        if refusal:  # steps opened or timed now would be due in the past (issue 26); nothing is written
+            raise TransportError(refusal)
+        previous = None if dry_run else _last_run(cfg, started)
+        if previous is not None and timedelta(0) < cfg.outage_after < started - previous:
+            from pbem.app.outages import shift_for_outage
+
+            shift_for_outage(cfg, previous, started)  # before the gap's deadlines apply; queues its notices
+        if not dry_run and nothing_to_do(cfg, started):
+            if cfg.publish_dir is not None and not (cfg.publish_dir / "index.html").exists():
+                _refresh_site(cfg)  # [publish] dir was just set: the site appears without waiting for mail
+            return Run(skipped="nothing to do: no new mail, nothing queued or due")
+        from pbem.app.budgets import overrun
+        from pbem.app.poll import poll
+        from pbem.mail.transports.seam import open_transport
+
+        inbox, sender = open_transport(cfg)
+        try:
+            summary = poll(cfg, inbox, sender, dry_run=dry_run, **({"clock": clock} if clock else {}))
+            _jump(clocks, seen, started, summary)
+            late = overrun(summary.read)
+            if late is not None:
+                raise late
+            unfiled = getattr(inbox, "unfiled", [])  # the server refused to file these: they stay in the inbox
+            if unfiled:
+                summary.notes.append(f"{len(unfiled)} message(s) could not be filed by the server; see the log")
+            elif not dry_run:
+                remember(cfg, inbox)  # what this complete poll saw of the inbox, for the next idle check
+            if not dry_run and cfg.publish_dir is not None:
+                _refresh_site(cfg)
+            return Run(summary)
+        finally:
+            inbox.close()
+            sender.close()
+    except TransportError as exc:
+        from pbem.app.budgets import overrun
+
+        late = overrun(None)
+        if late is not None and late is not exc:  # a server cut off at the deadline: say it was the deadline
+            raise TransportError(f"{late}; it was waiting on: {exc}") from None
+        raise
+    finally:
+        deadline.stop()
+
+
+def _jump(clocks: Any, seen: datetime | None, started: datetime, summary: PollSummary) -> None:
+    """A clock far ahead of the last poll is run, and logged with what the run applied."""
+    jump = clocks.jumped(seen, started)
+    if jump:
+        clocks.log.warning(
+            "%s; this run applied %d deadline(s) and %d reminder(s)", jump, summary.deadlines, summary.reminders
+        )
+        summary.notes.append(jump)
 
 
 def _refresh_site(cfg: Config) -> None:

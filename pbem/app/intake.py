@@ -19,7 +19,7 @@ player's address is told to its owner and the moderator (`misuse`).
 
 from __future__ import annotations
 
-from pbem.app import absence, join, misuse, revisions, views
+from pbem.app import absence, derivations, join, misuse, revisions, views
 from pbem.app.answers import Outgoing, ack, short, summary
 from pbem.app.decision import Decision, Input, Report
 from pbem.app.facts import Facts as Facts
@@ -193,8 +193,13 @@ def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracte
     code they used (only a registered sender's code is ever checked: `Facts.registered`)."""
     game = loaded.game
     victim = None
-    if ex is not None and ex.code and facts.registered:
-        victim = next((st for st in loaded.seats if is_code(facts, st, ex.code)), None)
+    if ex is not None and ex.code and facts.registered:  # checked by the load step, within the sender's budget
+        checked = facts.codes or (
+            {st.id: is_code(facts, st, ex.code) for st in loaded.seats if st.id is not None}
+            if derivations.may_derive(msg.sender, len(loaded.seats))  # facts built by hand: the same budget
+            else {}
+        )
+        victim = next((st for st in loaded.seats if st.id is not None and checked.get(st.id)), None)
     if victim is None:
         return Decision("ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game=game.name)
     d = Decision("rejected", f"code of {victim.player} used from {msg.sender}", game=game.name, player=victim.player)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from pbem import engine as registry
-from pbem.app import intake, join, on_file, views
+from pbem.app import derivations, intake, join, on_file, views
 from pbem.app.answers import Outgoing
 from pbem.app.revisions import FirstCopy
 from pbem.home.policy import Policy
@@ -107,6 +107,8 @@ def code_checks(msg: Inbound, facts: intake.Facts, cap: int) -> dict[int, bool]:
         out = Outgoing(msg, facts.replies, cap, loaded.game.id, facts.windows, facts.now)
         if checks[seat.id] or not out.allowed(seat.address):
             return checks
+    if seat is None and not derivations.may_derive(msg.sender, len(loaded.seats)):
+        return checks  # a player of another game naming this one: its budget of key derivations is spent
     for other in loaded.seats:
         if other is not seat and other.id is not None:
             checks[other.id] = check_seat_code(other.id, ex.code, other.code_hash)

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem.app import intake, join, on_file
+from pbem.app import budgets, derivations, intake, join, loops, on_file
 from pbem.app.ahead import warmed
 from pbem.app.apply import apply, prepare, record_inbound
 from pbem.app.decision import Decision
@@ -108,7 +109,7 @@ def poll_home(home: Home, dry_run: bool = False) -> PollSummary:
     assert home.inbox is not None, "a poll reads an inbox"
     inbox = home.inbox
     try:
-        with database_errors():
+        with database_errors(), derivations.per_poll():  # per_poll: the per-sender key derivations (issue 26)
             return _poll(cfg, inbox, sender, clock, dry_run)
     except OSError as exc:  # a full disk, a read-only or vanished mail folder
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
@@ -135,6 +136,8 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
         if dispatcher is not None:
             dispatcher.nudge()  # mail left queued by an earlier run goes out first
         for ahead in warmed(cfg, inbox.fetch()):
+            if budgets.stop_reading(summary):  # past the poll's deadline: the rest stays in the inbox (issue 26)
+                break
             item = ahead.item
             lap("fetching")
             summary.read += 1
@@ -179,8 +182,6 @@ def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> H
     try:
         msg = parse(raw, cfg.moderator_address)
     except Exception:  # not even parseable: keep it under a name made from its bytes
-        import hashlib
-
         digest = hashlib.sha256(raw).hexdigest()
         msg = Inbound(f"<unreadable.{digest[:32]}@pbem>", digest, "", "", "", None, "", None, UNREADABLE)
     if not dry_run:
@@ -231,6 +232,7 @@ def decide_and_apply(
     words = join.order_words(s, game) if game is not None else None
     ex = extract(msg.text, msg.subject, words) if not msg.problem else None
     msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
+    msg = loops.quieted(s, msg, ex, when) if registered else msg  # an unmarked autoresponder: no answer
     facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=Policy.of(cfg))
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
         facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')

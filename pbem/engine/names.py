@@ -57,24 +57,29 @@ def player_name(text: str) -> str:
     return name
 
 
-def _word_prefix(typed: str, name: str) -> bool:
-    """True if the typed words are prefixes of the name's first words."""
-    tw, nw = typed.split(" "), name.split(" ")
-    if len(tw) > len(nw):
-        return False
-    return all(n.startswith(t) for t, n in zip(tw, nw))
-
-
 def candidates_for(typed: str, names: Iterable[str]) -> list[str]:
     """Names matching `typed`: the exact one if any, else every prefix match."""
-    t = norm(typed)
+    return _candidates(norm(typed), _pool(names))
+
+
+def _pool(names: Iterable[str]) -> list[tuple[str, str, list[str]]]:
+    """The distinct names, each with its normal form and that form's words."""
+    return [(n, nn, nn.split(" ")) for n, nn in ((n, norm(n)) for n in dict.fromkeys(names))]
+
+
+def _candidates(t: str, pool: list[tuple[str, str, list[str]]]) -> list[str]:
+    """`candidates_for` with `t` and the names already normalised (`_pool`)."""
     if not t:
         return []
-    distinct = list(dict.fromkeys(names))
-    exact = [n for n in distinct if norm(n) == t]
+    exact = [n for n, nn, _ in pool if nn == t]
     if exact:
         return exact[:1]
-    return [n for n in distinct if norm(n).startswith(t) or _word_prefix(t, norm(n))]
+    tw = t.split(" ")
+    return [
+        n
+        for n, nn, nw in pool
+        if nn.startswith(t) or (len(tw) <= len(nw) and all(b.startswith(a) for a, b in zip(tw, nw)))
+    ]
 
 
 def match_one(typed: str, names: Sequence[str], what: str = "name") -> str:
@@ -93,7 +98,9 @@ def match_many(typed: str, names: Sequence[str], what: str = "card") -> list[str
 
     With separators (``,`` ``+`` ``;``) each piece is matched on its own.
     Without, words are consumed greedily: at each point the longest run of
-    words that names exactly one candidate is taken.
+    words that names exactly one candidate is taken.  A run is never longer
+    than the longest name (a typed run with more words is no prefix of any
+    name), so the cost is linear in the words typed (issue 26; it was cubic).
     """
     text = typed.strip()
     if not text:
@@ -101,12 +108,14 @@ def match_many(typed: str, names: Sequence[str], what: str = "card") -> list[str
     if re.search(r"[,+;]", text):
         return [match_one(piece, names, what) for piece in re.split(r"[,+;]", text) if piece.strip()]
     words = norm(text).split(" ")
+    pool = _pool(names)
+    longest = max((len(nw) for _, _, nw in pool), default=0)  # no run longer can name one
     out: list[str] = []
     i = 0
     while i < len(words):
         chosen: tuple[int, str] | None = None
-        for j in range(len(words), i, -1):
-            found = candidates_for(" ".join(words[i:j]), names)
+        for j in range(min(len(words), i + longest), i, -1):
+            found = _candidates(" ".join(words[i:j]), pool)
             if len(found) == 1:
                 chosen = (j, found[0])
                 break

@@ -11,6 +11,7 @@ from typing import Any
 
 from pbem.engine.rng import commitment
 from pbem.history.story import Doc, audience_note, standings, turns, when
+from pbem.render.sanitize import visible
 from pbem.trust.seeds import INSECURE_NOTE, check_lines
 
 #: Said at the top of the moderator's record (text and HTML); its file is NAME-moderator.EXT.
@@ -70,4 +71,4 @@ def text_record(doc: Doc) -> str:
         ]
     else:
         lines += ["", "Seed: secret until the game is over (the commitment above lets every player check it then)."]
-    return "\n".join(lines) + "\n"
+    return visible("\n".join(lines), keep_lines=True) + "\n"  # press and names as text, never as escapes

@@ -81,3 +81,18 @@ def _parse(value: str) -> datetime | None:
     except ValueError:
         return None
     return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
+
+
+def last_run(database_url: str) -> datetime | None:
+    """The newest run start this record has seen (read only; None: never).  Raises DatabaseError in one line."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import OperationalError
+
+    from pbem.record.db import DatabaseError, transaction
+
+    try:
+        with transaction(database_url) as c:
+            row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": LAST_RUN}).first()
+    except OperationalError as exc:
+        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+    return _parse(str(row[0])) if row else None

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import Select, bindparam, func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbem.record.models import OutboxMessage, Seat
 
@@ -145,3 +145,45 @@ def queued_ids(s: Session, message_ids: Iterable[str]) -> set[str]:
     if not ids:
         return set()
     return set(s.connection().execute(Q_QUEUED_IDS, {"ids": ids}).scalars())
+
+
+@dataclass(frozen=True)
+class GivenUp:
+    """A mail pbem stopped trying to send (`pbem outbox list`)."""
+
+    id: int
+    to: str
+    purpose: str
+    game_id: int | None
+    player: str
+    attempts: int
+    last_error: str
+    created_at: datetime
+
+
+def given_up(s: Session, limit: int = 200) -> list[GivenUp]:
+    """The mails marked failed, newest first (at most `limit`)."""
+    rows = s.exec(
+        select(OutboxMessage)
+        .where(OutboxMessage.status == "failed")
+        .order_by(col(OutboxMessage.id).desc())
+        .limit(limit)
+    ).all()
+    return [
+        GivenUp(r.id or 0, r.to_addr, r.purpose, r.game_id, r.player, r.attempts, r.last_error, r.created_at)
+        for r in rows
+    ]
+
+
+def requeue(s: Session, ids: Iterable[int] | None, when: datetime) -> list[int]:
+    """Queue failed mails again (`ids`, or every failed one with None), attempts reset: the ids queued.
+    Each keeps its Message-ID, so a copy the server did accept meanwhile is recognised by the recipient."""
+    q = select(OutboxMessage).where(OutboxMessage.status == "failed")
+    if ids is not None:
+        q = q.where(col(OutboxMessage.id).in_(list(ids)))
+    done = []
+    for row in s.exec(q).all():
+        row.status, row.attempts, row.next_attempt_at, row.last_error = "queued", 0, when, ""
+        s.add(row)
+        done.append(row.id or 0)
+    return sorted(done)

@@ -18,12 +18,14 @@ from functools import lru_cache
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from pbem.engine.words import count
 from pbem.mail.outbound.compose import reply_subject
 from pbem.render.asking import due_phrase, first_lines
 from pbem.render.pictures import board
 from pbem.render.resources import templates_dir
+from pbem.render.sanitize import visible
 
 
 def text_table(block: dict[str, Any]) -> str:
@@ -40,6 +42,14 @@ def text_table(block: dict[str, Any]) -> str:
     return "\n".join("  " + line for line in out)
 
 
+def _shown(value: Any) -> Any:
+    """Every value a template prints, with control characters made visible (escape sequences in press, salts
+    and names never reach a terminal or a mail reader as codes: `pbem.render.sanitize`)."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return visible(value, keep_lines=True)
+    return value
+
+
 @lru_cache(maxsize=1)
 def env() -> Environment:
     e = Environment(
@@ -50,6 +60,7 @@ def env() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         auto_reload=False,  # templates ship with the package: no stat() of every template and include per mail
+        finalize=_shown,
     )
     e.filters["text_table"] = text_table
     e.filters["count"] = count  # {{ n|count("card") }}: "1 card", "2 cards"

@@ -62,8 +62,12 @@ def test_fetch_streams_every_message_oldest_first_in_batches(mail_servers):
     assert subjects([m.raw for m in got]) == [f"orders {n}" for n in range(7)]
     uids = [int(m.key.split(":")[1]) for m in got]
     assert uids == sorted(uids)
-    assert [len(uids) for uids, _ in calls] == [3, 3, 1]
-    assert all(items == ["BODY.PEEK[]"] for _, items in calls)
+    bodies = [(uids, items) for uids, items in calls if items != ["RFC822.SIZE"]]
+    assert [len(uids) for uids, _ in bodies] == [3, 3, 1]
+    assert all(items == ["BODY.PEEK[]"] for _, items in bodies)
+    assert [uids for uids, items in calls if items == ["RFC822.SIZE"]] == [uids for uids, _ in bodies], (
+        "each batch's sizes are asked first (issue 26)"
+    )
 
 
 def test_fetch_is_lazy_one_batch_at_a_time(mail_servers):
@@ -75,7 +79,8 @@ def test_fetch_is_lazy_one_batch_at_a_time(mail_servers):
     box._client.fetch = lambda uids, items: calls.append(list(uids)) or real_fetch(uids, items)
     stream = box.fetch()
     first = next(stream)
-    assert len(calls) == 1 and subjects([first.raw]) == ["orders 0"]
+    assert len(calls) == 2 and calls[0] == calls[1] and len(calls[0]) == 2, calls  # its sizes, then its bodies
+    assert subjects([first.raw]) == ["orders 0"]
     stream.close()
     box.close()
 

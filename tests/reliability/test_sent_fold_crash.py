@@ -27,7 +27,7 @@ from tests.reliability import killpoints as kp
 # Installed in the killed `pbem poll` process before the CLI runs: die at the 2nd mail, after `where`.
 HOOK = """
 import os, signal, sys
-from pbem.mail import maildir
+from pbem.mail.transports import maildir
 from pbem.record import sentlog
 count = {"n": 0}
 def die_after(orig):

@@ -14,6 +14,14 @@ without separators between the characters, as a whole token.  The codes
 removed are the one the orders carried plus every `CODE x` line and subject
 `code x` the message holds (quoted or not), so a message refused before its
 orders were read is redacted too.
+
+Cost (issue 26): linear in the message with a small constant.  The codes are
+folded into one trie-shaped pattern (each character is tried once per
+position, whatever the number of codes), a code is at most `MAX_CODE`
+characters (longer tokens cannot be a code pbem checks), and a message
+stating more than `MAX_CODES` distinct codes is over its budget: the caller
+refuses it and keeps only its headers (`over_budget`).  No pattern here
+backtracks over more than one line.
 """
 
 from __future__ import annotations
@@ -32,22 +40,52 @@ from pbem.mail.inbound.message import html_to_text
 
 REPLACEMENT = "[code]"
 MIN_CODE = 4  # shorter "codes" (a stray `CODE x` line) are not worth matching everywhere
-_CODE_LINE = re.compile(r"^[\s>|]*code\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
-_SUBJECT_CODE = re.compile(r"\bcode\s*[:=]?\s*([A-Za-z0-9-]{4,64})\b", re.IGNORECASE)
+MAX_CODE = 24  # pbem's codes have 8 characters; a longer token is no code pbem could accept
+MAX_CODES = 16  # distinct codes one message may state before it is over its budget
+# Horizontal space only before the word: `\s*` at a line start would retry every following blank line (quadratic).
+_CODE_LINE = re.compile(r"^[ \t>|]*code[ \t]*[:=]?[ \t]*(\S+)[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
+_SUBJECT_CODE = re.compile(r"\bcode[ \t]*[:=]?[ \t]*([A-Za-z0-9-]{4,64})\b", re.IGNORECASE)
+_SEP = r"(?-i:[^A-Za-z0-9\n]){0,3}"  # case-blind class: compiled without the costly case folding
 
 
 def _normal(code: str) -> str:
     return re.sub(r"[^A-Z0-9]", "", code.upper())
 
 
+def normals(codes: Iterable[str]) -> set[str]:
+    """The codes as pbem checks them, without those too short or too long to be matched."""
+    return {n for n in (_normal(c) for c in codes if c) if MIN_CODE <= len(n) <= MAX_CODE}
+
+
+def over_budget(codes: Iterable[str]) -> bool:
+    """True if a message states more distinct codes than one redaction may look for (see the docstring)."""
+    return len(normals(codes)) > MAX_CODES
+
+
+def _trie(words: list[str]) -> str:
+    """One pattern for `words` (distinct, non-empty, upper-case alphanumerics) sharing their prefixes, a
+    separator allowed between any two characters: at each position every character is tried once."""
+    heads: dict[str, list[str]] = {}
+    for w in words:
+        heads.setdefault(w[0], []).append(w[1:])
+    alts = []
+    for ch in sorted(heads):
+        longer = [r for r in heads[ch] if r]
+        tail = ""
+        if longer:  # a code ending here (an empty rest) makes what follows optional, separator included
+            tail = f"{_SEP}{_trie(longer)}"
+            tail = tail if len(longer) == len(heads[ch]) else f"(?:{tail})?"
+        alts.append(re.escape(ch) + tail)
+    return alts[0] if len(alts) == 1 else f"(?:{'|'.join(alts)})"
+
+
 def code_pattern(codes: Iterable[str]) -> re.Pattern[str] | None:
-    """A pattern for every code, any case, any separators between its characters, as a whole token."""
-    normals = sorted({n for n in (_normal(c) for c in codes if c) if len(n) >= MIN_CODE}, key=len, reverse=True)
-    if not normals:
+    """A pattern for every code, any case, any separators between its characters, as a whole token.
+    Of more than `MAX_CODES` codes only the first `MAX_CODES` (sorted) are looked for: see `over_budget`."""
+    found = sorted(normals(codes))[:MAX_CODES]
+    if not found:
         return None
-    sep = r"[^A-Za-z0-9\n]{0,3}"
-    alts = "|".join(sep.join(re.escape(ch) for ch in n) for n in normals)
-    return re.compile(rf"(?<![A-Za-z0-9])(?:{alts})(?![A-Za-z0-9])", re.IGNORECASE)
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{_trie(found)})(?![A-Za-z0-9])", re.IGNORECASE)
 
 
 def redact_text(text: str, codes: Iterable[str]) -> str:
@@ -153,8 +191,13 @@ def _holds_code(raw: bytes, pat: re.Pattern[str]) -> bool:
     return any(pat.search(t) for t in _texts(msg))
 
 
-def _headers_only(raw: bytes, pat: re.Pattern[str]) -> bytes:
-    """The last resort: the redacted headers and a note (the body could not be redacted and read back clean)."""
+_IDENTITY = frozenset(("from", "to", "cc", "date", "message-id", "in-reply-to", "references", "return-path"))
+OVER_BUDGET = "the body states more than {n} different codes and is not kept"
+
+
+def _headers_only(raw: bytes, pat: re.Pattern[str], over: bool = False) -> bytes:
+    """The last resort: the redacted headers and a note (the body could not be redacted and read back clean).
+    `over`: the message states more codes than `pat` holds: only the headers that say who sent it are kept."""
     head = raw.split(b"\n\n", 1)[0].split(b"\r\n\r\n", 1)[0]
     lines = []
     for line in head.decode("latin-1").splitlines():
@@ -162,11 +205,15 @@ def _headers_only(raw: bytes, pat: re.Pattern[str]) -> bytes:
             name, _, value = line.partition(":")
             if name.strip().lower() in ("content-type", "content-transfer-encoding"):
                 continue
+            if over and name.strip().lower() not in _IDENTITY:
+                continue
             lines.append(f"{name}:{pat.sub(REPLACEMENT, _header_text(value))}")
-    note = (
-        "[pbem: the body held a player code and could not be redacted part by part; it is not kept. "
-        f"SHA-256 of the original: {hashlib.sha256(raw).hexdigest()}]"
+    why = (
+        OVER_BUDGET.format(n=MAX_CODES)
+        if over
+        else "the body held a player code and could not be redacted part by part; it is not kept"
     )
+    note = f"[pbem: {why}. SHA-256 of the original: {hashlib.sha256(raw).hexdigest()}]"
     out = "\n".join(ln for ln in lines if not pat.search(ln)) + "\nContent-Type: text/plain; charset=utf-8\n\n"
     return (out + note + "\n").encode("utf-8", "replace")
 
@@ -193,6 +240,8 @@ def find_and_redact(raw: bytes, codes: Iterable[str] = (), discover: bool = True
     pat = code_pattern(found)
     if pat is None:
         return found, raw
+    if over_budget(found):  # more codes than one pattern looks for: the body is not kept (see `over_budget`)
+        return found, _headers_only(raw, pat, over=True)
     return found, _redacted(raw, msg, pat)
 
 

@@ -17,8 +17,17 @@ from email import policy
 from email.parser import BytesParser
 from typing import Any
 
+from pbem.mail.inbound import budgets
 from pbem.mail.inbound.message import Inbound, too_nested
-from pbem.mail.inbound.redact import code_pattern, codes_in_text, find_and_redact, redact_message, redact_text
+from pbem.mail.inbound.redact import (
+    MAX_CODES,
+    code_pattern,
+    codes_in_text,
+    find_and_redact,
+    over_budget,
+    redact_message,
+    redact_text,
+)
 from pbem.orders.extract import Extracted, Press
 
 KIB = 1024
@@ -123,6 +132,13 @@ def _scrub(msg: Inbound, raw: bytes, ex: Extracted | None, limit: int) -> tuple[
     )
     if kept.problem:
         return dataclasses.replace(msg, problem=kept.problem, text=""), stored, None
+    if over_budget(codes):  # nothing of its body was kept, so nothing of it is read (issue 26)
+        problem = f"it states more than {MAX_CODES} different codes; send your orders with one CODE line"
+        subject, name = (redact_text(redact_text(t, given), codes) for t in (msg.subject, msg.sender_name))
+        return dataclasses.replace(msg, subject=subject, sender_name=name, problem=problem, text=""), stored, None
+    over = budgets.refusal(ex) if ex is not None else None
+    if over:  # more than one mail may ask: refused whole, nothing of it read (`budgets`)
+        return dataclasses.replace(msg, problem=redact_text(over, codes), text=""), stored, None
     return msg, stored, (redact_extracted(ex, codes) if ex is not None else None)
 
 

@@ -11,7 +11,10 @@ per batch.  A crash mid-send causes at most one duplicate per connection.
 thread (the SMTP sender pipelines each message's commands where the server
 offers it).  Transient failures are retried on later runs with exponential
 backoff; after `[smtp] max_attempts` the message is marked failed and the
-moderator is told.
+moderator is told (`pbem outbox list` shows it, `pbem outbox retry` queues it
+again).  A server that cannot be reached costs no message an attempt (an
+outage of hours gives up nothing); a 4xx for one recipient defers that mail
+only, and the run goes on with the rest (issue 26).
 """
 
 from __future__ import annotations
@@ -29,7 +32,14 @@ from sqlalchemy import select
 
 from pbem.home.config import Config
 from pbem.mail.outbound.outgoing import Mail, outbox_row
-from pbem.mail.transports.seam import PermanentSendError, Sender, TransientSendError, TransportError
+from pbem.mail.transports.seam import (
+    MessageDeferred,
+    PermanentSendError,
+    Sender,
+    ServerUnreachable,
+    TransientSendError,
+    TransportError,
+)
 from pbem.record import outbox, sentlog
 from pbem.record.db import reading, session, transaction
 from pbem.record.home_secrets import message_id_key
@@ -139,6 +149,15 @@ def send_pending(
         except PermanentSendError as exc:
             _mark(cfg, oid, when, error=str(exc), permanent=True)
             summary.failed += 1
+            continue
+        except ServerUnreachable as exc:  # no message was tried: none of them loses an attempt (issue 26)
+            summary.retry += 1
+            raise TransportError(f"sending mail failed: {exc}") from None
+        except MessageDeferred as exc:  # a 4xx for this recipient: this one later, the rest now
+            if _mark(cfg, oid, when, error=str(exc), permanent=False):
+                summary.failed += 1
+            else:
+                summary.retry += 1
             continue
         except TransientSendError as exc:
             if _mark(cfg, oid, when, error=str(exc), permanent=False):
@@ -319,6 +338,8 @@ def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = F
         failed = permanent or row.attempts >= cfg.smtp.max_attempts
         if failed:
             row.status = "failed"
+            if row.keep_raw is not None:  # given up: the player's code leaves the record as when sent (issue 26);
+                row.raw, row.keep_raw = row.keep_raw, None  # a retry sends it without: a reply still identifies
             if row.purpose != "alert":
                 outbox.queue(s, outbox_row(cfg, alert(cfg, row), when, message_id_key(s)))
         else:

@@ -37,6 +37,7 @@ def inbox(cfg: Config, login: Login, *, connect: bool = True) -> ImapInbox:
         ssl_context=context(i.cafile) if (i.ssl or i.starttls) else None,
         auth=login.mechanism,
         connect=connect,
+        max_message=max(cfg.max_stored_player, cfg.max_stored_stranger) + 1,  # more is refused unread anyway
     )
 
 

@@ -27,9 +27,10 @@ import ssl as ssl_module
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from email.parser import BytesHeaderParser
+from functools import lru_cache
 from typing import Any
 
-from pbem.mail.transports import tls
+from pbem.mail.transports import deadline, tls
 from pbem.mail.transports.seam import Incoming, TransportError, one_line
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,58 @@ def _message_id(raw: bytes) -> str | None:
         return None
     value = " ".join(str(value).split()) if value else ""
     return value or None
+
+
+@lru_cache(maxsize=1)
+def _client_class() -> Any:
+    """imapclient.IMAPClient whose socket is under the poll's deadline from its creation: the greeting and
+    the CAPABILITY that imaplib reads while connecting included (`pbem.mail.transports.deadline`)."""
+    import imapclient
+    from imapclient import imap4
+    from imapclient import tls as imap_tls
+
+    def watched(cls: Any) -> Any:
+        class Watched(cls):  # type: ignore[misc]  # imapclient has no type hints
+            def _create_socket(self, timeout: float | None = None) -> Any:
+                sock = super()._create_socket(timeout)
+                deadline.watch(sock)
+                return sock
+
+        return Watched
+
+    plain, secure = watched(imap4.IMAP4WithTimeout), watched(imap_tls.IMAP4_TLS)
+
+    class Client(imapclient.IMAPClient):  # type: ignore[misc]
+        def _create_IMAP4(self) -> Any:  # as imapclient's, with the watched classes (no stream mode here)
+            connect_timeout = getattr(self._timeout, "connect", None)
+            if self.ssl:
+                return secure(self.host, self.port, self.ssl_context, connect_timeout)
+            return plain(self.host, self.port, connect_timeout)
+
+    return Client
+
+
+MAX_BATCH_BYTES = 16 * 1024 * 1024  # message bytes fetched in one command (issue 26)
+MAX_MESSAGE = 4 * 1024 * 1024 + 1  # bytes fetched of one message: one more than pbem keeps of any
+
+
+class _Refused(Exception):
+    """The server answered NO/BAD to one command (the session goes on)."""
+
+
+def _by_size(uids: list[int], sizes: dict[int, int], max_message: int) -> Iterator[list[int]]:
+    """`uids` in order, in groups of at most `MAX_BATCH_BYTES` fetched bytes (one message always fits)."""
+    group: list[int] = []
+    total = 0
+    for uid in uids:
+        n = min(sizes.get(uid, 0), max_message)
+        if group and total + n > MAX_BATCH_BYTES:
+            yield group
+            group, total = [], 0
+        group.append(uid)
+        total += n
+    if group:
+        yield group
 
 
 class ImapInbox:
@@ -75,6 +128,7 @@ class ImapInbox:
         ssl_context: ssl_module.SSLContext | None = None,
         auth: str = "password",
         connect: bool = True,
+        max_message: int = MAX_MESSAGE,
     ) -> None:
         if batch < 1:
             raise ValueError("batch must be at least 1")
@@ -84,6 +138,8 @@ class ImapInbox:
         self._password = password
         self.folder = folder
         self.batch = batch
+        self.max_message = max_message
+        self.unfiled: list[int] = []  # UIDs the server refused to file in this run (left in the inbox)
         self.timeout = timeout
         self.use_move = use_move
         self._ssl_context = ssl_context
@@ -105,13 +161,23 @@ class ImapInbox:
         return f"IMAP {self.host}:{self.port}"
 
     @contextmanager
-    def _errors(self, action: str) -> Iterator[None]:
+    def _errors(self, action: str, refusals: bool = False) -> Iterator[None]:
+        """`refusals`: a tagged NO/BAD passes through (the caller deals with it), the rest becomes TransportError."""
+        import imaplib
+
         import imapclient.exceptions as imap_exc
 
         try:
             yield
         except TransportError:
             raise
+        except imaplib.IMAP4.error as exc:
+            if refusals and not isinstance(exc, imaplib.IMAP4.abort):
+                raise
+            reason = _one_line(exc, self._password)
+            if isinstance(exc, imap_exc.LoginError):
+                raise TransportError(f"{self._where()}: login as {self.username!r} refused ({reason})") from None
+            raise TransportError(f"{self._where()}: {action} failed ({reason})") from None
         except imap_exc.LoginError as exc:
             reason = _one_line(exc, self._password)
             raise TransportError(f"{self._where()}: login as {self.username!r} refused ({reason})") from None
@@ -124,13 +190,11 @@ class ImapInbox:
 
     def open(self) -> Any:
         """Connect, secure and log in (no folder work); returns the imapclient client (also for `pbem check`)."""
-        import imapclient
-
         context = self._ssl_context
         if (self.ssl or self.starttls) and context is None:
             context = tls.context()
         with self._errors("connect"):
-            client = imapclient.IMAPClient(
+            client = _client_class()(
                 self.host,
                 port=self.port,
                 use_uid=True,
@@ -139,10 +203,12 @@ class ImapInbox:
                 timeout=self.timeout,
             )
         self._client = client
+        deadline.watch(client.socket())  # a trickling server cannot hold the poll past its deadline
         try:
             with self._errors("STARTTLS"):
                 if self.starttls:
                     client.starttls(context)
+                    deadline.watch(client.socket())
             with self._errors("login"):
                 self._login(client)
         except TransportError:
@@ -224,7 +290,11 @@ class ImapInbox:
     # -- Inbox ---------------------------------------------------------------
 
     def fetch(self) -> Iterator[Incoming]:
-        """Every message in the folder, oldest UID first, one batch at a time."""
+        """Every message in the folder, oldest UID first, one batch at a time.
+
+        Sizes first (RFC822.SIZE): a batch holds at most `MAX_BATCH_BYTES`, and of a message larger than
+        `max_message` only its first `max_message` bytes are fetched (enough for pbem to refuse it for its
+        size, which it is: every limit is below it).  Memory per poll does not depend on any one mail."""
         if self._client is None:
             self._connect()
         with self._errors("search"):
@@ -235,24 +305,38 @@ class ImapInbox:
             for start in range(0, len(uids), self.batch):
                 self._file_pending()  # the previous batch
                 chunk = uids[start : start + self.batch]
-                with self._errors("fetch"):
-                    data = self._client.fetch(chunk, ["BODY.PEEK[]"])
-                for uid in chunk:
-                    item = data.get(uid)
-                    if not item:
-                        continue  # expunged meanwhile (settled by a concurrent run)
-                    raw = item.get(b"BODY[]")
-                    if raw is None:
-                        continue
-                    key = f"{validity}:{uid}"
-                    message_id = _message_id(raw)
-                    if message_id:
-                        self._message_ids[key] = message_id
-                    yield Incoming(key, bytes(raw))
-                del data
+                with self._errors("fetch sizes"):
+                    sizes = {
+                        u: int(v.get(b"RFC822.SIZE", 0)) for u, v in self._client.fetch(chunk, ["RFC822.SIZE"]).items()
+                    }
+                for group in _by_size([u for u in chunk if u in sizes], sizes, self.max_message):
+                    yield from self._fetch_group(group, sizes, validity)
             self._file_pending()
         finally:
             self._streaming = False
+
+    def _fetch_group(self, group: list[int], sizes: dict[int, int], validity: int | None) -> Iterator[Incoming]:
+        whole = [u for u in group if sizes[u] <= self.max_message]
+        cut = [u for u in group if sizes[u] > self.max_message]
+        data: dict[int, Any] = {}
+        with self._errors("fetch"):
+            if whole:
+                data.update(self._client.fetch(whole, ["BODY.PEEK[]"]))
+            if cut:
+                log.info("%d message(s) over %d bytes: fetching only their start", len(cut), self.max_message)
+                data.update(self._client.fetch(cut, [f"BODY.PEEK[]<0.{self.max_message}>"]))
+        for uid in group:
+            item = data.pop(uid, None)
+            if not item:
+                continue  # expunged meanwhile (settled by a concurrent run)
+            raw = item.get(b"BODY[]") if uid in whole else item.get(b"BODY[]<0>")
+            if raw is None:
+                continue
+            key = f"{validity}:{uid}"
+            message_id = _message_id(raw)
+            if message_id:
+                self._message_ids[key] = message_id
+            yield Incoming(key, bytes(raw))
 
     def settle(self, key: str, accepted: bool) -> None:
         """File the message named by ``key`` in the processed or rejected folder (during `fetch`: with its batch)."""
@@ -286,8 +370,40 @@ class ImapInbox:
                 self._move(uids, accepted)
 
     def _move(self, uids: list[int], accepted: bool) -> None:
+        """File `uids`; a server that refuses (NO: over quota, a locked folder ...) does not stop reading:
+        each is tried alone, and one it still refuses stays in the inbox (recorded already: the next run
+        recognises it and tries to file it again), logged and counted in `unfiled`."""
+        try:
+            self._move_now(uids, accepted)
+            return
+        except _Refused as exc:
+            if len(uids) == 1:
+                self._unfiled(uids[0], accepted, exc)
+                return
+        for uid in uids:
+            try:
+                self._move_now([uid], accepted)
+            except _Refused as exc:
+                self._unfiled(uid, accepted, exc)
+
+    def _unfiled(self, uid: int, accepted: bool, exc: Exception) -> None:
+        self.unfiled.append(uid)
         target = self._targets[accepted]
-        with self._errors(f"move to {target!r}"):
+        log.warning("the server refused to file message UID %s in %r (%s); it stays in the inbox", uid, target, exc)
+
+    def _move_now(self, uids: list[int], accepted: bool) -> None:
+        import imaplib
+
+        target = self._targets[accepted]
+        try:
+            self._move_raw(uids, target)
+        except imaplib.IMAP4.abort:
+            raise  # the connection is gone: `_errors` below says so
+        except imaplib.IMAP4.error as exc:  # a tagged NO or BAD: this command was refused, the session lives
+            raise _Refused(_one_line(exc, self._password)) from None
+
+    def _move_raw(self, uids: list[int], target: str) -> None:
+        with self._errors(f"move to {target!r}", refusals=True):
             if self.use_move is not False and self._client.has_capability("MOVE"):
                 self._client.move(uids, target)
             else:

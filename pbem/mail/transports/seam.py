@@ -46,6 +46,15 @@ class TransientSendError(TransportError):
     """Sending failed in a way worth retrying later (connection, 4xx)."""
 
 
+class ServerUnreachable(TransientSendError):
+    """The server could not be reached or refused the session (connect, TLS, login): no message was tried,
+    so no message's attempts count (issue 26)."""
+
+
+class MessageDeferred(TransientSendError):
+    """A 4xx about this message or its recipient: retry it later; the connection and the other mail go on."""
+
+
 class PermanentSendError(TransportError):
     """The server refused this message for good (5xx on the recipient or data)."""
 

@@ -22,16 +22,51 @@ import contextlib
 import logging
 import re
 import smtplib
+import socket
 import ssl as ssl_module
 
-from pbem.mail.transports import tls
-from pbem.mail.transports.seam import PermanentSendError, TransientSendError, one_line
+from pbem.mail.transports import deadline, tls
+from pbem.mail.transports.seam import (
+    MessageDeferred,
+    PermanentSendError,
+    ServerUnreachable,
+    TransientSendError,
+    one_line,
+)
 
 log = logging.getLogger(__name__)
 
 
+# RFC 5321 section 4.5.3.2: a client waits 5 minutes for the answer to MAIL and RCPT and 10 minutes for the
+# answer to the final "." (a server may still be filing the message); the poll's deadline caps them all.
+COMMAND_TIMEOUT = 300.0
+DATA_END_TIMEOUT = 600.0
+
+
 def _text(value: object) -> str:
     return one_line(value)
+
+
+class _Watched(smtplib.SMTP):
+    """smtplib.SMTP whose socket is under the poll's deadline from its creation (the greeting included)."""
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        sock: socket.socket = super()._get_socket(host, port, timeout)  # type: ignore[misc]  # not in typeshed
+        deadline.watch(sock)
+        return sock
+
+
+class _WatchedSSL(smtplib.SMTP_SSL):
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        sock: socket.socket = super()._get_socket(host, port, timeout)  # type: ignore[misc]  # not in typeshed
+        deadline.watch(sock)
+        return sock
+
+
+def _wait(conn: smtplib.SMTP, seconds: float) -> None:
+    """Wait up to `seconds` for the next answers (a socket timeout is per read; the deadline is per poll)."""
+    if conn.sock is not None:
+        conn.sock.settimeout(seconds)
 
 
 class SmtpSender:
@@ -96,7 +131,7 @@ class SmtpSender:
         mechanism = self.auth.upper()
         offered = (conn.esmtp_features.get("auth") or "").upper().split()
         if mechanism not in offered:
-            raise TransientSendError(
+            raise ServerUnreachable(
                 self._reason(
                     f"the server does not offer AUTH {mechanism} (it offers {', '.join(offered) or 'no AUTH'}"
                     + ("" if self.ssl or self.starttls else "; many servers offer AUTH only after STARTTLS")
@@ -114,7 +149,7 @@ class SmtpSender:
         conn: smtplib.SMTP | None = None
         try:
             if self.ssl:
-                conn = smtplib.SMTP_SSL(
+                conn = _WatchedSSL(
                     self.host,
                     self.port,
                     local_hostname=self.local_hostname,
@@ -122,10 +157,11 @@ class SmtpSender:
                     context=self._context(),
                 )
             else:
-                conn = smtplib.SMTP(self.host, self.port, local_hostname=self.local_hostname, timeout=self.timeout)
+                conn = _Watched(self.host, self.port, local_hostname=self.local_hostname, timeout=self.timeout)
             conn.ehlo()
             if self.starttls:
                 conn.starttls(context=self._context())
+                deadline.watch(conn.sock)
                 conn.ehlo()
             if self.username:
                 self._login(conn)
@@ -135,19 +171,17 @@ class SmtpSender:
         except smtplib.SMTPAuthenticationError as exc:
             self._quietly_close(conn)
             refusal = f"{exc.smtp_code} {_text(exc.smtp_error)}"
-            raise TransientSendError(self._reason(f"login as {self.username!r} refused ({refusal})")) from None
+            raise ServerUnreachable(self._reason(f"login as {self.username!r} refused ({refusal})")) from None
         except ssl_module.SSLError as exc:
             self._quietly_close(conn)
             reason = tls.describe(exc, "smtp") or _text(exc)
-            raise TransientSendError(self._reason(f"cannot connect: {reason}")) from None
+            raise ServerUnreachable(self._reason(f"cannot connect: {reason}")) from None
         except smtplib.SMTPResponseException as exc:
             self._quietly_close(conn)
-            raise TransientSendError(
-                self._reason(f"connect refused: {exc.smtp_code} {_text(exc.smtp_error)}")
-            ) from None
+            raise ServerUnreachable(self._reason(f"connect refused: {exc.smtp_code} {_text(exc.smtp_error)}")) from None
         except (TimeoutError, smtplib.SMTPException, OSError) as exc:
             self._quietly_close(conn)
-            raise TransientSendError(self._reason(f"cannot connect ({type(exc).__name__}: {_text(exc)})")) from None
+            raise ServerUnreachable(self._reason(f"cannot connect ({type(exc).__name__}: {_text(exc)})")) from None
         self.connections += 1
         return conn
 
@@ -171,7 +205,8 @@ class SmtpSender:
             conn = self._conn
             assert conn is not None
             try:
-                refused = transmit(conn, sender, list(recipients), raw)
+                _wait(conn, max(self.timeout, COMMAND_TIMEOUT))
+                refused = transmit(conn, sender, list(recipients), raw, max(self.timeout, DATA_END_TIMEOUT))
             except smtplib.SMTPRecipientsRefused as exc:
                 self._reset()
                 self._raise_refused(exc.recipients, everyone=True)
@@ -201,7 +236,9 @@ class SmtpSender:
     def _raise_code(self, code: int, text: str) -> None:
         if 500 <= code <= 599:
             raise PermanentSendError(self._reason(text)) from None
-        raise TransientSendError(self._reason(text)) from None
+        if code in (-1, 421):  # the server closes the session: no more mail on it in this run
+            raise TransientSendError(self._reason(text)) from None
+        raise MessageDeferred(self._reason(text)) from None
 
     def _raise_refused(self, refused: dict[str, tuple[int, bytes]], everyone: bool) -> None:
         codes = {rcpt: code for rcpt, (code, _msg) in refused.items()}
@@ -209,7 +246,9 @@ class SmtpSender:
         what = "all recipients refused" if everyone else "some recipients refused"
         if all(500 <= code <= 599 for code in codes.values()):
             raise PermanentSendError(self._reason(f"{what}: {detail}")) from None
-        raise TransientSendError(self._reason(f"{what}: {detail}")) from None
+        if any(code == 421 for code in codes.values()):
+            raise TransientSendError(self._reason(f"{what}: {detail}")) from None
+        raise MessageDeferred(self._reason(f"{what}: {detail}")) from None  # 450/451/452: this recipient, later
 
     def _reset(self) -> None:
         """After a refused transaction, make the connection usable again (or drop it)."""
@@ -240,10 +279,15 @@ class SmtpSender:
         self.close()
 
 
-def transmit(conn: smtplib.SMTP, sender: str, recipients: list[str], raw: bytes) -> dict[str, tuple[int, bytes]]:
-    """`conn.sendmail` for CRLF bytes, pipelined where the server offers it; raises what smtplib raises."""
+def transmit(
+    conn: smtplib.SMTP, sender: str, recipients: list[str], raw: bytes, data_end: float = DATA_END_TIMEOUT
+) -> dict[str, tuple[int, bytes]]:
+    """`conn.sendmail` for CRLF bytes, pipelined where the server offers it; raises what smtplib raises.
+    The answer to the final "." is awaited up to `data_end` seconds (RFC 5321: 10 minutes): a message the
+    server accepts late is accepted, never sent again."""
     plain = all(a.isascii() for a in [sender, *recipients])
     if not (plain and conn.has_extn("pipelining")):
+        _wait(conn, data_end)  # smtplib awaits every answer with one timeout: the longest, the final "."'s
         return conn.sendmail(sender, recipients, raw)
     size = f" SIZE={len(raw)}" if conn.has_extn("size") else ""
     commands = [f"MAIL FROM:{smtplib.quoteaddr(sender)}{size}"]
@@ -266,6 +310,7 @@ def transmit(conn: smtplib.SMTP, sender: str, recipients: list[str], raw: bytes)
         raise smtplib.SMTPDataError(data[0], data[1])
     body = re.sub(rb"(?m)^\.", b"..", raw)
     conn.send(body + (b"" if body.endswith(b"\r\n") else b"\r\n") + b".\r\n")
+    _wait(conn, data_end)
     code, text = conn.getreply()
     if code != 250:
         conn.rset()

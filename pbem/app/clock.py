@@ -1,0 +1,49 @@
+"""Clock sanity (issue 26): a poll whose clock is behind the newest time the record has seen does nothing.
+
+Every deadline, reminder and "sent at" is the machine's clock.  A poll whose
+clock reads earlier than the newest run start this record has seen (the
+`last-run` poll mark, which never moves back: `pbem.record.marks`), less a
+`TOLERANCE` for small NTP corrections, would open steps "due" in the past, so
+that the next poll applies their defaults at once: it refuses to run and says
+so in one line (exit 3), before anything is written.  A clock far ahead of
+it (`JUMP`) is not refused (the machine may have been off: the outage rule
+moves the deadlines of the gap), but logged with what the run applied.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from pbem.record.marks import last_run
+
+log = logging.getLogger("pbem.clock")
+TOLERANCE = timedelta(minutes=5)
+JUMP = timedelta(days=3)
+
+
+def latest(database_url: str) -> datetime | None:
+    """The newest run start the record has seen (raises DatabaseError in one line)."""
+    return last_run(database_url)
+
+
+def behind(seen: datetime | None, now: datetime) -> str | None:
+    """Why a poll at `now` must not run (one line), or None."""
+    if seen is None or now >= seen - TOLERANCE:
+        return None
+    return (
+        f"the clock reads {now:%Y-%m-%d %H:%M} UTC, {_span(seen - now)} behind the latest time this record has "
+        f"seen ({seen:%Y-%m-%d %H:%M} UTC); nothing was done: fix the machine's clock"
+    )
+
+
+def jumped(seen: datetime | None, now: datetime) -> str | None:
+    """A note when the clock is far ahead of the latest time seen, or None."""
+    if seen is None or now - seen <= JUMP:
+        return None
+    return f"the clock is {_span(now - seen)} ahead of the last poll ({seen:%Y-%m-%d %H:%M} UTC)"
+
+
+def _span(d: timedelta) -> str:
+    hours = d.total_seconds() / 3600
+    return f"{hours / 24:.1f} days" if hours >= 48 else f"{hours:.1f} hours" if hours >= 1 else f"{d.seconds // 60} min"

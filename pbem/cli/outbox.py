@@ -1,0 +1,65 @@
+"""`pbem outbox list` and `pbem outbox retry`: the mails pbem gave up sending, and queuing them again (issue 26)."""
+
+from __future__ import annotations
+
+import typer
+
+from pbem.cli.common import _cfg, app, fail
+
+outbox_app = typer.Typer(
+    help="Mail pbem could not send: list it, queue it again.", no_args_is_help=True, rich_markup_mode=None
+)
+app.add_typer(outbox_app, name="outbox")
+
+
+@outbox_app.command("list")
+def outbox_list() -> None:
+    """List the mails given up on (after [smtp] max_attempts, or refused for good), newest first.
+
+    Example: pbem outbox list
+    """
+    from pbem.record import outbox
+    from pbem.record.db import session
+    from pbem.render.sanitize import visible
+
+    cfg = _cfg()
+    with session(cfg.database_url) as s:
+        rows = outbox.given_up(s)
+    if not rows:
+        typer.echo("no mail was given up on")
+        return
+    for r in rows:
+        who = f" ({r.player})" if r.player else ""
+        typer.echo(
+            f"#{r.id:<6} {r.created_at:%Y-%m-%d %H:%M}  {r.purpose:8} to {visible(r.to)}{who}, "
+            f"{r.attempts} attempt(s): {visible(r.last_error)}"
+        )
+    typer.echo(f"queue them again with: pbem outbox retry {rows[0].id} (or --all)")
+
+
+@outbox_app.command("retry")
+def outbox_retry(
+    ids: list[int] = typer.Argument(None, help="Outbox numbers as `pbem outbox list` shows them."),
+    all_failed: bool = typer.Option(False, "--all", help="Every mail given up on."),
+) -> None:
+    """Queue mails given up on again; the next `pbem poll` sends them (same Message-ID: never a second copy).
+
+    Example: pbem outbox retry 12 14    or    pbem outbox retry --all
+    """
+    from pbem.record import outbox
+    from pbem.record.db import session
+    from pbem.record.store import now_utc
+
+    if not ids and not all_failed:
+        fail("name the mails to queue again (numbers from `pbem outbox list`) or give --all", 2)
+    cfg = _cfg()
+    with session(cfg.database_url) as s:
+        done = outbox.requeue(s, None if all_failed else ids, now_utc())
+        s.commit()
+    missing = sorted(set(ids or []) - set(done))
+    if done:
+        typer.echo(f"queued again: {', '.join(f'#{i}' for i in done)}; the next pbem poll sends them")
+    if missing:
+        fail(f"not given up on (or no such mail): {', '.join(f'#{i}' for i in missing)}", 1)
+    if not done and not missing:
+        typer.echo("no mail was given up on")

@@ -1,0 +1,226 @@
+"""Every wait has a deadline (issue 26): fault-injecting servers over TCP on 127.0.0.1.
+
+* An IMAP server that trickles its answers (one byte every 0.2 s: each read is in time, the whole never ends)
+  cannot hold `pbem poll`: the run stops at `[mail] poll_deadline`, exits 3 with one line, and its lock is free.
+* An SMTP server whose EHLO answer is continuation lines forever cannot hold a send past the deadline.
+* An SMTP server that answers the final "." late (RFC 5321 allows 10 minutes) has the message accepted once:
+  the wait for that answer is not the connect timeout.
+* A poll that finds the lock held past deadline + grace exits 3 saying the holder is stuck; within it, 0.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from pbem.mail.transports import deadline
+from pbem.mail.transports.seam import TransientSendError
+from pbem.mail.transports.smtp import SmtpSender
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@contextmanager
+def server(handler: Callable[[socket.socket, list[bytes]], None]) -> Iterator[tuple[int, list[bytes]]]:
+    """A TCP server on 127.0.0.1 running `handler(conn, log)` per connection; yields (port, log)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    log: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=_run, args=(handler, conn, log), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1], log
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(5)
+
+
+def _run(handler, conn: socket.socket, log: list[bytes]) -> None:
+    try:
+        with conn:
+            handler(conn, log)
+    except OSError:
+        pass
+
+
+def _lines(conn: socket.socket) -> Iterator[bytes]:
+    buf = b""
+    while True:
+        data = conn.recv(65536)
+        if not data:
+            return
+        buf += data
+        while b"\r\n" in buf:
+            line, buf = buf.split(b"\r\n", 1)
+            yield line
+
+
+def trickling_imap(conn: socket.socket, log: list[bytes]) -> None:
+    conn.sendall(b"* OK IMAP4rev1 ready\r\n")
+    for line in _lines(conn):
+        log.append(line)
+        tag = line.split(b" ", 1)[0]
+        answer = b"* CAPABILITY IMAP4rev1 " + b"X" * 10_000 + b"\r\n" + tag + b" OK done\r\n"
+        for byte in answer:  # one byte every 0.2 s: no single read ever times out
+            conn.sendall(bytes([byte]))
+            time.sleep(0.2)
+
+
+def smtp_handler(*, ehlo_forever: bool = False, final_dot_delay: float = 0.0):
+    def handle(conn: socket.socket, log: list[bytes]) -> None:
+        conn.sendall(b"220 fault.test ESMTP\r\n")
+        lines = _lines(conn)
+        for line in lines:
+            verb = line[:4].upper()
+            if verb in (b"EHLO", b"HELO"):
+                if ehlo_forever:
+                    while True:
+                        conn.sendall(b"250-still thinking\r\n")
+                        time.sleep(0.2)
+                conn.sendall(b"250-fault.test\r\n250 8BITMIME\r\n")
+            elif verb == b"DATA":
+                conn.sendall(b"354 go on\r\n")
+                body = []
+                for data_line in lines:
+                    if data_line == b".":
+                        break
+                    body.append(data_line)
+                log.append(b"\r\n".join(body))
+                time.sleep(final_dot_delay)
+                conn.sendall(b"250 queued\r\n")
+            elif verb == b"QUIT":
+                conn.sendall(b"221 bye\r\n")
+                return
+            else:
+                conn.sendall(b"250 ok\r\n")
+
+    return handle
+
+
+MAIL = b"From: m@pbem.test\r\nTo: a@players.test\r\nSubject: report\r\nMessage-ID: <late@pbem.test>\r\n\r\nhello\r\n"
+
+
+def test_a_final_dot_answered_late_is_accepted_once() -> None:
+    """The answer to "." comes after 3 s, beyond the 1 s connect timeout: it is waited for (RFC 5321: 10 min)."""
+    with server(smtp_handler(final_dot_delay=3.0)) as (port, log):
+        sender = SmtpSender("127.0.0.1", port, timeout=1)
+        try:
+            sender.send(MAIL, "m@pbem.test", ["a@players.test"])
+        finally:
+            sender.close()
+        assert len(log) == 1 and b"Message-ID: <late@pbem.test>" in log[0]
+
+
+def test_smtp_continuation_lines_forever_end_at_the_poll_deadline() -> None:
+    with server(smtp_handler(ehlo_forever=True)) as (port, _):
+        deadline.start(2.0)
+        started = time.monotonic()
+        try:
+            with pytest.raises(TransientSendError):
+                SmtpSender("127.0.0.1", port, timeout=30).send(MAIL, "m@pbem.test", ["a@players.test"])
+        finally:
+            deadline.stop()
+        spent = time.monotonic() - started
+        assert spent < 15, f"a trickling server held the send for {spent:.0f} s"
+
+
+def _imap_home(tmp_path: Path, port: int, poll_deadline: int) -> Path:
+    from pbem.cli.support import init_home
+
+    home = tmp_path / "home"
+    toml = init_home(home, address="moderator@pbem.test", name="Test Moderator")
+    text = toml.read_text().replace('transport = "maildir"', 'transport = "imap"')
+    text = text.replace("[mail]", f"[mail]\npoll_deadline = {poll_deadline}", 1)
+    for section in ("imap", "smtp"):
+        text += (
+            f'\n[{section}]\nhost = "127.0.0.1"\nport = {port}\nssl = false\nstarttls = false\n'
+            'username = "moderator@pbem.test"\npassword_env = "PBEM_DEADLINE_PW"\n'
+        )
+    toml.write_text(text)
+    return toml
+
+
+def _pbem(toml: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PBEM_DEADLINE_PW": "secret-pw"}
+    return subprocess.run(
+        [sys.executable, "-m", "pbem", "--config", str(toml), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=REPO,
+    )
+
+
+def test_a_trickling_imap_server_cannot_hold_the_poll(tmp_path: Path) -> None:
+    with server(trickling_imap) as (port, log):
+        toml = _imap_home(tmp_path, port, poll_deadline=3)
+        started = time.monotonic()
+        r = _pbem(toml, "poll")
+        spent = time.monotonic() - started
+    assert r.returncode == 3, (r.returncode, r.stdout, r.stderr[-2000:])
+    assert "deadline of 3 s" in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert "secret-pw" not in r.stdout + r.stderr
+    assert spent < 30, f"the poll took {spent:.0f} s"
+    assert log, "the server was asked something"
+    with open(toml.parent / ".pbem-poll.lock") as lock:  # the lock is free again
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def test_a_lock_held_past_deadline_and_grace_is_reported_stuck(tmp_path: Path) -> None:
+    from pbem.app.cron import run_poll
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
+    from pbem.mail.transports.seam import TransportError
+
+    cfg = config_mod.load(init_home(tmp_path / "home", address="moderator@pbem.test", name="M"))
+    path = cfg.home / ".pbem-poll.lock"
+    with open(path, "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another open file: the poll below cannot take it
+        held.write(f"4242 {time.time() - 60:.0f}\n")
+        held.flush()
+        assert run_poll(cfg).skipped.startswith("another pbem poll is running")
+        held.truncate(0)
+        held.write(f"4242 {time.time() - cfg.poll_deadline - deadline.GRACE - 120:.0f}\n")
+        held.flush()
+        with pytest.raises(TransportError, match=r"pid 4242\).*: it is stuck"):
+            run_poll(cfg)
+        r = _pbem(cfg.path, "poll")
+        assert r.returncode == 3 and "it is stuck" in r.stderr, (r.returncode, r.stderr[-2000:])
+    assert not run_poll(cfg).skipped.startswith("another"), "the lock is free again: the next run polls"
+
+
+def test_a_stopped_watchdog_never_ends_the_process_later() -> None:
+    """The backstop is armed only by a watchdog still running: stopping it right as it fires disarms it
+    (a backstop armed after the stop ended a later, healthy run 60 s on)."""
+    dogs = []
+    for _ in range(20):
+        dog = deadline.Watchdog(0.01, grace=30)
+        time.sleep(0.01)  # about when it fires
+        dog.cancel()
+        dogs.append(dog)
+    time.sleep(0.2)
+    assert not any(d._timer.is_alive() for d in dogs), "a stopped watchdog armed its backstop"

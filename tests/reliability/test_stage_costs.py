@@ -1,0 +1,165 @@
+"""Every parsing and matching stage costs time linear in its input (issue 26): generated pathological inputs.
+
+A generator builds, per seed, a mail body out of the pieces that made a stage
+superlinear or could (`CODE` lines with long or shared-prefix tokens, runs of
+blank lines, deep quotes, separators between every character, one order line
+naming a card again and again, many press blocks, HTML tags, long lines) and
+measures each stage (`parse`, `extract`, `find_and_redact`, `match_many`) on
+it and on a plain mail of the same size in the same run.  The bound is a
+ratio, never a fixed time: the pathological input may cost at most
+`MAX_RATIO` times the plain one, and four times the input at most
+`MAX_GROWTH` times the time (linear is 4, quadratic 16).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import statistics
+import string
+import time
+from collections.abc import Callable
+
+from pbem.engine.names import match_many
+from pbem.mail.inbound.message import parse
+from pbem.mail.inbound.redact import codes_in_text, find_and_redact
+from pbem.orders.extract import extract
+
+SIZE = 24_000  # characters; the old cost was 11 s for 20,000 blank lines, 51 s for 1,000 repeated card names
+MAX_RATIO = 40.0
+MAX_GROWTH = 9.0
+WORDS = ("MOVE", "PLAY", "PASS", "VOTE", "BID")
+NAMES = ("Holy Roman Empire", "Spain", "France", "Papal States", "Venice", "Milan", "Ottoman Empire", "Hungary")
+CODE = "K7QX-2MPD"
+
+
+def _token(rng: random.Random, lo: int, hi: int, alphabet: str = string.ascii_uppercase + string.digits) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(lo, hi)))
+
+
+PIECES: dict[str, Callable[[random.Random], str]] = {
+    "code lines": lambda r: f"CODE {_token(r, 4, 90)}\n",
+    "shared prefixes": lambda r: f"code: AAAA{'A' * r.randint(0, 20)}{_token(r, 0, 3)}\n",
+    "blank lines": lambda r: "\n" * r.randint(1, 40) + " \t" * r.randint(0, 3),
+    "deep quotes": lambda r: ">" * r.randint(1, 60) + " CODE " + _token(r, 6, 10) + "\n",
+    "separated letters": lambda r: "-".join(_token(r, 1, 1, "AK7Q") for _ in range(r.randint(4, 60))) + " ",
+    "repeated card": lambda r: (
+        "PLAY "
+        + " ".join(r.choice(("holy roman empire", "spain", "holy", "papal")) for _ in range(r.randint(20, 400)))
+        + "\n"
+    ),
+    "press blocks": lambda r: f"PRESS TO ALL\n{_token(r, 1, 30)}\nEND PRESS\n",
+    "open press": lambda r: "PRESS TO " + " ".join(_token(r, 1, 8) for _ in range(r.randint(1, 30))) + "\n",
+    "html tags": lambda r: "<b><i>" * r.randint(1, 30) + "x</i>" + "&amp;" * r.randint(0, 9) + "\n",
+    "long line": lambda r: _token(r, 200, 3000, string.ascii_letters + " .,;:-") + "\n",
+    "attributions": lambda r: f"On Mon, 1 Jan 2024, {_token(r, 3, 9)} <a@b.c> wrote:\n> PLAY spain\n",
+}
+
+
+def _plain(rng: random.Random, size: int) -> str:
+    lines = [f"CODE {CODE}"]
+    n = len(lines[0])
+    while n < size:
+        line = rng.choice(("PLAY spain", "MOVE venice", "Thanks, see you next turn.", "I think France bluffs."))
+        lines.append(line)
+        n += len(line) + 1
+    return "\n".join(lines) + "\n"
+
+
+def _pathological(rng: random.Random, size: int, kinds: list[str]) -> str:
+    out: list[str] = []
+    n = 0
+    while n < size:
+        piece = PIECES[rng.choice(kinds)](rng)
+        out.append(piece)
+        n += len(piece)
+    return "".join(out)[:size]
+
+
+def _mail(body: str) -> bytes:
+    head = "From: a@players.test\nTo: m@pbem.test\nSubject: [pbem g-1] orders\nMessage-ID: <x@y>\n\n"
+    return (head + body).encode()
+
+
+def _order_lines(text: str) -> list[str]:
+    return [ln.split(None, 1)[1] for ln in text.splitlines() if ln.startswith("PLAY ") and " " in ln]
+
+
+def _stages(body: str, plain_names: str | None = None) -> dict[str, float]:
+    """Seconds per stage for one body (each the least of a few runs: the machine is shared).
+    The name matcher reads the body's PLAY lines, or `plain_names` (names with commas, the plain case)."""
+
+    def best(f: Callable[[], object]) -> float:
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            f()
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    raw = _mail(body)
+    msg = parse(raw, "m@pbem.test")
+    lines = _order_lines(body) if plain_names is None else [plain_names]
+    if not lines:  # a body without order lines: its words as one line of names, without commas
+        lines = [" ".join(random.Random(len(body)).choice(NAMES) for _ in range(len(body) // 8))]
+
+    def names() -> None:
+        for line in lines:
+            with contextlib.suppress(Exception):  # a rejection is a value here; only its cost is measured
+                match_many(line, NAMES)
+
+    return {
+        "parse": best(lambda: parse(raw, "m@pbem.test")),
+        "extract": best(lambda: extract(msg.text, msg.subject, WORDS)),
+        "codes": best(lambda: codes_in_text(body)),
+        "redact": best(lambda: find_and_redact(raw)),
+        "names": best(names),
+    }
+
+
+def _ratios(seed: int, size: int) -> tuple[dict[str, float], dict[str, float], str]:
+    rng = random.Random(seed)
+    kinds = rng.sample(sorted(PIECES), rng.randint(1, 3))
+    bad = _stages(_pathological(random.Random(seed), size, kinds))
+    names = ", ".join(random.Random(seed).choice(NAMES) for _ in range(size // 8))
+    plain = _stages(_plain(random.Random(seed), size), names[:size])
+    return bad, plain, "+".join(kinds)
+
+
+def test_no_stage_costs_more_than_a_constant_times_a_plain_mail_of_the_same_size() -> None:
+    floor = 2e-3  # below 2 ms a ratio measures the timer, not the stage
+    worst: list[tuple[float, str, str]] = []
+    for seed in range(len(PIECES) * 2):
+        bad, plain, kinds = _ratios(seed, SIZE)
+        for stage, t in bad.items():
+            ratio = t / max(plain[stage], floor)
+            worst.append((ratio, stage, kinds))
+            assert ratio <= MAX_RATIO, f"seed {seed} ({kinds}): {stage} {t:.3f} s vs plain {plain[stage]:.4f} s"
+    worst.sort(reverse=True)
+    print("worst ratios:", [(round(r, 1), s, k) for r, s, k in worst[:5]])
+
+
+def test_every_pathological_shape_grows_linearly() -> None:
+    floor = 10e-3  # a growth ratio of two times near the timer's noise says nothing; quadratic costs seconds here
+    for i, kind in enumerate(sorted(PIECES)):
+        small = _stages(_pathological(random.Random(i), SIZE, [kind]))
+        large = _stages(_pathological(random.Random(i), 4 * SIZE, [kind]))
+        for stage in small:
+            growth = large[stage] / max(small[stage], floor)
+            assert growth <= MAX_GROWTH, f"{kind}: {stage} {small[stage]:.4f} s -> {large[stage]:.4f} s at 4x"
+
+
+def test_the_generator_finds_the_old_quadratic_code_line_pattern() -> None:
+    """The check itself can fail: the pattern this issue replaced costs far more than the bound allows."""
+    import re
+
+    old = re.compile(r"^[\s>|]*code\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
+    blank = _pathological(random.Random(0), SIZE // 4, ["blank lines"])
+    plain = _plain(random.Random(0), SIZE // 4)
+    times = []
+    for text in (blank, plain):
+        t = time.perf_counter()
+        list(old.finditer(text))
+        times.append(time.perf_counter() - t)
+    assert times[0] / max(times[1], 1e-4) > MAX_RATIO
+    assert statistics.fmean(times) > 0
