@@ -152,8 +152,6 @@ def quoted_lines(lines: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int
     """The order lines an acknowledgement quotes: all of an ordinary message; of a long one with many refused
     lines only the first refused ones (of a long accepted one, the first MANY), and how many more there are."""
     refused = [r for r in lines if not r["ok"]]
-    if len(refused) <= SHOWN and len(lines) <= MANY:
-        shown = lines
-    else:
-        shown = refused[:SHOWN] if refused else lines[:MANY]
+    short_enough = len(refused) <= SHOWN and len(lines) <= MANY
+    shown = lines if short_enough else (refused[:SHOWN] if refused else lines[:MANY])
     return [{**r, "line": short(str(r["line"]))} for r in shown], len(lines) - len(shown)

@@ -67,7 +67,8 @@ def write_holder(lock: IO[str]) -> None:
 
 def read_holder(path: os.PathLike[str] | str) -> Holder | None:
     try:
-        pid, started = open(path).read().split()[:2]
+        with open(path) as f:
+            pid, started = f.read().split()[:2]
         return Holder(int(pid), float(started))
     except (OSError, ValueError):
         return None

@@ -188,7 +188,7 @@ def test_press_goes_to_the_named_player_without_the_code_and_is_an_event_for_bot
     d = run(mail("Alice", body), loaded())
     [p] = [m for m in d.mails if m.kind == "press"]
     assert p.to == address("Bob") and CODES["Alice"] not in p.context["text"] and p.in_reply_to is None
-    [ev] = [e for e in d.effects if isinstance(e, Events)][0].events
+    [ev] = next(e for e in d.effects if isinstance(e, Events)).events
     assert ev.visibility == ("Alice", "Bob")
     assert d.mails[-1].context["press_sent"] == [["Bob"]]
 

@@ -300,7 +300,7 @@ def test_ISSUE11_a_new_game_is_decided_whole_before_anything_is_written() -> Non
     assert isinstance(game, NewGame) and (game.name, game.players) == ("hh1", ("Alice", "Bob", "Carol"))
     assert game.seed_commitment == commitment("seed") and game.step
     seats = [e for e in d.effects if isinstance(e, NewSeat)]
-    assert [(st.player, st.address, st.code_hash) for st in seats][0] == ("Alice", "alice@players.test", "h-Alice")
+    assert (seats[0].player, seats[0].address, seats[0].code_hash) == ("Alice", "alice@players.test", "h-Alice")
     assert len({st.thread for st in seats}) == 3
     assert [type(e) for e in d.effects[4:6]] == [Events, NewDeadline] and d.effects[4].events
     assert d.effects[5].due_at == WHEN + timedelta(hours=1)
