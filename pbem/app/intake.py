@@ -3,8 +3,9 @@
 `decide` gets the parsed message and the `Facts` the shell loaded for it (the
 game named in the subject with its seats and state, its control state, the
 answers already sent to each address this hour) and returns a `Decision`.
-Who may act: the registered address AND the player's code (DESIGN.md, the
-email contract).  A refusal changes nothing and is told to the registered
+Who may act: the registered address AND either a reply to a mail pbem sent
+that seat (`Facts.reply`, `pbem.mail.inbound.replies`: no code, no key
+derivation) or the player's code (DESIGN.md, the email contract).  A refusal changes nothing and is told to the registered
 address, never to the sender; auto-replies, bounces and bulk mail are never
 answered; every answer counts against one budget per address per hour
 (`answers.Outgoing.admit`).  A sender who is no registered seat of any game
@@ -29,6 +30,7 @@ from pbem.app.press import relay
 from pbem.app.revisions import FirstCopy, OnFile
 from pbem.engine.base import Outcome
 from pbem.mail.inbound.message import Inbound
+from pbem.mail.inbound.replies import SentMail
 from pbem.orders.extract import Extracted
 from pbem.record.models import Seat
 from pbem.record.outbox import Window
@@ -72,6 +74,7 @@ class Facts:
     registered: bool = False  # the sender is a seat of some game: only then may a code be checked
     stranger_answers: tuple[int, int] = (0, 0)  # answers to strangers: to this address today, to anyone this hour
     strangers: Strangers = Strangers()  # how much strangers may be answered (configuration)
+    reply: SentMail | None = None  # the mail pbem sent to the sender's seat that this message answers
 
 
 def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
@@ -95,7 +98,7 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
         problem = msg.problem or "it holds no text"
         return _refuse(d, out, seat, problem, "unreadable", problem=problem)
     acts = bool(ex.orders or ex.press)
-    if acts and not check_seat_code(seat.id, ex.code, seat.code_hash):
+    if acts and facts.reply is None and not check_seat_code(seat.id, ex.code, seat.code_hash):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
         looking = out.allowed(seat.address)  # a flood of forged codes past the cap costs no more key derivations
         _refuse(d, out, seat, f"refused: {why}", "refused_code", code_missing=not ex.code, sent=msg.date)

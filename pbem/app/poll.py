@@ -25,7 +25,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from pbem import engine as registry
-from pbem.app import intake, join, on_file
+from pbem.app import intake, join, on_file, reading
 from pbem.app.ahead import warmed
 from pbem.app.apply import apply, record_inbound
 from pbem.app.decision import Decision
@@ -34,11 +34,13 @@ from pbem.app.senders import is_registered
 from pbem.engine.words import count
 from pbem.home.config import Config
 from pbem.mail.inbound.message import Inbound, parse
+from pbem.mail.inbound.replies import SentMail
 from pbem.mail.inbound.storage import scrub
 from pbem.mail.outbound.sender import Dispatcher
 from pbem.mail.transports.seam import Inbox, Sender, TransportError
 from pbem.orders.extract import Extracted, extract
 from pbem.record import outbox, store
+from pbem.record.answered import sent_mails
 from pbem.record.db import DatabaseError, session
 from pbem.record.models import Game, Seat
 from pbem.trust import codes
@@ -224,9 +226,11 @@ def decide_and_apply(
     registered = is_registered(s, msg)
     game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
     words = join.order_words(s, game) if game is not None else None
-    ex = extract(msg.text, msg.subject, words) if not msg.problem else None
+    sent = sent_mails(s, msg.references) if (game is not None and msg.references) else {}
+    text = reading.own_text(msg, sent, game.id if game else None)  # without any copy of pbem's own mail
+    ex = extract(text, msg.subject, words) if not msg.problem else None
     msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
-    facts = load_facts(s, msg, when, game, ex, first, registered=registered, cfg=cfg)
+    facts = load_facts(s, msg, when, game, ex, first, registered=registered, cfg=cfg, sent=sent)
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
         facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')
     d = intake.decide(msg, facts, cfg.replies_per_hour)
@@ -244,6 +248,7 @@ def load_facts(
     *,
     registered: bool = True,
     cfg: Config | None = None,
+    sent: dict[str, SentMail] | None = None,
 ) -> intake.Facts:
     """Everything `intake.decide` needs for `msg`, read in its transaction."""
     if msg.auto:
@@ -292,4 +297,5 @@ def load_facts(
         first=first,
         registered=registered,
         on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
+        reply=reading.reply_of(msg, sent or {}, loaded, seat),
     )

@@ -1,0 +1,52 @@
+"""What a reply is an answer to: the mail pbem sent that it names, for its authentication and its reading.
+
+`reply_of`: the mail among the message's references that pbem sent to the sender's seat, which
+authenticates the message without a code (`pbem.mail.inbound.replies`).  `own_text`: the message's text
+without any copy of the mails pbem sent this address in this game that it names (`pbem.orders.own_mail`),
+so that a quoted acknowledgement is never read as new orders, under whatever client's header block.
+"""
+
+from __future__ import annotations
+
+from email import policy
+from email.parser import BytesParser
+
+from pbem.mail.inbound.message import Inbound
+from pbem.mail.inbound.replies import SentMail, answered, looked_up
+from pbem.orders.own_mail import without_copies
+from pbem.record.models import Seat
+from pbem.record.store import Loaded
+
+MAX_ANSWERED = 3  # sent mails whose copies are looked for in one message (the newest it names)
+
+
+def reply_of(msg: Inbound, sent: dict[str, SentMail], loaded: Loaded, seat: Seat | None) -> SentMail | None:
+    """The mail pbem sent to `seat` that `msg` answers (so `msg` needs no code), or None."""
+    if seat is None or loaded.game.id is None or not sent:
+        return None
+    return answered(
+        msg.references, sent, game_id=loaded.game.id, player=seat.player, address=seat.address, since=seat.created_at
+    )
+
+
+def sent_text(raw: bytes) -> str:
+    """The plain text of a mail pbem sent (every pbem mail has one)."""
+    try:
+        mail = BytesParser(policy=policy.default).parsebytes(raw)
+        body = mail.get_body(preferencelist=("plain",))
+        return str(body.get_content()) if body is not None else ""
+    except Exception:  # noqa: BLE001 - a kept copy that does not parse removes nothing
+        return ""
+
+
+def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> str:
+    """`msg.text` without the copies of pbem's mails to its sender (in game `game_id`) that it names."""
+    if not sent or game_id is None:
+        return msg.text
+    mine = [
+        sent[r]
+        for r in looked_up(msg.references)
+        if r in sent and sent[r].game_id == game_id and sent[r].to_addr.lower() == msg.sender.lower()
+    ]
+    texts = [t for t in (sent_text(m.raw) for m in mine[:MAX_ANSWERED]) if t]
+    return without_copies(msg.text, texts) if texts else msg.text
