@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from pbem.app import join, misuse, revisions, views
+from pbem.app import lines as reading_lines
 from pbem.app.answers import Outgoing, ack, short, summary
 from pbem.app.decision import Decision, Input, Report
 from pbem.app.press import relay
@@ -198,6 +199,10 @@ def _orders(
 ) -> Decision:
     eng, player = views.engine(loaded), seat.player
     result: Outcome = eng.apply(loaded.state, player, orders)
+    orders, aside, result = reading_lines.without_prose(eng, loaded.state, player, orders, result)
+    chatter = chatter + aside
+    said = list(notes["problems"]) if isinstance(notes["problems"], list) else []
+    notes = {**notes, "problems": said + reading_lines.replaced(eng, loaded.state, player, orders, result)}
     lines = [r.__dict__ for r in result.lines]
     if not result.accepted:
         d.outcome = "rejected"

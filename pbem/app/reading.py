@@ -11,7 +11,7 @@ from __future__ import annotations
 from email import policy
 from email.parser import BytesParser
 
-from pbem.mail.inbound.message import Inbound
+from pbem.mail.inbound.message import Inbound, html_to_text
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.orders.own_mail import without_copies
 from pbem.record.models import Seat
@@ -29,14 +29,19 @@ def reply_of(msg: Inbound, sent: dict[str, SentMail], loaded: Loaded, seat: Seat
     )
 
 
-def sent_text(raw: bytes) -> str:
-    """The plain text of a mail pbem sent (every pbem mail has one)."""
+def sent_texts(raw: bytes) -> list[str]:
+    """The texts a copy of a mail pbem sent may take: its plain part and its HTML part flattened to text."""
     try:
         mail = BytesParser(policy=policy.default).parsebytes(raw)
-        body = mail.get_body(preferencelist=("plain",))
-        return str(body.get_content()) if body is not None else ""
+        out = []
+        for kind in ("plain", "html"):
+            body = mail.get_body(preferencelist=(kind,))
+            if body is not None:
+                text = str(body.get_content())
+                out.append(html_to_text(text) if kind == "html" else text)
+        return out
     except Exception:  # noqa: BLE001 - a kept copy that does not parse removes nothing
-        return ""
+        return []
 
 
 def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> str:
@@ -48,5 +53,5 @@ def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> st
         for r in looked_up(msg.references)
         if r in sent and sent[r].game_id == game_id and sent[r].to_addr.lower() == msg.sender.lower()
     ]
-    texts = [t for t in (sent_text(m.raw) for m in mine[:MAX_ANSWERED]) if t]
+    texts = [t for m in mine[:MAX_ANSWERED] for t in sent_texts(m.raw) if t]
     return without_copies(msg.text, texts) if texts else msg.text

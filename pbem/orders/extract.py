@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pbem.orders.furniture import own_lines
+from pbem.orders.typed import cleaned, code_value, unarmoured
 
-_CODE = re.compile(r"^code\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE)
+_CODE = re.compile(r"^code\s*[:=]?\s*[\"'`“”‘’«»]?\s*(\S+?)\s*[\"'`“”‘’«»]?\s*$", re.IGNORECASE)
 _PRESS = re.compile(r"^press\s+to\s+(.+?)\s*:?\s*$", re.IGNORECASE)
 _SUBJECT_CODE = re.compile(r"\bcode\s*[:=]?\s*([A-Za-z0-9-]{4,64})\b", re.IGNORECASE)
 _GAME_TAG = re.compile(r"\[pbem\s+[^\]]*\]", re.IGNORECASE)
@@ -110,15 +111,19 @@ def extract(text: str, subject: str = "", order_words: Iterable[str] | None = No
     m = _SUBJECT_CODE.search(subject or "")
     if m:
         ex.code = m.group(1)
-    lines, ex.furniture = own_lines(text)
+    lines, ex.furniture = own_lines(unarmoured(text))
     first = subject_line(subject)
     if first and _control(first) in ("HELP", "STATUS", "REPORT", "CODE"):
         lines.insert(0, first)
     i = 0
     while i < len(lines):
-        line = _strip_comment(lines[i])
+        typed = _strip_comment(lines[i])
         i += 1
-        if not line:
+        if not typed:
+            continue
+        line = cleaned(typed) or typed  # without list markers, emphasis, end punctuation, quotes
+        if not is_order(line, words) and _control(line) is None:
+            ex.chatter.append(typed)  # what the player wrote, as they wrote it
             continue
         if is_order(line, words):
             ex.orders.append(line)
@@ -138,8 +143,8 @@ def extract(text: str, subject: str = "", order_words: Iterable[str] | None = No
             ex.status = True
         elif word == "CODE":
             cm = _CODE.match(line)
-            if cm:
-                ex.code = cm.group(1)
+            if cm and code_value(cm.group(1)):
+                ex.code = code_value(cm.group(1))
             else:
                 ex.problems.append(f'"{line}": write the code alone after the word: CODE <your code>')
         else:
