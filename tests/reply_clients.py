@@ -91,7 +91,9 @@ def body_lines(sent: EmailMessage, own: list[str], client: str, lang: str, rng: 
         return [attribution(lang, who)] + quoted + [""] + own
     if client == "outlook":
         colon = "：" if lang in ("ja", "zh") and rng.random() < 0.5 else ": "
-        return own + ["", "________________________________"] + _block(HEADER_LABELS[lang], sent, colon) + [""] + original
+        return (
+            own + ["", "________________________________"] + _block(HEADER_LABELS[lang], sent, colon) + [""] + original
+        )
     if client == "qq":
         qq = ("发件人", "发送时间", "收件人", "主题", "2026年11月30日(星期一) 晚上9:08")
         return own + ["", "", "------------------ 原始邮件 ------------------"] + _block(qq, sent) + [""] + original
