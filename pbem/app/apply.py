@@ -31,6 +31,7 @@ from pbem.app.decision import (
     Effect,
     Events,
     Input,
+    MailModeSet,
     NewDeadline,
     NewGame,
     NewSeat,
@@ -40,7 +41,7 @@ from pbem.home.config import Config
 from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
-from pbem.record import due, outbox, store
+from pbem.record import due, modes, outbox, store
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, Deadline, Game, InboundMessage, Seat, Snapshot
 
@@ -102,7 +103,7 @@ def apply(
             loaded = new_game(s, effect, when)
             game_id = loaded.game.id
             continue
-        _reports(s, cfg, loaded, pending, when)
+        _reports(s, cfg, loaded, pending, when, recorded)
         if isinstance(effect, Mail):  # a mail about a game is filed with it
             gid = effect.game_id if effect.game_id is not None else game_id
             mail = _threaded(cfg, effect, loaded, message_id_key(s)) if gid is not None else effect
@@ -114,7 +115,7 @@ def apply(
             _one(s, cfg, effect, when, loaded, inbound_id)
             if isinstance(effect, Input) and loaded:  # the mail that follows it tells its receipt
                 recorded = loaded.last_input
-    _reports(s, cfg, loaded, pending, when)
+    _reports(s, cfg, loaded, pending, when, recorded)
     return loaded
 
 
@@ -159,13 +160,26 @@ def _receipt(
     return Receipt(entries, head, recorded)
 
 
-def _reports(s: Session, cfg: Config, loaded: store.Loaded | None, pending: list[Report], when: datetime) -> None:
+def _reports(
+    s: Session,
+    cfg: Config,
+    loaded: store.Loaded | None,
+    pending: list[Report],
+    when: datetime,
+    recorded: tuple[int, str] | None = None,
+) -> None:
+    """The pending reports' mails; one that tells the acknowledgement of an input carries its receipt too."""
     if pending and loaded is not None:
         from pbem.app.reporting import report_mails
 
         receipt = _receipt(s, loaded, loaded.game.id)
+        acked = dataclasses.replace(receipt, input=recorded) if (receipt is not None and recorded) else receipt
         mails = report_mails(s, cfg, loaded, pending)
-        outbox.queue(s, [outbox_row(cfg, m, when, message_id_key(s), receipt=receipt) for m in mails])
+        rows = [
+            outbox_row(cfg, m, when, message_id_key(s), receipt=acked if m.context.get("ack_applied") else receipt)
+            for m in mails
+        ]
+        outbox.queue(s, rows)
     pending.clear()
 
 
@@ -192,6 +206,8 @@ def _one(
         row = dict(game_id=gid, step=effect.step, due_at=effect.due_at, reason=effect.reason, created_at=when)
         store.insert(s, Deadline, row)
         due.plan(s, gid, when, effect.due_at)
+    elif isinstance(effect, MailModeSet):
+        modes.set_mode(s, gid, effect.player, effect.mode, when)
     elif isinstance(effect, NewSeat):
         store.insert(
             s,

@@ -25,7 +25,7 @@ from itertools import groupby
 from sqlmodel import Session, col, select
 
 from pbem import engine as registry
-from pbem.app import views
+from pbem.app import notify, views
 from pbem.app.apply import apply
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
 from pbem.app.join import decide_join_deadline
@@ -36,10 +36,11 @@ from pbem.mail.inbound.message import parse
 from pbem.mail.outbound.compose import stable_message_id
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import extract
-from pbem.record import due, outbox, store
+from pbem.record import due, modes, outbox, store
 from pbem.record.db import session
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, Deadline, Game, InboundMessage
+from pbem.record.modes import Mailing
 from pbem.trust.deal import STEP as JOIN_STEP
 
 log = logging.getLogger("pbem.deadlines")
@@ -54,14 +55,15 @@ class Held:
     orders: tuple[str, ...]
 
 
-def decide_deadline(loaded: store.Loaded, step: str, held: list[Held], due: datetime | None = None) -> Decision:
+def decide_deadline(
+    loaded: store.Loaded, step: str, held: list[Held], due: datetime | None = None, mailing: Mailing | None = None
+) -> Decision:
     """The deadline of `step` passed: held orders in arrival order, then the published defaults.
 
     Each player whose held orders were applied gets a held_applied notice quoting them; each player
     for whom the default was applied gets a deadline_applied notice with the step and the default lines.
     """
     eng, state = views.engine(loaded), loaded.state
-    before = views.asked_steps(eng, state)
     name, stamp = loaded.game.name, (f"{due:%Y-%m-%d %H:%M} UTC" if due is not None else "")
     d = Decision(game=name)
     events: list[Event] = []
@@ -87,7 +89,9 @@ def decide_deadline(loaded: store.Loaded, step: str, held: list[Held], due: date
         d.effects.append(Input("deadline", "", (), out, reopen=step))
         d.effects += defaulted(loaded, out.events, prompts, stamp, step)
         state, events = out.state, events + out.events
-    d.effects += [Report(p) for p in views.players_to_report(eng, state, views.players(loaded), events, before)]
+    m = mailing or Mailing()
+    reported = notify.told(eng, loaded.state, state, views.players(loaded), events, m.players, default=m.default)
+    d.effects += [Report(p) for p in reported]
     return d
 
 
@@ -252,7 +256,7 @@ def _due_for_game(
     if deadline:
         joining = dl.step == JOIN_STEP  # nobody is defaulted into a game: the moderator is told
         d = decide_join_deadline(loaded, dl, when, cfg.moderator_address) if joining else None
-        d = d or decide_deadline(loaded, dl.step, held, store.aware(dl.due_at))
+        d = d or decide_deadline(loaded, dl.step, held, store.aware(dl.due_at), modes.mailing(s, look.game_id))
         d.effects.append(DueHandled(ids))
         apply(s, cfg, d, when, loaded)
         log.info("deadline of %s step %s applied", game.name, dl.step)

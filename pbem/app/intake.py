@@ -23,10 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem.app import join, misuse, revisions, views
+from pbem.app import join, misuse, notify, revisions, views
 from pbem.app import lines as reading_lines
-from pbem.app.answers import Outgoing, ack, short, summary
-from pbem.app.decision import Decision, Input, Report
+from pbem.app.answers import Outgoing, ack, ack_context, short, summary
+from pbem.app.decision import Decision, Input, MailModeSet, Report
 from pbem.app.press import relay
 from pbem.app.revisions import FirstCopy, OnFile
 from pbem.engine.base import Outcome
@@ -34,6 +34,7 @@ from pbem.mail.inbound.message import Inbound
 from pbem.mail.inbound.replies import SentMail
 from pbem.orders.extract import Extracted
 from pbem.record.models import Seat
+from pbem.record.modes import Mailing
 from pbem.record.outbox import Window
 from pbem.record.store import Loaded
 from pbem.trust.codes import check_seat_code
@@ -76,6 +77,8 @@ class Facts:
     stranger_answers: tuple[int, int] = (0, 0)  # answers to strangers: to this address today, to anyone this hour
     strangers: Strangers = Strangers()  # how much strangers may be answered (configuration)
     reply: SentMail | None = None  # the mail pbem sent to the sender's seat that this message answers
+    mailing: Mailing = Mailing()  # the game's mail modes (`pbem.app.notify`)
+    last_reports: dict[str, datetime] = field(default_factory=dict)  # for DIGEST players: their last report
 
 
 def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
@@ -98,7 +101,7 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     if msg.problem or ex is None:
         problem = msg.problem or "it holds no text"
         return _refuse(d, out, seat, problem, "unreadable", problem=problem)
-    acts = bool(ex.orders or ex.press)
+    acts = bool(ex.orders or ex.press or ex.mode)
     if acts and facts.reply is None and not check_seat_code(seat.id, ex.code, seat.code_hash):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
         looking = out.allowed(seat.address)  # a flood of forged codes past the cap costs no more key derivations
@@ -114,7 +117,7 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     if ex.orders and facts.on_file is not None and revisions.is_stale(msg, facts.when, facts.on_file):
         assert facts.when is not None
         return revisions.refuse_stale(d, out, seat, msg, facts.on_file, facts.when)
-    return _act(d, out, msg, loaded, seat, ex)
+    return _act(d, out, msg, loaded, seat, ex, facts)
 
 
 def _duplicate(msg: Inbound, facts: Facts, cap: int, first: FirstCopy) -> Decision:
@@ -141,7 +144,7 @@ def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ct
     return d
 
 
-def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, ex: Extracted) -> Decision:
+def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, ex: Extracted, facts: Facts) -> Decision:
     eng, state, player = views.engine(loaded), loaded.state, seat.player
     if ex.help and out.admit(d, seat.address, player=player, to_name=seat.display_name):
         asked = [{"prompt": r.prompt, "legal": list(r.legal)} for r in eng.requests(state) if r.player == player]
@@ -170,16 +173,20 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
             failed.append(why)
         else:
             sent.append(to)
-    notes = dict(problems=list(ex.problems), press_failed=failed, press_sent=sent)
+    problems = list(ex.problems)
+    if ex.mode:  # WATCH, NORMAL, DIGEST: how much mail this player gets from now on
+        d.effects.append(MailModeSet(player, ex.mode))
+        problems.append(notify.promise(ex.mode))
+    notes = dict(problems=problems, press_failed=failed, press_sent=sent)
     if not ex.orders:
-        accepted = bool(ex.help or ex.status or sent)
+        accepted = bool(ex.help or ex.status or sent or ex.mode)
         d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
         if not accepted or ex.problems or failed or sent:
             ack(d, out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))
         return d
     if join.is_open(loaded):  # not dealt yet: the lines are JOIN / SALT
         return join.decide_join(d, out, msg, loaded, seat, list(ex.orders))
-    return _orders(d, out, msg, loaded, seat, list(ex.orders), notes, ex.chatter)
+    return _orders(d, out, msg, loaded, seat, list(ex.orders), notes, ex.chatter, facts)
 
 
 def _now(loaded: Loaded, player: str) -> dict[str, object]:
@@ -196,6 +203,7 @@ def _orders(
     orders: list[str],
     notes: dict[str, object],
     chatter: list[str],
+    facts: Facts,
 ) -> Decision:
     eng, player = views.engine(loaded), seat.player
     result: Outcome = eng.apply(loaded.state, player, orders)
@@ -219,15 +227,35 @@ def _orders(
         return d
     d.outcome = "accepted"
     everyone = views.players(loaded)
-    before = views.asked_steps(eng, loaded.state)
-    movers = views.players_to_report(eng, result.state, everyone, result.events, before)
+    mailing = facts.mailing
+    if ex_mode := next((e.mode for e in d.effects if isinstance(e, MailModeSet) and e.player == player), None):
+        mailing = Mailing(mailing.default, {**mailing.players, player: ex_mode})
+    movers = notify.told(
+        eng,
+        loaded.state,
+        result.state,
+        everyone,
+        result.events,
+        mailing.players,
+        default=mailing.default,
+        last_report=facts.last_reports,
+        now=facts.now,
+        mover=player,
+    )
     d.effects.append(Input("orders", player, tuple(orders), result))
     now = dict(on_file=views.on_file(eng, result.state, player), waiting=views.waiting(eng, result.state))
-    follows = player in movers
-    ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, **now, report_follows=follows)
     for p in movers:
         st = loaded.seat_for_player(p)
-        d.effects.append(Report(p, key=out.key(st.address if st else p, "report")))
+        if p != player:
+            d.effects.append(Report(p, key=out.key(st.address if st else p, "report")))
+        elif out.admit(d, seat.address, player=player, to_name=seat.display_name):  # one mail: ack and report
+            told = ack_context(msg, loaded, chatter, applied=True, lines=lines, **notes, **now)
+            key = out.key(seat.address, "report")
+            d.effects.append(Report(p, key=key, ack=told, in_reply_to=msg.message_id, references=msg.references))
+        else:
+            d.effects.append(Report(p, key=out.key(seat.address, "report")))
+    if player not in movers:
+        ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, **now)
     return d
 
 

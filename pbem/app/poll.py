@@ -20,12 +20,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from pbem import engine as registry
-from pbem.app import intake, join, on_file, reading
+from pbem.app import intake, join, notify, on_file, reading, views
 from pbem.app.ahead import warmed
 from pbem.app.apply import apply, record_inbound
 from pbem.app.decision import Decision
@@ -39,7 +40,7 @@ from pbem.mail.inbound.storage import scrub
 from pbem.mail.outbound.sender import Dispatcher
 from pbem.mail.transports.seam import Inbox, Sender, TransportError
 from pbem.orders.extract import Extracted, extract
-from pbem.record import outbox, store
+from pbem.record import modes, outbox, store
 from pbem.record.answered import sent_mails
 from pbem.record.db import DatabaseError, session
 from pbem.record.models import Game, Seat
@@ -298,4 +299,13 @@ def load_facts(
         registered=registered,
         on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
         reply=reading.reply_of(msg, sent or {}, loaded, seat),
+        **_mailing(s, loaded),
     )
+
+
+def _mailing(s: Session, loaded: store.Loaded) -> dict[str, Any]:
+    """The game's mail modes, and for players in DIGEST mode when their last report went out."""
+    assert loaded.game.id is not None
+    mailing = modes.mailing(s, loaded.game.id)
+    digest = [p for p in views.players(loaded) if mailing.players.get(p, mailing.default) == notify.DIGEST]
+    return {"mailing": mailing, "last_reports": modes.last_reports(s, loaded.game.id, digest) if digest else {}}

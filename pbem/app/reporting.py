@@ -192,6 +192,8 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
             )
         else:
             ctx = report_context(s, cfg, loaded, r.player, since[r.player], r.code, moment, r.takeover)
+        if r.ack is not None:  # the player's own message answered at the top of the report: one mail
+            ctx = {**ctx, "ack": r.ack, "ack_applied": bool(r.ack.get("applied"))}
         key = r.key or (loaded.game.name, r.player, loaded.event_seq, loaded.seq, seat.id, r.extra)
         root = thread_root(cfg, seat.thread, secret) if key != ("thread", seat.thread) else None
         mails.append(
@@ -206,7 +208,8 @@ def report_mails(s: Session, cfg: Config, loaded: store.Loaded, reports: list[Re
                 secret="code" if r.code else None,
                 upto_seq=loaded.event_seq,
                 game_id=loaded.game.id,
-                references=(root,) if root else (),
+                references=r.references or ((root,) if root else ()),
+                in_reply_to=r.in_reply_to,
             )
         )
     return mails

@@ -13,6 +13,8 @@ markers, client signatures, the ``-- `` signature) is dropped first by
 * an order, if it starts with one of the game's order words
   (`Engine.order_words`, aliases included): it goes to the engine, which
   accepts or refuses the whole message;
+* ``WATCH``, ``NORMAL`` or ``DIGEST`` alone on a line: how much mail the player
+  gets from now on (`Extracted.mode`, `pbem.app.notify`);
 * chatter otherwise (greetings, sign-offs, a name, remarks): set aside in
   `Extracted.chatter`, listed to the player as "not read as orders", and
   never a reason to refuse.
@@ -42,6 +44,7 @@ _REPLY_PREFIX = re.compile(
 )
 _INVISIBLE = str.maketrans({"\xa0": " ", "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None})
 CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END")
+MODE_WORDS = ("WATCH", "NORMAL", "DIGEST")  # alone on a line: how much mail the player gets (`pbem.app.notify`)
 
 
 @dataclass
@@ -59,6 +62,7 @@ class Extracted:
     press: list[Press] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     chatter: list[str] = field(default_factory=list)  # lines set aside: "not read as orders"
+    mode: str | None = None  # WATCH, NORMAL or DIGEST alone on a line: "watch", "normal", "digest"
     furniture: list[str] = field(default_factory=list)  # attributions and client signatures dropped
 
 
@@ -122,6 +126,9 @@ def extract(text: str, subject: str = "", order_words: Iterable[str] | None = No
         if not typed:
             continue
         line = cleaned(typed) or typed  # without list markers, emphasis, end punctuation, quotes
+        if _words(line) and len(_words(line)) == 1 and _words(line)[0] in MODE_WORDS:
+            ex.mode = _words(line)[0].lower()
+            continue
         if not is_order(line, words) and _control(line) is None:
             ex.chatter.append(typed)  # what the player wrote, as they wrote it
             continue
