@@ -181,7 +181,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
     if not ex.orders:
         accepted = bool(ex.help or ex.status or sent or ex.mode)
         d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
-        if not accepted or ex.problems or failed or sent:
+        if not accepted or problems or failed or sent:
             ack(d, out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))
         return d
     if join.is_open(loaded):  # not dealt yet: the lines are JOIN / SALT
