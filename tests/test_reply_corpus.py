@@ -111,3 +111,16 @@ def test_generated_replies_around_pbems_own_mail_yield_exactly_the_order(
     ex = extract(text, msg.subject, ORDER_WORDS)
     assert [o.upper() for o in ex.orders] == [want.upper()], (client, lang, ex.orders)
     assert ex.code is None
+
+
+def test_order_lines_copied_one_by_one_out_of_a_report_are_kept() -> None:
+    """Each long legal line is in the report, but not one after the other as the player wrote them."""
+    report = "\n".join(
+        ["Legal orders now (copy one per line):"]
+        + [f"    CALL England WAR France PLACE England {n}, Open {n + 1}" for n in range(1, 6)]
+        + ["If no orders arrive by the deadline the published default is applied:", "    (default) PASS"]
+    )
+    picked = ["CALL England WAR France PLACE England 4, Open 5", "CALL England WAR France PLACE England 1, Open 2"]
+    assert without_copies("\n".join(picked), [report]).split("\n") == picked
+    pasted = "\n".join(["PASS", "", *("> " + ln for ln in report.splitlines())])
+    assert without_copies(pasted, [report]).split("\n") == ["PASS", ""]

@@ -40,7 +40,6 @@ from pbem.record import due, modes, outbox, store
 from pbem.record.db import session
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, Deadline, Game, InboundMessage
-from pbem.record.modes import Mailing
 from pbem.trust.deal import STEP as JOIN_STEP
 
 log = logging.getLogger("pbem.deadlines")
@@ -56,7 +55,7 @@ class Held:
 
 
 def decide_deadline(
-    loaded: store.Loaded, step: str, held: list[Held], due: datetime | None = None, mailing: Mailing | None = None
+    loaded: store.Loaded, step: str, held: list[Held], due: datetime | None = None, mail: dict[str, str] | None = None
 ) -> Decision:
     """The deadline of `step` passed: held orders in arrival order, then the published defaults.
 
@@ -89,9 +88,7 @@ def decide_deadline(
         d.effects.append(Input("deadline", "", (), out, reopen=step))
         d.effects += defaulted(loaded, out.events, prompts, stamp, step)
         state, events = out.state, events + out.events
-    m = mailing or Mailing()
-    reported = notify.told(eng, loaded.state, state, views.players(loaded), events, m.players, default=m.default)
-    d.effects += [Report(p) for p in reported]
+    d.effects += [Report(p) for p in notify.told(eng, loaded.state, state, views.players(loaded), events, mail)]
     return d
 
 
@@ -256,7 +253,7 @@ def _due_for_game(
     if deadline:
         joining = dl.step == JOIN_STEP  # nobody is defaulted into a game: the moderator is told
         d = decide_join_deadline(loaded, dl, when, cfg.moderator_address) if joining else None
-        d = d or decide_deadline(loaded, dl.step, held, store.aware(dl.due_at), modes.mailing(s, look.game_id))
+        d = d or decide_deadline(loaded, dl.step, held, store.aware(dl.due_at), modes.mailing(s, look.game_id).modes())
         d.effects.append(DueHandled(ids))
         apply(s, cfg, d, when, loaded)
         log.info("deadline of %s step %s applied", game.name, dl.step)

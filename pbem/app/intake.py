@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem.app import join, misuse, notify, revisions, views
+from pbem.app import answering, join, misuse, notify, revisions, views
 from pbem.app import lines as reading_lines
-from pbem.app.answers import Outgoing, ack, ack_context, short, summary
+from pbem.app.answers import Outgoing, ack, short, summary
 from pbem.app.decision import Decision, Input, MailModeSet, Report
 from pbem.app.press import relay
 from pbem.app.revisions import FirstCopy, OnFile
@@ -207,10 +207,7 @@ def _orders(
 ) -> Decision:
     eng, player = views.engine(loaded), seat.player
     result: Outcome = eng.apply(loaded.state, player, orders)
-    orders, aside, result = reading_lines.without_prose(eng, loaded.state, player, orders, result)
-    chatter = chatter + aside
-    said = list(notes["problems"]) if isinstance(notes["problems"], list) else []
-    notes = {**notes, "problems": said + reading_lines.replaced(eng, loaded.state, player, orders, result)}
+    orders, result, notes, chatter = reading_lines.read_again(eng, loaded.state, player, orders, result, notes, chatter)
     lines = [r.__dict__ for r in result.lines]
     if not result.accepted:
         d.outcome = "rejected"
@@ -226,36 +223,10 @@ def _orders(
         ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, held=True, on_file=orders)
         return d
     d.outcome = "accepted"
-    everyone = views.players(loaded)
-    mailing = facts.mailing
-    if ex_mode := next((e.mode for e in d.effects if isinstance(e, MailModeSet) and e.player == player), None):
-        mailing = Mailing(mailing.default, {**mailing.players, player: ex_mode})
-    movers = notify.told(
-        eng,
-        loaded.state,
-        result.state,
-        everyone,
-        result.events,
-        mailing.players,
-        default=mailing.default,
-        last_report=facts.last_reports,
-        now=facts.now,
-        mover=player,
-    )
     d.effects.append(Input("orders", player, tuple(orders), result))
-    now = dict(on_file=views.on_file(eng, result.state, player), waiting=views.waiting(eng, result.state))
-    for p in movers:
-        st = loaded.seat_for_player(p)
-        if p != player:
-            d.effects.append(Report(p, key=out.key(st.address if st else p, "report")))
-        elif out.admit(d, seat.address, player=player, to_name=seat.display_name):  # one mail: ack and report
-            told = ack_context(msg, loaded, chatter, applied=True, lines=lines, **notes, **now)
-            key = out.key(seat.address, "report")
-            d.effects.append(Report(p, key=key, ack=told, in_reply_to=msg.message_id, references=msg.references))
-        else:
-            d.effects.append(Report(p, key=out.key(seat.address, "report")))
-    if player not in movers:
-        ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, **now)
+    chosen = {e.player: e.mode for e in d.effects if isinstance(e, MailModeSet)}  # a mode this message chose
+    mailing = Mailing(facts.mailing.default, {**facts.mailing.players, **chosen})
+    answering.answer(d, out, msg, loaded, seat, result, dict(lines=lines, **notes), chatter, mailing, facts)
     return d
 
 

@@ -53,3 +53,18 @@ def replaced(eng: Engine, state: dict[str, Any], player: str, orders: list[str],
         if again.accepted and again.state == result.state:
             notes.append(f'"{line}" was replaced by "{later}", later in the same message: only the later one stands')
     return notes
+
+
+def read_again(
+    eng: Engine,
+    state: dict[str, Any],
+    player: str,
+    orders: list[str],
+    result: Outcome,
+    notes: dict[str, object],
+    chatter: list[str],
+) -> tuple[list[str], Outcome, dict[str, object], list[str]]:
+    """`without_prose`, then `replaced`: (orders, outcome, notes with the replacements told, chatter)."""
+    orders, aside, result = without_prose(eng, state, player, orders, result)
+    said = list(notes["problems"]) if isinstance(notes.get("problems"), list) else []  # type: ignore[call-overload]
+    return orders, result, {**notes, "problems": said + replaced(eng, state, player, orders, result)}, chatter + aside

@@ -63,6 +63,7 @@ def told(
 ) -> list[str]:
     """The players to send a report now, in seat order (see the module docstring)."""
     evs = list(events)
+    default = (modes or {}).get("", default)  # modes[""]: the game's default, if given there
     asked_before, asked_after = _asked(eng, before), _asked(eng, after)
     part_before, part_after = _taking_part(eng, before), _taking_part(eng, after)
     over = eng.result(after) is not None

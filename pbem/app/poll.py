@@ -20,13 +20,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from pbem import engine as registry
-from pbem.app import intake, join, notify, on_file, reading, views
+from pbem.app import intake, join, on_file, reading
 from pbem.app.ahead import warmed
 from pbem.app.apply import apply, record_inbound
 from pbem.app.decision import Decision
@@ -40,8 +39,7 @@ from pbem.mail.inbound.storage import scrub
 from pbem.mail.outbound.sender import Dispatcher
 from pbem.mail.transports.seam import Inbox, Sender, TransportError
 from pbem.orders.extract import Extracted, extract
-from pbem.record import modes, outbox, store
-from pbem.record.answered import sent_mails
+from pbem.record import outbox, store
 from pbem.record.db import DatabaseError, session
 from pbem.record.models import Game, Seat
 from pbem.trust import codes
@@ -227,8 +225,7 @@ def decide_and_apply(
     registered = is_registered(s, msg)
     game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
     words = join.order_words(s, game) if game is not None else None
-    sent = sent_mails(s, msg.references) if (game is not None and msg.references) else {}
-    text = reading.own_text(msg, sent, game.id if game else None)  # without any copy of pbem's own mail
+    sent, text = reading.answered_mails(s, msg, game)  # the mails it answers; its text without copies of them
     ex = extract(text, msg.subject, words) if not msg.problem else None
     msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
     facts = load_facts(s, msg, when, game, ex, first, registered=registered, cfg=cfg, sent=sent)
@@ -299,13 +296,5 @@ def load_facts(
         registered=registered,
         on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
         reply=reading.reply_of(msg, sent or {}, loaded, seat),
-        **_mailing(s, loaded),
+        **reading.mailing_facts(s, loaded),
     )
-
-
-def _mailing(s: Session, loaded: store.Loaded) -> dict[str, Any]:
-    """The game's mail modes, and for players in DIGEST mode when their last report went out."""
-    assert loaded.game.id is not None
-    mailing = modes.mailing(s, loaded.game.id)
-    digest = [p for p in views.players(loaded) if mailing.players.get(p, mailing.default) == notify.DIGEST]
-    return {"mailing": mailing, "last_reports": modes.last_reports(s, loaded.game.id, digest) if digest else {}}

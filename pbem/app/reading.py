@@ -10,11 +10,17 @@ from __future__ import annotations
 
 from email import policy
 from email.parser import BytesParser
+from typing import Any
 
+from sqlmodel import Session
+
+from pbem.app import notify, views
 from pbem.mail.inbound.message import Inbound, html_to_text
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.orders.own_mail import without_copies
-from pbem.record.models import Seat
+from pbem.record import modes
+from pbem.record.answered import sent_mails
+from pbem.record.models import Game, Seat
 from pbem.record.store import Loaded
 
 MAX_ANSWERED = 3  # sent mails whose copies are looked for in one message (the newest it names)
@@ -55,3 +61,17 @@ def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> st
     ]
     texts = [t for m in mine[:MAX_ANSWERED] for t in sent_texts(m.raw) if t]
     return without_copies(msg.text, texts) if texts else msg.text
+
+
+def mailing_facts(s: Session, loaded: Loaded) -> dict[str, Any]:
+    """The game's mail modes, and for players in DIGEST mode when their last report went out (`intake.Facts`)."""
+    assert loaded.game.id is not None
+    mailing = modes.mailing(s, loaded.game.id)
+    digest = [p for p in views.players(loaded) if mailing.players.get(p, mailing.default) == notify.DIGEST]
+    return {"mailing": mailing, "last_reports": modes.last_reports(s, loaded.game.id, digest) if digest else {}}
+
+
+def answered_mails(s: Session, msg: Inbound, game: Game | None) -> tuple[dict[str, SentMail], str]:
+    """The mails pbem sent that `msg` names (in game `game`), and `msg`'s text without copies of them."""
+    sent = sent_mails(s, msg.references) if (game is not None and msg.references) else {}
+    return sent, own_text(msg, sent, game.id if game else None)

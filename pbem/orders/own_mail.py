@@ -4,12 +4,13 @@ pbem knows the text of the mails a reply names (`pbem.app.reading`): a copy of o
 quoted or not, reflowed, flattened from HTML, under any client's header block in any language, is
 never read as orders (the Outlook Polish and Japanese replies that re-applied an acknowledgement's
 "orders now on file").  A copy is found by its words, not its layout: both texts become streams of
-words (case, punctuation, quote marks and line breaks ignored); every run of at least `GRAM` words of the
-reply that also occurs in the sent mail is covered, and a stretch of covered words at least `RUN` long is
-a copy.  Every line whose words all lie in a copy is dropped, and with it the client's block of
-``Label: value`` lines (From/Od/差出人 ...) just above the copy.  A player's own line is never that long a
-stretch of pbem's words, so what they typed stays (a single order copied out of a report is kept: it is
-shorter than `RUN`).  Cost: linear in both texts (a set of hashed word runs).
+words (case, punctuation, quote marks and line breaks ignored).  Every run of `GRAM` words of the reply
+that also occurs in a sent mail is matched to its places there; a chain of such runs at consecutive places
+(the reply's words following each other exactly as in the sent mail) covering at least `RUN` words is a
+copy.  Order lines copied one by one out of a report's list, even of a repetitive one, are short chains,
+not a copy; a single order copied out of a report is kept.  Every line whose words all lie in a copy is
+dropped, and with it the client's block of ``Label: value`` lines (From/Od/差出人 ...) just above it.
+Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from __future__ import annotations
 import re
 
 GRAM = 6  # words in one matched run
-RUN = 14  # covered words in a row that make a copy
+RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
+PLACES = 512  # places of one word run in the sent mails remembered (repetitive lists), at most
 HEADER_LINES = 10  # "Label: value" lines above a copy dropped with it, at most
 _WORD = re.compile(r"\w+")
 _LABEL = re.compile(r"^\s*[>|]*\s*\**[^\s:：][^:：]{0,30}\**\s*[:：]")
@@ -27,15 +29,17 @@ def _words(line: str) -> list[str]:
     return _WORD.findall(line.casefold())
 
 
-def _grams(words: list[str]) -> set[int]:
-    return {hash(tuple(words[i : i + GRAM])) for i in range(len(words) - GRAM + 1)}
-
-
 def without_copies(text: str, sent: list[str]) -> str:
     """`text` without the lines that belong to a copy of one of the `sent` texts."""
-    known: set[int] = set()
+    known: dict[int, list[int]] = {}  # a run of GRAM words -> where it starts in the sent mails' words
+    offset = 0
     for t in sent:
-        known |= _grams(_words(t))
+        words = _words(t)
+        for i in range(len(words) - GRAM + 1):
+            places = known.setdefault(hash(tuple(words[i : i + GRAM])), [])
+            if len(places) < PLACES:
+                places.append(offset + i)
+        offset += len(words) + GRAM  # no run spans two sent mails
     if not known:
         return text
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
@@ -45,24 +49,21 @@ def without_copies(text: str, sent: list[str]) -> str:
         ws = _words(line)
         stream += ws
         owner += [n] * len(ws)
-    covered = [False] * len(stream)
-    for i in range(len(stream) - GRAM + 1):
-        if hash(tuple(stream[i : i + GRAM])) in known:
-            for j in range(i, i + GRAM):
-                covered[j] = True
     in_copy = [False] * len(stream)
-    i = 0
-    while i < len(stream):
-        if not covered[i]:
-            i += 1
+    start, here = (
+        0,
+        set[int](),
+    )  # the chain of runs now: where it started in the reply, where it may be in the sent mails
+    for i in range(len(stream) - GRAM + 2):
+        found = set(known.get(hash(tuple(stream[i : i + GRAM])), ())) if i <= len(stream) - GRAM else set()
+        follows = {p + 1 for p in here} & found
+        if follows:
+            here = follows
             continue
-        j = i
-        while j < len(stream) and covered[j]:
-            j += 1
-        if j - i >= RUN:
-            for k in range(i, j):
+        if here and (i - 1) + GRAM - start >= RUN:  # the chain ended: words start .. i-1+GRAM-1 are a copy
+            for k in range(start, i - 1 + GRAM):
                 in_copy[k] = True
-        i = j
+        start, here = i, found
     drop = [False] * len(lines)
     has_words = [False] * len(lines)
     outside = [False] * len(lines)

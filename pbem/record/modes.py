@@ -22,6 +22,10 @@ class Mailing:
     default: str = NORMAL
     players: dict[str, str] = field(default_factory=dict)
 
+    def modes(self) -> dict[str, str]:
+        """Each player's mode, and under "" the game's default (as `pbem.app.notify.told` takes them)."""
+        return {"": self.default, **self.players}
+
 
 def mailing(s: Session, game_id: int) -> Mailing:
     """The game's modes (one indexed scan of the game's few rows)."""
