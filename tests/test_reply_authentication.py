@@ -13,7 +13,7 @@ from pbem.trust import codes
 from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail
 from tests.test_moderator import PLAYERS, address_of, asked, new_game, run_poll
 
-HINT = "Reply to this mail with your orders; in a new mail, add your CODE line"
+HINT = "Reply to this mail with your orders; a new mail needs your player code"
 
 
 def _started(cfg, clock):
