@@ -221,8 +221,9 @@ ALLOWED: dict[str, set[str]] = {
     # receipts name the headers outgoing mail carries; `verify --sent` reads a sent mail's order lines as pbem does
     "trust": {"engine", "record", "mail.outbound", "orders"},
     # the record stores engine states, chains events (trust.chain), deals seats (trust.deal), and finds
-    # its shipped migrations through render.resources
-    "record": {"engine", "trust", "render"},
+    # its shipped migrations through render.resources, and hands out the mails pbem sent as mail.inbound's
+    # SentMail (what a reply answers)
+    "record": {"engine", "trust", "render", "mail.inbound"},
     # templates: engine words in the text, and reply subjects shaped as compose shapes them
     "render": {"engine", "mail.outbound"},
     # the history: engine events read from the record, seeds revealed (trust), pages through templates

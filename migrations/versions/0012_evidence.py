@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0012_evidence"
-down_revision = "0010_hidden_entry_salt"
+down_revision = "0011_mail_mode"
 branch_labels = None
 depends_on = None
 

@@ -122,6 +122,12 @@ def ack(d: Decision, out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, ch
     """The acknowledgement, if the budget allows it; long input quoted as its first lines and a count."""
     if not out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
         return
+    context = ack_context(msg, loaded, chatter, **ctx)
+    d.effects.append(out.mail(seat.address, "ack", "ack", context, player=seat.player, to_name=seat.display_name))
+
+
+def ack_context(msg: Inbound, loaded: Loaded, chatter: list[str], **ctx: Any) -> dict[str, Any]:
+    """What an acknowledgement tells (its own mail, or the top of the report that answers the message)."""
     shown, more_chatter = summary([short(line) for line in chatter])
     base: dict[str, object] = dict(
         chatter=shown,  # lines set aside: "not read as orders" (the first few)
@@ -145,7 +151,7 @@ def ack(d: Decision, out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, ch
     context["problems"], more_problems = summary([short(str(n)) for n in context["problems"]])
     context["press_failed"], more_failed = summary([short(str(n)) for n in context["press_failed"]])
     context["more_notes"] = more_problems + more_failed
-    d.effects.append(out.mail(seat.address, "ack", "ack", context, player=seat.player, to_name=seat.display_name))
+    return context
 
 
 def quoted_lines(lines: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:

@@ -38,6 +38,7 @@ from pbem.app.decision import (
     DueHandled,
     Events,
     Input,
+    MailModeSet,
     NewDeadline,
     NewGame,
     NewSeat,
@@ -48,7 +49,7 @@ from pbem.home.config import Config
 from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
-from pbem.record import due, outbox, store
+from pbem.record import due, modes, outbox, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, Game, InboundMessage, Seat, Snapshot
@@ -180,7 +181,8 @@ def _report(w: _Writing, r: ReportMail) -> None:
     loaded = w.game()
     gid = r.mail.game_id if r.mail.game_id is not None else loaded.game.id
     mail = dataclasses.replace(r.mail, game_id=gid)
-    w.rows.append(outbox_row(w.cfg, mail, w.when, w.secret, receipt=_receipt(loaded, loaded.game.id)))
+    acked = w.recorded if r.mail.context.get("ack_applied") else None  # an ack at its top tells the input's receipt
+    w.rows.append(outbox_row(w.cfg, mail, w.when, w.secret, receipt=_receipt(loaded, loaded.game.id, acked)))
 
 
 def _threaded(cfg: Config, mail: Mail, loaded: store.Loaded | None, secret: bytes) -> Mail:
@@ -257,6 +259,13 @@ def _seat(w: _Writing, effect: NewSeat) -> None:
     loaded.seats = sorted([*before, row], key=lambda st: st.position)
 
 
+def _mode(w: _Writing, effect: MailModeSet) -> None:
+    """A player's mail mode (WATCH, NORMAL, DIGEST), appended (`pbem.record.modes`)."""
+    gid = w.game().game.id
+    assert gid is not None
+    modes.set_mode(w.s, gid, effect.player, effect.mode, w.when)
+
+
 def _unfinished(w: _Writing, effect: Report) -> None:
     raise AssertionError("a report reaches apply only finished (pbem.app.finish)")
 
@@ -271,5 +280,6 @@ _WRITERS: dict[type, Callable[[_Writing, Any], None]] = {
     Control: _control,
     NewDeadline: _deadline,
     NewSeat: _seat,
+    MailModeSet: _mode,
     Report: _unfinished,
 }

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from itertools import groupby
 
 from pbem import engine as registry
-from pbem.app import absence, views
+from pbem.app import absence, notify, views
 from pbem.app.apply import apply, prepare
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
 from pbem.app.finish import finish
@@ -37,7 +37,7 @@ from pbem.mail.inbound.message import parse
 from pbem.mail.outbound.compose import stable_message_id
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import extract
-from pbem.record import due, lookups, outbox, recent, store
+from pbem.record import due, lookups, modes, outbox, recent, store
 from pbem.record.absence import rows as absence_rows
 from pbem.record.db import Unit, session
 from pbem.record.home_secrets import message_id_key
@@ -57,14 +57,15 @@ class Held:
     message_id: str = ""  # the held message's Message-ID (the chain's entry of its input names it)
 
 
-def decide_deadline(loaded: store.Loaded, step: str, held: list[Held], due: datetime | None = None) -> Decision:
+def decide_deadline(
+    loaded: store.Loaded, step: str, held: list[Held], due: datetime | None = None, mail: dict[str, str] | None = None
+) -> Decision:
     """The deadline of `step` passed: held orders in arrival order, then the published defaults.
 
     Each player whose held orders were applied gets a held_applied notice quoting them; each player
     for whom the default was applied gets a deadline_applied notice with the step and the default lines.
     """
     eng, state = views.engine(loaded), loaded.state
-    before = views.asked_steps(eng, state)
     name, stamp = loaded.game.name, (f"{due:%Y-%m-%d %H:%M} UTC" if due is not None else "")
     d = Decision(game=name)
     events: list[Event] = []
@@ -90,7 +91,7 @@ def decide_deadline(loaded: store.Loaded, step: str, held: list[Held], due: date
         d.effects.append(Input("deadline", "", (), out, reopen=step))
         d.effects += defaulted(loaded, out.events, prompts, stamp, step)
         state, events = out.state, events + out.events
-    d.effects += [Report(p) for p in views.players_to_report(eng, state, views.players(loaded), events, before)]
+    d.effects += [Report(p) for p in notify.told(eng, loaded.state, state, views.players(loaded), events, mail)]
     return d
 
 
@@ -211,7 +212,7 @@ def _due_for_game(
         recent.read(s, loaded, [(p, None) for p in views.players(loaded)])  # what the reports it causes read
         joining = dl.step == JOIN_STEP  # nobody is defaulted into a game: the moderator is told
         d = decide_join_deadline(loaded, dl, when, cfg.moderator_address) if joining else None
-        d = d or decide_deadline(loaded, dl.step, held, store.aware(dl.due_at))
+        d = d or decide_deadline(loaded, dl.step, held, store.aware(dl.due_at), modes.mailing(s, look.game_id).modes())
         d.effects.append(DueHandled(ids))
         _write(s, cfg, d, when, loaded)
         log.info("deadline of %s step %s applied", game.name, dl.step)

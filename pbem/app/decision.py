@@ -35,6 +35,9 @@ class Report:
     key: tuple[object, ...] | None = None
     extra: str = ""
     purpose: str = "report"  # "status": the answer to a STATUS command (counted by the answers budget)
+    ack: dict[str, Any] | None = None  # the acknowledgement of the player's message, told at the top (issue 23)
+    in_reply_to: str | None = None  # with `ack`: the message it answers
+    references: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,14 @@ class NewSeat:
 
 
 @dataclass(frozen=True)
+class MailModeSet:
+    """A player chose how much mail they get (WATCH, NORMAL, DIGEST: `pbem.app.notify`); "" the game's default."""
+
+    player: str
+    mode: str
+
+
+@dataclass(frozen=True)
 class DueHandled:
     """Rows of the `due` table handled (`pbem.record.due`); `again`: the next look at the step's reminders."""
 
@@ -118,7 +129,9 @@ class ReportMail:
     mail: Mail
 
 
-Effect = Mail | Report | ReportMail | Events | Input | Control | NewDeadline | NewSeat | NewGame | DueHandled
+Effect = (
+    Mail | Report | ReportMail | Events | Input | Control | NewDeadline | NewSeat | NewGame | DueHandled | MailModeSet
+)
 
 
 @dataclass

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from pbem.app.revisions import FirstCopy, OnFile
+from pbem.mail.inbound.replies import SentMail
 from pbem.orders.extract import Extracted
 from pbem.record.models import Seat
+from pbem.record.modes import Mailing
 from pbem.record.outbox import Window
 from pbem.record.store import Loaded
 from pbem.trust.codes import check_seat_code
@@ -54,6 +56,9 @@ class Facts:
     strangers: Strangers = Strangers()  # how much strangers may be answered (configuration)
     max_away: timedelta = timedelta(days=14)  # [games] max_away: how long a game waits for one player's absences
     codes: dict[int, bool] = field(default_factory=dict)  # the load step's code checks: seat id -> it is theirs
+    reply: SentMail | None = None  # the mail pbem sent to the sender's seat that this message answers
+    mailing: Mailing = field(default_factory=Mailing)  # the game's mail modes (`pbem.app.notify`)
+    last_reports: dict[str, datetime] = field(default_factory=dict)  # for DIGEST players: their last report
 
 
 def is_code(facts: Facts, seat: Seat, code: str | None) -> bool:

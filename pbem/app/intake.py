@@ -3,8 +3,10 @@
 `decide` gets the parsed message and the `Facts` the shell loaded for it (the
 game named in the subject with its seats and state, its control state, the
 answers already sent to each address this hour) and returns a `Decision`.
-Who may act: the registered address AND the player's code (docs/architecture.md,
-the email contract).  A refusal changes nothing and is told to the registered
+Who may act: the registered address AND either a reply to a mail pbem sent
+that seat (`Facts.reply`, `pbem.mail.inbound.replies`: no code, no key
+derivation) or the player's code (docs/architecture.md, the email contract).
+A refusal changes nothing and is told to the registered
 address, never to the sender; auto-replies, bounces and bulk mail are never
 answered; every answer counts against one budget per address per hour
 (`answers.Outgoing.admit`).  A sender who is no registered seat of any game
@@ -19,9 +21,10 @@ player's address is told to its owner and the moderator (`misuse`).
 
 from __future__ import annotations
 
-from pbem.app import absence, derivations, join, misuse, revisions, views
+from pbem.app import absence, answering, derivations, join, misuse, notify, revisions, views
+from pbem.app import lines as reading_lines
 from pbem.app.answers import Outgoing, ack, short, summary
-from pbem.app.decision import Decision, Input, Report
+from pbem.app.decision import Decision, Input, MailModeSet, Report
 from pbem.app.facts import Facts as Facts
 from pbem.app.facts import SenderGame as SenderGame
 from pbem.app.facts import Strangers as Strangers
@@ -33,6 +36,7 @@ from pbem.engine.rulings import RULINGS
 from pbem.mail.inbound.message import Inbound
 from pbem.orders.extract import Extracted
 from pbem.record.models import Seat
+from pbem.record.modes import Mailing
 from pbem.record.store import Loaded
 
 
@@ -56,8 +60,8 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     if msg.problem or ex is None:
         problem = msg.problem or "it holds no text"
         return _refuse(d, out, seat, problem, "unreadable", problem=problem)
-    acts = bool(ex.orders or ex.press or ex.away)
-    if acts and not is_code(facts, seat, ex.code):
+    acts = bool(ex.orders or ex.press or ex.away or ex.mode)
+    if acts and facts.reply is None and not is_code(facts, seat, ex.code):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
         looking = out.allowed(seat.address)  # a flood of forged codes past the cap costs no more key derivations
         _refuse(d, out, seat, f"refused: {why}", "refused_code", code_missing=not ex.code, sent=msg.date)
@@ -74,7 +78,7 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
         return revisions.refuse_stale(d, out, seat, msg, facts.on_file, facts.when)
     if ex.away is not None:
         absence.by_mail(d, out, loaded, seat, ex, facts.when or facts.now, facts.max_away)
-    return _act(d, out, msg, loaded, seat, ex)
+    return _act(d, out, msg, loaded, seat, ex, facts)
 
 
 def _duplicate(msg: Inbound, facts: Facts, cap: int, first: FirstCopy) -> Decision:
@@ -101,7 +105,7 @@ def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ct
     return d
 
 
-def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, ex: Extracted) -> Decision:
+def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, ex: Extracted, facts: Facts) -> Decision:
     eng, state, player = views.engine(loaded), loaded.state, seat.player
     if ex.help and out.admit(d, seat.address, player=player, to_name=seat.display_name):
         asked = [{"prompt": r.prompt, "legal": list(r.legal)} for r in eng.requests(state) if r.player == player]
@@ -131,16 +135,20 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
             failed.append(why)
         else:
             sent.append(to)
-    notes = dict(problems=list(ex.problems), press_failed=failed, press_sent=sent)
+    problems = list(ex.problems)
+    if ex.mode:  # WATCH, NORMAL, DIGEST: how much mail this player gets from now on
+        d.effects.append(MailModeSet(player, ex.mode))
+        problems.append(notify.promise(ex.mode))
+    notes = dict(problems=problems, press_failed=failed, press_sent=sent)
     if not ex.orders:
-        accepted = bool(ex.help or ex.status or sent or ex.away)
+        accepted = bool(ex.help or ex.status or sent or ex.away or ex.mode)
         d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
-        if not accepted or ex.problems or failed or sent:
+        if not accepted or problems or failed or sent:
             ack(d, out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))
         return d
     if join.is_open(loaded):  # not dealt yet: the lines are JOIN / SALT
         return join.decide_join(d, out, msg, loaded, seat, list(ex.orders))
-    return _orders(d, out, msg, loaded, seat, list(ex.orders), notes, ex.chatter)
+    return _orders(d, out, msg, loaded, seat, list(ex.orders), notes, ex.chatter, facts)
 
 
 def _now(loaded: Loaded, player: str) -> dict[str, object]:
@@ -157,9 +165,11 @@ def _orders(
     orders: list[str],
     notes: dict[str, object],
     chatter: list[str],
+    facts: Facts,
 ) -> Decision:
     eng, player = views.engine(loaded), seat.player
     result: Outcome = eng.apply(loaded.state, player, orders)
+    orders, result, notes, chatter = reading_lines.read_again(eng, loaded.state, player, orders, result, notes, chatter)
     lines = [r.__dict__ for r in result.lines]
     if not result.accepted:
         d.outcome = "rejected"
@@ -175,16 +185,10 @@ def _orders(
         ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, held=True, on_file=orders)
         return d
     d.outcome = "accepted"
-    everyone = views.players(loaded)
-    before = views.asked_steps(eng, loaded.state)
-    movers = views.players_to_report(eng, result.state, everyone, result.events, before)
     d.effects.append(Input("orders", player, tuple(orders), result))
-    now = dict(on_file=views.on_file(eng, result.state, player), waiting=views.waiting(eng, result.state))
-    follows = player in movers
-    ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, **now, report_follows=follows)
-    for p in movers:
-        st = loaded.seat_for_player(p)
-        d.effects.append(Report(p, key=out.key(st.address if st else p, "report")))
+    chosen = {e.player: e.mode for e in d.effects if isinstance(e, MailModeSet)}  # a mode this message chose
+    mailing = Mailing(facts.mailing.default, {**facts.mailing.players, **chosen})
+    answering.answer(d, out, msg, loaded, seat, result, dict(lines=lines, **notes), chatter, mailing, facts)
     return d
 
 

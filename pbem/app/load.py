@@ -12,11 +12,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from pbem import engine as registry
-from pbem.app import derivations, intake, join, on_file, views
+from pbem.app import derivations, intake, join, on_file, reading, views
 from pbem.app.answers import Outgoing
 from pbem.app.revisions import FirstCopy
 from pbem.home.policy import Policy
 from pbem.mail.inbound.message import Inbound
+from pbem.mail.inbound.replies import SentMail
 from pbem.orders.extract import Extracted
 from pbem.record import lookups, outbox, recent, store
 from pbem.record.db import Unit
@@ -34,6 +35,7 @@ def load_facts(
     *,
     registered: bool = True,
     policy: Policy | None = None,
+    sent: dict[str, SentMail] | None = None,
 ) -> intake.Facts:
     """Everything `intake.decide` needs for `msg`, read in its transaction."""
     if msg.auto:
@@ -83,6 +85,8 @@ def load_facts(
         registered=registered,
         on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
         max_away=policy.max_away if policy is not None else intake.Facts.max_away,
+        reply=reading.reply_of(msg, sent or {}, loaded, seat),  # a reply to a mail pbem sent this seat: no code
+        **reading.mailing_facts(s, loaded),
     )
     if policy is not None and not msg.problem and first is None:
         facts.codes = code_checks(msg, facts, policy.replies_per_hour)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem.app import budgets, derivations, intake, join, loops, on_file
+from pbem.app import budgets, derivations, intake, join, loops, on_file, reading
 from pbem.app.ahead import warmed
 from pbem.app.apply import apply, prepare, record_inbound
 from pbem.app.decision import Decision
@@ -230,10 +230,11 @@ def decide_and_apply(
     registered = is_registered(s, msg)
     game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
     words = join.order_words(s, game) if game is not None else None
-    ex = extract(msg.text, msg.subject, words) if not msg.problem else None
+    sent, text = reading.answered_mails(s, msg, game)  # the mails it answers; its text without copies of them
+    ex = extract(text, msg.subject, words) if not msg.problem else None
     msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
     msg = loops.quieted(s, msg, ex, when) if registered else msg  # an unmarked autoresponder: no answer
-    facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=Policy.of(cfg))
+    facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=Policy.of(cfg), sent=sent)
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
         facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')
     secret = prepare(s, facts.loaded)

@@ -222,6 +222,8 @@ def report_mails(look: Look, loaded: store.Loaded, reports: list[Report]) -> lis
             ctx = report_context(
                 look.moderator_name, loaded, Reader(r.player, since[r.player], r.code, r.takeover), moment
             )
+        if r.ack is not None:  # the player's own message answered at the top of the report: one mail
+            ctx = {**ctx, "ack": r.ack, "ack_applied": bool(r.ack.get("applied"))}
         key = r.key or (loaded.game.name, r.player, loaded.event_seq, loaded.seq, seat.id, r.extra)
         root = look.thread_root(seat.thread) if key != ("thread", seat.thread) else None
         mails.append(
@@ -236,7 +238,8 @@ def report_mails(look: Look, loaded: store.Loaded, reports: list[Report]) -> lis
                 secret="code" if r.code else None,
                 upto_seq=loaded.event_seq,
                 game_id=loaded.game.id,
-                references=(root,) if root else (),
+                references=r.references or ((root,) if root else ()),
+                in_reply_to=r.in_reply_to,
             )
         )
     seqs.update({m.player: loaded.event_seq for m in mails})  # a later report to them in this decision starts here

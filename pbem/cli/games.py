@@ -276,3 +276,18 @@ def game_undo(
 
     undone = _control(undo, name, to, why, reroll)
     typer.echo(f"{name} is back after input {to}; undone: {', '.join(map(str, undone)) or 'nothing'}")
+
+
+@game_app.command("mail")
+def game_mail(
+    name: str, mode: str = typer.Argument(..., help="watch (every move), normal (when it matters) or digest.")
+) -> None:
+    """Set how much mail the players of a game get by default; each player may still choose for
+    themselves by sending WATCH, NORMAL or DIGEST alone on a line.
+
+    Example: pbem game mail hh1 digest
+    """
+    from pbem.app.mailing import set_default
+
+    chosen = _control(set_default, name, mode)
+    typer.echo(f"{name}: players get {chosen} mail unless they chose otherwise")

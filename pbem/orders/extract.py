@@ -14,6 +14,8 @@ markers, client signatures, the ``-- `` signature) is dropped first by
 * an order, if it starts with one of the game's order words
   (`Engine.order_words`, aliases included): it goes to the engine, which
   accepts or refuses the whole message;
+* ``WATCH``, ``NORMAL`` or ``DIGEST`` alone on a line: how much mail the player
+  gets from now on (`Extracted.mode`, `pbem.app.notify`);
 * chatter otherwise (greetings, sign-offs, a name, remarks): set aside in
   `Extracted.chatter`, listed to the player as "not read as orders", and
   never a reason to refuse.
@@ -33,8 +35,9 @@ from functools import lru_cache
 
 from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines
+from pbem.orders.typed import cleaned, code_value, unarmoured
 
-_CODE = re.compile(r"^code\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE)
+_CODE = re.compile(r"^code\s*[:=]?\s*[\"'`“”‘’«»]?\s*(\S+?)\s*[\"'`“”‘’«»]?\s*$", re.IGNORECASE)
 _PRESS = re.compile(r"^press\s+to\s+(.+?)\s*:?\s*$", re.IGNORECASE)
 _SUBJECT_CODE = re.compile(r"\bcode\s*[:=]?\s*([A-Za-z0-9-]{4,64})\b", re.IGNORECASE)
 _GAME_TAG = re.compile(r"\[pbem\s+[^\]]*\]", re.IGNORECASE)
@@ -43,6 +46,7 @@ _REPLY_PREFIX = re.compile(
 )
 _INVISIBLE = str.maketrans({"\xa0": " ", "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None})
 CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END", "AWAY", "BACK")
+MODE_WORDS = ("WATCH", "NORMAL", "DIGEST")  # alone on a line: how much mail the player gets (`pbem.app.notify`)
 
 
 @dataclass
@@ -60,6 +64,7 @@ class Extracted:
     press: list[Press] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     chatter: list[str] = field(default_factory=list)  # lines set aside: "not read as orders"
+    mode: str | None = None  # WATCH, NORMAL or DIGEST alone on a line: "watch", "normal", "digest"
     furniture: list[str] = field(default_factory=list)  # attributions and client signatures dropped
     away: Away | None = None  # the last AWAY or BACK line that could be read
 
@@ -113,15 +118,22 @@ def extract(text: str, subject: str = "", order_words: Iterable[str] | None = No
     m = _SUBJECT_CODE.search(subject or "")
     if m:
         ex.code = m.group(1)
-    lines, ex.furniture = own_lines(text)
+    lines, ex.furniture = own_lines(unarmoured(text))
     first = subject_line(subject)
     if first and _control(first) in ("HELP", "STATUS", "REPORT", "CODE"):
         lines.insert(0, first)
     i = 0
     while i < len(lines):
-        line = _strip_comment(lines[i])
+        typed = _strip_comment(lines[i])
         i += 1
-        if not line:
+        if not typed:
+            continue
+        line = cleaned(typed) or typed  # without list markers, emphasis, end punctuation, quotes
+        if _words(line) and len(_words(line)) == 1 and _words(line)[0] in MODE_WORDS:
+            ex.mode = _words(line)[0].lower()
+            continue
+        if not is_order(line, words) and _control(line) is None:
+            ex.chatter.append(typed)  # what the player wrote, as they wrote it
             continue
         if is_order(line, words):
             ex.orders.append(line)
@@ -152,8 +164,8 @@ def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int) -> i
         _away(ex, line)
     elif word == "CODE":
         cm = _CODE.match(line)
-        if cm:
-            ex.code = cm.group(1)
+        if cm and code_value(cm.group(1)):
+            ex.code = code_value(cm.group(1))
         else:
             ex.problems.append(f'"{line}": write the code alone after the word: CODE <your code>')
     else:

@@ -4,7 +4,9 @@
 
 * quoted lines (``>``), whether the reply is top- or bottom-posted;
 * attributions over one to three lines in English, Spanish, French, German,
-  Italian, Portuguese, Dutch and a few more (``On ... wrote:``, Gmail's
+  Italian, Portuguese, Dutch and a few more, and in any language a line naming an
+  address and ending in a colon above quoted lines (Gmail in Japanese, Chinese,
+  Korean, Russian, Polish ...) (``On ... wrote:``, Gmail's
   ``On Mon, 30 Nov 2026 at 21:08, X <x@y>`` / ``wrote:`` wrap,
   ``El ... escribió:``, ``Le ... a écrit :``, ``Am ... schrieb X:``,
   ``X schrieb am ...:``, ``Il giorno ... ha scritto:``, ``Em ... escreveu:``,
@@ -12,7 +14,8 @@
   and reading goes on (bottom-posting); one followed by unquoted text (Yahoo's
   plain part) ends the sender's text;
 * Outlook header blocks (``From:`` with ``Sent:``/``To:``/``Subject:`` below, in
-  the common languages), forwarded and original-message markers: the rest of
+  the common languages: en de fr es it pt nl sv da pl ru uk ja zh ko tr hu cs; full-width
+  colons too) and QQ Mail's ``------------------ 原始邮件 ------------------``, forwarded and original-message markers: the rest of
   the message is someone else's;
 * the signature after ``-- `` and the one-line signatures of mobile and webmail
   clients (``Sent from my iPhone``, ``Get Outlook for Android``, ``Sent with
@@ -35,10 +38,16 @@ _ATTRIBUTION_INLINE = re.compile(  # Yahoo's plain part: the quoted text runs on
     rf"^\s*{_OPENER}\s.{{5,200}}[@<].{{0,120}}\s{_CLOSER}\s*:\s{{2,}}\S", re.IGNORECASE
 )
 _ATTRIBUTION_START = re.compile(rf"^\s*(?:{_OPENER}\s|.*[@<])", re.IGNORECASE)
+# Any language: a line naming an address and ending in a colon, with quoted lines below (checked by the caller):
+# "2026年11月30日(月) 21:08 X <x@y>:", "X <x@y> 于2026年11月30日周一 21:08写道：", "... X <x@y>님이 작성:",
+# "пн, 30 нояб. 2026 г. в 21:08, X <x@y>:", "pon., 30 lis 2026 o 21:08 X <x@y> napisał(a):".
+_ATTRIBUTION_ANY = re.compile(r"^.{0,160}<?[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>?.{0,60}[:：]\s*$")
 
 _MARKER_WORDS = (
     r"original|forward|message|mensaje|nachricht|messaggio|mensagem|bericht|reenviad|transf|inoltrat|"
-    r"encaminhad|doorgestuurd|weitergeleitet|ursprüngliche|origine|meddelande|videresendt"
+    r"encaminhad|doorgestuurd|weitergeleitet|ursprüngliche|origine|meddelande|videresendt|oorspronkelijk|"
+    r"wiadomość|wiadomosc|сообщение|原始邮件|原始郵件|原始信件|元のメッセージ|転送|转发|轉寄|원본\s*메시지|전달된\s*메시지|"
+    r"orijinal|eredeti|původní|повідомлення"
 )
 _MARKER = re.compile(
     rf"^\s*(?:[-_=*]{{2,}}\s*(?=[^\n]*(?:{_MARKER_WORDS}))[^-_=*\s][^-_=*]{{2,60}}?\s*[-_=*]{{2,}}|_{{8,}}|"
@@ -47,11 +56,17 @@ _MARKER = re.compile(
     r"início da mensagem reencaminhada|inicio da mensagem encaminhada|begin doorgestuurd bericht)\s*:?)\s*$",
     re.IGNORECASE,
 )
-_HEADER_FROM = re.compile(r"^\s*\**\s*(?:from|von|de|da|van|från|fra|od|от|lähettäjä)\s*:\**\s*\S", re.IGNORECASE)
+_HEADER_FROM = re.compile(
+    r"^\s*\**\s*(?:from|von|de|da|van|från|fra|od|от|lähettäjä|差出人|送信者|发件人|發件人|寄件者|寄件人|보낸\s*사람|"
+    r"kimden|feladó|odesílatel|від|απο|από|mittente|remetente|afzender|nadawca)\s*[:：]\**\s*\S",
+    re.IGNORECASE,
+)
 _HEADER_NEXT = re.compile(
     r"^\s*\**\s*(?:sent|date|to|cc|subject|gesendet|datum|an|betreff|envoyé|envoye|date|à|a|objet|enviado|"
     r"fecha|para|asunto|inviato|data|oggetto|verzonden|aan|onderwerp|assunto|skickat|till|ämne|sendt|emne|"
-    r"til)\s*:",
+    r"til|wysłane|wysłano|data|do|temat|dw|отправлено|дата|кому|копия|тема|送信日時|日付|宛先|件名|cc|"
+    r"发送时间|發送時間|时间|時間|日期|收件人|收件者|抄送|副本|主题|主旨|主題|보낸\s*날짜|날짜|받는\s*사람|참조|제목|"
+    r"gönderildi|tarih|kime|konu|elküldve|címzett|tárgy|odesláno|komu|předmět|надіслано|кому|тема)\s*[:：]",
     re.IGNORECASE,
 )
 _CLIENT_SIGNATURE = re.compile(
@@ -59,7 +74,9 @@ _CLIENT_SIGNATURE = re.compile(
     r"envoye (?:de|depuis|avec) .{1,60}|(?:von meinem|gesendet (?:von|mit)) .{1,60}|"
     r"enviado (?:desde|do|con|com|de) .{1,60}|inviato (?:da|dal|con) .{1,60}|"
     r"(?:verzonden|verstuurd) (?:vanaf|met|van) .{1,60}|skickat från .{1,60}|sendt fra .{1,60}|"
-    r"download outlook for .{1,40}|sent from mail for windows.{0,20})\s*$",
+    r"download outlook for .{1,40}|sent from mail for windows.{0,20}|wysłane z .{1,60}|"
+    r"отправлено (?:с|из) .{1,60}|iPhoneから送信|从我的\s?iPhone发送|發自我的\s?iPhone|来自.{1,30}|"
+    r"나의 iPhone에서 보냄|galaxy에서 보냄|.{1,30}에서 보냄|gönderildiği yer: .{1,40})\s*$",
     re.IGNORECASE,
 )
 
@@ -79,7 +96,7 @@ def _attribution_at(lines: list[str], i: int) -> int:
         joined = f"{joined} {lines[i + n].strip()}".strip()
         if len(joined) > 300:
             return 0
-        if _ATTRIBUTION.match(joined):
+        if _ATTRIBUTION.match(joined) or (_ATTRIBUTION_ANY.match(joined) and _next_is_quote(lines, i + n + 1)):
             return n + 1
     return 0
 

@@ -242,3 +242,17 @@ class HomeSecret(SQLModel, table=True):
     name: str = Field(primary_key=True, max_length=32)
     value: str = Field(max_length=128)
     created_at: datetime
+
+
+class MailMode(SQLModel, table=True):
+    """How much mail a player of a game wants (issue 23: WATCH, NORMAL, DIGEST), append-only: the newest row
+    for (game, player) counts; `player` "" is the game's default, set by the moderator (`pbem.record.modes`)."""
+
+    __tablename__ = "mail_modes"
+    __table_args__ = (Index("ix_mail_modes_game_player_id", "game_id", "player", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id")
+    player: str = Field(default="", max_length=64)
+    mode: str = Field(max_length=16)
+    created_at: datetime

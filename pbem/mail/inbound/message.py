@@ -139,9 +139,9 @@ def _text_parts(msg: Message, depth: int = 0) -> tuple[str | None, str | None]:
             if _disposition(sub) == "attachment":
                 continue
             p, h = _text_parts(sub, depth + 1)
-            plain = plain or p
+            plain = plain if (plain and plain.strip()) else (p if p is not None else plain)
             html = html or h
-            if plain:
+            if plain and plain.strip():
                 break
         return plain, html
     ctype = msg.get_content_type()
@@ -262,9 +262,9 @@ def _body(msg: Message) -> tuple[str, str | None]:
     """The chosen text and the problem that keeps it from being read (None if it can be)."""
     try:
         plain, html = _text_parts(msg)
-        if plain is not None:
+        if plain is not None and (plain.strip() or html is None):
             text = plain
-        elif html is not None:
+        elif html is not None:  # HTML only, or an empty text part beside the HTML one
             text = html_to_text(html)
         else:
             return "", "the message has no text part (only attachments or binary content)"

@@ -96,7 +96,8 @@ def redact_text(text: str, codes: Iterable[str]) -> str:
 def codes_in_text(text: str) -> set[str]:
     """Every value of a `CODE x` line (quoted or not) and of a `code x` in a subject-like text."""
     found = {m.group(1) for m in _CODE_LINE.finditer(text)}
-    found |= {m.group(1) for m in _SUBJECT_CODE.finditer(text)}
+    # in running text only what looks like a code (a digit or a dash in it): "your code keeps them out" names none
+    found |= {m.group(1) for m in _SUBJECT_CODE.finditer(text) if re.search(r"[0-9-]", m.group(1))}
     return {c.strip("[]<>()\"'.,;") for c in found}
 
 

@@ -1,0 +1,30 @@
+"""The moderator sets how much mail a game's players get by default (issue 23: `pbem game mail NAME MODE`).
+
+Players choose for themselves with WATCH, NORMAL or DIGEST alone on a line (`pbem.app.notify`); a
+player's own choice wins over the game's default.  Nothing about the record, the receipts or
+`pbem verify` depends on it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pbem.app.decision import GameError
+from pbem.app.notify import MODES
+from pbem.home.config import Config
+from pbem.record import modes, store
+from pbem.record.db import session
+
+
+def set_default(cfg: Config, name: str, mode: str, when: datetime) -> str:
+    """Record `mode` as game `name`'s default; returns it (lower case).  GameError for an unknown game or mode."""
+    mode = mode.lower()
+    if mode not in MODES:
+        raise GameError(f'"{mode}" is no mail mode; choose one of: {", ".join(MODES)}')
+    with session(cfg.database_url) as s:
+        game = store.game_by_name(s, name)
+        if game is None or game.id is None:
+            raise GameError(f'no game named "{name}"; see pbem game list')
+        modes.set_mode(s, game.id, "", mode, when)
+        s.commit()
+    return mode

@@ -1,0 +1,76 @@
+"""What a reply is an answer to: the mail pbem sent that it names, for its authentication and its reading.
+
+`reply_of`: the mail among the message's references that pbem sent to the sender's seat, which
+authenticates the message without a code (`pbem.mail.inbound.replies`).  `own_text`: the message's text
+without any copy of the mails pbem sent this address in this game that it names (`pbem.orders.own_mail`),
+so that a quoted acknowledgement is never read as new orders, under whatever client's header block.
+"""
+
+from __future__ import annotations
+
+from email import policy
+from email.parser import BytesParser
+from typing import Any
+
+from pbem.app import notify, views
+from pbem.mail.inbound.message import Inbound, html_to_text
+from pbem.mail.inbound.replies import SentMail, answered, looked_up
+from pbem.orders.own_mail import without_copies
+from pbem.record import modes
+from pbem.record.answered import sent_mails
+from pbem.record.db import Unit
+from pbem.record.models import Game, Seat
+from pbem.record.store import Loaded
+
+MAX_ANSWERED = 3  # sent mails whose copies are looked for in one message (the newest it names)
+
+
+def reply_of(msg: Inbound, sent: dict[str, SentMail], loaded: Loaded, seat: Seat | None) -> SentMail | None:
+    """The mail pbem sent to `seat` that `msg` answers (so `msg` needs no code), or None."""
+    if seat is None or loaded.game.id is None or not sent:
+        return None
+    return answered(
+        msg.references, sent, game_id=loaded.game.id, player=seat.player, address=seat.address, since=seat.created_at
+    )
+
+
+def sent_texts(raw: bytes) -> list[str]:
+    """The texts a copy of a mail pbem sent may take: its plain part and its HTML part flattened to text."""
+    try:
+        mail = BytesParser(policy=policy.default).parsebytes(raw)
+        out = []
+        for kind in ("plain", "html"):
+            body = mail.get_body(preferencelist=(kind,))
+            if body is not None:
+                text = str(body.get_content())
+                out.append(html_to_text(text) if kind == "html" else text)
+        return out
+    except Exception:
+        return []
+
+
+def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> str:
+    """`msg.text` without the copies of pbem's mails to its sender (in game `game_id`) that it names."""
+    if not sent or game_id is None:
+        return msg.text
+    mine = [
+        sent[r]
+        for r in looked_up(msg.references)
+        if r in sent and sent[r].game_id == game_id and sent[r].to_addr.lower() == msg.sender.lower()
+    ]
+    texts = [t for m in mine[:MAX_ANSWERED] for t in sent_texts(m.raw) if t]
+    return without_copies(msg.text, texts) if texts else msg.text
+
+
+def mailing_facts(s: Unit, loaded: Loaded) -> dict[str, Any]:
+    """The game's mail modes, and for players in DIGEST mode when their last report went out (`intake.Facts`)."""
+    assert loaded.game.id is not None
+    mailing = modes.mailing(s, loaded.game.id)
+    digest = [p for p in views.players(loaded) if mailing.players.get(p, mailing.default) == notify.DIGEST]
+    return {"mailing": mailing, "last_reports": modes.last_reports(s, loaded.game.id, digest) if digest else {}}
+
+
+def answered_mails(s: Unit, msg: Inbound, game: Game | None) -> tuple[dict[str, SentMail], str]:
+    """The mails pbem sent that `msg` names (in game `game`), and `msg`'s text without copies of them."""
+    sent = sent_mails(s, msg.references) if (game is not None and msg.references) else {}
+    return sent, own_text(msg, sent, game.id if game else None)

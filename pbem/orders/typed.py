@@ -1,0 +1,84 @@
+"""What people type around an order line (pure): list markers, emphasis, trailing punctuation, quotes.
+
+`cleaned(line)` is the line an order or command is read from: without a list marker (``- ``, ``* ``,
+``• ``, ``1. ``, ``2) ``, a bullet and a tab), without emphasis markers (Gmail's plain part writes bold
+as ``*bold*``, some clients ``_this_``), without a full stop or other punctuation at the end
+(``No event.``, ``PLACE NONE.``, ``PASS!``), and without quotes around the whole line or around the
+code (``CODE "K7QX-2MPD"``).  A line is read as an order only if its cleaned form starts with an order
+word; chatter keeps what the player wrote.  `unarmoured` undoes an inline PGP clearsigned message
+(RFC 4880 section 7): the armour header and signature go, dash-escaped lines get their text back.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MARKER = re.compile(r"^\s*(?:[-*+•·‣◦▪●○■□➢➤►–—]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t\u00a0]+(?=\S)")
+_EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_~]+(?=\S)|(?<=\S)[*_~]+(?=\s|$|[.,;:!])")
+_TRAILING = re.compile(r"[\s.,;:!。、！；]+$")
+_QUOTES = "\"'`“”„‘’‚«»「」『』"
+_QUOTED = re.compile(rf"^[{_QUOTES}]+(.*?)[{_QUOTES}]+$")
+
+
+def cleaned(line: str) -> str:
+    """The order a player meant by `line` (see the module docstring); `line` itself if nothing is around it."""
+    text = line.strip()
+    text = _MARKER.sub("", text, count=1)
+    text = _EMPHASIS.sub("", text).strip()
+    quoted = _QUOTED.match(text)
+    if quoted:
+        text = quoted.group(1).strip()
+    text = _TRAILING.sub("", text)
+    return text
+
+
+def code_value(value: str) -> str:
+    """The code as written after CODE, without the quotes or punctuation pasted around it."""
+    return value.strip(_QUOTES + ".,;:!()[]<>")
+
+
+_PGP_BEGIN = "-----BEGIN PGP SIGNED MESSAGE-----"
+_PGP_SIG = "-----BEGIN PGP SIGNATURE-----"
+_PGP_END = "-----END PGP SIGNATURE-----"
+
+
+def unarmoured(text: str) -> str:
+    """`text` with inline PGP clearsigned armour removed (unchanged if it has none)."""
+    if _PGP_BEGIN not in text:
+        return text
+    out: list[str] = []
+    state = "outside"
+    for line in text.replace("\r\n", "\n").split("\n"):
+        bare = line.strip()
+        if state == "outside" and bare == _PGP_BEGIN:
+            state = "header"
+            continue
+        if state == "header":
+            if bare.lower().startswith("hash:") or not bare:
+                state = "header" if bare else "signed"
+                continue
+            state = "signed"
+        if state == "signed":
+            if bare == _PGP_SIG:
+                state = "signature"
+                continue
+            out.append(line[2:] if line.startswith("- ") else line)
+            continue
+        if state == "signature":
+            if bare == _PGP_END:
+                state = "outside"
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+_PHONE = re.compile(r"\d[\d ()./-]{5,}\d")
+_WEBBY = re.compile(r"@|https?://|www\.|\.com\b|\.org\b|\.net\b", re.IGNORECASE)
+
+
+def prose(line: str) -> bool:
+    """A line that starts with an order word but reads as a sentence: a company footer ("Call us on
+    0800 123 456"), an address, a web link, a long sentence.  Refused by the engine, it is set aside as
+    chatter instead of refusing the message (an order word counts only when what follows parses)."""
+    words = line.split()
+    return bool(_PHONE.search(line) or _WEBBY.search(line)) or len(words) > 12 or line.rstrip().endswith("?")

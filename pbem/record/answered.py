@@ -1,0 +1,29 @@
+"""The mails pbem sent that an inbound message names (its In-Reply-To / References), from the outbox.
+
+One indexed look-up (the outbox's unique Message-ID) for at most `replies.MAX_REFERENCES` ids: the
+cost of a reply does not grow with the history.  `pbem.mail.inbound.replies` decides what they prove.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import bindparam, select
+from sqlmodel import Session
+
+from pbem.mail.inbound.replies import SentMail, looked_up
+from pbem.record.models import OutboxMessage
+
+_C = OutboxMessage.__table__.c  # type: ignore[attr-defined]
+_Q_SENT = select(_C.message_id, _C.game_id, _C.player, _C.to_addr, _C.created_at, _C.raw).where(
+    _C.message_id.in_(bindparam("ids", expanding=True))
+)
+
+
+def sent_mails(s: Session, references: tuple[str, ...]) -> dict[str, SentMail]:
+    """The mails among `references` that pbem queued (sent or not yet), by Message-ID."""
+    ids = looked_up(references)
+    if not ids:
+        return {}
+    rows: Any = s.connection().execute(_Q_SENT, {"ids": ids}).all()
+    return {r[0]: SentMail(r[0], r[1], r[2], r[3], r[4], bytes(r[5] or b"")) for r in rows}

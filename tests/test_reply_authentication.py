@@ -1,0 +1,110 @@
+"""Replies authenticate themselves (issue 23): a reply naming a mail pbem sent to that seat needs no code.
+
+Real SQLite, real Maildirs, real engines: the first report's Message-ID is what the reply names.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import select
+
+from pbem.record.db import session
+from pbem.record.models import InboundMessage
+from pbem.trust import codes
+from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail
+from tests.test_moderator import PLAYERS, address_of, asked, new_game, run_poll
+
+HINT = "Reply to this mail with your orders; a new mail needs your player code"
+
+
+def _started(cfg, clock):
+    name = new_game(cfg, clock)
+    run_poll(cfg, clock)
+    seen: set = set()
+    firsts = {m["To"].addresses[0].addr_spec: m for m in sent_mail(cfg, seen)}
+    return name, firsts, seen
+
+
+def _outcome(cfg) -> tuple[str, str]:
+    with session(cfg.database_url) as s:
+        row = s.exec(select(InboundMessage).order_by(InboundMessage.id.desc())).first()  # type: ignore[union-attr]
+        assert row is not None
+        return row.outcome, row.reason
+
+
+def _asked_order(cfg, name) -> tuple[str, str]:
+    reqs, _ = asked(cfg, name)
+    r = reqs[0]
+    return r.player, r.legal[0]
+
+
+def test_every_game_mail_says_a_reply_needs_no_code(home, clock) -> None:
+    _, firsts, _ = _started(home, clock)
+    for m in firsts.values():
+        assert HINT in body_of(m)
+
+
+def test_a_plain_reply_without_code_is_applied_and_costs_no_key_derivation(home, clock) -> None:
+    name, firsts, seen = _started(home, clock)
+    player, line = _asked_order(home, name)
+    first = firsts[address_of(player)]
+    before = codes.derivations
+    raw = order_mail(address_of(player), name, line, subject=f"Re: {first['Subject']}", In_Reply_To=first["Message-ID"])
+    deliver(home, raw)
+    run_poll(home, clock)
+    assert _outcome(home)[0] == "accepted"
+    assert codes.derivations == before
+    mails = sent_mail(home, seen)
+    ack = next(m for m in mails if m["To"].addresses[0].addr_spec == address_of(player))
+    assert "Accepted and applied" in body_of(ack)
+
+
+def test_the_same_reply_from_another_address_is_refused(home, clock) -> None:
+    name, firsts, _ = _started(home, clock)
+    player, line = _asked_order(home, name)
+    first = firsts[address_of(player)]
+    raw = order_mail("mallory@elsewhere.test", name, line, In_Reply_To=first["Message-ID"])
+    deliver(home, raw)
+    run_poll(home, clock)
+    assert _outcome(home)[0] == "ignored"
+    reqs, _ = asked(home, name)
+    assert reqs[0].player == player  # nothing applied
+
+
+def test_a_new_mail_without_code_is_refused(home, clock) -> None:
+    name, _, _ = _started(home, clock)
+    player, line = _asked_order(home, name)
+    deliver(home, order_mail(address_of(player), name, line))
+    run_poll(home, clock)
+    outcome, reason = _outcome(home)
+    assert outcome == "rejected" and "no player code" in reason
+
+
+def test_a_reply_naming_another_seats_mail_is_refused(home, clock) -> None:
+    name, firsts, _ = _started(home, clock)
+    player, line = _asked_order(home, name)
+    other = next(a for p, a in PLAYERS if p != player)
+    raw = order_mail(address_of(player), name, line, In_Reply_To=firsts[other]["Message-ID"])
+    deliver(home, raw)
+    run_poll(home, clock)
+    outcome, reason = _outcome(home)
+    assert outcome == "rejected" and "no player code" in reason
+
+
+def test_a_reply_with_a_forged_reference_is_refused(home, clock) -> None:
+    name, firsts, _ = _started(home, clock)
+    player, line = _asked_order(home, name)
+    real = str(firsts[address_of(player)]["Message-ID"])
+    forged = real[:5] + ("0" if real[5] != "0" else "1") + real[6:]
+    deliver(home, order_mail(address_of(player), name, line, In_Reply_To=forged, References=forged))
+    run_poll(home, clock)
+    assert _outcome(home)[0] == "rejected"
+
+
+def test_a_reply_with_the_code_still_works(home, clock) -> None:
+    name, firsts, _ = _started(home, clock)
+    player, line = _asked_order(home, name)
+    first = firsts[address_of(player)]
+    raw = order_mail(address_of(player), name, f"CODE {CODES[player]}\n{line}", In_Reply_To=first["Message-ID"])
+    deliver(home, raw)
+    run_poll(home, clock)
+    assert _outcome(home)[0] == "accepted"
