@@ -50,7 +50,9 @@ def test_ISSUE16_after_a_replacement_reports_orders_and_events_use_the_new_name(
     assert "Carol" not in json.dumps(state, ensure_ascii=False)
 
     ctx = player_report(eng, state, "Zoë Müller", Point("g1", tuple(eng.requests(state)), None), Told(()))
-    mail = render_mail("report", {**ctx, "moderator": "M", "moderator_address": "m@pbem.test"})
+    mail = render_mail(
+        "report", {**ctx, "moderator": "M", "moderator_address": "m@pbem.test", "now": "2026-01-05T12:00:00+00:00"}
+    )
     assert "Private report for Zoë Müller." in mail.text and "Carol" not in mail.text + mail.html
 
     later: list[str] = []

@@ -68,7 +68,7 @@ def report_text(eng, state, player: str, happened: list[str]) -> str:
     at = Point("g1", tuple(every), result, commitment_final="0" * 64, moderator="m")
     told = Told(tuple(happened), deadline="2026-01-07 12:00 UTC" if asked and result is None else None)
     ctx = player_report(eng, state, player, at, told)
-    return render("mail/report.txt.j2", **ctx)
+    return render("mail/report.txt.j2", **ctx, now="2026-01-05T12:00:00+00:00", record=None, receipt=None)
 
 
 def _word(item: str) -> re.Pattern:
