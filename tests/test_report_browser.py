@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from pbem import engine as registry
-from pbem.app.reporting import player_report
+from pbem.app.reporting import Point, Told, player_report
 from pbem.engine.bots import play
 from pbem.mail.outbound.compose import compose
 from pbem.render.templates import render_mail
@@ -67,19 +67,9 @@ def _state(kind: str, variant: str) -> tuple[Any, dict[str, Any]]:
 def mail(kind: str, variant: str) -> tuple[bytes, str]:
     """The report's bytes, and its HTML with the picture inlined as a data: URI (as a mail client shows it)."""
     eng, s = _state(kind, variant)
-    ctx = player_report(
-        eng,
-        s,
-        READER,
-        game_name=f"{kind}-7",
-        happened=["Something happened that you may know."],
-        requests=eng.requests(s),
-        result=eng.result(s),
-        deadline="2026-01-07 12:00 UTC",
-        due_at=DUE,
-        commitment_final="ab" * 32,
-        moderator="Moderator",
-    )
+    at = Point(f"{kind}-7", tuple(eng.requests(s)), eng.result(s), commitment_final="ab" * 32, moderator="Moderator")
+    told = Told(("Something happened that you may know.",), deadline="2026-01-07 12:00 UTC", due_at=DUE)
+    ctx = player_report(eng, s, READER, at, told)
     r = render_mail("report", {**ctx, "now": NOW, "record": None, "receipt": None, "moderator_address": "m@x.test"})
     raw = compose(
         sender="m@x.test",
