@@ -26,7 +26,7 @@ def upgrade() -> None:
         sa.Column("game_id", sa.Integer(), nullable=False),
         sa.Column("player", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
         sa.Column("mode", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
-        sa.Column("created_at", sa.DateTime(), nullable=False),
+        sa.Column("created_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
         sa.ForeignKeyConstraint(["game_id"], ["games.id"]),
         sa.PrimaryKeyConstraint("id"),
     )
