@@ -37,7 +37,7 @@ def init(
 
     code = make_code(config_mod.load(path), now_utc(), replace=False)
     if code:
-        typer.echo(f"moderator code (shown only now; put CODE {code} in commands you mail to pbem): {code}")
+        typer.echo(f"moderator code: {code} (shown only now; commands you mail to pbem carry a line CODE {code})")
     else:
         typer.echo("the moderator code is kept as it was (pbem moderator code makes a new one)")
 
