@@ -337,3 +337,45 @@ def test_the_moderator_code_is_never_kept_sent_or_logged(game, code, clock, capl
     for p in sent:
         assert not holds_code(p.read_bytes(), pattern), _texts_of(p.read_bytes())
     assert not pattern.search(caplog.text)
+
+
+WORDS = ["CODE", "GAME", "EXTEND", "PAUSE", "RESUME", "START", "ABANDON", "NEW CODE", "REPLACE", "UNDO", "AWAY", "BACK"]
+
+
+def test_reading_any_text_never_raises_and_takes_only_command_lines() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pbem.orders.moderator import read
+
+    piece = st.one_of(st.sampled_from([*WORDS, "TO", "WHY", "WITH", "UNTIL", "2d", "17", "alice", "> ", "-- "]),
+                      st.text(max_size=12))  # fmt: skip
+    line = st.lists(piece, max_size=6).map(" ".join)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(line, max_size=12))
+    def check(lines: list[str]) -> None:
+        r = read("\n".join(lines))
+        for c in r.commands:
+            assert c.line.split()[0].upper().rstrip(":") in {w.split()[0] for w in WORDS} | {"NEWCODE"}
+        for quoted, why in r.problems:
+            assert why and (not quoted or any(quoted in x for x in lines))
+
+    check()
+
+
+def test_odd_moderator_mail_never_breaks_a_poll_nor_changes_the_game(game, code, clock) -> None:
+    cfg = game
+    head = exported(cfg)["chain"]
+    html = (
+        f"From: {MOD}\nTo: {MOD_ADDR}\nSubject: [pbem hh1] x\nMessage-ID: <html@pbem.test>\nMIME-Version: 1.0\n"
+        f"Content-Type: text/html; charset=utf-8\n\n<p>CODE {code}</p><p>EXTEND <b>soon</b></p>"
+    ).encode()
+    deliver(cfg, html)
+    for body in ("", "\n\n", "UNDO TO 99999 WHY x", "UNDO TO 0", "AWAY Zed 3", "REPLACE Alice WITH nobody",
+                 "NEW CODE Zed", "EXTEND 2x", "START", "x" * 200_000, "EXTEND 1d\n" * 30):  # fmt: skip
+        command(cfg, code, body)
+    command(cfg, code, "PAUSE", game="")  # no game named
+    summary = run(cfg, clock)
+    assert summary.failures == 0 and summary.accepted == 0, summary.notes
+    assert exported(cfg)["chain"] == head, "nothing changed"

@@ -4,8 +4,8 @@ A mail from `[moderator] address` is read by `pbem.orders.moderator` (one comman
 PAUSE, RESUME, START, ABANDON, NEW CODE, REPLACE, UNDO, AWAY, BACK; the game named by a GAME line
 or the subject's `[pbem NAME]`).  It is taken, like a player's, only with proof of who wrote it:
   * a `CODE` line with the moderator code (`pbem init` makes it, `pbem moderator code` makes a new
-    one; stored only hashed, `pbem.record.moderator_code`), checked within the address's answers
-    budget and its per-poll derivation budget, as a player's code is (`pbem.app.derivations`); or
+    one; stored only hashed, `pbem.record.moderator_code`), checked only within the address's answers
+    budget, as a player's own code is, and derived once per process and code; or
   * a reply naming a mail pbem sent to the moderator address (its keyed Message-ID, as player replies
     do: `pbem.mail.inbound.replies`) no older than the current moderator code.
 Anything else from that address changes nothing: it is refused and the refusal goes to the
@@ -23,6 +23,7 @@ done, what was refused with why, and what would be accepted.
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 
 from pbem.app.answers import Outgoing, short
@@ -80,12 +81,13 @@ def _proof(s: Unit, msg: Inbound, cfg: Config, r: Read, sent: dict[str, SentMail
             return "reply"
     if not r.code or kept is None:
         return ""
-    # a forged From with made-up codes costs what a player's would: within the answers and derivation budgets
-    from pbem.app import derivations
-
-    if not out.allowed(cfg.moderator_address) or not derivations.may_derive(msg.sender, 1):
+    # a forged From with made-up codes costs what a player's would: no code is checked past the address's
+    # answers budget; the moderator's own code is derived once per process (the seat checks' cache, under a
+    # key of its own for each stored hash, so a new code is never answered from the old one's entry)
+    if not out.allowed(cfg.moderator_address):
         return ""
-    return "code" if codes.check_code(r.code, kept[0]) else ""
+    key = -1 - int(hashlib.sha256(kept[0].encode()).hexdigest()[:12], 16)
+    return "code" if codes.check_seat_code(key, r.code, kept[0]) else ""
 
 
 def decide_and_apply(s: Unit, cfg: Config, msg: Inbound, raw: bytes, when: datetime, first: object = None) -> Decision:
