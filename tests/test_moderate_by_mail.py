@@ -21,6 +21,8 @@ import pytest
 
 from pbem.app import control, games, moderating
 from pbem.app import poll as polling
+from pbem.app.absence import set_away
+from pbem.app.undo import undo
 from pbem.history.export import build, verify
 from pbem.mail.inbound.redact import code_pattern
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
@@ -69,7 +71,8 @@ def play(cfg, clock, inputs: int, name="hh1") -> None:
     while loaded(cfg, name).seq < inputs:
         lo = loaded(cfg, name)
         req = next(r for r in lo.engine.requests(lo.state) if not r.answered)
-        deliver(cfg, order_mail(f"{req.player} <{dict(PLAYERS)[req.player]}>", name, signed(req.player, req.legal[0])))
+        sender, mid = f"{req.player} <{dict(PLAYERS)[req.player]}>", f"<{name}.{lo.seq}@players.test>"
+        deliver(cfg, order_mail(sender, name, signed(req.player, req.legal[0]), message_id=mid))
         run(cfg, clock)
 
 
@@ -379,3 +382,49 @@ def test_odd_moderator_mail_never_breaks_a_poll_nor_changes_the_game(game, code,
     summary = run(cfg, clock)
     assert summary.failures == 0 and summary.accepted == 0, summary.notes
     assert exported(cfg)["chain"] == head, "nothing changed"
+
+
+SAME_AS_THE_CLI = {
+    "PAUSE": lambda cfg, when: control.pause(cfg, "hh1", when),
+    "AWAY Bob UNTIL 2026-01-20": lambda cfg, when: set_away(cfg, "hh1", "Bob", "2026-01-20", when),
+    "UNDO TO 1 WHY a misread order": lambda cfg, when: undo(cfg, "hh1", 1, "a misread order", False, when),
+    "REPLACE Carol WITH Dora <dora@players.test>": lambda cfg, when: control.replace(
+        cfg, "hh1", "Carol", ("Dora", "dora@players.test"), when, code="DORA-2345"
+    ),
+}
+
+
+@pytest.mark.parametrize("line", sorted(SAME_AS_THE_CLI))
+def test_a_command_by_mail_writes_the_record_and_tells_the_players_as_the_cli_does(
+    line: str, home, clock, tmp_path, monkeypatch
+) -> None:
+    """Two homes with the same game and orders: one is given the command by mail, the other at the terminal."""
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
+
+    twin = config_mod.load(init_home(tmp_path / "twin", address=MOD_ADDR, name="Test Moderator"))
+    told = []
+    for cfg in (home, twin):
+        games.create_game(cfg, "habsburg", "hh1", PLAYERS, seed="same", clock=clock, codes=CODES)
+        run(cfg, clock)
+        play(cfg, clock, 3)
+        seen: set = set()
+        sent_mail(cfg, seen)
+        if cfg is home:
+            mine = moderating.make_code(cfg, clock.now)
+            monkeypatch.setattr(codes, "new_code", lambda: "DORA-2345")  # the newcomer's code, as the CLI's
+            command(cfg, mine, line)
+            assert run(cfg, clock).accepted == 1
+            monkeypatch.undo()
+        else:
+            SAME_AS_THE_CLI[line](cfg, clock.now)
+            run(cfg, clock)
+        # each game signs with a key of its own (random): its fingerprint is the one line allowed to differ
+        fingerprint = re.compile(r"fingerprint [0-9a-f ]+")
+        told.append(
+            [(m["To"], m["Subject"], fingerprint.sub("", body_of(m))) for m in to_players(sent_mail(cfg, seen))]
+        )
+        check_verify(cfg)
+    assert told[0] == told[1] and told[0], "the players read the same words"
+    assert exported(home)["events"] == exported(twin)["events"]
+    assert exported(home)["chain"] == exported(twin)["chain"], "the same chained record"
