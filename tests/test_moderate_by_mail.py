@@ -324,6 +324,8 @@ def test_the_moderator_code_is_never_kept_sent_or_logged(game, code, clock, capl
     ).encode()
     deliver(cfg, raw)
     command(cfg, code, f"EXTEND soon\nmy code is {code}")  # refused, and the chatter echoes no code
+    command(cfg, code, f"NEW CODE {code}")  # refused ("not a player"): the line is quoted without the code
+    command(cfg, code, f"UNDO TO 0 WHY the code {code} leaked")
     run(cfg, clock)
     run(cfg, clock)
     pattern = code_pattern([code])
@@ -335,7 +337,7 @@ def test_the_moderator_code_is_never_kept_sent_or_logged(game, code, clock, capl
             for col, value in zip(cols, row, strict=True):
                 assert not holds_code(value, pattern), f"{table}.{col} holds the code: {str(value)[:400]}"
     outcomes = [o for (o,) in con.execute("SELECT outcome FROM inbound_messages WHERE sender = ?", (MOD_ADDR,))]
-    assert outcomes.count("accepted") == 2 and outcomes.count("rejected") == 1
+    assert outcomes.count("accepted") == 2 and outcomes.count("rejected") == 3
     sent = list((Path(cfg.maildir_path) / "sent").glob("*/*"))
     for p in sent:
         assert not holds_code(p.read_bytes(), pattern), _texts_of(p.read_bytes())

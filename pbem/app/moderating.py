@@ -24,6 +24,7 @@ done, what was refused with why, and what would be accepted.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from datetime import datetime
 
 from pbem.app.answers import Outgoing, short
@@ -105,6 +106,10 @@ def decide_and_apply(s: Unit, cfg: Config, msg: Inbound, raw: bytes, when: datet
     hidden = ({r.code} if r.code else set()) | codes_in_text(text)
     r.chatter = [redact_text(x, hidden) for x in r.chatter]
     r.problems = [(redact_text(x, hidden), why) for x, why in r.problems]
+    r.commands = [  # a code in a command (UNDO's reason is public) is never kept, echoed or run
+        replace(c, line=redact_text(c.line, hidden), args=tuple(redact_text(a, hidden) for a in c.args))
+        for c in r.commands
+    ]
     name = r.game or msg.game
     game = store.game_by_name(s, name) if name else None
     windows = outbox.answers_in_last_hour(s, [moderator], when)
