@@ -27,7 +27,7 @@ from pbem.home.app import Home
 from pbem.orders.away import MAX_DAYS, Away
 from pbem.orders.extract import Extracted
 from pbem.record.absence import AbsenceRow
-from pbem.record.models import Deadline, Seat
+from pbem.record.rows import Deadline, Seat
 from pbem.record.store import Loaded
 from pbem.trust.chain import iso
 

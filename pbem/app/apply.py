@@ -49,10 +49,10 @@ from pbem.home.policy import Policy
 from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
-from pbem.record import due, modes, outbox, store
+from pbem.record import due, models, modes, outbox, rows, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
-from pbem.record.models import ControlAction, Game, InboundMessage, Seat, Snapshot
+from pbem.record.models import ControlAction, InboundMessage, Snapshot
 from pbem.trust import signing
 
 #: The mails that tell a player the input just recorded for them, with its seq and hash (issue 13): the
@@ -159,7 +159,7 @@ def _new_game(w: _Writing, g: NewGame) -> None:
         resolve=g.resolve,
         created_at=w.when,
     )
-    game = Game(id=store.insert(w.s, Game, row).inserted_primary_key[0], **row)
+    game = rows.Game(id=store.insert(w.s, models.Game, row).inserted_primary_key[0], **row)
     state_json = json.dumps(g.state, sort_keys=True)
     snap = dict(game_id=game.id, seq=0, step=g.step, over=False, state_json=state_json, created_at=w.when)
     store.insert(w.s, Snapshot, snap)
@@ -253,8 +253,8 @@ def _seat(w: _Writing, effect: NewSeat) -> None:
         thread=effect.thread,
         created_at=w.when,
     )
-    seat_id = store.insert(w.s, Seat, fields).inserted_primary_key[0]
-    row = store.plain(Seat, {"id": seat_id, **fields})
+    seat_id = store.insert(w.s, models.Seat, fields).inserted_primary_key[0]
+    row = store.plain(rows.Seat, {"id": seat_id, **fields})
     before = [st for st in loaded.seats if st.position != effect.position]
     loaded.seats = sorted([*before, row], key=lambda st: st.position)
 

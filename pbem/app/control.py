@@ -26,7 +26,7 @@ from pbem.home.policy import Policy
 from pbem.mail.outbound.outgoing import Mail
 from pbem.record import listing, recent, store
 from pbem.record.db import Unit
-from pbem.record.models import Seat
+from pbem.record.rows import Seat
 from pbem.trust.chain import iso
 from pbem.trust.codes import hash_code, new_code
 

@@ -41,7 +41,7 @@ from pbem.record import due, lookups, modes, outbox, recent, store
 from pbem.record.absence import rows as absence_rows
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
-from pbem.record.models import Deadline, Game
+from pbem.record.rows import Deadline
 from pbem.trust.deal import STEP as JOIN_STEP
 
 log = logging.getLogger("pbem.deadlines")
@@ -193,7 +193,7 @@ def _due_for_game(
         if send is None:  # nothing new (the middle of a long step): look again later
             _write(s, policy, Decision(effects=[DueHandled(ids, _again(policy, look, when))]), when)
             return 0, 0
-    game = s.get(Game, look.game_id)
+    game = store.game_by_id(s, look.game_id)
     dl = store.current_deadline(s, look.game_id)
     if game is None or dl is None or store.control_state(s, look.game_id) != "running":
         _write(s, policy, Decision(effects=[DueHandled(ids)]), when)  # paused or gone: resuming plans again

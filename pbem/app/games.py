@@ -28,7 +28,7 @@ from pbem.engine.names import norm, player_name
 from pbem.engine.rng import commitment
 from pbem.home.app import Home
 from pbem.record import listing, store
-from pbem.record.models import Game
+from pbem.record.rows import Game
 from pbem.trust import deal as joining
 from pbem.trust.codes import hash_code, new_code
 
