@@ -24,6 +24,7 @@ from pbem.app import poll as polling
 from pbem.app.absence import set_away
 from pbem.app.undo import undo
 from pbem.history.export import build, verify
+from pbem.home.app import Home
 from pbem.mail.inbound.redact import code_pattern
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.record import store
@@ -37,7 +38,9 @@ MOD_ADDR = "moderator@pbem.test"
 
 
 def run(cfg, clock):
-    return polling.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=clock)
+    return polling.poll(
+        Home.of(cfg, inbox=MaildirInbox(cfg.maildir_path), sender=MaildirSender(cfg.maildir_path), clock=clock)
+    )
 
 
 def loaded(cfg, name="hh1"):
@@ -91,14 +94,14 @@ def to_players(mails) -> list:
 
 @pytest.fixture
 def game(home, clock):
-    games.create_game(home, "habsburg", "hh1", PLAYERS, seed="by-mail", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="by-mail", clock=clock, codes=CODES)
     run(home, clock)
     return home
 
 
 @pytest.fixture
 def code(game, clock) -> str:
-    made = moderating.make_code(game, clock.now)
+    made = moderating.make_code(Home.of(game), clock.now)
     assert made and codes.normal(made) != ""
     return made
 
@@ -151,11 +154,11 @@ def test_extend_by_mail_is_the_cli_extend_told_the_same_and_acknowledged(game, c
     from pbem.home import config as config_mod
 
     twin = config_mod.load(init_home(tmp_path / "twin", address=MOD_ADDR, name="Test Moderator"))
-    games.create_game(twin, "habsburg", "hh1", PLAYERS, seed="by-mail", clock=clock, codes=CODES)
+    games.create_game(Home.of(twin), "habsburg", "hh1", PLAYERS, seed="by-mail", clock=clock, codes=CODES)
     run(twin, clock)
     seen_twin: set = set()
     sent_mail(twin, seen_twin)
-    control.extend(twin, "hh1", timedelta(days=2), clock.now)
+    control.extend(Home.of(twin), "hh1", timedelta(days=2), clock.now)
     run(twin, clock)
     assert [e for e in exported(twin)["events"]] == [e for e in exported(cfg)["events"]]
     assert exported(twin)["chain"] == exported(cfg)["chain"], "the same chained record as the CLI's"
@@ -217,9 +220,11 @@ def test_start_by_mail_deals_a_game_still_joining(home, clock) -> None:
     cfg, seen = home, set()
     from pbem.app.games import Table
 
-    games.create_game(cfg, "habsburg", "hh2", PLAYERS, seed="join", clock=clock, codes=CODES, table=Table(join=True))
+    games.create_game(
+        Home.of(cfg), "habsburg", "hh2", PLAYERS, seed="join", clock=clock, codes=CODES, table=Table(join=True)
+    )
     run(cfg, clock)
-    code = moderating.make_code(cfg, clock.now)
+    code = moderating.make_code(Home.of(cfg), clock.now)
     sent_mail(cfg, seen)
     command(cfg, code, "START", game="hh2")
     assert run(cfg, clock).accepted == 1
@@ -292,7 +297,7 @@ def test_a_reply_to_pbems_mail_to_the_moderator_needs_no_code(game, code, clock)
     assert run(cfg, clock).rejected == 1 and control_state(cfg) == "paused"
     # after a new moderator code, replies to mail sent before it need the code again
     clock.advance(minutes=1)
-    moderating.make_code(cfg, clock.now)
+    moderating.make_code(Home.of(cfg), clock.now)
     command(cfg, None, "RESUME", In_Reply_To=ack["Message-ID"])
     assert run(cfg, clock).rejected == 1 and control_state(cfg) == "paused"
 
@@ -387,11 +392,11 @@ def test_odd_moderator_mail_never_breaks_a_poll_nor_changes_the_game(game, code,
 
 
 SAME_AS_THE_CLI = {
-    "PAUSE": lambda cfg, when: control.pause(cfg, "hh1", when),
-    "AWAY Bob UNTIL 2026-01-20": lambda cfg, when: set_away(cfg, "hh1", "Bob", "2026-01-20", when),
-    "UNDO TO 1 WHY a misread order": lambda cfg, when: undo(cfg, "hh1", 1, "a misread order", False, when),
+    "PAUSE": lambda cfg, when: control.pause(Home.of(cfg), "hh1", when),
+    "AWAY Bob UNTIL 2026-01-20": lambda cfg, when: set_away(Home.of(cfg), "hh1", "Bob", "2026-01-20", when),
+    "UNDO TO 1 WHY a misread order": lambda cfg, when: undo(Home.of(cfg), "hh1", 1, "a misread order", False, when),
     "REPLACE Carol WITH Dora <dora@players.test>": lambda cfg, when: control.replace(
-        cfg, "hh1", "Carol", ("Dora", "dora@players.test"), when, code="DORA-2345"
+        Home.of(cfg), "hh1", "Carol", ("Dora", "dora@players.test"), when, code="DORA-2345"
     ),
 }
 
@@ -407,13 +412,13 @@ def test_a_command_by_mail_writes_the_record_and_tells_the_players_as_the_cli_do
     twin = config_mod.load(init_home(tmp_path / "twin", address=MOD_ADDR, name="Test Moderator"))
     told = []
     for cfg in (home, twin):
-        games.create_game(cfg, "habsburg", "hh1", PLAYERS, seed="same", clock=clock, codes=CODES)
+        games.create_game(Home.of(cfg), "habsburg", "hh1", PLAYERS, seed="same", clock=clock, codes=CODES)
         run(cfg, clock)
         play(cfg, clock, 3)
         seen: set = set()
         sent_mail(cfg, seen)
         if cfg is home:
-            mine = moderating.make_code(cfg, clock.now)
+            mine = moderating.make_code(Home.of(cfg), clock.now)
             monkeypatch.setattr(codes, "new_code", lambda: "DORA-2345")  # the newcomer's code, as the CLI's
             command(cfg, mine, line)
             assert run(cfg, clock).accepted == 1

@@ -28,12 +28,11 @@ from dataclasses import replace
 from datetime import datetime
 
 from pbem.app.answers import Outgoing, short
-from pbem.app.apply import apply, prepare
 from pbem.app.decision import Decision, GameError
-from pbem.app.finish import finish
 from pbem.app.moderator_commands import arguments_problem, run
-from pbem.app.reporting import Look
-from pbem.home.config import Config
+from pbem.app.settle import settle
+from pbem.home.app import Home
+from pbem.home.policy import Policy
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.inbound.redact import codes_in_text, redact_text
 from pbem.mail.inbound.replies import SentMail, looked_up
@@ -43,22 +42,22 @@ from pbem.orders.moderator import ACCEPTED, Read, read
 from pbem.orders.own_mail import without_copies
 from pbem.record import moderator_code, outbox, store
 from pbem.record.answered import sent_mails
-from pbem.record.db import Unit, session
+from pbem.record.db import Unit
 from pbem.trust import codes
 
 
-def is_moderator(cfg: Config, msg: Inbound) -> bool:
+def is_moderator(policy: Policy, msg: Inbound) -> bool:
     """Is `msg` from the moderator's own address (then it is read as commands, never as orders)?"""
-    return bool(msg.sender) and msg.sender.lower() == cfg.moderator_address.lower()
+    return bool(msg.sender) and msg.sender.lower() == policy.moderator_address.lower()
 
 
 # --------------------------------------------------------------------------- the moderator code
 
 
-def make_code(cfg: Config, when: datetime, replace: bool = True) -> str | None:
+def make_code(home: Home, when: datetime, replace: bool = True) -> str | None:
     """A new moderator code, stored hashed; returned once to be shown.  `replace` False (`pbem init`): keep
     the code there is (returns None)."""
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         if not replace and moderator_code.stored(s) is not None:
             return None
         code = codes.new_code()
@@ -70,13 +69,13 @@ def make_code(cfg: Config, when: datetime, replace: bool = True) -> str | None:
 # --------------------------------------------------------------------------- the message
 
 
-def _proof(s: Unit, msg: Inbound, cfg: Config, r: Read, sent: dict[str, SentMail], out: Outgoing) -> str:
+def _proof(s: Unit, msg: Inbound, policy: Policy, r: Read, sent: dict[str, SentMail], out: Outgoing) -> str:
     """How the mail proves it is the moderator's ("reply" or "code"), or "" (then it is refused)."""
     kept = moderator_code.stored(s)
     since = kept[1].replace(tzinfo=None) if kept else None
     for ref in looked_up(msg.references):
         mail = sent.get(ref)
-        if mail is None or mail.to_addr.lower() != cfg.moderator_address.lower() or mail.player:
+        if mail is None or mail.to_addr.lower() != policy.moderator_address.lower() or mail.player:
             continue
         if since is None or mail.created_at is None or mail.created_at.replace(tzinfo=None) >= since:
             return "reply"
@@ -85,15 +84,17 @@ def _proof(s: Unit, msg: Inbound, cfg: Config, r: Read, sent: dict[str, SentMail
     # a forged From with made-up codes costs what a player's would: no code is checked past the address's
     # answers budget; the moderator's own code is derived once per process (the seat checks' cache, under a
     # key of its own for each stored hash, so a new code is never answered from the old one's entry)
-    if not out.allowed(cfg.moderator_address):
+    if not out.allowed(policy.moderator_address):
         return ""
     key = -1 - int(hashlib.sha256(kept[0].encode()).hexdigest()[:12], 16)
     return "code" if codes.check_seat_code(key, r.code, kept[0]) else ""
 
 
-def decide_and_apply(s: Unit, cfg: Config, msg: Inbound, raw: bytes, when: datetime, first: object = None) -> Decision:
+def decide_and_apply(
+    s: Unit, policy: Policy, msg: Inbound, raw: bytes, when: datetime, first: object = None
+) -> Decision:
     """Inside the message's transaction: read, authenticate, run the commands, acknowledge, record the message."""
-    moderator = cfg.moderator_address
+    moderator = policy.moderator_address
     refs = tuple(msg.references)
     sent = sent_mails(s, refs) if refs else {}
     mine = [sent[r] for r in looked_up(refs) if r in sent and sent[r].to_addr.lower() == moderator.lower()]
@@ -102,7 +103,7 @@ def decide_and_apply(s: Unit, cfg: Config, msg: Inbound, raw: bytes, when: datet
     texts = [t for m in mine[:3] for t in sent_texts(m.raw) if t]
     text = without_copies(msg.text, texts) if texts else msg.text
     r = read(text) if not msg.problem else Read()
-    msg, raw, _ = scrub(msg, raw, Extracted(code=r.code), cfg.max_stored_player)
+    msg, raw, _ = scrub(msg, raw, Extracted(code=r.code), policy.max_stored_player)
     hidden = ({r.code} if r.code else set()) | codes_in_text(text)
     r.chatter = [redact_text(x, hidden) for x in r.chatter]
     r.problems = [(redact_text(x, hidden), why) for x, why in r.problems]
@@ -113,7 +114,7 @@ def decide_and_apply(s: Unit, cfg: Config, msg: Inbound, raw: bytes, when: datet
     name = r.game or msg.game
     game = store.game_by_name(s, name) if name else None
     windows = outbox.answers_in_last_hour(s, [moderator], when)
-    out = Outgoing(msg, {}, cfg.replies_per_hour, game.id if game else None, windows, when)
+    out = Outgoing(msg, {}, policy.replies_per_hour, game.id if game else None, windows, when)
     d = Decision(game=game.name if game else "")
     loaded = store.load(s, game) if game is not None else None
     if first is not None:
@@ -122,21 +123,19 @@ def decide_and_apply(s: Unit, cfg: Config, msg: Inbound, raw: bytes, when: datet
         d = Decision("ignored", f"not answered: {msg.auto}")
     elif not (r.commands or r.problems) and not msg.problem:
         d = Decision("ignored", "a mail from the moderator address with no command")
-    elif not _proof(s, msg, cfg, r, sent, out):
+    elif not _proof(s, msg, policy, r, sent, out):
         d.outcome, d.reason = "rejected", "moderator mail refused: no valid moderator code and no reply to pbem"
         _tell(d, out, "moderator_refused", code_given=bool(r.code))
     else:
-        _commands(s, cfg, d, out, r, name, game is not None, msg, when)
+        _commands(s, policy, d, out, r, name, game is not None, msg, when)
         loaded = store.load(s, game) if game is not None else None  # as it stands after the commands
-    secret = prepare(s, loaded)
-    d = finish(d, loaded, Look(secret, cfg.domain, cfg.moderator_name, when))
-    apply(s, cfg, d, when, secret, loaded, inbound=(msg, raw))
+    settle(s, policy, d, when, loaded, inbound=(msg, raw))
     return d
 
 
 def _commands(
     s: Unit,
-    cfg: Config,
+    policy: Policy,
     d: Decision,
     out: Outgoing,
     r: Read,
@@ -160,7 +159,7 @@ def _commands(
         assert name is not None
         for i, c in enumerate(r.commands):
             try:
-                done.append({"line": short(c.line), "done": run(s, cfg, name, c, when, i)})
+                done.append({"line": short(c.line), "done": run(s, policy, name, c, when, i)})
             except GameError as exc:
                 refused.append({"line": short(c.line), "why": str(exc)})
                 left = [short(x.line) for x in r.commands[i + 1 :]]

@@ -15,7 +15,6 @@ from email.utils import parseaddr
 
 from pbem.app import join
 from pbem.app.absence import decide_set_by_moderator, stamp, until_of
-from pbem.app.apply import apply, prepare
 from pbem.app.control import (
     Command,
     decide_abandon,
@@ -26,11 +25,11 @@ from pbem.app.control import (
     decide_resume,
 )
 from pbem.app.decision import Decision
-from pbem.app.finish import finish
-from pbem.app.reporting import Look
+from pbem.app.settle import settle
 from pbem.app.undo import decide_undo
 from pbem.engine.names import player_name
-from pbem.home.config import Config, parse_duration
+from pbem.home.config import parse_duration
+from pbem.home.policy import Policy
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.away import Away, read_away
 from pbem.orders.moderator import Command as Line
@@ -71,56 +70,54 @@ def arguments_problem(c: Line) -> str:
 # --------------------------------------------------------------------------- running one command
 
 
-def run(s: Unit, cfg: Config, name: str, c: Line, when: datetime, i: int = 0) -> str:
+def run(s: Unit, policy: Policy, name: str, c: Line, when: datetime, i: int = 0) -> str:
     """Decide and apply one command (the `i`-th of its mail) in the message's transaction, as its CLI command
     does; what was done."""
     cmd = Command(s, name)
     handler = _HANDLERS[c.word]
-    d, said = handler(cmd, cfg, c, when)
+    d, said = handler(cmd, policy, c, when)
     if i:  # the CLI keys some notices by the command's time: two commands for one player in one mail (AWAY,
         # then BACK) keep distinct Message-IDs, the same each time the mail is read
         d.effects = [replace(e, key=(*e.key, "command", i)) if isinstance(e, Mail) else e for e in d.effects]
-    secret = prepare(s, cmd.loaded)
-    d = finish(d, cmd.loaded, Look(secret, cfg.domain, cfg.moderator_name, when))
-    apply(s, cfg, d, when, secret, cmd.loaded)
+    settle(s, policy, d, when, cmd.loaded)  # as `Command.apply`, but the message's transaction commits
     return said
 
 
-def _extend(c: Command, cfg: Config, line: Line, when: datetime) -> tuple[Decision, str]:
+def _extend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     by = parse_duration(line.args[0])
     d = decide_extend(c.loaded, c.control, c.step, c.due, by)
     assert c.due is not None
     return d, f"the deadline is now {stamp(c.due + by)}"
 
 
-def _pause(c: Command, cfg: Config, line: Line, when: datetime) -> tuple[Decision, str]:
+def _pause(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     return decide_pause(c.loaded, c.control, when), "paused: no deadline passes until RESUME"
 
 
-def _resume(c: Command, cfg: Config, line: Line, when: datetime) -> tuple[Decision, str]:
+def _resume(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     d = decide_resume(c.loaded, c.control, listing.paused_at(c.s, c.gid), c.step, c.due, when)
     due = next((e.due_at for e in d.effects if hasattr(e, "due_at")), None)
     return d, "resumed" + (f"; the deadline is {stamp(due)}" if due else "")
 
 
-def _abandon(c: Command, cfg: Config, line: Line, when: datetime) -> tuple[Decision, str]:
+def _abandon(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     return decide_abandon(c.loaded, c.control), "abandoned: no more orders are accepted"
 
 
-def _start(c: Command, cfg: Config, line: Line, when: datetime) -> tuple[Decision, str]:
+def _start(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     absent = join.missing(c.loaded) if join.is_open(c.loaded) else []
     d = join.decide_start(c.loaded, c.control)
     c.reads(since=0)  # everyone's first report follows the deal
     return d, "dealt" + (f" without the salt of {', '.join(absent)}" if absent else "") + "; first reports queued"
 
 
-def _new_code(c: Command, cfg: Config, line: Line, when: datetime) -> tuple[Decision, str]:
+def _new_code(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     code = codes.new_code()
     d = decide_new_code(c.loaded, line.args[0], code, codes.hash_code(code), when)
     return d, f"a new code for {d.player} is queued to their registered address (it is not shown here)"
 
 
-def _replace(c: Command, cfg: Config, line: Line, when: datetime) -> tuple[Decision, str]:
+def _replace(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     newcomer = _person(line.args[1])
     code = codes.new_code()
     c.reads(since=0)  # the newcomer's report tells the seat's whole story
@@ -128,7 +125,7 @@ def _replace(c: Command, cfg: Config, line: Line, when: datetime) -> tuple[Decis
     return d, f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {line.args[0]}; their code and report are queued"
 
 
-def _undo(c: Command, cfg: Config, line: Line, when: datetime) -> tuple[Decision, str]:
+def _undo(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     fold, _, _ = store.folded(c.loaded.game, store.inputs(c.s, c.gid), join=store.join_opened(c.s, c.gid))
     to = int(line.args[0])
     d = decide_undo(c.loaded, c.control, fold, to, line.args[1], line.reroll, when)
@@ -137,16 +134,16 @@ def _undo(c: Command, cfg: Config, line: Line, when: datetime) -> tuple[Decision
     return d, f"back after input {to}; undone: {', '.join(map(str, undone)) or 'nothing'}"
 
 
-def _set_away(c: Command, cfg: Config, line: Line, when: datetime) -> tuple[Decision, str]:
+def _set_away(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     away = _away(line)
     player = line.args[0]
     match = next((st.player for st in c.loaded.seats if st.player.lower() == player.lower()), player)
-    d = decide_set_by_moderator(c.loaded, match, away, when, cfg.max_away)
+    d = decide_set_by_moderator(c.loaded, match, away, when, policy.max_away)
     back = until_of(away, when)
     return d, f"{match} is away until {stamp(back)}" if back else f"{match} is back"
 
 
-Handler = Callable[[Command, Config, Line, datetime], tuple[Decision, str]]
+Handler = Callable[[Command, Policy, Line, datetime], tuple[Decision, str]]
 _HANDLERS: dict[str, Handler] = {
     "EXTEND": _extend,
     "PAUSE": _pause,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from pbem.cli.common import _cfg, app, fail
+from pbem.cli.common import _cfg, _home, app, fail
 
 moderator_app = typer.Typer(help="The moderator's own settings: the moderator code.", no_args_is_help=True)
 app.add_typer(moderator_app, name="moderator")
@@ -33,9 +33,10 @@ def init(
     typer.echo(f"wrote {path} and created the database; edit the file, then run: pbem --config {path} game new ...")
     from pbem.app.moderating import make_code
     from pbem.home import config as config_mod
+    from pbem.home.app import Home
     from pbem.record.store import now_utc
 
-    code = make_code(config_mod.load(path), now_utc(), replace=False)
+    code = make_code(Home.of(config_mod.load(path)), now_utc(), replace=False)
     if code:
         typer.echo(f"moderator code: {code} (shown only now; commands you mail to pbem carry a line CODE {code})")
     else:
@@ -87,5 +88,5 @@ def moderator_code() -> None:
     from pbem.app.moderating import make_code
     from pbem.record.store import now_utc
 
-    code = make_code(_cfg(), now_utc())
+    code = make_code(_home(), now_utc())
     typer.echo(f"new moderator code (shown only now; the old one no longer works): {code}")

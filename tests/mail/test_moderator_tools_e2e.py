@@ -113,11 +113,12 @@ def test_absence_undo_and_moderating_by_email_then_verify(world: World) -> None:
 
     from pbem.app.moderating import make_code
     from pbem.history.export import build, verify
+    from pbem.home.app import Home
 
     w, m = world, Moderated(world)
     w.cfg.outage_after = timedelta(days=30)  # the clock jumps below are the players' pace, not an outage
     w.new_game("italian-wars", 2)
-    code = make_code(w.cfg, w.clock.now)
+    code = make_code(Home.of(w.cfg), w.clock.now)
     assert m.poll().sent == 2
     w.new_mail("Alice"), w.new_mail("Bob")
     start, due0 = w.clock.now, _due(w)
