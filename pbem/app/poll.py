@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem.app import budgets, derivations, intake, join, loops, on_file, reading
+from pbem.app import budgets, derivations, intake, join, loops, moderating, on_file, reading
 from pbem.app.ahead import warmed
 from pbem.app.apply import record_inbound
 from pbem.app.decision import Decision
@@ -218,6 +218,8 @@ def decide_and_apply(
     A sender who is no registered seat of any game costs one indexed look-up: the game it names is
     not even loaded, and no code is checked.
     """
+    if moderating.is_moderator(policy, msg):  # the moderator's commands by mail (issue 28)
+        return moderating.decide_and_apply(s, policy, msg, raw, when, first)
     registered = is_registered(s, msg)
     game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
     words = join.order_words(s, game) if game is not None else None
