@@ -435,3 +435,19 @@ def test_a_command_by_mail_writes_the_record_and_tells_the_players_as_the_cli_do
     assert told[0] == told[1] and told[0], "the players read the same words"
     assert exported(home)["events"] == exported(twin)["events"]
     assert exported(home)["chain"] == exported(twin)["chain"], "the same chained record"
+
+
+def test_no_player_may_play_from_the_moderators_address(home, clock) -> None:
+    """Mail from the moderator's address is read as commands, so a seat there could never send an order:
+    creating such a game or replacing a player with that address is refused in one line, and nothing is written."""
+    from pbem.app.decision import GameError
+
+    root = Home.of(home)
+    with pytest.raises(GameError, match=r"moderator's address"):
+        games.create_game(root, "habsburg", "hh9", [*PLAYERS[:2], ("Zed", "Moderator@PBEM.test")], clock=clock)
+    with session(home.database_url) as s:
+        assert store.game_by_name(s, "hh9") is None
+    games.create_game(root, "habsburg", "hh1", PLAYERS, seed="moderator-seat", clock=clock, codes=CODES)
+    with pytest.raises(GameError, match=r"moderator's address"):
+        control.replace(root, "hh1", "Carol", ("Dora", MOD_ADDR), clock())
+    assert [st.address for st in loaded(home).seats] == [a for _, a in PLAYERS]

@@ -16,7 +16,18 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from pbem.app import views
-from pbem.app.decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, NewSeat, Report
+from pbem.app.decision import (
+    MODERATOR_SEAT,
+    Control,
+    Decision,
+    Effect,
+    Events,
+    GameError,
+    Input,
+    NewDeadline,
+    NewSeat,
+    Report,
+)
 from pbem.app.settle import settle
 from pbem.engine.base import Event
 from pbem.engine.names import norm, player_name
@@ -127,6 +138,7 @@ def decide_replace(
     code_hash: str,
     dl_step: str | None = None,
     due: datetime | None = None,
+    moderator: str = "",
 ) -> Decision:
     """The newcomer takes OLD's seat under their own name, with a fresh code and a full report (issue 16).
 
@@ -140,6 +152,8 @@ def decide_replace(
     except ValueError as exc:
         raise GameError(str(exc)) from None
     address = newcomer[1].lower()
+    if moderator and address == moderator.lower():
+        raise GameError(MODERATOR_SEAT)
     seat = next((st for st in loaded.seats if norm(st.player) == norm(old)), None)
     if seat is None:
         raise GameError(f"{old} is not a player of {loaded.game.name}")
@@ -257,7 +271,9 @@ def replace(home: Home, name: str, old: str, newcomer: tuple[str, str], when: da
     with home.units() as s:
         c = Command(s, name)
         c.reads(since=0)  # the newcomer's report tells the seat's whole story
-        d = decide_replace(c.loaded, c.control, old, newcomer, code, hash_code(code), c.step, c.due)
+        d = decide_replace(
+            c.loaded, c.control, old, newcomer, code, hash_code(code), c.step, c.due, home.policy.moderator_address
+        )
         c.apply(home.policy, d, when)
         return code
 

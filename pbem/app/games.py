@@ -21,7 +21,18 @@ from typing import Any
 
 from pbem import engine as registry
 from pbem.app import views
-from pbem.app.decision import Control, Decision, Effect, Events, GameError, NewDeadline, NewGame, NewSeat, Report
+from pbem.app.decision import (
+    MODERATOR_SEAT,
+    Control,
+    Decision,
+    Effect,
+    Events,
+    GameError,
+    NewDeadline,
+    NewGame,
+    NewSeat,
+    Report,
+)
 from pbem.app.game_names import game_name_problem
 from pbem.app.settle import settle
 from pbem.engine.names import norm, player_name
@@ -145,6 +156,8 @@ def create_game(
     `codes` fixes the players' secret codes (tests and the demo); by default each is random.
     """
     seats = check_seats(kind, players)
+    if any(a.lower() == home.policy.moderator_address.lower() for _, a in seats):
+        raise GameError(MODERATOR_SEAT)
     chosen = {p: (codes or {}).get(p) or new_code() for p, _ in seats}
     spec = GameSpec(
         kind,

@@ -121,7 +121,8 @@ def _replace(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[De
     newcomer = _person(line.args[1])
     code = codes.new_code()
     c.reads(since=0)  # the newcomer's report tells the seat's whole story
-    d = decide_replace(c.loaded, c.control, line.args[0], newcomer, code, codes.hash_code(code), c.step, c.due)
+    args = (c.loaded, c.control, line.args[0], newcomer, code, codes.hash_code(code), c.step, c.due)
+    d = decide_replace(*args, moderator=policy.moderator_address)
     return d, f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {line.args[0]}; their code and report are queued"
 
 
