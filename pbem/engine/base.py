@@ -120,13 +120,19 @@ class Request:
 
 @dataclass(frozen=True)
 class LineResult:
-    """The fate of one order line: accepted, or rejected with why and what is legal."""
+    """The fate of one order line: accepted, or rejected with why and what is legal.
+
+    ``legal`` are whole order lines; ``names`` the names (cards, leaders) the refused line could have
+    used there; ``unchecked`` counts offered lines `pbem.engine.offers.legal_now` had no budget to try.
+    """
 
     line: str
     ok: bool
     reason: str = ""
     legal: tuple[str, ...] = ()
     understood: str = ""
+    names: tuple[str, ...] = ()
+    unchecked: int = 0
 
 
 @dataclass
