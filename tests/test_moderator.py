@@ -133,6 +133,21 @@ def test_a_line_a_refusal_offers_as_accepted_is_accepted_when_sent_back(home, cl
     assert run_poll(home, clock).accepted == 1
 
 
+def test_two_orders_for_one_slot_are_refused_with_both_lines_quoted(home, clock) -> None:
+    """Issue 23, one slot, one order: NO EVENT and PASS both end the turn's Event Phase (HH-R9)."""
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    player = reqs[0].player
+    before = counts(home)
+    deliver(home, order_mail(f"{player} <{address_of(player)}>", name, signed(player, "NO EVENT\nPASS")))
+    assert run_poll(home, clock).rejected == 1
+    assert counts(home)[0] == before[0]
+    text = body_of([m for m in sent_mail(home) if m["Auto-Submitted"] == "auto-replied"][-1])
+    assert 'NO   "NO EVENT"' in text and 'NO   "PASS"' in text
+    assert '2 orders for your event this turn in one message ("NO EVENT" and "PASS")' in text
+
+
 def test_strangers_and_wrong_games_change_nothing_and_strangers_get_no_reply(home, clock) -> None:
     name = new_game(home, clock)
     run_poll(home, clock)

@@ -52,7 +52,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pbem.engine.declare import HistorySpec
+from pbem.engine.declare import HistorySpec, Slot
 from pbem.engine.views import View
 
 State = dict[str, Any]
@@ -221,6 +221,10 @@ class Game:
     max_players: int
     order_words: tuple[str, ...]
     history: HistorySpec
+    #: What a player gives at most once per message (`pbem.engine.slots`; an engine without the
+    #: attribute declares none): two lines for one slot are refused, both quoted, unless the slot
+    #: `replaces` and the engine kept only the later line.
+    slots: tuple[Slot, ...] = ()
     handbook_text: str
     secrets: Secrets
 
