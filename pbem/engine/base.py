@@ -252,6 +252,13 @@ class Game:
     def timeout(self, state: State) -> Outcome:
         return apply_defaults(self, state)
 
+    def must_know(self, state: State, event: Event, player: str) -> bool:
+        """True when `player` must know `event` before their next decision: something done to them
+        (their card stolen, their meld taken, a war on a country they hold), `state` being the state
+        after it.  `pbem.app.notify` mails those at once in NORMAL mode; every other event waits for
+        the player's next mail.  Each game declares its own; by default nothing is that urgent."""
+        return False
+
     def view(self, state: State, player: str | None) -> View:
         raise NotImplementedError
 

@@ -50,6 +50,11 @@ class DynastiesEngine(Game):
     handbook_text = HANDBOOK
     secrets = secrets
 
+    def must_know(self, state: dict[str, Any], event: Event, player: str) -> bool:
+        """Gold you are made to pay to another player (a power such as Pureblood, DY-R7)."""
+        d = event.data
+        return event.kind == "payment" and d.get("from") == player and d.get("to") not in ("stakes", player)
+
     def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         legacy = options.get("legacy", 0)
         if isinstance(legacy, bool) or not isinstance(legacy, int) or legacy < 0:

@@ -72,6 +72,11 @@ class HabsburgEngine(Game):
             )
         ]
 
+    def must_know(self, state: dict[str, Any], event: Event, player: str) -> bool:
+        """A card taken from your hand, your meld discarded or taken (HH-R8)."""
+        key = {"claim": "victim", "stolen": "victim", "disaster": "owner", "succession": "from"}.get(event.kind)
+        return key is not None and event.data.get(key) == player
+
     def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
         first = typed(state)
         mine = first["phase"] != "over" and rules.active(first) == player

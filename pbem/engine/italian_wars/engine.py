@@ -64,6 +64,10 @@ class ItalianWars(Game):
     handbook_text = HANDBOOK
     secrets = secrets
 
+    def must_know(self, state: dict[str, Any], event: Event, player: str) -> bool:
+        """Your deployed card negated (IW-R11)."""
+        return event.kind == "negate" and event.data.get("target_owner") == player
+
     def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         state: State = {
             "players": list(players),

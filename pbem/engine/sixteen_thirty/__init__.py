@@ -45,6 +45,17 @@ class SixteenThirtyEngine(Game):
 
     secrets = secrets
 
+    def must_know(self, state: dict[str, Any], event: Event, player: str) -> bool:
+        """An Assassin on your pile or Unrest hitting you (ST-R13, ST-R14); a war fought by a country you hold
+        a pile in (ST-R12)."""
+        d = event.data
+        if event.kind == "special":
+            return d.get("target") == player or player in d.get("hit", ())
+        if event.kind == "war":
+            held = state["displays"].get(player, {})
+            return d.get("attacker") in held or d.get("defender") in held
+        return False
+
     def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         st, ev = state.setup(players, seed, options)
         advance(st, ev, orders.run_queue)
