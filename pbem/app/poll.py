@@ -118,6 +118,7 @@ def poll_home(home: Home, dry_run: bool = False) -> PollSummary:
 
 def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_run: bool) -> PollSummary:
     from pbem.app.deadlines import run_deadlines
+    from pbem.app.digests import run_digests
 
     summary = PollSummary()
     opened_before = clock()  # steps opened from now on get no reminder in this poll
@@ -156,6 +157,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
         lap("fetching")
         if not dry_run:
             summary.deadlines, summary.reminders = run_deadlines(cfg, clock(), opened_before)
+            run_digests(cfg, clock())  # DIGEST players' daily mail (issue 23)
             lap("deadlines")
         if dispatcher is not None:
             sent = dispatcher.finish()

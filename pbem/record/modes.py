@@ -57,3 +57,36 @@ def last_reports(s: Session, game_id: int, players: list[str]) -> dict[str, date
         return {}
     rows = s.connection().execute(_Q_LAST, {"gid": game_id, "players": sorted(set(players))}).all()
     return {p: when for p, when in rows if when is not None}
+
+
+def digest_players(s: Session, game_ids: list[int]) -> dict[int, list[str]]:
+    """For each of `game_ids`, its seated players whose mode is DIGEST (their own, or the game's default):
+    one scan of the few mode rows of those games and one of their seats."""
+    if not game_ids:
+        return {}
+    from pbem.record.models import Seat
+
+    rows = (
+        s.connection()
+        .execute(
+            select(_T.c.game_id, _T.c.player, _T.c.mode)
+            .where(_T.c.game_id.in_(bindparam("gids", expanding=True)))
+            .order_by(_T.c.id),
+            {"gids": sorted(game_ids)},
+        )
+        .all()
+    )
+    chosen: dict[int, dict[str, str]] = {}
+    for gid, player, mode in rows:
+        chosen.setdefault(gid, {})[player] = mode
+    if not any(m == "digest" for modes_ in chosen.values() for m in modes_.values()):
+        return {}
+    wanted = sorted(gid for gid, m in chosen.items() if "digest" in m.values())
+    seats = Seat.__table__  # type: ignore[attr-defined]
+    out: dict[int, list[str]] = {}
+    q = select(seats.c.game_id, seats.c.player).where(seats.c.game_id.in_(bindparam("gids", expanding=True)))
+    for gid, player in s.connection().execute(q, {"gids": wanted}).all():
+        mine = chosen[gid]
+        if mine.get(player, mine.get("", NORMAL)) == "digest" and player not in out.get(gid, []):
+            out.setdefault(gid, []).append(player)
+    return {gid: sorted(ps) for gid, ps in out.items()}
