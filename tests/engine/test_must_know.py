@@ -59,16 +59,24 @@ def test_IW_R11_a_negated_card_is_known_at_once_by_its_owner():
     assert negated
 
 
-def test_DY_R7_gold_paid_to_another_player_is_known_at_once_by_the_payer():
-    eng = get("dynasties")
-    st, _ = eng.setup(["Ann", "Bob", "Cid"], "must-know", {})
-    forced = Event("payment", "Bob pays 7 Gold to Ann: Pureblood.", "public", {"from": "Bob", "to": "Ann", "paid": 7})
-    tribute = Event("payment", "Bob pays 11 Gold to the Stakes.", "public", {"from": "Bob", "to": "stakes"})
-    assert _urgent_for(eng, st, forced) == {"Bob"} and _urgent_for(eng, st, tribute) == set()
+def test_DY_R7_gold_a_pureblood_family_makes_you_pay_is_known_at_once_by_the_payer():
     eng, seen = _game("dynasties")
+    pureblood = 0
     for st, e in seen:
-        if e.kind != "payment":
-            assert _urgent_for(eng, st, e) == set(), e
+        who = _urgent_for(eng, st, e)
+        if e.kind == "payment" and "Pureblood" in e.data["why"]:
+            pureblood += 1
+            assert who == {e.data["from"]}, e
+        else:  # tributes, enquiries, the one-Gold powers (Precedence, Royal Levy): in the next mail
+            assert who == set(), e
+    st, _ = eng.setup(["Ann", "Bob", "Cid"], "must-know", {})
+    forced = Event(
+        "payment", "Bob pays 7 Gold to Ann.", "public", {"from": "Bob", "to": "Ann", "why": "Ann's Pureblood Gold"}
+    )
+    levy = Event(
+        "payment", "Bob pays 1 Gold to Ann.", "public", {"from": "Bob", "to": "Ann", "why": "Ann's X (Precedence)"}
+    )
+    assert _urgent_for(eng, st, forced) == {"Bob"} and _urgent_for(eng, st, levy) == set()
 
 
 def test_ST_R13_an_assassin_or_unrest_on_you_and_a_war_in_a_country_you_hold_are_known_at_once():

@@ -51,9 +51,15 @@ class DynastiesEngine(Game):
     secrets = secrets
 
     def must_know(self, state: dict[str, Any], event: Event, player: str) -> bool:
-        """Gold you are made to pay to another player (a power such as Pureblood, DY-R7)."""
+        """Gold another player's Pureblood Family makes you pay (DY-R7).  The one-Gold powers (Precedence,
+        Royal Levy) wait for your next mail: each of your decisions comes with a request that tells them."""
         d = event.data
-        return event.kind == "payment" and d.get("from") == player and d.get("to") not in ("stakes", player)
+        return (
+            event.kind == "payment"
+            and d.get("from") == player
+            and d.get("to") not in ("stakes", player)
+            and "Pureblood" in str(d.get("why", ""))
+        )
 
     def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         legacy = options.get("legacy", 0)
