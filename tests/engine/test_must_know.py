@@ -79,7 +79,7 @@ def test_DY_R7_gold_a_pureblood_family_makes_you_pay_is_known_at_once_by_the_pay
     assert _urgent_for(eng, st, forced) == {"Bob"} and _urgent_for(eng, st, levy) == set()
 
 
-def test_ST_R13_an_assassin_or_unrest_on_you_and_a_war_in_a_country_you_hold_are_known_at_once():
+def test_ST_R13_an_assassin_or_unrest_on_you_a_war_in_a_country_you_hold_and_your_trade_are_known_at_once():
     eng, seen = _game("sixteen-thirty")
     kinds = set()
     for st, e in seen:
@@ -87,6 +87,9 @@ def test_ST_R13_an_assassin_or_unrest_on_you_and_a_war_in_a_country_you_hold_are
         if e.kind == "special" and (e.data.get("target") or e.data.get("hit")):
             assert who == ({e.data["target"]} if e.data.get("target") else set(e.data["hit"]))
             kinds.add(e.data["card"])
+        elif e.kind == "trade-cards":
+            assert who == set(e.data["gave"])
+            kinds.add("trade")
         elif e.kind == "war":
             held = {p for p in st["players"] if {e.data["attacker"], e.data["defender"]} & set(st["displays"][p])}
             assert who == held

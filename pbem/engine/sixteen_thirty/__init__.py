@@ -47,8 +47,10 @@ class SixteenThirtyEngine(Game):
 
     def must_know(self, state: dict[str, Any], event: Event, player: str) -> bool:
         """An Assassin on your pile or Unrest hitting you (ST-R13, ST-R14); a war fought by a country you hold
-        a pile in (ST-R12)."""
+        a pile in (ST-R12); the cards of your offer changing hands when it is accepted (ST-R15)."""
         d = event.data
+        if event.kind == "trade-cards":
+            return player in d.get("gave", {})
         if event.kind == "special":
             return d.get("target") == player or player in d.get("hit", ())
         if event.kind == "war":
