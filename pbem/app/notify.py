@@ -12,7 +12,8 @@ get a report now; the others' news waits for "what happened since your last mail
   engine's ``must_know`` declares: a card stolen from them, their meld taken, a war on a country they
   hold), and at the end of the game.  The mover's own message is answered anyway (`pbem.app.intake`).
 * ``DIGEST``: when asked to act and at the end; a resolution or something done to them only if their
-  last report is a day old (at most one such mail a day).
+  last report is a day old (at most one such mail a day), and otherwise the poll's daily digest
+  (`pbem.app.digests`: one report a day, when something new happened).
 
 The record, the receipts and `pbem verify` do not depend on who was mailed.
 """
@@ -109,8 +110,8 @@ PROMISES = {
         "you took part in resolves, when something is done to you, and at the end; the rest waits for your next mail."
     ),
     DIGEST: (
-        "DIGEST: from now on you get at most one mail a day, besides the mails that ask you to act and the end "
-        "of the game; everything else waits for your next mail."
+        "DIGEST: from now on you get at most one mail a day, when something new happened, besides the mails "
+        "that ask you to act and the end of the game; everything else waits for your next mail."
     ),
 }
 
