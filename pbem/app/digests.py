@@ -7,8 +7,8 @@ and some event they may see happened since it (`due`, pure).  The report is keye
 the day, so a crash or a second poll the same day sends it once.  The poll remembers when the next
 digest falls due (`marks.DIGEST_DUE`), so that an idle cron run (`pbem.app.idle`) still wakes for it.
 
-Cost per poll: one query for the open games, one for their DIGEST players, and for games with any,
-the players' last reports and the events since the oldest of them; a game is loaded only to send.
+Cost per poll: one scan of the mode rows for games where anyone chose DIGEST (none: nothing more), and for each such
+game the players' last reports and the events since the oldest of them; a game is loaded only to send.
 """
 
 from __future__ import annotations
@@ -66,9 +66,11 @@ def run_digests(cfg: Config, when: datetime) -> int:
     sent = 0
     later: datetime | None = None
     with session(cfg.database_url) as s:
-        players = modes.digest_players(s, store.open_game_ids(s))
+        players = modes.digest_players(s)
     for gid, names in players.items():
         with session(cfg.database_url) as s:
+            if store.is_over(s, gid):
+                continue
             last = modes.last_reports(s, gid, names)
             seqs = outbox.last_report_seqs(s, gid, names)
             after = min((seqs.get(p, 0) for p in names if p in last), default=None)

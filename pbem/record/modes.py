@@ -59,33 +59,24 @@ def last_reports(s: Session, game_id: int, players: list[str]) -> dict[str, date
     return {p: when for p, when in rows if when is not None}
 
 
-def digest_players(s: Session, game_ids: list[int]) -> dict[int, list[str]]:
-    """For each of `game_ids`, its seated players whose mode is DIGEST (their own, or the game's default):
-    one scan of the few mode rows of those games and one of their seats."""
-    if not game_ids:
-        return {}
+def digest_players(s: Session) -> dict[int, list[str]]:
+    """For each game with any DIGEST choice (a player's own, or the game's default), its seated players
+    whose mode is DIGEST.  One scan of the mode rows (a few per game that chose any), then one of those
+    games' seats; a home where nobody chose DIGEST reads no seat and loads no game."""
     from pbem.record.models import Seat
 
-    rows = (
-        s.connection()
-        .execute(
-            select(_T.c.game_id, _T.c.player, _T.c.mode)
-            .where(_T.c.game_id.in_(bindparam("gids", expanding=True)))
-            .order_by(_T.c.id),
-            {"gids": sorted(game_ids)},
-        )
-        .all()
-    )
+    having = select(_T.c.game_id).where(_T.c.mode == "digest").distinct().scalar_subquery()
+    q = select(_T.c.game_id, _T.c.player, _T.c.mode).where(_T.c.game_id.in_(having)).order_by(_T.c.id)
     chosen: dict[int, dict[str, str]] = {}
-    for gid, player, mode in rows:
-        chosen.setdefault(gid, {})[player] = mode
-    if not any(m == "digest" for modes_ in chosen.values() for m in modes_.values()):
+    for gid, player, mode in s.connection().execute(q).all():
+        chosen.setdefault(gid, {})[player] = mode  # the newest row wins
+    wanted = [gid for gid, m in chosen.items() if "digest" in m.values()]
+    if not wanted:
         return {}
-    wanted = sorted(gid for gid, m in chosen.items() if "digest" in m.values())
     seats = Seat.__table__  # type: ignore[attr-defined]
     out: dict[int, list[str]] = {}
-    q = select(seats.c.game_id, seats.c.player).where(seats.c.game_id.in_(bindparam("gids", expanding=True)))
-    for gid, player in s.connection().execute(q, {"gids": wanted}).all():
+    sq = select(seats.c.game_id, seats.c.player).where(seats.c.game_id.in_(bindparam("gids", expanding=True)))
+    for gid, player in s.connection().execute(sq, {"gids": sorted(wanted)}).all():
         mine = chosen[gid]
         if mine.get(player, mine.get("", NORMAL)) == "digest" and player not in out.get(gid, []):
             out.setdefault(gid, []).append(player)
