@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from pbem.app import idle
 from pbem.app.digests import due
 from pbem.engine.base import PUBLIC, Event
 from pbem.record import marks
@@ -51,7 +52,9 @@ def test_a_digest_player_gets_one_mail_a_day_of_their_own_only_when_something_ha
     assert _reports_to(home, seen, addr) == [], "the move is folded for a DIGEST player not asked"
     started = clock() - timedelta(hours=1)  # the quiet player's last report: the first one
     assert not marks.digest_due(home.database_url, started + timedelta(hours=23, minutes=59))
-    assert marks.digest_due(home.database_url, started + timedelta(days=1))  # an idle cron run wakes for it
+    assert marks.digest_due(home.database_url, started + timedelta(days=1))
+    assert idle.nothing_to_do(home, started + timedelta(hours=23, minutes=59))
+    assert not idle.nothing_to_do(home, started + timedelta(days=1)), "an idle cron run wakes for the digest"
 
     clock.advance(hours=22)
     run_poll(home, clock)

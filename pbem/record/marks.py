@@ -32,7 +32,8 @@ def digest_due(url: str, when: datetime) -> bool:
 
 
 def queued_or_due(url: str, when: datetime, mark: str | None = None) -> tuple[bool, str | None]:
-    """(is any mail queued to send or anything due at `when`, the remembered value of poll mark `mark`)."""
+    """(is any mail queued to send or anything due at `when`, a DIGEST mail included (`digest_due`), the
+    remembered value of poll mark `mark`), in one connection."""
     from sqlalchemy import DateTime, bindparam, text
 
     from pbem.record.db import engine_for
@@ -46,6 +47,10 @@ def queued_or_due(url: str, when: datetime, mark: str | None = None) -> tuple[bo
             c.execute(queued.bindparams(now), {"now": naive}).first()
             or c.execute(due.bindparams(now), {"now": naive, "f": False}).first()
         )
+        if not busy:
+            row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": DIGEST_DUE}).first()
+            at = _parse(str(row[0])) if row and row[0] else None
+            busy = at is not None and at <= when.astimezone(UTC)
         seen = None
         if mark is not None:
             row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": mark}).first()
