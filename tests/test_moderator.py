@@ -102,6 +102,54 @@ def test_a_bad_line_is_quoted_with_why_and_what_is_legal_and_nothing_changes(hom
     assert "why:" in text and "what would be accepted" in text
 
 
+def _offered(text: str) -> list[str]:
+    """The lines an acknowledgement lists under "what would be accepted"."""
+    out: list[str] = []
+    block = False
+    for line in text.splitlines():
+        if line.strip() == "what would be accepted:":
+            block = True
+        elif block and line.startswith("         ") and not line.strip().startswith("..."):
+            out.append(line.strip())
+        else:
+            block = False
+    return out
+
+
+def test_a_line_a_refusal_offers_as_accepted_is_accepted_when_sent_back(home, clock) -> None:
+    """Issue 23: "what would be accepted" lists only orders that are legal now, end to end: a refused
+    MELD of nothing is answered with lines, and the player sending one back is accepted."""
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    player = reqs[0].player
+    deliver(home, order_mail(f"{player} <{address_of(player)}>", name, signed(player, "MELD Nobody Nowhere Never")))
+    assert run_poll(home, clock).rejected == 1
+    ack = [m for m in sent_mail(home) if m["Auto-Submitted"] == "auto-replied"][-1]
+    offered = _offered(body_of(ack))
+    assert offered, body_of(ack)
+    _, loaded = asked(home, name)
+    for line in offered:
+        assert loaded.engine.apply(loaded.state, player, [line]).accepted, line
+    deliver(home, order_mail(f"{player} <{address_of(player)}>", name, signed(player, offered[-1])))
+    assert run_poll(home, clock).accepted == 1
+
+
+def test_two_orders_for_one_slot_are_refused_with_both_lines_quoted(home, clock) -> None:
+    """Issue 23, one slot, one order: NO EVENT and PASS both end the turn's Event Phase (HH-R9)."""
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    reqs, _ = asked(home, name)
+    player = reqs[0].player
+    before = counts(home)
+    deliver(home, order_mail(f"{player} <{address_of(player)}>", name, signed(player, "NO EVENT\nPASS")))
+    assert run_poll(home, clock).rejected == 1
+    assert counts(home)[0] == before[0]
+    text = body_of([m for m in sent_mail(home) if m["Auto-Submitted"] == "auto-replied"][-1])
+    assert 'NO   "NO EVENT"' in text and 'NO   "PASS"' in text
+    assert '2 orders for your event this turn in one message ("NO EVENT" and "PASS")' in text
+
+
 def test_strangers_and_wrong_games_change_nothing_and_strangers_get_no_reply(home, clock) -> None:
     name = new_game(home, clock)
     run_poll(home, clock)

@@ -43,7 +43,7 @@ def _nothing_to_do(cfg: Config, when: datetime) -> bool:
     from pbem.record.marks import queued_or_due
 
     busy, seen = queued_or_due(cfg.database_url, when, IMAP_MARK if cfg.transport == "imap" else None)
-    if busy:
+    if busy:  # mail queued, a deadline or reminder due, or a DIGEST player's daily mail (`pbem.app.digests`)
         return False
     return cfg.transport == "maildir" or (seen is not None and _imap_mark_now(cfg) == seen)
 

@@ -31,6 +31,7 @@ from pbem.app.facts import Strangers as Strangers
 from pbem.app.facts import is_code
 from pbem.app.press import relay
 from pbem.app.revisions import FirstCopy
+from pbem.engine import offers, slots
 from pbem.engine.base import Outcome
 from pbem.engine.rulings import RULINGS
 from pbem.mail.inbound.message import Inbound
@@ -170,6 +171,8 @@ def _orders(
     eng, player = views.engine(loaded), seat.player
     result: Outcome = eng.apply(loaded.state, player, orders)
     orders, result, notes, chatter = reading_lines.read_again(eng, loaded.state, player, orders, result, notes, chatter)
+    result = slots.one_per_slot(eng, loaded.state, player, orders, result)  # two orders for one slot: refused
+    result = offers.legal_now(eng, loaded.state, player, result)  # "would be accepted" is accepted, now
     lines = [r.__dict__ for r in result.lines]
     if not result.accepted:
         d.outcome = "rejected"

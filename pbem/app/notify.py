@@ -8,11 +8,12 @@ get a report now; the others' news waits for "what happened since your last mail
 * ``WATCH``: every move they may see (pbem's behaviour before issue 23).
 * ``NORMAL`` (the default): when they are asked to act (a new question; for the `mover`, any question
   still open after their own message, answered in the same mail), when a step they took part in
-  resolves, when something is done to them that they must know before their next decision (an event
-  only they and some others may see, or one of the kinds the engine declares in ``urgent_events``),
-  and at the end of the game.  The mover's own message is answered anyway (`pbem.app.intake`).
+  resolves, when something is done to them that they must know before their next decision (what the
+  engine's ``must_know`` declares: a card stolen from them, their meld taken, a war on a country they
+  hold), and at the end of the game.  The mover's own message is answered anyway (`pbem.app.intake`).
 * ``DIGEST``: when asked to act and at the end; a resolution or something done to them only if their
-  last report is a day old (at most one such mail a day).
+  last report is a day old (at most one such mail a day), and otherwise the poll's daily digest
+  (`pbem.app.digests`: one report a day, when something new happened).
 
 The record, the receipts and `pbem verify` do not depend on who was mailed.
 """
@@ -38,12 +39,21 @@ def _taking_part(eng: Engine, state: dict[str, Any]) -> dict[str, str]:
     return {r.player: r.step for r in eng.requests(state)}
 
 
-def _done_to(eng: Engine, p: str, events: list[Event]) -> bool:
+def _done_to(eng: Engine, state: dict[str, Any], p: str, events: list[Event]) -> bool:
+    """Something in `events` that `p` must know before their next decision: what the engine's
+    `must_know` says (`pbem.engine.base.Game.must_know`); for an engine without it, an event only some
+    players may see.  Kinds listed in ``urgent_events`` count for everyone who may see them."""
     urgent = set(getattr(eng, "urgent_events", ()))
+    must_know = getattr(eng, "must_know", None)
     for e in events:
         if not e.visible_to(p):
             continue
-        if e.kind in urgent or (e.visibility != PUBLIC and not isinstance(e.visibility, str)):
+        if e.kind in urgent:
+            return True
+        if must_know is not None:
+            if must_know(state, e, p):
+                return True
+        elif e.visibility != PUBLIC and not isinstance(e.visibility, str):
             return True
     return False
 
@@ -80,7 +90,7 @@ def told(
                 out.append(p)
             continue
         resolved = p in part_before and part_after.get(p) != part_before[p]
-        matters = resolved or _done_to(eng, p, evs)
+        matters = resolved or _done_to(eng, after, p, evs)
         if mode == DIGEST and matters:
             last = (last_report or {}).get(p)
             matters = last is None or now is None or _naive(now) - _naive(last) >= DAY
@@ -100,8 +110,8 @@ PROMISES = {
         "you took part in resolves, when something is done to you, and at the end; the rest waits for your next mail."
     ),
     DIGEST: (
-        "DIGEST: from now on you get at most one mail a day, besides the mails that ask you to act and the end "
-        "of the game; everything else waits for your next mail."
+        "DIGEST: from now on you get at most one mail a day, when something new happened, besides the mails "
+        "that ask you to act and the end of the game; everything else waits for your next mail."
     ),
 }
 

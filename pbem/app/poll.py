@@ -106,6 +106,7 @@ def poll(home: Home, dry_run: bool = False) -> PollSummary:
 
 def _poll(home: Home, dry_run: bool) -> PollSummary:
     from pbem.app.deadlines import run_deadlines
+    from pbem.app.digests import run_digests
 
     assert home.inbox is not None, "a poll reads an inbox"
     inbox, sender, clock = home.inbox, home.sender, home.clock
@@ -146,6 +147,7 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
         lap("fetching")
         if not dry_run:
             summary.deadlines, summary.reminders = run_deadlines(home, clock(), opened_before)
+            run_digests(home, clock())  # DIGEST players' daily mail (issue 23)
             lap("deadlines")
         if dispatcher is not None:
             sent = dispatcher.finish()

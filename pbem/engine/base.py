@@ -52,7 +52,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pbem.engine.declare import HistorySpec
+from pbem.engine.declare import HistorySpec, Slot
 from pbem.engine.views import View
 
 State = dict[str, Any]
@@ -120,13 +120,19 @@ class Request:
 
 @dataclass(frozen=True)
 class LineResult:
-    """The fate of one order line: accepted, or rejected with why and what is legal."""
+    """The fate of one order line: accepted, or rejected with why and what is legal.
+
+    ``legal`` are whole order lines; ``names`` the names (cards, leaders) the refused line could have
+    used there; ``unchecked`` counts offered lines `pbem.engine.offers.legal_now` had no budget to try.
+    """
 
     line: str
     ok: bool
     reason: str = ""
     legal: tuple[str, ...] = ()
     understood: str = ""
+    names: tuple[str, ...] = ()
+    unchecked: int = 0
 
 
 @dataclass
@@ -215,6 +221,10 @@ class Game:
     max_players: int
     order_words: tuple[str, ...]
     history: HistorySpec
+    #: What a player gives at most once per message (`pbem.engine.slots`; an engine without the
+    #: attribute declares none): two lines for one slot are refused, both quoted, unless the slot
+    #: `replaces` and the engine kept only the later line.
+    slots: tuple[Slot, ...] = ()
     handbook_text: str
     secrets: Secrets
 
@@ -241,6 +251,13 @@ class Game:
 
     def timeout(self, state: State) -> Outcome:
         return apply_defaults(self, state)
+
+    def must_know(self, state: State, event: Event, player: str) -> bool:
+        """True when `player` must know `event` before their next decision: something done to them
+        (their card stolen, their meld taken, a war on a country they hold), `state` being the state
+        after it.  `pbem.app.notify` mails those at once in NORMAL mode; every other event waits for
+        the player's next mail.  Each game declares its own; by default nothing is that urgent."""
+        return False
 
     def view(self, state: State, player: str | None) -> View:
         raise NotImplementedError

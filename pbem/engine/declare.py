@@ -49,3 +49,23 @@ class HistorySpec:
     def series_for(self, key: str) -> Series | None:
         """The declared series of `key`, if any."""
         return next((s for s in self.series if s.key == key), None)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One thing a player gives at most once per message: a Tribute, a ballot, the turn's event.
+
+    ``words`` are the order words (upper case, aliases included) whose lines fill the slot.
+    ``replaces`` says the rules let a later line of the same message replace an earlier one (a
+    revisable secret answer: the engine keeps only the later); a message whose second line does
+    anything else (plays both, answers two steps) is refused with both lines quoted.  Without
+    ``replaces`` two lines for the slot are always refused.  A line of a ``reset`` word opens the
+    slot anew (a new vote called in the same message takes its own ballot).  ``hint`` is added to
+    the refusal (how to say what was probably meant).
+    """
+
+    name: str
+    words: tuple[str, ...]
+    replaces: bool = False
+    reset: tuple[str, ...] = ()
+    hint: str = ""

@@ -15,10 +15,25 @@ from datetime import UTC, datetime
 
 IMAP_MARK = "imap-inbox"  # the poll_marks row of the IMAP inbox
 LAST_RUN = "last-run"  # the poll_marks row: the start of the newest `pbem poll` (ISO 8601, UTC)
+DIGEST_DUE = "digest-due"  # the poll_marks row: when the next DIGEST mail falls due ("" none; `pbem.app.digests`)
+
+
+def digest_due(url: str, when: datetime) -> bool:
+    """True when a DIGEST player's daily mail is due at `when` (the mark the last full poll left)."""
+    from sqlalchemy import text
+
+    from pbem.record.db import engine_for
+
+    with engine_for(url).connect() as c:
+        row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": DIGEST_DUE}).first()
+        c.rollback()
+    at = _parse(str(row[0])) if row and row[0] else None
+    return at is not None and at <= when.astimezone(UTC)
 
 
 def queued_or_due(url: str, when: datetime, mark: str | None = None) -> tuple[bool, str | None]:
-    """(is any mail queued to send or anything due at `when`, the remembered value of poll mark `mark`)."""
+    """(is any mail queued to send or anything due at `when`, a DIGEST mail included (`digest_due`), the
+    remembered value of poll mark `mark`), in one connection."""
     from sqlalchemy import DateTime, bindparam, text
 
     from pbem.record.db import engine_for
@@ -32,6 +47,10 @@ def queued_or_due(url: str, when: datetime, mark: str | None = None) -> tuple[bo
             c.execute(queued.bindparams(now), {"now": naive}).first()
             or c.execute(due.bindparams(now), {"now": naive, "f": False}).first()
         )
+        if not busy:
+            row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": DIGEST_DUE}).first()
+            at = _parse(str(row[0])) if row and row[0] else None
+            busy = at is not None and at <= when.astimezone(UTC)
         seen = None
         if mark is not None:
             row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": mark}).first()

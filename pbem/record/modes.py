@@ -57,3 +57,27 @@ def last_reports(s: Session, game_id: int, players: list[str]) -> dict[str, date
         return {}
     rows = s.connection().execute(_Q_LAST, {"gid": game_id, "players": sorted(set(players))}).all()
     return {p: when for p, when in rows if when is not None}
+
+
+def digest_players(s: Session) -> dict[int, list[str]]:
+    """For each game with any DIGEST choice (a player's own, or the game's default), its seated players
+    whose mode is DIGEST.  One scan of the mode rows (a few per game that chose any), then one of those
+    games' seats; a home where nobody chose DIGEST reads no seat and loads no game."""
+    from pbem.record.models import Seat
+
+    having = select(_T.c.game_id).where(_T.c.mode == "digest").distinct().scalar_subquery()
+    q = select(_T.c.game_id, _T.c.player, _T.c.mode).where(_T.c.game_id.in_(having)).order_by(_T.c.id)
+    chosen: dict[int, dict[str, str]] = {}
+    for gid, player, mode in s.connection().execute(q).all():
+        chosen.setdefault(gid, {})[player] = mode  # the newest row wins
+    wanted = [gid for gid, m in chosen.items() if "digest" in m.values()]
+    if not wanted:
+        return {}
+    seats = Seat.__table__  # type: ignore[attr-defined]
+    out: dict[int, list[str]] = {}
+    sq = select(seats.c.game_id, seats.c.player).where(seats.c.game_id.in_(bindparam("gids", expanding=True)))
+    for gid, player in s.connection().execute(sq, {"gids": sorted(wanted)}).all():
+        mine = chosen[gid]
+        if mine.get(player, mine.get("", NORMAL)) == "digest" and player not in out.get(gid, []):
+            out.setdefault(gid, []).append(player)
+    return {gid: sorted(ps) for gid, ps in out.items()}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.engine.base import Event, Game, Request, Result
-from pbem.engine.declare import HistorySpec, Series
+from pbem.engine.declare import HistorySpec, Series, Slot
 from pbem.engine.dynasties import orders as O
 from pbem.engine.dynasties import rules as R
 from pbem.engine.dynasties import secrets
@@ -26,6 +26,19 @@ class DynastiesEngine(Game):
     min_players = 2
     max_players = 6
     order_words = tuple(O.VERBS)
+    #: A Tribute, a play, a Conclave choice and a discard are one each; a later line may replace an
+    #: earlier secret answer or standing list, but never plays a second card (DY-R10, DY-R13).
+    slots = (
+        Slot("your Tribute", ("TRIBUTE", "TRIB"), replaces=True),
+        Slot(
+            "your play",
+            ("PLAY", "PLAYS"),
+            replaces=True,
+            hint="to play one card now and keep others for later Turns, write them on one line: PLAYS <card>, <card>",
+        ),
+        Slot("your Conclave choice", ("CONCLAVE", "TAKE"), replaces=True),
+        Slot("your discard", ("DISCARD", "DROP"), replaces=True, hint="name every card on one DISCARD line"),
+    )
     history = HistorySpec(
         step="Gambit",
         step_keys=("gambit", "turn"),
@@ -36,6 +49,17 @@ class DynastiesEngine(Game):
     )
     handbook_text = HANDBOOK
     secrets = secrets
+
+    def must_know(self, state: dict[str, Any], event: Event, player: str) -> bool:
+        """Gold another player's Pureblood Family makes you pay (DY-R7).  The one-Gold powers (Precedence,
+        Royal Levy) wait for your next mail: each of your decisions comes with a request that tells them."""
+        d = event.data
+        return (
+            event.kind == "payment"
+            and d.get("from") == player
+            and d.get("to") not in ("stakes", player)
+            and "Pureblood" in str(d.get("why", ""))
+        )
 
     def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         legacy = options.get("legacy", 0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.engine.base import Event, Game, Outcome, Request, Result, RuleError, apply_lines
-from pbem.engine.declare import HistorySpec, Series
+from pbem.engine.declare import HistorySpec, Series, Slot
 from pbem.engine.habsburg import orders, rules, secrets
 from pbem.engine.habsburg.handbook import HANDBOOK, SYNTAX
 from pbem.engine.habsburg.table import plain, typed
@@ -23,6 +23,14 @@ class HabsburgEngine(Game):
     min_players = 3
     max_players = 6
     order_words = orders.ORDER_WORDS
+    #: One event a turn, or NO EVENT (HH-R9): a second event line is refused, both quoted.
+    slots = (
+        Slot(
+            "your event this turn",
+            ("EVENT", "PLAY", *orders.EVENT_WORDS, *sorted(orders.NO_EVENT)),
+            hint="a turn has at most one event (HH-R9)",
+        ),
+    )
     history = HistorySpec(
         step="Turn",
         step_keys=("turn",),
@@ -63,6 +71,11 @@ class HabsburgEngine(Game):
                 tuple(orders.default_lines(st)),
             )
         ]
+
+    def must_know(self, state: dict[str, Any], event: Event, player: str) -> bool:
+        """A card taken from your hand, your meld discarded or taken (HH-R8)."""
+        key = {"claim": "victim", "stolen": "victim", "disaster": "owner", "succession": "from"}.get(event.kind)
+        return key is not None and event.data.get(key) == player
 
     def apply(self, state: dict[str, Any], player: str, lines: list[str]) -> Outcome:
         first = typed(state)

@@ -17,7 +17,7 @@ from pbem.engine.base import (
     Request,
     Result,
 )
-from pbem.engine.declare import HistorySpec, Series
+from pbem.engine.declare import HistorySpec, Series, Slot
 from pbem.engine.italian_wars import secrets
 from pbem.engine.italian_wars.cards import NAMES
 from pbem.engine.italian_wars.handbook import HANDBOOK
@@ -43,6 +43,14 @@ class ItalianWars(Game):
     min_players = 2
     max_players = 2
     order_words = tuple(ALIASES)
+    #: Revisable secret answers: a later line of the same message replaces the earlier (the handbook:
+    #: "You may send DISCARD again to replace your answer").
+    slots = (
+        Slot("your discard", tuple(w for w, v in ALIASES.items() if v == "DISCARD"), replaces=True),
+        Slot("your leader preference", tuple(w for w, v in ALIASES.items() if v == "LEADER-PREF"), replaces=True),
+        Slot("your leader choice", tuple(w for w, v in ALIASES.items() if v == "LEADER"), replaces=True),
+        Slot("your negate plan", tuple(w for w, v in ALIASES.items() if v == "NEGATE-PLAN"), replaces=True),
+    )
     history = HistorySpec(
         step="Hand",
         step_keys=("hand", "turn"),
@@ -55,6 +63,10 @@ class ItalianWars(Game):
 
     handbook_text = HANDBOOK
     secrets = secrets
+
+    def must_know(self, state: dict[str, Any], event: Event, player: str) -> bool:
+        """Your deployed card negated (IW-R11)."""
+        return event.kind == "negate" and event.data.get("target_owner") == player
 
     def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         state: State = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.engine.base import Event, Game, Outcome, Request, Result
-from pbem.engine.declare import HistorySpec, Series
+from pbem.engine.declare import HistorySpec, Series, Slot
 from pbem.engine.sixteen_thirty import asks, orders, secrets, state
 from pbem.engine.sixteen_thirty.parse import ORDER_WORDS
 from pbem.engine.sixteen_thirty.shape import plain, typed
@@ -22,6 +22,16 @@ class SixteenThirtyEngine(Game):
     min_players = 3
     max_players = 6
     order_words: tuple[str, ...] = ORDER_WORDS
+    #: Secret, revisable answers (a later line replaces the earlier) and one ballot per vote: a CALL
+    #: opens a new vote, so PLAY Vote with two CALL lines may carry two VOTE lines (ST-R9, ST-R15).
+    slots = (
+        Slot("your starting placement", ("PLACE-START", "START"), replaces=True),
+        Slot("your trade request", ("TRADE", "NO TRADE", "PASS TRADE"), replaces=True),
+        Slot("your offer", ("OFFER", "NO OFFER"), replaces=True),
+        Slot("your answer to the offers", ("ACCEPT", "DECLINE"), replaces=True),
+        Slot("your placement", ("PLACE",), replaces=True, reset=("CALL",)),
+        Slot("your ballot", ("VOTE",), replaces=True, reset=("CALL",), hint="one ballot per vote (ST-R9)"),
+    )
     history = HistorySpec(
         step="Turn",
         step_keys=("turn",),
@@ -34,6 +44,19 @@ class SixteenThirtyEngine(Game):
     )
 
     secrets = secrets
+
+    def must_know(self, state: dict[str, Any], event: Event, player: str) -> bool:
+        """An Assassin on your pile or Unrest hitting you (ST-R13, ST-R14); a war fought by a country you hold
+        a pile in (ST-R12); the cards of your offer changing hands when it is accepted (ST-R15)."""
+        d = event.data
+        if event.kind == "trade-cards":
+            return player in d.get("gave", {})
+        if event.kind == "special":
+            return d.get("target") == player or player in d.get("hit", ())
+        if event.kind == "war":
+            held = state["displays"].get(player, {})
+            return d.get("attacker") in held or d.get("defender") in held
+        return False
 
     def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         st, ev = state.setup(players, seed, options)

@@ -1,0 +1,75 @@
+"""What a refusal offers is legal now (pure): every line shown as "would be accepted" is accepted alone.
+
+An engine refuses a line with a `RuleError` whose list says what could be typed instead.  Those lists
+are built in many places (a rule's own list, the name matcher's candidate names, a syntax form), and
+not every entry is a whole order that the engine takes right now: the name matcher offers card names
+("Silver Coronation"), a rule may offer a line whose card has just been played.  `legal_now` makes the
+guarantee once, for every engine and every refusal: each offered order line is applied alone to the
+state the message was refused in and kept only when the engine accepts it; entries that are not order
+lines (names the refused line could have used) move to `LineResult.names`; a refusal left with no
+legal line offers the player's own requested lines that are legal now.
+
+Cost: one `apply` per distinct candidate, at most `BUDGET` per message (about 0.2 ms each for the
+largest state), so a refusal costs a bounded, linear amount; candidates past the budget are not shown
+and `LineResult.unchecked` counts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from pbem.engine.base import Engine, LineResult, Outcome, State
+
+#: At most this many candidate lines are tried per refused message.
+BUDGET = 400
+
+
+def is_order(engine: Engine, line: str) -> bool:
+    """True when `line` starts with one of the engine's order words (a whole order, not a bare name)."""
+    text = line.strip().upper()
+    return any(text == w or text.startswith(w + " ") for w in engine.order_words)
+
+
+class _Checker:
+    """Applies candidate lines alone to one state, each once, within the budget."""
+
+    def __init__(self, engine: Engine, state: State, player: str, budget: int) -> None:
+        self.engine, self.state, self.player, self.left = engine, state, player, budget
+        self.seen: dict[str, bool] = {}
+        self.unchecked = 0
+
+    def keep(self, lines: Iterable[str]) -> list[str]:
+        out: list[str] = []
+        for line in dict.fromkeys(lines):
+            if line not in self.seen:
+                if self.left <= 0:
+                    self.unchecked += 1
+                    continue
+                self.left -= 1
+                self.seen[line] = self.engine.apply(self.state, self.player, [line]).accepted
+            if self.seen[line]:
+                out.append(line)
+        return out
+
+
+def legal_now(engine: Engine, state: State, player: str, outcome: Outcome, budget: int = BUDGET) -> Outcome:
+    """`outcome` (a refusal of `player`'s message at `state`) with only legal-now lines offered."""
+    if outcome.accepted:
+        return outcome
+    check = _Checker(engine, state, player, budget)
+    asked: list[str] | None = None
+    lines: list[LineResult] = []
+    for r in outcome.lines:
+        if r.ok:
+            lines.append(r)
+            continue
+        before = check.unchecked
+        names = tuple(n for n in r.legal if not is_order(engine, n))
+        offered = check.keep(n for n in r.legal if is_order(engine, n))
+        if not offered:
+            if asked is None:
+                asked = [ln for q in engine.requests(state) if q.player == player and not q.answered for ln in q.legal]
+            offered = check.keep(asked)
+        lines.append(replace(r, legal=tuple(offered), names=names, unchecked=check.unchecked - before))
+    return Outcome(outcome.state, outcome.events, lines)
