@@ -32,6 +32,7 @@ from pbem.app.reporting import Look
 from pbem.app.revisions import FirstCopy
 from pbem.app.senders import is_registered
 from pbem.engine.words import count
+from pbem.home import stages
 from pbem.home.app import Home
 from pbem.home.config import Config
 from pbem.home.policy import Policy
@@ -124,6 +125,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
     spent = dict.fromkeys(("fetching", "handling", "filing", "deadlines", "waiting_for_sender"), 0.0)
     started = mark = time.perf_counter()
     deriving_before = codes.deriving
+    stages.taken()  # the poll's thread's CPU by stage, from here (`cpu_*` in the timings)
 
     def lap(step: str) -> None:
         nonlocal mark
@@ -163,7 +165,8 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
             summary.sent, summary.retry, summary.failed = sent.sent, sent.retry, sent.failed
             spent.update({f"sender_{k}": v for k, v in dispatcher.spent.items()})
     spent["deriving_codes"] = codes.deriving - deriving_before  # on the code-check thread, alongside handling
-    summary.timings = {"total": time.perf_counter() - started, **spent}
+    cpu = {f"cpu_{k}": v for k, v in stages.taken().items()}  # on the poll's thread, inside handling
+    summary.timings = {"total": time.perf_counter() - started, **spent, **cpu}
     return summary
 
 
@@ -211,7 +214,8 @@ def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False, parse
         if seen.taken:  # the same Message-ID with other bytes (a copy, a replay): keep outgoing ids unique
             msg = dataclasses.replace(msg, key=f"{msg.message_id}#{msg.body_hash[:16]}")
         d = decide_and_apply(s, cfg, msg, raw, when, first=seen.first)
-        s.rollback() if dry_run else s.commit()
+        with stages.stage("committing"):
+            s.rollback() if dry_run else s.commit()
         if seen.first is not None:  # a copy (other trace headers): recorded as a duplicate, filed as the first
             return Handled("duplicates", f"{msg.message_id}: a copy of a message already read", seen.first.outcome)
         return Handled(d.handled)
@@ -227,18 +231,23 @@ def decide_and_apply(
     A sender who is no registered seat of any game costs one indexed look-up: the game it names is
     not even loaded, and no code is checked.
     """
-    registered = is_registered(s, msg)
-    game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
-    words = join.order_words(s, game) if game is not None else None
-    sent, text = reading.answered_mails(s, msg, game)  # the mails it answers; its text without copies of them
-    ex = extract(text, msg.subject, words) if not msg.problem else None
-    msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
-    msg = loops.quieted(s, msg, ex, when) if registered else msg  # an unmarked autoresponder: no answer
-    facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=Policy.of(cfg), sent=sent)
-    if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
-        facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')
-    secret = prepare(s, facts.loaded)
-    look = Look(secret, cfg.domain, cfg.moderator_name, when)
-    d = finish(intake.decide(msg, facts, cfg.replies_per_hour), facts.loaded, look)  # pure: every mail finished
-    apply(s, cfg, d, when, secret, facts.loaded, inbound=(msg, raw))  # writes only
+    with stages.stage("reading"):
+        registered = is_registered(s, msg)
+        game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
+        words = join.order_words(s, game) if game is not None else None
+        sent, text = reading.answered_mails(s, msg, game)  # the mails it answers; its text without copies of them
+        ex = extract(text, msg.subject, words) if not msg.problem else None
+    with stages.stage("storing_copy"):
+        msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
+    with stages.stage("loading"):
+        msg = loops.quieted(s, msg, ex, when) if registered else msg  # an unmarked autoresponder: no answer
+        facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=Policy.of(cfg), sent=sent)
+        if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
+            facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')
+        secret = prepare(s, facts.loaded)
+    with stages.stage("deciding_rendering"):
+        look = Look(secret, cfg.domain, cfg.moderator_name, when)
+        d = finish(intake.decide(msg, facts, cfg.replies_per_hour), facts.loaded, look)  # pure: every mail finished
+    with stages.stage("appending"):
+        apply(s, cfg, d, when, secret, facts.loaded, inbound=(msg, raw))  # writes only
     return d

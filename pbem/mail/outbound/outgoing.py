@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.home.config import Config
+from pbem.home.stages import stage
 from pbem.mail.outbound.compose import compose, stable_message_id
 from pbem.render.templates import render_mail
 
@@ -114,32 +115,34 @@ def outbox_row(
     record = receipt.context() if receipt is not None else {"record": None, "receipt": None}
 
     def build(ctx: dict[str, Any]) -> bytes:
-        r = render_mail(
-            mail.kind,
-            {
-                **ctx,
-                **record,
-                "moderator": cfg.moderator_name,
-                "moderator_address": cfg.moderator_address,
-                "now": when.isoformat(),  # the render time: deadlines are told as "in 23 hours" from it
-            },
-        )
-        return compose(
-            sender=cfg.moderator_address,
-            sender_name=cfg.moderator_name,
-            to=mail.to,
-            to_name=mail.to_name,
-            subject=r.subject,
-            text=r.text,
-            html=r.html,
-            message_id=mid,
-            when=when,
-            auto="auto-replied" if mail.in_reply_to else "auto-generated",
-            in_reply_to=mail.in_reply_to,
-            references=mail.references,
-            extra=extra,
-            images=r.images,
-        )
+        with stage("rendering"):
+            r = render_mail(
+                mail.kind,
+                {
+                    **ctx,
+                    **record,
+                    "moderator": cfg.moderator_name,
+                    "moderator_address": cfg.moderator_address,
+                    "now": when.isoformat(),  # the render time: deadlines are told as "in 23 hours" from it
+                },
+            )
+        with stage("composing"):
+            return compose(
+                sender=cfg.moderator_address,
+                sender_name=cfg.moderator_name,
+                to=mail.to,
+                to_name=mail.to_name,
+                subject=r.subject,
+                text=r.text,
+                html=r.html,
+                message_id=mid,
+                when=when,
+                auto="auto-replied" if mail.in_reply_to else "auto-generated",
+                in_reply_to=mail.in_reply_to,
+                references=mail.references,
+                extra=extra,
+                images=r.images,
+            )
 
     secret_text = mail.secret and mail.context.get(mail.secret)
     return dict(
