@@ -1,37 +1,44 @@
 """Poll throughput: `pbem poll` over real IMAP/SMTP vs raw imapclient + smtplib on the same mail.
 
-    python benchmarks/poll_throughput.py [--messages 1000] [--games 300] [--servers pip,debian]
-        [--same-seat] [--connections N] [--timings]
+    python benchmarks/poll_throughput.py [--messages 150] [--games 50] [--rounds 1] [--servers debian]
+        [--populations reply,code] [--same-seat] [--connections N] [--kdf-rounds N] [--timings]
 
-Every message comes from a different seat (games get 3 to 6 players, two more than
-messages per game, and a game whose player to move has sent is passed over), so each
-pays its code check; `--same-seat` uses three players
-per game, so that a seat sends several messages and its check is paid once.
-`--connections N` sets pbem's `[smtp] connections`.  `--kdf-rounds N` stores the seats'
-codes hashed with N PBKDF2 rounds instead of the real 60,000, to show what the
-rest of the poll costs (a figure for analysis, not the goal's).
+    # the issue's full size, three rounds (issue 27):
+    python benchmarks/poll_throughput.py --messages 1000 --games 300 --rounds 3
 
-For each server pair (pymap + aiosmtpd always; Dovecot + Postfix when installed and
-running as root), in one run:
+Two populations of the same orders, measured in one run (issue 27):
 
-* pbem: --messages order emails across --games games are put in the moderator's
-  INBOX; one `pbem poll` process fetches them, applies them, files them (one MOVE per batch) in the
-  processed folder and sends every reply and report it queued (timed as a whole,
-  interpreter start included).
-* baseline: the same messages put in the INBOX again; imapclient fetches them in
-  the same batches and moves each batch with one MOVE (what pbem's IMAP side does), then smtplib
-  sends the same number of outgoing messages (pbem's own, read from its outbox)
-  over one connection.  No game logic, no database.
+* reply: each order mail is a reply as mail clients send it, to the newest mail pbem sent the seat (its
+  In-Reply-To and References name it), with no CODE line, the orders on top and the mail it answers quoted
+  below an attribution line ("On ..., Bench Moderator <...> wrote:", every line behind "> ").  It
+  authenticates by the mail it answers: no key derivation (issue 23).  Goal: at most 1.5x the baseline.
+* code: the same orders as new mails with a CODE line (each pays a PBKDF2 derivation of the code, on the
+  code-check threads).  Goal: at most 2.0x.
 
-Prints both times and the ratio pbem/baseline (goal <= 1.5), plus the ratio against
-a fetch-only baseline (no moves), for reference, and pbem's own CPU time over all
-its threads with `cpu_floor_ratio`: that CPU time divided by the number of cores,
-over the baseline (the best ratio any schedule could reach on this machine, if the
-mail servers cost nothing), and `machine_cpu_s`: the whole machine's busy CPU time
-during each run (pbem or the baseline, and the mail servers).  `--timings` adds where pbem's
-time went (`pbem poll --timings`: the poll's steps, its sender threads' time on
-the server and on journaling what they sent, and the folding of the journal
-into the outbox; the threads overlap) and prints it on stderr.
+Every message comes from a different seat (games get 3 to 6 players, two more than messages per game, and a
+game whose player to move has sent is passed over); `--same-seat` uses three players per game, so that a
+seat sends several messages.  `--connections N` sets pbem's `[smtp] connections`.  `--kdf-rounds N` stores
+the seats' codes hashed with N PBKDF2 rounds instead of the real 60,000 (analysis only).
+
+For each server pair (Dovecot + Postfix by default, `tests/servers/debian-mail.sh`; `--servers pip` for
+pymap + aiosmtpd), the games are created and their first reports sent once, and the home is saved.  Then for
+each of `--rounds` rounds and each population in turn (alternated: pbem, its baseline, the next
+population's pbem, its baseline, ...):
+
+* pbem: the home restored, the messages put in the moderator's INBOX; one `pbem poll --timings` process
+  fetches them, applies them, files them (one MOVE per batch) and sends every reply and report it queued
+  (timed as a whole, interpreter start included);
+* baseline: the same messages put in the INBOX again; imapclient fetches them in the same batches and moves
+  each batch with one MOVE (what pbem's IMAP side does), then smtplib sends the same outgoing messages
+  (pbem's own, read from its outbox) over one connection.  No game logic, no database.
+
+Prints, per population, every round's ratio pbem/baseline, and per round: pbem's CPU over all its threads
+with `cpu_floor_ratio` (that CPU divided by the cores, over the baseline: the best ratio any schedule could
+reach if the mail servers cost nothing), `machine_cpu_s` (the whole machine's busy CPU during each run), and
+`poll_thread_cpu_ms_per_message`: the CPU of the poll's own thread per message by stage (`cpu ...` of
+`pbem poll --timings`: reading the message and the mail it answers, storing the redacted copy, loading the
+game, deciding, rendering, composing, appending to the record, committing) and in all.  `--timings` adds
+pbem's whole timing line (its wall-clock steps, the sender threads, the code derivations).
 """
 
 from __future__ import annotations
@@ -276,7 +283,10 @@ def outgoing(cfg, before: set[int]) -> list[tuple[str, bytes]]:
 
 def per_message_ms(timings: dict[str, float], messages: int) -> dict[str, float]:
     """pbem's CPU on the poll's thread per message by stage (`cpu_*` of `pbem poll --timings`), in ms."""
-    return {k.removeprefix("cpu_"): round(1000 * v / messages, 2) for k, v in timings.items() if k.startswith("cpu_")}
+    out = {k.removeprefix("cpu_"): round(1000 * v / messages, 2) for k, v in timings.items() if k.startswith("cpu_")}
+    if "poll_thread_cpu" in timings:  # the whole of the poll's thread: the stages and the rest (fetch, filing, ...)
+        out["poll_thread_total"] = round(1000 * timings["poll_thread_cpu"] / messages, 2)
+    return out
 
 
 def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> dict:

@@ -126,6 +126,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
     started = mark = time.perf_counter()
     deriving_before = codes.deriving
     stages.taken()  # the poll's thread's CPU by stage, from here (`cpu_*` in the timings)
+    thread_cpu = time.thread_time()
 
     def lap(step: str) -> None:
         nonlocal mark
@@ -166,6 +167,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
             spent.update({f"sender_{k}": v for k, v in dispatcher.spent.items()})
     spent["deriving_codes"] = codes.deriving - deriving_before  # on the code-check thread, alongside handling
     cpu = {f"cpu_{k}": v for k, v in stages.taken().items()}  # on the poll's thread, inside handling
+    cpu["poll_thread_cpu"] = time.thread_time() - thread_cpu  # all of it: the stages, SQL outside them, filing
     summary.timings = {"total": time.perf_counter() - started, **spent, **cpu}
     return summary
 
