@@ -1,37 +1,44 @@
 """Poll throughput: `pbem poll` over real IMAP/SMTP vs raw imapclient + smtplib on the same mail.
 
-    python benchmarks/poll_throughput.py [--messages 1000] [--games 300] [--servers pip,debian]
-        [--same-seat] [--connections N] [--timings]
+    python benchmarks/poll_throughput.py [--messages 150] [--games 50] [--rounds 1] [--servers debian]
+        [--populations reply,code] [--same-seat] [--connections N] [--kdf-rounds N] [--timings]
 
-Every message comes from a different seat (games get 3 to 6 players, two more than
-messages per game, and a game whose player to move has sent is passed over), so each
-pays its code check; `--same-seat` uses three players
-per game, so that a seat sends several messages and its check is paid once.
-`--connections N` sets pbem's `[smtp] connections`.  `--kdf-rounds N` stores the seats'
-codes hashed with N PBKDF2 rounds instead of the real 60,000, to show what the
-rest of the poll costs (a figure for analysis, not the goal's).
+    # the issue's full size, three rounds (issue 27):
+    python benchmarks/poll_throughput.py --messages 1000 --games 300 --rounds 3
 
-For each server pair (pymap + aiosmtpd always; Dovecot + Postfix when installed and
-running as root), in one run:
+Two populations of the same orders, measured in one run (issue 27):
 
-* pbem: --messages order emails across --games games are put in the moderator's
-  INBOX; one `pbem poll` process fetches them, applies them, files them (one MOVE per batch) in the
-  processed folder and sends every reply and report it queued (timed as a whole,
-  interpreter start included).
-* baseline: the same messages put in the INBOX again; imapclient fetches them in
-  the same batches and moves each batch with one MOVE (what pbem's IMAP side does), then smtplib
-  sends the same number of outgoing messages (pbem's own, read from its outbox)
-  over one connection.  No game logic, no database.
+* reply: each order mail is a reply as mail clients send it, to the newest mail pbem sent the seat (its
+  In-Reply-To and References name it), with no CODE line, the orders on top and the mail it answers quoted
+  below an attribution line ("On ..., Bench Moderator <...> wrote:", every line behind "> ").  It
+  authenticates by the mail it answers: no key derivation (issue 23).  Goal: at most 1.5x the baseline.
+* code: the same orders as new mails with a CODE line (each pays a PBKDF2 derivation of the code, on the
+  code-check threads).  Goal: at most 2.0x.
 
-Prints both times and the ratio pbem/baseline (goal <= 1.5), plus the ratio against
-a fetch-only baseline (no moves), for reference, and pbem's own CPU time over all
-its threads with `cpu_floor_ratio`: that CPU time divided by the number of cores,
-over the baseline (the best ratio any schedule could reach on this machine, if the
-mail servers cost nothing), and `machine_cpu_s`: the whole machine's busy CPU time
-during each run (pbem or the baseline, and the mail servers).  `--timings` adds where pbem's
-time went (`pbem poll --timings`: the poll's steps, its sender threads' time on
-the server and on journaling what they sent, and the folding of the journal
-into the outbox; the threads overlap) and prints it on stderr.
+Every message comes from a different seat (games get 3 to 6 players, two more than messages per game, and a
+game whose player to move has sent is passed over); `--same-seat` uses three players per game, so that a
+seat sends several messages.  `--connections N` sets pbem's `[smtp] connections`.  `--kdf-rounds N` stores
+the seats' codes hashed with N PBKDF2 rounds instead of the real 60,000 (analysis only).
+
+For each server pair (Dovecot + Postfix by default, `tests/servers/debian-mail.sh`; `--servers pip` for
+pymap + aiosmtpd), the games are created and their first reports sent once, and the home is saved.  Then for
+each of `--rounds` rounds and each population in turn (alternated: pbem, its baseline, the next
+population's pbem, its baseline, ...):
+
+* pbem: the home restored, the messages put in the moderator's INBOX; one `pbem poll --timings` process
+  fetches them, applies them, files them (one MOVE per batch) and sends every reply and report it queued
+  (timed as a whole, interpreter start included);
+* baseline: the same messages put in the INBOX again; imapclient fetches them in the same batches and moves
+  each batch with one MOVE (what pbem's IMAP side does), then smtplib sends the same outgoing messages
+  (pbem's own, read from its outbox) over one connection.  No game logic, no database.
+
+Prints, per population, every round's ratio pbem/baseline, and per round: pbem's CPU over all its threads
+with `cpu_floor_ratio` (that CPU divided by the cores, over the baseline: the best ratio any schedule could
+reach if the mail servers cost nothing), `machine_cpu_s` (the whole machine's busy CPU during each run), and
+`poll_thread_cpu_ms_per_message`: the CPU of the poll's own thread per message by stage (`cpu ...` of
+`pbem poll --timings`: reading the message and the mail it answers, storing the redacted copy, loading the
+game, deciding, rendering, composing, appending to the record, committing) and in all.  `--timings` adds
+pbem's whole timing line (its wall-clock steps, the sender threads, the code derivations).
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ import argparse
 import os
 import re
 import resource
+import shutil
 import smtplib
 import sys
 import tempfile
@@ -49,6 +57,7 @@ from pathlib import Path
 import common
 
 BATCH = 50  # pbem's ImapInbox batch
+GOALS = {"reply": 1.5, "code": 2.0}  # issue 27
 
 
 def users() -> dict[str, str]:
@@ -160,14 +169,134 @@ def baseline(servers, outgoing: list[tuple[str, bytes]], move: bool) -> float:
     return time.perf_counter() - t0
 
 
+def last_sent(cfg) -> dict[tuple[str, str], tuple[str, bytes]]:
+    """The newest mail pbem sent each seat (game name, player), by outbox order: its Message-ID and the bytes
+    the player received (the code a game-start mail carries included)."""
+    from sqlmodel import select
+
+    from pbem.record.models import Game, OutboxMessage
+
+    out: dict[tuple[str, str], tuple[str, bytes]] = {}
+    found = rows(
+        cfg,
+        select(Game.name, OutboxMessage.player, OutboxMessage.message_id, OutboxMessage.raw)
+        .join(Game, Game.id == OutboxMessage.game_id)  # type: ignore[arg-type]
+        .order_by(OutboxMessage.id),  # type: ignore[arg-type]
+    )
+    for name, player, message_id, raw in found:
+        if player:
+            out[(name, player)] = (message_id, bytes(raw))
+    return out
+
+
+def quoted(raw: bytes) -> str:
+    """The plain text of a mail as a mail client quotes it below a reply: an attribution line, then every line
+    behind "> "."""
+    import email
+    from email import policy
+
+    mail = email.message_from_bytes(raw, policy=policy.default)
+    body = mail.get_body(preferencelist=("plain",))
+    text = str(body.get_content()) if body is not None else ""
+    who = mail["From"] or common.MODERATOR
+    lines = [(f"> {ln}" if ln else ">") for ln in text.rstrip("\n").splitlines()]
+    return f"On Mon, 5 Jan 2026 at 11:00, {who} wrote:\n" + "\n".join(lines) + "\n"
+
+
+def as_replies(mails: list[bytes], answered: dict[tuple[str, str], tuple[str, bytes]]) -> list[bytes]:
+    """The same orders as players send them: a reply to the newest mail pbem sent their seat (In-Reply-To and
+    References name it; no CODE line), orders on top, then the signature and the quoted mail, as Gmail,
+    Apple Mail and Thunderbird (top-posting) lay a reply out."""
+    import email
+    from email import policy
+    from email.message import EmailMessage
+
+    out = []
+    for raw in mails:
+        src = email.message_from_bytes(raw, policy=policy.default)
+        name = re.search(r"\[pbem ([^\]]+)\]", str(src["Subject"])).group(1)  # type: ignore[union-attr]
+        player = str(src["From"]).split(" <", 1)[0]
+        message_id, sent = answered[(name, player)]
+        body = str(src.get_content())
+        lines = [ln for ln in body.splitlines() if not ln.startswith("CODE ")]
+        original = email.message_from_bytes(sent, policy=policy.default)
+        msg = EmailMessage()
+        for h in ("From", "To", "Message-ID", "Date"):
+            msg[h] = src[h]
+        msg["Subject"] = "Re: " + re.sub(r"^(Re: )+", "", str(original["Subject"] or src["Subject"]))
+        msg["In-Reply-To"] = message_id
+        msg["References"] = message_id
+        msg.set_content("\n".join(lines).rstrip("\n") + "\n\n" + quoted(sent))
+        out.append(msg.as_bytes())
+    return out
+
+
+def checkpoint(cfg) -> None:
+    """SQLite's WAL written into the database file, so that a copy of the home is whole."""
+    from sqlalchemy import create_engine
+
+    eng = create_engine(cfg.database_url)
+    with eng.connect() as c:
+        c.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    eng.dispose()
+
+
+def restore(saved: Path, home: Path) -> None:
+    """The home as `saved` holds it (this process reads the record through `rows`, never a pooled connection)."""
+    shutil.rmtree(home)
+    shutil.copytree(saved, home)
+
+
+def rows(cfg, statement) -> list:
+    """The rows of one statement, on a connection opened for it: the file may be replaced between calls."""
+    from sqlalchemy import create_engine
+
+    eng = create_engine(cfg.database_url)
+    try:
+        with eng.connect() as c:
+            return list(c.execute(statement).all())
+    finally:
+        eng.dispose()
+
+
+def timed_poll(cfg, env: dict, messages: int) -> dict:
+    """One `pbem poll --timings` of the INBOX as it is: its wall time, every thread's CPU, the machine's."""
+    cpu0, busy0 = resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy()
+    pbem_s, out_text = common.run_timed(common.pbem_cmd("poll", "--timings"), env)
+    cpu1, busy = resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy() - busy0
+    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)  # all its threads
+    line, _, timing = out_text.partition("\n")
+    assert f"read {messages} messages: {messages} accepted" in line, line
+    return {"s": pbem_s, "cpu": cpu, "busy": busy, "line": line, "timing": timing}
+
+
+def outgoing(cfg, before: set[int]) -> list[tuple[str, bytes]]:
+    """What the poll sent (every outbox row not in `before`), all of it sent."""
+    from sqlmodel import select
+
+    from pbem.record.models import OutboxMessage
+
+    found = rows(cfg, select(OutboxMessage.id, OutboxMessage.status, OutboxMessage.to_addr, OutboxMessage.raw))
+    assert all(status == "sent" for _, status, _, _ in found), "a mail was left unsent"
+    return [(to, bytes(raw)) for i, _, to, raw in sorted(found, key=lambda r: r[0]) if i not in before]
+
+
+def per_message_ms(timings: dict[str, float], messages: int) -> dict[str, float]:
+    """pbem's CPU on the poll's thread per message by stage (`cpu_*` of `pbem poll --timings`), in ms."""
+    out = {k.removeprefix("cpu_"): round(1000 * v / messages, 2) for k, v in timings.items() if k.startswith("cpu_")}
+    if "poll_thread_cpu" in timings:  # the whole of the poll's thread: the stages and the rest (fetch, filing, ...)
+        out["poll_thread_total"] = round(1000 * timings["poll_thread_cpu"] / messages, 2)
+    return out
+
+
 def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> dict:
     from sqlmodel import select
 
-    from pbem.record.db import session
     from pbem.record.models import OutboxMessage
 
     with factory(tmp / f"{kind}-servers", users()) as servers:
-        cfg = common.make_home(tmp / f"{kind}-home")
+        home = tmp / f"{kind}-home"
+        cfg = common.make_home(home)
         wire(cfg, servers, args.connections)
         env = dict(os.environ, PBEM_CONFIG=str(cfg.path), PBEM_BENCH_PASSWORD=common.PASSWORD)
         players = players_per_game(messages, games, args.same_seat)
@@ -175,66 +304,72 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
         if args.kdf_rounds:
             rehash_codes(cfg, args.kdf_rounds)
         common.run_timed(common.pbem_cmd("poll"), env)  # first reports out of the way (untimed)
-        with session(cfg.database_url) as s:
-            before = {m.id for m in s.exec(select(OutboxMessage)).all()}
-        mails = common.order_mails(names, messages, players=players, distinct_seats=not args.same_seat)
-        clear_players(servers)
-        deliver_all(servers, mails)
-        cpu0, busy0 = resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy()
-        pbem_s, out_text = common.run_timed(common.pbem_cmd("poll", "--timings"), env)
-        cpu1, pbem_busy = resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy() - busy0
-        pbem_cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)  # all its threads
-        line, _, timing = out_text.partition("\n")
-        assert f"read {messages} messages: {messages} accepted" in line, line
-        with session(cfg.database_url) as s:
-            out = [
-                (m.to_addr, m.raw)
-                for m in s.exec(select(OutboxMessage).order_by(OutboxMessage.id)).all()
-                if m.id not in before
-            ]
-            assert all(m.status == "sent" for m in s.exec(select(OutboxMessage)).all())
-        clear_players(servers)
-        deliver_all(servers, mails)
-        busy0 = machine_busy()
-        base_s = baseline(servers, out, move=True)
-        base_busy = machine_busy() - busy0
-        print(f"{kind}: pbem {pbem_s:.2f} s, baseline {base_s:.2f} s", file=sys.stderr, flush=True)
-        clear_players(servers)
-        deliver_all(servers, mails)
-        fetch_only_s = baseline(servers, out, move=False)
-        out_doc = {
-            "players_per_game": len(players),
-            **seats_used(mails),
-            "pbem_poll_s": round(pbem_s, 2),
-            "baseline_s": round(base_s, 2),
-            "baseline_fetch_only_s": round(fetch_only_s, 2),
-            "outgoing_messages": len(out),
-            "ratio": common.ratio(pbem_s, base_s),
-            "ratio_vs_fetch_only": common.ratio(pbem_s, fetch_only_s),
-            "pbem_messages_per_second": round(messages / pbem_s, 1),
-            # pbem's own CPU time (every thread: handling, key derivations, sending), and the ratio it would
-            # reach if that CPU were spread perfectly over every core and the mail servers cost nothing:
-            # no poll on this machine can do better than `cpu_floor_ratio`.
-            "pbem_cpu_s": round(pbem_cpu, 2),
-            "cpu_floor_ratio": common.ratio(pbem_cpu / (os.cpu_count() or 1), base_s),
-            # the whole machine's busy CPU time while each ran (pbem or the baseline, the mail servers, the rest)
-            "machine_cpu_s": {"pbem": round(pbem_busy, 2), "baseline": round(base_busy, 2)},
-            "summary": line,
-        }
-        if args.timings:
-            out_doc["pbem_timings_s"] = common.parse_timings(timing)
-            out_doc["pbem_over_baseline_s"] = round(pbem_s - base_s, 2)
-            print(f"{kind}: pbem - baseline = {pbem_s - base_s:.2f} s; {timing}", file=sys.stderr, flush=True)
-        return out_doc
+        before = {i for (i,) in rows(cfg, select(OutboxMessage.id))}
+        with_code = common.order_mails(names, messages, players=players, distinct_seats=not args.same_seat)
+        populations = {"reply": as_replies(with_code, last_sent(cfg)), "code": with_code}
+        populations = {p: populations[p] for p in args.populations.split(",")}
+        checkpoint(cfg)
+        saved = tmp / f"{kind}-home.saved"
+        shutil.copytree(home, saved)  # every timed poll starts from this record
+        runs: dict[str, list[dict]] = {p: [] for p in populations}
+        for r in range(args.rounds):
+            for pop, mails in populations.items():  # alternated: pbem, its baseline, the other population's ...
+                restore(saved, home)
+                clear_players(servers)
+                deliver_all(servers, mails)
+                got = timed_poll(cfg, env, messages)
+                out = outgoing(cfg, before)
+                clear_players(servers)
+                deliver_all(servers, mails)
+                busy0 = machine_busy()
+                base_s = baseline(servers, out, move=True)
+                base_busy = machine_busy() - busy0
+                timings = common.parse_timings(got["timing"])
+                run = {
+                    "pbem_poll_s": round(got["s"], 2),
+                    "baseline_s": round(base_s, 2),
+                    "ratio": common.ratio(got["s"], base_s),
+                    "outgoing_messages": len(out),
+                    "pbem_messages_per_second": round(messages / got["s"], 1),
+                    # pbem's own CPU time (every thread: handling, key derivations, sending), and the ratio it
+                    # would reach if that CPU were spread perfectly over every core and the mail servers cost
+                    # nothing: no poll on this machine can do better than `cpu_floor_ratio`.
+                    "pbem_cpu_s": round(got["cpu"], 2),
+                    "cpu_floor_ratio": common.ratio(got["cpu"] / (os.cpu_count() or 1), base_s),
+                    # the whole machine's busy CPU time while each ran (pbem or the baseline, the servers, the rest)
+                    "machine_cpu_s": {"pbem": round(got["busy"], 2), "baseline": round(base_busy, 2)},
+                    "poll_thread_cpu_ms_per_message": per_message_ms(timings, messages),
+                    "summary": got["line"],
+                }
+                if args.timings:
+                    run["pbem_timings_s"] = timings
+                runs[pop].append(run)
+                print(
+                    f"{kind} {pop} round {r + 1}: pbem {got['s']:.2f} s, baseline {base_s:.2f} s,"
+                    f" ratio {run['ratio']}; {got['timing']}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        doc: dict = {"players_per_game": len(players), **seats_used(with_code)}
+        for pop, rs in runs.items():
+            doc[pop] = {
+                "goal": GOALS[pop],
+                "ratios": [x["ratio"] for x in rs],
+                "poll_thread_cpu_ms_per_message": rs[-1]["poll_thread_cpu_ms_per_message"],
+                "runs": rs,
+            }
+        return doc
 
 
 def main() -> None:
     from tests.servers.testservers import Unavailable, debian_mail_servers, debian_unavailable, pip_mail_servers
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--messages", type=int, default=1000)
-    ap.add_argument("--games", type=int, default=300)
-    ap.add_argument("--servers", default="pip,debian")
+    ap.add_argument("--messages", type=int, default=150, help="order mails a poll reads (full size: 1000)")
+    ap.add_argument("--games", type=int, default=50, help="games they go to (full size: 300)")
+    ap.add_argument("--servers", default="debian", help="pip, debian or both (pip,debian)")
+    ap.add_argument("--rounds", type=int, default=1, help="pbem and baseline alternated this many times")
+    ap.add_argument("--populations", default="reply,code", help="reply (no code, answering a report), code")
     ap.add_argument("--same-seat", action="store_true", help="three seats a game: seats send several messages")
     ap.add_argument("--connections", type=int, default=1, help="pbem's [smtp] connections")
     ap.add_argument("--timings", action="store_true", help="where pbem's time went (pbem poll --timings)")
@@ -252,7 +387,8 @@ def main() -> None:
         "same_seat": args.same_seat,
         "connections": args.connections,
         "kdf_rounds": args.kdf_rounds or None,
-        "goal": 1.5,
+        "rounds": args.rounds,
+        "goals": GOALS,
         "servers": {},
     }
     with tempfile.TemporaryDirectory(prefix="pbem-tp-") as tmp:

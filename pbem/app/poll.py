@@ -31,6 +31,7 @@ from pbem.app.revisions import FirstCopy
 from pbem.app.senders import is_registered
 from pbem.app.settle import settle
 from pbem.engine.words import count
+from pbem.home import stages
 from pbem.home.app import Home
 from pbem.home.policy import Policy
 from pbem.mail.inbound.message import Inbound, parse
@@ -115,6 +116,8 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
     spent = dict.fromkeys(("fetching", "handling", "filing", "deadlines", "waiting_for_sender"), 0.0)
     started = mark = time.perf_counter()
     deriving_before = codes.deriving
+    stages.taken()  # the poll's thread's CPU by stage, from here (`cpu_*` in the timings)
+    thread_cpu = time.thread_time()
 
     def lap(step: str) -> None:
         nonlocal mark
@@ -155,7 +158,9 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
             summary.sent, summary.retry, summary.failed = sent.sent, sent.retry, sent.failed
             spent.update({f"sender_{k}": v for k, v in dispatcher.spent.items()})
     spent["deriving_codes"] = codes.deriving - deriving_before  # on the code-check thread, alongside handling
-    summary.timings = {"total": time.perf_counter() - started, **spent}
+    cpu = {f"cpu_{k}": v for k, v in stages.taken().items()}  # on the poll's thread, inside handling
+    cpu["poll_thread_cpu"] = time.thread_time() - thread_cpu  # all of it: the stages, SQL outside them, filing
+    summary.timings = {"total": time.perf_counter() - started, **spent, **cpu}
     return summary
 
 
@@ -204,7 +209,8 @@ def handle(home: Home, raw: bytes, when: datetime, dry_run: bool = False, parsed
         if seen.taken:  # the same Message-ID with other bytes (a copy, a replay): keep outgoing ids unique
             msg = dataclasses.replace(msg, key=f"{msg.message_id}#{msg.body_hash[:16]}")
         d = decide_and_apply(s, policy, msg, raw, when, first=seen.first)
-        s.rollback() if dry_run else s.commit()
+        with stages.stage("committing"):
+            s.rollback() if dry_run else s.commit()
         if seen.first is not None:  # a copy (other trace headers): recorded as a duplicate, filed as the first
             return Handled("duplicates", f"{msg.message_id}: a copy of a message already read", seen.first.outcome)
         return Handled(d.handled)
@@ -222,16 +228,21 @@ def decide_and_apply(
     """
     if moderating.is_moderator(policy, msg):  # the moderator's commands by mail (issue 28)
         return moderating.decide_and_apply(s, policy, msg, raw, when, first)
-    registered = is_registered(s, msg)
-    game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
-    words = join.order_words(s, game) if game is not None else None
-    sent, text = reading.answered_mails(s, msg, game)  # the mails it answers; its text without copies of them
-    ex = extract(text, msg.subject, words) if not msg.problem else None
-    msg, raw, ex = scrub(msg, raw, ex, policy.max_stored_player if registered else policy.max_stored_stranger)
-    msg = loops.quieted(s, msg, ex, when) if registered else msg  # an unmarked autoresponder: no answer
-    facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=policy, sent=sent)
-    if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
-        facts.moderator = policy.moderator_address  # (whose answers window `load_facts` read with the players')
-    d = intake.decide(msg, facts, policy.replies_per_hour)  # pure
-    settle(s, policy, d, when, facts.loaded, inbound=(msg, raw))  # its reports finished (pure), then written
+    with stages.stage("reading"):
+        registered = is_registered(s, msg)
+        game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
+        words = join.order_words(s, game) if game is not None else None
+        sent, text = reading.answered_mails(s, msg, game)  # the mails it answers; its text without copies of them
+        ex = extract(text, msg.subject, words) if not msg.problem else None
+    with stages.stage("storing_copy"):
+        msg, raw, ex = scrub(msg, raw, ex, policy.max_stored_player if registered else policy.max_stored_stranger)
+    with stages.stage("loading"):
+        msg = loops.quieted(s, msg, ex, when) if registered else msg  # an unmarked autoresponder: no answer
+        facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=policy, sent=sent)
+        if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
+            facts.moderator = policy.moderator_address  # (whose answers window `load_facts` read with the players')
+    with stages.stage("deciding"):
+        d = intake.decide(msg, facts, policy.replies_per_hour)  # pure
+    with stages.stage("appending"):  # the reports' contexts, then the writes (rendering and composing: their own)
+        settle(s, policy, d, when, facts.loaded, inbound=(msg, raw))  # its reports finished (pure), then written
     return d

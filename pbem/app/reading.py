@@ -8,8 +8,9 @@ so that a quoted acknowledgement is never read as new orders, under whatever cli
 
 from __future__ import annotations
 
-from email import policy
-from email.parser import BytesParser
+from email import message_from_bytes
+from email.message import Message
+from email.policy import compat32
 from typing import Any
 
 from pbem.app import notify, views
@@ -35,18 +36,43 @@ def reply_of(msg: Inbound, sent: dict[str, SentMail], loaded: Loaded, seat: Seat
 
 
 def sent_texts(raw: bytes) -> list[str]:
-    """The texts a copy of a mail pbem sent may take: its plain part and its HTML part flattened to text."""
+    """The texts a copy of a mail pbem sent may take: its plain part and its HTML part flattened to text.
+
+    pbem composed `raw` itself (`pbem.mail.outbound.compose`), so it is read with the plain compat32 parser:
+    no header objects are built (the modern policy's header parsing was most of a reply's reading cost),
+    and the first text/plain and text/html parts that are not attachments are its two bodies, as
+    `get_body` finds them in pbem's layout (alternative, its HTML part perhaps inside a related part)."""
     try:
-        mail = BytesParser(policy=policy.default).parsebytes(raw)
+        mail = message_from_bytes(raw, policy=compat32)
+        bodies: dict[str, str] = {}
+        for part in mail.walk():
+            kind = part.get_content_type()
+            if part.is_multipart() or kind not in _BODIES or part.get_content_disposition() == "attachment":
+                continue
+            if _BODIES[kind] not in bodies:
+                bodies[_BODIES[kind]] = _text_of(part)
         out = []
         for kind in ("plain", "html"):
-            body = mail.get_body(preferencelist=(kind,))
-            if body is not None:
-                text = str(body.get_content())
-                out.append(html_to_text(text) if kind == "html" else text)
+            if kind in bodies:
+                out.append(html_to_text(bodies[kind]) if kind == "html" else bodies[kind])
         return out
     except Exception:
         return []
+
+
+_BODIES = {"text/plain": "plain", "text/html": "html"}
+
+
+def _text_of(part: Message) -> str:
+    """A text part's content as `email.contentmanager` decodes it (its charset, errors replaced)."""
+    payload = part.get_payload(decode=True)
+    assert isinstance(payload, bytes)
+    charset = part.get_param("charset", "ASCII")
+    assert isinstance(charset, str)
+    try:
+        return payload.decode(charset, "replace")
+    except LookupError:
+        return payload.decode("utf-8", "replace")
 
 
 def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> str:

@@ -13,11 +13,20 @@ not given fails loudly in tests instead of printing blanks.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    BytecodeCache,
+    Environment,
+    FileSystemBytecodeCache,
+    FileSystemLoader,
+    StrictUndefined,
+    select_autoescape,
+)
+from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from pbem.engine.words import count
@@ -50,10 +59,37 @@ def _shown(value: Any) -> Any:
     return value
 
 
+class _Compiled(FileSystemBytecodeCache):
+    """Jinja's compiled templates kept between runs (issue 27: compiling the dozen templates of a poll's first
+    mails cost it about half a second, in every run).  Jinja's default folder is the user's own
+    (`_jinja2-cache-UID` in the temporary directory, made 0700 and checked to be owned by the user, so no one
+    else can plant code there); an entry is keyed by the template's name and its source's checksum, so an edited
+    template is compiled again, and one written by another Python is refused by its magic header.  The cache is
+    an optimisation only: a folder that cannot be used, or a broken entry, means compiling as before."""
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(Exception):
+            super().dump_bytecode(bucket)
+
+
+def _compiled() -> BytecodeCache | None:
+    try:
+        return _Compiled()
+    except Exception:  # no safe temporary folder for this user
+        return None
+
+
 @lru_cache(maxsize=1)
 def env() -> Environment:
     e = Environment(
         loader=FileSystemLoader(str(templates_dir())),
+        bytecode_cache=_compiled(),
         undefined=StrictUndefined,
         autoescape=select_autoescape(["html", "html.j2"], default_for_string=False),
         trim_blocks=True,

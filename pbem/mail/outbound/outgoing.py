@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from pbem.home.stages import stage
 from pbem.mail.outbound.compose import compose, stable_message_id
 from pbem.render.templates import render_mail
 
@@ -125,32 +126,34 @@ def outbox_row(
     record = receipt.context() if receipt is not None else {"record": None, "receipt": None}
 
     def build(ctx: dict[str, Any]) -> bytes:
-        r = render_mail(
-            mail.kind,
-            {
-                **ctx,
-                **record,
-                "moderator": head.moderator_name,
-                "moderator_address": head.moderator_address,
-                "now": when.isoformat(),  # the render time: deadlines are told as "in 23 hours" from it
-            },
-        )
-        return compose(
-            sender=head.moderator_address,
-            sender_name=head.moderator_name,
-            to=mail.to,
-            to_name=mail.to_name,
-            subject=r.subject,
-            text=r.text,
-            html=r.html,
-            message_id=mid,
-            when=when,
-            auto="auto-replied" if mail.in_reply_to else "auto-generated",
-            in_reply_to=mail.in_reply_to,
-            references=mail.references,
-            extra=extra,
-            images=r.images,
-        )
+        with stage("rendering"):
+            r = render_mail(
+                mail.kind,
+                {
+                    **ctx,
+                    **record,
+                    "moderator": head.moderator_name,
+                    "moderator_address": head.moderator_address,
+                    "now": when.isoformat(),  # the render time: deadlines are told as "in 23 hours" from it
+                },
+            )
+        with stage("composing"):
+            return compose(
+                sender=head.moderator_address,
+                sender_name=head.moderator_name,
+                to=mail.to,
+                to_name=mail.to_name,
+                subject=r.subject,
+                text=r.text,
+                html=r.html,
+                message_id=mid,
+                when=when,
+                auto="auto-replied" if mail.in_reply_to else "auto-generated",
+                in_reply_to=mail.in_reply_to,
+                references=mail.references,
+                extra=extra,
+                images=r.images,
+            )
 
     secret_text = mail.secret and mail.context.get(mail.secret)
     return dict(
