@@ -12,7 +12,9 @@ What it checks (docs/export-format.md, "Randomness"):
    A game with a join step (its export has `salts`, in seat order) is dealt from
    the dealing seed: the 64 hex digits of SHA-256 over the seed's ASCII bytes,
    then for each seat in order the salt's length in UTF-8 bytes (4 bytes,
-   big-endian) and the salt's UTF-8 bytes; the generator below runs on it.
+   big-endian) and the salt's UTF-8 bytes; the generator below runs on it.  A seat
+   whose JOIN was DKIM-signed by the player's provider (the salts event's data
+   `signed`) counts with the text "DKIM <hex>" in place of its salt.
 2. Every draw the game made is listed, in order, in the `rng` field of the event
    that reports it, and the draws use the generator's blocks 0, 1, 2, ... with no
    gap and no block used twice: nobody can have skipped or re-rolled a value.
@@ -148,11 +150,12 @@ def recompute(gen: Generator, rec: dict[str, Any]) -> Any:
     raise ValueError(f"unknown draw {op!r}")
 
 
-def deal_seed(seed: str, salts: list[str]) -> str:
-    """The seed a game with a join step is dealt from (see point 1 above)."""
+def deal_seed(seed: str, salts: list[str], signed: list[str] | None = None) -> str:
+    """The seed a game with a join step is dealt from (see point 1 above): a seat whose JOIN its provider
+    signed counts with "DKIM <hex>" in place of its salt (`signed`, from the salts event's data)."""
     h = hashlib.sha256(seed.encode("ascii"))
-    for salt in salts:
-        raw = salt.encode("utf-8")
+    for salt, sig in zip(salts, signed or [""] * len(salts)):
+        raw = (f"DKIM {sig}" if sig else salt).encode("utf-8")
         h.update(len(raw).to_bytes(4, "big") + raw)
     return h.hexdigest()
 
@@ -165,7 +168,8 @@ def audit(doc: dict[str, Any]) -> tuple[bool, str]:
         return False, refusal
     assert isinstance(seed, str)
     if doc.get("salts") is not None:
-        seed = deal_seed(seed, doc["salts"])
+        dealt = next((e for e in doc.get("events", []) if e.get("kind") == "salts"), {})
+        seed = deal_seed(seed, doc["salts"], dealt.get("data", {}).get("signed"))
     gen = Generator(seed)
     draws = 0
     decks: dict[str, list[Any]] = {}

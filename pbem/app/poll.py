@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem.app import budgets, derivations, intake, join, loops, on_file, reading
+from pbem.app import budgets, derivations, intake, join, loops, on_file, reading, vouch
 from pbem.app.ahead import warmed
 from pbem.app.apply import apply, prepare, record_inbound
 from pbem.app.decision import Decision
@@ -232,7 +232,11 @@ def decide_and_apply(
     words = join.order_words(s, game) if game is not None else None
     sent, text = reading.answered_mails(s, msg, game)  # the mails it answers; its text without copies of them
     ex = extract(text, msg.subject, words) if not msg.problem else None
+    arrived = raw
     msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
+    ev = None  # what the player's provider vouches for, taken before the redacted copy replaces the mail
+    if game is not None and not msg.problem:
+        ev, ex = vouch.take(arrived, raw, ex, words)
     msg = loops.quieted(s, msg, ex, when) if registered else msg  # an unmarked autoresponder: no answer
     facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=Policy.of(cfg), sent=sent)
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
@@ -241,4 +245,5 @@ def decide_and_apply(
     look = Look(secret, cfg.domain, cfg.moderator_name, when)
     d = finish(intake.decide(msg, facts, cfg.replies_per_hour), facts.loaded, look)  # pure: every mail finished
     apply(s, cfg, d, when, secret, facts.loaded, inbound=(msg, raw))  # writes only
+    vouch.keep(s, msg, ev)
     return d

@@ -93,6 +93,23 @@ class InboundMessage(SQLModel, table=True):
     duplicate_of: int | None = None
 
 
+class DkimEvidence(SQLModel, table=True):
+    """What a player's provider vouches for in one inbound message (issue 25, migration 0013): the
+    DKIM-Signature and the header fields it signs as received, the body when pbem may keep it (no code was
+    redacted from it), and the key as fetched at arrival, so that `pbem verify` re-checks it without DNS
+    (`pbem.trust.dkim`)."""
+
+    __tablename__ = "dkim_evidence"
+
+    inbound_id: int = Field(foreign_key="inbound_messages.id", primary_key=True)
+    domain: str = Field(max_length=253)
+    selector: str = Field(max_length=253)
+    verified: bool = Field(sa_column=Column(Boolean, nullable=False))
+    headers: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    body: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    key: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+
+
 class OrderInput(SQLModel, table=True):
     """One accepted input to a game: a player's order lines, or a deadline default."""
 
