@@ -6,6 +6,10 @@ DKIM-Signature and the header fields it signs as received, the body when no code
 redacted from it, and the key record as fetched (`pbem.trust.dkim`).  Messages read
 before have none, and `pbem verify` says "unsigned" for them.
 
+`games.signing_key` becomes Text: a game's key is now stored sealed with a wrapping key
+kept in the home directory (`pbem.record.sealing`), longer than the 64 hex digits of a key
+in clear.  Keys stored in clear before stay as they are, and are read as they are.
+
 Revision ID: 0013_dkim_evidence
 Revises: 0012_evidence (the lead re-chains it at merge)
 """
@@ -32,7 +36,11 @@ def upgrade() -> None:
         sa.Column("body", sa.LargeBinary(), nullable=True),
         sa.Column("key", sa.Text(), nullable=False),
     )
+    with op.batch_alter_table("games") as batch:
+        batch.alter_column("signing_key", type_=sa.Text(), existing_type=sa.String(length=64), existing_nullable=True)
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("games") as batch:
+        batch.alter_column("signing_key", type_=sa.String(length=64), existing_type=sa.Text(), existing_nullable=True)
     op.drop_table("dkim_evidence")

@@ -49,7 +49,7 @@ from pbem.home.config import Config
 from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
-from pbem.record import due, modes, outbox, store
+from pbem.record import due, modes, outbox, sealing, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, Game, InboundMessage, Seat, Snapshot
@@ -152,7 +152,8 @@ def _new_game(w: _Writing, g: NewGame) -> None:
         seed_commitment=g.seed_commitment,
         insecure_seed=g.insecure_seed,
         legacy_events=0,
-        signing_key=signing.new_key(),  # signs every receipt of the game (issue 25, `pbem.trust.signing`)
+        # signs every receipt of the game (issue 25, `pbem.trust.signing`); sealed: `pbem.record.sealing`
+        signing_key=sealing.seal(signing.new_key(), g.name, w.cfg.home),
         players_json=json.dumps(list(g.players)),
         options_json=json.dumps(g.options, sort_keys=True),
         deadline_seconds=g.deadline_seconds,

@@ -144,9 +144,10 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
         doc["salts"] = next((list(ev.data["salts"]) for ev in events if ev.kind == "salts"), None)  # a copy
     if over:
         doc["finished"] = doc["events"][-1]["at"] if doc["events"] else None
-    if game.signing_key:  # the game's key signs the export's head as it signs every receipt
-        doc["game"]["key"] = signing.public_key(game.signing_key)
-        doc["signature"] = signing.export_signature(game.signing_key, doc)
+    private = signing.private_of(game)
+    if private:  # the game's key signs the export's head as it signs every receipt
+        doc["game"]["key"] = signing.public_key(private)
+        doc["signature"] = signing.export_signature(private, doc)
     return doc
 
 

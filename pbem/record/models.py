@@ -33,7 +33,7 @@ class Game(SQLModel, table=True):
     legacy_events: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
     # The game's Ed25519 signing key (32 bytes as hex, `pbem.trust.signing`): it signs every receipt; its public
     # half's fingerprint is in the invitation.  None for games created before migration 0012 (unsigned).
-    signing_key: str | None = Field(default=None, max_length=64)
+    signing_key: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # sealed (0013)
     players_json: str = Field(sa_column=Column(Text, nullable=False))  # engine player names, seat order
     options_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     deadline_seconds: int = 172800
