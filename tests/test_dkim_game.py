@@ -191,6 +191,20 @@ def test_dropping_the_evidence_leaves_the_input_unsigned_and_named(signed_game) 
     assert any(n.startswith("WARNING: Alice's provider signed") and str(victim["seq"]) in n for n in v.notes)
 
 
+def test_a_code_in_a_signed_header_leaves_the_input_unsigned_not_failed(signed_game) -> None:
+    """A player who wrote their code in the subject: pbem kept none of the signed fields (they held the code)."""
+    doc = copy.deepcopy(signed_game["doc"])
+    victim = next(o for o in doc["orders"] if o["kind"] == "orders" and o["player"] == "Alice" and o["message_id"])
+    ev = next(e for e in doc["evidence"] if e["message_id"] == victim["message_id"])
+    ev["headers"], ev["body"] = "", None
+    v = verify(doc)
+    assert v.ok, v.problem
+    assert (
+        f"input {victim['seq']} (Alice): dkim: unsigned (its signed header fields held the player's code: not kept)"
+        in v.vouched
+    )
+
+
 def test_evidence_moved_to_another_input_is_named(signed_game) -> None:
     doc = copy.deepcopy(signed_game["doc"])
     mine = [o for o in doc["orders"] if o["kind"] == "orders" and o["player"] == "Bob" and o["message_id"]]
