@@ -108,3 +108,28 @@ def test_a_code_in_a_signed_header_keeps_nothing_of_it(provider) -> None:
     ev = capture(raw, _dns(provider), keep_body=False, secrets=("K7QX-2MPD",))
     assert ev is not None and ev.verified and ev.headers == b"" and ev.body is None
     assert not recheck(_body_of(ev)).ok
+
+
+def test_the_providers_key_is_asked_once_per_provider_and_a_failing_resolver_once_per_period(provider, monkeypatch):
+    """A poll of many players' mail costs one DNS lookup per provider; a resolver that fails costs one wait."""
+    from pbem.trust import dkim
+
+    asked: list[bytes] = []
+
+    def counting(name, timeout=5):
+        asked.append(name)
+        return provider["dns"].get(name)
+
+    monkeypatch.setattr(dkim, "resolver", counting)
+    monkeypatch.setattr(dkim, "_cache", {})
+    assert all(capture(_signed(provider)).verified for _ in range(5))  # type: ignore[union-attr]
+    assert len(asked) == 1
+
+    def failing(name, timeout=5):
+        asked.append(name)
+        raise TimeoutError("no answer")
+
+    monkeypatch.setattr(dkim, "resolver", failing)
+    monkeypatch.setattr(dkim, "_cache", {})
+    results = [capture(_signed(provider)) for _ in range(5)]
+    assert all(r is not None and not r.verified for r in results) and len(asked) == 2

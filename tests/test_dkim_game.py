@@ -102,6 +102,7 @@ def _play(home: Path, attack: Attack):
 
     mp = pytest.MonkeyPatch()
     mp.setattr(dkim, "resolver", _dns)
+    mp.setattr(dkim, "_cache", {})
     mp.setattr(poll, "scrub", attack.scrub(poll.scrub))
     salts = {"Alice": "alice's own words", "Bob": "bob", "Carol": "carol"}
     try:

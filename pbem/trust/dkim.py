@@ -31,6 +31,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from email import message_from_bytes, policy
@@ -53,6 +54,26 @@ def provider_dns(name: bytes, timeout: int = 5) -> bytes | None:
 
 #: What pbem asks DNS with at arrival (a test serves the record from a dict in its place).
 resolver: DnsFunc = provider_dns
+#: Keys found are asked again after an hour, keys missing (or DNS failing) after five minutes: a poll of many
+#: players' mail costs one lookup per provider, and a resolver that is down costs one 5-second wait per
+#: provider every five minutes, not one per mail.
+TTL_FOUND, TTL_MISSING, MAX_CACHED = 3600.0, 300.0, 10_000
+_cache: dict[bytes, tuple[float, bytes | None]] = {}
+
+
+def _cached(name: bytes, timeout: int = 5) -> bytes | None:
+    now = time.monotonic()
+    hit = _cache.get(name)
+    if hit is not None and hit[0] > now:
+        return hit[1]
+    try:
+        record = resolver(name, timeout=timeout)
+    except Exception:  # a timeout or a resolver error: no key now, asked again later
+        record = None
+    if len(_cache) >= MAX_CACHED:
+        _cache.clear()
+    _cache[name] = (now + (TTL_FOUND if record else TTL_MISSING), record)
+    return record
 
 
 @dataclass(frozen=True)
@@ -114,7 +135,7 @@ def capture(
     fetched: dict[str, bytes] = {}
 
     def lookup(name: bytes, timeout: int = 5) -> bytes | None:
-        record = (dns or resolver)(name, timeout=timeout)
+        record = dns(name, timeout=timeout) if dns is not None else _cached(name, timeout)
         if record and len(record) <= MAX_KEY:
             fetched["key"] = record
             return record
