@@ -35,6 +35,12 @@ What it checks (docs/export-format.md, "Randomness"):
    reshuffle holds only cards of that deck, and a seating shuffles the players
    in seat order.  So the moderator cannot choose the deck by listing it in the
    order that a known seed shuffles into the deal he wants.
+7. Each draw is used as the events say (`USES`; House of Habsburg so far): the
+   cards dealt and drawn are the ones at those positions of the recomputed
+   shuffle (the top card is the last; the deal goes round the seats three times,
+   one card each; a `draw` event takes its `n` cards; a player's `dealt` and
+   `drew` events, where the export shows them, must name exactly those cards).
+   An export with an `undo` event is checked up to it (an undo rewinds the deck).
 
 It prints "OK" and a one-line summary, or "MISMATCH" naming the first event that
 differs, and exits 0 or 1.
@@ -182,7 +188,11 @@ def audit(doc: dict[str, Any]) -> tuple[bool, str]:
             if why:
                 return False, f"{where}: {why}"
             draws += 1
-    return True, f"{draws} random draws ({gen.n} generator blocks) reproduced from the seed"
+    misuse = USES[kind](doc) if kind in USES else ""
+    if misuse:
+        return False, misuse
+    used = " and every card dealt and drawn is the recomputed deck's" if kind in USES else ""
+    return True, f"{draws} random draws ({gen.n} generator blocks) reproduced from the seed{used}"
 
 
 def _refusal(doc: dict[str, Any], seed: Any, kind: Any) -> str:
@@ -221,6 +231,49 @@ def _draw_problem(
         if name in ev["data"] and len(ev["data"]["rng"]) == 1 and ev["data"][name] != value:
             return f"its {name!r} is {ev['data'][name]!r}, the seed gives {value!r}"
     return ""
+
+
+def _habsburg_uses(doc: dict[str, Any]) -> str:
+    """Every card dealt or drawn is the one at its position of the recomputed deck ("" if so)."""
+    deck: list[Any] | None = None
+    seats: list[str] = []
+    dealt: dict[str, list[Any]] = {}
+    drawn: list[tuple[str, list[Any]]] = []  # (player, cards) of each `draw`, matched by the next `drew` of theirs
+    for ev in sorted(doc.get("events", []), key=lambda e: e["seq"]):
+        kind, data = ev["kind"], ev.get("data", {})
+        where = f"event {ev['seq']} ({kind}: {ev['text'][:60]!r})"
+        if kind == "undo":
+            return ""
+        if kind == "seating":
+            seats = list(data.get("seats", []))
+        elif kind == "shuffle" and deck is None:
+            deck = list(data["rng"][0]["value"])
+        elif kind == "deal" and deck is not None and seats:
+            rounds = (len(deck) - int(data.get("deck", len(deck)))) // len(seats)
+            dealt = {p: [] for p in seats}
+            for _ in range(rounds):
+                for p in seats:
+                    dealt[p].append(deck.pop())
+        elif kind == "dealt" and data.get("player") in dealt:
+            if data.get("cards") != dealt[data["player"]]:
+                return f"{where}: the recomputed deck deals {data['player']} {dealt[data['player']]!r}, not {data.get('cards')!r}"
+        elif kind == "draw" and deck is not None:
+            n = int(data.get("n", 0))
+            if n > len(deck):
+                return f"{where}: it draws {n} cards from a deck of {len(deck)}"
+            drawn.append((str(data.get("player")), [deck.pop() for _ in range(n)]))
+        elif kind == "drew":
+            mine = next((i for i, (p, _) in enumerate(drawn) if p == data.get("player")), None)
+            if mine is None:
+                return f"{where}: {data.get('player')} is said to draw, but no draw from the deck precedes it"
+            _, cards = drawn.pop(mine)
+            if data.get("cards") != cards:
+                return f"{where}: the recomputed deck gives {data.get('player')} {cards!r}, not {data.get('cards')!r}"
+    return ""
+
+
+#: Per game kind: a check that each draw is used as the events say ("" when it is, or the first problem).
+USES = {"habsburg": _habsburg_uses}
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
