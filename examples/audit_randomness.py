@@ -39,7 +39,10 @@ What it checks (docs/export-format.md, "Randomness"):
    cards dealt and drawn are the ones at those positions of the recomputed
    shuffle (the top card is the last; the deal goes round the seats three times,
    one card each; a `draw` event takes its `n` cards; a player's `dealt` and
-   `drew` events, where the export shows them, must name exactly those cards).
+   `drew` events, where the export shows them, must name exactly those cards);
+   a stolen card is the one at the drawn position of the victim's hand as the
+   events built it (dealt and drawn cards appended, played, melded and
+   discarded cards removed, the first of equal names).
    An export with an `undo` event is checked up to it (an undo rewinds the deck).
 
 It prints "OK" and a one-line summary, or "MISMATCH" naming the first event that
@@ -191,7 +194,7 @@ def audit(doc: dict[str, Any]) -> tuple[bool, str]:
     misuse = USES[kind](doc) if kind in USES else ""
     if misuse:
         return False, misuse
-    used = " and every card dealt and drawn is the recomputed deck's" if kind in USES else ""
+    used = " and every card dealt, drawn and stolen is the one the recomputed deck gives" if kind in USES else ""
     return True, f"{draws} random draws ({gen.n} generator blocks) reproduced from the seed{used}"
 
 
@@ -233,17 +236,27 @@ def _draw_problem(
     return ""
 
 
+#: House of Habsburg: the events that take cards out of their player's hand, and the fields naming them.
+HABSBURG_PLAYS = {"claim": ("card",), "person": ("card",), "disaster": ("card",), "succession": ("card",)}
+
+
 def _habsburg_uses(doc: dict[str, Any]) -> str:
-    """Every card dealt or drawn is the one at its position of the recomputed deck ("" if so)."""
+    """Every card dealt or drawn is the one at its position of the recomputed deck, and every stolen card the one
+    at the drawn position of the victim's hand as the events built it ("" if so)."""
     deck: list[Any] | None = None
     seats: list[str] = []
     dealt: dict[str, list[Any]] = {}
     drawn: list[tuple[str, list[Any]]] = []  # (player, cards) of each `draw`, matched by the next `drew` of theirs
+    hands: dict[str, list[Any]] = {}
+    unknown: set[str] = set()  # players whose hand the export does not show whole (a draw without its drew)
     for ev in sorted(doc.get("events", []), key=lambda e: e["seq"]):
         kind, data = ev["kind"], ev.get("data", {})
         where = f"event {ev['seq']} ({kind}: {ev['text'][:60]!r})"
-        if kind == "undo":
-            return ""
+        if kind == "undo" or (kind == "moderator" and "replace" in ev["text"].lower()):
+            return ""  # an undo rewinds the deck; a replacement renames a seat: checked up to there
+        why = _habsburg_hand(kind, data, hands, unknown, where)
+        if why:
+            return why
         if kind == "seating":
             seats = list(data.get("seats", []))
         elif kind == "shuffle" and deck is None:
@@ -254,6 +267,7 @@ def _habsburg_uses(doc: dict[str, Any]) -> str:
             for _ in range(rounds):
                 for p in seats:
                     dealt[p].append(deck.pop())
+            hands.update({p: list(cards) for p, cards in dealt.items()})
         elif kind == "dealt" and data.get("player") in dealt:
             if data.get("cards") != dealt[data["player"]]:
                 return f"{where}: the recomputed deck deals {data['player']} {dealt[data['player']]!r}, not {data.get('cards')!r}"
@@ -261,14 +275,57 @@ def _habsburg_uses(doc: dict[str, Any]) -> str:
             n = int(data.get("n", 0))
             if n > len(deck):
                 return f"{where}: it draws {n} cards from a deck of {len(deck)}"
-            drawn.append((str(data.get("player")), [deck.pop() for _ in range(n)]))
+            got = [deck.pop() for _ in range(n)]
+            drawn.append((str(data.get("player")), got))
+            hands.setdefault(str(data.get("player")), []).extend(got)
         elif kind == "drew":
-            mine = next((i for i, (p, _) in enumerate(drawn) if p == data.get("player")), None)
-            if mine is None:
-                return f"{where}: {data.get('player')} is said to draw, but no draw from the deck precedes it"
-            _, cards = drawn.pop(mine)
-            if data.get("cards") != cards:
-                return f"{where}: the recomputed deck gives {data.get('player')} {cards!r}, not {data.get('cards')!r}"
+            why = _habsburg_drew(data, drawn, where)
+            if why:
+                return why
+    return ""
+
+
+def _habsburg_drew(data: dict[str, Any], drawn: list[tuple[str, list[Any]]], where: str) -> str:
+    """A player's `drew` names the cards of their last `draw` from the recomputed deck ("" if so)."""
+    mine = next((i for i, (p, _) in enumerate(drawn) if p == data.get("player")), None)
+    if mine is None:
+        return f"{where}: {data.get('player')} is said to draw, but no draw from the deck precedes it"
+    _, cards = drawn.pop(mine)
+    if data.get("cards") != cards:
+        return f"{where}: the recomputed deck gives {data.get('player')} {cards!r}, not {data.get('cards')!r}"
+    return ""
+
+
+def _habsburg_hand(kind: str, data: dict[str, Any], hands: dict[str, list[Any]], unknown: set[str], where: str) -> str:
+    """Follow one event's effect on the hands; for a stolen card, check it ("" if it holds)."""
+    player = str(data.get("player"))
+    hand = hands.get(player)
+    if kind == "stolen":
+        victim, rec = str(data.get("victim")), (data.get("rng") or [{}])[0]
+        theirs = hands.get(victim)
+        if theirs is None or victim in unknown or player in unknown:
+            unknown.add(player)
+            return ""
+        if rec.get("bound") != len(theirs):
+            return f"{where}: the draw picks among {rec.get('bound')} cards, but {victim}'s hand holds {len(theirs)}"
+        if theirs[rec["value"]] != data.get("stolen"):
+            return f"{where}: the drawn position {rec['value']} of {victim}'s hand holds {theirs[rec['value']]!r}, not {data.get('stolen')!r}"
+        hands.setdefault(player, []).append(theirs.pop(rec["value"]))
+        return ""
+    if hand is None:
+        return ""
+    gone: list[Any] = []
+    if kind in HABSBURG_PLAYS:
+        gone = [data.get(f) for f in HABSBURG_PLAYS[kind]]
+    elif kind == "meld":
+        gone = [data.get("person"), data.get("claim")] + ([] if data.get("from_discard") else [data.get("holding")])
+    elif kind == "discard":
+        gone = list(data.get("cards", []))
+    for card in gone:
+        if card in hand:
+            hand.remove(card)
+        else:
+            unknown.add(player)  # the export does not show this hand whole: its stolen cards are not checked
     return ""
 
 

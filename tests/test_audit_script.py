@@ -124,3 +124,17 @@ def test_a_deal_that_is_not_the_decks_is_named(tmp_path: Path) -> None:
     a["data"]["cards"][0], b["data"]["cards"][0] = b["data"]["cards"][0], a["data"]["cards"][0]
     res = _run(doc, tmp_path)
     assert res.returncode == 1 and f"event {a['seq']} (dealt" in res.stdout, res.stdout
+
+
+def test_a_wrong_stolen_card_is_named(tmp_path: Path) -> None:
+    """Issue 25: the audit said OK on a wrong stolen card (the draw's value was right, its use was not checked).
+    Every stolen card must be the one at the drawn position of the victim's hand as the events built it."""
+    doc = seeded_export("habsburg")
+    thefts = [e for e in doc["events"] if e["kind"] == "stolen"]
+    assert thefts
+    deck = next(e for e in doc["events"] if e["kind"] == "shuffle")["data"]["deck"]
+    ev = thefts[len(thefts) // 2]
+    ev["data"]["stolen"] = next(card for card in deck if card != ev["data"]["stolen"])
+    res = _run(doc, tmp_path)
+    assert res.returncode == 1 and f"event {ev['seq']} (stolen" in res.stdout, res.stdout
+    assert f"of {ev['data']['victim']}'s hand holds" in res.stdout
