@@ -16,6 +16,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pbem.home.app import Home
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -76,7 +78,7 @@ def create_games(
     for g in range(games):
         name = f"{prefix}{g}"
         games_app.create_game(
-            cfg,
+            Home.of(cfg),
             KIND,
             name,
             [(p, player_address(p)) for p in players],

@@ -42,6 +42,8 @@ from pathlib import Path
 import common
 from sqlalchemy import create_engine, inspect, text
 
+from pbem.home.app import Home
+
 FAR = timedelta(days=7)  # deadlines far away: nothing due, no reminder window
 NEAR = timedelta(hours=20)  # inside the 24 h reminder window ...
 OPENED = timedelta(hours=11)  # ... and past the middle of the step, when no reminder is due yet
@@ -60,7 +62,7 @@ def build(
     for g in range(few):
         name = f"{prefix}{g}"
         create_game(
-            cfg,
+            Home.of(cfg),
             common.KIND,
             name,
             [(p, common.player_address(p)) for p in common.PLAYERS],

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import common
 
+from pbem.home.app import Home
+
 GAME = "g0"
 
 
@@ -61,7 +63,7 @@ def home(root: Path, label: str, mails: int, named: bool, per_day: int):
 
     players = [(p, common.player_address(p)) for p in common.PLAYERS]
     codes = {p: common.code(p) for p in common.PLAYERS}
-    games.create_game(cfg, common.KIND, GAME, players, seed="bench-strangers", codes=codes)
+    games.create_game(Home.of(cfg), common.KIND, GAME, players, seed="bench-strangers", codes=codes)
     fill(cfg, mails, named)
     return cfg
 

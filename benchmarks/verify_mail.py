@@ -35,6 +35,8 @@ from pathlib import Path
 
 import common
 
+from pbem.home.app import Home
+
 KIND = "sixteen-thirty"
 PLAYERS = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 WATCHED = "Alice"
@@ -73,7 +75,7 @@ def build(home: Path, inputs: list[tuple[str, list[str]]]) -> tuple[Path, Path, 
     start = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
     name = "vm1"
     addresses = {p: common.player_address(p) for p in PLAYERS}
-    create_game(cfg, KIND, name, [(p, addresses[p]) for p in PLAYERS], seed=SEED, clock=lambda: start)
+    create_game(Home.of(cfg), KIND, name, [(p, addresses[p]) for p in PLAYERS], seed=SEED, clock=lambda: start)
     with session(cfg.database_url) as s:
         game = store.game_by_name(s, name)
         assert game is not None and game.id is not None

@@ -17,6 +17,7 @@ from pbem.app import poll as polling
 from pbem.app.absence import absences, set_away, used, wait_for
 from pbem.app.decision import GameError
 from pbem.history.export import build, verify
+from pbem.home.app import Home
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.orders.away import read_away
 from pbem.orders.extract import extract
@@ -29,7 +30,9 @@ PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test")]
 
 
 def run(cfg, clock):
-    return polling.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=clock)
+    return polling.poll(
+        Home.of(cfg, inbox=MaildirInbox(cfg.maildir_path), sender=MaildirSender(cfg.maildir_path), clock=clock)
+    )
 
 
 def send(cfg, player: str, body: str) -> None:
@@ -58,7 +61,7 @@ def check_verify(cfg) -> None:
 
 @pytest.fixture
 def game(home, clock):
-    games.create_game(home, "italian-wars", "iw1", PLAYERS, seed="absence", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "italian-wars", "iw1", PLAYERS, seed="absence", clock=clock, codes=CODES)
     run(home, clock)
     return home
 
@@ -137,19 +140,19 @@ def test_the_moderator_sets_and_clears_an_absence(game, clock) -> None:
     cfg, seen = game, set()
     sent_mail(cfg, seen)
     due0 = deadline(cfg)
-    back = set_away(cfg, "iw1", "bob", "3", clock.now)
+    back = set_away(Home.of(cfg), "iw1", "bob", "3", clock.now)
     assert back == clock.now + timedelta(days=3)
     run(cfg, clock)
     note = [m for m in sent_mail(cfg, seen) if "bob@players.test" in m["To"]]
     assert note and "The moderator noted" in note[0]["Subject"]
     with pytest.raises(GameError, match="not a player"):
-        set_away(cfg, "iw1", "Zed", "3", clock.now)
+        set_away(Home.of(cfg), "iw1", "Zed", "3", clock.now)
     with pytest.raises(GameError, match="a date"):
-        set_away(cfg, "iw1", "Bob", "someday", clock.now)
+        set_away(Home.of(cfg), "iw1", "Bob", "someday", clock.now)
     clock.now = due0 + timedelta(minutes=1)
     run(cfg, clock)
     assert deadline(cfg) == back
-    assert set_away(cfg, "iw1", "Bob", "back", clock.now) is None
+    assert set_away(Home.of(cfg), "iw1", "Bob", "back", clock.now) is None
 
 
 def test_away_lines_are_read_as_people_write_them() -> None:

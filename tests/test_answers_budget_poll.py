@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pbem.app import games
 from pbem.app import poll as polling
+from pbem.home.app import Home
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.trust import codes
 from tests.conftest import CODES, deliver, order_mail, sent_mail, signed
@@ -20,7 +21,9 @@ ALICE = "Alice <alice@players.test>"
 
 
 def run_poll(cfg, clock):
-    return polling.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=clock)
+    return polling.poll(
+        Home.of(cfg, inbox=MaildirInbox(cfg.maildir_path), sender=MaildirSender(cfg.maildir_path), clock=clock)
+    )
 
 
 def to(msgs, address: str) -> list[str]:
@@ -30,7 +33,7 @@ def to(msgs, address: str) -> list[str]:
 def test_a_burst_of_help_and_status_forgeries_gets_one_notice_then_silence(home, clock, monkeypatch) -> None:
     home.replies_per_hour = 4
     home.stranger_answers_per_day = 1
-    games.create_game(home, "habsburg", "hh1", PLAYERS, seed="budget", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="budget", clock=clock, codes=CODES)
     run_poll(home, clock)
     seen: set = set()
     sent_mail(home, seen)

@@ -17,6 +17,7 @@ import pytest
 from pbem import engine as registry
 from pbem.app.games import create_game
 from pbem.app.poll import poll as run_poll
+from pbem.home.app import Home
 from pbem.mail.inbound.message import parse
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.orders.extract import extract
@@ -61,9 +62,9 @@ def test_client_reply_is_accepted_by_the_moderator(tmp_path: Path, path: Path) -
 
     cfg = config_mod.load(init_home(tmp_path / "home", address="games@example.org", name="pbem moderator"))
     clock = Clock()
-    create_game(cfg, "habsburg", "hh1", PLAYERS, seed="corpus-3", clock=clock, codes=CODES)
+    create_game(Home.of(cfg), "habsburg", "hh1", PLAYERS, seed="corpus-3", clock=clock, codes=CODES)
     poll = lambda: run_poll(  # noqa: E731
-        cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=clock
+        Home.of(cfg, inbox=MaildirInbox(cfg.maildir_path), sender=MaildirSender(cfg.maildir_path), clock=clock)
     )
     poll()
     seen: set = set()

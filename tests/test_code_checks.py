@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pbem.app import games
 from pbem.app import poll as polling
+from pbem.home.app import Home
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.trust import codes
 from tests.conftest import CODES, deliver, order_mail, signed
@@ -34,7 +35,7 @@ def test_a_poll_derives_once_per_registered_seat_and_code_and_never_for_mail_wit
     home, clock, monkeypatch
 ) -> None:
     monkeypatch.setattr(games, "hash_code", lambda c: codes.hash_code(c, rounds=1000))
-    games.create_game(home, "habsburg", "hh1", PLAYERS, seed="kdf-test", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="kdf-test", clock=clock, codes=CODES)
     mails = [order_mail("Alice <alice@players.test>", "hh1", signed("Alice", "NO EVENT")) for _ in range(3)]
     mails.append(order_mail("Bob <bob@players.test>", "hh1", "CODE ZZZZ-9999\nNO EVENT"))  # wrong code
     mails.append(order_mail("Carol <carol@players.test>", "hh1", "HELP"))  # needs no code
@@ -43,7 +44,9 @@ def test_a_poll_derives_once_per_registered_seat_and_code_and_never_for_mail_wit
         deliver(home, raw)
     codes.forget_checks()
     before = codes.derivations
-    summary = polling.poll(home, MaildirInbox(home.maildir_path), MaildirSender(home.maildir_path), clock=clock)
+    summary = polling.poll(
+        Home.of(home, inbox=MaildirInbox(home.maildir_path), sender=MaildirSender(home.maildir_path), clock=clock)
+    )
     assert summary.read == 6
     # Alice's code once for three messages; Bob's wrong code once for his seat, then once against each other
     # seat (is it another player's code sent from his address? issue 12): 1 + 1 + 2

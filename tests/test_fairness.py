@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pbem.history.export import verify
+from pbem.home.app import Home
 from pbem.trust import chain
 from pbem.trust.canonical import MAX_BYTES, BadJson, canonical, load_export
 from tests.conftest import Clock
@@ -204,7 +205,7 @@ def test_an_abandoned_game_reveals_its_seed_and_verifies_up_to_the_abandon(tmp_p
     r = run("dynasties", 3, "fair-abandon", tmp_path / "home", clock=clock, max_polls=4)
     assert not r.verified
     cfg = config_mod.load(tmp_path / "home" / "pbem.toml")
-    abandon(cfg, r.game, clock())
+    abandon(Home.of(cfg), r.game, clock())
     with session(cfg.database_url) as s:
         game = game_by_name(s, r.game)
         assert game is not None

@@ -12,6 +12,7 @@ from pbem.app.decision import GameError
 from pbem.app.game_names import export_stem, game_name_problem, inside
 from pbem.app.games import create_game
 from pbem.cli import app
+from pbem.home.app import Home
 
 PLAYERS = [("Alice", "alice@x.test"), ("Bob", "bob@x.test"), ("Carol", "carol@x.test")]
 
@@ -31,7 +32,7 @@ def test_refused_names_say_what_is_allowed(name: str) -> None:
 
 def test_game_new_refuses_a_bad_name_with_what_is_allowed(home) -> None:
     with pytest.raises(GameError, match="starts with a letter"):
-        create_game(home, "habsburg", "../../x", PLAYERS)
+        create_game(Home.of(home), "habsburg", "../../x", PLAYERS)
     res = CliRunner().invoke(
         app,
         ["--config", str(home.path), "game", "new", "habsburg", "--name", "a/b"]
@@ -55,7 +56,7 @@ def test_inside_refuses_a_path_that_leaves_the_folder(tmp_path: Path) -> None:
 
 def test_export_all_never_writes_outside_its_folder_for_old_rows(home, tmp_path: Path) -> None:
     for name in ("hh", "ok2", "ok3"):
-        create_game(home, "habsburg", name, PLAYERS, seed=name)
+        create_game(Home.of(home), "habsburg", name, PLAYERS, seed=name)
     con = sqlite3.connect(home.database_url.removeprefix("sqlite:///"))
     con.execute("UPDATE games SET name = '../../x' WHERE name = 'ok2'")  # rows written before names were checked
     con.execute("UPDATE games SET name = 'a/b' WHERE name = 'ok3'")

@@ -19,6 +19,7 @@ from pbem.app import poll as polling
 from pbem.app.games import Table
 from pbem.cli import app
 from pbem.history.export import build, verify
+from pbem.home.app import Home
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.record import store
 from pbem.record.db import session
@@ -101,11 +102,13 @@ PLAYERS = [("Ann", "ann@players.test"), ("Ben", "ben@players.test")]
 
 
 def run_poll(cfg, clock) -> polling.PollSummary:
-    return polling.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=clock)
+    return polling.poll(
+        Home.of(cfg, inbox=MaildirInbox(cfg.maildir_path), sender=MaildirSender(cfg.maildir_path), clock=clock)
+    )
 
 
 def test_a_player_missing_at_the_join_deadline_is_reported_and_game_start_deals_without_them(home, clock) -> None:
-    games.create_game(home, "italian-wars", "iw1", PLAYERS, clock=clock, codes=CODES, table=Table(join=True))
+    games.create_game(Home.of(home), "italian-wars", "iw1", PLAYERS, clock=clock, codes=CODES, table=Table(join=True))
     run_poll(home, clock)
     seen: set = set()
     invites = sent_mail(home, seen)
@@ -127,7 +130,7 @@ def test_a_player_missing_at_the_join_deadline_is_reported_and_game_start_deals_
     assert "Ben (Ben <ben@players.test>)" in text and "pbem game start iw1" in text and "pbem game replace iw1" in text
     clock.advance(minutes=5)
     assert run_poll(home, clock).deadlines == 0, "told once per deadline period"
-    control.replace(home, "iw1", "Ben", ("Dora", "dora@players.test"), clock(), code="DORA-1111")
+    control.replace(Home.of(home), "iw1", "Ben", ("Dora", "dora@players.test"), clock(), code="DORA-1111")
     run_poll(home, clock)
     to_dora = [m for m in sent_mail(home, seen) if m["To"].addresses[0].addr_spec == "dora@players.test"]
     [invite] = [m for m in to_dora if "Join the game" in m["Subject"]]
@@ -137,7 +140,7 @@ def test_a_player_missing_at_the_join_deadline_is_reported_and_game_start_deals_
     assert res.exit_code == 0 and "without the salt of Dora" in res.output, res.output
     again = CliRunner().invoke(app, ["-c", str(home.path), "game", "start", "iw1"])
     assert again.exit_code != 0 and "already dealt" in again.output
-    polling.poll(home, MaildirInbox(home.maildir_path), MaildirSender(home.maildir_path))
+    polling.poll(Home.of(home, inbox=MaildirInbox(home.maildir_path), sender=MaildirSender(home.maildir_path)))
     reports = [body_of(m) for m in sent_mail(home, seen) if "The deal: nobody chose it" in body_of(m)]
     assert len(reports) == 2 and all('Ann: "ann\'s words"' in b and "Dora: (no salt)" in b for b in reports)
 
@@ -155,7 +158,7 @@ def test_a_player_missing_at_the_join_deadline_is_reported_and_game_start_deals_
 
 
 def test_a_join_game_waiting_for_everyone_is_rebuilt_from_its_record_without_a_snapshot(home, clock) -> None:
-    games.create_game(home, "italian-wars", "iw2", PLAYERS, clock=clock, codes=CODES, table=Table(join=True))
+    games.create_game(Home.of(home), "italian-wars", "iw2", PLAYERS, clock=clock, codes=CODES, table=Table(join=True))
     with session(home.database_url) as s:
         game = store.game_by_name(s, "iw2")
         assert game is not None and game.id is not None

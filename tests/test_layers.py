@@ -167,6 +167,20 @@ def sql_importers(root: Path, top: str = "pbem") -> list[str]:
 SQL_IN_APP: list[str] = []  # every query lives in pbem/record (issue 22): none is allowed back
 
 
+def table_importers(g: dict[str, list[tuple[str, int, bool]]], top: str = "pbem") -> list[str]:
+    """Modules of the use-case layer that import the record's tables (`top`.record.models), sorted.  The
+    record hands out frozen rows (`top`.record.rows); only the writer names the tables it inserts into."""
+    return sorted(
+        m
+        for m, deps in g.items()
+        if m.startswith(f"{top}.app.") and any(t == f"{top}.record.models" for t, _, _ in deps)
+    )
+
+
+#: The one use-case module that names the record's tables: `apply`, the writer (its INSERT targets).
+TABLES_IN_APP = ["pbem.app.apply"]
+
+
 #: The only modules allowed directly in pbem/: the package itself and `python -m pbem`.
 ENTRY_POINTS = {"__init__.py", "__main__.py"}
 
@@ -279,6 +293,26 @@ def test_no_import_cycles_between_pbem_modules() -> None:
 
 def test_the_use_cases_import_no_sql_beyond_the_shrinking_list() -> None:
     assert sql_importers(ROOT) == SQL_IN_APP
+
+
+def test_the_use_cases_hold_frozen_rows_and_only_the_writer_names_the_tables() -> None:
+    assert table_importers(main_graph()) == TABLES_IN_APP
+
+
+def test_the_table_check_catches_a_use_case_importing_the_tables(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/app/__init__.py": "",
+            "pkg/app/reads.py": "from pkg.record.rows import Game\n",
+            "pkg/app/sneaks.py": "def f():\n    from pkg.record.models import Game\n",
+            "pkg/record/__init__.py": "",
+            "pkg/record/models.py": "",
+            "pkg/record/rows.py": "",
+        },
+    )
+    assert table_importers(graph(root, "pkg"), "pkg") == ["pkg.app.sneaks"]
 
 
 def test_pbem_has_no_loose_top_level_modules() -> None:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from pbem.app.poll import handle, poll
+from pbem.home.app import Home
 from pbem.mail.inbound.authentication import parse_header
 from pbem.mail.inbound.message import parse
 from pbem.mail.transports.seam import open_transport as transports
@@ -87,9 +88,9 @@ def test_a_refused_mail_changes_nothing_and_the_registered_player_is_told(home, 
         signed("Alice", "STATUS"),
         Authentication_Results=f"{MX}; dmarc=fail (p=reject) header.from=players.test",
     )
-    out = handle(home, raw, datetime(2026, 1, 5, 12, tzinfo=UTC))
+    out = handle(Home.of(home), raw, datetime(2026, 1, 5, 12, tzinfo=UTC))
     assert out.kind == "rejected"
     inbox, sender = transports(home)
-    poll(home, inbox, sender)
+    poll(Home.of(home, inbox=inbox, sender=sender))
     told = [m for m in sent_mail(home) if "DMARC failed" in m.get_body(preferencelist=("plain",)).get_content()]
     assert told and all(m["To"].addresses[0].addr_spec == "alice@players.test" for m in told)

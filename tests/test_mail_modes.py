@@ -8,6 +8,7 @@ import pytest
 
 from pbem.app.decision import GameError
 from pbem.app.mailing import set_default
+from pbem.home.app import Home
 from pbem.record import store
 from pbem.record.db import session
 from tests.conftest import CODES, deliver, order_mail, sent_mail
@@ -45,7 +46,7 @@ def test_by_default_a_move_mails_the_mover_once_and_the_player_asked_next(home, 
 
 def test_the_moderators_watch_default_mails_everyone_and_a_players_word_wins(home, clock) -> None:
     name, seen = _started(home, clock)
-    set_default(home, name, "watch", clock())
+    set_default(Home.of(home), name, "watch", clock())
     reqs, _ = asked(home, name)
     quiet = next(p for p, _ in PLAYERS if p != reqs[0].player)
     deliver(home, order_mail(address_of(quiet), name, f"CODE {CODES[quiet]}\nNORMAL"))
@@ -62,9 +63,9 @@ def test_the_moderators_watch_default_mails_everyone_and_a_players_word_wins(hom
 def test_an_unknown_mode_or_game_is_refused(home, clock) -> None:
     name, _ = _started(home, clock)
     with pytest.raises(GameError):
-        set_default(home, name, "loud", clock())
+        set_default(Home.of(home), name, "loud", clock())
     with pytest.raises(GameError):
-        set_default(home, "nope", "watch", clock())
+        set_default(Home.of(home), "nope", "watch", clock())
 
 
 def test_the_record_is_the_same_whatever_was_mailed(home, clock, tmp_path) -> None:
@@ -76,7 +77,7 @@ def test_the_record_is_the_same_whatever_was_mailed(home, clock, tmp_path) -> No
     docs = []
     for cfg, mode in ((home, "normal"), (other, "watch")):
         name, seen = _started(cfg, clock)
-        set_default(cfg, name, mode, clock())
+        set_default(Home.of(cfg), name, mode, clock())
         for _ in range(4):
             _move(cfg, clock, name, seen)
         with session(cfg.database_url) as s:

@@ -243,11 +243,37 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "stranger_code": dict(game_name="hh1", sender="mallory@evil.test"),
     "too_many": dict(again_at="13:05 UTC", per_hour=30),
     "unreadable": dict(game_name="hh1", subject_in="[pbem hh1] orders", problem="the message is too long"),
+    "moderator_ack": dict(
+        game_name="hh1",
+        subject_in="[pbem hh1] commands",
+        accepted=["EXTEND 2d (a number and a unit: 30m, 48h, 3d, 1w)", "PAUSE", "UNDO TO <input number> WHY <reason>"],
+        done=[{"line": "EXTEND 2d", "done": "the deadline is now Thu 08 Jan 2026 12:00 UTC"}],
+        refused=[{"line": "RESUME", "why": "game hh1 is not paused"}],
+        left=["AWAY Alice 5"],
+        chatter=["Thanks, all"],
+        no_reply_hint=True,
+    ),
+    "moderator_ack_nothing": dict(
+        game_name="",
+        subject_in="commands",
+        accepted=["GAME <name>", "PAUSE"],
+        done=[],
+        refused=[{"line": "", "why": "name the game: a line GAME <name>"}],
+        left=[],
+        chatter=[],
+        no_reply_hint=True,
+    ),
+    "moderator_refused": dict(game_name="hh1", subject_in="[pbem hh1] pause", code_given=True, no_reply_hint=True),
 }
 
 
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
-VARIANTS = {"report_dealt": "report", "report_waiting": "report", "away_back": "away_ack"}
+VARIANTS = {
+    "report_dealt": "report",
+    "report_waiting": "report",
+    "away_back": "away_ack",
+    "moderator_ack_nothing": "moderator_ack",
+}
 
 
 def test_every_kind_of_mail_has_a_golden_context() -> None:

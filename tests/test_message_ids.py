@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pbem.app.games import create_game
+from pbem.home.app import Home
 from pbem.mail.outbound.compose import stable_message_id
 from pbem.record.db import session
 from pbem.record.home_secrets import message_id_key
@@ -43,7 +44,7 @@ def test_each_home_has_its_own_secret_in_the_record(home, tmp_path: Path) -> Non
 
     other = config_mod.load(init_home(tmp_path / "other", address="moderator@pbem.test", name="Test Moderator"))
     for cfg in (home, other):
-        create_game(cfg, "habsburg", "hh", PLAYERS, seed="same", codes={p: "CODE-2345" for p, _ in PLAYERS})
+        create_game(Home.of(cfg), "habsburg", "hh", PLAYERS, seed="same", codes={p: "CODE-2345" for p, _ in PLAYERS})
     with session(home.database_url) as s1, session(other.database_url) as s2:
         k1, k2 = message_id_key(s1), message_id_key(s2)
     assert len(k1) == 32 and k1 != k2

@@ -12,6 +12,7 @@ from pbem.app import games
 from pbem.app import poll as polling
 from pbem.app.decision import GameError
 from pbem.app.games import Table
+from pbem.home.app import Home
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.record import store
 from pbem.record.db import session
@@ -22,12 +23,13 @@ PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol
 
 
 def new_game(cfg, clock, kind="habsburg", name="hh1", players=PLAYERS, seed="moderator-test"):
-    games.create_game(cfg, kind, name, players, seed=seed, clock=clock, codes=CODES)
+    games.create_game(Home.of(cfg), kind, name, players, seed=seed, clock=clock, codes=CODES)
     return name
 
 
 def run_poll(cfg, clock, **kw):
-    return polling.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=clock, **kw)
+    box, sender = MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path)
+    return polling.poll(Home.of(cfg, inbox=box, sender=sender, clock=clock), **kw)
 
 
 def asked(cfg, name):
@@ -139,7 +141,7 @@ def _first_order_polled_until_killed_before_filing(home, clock, code: str | None
             raise SystemExit("killed before the move")
 
     with contextlib.suppress(SystemExit):
-        polling.poll(home, CrashingInbox(home.maildir_path), None, clock=clock)
+        polling.poll(Home.of(home, inbox=CrashingInbox(home.maildir_path), sender=None, clock=clock))
 
 
 def test_a_message_seen_again_after_a_crash_is_applied_once(home, clock) -> None:
@@ -222,9 +224,9 @@ def test_game_creation_checks_player_count_and_duplicates(home, clock) -> None:
     import pytest
 
     with pytest.raises(GameError, match="3 to 6 players"):
-        games.create_game(home, "habsburg", "x", PLAYERS[:2], clock=clock)
+        games.create_game(Home.of(home), "habsburg", "x", PLAYERS[:2], clock=clock)
     with pytest.raises(GameError, match="same address"):
-        games.create_game(home, "habsburg", "x", [*PLAYERS[:2], ("Zed", "alice@players.test")], clock=clock)
+        games.create_game(Home.of(home), "habsburg", "x", [*PLAYERS[:2], ("Zed", "alice@players.test")], clock=clock)
     new_game(home, clock)
     with pytest.raises(GameError, match="already exists"):
         new_game(home, clock)
@@ -272,7 +274,7 @@ def test_a_spoofed_sender_with_a_stolen_code_is_refused_and_the_owner_told(home,
     name = new_game(home, clock)
     # only a registered player's message may cost a code check (issue 12): Mallory plays another game
     others = [("Dave", "dave@players.test"), ("Erin", "erin@players.test"), ("Mallory", "mallory@evil.test")]
-    games.create_game(home, "habsburg", "hh2", others, seed="other", clock=clock)
+    games.create_game(Home.of(home), "habsburg", "hh2", others, seed="other", clock=clock)
     run_poll(home, clock)
     reqs, _ = asked(home, name)
     p = reqs[0].player
@@ -308,7 +310,7 @@ def test_new_code_replaces_the_old_one(home, clock) -> None:
 
     name = new_game(home, clock)
     run_poll(home, clock)
-    control.new_player_code(home, name, "Bob", clock(), code="NEWB-7777")
+    control.new_player_code(Home.of(home), name, "Bob", clock(), code="NEWB-7777")
     run_poll(home, clock)
     assert "NEWB-7777" in body_of(sent_mail(home)[-1])
     deliver(home, order_mail("Bob <bob@players.test>", name, "CODE BBBB-3333\nPRESS TO ALL\nhi\nEND PRESS"))
@@ -366,7 +368,7 @@ def test_reminders_go_only_to_players_who_owe_orders_once_each(home, clock) -> N
 
 def test_a_one_minute_deadline_reminds_once_at_its_middle_never_with_the_report_that_opened_it(home, clock) -> None:
     games.create_game(
-        home,
+        Home.of(home),
         "habsburg",
         "hh1",
         PLAYERS,
@@ -398,10 +400,10 @@ def test_pause_stops_deadlines_and_resume_moves_them_on(home, clock) -> None:
 
     name = new_game(home, clock)
     run_poll(home, clock)
-    control.pause(home, name, clock())
+    control.pause(Home.of(home), name, clock())
     clock.advance(hours=100)
     assert run_poll(home, clock).deadlines == 0
-    due = control.resume(home, name, clock())
+    due = control.resume(Home.of(home), name, clock())
     assert due == clock() + timedelta(hours=48)
     reqs, _ = asked(home, name)
     deliver(
@@ -415,10 +417,10 @@ def test_extend_and_abandon(home, clock) -> None:
     from pbem.app import control
 
     name = new_game(home, clock)
-    control.extend(home, name, timedelta(hours=24), clock())
+    control.extend(Home.of(home), name, timedelta(hours=24), clock())
     clock.advance(hours=49)
     assert run_poll(home, clock).deadlines == 0
-    control.abandon(home, name, clock())
+    control.abandon(Home.of(home), name, clock())
     deliver(home, order_mail("Alice <alice@players.test>", name, signed("Alice", "NO EVENT")))
     s = run_poll(home, clock)
     assert s.rejected == 1
@@ -430,7 +432,7 @@ def test_replace_gives_the_newcomer_a_fresh_code_and_a_full_report(home, clock) 
 
     name = new_game(home, clock)
     run_poll(home, clock)
-    control.replace(home, name, "Carol", ("Dora", "dora@players.test"), clock(), code="DORA-2345")
+    control.replace(Home.of(home), name, "Carol", ("Dora", "dora@players.test"), clock(), code="DORA-2345")
     run_poll(home, clock)
     dora = [m for m in sent_mail(home) if m["To"].addresses[0].addr_spec == "dora@players.test"]
     assert any("DORA-2345" in body_of(m) and "Your hand" in body_of(m) for m in dora)
@@ -443,7 +445,7 @@ def test_replace_gives_the_newcomer_a_fresh_code_and_a_full_report(home, clock) 
 def test_resolve_at_deadline_holds_orders_until_then(home, clock) -> None:
     name = "iwd"
     games.create_game(
-        home,
+        Home.of(home),
         "italian-wars",
         name,
         [("Ann", "ann@players.test"), ("Ben", "ben@players.test")],

@@ -12,6 +12,7 @@ from pbem.app import control, games
 from pbem.app.deadlines import run_deadlines
 from pbem.app.games import Table
 from pbem.history.export import build, verify
+from pbem.home.app import Home
 from pbem.record import store
 from pbem.record.db import session
 from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail, signed
@@ -25,13 +26,13 @@ def to(mails: list, addr: str) -> list:
 
 
 def test_ISSUE16_a_replaced_seat_takes_the_newcomers_name_and_the_record_still_verifies(home, clock) -> None:
-    games.create_game(home, "italian-wars", "iw1", DUO, seed="replace-e2e", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "italian-wars", "iw1", DUO, seed="replace-e2e", clock=clock, codes=CODES)
     run_poll(home, clock)
     seen: set = set()
     [first] = to(sent_mail(home, seen), "ben@players.test")
     assert "Private report for Ben." in body_of(first)
 
-    control.replace(home, "iw1", "Ben", ("Dave", "dave@players.test"), clock(), code=CODES["Dave"])
+    control.replace(Home.of(home), "iw1", "Ben", ("Dave", "dave@players.test"), clock(), code=CODES["Dave"])
     run_poll(home, clock)
     mails = sent_mail(home, seen)
     [told] = to(mails, "ben@players.test")
@@ -42,9 +43,9 @@ def test_ISSUE16_a_replaced_seat_takes_the_newcomers_name_and_the_record_still_v
     assert "You took over the seat of Ben" in body_of(report)
     [notice] = to(mails, "ann@players.test")
     assert notice["Subject"] == "[pbem iw1] Dave replaces Ben."
-    assert [r.players for r in games.list_games(home)] == [["Ann", "Dave"]]
-    assert games.show_game(home, "iw1").players == ["Ann", "Dave"]
-    assert games.show_game(home, "iw1", as_player="dave").report["player"] == "Dave"
+    assert [r.players for r in games.list_games(Home.of(home))] == [["Ann", "Dave"]]
+    assert games.show_game(Home.of(home), "iw1").players == ["Ann", "Dave"]
+    assert games.show_game(Home.of(home), "iw1", as_player="dave").report["player"] == "Dave"
 
     # players name the seat by its new name; the replaced player's code no longer works
     deliver(home, order_mail("Ann <ann@players.test>", "iw1", signed("Ann", "PRESS TO Dave\nwelcome\nEND PRESS")))
@@ -63,7 +64,7 @@ def test_ISSUE16_a_replaced_seat_takes_the_newcomers_name_and_the_record_still_v
             if store.is_over(db, store.game_by_name(db, "iw1").id):
                 break
         clock.advance(hours=49)
-        run_deadlines(home, clock())
+        run_deadlines(Home.of(home), clock())
     with session(home.database_url) as db:
         doc = build(db, store.game_by_name(db, "iw1"))
     assert doc["game"]["over"]
@@ -119,7 +120,14 @@ def test_ISSUE16_answers_thread_into_the_message_they_answer_and_reports_into_th
 
 def test_ISSUE11_held_orders_applied_and_defaults_applied_are_each_told(home, clock) -> None:
     games.create_game(
-        home, "italian-wars", "iwd", DUO, seed="held", clock=clock, codes=CODES, table=Table(resolve="deadline")
+        Home.of(home),
+        "italian-wars",
+        "iwd",
+        DUO,
+        seed="held",
+        clock=clock,
+        codes=CODES,
+        table=Table(resolve="deadline"),
     )
     run_poll(home, clock)
     seen: set = set()

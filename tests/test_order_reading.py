@@ -7,6 +7,7 @@ import pytest
 from pbem import engine as registry
 from pbem.engine.base import RuleError
 from pbem.engine.names import match_one, norm, player_name
+from pbem.home.app import Home
 from pbem.mail.inbound.message import parse, unflow
 from pbem.orders.extract import extract, is_order, subject_line
 from pbem.orders.furniture import own_lines
@@ -162,10 +163,12 @@ def test_help_without_a_game_tag_lists_the_players_games(home, clock) -> None:
 
     players = [("Zoë Müller", "zoe@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
     codes = {"Zoë Müller": "ZOEM-1111", "Bob": CODES["Bob"], "Carol": CODES["Carol"]}
-    create_game(home, "habsburg", "hh1", players, seed="help-1", clock=clock, codes=codes)
+    create_game(Home.of(home), "habsburg", "hh1", players, seed="help-1", clock=clock, codes=codes)
 
     def poll():
-        return run_poll(home, MaildirInbox(home.maildir_path), MaildirSender(home.maildir_path), clock=clock)
+        return run_poll(
+            Home.of(home, inbox=MaildirInbox(home.maildir_path), sender=MaildirSender(home.maildir_path), clock=clock)
+        )
 
     poll()
     seen: set = set()

@@ -16,6 +16,7 @@ from pbem.app import games
 from pbem.app.cron import run_poll
 from pbem.app.outages import fell_inside, gap_of
 from pbem.history.export import build, verify
+from pbem.home.app import Home
 from pbem.record import due, store
 from pbem.record.db import session
 from tests.conftest import CODES
@@ -42,7 +43,7 @@ def _deadline(cfg, name):
 
 
 def test_a_deadline_inside_an_outage_moves_by_the_gap_and_everyone_is_told(home, clock) -> None:
-    games.create_game(home, "habsburg", "hh1", PLAYERS, seed="outage", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="outage", clock=clock, codes=CODES)
     first = run_poll(home, clock=clock)  # sends the first reports
     assert first.summary is not None and first.summary.sent == 3
     due_at, events = _deadline(home, "hh1")
@@ -99,7 +100,7 @@ def test_the_outage_rule_can_be_turned_off_and_a_gap_without_deadlines_moves_not
     assert gap_of(clock.now - timedelta(hours=70), clock.now, timedelta(0)) is None, "0 turns the rule off"
     assert gap_of(clock.now + timedelta(hours=9), clock.now, timedelta(hours=6)) is None, "a clock that went back"
 
-    games.create_game(home, "habsburg", "hh1", PLAYERS, seed="outage", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="outage", clock=clock, codes=CODES)
     run_poll(home, clock=clock)
     due_at, _ = _deadline(home, "hh1")
     clock.advance(hours=8)  # an outage, but the deadline (48 h) and its reminders lie beyond it

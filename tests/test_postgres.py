@@ -23,6 +23,7 @@ from sqlmodel import select
 from pbem.app import games
 from pbem.app import poll as polling
 from pbem.home import config as config_mod
+from pbem.home.app import Home
 from pbem.record.db import session
 from tests import pg
 from tests import test_moderator as tm
@@ -215,7 +216,7 @@ def _setup_games(cfg) -> None:
     for g in range(GAMES):
         name = f"cc{g}"
         players = _players(g)
-        games.create_game(cfg, "habsburg", name, players, seed=f"concurrent-{g}", clock=clock, codes=CODES)
+        games.create_game(Home.of(cfg), "habsburg", name, players, seed=f"concurrent-{g}", clock=clock, codes=CODES)
         state, _ = eng.setup([p for p, _ in players], f"concurrent-{g}", {})
         rng = Rng(init_state(f"bots-{g}"))
         for k in range(ORDERS_PER_GAME):
@@ -312,7 +313,9 @@ def reference(tmp_path_factory) -> dict:
     from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 
     when = datetime.fromisoformat(FIXED)
-    polling.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=lambda: when)
+    polling.poll(
+        Home.of(cfg, inbox=MaildirInbox(cfg.maildir_path), sender=MaildirSender(cfg.maildir_path), clock=lambda: when)
+    )
     rec = _record(cfg.database_url)
     assert sum(1 for m in rec["inbound"] if m[1] == "accepted") == GAMES * ORDERS_PER_GAME
     return rec

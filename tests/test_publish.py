@@ -27,6 +27,7 @@ from pbem.cli import app
 from pbem.history.export import build
 from pbem.history.site import Now, game_page
 from pbem.home import config as config_mod
+from pbem.home.app import Home
 from pbem.record import store
 from pbem.record.db import session
 from tests.conftest import Clock
@@ -51,7 +52,7 @@ def _now_section(page: str) -> str:
 
 
 def check_site(cfg, directory: Path, name: str, checked: dict) -> None:
-    publish(cfg, directory, WHEN)
+    publish(Home.of(cfg), directory, WHEN)
     page = (directory / f"{name}.html").read_text(encoding="utf-8")
     index = (directory / "index.html").read_text(encoding="utf-8")
     assert f'href="{name}.html"' in index

@@ -23,6 +23,7 @@ from pbem import engine as registry
 from pbem.app.games import create_game
 from pbem.app.poll import poll as run_poll
 from pbem.app.reading import sent_texts
+from pbem.home.app import Home
 from pbem.mail.inbound.message import parse
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.orders.extract import extract
@@ -44,14 +45,14 @@ class Game:
         self.cfg = config_mod.load(init_home(root / "home", address="games@example.org", name="pbem moderator"))
         self.cfg.replies_per_hour = 10_000
         self.clock = Clock()
-        create_game(self.cfg, "dynasties", "dy1", PLAYERS, seed="corpus-23", clock=self.clock, codes=CODES)
+        create_game(Home.of(self.cfg), "dynasties", "dy1", PLAYERS, seed="corpus-23", clock=self.clock, codes=CODES)
         self.seen: set = set()
         self.poll()
         self.newest = self.to_alice()[-1]
 
     def poll(self):
         inbox, sender = MaildirInbox(self.cfg.maildir_path), MaildirSender(self.cfg.maildir_path)
-        return run_poll(self.cfg, inbox, sender, clock=self.clock)
+        return run_poll(Home.of(self.cfg, inbox=inbox, sender=sender, clock=self.clock))
 
     def to_alice(self) -> list[EmailMessage]:
         return [m for m in sent_mail(self.cfg, self.seen) if "alice@" in str(m["To"])]

@@ -24,7 +24,9 @@ def home(tmp_path: Path):
 
     cfg = config_mod.load(init_home(tmp_path / "home", address="moderator@pbem.example", name="m"))
     players = [("Alice", "alice@players.example"), ("Bob", "bob@players.example"), ("Carol", "carol@players.example")]
-    create_game(cfg, "habsburg", "sealed1", players, table=Table(join=False))
+    from pbem.home.app import Home
+
+    create_game(Home.of(cfg), "habsburg", "sealed1", players, table=Table(join=False))
     return cfg
 
 

@@ -20,6 +20,7 @@ from pbem.app.decision import GameError
 from pbem.app.undo import undo
 from pbem.cli import app
 from pbem.history.export import build, verify
+from pbem.home.app import Home
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.record import store
 from pbem.record.db import session
@@ -29,7 +30,9 @@ PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol
 
 
 def run(cfg, clock):
-    return polling.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=clock)
+    return polling.poll(
+        Home.of(cfg, inbox=MaildirInbox(cfg.maildir_path), sender=MaildirSender(cfg.maildir_path), clock=clock)
+    )
 
 
 def loaded(cfg):
@@ -65,7 +68,7 @@ def exported(cfg) -> dict:
 
 @pytest.fixture
 def game(home, clock):
-    games.create_game(home, "habsburg", "hh1", PLAYERS, seed="undo-test", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="undo-test", clock=clock, codes=CODES)
     run(home, clock)
     return home
 
@@ -75,7 +78,7 @@ def test_undo_goes_back_to_the_state_after_an_input_and_verify_replays_it(game, 
     sent = play(cfg, clock, 6)
     before = states(cfg)
     sent_mail(cfg, seen)
-    undone = undo(cfg, "hh1", 3, "Bob's order was misread", False, clock.now)
+    undone = undo(Home.of(cfg), "hh1", 3, "Bob's order was misread", False, clock.now)
     assert undone == [4, 5, 6]
     lo = loaded(cfg)
     assert lo.seq == 7 and lo.state == before[3], "the state after input 3, rebuilt"
@@ -111,7 +114,7 @@ def test_a_reroll_is_public_and_draws_anew(game, clock) -> None:
     cfg = game
     play(cfg, clock, 4)
     before = states(cfg)
-    undo(cfg, "hh1", 1, "a misdeal", True, clock.now)
+    undo(Home.of(cfg), "hh1", 1, "a misdeal", True, clock.now)
     lo = loaded(cfg)
     assert lo.state["rng"]["n"] == before[4]["rng"]["n"] >= before[1]["rng"]["n"]
     assert {k: v for k, v in lo.state.items() if k != "rng"} == {k: v for k, v in before[1].items() if k != "rng"}
@@ -125,11 +128,11 @@ def test_undo_refuses_what_it_cannot_do_and_a_failure_changes_nothing(game, cloc
     cfg = game
     play(cfg, clock, 3)
     with pytest.raises(GameError, match="earlier input"):
-        undo(cfg, "hh1", 3, "nothing to undo", False, clock.now)
+        undo(Home.of(cfg), "hh1", 3, "nothing to undo", False, clock.now)
     with pytest.raises(GameError, match="say why"):
-        undo(cfg, "hh1", 1, "  ", False, clock.now)
+        undo(Home.of(cfg), "hh1", 1, "  ", False, clock.now)
     with pytest.raises(GameError, match="no game"):
-        undo(cfg, "nope", 1, "x", False, clock.now)
+        undo(Home.of(cfg), "nope", 1, "x", False, clock.now)
     head = exported(cfg)["chain"]
     from pbem.record import outbox
 
@@ -138,10 +141,10 @@ def test_undo_refuses_what_it_cannot_do_and_a_failure_changes_nothing(game, cloc
 
     monkeypatch.setattr(outbox, "queue", crash)
     with pytest.raises(RuntimeError):
-        undo(cfg, "hh1", 1, "crash", False, clock.now)
+        undo(Home.of(cfg), "hh1", 1, "crash", False, clock.now)
     monkeypatch.undo()
     assert exported(cfg)["chain"] == head, "the undo's one transaction rolled back whole"
-    assert undo(cfg, "hh1", 1, "after the crash", False, clock.now) == [2, 3]
+    assert undo(Home.of(cfg), "hh1", 1, "after the crash", False, clock.now) == [2, 3]
 
 
 def test_the_undo_command(game, clock) -> None:

@@ -23,11 +23,11 @@ from datetime import UTC, datetime, time, timedelta
 from pbem.app.answers import Outgoing, short
 from pbem.app.control import announce
 from pbem.app.decision import Control, Decision, Effect, NewDeadline
-from pbem.home.config import Config
+from pbem.home.app import Home
 from pbem.orders.away import MAX_DAYS, Away
 from pbem.orders.extract import Extracted
 from pbem.record.absence import AbsenceRow
-from pbem.record.models import Deadline, Seat
+from pbem.record.rows import Deadline, Seat
 from pbem.record.store import Loaded
 from pbem.trust.chain import iso
 
@@ -176,20 +176,19 @@ def decide_set_by_moderator(loaded: Loaded, player: str, away: Away, when: datet
     return Decision(game=loaded.game.name, effects=[declared(seat.player, away, when), mail])
 
 
-def set_away(cfg: Config, name: str, player: str, spec: str, when: datetime) -> datetime | None:
+def set_away(home: Home, name: str, player: str, spec: str, when: datetime) -> datetime | None:
     """Set (or with `back`, clear) a player's absence; returns when they are back (None: cleared)."""
     from pbem.app.control import Command
     from pbem.app.decision import GameError
     from pbem.orders.away import read_away
-    from pbem.record.db import session
 
     away = read_away("BACK" if spec.strip().lower() == "back" else f"AWAY {spec}")
     if away.problem:
         raise GameError(f"{spec!r}: give a date (2026-12-24), a number of days, or back")
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         c = Command(s, name)
         match = next((st.player for st in c.loaded.seats if st.player.lower() == player.lower()), player)
-        c.apply(cfg, decide_set_by_moderator(c.loaded, match, away, when, cfg.max_away), when)
+        c.apply(home.policy, decide_set_by_moderator(c.loaded, match, away, when, home.policy.max_away), when)
     return until_of(away, when)
 
 

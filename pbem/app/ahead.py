@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from pbem.home.config import Config
+from pbem.home.app import Home
 from pbem.mail.inbound.message import Inbound, parse
 from pbem.mail.transports.seam import Incoming
 from pbem.orders.extract import extract
@@ -34,7 +34,7 @@ CODE_THREADS = max(1, min(2, os.cpu_count() or 1))
 _CODE_WORD = re.compile(r"code", re.IGNORECASE)
 
 
-def _warm_code(cfg: Config, msg: Inbound) -> None:
+def _warm_code(home: Home, msg: Inbound) -> None:
     """Run the deliberately slow code check of a registered seat before the message is handled.
 
     The check in `intake.decide` then finds it in the (seat, code) cache.  Only a message
@@ -47,15 +47,15 @@ def _warm_code(cfg: Config, msg: Inbound) -> None:
     code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
     if not code:
         return
-    seat = seat_code(cfg.database_url, msg.game, msg.sender)
+    seat = seat_code(home.cfg.database_url, msg.game, msg.sender)
     if seat is not None:
         check_seat_code(seat[0], code, seat[1])
 
 
-def _warm_raw(cfg: Config, raw: bytes, parsed: Future[Inbound | None]) -> None:
+def _warm_raw(home: Home, raw: bytes, parsed: Future[Inbound | None]) -> None:
     msg: Inbound | None = None
     try:
-        msg = parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
+        msg = parse(raw, home.policy.moderator_address, home.policy.trust_authentication_results)
     except Exception:  # the message's own handling parses it again, and meets and reports the problem
         log.debug("parsing ahead of handling failed", exc_info=True)
     finally:
@@ -63,7 +63,7 @@ def _warm_raw(cfg: Config, raw: bytes, parsed: Future[Inbound | None]) -> None:
     if msg is None:
         return
     try:
-        _warm_code(cfg, msg)
+        _warm_code(home, msg)
     except Exception:  # only a cache warm: the message's own handling meets and reports the problem
         log.debug("code check ahead of handling failed", exc_info=True)
 
@@ -76,14 +76,14 @@ class Ahead:
     parsed: Future[Inbound | None]
 
 
-def warmed(cfg: Config, items: Iterator[Incoming], depth: int = WARM_AHEAD) -> Iterator[Ahead]:
+def warmed(home: Home, items: Iterator[Incoming], depth: int = WARM_AHEAD) -> Iterator[Ahead]:
     """The inbox's messages in order, each one parsed and its code check started `depth` messages ahead on a
     worker thread."""
     ahead: deque[Ahead] = deque()
     with ThreadPoolExecutor(CODE_THREADS, thread_name_prefix="pbem-codes") as pool:
         for item in items:
             slot = Ahead(item, Future())
-            pool.submit(_warm_raw, cfg, item.raw, slot.parsed)
+            pool.submit(_warm_raw, home, item.raw, slot.parsed)
             ahead.append(slot)
             if len(ahead) > depth:
                 yield ahead.popleft()

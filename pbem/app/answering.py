@@ -14,8 +14,8 @@ from pbem.app.answers import Outgoing, ack, ack_context
 from pbem.app.decision import Decision, Report
 from pbem.engine.base import Outcome
 from pbem.mail.inbound.message import Inbound
-from pbem.record.models import Seat
 from pbem.record.modes import Mailing
+from pbem.record.rows import Seat
 from pbem.record.store import Loaded
 
 

@@ -23,8 +23,8 @@ from typing import Any
 from pbem.app.decision import Decision
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail
-from pbem.record.models import Seat
 from pbem.record.outbox import COUNTED, LIMIT, Window
+from pbem.record.rows import Seat
 from pbem.record.store import Loaded
 
 ANSWERS = COUNTED  # the purposes the budget counts; LIMIT: the one "too many messages" notice

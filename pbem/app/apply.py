@@ -29,6 +29,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from pbem.app import views
@@ -45,14 +46,14 @@ from pbem.app.decision import (
     Report,
     ReportMail,
 )
-from pbem.home.config import Config
+from pbem.home.policy import Policy
 from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
-from pbem.record import due, modes, outbox, sealing, store
+from pbem.record import due, models, modes, outbox, rows, sealing, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
-from pbem.record.models import ControlAction, Game, InboundMessage, Seat, Snapshot
+from pbem.record.models import ControlAction, InboundMessage, Snapshot
 from pbem.trust import signing
 
 #: The mails that tell a player the input just recorded for them, with its seq and hash (issue 13): the
@@ -101,7 +102,7 @@ class _Writing:
     """One decision being written: the transaction, the game as it stands, and what the mails carry."""
 
     s: Unit
-    cfg: Config
+    policy: Policy
     when: datetime
     secret: bytes
     loaded: store.Loaded | None
@@ -121,7 +122,7 @@ class _Writing:
 
 def apply(
     s: Unit,
-    cfg: Config,
+    policy: Policy,
     d: Decision,
     when: datetime,
     secret: bytes,
@@ -134,13 +135,19 @@ def apply(
     assert not d.reports, "a decision's reports are finished before it is written (pbem.app.finish)"
     game_id = loaded.game.id if (loaded is not None and d.game) else None
     inbound_id = record_inbound(s, inbound[0], inbound[1], when, d, game_id) if inbound else None
-    w = _Writing(s, cfg, when, secret, loaded, game_id, (inbound_id, inbound[0].message_id if inbound else None))
+    w = _Writing(s, policy, when, secret, loaded, game_id, (inbound_id, inbound[0].message_id if inbound else None))
     for effect in d.effects:
         if not isinstance(effect, ReportMail):
             w.flush()
         _WRITERS[type(effect)](w, effect)
     w.flush()
     return w.loaded
+
+
+def _sealed(private_hex: str, game: str, home: Path | None) -> str:
+    """The game's key as the record keeps it: sealed with the home's wrapping key (`pbem.record.sealing`); a
+    policy made without a home (a unit test's) keeps it as it is."""
+    return sealing.seal(private_hex, game, home) if home is not None else private_hex
 
 
 def _new_game(w: _Writing, g: NewGame) -> None:
@@ -153,14 +160,14 @@ def _new_game(w: _Writing, g: NewGame) -> None:
         insecure_seed=g.insecure_seed,
         legacy_events=0,
         # signs every receipt of the game (issue 25, `pbem.trust.signing`); sealed: `pbem.record.sealing`
-        signing_key=sealing.seal(signing.new_key(), g.name, w.cfg.home),
+        signing_key=_sealed(signing.new_key(), g.name, w.policy.home),
         players_json=json.dumps(list(g.players)),
         options_json=json.dumps(g.options, sort_keys=True),
         deadline_seconds=g.deadline_seconds,
         resolve=g.resolve,
         created_at=w.when,
     )
-    game = Game(id=store.insert(w.s, Game, row).inserted_primary_key[0], **row)
+    game = rows.Game(id=store.insert(w.s, models.Game, row).inserted_primary_key[0], **row)
     state_json = json.dumps(g.state, sort_keys=True)
     snap = dict(game_id=game.id, seq=0, step=g.step, over=False, state_json=state_json, created_at=w.when)
     store.insert(w.s, Snapshot, snap)
@@ -172,9 +179,9 @@ def _mail(w: _Writing, mail: Mail) -> None:
     """A mail about a game is filed with it, threaded into the player's game and carries its receipt."""
     gid = mail.game_id if mail.game_id is not None else w.game_id
     if gid is not None:
-        mail = _threaded(w.cfg, mail, w.loaded, w.secret)
+        mail = _threaded(w.policy, mail, w.loaded, w.secret)
     receipt = _receipt(w.loaded, gid, w.recorded if mail.kind in RECEIPTED else None)
-    outbox.queue(w.s, outbox_row(w.cfg, mail, w.when, w.secret, gid, receipt))
+    outbox.queue(w.s, outbox_row(w.policy, mail, w.when, w.secret, gid, receipt))
 
 
 def _report(w: _Writing, r: ReportMail) -> None:
@@ -183,15 +190,15 @@ def _report(w: _Writing, r: ReportMail) -> None:
     gid = r.mail.game_id if r.mail.game_id is not None else loaded.game.id
     mail = dataclasses.replace(r.mail, game_id=gid)
     acked = w.recorded if r.mail.context.get("ack_applied") else None  # an ack at its top tells the input's receipt
-    w.rows.append(outbox_row(w.cfg, mail, w.when, w.secret, receipt=_receipt(loaded, loaded.game.id, acked)))
+    w.rows.append(outbox_row(w.policy, mail, w.when, w.secret, receipt=_receipt(loaded, loaded.game.id, acked)))
 
 
-def _threaded(cfg: Config, mail: Mail, loaded: store.Loaded | None, secret: bytes) -> Mail:
+def _threaded(policy: Policy, mail: Mail, loaded: store.Loaded | None, secret: bytes) -> Mail:
     """A notice about a game that answers no message references the player's first report (their thread)."""
     if mail.in_reply_to or mail.references or loaded is None:
         return mail
     seat = loaded.seat_for_address(mail.to)
-    root = thread_root(cfg, seat.thread, secret) if seat is not None else None
+    root = thread_root(policy, seat.thread, secret) if seat is not None else None
     return dataclasses.replace(mail, references=(root,)) if root else mail
 
 
@@ -254,8 +261,8 @@ def _seat(w: _Writing, effect: NewSeat) -> None:
         thread=effect.thread,
         created_at=w.when,
     )
-    seat_id = store.insert(w.s, Seat, fields).inserted_primary_key[0]
-    row = store.plain(Seat, {"id": seat_id, **fields})
+    seat_id = store.insert(w.s, models.Seat, fields).inserted_primary_key[0]
+    row = store.plain(rows.Seat, {"id": seat_id, **fields})
     before = [st for st in loaded.seats if st.position != effect.position]
     loaded.seats = sorted([*before, row], key=lambda st: st.position)
 

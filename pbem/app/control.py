@@ -16,18 +16,28 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from pbem.app import views
-from pbem.app.apply import apply, prepare
-from pbem.app.decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, NewSeat, Report
-from pbem.app.finish import finish
-from pbem.app.reporting import Look
+from pbem.app.decision import (
+    MODERATOR_SEAT,
+    Control,
+    Decision,
+    Effect,
+    Events,
+    GameError,
+    Input,
+    NewDeadline,
+    NewSeat,
+    Report,
+)
+from pbem.app.settle import settle
 from pbem.engine.base import Event
 from pbem.engine.names import norm, player_name
 from pbem.engine.seats import RENAME, rename
-from pbem.home.config import Config
+from pbem.home.app import Home
+from pbem.home.policy import Policy
 from pbem.mail.outbound.outgoing import Mail
 from pbem.record import listing, recent, store
-from pbem.record.db import Unit, session
-from pbem.record.models import Seat
+from pbem.record.db import Unit
+from pbem.record.rows import Seat
 from pbem.trust.chain import iso
 from pbem.trust.codes import hash_code, new_code
 
@@ -128,6 +138,7 @@ def decide_replace(
     code_hash: str,
     dl_step: str | None = None,
     due: datetime | None = None,
+    moderator: str = "",
 ) -> Decision:
     """The newcomer takes OLD's seat under their own name, with a fresh code and a full report (issue 16).
 
@@ -141,6 +152,8 @@ def decide_replace(
     except ValueError as exc:
         raise GameError(str(exc)) from None
     address = newcomer[1].lower()
+    if moderator and address == moderator.lower():
+        raise GameError(MODERATOR_SEAT)
     seat = next((st for st in loaded.seats if norm(st.player) == norm(old)), None)
     if seat is None:
         raise GameError(f"{old} is not a player of {loaded.game.name}")
@@ -218,69 +231,67 @@ class Command:
         """What the reports of the command read: every player's, from `since` (None: their last report)."""
         recent.read(self.s, self.loaded, [(p, since) for p in views.players(self.loaded)])
 
-    def apply(self, cfg: Config, d: Decision, when: datetime) -> None:
-        secret = prepare(self.s, self.loaded)
-        d = finish(d, self.loaded, Look(secret, cfg.domain, cfg.moderator_name, when))
-        apply(self.s, cfg, d, when, secret, self.loaded)
+    def apply(self, policy: Policy, d: Decision, when: datetime) -> None:
+        settle(self.s, policy, d, when, self.loaded)
         self.s.commit()
 
 
-def extend(cfg: Config, name: str, by: timedelta, when: datetime) -> datetime:
-    with session(cfg.database_url) as s:
+def extend(home: Home, name: str, by: timedelta, when: datetime) -> datetime:
+    with home.units() as s:
         c = Command(s, name)
         d = decide_extend(c.loaded, c.control, c.step, c.due, by)
-        c.apply(cfg, d, when)
+        c.apply(home.policy, d, when)
         assert c.due is not None
         return c.due + by
 
 
-def pause(cfg: Config, name: str, when: datetime) -> None:
-    with session(cfg.database_url) as s:
+def pause(home: Home, name: str, when: datetime) -> None:
+    with home.units() as s:
         c = Command(s, name)
-        c.apply(cfg, decide_pause(c.loaded, c.control, when), when)
+        c.apply(home.policy, decide_pause(c.loaded, c.control, when), when)
 
 
-def resume(cfg: Config, name: str, when: datetime) -> datetime | None:
-    with session(cfg.database_url) as s:
+def resume(home: Home, name: str, when: datetime) -> datetime | None:
+    with home.units() as s:
         c = Command(s, name)
         paused_at = listing.paused_at(s, c.gid)
         d = decide_resume(c.loaded, c.control, paused_at, c.step, c.due, when)
-        c.apply(cfg, d, when)
+        c.apply(home.policy, d, when)
         return next((e.due_at for e in d.effects if isinstance(e, NewDeadline)), None)
 
 
-def abandon(cfg: Config, name: str, when: datetime) -> None:
-    with session(cfg.database_url) as s:
+def abandon(home: Home, name: str, when: datetime) -> None:
+    with home.units() as s:
         c = Command(s, name)
-        c.apply(cfg, decide_abandon(c.loaded, c.control), when)
+        c.apply(home.policy, decide_abandon(c.loaded, c.control), when)
 
 
-def replace(
-    cfg: Config, name: str, old: str, newcomer: tuple[str, str], when: datetime, code: str | None = None
-) -> str:
+def replace(home: Home, name: str, old: str, newcomer: tuple[str, str], when: datetime, code: str | None = None) -> str:
     code = code or new_code()
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         c = Command(s, name)
         c.reads(since=0)  # the newcomer's report tells the seat's whole story
-        d = decide_replace(c.loaded, c.control, old, newcomer, code, hash_code(code), c.step, c.due)
-        c.apply(cfg, d, when)
+        d = decide_replace(
+            c.loaded, c.control, old, newcomer, code, hash_code(code), c.step, c.due, home.policy.moderator_address
+        )
+        c.apply(home.policy, d, when)
         return code
 
 
-def new_player_code(cfg: Config, name: str, player: str, when: datetime, code: str | None = None) -> None:
+def new_player_code(home: Home, name: str, player: str, when: datetime, code: str | None = None) -> None:
     code = code or new_code()
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         c = Command(s, name)
-        c.apply(cfg, decide_new_code(c.loaded, player, code, hash_code(code), when), when)
+        c.apply(home.policy, decide_new_code(c.loaded, player, code, hash_code(code), when), when)
 
 
-def start(cfg: Config, name: str, when: datetime) -> list[str]:
+def start(home: Home, name: str, when: datetime) -> list[str]:
     """`pbem game start NAME`: deal without the missing salts (`join.decide_start`).  Returns who had not joined."""
     from pbem.app import join
 
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         c = Command(s, name)
         absent = join.missing(c.loaded) if join.is_open(c.loaded) else []
         c.reads(since=0)  # everyone's first report follows the deal
-        c.apply(cfg, join.decide_start(c.loaded, c.control), when)
+        c.apply(home.policy, join.decide_start(c.loaded, c.control), when)
         return absent

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import IO, TYPE_CHECKING, Any
 
+from pbem.home.app import Home
 from pbem.home.config import Config
 
 if TYPE_CHECKING:
@@ -46,22 +47,27 @@ def run_poll(cfg: Config, dry_run: bool = False, clock: Callable[[], datetime] |
                 raise TransportError(why) from None
             return Run(skipped="another pbem poll is running on this home; nothing done")
         try:
-            return _locked(cfg, lock, dry_run, clock)
+            return _locked(Home.of(cfg, clock=clock or _system_clock), lock, dry_run)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _locked(cfg: Config, lock: IO[str], dry_run: bool, clock: Callable[[], datetime] | None) -> Run:
+def _system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+def _locked(home: Home, lock: IO[str], dry_run: bool) -> Run:
     from pbem.app import clock as clocks
     from pbem.app.budgets import write_holder
     from pbem.app.idle import nothing_to_do, remember
     from pbem.mail.transports import deadline
     from pbem.mail.transports.seam import TransportError
 
+    cfg = home.cfg
     write_holder(lock)
     deadline.start(cfg.poll_deadline)  # the idle check below may talk to the server too
     try:
-        started = clock() if clock is not None else datetime.now(UTC)
+        started = home.clock()
         seen = None if dry_run else clocks.latest(cfg.database_url)
         refusal = clocks.behind(seen, started)
         if refusal:  # steps opened or timed now would be due in the past (issue 26); nothing is written
@@ -70,10 +76,10 @@ def _locked(cfg: Config, lock: IO[str], dry_run: bool, clock: Callable[[], datet
         if previous is not None and timedelta(0) < cfg.outage_after < started - previous:
             from pbem.app.outages import shift_for_outage
 
-            shift_for_outage(cfg, previous, started)  # before the gap's deadlines apply; queues its notices
-        if not dry_run and nothing_to_do(cfg, started):
+            shift_for_outage(home, previous, started)  # before the gap's deadlines apply; queues its notices
+        if not dry_run and nothing_to_do(home, started):
             if cfg.publish_dir is not None and not (cfg.publish_dir / "index.html").exists():
-                _refresh_site(cfg)  # [publish] dir was just set: the site appears without waiting for mail
+                _refresh_site(home)  # [publish] dir was just set: the site appears without waiting for mail
             return Run(skipped="nothing to do: no new mail, nothing queued or due")
         from pbem.app.budgets import overrun
         from pbem.app.poll import poll
@@ -81,7 +87,7 @@ def _locked(cfg: Config, lock: IO[str], dry_run: bool, clock: Callable[[], datet
 
         inbox, sender = open_transport(cfg)
         try:
-            summary = poll(cfg, inbox, sender, dry_run=dry_run, **({"clock": clock} if clock else {}))
+            summary = poll(home.connected(inbox, sender), dry_run=dry_run)
             _jump(clocks, seen, started, summary)
             late = overrun(summary.read)
             if late is not None:
@@ -90,9 +96,9 @@ def _locked(cfg: Config, lock: IO[str], dry_run: bool, clock: Callable[[], datet
             if unfiled:
                 summary.notes.append(f"{len(unfiled)} message(s) could not be filed by the server; see the log")
             elif not dry_run:
-                remember(cfg, inbox)  # what this complete poll saw of the inbox, for the next idle check
+                remember(home, inbox)  # what this complete poll saw of the inbox, for the next idle check
             if not dry_run and cfg.publish_dir is not None:
-                _refresh_site(cfg)
+                _refresh_site(home)
             return Run(summary)
         finally:
             inbox.close()
@@ -118,15 +124,16 @@ def _jump(clocks: Any, seen: datetime | None, started: datetime, summary: PollSu
         summary.notes.append(jump)
 
 
-def _refresh_site(cfg: Config) -> None:
+def _refresh_site(home: Home) -> None:
     """Rewrite the public site's pages of the games that changed (inside the poll's lock: one writer at a time)."""
     import logging
 
     from pbem.app.publish import publish
 
+    cfg = home.cfg
     assert cfg.publish_dir is not None
     try:
-        done = publish(cfg, cfg.publish_dir, datetime.now(UTC))
+        done = publish(home, cfg.publish_dir, datetime.now(UTC))
     except OSError as exc:  # a full disk or a missing permission must not stop the game
         logging.getLogger("pbem").error("the public site in %s could not be written: %s", cfg.publish_dir, exc)
         return

@@ -18,30 +18,30 @@ The deciding functions are pure; `run_deadlines` loads, decides and applies.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from itertools import groupby
 
 from pbem import engine as registry
 from pbem.app import absence, notify, views
-from pbem.app.apply import apply, prepare
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
-from pbem.app.finish import finish
 from pbem.app.join import decide_join_deadline
 from pbem.app.reminders import look_at_reminders, next_look, reminder_at
-from pbem.app.reporting import Look
+from pbem.app.settle import settle
 from pbem.engine.base import Event, apply_defaults
 from pbem.engine.words import count
-from pbem.home.config import Config
+from pbem.home.app import Home
+from pbem.home.policy import Policy
 from pbem.mail.inbound.message import parse
 from pbem.mail.outbound.compose import stable_message_id
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import extract
 from pbem.record import due, lookups, modes, outbox, recent, store
 from pbem.record.absence import rows as absence_rows
-from pbem.record.db import Unit, session
+from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
-from pbem.record.models import Deadline, Game
+from pbem.record.rows import Deadline
 from pbem.trust.deal import STEP as JOIN_STEP
 
 log = logging.getLogger("pbem.deadlines")
@@ -118,7 +118,7 @@ def decide_reminders(
     loaded: store.Loaded,
     dl: Deadline,
     when: datetime,
-    offsets: list[timedelta],
+    offsets: Sequence[timedelta],
     held_players: set[str],
     queued: set[str],
     domain: str,
@@ -163,25 +163,25 @@ def _human(delta: timedelta) -> str:
 # --------------------------------------------------------------------------- the shell
 
 
-def run_deadlines(cfg: Config, when: datetime, opened_before: datetime | None = None) -> tuple[int, int]:
+def run_deadlines(home: Home, when: datetime, opened_before: datetime | None = None) -> tuple[int, int]:
     """Apply due deadlines and queue due reminders, one game per transaction.  Returns (applied, reminded).
 
     What is due comes from one indexed query (`pbem.record.due`); a game is loaded only when something
     is due for it.  `opened_before`: the poll's start; no reminder for a step opened since (issue 16).
     """
     applied = reminded = 0
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         rows = due.due_now(s, when)
     for _gid, group in groupby(rows, key=lambda r: r.game_id):
-        with session(cfg.database_url) as s:
-            a, r = _due_for_game(s, cfg, list(group), when, opened_before)
+        with home.units() as s:
+            a, r = _due_for_game(s, home.policy, list(group), when, opened_before)
             s.commit()
         applied, reminded = applied + a, reminded + r
     return applied, reminded
 
 
 def _due_for_game(
-    s: Unit, cfg: Config, rows: list[due.DueRow], when: datetime, opened_before: datetime | None
+    s: Unit, policy: Policy, rows: list[due.DueRow], when: datetime, opened_before: datetime | None
 ) -> tuple[int, int]:
     ids = tuple(r.id for r in rows)
     deadline = any(r.kind == "deadline" for r in rows)
@@ -189,52 +189,50 @@ def _due_for_game(
     if not deadline:
         if opened_before is not None and look.opened_at >= opened_before:
             return 0, 0  # the step opened in this poll: its reminders wait for a later one
-        send, _ = look_at_reminders(look.opened_at, look.deadline_at, cfg.reminders, look.due_at, when)
+        send, _ = look_at_reminders(look.opened_at, look.deadline_at, policy.reminders, look.due_at, when)
         if send is None:  # nothing new (the middle of a long step): look again later
-            _write(s, cfg, Decision(effects=[DueHandled(ids, _again(cfg, look, when))]), when)
+            _write(s, policy, Decision(effects=[DueHandled(ids, _again(policy, look, when))]), when)
             return 0, 0
-    game = s.get(Game, look.game_id)
+    game = store.game_by_id(s, look.game_id)
     dl = store.current_deadline(s, look.game_id)
     if game is None or dl is None or store.control_state(s, look.game_id) != "running":
-        _write(s, cfg, Decision(effects=[DueHandled(ids)]), when)  # paused or gone: resuming plans again
+        _write(s, policy, Decision(effects=[DueHandled(ids)]), when)  # paused or gone: resuming plans again
         return 0, 0
     loaded = store.load(s, game)
     eng = views.engine(loaded)
     if views.current_step(eng, loaded.state) != dl.step or eng.result(loaded.state) is not None:
-        _write(s, cfg, Decision(effects=[DueHandled(ids)]), when, loaded)
+        _write(s, policy, Decision(effects=[DueHandled(ids)]), when, loaded)
         return 0, 0
     held = held_orders(s, look.game_id, registry.get(game.kind).order_words) if game.resolve == "deadline" else []
-    waits = absence.at_deadline(absence_rows(s, look.game_id), loaded, dl, when, cfg.max_away) if deadline else None
+    waits = absence.at_deadline(absence_rows(s, look.game_id), loaded, dl, when, policy.max_away) if deadline else None
     if waits is not None:  # an away player is still asked: the game waits for them (issue 28)
-        _write(s, cfg, Decision(effects=[*waits.effects, DueHandled(ids)], game=game.name), when, loaded)
+        _write(s, policy, Decision(effects=[*waits.effects, DueHandled(ids)], game=game.name), when, loaded)
         return 0, 0
     if deadline:
         recent.read(s, loaded, [(p, None) for p in views.players(loaded)])  # what the reports it causes read
         joining = dl.step == JOIN_STEP  # nobody is defaulted into a game: the moderator is told
-        d = decide_join_deadline(loaded, dl, when, cfg.moderator_address) if joining else None
+        d = decide_join_deadline(loaded, dl, when, policy.moderator_address) if joining else None
         d = d or decide_deadline(loaded, dl.step, held, store.aware(dl.due_at), modes.mailing(s, look.game_id).modes())
         d.effects.append(DueHandled(ids))
-        _write(s, cfg, d, when, loaded)
+        _write(s, policy, d, when, loaded)
         log.info("deadline of %s step %s applied", game.name, dl.step)
         return 1, 0
     secret = message_id_key(s)
-    mails = decide_reminders(loaded, dl, when, cfg.reminders, {h.player for h in held}, set(), cfg.domain, secret)
-    ids_of = {stable_message_id(cfg.domain, m.purpose, *m.key, secret=secret): m for m in mails}
+    mails = decide_reminders(loaded, dl, when, policy.reminders, {h.player for h in held}, set(), policy.domain, secret)
+    ids_of = {stable_message_id(policy.domain, m.purpose, *m.key, secret=secret): m for m in mails}
     already = outbox.queued_ids(s, ids_of)
     mails = [m for mid, m in ids_of.items() if mid not in already]
-    effects: list[Effect] = [*mails, DueHandled(ids, _again(cfg, look, when))]
-    _write(s, cfg, Decision(game=game.name, effects=effects), when, loaded)
+    effects: list[Effect] = [*mails, DueHandled(ids, _again(policy, look, when))]
+    _write(s, policy, Decision(game=game.name, effects=effects), when, loaded)
     return 0, len(mails)
 
 
-def _write(s: Unit, cfg: Config, d: Decision, when: datetime, loaded: store.Loaded | None = None) -> None:
-    """Finish `d` (its reports rendered, `pbem.app.finish`), then write it (`pbem.app.apply`: writes only)."""
-    secret = prepare(s, loaded)
-    apply(s, cfg, finish(d, loaded, Look(secret, cfg.domain, cfg.moderator_name, when)), when, secret, loaded)
+def _write(s: Unit, policy: Policy, d: Decision, when: datetime, loaded: store.Loaded | None = None) -> None:
+    settle(s, policy, d, when, loaded)
 
 
-def _again(cfg: Config, look: due.DueRow, when: datetime) -> due.DueRow | None:
-    at = next_look(look.opened_at, look.deadline_at, cfg.reminders, when)
+def _again(policy: Policy, look: due.DueRow, when: datetime) -> due.DueRow | None:
+    at = next_look(look.opened_at, look.deadline_at, policy.reminders, when)
     return None if at is None else replace(look, due_at=at)
 
 

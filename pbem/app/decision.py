@@ -173,5 +173,11 @@ class Decision:
         return {"held": "accepted", "duplicate": "duplicates"}.get(self.outcome, self.outcome)
 
 
+MODERATOR_SEAT = (
+    "that is the moderator's address ([moderator] address): mail from it is read as moderator commands,"
+    " so no player can play from it; give the player their own address"
+)
+
+
 class GameError(Exception):
     """A moderator command cannot be done; one sentence."""

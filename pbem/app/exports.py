@@ -13,17 +13,16 @@ from pathlib import Path
 
 from pbem.app.decision import GameError
 from pbem.app.game_names import export_stem, inside
-from pbem.home.config import Config
+from pbem.home.app import Home
 from pbem.record import listing, store
-from pbem.record.db import session
 
 
-def export_game(cfg: Config, name: str, fmt: str, as_player: str | None = None, moderator: bool = False) -> str:
+def export_game(home: Home, name: str, fmt: str, as_player: str | None = None, moderator: bool = False) -> str:
     """The history of game `name` as `fmt`: public, or what `as_player` may know, or the moderator's record."""
     from pbem.history.export import build
     from pbem.history.formats import render
 
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         game = store.game_by_name(s, name)
         if game is None:
             raise GameError(f'no game named "{name}"; see pbem game list')
@@ -35,13 +34,13 @@ def export_game(cfg: Config, name: str, fmt: str, as_player: str | None = None, 
     return render(doc, fmt)
 
 
-def game_names(cfg: Config) -> list[str]:
-    with session(cfg.database_url) as s:
+def game_names(home: Home) -> list[str]:
+    with home.units() as s:
         return listing.game_names(s)
 
 
 def export_all(
-    cfg: Config, directory: Path, moderator: bool = False, progress: Callable[[str], None] | None = None
+    home: Home, directory: Path, moderator: bool = False, progress: Callable[[str], None] | None = None
 ) -> tuple[int, int]:
     """Every game in every export format, as DIR/NAME.SUFFIX (DIR/NAME-moderator.SUFFIX).  Returns (files, games)."""
     from pbem.history.export import build
@@ -49,7 +48,7 @@ def export_all(
 
     directory.mkdir(parents=True, exist_ok=True)
     written = games = 0
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         for game in listing.all_games(s):
             doc = build(s, game, public=not moderator)
             stem = export_stem(game.name, game.id or 0) + ("-moderator" if moderator else "")

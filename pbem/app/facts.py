@@ -11,9 +11,9 @@ from datetime import datetime, timedelta
 from pbem.app.revisions import FirstCopy, OnFile
 from pbem.mail.inbound.replies import SentMail
 from pbem.orders.extract import Extracted
-from pbem.record.models import Seat
 from pbem.record.modes import Mailing
 from pbem.record.outbox import Window
+from pbem.record.rows import Seat
 from pbem.record.store import Loaded
 from pbem.trust.codes import check_seat_code
 

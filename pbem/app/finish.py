@@ -21,7 +21,7 @@ from pbem.app import views
 from pbem.app.decision import Decision, Effect, Events, Input, NewDeadline, NewGame, NewSeat, Report, ReportMail
 from pbem.app.reporting import Look, report_mails
 from pbem.engine.base import Event
-from pbem.record.models import Deadline, Game, GameEvent, Seat
+from pbem.record.rows import Deadline, Game, GameEvent, Seat
 from pbem.record.store import Loaded, Recent, plain
 
 

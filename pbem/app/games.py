@@ -14,24 +14,32 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from pbem import engine as registry
 from pbem.app import views
-from pbem.app.apply import apply, prepare
-from pbem.app.decision import Control, Decision, Effect, Events, GameError, NewDeadline, NewGame, NewSeat, Report
-from pbem.app.finish import finish
+from pbem.app.decision import (
+    MODERATOR_SEAT,
+    Control,
+    Decision,
+    Effect,
+    Events,
+    GameError,
+    NewDeadline,
+    NewGame,
+    NewSeat,
+    Report,
+)
 from pbem.app.game_names import game_name_problem
-from pbem.app.reporting import Look
+from pbem.app.settle import settle
 from pbem.engine.names import norm, player_name
 from pbem.engine.rng import commitment
-from pbem.home.config import Config
+from pbem.home.app import Home
 from pbem.record import listing, store
-from pbem.record.db import session
-from pbem.record.models import Game
+from pbem.record.rows import Game
 from pbem.trust import deal as joining
 from pbem.trust.codes import hash_code, new_code
 
@@ -133,13 +141,13 @@ class Table:
 
 
 def create_game(
-    cfg: Config,
+    home: Home,
     kind: str,
     name: str,
     players: list[tuple[str, str]],
     seed: str | None = None,
     *,
-    clock: Any = store.now_utc,
+    clock: Callable[[], datetime] | None = None,
     codes: dict[str, str] | None = None,
     table: Table = Table(),
 ) -> Game:
@@ -148,26 +156,26 @@ def create_game(
     `codes` fixes the players' secret codes (tests and the demo); by default each is random.
     """
     seats = check_seats(kind, players)
+    if any(a.lower() == home.policy.moderator_address.lower() for _, a in seats):
+        raise GameError(MODERATOR_SEAT)
     chosen = {p: (codes or {}).get(p) or new_code() for p, _ in seats}
     spec = GameSpec(
         kind,
         name,
         seats,
         seed or secrets.token_hex(32),
-        int((table.deadline or cfg.default_deadline).total_seconds()),
-        table.resolve or cfg.resolve,
+        int((table.deadline or home.policy.default_deadline).total_seconds()),
+        table.resolve or home.policy.resolve,
         dict(table.options),
         table.insecure_seed,
         chosen,
         {p: hash_code(c) for p, c in chosen.items()},
         table.join,
     )
-    when: datetime = clock()
-    with session(cfg.database_url) as s:
+    when: datetime = (clock or home.clock)()
+    with home.units() as s:
         d = decide_new_game(spec, when, store.game_by_name(s, name) is not None)
-        secret = prepare(s, None)
-        d = finish(d, None, Look(secret, cfg.domain, cfg.moderator_name, when))
-        loaded = apply(s, cfg, d, when, secret)
+        loaded = settle(s, home.policy, d, when)
         s.commit()
         assert loaded is not None
         log.info("created %s game %s for %d players", kind, loaded.game.name, len(seats))
@@ -186,9 +194,9 @@ class GameRow:
     due: datetime | None
 
 
-def list_games(cfg: Config) -> list[GameRow]:
+def list_games(home: Home) -> list[GameRow]:
     rows = []
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         for g in listing.all_games(s):
             assert g.id is not None
             status = "over" if store.is_over(s, g.id) else store.control_state(s, g.id)
@@ -218,11 +226,11 @@ class Shown:
     waiting: list[str]
 
 
-def show_game(cfg: Config, name: str, as_player: str | None = None, last: int = 20) -> Shown:
+def show_game(home: Home, name: str, as_player: str | None = None, last: int = 20) -> Shown:
     from pbem.app.reporting import Reader, report_context
     from pbem.record import recent
 
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         game = store.game_by_name(s, name)
         if game is None:
             raise GameError(f'no game named "{name}"; see pbem game list')
@@ -237,6 +245,6 @@ def show_game(cfg: Config, name: str, as_player: str | None = None, last: int = 
         if not match:
             raise GameError(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
         recent.read(s, loaded, [(match[0], 0)])
-        ctx = report_context(cfg.moderator_name, loaded, Reader(match[0], 0))
+        ctx = report_context(home.policy.moderator_name, loaded, Reader(match[0], 0))
         ctx["happened"] = ctx["happened"][-last:]
         return Shown(title, game.name, players, ctx, None, waiting)

@@ -19,15 +19,16 @@ from typing import TYPE_CHECKING
 from pbem.record.marks import IMAP_MARK
 
 if TYPE_CHECKING:
+    from pbem.home.app import Home
     from pbem.home.config import Config
 
 log = logging.getLogger("pbem.idle")
 __all__ = ["IMAP_MARK", "nothing_to_do", "remember"]
 
 
-def nothing_to_do(cfg: Config, when: datetime) -> bool:
+def nothing_to_do(home: Home, when: datetime) -> bool:
     try:
-        return _nothing_to_do(cfg, when)
+        return _nothing_to_do(home.cfg, when)
     except Exception as exc:  # locked, missing or strange database, unreachable server: let the full poll decide
         log.debug("idle check undecided: %s", type(exc).__name__)
         return False
@@ -58,7 +59,7 @@ def _imap_mark_now(cfg: Config) -> str:
         box.close()
 
 
-def remember(cfg: Config, box: object) -> None:
+def remember(home: Home, box: object) -> None:
     """After a complete poll: keep what it saw of an IMAP inbox (nothing for other transports)."""
     mark = getattr(box, "mark", None)
     value = mark() if callable(mark) else None
@@ -66,7 +67,7 @@ def remember(cfg: Config, box: object) -> None:
         return
     from pbem.record import marks
 
-    marks.remember(cfg.database_url, IMAP_MARK, value)
+    marks.remember(home.cfg.database_url, IMAP_MARK, value)
 
 
 def _maildir_has_mail(cfg: Config) -> bool:

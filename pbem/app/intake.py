@@ -35,8 +35,8 @@ from pbem.engine.base import Outcome
 from pbem.engine.rulings import RULINGS
 from pbem.mail.inbound.message import Inbound
 from pbem.orders.extract import Extracted
-from pbem.record.models import Seat
 from pbem.record.modes import Mailing
+from pbem.record.rows import Seat
 from pbem.record.store import Loaded
 
 

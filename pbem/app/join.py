@@ -30,7 +30,7 @@ from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail
 from pbem.record import store
 from pbem.record.db import Unit
-from pbem.record.models import Deadline, Game, Seat
+from pbem.record.rows import Deadline, Game, Seat
 from pbem.trust import deal as joining
 
 

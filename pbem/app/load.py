@@ -21,7 +21,7 @@ from pbem.mail.inbound.replies import SentMail
 from pbem.orders.extract import Extracted
 from pbem.record import lookups, outbox, recent, store
 from pbem.record.db import Unit
-from pbem.record.models import Game
+from pbem.record.rows import Game
 from pbem.trust.codes import check_seat_code
 
 

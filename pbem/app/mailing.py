@@ -11,17 +11,16 @@ from datetime import datetime
 
 from pbem.app.decision import GameError
 from pbem.app.notify import MODES
-from pbem.home.config import Config
+from pbem.home.app import Home
 from pbem.record import modes, store
-from pbem.record.db import session
 
 
-def set_default(cfg: Config, name: str, mode: str, when: datetime) -> str:
+def set_default(home: Home, name: str, mode: str, when: datetime) -> str:
     """Record `mode` as game `name`'s default; returns it (lower case).  GameError for an unknown game or mode."""
     mode = mode.lower()
     if mode not in MODES:
         raise GameError(f'"{mode}" is no mail mode; choose one of: {", ".join(MODES)}')
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         game = store.game_by_name(s, name)
         if game is None or game.id is None:
             raise GameError(f'no game named "{name}"; see pbem game list')

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from pbem.app.answers import Outgoing
 from pbem.app.decision import Decision
-from pbem.record.models import Seat
+from pbem.record.rows import Seat
 from pbem.record.store import Loaded
 from pbem.trust.codes import check_seat_code
 

@@ -16,18 +16,18 @@ Deciding is pure (`decide_outage`); `shift_for_outage` loads and applies.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import groupby
 
-from pbem.app.apply import apply, prepare
 from pbem.app.control import Command, announce
 from pbem.app.decision import Decision, Effect, NewDeadline
 from pbem.app.reminders import reminder_times
-from pbem.home.config import Config
+from pbem.app.settle import settle
+from pbem.home.app import Home
 from pbem.mail.outbound.outgoing import Mail
 from pbem.record import due, site, store
-from pbem.record.db import session
 from pbem.trust.chain import iso
 
 log = logging.getLogger("pbem.outages")
@@ -45,7 +45,7 @@ def gap_of(previous: datetime | None, when: datetime, outage_after: timedelta) -
     return gap if gap > outage_after else None
 
 
-def fell_inside(row: due.DueRow, start: datetime, end: datetime, reminders: list[timedelta]) -> bool:
+def fell_inside(row: due.DueRow, start: datetime, end: datetime, reminders: Sequence[timedelta]) -> bool:
     """Did the step's deadline, or one of its reminders, fall inside the outage (start, end]?"""
     times = [row.deadline_at, *reminder_times(row.opened_at, row.deadline_at, reminders)]
     return any(start < t <= end for t in times)
@@ -99,19 +99,19 @@ def decide_moderator_mail(moved: list[Moved], start: datetime, end: datetime, mo
     return Mail(moderator, "outage_moderator", ctx, "alert", ("outage", iso(start), iso(end)))
 
 
-def shift_for_outage(cfg: Config, previous: datetime | None, when: datetime) -> list[Moved]:
+def shift_for_outage(home: Home, previous: datetime | None, when: datetime) -> list[Moved]:
     """Apply the outage rule before a poll: one transaction per game moved, then the moderator's mail."""
-    gap = gap_of(previous, when, cfg.outage_after)
+    gap = gap_of(previous, when, home.policy.outage_after)
     if gap is None or previous is None:
         return []
     moved: list[Moved] = []
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         rows = due.due_now(s, when)
     for gid, group in groupby(rows, key=lambda r: r.game_id):
         rows_of = [r for r in group if r.deadline_at > previous]
-        if not any(fell_inside(r, previous, when, cfg.reminders) for r in rows_of):
+        if not any(fell_inside(r, previous, when, home.policy.reminders) for r in rows_of):
             continue
-        with session(cfg.database_url) as s:
+        with home.units() as s:
             name = site.game_name(s, gid)
             if name is None:
                 continue
@@ -119,12 +119,11 @@ def shift_for_outage(cfg: Config, previous: datetime | None, when: datetime) -> 
             if c.step is None or c.due is None or c.control != "running" or c.loaded.over:
                 continue
             d, m = decide_outage(c.loaded, c.step, c.due, previous, when)
-            c.apply(cfg, d, when)
+            c.apply(home.policy, d, when)
         moved.append(m)
         log.warning("outage: %s's deadline moved from %s to %s", m.game, _stamp(m.was), _stamp(m.now))
-    with session(cfg.database_url) as s:
-        secret = prepare(s, None)
-        mail = decide_moderator_mail(moved, previous, when, cfg.moderator_address)
-        apply(s, cfg, Decision(effects=[mail]), when, secret)
+    with home.units() as s:
+        mail = decide_moderator_mail(moved, previous, when, home.policy.moderator_address)
+        settle(s, home.policy, Decision(effects=[mail]), when)
         s.commit()
     return moved

@@ -22,26 +22,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem.app import budgets, derivations, intake, join, loops, on_file, reading, vouch
+from pbem.app import budgets, derivations, intake, join, loops, moderating, on_file, reading, vouch
 from pbem.app.ahead import warmed
-from pbem.app.apply import apply, prepare, record_inbound
+from pbem.app.apply import record_inbound
 from pbem.app.decision import Decision
-from pbem.app.finish import finish
 from pbem.app.load import load_facts
-from pbem.app.reporting import Look
 from pbem.app.revisions import FirstCopy
 from pbem.app.senders import is_registered
+from pbem.app.settle import settle
 from pbem.engine.words import count
 from pbem.home.app import Home
-from pbem.home.config import Config
 from pbem.home.policy import Policy
 from pbem.mail.inbound.message import Inbound, parse
 from pbem.mail.inbound.storage import scrub
 from pbem.mail.outbound.sender import Dispatcher
-from pbem.mail.transports.seam import Inbox, Sender, TransportError
+from pbem.mail.transports.seam import TransportError
 from pbem.orders.extract import extract
 from pbem.record import store
-from pbem.record.db import DatabaseError, Unit, database_errors, session
+from pbem.record.db import DatabaseError, Unit, database_errors
 from pbem.trust import codes
 
 log = logging.getLogger("pbem.poll")
@@ -95,30 +93,22 @@ class Handled:
         return self.kind == "accepted"
 
 
-def poll(
-    cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock = store.now_utc, dry_run: bool = False
-) -> PollSummary:
-    """Raises TransportError or DatabaseError (one sentence each) where the run cannot go on."""
-    return poll_home(Home.of(cfg, inbox=inbox, sender=sender, clock=clock), dry_run)
-
-
-def poll_home(home: Home, dry_run: bool = False) -> PollSummary:
-    """One poll of `home`'s inbox (`pbem.home.app.Home`: its record, inbox, sender and clock).
+def poll(home: Home, dry_run: bool = False) -> PollSummary:
+    """One poll of `home`'s inbox (`pbem.home.app.Home`: its record, inbox, sender, clock and policy).
     Raises TransportError or DatabaseError (one sentence each) where the run cannot go on."""
-    cfg, sender, clock = home.cfg, home.sender, home.clock
-    assert home.inbox is not None, "a poll reads an inbox"
-    inbox = home.inbox
     try:
         with database_errors(), derivations.per_poll():  # per_poll: the per-sender key derivations (issue 26)
-            return _poll(cfg, inbox, sender, clock, dry_run)
+            return _poll(home, dry_run)
     except OSError as exc:  # a full disk, a read-only or vanished mail folder
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         raise TransportError(f"a mail folder or file could not be used: {exc.strerror or exc}{where}") from None
 
 
-def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_run: bool) -> PollSummary:
+def _poll(home: Home, dry_run: bool) -> PollSummary:
     from pbem.app.deadlines import run_deadlines
 
+    assert home.inbox is not None, "a poll reads an inbox"
+    inbox, sender, clock = home.inbox, home.sender, home.clock
     summary = PollSummary()
     opened_before = clock()  # steps opened from now on get no reminder in this poll
     spent = dict.fromkeys(("fetching", "handling", "filing", "deadlines", "waiting_for_sender"), 0.0)
@@ -131,17 +121,17 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
         spent[step] += now - mark
         mark = now
 
-    dispatcher = Dispatcher(cfg, sender, clock) if (sender is not None and not dry_run) else None
+    dispatcher = Dispatcher(home.cfg, sender, clock) if (sender is not None and not dry_run) else None
     with dispatcher or contextlib.nullcontext():
         if dispatcher is not None:
             dispatcher.nudge()  # mail left queued by an earlier run goes out first
-        for ahead in warmed(cfg, inbox.fetch()):
+        for ahead in warmed(home, inbox.fetch()):
             if budgets.stop_reading(summary):  # past the poll's deadline: the rest stays in the inbox (issue 26)
                 break
             item = ahead.item
             lap("fetching")
             summary.read += 1
-            outcome = contained(cfg, item.raw, clock(), dry_run, ahead.parsed.result())
+            outcome = contained(home, item.raw, clock(), dry_run, ahead.parsed.result())
             setattr(summary, outcome.kind, getattr(summary, outcome.kind) + 1)
             summary.failures += outcome.failure
             if outcome.note:
@@ -155,7 +145,7 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
             lap("filing")
         lap("fetching")
         if not dry_run:
-            summary.deadlines, summary.reminders = run_deadlines(cfg, clock(), opened_before)
+            summary.deadlines, summary.reminders = run_deadlines(home, clock(), opened_before)
             lap("deadlines")
         if dispatcher is not None:
             sent = dispatcher.finish()
@@ -167,26 +157,26 @@ def _poll(cfg: Config, inbox: Inbox, sender: Sender | None, clock: Clock, dry_ru
     return summary
 
 
-def contained(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False, parsed: Inbound | None = None) -> Handled:
+def contained(home: Home, raw: bytes, when: datetime, dry_run: bool = False, parsed: Inbound | None = None) -> Handled:
     """`handle`, with whatever it raises (but the database) kept to this one message."""
     try:
-        return handle(cfg, raw, when, dry_run=dry_run, parsed=parsed)
+        return handle(home, raw, when, dry_run=dry_run, parsed=parsed)
     except (DatabaseError, TransportError):
         raise
     except Exception:  # a bug must not stop the run or loop on this message forever
         log.exception("a message could not be handled; it is kept as rejected for the moderator")
-        return _record_failure(cfg, raw, when, dry_run)
+        return _record_failure(home, raw, when, dry_run)
 
 
-def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> Handled:
+def _record_failure(home: Home, raw: bytes, when: datetime, dry_run: bool) -> Handled:
     try:
-        msg = parse(raw, cfg.moderator_address)
+        msg = parse(raw, home.policy.moderator_address)
     except Exception:  # not even parseable: keep it under a name made from its bytes
         digest = hashlib.sha256(raw).hexdigest()
         msg = Inbound(f"<unreadable.{digest[:32]}@pbem>", digest, "", "", "", None, "", None, UNREADABLE)
     if not dry_run:
-        with session(cfg.database_url) as s:
-            msg, raw, _ = scrub(msg, raw, None, cfg.max_stored_stranger)
+        with home.units() as s:
+            msg, raw, _ = scrub(msg, raw, None, home.policy.max_stored_stranger)
             seen = on_file.seen(s, msg)
             if seen.same is None:  # a copy of a message already read is kept as its duplicate
                 first = seen.first
@@ -200,17 +190,18 @@ def _record_failure(cfg: Config, raw: bytes, when: datetime, dry_run: bool) -> H
     return Handled("rejected", f"{msg.message_id}: {UNREADABLE}", failure=True)
 
 
-def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False, parsed: Inbound | None = None) -> Handled:
+def handle(home: Home, raw: bytes, when: datetime, dry_run: bool = False, parsed: Inbound | None = None) -> Handled:
     """Process one raw message in one transaction: load, decide, apply, commit.
     `parsed`: `raw` already parsed (ahead of handling, `pbem.app.ahead`) with this home's settings."""
-    msg = parsed or parse(raw, cfg.moderator_address, cfg.trust_authentication_results)
-    with database_errors(), session(cfg.database_url) as s:
+    policy = home.policy
+    msg = parsed or parse(raw, policy.moderator_address, policy.trust_authentication_results)
+    with database_errors(), home.units() as s:
         seen = on_file.seen(s, msg)
         if seen.same is not None:  # the same bytes: e.g. a run killed between its commit and filing the message
             return Handled("duplicates", f"{msg.message_id} was already handled", stored=seen.same)
         if seen.taken:  # the same Message-ID with other bytes (a copy, a replay): keep outgoing ids unique
             msg = dataclasses.replace(msg, key=f"{msg.message_id}#{msg.body_hash[:16]}")
-        d = decide_and_apply(s, cfg, msg, raw, when, first=seen.first)
+        d = decide_and_apply(s, policy, msg, raw, when, first=seen.first)
         s.rollback() if dry_run else s.commit()
         if seen.first is not None:  # a copy (other trace headers): recorded as a duplicate, filed as the first
             return Handled("duplicates", f"{msg.message_id}: a copy of a message already read", seen.first.outcome)
@@ -218,7 +209,7 @@ def handle(cfg: Config, raw: bytes, when: datetime, dry_run: bool = False, parse
 
 
 def decide_and_apply(
-    s: Unit, cfg: Config, msg: Inbound, raw: bytes, when: datetime, first: FirstCopy | None = None
+    s: Unit, policy: Policy, msg: Inbound, raw: bytes, when: datetime, first: FirstCopy | None = None
 ) -> Decision:
     """Inside the message's transaction: read and scrub the message, load the facts, decide (pure), apply.
 
@@ -227,23 +218,23 @@ def decide_and_apply(
     A sender who is no registered seat of any game costs one indexed look-up: the game it names is
     not even loaded, and no code is checked.
     """
+    if moderating.is_moderator(policy, msg):  # the moderator's commands by mail (issue 28)
+        return moderating.decide_and_apply(s, policy, msg, raw, when, first)
     registered = is_registered(s, msg)
     game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
     words = join.order_words(s, game) if game is not None else None
     sent, text = reading.answered_mails(s, msg, game)  # the mails it answers; its text without copies of them
     ex = extract(text, msg.subject, words) if not msg.problem else None
     arrived = raw
-    msg, raw, ex = scrub(msg, raw, ex, cfg.max_stored_player if registered else cfg.max_stored_stranger)
+    msg, raw, ex = scrub(msg, raw, ex, policy.max_stored_player if registered else policy.max_stored_stranger)
     ev = None  # what the player's provider vouches for, taken before the redacted copy replaces the mail
     if game is not None and not msg.problem:
         ev, ex = vouch.take(arrived, raw, ex, words)
     msg = loops.quieted(s, msg, ex, when) if registered else msg  # an unmarked autoresponder: no answer
-    facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=Policy.of(cfg), sent=sent)
+    facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=policy, sent=sent)
     if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
-        facts.moderator = cfg.moderator_address  # (whose answers window `load_facts` read with the players')
-    secret = prepare(s, facts.loaded)
-    look = Look(secret, cfg.domain, cfg.moderator_name, when)
-    d = finish(intake.decide(msg, facts, cfg.replies_per_hour), facts.loaded, look)  # pure: every mail finished
-    apply(s, cfg, d, when, secret, facts.loaded, inbound=(msg, raw))  # writes only
+        facts.moderator = policy.moderator_address  # (whose answers window `load_facts` read with the players')
+    d = intake.decide(msg, facts, policy.replies_per_hour)  # pure
+    settle(s, policy, d, when, facts.loaded, inbound=(msg, raw))  # its reports finished (pure), then written
     vouch.keep(s, msg, ev)
     return d

@@ -27,9 +27,8 @@ from typing import Any
 from pbem.app import views
 from pbem.app.game_names import export_stem, inside
 from pbem.history.site import Entry, Now, entry, game_page, index_page
-from pbem.home.config import Config
+from pbem.home.app import Home
 from pbem.record import site, store
-from pbem.record.db import session
 
 MANIFEST = ".pbem-site.json"
 VERSION = 1
@@ -76,7 +75,7 @@ def _now(s: Any, loaded: store.Loaded) -> Now:
 
 
 def publish(
-    cfg: Config,
+    home: Home,
     directory: Path,
     when: datetime,
     everything: bool = False,
@@ -90,7 +89,7 @@ def publish(
     known: dict[str, Any] = old.get("games", {})
     games: dict[str, Any] = {}
     written = 0
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         for gid, position in sorted(site.positions(s).items()):
             key = str(gid)
             before = known.get(key)
@@ -123,6 +122,6 @@ def publish(
             removed += 1
     if written or removed or not (directory / "index.html").exists():
         entries = [Entry.from_json(g["entry"]) for g in games.values()]
-        _write(directory / "index.html", index_page(entries, when, cfg.publish_title))
+        _write(directory / "index.html", index_page(entries, when, home.cfg.publish_title))
         _write(directory / MANIFEST, json.dumps({"version": VERSION, "games": games}, indent=1, sort_keys=True))
     return Published(written, len(games), removed)

@@ -19,7 +19,7 @@ from pbem.orders.own_mail import without_copies
 from pbem.record import modes
 from pbem.record.answered import sent_mails
 from pbem.record.db import Unit
-from pbem.record.models import Game, Seat
+from pbem.record.rows import Game, Seat
 from pbem.record.store import Loaded
 
 MAX_ANSWERED = 3  # sent mails whose copies are looked for in one message (the newest it names)

@@ -20,7 +20,7 @@ from pbem.engine.base import Engine, Event, Request, Result
 from pbem.mail.outbound.compose import stable_message_id
 from pbem.mail.outbound.outgoing import Mail
 from pbem.record import store
-from pbem.record.models import Deadline, GameEvent
+from pbem.record.rows import Deadline, GameEvent
 from pbem.trust import deal as joining
 
 

@@ -26,7 +26,7 @@ from pbem.app.decision import Decision
 from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail
-from pbem.record.models import Seat
+from pbem.record.rows import Seat
 
 
 @dataclass(frozen=True)

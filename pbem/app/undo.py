@@ -16,9 +16,8 @@ from datetime import datetime, timedelta
 from pbem.app import views
 from pbem.app.control import Command
 from pbem.app.decision import Decision, Effect, GameError, Input, NewDeadline, Report
-from pbem.home.config import Config
+from pbem.home.app import Home
 from pbem.record import store
-from pbem.record.db import session
 from pbem.trust.fold import UNDO, Fold, undo_lines
 
 MAX_REASON = 300
@@ -47,13 +46,13 @@ def decide_undo(
     return Decision(game=loaded.game.name, effects=effects)
 
 
-def undo(cfg: Config, name: str, to: int, why: str, reroll: bool, when: datetime) -> list[int]:
+def undo(home: Home, name: str, to: int, why: str, reroll: bool, when: datetime) -> list[int]:
     """Apply the undo; returns the inputs it undid."""
-    with session(cfg.database_url) as s:
+    with home.units() as s:
         c = Command(s, name)
         fold, _, _ = store.folded(c.loaded.game, store.inputs(s, c.gid), join=store.join_opened(s, c.gid))
         d = decide_undo(c.loaded, c.control, fold, to, why, reroll, when)
         undone: list[int] = next(e.outcome.events[0].data["undone"] for e in d.effects if isinstance(e, Input))
         c.reads()  # what every player's report reads: the events since their last one
-        c.apply(cfg, d, when)
+        c.apply(home.policy, d, when)
         return undone

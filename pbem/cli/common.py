@@ -14,6 +14,7 @@ import typer
 from typer.core import TyperGroup
 
 if TYPE_CHECKING:
+    from pbem.home.app import Home
     from pbem.home.config import Config
 
 _state: dict[str, Any] = {"config": None}
@@ -84,6 +85,13 @@ def _cfg(schema: bool = True) -> Config:
         except DatabaseError as exc:
             fail(str(exc), 3)
     return cfg
+
+
+def _home(schema: bool = True) -> Home:
+    """The composition root of this home (`pbem.home.app.Home`): what every use case takes."""
+    from pbem.home.app import Home
+
+    return Home.of(_cfg(schema))
 
 
 def _show_version(value: bool) -> None:

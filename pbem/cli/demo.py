@@ -20,7 +20,7 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import make_msgid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pbem.engine.rng import Rng, init_state
 from pbem.engine.words import count
@@ -195,6 +195,7 @@ def run(
     from pbem.cli.support import init_home
     from pbem.history.export import build, verify
     from pbem.home import config as config_mod
+    from pbem.home.app import Home
     from pbem.mail.transports.seam import open_transport as transports
     from pbem.record.db import session
     from pbem.record.store import game_by_name, is_over, last_order_seq, load
@@ -209,17 +210,16 @@ def run(
     bots = [
         Bot(n, f"{n.lower()}@players.example", Rng(init_state(f"{bot_seed}:{n}")), style) for n in BOT_NAMES[:players]
     ]
-    when: dict[str, Any] = {"clock": clock} if clock else {}  # else the app's own clock
     start = time.perf_counter()
+    root = Home.of(cfg, clock=clock) if clock else Home.of(cfg)
     create_game(
-        cfg,
+        root,
         kind,
         name,
         [(b.name, b.address) for b in bots],
         seed=seed,
         codes={b.name: demo_code(bot_seed, b.name) for b in bots},
         table=Table(join=join_salts is not None),
-        **when,
     )
     sent = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
     inbox = mailbox.Maildir(str(cfg.maildir_path / "inbox"), factory=None, create=True)
@@ -227,7 +227,8 @@ def run(
     polls = messages_in = stalled = last_mark = 0
     by_addr = {b.address: b for b in bots}
     mailbox_in, sender = transports(cfg)
-    poll(cfg, mailbox_in, sender, **when)  # sends the first reports
+    root = root.connected(mailbox_in, sender)
+    poll(root)  # sends the first reports
     polls += 1
     while polls < max_polls:
         newest = _read_reports(sent, seen, by_addr)
@@ -245,7 +246,7 @@ def run(
             raise RuntimeError(f"the demo game stalled: no order was accepted in {count(stalled, 'poll')}; see {home}")
         joining = join_salts if join_salts is not None and polls == 1 else None  # the invitations are in
         messages_in += _write_answers(inbox, bots, by_addr, newest, name, cfg.moderator_address, joining)
-        poll(cfg, mailbox_in, sender, **when)
+        poll(root)
         polls += 1
         if progress:
             progress(polls)

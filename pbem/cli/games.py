@@ -7,7 +7,7 @@ from typing import TypeVar
 
 import typer
 
-from pbem.cli.common import _cfg, _why, fail, game_app
+from pbem.cli.common import _home, _why, fail, game_app
 from pbem.engine import kinds_text
 
 T = TypeVar("T")
@@ -53,12 +53,12 @@ def game_new(
         weak = seed_problem(seed) is not None
         if weak and not insecure_seed:
             fail(seed_problem(seed) or "")
-    cfg = _cfg()
+    home = _home()
     try:
         players = [parse_player(p) for p in player]
         dl = parse_duration(deadline) if deadline else None
         game = create_game(
-            cfg,
+            home,
             canonical(kind),
             name,
             players,
@@ -84,7 +84,7 @@ def game_list() -> None:
     """
     from pbem.app.games import list_games
 
-    rows = list_games(_cfg())
+    rows = list_games(_home())
     if not rows:
         typer.echo("no games yet; create one with: pbem game new KIND --name NAME --player ...")
     for g in rows:
@@ -105,7 +105,7 @@ def game_show(
     from pbem.render.templates import render
 
     try:
-        shown = show_game(_cfg(), name, as_player)
+        shown = show_game(_home(), name, as_player)
     except GameError as exc:
         fail(str(exc))
     if shown.report is not None:
@@ -125,9 +125,9 @@ def _control(fn: Callable[..., T], *args: object) -> T:
     from pbem.app.decision import GameError
     from pbem.record.store import now_utc
 
-    cfg = _cfg()
+    home = _home()
     try:
-        return fn(cfg, *args, now_utc())
+        return fn(home, *args, now_utc())
     except GameError as exc:
         fail(str(exc))
 
@@ -203,7 +203,7 @@ def game_replace(
         newcomer = parse_player(new)
     except ValueError as exc:
         fail(str(exc), 2)
-    _control(lambda cfg, n, o, when: replace(cfg, n, o, newcomer, when), name, old)
+    _control(lambda home, n, o, when: replace(home, n, o, newcomer, when), name, old)
     typer.echo(
         f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {old} in {name} as {newcomer[0]}; "
         "their code and report are queued, and the players are told"

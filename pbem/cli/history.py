@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from pbem.cli.common import _cfg, app, fail
+from pbem.cli.common import _home, app, fail
 from pbem.engine.words import count
 from pbem.history.formats import FORMATS as EXPORT_FORMATS
 from pbem.history.formats import help_text as formats_help
@@ -65,7 +65,7 @@ def export(
     if not name:
         fail("name the game to export (or give --all DIR); see pbem game list", 2)
     try:
-        body = export_game(_cfg(), name, format, as_player=as_player, moderator=moderator)
+        body = export_game(_home(), name, format, as_player=as_player, moderator=moderator)
     except GameError as exc:
         fail(str(exc))
     if output is None and moderator:
@@ -84,15 +84,15 @@ def _export_all(directory: Path, moderator: bool) -> None:
 
     from pbem.app.exports import export_all, game_names
 
-    cfg = _cfg()
-    total = len(game_names(cfg))
+    home = _home()
+    total = len(game_names(home))
     if not total:
         typer.echo("no games to export; create one with: pbem game new KIND --name NAME --player ...")
         return
     columns = (TextColumn("exporting {task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True)) as bar:
         task = bar.add_task("", total=total)
-        written, games = export_all(cfg, directory, moderator, lambda n: bar.update(task, description=n, advance=1))
+        written, games = export_all(home, directory, moderator, lambda n: bar.update(task, description=n, advance=1))
     typer.echo(f"wrote {count(written, 'file')} for {count(games, 'game')} in {directory}")
 
 
@@ -220,6 +220,5 @@ def publish(
 
     from pbem.app.publish import publish as write_site
 
-    cfg = _cfg()
-    done = write_site(cfg, directory, datetime.now(UTC), everything=everything)
+    done = write_site(_home(), directory, datetime.now(UTC), everything=everything)
     typer.echo(done.line(directory))

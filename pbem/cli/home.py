@@ -1,4 +1,5 @@
-"""`pbem init`, `pbem upgrade` and `pbem check`: making a home, migrating its database, checking its mail."""
+"""`pbem init`, `pbem upgrade`, `pbem check` and `pbem moderator code`: making a home, migrating its database,
+checking its mail, and the moderator code that moderator mail carries (issue 28)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ from pathlib import Path
 
 import typer
 
-from pbem.cli.common import _cfg, app, fail
+from pbem.cli.common import _cfg, _home, app, fail
+
+moderator_app = typer.Typer(help="The moderator's own settings: the moderator code.", no_args_is_help=True)
+app.add_typer(moderator_app, name="moderator")
 
 
 @app.command()
@@ -27,6 +31,16 @@ def init(
     except FileExistsError as exc:
         fail(str(exc))
     typer.echo(f"wrote {path} and created the database; edit the file, then run: pbem --config {path} game new ...")
+    from pbem.app.moderating import make_code
+    from pbem.home import config as config_mod
+    from pbem.home.app import Home
+    from pbem.record.store import now_utc
+
+    code = make_code(Home.of(config_mod.load(path)), now_utc(), replace=False)
+    if code:
+        typer.echo(f"moderator code: {code} (shown only now; commands you mail to pbem carry a line CODE {code})")
+    else:
+        typer.echo("the moderator code is kept as it was (pbem moderator code makes a new one)")
 
 
 @app.command()
@@ -62,3 +76,17 @@ def check() -> None:
         failed = failed or not result.ok
     if failed:
         raise typer.Exit(1)
+
+
+@moderator_app.command("code")
+def moderator_code() -> None:
+    """Make a new moderator code, shown once: a mail of commands from the moderator address carries it as a line
+    CODE <code> (or is a reply to a mail pbem sent that address).  The old code stops working.
+
+    Example: pbem --config ~/pbem/pbem.toml moderator code
+    """
+    from pbem.app.moderating import make_code
+    from pbem.record.store import now_utc
+
+    code = make_code(_home(), now_utc())
+    typer.echo(f"new moderator code (shown only now; the old one no longer works): {code}")

@@ -27,7 +27,8 @@ from pbem.engine.base import Event
 from pbem.history.formats import FORMATS, render
 from pbem.history.text import text_record
 from pbem.record import evidence, store
-from pbem.record.models import Game, InboundMessage, OrderInput
+from pbem.record.models import InboundMessage
+from pbem.record.rows import Game, OrderInput
 from pbem.trust import chain, signing
 from pbem.trust.verify import FORMAT, VERSION, Verification, check
 
@@ -51,9 +52,7 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     full = audience == "moderator" or over or abandoned
     event_rows = store.events_for(s, game.id)
     events = [store.event_of(r) for r in event_rows]
-    inputs = {
-        o.seq: o for o in s.exec(select(OrderInput).where(OrderInput.game_id == game.id).order_by(col(OrderInput.seq)))
-    }
+    inputs = {o.seq: o for o in store.inputs(s, game.id)}
     messages = s.exec(
         select(InboundMessage).where(InboundMessage.game_id == game.id).order_by(col(InboundMessage.id))
     ).all()

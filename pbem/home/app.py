@@ -4,7 +4,7 @@ The unit of work (`units()`: one transaction on the record, `pbem.record.db.Unit
 sender (any transport behind `pbem.mail.transports.seam`; the in-memory one in tests), the clock, the
 mail composer (`compose`: a finished mail to its outbox row) and the frozen `Policy` the deciding
 functions read.  `Home.of(cfg)` wires the configured transport; `Home.of(cfg, inbox=..., sender=...)`
-any other.  The poll takes a Home (`pbem.app.poll.poll_home`) and hands each stage only what it
+any other.  The poll takes a Home (`pbem.app.poll.poll`) and hands each stage only what it
 reads: the Policy to the pure deciding functions, a unit of work to the load and write steps.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +72,10 @@ class Home:
             opened_inbox, opened_sender = open_transport(cfg)
             inbox, sender = inbox or opened_inbox, sender or opened_sender
         return cls(cfg, Policy.of(cfg), inbox, sender, clock, Composer(cfg))
+
+    def connected(self, inbox: Inbox, sender: Sender) -> Home:
+        """This home with the transport opened for it (`pbem.app.cron` opens it only once there is work)."""
+        return replace(self, inbox=inbox, sender=sender)
 
     def units(self) -> AbstractContextManager[Unit]:
         """A unit of work: one transaction on the record (the caller commits)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,6 +31,8 @@ class Policy:
     stranger_answers_per_day: int = 0
     stranger_answers_per_hour: int = 60
     max_away: timedelta = timedelta(days=14)  # how long a game waits for one player's absences (pbem.app.absence)
+    outage_after: timedelta = timedelta(hours=6)  # a longer gap between polls moves deadlines (pbem.app.outages)
+    home: Path | None = None  # the home directory: its wrapping key seals the games' signing keys (record.sealing)
 
     @classmethod
     def of(cls, cfg: Config) -> Policy:
@@ -47,4 +50,6 @@ class Policy:
             stranger_answers_per_day=cfg.stranger_answers_per_day,
             stranger_answers_per_hour=cfg.stranger_answers_per_hour,
             max_away=cfg.max_away,
+            outage_after=cfg.outage_after,
+            home=cfg.home,
         )

@@ -10,18 +10,21 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from pbem.record.models import ControlAction, Game
+from pbem.record import models, rows
+from pbem.record.models import ControlAction
+from pbem.record.rows import Game
 from pbem.record.store import aware
 
 
 def all_games(s: Session) -> list[Game]:
     """Every game, oldest first."""
-    return list(s.exec(select(Game).order_by(col(Game.id))).all())
+    table = models.Game.__table__  # type: ignore[attr-defined]
+    return [rows.Game(**r._mapping) for r in s.connection().execute(select(table).order_by(table.c.id))]
 
 
 def game_names(s: Session) -> list[str]:
     """Every game's name, oldest first."""
-    return list(s.exec(select(Game.name).order_by(col(Game.id))).all())
+    return list(s.exec(select(models.Game.name).order_by(col(models.Game.id))).all())
 
 
 def paused_at(s: Session, game_id: int) -> datetime | None:

@@ -9,41 +9,43 @@ Every appended input and event gets its link in the game's hash chain
 The poll's hot path (load a game, append to it) runs SQLAlchemy Core statements
 built once at import on the SQLModel tables, which stay the one definition of
 the schema, through the session's connection (its transaction): no ORM
-identity map or object loading.  Rows handed out as `Game`, `Seat`,
-`Deadline` or `GameEvent` are plain data (`Model.model_construct`), never added
-back to a session: the record is append-only.
+identity map or object loading.  Rows handed out as `Game`, `Seat`, `OrderInput`,
+`Deadline` or `GameEvent` are frozen dataclasses (`pbem.record.rows`) that no session
+tracks: the record is append-only, and what the use cases hold cannot change under them.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, func
 from sqlalchemy.engine import Row
-from sqlalchemy.orm import configure_mappers
 from sqlmodel import Session, col, select
 
 from pbem import engine as registry
 from pbem.engine.base import PUBLIC, Engine, Event, Outcome
-from pbem.record import due
-from pbem.record.models import ControlAction, Deadline, Game, GameEvent, OrderInput, Seat, Snapshot
+from pbem.record import due, models
+from pbem.record.models import ControlAction, Snapshot
+from pbem.record.rows import Deadline, Game, GameEvent, OrderInput, Seat
 from pbem.trust import chain
 from pbem.trust import deal as joining
 from pbem.trust.fold import Fold
 
-_GAMES = Game.__table__  # type: ignore[attr-defined]
-_SEATS = Seat.__table__  # type: ignore[attr-defined]
-_ORDERS = OrderInput.__table__  # type: ignore[attr-defined]
-_EVENTS = GameEvent.__table__  # type: ignore[attr-defined]
+_GAMES = models.Game.__table__  # type: ignore[attr-defined]
+_SEATS = models.Seat.__table__  # type: ignore[attr-defined]
+_ORDERS = models.OrderInput.__table__  # type: ignore[attr-defined]
+_EVENTS = models.GameEvent.__table__  # type: ignore[attr-defined]
 _SNAPS = Snapshot.__table__  # type: ignore[attr-defined]
-_DEADLINES = Deadline.__table__  # type: ignore[attr-defined]
+_DEADLINES = models.Deadline.__table__  # type: ignore[attr-defined]
 _GID: Any = bindparam("gid")
 
 # The hot path's statements, built once (SQLAlchemy caches their compiled form).
 Q_GAME_BY_NAME = select(_GAMES).where(_GAMES.c.name == bindparam("name"))
+Q_GAME_BY_ID = select(_GAMES).where(_GAMES.c.id == _GID)
 Q_SEATS = select(_SEATS).where(_SEATS.c.game_id == _GID).order_by(_SEATS.c.id)
 Q_LAST_ORDER = select(func.max(_ORDERS.c.seq)).where(_ORDERS.c.game_id == _GID)
 Q_SNAPSHOT = (
@@ -92,20 +94,17 @@ Q_JOIN_OPENED = select(_CONTROLS.c.id).where(_CONTROLS.c.game_id == _GID, _CONTR
 Q_STEP = select(_SNAPS.c.step).where(_SNAPS.c.game_id == _GID).order_by(_SNAPS.c.seq.desc()).limit(1)
 
 
-_MAPPED: list[bool] = []
+R = TypeVar("R", Game, Seat, OrderInput, GameEvent, Deadline)
 
 
-def _built(model: Any, row: Row[Any]) -> Any:
-    """A model instance as plain data from a Core row (no validation, no session)."""
-    return plain(model, row._mapping)
+def _built(kind: type[R], row: Row[Any]) -> R:
+    """A frozen row (`pbem.record.rows`) from a Core row."""
+    return kind(**row._mapping)
 
 
-def plain(model: Any, fields: Any) -> Any:
-    """A model instance as plain data from its fields (no validation, no session)."""
-    if not _MAPPED:
-        configure_mappers()  # the models' attributes must be set up before model_construct
-        _MAPPED.append(True)
-    return model.model_construct(**fields)
+def plain(kind: type[R], fields: Mapping[str, Any]) -> R:
+    """A frozen row (`pbem.record.rows`) from a table row's fields (no validation, no session)."""
+    return kind(**fields)
 
 
 def now_utc() -> datetime:
@@ -177,6 +176,11 @@ def game_by_name(s: Session, name: str) -> Game | None:
     return game
 
 
+def game_by_id(s: Session, game_id: int) -> Game | None:
+    row = s.connection().execute(Q_GAME_BY_ID, {"gid": game_id}).first()
+    return _built(Game, row) if row is not None else None
+
+
 def current_seats(s: Session, game_id: int) -> list[Seat]:
     """The newest row for each position (replacements and new codes append rows)."""
     latest: dict[int, Row[Any]] = {}
@@ -187,7 +191,9 @@ def current_seats(s: Session, game_id: int) -> list[Seat]:
 
 def seat_names(s: Session, game_id: int) -> dict[str, tuple[str, ...]]:
     """Each current player's name with the names their seat had before (replacements), oldest first."""
-    rows = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.id))).all()
+    rows = s.connection().execute(
+        select(_SEATS.c.position, _SEATS.c.player).where(_SEATS.c.game_id == game_id).order_by(_SEATS.c.id)
+    )
     names: dict[int, list[str]] = {}
     for row in rows:
         names.setdefault(row.position, [])
@@ -231,7 +237,8 @@ def folded(game: Game, orders: list[OrderInput], join: bool = False) -> tuple[Fo
 
 def inputs(s: Session, game_id: int) -> list[OrderInput]:
     """Every recorded input of a game, in order."""
-    return list(s.exec(select(OrderInput).where(OrderInput.game_id == game_id).order_by(col(OrderInput.seq))).all())
+    q = select(_ORDERS).where(_ORDERS.c.game_id == game_id).order_by(_ORDERS.c.seq)
+    return [_built(OrderInput, row) for row in s.connection().execute(q)]
 
 
 def load(s: Session, game: Game) -> Loaded:
@@ -320,7 +327,7 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
         )
     loaded.head = head
     if rows:
-        insert(s, GameEvent, rows)
+        insert(s, models.GameEvent, rows)
         if loaded.recent is not None:
             loaded.recent.events.extend(plain(GameEvent, row) for row in rows)
 
@@ -352,7 +359,7 @@ def append_input(
     loaded.last_input = (loaded.seq, loaded.head)
     insert(
         s,
-        OrderInput,
+        models.OrderInput,
         dict(
             game_id=loaded.game.id,
             seq=loaded.seq,
@@ -396,7 +403,7 @@ def add_deadline(s: Session, loaded: Loaded, step: str, due_at: datetime, reason
     """A new deadline for `step` (the newest row is the current one) and what becomes due with it."""
     assert loaded.game.id is not None
     row: dict[str, Any] = dict(game_id=loaded.game.id, step=step, due_at=due_at, reason=reason, created_at=when)
-    insert(s, Deadline, row)
+    insert(s, models.Deadline, row)
     if loaded.recent is not None:
         loaded.recent.deadline = plain(Deadline, row)
     due.plan(s, loaded.game.id, when, due_at)

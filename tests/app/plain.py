@@ -8,7 +8,7 @@ from functools import cache
 
 from pbem import engine as registry
 from pbem.mail.inbound.message import Inbound, parse
-from pbem.record.models import Deadline, Game, Seat
+from pbem.record.rows import Deadline, Game, Seat
 from pbem.record.store import Loaded
 from pbem.trust.codes import hash_code
 from tests.conftest import CODES, order_mail

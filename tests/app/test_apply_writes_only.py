@@ -23,6 +23,7 @@ from pbem.app import apply as applying
 from pbem.app import control, games
 from pbem.app.deadlines import run_deadlines
 from pbem.app.games import Table
+from pbem.home.app import Home
 from pbem.record import store
 from pbem.record.db import engine_for, session
 from tests.conftest import CODES, deliver, order_mail, signed
@@ -66,8 +67,7 @@ def statements(home, monkeypatch: pytest.MonkeyPatch) -> Iterator[Statements]:
     engine = engine_for(home.database_url)
     event.listen(engine, "before_cursor_execute", found.seen)
     counted = found.counting(applying.apply)
-    for module in ("pbem.app.poll", "pbem.app.deadlines", "pbem.app.control", "pbem.app.games"):
-        monkeypatch.setattr(f"{module}.apply", counted)
+    monkeypatch.setattr("pbem.app.settle.apply", counted)  # every shell writes through `settle`
     try:
         yield found
     finally:
@@ -76,7 +76,7 @@ def statements(home, monkeypatch: pytest.MonkeyPatch) -> Iterator[Statements]:
 
 def test_the_counter_sees_a_select_made_inside_apply(home, statements: Statements, clock) -> None:
     """The check itself: a SELECT sent from inside a counted call is seen (else the tests below prove nothing)."""
-    games.create_game(home, "italian-wars", "iw0", DUO, seed="counter", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "italian-wars", "iw0", DUO, seed="counter", clock=clock, codes=CODES)
 
     def reads(*_: Any) -> None:
         with session(home.database_url) as s:
@@ -87,7 +87,7 @@ def test_the_counter_sees_a_select_made_inside_apply(home, statements: Statement
 
 
 def test_apply_issues_no_select_for_any_decision(home, statements: Statements, clock) -> None:
-    games.create_game(home, "italian-wars", "iw1", DUO, seed="writes-only", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "italian-wars", "iw1", DUO, seed="writes-only", clock=clock, codes=CODES)
     run_poll(home, clock)
     requests, _ = asked(home, "iw1")
     player = requests[0].player
@@ -100,22 +100,22 @@ def test_apply_issues_no_select_for_any_decision(home, statements: Statements, c
     assert summary.read == 4 and summary.accepted >= 2 and summary.rejected >= 1
 
     clock.advance(hours=30)  # past the middle of the 48-hour step: a reminder
-    assert run_deadlines(home, clock())[1] >= 1
+    assert run_deadlines(Home.of(home), clock())[1] >= 1
     clock.advance(hours=30)  # past the deadline: the defaults
-    assert run_deadlines(home, clock())[0] == 1
+    assert run_deadlines(Home.of(home), clock())[0] == 1
 
     when = clock()
-    control.extend(home, "iw1", timedelta(hours=2), when)
-    control.pause(home, "iw1", when)
-    control.resume(home, "iw1", when)
-    control.new_player_code(home, "iw1", "Ann", when, code="ANEW-1234")
-    control.replace(home, "iw1", "Ben", ("Dave", "dave@players.test"), when, code=CODES["Dave"])
-    control.abandon(home, "iw1", when)
+    control.extend(Home.of(home), "iw1", timedelta(hours=2), when)
+    control.pause(Home.of(home), "iw1", when)
+    control.resume(Home.of(home), "iw1", when)
+    control.new_player_code(Home.of(home), "iw1", "Ann", when, code="ANEW-1234")
+    control.replace(Home.of(home), "iw1", "Ben", ("Dave", "dave@players.test"), when, code=CODES["Dave"])
+    control.abandon(Home.of(home), "iw1", when)
 
     games.create_game(
-        home, "italian-wars", "iw2", DUO, seed="joining", clock=clock, codes=CODES, table=Table(join=True)
+        Home.of(home), "italian-wars", "iw2", DUO, seed="joining", clock=clock, codes=CODES, table=Table(join=True)
     )
-    control.start(home, "iw2", clock())
+    control.start(Home.of(home), "iw2", clock())
 
     assert statements.calls >= 14, f"every decision was written through apply ({statements.calls} calls)"
     assert statements.words["INSERT"] > 0 and statements.words["UPDATE"] > 0, statements.words

@@ -9,6 +9,7 @@ with their template kind, context, recipient, thread and key.  No SQLite, no Mai
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 from pbem.app import control, join, views
@@ -124,7 +125,9 @@ def test_decide_derives_no_key_it_reads_the_code_checks_the_load_step_made() -> 
     req = next(r for r in views.engine(g).requests(g.state) if not r.answered)
     seat = g.seat_for_player(req.player)
     assert seat is not None and seat.id is not None
-    seat.code_hash = "not-a-hash"  # a derivation could not match it: only the load step's answer can
+    # a derivation could not match this hash: only the load step's answer can (rows are frozen: a changed copy)
+    seat = dataclasses.replace(seat, code_hash="not-a-hash")
+    g.seats = [seat if st.id == seat.id else st for st in g.seats]
     msg = mail(req.player, signed(req.player, req.legal[0]))
     ex = extract(msg.text, msg.subject, views.engine(g).order_words)
     before = codes.derivations

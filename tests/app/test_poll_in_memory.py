@@ -1,7 +1,7 @@
 """The poll on the composition root with the in-memory transport: no Maildir, a real SQLite record.
 
 `pbem.home.app.Home` holds the record's unit of work, the inbox, the sender, the clock and the
-policy; `poll_home` reads the inbox, decides and writes each message, files it, and sends the outbox.
+policy; `poll` reads the inbox, decides and writes each message, files it, and sends the outbox.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from email import message_from_bytes
 import pytest
 
 from pbem.app import games
-from pbem.app.poll import poll_home
+from pbem.app.poll import poll
 from pbem.home.app import Home
 from pbem.home.policy import Policy
 from pbem.mail.transports.memory import MemoryInbox, MemorySender
@@ -26,9 +26,9 @@ def test_a_poll_in_memory_sends_the_first_reports_then_answers_an_order_mail(hom
     inbox, sender = MemoryInbox(), MemorySender()
     root = Home.of(home, inbox=inbox, sender=sender, clock=clock)
     assert root.policy == Policy.of(home) and root.policy.moderator_address == "moderator@pbem.test"
-    games.create_game(home, "italian-wars", "mem1", DUO, seed="in-memory", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "italian-wars", "mem1", DUO, seed="in-memory", clock=clock, codes=CODES)
 
-    first = poll_home(root)
+    first = poll(root)
     assert (first.read, first.sent) == (0, 2)
     assert sorted(s.recipients[0] for s in sender.sent) == ["ann@players.test", "ben@players.test"]
 
@@ -38,7 +38,7 @@ def test_a_poll_in_memory_sends_the_first_reports_then_answers_an_order_mail(hom
     addr = dict(DUO)[req.player]
     inbox.put(order_mail(addr, "mem1", signed(req.player, req.legal[0])))
     inbox.put(order_mail("nobody@elsewhere.test", "mem1", "hello"))
-    second = poll_home(root)
+    second = poll(root)
     assert (second.read, second.accepted, second.ignored) == (2, 1, 1)
     assert len(inbox.processed) == 1 and len(inbox.rejected) == 1 and not inbox.waiting, "each message filed"
     answers = [message_from_bytes(s.raw) for s in sender.sent[2:]]
@@ -49,11 +49,11 @@ def test_a_poll_in_memory_sends_the_first_reports_then_answers_an_order_mail(hom
 def test_a_refused_send_stops_the_run_and_the_mail_goes_out_in_a_later_one(home, clock) -> None:
     inbox, sender = MemoryInbox(), MemorySender()
     sender.refuse("ben@players.test")
-    games.create_game(home, "italian-wars", "mem2", DUO, seed="in-memory", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "italian-wars", "mem2", DUO, seed="in-memory", clock=clock, codes=CODES)
     with pytest.raises(TransportError, match="try again later"):
-        poll_home(Home.of(home, inbox=inbox, sender=sender, clock=clock))
+        poll(Home.of(home, inbox=inbox, sender=sender, clock=clock))
     assert ("ben@players.test",) not in [s.recipients for s in sender.sent]
     sender.refused.clear()
     clock.advance(hours=6)
-    poll_home(Home.of(home, inbox=inbox, sender=sender, clock=clock))
+    poll(Home.of(home, inbox=inbox, sender=sender, clock=clock))
     assert sorted(s.recipients for s in sender.sent) == [("ann@players.test",), ("ben@players.test",)]

@@ -27,6 +27,7 @@ from pbem.cli.demo import Bot, demo_code, legal_lines
 from pbem.cli.support import init_home
 from pbem.engine.rng import Rng, init_state
 from pbem.home import config as config_mod
+from pbem.home.app import Home
 from pbem.mail.transports.seam import TransportError, open_transport
 from pbem.record import store
 from pbem.record.db import session
@@ -67,7 +68,7 @@ class World:
     def new_game(self, kind: str, players: int, seed: str = "e2e", **kw) -> tuple[str, list[Bot]]:
         bots = [Bot(n, self.address(n), Rng(init_state(f"e2e:{n}"))) for n in NAMES[:players]]
         games.create_game(
-            self.cfg,
+            Home.of(self.cfg),
             kind,
             "g1",
             [(b.name, b.address) for b in bots],
@@ -100,7 +101,7 @@ class World:
         self.in_flight = 0
         inbox, sender = open_transport(self.cfg)
         try:
-            return polling.poll(self.cfg, inbox, sender, clock=self.clock)
+            return polling.poll(Home.of(self.cfg, inbox=inbox, sender=sender, clock=self.clock))
         finally:
             inbox.close()
             sender.close()
@@ -269,7 +270,7 @@ def test_crash_between_commit_and_move_applies_once(world: World) -> None:
     inbox, sender = open_transport(world.cfg)
     inbox.settle = lambda key, accepted: (_ for _ in ()).throw(SystemExit("killed before the move"))
     with pytest.raises(SystemExit):
-        polling.poll(world.cfg, inbox, sender, clock=world.clock)
+        polling.poll(Home.of(world.cfg, inbox=inbox, sender=sender, clock=world.clock))
     assert len(world.servers.mailbox(MODERATOR)) == 1, "still in the inbox after the crash"
     s = world.poll()
     assert s.duplicates == 1 and s.accepted == 0

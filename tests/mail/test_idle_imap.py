@@ -13,6 +13,7 @@ from pbem.app.cron import run_poll
 from pbem.app.idle import nothing_to_do
 from pbem.cli.support import init_home
 from pbem.home import config as config_mod
+from pbem.home.app import Home
 from tests.conftest import CODES
 from tests.mail.conftest import MODERATOR, USERS
 
@@ -27,7 +28,7 @@ def test_an_idle_imap_poll_is_skipped_until_new_mail_arrives_or_something_is_due
     monkeypatch.setenv(PASSWORD_ENV, USERS[MODERATOR])
     cfg = config_mod.load(home / "pbem.toml")
     started = datetime.now(UTC)
-    games.create_game(cfg, "habsburg", "g1", PLAYERS, seed="idle", codes=CODES, clock=lambda: started)
+    games.create_game(Home.of(cfg), "habsburg", "g1", PLAYERS, seed="idle", codes=CODES, clock=lambda: started)
 
     first = run_poll(cfg)
     assert first.summary is not None and first.summary.sent == 3, "the first reports go out: nothing was seen yet"
@@ -43,5 +44,5 @@ def test_an_idle_imap_poll_is_skipped_until_new_mail_arrives_or_something_is_due
     assert run_poll(cfg).skipped.startswith("nothing to do")
 
     # the deadline is 48 h away: the first look at reminders is at the middle of the step
-    assert nothing_to_do(cfg, started + timedelta(hours=23))
-    assert not nothing_to_do(cfg, started + timedelta(hours=24, minutes=1))
+    assert nothing_to_do(Home.of(cfg), started + timedelta(hours=23))
+    assert not nothing_to_do(Home.of(cfg), started + timedelta(hours=24, minutes=1))

@@ -19,6 +19,7 @@ from pbem.app import games
 from pbem.app.cron import run_poll
 from pbem.cli.support import init_home
 from pbem.home import config as config_mod
+from pbem.home.app import Home
 from pbem.mail.transports.imap import MAX_BATCH_BYTES
 from tests.conftest import CODES
 from tests.mail.conftest import MODERATOR, USERS
@@ -134,7 +135,7 @@ def test_of_a_mail_larger_than_pbem_keeps_only_its_start_is_fetched(pip_servers,
 
 def test_a_message_the_server_refuses_to_file_does_not_stop_reading(pip_servers, tmp_path, monkeypatch) -> None:
     with proxied_home(pip_servers, tmp_path, monkeypatch) as (cfg, proxy):
-        games.create_game(cfg, "habsburg", "g1", PLAYERS, seed="quota", codes=CODES)
+        games.create_game(Home.of(cfg), "habsburg", "g1", PLAYERS, seed="quota", codes=CODES)
         for n in range(4):
             pip_servers.deliver(MODERATOR, _mail("alice@example.test", n, "STATUS"))
         with pip_servers.imap(MODERATOR) as client:

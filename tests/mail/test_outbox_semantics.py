@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from pbem.app import games
+from pbem.home.app import Home
 from pbem.mail.outbound.sender import send_pending
 from pbem.mail.transports.seam import TransportError
 from pbem.mail.transports.smtp import SmtpSender
@@ -62,7 +63,7 @@ def deferring(refuse: str):
 
 def _home(tmp_path: Path):
     cfg = kp.make_home(tmp_path / "home")
-    games.create_game(cfg, "habsburg", "g1", PLAYERS, seed="outbox", codes=CODES)
+    games.create_game(Home.of(cfg), "habsburg", "g1", PLAYERS, seed="outbox", codes=CODES)
     return cfg
 
 

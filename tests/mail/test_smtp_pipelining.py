@@ -13,6 +13,7 @@ from pbem.app import games
 from pbem.app.poll import poll
 from pbem.cli.support import init_home
 from pbem.home import config as config_mod
+from pbem.home.app import Home
 from pbem.mail.transports.seam import PermanentSendError, open_transport
 from pbem.mail.transports.smtp import SmtpSender
 from pbem.trust import codes
@@ -62,10 +63,10 @@ def test_a_poll_with_two_connections_sends_each_mail_once_over_both(debian_serve
     assert cfg.smtp.connections == 2
     monkeypatch.setattr(games, "hash_code", lambda c: codes.hash_code(c, rounds=1000))
     players = [(p.capitalize(), f"{p}@example.test") for p in ("alice", "bob", "carol", "dave")]
-    games.create_game(cfg, "habsburg", "hh1", players, seed="two-connections")  # four first reports queued
+    games.create_game(Home.of(cfg), "habsburg", "hh1", players, seed="two-connections")  # four first reports queued
     inbox, sender = open_transport(cfg)
     try:
-        summary = poll(cfg, inbox, sender)
+        summary = poll(Home.of(cfg, inbox=inbox, sender=sender))
     finally:
         inbox.close()
         sender.close()

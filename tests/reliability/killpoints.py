@@ -39,6 +39,8 @@ import os
 import signal
 import sys
 
+from pbem.home.app import Home
+
 
 def _die(stage: str, n: int) -> None:
     log = os.environ.get("PBEM_TEST_KILL_LOG")
@@ -304,7 +306,7 @@ def create_games(cfg, plans, fast_codes: bool = True) -> None:
     try:
         for kind, name, players, seed, _ in plans:
             moderator.create_game(
-                cfg,
+                Home.of(cfg),
                 kind,
                 name,
                 [(p, address(name, p)) for p in players],

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from pbem.home.app import Home
 from pbem.mail.inbound import budgets
 from pbem.mail.inbound.redact import MAX_CODES
 from tests.reliability import killpoints as kp
@@ -45,7 +46,7 @@ def _text(raw: bytes) -> str:
 def _handle(world: World, raw: bytes):
     from pbem.app import poll as polling
 
-    return polling.handle(world.cfg, raw, WHEN)
+    return polling.handle(Home.of(world.cfg), raw, WHEN)
 
 
 def test_500_press_blocks_make_no_press_mail_and_one_answer(world: World) -> None:

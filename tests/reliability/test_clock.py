@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from pbem.app import clock, games
+from pbem.home.app import Home
 from tests.conftest import CODES
 from tests.reliability import killpoints as kp
 from tests.reliability.test_faults import _count, assert_ok, assert_one_line_failure
@@ -35,7 +36,7 @@ def _set_latest(cfg, when: datetime) -> None:
 
 def test_a_clock_behind_the_record_refuses_to_run_and_a_jump_ahead_is_reported(tmp_path) -> None:
     cfg = kp.make_home(tmp_path / "home")
-    games.create_game(cfg, "habsburg", "g1", PLAYERS, seed="clock", codes=CODES)
+    games.create_game(Home.of(cfg), "habsburg", "g1", PLAYERS, seed="clock", codes=CODES)
     kp.deliver_in_order(cfg, [_status(1)])
     assert_ok(kp.run_poll(cfg))
     assert clock.latest(cfg.database_url) is not None

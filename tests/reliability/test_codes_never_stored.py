@@ -17,6 +17,7 @@ import sqlite3
 from email.header import Header
 from pathlib import Path
 
+from pbem.home.app import Home
 from pbem.mail.inbound.redact import _texts, code_pattern
 from tests.reliability import killpoints as kp
 
@@ -86,7 +87,7 @@ def home(root: Path):
     orig = games.hash_code
     games.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)
     try:
-        create_game(cfg, "habsburg", "hh", [(p, a) for p, a in ADDR.items()], seed="codes", codes=CODES)
+        create_game(Home.of(cfg), "habsburg", "hh", [(p, a) for p, a in ADDR.items()], seed="codes", codes=CODES)
     finally:
         games.hash_code = orig
     return cfg

@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from pbem.home.app import Home
 from pbem.render.sanitize import visible
 from tests.reliability.test_hostile_mail import ADDR, CODES, WHEN, World
 
@@ -51,16 +52,16 @@ def test_hostile_press_reaches_no_terminal_and_no_text_export_raw(world: World, 
 
     _, _, last = world.counts()
     lines = [f"CODE {CODES['Alice']}", "PRESS TO ALL", HOSTILE, "END PRESS"]
-    assert polling.handle(world.cfg, world.mail(ADDR["Alice"], "hh", lines, mid="<esc@players.test>"), WHEN).kind == (
-        "accepted"
-    )
+    assert polling.handle(
+        Home.of(world.cfg), world.mail(ADDR["Alice"], "hh", lines, mid="<esc@players.test>"), WHEN
+    ).kind == ("accepted")
     press = world.con.execute("SELECT raw FROM outbox WHERE id > ? AND purpose = 'press'", (last,)).fetchall()
     assert press
     for (raw,) in press:
         text = BytesParser(policy=policy.default).parsebytes(raw).get_body(("plain",)).get_content()
         assert "\\x1b[2J" in text and not RAW.search(text), text
     for who in (None, "Bob"):
-        export = export_game(world.cfg, "hh", "text", as_player=who)
+        export = export_game(Home.of(world.cfg), "hh", "text", as_player=who)
         assert "\\x1b]0;pwned" in export and not RAW.search(export)
     record = logging.LogRecord("pbem.test", logging.WARNING, __file__, 1, "press: %s", (HOSTILE,), None)
     RedactFilter([]).filter(record)

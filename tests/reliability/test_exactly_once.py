@@ -14,6 +14,7 @@ import re
 import sqlite3
 
 from pbem.app import games
+from pbem.home.app import Home
 from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail, signed
 from tests.test_moderator import asked, run_poll
 
@@ -25,7 +26,7 @@ def _db(cfg) -> sqlite3.Connection:
 
 
 def test_a_late_copy_and_an_older_message_never_replace_the_newer_revision(home, clock) -> None:
-    games.create_game(home, "dynasties", "dy1", [ANN, BEN], seed="exactly-once", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "dynasties", "dy1", [ANN, BEN], seed="exactly-once", clock=clock, codes=CODES)
     run_poll(home, clock)
     seen: set = set()
     sent_mail(home, seen)
@@ -83,7 +84,7 @@ def test_a_strangers_mail_reusing_a_players_message_id_is_another_message_and_hi
     from pbem.record import store
     from pbem.record.db import session
 
-    games.create_game(home, "dynasties", "dy1", [ANN, BEN], seed="exactly-once", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "dynasties", "dy1", [ANN, BEN], seed="exactly-once", clock=clock, codes=CODES)
     reqs, _ = asked(home, "dy1")
     line = next(r for r in reqs if r.player == "Ann").legal[0]
     deliver(home, order_mail(f"Ann <{ANN[1]}>", "dy1", signed("Ann", line), message_id="<ann-1@players.test>"))
@@ -102,17 +103,19 @@ def test_a_copy_whose_handling_raises_is_still_kept_as_a_duplicate_of_the_first(
     from pbem.app import intake
     from pbem.app import poll as polling
 
-    games.create_game(home, "dynasties", "dy1", [ANN, BEN], seed="exactly-once", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "dynasties", "dy1", [ANN, BEN], seed="exactly-once", clock=clock, codes=CODES)
     raw = order_mail(f"Ann <{ANN[1]}>", "dy1", "STATUS", message_id="<ann-status@players.test>")
-    assert polling.contained(home, raw, clock()).kind == "accepted"
+    assert polling.contained(Home.of(home), raw, clock()).kind == "accepted"
 
     def broken(*args, **kw):
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(intake, "decide", broken)
     copy = b"Received: from relay2.players.test by mx.pbem.test; Mon, 5 Jan 2026 12:09:00 +0000\n" + raw
-    assert polling.contained(home, copy, clock()).failure
-    assert polling.contained(home, copy, clock()).kind == "duplicates"  # the same bytes again: not recorded twice
+    assert polling.contained(Home.of(home), copy, clock()).failure
+    assert (
+        polling.contained(Home.of(home), copy, clock()).kind == "duplicates"
+    )  # the same bytes again: not recorded twice
     con = _db(home)
     rows = con.execute("SELECT id, outcome, duplicate_of FROM inbound_messages ORDER BY id").fetchall()
     con.close()

@@ -15,6 +15,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from pbem.home.app import Home
 from tests.reliability import killpoints as kp
 from tests.reliability.fuzz_mail import codec_names, mutants
 
@@ -43,10 +44,12 @@ def fuzz_home(root: Path):
     games.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)  # test-only speed, real check path
     try:
         for kind, name in FUZZ_GAMES:
-            create_game(cfg, kind, name, [(p, addr(name, p)) for p in PLAYERS], seed=f"seed-{name}", codes=CODES)
+            create_game(
+                Home.of(cfg), kind, name, [(p, addr(name, p)) for p in PLAYERS], seed=f"seed-{name}", codes=CODES
+            )
         kind, name, codes = SEED_GAME
         players = [(p, f"{p.lower()}@players.test") for p in codes]
-        create_game(cfg, kind, name, players, seed="seed-hh", codes=codes)
+        create_game(Home.of(cfg), kind, name, players, seed="seed-hh", codes=codes)
     finally:
         games.hash_code = orig
     return cfg

@@ -33,6 +33,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pbem.home.app import Home
 from tests.reliability import killpoints as kp
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
@@ -91,7 +92,7 @@ class World:
         try:
             for name, kind in (("hh", "habsburg"), ("dy", "dynasties"), ("iw", "italian-wars")):
                 games.create_game(
-                    self.cfg,
+                    Home.of(self.cfg),
                     kind,
                     name,
                     [(p, ADDR[p]) for p in SEATS[name]],
@@ -103,7 +104,7 @@ class World:
         pt = play(registry.get("italian-wars"), SEATS["iw"], "hostile-iw", bot_seed="hostile")
         for i, (player, lines) in enumerate(pt.inputs):
             r = polling.handle(
-                self.cfg,
+                Home.of(self.cfg),
                 self.mail(ADDR[player], "iw", [f"CODE {CODES[player]}", *lines], mid=f"<iw-{i}@players.test>"),
                 WHEN,
             )
@@ -155,7 +156,7 @@ class World:
         self.seen.add(raw)
         orders, events, last = self.counts()
         try:
-            polling.handle(self.cfg, raw, WHEN)
+            polling.handle(Home.of(self.cfg), raw, WHEN)
         except Exception as exc:  # the point of the test
             raise AssertionError(f"handle raised {exc!r} on:\n{raw[:2000]!r}") from exc
         self.checked += 1
@@ -286,7 +287,7 @@ def test_same_message_id_with_other_bytes_from_a_player_is_a_copy_of_the_first(w
     first = world.con.execute("SELECT min(id) FROM inbound_messages WHERE message_id = '<reused-by-bob@players.test>'")
     first_id = first.fetchone()[0]
     assert kinds[0][0] == "accepted" and kinds[1:] == [("duplicate", first_id)] * 2
-    assert polling.handle(world.cfg, raw, WHEN).kind == "duplicates", "the very same bytes again: already seen"
+    assert polling.handle(Home.of(world.cfg), raw, WHEN).kind == "duplicates", "the very same bytes again: already seen"
 
 
 # --------------------------------------------------------------------------- seeded generator

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from pbem.home.app import Home as Root
 from tests.reliability import killpoints as kp
 
 # one worker runs the module: its Dovecot + Postfix pair (module fixture) starts and stops once per run, not per worker
@@ -75,7 +76,7 @@ class Home:
         try:
             for name, kind in (("hh", "habsburg"), ("dy", "dynasties")):
                 seats = [(p, ADDR[p]) for p in SEATS[name]]
-                games.create_game(self.cfg, kind, name, seats, seed=f"imap-{name}", codes=CODES)
+                games.create_game(Root.of(self.cfg), kind, name, seats, seed=f"imap-{name}", codes=CODES)
         finally:
             games.hash_code = orig
         self.db = sqlite3.connect(self.cfg.database_url.removeprefix("sqlite:///"))

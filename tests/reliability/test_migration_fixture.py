@@ -20,6 +20,7 @@ import sys
 from datetime import UTC
 from pathlib import Path
 
+from pbem.home.app import Home
 from tests.fixtures.make_first_revision_db import code, game_digest, mail
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -113,7 +114,9 @@ def test_an_upgraded_record_keeps_playing(tmp_path: Path) -> None:
         loaded = store.load(s, store.game_by_name(s, "hh-mid"))
         req = next(r for r in loaded.engine.requests(loaded.state) if not r.answered)
         before = loaded.seq
-    res = polling.handle(cfg, mail("hh-mid", req.player, [req.legal[0]], 999_001), datetime(2026, 2, 1, tzinfo=UTC))
+    res = polling.handle(
+        Home.of(cfg), mail("hh-mid", req.player, [req.legal[0]], 999_001), datetime(2026, 2, 1, tzinfo=UTC)
+    )
     assert res.kind == "accepted", res
     with session(cfg.database_url) as s:
         assert store.load(s, store.game_by_name(s, "hh-mid")).seq == before + 1

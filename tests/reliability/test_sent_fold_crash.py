@@ -18,6 +18,7 @@ import pytest
 from sqlalchemy import select
 
 from pbem.app import games
+from pbem.home.app import Home
 from pbem.record import sentlog
 from pbem.record.db import reading
 from pbem.record.models import OutboxMessage
@@ -52,7 +53,7 @@ def test_a_kill_between_send_and_fold_resends_at_most_once(tmp_path, monkeypatch
     cfg = kp.make_home(tmp_path / "home")
     monkeypatch.setattr(games, "hash_code", lambda c: codes.hash_code(c, rounds=1000))
     players = [(p, kp.address("g1", p)) for p in ("Alice", "Bob", "Carol", "Dave")]
-    games.create_game(cfg, "habsburg", "g1", players, seed="fold-crash")  # four first reports queued
+    games.create_game(Home.of(cfg), "habsburg", "g1", players, seed="fold-crash")  # four first reports queued
     env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_TEST_")}
     env["PYTHONPATH"] = kp.REPO + os.pathsep + env.get("PYTHONPATH", "")
     killed = subprocess.run(

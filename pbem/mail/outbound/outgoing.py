@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-from pbem.home.config import Config
 from pbem.mail.outbound.compose import compose, stable_message_id
 from pbem.render.templates import render_mail
 
@@ -27,6 +26,18 @@ REDACTED = "[redacted once sent]"
 RECORD_HEADER = "X-Pbem-Record"
 INPUT_HEADER = "X-Pbem-Input"
 COMMITMENT_HEADER = "X-Pbem-Commitment"
+
+
+class Letterhead(Protocol):
+    """Whom a home's mail is from: all that composing reads of the settings (`pbem.home.policy.Policy`
+    has it; so does the whole `pbem.home.config.Config`, for the sender's own alerts)."""
+
+    @property
+    def domain(self) -> str: ...  # the Message-IDs' right-hand side
+    @property
+    def moderator_address(self) -> str: ...
+    @property
+    def moderator_name(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -85,19 +96,19 @@ class Mail:
     game_id: int | None = field(default=None, compare=False)
 
 
-def message_id(cfg: Config, mail: Mail, secret: bytes) -> str:
+def message_id(head: Letterhead, mail: Mail, secret: bytes) -> str:
     """`mail`'s stable Message-ID, keyed with the home's secret (see `stable_message_id`)."""
-    return stable_message_id(cfg.domain, mail.purpose, *mail.key, secret=secret)
+    return stable_message_id(head.domain, mail.purpose, *mail.key, secret=secret)
 
 
-def thread_root(cfg: Config, thread: str, secret: bytes) -> str | None:
+def thread_root(head: Letterhead, thread: str, secret: bytes) -> str | None:
     """The Message-ID of the first report to a seat's player (`Seat.thread`), which their later mail references
     so that mail clients thread a game; None for seats made before threads existed."""
-    return stable_message_id(cfg.domain, "report", "thread", thread, secret=secret) if thread else None
+    return stable_message_id(head.domain, "report", "thread", thread, secret=secret) if thread else None
 
 
 def outbox_row(
-    cfg: Config,
+    head: Letterhead,
     mail: Mail,
     when: datetime,
     secret: bytes,
@@ -106,7 +117,7 @@ def outbox_row(
 ) -> dict[str, Any]:
     """The outbox row for `mail`: the composed message (and its redacted copy when it holds a secret).
     `receipt`: the game's record as this mail is rendered (a mail about no game has none)."""
-    mid = message_id(cfg, mail, secret)
+    mid = message_id(head, mail, secret)
     extra = receipt.headers() if receipt is not None else ()
     commitment = mail.context.get("commitment")
     if isinstance(commitment, str) and commitment:
@@ -119,14 +130,14 @@ def outbox_row(
             {
                 **ctx,
                 **record,
-                "moderator": cfg.moderator_name,
-                "moderator_address": cfg.moderator_address,
+                "moderator": head.moderator_name,
+                "moderator_address": head.moderator_address,
                 "now": when.isoformat(),  # the render time: deadlines are told as "in 23 hours" from it
             },
         )
         return compose(
-            sender=cfg.moderator_address,
-            sender_name=cfg.moderator_name,
+            sender=head.moderator_address,
+            sender_name=head.moderator_name,
             to=mail.to,
             to_name=mail.to_name,
             subject=r.subject,

@@ -1,0 +1,159 @@
+"""The commands of a moderator's mail (issue 28), each run as its `pbem game ...` command runs it.
+
+`run` loads the game (`pbem.app.control.Command`), calls the same deciding function as the CLI
+(`pbem.app.control`, `undo`, `absence`, `join`) and applies the decision in the message's
+transaction, without committing (`pbem.app.moderating` records the message and commits with it).
+`arguments_problem` checks what can be checked before anything is run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from email.utils import parseaddr
+
+from pbem.app import join
+from pbem.app.absence import decide_set_by_moderator, stamp, until_of
+from pbem.app.control import (
+    Command,
+    decide_abandon,
+    decide_extend,
+    decide_new_code,
+    decide_pause,
+    decide_replace,
+    decide_resume,
+)
+from pbem.app.decision import Decision
+from pbem.app.settle import settle
+from pbem.app.undo import decide_undo
+from pbem.engine.names import player_name
+from pbem.home.config import parse_duration
+from pbem.home.policy import Policy
+from pbem.mail.outbound.outgoing import Mail
+from pbem.orders.away import Away, read_away
+from pbem.orders.moderator import Command as Line
+from pbem.record import listing, store
+from pbem.record.db import Unit
+from pbem.trust import codes
+
+
+def _person(text: str) -> tuple[str, str]:
+    """'Dora <dora@example.org>' or 'dora@example.org' -> (name, address), as `pbem game replace` reads it."""
+    name, addr = parseaddr(text)
+    if "@" not in addr or " " in addr:
+        raise ValueError(f'"{text}" is not a person; write Name <address@example.org>')
+    return player_name(name.strip() or addr.split("@")[0]), addr
+
+
+def _away(c: Line) -> Away:
+    spec = c.args[1] if c.word == "AWAY" else "back"
+    return read_away("BACK" if c.word == "BACK" else f"AWAY {spec}")
+
+
+def arguments_problem(c: Line) -> str:
+    """Why the arguments of `c` cannot be used ("" if they can): checked before any command is run."""
+    try:
+        if c.word == "EXTEND":
+            parse_duration(c.args[0])
+        elif c.word == "REPLACE":
+            _person(c.args[1])
+        elif c.word in ("AWAY", "BACK"):
+            away = _away(c)
+            if away.problem:
+                return "give a date (2026-12-24) or a number of days"
+    except ValueError as exc:
+        return str(exc)
+    return ""
+
+
+# --------------------------------------------------------------------------- running one command
+
+
+def run(s: Unit, policy: Policy, name: str, c: Line, when: datetime, i: int = 0) -> str:
+    """Decide and apply one command (the `i`-th of its mail) in the message's transaction, as its CLI command
+    does; what was done."""
+    cmd = Command(s, name)
+    handler = _HANDLERS[c.word]
+    d, said = handler(cmd, policy, c, when)
+    if i:  # the CLI keys some notices by the command's time: two commands for one player in one mail (AWAY,
+        # then BACK) keep distinct Message-IDs, the same each time the mail is read
+        d.effects = [replace(e, key=(*e.key, "command", i)) if isinstance(e, Mail) else e for e in d.effects]
+    settle(s, policy, d, when, cmd.loaded)  # as `Command.apply`, but the message's transaction commits
+    return said
+
+
+def _extend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    by = parse_duration(line.args[0])
+    d = decide_extend(c.loaded, c.control, c.step, c.due, by)
+    assert c.due is not None
+    return d, f"the deadline is now {stamp(c.due + by)}"
+
+
+def _pause(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    return decide_pause(c.loaded, c.control, when), "paused: no deadline passes until RESUME"
+
+
+def _resume(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    d = decide_resume(c.loaded, c.control, listing.paused_at(c.s, c.gid), c.step, c.due, when)
+    due = next((e.due_at for e in d.effects if hasattr(e, "due_at")), None)
+    return d, "resumed" + (f"; the deadline is {stamp(due)}" if due else "")
+
+
+def _abandon(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    return decide_abandon(c.loaded, c.control), "abandoned: no more orders are accepted"
+
+
+def _start(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    absent = join.missing(c.loaded) if join.is_open(c.loaded) else []
+    d = join.decide_start(c.loaded, c.control)
+    c.reads(since=0)  # everyone's first report follows the deal
+    return d, "dealt" + (f" without the salt of {', '.join(absent)}" if absent else "") + "; first reports queued"
+
+
+def _new_code(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    code = codes.new_code()
+    d = decide_new_code(c.loaded, line.args[0], code, codes.hash_code(code), when)
+    return d, f"a new code for {d.player} is queued to their registered address (it is not shown here)"
+
+
+def _replace(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    newcomer = _person(line.args[1])
+    code = codes.new_code()
+    c.reads(since=0)  # the newcomer's report tells the seat's whole story
+    args = (c.loaded, c.control, line.args[0], newcomer, code, codes.hash_code(code), c.step, c.due)
+    d = decide_replace(*args, moderator=policy.moderator_address)
+    return d, f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {line.args[0]}; their code and report are queued"
+
+
+def _undo(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    fold, _, _ = store.folded(c.loaded.game, store.inputs(c.s, c.gid), join=store.join_opened(c.s, c.gid))
+    to = int(line.args[0])
+    d = decide_undo(c.loaded, c.control, fold, to, line.args[1], line.reroll, when)
+    undone = next(e.outcome.events[0].data["undone"] for e in d.inputs)
+    c.reads()  # what every player's report reads: the events since their last one
+    return d, f"back after input {to}; undone: {', '.join(map(str, undone)) or 'nothing'}"
+
+
+def _set_away(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    away = _away(line)
+    player = line.args[0]
+    match = next((st.player for st in c.loaded.seats if st.player.lower() == player.lower()), player)
+    d = decide_set_by_moderator(c.loaded, match, away, when, policy.max_away)
+    back = until_of(away, when)
+    return d, f"{match} is away until {stamp(back)}" if back else f"{match} is back"
+
+
+Handler = Callable[[Command, Policy, Line, datetime], tuple[Decision, str]]
+_HANDLERS: dict[str, Handler] = {
+    "EXTEND": _extend,
+    "PAUSE": _pause,
+    "RESUME": _resume,
+    "ABANDON": _abandon,
+    "START": _start,
+    "NEW CODE": _new_code,
+    "REPLACE": _replace,
+    "UNDO": _undo,
+    "AWAY": _set_away,
+    "BACK": _set_away,
+}

@@ -1,0 +1,152 @@
+"""The moderator's command mail (issue 28, moderating by mail): a mail body to command lines (pure).
+
+The moderator's address may send the game commands of `pbem game ...` by mail, one per line
+(case-insensitive; list markers, emphasis and end punctuation are taken off as for orders,
+quoted text, attributions and signatures are dropped):
+
+    CODE K7QX-2MPD                       the moderator code (`pbem init`, `pbem moderator code`)
+    GAME hh1                             the game (or name it in the subject: [pbem hh1])
+    EXTEND 2d                            pbem game extend hh1 2d
+    PAUSE / RESUME / START / ABANDON     pbem game pause|resume|start|abandon hh1
+    NEW CODE Alice                       pbem game code hh1 Alice
+    REPLACE Carol WITH Dora <d@x.org>    pbem game replace hh1 Carol "Dora <d@x.org>"
+    UNDO TO 17 WHY misread order         pbem game undo hh1 --to 17 --why "misread order"
+    UNDO TO 17 REROLL WHY a misdeal      ... --reroll
+    AWAY Alice UNTIL 2026-12-24          pbem game away hh1 Alice 2026-12-24 (or AWAY Alice 5, days)
+    BACK Alice                           pbem game away hh1 Alice back
+
+Any other line is chatter: set aside and listed, never a reason to refuse.  A line that starts
+with a command word but cannot be read is a problem: quoted back with why and what is accepted.
+What a command does is `pbem.app.moderating`'s.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pbem.orders.furniture import own_lines
+from pbem.orders.typed import cleaned, code_value, unarmoured
+
+MAX_COMMANDS = 20  # commands one mail may carry (the rest is refused: one mail, a bounded transaction)
+MAX_LINE = 500  # a longer line is no command
+
+SYNTAX: dict[str, str] = {
+    "EXTEND": "EXTEND 2d (a number and a unit: 30m, 48h, 3d, 1w)",
+    "PAUSE": "PAUSE",
+    "RESUME": "RESUME",
+    "START": "START",
+    "ABANDON": "ABANDON",
+    "NEW CODE": "NEW CODE <player>",
+    "REPLACE": "REPLACE <player> WITH Name <address@example.org>",
+    "UNDO": "UNDO TO <input number> [REROLL] WHY <reason>",
+    "AWAY": "AWAY <player> UNTIL 2026-12-24, or AWAY <player> <days>",
+    "BACK": "BACK <player>",
+    "GAME": "GAME <name>",
+    "CODE": "CODE <the moderator code>",
+}
+ACCEPTED = tuple(SYNTAX.values())
+
+_UNDO = re.compile(r"^undo\s+(?:to\s+)?(\d{1,9})\s*(reroll\s+)?(?:why|because|:)\s*(.+)$", re.IGNORECASE)
+_REPLACE = re.compile(r"^replace\s+(\S+)\s+(?:with|by)\s+(.+)$", re.IGNORECASE)
+_AWAY = re.compile(r"^away\s+(\S+)\s+(?:(?:until|till|to)\s+)?(\S+(?:\s+days?)?)$", re.IGNORECASE)
+_ONE_ARG = re.compile(r"^(\S+)$")
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command line: `word` (a key of SYNTAX), its arguments as written, and the line itself."""
+
+    word: str
+    line: str
+    args: tuple[str, ...] = ()
+    reroll: bool = False
+
+
+@dataclass
+class Read:
+    """What a moderator's mail says: its code, the game it names, its commands, problems and chatter."""
+
+    code: str | None = None
+    game: str | None = None
+    commands: list[Command] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (the line as written, why)
+    chatter: list[str] = field(default_factory=list)
+
+
+def _word(line: str) -> str | None:
+    words = line.split()
+    if not words:
+        return None
+    first = words[0].upper().rstrip(":")
+    if first == "NEW" and len(words) > 1 and words[1].upper().rstrip(":") == "CODE":
+        return "NEW CODE"
+    if first == "NEWCODE":
+        return "NEW CODE"
+    return first if first in SYNTAX else None
+
+
+def read(text: str) -> Read:
+    """Sort the moderator's lines into the code, the game, commands, problems and chatter."""
+    out = Read()
+    lines, _ = own_lines(unarmoured(text))
+    for typed in lines:
+        if not typed.strip():
+            continue
+        line = (cleaned(typed) or typed).strip()
+        word = _word(line)
+        if word is None or len(line) > MAX_LINE:
+            out.chatter.append(typed)
+            continue
+        rest = line.split(None, 2 if word == "NEW CODE" else 1)[2 if word == "NEW CODE" else 1 :]
+        arg = rest[0].strip() if rest else ""
+        problem = _take(out, word, line, arg)
+        if problem:
+            out.problems.append((typed.strip(), problem))
+    if len(out.commands) > MAX_COMMANDS:
+        out.problems.append((out.commands[MAX_COMMANDS].line, f"at most {MAX_COMMANDS} commands in one mail"))
+        del out.commands[MAX_COMMANDS:]
+    return out
+
+
+def _take(out: Read, word: str, line: str, arg: str) -> str:
+    """Add `line` (a `word` line with argument text `arg`) to `out`; returns why it cannot be read ("" if it can)."""
+    expected = f"write {SYNTAX[word]}"
+    if word == "CODE":
+        value = code_value(arg) if _ONE_ARG.match(arg) else None
+        if not value:
+            return expected
+        out.code = value
+        return ""
+    if word == "GAME":
+        if not _ONE_ARG.match(arg):
+            return expected
+        out.game = arg
+        return ""
+    if word in ("PAUSE", "RESUME", "START", "ABANDON"):
+        if arg:
+            return f"{word} takes nothing after it; {expected}"
+        out.commands.append(Command(word, line))
+        return ""
+    if word in ("EXTEND", "NEW CODE", "BACK"):
+        if not _ONE_ARG.match(arg):
+            return expected
+        out.commands.append(Command(word, line, (arg,)))
+        return ""
+    if word == "UNDO":
+        m = _UNDO.match(line)
+        if not m:
+            return expected
+        out.commands.append(Command(word, line, (m.group(1), m.group(3).strip()), reroll=bool(m.group(2))))
+        return ""
+    if word == "REPLACE":
+        m = _REPLACE.match(line)
+        if not m:
+            return expected
+        out.commands.append(Command(word, line, (m.group(1), m.group(2).strip())))
+        return ""
+    m = _AWAY.match(line)  # AWAY
+    if not m:
+        return expected
+    out.commands.append(Command(word, line, (m.group(1), m.group(2))))
+    return ""
