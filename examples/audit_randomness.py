@@ -12,7 +12,9 @@ What it checks (docs/export-format.md, "Randomness"):
    A game with a join step (its export has `salts`, in seat order) is dealt from
    the dealing seed: the 64 hex digits of SHA-256 over the seed's ASCII bytes,
    then for each seat in order the salt's length in UTF-8 bytes (4 bytes,
-   big-endian) and the salt's UTF-8 bytes; the generator below runs on it.
+   big-endian) and the salt's UTF-8 bytes; the generator below runs on it.  A seat
+   whose JOIN was DKIM-signed by the player's provider (the salts event's data
+   `signed`) counts with the text "DKIM <hex>" in place of its salt.
 2. Every draw the game made is listed, in order, in the `rng` field of the event
    that reports it, and the draws use the generator's blocks 0, 1, 2, ... with no
    gap and no block used twice: nobody can have skipped or re-rolled a value.
@@ -33,6 +35,15 @@ What it checks (docs/export-format.md, "Randomness"):
    reshuffle holds only cards of that deck, and a seating shuffles the players
    in seat order.  So the moderator cannot choose the deck by listing it in the
    order that a known seed shuffles into the deal he wants.
+7. Each draw is used as the events say (`USES`; House of Habsburg so far): the
+   cards dealt and drawn are the ones at those positions of the recomputed
+   shuffle (the top card is the last; the deal goes round the seats three times,
+   one card each; a `draw` event takes its `n` cards; a player's `dealt` and
+   `drew` events, where the export shows them, must name exactly those cards);
+   a stolen card is the one at the drawn position of the victim's hand as the
+   events built it (dealt and drawn cards appended, played, melded and
+   discarded cards removed, the first of equal names).
+   An export with an `undo` event is checked up to it (an undo rewinds the deck).
 
 It prints "OK" and a one-line summary, or "MISMATCH" naming the first event that
 differs, and exits 0 or 1.
@@ -148,11 +159,12 @@ def recompute(gen: Generator, rec: dict[str, Any]) -> Any:
     raise ValueError(f"unknown draw {op!r}")
 
 
-def deal_seed(seed: str, salts: list[str]) -> str:
-    """The seed a game with a join step is dealt from (see point 1 above)."""
+def deal_seed(seed: str, salts: list[str], signed: list[str] | None = None) -> str:
+    """The seed a game with a join step is dealt from (see point 1 above): a seat whose JOIN its provider
+    signed counts with "DKIM <hex>" in place of its salt (`signed`, from the salts event's data)."""
     h = hashlib.sha256(seed.encode("ascii"))
-    for salt in salts:
-        raw = salt.encode("utf-8")
+    for salt, sig in zip(salts, signed or [""] * len(salts)):
+        raw = (f"DKIM {sig}" if sig else salt).encode("utf-8")
         h.update(len(raw).to_bytes(4, "big") + raw)
     return h.hexdigest()
 
@@ -165,7 +177,8 @@ def audit(doc: dict[str, Any]) -> tuple[bool, str]:
         return False, refusal
     assert isinstance(seed, str)
     if doc.get("salts") is not None:
-        seed = deal_seed(seed, doc["salts"])
+        dealt = next((e for e in doc.get("events", []) if e.get("kind") == "salts"), {})
+        seed = deal_seed(seed, doc["salts"], dealt.get("data", {}).get("signed"))
     gen = Generator(seed)
     draws = 0
     decks: dict[str, list[Any]] = {}
@@ -178,7 +191,11 @@ def audit(doc: dict[str, Any]) -> tuple[bool, str]:
             if why:
                 return False, f"{where}: {why}"
             draws += 1
-    return True, f"{draws} random draws ({gen.n} generator blocks) reproduced from the seed"
+    misuse = USES[kind](doc) if kind in USES else ""
+    if misuse:
+        return False, misuse
+    used = " and every card dealt, drawn and stolen is the one the recomputed deck gives" if kind in USES else ""
+    return True, f"{draws} random draws ({gen.n} generator blocks) reproduced from the seed{used}"
 
 
 def _refusal(doc: dict[str, Any], seed: Any, kind: Any) -> str:
@@ -217,6 +234,103 @@ def _draw_problem(
         if name in ev["data"] and len(ev["data"]["rng"]) == 1 and ev["data"][name] != value:
             return f"its {name!r} is {ev['data'][name]!r}, the seed gives {value!r}"
     return ""
+
+
+#: House of Habsburg: the events that take cards out of their player's hand, and the fields naming them.
+HABSBURG_PLAYS = {"claim": ("card",), "person": ("card",), "disaster": ("card",), "succession": ("card",)}
+
+
+def _habsburg_uses(doc: dict[str, Any]) -> str:
+    """Every card dealt or drawn is the one at its position of the recomputed deck, and every stolen card the one
+    at the drawn position of the victim's hand as the events built it ("" if so)."""
+    deck: list[Any] | None = None
+    seats: list[str] = []
+    dealt: dict[str, list[Any]] = {}
+    drawn: list[tuple[str, list[Any]]] = []  # (player, cards) of each `draw`, matched by the next `drew` of theirs
+    hands: dict[str, list[Any]] = {}
+    unknown: set[str] = set()  # players whose hand the export does not show whole (a draw without its drew)
+    for ev in sorted(doc.get("events", []), key=lambda e: e["seq"]):
+        kind, data = ev["kind"], ev.get("data", {})
+        where = f"event {ev['seq']} ({kind}: {ev['text'][:60]!r})"
+        if kind == "undo" or (kind == "moderator" and "replace" in ev["text"].lower()):
+            return ""  # an undo rewinds the deck; a replacement renames a seat: checked up to there
+        why = _habsburg_hand(kind, data, hands, unknown, where)
+        if why:
+            return why
+        if kind == "seating":
+            seats = list(data.get("seats", []))
+        elif kind == "shuffle" and deck is None:
+            deck = list(data["rng"][0]["value"])
+        elif kind == "deal" and deck is not None and seats:
+            rounds = (len(deck) - int(data.get("deck", len(deck)))) // len(seats)
+            dealt = {p: [] for p in seats}
+            for _ in range(rounds):
+                for p in seats:
+                    dealt[p].append(deck.pop())
+            hands.update({p: list(cards) for p, cards in dealt.items()})
+        elif kind == "dealt" and data.get("player") in dealt:
+            if data.get("cards") != dealt[data["player"]]:
+                return f"{where}: the recomputed deck deals {data['player']} {dealt[data['player']]!r}, not {data.get('cards')!r}"
+        elif kind == "draw" and deck is not None:
+            n = int(data.get("n", 0))
+            if n > len(deck):
+                return f"{where}: it draws {n} cards from a deck of {len(deck)}"
+            got = [deck.pop() for _ in range(n)]
+            drawn.append((str(data.get("player")), got))
+            hands.setdefault(str(data.get("player")), []).extend(got)
+        elif kind == "drew":
+            why = _habsburg_drew(data, drawn, where)
+            if why:
+                return why
+    return ""
+
+
+def _habsburg_drew(data: dict[str, Any], drawn: list[tuple[str, list[Any]]], where: str) -> str:
+    """A player's `drew` names the cards of their last `draw` from the recomputed deck ("" if so)."""
+    mine = next((i for i, (p, _) in enumerate(drawn) if p == data.get("player")), None)
+    if mine is None:
+        return f"{where}: {data.get('player')} is said to draw, but no draw from the deck precedes it"
+    _, cards = drawn.pop(mine)
+    if data.get("cards") != cards:
+        return f"{where}: the recomputed deck gives {data.get('player')} {cards!r}, not {data.get('cards')!r}"
+    return ""
+
+
+def _habsburg_hand(kind: str, data: dict[str, Any], hands: dict[str, list[Any]], unknown: set[str], where: str) -> str:
+    """Follow one event's effect on the hands; for a stolen card, check it ("" if it holds)."""
+    player = str(data.get("player"))
+    hand = hands.get(player)
+    if kind == "stolen":
+        victim, rec = str(data.get("victim")), (data.get("rng") or [{}])[0]
+        theirs = hands.get(victim)
+        if theirs is None or victim in unknown or player in unknown:
+            unknown.add(player)
+            return ""
+        if rec.get("bound") != len(theirs):
+            return f"{where}: the draw picks among {rec.get('bound')} cards, but {victim}'s hand holds {len(theirs)}"
+        if theirs[rec["value"]] != data.get("stolen"):
+            return f"{where}: the drawn position {rec['value']} of {victim}'s hand holds {theirs[rec['value']]!r}, not {data.get('stolen')!r}"
+        hands.setdefault(player, []).append(theirs.pop(rec["value"]))
+        return ""
+    if hand is None:
+        return ""
+    gone: list[Any] = []
+    if kind in HABSBURG_PLAYS:
+        gone = [data.get(f) for f in HABSBURG_PLAYS[kind]]
+    elif kind == "meld":
+        gone = [data.get("person"), data.get("claim")] + ([] if data.get("from_discard") else [data.get("holding")])
+    elif kind == "discard":
+        gone = list(data.get("cards", []))
+    for card in gone:
+        if card in hand:
+            hand.remove(card)
+        else:
+            unknown.add(player)  # the export does not show this hand whole: its stolen cards are not checked
+    return ""
+
+
+#: Per game kind: a check that each draw is used as the events say ("" when it is, or the first problem).
+USES = {"habsburg": _habsburg_uses}
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -103,3 +103,38 @@ def test_a_deck_the_moderator_chose_is_refused(tmp_path: Path) -> None:
     rec["value"] = ev["data"]["deck"] = gen.shuffle(rec["before"])
     res = _run(doc, tmp_path)
     assert res.returncode == 1 and f"MISMATCH: event {ev['seq']}" in res.stdout and "not the rulebook's" in res.stdout
+
+
+def test_a_card_drawn_that_is_not_the_decks_is_named(tmp_path: Path) -> None:
+    """Issue 25: each draw's use is checked: the moderator tells a player they drew another card than the one at
+    that position of the recomputed shuffle (the shuffle and every trail left as they were)."""
+    doc = seeded_export("habsburg")
+    ev = next(e for e in doc["events"] if e["kind"] == "drew")
+    deck = next(e for e in doc["events"] if e["kind"] == "shuffle")["data"]["deck"]
+    other = next(card for card in deck if card not in ev["data"]["cards"])
+    ev["data"]["cards"] = [other, *ev["data"]["cards"][1:]]
+    res = _run(doc, tmp_path)
+    assert res.returncode == 1 and f"event {ev['seq']} (drew" in res.stdout, res.stdout
+    assert "the recomputed deck gives" in res.stdout
+
+
+def test_a_deal_that_is_not_the_decks_is_named(tmp_path: Path) -> None:
+    doc = seeded_export("habsburg")
+    a, b = [e for e in doc["events"] if e["kind"] == "dealt"][:2]
+    a["data"]["cards"][0], b["data"]["cards"][0] = b["data"]["cards"][0], a["data"]["cards"][0]
+    res = _run(doc, tmp_path)
+    assert res.returncode == 1 and f"event {a['seq']} (dealt" in res.stdout, res.stdout
+
+
+def test_a_wrong_stolen_card_is_named(tmp_path: Path) -> None:
+    """Issue 25: the audit said OK on a wrong stolen card (the draw's value was right, its use was not checked).
+    Every stolen card must be the one at the drawn position of the victim's hand as the events built it."""
+    doc = seeded_export("habsburg")
+    thefts = [e for e in doc["events"] if e["kind"] == "stolen"]
+    assert thefts
+    deck = next(e for e in doc["events"] if e["kind"] == "shuffle")["data"]["deck"]
+    ev = thefts[len(thefts) // 2]
+    ev["data"]["stolen"] = next(card for card in deck if card != ev["data"]["stolen"])
+    res = _run(doc, tmp_path)
+    assert res.returncode == 1 and f"event {ev['seq']} (stolen" in res.stdout, res.stdout
+    assert f"of {ev['data']['victim']}'s hand holds" in res.stdout

@@ -29,6 +29,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from pbem.app import views
@@ -49,7 +50,7 @@ from pbem.home.policy import Policy
 from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
-from pbem.record import due, models, modes, outbox, rows, store
+from pbem.record import due, models, modes, outbox, rows, sealing, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, InboundMessage, Snapshot
@@ -143,6 +144,12 @@ def apply(
     return w.loaded
 
 
+def _sealed(private_hex: str, game: str, home: Path | None) -> str:
+    """The game's key as the record keeps it: sealed with the home's wrapping key (`pbem.record.sealing`); a
+    policy made without a home (a unit test's) keeps it as it is."""
+    return sealing.seal(private_hex, game, home) if home is not None else private_hex
+
+
 def _new_game(w: _Writing, g: NewGame) -> None:
     """The game row and its first snapshot; the game as loaded, for the effects that follow."""
     row: dict[str, Any] = dict(
@@ -152,7 +159,8 @@ def _new_game(w: _Writing, g: NewGame) -> None:
         seed_commitment=g.seed_commitment,
         insecure_seed=g.insecure_seed,
         legacy_events=0,
-        signing_key=signing.new_key(),  # signs every receipt of the game (issue 25, `pbem.trust.signing`)
+        # signs every receipt of the game (issue 25, `pbem.trust.signing`); sealed: `pbem.record.sealing`
+        signing_key=_sealed(signing.new_key(), g.name, w.policy.home),
         players_json=json.dumps(list(g.players)),
         options_json=json.dumps(g.options, sort_keys=True),
         deadline_seconds=g.deadline_seconds,

@@ -55,7 +55,7 @@ def _rendered(game: Loaded | None, pending: list[Report], look: Look) -> list[Ef
 def _copy(loaded: Loaded) -> Loaded:
     r = loaded.recent
     assert r is not None, "the load step read what the reports need (pbem.record.recent.read)"
-    recent = Recent(dict(r.last_reports), r.deadline, list(r.events), r.after, dict(r.names))
+    recent = Recent(dict(r.last_reports), r.deadline, list(r.events), r.after, dict(r.names), r.deal)
     return dataclasses.replace(loaded, seats=list(loaded.seats), recent=recent)
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem.app import budgets, derivations, intake, join, loops, moderating, on_file, reading
+from pbem.app import budgets, derivations, intake, join, loops, moderating, on_file, reading, vouch
 from pbem.app.ahead import warmed
 from pbem.app.apply import record_inbound
 from pbem.app.decision import Decision
@@ -235,7 +235,11 @@ def decide_and_apply(
         sent, text = reading.answered_mails(s, msg, game)  # the mails it answers; its text without copies of them
         ex = extract(text, msg.subject, words) if not msg.problem else None
     with stages.stage("storing_copy"):
+        arrived = raw
         msg, raw, ex = scrub(msg, raw, ex, policy.max_stored_player if registered else policy.max_stored_stranger)
+        ev = None  # what the player's provider vouches for, taken before the redacted copy replaces the mail
+        if game is not None and not msg.problem:
+            ev, ex = vouch.take(arrived, raw, ex, words)
     with stages.stage("loading"):
         msg = loops.quieted(s, msg, ex, when) if registered else msg  # an unmarked autoresponder: no answer
         facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=policy, sent=sent)
@@ -245,4 +249,5 @@ def decide_and_apply(
         d = intake.decide(msg, facts, policy.replies_per_hour)  # pure
     with stages.stage("appending"):  # the reports' contexts, then the writes (rendering and composing: their own)
         settle(s, policy, d, when, facts.loaded, inbound=(msg, raw))  # its reports finished (pure), then written
+        vouch.keep(s, msg, ev)
     return d

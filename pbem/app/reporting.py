@@ -21,6 +21,7 @@ from pbem.mail.outbound.compose import stable_message_id
 from pbem.mail.outbound.outgoing import Mail
 from pbem.record import store
 from pbem.record.rows import Deadline, GameEvent
+from pbem.trust import deal as joining
 
 
 @dataclass
@@ -106,6 +107,7 @@ def report_context(
         takeover=reader.takeover,
         salts=_salts(loaded, moment.events, since),
         former=tuple(n for n in names if n != player),
+        deal_warning=_deal_warning(loaded, moment.events),
     )
     return player_report(eng, loaded.state, player, point, told)
 
@@ -115,8 +117,19 @@ def _salts(loaded: store.Loaded, events: list[GameEvent], since: int) -> list[di
     row = next((r for r in events if r.seq > since and r.kind == "salts"), None)
     if row is None:
         return None
-    salts = store.event_of(row).data["salts"]
-    return [{"player": p, "salt": salt} for p, salt in zip(views.players(loaded), salts)]
+    data = store.event_of(row).data
+    signed = data.get("signed") or [""] * len(data["salts"])
+    return [
+        {"player": p, "salt": salt} | ({"signed": True} if sig else {})
+        for p, salt, sig in zip(views.players(loaded), data["salts"], signed)
+    ]
+
+
+def _deal_warning(loaded: store.Loaded, events: list[GameEvent]) -> str | None:
+    """What the deal of a game with a join step lacks (`pbem.trust.deal.weakness`): said in every report."""
+    row = next((r for r in events if r.kind == "salts"), None)
+    data = store.event_of(row).data if row is not None else (loaded.recent.deal if loaded.recent else None)
+    return joining.weakness(data) if data else None
 
 
 def _addressed(ev: Event, names: tuple[str, ...], player: str) -> str:
@@ -157,6 +170,7 @@ class Told:
     takeover: bool = False
     salts: list[dict[str, str]] | None = None
     former: tuple[str, ...] = ()  # the seat's earlier names (a replacement)
+    deal_warning: str | None = None  # whose contribution to the deal the moderator could have chosen
     due_at: str | None = None  # ISO; the templates tell it from the render time ("in 23 hours, Tue 2 Dec 18:00 UTC")
 
 
@@ -198,6 +212,7 @@ def player_report(eng: Engine, state: dict[str, Any], player: str, at: Point, to
         "former": list(told.former),
         "moderator": at.moderator,
         "salts": told.salts,
+        "deal_warning": told.deal_warning,
     }
 
 

@@ -144,6 +144,8 @@ def verify(
         typer.echo(f"ok: {line}")
     for line in v.notes:
         typer.echo(f"note: {line}")
+    for line in v.vouched:
+        typer.echo(line)
     mail_ok = True
     if mail:
         mail_ok = _verify_mails(doc, mail, as_player)

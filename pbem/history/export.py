@@ -26,7 +26,7 @@ from sqlmodel import Session, col, select
 from pbem.engine.base import Event
 from pbem.history.formats import FORMATS, render
 from pbem.history.text import text_record
-from pbem.record import store
+from pbem.record import evidence, store
 from pbem.record.models import InboundMessage
 from pbem.record.rows import Game, OrderInput
 from pbem.trust import chain, signing
@@ -133,13 +133,20 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
             "legacy_events": game.legacy_events,
         },
     }
+    kept = evidence.of_game(s, game.id)  # what the players' providers vouch for (issue 25, pbem.trust.dkim)
+    if kept:
+        shown = {
+            m.id: m.message_id for m in messages if audience == "moderator" or over or abandoned or m.player in names
+        }
+        doc["evidence"] = evidence.as_export(kept, shown)
     if store.join_opened(s, game.id):  # published with the deal, in seat order (None before it)
         doc["salts"] = next((list(ev.data["salts"]) for ev in events if ev.kind == "salts"), None)  # a copy
     if over:
         doc["finished"] = doc["events"][-1]["at"] if doc["events"] else None
-    if game.signing_key:  # the game's key signs the export's head as it signs every receipt
-        doc["game"]["key"] = signing.public_key(game.signing_key)
-        doc["signature"] = signing.export_signature(game.signing_key, doc)
+    private = signing.private_of(game)
+    if private:  # the game's key signs the export's head as it signs every receipt
+        doc["game"]["key"] = signing.public_key(private)
+        doc["signature"] = signing.export_signature(private, doc)
     return doc
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.mail.transports.registry import TRANSPORTS
+from pbem.record import sealing
 
 DEFAULT_NAME = "pbem.toml"
 
@@ -288,6 +289,7 @@ def load(path: str | Path | None = None) -> Config:
 def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     home = file.parent
     cfg = Config(path=file)
+    sealing.register(home)  # the wrapping key of this home's game keys, if it has one yet
     mod, games, log = v.get("moderator", {}), v.get("games", {}), v.get("log", {})
     cfg.moderator_address = mod.get("address", cfg.moderator_address)
     cfg.moderator_name = mod.get("name", cfg.moderator_name)

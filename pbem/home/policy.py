@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ class Policy:
     stranger_answers_per_hour: int = 60
     max_away: timedelta = timedelta(days=14)  # how long a game waits for one player's absences (pbem.app.absence)
     outage_after: timedelta = timedelta(hours=6)  # a longer gap between polls moves deadlines (pbem.app.outages)
+    home: Path | None = None  # the home directory: its wrapping key seals the games' signing keys (record.sealing)
 
     @classmethod
     def of(cls, cfg: Config) -> Policy:
@@ -49,4 +51,5 @@ class Policy:
             stranger_answers_per_hour=cfg.stranger_answers_per_hour,
             max_away=cfg.max_away,
             outage_after=cfg.outage_after,
+            home=cfg.home,
         )

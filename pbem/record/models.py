@@ -33,7 +33,7 @@ class Game(SQLModel, table=True):
     legacy_events: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
     # The game's Ed25519 signing key (32 bytes as hex, `pbem.trust.signing`): it signs every receipt; its public
     # half's fingerprint is in the invitation.  None for games created before migration 0012 (unsigned).
-    signing_key: str | None = Field(default=None, max_length=64)
+    signing_key: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # sealed (0013)
     players_json: str = Field(sa_column=Column(Text, nullable=False))  # engine player names, seat order
     options_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     deadline_seconds: int = 172800
@@ -91,6 +91,23 @@ class InboundMessage(SQLModel, table=True):
     sent_at: datetime | None = None
     # For outcome duplicate: the id of the first copy (same Message-ID and sender; `pbem.mail.inbound.fingerprint`).
     duplicate_of: int | None = None
+
+
+class DkimEvidence(SQLModel, table=True):
+    """What a player's provider vouches for in one inbound message (issue 25, migration 0013): the
+    DKIM-Signature and the header fields it signs as received, the body when pbem may keep it (no code was
+    redacted from it), and the key as fetched at arrival, so that `pbem verify` re-checks it without DNS
+    (`pbem.trust.dkim`)."""
+
+    __tablename__ = "dkim_evidence"
+
+    inbound_id: int = Field(foreign_key="inbound_messages.id", primary_key=True)
+    domain: str = Field(max_length=253)
+    selector: str = Field(max_length=253)
+    verified: bool = Field(sa_column=Column(Boolean, nullable=False))
+    headers: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    body: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    key: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
 
 
 class OrderInput(SQLModel, table=True):

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from sqlmodel import Session
 
-from pbem.record import outbox, store
+from pbem.record import evidence, outbox, store
 
 
 def read(s: Session, loaded: store.Loaded, reports: Iterable[tuple[str, int | None]]) -> store.Recent:
@@ -29,5 +29,6 @@ def read(s: Session, loaded: store.Loaded, reports: Iterable[tuple[str, int | No
         events=store.events_for(s, gid, after) if wanted else [],
         after=after,
         names=store.seat_names(s, gid) if from_start else {},
+        deal=evidence.deal_of(s, gid) if wanted else None,
     )
     return loaded.recent

@@ -128,6 +128,7 @@ class Recent:
     events: list[GameEvent]  # the event rows after `after`, in order
     after: int
     names: dict[str, tuple[str, ...]]  # each player's name with their seat's earlier names, oldest first
+    deal: dict[str, Any] | None = None  # the data of the game's `salts` event (a join step's deal), if dealt
 
 
 @dataclass

@@ -10,7 +10,19 @@ the engine deals from the *dealing seed*
              || for each seat in seat order: len(salt) as 4 bytes big-endian || salt as UTF-8 bytes )
 
 written as 64 lowercase hex digits (`deal_seed`); a player who never joined
-counts with the empty salt.  So nobody, the moderator included, picks the deal:
+counts with the empty salt.
+
+A salt alone can be ground: a moderator who drops a player's JOIN and forges
+one knows the seed and the other salts, and tries salts until the deal suits
+him.  So a JOIN that the player's provider signed (DKIM, issue 25) counts in
+the hash not with its salt but with the text ``DKIM <hex>``, hex being SHA-256
+of the signature's b= value (pbem adds that line to the JOIN input at arrival,
+`pbem.app.vouch`).  The signature covers the player's mail, salt included; the
+moderator cannot make it, and it is fixed once the mail is sent, so he has
+nothing to grind.  `pbem verify` re-checks each one against the evidence kept
+with its mail (`pbem.trust.vouched`).  A game without a signed JOIN deals
+exactly as before; a seat whose JOIN was not signed, had no salt or never came
+is named in every report of the game (`weakness`) and by `pbem verify`.  So nobody, the moderator included, picks the deal:
 the moderator committed to the seed before any salt was known, and every
 player's salt changes it.
 
@@ -40,14 +52,62 @@ _SALT = re.compile(r"^salt\b[:=]?\s*(.*)$", re.IGNORECASE | re.DOTALL)
 _JOIN = re.compile(r"^join\b[\s.!:]*$", re.IGNORECASE)
 
 
-def deal_seed(seed: str, salts: list[str]) -> str:
-    """The seed the engine deals from: see the module docstring for the exact bytes."""
+DKIM_WORD = "DKIM"
+_DKIM = re.compile(r"^DKIM ([0-9a-f]{64})$")
+
+
+def deal_seed(seed: str, salts: list[str], signed: list[str] | None = None) -> str:
+    """The seed the engine deals from: see the module docstring for the exact bytes (`signed`: per seat, the
+    contribution of its signed JOIN, "" for none)."""
     h = hashlib.sha256(seed.encode("ascii"))
-    for salt in salts:
-        raw = salt.encode("utf-8")
+    sigs = signed or [""] * len(salts)
+    for salt, sig in zip(salts, sigs, strict=True):
+        raw = (f"{DKIM_WORD} {sig}" if sig else salt).encode("utf-8")
         h.update(len(raw).to_bytes(4, "big"))
         h.update(raw)
     return h.hexdigest()
+
+
+def weakness(data: dict[str, Any]) -> str | None:
+    """What the deal (the `salts` event's data) lacks, said to every player in every report; None when every
+    seat's JOIN was signed by the player's provider, so that nobody, the moderator included, could choose it."""
+    players, salts = list(data.get("players", [])), list(data.get("salts", []))
+    signed = list(data.get("signed") or [""] * len(players))
+    missing = set(data.get("missing", []))
+    said = []
+    for p, salt, sig in zip(players, salts, signed):
+        if p in missing:
+            said.append(f"{p} never joined")
+        elif not sig:
+            said.append(f"{p}'s JOIN was not signed by their provider" + ("" if salt else " and had no salt"))
+    if not said:
+        return None
+    whole = len(said) == len(players)
+    return (
+        "; ".join(said)
+        + ". "
+        + (
+            "So nothing the moderator could not write went into the deal: he, who chose the seed, could have chosen it."
+            if whole
+            else "Only the signed JOINs stirred the deal in a way the moderator could not choose."
+        )
+    )
+
+
+def is_join_line(line: str) -> bool:
+    return bool(_JOIN.match(line.strip()))
+
+
+def signature_line(lines: list[str]) -> str:
+    """The DKIM contribution pbem added to a JOIN input's lines ("" for none)."""
+    found = [m.group(1) for line in lines for m in [_DKIM.match(line)] if m]
+    return found[0] if found else ""
+
+
+def signatures(state: State) -> dict[str, str]:
+    """The players whose JOIN was signed by their provider, with its contribution (hex)."""
+    signed: dict[str, str] = state[KEY].get("signed", {})
+    return signed
 
 
 def open_state(players: list[str]) -> State:
@@ -78,6 +138,9 @@ def read_join(text: list[str]) -> tuple[str | None, list[LineResult]]:
     results: list[LineResult] = []
     salts = 0
     for line in text:
+        if _DKIM.match(line) and line == text[-1] and text.count(line) == 1:  # added by pbem, last, once
+            results.append(LineResult(line, True, understood="the provider's signature"))
+            continue
         if _JOIN.match(line.strip()):
             results.append(LineResult(line, True, understood="JOIN"))
             continue
@@ -136,10 +199,13 @@ class JoinStep:
         if salt is None:
             return Outcome(state, [], results)
         salts = {**salts, player: salt}
+        signed = dict(signatures(state))
+        if signature_line(text):
+            signed[player] = signature_line(text)
         ev = Event("joined", f"{player} joined the game.", PUBLIC, {"player": player})
         if len(salts) < len(self.players):
-            return Outcome({**state, KEY: {"salts": salts}}, [ev], results)
-        dealt, events = self.deal(state, salts, started=False)
+            return Outcome({**state, KEY: {"salts": salts} | ({"signed": signed} if signed else {})}, [ev], results)
+        dealt, events = self.deal({**state, KEY: {"salts": salts, "signed": signed}}, salts, started=False)
         return Outcome(dealt, [ev, *events], results)
 
     def timeout(self, state: State) -> Outcome:
@@ -157,8 +223,20 @@ class JoinStep:
         if missing:
             text += f" without {' and '.join(missing)} (counted with no salt)"
         text += f". The deal is made from SHA-256 of the seed and the salts, in seat order: {said}."
-        data = {"players": players, "salts": order, "missing": missing, "started": started}
-        dealt, events = self.eng.setup(players, deal_seed(self.seed, order), self.options)
+        data: dict[str, Any] = {"players": players, "salts": order, "missing": missing, "started": started}
+        signed = signatures(state)
+        by_sig = [signed.get(p, "") for p in players]
+        if any(by_sig):  # the providers' signatures stir it too (issue 25); a game without any deals as before
+            data["signed"] = by_sig
+            unsigned = [p for p, sig in zip(players, by_sig) if not sig]
+            text += (
+                " The providers' DKIM signatures of the JOIN mails of "
+                + " and ".join(p for p, sig in zip(players, by_sig) if sig)
+                + " stir it too"
+                + (f"; {' and '.join(unsigned)}'s JOIN was not signed" if unsigned else "")
+                + "."
+            )
+        dealt, events = self.eng.setup(players, deal_seed(self.seed, order, by_sig), self.options)
         return dealt, [Event("salts", text, PUBLIC, data), *events]
 
     def view(self, state: State, player: str | None) -> View:

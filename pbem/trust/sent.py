@@ -167,7 +167,8 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck) -> tuple[int,
         wrote = extract(m.text, m.subject, words).orders
         if rec["outcome"] in ("accepted", "held"):
             for o in inputs.get(m.message_id, []):
-                if o["kind"] in ("orders", "join") and list(o["lines"]) != list(wrote):
+                applied_lines = [x for x in o["lines"] if not (o["kind"] == "join" and joining.signature_line([x]))]
+                if o["kind"] in ("orders", "join") and applied_lines != list(wrote):
                     c.problems.append(
                         f"SUBSTITUTED: {m.name}: you wrote {'; '.join(wrote) or '(no orders)'}, the export applied "
                         f"input {o['seq']}: {'; '.join(o['lines']) or '(nothing)'}"

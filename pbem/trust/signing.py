@@ -36,6 +36,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
+from pbem.record import sealing
 from pbem.trust.canonical import canonical
 
 KEY_HEADER = "X-Pbem-Key"
@@ -45,7 +46,7 @@ PREFIX = b"pbem-receipt-v1\n"
 
 
 def new_key() -> str:
-    """A fresh private key, as 64 hex digits (what `games.signing_key` holds)."""
+    """A fresh private key, as 64 hex digits (`games.signing_key` holds it sealed: `pbem.record.sealing`)."""
     raw = Ed25519PrivateKey.generate().private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
     return raw.hex()
 
@@ -119,9 +120,16 @@ def export_signature(private_hex: str, doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def private_of(game: Any) -> str | None:
+    """The game row's private key, hex (None if it has none): unsealed with the home's wrapping key
+    (`pbem.record.sealing`); a key stored in clear by an older pbem is read as it is."""
+    stored = getattr(game, "signing_key", None)
+    return sealing.unseal(stored, game.name) if stored else None
+
+
 def receipt_fields(game: Any) -> dict[str, Any]:
     """What `pbem.mail.outbound.outgoing.Receipt` needs to sign for the game row `game` ({} if it has no key)."""
-    key = getattr(game, "signing_key", None)
+    key = private_of(game)
     if not key:
         return {}
     import json

@@ -34,6 +34,10 @@ downgrades a forger could claim for a fresh export (no hashes to forge; draw tra
 "missing" from legacy events), so they are refused unless the reader asks for them
 (`legacy=True`, `pbem verify --legacy`), and then every report says what was not proven.
 An abandoned game reveals its seed: it verifies up to the moderator's abandon event.
+
+Last, the DKIM evidence kept with the players' mail (`evidence`, `pbem.trust.vouched`): for every
+player input, whether the player's provider vouches for it (``dkim: pass d=...``), it is ``unsigned``,
+or the evidence does not match it (``FAIL``, which fails the verification and names the input).
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from pbem import engine as registry
 from pbem.engine.base import Engine, Event
 from pbem.engine.rng import commitment
 from pbem.engine.words import count
-from pbem.trust import chain, signing
+from pbem.trust import chain, signing, vouched
 from pbem.trust import deal as joining
 from pbem.trust.fold import UNDO, Fold
 from pbem.trust.seeds import seed_problem
@@ -64,6 +68,7 @@ class Verification:
     checked: list[str] = field(default_factory=list)
     problem: str = ""
     notes: list[str] = field(default_factory=list)  # what was not checked, and why
+    vouched: list[str] = field(default_factory=list)  # per player input: what their provider vouches for
 
 
 class Refused(Exception):
@@ -79,6 +84,7 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False) -> V
         _downgrades(doc, legacy, v)
         _check(doc, partial, v)
         _signed(doc, v)
+        _vouched(doc, v)
     except Refused as exc:
         v.problem = str(exc)
         return v
@@ -145,6 +151,11 @@ def _contributions(doc: dict[str, Any], events: list[dict[str, Any]], v: Verific
     dealt = next((e for e in events if e["kind"] == "salts"), None)
     if dealt is None:
         return
+    weak = joining.weakness(dealt["data"])  # what every report of the game said too
+    if weak:
+        v.notes.append(f"WARNING: the deal: {weak}")
+    else:
+        v.checked.append("every player's JOIN was signed by their provider, and its signature stirred the deal")
     players = dealt["data"].get("players", [p["name"] for p in doc["players"]])
     salts = dealt["data"].get("salts", doc.get("salts") or [])
     missing = set(dealt["data"].get("missing", []))
@@ -199,6 +210,18 @@ def _signed(doc: dict[str, Any], v: Verification) -> None:
 
 
 _SIGNATURE = {"entries": int, "head": str, "header": str, "sig": str}
+
+
+def _vouched(doc: dict[str, Any], v: Verification) -> None:
+    """Per player input, what the player's provider vouches for; evidence that does not match fails."""
+    found = vouched.check(doc)
+    v.vouched = [*found.lines, found.summary]
+    v.notes += found.notes
+    if found.failures:
+        raise Refused(
+            f"the DKIM evidence of {found.failures[0]}"
+            + (f" (and {len(found.failures) - 1} more inputs)" if len(found.failures) > 1 else "")
+        )
 
 
 def _salted_inputs(seed: str, orders: list[dict[str, Any]], v: Verification) -> None:
@@ -313,6 +336,15 @@ _ROWS: dict[str, dict[str, Any]] = {
         "salt": (_OPTIONAL, str),
     },
 }
+_EVIDENCE = {
+    "message_id": _STR,
+    "domain": _STR,
+    "selector": _STR,
+    "verified": _BOOL,
+    "headers": _STR,
+    "body": _STR_OR_NONE,
+    "key": _STR,
+}
 _CHAIN = {"start": _STR, "head": _STR, "entries": _INT, "legacy_events": (_OPTIONAL, int)}
 _RESULT = {"scores": (dict,), "winners": (list,), "summary": _STR}
 
@@ -357,6 +389,10 @@ def _shape(doc: dict[str, Any]) -> None:
                 and not all(isinstance(p, str) for p in row["visibility"])
             ):
                 raise Refused(f"the visibility of events[{i}] must list names")
+    for i, row in enumerate(doc.get("evidence") or [], 1):
+        if not isinstance(row, dict):
+            raise Refused(f"evidence[{i}] must be an object")
+        _fits(f"evidence[{i}]", row, _EVIDENCE)
     if doc.get("chain") is not None:
         _fits("the chain", doc["chain"], _CHAIN)
     if doc.get("result") is not None:

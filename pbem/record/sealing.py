@@ -1,0 +1,107 @@
+"""The games' signing keys are sealed in the record (issue 25): a thief of the database alone cannot sign.
+
+Each game's Ed25519 private key (`pbem.trust.signing`) is stored in `games.signing_key` as
+
+    "sealed:v1:" KEY-ID ":" base64( nonce (12 bytes) || AES-256-GCM(wrapping key, nonce, private key,
+                                                              associated data = the game's name) )
+
+The wrapping key is 32 random bytes kept in the home directory, outside the record, in the file
+`game-keys.secret` (mode 0600, made when the first game is created; KEY-ID is the first 16 hex digits
+of its SHA-256, so a record restored beside another home's file is named, not misread).  Back it up
+with the database: without it pbem can no longer sign that home's games (it says so, and which file).
+A key in clear (a game made before this) is still read, and named by `pbem check`'s successor tools as
+unsealed; nothing rewrites it in place (the record is append-only but for status columns).
+
+Homes register their wrapping key when their configuration is loaded (`register`); one process may
+hold several homes (the tests do), told apart by KEY-ID.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import secrets
+from pathlib import Path
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+FILE = "game-keys.secret"
+PREFIX = "sealed:v1:"
+_KEYS: dict[str, bytes] = {}  # key id -> wrapping key, for the homes loaded in this process
+_FILES: dict[str, Path] = {}  # home -> its file (for the error that names it)
+
+
+class Unsealable(Exception):
+    """A sealed key whose wrapping key is not here (the home's key file is missing or another one)."""
+
+
+def _key_id(key: bytes) -> str:
+    return hashlib.sha256(key).hexdigest()[:16]
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        return None
+    if os.name == "posix" and path.stat().st_mode & 0o077:
+        path.chmod(0o600)  # readable by others: closed at once (it is as secret as the keys it seals)
+    return bytes.fromhex(text)
+
+
+def register(home: Path) -> bytes | None:
+    """Read the wrapping key of `home` if it has one; made on first use by `wrapping_key`."""
+    key = _read(home / FILE)
+    if key is not None:
+        _KEYS[_key_id(key)] = key
+    _FILES[str(home)] = home / FILE
+    return key
+
+
+def wrapping_key(home: Path) -> bytes:
+    """The wrapping key of `home`, made (mode 0600, never overwritten) if it has none."""
+    key = register(home)
+    if key is not None:
+        return key
+    fresh = secrets.token_bytes(32)
+    try:
+        fd = os.open(home / FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it meanwhile: use theirs
+        return wrapping_key(home)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(fresh.hex() + "\n")
+    _KEYS[_key_id(fresh)] = fresh
+    return fresh
+
+
+def seal(private_hex: str, game: str, home: Path) -> str:
+    """`private_hex` sealed for the record of game `game` with `home`'s wrapping key."""
+    key = wrapping_key(home)
+    nonce = secrets.token_bytes(12)
+    sealed = AESGCM(key).encrypt(nonce, bytes.fromhex(private_hex), game.encode("utf-8"))
+    return f"{PREFIX}{_key_id(key)}:{base64.b64encode(nonce + sealed).decode('ascii')}"
+
+
+def is_sealed(stored: str) -> bool:
+    return stored.startswith(PREFIX)
+
+
+def unseal(stored: str, game: str) -> str:
+    """The private key (hex) that `stored` holds: unsealed with the registered wrapping key, or in clear."""
+    if not is_sealed(stored):
+        return stored
+    key_id, _, body = stored[len(PREFIX) :].partition(":")
+    key = _KEYS.get(key_id)
+    if key is None:
+        files = ", ".join(str(p) for p in _FILES.values()) or f"the home's {FILE}"
+        raise Unsealable(
+            f"the signing key of game {game} is sealed with the wrapping key {key_id}, which is not in {files}: "
+            "restore that file from the backup of this home"
+        )
+    raw = base64.b64decode(body)
+    try:
+        return AESGCM(key).decrypt(raw[:12], raw[12:], game.encode("utf-8")).hex()
+    except InvalidTag:
+        raise Unsealable(f"the sealed signing key of game {game} does not open: it was edited or moved") from None

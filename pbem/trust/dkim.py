@@ -1,0 +1,252 @@
+"""DKIM evidence of a player's mail: checked at arrival, kept, and checked again offline by `pbem verify`.
+
+The big providers sign the mail their users send (DKIM, RFC 6376): a signature
+(b=) over chosen header fields (h=: From, Subject, Date, Message-ID...) and over
+the hash of the body (bh=), with a key published in DNS at
+``SELECTOR._domainkey.DOMAIN``.  The moderator cannot make such a signature, so
+a signed mail is evidence of what the player sent that does not rest on his word.
+
+What is kept per mail (`Evidence`, `capture`), exactly what a later check needs
+and nothing more: the DKIM-Signature header and the header fields it signs, as
+received (the other headers, Received lines and the like, are not kept); the body
+as received, when it may be kept; and the key record as fetched at arrival (a key
+rotated away since would fail a fresh DNS lookup).
+
+The body and the player's code: codes are never stored, and a body without its
+code no longer matches bh=.  So the body is kept only when pbem's stored copy of
+the mail is the mail itself (nothing was redacted or cut: a reply in the player's
+thread needs no code).  For a mail that carried a code, only the signed header
+fields are kept: `recheck` then proves that the provider signed a mail with that
+From, Subject, Date and Message-ID and some body, not which order lines it held;
+those rest on the acknowledgement the player received.  When a code appears in a
+signed header field itself (a code in the subject) nothing but the domain is kept.
+
+`recheck` verifies kept evidence with dkimpy against the key as fetched, with no
+DNS.  With the body: the whole signature.  Without: the header signature alone
+(`_HeadersOnly`, which skips the body-hash step and nothing else).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from email.utils import getaddresses
+from typing import Any
+
+import dkim as dkimpy
+
+DnsFunc = Callable[..., bytes | None]
+MAX_KEY = 4096  # a TXT record longer than this is no DKIM key anyone publishes
+_TAG = re.compile(rb"\s*([a-zA-Z]+)\s*=\s*([^;]*)")
+
+
+def provider_dns(name: bytes, timeout: int = 5) -> bytes | None:
+    """The TXT record `name` from DNS, within `timeout` seconds (dkimpy's resolver)."""
+    record: bytes | None = dkimpy.dnsplug.get_txt(name, timeout=timeout)
+    return record
+
+
+#: What pbem asks DNS with at arrival (a test serves the record from a dict in its place).
+resolver: DnsFunc = provider_dns
+#: Keys found are asked again after an hour, keys missing (or DNS failing) after five minutes: a poll of many
+#: players' mail costs one lookup per provider, and a resolver that is down costs one 5-second wait per
+#: provider every five minutes, not one per mail.
+TTL_FOUND, TTL_MISSING, MAX_CACHED = 3600.0, 300.0, 10_000
+_cache: dict[bytes, tuple[float, bytes | None]] = {}
+
+
+def _cached(name: bytes, timeout: int = 5) -> bytes | None:
+    now = time.monotonic()
+    hit = _cache.get(name)
+    if hit is not None and hit[0] > now:
+        return hit[1]
+    try:
+        record = resolver(name, timeout=timeout)
+    except Exception:  # a timeout or a resolver error: no key now, asked again later
+        record = None
+    if len(_cache) >= MAX_CACHED:
+        _cache.clear()
+    _cache[name] = (now + (TTL_FOUND if record else TTL_MISSING), record)
+    return record
+
+
+@dataclass(frozen=True)
+class Evidence:
+    domain: str
+    selector: str
+    verified: bool  # at arrival, with the key as fetched then
+    headers: bytes  # the DKIM-Signature and the fields it signs, as received ("" when a code was among them)
+    body: bytes | None  # the body as received, when it may be kept
+    key: str  # the TXT record as fetched ("" when there was none)
+
+    def to_json(self, message_id: str) -> dict[str, Any]:
+        return {
+            "message_id": message_id,
+            "domain": self.domain,
+            "selector": self.selector,
+            "verified": self.verified,
+            "headers": base64.b64encode(self.headers).decode("ascii"),
+            "body": base64.b64encode(self.body).decode("ascii") if self.body is not None else None,
+            "key": self.key,
+        }
+
+
+def _tags(value: bytes) -> dict[str, str]:
+    unfolded = re.sub(rb"\r?\n[ \t]+", b" ", value)
+    return {k.decode().lower(): b"".join(v.split()).decode("ascii", "replace") for k, v in _TAG.findall(unfolded)}
+
+
+def _signed_part(raw: bytes) -> tuple[bytes, bytes, dict[str, str]] | None:
+    """(the first DKIM-Signature and the header fields it signs, as received; the body; its tags), or None."""
+    try:
+        fields, body = dkimpy.rfc822_parse(raw)
+    except Exception:  # dkimpy raises on a header block it cannot read: no evidence, never a crash
+        return None
+    sig = next((value for name, value in fields if name.lower() == b"dkim-signature"), None)
+    if sig is None:
+        return None
+    tags = _tags(sig)
+    if not tags.get("d") or not tags.get("s"):
+        return None
+    signed = {n.strip().lower() for n in tags.get("h", "").split(":") if n.strip()}
+    kept = b"DKIM-Signature:" + sig
+    kept += b"".join(name + b":" + value for name, value in fields if name.lower().decode("ascii", "replace") in signed)
+    return kept, body, tags
+
+
+def capture(
+    raw: bytes, dns: DnsFunc | None = None, keep_body: bool = True, secrets: tuple[str, ...] = ()
+) -> Evidence | None:
+    """Check `raw`'s first DKIM signature now and keep what a later check needs; None if it carries none.
+
+    `dns(name, timeout)` returns the TXT record's bytes; `keep_body` is False when pbem stores the mail
+    redacted (it carried a code); `secrets`: codes that must not be kept (a signed header holding one keeps
+    nothing but the domain and the result)."""
+    part = _signed_part(raw)
+    if part is None:
+        return None
+    headers, body, tags = part
+    fetched: dict[str, bytes] = {}
+
+    def lookup(name: bytes, timeout: int = 5) -> bytes | None:
+        record = dns(name, timeout=timeout) if dns is not None else _cached(name, timeout)
+        if record and len(record) <= MAX_KEY:
+            fetched["key"] = record
+            return record
+        return None
+
+    try:
+        ok = bool(dkimpy.verify(raw, dnsfunc=lookup))
+    except Exception:  # dkimpy raises on malformed signatures and keys; bad input is never a crash
+        ok = False
+    if any(code and code.encode() in headers for code in secrets):
+        headers, keep_body = b"", False
+    return Evidence(
+        domain=tags["d"].lower(),
+        selector=tags["s"],
+        verified=ok,
+        headers=headers,
+        body=body if keep_body else None,
+        key=fetched.get("key", b"").decode("ascii", "replace"),
+    )
+
+
+class _HeadersOnly(dkimpy.DKIM):  # type: ignore[misc]
+    """dkimpy's verification without its body-hash step: the signature over the header fields (bh= among them)."""
+
+    def verify_sig_process(self, sig: dict[bytes, bytes], include_headers: Any, sig_header: Any, dnsfunc: Any) -> Any:
+        return super().verify_sig_process(
+            {k: v for k, v in sig.items() if k != b"bh"}, include_headers, sig_header, dnsfunc
+        )
+
+
+@dataclass(frozen=True)
+class Rechecked:
+    ok: bool
+    whole: bool  # the body was kept and checked too
+    why: str = ""  # why it failed
+    sender: str = ""  # the signed From address
+    message_id: str = ""  # the signed Message-ID ("" when not signed)
+    subject: str = ""
+    text: str = ""  # the signed body's plain text (whole only)
+
+
+def _decode(entry: dict[str, Any], name: str) -> bytes | None:
+    value = entry.get(name)
+    if value is None:
+        return None
+    try:
+        return base64.b64decode(str(value), validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError(f"{name} is not base64") from None
+
+
+def recheck(entry: dict[str, Any]) -> Rechecked:
+    """Verify kept evidence (`Evidence.to_json`) again, offline, with the key as fetched at arrival."""
+    try:
+        headers, body = _decode(entry, "headers"), _decode(entry, "body")
+    except ValueError as exc:
+        return Rechecked(False, False, str(exc))
+    if not headers:
+        return Rechecked(False, False, "its signed header fields were not kept (a code was among them)")
+    part = _signed_part(headers + b"\r\n" + (body or b""))
+    if part is None:
+        return Rechecked(False, False, "the kept header fields hold no DKIM-Signature")
+    tags = part[2]
+    if tags["d"].lower() != str(entry.get("domain", "")).lower() or tags["s"] != entry.get("selector"):
+        return Rechecked(False, False, f"the signature is by d={tags['d']} s={tags['s']}, not the domain stated")
+    key = str(entry.get("key") or "").encode("ascii", "replace")
+    if not key:
+        return Rechecked(False, False, "no key was fetched for it at arrival")
+    raw = headers + b"\r\n" + (body if body is not None else b"")
+
+    def dns(name: bytes, timeout: int = 5) -> bytes:
+        return key
+
+    try:
+        checker = dkimpy.DKIM(raw) if body is not None else _HeadersOnly(raw)
+        ok = bool(checker.verify(dnsfunc=dns))
+    except Exception as exc:  # a malformed signature or key is a failed check, never a crash
+        return Rechecked(False, body is not None, f"dkimpy refuses it: {type(exc).__name__}")
+    if not ok:
+        what = "the mail" if body is not None else "its header fields"
+        return Rechecked(False, body is not None, f"the provider's signature does not match {what} as exported")
+    signed = {n.strip().lower() for n in tags.get("h", "").split(":")}
+    msg = message_from_bytes(raw, policy=policy.default)
+    assert isinstance(msg, EmailMessage)
+    text = ""
+    if body is not None:
+        part_ = msg.get_body(("plain",))
+        try:
+            text = str(part_.get_content()) if part_ is not None else ""
+        except (LookupError, ValueError):
+            text = ""
+    frm = getaddresses([str(msg.get("From", ""))]) if "from" in signed else []
+    return Rechecked(
+        True,
+        body is not None,
+        sender=(frm[0][1] if frm else "").lower(),
+        message_id="".join(str(msg.get("Message-ID", "")).split()).strip("<>").lower()
+        if "message-id" in signed
+        else "",
+        subject=" ".join(str(msg.get("Subject", "")).split()) if "subject" in signed else "",
+        text=text,
+    )
+
+
+def contribution(entry: dict[str, Any] | None) -> str:
+    """What a signed JOIN adds to the deal: SHA-256 of its signature bytes (b=), hex ("" without one)."""
+    import hashlib
+
+    if not entry or not entry.get("headers"):
+        return ""
+    part = _signed_part(base64.b64decode(str(entry["headers"])) + b"\r\n")
+    if part is None or not part[2].get("b"):
+        return ""
+    return hashlib.sha256(part[2]["b"].encode("ascii")).hexdigest()
