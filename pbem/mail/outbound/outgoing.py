@@ -21,6 +21,7 @@ from typing import Any
 
 from pbem.home.config import Config
 from pbem.mail.outbound.compose import compose, stable_message_id
+from pbem.mail.outbound.sealed import seal
 from pbem.render.templates import render_mail
 
 REDACTED = "[redacted once sent]"
@@ -142,6 +143,10 @@ def outbox_row(
         )
 
     secret_text = mail.secret and mail.context.get(mail.secret)
+    raw = build(mail.context)
+    keep_raw = None
+    if secret_text and mail.secret:  # the code never reaches the record in clear (`pbem.mail.outbound.sealed`)
+        raw, keep_raw = seal(cfg.home, raw), build({**mail.context, mail.secret: REDACTED})
     return dict(
         message_id=mid,
         game_id=game_id if game_id is not None else mail.game_id,
@@ -149,8 +154,8 @@ def outbox_row(
         purpose=mail.purpose,
         upto_seq=mail.upto_seq,
         to_addr=mail.to,
-        raw=build(mail.context),
-        keep_raw=build({**mail.context, mail.secret: REDACTED}) if (secret_text and mail.secret) else None,
+        raw=raw,
+        keep_raw=keep_raw,
         status="queued",
         attempts=0,
         last_error="",
