@@ -95,6 +95,16 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "control_wait": dict(
         game_name="hh1", due="Thu 24 Dec 2026 00:00 UTC", away="Alice (away until Thu 24 Dec 2026 00:00 UTC)"
     ),
+    "control_held": dict(game_name="hh1", due="2026-01-09 02:00 UTC", players=["Bob"]),
+    "report_undelivered": dict(
+        game_name="hh1",
+        step="Turn 3 orders",
+        due="2026-01-08 12:00 UTC",
+        players=["Bob"],
+        pending=[{"player": "Bob", "id": 17, "status": "failed"}],
+        retry="pbem outbox retry 17",
+        no_reply_hint=True,
+    ),
     "control_outage": dict(
         game_name="hh1",
         due="2026-01-09 02:00 UTC",
