@@ -109,6 +109,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         deadlines=2,
         reminders=1,
     ),
+    "press_limit": dict(game_name="hh1", again_at="2026-01-09 10:05 UTC", per_day=60, held=2),
     "control_held": dict(game_name="hh1", due="2026-01-09 02:00 UTC", players=["Bob"]),
     "report_undelivered": dict(
         game_name="hh1",

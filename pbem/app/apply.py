@@ -42,6 +42,7 @@ from pbem.app.decision import (
     NewDeadline,
     NewGame,
     NewSeat,
+    PressCounted,
     Report,
     ReportMail,
 )
@@ -49,7 +50,7 @@ from pbem.home.config import Config
 from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
-from pbem.record import due, modes, outbox, store
+from pbem.record import due, modes, outbox, press_budget, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, Game, InboundMessage, Seat, Snapshot
@@ -281,5 +282,6 @@ _WRITERS: dict[type, Callable[[_Writing, Any], None]] = {
     NewDeadline: _deadline,
     NewSeat: _seat,
     MailModeSet: _mode,
+    PressCounted: lambda w, e: press_budget.record(w.s, e.address, e.mails, w.when),
     Report: _unfinished,
 }

@@ -30,6 +30,7 @@ class Policy:
     stranger_answers_per_day: int = 0
     stranger_answers_per_hour: int = 60
     max_away: timedelta = timedelta(days=14)  # how long a game waits for one player's absences (pbem.app.absence)
+    press_per_day: int = 60  # press mails one sender's messages may cause in 24 hours (issue 26)
 
     @classmethod
     def of(cls, cfg: Config) -> Policy:
@@ -47,4 +48,5 @@ class Policy:
             stranger_answers_per_day=cfg.stranger_answers_per_day,
             stranger_answers_per_hour=cfg.stranger_answers_per_hour,
             max_away=cfg.max_away,
+            press_per_day=cfg.press_per_day,
         )
