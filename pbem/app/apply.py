@@ -50,7 +50,7 @@ from pbem.home.config import Config
 from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
-from pbem.record import due, modes, outbox, press_budget, store
+from pbem.record import due, modes, outbox, press_budget, reader_view, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, Game, InboundMessage, Seat, Snapshot
@@ -173,7 +173,7 @@ def _mail(w: _Writing, mail: Mail) -> None:
     gid = mail.game_id if mail.game_id is not None else w.game_id
     if gid is not None:
         mail = _threaded(w.cfg, mail, w.loaded, w.secret)
-    receipt = _receipt(w.loaded, gid, w.recorded if mail.kind in RECEIPTED else None)
+    receipt = _receipt(w.loaded, gid, w.recorded if mail.kind in RECEIPTED else None, w.s, _reader(w.loaded, mail))
     outbox.queue(w.s, outbox_row(w.cfg, mail, w.when, w.secret, gid, receipt))
 
 
@@ -183,7 +183,8 @@ def _report(w: _Writing, r: ReportMail) -> None:
     gid = r.mail.game_id if r.mail.game_id is not None else loaded.game.id
     mail = dataclasses.replace(r.mail, game_id=gid)
     acked = w.recorded if r.mail.context.get("ack_applied") else None  # an ack at its top tells the input's receipt
-    w.rows.append(outbox_row(w.cfg, mail, w.when, w.secret, receipt=_receipt(loaded, loaded.game.id, acked)))
+    receipt = _receipt(loaded, loaded.game.id, acked, w.s, _reader(loaded, mail))
+    w.rows.append(outbox_row(w.cfg, mail, w.when, w.secret, receipt=receipt))
 
 
 def _threaded(cfg: Config, mail: Mail, loaded: store.Loaded | None, secret: bytes) -> Mail:
@@ -196,13 +197,30 @@ def _threaded(cfg: Config, mail: Mail, loaded: store.Loaded | None, secret: byte
 
 
 def _receipt(
-    loaded: store.Loaded | None, game_id: int | None, recorded: tuple[int, str] | None = None
+    loaded: store.Loaded | None,
+    game_id: int | None,
+    recorded: tuple[int, str] | None = None,
+    s: Unit | None = None,
+    reader: str | None = None,
 ) -> Receipt | None:
-    """The loaded game's record as a mail about it is rendered now (None for a mail about no or another game)."""
+    """The loaded game's record as a mail about it is rendered now (None for a mail about no or another game):
+    to a player (`reader`) of a game not over, as far as that player may see it (`pbem.record.reader_view`);
+    else all of it (the final reports of all players then state the same record, to compare)."""
     if loaded is None or game_id is None or loaded.game.id != game_id:
         return None
     assert loaded.head, "the game's chain head is read with it (store.load) or by prepare"
-    return Receipt(loaded.seq + loaded.event_seq, loaded.head, recorded, **signing.receipt_fields(loaded.game))
+    entries, head = loaded.seq + loaded.event_seq, loaded.head
+    if reader is not None and s is not None and not loaded.over:  # once over, every entry is revealed: all of it
+        entries, head = reader_view.visible_record(s, game_id, reader, loaded.game.seed_commitment)
+    return Receipt(entries, head, recorded, **signing.receipt_fields(loaded.game))
+
+
+def _reader(loaded: store.Loaded | None, mail: Mail) -> str | None:
+    """The player a mail about the game goes to (None: the moderator or another address, who may see all)."""
+    if mail.player:
+        return mail.player
+    seat = loaded.seat_for_address(mail.to) if loaded is not None else None
+    return seat.player if seat is not None else None
 
 
 def _due(w: _Writing, effect: DueHandled) -> None:
