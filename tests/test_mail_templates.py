@@ -23,6 +23,8 @@ M = {"moderator": "Test Moderator", "moderator_address": "games@pbem.test"}
 #: Where the game's record stood when a mail about a game was rendered (`pbem.mail.outbound.outgoing.Receipt`).
 RECORD = {"record": {"entries": 214, "head": "4f1a9c2e" * 8}, "receipt": None}
 NOT_ABOUT_A_GAME = {
+    "clock_jump",
+    "poll_overrun",
     "games_list",
     "no_game",
     "outage_moderator",
@@ -94,6 +96,29 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     ),
     "control_wait": dict(
         game_name="hh1", due="Thu 24 Dec 2026 00:00 UTC", away="Alice (away until Thu 24 Dec 2026 00:00 UTC)"
+    ),
+    "poll_overrun": dict(
+        reason="the poll passed its deadline of 900 s after reading 40 message(s); what it finished is filed, the "
+        "rest stays in the inbox for the next run ([mail] poll_deadline)",
+        seconds=900,
+    ),
+    "clock_jump": dict(
+        note="the clock is 5.0 days ahead of the last poll (2026-01-03 10:00 UTC)",
+        seen="2026-01-03 10:00 UTC",
+        now="2026-01-08 10:00 UTC",
+        deadlines=2,
+        reminders=1,
+    ),
+    "press_limit": dict(game_name="hh1", again_at="2026-01-09 10:05 UTC", per_day=60, held=2),
+    "control_held": dict(game_name="hh1", due="2026-01-09 02:00 UTC", players=["Bob"]),
+    "report_undelivered": dict(
+        game_name="hh1",
+        step="Turn 3 orders",
+        due="2026-01-08 12:00 UTC",
+        players=["Bob"],
+        pending=[{"player": "Bob", "id": 17, "status": "failed"}],
+        retry="pbem outbox retry 17",
+        no_reply_hint=True,
     ),
     "control_outage": dict(
         game_name="hh1",

@@ -122,25 +122,34 @@ def test_each_acknowledgement_carries_the_head_after_its_input_and_that_inputs_e
 
     doc = json.loads(games["true"].read_text())
     rows = chain.sequence(doc["orders"], doc["events"])
-    last_of = {}  # input seq -> (position of its last entry, hash there)
-    for n, row in enumerate(rows, 1):
-        seq = row["seq"] if "lines" in row else row["input_seq"]
-        last_of[seq] = (n, row["hash"])
+
+    def seen(row) -> bool:  # what Alice may see: her inputs, the moderator's, events public or shown to her
+        if "lines" in row:
+            return row["player"] in ("", "Alice")
+        return row["visibility"] == "public" or "Alice" in row["visibility"]
+
+    counted = 0
+    last_of = {}  # input seq -> (Alice's count of entries up to its last one she may see, the hash there)
+    for row in rows:
+        if seen(row):
+            counted += 1
+            seq = row["seq"] if "lines" in row else row["input_seq"]
+            last_of[seq] = (counted, row["hash"])
     acks = [m for m in map(parse_mail, read_folder(games["alice"])) if m.input is not None]
     assert len(acks) > 3
     for m in acks:
         seq, digest = m.input
         order = doc["orders"][seq - 1]
         assert order["player"] == "Alice" and order["hash"] == digest
-        assert m.record == last_of[seq], (m.subject, seq)
-    assert any(m.record[0] > rows.index(doc["orders"][m.input[0] - 1]) + 1 for m in acks)  # some inputs had events
+        assert m.record == last_of[seq], (m.subject, seq)  # her receipt counts per reader (issue 26)
+    assert any(m.record[1] != m.input[1] for m in acks), "some inputs had events she may see"
 
 
 def _alices_brackets(games) -> tuple[dict[str, Any], list[tuple[str, list[dict[str, Any]], str, bytes]]]:
     """Each acknowledgement of Alice's that brackets an event hidden from her: (the hash of her input, the
     entries after it up to the mail's head, that head, the mail)."""
     from pbem.trust import chain
-    from pbem.trust.receipts import parse_mail
+    from pbem.trust.receipts import _Chain, parse_mail
 
     doc = json.loads(games["true"].read_text())
     rows = chain.sequence(doc["orders"], doc["events"])
@@ -151,7 +160,8 @@ def _alices_brackets(games) -> tuple[dict[str, Any], list[tuple[str, list[dict[s
         mail = parse_mail(raw)
         if mail.input is None or mail.record is None:
             continue
-        between = rows[where[(False, mail.input[0])] + 1 : mail.record[0]]
+        at = _Chain.of(doc).position(*mail.record, "Alice")  # her receipt counts what she may see (issue 26)
+        between = rows[where[(False, mail.input[0])] + 1 : at]
         if any("text" in r and r["visibility"] != "public" and "Alice" not in r["visibility"] for r in between):
             out.append((mail.input[1], between, mail.record[1], raw))
     return doc, out

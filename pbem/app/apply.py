@@ -32,7 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pbem.app import views
+from pbem.app import stamping, views
 from pbem.app.decision import (
     Control,
     Decision,
@@ -43,23 +43,19 @@ from pbem.app.decision import (
     NewDeadline,
     NewGame,
     NewSeat,
+    PressCounted,
     Report,
     ReportMail,
 )
 from pbem.home.policy import Policy
 from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
-from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row, thread_root
-from pbem.record import due, models, modes, outbox, rows, sealing, store
+from pbem.mail.outbound.outgoing import Mail, outbox_row
+from pbem.record import due, models, modes, outbox, press_budget, reader_view, rows, sealing, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, InboundMessage, Snapshot
 from pbem.trust import signing
-
-#: The mails that tell a player the input just recorded for them, with its seq and hash (issue 13): the
-#: acknowledgement of their orders or JOIN, and at a deadline the notice of their held orders or of the
-#: default applied for them.  Each follows its input in the decision's effects.
-RECEIPTED = frozenset({"ack", "join_ack", "held_applied", "deadline_applied"})
 
 
 def record_inbound(s: Unit, msg: Inbound, raw: bytes, when: datetime, d: Decision, game_id: int | None = None) -> int:
@@ -89,11 +85,19 @@ def record_inbound(s: Unit, msg: Inbound, raw: bytes, when: datetime, d: Decisio
     return new_id
 
 
-def prepare(s: Unit, loaded: store.Loaded | None) -> bytes:
+def prepare(s: Unit, loaded: store.Loaded | None, d: Decision | None = None) -> bytes:
     """What `apply` reads before it writes: the chain head of the loaded game (if it was not loaded with
-    it) and the home's Message-ID key (returned; read once per unit of work)."""
+    it), what each of its players (and each newcomer `d` seats) may see of the record while the game runs
+    (`pbem.record.reader_view`: their receipts; the appends keep it up to date), and the home's Message-ID
+    key (returned; read once per unit of work)."""
     if loaded is not None:
         store.record_position(s, loaded)
+        if not loaded.over and loaded.game.id is not None:
+            names = {st.player for st in loaded.seats} | {
+                e.player for e in (d.effects if d else []) if isinstance(e, NewSeat)
+            }
+            for name in sorted(names - set(loaded.readers)):
+                loaded.readers[name] = reader_view.visible_record(s, loaded.game.id, name, loaded.game.seed_commitment)
     return message_id_key(s)
 
 
@@ -171,7 +175,9 @@ def _new_game(w: _Writing, g: NewGame) -> None:
     state_json = json.dumps(g.state, sort_keys=True)
     snap = dict(game_id=game.id, seq=0, step=g.step, over=False, state_json=state_json, created_at=w.when)
     store.insert(w.s, Snapshot, snap)
-    w.loaded = store.Loaded(game, [], g.state, 0, 0, head=g.seed_commitment)  # no entry yet: the commitment
+    # no entry yet: the commitment; and nobody has seen any entry
+    readers = {p: (0, g.seed_commitment) for p in g.players}
+    w.loaded = store.Loaded(game, [], g.state, 0, 0, head=g.seed_commitment, readers=readers)
     w.game_id = game.id
 
 
@@ -179,8 +185,10 @@ def _mail(w: _Writing, mail: Mail) -> None:
     """A mail about a game is filed with it, threaded into the player's game and carries its receipt."""
     gid = mail.game_id if mail.game_id is not None else w.game_id
     if gid is not None:
-        mail = _threaded(w.policy, mail, w.loaded, w.secret)
-    receipt = _receipt(w.loaded, gid, w.recorded if mail.kind in RECEIPTED else None)
+        mail = stamping.threaded(w.policy, mail, w.loaded, w.secret)
+    receipt = stamping.receipt(
+        w.loaded, gid, w.recorded if mail.kind in stamping.RECEIPTED else None, stamping.reader(w.loaded, mail)
+    )
     outbox.queue(w.s, outbox_row(w.policy, mail, w.when, w.secret, gid, receipt))
 
 
@@ -190,26 +198,8 @@ def _report(w: _Writing, r: ReportMail) -> None:
     gid = r.mail.game_id if r.mail.game_id is not None else loaded.game.id
     mail = dataclasses.replace(r.mail, game_id=gid)
     acked = w.recorded if r.mail.context.get("ack_applied") else None  # an ack at its top tells the input's receipt
-    w.rows.append(outbox_row(w.policy, mail, w.when, w.secret, receipt=_receipt(loaded, loaded.game.id, acked)))
-
-
-def _threaded(policy: Policy, mail: Mail, loaded: store.Loaded | None, secret: bytes) -> Mail:
-    """A notice about a game that answers no message references the player's first report (their thread)."""
-    if mail.in_reply_to or mail.references or loaded is None:
-        return mail
-    seat = loaded.seat_for_address(mail.to)
-    root = thread_root(policy, seat.thread, secret) if seat is not None else None
-    return dataclasses.replace(mail, references=(root,)) if root else mail
-
-
-def _receipt(
-    loaded: store.Loaded | None, game_id: int | None, recorded: tuple[int, str] | None = None
-) -> Receipt | None:
-    """The loaded game's record as a mail about it is rendered now (None for a mail about no or another game)."""
-    if loaded is None or game_id is None or loaded.game.id != game_id:
-        return None
-    assert loaded.head, "the game's chain head is read with it (store.load) or by prepare"
-    return Receipt(loaded.seq + loaded.event_seq, loaded.head, recorded, **signing.receipt_fields(loaded.game))
+    receipt = stamping.receipt(loaded, loaded.game.id, acked, stamping.reader(loaded, mail))
+    w.rows.append(outbox_row(w.policy, mail, w.when, w.secret, receipt=receipt))
 
 
 def _due(w: _Writing, effect: DueHandled) -> None:
@@ -289,5 +279,6 @@ _WRITERS: dict[type, Callable[[_Writing, Any], None]] = {
     NewDeadline: _deadline,
     NewSeat: _seat,
     MailModeSet: _mode,
+    PressCounted: lambda w, e: press_budget.record(w.s, e.address, e.mails, w.when),
     Report: _unfinished,
 }

@@ -6,11 +6,10 @@ costs little more than starting Python.
 
 from __future__ import annotations
 
-import fcntl
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.home.app import Home
 from pbem.home.config import Config
@@ -34,37 +33,33 @@ def run_poll(cfg: Config, dry_run: bool = False, clock: Callable[[], datetime] |
 
     `clock` (tests): the time the run starts at and the poll reads; by default the system's.
     """
-    path = cfg.home / ".pbem-poll.lock"
-    with open(path, "a+") as lock:  # not "w": that would empty the holder's pid and start time
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            from pbem.app.budgets import read_holder, stuck
+    from pbem.app.polllock import Lock
+
+    lock = Lock(cfg.home, cfg.poll_deadline)
+    refused = lock.take()  # a dead or stuck holder's lock is taken over (`pbem.app.polllock`)
+    if refused is not None:
+        if refused.state == "elsewhere":
             from pbem.mail.transports.seam import TransportError
 
-            why = stuck(read_holder(path), cfg.poll_deadline)
-            if why:
-                raise TransportError(why) from None
-            return Run(skipped="another pbem poll is running on this home; nothing done")
-        try:
-            return _locked(Home.of(cfg, clock=clock or _system_clock), lock, dry_run)
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+            raise TransportError(refused.why)
+        return Run(skipped="another pbem poll is running on this home; nothing done")
+    try:
+        return _locked(Home.of(cfg, clock=clock or _system_clock), dry_run)
+    finally:
+        lock.close()
 
 
 def _system_clock() -> datetime:
     return datetime.now(UTC)
 
 
-def _locked(home: Home, lock: IO[str], dry_run: bool) -> Run:
+def _locked(home: Home, dry_run: bool) -> Run:
     from pbem.app import clock as clocks
-    from pbem.app.budgets import write_holder
     from pbem.app.idle import nothing_to_do, remember
     from pbem.mail.transports import deadline
     from pbem.mail.transports.seam import TransportError
 
     cfg = home.cfg
-    write_holder(lock)
     deadline.start(cfg.poll_deadline)  # the idle check below may talk to the server too
     try:
         started = home.clock()
@@ -88,9 +83,12 @@ def _locked(home: Home, lock: IO[str], dry_run: bool) -> Run:
         inbox, sender = open_transport(cfg)
         try:
             summary = poll(home.connected(inbox, sender), dry_run=dry_run)
-            _jump(clocks, seen, started, summary)
+            if not dry_run:
+                _jump(cfg, clocks, seen, started, summary, sender)
             late = overrun(summary.read)
             if late is not None:
+                if not dry_run:
+                    _alert_overrun(cfg, str(late), home.clock)
                 raise late
             unfiled = getattr(inbox, "unfiled", [])  # the server refused to file these: they stay in the inbox
             if unfiled:
@@ -108,20 +106,49 @@ def _locked(home: Home, lock: IO[str], dry_run: bool) -> Run:
 
         late = overrun(None)
         if late is not None and late is not exc:  # a server cut off at the deadline: say it was the deadline
+            if not dry_run:
+                _alert_overrun(cfg, f"{late}; it was waiting on: {exc}", home.clock)
             raise TransportError(f"{late}; it was waiting on: {exc}") from None
         raise
     finally:
         deadline.stop()
 
 
-def _jump(clocks: Any, seen: datetime | None, started: datetime, summary: PollSummary) -> None:
-    """A clock far ahead of the last poll is run, and logged with what the run applied."""
+def _jump(
+    cfg: Config, clocks: Any, seen: datetime | None, started: datetime, summary: PollSummary, sender: Any
+) -> None:
+    """A clock far ahead of the last poll is run, logged with what the run applied, and the moderator told
+    (`pbem.app.alerts`: the mail goes out now, or with the next run)."""
     jump = clocks.jumped(seen, started)
     if jump:
         clocks.log.warning(
             "%s; this run applied %d deadline(s) and %d reminder(s)", jump, summary.deadlines, summary.reminders
         )
         summary.notes.append(jump)
+        from pbem.app import alerts
+
+        assert seen is not None
+        if alerts.clock_jump(cfg, jump, seen, started, summary.deadlines, summary.reminders):
+            _send_now(cfg, sender, started)
+
+
+def _alert_overrun(cfg: Config, reason: str, clock: Callable[[], datetime] | None) -> None:
+    """The moderator is told of an overrun (sent by the next run: this one is past its deadline)."""
+    from pbem.app import alerts
+
+    alerts.overrun(cfg, reason, clock() if clock is not None else datetime.now(UTC))
+
+
+def _send_now(cfg: Config, sender: Any, when: datetime) -> None:
+    from pbem.mail.outbound.sender import send_pending
+    from pbem.mail.transports.seam import TransportError
+
+    try:
+        send_pending(cfg, sender, when)
+    except TransportError as exc:  # queued: the next run sends it
+        import logging
+
+        logging.getLogger("pbem").warning("the moderator's alert stays queued: %s", exc)
 
 
 def _refresh_site(home: Home) -> None:

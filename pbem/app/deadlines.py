@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from itertools import groupby
 
 from pbem import engine as registry
-from pbem.app import absence, notify, views
+from pbem.app import absence, notify, undelivered, views
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
 from pbem.app.join import decide_join_deadline
 from pbem.app.reminders import look_at_reminders, next_look, reminder_at
@@ -207,6 +207,10 @@ def _due_for_game(
     waits = absence.at_deadline(absence_rows(s, look.game_id), loaded, dl, when, policy.max_away) if deadline else None
     if waits is not None:  # an away player is still asked: the game waits for them (issue 28)
         _write(s, policy, Decision(effects=[*waits.effects, DueHandled(ids)], game=game.name), when, loaded)
+        return 0, 0
+    late = undelivered.at_deadline(s, policy, loaded, dl, rows, when) if deadline and dl.step != JOIN_STEP else None
+    if late is not None:  # a player it would default never got the step's report: held, or moved (issue 26)
+        _write(s, policy, late, when, loaded)
         return 0, 0
     if deadline:
         recent.read(s, loaded, [(p, None) for p in views.players(loaded)])  # what the reports it causes read

@@ -123,6 +123,14 @@ class NewGame:
 
 
 @dataclass(frozen=True)
+class PressCounted:
+    """Press mails one message caused, counted against its sender's `[mail] press_per_day` (issue 26)."""
+
+    address: str
+    mails: int
+
+
+@dataclass(frozen=True)
 class ReportMail:
     """A report finished (`pbem.app.finish`): the mail, context and all, at its place in the effects."""
 
@@ -130,7 +138,18 @@ class ReportMail:
 
 
 Effect = (
-    Mail | Report | ReportMail | Events | Input | Control | NewDeadline | NewSeat | NewGame | DueHandled | MailModeSet
+    Mail
+    | Report
+    | ReportMail
+    | Events
+    | Input
+    | Control
+    | NewDeadline
+    | NewSeat
+    | NewGame
+    | DueHandled
+    | MailModeSet
+    | PressCounted
 )
 
 

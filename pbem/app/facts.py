@@ -13,6 +13,7 @@ from pbem.mail.inbound.replies import SentMail
 from pbem.orders.extract import Extracted
 from pbem.record.modes import Mailing
 from pbem.record.outbox import Window
+from pbem.record.press_budget import PressWindow
 from pbem.record.rows import Seat
 from pbem.record.store import Loaded
 from pbem.trust.codes import check_seat_code
@@ -59,6 +60,8 @@ class Facts:
     reply: SentMail | None = None  # the mail pbem sent to the sender's seat that this message answers
     mailing: Mailing = field(default_factory=Mailing)  # the game's mail modes (`pbem.app.notify`)
     last_reports: dict[str, datetime] = field(default_factory=dict)  # for DIGEST players: their last report
+    press: PressWindow = field(default_factory=PressWindow)  # the press the sender caused in the last day
+    press_per_day: int = 60  # [mail] press_per_day: at most that many (issue 26)
 
 
 def is_code(facts: Facts, seat: Seat, code: str | None) -> bool:

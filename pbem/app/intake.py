@@ -29,7 +29,7 @@ from pbem.app.facts import Facts as Facts
 from pbem.app.facts import SenderGame as SenderGame
 from pbem.app.facts import Strangers as Strangers
 from pbem.app.facts import is_code
-from pbem.app.press import relay
+from pbem.app.press import relay_all
 from pbem.app.revisions import FirstCopy
 from pbem.engine import offers, slots
 from pbem.engine.base import Outcome
@@ -127,23 +127,20 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
         )
     if ex.status and out.admit(d, seat.address, player=player, to_name=seat.display_name):
         d.effects.append(Report(player, key=out.key(seat.address, "status"), purpose="status"))
-    sent: list[list[str]] = []
-    failed: list[str] = []
-    for press in ex.press:
-        to, why, effects = relay(loaded, player, press, ex.code, out)
-        d.effects += effects
-        if why:
-            failed.append(why)
-        else:
-            sent.append(to)
+    sent, failed, effects, held = relay_all(
+        loaded, seat, ex.press, ex.code, out, facts.press, facts.press_per_day, facts.now
+    )  # within the sender's [mail] press_per_day (issue 26)
+    d.effects += effects
     problems = list(ex.problems)
     if ex.mode:  # WATCH, NORMAL, DIGEST: how much mail this player gets from now on
         d.effects.append(MailModeSet(player, ex.mode))
         problems.append(notify.promise(ex.mode))
     notes = dict(problems=problems, press_failed=failed, press_sent=sent)
     if not ex.orders:
-        accepted = bool(ex.help or ex.status or sent or ex.away or ex.mode)
+        accepted = bool(ex.help or ex.status or sent or held or ex.away or ex.mode)
         d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
+        if held:
+            d.reason += f"; {held} press block(s) past the sender's press_per_day, not relayed"
         if not accepted or problems or failed or sent:
             ack(d, out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))
         return d

@@ -19,8 +19,9 @@ from pbem.home.policy import Policy
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.inbound.replies import SentMail
 from pbem.orders.extract import Extracted
-from pbem.record import lookups, outbox, recent, store
+from pbem.record import lookups, outbox, press_budget, recent, store
 from pbem.record.db import Unit
+from pbem.record.press_budget import PressWindow
 from pbem.record.rows import Game
 from pbem.trust.codes import check_seat_code
 
@@ -86,6 +87,10 @@ def load_facts(
         on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
         max_away=policy.max_away if policy is not None else intake.Facts.max_away,
         reply=reading.reply_of(msg, sent or {}, loaded, seat),  # a reply to a mail pbem sent this seat: no code
+        press=press_budget.window(s, msg.sender, when)
+        if seat is not None and ex is not None and ex.press
+        else PressWindow(),
+        press_per_day=policy.press_per_day if policy is not None else intake.Facts.press_per_day,
         **reading.mailing_facts(s, loaded),
     )
     if policy is not None and not msg.problem and first is None:

@@ -7,12 +7,17 @@ when it goes to everyone).  Bluffing is part of these games: the relay says so.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pbem.app import views
 from pbem.app.answers import Outgoing
-from pbem.app.decision import Effect, Events
+from pbem.app.decision import Effect, Events, PressCounted
 from pbem.engine.base import Event, RuleError
 from pbem.engine.names import match_many
+from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import Press
+from pbem.record.press_budget import NOTICE, WINDOW, PressWindow
+from pbem.record.rows import Seat
 from pbem.record.store import Loaded
 
 
@@ -53,3 +58,49 @@ def relay(
     )
     effects.append(Events((ev,)))
     return to, "", effects
+
+
+def relay_all(
+    loaded: Loaded,
+    seat: Seat,
+    blocks: tuple[Press, ...] | list[Press],
+    code: str | None,
+    out: Outgoing,
+    window: PressWindow,
+    per_day: int,
+    now: datetime | None,
+) -> tuple[list[list[str]], list[str], list[Effect], int]:
+    """Every press block of one message, within the sender's `[mail] press_per_day` (issue 26): the relayed
+    mails its sender's messages caused in the last 24 hours, this one's included (`pbem.record.press_budget`).
+
+    Returns (recipients of each block relayed, why blocks were not, effects, blocks held back by the budget).
+    Past the budget a block is not relayed; the sender gets ONE notice per window saying when press is
+    relayed again (no acknowledgement for it: a flood costs one mail a day), and the count is recorded.
+    """
+    sent: list[list[str]] = []
+    failed: list[str] = []
+    effects: list[Effect] = []
+    used = window.mails
+    held = 0
+    for press in blocks:
+        to, why, made = relay(loaded, seat.player, press, code, out)
+        mails = sum(1 for e in made if isinstance(e, Mail))
+        if why:
+            failed.append(why)
+            continue
+        if used + mails > per_day:
+            held += 1
+            continue
+        effects += made
+        sent.append(to)
+        used += mails
+    if used > window.mails:
+        effects.append(PressCounted(seat.address, used - window.mails))
+    if held and not window.told:
+        start = window.oldest or now
+        again = f"{start + WINDOW:%Y-%m-%d %H:%M} UTC" if start is not None else "in a day"
+        ctx = {"game_name": loaded.game.name, "again_at": again, "per_day": per_day, "held": held}
+        effects.append(
+            out.mail(seat.address, "press_limit", NOTICE, ctx, player=seat.player, to_name=seat.display_name)
+        )
+    return sent, failed, effects, held

@@ -25,6 +25,6 @@ def settle(
     inbound: tuple[Inbound, bytes] | None = None,
 ) -> store.Loaded | None:
     """Finish `d` against the game as loaded and write it; returns the game as it stands after it."""
-    secret = prepare(s, loaded)
+    secret = prepare(s, loaded, d)
     d = finish(d, loaded, Look(secret, policy.domain, policy.moderator_name, when))
     return apply(s, policy, d, when, secret, loaded, inbound)

@@ -106,6 +106,7 @@ class Config:
     trust_authentication_results: str = ""  # authserv-id whose Authentication-Results pbem believes ("": none)
     stranger_answers_per_day: int = 0  # short answers to one address that is no player's, per day (0: none)
     stranger_answers_per_hour: int = 60  # answers to all such addresses together, per hour
+    press_per_day: int = 60  # [mail] press_per_day: press mails one sender's messages may cause in 24 h (issue 26)
     poll_deadline: int = 900  # seconds one poll may take before it stops and exits non-zero (issue 26)
     log_file: Path | None = None
     log_level: str = "INFO"
@@ -231,6 +232,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "stranger_answers_per_day": _check_count,
         "stranger_answers_per_hour": _check_count,
         "poll_deadline": _check_pos,
+        "press_per_day": _check_count,
     },
     "maildir": {"path": _check_str},
     "games": {
@@ -302,6 +304,7 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.stranger_answers_per_day = mail.get("stranger_answers_per_day", cfg.stranger_answers_per_day)
     cfg.stranger_answers_per_hour = mail.get("stranger_answers_per_hour", cfg.stranger_answers_per_hour)
     cfg.poll_deadline = mail.get("poll_deadline", cfg.poll_deadline)
+    cfg.press_per_day = mail.get("press_per_day", cfg.press_per_day)
     cfg.maildir_path = (home / v.get("maildir", {}).get("path", "mail")).resolve()
     cfg.default_deadline = games.get("default_deadline", cfg.default_deadline)
     cfg.reminders = games.get("reminders", cfg.reminders)

@@ -33,6 +33,7 @@ class Policy:
     max_away: timedelta = timedelta(days=14)  # how long a game waits for one player's absences (pbem.app.absence)
     outage_after: timedelta = timedelta(hours=6)  # a longer gap between polls moves deadlines (pbem.app.outages)
     home: Path | None = None  # the home directory: its wrapping key seals the games' signing keys (record.sealing)
+    press_per_day: int = 60  # press mails one sender's messages may cause in 24 hours (issue 26)
 
     @classmethod
     def of(cls, cfg: Config) -> Policy:
@@ -52,4 +53,5 @@ class Policy:
             max_away=cfg.max_away,
             outage_after=cfg.outage_after,
             home=cfg.home,
+            press_per_day=cfg.press_per_day,
         )

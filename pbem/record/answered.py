@@ -8,20 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select
 from sqlmodel import Session
 
 from pbem.mail.inbound.replies import SentMail, looked_up
 from pbem.record.models import OutboxMessage
 
 _C = OutboxMessage.__table__.c  # type: ignore[attr-defined]
-_Q_SENT = select(_C.message_id, _C.game_id, _C.player, _C.to_addr, _C.created_at, _C.raw).where(
-    _C.message_id.in_(bindparam("ids", expanding=True))
-)
+_Q_SENT = select(
+    _C.message_id, _C.game_id, _C.player, _C.to_addr, _C.created_at, func.coalesce(_C.keep_raw, _C.raw)
+).where(_C.message_id.in_(bindparam("ids", expanding=True)))
 
 
 def sent_mails(s: Session, references: tuple[str, ...]) -> dict[str, SentMail]:
-    """The mails among `references` that pbem queued (sent or not yet), by Message-ID."""
+    """The mails among `references` that pbem queued (sent or not yet), by Message-ID (a mail that
+    carries a code: its redacted copy, `pbem.mail.outbound.sealed`)."""
     ids = looked_up(references)
     if not ids:
         return {}

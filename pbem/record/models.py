@@ -273,3 +273,16 @@ class MailMode(SQLModel, table=True):
     player: str = Field(default="", max_length=64)
     mode: str = Field(max_length=16)
     created_at: datetime
+
+
+class PressRelay(SQLModel, table=True):
+    """The press mails one inbound message caused, counted against its sender's `[mail] press_per_day`
+    (issue 26, `pbem.record.press_budget`).  Append-only."""
+
+    __tablename__ = "press_relays"
+    __table_args__ = (Index("ix_press_relays_address_created", "address", "created_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    address: str = Field(max_length=320)
+    mails: int
+    created_at: datetime

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -144,6 +144,9 @@ class Loaded:
     control: str = "running"  # 'running', 'paused' or 'abandoned' when loaded (`control_state`)
     last_input: tuple[int, str] | None = None  # (seq, hash) of the input appended last through this object
     recent: Recent | None = None  # what reports read (`pbem.record.recent`), kept up to date by the appends
+    # per reader: (entries they may see, the head after the newest of them), read before a decision is written
+    # (`pbem.record.reader_view`) and kept up to date by the appends: what a receipt shown to them states
+    readers: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     @property
     def engine(self) -> Engine:
@@ -311,6 +314,9 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
         salt = chain.entry_salt(loaded.game.seed, loaded.event_seq) if vis != PUBLIC else None
         entry = chain.event_entry(loaded.event_seq, input_seq, ev.kind, ev.text, vis, json.loads(data_json), at, salt)
         head = chain.link(head, entry)
+        for reader, (n, _) in loaded.readers.items():
+            if vis == PUBLIC or reader in vis:
+                loaded.readers[reader] = (n + 1, head)
         rows.append(
             dict(
                 game_id=loaded.game.id,
@@ -357,6 +363,9 @@ def append_input(
     entry = chain.input_entry(loaded.seq, kind, player, lines, message_id, chain.iso(when), salt)
     loaded.head = chain.link(_head(s, loaded), entry)
     loaded.last_input = (loaded.seq, loaded.head)
+    for reader, (n, _) in loaded.readers.items():  # a player sees their own inputs and the player-less ones
+        if player in ("", reader):
+            loaded.readers[reader] = (n + 1, loaded.head)
     insert(
         s,
         models.OrderInput,

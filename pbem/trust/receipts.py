@@ -2,9 +2,12 @@
 
 Every mail pbem sends about a game carries its receipt (`pbem.mail.outbound.outgoing.Receipt`):
 
-- ``X-Pbem-Record: <entries> <head>``: the game's chained record held that many
-  entries when the mail was rendered, and `head` is the chain's hash after the
-  last of them (`pbem.trust.chain`);
+- ``X-Pbem-Record: <entries> <head>``: to a player, the number of entries of the
+  game's chained record that player may see (their own inputs, the moderator's
+  and the deadline's, events public or visible to them) when the mail was
+  rendered, and `head` the chain's hash right after the newest of them
+  (`pbem.record.reader_view`: another player's secret actions move neither); to
+  the moderator, all entries and the head (`pbem.trust.chain`);
 - ``X-Pbem-Input: <seq> <hash>`` on the acknowledgement of accepted orders (or a JOIN)
   and on the notices of held orders or defaults applied at a deadline: the input
   recorded for the player, and that input's hash;
@@ -13,8 +16,10 @@ Every mail pbem sends about a game carries its receipt (`pbem.mail.outbound.outg
 The checks, each over the mail of one player (`pick`) and one export:
 
 1. the commitment in the player's reports equals the export's;
-2. every head the player received lies on the export's chain at its position
-   (the chain recomputed from the export's entries, never from the hashes it states);
+2. every head the player received lies on the export's chain at its position: the
+   player's n-th visible entry (or entry n, for mail from before receipts were
+   counted per reader); the chain recomputed from the export's entries, never
+   from the hashes it states;
 3. every input the player was acknowledged is in the export unchanged: the
    recomputed hash of the export's input at that seq is the acknowledged one.
 
@@ -217,6 +222,7 @@ class _Chain:
     rows: list[dict[str, Any]]
     heads: list[str]
     input_at: dict[int, int]  # input seq -> its position (1-based) in the chain
+    seen: dict[str, list[int]] = field(default_factory=dict)  # per player: the positions they may see
 
     @classmethod
     def of(cls, doc: dict[str, Any]) -> _Chain:
@@ -228,6 +234,34 @@ class _Chain:
             if "lines" in row:
                 input_at[row["seq"]] = i
         return cls(rows, heads, input_at)
+
+    def seen_by(self, player: str) -> list[int]:
+        """The positions (1-based) of the entries `player` may see, in order: a receipt shown to them counts
+        these (`pbem.record.reader_view`): their own inputs, the moderator's and the deadline's, and the events
+        public or visible to them."""
+        if player not in self.seen:
+            out = []
+            for i, row in enumerate(self.rows, 1):
+                if "lines" in row:
+                    if row.get("player", "") in ("", player):
+                        out.append(i)
+                elif row.get("visibility") == "public" or player in (row.get("visibility") or ()):
+                    out.append(i)
+            self.seen[player] = out
+        return self.seen[player]
+
+    def position(self, n: int, head: str, player: str) -> int:
+        """Where a receipt `(n, head)` shown to `player` stands in the chain: at their n-th visible entry, or
+        (a mail from before receipts were counted per reader, or to the moderator) at entry n itself.  Past
+        the entries they may see: beyond the chain's end (entries are missing)."""
+        if not player or n <= 0:
+            return n
+        seen = self.seen_by(player)
+        if n <= len(seen) and self.heads[seen[n - 1]] == head:
+            return seen[n - 1]
+        if n < len(self.heads) and self.heads[n] == head:
+            return n
+        return seen[n - 1] if n <= len(seen) else len(self.rows) + n - len(seen)
 
     def entry(self, n: int) -> str:
         """Entry `n` (1-based) as a reader finds it in the export."""
@@ -259,7 +293,7 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
             "but the export carries no key: it is not the signed record you were sent",
         )
     _commitments(doc, ordered, c)
-    good = _heads(ch, ordered, c)
+    good = _heads(ch, ordered, c, _player_of(doc, player, ordered))
     _inputs(ch, ordered, good, c)
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
@@ -319,8 +353,20 @@ def _commitments(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> No
             )
 
 
-def _heads(ch: _Chain, mails: list[Received], c: MailCheck) -> list[int]:
-    """Check each received head; returns the positions proven equal (sorted), for naming where histories part."""
+def _player_of(doc: dict[str, Any], who: str, mails: list[Received]) -> str:
+    """The player (as the export names them) whose mail this is: `who` is a name or an address."""
+    players = [(str(p.get("name", "")), str(p.get("address", "")).lower()) for p in doc.get("players", [])]
+    for name, address in players:
+        if who and (who.lower() == name.lower() or who.lower() == address):
+            return name
+    to = {m.to for m in mails}
+    found = [name for name, address in players if address and address in to]
+    return found[0] if len(found) == 1 else ""
+
+
+def _heads(ch: _Chain, mails: list[Received], c: MailCheck, player: str = "") -> list[int]:
+    """Check each received head; returns the positions proven equal (sorted), for naming where histories part.
+    A receipt shown to `player` counts the entries they may see (`_Chain.position`)."""
     good: set[int] = set()
     bad: list[tuple[Received, int, str]] = []
     total = len(ch.rows)
@@ -328,7 +374,7 @@ def _heads(ch: _Chain, mails: list[Received], c: MailCheck) -> list[int]:
         if m.record is None:
             continue
         c.heads += 1
-        n, head = m.record
+        n, head = ch.position(*m.record, player), m.record[1]
         if n > total:
             c.problem(
                 n,
@@ -400,13 +446,17 @@ def signed_heads(doc: dict[str, Any], raws: list[bytes]) -> dict[int, tuple[str,
     out: dict[int, tuple[str, Received]] = {}
     if not key:
         return out
+    mails = []
     for raw in raws:
         try:
-            m = parse_mail(raw)
+            mails.append(parse_mail(raw))
         except ValueError:
             continue
+    ch = _Chain.of(doc)
+    for m in mails:
         if m.record is not None and m.signed_by(key, game):
-            out.setdefault(m.record[0], (m.record[1], m))
+            at = ch.position(m.record[0], m.record[1], _player_of(doc, m.to, [m]))  # per reader: chain position
+            out.setdefault(at, (m.record[1], m))
     return out
 
 

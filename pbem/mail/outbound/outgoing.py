@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 from pbem.home.stages import stage
 from pbem.mail.outbound.compose import compose, stable_message_id
+from pbem.mail.outbound.sealed import seal
 from pbem.render.templates import render_mail
 
 REDACTED = "[redacted once sent]"
@@ -39,6 +41,8 @@ class Letterhead(Protocol):
     def moderator_address(self) -> str: ...
     @property
     def moderator_name(self) -> str: ...
+    @property
+    def home(self) -> Path | None: ...  # its `outbox.key` seals the queued mails that carry a code
 
 
 @dataclass(frozen=True)
@@ -156,6 +160,11 @@ def outbox_row(
             )
 
     secret_text = mail.secret and mail.context.get(mail.secret)
+    raw = build(mail.context)
+    keep_raw = None
+    if secret_text and mail.secret:  # the code never reaches the record in clear (`pbem.mail.outbound.sealed`)
+        assert head.home is not None, "a mail carrying a code is sealed with its home's key"
+        raw, keep_raw = seal(head.home, raw), build({**mail.context, mail.secret: REDACTED})
     return dict(
         message_id=mid,
         game_id=game_id if game_id is not None else mail.game_id,
@@ -163,8 +172,8 @@ def outbox_row(
         purpose=mail.purpose,
         upto_seq=mail.upto_seq,
         to_addr=mail.to,
-        raw=build(mail.context),
-        keep_raw=build({**mail.context, mail.secret: REDACTED}) if (secret_text and mail.secret) else None,
+        raw=raw,
+        keep_raw=keep_raw,
         status="queued",
         attempts=0,
         last_error="",

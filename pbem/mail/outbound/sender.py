@@ -32,6 +32,7 @@ from sqlalchemy import select
 
 from pbem.home.config import Config
 from pbem.mail.outbound.outgoing import Mail, outbox_row
+from pbem.mail.outbound.sealed import opened
 from pbem.mail.transports.seam import (
     MessageDeferred,
     PermanentSendError,
@@ -100,11 +101,11 @@ def _due_mail(
     for start in range(0, len(ids), READ_AHEAD):
         chunk = ids[start : start + READ_AHEAD]
         with reading(cfg.database_url) as conn:
-            q = select(c.id, c.raw, c.to_addr).where(c.id.in_(chunk), c.status == "queued").order_by(c.id)
-            rows = conn.execute(q).all()
-        for oid, raw, to in rows:
+            q = select(c.id, c.raw, c.keep_raw, c.to_addr).where(c.id.in_(chunk), c.status == "queued")
+            rows = conn.execute(q.order_by(c.id)).all()
+        for oid, raw, keep, to in rows:
             if oid not in journal.sent:
-                yield oid, raw, to
+                yield oid, opened(cfg.home, raw, keep), to  # a sealed mail is opened only here
 
 
 def send_pending(

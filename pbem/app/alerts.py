@@ -1,0 +1,59 @@
+"""Mail to the moderator about the run itself (issue 26): a poll that passed its deadline, a clock jump.
+
+Each alert is queued in its own transaction with a stable Message-ID, so the
+same alert is queued once: an overrun once per day (a home that overruns every
+run does not fill the moderator's mailbox), a clock jump once per jump.  An
+alert that cannot be queued (the database is the problem) is logged; the run's
+own exit status still says what happened.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from pbem.home.config import Config
+from pbem.mail.outbound.outgoing import Mail, message_id, outbox_row
+
+log = logging.getLogger("pbem.alerts")
+
+
+def queue_alert(cfg: Config, kind: str, context: dict[str, Any], key: tuple[object, ...], when: datetime) -> bool:
+    """Queue the alert `kind` (a template) to the moderator unless the same one is queued; True if queued now."""
+    from pbem.record import outbox
+    from pbem.record.db import session
+    from pbem.record.home_secrets import message_id_key
+
+    mail = Mail(cfg.moderator_address, kind, context, "alert", (kind, *key))
+    try:
+        with session(cfg.database_url) as s:
+            secret = message_id_key(s)
+            if outbox.queued_ids(s, [message_id(cfg, mail, secret)]):
+                return False
+            outbox.queue(s, outbox_row(cfg, mail, when, secret))
+            s.commit()
+    except Exception as exc:  # the database may be why the run failed: the exit status tells it
+        log.error(
+            "the moderator's %s alert could not be queued: %s", kind, str(exc).splitlines()[0] if str(exc) else exc
+        )
+        return False
+    return True
+
+
+def overrun(cfg: Config, reason: str, when: datetime) -> bool:
+    """The poll passed `[mail] poll_deadline` (it exits 3): once a day."""
+    ctx = {"reason": reason, "seconds": cfg.poll_deadline}
+    return queue_alert(cfg, "poll_overrun", ctx, (f"{when:%Y-%m-%d}",), when)
+
+
+def clock_jump(cfg: Config, note: str, seen: datetime, when: datetime, deadlines: int, reminders: int) -> bool:
+    """The clock was far ahead of the last poll: what this run applied."""
+    ctx = {
+        "note": note,
+        "seen": f"{seen:%Y-%m-%d %H:%M} UTC",
+        "now": f"{when:%Y-%m-%d %H:%M} UTC",
+        "deadlines": deadlines,
+        "reminders": reminders,
+    }
+    return queue_alert(cfg, "clock_jump", ctx, (seen.isoformat(), when.isoformat()), when)

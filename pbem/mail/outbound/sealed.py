@@ -1,0 +1,88 @@
+"""A queued mail that carries a player's code is stored sealed: the record never holds the code (issue 26).
+
+When a mail names a secret (`Mail.secret`: a player's code), `outbox_row`
+stores two copies and neither holds the code in clear:
+
+* `keep_raw`: the same mail with the code shown as "[redacted once sent]", what
+  the record keeps once the mail is sent or given up (`pbem.record.sentlog`,
+  `pbem.mail.outbound.sender`), and what a reply to it is compared with;
+* `raw`: the whole mail encrypted (Fernet: AES-128-CBC and HMAC-SHA256) under
+  the home's outbox key, the file `outbox.key` in the moderator's home (mode
+  0600), never in the database.  The sender opens it just before handing it to
+  the server.
+
+So a copy of the database, at any moment after the poll's commit, holds no
+code: a stolen backup needs the home's key file too, and once a sealed mail is
+sent its sealed copy is replaced by the redacted one.  A home whose key file is
+lost (or a database moved to another home) sends the redacted copy instead,
+logged once per mail: the player can still answer by replying to it, and the
+moderator can give them a new code (`pbem game code`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from pathlib import Path
+
+from cryptography.fernet import Fernet, InvalidToken
+
+MARK = b"pbem-sealed-1\n"  # what a sealed `raw` starts with (a mail never does: it starts with a header)
+KEY_FILE = "outbox.key"
+
+log = logging.getLogger("pbem.sender")
+_KEYS: dict[Path, Fernet] = {}
+_LOCK = threading.Lock()
+
+
+def _key(home: Path, create: bool) -> Fernet | None:
+    path = Path(home) / KEY_FILE
+    with _LOCK:
+        if path in _KEYS:
+            return _KEYS[path]
+        try:
+            key = path.read_bytes().strip()
+        except FileNotFoundError:
+            if not create:
+                return None
+            key = Fernet.generate_key()
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:  # another run made it meanwhile: use theirs
+                key = path.read_bytes().strip()
+            else:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(key + b"\n")
+                    f.flush()
+                    os.fsync(f.fileno())
+        fernet = Fernet(key)
+        _KEYS[path] = fernet
+        return fernet
+
+
+def seal(home: Path, raw: bytes) -> bytes:
+    """`raw` encrypted under the home's outbox key (made on first use)."""
+    fernet = _key(home, create=True)
+    assert fernet is not None
+    return MARK + fernet.encrypt(raw)
+
+
+def is_sealed(raw: bytes) -> bool:
+    return bytes(raw[: len(MARK)]) == MARK
+
+
+def opened(home: Path, raw: bytes, redacted: bytes | None) -> bytes:
+    """The mail to send for a stored `raw`: itself, or if sealed the mail it seals; the `redacted` copy when
+    the seal cannot be opened (no key file, another home's key)."""
+    raw = bytes(raw)
+    if not is_sealed(raw):
+        return raw
+    fernet = _key(home, create=False)
+    if fernet is not None:
+        try:
+            return fernet.decrypt(raw[len(MARK) :])
+        except InvalidToken:
+            pass
+    log.warning("a queued mail's code cannot be opened (no %s in the home): sending it redacted", KEY_FILE)
+    return bytes(redacted) if redacted is not None else raw

@@ -1,0 +1,101 @@
+"""A player's receipts ("Record #N", `X-Pbem-Record`) reveal nothing of other players' secret actions (issue 26).
+
+Dynasties' Tribute is secret until all are in.  In two homes played alike, Bob sends his Tribute and, in one of
+them, revises it three more times, while Alice watches with STATUS before and after.  Her receipt is the same
+before and after the revisions (her number and head move only with what she may see), and her numbers are the
+same in both homes; Bob's own receipts do count his revisions.  `pbem verify --mail` still checks both players'
+mail against the moderator's export.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from email import policy
+from email.parser import BytesParser
+from pathlib import Path
+
+from pbem.app import games, views
+from pbem.app.cron import run_poll
+from pbem.history.export import build
+from pbem.home.app import Home
+from pbem.record import store
+from pbem.record.db import session
+from pbem.trust.receipts import verify_mail
+from tests.conftest import CODES
+from tests.reliability import killpoints as kp
+
+PLAYERS = [("Alice", "alice@example.test"), ("Bob", "bob@example.test"), ("Carol", "carol@example.test")]
+T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+N = {"mail": 0}
+
+
+def mail(player: str, body: str) -> bytes:
+    N["mail"] += 1
+    return (
+        f"From: {player} <{dict(PLAYERS)[player]}>\nTo: moderator@pbem.test\nSubject: [pbem g1] orders\n"
+        f"Message-ID: <reader{N['mail']}@example.test>\nContent-Type: text/plain; charset=utf-8\n\n"
+        f"CODE {CODES[player]}\n{body}\n"
+    ).encode()
+
+
+def _files(cfg) -> set[Path]:
+    return set((Path(cfg.maildir_path) / "sent").glob("*/*"))
+
+
+def _sent(cfg, since: set[Path] | None = None) -> list[bytes]:
+    return [p.read_bytes() for p in sorted(_files(cfg) - (since or set()))]
+
+
+def _receipts(raws: list[bytes], to: str) -> list[str]:
+    out = []
+    for raw in raws:
+        m = BytesParser(policy=policy.compat32).parsebytes(raw)
+        if to in str(m["To"]) and m["X-Pbem-Record"]:
+            out.append((m["Date"] or "", str(m["X-Pbem-Record"])))
+    return [r for _, r in sorted(out, key=lambda x: x[1])]
+
+
+def play(root: Path, revisions: int):
+    cfg = kp.make_home(root)
+    games.create_game(Home.of(cfg), "dynasties", "g1", PLAYERS, seed="per-reader", codes=CODES, clock=lambda: T0)
+    clock = {"t": T0}
+
+    def poll(mails: list[bytes]) -> None:
+        clock["t"] += timedelta(minutes=1)
+        kp.deliver_in_order(cfg, mails)
+        assert run_poll(cfg, clock=lambda: clock["t"]).summary is not None
+
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        bob = next(r for r in views.engine(loaded).requests(loaded.state) if r.player == "Bob")
+    poll([])  # the first reports go out
+    poll([mail("Bob", bob.legal[0])])  # Bob's Tribute: its being in is public, what it is is not
+    before = _files(cfg)
+    poll([mail("Alice", "STATUS")])
+    alice_before = _receipts(_sent(cfg, before), "alice@")
+    for i in range(revisions):  # Bob changes his mind: each revision is an input of the record, hidden from Alice
+        poll([mail("Bob", bob.legal[(i + 1) % len(bob.legal)])])
+    before = _files(cfg)
+    poll([mail("Alice", "STATUS")])
+    alice_after = _receipts(_sent(cfg, before), "alice@")
+    return cfg, alice_before, alice_after
+
+
+def test_alice_cannot_tell_how_often_bob_revised_his_secret_tribute(tmp_path: Path) -> None:
+    once, a_before, a_after = play(tmp_path / "once", revisions=0)
+    often, b_before, b_after = play(tmp_path / "often", revisions=3)
+    assert a_before and a_after and b_before and b_after
+    assert a_after == a_before and b_after == b_before, "Bob's revisions move neither Alice's number nor her head"
+    numbers = [r.split()[0] for r in a_before + a_after], [r.split()[0] for r in b_before + b_after]
+    assert numbers[0] == numbers[1], "her record number is the same however often Bob revised"
+    sent_once, sent_often = _sent(once), _sent(often)
+    bob_once = [int(r.split()[0]) for r in _receipts(sent_once, "bob@")]
+    bob_often = [int(r.split()[0]) for r in _receipts(sent_often, "bob@")]
+    assert max(bob_often) >= max(bob_once) + 3, "Bob's own receipts count his revisions: the test can tell"
+    for cfg, raws in ((once, sent_once), (often, sent_often)):
+        with session(cfg.database_url) as s:
+            doc = build(s, store.game_by_name(s, "g1"))  # the moderator's export: every entry
+        for player, address in PLAYERS[:2]:
+            theirs = [r for r in raws if address.encode() in r]
+            check = verify_mail(doc, theirs, player)
+            assert check.ok and check.heads > 0, (player, check.problems)
