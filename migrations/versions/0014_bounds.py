@@ -5,7 +5,7 @@ address, how many mails it caused, when.  The per-sender budget sums the last
 24 hours on the (address, created_at) index.
 
 Revision ID: 0014_bounds
-Revises: 0012_evidence (the lead re-chains it)
+Revises: 0013_dkim_evidence
 Create Date: 2026-12-01
 """
 
@@ -16,7 +16,7 @@ import sqlmodel
 from alembic import op
 
 revision = "0014_bounds"
-down_revision = "0012_evidence"
+down_revision = "0013_dkim_evidence"
 branch_labels = None
 depends_on = None
 
