@@ -87,18 +87,31 @@ def record_inbound(s: Unit, msg: Inbound, raw: bytes, when: datetime, d: Decisio
 
 def prepare(s: Unit, loaded: store.Loaded | None, d: Decision | None = None) -> bytes:
     """What `apply` reads before it writes: the chain head of the loaded game (if it was not loaded with
-    it), what each of its players (and each newcomer `d` seats) may see of the record while the game runs
+    it), what each player `d` mails (a newcomer it seats included) may see of the record while the game runs
     (`pbem.record.reader_view`: their receipts; the appends keep it up to date), and the home's Message-ID
     key (returned; read once per unit of work)."""
     if loaded is not None:
         store.record_position(s, loaded)
         if not loaded.over and loaded.game.id is not None:
-            names = {st.player for st in loaded.seats} | {
-                e.player for e in (d.effects if d else []) if isinstance(e, NewSeat)
-            }
-            for name in sorted(names - set(loaded.readers)):
+            for name in sorted(_readers(loaded, d) - set(loaded.readers)):
                 loaded.readers[name] = reader_view.visible_record(s, loaded.game.id, name, loaded.game.seed_commitment)
     return message_id_key(s)
+
+
+def _readers(loaded: store.Loaded, d: Decision | None) -> set[str]:
+    """The players `d` mails (a report, a notice, a newcomer's first report): whose receipts it states.
+    Without the decision: every player."""
+    if d is None:
+        return {st.player for st in loaded.seats}
+    names: set[str] = set()
+    for e in d.effects:
+        if isinstance(e, (Report, NewSeat)):
+            names.add(e.player)
+        elif isinstance(e, (Mail, ReportMail)):
+            mail = e.mail if isinstance(e, ReportMail) else e
+            seat = loaded.seat_for_address(mail.to)
+            names.add(mail.player or (seat.player if seat is not None else ""))
+    return names - {""}
 
 
 @dataclass
