@@ -35,15 +35,35 @@ What it checks (docs/export-format.md, "Randomness"):
    reshuffle holds only cards of that deck, and a seating shuffles the players
    in seat order.  So the moderator cannot choose the deck by listing it in the
    order that a known seed shuffles into the deal he wants.
-7. Each draw is used as the events say (`USES`; House of Habsburg so far): the
-   cards dealt and drawn are the ones at those positions of the recomputed
-   shuffle (the top card is the last; the deal goes round the seats three times,
-   one card each; a `draw` event takes its `n` cards; a player's `dealt` and
-   `drew` events, where the export shows them, must name exactly those cards);
-   a stolen card is the one at the drawn position of the victim's hand as the
-   events built it (dealt and drawn cards appended, played, melded and
-   discarded cards removed, the first of equal names).
-   An export with an `undo` event is checked up to it (an undo rewinds the deck).
+7. Each draw is used as the events say (`USES`, every game).  House of
+   Habsburg: the cards dealt and drawn are the ones at those positions of the
+   recomputed shuffle (the top card is the last; the deal goes round the seats
+   three times, one card each; a `draw` event takes its `n` cards; a player's
+   `dealt` and `drew` events, where the export shows them, must name exactly
+   those cards); a stolen card is the one at the drawn position of the victim's
+   hand as the events built it (dealt and drawn cards appended, played, melded
+   and discarded cards removed, the first of equal names).
+   Italian Wars: the sides' coin makes the player in its seat (0 first) French;
+   cards come off the deck order top first, a public `draw` or `replace` takes
+   its `count` and the player's `draw-private` / `replace-private` names them;
+   each negation coin names the player in its seat as the first to act.
+   Dynasties: the Noble Deck is drawn top first; each `draw` names the next
+   cards and each `enquire` the next flipped card; gambit 1's First Player drawn
+   at random is the tied seat (highest Tribute, seat order) at the drawn index.
+   Sixteen Thirty Something: the counter bag gives each player, in seat order,
+   the next `each` counters (and the rest are unused); the deck's top card is
+   the last; each private `deal` holds the next thirteen and each `drew` the
+   cards its public `draw` took (as sets: hands are shown sorted); the
+   first-player dice are the contenders' in seat order, ties rolling again, and
+   the first player the one left; a war's dice are the attacker's two, then the
+   defender's, its totals add the modifiers to the dice's difference and its
+   winner has the higher total; a random end ends the game exactly on the
+   rules' number or less after turns 7, 8 and 9, and no turn follows it.
+   In every game a reshuffle's new order goes after the cards the draw that
+   needed it took from the old deck.  Checking stops at an `undo` event (it
+   rewinds the deck) or a seat replacement, and the summary says so; a public
+   draw whose cards the export never names is followed by its count, and the
+   summary says how many there were.
 
 It prints "OK" and a one-line summary, or "MISMATCH" naming the first event that
 differs, and exits 0 or 1.
@@ -254,7 +274,7 @@ def _habsburg_uses(doc: dict[str, Any]) -> str:
     for ev in sorted(doc.get("events", []), key=lambda e: e["seq"]):
         kind, data = ev["kind"], ev.get("data", {})
         where = f"event {ev['seq']} ({kind}: {ev['text'][:60]!r})"
-        if kind == "undo" or (kind == "moderator" and "replace" in ev["text"].lower()):
+        if _stops(ev):
             return ""  # an undo rewinds the deck; a replacement renames a seat: checked up to there
         why = _habsburg_hand(kind, data, hands, unknown, where)
         if why:
@@ -331,6 +351,11 @@ def _habsburg_hand(kind: str, data: dict[str, Any], hands: dict[str, list[Any]],
     return ""
 
 
+def _stops(ev: dict[str, Any]) -> bool:
+    """An undo (it rewinds the deck) or a seat replacement (it renames a seat): uses are checked up to it."""
+    return ev["kind"] == "undo" or (ev["kind"] == "moderator" and "replace" in ev["text"].lower())
+
+
 class Misuse(Exception):
     """A draw is used otherwise than its recomputed value gives (the message says how; the caller names the event)."""
 
@@ -369,7 +394,7 @@ def _follow(doc: dict[str, Any], handlers: dict[str, Any], st: dict[str, Any]) -
     """Run each event through its kind's handler, in order; the first Misuse, naming its event ("" if none).
     Stops at an undo (it rewinds the deck) or a seat replacement (it renames a seat), as Habsburg's check does."""
     for ev in sorted(doc.get("events", []), key=lambda e: e["seq"]):
-        if ev["kind"] == "undo" or (ev["kind"] == "moderator" and "replace" in ev["text"].lower()):
+        if _stops(ev):
             st["stopped"] = ev["seq"]
             return ""
         handler = handlers.get(ev["kind"])
@@ -624,7 +649,11 @@ def _note(st: dict[str, Any], what: str) -> str:
 
 
 def _habsburg(doc: dict[str, Any]) -> tuple[str, str]:
-    return _habsburg_uses(doc), "every card dealt, drawn and stolen is the one the recomputed deck gives"
+    note = "every card dealt, drawn and stolen is the one the recomputed deck gives"
+    stop = next((e["seq"] for e in sorted(doc.get("events", []), key=lambda e: e["seq"]) if _stops(e)), None)
+    if stop is not None:
+        note += f" (checked up to event {stop}: an undo or a seat replacement)"
+    return _habsburg_uses(doc), note
 
 
 #: Per game kind: a check that each draw is used as the events say: (the first problem or "", what was checked).
