@@ -51,9 +51,10 @@ What it checks (docs/export-format.md, "Randomness"):
    cards and each `enquire` the next flipped card; gambit 1's First Player drawn
    at random is the tied seat (highest Tribute, seat order) at the drawn index.
    Sixteen Thirty Something: the counter bag gives each player, in seat order,
-   the next `each` counters (and the rest are unused); the deck's top card is
-   the last; each private `deal` holds the next thirteen and each `drew` the
-   cards its public `draw` took (as sets: hands are shown sorted); the
+   the next `each` counters (and the rest are unused), and the end reveals
+   those; the deck's top card is the last; each private `deal` holds the next
+   thirteen and each `drew` the cards its public `draw` took (as sets: hands
+   are shown sorted); the
    first-player dice are the contenders' in seat order, ties rolling again, and
    the first player the one left; a war's dice are the attacker's two, then the
    defender's, its totals add the modifiers to the dice's difference and its
@@ -547,9 +548,19 @@ def _st_counters(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -
     for p, want in st["counters"].items():
         if sorted(want) != sorted(data.get("counters", {}).get(p, [])):
             raise Misuse(f"the recomputed bag gives {p} {sorted(want)!r}, not {data.get('counters', {}).get(p)!r}")
-    rest = bag[len(st["players"]) * each :]
-    if sorted(rest) != sorted(data.get("unused", [])):
-        raise Misuse(f"the recomputed bag leaves {sorted(rest)!r} unused, not {data.get('unused')!r}")
+    st["unused"] = bag[len(st["players"]) * each :]
+    if sorted(st["unused"]) != sorted(data.get("unused", [])):
+        raise Misuse(f"the recomputed bag leaves {sorted(st['unused'])!r} unused, not {data.get('unused')!r}")
+
+
+def _st_revealed(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    """The end reveals (and scores) the counters each player drew, and the unused ones: the bag's, as drawn."""
+    player = data.get("player")
+    drawn = st["counters"].get(player) if "counters" in data else st.get("unused")
+    shown = data.get("counters", data.get("unused", []))
+    if drawn is not None and sorted(drawn) != sorted(shown):
+        whose = player if "counters" in data else "the unused counters"
+        raise Misuse(f"the recomputed bag gives {whose} {sorted(drawn)!r}, not {shown!r}")
 
 
 def _st_deal(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
@@ -623,6 +634,8 @@ SIXTEEN_THIRTY_USES = {
     "first-roll": _st_first_roll,
     "first-player": _st_first_player,
     "war": _st_war,
+    "reveal-counters": _st_revealed,
+    "reveal-unused": _st_revealed,
     "random-end": _st_random_end,
     "player-turn": _st_turn,
 }
@@ -633,7 +646,8 @@ def _sixteen_thirty_uses(doc: dict[str, Any]) -> tuple[str, str]:
     st["counters"], st["told"] = {}, {}
     problem = _follow(doc, SIXTEEN_THIRTY_USES, st)
     return problem, _note(
-        st, "the counters, the deal, every card drawn, the first player, every war and the random end"
+        st,
+        "the counters (drawn and revealed), the deal, every card drawn, the first player, every war and the random end",
     )
 
 

@@ -237,6 +237,7 @@ TAMPERS = {
     "dynasties": {"draw": _wrong_card, "enquire": _wrong_flip, "first-player": _wrong_pick},
     "sixteen-thirty": {
         "counters": _wrong_counters,
+        "reveal-counters": _wrong_counters,
         "deal": _wrong_card,
         "drew": _wrong_card,
         "first-roll": _wrong_roll,
