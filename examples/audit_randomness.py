@@ -46,6 +46,7 @@ What it checks (docs/export-format.md, "Randomness"):
    Italian Wars: the sides' coin makes the player in its seat (0 first) French;
    cards come off the deck order top first, a public `draw` or `replace` takes
    its `count` and the player's `draw-private` / `replace-private` names them;
+   each `reveal` shows the hand those cards make, less the `discard-private`;
    each negation coin names the player in its seat as the first to act.
    Dynasties: the Noble Deck is drawn top first; each `draw` names the next
    cards and each `enquire` the next flipped card; gambit 1's First Player drawn
@@ -451,21 +452,49 @@ def _iw_coin(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> No
         raise Misuse(f"the coin {_value(ev)} makes {first} act first, not {data.get('first')!r}")
 
 
+def _iw_drew(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    player = str(data.get("player"))
+    _named(st, player, data.get("cards"))
+    st["hands"].setdefault(player, []).extend(data["cards"])
+
+
+def _iw_discard(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    hand = st["hands"].setdefault(str(data.get("player")), [])
+    for card in data.get("cards", []):
+        if card in hand:
+            hand.remove(card)
+        elif _unmatched(st) == 0:  # every draw's cards are known, so this one was never drawn
+            raise Misuse(f"{data.get('player')} discards {card!r}, which the recomputed deck did not give them")
+
+
+def _iw_reveal(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    """IW-R6: the whole hand is revealed, and the next hand starts empty."""
+    player = str(data.get("player"))
+    hand = st["hands"].pop(player, [])
+    if _unmatched(st) == 0 and sorted(hand) != _sorted(data.get("cards")):
+        raise Misuse(
+            f"the recomputed deck left {player} {sorted(hand)!r} (drawn less discarded), not {data.get('cards')!r}"
+        )
+
+
 ITALIAN_WARS_USES = {
     "sides": _iw_sides,
     "deck-order": lambda st, data, ev: st["pile"].refill(_value(ev)),
     "draw": lambda st, data, ev: _take_for(st, str(data.get("player")), int(data.get("count", 0))),
     "replace": lambda st, data, ev: _take_for(st, str(data.get("player")), int(data.get("count", 0))),
-    "draw-private": lambda st, data, ev: _named(st, str(data.get("player")), data.get("cards")),
-    "replace-private": lambda st, data, ev: _named(st, str(data.get("player")), data.get("cards")),
+    "draw-private": _iw_drew,
+    "replace-private": _iw_drew,
+    "discard-private": _iw_discard,
+    "reveal": _iw_reveal,
     "coin": _iw_coin,
 }
 
 
 def _italian_wars_uses(doc: dict[str, Any]) -> tuple[str, str]:
     st: dict[str, Any] = {"players": [p["name"] for p in doc.get("players", [])], "pile": Pile(), "pending": {}}
+    st["hands"] = {}
     problem = _follow(doc, ITALIAN_WARS_USES, st)
-    return problem, _note(st, "the sides, every card drawn and replaced and every first actor")
+    return problem, _note(st, "the sides, every card drawn, replaced and revealed and every first actor")
 
 
 # Dynasties: the seating, the Noble Deck (top first) and its Graveyard reshuffles, every draw and every card

@@ -232,6 +232,7 @@ TAMPERS = {
         "sides": _wrong_sides,
         "draw-private": _wrong_card,
         "replace-private": _wrong_card,
+        "reveal": _wrong_card,
         "coin": _wrong_first,
     },
     "dynasties": {"draw": _wrong_card, "enquire": _wrong_flip, "first-player": _wrong_pick},
