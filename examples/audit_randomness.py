@@ -35,15 +35,37 @@ What it checks (docs/export-format.md, "Randomness"):
    reshuffle holds only cards of that deck, and a seating shuffles the players
    in seat order.  So the moderator cannot choose the deck by listing it in the
    order that a known seed shuffles into the deal he wants.
-7. Each draw is used as the events say (`USES`; House of Habsburg so far): the
-   cards dealt and drawn are the ones at those positions of the recomputed
-   shuffle (the top card is the last; the deal goes round the seats three times,
-   one card each; a `draw` event takes its `n` cards; a player's `dealt` and
-   `drew` events, where the export shows them, must name exactly those cards);
-   a stolen card is the one at the drawn position of the victim's hand as the
-   events built it (dealt and drawn cards appended, played, melded and
-   discarded cards removed, the first of equal names).
-   An export with an `undo` event is checked up to it (an undo rewinds the deck).
+7. Each draw is used as the events say (`USES`, every game).  House of
+   Habsburg: the cards dealt and drawn are the ones at those positions of the
+   recomputed shuffle (the top card is the last; the deal goes round the seats
+   three times, one card each; a `draw` event takes its `n` cards; a player's
+   `dealt` and `drew` events, where the export shows them, must name exactly
+   those cards); a stolen card is the one at the drawn position of the victim's
+   hand as the events built it (dealt and drawn cards appended, played, melded
+   and discarded cards removed, the first of equal names).
+   Italian Wars: the sides' coin makes the player in its seat (0 first) French;
+   cards come off the deck order top first, a public `draw` or `replace` takes
+   its `count` and the player's `draw-private` / `replace-private` names them;
+   each `reveal` shows the hand those cards make, less the `discard-private`;
+   each negation coin names the player in its seat as the first to act.
+   Dynasties: the Noble Deck is drawn top first; each `draw` names the next
+   cards and each `enquire` the next flipped card; gambit 1's First Player drawn
+   at random is the tied seat (highest Tribute, seat order) at the drawn index.
+   Sixteen Thirty Something: the counter bag gives each player, in seat order,
+   the next `each` counters (and the rest are unused), and the end reveals
+   those; the deck's top card is the last; each private `deal` holds the next
+   thirteen and each `drew` the cards its public `draw` took (as sets: hands
+   are shown sorted); the
+   first-player dice are the contenders' in seat order, ties rolling again, and
+   the first player the one left; a war's dice are the attacker's two, then the
+   defender's, its totals add the modifiers to the dice's difference and its
+   winner has the higher total; a random end ends the game exactly on the
+   rules' number or less after turns 7, 8 and 9, and no turn follows it.
+   In every game a reshuffle's new order goes after the cards the draw that
+   needed it took from the old deck.  Checking stops at an `undo` event (it
+   rewinds the deck) or a seat replacement, and the summary says so; a public
+   draw whose cards the export never names is followed by its count, and the
+   summary says how many there were.
 
 It prints "OK" and a one-line summary, or "MISMATCH" naming the first event that
 differs, and exits 0 or 1.
@@ -177,7 +199,7 @@ def audit(doc: dict[str, Any]) -> tuple[bool, str]:
         return False, refusal
     assert isinstance(seed, str)
     if doc.get("salts") is not None:
-        dealt = next((e for e in doc.get("events", []) if e.get("kind") == "salts"), {})
+        dealt: dict[str, Any] = next((e for e in doc.get("events", []) if e.get("kind") == "salts"), {})
         seed = deal_seed(seed, doc["salts"], dealt.get("data", {}).get("signed"))
     gen = Generator(seed)
     draws = 0
@@ -191,11 +213,13 @@ def audit(doc: dict[str, Any]) -> tuple[bool, str]:
             if why:
                 return False, f"{where}: {why}"
             draws += 1
-    misuse = USES[kind](doc) if kind in USES else ""
+    misuse, used = USES[kind](doc)
     if misuse:
         return False, misuse
-    used = " and every card dealt, drawn and stolen is the one the recomputed deck gives" if kind in USES else ""
-    return True, f"{draws} random draws ({gen.n} generator blocks) reproduced from the seed{used}"
+    return (
+        True,
+        f"{draws} random draws ({gen.n} generator blocks) reproduced from the seed; each draw's use checked: {used}",
+    )
 
 
 def _refusal(doc: dict[str, Any], seed: Any, kind: Any) -> str:
@@ -252,7 +276,7 @@ def _habsburg_uses(doc: dict[str, Any]) -> str:
     for ev in sorted(doc.get("events", []), key=lambda e: e["seq"]):
         kind, data = ev["kind"], ev.get("data", {})
         where = f"event {ev['seq']} ({kind}: {ev['text'][:60]!r})"
-        if kind == "undo" or (kind == "moderator" and "replace" in ev["text"].lower()):
+        if _stops(ev):
             return ""  # an undo rewinds the deck; a replacement renames a seat: checked up to there
         why = _habsburg_hand(kind, data, hands, unknown, where)
         if why:
@@ -329,8 +353,359 @@ def _habsburg_hand(kind: str, data: dict[str, Any], hands: dict[str, list[Any]],
     return ""
 
 
-#: Per game kind: a check that each draw is used as the events say ("" when it is, or the first problem).
-USES = {"habsburg": _habsburg_uses}
+def _stops(ev: dict[str, Any]) -> bool:
+    """An undo (it rewinds the deck) or a seat replacement (it renames a seat): uses are checked up to it."""
+    return ev["kind"] == "undo" or (ev["kind"] == "moderator" and "replace" in ev["text"].lower())
+
+
+class Misuse(Exception):
+    """A draw is used otherwise than its recomputed value gives (the message says how; the caller names the event)."""
+
+
+def _value(ev: dict[str, Any]) -> Any:
+    """The recomputed value of the event's first draw (checked against the seed before any use is followed)."""
+    return (ev.get("data", {}).get("rng") or [{}])[0].get("value")
+
+
+def _seen_by(ev: dict[str, Any]) -> str:
+    """The one player a private event went to ("" for a public or moderator-only event)."""
+    vis = ev.get("visibility")
+    return str(vis[0]) if isinstance(vis, list) and len(vis) == 1 else ""
+
+
+class Pile:
+    """The cards still to come off a recomputed deck, in the order they are drawn.  A reshuffle happens the moment
+    a draw finds the deck empty, so its new order goes after what that draw took from the old one."""
+
+    def __init__(self) -> None:
+        self.order: list[Any] | None = None
+
+    def refill(self, cards: list[Any]) -> None:
+        self.order = (self.order or []) + list(cards)
+
+    def take(self, n: int) -> list[Any]:
+        if self.order is None:
+            raise Misuse("it draws from the deck before any shuffle of it")
+        if n > len(self.order):
+            raise Misuse(f"it draws {n} cards from a deck of {len(self.order)}")
+        got, self.order = self.order[:n], self.order[n:]
+        return got
+
+
+def _follow(doc: dict[str, Any], handlers: dict[str, Any], st: dict[str, Any]) -> str:
+    """Run each event through its kind's handler, in order; the first Misuse, naming its event ("" if none).
+    Stops at an undo (it rewinds the deck) or a seat replacement (it renames a seat), as Habsburg's check does."""
+    for ev in sorted(doc.get("events", []), key=lambda e: e["seq"]):
+        if _stops(ev):
+            st["stopped"] = ev["seq"]
+            return ""
+        handler = handlers.get(ev["kind"])
+        if handler is None:
+            continue
+        where = f"event {ev['seq']} ({ev['kind']}: {ev['text'][:60]!r})"
+        try:
+            handler(st, ev.get("data", {}), ev)
+        except Misuse as exc:
+            return f"{where}: {exc}"
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+            return f"{where}: its data do not say what the draw was used for ({type(exc).__name__}: {exc})"
+    return ""
+
+
+def _take_for(st: dict[str, Any], player: str, n: int) -> None:
+    """A public draw of `n` cards by `player`: take them off the pile, to match the private event that names them."""
+    st["pending"].setdefault(player, []).append(st["pile"].take(n))
+
+
+def _named(st: dict[str, Any], player: str, cards: Any, same: Any = list) -> None:
+    """A private event names the cards of `player`'s earliest unmatched public draw (compared by `same`)."""
+    queue = st["pending"].get(player)
+    if not queue:
+        raise Misuse(f"{player} is said to draw, but no draw from the deck precedes it")
+    got = queue.pop(0)
+    if same(cards) != same(got):
+        raise Misuse(f"the recomputed deck gives {player} {same(got)!r}, not {cards!r}")
+
+
+def _unmatched(st: dict[str, Any]) -> int:
+    """How many public draws the export never names the cards of (another player's export hides them)."""
+    return sum(len(q) for q in st["pending"].values())
+
+
+# Italian Wars: the coin of the sides, the deck order (top first) and its reshuffles, draws and replacements, and
+# the coin of who acts first in each negation step.
+
+
+def _iw_sides(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    if not data.get("rng"):
+        return  # sides fixed by option: nothing was drawn
+    players = st["players"]
+    french = players[_value(ev)]
+    want = {p: "French" if p == french else "Spanish" for p in players}
+    if data.get("sides") != want:
+        raise Misuse(f"the coin {_value(ev)} makes {french} French, but it says {data.get('sides')!r}")
+
+
+def _iw_coin(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    first = st["players"][_value(ev)]
+    if data.get("first") != first:
+        raise Misuse(f"the coin {_value(ev)} makes {first} act first, not {data.get('first')!r}")
+
+
+def _iw_drew(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    player = str(data.get("player"))
+    _named(st, player, data.get("cards"))
+    st["hands"].setdefault(player, []).extend(data["cards"])
+
+
+def _iw_discard(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    hand = st["hands"].setdefault(str(data.get("player")), [])
+    for card in data.get("cards", []):
+        if card in hand:
+            hand.remove(card)
+        elif _unmatched(st) == 0:  # every draw's cards are known, so this one was never drawn
+            raise Misuse(f"{data.get('player')} discards {card!r}, which the recomputed deck did not give them")
+
+
+def _iw_reveal(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    """IW-R6: the whole hand is revealed, and the next hand starts empty."""
+    player = str(data.get("player"))
+    hand = st["hands"].pop(player, [])
+    if _unmatched(st) == 0 and sorted(hand) != _sorted(data.get("cards")):
+        raise Misuse(
+            f"the recomputed deck left {player} {sorted(hand)!r} (drawn less discarded), not {data.get('cards')!r}"
+        )
+
+
+ITALIAN_WARS_USES = {
+    "sides": _iw_sides,
+    "deck-order": lambda st, data, ev: st["pile"].refill(_value(ev)),
+    "draw": lambda st, data, ev: _take_for(st, str(data.get("player")), int(data.get("count", 0))),
+    "replace": lambda st, data, ev: _take_for(st, str(data.get("player")), int(data.get("count", 0))),
+    "draw-private": _iw_drew,
+    "replace-private": _iw_drew,
+    "discard-private": _iw_discard,
+    "reveal": _iw_reveal,
+    "coin": _iw_coin,
+}
+
+
+def _italian_wars_uses(doc: dict[str, Any]) -> tuple[str, str]:
+    st: dict[str, Any] = {"players": [p["name"] for p in doc.get("players", [])], "pile": Pile(), "pending": {}}
+    st["hands"] = {}
+    problem = _follow(doc, ITALIAN_WARS_USES, st)
+    return problem, _note(st, "the sides, every card drawn, replaced and revealed and every first actor")
+
+
+# Dynasties: the seating, the Noble Deck (top first) and its Graveyard reshuffles, every draw and every card
+# flipped when enquiring prospects, and gambit 1's First Player drawn among the tied Tributes.
+
+
+def _dy_card_value(card: Any) -> int:
+    word = str(card).rsplit(" ", 1)[-1]
+    special = {"King": 13, "Coronation": 1}
+    if word in special:
+        return special[word]
+    if not word.isdigit():
+        raise Misuse(f"{card!r} is not a Noble")
+    return int(word)
+
+
+def _dy_draw(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    cards = data.get("cards")
+    got = st["pile"].take(len(cards) if isinstance(cards, list) else 0)
+    if cards != got:
+        raise Misuse(f"the recomputed deck gives {data.get('player')} {got!r}, not {cards!r}")
+
+
+def _dy_enquire(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    got = st["pile"].take(1)
+    if [data.get("card")] != got:
+        raise Misuse(f"the top card of the recomputed deck is {got[0]!r}, not {data.get('card')!r}")
+
+
+def _dy_first(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    if not data.get("rng"):
+        return  # chosen by the unique-value rule or by seat order: nothing was drawn
+    trib, high, seats = st.get("tributes", {}), st.get("high"), st.get("seats", [])
+    tied = [p for p in seats if p in trib and _dy_card_value(trib[p]) == high] or list(seats)
+    rec = data["rng"][0]
+    if rec.get("bound") != len(tied):
+        raise Misuse(f"the draw picks among {rec.get('bound')}, but {len(tied)} players tie: {tied!r}")
+    if data.get("player") != tied[rec["value"]]:
+        raise Misuse(
+            f"the drawn position {rec['value']} of {tied!r} is {tied[rec['value']]}, not {data.get('player')!r}"
+        )
+
+
+DYNASTIES_USES = {
+    "seating": lambda st, data, ev: st.update(seats=list(_value(ev))),
+    "shuffle": lambda st, data, ev: st["pile"].refill(_value(ev)),
+    "draw": _dy_draw,
+    "enquire": _dy_enquire,
+    "tributes": lambda st, data, ev: st.update(tributes=data.get("tributes", {}), high=data.get("high")),
+    "first-player": _dy_first,
+}
+
+
+def _dynasties_uses(doc: dict[str, Any]) -> tuple[str, str]:
+    st: dict[str, Any] = {"pile": Pile(), "pending": {}}
+    problem = _follow(doc, DYNASTIES_USES, st)
+    return problem, _note(st, "every Noble drawn and flipped and a First Player drawn at random")
+
+
+# Sixteen Thirty Something: the player deck (top last) and its reshuffles, the counter bag, the deal of thirteen,
+# every draw, the first-player rolls (ties roll again), the wars' dice, totals and winner, and the random end.
+
+#: ST-R14: after these turns a die ends the game on this number or less.
+RANDOM_END_RULES = {7: 1, 8: 2, 9: 3}
+DEAL = 13
+
+
+def _st_counters(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    if not data.get("rng"):  # a player's own counters, told before the moderator's record of the draw
+        st["told"][_seen_by(ev)] = (ev["seq"], data.get("counters", []))
+        return
+    bag, each = list(_value(ev)), int(data.get("each", 0))
+    for i, p in enumerate(st["players"]):
+        st["counters"][p] = bag[i * each : (i + 1) * each]
+    for p, (seq, told) in st["told"].items():
+        if sorted(st["counters"].get(p, [])) != sorted(told):
+            raise Misuse(
+                f"the recomputed bag gives {p} {sorted(st['counters'].get(p, []))!r}, but event {seq} told them {told!r}"
+            )
+    for p, want in st["counters"].items():
+        if sorted(want) != sorted(data.get("counters", {}).get(p, [])):
+            raise Misuse(f"the recomputed bag gives {p} {sorted(want)!r}, not {data.get('counters', {}).get(p)!r}")
+    st["unused"] = bag[len(st["players"]) * each :]
+    if sorted(st["unused"]) != sorted(data.get("unused", [])):
+        raise Misuse(f"the recomputed bag leaves {sorted(st['unused'])!r} unused, not {data.get('unused')!r}")
+
+
+def _st_revealed(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    """The end reveals (and scores) the counters each player drew, and the unused ones: the bag's, as drawn."""
+    player = data.get("player")
+    drawn = st["counters"].get(player) if "counters" in data else st.get("unused")
+    shown = data.get("counters", data.get("unused", []))
+    if drawn is not None and sorted(drawn) != sorted(shown):
+        whose = player if "counters" in data else "the unused counters"
+        raise Misuse(f"the recomputed bag gives {whose} {sorted(drawn)!r}, not {shown!r}")
+
+
+def _st_deal(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    if "cards" in data:  # a player's own deal; the public one only says it happened
+        _take_for(st, _seen_by(ev), DEAL)
+        _named(st, _seen_by(ev), data.get("cards"), same=_sorted)
+
+
+def _sorted(cards: Any) -> list[str]:
+    return sorted(map(str, cards)) if isinstance(cards, list) else []
+
+
+def _st_first_roll(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    contenders = st.get("contenders") or list(st["players"])
+    rolls, dice = data.get("rolls", {}), [r.get("value") for r in data.get("rng", [])]
+    if sorted(rolls) != sorted(contenders) or len(dice) != len(contenders):
+        raise Misuse(f"it rolls for {sorted(rolls)!r}, but the contenders are {contenders!r}")
+    for p, die in zip(contenders, dice):
+        if rolls[p] != die:
+            raise Misuse(f"{p}'s die is {die}, not {rolls[p]!r}")
+    st["contenders"] = [p for p in contenders if rolls[p] == max(dice)]
+
+
+def _st_first_player(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    if st.get("contenders") != [data.get("player")]:
+        raise Misuse(f"the rolls leave {st.get('contenders')!r} highest, not {data.get('player')!r} alone")
+
+
+def _st_war(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    dice = [r.get("value") for r in data.get("rng", [])]
+    sides, totals = data.get("sides", {}), []
+    for k, country in enumerate((data.get("attacker"), data.get("defender"))):
+        side = sides.get(country, {})
+        mine = dice[2 * k : 2 * k + 2]
+        if side.get("dice") != mine or len(mine) != 2:
+            raise Misuse(f"{country} rolls {mine!r}, not {side.get('dice')!r}")
+        total = sum(v for _, v in side.get("mods", [])) + abs(mine[0] - mine[1])
+        if side.get("total") != total:
+            raise Misuse(f"{country}'s total is {total}, not {side.get('total')!r}")
+        totals.append((total, country))
+    (a, att), (d, dfn) = totals
+    winner, loser = (None, None) if a == d else ((att, dfn) if a > d else (dfn, att))
+    if (data.get("winner"), data.get("loser")) != (winner, loser):
+        raise Misuse(f"the dice make {winner} win and {loser} lose, not {data.get('winner')!r}, {data.get('loser')!r}")
+
+
+def _st_random_end(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    roll, ends_on = _value(ev), RANDOM_END_RULES.get(data.get("turn", 0))
+    if ends_on is None:
+        raise Misuse(f"the rules roll for a random end after turns 7, 8 and 9 only, not {data.get('turn')!r}")
+    if data.get("ends_on") != ends_on:
+        raise Misuse(f"the rules end the game after turn {data.get('turn')} on {ends_on}, not {data.get('ends_on')!r}")
+    if data.get("ends") is not (roll <= ends_on):
+        raise Misuse(
+            f"a roll of {roll} {'ends' if roll <= ends_on else 'does not end'} the game, but it says otherwise"
+        )
+    st["ended"] = roll <= ends_on
+
+
+def _st_turn(st: dict[str, Any], data: dict[str, Any], ev: dict[str, Any]) -> None:
+    if st.get("ended"):
+        raise Misuse("the random end roll ended the game, but play goes on")
+
+
+SIXTEEN_THIRTY_USES = {
+    "shuffle": lambda st, data, ev: st["pile"].refill(list(reversed(_value(ev)))),
+    "counters": _st_counters,
+    "deal": _st_deal,
+    "draw": lambda st, data, ev: _take_for(st, str(data.get("player")), int(data.get("count", 0))),
+    "drew": lambda st, data, ev: _named(st, _seen_by(ev), data.get("cards"), same=_sorted),
+    "first-roll": _st_first_roll,
+    "first-player": _st_first_player,
+    "war": _st_war,
+    "reveal-counters": _st_revealed,
+    "reveal-unused": _st_revealed,
+    "random-end": _st_random_end,
+    "player-turn": _st_turn,
+}
+
+
+def _sixteen_thirty_uses(doc: dict[str, Any]) -> tuple[str, str]:
+    st: dict[str, Any] = {"players": [p["name"] for p in doc.get("players", [])], "pile": Pile(), "pending": {}}
+    st["counters"], st["told"] = {}, {}
+    problem = _follow(doc, SIXTEEN_THIRTY_USES, st)
+    return problem, _note(
+        st,
+        "the counters (drawn and revealed), the deal, every card drawn, the first player, every war and the random end",
+    )
+
+
+def _note(st: dict[str, Any], what: str) -> str:
+    """The summary's account of the uses checked, and of what the export did not let the auditor check."""
+    note = f"{what} are the ones the recomputed values give"
+    if st.get("stopped"):
+        note += f" (checked up to event {st['stopped']}: an undo or a seat replacement)"
+    hidden = _unmatched(st)
+    if hidden:
+        note += f"; {hidden} draws whose cards this export does not show were followed by their count only"
+    return note
+
+
+def _habsburg(doc: dict[str, Any]) -> tuple[str, str]:
+    note = "every card dealt, drawn and stolen is the one the recomputed deck gives"
+    stop = next((e["seq"] for e in sorted(doc.get("events", []), key=lambda e: e["seq"]) if _stops(e)), None)
+    if stop is not None:
+        note += f" (checked up to event {stop}: an undo or a seat replacement)"
+    return _habsburg_uses(doc), note
+
+
+#: Per game kind: a check that each draw is used as the events say: (the first problem or "", what was checked).
+USES = {
+    "habsburg": _habsburg,
+    "italian-wars": _italian_wars_uses,
+    "dynasties": _dynasties_uses,
+    "sixteen-thirty": _sixteen_thirty_uses,
+}
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
