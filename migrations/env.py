@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from alembic import context
 from sqlmodel import SQLModel
 
@@ -23,17 +25,32 @@ def run_migrations_offline() -> None:
         context.run_migrations()
 
 
+def _pragma(connection: Any, setting: str) -> None:
+    """On the DB-API connection itself: through SQLAlchemy, a statement would first BEGIN (pbem.record.db),
+    and SQLite ignores this pragma inside a transaction."""
+    dbapi = connection.connection.dbapi_connection
+    assert dbapi is not None
+    dbapi.execute(f"PRAGMA {setting}")
+
+
 def run_migrations_online() -> None:
     connectable = config.attributes.get("connection")
     if connectable is None:
         connectable = engine_for(config.get_main_option("sqlalchemy.url"))
     with connectable.connect() as connection:
+        if connection.dialect.name == "sqlite":
+            # A batch migration recreates a table (copy, drop, rename): with foreign keys enforced, dropping a
+            # table other rows reference (games) fails.  The pragma only works outside a transaction, so it is
+            # set before the migrations' one; the schema check after them (`pbem check`) still sees every key.
+            _pragma(connection, "foreign_keys=OFF")
         context.configure(
             connection=connection, target_metadata=target_metadata, render_as_batch=True, compare_type=True
         )
         with context.begin_transaction():
             context.run_migrations()
         connection.commit()
+        if connection.dialect.name == "sqlite":
+            _pragma(connection, "foreign_keys=ON")
 
 
 if context.is_offline_mode():

@@ -58,8 +58,9 @@ def test_export_all_never_writes_outside_its_folder_for_old_rows(home, tmp_path:
     for name in ("hh", "ok2", "ok3"):
         create_game(Home.of(home), "habsburg", name, PLAYERS, seed=name)
     con = sqlite3.connect(home.database_url.removeprefix("sqlite:///"))
-    con.execute("UPDATE games SET name = '../../x' WHERE name = 'ok2'")  # rows written before names were checked
-    con.execute("UPDATE games SET name = 'a/b' WHERE name = 'ok3'")
+    # rows written before names were checked, so before games had signing keys (a key is sealed to its game's name)
+    con.execute("UPDATE games SET name = '../../x', signing_key = NULL WHERE name = 'ok2'")
+    con.execute("UPDATE games SET name = 'a/b', signing_key = NULL WHERE name = 'ok3'")
     con.commit()
     con.close()
     out = tmp_path / "deep" / "er" / "out"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -289,13 +290,14 @@ from datetime import datetime
 from pathlib import Path
 from pbem.home import config
 from pbem.app import poll as polling
+from pbem.home.app import Home
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 cfg = config.load(sys.argv[1])
 when = datetime.fromisoformat(sys.argv[2])
 go = Path(sys.argv[3])
 while not go.exists():
     time.sleep(0.005)
-s = polling.poll(cfg, MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path), clock=lambda: when)
+s = polling.poll(Home.of(cfg, inbox=MaildirInbox(cfg.maildir_path), sender=MaildirSender(cfg.maildir_path), clock=lambda: when))
 print(s.line())
 """
 
@@ -372,6 +374,9 @@ def test_concurrent_pbem_poll_commands_on_separate_hosts_end_with_the_record_of_
         text = cfg.path.read_text().replace('path = "mail"', f'path = "{cfg.maildir_path}"')
         assert str(cfg.maildir_path) in text
         (h / "pbem.toml").write_text(text)
+        for secret in ("game-keys.secret", "outbox.key"):  # every host of one record holds the home's keys
+            if (cfg.home / secret).exists():
+                shutil.copy2(cfg.home / secret, h / secret)
         homes.append(h / "pbem.toml")
     procs = [
         subprocess.Popen(

@@ -73,6 +73,7 @@ def _install_knobs() -> None:
         fcntl.flock = lambda *a, **k: None  # type: ignore[assignment]
     shift = os.environ.get("PBEM_TEST_CLOCK_SHIFT")
     if shift:
+        import dataclasses
         from datetime import timedelta
 
         from pbem.app import poll as mod
@@ -80,10 +81,9 @@ def _install_knobs() -> None:
 
         orig_poll = mod.poll
 
-        def poll(cfg, inbox, sender, clock=None, dry_run=False):
-            return orig_poll(
-                cfg, inbox, sender, clock=lambda: now_utc() + timedelta(seconds=float(shift)), dry_run=dry_run
-            )
+        def poll(home, dry_run=False):
+            shifted = dataclasses.replace(home, clock=lambda: now_utc() + timedelta(seconds=float(shift)))
+            return orig_poll(shifted, dry_run=dry_run)
 
         mod.poll = poll
     fault = os.environ.get("PBEM_TEST_FAULT", "")

@@ -77,10 +77,8 @@ def test_first_revision_record_upgrades_to_head_with_every_game_intact(tmp_path:
     with session(cfg.database_url) as s:
         for game in s.exec(select(Game).order_by(Game.id)).all():
             loaded = store.load(s, game)
-            orders = s.exec(
-                select(store.OrderInput).where(store.OrderInput.game_id == game.id).order_by(store.OrderInput.seq)
-            ).all()
-            replayed, _ = store.replay(game, list(orders))
+            orders = store.inputs(s, game.id)
+            replayed, _ = store.replay(game, orders)
             assert replayed == loaded.state, f"{game.name}: the snapshot differs from a replay of its orders"
             assert (
                 hashlib.sha256(json.dumps(loaded.state, sort_keys=True).encode()).hexdigest()

@@ -96,5 +96,5 @@ def test_the_notice_says_when_press_is_relayed_again(tmp_path: Path) -> None:
     assert body is not None
     text = body.get_content()
     assert (
-        "2026-12-02 10:05 UTC" in text and "4 mails" in text and "1 press message of this mail was not relayed" in text
+        "2026-12-02 10:05 UTC" in text and "4 mails" in text and "Not relayed from this mail: 1 press message." in text
     ), text  # the 3rd block of the 1st mail
