@@ -13,25 +13,25 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from pbem.home.config import Config
+from pbem.home.app import Home
 from pbem.mail.outbound.outgoing import Mail, message_id, outbox_row
 
 log = logging.getLogger("pbem.alerts")
 
 
-def queue_alert(cfg: Config, kind: str, context: dict[str, Any], key: tuple[object, ...], when: datetime) -> bool:
+def queue_alert(home: Home, kind: str, context: dict[str, Any], key: tuple[object, ...], when: datetime) -> bool:
     """Queue the alert `kind` (a template) to the moderator unless the same one is queued; True if queued now."""
     from pbem.record import outbox
-    from pbem.record.db import session
     from pbem.record.home_secrets import message_id_key
 
-    mail = Mail(cfg.moderator_address, kind, context, "alert", (kind, *key))
+    policy = home.policy
+    mail = Mail(policy.moderator_address, kind, context, "alert", (kind, *key))
     try:
-        with session(cfg.database_url) as s:
+        with home.units() as s:
             secret = message_id_key(s)
-            if outbox.queued_ids(s, [message_id(cfg, mail, secret)]):
+            if outbox.queued_ids(s, [message_id(policy, mail, secret)]):
                 return False
-            outbox.queue(s, outbox_row(cfg, mail, when, secret))
+            outbox.queue(s, outbox_row(policy, mail, when, secret))
             s.commit()
     except Exception as exc:  # the database may be why the run failed: the exit status tells it
         log.error(
@@ -41,13 +41,13 @@ def queue_alert(cfg: Config, kind: str, context: dict[str, Any], key: tuple[obje
     return True
 
 
-def overrun(cfg: Config, reason: str, when: datetime) -> bool:
+def overrun(home: Home, reason: str, when: datetime) -> bool:
     """The poll passed `[mail] poll_deadline` (it exits 3): once a day."""
-    ctx = {"reason": reason, "seconds": cfg.poll_deadline}
-    return queue_alert(cfg, "poll_overrun", ctx, (f"{when:%Y-%m-%d}",), when)
+    ctx = {"reason": reason, "seconds": home.cfg.poll_deadline}
+    return queue_alert(home, "poll_overrun", ctx, (f"{when:%Y-%m-%d}",), when)
 
 
-def clock_jump(cfg: Config, note: str, seen: datetime, when: datetime, deadlines: int, reminders: int) -> bool:
+def clock_jump(home: Home, note: str, seen: datetime, when: datetime, deadlines: int, reminders: int) -> bool:
     """The clock was far ahead of the last poll: what this run applied."""
     ctx = {
         "note": note,
@@ -56,4 +56,4 @@ def clock_jump(cfg: Config, note: str, seen: datetime, when: datetime, deadlines
         "deadlines": deadlines,
         "reminders": reminders,
     }
-    return queue_alert(cfg, "clock_jump", ctx, (seen.isoformat(), when.isoformat()), when)
+    return queue_alert(home, "clock_jump", ctx, (seen.isoformat(), when.isoformat()), when)

@@ -84,11 +84,11 @@ def _locked(home: Home, dry_run: bool) -> Run:
         try:
             summary = poll(home.connected(inbox, sender), dry_run=dry_run)
             if not dry_run:
-                _jump(cfg, clocks, seen, started, summary, sender)
+                _jump(home, clocks, seen, started, summary, sender)
             late = overrun(summary.read)
             if late is not None:
                 if not dry_run:
-                    _alert_overrun(cfg, str(late), home.clock)
+                    _alert_overrun(home, str(late))
                 raise late
             unfiled = getattr(inbox, "unfiled", [])  # the server refused to file these: they stay in the inbox
             if unfiled:
@@ -107,16 +107,14 @@ def _locked(home: Home, dry_run: bool) -> Run:
         late = overrun(None)
         if late is not None and late is not exc:  # a server cut off at the deadline: say it was the deadline
             if not dry_run:
-                _alert_overrun(cfg, f"{late}; it was waiting on: {exc}", home.clock)
+                _alert_overrun(home, f"{late}; it was waiting on: {exc}")
             raise TransportError(f"{late}; it was waiting on: {exc}") from None
         raise
     finally:
         deadline.stop()
 
 
-def _jump(
-    cfg: Config, clocks: Any, seen: datetime | None, started: datetime, summary: PollSummary, sender: Any
-) -> None:
+def _jump(home: Home, clocks: Any, seen: datetime | None, started: datetime, summary: PollSummary, sender: Any) -> None:
     """A clock far ahead of the last poll is run, logged with what the run applied, and the moderator told
     (`pbem.app.alerts`: the mail goes out now, or with the next run)."""
     jump = clocks.jumped(seen, started)
@@ -128,23 +126,23 @@ def _jump(
         from pbem.app import alerts
 
         assert seen is not None
-        if alerts.clock_jump(cfg, jump, seen, started, summary.deadlines, summary.reminders):
-            _send_now(cfg, sender, started)
+        if alerts.clock_jump(home, jump, seen, started, summary.deadlines, summary.reminders):
+            _send_now(home, sender, started)
 
 
-def _alert_overrun(cfg: Config, reason: str, clock: Callable[[], datetime] | None) -> None:
+def _alert_overrun(home: Home, reason: str) -> None:
     """The moderator is told of an overrun (sent by the next run: this one is past its deadline)."""
     from pbem.app import alerts
 
-    alerts.overrun(cfg, reason, clock() if clock is not None else datetime.now(UTC))
+    alerts.overrun(home, reason, home.clock())
 
 
-def _send_now(cfg: Config, sender: Any, when: datetime) -> None:
+def _send_now(home: Home, sender: Any, when: datetime) -> None:
     from pbem.mail.outbound.sender import send_pending
     from pbem.mail.transports.seam import TransportError
 
     try:
-        send_pending(cfg, sender, when)
+        send_pending(home.cfg, sender, when)
     except TransportError as exc:  # queued: the next run sends it
         import logging
 
