@@ -8,11 +8,10 @@ from email.message import EmailMessage
 import pytest
 
 from pbem import engine as registry
-from pbem.app.join import split_join
 from pbem.mail.inbound.message import parse
 from pbem.orders.extract import extract
 from pbem.orders.typed import prose
-from pbem.trust.deal import read_join
+from pbem.trust.deal import read_join, split_join
 
 HH = registry.get("habsburg").order_words
 ST = registry.get("sixteen-thirty").order_words

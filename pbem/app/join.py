@@ -79,7 +79,7 @@ def decide_join(
 ) -> Decision:
     """One authenticated player's JOIN / SALT lines (the code was checked): record, acknowledge, deal if complete."""
     eng = views.engine(loaded)
-    lines = split_join(lines)
+    lines = joining.split_join(lines)
     result: Outcome = eng.apply(loaded.state, seat.player, lines)
     salt = joining.joined(result.state).get(seat.player) if joining.is_joining(result.state) else None
     dealt = not joining.is_joining(result.state)
@@ -107,18 +107,6 @@ def decide_join(
     if dealt:
         d.effects += [Report(p, since=0, extra="dealt") for p in views.players(loaded)]
     return d
-
-
-def split_join(lines: list[str]) -> list[str]:
-    """``JOIN SALT words`` on one line means JOIN, then SALT words (what the player meant: issue 23)."""
-    out: list[str] = []
-    for line in lines:
-        words = line.split(None, 2)
-        if len(words) == 3 and words[0].upper() == "JOIN" and words[1].upper().rstrip(":") == "SALT":
-            out += [words[0], f"SALT {words[2]}"]
-        else:
-            out.append(line)
-    return out
 
 
 def _salt_of(result: Outcome, position: int) -> str:

@@ -277,3 +277,15 @@ def _quoted(salt: str) -> str:
 def step_engine(eng: Engine, state: State, players: list[str], seed: str, options: dict[str, Any]) -> Engine:
     """The engine that reads `state`: the join step while it is open, else the game's own."""
     return JoinStep(eng, players, seed, options) if is_joining(state) else eng
+
+
+def split_join(lines: list[str]) -> list[str]:
+    """``JOIN SALT words`` on one line means JOIN, then SALT words (what the player meant: issue 23)."""
+    out: list[str] = []
+    for line in lines:
+        words = line.split(None, 2)
+        if len(words) == 3 and words[0].upper() == "JOIN" and words[1].upper().rstrip(":") == "SALT":
+            out += [words[0], f"SALT {words[2]}"]
+        else:
+            out.append(line)
+    return out

@@ -56,23 +56,12 @@ def _words(doc: dict[str, Any]) -> tuple[str, ...]:
 
 def _as_applied(order: dict[str, Any]) -> list[str]:
     """The lines the player wrote, as the input holds them: a JOIN's pbem-added DKIM line left out, and
-    ``JOIN SALT x`` on one line read as JOIN, then SALT x (`pbem.app.join.split_join`)."""
+    ``JOIN SALT x`` on one line read as JOIN, then SALT x (`pbem.trust.deal.split_join`)."""
     out = []
     for line in order["lines"]:
         if order["kind"] == "join" and joining.signature_line([line]):
             continue
         out.append(line)
-    return out
-
-
-def _split(lines: list[str]) -> list[str]:
-    out: list[str] = []
-    for line in lines:
-        words = line.split(None, 2)
-        if len(words) == 3 and words[0].upper() == "JOIN" and words[1].upper().rstrip(":") == "SALT":
-            out += [words[0], f"SALT {words[2]}"]
-        else:
-            out.append(line)
     return out
 
 
@@ -153,7 +142,7 @@ def _problem(
             what = "carries no DKIM line" if not stated else "carries a DKIM line that is not its signature's"
             return f"the signed JOIN {what}: the deal was not stirred by the provider's signature", r
     if r.whole and o["kind"] in ("orders", "join"):
-        wrote = _split(extract(r.text, r.subject, words).orders)
+        wrote = joining.split_join(extract(r.text, r.subject, words).orders)
         if wrote != _as_applied(o):
             said = "; ".join(wrote) or "(no orders)"
             applied = "; ".join(_as_applied(o)) or "(nothing)"
