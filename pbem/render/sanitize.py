@@ -13,9 +13,14 @@ export (`pbem.history.text`) and `pbem outbox list`.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+#: The characters `visible` looks for first: category Cc (U+0000-U+001F, U+007F-U+009F) but newline and tab, Zl
+#: and Zp (U+2028, U+2029) and the bidirectional controls.  One search of the whole text, in C, instead of a
+#: category look-up per character (templates pass every value they print through here).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + "".join(sorted(_BIDI)) + "]")
 
 
 def _escape(ch: str) -> str:
@@ -27,7 +32,7 @@ def visible(text: str, keep_lines: bool = False) -> str:
     """`text` with every control character shown as an escape (newline and tab kept with `keep_lines`)."""
     if text.isascii() and text.isprintable():
         return text
-    if not any(ch in _BIDI or unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in text if ch not in "\n\t"):
+    if _CONTROL.search(text) is None:
         return text  # the common case (accents, CJK, newlines): no copy
     if keep_lines:
         text = text.replace("\r\n", "\n")  # a line end as mail writes it is a line end, not a control

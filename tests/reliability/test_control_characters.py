@@ -37,6 +37,22 @@ def test_visible_shows_every_control_character_as_an_escape(text: str, shown: st
     assert visible(text + "\r\nnext\tcol", keep_lines=True) == shown + "\nnext\tcol"
 
 
+def test_every_code_point_is_escaped_exactly_when_its_category_says_so() -> None:
+    """`visible`'s one-pattern search finds exactly the characters the category rule names, over all of Unicode."""
+    import unicodedata
+
+    from pbem.render.sanitize import _BIDI
+
+    for n in range(0x110000):
+        if 0xD800 <= n <= 0xDFFF:  # surrogates: not characters of a str read from mail
+            continue
+        ch = chr(n)
+        escaped = ch in _BIDI or unicodedata.category(ch) in ("Cc", "Zl", "Zp")
+        assert (visible("a" + ch) != "a" + ch) == (escaped and ch not in "\n\t"), hex(n)
+        if ch not in "\n\t\r":
+            assert (visible(ch, keep_lines=True) != ch) == escaped, hex(n)
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory) -> World:
     return World(tmp_path_factory.mktemp("controls") / "home")
