@@ -54,10 +54,12 @@ class Inbound:
         return self.key or self.message_id
 
 
+#: The tags that end a line of `html_to_text`'s text (the others run their words on).
+BLOCK_TAGS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "pre", "blockquote", "table"})
+
+
 class _HtmlText(HTMLParser):
-    BLOCK: ClassVar[frozenset[str]] = frozenset(
-        {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "pre", "blockquote", "table"}
-    )
+    BLOCK: ClassVar[frozenset[str]] = BLOCK_TAGS
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
