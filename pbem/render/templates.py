@@ -27,7 +27,7 @@ from jinja2 import (
     select_autoescape,
 )
 from jinja2.bccache import Bucket
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from pbem.engine.words import count
 from pbem.mail.outbound.compose import reply_subject
@@ -49,6 +49,22 @@ def text_table(block: dict[str, Any]) -> str:
     out = [fmt(cols), fmt(["-" * w for w in widths])]
     out += [fmt(r + [""] * (len(cols) - len(r))) for r in rows]
     return "\n".join("  " + line for line in out)
+
+
+def html_table(block: dict[str, Any]) -> Markup:
+    """A table block as the HTML report's table: a row per line, each cell labelled by its column (narrow screens
+    show the label beside the value).  Built here rather than in the template: a report's cells are most of its
+    HTML, and a Jinja loop pays an attribute look-up and a test per cell (issue 27).  Every value is shown as
+    the template would show it (`_shown`, then escaped)."""
+    cols = [escape(_shown(str(c))) for c in block["columns"]]
+    head = "".join(f'<th scope="col">{c}</th>' for c in cols)
+    rows = []
+    for row in block["rows"]:
+        cells = "".join(
+            f'<td data-label="{cols[i] if i < len(cols) else ""}">{escape(_shown(v))}</td>' for i, v in enumerate(row)
+        )
+        rows.append(f"<tr>{cells}</tr>\n")
+    return Markup(f'<table class="cards">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{"".join(rows)}</tbody>\n</table>')
 
 
 def _shown(value: Any) -> Any:
@@ -99,6 +115,7 @@ def env() -> Environment:
         finalize=_shown,
     )
     e.filters["text_table"] = text_table
+    e.filters["html_table"] = html_table
     e.filters["count"] = count  # {{ n|count("card") }}: "1 card", "2 cards"
     e.filters["due"] = due_phrase  # {{ due_at|due(now) }}: "in 23 hours, Tue 2 Dec 18:00 UTC"
     e.globals["first_lines"] = first_lines  # the report's opening: what is asked now, by when (pure)
