@@ -47,21 +47,27 @@ def sent_texts(raw: bytes) -> list[str]:
     Only the words of these texts count (`pbem.orders.own_mail`), so the HTML part is flattened by
     `html_words`, which yields the words `html_to_text` does at a tenth of its cost."""
     try:
-        mail = message_from_bytes(raw, policy=compat32)
-        bodies: dict[str, str] = {}
-        for part in mail.walk():
-            kind = part.get_content_type()
-            if part.is_multipart() or kind not in _BODIES or part.get_content_disposition() == "attachment":
-                continue
-            if _BODIES[kind] not in bodies:
-                bodies[_BODIES[kind]] = _text_of(part)
+        found = bodies(message_from_bytes(raw, policy=compat32))
         out = []
         for kind in ("plain", "html"):
-            if kind in bodies:
-                out.append(html_words(bodies[kind]) if kind == "html" else bodies[kind])
+            if kind in found:
+                out.append(html_words(found[kind]) if kind == "html" else found[kind])
         return out
     except Exception:
         return []
+
+
+def bodies(mail: Message) -> dict[str, str]:
+    """The first text/plain and text/html parts of one of pbem's own mails (read with compat32) that are not
+    attachments, decoded: {"plain": ..., "html": ...}, as `get_body` finds them in pbem's layout."""
+    found: dict[str, str] = {}
+    for part in mail.walk():
+        kind = part.get_content_type()
+        if part.is_multipart() or kind not in _BODIES or part.get_content_disposition() == "attachment":
+            continue
+        if _BODIES[kind] not in found:
+            found[_BODIES[kind]] = _text_of(part)
+    return found
 
 
 _BODIES = {"text/plain": "plain", "text/html": "html"}
