@@ -10,13 +10,15 @@ import re
 import sqlite3
 import subprocess
 import sys
-from email import policy
+from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.parser import BytesParser
+from email.policy import compat32
 from pathlib import Path
 
 from pbem.app.reading import html_words, sent_texts
 from pbem.mail.inbound.message import html_to_text
+from pbem.mail.outbound.bodies import parsed_bodies, text_bodies
 from pbem.orders.own_mail import _words
 
 
@@ -51,6 +53,7 @@ def test_every_mail_of_a_game_reads_the_same(tmp_path: Path) -> None:
         for mail in (raw, keep) if keep else (raw,):
             want = by_modern_policy(bytes(mail))
             assert want, purpose
+            assert text_bodies(bytes(mail)) == parsed_bodies(message_from_bytes(bytes(mail), policy=compat32))
             got = sent_texts(bytes(mail))
             assert got[0] == want[0], purpose  # the plain text, exactly
             assert words(got) == words(want), purpose
@@ -86,3 +89,37 @@ def test_html_words_reads_the_words_the_parser_reads() -> None:
     for page in pages:
         assert _words(html_words(page)) == _words(html_to_text(page)), page
     assert re.sub(r"\s+", " ", html_words(pages[1])).strip() == "onetwo three four&five <six> café"
+
+
+def test_text_bodies_read_what_the_parser_reads_in_other_layouts() -> None:
+    """CRLF line ends, a preamble and an epilogue, a base64 text part, an attachment before the body, nested
+    alternatives, 8-bit text; and the layouts left to the standard parser (a mail inside the mail, a missing
+    closing boundary, no blank line, an unknown transfer encoding) give its answer too."""
+    nested = EmailMessage()
+    nested.set_content("Grüße aus Köln\n", charset="utf-8", cte="base64")
+    nested.add_alternative("<p>Gr&uuml;&szlig;e</p>", subtype="html", cte="quoted-printable")
+    outer = EmailMessage()
+    outer.add_attachment(b"\x89PNG not text", maintype="image", subtype="png", filename="board.png")
+    outer.attach(nested)
+    outer.preamble = "This is a multi-part message in MIME format.\n"
+    outer.epilogue = "the end\n"
+    inner_mail = EmailMessage()
+    inner_mail.set_content("the body\n")
+    inner_mail.add_attachment(b"From: a@b.test\nSubject: x\n\nforwarded text\n", maintype="message", subtype="rfc822")
+    eight = b"Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\nordres re\xc3\xa7ues\n"
+    cut = outer.as_bytes().rsplit(b"--", 2)[0]  # the closing delimiter gone
+    odd = b"Content-Type: text/plain\nContent-Transfer-Encoding: x-uuencode\n\nbegin 644 x\n"
+    for raw in (
+        outer.as_bytes(),
+        outer.as_bytes().replace(b"\n", b"\r\n"),
+        nested.as_bytes(),
+        inner_mail.as_bytes(),
+        eight,
+        cut,
+        odd,
+        b"Subject: no body",
+        b"",
+    ):
+        want = parsed_bodies(message_from_bytes(raw, policy=compat32))
+        assert text_bodies(raw) == want, raw[:200]
+    assert text_bodies(outer.as_bytes())["plain"] == "Grüße aus Köln\n"

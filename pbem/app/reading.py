@@ -9,15 +9,13 @@ so that a quoted acknowledgement is never read as new orders, under whatever cli
 from __future__ import annotations
 
 import re
-from email import message_from_bytes
-from email.message import Message
-from email.policy import compat32
 from html import unescape
 from typing import Any
 
 from pbem.app import notify, views
 from pbem.mail.inbound.message import BLOCK_TAGS, Inbound
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
+from pbem.mail.outbound.bodies import text_bodies
 from pbem.orders.own_mail import without_copies
 from pbem.record import modes
 from pbem.record.answered import sent_mails
@@ -40,37 +38,22 @@ def reply_of(msg: Inbound, sent: dict[str, SentMail], loaded: Loaded, seat: Seat
 def sent_texts(raw: bytes) -> list[str]:
     """The texts a copy of a mail pbem sent may take: its plain part and its HTML part flattened to words.
 
-    pbem composed `raw` itself (`pbem.mail.outbound.compose`), so it is read with the plain compat32 parser:
-    no header objects are built (the modern policy's header parsing was most of a reply's reading cost),
-    and the first text/plain and text/html parts that are not attachments are its two bodies, as
+    pbem composed `raw` itself (`pbem.mail.outbound.compose`), so its two bodies are read by its MIME
+    boundaries (`pbem.mail.outbound.bodies`: the parts' headers only, never the lines of its pictures), as
     `get_body` finds them in pbem's layout (alternative, its HTML part perhaps inside a related part).
     Only the words of these texts count (`pbem.orders.own_mail`), so the HTML part is flattened by
     `html_words`, which yields the words `html_to_text` does at a tenth of its cost."""
     try:
-        found = bodies(message_from_bytes(raw, policy=compat32))
-        out = []
-        for kind in ("plain", "html"):
-            if kind in found:
-                out.append(html_words(found[kind]) if kind == "html" else found[kind])
-        return out
+        found = text_bodies(raw)
     except Exception:
         return []
+    out = []
+    for kind in ("plain", "html"):
+        if kind in found:
+            out.append(html_words(found[kind]) if kind == "html" else found[kind])
+    return out
 
 
-def bodies(mail: Message) -> dict[str, str]:
-    """The first text/plain and text/html parts of one of pbem's own mails (read with compat32) that are not
-    attachments, decoded: {"plain": ..., "html": ...}, as `get_body` finds them in pbem's layout."""
-    found: dict[str, str] = {}
-    for part in mail.walk():
-        kind = part.get_content_type()
-        if part.is_multipart() or kind not in _BODIES or part.get_content_disposition() == "attachment":
-            continue
-        if _BODIES[kind] not in found:
-            found[_BODIES[kind]] = _text_of(part)
-    return found
-
-
-_BODIES = {"text/plain": "plain", "text/html": "html"}
 _UNSHOWN = re.compile(r"<!--.*?-->|<![^>]*>|<\?[^>]*>|<(script|style|head)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
 _TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)\b[^>]*>")
 
@@ -82,18 +65,6 @@ def html_words(html: str) -> str:
     decoded.  pbem wrote this HTML: its tags never hold a bare ">" inside an attribute."""
     text = _TAG.sub(lambda m: "\n" if m.group(1).lower() in BLOCK_TAGS else "", _UNSHOWN.sub("", html))
     return unescape(text)
-
-
-def _text_of(part: Message) -> str:
-    """A text part's content as `email.contentmanager` decodes it (its charset, errors replaced)."""
-    payload = part.get_payload(decode=True)
-    assert isinstance(payload, bytes)
-    charset = part.get_param("charset", "ASCII")
-    assert isinstance(charset, str)
-    try:
-        return payload.decode(charset, "replace")
-    except LookupError:
-        return payload.decode("utf-8", "replace")
 
 
 def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> str:
