@@ -30,6 +30,7 @@ history he likes; only a signed head a player received and kept pins him down.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -51,10 +52,17 @@ def new_key() -> str:
     return raw.hex()
 
 
+@lru_cache(maxsize=16)
+def _key(private_hex: str) -> Ed25519PrivateKey:
+    """The key object of a game key (every mail of a poll is signed: loading the key each time cost more than
+    the signature)."""
+    return Ed25519PrivateKey.from_private_bytes(bytes.fromhex(private_hex))
+
+
+@lru_cache(maxsize=16)
 def public_key(private_hex: str) -> str:
     """The public half of a private key, as 64 hex digits."""
-    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(private_hex))
-    return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+    return _key(private_hex).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
 
 
 def fingerprint(public_hex: str) -> str:
@@ -95,7 +103,7 @@ def statement(game: str, head_of_game: str, entries: int, head: str, input: tupl
 
 
 def sign(private_hex: str, message: bytes) -> str:
-    return Ed25519PrivateKey.from_private_bytes(bytes.fromhex(private_hex)).sign(message).hex()
+    return _key(private_hex).sign(message).hex()
 
 
 def valid(public_hex: str, message: bytes, signature_hex: str) -> bool:
