@@ -7,6 +7,8 @@ the poll controls is how often it pays them.  Derivations are counted by
 
 from __future__ import annotations
 
+import sqlite3
+
 from pbem.app import games
 from pbem.app import poll as polling
 from pbem.home.app import Home
@@ -51,3 +53,14 @@ def test_a_poll_derives_once_per_registered_seat_and_code_and_never_for_mail_wit
     # Alice's code once for three messages; Bob's wrong code once for his seat, then once against each other
     # seat (is it another player's code sent from his address? issue 12): 1 + 1 + 2
     assert codes.derivations - before == 4
+
+
+def test_games_store_codes_with_the_documented_rounds(home, clock, monkeypatch) -> None:
+    """The real rounds (the tests' games use fewer, tests/conftest.py): 60,000, as README's security section says."""
+    monkeypatch.setattr(games, "hash_code", codes.hash_code)
+    games.create_game(Home.of(home), "habsburg", "rounds", PLAYERS, seed="rounds-test", clock=clock, codes=CODES)
+    con = sqlite3.connect(home.database_url.removeprefix("sqlite:///"))
+    stored = [h for (h,) in con.execute("SELECT code_hash FROM seats")]
+    con.close()
+    assert codes.ROUNDS == 60_000
+    assert len(stored) == 3 and all(h.split("$")[:2] == ["pbkdf2_sha256", "60000"] for h in stored), stored
