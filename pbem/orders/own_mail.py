@@ -16,6 +16,7 @@ Cost: linear in both texts (at most `PLACES` places remembered per run of words)
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
@@ -29,17 +30,30 @@ def _words(line: str) -> list[str]:
     return _WORD.findall(line.casefold())
 
 
-def without_copies(text: str, sent: list[str]) -> str:
-    """`text` without the lines that belong to a copy of one of the `sent` texts."""
-    known: dict[int, list[int]] = {}  # a run of GRAM words -> where it starts in the sent mails' words
+def _grams(words: list[str]) -> Iterator[tuple[str, ...]]:
+    """Every run of `GRAM` words in a row, in order (built in C by zip: the loop below only looks them up)."""
+    return zip(*(words[k:] for k in range(GRAM)))
+
+
+def _places(sent: list[str]) -> dict[tuple[str, ...], set[int]]:
+    """Each run of GRAM words of the sent mails -> where it starts in their words (at most PLACES places)."""
+    known: dict[tuple[str, ...], set[int]] = {}
     offset = 0
     for t in sent:
         words = _words(t)
-        for i in range(len(words) - GRAM + 1):
-            places = known.setdefault(hash(tuple(words[i : i + GRAM])), [])
-            if len(places) < PLACES:
-                places.append(offset + i)
+        for i, gram in enumerate(_grams(words)):
+            places = known.get(gram)
+            if places is None:
+                known[gram] = {offset + i}
+            elif len(places) < PLACES:
+                places.add(offset + i)
         offset += len(words) + GRAM  # no run spans two sent mails
+    return known
+
+
+def without_copies(text: str, sent: list[str]) -> str:
+    """`text` without the lines that belong to a copy of one of the `sent` texts."""
+    known = _places(sent)
     if not known:
         return text
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
@@ -50,19 +64,18 @@ def without_copies(text: str, sent: list[str]) -> str:
         stream += ws
         owner += [n] * len(ws)
     in_copy = [False] * len(stream)
-    start, here = (
-        0,
-        set[int](),
-    )  # the chain of runs now: where it started in the reply, where it may be in the sent mails
-    for i in range(len(stream) - GRAM + 2):
-        found = set(known.get(hash(tuple(stream[i : i + GRAM])), ())) if i <= len(stream) - GRAM else set()
-        follows = {p + 1 for p in here} & found
-        if follows:
-            here = follows
-            continue
+    nothing: set[int] = set()
+    found_at = [known.get(gram, nothing) for gram in _grams(stream)]  # per reply word: its run's places
+    found_at.append(nothing)  # one step past the last run: the chain open there ends
+    start, here = 0, nothing  # the chain of runs now: where it started in the reply, where it may be in the mails
+    for i, found in enumerate(found_at):
+        if here and found:
+            follows = {p + 1 for p in here if p + 1 in found}
+            if follows:
+                here = follows
+                continue
         if here and (i - 1) + GRAM - start >= RUN:  # the chain ended: words start .. i-1+GRAM-1 are a copy
-            for k in range(start, i - 1 + GRAM):
-                in_copy[k] = True
+            in_copy[start : i - 1 + GRAM] = [True] * (i - 1 + GRAM - start)
         start, here = i, found
     drop = [False] * len(lines)
     has_words = [False] * len(lines)
