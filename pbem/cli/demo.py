@@ -130,9 +130,8 @@ class Bot:
 def _read_reports(sent: mailbox.Maildir, seen: set[str], by_addr: dict[str, Bot]) -> dict[str, tuple[Message, str]]:
     """Each bot reads the mail sent to it since the last poll; the newest report asking it for orders, by address."""
     newest: dict[str, tuple[Message, str]] = {}
-    for key in sorted(sent.keys(), key=_key_order):
-        if key in seen:
-            continue
+    fresh = [key for key in sent.iterkeys() if key not in seen]  # sorted: only the mail new since the last poll
+    for key in sorted(fresh, key=_key_order):
         seen.add(key)
         msg, text = text_of(sent.get_bytes(key))
         to = re.search(r"<([^>]+)>", str(msg["To"]))

@@ -60,13 +60,17 @@ def queued_or_due(url: str, when: datetime, mark: str | None = None) -> tuple[bo
 
 
 def remember(url: str, mark: str, value: str) -> None:
-    """Keep `value` as poll mark `mark` (replacing the one before)."""
+    """Keep `value` as poll mark `mark` (replacing the one before).  A mark that already holds `value` is left
+    as it is: most polls find the same digest and inbox marks, and a write per poll was a commit per poll."""
     from sqlalchemy import DateTime, bindparam, text
 
     from pbem.record.db import transaction
 
     stamp = datetime.now(UTC).replace(tzinfo=None)
     with transaction(url) as c:
+        held = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": mark}).all()
+        if len(held) == 1 and held[0][0] == value:
+            return
         c.execute(text("DELETE FROM poll_marks WHERE name = :n"), {"n": mark})
         c.execute(
             text("INSERT INTO poll_marks (name, value, updated_at) VALUES (:n, :v, :t)").bindparams(
