@@ -9,21 +9,18 @@ from pathlib import Path
 import pytest
 
 from pbem.history.export import text_record, verify
-from tests.conftest import Clock
 
 # Every test here reads the module's three finished games: one worker runs them all, so the games are played once.
 pytestmark = pytest.mark.xdist_group("export-verify")
 
 
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory) -> dict[str, dict]:
-    from pbem.cli.demo import run
+def finished() -> dict[str, dict]:
+    """The exports of the seeded finished games the history tests play too (`seeded_export`: played once per
+    test run, by whichever worker asks first), each a fresh copy."""
+    from tests.test_history_golden import seeded_export
 
-    docs = {}
-    for kind, n in [("habsburg", 3), ("italian-wars", 2), ("dynasties", 3)]:
-        r = run(kind, n, f"export-{kind}", tmp_path_factory.mktemp(kind) / "home", clock=Clock())
-        docs[kind] = json.loads(r.export.read_text())
-    return docs
+    return {kind: seeded_export(kind) for kind in ("habsburg", "italian-wars", "dynasties")}
 
 
 def test_the_export_holds_what_the_format_promises(finished) -> None:

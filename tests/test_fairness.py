@@ -21,14 +21,12 @@ pytestmark = pytest.mark.xdist_group("fairness")
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory) -> dict:
-    """A finished three-player game of House of Habsburg: its home, and the moderator's export."""
-    from pbem.cli.demo import run
+def played() -> dict:
+    """A finished three-player game of House of Habsburg: the moderator's export (the seeded game the history
+    tests play too, played once per test run: `seeded_export`)."""
+    from tests.test_history_golden import seeded_export
 
-    home = tmp_path_factory.mktemp("fair") / "home"
-    r = run("habsburg", 3, "fair-habsburg", home, clock=Clock())
-    assert r.verified, r.checked
-    return {"home": home, "doc": json.loads(r.export.read_text()), "export": r.export}
+    return {"doc": seeded_export("habsburg")}
 
 
 def _rechain(doc: dict) -> dict:
