@@ -36,7 +36,6 @@ LONG_FIRST = (
     "tests/test_postgres.py",
     "tests/test_export_verify.py",
     # 10-25 s each, otherwise started late in collection order (a long test last on one worker is the tail)
-    "tests/test_moderator.py::test_reports_never_show_another_players_hand",
     "tests/test_seeds.py::test_an_insecure_seed_is_said_in_every_report_and_in_the_export",
     "tests/test_cli.py::test_init_new_game_list_show_poll_export_from_another_directory",
     "tests/test_first_hour.py::test_a_home_written_by_hand_from_the_example_says_what_to_run_then_works",

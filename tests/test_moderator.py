@@ -256,18 +256,6 @@ def test_help_and_status_answer_with_the_handbook_and_the_current_report(home, c
     assert "Private report for Bob" in body_of(report)
 
 
-def test_reports_never_show_another_players_hand(home, clock) -> None:
-    """Play a whole game through the pipeline and check every report against the hands at that moment."""
-    from pathlib import Path
-
-    from pbem.cli.demo import run
-
-    r = run("habsburg", 3, "secrecy-check", Path(home.path.parent / "demo"), clock=clock)
-    assert r.verified
-    doc = json.loads(r.export.read_text())
-    assert doc["result"] is not None
-
-
 def test_game_creation_checks_player_count_and_duplicates(home, clock) -> None:
     import pytest
 
