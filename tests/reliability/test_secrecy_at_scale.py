@@ -121,7 +121,6 @@ def _play_and_check(kind: str, n_players: int, game_no: int) -> int:
     eng = registry.get(kind)
     players = NAMES[:n_players]
     rnd = random.Random(f"{kind}-{game_no}")
-    known = {p: [] for p in players}
     since = {p: 0 for p in players}
     events_seen: list = []
     renders = 0
@@ -133,16 +132,22 @@ def _play_and_check(kind: str, n_players: int, game_no: int) -> int:
     moments = {p: {rnd.randrange(1, span + 1) for _ in range(RENDERS)} for p in players}
     final_reader = players[game_no % len(players)]  # one final report per game, a different reader each time
 
+    said: dict[int, str] = {}  # id of an event (kept alive in events_seen) -> its text and data, made once
+
+    def told(e) -> str:
+        """What an event told its readers, for the name checks below (made when a report first needs it)."""
+        text = said.get(id(e))
+        if text is None:
+            text = said[id(e)] = e.text + json.dumps(e.data)
+        return text
+
     def check(pt, out) -> None:
         nonlocal renders
         events_seen.extend(out.events)
         i = len(pt.inputs)
-        told = [(e, e.text + json.dumps(e.data)) for e in out.events] if scrambled is None else []
+        over = eng.result(pt.state) is not None
         for p in players:
-            for e, said in told:  # what the reader was told, for the name checks below
-                if e.visible_to(p):
-                    known[p].append(said)
-            if i not in moments[p] and (eng.result(pt.state) is None or p != final_reader):
+            if i not in moments[p] and (not over or p != final_reader):
                 continue
             happened = [e.text for e in events_seen[since[p] :] if e.visible_to(p)]
             since[p] = len(events_seen)
@@ -162,7 +167,7 @@ def _play_and_check(kind: str, n_players: int, game_no: int) -> int:
                             other = render_report(octx)
                             assert other == text, f"{kind} game {game_no}: {p}'s report depends on {q}'s secrets"
                 continue
-            seen = "\n".join(known[p])
+            seen = "\n".join(told(e) for e in events_seen if e.visible_to(p))  # every event the reader was told
             names = _all_names(pt.state)
             own = set(pt.state.get("hands", {}).get(p, []))  # a second copy in the reader's own hand is theirs
             for q in players:
