@@ -373,12 +373,20 @@ def _copy(x: Any, memo: dict[int, Any]) -> Any:
     if y is not memo:
         return y
     if cls is list:
+        if _ATOMIC.issuperset(map(type, x)):  # names, numbers: a shallow copy is a deep one (checked in C)
+            y = x.copy()
+            memo[i] = y
+            return y
         y = []
         memo[i] = y
         for v in x:
             y.append(v if type(v) in _ATOMIC else _copy(v, memo))
         return y
     if cls is dict:
+        if _ATOMIC.issuperset(map(type, x.values())) and _ATOMIC.issuperset(map(type, x)):
+            y = x.copy()
+            memo[i] = y
+            return y
         y = {}
         memo[i] = y
         for k, v in x.items():

@@ -62,12 +62,34 @@ def candidates_for(typed: str, names: Iterable[str]) -> list[str]:
     return _candidates(norm(typed), _pool(names))
 
 
-def _pool(names: Iterable[str]) -> list[tuple[str, str, list[str]]]:
+#: One name of a pool: the name, its normal form and that form's words.
+Entry = tuple[str, str, tuple[str, ...]]
+
+
+def _pool(names: Iterable[str]) -> tuple[Entry, ...]:
     """The distinct names, each with its normal form and that form's words."""
-    return [(n, nn, nn.split(" ")) for n, nn in ((n, norm(n)) for n in dict.fromkeys(names))]
+    return _pool_of(tuple(names))
 
 
-def _candidates(t: str, pool: list[tuple[str, str, list[str]]]) -> list[str]:
+@lru_cache(maxsize=2048)  # pure; the same hands, piles and fixed lists are matched again on every order
+def _pool_of(names: tuple[str, ...]) -> tuple[Entry, ...]:
+    return tuple(_entry(n) for n in dict.fromkeys(names))
+
+
+@lru_cache(maxsize=4096)
+def _entry(name: str) -> Entry:
+    nn = norm(name)
+    return name, nn, tuple(nn.split(" "))
+
+
+@lru_cache(maxsize=2048)
+def _sized_pool(names: tuple[str, ...]) -> tuple[tuple[Entry, ...], int]:
+    """`_pool` and the most words of one of its names (0 for none)."""
+    pool = _pool_of(names)
+    return pool, max((len(nw) for _, _, nw in pool), default=0)
+
+
+def _candidates(t: str, pool: tuple[Entry, ...]) -> list[str]:
     """`candidates_for` with `t` and the names already normalised (`_pool`)."""
     if not t:
         return []
@@ -108,8 +130,7 @@ def match_many(typed: str, names: Sequence[str], what: str = "card") -> list[str
     if re.search(r"[,+;]", text):
         return [match_one(piece, names, what) for piece in re.split(r"[,+;]", text) if piece.strip()]
     words = norm(text).split(" ")
-    pool = _pool(names)
-    longest = max((len(nw) for _, _, nw in pool), default=0)  # no run longer can name one
+    pool, longest = _sized_pool(tuple(names))  # no run longer than `longest` words can name one
     out: list[str] = []
     i = 0
     while i < len(words):

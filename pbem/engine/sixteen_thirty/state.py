@@ -55,7 +55,7 @@ def _lists_by_player(v: dict[str, list[str]]) -> dict[str, list[str]]:
 
 
 def _countries(v: dict[str, Country]) -> dict[str, Country]:
-    return {c: Country(**k) for c, k in v.items()}  # status, army, ability, faction, leader, unrest: all atomic
+    return {c: k.copy() for c, k in v.items()}  # status, army, ability, faction, leader, unrest: all atomic
 
 
 def _displays(v: dict[str, dict[str, Pile]]) -> dict[str, dict[str, Pile]]:
@@ -65,9 +65,10 @@ def _displays(v: dict[str, dict[str, Pile]]) -> dict[str, dict[str, Pile]]:
 def _standing(v: dict[str, Standing]) -> dict[str, Standing]:
     out: dict[str, Standing] = {}
     for p, s in v.items():
-        t = out[p] = Standing(**s)  # place_none, except [countries], votes [[country, issue, color]], offer_none
+        t = out[p] = s.copy()  # place_none, except [countries], votes [[country, issue, color]], offer_none
         t["except"] = list(s["except"])
-        t["votes"] = [list(r) for r in s["votes"]]
+        votes = s["votes"]
+        t["votes"] = [list(r) for r in votes] if votes else []
     return out
 
 
