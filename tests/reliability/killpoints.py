@@ -15,6 +15,8 @@ PBEM_TEST_KILL_AT="STAGE:N"   the process SIGKILLs itself at the N-th time
       send    the N-th outgoing mail was delivered (written to the sent
               Maildir, or accepted by the SMTP server); before it is marked sent
       presend before the N-th outgoing mail is delivered
+      journal the N-th sent mail's line was written to the sender's journal
+              (`pbem.record.sentlog`); before any fold into the outbox
     The stages hook the product's own seams (`pbem.app.poll.handle`,
     `pbem.app.poll.decide_and_apply`, `Inbox.settle`, `Sender.send`) on both transports:
     MaildirInbox/ImapInbox and MaildirSender/SmtpSender.
@@ -133,6 +135,17 @@ def _install_kill_point(spec: str) -> None:
     elif stage in ("send", "presend"):
         for cls in senders:
             cls.send = _send_hook(cls.send, stage, target, hit)
+    elif stage == "journal":
+        from pbem.record import sentlog
+
+        orig_record = sentlog.SentLog.record
+
+        def record(self, oid):
+            orig_record(self, oid)
+            if hit():
+                _die(stage, target)
+
+        sentlog.SentLog.record = record  # type: ignore[method-assign]
     else:
         raise SystemExit(f"unknown kill stage {stage!r}")
 

@@ -10,10 +10,6 @@ journal, sends the rest and leaves no journal behind.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 from sqlalchemy import select
 
@@ -25,40 +21,16 @@ from pbem.record.models import OutboxMessage
 from pbem.trust import codes
 from tests.reliability import killpoints as kp
 
-# Installed in the killed `pbem poll` process before the CLI runs: die at the 2nd mail, after `where`.
-HOOK = """
-import os, signal, sys
-from pbem.mail.transports import maildir
-from pbem.record import sentlog
-count = {"n": 0}
-def die_after(orig):
-    def hooked(self, *a, **k):
-        orig(self, *a, **k)
-        count["n"] += 1
-        if count["n"] == 2:
-            os.kill(os.getpid(), signal.SIGKILL)
-    return hooked
-if sys.argv[1] == "sent":
-    maildir.MaildirSender.send = die_after(maildir.MaildirSender.send)
-else:
-    sentlog.SentLog.record = die_after(sentlog.SentLog.record)
-from pbem.cli import app
-sys.argv = ["pbem", "--config", sys.argv[2], "poll"]
-app(prog_name="pbem")
-"""
 
-
-@pytest.mark.parametrize("where, duplicates", [("sent", 1), ("journaled", 0)])
+# Killed at the 2nd mail: after the server accepted it, before its journal line (`send`: it is sent again),
+# or after its journal line (`journal`: nothing is sent again).  `killpoints` installs the kill point.
+@pytest.mark.parametrize("where, duplicates", [("send", 1), ("journal", 0)])
 def test_a_kill_between_send_and_fold_resends_at_most_once(tmp_path, monkeypatch, where: str, duplicates: int) -> None:
     cfg = kp.make_home(tmp_path / "home")
     monkeypatch.setattr(games, "hash_code", lambda c: codes.hash_code(c, rounds=1000))
     players = [(p, kp.address("g1", p)) for p in ("Alice", "Bob", "Carol", "Dave")]
     games.create_game(Home.of(cfg), "habsburg", "g1", players, seed="fold-crash")  # four first reports queued
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_TEST_")}
-    env["PYTHONPATH"] = kp.REPO + os.pathsep + env.get("PYTHONPATH", "")
-    killed = subprocess.run(
-        [sys.executable, "-c", HOOK, where, str(cfg.path)], env=env, capture_output=True, text=True, timeout=120
-    )
+    killed = kp.run_poll(cfg, {"PBEM_TEST_KILL_AT": f"{where}:2"}, timeout=120)
     assert killed.returncode == -9, killed.stderr[-3000:]
     assert kp.run_poll(cfg, wrapper=False).returncode == 0
     sent = kp.delivered(cfg)
