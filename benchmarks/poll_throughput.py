@@ -18,7 +18,7 @@ Two populations of the same orders, measured in one run (issue 27):
 Every message comes from a different seat (games get 3 to 6 players, two more than messages per game, and a
 game whose player to move has sent is passed over); `--same-seat` uses three players per game, so that a
 seat sends several messages.  `--connections N` sets pbem's `[smtp] connections`.  `--kdf-rounds N` stores
-the seats' codes hashed with N PBKDF2 rounds instead of the real 60,000 (analysis only).
+the seats' codes hashed with N PBKDF2 rounds instead of the real 10,000 (analysis only).
 
 For each server pair (Dovecot + Postfix by default, `tests/servers/debian-mail.sh`; `--servers pip` for
 pymap + aiosmtpd), the games are created and their first reports sent once, and the home is saved.  Then for
@@ -89,7 +89,7 @@ def machine_busy() -> float:
 
 
 def rehash_codes(cfg, rounds: int) -> None:
-    """Store every seat's code hashed with `rounds` PBKDF2 rounds instead of the real 60,000 (each stored hash
+    """Store every seat's code hashed with `rounds` PBKDF2 rounds instead of the real 10,000 (each stored hash
     names its rounds, so the poll checks with them): what the rest of the poll costs, without the derivations."""
     from sqlalchemy import text
 
@@ -377,7 +377,7 @@ def main() -> None:
         "--kdf-rounds",
         type=int,
         default=0,
-        help="store the codes hashed with this many rounds (default: the real 60,000)",
+        help="store the codes hashed with this many rounds (default: the real 10,000)",
     )
     args = ap.parse_args()
     doc = {

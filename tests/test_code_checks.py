@@ -56,11 +56,21 @@ def test_a_poll_derives_once_per_registered_seat_and_code_and_never_for_mail_wit
 
 
 def test_games_store_codes_with_the_documented_rounds(home, clock, monkeypatch) -> None:
-    """The real rounds (the tests' games use fewer, tests/conftest.py): 60,000, as README's security section says."""
+    """The real rounds (the tests' games use fewer, tests/conftest.py): 10,000, as docs/security.md argues."""
     monkeypatch.setattr(games, "hash_code", codes.hash_code)
     games.create_game(Home.of(home), "habsburg", "rounds", PLAYERS, seed="rounds-test", clock=clock, codes=CODES)
     con = sqlite3.connect(home.database_url.removeprefix("sqlite:///"))
     stored = [h for (h,) in con.execute("SELECT code_hash FROM seats")]
     con.close()
-    assert codes.ROUNDS == 60_000
-    assert len(stored) == 3 and all(h.split("$")[:2] == ["pbkdf2_sha256", "60000"] for h in stored), stored
+    assert codes.ROUNDS == 10_000
+    assert len(stored) == 3 and all(h.split("$")[:2] == ["pbkdf2_sha256", "10000"] for h in stored), stored
+
+
+def test_a_code_stored_with_the_earlier_rounds_still_checks() -> None:
+    """Homes made before the rounds became 10,000 (docs/security.md) hold hashes of 60,000 rounds: a stored hash
+    names its rounds, so those codes keep working, and a wrong code is still refused."""
+    old = codes.hash_code("K7QX-2MPD", salt="0123456789abcdef", rounds=60_000)
+    assert old.split("$")[:2] == ["pbkdf2_sha256", "60000"]
+    assert codes.check_code("k7qx-2mpd", old)
+    assert not codes.check_code("K7QX-2MPE", old)
+    assert codes.hash_code("K7QX-2MPD", salt="0123456789abcdef") != old  # new codes: the new rounds

@@ -308,7 +308,7 @@ def plan_games(total: int, games=GAMES, seed: str = "crash"):
 
 
 def create_games(cfg, plans, fast_codes: bool = True) -> None:
-    """Create the planned games.  `fast_codes`: seats hashed with 1,000 PBKDF2 rounds instead of 60,000
+    """Create the planned games.  `fast_codes`: seats hashed with 1,000 PBKDF2 rounds instead of 10,000
     (test-only speed; checking reads the rounds from the stored hash, so the checked code path is the same)."""
     from pbem.app import games as moderator
     from pbem.trust import codes as codes_mod

@@ -85,7 +85,7 @@ class World:
         from pbem.trust import codes as codes_mod
 
         self.cfg = kp.make_home(root)
-        # Test-only speed: seats hashed with 1,000 PBKDF2 rounds instead of 60,000. Checking reads the rounds
+        # Test-only speed: seats hashed with 1,000 PBKDF2 rounds instead of 10,000. Checking reads the rounds
         # from the stored hash, so the code path under test is the real one.
         orig = games.hash_code
         games.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)
