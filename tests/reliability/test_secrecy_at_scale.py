@@ -115,35 +115,41 @@ def _names_hidden(text: str, item: str, names: set[str]) -> bool:
 class Told:
     """What each reader was told so far, for the name checks of one game.
 
-    `heard[p]` holds what every event visible to `p` told (its text and data), in order; it is extended
-    with the events since `p`'s last check, and only when a report holds a hidden item's text at all,
-    so a check never walks the whole game again.  The joined text is the same as joining every such
-    event of the game at that moment."""
+    An event tells its readers its text and its data (`e.text + json.dumps(e.data)`); an item was
+    told to `p` if it occurs in what the events visible to `p` told, joined by newlines.  Kept per
+    reader and extended with the events since the reader's last check, and only when a report holds
+    a hidden item's text at all, so a check never walks the whole game again.  The texts are searched
+    first and the data (JSON, made once per event) only for an item no text names: an item holds no
+    newline and no "{" (checked; otherwise the joined whole is searched), so no occurrence can run
+    across two events or from a text into its data, and the answer is the same as the whole join's."""
 
     def __init__(self, players: list[str]) -> None:
-        self.said: dict[int, str] = {}  # id of an event (kept alive in events_seen) -> its text and data
-        self.heard: dict[str, list[str]] = {p: [] for p in players}
+        self.data: dict[int, str] = {}  # id of an event (kept alive in events_seen) -> its data as JSON
+        self.events: dict[str, list] = {p: [] for p in players}  # the events visible to p, in order
         self.upto = {p: 0 for p in players}
-        self.at: tuple[str, int, str] | None = None  # (reader, events, joined) of the last join
+        self.at: tuple[str, int, str] | None = None  # (reader, events, joined texts) of the last join
 
-    def text(self, e) -> str:
-        text = self.said.get(id(e))
+    def json(self, e) -> str:
+        text = self.data.get(id(e))
         if text is None:
-            text = self.said[id(e)] = e.text + json.dumps(e.data)
+            text = self.data[id(e)] = json.dumps(e.data)
         return text
 
-    def seen(self, p: str, events_seen: list) -> str:
-        """Every event `p` was told, joined."""
-        if self.at is not None and self.at[:2] == (p, len(events_seen)):
-            return self.at[2]
-        self.heard[p].extend(self.text(e) for e in events_seen[self.upto[p] :] if e.visible_to(p))
-        self.upto[p] = len(events_seen)
-        self.at = (p, len(events_seen), "\n".join(self.heard[p]))
-        return self.at[2]
+    def told(self, item: str, p: str, events_seen: list) -> bool:
+        """True if an event visible to `p` told `item` (in its text or its data)."""
+        if self.upto[p] < len(events_seen):
+            self.events[p].extend(e for e in events_seen[self.upto[p] :] if e.visible_to(p))
+            self.upto[p] = len(events_seen)
+        mine = self.events[p]
+        if "\n" in item or "{" in item:  # could run across events: search the whole join
+            return item in "\n".join(e.text + self.json(e) for e in mine)
+        if self.at is None or self.at[:2] != (p, len(events_seen)):
+            self.at = (p, len(events_seen), "\n".join(e.text for e in mine))
+        return item in self.at[2] or any(item in self.json(e) for e in mine)
 
     def named(self, item: str, p: str, events_seen: list, text: str, state) -> bool:
         """True if `text` names `item` though no event `p` was told named it."""
-        if item in self.seen(p, events_seen):
+        if self.told(item, p, events_seen):
             return False
         return _names_hidden(text, item, _all_names(state))
 
