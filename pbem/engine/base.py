@@ -413,7 +413,26 @@ PartCopy = Callable[[str, Any], Any]
 
 
 def _copy_part(_key: str, v: Any) -> Any:
-    return _copy(v, {})
+    return tree_copy(v)
+
+
+def tree_copy(x: Any) -> Any:
+    """A deep copy of a JSON value that holds no list or dict twice (as a state's parts never do).
+
+    The same value as `copy.deepcopy`, without its memo: a list or dict reached twice would be
+    copied twice (`Draft`'s docstring says why that never happens).  Keys are immutable and kept."""
+    cls = type(x)
+    if cls is list:
+        if _ATOMIC.issuperset(map(type, x)):
+            return x.copy()
+        return [v if type(v) in _ATOMIC else tree_copy(v) for v in x]
+    if cls is dict:
+        if _ATOMIC.issuperset(map(type, x.values())):
+            return x.copy()
+        return {k: v if type(v) in _ATOMIC else tree_copy(v) for k, v in x.items()}
+    if cls in _ATOMIC:
+        return x
+    return copy.deepcopy(x)
 
 
 class Draft(dict[str, Any]):
@@ -433,9 +452,9 @@ class Draft(dict[str, Any]):
     because states are values: nothing writes into a state except an engine working on a draft,
     and a draft copies before it can write.  `tests/engine/test_draft_sharing.py` holds every
     kind to it: the same states and events as a deep copy gives, in the same key order, and no
-    later message changes any earlier state.  One difference from `clone`: a list or dict that two
-    top-level values both reach would become two copies; no engine state holds such a thing (it
-    would not survive the JSON snapshot either), and the test checks that too.
+    later message changes any earlier state.  One difference from `clone`: a part is copied by
+    `tree_copy` (no memo), so a list or dict reached twice would become two copies; no engine state
+    holds such a thing (it would not survive the JSON snapshot either), and the test checks that too.
     """
 
     __slots__ = ("_copy", "_left", "_src", "_whole")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pbem.engine.base import MODERATOR, PUBLIC, Draft, Event, RuleError, clone
+from pbem.engine.base import MODERATOR, PUBLIC, Draft, Event, RuleError, clone, tree_copy
 from pbem.engine.rng import Rng, init_state
 from pbem.engine.sixteen_thirty.shape import Country, Lose, Pile, Standing, State, Trade, Vote, plain, typed
 from pbem.engine.sixteen_thirty.tables import (
@@ -98,7 +98,7 @@ _DRAFT: dict[str, Callable[[Any], Any]] = {
 def copy_part(key: str, v: Any) -> Any:
     """A deep copy of the state's part `key` (its value `v`), by shape where the shape is fixed (`_DRAFT`)."""
     how = _DRAFT.get(key)
-    return how(v) if how else clone(v)
+    return how(v) if how else tree_copy(v)
 
 
 def lazy_draft(st: State) -> Draft:
