@@ -162,3 +162,27 @@ def test_a_draft_of_a_draft_copies_from_the_settled_state() -> None:
     d2["a"].append(2)
     assert d1["a"] == [1, [2, 3], 1] and d2.settle()["a"] == [1, [2, 3], 1, 2]
     assert json.dumps(src) == text
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_scramble_never_changes_the_state_it_was_given(kind: str) -> None:
+    """`scramble` may share the parts holding no secret with its input (sixteen-thirty's does): the
+    input stays as it was, the copy is a plain dict, and no list or dict is reachable twice in it."""
+    eng = registry.get(kind)
+    seen = 0
+
+    def hook(pt, out) -> None:
+        nonlocal seen
+        if len(pt.inputs) % 2:
+            return
+        text = json.dumps(out.state)
+        for p in pt.players:
+            t = eng.scramble(out.state, p)
+            assert type(t) is dict and json.dumps(out.state) == text
+            inside = containers(t, [])
+            assert len({id(c) for c in inside}) == len(inside)
+            seen += 1
+
+    n = SIZES.get(kind, (eng.min_players,))[0]
+    play(eng, [f"P{i}" for i in range(n)], f"scramble-{kind}", bot_seed="scramble-bots", on_input=hook)
+    assert seen > 10
