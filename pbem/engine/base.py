@@ -328,7 +328,8 @@ def apply_lines(
     """One message's lines, all-or-nothing: the contract of every engine's ``apply``.
 
     `line(draft, player, text, events)` applies one line to a working copy
-    (`draft(state)`, default `clone`).  A line that raises `RuleError` is
+    (`draft(state)`, default a `Draft`, which copies each part of the state when a line first
+    reads it; the accepted state shares the parts no line read with `state`).  A line that raises `RuleError` is
     rejected with its reason and legal orders (`legal(draft, player, err)`,
     default the error's own); the other lines still run so that the reply
     lists every problem at once.  If any line is rejected the state is
@@ -338,7 +339,7 @@ def apply_lines(
     """
     if player not in state["players"]:
         return Outcome(state, [], [LineResult(ln, False, f"{player} is not a player in this game") for ln in lines])
-    work = draft(state) if draft else clone(state)
+    work = draft(state) if draft else Draft(state)
     events: list[Event] = []
     results: list[LineResult] = []
     for text in lines:
@@ -351,7 +352,7 @@ def apply_lines(
         return Outcome(state, [], results)
     if finish:
         finish(work, player, events)
-    return Outcome(work, events, results)
+    return Outcome(work.settle() if type(work) is Draft else work, events, results)
 
 
 _ATOMIC = frozenset({str, int, bool, type(None), float})
@@ -405,6 +406,185 @@ def clone(state: dict[str, Any]) -> dict[str, Any]:
     """
     out: dict[str, Any] = _copy(state, {})
     return out
+
+
+#: Copies one top-level value of a state for a `Draft`, given its key: a deep copy of it.
+PartCopy = Callable[[str, Any], Any]
+
+
+def _copy_part(_key: str, v: Any) -> Any:
+    return tree_copy(v)
+
+
+def tree_copy(x: Any) -> Any:
+    """A deep copy of a JSON value that holds no list or dict twice (as a state's parts never do).
+
+    The same value as `copy.deepcopy`, without its memo: a list or dict reached twice would be
+    copied twice (`Draft`'s docstring says why that never happens).  Keys are immutable and kept."""
+    cls = type(x)
+    if cls is list:
+        if _ATOMIC.issuperset(map(type, x)):
+            return x.copy()
+        return [v if type(v) in _ATOMIC else tree_copy(v) for v in x]
+    if cls is dict:
+        if _ATOMIC.issuperset(map(type, x.values())):
+            return x.copy()
+        return {k: v if type(v) in _ATOMIC else tree_copy(v) for k, v in x.items()}
+    if cls in _ATOMIC:
+        return x
+    return copy.deepcopy(x)
+
+
+class Draft(dict[str, Any]):
+    """A working copy of a state that copies each top-level list or dict the first time it is read.
+
+    `apply` works on a draft and drops it when a line is rejected, so the draft must never write
+    into the state it came from.  A deep copy of the whole state on every message was most of the
+    cost of `apply`, yet a message reads only some of its parts.  Here the str/int/bool/None/float
+    values are copied at once (they are immutable), and every list or dict value is left out of
+    the draft and copied (`copy`, a deep copy) by `__missing__` when the engine first reads it:
+    whatever an engine can write into, it has read from the draft, so it is a private copy.  Every
+    other way into the values (`get`, `in`, iteration, `items`, `values`, `{**draft}`, `==`,
+    deletion ...) is written here too, and those that hand out many values copy them all first.
+
+    `settle` turns the draft into the plain state `apply` returns: the parts the message never read
+    are the original's own lists and dicts, shared with it (structural sharing).  That is safe
+    because states are values: nothing writes into a state except an engine working on a draft,
+    and a draft copies before it can write.  `tests/engine/test_draft_sharing.py` holds every
+    kind to it: the same states and events as a deep copy gives, in the same key order, and no
+    later message changes any earlier state.  One difference from `clone`: a part is copied by
+    `tree_copy` (no memo), so a list or dict reached twice would become two copies; no engine state
+    holds such a thing (it would not survive the JSON snapshot either), and the test checks that too.
+    """
+
+    __slots__ = ("_copy", "_left", "_src", "_whole")
+
+    def __init__(self, src: dict[str, Any], copy: PartCopy = _copy_part) -> None:
+        if type(src) is Draft:
+            src = src.settle()
+        atoms = {k: v for k, v in src.items() if type(v) in _ATOMIC}
+        super().__init__(atoms)
+        self._src = src
+        self._left = set(src.keys() - atoms.keys())  # the list and dict values not read yet
+        self._copy = copy
+        self._whole = False  # True once every value is in the dict itself (after a deletion, say)
+
+    def __missing__(self, key: str) -> Any:
+        if key not in self._left:
+            raise KeyError(key)
+        self._left.discard(key)
+        v = self._copy(key, self._src[key])
+        dict.__setitem__(self, key, v)
+        return v
+
+    def _all(self) -> None:
+        """Copy in every value not read yet and put the keys in the state's order (a plain copy from now on)."""
+        if self._whole:
+            return
+        order = self._order()
+        for k in list(self._left):
+            self[k]  # copies it in (appended at the end for now)
+        items = [(k, dict.__getitem__(self, k)) for k in order]
+        dict.clear(self)
+        dict.update(self, items)
+        self._left.clear()
+        self._whole = True
+
+    def _order(self) -> list[str]:
+        """The keys in the order the plain state would have them (no key is deleted before `_all`)."""
+        return list(self._src) + [k for k in dict.keys(self) if k not in self._src]
+
+    def settle(self) -> dict[str, Any]:
+        """The plain state: what the message read (and perhaps changed) is copied, the rest is shared."""
+        if self._whole:
+            return dict(dict.items(self))
+        out = self._src.copy()
+        out.update(dict.items(self))
+        return out
+
+    # ---- every other way to the values
+    def get(self, key: str, default: Any = None) -> Any:
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        return self[key] if key in self._left else default
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self._left
+
+    def __len__(self) -> int:
+        return dict.__len__(self) + sum(1 for k in self._left if not dict.__contains__(self, k))
+
+    def __iter__(self) -> Any:
+        self._all()
+        return dict.__iter__(self)
+
+    def keys(self) -> Any:
+        self._all()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._all()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._all()
+        return dict.items(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._all()
+        return dict(dict.items(self))
+
+    def __eq__(self, other: object) -> bool:
+        self._all()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None
+
+    def __or__(self, other: Any) -> Any:
+        self._all()
+        return dict(dict.items(self)) | other
+
+    def __ior__(self, other: Any) -> Any:
+        self._all()
+        dict.update(self, other)
+        return self
+
+    def __reversed__(self) -> Any:
+        self._all()
+        return dict.__reversed__(self)
+
+    def __delitem__(self, key: str) -> None:
+        self._all()
+        dict.__delitem__(self, key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self._all()
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> tuple[str, Any]:
+        self._all()
+        return dict.popitem(self)
+
+    def clear(self) -> None:
+        self._all()
+        dict.clear(self)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key in self:
+            return self[key]
+        dict.__setitem__(self, key, default)
+        return default
+
+    def __repr__(self) -> str:
+        self._all()
+        return dict.__repr__(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:  # copy.deepcopy, pickle: as the plain state
+        self._all()
+        return (dict, (dict(dict.items(self)),))
 
 
 def apply_defaults(engine: Engine, state: dict[str, Any]) -> Outcome:

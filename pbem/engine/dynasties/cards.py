@@ -45,12 +45,14 @@ def is_king(card: str) -> bool:
 
 def key(card: str) -> tuple[int, int]:
     """Sort key: value first, then lineage order Copper < Silver < Gold < Platinum."""
-    lin, v = _INFO[card]
-    return (v, LINEAGES.index(lin))
+    return _KEY[card]
+
+
+_KEY = {card: (v, LINEAGES.index(lin)) for card, (lin, v) in _INFO.items()}
 
 
 def ordered(cards: Iterable[str]) -> list[str]:
-    return sorted(cards, key=key)
+    return sorted(cards, key=_KEY.__getitem__)
 
 
 def lowest(cards: Iterable[str], n: int = 1) -> list[str]:

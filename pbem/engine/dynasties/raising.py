@@ -8,6 +8,7 @@ for the owner's choice of Tribute Zone cards) and the end of each Turn.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -180,7 +181,8 @@ def conclave(st: State, ev: Events, p: str) -> bool:
     if p in st["conclaved"]:
         return True
     fam = st["families"][p]
-    vals = [v for v in range(1, 14) if sum(1 for c in fam if C.value(c) == v) >= 3]
+    counts = Counter(C.value(c) for c in fam)
+    vals = [v for v in range(1, 14) if counts[v] >= 3]
     if not vals:
         return True
     v = vals[0]

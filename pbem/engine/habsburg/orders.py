@@ -8,6 +8,7 @@ Rule checks cite HH-R6 (TOP), HH-R8 (targets), HH-R9 (one event), HH-R10 (hand l
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pbem.engine.base import Event, RuleError
@@ -34,12 +35,13 @@ ORDER_WORDS = ("MELD", "EVENT", "PLAY", "DISCARD", "DISCARD-IF-NEEDED", *EVENT_W
 MELD_ID = re.compile(r"^#?m?-?(\d+)$", re.I)
 
 
-def cards_in(text: str, pool: list[str], lines: list[str]) -> list[str]:
-    """Cards named in `text` among `pool`; on error a clear reason and the legal `lines` (those naming
-    the candidates, when the name was ambiguous)."""
+def cards_in(text: str, pool: list[str], legal: Callable[[], list[str]]) -> list[str]:
+    """Cards named in `text` among `pool`; on error a clear reason and the legal lines `legal()` (those
+    naming the candidates, when the name was ambiguous).  The lines are made only for a refusal."""
     try:
         return match_many(text, pool, "card")
     except RuleError as err:
+        lines = legal()
         for word in [text, *re.split(r"[,+;]", text)]:
             known = candidates_for(word, NAMES)
             if len(known) == 1 and known[0] not in pool:
@@ -101,7 +103,7 @@ def meld(st: State, p: str, rest: str, ev: list[Event]) -> str:
         raise RuleError("name a Person, a Holding (or TOP) and a Claim", meld_lines(st))
     if "TOP" in norm(rest).upper().split() and not top:
         raise RuleError("the top card of the discard pile is not a Holding (HH-R6)", meld_lines(st))
-    named = [str(top) if c == "TOP" else c for c in cards_in(rest, pool, meld_lines(st))]
+    named = [str(top) if c == "TOP" else c for c in cards_in(rest, pool, lambda: meld_lines(st))]
     kinds = sorted(TYPE[c] for c in named)
     if len(named) != 3 or kinds != sorted([PERSON, HOLDING, CLAIM]) or len(set(named)) != 3:
         raise RuleError(
@@ -136,7 +138,7 @@ def event(st: State, p: str, head: str, rest: str, ev: list[Event]) -> str:
     hand = st["hands"][p]
     if target is None:
         card_text, target = guess_split(rest, hand)
-    cards = cards_in(card_text, hand, event_lines(st))
+    cards = cards_in(card_text, hand, lambda: event_lines(st))
     if len(cards) != 1:
         raise RuleError("name exactly one card for the event", event_lines(st))
     card = cards[0]
@@ -223,7 +225,7 @@ def standing(st: State, p: str, rest: str, ev: list[Event]) -> str:
     elif not how:
         raise RuleError("say LOWEST, HIGHEST or list cards in the order to discard them", standing_lines(st))
     else:
-        st["standing"] = cards_in(rest, st["hands"][p], standing_lines(st))
+        st["standing"] = cards_in(rest, st["hands"][p], lambda: standing_lines(st))
     kept = st["standing"]
     shown = kept if isinstance(kept, str) else ", ".join(kept or [])
     if st["phase"] == "discard":
@@ -242,7 +244,7 @@ def discard(st: State, p: str, rest: str, ev: list[Event]) -> str:
     elif not how:
         raise RuleError(f"name the {excess} card(s) to discard", discard_lines(st))
     else:
-        cards = cards_in(rest, hand, discard_lines(st))
+        cards = cards_in(rest, hand, lambda: discard_lines(st))
     if len(set(cards)) != len(cards):
         raise RuleError("a card is named twice", discard_lines(st))
     done = rules.discard(st, p, cards, ev)

@@ -344,15 +344,27 @@ def holdings(st: State, p: str) -> int:
     return sum(VALUE[m["holding"]] for m in st["melds"] if m["owner"] == p)
 
 
+def holdings_by_player(st: State) -> dict[str, int]:
+    """`holdings` of every player, in seat order, from one pass over the melds."""
+    out = dict.fromkeys(st["players"], 0)
+    for m in st["melds"]:
+        if m["owner"] in out:
+            out[m["owner"]] += VALUE[m["holding"]]
+    return out
+
+
 def scores(st: State) -> dict[str, int]:
     """HH-R2: tokens + printed values of the Holdings in melds controlled now."""
-    return {p: st["tokens"][p] + holdings(st, p) for p in st["players"]}
+    tokens = st["tokens"]
+    return {p: tokens[p] + h for p, h in holdings_by_player(st).items()}
 
 
 def scores_event(st: State) -> Event:
-    sc = scores(st)
+    held = holdings_by_player(st)
+    tokens = st["tokens"]
+    sc = {p: tokens[p] + h for p, h in held.items()}
     text = f"Scores after turn {st['turn']}: " + ", ".join(
-        f"{p} {sc[p]} ({st['tokens'][p]} tokens + {holdings(st, p)} holdings)" for p in st["players"]
+        f"{p} {sc[p]} ({tokens[p]} tokens + {held[p]} holdings)" for p in st["players"]
     )
     return Event(
         "scores",
@@ -361,7 +373,7 @@ def scores_event(st: State) -> Event:
         {
             "scores": sc,
             "tokens": dict(st["tokens"]),
-            "holdings": {p: holdings(st, p) for p in st["players"]},
+            "holdings": held,
             "turn": st["turn"],
         },
     )

@@ -252,11 +252,12 @@ def call_lines(st: State, p: str) -> list[str]:
     for c in votes.callable_countries(st, p):
         issues = [votes.issue_text(i, t) for i, t in votes.legal_issues(st, c)]
         cards = votes.placeable(st, p, c)
-        named = [x for x in cards if not is_open(x)]
+        held = pile(st, p, c)
+        placed = cards if held else [x for x in cards if not is_open(x)]
         for it in issues:
-            if pile(st, p, c):
+            if held:
                 out.append(f"CALL {c} {it}")
-            out += [f"CALL {c} {it} PLACE {x}" for x in (cards if pile(st, p, c) else named)]
+            out += [f"CALL {c} {it} PLACE {x}" for x in placed]
     return out
 
 

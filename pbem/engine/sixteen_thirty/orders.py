@@ -11,12 +11,12 @@ from pbem.engine.base import Event, Outcome, Request, RuleError, apply_lines
 from pbem.engine.sixteen_thirty import specials, trade, votes
 from pbem.engine.sixteen_thirty.asks import every_legal_line, requests
 from pbem.engine.sixteen_thirty.parse import Order, parse, quick_verb
-from pbem.engine.sixteen_thirty.shape import State, plain, typed
+from pbem.engine.sixteen_thirty.shape import State, typed
 from pbem.engine.sixteen_thirty.state import (
     active,
-    draft,
     draw,
     goto,
+    lazy_draft,
     lose_of,
     priv,
     pub,
@@ -286,10 +286,10 @@ class Message:
         self.held: list[str] = []
 
     def draft(self, st0: dict[str, Any]) -> dict[str, Any]:
-        st = draft(typed(st0))
+        st = lazy_draft(typed(st0))
         self.was_active = self.p == st["active"]
         self.held, st["queue"][self.p] = st["queue"][self.p], []
-        return plain(st)
+        return st
 
     def line(self, state: dict[str, Any], p: str, ln: str, ev: list[Event]) -> str:
         st = typed(state)

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.engine.base import clone
+from pbem.engine.base import Draft
 
 State = dict[str, Any]
 
 
 def scramble(s: State, q: str) -> State:
-    """The same state with q's secrets changed: other players' views must not change."""
-    t = clone(s)
+    """The same state with q's secrets changed: other players' views must not change.
+
+    Made on a `Draft` (each part deep-copied when first read, so the history entries too), so the
+    parts no secret lives in (deck, displays, countries ...) are shared with `s`, as an accepted
+    state shares them."""
+    t = Draft(s)
     t["hands"][q] = ["Vote"] * len(s["hands"][q])
     if not s["over"]:
         t["counters"][q] = ["Poland"] * len(s["counters"][q])
@@ -31,7 +35,7 @@ def scramble(s: State, q: str) -> State:
         t["answers"][q] = _other_answer(t["answers"][q])
     if t["vote"]:
         t["vote"]["early"].pop(q, None)
-    return t
+    return t.settle()
 
 
 def _other_answer(a: Any) -> Any:

@@ -3,6 +3,7 @@ the Vote card, ST-R13 for Unrest and Assassin), played one at a time, at most tw
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Literal
 
 from pbem.engine.base import Event, RuleError
@@ -56,18 +57,25 @@ def assassin_line(q: str, c: str, x: str) -> str:
 
 def special_lines(st: State, p: str) -> list[str]:
     """Every legal PLAY line for p now (one per target)."""
-    out = []
+    return list(_special_lines(st, p))
+
+
+def has_special_line(st: State, p: str) -> bool:
+    """True if p has a legal PLAY line now (`special_lines` is not empty), found without listing them all."""
+    return next(_special_lines(st, p), None) is not None
+
+
+def _special_lines(st: State, p: str) -> Iterator[str]:
     for card in SPECIALS:
         if card not in st["hands"][p]:
             continue
         if card == "Vote":
             if callable_countries(st, p):
-                out.append("PLAY Vote")
+                yield "PLAY Vote"
         elif card == "Assassin":
-            out += [assassin_line(*t) for t in assassin_targets(st, p)]
+            yield from (assassin_line(*t) for t in assassin_targets(st, p))
         else:
-            out += [f"PLAY {card} {c}" for c in country_targets(st, card)]
-    return out
+            yield from (f"PLAY {card} {c}" for c in country_targets(st, card))
 
 
 def play(st: State, p: str, card: str, arg: Order, ev: list[Event]) -> str:

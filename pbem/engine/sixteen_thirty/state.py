@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pbem.engine.base import MODERATOR, PUBLIC, Event, RuleError, clone
+from pbem.engine.base import MODERATOR, PUBLIC, Draft, Event, RuleError, clone, tree_copy
 from pbem.engine.rng import Rng, init_state
-from pbem.engine.sixteen_thirty.shape import Country, Lose, Pile, Standing, State, Trade, Vote, typed
+from pbem.engine.sixteen_thirty.shape import Country, Lose, Pile, Standing, State, Trade, Vote, plain, typed
 from pbem.engine.sixteen_thirty.tables import (
     COUNTRIES,
     SETUP,
@@ -95,8 +95,20 @@ _DRAFT: dict[str, Callable[[Any], Any]] = {
 }
 
 
+def copy_part(key: str, v: Any) -> Any:
+    """A deep copy of the state's part `key` (its value `v`), by shape where the shape is fixed (`_DRAFT`)."""
+    how = _DRAFT.get(key)
+    return how(v) if how else tree_copy(v)
+
+
+def lazy_draft(st: State) -> Draft:
+    """The working copy `apply` changes: a `Draft` that copies each part (by `copy_part`) when a line first
+    reads it, so a message pays only for the parts it reads; the rest is shared with `st`."""
+    return Draft(plain(st), copy_part)
+
+
 def draft(st: State) -> State:
-    """The working copy `apply` changes (and drops if a line is rejected).
+    """The whole working copy at once: what `lazy_draft` holds once every part is read.
 
     Equal to a deep copy, and it shares no list or dict with `st` except the
     entries of ``history``: an entry is written once, at the end of a turn

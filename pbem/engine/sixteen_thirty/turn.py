@@ -12,7 +12,7 @@ from pbem.engine.base import Event
 from pbem.engine.rng import Rng
 from pbem.engine.sixteen_thirty import trade, votes
 from pbem.engine.sixteen_thirty.shape import State
-from pbem.engine.sixteen_thirty.specials import special_lines
+from pbem.engine.sixteen_thirty.specials import has_special_line
 from pbem.engine.sixteen_thirty.state import (
     active,
     add_to_pile,
@@ -90,7 +90,7 @@ def _offers(st: State, ev: list[Event]) -> bool:
 
 
 def _specials(st: State, ev: list[Event]) -> bool:
-    if st["specials_played"] < 2 and special_lines(st, active(st)):
+    if st["specials_played"] < 2 and has_special_line(st, active(st)):
         return False
     goto_call(st, ev)
     return True
