@@ -78,6 +78,36 @@ def _begin_immediate(conn: Connection) -> None:
         raise DBAPIError.instance("BEGIN IMMEDIATE", None, exc, sqlite3.Error) from exc
 
 
+_COMPILED: dict[tuple[int, str], tuple[Any, str, tuple[str, ...], dict[str, Any]]] = {}
+
+
+def fetch(conn: Connection, stmt: Any, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The rows of `stmt`, a SELECT built once at import whose binds and columns need no type conversion
+    (integers and strings): the poll runs a few of them for every message, stranger's or player's.
+
+    On SQLite it is compiled once and run on the transaction's own driver connection, without the execution
+    context SQLAlchemy builds around every statement (most of a one-row look-up's CPU); elsewhere it runs
+    through SQLAlchemy as any statement."""
+    if conn.dialect.name != "sqlite":
+        return [tuple(r) for r in conn.execute(stmt, params)]
+    key = (id(stmt), conn.dialect.name)
+    got = _COMPILED.get(key)
+    if got is None:
+        compiled = stmt.compile(dialect=conn.dialect)
+        got = (stmt, compiled.string, tuple(compiled.positiontup or ()), dict(compiled.params))
+        _COMPILED[key] = got  # the statement is kept with it: its id stays its own
+    _, sql, names, defaults = got
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    try:
+        rows: list[tuple[Any, ...]] = driver.execute(
+            sql, [params[n] if n in params else defaults[n] for n in names]
+        ).fetchall()
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(sql, params, exc, sqlite3.Error) from exc
+    return rows
+
+
 def _postgres_engine(url: str) -> Engine:
     eng = create_engine(url, pool_pre_ping=True, connect_args={"options": "-c timezone=UTC"})
 
