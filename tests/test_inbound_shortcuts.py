@@ -91,6 +91,18 @@ def test_a_header_without_an_encoded_word_reads_as_decode_header_reads_it() -> N
         assert redact._header_text(value) == long_way, value
 
 
+def test_a_header_of_the_parsed_message_without_an_encoded_word_reads_as_before() -> None:
+    from pbem.mail.inbound.message import _clean, _decoded
+
+    values = {v for raw in _inputs(200) for _, v in BytesParser(policy=policy.compat32).parsebytes(raw).raw_items()}
+    for value in values | {"caf\udce9", "x\r\n y", "=?utf-8?q?caf=C3=A9?="}:
+        try:
+            long_way = str(make_header(decode_header(str(value))))
+        except Exception:
+            long_way = str(value)
+        assert _decoded(value) == _clean(long_way), value
+
+
 def test_a_from_line_read_once_reads_as_it_did_the_first_time() -> None:
     for raw in _inputs(150):
         msg = BytesParser(policy=policy.compat32).parsebytes(raw)

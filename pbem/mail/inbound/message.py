@@ -314,6 +314,8 @@ def _header(msg: Message, name: str) -> str:
 
 def _decoded(value: str) -> str:
     """RFC 2047 words decoded, control characters removed."""
+    if "=?" not in value:  # no encoded word: `decode_header` would return the text as it is
+        return _clean(str(value))
     try:
         from email.header import decode_header, make_header
 
