@@ -85,6 +85,7 @@ class Handled:
     note: str = ""
     stored: str = ""  # for duplicates: the outcome recorded when the message was first handled
     failure: bool = False
+    quiet: bool = False  # its decision had no effects, so it queued no mail: the sender need not look
 
     @property
     def processed(self) -> bool:
@@ -144,7 +145,8 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
             if not dry_run:
                 inbox.settle(item.key, outcome.processed)
             if dispatcher is not None:
-                dispatcher.nudge()
+                if not outcome.quiet:
+                    dispatcher.nudge()
                 dispatcher.fold()  # what the sender journaled meanwhile, one UPDATE per batch
             lap("filing")
         lap("fetching")
@@ -213,7 +215,7 @@ def handle(home: Home, raw: bytes, when: datetime, dry_run: bool = False, parsed
             s.rollback() if dry_run else s.commit()
         if seen.first is not None:  # a copy (other trace headers): recorded as a duplicate, filed as the first
             return Handled("duplicates", f"{msg.message_id}: a copy of a message already read", seen.first.outcome)
-        return Handled(d.handled)
+        return Handled(d.handled, quiet=not d.effects)
 
 
 def decide_and_apply(

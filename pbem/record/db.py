@@ -12,6 +12,7 @@ through Alembic (`migrate`).
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session, create_engine
 
 from pbem.render.resources import shipped
@@ -57,12 +58,54 @@ def engine_for(url: str) -> Engine:
         @event.listens_for(eng, "begin")
         def _begin(conn: Connection) -> None:  # take the write lock at BEGIN: no upgrade deadlocks between runs
             if not conn.get_execution_options().get(READ_ONLY):
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
+                _begin_immediate(conn)
 
         return eng
     if url.startswith("postgresql"):
         return _postgres_engine(url)
     return create_engine(url, pool_pre_ping=True)
+
+
+def _begin_immediate(conn: Connection) -> None:
+    """BEGIN IMMEDIATE on the driver's own connection: it returns no rows and binds nothing, so the statement
+    machinery around it (an execution context, cursor events) was most of a short transaction's CPU.  A
+    failure (locked past the busy timeout) is raised as SQLAlchemy's own error, as `exec_driver_sql` would."""
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    try:
+        driver.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance("BEGIN IMMEDIATE", None, exc, sqlite3.Error) from exc
+
+
+_COMPILED: dict[tuple[int, str], tuple[Any, str, tuple[str, ...], dict[str, Any]]] = {}
+
+
+def fetch(conn: Connection, stmt: Any, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The rows of `stmt`, a SELECT built once at import whose binds and columns need no type conversion
+    (integers and strings): the poll runs a few of them for every message, stranger's or player's.
+
+    On SQLite it is compiled once and run on the transaction's own driver connection, without the execution
+    context SQLAlchemy builds around every statement (most of a one-row look-up's CPU); elsewhere it runs
+    through SQLAlchemy as any statement."""
+    if conn.dialect.name != "sqlite":
+        return [tuple(r) for r in conn.execute(stmt, params)]
+    key = (id(stmt), conn.dialect.name)
+    got = _COMPILED.get(key)
+    if got is None:
+        compiled = stmt.compile(dialect=conn.dialect)
+        got = (stmt, compiled.string, tuple(compiled.positiontup or ()), dict(compiled.params))
+        _COMPILED[key] = got  # the statement is kept with it: its id stays its own
+    _, sql, names, defaults = got
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    try:
+        rows: list[tuple[Any, ...]] = driver.execute(
+            sql, [params[n] if n in params else defaults[n] for n in names]
+        ).fetchall()
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(sql, params, exc, sqlite3.Error) from exc
+    return rows
 
 
 def _postgres_engine(url: str) -> Engine:

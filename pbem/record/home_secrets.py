@@ -14,6 +14,7 @@ import secrets
 
 from sqlmodel import Session, select
 
+from pbem.record.db import fetch
 from pbem.record.models import HomeSecret
 from pbem.record.store import now_utc
 
@@ -27,7 +28,8 @@ def message_id_key(s: Session) -> bytes:
     key: bytes | None = s.info.get(_SESSION_KEY)
     if key is not None:
         return key
-    row = s.connection().execute(_Q_KEY).scalar()
+    found = fetch(s.connection(), _Q_KEY, {})
+    row = found[0][0] if found else None
     if row is None:
         row = secrets.token_hex(32)
         s.add(HomeSecret(name=MESSAGE_ID, value=row, created_at=now_utc()))

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy import Select, bindparam, func
 from sqlmodel import Session, col, select
 
-from pbem.record.db import reading
+from pbem.record.db import fetch, reading
 from pbem.record.models import ControlAction, Game, InboundMessage, OrderInput, Seat, Snapshot
 from pbem.record.store import aware
 
@@ -69,13 +69,13 @@ _Q_SEAT_CODE = (
 
 def copies(s: Session, message_id: str) -> list[Copy]:
     """Every recorded message with this Message-ID, oldest first (one indexed look-up)."""
-    rows = s.connection().execute(_Q_SEEN, {"mid": message_id}).all()
+    rows = fetch(s.connection(), _Q_SEEN, {"mid": message_id})
     return [Copy(i or 0, h, who, outcome, player) for i, h, who, outcome, player in rows]
 
 
 def is_registered(s: Session, address: str) -> bool:
     """Whether `address` is a seat of any game (one indexed look-up): only then is a code ever checked."""
-    return bool(address) and s.connection().execute(_any_seat(), {"address": address}).first() is not None
+    return bool(address) and bool(fetch(s.connection(), _any_seat(), {"address": address}))
 
 
 @cache

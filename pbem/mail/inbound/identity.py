@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from email import errors, policy
 from email.message import Message
 from email.utils import parseaddr
+from functools import lru_cache
 
 _ADDRESS_IN_TEXT = re.compile(r"[^\s<>()\[\]\"',;:@]+@[^\s<>()\[\]\"',;:@]+")
 
@@ -51,11 +52,26 @@ def identify(msg: Message) -> Identity:
         return Identity("", "", "the From: header cannot be read")
     if not froms:
         return Identity("", "")
-    name, first = _fallback(froms[0])
     if len(froms) > 1:
+        name, first = _fallback(froms[0])
         return Identity(first, name, f"the sender is ambiguous: the message has {len(froms)} From: headers")
+    return _one_from(froms[0]) if len(froms[0]) <= CACHED_FROM else _read_from(froms[0])
+
+
+CACHED_FROM = 998  # a From line up to a mail line's length is read once per process: players write many mails
+
+
+@lru_cache(maxsize=4096)
+def _one_from(value: str) -> Identity:
+    """`_read_from`, once per From line (a pure function of the text: the same line, the same sender)."""
+    return _read_from(value)
+
+
+def _read_from(value: str) -> Identity:
+    """The sender of a message whose one From header is `value` (on one line), or why it is ambiguous."""
+    name, first = _fallback(value)
     try:
-        header = policy.default.header_factory("From", froms[0])
+        header = policy.default.header_factory("From", value)
         groups = list(header.groups)
     except Exception:  # the modern parser failed where parseaddr may not
         return Identity(first, name, "the sender is ambiguous: the From: header cannot be parsed")

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
@@ -47,11 +48,30 @@ class Inbound:
     references: tuple[str, ...] = ()
     date: str = ""
     key: str = ""  # set when this Message-ID was already seen with other bytes
+    # The whole message as parsed here, for the redaction to reuse instead of parsing it again; None when only
+    # part of it was parsed.
+    tree: ParsedOnce | None = field(default=None, compare=False, repr=False)
 
     @property
     def ident(self) -> str:
         """What outgoing Message-IDs caused by this message are derived from (unique per message)."""
         return self.key or self.message_id
+
+
+class ParsedOnce:
+    """A message's parse (`policy.compat32`), handed out once: whoever takes it may rewrite it
+    (`storage.scrub` redacts it in place), so a second reader gets None and parses the bytes itself."""
+
+    __slots__ = ("_lock", "_msg")
+
+    def __init__(self, msg: Message) -> None:
+        self._msg: Message | None = msg
+        self._lock = threading.Lock()
+
+    def take(self) -> Message | None:
+        with self._lock:
+            msg, self._msg = self._msg, None
+        return msg
 
 
 #: The tags that end a line of `html_to_text`'s text (the others run their words on).
@@ -212,8 +232,10 @@ def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "
     nested = too_nested(raw)
     if nested:  # the parser's cost grows with depth times lines: read the headers only
         problem = problem or f"could not be read: the message nests more than {MAX_MULTIPARTS} multipart containers"
+    tree: ParsedOnce | None = None
     try:
         msg: Message = BytesParser(policy=policy.compat32).parsebytes(raw, headersonly=nested)
+        tree = ParsedOnce(msg) if raw is whole and not nested else None
     except Exception as exc:  # the parser is lenient, but nothing here may raise
         msg, problem = (
             EmailMessage(),
@@ -245,6 +267,7 @@ def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "
         problem=problem,
         references=refs,
         date=_header(msg, "Date")[:100],
+        tree=tree,
     )
 
 
@@ -291,6 +314,8 @@ def _header(msg: Message, name: str) -> str:
 
 def _decoded(value: str) -> str:
     """RFC 2047 words decoded, control characters removed."""
+    if "=?" not in value:  # no encoded word: `decode_header` would return the text as it is
+        return _clean(str(value))
     try:
         from email.header import decode_header, make_header
 

@@ -126,9 +126,10 @@ def scrub(msg: Inbound, raw: bytes, ex: Extracted | None, limit: int) -> tuple[I
 def _scrub(msg: Inbound, raw: bytes, ex: Extracted | None, limit: int) -> tuple[Inbound, bytes, Extracted | None]:
     kept = bounded(raw, limit)
     given = codes_in_text(msg.subject) | ({ex.code} if ex and ex.code else set())
-    codes, stored = find_and_redact(kept.raw, given)  # every code stated anywhere in it, and the given ones
+    tree = msg.tree.take() if msg.tree is not None and kept.raw is raw and _parsed_from(msg, raw) else None
+    codes, stored = find_and_redact(kept.raw, given, parsed=tree)  # every code stated anywhere, the given ones
     msg = dataclasses.replace(
-        msg, subject=redact_text(msg.subject, codes), sender_name=redact_text(msg.sender_name, codes)
+        msg, subject=redact_text(msg.subject, codes), sender_name=redact_text(msg.sender_name, codes), tree=None
     )
     if kept.problem:
         return dataclasses.replace(msg, problem=kept.problem, text=""), stored, None
@@ -140,6 +141,12 @@ def _scrub(msg: Inbound, raw: bytes, ex: Extracted | None, limit: int) -> tuple[
     if over:  # more than one mail may ask: refused whole, nothing of it read (`budgets`)
         return dataclasses.replace(msg, problem=redact_text(over, codes), text=""), stored, None
     return msg, stored, (redact_extracted(ex, codes) if ex is not None else None)
+
+
+def _parsed_from(msg: Inbound, raw: bytes) -> bool:
+    """Whether `msg` was read from exactly `raw`: its parse (`msg.tree`) is then the parse of these bytes, and
+    the redaction takes it instead of parsing them again."""
+    return hashlib.sha256(raw).hexdigest() == msg.body_hash
 
 
 def redact_extracted(ex: Extracted, codes: set[str]) -> Extracted:

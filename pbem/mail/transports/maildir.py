@@ -8,6 +8,7 @@ written to ``PATH/sent``.  Missing folders are created.  Any mail client (mutt -
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import mailbox
 import os
@@ -41,18 +42,22 @@ class MaildirInbox:
         keys = []
         for sub in ("new", "cur"):
             folder = self.root / "inbox" / sub
-            for p in folder.iterdir() if folder.is_dir() else ():
-                if p.name.startswith("."):
-                    continue
-                try:
-                    keys.append((p.stat().st_mtime_ns, p.name.split(":")[0]))
-                except FileNotFoundError:  # taken by a concurrent run
-                    continue
-        for _, key in sorted(keys):
+            with os.scandir(folder) if folder.is_dir() else contextlib.nullcontext(()) as entries:
+                for entry in entries:
+                    if entry.name.startswith("."):
+                        continue
+                    try:
+                        keys.append((entry.stat().st_mtime_ns, entry.name.split(":")[0], entry.path))
+                    except FileNotFoundError:  # taken by a concurrent run
+                        continue
+        for _, key, path in sorted(keys):
             try:
-                raw = self.inbox.get_bytes(key)
-            except (KeyError, FileNotFoundError):  # taken by a concurrent run
-                continue
+                raw = _read(path)  # the file listed: no look-up of the key in the folder again
+            except FileNotFoundError:  # renamed meanwhile (a client set a flag) or taken by a concurrent run
+                try:
+                    raw = self.inbox.get_bytes(key)
+                except (KeyError, FileNotFoundError):  # taken by a concurrent run
+                    continue
             yield Incoming(key, raw)
 
     def settle(self, key: str, accepted: bool) -> None:
@@ -67,6 +72,15 @@ class MaildirInbox:
 
     def close(self) -> None:
         pass
+
+
+def _read(path: str) -> bytes:
+    """A message file's bytes as `mailbox.Maildir.get_bytes` gives them (line ends as on this system to \\n)."""
+    with open(path, "rb") as f:
+        return f.read().replace(_LINESEP, b"\n")
+
+
+_LINESEP = os.linesep.encode("ascii")
 
 
 def _move(path: Path, to: Path) -> bool:
