@@ -23,7 +23,7 @@ from pbem.engine.bots import play
 from pbem.engine.sixteen_thirty.tables import COUNTRIES
 from pbem.render.pictures import MODULES, Picture, board
 from pbem.render.pictures import sixteen_thirty as thirty_picture
-from pbem.render.pictures.canvas import BLUE_TINT, GREY_TINT, RED_TINT
+from pbem.render.pictures.canvas import BLUE_TINT, GREY_TINT, RED_TINT, Canvas, card_tile
 from tests.engine.test_contract import moments
 from tests.secrets_by_kind import HIDDEN
 
@@ -196,3 +196,47 @@ def test_the_phasing_player_is_told_how_to_send_specials_and_the_vote_call_with_
         assert any(x.startswith("PLAY <special>") for x in r.syntax) and any(
             x.startswith("CALL <country>") for x in r.syntax
         )
+
+
+class _Recording(Canvas):
+    """A canvas that keeps the arguments of every card drawn on it."""
+
+    def __init__(self, width: int, height: int) -> None:
+        super().__init__(width, height)
+        self.cards: list[tuple] = []
+
+    def card(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        self.cards.append(args)
+        super().card(*args, **kwargs)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_card_pasted_from_its_tile_has_the_pixels_of_the_card_drawn_in_place(kind: str, monkeypatch) -> None:
+    """`Canvas.card` pastes a card drawn once (`card_tile`): over a background of every colour, and at the
+    places and sizes the games draw their cards, the pixels equal those of drawing it there (`Canvas._card`)."""
+    import random
+    from importlib import import_module
+
+    mod = import_module(MODULES[kind])
+    monkeypatch.setattr(mod, "Canvas", _Recording)
+    eng, pt = _game(kind)
+    cards: set[tuple] = set()
+    for s in moments(eng, pt, 6):
+        for r in [None, *pt.players]:
+            drawn = mod.draw(eng.view(s, r))
+            if drawn is not None:
+                cards.update((a[0], a[1], a[2], a[3], tuple(a[4]), *a[5:]) for a in drawn[0].cards)
+    if kind != "sixteen-thirty":
+        assert len(cards) > 20
+    noise = random.Random(kind).randbytes(3 * 700 * 200)
+    tiled = 0
+    for x, y, w, h, lines, *rest in sorted(cards, key=repr)[:300]:
+        a, b = Canvas(700, 200), Canvas(700, 200)
+        for c in (a, b):
+            c.image.frombytes(noise)
+        px, py = int(x) % 500, int(y) % 100  # the card's own place, wrapped into the small canvas
+        a._card(px, py, w, h, list(lines), *rest)
+        b.card(px, py, w, h, list(lines), *rest)
+        assert a.image.tobytes() == b.image.tobytes(), (kind, lines)
+        tiled += card_tile(int(w), int(h), lines, *rest) is not None
+    assert tiled > 0, "no card was ever pasted from a tile: the test compared nothing"
