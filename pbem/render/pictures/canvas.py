@@ -206,6 +206,11 @@ def index_of(colour: tuple[int, ...]) -> int:
     return value
 
 
+@lru_cache(maxsize=1)
+def _palette_bytes() -> bytes:
+    return bytes(palette().getpalette() or [])
+
+
 _KNOWN: dict[int, RGB] = {}  # index -> the one whole colour drawn with it
 
 
@@ -293,7 +298,7 @@ class Canvas:
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
         self.image = Image.new("P", (width, height), index_of(PAPER))
-        self.image.putpalette(palette().getpalette() or [])
+        self.image.putpalette(_palette_bytes())
         self.dirty = Image.new("L", (width, height), 0)
         self.rgb: RgbCanvas | None = None
         self.ops: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
