@@ -50,7 +50,7 @@ def _ours(value: object) -> bytes | type:
         return UnicodeEncodeError
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(VALUES)
 def test_canonical_equals_the_rfc8785_package_on_every_value(value: object) -> None:
     assert _ours(value) == _reference(value)
