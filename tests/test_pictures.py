@@ -23,7 +23,7 @@ from pbem.engine.bots import play
 from pbem.engine.sixteen_thirty.tables import COUNTRIES
 from pbem.render.pictures import MODULES, Picture, board
 from pbem.render.pictures import sixteen_thirty as thirty_picture
-from pbem.render.pictures.canvas import BLUE_TINT, GREY_TINT, RED_TINT
+from pbem.render.pictures.canvas import BLUE_TINT, GOLD, GREY_TINT, INK, RED_TINT, Canvas, RgbCanvas, card_tile
 from tests.engine.test_contract import moments
 from tests.secrets_by_kind import HIDDEN
 
@@ -196,3 +196,149 @@ def test_the_phasing_player_is_told_how_to_send_specials_and_the_vote_call_with_
         assert any(x.startswith("PLAY <special>") for x in r.syntax) and any(
             x.startswith("CALL <country>") for x in r.syntax
         )
+
+
+class _Recording(RgbCanvas):
+    """A canvas that keeps the arguments of every card drawn on it."""
+
+    def __init__(self, width: int, height: int) -> None:
+        super().__init__(width, height)
+        self.cards: list[tuple] = []
+
+    def card(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        self.cards.append(args)
+        super().card(*args, **kwargs)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_card_pasted_from_its_tile_has_the_pixels_of_the_card_drawn_in_place(kind: str, monkeypatch) -> None:
+    """`Canvas.card` pastes a card drawn once (`card_tile`): over a background of every colour, and at the
+    places and sizes the games draw their cards, the pixels equal those of drawing it there (`Canvas._card`)."""
+    import random
+    from importlib import import_module
+
+    mod = import_module(MODULES[kind])
+    monkeypatch.setattr(mod, "Canvas", _Recording)
+    eng, pt = _game(kind)
+    cards: set[tuple] = set()
+    for s in moments(eng, pt, 6):
+        for r in [None, *pt.players]:
+            drawn = mod.draw(eng.view(s, r))
+            if drawn is not None:
+                cards.update((a[0], a[1], a[2], a[3], tuple(a[4]), *a[5:]) for a in drawn[0].cards)
+    if kind != "sixteen-thirty":
+        assert len(cards) > 20
+    noise = random.Random(kind).randbytes(3 * 700 * 200)
+    tiled = 0
+    for x, y, w, h, lines, *rest in sorted(cards, key=repr)[:300]:
+        a, b = RgbCanvas(700, 200), RgbCanvas(700, 200)
+        for c in (a, b):
+            c.image.frombytes(noise)
+        px, py = int(x) % 500, int(y) % 100  # the card's own place, wrapped into the small canvas
+        a._card(px, py, w, h, list(lines), *rest)
+        b.card(px, py, w, h, list(lines), *rest)
+        assert a.image.tobytes() == b.image.tobytes(), (kind, lines)
+        tiled += card_tile(int(w), int(h), lines, *rest) is not None
+    assert tiled > 0, "no card was ever pasted from a tile: the test compared nothing"
+
+
+class _Both:
+    """Draws every operation on the palette canvas (`Canvas`) and on the RGB reference (`RgbCanvas`)."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.p, self.rgb = Canvas(width, height), RgbCanvas(width, height)
+        self.width, self.height = width, height
+        self.draw = self
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        def both(*args, **kwargs):  # type: ignore[no-untyped-def]
+            for c in (self.p, self.rgb):
+                target = (
+                    getattr(c.draw, name) if name in ("rectangle", "rounded_rectangle", "ellipse", "line") else None
+                )
+                out = (target or getattr(c, name))(*args, **kwargs)
+            return out
+
+        return both
+
+
+def _drawn_with(mod, canvas, draw, arg):  # type: ignore[no-untyped-def]
+    """`draw(arg)` of picture module `mod` with its pictures made on `canvas`."""
+    before = mod.Canvas
+    mod.Canvas = canvas
+    try:
+        return draw(arg)
+    finally:
+        mod.Canvas = before
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_palette_canvas_gives_the_bytes_of_the_rgb_reference_for_every_picture(kind: str) -> None:
+    """`Canvas` draws on the fixed palette directly; every picture of the game (readers, moments, the public
+    map) is the same PNG as drawing it in RGB and mapping it to the palette at the end (`RgbCanvas`), and a
+    reader's own picture never needed the RGB fallback."""
+    from importlib import import_module
+
+    mod = import_module(MODULES[kind])
+    eng, pt = _game(kind)
+    compared = 0
+    for s in moments(eng, pt, 8):
+        for r in [None, *pt.players]:
+            view = eng.view(s, r)
+            pairs = [(mod.draw, view, True)]
+            if hasattr(mod, "draw_public") and r is None:  # the map: the same for every reader of a moment
+                pairs.append((mod.draw_public, mod.public_key(view), False))
+            for draw, arg, own in pairs:
+                ours, reference = draw(arg), _drawn_with(mod, RgbCanvas, draw, arg)
+                if ours is None:
+                    assert reference is None
+                    continue
+                assert isinstance(ours[0], Canvas) and isinstance(reference[0], RgbCanvas)
+                assert not own or ours[0].rgb is None, f"{kind}: a reader's picture fell back to RGB"
+                assert ours[0].png() == reference[0].png(), (kind, r)
+                compared += 1
+    assert compared > 0
+
+
+def test_words_over_blended_pixels_a_mixed_background_or_the_edge_fall_back_to_rgb_and_match_it() -> None:
+    """Where the palette canvas cannot know a background (words over other words' antialiased pixels, over two
+    colours, across the edge, in a colour sharing another's index), it draws everything again in RGB: the bytes
+    still equal the reference's, and a drawing it can do stays on the palette."""
+    simple = _Both(200, 60)
+    simple.text((10, 10), "Archduke Maria", 14)
+    simple.card(10, 30, 120, 26, ["Gold 3"], GREY_TINT)
+    simple.rectangle((150, 5, 190, 20), fill=GOLD)
+    simple.rectangle((140, 30, 199, 59), fill=BLUE_TINT, outline=INK)
+    simple.text((146, 36), "on blue", 13)  # words on a fill: blended with the fill, not the paper
+    assert simple.p.rgb is None and simple.p.png() == simple.rgb.png()
+    cases = [
+        lambda c: (c.text((10, 10), "Overlapping words", 14), c.text((14, 12), "Overlapping words", 14)),
+        lambda c: (c.rectangle((0, 0, 40, 60), fill=BLUE_TINT), c.text((30, 20), "across two fills", 13)),
+        lambda c: c.text((180, 50), "past the edge", 13),
+        lambda c: (c.text((10, 10), "before", 13), c.ellipse((60, 0, 120, 50), fill=RED_TINT, outline=INK),
+                   c.line([(0, 0), (200, 60)], fill=INK, width=3), c.text((90, 20), "after", 12, anchor="ra")),
+    ]  # fmt: skip
+    for make in cases:
+        c = _Both(200, 60)
+        make(c)
+        assert c.p.png() == c.rgb.png()
+    for make in cases[:3]:
+        fell = _Both(200, 60)
+        make(fell)
+        assert fell.p.rgb is not None, "words over blended pixels, two colours or the edge must fall back"
+
+
+def test_the_palette_canvas_marks_blended_pixels_and_never_stamps_words_over_them() -> None:
+    """Its knowledge of a pixel's colour (`dirty`): the antialiased pixels of words are marked, a shape drawn
+    over them clears the mark, and words whose box holds a marked pixel are drawn in RGB (the blend there could
+    differ), even where every index under them is the paper's."""
+    c = Canvas(200, 40)
+    c.text((10, 10), "Maria Theresa", 14)
+    marked = c.dirty.getbbox()
+    assert marked is not None and c.rgb is None
+    c.draw.rectangle((0, 0, 199, 39), fill=BLUE_TINT)
+    assert c.dirty.getbbox() is None and c.rgb is None
+    d = Canvas(200, 40)
+    d.dirty.putpixel((60, 20), 255)  # a blended pixel whose index is the paper's
+    d.text((50, 12), "Ab", 13)
+    assert d.rgb is not None, "words over a marked pixel must be drawn in RGB"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sqlalchemy import bindparam
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from pbem.record.models import DkimEvidence, GameEvent, InboundMessage
@@ -41,12 +43,15 @@ def of_game(s: Session, game_id: int) -> dict[int, Evidence]:
     return {r.inbound_id: Evidence(r.domain, r.selector, r.verified, r.headers, r.body, r.key) for r in rows}
 
 
+_EVENTS = GameEvent.__table__.c  # type: ignore[attr-defined]
+#: Built once, run on the connection: through the ORM session this one probe cost a report's loading ~1 ms of CPU.
+Q_DEAL = core_select(_EVENTS.data_json).where(_EVENTS.game_id == bindparam("gid"), _EVENTS.kind == "salts").limit(1)
+
+
 def deal_of(s: Session, game_id: int) -> dict[str, Any] | None:
     """The data of game `game_id`'s deal (its `salts` event), which every report states the weakness of."""
-    row = s.exec(
-        select(GameEvent.data_json).where(GameEvent.game_id == game_id, GameEvent.kind == "salts").limit(1)
-    ).first()
-    data: dict[str, Any] | None = json.loads(row) if row is not None else None
+    row = s.connection().execute(Q_DEAL, {"gid": game_id}).first()
+    data: dict[str, Any] | None = json.loads(row[0]) if row is not None else None
     return data
 
 

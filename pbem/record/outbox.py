@@ -48,10 +48,13 @@ _Q_ANSWERS = (
 )
 
 
+_INSERT = OutboxMessage.__table__.insert()  # type: ignore[attr-defined]  # built once
+
+
 def queue(s: Session, rows: dict[str, Any] | list[dict[str, Any]]) -> None:
     """Add rows built by `pbem.mail.outbound.outgoing.outbox_row` (no ORM object: the INSERT is what costs)."""
     if rows:
-        s.connection().execute(OutboxMessage.__table__.insert(), rows)  # type: ignore[attr-defined]
+        s.connection().execute(_INSERT, rows)
 
 
 def last_report_seqs(s: Session, game_id: int, players: Iterable[str] | None = None) -> dict[str, int]:

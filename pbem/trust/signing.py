@@ -137,20 +137,34 @@ def private_of(game: Any) -> str | None:
 
 def receipt_fields(game: Any) -> dict[str, Any]:
     """What `pbem.mail.outbound.outgoing.Receipt` needs to sign for the game row `game` ({} if it has no key)."""
-    key = private_of(game)
-    if not key:
+    stored = getattr(game, "signing_key", None)
+    if not stored:
         return {}
-    import json
-
-    h = header(
+    fields = _receipt_fields(
         game.name,
         game.kind,
-        json.loads(game.options_json),
-        game.insecure_seed,
-        json.loads(game.players_json),
+        game.options_json,
+        bool(game.insecure_seed),
+        game.players_json,
         game.seed_commitment,
+        stored,
     )
-    return {"game": game.name, "header": h, "key": key}
+    return dict(fields)
+
+
+@lru_cache(maxsize=64)
+def _receipt_fields(
+    name: str, kind: str, options_json: str, insecure_seed: bool, players_json: str, commitment: str, stored: str
+) -> tuple[tuple[str, Any], ...]:
+    """`receipt_fields` of one game row, worked out once (every mail about the game signs with them: unsealing
+    the key and hashing the header was a tenth of a report's appending)."""
+    key = sealing.unseal(stored, name)
+    if not key:
+        return ()
+    import json
+
+    h = header(name, kind, json.loads(options_json), insecure_seed, json.loads(players_json), commitment)
+    return (("game", name), ("header", h), ("key", key))
 
 
 def headers_for(

@@ -35,8 +35,9 @@ def font(size: int) -> Font:
     return ImageFont.load_default(size)
 
 
-class Canvas:
-    """A white picture to draw on; `png()` gives its bytes (deterministic for the same drawing)."""
+class RgbCanvas:
+    """A white picture to draw on, in RGB; `png()` gives its bytes (deterministic for the same drawing).  The
+    reference drawing: `Canvas` draws the same pixels on the palette directly and falls back to this."""
 
     def __init__(self, width: int, height: int) -> None:
         self.image = Image.new("RGB", (width, height), PAPER)
@@ -68,10 +69,32 @@ class Canvas:
         width: int = 1,
     ) -> None:
         """A card: a box with up to three lines of text, the first one larger (square corners: a rounded
-        rectangle costs ten times as much to draw, and a hand has many cards)."""
+        rectangle costs ten times as much to draw, and a hand has many cards).
+
+        A card at whole pixels is pasted from `card_tile`, drawn once per look (the same pixels: its box covers
+        all of the tile and its words lie inside it, so nothing under it shows through either way)."""
+        at = (int(x), int(y))
+        if at == (x, y) and at[0] >= 0 and at[1] >= 0 and int(w) == w and int(h) == h:
+            tile = card_tile(int(w), int(h), tuple(lines), fill, outline, width)
+            if tile is not None:
+                self.image.paste(tile, at)
+                return
+        self._card(x, y, w, h, lines, fill, outline, width)
+
+    def _card(
+        self, x: float, y: float, w: float, h: float, lines: Any, fill: RGB, outline: RGB, width: int
+    ) -> list[tuple[int, int, int, int]]:
+        """Draw a card; returns the boxes its words were stamped in."""
         self.draw.rectangle((x, y, x + w, y + h), fill=fill, outline=outline, width=width)
+        boxes = []
         for i, line in enumerate(lines):
-            self.text((x + 6, y + 5 + i * 15), fit(self, line, w - 10, 12 if i else 13), 12 if i else 13)
+            size = 12 if i else 13
+            words = fit(self, line, w - 10, size)
+            mask, dx, dy, _ = stamp(words, size)
+            self.text((x + 6, y + 5 + i * 15), words, size)
+            left, top = round(x + 6 + dx), round(y + 5 + i * 15) + dy
+            boxes.append((left, top, left + mask.width, top + mask.height))
+        return boxes
 
     def png(self) -> bytes:
         out = io.BytesIO()
@@ -80,6 +103,24 @@ class Canvas:
         # time of level 6 for a quarter more bytes (measured on the Sixteen Thirty map: 24 KB against 19 KB)
         self.image.quantize(palette=palette(), dither=Image.Dither.NONE).save(out, format="PNG", compress_level=3)
         return out.getvalue()
+
+
+#: Never drawn (not in the palette): a tile still showing it after its box is drawn is not covered by the box.
+_UNDRAWN = (255, 0, 254)
+
+
+@lru_cache(maxsize=128)  # RGB tiles (20-30 KB each): the palette canvas keeps its own (`_card_p`)
+def card_tile(w: int, h: int, lines: tuple[str, ...], fill: RGB, outline: RGB, width: int) -> Image.Image | None:
+    """The pixels of a card drawn at (0, 0) (`Canvas.card`), or None where pasting them could differ from
+    drawing the card in place: a pixel of its tile left undrawn by its box, or words reaching outside it."""
+    tile = RgbCanvas(w + 1, h + 1)
+    tile.image.paste(_UNDRAWN, (0, 0, w + 1, h + 1))
+    boxes = tile._card(0, 0, w, h, list(lines), fill, outline, width)
+    inside = all(x0 >= 0 and y0 >= 0 and x1 <= w + 1 and y1 <= h + 1 for x0, y0, x1, y1 in boxes)
+    colours = tile.image.getcolors(maxcolors=1 << 16)
+    if not inside or colours is None or any(c == _UNDRAWN for _, c in colours):
+        return None
+    return tile.image
 
 
 #: Extra fills some games use (Dynasties' metals), so that the palette holds them exactly.
@@ -114,7 +155,7 @@ def stamp(words: str, size: int) -> tuple[Image.Image, int, int, float]:
     return mask, int(left), int(top), float(f.getlength(words))
 
 
-def fit(c: Canvas, words: str, width: float, size: int) -> str:
+def fit(c: RgbCanvas | Canvas, words: str, width: float, size: int) -> str:
     """`words` cut with an ellipsis to fit `width` pixels."""
     if c.width_of(words, size) <= width:
         return words
@@ -124,7 +165,13 @@ def fit(c: Canvas, words: str, width: float, size: int) -> str:
 
 
 def card_rows(
-    c: Canvas | None, x0: float, y0: float, width: float, cards: list[dict[str, Any]], w: int = 120, h: int = 50
+    c: RgbCanvas | Canvas | None,
+    x0: float,
+    y0: float,
+    width: float,
+    cards: list[dict[str, Any]],
+    w: int = 120,
+    h: int = 50,
 ) -> float:
     """Lay `cards` (each {"lines": [...], "fill": colour, optional "outline", "width"}) out in rows that wrap
     at `width`; draw them when `c` is given.  Returns the y under the last row."""
@@ -136,3 +183,194 @@ def card_rows(
         if c is not None:
             c.card(x, y, w, h, card["lines"], card.get("fill", PAPER), card.get("outline", INK), card.get("width", 1))
     return y0 + rows * (h + 8)
+
+
+# --- Drawing on the palette directly --------------------------------------------------------------------------
+#
+# `RgbCanvas.png` maps every pixel to the fixed palette at the end (`quantize`, a pure function of the pixel's
+# colour).  `Canvas` gives the same bytes without the RGB picture: a shape's pixels get its colour's index at once,
+# and words stamped on a background of one known colour get, pixel by pixel, the index of the blend that pasting
+# them in RGB would give (`_stamp_p`: that blend drawn and mapped once per words, size, ink and background).  It
+# knows a pixel's colour only while that colour is one drawn whole (paper, a fill, an ink): the blended pixels of
+# words are marked in `dirty`.  Words over a dirty pixel, a mixed background or the canvas edge, or a colour whose
+# index another colour shares, cannot be done this way: the canvas then draws everything again in RGB (`_fall`),
+# from the operations it kept, and goes on in RGB.
+
+
+@lru_cache(maxsize=256)
+def index_of(colour: tuple[int, ...]) -> int:
+    """The palette index `quantize` maps `colour` to."""
+    one = Image.new("RGB", (1, 1), colour).quantize(palette=palette(), dither=Image.Dither.NONE)
+    value = one.getpixel((0, 0))
+    assert isinstance(value, int)
+    return value
+
+
+@lru_cache(maxsize=1)
+def _palette_bytes() -> bytes:
+    return bytes(palette().getpalette() or [])
+
+
+_KNOWN: dict[int, RGB] = {}  # index -> the one whole colour drawn with it
+
+
+def _known(colour: RGB) -> int | None:
+    """`colour`'s index if no other colour drawn whole shares it (else None: this picture is drawn in RGB)."""
+    i = index_of(colour)
+    if _KNOWN.setdefault(i, colour) != colour:
+        return None
+    return i
+
+
+@lru_cache(maxsize=512)  # a P tile and a mask per words, ink and background (a few KB each: peak memory)
+def _stamp_p(words: str, size: int, fill: RGB, background: RGB) -> tuple[Image.Image, Image.Image]:
+    """`words` pasted in `fill` on `background`, as palette indices, and the mask of their blended pixels."""
+    mask = stamp(words, size)[0]
+    rgb = Image.new("RGB", mask.size, background)
+    rgb.paste(fill, (0, 0), mask)
+    blended = mask.point([255 if 0 < a < 255 else 0 for a in range(256)])
+    return rgb.quantize(palette=palette(), dither=Image.Dither.NONE), blended
+
+
+@lru_cache(maxsize=384)  # a game has at most a few hundred distinct cards
+def _card_p(
+    w: int, h: int, lines: tuple[str, ...], fill: RGB, outline: RGB, width: int
+) -> tuple[Image.Image, Image.Image] | None:
+    """`card_tile` as palette indices, and the mask of its blended pixels (None: no tile, or unknown colours)."""
+    tile = card_tile(w, h, lines, fill, outline, width)
+    if tile is None or None in (_known(fill), _known(outline), _known(INK)):
+        return None
+    blended = Image.new("L", tile.size, 0)
+    for i, line in enumerate(lines):
+        size = 12 if i else 13
+        words = fit(RgbCanvas(1, 1), line, w - 10, size)
+        mask, dx, dy, _ = stamp(words, size)
+        blended.paste(255, (6 + dx, 5 + i * 15 + dy), mask.point([255 if 0 < a < 255 else 0 for a in range(256)]))
+    return tile.quantize(palette=palette(), dither=Image.Dither.NONE), blended
+
+
+class _Fall(Exception):
+    """This drawing cannot be done on the palette directly."""
+
+
+class _PaletteDraw:
+    """`Canvas.draw`: the ImageDraw shapes the pictures use, on the palette (or in RGB after a fallback)."""
+
+    def __init__(self, canvas: Canvas) -> None:
+        self.canvas = canvas
+
+    def _shape(self, name: str, xy: Any, **kw: Any) -> None:
+        c = self.canvas
+        if c.rgb is None:
+            try:
+                inks = {k: (None if v is None else _known(v)) for k, v in kw.items() if k in ("fill", "outline")}
+                if any(v is None and kw[k] is not None for k, v in inks.items()):
+                    raise _Fall
+                getattr(ImageDraw.Draw(c.image), name)(xy, **{**kw, **inks})
+                cleared = {k: (None if v is None else 0) for k, v in inks.items()}
+                getattr(ImageDraw.Draw(c.dirty), name)(xy, **{**kw, **cleared})
+                c.ops.append((name, (xy,), kw))
+                return
+            except _Fall:
+                c._fall()
+        assert c.rgb is not None
+        getattr(c.rgb.draw, name)(xy, **kw)
+
+    def rectangle(self, xy: Any, fill: RGB | None = None, outline: RGB | None = None, width: int = 1) -> None:
+        self._shape("rectangle", xy, fill=fill, outline=outline, width=width)
+
+    def rounded_rectangle(
+        self, xy: Any, radius: int = 0, fill: RGB | None = None, outline: RGB | None = None, width: int = 1
+    ) -> None:
+        self._shape("rounded_rectangle", xy, radius=radius, fill=fill, outline=outline, width=width)
+
+    def ellipse(self, xy: Any, fill: RGB | None = None, outline: RGB | None = None, width: int = 1) -> None:
+        self._shape("ellipse", xy, fill=fill, outline=outline, width=width)
+
+    def line(self, xy: Any, fill: RGB | None = None, width: int = 0) -> None:
+        self._shape("line", xy, fill=fill, width=width)
+
+
+class Canvas:
+    """A white picture to draw on, drawn on the fixed palette directly (see above); `png()` gives the bytes
+    `RgbCanvas` gives for the same drawing."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.image = Image.new("P", (width, height), index_of(PAPER))
+        self.image.putpalette(_palette_bytes())
+        self.dirty = Image.new("L", (width, height), 0)
+        self.rgb: RgbCanvas | None = None
+        self.ops: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+        self.draw = _PaletteDraw(self)
+        if _known(PAPER) is None:
+            self._fall()
+
+    def _fall(self) -> None:
+        """Draw everything so far again in RGB, and go on there."""
+        rgb = RgbCanvas(self.width, self.height)
+        for name, args, kw in self.ops:
+            target = getattr(rgb.draw, name) if name in ("rectangle", "rounded_rectangle", "ellipse", "line") else None
+            (target or getattr(rgb, name))(*args, **kw)
+        self.rgb, self.ops = rgb, []
+
+    def text(self, xy: tuple[float, float], words: str, size: int = 13, fill: RGB = INK, anchor: str = "la") -> None:
+        if self.rgb is None:
+            mask, dx, dy, width = stamp(words, size)
+            x, y = round(xy[0] - (width if anchor.startswith("r") else 0) + dx), round(xy[1]) + dy
+            box = (x, y, x + mask.width, y + mask.height)
+            if x >= 0 and y >= 0 and box[2] <= self.width and box[3] <= self.height and _known(fill) is not None:
+                # on Pillow's core images: the wrappers' checks and palette copies cost more than the pixels
+                low, high = self.image.im.crop(box).getextrema()
+                background = _KNOWN.get(low) if low == high else None
+                if background is not None and self.dirty.im.crop(box).getbbox(False) is None:
+                    tile, blended = _stamp_p(words, size, fill, background)
+                    self.image.im.paste(tile.im, box)
+                    self.dirty.im.paste(255, box, blended.im)
+                    self.ops.append(("text", (xy, words, size, fill, anchor), {}))
+                    return
+            self._fall()
+        assert self.rgb is not None
+        self.rgb.text(xy, words, size, fill, anchor)
+
+    def width_of(self, words: str, size: int = 13) -> float:
+        return stamp(words, size)[3]
+
+    def box(self, xy: tuple[float, float, float, float], fill: RGB, outline: RGB = INK, width: int = 1) -> None:
+        self.draw.rounded_rectangle(xy, radius=6, fill=fill, outline=outline, width=width)
+
+    def card(
+        self,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        lines: list[str],
+        fill: RGB = PAPER,
+        outline: RGB = INK,
+        width: int = 1,
+    ) -> None:
+        """`RgbCanvas.card`: pasted from its tile on the palette where it has one."""
+        at = (int(x), int(y))
+        if self.rgb is None and at == (x, y) and at[0] >= 0 and at[1] >= 0 and int(w) == w and int(h) == h:
+            tiles = _card_p(int(w), int(h), tuple(lines), fill, outline, width)
+            if tiles is not None and at[0] + tiles[0].width <= self.width and at[1] + tiles[0].height <= self.height:
+                box = (at[0], at[1], at[0] + tiles[0].width, at[1] + tiles[0].height)
+                self.image.im.paste(tiles[0].im, box)
+                self.dirty.im.paste(tiles[1].im, box)
+                self.ops.append(("card", (x, y, w, h, lines, fill, outline, width), {}))
+                return
+        if self.rgb is None:  # drawn in place: its box and words, each on the palette if it can be
+            self.draw.rectangle((x, y, x + w, y + h), fill=fill, outline=outline, width=width)
+            for i, line in enumerate(lines):
+                size = 12 if i else 13
+                self.text((x + 6, y + 5 + i * 15), fit(self, line, w - 10, size), size)
+            return
+        self.rgb.card(x, y, w, h, lines, fill, outline, width)
+
+    def png(self) -> bytes:
+        if self.rgb is not None:
+            return self.rgb.png()
+        out = io.BytesIO()
+        self.image.save(out, format="PNG", compress_level=3)  # as `RgbCanvas.png` saves its quantized picture
+        return out.getvalue()
