@@ -24,6 +24,7 @@ from pbem.mail.inbound.redact import (
     code_pattern,
     codes_in_text,
     find_and_redact,
+    normals,
     over_budget,
     redact_message,
     redact_text,
@@ -128,12 +129,16 @@ def _scrub(msg: Inbound, raw: bytes, ex: Extracted | None, limit: int) -> tuple[
     given = codes_in_text(msg.subject) | ({ex.code} if ex and ex.code else set())
     tree = msg.tree.take() if msg.tree is not None and kept.raw is raw and _parsed_from(msg, raw) else None
     codes, stored = find_and_redact(kept.raw, given, parsed=tree)  # every code stated anywhere, the given ones
+    too_many = over_budget(codes)
+    # what every redaction below looks for (`code_pattern`: the first MAX_CODES normalised), made once: a mail of
+    # 30,000 CODE lines would otherwise normalise them all again for each text redacted
+    codes = set(sorted(normals(codes))[:MAX_CODES])
     msg = dataclasses.replace(
         msg, subject=redact_text(msg.subject, codes), sender_name=redact_text(msg.sender_name, codes), tree=None
     )
     if kept.problem:
         return dataclasses.replace(msg, problem=kept.problem, text=""), stored, None
-    if over_budget(codes):  # nothing of its body was kept, so nothing of it is read (issue 26)
+    if too_many:  # nothing of its body was kept, so nothing of it is read (issue 26)
         problem = f"it states more than {MAX_CODES} different codes; send your orders with one CODE line"
         subject, name = (redact_text(redact_text(t, given), codes) for t in (msg.subject, msg.sender_name))
         return dataclasses.replace(msg, subject=subject, sender_name=name, problem=problem, text=""), stored, None
