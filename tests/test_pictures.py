@@ -342,3 +342,46 @@ def test_the_palette_canvas_marks_blended_pixels_and_never_stamps_words_over_the
     d.dirty.putpixel((60, 20), 255)  # a blended pixel whose index is the paper's
     d.text((50, 12), "Ab", 13)
     assert d.rgb is not None, "words over a marked pixel must be drawn in RGB"
+
+
+def test_the_tile_caches_hold_their_byte_budget_and_drop_the_least_recently_used_first() -> None:
+    """`Tiles` bounds a cache by the pixel bytes it holds, not by entries: a long poll draws thousands of
+    distinct status lines, and an entry-counted cache of their stamps grew its peak memory with the number of
+    messages (benchmarks/memory.py)."""
+    from pbem.render.pictures.canvas import Tiles, image_bytes
+
+    calls: list[int] = []
+
+    def draw(n: int) -> Image.Image:
+        calls.append(n)
+        return Image.new("L", (100 if n < 1000 else n, 10), n % 256)  # 1,000 bytes each, but the large
+
+    tiles = Tiles(draw, budget=3 * (100 * 10 + 200))  # three 100x10 masks and their entries
+    for n in (100, 100, 100):
+        assert tiles(n).size == (100, 10)
+    assert calls == [100]  # drawn once, then kept
+    first = tiles(100)
+    for n in range(101, 104):
+        tiles(n)
+        assert tiles.held <= tiles.budget
+    assert tiles.held == sum(size for _, size in tiles.kept.values())
+    assert list(tiles.kept) == [((101,), ()), ((102,), ()), ((103,), ())]  # the oldest dropped to fit the newest
+    tiles(101)  # used again: now the most recent, kept over 102
+    tiles(104)
+    assert list(tiles.kept) == [((103,), ()), ((101,), ()), ((104,), ())]
+    assert tiles(100).tobytes() == first.tobytes()  # dropped and drawn again: the same pixels
+    calls.clear()
+    tiles(5000)  # larger than the whole budget: returned, never kept, and nothing dropped for it
+    assert (5000,) not in {k[0] for k in tiles.kept} and tiles.held <= tiles.budget
+    assert image_bytes((Image.new("RGB", (4, 5)), Image.new("L", (4, 5)), 3, None)) == 4 * 5 * 3 + 4 * 5
+    tiles.cache_clear()
+    assert tiles.held == 0 and not tiles.kept
+
+
+def test_every_picture_cache_of_images_is_bounded_by_bytes() -> None:
+    """The caches that keep Pillow images are `Tiles` with a budget of at most 2 MiB each (lru_cache counts
+    entries, and the picture caches' entries range from 0.5 KB to 30 KB)."""
+    from pbem.render.pictures import canvas
+
+    budgets = {name: getattr(canvas, name).budget for name in ("stamp", "card_tile", "_stamp_p", "_card_p")}
+    assert all(0 < b <= 2 * canvas.MIB for b in budgets.values()), budgets

@@ -8,8 +8,10 @@ is its colour *and* its name, a usable card is green *and* ticked.
 from __future__ import annotations
 
 import io
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from functools import lru_cache
-from typing import Any
+from typing import Any, Generic, ParamSpec, TypeVar
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -28,6 +30,59 @@ GREEN = (30, 130, 76)
 GREEN_TINT = (216, 240, 225)
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+MIB = 1 << 20
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def image_bytes(value: object) -> int:
+    """The pixel bytes `value` holds: an image, or a tuple of images and plain values (None: nothing)."""
+    if isinstance(value, Image.Image):
+        return value.width * value.height * len(value.getbands())
+    if isinstance(value, tuple):
+        return sum(image_bytes(v) for v in value)
+    return 0
+
+
+class Tiles(Generic[P, R]):
+    """`fn`'s results kept, least recently used dropped first, while the pixels they hold fit `budget` bytes.
+
+    The tiles live in Pillow's C memory, where an entry count says little about their size (0.5 to 30 KB each).
+    Left unbounded, a poll of 10,000 order mails kept 1,849 word stamps (9 MiB) and 1,734 palette stamps
+    (17 MiB): status lines such as "Carol: score 7, tokens 3, holdings 4, 1 cards in hand" rarely repeat, and
+    caches counted in entries grew a long poll's peak memory with the number of messages (benchmarks/memory.py).
+    Names and labels, which do repeat, stay: the least recently used go first."""
+
+    def __init__(self, fn: Callable[P, R], budget: int) -> None:
+        self.fn, self.budget, self.held = fn, budget, 0
+        self.kept: OrderedDict[Hashable, tuple[R, int]] = OrderedDict()
+        self.__doc__, self.__wrapped__ = fn.__doc__, fn
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        key: Hashable = (args, tuple(sorted(kwargs.items())))
+        hit = self.kept.get(key)
+        if hit is not None:
+            self.kept.move_to_end(key)
+            return hit[0]
+        value = self.fn(*args, **kwargs)
+        size = image_bytes(value) + 200  # and the entry itself, so that tiles of nothing are bounded too
+        if size <= self.budget:
+            self.kept[key] = (value, size)
+            self.held += size
+            while self.held > self.budget:
+                _, (_, dropped) = self.kept.popitem(last=False)
+                self.held -= dropped
+        return value
+
+    def cache_clear(self) -> None:
+        self.kept.clear()
+        self.held = 0
+
+
+def tiles(budget: int) -> Callable[[Callable[P, R]], Tiles[P, R]]:
+    """`@tiles(budget)`: `Tiles` as a decorator."""
+    return lambda fn: Tiles(fn, budget)
 
 
 @lru_cache(maxsize=8)
@@ -109,7 +164,7 @@ class RgbCanvas:
 _UNDRAWN = (255, 0, 254)
 
 
-@lru_cache(maxsize=128)  # RGB tiles (20-30 KB each): the palette canvas keeps its own (`_card_p`)
+@tiles(2 * MIB)  # RGB tiles, 20-30 KB each: the cards of a few games (the palette canvas keeps its own)
 def card_tile(w: int, h: int, lines: tuple[str, ...], fill: RGB, outline: RGB, width: int) -> Image.Image | None:
     """The pixels of a card drawn at (0, 0) (`Canvas.card`), or None where pasting them could differ from
     drawing the card in place: a pixel of its tile left undrawn by its box, or words reaching outside it."""
@@ -145,7 +200,7 @@ def palette() -> Image.Image:
     return image
 
 
-@lru_cache(maxsize=4096)
+@tiles(MIB)  # masks of 0.5-6 KB: names and labels repeat, status lines with numbers rarely do
 def stamp(words: str, size: int) -> tuple[Image.Image, int, int, float]:
     """`words` in the font of `size` as an antialiased mask, its offset from the anchor, and its advance."""
     f = font(size)
@@ -222,7 +277,7 @@ def _known(colour: RGB) -> int | None:
     return i
 
 
-@lru_cache(maxsize=512)  # a P tile and a mask per words, ink and background (a few KB each: peak memory)
+@tiles(2 * MIB)  # a P tile and a mask per words, ink and background, twice the bytes of their stamp
 def _stamp_p(words: str, size: int, fill: RGB, background: RGB) -> tuple[Image.Image, Image.Image]:
     """`words` pasted in `fill` on `background`, as palette indices, and the mask of their blended pixels."""
     mask = stamp(words, size)[0]
@@ -232,7 +287,7 @@ def _stamp_p(words: str, size: int, fill: RGB, background: RGB) -> tuple[Image.I
     return rgb.quantize(palette=palette(), dither=Image.Dither.NONE), blended
 
 
-@lru_cache(maxsize=384)  # a game has at most a few hundred distinct cards
+@tiles(2 * MIB)  # a P tile and a mask per card look, 10-15 KB each
 def _card_p(
     w: int, h: int, lines: tuple[str, ...], fill: RGB, outline: RGB, width: int
 ) -> tuple[Image.Image, Image.Image] | None:
