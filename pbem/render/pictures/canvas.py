@@ -8,6 +8,7 @@ is its colour *and* its name, a usable card is green *and* ticked.
 from __future__ import annotations
 
 import io
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from functools import lru_cache
@@ -57,27 +58,31 @@ class Tiles(Generic[P, R]):
     def __init__(self, fn: Callable[P, R], budget: int) -> None:
         self.fn, self.budget, self.held = fn, budget, 0
         self.kept: OrderedDict[Hashable, tuple[R, int]] = OrderedDict()
+        self.lock = threading.Lock()  # as lru_cache: safe to share between threads (the drawing runs outside it)
         self.__doc__, self.__wrapped__ = fn.__doc__, fn
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         key: Hashable = (args, tuple(sorted(kwargs.items())))
-        hit = self.kept.get(key)
-        if hit is not None:
-            self.kept.move_to_end(key)
-            return hit[0]
+        with self.lock:
+            hit = self.kept.get(key)
+            if hit is not None:
+                self.kept.move_to_end(key)
+                return hit[0]
         value = self.fn(*args, **kwargs)
         size = image_bytes(value) + 200  # and the entry itself, so that tiles of nothing are bounded too
-        if size <= self.budget:
-            self.kept[key] = (value, size)
-            self.held += size
-            while self.held > self.budget:
-                _, (_, dropped) = self.kept.popitem(last=False)
-                self.held -= dropped
+        with self.lock:
+            if size <= self.budget and key not in self.kept:
+                self.kept[key] = (value, size)
+                self.held += size
+                while self.held > self.budget:
+                    _, (_, dropped) = self.kept.popitem(last=False)
+                    self.held -= dropped
         return value
 
     def cache_clear(self) -> None:
-        self.kept.clear()
-        self.held = 0
+        with self.lock:
+            self.kept.clear()
+            self.held = 0
 
 
 def tiles(budget: int) -> Callable[[Callable[P, R]], Tiles[P, R]]:
