@@ -63,7 +63,7 @@ def record_inbound(s: Unit, msg: Inbound, raw: bytes, when: datetime, d: Decisio
 
     `raw` is already the bounded, redacted copy (`pbem.mail.inbound.storage.scrub`): never the code.
     """
-    res = store.insert(
+    new_id = store.insert(
         s,
         InboundMessage,
         dict(
@@ -81,7 +81,7 @@ def record_inbound(s: Unit, msg: Inbound, raw: bytes, when: datetime, d: Decisio
             duplicate_of=d.duplicate_of,
         ),
     )
-    new_id: int = res.inserted_primary_key[0]
+    assert new_id is not None
     return new_id
 
 
@@ -184,7 +184,7 @@ def _new_game(w: _Writing, g: NewGame) -> None:
         resolve=g.resolve,
         created_at=w.when,
     )
-    game = rows.Game(id=store.insert(w.s, models.Game, row).inserted_primary_key[0], **row)
+    game = rows.Game(id=store.insert(w.s, models.Game, row), **row)
     state_json = json.dumps(g.state, sort_keys=True)
     snap = dict(game_id=game.id, seq=0, step=g.step, over=False, state_json=state_json, created_at=w.when)
     store.insert(w.s, Snapshot, snap)
@@ -264,7 +264,7 @@ def _seat(w: _Writing, effect: NewSeat) -> None:
         thread=effect.thread,
         created_at=w.when,
     )
-    seat_id = store.insert(w.s, models.Seat, fields).inserted_primary_key[0]
+    seat_id = store.insert(w.s, models.Seat, fields)
     row = store.plain(rows.Seat, {"id": seat_id, **fields})
     before = [st for st in loaded.seats if st.position != effect.position]
     loaded.seats = sorted([*before, row], key=lambda st: st.position)

@@ -6,18 +6,26 @@ cost of a reply does not grow with the history.  `pbem.mail.inbound.replies` dec
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import Select, bindparam, func, select
 from sqlmodel import Session
 
 from pbem.mail.inbound.replies import SentMail, looked_up
+from pbem.record.db import fetch
 from pbem.record.models import OutboxMessage
 
 _C = OutboxMessage.__table__.c  # type: ignore[attr-defined]
-_Q_SENT = select(
-    _C.message_id, _C.game_id, _C.player, _C.to_addr, _C.created_at, func.coalesce(_C.keep_raw, _C.raw)
-).where(_C.message_id.in_(bindparam("ids", expanding=True)))
+
+
+@cache
+def _q_sent(ids: int) -> Select[Any]:
+    """Built once per number of ids (binds m0, m1, ...), so that it runs precompiled (`db.fetch`)."""
+    query: Select[Any] = select(
+        _C.message_id, _C.game_id, _C.player, _C.to_addr, _C.created_at, func.coalesce(_C.keep_raw, _C.raw)
+    ).where(_C.message_id.in_([bindparam(f"m{i}") for i in range(ids)]))
+    return query
 
 
 def sent_mails(s: Session, references: tuple[str, ...]) -> dict[str, SentMail]:
@@ -26,5 +34,5 @@ def sent_mails(s: Session, references: tuple[str, ...]) -> dict[str, SentMail]:
     ids = looked_up(references)
     if not ids:
         return {}
-    rows: Any = s.connection().execute(_Q_SENT, {"ids": ids}).all()
+    rows = fetch(s.connection(), _q_sent(len(ids)), {f"m{i}": m for i, m in enumerate(ids)})
     return {r[0]: SentMail(r[0], r[1], r[2], r[3], r[4], bytes(r[5] or b"")) for r in rows}

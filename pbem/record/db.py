@@ -78,34 +78,118 @@ def _begin_immediate(conn: Connection) -> None:
         raise DBAPIError.instance("BEGIN IMMEDIATE", None, exc, sqlite3.Error) from exc
 
 
-_COMPILED: dict[tuple[int, str], tuple[Any, str, tuple[str, ...], dict[str, Any]]] = {}
+_Compiled = tuple[Any, str, tuple[str, ...], dict[str, Any], tuple[Any, ...], tuple[Any, ...] | None]
+_COMPILED: dict[tuple[int, str], _Compiled] = {}
 
 
-def fetch(conn: Connection, stmt: Any, params: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """The rows of `stmt`, a SELECT built once at import whose binds and columns need no type conversion
-    (integers and strings): the poll runs a few of them for every message, stranger's or player's.
-
-    On SQLite it is compiled once and run on the transaction's own driver connection, without the execution
-    context SQLAlchemy builds around every statement (most of a one-row look-up's CPU); elsewhere it runs
-    through SQLAlchemy as any statement."""
-    if conn.dialect.name != "sqlite":
-        return [tuple(r) for r in conn.execute(stmt, params)]
+def _compiled(conn: Connection, stmt: Any) -> _Compiled:
+    """`stmt` compiled for SQLite once, with each bind's and each column's type conversion (datetimes,
+    booleans; None where the value passes as it is)."""
     key = (id(stmt), conn.dialect.name)
     got = _COMPILED.get(key)
     if got is None:
-        compiled = stmt.compile(dialect=conn.dialect)
-        got = (stmt, compiled.string, tuple(compiled.positiontup or ()), dict(compiled.params))
+        dialect = conn.dialect
+        compiled = stmt.compile(dialect=dialect)
+        names = tuple(compiled.positiontup or ())
+        assert not any(compiled.binds[n].expanding for n in names), "an IN list is compiled per call: execute it"
+        binds = tuple(compiled.binds[n].type._cached_bind_processor(dialect) for n in names)
+        columns = tuple(rc[3]._cached_result_processor(dialect, None) for rc in compiled._result_columns)
+        got = (stmt, compiled.string, names, dict(compiled.params), binds, columns if any(columns) else None)
         _COMPILED[key] = got  # the statement is kept with it: its id stays its own
-    _, sql, names, defaults = got
-    driver = conn.connection.driver_connection
-    assert driver is not None
+    return got
+
+
+def fetch(conn: Connection, stmt: Any, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The rows of `stmt`, a SELECT built once at import (no IN list of bound values): the poll runs a dozen
+    of them for every message.
+
+    On SQLite it is compiled once and run on the transaction's own driver connection, without the execution
+    context SQLAlchemy builds around every statement (most of a one-row look-up's CPU), the binds and the
+    columns converted as SQLAlchemy converts them (its types' own processors); elsewhere it runs through
+    SQLAlchemy as any statement."""
+    if conn.dialect.name != "sqlite":
+        return [tuple(r) for r in conn.execute(stmt, params)]
+    _, sql, names, defaults, binds, columns = _compiled(conn, stmt)
+    args = [params[n] if n in params else defaults[n] for n in names]
+    for i, proc in enumerate(binds):
+        if proc is not None:
+            args[i] = proc(args[i])
     try:
-        rows: list[tuple[Any, ...]] = driver.execute(
-            sql, [params[n] if n in params else defaults[n] for n in names]
-        ).fetchall()
+        rows: list[tuple[Any, ...]] = _run(conn, sql, args).fetchall()
     except sqlite3.Error as exc:
         raise DBAPIError.instance(sql, params, exc, sqlite3.Error) from exc
-    return rows
+    if columns is None:
+        return rows
+    return [tuple(v if p is None else p(v) for p, v in zip(columns, row, strict=True)) for row in rows]
+
+
+def _run(conn: Connection, sql: str, args: Any, many: bool = False) -> sqlite3.Cursor:
+    """`sql` on the transaction's own driver connection.  Listeners of the engine's `before_cursor_execute`
+    (the tests that count statements) see it as they see every statement SQLAlchemy sends."""
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    cursor: sqlite3.Cursor = driver.cursor()
+    if conn._has_events or conn.engine._has_events:
+        conn.dispatch.before_cursor_execute(conn, cursor, sql, args, None, many)
+    return cursor.executemany(sql, args) if many else cursor.execute(sql, args)
+
+
+_Insert = tuple[str, tuple[str, ...], tuple[Any, ...], dict[str, Any]]
+_INSERTS: dict[tuple[int, tuple[str, ...]], _Insert | None] = {}
+
+
+def _insert_plan(conn: Connection, table: Any, keys: tuple[str, ...]) -> _Insert | None:
+    """The INSERT of these columns of `table`, its binds' conversions and the scalar defaults of the columns
+    not given; None if a missing column's default is computed (SQLAlchemy must run it)."""
+    key = (id(table), keys)
+    if key in _INSERTS:
+        return _INSERTS[key]
+    missing = [c for c in table.columns if c.key not in keys and c.default is not None]
+    plan: _Insert | None = None
+    if all(c.default.is_scalar for c in missing):
+        defaults = {c.key: c.default.arg for c in missing}
+        names = (*keys, *defaults)
+        compiled = table.insert().compile(dialect=conn.dialect, column_keys=list(names))
+        order = tuple(compiled.positiontup or ())
+        binds = tuple(compiled.binds[n].type._cached_bind_processor(conn.dialect) for n in order)
+        plan = (compiled.string, order, binds, defaults)
+    _INSERTS[key] = plan
+    return plan
+
+
+def insert(conn: Connection, table: Any, rows: dict[str, Any] | list[dict[str, Any]]) -> int | None:
+    """INSERT `rows` (one dict, or a list of dicts with the same keys) into `table` in the caller's transaction;
+    the new row's id for one row.  On SQLite the statement is compiled once per set of columns and run on the
+    driver connection (SQLAlchemy's execution context costs more than a small insert); elsewhere, and for
+    columns whose default SQLAlchemy computes, it runs through SQLAlchemy."""
+    many = isinstance(rows, list)
+    if many and not rows:
+        return None
+    first = rows[0] if isinstance(rows, list) else rows
+    keys = tuple(first)
+    plan = _insert_plan(conn, table, keys) if conn.dialect.name == "sqlite" else None
+    if plan is None or (isinstance(rows, list) and any(tuple(r) != keys for r in rows)):
+        res = conn.execute(table.insert(), rows)
+        key = None if many else res.inserted_primary_key
+        return None if key is None else int(key[0])
+    sql, order, binds, defaults = plan
+
+    def args(row: dict[str, Any]) -> list[Any]:
+        values = [row[n] if n in row else defaults[n] for n in order]
+        return [v if p is None else p(v) for p, v in zip(binds, values, strict=True)]
+
+    try:
+        if isinstance(rows, list):
+            _run(conn, sql, [args(r) for r in rows], many=True)
+            return None
+        return _run(conn, sql, args(rows)).lastrowid
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(sql, rows, exc, sqlite3.Error) from exc
+
+
+def names(stmt: Any) -> tuple[str, ...]:
+    """The keys of a SELECT's columns, in order (for rows of `fetch` as mappings)."""
+    return tuple(c.key for c in stmt.selected_columns)
 
 
 def _postgres_engine(url: str) -> Engine:

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Connection, bindparam, false, select, update
 from sqlmodel import Session
 
+from pbem.record.db import insert
 from pbem.record.models import Due
 
 DUE = Due.__table__  # type: ignore[attr-defined]
@@ -50,8 +51,9 @@ def plan(s: Session, game_id: int, opened_at: datetime, deadline_at: datetime) -
     """A deadline opened or moved: the game's open rows are replaced by its deadline and the first look."""
     end(s, game_id)
     common = {"game_id": game_id, "opened_at": opened_at, "deadline_at": deadline_at, "done": False}
-    s.connection().execute(
-        DUE.insert(),
+    insert(
+        s.connection(),
+        DUE,
         [
             {"kind": "deadline", "due_at": deadline_at, **common},
             {"kind": "reminder", "due_at": middle(opened_at, deadline_at), **common},
@@ -74,8 +76,8 @@ def handled(s: Session, ids: Iterable[int], again: DueRow | None = None) -> None
         s.connection().execute(update(DUE).where(DUE.c.id.in_(ids)).values(done=True))
     if again is not None:
         row = {"game_id": again.game_id, "kind": again.kind, "due_at": again.due_at}
-        s.connection().execute(
-            DUE.insert(), {**row, "opened_at": again.opened_at, "deadline_at": again.deadline_at, "done": False}
+        insert(
+            s.connection(), DUE, {**row, "opened_at": again.opened_at, "deadline_at": again.deadline_at, "done": False}
         )
 
 

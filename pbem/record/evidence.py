@@ -10,6 +10,7 @@ from sqlalchemy import bindparam
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
+from pbem.record.db import fetch
 from pbem.record.models import DkimEvidence, GameEvent, InboundMessage
 from pbem.trust.dkim import Evidence
 
@@ -50,8 +51,8 @@ Q_DEAL = core_select(_EVENTS.data_json).where(_EVENTS.game_id == bindparam("gid"
 
 def deal_of(s: Session, game_id: int) -> dict[str, Any] | None:
     """The data of game `game_id`'s deal (its `salts` event), which every report states the weakness of."""
-    row = s.connection().execute(Q_DEAL, {"gid": game_id}).first()
-    data: dict[str, Any] | None = json.loads(row[0]) if row is not None else None
+    rows = fetch(s.connection(), Q_DEAL, {"gid": game_id})
+    data: dict[str, Any] | None = json.loads(rows[0][0]) if rows else None
     return data
 
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import bindparam, func, select
 from sqlmodel import Session
 
+from pbem.record.db import fetch, insert
 from pbem.record.models import MailMode, OutboxMessage
 
 _T = MailMode.__table__  # type: ignore[attr-defined]
@@ -30,7 +31,7 @@ class Mailing:
 def mailing(s: Session, game_id: int) -> Mailing:
     """The game's modes (one indexed scan of the game's few rows)."""
     default, players = NORMAL, {}
-    for player, mode in s.connection().execute(_Q, {"gid": game_id}).all():
+    for player, mode in fetch(s.connection(), _Q, {"gid": game_id}):
         if player:
             players[player] = mode
         else:
@@ -40,7 +41,7 @@ def mailing(s: Session, game_id: int) -> Mailing:
 
 def set_mode(s: Session, game_id: int, player: str, mode: str, when: datetime) -> None:
     """Record `player`'s mode ("" : the game's default) in the caller's transaction."""
-    s.connection().execute(_T.insert(), [dict(game_id=game_id, player=player, mode=mode, created_at=when)])
+    insert(s.connection(), _T, [dict(game_id=game_id, player=player, mode=mode, created_at=when)])
 
 
 _O = OutboxMessage.__table__.c  # type: ignore[attr-defined]

@@ -14,9 +14,11 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Select, bindparam, func
+from sqlalchemy import Select, bindparam, func, or_
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
+from pbem.record.db import fetch, insert
 from pbem.record.models import OutboxMessage, Seat
 
 COUNTED = ("ack", "notice", "status", "stranger")  # the purposes the answers budget counts (`pbem.app.answers`)
@@ -37,24 +39,25 @@ _C = OutboxMessage.__table__.c  # type: ignore[attr-defined]
 Q_QUEUED_IDS = select(_C.message_id).where(_C.message_id.in_(bindparam("ids", expanding=True)))
 
 
-_Q_ANSWERS = (
-    select(_C.to_addr, _C.purpose, func.count(), func.min(_C.created_at))
-    .where(
-        _C.to_addr.in_(bindparam("addresses", expanding=True)),
-        _C.purpose.in_((*COUNTED, LIMIT)),
-        _C.created_at > bindparam("since"),
+@cache
+def _answers(addresses: int) -> Select[Any]:
+    """Built once per number of addresses (binds a0, a1, ...), so that it runs precompiled (`db.fetch`)."""
+    query: Select[Any] = (
+        core_select(_C.to_addr, _C.purpose, func.count(), func.min(_C.created_at))
+        .where(
+            _C.to_addr.in_([bindparam(f"a{i}") for i in range(addresses)]),
+            or_(*(_C.purpose == purpose for purpose in (*COUNTED, LIMIT))),  # plain binds: no IN list to expand
+            _C.created_at > bindparam("since"),
+        )
+        .group_by(_C.to_addr, _C.purpose)
     )
-    .group_by(_C.to_addr, _C.purpose)
-)
-
-
-_INSERT = OutboxMessage.__table__.insert()  # type: ignore[attr-defined]  # built once
+    return query
 
 
 def queue(s: Session, rows: dict[str, Any] | list[dict[str, Any]]) -> None:
     """Add rows built by `pbem.mail.outbound.outgoing.outbox_row` (no ORM object: the INSERT is what costs)."""
     if rows:
-        s.connection().execute(_INSERT, rows)
+        insert(s.connection(), OutboxMessage.__table__, rows)  # type: ignore[attr-defined]
 
 
 def last_report_seqs(s: Session, game_id: int, players: Iterable[str] | None = None) -> dict[str, int]:
@@ -69,7 +72,7 @@ def last_report_seqs(s: Session, game_id: int, players: Iterable[str] | None = N
     if not wanted:
         return {}
     params: dict[str, Any] = {"gid": game_id, **{f"p{i}": p for i, p in enumerate(wanted)}}
-    row = s.connection().execute(_newest_reports(len(wanted)), params).one()
+    row = fetch(s.connection(), _newest_reports(len(wanted)), params)[0]
     found: dict[str, int] = {}
     for i, player in enumerate(wanted):
         seqs = [x for x in row[i * len(REPORTS) : (i + 1) * len(REPORTS)] if x is not None]
@@ -103,8 +106,8 @@ def answers_in_last_hour(s: Session, addresses: Iterable[str], when: datetime) -
     if not wanted:
         return {}
     found: dict[str, Window] = {}
-    params = {"addresses": wanted, "since": when - timedelta(hours=1)}
-    for addr, purpose, n, oldest in s.connection().execute(_Q_ANSWERS, params):
+    params: dict[str, Any] = {"since": when - timedelta(hours=1), **{f"a{i}": a for i, a in enumerate(wanted)}}
+    for addr, purpose, n, oldest in fetch(s.connection(), _answers(len(wanted)), params):
         w = found.get(addr, Window())
         if purpose == LIMIT:
             found[addr] = Window(w.answers, w.oldest, True)
@@ -118,7 +121,7 @@ def stranger_answers(s: Session, address: str, when: datetime) -> tuple[int, int
     """(answers to strangers queued to `address` in the day before `when`, to anyone in the hour before):
     ONE statement, each count on an index ((to_addr, purpose, created_at) and (purpose, created_at))."""
     params = {"address": address, "day": when - timedelta(days=1), "hour": when - timedelta(hours=1)}
-    row = s.connection().execute(_stranger_counts(), params).one()
+    row = fetch(s.connection(), _stranger_counts(), params)[0]
     return int(row[0]), int(row[1])
 
 

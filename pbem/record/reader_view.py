@@ -23,6 +23,7 @@ from sqlalchemy import text
 from sqlmodel import Session
 
 from pbem.engine.base import PUBLIC
+from pbem.record.db import fetch
 
 _PUBLIC_JSON = json.dumps(PUBLIC)
 
@@ -49,7 +50,7 @@ def _like(player: str) -> str:
 def visible_record(s: Session, game_id: int, player: str, commitment: str) -> tuple[int, str]:
     """(entries `player` may see, the chain's head after the newest of them; `commitment` when none)."""
     params = {"g": game_id, "p": player, "pub": _PUBLIC_JSON, "pat": _like(player)}
-    inputs, events, order_seq, order_hash, event_input, event_hash = s.connection().execute(_Q, params).one()
+    inputs, events, order_seq, order_hash, event_input, event_hash = fetch(s.connection(), _Q, params)[0]
     n = int(inputs or 0) + int(events or 0)
     if order_seq is None and event_input is None:
         return n, commitment

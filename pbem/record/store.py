@@ -28,7 +28,7 @@ from sqlmodel import Session, col, select
 
 from pbem import engine as registry
 from pbem.engine.base import PUBLIC, Engine, Event, Outcome
-from pbem.record import due, models
+from pbem.record import db, due, models
 from pbem.record.models import ControlAction, Snapshot
 from pbem.record.rows import Deadline, Game, GameEvent, OrderInput, Seat
 from pbem.trust import chain
@@ -173,10 +173,14 @@ class Loaded:
         return next((s for s in self.seats if s.player == player), None)
 
 
+def _fetched(kind: type[R], stmt: Any, row: tuple[Any, ...]) -> R:
+    """A frozen row from a row of `db.fetch` (the statement's columns are the row's fields)."""
+    return kind(**dict(zip(db.names(stmt), row, strict=True)))
+
+
 def game_by_name(s: Session, name: str) -> Game | None:
-    row = s.connection().execute(Q_GAME_BY_NAME, {"name": name.lower()}).first()
-    game: Game | None = _built(Game, row) if row is not None else None
-    return game
+    rows = db.fetch(s.connection(), Q_GAME_BY_NAME, {"name": name.lower()})
+    return _fetched(Game, Q_GAME_BY_NAME, rows[0]) if rows else None
 
 
 def game_by_id(s: Session, game_id: int) -> Game | None:
@@ -186,10 +190,11 @@ def game_by_id(s: Session, game_id: int) -> Game | None:
 
 def current_seats(s: Session, game_id: int) -> list[Seat]:
     """The newest row for each position (replacements and new codes append rows)."""
-    latest: dict[int, Row[Any]] = {}
-    for row in s.connection().execute(Q_SEATS, {"gid": game_id}):
-        latest[row.position] = row
-    return [_built(Seat, latest[p]) for p in sorted(latest)]
+    latest: dict[int, tuple[Any, ...]] = {}
+    position = db.names(Q_SEATS).index("position")
+    for row in db.fetch(s.connection(), Q_SEATS, {"gid": game_id}):
+        latest[row[position]] = row
+    return [_fetched(Seat, Q_SEATS, latest[p]) for p in sorted(latest)]
 
 
 def seat_names(s: Session, game_id: int) -> dict[str, tuple[str, ...]]:
@@ -247,16 +252,17 @@ def inputs(s: Session, game_id: int) -> list[OrderInput]:
 def load(s: Session, game: Game) -> Loaded:
     assert game.id is not None
     seats = current_seats(s, game.id)
-    seq, event_seq, *controls, order_seq, order_hash, event_input, event_hash = (
-        s.connection().execute(Q_POSITION, {"gid": game.id}).one()
-    )
+    conn = s.connection()
+    seq, event_seq, *controls, order_seq, order_hash, event_input, event_hash = db.fetch(
+        conn, Q_POSITION, {"gid": game.id}
+    )[0]
     seq, event_seq = seq or 0, event_seq or 0
     head = _newest(game, order_seq, order_hash, event_input, event_hash)
-    snap = s.connection().execute(Q_SNAPSHOT, {"gid": game.id}).first()
+    snaps = db.fetch(conn, Q_SNAPSHOT, {"gid": game.id})
     state: dict[str, Any] | None = None
-    if snap is not None and snap.seq == seq:
+    if snaps and snaps[0][0] == seq:
         try:
-            state = json.loads(snap.state_json)
+            state = json.loads(snaps[0][1])
         except ValueError:
             state = None  # corrupted cache: rebuild below
     if state is None:
@@ -271,8 +277,8 @@ def join_opened(s: Session, game_id: int) -> bool:
 
 def current_step_name(s: Session, game_id: int) -> str | None:
     """The step of the game's newest snapshot (one index probe)."""
-    step: str | None = s.connection().execute(Q_STEP, {"gid": game_id}).scalar()
-    return step
+    rows = db.fetch(s.connection(), Q_STEP, {"gid": game_id})
+    return str(rows[0][0]) if rows else None
 
 
 def chain_head(s: Session, game: Game) -> str:
@@ -297,16 +303,10 @@ def record_position(s: Session, loaded: Loaded) -> tuple[int, str]:
     return loaded.seq + loaded.event_seq, _head(s, loaded)
 
 
-_INSERTS: dict[Any, Any] = {}  # model -> its table's INSERT, built once (a third of the cost of a small insert)
-
-
-def insert(s: Session, model: Any, rows: dict[str, Any] | list[dict[str, Any]]) -> Any:
+def insert(s: Session, model: Any, rows: dict[str, Any] | list[dict[str, Any]]) -> int | None:
     """Plain INSERTs in the session's transaction (the record is append-only: no ORM object is needed,
-    and building one cost more than the statement).  Returns the result, for `inserted_primary_key`."""
-    statement = _INSERTS.get(model)
-    if statement is None:
-        statement = _INSERTS[model] = model.__table__.insert()
-    return s.connection().execute(statement, rows)
+    and building one cost more than the statement; `db.insert`).  Returns the new row's id for one row."""
+    return db.insert(s.connection(), model.__table__, rows)
 
 
 def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event], when: datetime) -> None:
@@ -425,9 +425,8 @@ def add_deadline(s: Session, loaded: Loaded, step: str, due_at: datetime, reason
 
 
 def current_deadline(s: Session, game_id: int) -> Deadline | None:
-    row = s.connection().execute(Q_DEADLINE, {"gid": game_id}).first()
-    deadline: Deadline | None = _built(Deadline, row) if row is not None else None
-    return deadline
+    rows = db.fetch(s.connection(), Q_DEADLINE, {"gid": game_id})
+    return _fetched(Deadline, Q_DEADLINE, rows[0]) if rows else None
 
 
 def control_state(s: Session, game_id: int) -> str:
@@ -459,7 +458,8 @@ def is_over(s: Session, game_id: int) -> bool:
 
 
 def events_for(s: Session, game_id: int, after: int = 0) -> list[GameEvent]:
-    return [_built(GameEvent, row) for row in s.connection().execute(Q_EVENTS_AFTER, {"gid": game_id, "after": after})]
+    rows = db.fetch(s.connection(), Q_EVENTS_AFTER, {"gid": game_id, "after": after})
+    return [_fetched(GameEvent, Q_EVENTS_AFTER, row) for row in rows]
 
 
 def event_of(row: GameEvent) -> Event:

@@ -86,6 +86,22 @@ def test_the_counter_sees_a_select_made_inside_apply(home, statements: Statement
     assert statements.selects, "a SELECT inside a counted call is counted"
 
 
+def test_the_counter_sees_the_precompiled_look_ups_too(home, statements: Statements, clock) -> None:
+    """`db.fetch` runs its SELECTs on the driver connection, past SQLAlchemy's execution: the counter sees them
+    all the same (the engine's listeners are told), and only inside the counted call."""
+    games.create_game(Home.of(home), "italian-wars", "iw0", DUO, seed="counter", clock=clock, codes=CODES)
+    with session(home.database_url) as s:
+        s.connection()  # the transaction begun outside the counted call
+
+        def reads(*_: Any) -> None:
+            store.game_by_name(s, "iw0")  # one precompiled SELECT (`db.fetch`)
+
+        statements.counting(lambda: None)()
+        assert not statements.selects
+        statements.counting(reads)()
+    assert len(statements.selects) == 1 and "FROM games" in statements.selects[0]
+
+
 def test_apply_issues_no_select_for_any_decision(home, statements: Statements, clock) -> None:
     games.create_game(Home.of(home), "italian-wars", "iw1", DUO, seed="writes-only", clock=clock, codes=CODES)
     run_poll(home, clock)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from types import TracebackType
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from pbem.home.config import Config
 from pbem.mail.outbound.outgoing import Mail, outbox_row
@@ -42,7 +42,7 @@ from pbem.mail.transports.seam import (
     TransportError,
 )
 from pbem.record import outbox, sentlog
-from pbem.record.db import reading, session, transaction
+from pbem.record.db import fetch, reading, session, transaction
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import OutboxMessage
 
@@ -79,11 +79,19 @@ class Claims:
             self._ids.update(ids)
 
 
+_C = OutboxMessage.__table__.c  # type: ignore[attr-defined]
+_Q_DUE = select(_C.id).where(_C.status == "queued", _C.next_attempt_at <= bindparam("when")).order_by(_C.id)
+# the queued mails with ids from lo to hi (a chunk of the due ids, read just before they are sent)
+_Q_RAWS = (
+    select(_C.id, _C.raw, _C.keep_raw, _C.to_addr)
+    .where(_C.id >= bindparam("lo"), _C.id <= bindparam("hi"), _C.status == "queued")
+    .order_by(_C.id)
+)
+
+
 def due_ids(cfg: Config, when: datetime) -> list[int]:
-    c = OutboxMessage.__table__.c  # type: ignore[attr-defined]
     with reading(cfg.database_url) as conn:
-        q = select(c.id).where(c.status == "queued", c.next_attempt_at <= when).order_by(c.id)
-        return list(conn.execute(q).scalars().all())
+        return [int(oid) for (oid,) in fetch(conn, _Q_DUE, {"when": when})]
 
 
 READ_AHEAD = 16  # queued mails read in one query just before they are sent
@@ -96,15 +104,14 @@ def _due_mail(
 
     No lock: a mail a concurrent run sent meanwhile is skipped if it is marked, else sent once more.
     """
-    c = OutboxMessage.__table__.c  # type: ignore[attr-defined]
     ids = [i for i in due_ids(cfg, when) if i % share[1] == share[0] and i not in journal.sent and i not in claims]
     for start in range(0, len(ids), READ_AHEAD):
         chunk = ids[start : start + READ_AHEAD]
+        wanted = set(chunk)
         with reading(cfg.database_url) as conn:
-            q = select(c.id, c.raw, c.keep_raw, c.to_addr).where(c.id.in_(chunk), c.status == "queued")
-            rows = conn.execute(q.order_by(c.id)).all()
+            rows = fetch(conn, _Q_RAWS, {"lo": chunk[0], "hi": chunk[-1]})
         for oid, raw, keep, to in rows:
-            if oid not in journal.sent:
+            if oid in wanted and oid not in journal.sent:
                 yield oid, opened(cfg.home, raw, keep), to  # a sealed mail is opened only here
 
 
