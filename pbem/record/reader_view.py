@@ -12,12 +12,16 @@ the whole chain up to there (hidden entries included, salted), so `verify
 position of P's n-th visible entry.
 
 One statement on the orders' and events' primary keys (game_id, seq) for the
-game; the caller owns the transaction.
+game, counting only what was appended since the reader's last count; the caller owns the transaction.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import text
 from sqlmodel import Session
@@ -27,17 +31,26 @@ from pbem.record.db import fetch
 
 _PUBLIC_JSON = json.dumps(PUBLIC)
 
+# One statement of index probes and range scans on the orders' and events' primary keys (game_id, seq): what
+# `player` may see of the entries after order :o and event :e (all of them with 0 and 0), the game's newest
+# order and event with their hashes, and the hashes of the entries at :o and :e (what was counted before).
+_VISIBLE_ORDER = "game_id = :g AND seq > :o AND (player = :p OR player = '')"
+_VISIBLE_EVENT = "game_id = :g AND seq > :e AND (visibility_json = :pub OR visibility_json LIKE :pat ESCAPE '!')"
 _Q = text(
-    """
+    f"""
 SELECT
-  (SELECT count(*) FROM orders WHERE game_id = :g AND (player = :p OR player = '')),
-  (SELECT count(*) FROM events WHERE game_id = :g AND (visibility_json = :pub OR visibility_json LIKE :pat ESCAPE '!')),
-  (SELECT seq FROM orders WHERE game_id = :g AND (player = :p OR player = '') ORDER BY seq DESC LIMIT 1),
-  (SELECT hash FROM orders WHERE game_id = :g AND (player = :p OR player = '') ORDER BY seq DESC LIMIT 1),
-  (SELECT input_seq FROM events WHERE game_id = :g AND (visibility_json = :pub OR visibility_json LIKE :pat ESCAPE '!')
-     ORDER BY seq DESC LIMIT 1),
-  (SELECT hash FROM events WHERE game_id = :g AND (visibility_json = :pub OR visibility_json LIKE :pat ESCAPE '!')
-     ORDER BY seq DESC LIMIT 1)
+  (SELECT count(*) FROM orders WHERE {_VISIBLE_ORDER}),
+  (SELECT count(*) FROM events WHERE {_VISIBLE_EVENT}),
+  (SELECT seq FROM orders WHERE {_VISIBLE_ORDER} ORDER BY seq DESC LIMIT 1),
+  (SELECT hash FROM orders WHERE {_VISIBLE_ORDER} ORDER BY seq DESC LIMIT 1),
+  (SELECT input_seq FROM events WHERE {_VISIBLE_EVENT} ORDER BY seq DESC LIMIT 1),
+  (SELECT hash FROM events WHERE {_VISIBLE_EVENT} ORDER BY seq DESC LIMIT 1),
+  (SELECT seq FROM orders WHERE game_id = :g ORDER BY seq DESC LIMIT 1),
+  (SELECT hash FROM orders WHERE game_id = :g ORDER BY seq DESC LIMIT 1),
+  (SELECT seq FROM events WHERE game_id = :g ORDER BY seq DESC LIMIT 1),
+  (SELECT hash FROM events WHERE game_id = :g ORDER BY seq DESC LIMIT 1),
+  (SELECT hash FROM orders WHERE game_id = :g AND seq = :o),
+  (SELECT hash FROM events WHERE game_id = :g AND seq = :e)
 """
 )
 
@@ -47,14 +60,79 @@ def _like(player: str) -> str:
     return "%" + quoted.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
 
 
+@dataclass(frozen=True)
+class _Counted:
+    """What one reader may see of a game's record up to its newest order and event when last counted."""
+
+    order: tuple[int, str]  # the newest order then (seq, hash); (0, "") for none
+    event: tuple[int, str]  # the newest event then (seq, hash)
+    inputs: int  # of the orders up to there, those the reader may see
+    events: int
+    last_order: tuple[int, str] | None  # the newest of those: (seq, hash)
+    last_event: tuple[int, str] | None  # the newest visible event: (input_seq, hash)
+
+
+MEMO = 4096  # readers (database, game, player) whose counts a process remembers, least recently used dropped
+_memo: OrderedDict[tuple[str, int, str], _Counted] = OrderedDict()
+_lock = threading.Lock()
+
+
 def visible_record(s: Session, game_id: int, player: str, commitment: str) -> tuple[int, str]:
-    """(entries `player` may see, the chain's head after the newest of them; `commitment` when none)."""
-    params = {"g": game_id, "p": player, "pub": _PUBLIC_JSON, "pat": _like(player)}
-    inputs, events, order_seq, order_hash, event_input, event_hash = fetch(s.connection(), _Q, params)[0]
-    n = int(inputs or 0) + int(events or 0)
-    if order_seq is None and event_input is None:
+    """(entries `player` may see, the chain's head after the newest of them; `commitment` when none).
+
+    Counted once per reader and then only past what was counted: the entries after the game's newest order
+    and event at the last count (range scans on the primary keys), so that a report late in a long game costs
+    what one early in it does.  The last count is used only if the entries it ended at are still there with
+    the same hashes: a hash binds the whole chain before it, so the entries counted are the same ones (a
+    rolled-back transaction, a record restored from a backup or another home at the same path is recounted)."""
+    conn = s.connection()
+    key = (str(conn.engine.url), game_id, player)
+    with _lock:
+        before = _memo.get(key)
+    got = _count(conn, game_id, player, before)
+    if got is None:  # what was counted changed: count it all
+        before = None
+        got = _count(conn, game_id, player, None)
+        assert got is not None
+    with _lock:
+        _memo[key] = got
+        _memo.move_to_end(key)
+        while len(_memo) > MEMO:
+            _memo.popitem(last=False)
+    n = got.inputs + got.events
+    order, event = got.last_order, got.last_event
+    if order is None and event is None:
         return n, commitment
     # chain order: an input before the events it produced (`pbem.trust.chain.position`)
-    if event_input is None or (order_seq is not None and order_seq > event_input):
-        return n, str(order_hash)
-    return n, str(event_hash)
+    if event is None or (order is not None and order[0] > event[0]):
+        assert order is not None
+        return n, order[1]
+    return n, event[1]
+
+
+def _count(conn: Any, game_id: int, player: str, before: _Counted | None) -> _Counted | None:
+    """`before` brought up to date by one statement, or None if its entries are no longer the same."""
+    o, e = (before.order[0], before.event[0]) if before is not None else (0, 0)
+    params = {"g": game_id, "p": player, "pub": _PUBLIC_JSON, "pat": _like(player), "o": o, "e": e}
+    inputs, events, o_seq, o_hash, e_input, e_hash, top_o, top_oh, top_e, top_eh, at_o, at_e = fetch(conn, _Q, params)[
+        0
+    ]
+    if before is not None and (
+        (o and (not before.order[1] or at_o != before.order[1]))
+        or (e and (not before.event[1] or at_e != before.event[1]))
+    ):
+        return None
+    return _Counted(
+        order=(int(top_o or 0), str(top_oh or "")),
+        event=(int(top_e or 0), str(top_eh or "")),
+        inputs=int(inputs or 0) + (before.inputs if before else 0),
+        events=int(events or 0) + (before.events if before else 0),
+        last_order=(int(o_seq), str(o_hash)) if o_seq is not None else (before.last_order if before else None),
+        last_event=(int(e_input), str(e_hash)) if e_input is not None else (before.last_event if before else None),
+    )
+
+
+def forget() -> None:
+    """Every remembered count dropped (tests)."""
+    with _lock:
+        _memo.clear()

@@ -1,0 +1,184 @@
+"""A reader's receipt counts (`pbem.record.reader_view`) carried on from the last count equal a count of the whole
+record, however the record grew, and whatever happened to what was counted (real SQLite, the real schema).
+
+The carried-on count reads only the entries after the newest order and event it counted, and is used only if
+those two are still there with the same hashes.  A generator grows one game's record in random batches of
+orders and events (every visibility: public, the moderator's, one player's, several), hashed as a chain, and
+after each batch checks every player's (count, head) against a count from nothing.  Batches are also written
+and rolled back after a reader was counted on them, and one record is replaced by another game's at the same
+path: the count is then made again, never carried on from entries that are gone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from datetime import UTC, datetime
+
+from sqlalchemy import text
+
+from pbem.app import games
+from pbem.engine.base import PUBLIC
+from pbem.home.app import Home
+from pbem.record import reader_view, store
+from pbem.record.db import session
+from tests.conftest import CODES
+
+PLAYERS = [("Alice", "alice@example.test"), ("Bob", "bob@example.test"), ("Carol", "carol@example.test")]
+NAMES = [p for p, _ in PLAYERS]
+T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+
+class Record:
+    """Appends hashed orders and events to one game, as the record does (chain order: an input, its events)."""
+
+    def __init__(self, game_id: int, rng: random.Random, salt: str) -> None:
+        self.game_id, self.rng, self.salt = game_id, rng, salt
+        self.order_seq = self.event_seq = 0
+        self.head = "commitment"
+
+    def _link(self, entry: str) -> str:
+        self.head = hashlib.sha256(f"{self.head}|{self.salt}|{entry}".encode()).hexdigest()
+        return self.head
+
+    def batch(self, s, inputs: int) -> None:
+        conn = s.connection()
+        for _ in range(inputs):
+            self.order_seq += 1
+            player = self.rng.choice([*NAMES, ""])
+            conn.execute(
+                text(
+                    "INSERT INTO orders (game_id, seq, kind, player, lines_json, created_at, hash) "
+                    "VALUES (:g, :s, 'orders', :p, '[]', :t, :h)"
+                ),
+                {"g": self.game_id, "s": self.order_seq, "p": player, "t": T0, "h": self._link(f"o{player}")},
+            )
+            for _ in range(self.rng.randrange(4)):
+                self.event_seq += 1
+                vis = self.rng.choice([PUBLIC, "moderator", *([n] for n in NAMES), NAMES[:2], NAMES[1:]])
+                conn.execute(
+                    text(
+                        "INSERT INTO events (game_id, seq, input_seq, kind, text, visibility_json, data_json, "
+                        "created_at, hash) VALUES (:g, :s, :i, 'x', '', :v, '{}', :t, :h)"
+                    ),
+                    {
+                        "g": self.game_id,
+                        "s": self.event_seq,
+                        "i": self.order_seq,
+                        "v": json.dumps(vis),
+                        "t": T0,
+                        "h": self._link(f"e{vis}"),
+                    },
+                )
+
+
+def counts(s, game_id: int, commitment: str) -> dict[str, tuple[int, str]]:
+    return {p: reader_view.visible_record(s, game_id, p, commitment) for p in NAMES}
+
+
+def from_nothing(s, game_id: int, commitment: str) -> dict[str, tuple[int, str]]:
+    reader_view.forget()
+    return counts(s, game_id, commitment)
+
+
+def brute(s, game_id: int, commitment: str) -> dict[str, tuple[int, str]]:
+    """The receipts by their definition, from every row: the entries a player may see, in chain order (an
+    input, then the events it produced), and the hash of the last of them."""
+    conn = s.connection()
+    orders = conn.execute(text("SELECT seq, player, hash FROM orders WHERE game_id = :g"), {"g": game_id}).all()
+    events = conn.execute(
+        text("SELECT seq, input_seq, visibility_json, hash FROM events WHERE game_id = :g"), {"g": game_id}
+    ).all()
+    chain = sorted(
+        [((seq, 0, 0), lambda p, who=who: who in ("", p), h) for seq, who, h in orders]
+        + [((i, 1, seq), lambda p, vis=vis: _sees(vis, p), h) for seq, i, vis, h in events],
+        key=lambda entry: entry[0],
+    )
+    out = {}
+    for p in NAMES:
+        seen = [h for _, sees, h in chain if sees(p)]
+        out[p] = (len(seen), seen[-1] if seen else commitment)
+    return out
+
+
+def _sees(vis_json: str, player: str) -> bool:
+    vis = json.loads(vis_json)
+    return vis == PUBLIC or (isinstance(vis, list) and player in vis)
+
+
+def _game(cfg, name: str) -> tuple[int, str]:
+    games.create_game(Home.of(cfg), "italian-wars", name, PLAYERS[:2], seed=f"rv-{name}", codes=CODES, clock=lambda: T0)
+    with session(cfg.database_url) as s:
+        game = store.game_by_name(s, name)
+        assert game is not None and game.id is not None
+        return game.id, game.seed_commitment
+
+
+def test_counts_carried_on_equal_counts_from_nothing_as_the_record_grows(home) -> None:
+    rng = random.Random(7)
+    gid, commitment = _game(home, "rv1")
+    with session(home.database_url) as s:  # the game's own set-up entries are where the chain starts
+        s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
+        s.commit()
+    record = Record(gid, rng, "one")
+    reader_view.forget()
+    for step in range(40):
+        with session(home.database_url) as s:
+            record.batch(s, rng.randrange(1, 6))
+            s.commit()
+        with session(home.database_url) as s:
+            carried = counts(s, gid, commitment)
+            assert carried == from_nothing(s, gid, commitment), f"batch {step}"
+            if step % 8 == 0:
+                assert carried == brute(s, gid, commitment), f"batch {step}"
+            counts(s, gid, commitment)  # remembered again, for the next batch
+
+
+def test_a_count_made_on_rolled_back_entries_is_made_again(home) -> None:
+    rng = random.Random(11)
+    gid, commitment = _game(home, "rv2")
+    with session(home.database_url) as s:
+        s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
+        s.commit()
+    record = Record(gid, rng, "two")
+    with session(home.database_url) as s:
+        record.batch(s, 5)
+        s.commit()
+    reader_view.forget()
+    for step in range(15):
+        kept = (record.order_seq, record.event_seq, record.head)
+        with session(home.database_url) as s:  # counted on a batch that is then rolled back
+            record.batch(s, rng.randrange(1, 5))
+            counts(s, gid, commitment)
+            s.rollback()
+        record.order_seq, record.event_seq, record.head = kept
+        record.salt = f"two-{step}"  # the entries written instead hash differently
+        with session(home.database_url) as s:
+            record.batch(s, rng.randrange(0, 5))
+            s.commit()
+        with session(home.database_url) as s:
+            assert counts(s, gid, commitment) == from_nothing(s, gid, commitment) == brute(s, gid, commitment)
+
+
+def test_another_record_at_the_same_path_is_counted_afresh(home) -> None:
+    """A home restored from a backup or made again at the same path: the game id, the seqs, even the number of
+    entries may be the same; the hashes are not, so nothing counted before is carried on."""
+    gid, commitment = _game(home, "rv3")
+    with session(home.database_url) as s:
+        s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
+        s.commit()
+    first = Record(gid, random.Random(1), "first")
+    with session(home.database_url) as s:
+        first.batch(s, 10)
+        s.commit()
+    reader_view.forget()
+    with session(home.database_url) as s:
+        counts(s, gid, commitment)
+        s.execute(text("DELETE FROM orders WHERE game_id = :g"), {"g": gid})
+        s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
+        second = Record(gid, random.Random(2), "second")
+        second.batch(s, 10)
+        s.commit()
+    with session(home.database_url) as s:
+        assert counts(s, gid, commitment) == from_nothing(s, gid, commitment) == brute(s, gid, commitment)
