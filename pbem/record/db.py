@@ -91,7 +91,8 @@ def _compiled(conn: Connection, stmt: Any) -> _Compiled:
         dialect = conn.dialect
         compiled = stmt.compile(dialect=dialect)
         names = tuple(compiled.positiontup or ())
-        assert not any(compiled.binds[n].expanding for n in names), "an IN list is compiled per call: execute it"
+        if any(compiled.binds[n].expanding for n in names):  # its SQL is only known per call
+            raise ValueError("db.fetch takes no IN list of bound values: use numbered binds, or execute it")
         binds = tuple(compiled.binds[n].type._cached_bind_processor(dialect) for n in names)
         columns = tuple(rc[3]._cached_result_processor(dialect, None) for rc in compiled._result_columns)
         got = (stmt, compiled.string, names, dict(compiled.params), binds, columns if any(columns) else None)
