@@ -188,9 +188,16 @@ def insert(conn: Connection, table: Any, rows: dict[str, Any] | list[dict[str, A
         raise DBAPIError.instance(sql, rows, exc, sqlite3.Error) from exc
 
 
+_NAMES: dict[int, tuple[Any, tuple[str, ...]]] = {}
+
+
 def names(stmt: Any) -> tuple[str, ...]:
-    """The keys of a SELECT's columns, in order (for rows of `fetch` as mappings)."""
-    return tuple(c.key for c in stmt.selected_columns)
+    """The keys of a SELECT's columns, in order (for rows of `fetch` as mappings), found once per statement:
+    every row of a look-up asks."""
+    got = _NAMES.get(id(stmt))
+    if got is None:
+        got = _NAMES[id(stmt)] = (stmt, tuple(c.key for c in stmt.selected_columns))  # kept: its id stays its own
+    return got[1]
 
 
 def _postgres_engine(url: str) -> Engine:
