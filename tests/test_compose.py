@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from datetime import UTC, datetime
 from email import policy
 from email.parser import BytesParser
@@ -9,7 +10,7 @@ from email.parser import BytesParser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.mail.outbound.compose import compose
+from pbem.mail.outbound.compose import Body, Envelope, compose
 
 WHEN = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -26,7 +27,10 @@ def build(**kw) -> bytes:
         message_id="<pbem.1@x.test>",
         when=WHEN,
     )
-    return compose(**{**base, **kw})
+    given = {**base, **kw}
+    body = {f.name for f in fields(Body)}
+    envelope = Envelope(**{k: v for k, v in given.items() if k not in body})
+    return compose(envelope, Body(**{k: v for k, v in given.items() if k in body}))
 
 
 def read(raw: bytes):

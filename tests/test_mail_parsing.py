@@ -70,18 +70,11 @@ def test_header_injection_in_display_name_is_neutralised() -> None:
 def test_outgoing_mail_keeps_every_line_within_the_smtp_limit() -> None:
     from datetime import datetime
 
-    from pbem.mail.outbound.compose import compose
+    from pbem.mail.outbound.compose import Body, Envelope, compose
 
     raw = compose(
-        sender="m@x.test",
-        sender_name="M",
-        to="a@x.test",
-        to_name="A",
-        subject="s",
-        text="word " * 2000 + "\nVOTE RED — é",
-        html="<p>" + "x" * 5000 + "</p>",
-        message_id="<i@x.test>",
-        when=datetime(2026, 1, 1, tzinfo=UTC),
+        Envelope("m@x.test", "M", "a@x.test", "A", "<i@x.test>", datetime(2026, 1, 1, tzinfo=UTC)),
+        Body("s", "word " * 2000 + "\nVOTE RED — é", "<p>" + "x" * 5000 + "</p>"),
     )
     assert max(len(line) for line in raw.split(b"\n")) <= 998
     from email import policy

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pbem.mail.outbound.compose import compose
+from pbem.mail.outbound.compose import Body, Envelope, compose
 from pbem.mail.outbound.outgoing import Receipt
 from pbem.trust import chain
 from pbem.trust.receipts import NoMail, check_mail, lines, parse_mail, pick, read_folder, verify_mail
@@ -59,18 +59,16 @@ def _heads(doc: dict[str, Any]) -> list[str]:
 def _mail(to: str, subject: str, n: int, head: str, minute: int, **kw: Any) -> bytes:
     receipt = Receipt(n, head, kw.pop("input", None))
     extra = receipt.headers() + ((("X-Pbem-Commitment", kw.pop("commitment")),) if "commitment" in kw else ())
-    return compose(
+    envelope = Envelope(
         sender="moderator@pbem.test",
         sender_name="Test Moderator",
         to=to,
         to_name=to.split("@")[0].capitalize(),
-        subject=subject,
-        text="body\n",
-        html=None,
         message_id=f"<pbem.{minute}.{to}@pbem.test>",
         when=T0 + timedelta(minutes=minute),
         extra=extra,
     )
+    return compose(envelope, Body(subject, "body\n"))
 
 
 @pytest.fixture
@@ -135,8 +133,7 @@ def test_another_commitment_is_caught(doc) -> None:
 
 
 def test_mail_without_receipts_checks_nothing_and_says_so(doc) -> None:
-    plain = compose(sender="m@x", sender_name="M", to="alice@p.test", to_name="", subject="[pbem hh1] hi",
-                    text="hi", html=None, message_id="<1@x>", when=T0)  # fmt: skip
+    plain = compose(Envelope("m@x", "M", "alice@p.test", "", "<1@x>", T0), Body("[pbem hh1] hi", "hi"))
     c = verify_mail(doc, [plain])
     assert not c.ok and "nothing could be checked" in c.problems[0]
 

@@ -30,7 +30,7 @@ import pytest
 from pbem import engine as registry
 from pbem.app.reporting import Point, Told, player_report
 from pbem.engine.bots import play
-from pbem.mail.outbound.compose import compose
+from pbem.mail.outbound.compose import Body, Envelope, compose
 from pbem.render.templates import render_mail
 from tests.browser import Browser, find_chromium
 from tests.engine.test_contract import moments
@@ -71,18 +71,10 @@ def mail(kind: str, variant: str) -> tuple[bytes, str]:
     told = Told(("Something happened that you may know.",), deadline="2026-01-07 12:00 UTC", due_at=DUE)
     ctx = player_report(eng, s, READER, at, told)
     r = render_mail("report", {**ctx, "now": NOW, "record": None, "receipt": None, "moderator_address": "m@x.test"})
-    raw = compose(
-        sender="m@x.test",
-        sender_name="Moderator",
-        to="p0@x.test",
-        to_name=READER,
-        subject=r.subject,
-        text=r.text,
-        html=r.html,
-        message_id="<pbem.screens@x.test>",
-        when=datetime.fromisoformat(NOW),
-        images=r.images,
+    envelope = Envelope(
+        "m@x.test", "Moderator", "p0@x.test", READER, "<pbem.screens@x.test>", datetime.fromisoformat(NOW)
     )
+    raw = compose(envelope, Body(r.subject, r.text, r.html, r.images))
     msg = BytesParser(policy=policy.default).parsebytes(raw)
     html = next(p for p in msg.walk() if p.get_content_type() == "text/html").get_content()
     images = {p["Content-ID"].strip("<>"): p.get_content() for p in msg.walk() if p.get_content_type() == "image/png"}

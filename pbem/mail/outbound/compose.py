@@ -22,6 +22,7 @@ import binascii
 import hashlib
 import hmac
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from email.header import Header
 from email.utils import format_datetime, formataddr
@@ -113,49 +114,62 @@ def _related(boundary: str, html_part: str, images: tuple[tuple[str, bytes], ...
     )
 
 
-def compose(
-    *,
-    sender: str,
-    sender_name: str,
-    to: str,
-    to_name: str,
-    subject: str,
-    text: str,
-    html: str | None,
-    message_id: str,
-    when: datetime,
-    auto: str = "auto-generated",
-    in_reply_to: str | None = None,
-    references: tuple[str, ...] = (),
-    extra: tuple[tuple[str, str], ...] = (),
-    images: tuple[tuple[str, bytes], ...] = (),
-) -> bytes:
-    """The message's bytes.  `extra`: more (name, value) headers, e.g. the record receipts (X-Pbem-Record).
-    `images`: (Content-ID, PNG bytes) pictures the HTML shows as `cid:`; with them the HTML part becomes a
-    `multipart/related` of the HTML and the images (RFC 2387), mail clients' way to show inline pictures."""
+@dataclass(frozen=True)
+class Envelope:
+    """Who a message is from and to, its id and date, and the thread it belongs to.
+    `extra`: more (name, value) headers, e.g. the record receipts (X-Pbem-Record)."""
+
+    sender: str
+    sender_name: str
+    to: str
+    to_name: str
+    message_id: str
+    when: datetime
+    auto: str = "auto-generated"
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
+    extra: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Body:
+    """What a message says: its subject, its text, and optionally HTML with the pictures it shows.
+    `images`: (Content-ID, PNG bytes) pictures the HTML shows as `cid:`."""
+
+    subject: str
+    text: str
+    html: str | None = None
+    images: tuple[tuple[str, bytes], ...] = ()
+
+
+def compose(envelope: Envelope, body: Body) -> bytes:
+    """The message's bytes.  With images, the HTML part becomes a `multipart/related` of the HTML and the
+    images (RFC 2387), mail clients' way to show inline pictures."""
+    e, b = envelope, body
     heads = [
-        f"From: {address(sender_name, sender)}\n",
-        f"To: {address(to_name, to)}\n",
-        header("Subject", subject),
-        f"Date: {format_datetime(when)}\n",
-        header("Message-ID", message_id),
-        header("Auto-Submitted", auto),
-        header("X-Loop", sender),
+        f"From: {address(e.sender_name, e.sender)}\n",
+        f"To: {address(e.to_name, e.to)}\n",
+        header("Subject", b.subject),
+        f"Date: {format_datetime(e.when)}\n",
+        header("Message-ID", e.message_id),
+        header("Auto-Submitted", e.auto),
+        header("X-Loop", e.sender),
         "X-Mailer: pbem\n",
     ]
-    if in_reply_to:
-        heads.append(header("In-Reply-To", in_reply_to))
-    refs = thread_references(references, in_reply_to)
+    if e.in_reply_to:
+        heads.append(header("In-Reply-To", e.in_reply_to))
+    refs = thread_references(e.references, e.in_reply_to)
     if refs:
         heads.append(header("References", " ".join(refs)))
-    heads += [header(name, value) for name, value in extra]
+    heads += [header(name, value) for name, value in e.extra]
     heads.append("MIME-Version: 1.0\n")
-    if html is None:
-        return ("".join(heads) + _part("plain", text)).encode("ascii")
-    boundary = "=_pbem_" + hashlib.sha256(message_id.encode()).hexdigest()[:16]
-    rich = _part("html", html) if not images else _related(boundary + "_r", _part("html", html), images)
-    body = (
+    if b.html is None:
+        return ("".join(heads) + _part("plain", b.text)).encode("ascii")
+    boundary = "=_pbem_" + hashlib.sha256(e.message_id.encode()).hexdigest()[:16]
+    html = _part("html", b.html)
+    rich = html if not b.images else _related(boundary + "_r", html, b.images)
+    mime = (
         f'Content-Type: multipart/alternative; boundary="{boundary}"\n\n'
-        f"--{boundary}\n{_part('plain', text)}\n--{boundary}\n{rich}\n--{boundary}--\n"
+        f"--{boundary}\n{_part('plain', b.text)}\n--{boundary}\n{rich}\n--{boundary}--\n"
     )
-    return ("".join(heads) + body).encode("ascii")
+    return ("".join(heads) + mime).encode("ascii")

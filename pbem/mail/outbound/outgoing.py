@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pbem.home.stages import stage
-from pbem.mail.outbound.compose import compose, stable_message_id
+from pbem.mail.outbound.compose import Body, Envelope, compose, stable_message_id
 from pbem.mail.outbound.sealed import seal
 from pbem.render.templates import render_mail
 
@@ -142,22 +142,19 @@ def outbox_row(
                 },
             )
         with stage("composing"):
-            return compose(
+            envelope = Envelope(
                 sender=head.moderator_address,
                 sender_name=head.moderator_name,
                 to=mail.to,
                 to_name=mail.to_name,
-                subject=r.subject,
-                text=r.text,
-                html=r.html,
                 message_id=mid,
                 when=when,
                 auto="auto-replied" if mail.in_reply_to else "auto-generated",
                 in_reply_to=mail.in_reply_to,
                 references=mail.references,
                 extra=extra,
-                images=r.images,
             )
+            return compose(envelope, Body(r.subject, r.text, r.html, r.images))
 
     secret_text = mail.secret and mail.context.get(mail.secret)
     raw = build(mail.context)
