@@ -49,6 +49,16 @@ def _handle(world: World, raw: bytes):
     return polling.handle(Home.of(world.cfg), raw, WHEN)
 
 
+def _cpu(world: World, raw: bytes, kind: str | None = None) -> float:
+    """The CPU seconds this process spends handling `raw` (which must come out as `kind`, if given).  CPU,
+    not the clock: a test run beside another one on the same cores is paused at times, and a pause is no cost."""
+    t = time.process_time()
+    got = _handle(world, raw).kind
+    spent = time.process_time() - t
+    assert kind is None or got == kind, (got, kind)
+    return spent
+
+
 def test_500_press_blocks_make_no_press_mail_and_one_answer(world: World) -> None:
     _, events, last = world.counts()
     lines = [f"CODE {CODES['Alice']}"] + ["PRESS TO ALL", "Spain is weak.", "END PRESS"] * 500
@@ -73,18 +83,15 @@ def test_press_within_the_budget_is_relayed(world: World) -> None:
 def test_one_order_line_naming_a_card_a_thousand_times_is_refused_quickly(world: World) -> None:
     orders, events, last = world.counts()
     line = "MELD " + " ".join(["holy roman empire"] * 1000)
-    t = time.perf_counter()
-    r = _handle(world, world.mail(ADDR["Bob"], "hh", [f"CODE {CODES['Bob']}", line], mid="<cards-1000@players.test>"))
-    spent = time.perf_counter() - t
-    assert r.kind == "rejected"
+    mail = world.mail(ADDR["Bob"], "hh", [f"CODE {CODES['Bob']}", line], mid="<cards-1000@players.test>")
+    spent = _cpu(world, mail, "rejected")
     assert world.counts()[:2] == (orders, events)
     (to, _, raw), *_ = _new_mail(world, last)
     assert to == ADDR["Bob"]
     assert f"at most {budgets.MAX_ORDER_CHARS}" in _text(raw)
     # the same mail with an ordinary line costs about as much: the refusal costs nothing extra
-    t = time.perf_counter()
-    _handle(world, world.mail(ADDR["Bob"], "hh", [f"CODE {CODES['Bob']}", "PASS"], mid="<cards-1@players.test>"))
-    assert spent / max(time.perf_counter() - t, 0.01) < 20
+    plain = world.mail(ADDR["Bob"], "hh", [f"CODE {CODES['Bob']}", "PASS"], mid="<cards-1@players.test>")
+    assert spent / max(_cpu(world, plain), 0.01) < 20
 
 
 def _code_lines(n_bytes: int, seed: int = 1) -> list[str]:
@@ -103,16 +110,14 @@ def _code_lines(n_bytes: int, seed: int = 1) -> list[str]:
 def test_a_250_kb_strangers_mail_of_code_lines_costs_a_constant_times_a_plain_one(world: World) -> None:
     """It took 62 s and 1.16 GiB; now it is handled like any stranger's mail of its size, and kept without body."""
     size = 240 * 1024
-    hostile = world.mail("mallory@evil.test", "hh", _code_lines(size), mid="<codes-250k@evil.test>")
-    plain = world.mail("eve@evil.test", "hh", ["Hello there, what is this game?"] * (size // 32), mid="<plain@x>")
-    times = []
-    for raw in (hostile, plain):
-        t = time.perf_counter()
-        assert _handle(world, raw).kind == "ignored"
-        times.append(time.perf_counter() - t)
+    codes, words = _code_lines(size), ["Hello there, what is this game?"] * (size // 32)
+    hostile = [world.mail("mallory@evil.test", "hh", codes, mid=f"<codes-250k-{i}@evil.test>") for i in range(3)]
+    plain = [world.mail("eve@evil.test", "hh", words, mid=f"<plain-{i}@x>") for i in range(3)]
+    # each the least of three copies (new Message-IDs, so each is read afresh): the machine is shared
+    times = [min(_cpu(world, raw, "ignored") for raw in copies) for copies in (hostile, plain)]
     assert times[0] / times[1] < 10, times
     _, _, stored = world.con.execute(
-        "SELECT outcome, reason, raw FROM inbound_messages WHERE message_id = '<codes-250k@evil.test>'"
+        "SELECT outcome, reason, raw FROM inbound_messages WHERE message_id = '<codes-250k-0@evil.test>'"
     ).fetchone()
     assert b"states more than" in stored and b"CODE " not in stored
 
