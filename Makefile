@@ -3,7 +3,7 @@
 PY ?= python3
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help install lint format format-check types check test test-one test-postgres coverage bench docs
+.PHONY: help install lint format format-check types check test test-one test-postgres coverage coverage-core bench docs
 
 help:  ## list the tasks
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -38,6 +38,11 @@ coverage:  ## the suite with line coverage of pbem, as CI reports it (total on t
 	PYTEST_ADDOPTS="$(COVERAGE_FLAGS)" $(PY) -m pytest
 
 COVERAGE_FLAGS = --cov=pbem --cov-report=term:skip-covered  # as .ci/run adds them
+
+coverage-core:  ## line coverage of the core by its own tiers (tests/engine, tests/app), as every CI run reports it
+	$(PY) -m pytest -q tests/engine tests/app $(CORE_COVERAGE)
+
+CORE_COVERAGE = --cov=pbem.engine --cov=pbem.app --cov=pbem.orders --cov=pbem.trust --cov-report=term:skip-covered
 
 bench:  ## the quick benchmarks (benchmarks/README.md has each script's full size)
 	$(PY) benchmarks/idle_poll.py --runs 5
