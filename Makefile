@@ -25,7 +25,7 @@ types:  ## mypy as configured in pyproject.toml
 
 check: lint format-check types  ## lint, format and types, as .ci/run checks them
 
-test:  ## the whole suite on two workers (about 9 minutes on 2 cores): the README's test command
+test:  ## the whole suite on two workers (about 7 minutes on 2 cores, 10 at most): the README's test command
 	$(PY) -m pytest
 
 test-one:  ## one test file in one process: make test-one T=tests/test_layers.py
