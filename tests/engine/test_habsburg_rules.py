@@ -1,4 +1,4 @@
-"""House of Habsburg rule tests, named after the rulings (RULINGS.md section 2) they check."""
+"""House of Habsburg rule tests, named after the rulings (docs/rulings.md, House of Habsburg) they check."""
 
 from __future__ import annotations
 

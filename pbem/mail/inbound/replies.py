@@ -4,7 +4,7 @@ pbem's outgoing Message-IDs are keyed hashes (`pbem.mail.outbound.compose.stable
 nobody can guess one without the home's secret, so a message whose ``In-Reply-To`` or ``References``
 names a mail pbem sent to a seat proves its writer received that mail, as Discourse, GitHub and
 GitLab take replies by email.  Such a reply from the seat's registered address needs no CODE line and
-costs no key derivation (DESIGN.md, the email contract).  What does not count:
+costs no key derivation (docs/architecture.md, "The email contract").  What does not count:
 
 * a reference to a mail sent to another seat, another game, or another address (the message falls
   back to the code check, as a new mail does);

@@ -1,5 +1,5 @@
 """Dynasties scenarios, DATC-style: each case is a set-up state, the orders, and the exact
-outcome. Names cite the rulebook phase or the ruling (RULINGS.md section 3); each docstring
+outcome. Names cite the rulebook phase or the ruling (docs/rulings.md, Dynasties); each docstring
 quotes the rule text it checks. They add the corners the rule tests in
 tests/engine/test_dynasties_rules.py do not reach: tribute ties of every shape, powers on an
 empty Stakes, the Coronation's activation, the last Conclusion, and the defaults when nobody

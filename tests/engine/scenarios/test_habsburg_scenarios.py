@@ -1,5 +1,5 @@
 """House of Habsburg scenarios, DATC-style: each case is a set-up state, one or more orders,
-and the exact outcome. Names cite the rulebook section or the ruling (RULINGS.md section 2);
+and the exact outcome. Names cite the rulebook section or the ruling (docs/rulings.md, House of Habsburg);
 each docstring quotes the rule text it checks. These add the corners the rule tests in
 tests/engine/test_habsburg_rules.py do not reach: equal values in events, empty piles,
 hand-limit boundaries, the last turn, and the defaults when nobody answers."""

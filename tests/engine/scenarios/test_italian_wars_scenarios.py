@@ -1,5 +1,5 @@
 """Italian Wars scenarios, DATC-style: each case deals two exact hands, plays the hand and
-asserts the exact outcome. Names cite the rulebook section or the ruling (RULINGS.md section 4);
+asserts the exact outcome. Names cite the rulebook section or the ruling (docs/rulings.md, Italian Wars);
 each docstring quotes the rule text it checks. They add the corners the rule tests in
 tests/engine/test_italian_wars_rules.py do not reach: side-restricted cards on the wrong side,
 WON/LOST after a tie, an empty field, bonuses by class, streaks broken by the other side, and

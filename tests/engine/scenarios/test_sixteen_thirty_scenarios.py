@@ -1,5 +1,5 @@
 """Sixteen Thirty Something scenarios, DATC-style: each case is a set-up state, the orders, and
-the exact outcome. Names cite the rulebook section or the ruling (RULINGS.md section 5); each
+the exact outcome. Names cite the rulebook section or the ruling (docs/rulings.md, Sixteen Thirty Something); each
 docstring quotes the rule text it checks. They add the corners the rule tests in
 tests/engine/test_sixteen_thirty_rules.py do not reach: ties in wars and in WAR votes, REARM,
 forced removals that empty a pile, reshuffles in the middle of a draw, the hand limit at its
