@@ -118,7 +118,7 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
     started = mark = time.perf_counter()
     deriving_before = codes.deriving
     stages.taken()  # the poll's thread's CPU by stage, from here (`cpu_*` in the timings)
-    thread_cpu = time.thread_time()
+    thread_cpu, queued = time.thread_time(), stages.runqueue_wait()
 
     def lap(step: str) -> None:
         nonlocal mark
@@ -162,6 +162,7 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
     spent["deriving_codes"] = codes.deriving - deriving_before  # on the code-check thread, alongside handling
     cpu = {f"cpu_{k}": v for k, v in stages.taken().items()}  # on the poll's thread, inside handling
     cpu["poll_thread_cpu"] = time.thread_time() - thread_cpu  # all of it: the stages, SQL outside them, filing
+    cpu["poll_thread_waiting_for_a_core"] = stages.runqueue_wait() - queued  # runnable, other processes on the cores
     summary.timings = {"total": time.perf_counter() - started, **spent, **cpu}
     return summary
 

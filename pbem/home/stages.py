@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 spent: dict[str, float] = {}
 _open = threading.local()  # .inner: per open stage of this thread, the CPU time of the stages inside it so far
@@ -37,3 +38,13 @@ def taken() -> dict[str, float]:
     out = dict(spent)
     spent.clear()
     return out
+
+
+def runqueue_wait() -> float:
+    """Seconds this thread has been runnable but waiting for a core (Linux's /proc/thread-self/schedstat; 0.0
+    where there is none): with the poll's thread CPU, it tells a poll slowed by other processes on the machine
+    (the mail servers) from one waiting for a lock or the disk."""
+    try:
+        return int(Path("/proc/thread-self/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
