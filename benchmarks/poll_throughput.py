@@ -28,16 +28,22 @@ population's pbem, its baseline, ...):
 * pbem: the home restored, the messages put in the moderator's INBOX; one `pbem poll --timings` process
   fetches them, applies them, files them (one MOVE per batch) and sends every reply and report it queued
   (timed as a whole, interpreter start included);
+* before each of the two: Postfix's queue emptied (`delivered`): it delivers after it answered, so the mail of
+  the run before would otherwise be delivered on the next one's time;
 * baseline: the same messages put in the INBOX again; imapclient fetches them in the same batches and moves
   each batch with one MOVE (what pbem's IMAP side does), then smtplib sends the same outgoing messages
   (pbem's own, read from its outbox) over one connection.  No game logic, no database.
 
 Prints, per population, every round's ratio pbem/baseline, and per round: pbem's CPU over all its threads
 with `cpu_floor_ratio` (that CPU divided by the cores, over the baseline: the best ratio any schedule could
-reach if the mail servers cost nothing), `machine_cpu_s` (the whole machine's busy CPU during each run), and
+reach if the mail servers cost nothing), `machine_cpu_s` (the whole machine's busy CPU during each run),
+`machine_floor_ratio` (pbem's run's machine CPU, the servers' included, divided by the cores, over the
+baseline: the best ratio that much work allows on this machine), and
 `poll_thread_cpu_ms_per_message`: the CPU of the poll's own thread per message by stage (`cpu ...` of
 `pbem poll --timings`: reading the message and the mail it answers, storing the redacted copy, loading the
-game, deciding, rendering, composing, appending to the record, committing) and in all.  `--timings` adds
+game, deciding, rendering, composing, appending to the record, committing) and in all, and
+`poll_thread_waiting_for_a_core_s`: how long that thread was ready to run while other processes (the mail
+servers) held both cores.  `--timings` adds
 pbem's whole timing line (its wall-clock steps, the sender threads, the code derivations).
 """
 
@@ -315,10 +321,12 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
         for r in range(args.rounds):
             for pop, mails in populations.items():  # alternated: pbem, its baseline, the other population's ...
                 restore(saved, home)
+                drained = servers.delivered()  # the last run's mail delivered, not on this one's time
                 clear_players(servers)
                 deliver_all(servers, mails)
                 got = timed_poll(cfg, env, messages)
                 out = outgoing(cfg, before)
+                drained += servers.delivered()
                 clear_players(servers)
                 deliver_all(servers, mails)
                 busy0 = machine_busy()
@@ -336,10 +344,17 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
                     # nothing: no poll on this machine can do better than `cpu_floor_ratio`.
                     "pbem_cpu_s": round(got["cpu"], 2),
                     "cpu_floor_ratio": common.ratio(got["cpu"] / (os.cpu_count() or 1), base_s),
+                    # the whole machine's busy CPU during pbem's run (pbem and the mail servers it kept busy) spread
+                    # perfectly over the cores, over the baseline: the best ratio this much work allows
+                    "machine_floor_ratio": common.ratio(got["busy"] / (os.cpu_count() or 1), base_s),
                     # the whole machine's busy CPU time while each ran (pbem or the baseline, the servers, the rest)
                     "machine_cpu_s": {"pbem": round(got["busy"], 2), "baseline": round(base_busy, 2)},
                     "poll_thread_cpu_ms_per_message": per_message_ms(timings, messages),
+                    # the poll's thread runnable but every core taken (the mail servers, pbem's sender): with its
+                    # CPU, this is most of pbem's wall time (Linux's schedstat; 0 where there is none)
+                    "poll_thread_waiting_for_a_core_s": round(timings.get("poll_thread_waiting_for_a_core", 0.0), 2),
                     "summary": got["line"],
+                    "waited_for_deliveries_s": round(drained, 2),  # untimed: Postfix's queue emptied before each
                 }
                 if args.timings:
                     run["pbem_timings_s"] = timings

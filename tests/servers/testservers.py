@@ -110,6 +110,11 @@ class MailServers:
             )
         toml.write_text(text + smtp_extra)
 
+    def delivered(self, timeout: float = 120.0) -> float:
+        """Wait until every mail the SMTP server accepted has reached its mailbox; the seconds waited.  A server
+        that delivers before it answers DATA (aiosmtpd into pymap) has nothing queued."""
+        return 0.0
+
     # -- reading and writing mailboxes over IMAP ----------------------------
 
     @contextmanager
@@ -500,6 +505,9 @@ def _private_dir(tmp_path: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix="pbem-mail-", dir="/tmp"))
 
 
+POSTFIX_QUEUES = ("maildrop", "incoming", "active", "deferred", "hold")
+
+
 class DebianMailServers(MailServers):
     def __init__(self, root: Path, users: dict[str, str]) -> None:
         super().__init__(users)
@@ -579,6 +587,19 @@ class DebianMailServers(MailServers):
         with suppress(Unavailable):
             self._run("stop")
         self._running = {"smtp": False, "imap": False}
+
+    def queued(self) -> int:
+        """Mails in Postfix's queue (accepted, not yet delivered over LMTP): files under its queue folders."""
+        queue = self.root / "postfix" / "queue"
+        return sum(len(files) for sub in POSTFIX_QUEUES for _, _, files in os.walk(queue / sub))
+
+    def delivered(self, timeout: float = 120.0) -> float:
+        """Postfix delivers after it answered DATA: a benchmark that times the next run waits here first, or the
+        deliveries of the run before are done on its time (seen: one baseline 9.8 s, the next 19.1 s)."""
+        t0 = time.monotonic()
+        while self.queued() and time.monotonic() - t0 < timeout:
+            time.sleep(0.05)
+        return time.monotonic() - t0
 
 
 def debian_unavailable() -> str | None:
