@@ -95,6 +95,7 @@ def test_init_new_game_list_show_poll_export_from_another_directory(tmp_path: Pa
     assert polled.returncode == 0 and "sent 2 mails" in polled.stdout
     timing = polled.stdout.splitlines()[-1]
     assert timing.startswith("timings: total ") and "handling" in timing and "sender sending" in timing, timing
+    assert "poll thread cpu" in timing and "poll thread waiting for a core" in timing, timing
     assert "deriving codes 0.00 s" in timing, timing  # no order mail: no key derivation
     assert len(list((home / "mail" / "sent" / "new").iterdir())) == 2
     exported = pbem("--config", cfg, "export", "iw1", "--format", "text", cwd=elsewhere)

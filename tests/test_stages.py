@@ -60,3 +60,32 @@ def test_each_thread_has_its_own_open_stages(clock: list[float]) -> None:
     t.join(5)
     got = stages.taken()
     assert got == {"outer": 1.0, "other": 1.0}  # one shared stack would have taken the second off the first
+
+
+def test_runqueue_wait_is_the_second_field_of_schedstat_in_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`poll thread waiting for a core` of `pbem poll --timings`: nanoseconds runnable but not running."""
+
+    class Schedstat:
+        def __init__(self, text: str | None) -> None:
+            self.text = text
+
+        def __call__(self, path: str) -> Schedstat:
+            assert path == "/proc/thread-self/schedstat"
+            return self
+
+        def read_text(self) -> str:
+            if self.text is None:
+                raise FileNotFoundError(2, "no /proc")
+            return self.text
+
+    monkeypatch.setattr(stages, "Path", Schedstat("123456789 2500000000 71\n"))
+    assert stages.runqueue_wait() == 2.5
+    for broken in (None, "", "12 x 3"):  # no /proc (not Linux), an empty or garbled file: 0.0, never an error
+        monkeypatch.setattr(stages, "Path", Schedstat(broken))
+        assert stages.runqueue_wait() == 0.0
+
+
+def test_runqueue_wait_reads_this_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    first = stages.runqueue_wait()
+    sum(range(200_000))  # some CPU: the counter never goes back
+    assert 0.0 <= first <= stages.runqueue_wait()

@@ -342,3 +342,16 @@ def test_bare_lf_messages_are_sent_with_crlf_line_ends(pip_servers) -> None:
         sender.close()
     got = pip_servers.wait_for("alice@example.test", 1)
     assert len(got) == 1 and got[0].count(b"a line of text") == 200
+
+
+def test_delivered_waits_until_every_accepted_mail_is_in_its_mailbox(mail_servers):
+    """The benchmarks' `delivered` (Postfix answers DATA before it delivers): after it, nothing is queued and
+    every mail accepted is in the recipient's mailbox, so a timed run never pays for the run before."""
+    to = "alice@example.test"
+    smtp = sender(mail_servers)
+    for n in range(60):
+        smtp.send(message(n, to=to, body="\r\n".join(["x" * 70] * 300)), MODERATOR, [to])
+    smtp.close()
+    mail_servers.delivered()
+    assert getattr(mail_servers, "queued", lambda: 0)() == 0
+    assert len(mail_servers.mailbox(to)) == 60
