@@ -86,6 +86,38 @@ def test_every_report_of_the_game_has_a_picture_naming_the_readers_hand_and_no_h
                         assert item not in pic.alt.split(", "), (kind, p, q, item)
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_png_writer_gives_back_every_pixel_and_the_palette_with_either_deflater(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`png_of` writes the rows itself (ISA-L's deflate, or zlib where isal is missing): a PNG reader must
+    get back exactly the canvas's pixel indices and palette, for every kind's pictures at several moments."""
+    import zlib
+
+    from pbem.render.pictures import canvas
+
+    eng, pt = _game(kind)
+    seen = 0
+    for s in moments(eng, pt, 4):
+        view = eng.view(s, pt.players[0])
+        mod = __import__(MODULES[kind], fromlist=["draw"])
+        drawn = mod.draw({"kind": kind, "players": view["players"], "data": view["data"]})
+        if drawn is None:
+            continue
+        c, _ = drawn
+        image = c.image if c.rgb is None else c.rgb.image.quantize(palette=canvas.palette(), dither=0)
+        for deflater, level in ((canvas._deflater, canvas._LEVEL), (zlib, 6)):
+            monkeypatch.setattr(canvas, "_deflater", deflater)
+            monkeypatch.setattr(canvas, "_LEVEL", level)
+            back = Image.open(io.BytesIO(canvas.png_of(image)))
+            back.load()
+            assert back.mode == "P" and back.size == image.size, kind
+            assert back.tobytes() == image.tobytes(), (kind, deflater)
+            assert back.getpalette() == image.getpalette(), (kind, deflater)
+            seen += 1
+    assert seen >= 2, kind
+
+
 def test_each_sixteen_thirty_country_is_drawn_in_its_factions_colour_with_its_counters() -> None:
     eng, pt = _game("sixteen-thirty", 4)
     seen = set()
