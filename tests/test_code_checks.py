@@ -82,6 +82,44 @@ def test_games_store_codes_keyed_with_the_home_key_file_as_documented(home, cloc
     assert codes.ROUNDS == 10_000  # where no home is known (the pure core's tests), PBKDF2 as before
 
 
+def test_every_way_of_making_a_code_stores_it_keyed(home, clock, tmp_path) -> None:
+    """Game creation, a new code and a replacement (by command and by mail), the moderator code (`pbem init`,
+    `moderating.make_code`): each passes its home, so no production path makes a PBKDF2 hash any more."""
+    from typer.testing import CliRunner
+
+    from pbem.app import control, moderating
+    from pbem.cli import app
+    from pbem.record import moderator_code
+    from pbem.record.db import session
+
+    cfg = Home.of(home, clock=clock)
+    games.create_game(cfg, "habsburg", "made", PLAYERS, seed="made-test", clock=clock, codes=CODES)
+    control.new_player_code(cfg, "made", "Alice", clock.now, code="ZZZZ-7777")
+    control.replace(cfg, "made", "Carol", ("Dora", "dora@players.test"), clock.now, code="DDDD-8888")
+    mod = moderating.make_code(cfg, clock.now)
+    assert mod is not None
+    order = "\n".join([f"CODE {mod}", "NEW CODE Bob", "REPLACE Dora WITH Erin <erin@players.test>"])
+    deliver(home, order_mail("Test Moderator <moderator@pbem.test>", "made", order, subject="[pbem made] commands"))
+    assert polling.poll(_connected(home, clock)).accepted == 1
+    con = sqlite3.connect(_db_path(home))
+    rows = con.execute("SELECT player, code_hash FROM seats ORDER BY id").fetchall()
+    con.close()
+    assert [p for p, _ in rows] == ["Alice", "Bob", "Carol", "Alice", "Dora", "Bob", "Erin"], rows
+    assert all(h.startswith("hmac_sha256$") for _, h in rows), rows
+    assert codes.check_code("ZZZZ-7777", rows[3][1]) and codes.check_code("DDDD-8888", rows[4][1])
+    with session(home.database_url) as s:
+        stored = moderator_code.stored(s)
+    assert stored is not None and stored[0].startswith("hmac_sha256$") and codes.check_code(mod, stored[0])
+
+    r = CliRunner().invoke(app, ["init", str(tmp_path / "fresh"), "--address", "mod@pbem.test"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "fresh" / sealing.FILE).exists(), "pbem init makes the key file for the moderator code"
+    fresh = config_mod.load(tmp_path / "fresh" / "pbem.toml")
+    with session(fresh.database_url) as s:
+        stored = moderator_code.stored(s)
+    assert stored is not None and stored[0].startswith("hmac_sha256$"), stored
+
+
 def test_the_right_code_checks_a_wrong_one_does_not_and_no_check_runs_pbkdf2(home, clock) -> None:
     games.create_game(Home.of(home), "habsburg", "right", PLAYERS, seed="right-test", clock=clock, codes=CODES)
     alice = _seat_hashes(home)["Alice"]
