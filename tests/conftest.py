@@ -102,21 +102,6 @@ def _migrated_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     db.migrate = real
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _fast_code_hashes() -> Iterator[None]:
-    """Test-only speed: games made in the test processes store their players' codes hashed with 1,000 PBKDF2
-    rounds instead of 10,000 (about 5 ms a code, paid for every seat of every game a test makes).  A check reads
-    the rounds from the stored hash, so the code path under test is the real one; `pbem` run as a subprocess,
-    the benchmarks and tests/test_code_checks.py (which undoes this) keep the real rounds."""
-    from pbem.app import games
-    from pbem.trust import codes
-
-    real = games.hash_code
-    games.hash_code = lambda code: codes.hash_code(code, rounds=1000)
-    yield
-    games.hash_code = real
-
-
 class Clock:
     """An injected clock: starts at a fixed instant, moved by tests."""
 

@@ -38,7 +38,7 @@ def test_a_burst_of_help_and_status_forgeries_gets_one_notice_then_silence(home,
     seen: set = set()
     sent_mail(home, seen)
     codes.forget_checks()
-    before = codes.derivations  # PBKDF2 runs in this process (the poll runs in it too)
+    before = codes.derivations  # code checks computed in this process (the poll runs in it too)
 
     for i in range(10):
         deliver(home, order_mail(ALICE, "hh1", "HELP" if i % 2 == 0 else "STATUS"))

@@ -6,7 +6,9 @@ the parsed message to the poll, read its code and its seat's stored hash and
 run the check (`pbem.trust.codes.check_seat_code`, cached per seat and code).
 PBKDF2 releases the GIL, so the derivations for the next messages run on
 whichever core is free while this one is handled; `intake.decide` then finds the answer in
-the cache.  Nothing is written ahead, so a crash loses nothing.
+the cache.  Nothing is written ahead, so a crash loses nothing.  Codes made since the keyed
+hash (docs/security.md) cost microseconds to check; the threads still carry the PBKDF2 of
+codes stored before it, and the parse.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ _CODE_WORD = re.compile(r"code", re.IGNORECASE)
 
 
 def _warm_code(home: Home, msg: Inbound) -> None:
-    """Run the deliberately slow code check of a registered seat before the message is handled.
+    """Run the code check of a registered seat (slow for a code stored with PBKDF2) before the message is handled.
 
     The check in `intake.decide` then finds it in the (seat, code) cache.  Only a message
     from a seat's registered address with a code costs a derivation.

@@ -271,8 +271,9 @@ def replace(home: Home, name: str, old: str, newcomer: tuple[str, str], when: da
     with home.units() as s:
         c = Command(s, name)
         c.reads(since=0)  # the newcomer's report tells the seat's whole story
+        hashed = hash_code(code, home=home.policy.home)
         d = decide_replace(
-            c.loaded, c.control, old, newcomer, code, hash_code(code), c.step, c.due, home.policy.moderator_address
+            c.loaded, c.control, old, newcomer, code, hashed, c.step, c.due, home.policy.moderator_address
         )
         c.apply(home.policy, d, when)
         return code
@@ -282,7 +283,8 @@ def new_player_code(home: Home, name: str, player: str, when: datetime, code: st
     code = code or new_code()
     with home.units() as s:
         c = Command(s, name)
-        c.apply(home.policy, decide_new_code(c.loaded, player, code, hash_code(code), when), when)
+        hashed = hash_code(code, home=home.policy.home)
+        c.apply(home.policy, decide_new_code(c.loaded, player, code, hashed, when), when)
 
 
 def start(home: Home, name: str, when: datetime) -> list[str]:

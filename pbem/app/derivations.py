@@ -1,11 +1,13 @@
-"""Per-sender budget on key derivations (issue 26): what checking made-up codes may cost in one poll.
+"""Per-sender budget on code checks (issue 26): what checking made-up codes may cost in one poll.
 
 A registered player of another game who names this game with a made-up code
-costs one PBKDF2 derivation per seat (to see whose code it is); a mail a
-minute, each with a new code, was outside any budget.  Each address may cost
-at most `DERIVATIONS_PER_SENDER` such derivations per poll; past that the
-code is not looked for (the mail is ignored as any stranger's).  Checking a
-seat's own code is bounded already by the reply cap (`Outgoing.allowed`).
+costs one code check per seat (to see whose code it is); a mail a minute,
+each with a new code, was outside any budget.  Each address may cost at most
+`DERIVATIONS_PER_SENDER` such checks per poll; past that the code is not
+looked for (the mail is ignored as any stranger's).  Checking a seat's own
+code is bounded already by the reply cap (`Outgoing.allowed`).  A check of a
+keyed hash (codes made since docs/security.md's keyed hash) costs microseconds,
+one of a code stored with PBKDF2 milliseconds: the budget bounds both.
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ def end_poll() -> None:
 
 
 def may_derive(sender: str, n: int) -> bool:
-    """True (and counted) if `sender` may cost `n` more key derivations in this poll: a player of another game
-    naming this one with made-up codes costs one PBKDF2 run per seat and mail, so it is capped per poll."""
+    """True (and counted) if `sender` may cost `n` more code checks in this poll: a player of another game
+    naming this one with made-up codes costs one check per seat and mail, so it is capped per poll."""
     if not _state["active"]:
         return True
     key = sender.lower()

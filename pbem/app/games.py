@@ -169,7 +169,7 @@ def create_game(
         dict(table.options),
         table.insecure_seed,
         chosen,
-        {p: hash_code(c) for p, c in chosen.items()},
+        {p: hash_code(c, home=home.policy.home) for p, c in chosen.items()},  # keyed: docs/security.md
         table.join,
     )
     when: datetime = (clock or home.clock)()

@@ -61,7 +61,7 @@ def make_code(home: Home, when: datetime, replace: bool = True) -> str | None:
         if not replace and moderator_code.stored(s) is not None:
             return None
         code = codes.new_code()
-        moderator_code.keep(s, codes.hash_code(code), when)
+        moderator_code.keep(s, codes.hash_code(code, home=home.policy.home), when)
         s.commit()
         return code
 

@@ -113,7 +113,7 @@ def _start(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Deci
 
 def _new_code(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     code = codes.new_code()
-    d = decide_new_code(c.loaded, line.args[0], code, codes.hash_code(code), when)
+    d = decide_new_code(c.loaded, line.args[0], code, codes.hash_code(code, home=policy.home), when)
     return d, f"a new code for {d.player} is queued to their registered address (it is not shown here)"
 
 
@@ -121,7 +121,8 @@ def _replace(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[De
     newcomer = _person(line.args[1])
     code = codes.new_code()
     c.reads(since=0)  # the newcomer's report tells the seat's whole story
-    args = (c.loaded, c.control, line.args[0], newcomer, code, codes.hash_code(code), c.step, c.due)
+    hashed = codes.hash_code(code, home=policy.home)
+    args = (c.loaded, c.control, line.args[0], newcomer, code, hashed, c.step, c.due)
     d = decide_replace(*args, moderator=policy.moderator_address)
     return d, f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {line.args[0]}; their code and report are queued"
 

@@ -117,6 +117,7 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
     spent = dict.fromkeys(("fetching", "handling", "filing", "deadlines", "waiting_for_sender"), 0.0)
     started = mark = time.perf_counter()
     deriving_before = codes.deriving
+    codes.new_poll()  # a code key file still missing is named in this poll's log again
     stages.taken()  # the poll's thread's CPU by stage, from here (`cpu_*` in the timings)
     thread_cpu, queued = time.thread_time(), stages.runqueue_wait()
 

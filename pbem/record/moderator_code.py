@@ -1,7 +1,7 @@
 """The moderator's code (issue 28, moderating by mail): kept hashed among the home's secrets.
 
 One row of `home_secrets` (migration 0005's table), named `moderator-code`, holds the code's
-salted hash (`pbem.trust.codes.hash_code`) and when it was made.  `pbem init` makes it once
+salted, keyed hash (`pbem.trust.codes.hash_code` with the home's key) and when it was made.  `pbem init` makes it once
 (an existing row is kept); `pbem moderator code` replaces it.  The code itself is never stored.
 """
 

@@ -6,9 +6,13 @@ Each game's Ed25519 private key (`pbem.trust.signing`) is stored in `games.signi
                                                               associated data = the game's name) )
 
 The wrapping key is 32 random bytes kept in the home directory, outside the record, in the file
-`game-keys.secret` (mode 0600, made when the first game is created; KEY-ID is the first 16 hex digits
-of its SHA-256, so a record restored beside another home's file is named, not misread).  Back it up
-with the database: without it pbem can no longer sign that home's games (it says so, and which file).
+`game-keys.secret` (mode 0600, made when first needed: `pbem init`'s moderator code or the first game;
+KEY-ID is the first 16 hex digits of its SHA-256, so a record restored beside another home's file is
+named, not misread).  Back it up with the database: without it pbem can no longer sign that home's games
+(it says so, and which file), nor check the players' codes hashed with it.
+
+Other secrets of the home take a key of their own from it (`derived`), never the wrapping key itself:
+the players' codes are hashed with one (`pbem.trust.codes`, docs/security.md).
 A key in clear (a game made before this) is still read, and named by `pbem check`'s successor tools as
 unsealed; nothing rewrites it in place (the record is append-only but for status columns).
 
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import os
 import secrets
 from pathlib import Path
@@ -37,8 +42,25 @@ class Unsealable(Exception):
     """A sealed key whose wrapping key is not here (the home's key file is missing or another one)."""
 
 
-def _key_id(key: bytes) -> str:
+def key_id(key: bytes) -> str:
+    """The name of a wrapping key in the record (KEY-ID): it says which file a stored secret needs."""
     return hashlib.sha256(key).hexdigest()[:16]
+
+
+def known(named: str) -> bytes | None:
+    """The wrapping key whose KEY-ID is `named`, if a home loaded in this process holds it."""
+    return _KEYS.get(named)
+
+
+def derived(key: bytes, purpose: bytes) -> bytes:
+    """A key of its own for `purpose`, HMAC-SHA256(wrapping key, purpose): a secret of one purpose (the
+    players' codes) tells nothing of the wrapping key or of another purpose's key."""
+    return hmac.digest(key, purpose, "sha256")
+
+
+def files() -> str:
+    """The key files of the homes loaded in this process, for a message that asks for one to be restored."""
+    return ", ".join(str(p) for p in _FILES.values()) or f"the home's {FILE}"
 
 
 def _read(path: Path) -> bytes | None:
@@ -55,7 +77,7 @@ def register(home: Path) -> bytes | None:
     """Read the wrapping key of `home` if it has one; made on first use by `wrapping_key`."""
     key = _read(home / FILE)
     if key is not None:
-        _KEYS[_key_id(key)] = key
+        _KEYS[key_id(key)] = key
     _FILES[str(home)] = home / FILE
     return key
 
@@ -72,7 +94,7 @@ def wrapping_key(home: Path) -> bytes:
         return wrapping_key(home)
     with os.fdopen(fd, "w", encoding="ascii") as f:
         f.write(fresh.hex() + "\n")
-    _KEYS[_key_id(fresh)] = fresh
+    _KEYS[key_id(fresh)] = fresh
     return fresh
 
 
@@ -81,7 +103,7 @@ def seal(private_hex: str, game: str, home: Path) -> str:
     key = wrapping_key(home)
     nonce = secrets.token_bytes(12)
     sealed = AESGCM(key).encrypt(nonce, bytes.fromhex(private_hex), game.encode("utf-8"))
-    return f"{PREFIX}{_key_id(key)}:{base64.b64encode(nonce + sealed).decode('ascii')}"
+    return f"{PREFIX}{key_id(key)}:{base64.b64encode(nonce + sealed).decode('ascii')}"
 
 
 def is_sealed(stored: str) -> bool:
@@ -92,12 +114,11 @@ def unseal(stored: str, game: str) -> str:
     """The private key (hex) that `stored` holds: unsealed with the registered wrapping key, or in clear."""
     if not is_sealed(stored):
         return stored
-    key_id, _, body = stored[len(PREFIX) :].partition(":")
-    key = _KEYS.get(key_id)
+    named, _, body = stored[len(PREFIX) :].partition(":")
+    key = known(named)
     if key is None:
-        files = ", ".join(str(p) for p in _FILES.values()) or f"the home's {FILE}"
         raise Unsealable(
-            f"the signing key of game {game} is sealed with the wrapping key {key_id}, which is not in {files}: "
+            f"the signing key of game {game} is sealed with the wrapping key {named}, which is not in {files()}: "
             "restore that file from the backup of this home"
         )
     raw = base64.b64decode(body)

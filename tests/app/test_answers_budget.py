@@ -179,13 +179,13 @@ def test_a_strangers_answer_quotes_nothing_of_their_mail() -> None:
 
 def test_a_strangers_mail_costs_no_key_derivation(monkeypatch: pytest.MonkeyPatch) -> None:
     codes.forget_checks()
-    before = codes.derivations  # PBKDF2 runs in this process
+    before = codes.derivations  # code checks computed in this process (these plain seats: PBKDF2)
     g = loaded()
     for body in (signed("Bob", "PASS"), f"CODE {CODES['Alice']}\nPASS", "CODE ZZZZ-9999\nSTATUS"):
         msg = mail("Mallory <mallory@evil.test>", body)
         d = decide(msg, facts(msg, g, now=WHEN), CAP)
         assert d.outcome == "ignored" and not d.mails
-    assert codes.derivations == before, "no PBKDF2 for a sender who is no registered seat"
+    assert codes.derivations == before, "no code check for a sender who is no registered seat"
     msg = mail("Mallory <mallory@evil.test>", signed("Bob", "PASS"))
     decide(msg, facts(msg, g, now=WHEN, registered=True), CAP)  # a player of another game: the check runs
     assert codes.derivations > before, "the counter sees key derivations"

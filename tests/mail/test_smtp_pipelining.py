@@ -16,7 +16,6 @@ from pbem.home import config as config_mod
 from pbem.home.app import Home
 from pbem.mail.transports.seam import PermanentSendError, open_transport
 from pbem.mail.transports.smtp import SmtpSender
-from pbem.trust import codes
 
 from .conftest import MODERATOR, USERS
 
@@ -61,7 +60,6 @@ def test_a_poll_with_two_connections_sends_each_mail_once_over_both(debian_serve
     monkeypatch.setenv("PBEM_TEST_SMTP_PW", USERS[MODERATOR])
     cfg = config_mod.load(path)
     assert cfg.smtp.connections == 2
-    monkeypatch.setattr(games, "hash_code", lambda c: codes.hash_code(c, rounds=1000))
     players = [(p.capitalize(), f"{p}@example.test") for p in ("alice", "bob", "carol", "dave")]
     games.create_game(Home.of(cfg), "habsburg", "hh1", players, seed="two-connections")  # four first reports queued
     inbox, sender = open_transport(cfg)

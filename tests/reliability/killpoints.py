@@ -307,27 +307,19 @@ def plan_games(total: int, games=GAMES, seed: str = "crash"):
     return out
 
 
-def create_games(cfg, plans, fast_codes: bool = True) -> None:
-    """Create the planned games.  `fast_codes`: seats hashed with 1,000 PBKDF2 rounds instead of 10,000
-    (test-only speed; checking reads the rounds from the stored hash, so the checked code path is the same)."""
+def create_games(cfg, plans) -> None:
+    """Create the planned games (their codes keyed with the home's key file, as in production)."""
     from pbem.app import games as moderator
-    from pbem.trust import codes as codes_mod
 
-    orig = moderator.hash_code
-    if fast_codes:
-        moderator.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)
-    try:
-        for kind, name, players, seed, _ in plans:
-            moderator.create_game(
-                Home.of(cfg),
-                kind,
-                name,
-                [(p, address(name, p)) for p in players],
-                seed=seed,
-                codes={p: code_for(name, p) for p in players},
-            )
-    finally:
-        moderator.hash_code = orig
+    for kind, name, players, seed, _ in plans:
+        moderator.create_game(
+            Home.of(cfg),
+            kind,
+            name,
+            [(p, address(name, p)) for p in players],
+            seed=seed,
+            codes={p: code_for(name, p) for p in players},
+        )
 
 
 def order_messages(plans) -> list[bytes]:

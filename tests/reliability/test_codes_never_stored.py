@@ -79,17 +79,10 @@ def holds_code(value: object, pattern) -> bool:
 
 
 def home(root: Path):
-    from pbem.app import games
     from pbem.app.games import create_game
-    from pbem.trust import codes as codes_mod
 
     cfg = kp.make_home(root)
-    orig = games.hash_code
-    games.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)
-    try:
-        create_game(Home.of(cfg), "habsburg", "hh", [(p, a) for p, a in ADDR.items()], seed="codes", codes=CODES)
-    finally:
-        games.hash_code = orig
+    create_game(Home.of(cfg), "habsburg", "hh", [(p, a) for p, a in ADDR.items()], seed="codes", codes=CODES)
     return cfg
 
 

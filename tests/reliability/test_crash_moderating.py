@@ -51,8 +51,8 @@ def _home(path: Path, plans):
 
     cfg = kp.make_home(path)
     kp.create_games(cfg, plans)
-    with session(cfg.database_url) as s:  # one moderator code for both homes (test-speed hash)
-        moderator_code.keep(s, codes.hash_code(MOD_CODE, rounds=1000), datetime.now(UTC) - timedelta(days=1))
+    with session(cfg.database_url) as s:  # one moderator code for both homes, each keyed with its own key file
+        moderator_code.keep(s, codes.hash_code(MOD_CODE, home=cfg.home), datetime.now(UTC) - timedelta(days=1))
         s.commit()
     return cfg
 

@@ -82,25 +82,17 @@ class World:
         from pbem.app import games
         from pbem.app import poll as polling
         from pbem.engine.bots import play
-        from pbem.trust import codes as codes_mod
 
         self.cfg = kp.make_home(root)
-        # Test-only speed: seats hashed with 1,000 PBKDF2 rounds instead of 10,000. Checking reads the rounds
-        # from the stored hash, so the code path under test is the real one.
-        orig = games.hash_code
-        games.hash_code = lambda c: codes_mod.hash_code(c, rounds=1000)
-        try:
-            for name, kind in (("hh", "habsburg"), ("dy", "dynasties"), ("iw", "italian-wars")):
-                games.create_game(
-                    Home.of(self.cfg),
-                    kind,
-                    name,
-                    [(p, ADDR[p]) for p in SEATS[name]],
-                    seed=f"hostile-{name}",
-                    codes={p: CODES[p] for p in SEATS[name]},
-                )
-        finally:
-            games.hash_code = orig
+        for name, kind in (("hh", "habsburg"), ("dy", "dynasties"), ("iw", "italian-wars")):
+            games.create_game(
+                Home.of(self.cfg),
+                kind,
+                name,
+                [(p, ADDR[p]) for p in SEATS[name]],
+                seed=f"hostile-{name}",
+                codes={p: CODES[p] for p in SEATS[name]},
+            )
         pt = play(registry.get("italian-wars"), SEATS["iw"], "hostile-iw", bot_seed="hostile")
         for i, (player, lines) in enumerate(pt.inputs):
             r = polling.handle(

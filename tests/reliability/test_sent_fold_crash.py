@@ -18,16 +18,14 @@ from pbem.home.app import Home
 from pbem.record import sentlog
 from pbem.record.db import reading
 from pbem.record.models import OutboxMessage
-from pbem.trust import codes
 from tests.reliability import killpoints as kp
 
 
 # Killed at the 2nd mail: after the server accepted it, before its journal line (`send`: it is sent again),
 # or after its journal line (`journal`: nothing is sent again).  `killpoints` installs the kill point.
 @pytest.mark.parametrize("where, duplicates", [("send", 1), ("journal", 0)])
-def test_a_kill_between_send_and_fold_resends_at_most_once(tmp_path, monkeypatch, where: str, duplicates: int) -> None:
+def test_a_kill_between_send_and_fold_resends_at_most_once(tmp_path, where: str, duplicates: int) -> None:
     cfg = kp.make_home(tmp_path / "home")
-    monkeypatch.setattr(games, "hash_code", lambda c: codes.hash_code(c, rounds=1000))
     players = [(p, kp.address("g1", p)) for p in ("Alice", "Bob", "Carol", "Dave")]
     games.create_game(Home.of(cfg), "habsburg", "g1", players, seed="fold-crash")  # four first reports queued
     killed = kp.run_poll(cfg, {"PBEM_TEST_KILL_AT": f"{where}:2"}, timeout=120)
