@@ -198,6 +198,36 @@ def test_a_poll_without_the_key_file_refuses_the_right_code_and_goes_on(home, cl
     assert CODES["Alice"] not in caplog.text and CODES["Alice"].replace("-", "") not in caplog.text
 
 
+def test_a_poll_whose_games_keys_cannot_be_unsealed_stops_and_loses_no_mail(home, clock, monkeypatch) -> None:
+    """Without the key file no mail of the game can be signed: the poll stops with one sentence naming the file
+    (the CLI's exit 3), records nothing and files nothing, so the orders are applied once the file is back."""
+    from pbem.record.db import DatabaseError
+    from pbem.trust import signing
+
+    games.create_game(Home.of(home), "habsburg", "lost", PLAYERS, seed="lost-test", clock=clock, codes=CODES)
+    polling.poll(_connected(home, clock))  # the first reports out
+    saved = (home.home / sealing.FILE).read_bytes()
+    (home.home / sealing.FILE).unlink()
+    _fresh_process(monkeypatch, home)
+    signing._receipt_fields.cache_clear()  # a new process has unsealed no game key yet
+    deliver(home, order_mail("Alice <alice@players.test>", "lost", signed("Alice", "NO EVENT")))
+    with pytest.raises(DatabaseError, match=sealing.FILE):
+        polling.poll(_connected(home, clock))
+    inbox = list((home.maildir_path / "inbox" / "new").iterdir()) + list(
+        (home.maildir_path / "inbox" / "cur").iterdir()
+    )
+    assert len(inbox) == 1, "the message stays in the inbox"
+    con = sqlite3.connect(_db_path(home))
+    try:
+        assert con.execute("SELECT count(*) FROM inbound_messages").fetchone() == (0,), "nothing was recorded"
+    finally:
+        con.close()
+    (home.home / sealing.FILE).write_bytes(saved)
+    _fresh_process(monkeypatch, home)
+    summary = polling.poll(_connected(home, clock))
+    assert (summary.read, summary.failures) == (1, 0), summary.line()
+
+
 def test_the_record_alone_checks_no_code(home, clock, monkeypatch, tmp_path) -> None:
     """A thief of the database (a backup, a copy of the hashes) cannot tell a right guess from a wrong one: the
     record copied into another home no longer checks its own players' codes.  With its key file it does."""

@@ -7,8 +7,9 @@ the outbox is sent by the sender thread.  A crash anywhere loses nothing and
 applies nothing twice: a message seen again is recognised by Message-ID and
 body hash.  Whatever handling one message raises, that message is recorded
 as rejected ("could not be read"), filed with the rejected mail, logged and
-counted in the summary, and the poll goes on; only the database and the mail
-transports stop a run.
+counted in the summary, and the poll goes on; only the database, the mail
+transports and a missing key file (`game-keys.secret`: no mail of its games
+can be signed) stop a run, leaving the message in the inbox for the next one.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from pbem.mail.transports.seam import TransportError
 from pbem.orders.extract import extract
 from pbem.record import store
 from pbem.record.db import DatabaseError, Unit, database_errors
+from pbem.record.sealing import Unsealable
 from pbem.trust import codes
 
 log = logging.getLogger("pbem.poll")
@@ -101,6 +103,8 @@ def poll(home: Home, dry_run: bool = False) -> PollSummary:
     try:
         with database_errors(), derivations.per_poll():  # per_poll: the per-sender key derivations (issue 26)
             return _poll(home, dry_run)
+    except Unsealable as exc:  # the home's key file is missing: no mail of its games can be signed
+        raise DatabaseError(f"the record's keys cannot be used: {exc}") from None
     except OSError as exc:  # a full disk, a read-only or vanished mail folder
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         raise TransportError(f"a mail folder or file could not be used: {exc.strerror or exc}{where}") from None
@@ -172,7 +176,7 @@ def contained(home: Home, raw: bytes, when: datetime, dry_run: bool = False, par
     """`handle`, with whatever it raises (but the database) kept to this one message."""
     try:
         return handle(home, raw, when, dry_run=dry_run, parsed=parsed)
-    except (DatabaseError, TransportError):
+    except (DatabaseError, TransportError, Unsealable):  # the run stops; the message stays in the inbox
         raise
     except Exception:  # a bug must not stop the run or loop on this message forever
         log.exception("a message could not be handled; it is kept as rejected for the moderator")
