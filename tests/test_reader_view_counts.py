@@ -182,3 +182,48 @@ def test_another_record_at_the_same_path_is_counted_afresh(home) -> None:
         s.commit()
     with session(home.database_url) as s:
         assert counts(s, gid, commitment) == from_nothing(s, gid, commitment) == brute(s, gid, commitment)
+
+
+def test_the_counts_kept_with_the_snapshot_equal_the_definition_in_every_new_process(home) -> None:
+    """Each poll is a new process: the readers' counts it starts from come with the game's snapshot
+    (`reader_view.snapshot_json`, `cached`), brought up to the newest event.  Played by mail through the real
+    poll with random moves, press between moves (events with no input after the snapshot), secret tributes and
+    revisions: after every poll, the counts a fresh load holds equal the definition over every row, and they
+    came from the snapshot (not counted)."""
+    from pbem.app import poll as polling
+    from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
+    from tests.conftest import deliver, order_mail, signed
+
+    rng = random.Random(5)
+    players = [("Alice", "alice@example.test"), ("Bob", "bob@example.test"), ("Carol", "carol@example.test")]
+    games.create_game(Home.of(home), "dynasties", "rvd", players, seed="rv-dyn", codes=CODES, clock=lambda: T0)
+    connected = Home.of(home, inbox=MaildirInbox(home.maildir_path), sender=MaildirSender(home.maildir_path))
+    polling.poll(connected)
+    from_cache = 0
+    for step in range(30):
+        with session(home.database_url) as s:
+            game = store.game_by_name(s, "rvd")
+            assert game is not None and game.id is not None
+            reader_view.forget()  # what a new process remembers: nothing
+            loaded = store.load(s, game)
+            if loaded.over:
+                break
+            if loaded.readers:
+                from_cache += 1
+                assert {p: loaded.readers[p] for p in NAMES} == brute(s, game.id, game.seed_commitment), step
+                assert reader_view._memo == {}, "the counts came from the snapshot, not from counting"
+            asked = [r for r in loaded.engine.requests(loaded.state) if not r.answered]
+        for req in rng.sample(asked, len(asked)):
+            speaker = rng.choice(NAMES)
+            if rng.random() < 0.5:  # press: an event after the snapshot, for all or for one
+                to = rng.choice(["ALL", *[n for n in NAMES if n != speaker]])
+                body = signed(speaker, f"PRESS {to} hello from {speaker} at {step}")
+                deliver(home, order_mail(f"{speaker} <{dict(players)[speaker]}>", "rvd", body))
+            deliver(
+                home,
+                order_mail(
+                    f"{req.player} <{dict(players)[req.player]}>", "rvd", signed(req.player, rng.choice(req.legal))
+                ),
+            )
+        polling.poll(connected)
+    assert from_cache >= 10, f"only {from_cache} loads found the counts with the snapshot"

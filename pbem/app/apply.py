@@ -100,10 +100,11 @@ def prepare(s: Unit, loaded: store.Loaded | None, d: Decision | None = None) -> 
 
 def _readers(loaded: store.Loaded, d: Decision | None) -> set[str]:
     """The players `d` mails (a report, a notice, a newcomer's first report): whose receipts it states.
-    Without the decision: every player."""
+    Without the decision, or with an input (its snapshot keeps every player's count for the polls after this
+    one: `pbem.record.reader_view.snapshot_json`): every player."""
     if d is None:
-        return {st.player for st in loaded.seats}
-    names: set[str] = set()
+        return set(store.players(loaded))
+    names = set(store.players(loaded)) if any(isinstance(e, Input) for e in d.effects) else set()
     for e in d.effects:
         if isinstance(e, (Report, NewSeat)):
             names.add(e.player)
@@ -186,10 +187,11 @@ def _new_game(w: _Writing, g: NewGame) -> None:
     )
     game = rows.Game(id=store.insert(w.s, models.Game, row), **row)
     state_json = json.dumps(g.state, sort_keys=True)
-    snap = dict(game_id=game.id, seq=0, step=g.step, over=False, state_json=state_json, created_at=w.when)
-    store.insert(w.s, Snapshot, snap)
     # no entry yet: the commitment; and nobody has seen any entry
     readers = {p: (0, g.seed_commitment) for p in g.players}
+    seen = reader_view.snapshot_json(readers, list(g.players), 0)
+    snap = dict(game_id=game.id, seq=0, step=g.step, over=False, state_json=state_json, created_at=w.when)
+    store.insert(w.s, Snapshot, {**snap, "readers_json": seen})
     w.loaded = store.Loaded(game, [], g.state, 0, 0, head=g.seed_commitment, readers=readers)
     w.game_id = game.id
 

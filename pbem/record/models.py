@@ -157,6 +157,9 @@ class Snapshot(SQLModel, table=True):
     over: bool = False
     state_json: str = Field(sa_column=Column(Text, nullable=False))
     created_at: datetime
+    # each player's receipt position here, {"event_seq": E, "readers": {player: [entries, head]}}; a cache too
+    # (`pbem.record.reader_view`): NULL where not every player's count was known
+    readers_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class Deadline(SQLModel, table=True):

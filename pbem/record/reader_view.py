@@ -13,6 +13,13 @@ position of P's n-th visible entry.
 
 One statement on the orders' and events' primary keys (game_id, seq) for the
 game, counting only what was appended since the reader's last count; the caller owns the transaction.
+
+Across processes (every cron run is one) the counts travel with the game's snapshot: each snapshot row
+keeps every player's (entries, head) at its position (`snapshot_json`, `snapshots.readers_json`), a cache
+like the state beside it, and `cached` brings them up to the game's newest event when it is loaded.  So a
+poll states its readers' receipts without counting the record, and a report late in a long game costs what
+one early in it does in a new process too.  Where the snapshot holds none (a row written before, or not
+every player's count known), the counts are read as above.
 """
 
 from __future__ import annotations
@@ -136,3 +143,38 @@ def forget() -> None:
     """Every remembered count dropped (tests)."""
     with _lock:
         _memo.clear()
+
+
+def snapshot_json(readers: dict[str, tuple[int, str]], players: list[str], event_seq: int) -> str | None:
+    """What a snapshot keeps of the readers' counts at its position (the game's newest event `event_seq`), or
+    None unless every one of `players` is among them (a later poll could not count on the rest)."""
+    if not players or any(p not in readers for p in players):
+        return None
+    return json.dumps({"event_seq": event_seq, "readers": {p: list(v) for p, v in readers.items()}})
+
+
+_Q_EVENTS_SINCE = text("SELECT visibility_json, hash FROM events WHERE game_id = :g AND seq > :e ORDER BY seq")
+
+
+def cached(conn: Any, game_id: int, stored: str, event_seq: int) -> dict[str, tuple[int, str]]:
+    """The readers' counts kept with the game's newest snapshot (`snapshot_json`), brought up to the game's
+    newest event `event_seq`; {} if there are none or they cannot be right.
+
+    The caller checked that no input was recorded after the snapshot, so what came after it is events only
+    (press, moderator notices), each newer in the chain than anything counted: a reader who may see one
+    counts it and takes its hash as their head, as `store.append_events` does."""
+    try:
+        doc = json.loads(stored)
+        upto = int(doc["event_seq"])
+        readers = {str(p): (int(v[0]), str(v[1])) for p, v in doc["readers"].items()}
+    except (ValueError, KeyError, TypeError, IndexError):
+        return {}
+    if upto > event_seq:  # a snapshot ahead of the record: not this record's
+        return {}
+    if upto < event_seq:
+        for visibility_json, head in fetch(conn, _Q_EVENTS_SINCE, {"g": game_id, "e": upto}):
+            vis = json.loads(visibility_json)
+            for reader, (n, _) in readers.items():
+                if vis == PUBLIC or reader in vis:
+                    readers[reader] = (n + 1, str(head))
+    return readers

@@ -28,7 +28,7 @@ from sqlmodel import Session, col, select
 
 from pbem import engine as registry
 from pbem.engine.base import PUBLIC, Engine, Event, Outcome
-from pbem.record import db, due, models
+from pbem.record import db, due, models, reader_view
 from pbem.record.models import ControlAction, Snapshot
 from pbem.record.rows import Deadline, Game, GameEvent, OrderInput, Seat
 from pbem.trust import chain
@@ -49,7 +49,7 @@ Q_GAME_BY_ID = select(_GAMES).where(_GAMES.c.id == _GID)
 Q_SEATS = select(_SEATS).where(_SEATS.c.game_id == _GID).order_by(_SEATS.c.id)
 Q_LAST_ORDER = select(func.max(_ORDERS.c.seq)).where(_ORDERS.c.game_id == _GID)
 Q_SNAPSHOT = (
-    select(_SNAPS.c.seq, _SNAPS.c.state_json, _SNAPS.c.over)
+    select(_SNAPS.c.seq, _SNAPS.c.state_json, _SNAPS.c.over, _SNAPS.c.readers_json)
     .where(_SNAPS.c.game_id == _GID)
     .order_by(_SNAPS.c.seq.desc())
     .limit(1)
@@ -260,14 +260,17 @@ def load(s: Session, game: Game) -> Loaded:
     head = _newest(game, order_seq, order_hash, event_input, event_hash)
     snaps = db.fetch(conn, Q_SNAPSHOT, {"gid": game.id})
     state: dict[str, Any] | None = None
+    readers: dict[str, tuple[int, str]] = {}
     if snaps and snaps[0][0] == seq:
         try:
             state = json.loads(snaps[0][1])
         except ValueError:
             state = None  # corrupted cache: rebuild below
+        if state is not None and snaps[0][3]:  # each reader's receipt position, kept with the snapshot
+            readers = reader_view.cached(conn, game.id, snaps[0][3], event_seq)
     if state is None:
         state, _ = replay(game, inputs(s, game.id), join=join_opened(s, game.id))
-    return Loaded(game, seats, state, seq, event_seq, head=head, control=_control(controls))
+    return Loaded(game, seats, state, seq, event_seq, head=head, control=_control(controls), readers=readers)
 
 
 def join_opened(s: Session, game_id: int) -> bool:
@@ -344,6 +347,11 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
             loaded.recent.events.extend(plain(GameEvent, row) for row in rows)
 
 
+def players(loaded: Loaded) -> list[str]:
+    """The game's current players: its seats' (a replacement's name included), or as created."""
+    return [st.player for st in loaded.seats] or list(json.loads(loaded.game.players_json))
+
+
 def current_step(loaded: Loaded) -> str:
     reqs = loaded.engine.requests(loaded.state)
     return reqs[0].step if reqs else ""
@@ -401,6 +409,7 @@ def append_input(
             over=over,
             state_json=json.dumps(loaded.state, sort_keys=True),
             created_at=when,
+            readers_json=None if over else reader_view.snapshot_json(loaded.readers, players(loaded), loaded.event_seq),
         ),
     )
     if step and step != before:
