@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Connection, bindparam, false, select, update
 from sqlmodel import Session
 
-from pbem.record.db import insert
+from pbem.record.db import execute, insert
 from pbem.record.models import Due
 
 DUE = Due.__table__  # type: ignore[attr-defined]
@@ -66,7 +66,7 @@ _END = update(DUE).where(DUE.c.game_id == bindparam("gid"), DUE.c.done == false(
 
 def end(s: Session, game_id: int) -> None:
     """Nothing more is due for this game (paused, abandoned, over, or about to be planned again)."""
-    s.connection().execute(_END, {"gid": game_id})
+    execute(s.connection(), _END, {"gid": game_id})
 
 
 def handled(s: Session, ids: Iterable[int], again: DueRow | None = None) -> None:
