@@ -52,14 +52,14 @@ def new_key() -> str:
     return raw.hex()
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=1024)
 def _key(private_hex: str) -> Ed25519PrivateKey:
     """The key object of a game key (every mail of a poll is signed: loading the key each time cost more than
     the signature)."""
     return Ed25519PrivateKey.from_private_bytes(bytes.fromhex(private_hex))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=1024)
 def public_key(private_hex: str) -> str:
     """The public half of a private key, as 64 hex digits."""
     return _key(private_hex).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
@@ -152,7 +152,7 @@ def receipt_fields(game: Any) -> dict[str, Any]:
     return dict(fields)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)
 def _receipt_fields(
     name: str, kind: str, options_json: str, insecure_seed: bool, players_json: str, commitment: str, stored: str
 ) -> tuple[tuple[str, Any], ...]:
