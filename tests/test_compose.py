@@ -106,3 +106,27 @@ def test_inline_pictures_read_back_as_a_related_part_named_by_their_content_id(p
     assert image["Content-ID"] == f"<{cid}>" and image.get_content_type() == "image/png"
     assert image.get_content() == png and image.get_content_disposition() == "inline"
     assert build(html=html, images=((cid, png),)) == build(html=html, images=((cid, png),))  # same bytes
+
+
+PLAIN_WORD = st.text(
+    alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters=";,"), min_size=1
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    name=st.sampled_from(["Subject", "References", "In-Reply-To", "X-Pbem-Record", "X-Pbem-Signature", "X"]),
+    words=st.lists(st.one_of(PLAIN_WORD, PLAIN_WORD.map(lambda w: (w * 80)[: len(w) * 20])), min_size=1, max_size=8),
+)
+def test_long_headers_of_plain_words_fold_exactly_as_the_standard_library_folds_them(
+    name: str, words: list[str]
+) -> None:
+    """`header` folds printable ASCII words itself (`_folded`) instead of through `email.header.Header`: the
+    bytes must be Header's, word lengths around the 78-column limit included."""
+    from email.header import Header
+
+    from pbem.mail.outbound.compose import FOLD, header
+
+    value = " ".join(words)
+    standard = f"{name}: {Header(value, 'us-ascii', maxlinelen=FOLD, header_name=name).encode(linesep=chr(10))}\n"
+    assert header(name, value) == standard

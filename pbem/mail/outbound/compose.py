@@ -78,8 +78,30 @@ def header(name: str, value: str) -> str:
     value = _clean(value)
     if value.isascii() and len(name) + 2 + len(value) <= FOLD:
         return f"{name}: {value}\n"
+    if _PLAIN_WORDS.fullmatch(value):
+        return _folded(name, value)
     charset = "us-ascii" if value.isascii() else "utf-8"
     return f"{name}: {Header(value, charset, maxlinelen=FOLD, header_name=name).encode(linesep=chr(10))}\n"
+
+
+#: Printable ASCII words without ";" or "," (where `email.header` prefers to fold), one space apart: the long
+#: headers of every mail (References, the receipt's record and signature) are such words.
+_PLAIN_WORDS = re.compile(r"[!-+\--:<-~]+(?: [!-+\--:<-~]+)*")
+
+
+def _folded(name: str, value: str) -> str:
+    """`value`'s words filled into lines of at most FOLD characters, as `email.header.Header` folds them (a word
+    that does not fit the first line starts the second, after "Name: "): Header's own folding cost 20-60 us a
+    header, a tenth of composing a mail (tests/test_compose.py holds the two equal on generated headers)."""
+    words = value.split(" ")
+    first = f"{name}: {words[0]}"
+    lines = [first] if len(first) <= FOLD else [f"{name}: ", f" {words[0]}"]
+    for word in words[1:]:
+        if len(lines[-1]) + 1 + len(word) <= FOLD:
+            lines[-1] += " " + word
+        else:
+            lines.append(" " + word)
+    return "\n".join(lines) + "\n"
 
 
 def address(name: str, addr: str) -> str:

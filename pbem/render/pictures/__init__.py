@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import import_module
 from typing import Any
 
@@ -33,8 +33,8 @@ class Picture:
     width: int
     height: int
 
-    @property
-    def cid(self) -> str:
+    @cached_property
+    def cid(self) -> str:  # asked for by the HTML and by the mail's part: hashed once
         return "board." + hashlib.sha256(self.png).hexdigest()[:16] + "@pbem"
 
 
