@@ -110,3 +110,33 @@ def test_rules_prints_each_handbook() -> None:
     for kind in registry.available():
         res = CliRunner().invoke(app, ["rules", kind])
         assert res.exit_code == 0 and len(res.output.splitlines()) > 40, kind
+
+
+def test_a_home_without_its_key_file_says_which_file_to_restore_and_exits_3(tmp_path: Path) -> None:
+    """`game-keys.secret` seals the games' signing keys: without it the export and the poll of a game's mail
+    cannot sign.  Each says so in one line naming the file (exit 3, as for a missing database), never with a
+    traceback, and the poll leaves the order in the inbox for the run after the file is restored."""
+    from tests.conftest import order_mail
+
+    home = tmp_path / "home"
+    assert pbem("init", str(home), "--address", "games@example.test").returncode == 0
+    cfg = str(home / "pbem.toml")
+    players = ["--player", "Ann <ann@example.test>", "--player", "Ben <ben@example.test>"]
+    made = pbem("--config", cfg, "game", "new", "italian-wars", "--name", "iw1", "--no-join", *players)
+    assert made.returncode == 0, made.stderr
+    assert pbem("--config", cfg, "poll").returncode == 0
+    keys = home / "game-keys.secret"
+    kept = keys.read_bytes()
+    keys.unlink()
+    exported = pbem("--config", cfg, "export", "iw1", "--format", "json")
+    assert exported.returncode == 3 and "Traceback" not in exported.stderr, exported.stderr
+    assert str(keys) in exported.stderr and len(exported.stderr.strip().splitlines()) == 1
+    inbox = home / "mail" / "inbox" / "new"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "1.order").write_bytes(order_mail("Ann <ann@example.test>", "iw1", "STATUS"))
+    polled = pbem("--config", cfg, "poll")
+    assert polled.returncode == 3 and "Traceback" not in polled.stderr and str(keys) in polled.stderr, polled.stderr
+    assert [p.name for p in inbox.iterdir()] == ["1.order"], "the mail stays in the inbox"
+    keys.write_bytes(kept)
+    again = pbem("--config", cfg, "poll")
+    assert again.returncode == 0 and "read 1 message" in again.stdout, again.stdout + again.stderr

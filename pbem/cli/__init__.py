@@ -14,7 +14,15 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    app(prog_name="pbem")
+    from pbem.record.sealing import Unsealable
+
+    try:
+        app(prog_name="pbem", standalone_mode=True)
+    except Unsealable as exc:  # the home's key file is missing or another home's: say which, no traceback
+        import sys
+
+        print(f"pbem: {exc}", file=sys.stderr)  # noqa: T201
+        raise SystemExit(3) from None
 
 
 if __name__ == "__main__":  # pragma: no cover
