@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import mailbox
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -52,6 +53,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return next((i for i, prefix in enumerate(LONG_FIRST) if item.nodeid.startswith(prefix)), len(LONG_FIRST))
 
     items.sort(key=rank)  # stable: the order inside each rank is the collection order
+
+
+@pytest.fixture(autouse=True)
+def _pbem_logs_reach_caplog() -> None:
+    """Each test starts with the "pbem" logger as the library leaves it: no handler, propagating to the root
+    (where `caplog` listens).  A test that runs a command in this process calls `pbem.home.logs.setup`, which
+    stops propagation and gives the logger its own handler; without this reset, whether a later test's caplog
+    saw pbem's log depended on which tests its worker had run before (two test_code_checks tests failed so
+    in CI, and passed alone)."""
+    log = logging.getLogger("pbem")
+    for handler in list(log.handlers):
+        log.removeHandler(handler)
+    log.propagate = True
+    log.setLevel(logging.NOTSET)
 
 
 @pytest.fixture(scope="session", autouse=True)
