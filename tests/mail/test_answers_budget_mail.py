@@ -24,8 +24,9 @@ def test_a_burst_of_help_and_status_forgeries_gets_one_notice_then_silence_over_
     s = w.poll()
     assert (s.read, s.failures) == (9, 0)
     subjects = [str(m["Subject"]) for m, _ in w.new_mail("Alice")]
-    assert len(subjects) == 4, subjects
-    assert subjects[3].startswith("[pbem] Too many messages: answering again at ")
+    # Postfix may deliver the four in any order: count the notices, not their place.
+    notices = [x for x in subjects if x.startswith("[pbem] Too many messages: answering again at ")]
+    assert len(subjects) == 4 and len(notices) == 1, subjects
     assert w.sent_to(w.address("Mallory")) == 0
     for _ in range(3):
         w.send(f"Alice <{w.address('Alice')}>", "STATUS")
