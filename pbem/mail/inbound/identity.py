@@ -59,6 +59,10 @@ def identify(msg: Message) -> Identity:
 
 
 CACHED_FROM = 998  # a From line up to a mail line's length is read once per process: players write many mails
+# The address parser takes encoded words and comments off the front of the rest of the header one by one, so
+# its cost grows with the square of the header (5 s for a 190 KB From of encoded words).  A real From holds a
+# name and an address: a few hundred characters at most.
+MAX_FROM = 2_000
 
 
 @lru_cache(maxsize=4096)
@@ -69,6 +73,10 @@ def _one_from(value: str) -> Identity:
 
 def _read_from(value: str) -> Identity:
     """The sender of a message whose one From header is `value` (on one line), or why it is ambiguous."""
+    if len(value) > MAX_FROM:
+        name, first = _fallback(value[:MAX_FROM])
+        why = f"the sender is ambiguous: the From: header is {len(value)} characters long (at most {MAX_FROM} are read)"
+        return Identity(first, name[:200], why)
     name, first = _fallback(value)
     try:
         header = policy.default.header_factory("From", value)

@@ -26,12 +26,41 @@ from pbem.mail.inbound.authentication import verdict
 from pbem.mail.inbound.fingerprint import missing_message_id
 from pbem.mail.inbound.identity import identify
 from pbem.mail.inbound.loops import auto_reason
+from pbem.mail.inbound.words import decoded
 
 MAX_BODY_CHARS = 64_000
 MAX_RAW_BYTES = 2_000_000
 MAX_MULTIPARTS = 64  # no mail client nests deeper; a hostile depth would make parsing quadratic
+# A header whose parameters are read (Content-Type: charset, boundary, format): the standard library's loop over
+# them copies the rest of the header for each one, so its cost grows with the square of the header (0.5 s for
+# 400 KB of parameters, about 25 s for 2 MB).  A real one holds a few hundred characters.
+MAX_PARAMETER_FIELD = 8_000
 _BOUNDARY = re.compile(rb"boundary\s*\*?\s*=", re.IGNORECASE)
 GAME_TAG = re.compile(r"\[pbem\s+([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]", re.IGNORECASE)
+
+
+class FieldTooLong(ValueError):
+    """A header whose parameters would be read is longer than `MAX_PARAMETER_FIELD`: the message is not read."""
+
+    def __init__(self, name: str, length: int) -> None:
+        super().__init__(f"its {name} header is {length} characters long; at most {MAX_PARAMETER_FIELD} are read")
+
+
+class Bounded(Message):
+    """A `compat32` message whose parameters (`get_param`, `get_boundary`, `get_content_charset` ...) are read
+    only from a header of at most `MAX_PARAMETER_FIELD` characters (`FieldTooLong` otherwise): the parser itself
+    asks a multipart container for its boundary, so the bound holds while parsing too."""
+
+    def _get_params_preserve(self, failobj: object, header: str) -> object:
+        value = self.get(header)
+        if value is not None and len(str(value)) > MAX_PARAMETER_FIELD:
+            raise FieldTooLong(header.title(), len(str(value)))
+        return super()._get_params_preserve(failobj, header)  # type: ignore[misc]
+
+
+def parse_bytes(raw: bytes, headersonly: bool = False) -> Message:
+    """`raw` parsed as pbem reads inbound mail: `policy.compat32`, parameters bounded (`Bounded`)."""
+    return BytesParser(Bounded, policy=policy.compat32).parsebytes(raw, headersonly=headersonly)
 
 
 @dataclass(frozen=True)
@@ -138,6 +167,8 @@ def _decode(part: Message) -> str:
         if payload is None:
             payload = str(part.get_payload()).encode("utf-8", "surrogateescape")
         charset = part.get_content_charset() or "utf-8"
+    except FieldTooLong as exc:
+        raise Unreadable(f"a text part: {exc}") from None
     except Exception as exc:  # a broken transfer encoding or RFC 2231 parameter
         raise Unreadable(f"a text part cannot be decoded ({type(exc).__name__})") from None
     assert isinstance(payload, bytes)
@@ -234,7 +265,11 @@ def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "
         problem = problem or f"could not be read: the message nests more than {MAX_MULTIPARTS} multipart containers"
     tree: ParsedOnce | None = None
     try:
-        msg: Message = BytesParser(policy=policy.compat32).parsebytes(raw, headersonly=nested)
+        try:
+            msg: Message = parse_bytes(raw, headersonly=nested)
+        except FieldTooLong as exc:  # its headers can still say who sent it and what it is about
+            problem, nested = problem or f"could not be read: {exc}", True
+            msg = parse_bytes(raw, headersonly=True)
         tree = ParsedOnce(msg) if raw is whole and not nested else None
     except Exception as exc:  # the parser is lenient, but nothing here may raise
         msg, problem = (
@@ -313,16 +348,9 @@ def _header(msg: Message, name: str) -> str:
 
 
 def _decoded(value: str) -> str:
-    """RFC 2047 words decoded, control characters removed."""
-    if "=?" not in value:  # no encoded word: `decode_header` would return the text as it is
-        return _clean(str(value))
-    try:
-        from email.header import decode_header, make_header
-
-        text = str(make_header(decode_header(str(value))))
-    except Exception:
-        text = str(value)
-    return _clean(text)
+    """RFC 2047 words decoded (in time linear in the header: `pbem.mail.inbound.words`), control characters
+    removed."""
+    return _clean(decoded(str(value)))
 
 
 def _clean(text: str) -> str:

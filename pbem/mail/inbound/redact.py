@@ -32,12 +32,12 @@ import html
 import re
 from collections.abc import Iterable
 from email import policy
-from email.header import Header, decode_header, make_header
+from email.header import Header
 from email.message import Message
-from email.parser import BytesParser
 from functools import lru_cache
 
-from pbem.mail.inbound.message import html_to_text
+from pbem.mail.inbound.message import FieldTooLong, html_to_text, parse_bytes
+from pbem.mail.inbound.words import decoded
 
 REPLACEMENT = "[code]"
 MIN_CODE = 4  # shorter "codes" (a stray `CODE x` line) are not worth matching everywhere
@@ -119,13 +119,9 @@ def codes_in_text(text: str) -> set[str]:
 
 
 def _header_text(value: object) -> str:
-    raw = str(value).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    if "=?" not in raw:  # no encoded word: `decode_header` returns the text as it is
-        return raw
-    try:
-        return str(make_header(decode_header(raw)))
-    except Exception:  # an encoded word in a charset that fails: keep the raw text
-        return raw
+    """A header as a reader sees it: its encoded words decoded (linear in the header: `pbem.mail.inbound.words`;
+    a word in a charset that fails stays as written)."""
+    return decoded(str(value).encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
 
 
 def _part_text(part: Message) -> str:
@@ -169,8 +165,9 @@ def _joined(msg: Message) -> str:
 def codes_in_message(raw: bytes) -> set[str]:
     """Every code the message states, anywhere in it."""
     try:
-        msg = BytesParser(policy=policy.compat32).parsebytes(raw)
-        return codes_in_text(_joined(msg))
+        return codes_in_text(_joined(parse_bytes(raw)))
+    except FieldTooLong:  # not read part by part: its lines as they stand
+        return codes_in_text(raw.decode("latin-1"))
     except Exception:  # an unparseable message states no code we can find
         return set()
 
@@ -213,17 +210,18 @@ def _serialise(msg: Message, pat: re.Pattern[str]) -> bytes:
 def _holds_code(raw: bytes, pat: re.Pattern[str]) -> bool:
     if pat.search(raw.decode("latin-1")):
         return True
-    msg = BytesParser(policy=policy.compat32).parsebytes(raw)
-    return pat.search(_joined(msg)) is not None
+    return pat.search(_joined(parse_bytes(raw))) is not None
 
 
+_NOTHING = re.compile(r"(?!)")  # matches nowhere: a message stating no code has none to take out
 _IDENTITY = frozenset(("from", "to", "cc", "date", "message-id", "in-reply-to", "references", "return-path"))
 OVER_BUDGET = "the body states more than {n} different codes and is not kept"
 
 
-def _headers_only(raw: bytes, pat: re.Pattern[str], over: bool = False) -> bytes:
+def _headers_only(raw: bytes, pat: re.Pattern[str], over: bool = False, why: str = "") -> bytes:
     """The last resort: the redacted headers and a note (the body could not be redacted and read back clean).
-    `over`: the message states more codes than `pat` holds: only the headers that say who sent it are kept."""
+    `over`: the message states more codes than `pat` holds, or cannot be read part by part (`why`): only the
+    headers that say who sent it are kept."""
     head = raw.split(b"\n\n", 1)[0].split(b"\r\n\r\n", 1)[0]
     lines = []
     for line in head.decode("latin-1").splitlines():
@@ -234,7 +232,7 @@ def _headers_only(raw: bytes, pat: re.Pattern[str], over: bool = False) -> bytes
             if over and name.strip().lower() not in _IDENTITY:
                 continue
             lines.append(f"{name}:{pat.sub(REPLACEMENT, _header_text(value))}")
-    why = (
+    why = why or (
         OVER_BUDGET.format(n=MAX_CODES)
         if over
         else "the body held a player code and could not be redacted part by part; it is not kept"
@@ -262,7 +260,11 @@ def find_and_redact(
     msg: Message | None = parsed
     if msg is None:
         try:
-            msg = BytesParser(policy=policy.compat32).parsebytes(raw)
+            msg = parse_bytes(raw)
+        except FieldTooLong as exc:  # not read part by part: its lines searched as they stand, only who sent it kept
+            found |= codes_in_text(raw.decode("latin-1")) if discover else set()
+            why = f"the message could not be read ({exc}); only the headers that say who sent it are kept"
+            return found, _headers_only(raw, code_pattern(found) or _NOTHING, over=True, why=why)
         except Exception:  # unparseable: no code found in it, and the given ones go below
             msg = None
     if discover and msg is not None:

@@ -13,8 +13,6 @@ import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass
-from email import policy
-from email.parser import BytesParser
 from typing import Any
 
 from pbem.mail.inbound import budgets
@@ -95,10 +93,10 @@ def _head_and_text(start: bytes, with_text: bool = True) -> tuple[str, str]:
 
 
 def _first_text(start: bytes) -> str:
-    from pbem.mail.inbound.message import _text_parts, html_to_text
+    from pbem.mail.inbound.message import _text_parts, html_to_text, parse_bytes
 
     try:
-        plain, html = _text_parts(BytesParser(policy=policy.compat32).parsebytes(start))
+        plain, html = _text_parts(parse_bytes(start))
         return plain if plain is not None else html_to_text(html or "")
     except Exception:  # an unreadable start keeps no text, only headers and the digest
         return ""
