@@ -55,7 +55,7 @@ def sent_texts(raw: bytes) -> list[str]:
 
 
 _UNSHOWN = re.compile(r"<!--.*?-->|<![^>]*>|<\?[^>]*>|<(script|style|head)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
-_TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)\b[^>]*>")
+_TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)\b[^<>]*>")  # no "<" inside a tag: an unclosed one is tried once
 
 
 def html_words(html: str) -> str:

@@ -32,12 +32,12 @@ _CLOSER = (
 )
 _OPENER = r"(?:on|el|le|am|il\s+giorno|il|em|op|den|d\.|w\s+dniu|el\s+día|на|в)"
 _ATTRIBUTION = re.compile(
-    rf"^\s*(?:{_OPENER}\s.*|.*[@<].*)\s{_CLOSER}(?:\s[^:]{{0,120}}|\s.{{0,80}}\d\d?:\d\d)?\s*:\s*$", re.IGNORECASE
+    rf"^\s*+(?:{_OPENER}\s.*|[^@<]*[@<].*)\s{_CLOSER}(?:\s[^:]{{0,120}}|\s.{{0,80}}\d\d?:\d\d)?\s*:\s*$", re.IGNORECASE
 )
 _ATTRIBUTION_INLINE = re.compile(  # Yahoo's plain part: the quoted text runs on after "wrote:"
     rf"^\s*{_OPENER}\s.{{5,200}}[@<].{{0,120}}\s{_CLOSER}\s*:\s{{2,}}\S", re.IGNORECASE
 )
-_ATTRIBUTION_START = re.compile(rf"^\s*(?:{_OPENER}\s|.*[@<])", re.IGNORECASE)
+_ATTRIBUTION_START = re.compile(rf"^\s*+(?:{_OPENER}\s|[^@<]*[@<])", re.IGNORECASE)
 # Any language: a line naming an address and ending in a colon, with quoted lines below (checked by the caller):
 # "2026年11月30日(月) 21:08 X <x@y>:", "X <x@y> 于2026年11月30日周一 21:08写道：", "... X <x@y>님이 작성:",
 # "пн, 30 нояб. 2026 г. в 21:08, X <x@y>:", "pon., 30 lis 2026 o 21:08 X <x@y> napisał(a):".
@@ -50,19 +50,19 @@ _MARKER_WORDS = (
     r"orijinal|eredeti|původní|повідомлення"
 )
 _MARKER = re.compile(
-    rf"^\s*(?:[-_=*]{{2,}}\s*(?=[^\n]*(?:{_MARKER_WORDS}))[^-_=*\s][^-_=*]{{2,60}}?\s*[-_=*]{{2,}}|_{{8,}}|"
+    rf"^\s*+(?:[-_=*]{{2,}}+\s*+(?=[^\n]*(?:{_MARKER_WORDS}))[^-_=*\s][^-_=*]{{2,60}}?\s*[-_=*]{{2,}}|_{{8,}}|"
     r"(?:begin forwarded message|début du message réexpédié|debut du message reexpedie|"
     r"anfang der weitergeleiteten nachricht|inizio messaggio inoltrato|comienzo del mensaje reenviado|"
     r"início da mensagem reencaminhada|inicio da mensagem encaminhada|begin doorgestuurd bericht)\s*:?)\s*$",
     re.IGNORECASE,
 )
 _HEADER_FROM = re.compile(
-    r"^\s*\**\s*(?:from|von|de|da|van|från|fra|od|от|lähettäjä|差出人|送信者|发件人|發件人|寄件者|寄件人|보낸\s*사람|"
+    r"^\s*+\**+\s*+(?:from|von|de|da|van|från|fra|od|от|lähettäjä|差出人|送信者|发件人|發件人|寄件者|寄件人|보낸\s*사람|"
     r"kimden|feladó|odesílatel|від|απο|από|mittente|remetente|afzender|nadawca)\s*[:：]\**\s*\S",
     re.IGNORECASE,
 )
 _HEADER_NEXT = re.compile(
-    r"^\s*\**\s*(?:sent|date|to|cc|subject|gesendet|datum|an|betreff|envoyé|envoye|date|à|a|objet|enviado|"
+    r"^\s*+\**+\s*+(?:sent|date|to|cc|subject|gesendet|datum|an|betreff|envoyé|envoye|date|à|a|objet|enviado|"
     r"fecha|para|asunto|inviato|data|oggetto|verzonden|aan|onderwerp|assunto|skickat|till|ämne|sendt|emne|"
     r"til|wysłane|wysłano|data|do|temat|dw|отправлено|дата|кому|копия|тема|送信日時|日付|宛先|件名|cc|"
     r"发送时间|發送時間|时间|時間|日期|收件人|收件者|抄送|副本|主题|主旨|主題|보낸\s*날짜|날짜|받는\s*사람|참조|제목|"

@@ -23,7 +23,7 @@ RUN = 30  # words in a row, following each other as in a sent mail, that make a 
 PLACES = 512  # places of one word run in the sent mails remembered (repetitive lists), at most
 HEADER_LINES = 10  # "Label: value" lines above a copy dropped with it, at most
 _WORD = re.compile(r"\w+")
-_LABEL = re.compile(r"^\s*[>|]*\s*\**[^\s:：][^:：]{0,30}\**\s*[:：]")
+_LABEL = re.compile(r"^\s*+[>|]*+\s*+\**+[^\s:：][^:：]{0,30}\**\s*[:：]")
 
 
 #: ASCII bytes -> the same byte for a word character (letters, digits, "_"), a space for any other.

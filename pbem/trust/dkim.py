@@ -43,7 +43,7 @@ import dkim as dkimpy
 
 DnsFunc = Callable[..., bytes | None]
 MAX_KEY = 4096  # a TXT record longer than this is no DKIM key anyone publishes
-_TAG = re.compile(rb"\s*([a-zA-Z]+)\s*=\s*([^;]*)")
+_TAG = re.compile(rb"(?<![a-zA-Z])([a-zA-Z]+)\s*=\s*([^;]*)")  # a tag tried once per run of letters: linear
 
 
 def provider_dns(name: bytes, timeout: int = 5) -> bytes | None:

@@ -71,7 +71,7 @@ def describe(cards: Iterable[str]) -> str:
 # ---------------------------------------------------------------- parsing
 
 _TOKEN = re.compile(r"[a-z]+\d+|\d+|[a-z]+")
-_SPLIT = re.compile(r"\s*(?:,|\+|;|\band\b|\bthen\b)\s*", re.I)
+_SPLIT = re.compile(r"(?<!\s)\s*+(?:,|\+|;|\band\b|\bthen\b)\s*", re.I)  # a run of spaces tried once: linear
 
 
 def _lineage_of(word: str) -> str | None:

@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from email.message import Message
 
 _COMMENT = re.compile(r"\([^()]*\)")
-_TOKEN = re.compile(r'([A-Za-z0-9_.-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s;]+)')
+# A token starts only where a token character does not precede it: a run of them with no "=" after it is
+# tried once, not once per character (which cost the square of a hostile header's length).
+_TOKEN = re.compile(r'(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s;]+)')
 
 
 @dataclass(frozen=True)

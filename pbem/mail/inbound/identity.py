@@ -19,7 +19,8 @@ from email.message import Message
 from email.utils import parseaddr
 from functools import lru_cache
 
-_ADDRESS_IN_TEXT = re.compile(r"[^\s<>()\[\]\"',;:@]+@[^\s<>()\[\]\"',;:@]+")
+# Tried once per run of address characters (the lookbehind), not once per character: linear in the name.
+_ADDRESS_IN_TEXT = re.compile(r"(?<![^\s<>()\[\]\"',;:@])[^\s<>()\[\]\"',;:@]+@[^\s<>()\[\]\"',;:@]+")
 
 
 @dataclass(frozen=True)
