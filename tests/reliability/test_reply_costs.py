@@ -12,16 +12,14 @@ whole (`poll.contained`, SQLite) and its CPU time bounded as a ratio to a plain 
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable, Iterator
 
 import pytest
 
-from pbem.app import poll as polling
-from pbem.home.app import Home
 from pbem.mail.outbound.bodies import text_bodies
 from pbem.trust import dkim
-from tests.reliability.test_hostile_mail import ADDR, WHEN, World
+from tests.reliability.test_header_costs import cpu
+from tests.reliability.test_hostile_mail import ADDR, World
 
 SIZE = 4_000
 MAX_RATIO = 40.0
@@ -74,16 +72,6 @@ def shapes(report: str, size: int) -> dict[str, tuple[str, bool]]:
         "runs of stars": ("PASS\n" + "*" * size + "\n" + quoted[:size], False),
         "attribution-like lines": ("PASS\n" + "On Monday Alice <a@b.c> wrote " * (size // 31) + "\n", False),
     }
-
-
-def cpu(world: World, make: Callable[[], bytes]) -> float:
-    spent = []
-    for _ in range(3):
-        raw = make()
-        t = time.process_time()
-        polling.contained(Home.of(world.cfg), raw, WHEN)
-        spent.append(time.process_time() - t)
-    return min(spent)
 
 
 def _maker(mid: str, body: str, html: bool) -> Callable[[], bytes]:
