@@ -186,17 +186,22 @@ def test_the_generator_finds_the_old_quadratic_decoder() -> None:
         except UnicodeError:  # a word in a charset that fails: the text as written, as `decoded` keeps it
             return value
 
-    values = [" ".join(_word(r) for _ in range(n)) for n, r in ((6_000, random.Random(1)), (24_000, random.Random(2)))]
+    # Eight times the words: linear is 8, quadratic 64; the decoder's own per-word work is linear, so the
+    # standard library's square shows as a growth over twice the linear one.
+    values = [" ".join(_word(r) for _ in range(n)) for n, r in ((4_000, random.Random(1)), (32_000, random.Random(2)))]
     times = {}
     for name, fn in (("stdlib", stdlib), ("decoded", decoded)):
         spent = []
         for v in values:
-            t = time.process_time()
-            fn(v)
-            spent.append(time.process_time() - t)
+            best = []
+            for _ in range(2):  # the least of two: the machine is shared
+                t = time.process_time()
+                fn(v)
+                best.append(time.process_time() - t)
+            spent.append(min(best))
         times[name] = spent
-    assert times["stdlib"][1] / max(times["stdlib"][0], 1e-3) > MAX_GROWTH
-    assert times["decoded"][1] / max(times["decoded"][0], 1e-3) <= MAX_GROWTH
+    assert times["stdlib"][1] / max(times["stdlib"][0], 1e-3) > 16, times
+    assert times["decoded"][1] / max(times["decoded"][0], 1e-3) <= 8 * MAX_GROWTH / 4, times
     one_charset = " ".join(["=?utf-8?b?w6k=?=", "=?utf-8?q?caf=C3=A9?="] * 3_000)
     assert decoded(one_charset) == stdlib(one_charset), "a client's long header reads as before"
 
