@@ -4,7 +4,7 @@ A generator builds, per seed, a mail body out of the pieces that made a stage
 superlinear or could (`CODE` lines with long or shared-prefix tokens, runs of
 blank lines, deep quotes, separators between every character, one order line
 naming a card again and again, many press blocks, HTML tags, long lines) and
-measures each stage (`parse`, `extract`, `find_and_redact`, `match_many`) on
+measures each stage (`parse`, `extract`, `find_and_redact`, `html_to_text`, `match_many`) on
 it and on a plain mail of the same size in the same run.  The bound is a
 ratio, never a fixed time: the pathological input may cost at most
 `MAX_RATIO` times the plain one, and four times the input at most
@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 
 from pbem.engine.names import match_many
-from pbem.mail.inbound.message import parse
+from pbem.mail.inbound.message import html_to_text, parse
 from pbem.mail.inbound.redact import codes_in_text, find_and_redact
 from pbem.orders.extract import extract
 
@@ -51,6 +51,8 @@ PIECES: dict[str, Callable[[random.Random], str]] = {
     "press blocks": lambda r: f"PRESS TO ALL\n{_token(r, 1, 30)}\nEND PRESS\n",
     "open press": lambda r: "PRESS TO " + " ".join(_token(r, 1, 8) for _ in range(r.randint(1, 30))) + "\n",
     "html tags": lambda r: "<b><i>" * r.randint(1, 30) + "x</i>" + "&amp;" * r.randint(0, 9) + "\n",
+    # tags that never close: Python's HTMLParser looked for each one's end to the end of the text (40 s for 64 KB)
+    "unclosed tags": lambda r: "<a " * r.randint(1, 40) + r.choice(("", "</", "<!", "<b x='")) * r.randint(1, 20),
     "long line": lambda r: _token(r, 200, 3000, string.ascii_letters + " .,;:-") + "\n",
     "attributions": lambda r: f"On Mon, 1 Jan 2024, {_token(r, 3, 9)} <a@b.c> wrote:\n> PLAY spain\n",
 }
@@ -113,6 +115,7 @@ def _stages(body: str, plain_names: str | None = None) -> dict[str, float]:
         "extract": best(lambda: extract(msg.text, msg.subject, WORDS)),
         "codes": best(lambda: codes_in_text(body)),
         "redact": best(lambda: find_and_redact(raw)),
+        "html": best(lambda: html_to_text(body)),  # the body read as an HTML part, as an HTML-only mail is
         "names": best(names),
     }
 
