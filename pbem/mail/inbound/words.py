@@ -42,12 +42,12 @@ def _word(text: str) -> tuple[bytes, str] | None:
 
 def _linear(value: str) -> str:
     out: list[str] = []
-    pending: tuple[bytes, str] | None = None  # adjacent words of one charset, joined before decoding
+    pending: tuple[list[bytes], str] | None = None  # adjacent words of one charset, joined once before decoding
 
     def flush() -> None:
         nonlocal pending
         if pending is not None:
-            out.append(_stdlib_chunk(*pending))
+            out.append(_stdlib_chunk(b"".join(pending[0]), pending[1]))
             pending = None
 
     pos, after_word = 0, False
@@ -61,10 +61,10 @@ def _linear(value: str) -> str:
             flush()
             out.append(m.group(0))
         elif pending is not None and pending[1] == word[1]:
-            pending = (pending[0] + word[0], word[1])
+            pending[0].append(word[0])
         else:
             flush()
-            pending = word
+            pending = ([word[0]], word[1])
         pos, after_word = m.end(), True
     flush()
     out.append(value[pos:])
