@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import email
 import smtplib
+import threading
 import time
 
 import pytest
@@ -70,18 +71,78 @@ def test_fetch_streams_every_message_oldest_first_in_batches(mail_servers):
     )
 
 
-def test_fetch_is_lazy_one_batch_at_a_time(mail_servers):
+def _fetches(box: ImapInbox) -> list[tuple[str, list[int], list[str]]]:
+    """Every FETCH `box` sends from now on: (the thread that sent it, its UIDs, its items)."""
+    calls: list[tuple[str, list[int], list[str]]] = []
+    real_fetch = box._client.fetch
+
+    def spy(uids, items):
+        calls.append((threading.current_thread().name, list(uids), list(items)))
+        return real_fetch(uids, items)
+
+    box._client.fetch = spy
+    return calls
+
+
+def _until(condition, seconds: float = 20.0) -> None:
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, "the connection's thread never got there"
+        time.sleep(0.01)
+
+
+def test_fetch_reads_one_batch_ahead_never_two(mail_servers):
     for n in range(5):
         mail_servers.deliver(MODERATOR, message(n))
     box = inbox(mail_servers, batch=2)
-    calls = []
-    real_fetch = box._client.fetch
-    box._client.fetch = lambda uids, items: calls.append(list(uids)) or real_fetch(uids, items)
+    calls = _fetches(box)
     stream = box.fetch()
     first = next(stream)
-    assert len(calls) == 2 and calls[0] == calls[1] and len(calls[0]) == 2, calls  # its sizes, then its bodies
     assert subjects([first.raw]) == ["orders 0"]
+    # while the first batch is handled, the next one is fetched (its sizes, then its bodies); the third
+    # is asked for only once the first is done, so it can never be among these
+    _until(lambda: len(calls) == 4)
+    assert [len(uids) for _, uids, _ in calls] == [2, 2, 2, 2]
+    assert calls[0][1] == calls[1][1] and calls[2][1] == calls[3][1] and calls[0][1] != calls[2][1]
+    assert all(thread.startswith("pbem-imap") for thread, _, _ in calls), "only the connection's thread talks"
+    second = next(stream)
+    assert subjects([second.raw]) == ["orders 1"] and len(calls) == 4
     stream.close()
+    box.close()
+
+
+def test_a_batch_is_filed_once_every_message_of_it_is_settled_and_a_stop_leaves_the_rest(mail_servers):
+    for n in range(5):
+        mail_servers.deliver(MODERATOR, message(n))
+    box = inbox(mail_servers, batch=2)
+    moves: list[tuple[str, list[int]]] = []
+    real_move = box._client.move
+    box._client.move = lambda uids, folder: (
+        moves.append((threading.current_thread().name, list(uids))) or real_move(uids, folder)
+    )
+    stream = box.fetch()
+    for _ in range(3):  # the first batch, and one message of the second, each settled as the poll does
+        item = next(stream)
+        box.settle(item.key, accepted=True)
+    _until(lambda: len(moves) == 1)
+    assert [len(uids) for _, uids in moves] == [2] and moves[0][0].startswith("pbem-imap")
+    stream.close()  # the poll stops mid-batch (its deadline): the settled message is filed at close
+    box.close()
+    assert subjects(mail_servers.mailbox(MODERATOR, "pbem/processed")) == ["orders 0", "orders 1", "orders 2"]
+    assert subjects(mail_servers.mailbox(MODERATOR)) == ["orders 3", "orders 4"]
+
+
+def test_a_connection_lost_while_reading_ahead_is_a_transport_error_of_the_poll(mail_servers):
+    for n in range(4):
+        mail_servers.deliver(MODERATOR, message(n))
+    box = inbox(mail_servers, batch=1, timeout=5)
+    stream = box.fetch()
+    next(stream)
+    box._client.shutdown()  # under the connection's thread, as a server gone away would
+    with pytest.raises(TransportError) as caught:
+        for item in stream:
+            box.settle(item.key, accepted=True)
+    assert USERS[MODERATOR] not in str(caught.value) and "\n" not in str(caught.value)
     box.close()
 
 

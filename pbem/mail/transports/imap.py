@@ -4,8 +4,9 @@
 connects (implicit TLS, STARTTLS or plain), logs in, makes sure the processed
 and rejected folders exist, selects the inbox folder and remembers its
 UIDVALIDITY.  `fetch` streams every message of the folder, oldest UID first,
-in batches fetched with ``BODY.PEEK[]`` (so nothing is marked seen and at
-most one batch is held in memory).  `settle` files a message in the
+in batches fetched with ``BODY.PEEK[]`` (so nothing is marked seen), the
+next batch fetched while the poll handles one (at most two are held in
+memory).  `settle` files a message in the
 processed or rejected folder: MOVE where the server has it, otherwise COPY,
 STORE ``\\Deleted`` and (UID) EXPUNGE.  Messages settled while `fetch` is
 streaming are filed together, one command per folder, once their batch is
@@ -24,16 +25,19 @@ from __future__ import annotations
 
 import logging
 import ssl as ssl_module
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from email.parser import BytesHeaderParser
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from pbem.mail.transports import deadline, tls
 from pbem.mail.transports.seam import Incoming, TransportError, one_line
 
 log = logging.getLogger(__name__)
+R = TypeVar("R")
 
 
 def _one_line(exc: BaseException, secret: str | None) -> str:
@@ -149,6 +153,7 @@ class ImapInbox:
         self._message_ids: dict[str, str] = {}
         self._pending: dict[bool, list[int]] = {True: [], False: []}  # settled during fetch, not yet filed
         self._streaming = False
+        self._wire: ThreadPoolExecutor | None = None  # the connection's thread while `fetch` streams
         self._client: Any = None  # an IMAPClient once connected (imapclient has no type hints)
         self.uidvalidity: int | None = None
         self.uidnext: int | None = None  # at the last SELECT: every message below it is fetched by `fetch`
@@ -294,26 +299,65 @@ class ImapInbox:
 
         Sizes first (RFC822.SIZE): a batch holds at most `MAX_BATCH_BYTES`, and of a message larger than
         `max_message` only its first `max_message` bytes are fetched (enough for pbem to refuse it for its
-        size, which it is: every limit is below it).  Memory per poll does not depend on any one mail."""
+        size, which it is: every limit is below it).  Memory per poll does not depend on any one mail.
+
+        Read ahead (issue 27): while the poll handles one batch, the connection's own thread (``pbem-imap``)
+        fetches the next and files the one before, so the poll's thread does not wait for the server's
+        round trips (three a batch; over a remote server, most of a poll's waiting).  At most two batches
+        are held, the one handled and the one fetched.  While `fetch` streams, only that thread talks to
+        the server (`_on_wire`)."""
         if self._client is None:
             self._connect()
         with self._errors("search"):
             uids = sorted(self._client.search(["NOT", "DELETED"]))
         validity = self.uidvalidity
-        self._streaming = True
+        batches = self._batches(uids, validity)
+        wire = ThreadPoolExecutor(1, thread_name_prefix="pbem-imap")
+        self._streaming, self._wire = True, wire
         try:
-            for start in range(0, len(uids), self.batch):
-                self._file_pending()  # the previous batch
-                chunk = uids[start : start + self.batch]
-                with self._errors("fetch sizes"):
-                    sizes = {
-                        u: int(v.get(b"RFC822.SIZE", 0)) for u, v in self._client.fetch(chunk, ["RFC822.SIZE"]).items()
-                    }
-                for group in _by_size([u for u in chunk if u in sizes], sizes, self.max_message):
-                    yield from self._fetch_group(group, sizes, validity)
-            self._file_pending()
+            ahead = wire.submit(next, batches, None)
+            filing: Future[None] | None = None
+            while (items := ahead.result()) is not None:
+                ahead = wire.submit(next, batches, None)  # the next batch, while this one is handled
+                items.reverse()
+                while items:
+                    yield items.pop()  # each message let go once handled
+                if filing is not None:
+                    filing.result()  # the batch before: filed (a lost connection is raised here)
+                filing = wire.submit(self._file, self._take_pending())  # this batch: every message settled
+            if filing is not None:
+                filing.result()
         finally:
-            self._streaming = False
+            self._streaming, self._wire = False, None
+            wire.shutdown(wait=True, cancel_futures=True)  # a stopped poll: what is in flight ends (or times out)
+            batches.close()
+
+    def _batches(self, uids: list[int], validity: int | None) -> Generator[list[Incoming], None, None]:
+        """The folder's messages in batches (each `next` runs on the connection's thread, `fetch`)."""
+        for start in range(0, len(uids), self.batch):
+            chunk = uids[start : start + self.batch]
+            with self._errors("fetch sizes"):
+                sizes = {
+                    u: int(v.get(b"RFC822.SIZE", 0)) for u, v in self._client.fetch(chunk, ["RFC822.SIZE"]).items()
+                }
+            for group in _by_size([u for u in chunk if u in sizes], sizes, self.max_message):
+                yield list(self._fetch_group(group, sizes, validity))
+
+    def _take_pending(self) -> dict[bool, list[int]]:
+        taken, self._pending = self._pending, {True: [], False: []}
+        return taken
+
+    def _file(self, pending: dict[bool, list[int]]) -> None:
+        for accepted in (True, False):
+            if pending[accepted]:
+                self._move(pending[accepted], accepted)
+
+    def _on_wire(self, fn: Callable[[], R]) -> R:
+        """Run `fn` (which talks to the server) on the connection's thread while `fetch` streams, else here."""
+        wire = self._wire
+        if wire is None or threading.current_thread().name.startswith("pbem-imap"):
+            return fn()
+        return wire.submit(fn).result()
 
     def _fetch_group(self, group: list[int], sizes: dict[int, int], validity: int | None) -> Iterator[Incoming]:
         whole = [u for u in group if sizes[u] <= self.max_message]
@@ -352,7 +396,7 @@ class ImapInbox:
                 log.warning("UIDVALIDITY changed and no Message-ID known for %s; left in the inbox", key)
                 return
             with self._errors("search by Message-ID"):
-                found = self._client.search(["HEADER", "Message-ID", message_id])
+                found = self._on_wire(lambda: self._client.search(["HEADER", "Message-ID", message_id]))
             if not found:
                 return
             uids = [min(found)]
@@ -361,13 +405,10 @@ class ImapInbox:
         if self._streaming and validity == self.uidvalidity:
             self._pending[bool(accepted)].extend(uids)  # filed with the rest of its batch
             return
-        self._move(uids, bool(accepted))
+        self._on_wire(lambda: self._move(uids, bool(accepted)))
 
     def _file_pending(self) -> None:
-        for accepted in (True, False):
-            uids, self._pending[accepted] = self._pending[accepted], []
-            if uids:
-                self._move(uids, accepted)
+        self._file(self._take_pending())
 
     def _move(self, uids: list[int], accepted: bool) -> None:
         """File `uids`; a server that refuses (NO: over quota, a locked folder ...) does not stop reading:
