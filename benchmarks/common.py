@@ -12,6 +12,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -178,8 +179,11 @@ def _compiled() -> None:
 
 
 def run_timed(cmd: list[str], env: dict | None = None, check: bool = True) -> tuple[float, str]:
+    """Run `cmd`, timed, from the temporary directory: `python -m` puts its working directory first on the
+    path, so run from a checkout it would import that checkout's pbem whatever PYTHONPATH names
+    (`poll_ab.py` compares two checkouts by PYTHONPATH)."""
     t0 = time.perf_counter()
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
     dt = time.perf_counter() - t0
     if check and res.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr[-2000:]}")
