@@ -10,7 +10,7 @@ from sqlalchemy import create_engine, inspect, text
 from sqlmodel import SQLModel
 
 from pbem.record import models  # noqa: F401
-from pbem.record.db import engine_for, migrate
+from pbem.record.db import WAL_LIMIT, WAL_PAGES, engine_for, migrate
 
 
 def test_upgrade_head_on_an_empty_database_matches_the_models(tmp_path: Path) -> None:
@@ -41,6 +41,16 @@ def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(tmp_path: Path) -> None:
     with engine_for(url).connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert conn.execute(text("PRAGMA busy_timeout")).scalar() >= 1000
+
+
+def test_sqlite_copies_its_log_in_large_windows_and_cuts_it_back_after(tmp_path: Path) -> None:
+    """A poll's log is copied into the database every 64 MiB, not every 4 MiB (each page once for many
+    messages: benchmarks/wal_window.py), and the log file never stays larger than that after a copy."""
+    url = f"sqlite:///{tmp_path / 'window.db'}"
+    migrate(url)
+    with engine_for(url).connect() as conn:
+        assert conn.execute(text("PRAGMA wal_autocheckpoint")).scalar() == WAL_PAGES == 16_384
+        assert conn.execute(text("PRAGMA journal_size_limit")).scalar() == WAL_LIMIT == 64 * 1024 * 1024
 
 
 def _schema(url: str) -> tuple[list[tuple[str, str]], list[str]]:
