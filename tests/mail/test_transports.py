@@ -87,7 +87,7 @@ def _fetches(box: ImapInbox) -> list[tuple[str, list[int], list[str]]]:
 def _until(condition, seconds: float = 20.0) -> None:
     end = time.monotonic() + seconds
     while not condition():
-        assert time.monotonic() < end, "the connection's thread never got there"
+        assert time.monotonic() < end, "the connection's thread never got there"  # wall clock: deadline
         time.sleep(0.01)
 
 
@@ -130,6 +130,27 @@ def test_a_batch_is_filed_once_every_message_of_it_is_settled_and_a_stop_leaves_
     box.close()
     assert subjects(mail_servers.mailbox(MODERATOR, "pbem/processed")) == ["orders 0", "orders 1", "orders 2"]
     assert subjects(mail_servers.mailbox(MODERATOR)) == ["orders 3", "orders 4"]
+
+
+def test_a_message_settled_by_message_id_while_streaming_is_filed_by_the_connections_thread(mail_servers):
+    for n in range(3):
+        mail_servers.deliver(MODERATOR, message(n))
+    box = inbox(mail_servers, batch=2)
+    moves: list[str] = []
+    real_move = box._client.move
+    box._client.move = lambda uids, folder: moves.append(threading.current_thread().name) or real_move(uids, folder)
+    stream = box.fetch()
+    first = next(stream)
+    box.uidvalidity += 1  # as if the folder had been recreated: found again by its Message-ID, filed at once
+    box.settle(first.key, accepted=True)
+    assert moves and moves[0].startswith("pbem-imap"), "only the connection's thread talks while fetch streams"
+    box.uidvalidity -= 1
+    for item in stream:
+        box.settle(item.key, accepted=True)
+    box.close()
+    assert all(name.startswith("pbem-imap") for name in moves)
+    assert subjects(mail_servers.mailbox(MODERATOR, "pbem/processed")) == ["orders 0", "orders 1", "orders 2"]
+    assert subjects(mail_servers.mailbox(MODERATOR)) == []
 
 
 def test_a_connection_lost_while_reading_ahead_is_a_transport_error_of_the_poll(mail_servers):

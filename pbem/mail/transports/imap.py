@@ -154,6 +154,7 @@ class ImapInbox:
         self._pending: dict[bool, list[int]] = {True: [], False: []}  # settled during fetch, not yet filed
         self._streaming = False
         self._wire: ThreadPoolExecutor | None = None  # the connection's thread while `fetch` streams
+        self._wire_thread: int | None = None  # its ident, once started
         self._client: Any = None  # an IMAPClient once connected (imapclient has no type hints)
         self.uidvalidity: int | None = None
         self.uidnext: int | None = None  # at the last SELECT: every message below it is fetched by `fetch`
@@ -312,7 +313,7 @@ class ImapInbox:
             uids = sorted(self._client.search(["NOT", "DELETED"]))
         validity = self.uidvalidity
         batches = self._batches(uids, validity)
-        wire = ThreadPoolExecutor(1, thread_name_prefix="pbem-imap")
+        wire = ThreadPoolExecutor(1, thread_name_prefix="pbem-imap", initializer=self._wire_started)
         self._streaming, self._wire = True, wire
         try:
             ahead = wire.submit(next, batches, None)
@@ -352,10 +353,13 @@ class ImapInbox:
             if pending[accepted]:
                 self._move(pending[accepted], accepted)
 
+    def _wire_started(self) -> None:
+        self._wire_thread = threading.get_ident()
+
     def _on_wire(self, fn: Callable[[], R]) -> R:
         """Run `fn` (which talks to the server) on the connection's thread while `fetch` streams, else here."""
         wire = self._wire
-        if wire is None or threading.current_thread().name.startswith("pbem-imap"):
+        if wire is None or threading.get_ident() == self._wire_thread:
             return fn()
         return wire.submit(fn).result()
 
