@@ -154,6 +154,22 @@ def test_a_message_settled_by_message_id_while_streaming_is_filed_by_the_connect
     assert subjects(mail_servers.mailbox(MODERATOR)) == []
 
 
+def test_closing_while_fetch_is_suspended_stops_the_reading_ahead_before_filing(mail_servers):
+    """A poll that fails mid-stream leaves `fetch` suspended (its traceback holds it); the inbox is closed
+    before the generator is: the connection's thread must be done before `close` files and logs out."""
+    for n in range(5):
+        mail_servers.deliver(MODERATOR, message(n))
+    box = inbox(mail_servers, batch=2)
+    stream = box.fetch()
+    item = next(stream)
+    box.settle(item.key, accepted=True)
+    box.close()  # the read-ahead of the second batch may be on the wire right now
+    assert box._wire is None and box._client is None
+    stream.close()  # later, the generator goes: nothing is left to do or to fail
+    assert subjects(mail_servers.mailbox(MODERATOR, "pbem/processed")) == ["orders 0"]
+    assert subjects(mail_servers.mailbox(MODERATOR)) == [f"orders {n}" for n in range(1, 5)]
+
+
 def test_a_connection_lost_while_reading_ahead_is_a_transport_error_of_the_poll(mail_servers):
     for n in range(4):
         mail_servers.deliver(MODERATOR, message(n))

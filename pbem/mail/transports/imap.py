@@ -460,6 +460,9 @@ class ImapInbox:
                     self._client.expunge()
 
     def close(self) -> None:
+        wire, self._wire = self._wire, None
+        if wire is not None:  # a poll that failed mid-stream left `fetch` suspended: its thread stops first
+            wire.shutdown(wait=True, cancel_futures=True)
         if self._client is not None and any(self._pending.values()):
             try:  # the run stopped mid-batch: file what was recorded (if this fails, it is fetched again)
                 self._file_pending()
