@@ -152,7 +152,6 @@ class ImapInbox:
         self._targets: dict[bool, str] = {}
         self._message_ids: dict[str, str] = {}
         self._pending: dict[bool, list[int]] = {True: [], False: []}  # settled during fetch, not yet filed
-        self._streaming = False
         self._wire: ThreadPoolExecutor | None = None  # the connection's thread while `fetch` streams
         self._wire_thread: int | None = None  # its ident, once started
         self._client: Any = None  # an IMAPClient once connected (imapclient has no type hints)
@@ -314,7 +313,7 @@ class ImapInbox:
         validity = self.uidvalidity
         batches = self._batches(uids, validity)
         wire = ThreadPoolExecutor(1, thread_name_prefix="pbem-imap", initializer=self._wire_started)
-        self._streaming, self._wire = True, wire
+        self._wire = wire  # while it is set, `fetch` streams
         try:
             ahead = wire.submit(next, batches, None)
             filing: Future[None] | None = None
@@ -329,7 +328,7 @@ class ImapInbox:
             if filing is not None:
                 filing.result()
         finally:
-            self._streaming, self._wire = False, None
+            self._wire = None
             wire.shutdown(wait=True, cancel_futures=True)  # a stopped poll: what is in flight ends (or times out)
             batches.close()
 
@@ -406,7 +405,7 @@ class ImapInbox:
             uids = [min(found)]
         else:
             uids = [uid]
-        if self._streaming and validity == self.uidvalidity:
+        if self._wire is not None and validity == self.uidvalidity:  # streaming
             self._pending[bool(accepted)].extend(uids)  # filed with the rest of its batch
             return
         self._on_wire(lambda: self._move(uids, bool(accepted)))
