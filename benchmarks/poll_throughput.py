@@ -39,7 +39,9 @@ Prints, per population, every round's ratio pbem/baseline, and per round: pbem's
 with `cpu_floor_ratio` (that CPU divided by the cores, over the baseline: the best ratio any schedule could
 reach if the mail servers cost nothing), `machine_cpu_s` (the whole machine's busy CPU during each run),
 `machine_floor_ratio` (pbem's run's machine CPU, the servers' included, divided by the cores, over the
-baseline: the best ratio that much work allows on this machine), and
+baseline: the best ratio that much work allows on this machine), `poll_thread_floor_ratio` (the CPU of
+the poll's own thread, which handles every message in turn, over the baseline: the best ratio on any number
+of idle cores while that thread costs what it does), and
 `poll_thread_cpu_ms_per_message`: the CPU of the poll's own thread per message by stage (`cpu ...` of
 `pbem poll --timings`: reading the message and the mail it answers, storing the redacted copy, loading the
 game, deciding, rendering, composing, appending to the record, committing) and in all, and
@@ -351,6 +353,9 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
                     # the whole machine's busy CPU time while each ran (pbem or the baseline, the servers, the rest)
                     "machine_cpu_s": {"pbem": round(got["busy"], 2), "baseline": round(base_busy, 2)},
                     "poll_thread_cpu_ms_per_message": per_message_ms(timings, messages),
+                    # one thread handles every message in turn, so its CPU alone, on however many idle cores,
+                    # over the baseline: a bound no schedule beats without a cheaper or a split poll thread
+                    "poll_thread_floor_ratio": common.ratio(timings.get("poll_thread_cpu", 0.0), base_s),
                     # the poll's thread runnable but every core taken (the mail servers, pbem's sender): with its
                     # CPU, this is most of pbem's wall time (Linux's schedstat; 0 where there is none)
                     "poll_thread_waiting_for_a_core_s": round(timings.get("poll_thread_waiting_for_a_core", 0.0), 2),
