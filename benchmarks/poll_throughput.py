@@ -355,7 +355,9 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
                     "poll_thread_cpu_ms_per_message": per_message_ms(timings, messages),
                     # one thread handles every message in turn, so its CPU alone, on however many idle cores,
                     # over the baseline: a bound no schedule beats without a cheaper or a split poll thread
-                    "poll_thread_floor_ratio": common.ratio(timings.get("poll_thread_cpu", 0.0), base_s),
+                    "poll_thread_floor_ratio": (
+                        common.ratio(timings["poll_thread_cpu"], base_s) if "poll_thread_cpu" in timings else None
+                    ),
                     # the poll's thread runnable but every core taken (the mail servers, pbem's sender): with its
                     # CPU, this is most of pbem's wall time (Linux's schedstat; 0 where there is none)
                     "poll_thread_waiting_for_a_core_s": round(timings.get("poll_thread_waiting_for_a_core", 0.0), 2),
