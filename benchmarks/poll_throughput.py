@@ -1,7 +1,7 @@
 """Poll throughput: `pbem poll` over real IMAP/SMTP vs raw imapclient + smtplib on the same mail.
 
     python benchmarks/poll_throughput.py [--messages 150] [--games 50] [--rounds 1] [--servers debian]
-        [--populations reply,code] [--same-seat] [--connections N] [--kdf-rounds N] [--timings]
+        [--populations reply,code] [--same-seat] [--connections N] [--kdf-rounds N] [--timings] [--programs]
 
     # the issue's full size, three rounds (issue 27):
     python benchmarks/poll_throughput.py --messages 1000 --games 300 --rounds 3
@@ -46,13 +46,21 @@ of idle cores while that thread costs what it does), and
 `pbem poll --timings`: reading the message and the mail it answers, storing the redacted copy, loading the
 game, deciding, rendering, composing, appending to the record, committing) and in all, and
 `poll_thread_waiting_for_a_core_s`: how long that thread was ready to run while other processes (the mail
-servers) held both cores.  `--timings` adds
-pbem's whole timing line (its wall-clock steps, the sender threads, the code derivations).
+servers) held both cores, and `until_delivered`: each run timed until Postfix had delivered all its mail to
+the players' mailboxes, with the machine's CPU until then.  Postfix delivers after it answered, so each run's
+time stops before the servers' work for it does; the baseline hands its mail over faster than Postfix
+delivers it, so more of its servers' work falls after its time.  The issue's ratio is the first one; this
+one counts the servers' delivering for both.  `--timings` adds
+pbem's whole timing line (its wall-clock steps, the sender threads, the code derivations); `--programs` adds,
+under `until_delivered`, the CPU each program used in each run until its mail was delivered (`programs.py`:
+`python` is pbem's process or the baseline's, `lmtp` Dovecot delivering to the players' mailboxes, `cleanup`,
+`smtpd`, `qmgr` Postfix, `imap` Dovecot's IMAP).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import resource
@@ -64,6 +72,7 @@ import time
 from pathlib import Path
 
 import common
+from programs import ProgramCpu
 
 BATCH = 50  # pbem's ImapInbox batch
 GOALS = {"reply": 1.5, "code": 2.0}  # issue 27
@@ -303,7 +312,8 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
 
     from pbem.record.models import OutboxMessage
 
-    with factory(tmp / f"{kind}-servers", users()) as servers:
+    with contextlib.ExitStack() as stack:
+        servers = stack.enter_context(factory(tmp / f"{kind}-servers", users()))
         home = tmp / f"{kind}-home"
         cfg = common.make_home(home)
         wire(cfg, servers, args.connections)
@@ -321,20 +331,32 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
         saved = tmp / f"{kind}-home.saved"
         shutil.copytree(home, saved)  # every timed poll starts from this record
         runs: dict[str, list[dict]] = {p: [] for p in populations}
+        windows: list[tuple[float, float]] = []  # each run until its mail was delivered, pbem's then the baseline's
+        programs = ProgramCpu(tmp / f"{kind}-programs.jsonl") if args.programs else None
+        if programs is not None:
+            stack.enter_context(programs)  # stopped when the servers are
         for r in range(args.rounds):
             for pop, mails in populations.items():  # alternated: pbem, its baseline, the other population's ...
                 restore(saved, home)
                 drained = servers.delivered()  # the last run's mail delivered, not on this one's time
                 clear_players(servers)
                 deliver_all(servers, mails)
+                t0 = time.time()
                 got = timed_poll(cfg, env, messages)
+                busy0 = machine_busy()
+                tail = servers.delivered()  # the servers' work pbem's time left for later: its mail delivered
+                tail_busy = machine_busy() - busy0
+                windows.append((t0, time.time()))
                 out = outgoing(cfg, before)
-                drained += servers.delivered()
+                drained += tail
                 clear_players(servers)
                 deliver_all(servers, mails)
-                busy0 = machine_busy()
+                busy0, t0 = machine_busy(), time.time()
                 base_s = baseline(servers, out, move=True)
                 base_busy = machine_busy() - busy0
+                base_tail = servers.delivered()  # and the baseline's: at its pace, part of its mail waits here
+                base_tail_busy = machine_busy() - busy0 - base_busy
+                windows.append((t0, time.time()))
                 timings = common.parse_timings(got["timing"])
                 run = {
                     "pbem_poll_s": round(got["s"], 2),
@@ -361,6 +383,19 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
                     # the poll's thread runnable but every core taken (the mail servers, pbem's sender): with its
                     # CPU, this is most of pbem's wall time (Linux's schedstat; 0 where there is none)
                     "poll_thread_waiting_for_a_core_s": round(timings.get("poll_thread_waiting_for_a_core", 0.0), 2),
+                    # each run timed until Postfix had delivered every mail it sent (the players have their mail),
+                    # and the machine's CPU until then: the servers' delivery work counted for both, where the
+                    # ratio above counts it only while each run lasts (the baseline hands its mail over faster
+                    # than Postfix delivers it, so more of its delivering falls after its time)
+                    "until_delivered": {
+                        "pbem_s": round(got["s"] + tail, 2),
+                        "baseline_s": round(base_s + base_tail, 2),
+                        "ratio": common.ratio(got["s"] + tail, base_s + base_tail),
+                        "machine_cpu_s": {
+                            "pbem": round(got["busy"] + tail_busy, 2),
+                            "baseline": round(base_busy + base_tail_busy, 2),
+                        },
+                    },
                     "summary": got["line"],
                     "waited_for_deliveries_s": round(drained, 2),  # untimed: Postfix's queue emptied before each
                 }
@@ -373,6 +408,11 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
                     file=sys.stderr,
                     flush=True,
                 )
+        if programs is not None:  # the runs in the order they were timed: pbem's, then its baseline, per run
+            used = iter(programs.between(windows))
+            for r in range(args.rounds):
+                for pop in populations:
+                    runs[pop][r]["until_delivered"]["programs_cpu_s"] = {"pbem": next(used), "baseline": next(used)}
         doc: dict = {"players_per_game": len(players), **seats_used(with_code)}
         for pop, rs in runs.items():
             doc[pop] = {
@@ -396,6 +436,7 @@ def main() -> None:
     ap.add_argument("--same-seat", action="store_true", help="three seats a game: seats send several messages")
     ap.add_argument("--connections", type=int, default=1, help="pbem's [smtp] connections")
     ap.add_argument("--timings", action="store_true", help="where pbem's time went (pbem poll --timings)")
+    ap.add_argument("--programs", action="store_true", help="which programs used the machine's CPU in each run")
     ap.add_argument(
         "--kdf-rounds",
         type=int,
