@@ -21,12 +21,13 @@ import time
 from pathlib import Path
 
 INTERVAL = 0.25  # seconds between two samples
+LIFETIME = 6 * 3600  # the sampler's deadline, should nothing stop it
 
 _SAMPLER = r"""
 import json, os, sys, time
-hz = os.sysconf("SC_CLK_TCK")
+hz, parent, end = os.sysconf("SC_CLK_TCK"), os.getppid(), time.monotonic() + float(sys.argv[3])
 with open(sys.argv[1], "w") as out:
-    while True:
+    while os.getppid() == parent and time.monotonic() < end:  # ends with the benchmark, killed or not
         now, procs = time.time(), {}
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
@@ -54,7 +55,7 @@ class ProgramCpu:
 
     def __enter__(self) -> ProgramCpu:
         if Path("/proc/self/stat").exists():
-            self.proc = subprocess.Popen([sys.executable, "-c", _SAMPLER, str(self.path), str(INTERVAL)])
+            self.proc = subprocess.Popen([sys.executable, "-c", _SAMPLER, str(self.path), str(INTERVAL), str(LIFETIME)])
             time.sleep(2 * INTERVAL)  # a first sample before anything is timed
         return self
 
