@@ -9,7 +9,7 @@ process four times a second, summed by program name (`pbem` is `python`; Dovecot
 A process's own CPU (user and system) counts from the sample before `t0` (0 for one started since) to the
 first sample after `t1`, or to its last sample if it ended before.  What a process used after its last sample,
 and a process that lived between two samples, is not seen: it is in the machine's total (`/proc/stat`), not
-here.  Linux only; elsewhere `between` is {}.
+here.  Linux only; elsewhere `between` gives an empty dict per window.
 """
 
 from __future__ import annotations
