@@ -109,7 +109,7 @@ def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ct
 def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, ex: Extracted, facts: Facts) -> Decision:
     eng, state, player = views.engine(loaded), loaded.state, seat.player
     if ex.help and out.admit(d, seat.address, player=player, to_name=seat.display_name):
-        asked = [{"prompt": r.prompt, "legal": list(r.legal)} for r in eng.requests(state) if r.player == player]
+        asked = _asked(loaded, player)
         d.effects.append(
             out.mail(
                 seat.address,
@@ -142,11 +142,29 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
         if held:
             d.reason += f"; {held} press block(s) past the sender's press_per_day, not relayed"
         if not accepted or problems or failed or sent:
-            ack(d, out, seat, msg, loaded, ex.chatter, **notes, no_orders=not accepted, **_now(loaded, player))
+            now_asked: dict[str, object] = {} if accepted else {"asked": _asked(loaded, player)}  # accepted now
+            ack(
+                d,
+                out,
+                seat,
+                msg,
+                loaded,
+                ex.chatter,
+                **notes,
+                no_orders=not accepted,
+                **now_asked,
+                **_now(loaded, player),
+            )
         return d
     if join.is_open(loaded):  # not dealt yet: the lines are JOIN / SALT
         return join.decide_join(d, out, msg, loaded, seat, list(ex.orders))
     return _orders(d, out, msg, loaded, seat, list(ex.orders), notes, ex.chatter, facts)
+
+
+def _asked(loaded: Loaded, player: str) -> list[dict[str, object]]:
+    """What `player` is asked now and the orders that would be accepted (their own requests only, as HELP)."""
+    eng = views.engine(loaded)
+    return [{"prompt": r.prompt, "legal": list(r.legal)} for r in eng.requests(loaded.state) if r.player == player]
 
 
 def _now(loaded: Loaded, player: str) -> dict[str, object]:
