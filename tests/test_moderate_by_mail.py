@@ -302,6 +302,25 @@ def test_a_reply_to_pbems_mail_to_the_moderator_needs_no_code(game, code, clock)
     assert run(cfg, clock).rejected == 1 and control_state(cfg) == "paused"
 
 
+def test_a_command_with_a_colon_right_above_the_quoted_mail_is_run_not_taken_for_the_clients_header(
+    game, code, clock
+) -> None:
+    """ "UNDO TO 2: misread" right above the quoted acknowledgement looks like a client's ``Label: value`` line;
+    it was dropped with the quote, and the mail was ignored as one with no command."""
+    cfg, seen = game, set()
+    play(cfg, clock, 4)
+    sent_mail(cfg, seen)
+    command(cfg, code, "EXTEND 1h")
+    run(cfg, clock)
+    (ack,) = acks(sent_mail(cfg, seen))
+    quoted = "\n".join("> " + x for x in body_of(ack).splitlines())
+    command(cfg, None, f"UNDO TO 2: Bob's order was misread\n\n{quoted}", In_Reply_To=ack["Message-ID"])
+    assert run(cfg, clock).accepted == 1
+    (ev,) = [e for e in exported(cfg)["events"] if e["kind"] == "undo"]
+    assert ev["data"]["to"] == 2 and ev["data"]["why"] == "Bob's order was misread"
+    check_verify(cfg)
+
+
 def test_forged_moderator_mail_costs_what_a_players_would(game, code, clock) -> None:
     cfg = game
     cfg.replies_per_hour = 3

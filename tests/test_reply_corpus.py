@@ -20,13 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbem import engine as registry
-from pbem.app.games import create_game
+from pbem.app.deadlines import held_orders
+from pbem.app.games import Table, create_game
 from pbem.app.poll import poll as run_poll
 from pbem.app.reading import sent_texts
+from pbem.history.export import build
 from pbem.home.app import Home
 from pbem.mail.inbound.message import parse
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
-from pbem.orders.extract import extract
+from pbem.orders.extract import extract, own_line
 from pbem.orders.own_mail import without_copies
 from pbem.record import store
 from pbem.record.db import session
@@ -38,14 +40,16 @@ CODES = {"Alice": "K7QX-2MPD", "Bob": "B0BB-0001", "Carol": "CA01-0002"}
 
 
 class Game:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, table: Table = Table()) -> None:
         from pbem.cli.support import init_home
         from pbem.home import config as config_mod
 
         self.cfg = config_mod.load(init_home(root / "home", address="games@example.org", name="pbem moderator"))
         self.cfg.replies_per_hour = 10_000
         self.clock = Clock()
-        create_game(Home.of(self.cfg), "dynasties", "dy1", PLAYERS, seed="corpus-23", clock=self.clock, codes=CODES)
+        create_game(
+            Home.of(self.cfg), "dynasties", "dy1", PLAYERS, seed="corpus-23", clock=self.clock, codes=CODES, table=table
+        )
         self.seen: set = set()
         self.poll()
         self.newest = self.to_alice()[-1]
@@ -76,6 +80,37 @@ def test_each_client_in_each_language_revises_the_tribute_exactly(tmp_path: Path
         assert (summary.accepted, summary.rejected) == (1, 0), (lang, summary.line())
         assert game.request().on_file == (want,), (lang, game.request().on_file)
         game.newest = game.to_alice()[-1]  # the acknowledgement: the next reply answers it
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_orders_held_for_the_deadline_are_applied_as_acknowledged_whatever_the_client(
+    tmp_path: Path, client: str
+) -> None:
+    """A game that resolves at the deadline reads each held message again then (and to show it "on file"):
+    from the whole text, a reply under a header block no rule knows (Vietnamese, Greek Outlook) had the
+    copied report's order lines read with the player's, and the message was refused whole at the deadline
+    though its acknowledgement had said "on file: TRIBUTE ...".  Every client, in several languages: what is
+    held is what was acknowledged, and the deadline applies exactly that."""
+    game = Game(tmp_path, Table(resolve="deadline"))
+    rng = random.Random(f"held:{client}")
+    tributes = [t for t in game.request().legal if t.startswith("TRIBUTE")]
+    wanted = []
+    for n, lang in enumerate(("en", "ja", "pl", "de")):
+        want = tributes[n % 2]
+        wanted.append(want.upper())
+        deliver(game.cfg, reply(game.newest, ["Hi,", typed(want, rng)], client, lang, rng))
+        assert game.poll().accepted == 1, lang
+        with session(game.cfg.database_url) as s:
+            held = held_orders(s, store.game_by_name(s, "dy1").id, ORDER_WORDS)
+        assert [tuple(o.upper() for o in h.orders) for h in held] == [(w,) for w in wanted], (lang, held)
+        game.newest = game.to_alice()[-1]
+    game.clock.advance(hours=49)
+    assert game.poll().deadlines == 1
+    with session(game.cfg.database_url) as s:
+        doc = build(s, store.game_by_name(s, "dy1"))
+    alices = [o for o in doc["orders"] if o["player"] == "Alice"]
+    assert [[x.upper() for x in o["lines"]] for o in alices] == [[w] for w in wanted], alices
+    assert all(o["kind"] == "orders" for o in alices), "applied as sent, not refused for the default"
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +147,61 @@ def test_generated_replies_around_pbems_own_mail_yield_exactly_the_order(
     ex = extract(text, msg.subject, ORDER_WORDS)
     assert [o.upper() for o in ex.orders] == [want.upper()], (client, lang, ex.orders)
     assert ex.code is None
+
+
+#: A player's own last lines with a colon early on, as people write them right above the client's block.
+COLON_LINES = (
+    "PRESS TO ALL: shall we talk?",  # a press line that cannot be read: refused with its reason, never lost
+    "Tribute: Gold 7",  # not an order (the order word must start the line): listed as not read
+    "Note: back at 21:30",
+    "P.S.: I am away on Friday",
+    "TRIBUTE Gold 7  # sent at 21:08",
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    seed=st.integers(0, 10**9),
+    client=st.sampled_from(CLIENTS),
+    lang=st.sampled_from(LANGS),
+    which=st.integers(0, 1),
+)
+def test_the_writers_own_lines_with_a_colon_above_the_answered_mail_are_read_as_if_alone(
+    answered: list[EmailMessage], seed: int, client: str, lang: str, which: int
+) -> None:
+    """The class of "PRESS TO ALL: ..." and "UNDO TO 17: ..." right above the quoted mail, dropped unseen as the
+    client's ``Label: value`` block: whatever the player wrote last, with a colon, is read exactly as the same
+    lines sent alone (the same orders, the same problems, every line set aside listed)."""
+    rng = random.Random(seed)
+    sent = answered[which]
+    last = rng.choice(COLON_LINES)
+    order = [] if last.startswith("TRIBUTE") else [typed(rng.choice(["TRIBUTE Gold 7", "PLAY Silver 4"]), rng)]
+    own = [rng.choice(["", "Hello,"]), *order, last]
+    msg = parse(reply(sent, own, client, lang, rng), "games@example.org")
+    assert msg.problem is None
+    text = without_copies(msg.text, sent_texts(sent.as_bytes()), keep=own_line(ORDER_WORDS))
+    ex = extract(text, msg.subject, ORDER_WORDS)
+    alone = extract("\n".join(own), msg.subject, ORDER_WORDS)
+    assert [o.upper() for o in ex.orders] == [o.upper() for o in alone.orders], (client, lang, ex.orders)
+    assert ex.problems == alone.problems, (client, lang, ex.problems)
+    assert set(alone.chatter) <= set(ex.chatter), (client, lang, alone.chatter, ex.chatter)
+
+
+def test_a_reply_with_no_order_is_answered_with_its_lines_and_what_would_be_accepted(tmp_path: Path) -> None:
+    """ "Tribute: Gold 7" right above the quoted report: no order (the order word must start the line), and the
+    answer quotes the line as set aside and lists the orders that would be accepted now, not just "HELP"."""
+    game = Game(tmp_path)
+    legal = game.request().legal
+    deliver(game.cfg, reply(game.newest, ["Tribute: Gold 7"], "gmail", "en", random.Random(1)))
+    summary = game.poll()
+    assert (summary.accepted, summary.rejected) == (0, 1)
+    (answer,) = game.to_alice()
+    text = str(answer.get_body(preferencelist=("plain",)).get_content())  # type: ignore[union-attr]
+    assert "No orders were found" in text and "    Tribute: Gold 7" in text
+    assert "what would be accepted" in text and all(f"         {o}\n" in text for o in legal[:15])
+    html = str(answer.get_body(preferencelist=("html",)).get_content())  # type: ignore[union-attr]
+    assert "What would be accepted" in html and legal[0] in html
+    assert game.request().on_file == ()
 
 
 def test_order_lines_copied_one_by_one_out_of_a_report_are_kept() -> None:

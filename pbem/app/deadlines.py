@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from itertools import groupby
 
 from pbem import engine as registry
-from pbem.app import absence, notify, undelivered, views
+from pbem.app import absence, notify, reading, undelivered, views
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
 from pbem.app.join import decide_join_deadline
 from pbem.app.reminders import look_at_reminders, next_look, reminder_at
@@ -33,10 +33,8 @@ from pbem.engine.base import Event, apply_defaults
 from pbem.engine.words import count
 from pbem.home.app import Home
 from pbem.home.policy import Policy
-from pbem.mail.inbound.message import parse
 from pbem.mail.outbound.compose import stable_message_id
 from pbem.mail.outbound.outgoing import Mail
-from pbem.orders.extract import extract
 from pbem.record import due, lookups, modes, outbox, recent, store
 from pbem.record.absence import rows as absence_rows
 from pbem.record.db import Unit
@@ -244,6 +242,5 @@ def held_orders(s: Unit, game_id: int, order_words: tuple[str, ...]) -> list[Hel
     """Messages held for the deadline and not yet applied, oldest first, with their order lines."""
     held = []
     for row in lookups.held_messages(s, game_id):
-        m = parse(row.raw)
-        held.append(Held(row.id, row.player, tuple(extract(m.text, m.subject, order_words).orders), row.message_id))
+        held.append(Held(row.id, row.player, reading.stored_orders(s, row.raw, game_id, order_words), row.message_id))
     return held

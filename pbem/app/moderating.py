@@ -38,7 +38,7 @@ from pbem.mail.inbound.redact import codes_in_text, redact_text
 from pbem.mail.inbound.replies import SentMail, looked_up
 from pbem.mail.inbound.storage import scrub
 from pbem.orders.extract import Extracted
-from pbem.orders.moderator import ACCEPTED, Read, read
+from pbem.orders.moderator import ACCEPTED, Read, is_command, read
 from pbem.orders.own_mail import without_copies
 from pbem.record import moderator_code, outbox, store
 from pbem.record.answered import sent_mails
@@ -101,7 +101,7 @@ def decide_and_apply(
     from pbem.app.reading import sent_texts
 
     texts = [t for m in mine[:3] for t in sent_texts(m.raw) if t]
-    text = without_copies(msg.text, texts) if texts else msg.text
+    text = without_copies(msg.text, texts, keep=is_command) if texts else msg.text
     r = read(text) if not msg.problem else Read()
     msg, raw, _ = scrub(msg, raw, Extracted(code=r.code), policy.max_stored_player)
     hidden = ({r.code} if r.code else set()) | codes_in_text(text)

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pbem.app import views
+from pbem.app import reading, views
 from pbem.app.revisions import FirstCopy, OnFile
-from pbem.mail.inbound.message import Inbound, parse
-from pbem.orders.extract import extract
+from pbem.mail.inbound.message import Inbound
 from pbem.record import lookups, store
 from pbem.record.db import Unit
 
@@ -60,8 +59,7 @@ def _held(s: Unit, loaded: store.Loaded, player: str) -> OnFile | None:
     newest = lookups.stored_message(s, ids[0]) if ids else None
     if newest is None:
         return None
-    m = parse(newest.raw)
-    lines = tuple(extract(m.text, m.subject, views.engine(loaded).order_words).orders)
+    lines = reading.stored_orders(s, newest.raw, loaded.game.id, views.engine(loaded).order_words)
     return OnFile(newest.id, newest.sent, newest.subject, lines, frozenset(ids[1:]))
 
 

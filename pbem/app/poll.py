@@ -240,7 +240,9 @@ def decide_and_apply(
         registered = is_registered(s, msg)
         game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
         words = join.order_words(s, game) if game is not None else None
-        sent, text = reading.answered_mails(s, msg, game)  # the mails it answers; its text without copies of them
+        sent, text = reading.answered_mails(
+            s, msg, game, words
+        )  # the mails it answers; its text without copies of them
         ex = extract(text, msg.subject, words) if not msg.problem else None
     with stages.stage("storing_copy"):
         arrived = raw

@@ -13,9 +13,10 @@ from html import unescape
 from typing import Any
 
 from pbem.app import notify, views
-from pbem.mail.inbound.message import BLOCK_TAGS, Inbound
+from pbem.mail.inbound.message import BLOCK_TAGS, Inbound, parse
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.mail.outbound.bodies import text_bodies
+from pbem.orders.extract import extract, own_line
 from pbem.orders.own_mail import without_copies
 from pbem.record import modes
 from pbem.record.answered import sent_mails
@@ -67,8 +68,9 @@ def html_words(html: str) -> str:
     return unescape(text)
 
 
-def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> str:
-    """`msg.text` without the copies of pbem's mails to its sender (in game `game_id`) that it names."""
+def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None, words: tuple[str, ...] | None = None) -> str:
+    """`msg.text` without the copies of pbem's mails to its sender (in game `game_id`) that it names; a line
+    that starts with one of the game's order `words` (every game's: None) or a command is the sender's own."""
     if not sent or game_id is None:
         return msg.text
     mine = [
@@ -77,7 +79,7 @@ def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> st
         if r in sent and sent[r].game_id == game_id and sent[r].to_addr.lower() == msg.sender.lower()
     ]
     texts = [t for m in mine[:MAX_ANSWERED] for t in sent_texts(m.raw) if t]
-    return without_copies(msg.text, texts) if texts else msg.text
+    return without_copies(msg.text, texts, keep=own_line(words)) if texts else msg.text
 
 
 def mailing_facts(s: Unit, loaded: Loaded) -> dict[str, Any]:
@@ -88,7 +90,21 @@ def mailing_facts(s: Unit, loaded: Loaded) -> dict[str, Any]:
     return {"mailing": mailing, "last_reports": modes.last_reports(s, loaded.game.id, digest) if digest else {}}
 
 
-def answered_mails(s: Unit, msg: Inbound, game: Game | None) -> tuple[dict[str, SentMail], str]:
-    """The mails pbem sent that `msg` names (in game `game`), and `msg`'s text without copies of them."""
+def answered_mails(
+    s: Unit, msg: Inbound, game: Game | None, words: tuple[str, ...] | None = None
+) -> tuple[dict[str, SentMail], str]:
+    """The mails pbem sent that `msg` names (in game `game`, whose order words are `words`), and `msg`'s text
+    without copies of them."""
     sent = sent_mails(s, msg.references) if (game is not None and msg.references) else {}
-    return sent, own_text(msg, sent, game.id if game else None)
+    return sent, own_text(msg, sent, game.id if game else None, words)
+
+
+def stored_orders(s: Unit, raw: bytes, game_id: int, words: tuple[str, ...]) -> tuple[str, ...]:
+    """The order lines of a message the record kept (`raw`, its redacted copy), read again exactly as the poll
+    read them when it came: without the copies of pbem's mails it answers.  A message held for the deadline
+    is applied from this reading, and "on file" shows it; read from its whole text instead, an Outlook reply
+    under a header block no rule knows had the copied report's order lines applied with the player's own
+    (and refused whole for them), though its acknowledgement had quoted only the player's lines."""
+    m = parse(raw)
+    sent = sent_mails(s, m.references) if m.references else {}
+    return tuple(extract(own_text(m, sent, game_id, words), m.subject, words).orders)

@@ -29,7 +29,7 @@ is a command (``[pbem hh1] HELP``), or an order and the body holds none
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -90,6 +90,20 @@ def is_order(line: str, order_words: Iterable[str]) -> bool:
     """True if `line` starts with one of the order words (each a word or a phrase)."""
     words = _words(line)
     return any(words[: len(p)] == list(p) for p in _phrases(tuple(order_words)))
+
+
+def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
+    """Whether a line is one the reader takes as the writer's own order or command, a colon after its first
+    words too ("PRESS TO ALL: ...", "Event: Person Franz"): `keep` for `pbem.orders.own_mail.without_copies`,
+    so that such a line right above a quoted mail is never dropped as the client's ``Label: value`` block."""
+    words = tuple(all_order_words() if order_words is None else order_words)
+
+    def own(line: str) -> bool:
+        typed = _strip_comment(line)
+        bare = (cleaned(typed) or typed).replace(":", " ", 1).replace("：", " ", 1)
+        return bool(typed) and (is_order(bare, words) or _control(bare) is not None)
+
+    return own
 
 
 def _control(line: str) -> str | None:

@@ -86,6 +86,13 @@ def _word(line: str) -> str | None:
     return first if first in SYNTAX else None
 
 
+def is_command(line: str) -> bool:
+    """Whether `line` starts with a command word (`keep` for `pbem.orders.own_mail.without_copies`: a command
+    right above a quoted mail, "UNDO TO 17: misread order", is never dropped as the client's header block)."""
+    typed = line.strip()
+    return _word((cleaned(typed) or typed).strip()) is not None
+
+
 def read(text: str) -> Read:
     """Sort the moderator's lines into the code, the game, commands, problems and chatter."""
     out = Read()

@@ -9,14 +9,18 @@ that also occurs in a sent mail is matched to its places there; a chain of such 
 (the reply's words following each other exactly as in the sent mail) covering at least `RUN` words is a
 copy.  Order lines copied one by one out of a report's list, even of a repetitive one, are short chains,
 not a copy; a single order copied out of a report is kept.  Every line whose words all lie in a copy is
-dropped, and with it the client's block of ``Label: value`` lines (From/Od/差出人 ...) just above it.
+dropped, and with it the client's block just above it (`_drop_header_block`): an attribution (``... wrote:``)
+or a block of ``Label: value`` lines (From/Od/差出人 ...).  A line the reader takes as the writer's own order or
+command (`keep`) is never part of that block, nor is a lone ``Label: value`` line that does not end with a
+colon: a player's "PRESS TO ALL: ..." or a moderator's "UNDO TO 17: misread order" right above the quoted
+mail is read (refused with its reason if it cannot be), never dropped unseen as the client's furniture.
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
@@ -86,8 +90,9 @@ def _follows(here: int | set[int], found: int | set[int]) -> int | set[int] | No
     return follows or None
 
 
-def without_copies(text: str, sent: list[str]) -> str:
-    """`text` without the lines that belong to a copy of one of the `sent` texts."""
+def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | None = None) -> str:
+    """`text` without the lines that belong to a copy of one of the `sent` texts.  `keep(line)`: the line is the
+    writer's own order or command, never dropped as a client's block above a copy (None: no line is)."""
     known = _places(sent)
     if not known:
         return text
@@ -114,24 +119,41 @@ def without_copies(text: str, sent: list[str]) -> str:
         drop[n] = end > begin and in_copy.find(0, begin, end) < 0
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):
-            _drop_header_block(lines, drop, n)
+            _drop_header_block(lines, drop, n, keep)
     return "\n".join(line for n, line in enumerate(lines) if not drop[n])
 
 
-def _drop_header_block(lines: list[str], drop: list[bool], start: int) -> None:
-    """Drop the client's "Label: value" block (and blank lines, rules) just above a copy starting at `start`."""
+def _drop_header_block(lines: list[str], drop: list[bool], start: int, keep: Callable[[str], bool] | None) -> None:
+    """Drop the client's block just above a copy starting at `start`, with the blank lines and rules under it.
+
+    Going up from the copy, the ``Label: value`` lines come in runs (lines in a row; blank lines or rules
+    between runs).  A run is the client's if it has two lines or more (From/Sent/To/Subject, an attribution
+    wrapped over two lines) or its lowest line ends with a colon (``On ... wrote:``, ``30.11.2026, 21:08, X:``).
+    The first run that is not ends the block and is kept, and so is every line `keep` says is the writer's."""
     n, seen = start - 1, 0
-    block: list[int] = []
+    under: list[int] = []  # blank lines and rules above the last run dropped
+    run: list[int] = []  # the run of labelled lines being read, lowest first
     while n >= 0 and seen < HEADER_LINES:
         line = lines[n]
-        if not line.strip() or set(line.strip()) <= set("-_=*> "):
-            block.append(n)
-        elif _LABEL.match(line):
-            block.append(n)
+        if _LABEL.match(line) and not (keep is not None and keep(line)):
+            run.append(n)
             seen += 1
-            for b in block:
-                drop[b] = True
-            block = []
         else:
-            break
+            if run:
+                if not _the_clients(lines, run):
+                    return
+                for b in under + run:
+                    drop[b] = True
+                under, run = [], []
+            if line.strip() and not set(line.strip()) <= set("-_=*> "):
+                return
+            under.append(n)
         n -= 1
+    if run and _the_clients(lines, run):
+        for b in under + run:
+            drop[b] = True
+
+
+def _the_clients(lines: list[str], run: list[int]) -> bool:
+    """A run of labelled lines (lowest first) a client wrote: two or more, or one ending with a colon."""
+    return len(run) >= 2 or lines[run[0]].rstrip().endswith((":", "："))

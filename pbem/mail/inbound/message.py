@@ -123,6 +123,9 @@ class _HtmlText(HTMLParser):
             self.quote += 1
         if tag == "br":
             self.out.append("\n")
+        elif tag == "hr":  # a rule (Outlook's, above its header block) parts what is above from what is below
+            self._newline()
+            self.out.append("\n")
         elif tag in self.BLOCK:
             self._newline()
 
