@@ -51,6 +51,7 @@ class Attack:
     substitute: str | None = None  # the player one of whose orders he records as another legal order
     substituted: dict[str, list[str]] = field(default_factory=dict)  # Message-ID -> the lines recorded instead
     wrote: dict[str, list[str]] = field(default_factory=dict)  # Message-ID -> what the player wrote
+    html_only: str | None = None  # the player whose replies are HTML only (Outlook's), honestly recorded
 
     def style(self, bot, lines: list[str], game: str, moderator: str, reply_to: str | None, report_text: str) -> bytes:
         """A player as a signing provider delivers them: a reply in their thread needs no code, a new mail carries
@@ -70,7 +71,11 @@ class Attack:
             msg["In-Reply-To"] = reply_to
             msg["References"] = reply_to
         code = [f"CODE {bot.code}"] if bot.code and not reply_to else []
-        msg.set_content("\n".join(code + lines) + "\n\n-- \nsent by a pbem demo bot\n")
+        if bot.name == self.html_only and reply_to:
+            divs = "".join(f"<div>{x}</div>" for x in [*code, *lines, "", "sent by a pbem demo bot"])
+            msg.set_content(f"<html><body>{divs}</body></html>", subtype="html")
+        else:
+            msg.set_content("\n".join(code + lines) + "\n\n-- \nsent by a pbem demo bot\n")
         raw = msg.as_bytes()
         mid = msg["Message-ID"].strip("<>")
         others = [x for x in legal_lines(report_text) if x not in lines]
@@ -79,6 +84,8 @@ class Attack:
         if forged:
             return raw
         heads = [b"from", b"to", b"subject", b"date", b"message-id", b"in-reply-to"]
+        if bot.name == self.html_only:  # Outlook's provider signs the MIME fields too, so they are kept
+            heads += [b"mime-version", b"content-type", b"content-transfer-encoding"]
         signature: bytes = dkimpy.sign(raw, b"s1", b"players.example", PEM, include_headers=heads)
         return signature + raw
 
@@ -141,6 +148,21 @@ def _reports(home: Path) -> list[bytes]:
 
 
 # ------------------------------------------------------------------ the honest game
+
+
+def test_an_honest_game_with_html_only_replies_is_vouched_for_not_called_substituted(tmp_path: Path) -> None:
+    """Bob replies from Outlook, HTML only.  The provider-signed copy was read from its plain part alone: "the signed
+    mail says (no orders)", a FAIL against an honest moderator.  Verify reads it as the poll did."""
+    r, doc = _play(tmp_path / "home", Attack(html_only="Bob"))
+    assert r.verified, r.checked
+    bobs = [o for o in doc["orders"] if o["player"] == "Bob" and o["message_id"] and o["kind"] == "orders"]
+    assert len(bobs) >= 3
+    res = _cli_verify(r.export)
+    assert res.exit_code == 0 and "dkim: FAIL" not in res.output and " 0 FAIL" in res.output, res.output
+    for o in bobs:
+        assert f"input {o['seq']} (Bob): dkim: pass d=players.example" in res.output, res.output
+    plain = verify(doc)  # read from the plain part alone, as before: what an HTML-only reply was taken to say
+    assert not plain.ok and "the signed mail says (no orders)" in str(plain.problem), plain.problem
 
 
 def test_every_signed_input_is_vouched_for_by_the_provider(signed_game) -> None:

@@ -113,6 +113,40 @@ def test_orders_held_for_the_deadline_are_applied_as_acknowledged_whatever_the_c
     assert all(o["kind"] == "orders" for o in alices), "applied as sent, not refused for the default"
 
 
+@pytest.mark.parametrize("client", CLIENTS)
+def test_verify_sent_reads_each_reply_as_the_poll_did_with_the_mail_it_answers(tmp_path: Path, client: str) -> None:
+    """`pbem verify --sent` read a player's mail from its plain part alone and with every copy of pbem's mail in
+    it: an honest export was called SUBSTITUTED for an HTML-only Outlook reply ("you wrote (no orders)") and for
+    one under a header block no rule knows (the copied report's orders).  With the player's received mail
+    (`--mail`), it reads each mail exactly as the poll did; without it, it says that it could not."""
+    import mailbox
+
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+
+    game = Game(tmp_path)
+    rng = random.Random(f"sent:{client}")
+    tributes = [t for t in game.request().legal if t.startswith("TRIBUTE")]
+    outbox = mailbox.Maildir(str(tmp_path / "alice-sent"), factory=None, create=True)
+    for n, lang in enumerate(("en", "ja", "pl", "de")):
+        raw = reply(game.newest, ["Hi,", typed(tributes[n % 2], rng)], client, lang, rng)
+        outbox.add(raw)
+        deliver(game.cfg, raw)
+        assert game.poll().accepted == 1, lang
+        game.newest = game.to_alice()[-1]
+    inbox = mailbox.Maildir(str(tmp_path / "alice-inbox"), factory=None, create=True)
+    for raw in (p.read_bytes() for p in sorted((game.cfg.maildir_path / "sent").rglob("*")) if p.is_file()):
+        if b"alice@example.net" in raw.split(b"\n\n", 1)[0]:
+            inbox.add(raw)
+    export = tmp_path / "dy1.json"
+    made = CliRunner().invoke(app, ["--config", str(game.cfg.path), "export", "dy1", "--moderator", "-o", str(export)])
+    assert made.exit_code == 0, made.output
+    args = ["verify", str(export), "--partial", "--sent", str(tmp_path / "alice-sent"), "--as", "Alice"]
+    res = CliRunner().invoke(app, [*args, "--mail", str(tmp_path / "alice-inbox")])
+    assert res.exit_code == 0 and "SUBSTITUTED" not in res.output, res.output
+
+
 @pytest.fixture(scope="module")
 def answered(tmp_path_factory: pytest.TempPathFactory) -> list[EmailMessage]:
     """Real mails pbem sent Alice: her first report and an acknowledgement of a tribute."""

@@ -9,11 +9,13 @@ so that a quoted acknowledgement is never read as new orders, under whatever cli
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
+from email.utils import getaddresses
 from html import unescape
 from typing import Any
 
 from pbem.app import notify, views
-from pbem.mail.inbound.message import BLOCK_TAGS, Inbound, parse
+from pbem.mail.inbound.message import BLOCK_TAGS, Inbound, parse, parse_bytes
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.mail.outbound.bodies import text_bodies
 from pbem.orders.extract import extract, own_line
@@ -108,3 +110,31 @@ def stored_orders(s: Unit, raw: bytes, game_id: int, words: tuple[str, ...]) -> 
     m = parse(raw)
     sent = sent_mails(s, m.references) if m.references else {}
     return tuple(extract(own_text(m, sent, game_id, words), m.subject, words).orders)
+
+
+#: How a verifier reads a player's mail: its raw bytes and the game's order words -> the order lines.
+MailReader = Callable[[bytes, tuple[str, ...]], tuple[str, ...]]
+
+
+def mail_reader(received: Iterable[bytes] = ()) -> MailReader:
+    """How `pbem verify` reads the order lines of a mail a player sent (from their Sent folder, or the copy their
+    provider signed): exactly as the poll read it.  `message.parse` chooses the text (the HTML part of a mail
+    whose text part is empty or missing), and the copies of the mails it names among `received` (the player's
+    received mail: pbem's mails to them, as they got them) are removed.  Read from its plain part alone and with
+    the copies, an honest history was called SUBSTITUTED for an HTML-only Outlook reply and for one pasted
+    under a header block no rule knows."""
+    answered: dict[str, SentMail] = {}
+    for raw in received:
+        try:
+            head = parse_bytes(raw, headersonly=True)
+            mid, to = str(head.get("Message-ID", "")).strip(), getaddresses([str(head.get("To", ""))])
+        except Exception:  # a mail that cannot be read names nothing
+            continue
+        if mid and to and to[0][1]:
+            answered[mid] = SentMail(mid, 0, "", to[0][1].lower(), None, raw)
+
+    def read(raw: bytes, words: tuple[str, ...]) -> tuple[str, ...]:
+        m = parse(raw)
+        return tuple(extract(own_text(m, answered, 0, words), m.subject, words).orders)
+
+    return read

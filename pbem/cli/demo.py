@@ -193,6 +193,7 @@ def run(
     from pbem import engine as registry
     from pbem.app.games import Table, create_game
     from pbem.app.poll import poll
+    from pbem.app.reading import mail_reader
     from pbem.cli.support import init_home
     from pbem.history.export import build, verify
     from pbem.home import config as config_mod
@@ -262,7 +263,7 @@ def run(
         doc = build(s, game)
     export = home / f"{name}.json"
     export.write_text(json.dumps(doc, indent=1, ensure_ascii=False))
-    v = verify(doc)
+    v = verify(doc, read=mail_reader(_received(cfg.maildir_path)))  # the players' mail, read as the poll read it
     return DemoResult(
         game=name,
         summary=result.summary if result else "the game did not finish",
@@ -275,3 +276,14 @@ def run(
         verified=v.ok,
         checked=v.checked + ([v.problem] if v.problem else []),
     )
+
+
+def _received(maildir: Path) -> list[bytes]:
+    """Every mail pbem sent in the demo: what the bots received (their replies name some of them)."""
+    import mailbox
+
+    sent = maildir / "sent"
+    if not sent.is_dir():
+        return []
+    box = mailbox.Maildir(str(sent), factory=None, create=False)
+    return [box.get_bytes(k) for k in box.iterkeys()]

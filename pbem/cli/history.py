@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -12,6 +12,9 @@ from pbem.cli.common import _home, app, fail
 from pbem.engine.words import count
 from pbem.history.formats import FORMATS as EXPORT_FORMATS
 from pbem.history.formats import help_text as formats_help
+
+if TYPE_CHECKING:
+    from pbem.trust.sent import Reader
 
 
 @app.command()
@@ -130,6 +133,7 @@ def verify(
 
     Example: pbem verify hh1.json --mail ~/Mail/pbem --as Alice
     """
+    from pbem.app.reading import mail_reader
     from pbem.history.export import verify as run_verify
     from pbem.trust.canonical import MAX_BYTES, BadJson, load_export
 
@@ -139,7 +143,10 @@ def verify(
         doc = load_export(file.read_bytes())
     except (OSError, BadJson) as exc:
         fail(f"cannot read {file}: {exc}", 2)
-    v = run_verify(doc, partial=partial, legacy=legacy)
+    boxes = {folder: _read_folder(folder) for folder in [*mail, *([sent] if sent is not None else [])]}
+    # a player's mail is read as the poll read it: without the copies of pbem's mails to them that it names
+    read = mail_reader(raw for raws in boxes.values() for raw in raws)
+    v = run_verify(doc, partial=partial, legacy=legacy, read=read)
     for line in v.checked:
         typer.echo(f"ok: {line}")
     for line in v.notes:
@@ -148,9 +155,9 @@ def verify(
         typer.echo(line)
     mail_ok = True
     if mail:
-        mail_ok = _verify_mails(doc, mail, as_player)
+        mail_ok = _verify_mails(doc, [(f, boxes[f]) for f in mail], as_player)
     if sent is not None:
-        mail_ok = _verify_sent(doc, sent, as_player) and mail_ok
+        mail_ok = _verify_sent(doc, boxes[sent], as_player, read, bool(mail)) and mail_ok
     if not v.ok:
         fail(f"verification FAILED: {v.problem}")
     if not mail_ok:
@@ -158,32 +165,37 @@ def verify(
     typer.echo("verification passed")
 
 
-def _verify_sent(doc: dict[str, Any], folder: Path, as_player: str | None) -> bool:
+def _read_folder(folder: Path) -> list[bytes]:
     from pbem.trust.receipts import NoMail, read_folder
-    from pbem.trust.sent import check_sent, lines
 
     try:
-        raws = read_folder(folder)
+        return read_folder(folder)
     except (OSError, NoMail) as exc:
         fail(f"cannot read the mail in {folder}: {exc}", 2)
-    c = check_sent(doc, raws, as_player)
+
+
+def _verify_sent(doc: dict[str, Any], raws: list[bytes], as_player: str | None, read: Reader, received: bool) -> bool:
+    from pbem.trust.sent import check_sent, lines
+
+    c = check_sent(doc, raws, as_player, read)
+    if not received:
+        c.notes.append(
+            "each mail was read without the mails it answers (give your received mail with --mail too): a copy of "
+            "pbem's mail pasted unquoted under a header block may be read as yours"
+        )
     for line in lines(c):
         typer.echo(line)
     return c.ok
 
 
-def _verify_mails(doc: dict[str, Any], folders: list[Path], as_player: str | None) -> bool:
-    from pbem.trust.receipts import NoMail, lines, read_folder, split, verify_mail
+def _verify_mails(doc: dict[str, Any], folders: list[tuple[Path, list[bytes]]], as_player: str | None) -> bool:
+    from pbem.trust.receipts import lines, split, verify_mail
 
     if as_player and len(folders) > 1:
         fail("--as chooses whose mail to check in one folder; give one folder per player with several --mail", 2)
     boxes: list[tuple[str, list[bytes]]] = []
     ok = True
-    for folder in folders:
-        try:
-            raws = read_folder(folder)
-        except (OSError, NoMail) as exc:
-            fail(f"cannot read the mail in {folder}: {exc}", 2)
+    for folder, raws in folders:
         c = verify_mail(doc, raws, as_player)
         if len(folders) > 1:
             typer.echo(f"-- {folder}")

@@ -30,6 +30,7 @@ from pbem.record import evidence, store
 from pbem.record.models import InboundMessage
 from pbem.record.rows import Game, OrderInput
 from pbem.trust import chain, signing
+from pbem.trust.sent import Reader
 from pbem.trust.verify import FORMAT, VERSION, Verification, check
 
 __all__ = ["FORMATS", "build", "render", "text_record", "verify"]
@@ -150,10 +151,13 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     return doc
 
 
-def verify(doc: dict[str, Any], partial: bool = False, legacy: bool = False) -> Verification:
+def verify(
+    doc: dict[str, Any], partial: bool = False, legacy: bool = False, read: Reader | None = None
+) -> Verification:
     """Check every field of an export: its chain, numbering, links, replay, result and completeness.
 
     A history that stops before the game's end is refused unless `partial`: then the
-    verification says up to which entry it is proven.  See `pbem.trust.verify`.
+    verification says up to which entry it is proven.  `read`: how a player's mail's order lines are read
+    (`pbem.trust.sent.Reader`).  See `pbem.trust.verify`.
     """
-    return check(doc, partial, legacy)
+    return check(doc, partial, legacy, read)

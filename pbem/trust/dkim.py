@@ -33,7 +33,7 @@ import binascii
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.utils import getaddresses
@@ -175,6 +175,7 @@ class Rechecked:
     message_id: str = ""  # the signed Message-ID ("" when not signed)
     subject: str = ""
     text: str = ""  # the signed body's plain text (whole only)
+    raw: bytes = field(default=b"", repr=False)  # the signed mail as kept (whole only)
 
 
 def _decode(entry: dict[str, Any], name: str) -> bytes | None:
@@ -237,6 +238,7 @@ def recheck(entry: dict[str, Any]) -> Rechecked:
         else "",
         subject=" ".join(str(msg.get("Subject", "")).split()) if "subject" in signed else "",
         text=text,
+        raw=raw if body is not None else b"",
     )
 
 

@@ -24,6 +24,7 @@ Pure but for `read_folder` (shared with `pbem.trust.receipts`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
 from email.message import EmailMessage
@@ -37,6 +38,10 @@ from pbem.trust import deal as joining
 from pbem.trust.receipts import visible
 
 SHOWN = 8
+
+#: A player's mail (raw) and the game's order words -> its order lines as the poll read them (`pbem verify` passes
+#: `pbem.app.reading.mail_reader`, which removes the copies of the mails it answers); None: its plain part read.
+Reader = Callable[[bytes, tuple[str, ...]], Sequence[str]]
 
 
 @dataclass
@@ -56,6 +61,7 @@ class Sent:
     subject: str
     date: str
     text: str
+    raw: bytes = field(default=b"", repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -81,6 +87,7 @@ def parse_sent(raw: bytes) -> Sent:
         subject=" ".join(str(msg.get("Subject", "")).split()),
         date=" ".join(str(msg.get("Date", "")).split()),
         text=str(text),
+        raw=raw,
     )
 
 
@@ -92,15 +99,17 @@ def _order_words(doc: dict[str, Any]) -> tuple[str, ...]:
     return words + joining.ORDER_WORDS
 
 
-def check_sent(doc: dict[str, Any], raws: list[bytes], as_player: str | None = None) -> SentCheck:
-    """Check the mails a player sent (`raws`: their Sent folder) against the export `doc`."""
+def check_sent(
+    doc: dict[str, Any], raws: list[bytes], as_player: str | None = None, read: Reader | None = None
+) -> SentCheck:
+    """Check the mails a player sent (`raws`: their Sent folder) against the export `doc`, each read by `read`."""
     c = SentCheck(ok=False)
     mails = _about_the_game(doc, raws, as_player, c)
     if not mails:
         return c
     player = _player(doc, mails, as_player)
     c.player, c.mails = player, len(mails)
-    applied, refused = _compare(doc, mails, c)
+    applied, refused = _compare(doc, mails, c, read)
     ours = {m.message_id for m in mails}
     for o in doc["orders"]:
         if o["player"] == player and o["message_id"] and _mid(o["message_id"]) not in ours:
@@ -150,7 +159,7 @@ def _about_the_game(doc: dict[str, Any], raws: list[bytes], as_player: str | Non
     return mails
 
 
-def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck) -> tuple[int, int]:
+def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader | None) -> tuple[int, int]:
     """Each sent mail against the export: dropped, substituted, refused without a reason.  (applied, refused)."""
     messages = {_mid(m["message_id"]): m for m in doc["messages"]}
     inputs: dict[str, list[dict[str, Any]]] = {}
@@ -164,7 +173,7 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck) -> tuple[int,
         if rec is None:
             c.problems.append(f"DROPPED: {m.name} (Message-ID <{m.message_id}>) is not in the export")
             continue
-        wrote = extract(m.text, m.subject, words).orders
+        wrote = list(read(m.raw, words)) if read is not None else extract(m.text, m.subject, words).orders
         if rec["outcome"] in ("accepted", "held"):
             for o in inputs.get(m.message_id, []):
                 applied_lines = [x for x in o["lines"] if not (o["kind"] == "join" and joining.signature_line([x]))]

@@ -54,6 +54,7 @@ from pbem.trust import chain, signing, vouched
 from pbem.trust import deal as joining
 from pbem.trust.fold import UNDO, Fold
 from pbem.trust.seeds import seed_problem
+from pbem.trust.sent import Reader
 
 FORMAT = "pbem-history"
 VERSION = 1
@@ -75,7 +76,7 @@ class Refused(Exception):
     """The export fails a check; the message names the first problem."""
 
 
-def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False) -> Verification:
+def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False, read: Reader | None = None) -> Verification:
     v = Verification(ok=False)
     try:
         if not isinstance(doc, dict):
@@ -84,7 +85,7 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False) -> V
         _downgrades(doc, legacy, v)
         _check(doc, partial, v)
         _signed(doc, v)
-        _vouched(doc, v)
+        _vouched(doc, v, read)
     except Refused as exc:
         v.problem = str(exc)
         return v
@@ -212,9 +213,9 @@ def _signed(doc: dict[str, Any], v: Verification) -> None:
 _SIGNATURE = {"entries": int, "head": str, "header": str, "sig": str}
 
 
-def _vouched(doc: dict[str, Any], v: Verification) -> None:
+def _vouched(doc: dict[str, Any], v: Verification, read: Reader | None) -> None:
     """Per player input, what the player's provider vouches for; evidence that does not match fails."""
-    found = vouched.check(doc)
+    found = vouched.check(doc, read)
     v.vouched = [*found.lines, found.summary]
     v.notes += found.notes
     if found.failures:

@@ -32,6 +32,7 @@ from pbem.orders.extract import extract
 from pbem.trust import deal as joining
 from pbem.trust import dkim
 from pbem.trust.receipts import visible
+from pbem.trust.sent import Reader
 
 
 @dataclass
@@ -65,8 +66,9 @@ def _as_applied(order: dict[str, Any]) -> list[str]:
     return out
 
 
-def check(doc: dict[str, Any]) -> Vouched:
-    """Re-check the evidence of every player input of `doc` (offline)."""
+def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
+    """Re-check the evidence of every player input of `doc` (offline); a signed mail's order lines read by `read`
+    (`pbem.trust.sent.Reader`: as the poll read them), else from its plain part."""
     out = Vouched()
     evidence = {_mid(e.get("message_id")): e for e in doc.get("evidence") or [] if isinstance(e, dict)}
     addresses = {str(p["name"]): str(p.get("address", "")).lower() for p in doc["players"]}
@@ -92,7 +94,7 @@ def check(doc: dict[str, Any]) -> Vouched:
             else:
                 out.lines.append(f"{where}: dkim: unsigned")
             continue
-        problem, r = _problem(o, entry, addresses.get(o["player"], ""), tag, words)
+        problem, r = _problem(o, entry, addresses.get(o["player"], ""), tag, words, read)
         if problem:
             out.failures.append(f"{where}: {problem}")
             out.lines.append(f"{where}: dkim: FAIL {problem}")
@@ -124,7 +126,7 @@ def check(doc: dict[str, Any]) -> Vouched:
 
 
 def _problem(
-    o: dict[str, Any], entry: dict[str, Any], address: str, tag: str, words: tuple[str, ...]
+    o: dict[str, Any], entry: dict[str, Any], address: str, tag: str, words: tuple[str, ...], read: Reader | None
 ) -> tuple[str, dkim.Rechecked]:
     """Why `entry` does not vouch for input `o` ("" when it does), and the recheck."""
     r = dkim.recheck(entry)
@@ -142,7 +144,8 @@ def _problem(
             what = "carries no DKIM line" if not stated else "carries a DKIM line that is not its signature's"
             return f"the signed JOIN {what}: the deal was not stirred by the provider's signature", r
     if r.whole and o["kind"] in ("orders", "join"):
-        wrote = joining.split_join(extract(r.text, r.subject, words).orders)
+        lines = list(read(r.raw, words)) if read is not None else extract(r.text, r.subject, words).orders
+        wrote = joining.split_join(lines)
         if wrote != _as_applied(o):
             said = "; ".join(wrote) or "(no orders)"
             applied = "; ".join(_as_applied(o)) or "(nothing)"
