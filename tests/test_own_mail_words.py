@@ -28,3 +28,33 @@ def test_every_character_of_unicode_splits_or_joins_words_as_the_regex_does() ->
     for i in range(0, len(chars), 512):
         text = "x".join(chars[i : i + 512]) + " ab-c_d e"
         assert _words(text) == WORD.findall(text.casefold()), i
+
+
+# `extract.own_line`: its quick test (a regex over the first words) never says "not the writer's" of a line the
+# whole reading would keep, on lines built from every game's order words, command words, labels and markers.
+from pbem.orders.extract import CONTROL_WORDS, _control, _strip_comment, all_order_words, is_order, own_line  # noqa: E402
+from pbem.orders.typed import cleaned  # noqa: E402
+
+PIECES = st.sampled_from(
+    [*all_order_words(), *CONTROL_WORDS, "From", "Note", "Sent", "wrote", "Franz", "7", "no", "event", "PS",
+     "increase_army", "Increase-Army", "差出人", "Từ", "#", "*", "•", "1.", "-", ">", "(", ")", "'", "“"]
+)  # fmt: skip
+
+
+def _whole(line: str, words: tuple[str, ...]) -> bool:
+    typed = _strip_comment(line)
+    bare = (cleaned(typed) or typed).replace(":", " ", 1).replace("\uff1a", " ", 1)
+    return bool(typed) and (is_order(bare, words) or _control(bare) is not None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(PIECES, min_size=1, max_size=6),
+    st.sampled_from(["", ":", "\uff1a", " :"]),
+    st.integers(0, 3),
+    st.sampled_from([str.upper, str.lower, str.title]),
+)
+def test_own_lines_quick_test_agrees_with_the_whole_reading(pieces, colon, at, case) -> None:
+    words = all_order_words()
+    line = case(" ".join(pieces[:at]) + colon + " " + " ".join(pieces[at:]))
+    assert own_line(words)(line) == _whole(line, words), line

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from email.message import EmailMessage
+from email.utils import make_msgid
 from pathlib import Path
 
 import pytest
@@ -145,6 +146,31 @@ def test_verify_sent_reads_each_reply_as_the_poll_did_with_the_mail_it_answers(t
     args = ["verify", str(export), "--partial", "--sent", str(tmp_path / "alice-sent"), "--as", "Alice"]
     res = CliRunner().invoke(app, [*args, "--mail", str(tmp_path / "alice-inbox")])
     assert res.exit_code == 0 and "SUBSTITUTED" not in res.output, res.output
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_replys_subject_is_the_title_of_pbems_mail_never_the_players_order(tmp_path: Path, client: str) -> None:
+    """A reply keeps the subject of the mail it answers.  With nothing but a greeting in the body, the invitation's
+    title "Join the game: reply JOIN" was read as the player's JOIN line and refused ("write JOIN alone on its
+    line"), quoting pbem's words back as the player's.  Now the answer lists the greeting as not read and JOIN as
+    what would be accepted; a subject the player wrote ([pbem dy1] JOIN) is still read."""
+    game = Game(tmp_path, Table(join=True))
+    invitation = game.newest
+    assert "Join the game: reply JOIN" in str(invitation["Subject"])
+    deliver(game.cfg, reply(invitation, ["Hello! count me in: yes"], client, "en", random.Random(client)))
+    summary = game.poll()
+    assert (summary.accepted, summary.rejected) == (0, 1), summary.line()
+    (answer,) = game.to_alice()
+    text = str(answer.get_body(preferencelist=("plain",)).get_content())  # type: ignore[union-attr]
+    assert "'Join the game: reply JOIN'" not in text and "No orders were found" in text, text
+    assert "    Hello! count me in: yes" in text and "         JOIN\n" in text, text
+    own = EmailMessage()
+    own["From"], own["To"] = str(invitation["To"]), str(invitation["From"])
+    own["Subject"], own["Message-ID"] = "Re: [pbem dy1] JOIN", make_msgid(domain="players.example")
+    own["In-Reply-To"] = own["References"] = str(invitation["Message-ID"])
+    own.set_content("Hello!\n")
+    deliver(game.cfg, own.as_bytes())
+    assert game.poll().accepted == 1
 
 
 @pytest.fixture(scope="module")

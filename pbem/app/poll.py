@@ -243,7 +243,8 @@ def decide_and_apply(
         sent, text = reading.answered_mails(
             s, msg, game, words
         )  # the mails it answers; its text without copies of them
-        ex = extract(text, msg.subject, words) if not msg.problem else None
+        pbems = reading.pbems_title(msg, sent, game.id if game else None)  # a reply's subject is pbem's title
+        ex = extract(text, msg.subject, words, pbems) if not msg.problem else None
     with stages.stage("storing_copy"):
         arrived = raw
         msg, raw, ex = scrub(msg, raw, ex, policy.max_stored_player if registered else policy.max_stored_stranger)

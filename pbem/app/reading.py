@@ -18,7 +18,7 @@ from pbem.app import notify, views
 from pbem.mail.inbound.message import BLOCK_TAGS, Inbound, parse, parse_bytes
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.mail.outbound.bodies import text_bodies
-from pbem.orders.extract import extract, own_line
+from pbem.orders.extract import extract, own_line, subject_line
 from pbem.orders.own_mail import without_copies
 from pbem.record import modes
 from pbem.record.answered import sent_mails
@@ -75,13 +75,34 @@ def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None, words
     that starts with one of the game's order `words` (every game's: None) or a command is the sender's own."""
     if not sent or game_id is None:
         return msg.text
-    mine = [
+    texts = [t for m in _mine(msg, sent, game_id) for t in sent_texts(m.raw) if t]
+    return without_copies(msg.text, texts, keep=own_line(words)) if texts else msg.text
+
+
+def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> Callable[[str], bool]:
+    """`extract`'s `pbems`: whether a subject line (after the game tag) is the title of one of the mails pbem sent
+    `msg`'s sender that it names.  A reply keeps the subject it answers: with no order in its body, the
+    invitation's "Join the game: reply JOIN" was read as the player's JOIN line and refused as one."""
+
+    def pbems(line: str) -> bool:
+        return any(subject_line(_subject(m.raw)) == line for m in _mine(msg, sent, game_id))
+
+    return pbems
+
+
+def _mine(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> list[SentMail]:
+    """The mails pbem sent `msg`'s sender (in game `game_id`) that it names, the newest first, MAX_ANSWERED at most."""
+    return [
         sent[r]
         for r in looked_up(msg.references)
         if r in sent and sent[r].game_id == game_id and sent[r].to_addr.lower() == msg.sender.lower()
-    ]
-    texts = [t for m in mine[:MAX_ANSWERED] for t in sent_texts(m.raw) if t]
-    return without_copies(msg.text, texts, keep=own_line(words)) if texts else msg.text
+    ][:MAX_ANSWERED]
+
+
+def _subject(raw: bytes) -> str:
+    """The Subject of a mail pbem wrote, decoded as a reply's is (its header block only is read)."""
+    cut = min((i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0), default=len(raw))
+    return parse(raw[:cut] + b"\r\n\r\n").subject
 
 
 def mailing_facts(s: Unit, loaded: Loaded) -> dict[str, Any]:
@@ -109,7 +130,7 @@ def stored_orders(s: Unit, raw: bytes, game_id: int, words: tuple[str, ...]) -> 
     (and refused whole for them), though its acknowledgement had quoted only the player's lines."""
     m = parse(raw)
     sent = sent_mails(s, m.references) if m.references else {}
-    return tuple(extract(own_text(m, sent, game_id, words), m.subject, words).orders)
+    return tuple(extract(own_text(m, sent, game_id, words), m.subject, words, pbems_title(m, sent, game_id)).orders)
 
 
 #: How a verifier reads a player's mail: its raw bytes and the game's order words -> the order lines.
@@ -135,6 +156,6 @@ def mail_reader(received: Iterable[bytes] = ()) -> MailReader:
 
     def read(raw: bytes, words: tuple[str, ...]) -> tuple[str, ...]:
         m = parse(raw)
-        return tuple(extract(own_text(m, answered, 0, words), m.subject, words).orders)
+        return tuple(extract(own_text(m, answered, 0, words), m.subject, words, pbems_title(m, answered, 0)).orders)
 
     return read

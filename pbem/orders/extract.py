@@ -44,6 +44,7 @@ _GAME_TAG = re.compile(r"\[pbem\s+[^\]]*\]", re.IGNORECASE)
 _REPLY_PREFIX = re.compile(
     r"^(?:\s*(?:re|fwd?|aw|wg|sv|vs|vb|tr|rv|r|antw|ref|odp|res|enc)\s*(?:\[\d+\]|\(\d+\))?\s*:)+\s*", re.IGNORECASE
 )
+_TOKEN = re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")  # a word as an order word is written (NO-EVENT, INCREASE_ARMY)
 _INVISIBLE = str.maketrans({"\xa0": " ", "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None})
 CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END", "AWAY", "BACK")
 MODE_WORDS = ("WATCH", "NORMAL", "DIGEST")  # alone on a line: how much mail the player gets (`pbem.app.notify`)
@@ -97,8 +98,11 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
     words too ("PRESS TO ALL: ...", "Event: Person Franz"): `keep` for `pbem.orders.own_mail.without_copies`,
     so that such a line right above a quoted mail is never dropped as the client's ``Label: value`` block."""
     words = tuple(all_order_words() if order_words is None else order_words)
+    firsts = frozenset(p[0] for p in _phrases(words) if p) | frozenset(CONTROL_WORDS)
 
     def own(line: str) -> bool:
+        if firsts.isdisjoint(_TOKEN.findall(line.upper().replace("_", "-"), 0, 200)[:3]):
+            return False  # none of its first words starts an order or a command (most lines: a regex, no more)
         typed = _strip_comment(line)
         bare = (cleaned(typed) or typed).replace(":", " ", 1).replace("：", " ", 1)
         return bool(typed) and (is_order(bare, words) or _control(bare) is not None)
@@ -125,8 +129,12 @@ def subject_line(subject: str) -> str:
     return _REPLY_PREFIX.sub("", _SUBJECT_CODE.sub(" ", rest)).strip()
 
 
-def extract(text: str, subject: str = "", order_words: Iterable[str] | None = None) -> Extracted:
-    """Sort a message's lines into orders, commands and chatter (see the module docstring)."""
+def extract(
+    text: str, subject: str = "", order_words: Iterable[str] | None = None, pbems: Callable[[str], bool] | None = None
+) -> Extracted:
+    """Sort a message's lines into orders, commands and chatter (see the module docstring).  `pbems(line)`: the
+    subject's line is the title of the mail it answers, pbem's words (a reply's "Join the game: reply JOIN"),
+    never read as the sender's; asked only where the subject would be read."""
     words = tuple(all_order_words() if order_words is None else order_words)
     ex = Extracted()
     m = _SUBJECT_CODE.search(subject or "")
@@ -134,7 +142,7 @@ def extract(text: str, subject: str = "", order_words: Iterable[str] | None = No
         ex.code = m.group(1)
     lines, ex.furniture = own_lines(unarmoured(text))
     first = subject_line(subject)
-    if first and _control(first) in ("HELP", "STATUS", "REPORT", "CODE"):
+    if first and _control(first) in ("HELP", "STATUS", "REPORT", "CODE") and not (pbems and pbems(first)):
         lines.insert(0, first)
     i = 0
     while i < len(lines):
@@ -163,7 +171,7 @@ def extract(text: str, subject: str = "", order_words: Iterable[str] | None = No
             break
         else:
             i = _command(ex, word, line, lines, i)
-    if first and not ex.orders and is_order(first, words):
+    if first and not ex.orders and is_order(first, words) and not (pbems and pbems(first)):
         ex.orders.append(_strip_comment(first))  # a subject titled "tribute" above orders is only a title
     return ex
 
