@@ -2,7 +2,11 @@
 
 * An order word counts only when what follows parses: a refused line that reads as prose (a company
   footer "Call us on 0800 123 456", a link, a long sentence: `pbem.orders.typed.prose`) is set aside as
-  chatter and the rest of the message is tried again, once.
+  chatter and the rest of the message is tried again, once.  So are the refused lines that close the
+  message (`closing`): a short line after every other order whose words after the order word are in lower
+  case and name nothing the game knows now ("Take care," and "Play nice!" in Dynasties, where TAKE and
+  PLAY are order words).  A mistyped order keeps a word of the game, a digit or a capital ("TRIBUTE Gold
+  77", "EVENT PERSON Frans", "NEGATE Frnce") and is refused with its reason as before.
 * One slot, one order: when a later line of the same message replaces an earlier one (the engine keeps
   only the later: applying the message without the earlier line leaves the same state), the
   acknowledgement says so, quoting both lines.  At most `CHECKED` lines are checked (each check is one
@@ -11,6 +15,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pbem.engine.base import Engine, Outcome
@@ -26,11 +31,42 @@ def without_prose(
     if result.accepted:
         return orders, [], result
     aside = [r.line for r in result.lines if not r.ok and prose(r.line)]
+    aside += [line for line in closing(eng, state, player, orders, result) if line not in aside]
     kept = [o for o in orders if o not in aside]
     if not aside or not kept:
         return orders, [], result
     again = eng.apply(state, player, kept)
     return (kept, aside, again) if again.accepted else (orders, [], result)
+
+
+CLOSING_WORDS = 4  # words of a closing line at most ("Drop me a line")
+KNOWN = 4  # letters of a word the game knows that a closing may not hold ("of", "the" are in card names too)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def closing(eng: Engine, state: dict[str, Any], player: str, orders: list[str], result: Outcome) -> list[str]:
+    """The refused lines at the end of the message (after every other order) that close it rather than order:
+    short, no digit, its words after the order word all in lower case and none a word the game knows now (a
+    word of `KNOWN` letters or more of a legal order or a name the engine offered, for any line of the message
+    or any request of the player's)."""
+    refused = {r.line for r in result.lines if not r.ok}
+    known: set[str] = set()
+    for r in result.lines:
+        for text in (*r.legal, *r.names):
+            known.update(w.upper() for w in _WORD.findall(text))
+    for req in eng.requests(state):
+        if req.player == player:
+            for text in req.legal:
+                known.update(w.upper() for w in _WORD.findall(text))
+    out: list[str] = []
+    for line in reversed(orders):
+        typed = _WORD.findall(line)[1:]
+        if line not in refused or not typed or len(line.split()) > CLOSING_WORDS or any(w != w.lower() for w in typed):
+            break  # a name typed as one ("PLAY Nice", "NEGATE Frnce") may be a mistyped order: refused as one
+        if any(ch.isdigit() for ch in line) or any(len(w) >= KNOWN and w.upper() in known for w in typed):
+            break
+        out.append(line)
+    return out[::-1]
 
 
 def _verb(line: str) -> str:

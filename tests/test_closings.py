@@ -1,0 +1,86 @@
+"""A mail's closing line that starts with an order word ("Take care," where TAKE is one) never refuses the orders
+above it, and a mistyped order is still refused (`pbem.app.lines.closing`).
+
+Found by trying the product: in Dynasties, "TRIBUTE Copper 4", then "Take care," and a name, was refused whole
+("care" is not a card name), though the README says sign-offs are fine.  The generator: moments of seeded bot
+games of every kind, each player asked there answering with a legal order as people type it, followed by a
+closing from a list of real ones in several languages (most start with no order word; those that do are the
+class); and the same order followed by a mistyped order, which must be refused.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pbem import engine as registry
+from pbem.app.lines import read_again
+from pbem.engine.bots import play
+from pbem.orders.extract import extract, is_order
+from tests.engine.test_contract import moments, players
+
+#: Closings and remarks people end a mail with, as typed (several start with an order word of some game).
+CLOSINGS = [
+    "Take care,", "Take care!", "take it easy", "Play nice!", "Play well,", "play fair", "Keep well,",
+    "Keep safe!", "keep in touch", "Drop me a line", "pass it on", "Done and dusted!", "call me",
+    "Offer stands,", "vote wisely!", "Place your bets!", "Trade you later", "Start the fun!",
+    "Standing by,", "None taken", "Claim your prize!", "Leader of the pack,", "Discard my last mail",
+    "Cheers,", "Best,", "Un saludo,", "Bien à vous,", "Viele Grüße", "Abraços",
+]  # fmt: skip
+KINDS = list(registry.KINDS)
+
+
+def _read(eng, state, player: str, lines: list[str]):
+    words = eng.order_words
+    ex = extract("\n".join(["Hi all,", *lines, "Alice"]), "Re: [pbem g1] orders", words)
+    orders = list(ex.orders)
+    result = eng.apply(state, player, orders)
+    notes: dict[str, object] = {"problems": []}
+    orders, result, _, chatter = read_again(eng, state, player, orders, result, notes, list(ex.chatter))
+    return orders, result, chatter
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10**6), pick=st.integers(0, 10**6))
+def test_a_closing_never_refuses_the_orders_above_it(kind: str, seed: int, pick: int) -> None:
+    eng = registry.get(kind)
+    pt = play(eng, players(eng.min_players), f"close{seed}", bot_seed=f"cb{seed}")
+    rng = random.Random(pick)
+    for state in moments(eng, pt, 6):
+        for req in [r for r in eng.requests(state) if r.legal]:
+            order = rng.choice(list(req.legal))
+            alone = eng.apply(state, req.player, [order])
+            if not alone.accepted:
+                continue  # a legal line that needs another with it (a hand's whole discard)
+            closing = rng.choice(CLOSINGS)
+            _, result, chatter = _read(eng, state, req.player, [order, "", closing])
+            assert result.accepted, (kind, order, closing, [(r.line, r.reason) for r in result.lines if not r.ok])
+            assert result.state == alone.state, (kind, order, closing)
+            said = closing.rstrip(",!.")
+            if is_order(said, eng.order_words) and not eng.apply(state, req.player, [order, said]).accepted:
+                assert said in chatter, (kind, closing, chatter)  # set aside, and listed as not read
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10**6), pick=st.integers(0, 10**6))
+def test_a_mistyped_order_at_the_end_is_still_refused_with_its_reason(kind: str, seed: int, pick: int) -> None:
+    eng = registry.get(kind)
+    pt = play(eng, players(eng.min_players), f"typo{seed}", bot_seed=f"tb{seed}")
+    rng = random.Random(pick)
+    for state in moments(eng, pt, 6):
+        for req in [r for r in eng.requests(state) if len(r.legal) > 1]:
+            first, other = rng.sample(list(req.legal), 2)
+            names = [w for w in re.findall(r"[^\W_]+", other)[1:] if w[:1].isupper() and not w.isupper()]
+            if not names or not eng.apply(state, req.player, [first]).accepted:
+                continue
+            typo = other.replace(names[-1], "Xyzzy")  # a name mistyped: a word the game does not know
+            if eng.apply(state, req.player, [first, typo]).accepted:
+                continue  # the engine takes the line as a no-op there (the turn already over)
+            _, result, _ = _read(eng, state, req.player, [first, typo])
+            assert not result.accepted and typo in [r.line for r in result.lines if not r.ok], (kind, first, typo)
