@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -21,6 +23,7 @@ from hypothesis import strategies as st
 
 from pbem import engine as registry
 from pbem.app.lines import read_again
+from pbem.engine.base import Engine, Request
 from pbem.engine.bots import play
 from pbem.orders.extract import extract, is_order
 from tests.engine.test_contract import moments, players
@@ -47,42 +50,50 @@ def _read(eng, state, player: str, lines: list[str]):
     return orders, result, chatter
 
 
-@pytest.mark.parametrize("kind", KINDS)
-@settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 10**6), pick=st.integers(0, 10**6))
-def test_a_closing_never_refuses_the_orders_above_it(kind: str, seed: int, pick: int) -> None:
+def _asked(kind: str, seed: int) -> Iterator[tuple[Engine, dict[str, Any], Request]]:
+    """(engine, state, request) at six moments of a seeded bot game of `kind`, for each request with legal lines."""
     eng = registry.get(kind)
     pt = play(eng, players(eng.min_players), f"close{seed}", bot_seed=f"cb{seed}")
-    rng = random.Random(pick)
     for state in moments(eng, pt, 6):
-        for req in [r for r in eng.requests(state) if r.legal]:
-            order = rng.choice(list(req.legal))
-            alone = eng.apply(state, req.player, [order])
-            if not alone.accepted:
-                continue  # a legal line that needs another with it (a hand's whole discard)
-            closing = rng.choice(CLOSINGS)
-            _, result, chatter = _read(eng, state, req.player, [order, "", closing])
-            if not result.accepted:  # allowed only for a closing that names something of the game's now
-                game_words = {w.upper() for r in eng.requests(state) for x in r.legal for w in WORD.findall(x)}
-                game_words |= {w.upper() for r in result.lines for x in (*r.legal, *r.names) for w in WORD.findall(x)}
-                named = [w for w in WORD.findall(closing)[1:] if len(w) >= 4 and w.upper() in game_words]
-                assert named, (kind, order, closing, [(r.line, r.reason) for r in result.lines if not r.ok])
-                continue  # "Drop me a line" where a card is named "Line of Contravallation": refused, with why
-            assert result.state == alone.state, (kind, order, closing)
-            said = closing.rstrip(",!.")
-            if is_order(said, eng.order_words) and not eng.apply(state, req.player, [order, said]).accepted:
-                assert said in chatter, (kind, closing, chatter)  # set aside, and listed as not read
+        for req in eng.requests(state):
+            if req.legal:
+                yield eng, state, req
+
+
+GAMES = dict(seed=st.integers(0, 10**6), pick=st.integers(0, 10**6))
 
 
 @pytest.mark.parametrize("kind", KINDS)
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 10**6), pick=st.integers(0, 10**6))
-def test_a_mistyped_order_at_the_end_is_still_refused_with_its_reason(kind: str, seed: int, pick: int) -> None:
-    eng = registry.get(kind)
-    pt = play(eng, players(eng.min_players), f"typo{seed}", bot_seed=f"tb{seed}")
+@given(**GAMES)
+def test_a_closing_never_refuses_the_orders_above_it(kind: str, seed: int, pick: int) -> None:
     rng = random.Random(pick)
-    for state in moments(eng, pt, 6):
-        for req in [r for r in eng.requests(state) if len(r.legal) > 1]:
+    for eng, state, req in _asked(kind, seed):
+        order = rng.choice(list(req.legal))
+        alone = eng.apply(state, req.player, [order])
+        if not alone.accepted:
+            continue  # a legal line that needs another with it (a hand's whole discard)
+        closing = rng.choice(CLOSINGS)
+        _, result, chatter = _read(eng, state, req.player, [order, "", closing])
+        if not result.accepted:  # allowed only for a closing that names something of the game's now
+            game_words = {w.upper() for r in eng.requests(state) for x in r.legal for w in WORD.findall(x)}
+            game_words |= {w.upper() for r in result.lines for x in (*r.legal, *r.names) for w in WORD.findall(x)}
+            named = [w for w in WORD.findall(closing)[1:] if len(w) >= 4 and w.upper() in game_words]
+            assert named, (kind, order, closing, [(r.line, r.reason) for r in result.lines if not r.ok])
+            continue  # "Drop me a line" where a card is named "Line of Contravallation": refused, with why
+        assert result.state == alone.state, (kind, order, closing)
+        said = closing.rstrip(",!.")
+        if is_order(said, eng.order_words) and not eng.apply(state, req.player, [order, said]).accepted:
+            assert said in chatter, (kind, closing, chatter)  # set aside, and listed as not read
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=12, deadline=None)
+@given(**GAMES)
+def test_a_mistyped_order_at_the_end_is_still_refused_with_its_reason(kind: str, seed: int, pick: int) -> None:
+    rng = random.Random(pick)
+    for eng, state, req in _asked(kind, seed):
+        if len(req.legal) > 1:
             first, other = rng.sample(list(req.legal), 2)
             names = [w for w in re.findall(r"[^\W_]+", other)[1:] if w[:1].isupper() and not w.isupper()]
             if not names or not eng.apply(state, req.player, [first]).accepted:

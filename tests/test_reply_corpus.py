@@ -185,15 +185,14 @@ def answered(tmp_path_factory: pytest.TempPathFactory) -> list[EmailMessage]:
 
 
 ORDER_WORDS = registry.get("dynasties").order_words
+#: A generated reply: its randomness, the client and language that write it, and which mail of `answered` it answers.
+REPLIES = dict(
+    seed=st.integers(0, 10**9), client=st.sampled_from(CLIENTS), lang=st.sampled_from(LANGS), which=st.integers(0, 1)
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    seed=st.integers(0, 10**9),
-    client=st.sampled_from(CLIENTS),
-    lang=st.sampled_from(LANGS),
-    which=st.integers(0, 1),
-)
+@given(**REPLIES)
 def test_generated_replies_around_pbems_own_mail_yield_exactly_the_order(
     answered: list[EmailMessage], seed: int, client: str, lang: str, which: int
 ) -> None:
@@ -220,12 +219,7 @@ COLON_LINES = (
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    seed=st.integers(0, 10**9),
-    client=st.sampled_from(CLIENTS),
-    lang=st.sampled_from(LANGS),
-    which=st.integers(0, 1),
-)
+@given(**REPLIES)
 def test_the_writers_own_lines_with_a_colon_above_the_answered_mail_are_read_as_if_alone(
     answered: list[EmailMessage], seed: int, client: str, lang: str, which: int
 ) -> None:
