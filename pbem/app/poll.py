@@ -240,9 +240,8 @@ def decide_and_apply(
         registered = is_registered(s, msg)
         game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
         words = join.order_words(s, game) if game is not None else None
-        sent, text = reading.answered_mails(
-            s, msg, game, words
-        )  # the mails it answers; its text without copies of them
+        # the mails it answers, and its text without copies of them
+        sent, text = reading.answered_mails(s, msg, game, words)
         pbems = reading.pbems_title(msg, sent, game.id if game else None)  # a reply's subject is pbem's title
         ex = extract(text, msg.subject, words, pbems) if not msg.problem else None
     with stages.stage("storing_copy"):

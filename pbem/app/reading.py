@@ -129,7 +129,12 @@ def stored_orders(s: Unit, raw: bytes, game_id: int, words: tuple[str, ...]) -> 
     under a header block no rule knows had the copied report's order lines applied with the player's own
     (and refused whole for them), though its acknowledgement had quoted only the player's lines."""
     m = parse(raw)
-    sent = sent_mails(s, m.references) if m.references else {}
+    return _orders(m, sent_mails(s, m.references) if m.references else {}, game_id, words)
+
+
+def _orders(m: Inbound, sent: dict[str, SentMail], game_id: int, words: tuple[str, ...]) -> tuple[str, ...]:
+    """`m`'s order lines as the poll reads them (`decide_and_apply`): copies of the `sent` mails it names removed,
+    a subject that repeats their title not read."""
     return tuple(extract(own_text(m, sent, game_id, words), m.subject, words, pbems_title(m, sent, game_id)).orders)
 
 
@@ -155,7 +160,6 @@ def mail_reader(received: Iterable[bytes] = ()) -> MailReader:
             answered[mid] = SentMail(mid, 0, "", to[0][1].lower(), None, raw)
 
     def read(raw: bytes, words: tuple[str, ...]) -> tuple[str, ...]:
-        m = parse(raw)
-        return tuple(extract(own_text(m, answered, 0, words), m.subject, words, pbems_title(m, answered, 0)).orders)
+        return _orders(parse(raw), answered, 0, words)
 
     return read

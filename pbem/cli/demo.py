@@ -201,6 +201,7 @@ def run(
     from pbem.mail.transports.seam import open_transport as transports
     from pbem.record.db import session
     from pbem.record.store import game_by_name, is_over, last_order_seq, load
+    from pbem.trust.receipts import read_folder
 
     eng = registry.get(kind)
     if not (eng.min_players <= players <= eng.max_players):
@@ -263,7 +264,8 @@ def run(
         doc = build(s, game)
     export = home / f"{name}.json"
     export.write_text(json.dumps(doc, indent=1, ensure_ascii=False))
-    v = verify(doc, read=mail_reader(_received(cfg.maildir_path)))  # the players' mail, read as the poll read it
+    received = read_folder(cfg.maildir_path / "sent") if (cfg.maildir_path / "sent").is_dir() else []
+    v = verify(doc, read=mail_reader(received))  # the bots' mail, read as the poll read it
     return DemoResult(
         game=name,
         summary=result.summary if result else "the game did not finish",
@@ -276,14 +278,3 @@ def run(
         verified=v.ok,
         checked=v.checked + ([v.problem] if v.problem else []),
     )
-
-
-def _received(maildir: Path) -> list[bytes]:
-    """Every mail pbem sent in the demo: what the bots received (their replies name some of them)."""
-    import mailbox
-
-    sent = maildir / "sent"
-    if not sent.is_dir():
-        return []
-    box = mailbox.Maildir(str(sent), factory=None, create=False)
-    return [box.get_bytes(k) for k in box.iterkeys()]
