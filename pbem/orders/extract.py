@@ -8,7 +8,8 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   ``HELP`` (the handbook and the sender's legal orders now),
   ``STATUS`` / ``REPORT`` (re-send the sender's current report),
   ``CODE <code>`` (the player's secret code; it may also be in the subject),
-  ``PRESS TO <player|ALL>`` ... ``END PRESS`` (a message relayed to others),
+  ``PRESS TO <player|ALL>`` ... ``END PRESS``, or ``PRESS TO <player|ALL>: <text>`` on one line
+  (a message relayed to others),
   ``END`` alone (stop reading: what follows is not read),
   ``AWAY UNTIL <date>`` / ``AWAY <days>`` / ``BACK`` (a player's absence, `pbem.orders.away`);
 * an order, if it starts with one of the game's order words
@@ -207,19 +208,46 @@ def _away(ex: Extracted, line: str) -> None:
 
 
 def _press(ex: Extracted, line: str, lines: list[str], i: int) -> int:
-    """Read a press message that starts at `line`; returns the index of the line after it."""
+    """Read a press message that starts at `line`; returns the index of the line after it.
+
+    `PRESS TO Bob: text` is a press of that one line unless an END PRESS follows before any other press
+    (then `text` is its first line); `PRESS TO Bob` alone starts lines that END PRESS ends.
+    """
     pm = _PRESS.match(line)
     if not pm:
         ex.problems.append(f'"{line}": a press message starts with PRESS TO <player> or PRESS TO ALL; nothing was sent')
         return i
-    to = [t.strip() for t in re.split(r"[,;]", pm.group(1)) if t.strip()]  # names may hold spaces
-    body: list[str] = []
+    named, colon, said = pm.group(1).partition(":")  # player names hold no colon (`pbem.engine.names`)
+    to = [t.strip() for t in re.split(r"[,;]", named) if t.strip()]  # names may hold spaces
+    body: list[str] = [said.strip()] if colon and said.strip() else []
+    if body and not _press_goes_on(lines, i):
+        ex.press.append(Press(to, body))  # "PRESS TO Bob: shall we?" alone: the press is that line
+        return i
     while i < len(lines):
         raw = lines[i]
         i += 1
-        if raw.strip().upper() in ("END PRESS", "ENDPRESS"):
+        if _is_end_press(raw):
             ex.press.append(Press(to, body))
             return i
         body.append(raw.rstrip())
-    ex.problems.append(f'"{line}": press must end with a line "END PRESS"; nothing was sent')
+    ex.problems.append(
+        f'"{line}": press must end with a line "END PRESS", or be one line: {line.rstrip(": ")}: <message>;'
+        " nothing was sent"
+    )
     return i
+
+
+def _is_end_press(raw: str) -> bool:
+    return raw.strip().upper() in ("END PRESS", "ENDPRESS")
+
+
+def _press_goes_on(lines: list[str], i: int) -> bool:
+    """Whether an END PRESS comes from `lines[i]` on before the next PRESS line: then `PRESS TO Bob: text`
+    starts a press of several lines, else it is a press of one line. Each line is looked at by one press only."""
+    for k in range(i, len(lines)):  # not lines[i:]: a copy of the rest for every press would be quadratic
+        raw = lines[k]
+        if _is_end_press(raw):
+            return True
+        if raw.lstrip()[:5].upper() == "PRESS":
+            return False
+    return False

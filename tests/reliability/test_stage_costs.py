@@ -50,6 +50,8 @@ PIECES: dict[str, Callable[[random.Random], str]] = {
     ),
     "press blocks": lambda r: f"PRESS TO ALL\n{_token(r, 1, 30)}\nEND PRESS\n",
     "open press": lambda r: "PRESS TO " + " ".join(_token(r, 1, 8) for _ in range(r.randint(1, 30))) + "\n",
+    # press of one line, each looking ahead for an END PRESS before the next press
+    "one-line press": lambda r: f"PRESS TO ALL: {_token(r, 1, 30)}\n" + r.choice(("", "x\n", "END PRESS\n")),
     "html tags": lambda r: "<b><i>" * r.randint(1, 30) + "x</i>" + "&amp;" * r.randint(0, 9) + "\n",
     # tags that never close: Python's HTMLParser looked for each one's end to the end of the text (40 s for 64 KB)
     "unclosed tags": lambda r: "<a " * r.randint(1, 40) + r.choice(("", "</", "<!", "<b x='")) * r.randint(1, 20),

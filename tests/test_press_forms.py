@@ -1,0 +1,77 @@
+"""Press as players write it: one line with a colon, or lines up to END PRESS, among orders.
+
+A generator writes messages of orders and press blocks in both forms, names of several words and
+scripts, and press texts that look like orders; the reading must give back exactly the blocks and the
+orders written, in order. Found by trying the product: `PRESS TO ALL: shall we gang up on Bob?` on its
+own line refused the whole message ("press must end with a line END PRESS").
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pbem import engine as registry
+from pbem.orders.extract import Press, extract
+
+HH = registry.get("habsburg").order_words
+_NAMES = ["Bob", "Carol", "Zoë Müller", "ALL", "Ana Lúcia", "Дмитрий"]
+_TEXTS = ["shall we gang up on Bob?", "NO EVENT, trust me", "PLAY Juan I think", "ok", "Deal: Bohemia for Saxony"]
+_ORDERS = ["NO EVENT", "PLAY Juan", "END TURN"]
+
+
+def _block(draw: st.DrawFn) -> tuple[str, Press]:
+    to = draw(st.lists(st.sampled_from(_NAMES), min_size=1, max_size=2, unique=True))
+    body = draw(st.lists(st.sampled_from(_TEXTS), min_size=1, max_size=3))
+    head = f"{draw(st.sampled_from(['PRESS TO', 'Press to', 'press to']))} {', '.join(to)}"
+    if len(body) == 1 and draw(st.booleans()):
+        return f"{head}: {body[0]}", Press(to, body)
+    if draw(st.booleans()):  # the first line on the PRESS line, the rest below it
+        return "\n".join([f"{head}: {body[0]}", *body[1:], "END PRESS"]), Press(to, body)
+    return "\n".join([head, *body, "END PRESS"]), Press(to, body)
+
+
+@st.composite
+def _messages(draw: st.DrawFn) -> tuple[str, list[Press], list[str]]:
+    parts: list[str] = []
+    press: list[Press] = []
+    orders: list[str] = []
+    for _ in range(draw(st.integers(1, 5))):
+        if draw(st.booleans()):
+            text, block = _block(draw)
+            parts.append(text)
+            press.append(block)
+        else:
+            order = draw(st.sampled_from(_ORDERS[:2]))
+            parts.append(order)
+            orders.append(order)
+    return "\n".join(parts) + "\n", press, orders
+
+
+@settings(max_examples=300, deadline=None)
+@given(_messages())
+def test_press_in_either_form_among_orders_is_read_as_written(message: tuple[str, list[Press], list[str]]) -> None:
+    text, press, orders = message
+    ex = extract(text, "", HH)
+    assert ex.problems == [] and ex.chatter == []
+    assert ex.press == press
+    assert ex.orders == orders
+
+
+def test_a_press_of_one_line_above_another_press_is_not_carried_into_it() -> None:
+    ex = extract("PRESS TO Bob: hi\nPRESS TO Carol: ho\nmore\nEND PRESS\nNO EVENT\n", "", HH)
+    assert ex.press == [Press(["Bob"], ["hi"]), Press(["Carol"], ["ho", "more"])] and ex.orders == ["NO EVENT"]
+
+
+def test_a_press_head_without_text_or_end_is_refused_and_says_both_forms() -> None:
+    ex = extract("PRESS TO ALL\nwe should talk\n", "", HH)
+    assert ex.press == [] and ex.problems == [
+        '"PRESS TO ALL": press must end with a line "END PRESS", or be one line: PRESS TO ALL: <message>;'
+        " nothing was sent"
+    ]
+
+
+def test_many_one_line_press_lines_are_read_in_one_pass() -> None:
+    text = "".join(f"PRESS TO Bob: note {k}\n" for k in range(20_000))
+    ex = extract(text, "", HH)
+    assert len(ex.press) == 20_000 and ex.press[-1] == Press(["Bob"], ["note 19999"])
