@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem import engine as registry
-from pbem.app.lines import read_again
+from pbem.app.lines import near_any, read_again
 from pbem.engine.base import Engine, Request
 from pbem.engine.bots import play
 from pbem.orders.extract import extract, is_order
@@ -79,6 +79,7 @@ def test_a_closing_never_refuses_the_orders_above_it(kind: str, seed: int, pick:
             game_words = {w.upper() for r in eng.requests(state) for x in r.legal for w in WORD.findall(x)}
             game_words |= {w.upper() for r in result.lines for x in (*r.legal, *r.names) for w in WORD.findall(x)}
             named = [w for w in WORD.findall(closing)[1:] if len(w) >= 4 and w.upper() in game_words]
+            named += [w for w in WORD.findall(closing)[1:] if near_any([w.upper()], game_words)]
             assert named, (kind, order, closing, [(r.line, r.reason) for r in result.lines if not r.ok])
             continue  # "Drop me a line" where a card is named "Line of Contravallation": refused, with why
         assert result.state == alone.state, (kind, order, closing)
@@ -103,3 +104,27 @@ def test_a_mistyped_order_at_the_end_is_still_refused_with_its_reason(kind: str,
                 continue  # the engine takes the line as a no-op there (the turn already over)
             _, result, _ = _read(eng, state, req.player, [first, typo])
             assert not result.accepted and typo in [r.line for r in result.lines if not r.ok], (kind, first, typo)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=12, deadline=None)
+@given(**GAMES)
+def test_a_mistyped_order_in_lower_case_at_the_end_is_still_refused(kind: str, seed: int, pick: int) -> None:
+    """ "negate frnce" after a good order: a name of five letters or more with one typo, all typed in lower case
+    (so the capital does not tell it from a closing) is refused as an order, not set aside as a sign-off."""
+    rng = random.Random(pick)
+    for eng, state, req in _asked(kind, seed):
+        if len(req.legal) > 1:
+            first, other = rng.sample(list(req.legal), 2)
+            names = [w for w in WORD.findall(other)[1:] if len(w) >= 6 and w.isalpha() and not w.isupper()]
+            if not names or not eng.apply(state, req.player, [first]).accepted:
+                continue
+            name = names[-1]
+            at = rng.randrange(1, len(name) - 1)
+            typo = rng.choice([name[:at] + name[at + 1 :], name[:at] + name[at + 1] + name[at] + name[at + 2 :]])
+            line = other.replace(name, typo).lower()
+            if len(line.split()) > 4 or eng.apply(state, req.player, [first, line]).accepted:
+                continue  # longer than a closing, or the engine takes the typo (its names match by prefix)
+            _, result, chatter = _read(eng, state, req.player, [first, line])
+            assert line not in chatter, (kind, first, line)
+            assert not result.accepted and line in [r.line for r in result.lines if not r.ok], (kind, first, line)

@@ -5,8 +5,9 @@
   chatter and the rest of the message is tried again, once.  So are the refused lines that close the
   message (`closing`): a short line after every other order whose words after the order word are in lower
   case and name nothing the game knows now ("Take care," and "Play nice!" in Dynasties, where TAKE and
-  PLAY are order words).  A mistyped order keeps a word of the game, a digit or a capital ("TRIBUTE Gold
-  77", "EVENT PERSON Frans", "NEGATE Frnce") and is refused with its reason as before.
+  PLAY are order words).  A mistyped order keeps a word of the game, a digit, a capital or a word of five
+  letters or more one typo from the game's ("TRIBUTE Gold 77", "EVENT PERSON Frans", "NEGATE Frnce",
+  "negate frnce") and is refused with its reason as before.
 * One slot, one order: when a later line of the same message replaces an earlier one (the engine keeps
   only the later: applying the message without the earlier line leaves the same state), the
   acknowledgement says so, quoting both lines.  At most `CHECKED` lines are checked (each check is one
@@ -41,6 +42,7 @@ def without_prose(
 
 CLOSING_WORDS = 4  # words of a closing line at most ("Drop me a line")
 KNOWN = 4  # letters of a word the game knows that a closing may not hold ("of", "the" are in card names too)
+NEAR = 5  # letters of a word that counts as a typo of a game's word one typo away ("frnce"; not "care" for "Carl")
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -65,8 +67,25 @@ def closing(eng: Engine, state: dict[str, Any], player: str, orders: list[str], 
             break  # a name typed as one ("PLAY Nice", "NEGATE Frnce") may be a mistyped order: refused as one
         if any(ch.isdigit() for ch in line) or any(len(w) >= KNOWN and w.upper() in known for w in typed):
             break
+        if any(len(w) >= NEAR for w in typed) and near_any([w.upper() for w in typed], known):
+            break  # "negate frnce": a name of the game's mistyped, refused as an order with its reason
         out.append(line)
     return out[::-1]
+
+
+def near_any(words: list[str], known: set[str]) -> bool:
+    """Whether a word of `NEAR` letters or more is one typo from a word the game knows of as many letters:
+    a letter dropped, added, changed or two swapped (each word with one letter deleted, both sides)."""
+    keys: set[str] = set()
+    for k in known:
+        if len(k) >= NEAR:
+            keys.add(k)
+            keys.update(_deletions(k))
+    return any(len(w) >= NEAR and (w in keys or not keys.isdisjoint(_deletions(w))) for w in words)
+
+
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 def _verb(line: str) -> str:
