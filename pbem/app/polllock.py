@@ -10,8 +10,10 @@ judges the holder (`judge`, pure):
   and the watchdog's grace: an ordinary overlap of cron runs; exit 0.
 * **dead**: it ran on this host and its pid is gone (or is no pbem process any
   more), yet the lock is held (a child that inherited the open file, a
-  file system that kept it): the lock file is replaced by a fresh one, which
-  this run locks; one log line.
+  file system that kept it), and its line is still the same `RECHECK` seconds
+  later (a run that has just taken the lock writes its own line at once; a
+  poll empties its line when it lets the lock go): the lock file is replaced
+  by a fresh one, which this run locks; one log line.
 * **stuck**: its heartbeat is older than the poll deadline, or it has held the
   lock past the deadline and grace (its own watchdog should have ended it: the
   process is suspended or hung).  On this host it is ended (SIGKILL: every
@@ -41,6 +43,7 @@ from pbem.mail.transports import deadline
 
 log = logging.getLogger("pbem.lock")
 LOCK_FILE = ".pbem-poll.lock"
+RECHECK = 0.5  # seconds a dead holder's line must stay unchanged before its lock is taken over
 WIDTH = 160  # the holder line is rewritten in place at this width, so a reader never sees a torn mix
 
 
@@ -170,6 +173,13 @@ class Lock:
         host = socket.gethostname()
         alive, pbem = _alive(holder.pid) if holder.host in ("", host) else (True, True)
         v = judge(holder, time.time(), self.poll_deadline, host, alive, pbem)
+        if v.state == "dead":
+            # A run that has just taken the lock has not written its line yet: the line read may be the one an
+            # earlier poll left. Only a line that stays the same for a moment is a dead holder's.
+            time.sleep(RECHECK)
+            again = read_holder(self.path)
+            if again != holder:
+                return Verdict("running")
         if v.state in ("running", "elsewhere"):
             return v
         if v.state == "stuck":
@@ -235,6 +245,7 @@ class Lock:
             self._thread.join(5)
         if self.file is not None:
             with contextlib.suppress(OSError):
+                os.ftruncate(self.file.fileno(), 0)  # no line left for the next run to judge as a dead holder's
                 fcntl.flock(self.file, fcntl.LOCK_UN)
             self.file.close()
             self.file = None

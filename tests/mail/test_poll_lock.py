@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import fcntl
+import itertools
 import os
 import signal
 import socket
@@ -194,3 +195,69 @@ def test_a_forward_clock_jump_is_mailed_with_what_it_applied(tmp_path: Path) -> 
     assert "5.0 days ahead" in text and "applied 1 deadline(s)" in text, text
     run_poll(cfg, clock=lambda: later + timedelta(minutes=5))
     assert len([p for p in (Path(cfg.maildir_path) / "sent").glob("*/*") if b"clock jumped" in p.read_bytes()]) == 1
+
+
+CONTEND = """
+import sys, time
+from pathlib import Path
+from pbem.app.polllock import Lock
+home, start = Path(sys.argv[1]), float(sys.argv[2])
+while time.time() < start:
+    time.sleep(0.001)
+lock = Lock(home, 60)
+if lock.take() is None:
+    began = time.time()
+    time.sleep(0.3)
+    ended = time.time()
+    lock.close()
+    print(f"held {began} {ended}", flush=True)
+else:
+    print("busy", flush=True)
+"""
+
+
+def test_runs_started_together_never_hold_the_lock_at_once(tmp_path: Path) -> None:
+    """Found by trying the product: four polls started at once, after a poll that had finished (and one that had
+    crashed, whose line stays), and two of them ran together: one read the line of the poll before, whose pid
+    was gone, while the run that had just taken the lock had not written its own, and "took over" from it. Each
+    round starts six runs at the same instant, on a home whose lock file holds a gone poll's line."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for round_ in range(4):
+        now = time.time()
+        (home / ".pbem-poll.lock").write_text(line(Holder(_dead_pid(), now - 30, HOST, now - 20)))
+        start = time.time() + 1.5
+        runs = [
+            subprocess.Popen([sys.executable, "-c", CONTEND, str(home), str(start)], stdout=subprocess.PIPE, env=env)
+            for _ in range(6)
+        ]
+        held = []
+        for run in runs:
+            out, _ = run.communicate(timeout=60)
+            words = out.decode().split()
+            if words[:1] == ["held"]:
+                held.append((float(words[1]), float(words[2])))
+        assert held, round_
+        held.sort()
+        for (_, end), (begin, _) in itertools.pairwise(held):
+            assert begin >= end, (round_, held)  # one run after the other, never two at once
+
+
+def test_the_cron_wrapper_exits_0_when_a_run_is_going_and_polls_when_none_is(tmp_path: Path) -> None:
+    """`cron/pbem-poll` with its flock held exits 0 at once (plain `flock -n` exits 1, which cron reports as a
+    failure every five minutes while a long poll runs); with the lock free it runs the poll into cron.log."""
+    cfg = _maildir_home(tmp_path)
+    wrapper = REPO / "cron" / "pbem-poll"
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "pbem").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m pbem "$@"\n')
+    (shim / "pbem").chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PATH": f"{shim}:{os.environ['PATH']}"}
+    with open(cfg.home / ".cron.flock", "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        busy = subprocess.run(["sh", str(wrapper), str(cfg.path)], env=env, timeout=60)
+        assert busy.returncode == 0 and (cfg.home / "cron.log").read_text() == ""  # no poll ran
+    free = subprocess.run(["sh", str(wrapper), str(cfg.path)], env=env, timeout=120)
+    logged = (cfg.home / "cron.log").read_text()
+    assert free.returncode == 0 and "nothing to do" in logged, logged[-2000:]
