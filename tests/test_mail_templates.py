@@ -24,6 +24,7 @@ M = {"moderator": "Test Moderator", "moderator_address": "games@pbem.test"}
 RECORD = {"record": {"entries": 214, "head": "4f1a9c2e" * 8}, "receipt": None}
 NOT_ABOUT_A_GAME = {
     "clock_jump",
+    "message_failed",
     "poll_overrun",
     "games_list",
     "no_game",
@@ -96,6 +97,9 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     ),
     "control_wait": dict(
         game_name="hh1", due="Thu 24 Dec 2026 00:00 UTC", away="Alice (away until Thu 24 Dec 2026 00:00 UTC)"
+    ),
+    "message_failed": dict(
+        sender="bob@players.test", about="Re: [pbem hh1] Turn 3", message_id="<x1@players.test>", error="KeyError"
     ),
     "poll_overrun": dict(
         reason="the poll passed its deadline of 900 s after reading 40 message(s); what it finished is filed, the "

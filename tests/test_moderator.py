@@ -534,11 +534,27 @@ def test_a_message_whose_handling_fails_is_kept_rejected_and_the_poll_goes_on(ho
         home, order_mail("Alice <alice@players.test>", name, signed("Alice", "HELP"), subject=f"[pbem {name}] boom")
     )
     deliver(home, order_mail("Bob <bob@players.test>", name, "HELP"))
+    seen: set[str] = set()
+    sent_mail(home, seen)
     s = run_poll(home, clock)
     assert (s.read, s.accepted, s.rejected, s.failures) == (2, 1, 1, 1)
+    # Found by trying the product: an UNDO by mail that hit a bug left the moderator with no answer at all.
+    # The moderator is told, once a day, which message got none (never what it held); its sender gets nothing.
+    mails = sent_mail(home, seen)
+    (alert,) = [m for m in mails if "could not be handled" in str(m["Subject"])]
+    assert alert["To"].addresses[0].addr_spec == "moderator@pbem.test"
+    text = body_of(alert)
+    assert "alice@players.test" in text and "RuntimeError" in text and "boom" in text
+    assert "a bug in deciding" not in text and "AAAA-2222" not in text
+    assert not [m for m in mails if m["To"].addresses[0].addr_spec == "alice@players.test"]
     assert "1 could not be read" in s.line()
     assert filed(home, "rejected") == 1 and filed(home, "processed") == 1
     with session(home.database_url) as s2:
         row = s2.exec(select(InboundMessage).where(InboundMessage.sender == "alice@players.test")).one()
         assert (row.outcome, row.reason) == ("rejected", "could not be read")
     assert run_poll(home, clock).read == 0, "the message is out of the inbox: it does not loop"
+    deliver(
+        home, order_mail("Bob <bob@players.test>", name, signed("Bob", "HELP"), subject=f"[pbem {name}] boom again")
+    )
+    assert run_poll(home, clock).failures == 1
+    assert not [m for m in sent_mail(home, seen) if "could not be handled" in str(m["Subject"])], "once a day"

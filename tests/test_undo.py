@@ -156,3 +156,74 @@ def test_the_undo_command(game, clock) -> None:
     assert "hh1 is back after input 2; undone: 3" in r.output
     r = runner.invoke(app, ["-c", str(cfg.path), "game", "undo", "hh1", "--to", "9", "--why", "x"])
     assert r.exit_code == 1 and "earlier input" in r.output
+
+
+def _joined_game(home, clock):
+    """hh2, created with a join step; every player JOINs (inputs 1 to 3, the deal with the third)."""
+    table = games.Table(join=True)
+    games.create_game(
+        Home.of(home), "habsburg", "hh2", PLAYERS, seed="undo-join", clock=clock, codes=CODES, table=table
+    )
+    run(home, clock)
+    for player, address in PLAYERS:
+        deliver(home, order_mail(f"{player} <{address}>", "hh2", signed(player, "JOIN")))
+    run(home, clock)
+    with session(home.database_url) as s:
+        lo = store.load(s, store.game_by_name(s, "hh2"))
+    assert lo.seq == 3 and lo.engine.order_words != ("JOIN", "SALT"), "dealt"
+    return lo
+
+
+def test_undo_never_reaches_back_into_the_join_step_and_says_from_where_it_can(home, clock) -> None:
+    """Found by trying the product: `undo --to 0` (which the refusal itself offered) or `--to 2` in a game
+    dealt by its join step crashed with KeyError 'phase' (the join step's state read by the game's engine),
+    and by mail the moderator got no answer. The deal cannot be taken back (the salts are in it); every
+    number before it, and the deal itself right after it, is refused with where undo can go."""
+    lo = _joined_game(home, clock)
+    for to in range(-1, lo.seq + 2):
+        with pytest.raises(GameError, match="no input since the deal \\(input 3\\)"):
+            undo(Home.of(home), "hh2", to, "try", False, clock.now)
+    req = next(r for r in lo.engine.requests(lo.state) if not r.answered)
+    deliver(home, order_mail(f"{req.player} <{dict(PLAYERS)[req.player]}>", "hh2", signed(req.player, req.legal[0])))
+    run(home, clock)
+    for to in (-1, 0, 1, 2, 4, 5):
+        with pytest.raises(GameError, match="--to must name an earlier input: 3 \\(the deal\\) to 3"):
+            undo(Home.of(home), "hh2", to, "try", False, clock.now)
+    assert undo(Home.of(home), "hh2", 3, "misread", False, clock.now) == [4]
+    with session(home.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "hh2"))))
+    assert verify(doc, partial=True).ok
+
+
+def test_a_finished_game_cannot_be_undone_its_seed_is_out(tmp_path: Path) -> None:
+    """Found by trying the product: undo of a finished game failed inside with an AssertionError. Its seed
+    was revealed with the result, so no undo may reopen it (every hand could be worked out): refused."""
+    from pbem.cli.demo import run as demo
+    from pbem.home import config as config_mod
+
+    demo("italian-wars", 2, "undo-over", tmp_path / "d")
+    cfg = config_mod.load(tmp_path / "d" / "pbem.toml")
+    with session(cfg.database_url) as s:
+        lo = store.load(s, store.game_by_name(s, "italian-wars-demo"))
+    assert lo.over
+    for to in (0, 1, lo.seq // 2, lo.seq - 1):
+        with pytest.raises(GameError, match="is over: its seed was revealed"):
+            undo(Home.of(cfg), "italian-wars-demo", to, "try", False, store.now_utc())
+
+
+def test_game_inputs_numbers_them_as_undo_takes_them_and_marks_what_an_undo_took_back(game, clock) -> None:
+    cfg = game
+    sent = play(cfg, clock, 4)
+    undo(Home.of(cfg), "hh1", 2, "Bob's order was misread", False, clock.now)
+    r = CliRunner().invoke(app, ["-c", str(cfg.path), "game", "inputs", "hh1"])
+    assert r.exit_code == 0, r.output
+    rows = r.output.splitlines()
+    assert [int(x.split()[0]) for x in rows] == [1, 2, 3, 4, 5]
+    for (player, line), row in zip(sent, rows, strict=False):
+        assert player in row and " ".join(line.split()) in row
+    assert all("(undone by 5)" in row for row in rows[2:4]) and "undone" not in rows[0] + rows[1]
+    assert "undo" in rows[4] and "back to input 2 (replay): Bob's order was misread" in rows[4]
+    last = CliRunner().invoke(app, ["-c", str(cfg.path), "game", "inputs", "hh1", "--last", "2"])
+    assert last.output.splitlines() == rows[-2:]
+    r = CliRunner().invoke(app, ["-c", str(cfg.path), "game", "undo", "hh1", "--to", "9", "--why", "x"])
+    assert "see pbem game inputs hh1" in r.output

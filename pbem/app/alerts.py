@@ -1,4 +1,5 @@
-"""Mail to the moderator about the run itself (issue 26): a poll that passed its deadline, a clock jump.
+"""Mail to the moderator about the run itself (issue 26): a poll that passed its deadline, a clock jump, a
+message that could not be handled (a bug: whoever sent it got no answer).
 
 Each alert is queued in its own transaction with a stable Message-ID, so the
 same alert is queued once: an overrun once per day (a home that overruns every
@@ -57,3 +58,11 @@ def clock_jump(home: Home, note: str, seen: datetime, when: datetime, deadlines:
         "reminders": reminders,
     }
     return queue_alert(home, "clock_jump", ctx, (seen.isoformat(), when.isoformat()), when)
+
+
+def message_failed(home: Home, sender: str, subject: str, message_id: str, error: str, when: datetime) -> bool:
+    """A message could not be handled (a bug; it is kept as rejected and its sender got no answer): once a day,
+    naming the first such message (its sender, subject, Message-ID and the error's kind, never its text, which
+    may quote what the mail held)."""
+    ctx = {"sender": sender, "about": " ".join(subject.split())[:120], "message_id": message_id, "error": error}
+    return queue_alert(home, "message_failed", ctx, (f"{when:%Y-%m-%d}",), when)

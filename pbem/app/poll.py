@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem.app import budgets, derivations, intake, join, loops, moderating, on_file, reading, vouch
+from pbem.app import alerts, budgets, derivations, intake, join, loops, moderating, on_file, reading, vouch
 from pbem.app.ahead import warmed
 from pbem.app.apply import record_inbound
 from pbem.app.decision import Decision
@@ -178,12 +178,12 @@ def contained(home: Home, raw: bytes, when: datetime, dry_run: bool = False, par
         return handle(home, raw, when, dry_run=dry_run, parsed=parsed)
     except (DatabaseError, TransportError, Unsealable):  # the run stops; the message stays in the inbox
         raise
-    except Exception:  # a bug must not stop the run or loop on this message forever
+    except Exception as exc:  # a bug must not stop the run or loop on this message forever
         log.exception("a message could not be handled; it is kept as rejected for the moderator")
-        return _record_failure(home, raw, when, dry_run)
+        return _record_failure(home, raw, when, dry_run, type(exc).__name__)
 
 
-def _record_failure(home: Home, raw: bytes, when: datetime, dry_run: bool) -> Handled:
+def _record_failure(home: Home, raw: bytes, when: datetime, dry_run: bool, error: str = "") -> Handled:
     try:
         msg = parse(raw, home.policy.moderator_address)
     except Exception:  # not even parseable: keep it under a name made from its bytes
@@ -202,6 +202,8 @@ def _record_failure(home: Home, raw: bytes, when: datetime, dry_run: bool) -> Ha
                 )
                 record_inbound(s, msg, raw, when, d)
                 s.commit()
+        if seen.same is None and error:  # its sender got no answer: the moderator is told (its subject redacted)
+            alerts.message_failed(home, msg.sender, msg.subject, msg.message_id, error, when)
     return Handled("rejected", f"{msg.message_id}: {UNREADABLE}", failure=True)
 
 

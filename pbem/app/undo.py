@@ -11,6 +11,9 @@ Deciding is pure (`decide_undo`); `undo` loads and applies in one transaction.
 
 from __future__ import annotations
 
+import json
+from contextlib import suppress
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from pbem.app import views
@@ -18,7 +21,8 @@ from pbem.app.control import Command
 from pbem.app.decision import Decision, Effect, GameError, Input, NewDeadline, Report
 from pbem.home.app import Home
 from pbem.record import store
-from pbem.trust.fold import UNDO, Fold, undo_lines
+from pbem.trust import deal as joining
+from pbem.trust.fold import UNDO, Fold, read_undo, undo_lines
 
 MAX_REASON = 300
 
@@ -32,8 +36,21 @@ def decide_undo(
     if not why.strip():
         raise GameError("say why with --why: every player reads it")
     why = " ".join(why.split())[:MAX_REASON]
-    if not 0 <= to < loaded.seq:
-        raise GameError(f"--to must name an earlier input: 0 (the start) to {loaded.seq - 1}; see pbem export")
+    name = loaded.game.name
+    if loaded.over:
+        raise GameError(
+            f"game {name} is over: its seed was revealed with the result, and every hidden card and draw can be"
+            " worked out from it, so it cannot be played on; start a new game instead"
+        )
+    if loaded.seq == 0:
+        raise GameError(f"game {name} has no input yet: there is nothing to take back")
+    dealt = max((seq for seq, kind, _, _ in fold.done if kind in joining.KINDS), default=0)
+    first = dealt if not joining.is_joining(loaded.state) else 0  # not back into the join step once dealt
+    if first >= loaded.seq:
+        raise GameError(f"game {name} has had no input since the deal (input {first}): there is nothing to take back")
+    if not first <= to < loaded.seq:
+        where = f"{first} (the deal)" if first else "0 (the start)"
+        raise GameError(f"--to must name an earlier input: {where} to {loaded.seq - 1}; see pbem game inputs {name}")
     out = fold.run(loaded.seq + 1, UNDO, "", undo_lines(to, reroll, why), loaded.state)
     if not out.accepted:
         raise GameError(next(r.reason for r in out.lines if not r.ok))
@@ -56,3 +73,34 @@ def undo(home: Home, name: str, to: int, why: str, reroll: bool, when: datetime)
         c.reads()  # what every player's report reads: the events since their last one
         c.apply(home.policy, d, when)
         return undone
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One input of a game as `pbem game inputs` lists it."""
+
+    seq: int
+    when: datetime
+    kind: str  # orders, deadline, join, start, undo, ...
+    player: str
+    lines: list[str]
+    undone_by: int | None  # the undo input that took it back, if one did
+
+
+def listed(home: Home, name: str) -> list[Listed]:
+    """Every input of the game, in order, each marked with the undo that took it back (if any)."""
+    with home.units() as s:
+        game = store.game_by_name(s, name)
+        if game is None or game.id is None:
+            raise GameError(f'no game named "{name}"; see pbem game list')
+        rows = store.inputs(s, game.id)
+    out = [Listed(r.seq, r.created_at, r.kind, r.player, json.loads(r.lines_json), None) for r in rows]
+    undone: dict[int, int] = {}
+    for r in out:
+        if r.kind == UNDO:
+            with suppress(ValueError):  # an undo's lines are its own; never unreadable in a record
+                to = read_undo(r.lines)[0]
+                for other in out:
+                    if to < other.seq < r.seq and other.kind != UNDO:
+                        undone.setdefault(other.seq, r.seq)
+    return [Listed(r.seq, r.when, r.kind, r.player, r.lines, undone.get(r.seq)) for r in out]

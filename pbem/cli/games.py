@@ -263,7 +263,7 @@ def game_undo(
         False, "--reroll", help="Draw anew after the undo (public); by default draws are replayed as they were."
     ),
 ) -> None:
-    """Take a game back to the state after input SEQ (see the inputs with pbem export NAME --format text).
+    """Take a game back to the state after input SEQ (see the inputs with pbem game inputs NAME).
 
     The later inputs stay in the record, marked undone by a chained undo input that
     pbem verify replays; every player gets a report saying what was undone and what
@@ -275,7 +275,49 @@ def game_undo(
     from pbem.app.undo import undo
 
     undone = _control(undo, name, to, why, reroll)
-    typer.echo(f"{name} is back after input {to}; undone: {', '.join(map(str, undone)) or 'nothing'}")
+    typer.echo(f"{name} is back after input {to}; undone: {_spans(undone) or 'nothing'}")
+
+
+def _spans(seqs: list[int]) -> str:
+    """Numbers as runs: [4, 5, 6, 9] -> "4 to 6, 9"."""
+    runs: list[list[int]] = []
+    for n in seqs:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a} to {b}" for a, b in runs)
+
+
+@game_app.command("inputs")
+def game_inputs(
+    name: str,
+    last: int = typer.Option(0, "--last", min=0, help="Only the last N inputs (0: all)."),
+) -> None:
+    """List a game's inputs, numbered as pbem game undo --to takes them: when, whose, and the lines applied.
+
+    Inputs a later undo took back are marked. The lines are the moderator's to see: secret orders too.
+
+    Example: pbem game inputs hh1 --last 10
+    """
+    from pbem.app.decision import GameError
+    from pbem.app.undo import listed
+
+    try:
+        rows = listed(_home(), name)
+    except GameError as exc:
+        fail(str(exc))
+    if not rows:
+        typer.echo(f"{name} has no input yet")
+        return
+    for r in rows[-last:] if last else rows:
+        who = r.player or "moderator"
+        what = " / ".join(" ".join(line.split()) for line in r.lines)
+        if r.kind == "undo" and len(r.lines) == 3:
+            what = f"back to input {r.lines[0]} ({r.lines[1]}): {r.lines[2]}"
+        what = what if len(what) <= 100 else what[:99] + "…"
+        mark = f"  (undone by {r.undone_by})" if r.undone_by else ""
+        typer.echo(f"{r.seq:5}  {r.when:%Y-%m-%d %H:%M}  {r.kind:8} {who:16} {what}{mark}")
 
 
 @game_app.command("mail")
