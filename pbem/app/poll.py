@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem.app import alerts, budgets, derivations, intake, join, loops, moderating, on_file, reading, vouch
+from pbem.app import alerts, budgets, derivations, intake, join, loops, lost_code, moderating, on_file, reading, vouch
 from pbem.app.ahead import warmed
 from pbem.app.apply import record_inbound
 from pbem.app.decision import Decision
@@ -257,6 +257,10 @@ def decide_and_apply(
         facts = load_facts(s, msg, when, game, ex, first, registered=registered, policy=policy, sent=sent)
         if facts.loaded is not None:  # a player's code from another player's address is told to the moderator
             facts.moderator = policy.moderator_address  # (whose answers window `load_facts` read with the players')
+    playing = facts.loaded is not None and facts.control != "abandoned" and not facts.loaded.over
+    seat = facts.loaded.seat_for_address(msg.sender) if playing and facts.loaded is not None else None
+    if seat is not None and lost_code.asked(ex, msg):  # LOST CODE from a seat's address: a new code, mailed there
+        return lost_code.decide_and_apply(s, policy, msg, raw, facts, seat, when)
     with stages.stage("deciding"):
         d = intake.decide(msg, facts, policy.replies_per_hour)  # pure
     with stages.stage("appending"):  # the reports' contexts, then the writes (rendering and composing: their own)

@@ -69,6 +69,11 @@ class Extracted:
     mode: str | None = None  # WATCH, NORMAL or DIGEST alone on a line: "watch", "normal", "digest"
     furniture: list[str] = field(default_factory=list)  # attributions and client signatures dropped
     away: Away | None = None  # the last AWAY or BACK line that could be read
+    lost_code: bool = False  # LOST CODE alone on a line, or as the subject after the game's tag
+
+
+#: A line asking for a new player code (`pbem.app.lost_code`), as the words `_words` gives.
+LOST_CODE = (["LOST", "CODE"], ["LOST", "MY", "CODE"], ["I", "LOST", "MY", "CODE"])
 
 
 @lru_cache(maxsize=16)
@@ -156,6 +161,9 @@ def extract(
             ex.mode = _words(line)[0].lower()
             continue
         if not is_order(line, words) and _control(line) is None:
+            if _words(line) in LOST_CODE:
+                ex.lost_code = True
+                continue
             ex.chatter.append(typed)  # what the player wrote, as they wrote it
             continue
         if is_order(line, words):
@@ -172,6 +180,8 @@ def extract(
             break
         else:
             i = _command(ex, word, line, lines, i)
+    if first and _words(cleaned(first) or first) in LOST_CODE:
+        ex.lost_code = True
     if first and not ex.orders and is_order(first, words) and not (pbems and pbems(first)):
         ex.orders.append(_strip_comment(first))  # a subject titled "tribute" above orders is only a title
     return ex

@@ -438,6 +438,15 @@ def current_deadline(s: Session, game_id: int) -> Deadline | None:
     return _fetched(Deadline, Q_DEADLINE, rows[0]) if rows else None
 
 
+def last_control(s: Session, game_id: int, action: str, detail: str) -> datetime | None:
+    """When the newest control row of `action` with `detail` was written (a seat's code: "code", the player)."""
+    q = select(func.max(_CONTROLS.c.created_at)).where(
+        _CONTROLS.c.game_id == game_id, _CONTROLS.c.action == action, _CONTROLS.c.detail == detail
+    )
+    got = s.connection().execute(q).scalar()
+    return aware(got) if got is not None else None
+
+
 def control_state(s: Session, game_id: int) -> str:
     """'running', 'paused' or 'abandoned': the newest pause, resume or abandon (three index probes, one query)."""
     return _control(s.connection().execute(Q_CONTROL, {"gid": game_id}).one())
