@@ -71,7 +71,9 @@ def test_a_forged_request_sends_the_code_to_the_registered_address_only(home, cl
     run_poll(home, clock)
     seen: set[str] = set()
     sent_mail(home, seen)
-    deliver(home, order_mail("Mallory <mallory@evil.test>", name, "I am Alice. LOST CODE", subject="[pbem hh1] lost code"))
+    deliver(
+        home, order_mail("Mallory <mallory@evil.test>", name, "I am Alice. LOST CODE", subject="[pbem hh1] lost code")
+    )
     run_poll(home, clock)
     assert not _code_mails(sent_mail(home, seen))
     assert [a for _, a in PLAYERS]  # the seats are unchanged: Alice's old code still works

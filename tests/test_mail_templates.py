@@ -147,7 +147,10 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "help": dict(game_name="hh1", handbook="HOUSE OF HABSBURG: the handbook\n  PLAY <card>", asked=ASKED, waiting=[]),
     "new_code": dict(game_name="hh1", code="NEWB-7777"),
     "lost_code_recent": dict(
-        game_name="hh1", subject_in="[pbem hh1] lost code", sent_at="Mon 05 Jan 12:00 UTC", again_at="Tue 06 Jan 12:00 UTC"
+        game_name="hh1",
+        subject_in="[pbem hh1] lost code",
+        sent_at="Mon 05 Jan 12:00 UTC",
+        again_at="Tue 06 Jan 12:00 UTC",
     ),
     "join_invite": dict(
         title="House of Habsburg",

@@ -417,3 +417,34 @@ def test_every_picture_cache_of_images_is_bounded_by_bytes() -> None:
 
     budgets = {name: getattr(canvas, name).budget for name in ("stamp", "card_tile", "_stamp_p", "_card_p")}
     assert all(0 < b <= 2 * canvas.MIB for b in budgets.values()), budgets
+
+
+_LETTERS = [
+    chr(c)
+    for lo, hi in ((0xC0, 0x17F), (0x391, 0x3C9), (0x410, 0x44F))  # Latin-1 and Extended-A, Greek, Cyrillic
+    for c in range(lo, hi + 1)
+    if chr(c).isalpha()
+]
+
+
+@pytest.mark.parametrize("size", [11, 13, 16])
+def test_names_in_accented_latin_greek_and_cyrillic_are_drawn_with_their_letters(size: int) -> None:
+    """Found by trying the product: "Zoë Müller" and "José Núñez" came out as "Zo□ M□ller" and "Jos□ N□□ez" in
+    the board picture (Pillow's embedded font has ASCII only), though names may be "letters of any script".
+    Every letter of those scripts is drawn as itself, not as the font's box for a missing glyph."""
+    from pbem.render.pictures.canvas import font
+
+    f = font(size)
+
+    def drawn(ch: str) -> bytes:
+        box = f.getbbox(ch)
+        mask = Image.new("L", (max(1, box[2] - box[0]), max(1, box[3] - box[1])))
+        from PIL import ImageDraw
+
+        ImageDraw.Draw(mask).text((-box[0], -box[1]), ch, font=f, fill=255)
+        return mask.tobytes() + bytes(str(box), "ascii")
+
+    missing = drawn("\uffff")
+    boxes = [ch for ch in _LETTERS if drawn(ch) == missing]
+    assert not boxes, f"drawn as a box: {''.join(boxes)}"
+    assert drawn("李") == missing, "the check can fail: a script the font lacks is drawn as its box"

@@ -1,7 +1,7 @@
 """Drawing helpers shared by the board pictures (Pillow): fonts, colours that never carry meaning alone, cards.
 
-Fonts are Pillow's own embedded font (`ImageFont.load_default(size)`), never a system font, so a picture has the
-same pixels on every machine that has the same Pillow (its PNG bytes, `png_of`, may differ by CPU: deflate may
+The font is Open Sans, shipped as a Python package (`ttf-opensans`), never a system font, so a picture has the
+same pixels on every machine that has the same Pillow and FreeType (its PNG bytes, `png_of`, may differ by CPU: deflate may
 choose other, equally valid bytes).  Colours come in pairs with a word or a pattern: a faction
 is its colour *and* its name, a usable card is green *and* ticked.
 """
@@ -17,6 +17,7 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any, Generic, ParamSpec, TypeVar
 
+import ttf_opensans
 from PIL import Image, ImageDraw, ImageFont
 
 _deflater: ModuleType = zlib  # a platform without isal's wheel: zlib, slower, the same pictures
@@ -103,8 +104,11 @@ def tiles(budget: int) -> Callable[[Callable[P, R]], Tiles[P, R]]:
 
 
 @lru_cache(maxsize=8)
+@lru_cache(maxsize=64)
 def font(size: int) -> Font:
-    return ImageFont.load_default(size)
+    """Open Sans (the `ttf-opensans` package): Latin with every accent, Greek and Cyrillic, as player names
+    have them (Pillow's embedded font draws a box for each letter past ASCII: "Zo□ M□ller")."""
+    return ImageFont.truetype(str(ttf_opensans.opensans(font_weight=400).path), size)
 
 
 class RgbCanvas:
