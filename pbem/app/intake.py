@@ -71,7 +71,8 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
             d.reason += f" (the code of {owner.player})"
             misuse.warn(d, out, loaded, owner, msg.sender, f"{seat.player} in this game", facts.moderator)
         return d
-    if acts and (facts.control != "running" or loaded.over):
+    ended = loaded.over or facts.control == "abandoned"  # nothing more is asked: no "no orders were found"
+    if (acts or (ended and not (ex.help or ex.status))) and (facts.control != "running" or loaded.over):
         state = "over" if loaded.over else facts.control
         return _refuse(d, out, seat, f"game is {state}", "game_closed", state=state)
     if ex.orders and facts.on_file is not None and revisions.is_stale(msg, facts.when, facts.on_file):
@@ -158,7 +159,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
         return d
     if join.is_open(loaded):  # not dealt yet: the lines are JOIN / SALT
         return join.decide_join(d, out, msg, loaded, seat, list(ex.orders))
-    return _orders(d, out, msg, loaded, seat, list(ex.orders), notes, ex.chatter, facts)
+    return _orders(d, out, msg, loaded, seat, list(ex.orders), notes, ex, facts)
 
 
 def _asked(loaded: Loaded, player: str) -> list[dict[str, object]]:
@@ -180,12 +181,12 @@ def _orders(
     seat: Seat,
     orders: list[str],
     notes: dict[str, object],
-    chatter: list[str],
+    ex: Extracted,
     facts: Facts,
 ) -> Decision:
     eng, player = views.engine(loaded), seat.player
     result: Outcome = eng.apply(loaded.state, player, orders)
-    orders, result, notes, chatter = reading_lines.read_again(eng, loaded.state, player, orders, result, notes, chatter)
+    orders, result, notes, chatter = reading_lines.read_again(eng, loaded.state, player, orders, result, notes, ex)
     result = slots.one_per_slot(eng, loaded.state, player, orders, result)  # two orders for one slot: refused
     result = offers.legal_now(eng, loaded.state, player, result)  # "would be accepted" is accepted, now
     lines = [r.__dict__ for r in result.lines]

@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from pbem.engine.base import Engine, Outcome
+from pbem.orders.extract import Extracted
 from pbem.orders.typed import prose
 
 CHECKED = 8
@@ -31,7 +32,10 @@ def without_prose(
     """(orders kept, lines set aside as chatter, their outcome): the refused prose lines set aside."""
     if result.accepted:
         return orders, [], result
-    aside = [r.line for r in result.lines if not r.ok and prose(r.line)]
+    long = [r.line for r in result.lines if not r.ok and prose(r.line)]
+    known = _known(eng, state, player, result) if long else set()
+    # a long line that names something of the game's, or is one typo from it, is an order mistyped, not prose
+    aside = [line for line in long if not _names_the_game(line, known)]
     aside += [line for line in closing(eng, state, player, orders, result) if line not in aside]
     kept = [o for o in orders if o not in aside]
     if not aside or not kept:
@@ -52,14 +56,7 @@ def closing(eng: Engine, state: dict[str, Any], player: str, orders: list[str], 
     word of `KNOWN` letters or more of a legal order or a name the engine offered, for any line of the message
     or any request of the player's)."""
     refused = {r.line for r in result.lines if not r.ok}
-    known: set[str] = set()
-    for r in result.lines:
-        for text in (*r.legal, *r.names):
-            known.update(w.upper() for w in _WORD.findall(text))
-    for req in eng.requests(state):
-        if req.player == player:
-            for text in req.legal:
-                known.update(w.upper() for w in _WORD.findall(text))
+    known = _known(eng, state, player, result)
     out: list[str] = []
     for line in reversed(orders):
         typed = _WORD.findall(line)[1:]
@@ -71,6 +68,27 @@ def closing(eng: Engine, state: dict[str, Any], player: str, orders: list[str], 
             break  # "negate frnce": a name of the game's mistyped, refused as an order with its reason
         out.append(line)
     return out[::-1]
+
+
+def _known(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> set[str]:
+    """The words the game knows now, upper case: of the legal orders and names offered for any line of the
+    message, and of the player's requests."""
+    known: set[str] = set()
+    for r in result.lines:
+        for text in (*r.legal, *r.names):
+            known.update(w.upper() for w in _WORD.findall(text))
+    for req in eng.requests(state):
+        if req.player == player:
+            for text in req.legal:
+                known.update(w.upper() for w in _WORD.findall(text))
+    return known
+
+
+def _names_the_game(line: str, known: set[str]) -> bool:
+    """Whether a line's words after its order word name a word of the game's of `KNOWN` letters or more, or are
+    one typo from one."""
+    typed = [w.upper() for w in _WORD.findall(line)[1:]]
+    return any(len(w) >= KNOWN and w in known for w in typed) or near_any(typed, known)
 
 
 def near_any(words: list[str], known: set[str]) -> bool:
@@ -117,9 +135,11 @@ def read_again(
     orders: list[str],
     result: Outcome,
     notes: dict[str, object],
-    chatter: list[str],
+    chatter: list[str] | Extracted,
 ) -> tuple[list[str], Outcome, dict[str, object], list[str]]:
-    """`without_prose`, then `replaced`: (orders, outcome, notes with the replacements told, chatter)."""
+    """`without_prose`, then `replaced`: (orders, outcome, notes with the replacements told, chatter).  Given the
+    message's `Extracted`, the lines set aside join its chatter where the message has them, as typed."""
     orders, aside, result = without_prose(eng, state, player, orders, result)
     said = list(notes["problems"]) if isinstance(notes.get("problems"), list) else []  # type: ignore[call-overload]
-    return orders, result, {**notes, "problems": said + replaced(eng, state, player, orders, result)}, chatter + aside
+    told = chatter.aside(aside) if isinstance(chatter, Extracted) else chatter + aside
+    return orders, result, {**notes, "problems": said + replaced(eng, state, player, orders, result)}, told

@@ -70,6 +70,24 @@ class Extracted:
     furniture: list[str] = field(default_factory=list)  # attributions and client signatures dropped
     away: Away | None = None  # the last AWAY or BACK line that could be read
     lost_code: bool = False  # LOST CODE alone on a line, or as the subject after the game's tag
+    typed: list[str] = field(default_factory=list)  # orders[k] as typed (its punctuation kept)
+    order_at: list[int] = field(default_factory=list)  # orders[k]'s line's place in the message
+    placed: list[int] = field(default_factory=list)  # chatter[k]'s line's place in the message
+
+    def aside(self, orders: list[str]) -> list[str]:
+        """The chatter with `orders` (lines of `self.orders` set aside after all, `pbem.app.lines`) among it in
+        the order the message has them, each as typed ("Take care," with its comma)."""
+        if not orders:
+            return list(self.chatter)
+        left = list(orders)
+        out = list(zip(self.placed, self.chatter, strict=False))
+        for k, line in enumerate(self.orders):
+            if line in left:
+                left.remove(line)
+                known = k < len(self.typed) and k < len(self.order_at)
+                out.append((self.order_at[k], self.typed[k]) if known else (10**9, line))
+        out += [(10**9, line) for line in left]  # lines not of the message's own: last, as given
+        return [line for _, line in sorted(out, key=lambda x: x[0])]
 
 
 #: A line asking for a new player code (`pbem.app.lost_code`), as the words `_words` gives.
@@ -164,15 +182,19 @@ def extract(
             if _words(line) in LOST_CODE:
                 ex.lost_code = True
                 continue
+            ex.placed.append(i)
             ex.chatter.append(typed)  # what the player wrote, as they wrote it
             continue
         if is_order(line, words):
+            ex.typed.append(typed.strip())
+            ex.order_at.append(i)
             ex.orders.append(line)
             if _words(line) == ["END"]:
                 break
             continue
         word = _control(line)
         if word is None:
+            ex.placed.append(i)
             ex.chatter.append(line)
         elif word == "END":
             if len(_words(line)) > 1 and _words(line)[1] == "PRESS":
@@ -194,7 +216,7 @@ def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int) -> i
     elif word in ("STATUS", "REPORT"):
         ex.status = True
     elif word in ("AWAY", "BACK"):
-        _away(ex, line)
+        _away(ex, line, i)
     elif word == "CODE":
         cm = _CODE.match(line)
         if cm and code_value(cm.group(1)):
@@ -206,8 +228,9 @@ def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int) -> i
     return i
 
 
-def _away(ex: Extracted, line: str) -> None:
+def _away(ex: Extracted, line: str, at: int) -> None:
     if not meant(line):
+        ex.placed.append(at)
         ex.chatter.append(line)  # "Back from holiday!": a remark, not an order
         return
     away = read_away(line)

@@ -62,7 +62,7 @@ def first_lines(
     """The report's opening lines: the question and its deadline, or who is awaited and until when."""
     due = due_phrase(due_at, now)
     if result is not None:
-        return [f"The game is over: {result['summary']}. Nothing more is asked of you."]
+        return [f"The game is over: {str(result['summary']).rstrip('.')}. Nothing more is asked of you."]
     open_ = [r for r in asked if not r["answered"]]
     if open_:
         out = [f"Asked of you now: {r['prompt']}" for r in open_]
