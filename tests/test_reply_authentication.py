@@ -80,14 +80,22 @@ def test_a_new_mail_without_code_is_refused(home, clock) -> None:
 
 
 def test_a_reply_naming_another_seats_mail_is_refused(home, clock) -> None:
-    name, firsts, _ = _started(home, clock)
+    """And told why: found by trying the product, the refusal said only "it carried no player code", though the
+    player had replied to a report forwarded by another player."""
+    name, firsts, seen = _started(home, clock)
     player, line = _asked_order(home, name)
-    other = next(a for p, a in PLAYERS if p != player)
-    raw = order_mail(address_of(player), name, line, In_Reply_To=firsts[other]["Message-ID"])
+    other, other_addr = next((p, a) for p, a in PLAYERS if p != player)
+    raw = order_mail(address_of(player), name, line, In_Reply_To=firsts[other_addr]["Message-ID"])
     deliver(home, raw)
     run_poll(home, clock)
     outcome, reason = _outcome(home)
     assert outcome == "rejected" and "no player code" in reason
+    (told,) = [m for m in sent_mail(home, seen) if m["To"].addresses[0].addr_spec == address_of(player)]
+    assert f"The mail you answered was sent to {other}, not to you" in body_of(told)
+    deliver(home, order_mail(address_of(player), name, line))  # a new mail: nothing about another player
+    run_poll(home, clock)
+    (plain,) = sent_mail(home, seen)
+    assert "The mail you answered" not in body_of(plain)
 
 
 def test_a_reply_with_a_forged_reference_is_refused(home, clock) -> None:

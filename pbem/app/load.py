@@ -87,6 +87,7 @@ def load_facts(
         on_file=on_file.revision_on_file(s, loaded, seat.player) if acting and seat else None,
         max_away=policy.max_away if policy is not None else intake.Facts.max_away,
         reply=reading.reply_of(msg, sent or {}, loaded, seat),  # a reply to a mail pbem sent this seat: no code
+        answered_other=reading.answered_other(sent or {}, loaded, seat),  # a reply to another seat's mail
         press=press_budget.window(s, msg.sender, when)
         if seat is not None and ex is not None and ex.press
         else PressWindow(),

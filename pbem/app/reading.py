@@ -38,6 +38,16 @@ def reply_of(msg: Inbound, sent: dict[str, SentMail], loaded: Loaded, seat: Seat
     )
 
 
+def answered_other(sent: dict[str, SentMail], loaded: Loaded, seat: Seat | None) -> str:
+    """The player of this game another seat's mail that a message answers went to ("" if none): a reply to a
+    report forwarded by, or shared with, another player needs that player's code, and is told why."""
+    if seat is None:
+        return ""
+    return next(
+        (m.player for m in sent.values() if m.game_id == loaded.game.id and m.player and m.player != seat.player), ""
+    )
+
+
 def sent_texts(raw: bytes) -> list[str]:
     """The texts a copy of a mail pbem sent may take: its plain part and its HTML part flattened to words.
 
