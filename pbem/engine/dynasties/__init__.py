@@ -79,6 +79,9 @@ class DynastiesEngine(Game):
     def line(self, state: dict[str, Any], player: str, text: str, events: list[Event]) -> str:
         return O.apply_line(typed(state), events, player, text)
 
+    def finish(self, state: dict[str, Any], player: str, events: list[Event]) -> None:
+        O.finish_tributes(typed(state), events)
+
     def view(self, state: dict[str, Any], player: str | None) -> View:
         return V.view(self, typed(state), player)
 

@@ -205,10 +205,17 @@ def tribute(st: State, ev: list[Event], p: str, rest: str) -> str:
     if card in st["plans"][p]:
         st["plans"][p].remove(card)
         note += f"; {card} is dropped from your play list"
-    if len(st["tributes"]) == len(st["asked"]):
-        R.resolve_tribute(st, ev)
-        return f"TRIBUTE {card}{note}; all Tributes are in and were revealed"
+    if len(st["tributes"]) == len(st["asked"]):  # revealed once the whole message is read (`finish_tributes`)
+        return f"TRIBUTE {card}{note}; all Tributes are in and are revealed"
     return f"TRIBUTE {card}{note} (held secretly until all Tributes are in)"
+
+
+def finish_tributes(st: State, ev: list[Event]) -> None:
+    """Reveal the Tributes once a message gave the last one, after all its lines: a second TRIBUTE in the same
+    message replaces the first whether or not its sender was the last awaited (found by trying the product: the
+    last player's two TRIBUTE lines were refused, anyone else's took the later one)."""
+    if st["phase"] == "tribute" and st["asked"] and len(st["tributes"]) == len(st["asked"]):
+        R.resolve_tribute(st, ev)
 
 
 def _play_list(rest: str) -> str:

@@ -318,8 +318,13 @@ class Message:
             st["queue"][p].append(ln.strip())
             self.queued_now = True
             return f"{ln.strip()} (kept until that phase of your turn)"
+        shared = _shared_step(st, p)
         text = execute(st, p, o, ev)
-        advance(st, ev)
+        if not shared:
+            advance(st, ev)
+        # A step several players answer (the starting placement, a vote's placements and ballots) resolves
+        # once the whole message is read (`finish`): the sender's later lines then mean the same whether or not
+        # they were the last awaited (tests/engine/test_arrival_order.py).
         return text
 
     def finish(self, state: dict[str, Any], p: str, ev: list[Event]) -> None:
@@ -328,6 +333,13 @@ class Message:
             st["queue"][p] = self.held  # orders kept from an earlier message stay on file
         if st["over"] is False:
             advance(st, ev, run_queue)
+
+
+def _shared_step(st: State, p: str) -> bool:
+    """Whether `p` is asked now in a step other players answer too (answered already or not)."""
+    reqs = requests(st)
+    mine = {r.step for r in reqs if r.player == p}
+    return any(r.step in mine and r.player != p for r in reqs)
 
 
 def apply(st0: dict[str, Any], p: str, lines: list[str]) -> Outcome:
