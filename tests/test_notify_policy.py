@@ -81,3 +81,21 @@ def test_digest_waits_a_day_unless_asked_to_act() -> None:
         {"asked": {"Bob": "t1"}}, {"asked": {"Carol": "t2"}}, modes={"Carol": "digest"}, last_report=recent, now=now
     )
     assert asked == ["Bob", "Carol"]  # Bob's turn resolved; Carol is asked to act, however recent her last mail
+
+
+def test_a_caller_who_locked_a_ballot_is_mailed_when_the_vote_resolves() -> None:
+    """Found by trying the product: the player who called a vote and sent VOTE with the call (ST-R9: locked, not
+    asked in the voting round) got no mail when the vote resolved, though a step they took part in resolved.
+    Real Sixteen Thirty states: the locked voters are the engine's answered requests, so they take part."""
+    from pbem.engine.sixteen_thirty import ENGINE
+    from tests.engine.test_sixteen_thirty_rules import england_vote_table, give, ok
+
+    st = england_vote_table()
+    give(st, "Martin", ["England 1"])
+    st = ok(st, "Tim", "CALL England WAR France", "VOTE RED").state
+    st = ok(st, "Martin", "PLACE England 1", "VOTE BLUE").state
+    for p in ("Simon", "Ann", "Bob"):
+        st = ok(st, p, "PLACE NONE").state
+    out = ok(st, "Simon", "VOTE BLUE")
+    told = notify.told(ENGINE, st, out.state, list(st["players"]), out.events, mover="Simon")
+    assert {"Tim", "Martin", "Simon"} <= set(told)

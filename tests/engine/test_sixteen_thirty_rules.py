@@ -685,6 +685,8 @@ def test_ST_R9_locked_ballot_refuses_a_later_vote_in_placement_and_voting_round(
     give(st, "Martin", ["England 1"])
     st = ok(st, "Tim", "CALL England WAR France", "VOTE RED").state
     st = ok(st, "Martin", "PLACE England 1", "VOTE BLUE").state
+    (martin,) = [r for r in ENGINE.requests(st) if r.player == "Martin"]  # the ack's "on file" shows both
+    assert martin.on_file == ("PLACE England 1", "VOTE BLUE (locked)")
     # placement round: the caller and a placer both try to change their locked ballot
     for who, line in (("Tim", "VOTE BLUE"), ("Martin", "vote red")):
         out = ENGINE.apply(st, who, [line])
@@ -699,7 +701,10 @@ def test_ST_R9_locked_ballot_refuses_a_later_vote_in_placement_and_voting_round(
         st = ok(st, p, "PLACE NONE").state
     # voting round: Tim and Martin are not asked again, and a VOTE from them is refused
     assert st["phase"] == "ballot" and set(asked(st)) == {"Simon"}
-    assert {r.player for r in ENGINE.requests(st)} == {"Simon"}
+    assert {r.player for r in ENGINE.requests(st) if not r.answered} == {"Simon"}
+    # they take part, answered, their locked ballot on file: mailed when the vote resolves, shown in their ack
+    locked = {r.player: r.on_file for r in ENGINE.requests(st) if r.answered}
+    assert locked == {"Tim": ("VOTE RED (locked)",), "Martin": ("VOTE BLUE (locked)",)}
     for who, line in (("Martin", "VOTE RED"), ("Tim", "VOTE BLUE")):
         out = ENGINE.apply(st, who, [line])
         assert not out.accepted and "locked" in out.lines[0].reason

@@ -94,7 +94,8 @@ def on_file(st: State, p: str) -> list[str]:
         show = " SHOW" if a.get("show") else ""
         return [f"OFFER GIVE {', '.join(a['give']) or 'NOTHING'} FOR {trade.types_text(a['for'])}{show}"]
     if ph == "place":
-        return [f"PLACE {', '.join(a) or 'NONE'}"]
+        early = votes.locked(st, p)  # ST-R9: a ballot locked with the placement is on file too
+        return [f"PLACE {', '.join(a) or 'NONE'}"] + ([f"VOTE {early} (locked)"] if early else [])
     if ph == "ballot":
         return [f"VOTE {a}"]
     return [f"LOSE {votes.lose_text(a, lose_of(st)['country'])}"]
@@ -338,19 +339,25 @@ def ask_ballot(st: State) -> list[Request]:
         "WAR": "RED = war, BLUE = peace",
         "REARM": "RED = re-arm, BLUE = no change",
     }[v["issue"]]
-    return [
-        req(
-            st,
-            p,
-            f"Secret ballot in {v['country']} on {votes.issue_text(v['issue'], v['target'])} ({meaning}).",
-            ["VOTE RED", "VOTE BLUE"],
-            ["VOTE RED|BLUE"],
-            [f"VOTE {votes.default_ballot(st)}"],
-            True,
-        )
-        for p in voters(st, v["country"])
-        if votes.locked(st, p) is None  # ST-R9: a locked ballot is not asked again
-    ]
+    prompt = f"Secret ballot in {v['country']} on {votes.issue_text(v['issue'], v['target'])} ({meaning})."
+    out = []
+    for p in voters(st, v["country"]):
+        early = votes.locked(st, p)
+        if early is None:
+            out.append(
+                req(
+                    st,
+                    p,
+                    prompt,
+                    ["VOTE RED", "VOTE BLUE"],
+                    ["VOTE RED|BLUE"],
+                    [f"VOTE {votes.default_ballot(st)}"],
+                    True,
+                )
+            )
+        else:  # ST-R9: a locked ballot is not asked again, but its voter takes part: answered, on file
+            out.append(Request(p, st["step"], prompt, (), ("VOTE RED|BLUE",), (), True, (f"VOTE {early} (locked)",)))
+    return out
 
 
 def ask_lose(st: State) -> list[Request]:
