@@ -293,8 +293,11 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
             "but the export carries no key: it is not the signed record you were sent",
         )
     _commitments(doc, ordered, c)
-    good = _heads(ch, ordered, c, _player_of(doc, player, ordered))
-    _inputs(ch, ordered, good, c)
+    if doc.get("chain") is not None and len(ch.rows) != doc["chain"]["entries"]:
+        _listed(doc, ordered, c)
+    else:
+        good = _heads(ch, ordered, c, _player_of(doc, player, ordered))
+        _inputs(ch, ordered, good, c)
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
     c.ok = not c.problems
@@ -395,6 +398,50 @@ def _heads(ch: _Chain, mails: list[Received], c: MailCheck, player: str = "") ->
             f"there: the history differs from the one played at {span}",
         )
     return proven
+
+
+def _listed(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """Receipts against an export that lists only some entries (a player's or the public export of a game in
+    progress): a head is found among the listed entries' hashes (which `pbem verify` links where it can), or it
+    follows an entry hidden from the export's audience and is left to the final export; an acknowledged input the
+    export lists must carry the acknowledged hash."""
+    hashes = {str(row.get("hash")): place for row, place in chain.places(doc["orders"], doc["events"])}
+    hashes[doc["seed_commitment"]] = 0
+    inputs = {o["seq"]: o for o in doc["orders"]}
+    hidden = unlisted = 0
+    for m in mails:
+        if m.record is not None:
+            c.heads += 1
+            hidden += m.record[1] not in hashes
+        if m.input is None:
+            continue
+        seq, want = m.input
+        c.inputs += seq in inputs
+        if seq not in inputs:
+            unlisted += 1
+            if doc.get("audience") != "public":
+                c.problem(
+                    0,
+                    f"{m.name} acknowledged your orders as input {seq} ({want[:16]}...), which the export does not list",
+                    rank=0,
+                )
+        elif inputs[seq].get("hash") != want:
+            c.problem(
+                0,
+                f"{m.name} acknowledged your orders as input {seq} with hash {want[:16]}..., but the export's input "
+                f"{seq} ({'; '.join(inputs[seq]['lines'])[:80]}) states {str(inputs[seq].get('hash'))[:16]}...: it was changed",
+                rank=0,
+            )
+    if hidden:
+        c.notes.append(
+            f"{count(hidden, 'head')} of your mail follow entries this export does not list (hidden from its "
+            f"audience, {doc.get('audience')}, until the end): the export of the finished game checks them"
+        )
+    if unlisted and doc.get("audience") == "public":
+        c.notes.append(
+            f"{count(unlisted, 'acknowledged input')} of yours are not in this public export of a game in progress "
+            "(it lists no orders): your own export (pbem export NAME --as YOU) or the final export checks them"
+        )
 
 
 def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck) -> None:

@@ -100,12 +100,28 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     if doc.get("version") != VERSION:
         raise Refused(f"export format version {doc.get('version')} is not supported (this pbem reads {VERSION})")
     orders, events = doc["orders"], doc["events"]
+    seed = doc.get("seed")
+    if not seed and doc.get("audience") != "moderator":
+        # a player's or the public export of a game in progress: it lists only what its audience may see
+        if not partial:
+            raise Refused(
+                "the seed is not revealed in this export (the game is not over yet); --partial checks the rest"
+            )
+        _in_order(orders, events)
+        v.checked.append(f"the {count(len(orders), 'input')} and {count(len(events), 'event')} listed are in order")
+        _links(orders, doc["messages"])
+        v.checked.append("every player's input listed comes from a message the export lists as accepted")
+        _listed_chain(doc, orders, events, v)
+        v.notes.append(
+            "the seed is secret until the game is over: nothing was replayed; this export lists only what its "
+            f"audience may see ({doc.get('audience')}), so the entries hidden from them are proven by the final export"
+        )
+        return
     _numbering(orders, events)
     v.checked.append(f"inputs 1..{len(orders)} and events 1..{len(events)} are numbered without gaps or swaps")
     _links(orders, doc["messages"])
     v.checked.append("every player's input comes from a message the export lists as accepted")
     rows = chain.sequence(orders, events)
-    seed = doc.get("seed")
     if not seed:
         if partial:
             proven = _chain(doc, rows, v)
@@ -455,6 +471,72 @@ def _numbering(orders: list[dict[str, Any]], events: list[dict[str, Any]]) -> No
         if e["input_seq"] < last:
             raise Refused(f"event {e['seq']} names input {e['input_seq']}, after an event of input {last}")
         last = e["input_seq"]
+
+
+def _in_order(orders: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
+    """The numbering of an export that lists only some entries: each list in increasing order, every event naming
+    an input, never going back (the gaps are entries hidden from the export's audience)."""
+    for what, rows in (("input", orders), ("event", events)):
+        last = 0
+        for row in rows:
+            if row["seq"] <= last:
+                raise Refused(f"{what} {row['seq']} is listed after {what} {last}: {what}s are repeated or swapped")
+            last = row["seq"]
+    last = 0
+    for e in events:
+        if e["input_seq"] < last or e["input_seq"] < 0:
+            raise Refused(f"event {e['seq']} names input {e['input_seq']}, after an event of input {last}")
+        last = e["input_seq"]
+
+
+def _listed_chain(
+    doc: dict[str, Any], orders: list[dict[str, Any]], events: list[dict[str, Any]], v: Verification
+) -> None:
+    """The chain of an export that lists only some entries: each listed entry whose position is known
+    (`pbem.trust.chain.places`) and whose predecessor in the whole chain is listed too (or is the commitment)
+    must follow from it by its hash; the last entry of the chain, when listed, is the head; times never go back."""
+    summary = doc.get("chain")
+    rows = chain.sequence(orders, events)
+    if summary is None:
+        if any("hash" in r for r in rows):
+            raise Refused("the export's entries carry hashes but its chain summary (start, head, entries) is missing")
+        v.notes.append("this export was made before pbem chained its record (no hashes): nothing of it is proven")
+        return
+    if summary["start"] != doc["seed_commitment"]:
+        raise Refused(f"the chain starts from {summary['start']}, not from the seed commitment")
+    total = summary["entries"]
+    at, previous, linked, last = 0, str(doc["seed_commitment"]), 0, 0
+    for row, place in chain.places(orders, events):
+        what = f"event {row['seq']}" if "text" in row else f"input {row['seq']}"
+        if place is not None and (place <= last or place > total):
+            raise Refused(
+                f"{what} stands at entry {place} of the chain, "
+                + (f"after entry {last}" if place <= last else f"but the chain holds {total} entries")
+            )
+        if place is not None and place == at + 1:
+            want = chain.link(previous, chain.entry_of(row))
+            if row.get("hash") != want:
+                raise Refused(
+                    f"the chain breaks at entry {place} ({what}): its hash should be {want[:16]}..., the export says "
+                    f"{str(row.get('hash'))[:16]}... (this entry or the one before it was changed)"
+                )
+            linked += 1
+        at, previous, last = (place or -1), str(row.get("hash")), max(last, place or 0)
+        if place == total and row.get("hash") != summary["head"]:
+            raise Refused(f"the last entry of the chain ({what}) does not end at the head the export states")
+    times = [r["at"] for r in rows]
+    for i in range(1, len(times)):
+        if times[i] < times[i - 1]:
+            raise Refused(f"{_said(rows[i])} is dated {times[i]}, before {_said(rows[i - 1])} ({times[i - 1]})")
+    v.checked.append(
+        f"the export lists {len(rows)} of the chain's {total} entries (the others are hidden from its audience "
+        f"until the end); {linked} of them follow by their hash from the entry before them; proven up to entry "
+        f"{last} of the chain where listed"
+    )
+
+
+def _said(row: dict[str, Any]) -> str:
+    return f"event {row['seq']}" if "text" in row else f"input {row['seq']}"
 
 
 def _links(orders: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
