@@ -7,6 +7,7 @@ every kind, with and without a join step, alone and against the player's own mai
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import mailbox
 import re
@@ -50,7 +51,9 @@ def _tampered(doc: dict[str, Any]) -> dict[str, Any] | None:
     """The export with the text of its last listed event that directly follows a listed entry changed (None when
     there is none): a hidden entry between would leave nothing to recompute its hash from."""
     placed = chain.places(doc["orders"], doc["events"])
-    linked = [row for (_, before), (row, at) in zip(placed, placed[1:]) if "text" in row and before and at == before + 1]
+    linked = [
+        row for (_, before), (row, at) in itertools.pairwise(placed) if "text" in row and before and at == before + 1
+    ]
     if not linked:
         return None
     forged = copy.deepcopy(doc)

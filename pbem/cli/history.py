@@ -195,16 +195,20 @@ def _verify_mails(doc: dict[str, Any], folders: list[tuple[Path, list[bytes]]], 
         fail("--as chooses whose mail to check in one folder; give one folder per player with several --mail", 2)
     boxes: list[tuple[str, list[bytes]]] = []
     ok = True
+    whose: list[str] = []
     for folder, raws in folders:
         c = verify_mail(doc, raws, as_player)
+        if c.usage:  # whose mail to check cannot be told: the command was given wrongly, nothing differs
+            fail(f"{folder}: {c.problems[0]}", 2)
         if len(folders) > 1:
             typer.echo(f"-- {folder}")
         for line in lines(c):
             typer.echo(line)
         ok = ok and c.ok
-        boxes.append((c.player or str(folder), raws))
+        boxes.append((c.reader or c.player or str(folder), raws))
+        whose.append(c.reader)
     if len(folders) > 1:
-        proofs = split(doc, boxes)
+        proofs = split(doc, boxes, whose)
         for line in proofs:
             typer.echo(f"SPLIT HISTORY: {line}")
         if not proofs and doc["game"].get("key"):

@@ -88,6 +88,8 @@ class Received:
 class MailCheck:
     ok: bool
     player: str = ""
+    reader: str = ""  # the export's name of the player whose mail it is (`reader_of`), "" when unknown
+    usage: bool = False  # the mail to check could not be chosen (`NoMail`): the command was given wrongly
     mails: int = 0
     heads: int = 0
     inputs: int = 0
@@ -193,7 +195,10 @@ def about_game(mails: list[Received], game: str, key: str | None = None) -> list
 
 def pick(mails: list[Received], doc: dict[str, Any], as_player: str | None) -> tuple[str, list[Received]]:
     """(who, their mails): `as_player` is a player's name, address or display name; without it the
-    folder must hold one recipient's mail.  Raises NoMail when nothing matches."""
+    folder must hold one recipient's mail.  A name chooses every mail to the addresses its mail went to
+    (by the display name, or the address the export lists); an export without addresses (the public one)
+    and mail without display names leave the receipts: the addresses whose receipts the chain places at the
+    entries that player may see (`reader_of`).  Raises NoMail when nothing matches."""
     addresses = sorted({m.to for m in mails})
     if not addresses:
         raise NoMail(f"the folder holds no mail about game {doc['game']['name']}")
@@ -205,10 +210,22 @@ def pick(mails: list[Received], doc: dict[str, Any], as_player: str | None) -> t
             )
         return addresses[0], mails
     who = as_player.strip().lower()
-    known = {str(p["name"]).lower(): str(p.get("address", "")).lower() for p in doc.get("players", [])}
-    chosen = [m for m in mails if who in (m.to, m.to_name.lower()) or (known.get(who) and m.to == known[who])]
+    names = {n.lower(): n for n in readers(doc)}
+    seat = {n.lower() for n in seat_of(doc, names[who])} if who in names else set()
+    listed = {str(p.get("address", "")).lower() for p in doc.get("players", []) if str(p["name"]).lower() in seat}
+    to = {m.to for m in mails if who in (m.to, m.to_name.lower()) or m.to_name.lower() in seat or m.to in listed}
+    if not to and seat:
+        ch = _Chain.of(doc)
+        for address in addresses:
+            theirs = [m for m in mails if m.to == address]
+            if reader_of(ch, doc, theirs).lower() in seat:
+                to.add(address)
+    chosen = [m for m in mails if m.to in to]
     if not chosen:
-        raise NoMail(f"no mail about game {doc['game']['name']} went to {as_player} (found: {', '.join(addresses)})")
+        raise NoMail(
+            f"no mail about game {doc['game']['name']} went to {as_player} (found: {', '.join(addresses)})"
+            + ("; the export lists no addresses, and no receipt in the folder is one of theirs" if seat else "")
+        )
     return as_player, chosen
 
 
@@ -223,6 +240,7 @@ class _Chain:
     heads: list[str]
     input_at: dict[int, int]  # input seq -> its position (1-based) in the chain
     seen: dict[str, list[int]] = field(default_factory=dict)  # per player: the positions they may see
+    names: list[str] = field(default_factory=list)  # every reader a receipt may have been counted for (`readers`)
 
     @classmethod
     def of(cls, doc: dict[str, Any]) -> _Chain:
@@ -233,7 +251,7 @@ class _Chain:
             heads.append(chain.link(heads[-1], chain.entry_of(row)))
             if "lines" in row:
                 input_at[row["seq"]] = i
-        return cls(rows, heads, input_at)
+        return cls(rows, heads, input_at, names=readers(doc))
 
     def seen_by(self, player: str) -> list[int]:
         """The positions (1-based) of the entries `player` may see, in order: a receipt shown to them counts
@@ -249,6 +267,19 @@ class _Chain:
                     out.append(i)
             self.seen[player] = out
         return self.seen[player]
+
+    def place(self, n: int, head: str, readers: list[str]) -> int | None:
+        """Where the head `head` of a receipt counting `n` entries lies on the chain: at the n-th entry one of
+        `readers` may see, or at entry n (mail to the moderator, or to anyone once the game is over); None when
+        nowhere.  Whoever the mail went to, a head equal to the chain's at a position binds the history up to
+        there, so no reader need be known to prove it."""
+        if 0 <= n < len(self.heads) and self.heads[n] == head:
+            return n
+        for reader in readers:
+            seen = self.seen_by(reader)
+            if 0 < n <= len(seen) and self.heads[seen[n - 1]] == head:
+                return seen[n - 1]
+        return None
 
     def position(self, n: int, head: str, player: str) -> int:
         """Where a receipt `(n, head)` shown to `player` stands in the chain: at their n-th visible entry, or
@@ -271,6 +302,58 @@ class _Chain:
             who = f"{row['player']}: " if row["player"] else ""
             return f"entry {n}, input {row['seq']} ({who}{said})"
         return f"entry {n}, event {row['seq']} ({row['text'][:80]})"
+
+
+def readers(doc: dict[str, Any]) -> list[str]:
+    """Every name a receipt may have been counted for: the players of the set-up, and the newcomers given a seat
+    (an input of kind `rename` names them; a public `replace` event too)."""
+    names = [str(p.get("name", "")) for p in doc.get("players", [])]
+    names += [str(o["lines"][0]) for o in doc.get("orders", []) if o.get("kind") == "rename" and o.get("lines")]
+    names += [
+        str(e["data"]["newcomer"])
+        for e in doc.get("events", [])
+        if e.get("kind") == "moderator" and isinstance(e.get("data"), dict) and e["data"].get("newcomer")
+    ]
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def seat_of(doc: dict[str, Any], name: str) -> list[str]:
+    """`name` with every other name its seat had (`pbem game replace`), as the export records them."""
+    seat = [name]
+    renames = [
+        (str(o["player"]), str(o["lines"][0]))
+        for o in doc.get("orders", [])
+        if o.get("kind") == "rename" and o.get("lines")
+    ]
+    renames += [
+        (str(e["data"].get("player", "")), str(e["data"]["newcomer"]))
+        for e in doc.get("events", [])
+        if e.get("kind") == "moderator" and isinstance(e.get("data"), dict) and e["data"].get("newcomer")
+    ]
+    for _ in range(len(renames) + 1):
+        for old, new in renames:
+            for a, b in ((old, new), (new, old)):
+                if a in seat and b and b not in seat:
+                    seat.append(b)
+    return seat
+
+
+def reader_of(ch: _Chain, doc: dict[str, Any], mails: list[Received], who: str = "") -> str:
+    """The export's name of the player whose mail this is, from what the mail proves: the name among `who`'s seat
+    (a name, or an address the export lists) or among every reader whose visible entries place the most of its
+    receipts on the chain (ties: the first in seat order).  "" when no receipt is placed for any."""
+    names = readers(doc)
+    wanted = who.strip().lower()
+    chosen = [n for n in names if n.lower() == wanted]
+    chosen += [str(p["name"]) for p in doc.get("players", []) if wanted and str(p.get("address", "")).lower() == wanted]
+    candidates = [n for c in chosen for n in seat_of(doc, c)] or names
+    received = [m.record for m in mails if m.record is not None]
+
+    def placed(reader: str) -> int:
+        return sum(ch.place(n, head, [reader]) is not None and n != ch.place(n, head, []) for n, head in received)
+
+    best = max(candidates, key=placed, default="")
+    return best if best and (placed(best) or chosen) else (chosen[0] if chosen else "")
 
 
 def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> MailCheck:
@@ -296,7 +379,8 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
     if doc.get("chain") is not None and len(ch.rows) != doc["chain"]["entries"]:
         _listed(doc, ordered, c)
     else:
-        good = _heads(ch, ordered, c, _player_of(doc, player, ordered))
+        c.reader = reader_of(ch, doc, ordered, player)
+        good = _heads(ch, ordered, c, c.reader)
         _inputs(ch, ordered, good, c)
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
@@ -356,17 +440,6 @@ def _commitments(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> No
             )
 
 
-def _player_of(doc: dict[str, Any], who: str, mails: list[Received]) -> str:
-    """The player (as the export names them) whose mail this is: `who` is a name or an address."""
-    players = [(str(p.get("name", "")), str(p.get("address", "")).lower()) for p in doc.get("players", [])]
-    for name, address in players:
-        if who and (who.lower() == name.lower() or who.lower() == address):
-            return name
-    to = {m.to for m in mails}
-    found = [name for name, address in players if address and address in to]
-    return found[0] if len(found) == 1 else ""
-
-
 def _heads(ch: _Chain, mails: list[Received], c: MailCheck, player: str = "") -> list[int]:
     """Check each received head; returns the positions proven equal (sorted), for naming where histories part.
     A receipt shown to `player` counts the entries they may see (`_Chain.position`)."""
@@ -377,6 +450,10 @@ def _heads(ch: _Chain, mails: list[Received], c: MailCheck, player: str = "") ->
         if m.record is None:
             continue
         c.heads += 1
+        at = ch.place(*m.record, [player, *ch.names] if player else ch.names)
+        if at is not None:
+            good.add(at)
+            continue
         n, head = ch.position(*m.record, player), m.record[1]
         if n > total:
             c.problem(
@@ -479,7 +556,7 @@ def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = 
     try:
         who, theirs = pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
     except NoMail as exc:
-        return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)])
+        return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)], usage=True)
     c = check_mail(doc, theirs, who)
     if unreadable:
         c.problem(0, f"{count(unreadable, 'mail')} in the folder carry a malformed receipt header")
@@ -487,8 +564,10 @@ def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = 
     return c
 
 
-def signed_heads(doc: dict[str, Any], raws: list[bytes]) -> dict[int, tuple[str, Received]]:
-    """The heads of one mailbox signed by the game key for this game: position -> (head, the first mail)."""
+def signed_heads(doc: dict[str, Any], raws: list[bytes], reader: str = "") -> dict[int, tuple[str, Received]]:
+    """The heads of one mailbox signed by the game key for this game: position -> (head, the first mail).  A head
+    on the export's chain stands where the chain has it; another at the place `reader` (whose mail it is, as
+    `reader_of` finds) would have seen it."""
     key, game = doc["game"].get("key"), doc["game"]["name"]
     out: dict[int, tuple[str, Received]] = {}
     if not key:
@@ -500,17 +579,22 @@ def signed_heads(doc: dict[str, Any], raws: list[bytes]) -> dict[int, tuple[str,
         except ValueError:
             continue
     ch = _Chain.of(doc)
+    everyone = readers(doc)
     for m in mails:
         if m.record is not None and m.signed_by(key, game):
-            at = ch.position(m.record[0], m.record[1], _player_of(doc, m.to, [m]))  # per reader: chain position
-            out.setdefault(at, (m.record[1], m))
+            at = ch.place(*m.record, everyone)
+            out.setdefault(ch.position(*m.record, reader) if at is None else at, (m.record[1], m))
     return out
 
 
-def split(doc: dict[str, Any], boxes: list[tuple[str, list[bytes]]]) -> list[str]:
+def split(doc: dict[str, Any], boxes: list[tuple[str, list[bytes]]], readers_of: list[str] | None = None) -> list[str]:
     """Signed heads of several mailboxes that disagree at the same position: each line is proof of a split history
-    (the moderator signed two different histories).  Empty when they agree or the game has no key."""
-    heads = [(name, signed_heads(doc, raws)) for name, raws in boxes]
+    (the moderator signed two different histories).  Empty when they agree or the game has no key.  `readers_of`:
+    whose mail each box is (`reader_of`), in the order of `boxes`."""
+    if doc.get("chain") is not None and len(doc["orders"]) + len(doc["events"]) != doc["chain"]["entries"]:
+        return []  # an export that lists only some entries: positions per reader cannot be compared (`gapped`)
+    whose = readers_of or [""] * len(boxes)
+    heads = [(name, signed_heads(doc, raws, reader)) for (name, raws), reader in zip(boxes, whose)]
     out: list[str] = []
     fp = signing.fingerprint(doc["game"]["key"]) if doc["game"].get("key") else ""
     for i, (a, ha) in enumerate(heads):

@@ -35,7 +35,7 @@ from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.orders.extract import extract
 from pbem.trust import deal as joining
-from pbem.trust.receipts import visible
+from pbem.trust.receipts import readers, seat_of, visible
 
 SHOWN = 8
 
@@ -58,6 +58,7 @@ class SentCheck:
 class Sent:
     message_id: str
     sender: str
+    sender_name: str
     subject: str
     date: str
     text: str
@@ -84,6 +85,7 @@ def parse_sent(raw: bytes) -> Sent:
     return Sent(
         message_id=_mid(msg.get("Message-ID")),
         sender=(frm[0][1] if frm else "").lower(),
+        sender_name=" ".join((frm[0][0] if frm else "").split()),
         subject=" ".join(str(msg.get("Subject", "")).split()),
         date=" ".join(str(msg.get("Date", "")).split()),
         text=str(text),
@@ -146,7 +148,9 @@ def _about_the_game(doc: dict[str, Any], raws: list[bytes], as_player: str | Non
     known = {str(p["name"]).lower(): str(p.get("address", "")).lower() for p in doc["players"]}
     if as_player:
         who = as_player.strip().lower()
-        mails = [m for m in mails if m.sender in (who, known.get(who, ""))]
+        mails = [
+            m for m in mails if m.sender in (who, known.get(who, "")) or m.sender in _addresses_of(doc, who, mails)
+        ]
     elif len(senders) > 1:
         c.problems.append(
             f"the folder holds mail from {len(senders)} addresses ({', '.join(senders)}): choose with --as"
@@ -157,6 +161,15 @@ def _about_the_game(doc: dict[str, Any], raws: list[bytes], as_player: str | Non
             f"the folder holds no mail about game {doc['game']['name']}" + (f" from {as_player}" if as_player else "")
         )
     return mails
+
+
+def _addresses_of(doc: dict[str, Any], who: str, mails: list[Sent]) -> set[str]:
+    """The addresses a player (by name, lower case) sent from, when the export lists no addresses (the public
+    export): the senders of the mails the export's `messages` attribute to them, and those whose From shows
+    their name."""
+    names = {n.lower() for n in seat_of(doc, next((n for n in readers(doc) if n.lower() == who), who))}
+    theirs = {_mid(m["message_id"]) for m in doc["messages"] if str(m.get("player", "")).lower() in names}
+    return {m.sender for m in mails if m.message_id in theirs or m.sender_name.lower() in names}
 
 
 def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader | None) -> tuple[int, int]:
