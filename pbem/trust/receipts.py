@@ -52,6 +52,7 @@ from typing import Any
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
 from pbem.trust import chain, signing
+from pbem.trust.quote import clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
 
@@ -298,10 +299,10 @@ class _Chain:
         """Entry `n` (1-based) as a reader finds it in the export."""
         row = self.rows[n - 1]
         if "lines" in row:
-            said = "; ".join(row["lines"]) if row["lines"] else "the deadline's defaults"
-            who = f"{row['player']}: " if row["player"] else ""
+            said = clip(str("; ".join(row["lines"]))) if row["lines"] else "the deadline's defaults"
+            who = f"{clip(str(row['player']))}: " if row["player"] else ""
             return f"entry {n}, input {row['seq']} ({who}{said})"
-        return f"entry {n}, event {row['seq']} ({row['text'][:80]})"
+        return f"entry {n}, event {row['seq']} ({clip(str(row['text']))})"
 
 
 def readers(doc: dict[str, Any]) -> list[str]:
@@ -506,7 +507,7 @@ def _listed(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
             c.problem(
                 0,
                 f"{m.name} acknowledged your orders as input {seq} with hash {want[:16]}..., but the export's input "
-                f"{seq} ({'; '.join(inputs[seq]['lines'])[:80]}) states {str(inputs[seq].get('hash'))[:16]}...: it was changed",
+                f"{seq} ({clip(str('; '.join(inputs[seq]['lines'])))}) states {str(inputs[seq].get('hash'))[:16]}...: it was changed",
                 rank=0,
             )
     if hidden:

@@ -35,6 +35,7 @@ from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.orders.extract import extract
 from pbem.trust import deal as joining
+from pbem.trust.quote import clip
 from pbem.trust.receipts import readers, seat_of, visible
 
 SHOWN = 8
@@ -115,7 +116,7 @@ def check_sent(
     ours = {m.message_id for m in mails}
     for o in doc["orders"]:
         if o["player"] == player and o["message_id"] and _mid(o["message_id"]) not in ours:
-            said = "; ".join(o["lines"]) or "(nothing)"
+            said = clip(str("; ".join(o["lines"]))) or "(nothing)"
             c.problems.append(
                 f"INVENTED: input {o['seq']} ({said}) is said to come from your message <{_mid(o['message_id'])}>, "
                 "which your Sent folder does not hold"
@@ -192,8 +193,8 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
                 applied_lines = [x for x in o["lines"] if not (o["kind"] == "join" and joining.signature_line([x]))]
                 if o["kind"] in ("orders", "join") and applied_lines != list(wrote):
                     c.problems.append(
-                        f"SUBSTITUTED: {m.name}: you wrote {'; '.join(wrote) or '(no orders)'}, the export applied "
-                        f"input {o['seq']}: {'; '.join(o['lines']) or '(nothing)'}"
+                        f"SUBSTITUTED: {m.name}: you wrote {clip(str('; '.join(wrote))) or '(no orders)'}, the export "
+                        f"applied input {o['seq']}: {clip(str('; '.join(o['lines']))) or '(nothing)'}"
                     )
             applied += 1
         else:

@@ -53,6 +53,7 @@ from pbem.engine.words import count
 from pbem.trust import chain, signing, vouched
 from pbem.trust import deal as joining
 from pbem.trust.fold import UNDO, Fold
+from pbem.trust.quote import apart, clip, difference, quote
 from pbem.trust.seeds import seed_problem
 from pbem.trust.sent import Reader
 
@@ -114,7 +115,7 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
         _listed_chain(doc, orders, events, v)
         v.notes.append(
             "the seed is secret until the game is over: nothing was replayed; this export lists only what its "
-            f"audience may see ({doc.get('audience')}), so the entries hidden from them are proven by the final export"
+            f"audience may see ({quote(doc.get('audience'))}), so the entries hidden from them are proven by the final export"
         )
         return
     _numbering(orders, events)
@@ -130,7 +131,9 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
             return
         raise Refused("the seed is not revealed in this export (the game is not over yet); --partial checks the rest")
     if commitment(seed) != doc["seed_commitment"]:
-        raise Refused(f"SHA-256 of the seed is {commitment(seed)}, but the commitment is {doc['seed_commitment']}")
+        raise Refused(
+            f"SHA-256 of the seed is {commitment(seed)}, but the commitment is {quote(doc['seed_commitment'])}"
+        )
     v.checked.append(f"SHA-256(seed) equals the commitment {doc['seed_commitment'][:16]}...")
     weak = seed_problem(seed)
     if doc["game"].get("insecure_seed"):
@@ -272,9 +275,13 @@ def _fields(
             raise Refused("the final view (the position shown at the end) is not the replayed one: it was edited")
     first = rows[0]["at"] if rows else None
     if doc["game"].get("created") and first and doc["game"]["created"] > first:
-        raise Refused(f"the game is said to be created at {doc['game']['created']}, after its first entry ({first})")
+        raise Refused(
+            f"the game is said to be created at {clip(str(doc['game']['created']))}, after its first entry ({clip(str(first))})"
+        )
     if doc["game"].get("over") and doc.get("finished") != (rows[-1]["at"] if rows else None):
-        raise Refused(f"the game is said to end at {doc.get('finished')}, but its last entry is dated {rows[-1]['at']}")
+        raise Refused(
+            f"the game is said to end at {clip(str(doc.get('finished')))}, but its last entry is dated {clip(str(rows[-1]['at']))}"
+        )
     names = [p["name"] for p in doc["players"]]
     if [p["seat"] for p in doc["players"]] != list(range(len(names))) or len(set(names)) != len(names):
         raise Refused("the players must be listed once each, in seat order 0, 1, 2, ...")
@@ -283,7 +290,7 @@ def _fields(
     seen: set[str] = set()
     for m in doc["messages"]:
         if m["message_id"] in seen:
-            raise Refused(f"message {m['message_id']!r} is listed twice")
+            raise Refused(f"message {quote(m['message_id'])} is listed twice")
         seen.add(m["message_id"])
     v.checked.append("the final view, the players, the messages and the times agree with the replay and the chain")
 
@@ -369,7 +376,7 @@ _RESULT = {"scores": (dict,), "winners": (list,), "summary": _STR}
 def _fits(where: str, obj: dict[str, Any], shape: dict[str, Any]) -> None:
     unknown = sorted(set(obj) - set(shape))
     if unknown:
-        raise Refused(f"{where} holds the field {unknown[0]!r}, which this pbem does not know and so cannot check")
+        raise Refused(f"{where} holds the field {quote(unknown[0])}, which this pbem does not know and so cannot check")
     for key, want in shape.items():
         if isinstance(want, dict):
             if not isinstance(obj.get(key), dict):
@@ -503,7 +510,7 @@ def _listed_chain(
         v.notes.append("this export was made before pbem chained its record (no hashes): nothing of it is proven")
         return
     if summary["start"] != doc["seed_commitment"]:
-        raise Refused(f"the chain starts from {summary['start']}, not from the seed commitment")
+        raise Refused(f"the chain starts from {quote(summary['start'])}, not from the seed commitment")
     total = summary["entries"]
     at, previous, linked, last = 0, str(doc["seed_commitment"]), 0, 0
     for row, place in chain.places(orders, events):
@@ -527,7 +534,9 @@ def _listed_chain(
     times = [r["at"] for r in rows]
     for i in range(1, len(times)):
         if times[i] < times[i - 1]:
-            raise Refused(f"{_said(rows[i])} is dated {times[i]}, before {_said(rows[i - 1])} ({times[i - 1]})")
+            raise Refused(
+                f"{_said(rows[i])} is dated {clip(times[i])}, before {_said(rows[i - 1])} ({clip(times[i - 1])})"
+            )
     v.checked.append(
         f"the export lists {len(rows)} of the chain's {total} entries (the others are hidden from its audience "
         f"until the end); {linked} of them follow by their hash from the entry before them; proven up to entry "
@@ -560,11 +569,13 @@ def _links(orders: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None
             continue
         mid = o["message_id"]
         if mid not in outcome:
-            raise Refused(f"input {o['seq']} ({o['player']}) names message {mid!r}, which the export does not list")
+            raise Refused(
+                f"input {o['seq']} ({quote(o['player'])}) names message {quote(mid)}, which the export does not list"
+            )
         if outcome[mid] not in ("accepted", "held"):
             raise Refused(
-                f"input {o['seq']} ({o['player']}) was applied from message {mid!r}, "
-                f"but the export marks that message {outcome[mid]}"
+                f"input {o['seq']} ({quote(o['player'])}) was applied from message {quote(mid)}, "
+                f"but the export marks that message {clip(outcome[mid])}"
             )
 
 
@@ -580,7 +591,7 @@ def _chain(doc: dict[str, Any], rows: list[dict[str, Any]], v: Verification) -> 
     if summary is None:
         raise Refused("the export's entries carry hashes but its chain summary (start, head, entries) is missing")
     if summary["start"] != doc["seed_commitment"]:
-        raise Refused(f"the chain starts from {summary['start']}, not from the seed commitment")
+        raise Refused(f"the chain starts from {quote(summary['start'])}, not from the seed commitment")
     bad, head = chain.first_break(doc["seed_commitment"], rows)
     if bad >= 0:
         row = rows[bad]
@@ -597,7 +608,9 @@ def _chain(doc: dict[str, Any], rows: list[dict[str, Any]], v: Verification) -> 
     times = [r["at"] for r in rows]
     for i in range(1, len(times)):
         if times[i] < times[i - 1]:
-            raise Refused(f"entry {i + 1} of the chain is dated {times[i]}, before entry {i} ({times[i - 1]})")
+            raise Refused(
+                f"entry {i + 1} of the chain is dated {clip(times[i])}, before entry {i} ({clip(times[i - 1])})"
+            )
     v.checked.append(f"the chain of {len(rows)} entries holds from the seed commitment to the head {head[:16]}...")
     return head
 
@@ -623,7 +636,7 @@ def _replay(
     join = "salts" in doc  # a game with a join step: dealt from the seed and the players' salts
     if not join and orders and orders[0]["kind"] in joining.KINDS:
         raise Refused(
-            f"input 1 ({orders[0]['kind']}) belongs to a join step, but the export has no salts: the deal of a game "
+            f"input 1 ({quote(orders[0]['kind'])}) belongs to a join step, but the export has no salts: the deal of a game "
             "with a join step is made from SHA-256(seed || salts)"
         )
     state, setup = (joining.open_state(players), []) if join else eng.setup(players, seed, options)
@@ -634,7 +647,7 @@ def _replay(
     for order in orders:
         if (order["kind"] in joining.KINDS) != joining.is_joining(state):
             raise Refused(
-                f"input {order['seq']} ({order['kind']}) does not fit the join step: "
+                f"input {order['seq']} ({quote(order['kind'])}) does not fit the join step: "
                 + ("the game is not dealt yet" if joining.is_joining(state) else "no join step is open")
                 + ("" if join else " (the export has no salts)")
             )
@@ -642,7 +655,10 @@ def _replay(
         out = fold.run(order["seq"], order["kind"], order["player"], order["lines"], state)
         if not out.accepted:
             bad = next(r for r in out.lines if not r.ok)
-            raise Refused(f"order {order['seq']} ({order['player']}: {bad.line!r}) is rejected on replay: {bad.reason}")
+            raise Refused(
+                f"order {order['seq']} ({quote(order['player'])}: {quote(bad.line)}) is rejected on replay: "
+                f"{clip(str(bad.reason), 200)}"
+            )
         state = out.state
         _same(f"input {order['seq']}", out.events, by_input.get(order["seq"], []), older, legacy)
         count += len(out.events)
@@ -656,7 +672,7 @@ def _salts(stated: list[str] | None, replayed: list[str] | None) -> None:
     """The export's `salts` are the ones the JOIN inputs gave, that the replay dealt from."""
     if stated != replayed:
         raise Refused(
-            f"the export's salts {stated!r} are not the salts of its JOIN inputs {replayed!r}: the deal was made "
+            f"the export's salts {quote(stated)} are not the salts of its JOIN inputs {quote(replayed)}: the deal was made "
             "from SHA-256(seed || the JOIN inputs' salts)"
         )
 
@@ -671,9 +687,13 @@ def _same(what: str, produced: list[Event], recorded: list[dict[str, Any]], olde
             older.append(want["seq"])
             continue
         if got_json != want_json:
+            where, said, gives = difference(want_json, got_json) or ("", want_json, got_json)
+            ours, theirs = (
+                apart(said, gives) if isinstance(said, str) and isinstance(gives, str) else (quote(said), quote(gives))
+            )
             raise Refused(
-                f"event {want['seq']} differs: the export says {want['text']!r}, the replay of {what} gives "
-                f"{got.text!r}"
+                f"event {want['seq']} differs in {where or 'its fields'}: the export says {ours}, the replay "
+                f"of {what} gives {theirs} (the event: {quote(want['text'], 60)})"
             )
     if len(recorded) != len(produced):
         extra = recorded[len(produced) :]
@@ -727,7 +747,7 @@ def _result(
     want = {"scores": dict(result.scores), "winners": list(result.winners), "summary": result.summary}
     for key, value in want.items():
         if stated.get(key) != value:
-            raise Refused(f"the result's {key} is {stated.get(key)!r}, the replay gives {value!r}")
+            raise Refused(f"the result's {key} is {quote(stated.get(key))}, the replay gives {quote(value)}")
     v.checked.append(f"the result is the replayed one: {result.summary}")
     last = rows[-1] if rows else None
     if last is None or "text" not in last or last["kind"] in MODERATOR_KINDS or last["input_seq"] != len(doc["orders"]):
