@@ -114,10 +114,14 @@ def _rechain(doc: dict) -> dict:
         head = chain.link(head, chain.entry_of(row))
         row["hash"] = head
     doc["chain"] = dict(doc["chain"], head=head, entries=len(rows))
-    # the signed head no longer fits: these checks are of the chain, so the forger drops the game key (an unsigned
-    # game, as before migration 0012; tests/test_fairness.py shows what the signature adds)
-    doc["game"].pop("key", None)
-    doc.pop("signature", None)
+    # the signed head no longer fits: these checks are of the chain, so the forger signs with a key of his own (its
+    # fingerprint is not the invitation's; tests/test_fairness.py shows what the signature adds against mail)
+    from pbem.trust import signing
+
+    if "key" in doc["game"]:
+        private = signing.new_key()
+        doc["game"]["key"] = signing.public_key(private)
+        doc["signature"] = signing.export_signature(private, doc)
     return doc
 
 
@@ -393,3 +397,22 @@ def test_cli_verify_prints_a_bounded_report(finished, tmp_path: Path) -> None:
     path.write_text(json.dumps(doc))
     res = CliRunner().invoke(app, ["verify", str(path)])
     assert res.exit_code == 1 and len(res.output) < 5_000, len(res.output)
+
+
+@pytest.mark.parametrize("kind", ["habsburg", "italian-wars", "dynasties"])
+@pytest.mark.parametrize("removed", ["key and signature", "key, signature and input salts"])
+def test_a_keyed_export_stripped_of_its_key_is_refused_unless_legacy(finished, kind: str, removed: str) -> None:
+    """A game made since pbem signs receipts has a key and salted inputs from input 1: without its key (and
+    signature) its export would pass as an unsigned old game, whose heads no signature binds."""
+    doc = copy.deepcopy(finished[kind])
+    assert doc["game"]["key"] and "salt" in doc["orders"][0]
+    doc["game"].pop("key")
+    doc.pop("signature")
+    if removed == "key and signature":
+        _refused(doc, "no game key", "first input carries a salt", "--legacy")
+        v = verify(doc, legacy=True)
+        assert v.ok and any(n.startswith("NOT PROVEN (--legacy)") for n in v.notes), v.problem
+    else:  # the salts are chained: removing them breaks the chain, and a rechained one the salt rule
+        for o in doc["orders"]:
+            o.pop("salt")
+        _refused(doc, "chain breaks")

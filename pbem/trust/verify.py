@@ -85,7 +85,7 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False, read
         _shape(doc)
         _downgrades(doc, legacy, v)
         _check(doc, partial, v)
-        _signed(doc, v)
+        _signed(doc, legacy, v)
         _vouched(doc, v, read)
     except Refused as exc:
         v.problem = str(exc)
@@ -195,13 +195,24 @@ def _contributions(doc: dict[str, Any], events: list[dict[str, Any]], v: Verific
     )
 
 
-def _signed(doc: dict[str, Any], v: Verification) -> None:
+def _signed(doc: dict[str, Any], legacy: bool, v: Verification) -> None:
     """The export's head is signed by the game's key (`pbem.trust.signing`): then its header (name, kind, options,
-    insecure_seed, players, commitment) is bound too, and a player's signed receipts can be compared with it."""
+    insecure_seed, players, commitment) is bound too, and a player's signed receipts can be compared with it.
+    A game without a key was made before pbem's migration 0012, which also began salting inputs: an export whose
+    first input is salted but that has no key had its key removed, and is refused unless `legacy`."""
     key, sig = doc["game"].get("key"), doc.get("signature")
     if key is None:
         if sig is not None:
             raise Refused("the export carries a signature but no game key to check it with")
+        first = doc["orders"][0] if doc["orders"] else None
+        if first is not None and first["seq"] == 1 and "salt" in first:
+            said = (
+                "the export has no game key, but its first input carries a salt, as only the inputs of games made "
+                "since pbem signed its receipts do: its key and signature were removed"
+            )
+            if not legacy:
+                raise Refused(f"{said}; --legacy checks it anyway (a game upgraded before its first input)")
+            v.notes.append(f"NOT PROVEN (--legacy): {said}, or the game was upgraded before its first input")
         v.notes.append(
             "this game has no signing key (made before pbem signed its receipts): nothing proves that other "
             "players were shown the same history; compare record heads with them"
