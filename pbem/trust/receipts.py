@@ -367,6 +367,8 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
         return c
     ordered = sorted(mails, key=lambda m: (m.sort_key, m.record[0] if m.record else 0))
     key = doc["game"].get("key")
+    if key and _another_game(doc, key, ordered, c):
+        return c
     if key:
         ordered = _signed_only(doc, key, ordered, c)
     elif any(m.signature for m in ordered):
@@ -392,6 +394,28 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
             f"{count(c.inputs, 'acknowledged input')} unchanged, {count(c.commitments, 'commitment')} equal"
         )
     return c
+
+
+def _another_game(doc: dict[str, Any], key: str, mails: list[Received], c: MailCheck) -> bool:
+    """No receipt is signed by the export's key, but they are by another one, validly: the mail is of another game
+    (another home, another seed) whatever its subject says.  Said as one mismatch, with both keys and commitments."""
+    game = doc["game"]["name"]
+    if any(m.signed_by(key, game) for m in mails):
+        return False
+    others = sorted({m.key for m in mails if m.key and m.key != key and len(m.key) == 64 and m.signed_by(m.key, game)})
+    if not others:
+        return False
+    stated = sorted({m.commitment for m in mails if m.commitment and m.key == others[0]})
+    commits = f"commits to the seed {stated[0][:16]}..." if stated else "states no seed commitment"
+    c.problem(
+        0,
+        f"your mail is signed by the game key {signing.fingerprint(others[0])} and {commits}; this export has the "
+        f"key {signing.fingerprint(key)} and the commitment {str(doc['seed_commitment'])[:16]}...: it is another game "
+        f"(not one of your {count(len(mails), 'mail')} is signed by its key)"
+        + (f"; your mail is signed by {len(others)} keys" if len(others) > 1 else ""),
+    )
+    c.ok = False
+    return True
 
 
 def _signed_only(doc: dict[str, Any], key: str, mails: list[Received], c: MailCheck) -> list[Received]:
