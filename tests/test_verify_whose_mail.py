@@ -99,8 +99,43 @@ def test_an_honest_game_verifies_against_each_players_mail_however_it_is_chosen(
         code, out = _verify(path, "--mail", boxes["alice"], "--mail", boxes["bob"])
         assert code == 0 and "SPLIT" not in out and "MISMATCH" not in out, f"{audience} export, two mailboxes:\n{out}"
         assert "signed heads of these 2 mailboxes agree" in out
+        _withheld(tmp_path, audience, doc, cfg.maildir_path / "processed", sent)
         code, out = _verify(path, "--mail", sent)  # everyone's mail: whose is to be said
         assert code == 2 and "choose one with --as" in out and "MISMATCH" not in out and "FAILED" not in out, out
+
+
+def _withheld(tmp_path: Path, audience: str, doc: dict, processed: Path, received: Path) -> None:
+    """A mail of Alice's holding orders that the export lists in `messages` but no input applies: marked accepted it
+    is WITHHELD; held, a note; ignored or rejected with a reason, the reason is shown to her; without one, a mismatch."""
+    from pbem.trust.receipts import read_folder
+
+    orders = next(o for o in doc["orders"] if o["player"] == "Alice" and o["kind"] == "orders")
+    mid = f"<withheld-{audience}@players.example>"
+    raw = (
+        f"From: Alice <alice@players.example>\nTo: moderator@pbem.example\nSubject: Re: [pbem {doc['game']['name']}] "
+        f"orders\nMessage-ID: {mid}\nDate: Mon, 05 Jan 2026 12:30:00 +0000\nContent-Type: text/plain; charset=utf-8\n"
+        "MIME-Version: 1.0\n\n" + "\n".join(orders["lines"]) + "\n"
+    ).encode()
+    mine = [r for r in read_folder(processed) if re.search(rb"^From: .*alice@players\.example", r, re.M | re.I)]
+    box = _box(tmp_path / f"alice-sent-{audience}", [*mine, raw])
+    cases = {
+        ("accepted", ""): (1, "MISMATCH: WITHHELD: your mail of"),
+        ("held", "held until the deadline"): (0, "is marked held until the deadline, but no input"),
+        ("ignored", "duplicate"): (0, f"is marked ignored: duplicate; it held your orders {orders['lines'][0]}"),
+        ("rejected", ""): (1, "REFUSED WITHOUT A REASON"),
+    }
+    for (outcome, reason), (want, said) in cases.items():
+        forged = json.loads(json.dumps(doc))
+        at = forged["messages"][0]["received"]
+        forged["messages"].insert(
+            1, {"message_id": mid, "player": "Alice", "received": at, "outcome": outcome, "reason": reason}
+        )
+        path = tmp_path / f"withheld-{audience}-{outcome}.json"
+        path.write_text(json.dumps(forged))
+        code, out = _verify(path, "--sent", box, "--mail", received, "--as", "Alice")
+        assert code == want and said in out, f"{audience} export, a withheld mail marked {outcome}:\n{out}"
+        if outcome == "accepted":
+            assert "; ".join(orders["lines"])[:60] in out, out
 
 
 def _pbem(home: Path, *args: str) -> str:

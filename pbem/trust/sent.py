@@ -53,6 +53,7 @@ class SentCheck:
     checked: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)  # each of the player's mails refused or ignored, with why
 
 
 @dataclass(frozen=True)
@@ -188,6 +189,20 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
             c.problems.append(f"DROPPED: {m.name} (Message-ID <{m.message_id}>) is not in the export")
             continue
         wrote = list(read(m.raw, words)) if read is not None else extract(m.text, m.subject, words).orders
+        if rec["outcome"] in ("accepted", "held") and wrote and not inputs.get(m.message_id):
+            said = clip("; ".join(wrote))
+            if rec["outcome"] == "accepted":
+                c.problems.append(
+                    f"WITHHELD: {m.name} holds your orders ({said}) and is marked accepted, but no input of the "
+                    "export applies it: your orders were left out"
+                )
+            else:
+                c.notes.append(
+                    f"{m.name} holds your orders ({said}) and is marked held until the deadline, but no input of the "
+                    "export applies it: a later mail of yours replaced it, the deadline found them no longer legal, or "
+                    "they were left out"
+                )
+            continue
         if rec["outcome"] in ("accepted", "held"):
             for o in inputs.get(m.message_id, []):
                 applied_lines = [x for x in o["lines"] if not (o["kind"] == "join" and joining.signature_line([x]))]
@@ -200,7 +215,12 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
         else:
             if not (rec.get("reason") or "").strip():
                 c.problems.append(
-                    f"REFUSED WITHOUT A REASON: {m.name} is marked {rec['outcome']}, with no reason given"
+                    f"REFUSED WITHOUT A REASON: {m.name} is marked {clip(str(rec['outcome']))}, with no reason given"
+                )
+            else:
+                wrote_said = f"; it held your orders {clip('; '.join(wrote))}" if wrote else ""
+                c.refusals.append(
+                    f"{m.name} is marked {clip(str(rec['outcome']))}: {clip(str(rec['reason']), 200)}{wrote_said}"
                 )
             refused += 1
     return applied, refused
@@ -223,6 +243,9 @@ def _player(doc: dict[str, Any], mails: list[Sent], as_player: str | None) -> st
 
 def lines(c: SentCheck) -> list[str]:
     out = [f"ok: {line}" for line in c.checked] + [f"note: {line}" for line in c.notes]
+    out += [f"refused: {line}" for line in c.refusals[:SHOWN]]
+    if len(c.refusals) > SHOWN:
+        out.append(f"refused: ... and {len(c.refusals) - SHOWN} more of your mails")
     out += [f"MISMATCH: {p}" for p in c.problems[:SHOWN]]
     if len(c.problems) > SHOWN:
         out.append(f"... and {len(c.problems) - SHOWN} more")
