@@ -569,6 +569,24 @@ def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck) ->
             )
 
 
+def unchosen(doc: dict[str, Any], raws: list[bytes], as_player: str | None = None) -> str | None:
+    """Why the mail of one player cannot be chosen from `raws` (several recipients and no --as, nobody by that
+    name, no mail about the game): a usage error, said before anything is checked.  None when it can."""
+    mails = []
+    for raw in raws:
+        try:
+            mails.append(parse_mail(raw))
+        except ValueError:
+            continue
+    try:
+        pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
+    except NoMail as exc:
+        return str(exc)
+    except (KeyError, TypeError, AttributeError):
+        return None  # a malformed export: verify names it
+    return None
+
+
 def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = None) -> MailCheck:
     """Parse `raws`, keep this game's mail to the player, and check it (`check_mail`)."""
     mails: list[Received] = []
