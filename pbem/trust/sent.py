@@ -213,7 +213,12 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
                     )
             applied += 1
         else:
-            if not (rec.get("reason") or "").strip():
+            if not (rec.get("reason") or "").strip() and doc.get("audience") == "public":
+                c.notes.append(
+                    f"{m.name} is marked {clip(str(rec['outcome']))}; the public export gives no reasons (they are "
+                    "for the moderator and the sender): your own export (pbem export NAME --as YOU) shows it"
+                )
+            elif not (rec.get("reason") or "").strip():
                 c.problems.append(
                     f"REFUSED WITHOUT A REASON: {m.name} is marked {clip(str(rec['outcome']))}, with no reason given"
                 )

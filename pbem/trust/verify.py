@@ -115,7 +115,7 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
         _listed_chain(doc, orders, events, v)
         v.notes.append(
             "the seed is secret until the game is over: nothing was replayed; this export lists only what its "
-            f"audience may see ({quote(doc.get('audience'))}), so the entries hidden from them are proven by the final export"
+            f"audience may see ({clip(str(doc.get('audience')))}), so the entries hidden from them are proven by the final export"
         )
         return
     _numbering(orders, events)
@@ -550,8 +550,8 @@ def _listed_chain(
             )
     v.checked.append(
         f"the export lists {len(rows)} of the chain's {total} entries (the others are hidden from its audience "
-        f"until the end); {linked} of them follow by their hash from the entry before them; proven up to entry "
-        f"{last} of the chain where listed"
+        f"until the end); {linked} of them follow by their hash from the entry before them; proven where listed, "
+        f"up to entry {last}"
     )
 
 
