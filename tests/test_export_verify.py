@@ -114,10 +114,14 @@ def _rechain(doc: dict) -> dict:
         head = chain.link(head, chain.entry_of(row))
         row["hash"] = head
     doc["chain"] = dict(doc["chain"], head=head, entries=len(rows))
-    # the signed head no longer fits: these checks are of the chain, so the forger drops the game key (an unsigned
-    # game, as before migration 0012; tests/test_fairness.py shows what the signature adds)
-    doc["game"].pop("key", None)
-    doc.pop("signature", None)
+    # the signed head no longer fits: these checks are of the chain, so the forger signs with a key of his own (its
+    # fingerprint is not the invitation's; tests/test_fairness.py shows what the signature adds against mail)
+    from pbem.trust import signing
+
+    if "key" in doc["game"]:
+        private = signing.new_key()
+        doc["game"]["key"] = signing.public_key(private)
+        doc["signature"] = signing.export_signature(private, doc)
     return doc
 
 
@@ -329,3 +333,86 @@ def test_the_salts_of_hidden_events_are_the_seeds(finished, how: str) -> None:
     else:  # without it, the entry hashes differently: the chain as stated breaks there
         del hidden[0]["salt"]
         _refused(doc, "chain breaks", f"event {hidden[0]['seq']}")
+
+
+@pytest.mark.parametrize("kind", ["habsburg", "italian-wars", "dynasties"])
+def test_a_changed_fact_is_named_by_its_field_and_both_values(finished, kind: str) -> None:
+    """When only an event's data differs (a flipped draw), the message names the field and both values, not the
+    text twice; every drawn value of the first drawing events of each kind, and a changed text."""
+    drawing = [e for e in finished[kind]["events"] if e["data"].get("rng")][:4]
+    assert drawing
+    for ev in drawing:
+        doc = copy.deepcopy(finished[kind])
+        target = next(e for e in doc["events"] if e["seq"] == ev["seq"])
+        draw = target["data"]["rng"][0]
+        was = draw["value"]
+        draw["value"] = was[::-1] if isinstance(was, list) and len(set(map(str, was))) > 1 else 7919
+        problem = _refused(doc, f"event {ev['seq']} differs in data.rng[0].value")
+        assert problem.count(ev["text"][:40]) <= 1, problem
+        assert "7919" in problem or isinstance(was, list), problem
+    doc = copy.deepcopy(finished[kind])
+    doc["events"][-1]["text"] += " (changed)"
+    _refused(doc, "differs in text", "(changed)")
+
+
+LONG = "x" * 2_000_000
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["event text", "order line", "order player", "message id", "created", "summary", "rng value", "salt"],
+)
+def test_every_quoted_value_is_bounded(finished, where: str) -> None:
+    """A value of any length in an export is quoted cut to a few dozen characters, with its length said."""
+    doc = copy.deepcopy(finished["habsburg"])
+    if where == "event text":
+        doc["events"][3]["text"] = LONG
+    elif where == "order line":
+        doc["orders"][2]["lines"] = [LONG]
+    elif where == "order player":
+        doc["orders"][2]["player"] = LONG
+    elif where == "message id":
+        doc["orders"][2]["message_id"] = LONG
+    elif where == "created":
+        doc["game"]["created"] = "9" + LONG
+    elif where == "summary":
+        doc["result"]["summary"] = LONG
+    elif where == "rng value":
+        next(e for e in doc["events"] if e["data"].get("rng"))["data"]["rng"][0]["value"] = LONG
+    else:
+        next(e for e in doc["events"] if e["visibility"] != "public")["salt"] = LONG
+    v = verify(doc)
+    assert not v.ok and len(v.problem) < 600, (len(v.problem), v.problem[:300])
+    assert "characters)" in v.problem or where == "salt", v.problem
+
+
+def test_cli_verify_prints_a_bounded_report(finished, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+
+    doc = copy.deepcopy(finished["italian-wars"])
+    doc["events"][0]["text"] = LONG
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(doc))
+    res = CliRunner().invoke(app, ["verify", str(path)])
+    assert res.exit_code == 1 and len(res.output) < 5_000, len(res.output)
+
+
+@pytest.mark.parametrize("kind", ["habsburg", "italian-wars", "dynasties"])
+@pytest.mark.parametrize("removed", ["key and signature", "key, signature and input salts"])
+def test_a_keyed_export_stripped_of_its_key_is_refused_unless_legacy(finished, kind: str, removed: str) -> None:
+    """A game made since pbem signs receipts has a key and salted inputs from input 1: without its key (and
+    signature) its export would pass as an unsigned old game, whose heads no signature binds."""
+    doc = copy.deepcopy(finished[kind])
+    assert doc["game"]["key"] and "salt" in doc["orders"][0]
+    doc["game"].pop("key")
+    doc.pop("signature")
+    if removed == "key and signature":
+        _refused(doc, "no game key", "first input carries a salt", "--legacy")
+        v = verify(doc, legacy=True)
+        assert v.ok and any(n.startswith("NOT PROVEN (--legacy)") for n in v.notes), v.problem
+    else:  # the salts are chained: removing them breaks the chain, and a rechained one the salt rule
+        for o in doc["orders"]:
+            o.pop("salt")
+        _refused(doc, "chain breaks")

@@ -322,18 +322,31 @@ def test_an_invisible_character_in_the_game_tag_hides_no_signed_mail(split_game,
     assert res.exit_code == 1 and "MISMATCH" in res.output, res.output
 
 
-def test_a_record_under_another_key_is_named_by_its_fingerprint(split_game, tmp_path: Path) -> None:
-    """A second record made for one player (a new game from the same seed) has its own key: none of the player's
-    receipts is signed by the export's key, and verify names the key they are signed with."""
-    from pbem.cli.demo import run
+@pytest.mark.parametrize("seed", ["split-seed", "another-seed"])
+def test_a_record_under_another_key_is_named_by_its_fingerprint(split_game, tmp_path: Path, seed: str) -> None:
+    """A second record made for one player (a new game, from the same seed or another) has its own key: none of
+    the player's receipts is signed by the export's key, and verify says, as one mismatch, which key and
+    commitment the mail carries and which the export has; not that the mail carries no receipt or commitment."""
     from pbem.trust import signing
 
-    other = run("italian-wars", 2, "split-seed", tmp_path / "other", clock=Clock())
+    other = run_demo(seed, tmp_path / "other")
+    doc = json.loads(other.export.read_text())
     res = _cli_verify(other.export, "--mail", str(split_game["alice"]))
     assert res.exit_code == 1, res.output
-    assert (
-        f"signed by another key, fingerprint {signing.fingerprint(signing.public_key(split_game['key']))}" in res.output
-    )
+    mine = signing.fingerprint(signing.public_key(split_game["key"]))
+    theirs = signing.fingerprint(doc["game"]["key"])
+    mailed = json.loads(split_game["a"].export.read_text())["seed_commitment"]
+    line = next(x for x in res.output.splitlines() if x.startswith("MISMATCH"))
+    assert f"your mail is signed by the game key {mine} and commits to the seed {mailed[:16]}" in line, line
+    assert f"this export has the key {theirs} and the commitment {doc['seed_commitment'][:16]}" in line, line
+    assert "it is another game" in line
+    assert "carries a record receipt" not in res.output and "no mail states the seed commitment" not in res.output
+
+
+def run_demo(seed: str, home: Path):
+    from pbem.cli.demo import run
+
+    return run("italian-wars", 2, seed, home, clock=Clock())
 
 
 # ------------------------------------------------------------------ 3. a player's outbox is evidence

@@ -144,6 +144,7 @@ def verify(
     except (OSError, BadJson) as exc:
         fail(f"cannot read {file}: {exc}", 2)
     boxes = {folder: _read_folder(folder) for folder in [*mail, *([sent] if sent is not None else [])]}
+    _whose_mail(doc, [(f, boxes[f]) for f in mail], as_player)
     # a player's mail is read as the poll read it: without the copies of pbem's mails to them that it names
     read = mail_reader(raw for raws in boxes.values() for raw in raws)
     v = run_verify(doc, partial=partial, legacy=legacy, read=read)
@@ -163,6 +164,20 @@ def verify(
     if not mail_ok:
         fail("verification FAILED: the player's mail does not match this export")
     typer.echo("verification passed")
+
+
+def _whose_mail(doc: Any, folders: list[tuple[Path, list[bytes]]], as_player: str | None) -> None:
+    """Whose mail each --mail folder holds must be clear before anything is checked: else a usage error, one line."""
+    from pbem.trust.receipts import unchosen
+
+    if as_player and len(folders) > 1:
+        fail("--as chooses whose mail to check in one folder; give one folder per player with several --mail", 2)
+    if not isinstance(doc, dict) or not isinstance(doc.get("game"), dict):
+        return
+    for folder, raws in folders:
+        why = unchosen(doc, raws, as_player)
+        if why:
+            fail(f"{folder}: {why}", 2)
 
 
 def _read_folder(folder: Path) -> list[bytes]:
@@ -195,16 +210,20 @@ def _verify_mails(doc: dict[str, Any], folders: list[tuple[Path, list[bytes]]], 
         fail("--as chooses whose mail to check in one folder; give one folder per player with several --mail", 2)
     boxes: list[tuple[str, list[bytes]]] = []
     ok = True
+    whose: list[str] = []
     for folder, raws in folders:
         c = verify_mail(doc, raws, as_player)
+        if c.usage:  # whose mail to check cannot be told: the command was given wrongly, nothing differs
+            fail(f"{folder}: {c.problems[0]}", 2)
         if len(folders) > 1:
             typer.echo(f"-- {folder}")
         for line in lines(c):
             typer.echo(line)
         ok = ok and c.ok
-        boxes.append((c.player or str(folder), raws))
+        boxes.append((c.reader or c.player or str(folder), raws))
+        whose.append(c.reader)
     if len(folders) > 1:
-        proofs = split(doc, boxes)
+        proofs = split(doc, boxes, whose)
         for line in proofs:
             typer.echo(f"SPLIT HISTORY: {line}")
         if not proofs and doc["game"].get("key"):

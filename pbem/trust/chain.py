@@ -25,6 +25,7 @@ check an export (docs/export-format.md, "The chained record").
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import hmac
 from datetime import UTC, datetime
@@ -135,6 +136,27 @@ def sequence(orders: list[dict[str, Any]], events: list[dict[str, Any]]) -> list
     """The export's orders and events as one list of export rows, in chain order."""
     rows = [(position(from_export_order(o)), o) for o in orders] + [(position(from_export_event(e)), e) for e in events]
     return [row for _, row in sorted(rows, key=lambda r: r[0])]
+
+
+def places(orders: list[dict[str, Any]], events: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int | None]]:
+    """The rows of an export that lists only some entries (what its audience may see), in chain order, each with its
+    1-based position in the whole chain, or None where hidden entries make it unknown.
+
+    An event's position is its `input_seq` + its `seq`: every input up to the one it names and every earlier event
+    come before it, nothing else does.  Input k's is k + the number of events before it (those naming an input
+    before k): known when the listed event after it directly follows the listed event before it (or is event 1).
+    `events` must be in `seq` order with `input_seq` never going back."""
+    named = [e["input_seq"] for e in events]
+    out: list[tuple[dict[str, Any], int | None]] = []
+    for row in sequence(orders, events):
+        if "text" in row:
+            out.append((row, row["input_seq"] + row["seq"]))
+            continue
+        j = bisect.bisect_left(named, row["seq"])
+        before = events[j - 1]["seq"] if j else 0
+        known = j < len(events) and events[j]["seq"] == before + 1
+        out.append((row, row["seq"] + before if known else None))
+    return out
 
 
 def entry_of(row: dict[str, Any]) -> dict[str, Any]:

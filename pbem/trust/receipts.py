@@ -52,6 +52,7 @@ from typing import Any
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
 from pbem.trust import chain, signing
+from pbem.trust.quote import clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
 
@@ -88,6 +89,8 @@ class Received:
 class MailCheck:
     ok: bool
     player: str = ""
+    reader: str = ""  # the export's name of the player whose mail it is (`reader_of`), "" when unknown
+    usage: bool = False  # the mail to check could not be chosen (`NoMail`): the command was given wrongly
     mails: int = 0
     heads: int = 0
     inputs: int = 0
@@ -193,7 +196,10 @@ def about_game(mails: list[Received], game: str, key: str | None = None) -> list
 
 def pick(mails: list[Received], doc: dict[str, Any], as_player: str | None) -> tuple[str, list[Received]]:
     """(who, their mails): `as_player` is a player's name, address or display name; without it the
-    folder must hold one recipient's mail.  Raises NoMail when nothing matches."""
+    folder must hold one recipient's mail.  A name chooses every mail to the addresses its mail went to
+    (by the display name, or the address the export lists); an export without addresses (the public one)
+    and mail without display names leave the receipts: the addresses whose receipts the chain places at the
+    entries that player may see (`reader_of`).  Raises NoMail when nothing matches."""
     addresses = sorted({m.to for m in mails})
     if not addresses:
         raise NoMail(f"the folder holds no mail about game {doc['game']['name']}")
@@ -205,10 +211,22 @@ def pick(mails: list[Received], doc: dict[str, Any], as_player: str | None) -> t
             )
         return addresses[0], mails
     who = as_player.strip().lower()
-    known = {str(p["name"]).lower(): str(p.get("address", "")).lower() for p in doc.get("players", [])}
-    chosen = [m for m in mails if who in (m.to, m.to_name.lower()) or (known.get(who) and m.to == known[who])]
+    names = {n.lower(): n for n in readers(doc)}
+    seat = {n.lower() for n in seat_of(doc, names[who])} if who in names else set()
+    listed = {str(p.get("address", "")).lower() for p in doc.get("players", []) if str(p["name"]).lower() in seat}
+    to = {m.to for m in mails if who in (m.to, m.to_name.lower()) or m.to_name.lower() in seat or m.to in listed}
+    if not to and seat:
+        ch = _Chain.of(doc)
+        for address in addresses:
+            theirs = [m for m in mails if m.to == address]
+            if reader_of(ch, doc, theirs).lower() in seat:
+                to.add(address)
+    chosen = [m for m in mails if m.to in to]
     if not chosen:
-        raise NoMail(f"no mail about game {doc['game']['name']} went to {as_player} (found: {', '.join(addresses)})")
+        raise NoMail(
+            f"no mail about game {doc['game']['name']} went to {as_player} (found: {', '.join(addresses)})"
+            + ("; the export lists no addresses, and no receipt in the folder is one of theirs" if seat else "")
+        )
     return as_player, chosen
 
 
@@ -223,6 +241,7 @@ class _Chain:
     heads: list[str]
     input_at: dict[int, int]  # input seq -> its position (1-based) in the chain
     seen: dict[str, list[int]] = field(default_factory=dict)  # per player: the positions they may see
+    names: list[str] = field(default_factory=list)  # every reader a receipt may have been counted for (`readers`)
 
     @classmethod
     def of(cls, doc: dict[str, Any]) -> _Chain:
@@ -233,7 +252,7 @@ class _Chain:
             heads.append(chain.link(heads[-1], chain.entry_of(row)))
             if "lines" in row:
                 input_at[row["seq"]] = i
-        return cls(rows, heads, input_at)
+        return cls(rows, heads, input_at, names=readers(doc))
 
     def seen_by(self, player: str) -> list[int]:
         """The positions (1-based) of the entries `player` may see, in order: a receipt shown to them counts
@@ -249,6 +268,19 @@ class _Chain:
                     out.append(i)
             self.seen[player] = out
         return self.seen[player]
+
+    def place(self, n: int, head: str, readers: list[str]) -> int | None:
+        """Where the head `head` of a receipt counting `n` entries lies on the chain: at the n-th entry one of
+        `readers` may see, or at entry n (mail to the moderator, or to anyone once the game is over); None when
+        nowhere.  Whoever the mail went to, a head equal to the chain's at a position binds the history up to
+        there, so no reader need be known to prove it."""
+        if 0 <= n < len(self.heads) and self.heads[n] == head:
+            return n
+        for reader in readers:
+            seen = self.seen_by(reader)
+            if 0 < n <= len(seen) and self.heads[seen[n - 1]] == head:
+                return seen[n - 1]
+        return None
 
     def position(self, n: int, head: str, player: str) -> int:
         """Where a receipt `(n, head)` shown to `player` stands in the chain: at their n-th visible entry, or
@@ -267,10 +299,62 @@ class _Chain:
         """Entry `n` (1-based) as a reader finds it in the export."""
         row = self.rows[n - 1]
         if "lines" in row:
-            said = "; ".join(row["lines"]) if row["lines"] else "the deadline's defaults"
-            who = f"{row['player']}: " if row["player"] else ""
+            said = clip(str("; ".join(row["lines"]))) if row["lines"] else "the deadline's defaults"
+            who = f"{clip(str(row['player']))}: " if row["player"] else ""
             return f"entry {n}, input {row['seq']} ({who}{said})"
-        return f"entry {n}, event {row['seq']} ({row['text'][:80]})"
+        return f"entry {n}, event {row['seq']} ({clip(str(row['text']))})"
+
+
+def readers(doc: dict[str, Any]) -> list[str]:
+    """Every name a receipt may have been counted for: the players of the set-up, and the newcomers given a seat
+    (an input of kind `rename` names them; a public `replace` event too)."""
+    names = [str(p.get("name", "")) for p in doc.get("players", [])]
+    names += [str(o["lines"][0]) for o in doc.get("orders", []) if o.get("kind") == "rename" and o.get("lines")]
+    names += [
+        str(e["data"]["newcomer"])
+        for e in doc.get("events", [])
+        if e.get("kind") == "moderator" and isinstance(e.get("data"), dict) and e["data"].get("newcomer")
+    ]
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def seat_of(doc: dict[str, Any], name: str) -> list[str]:
+    """`name` with every other name its seat had (`pbem game replace`), as the export records them."""
+    seat = [name]
+    renames = [
+        (str(o["player"]), str(o["lines"][0]))
+        for o in doc.get("orders", [])
+        if o.get("kind") == "rename" and o.get("lines")
+    ]
+    renames += [
+        (str(e["data"].get("player", "")), str(e["data"]["newcomer"]))
+        for e in doc.get("events", [])
+        if e.get("kind") == "moderator" and isinstance(e.get("data"), dict) and e["data"].get("newcomer")
+    ]
+    for _ in range(len(renames) + 1):
+        for old, new in renames:
+            for a, b in ((old, new), (new, old)):
+                if a in seat and b and b not in seat:
+                    seat.append(b)
+    return seat
+
+
+def reader_of(ch: _Chain, doc: dict[str, Any], mails: list[Received], who: str = "") -> str:
+    """The export's name of the player whose mail this is, from what the mail proves: the name among `who`'s seat
+    (a name, or an address the export lists) or among every reader whose visible entries place the most of its
+    receipts on the chain (ties: the first in seat order).  "" when no receipt is placed for any."""
+    names = readers(doc)
+    wanted = who.strip().lower()
+    chosen = [n for n in names if n.lower() == wanted]
+    chosen += [str(p["name"]) for p in doc.get("players", []) if wanted and str(p.get("address", "")).lower() == wanted]
+    candidates = [n for c in chosen for n in seat_of(doc, c)] or names
+    received = [m.record for m in mails if m.record is not None]
+
+    def placed(reader: str) -> int:
+        return sum(ch.place(n, head, [reader]) is not None and n != ch.place(n, head, []) for n, head in received)
+
+    best = max(candidates, key=placed, default="")
+    return best if best and (placed(best) or chosen) else (chosen[0] if chosen else "")
 
 
 def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> MailCheck:
@@ -283,6 +367,8 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
         return c
     ordered = sorted(mails, key=lambda m: (m.sort_key, m.record[0] if m.record else 0))
     key = doc["game"].get("key")
+    if key and _another_game(doc, key, ordered, c):
+        return c
     if key:
         ordered = _signed_only(doc, key, ordered, c)
     elif any(m.signature for m in ordered):
@@ -293,8 +379,12 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
             "but the export carries no key: it is not the signed record you were sent",
         )
     _commitments(doc, ordered, c)
-    good = _heads(ch, ordered, c, _player_of(doc, player, ordered))
-    _inputs(ch, ordered, good, c)
+    if doc.get("chain") is not None and len(ch.rows) != doc["chain"]["entries"]:
+        _listed(doc, ordered, c)
+    else:
+        c.reader = reader_of(ch, doc, ordered, player)
+        good = _heads(ch, ordered, c, c.reader)
+        _inputs(ch, ordered, good, c)
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
     c.ok = not c.problems
@@ -304,6 +394,28 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
             f"{count(c.inputs, 'acknowledged input')} unchanged, {count(c.commitments, 'commitment')} equal"
         )
     return c
+
+
+def _another_game(doc: dict[str, Any], key: str, mails: list[Received], c: MailCheck) -> bool:
+    """No receipt is signed by the export's key, but they are by another one, validly: the mail is of another game
+    (another home, another seed) whatever its subject says.  Said as one mismatch, with both keys and commitments."""
+    game = doc["game"]["name"]
+    if any(m.signed_by(key, game) for m in mails):
+        return False
+    others = sorted({m.key for m in mails if m.key and m.key != key and len(m.key) == 64 and m.signed_by(m.key, game)})
+    if not others:
+        return False
+    stated = sorted({m.commitment for m in mails if m.commitment and m.key == others[0]})
+    commits = f"commits to the seed {stated[0][:16]}..." if stated else "states no seed commitment"
+    c.problem(
+        0,
+        f"your mail is signed by the game key {signing.fingerprint(others[0])} and {commits}; this export has the "
+        f"key {signing.fingerprint(key)} and the commitment {str(doc['seed_commitment'])[:16]}...: it is another game "
+        f"(not one of your {count(len(mails), 'mail')} is signed by its key)"
+        + (f"; your mail is signed by {len(others)} keys" if len(others) > 1 else ""),
+    )
+    c.ok = False
+    return True
 
 
 def _signed_only(doc: dict[str, Any], key: str, mails: list[Received], c: MailCheck) -> list[Received]:
@@ -353,17 +465,6 @@ def _commitments(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> No
             )
 
 
-def _player_of(doc: dict[str, Any], who: str, mails: list[Received]) -> str:
-    """The player (as the export names them) whose mail this is: `who` is a name or an address."""
-    players = [(str(p.get("name", "")), str(p.get("address", "")).lower()) for p in doc.get("players", [])]
-    for name, address in players:
-        if who and (who.lower() == name.lower() or who.lower() == address):
-            return name
-    to = {m.to for m in mails}
-    found = [name for name, address in players if address and address in to]
-    return found[0] if len(found) == 1 else ""
-
-
 def _heads(ch: _Chain, mails: list[Received], c: MailCheck, player: str = "") -> list[int]:
     """Check each received head; returns the positions proven equal (sorted), for naming where histories part.
     A receipt shown to `player` counts the entries they may see (`_Chain.position`)."""
@@ -374,6 +475,10 @@ def _heads(ch: _Chain, mails: list[Received], c: MailCheck, player: str = "") ->
         if m.record is None:
             continue
         c.heads += 1
+        at = ch.place(*m.record, [player, *ch.names] if player else ch.names)
+        if at is not None:
+            good.add(at)
+            continue
         n, head = ch.position(*m.record, player), m.record[1]
         if n > total:
             c.problem(
@@ -395,6 +500,50 @@ def _heads(ch: _Chain, mails: list[Received], c: MailCheck, player: str = "") ->
             f"there: the history differs from the one played at {span}",
         )
     return proven
+
+
+def _listed(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """Receipts against an export that lists only some entries (a player's or the public export of a game in
+    progress): a head is found among the listed entries' hashes (which `pbem verify` links where it can), or it
+    follows an entry hidden from the export's audience and is left to the final export; an acknowledged input the
+    export lists must carry the acknowledged hash."""
+    hashes = {str(row.get("hash")): place for row, place in chain.places(doc["orders"], doc["events"])}
+    hashes[doc["seed_commitment"]] = 0
+    inputs = {o["seq"]: o for o in doc["orders"]}
+    hidden = unlisted = 0
+    for m in mails:
+        if m.record is not None:
+            c.heads += 1
+            hidden += m.record[1] not in hashes
+        if m.input is None:
+            continue
+        seq, want = m.input
+        c.inputs += seq in inputs
+        if seq not in inputs:
+            unlisted += 1
+            if doc.get("audience") != "public":
+                c.problem(
+                    0,
+                    f"{m.name} acknowledged your orders as input {seq} ({want[:16]}...), which the export does not list",
+                    rank=0,
+                )
+        elif inputs[seq].get("hash") != want:
+            c.problem(
+                0,
+                f"{m.name} acknowledged your orders as input {seq} with hash {want[:16]}..., but the export's input "
+                f"{seq} ({clip(str('; '.join(inputs[seq]['lines'])))}) states {str(inputs[seq].get('hash'))[:16]}...: it was changed",
+                rank=0,
+            )
+    if hidden:
+        c.notes.append(
+            f"{count(hidden, 'head')} of your mail follow entries this export does not list (hidden from its "
+            f"audience, {doc.get('audience')}, until the end): the export of the finished game checks them"
+        )
+    if unlisted and doc.get("audience") == "public":
+        c.notes.append(
+            f"{count(unlisted, 'acknowledged input')} of yours are not in this public export of a game in progress "
+            "(it lists no orders): your own export (pbem export NAME --as YOU) or the final export checks them"
+        )
 
 
 def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck) -> None:
@@ -420,6 +569,24 @@ def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck) ->
             )
 
 
+def unchosen(doc: dict[str, Any], raws: list[bytes], as_player: str | None = None) -> str | None:
+    """Why the mail of one player cannot be chosen from `raws` (several recipients and no --as, nobody by that
+    name, no mail about the game): a usage error, said before anything is checked.  None when it can."""
+    mails = []
+    for raw in raws:
+        try:
+            mails.append(parse_mail(raw))
+        except ValueError:
+            continue
+    try:
+        pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
+    except NoMail as exc:
+        return str(exc)
+    except (KeyError, TypeError, AttributeError):
+        return None  # a malformed export: verify names it
+    return None
+
+
 def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = None) -> MailCheck:
     """Parse `raws`, keep this game's mail to the player, and check it (`check_mail`)."""
     mails: list[Received] = []
@@ -432,7 +599,7 @@ def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = 
     try:
         who, theirs = pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
     except NoMail as exc:
-        return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)])
+        return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)], usage=True)
     c = check_mail(doc, theirs, who)
     if unreadable:
         c.problem(0, f"{count(unreadable, 'mail')} in the folder carry a malformed receipt header")
@@ -440,8 +607,10 @@ def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = 
     return c
 
 
-def signed_heads(doc: dict[str, Any], raws: list[bytes]) -> dict[int, tuple[str, Received]]:
-    """The heads of one mailbox signed by the game key for this game: position -> (head, the first mail)."""
+def signed_heads(doc: dict[str, Any], raws: list[bytes], reader: str = "") -> dict[int, tuple[str, Received]]:
+    """The heads of one mailbox signed by the game key for this game: position -> (head, the first mail).  A head
+    on the export's chain stands where the chain has it; another at the place `reader` (whose mail it is, as
+    `reader_of` finds) would have seen it."""
     key, game = doc["game"].get("key"), doc["game"]["name"]
     out: dict[int, tuple[str, Received]] = {}
     if not key:
@@ -453,17 +622,22 @@ def signed_heads(doc: dict[str, Any], raws: list[bytes]) -> dict[int, tuple[str,
         except ValueError:
             continue
     ch = _Chain.of(doc)
+    everyone = readers(doc)
     for m in mails:
         if m.record is not None and m.signed_by(key, game):
-            at = ch.position(m.record[0], m.record[1], _player_of(doc, m.to, [m]))  # per reader: chain position
-            out.setdefault(at, (m.record[1], m))
+            at = ch.place(*m.record, everyone)
+            out.setdefault(ch.position(*m.record, reader) if at is None else at, (m.record[1], m))
     return out
 
 
-def split(doc: dict[str, Any], boxes: list[tuple[str, list[bytes]]]) -> list[str]:
+def split(doc: dict[str, Any], boxes: list[tuple[str, list[bytes]]], readers_of: list[str] | None = None) -> list[str]:
     """Signed heads of several mailboxes that disagree at the same position: each line is proof of a split history
-    (the moderator signed two different histories).  Empty when they agree or the game has no key."""
-    heads = [(name, signed_heads(doc, raws)) for name, raws in boxes]
+    (the moderator signed two different histories).  Empty when they agree or the game has no key.  `readers_of`:
+    whose mail each box is (`reader_of`), in the order of `boxes`."""
+    if doc.get("chain") is not None and len(doc["orders"]) + len(doc["events"]) != doc["chain"]["entries"]:
+        return []  # an export that lists only some entries: positions per reader cannot be compared (`gapped`)
+    whose = readers_of or [""] * len(boxes)
+    heads = [(name, signed_heads(doc, raws, reader)) for (name, raws), reader in zip(boxes, whose)]
     out: list[str] = []
     fp = signing.fingerprint(doc["game"]["key"]) if doc["game"].get("key") else ""
     for i, (a, ha) in enumerate(heads):

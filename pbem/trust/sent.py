@@ -35,7 +35,8 @@ from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.orders.extract import extract
 from pbem.trust import deal as joining
-from pbem.trust.receipts import visible
+from pbem.trust.quote import clip
+from pbem.trust.receipts import readers, seat_of, visible
 
 SHOWN = 8
 
@@ -52,12 +53,14 @@ class SentCheck:
     checked: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)  # each of the player's mails refused or ignored, with why
 
 
 @dataclass(frozen=True)
 class Sent:
     message_id: str
     sender: str
+    sender_name: str
     subject: str
     date: str
     text: str
@@ -84,6 +87,7 @@ def parse_sent(raw: bytes) -> Sent:
     return Sent(
         message_id=_mid(msg.get("Message-ID")),
         sender=(frm[0][1] if frm else "").lower(),
+        sender_name=" ".join((frm[0][0] if frm else "").split()),
         subject=" ".join(str(msg.get("Subject", "")).split()),
         date=" ".join(str(msg.get("Date", "")).split()),
         text=str(text),
@@ -113,7 +117,7 @@ def check_sent(
     ours = {m.message_id for m in mails}
     for o in doc["orders"]:
         if o["player"] == player and o["message_id"] and _mid(o["message_id"]) not in ours:
-            said = "; ".join(o["lines"]) or "(nothing)"
+            said = clip(str("; ".join(o["lines"]))) or "(nothing)"
             c.problems.append(
                 f"INVENTED: input {o['seq']} ({said}) is said to come from your message <{_mid(o['message_id'])}>, "
                 "which your Sent folder does not hold"
@@ -146,7 +150,9 @@ def _about_the_game(doc: dict[str, Any], raws: list[bytes], as_player: str | Non
     known = {str(p["name"]).lower(): str(p.get("address", "")).lower() for p in doc["players"]}
     if as_player:
         who = as_player.strip().lower()
-        mails = [m for m in mails if m.sender in (who, known.get(who, ""))]
+        mails = [
+            m for m in mails if m.sender in (who, known.get(who, "")) or m.sender in _addresses_of(doc, who, mails)
+        ]
     elif len(senders) > 1:
         c.problems.append(
             f"the folder holds mail from {len(senders)} addresses ({', '.join(senders)}): choose with --as"
@@ -157,6 +163,15 @@ def _about_the_game(doc: dict[str, Any], raws: list[bytes], as_player: str | Non
             f"the folder holds no mail about game {doc['game']['name']}" + (f" from {as_player}" if as_player else "")
         )
     return mails
+
+
+def _addresses_of(doc: dict[str, Any], who: str, mails: list[Sent]) -> set[str]:
+    """The addresses a player (by name, lower case) sent from, when the export lists no addresses (the public
+    export): the senders of the mails the export's `messages` attribute to them, and those whose From shows
+    their name."""
+    names = {n.lower() for n in seat_of(doc, next((n for n in readers(doc) if n.lower() == who), who))}
+    theirs = {_mid(m["message_id"]) for m in doc["messages"] if str(m.get("player", "")).lower() in names}
+    return {m.sender for m in mails if m.message_id in theirs or m.sender_name.lower() in names}
 
 
 def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader | None) -> tuple[int, int]:
@@ -174,19 +189,43 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
             c.problems.append(f"DROPPED: {m.name} (Message-ID <{m.message_id}>) is not in the export")
             continue
         wrote = list(read(m.raw, words)) if read is not None else extract(m.text, m.subject, words).orders
+        if rec["outcome"] in ("accepted", "held") and wrote and not inputs.get(m.message_id):
+            said = clip("; ".join(wrote))
+            if rec["outcome"] == "accepted":
+                c.problems.append(
+                    f"WITHHELD: {m.name} holds your orders ({said}) and is marked accepted, but no input of the "
+                    "export applies it: your orders were left out"
+                )
+            else:
+                c.notes.append(
+                    f"{m.name} holds your orders ({said}) and is marked held until the deadline, but no input of the "
+                    "export applies it: a later mail of yours replaced it, the deadline found them no longer legal, or "
+                    "they were left out"
+                )
+            continue
         if rec["outcome"] in ("accepted", "held"):
             for o in inputs.get(m.message_id, []):
                 applied_lines = [x for x in o["lines"] if not (o["kind"] == "join" and joining.signature_line([x]))]
                 if o["kind"] in ("orders", "join") and applied_lines != list(wrote):
                     c.problems.append(
-                        f"SUBSTITUTED: {m.name}: you wrote {'; '.join(wrote) or '(no orders)'}, the export applied "
-                        f"input {o['seq']}: {'; '.join(o['lines']) or '(nothing)'}"
+                        f"SUBSTITUTED: {m.name}: you wrote {clip(str('; '.join(wrote))) or '(no orders)'}, the export "
+                        f"applied input {o['seq']}: {clip(str('; '.join(o['lines']))) or '(nothing)'}"
                     )
             applied += 1
         else:
-            if not (rec.get("reason") or "").strip():
+            if not (rec.get("reason") or "").strip() and doc.get("audience") == "public":
+                c.notes.append(
+                    f"{m.name} is marked {clip(str(rec['outcome']))}; the public export gives no reasons (they are "
+                    "for the moderator and the sender): your own export (pbem export NAME --as YOU) shows it"
+                )
+            elif not (rec.get("reason") or "").strip():
                 c.problems.append(
-                    f"REFUSED WITHOUT A REASON: {m.name} is marked {rec['outcome']}, with no reason given"
+                    f"REFUSED WITHOUT A REASON: {m.name} is marked {clip(str(rec['outcome']))}, with no reason given"
+                )
+            else:
+                wrote_said = f"; it held your orders {clip('; '.join(wrote))}" if wrote else ""
+                c.refusals.append(
+                    f"{m.name} is marked {clip(str(rec['outcome']))}: {clip(str(rec['reason']), 200)}{wrote_said}"
                 )
             refused += 1
     return applied, refused
@@ -209,6 +248,9 @@ def _player(doc: dict[str, Any], mails: list[Sent], as_player: str | None) -> st
 
 def lines(c: SentCheck) -> list[str]:
     out = [f"ok: {line}" for line in c.checked] + [f"note: {line}" for line in c.notes]
+    out += [f"refused: {line}" for line in c.refusals[:SHOWN]]
+    if len(c.refusals) > SHOWN:
+        out.append(f"refused: ... and {len(c.refusals) - SHOWN} more of your mails")
     out += [f"MISMATCH: {p}" for p in c.problems[:SHOWN]]
     if len(c.problems) > SHOWN:
         out.append(f"... and {len(c.problems) - SHOWN} more")

@@ -18,7 +18,10 @@ In order:
 7. the chain (`pbem.trust.chain`): every entry's hash follows from the previous one,
    from the seed commitment to the head the export states, and times never go back.
    Press and moderator events are not replayed, but the chain holds them like the rest.
-Without the seed (a game in progress) only 1-3 and 7 can be checked, with `partial`.
+Without the seed (a game in progress) only 1-3 and 7 can be checked, with `partial`.  A player's or the
+public export of a game in progress lists only what its audience may see, with gaps in its numbering: then 2 is
+that each list is in increasing order (`_in_order`), and 7 that each listed entry whose place in the whole chain
+follows a listed one's (`pbem.trust.chain.places`) is linked to it by its hash (`_listed_chain`).
 
 Before any of these, the shape (`_shape`): every field verify reads, and every field
 that could change what a reader takes from the export, has the type it must have; an
@@ -53,6 +56,7 @@ from pbem.engine.words import count
 from pbem.trust import chain, signing, vouched
 from pbem.trust import deal as joining
 from pbem.trust.fold import UNDO, Fold
+from pbem.trust.quote import apart, clip, difference, quote
 from pbem.trust.seeds import seed_problem
 from pbem.trust.sent import Reader
 
@@ -84,7 +88,7 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False, read
         _shape(doc)
         _downgrades(doc, legacy, v)
         _check(doc, partial, v)
-        _signed(doc, v)
+        _signed(doc, legacy, v)
         _vouched(doc, v, read)
     except Refused as exc:
         v.problem = str(exc)
@@ -100,12 +104,28 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     if doc.get("version") != VERSION:
         raise Refused(f"export format version {doc.get('version')} is not supported (this pbem reads {VERSION})")
     orders, events = doc["orders"], doc["events"]
+    seed = doc.get("seed")
+    if not seed and doc.get("audience") != "moderator":
+        # a player's or the public export of a game in progress: it lists only what its audience may see
+        if not partial:
+            raise Refused(
+                "the seed is not revealed in this export (the game is not over yet); --partial checks the rest"
+            )
+        _in_order(orders, events)
+        v.checked.append(f"the {count(len(orders), 'input')} and {count(len(events), 'event')} listed are in order")
+        _links(orders, doc["messages"])
+        v.checked.append("every player's input listed comes from a message the export lists as accepted")
+        _listed_chain(doc, orders, events, v)
+        v.notes.append(
+            "the seed is secret until the game is over: nothing was replayed; this export lists only what its "
+            f"audience may see ({clip(str(doc.get('audience')))}), so the entries hidden from them are proven by the final export"
+        )
+        return
     _numbering(orders, events)
     v.checked.append(f"inputs 1..{len(orders)} and events 1..{len(events)} are numbered without gaps or swaps")
     _links(orders, doc["messages"])
     v.checked.append("every player's input comes from a message the export lists as accepted")
     rows = chain.sequence(orders, events)
-    seed = doc.get("seed")
     if not seed:
         if partial:
             proven = _chain(doc, rows, v)
@@ -114,7 +134,9 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
             return
         raise Refused("the seed is not revealed in this export (the game is not over yet); --partial checks the rest")
     if commitment(seed) != doc["seed_commitment"]:
-        raise Refused(f"SHA-256 of the seed is {commitment(seed)}, but the commitment is {doc['seed_commitment']}")
+        raise Refused(
+            f"SHA-256 of the seed is {commitment(seed)}, but the commitment is {quote(doc['seed_commitment'])}"
+        )
     v.checked.append(f"SHA-256(seed) equals the commitment {doc['seed_commitment'][:16]}...")
     weak = seed_problem(seed)
     if doc["game"].get("insecure_seed"):
@@ -176,13 +198,24 @@ def _contributions(doc: dict[str, Any], events: list[dict[str, Any]], v: Verific
     )
 
 
-def _signed(doc: dict[str, Any], v: Verification) -> None:
+def _signed(doc: dict[str, Any], legacy: bool, v: Verification) -> None:
     """The export's head is signed by the game's key (`pbem.trust.signing`): then its header (name, kind, options,
-    insecure_seed, players, commitment) is bound too, and a player's signed receipts can be compared with it."""
+    insecure_seed, players, commitment) is bound too, and a player's signed receipts can be compared with it.
+    A game without a key was made before pbem's migration 0012, which also began salting inputs: an export whose
+    first input is salted but that has no key had its key removed, and is refused unless `legacy`."""
     key, sig = doc["game"].get("key"), doc.get("signature")
     if key is None:
         if sig is not None:
             raise Refused("the export carries a signature but no game key to check it with")
+        first = doc["orders"][0] if doc["orders"] else None
+        if first is not None and first["seq"] == 1 and "salt" in first:
+            said = (
+                "the export has no game key, but its first input carries a salt, as only the inputs of games made "
+                "since pbem signed its receipts do: its key and signature were removed"
+            )
+            if not legacy:
+                raise Refused(f"{said}; --legacy checks it anyway (a game upgraded before its first input)")
+            v.notes.append(f"NOT PROVEN (--legacy): {said}, or the game was upgraded before its first input")
         v.notes.append(
             "this game has no signing key (made before pbem signed its receipts): nothing proves that other "
             "players were shown the same history; compare record heads with them"
@@ -256,9 +289,13 @@ def _fields(
             raise Refused("the final view (the position shown at the end) is not the replayed one: it was edited")
     first = rows[0]["at"] if rows else None
     if doc["game"].get("created") and first and doc["game"]["created"] > first:
-        raise Refused(f"the game is said to be created at {doc['game']['created']}, after its first entry ({first})")
+        raise Refused(
+            f"the game is said to be created at {clip(str(doc['game']['created']))}, after its first entry ({clip(str(first))})"
+        )
     if doc["game"].get("over") and doc.get("finished") != (rows[-1]["at"] if rows else None):
-        raise Refused(f"the game is said to end at {doc.get('finished')}, but its last entry is dated {rows[-1]['at']}")
+        raise Refused(
+            f"the game is said to end at {clip(str(doc.get('finished')))}, but its last entry is dated {clip(str(rows[-1]['at']))}"
+        )
     names = [p["name"] for p in doc["players"]]
     if [p["seat"] for p in doc["players"]] != list(range(len(names))) or len(set(names)) != len(names):
         raise Refused("the players must be listed once each, in seat order 0, 1, 2, ...")
@@ -267,7 +304,7 @@ def _fields(
     seen: set[str] = set()
     for m in doc["messages"]:
         if m["message_id"] in seen:
-            raise Refused(f"message {m['message_id']!r} is listed twice")
+            raise Refused(f"message {quote(m['message_id'])} is listed twice")
         seen.add(m["message_id"])
     v.checked.append("the final view, the players, the messages and the times agree with the replay and the chain")
 
@@ -353,7 +390,7 @@ _RESULT = {"scores": (dict,), "winners": (list,), "summary": _STR}
 def _fits(where: str, obj: dict[str, Any], shape: dict[str, Any]) -> None:
     unknown = sorted(set(obj) - set(shape))
     if unknown:
-        raise Refused(f"{where} holds the field {unknown[0]!r}, which this pbem does not know and so cannot check")
+        raise Refused(f"{where} holds the field {quote(unknown[0])}, which this pbem does not know and so cannot check")
     for key, want in shape.items():
         if isinstance(want, dict):
             if not isinstance(obj.get(key), dict):
@@ -457,6 +494,74 @@ def _numbering(orders: list[dict[str, Any]], events: list[dict[str, Any]]) -> No
         last = e["input_seq"]
 
 
+def _in_order(orders: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
+    """The numbering of an export that lists only some entries: each list in increasing order, every event naming
+    an input, never going back (the gaps are entries hidden from the export's audience)."""
+    for what, rows in (("input", orders), ("event", events)):
+        last = 0
+        for row in rows:
+            if row["seq"] <= last:
+                raise Refused(f"{what} {row['seq']} is listed after {what} {last}: {what}s are repeated or swapped")
+            last = row["seq"]
+    last = 0
+    for e in events:
+        if e["input_seq"] < last or e["input_seq"] < 0:
+            raise Refused(f"event {e['seq']} names input {e['input_seq']}, after an event of input {last}")
+        last = e["input_seq"]
+
+
+def _listed_chain(
+    doc: dict[str, Any], orders: list[dict[str, Any]], events: list[dict[str, Any]], v: Verification
+) -> None:
+    """The chain of an export that lists only some entries: each listed entry whose position is known
+    (`pbem.trust.chain.places`) and whose predecessor in the whole chain is listed too (or is the commitment)
+    must follow from it by its hash; the last entry of the chain, when listed, is the head; times never go back."""
+    summary = doc.get("chain")
+    rows = chain.sequence(orders, events)
+    if summary is None:
+        if any("hash" in r for r in rows):
+            raise Refused("the export's entries carry hashes but its chain summary (start, head, entries) is missing")
+        v.notes.append("this export was made before pbem chained its record (no hashes): nothing of it is proven")
+        return
+    if summary["start"] != doc["seed_commitment"]:
+        raise Refused(f"the chain starts from {quote(summary['start'])}, not from the seed commitment")
+    total = summary["entries"]
+    at, previous, linked, last = 0, str(doc["seed_commitment"]), 0, 0
+    for row, place in chain.places(orders, events):
+        what = f"event {row['seq']}" if "text" in row else f"input {row['seq']}"
+        if place is not None and (place <= last or place > total):
+            raise Refused(
+                f"{what} stands at entry {place} of the chain, "
+                + (f"after entry {last}" if place <= last else f"but the chain holds {total} entries")
+            )
+        if place is not None and place == at + 1:
+            want = chain.link(previous, chain.entry_of(row))
+            if row.get("hash") != want:
+                raise Refused(
+                    f"the chain breaks at entry {place} ({what}): its hash should be {want[:16]}..., the export says "
+                    f"{str(row.get('hash'))[:16]}... (this entry or the one before it was changed)"
+                )
+            linked += 1
+        at, previous, last = (place or -1), str(row.get("hash")), max(last, place or 0)
+        if place == total and row.get("hash") != summary["head"]:
+            raise Refused(f"the last entry of the chain ({what}) does not end at the head the export states")
+    times = [r["at"] for r in rows]
+    for i in range(1, len(times)):
+        if times[i] < times[i - 1]:
+            raise Refused(
+                f"{_said(rows[i])} is dated {clip(times[i])}, before {_said(rows[i - 1])} ({clip(times[i - 1])})"
+            )
+    v.checked.append(
+        f"the export lists {len(rows)} of the chain's {total} entries (the others are hidden from its audience "
+        f"until the end); {linked} of them follow by their hash from the entry before them; proven where listed, "
+        f"up to entry {last}"
+    )
+
+
+def _said(row: dict[str, Any]) -> str:
+    return f"event {row['seq']}" if "text" in row else f"input {row['seq']}"
+
+
 def _links(orders: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
     outcome: dict[str, str] = {}
     for m in messages:  # one Message-ID may be listed twice (a stranger reusing it): the applied one counts
@@ -478,11 +583,13 @@ def _links(orders: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None
             continue
         mid = o["message_id"]
         if mid not in outcome:
-            raise Refused(f"input {o['seq']} ({o['player']}) names message {mid!r}, which the export does not list")
+            raise Refused(
+                f"input {o['seq']} ({quote(o['player'])}) names message {quote(mid)}, which the export does not list"
+            )
         if outcome[mid] not in ("accepted", "held"):
             raise Refused(
-                f"input {o['seq']} ({o['player']}) was applied from message {mid!r}, "
-                f"but the export marks that message {outcome[mid]}"
+                f"input {o['seq']} ({quote(o['player'])}) was applied from message {quote(mid)}, "
+                f"but the export marks that message {clip(outcome[mid])}"
             )
 
 
@@ -498,7 +605,7 @@ def _chain(doc: dict[str, Any], rows: list[dict[str, Any]], v: Verification) -> 
     if summary is None:
         raise Refused("the export's entries carry hashes but its chain summary (start, head, entries) is missing")
     if summary["start"] != doc["seed_commitment"]:
-        raise Refused(f"the chain starts from {summary['start']}, not from the seed commitment")
+        raise Refused(f"the chain starts from {quote(summary['start'])}, not from the seed commitment")
     bad, head = chain.first_break(doc["seed_commitment"], rows)
     if bad >= 0:
         row = rows[bad]
@@ -515,7 +622,9 @@ def _chain(doc: dict[str, Any], rows: list[dict[str, Any]], v: Verification) -> 
     times = [r["at"] for r in rows]
     for i in range(1, len(times)):
         if times[i] < times[i - 1]:
-            raise Refused(f"entry {i + 1} of the chain is dated {times[i]}, before entry {i} ({times[i - 1]})")
+            raise Refused(
+                f"entry {i + 1} of the chain is dated {clip(times[i])}, before entry {i} ({clip(times[i - 1])})"
+            )
     v.checked.append(f"the chain of {len(rows)} entries holds from the seed commitment to the head {head[:16]}...")
     return head
 
@@ -541,7 +650,7 @@ def _replay(
     join = "salts" in doc  # a game with a join step: dealt from the seed and the players' salts
     if not join and orders and orders[0]["kind"] in joining.KINDS:
         raise Refused(
-            f"input 1 ({orders[0]['kind']}) belongs to a join step, but the export has no salts: the deal of a game "
+            f"input 1 ({quote(orders[0]['kind'])}) belongs to a join step, but the export has no salts: the deal of a game "
             "with a join step is made from SHA-256(seed || salts)"
         )
     state, setup = (joining.open_state(players), []) if join else eng.setup(players, seed, options)
@@ -552,7 +661,7 @@ def _replay(
     for order in orders:
         if (order["kind"] in joining.KINDS) != joining.is_joining(state):
             raise Refused(
-                f"input {order['seq']} ({order['kind']}) does not fit the join step: "
+                f"input {order['seq']} ({quote(order['kind'])}) does not fit the join step: "
                 + ("the game is not dealt yet" if joining.is_joining(state) else "no join step is open")
                 + ("" if join else " (the export has no salts)")
             )
@@ -560,7 +669,10 @@ def _replay(
         out = fold.run(order["seq"], order["kind"], order["player"], order["lines"], state)
         if not out.accepted:
             bad = next(r for r in out.lines if not r.ok)
-            raise Refused(f"order {order['seq']} ({order['player']}: {bad.line!r}) is rejected on replay: {bad.reason}")
+            raise Refused(
+                f"order {order['seq']} ({quote(order['player'])}: {quote(bad.line)}) is rejected on replay: "
+                f"{clip(str(bad.reason), 200)}"
+            )
         state = out.state
         _same(f"input {order['seq']}", out.events, by_input.get(order["seq"], []), older, legacy)
         count += len(out.events)
@@ -574,7 +686,7 @@ def _salts(stated: list[str] | None, replayed: list[str] | None) -> None:
     """The export's `salts` are the ones the JOIN inputs gave, that the replay dealt from."""
     if stated != replayed:
         raise Refused(
-            f"the export's salts {stated!r} are not the salts of its JOIN inputs {replayed!r}: the deal was made "
+            f"the export's salts {quote(stated)} are not the salts of its JOIN inputs {quote(replayed)}: the deal was made "
             "from SHA-256(seed || the JOIN inputs' salts)"
         )
 
@@ -589,9 +701,13 @@ def _same(what: str, produced: list[Event], recorded: list[dict[str, Any]], olde
             older.append(want["seq"])
             continue
         if got_json != want_json:
+            where, said, gives = difference(want_json, got_json) or ("", want_json, got_json)
+            ours, theirs = (
+                apart(said, gives) if isinstance(said, str) and isinstance(gives, str) else (quote(said), quote(gives))
+            )
             raise Refused(
-                f"event {want['seq']} differs: the export says {want['text']!r}, the replay of {what} gives "
-                f"{got.text!r}"
+                f"event {want['seq']} differs in {where or 'its fields'}: the export says {ours}, the replay "
+                f"of {what} gives {theirs} (the event: {quote(want['text'], 60)})"
             )
     if len(recorded) != len(produced):
         extra = recorded[len(produced) :]
@@ -645,7 +761,7 @@ def _result(
     want = {"scores": dict(result.scores), "winners": list(result.winners), "summary": result.summary}
     for key, value in want.items():
         if stated.get(key) != value:
-            raise Refused(f"the result's {key} is {stated.get(key)!r}, the replay gives {value!r}")
+            raise Refused(f"the result's {key} is {quote(stated.get(key))}, the replay gives {quote(value)}")
     v.checked.append(f"the result is the replayed one: {result.summary}")
     last = rows[-1] if rows else None
     if last is None or "text" not in last or last["kind"] in MODERATOR_KINDS or last["input_seq"] != len(doc["orders"]):

@@ -31,6 +31,7 @@ from pbem.engine.words import count
 from pbem.orders.extract import extract
 from pbem.trust import deal as joining
 from pbem.trust import dkim
+from pbem.trust.quote import clip
 from pbem.trust.receipts import visible
 from pbem.trust.sent import Reader
 
@@ -80,7 +81,7 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
     for o in doc["orders"]:
         if not o.get("message_id") or not o.get("player"):
             continue
-        where = f"input {o['seq']} ({o['player']})"
+        where = f"input {o['seq']} ({clip(str(o['player']))})"
         entry = evidence.get(_mid(o["message_id"]))
         if entry is not None and not entry.get("headers") and not joining.signature_line(o["lines"]):
             unsigned_by.setdefault(o["player"], []).append(o["seq"])  # a code in a signed field: nothing kept
@@ -147,7 +148,7 @@ def _problem(
         lines = list(read(r.raw, words)) if read is not None else extract(r.text, r.subject, words).orders
         wrote = joining.split_join(lines)
         if wrote != _as_applied(o):
-            said = "; ".join(wrote) or "(no orders)"
-            applied = "; ".join(_as_applied(o)) or "(nothing)"
+            said = clip(str("; ".join(wrote))) or "(no orders)"
+            applied = clip(str("; ".join(_as_applied(o)))) or "(nothing)"
             return f"SUBSTITUTED: the signed mail says {said}, the input applied {applied}", r
     return "", r

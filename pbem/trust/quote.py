@@ -1,0 +1,61 @@
+"""How `pbem verify` quotes a value of an export or a mail in a message: bounded, whatever its length.
+
+An export (or a mail) can hold text of any length, and a forged one text made to flood the report; every
+value a message of verify's quotes goes through `quote`, so a report stays a few lines.  `difference` names
+the first field where two JSON values part, so a message can say what differs rather than repeat what agrees.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+LIMIT = 80  # characters of a quoted value
+
+
+def quote(value: Any, limit: int = LIMIT) -> str:
+    """`value` as a message quotes it: text in quotes, anything else as compact JSON, at most about `limit`
+    characters (a longer one is cut, and its length said)."""
+    text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def clip(text: str, limit: int = LIMIT) -> str:
+    """`text` as a message shows it unquoted (names, order lines), at most about `limit` characters."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def apart(a: str, b: str, limit: int = LIMIT) -> tuple[str, str]:
+    """Two texts that differ, each quoted from a little before the first character where they part (so the
+    difference shows however long they are), at most about `limit` characters."""
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    start = max(0, i - 20)
+    lead = f"(from character {start + 1}) " if start else ""
+    return lead + quote(a[start:], limit), lead + quote(b[start:], limit)
+
+
+_ABSENT = object()
+
+
+def difference(want: Any, got: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first place where `want` and `got` (JSON values) differ: (its path, e.g. ``data.rng[0].value``, the
+    value in `want`, the value in `got`); an absent key gives the text "(absent)".  None when equal."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        for key in sorted(set(want) | set(got), key=str):
+            a, b = want.get(key, _ABSENT), got.get(key, _ABSENT)
+            where = f"{path}.{key}" if path else str(key)
+            if a is _ABSENT or b is _ABSENT:
+                return where, "(absent)" if a is _ABSENT else a, "(absent)" if b is _ABSENT else b
+            found = difference(a, b, where)
+            if found:
+                return found
+        return None
+    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        for i, (a, b) in enumerate(zip(want, got, strict=True)):
+            found = difference(a, b, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if want == got and type(want) is type(got) else (path, want, got)

@@ -1,0 +1,169 @@
+"""Whose mail `pbem verify --mail/--sent` checks, told from what the mail proves (README, "Fairness"): an honest
+game verifies against each player's own mail with the public export (which lists no addresses) as with the
+moderator's, in every kind and every way of choosing the mail (no --as on one player's mailbox, --as a name, an
+address, mail sent to a bare address, two mailboxes, --sent with --mail); a folder of several players' mail
+without --as is a usage error, not a mismatch; after `pbem game replace` both the old and the new holder of the
+seat verify.
+"""
+
+from __future__ import annotations
+
+import json
+import mailbox
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pbem import engine as registry
+from pbem.cli import app
+from pbem.history.export import build
+from pbem.home import config as config_mod
+from pbem.record import store
+from pbem.record.db import session
+from tests.conftest import Clock
+
+ROOT = Path(__file__).resolve().parent.parent
+KINDS = registry.available()
+
+
+def _box(folder: Path, raws: list[bytes]) -> Path:
+    box = mailbox.Maildir(str(folder), factory=None, create=True)
+    for raw in raws:
+        box.add(raw)
+    return folder
+
+
+def _to(raws: list[bytes], address: str) -> list[bytes]:
+    return [r for r in raws if re.search(rb"^To: .*" + re.escape(address.encode()), r, re.M | re.I)]
+
+
+def _verify(*args: object) -> tuple[int, str]:
+    res = CliRunner().invoke(app, ["verify", *map(str, args)])
+    return res.exit_code, res.output
+
+
+def _mails_checked(out: str, who: str) -> int:
+    m = re.search(rf"ok: (\d+) mails? to {re.escape(who)}: (\d+) record heads? on the export's chain", out)
+    assert m, out
+    return int(m[2])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_honest_game_verifies_against_each_players_mail_however_it_is_chosen(tmp_path: Path, kind: str) -> None:
+    from pbem.cli.demo import run
+    from pbem.trust.receipts import read_folder
+
+    players = 2 if kind == "italian-wars" else 3
+    r = run(kind, players, f"whose-{kind}", tmp_path / "home", bot_seed="whose-bots", clock=Clock())
+    assert r.verified, r.checked
+    cfg = config_mod.load(tmp_path / "home" / "pbem.toml")
+    with session(cfg.database_url) as s:
+        game = store.game_by_name(s, r.game)
+        assert game is not None
+        exports = {"moderator": build(s, game), "public": build(s, game, public=True)}
+    sent = cfg.maildir_path / "sent"
+    everything = read_folder(sent)
+    alice, bob = _to(everything, "alice@players.example"), _to(everything, "bob@players.example")
+    boxes = {"alice": _box(tmp_path / "alice", alice), "bob": _box(tmp_path / "bob", bob)}
+    bare = [re.sub(rb"^To: .*$", b"To: alice@players.example", raw, count=1, flags=re.M) for raw in alice]
+    boxes["bare"] = _box(tmp_path / "bare", bare)
+    heads = sum(b"X-Pbem-Record:" in raw for raw in alice)
+    for audience, doc in exports.items():
+        path = tmp_path / f"{audience}.json"
+        path.write_text(json.dumps(doc))
+        ways = {
+            "her mailbox, no --as": ("--mail", boxes["alice"]),
+            "--as her name": ("--mail", sent, "--as", "Alice"),
+            "--as her address": ("--mail", sent, "--as", "alice@players.example"),
+            "--as her name, mail to her bare address": ("--mail", boxes["bare"], "--as", "Alice"),
+            "--sent and --mail --as her name": (
+                "--sent",
+                cfg.maildir_path / "processed",
+                "--mail",
+                sent,
+                "--as",
+                "Alice",
+            ),
+        }
+        for way, args in ways.items():
+            code, out = _verify(path, *args)
+            assert code == 0 and "MISMATCH" not in out, f"{audience} export, {way}:\n{out}"
+            if way != "--sent and --mail --as her name":
+                assert _mails_checked(out, out.split("mails to ")[1].split(":")[0]) == heads, f"{way}:\n{out}"
+        code, out = _verify(path, "--mail", boxes["alice"], "--mail", boxes["bob"])
+        assert code == 0 and "SPLIT" not in out and "MISMATCH" not in out, f"{audience} export, two mailboxes:\n{out}"
+        assert "signed heads of these 2 mailboxes agree" in out
+        _withheld(tmp_path, audience, doc, cfg.maildir_path / "processed", sent)
+        code, out = _verify(path, "--mail", sent)  # everyone's mail: whose is to be said
+        assert code == 2 and "choose one with --as" in out and len(out.strip().splitlines()) == 1, out
+
+
+def _withheld(tmp_path: Path, audience: str, doc: dict, processed: Path, received: Path) -> None:
+    """A mail of Alice's holding orders that the export lists in `messages` but no input applies: marked accepted it
+    is WITHHELD; held, a note; ignored or rejected with a reason, the reason is shown to her; without one, a mismatch."""
+    from pbem.trust.receipts import read_folder
+
+    orders = next(o for o in doc["orders"] if o["player"] == "Alice" and o["kind"] == "orders")
+    mid = f"<withheld-{audience}@players.example>"
+    raw = (
+        f"From: Alice <alice@players.example>\nTo: moderator@pbem.example\nSubject: Re: [pbem {doc['game']['name']}] "
+        f"orders\nMessage-ID: {mid}\nDate: Mon, 05 Jan 2026 12:30:00 +0000\nContent-Type: text/plain; charset=utf-8\n"
+        "MIME-Version: 1.0\n\n" + "\n".join(orders["lines"]) + "\n"
+    ).encode()
+    mine = [r for r in read_folder(processed) if re.search(rb"^From: .*alice@players\.example", r, re.M | re.I)]
+    box = _box(tmp_path / f"alice-sent-{audience}", [*mine, raw])
+    cases = {
+        ("accepted", ""): (1, "MISMATCH: WITHHELD: your mail of"),
+        ("held", "held until the deadline"): (0, "is marked held until the deadline, but no input"),
+        ("ignored", "duplicate"): (0, f"is marked ignored: duplicate; it held your orders {orders['lines'][0]}"),
+        ("rejected", ""): (1, "REFUSED WITHOUT A REASON")
+        if audience != "public"
+        else (0, "the public export gives no reasons"),  # reasons are the sender's and the moderator's only
+    }
+    for (outcome, reason), (want, said) in cases.items():
+        forged = json.loads(json.dumps(doc))
+        at = forged["messages"][0]["received"]
+        forged["messages"].insert(
+            1, {"message_id": mid, "player": "Alice", "received": at, "outcome": outcome, "reason": reason}
+        )
+        path = tmp_path / f"withheld-{audience}-{outcome}.json"
+        path.write_text(json.dumps(forged))
+        code, out = _verify(path, "--sent", box, "--mail", received, "--as", "Alice")
+        assert code == want and said in out, f"{audience} export, a withheld mail marked {outcome}:\n{out}"
+        if outcome == "accepted":
+            assert "; ".join(orders["lines"])[:60] in out, out
+
+
+def _pbem(home: Path, *args: str) -> str:
+    env = os.environ | {"PBEM_CONFIG": str(home / "pbem.toml"), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "pbem", *args], env=env, capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("audience", ["--moderator", "--public"])
+def test_both_holders_of_a_replaced_seat_verify_their_mail(tmp_path: Path, audience: str) -> None:
+    home = tmp_path / "home"
+    _pbem(tmp_path, "init", str(home), "--address", "mod@example.org")
+    run = lambda *a: _pbem(home, *a)  # noqa: E731
+    run("game", "new", "habsburg", "--name", "g1", "--no-join", "--player", "Alice <a@x.org>",
+        "--player", "Bob <b@x.org>", "--player", "Carol <c@x.org>")  # fmt: skip
+    run("poll")
+    run("game", "replace", "g1", "Bob", "Dora <d@x.org>")
+    run("poll")
+    run("game", "extend", "g1", "24h")
+    run("poll")
+    run("game", "abandon", "g1")
+    run("poll")
+    run("export", "g1", audience, "-o", str(tmp_path / "g1.json"))
+    sent = home / "mail" / "sent"
+    for who in ("Dora", "d@x.org", "Bob", "b@x.org", "Alice"):
+        code, out = _verify(tmp_path / "g1.json", "--mail", sent, "--as", who)
+        assert code == 0 and "MISMATCH" not in out, f"--as {who}:\n{out}"
