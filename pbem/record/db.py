@@ -269,7 +269,12 @@ def database_errors() -> Iterator[None]:
     try:
         yield
     except OperationalError as exc:
-        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+        raise DatabaseError(unusable(exc)) from None
+
+
+def unusable(exc: OperationalError) -> str:
+    """The one line for a database that cannot be used, with the driver's first line of why."""
+    return f"the database could not be used: {str(exc.orig).splitlines()[0]}"
 
 
 @contextmanager

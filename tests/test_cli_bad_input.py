@@ -1,0 +1,89 @@
+"""Bad input and a broken home, command by command: one line quoting what was given, why, and what would be
+accepted, with the exit status README "Operations" documents (2 usage or configuration, 3 the database or
+the home's files could not be used); never a traceback."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import pbem
+
+PLAYERS = ["--player", "Ann <ann@example.test>", "--player", "Ben <ben@example.test>"]
+PLAYERS3 = [*PLAYERS, "--player", "Cy <cy@example.test>"]
+
+
+def make_home(tmp_path: Path, *games: str) -> str:
+    """A home with one --no-join habsburg game per name; returns its pbem.toml."""
+    home = tmp_path / "home"
+    assert pbem("init", str(home), "--address", "games@example.test").returncode == 0
+    cfg = str(home / "pbem.toml")
+    for name in games:
+        made = pbem("--config", cfg, "game", "new", "habsburg", "--name", name, "--no-join", *PLAYERS3)
+        assert made.returncode == 0, made.stderr
+    return cfg
+
+
+LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ pbem ")
+
+
+def one_line(res: subprocess.CompletedProcess, code: int, *fragments: str) -> None:
+    """A refusal: the exit status, no traceback, one line on stderr (besides log lines) holding every fragment."""
+    assert res.returncode == code, (res.returncode, res.stdout, res.stderr)
+    assert "Traceback" not in res.stdout + res.stderr, res.stderr
+    lines = [x for x in res.stderr.strip().splitlines() if not LOG_LINE.match(x)]
+    assert len(lines) == 1, res.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+
+
+# ---------------------------------------------------------------- a database that cannot be written
+
+WRITERS = [
+    ["game", "extend", "g1", "1h"],
+    ["game", "pause", "g1"],
+    ["game", "abandon", "g1"],
+    ["game", "replace", "g1", "Cy", "Dee <dee@example.test>"],
+    ["game", "code", "g1", "Ann"],
+    ["game", "away", "g1", "Ann", "3"],
+    ["game", "mail", "g1", "digest"],
+    ["game", "new", "habsburg", "--name", "g2", "--no-join", *PLAYERS3],
+    ["moderator", "code"],
+    ["poll"],
+]
+
+
+@pytest.fixture(scope="module")
+def shared_home(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One home with game g1 for the tests that leave it as it was."""
+    return make_home(tmp_path_factory.mktemp("shared"), "g1")
+
+
+def _can_mount_read_only() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _can_mount_read_only(), reason="needs `unshare -m` (a private mount namespace) to bind")
+@pytest.mark.parametrize("cmd", WRITERS, ids=[" ".join(c[:2]) for c in WRITERS])
+def test_every_command_on_a_database_it_cannot_write_says_so_in_one_line_and_exits_3(
+    shared_home: str, cmd: list[str]
+) -> None:
+    """The database file is bind-mounted read-only over itself in a private mount namespace: a write fails
+    with EROFS even for root (tests run as root, who ignores chmod), while reads work, so each command gets
+    past its checks and fails at its first write, as on a read-only or full disk."""
+    import shlex
+    import sys
+
+    cfg = shared_home
+    db = Path(cfg).parent / "pbem.db"
+    line = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "pbem", "--config", cfg, *cmd])
+    script = f"mount --bind {db} {db} && mount -o remount,ro,bind {db} && {line}"
+    res = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    one_line(res, 3, "the database could not be used", "readonly database")
