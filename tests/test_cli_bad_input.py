@@ -87,3 +87,61 @@ def test_every_command_on_a_database_it_cannot_write_says_so_in_one_line_and_exi
     script = f"mount --bind {db} {db} && mount -o remount,ro,bind {db} && {line}"
     res = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
     one_line(res, 3, "the database could not be used", "readonly database")
+
+
+# ---------------------------------------------------------------- durations: too long, or no time at all
+
+TOO_LONG = ["366d", "999999w", "99999999999999999999d", "9999999w"]
+
+
+def _duration_commands(value: str) -> list[list[str]]:
+    """Every command line that takes a duration, with `value` in it."""
+    return [
+        ["game", "new", "habsburg", "--name", "d1", "--no-join", "--deadline", value, *PLAYERS3],
+        ["game", "extend", "g1", value],
+    ]
+
+
+@pytest.mark.parametrize("value", TOO_LONG)
+@pytest.mark.parametrize("where", [0, 1], ids=["game new --deadline", "game extend"])
+def test_a_duration_too_long_is_refused_naming_the_longest(shared_home: str, value: str, where: int) -> None:
+    res = pbem("--config", shared_home, *_duration_commands(value)[where])
+    one_line(res, 2, repr(value), "too long", "at most 365 days")
+
+
+@pytest.mark.parametrize(
+    "value, where, reason",
+    [
+        ("0m", 0, "is no time"),
+        ("0h", 1, "changes nothing"),
+        ("-1h", 0, "not a duration"),  # (`game extend g1 -1h` is click's own usage error: no option -1)
+    ],
+)
+def test_a_deadline_or_extension_of_no_time_is_refused_with_the_reason(
+    shared_home: str, value: str, where: int, reason: str
+) -> None:
+    res = pbem("--config", shared_home, *_duration_commands(value)[where])
+    one_line(res, 2, repr(value), reason)
+    assert "d1" not in pbem("--config", shared_home, "game", "list").stdout, "no game was made"
+
+
+@pytest.mark.parametrize(
+    "line, reason",
+    [
+        ('default_deadline = "0h"', "is no time"),
+        ('default_deadline = "400d"', "too long"),
+        ('reminders = ["24h", "0m"]', "is the deadline itself"),
+        ('reminders = ["99999999999999999999d"]', "too long"),
+        ('outage_after = "53w"', "too long"),
+        ('max_away = "9999999w"', "too long"),
+    ],
+)
+@pytest.mark.parametrize("cmd", [["check"], ["poll"], ["game", "list"]])
+def test_a_configured_duration_too_long_or_of_no_time_fails_every_command(
+    tmp_path: Path, line: str, reason: str, cmd: list[str]
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "pbem.toml").write_text(f'[moderator]\naddress = "m@example.test"\n[games]\n{line}\n')
+    res = pbem("--config", str(home / "pbem.toml"), *cmd)
+    one_line(res, 2, f"[games] {line.split()[0]}", reason)

@@ -80,6 +80,8 @@ def decide_extend(
     _check(loaded, control, allow_paused=True)
     if dl_step is None or due is None:
         raise GameError(f"game {loaded.game.name} has no open step to extend")
+    if by <= timedelta(0):
+        raise GameError(f"extending by {by} changes nothing: extend by at least 1m")
     new_due = due + by
     text = f"The moderator extended the deadline to {_stamp(new_due)}."
     effects: list[Effect] = [NewDeadline(dl_step, new_due, f"extended by {by}")]

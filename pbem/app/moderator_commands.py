@@ -28,7 +28,7 @@ from pbem.app.decision import Decision
 from pbem.app.settle import settle
 from pbem.app.undo import decide_undo
 from pbem.engine.names import player_name
-from pbem.home.config import parse_duration
+from pbem.home.config import extension
 from pbem.home.policy import Policy
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.away import Away, read_away
@@ -55,7 +55,7 @@ def arguments_problem(c: Line) -> str:
     """Why the arguments of `c` cannot be used ("" if they can): checked before any command is run."""
     try:
         if c.word == "EXTEND":
-            parse_duration(c.args[0])
+            extension(c.args[0])
         elif c.word == "REPLACE":
             _person(c.args[1])
         elif c.word in ("AWAY", "BACK"):
@@ -84,7 +84,7 @@ def run(s: Unit, policy: Policy, name: str, c: Line, when: datetime, i: int = 0)
 
 
 def _extend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
-    by = parse_duration(line.args[0])
+    by = extension(line.args[0])
     d = decide_extend(c.loaded, c.control, c.step, c.due, by)
     assert c.due is not None
     return d, f"the deadline is now {stamp(c.due + by)}"

@@ -43,7 +43,7 @@ def game_new(
     from pbem.app.games import Table, create_game
     from pbem.cli.support import parse_options, parse_player
     from pbem.engine import UnknownKind, canonical
-    from pbem.home.config import parse_duration
+    from pbem.home.config import step_length
     from pbem.trust.seeds import ascii_seed_problem, seed_problem
 
     weak = False
@@ -53,19 +53,17 @@ def game_new(
         weak = seed_problem(seed) is not None
         if weak and not insecure_seed:
             fail(seed_problem(seed) or "")
+    try:  # usage errors (exit 2) before the home is opened
+        players = [parse_player(p) for p in player]
+        dl = step_length(deadline) if deadline is not None else None
+        table = Table(deadline=dl, options=parse_options(option), insecure_seed=weak, join=join)
+        kind = canonical(kind)
+    except (ValueError, UnknownKind) as exc:
+        fail(_why(exc), 2)
     home = _home()
     try:
-        players = [parse_player(p) for p in player]
-        dl = parse_duration(deadline) if deadline else None
-        game = create_game(
-            home,
-            canonical(kind),
-            name,
-            players,
-            seed=seed,
-            table=Table(deadline=dl, options=parse_options(option), insecure_seed=weak, join=join),
-        )
-    except (ValueError, GameError, UnknownKind) as exc:
+        game = create_game(home, kind, name, players, seed=seed, table=table)
+    except (ValueError, GameError) as exc:
         fail(_why(exc))
     first = "invitations to JOIN queued; the deal follows the last JOIN" if join else "first reports queued"
     typer.echo(
@@ -139,10 +137,10 @@ def game_extend(name: str, by: str = typer.Argument(..., help="How much longer, 
     Example: pbem game extend hh1 24h
     """
     from pbem.app.control import extend
-    from pbem.home.config import parse_duration
+    from pbem.home.config import extension
 
     try:
-        delta = parse_duration(by)
+        delta = extension(by)
     except ValueError as exc:
         fail(str(exc), 2)
     due = _control(extend, name, delta)
