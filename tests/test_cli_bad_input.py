@@ -145,3 +145,61 @@ def test_a_configured_duration_too_long_or_of_no_time_fails_every_command(
     (home / "pbem.toml").write_text(f'[moderator]\naddress = "m@example.test"\n[games]\n{line}\n')
     res = pbem("--config", str(home / "pbem.toml"), *cmd)
     one_line(res, 2, f"[games] {line.split()[0]}", reason)
+
+
+# ---------------------------------------------------------------- game options, for every kind
+
+
+def _kinds() -> list[str]:
+    from pbem import engine as registry
+
+    return registry.available()
+
+
+def _declared() -> list[tuple[str, str]]:
+    from pbem import engine as registry
+
+    return [(kind, o.key) for kind in _kinds() for o in registry.get(kind).declared_options]
+
+
+def _new(cfg: str, kind: str, *options: str) -> subprocess.CompletedProcess:
+    from pbem import engine as registry
+
+    eng = registry.get(kind)
+    people = [f"P{i} <p{i}@example.test>" for i in range(eng.min_players)]
+    seats = [a for p in people for a in ("--player", p)]
+    return pbem("--config", cfg, "game", "new", kind, "--name", "o1", *seats, *(f"--option={o}" for o in options))
+
+
+@pytest.mark.parametrize("kind", _kinds())
+def test_every_kind_refuses_an_option_it_does_not_take_listing_those_it_does(shared_home: str, kind: str) -> None:
+    from pbem import engine as registry
+
+    res = _new(shared_home, kind, "foo=bar")
+    declared = registry.get(kind).declared_options
+    one_line(res, 2, "option foo=bar", "has no option 'foo'", *(o.key for o in declared))
+    if not declared:
+        assert "takes no options" in res.stderr
+
+
+@pytest.mark.parametrize("kind, key", _declared())
+@pytest.mark.parametrize("bad", ["fixd", "-1", "abc", ""])
+def test_every_declared_option_refuses_a_bad_value_saying_what_it_takes(
+    shared_home: str, kind: str, key: str, bad: str
+) -> None:
+    from pbem import engine as registry
+
+    option = next(o for o in registry.get(kind).declared_options if o.key == key)
+    res = _new(shared_home, kind, f"{key}={bad}")
+    one_line(res, 2, f"option {key}={bad}", f"{key} takes {option.accepts()}")
+
+
+def test_a_good_option_is_taken_and_reaches_the_engine(tmp_path: Path) -> None:
+    from pbem.app.games import check_options
+
+    assert check_options("dynasties", {"legacy": "7"}) == {"legacy": 7}
+    assert check_options("italian-wars", {"Sides": "FIXED"}) == {"sides": "fixed"}
+    cfg = make_home(tmp_path)
+    assert _new(cfg, "italian-wars", "sides=fixed").returncode == 0
+    shown = pbem("--config", cfg, "export", "o1", "--format", "json")
+    assert '"sides": "fixed"' in shown.stdout, shown.stdout[:2000]

@@ -26,7 +26,9 @@ def game_new(
         False, "--insecure-seed", help="Accept a weaker --seed; every report and the export then say so."
     ),
     deadline: str | None = typer.Option(None, help="Time per step, e.g. 48h (default from pbem.toml)."),
-    option: list[str] = typer.Option([], "--option", help="Game option KEY=VALUE, e.g. legacy=20."),
+    option: list[str] = typer.Option(
+        [], "--option", help="Game option KEY=VALUE: dynasties legacy=20, italian-wars sides=fixed (or lot)."
+    ),
     join: bool = typer.Option(
         True,
         "--join/--no-join",
@@ -40,9 +42,9 @@ def game_new(
     Example: pbem game new habsburg --name hh1 --player "Alice <a@x.org>" --player "Bob <b@x.org>" --player "Carol <c@x.org>"
     """
     from pbem.app.decision import GameError
-    from pbem.app.games import Table, create_game
+    from pbem.app.games import Table, check_options, create_game
     from pbem.cli.support import parse_options, parse_player
-    from pbem.engine import UnknownKind, canonical
+    from pbem.engine import UnknownKind, canonical, get
     from pbem.home.config import step_length
     from pbem.trust.seeds import ascii_seed_problem, seed_problem
 
@@ -54,11 +56,12 @@ def game_new(
         if weak and not insecure_seed:
             fail(seed_problem(seed) or "")
     try:  # usage errors (exit 2) before the home is opened
+        kind = canonical(get(kind).kind)
         players = [parse_player(p) for p in player]
         dl = step_length(deadline) if deadline is not None else None
-        table = Table(deadline=dl, options=parse_options(option), insecure_seed=weak, join=join)
-        kind = canonical(kind)
-    except (ValueError, UnknownKind) as exc:
+        options = check_options(kind, parse_options(option))
+        table = Table(deadline=dl, options=options, insecure_seed=weak, join=join)
+    except (ValueError, UnknownKind, GameError) as exc:
         fail(_why(exc), 2)
     home = _home()
     try:
