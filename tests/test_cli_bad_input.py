@@ -203,3 +203,59 @@ def test_a_good_option_is_taken_and_reaches_the_engine(tmp_path: Path) -> None:
     assert _new(cfg, "italian-wars", "sides=fixed").returncode == 0
     shown = pbem("--config", cfg, "export", "o1", "--format", "json")
     assert '"sides": "fixed"' in shown.stdout, shown.stdout[:2000]
+
+
+# ---------------------------------------------------------------- [maildir] path
+
+
+def _not_a_file(mail: Path) -> None:
+    shutil.rmtree(mail)
+    mail.write_text("not a folder\n")
+
+
+def _inbox_a_file(mail: Path) -> None:
+    shutil.rmtree(mail / "inbox")
+    (mail / "inbox").write_text("x\n")
+
+
+def _sent_a_file(mail: Path) -> None:
+    shutil.rmtree(mail / "sent")
+    (mail / "sent").write_text("x\n")
+
+
+def _inbox_plain(mail: Path) -> None:
+    shutil.rmtree(mail / "inbox")
+    (mail / "inbox").mkdir()
+    (mail / "inbox" / "order.eml").write_text("From: ann@example.test\n\nPASS\n")
+
+
+BROKEN = {"path a file": _not_a_file, "inbox a file": _inbox_a_file, "sent a file": _sent_a_file}
+BROKEN["inbox a plain folder holding mail"] = _inbox_plain
+
+
+@pytest.mark.parametrize("queued", [False, True], ids=["idle", "mail queued"])
+@pytest.mark.parametrize("breakage", list(BROKEN))
+def test_a_maildir_path_that_cannot_be_one_fails_check_and_poll_in_one_line(
+    tmp_path: Path, breakage: str, queued: bool
+) -> None:
+    cfg = make_home(tmp_path, *(["g1"] if queued else []))
+    mail = Path(cfg).parent / "mail"
+    BROKEN[breakage](mail)
+    checked = pbem("--config", cfg, "check")
+    assert checked.returncode == 1 and "Traceback" not in checked.stdout + checked.stderr
+    assert checked.stdout.startswith("FAIL") and "[maildir] path" in checked.stdout, checked.stdout
+    polled = pbem("--config", cfg, "poll")
+    one_line(polled, 3, "[maildir] path", "set [maildir] path to a folder")
+
+
+@pytest.mark.parametrize("missing", ["mail", "mail/inbox", "mail/inbox/new", "mail/sent/tmp"])
+def test_missing_maildir_folders_pass_check_and_are_made_by_the_first_poll(tmp_path: Path, missing: str) -> None:
+    cfg = make_home(tmp_path)
+    home = Path(cfg).parent
+    shutil.rmtree(home / missing)
+    checked = pbem("--config", cfg, "check")
+    assert checked.returncode == 0 and "made by the first poll" in checked.stdout, checked.stdout
+    assert pbem("--config", cfg, "poll").returncode == 0
+    for name in ("inbox", "sent", "processed", "rejected"):
+        for leaf in ("cur", "new", "tmp"):
+            assert (home / "mail" / name / leaf).is_dir(), (name, leaf)
