@@ -259,3 +259,50 @@ def test_missing_maildir_folders_pass_check_and_are_made_by_the_first_poll(tmp_p
     for name in ("inbox", "sent", "processed", "rejected"):
         for leaf in ("cur", "new", "tmp"):
             assert (home / "mail" / name / leaf).is_dir(), (name, leaf)
+
+
+# ---------------------------------------------------------------- an abandoned game
+
+ON_ABANDONED = [
+    ["game", "extend", "g1", "1h"],
+    ["game", "pause", "g1"],
+    ["game", "abandon", "g1"],
+    ["game", "replace", "g1", "Cy", "Dee <dee@example.test>"],
+    ["game", "code", "g1", "Ann"],
+    ["game", "away", "g1", "Ann", "3"],
+    ["game", "away", "g1", "Ann", "back"],
+    ["game", "start", "g1"],
+    ["game", "undo", "g1", "--to", "0", "--why", "test"],
+]
+
+
+@pytest.fixture(scope="module")
+def abandoned_home(tmp_path_factory: pytest.TempPathFactory) -> str:
+    cfg = make_home(tmp_path_factory.mktemp("abandoned"), "g1")
+    assert pbem("--config", cfg, "game", "abandon", "g1").returncode == 0
+    assert pbem("--config", cfg, "poll").returncode == 0
+    return cfg
+
+
+@pytest.mark.parametrize("cmd", ON_ABANDONED, ids=[" ".join(c[1:]) for c in ON_ABANDONED])
+def test_every_moderator_command_on_an_abandoned_game_is_refused_and_mails_nobody(
+    abandoned_home: str, cmd: list[str]
+) -> None:
+    res = pbem("--config", abandoned_home, *cmd)
+    one_line(res, 1, "game g1 is abandoned")
+    polled = pbem("--config", abandoned_home, "poll")
+    assert "sent 0 mails" in polled.stdout or "nothing to do" in polled.stdout, polled.stdout
+
+
+def test_the_abandon_notice_and_the_replaced_mail_ask_for_no_orders(tmp_path: Path) -> None:
+    cfg = make_home(tmp_path, "g1", "g2")
+    assert pbem("--config", cfg, "game", "replace", "g1", "Cy", "Dee <dee@example.test>").returncode == 0
+    assert pbem("--config", cfg, "game", "abandon", "g2").returncode == 0
+    assert pbem("--config", cfg, "poll").returncode == 0
+    sent = [p.read_text(errors="replace") for p in (Path(cfg).parent / "mail" / "sent" / "new").iterdir()]
+    told = [m for m in sent if "You no longer play" in m or "abandoned the game" in m]
+    assert len(told) == 1 + 3, "Cy told, and the three players of g2"
+    for mail in told:
+        assert "Reply to this mail with your orders" not in mail, mail
+    asked = [m for m in sent if "Dee" in m and "Private report" in m]
+    assert asked and all("Reply to this mail with your orders" in m for m in asked), "the newcomer is still asked"

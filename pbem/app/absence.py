@@ -148,13 +148,16 @@ def at_deadline(
     return decide_wait(loaded, step, w, away) if w is not None else None
 
 
-def decide_set_by_moderator(loaded: Loaded, player: str, away: Away, when: datetime, max_away: timedelta) -> Decision:
-    """`pbem game away NAME PLAYER UNTIL|back`: the row, and the player told (as if they had written it)."""
+def decide_set_by_moderator(
+    loaded: Loaded, control: str, player: str, away: Away, when: datetime, max_away: timedelta
+) -> Decision:
+    """`pbem game away NAME PLAYER UNTIL|back`: the row, and the player told (as if they had written it); not in
+    a game that is over or abandoned."""
+    from pbem.app.control import check_open
     from pbem.app.decision import GameError
     from pbem.mail.outbound.outgoing import Mail
 
-    if loaded.over:
-        raise GameError(f"game {loaded.game.name} is over")
+    check_open(loaded, control, allow_paused=True)
     seat = loaded.seat_for_player(player)
     if seat is None:
         players = ", ".join(st.player for st in loaded.seats)
@@ -188,7 +191,9 @@ def set_away(home: Home, name: str, player: str, spec: str, when: datetime) -> d
     with home.units() as s:
         c = Command(s, name)
         match = next((st.player for st in c.loaded.seats if st.player.lower() == player.lower()), player)
-        c.apply(home.policy, decide_set_by_moderator(c.loaded, match, away, when, home.policy.max_away), when)
+        c.apply(
+            home.policy, decide_set_by_moderator(c.loaded, c.control, match, away, when, home.policy.max_away), when
+        )
     return until_of(away, when)
 
 

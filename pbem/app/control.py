@@ -46,7 +46,8 @@ def _stamp(due: datetime) -> str:
     return f"{due:%Y-%m-%d %H:%M} UTC"
 
 
-def _check(loaded: store.Loaded, control: str, allow_paused: bool = False) -> None:
+def check_open(loaded: store.Loaded, control: str, allow_paused: bool = False) -> None:
+    """GameError when a moderator command cannot act on the game: over, abandoned, or (unless allowed) paused."""
     if loaded.over:
         raise GameError(f"game {loaded.game.name} is over")
     if control == "abandoned" or (control == "paused" and not allow_paused):
@@ -77,7 +78,7 @@ def announce(
 def decide_extend(
     loaded: store.Loaded, control: str, dl_step: str | None, due: datetime | None, by: timedelta
 ) -> Decision:
-    _check(loaded, control, allow_paused=True)
+    check_open(loaded, control, allow_paused=True)
     if dl_step is None or due is None:
         raise GameError(f"game {loaded.game.name} has no open step to extend")
     if by <= timedelta(0):
@@ -98,7 +99,7 @@ def _deadline(step: str | None, due: datetime | None) -> dict[str, object]:
 
 
 def decide_pause(loaded: store.Loaded, control: str, when: datetime) -> Decision:
-    _check(loaded, control)
+    check_open(loaded, control)
     text = "The moderator paused the game; deadlines are stopped."
     return Decision(game=loaded.game.name, effects=announce(loaded, "pause", text, when.isoformat()))
 
@@ -126,7 +127,7 @@ def decide_resume(
 
 
 def decide_abandon(loaded: store.Loaded, control: str) -> Decision:
-    _check(loaded, control, allow_paused=True)
+    check_open(loaded, control, allow_paused=True)
     text = "The moderator abandoned the game; no further orders will be accepted."
     return Decision(game=loaded.game.name, effects=announce(loaded, "abandon", text))
 
@@ -148,7 +149,7 @@ def decide_replace(
     before it keeps the old name and everything after it, orders included, uses the new one.  The
     replaced player is told at their old address; everyone else by the control_replace notice.
     """
-    _check(loaded, control, allow_paused=True)
+    check_open(loaded, control, allow_paused=True)
     try:
         display = player_name(newcomer[0])
     except ValueError as exc:
@@ -196,8 +197,12 @@ def decide_replace(
     return Decision(game=name, player=display, effects=effects)
 
 
-def decide_new_code(loaded: store.Loaded, player: str, code: str, code_hash: str, when: datetime) -> Decision:
-    """A fresh code: a new seat row with the new hash, mailed only to the registered address."""
+def decide_new_code(
+    loaded: store.Loaded, control: str, player: str, code: str, code_hash: str, when: datetime
+) -> Decision:
+    """A fresh code: a new seat row with the new hash, mailed only to the registered address (not in an
+    abandoned or finished game: nobody plays it any more)."""
+    check_open(loaded, control, allow_paused=True)
     seat = next((st for st in loaded.seats if st.player.lower() == player.lower()), None)
     if seat is None:
         raise GameError(f"{player} is not a player of {loaded.game.name}")
@@ -286,7 +291,7 @@ def new_player_code(home: Home, name: str, player: str, when: datetime, code: st
     with home.units() as s:
         c = Command(s, name)
         hashed = hash_code(code, home=home.policy.home)
-        c.apply(home.policy, decide_new_code(c.loaded, player, code, hashed, when), when)
+        c.apply(home.policy, decide_new_code(c.loaded, c.control, player, code, hashed, when), when)
 
 
 def start(home: Home, name: str, when: datetime) -> list[str]:

@@ -113,7 +113,7 @@ def _start(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Deci
 
 def _new_code(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     code = codes.new_code()
-    d = decide_new_code(c.loaded, line.args[0], code, codes.hash_code(code, home=policy.home), when)
+    d = decide_new_code(c.loaded, c.control, line.args[0], code, codes.hash_code(code, home=policy.home), when)
     return d, f"a new code for {d.player} is queued to their registered address (it is not shown here)"
 
 
@@ -140,7 +140,7 @@ def _set_away(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[D
     away = _away(line)
     player = line.args[0]
     match = next((st.player for st in c.loaded.seats if st.player.lower() == player.lower()), player)
-    d = decide_set_by_moderator(c.loaded, match, away, when, policy.max_away)
+    d = decide_set_by_moderator(c.loaded, c.control, match, away, when, policy.max_away)
     back = until_of(away, when)
     return d, f"{match} is away until {stamp(back)}" if back else f"{match} is back"
 
