@@ -306,3 +306,31 @@ def test_the_abandon_notice_and_the_replaced_mail_ask_for_no_orders(tmp_path: Pa
         assert "Reply to this mail with your orders" not in mail, mail
     asked = [m for m in sent if "Dee" in m and "Private report" in m]
     assert asked and all("Reply to this mail with your orders" in m for m in asked), "the newcomer is still asked"
+
+
+# ---------------------------------------------------------------- seats: reserved names, a replacement that changes nothing
+
+
+@pytest.mark.parametrize("reserved", ["ALL", "END", "end", "End Press"])
+@pytest.mark.parametrize("where", ["game new", "game replace"])
+def test_a_reserved_word_cannot_be_a_player_name_and_the_refusal_says_why(
+    shared_home: str, reserved: str, where: str
+) -> None:
+    person = f"{reserved} <r@example.test>"
+    if where == "game new":
+        res = pbem("--config", shared_home, "game", "new", "habsburg", "--name", "r1", *PLAYERS, "--player", person)
+    else:
+        res = pbem("--config", shared_home, "game", "replace", "g1", "Cy", person)
+    one_line(res, 2, f'"{reserved}" cannot be a player name', "is reserved (")
+
+
+def test_replacing_a_player_by_the_same_person_at_the_same_address_is_refused_and_mails_nobody(tmp_path: Path) -> None:
+    cfg = make_home(tmp_path, "g1")
+    assert pbem("--config", cfg, "poll").returncode == 0
+    for same in ["Cy <cy@example.test>", "Cy <CY@Example.test>"]:
+        res = pbem("--config", cfg, "game", "replace", "g1", "cy", same)
+        one_line(res, 1, same, "already plays the seat of Cy in g1: nothing to change")
+    polled = pbem("--config", cfg, "poll")
+    assert "nothing to do" in polled.stdout, polled.stdout
+    moved = pbem("--config", cfg, "game", "replace", "g1", "Cy", "Cy <cy@elsewhere.test>")
+    assert moved.returncode == 0, "the same name at a new address is a change"

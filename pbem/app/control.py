@@ -160,6 +160,11 @@ def decide_replace(
     seat = next((st for st in loaded.seats if norm(st.player) == norm(old)), None)
     if seat is None:
         raise GameError(f"{old} is not a player of {loaded.game.name}")
+    if display == seat.player and address == seat.address.lower():
+        raise GameError(
+            f"{display} <{newcomer[1]}> already plays the seat of {seat.player} in {loaded.game.name}: nothing to "
+            "change; give another person, or the same name at a new address"
+        )
     if any(st.address == address for st in loaded.seats if st is not seat):
         raise GameError(f"{newcomer[1]} already plays in {loaded.game.name}")
     if any(norm(st.player) == norm(display) for st in loaded.seats if st is not seat):
