@@ -153,8 +153,7 @@ def decide_set_by_moderator(
 ) -> Decision:
     """`pbem game away NAME PLAYER UNTIL|back`: the row, and the player told (as if they had written it); not in
     a game that is over or abandoned."""
-    from pbem.app.control import check_open
-    from pbem.app.decision import GameError
+    from pbem.app.decision import GameError, check_open
     from pbem.mail.outbound.outgoing import Mail
 
     check_open(loaded, control, allow_paused=True)

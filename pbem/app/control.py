@@ -27,6 +27,7 @@ from pbem.app.decision import (
     NewDeadline,
     NewSeat,
     Report,
+    check_open,
 )
 from pbem.app.settle import settle
 from pbem.engine.base import Event
@@ -44,14 +45,6 @@ from pbem.trust.codes import hash_code, new_code
 
 def _stamp(due: datetime) -> str:
     return f"{due:%Y-%m-%d %H:%M} UTC"
-
-
-def check_open(loaded: store.Loaded, control: str, allow_paused: bool = False) -> None:
-    """GameError when a moderator command cannot act on the game: over, abandoned, or (unless allowed) paused."""
-    if loaded.over:
-        raise GameError(f"game {loaded.game.name} is over")
-    if control == "abandoned" or (control == "paused" and not allow_paused):
-        raise GameError(f"game {loaded.game.name} is {control}")
 
 
 def announce(
@@ -161,10 +154,8 @@ def decide_replace(
     if seat is None:
         raise GameError(f"{old} is not a player of {loaded.game.name}")
     if display == seat.player and address == seat.address.lower():
-        raise GameError(
-            f"{display} <{newcomer[1]}> already plays the seat of {seat.player} in {loaded.game.name}: nothing to "
-            "change; give another person, or the same name at a new address"
-        )
+        same = f"{display} <{newcomer[1]}> already plays the seat of {seat.player} in {loaded.game.name}"
+        raise GameError(f"{same}: nothing to change; give another person, or the same name at a new address")
     if any(st.address == address for st in loaded.seats if st is not seat):
         raise GameError(f"{newcomer[1]} already plays in {loaded.game.name}")
     if any(norm(st.player) == norm(display) for st in loaded.seats if st is not seat):
@@ -202,20 +193,17 @@ def decide_replace(
     return Decision(game=name, player=display, effects=effects)
 
 
-def decide_new_code(
-    loaded: store.Loaded, control: str, player: str, code: str, code_hash: str, when: datetime
-) -> Decision:
-    """A fresh code: a new seat row with the new hash, mailed only to the registered address (not in an
-    abandoned or finished game: nobody plays it any more)."""
+def decide_new_code(loaded: store.Loaded, control: str, player: str, code: str, hashed: str, t: datetime) -> Decision:
+    """A fresh code: a new seat row with the new hash, mailed only to the registered address (not once over)."""
     check_open(loaded, control, allow_paused=True)
     seat = next((st for st in loaded.seats if st.player.lower() == player.lower()), None)
     if seat is None:
         raise GameError(f"{player} is not a player of {loaded.game.name}")
     name = loaded.game.name
-    key = ("code", name, seat.player, loaded.seq, when.isoformat())
+    key = ("code", name, seat.player, loaded.seq, t.isoformat())
     ctx = {"game_name": name, "code": code}
     effects: list[Effect] = [
-        NewSeat(seat.position, seat.player, seat.address, seat.display_name, code_hash, thread=seat.thread),
+        NewSeat(seat.position, seat.player, seat.address, seat.display_name, hashed, thread=seat.thread),
         Control("code", seat.player),
         Mail(seat.address, "new_code", ctx, "notice", key, player=seat.player, secret="code"),
     ]
