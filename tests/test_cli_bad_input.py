@@ -334,3 +334,52 @@ def test_replacing_a_player_by_the_same_person_at_the_same_address_is_refused_an
     assert "nothing to do" in polled.stdout, polled.stdout
     moved = pbem("--config", cfg, "game", "replace", "g1", "Cy", "Cy <cy@elsewhere.test>")
     assert moved.returncode == 0, "the same name at a new address is a change"
+
+
+# ---------------------------------------------------------------- files only the moderator may read
+
+
+def _umask_022() -> None:
+    import os
+
+    os.umask(0o022)
+
+
+def test_the_database_its_wal_and_moderator_exports_are_made_mode_0600_under_umask_022(tmp_path: Path) -> None:
+    """The database holds every game's seed (so every hand) and a moderator export the whole record: under the
+    usual umask 022 each would be readable by every local user; like the key files they are 0600."""
+    import os
+    import sqlite3
+    import stat
+    import sys
+
+    def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", "pbem", *args]
+        root = Path(__file__).resolve().parents[1]  # the worktree's pbem, from any cwd
+        env = {**os.environ, "PYTHONPATH": str(root)}
+        return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, preexec_fn=_umask_022)
+
+    home = tmp_path / "home"
+    assert run("init", str(home), "--address", "games@example.test").returncode == 0
+    cfg = str(home / "pbem.toml")
+    made = run("--config", cfg, "game", "new", "habsburg", "--name", "g1", "--no-join", *PLAYERS3)
+    assert made.returncode == 0, made.stderr
+    assert run("--config", cfg, "poll").returncode == 0
+    out = tmp_path / "out"
+    out.mkdir()
+    assert run("--config", cfg, "export", "g1", "--moderator", cwd=out).returncode == 0
+    assert (
+        run("--config", cfg, "export", "g1", "--moderator", "--format", "text", "-o", str(out / "m.txt")).returncode
+        == 0
+    )
+    assert run("--config", cfg, "export", "--all", str(out / "all"), "--moderator").returncode == 0
+    assert run("--config", cfg, "export", "--all", str(out / "all")).returncode == 0
+    with sqlite3.connect(home / "pbem.db") as conn:  # the -wal and -shm exist while a connection is open
+        conn.execute("SELECT count(*) FROM games").fetchone()
+        private = [home / "pbem.db", home / "pbem.db-wal", home / "pbem.db-shm", home / "game-keys.secret"]
+        private += [out / "g1-moderator.json", out / "m.txt", *sorted((out / "all").glob("*-moderator.*"))]
+        modes = {str(p.relative_to(tmp_path)): oct(stat.S_IMODE(p.stat().st_mode)) for p in private}
+    assert len(modes) == 9, modes
+    assert set(modes.values()) == {"0o600"}, modes
+    public = out / "all" / "g1.json"
+    assert stat.S_IMODE(public.stat().st_mode) == 0o644, "a public export stays readable: it is for anyone"

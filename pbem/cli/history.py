@@ -74,7 +74,12 @@ def export(
     if output is None and moderator:
         output = Path(f"{name}-moderator.{FORMATS[format].suffix}")
     if output and str(output) != "-":
-        output.write_text(body, encoding="utf-8")
+        if moderator:  # the whole record, seed and hands: readable by the moderator only (mode 0600)
+            from pbem.record import private
+
+            private.write(output, body)
+        else:
+            output.write_text(body, encoding="utf-8")
         typer.echo(f"wrote {output}" + (" (the moderator's record: not for players)" if moderator else ""))
     else:
         sys.stdout.write(body)

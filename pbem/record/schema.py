@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pbem.record import private
 from pbem.record.db import DatabaseError, migrations_dir
 
 _REVISION = re.compile(r"^revision\s*(?::\s*str\s*)?=\s*['\"]([^'\"]+)['\"]", re.M)
@@ -50,10 +51,7 @@ def _revisions() -> tuple[set[str], set[str]]:
 
 def sqlite_file(url: str) -> Path | None:
     """The file of a SQLite URL (None for other databases and for :memory:)."""
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or url.startswith("sqlite:///:memory:"):
-        return None
-    return Path(url[len(prefix) :].partition("?")[0])
+    return private.database_path(url)
 
 
 def describe(url: str) -> str:
