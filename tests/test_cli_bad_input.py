@@ -383,3 +383,47 @@ def test_the_database_its_wal_and_moderator_exports_are_made_mode_0600_under_uma
     assert set(modes.values()) == {"0o600"}, modes
     public = out / "all" / "g1.json"
     assert stat.S_IMODE(public.stat().st_mode) == 0o644, "a public export stays readable: it is for anyone"
+
+
+# ---------------------------------------------------------------- what init, upgrade, publish and away say
+
+
+def test_upgrade_and_init_say_whether_they_created_the_database_or_kept_it(tmp_path: Path) -> None:
+    cfg = tmp_path / "pbem.toml"
+    cfg.write_text('[moderator]\naddress = "m@example.test"\n')
+    first = pbem("--config", str(cfg), "upgrade")
+    assert first.returncode == 0 and first.stdout.startswith("created the pbem schema in the database"), first.stdout
+    again = pbem("--config", str(cfg), "upgrade")
+    assert again.returncode == 0 and again.stdout.strip() == "database schema is up to date", again.stdout
+    home = tmp_path / "home"
+    made = pbem("init", str(home), "--address", "m@example.test")
+    assert "and created the database" in made.stdout, made.stdout
+    forced = pbem("init", str(home), "--address", "m@example.test", "--force")
+    assert forced.returncode == 0 and "and kept the database" in forced.stdout, forced.stdout
+
+
+@pytest.mark.parametrize("cmd", [["init"], ["publish"], ["export", "--all"]])
+def test_a_command_given_a_file_where_it_needs_a_folder_says_so_in_one_line(
+    shared_home: str, tmp_path: Path, cmd: list[str]
+) -> None:
+    file = tmp_path / "plain-file"
+    file.write_text("x\n")
+    res = pbem("--config", shared_home, *cmd, str(file))
+    one_line(res, 2, str(file), "is a file, not a folder")
+    assert "Errno" not in res.stderr
+
+
+@pytest.mark.parametrize("until", ["0", "99999", "367", "soon"])
+def test_game_away_refuses_a_day_count_out_of_range_naming_the_range(shared_home: str, until: str) -> None:
+    res = pbem("--config", shared_home, "game", "away", "g1", "Ann", until)
+    one_line(res, 2, repr(until), "a number of days from 1 to 366")
+
+
+@pytest.mark.parametrize(
+    "cmd", [["game", "new", "habsburg", "--name", "p1", *PLAYERS], ["game", "replace", "g1", "Cy"]]
+)
+def test_a_person_without_an_address_is_the_same_usage_error_in_game_new_and_game_replace(
+    shared_home: str, cmd: list[str]
+) -> None:
+    res = pbem("--config", shared_home, *cmd, *(["--player"] if cmd[1] == "new" else []), "Dee")
+    one_line(res, 2, '"Dee" is not a player; write "Name <address@example.org>"')

@@ -181,12 +181,11 @@ def decide_set_by_moderator(
 def set_away(home: Home, name: str, player: str, spec: str, when: datetime) -> datetime | None:
     """Set (or with `back`, clear) a player's absence; returns when they are back (None: cleared)."""
     from pbem.app.control import Command
-    from pbem.app.decision import GameError
-    from pbem.orders.away import read_away
+    from pbem.orders.away import MAX_DAYS, read_away
 
     away = read_away("BACK" if spec.strip().lower() == "back" else f"AWAY {spec}")
     if away.problem:
-        raise GameError(f"{spec!r}: give a date (2026-12-24), a number of days, or back")
+        raise ValueError(f"{spec!r}: give a date (2026-12-24), a number of days from 1 to {MAX_DAYS}, or back")
     with home.units() as s:
         c = Command(s, name)
         match = next((st.player for st in c.loaded.seats if st.player.lower() == player.lower()), player)

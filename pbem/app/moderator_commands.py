@@ -31,7 +31,7 @@ from pbem.engine.names import player_name
 from pbem.home.config import extension
 from pbem.home.policy import Policy
 from pbem.mail.outbound.outgoing import Mail
-from pbem.orders.away import Away, read_away
+from pbem.orders.away import MAX_DAYS, Away, read_away
 from pbem.orders.moderator import Command as Line
 from pbem.record import listing, store
 from pbem.record.db import Unit
@@ -61,7 +61,7 @@ def arguments_problem(c: Line) -> str:
         elif c.word in ("AWAY", "BACK"):
             away = _away(c)
             if away.problem:
-                return "give a date (2026-12-24) or a number of days"
+                return f"give a date (2026-12-24) or a number of days from 1 to {MAX_DAYS}"
     except ValueError as exc:
         return str(exc)
     return ""

@@ -251,7 +251,10 @@ def game_away(
     """
     from pbem.app.absence import set_away, stamp
 
-    back = _control(set_away, name, player, until)
+    try:
+        back = _control(set_away, name, player, until)
+    except ValueError as exc:  # not a date, a number of days or back: a usage error
+        fail(str(exc), 2)
     typer.echo(f"{player} is away in {name} until {stamp(back)}" if back else f"{player} is back in {name}")
 
 

@@ -70,7 +70,7 @@ def check(url: str, config_file: Path) -> None:
     file = sqlite_file(url)
     if file is not None and not file.exists():
         raise SchemaError(f"{describe(url)} does not exist yet; create it with: pbem --config {config_file} upgrade")
-    version = _stored_version(url)
+    version = stored_version(url)
     if version is None:
         raise SchemaError(
             f"{describe(url)} has no pbem tables yet; create them with: pbem --config {config_file} upgrade"
@@ -89,7 +89,8 @@ def check(url: str, config_file: Path) -> None:
     )
 
 
-def _stored_version(url: str) -> str | None:
+def stored_version(url: str) -> str | None:
+    """The schema revision the database holds (None: no pbem tables yet); DatabaseError if it cannot be read."""
     from sqlalchemy import text
     from sqlalchemy.exc import DBAPIError
 
