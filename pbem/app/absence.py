@@ -179,7 +179,8 @@ def decide_set_by_moderator(
 
 
 def set_away(home: Home, name: str, player: str, spec: str, when: datetime) -> datetime | None:
-    """Set (or with `back`, clear) a player's absence; returns when they are back (None: cleared)."""
+    """Set (or with `back`, clear) a player's absence; returns when they are back (None: cleared).  ValueError
+    for an UNTIL that is no date, day count (1 to MAX_DAYS) or back; GameError for what the game refuses."""
     from pbem.app.control import Command
     from pbem.orders.away import MAX_DAYS, read_away
 
