@@ -148,13 +148,15 @@ def at_deadline(
     return decide_wait(loaded, step, w, away) if w is not None else None
 
 
-def decide_set_by_moderator(loaded: Loaded, player: str, away: Away, when: datetime, max_away: timedelta) -> Decision:
-    """`pbem game away NAME PLAYER UNTIL|back`: the row, and the player told (as if they had written it)."""
-    from pbem.app.decision import GameError
+def decide_set_by_moderator(
+    loaded: Loaded, control: str, player: str, away: Away, when: datetime, max_away: timedelta
+) -> Decision:
+    """`pbem game away NAME PLAYER UNTIL|back`: the row, and the player told (as if they had written it); not in
+    a game that is over or abandoned."""
+    from pbem.app.decision import GameError, check_open
     from pbem.mail.outbound.outgoing import Mail
 
-    if loaded.over:
-        raise GameError(f"game {loaded.game.name} is over")
+    check_open(loaded, control, allow_paused=True)
     seat = loaded.seat_for_player(player)
     if seat is None:
         players = ", ".join(st.player for st in loaded.seats)
@@ -177,18 +179,20 @@ def decide_set_by_moderator(loaded: Loaded, player: str, away: Away, when: datet
 
 
 def set_away(home: Home, name: str, player: str, spec: str, when: datetime) -> datetime | None:
-    """Set (or with `back`, clear) a player's absence; returns when they are back (None: cleared)."""
+    """Set (or with `back`, clear) a player's absence; returns when they are back (None: cleared).  ValueError
+    for an UNTIL that is no date, day count (1 to MAX_DAYS) or back; GameError for what the game refuses."""
     from pbem.app.control import Command
-    from pbem.app.decision import GameError
-    from pbem.orders.away import read_away
+    from pbem.orders.away import MAX_DAYS, read_away
 
     away = read_away("BACK" if spec.strip().lower() == "back" else f"AWAY {spec}")
     if away.problem:
-        raise GameError(f"{spec!r}: give a date (2026-12-24), a number of days, or back")
+        raise ValueError(f"{spec!r}: give a date (2026-12-24), a number of days from 1 to {MAX_DAYS}, or back")
     with home.units() as s:
         c = Command(s, name)
         match = next((st.player for st in c.loaded.seats if st.player.lower() == player.lower()), player)
-        c.apply(home.policy, decide_set_by_moderator(c.loaded, match, away, when, home.policy.max_away), when)
+        c.apply(
+            home.policy, decide_set_by_moderator(c.loaded, c.control, match, away, when, home.policy.max_away), when
+        )
     return until_of(away, when)
 
 

@@ -27,6 +27,7 @@ from pbem.app.decision import (
     NewDeadline,
     NewSeat,
     Report,
+    check_open,
 )
 from pbem.app.settle import settle
 from pbem.engine.base import Event
@@ -44,13 +45,6 @@ from pbem.trust.codes import hash_code, new_code
 
 def _stamp(due: datetime) -> str:
     return f"{due:%Y-%m-%d %H:%M} UTC"
-
-
-def _check(loaded: store.Loaded, control: str, allow_paused: bool = False) -> None:
-    if loaded.over:
-        raise GameError(f"game {loaded.game.name} is over")
-    if control == "abandoned" or (control == "paused" and not allow_paused):
-        raise GameError(f"game {loaded.game.name} is {control}")
 
 
 def announce(
@@ -77,9 +71,11 @@ def announce(
 def decide_extend(
     loaded: store.Loaded, control: str, dl_step: str | None, due: datetime | None, by: timedelta
 ) -> Decision:
-    _check(loaded, control, allow_paused=True)
+    check_open(loaded, control, allow_paused=True)
     if dl_step is None or due is None:
         raise GameError(f"game {loaded.game.name} has no open step to extend")
+    if by <= timedelta(0):
+        raise GameError(f"extending by {by} changes nothing: extend by at least 1m")
     new_due = due + by
     text = f"The moderator extended the deadline to {_stamp(new_due)}."
     effects: list[Effect] = [NewDeadline(dl_step, new_due, f"extended by {by}")]
@@ -96,7 +92,7 @@ def _deadline(step: str | None, due: datetime | None) -> dict[str, object]:
 
 
 def decide_pause(loaded: store.Loaded, control: str, when: datetime) -> Decision:
-    _check(loaded, control)
+    check_open(loaded, control)
     text = "The moderator paused the game; deadlines are stopped."
     return Decision(game=loaded.game.name, effects=announce(loaded, "pause", text, when.isoformat()))
 
@@ -124,7 +120,7 @@ def decide_resume(
 
 
 def decide_abandon(loaded: store.Loaded, control: str) -> Decision:
-    _check(loaded, control, allow_paused=True)
+    check_open(loaded, control, allow_paused=True)
     text = "The moderator abandoned the game; no further orders will be accepted."
     return Decision(game=loaded.game.name, effects=announce(loaded, "abandon", text))
 
@@ -146,7 +142,7 @@ def decide_replace(
     before it keeps the old name and everything after it, orders included, uses the new one.  The
     replaced player is told at their old address; everyone else by the control_replace notice.
     """
-    _check(loaded, control, allow_paused=True)
+    check_open(loaded, control, allow_paused=True)
     try:
         display = player_name(newcomer[0])
     except ValueError as exc:
@@ -157,6 +153,9 @@ def decide_replace(
     seat = next((st for st in loaded.seats if norm(st.player) == norm(old)), None)
     if seat is None:
         raise GameError(f"{old} is not a player of {loaded.game.name}")
+    if display == seat.player and address == seat.address.lower():
+        same = f"{display} <{newcomer[1]}> already plays the seat of {seat.player} in {loaded.game.name}"
+        raise GameError(f"{same}: nothing to change; give another person, or the same name at a new address")
     if any(st.address == address for st in loaded.seats if st is not seat):
         raise GameError(f"{newcomer[1]} already plays in {loaded.game.name}")
     if any(norm(st.player) == norm(display) for st in loaded.seats if st is not seat):
@@ -194,16 +193,17 @@ def decide_replace(
     return Decision(game=name, player=display, effects=effects)
 
 
-def decide_new_code(loaded: store.Loaded, player: str, code: str, code_hash: str, when: datetime) -> Decision:
-    """A fresh code: a new seat row with the new hash, mailed only to the registered address."""
+def decide_new_code(loaded: store.Loaded, control: str, player: str, code: str, hashed: str, t: datetime) -> Decision:
+    """A fresh code: a new seat row with the new hash, mailed only to the registered address (not once over)."""
+    check_open(loaded, control, allow_paused=True)
     seat = next((st for st in loaded.seats if st.player.lower() == player.lower()), None)
     if seat is None:
         raise GameError(f"{player} is not a player of {loaded.game.name}")
     name = loaded.game.name
-    key = ("code", name, seat.player, loaded.seq, when.isoformat())
+    key = ("code", name, seat.player, loaded.seq, t.isoformat())
     ctx = {"game_name": name, "code": code}
     effects: list[Effect] = [
-        NewSeat(seat.position, seat.player, seat.address, seat.display_name, code_hash, thread=seat.thread),
+        NewSeat(seat.position, seat.player, seat.address, seat.display_name, hashed, thread=seat.thread),
         Control("code", seat.player),
         Mail(seat.address, "new_code", ctx, "notice", key, player=seat.player, secret="code"),
     ]
@@ -284,7 +284,7 @@ def new_player_code(home: Home, name: str, player: str, when: datetime, code: st
     with home.units() as s:
         c = Command(s, name)
         hashed = hash_code(code, home=home.policy.home)
-        c.apply(home.policy, decide_new_code(c.loaded, player, code, hashed, when), when)
+        c.apply(home.policy, decide_new_code(c.loaded, c.control, player, code, hashed, when), when)
 
 
 def start(home: Home, name: str, when: datetime) -> list[str]:

@@ -10,11 +10,14 @@ outbox (the order mail is sent in) and of the history.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pbem.engine.base import Event, Outcome
 from pbem.mail.outbound.outgoing import Mail
 from pbem.record.due import DueRow
+
+if TYPE_CHECKING:
+    from pbem.record.store import Loaded
 
 Recorded = Literal["accepted", "held", "rejected", "ignored", "duplicate"]
 
@@ -200,3 +203,11 @@ MODERATOR_SEAT = (
 
 class GameError(Exception):
     """A moderator command cannot be done; one sentence."""
+
+
+def check_open(loaded: Loaded, control: str, allow_paused: bool = False) -> None:
+    """GameError when a moderator command cannot act on a game: over, abandoned, or (unless allowed) paused."""
+    if loaded.over:
+        raise GameError(f"game {loaded.game.name} is over")
+    if control == "abandoned" or (control == "paused" and not allow_paused):
+        raise GameError(f"game {loaded.game.name} is {control}")

@@ -14,7 +14,7 @@ from pathlib import Path
 from pbem.app.decision import GameError
 from pbem.app.game_names import export_stem, inside
 from pbem.home.app import Home
-from pbem.record import listing, store
+from pbem.record import listing, private, store
 
 
 def export_game(home: Home, name: str, fmt: str, as_player: str | None = None, moderator: bool = False) -> str:
@@ -53,7 +53,11 @@ def export_all(
             doc = build(s, game, public=not moderator)
             stem = export_stem(game.name, game.id or 0) + ("-moderator" if moderator else "")
             for fmt, spec in FORMATS.items():
-                inside(directory, stem, spec.suffix).write_text(render(doc, fmt), encoding="utf-8")  # never outside
+                path = inside(directory, stem, spec.suffix)  # never outside
+                if moderator:
+                    private.write(path, render(doc, fmt))  # the whole record, seed and hands: the moderator's only
+                else:
+                    path.write_text(render(doc, fmt), encoding="utf-8")
                 written += 1
             games += 1
             if progress:

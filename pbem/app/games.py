@@ -35,6 +35,7 @@ from pbem.app.decision import (
 )
 from pbem.app.game_names import game_name_problem
 from pbem.app.settle import settle
+from pbem.engine.declare import read_options
 from pbem.engine.names import norm, player_name
 from pbem.engine.rng import commitment
 from pbem.home.app import Home
@@ -44,6 +45,16 @@ from pbem.trust import deal as joining
 from pbem.trust.codes import hash_code, new_code
 
 log = logging.getLogger("pbem.games")
+
+
+def check_options(kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of a new game as its engine declares them (`Engine.declared_options`); GameError for a key
+    the game does not take or a value it does not accept, listing what it does."""
+    eng = registry.get(kind)
+    try:
+        return read_options(eng.title, eng.declared_options, dict(options))
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
 
 
 def check_seats(kind: str, players: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -89,6 +100,7 @@ def decide_new_game(spec: GameSpec, when: datetime, exists: bool) -> Decision:
     if (why := game_name_problem(name)) is not None:
         raise GameError(why)
     players = check_seats(spec.kind, spec.players)
+    check_options(spec.kind, spec.options)
     if exists:
         raise GameError(f'a game named "{name}" already exists; choose another name')
     eng = registry.get(spec.kind)
@@ -166,7 +178,7 @@ def create_game(
         seed or secrets.token_hex(32),
         int((table.deadline or home.policy.default_deadline).total_seconds()),
         table.resolve or home.policy.resolve,
-        dict(table.options),
+        check_options(kind, table.options),
         table.insecure_seed,
         chosen,
         {p: hash_code(c, home=home.policy.home) for p, c in chosen.items()},  # keyed: docs/security.md

@@ -71,6 +71,11 @@ def remember(home: Home, box: object) -> None:
 
 
 def _maildir_has_mail(cfg: Config) -> bool:
+    """New mail, or maybe: a folder is missing (the full poll makes it) or not a Maildir (the poll says so)."""
+    from pbem.mail.transports.maildir import ready
+
+    if not ready(cfg.maildir_path):
+        return True
     for sub in ("new", "cur"):
         folder = cfg.maildir_path / "inbox" / sub
         if folder.is_dir() and any(not p.name.startswith(".") for p in folder.iterdir()):

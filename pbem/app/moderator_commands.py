@@ -28,10 +28,10 @@ from pbem.app.decision import Decision
 from pbem.app.settle import settle
 from pbem.app.undo import decide_undo
 from pbem.engine.names import player_name
-from pbem.home.config import parse_duration
+from pbem.home.config import extension
 from pbem.home.policy import Policy
 from pbem.mail.outbound.outgoing import Mail
-from pbem.orders.away import Away, read_away
+from pbem.orders.away import MAX_DAYS, Away, read_away
 from pbem.orders.moderator import Command as Line
 from pbem.record import listing, store
 from pbem.record.db import Unit
@@ -55,13 +55,13 @@ def arguments_problem(c: Line) -> str:
     """Why the arguments of `c` cannot be used ("" if they can): checked before any command is run."""
     try:
         if c.word == "EXTEND":
-            parse_duration(c.args[0])
+            extension(c.args[0])
         elif c.word == "REPLACE":
             _person(c.args[1])
         elif c.word in ("AWAY", "BACK"):
             away = _away(c)
             if away.problem:
-                return "give a date (2026-12-24) or a number of days"
+                return f"give a date (2026-12-24) or a number of days from 1 to {MAX_DAYS}"
     except ValueError as exc:
         return str(exc)
     return ""
@@ -84,7 +84,7 @@ def run(s: Unit, policy: Policy, name: str, c: Line, when: datetime, i: int = 0)
 
 
 def _extend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
-    by = parse_duration(line.args[0])
+    by = extension(line.args[0])
     d = decide_extend(c.loaded, c.control, c.step, c.due, by)
     assert c.due is not None
     return d, f"the deadline is now {stamp(c.due + by)}"
@@ -113,7 +113,7 @@ def _start(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Deci
 
 def _new_code(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     code = codes.new_code()
-    d = decide_new_code(c.loaded, line.args[0], code, codes.hash_code(code, home=policy.home), when)
+    d = decide_new_code(c.loaded, c.control, line.args[0], code, codes.hash_code(code, home=policy.home), when)
     return d, f"a new code for {d.player} is queued to their registered address (it is not shown here)"
 
 
@@ -140,7 +140,7 @@ def _set_away(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[D
     away = _away(line)
     player = line.args[0]
     match = next((st.player for st in c.loaded.seats if st.player.lower() == player.lower()), player)
-    d = decide_set_by_moderator(c.loaded, match, away, when, policy.max_away)
+    d = decide_set_by_moderator(c.loaded, c.control, match, away, when, policy.max_away)
     back = until_of(away, when)
     return d, f"{match} is away until {stamp(back)}" if back else f"{match} is back"
 

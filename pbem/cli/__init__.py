@@ -14,15 +14,33 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    from pbem.record.sealing import Unsealable
-
+    """Run one command.  What the home's files cannot give (its key file, its database) ends any command the
+    same way: one line saying why, exit 3 (README "Operations"), never a traceback; other errors are bugs."""
     try:
         app(prog_name="pbem", standalone_mode=True)
-    except Unsealable as exc:  # the home's key file is missing or another home's: say which, no traceback
+    except Exception as exc:
+        why = _unusable(exc)
+        if why is None:
+            raise
         import sys
 
-        print(f"pbem: {exc}", file=sys.stderr)  # noqa: T201
+        print(f"pbem: {why}", file=sys.stderr)  # noqa: T201
         raise SystemExit(3) from None
+
+
+def _unusable(exc: Exception) -> str | None:
+    """The one line for an error of the home rather than of pbem: a missing or foreign key file, a database
+    that cannot be used (read-only, gone, locked past the busy timeout); None for anything else."""
+    from sqlalchemy.exc import OperationalError
+
+    from pbem.record.db import DatabaseError, unusable
+    from pbem.record.sealing import Unsealable
+
+    if isinstance(exc, (Unsealable, DatabaseError)):
+        return str(exc)
+    if isinstance(exc, OperationalError):
+        return unusable(exc)
+    return None
 
 
 if __name__ == "__main__":  # pragma: no cover

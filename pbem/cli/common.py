@@ -66,6 +66,12 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def need_folder(directory: Path, what: str) -> None:
+    """Exit 2 with one line when `directory`, where a command writes `what`, is a file (a missing one is made)."""
+    if directory.expanduser().exists() and not directory.expanduser().is_dir():
+        fail(f"{directory} is a file, not a folder; give a new or existing folder for {what}", 2)
+
+
 def _cfg(schema: bool = True) -> Config:
     """The configuration; with `schema`, also a database holding this pbem's tables (else exit 2 naming the fix)."""
     from pbem.home.config import ConfigError, load

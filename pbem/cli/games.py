@@ -26,7 +26,9 @@ def game_new(
         False, "--insecure-seed", help="Accept a weaker --seed; every report and the export then say so."
     ),
     deadline: str | None = typer.Option(None, help="Time per step, e.g. 48h (default from pbem.toml)."),
-    option: list[str] = typer.Option([], "--option", help="Game option KEY=VALUE, e.g. legacy=20."),
+    option: list[str] = typer.Option(
+        [], "--option", help="Game option KEY=VALUE: dynasties legacy=20, italian-wars sides=fixed (or lot)."
+    ),
     join: bool = typer.Option(
         True,
         "--join/--no-join",
@@ -40,10 +42,10 @@ def game_new(
     Example: pbem game new habsburg --name hh1 --player "Alice <a@x.org>" --player "Bob <b@x.org>" --player "Carol <c@x.org>"
     """
     from pbem.app.decision import GameError
-    from pbem.app.games import Table, create_game
+    from pbem.app.games import Table, check_options, create_game
     from pbem.cli.support import parse_options, parse_player
-    from pbem.engine import UnknownKind, canonical
-    from pbem.home.config import parse_duration
+    from pbem.engine import UnknownKind, canonical, get
+    from pbem.home.config import step_length
     from pbem.trust.seeds import ascii_seed_problem, seed_problem
 
     weak = False
@@ -53,19 +55,18 @@ def game_new(
         weak = seed_problem(seed) is not None
         if weak and not insecure_seed:
             fail(seed_problem(seed) or "")
+    try:  # usage errors (exit 2) before the home is opened
+        kind = canonical(get(kind).kind)
+        players = [parse_player(p) for p in player]
+        dl = step_length(deadline) if deadline is not None else None
+        options = check_options(kind, parse_options(option))
+        table = Table(deadline=dl, options=options, insecure_seed=weak, join=join)
+    except (ValueError, UnknownKind, GameError) as exc:
+        fail(_why(exc), 2)
     home = _home()
     try:
-        players = [parse_player(p) for p in player]
-        dl = parse_duration(deadline) if deadline else None
-        game = create_game(
-            home,
-            canonical(kind),
-            name,
-            players,
-            seed=seed,
-            table=Table(deadline=dl, options=parse_options(option), insecure_seed=weak, join=join),
-        )
-    except (ValueError, GameError, UnknownKind) as exc:
+        game = create_game(home, kind, name, players, seed=seed, table=table)
+    except (ValueError, GameError) as exc:
         fail(_why(exc))
     first = "invitations to JOIN queued; the deal follows the last JOIN" if join else "first reports queued"
     typer.echo(
@@ -139,10 +140,10 @@ def game_extend(name: str, by: str = typer.Argument(..., help="How much longer, 
     Example: pbem game extend hh1 24h
     """
     from pbem.app.control import extend
-    from pbem.home.config import parse_duration
+    from pbem.home.config import extension
 
     try:
-        delta = parse_duration(by)
+        delta = extension(by)
     except ValueError as exc:
         fail(str(exc), 2)
     due = _control(extend, name, delta)
@@ -250,7 +251,10 @@ def game_away(
     """
     from pbem.app.absence import set_away, stamp
 
-    back = _control(set_away, name, player, until)
+    try:
+        back = _control(set_away, name, player, until)
+    except ValueError as exc:  # not a date, a number of days or back: a usage error
+        fail(str(exc), 2)
     typer.echo(f"{player} is away in {name} until {stamp(back)}" if back else f"{player} is back in {name}")
 
 

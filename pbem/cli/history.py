@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from pbem.cli.common import _home, app, fail
+from pbem.cli.common import _home, app, fail, need_folder
 from pbem.engine.words import count
 from pbem.history.formats import FORMATS as EXPORT_FORMATS
 from pbem.history.formats import help_text as formats_help
@@ -64,6 +64,7 @@ def export(
     if all_dir is not None:
         if name or output or as_player:
             fail("--all exports every game: give no game name, -o or --as with it", 2)
+        need_folder(all_dir, "the exports")
         return _export_all(all_dir, moderator)
     if not name:
         fail("name the game to export (or give --all DIR); see pbem game list", 2)
@@ -74,7 +75,12 @@ def export(
     if output is None and moderator:
         output = Path(f"{name}-moderator.{FORMATS[format].suffix}")
     if output and str(output) != "-":
-        output.write_text(body, encoding="utf-8")
+        if moderator:  # the whole record, seed and hands: readable by the moderator only (mode 0600)
+            from pbem.record import private
+
+            private.write(output, body)
+        else:
+            output.write_text(body, encoding="utf-8")
         typer.echo(f"wrote {output}" + (" (the moderator's record: not for players)" if moderator else ""))
     else:
         sys.stdout.write(body)
@@ -251,5 +257,9 @@ def publish(
 
     from pbem.app.publish import publish as write_site
 
-    done = write_site(_home(), directory, datetime.now(UTC), everything=everything)
+    need_folder(directory, "the site")
+    try:
+        done = write_site(_home(), directory, datetime.now(UTC), everything=everything)
+    except OSError as exc:
+        fail(f"{directory}: cannot write the site there: {exc.strerror or exc} ({exc.filename or directory})", 2)
     typer.echo(done.line(directory))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from pbem.cli.common import _cfg, _home, app, fail
+from pbem.cli.common import _cfg, _home, app, fail, need_folder
 
 moderator_app = typer.Typer(help="The moderator's own settings: the moderator code.", no_args_is_help=True)
 app.add_typer(moderator_app, name="moderator")
@@ -26,11 +26,16 @@ def init(
     """
     from pbem.cli.support import init_home
 
+    need_folder(directory, "the home")
+    kept = (directory.expanduser().resolve() / "pbem.db").exists()  # the file pbem.toml (rewritten with --force) names
     try:
         path = init_home(directory, address=address, name=name, force=force)
     except FileExistsError as exc:
         fail(str(exc))
-    typer.echo(f"wrote {path} and created the database; edit the file, then run: pbem --config {path} game new ...")
+    except OSError as exc:
+        fail(f"{directory}: cannot make the home there: {exc.strerror or exc}", 2)
+    db = "kept the database (its schema is this pbem's)" if kept else "created the database"
+    typer.echo(f"wrote {path} and {db}; edit the file, then run: pbem --config {path} game new ...")
     from pbem.app.moderating import make_code
     from pbem.home import config as config_mod
     from pbem.home.app import Home
@@ -50,13 +55,18 @@ def upgrade() -> None:
     Example: pbem --config ~/pbem/pbem.toml upgrade
     """
     from pbem.record.db import migrate
-    from pbem.record.schema import sqlite_file
+    from pbem.record.schema import describe, sqlite_file, stored_version
 
     cfg = _cfg(schema=False)
     if (file := sqlite_file(cfg.database_url)) is not None:
         file.parent.mkdir(parents=True, exist_ok=True)
+    before = stored_version(cfg.database_url)
     migrate(cfg.database_url)
-    typer.echo("database schema is up to date")
+    after = stored_version(cfg.database_url)
+    if before is None:
+        typer.echo(f"created the pbem schema in {describe(cfg.database_url)} (it had none)")
+    else:
+        typer.echo("database schema is up to date" + (f" (upgraded from {before})" if before != after else ""))
 
 
 @app.command()

@@ -32,7 +32,7 @@ def poll(
       0  done (or another poll was already running on this home)
       1  an unexpected error, a bug: the traceback is printed; nothing is lost
       2  bad configuration, or the database needs `pbem upgrade` (one line says what to run)
-      3  the mail server or the database could not be used, the home's game-keys.secret is missing,
+      3  the mail server, a mail folder or the database could not be used, the home's game-keys.secret is missing,
          the poll passed [mail] poll_deadline, another poll holding the lock is stuck, or the clock is
          behind the record
          (one line says which; nothing is lost: the next run carries on)

@@ -52,7 +52,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pbem.engine.declare import HistorySpec, Slot
+from pbem.engine.declare import HistorySpec, Option, Slot
 from pbem.engine.views import View
 
 State = dict[str, Any]
@@ -170,6 +170,8 @@ class Engine(Protocol):
     #: set aside and listed to the player, never sent to `apply`.
     order_words: tuple[str, ...]
     history: HistorySpec
+    #: The options a game takes at creation (`pbem.engine.declare.Option`); any other key is refused.
+    declared_options: tuple[Option, ...]
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[State, list[Event]]: ...
 
@@ -225,6 +227,7 @@ class Game:
     #: attribute declares none): two lines for one slot are refused, both quoted, unless the slot
     #: `replaces` and the engine kept only the later line.
     slots: tuple[Slot, ...] = ()
+    declared_options: tuple[Option, ...] = ()
     handbook_text: str
     secrets: Secrets
 

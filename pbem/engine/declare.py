@@ -14,6 +14,7 @@ charted, with titles made from their key, so a new field never disappears.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -69,3 +70,45 @@ class Slot:
     replaces: bool = False
     reset: tuple[str, ...] = ()
     hint: str = ""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option a game takes at creation (`pbem game new --option KEY=VALUE`): its key, what it does, and
+    the values it accepts: one of ``choices``, or with ``whole`` a whole number of 0 or more."""
+
+    key: str
+    meaning: str
+    choices: tuple[str, ...] = ()
+    whole: bool = False
+
+    def accepts(self) -> str:
+        return "a whole number, 0 or more" if self.whole else " or ".join(self.choices)
+
+    def read(self, value: Any) -> Any:
+        """The value as the engine takes it; ValueError quoting it and saying what is accepted."""
+        if self.whole and not isinstance(value, bool):
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                number = -1
+            if number >= 0:
+                return number
+        elif not self.whole and str(value).strip().lower() in self.choices:
+            return str(value).strip().lower()
+        raise ValueError(f"option {self.key}={value}: {self.key} takes {self.accepts()} ({self.meaning})")
+
+
+def read_options(title: str, declared: tuple[Option, ...], given: dict[str, Any]) -> dict[str, Any]:
+    """The options `given` for a game, each checked against what it declares; ValueError for a key it does
+    not take (listing the keys it does) or a value its option does not accept."""
+    known = {o.key: o for o in declared}
+    out: dict[str, Any] = {}
+    for key, value in given.items():
+        option = known.get(key.strip().lower())
+        if option is None:
+            takes = "; ".join(f"{o.key}: {o.accepts()}" for o in declared)
+            has = f"its options: {takes}" if takes else "it takes no options"
+            raise ValueError(f"option {key}={value}: {title} has no option {key!r}; {has}")
+        out[option.key] = option.read(value)
+    return out

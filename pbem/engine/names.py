@@ -35,11 +35,19 @@ def norm(text: str) -> str:
     return "".join(c for c in text if not unicodedata.combining(c))
 
 
+#: Names a player cannot have, each with why: a line or a press address would mean something else.
+RESERVED = {
+    "all": 'ALL is reserved ("PRESS TO ALL" writes to every player)',
+    "end": "END is reserved (END alone on a line ends the orders of a mail)",
+    "end press": "END PRESS is reserved (it ends a press message)",
+}
+
+
 def player_name(text: str) -> str:
     """A player name as it will be kept (NFC, spaces folded), or a ValueError quoting `text` intact.
 
     Letters of any script, digits, spaces, ".", "'", "-" and "_", at most 40 characters, at least one
-    letter or digit; not "ALL" (PRESS TO ALL names every player).
+    letter or digit; not a word of `RESERVED`.
     """
     name = _SPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
     bad = sorted({c for c in name if c not in _NAME_PUNCT and unicodedata.category(c)[0] not in "LMN"})
@@ -50,8 +58,8 @@ def player_name(text: str) -> str:
         why = f"it holds {' '.join(repr(c) for c in bad)}; use letters, digits, spaces, '.', \"'\", '-' or '_'"
     elif len(name) > MAX_PLAYER_NAME:
         why = f"it is {len(name)} characters long; at most {MAX_PLAYER_NAME}"
-    elif norm(name) == "all":
-        why = 'ALL is reserved ("PRESS TO ALL")'
+    elif norm(name) in RESERVED:
+        why = RESERVED[norm(name)]
     if why:
         raise ValueError(f'"{text}" cannot be a player name: {why}')
     return name

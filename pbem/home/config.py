@@ -36,14 +36,40 @@ class ConfigError(Exception):
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_UNIT_MINUTES = {"m": 1, "h": 60, "d": 24 * 60, "w": 7 * 24 * 60}
+MAX_DURATION = timedelta(days=365)  # the longest duration any setting or command takes (README "Configuration")
+_LONGEST = "at most 365 days (365d, 52w or 8760h)"
 
 
-def parse_duration(text: str) -> timedelta:
-    """'48h' -> 48 hours; units m, h, d, w."""
+def parse_duration(text: str, zero: str = "") -> timedelta:
+    """'48h' -> 48 hours; units m, h, d, w; at most MAX_DURATION.  With `zero`, a duration of 0 is refused
+    with that reason (a step of no time, an extension that changes nothing); without, 0 is allowed."""
     m = _DURATION.match(str(text))
     if not m:
-        raise ValueError(f"{text!r} is not a duration; write a number and a unit: 30m, 48h, 3d or 1w")
-    return timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
+        raise ValueError(
+            f"{text!r} is not a duration; write a whole number and a unit: 30m, 48h, 3d or 1w ({_LONGEST})"
+        )
+    number, unit = int(m.group(1)), m.group(2)
+    if number * _UNIT_MINUTES[unit] > MAX_DURATION // timedelta(minutes=1):
+        raise ValueError(f"{text!r} is too long: {_LONGEST}")
+    if zero and number == 0:
+        raise ValueError(f"{text!r} {zero}")
+    return timedelta(**{_UNITS[unit]: number})
+
+
+def step_length(text: str) -> timedelta:
+    """The time players have for a step: `--deadline`, `[games] default_deadline`."""
+    return parse_duration(text, zero="is no time: give a step at least 1m, " + _LONGEST)
+
+
+def extension(text: str) -> timedelta:
+    """How much later `pbem game extend` (or EXTEND by mail) moves a deadline."""
+    return parse_duration(text, zero="changes nothing: extend by at least 1m, " + _LONGEST)
+
+
+def reminder(text: str) -> timedelta:
+    """How long before a deadline a reminder goes out: `[games] reminders`."""
+    return parse_duration(text, zero="is the deadline itself: a reminder goes at least 1m before it")
 
 
 @dataclass
@@ -201,10 +227,14 @@ def _check_duration(v: Any) -> timedelta:
     return parse_duration(v)
 
 
-def _check_durations(v: Any) -> list[timedelta]:
+def _check_step_length(v: Any) -> timedelta:
+    return step_length(v)
+
+
+def _check_reminders(v: Any) -> list[timedelta]:
     if not isinstance(v, list):
         raise ValueError('must be a list of durations such as ["24h", "2h"]')
-    return [parse_duration(x) for x in v]
+    return [reminder(x) for x in v]
 
 
 _MAIL_KEYS = {
@@ -236,8 +266,8 @@ SCHEMA: dict[str, dict[str, Any]] = {
     },
     "maildir": {"path": _check_str},
     "games": {
-        "default_deadline": _check_duration,
-        "reminders": _check_durations,
+        "default_deadline": _check_step_length,
+        "reminders": _check_reminders,
         "resolve": _choice("asap", "deadline"),
         "replies_per_hour": _check_pos,
         "outage_after": _check_duration,

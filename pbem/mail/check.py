@@ -141,7 +141,14 @@ def smtp_checks(cfg: Config) -> Iterator[Check]:
 def checks(cfg: Config) -> Iterator[Check]:
     """Every check a poll depends on (see the module docstring)."""
     if cfg.transport == "maildir":
-        yield Check(True, f"mail: maildir transport ({cfg.maildir_path}); no mail server to check")
+        from pbem.mail.transports.maildir import maildir_problem, ready
+
+        problem = maildir_problem(cfg.maildir_path)
+        if problem:
+            yield Check(False, f"{problem} (in {cfg.path})")
+            return
+        made = "" if ready(cfg.maildir_path) else "; missing folders are made by the first poll"
+        yield Check(True, f"mail: maildir transport ({cfg.maildir_path}){made}; no mail server to check")
         return
     yield from imap_checks(cfg)
     yield from smtp_checks(cfg)

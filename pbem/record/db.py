@@ -25,6 +25,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session, create_engine
 
+from pbem.record import private
 from pbem.render.resources import shipped
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 @lru_cache(maxsize=8)
 def engine_for(url: str) -> Engine:
     if url.startswith("sqlite"):
+        private.sqlite_file(url)  # mode 0600: the database holds every game's seed, so every hand
         eng = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None})
         event.listen(eng, "connect", _sqlite_pragmas)
 
@@ -269,7 +271,12 @@ def database_errors() -> Iterator[None]:
     try:
         yield
     except OperationalError as exc:
-        raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
+        raise DatabaseError(unusable(exc)) from None
+
+
+def unusable(exc: OperationalError) -> str:
+    """The one line for a database that cannot be used, with the driver's first line of why."""
+    return f"the database could not be used: {str(exc.orig).splitlines()[0]}"
 
 
 @contextmanager

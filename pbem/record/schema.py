@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pbem.record import private
 from pbem.record.db import DatabaseError, migrations_dir
 
 _REVISION = re.compile(r"^revision\s*(?::\s*str\s*)?=\s*['\"]([^'\"]+)['\"]", re.M)
@@ -50,10 +51,7 @@ def _revisions() -> tuple[set[str], set[str]]:
 
 def sqlite_file(url: str) -> Path | None:
     """The file of a SQLite URL (None for other databases and for :memory:)."""
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or url.startswith("sqlite:///:memory:"):
-        return None
-    return Path(url[len(prefix) :].partition("?")[0])
+    return private.database_path(url)
 
 
 def describe(url: str) -> str:
@@ -72,7 +70,7 @@ def check(url: str, config_file: Path) -> None:
     file = sqlite_file(url)
     if file is not None and not file.exists():
         raise SchemaError(f"{describe(url)} does not exist yet; create it with: pbem --config {config_file} upgrade")
-    version = _stored_version(url)
+    version = stored_version(url)
     if version is None:
         raise SchemaError(
             f"{describe(url)} has no pbem tables yet; create them with: pbem --config {config_file} upgrade"
@@ -91,7 +89,8 @@ def check(url: str, config_file: Path) -> None:
     )
 
 
-def _stored_version(url: str) -> str | None:
+def stored_version(url: str) -> str | None:
+    """The schema revision the database holds (None: no pbem tables yet); DatabaseError if it cannot be read."""
     from sqlalchemy import text
     from sqlalchemy.exc import DBAPIError
 

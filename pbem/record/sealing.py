@@ -32,6 +32,8 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from pbem.record import private
+
 FILE = "game-keys.secret"
 PREFIX = "sealed:v1:"
 _KEYS: dict[str, bytes] = {}  # key id -> wrapping key, for the homes loaded in this process
@@ -89,7 +91,7 @@ def wrapping_key(home: Path) -> bytes:
         return key
     fresh = secrets.token_bytes(32)
     try:
-        fd = os.open(home / FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = private.create(home / FILE)
     except FileExistsError:  # another process made it meanwhile: use theirs
         return wrapping_key(home)
     with os.fdopen(fd, "w", encoding="ascii") as f:

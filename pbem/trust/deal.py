@@ -174,7 +174,7 @@ class JoinStep:
         self.eng, self.players, self.seed, self.options = eng, list(players), seed, options
         self.kind, self.title = eng.kind, eng.title
         self.min_players, self.max_players = eng.min_players, eng.max_players
-        self.history = eng.history
+        self.history, self.declared_options = eng.history, eng.declared_options
         self.order_words: tuple[str, ...] = ORDER_WORDS
 
     def setup(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[State, list[Event]]:

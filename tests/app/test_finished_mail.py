@@ -92,7 +92,7 @@ def test_every_moderator_command_returns_every_mail_it_causes() -> None:
         "pause": control.decide_pause(read(loaded()), "running", WHEN),
         "resume": control.decide_resume(read(loaded()), "paused", WHEN, step, due, WHEN + timedelta(hours=1)),
         "abandon": control.decide_abandon(read(loaded()), "running"),
-        "code": control.decide_new_code(read(loaded()), "Bob", "NEWC-0000", "hash", WHEN),
+        "code": control.decide_new_code(read(loaded()), "running", "Bob", "NEWC-0000", "hash", WHEN),
     }
     for command, d in by_command.items():
         out = finished(d, read(loaded()))

@@ -240,13 +240,13 @@ def test_replace_seats_the_newcomer_with_a_full_report_and_their_code() -> None:
 
 def test_a_new_code_goes_only_to_the_registered_address_and_is_redacted_once_sent() -> None:
     g = loaded()
-    d = control.decide_new_code(g, "bob", "NEWB-7777", "hash", WHEN)
+    d = control.decide_new_code(g, "running", "bob", "NEWB-7777", "hash", WHEN)
     [m] = d.mails
     assert (m.kind, m.to, m.secret, m.context["code"]) == ("new_code", address("Bob"), "code", "NEWB-7777")
     assert [e.code_hash for e in d.effects if isinstance(e, NewSeat)] == ["hash"]
     assert not d.events, "a new code is no event of the game"
     with pytest.raises(GameError, match="not a player"):
-        control.decide_new_code(g, "Zed", "C", "h", WHEN)
+        control.decide_new_code(g, "running", "Zed", "C", "h", WHEN)
 
 
 def test_input_effects_carry_the_engine_outcome() -> None:

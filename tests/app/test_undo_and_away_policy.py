@@ -83,7 +83,7 @@ def test_undo_cuts_a_long_reason_to_what_every_player_can_read() -> None:
 
 def test_the_moderator_sets_a_player_away_and_the_player_is_told() -> None:
     g = loaded()
-    d = decide_set_by_moderator(g, "Bob", read_away("AWAY UNTIL 2026-01-10"), WHEN, MAX_AWAY)
+    d = decide_set_by_moderator(g, "running", "Bob", read_away("AWAY UNTIL 2026-01-10"), WHEN, MAX_AWAY)
     [row] = [e for e in d.effects if isinstance(e, Control)]
     assert (row.action, json.loads(row.detail)) == (
         "away",
@@ -97,7 +97,7 @@ def test_the_moderator_sets_a_player_away_and_the_player_is_told() -> None:
 
 
 def test_the_moderator_clears_an_absence_with_back() -> None:
-    d = decide_set_by_moderator(loaded(), "Carol", read_away("BACK"), WHEN, MAX_AWAY)
+    d = decide_set_by_moderator(loaded(), "running", "Carol", read_away("BACK"), WHEN, MAX_AWAY)
     [row] = [e for e in d.effects if isinstance(e, Control)]
     assert (row.action, json.loads(row.detail)) == ("back", {"player": "Carol"})
     [mail] = [e for e in d.effects if isinstance(e, Mail)]
@@ -107,19 +107,19 @@ def test_the_moderator_clears_an_absence_with_back() -> None:
 def test_the_away_command_refuses_an_unknown_player_a_past_day_and_a_game_that_is_over() -> None:
     g = loaded()
     with pytest.raises(GameError, match="Zed is not a player of g1; players: Alice, Bob, Carol"):
-        decide_set_by_moderator(g, "Zed", read_away("AWAY 3"), WHEN, MAX_AWAY)
+        decide_set_by_moderator(g, "running", "Zed", read_away("AWAY 3"), WHEN, MAX_AWAY)
     past = (WHEN - timedelta(days=2)).date()
     with pytest.raises(GameError, match="has begun or passed"):
-        decide_set_by_moderator(g, "Bob", read_away(f"AWAY UNTIL {past.isoformat()}"), WHEN, MAX_AWAY)
+        decide_set_by_moderator(g, "running", "Bob", read_away(f"AWAY UNTIL {past.isoformat()}"), WHEN, MAX_AWAY)
     far = date(2027, 6, 1)
     with pytest.raises(GameError, match="at most"):
-        decide_set_by_moderator(g, "Bob", read_away(f"AWAY UNTIL {far.isoformat()}"), WHEN, MAX_AWAY)
+        decide_set_by_moderator(g, "running", "Bob", read_away(f"AWAY UNTIL {far.isoformat()}"), WHEN, MAX_AWAY)
     short = loaded("italian-wars", ("Ann", "Ben"))
     ended = play(views.engine(short), ["Ann", "Ben"], "policy-seed")
     over = dataclasses.replace(short, state=ended.state)
     assert over.over
     with pytest.raises(GameError, match="g1 is over"):
-        decide_set_by_moderator(over, "Ben", read_away("AWAY 3"), WHEN, MAX_AWAY)
+        decide_set_by_moderator(over, "running", "Ben", read_away("AWAY 3"), WHEN, MAX_AWAY)
 
 
 # ----------------------------------------------------------------------------- a deadline while a player is away

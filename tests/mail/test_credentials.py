@@ -34,7 +34,7 @@ def test_no_shell_arguments_are_passed_as_they_are(tmp_path):
     [
         ([PY, "-c", "import sys; print('leaked-secret'); sys.exit(4)"], "exit status 4"),
         ([PY, "-c", "print('')"], "printed nothing"),
-        (["/nonexistent/pass-helper", "show"], "no such program"),
+        (["/nonexistent/pass-helper", "show"], "cannot run '/nonexistent/pass-helper': no such program"),
         ([PY, "-c", "import time; time.sleep(30)"], "did not finish within 1 s"),
     ],
     ids=["exit status", "empty", "missing program", "timeout"],

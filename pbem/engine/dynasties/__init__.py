@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.engine.base import Event, Game, Request, Result
-from pbem.engine.declare import HistorySpec, Series, Slot
+from pbem.engine.declare import HistorySpec, Option, Series, Slot
 from pbem.engine.dynasties import orders as O
 from pbem.engine.dynasties import rules as R
 from pbem.engine.dynasties import secrets
@@ -26,6 +26,7 @@ class DynastiesEngine(Game):
     min_players = 2
     max_players = 6
     order_words = tuple(O.VERBS)
+    declared_options = (Option("legacy", "gold in the Legacy pot at the start, DY-R8", whole=True),)
     #: A Tribute, a play, a Conclave choice and a discard are one each; a later line may replace an
     #: earlier secret answer or standing list, but never plays a second card (DY-R10, DY-R13).
     slots = (

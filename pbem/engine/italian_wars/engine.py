@@ -17,7 +17,7 @@ from pbem.engine.base import (
     Request,
     Result,
 )
-from pbem.engine.declare import HistorySpec, Series, Slot
+from pbem.engine.declare import HistorySpec, Option, Series, Slot
 from pbem.engine.italian_wars import secrets
 from pbem.engine.italian_wars.cards import NAMES
 from pbem.engine.italian_wars.handbook import HANDBOOK
@@ -43,6 +43,7 @@ class ItalianWars(Game):
     min_players = 2
     max_players = 2
     order_words = tuple(ALIASES)
+    declared_options = (Option("sides", "fixed: the first player is French; lot: drawn, IW-R1", ("fixed", "lot")),)
     #: Revisable secret answers: a later line of the same message replaces the earlier (the handbook:
     #: "You may send DISCARD again to replace your answer").
     slots = (

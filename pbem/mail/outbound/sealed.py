@@ -28,6 +28,8 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
 
+from pbem.record import private
+
 MARK = b"pbem-sealed-1\n"  # what a sealed `raw` starts with (a mail never does: it starts with a header)
 KEY_FILE = "outbox.key"
 
@@ -48,7 +50,7 @@ def _key(home: Path, create: bool) -> Fernet | None:
                 return None
             key = Fernet.generate_key()
             try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                fd = private.create(path)
             except FileExistsError:  # another run made it meanwhile: use theirs
                 key = path.read_bytes().strip()
             else:

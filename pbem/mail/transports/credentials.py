@@ -38,7 +38,7 @@ def run_command(argv: list[str], key: str, timeout: float = COMMAND_TIMEOUT, cwd
 
     ``cwd`` is the folder of pbem.toml, so relative paths in the command mean the same from cron.
     """
-    program = Path(argv[0]).name
+    program = argv[0]  # as written in pbem.toml: the whole path, so a wrong folder shows
     try:
         done = subprocess.run(
             argv,

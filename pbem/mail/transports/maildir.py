@@ -22,13 +22,51 @@ if TYPE_CHECKING:
     from pbem.home.config import Config
 
 
+FOLDERS = ("inbox", "sent", "processed", "rejected")
+_LEAVES = ("cur", "new", "tmp")
+
+
 def open_transport(cfg: Config) -> tuple[MaildirInbox, MaildirSender]:
+    """The Maildirs under [maildir] path, missing folders created; TransportError (one line naming the key)
+    when the path cannot hold them."""
+    problem = maildir_problem(cfg.maildir_path)
+    if problem:
+        from pbem.mail.transports.seam import TransportError
+
+        raise TransportError(problem)
     return MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path)
 
 
+def maildir_problem(root: Path) -> str:
+    """Why `root` cannot be pbem's Maildir root ("" if it can; missing folders are made on first use): it or
+    one of its folders is not a directory, or a folder holds files but is no Maildir (no cur, new, tmp)."""
+    fix = "set [maildir] path to a folder of Maildirs (pbem makes inbox, sent, processed and rejected in it)"
+    if root.exists() and not root.is_dir():
+        return f"[maildir] path {root} is a file, not a folder; {fix}"
+    for name in FOLDERS:
+        folder = root / name
+        if folder.exists() and not folder.is_dir():
+            return f"[maildir] path {root}: {folder} is a file, not a Maildir folder; {fix}"
+        if folder.is_dir() and not all((folder / leaf).is_dir() for leaf in _LEAVES):
+            stray = sorted(p.name for p in folder.iterdir() if p.name not in _LEAVES and not p.name.startswith("."))
+            if stray or any((folder / leaf).exists() and not (folder / leaf).is_dir() for leaf in _LEAVES):
+                return (
+                    f"[maildir] path {root}: {folder} is not a Maildir (it has no cur, new and tmp folders but "
+                    f"holds {', '.join(repr(n) for n in stray[:3]) or 'files'}); move those files away or {fix}"
+                )
+    return ""
+
+
+def ready(root: Path) -> bool:
+    """Every folder of the Maildirs at `root` is there (cheap: a few stat calls, for the idle check)."""
+    return all((root / name / leaf).is_dir() for name in FOLDERS for leaf in _LEAVES)
+
+
 def _maildir(path: Path) -> mailbox.Maildir:
-    """The Maildir at `path`, created with its parent folders when missing (a home set up by hand)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """The Maildir at `path`, created with its parent folders and its cur, new and tmp when missing (a home
+    set up by hand, a folder removed)."""
+    for leaf in _LEAVES:
+        (path / leaf).mkdir(parents=True, exist_ok=True)
     return mailbox.Maildir(str(path), factory=None, create=True)
 
 

@@ -1,0 +1,50 @@
+"""Files only the moderator may read: the home's key files, the SQLite database, moderator exports.
+
+Each is created mode 0600 whatever the umask (a database holds every game's seed, so every hand; a key
+file what seals the games' keys and codes).  `create` makes a new file, never one that exists (a key
+file must not be overwritten); `write` writes or replaces a file and leaves it 0600; `sqlite_file`
+makes a SQLite database's file before SQLite does, and SQLite gives its -wal and -shm files the mode
+of the database file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+MODE = 0o600
+
+
+def create(path: Path) -> int:
+    """A new file at `path`, mode 0600, open for writing; FileExistsError if there is one."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, MODE)
+
+
+def write(path: Path, text: str) -> None:
+    """`text` (UTF-8) into `path`, created or replaced, left mode 0600 (an existing file's mode is narrowed)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, MODE)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        if os.name == "posix":
+            os.fchmod(f.fileno(), MODE)
+        f.write(text)
+
+
+def database_path(url: str) -> Path | None:
+    """The file of a SQLite URL (None for other databases and for :memory:)."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or url.startswith("sqlite:///:memory:"):
+        return None
+    return Path(url[len(prefix) :].partition("?")[0])
+
+
+def sqlite_file(url: str) -> None:
+    """Make the empty file of a new SQLite database, mode 0600 (SQLite takes an empty file as a new database,
+    and creates its -wal and -shm with the database file's mode); nothing when it exists or is no file."""
+    path = database_path(url)
+    if path is None or path.exists():
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(create(path))
+    except FileExistsError:
+        pass
