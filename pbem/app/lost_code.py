@@ -55,7 +55,7 @@ def decide(
     assert loaded is not None and loaded.game.id is not None
     name = loaded.game.name
     if last is None or when - last >= WAIT:
-        d = decide_new_code(loaded, seat.player, fresh[0], fresh[1], when)
+        d = decide_new_code(loaded, facts.control, seat.player, fresh[0], fresh[1], when)
         d.outcome, d.reason = "accepted", "asked for a new player code: sent to the registered address"
         return d
     d = Decision("ignored", f"a new code was sent within {WAIT.days * 24} hours", game=name, player=seat.player)
