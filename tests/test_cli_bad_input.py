@@ -11,7 +11,31 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import pbem
+
+def pbem(*args: str) -> subprocess.CompletedProcess:
+    """`pbem ARGS` run in this process through the same entry as the installed command (`pbem.cli.main`): its
+    exit status, stdout and stderr. A subprocess per case cost about two minutes of the suite; the cases that
+    need a process of their own (a umask, a private mount) start one."""
+    import contextlib
+    import io
+    import sys
+    from unittest import mock
+
+    from pbem.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with (
+        mock.patch.object(sys, "argv", ["pbem", *args]),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        try:
+            main()
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return subprocess.CompletedProcess(["pbem", *args], code, out.getvalue(), err.getvalue())
+
 
 PLAYERS = ["--player", "Ann <ann@example.test>", "--player", "Ben <ben@example.test>"]
 PLAYERS3 = [*PLAYERS, "--player", "Cy <cy@example.test>"]

@@ -59,7 +59,7 @@ def test_a_home_written_by_hand_from_the_example_says_what_to_run_then_works(tmp
     args = shlex.split(fix)
     assert args[0] == "pbem"
     upgraded = pbem(*args[1:], cwd=elsewhere)  # exactly what the line said to run
-    assert upgraded.returncode == 0 and "up to date" in upgraded.stdout, upgraded.stderr
+    assert upgraded.returncode == 0 and "created the pbem schema" in upgraded.stdout, upgraded.stderr
     created = pbem("game", "new", "habsburg", "--name", "hh1", *PLAYERS, "--config", cfg, cwd=elsewhere)
     assert created.returncode == 0, created.stderr
     assert not (home / "mail").exists(), "the example's Maildir is not made by hand in this scenario"

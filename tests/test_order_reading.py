@@ -148,7 +148,7 @@ def test_the_cli_quotes_a_refused_player_name_intact(tmp_path) -> None:
     cfg = init_home(tmp_path / "home")
     players = ["--player", "Zoë Müller! <z@x.org>", "--player", "Bob <b@x.org>", "--player", "Carol <c@x.org>"]
     res = CliRunner().invoke(app, ["--config", str(cfg), "game", "new", "habsburg", "--name", "hh1", *players])
-    assert res.exit_code == 1
+    assert res.exit_code == 2  # a usage error
     assert 'pbem: "Zoë Müller!" cannot be a player name' in res.output
     players[1] = "Zoë Müller <z@x.org>"
     res = CliRunner().invoke(app, ["--config", str(cfg), "game", "new", "habsburg", "--name", "hh1", *players])

@@ -569,15 +569,22 @@ def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck) ->
             )
 
 
-def unchosen(doc: dict[str, Any], raws: list[bytes], as_player: str | None = None) -> str | None:
-    """Why the mail of one player cannot be chosen from `raws` (several recipients and no --as, nobody by that
-    name, no mail about the game): a usage error, said before anything is checked.  None when it can."""
-    mails = []
+def _parsed(raws: list[bytes]) -> tuple[list[Received], int]:
+    """The mails of `raws` that carry a readable receipt header (or none), and how many carry a malformed one."""
+    mails: list[Received] = []
+    unreadable = 0
     for raw in raws:
         try:
             mails.append(parse_mail(raw))
         except ValueError:
-            continue
+            unreadable += 1
+    return mails, unreadable
+
+
+def unchosen(doc: dict[str, Any], raws: list[bytes], as_player: str | None = None) -> str | None:
+    """Why the mail of one player cannot be chosen from `raws` (several recipients and no --as, nobody by that
+    name, no mail about the game): a usage error, said before anything is checked.  None when it can."""
+    mails, _ = _parsed(raws)
     try:
         pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
     except NoMail as exc:
@@ -589,13 +596,7 @@ def unchosen(doc: dict[str, Any], raws: list[bytes], as_player: str | None = Non
 
 def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = None) -> MailCheck:
     """Parse `raws`, keep this game's mail to the player, and check it (`check_mail`)."""
-    mails: list[Received] = []
-    unreadable = 0
-    for raw in raws:
-        try:
-            mails.append(parse_mail(raw))
-        except ValueError:
-            unreadable += 1
+    mails, unreadable = _parsed(raws)
     try:
         who, theirs = pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
     except NoMail as exc:
@@ -615,12 +616,7 @@ def signed_heads(doc: dict[str, Any], raws: list[bytes], reader: str = "") -> di
     out: dict[int, tuple[str, Received]] = {}
     if not key:
         return out
-    mails = []
-    for raw in raws:
-        try:
-            mails.append(parse_mail(raw))
-        except ValueError:
-            continue
+    mails, _ = _parsed(raws)
     ch = _Chain.of(doc)
     everyone = readers(doc)
     for m in mails:
