@@ -60,7 +60,11 @@ def test_polls_started_together_end_with_the_record_of_one_run(tmp_path: Path, s
     if lock:
         assert sum("another pbem poll is running" in o for _, o, _ in results) >= 1
     else:
-        assert sum("read " in o and "another" not in o for _, o, _ in results) == runs, "every run must really poll"
+        # At least two runs overlap on the record; on a loaded machine a run started late may find the inbox
+        # already emptied by the others ("nothing to do"), which is no failure of the product (seen once in CI).
+        polled = sum("read " in o and "another" not in o for _, o, _ in results)
+        idle = sum("nothing to do" in o for _, o, _ in results)
+        assert polled >= 2 and polled + idle == runs, "the runs must really overlap"
     assert kp.inbox_count(cfg) == 0
     got = kp.record_digest(cfg)
     for table in reference:
