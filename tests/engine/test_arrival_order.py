@@ -62,3 +62,24 @@ def test_two_lines_mean_the_same_first_or_last(kind: str, seed: int) -> None:
         )
         checked += 1
     assert checked or kind not in ("dynasties",), "the generator reaches simultaneous steps"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sixteen_thirty_tells_a_shared_step_from_its_phase_as_its_requests_would(seed: int) -> None:
+    """`asks.sharing` (cheap, read on every line) names exactly the players the requests list in a step several
+    answer, at every moment of bot games."""
+    from pbem.engine.sixteen_thirty import asks
+    from pbem.engine.sixteen_thirty.shape import typed
+
+    eng = registry.get("sixteen-thirty")
+    pt = play(eng, players(4), f"sh{seed}", bot_seed=f"shb{seed}")
+    state, _ = eng.setup(list(pt.players), pt.seed, dict(pt.options))
+    seen = 0
+    for who, lines in pt.inputs:
+        reqs = eng.requests(state)
+        shared = {r.player for r in reqs} if len({r.player for r in reqs}) >= 2 else set()
+        named = set(asks.sharing(typed(state)))
+        assert (named if len(named) >= 2 else set()) == shared, (state["phase"], named, shared)
+        seen += bool(shared)
+        state = (eng.timeout(state) if who == "!deadline" else eng.apply(state, who, lines)).state
+    assert seen

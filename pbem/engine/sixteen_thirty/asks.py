@@ -132,6 +132,24 @@ def start_default(hand: list[str]) -> str:
     return "PLACE-START " + ", ".join(chosen + [f"{x} ON {home}" for x in opens])
 
 
+def sharing(st: State) -> list[str]:
+    """The players a step answered by several at once asks now (the starting placement, offers, a vote's
+    placements and ballots, losses), locked ballots included; [] in a step one player answers. As cheap as the
+    phase: what `requests` would list, without making each player's legal lines."""
+    ph = st["phase"]
+    if ph == "start":
+        return list(st["players"])
+    if ph == "offers":
+        return list(trade.asked(st))
+    if ph == "place":
+        return list(votes.place_asked(st))
+    if ph == "ballot":
+        return list(voters(st, vote_of(st)["country"]))
+    if ph == "lose":
+        return list(lose_of(st)["who"])
+    return []
+
+
 def ask_start(st: State) -> list[Request]:
     return [
         req(

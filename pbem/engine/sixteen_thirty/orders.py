@@ -9,7 +9,7 @@ from typing import Any
 
 from pbem.engine.base import Event, Outcome, Request, RuleError, apply_lines
 from pbem.engine.sixteen_thirty import specials, trade, votes
-from pbem.engine.sixteen_thirty.asks import every_legal_line, requests
+from pbem.engine.sixteen_thirty.asks import every_legal_line, requests, sharing
 from pbem.engine.sixteen_thirty.parse import Order, parse, quick_verb
 from pbem.engine.sixteen_thirty.shape import State, typed
 from pbem.engine.sixteen_thirty.state import (
@@ -337,9 +337,8 @@ class Message:
 
 def _shared_step(st: State, p: str) -> bool:
     """Whether `p` is asked now in a step other players answer too (answered already or not)."""
-    reqs = requests(st)
-    mine = {r.step for r in reqs if r.player == p}
-    return any(r.step in mine and r.player != p for r in reqs)
+    who = sharing(st)
+    return p in who and len(set(who)) >= 2
 
 
 def apply(st0: dict[str, Any], p: str, lines: list[str]) -> Outcome:
