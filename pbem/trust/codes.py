@@ -40,9 +40,9 @@ ROUNDS = 10_000  # PBKDF2's, where no home is known (docs/security.md: the round
 
 log = logging.getLogger("pbem.codes")
 
-# (seat id, normalised code) -> does it match that seat's stored hash?  One poll process.
-_SEAT_CHECKS: dict[tuple[int, str], bool] = {}
-_IN_FLIGHT: dict[tuple[int, str], threading.Event] = {}
+# (seat id, its stored hash, normalised code) -> does the code match that hash?  One poll process.
+_SEAT_CHECKS: dict[tuple[int, str, str], bool] = {}
+_IN_FLIGHT: dict[tuple[int, str, str], threading.Event] = {}
 _LOCK = threading.Lock()
 _CODE_KEYS: dict[str, bytes] = {}  # KEY-ID -> code key, derived once
 _WARNED: set[str] = set()  # KEY-IDs whose missing key this poll has logged
@@ -87,7 +87,7 @@ def check_seat_code(seat_id: int | None, code: str | None, stored: str) -> bool:
     """
     if not code or not stored or seat_id is None:
         return check_code(code, stored)
-    key = (seat_id, normal(code))
+    key = (seat_id, stored, normal(code))  # the stored hash too: another database's seat may have the same id
     while True:
         with _LOCK:
             if key in _SEAT_CHECKS:
