@@ -426,6 +426,37 @@ def test_upgrade_and_init_say_whether_they_created_the_database_or_kept_it(tmp_p
     assert forced.returncode == 0 and "and kept the database" in forced.stdout, forced.stdout
 
 
+def test_upgrade_makes_an_older_homes_readable_database_and_keys_private(tmp_path: Path) -> None:
+    """An older pbem created the database (and SQLite its -wal and -shm) with the umask's mode, 0644 under the
+    usual umask: any local user could read every seed, so every hand.  `pbem upgrade` narrows each such file
+    and names it; a second upgrade has nothing to change and says nothing of it."""
+    import sqlite3
+    import stat
+
+    home = tmp_path / "home"
+    assert pbem("init", str(home), "--address", "m@example.test").returncode == 0
+    db, keys = home / "pbem.db", home / "game-keys.secret"
+    keys.write_text("00" * 32 + "\n")
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("SELECT count(*) FROM games").fetchone()
+        widened = [db, home / "pbem.db-wal", home / "pbem.db-shm"]
+        for p in [*widened, keys]:
+            p.chmod(0o644)
+        res = pbem("--config", str(home / "pbem.toml"), "upgrade")
+        modes = {p.name: oct(stat.S_IMODE(p.stat().st_mode)) for p in [*widened, keys]}
+    assert res.returncode == 0, res.stderr
+    assert set(modes.values()) == {"0o600"}, modes
+    told = res.stdout.splitlines()[-1]
+    assert told.startswith("made private (mode 0600"), res.stdout
+    assert all(str(p) in told for p in widened), told  # the key file is closed as soon as any command reads it
+    again = pbem("--config", str(home / "pbem.toml"), "upgrade")
+    assert again.stdout.strip() == "database schema is up to date", again.stdout
+    db.chmod(0o640)  # group-readable is readable by others too
+    assert str(db) in pbem("--config", str(home / "pbem.toml"), "upgrade").stdout
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+
+
 @pytest.mark.parametrize("cmd", [["init"], ["publish"], ["export", "--all"]])
 def test_a_command_given_a_file_where_it_needs_a_folder_says_so_in_one_line(
     shared_home: str, tmp_path: Path, cmd: list[str]

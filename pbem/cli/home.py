@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from pbem.cli.common import _cfg, _home, app, fail, need_folder
+from pbem.home import config as config_mod
 
 moderator_app = typer.Typer(help="The moderator's own settings: the moderator code.", no_args_is_help=True)
 app.add_typer(moderator_app, name="moderator")
@@ -37,7 +38,6 @@ def init(
     db = "kept the database (its schema is this pbem's)" if kept else "created the database"
     typer.echo(f"wrote {path} and {db}; edit the file, then run: pbem --config {path} game new ...")
     from pbem.app.moderating import make_code
-    from pbem.home import config as config_mod
     from pbem.home.app import Home
     from pbem.record.store import now_utc
 
@@ -67,6 +67,21 @@ def upgrade() -> None:
         typer.echo(f"created the pbem schema in {describe(cfg.database_url)} (it had none)")
     else:
         typer.echo("database schema is up to date" + (f" (upgraded from {before})" if before != after else ""))
+    narrowed = _narrow_private_files(cfg)
+    if narrowed:
+        typer.echo("made private (mode 0600; they hold every game's seed or keys): " + ", ".join(narrowed))
+
+
+def _narrow_private_files(cfg: config_mod.Config) -> list[str]:
+    """The database (with its -wal and -shm) and the home's key files, narrowed to the moderator when an older
+    pbem left them readable by others (it created them with the umask's mode)."""
+    from pbem.mail.outbound.sealed import KEY_FILE
+    from pbem.record import private, sealing
+
+    files = [cfg.path.parent / sealing.FILE, cfg.path.parent / KEY_FILE]
+    if (db := private.database_path(cfg.database_url)) is not None:
+        files = [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm"), *files]
+    return [str(f) for f in files if private.narrow(f)]
 
 
 @app.command()

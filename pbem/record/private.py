@@ -48,3 +48,17 @@ def sqlite_file(url: str) -> None:
         os.close(create(path))
     except FileExistsError:
         pass
+
+
+def narrow(path: Path) -> bool:
+    """Take group and other access away from an existing file of the moderator's (a database or key file an
+    older pbem made with the umask's mode).  True when its mode changed; False when it was private already,
+    does not exist, or is not ours to change."""
+    try:
+        mode = path.stat().st_mode & 0o777
+        if not mode & 0o077:
+            return False
+        os.chmod(path, mode & 0o700)
+    except OSError:
+        return False
+    return True
