@@ -72,6 +72,19 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
             d.reason += f" (the code of {owner.player})"
             misuse.warn(d, out, loaded, owner, msg.sender, f"{seat.player} in this game", facts.moderator)
         return d
+    if not acts and ex.code and facts.reply is None and not is_code(facts, seat, ex.code):
+        looking = out.allowed(seat.address)  # as `load.code_checks` judged it, before this mail's answer
+        answered = _decide_seat(d, out, msg, loaded, seat, ex, facts, acts)
+        code = ex.code
+        if looking:
+            misuse.leaked(answered, out, loaded, seat, code, lambda st: is_code(facts, st, code), facts.moderator)
+        return answered
+    return _decide_seat(d, out, msg, loaded, seat, ex, facts, acts)
+
+
+def _decide_seat(
+    d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, ex: Extracted, facts: Facts, acts: bool
+) -> Decision:
     ended = loaded.over or facts.control == "abandoned"  # nothing more is asked: no "no orders were found"
     if (acts or (ended and not (ex.help or ex.status))) and (facts.control != "running" or loaded.over):
         state = "over" if loaded.over else facts.control

@@ -101,9 +101,10 @@ def load_facts(
 
 def code_checks(msg: Inbound, facts: intake.Facts, cap: int) -> dict[int, bool]:
     """The message's code checked against the seats `intake.decide` asks about (seat id -> it is that
-    seat's code), so that deciding derives no key: the sender's seat when the message acts; when that
-    fails and the sender may still be answered, the other seats until the owner is found (`misuse`);
-    for a registered player of another game, the seats until the one whose code it is.  Each check is
+    seat's code), so that deciding derives no key: the sender's seat (also when a new mail only asks for
+    HELP or STATUS: another player's code there is a leak its owner is told of); when that fails and the
+    sender may still be answered, the other seats until the owner is found (`misuse`); for a registered
+    player of another game, the seats until the one whose code it is.  Each check is
     the cached one the worker threads warmed ahead (`pbem.app.ahead`)."""
     loaded, ex = facts.loaded, facts.extracted
     if loaded is None or ex is None or not ex.code or not facts.registered:
@@ -111,8 +112,8 @@ def code_checks(msg: Inbound, facts: intake.Facts, cap: int) -> dict[int, bool]:
     seat = loaded.seat_for_address(msg.sender)
     checks: dict[int, bool] = {}
     if seat is not None:
-        if not (ex.orders or ex.press or ex.away) or seat.id is None:
-            return {}
+        if seat.id is None or (facts.reply is not None and not (ex.orders or ex.press or ex.away)):
+            return {}  # a reply's code line is not read, unless the reply acts (then it is refused without it)
         checks[seat.id] = check_seat_code(seat.id, ex.code, seat.code_hash)
         out = Outgoing(msg, facts.replies, cap, loaded.game.id, facts.windows, facts.now)
         if checks[seat.id] or not out.allowed(seat.address):

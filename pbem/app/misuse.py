@@ -1,4 +1,5 @@
-"""A player's code arriving from another registered player's address (pure; issue 12, "Identity").
+"""A player's code arriving from another registered player's address (pure; issue 12, "Identity"), in a mail
+that acts (refused) or one that only asks for HELP or STATUS (answered: `leaked`).
 
 The sender gets the usual refusal (which never says whose code it was: that
 would confirm to them that the code is good).  The code's owner is told at
@@ -42,3 +43,14 @@ def warn(d: Decision, out: Outgoing, loaded: Loaded, owner: Seat, sender: str, s
     if moderator and out.admit(d, moderator, quiet=True):
         context = {"game_name": game, "sender": sender, "sender_as": sender_as, "owner": owner.player}
         d.effects.append(out.mail(moderator, "code_misuse_alert", "notice", context, reply=False))
+
+
+def leaked(
+    d: Decision, out: Outgoing, loaded: Loaded, seat: Seat, code: str, is_theirs: Callable[[Seat], bool], moderator: str
+) -> None:
+    """A mail that only asks (HELP, STATUS) is answered without a code; if the one it carries is another
+    player's, that code has leaked all the same: its owner and the moderator are told, as for a mail that acts."""
+    owner = owner_of(code, loaded, seat, is_theirs)
+    if owner is not None:
+        d.reason += f"; it carried the code of {owner.player}"
+        warn(d, out, loaded, owner, out.msg.sender, f"{seat.player} in this game", moderator)

@@ -184,6 +184,33 @@ def test_a_player_of_another_game_sending_a_code_of_this_one_is_refused_and_both
     }
 
 
+@pytest.mark.parametrize("asks", ["HELP", "STATUS", "HELP\nSTATUS", ""])
+def test_a_mail_that_only_asks_is_answered_and_another_seats_code_in_it_is_reported(asks: str) -> None:
+    """HELP and STATUS need no code, but a mail carrying Bob's code from Carol's address shows the code has
+    leaked whatever else it asks: Bob and the moderator are told, Carol is answered as usual (never told
+    whose code it was), and her own or a wrong code tells nobody."""
+    g = loaded()
+    d = run(mail("Carol", signed("Bob", asks)), g)
+    assert d.player == "Carol" and "the code of Bob" in d.reason and not d.inputs
+    to = {m.kind: m.to for m in d.mails}
+    assert to["code_misused"] == address("Bob") and to["code_misuse_alert"] == MODERATOR, to
+    assert all(CODES["Bob"] not in repr(m.context) for m in d.mails)
+    if asks:
+        assert d.outcome == "accepted" and (d.reports or any(m.kind == "help" for m in d.mails)), d
+    to_carol = [(m.kind, m.context) for m in d.mails if m.to == address("Carol")]
+    for quiet in (signed("Carol", asks), "CODE WRNG-2345\n" + asks):
+        alone = run(mail("Carol", quiet), g)
+        assert not {"code_misused", "code_misuse_alert"} & {m.kind for m in alone.mails}, alone.mails
+        assert (alone.outcome, alone.player) == (d.outcome, "Carol")
+        assert [r.purpose for r in alone.reports] == [r.purpose for r in d.reports]
+        assert [(m.kind, m.context) for m in alone.mails] == to_carol, "Carol's answer is the same whoever's code"
+
+
+def test_a_mail_that_only_asks_past_the_senders_cap_looks_for_no_owner() -> None:
+    d = run(mail("Carol", signed("Bob", "HELP")), loaded(), replies={address("Carol"): CAP})
+    assert [m.kind for m in d.mails] == ["too_many"] and "Bob" not in d.reason
+
+
 def test_a_seats_own_wrong_code_tells_nobody_else() -> None:
     d = run(mail("Carol", "CODE WRNG-2345\nPASS"), loaded())
     assert [m.kind for m in d.mails] == ["refused_code"]

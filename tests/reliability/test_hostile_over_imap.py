@@ -226,6 +226,20 @@ def test_ambiguous_senders_are_refused_and_a_code_from_another_player_is_told(ho
     assert any("code came from another player" in str(m["Subject"]) for m in alerts)
 
 
+def test_another_players_code_in_a_mail_that_only_asks_for_help_is_told_to_its_owner(home: Home) -> None:
+    """HELP needs no code, so the poll used to check none: a code pasted into it from another seat's address
+    went unreported.  The load step now checks it (within the sender's answers) and the owner is told."""
+    home.send(mail("Carol", "hh", signed("Alice", "HELP"), "carol-asks-with-alice-code"))
+    home.poll()
+    assert any("another player's address" in s for s in kinds(home.new_mail("Alice", 1)))
+    helped = home.new_mail("Carol", 1)
+    assert len(helped) == 1 and "Alice" not in str(helped[0]["Subject"]), "Carol is answered as usual"
+    alerts = [message_from_bytes(r) for r in home.servers.wait_for(MOD, 1)]
+    assert any("code came from another player" in str(m["Subject"]) for m in alerts)
+    [(reason,)] = home.rows("SELECT reason FROM inbound_messages")
+    assert "the code of Alice" in reason, reason
+
+
 # --------------------------------------------------------------------------- Codes are never stored
 
 
