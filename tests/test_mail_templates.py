@@ -122,7 +122,6 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         players=["Bob"],
         pending=[{"player": "Bob", "id": 17, "status": "failed"}],
         retry="pbem outbox retry 17",
-        no_reply_hint=True,
     ),
     "control_outage": dict(
         game_name="hh1",
@@ -286,7 +285,6 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         refused=[{"line": "RESUME", "why": "game hh1 is not paused"}],
         left=["AWAY Alice 5"],
         chatter=["Thanks, all"],
-        no_reply_hint=True,
     ),
     "moderator_ack_nothing": dict(
         game_name="",
@@ -296,9 +294,8 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         refused=[{"line": "", "why": "name the game: a line GAME <name>"}],
         left=[],
         chatter=[],
-        no_reply_hint=True,
     ),
-    "moderator_refused": dict(game_name="hh1", subject_in="[pbem hh1] pause", code_given=True, no_reply_hint=True),
+    "moderator_refused": dict(game_name="hh1", subject_in="[pbem hh1] pause", code_given=True),
 }
 
 
@@ -319,6 +316,25 @@ def test_every_kind_of_mail_has_a_golden_context() -> None:
 def test_mail_wording_matches_golden(kind: str) -> None:
     r = render_mail(VARIANTS.get(kind, kind), {**CONTEXTS[kind], **M, **({} if kind in NOT_ABOUT_A_GAME else RECORD)})
     _compare(kind, {f"{kind}.txt": f"Subject: {r.subject}\n\n{r.text}", f"{kind}.html": r.html})
+
+
+#: The kinds of mail that ask the player for orders: only these end with "Reply to this mail with your orders"
+#: (a final report asks for none: `report_final` below).  Notices of what the moderator or a deadline did, the
+#: "too many messages" notice, press and every mail to the moderator ask for nothing (issue 27's testers found
+#: the line on the moderator's join alert and on a deadline moved for a player whose orders were on file).
+ASK_FOR_ORDERS = {"ack", "help", "refused_code", "reminder", "report", "report_dealt", "report_waiting",
+                  "revision_on_file", "unreadable"}  # fmt: skip
+HINT = "Reply to this mail with your orders"
+
+
+@pytest.mark.parametrize("kind", sorted(CONTEXTS))
+def test_only_mail_that_asks_for_orders_says_to_reply_with_orders(kind: str) -> None:
+    r = render_mail(VARIANTS.get(kind, kind), {**CONTEXTS[kind], **M, **RECORD})
+    assert (HINT in r.text, HINT in r.html) == ((kind in ASK_FOR_ORDERS,) * 2), kind
+    if VARIANTS.get(kind, kind) == "report":
+        result = {"summary": "Ann wins", "scores": {"Ann": 3}}
+        final = render_mail("report", {**CONTEXTS[kind], **M, **RECORD, "result": result, "seed": "00" * 16})
+        assert HINT not in final.text and HINT not in final.html
 
 
 def test_the_acknowledgement_of_recorded_orders_shows_its_receipt() -> None:

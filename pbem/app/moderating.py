@@ -174,5 +174,4 @@ def _tell(d: Decision, out: Outgoing, kind: str, **ctx: object) -> None:
     to = out.msg.sender.lower()
     if out.admit(d, to):
         context = {"game_name": d.game, "subject_in": short(out.msg.subject), "accepted": list(ACCEPTED), **ctx}
-        context["no_reply_hint"] = True  # the record line without the players' hint on codes
         d.effects.append(out.mail(to, kind, "ack", context))

@@ -67,7 +67,6 @@ def decide(
             "due": _stamp(deadline),
             "players": held,
             "pending": pending,
-            "no_reply_hint": True,  # the moderator's mail: no "reply with your orders"
             "retry": f"pbem outbox retry {' '.join(failed)}" if failed else "",
         }
         key = ("undelivered", name, step, iso(opened))  # one mail per step: its Message-ID is stable
