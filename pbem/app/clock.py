@@ -8,6 +8,11 @@ that the next poll applies their defaults at once: it refuses to run and says
 so in one line (exit 3), before anything is written.  A clock far ahead of
 it (`JUMP`) is not refused (the machine may have been off: the outage rule
 moves the deadlines of the gap), but logged with what the run applied.
+
+When the clock that was wrong is the earlier run's (ahead, then corrected), every later poll would be refused
+until real time caught up: `pbem poll --trust-clock` takes this run's clock as right and the record's newest
+time back to it.  Moderator commands that time a deadline from "now" (`pbem game ...`) are refused the same
+way (`refusal`), as the poll is.
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ def behind(seen: datetime | None, now: datetime) -> str | None:
         return None
     return (
         f"the clock reads {now:%Y-%m-%d %H:%M} UTC, {_span(seen - now)} behind the latest time this record has "
-        f"seen ({seen:%Y-%m-%d %H:%M} UTC); nothing was done: fix the machine's clock"
+        f"seen ({seen:%Y-%m-%d %H:%M} UTC); nothing was done: fix the machine's clock (if it is right now and "
+        f"an earlier run's clock was ahead, run once: pbem poll --trust-clock)"
     )
 
 
@@ -47,3 +53,8 @@ def jumped(seen: datetime | None, now: datetime) -> str | None:
 def _span(d: timedelta) -> str:
     hours = d.total_seconds() / 3600
     return f"{hours / 24:.1f} days" if hours >= 48 else f"{hours:.1f} hours" if hours >= 1 else f"{d.seconds // 60} min"
+
+
+def refusal(database_url: str, now: datetime) -> str | None:
+    """Why a command timing deadlines from `now` must not run (the poll's own check), or None."""
+    return behind(latest(database_url), now)

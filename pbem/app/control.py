@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from pbem.app import views
+from pbem.app.clock import TOLERANCE
 from pbem.app.decision import (
     MODERATOR_SEAT,
     Control,
@@ -108,10 +109,15 @@ def decide_resume(
     """Resume; the current deadline moves on by the time the game was paused."""
     if control != "paused" or paused_at is None:
         raise GameError(f"game {loaded.game.name} is not paused")
+    if when < paused_at - TOLERANCE:  # the deadline would move back by the difference: a turn lost
+        raise GameError(
+            f"the clock reads {_stamp(when)}, before the game was paused ({_stamp(paused_at)}); "
+            "nothing was changed: fix the machine's clock"
+        )
     effects: list[Effect] = []
     new_due = None
     if dl_step is not None and due is not None:
-        new_due = due + (when - paused_at)
+        new_due = due + max(when - paused_at, timedelta(0))
         effects.append(NewDeadline(dl_step, new_due, "resumed"))
     text = "The moderator resumed the game" + (f"; deadline {_stamp(new_due)}." if new_due else ".")
     stamp = _stamp(new_due) if new_due else None

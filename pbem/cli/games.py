@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from datetime import datetime
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
 from pbem.cli.common import _home, _why, fail, game_app
 from pbem.engine import kinds_text
+
+if TYPE_CHECKING:
+    from pbem.home.app import Home
 
 T = TypeVar("T")
 
@@ -64,8 +68,9 @@ def game_new(
     except (ValueError, UnknownKind, GameError) as exc:
         fail(_why(exc), 2)
     home = _home()
+    now = _clock_checked(home)
     try:
-        game = create_game(home, kind, name, players, seed=seed, table=table)
+        game = create_game(home, kind, name, players, seed=seed, table=table, clock=lambda: now)
     except (ValueError, GameError) as exc:
         fail(_why(exc))
     first = "invitations to JOIN queued; the deal follows the last JOIN" if join else "first reports queued"
@@ -122,13 +127,27 @@ def game_show(
     typer.echo(f"waiting for: {', '.join(shown.waiting) or 'nobody'}")
 
 
-def _control(fn: Callable[..., T], *args: object) -> T:
-    from pbem.app.decision import GameError
+def _clock_checked(home: Home) -> datetime:
+    """Now, unless the clock is behind the latest time the record has seen: a command timing a deadline from
+    it would set one in the past (a resume would move it back by the difference), so it is refused as the
+    poll is, exit 3 (`pbem.app.clock`)."""
+    from pbem.app.clock import refusal
     from pbem.record.store import now_utc
 
+    now = now_utc()
+    why = refusal(home.cfg.database_url, now)
+    if why:
+        fail(why.replace("nothing was done", "nothing was changed"), 3)
+    return now
+
+
+def _control(fn: Callable[..., T], *args: object) -> T:
+    from pbem.app.decision import GameError
+
     home = _home()
+    now = _clock_checked(home)
     try:
-        return fn(home, *args, now_utc())
+        return fn(home, *args, now)
     except GameError as exc:
         fail(str(exc))
 

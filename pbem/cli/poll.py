@@ -23,6 +23,12 @@ def poll(
     dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report, change nothing, send nothing."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each message handled."),
     timings: bool = typer.Option(False, "--timings", help="Also print where the run's time went."),
+    trust_clock: bool = typer.Option(
+        False,
+        "--trust-clock",
+        help="The machine's clock is right now: an earlier run whose clock was ahead recorded a later time, and "
+        "polls are refused until real time catches up with it.  Run once after fixing the clock.",
+    ),
 ) -> None:
     """Read new mail, apply orders and due deadlines, send queued mail.  Run it from cron.
 
@@ -52,7 +58,7 @@ def poll(
         secrets=[cfg.imap.password, cfg.smtp.password, *_env_secrets(cfg)],
     )
     try:
-        run = run_poll(cfg, dry_run=dry_run)
+        run = run_poll(cfg, dry_run=dry_run, trust_clock=trust_clock)
     except (TransportError, DatabaseError, ConfigError) as exc:
         import logging
 

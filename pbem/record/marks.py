@@ -119,3 +119,9 @@ def last_run(database_url: str) -> datetime | None:
     except OperationalError as exc:
         raise DatabaseError(f"the database could not be used: {str(exc.orig).splitlines()[0]}") from None
     return _parse(str(row[0])) if row else None
+
+
+def reset_last_run(url: str, when: datetime) -> None:
+    """Record `when` as the newest run start even if an earlier run's (wrong) clock recorded a later one: the
+    moderator says the clock is right now (`pbem poll --trust-clock`)."""
+    remember(url, LAST_RUN, when.astimezone(UTC).isoformat())

@@ -1,0 +1,88 @@
+"""A clock behind the record stops the moderator's commands as it stops the poll, and a clock that was ahead can
+be taken back (found by the operations testers: `game resume` with the clock five days behind the pause moved
+the deadline five days into the past, and the next poll applied every default; one poll with a clock two days
+ahead then refused every later poll for two days, with no way out).
+
+The class: every command that times something from "now".  Each `pbem game ...` command that writes is run
+with the record's newest time two days ahead of the clock: refused with one line, exit 3, nothing written."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli_bad_input import PLAYERS3, WRITERS, make_home, one_line, pbem
+
+TIMED = [c for c in WRITERS if c[0] == "game"] + [["game", "resume", "g1"], ["game", "start", "g1"]]
+TIMED += [["game", "undo", "g1", "--to", "1", "--why", "test"]]
+
+
+def _dump(cfg: str) -> list[str]:
+    """Every row of the record but the poll marks (which hold the newest time seen)."""
+    with sqlite3.connect(Path(cfg).parent / "pbem.db") as conn:
+        return [line for line in conn.iterdump() if "poll_marks" not in line]
+
+
+def _clock_was_ahead(cfg: str, by: timedelta) -> None:
+    from pbem.home.config import load
+    from pbem.record.marks import reset_last_run
+
+    reset_last_run(load(Path(cfg)).database_url, datetime.now(UTC) + by)
+
+
+@pytest.mark.parametrize("cmd", TIMED, ids=[" ".join(c[:2]) for c in TIMED])
+def test_a_command_timing_from_now_is_refused_when_the_clock_is_behind_the_record(
+    tmp_path: Path, cmd: list[str]
+) -> None:
+    cfg = make_home(tmp_path, "g1")
+    if cmd[1] == "resume":
+        assert pbem("--config", cfg, "game", "pause", "g1").returncode == 0
+    _clock_was_ahead(cfg, timedelta(days=2))
+    before = _dump(cfg)
+    one_line(pbem("--config", cfg, *cmd), 3, "behind the latest time this record has seen", "nothing was changed")
+    assert _dump(cfg) == before, "nothing may be written"
+
+
+def test_a_clock_within_the_tolerance_is_not_refused(tmp_path: Path) -> None:
+    cfg = make_home(tmp_path, "g1")
+    _clock_was_ahead(cfg, timedelta(minutes=2))  # an NTP correction
+    assert pbem("--config", cfg, "game", "pause", "g1").returncode == 0
+
+
+def test_after_a_run_whose_clock_was_ahead_the_moderator_takes_the_clock_back_once(tmp_path: Path) -> None:
+    cfg = make_home(tmp_path, "g1")
+    _clock_was_ahead(cfg, timedelta(days=2))
+    refused = pbem("--config", cfg, "poll")
+    one_line(refused, 3, "fix the machine's clock", "pbem poll --trust-clock")
+    assert pbem("--config", cfg, "poll", "--trust-clock").returncode == 0
+    assert pbem("--config", cfg, "poll").returncode == 0, "later polls run again"
+    extended = pbem("--config", cfg, "game", "extend", "g1", "1h")
+    assert extended.returncode == 0, extended.stderr
+
+
+def test_a_resume_before_the_pause_is_refused_and_never_moves_a_deadline_back() -> None:
+    """The pure decision: a clock that reads before the pause (the CLI check did not catch it: no poll ran
+    since) is refused; one within the tolerance moves the deadline by nothing, never back."""
+    from pbem.app.control import decide_resume
+    from pbem.app.decision import GameError, NewDeadline
+    from tests.app.plain import loaded
+
+    g = loaded()
+    paused = datetime(2027, 3, 2, 12, 0, tzinfo=UTC)
+    due = datetime(2027, 3, 3, 9, 0, tzinfo=UTC)
+    with pytest.raises(GameError, match="before the game was paused"):
+        decide_resume(g, "paused", paused, "orders", due, paused - timedelta(hours=5))
+    d = decide_resume(g, "paused", paused, "orders", due, paused - timedelta(minutes=2))
+    assert [e.due_at for e in d.effects if isinstance(e, NewDeadline)] == [due]
+    later = decide_resume(g, "paused", paused, "orders", due, paused + timedelta(hours=3))
+    assert [e.due_at for e in later.effects if isinstance(e, NewDeadline)] == [due + timedelta(hours=3)]
+
+
+def test_game_new_is_refused_too(tmp_path: Path) -> None:
+    cfg = make_home(tmp_path)
+    _clock_was_ahead(cfg, timedelta(hours=3))
+    made = pbem("--config", cfg, "game", "new", "habsburg", "--name", "g9", "--no-join", *PLAYERS3)
+    one_line(made, 3, "behind the latest time")
