@@ -109,7 +109,8 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "clock_jump": dict(
         note="the clock is 5.0 days ahead of the last poll (2026-01-03 10:00 UTC)",
         seen="2026-01-03 10:00 UTC",
-        now="2026-01-08 10:00 UTC",
+        this_run="2026-01-08 10:00 UTC",
+        now="2026-01-08T10:00:00.369178+00:00",  # every render sets `now` to the ISO time: never shown here
         deadlines=2,
         reminders=1,
     ),

@@ -53,7 +53,7 @@ def clock_jump(home: Home, note: str, seen: datetime, when: datetime, deadlines:
     ctx = {
         "note": note,
         "seen": f"{seen:%Y-%m-%d %H:%M} UTC",
-        "now": f"{when:%Y-%m-%d %H:%M} UTC",
+        "this_run": f"{when:%Y-%m-%d %H:%M} UTC",  # not `now`: every render sets that to the ISO time
         "deadlines": deadlines,
         "reminders": reminders,
     }

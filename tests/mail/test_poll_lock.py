@@ -193,6 +193,8 @@ def test_a_forward_clock_jump_is_mailed_with_what_it_applied(tmp_path: Path) -> 
     assert body is not None
     text = body.get_content()
     assert "5.0 days ahead" in text and "applied 1 deadline(s)" in text, text
+    stamp = f"this one at {later:%Y-%m-%d %H:%M} UTC."  # the same form as the previous poll's time
+    assert stamp in text and "pbem poll --trust-clock" in text, text
     run_poll(cfg, clock=lambda: later + timedelta(minutes=5))
     assert len([p for p in (Path(cfg.maildir_path) / "sent").glob("*/*") if b"clock jumped" in p.read_bytes()]) == 1
 
