@@ -27,6 +27,7 @@ from pbem.home.app import Home
 from pbem.orders.away import MAX_DAYS, Away
 from pbem.orders.extract import Extracted
 from pbem.record.absence import AbsenceRow
+from pbem.record.outbox import NEWS
 from pbem.record.rows import Deadline, Seat
 from pbem.record.store import Loaded
 from pbem.trust.chain import iso
@@ -174,7 +175,7 @@ def decide_set_by_moderator(
         "by_moderator": True,
     }
     key = ("away", loaded.game.name, seat.player, when.isoformat())
-    mail = Mail(seat.address, "away_ack", ctx, "notice", key, player=seat.player, game_id=loaded.game.id)
+    mail = Mail(seat.address, "away_ack", ctx, NEWS, key, player=seat.player, game_id=loaded.game.id)
     return Decision(game=loaded.game.name, effects=[declared(seat.player, away, when), mail])
 
 

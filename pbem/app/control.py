@@ -39,6 +39,7 @@ from pbem.home.policy import Policy
 from pbem.mail.outbound.outgoing import Mail
 from pbem.record import listing, recent, store
 from pbem.record.db import Unit
+from pbem.record.outbox import NEWS
 from pbem.record.rows import Seat
 from pbem.trust.chain import iso
 from pbem.trust.codes import hash_code, new_code
@@ -65,7 +66,7 @@ def announce(
     for seat in seats or loaded.seats:
         key = ("control", name, action, loaded.event_seq + 1, seat.player)
         context = {"game_name": name, **ctx}
-        effects.append(Mail(seat.address, f"control_{action}", context, "notice", key, player=seat.player))
+        effects.append(Mail(seat.address, f"control_{action}", context, NEWS, key, player=seat.player))
     return effects
 
 
@@ -189,7 +190,7 @@ def decide_replace(
     seats = [new if st is seat else st for st in loaded.seats]
     told = {"game_name": name, "player": before, "newcomer": display}  # first: it threads into their game
     key = ("replaced", name, seat.position, loaded.event_seq + 1, seat.address)
-    effects.append(Mail(seat.address, "replaced", told, "notice", key, to_name=seat.display_name, player=before))
+    effects.append(Mail(seat.address, "replaced", told, NEWS, key, to_name=seat.display_name, player=before))
     effects.append(NewSeat(seat.position, display, address, display, code_hash, thread=thread))
     text = f"{display} replaces {before}." if display != before else f"A new player takes over the seat of {before}."
     facts: dict[str, object] = {"player": before, "newcomer": display, "seat": seat.position}
@@ -211,7 +212,7 @@ def decide_new_code(loaded: store.Loaded, control: str, player: str, code: str, 
     effects: list[Effect] = [
         NewSeat(seat.position, seat.player, seat.address, seat.display_name, hashed, thread=seat.thread),
         Control("code", seat.player),
-        Mail(seat.address, "new_code", ctx, "notice", key, player=seat.player, secret="code"),
+        Mail(seat.address, "new_code", ctx, NEWS, key, player=seat.player, secret="code"),
     ]
     return Decision(game=name, player=seat.player, effects=effects)
 

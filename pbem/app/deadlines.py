@@ -39,6 +39,7 @@ from pbem.record import due, lookups, modes, outbox, recent, store
 from pbem.record.absence import rows as absence_rows
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
+from pbem.record.outbox import NEWS
 from pbem.record.rows import Deadline
 from pbem.trust.deal import STEP as JOIN_STEP
 
@@ -77,12 +78,12 @@ def decide_deadline(
             if seat is not None:
                 told: dict[str, object] = {"game_name": name, "due": stamp, "lines": list(h.orders)}
                 key: tuple[object, ...] = ("held-applied", h.inbound_id)
-                d.effects.append(Mail(seat.address, "held_applied", told, "notice", key, player=h.player))
+                d.effects.append(Mail(seat.address, "held_applied", told, NEWS, key, player=h.player))
             continue
         if seat is not None:
             rejected = [{"line": r.line, "reason": r.reason} for r in out.lines if not r.ok]
             ctx = {"game_name": name, "rejected": rejected}
-            d.effects.append(Mail(seat.address, "held_failed", ctx, "notice", (h.inbound_id,), player=h.player))
+            d.effects.append(Mail(seat.address, "held_failed", ctx, NEWS, (h.inbound_id,), player=h.player))
     if views.current_step(eng, state) == step and eng.result(state) is None:
         prompts = {r.player: r.prompt for r in eng.requests(state) if not r.answered}
         out = apply_defaults(eng, state)
@@ -108,7 +109,7 @@ def defaulted(
             continue
         ctx = {"game_name": loaded.game.name, "due": stamp, "prompt": prompts.get(player, step), "lines": applied}
         key = ("deadline-applied", loaded.game.name, loaded.seq, step, player)
-        mails.append(Mail(seat.address, "deadline_applied", ctx, "notice", key, player=player))
+        mails.append(Mail(seat.address, "deadline_applied", ctx, NEWS, key, player=player))
     return mails
 
 

@@ -23,6 +23,7 @@ from pbem.record.models import OutboxMessage, Seat
 
 COUNTED = ("ack", "notice", "status", "stranger")  # the purposes the answers budget counts (`pbem.app.answers`)
 LIMIT = "limit"  # the one "too many messages" notice per address and window
+NEWS = "news"  # a notice of the game moving on (a deadline, a moderator's command) that answers no mail: not counted
 REPORTS = ("report", "status")  # a player's reports: regular ones, and the answers to STATUS
 
 

@@ -1,4 +1,4 @@
-"""A clock behind the record stops the moderator's commands as it stops the poll, and a clock that was ahead can
+"""Found by the operations testers. A clock behind the record stops the moderator's commands as it stops the poll, and a clock that was ahead can
 be taken back (found by the operations testers: `game resume` with the clock five days behind the pause moved
 the deadline five days into the past, and the next poll applied every default; one poll with a clock two days
 ahead then refused every later poll for two days, with no way out).
@@ -86,3 +86,27 @@ def test_game_new_is_refused_too(tmp_path: Path) -> None:
     _clock_was_ahead(cfg, timedelta(hours=3))
     made = pbem("--config", cfg, "game", "new", "habsburg", "--name", "g9", "--no-join", *PLAYERS3)
     one_line(made, 3, "behind the latest time")
+
+
+def test_the_moderators_notices_do_not_use_up_a_players_answers(tmp_path: Path) -> None:
+    """Notices of the game moving on (a moderator's command, a deadline) answer no mail of the player's, so the
+    answers budget (`replies_per_hour`) does not count them (found by the operations testers: a moderator who
+    paused, extended and resumed a player's games used up 28 of their 30 answers, and the refusal of the
+    player's next order never went out, with a warning that someone was sending mail in their name)."""
+    from email import message_from_bytes
+
+    from pbem.home.config import load
+    from tests.conftest import deliver, order_mail
+
+    cfg = make_home(tmp_path, "g1")
+    for _ in range(40):  # 40 notices to each player within the hour, past the budget of 30
+        assert pbem("--config", cfg, "game", "extend", "g1", "1m").returncode == 0
+    assert pbem("--config", cfg, "poll").returncode == 0
+    home = load(Path(cfg))
+    deliver(home, order_mail("Ann <ann@example.test>", "g1", "PASS"))  # a new mail without her code
+    assert pbem("--config", cfg, "poll").returncode == 0
+    sent = [message_from_bytes(p.read_bytes()) for p in (home.maildir_path / "sent").glob("*/*")]
+    to_ann = [str(m["Subject"]) for m in sent if "ann@example.test" in str(m["To"])]
+    assert sum("extended" in s.lower() for s in to_ann) == 40, to_ann
+    assert "Re: [pbem g1] orders" in to_ann, "her refusal went out"
+    assert not any("Too many messages" in s for s in to_ann), to_ann
