@@ -482,3 +482,22 @@ def test_a_person_without_an_address_is_the_same_usage_error_in_game_new_and_gam
 ) -> None:
     res = pbem("--config", shared_home, *cmd, *(["--player"] if cmd[1] == "new" else []), "Dee")
     one_line(res, 2, '"Dee" is not a player; write "Name <address@example.org>"')
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("postgresql+pg8000://pbem:pw@127.0.0.1/pbem", "pbem[postgres]"),  # a driver pbem does not install
+        ("mysql://pbem:pw@127.0.0.1/pbem", "MySQLdb"),
+        ("no-such-db://x", "not a database URL"),
+    ],
+)
+def test_a_database_url_whose_driver_is_missing_says_what_to_install(tmp_path: Path, url: str, says: str) -> None:
+    """Found by the operations testers: a PostgreSQL URL after a plain `pip install .` (the driver comes with
+    the `postgres` extra) gave every command a 40-line ImportError traceback and exit 1."""
+    cfg = tmp_path / "pbem.toml"
+    cfg.write_text(f'[moderator]\naddress = "m@example.test"\n[database]\nurl = "{url}"\n')
+    for cmd in (["game", "list"], ["upgrade"], ["poll"]):
+        res = pbem("--config", str(cfg), *cmd)
+        one_line(res, 2, "[database] url", says)
+        assert "pw@" not in res.stderr, "the URL's password is never printed"

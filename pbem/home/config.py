@@ -290,6 +290,34 @@ def _resolve_db_url(url: str, home: Path) -> str:
     return url
 
 
+def _check_driver(file: Path, url: str) -> None:
+    """A database URL other than SQLite names a driver this Python may not have (PostgreSQL's comes with
+    `pip install 'pbem[postgres]'`): one line naming the fix instead of an ImportError's traceback."""
+    if url.startswith("sqlite"):
+        return
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        dialect = make_url(url).get_dialect()
+    except (ArgumentError, NoSuchModuleError, ValueError):
+        raise ConfigError(
+            f"{file}: bad value for [database] url: not a database URL pbem can use "
+            "(sqlite:///pbem.db or postgresql+psycopg://USER:PASSWORD@HOST/DATABASE)"
+        ) from None
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        extra = ""
+        if dialect.name == "postgresql":
+            extra = " (pbem's PostgreSQL extra installs psycopg: python3 -m pip install 'pbem[postgres]'"
+            extra += ")" if dialect.driver == "psycopg" else ", with a URL postgresql+psycopg://...)"
+        raise ConfigError(
+            f"{file}: [database] url needs the Python module {exc.name or 'of its driver'}, which is not "
+            f"installed{extra}"
+        ) from None
+
+
 def load(path: str | Path | None = None) -> Config:
     """Load and check a config file (default: $PBEM_CONFIG or ./pbem.toml)."""
     file = Path(path or os.environ.get("PBEM_CONFIG") or DEFAULT_NAME).expanduser().resolve()
@@ -326,6 +354,7 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.moderator_address = mod.get("address", cfg.moderator_address)
     cfg.moderator_name = mod.get("name", cfg.moderator_name)
     cfg.database_url = _resolve_db_url(v.get("database", {}).get("url", cfg.database_url), home)
+    _check_driver(file, cfg.database_url)
     mail = v.get("mail", {})
     cfg.transport = mail.get("transport", cfg.transport)
     cfg.max_stored_stranger = mail.get("max_stored_stranger", cfg.max_stored_stranger)
