@@ -194,6 +194,9 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "not_your_game": dict(game_name="hh1", subject_in="[pbem hh1] orders", games=["iw2", "dy3"]),
     "press": dict(game_name="hh1", sender="Alice", recipients=["Bob"], to_all=False, text="Bob, let us share."),
     "refused_code": dict(game_name="hh1", subject_in="[pbem hh1] orders", code_missing=True, sent=""),
+    "refused_code_before": dict(
+        game_name="hh1", subject_in="Re: [pbem hh1] Turn 3", code_missing=True, sent="", before="2026-01-06 10:00 UTC"
+    ),
     "replaced": dict(game_name="hh1", player="Carol", newcomer="Dora"),
     "reminder": dict(game_name="hh1", due="2026-01-07 12:00 UTC", left="23 hours", asked=ASKED),
     "report": dict(
@@ -303,6 +306,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
 VARIANTS = {
     "report_dealt": "report",
+    "refused_code_before": "refused_code",
     "report_waiting": "report",
     "away_back": "away_ack",
     "moderator_ack_nothing": "moderator_ack",
@@ -323,7 +327,7 @@ def test_mail_wording_matches_golden(kind: str) -> None:
 #: (a final report asks for none: `report_final` below).  Notices of what the moderator or a deadline did, the
 #: "too many messages" notice, press and every mail to the moderator ask for nothing (issue 27's testers found
 #: the line on the moderator's join alert and on a deadline moved for a player whose orders were on file).
-ASK_FOR_ORDERS = {"ack", "help", "refused_code", "reminder", "report", "report_dealt", "report_waiting",
+ASK_FOR_ORDERS = {"ack", "help", "refused_code", "refused_code_before", "reminder", "report", "report_dealt", "report_waiting",
                   "revision_on_file", "unreadable"}  # fmt: skip
 HINT = "Reply to this mail with your orders"
 

@@ -110,3 +110,48 @@ def test_the_moderators_notices_do_not_use_up_a_players_answers(tmp_path: Path) 
     assert sum("extended" in s.lower() for s in to_ann) == 40, to_ann
     assert "Re: [pbem g1] orders" in to_ann, "her refusal went out"
     assert not any("Too many messages" in s for s in to_ann), to_ann
+
+
+def test_a_reply_to_mail_older_than_a_new_code_is_told_why_it_needs_the_code(tmp_path: Path) -> None:
+    """A new code makes replies to earlier mail need the code (whoever held the old code may hold the old mail):
+    the refusal said "reply to a mail this game sent you", which is what the player had done.  It now says the
+    mail answered is older than the code and which mail to answer; a reply to the new code's mail is taken."""
+    from email import message_from_bytes
+    from email.message import Message
+
+    from pbem.home.config import load
+    from tests.conftest import deliver, order_mail
+
+    cfg = make_home(tmp_path, "g1")
+    home = load(Path(cfg))
+
+    def to_ann() -> list[Message]:
+        mails = [message_from_bytes(p.read_bytes()) for p in sorted((home.maildir_path / "sent").glob("*/*"))]
+        return sorted((m for m in mails if "ann@example.test" in str(m["To"])), key=lambda m: str(m["Date"]))
+
+    def reply(to: Message, body: str) -> None:
+        mid = str(to["Message-ID"])
+        raw = order_mail("Ann <ann@example.test>", "g1", body, subject=f"Re: {to['Subject']}", In_Reply_To=mid)
+        deliver(home, raw)
+
+    assert pbem("--config", cfg, "poll").returncode == 0
+    [first] = [m for m in to_ann() if "Turn" in str(m["Subject"]) or "report" in str(m["Subject"]).lower()][:1]
+    assert pbem("--config", cfg, "game", "code", "g1", "Ann").returncode == 0
+    assert pbem("--config", cfg, "poll").returncode == 0
+    [new_code] = [m for m in to_ann() if "new player code" in str(m["Subject"])]
+    seen = len(to_ann())
+    reply(first, "PASS")
+    assert pbem("--config", cfg, "poll").returncode == 0
+    [refusal] = to_ann()[seen:]
+    body = refusal.get_payload(0).get_payload(decode=True).decode() if refusal.is_multipart() else ""
+    text = " ".join(body.split())
+    assert "before your player code was changed" in text and "the one with your new code" in text, text
+    assert "Reply to a mail this game sent you (your orders" not in text
+    with sqlite3.connect(Path(cfg).parent / "pbem.db") as conn:
+        [(reason,)] = conn.execute("SELECT reason FROM inbound_messages ORDER BY id DESC LIMIT 1").fetchall()
+    assert "older than the code" in reason
+    reply(new_code, "PASS")
+    assert pbem("--config", cfg, "poll").returncode == 0
+    with sqlite3.connect(Path(cfg).parent / "pbem.db") as conn:
+        [(taken,)] = conn.execute("SELECT reason FROM inbound_messages ORDER BY id DESC LIMIT 1").fetchall()
+    assert "code" not in taken, f"the reply to the new code's mail needs no code: {taken}"

@@ -65,8 +65,9 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     if acts and facts.reply is None and not is_code(facts, seat, ex.code):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
         looking = out.allowed(seat.address)  # a flood of forged codes past the cap costs no more key derivations
-        other = facts.answered_other if facts.reply is None else ""
-        _refuse(d, out, seat, f"refused: {why}", "refused_code", code_missing=not ex.code, sent=msg.date, other=other)
+        ctx = dict(code_missing=not ex.code, sent=msg.date, other=facts.answered_other, before=facts.answered_before)
+        why += " (a reply to mail older than the code)" if facts.answered_before else ""
+        _refuse(d, out, seat, f"refused: {why}", "refused_code", **ctx)
         owner = misuse.owner_of(ex.code, loaded, seat, lambda st: is_code(facts, st, ex.code)) if looking else None
         if owner is not None:
             d.reason += f" (the code of {owner.player})"

@@ -88,6 +88,7 @@ def load_facts(
         max_away=policy.max_away if policy is not None else intake.Facts.max_away,
         reply=reading.reply_of(msg, sent or {}, loaded, seat),  # a reply to a mail pbem sent this seat: no code
         answered_other=reading.answered_other(sent or {}, loaded, seat),  # a reply to another seat's mail
+        answered_before=reading.answered_before(sent or {}, loaded, seat),  # to mail older than the code
         press=press_budget.window(s, msg.sender, when)
         if seat is not None and ex is not None and ex.press
         else PressWindow(),

@@ -48,6 +48,18 @@ def answered_other(sent: dict[str, SentMail], loaded: Loaded, seat: Seat | None)
     )
 
 
+def answered_before(sent: dict[str, SentMail], loaded: Loaded, seat: Seat | None) -> str:
+    """When a message answers a mail this game sent this seat before its current code (a new code, or the
+    seat replaced): when that code was given ("" if not so), to tell the player why the reply needs it."""
+    if seat is None or seat.created_at is None:
+        return ""
+    since = seat.created_at.replace(tzinfo=None)
+    mine = (m for m in sent.values() if m.game_id == loaded.game.id and m.player == seat.player)
+    if any(m.created_at is not None and m.created_at.replace(tzinfo=None) < since for m in mine):
+        return f"{since:%Y-%m-%d %H:%M} UTC"
+    return ""
+
+
 def sent_texts(raw: bytes) -> list[str]:
     """The texts a copy of a mail pbem sent may take: its plain part and its HTML part flattened to words.
 
