@@ -84,7 +84,7 @@ def test_init_new_game_list_show_poll_export_from_another_directory(tmp_path: Pa
     bad = pbem(
         "--config", cfg, "game", "new", "habsburg", "--name", "x", "--player", "Ann <ann@example.test>", cwd=elsewhere
     )
-    assert bad.returncode == 1 and "3 to 6 players" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.returncode == 2 and "3 to 6 players" in bad.stderr and "Traceback" not in bad.stderr
     listing = pbem("--config", cfg, "game", "list", cwd=elsewhere)
     assert "iw1" in listing.stdout and "Ann, Ben" in listing.stdout
     show = pbem("--config", cfg, "game", "show", "iw1", "--as", "Ann", cwd=elsewhere)
@@ -101,7 +101,7 @@ def test_init_new_game_list_show_poll_export_from_another_directory(tmp_path: Pa
     exported = pbem("--config", cfg, "export", "iw1", "--format", "text", cwd=elsewhere)
     assert exported.returncode == 0 and "Italian Wars: game iw1" in exported.stdout
     missing = pbem("--config", cfg, "game", "show", "nope", cwd=elsewhere)
-    assert missing.returncode == 1 and 'no game named "nope"' in missing.stderr
+    assert missing.returncode == 2 and 'no game named "nope"' in missing.stderr
 
 
 def test_rules_prints_each_handbook() -> None:

@@ -313,7 +313,7 @@ def test_every_moderator_command_on_an_abandoned_game_is_refused_and_mails_nobod
     abandoned_home: str, cmd: list[str]
 ) -> None:
     res = pbem("--config", abandoned_home, *cmd)
-    one_line(res, 1, "game g1 is abandoned")
+    one_line(res, 2, "game g1 is abandoned")
     polled = pbem("--config", abandoned_home, "poll")
     assert "sent 0 mails" in polled.stdout or "nothing to do" in polled.stdout, polled.stdout
 
@@ -353,7 +353,7 @@ def test_replacing_a_player_by_the_same_person_at_the_same_address_is_refused_an
     assert pbem("--config", cfg, "poll").returncode == 0
     for same in ["Cy <cy@example.test>", "Cy <CY@Example.test>"]:
         res = pbem("--config", cfg, "game", "replace", "g1", "cy", same)
-        one_line(res, 1, same, "already plays the seat of Cy in g1: nothing to change")
+        one_line(res, 2, same, "already plays the seat of Cy in g1: nothing to change")
     polled = pbem("--config", cfg, "poll")
     assert "nothing to do" in polled.stdout, polled.stdout
     moved = pbem("--config", cfg, "game", "replace", "g1", "Cy", "Cy <cy@elsewhere.test>")

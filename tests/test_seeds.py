@@ -94,7 +94,7 @@ def _new(cfg: str, name: str, *extra: str):
 def test_game_new_refuses_a_weak_seed_in_one_line_and_accepts_a_strong_one(tmp_path: Path) -> None:
     cfg = _home(tmp_path)
     bad = _new(cfg, "weak", "--seed", "20261130")
-    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1 and "32 or more hex digits" in bad.stderr, bad.stderr
     assert "--insecure-seed" in bad.stderr
     good = _new(cfg, "strong", "--seed", STRONG)

@@ -62,6 +62,9 @@ def _why(exc: Exception) -> str:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
+    """One line on stderr and exit `code`: 2 a command refused as given (usage, configuration, a game it
+    cannot act on), 3 the database or the home's files could not be used, 1 only for a failed verification
+    (1 is otherwise a bug, with its traceback)."""
     typer.echo(f"pbem: {message}", err=True)
     raise typer.Exit(code)
 

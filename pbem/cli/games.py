@@ -55,10 +55,10 @@ def game_new(
     weak = False
     if seed is not None:
         if problem := ascii_seed_problem(seed):
-            fail(problem)
+            fail(problem, 2)
         weak = seed_problem(seed) is not None
         if weak and not insecure_seed:
-            fail(seed_problem(seed) or "")
+            fail(seed_problem(seed) or "", 2)
     try:  # usage errors (exit 2) before the home is opened
         kind = canonical(get(kind).kind)
         players = [parse_player(p) for p in player]
@@ -72,7 +72,7 @@ def game_new(
     try:
         game = create_game(home, kind, name, players, seed=seed, table=table, clock=lambda: now)
     except (ValueError, GameError) as exc:
-        fail(_why(exc))
+        fail(_why(exc), 2)
     first = "invitations to JOIN queued; the deal follows the last JOIN" if join else "first reports queued"
     typer.echo(
         f"created {game.kind} game {game.name} for {', '.join(p for p, _ in players)}; "
@@ -113,7 +113,7 @@ def game_show(
     try:
         shown = show_game(_home(), name, as_player)
     except GameError as exc:
-        fail(str(exc))
+        fail(str(exc), 2)
     if shown.report is not None:
         from pbem.record.store import now_utc
 
@@ -149,7 +149,7 @@ def _control(fn: Callable[..., T], *args: object) -> T:
     try:
         return fn(home, *args, now)
     except GameError as exc:
-        fail(str(exc))
+        fail(str(exc), 2)
 
 
 @game_app.command("extend")
@@ -329,7 +329,7 @@ def game_inputs(
     try:
         rows = listed(_home(), name)
     except GameError as exc:
-        fail(str(exc))
+        fail(str(exc), 2)
     if not rows:
         typer.echo(f"{name} has no input yet")
         return

@@ -71,7 +71,7 @@ def export(
     try:
         body = export_game(_home(), name, format, as_player=as_player, moderator=moderator)
     except GameError as exc:
-        fail(str(exc))
+        fail(str(exc), 2)
     if output is None and moderator:
         output = Path(f"{name}-moderator.{FORMATS[format].suffix}")
     if output and str(output) != "-":

@@ -32,7 +32,7 @@ def init(
     try:
         path = init_home(directory, address=address, name=name, force=force)
     except FileExistsError as exc:
-        fail(str(exc))
+        fail(str(exc), 2)
     except OSError as exc:
         fail(f"{directory}: cannot make the home there: {exc.strerror or exc}", 2)
     db = "kept the database (its schema is this pbem's)" if kept else "created the database"

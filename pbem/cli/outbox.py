@@ -60,6 +60,6 @@ def outbox_retry(
     if done:
         typer.echo(f"queued again: {', '.join(f'#{i}' for i in done)}; the next pbem poll sends them")
     if missing:
-        fail(f"not given up on (or no such mail): {', '.join(f'#{i}' for i in missing)}", 1)
+        fail(f"not given up on (or no such mail): {', '.join(f'#{i}' for i in missing)}", 2)
     if not done and not missing:
         typer.echo("no mail was given up on")

@@ -135,5 +135,5 @@ def test_a_mail_given_up_on_is_listed_and_queued_again(tmp_path: Path) -> None:
     retried = _pbem(cfg, "outbox", "retry", "--all")
     assert retried.returncode == 0 and "queued again: #" in retried.stdout, retried.stderr
     assert _rows(cfg)["bob@example.test"] == ("queued", 0)
-    assert _pbem(cfg, "outbox", "retry", "9999").returncode == 1
+    assert _pbem(cfg, "outbox", "retry", "9999").returncode == 2
     assert "no mail was given up on" in _pbem(cfg, "outbox", "list").stdout
