@@ -199,6 +199,13 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     ),
     "replaced": dict(game_name="hh1", player="Carol", newcomer="Dora"),
     "reminder": dict(game_name="hh1", due="2026-01-07 12:00 UTC", left="23 hours", asked=ASKED),
+    "reminder_join": dict(
+        game_name="hh1",
+        due="2026-01-07 12:00 UTC",
+        left="23 hours",
+        joining=True,
+        asked=[{"prompt": "Join the game: reply JOIN", "legal": ["JOIN", "JOIN <your salt>"], "default": []}],
+    ),
     "report": dict(
         title="House of Habsburg",
         game_name="hh1",
@@ -306,6 +313,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
 VARIANTS = {
     "report_dealt": "report",
+    "reminder_join": "reminder",
     "refused_code_before": "refused_code",
     "report_waiting": "report",
     "away_back": "away_ack",
@@ -327,7 +335,7 @@ def test_mail_wording_matches_golden(kind: str) -> None:
 #: (a final report asks for none: `report_final` below).  Notices of what the moderator or a deadline did, the
 #: "too many messages" notice, press and every mail to the moderator ask for nothing (issue 27's testers found
 #: the line on the moderator's join alert and on a deadline moved for a player whose orders were on file).
-ASK_FOR_ORDERS = {"ack", "help", "refused_code", "refused_code_before", "reminder", "report", "report_dealt", "report_waiting",
+ASK_FOR_ORDERS = {"ack", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "report", "report_dealt", "report_waiting",
                   "revision_on_file", "unreadable"}  # fmt: skip
 HINT = "Reply to this mail with your orders"
 

@@ -26,7 +26,7 @@ from itertools import groupby
 from pbem import engine as registry
 from pbem.app import absence, notify, reading, undelivered, views
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
-from pbem.app.join import decide_join_deadline
+from pbem.app.join import decide_join_deadline, is_open
 from pbem.app.reminders import look_at_reminders, next_look, reminder_at
 from pbem.app.settle import settle
 from pbem.engine.base import Event, apply_defaults
@@ -149,6 +149,7 @@ def decide_reminders(
             "due": f"{due:%Y-%m-%d %H:%M} UTC",
             "left": _human(due - when),
             "asked": asked,
+            "joining": is_open(loaded),  # no default: the moderator is told who has not joined
         }
         mails.append(Mail(seat.address, "reminder", ctx, "reminder", key, player=player, game_id=loaded.game.id))
     return mails

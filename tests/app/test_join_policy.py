@@ -159,6 +159,11 @@ def test_reminders_go_to_the_players_who_have_not_joined() -> None:
     )
     assert sorted(m.player for m in mails) == ["Bob", "Carol"]
     assert all(m.context["asked"][0]["legal"] == ["JOIN"] for m in mails)
+    assert all(m.context["joining"] and not m.context["asked"][0]["default"] for m in mails)
+    from pbem.render.templates import render_mail
+
+    text = render_mail("reminder", {**mails[0].context, "moderator": "M", "moderator_address": "m@x.test"}).text
+    assert "may start the game without you" in text and "published default is applied:" not in text, text
 
 
 def test_at_the_join_deadline_the_moderator_is_told_who_is_missing_and_nobody_is_defaulted_in() -> None:
