@@ -152,6 +152,21 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         sent_at="Mon 05 Jan 12:00 UTC",
         again_at="Tue 06 Jan 12:00 UTC",
     ),
+    "join_status": dict(  # STATUS from a player who has joined: the same template, no call to JOIN
+        title="House of Habsburg",
+        game_name="hh1",
+        player="Bob",
+        players=["Alice", "Bob", "Carol"],
+        joined=True,
+        salt="blue moon",
+        waiting=["Alice", "Carol"],
+        commitment="ab" * 32,
+        insecure_seed=False,
+        salt_max=200,
+        deadline="2026-01-07 12:00 UTC",
+        code=None,
+        takeover=False,
+    ),
     "join_invite": dict(
         title="House of Habsburg",
         game_name="hh1",
@@ -313,6 +328,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
 VARIANTS = {
     "report_dealt": "report",
+    "join_status": "join_invite",
     "reminder_join": "reminder",
     "refused_code_before": "refused_code",
     "report_waiting": "report",
