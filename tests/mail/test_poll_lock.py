@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import itertools
 import os
@@ -246,20 +247,46 @@ def test_runs_started_together_never_hold_the_lock_at_once(tmp_path: Path) -> No
             assert begin >= end, (round_, held)  # one run after the other, never two at once
 
 
-def test_the_cron_wrapper_exits_0_when_a_run_is_going_and_polls_when_none_is(tmp_path: Path) -> None:
-    """`cron/pbem-poll` with its flock held exits 0 at once (plain `flock -n` exits 1, which cron reports as a
-    failure every five minutes while a long poll runs); with the lock free it runs the poll into cron.log."""
-    cfg = _maildir_home(tmp_path)
-    wrapper = REPO / "cron" / "pbem-poll"
+def _wrapper_env(tmp_path: Path) -> dict[str, str]:
     shim = tmp_path / "bin"
-    shim.mkdir()
+    shim.mkdir(exist_ok=True)
     (shim / "pbem").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m pbem "$@"\n')
     (shim / "pbem").chmod(0o755)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "PATH": f"{shim}:{os.environ['PATH']}"}
-    with open(cfg.home / ".cron.flock", "a+") as held:
-        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        busy = subprocess.run(["sh", str(wrapper), str(cfg.path)], env=env, timeout=60)
-        assert busy.returncode == 0 and (cfg.home / "cron.log").read_text() == ""  # no poll ran
-    free = subprocess.run(["sh", str(wrapper), str(cfg.path)], env=env, timeout=120)
-    logged = (cfg.home / "cron.log").read_text()
-    assert free.returncode == 0 and "nothing to do" in logged, logged[-2000:]
+    return {**_env(), "PATH": f"{shim}:{os.environ['PATH']}"}
+
+
+def test_the_cron_wrapper_leaves_a_stuck_poll_to_pbems_lock_which_ends_it(tmp_path: Path) -> None:
+    """`cron/pbem-poll` while a poll it started is going: exits 0 saying so; once that poll is stuck past its
+    deadline, the next wrapper run ends it and takes its lock.  The wrapper once held a `flock` of its own
+    around pbem (so that cron was not mailed an exit 1): a stuck poll kept that lock, every later run exited 0
+    without starting pbem, and pbem's own takeover of a stuck poll never ran (found by the transport testers)."""
+    wrapper = REPO / "cron" / "pbem-poll"
+    env = _wrapper_env(tmp_path)
+    with server(trickling_imap) as (port, _):
+        toml = _imap_home(tmp_path, port, poll_deadline=8)
+        log, path = toml.parent / "cron.log", toml.parent / ".pbem-poll.lock"
+        stuck = subprocess.Popen(["sh", str(wrapper), str(toml)], env=env, cwd=REPO)
+        try:
+            for _ in range(200):  # until its pbem holds the lock
+                h = read_holder(path)
+                if h is not None:
+                    break
+                time.sleep(0.05)
+            else:
+                raise AssertionError("the wrapper's poll never took the lock")
+            os.kill(h.pid, signal.SIGSTOP)  # the wrapper's pbem, suspended: no heartbeat
+            stopped = time.monotonic()
+            busy = subprocess.run(["sh", str(wrapper), str(toml)], env=env, timeout=60)
+            assert busy.returncode == 0 and "another pbem poll is running" in log.read_text(), log.read_text()
+            time.sleep(max(0.0, stopped + 8.5 - time.monotonic()))
+            toml.write_text(toml.read_text().replace('transport = "imap"', 'transport = "maildir"'))
+            taken = subprocess.run(["sh", str(wrapper), str(toml)], env=env, timeout=120)
+            text = log.read_text()
+            assert taken.returncode == 0 and "took over this home's poll lock" in text, text[-2000:]
+            stuck.wait(10)  # its pbem was ended (SIGKILL), so the wrapper is done too
+        finally:
+            if stuck.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(h.pid, signal.SIGKILL)
+                stuck.kill()
+                stuck.wait()
