@@ -155,3 +155,15 @@ def test_a_reply_to_mail_older_than_a_new_code_is_told_why_it_needs_the_code(tmp
     with sqlite3.connect(Path(cfg).parent / "pbem.db") as conn:
         [(taken,)] = conn.execute("SELECT reason FROM inbound_messages ORDER BY id DESC LIMIT 1").fetchall()
     assert "code" not in taken, f"the reply to the new code's mail needs no code: {taken}"
+
+
+def test_pbem_poll_prints_the_runs_notes_for_the_moderator(tmp_path: Path) -> None:
+    """`pbem poll` printed only its summary line, so a clock jump or mail the server refused to file (found by
+    the transport testers: every message stayed in the inbox while the run said "6 accepted") went unseen."""
+    cfg = make_home(tmp_path, "g1")
+    _clock_was_ahead(cfg, -timedelta(days=5))  # the last poll five days ago: this clock jumped ahead
+    polled = pbem("--config", cfg, "poll")
+    notes = [x for x in polled.stdout.splitlines() if x.startswith("note: ")]
+    assert polled.returncode == 0 and len(notes) == 1 and "5.0 days ahead of the last poll" in notes[0], polled.stdout
+    again = pbem("--config", cfg, "poll")
+    assert "note:" not in again.stdout, "a note is said once, by the run it concerns"

@@ -101,7 +101,11 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
                 raise late
             unfiled = getattr(inbox, "unfiled", [])  # the server refused to file these: they stay in the inbox
             if unfiled:
-                summary.notes.append(f"{len(unfiled)} message(s) could not be filed by the server; see the log")
+                note = (
+                    f"{len(unfiled)} message(s) could not be filed by the server (they stay in the inbox); see the log"
+                )
+                summary.notes.append(note)
+                summary.told.append(note)
             elif not dry_run:
                 remember(home, inbox)  # what this complete poll saw of the inbox, for the next idle check
             if not dry_run and cfg.publish_dir is not None:
@@ -132,6 +136,7 @@ def _jump(home: Home, clocks: Any, seen: datetime | None, started: datetime, sum
             "%s; this run applied %d deadline(s) and %d reminder(s)", jump, summary.deadlines, summary.reminders
         )
         summary.notes.append(jump)
+        summary.told.append(jump)
         from pbem.app import alerts
 
         assert seen is not None

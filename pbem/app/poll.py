@@ -64,6 +64,7 @@ class PollSummary:
     retry: int = 0
     failed: int = 0
     notes: list[str] = field(default_factory=list)
+    told: list[str] = field(default_factory=list)  # notes of the whole run `pbem poll` prints (not each message's)
     timings: dict[str, float] = field(default_factory=dict)  # seconds, see timing_line
 
     def timing_line(self) -> str:

@@ -68,5 +68,7 @@ def poll(
         typer.echo(run.skipped)
         return
     typer.echo(("dry run: " if dry_run else "") + run.summary.line())
+    for note in run.summary.told:  # what the moderator should look at: mail the server would not file, a clock jump
+        typer.echo(f"note: {note}")
     if timings and run.summary.timings:
         typer.echo(run.summary.timing_line())
