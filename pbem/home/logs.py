@@ -13,6 +13,32 @@ from pathlib import Path
 _CODE = re.compile(r"(?i)(\bcode\s*[:=]?\s*)([A-Za-z0-9-]{4,64})")
 
 
+def secret_forms(secret: str) -> list[str]:
+    """The forms a password takes in what a server or a library may echo back, longest first: as typed, quoted
+    as IMAP's LOGIN sends it (`\\` and `"` escaped), each as a Python repr shows it (str and bytes), with its
+    whitespace collapsed as one-line messages do, and in base64 as SMTP's AUTH LOGIN sends it.  Masking only
+    the typed form let a password holding `"` or `\\` through when a server repeated the LOGIN line."""
+    import base64
+
+    quoted = secret.replace("\\", "\\\\").replace('"', '\\"')
+    forms = {secret, quoted}
+    for f in list(forms):
+        forms |= {repr(f)[1:-1], repr(f.encode("utf-8"))[2:-1], " ".join(f.split())}
+    for f in list(forms):  # inside a longer repr, either quote may be escaped too
+        forms |= {f.replace("'", "\\'"), f.replace('"', '\\"')}
+    forms.add(base64.b64encode(secret.encode("utf-8")).decode("ascii"))
+    return sorted((f for f in forms if len(f) >= 3), key=len, reverse=True)
+
+
+def mask(text: str, secrets: list[str], by: str = "[redacted]") -> str:
+    """`text` with every form of each secret (`secret_forms`) replaced by `by`."""
+    for secret in secrets:
+        if len(secret) >= 3:
+            for form in secret_forms(secret):
+                text = text.replace(form, by)
+    return text
+
+
 # Control characters shown as escapes, as `pbem.render.sanitize.visible` does (home may not import render):
 # no escape sequence in a logged subject or server answer reaches the moderator's terminal (issue 26).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -31,8 +57,7 @@ class RedactFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         msg = record.getMessage()
         clean = _CONTROL.sub(_escape, _CODE.sub(r"\1[redacted]", msg))
-        for secret in self.secrets:
-            clean = clean.replace(secret, "[redacted]")
+        clean = mask(clean, self.secrets)
         if clean != msg:
             record.msg, record.args = clean, ()
         return True

@@ -25,6 +25,7 @@ USERS = {
     "erin@example.test": "erin-pw-5",
     "frank@example.test": "frank-pw-6",
     "mallory@example.test": "mallory-pw-7",
+    "zoe@example.test": "Zoë-Müller-pw-8",  # not ASCII: IMAP LOGIN cannot send it, AUTHENTICATE PLAIN does
 }
 
 STARTUP_SECONDS: dict[str, float] = {}

@@ -455,3 +455,66 @@ def test_delivered_waits_until_every_accepted_mail_is_in_its_mailbox(mail_server
     mail_servers.delivered()
     assert getattr(mail_servers, "queued", lambda: 0)() == 0
     assert len(mail_servers.mailbox(to)) == 60
+
+
+def _echoing_imap(lines: list[str]) -> tuple[socket.socket, threading.Thread]:
+    """An IMAP server on 127.0.0.1 that refuses LOGIN by repeating the command it got (some do, in their NO)."""
+    srv = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = srv.accept()
+        with conn, conn.makefile("rb") as f:
+            conn.sendall(b"* OK ready\r\n")
+            for raw in f:
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                tag, _, cmd = line.partition(" ")
+                if cmd.upper().startswith("CAPABILITY"):
+                    conn.sendall(f"* CAPABILITY IMAP4rev1\r\n{tag} OK done\r\n".encode())
+                elif cmd.upper().startswith("LOGIN"):
+                    lines.append(line)
+                    conn.sendall(f"{tag} NO [AUTHENTICATIONFAILED] refused: {line}\r\n".encode())
+                else:
+                    conn.sendall(f"{tag} BAD\r\n".encode())
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    return srv, t
+
+
+@pytest.mark.parametrize("sep", ['"', "\\", " ", "'", '\\"', "é"])
+def test_a_password_the_server_echoes_is_masked_in_every_form(sep: str) -> None:
+    """Found by the transport testers: a password holding `"` or `\\` was shown, quoted as IMAP's LOGIN quotes it,
+    when the server's refusal repeated the LOGIN line; only the password as typed was masked."""
+    secret = f"Zq{sep}Xw9{sep}Kp7Lm{sep}"
+    got: list[str] = []
+    srv, _ = _echoing_imap(got)
+    try:
+        with pytest.raises(TransportError) as caught:
+            ImapInbox("127.0.0.1", srv.getsockname()[1], False, False, MODERATOR, secret)
+    finally:
+        srv.close()
+    text = str(caught.value)
+    assert "Kp7Lm" not in text and "Xw9" not in text, text
+    if not secret.isascii():  # LOGIN cannot send it (imaplib raised UnicodeEncodeError) and no AUTH=PLAIN: said so
+        assert not got and "other than ASCII" in text and "AUTH=PLAIN" in text, text
+        return
+    assert got and "Kp7Lm" in got[0], "the server did get the password"
+    assert "***" in text, text
+
+
+def test_a_password_that_is_not_ascii_logs_in_by_authenticate_plain(mail_servers):
+    """imaplib's LOGIN raised UnicodeEncodeError on such a password (a traceback from `pbem poll`)."""
+    zoe = "zoe@example.test"
+    box = ImapInbox(mail_servers.imap_host, mail_servers.imap_port, False, False, zoe, USERS[zoe])  # logs in
+    try:
+        assert list(box.fetch()) == [], "logged in and read Zoë's empty inbox"
+    finally:
+        box.close()
+
+
+def test_smtp_login_with_a_password_that_is_not_ascii_sends(mail_servers):
+    zoe = "zoe@example.test"
+    out = SmtpSender(mail_servers.smtp_host, mail_servers.smtp_port, False, False, zoe, USERS[zoe], timeout=10)
+    out.send(message(1, to="bob@example.test"), zoe, ["bob@example.test"])
+    out.close()
+    assert subjects(mail_servers.wait_for("bob@example.test", 1)) == ["orders 1"]

@@ -124,7 +124,10 @@ class MailServers:
 
         client = imapclient.IMAPClient(self.imap_host, self.imap_port, ssl=False, timeout=15)
         try:
-            client.login(user, self.users[user])
+            if self.users[user].isascii():
+                client.login(user, self.users[user])
+            else:  # LOGIN sends ASCII only
+                client.plain_login(user, self.users[user])
             yield client
         finally:
             try:

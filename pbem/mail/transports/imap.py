@@ -223,7 +223,17 @@ class ImapInbox:
 
     def _login(self, client: Any) -> None:
         if self.auth == "password":
-            client.login(self.username, self._password)
+            if (self.username + self._password).isascii():
+                client.login(self.username, self._password)
+                return
+            # LOGIN sends ASCII only (imaplib raised UnicodeEncodeError: a traceback); AUTHENTICATE PLAIN is UTF-8
+            offered = [c.decode().upper()[5:] for c in client.capabilities() if c.upper().startswith(b"AUTH=")]
+            if "PLAIN" not in offered:
+                raise TransportError(
+                    f"{self._where()}: the username or password holds characters other than ASCII, which IMAP LOGIN "
+                    "cannot send, and the server offers no AUTH=PLAIN; use an ASCII password"
+                )
+            client.plain_login(self.username, self._password)
             return
         mechanism = self.auth.upper()
         offered = [c.decode()[5:] for c in client.capabilities() if c.upper().startswith(b"AUTH=")]

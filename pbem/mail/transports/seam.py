@@ -34,7 +34,9 @@ def one_line(text: object, secret: str | None = None) -> str:
         text = text.decode("utf-8", "replace")
     line = " ".join(str(text).split())
     if secret:
-        line = line.replace(secret, "***")
+        from pbem.home.logs import mask
+
+        line = mask(line, [secret], "***")
     return line if len(line) <= MAX_REASON else line[: MAX_REASON - 3] + "..."
 
 

@@ -125,7 +125,10 @@ class SmtpSender:
 
     def _login(self, conn: smtplib.SMTP) -> None:
         if self.auth == "password":
-            conn.login(self.username, self._password)
+            if (self.username + self._password).isascii():
+                conn.login(self.username, self._password)
+            else:
+                self._utf8_plain(conn)
             return
         mechanism = self.auth.upper()
         offered = (conn.esmtp_features.get("auth") or "").upper().split()
@@ -143,6 +146,24 @@ class SmtpSender:
             first = f"n,a={self.username},\x01auth=Bearer {self._password}\x01\x01"
         # on a refusal the server sends a JSON challenge and waits for an empty answer
         conn.auth(mechanism, lambda challenge=None: first if challenge is None else "", initial_response_ok=True)
+
+    def _utf8_plain(self, conn: smtplib.SMTP) -> None:
+        """AUTH PLAIN with a UTF-8 username or password (smtplib encodes its AUTH answers as ASCII: a traceback)."""
+        import base64
+
+        conn.ehlo_or_helo_if_needed()
+        offered = (conn.esmtp_features.get("auth") or "").upper().split()
+        if "PLAIN" not in offered:
+            raise ServerUnreachable(
+                self._reason(
+                    "the username or password holds characters other than ASCII, which only AUTH PLAIN can send, and "
+                    f"the server offers {', '.join(offered) or 'no AUTH'}; use an ASCII password"
+                )
+            )
+        token = base64.b64encode(f"\0{self.username}\0{self._password}".encode()).decode("ascii")
+        code, resp = conn.docmd("AUTH", f"PLAIN {token}")
+        if code != 235:  # (a server that repeats the token would show the password: never passed on)
+            raise smtplib.SMTPAuthenticationError(code, resp.replace(token.encode("ascii"), b"***"))
 
     def _connect(self) -> smtplib.SMTP:
         conn: smtplib.SMTP | None = None
