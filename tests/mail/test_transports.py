@@ -66,7 +66,7 @@ def test_fetch_streams_every_message_oldest_first_in_batches(mail_servers):
     assert uids == sorted(uids)
     bodies = [(uids, items) for uids, items in calls if items != ["RFC822.SIZE"]]
     assert [len(uids) for uids, _ in bodies] == [3, 3, 1]
-    assert all(items == ["BODY.PEEK[]"] for _, items in bodies)
+    assert all(items == [f"BODY.PEEK[]<0.{box.max_message}>"] for _, items in bodies), "never more than pbem reads"
     assert [uids for uids, items in calls if items == ["RFC822.SIZE"]] == [uids for uids, _ in bodies], (
         "each batch's sizes are asked first (issue 26)"
     )
@@ -518,3 +518,86 @@ def test_smtp_login_with_a_password_that_is_not_ascii_sends(mail_servers):
     out.send(message(1, to="bob@example.test"), zoe, ["bob@example.test"])
     out.close()
     assert subjects(mail_servers.wait_for("bob@example.test", 1)) == ["orders 1"]
+
+
+def _flooding(greeting: bytes, on_line, sent: list[int]) -> socket.socket:
+    """A server on 127.0.0.1: `greeting`, then for each line read `on_line(line)` yields chunks to send until the
+    client hangs up; `sent[0]` counts the bytes it got out."""
+    srv = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = srv.accept()
+        with conn, conn.makefile("rb") as f:
+            conn.sendall(greeting)
+            for raw in f:
+                try:
+                    for chunk in on_line(raw.decode("utf-8", "replace").rstrip("\r\n")):
+                        conn.sendall(chunk)
+                        sent[0] += len(chunk)
+                except OSError:
+                    return
+
+    threading.Thread(target=serve, daemon=True).start()
+    return srv
+
+
+def _imap_flood(line: str):
+    tag, _, cmd = line.partition(" ")
+    if cmd.upper().startswith("CAPABILITY"):
+        yield f"* CAPABILITY IMAP4rev1\r\n{tag} OK done\r\n".encode()
+    elif cmd.upper().startswith("LOGIN"):
+        while True:  # endless untagged lines, never the tagged answer
+            yield b"* OK " + b"x" * 60 + b"\r\n" * 1 + b"* OK " + b"y" * 60 + b"\r\n"
+    else:
+        yield f"{tag} BAD\r\n".encode()
+
+
+def _imap_lying_literal(line: str):
+    tag, _, cmd = line.partition(" ")
+    if cmd.upper().startswith("CAPABILITY"):
+        yield f"* CAPABILITY IMAP4rev1\r\n{tag} OK done\r\n".encode()
+    else:  # a literal far larger than anything pbem asks for
+        yield b"* 1 FETCH (BODY[]<0> {999999999}\r\n"
+        while True:
+            yield b"z" * 65536
+
+
+@pytest.mark.parametrize("answer", [_imap_flood, _imap_lying_literal], ids=["endless untagged", "huge literal"])
+def test_an_imap_server_that_floods_is_cut_off_at_a_bound_not_at_the_deadline(monkeypatch, answer) -> None:
+    """imaplib keeps every untagged line of a command and reads any literal a server announces: a server sending
+    endless lines grew the poll 6 MB a second until its deadline, one announcing a 200 MiB message it said was
+    500 bytes was read whole (found by the transport testers).  Both now end in a TransportError at a bound."""
+    import pbem.mail.transports.imap as imap_mod
+
+    monkeypatch.setattr(imap_mod, "MAX_UNTAGGED", 256 * 1024)
+    sent = [0]
+    srv = _flooding(b"* OK ready\r\n", answer, sent)
+    try:
+        with pytest.raises(TransportError) as caught:
+            ImapInbox("127.0.0.1", srv.getsockname()[1], False, False, MODERATOR, "pw-1234", timeout=10)
+    finally:
+        srv.close()
+    assert "passed" in str(caught.value) or "literal of 999999999 bytes" in str(caught.value), caught.value
+    assert sent[0] < 64 * 1024 * 1024, "the client stopped reading long before the server stopped sending"
+
+
+def _smtp_flood(line: str):
+    if line.upper().startswith(("EHLO", "HELO")):
+        while True:
+            yield b"250-" + b"X" * 70 + b"\r\n"
+    else:
+        yield b"250 ok\r\n"
+
+
+def test_an_smtp_server_answering_ehlo_with_endless_lines_is_cut_off_at_a_bound() -> None:
+    """smtplib kept every continuation line: 60 MB a second of memory until the poll's deadline."""
+    sent = [0]
+    srv = _flooding(b"220 flood ESMTP\r\n", _smtp_flood, sent)
+    try:
+        out = SmtpSender("127.0.0.1", srv.getsockname()[1], False, False, timeout=10)
+        with pytest.raises(TransportError) as caught:
+            out.send(message(1), MODERATOR, ["bob@example.test"])
+        out.close()
+    finally:
+        srv.close()
+    assert "more than 1000 lines" in str(caught.value), caught.value

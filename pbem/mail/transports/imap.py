@@ -65,10 +65,33 @@ def _client_class() -> Any:
 
     def watched(cls: Any) -> Any:
         class Watched(cls):  # type: ignore[misc]  # imapclient has no type hints
+            """Also bounded in memory: imaplib keeps every untagged response of a command and reads every
+            literal the server announces, whatever its size, so a server sending endless lines (or a 200 MiB
+            message it said was 500 bytes) grew the poll without limit until the poll deadline; the deadline
+            bounds time, these bound bytes (found by the transport testers)."""
+
+            _held = 0  # bytes of untagged responses of the current command
+
             def _create_socket(self, timeout: float | None = None) -> Any:
                 sock = super()._create_socket(timeout)
                 deadline.watch(sock)
                 return sock
+
+            def _command(self, *args: Any, **kwargs: Any) -> Any:
+                self._held = 0
+                return super()._command(*args, **kwargs)
+
+            def read(self, size: int) -> bytes:
+                if size > MAX_LITERAL:
+                    raise self.abort(f"the server sent a literal of {size} bytes (at most {MAX_LITERAL} are read)")
+                return bytes(super().read(size))
+
+            def _append_untagged(self, typ: str, dat: Any) -> None:
+                held = dat if isinstance(dat, tuple) else (dat,)
+                self._held += 64 + sum(len(x) for x in held if isinstance(x, bytes | bytearray))
+                if self._held > MAX_UNTAGGED:
+                    raise self.abort(f"the server's answer to one command passed {MAX_UNTAGGED} bytes")
+                super()._append_untagged(typ, dat)
 
         return Watched
 
@@ -86,6 +109,8 @@ def _client_class() -> Any:
 
 MAX_BATCH_BYTES = 16 * 1024 * 1024  # message bytes fetched in one command (issue 26)
 MAX_MESSAGE = 4 * 1024 * 1024 + 1  # bytes fetched of one message: one more than pbem keeps of any
+MAX_LITERAL = MAX_MESSAGE + 64 * 1024  # one literal read from the server: a message's bytes asked, and some slack
+MAX_UNTAGGED = 2 * MAX_BATCH_BYTES  # bytes of the untagged answers to one command (a batch is at most MAX_BATCH_BYTES)
 
 
 class _Refused(Exception):
@@ -373,20 +398,19 @@ class ImapInbox:
         return wire.submit(fn).result()
 
     def _fetch_group(self, group: list[int], sizes: dict[int, int], validity: int | None) -> Iterator[Incoming]:
-        whole = [u for u in group if sizes[u] <= self.max_message]
         cut = [u for u in group if sizes[u] > self.max_message]
         data: dict[int, Any] = {}
         with self._errors("fetch"):
-            if whole:
-                data.update(self._client.fetch(whole, ["BODY.PEEK[]"]))
             if cut:
                 log.info("%d message(s) over %d bytes: fetching only their start", len(cut), self.max_message)
-                data.update(self._client.fetch(cut, [f"BODY.PEEK[]<0.{self.max_message}>"]))
+            # every message asked as its first max_message bytes: a server whose RFC822.SIZE understated a
+            # message still sends no more (and one that sends more anyway is cut off: `MAX_LITERAL`)
+            data.update(self._client.fetch(group, [f"BODY.PEEK[]<0.{self.max_message}>"]))
         for uid in group:
             item = data.pop(uid, None)
             if not item:
                 continue  # expunged meanwhile (settled by a concurrent run)
-            raw = item.get(b"BODY[]") if uid in whole else item.get(b"BODY[]<0>")
+            raw = item.get(b"BODY[]<0>")
             if raw is None:
                 continue
             key = f"{validity}:{uid}"
