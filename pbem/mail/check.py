@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbem.home.config import Config, ConfigError
+from pbem.mail.transports import deadline
 from pbem.mail.transports.connect import inbox as make_inbox
 from pbem.mail.transports.connect import sender as make_sender
 from pbem.mail.transports.credentials import Login, login_for
@@ -138,6 +139,9 @@ def smtp_checks(cfg: Config) -> Iterator[Check]:
         sender.close()
 
 
+CHECK_SECONDS = 60.0  # a server's checks (connect, log in, list folders), at most [mail] poll_deadline
+
+
 def checks(cfg: Config) -> Iterator[Check]:
     """Every check a poll depends on (see the module docstring)."""
     if cfg.transport == "maildir":
@@ -150,5 +154,13 @@ def checks(cfg: Config) -> Iterator[Check]:
         made = "" if ready(cfg.maildir_path) else "; missing folders are made by the first poll"
         yield Check(True, f"mail: maildir transport ({cfg.maildir_path}){made}; no mail server to check")
         return
-    yield from imap_checks(cfg)
-    yield from smtp_checks(cfg)
+    for part in (imap_checks, smtp_checks):  # each server within its own deadline: every wait has one
+        seconds = min(CHECK_SECONDS, float(cfg.poll_deadline or CHECK_SECONDS))
+        deadline.start(seconds)
+        try:
+            for check in part(cfg):
+                if not check.ok and deadline.expired():
+                    check = Check(False, f"{check.text}; the server had not answered within {seconds:.0f} s")
+                yield check
+        finally:
+            deadline.stop()

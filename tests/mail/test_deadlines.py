@@ -228,3 +228,14 @@ def test_a_stopped_watchdog_never_ends_the_process_later() -> None:
         dogs.append(dog)
     time.sleep(0.2)
     assert not any(d._timer.is_alive() for d in dogs), "a stopped watchdog armed its backstop"
+
+
+def test_pbem_check_of_a_trickling_server_ends_at_its_deadline(tmp_path: Path) -> None:
+    """`pbem check` had no deadline: a server sending its greeting a byte at a time held it for ever (found by
+    the transport testers; the socket timeout never fires while bytes keep coming).  Each server's checks now
+    end within min(60 s, [mail] poll_deadline), with a FAIL line saying so."""
+    with server(trickling_imap) as (port, _):
+        toml = _imap_home(tmp_path, port, poll_deadline=3)
+        r = _pbem(toml, "check", timeout=90)  # the trickle alone would take half an hour
+    assert r.returncode == 1 and "FAIL" in r.stdout and "had not answered within 3 s" in r.stdout, r.stdout
+    assert "secret-pw" not in r.stdout + r.stderr

@@ -14,8 +14,8 @@ database lock), the watchdog ends the process `GRACE` seconds later with
 one line and exit status 3: every message's transaction is atomic, so this
 loses nothing.
 
-The process has one watchdog at a time (`pbem poll` is one run); with none
-armed, `watch` does nothing and `expired` is False (tests, `pbem check`).
+The process has one watchdog at a time (`pbem poll` is one run; `pbem check` arms one per server); with none
+armed, `watch` does nothing and `expired` is False (tests).
 """
 
 from __future__ import annotations
