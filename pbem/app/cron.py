@@ -94,6 +94,7 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
             summary = poll(home.connected(inbox, sender), dry_run=dry_run)
             if not dry_run:
                 _jump(home, clocks, seen, started, summary, sender)
+            _deferred(summary)
             late = overrun(summary.read)
             if late is not None:
                 if not dry_run:
@@ -125,6 +126,15 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
         raise
     finally:
         deadline.stop()
+
+
+def _deferred(summary: PollSummary) -> None:
+    """A run whose mail the server deferred, every one: said (it exits 0, for hours while a server defers)."""
+    if summary.retry and not summary.sent:
+        summary.told.append(
+            f"the SMTP server took none of the {summary.retry} mail(s) tried (each deferred: retried later, "
+            "given up on after [smtp] max_attempts; see the log)"
+        )
 
 
 def _jump(home: Home, clocks: Any, seen: datetime | None, started: datetime, summary: PollSummary, sender: Any) -> None:

@@ -137,3 +137,36 @@ def test_a_mail_given_up_on_is_listed_and_queued_again(tmp_path: Path) -> None:
     assert _rows(cfg)["bob@example.test"] == ("queued", 0)
     assert _pbem(cfg, "outbox", "retry", "9999").returncode == 2
     assert "no mail was given up on" in _pbem(cfg, "outbox", "list").stdout
+
+
+def test_mail_given_up_on_tells_the_moderator_once_a_day_not_once_a_mail(tmp_path: Path) -> None:
+    """A server refusing every recipient made one alert per mail given up on (16 reports, 16 alerts, found by
+    the transport testers), each queued through the same server.  One a day now; `pbem outbox list` has all."""
+    cfg = _home(tmp_path)
+    cfg.smtp.max_attempts = 1
+    with server(deferring("@example.test")) as (port, _):
+        sender = SmtpSender("127.0.0.1", port, timeout=5)
+        try:
+            send_pending(cfg, sender, datetime.now(UTC) + timedelta(hours=1))
+        finally:
+            sender.close()
+    rows = _rows(cfg)
+    failed = [to for to, (status, _) in rows.items() if status == "failed"]
+    assert len(failed) >= 3, rows  # every player's first report
+    con = sqlite3.connect(cfg.database_url.removeprefix("sqlite:///"))
+    try:
+        alerts = con.execute("SELECT raw FROM outbox WHERE purpose = 'alert'").fetchall()
+    finally:
+        con.close()
+    assert len(alerts) == 1 and b"pbem outbox list" in bytes(alerts[0][0]), len(alerts)
+
+
+def test_a_run_whose_mail_was_all_deferred_says_so() -> None:
+    """Such a run exits 0 (the next one retries); `pbem poll` prints this note so that it is not silent."""
+    from pbem.app.cron import _deferred
+    from pbem.app.poll import PollSummary
+
+    for sent, retry, said in ((0, 3, True), (2, 3, False), (0, 0, False)):
+        summary = PollSummary(sent=sent, retry=retry)
+        _deferred(summary)
+        assert bool(summary.told) == said and all("took none of the 3" in t for t in summary.told), summary.told

@@ -31,7 +31,7 @@ from types import TracebackType
 from sqlalchemy import bindparam, select
 
 from pbem.home.config import Config
-from pbem.mail.outbound.outgoing import Mail, outbox_row
+from pbem.mail.outbound.outgoing import Mail, message_id, outbox_row
 from pbem.mail.outbound.sealed import opened
 from pbem.mail.transports.seam import (
     MessageDeferred,
@@ -348,8 +348,10 @@ def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = F
             row.status = "failed"
             if row.keep_raw is not None:  # given up: the player's code leaves the record as when sent (issue 26);
                 row.raw, row.keep_raw = row.keep_raw, None  # a retry sends it without: a reply still identifies
-            if row.purpose != "alert":
-                outbox.queue(s, outbox_row(cfg, alert(cfg, row), when, message_id_key(s)))
+            if row.purpose != "alert":  # one alert a day (a server refusing everything gave one a mail)
+                told, secret = alert(cfg, row, when), message_id_key(s)
+                if not outbox.queued_ids(s, [message_id(cfg, told, secret)]):
+                    outbox.queue(s, outbox_row(cfg, told, when, secret))
         else:
             row.next_attempt_at = when + timedelta(minutes=2 ** min(row.attempts, 10))
         s.add(row)
@@ -359,9 +361,11 @@ def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = F
         return failed
 
 
-def alert(cfg: Config, row: OutboxMessage) -> Mail:
-    """The moderator's mail about a message given up on (never itself alerted about)."""
+def alert(cfg: Config, row: OutboxMessage, when: datetime) -> Mail:
+    """The moderator's mail about the first message given up on this day (never itself alerted about): the
+    rest are listed by `pbem outbox list`."""
     ctx = dict(
         to=row.to_addr, message_id=row.message_id, purpose=row.purpose, attempts=row.attempts, error=row.last_error
     )
-    return Mail(to=cfg.moderator_address, kind="send_failed", context=ctx, purpose="alert", key=(row.message_id,))
+    key = ("send_failed", f"{when:%Y-%m-%d}")
+    return Mail(to=cfg.moderator_address, kind="send_failed", context=ctx, purpose="alert", key=key)
