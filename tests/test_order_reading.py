@@ -200,3 +200,40 @@ def test_every_game_plays_to_the_end_with_names_of_several_words_and_scripts(kin
             out = eng.apply(state, req.player, choose(req, rng))
             assert out.accepted, (kind, seed, req.player, [r.reason for r in out.lines if not r.ok])
             state = out.state
+
+
+def _as_people_type(line: str, order_words: tuple[str, ...]) -> list[str]:
+    """A legal order as players write it: lower case, the order word as a label, a phone's "…", a list marker."""
+    word, _, rest = line.partition(" ")
+    variants = [line.lower(), f"{line}…", f"• {line}.", f"1. {line.lower()}!"]
+    if rest and word.upper() in {w.upper() for w in order_words}:  # a one-word order word: "Play: Gold 10."
+        variants.append(f"{word.title()}: {rest}.")
+    return variants
+
+
+def test_every_legal_line_written_as_people_write_it_is_read_as_that_order() -> None:
+    """A generator over every kind's bot-played moments (found by the players' testers: "Play: Gold 10." and
+    "vote red…" were set aside or refused): each variant of a legal line is one order the engine takes as it
+    takes the line itself."""
+    from pbem.engine.bots import choose
+    from pbem.engine.rng import Rng, init_state
+
+    for kind in registry.available():
+        eng = registry.get(kind)
+        state, _ = eng.setup(["Alice", "Bob", "Carol"][: max(eng.min_players, 2)], f"typed-{kind}", {})
+        rng = Rng(init_state("typed"))
+        for _ in range(25):
+            reqs = [r for r in eng.requests(state) if not r.answered]
+            if not reqs or eng.result(state):
+                break
+            req = reqs[rng.below(len(reqs))]
+            for legal in list(req.legal)[:: max(1, len(req.legal) // 4)]:
+                if " " not in legal:
+                    continue
+                expected = eng.apply(state, req.player, [legal]).accepted
+                for typed in _as_people_type(legal, tuple(eng.order_words)):
+                    ex = extract(typed, "", eng.order_words)
+                    assert len(ex.orders) == 1, (kind, typed, ex.orders, ex.chatter)
+                    got = eng.apply(state, req.player, ex.orders).accepted
+                    assert got == expected, (kind, legal, typed, ex.orders)
+            state = eng.apply(state, req.player, choose(req, rng)).state

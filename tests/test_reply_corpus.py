@@ -242,16 +242,16 @@ def test_the_writers_own_lines_with_a_colon_above_the_answered_mail_are_read_as_
 
 
 def test_a_reply_with_no_order_is_answered_with_its_lines_and_what_would_be_accepted(tmp_path: Path) -> None:
-    """ "Tribute: Gold 7" right above the quoted report: no order (the order word must start the line), and the
+    """ "Gold 7 for me" right above the quoted report: no order (an order word must start the line), and the
     answer quotes the line as set aside and lists the orders that would be accepted now, not just "HELP"."""
     game = Game(tmp_path)
     legal = game.request().legal
-    deliver(game.cfg, reply(game.newest, ["Tribute: Gold 7"], "gmail", "en", random.Random(1)))
+    deliver(game.cfg, reply(game.newest, ["Gold 7 for me"], "gmail", "en", random.Random(1)))
     summary = game.poll()
     assert (summary.accepted, summary.rejected) == (0, 1)
     (answer,) = game.to_alice()
     text = str(answer.get_body(preferencelist=("plain",)).get_content())  # type: ignore[union-attr]
-    assert "No orders were found" in text and "    Tribute: Gold 7" in text
+    assert "No orders were found" in text and "    Gold 7 for me" in text
     assert "what would be accepted" in text and all(f"         {o}\n" in text for o in legal[:15])
     html = str(answer.get_body(preferencelist=("html",)).get_content())  # type: ignore[union-attr]
     assert "What would be accepted" in html and legal[0] in html
@@ -269,3 +269,15 @@ def test_order_lines_copied_one_by_one_out_of_a_report_are_kept() -> None:
     assert without_copies("\n".join(picked), [report]).split("\n") == picked
     pasted = "\n".join(["PASS", "", *("> " + ln for ln in report.splitlines())])
     assert without_copies(pasted, [report]).split("\n") == ["PASS", ""]
+
+
+def test_an_order_word_written_as_a_label_is_read(tmp_path: Path) -> None:
+    """ "Tribute: <a legal tribute>." (the order word as a label, a full stop after) is that order: it was set aside
+    as a line with no order word (found by the players' testers), and a mail with other orders went on without it."""
+    game = Game(tmp_path)
+    chosen = game.request().legal[-1]  # "TRIBUTE Copper King"
+    word, _, rest = chosen.partition(" ")
+    deliver(game.cfg, reply(game.newest, [f"{word.title()}: {rest}."], "gmail", "en", random.Random(2)))
+    summary = game.poll()
+    assert (summary.accepted, summary.rejected) == (1, 0)
+    assert game.request().on_file == (chosen,)

@@ -117,6 +117,15 @@ def is_order(line: str, order_words: Iterable[str]) -> bool:
     return any(words[: len(p)] == list(p) for p in _phrases(tuple(order_words)))
 
 
+def _labelled(line: str, order_words: Iterable[str]) -> str:
+    """ "Play: Gold 10" as "Play Gold 10": an order word written as a label (a colon right after it) was set aside
+    as a line starting with no order word, and an otherwise accepted mail went on without it."""
+    head, colon, rest = line.replace("：", ":", 1).partition(":")
+    if colon and rest.strip() and tuple(_words(head)) in _phrases(tuple(order_words)):
+        return f"{head.strip()} {rest.strip()}"
+    return line
+
+
 def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
     """Whether a line is one the reader takes as the writer's own order or command, a colon after its first
     words too ("PRESS TO ALL: ...", "Event: Person Franz"): `keep` for `pbem.orders.own_mail.without_copies`,
@@ -174,7 +183,7 @@ def extract(
         i += 1
         if not typed:
             continue
-        line = cleaned(typed) or typed  # without list markers, emphasis, end punctuation, quotes
+        line = _labelled(cleaned(typed) or typed, words)  # without list markers, emphasis, end punctuation, quotes
         if _words(line) and len(_words(line)) == 1 and _words(line)[0] in MODE_WORDS:
             ex.mode = _words(line)[0].lower()
             continue

@@ -15,7 +15,7 @@ import re
 
 _MARKER = re.compile(r"^\s*(?:[-*+•·‣◦▪●○■□➢➤►–—]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t\u00a0]+(?=\S)")
 _EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_~]+(?=\S)|(?<=\S)[*_~]+(?=\s|$|[.,;:!])")
-_TRAILING = re.compile(r"[\s.,;:!。、！；]+$")
+_TRAILING = re.compile(r"[\s.,;:!。、！；…]+$")  # "…": the one character phones type for "..."
 _QUOTES = "\"'`“”„‘’‚«»「」『』"
 _QUOTED = re.compile(rf"^[{_QUOTES}]+(.*?)[{_QUOTES}]+$")
 

@@ -807,3 +807,23 @@ def test_handbook_states_the_lock_the_revision_limit_and_the_short_draw():
     assert "at most TWICE per turn" in hb and "a third TRADE WANT is refused (ST-R15)" in hb
     assert "you draw what there is" in hb and "the shortfall is not made up later" in hb
     assert "take the Open card first" in hb
+
+
+@pytest.mark.parametrize(
+    "line", ["Military Leader England", "military leader eng", "Increase Army Size England", "INCREASE_ARMY England"]
+)
+def test_a_special_card_named_as_the_hand_shows_it_without_play_is_played(line):
+    """The handbook says Specials are written with or without PLAY; a player writing the card's own name
+    ("Military Leader Spain") had the line set aside as chatter and the turn went on without the card."""
+    from pbem.orders.extract import extract
+
+    assert extract(line, "", ENGINE.order_words).orders, "read as an order, not as chatter"
+    st = blank()
+    show(st, "Tim", "Spain", ["Spain 1", "Spain 3"], desc=True)
+    card = "Military Leader" if "leader" in line.lower() else "Increase Army Size"
+    give(st, "Tim", ["England 2", card])
+    at(st, "Tim", "remove")
+    for p in ("Martin", "Simon", "Ann", "Bob"):
+        st = ok(st, p, "STANDING PLACE NONE").state
+    out = ok(st, "Tim", "REMOVE Spain 1", "NO TRADE", line)
+    assert card not in out.state["hands"]["Tim"], out.lines[-1]

@@ -58,8 +58,9 @@ them. Lines for phases that never come (your turn ended) are ignored.
                          the last named card cannot go, so take the Open card first.
         PLAY Vote        then a CALL line for the extra vote (resolved before going on)
         SPECIALS DONE    (default; implied when your next line is a CALL or DISCARD)
-     Aliases: LEADER, UNREST, ASSASSIN, MILITARY_IMPROVEMENT, INCREASE_ARMY, INCREASE_STATUS
-     (with or without PLAY); NO TRADE is likewise implied by a PLAY or CALL line.
+     Aliases: LEADER, UNREST, ASSASSIN, MILITARY_IMPROVEMENT, INCREASE_ARMY, INCREASE_STATUS, or the
+     card's name as your hand shows it (Military Leader Spain), with or without PLAY; NO TRADE is
+     likewise implied by a PLAY or CALL line.
   5. The mandatory vote (ST-R9..R11):
         CALL <country> ALIGN|SWITCH|REARM [PLACE <cards>]
         CALL <country> WAR <target> [PLACE <cards>]

@@ -42,11 +42,21 @@ BARE_SPECIALS = (
     "ASSASSIN",
     "ASSASIN",
 )
+# The Special cards' names as the hand shows them, written without PLAY ("Military Leader Spain"): set aside as
+# chatter before, and the turn went on past the Specials phase without the card (found by the players' testers).
+SPECIAL_NAMES = ("MILITARY LEADER", "MILITARY IMPROVEMENT", "INCREASE ARMY", "INCREASE STATUS")
 ORDER_WORDS = (
     *("PLACE-START", "START", "REMOVE", "LOSE", "NO TRADE", "TRADE", "PASS TRADE", "NO OFFER", "OFFER", "ACCEPT"),
     *("DECLINE", "SPECIALS DONE", "SPECIALS NONE", "NO SPECIALS", "DONE", "PLAY", "CALL", "PLACE", "VOTE"),
-    *("DISCARD", "STANDING", *BARE_SPECIALS),
+    *("DISCARD", "STANDING", *BARE_SPECIALS, *SPECIAL_NAMES),
 )
+
+
+def _special_named(up: str) -> bool:
+    """A line that starts with a Special card's two-word name (upper case, normalised)."""
+    return any(up == n or up.startswith(n + " ") for n in SPECIAL_NAMES)
+
+
 VERBS = (
     "PLACE-START, REMOVE, TRADE WANT, NO TRADE, OFFER GIVE, NO OFFER, ACCEPT, DECLINE ALL, PLAY, "
     "SPECIALS DONE, CALL, PLACE, VOTE, LOSE, DISCARD, STANDING"
@@ -106,7 +116,7 @@ def parse(st: State, p: str, line: str) -> Order:
         return {"verb": "nooffer"}
     if up in ("SPECIALS DONE", "NO SPECIALS", "DONE", "SPECIALS NONE"):
         return {"verb": "done"}
-    if word in BARE_SPECIALS:
+    if word in BARE_SPECIALS or _special_named(up):
         return parse_play(st, raw.replace("_", " "))
     verb = _VERBS.get(word)
     if verb is not None:
@@ -300,7 +310,7 @@ def quick_verb(line: str) -> str | None:
         return "notrade"
     if up in ("SPECIALS DONE", "NO SPECIALS", "DONE", "SPECIALS NONE"):
         return "done"
-    if word in BARE_SPECIALS:
+    if word in BARE_SPECIALS or _special_named(up):
         return "play"
     return QUICK_VERBS.get(word)
 
