@@ -296,6 +296,15 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         on_file_sent="2026-01-05 11:30 UTC",
         on_file_lines=["TRIBUTE Gold"],
     ),
+    "revision_earlier": dict(
+        game_name="hh1",
+        subject_in="Re: [pbem hh1] Turn 1, Cy to play",
+        sent="2026-01-05 09:00 UTC",
+        why="earlier",
+        on_file_subject="Re: [pbem hh1] Turn 1, Cy to play",
+        on_file_sent="2026-01-05 09:01 UTC",
+        on_file_lines=[],
+    ),
     "send_failed": dict(
         to="bob@players.test", message_id="<pbem.1@pbem.test>", purpose="report", attempts=8, error="550 no such user"
     ),
@@ -328,6 +337,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
 VARIANTS = {
     "report_dealt": "report",
+    "revision_earlier": "revision_on_file",
     "join_status": "join_invite",
     "reminder_join": "reminder",
     "refused_code_before": "refused_code",
@@ -351,7 +361,7 @@ def test_mail_wording_matches_golden(kind: str) -> None:
 #: (a final report asks for none: `report_final` below).  Notices of what the moderator or a deadline did, the
 #: "too many messages" notice, press and every mail to the moderator ask for nothing (issue 27's testers found
 #: the line on the moderator's join alert and on a deadline moved for a player whose orders were on file).
-ASK_FOR_ORDERS = {"ack", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "report", "report_dealt", "report_waiting",
+ASK_FOR_ORDERS = {"ack", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "revision_earlier", "report", "report_dealt", "report_waiting",
                   "revision_on_file", "unreadable"}  # fmt: skip
 HINT = "Reply to this mail with your orders"
 

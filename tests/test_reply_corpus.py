@@ -12,6 +12,7 @@ typed and the mail answered, over pbem's real report and acknowledgement texts.
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
@@ -281,3 +282,47 @@ def test_an_order_word_written_as_a_label_is_read(tmp_path: Path) -> None:
     summary = game.poll()
     assert (summary.accepted, summary.rejected) == (1, 0)
     assert game.request().on_file == (chosen,)
+
+
+def test_a_delayed_copy_of_an_old_steps_reply_is_not_applied_to_the_current_step(tmp_path: Path) -> None:
+    """Found by the players' testers: a phone's copy of a reply to the Tributes report, written before the
+    player's accepted Tribute (sent from the laptop) but arriving in the next step, was applied to that step.
+    A mail written before the player's orders applied to an earlier step is refused, saying why."""
+    from email import message_from_bytes
+    from email.utils import format_datetime
+
+    from tests.conftest import order_mail
+
+    game = Game(tmp_path)
+    first = game.newest
+    t0 = game.clock.now
+
+    def dated(raw: bytes, when) -> bytes:
+        msg = message_from_bytes(raw)
+        del msg["Date"]
+        msg["Date"] = format_datetime(when)
+        return msg.as_bytes()
+
+    legal = game.request().legal
+    phone = dated(reply(first, [legal[1]], "gmail-bottom", "en", random.Random(3)), t0 + timedelta(minutes=1))
+    laptop = dated(reply(first, [legal[0]], "gmail", "en", random.Random(4)), t0 + timedelta(minutes=2))
+    game.clock.advance(minutes=3)
+    deliver(game.cfg, laptop)
+    assert game.poll().accepted == 1
+    with session(game.cfg.database_url) as s:  # Bob and Carol give theirs: the Tributes resolve, a new step opens
+        loaded = store.load(s, store.game_by_name(s, "dy1"))
+        others = {r.player: r.legal[0] for r in loaded.engine.requests(loaded.state) if not r.answered}
+    for name, line in others.items():
+        deliver(game.cfg, order_mail(f"{name} <{name.lower()}@example.net>", "dy1", f"CODE {CODES[name]}\n{line}"))
+    game.clock.advance(minutes=1)
+    assert game.poll().accepted == len(others)
+    before = game.request()
+    game.to_alice()  # (the mails so far: `to_alice` gives each mail once)
+    game.clock.advance(minutes=20)
+    deliver(game.cfg, phone)  # the phone's copy, written before the laptop's, arrives now
+    summary = game.poll()
+    assert (summary.accepted, summary.rejected) == (0, 1)
+    assert game.request() == before, "nothing applied to the current step"
+    answers = game.to_alice()
+    text = " ".join(" ".join(str(m.get_body(preferencelist=("plain",)).get_content()).split()) for m in answers)  # type: ignore[union-attr]
+    assert "applied to an earlier step" in text and "cannot be meant for this one" in text, text

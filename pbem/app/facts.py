@@ -60,6 +60,7 @@ class Facts:
     reply: SentMail | None = None  # the mail pbem sent to the sender's seat that this message answers
     answered_other: str = ""  # no such mail, but one pbem sent another seat: that player's name
     answered_before: str = ""  # no such mail, but one sent this seat before its code: when the code was given
+    earlier: OnFile | None = None  # no revision on file for this step: the newest orders mail of an earlier one
     mailing: Mailing = field(default_factory=Mailing)  # the game's mail modes (`pbem.app.notify`)
     last_reports: dict[str, datetime] = field(default_factory=dict)  # for DIGEST players: their last report
     press: PressWindow = field(default_factory=PressWindow)  # the press the sender caused in the last day

@@ -90,9 +90,8 @@ def _decide_seat(
     if (acts or (ended and not (ex.help or ex.status))) and (facts.control != "running" or loaded.over):
         state = "over" if loaded.over else facts.control
         return _refuse(d, out, seat, f"game is {state}", "game_closed", state=state)
-    if ex.orders and facts.on_file is not None and revisions.is_stale(msg, facts.when, facts.on_file):
-        assert facts.when is not None
-        return revisions.refuse_stale(d, out, seat, msg, facts.on_file, facts.when)
+    if ex.orders and (stale := revisions.stale(msg, facts.when, facts.on_file, facts.earlier)):
+        return revisions.refuse_stale(d, out, seat, msg, *stale)
     if ex.away is not None:
         absence.by_mail(d, out, loaded, seat, ex, facts.when or facts.now, facts.max_away)
     return _act(d, out, msg, loaded, seat, ex, facts)

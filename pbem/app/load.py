@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from pbem import engine as registry
-from pbem.app import derivations, intake, join, on_file, reading, views
+from pbem.app import derivations, intake, join, on_file, reading, revisions, views
 from pbem.app.answers import Outgoing
 from pbem.app.revisions import FirstCopy
 from pbem.home.policy import Policy
@@ -95,6 +95,8 @@ def load_facts(
         press_per_day=policy.press_per_day if policy is not None else intake.Facts.press_per_day,
         **reading.mailing_facts(s, loaded),
     )
+    if acting and seat and first is None and facts.on_file is None and revisions.delayed(msg, when):
+        facts.earlier = on_file.earlier_orders(s, loaded, seat.player)  # a delayed mail of an earlier step?
     if policy is not None and not msg.problem and first is None:
         facts.codes = code_checks(msg, facts, policy.replies_per_hour)
     return facts

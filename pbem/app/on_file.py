@@ -52,6 +52,15 @@ def revision_on_file(s: Unit, loaded: store.Loaded, player: str) -> OnFile | Non
     return _on_file(s, ids, tuple(views.on_file(eng, loaded.state, player)))
 
 
+def earlier_orders(s: Unit, loaded: store.Loaded, player: str) -> OnFile | None:
+    """`player`'s newest applied order message, of an earlier step (when the current one has none on file): a
+    message written before it cannot be meant for any later step (a phone's copy of an old turn's reply)."""
+    assert loaded.game.id is not None
+    newest = lookups.newest_orders_id(s, loaded.game.id, player)
+    row = lookups.stored_message(s, newest) if newest is not None else None
+    return None if row is None else OnFile(row.id, row.sent, row.subject, ())
+
+
 def _held(s: Unit, loaded: store.Loaded, player: str) -> OnFile | None:
     """Resolve-at-the-deadline: the player's held messages not yet applied, newest first."""
     assert loaded.game.id is not None

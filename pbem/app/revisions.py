@@ -19,7 +19,7 @@ game, or the newest held message of a resolve-at-the-deadline game.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from pbem.app.answers import Outgoing
 from pbem.app.decision import Decision
@@ -53,6 +53,29 @@ def written(msg: Inbound, arrived: datetime) -> datetime:
     return sent_at(msg.date, arrived)
 
 
+DELAYED = timedelta(minutes=1)  # written this long before it arrived: worth asking whether it is an old step's
+
+
+def delayed(msg: Inbound, arrived: datetime | None) -> bool:
+    """Written well before it arrived (a phone's outbox, a slow server): it may answer an earlier step."""
+    return arrived is not None and written(msg, arrived) < arrived - DELAYED
+
+
+def stale(
+    msg: Inbound, arrived: datetime | None, on_file: OnFile | None, earlier: OnFile | None
+) -> tuple[OnFile, datetime, str] | None:
+    """Why a message of orders cannot be meant for the current step (None if it can): written before the player's
+    revision on file for it ("older"), or before the player's orders applied to an earlier step ("earlier");
+    with the revision it was written before and when it arrived, as `refuse_stale` takes them."""
+    if arrived is None:
+        return None
+    if on_file is not None and is_stale(msg, arrived, on_file):
+        return on_file, arrived, "older"
+    if on_file is None and earlier is not None and is_stale(msg, arrived, earlier):
+        return earlier, arrived, "earlier"
+    return None
+
+
 def is_stale(msg: Inbound, arrived: datetime | None, on_file: OnFile | None) -> bool:
     """Written before the revision on file (a delayed copy, a message sent earlier from another client)."""
     return on_file is not None and arrived is not None and written(msg, arrived) < on_file.sent
@@ -79,12 +102,16 @@ def duplicate(
     return d
 
 
-def refuse_stale(d: Decision, out: Outgoing, seat: Seat, msg: Inbound, on_file: OnFile, arrived: datetime) -> Decision:
-    """Refuse a message written before the revision on file; tell the player which one stands."""
+def refuse_stale(
+    d: Decision, out: Outgoing, seat: Seat, msg: Inbound, on_file: OnFile, arrived: datetime, why: str = "older"
+) -> Decision:
+    """Refuse a message written before the revision on file (`why` "older"), or before the player's orders of an
+    earlier step ("earlier": a delayed copy of an old turn's reply); tell the player which one stands."""
     d.outcome = "rejected"
-    d.reason = f"written before the revision on file (message {on_file.inbound_id}): nothing was applied"
+    what = "the revision on file" if why == "older" else "the orders applied to an earlier step"
+    d.reason = f"written before {what} (message {on_file.inbound_id}): nothing was applied"
     if out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
-        d.effects.append(_told(out, seat, msg, on_file, d.game, "older", _sent(msg, arrived)))
+        d.effects.append(_told(out, seat, msg, on_file, d.game, why, _sent(msg, arrived)))
     return d
 
 

@@ -127,6 +127,17 @@ def revision_ids(s: Session, game_id: int, player: str, step: str) -> list[int]:
     return [i for i in ids if i is not None]
 
 
+def newest_orders_id(s: Session, game_id: int, player: str) -> int | None:
+    """The record id of `player`'s newest order message applied in any step (None: none yet)."""
+    return s.exec(
+        select(OrderInput.inbound_id)
+        .where(OrderInput.game_id == game_id, OrderInput.player == player, OrderInput.kind == "orders")
+        .where(col(OrderInput.inbound_id).is_not(None))
+        .order_by(col(OrderInput.seq).desc())
+        .limit(1)
+    ).first()
+
+
 def held_ids(s: Session, game_id: int, player: str) -> list[int]:
     """Resolve-at-the-deadline: the record ids of `player`'s held messages not yet applied, newest first."""
     done = set(
