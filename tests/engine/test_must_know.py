@@ -94,6 +94,9 @@ def test_ST_R13_an_assassin_or_unrest_on_you_a_war_in_a_country_you_hold_and_you
             held = {p for p in st["players"] if {e.data["attacker"], e.data["defender"]} & set(st["displays"][p])}
             assert who == held
             kinds.add("war")
+        elif e.kind == "ballots":  # everyone who cast a ballot: a locked one was asked of nobody (ST-R9)
+            assert who == set(e.data["ballots"])
+            kinds.add("ballots")
         else:
             assert who == set(), e
     assert "war" in kinds and kinds & {"Unrest", "Assassin"}

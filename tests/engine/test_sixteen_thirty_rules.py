@@ -827,3 +827,22 @@ def test_a_special_card_named_as_the_hand_shows_it_without_play_is_played(line):
         st = ok(st, p, "STANDING PLACE NONE").state
     out = ok(st, "Tim", "REMOVE Spain 1", "NO TRADE", line)
     assert card not in out.state["hands"]["Tim"], out.lines[-1]
+
+
+def test_ST_R9_the_caller_whose_ballot_was_locked_is_mailed_when_the_vote_resolves():
+    """Found by the players' testers: when every ballot came locked with the CALL and the placements, the vote
+    resolved on the last placement with no ballot round, and the caller, asked nothing since the CALL, got no
+    mail of their own vote's result (the README promises one)."""
+    from pbem.app.notify import told
+
+    st = england_vote_table()
+    st = ok(st, "Tim", "CALL England WAR France", "VOTE RED").state
+    voters = {"Martin", "Simon"}  # with a pile in England: each locks a ballot with the placement
+    waiting = sorted(asked(st), key=lambda p: p in voters)
+    for p in waiting[:-1]:
+        st = ok(st, p, "PLACE NONE", *(["VOTE BLUE"] if p in voters else [])).state
+    last = waiting[-1]
+    out = ok(st, last, "PLACE NONE", "VOTE BLUE")
+    assert any(e.kind == "ballots" for e in out.events), "the vote resolved on the last placement"
+    mailed = told(ENGINE, st, out.state, list(st["players"]), out.events, mover=last)
+    assert "Tim" in mailed, mailed

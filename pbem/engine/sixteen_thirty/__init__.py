@@ -47,7 +47,8 @@ class SixteenThirtyEngine(Game):
 
     def must_know(self, state: dict[str, Any], event: Event, player: str) -> bool:
         """An Assassin on your pile or Unrest hitting you (ST-R13, ST-R14); a war fought by a country you hold
-        a pile in (ST-R12); the cards of your offer changing hands when it is accepted (ST-R15)."""
+        a pile in (ST-R12); the cards of your offer changing hands when it is accepted (ST-R15); the result of a
+        vote you cast a ballot in (ST-R9: locked ballots were asked of nobody)."""
         d = event.data
         if event.kind == "trade-cards":
             return player in d.get("gave", {})
@@ -56,6 +57,8 @@ class SixteenThirtyEngine(Game):
         if event.kind == "war":
             held = state["displays"].get(player, {})
             return d.get("attacker") in held or d.get("defender") in held
+        if event.kind == "ballots":  # ST-R9: a ballot locked with the CALL or PLACE was asked of nobody, so
+            return player in d.get("ballots", {})  # its voter (the caller, say) is told the result all the same
         return False
 
     def deal(self, players: list[str], seed: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
