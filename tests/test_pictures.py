@@ -360,6 +360,46 @@ def test_words_over_blended_pixels_a_mixed_background_or_the_edge_fall_back_to_r
         assert fell.p.rgb is not None, "words over blended pixels, two colours or the edge must fall back"
 
 
+def test_words_on_paper_no_drawing_reached_need_no_pixel_read_and_give_the_same_bytes() -> None:
+    """`Canvas` tells words on untouched paper from the boxes it has drawn in (`touched`) instead of reading the
+    pixels under them, and marks blended pixels only when the mask is first read: random drawings of shapes of
+    every kind and width, words and cards, overlapping or not, give the same PNG and the same fallback as a canvas
+    that reads every pixel (`touched` None), and the same PNG as the RGB reference."""
+    import random
+
+    from pbem.render.pictures.canvas import GREEN_TINT, RED
+
+    fills, inks = [BLUE_TINT, GREY_TINT, RED_TINT, GREEN_TINT, None], [INK, RED, GOLD]
+    words = ["Maria", "Archduke Maria Theresa", "Gold 3", "to play", "Ab"]
+    fast = 0
+    for seed in range(60):
+        rnd = random.Random(seed)
+        both, reading = _Both(240, 120), Canvas(240, 120)
+        reading.touched = None
+        for _ in range(rnd.randint(1, 9)):
+            x, y = rnd.randint(-10, 230), rnd.randint(-10, 115)
+            shape = rnd.choice(["text", "text", "card", "rectangle", "rounded_rectangle", "ellipse", "line"])
+            if shape == "text":
+                args: tuple = ((x, y), rnd.choice(words), rnd.choice([12, 13, 14]))
+                kw: dict = {"fill": rnd.choice(inks), "anchor": rnd.choice(["la", "ra"])}
+            elif shape == "card":
+                args, kw = (x, y, rnd.choice([60, 120]), 26, [rnd.choice(words)], rnd.choice(fills[:-1])), {}
+            elif shape == "line":
+                args = ([(x, y), (x + rnd.randint(-40, 40), y + rnd.randint(-40, 40))],)
+                kw = {"fill": rnd.choice(inks), "width": rnd.randint(1, 5)}
+            else:
+                box = (x, y, x + rnd.randint(1, 60), y + rnd.randint(1, 40))
+                kw = {"fill": rnd.choice(fills), "outline": rnd.choice(inks), "width": rnd.randint(1, 4)}
+                args = (box,) if shape != "rounded_rectangle" else (box, 6)
+            getattr(both, shape)(*args, **kw)
+            target = getattr(reading.draw, shape) if shape not in ("text", "card") else getattr(reading, shape)
+            target(*args, **kw)
+        assert (both.p.rgb is None) == (reading.rgb is None), seed
+        assert both.p.png() == reading.png() == both.rgb.png(), seed
+        fast += both.p.rgb is None and both.p.touched is not None
+    assert fast > 10  # most drawings stayed on the palette without reading the pixels under their words
+
+
 def test_the_palette_canvas_marks_blended_pixels_and_never_stamps_words_over_them() -> None:
     """Its knowledge of a pixel's colour (`dirty`): the antialiased pixels of words are marked, a shape drawn
     over them clears the mark, and words whose box holds a marked pixel are drawn in RGB (the blend there could

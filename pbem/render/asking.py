@@ -23,7 +23,7 @@ def clock_text(when: datetime) -> str:
     when = when.astimezone(UTC)
     day = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")[when.weekday()]
     month = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")[when.month - 1]
-    return f"{day} {when.day} {month} {when:%H:%M} UTC"
+    return f"{day} {when.day} {month} {when.hour:02d}:{when.minute:02d} UTC"  # (strftime cost a tenth of the HTML)
 
 
 def due_phrase(due: str | datetime | None, now: str | datetime | None = None) -> str:

@@ -14,6 +14,7 @@ not given fails loudly in tests instead of printing blanks.
 from __future__ import annotations
 
 import contextlib
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -40,15 +41,15 @@ from pbem.render.sanitize import visible
 def text_table(block: dict[str, Any]) -> str:
     """A table block as aligned plain text."""
     cols = [str(c) for c in block["columns"]]
-    rows = [[("" if v is None else str(v)) for v in row] for row in block["rows"]]
-    widths = [max([len(c)] + [len(r[i]) for r in rows if i < len(r)]) for i, c in enumerate(cols)]
+    n = len(cols)
+    rows = [[("" if v is None else str(v)) for v in row[:n]] for row in block["rows"]]  # cells past the columns: none
+    rows = [r if len(r) == n else r + [""] * (n - len(r)) for r in rows]
+    widths = [max(map(len, column)) for column in zip(cols, *rows)] if n else []
 
     def fmt(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+        return "  " + "  ".join(map(str.ljust, cells, widths)).rstrip()
 
-    out = [fmt(cols), fmt(["-" * w for w in widths])]
-    out += [fmt(r + [""] * (len(cols) - len(r))) for r in rows]
-    return "\n".join("  " + line for line in out)
+    return "\n".join([fmt(cols), fmt(["-" * w for w in widths]), *map(fmt, rows)])
 
 
 def html_table(block: dict[str, Any]) -> Markup:
@@ -58,18 +59,35 @@ def html_table(block: dict[str, Any]) -> Markup:
     the template would show it (`_shown`, then escaped)."""
     cols = [escape(_shown(str(c))) for c in block["columns"]]
     head = "".join(f'<th scope="col">{c}</th>' for c in cols)
+    labels = [f'<td data-label="{c}">' for c in cols]
     rows = []
     for row in block["rows"]:
+        shown = [str(v) for v in row]
+        plain = "".join(shown)
+        if not (
+            plain.isascii()
+            and plain.isprintable()
+            and _PLAIN_HTML.search(plain) is None
+            and all(type(v) in _PLAIN_TYPES for v in row)
+        ):
+            shown = [escape(_shown(v)) for v in row]  # (what `_shown` keeps and `escape` leaves is str(v) itself)
         cells = "".join(
-            f'<td data-label="{cols[i] if i < len(cols) else ""}">{escape(_shown(v))}</td>' for i, v in enumerate(row)
+            f"{labels[i]}{v}</td>" if i < len(labels) else f'<td data-label="">{v}</td>' for i, v in enumerate(shown)
         )
         rows.append(f"<tr>{cells}</tr>\n")
     return Markup(f'<table class="cards">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{"".join(rows)}</tbody>\n</table>')
 
 
+#: What HTML escapes (markupsafe's five): a row whose cells hold none, and only printable ASCII, is shown as is.
+_PLAIN_HTML = re.compile("[&<>\"']")
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})  # shown as str(v) (no `__html__` of their own)
+
+
 def _shown(value: Any) -> Any:
     """Every value a template prints, with control characters made visible (escape sequences in press, salts
     and names never reach a terminal or a mail reader as codes: `pbem.render.sanitize`)."""
+    if type(value) is str and value.isprintable():  # most of what a report prints: nothing to show otherwise
+        return value
     if isinstance(value, str) and not isinstance(value, Markup):
         return visible(value, keep_lines=True)
     return value

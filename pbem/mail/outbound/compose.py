@@ -109,31 +109,46 @@ def address(name: str, addr: str) -> str:
     return formataddr((_clean(name), _clean(addr)), charset="utf-8")
 
 
-def _part(subtype: str, body: str) -> str:
-    if not body.endswith("\n"):
-        body += "\n"
-    encoded = binascii.b2a_qp(body.encode("utf-8"), istext=True).decode("ascii")  # lines of at most 76
-    if not encoded.endswith("\n"):
-        encoded += "\n"
-    return f'Content-Type: text/{subtype}; charset="utf-8"\nContent-Transfer-Encoding: quoted-printable\n\n' + encoded
+def _part(subtype: str, body: str) -> bytes:
+    """A text part, quoted-printable UTF-8: kept as bytes to the end (the message is ASCII), since decoding each
+    encoded body to text and encoding the whole message again copied every body twice more (issue 27)."""
+    data = body.encode("utf-8")
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    encoded = binascii.b2a_qp(data, istext=True)  # lines of at most 76
+    if not encoded.endswith(b"\n"):
+        encoded += b"\n"
+    return _PART_HEAD[subtype] + encoded
 
 
-def _image(cid: str, png: bytes) -> str:
-    data = binascii.b2a_base64(png, newline=False).decode("ascii")
-    lines = "\n".join(data[i : i + 76] for i in range(0, len(data), 76))
+_PART_HEAD = {
+    kind: f'Content-Type: text/{kind}; charset="utf-8"\nContent-Transfer-Encoding: quoted-printable\n\n'.encode()
+    for kind in ("plain", "html")
+}
+
+
+def _image(cid: str, png: bytes) -> bytes:
+    data = binascii.b2a_base64(png, newline=False)
+    lines = b"\n".join([data[i : i + 76] for i in range(0, len(data), 76)])
     name = cid.split("@")[0] + ".png"
-    return (
+    head = (
         f'Content-Type: image/png; name="{name}"\nContent-Transfer-Encoding: base64\n'
-        f'Content-ID: <{cid}>\nContent-Disposition: inline; filename="{name}"\n\n{lines}\n'
+        f'Content-ID: <{cid}>\nContent-Disposition: inline; filename="{name}"\n\n'
     )
+    return head.encode("ascii") + lines + b"\n"
 
 
-def _related(boundary: str, html_part: str, images: tuple[tuple[str, bytes], ...]) -> str:
-    parts = "".join(f"--{boundary}\n{_image(cid, png)}\n" for cid, png in images)
-    return (
-        f'Content-Type: multipart/related; type="text/html";\n boundary="{boundary}"\n\n'
-        f"--{boundary}\n{html_part}\n{parts}--{boundary}--\n"
-    )
+def _related(boundary: str, html_part: bytes, images: tuple[tuple[str, bytes], ...]) -> list[bytes]:
+    sep = f"--{boundary}\n".encode("ascii")
+    out = [
+        f'Content-Type: multipart/related; type="text/html";\n boundary="{boundary}"\n\n--{boundary}\n'.encode("ascii"),
+        html_part,
+        b"\n",
+    ]
+    for cid, png in images:
+        out += [sep, _image(cid, png), b"\n"]
+    out.append(f"--{boundary}--\n".encode("ascii"))
+    return out
 
 
 @dataclass(frozen=True)
@@ -185,13 +200,23 @@ def compose(envelope: Envelope, body: Body) -> bytes:
         heads.append(header("References", " ".join(refs)))
     heads += [header(name, value) for name, value in e.extra]
     heads.append("MIME-Version: 1.0\n")
+    head = "".join(heads).encode("ascii")
     if b.html is None:
-        return ("".join(heads) + _part("plain", b.text)).encode("ascii")
+        return head + _part("plain", b.text)
     boundary = "=_pbem_" + hashlib.sha256(e.message_id.encode()).hexdigest()[:16]
     html = _part("html", b.html)
-    rich = html if not b.images else _related(boundary + "_r", html, b.images)
-    mime = (
-        f'Content-Type: multipart/alternative; boundary="{boundary}"\n\n'
-        f"--{boundary}\n{_part('plain', b.text)}\n--{boundary}\n{rich}\n--{boundary}--\n"
+    rich = [html] if not b.images else _related(boundary + "_r", html, b.images)
+    sep = f"--{boundary}\n".encode("ascii")
+    return b"".join(
+        [
+            head,
+            f'Content-Type: multipart/alternative; boundary="{boundary}"\n\n'.encode("ascii"),
+            sep,
+            _part("plain", b.text),
+            b"\n",
+            sep,
+            *rich,
+            b"\n",
+            f"--{boundary}--\n".encode("ascii"),
+        ]
     )
-    return ("".join(heads) + mime).encode("ascii")

@@ -200,9 +200,7 @@ def png_of(image: Image.Image) -> bytes:
     deflate bytes (zlib's own accelerated builds do too)."""
     assert image.mode == "P", image.mode
     w, h = image.size
-    framed = Image.new("P", (w + 1, h), 0)  # a column of zeros on the left: each row's filter byte, "none"
-    framed.paste(image, (1, 0))
-    data = framed.tobytes()  # the filtered rows as PNG wants them, in one copy (no slice per row in Python)
+    data = _filtered(image)
     return b"".join(
         (
             _SIGNATURE,
@@ -212,6 +210,21 @@ def png_of(image: Image.Image) -> bytes:
             _IEND,
         )
     )
+
+
+def _filtered(image: Image.Image) -> bytes | bytearray:
+    """The rows as PNG wants them, each after its filter byte 0 ("none").  Pillow's raw encoder writes rows of
+    a wider stride with a zero after each: one zero before that, the last one left off, is the same bytes, without
+    the framed copy of the picture that pasting it one column to the right made (two passes over its pixels)."""
+    w, h = image.size
+    rows = image.tobytes("raw", ("P", w + 1))
+    if len(rows) == (w + 1) * h and rows[w :: w + 1] == bytes(h):
+        out = bytearray(b"\0")
+        out += memoryview(rows)[:-1]
+        return out
+    framed = Image.new("P", (w + 1, h), 0)  # a Pillow whose encoder ignored the stride: a column of zeros pasted
+    framed.paste(image, (1, 0))
+    return framed.tobytes()
 
 
 @lru_cache(maxsize=8)
@@ -363,6 +376,24 @@ def _card_p(
     return tile.quantize(palette=palette(), dither=Image.Dither.NONE), blended
 
 
+#: At most this many drawn boxes are kept to tell untouched paper; past it, words read the pixels under them.
+_TOUCHED = 32
+
+
+def _bounds(xy: Any, width: float) -> tuple[int, int, int, int] | None:
+    """A box holding every pixel a shape over the points `xy` with an outline (or line) of `width` may draw
+    (None: `xy` is not a flat or paired sequence of numbers)."""
+    try:
+        flat = [float(v) for v in xy] if not isinstance(xy[0], (tuple, list)) else [float(v) for p in xy for v in p]
+    except (TypeError, ValueError, IndexError):
+        return None
+    xs, ys = flat[0::2], flat[1::2]
+    if not xs or len(xs) != len(ys):
+        return None
+    pad = int(width) + 2
+    return int(min(xs)) - pad, int(min(ys)) - pad, int(max(xs)) + pad + 1, int(max(ys)) + pad + 1
+
+
 class _Fall(Exception):
     """This drawing cannot be done on the palette directly."""
 
@@ -382,7 +413,8 @@ class _PaletteDraw:
                     raise _Fall
                 getattr(ImageDraw.Draw(c.image), name)(xy, **{**kw, **inks})
                 cleared = {k: (None if v is None else 0) for k, v in inks.items()}
-                getattr(ImageDraw.Draw(c.dirty), name)(xy, **{**kw, **cleared})
+                c._mark(lambda dirty: getattr(ImageDraw.Draw(dirty), name)(xy, **{**kw, **cleared}))
+                c._touch(_bounds(xy, kw.get("width") or 0))
                 c.ops.append((name, (xy,), kw))
                 return
             except _Fall:
@@ -413,12 +445,53 @@ class Canvas:
         self.width, self.height = width, height
         self.image = Image.new("P", (width, height), index_of(PAPER))
         self.image.putpalette(_palette_bytes())
-        self.dirty = Image.new("L", (width, height), 0)
+        self._dirty: Image.Image | None = None  # made when first read (`dirty`): most pictures never read it
+        self._owed: list[Callable[[Image.Image], None]] = []  # marks not yet made on it, in order
+        # Boxes (x0, y0, x1, y1, ends excluded) holding every pixel drawn so far: words whose box meets none of
+        # them lie on untouched paper, with no blended pixel under them, without reading a pixel (None: not
+        # known, every pixel is read; more than _TOUCHED boxes: the same)
+        self.touched: list[tuple[int, int, int, int]] | None = []
         self.rgb: RgbCanvas | None = None
         self.ops: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
         self.draw = _PaletteDraw(self)
         if _known(PAPER) is None:
             self._fall()
+
+    @property
+    def dirty(self) -> Image.Image:
+        """The mask of blended pixels (255: the pixel's colour is a blend, not a colour drawn whole).  Whoever
+        reads it from outside may write it too: from then on every check reads its pixels."""
+        self.touched = None
+        return self._marks()
+
+    def _marks(self) -> Image.Image:
+        if self._dirty is None:
+            self._dirty = Image.new("L", (self.width, self.height), 0)
+        for owed in self._owed:
+            owed(self._dirty)
+        self._owed = []
+        return self._dirty
+
+    def _mark(self, change: Callable[[Image.Image], None]) -> None:
+        """`change` made on the mask of blended pixels, now if it is made already, else when it is first read."""
+        if self._dirty is None:
+            self._owed.append(change)
+        else:
+            change(self._dirty)
+
+    def _touch(self, box: tuple[int, int, int, int] | None) -> None:
+        if self.touched is not None:
+            if box is None or len(self.touched) >= _TOUCHED:
+                self.touched = None
+            else:
+                self.touched.append(box)
+
+    def _untouched(self, box: tuple[int, int, int, int]) -> bool:
+        """Whether nothing was drawn in `box` yet: its pixels are all the paper's, none of them blended."""
+        if self.touched is None:
+            return False
+        x0, y0, x1, y1 = box
+        return not any(a < x1 and x0 < c and b < y1 and y0 < d for a, b, c, d in self.touched)
 
     def _fall(self) -> None:
         """Draw everything so far again in RGB, and go on there."""
@@ -434,13 +507,18 @@ class Canvas:
             x, y = round(xy[0] - (width if anchor.startswith("r") else 0) + dx), round(xy[1]) + dy
             box = (x, y, x + mask.width, y + mask.height)
             if x >= 0 and y >= 0 and box[2] <= self.width and box[3] <= self.height and _known(fill) is not None:
-                # on Pillow's core images: the wrappers' checks and palette copies cost more than the pixels
-                low, high = self.image.im.crop(box).getextrema()
-                background = _KNOWN.get(low) if low == high else None
-                if background is not None and self.dirty.im.crop(box).getbbox(False) is None:
+                if self._untouched(box):  # on paper no drawing reached: no pixel to read
+                    background: RGB | None = PAPER
+                else:  # on Pillow's core images: the wrappers' checks and palette copies cost more than the pixels
+                    low, high = self.image.im.crop(box).getextrema()
+                    background = _KNOWN.get(low) if low == high else None
+                    if background is not None and self._marks().im.crop(box).getbbox(False) is not None:
+                        background = None
+                if background is not None:
                     tile, blended = _stamp_p(words, size, fill, background)
                     self.image.im.paste(tile.im, box)
-                    self.dirty.im.paste(255, box, blended.im)
+                    self._mark(lambda dirty: dirty.im.paste(255, box, blended.im))
+                    self._touch(box)
                     self.ops.append(("text", (xy, words, size, fill, anchor), {}))
                     return
             self._fall()
@@ -471,7 +549,9 @@ class Canvas:
             if tiles is not None and at[0] + tiles[0].width <= self.width and at[1] + tiles[0].height <= self.height:
                 box = (at[0], at[1], at[0] + tiles[0].width, at[1] + tiles[0].height)
                 self.image.im.paste(tiles[0].im, box)
-                self.dirty.im.paste(tiles[1].im, box)
+                mask = tiles[1].im
+                self._mark(lambda dirty: dirty.im.paste(mask, box))
+                self._touch(box)
                 self.ops.append(("card", (x, y, w, h, lines, fill, outline, width), {}))
                 return
         if self.rgb is None:  # drawn in place: its box and words, each on the palette if it can be
