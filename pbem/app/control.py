@@ -1,14 +1,11 @@
 """Moderator commands on a running game: extend, pause, resume, replace, abandon, new code, start.
 
-Each command is decided by a pure `decide_*` function (raising `GameError`
-with one sentence when it cannot be done) and applied in one transaction:
-a `ControlAction` row and, where players should know, a public "moderator"
-event in the history and a notice (one template per command) or a report.
-Nothing is edited in place: a new deadline, a new seat row, a new code hash.
-The moderator event's `data` holds every fact its text states (issue 13):
-`action`, and `deadline` (ISO 8601) and `step` for extend and resume,
-`player` (the seat) and `newcomer` for replace; docs/export.schema.json
-(`moderator_data`) says which.
+Each command is decided by a pure `decide_*` function (raising `GameError` with one sentence when it cannot be
+done) and applied in one transaction: a `ControlAction` row and, where players should know, a public "moderator"
+event in the history and a notice (one template per command, outbox purpose `NEWS`) or a report.  Nothing is
+edited in place: a new deadline, a new seat row, a new code hash.  The moderator event's `data` holds every fact
+its text states (issue 13): `action`, and `deadline` (ISO 8601) and `step` for extend and resume, `player` (the
+seat) and `newcomer` for replace; docs/export.schema.json (`moderator_data`) says which.
 """
 
 from __future__ import annotations
@@ -44,9 +41,7 @@ from pbem.record.rows import Seat
 from pbem.trust.chain import iso
 from pbem.trust.codes import hash_code, new_code
 
-
-def _stamp(due: datetime) -> str:
-    return f"{due:%Y-%m-%d %H:%M} UTC"
+_stamp = "{:%Y-%m-%d %H:%M} UTC".format
 
 
 def announce(
@@ -107,14 +102,12 @@ def decide_resume(
     due: datetime | None,
     when: datetime,
 ) -> Decision:
-    """Resume; the current deadline moves on by the time the game was paused."""
+    """Resume; the current deadline moves on by the time the game was paused (never back: a clock behind)."""
     if control != "paused" or paused_at is None:
         raise GameError(f"game {loaded.game.name} is not paused")
     if when < paused_at - TOLERANCE:  # the deadline would move back by the difference: a turn lost
-        raise GameError(
-            f"the clock reads {_stamp(when)}, before the game was paused ({_stamp(paused_at)}); "
-            "nothing was changed: fix the machine's clock"
-        )
+        why = f"the clock reads {_stamp(when)}, before the game was paused ({_stamp(paused_at)})"
+        raise GameError(why + "; nothing was changed: fix the machine's clock")
     effects: list[Effect] = []
     new_due = None
     if dl_step is not None and due is not None:
