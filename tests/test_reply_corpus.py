@@ -326,3 +326,33 @@ def test_a_delayed_copy_of_an_old_steps_reply_is_not_applied_to_the_current_step
     answers = game.to_alice()
     text = " ".join(" ".join(str(m.get_body(preferencelist=("plain",)).get_content()).split()) for m in answers)  # type: ignore[union-attr]
     assert "applied to an earlier step" in text and "cannot be meant for this one" in text, text
+
+
+@pytest.mark.parametrize("others", [0, 1])
+def test_an_inline_choice_typed_under_its_quoted_line_is_read_whatever_line_it_repeats(tmp_path: Path, others) -> None:
+    """Found by the players' testers: an inline reply typing the chosen order just under the quoted legal list was
+    dropped as part of the quote when it repeated the list's last line (the quote's next words continue the
+    report's own text after that line), silently: "No orders were found", or a mail accepted without it.  For
+    every legal line of a real report: typed in lower case right under its own quoted line, it is the order."""
+    from pbem.orders.extract import extract, own_line
+    from pbem.orders.own_mail import without_copies
+
+    game = Game(tmp_path)
+    text = str(game.newest.get_body(preferencelist=("plain",)).get_content())  # type: ignore[union-attr]
+    words = game_words = _dynasties_words()
+    quoted = [f"> {x}" if x else ">" for x in text.splitlines()]
+    legal = game.request().legal
+    assert legal and all(any(q.strip("> ").strip() == line for q in quoted) for line in legal)
+    for line in legal:
+        at = next(i for i, q in enumerate(quoted) if q.strip("> ").strip() == line)
+        mine = (["conclave take highest"] if others else []) + [line.lower()]
+        reply_text = "\n".join([*quoted[: at + 1], "", *mine, "", *quoted[at + 1 :]])
+        kept = without_copies(reply_text, [text], keep=own_line(game_words))
+        got = extract(kept, "", words).orders
+        assert [g.lower() for g in got] == mine, (line, got)
+
+
+def _dynasties_words() -> tuple[str, ...]:
+    from pbem import engine as registry
+
+    return tuple(registry.get("dynasties").order_words)

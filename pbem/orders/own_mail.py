@@ -117,10 +117,39 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
     for n, ws in enumerate(per_line):
         begin, end = end, end + len(ws)
         drop[n] = end > begin and in_copy.find(0, begin, end) < 0
+    if keep is not None and any(drop):
+        for n in _typed_between_quotes(lines):
+            if drop[n] and keep(lines[n]):
+                drop[n] = False
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):
             _drop_header_block(lines, drop, n, keep)
     return "\n".join(line for n, line in enumerate(lines) if not drop[n])
+
+
+_QUOTED = re.compile(r"^\s*>")
+
+
+def _typed_between_quotes(lines: list[str]) -> Iterator[int]:
+    """The lines of each run of unquoted lines that has a quoted line just above it and a quoted line (or the end)
+    just below it: the writer's own lines typed into a quoted mail (an inline reply), kept even when one repeats
+    the quoted line above it word for word ("tribute copper king" under the list's last "> TRIBUTE Copper King",
+    a chain the words of the quote below then continue; found by the players' testers).  One pass."""
+    run: list[int] = []
+    before = False  # the line with words just above the current run is quoted
+    for n, line in enumerate(lines):
+        if not line.strip(" >"):
+            continue  # no words: neither ends nor starts a run
+        if _QUOTED.match(line):
+            if before:
+                yield from run
+            run, before = [], True
+        else:
+            if not run and not before:
+                continue  # not below a quote (a top-posted reply, a copy without quote marks)
+            run.append(n)
+    if before:
+        yield from run
 
 
 def _drop_header_block(lines: list[str], drop: list[bool], start: int, keep: Callable[[str], bool] | None) -> None:
