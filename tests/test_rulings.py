@@ -144,7 +144,8 @@ def test_a_player_who_sends_help_gets_every_ruling_of_the_game_by_mail(home, clo
     run_poll(home, clock)
     help_mail = next(m for m in sent_mail(home, seen) if "Help" in m["Subject"])
     text = body_of(help_mail)
-    assert text.index("MELD") < text.index("RULINGS OF HOUSE OF HABSBURG") < text.index("Your legal orders now")
+    # what is asked now first (found by the players' testers at line 288 of 298), then the handbook and rulings
+    assert text.index("Your legal orders now") < text.index("HOUSE OF HABSBURG") < text.index("RULINGS OF HOUSE")
     assert rulings.RULINGS["habsburg"].strip() in text.replace("\r\n", "\n")
     html = help_mail.get_body(preferencelist=("html",)).get_content()
     assert "HH-R8 Event targets." in html and "ST-R1" not in html
