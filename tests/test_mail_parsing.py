@@ -82,3 +82,20 @@ def test_outgoing_mail_keeps_every_line_within_the_smtp_limit() -> None:
 
     back = BytesParser(policy=policy.default).parsebytes(raw)
     assert back.get_body(("plain",)).get_content().endswith("VOTE RED — é\n")
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "cp1252"])
+@pytest.mark.parametrize("name", ["Zoë Müller", "François", "Łukasz Żółć", "Ἀθηνᾶ", "山田"])
+def test_a_raw_eight_bit_subject_is_read_as_written(encoding: str, name: str) -> None:
+    """RFC 6532 clients put UTF-8 in headers unencoded; the subject was quoted back as "Zo�� M��ller"."""
+    from pbem.mail.inbound.message import parse
+
+    subject = f"Re: [pbem g1] Turn 9, {name} to play"
+    try:
+        head = f"From: a@x.org\r\nTo: g@x.org\r\nSubject: {subject}\r\nMessage-ID: <a@b>\r\n\r\nNO EVENT\r\n".encode(
+            encoding
+        )
+    except UnicodeEncodeError:
+        pytest.skip(f"{name} has no {encoding} form")
+    msg = parse(head)
+    assert msg.subject == subject and msg.game == "g1" and msg.problem is None

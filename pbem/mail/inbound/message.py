@@ -356,9 +356,21 @@ def _body(msg: Message) -> tuple[str, str | None]:
 def _header(msg: Message, name: str) -> str:
     try:
         value = msg.get(name)
+        if value is not None and not isinstance(value, str):  # raw 8-bit bytes in it (RFC 6532): a Header object
+            value = _eight_bit(next((v for k, v in msg.raw_items() if k.lower() == name.lower()), str(value)))
         return "" if value is None else _decoded(str(value))
     except Exception:  # a header that cannot be read reads as absent
         return ""
+
+
+def _eight_bit(value: str) -> str:
+    """A header holding raw 8-bit bytes (kept by the parser as surrogates) read as UTF-8 (RFC 6532), else as
+    Windows-1252: "Zoë" was quoted back as "Zo��" (found by the players' testers)."""
+    data = value.encode("utf-8", "surrogateescape")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", "replace")
 
 
 def _decoded(value: str) -> str:
