@@ -89,10 +89,10 @@ def _walk(raw: bytes, found: dict[str, str], depth: int) -> None:
 
 # A header block as pbem writes it: printable ASCII "Name: value" lines and their folded continuations, each line
 # ended by CRLF or LF, then the blank line.  Anything else is read by `email`'s header parser.
-_PLAIN_BLOCK = re.compile(rb"(?:[!-9;-~]+:[\t -~]*\r?\n(?:[\t ][\t -~]*\r?\n)*)*\r?\n")
+_PLAIN_BLOCK = re.compile(rb"\A(?:[!-9;-~]++:[\t -~]*+\r?\n(?:[\t ][\t -~]*+\r?\n)*+)*+\r?\n")  # possessive: linear
 # one header of such a block: its name, and its value as compat32 keeps it (the first line's value without the
 # blanks after the colon, its continuation lines with their line breaks, without the last line break)
-_FIELD = re.compile(rb"^([!-9;-~]+):[\t ]*((?:[\t -~]*)(?:\r?\n[\t ][\t -~]*)*)", re.MULTILINE)
+_FIELD = re.compile(rb"^([!-9;-~]++):[\t ]*+([\t -~]*+(?:\r?\n[\t ][\t -~]*+)*+)", re.MULTILINE)
 _READ = ("content-type", "content-transfer-encoding", "content-disposition")  # what `_walk` asks of a part
 
 
