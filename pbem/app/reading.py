@@ -81,6 +81,12 @@ def sent_texts(raw: bytes) -> list[str]:
 
 _UNSHOWN = re.compile(r"<!--.*?-->|<![^>]*>|<\?[^>]*>|<(script|style|head)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
 _TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)\b[^<>]*>")  # no "<" inside a tag: an unclosed one is tried once
+# the tags `_TAG` reads whose name is one of BLOCK_TAGS (in any ASCII case: no IGNORECASE, which folds more)
+_BLOCK_TAG = re.compile(
+    r"</?(?:"
+    + "|".join("".join(f"[{c}{c.upper()}]" if c.isalpha() else c for c in t) for t in sorted(BLOCK_TAGS))
+    + r")\b[^<>]*>"
+)
 
 
 def html_words(html: str) -> str:
@@ -88,7 +94,14 @@ def html_words(html: str) -> str:
     checks it on every mail of a game): what is never shown (comments, declarations, head, style, script) dropped, a line
     break for each block tag, nothing for an inline one (its words run on, as the parser's do), entities
     decoded.  pbem wrote this HTML: its tags never hold a bare ">" inside an attribute."""
-    text = _TAG.sub(lambda m: "\n" if m.group(1).lower() in BLOCK_TAGS else "", _UNSHOWN.sub("", html))
+    text = _UNSHOWN.sub("", html)
+    if "<<" in text or "<>" in text:  # a tag could start right after a bare "<": one pass, tag by tag
+        return unescape(_TAG.sub(lambda m: "\n" if m.group(1).lower() in BLOCK_TAGS else "", text))
+    # Two passes in C, no call per tag: each block tag becomes "<>" (never a tag, and it stops `_TAG`'s
+    # "[^<>]*" as the tag did), the other tags go, then each "<>" becomes the line break.  A tag of the text is a
+    # tag of the first pass's text and no other is (no tag holds "<"); with no "<<" nor "<>" in the text, every
+    # "<>" left is a block tag's.
+    text = _TAG.sub("", _BLOCK_TAG.sub("<>", text)).replace("<>", "\n")
     return unescape(text)
 
 

@@ -59,7 +59,7 @@ def _walk(raw: bytes, found: dict[str, str], depth: int) -> None:
     split = _BLANK.search(raw)
     if split is None:
         raise _Unexpected
-    head = BytesHeaderParser(policy=compat32).parsebytes(raw[: split.end()])
+    head = _headers(raw[: split.end()])
     body = raw[split.end() :]
     kind = head.get_content_type()
     if head.get_content_maintype() == "message":  # a mail inside the mail: the standard parser walks into it
@@ -85,6 +85,32 @@ def _walk(raw: bytes, found: dict[str, str], depth: int) -> None:
     else:
         raise _Unexpected
     found[_KINDS[kind]] = _decoded(payload, head.get_param("charset", "ASCII"))
+
+
+# A header block as pbem writes it: printable ASCII "Name: value" lines and their folded continuations, each line
+# ended by CRLF or LF, then the blank line.  Anything else is read by `email`'s header parser.
+_PLAIN_BLOCK = re.compile(rb"\A(?:[!-9;-~]++:[\t -~]*+\r?\n(?:[\t ][\t -~]*+\r?\n)*+)*+\r?\n")  # possessive: linear
+# one header of such a block: its name, and its value as compat32 keeps it (the first line's value without the
+# blanks after the colon, its continuation lines with their line breaks, without the last line break)
+_FIELD = re.compile(rb"^([!-9;-~]++):[\t ]*+([\t -~]*+(?:\r?\n[\t ][\t -~]*+)*+)", re.MULTILINE)
+_READ = ("content-type", "content-transfer-encoding", "content-disposition")  # what `_walk` asks of a part
+
+
+def _headers(block: bytes) -> Message:
+    """The part's headers `_walk` reads (the first of each name, as the compat32 parser keeps them), in a `Message`
+    whose own methods read them, so that a type, boundary, charset or disposition is read exactly as the parser's
+    message reads it; pbem writes some fifteen headers and parses none of the others (issue 27)."""
+    if _PLAIN_BLOCK.fullmatch(block) is None:
+        return BytesHeaderParser(policy=compat32).parsebytes(block)
+    head = Message()
+    seen: set[str] = set()
+    for found in _FIELD.finditer(block):
+        name = found.group(1).decode("ascii")
+        key = name.lower()
+        if key in _READ and key not in seen:
+            seen.add(key)
+            head.set_raw(name, found.group(2).decode("ascii"))  # as the parser stores it
+    return head
 
 
 def _parts(body: bytes, boundary: bytes) -> list[bytes]:
