@@ -155,7 +155,7 @@ def test_the_undo_command(game, clock) -> None:
     assert r.exit_code == 0, r.output
     assert "hh1 is back after input 2; undone: 3" in r.output
     r = runner.invoke(app, ["-c", str(cfg.path), "game", "undo", "hh1", "--to", "9", "--why", "x"])
-    assert r.exit_code == 1 and "earlier input" in r.output
+    assert r.exit_code == 2 and "earlier input" in r.output
 
 
 def _joined_game(home, clock):

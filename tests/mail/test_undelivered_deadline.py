@@ -84,7 +84,7 @@ def _told(cfg) -> set[str]:
     from email.parser import BytesParser
 
     with _db(cfg) as con:
-        rows = con.execute("SELECT to_addr, raw FROM outbox WHERE purpose = 'notice'").fetchall()
+        rows = con.execute("SELECT to_addr, raw FROM outbox WHERE purpose = 'news'").fetchall()
     texts = {to: BytesParser(policy=policy.default).parsebytes(raw).get_body(("plain",)) for to, raw in rows}
     return {to for to, t in texts.items() if t is not None and "moves by the time it was held" in t.get_content()}
 
