@@ -56,9 +56,8 @@ def earlier_orders(s: Unit, loaded: store.Loaded, player: str) -> OnFile | None:
     """`player`'s newest applied order message, of an earlier step (when the current one has none on file): a
     message written before it cannot be meant for any later step (a phone's copy of an old turn's reply)."""
     assert loaded.game.id is not None
-    newest = lookups.newest_orders_id(s, loaded.game.id, player)
-    row = lookups.stored_message(s, newest) if newest is not None else None
-    return None if row is None else OnFile(row.id, row.sent, row.subject, ())
+    newest = lookups.newest_orders(s, loaded.game.id, player)
+    return None if newest is None else OnFile(newest[0], newest[2], newest[1], ())
 
 
 def _held(s: Unit, loaded: store.Loaded, player: str) -> OnFile | None:

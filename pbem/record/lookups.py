@@ -127,15 +127,20 @@ def revision_ids(s: Session, game_id: int, player: str, step: str) -> list[int]:
     return [i for i in ids if i is not None]
 
 
-def newest_orders_id(s: Session, game_id: int, player: str) -> int | None:
-    """The record id of `player`'s newest order message applied in any step (None: none yet)."""
-    return s.exec(
-        select(OrderInput.inbound_id)
+def newest_orders(s: Session, game_id: int, player: str) -> tuple[int, str, datetime] | None:
+    """`player`'s newest order message applied in any step: its record id, subject and when it was written
+    (None: none yet).  One statement reading three columns, never the message's bytes."""
+    row = s.exec(
+        select(InboundMessage.id, InboundMessage.subject, InboundMessage.sent_at, InboundMessage.received_at)
+        .join(OrderInput, col(OrderInput.inbound_id) == col(InboundMessage.id))
         .where(OrderInput.game_id == game_id, OrderInput.player == player, OrderInput.kind == "orders")
-        .where(col(OrderInput.inbound_id).is_not(None))
         .order_by(col(OrderInput.seq).desc())
         .limit(1)
     ).first()
+    if row is None or row[0] is None:
+        return None
+    sent = aware(row[2]) or aware(row[3])
+    return None if sent is None else (row[0], row[1], sent)
 
 
 def held_ids(s: Session, game_id: int, player: str) -> list[int]:
