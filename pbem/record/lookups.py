@@ -127,20 +127,25 @@ def revision_ids(s: Session, game_id: int, player: str, step: str) -> list[int]:
     return [i for i in ids if i is not None]
 
 
+_O = OrderInput.__table__.c  # type: ignore[attr-defined]
+_Q_NEWEST_ORDERS = (
+    sa.select(_M.id, _M.subject, _M.sent_at, _M.received_at)
+    .join_from(OrderInput.__table__, InboundMessage.__table__, _O.inbound_id == _M.id)  # type: ignore[attr-defined]
+    .where(_O.game_id == sa.bindparam("gid"), _O.player == sa.bindparam("player"), _O.kind == "orders")
+    .order_by(_O.seq.desc())
+    .limit(1)
+)  # built once: a delayed mail of orders runs it
+
+
 def newest_orders(s: Session, game_id: int, player: str) -> tuple[int, str, datetime] | None:
     """`player`'s newest order message applied in any step: its record id, subject and when it was written
-    (None: none yet).  One statement reading three columns, never the message's bytes."""
-    row = s.exec(
-        select(InboundMessage.id, InboundMessage.subject, InboundMessage.sent_at, InboundMessage.received_at)
-        .join(OrderInput, col(OrderInput.inbound_id) == col(InboundMessage.id))
-        .where(OrderInput.game_id == game_id, OrderInput.player == player, OrderInput.kind == "orders")
-        .order_by(col(OrderInput.seq).desc())
-        .limit(1)
-    ).first()
-    if row is None or row[0] is None:
+    (None: none yet).  One precompiled statement reading three columns, never the message's bytes."""
+    rows = fetch(s.connection(), _Q_NEWEST_ORDERS, {"gid": game_id, "player": player})
+    if not rows or rows[0][0] is None:
         return None
-    sent = aware(row[2]) or aware(row[3])
-    return None if sent is None else (row[0], row[1], sent)
+    mid, subject, sent_at, received_at = rows[0]
+    sent = aware(sent_at) or aware(received_at)
+    return None if sent is None else (mid, subject, sent)
 
 
 def held_ids(s: Session, game_id: int, player: str) -> list[int]:
