@@ -167,3 +167,16 @@ def test_pbem_poll_prints_the_runs_notes_for_the_moderator(tmp_path: Path) -> No
     assert polled.returncode == 0 and len(notes) == 1 and "5.0 days ahead of the last poll" in notes[0], polled.stdout
     again = pbem("--config", cfg, "poll")
     assert "note:" not in again.stdout, "a note is said once, by the run it concerns"
+
+
+def test_game_show_as_a_player_ignores_case_and_accents(tmp_path: Path) -> None:
+    """Mail reads "zoe" as Zoë Müller; `pbem game show g1 --as "zoe muller"` refused (found by the players'
+    testers). Whole names only: a prefix is still refused, naming the players."""
+    home = tmp_path / "home"
+    assert pbem("init", str(home), "--address", "games@example.test").returncode == 0
+    cfg = str(home / "pbem.toml")
+    seats = ["--player", "Zoë Müller <zoe@example.test>", "--player", "Ben <ben@example.test>"]
+    assert pbem("--config", cfg, "game", "new", "italian-wars", "--name", "g1", "--no-join", *seats).returncode == 0
+    shown = pbem("--config", cfg, "game", "show", "g1", "--as", "zoe muller")
+    assert shown.returncode == 0 and "Private report for Zoë Müller" in shown.stdout, shown.stderr
+    one_line(pbem("--config", cfg, "game", "show", "g1", "--as", "zoe"), 2, "is not a player of g1", "Zoë Müller")

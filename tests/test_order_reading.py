@@ -237,3 +237,17 @@ def test_every_legal_line_written_as_people_write_it_is_read_as_that_order() -> 
                     got = eng.apply(state, req.player, ex.orders).accepted
                     assert got == expected, (kind, legal, typed, ex.orders)
             state = eng.apply(state, req.player, choose(req, rng)).state
+
+
+@pytest.mark.parametrize(
+    ("subject", "order"),
+    [
+        ("[pbem g1] No event. code RPXM-73ZN", "No event"),  # found by the players' testers: not read
+        ("[pbem g1] no event! code RPXM-73ZN", "no event"),
+        ("[pbem g1] Event: Person Otto.", "Event Person Otto"),
+        ("[pbem g1] NO EVENT code RPXM-73ZN", "NO EVENT"),
+    ],
+)
+def test_an_order_in_the_subject_is_read_as_a_line_of_the_body_would_be(subject: str, order: str) -> None:
+    ex = extract("", subject, registry.get("habsburg").order_words)
+    assert ex.orders == [order] and ex.code in (None, "RPXM-73ZN")

@@ -253,7 +253,7 @@ def show_game(home: Home, name: str, as_player: str | None = None, last: int = 2
         waiting = views.waiting(eng, loaded.state)
         if as_player is None:
             return Shown(title, game.name, players, None, eng.view(loaded.state, None), waiting)
-        match = [p for p in players if p.lower() == as_player.lower()]
+        match = [p for p in players if norm(p) == norm(as_player)]  # case and accents ignored: --as "zoe muller"
         if not match:
             raise GameError(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
         recent.read(s, loaded, [(match[0], 0)])

@@ -213,8 +213,9 @@ def extract(
             i = _command(ex, word, line, lines, i)
     if first and _words(cleaned(first) or first) in LOST_CODE:
         ex.lost_code = True
-    if first and not ex.orders and is_order(first, words) and not (pbems and pbems(first)):
-        ex.orders.append(_strip_comment(first))  # a subject titled "tribute" above orders is only a title
+    said = _labelled(cleaned(first) or first, words) if first else ""  # "No event." as the line "No event"
+    if said and not ex.orders and is_order(said, words) and not (pbems and pbems(first)):
+        ex.orders.append(_strip_comment(said))  # a subject titled "tribute" above orders is only a title
     return ex
 
 
