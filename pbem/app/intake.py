@@ -68,10 +68,9 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
         ctx = dict(code_missing=not ex.code, sent=msg.date, other=facts.answered_other, before=facts.answered_before)
         why += " (a reply to mail older than the code)" if facts.answered_before else ""
         _refuse(d, out, seat, f"refused: {why}", "refused_code", **ctx)
-        owner = misuse.owner_of(ex.code, loaded, seat, lambda st: is_code(facts, st, ex.code)) if looking else None
-        if owner is not None:
-            d.reason += f" (the code of {owner.player})"
-            misuse.warn(d, out, loaded, owner, msg.sender, f"{seat.player} in this game", facts.moderator)
+        if looking and ex.code:  # whose code it was: its owner and the moderator are told
+            code = ex.code
+            misuse.leaked(d, out, loaded, seat, code, lambda st: is_code(facts, st, code), facts.moderator)
         return d
     if not acts and ex.code and facts.reply is None and not is_code(facts, seat, ex.code):
         looking = out.allowed(seat.address)  # as `load.code_checks` judged it, before this mail's answer

@@ -48,8 +48,9 @@ def warn(d: Decision, out: Outgoing, loaded: Loaded, owner: Seat, sender: str, s
 def leaked(
     d: Decision, out: Outgoing, loaded: Loaded, seat: Seat, code: str, is_theirs: Callable[[Seat], bool], moderator: str
 ) -> None:
-    """A mail that only asks (HELP, STATUS) is answered without a code; if the one it carries is another
-    player's, that code has leaked all the same: its owner and the moderator are told, as for a mail that acts."""
+    """If the code `seat`'s mail carried is another player's, that code has leaked: its owner and the moderator
+    are told.  For a mail that acts (refused: the code is not the sender's) and for one that only asks (HELP,
+    STATUS: answered without a code) alike."""
     owner = owner_of(code, loaded, seat, is_theirs)
     if owner is not None:
         d.reason += f"; it carried the code of {owner.player}"
