@@ -416,3 +416,31 @@ def test_a_keyed_export_stripped_of_its_key_is_refused_unless_legacy(finished, k
         for o in doc["orders"]:
             o.pop("salt")
         _refused(doc, "chain breaks")
+
+
+def _as_worded_before(doc: dict) -> int:
+    """Reword the export's `unusable` events as pbem wrote them before 2026-12-05 ("but you did not" of the card's
+    owner in an event every player reads); the number reworded."""
+    n = 0
+    for e in doc["events"]:
+        if e["kind"] == "unusable" and f"but {e['data']['player']} did not" in e["data"]["reason"]:
+            e["data"]["reason"] = e["data"]["reason"].replace(f"but {e['data']['player']} did not", "but you did not")
+            e["text"] = f"{e['data']['player']}'s {e['data']['card']} cannot be used ({e['data']['reason']}) and is discarded."
+            n += 1
+    return n
+
+
+def test_a_game_recorded_before_a_wording_was_mended_still_verifies(finished) -> None:
+    """An event every player reads said "you" of one of them (found by reading the Italian Wars demo's mail); the
+    engine now names the player, and a game recorded in the old words verifies, with a note saying so, while a
+    text in any other words is still refused."""
+    doc = copy.deepcopy(finished["italian-wars"])
+    assert not any("you did not" in e["text"] for e in doc["events"])
+    n = _as_worded_before(doc)
+    assert n > 0, "the seeded Italian Wars game discards no WON/LOST card: pick another seed"
+    v = verify(_rechain(doc))
+    assert v.ok, v.problem
+    assert any(f"{n} event" in note and "earlier pbem" in note for note in v.notes), v.notes
+    bent = next(e for e in doc["events"] if e["kind"] == "unusable" and "you did not" in e["text"])
+    bent["text"] = bent["text"].replace("you did not", "nobody did")
+    _refused(_rechain(doc), f"event {bent['seq']} differs in")

@@ -196,6 +196,12 @@ class Engine(Protocol):
         None when the game's secret items are named by words that are public anyway (countries)."""
         ...
 
+    def earlier_forms(self, event: Event) -> tuple[Event, ...]:
+        """The forms in which an earlier pbem recorded `event` (its text or data reworded, its facts the same):
+        `pbem verify` accepts a recorded event in one of them, so that a game recorded before a wording was
+        mended still verifies.  Empty for an event never reworded."""
+        ...
+
 
 class Secrets(Protocol):
     """A game's secrets module: what `Engine.scramble` and `Engine.hidden_names` forward to."""
@@ -254,6 +260,9 @@ class Game:
 
     def timeout(self, state: State) -> Outcome:
         return apply_defaults(self, state)
+
+    def earlier_forms(self, event: Event) -> tuple[Event, ...]:
+        return ()
 
     def must_know(self, state: State, event: Event, player: str) -> bool:
         """True when `player` must know `event` before their next decision: something done to them

@@ -269,6 +269,9 @@ class JoinStep:
     def hidden_names(self, state: State, player: str) -> list[str] | None:
         return None
 
+    def earlier_forms(self, event: Event) -> tuple[Event, ...]:
+        return ()
+
 
 def _quoted(salt: str) -> str:
     return f'"{salt}"' if salt else "(no salt)"

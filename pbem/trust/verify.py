@@ -148,11 +148,17 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
         )
     eng = _engine(doc)
     older: list[int] = []
-    state, engine_events = _replay(eng, doc, orders, events, older)
+    reworded: list[int] = []
+    state, engine_events = _replay(eng, doc, orders, events, older, reworded)
     if older:
         v.notes.append(
             f"{count(len(older), 'event')} (the first is event {older[0]}) were recorded before pbem chained its record, with "
             "fewer facts in their data; their text, visibility and every fact they hold match the replay"
+        )
+    if reworded:
+        v.notes.append(
+            f"{count(len(reworded), 'event')} (the first is event {reworded[0]}) are worded as an earlier pbem wrote them; "
+            "the replay gives the same event in today's words (see `Engine.earlier_forms`)"
         )
     v.checked.append(f"replayed {count(len(orders), 'accepted input')} from the seed")
     if doc.get("salts") is not None:
@@ -637,7 +643,12 @@ def _engine(doc: dict[str, Any]) -> Engine:
 
 
 def _replay(
-    eng: Engine, doc: dict[str, Any], orders: list[dict[str, Any]], events: list[dict[str, Any]], older: list[int]
+    eng: Engine,
+    doc: dict[str, Any],
+    orders: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+    older: list[int],
+    reworded: list[int],
 ) -> tuple[dict[str, Any], int]:
     """Replay every input; each must produce exactly the engine events the export attributes to it."""
     by_input: dict[int, list[dict[str, Any]]] = {}
@@ -654,7 +665,8 @@ def _replay(
             "with a join step is made from SHA-256(seed || salts)"
         )
     state, setup = (joining.open_state(players), []) if join else eng.setup(players, seed, options)
-    _same("the set-up", setup, by_input.get(0, []), older, legacy)
+    seen = _Seen(eng, older, reworded, legacy)
+    _same("the set-up", setup, by_input.get(0, []), seen)
     count = len(setup)
     dealt: list[list[str]] = []
     fold = Fold(state, lambda st: joining.step_engine(eng, st, players, seed, options))
@@ -674,7 +686,7 @@ def _replay(
                 f"{clip(str(bad.reason), 200)}"
             )
         state = out.state
-        _same(f"input {order['seq']}", out.events, by_input.get(order["seq"], []), older, legacy)
+        _same(f"input {order['seq']}", out.events, by_input.get(order["seq"], []), seen)
         count += len(out.events)
         dealt.extend(e.data["salts"] for e in out.events if e.kind == "salts" and step is not eng)
     if join:
@@ -691,14 +703,31 @@ def _salts(stated: list[str] | None, replayed: list[str] | None) -> None:
         )
 
 
-def _same(what: str, produced: list[Event], recorded: list[dict[str, Any]], older: list[int], legacy: int) -> None:
-    """The recorded events of one input are the replayed ones, exactly.  Events up to `legacy` were recorded
-    before the chain, by an engine whose data held fewer facts: each fact they hold must match (see `_legacy`)."""
+@dataclass
+class _Seen:
+    """What the replay noted while matching events: `older` pre-chain events (those up to `legacy`), matched fact
+    by fact (`_legacy`); `reworded` events recorded in one of the engine's `earlier_forms`."""
+
+    eng: Engine
+    older: list[int]
+    reworded: list[int]
+    legacy: int
+
+
+def _same(what: str, produced: list[Event], recorded: list[dict[str, Any]], seen: _Seen) -> None:
+    """The recorded events of one input are the replayed ones, exactly, or in a form an earlier engine wrote
+    (`Engine.earlier_forms`: the same facts, reworded).  Events up to `seen.legacy` were recorded before the
+    chain, by an engine whose data held fewer facts: each fact they hold must match (see `_legacy`)."""
     for want, got in zip(recorded, produced):
         got_json = json.loads(json.dumps(got.to_json(), sort_keys=True))
         want_json = json.loads(json.dumps({k: want[k] for k in ("kind", "text", "visibility", "data")}, sort_keys=True))
-        if got_json != want_json and want["seq"] <= legacy and _legacy(want_json, got_json):
-            older.append(want["seq"])
+        if got_json != want_json and want["seq"] <= seen.legacy and _legacy(want_json, got_json):
+            seen.older.append(want["seq"])
+            continue
+        if got_json != want_json and any(
+            json.loads(json.dumps(e.to_json(), sort_keys=True)) == want_json for e in seen.eng.earlier_forms(got)
+        ):
+            seen.reworded.append(want["seq"])
             continue
         if got_json != want_json:
             where, said, gives = difference(want_json, got_json) or ("", want_json, got_json)

@@ -23,7 +23,14 @@ from pbem.engine.italian_wars.cards import NAMES
 from pbem.engine.italian_wars.handbook import HANDBOOK
 from pbem.engine.italian_wars.negation import start_negation
 from pbem.engine.italian_wars.orders import ALIASES, apply_line, legal_lines
-from pbem.engine.italian_wars.rules import default_leader, finish_leaders, max_discard, resolve_discards, start_hand
+from pbem.engine.italian_wars.rules import (
+    default_leader,
+    earlier_forms,
+    finish_leaders,
+    max_discard,
+    resolve_discards,
+    start_hand,
+)
 from pbem.engine.italian_wars.table import State, negation, plain, typed
 from pbem.engine.italian_wars.view import make_view
 from pbem.engine.rng import Rng, init_state
@@ -136,6 +143,9 @@ class ItalianWars(Game):
         elif state["step"] == "leader" and all(p in state["leader_pick"] for p in state["leader_ask"]):
             finish_leaders(state, events)
             start_negation(state, events)
+
+    def earlier_forms(self, event: Event) -> tuple[Event, ...]:
+        return earlier_forms(event)
 
     def view(self, state: dict[str, Any], player: str | None) -> View:
         return make_view(self, typed(state), player)

@@ -139,18 +139,37 @@ def resolve_discards(state: State, events: list[Event]) -> bool:
     return deploy(state, events)
 
 
-def unusable_reason(state: State, player: str, name: str, check: int) -> str:
-    """Why `player` cannot deploy `name` under IW-R6 check number `check` (0-2), or "" if usable."""
+def unusable_reason(state: State, player: str, name: str, check: int, who: str = "you") -> str:
+    """Why `player` cannot deploy `name` under IW-R6 check number `check` (0-2), or "" if usable.  `who` names the
+    player in the reason: "you" in their own view, their name in an event every player reads."""
     c = BY_NAME[name]
     if check == 0 and c["side"] and SIDE_NAMES[c["side"]] != state["sides"][player]:
         return f"{SIDE_NAMES[c['side']]} only"
     if check == 1 and c["cond"] == "WON" and state["prev_winner"] != player:
-        return "WON card, but you did not win the last hand"
+        return f"WON card, but {who} did not win the last hand"
     if check == 1 and c["cond"] == "LOST" and state["prev_loser"] != player:
-        return "LOST card, but you did not lose the last hand"
+        return f"LOST card, but {who} did not lose the last hand"
     if check == 2 and c["type"] == "D" and state["prev_winner"] == player:
         return "the previous winner cannot play Defense cards"
     return ""
+
+
+def unusable_event(player: str, name: str, why: str) -> Event:
+    """The public event of `player`'s card `name` discarded face up as unusable, for the reason `why`."""
+    text = f"{player}'s {name} cannot be used ({why}) and is discarded."
+    return Event("unusable", text, PUBLIC, {"player": player, "card": name, "reason": why})
+
+
+def earlier_forms(event: Event) -> tuple[Event, ...]:
+    """The forms in which pbem recorded `event` before 2026-12-05: the reason of an `unusable` card said "you"
+    of its owner in an event every player reads ("LOST card, but you did not lose the last hand" under Alice's
+    card in Bob's report); games recorded then verify with their own texts (`Engine.earlier_forms`)."""
+    player, reason = str(event.data.get("player", "")), str(event.data.get("reason", ""))
+    if event.kind != "unusable" or f"but {player} did not" not in reason:
+        return ()
+    return (
+        unusable_event(player, str(event.data["card"]), reason.replace(f"but {player} did not", "but you did not")),
+    )
 
 
 def deploy(state: State, events: list[Event]) -> bool:
@@ -169,17 +188,10 @@ def deploy(state: State, events: list[Event]) -> bool:
         state["hands"][p] = []
         state["field"][p] = hand
         for check, name in [(k, c) for k in range(3) for c in list(hand)]:
-            why = unusable_reason(state, p, name, check) if name in state["field"][p] else ""
+            why = unusable_reason(state, p, name, check, p) if name in state["field"][p] else ""
             if why:
                 discard_from_field(state, p, name)
-                events.append(
-                    Event(
-                        "unusable",
-                        f"{p}'s {name} cannot be used ({why}) and is discarded.",
-                        PUBLIC,
-                        {"player": p, "card": name, "reason": why},
-                    )
-                )
+                events.append(unusable_event(p, name, why))
     for p in draw_order(state):
         leaders = field_leaders(state, p)
         if len(leaders) < 2:
