@@ -425,7 +425,9 @@ def _as_worded_before(doc: dict) -> int:
     for e in doc["events"]:
         if e["kind"] == "unusable" and f"but {e['data']['player']} did not" in e["data"]["reason"]:
             e["data"]["reason"] = e["data"]["reason"].replace(f"but {e['data']['player']} did not", "but you did not")
-            e["text"] = f"{e['data']['player']}'s {e['data']['card']} cannot be used ({e['data']['reason']}) and is discarded."
+            e["text"] = (
+                f"{e['data']['player']}'s {e['data']['card']} cannot be used ({e['data']['reason']}) and is discarded."
+            )
             n += 1
     return n
 
