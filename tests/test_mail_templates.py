@@ -376,6 +376,18 @@ def test_only_mail_that_asks_for_orders_says_to_reply_with_orders(kind: str) -> 
         assert HINT not in final.text and HINT not in final.html
 
 
+@pytest.mark.parametrize("kind", sorted(CONTEXTS))
+def test_no_mail_says_how_to_reply_twice(kind: str) -> None:
+    """A report ended with its own reply line and the record's hint, two wordings of the same advice (found by
+    reading the demo's mail on a phone): every kind says it at most once, in text and in HTML."""
+    r = render_mail(VARIANTS.get(kind, kind), {**CONTEXTS[kind], **M, **RECORD})
+    for body in (r.text, r.html):
+        said = [
+            line for line in body.replace("<p", "\n<p").splitlines() if "reply" in line.lower() and "orders" in line
+        ]
+        assert len([s for s in said if "with your orders" in s]) <= 1, (kind, said)
+
+
 def test_the_acknowledgement_of_recorded_orders_shows_its_receipt() -> None:
     """Accepted orders: the ack names the input they were recorded as, with its hash (issue 13)."""
     ctx = {**CONTEXTS["ack"], "applied": True, "lines": LINES[:1], "rejected_count": 0, "problems": []}
