@@ -229,26 +229,26 @@ def unflow(text: str, delsp: bool = False) -> str:
     The signature separator "-- " is never a soft break.
     """
     out: list[str] = []
-    joining: tuple[int, str] | None = None  # (quote depth, text so far) of a paragraph still open
+    parts: list[str] = []  # the pieces of a paragraph still open
+    depth_open = -1  # its quote depth
     for raw in text.replace("\r\n", "\n").split("\n"):
         depth = len(raw) - len(raw.lstrip(">"))
         body = raw[depth:]
         if body.startswith(" "):
             body = body[1:]  # space-stuffing (or the space after the quote marks)
-        if joining is not None and joining[0] != depth:
-            out.append(_quoted_line(*joining))
-            joining = None
+        if parts and depth_open != depth:
+            out.append(_quoted_line(depth_open, "".join(parts)))
+            parts = []
         flowed = body.endswith(" ") and body != "-- "
         if flowed and delsp:
             body = body[:-1]
-        text_so_far = (joining[1] if joining else "") + body
-        if flowed:
-            joining = (depth, text_so_far)
-        else:
-            out.append(_quoted_line(depth, text_so_far))
-            joining = None
-    if joining is not None:
-        out.append(_quoted_line(*joining))
+        parts.append(body)  # joined once the paragraph ends: linear in its lines (a string grown by + was not)
+        depth_open = depth
+        if not flowed:
+            out.append(_quoted_line(depth, "".join(parts)))
+            parts = []
+    if parts:
+        out.append(_quoted_line(depth_open, "".join(parts)))
     return "\n".join(out)
 
 
