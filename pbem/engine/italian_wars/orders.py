@@ -16,7 +16,7 @@ from pbem.engine.italian_wars.cards import BY_NAME, LEADERS, NAMES, NEGATORS, ma
 from pbem.engine.italian_wars.negation import advance, do_negate, do_pass, legal_negations
 from pbem.engine.italian_wars.rules import field_leaders, max_discard
 from pbem.engine.italian_wars.table import State, negation
-from pbem.engine.names import candidates_for, match_many, match_one, norm, split_order
+from pbem.engine.names import candidates_for, match_many, match_one, norm, split_order, unescaped
 
 ALIASES = {
     "DISCARD": "DISCARD",
@@ -177,7 +177,8 @@ def _plan(state: State, player: str, rest: str, events: list[Event]) -> str:
         raise not_asked(state, player)
     if not rest:
         raise RuleError("give items like NEGATE-PLAN Resist Cavalry > French Horsemen; ... or NEGATE-PLAN NONE")
-    plan = [] if _is_none(rest) else [parse_pair(item, NEGATORS, _targets) for item in rest.split(";") if item.strip()]
+    items = unescaped(rest).split(";")  # "Hedges &amp; Trees" copied from HTML is one name, not two items
+    plan = [] if _is_none(rest) else [parse_pair(item, NEGATORS, _targets) for item in items if item.strip()]
     state["plans"][player] = plan
     if state["step"] == "negate":
         advance(state, events)
