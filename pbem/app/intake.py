@@ -183,7 +183,7 @@ def _asked(loaded: Loaded, player: str) -> list[dict[str, object]]:
 
 def _now(loaded: Loaded, player: str) -> dict[str, object]:
     eng = views.engine(loaded)
-    return dict(on_file=views.on_file(eng, loaded.state, player), waiting=views.waiting(eng, loaded.state))
+    return dict(on_file=views.filed(eng, loaded.state, player), waiting=views.waiting(eng, loaded.state))
 
 
 def _orders(

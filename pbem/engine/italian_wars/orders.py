@@ -51,6 +51,18 @@ def legal_lines(state: State, player: str) -> list[str]:
     return []
 
 
+def standing_on_file(state: State, player: str) -> list[str]:
+    """`player`'s standing orders of this hand: the Leader to keep and the negation plan."""
+    out = []
+    prefs = state["prefs"].get(player)
+    if prefs:
+        out.append(f"LEADER-PREF {', '.join(prefs)}")
+    plan = state["plans"].get(player)
+    if plan is not None:
+        out.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in plan) or "NONE"))
+    return out
+
+
 def waiting_for(state: State) -> str:
     if state["step"] == "discard":
         return " and ".join(p for p in state["players"] if p not in state["pending"]) or "nobody"
