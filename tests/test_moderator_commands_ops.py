@@ -171,7 +171,7 @@ def test_pbem_poll_prints_the_runs_notes_for_the_moderator(tmp_path: Path) -> No
 
 def test_game_show_as_a_player_ignores_case_and_accents(tmp_path: Path) -> None:
     """Mail reads "zoe" as Zoë Müller; `pbem game show g1 --as "zoe muller"` refused (found by the players'
-    testers). Whole names only: a prefix is still refused, naming the players."""
+    testers)."""
     home = tmp_path / "home"
     assert pbem("init", str(home), "--address", "games@example.test").returncode == 0
     cfg = str(home / "pbem.toml")
@@ -179,4 +179,26 @@ def test_game_show_as_a_player_ignores_case_and_accents(tmp_path: Path) -> None:
     assert pbem("--config", cfg, "game", "new", "italian-wars", "--name", "g1", "--no-join", *seats).returncode == 0
     shown = pbem("--config", cfg, "game", "show", "g1", "--as", "zoe muller")
     assert shown.returncode == 0 and "Private report for Zoë Müller" in shown.stdout, shown.stderr
-    one_line(pbem("--config", cfg, "game", "show", "g1", "--as", "zoe"), 2, "is not a player of g1", "Zoë Müller")
+
+
+def test_game_show_as_takes_a_unique_prefix_or_first_name_and_refuses_an_ambiguous_one(tmp_path: Path) -> None:
+    """Found by the players' testers: `--as zoe` was refused although one player only starts so. A unique
+    prefix or a unique first name is taken (case and accents ignored, as mail reads names); one that could be
+    several players is refused with them listed, exit 2; one that is nobody's names the players."""
+    home = tmp_path / "home"
+    assert pbem("init", str(home), "--address", "games@example.test").returncode == 0
+    cfg = str(home / "pbem.toml")
+    seats = [
+        "--player",
+        "Zoë Müller <zoe@example.test>",
+        "--player",
+        "Ben Ames <ben@example.test>",
+        "--player",
+        "Benedikt Roth <bene@example.test>",
+    ]
+    assert pbem("--config", cfg, "game", "new", "habsburg", "--name", "g1", "--no-join", *seats).returncode == 0
+    for typed, who in [("zoe", "Zoë Müller"), ("ZOË M", "Zoë Müller"), ("ben", "Ben Ames"), ("bened", "Benedikt Roth")]:
+        shown = pbem("--config", cfg, "game", "show", "g1", "--as", typed)
+        assert shown.returncode == 0 and f"Private report for {who}" in shown.stdout, (typed, shown.stderr)
+    one_line(pbem("--config", cfg, "game", "show", "g1", "--as", "be"), 2, "could be any of", "Ben Ames, Benedikt Roth")
+    one_line(pbem("--config", cfg, "game", "show", "g1", "--as", "carol"), 2, "is not a player of g1", "Zoë Müller")

@@ -251,3 +251,132 @@ def test_every_legal_line_written_as_people_write_it_is_read_as_that_order() -> 
 def test_an_order_in_the_subject_is_read_as_a_line_of_the_body_would_be(subject: str, order: str) -> None:
     ex = extract("", subject, registry.get("habsburg").order_words)
     assert ex.orders == [order] and ex.code in (None, "RPXM-73ZN")
+
+
+# ----------------------------------------------------------------------------- "&" typed as "and", "+", "&amp;"
+
+
+def _names_of(kind: str) -> list[str]:
+    """Every name a line of `kind` may name: its cards, leaders, countries."""
+    if kind == "habsburg":
+        from pbem.engine.habsburg.cards import NAMES as HH_NAMES
+
+        return list(HH_NAMES)
+    if kind == "italian-wars":
+        from pbem.engine.italian_wars.cards import LEADERS
+        from pbem.engine.italian_wars.cards import NAMES as IW_NAMES
+
+        return list(dict.fromkeys([*IW_NAMES, *LEADERS]))
+    if kind == "dynasties":
+        from pbem.engine.dynasties.cards import DECK, LINEAGES
+
+        return [*DECK, *LINEAGES]
+    from pbem.engine.sixteen_thirty.tables import ALL_CARD_NAMES, COUNTRIES, SPECIALS
+
+    return list(dict.fromkeys([*ALL_CARD_NAMES, *COUNTRIES, *SPECIALS]))
+
+
+def _give(state: dict, player: str, cards: list[str]) -> None:
+    """Put `cards` in `player`'s hand, each swapped with a card of the hand wherever it was (deck, pile, hand)."""
+    hand = state["hands"][player]
+    for card in cards:
+        if card in hand:
+            continue
+        k = next(i for i, c in enumerate(hand) if c not in cards)
+        holders = [state["deck"], state["discard"], *state["hands"].values(), *state.get("field", {}).values()]
+        holder = next(h for h in holders if card in h)
+        holder[holder.index(card)], hand[k] = hand[k], card
+
+
+def _lines_naming_ampersands(kind: str) -> list[tuple[dict, str, str]]:
+    """(state, player, legal line) for every legal line of a moment where a name with "&" is in the hand."""
+    import copy
+
+    eng = registry.get(kind)
+    amp = [n for n in _names_of(kind) if "&" in n]
+    if kind == "habsburg":
+        from pbem.engine.habsburg import orders as hh
+
+        st, _ = eng.setup(["Alice", "Bob", "Carol"], "amp-hh", {})
+        p = eng.requests(st)[0].player
+        _give(st, p, [*amp, "Otto"])  # a Person too: the melds a Holding and a Claim with "&" make
+        ending = copy.deepcopy(st)
+        ending["hands"][p] += [ending["deck"].pop(), ending["deck"].pop()]
+        ending["phase"] = "discard"
+        return [(st, p, ln) for ln in hh.legal_lines(st) + hh.standing_lines(st)] + [
+            (ending, p, ln) for ln in hh.legal_lines(ending)
+        ]
+    if kind == "italian-wars":
+        from pbem.engine.italian_wars.cards import NEGATORS
+        from pbem.engine.italian_wars.orders import _targets, legal_lines
+
+        st, _ = eng.setup(["Alice", "Bob"], "amp-iw", {})
+        p = st["players"][0]
+        _give(st, p, amp)
+        plans = [f"NEGATE-PLAN {o} > {t}" for o in NEGATORS for t in _targets(o) if "&" in o + t]
+        return [(st, p, ln) for ln in legal_lines(st, p) + plans]
+    assert not amp, f"{kind} has names with '&': give this generator its moments ({amp})"
+    return []
+
+
+def _amp_variants(line: str) -> list[str]:
+    return [
+        line.replace("&", "and"),
+        line.replace("&", "AND"),
+        line.replace(" & ", " + "),
+        line.replace(" & ", "+"),
+        line.replace("&", "&amp;"),
+    ]
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_every_legal_line_naming_an_ampersand_is_read_the_same_with_and_plus_or_amp(kind: str) -> None:
+    """Found by the players' testers: "MELD Otto England and Ireland King" was refused ("England & Ireland").
+    For every name with "&" of every kind, every legal line naming it, written with "and", "+" or an HTML
+    copy's "&amp;", is read as the line itself: accepted, understood the same, the same state after it."""
+    eng = registry.get(kind)
+    named = set()
+    for state, player, line in _lines_naming_ampersands(kind):
+        if "&" not in line:
+            continue
+        want = eng.apply(state, player, [line])
+        assert want.accepted, (line, [r.reason for r in want.lines])
+        named |= {n for n in _names_of(kind) if n in line and "&" in n}
+        for typed in _amp_variants(line):
+            ex = extract(typed, "", eng.order_words)
+            assert len(ex.orders) == 1, (typed, ex.chatter)
+            got = eng.apply(state, player, ex.orders)
+            assert got.accepted, (typed, [r.reason for r in got.lines])
+            assert [r.understood for r in got.lines] == [r.understood for r in want.lines], typed
+            assert got.state == want.state, typed
+    assert named == {n for n in _names_of(kind) if "&" in n}, "a name with '&' was in no line tried"
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_reading_and_as_ampersand_makes_no_two_names_of_a_kind_one(kind: str) -> None:
+    """Over all names of a kind: each is still found by its own words, and each name with "&" written with
+    "and", "+" or "&amp;" finds that name and no other."""
+    from pbem.engine.names import candidates_for
+
+    names = _names_of(kind)
+    for name in names:
+        assert candidates_for(name, names) == [name], name
+        if "&" in name:
+            for typed in _amp_variants(name):
+                assert candidates_for(typed, names) == [name], typed
+
+
+def test_plus_and_and_between_names_still_separate_them_unless_they_join_a_names_ampersand() -> None:
+    from pbem.engine.names import match_many
+
+    hand = ["Hedges & Trees", "Ditch", "Falcons & Sakers", "Parapet"]
+    assert match_many("Ditch + Parapet", hand) == ["Ditch", "Parapet"]
+    assert match_many("ditch and parapet", hand) == ["Ditch", "Parapet"]
+    assert match_many("Hedges + Trees + Falcons + Sakers", hand) == ["Hedges & Trees", "Falcons & Sakers"]
+    assert match_many("Hedges and Trees, Ditch + Falcons &amp; Sakers", hand) == [
+        "Hedges & Trees",
+        "Ditch",
+        "Falcons & Sakers",
+    ]
+    assert match_many("hedges & ditch", hand) == ["Hedges & Trees", "Ditch"]
+    assert match_one("and", ["Andrea", "Bob"], "player") == "Andrea"  # "and" first is the start of a name

@@ -116,3 +116,68 @@ def test_a_reply_with_the_code_still_works(home, clock) -> None:
     deliver(home, raw)
     run_poll(home, clock)
     assert _outcome(home)[0] == "accepted"
+
+
+IGNORED = "The CODE line in your mail is not your current player code"
+
+
+def _reply(cfg, clock, firsts, name, code: str):
+    player, line = _asked_order(cfg, name)
+    first = firsts[address_of(player)]
+    raw = order_mail(
+        address_of(player),
+        name,
+        f"CODE {code}\n{line}",
+        subject=f"Re: {first['Subject']}",
+        In_Reply_To=first["Message-ID"],
+    )
+    deliver(cfg, raw)
+    run_poll(cfg, clock)
+    return player
+
+
+def test_a_reply_with_a_wrong_code_is_applied_and_its_answer_says_the_code_was_ignored(home, clock) -> None:
+    """Found by the players' testers: a reply authenticates by the mail it answers, so a mistyped (or an old)
+    CODE line in it was ignored without a word, and the player went on typing it.  It is still ignored, and
+    the answer now says so, never showing the code pbem holds."""
+    name, firsts, seen = _started(home, clock)
+    player = _reply(home, clock, firsts, name, "WRNG-2345")
+    assert _outcome(home)[0] == "accepted"
+    mails = sent_mail(home, seen)
+    (answer,) = [m for m in mails if m["To"].addresses[0].addr_spec == address_of(player)]
+    text = body_of(answer)
+    assert "Accepted and applied" in text and IGNORED in text
+    assert CODES[player] not in text and "WRNG-2345" not in text
+    assert all(m["To"].addresses[0].addr_spec in {a for _, a in PLAYERS} for m in mails), "nobody else is told"
+
+
+def test_a_reply_with_the_right_code_gets_no_notice(home, clock) -> None:
+    name, firsts, seen = _started(home, clock)
+    player, _ = _asked_order(home, name)
+    _reply(home, clock, firsts, name, CODES[player])
+    assert _outcome(home)[0] == "accepted"
+    (answer,) = [m for m in sent_mail(home, seen) if m["To"].addresses[0].addr_spec == address_of(player)]
+    assert "Accepted and applied" in body_of(answer) and IGNORED not in body_of(answer)
+
+
+def test_a_reply_with_another_players_code_is_applied_and_the_leak_told_once_to_its_owner_and_the_moderator(
+    home, clock
+) -> None:
+    """The reply is the player's own (it answers their mail): it is applied, and they are told only that the
+    code was not theirs, as for a mistyped one; the code has leaked, so its owner and the moderator are told
+    (`misuse.leaked`), each once."""
+    name, firsts, seen = _started(home, clock)
+    player, _ = _asked_order(home, name)
+    owner, owner_addr = next((p, a) for p, a in PLAYERS if p != player)
+    _reply(home, clock, firsts, name, CODES[owner])
+    outcome, reason = _outcome(home)
+    assert outcome == "accepted" and f"the code of {owner}" in reason
+    mails = sent_mail(home, seen)
+    to_owner = [m for m in mails if m["To"].addresses[0].addr_spec == owner_addr and "code" in str(m["Subject"])]
+    to_moderator = [m for m in mails if m["To"].addresses[0].addr_spec == home.moderator_address]
+    assert len(to_owner) == 1 and address_of(player) in body_of(to_owner[0]), [m["Subject"] for m in mails]
+    assert len(to_moderator) == 1 and owner in body_of(to_moderator[0])
+    (answer,) = [m for m in mails if m["To"].addresses[0].addr_spec == address_of(player)]
+    (note,) = [line for line in body_of(answer).splitlines() if IGNORED in line]  # as for a mistyped code
+    assert owner not in note and owner_addr not in body_of(answer)
+    assert all(CODES[owner] not in body_of(m) for m in mails)

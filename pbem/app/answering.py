@@ -39,7 +39,7 @@ def answer(
         eng, before, result.state, everyone, result.events, mailing.players, default=mailing.default,
         last_report=facts.last_reports, now=facts.now, mover=player,
     )  # fmt: skip
-    now = dict(on_file=views.on_file(eng, result.state, player), waiting=views.waiting(eng, result.state))
+    now = dict(on_file=views.filed(eng, result.state, player), waiting=views.waiting(eng, result.state))
     for p in told:
         st = loaded.seat_for_player(p)
         if p != player:

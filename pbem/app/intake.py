@@ -16,7 +16,8 @@ none once `per_hour` strangers were answered in the last hour (`Strangers`).
 Long input is quoted back summarised (`answers.summary`).  A copy of a message
 already read, and order mail written before the player's revision on file,
 change nothing (`revisions`); a player's code from another registered
-player's address is told to its owner and the moderator (`misuse`).
+player's address is told to its owner and the moderator (`misuse`).  A reply that acts is taken on the mail
+it answers whatever CODE line it holds; one that is not the player's code is ignored, and the answer says so.
 """
 
 from __future__ import annotations
@@ -72,9 +73,9 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
             code = ex.code
             misuse.leaked(d, out, loaded, seat, code, lambda st: is_code(facts, st, code), facts.moderator)
         return d
-    if not acts and ex.code and facts.reply is None and not is_code(facts, seat, ex.code):
+    if ex.code and (facts.reply is None) != acts and not is_code(facts, seat, ex.code):  # asks, or a reply acts
         looking = out.allowed(seat.address)  # as `load.code_checks` judged it, before this mail's answer
-        answered = _decide_seat(d, out, msg, loaded, seat, ex, facts, acts)
+        answered = _decide_seat(d, out, msg, loaded, seat, misuse.ignored(ex) if acts else ex, facts, acts)
         code = ex.code
         if looking:
             misuse.leaked(answered, out, loaded, seat, code, lambda st: is_code(facts, st, code), facts.moderator)
@@ -183,7 +184,7 @@ def _asked(loaded: Loaded, player: str) -> list[dict[str, object]]:
 
 def _now(loaded: Loaded, player: str) -> dict[str, object]:
     eng = views.engine(loaded)
-    return dict(on_file=views.on_file(eng, loaded.state, player), waiting=views.waiting(eng, loaded.state))
+    return dict(on_file=views.filed(eng, loaded.state, player), waiting=views.waiting(eng, loaded.state))
 
 
 def _orders(

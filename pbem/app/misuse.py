@@ -1,5 +1,6 @@
 """A player's code arriving from another registered player's address (pure; issue 12, "Identity"), in a mail
-that acts (refused) or one that only asks for HELP or STATUS (answered: `leaked`).
+that acts (refused), one that only asks for HELP or STATUS, or a reply that acts (both answered: `leaked`);
+a reply's CODE line that is not the player's code is ignored and the player told (`ignored`).
 
 The sender gets the usual refusal (which never says whose code it was: that
 would confirm to them that the code is good).  The code's owner is told at
@@ -15,12 +16,26 @@ codes from a player's address costs no more than that per hour.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from pbem.app.answers import Outgoing
 from pbem.app.decision import Decision
+from pbem.orders.extract import Extracted
 from pbem.record.rows import Seat
 from pbem.record.store import Loaded
 from pbem.trust.codes import check_seat_code
+
+#: Told a player whose reply (taken on the mail it answers) held a CODE line that is not their code.
+IGNORED_CODE = (
+    "The CODE line in your mail is not your current player code and was ignored: a reply to pbem's mail needs "
+    "no code. A new mail needs your current code (LOST CODE sends you a new one)."
+)
+
+
+def ignored(ex: Extracted) -> Extracted:
+    """`ex` with `IGNORED_CODE` among its notes: a reply that acts, whose CODE line is not the sender's code.
+    Never the code pbem holds, nor whose the typed one is (`leaked` tells its owner, if it is another's)."""
+    return replace(ex, problems=[*ex.problems, IGNORED_CODE])
 
 
 def owner_of(

@@ -41,6 +41,11 @@ def on_file(eng: Engine, state: dict[str, Any], player: str) -> list[str]:
     return [line for r in eng.requests(state) if r.player == player for line in r.on_file]
 
 
+def filed(eng: Engine, state: dict[str, Any], player: str) -> list[str]:
+    """Everything `player` has on file: their answers to the current step, then their standing orders."""
+    return list(dict.fromkeys([*on_file(eng, state, player), *eng.standing(state, player)]))
+
+
 def waiting(eng: Engine, state: dict[str, Any]) -> list[str]:
     return sorted({r.player for r in eng.requests(state) if not r.answered})
 

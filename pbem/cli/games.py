@@ -100,7 +100,10 @@ def game_list() -> None:
 
 @game_app.command("show")
 def game_show(
-    name: str, as_player: str | None = typer.Option(None, "--as", help="Show exactly what this player is told.")
+    name: str,
+    as_player: str | None = typer.Option(
+        None, "--as", help="Show exactly what this player is told (a unique prefix or first name will do)."
+    ),
 ) -> None:
     """Show a game: the public view, or a player's private report with --as.
 

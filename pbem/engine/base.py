@@ -22,7 +22,8 @@ Shape of a game
   Answers to a simultaneous step are held secretly in the state until every
   answer is in; then the engine resolves the step inside the same call.
   Orders for a later step may be kept as standing orders and used when that
-  step opens, if still legal.
+  step opens, if still legal; ``standing(state, player)`` lists those a player
+  has on file, as order lines (the acknowledgement shows them with the step's).
 * ``timeout(state)`` applies the published default of every open request that
   has no answer (each game's deadline defaults, docs/rulings.md) and resolves.
 * ``view(state, player)`` is what that player may know (``None`` = the public
@@ -181,6 +182,10 @@ class Engine(Protocol):
 
     def timeout(self, state: State) -> Outcome: ...
 
+    def standing(self, state: State, player: str) -> tuple[str, ...]:
+        """`player`'s standing and pre-submitted orders on file (for later steps), as order lines."""
+        ...
+
     def view(self, state: State, player: str | None) -> View: ...
 
     def result(self, state: State) -> Result | None: ...
@@ -270,6 +275,10 @@ class Game:
         after it.  `pbem.app.notify` mails those at once in NORMAL mode; every other event waits for
         the player's next mail.  Each game declares its own; by default nothing is that urgent."""
         return False
+
+    def standing(self, state: State, player: str) -> tuple[str, ...]:
+        """`player`'s standing orders on file (a game without them: none)."""
+        return ()
 
     def view(self, state: State, player: str | None) -> View:
         raise NotImplementedError

@@ -2,9 +2,11 @@
 
 Shared by every engine's order grammar: case-insensitive, accent-insensitive
 ("zoe" finds "Zoë Müller"), whitespace folded, an exact name wins, otherwise a unique prefix (of the whole name, or of each
-of its words in turn: "hre" does not match, "holy rom" does) is accepted.
+of its words in turn: "hre" does not match, "holy rom" does) is accepted.  "&" in a name may be typed "&", "and", "+" or
+an HTML copy's "&amp;" ("England and Ireland" is "England & Ireland"; `fold`).
 Lists of names may be separated by commas, "+" or ";", or just by spaces, in
-which case the longest run of words naming one card is taken each time.
+which case the longest run of words naming one card is taken each time; a "+" (or "and") joining the words of a name
+with "&" is read as its "&" ("DISCARD Hedges + Trees + Ditch" is Hedges & Trees and Ditch).
 """
 
 from __future__ import annotations
@@ -33,6 +35,25 @@ def norm(text: str) -> str:
         return text
     text = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
     return "".join(c for c in text if not unicodedata.combining(c))
+
+
+_AMP = re.compile(r"\s*(?:&amp;|&|\+)\s*")
+
+
+def unescaped(text: str) -> str:
+    """`text` with an HTML copy's "&amp;" as the "&" it stands for (before a ";" is read as a separator)."""
+    return re.sub("&amp;", "&", text, flags=re.I) if "&" in text else text
+
+
+@lru_cache(maxsize=4096)
+def fold(text: str) -> str:
+    """A normalised name or typed text (`norm`) with "&", "+", "&amp;" and the word "and" as one word "&".
+
+    "and" as the first word stays itself: it may begin a name ("and" typed for "Andrea")."""
+    if "&" not in text and "+" not in text and " and" not in text:
+        return text
+    words = _AMP.sub(" & ", text).strip().split(" ")
+    return " ".join(words[:1] + ["&" if w == "and" else w for w in words[1:]])
 
 
 #: Names a player cannot have, each with why: a line or a press address would mean something else.
@@ -67,10 +88,10 @@ def player_name(text: str) -> str:
 
 def candidates_for(typed: str, names: Iterable[str]) -> list[str]:
     """Names matching `typed`: the exact one if any, else every prefix match."""
-    return _candidates(norm(typed), _pool(names))
+    return _candidates(fold(norm(typed)), _pool(names))
 
 
-#: One name of a pool: the name, its normal form and that form's words.
+#: One name of a pool: the name, its normal form (`fold`ed) and that form's words.
 Entry = tuple[str, str, tuple[str, ...]]
 
 
@@ -86,7 +107,7 @@ def _pool_of(names: tuple[str, ...]) -> tuple[Entry, ...]:
 
 @lru_cache(maxsize=4096)
 def _entry(name: str) -> Entry:
-    nn = norm(name)
+    nn = fold(norm(name))
     return name, nn, tuple(nn.split(" "))
 
 
@@ -98,7 +119,7 @@ def _sized_pool(names: tuple[str, ...]) -> tuple[tuple[Entry, ...], int]:
 
 
 def _candidates(t: str, pool: tuple[Entry, ...]) -> list[str]:
-    """`candidates_for` with `t` and the names already normalised (`_pool`)."""
+    """`candidates_for` with `t` and the names already normalised and folded (`_pool`)."""
     if not t:
         return []
     exact = [n for n, nn, _ in pool if nn == t]
@@ -126,24 +147,41 @@ def match_one(typed: str, names: Sequence[str], what: str = "name") -> str:
 def match_many(typed: str, names: Sequence[str], what: str = "card") -> list[str]:
     """Several names from one string.
 
-    With separators (``,`` ``+`` ``;``) each piece is matched on its own.
+    With separators (``,`` ``;``) each piece is matched on its own.
     Without, words are consumed greedily: at each point the longest run of
-    words that names exactly one candidate is taken.  A run is never longer
+    words that names exactly one candidate is taken; a "+" (or "&", "and")
+    is the "&" of a name where the run names one ("Hedges + Trees"), else
+    it separates two names ("Ditch + Parapet").  A run is never longer
     than the longest name (a typed run with more words is no prefix of any
     name), so the cost is linear in the words typed (issue 26; it was cubic).
     """
-    text = typed.strip()
+    text = unescaped(typed).strip()
     if not text:
         return []
-    if re.search(r"[,+;]", text):
-        return [match_one(piece, names, what) for piece in re.split(r"[,+;]", text) if piece.strip()]
-    words = norm(text).split(" ")
+    if re.search(r"[,;]", text):
+        pieces = [piece for piece in re.split(r"[,;]", text) if piece.strip()]
+        return [
+            n
+            for piece in pieces
+            for n in (_run(piece, names, what) if "+" in piece else [match_one(piece, names, what)])
+        ]
+    return _run(text, names, what)
+
+
+def _run(text: str, names: Sequence[str], what: str) -> list[str]:
+    """Names typed one after another, with spaces or "+" (or "&", "and") between them (see `match_many`)."""
+    words = fold(norm(text)).split(" ")
     pool, longest = _sized_pool(tuple(names))  # no run longer than `longest` words can name one
     out: list[str] = []
     i = 0
     while i < len(words):
+        if out and words[i] == "&":  # "+", "&" or "and" between two names
+            i += 1
+            continue
         chosen: tuple[int, str] | None = None
         for j in range(min(len(words), i + longest), i, -1):
+            if words[j - 1] == "&":  # a name is not cut at its "&": "Hedges &" is a separator after "Hedges"
+                continue
             found = _candidates(" ".join(words[i:j]), pool)
             if len(found) == 1:
                 chosen = (j, found[0])

@@ -208,6 +208,9 @@ class JoinStep:
         dealt, events = self.deal({**state, KEY: {"salts": salts, "signed": signed}}, salts, started=False)
         return Outcome(dealt, [ev, *events], results)
 
+    def standing(self, state: State, player: str) -> tuple[str, ...]:
+        return ()  # nothing is kept for later before the deal
+
     def timeout(self, state: State) -> Outcome:
         """The moderator's `pbem game start`: whoever has not joined counts with the empty salt."""
         dealt, events = self.deal(state, joined(state), started=True)

@@ -233,3 +233,67 @@ def test_press_and_orders_in_one_message_keep_their_order_of_effects() -> None:
     assert kinds.index("press") < kinds.index("Events") < kinds.index("Input") < kinds.index("ack")
     assert all(isinstance(e, Report) for e in d.effects[kinds.index("ack") + 1 :])
     assert isinstance(d.inputs[0], Input)
+
+
+# ----------------------------------------------------------------------------- standing orders on file
+
+
+def _at(kind: str, players: tuple[str, ...], ready) -> object:
+    """A game of `kind` played by bots until `ready(state)` (or as set up, if it holds there)."""
+    import dataclasses
+
+    from pbem.engine.bots import choose
+    from pbem.engine.rng import Rng, init_state
+
+    g = loaded(kind, players)
+    eng = views.engine(g)
+    for seed in range(40):
+        st, _ = eng.setup(list(players), f"standing-{seed}", {})
+        rng = Rng(init_state(f"standing-bots-{seed}"))
+        for _ in range(400):
+            if ready(st):
+                return dataclasses.replace(g, state=st)
+            reqs = [r for r in eng.requests(st) if not r.answered]
+            if not reqs:
+                break
+            r = reqs[rng.below(len(reqs))]
+            st = eng.apply(st, r.player, choose(r, rng)).state
+    raise AssertionError(f"no {kind} game reached the moment")
+
+
+def _st_start(st) -> bool:
+    return st["phase"] == "start" and not st["answers"]
+
+
+def _iw_leaders(st) -> bool:
+    return st["step"] == "leader" and len(st["leader_ask"]) == 2 and not st["leader_pick"]
+
+
+def _dy_tribute(st) -> bool:
+    return st["phase"] == "tribute" and not st["tributes"]
+
+
+STANDING = {  # kind, players, the moment, the standing lines given with the step's own answer
+    "sixteen-thirty": (("Ann", "Ben", "Carol"), _st_start, ["STANDING PLACE NONE", "STANDING VOTE ANY ANY RED"]),
+    "italian-wars": (("Ann", "Ben"), _iw_leaders, ["NEGATE-PLAN Drive Them Off > French Horsemen"]),
+    "dynasties": (("Ann", "Ben", "Carol"), _dy_tribute, ["CONCLAVE TAKE HIGHEST"]),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(STANDING))
+def test_a_standing_order_given_with_the_steps_answer_is_listed_on_file_with_it(kind: str) -> None:
+    """Found by the players' testers: "PLACE-START ..." with "STANDING PLACE NONE" in one mail was answered
+    with only the PLACE-START under "Orders now on file for you"; the standing order was kept, unlisted.
+    For each game with standing orders, a mail giving the step's answer and standing orders: the
+    acknowledgement lists them all."""
+    players, ready, standing = STANDING[kind]
+    g = _at(kind, players, ready)
+    r = first_asked(g)
+    body = "\n".join([r.default[0] if r.default else r.legal[0], *standing])
+    d = run(mail(r.player, signed(r.player, body)), g)
+    assert d.outcome == "accepted", d.reason
+    (ack,) = [m for m in d.mails if m.kind == "ack" and m.to == address(r.player)]
+    filed = ack.context["on_file"]
+    assert any(line.split()[0] == body.split()[0] for line in filed), filed  # the step's answer
+    for line in standing:
+        assert line in filed, (line, filed)

@@ -83,6 +83,9 @@ class DynastiesEngine(Game):
     def finish(self, state: dict[str, Any], player: str, events: list[Event]) -> None:
         O.finish_tributes(typed(state), events)
 
+    def standing(self, state: dict[str, Any], player: str) -> tuple[str, ...]:
+        return O.standing_on_file(typed(state), player)
+
     def view(self, state: dict[str, Any], player: str | None) -> View:
         return V.view(self, typed(state), player)
 

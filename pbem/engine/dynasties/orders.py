@@ -112,12 +112,14 @@ def on_file(st: State, p: str) -> tuple[str, ...]:
         out.append(f"TRIBUTE {st['tributes'][p]}")
     if p in st["discards"]:
         out.append("DISCARD " + ", ".join(st["discards"][p]))
-    if st["plans"][p]:
-        out.append("PLAYS " + ", ".join(st["plans"][p]))
+    return (*out, *standing_on_file(st, p))
+
+
+def standing_on_file(st: State, p: str) -> tuple[str, ...]:
+    """`p`'s standing orders: the play list for the Turns and the conclave choice (DY-R10)."""
+    out = ["PLAYS " + ", ".join(st["plans"][p])] if st["plans"][p] else []
     pref = st["conclave_pref"][p]
-    if pref:
-        out.append(pref_line(pref))
-    return tuple(out)
+    return (*out, pref_line(pref)) if pref else tuple(out)
 
 
 def pref_line(pref: dict[str, Any]) -> str:

@@ -96,6 +96,9 @@ class HabsburgEngine(Game):
 
         return apply_lines(state, player, lines, line, legal=legal)
 
+    def standing(self, state: dict[str, Any], player: str) -> tuple[str, ...]:
+        return tuple(orders.standing_on_file(typed(state), player))
+
     def view(self, state: dict[str, Any], player: str | None) -> View:
         return make_view(self, typed(state), player)
 

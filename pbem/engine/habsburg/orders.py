@@ -234,6 +234,14 @@ def standing(st: State, p: str, rest: str, ev: list[Event]) -> str:
     return f"DISCARD-IF-NEEDED {shown} (used in your End Phase if your hand is above 5)"
 
 
+def standing_on_file(st: State, p: str) -> list[str]:
+    """`p`'s DISCARD-IF-NEEDED on file: kept for the End Phase of their own turn (HH-R7)."""
+    if st["standing"] is None or st["phase"] == "over" or rules.active(st) != p:
+        return []
+    how = st["standing"] if isinstance(st["standing"], str) else ", ".join(st["standing"])
+    return [f"DISCARD-IF-NEEDED {how}"]
+
+
 def discard(st: State, p: str, rest: str, ev: list[Event]) -> str:
     """DISCARD <cards in order> | LOWEST | HIGHEST in the End Phase (HH-R7, HH-R10)."""
     hand = st["hands"][p]

@@ -11,6 +11,7 @@ from typing import Any
 
 from pbem.engine.habsburg import rules
 from pbem.engine.habsburg.cards import TYPE, VALUE, label, type_name
+from pbem.engine.habsburg.orders import standing_on_file
 from pbem.engine.habsburg.table import State
 from pbem.engine.views import Named, Section, View, lines, make_view, table
 from pbem.engine.words import count
@@ -97,9 +98,8 @@ def view(engine: Named, st: State, player: str | None) -> View:
     if player is not None and player in st["players"]:
         sections.append(hand_block(st, player))
         data["hand"] = [{"card": c, "type": TYPE[c], "value": VALUE[c]} for c in st["hands"][player]]
-        if st["standing"] is not None and rules.active(st) == player and st["phase"] != "over":
-            how = st["standing"] if isinstance(st["standing"], str) else ", ".join(st["standing"])
-            sections.append(lines("Your standing orders", [f"DISCARD-IF-NEEDED {how}"], private=True))
+        if kept := standing_on_file(st, player):
+            sections.append(lines("Your standing orders", kept, private=True))
     return make_view(
         engine, st["players"], player, turn=turn_label(st), over=st["phase"] == "over", sections=sections, data=data
     )

@@ -22,7 +22,7 @@ from pbem.engine.italian_wars import secrets
 from pbem.engine.italian_wars.cards import NAMES
 from pbem.engine.italian_wars.handbook import HANDBOOK
 from pbem.engine.italian_wars.negation import start_negation
-from pbem.engine.italian_wars.orders import ALIASES, apply_line, legal_lines
+from pbem.engine.italian_wars.orders import ALIASES, apply_line, legal_lines, standing_on_file
 from pbem.engine.italian_wars.rules import (
     default_leader,
     earlier_forms,
@@ -147,6 +147,9 @@ class ItalianWars(Game):
     def earlier_forms(self, event: Event) -> tuple[Event, ...]:
         return earlier_forms(event)
 
+    def standing(self, state: dict[str, Any], player: str) -> tuple[str, ...]:
+        return tuple(standing_on_file(typed(state), player))
+
     def view(self, state: dict[str, Any], player: str | None) -> View:
         return make_view(self, typed(state), player)
 
@@ -197,14 +200,8 @@ def _requests(state: State) -> list[Request]:
 
 
 def _discard_request(state: State, p: str) -> Request:
-    on_file: list[str] = []
-    if p in state["pending"]:
-        on_file.append(f"DISCARD {', '.join(state['pending'][p]) or 'NONE'}")
-    prefs = state["prefs"].get(p)
-    if prefs:
-        on_file.append(f"LEADER-PREF {', '.join(prefs)}")
-    if state["plans"].get(p) is not None:
-        on_file.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in state["plans"][p]) or "NONE"))
+    on_file = [f"DISCARD {', '.join(state['pending'][p]) or 'NONE'}"] if p in state["pending"] else []
+    on_file += standing_on_file(state, p)
     prompt = (
         f"Hand {state['hand']}: discard up to {max_discard(state, p)} cards face down to draw "
         "replacements (or DISCARD NONE)."

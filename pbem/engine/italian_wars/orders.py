@@ -16,7 +16,7 @@ from pbem.engine.italian_wars.cards import BY_NAME, LEADERS, NAMES, NEGATORS, ma
 from pbem.engine.italian_wars.negation import advance, do_negate, do_pass, legal_negations
 from pbem.engine.italian_wars.rules import field_leaders, max_discard
 from pbem.engine.italian_wars.table import State, negation
-from pbem.engine.names import candidates_for, match_many, match_one, norm, split_order
+from pbem.engine.names import candidates_for, match_many, match_one, norm, split_order, unescaped
 
 ALIASES = {
     "DISCARD": "DISCARD",
@@ -49,6 +49,18 @@ def legal_lines(state: State, player: str) -> list[str]:
     if step == "negate" and negation(state)["turn"] == player:
         return ["PASS"] + [f"NEGATE {o} > {t}" for o, t in legal_negations(state, player)]
     return []
+
+
+def standing_on_file(state: State, player: str) -> list[str]:
+    """`player`'s standing orders of this hand: the Leader to keep and the negation plan."""
+    out = []
+    prefs = state["prefs"].get(player)
+    if prefs:
+        out.append(f"LEADER-PREF {', '.join(prefs)}")
+    plan = state["plans"].get(player)
+    if plan is not None:
+        out.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in plan) or "NONE"))
+    return out
 
 
 def waiting_for(state: State) -> str:
@@ -177,7 +189,8 @@ def _plan(state: State, player: str, rest: str, events: list[Event]) -> str:
         raise not_asked(state, player)
     if not rest:
         raise RuleError("give items like NEGATE-PLAN Resist Cavalry > French Horsemen; ... or NEGATE-PLAN NONE")
-    plan = [] if _is_none(rest) else [parse_pair(item, NEGATORS, _targets) for item in rest.split(";") if item.strip()]
+    items = unescaped(rest).split(";")  # "Hedges &amp; Trees" copied from HTML is one name, not two items
+    plan = [] if _is_none(rest) else [parse_pair(item, NEGATORS, _targets) for item in items if item.strip()]
     state["plans"][player] = plan
     if state["step"] == "negate":
         advance(state, events)

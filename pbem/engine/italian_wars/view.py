@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.engine.italian_wars.cards import BY_NAME, describe
+from pbem.engine.italian_wars.orders import standing_on_file
 from pbem.engine.italian_wars.rules import arithmetic, card_forces, unusable_reason
 from pbem.engine.italian_wars.table import State, negation
 from pbem.engine.views import Named, Section, View, lines, table
@@ -83,12 +84,7 @@ def _private_sections(state: State, player: str) -> list[Section]:
     orders = []
     if player in state["pending"]:
         orders.append(f"DISCARD {', '.join(state['pending'][player]) or 'NONE'}")
-    prefs = state["prefs"].get(player)
-    if prefs:
-        orders.append(f"LEADER-PREF {', '.join(prefs)}")
-    plan = state["plans"].get(player)
-    if plan is not None:
-        orders.append("NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in plan) or "NONE"))
+    orders += standing_on_file(state, player)
     if orders:
         secs.append(lines("Your orders on file", orders, private=True))
     return secs

@@ -72,6 +72,9 @@ class SixteenThirtyEngine(Game):
     def apply(self, st: dict[str, Any], player: str, lines: list[str]) -> Outcome:
         return orders.apply(st, player, lines)
 
+    def standing(self, st: dict[str, Any], player: str) -> tuple[str, ...]:
+        return tuple(orders.standing_on_file(typed(st), player))
+
     def view(self, st: dict[str, Any], player: str | None) -> View:
         from pbem.engine.sixteen_thirty.view import view
 

@@ -230,6 +230,17 @@ def set_standing(st: State, p: str, o: Order) -> str:
     return "STANDING CLEAR"
 
 
+def standing_on_file(st: State, p: str) -> list[str]:
+    """`p`'s orders kept for later: pre-submitted for later in their turn, and their standing orders."""
+    s = st["standing"][p]
+    out = list(st["queue"][p])
+    if s["place_none"]:
+        out.append("STANDING PLACE NONE" + (f" EXCEPT {', '.join(s['except'])}" if s["except"] else ""))
+    if s["offer_none"]:
+        out.append("STANDING OFFER NONE")
+    return out + [f"STANDING VOTE {c} {i} {col}" for c, i, col in s["votes"]]
+
+
 def run_queue(st: State, ev: list[Event]) -> bool:
     """Use the phasing player's first pre-submitted order if its phase has come."""
     p = active(st)
