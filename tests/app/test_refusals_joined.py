@@ -1,0 +1,55 @@
+"""Two orders on one line are told as such, with each line to send (found by the players' testers: "PLAY Gold 10
+PLAY Silver 5" was refused as an unknown card).
+
+A generator over every kind's bot-played moments: two legal lines of the asked player, joined on one line, are
+refused with a reason that says the line holds two orders, and what would be accepted shows both lines."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from pbem import engine as registry
+from pbem.render.templates import render_mail
+from tests.app.plain import loaded
+from tests.app.test_refusals_agree import acknowledgement, send, states
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_two_legal_lines_joined_on_one_line_are_told_as_two_orders_with_both_lines_shown(kind: str) -> None:
+    eng = registry.get(kind)
+    found, _, players = states(kind)
+    g0 = loaded(kind, players)
+    tried = 0
+    for st in found:
+        g = dataclasses.replace(g0, state=st)
+        for req in eng.requests(st):
+            legal = [line for line in req.legal if eng.apply(st, req.player, [line]).accepted]
+            if req.answered or len(legal) < 2:
+                continue
+            for a, b in [(legal[0], legal[-1]), (legal[-1], legal[len(legal) // 2])]:
+                if a == b:
+                    continue
+                d = send(g, req.player, [f"{a} {b}"])
+                ack = acknowledgement(d)
+                assert d.outcome == "rejected" and ack is not None, (kind, a, b, d.outcome)
+                [r] = [r for r in ack["lines"] if not r["ok"]]
+                where = (kind, a, b, r["reason"], r["legal"])
+                assert "two orders on one line" in r["reason"], where
+                assert list(r["legal"]) == [a, b], where
+                tried += 1
+    assert tried, kind
+
+
+def test_the_reply_shows_each_order_of_a_joined_line_on_its_own_line() -> None:
+    g = loaded("dynasties", ("Alice", "Bob", "Carol"))
+    eng = registry.get("dynasties")
+    req = next(r for r in eng.requests(g.state) if not r.answered and len(r.legal) >= 2)
+    a, b = req.legal[0], req.legal[1]
+    d = send(g, req.player, [f"{a} {b}"])
+    ack = acknowledgement(d)
+    assert ack is not None
+    text = render_mail("ack", {**ack, "moderator": "Test Moderator", "record": None, "player": req.player}).text
+    assert f'"{a} {b}"' in text and "two orders on one line" in text, text
+    assert f"\n         {a}\n         {b}\n" in text, text
