@@ -11,6 +11,7 @@ import dataclasses
 import pytest
 
 from pbem import engine as registry
+from pbem.app import refusals
 from pbem.render.templates import render_mail
 from tests.app.plain import loaded
 from tests.app.test_refusals_agree import acknowledgement, send, states
@@ -53,3 +54,18 @@ def test_the_reply_shows_each_order_of_a_joined_line_on_its_own_line() -> None:
     text = render_mail("ack", {**ack, "moderator": "Test Moderator", "record": None, "player": req.player}).text
     assert f'"{a} {b}"' in text and "two orders on one line" in text, text
     assert f"\n         {a}\n         {b}\n" in text, text
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_a_legal_line_as_people_type_it_is_never_split(kind: str) -> None:
+    """An order word inside one order ("CALL England WAR France PLACE England 2", a card named "Pass Thru Gaps")
+    does not make it two: every legal line, as listed and in lower case, is taken whole as the engine takes it."""
+    eng = registry.get(kind)
+    found, _, _ = states(kind)
+    for st in found:
+        for req in eng.requests(st):
+            for line in req.legal:
+                for typed in (line, line.lower()):
+                    raw = eng.apply(st, req.player, [typed])
+                    told = refusals.worded(eng, st, req.player, raw)
+                    assert told.accepted == raw.accepted, (kind, typed, [r.reason for r in told.lines])
