@@ -202,10 +202,18 @@ def test_every_game_plays_to_the_end_with_names_of_several_words_and_scripts(kin
             state = out.state
 
 
+#: What players put in front of a line they copy out of a report's list (found by the players' testers: "→ PASS"
+#: and "-> VOTE RED" were set aside as chatter), and what the report itself prints before a legal line.
+ARROWS = ("→ ", "→", "-> ", "->", "=> ", "⇒ ", "➜ ", "➔ ", "▶ ", "► ", "--> ", "==> ")
+REPORT_MARKS = ("(default) ", "(on file) ", "    (default) ", "    (on file) ")
+
+
 def _as_people_type(line: str, order_words: tuple[str, ...]) -> list[str]:
-    """A legal order as players write it: lower case, the order word as a label, a phone's "…", a list marker."""
+    """A legal order as players write it: lower case, the order word as a label, a phone's "…", a list marker,
+    an arrow, the report's own "(default)" or "(on file)" in front of it."""
     word, _, rest = line.partition(" ")
     variants = [line.lower(), f"{line}…", f"• {line}.", f"1. {line.lower()}!"]
+    variants += [f"{mark}{line}" for mark in ARROWS + REPORT_MARKS] + [f"→ {line.lower()}."]
     if rest and word.upper() in {w.upper() for w in order_words}:  # a one-word order word: "Play: Gold 10."
         variants.append(f"{word.title()}: {rest}.")
     return variants
@@ -380,3 +388,41 @@ def test_plus_and_and_between_names_still_separate_them_unless_they_join_a_names
     ]
     assert match_many("hedges & ditch", hand) == ["Hedges & Trees", "Ditch"]
     assert match_one("and", ["Andrea", "Bob"], "player") == "Andrea"  # "and" first is the start of a name
+
+
+def test_every_line_a_report_prints_in_its_lists_copied_as_printed_is_read_as_that_order() -> None:
+    """The report's own lists, rendered (`templates/mail/_asked.txt.j2`), at every kind's bot-played moments: a line
+    copied out of "Legal orders now", the default ("    (default) NO EVENT") or the orders on file ("    (on file)
+    DISCARD NONE"), whatever the template prints in front of it, is read as the order it lists."""
+    from pbem.engine.bots import choose
+    from pbem.engine.rng import Rng, init_state
+    from pbem.render.templates import render
+
+    for kind in registry.available():
+        eng = registry.get(kind)
+        state, _ = eng.setup(["Alice", "Bob", "Carol"][: max(eng.min_players, 2)], f"printed-{kind}", {})
+        rng = Rng(init_state("printed"))
+        checked = 0
+        for _ in range(25):
+            reqs = [r for r in eng.requests(state) if not r.answered]
+            if not reqs or eng.result(state):
+                break
+            for req in eng.requests(state):
+                asked = [
+                    {"prompt": req.prompt, "syntax": list(req.syntax), "legal": list(req.legal)[:6],
+                     "default": list(req.default), "on_file": list(req.on_file), "answered": req.answered}
+                ]  # fmt: skip
+                text = render("mail/_asked.txt.j2", asked=asked, waiting=[], due_at=None, now=None, result=None,
+                              player=req.player)  # fmt: skip
+                listed = () if req.answered else (*asked[0]["legal"], *req.default)  # an answered step lists its file
+                for order in (*listed, *req.on_file):
+                    printed = [ln for ln in text.splitlines() if ln.rstrip().endswith(order) and ln.strip() != order]
+                    printed += [ln for ln in text.splitlines() if ln.strip() == order]
+                    assert printed, (kind, order, text)
+                    for line in printed:
+                        checked += 1
+                        ex = extract(line, "", eng.order_words)
+                        assert ex.orders == [order], (kind, line, ex.orders, ex.chatter)
+            req = reqs[rng.below(len(reqs))]
+            state = eng.apply(state, req.player, choose(req, rng)).state
+        assert checked, kind

@@ -156,8 +156,29 @@ def ack_context(msg: Inbound, loaded: Loaded, chatter: list[str], **ctx: Any) ->
 
 def quoted_lines(lines: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
     """The order lines an acknowledgement quotes: all of an ordinary message; of a long one with many refused
-    lines only the first refused ones (of a long accepted one, the first MANY), and how many more there are."""
+    lines only the first refused ones (of a long accepted one, the first MANY), and how many more there are.
+    Refused lines are grouped (`grouped`): each is quoted, its reason and what would be accepted told once."""
     refused = [r for r in lines if not r["ok"]]
     short_enough = len(refused) <= SHOWN and len(lines) <= MANY
     shown = lines if short_enough else (refused[:SHOWN] if refused else lines[:MANY])
-    return [{**r, "line": short(str(r["line"]))} for r in shown], len(lines) - len(shown)
+    return grouped([{**r, "line": short(str(r["line"]))} for r in shown]), len(lines) - len(shown)
+
+
+def grouped(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`lines` with the refused ones that share a reason and what would be accepted told together (found by the
+    players' testers: three lines of another step each got the same long reason and list, three times over).
+    The first of a group gets `same`, the group's other lines (quoted right under it, the reason told once after
+    them); the others get `told` (quoted there, not again at their own place).  Every line gets both keys."""
+    first: dict[tuple[object, ...], dict[str, Any]] = {}
+    out: list[dict[str, Any]] = []
+    for r in lines:
+        r = {**r, "same": [], "told": False}
+        if not r["ok"]:
+            key = (r.get("reason"), tuple(r.get("legal") or ()), tuple(r.get("names") or ()))
+            if key in first:
+                first[key]["same"].append(r["line"])
+                r["told"] = True
+            else:
+                first[key] = r
+        out.append(r)
+    return out

@@ -22,7 +22,7 @@ it answers whatever CODE line it holds; one that is not the player's code is ign
 
 from __future__ import annotations
 
-from pbem.app import absence, answering, derivations, join, misuse, notify, revisions, views
+from pbem.app import absence, answering, derivations, join, misuse, notify, refusals, revisions, views
 from pbem.app import lines as reading_lines
 from pbem.app.answers import Outgoing, ack, short, summary
 from pbem.app.decision import Decision, Input, MailModeSet, Report
@@ -32,7 +32,7 @@ from pbem.app.facts import Strangers as Strangers
 from pbem.app.facts import is_code
 from pbem.app.press import relay_all
 from pbem.app.revisions import FirstCopy
-from pbem.engine import offers, slots
+from pbem.engine import slots
 from pbem.engine.base import Outcome
 from pbem.engine.rulings import RULINGS
 from pbem.mail.inbound.message import Inbound
@@ -202,7 +202,7 @@ def _orders(
     result: Outcome = eng.apply(loaded.state, player, orders)
     orders, result, notes, chatter = reading_lines.read_again(eng, loaded.state, player, orders, result, notes, ex)
     result = slots.one_per_slot(eng, loaded.state, player, orders, result)  # two orders for one slot: refused
-    result = offers.legal_now(eng, loaded.state, player, result)  # "would be accepted" is accepted, now
+    result = refusals.worded(eng, loaded.state, player, result)  # agreeing with the status; legal now
     lines = [r.__dict__ for r in result.lines]
     if not result.accepted:
         d.outcome = "rejected"

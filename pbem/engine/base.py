@@ -125,6 +125,9 @@ class LineResult:
 
     ``legal`` are whole order lines; ``names`` the names (cards, leaders) the refused line could have
     used there; ``unchecked`` counts offered lines `pbem.engine.offers.legal_now` had no budget to try.
+    ``not_asked`` marks a line refused because it answers nothing the player is asked (a `NotAsked`), with
+    the engine's ``hint`` (what else they may send): the moderator words that reason from the requests of
+    the state the message met, as the status in the same mail (`pbem.app.refusals.agreeing`).
     """
 
     line: str
@@ -134,6 +137,8 @@ class LineResult:
     understood: str = ""
     names: tuple[str, ...] = ()
     unchecked: int = 0
+    not_asked: bool = False
+    hint: str = ""
 
 
 @dataclass
@@ -309,6 +314,21 @@ class RuleError(Exception):
         self.legal = tuple(legal)
 
 
+class NotAsked(RuleError):
+    """A line that answers nothing the player is asked at the (draft) state it met: another step's order, another
+    player's, or one more answer after an earlier line of the same message took the player's turn.
+
+    The engine's own `reason` says so from the draft; the refusal the player reads is worded from the requests
+    of the state the message met (`pbem.app.refusals.agreeing`), the facts its status section shows, so that
+    a player listed as awaited is never told they are not asked.  `hint`: what else the player may send now,
+    or why this order's step is over ("LEADER-PREF is a standing order sent during the discard step").
+    """
+
+    def __init__(self, reason: str, legal: tuple[str, ...] | list[str] = (), hint: str = "") -> None:
+        super().__init__(reason, legal)
+        self.hint = hint
+
+
 class Seats(Protocol):
     """What `check_players` needs of an engine."""
 
@@ -368,7 +388,9 @@ def apply_lines(
             results.append(LineResult(text, True, understood=line(work, player, text, events)))
         except RuleError as err:
             allowed = legal(work, player, err) if legal else err.legal
-            results.append(LineResult(text, False, err.reason, tuple(allowed)))
+            asked = isinstance(err, NotAsked)
+            hint = err.hint if isinstance(err, NotAsked) else ""
+            results.append(LineResult(text, False, err.reason, tuple(allowed), not_asked=asked, hint=hint))
     if not all(r.ok for r in results):
         return Outcome(state, [], results)
     if finish:

@@ -1,7 +1,9 @@
 """What people type around an order line (pure): list markers, emphasis, trailing punctuation, quotes.
 
 `cleaned(line)` is the line an order or command is read from: without a list marker (``- ``, ``* ``,
-``• ``, ``1. ``, ``2) ``, a bullet and a tab), without emphasis markers (Gmail's plain part writes bold
+``• ``, ``1. ``, ``2) ``, a bullet and a tab), an arrow (``→ ``, ``-> ``, ``=> ``: players mark the line they
+chose from a report's list), or what the report itself prints before a line of its lists (``(default) ``,
+``(on file) ``: a line copied out of it is read as the order it lists), without emphasis markers (Gmail's plain part writes bold
 as ``*bold*``, some clients ``_this_``), without a full stop or other punctuation at the end
 (``No event.``, ``PLACE NONE.``, ``PASS!``), and without quotes around the whole line or around the
 code (``CODE "K7QX-2MPD"``).  A line is read as an order only if its cleaned form starts with an order
@@ -13,7 +15,12 @@ from __future__ import annotations
 
 import re
 
-_MARKER = re.compile(r"^\s*(?:[-*+•·‣◦▪●○■□➢➤►–—]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t\u00a0]+(?=\S)")
+_MARKER = re.compile(
+    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t\u00a0]+"
+    r"|(?:[-=]{1,2}>|[→⇒⟶⟹➔➜➙➛➝➞➟➠➡▶▸►➢➤])[ \t\u00a0]*"  # an arrow, a space after it or not
+    r"|\((?:default|on file)\)[ \t\u00a0]+)(?=\S)",  # what the report prints before a default or an order on file
+    re.IGNORECASE,
+)
 _EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_~]+(?=\S)|(?<=\S)[*_~]+(?=\s|$|[.,;:!])")
 _TRAILING = re.compile(r"[\s.,;:!。、！；…]+$")  # "…": the one character phones type for "..."
 _QUOTES = "\"'`“”„‘’‚«»「」『』"

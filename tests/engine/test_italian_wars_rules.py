@@ -394,8 +394,9 @@ def test_orders_not_asked_and_wrong_cards_are_rejected_with_legal_lines() -> Non
     foreign = state["hands"][B][0]
     out = E.apply(state, A, [f"DISCARD {foreign}"])
     assert not out.accepted and "DISCARD NONE" in out.lines[0].legal
-    out = E.apply(state, A, ["PASS"])
-    assert not out.accepted and out.lines[0].reason.startswith("you are not asked anything now")
+    out = E.apply(state, A, ["PASS"])  # A is asked to discard: told so, never "not asked" (the players' testers)
+    assert not out.accepted and out.lines[0].reason.startswith("that is not an answer to what you are asked now")
+    assert out.lines[0].not_asked and "DISCARD NONE" in out.lines[0].legal
     assert out.state is state
 
 

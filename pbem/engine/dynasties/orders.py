@@ -12,7 +12,7 @@ import itertools
 import re
 from typing import Any
 
-from pbem.engine.base import PUBLIC, Event, Request, RuleError
+from pbem.engine.base import PUBLIC, Event, NotAsked, Request, RuleError
 from pbem.engine.dynasties import cards as C
 from pbem.engine.dynasties import rules as R
 from pbem.engine.dynasties.table import State, turn_of
@@ -164,14 +164,18 @@ def apply_line(st: State, ev: list[Event], p: str, line: str) -> str:
     return {"tribute": tribute, "play": play, "conclave": conclave, "discard": discard}[kind](st, ev, p, rest)
 
 
-def not_asked(st: State, p: str) -> RuleError:
+def not_asked(st: State, p: str) -> NotAsked:
+    """The refusal of an order that answers nothing `p` is asked (worded again by the moderator from the
+    requests of the state the message met: `pbem.engine.base.NotAsked`)."""
     who = asked(st)
+    standing = "you may still send PLAYS and CONCLAVE TAKE as standing orders" if p in st["players"] else ""
     if p in who:
-        return RuleError(f"that is not what you are asked now: {prompt(st, p)}", legal_lines(st, p))
-    return RuleError(
+        return NotAsked(f"that is not what you are asked now: {prompt(st, p)}", legal_lines(st, p), standing)
+    return NotAsked(
         f"you are not asked anything now; waiting for {', '.join(who) or 'nobody'}"
-        + (" (you may still send PLAYS and CONCLAVE TAKE as standing orders)" if p in st["players"] else ""),
+        + (f" ({standing})" if standing else ""),
         legal_lines(st, p),
+        standing,
     )
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pbem.engine.base import Event, RuleError
+from pbem.engine.base import Event, NotAsked, RuleError
 from pbem.engine.habsburg import rules
 from pbem.engine.habsburg.cards import (
     CLAIM,
@@ -65,7 +65,7 @@ def apply_line(st: State, p: str, line: str, ev: list[Event], ctx: dict[str, Any
                 "your turn already ended earlier in this message (after the event, or NO EVENT, "
                 "with 5 cards or fewer); nothing more can be played this turn"
             )
-        raise RuleError(f"you are not asked anything now; waiting for {rules.active(st)}")
+        raise NotAsked(f"you are not asked anything now; waiting for {rules.active(st)}")
     if head == "DISCARD" and norm(rest).startswith("if needed"):
         head, rest = "DISCARD-IF-NEEDED", re.sub(r"^\s*if\s+needed", "", rest, flags=re.I)
     if whole in NO_EVENT or whole in CLOSING:

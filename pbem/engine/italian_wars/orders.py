@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pbem.engine.base import Event, RuleError
+from pbem.engine.base import Event, NotAsked, RuleError
 from pbem.engine.italian_wars.cards import BY_NAME, LEADERS, NAMES, NEGATORS, matches
 from pbem.engine.italian_wars.negation import advance, do_negate, do_pass, legal_negations
 from pbem.engine.italian_wars.rules import field_leaders, max_discard
@@ -63,18 +63,29 @@ def standing_on_file(state: State, player: str) -> list[str]:
     return out
 
 
-def waiting_for(state: State) -> str:
+def awaited(state: State) -> list[str]:
+    """The players whose answer the current step still needs (the requests not answered)."""
     if state["step"] == "discard":
-        return " and ".join(p for p in state["players"] if p not in state["pending"]) or "nobody"
+        return [p for p in state["players"] if p not in state["pending"]]
     if state["step"] == "leader":
-        return " and ".join(p for p in state["leader_ask"] if p not in state["leader_pick"])
+        return [p for p in state["leader_ask"] if p not in state["leader_pick"]]
     if state["step"] == "negate":
-        return str(negation(state)["turn"])
-    return "nobody (the game is over)"
+        return [str(negation(state)["turn"])]
+    return []
 
 
-def not_asked(state: State, player: str) -> RuleError:
-    return RuleError(f"you are not asked anything now; waiting for {waiting_for(state)}", legal_lines(state, player))
+def waiting_for(state: State) -> str:
+    if state["step"] == "over":
+        return "nobody (the game is over)"
+    return ", ".join(awaited(state)) or "nobody"
+
+
+def not_asked(state: State, player: str, hint: str = "") -> NotAsked:
+    """The refusal of an order that answers nothing `player` is asked (worded again by the moderator from the
+    requests of the state the message met: `pbem.engine.base.NotAsked`)."""
+    if player in awaited(state):
+        return NotAsked("that is not an answer to what you are asked now", legal_lines(state, player), hint)
+    return NotAsked(f"you are not asked anything now; waiting for {waiting_for(state)}", (), hint)
 
 
 def apply_line(state: State, player: str, line: str, events: list[Event]) -> str:
@@ -105,10 +116,7 @@ def _is_none(text: str) -> bool:
 
 def _discard(state: State, player: str, rest: str, events: list[Event]) -> str:
     if state["step"] != "discard":
-        raise RuleError(
-            f"the discard step of hand {state['hand']} is over; waiting for {waiting_for(state)}",
-            legal_lines(state, player),
-        )
+        raise not_asked(state, player, f"the discard step of hand {state['hand']} is over")
     legal = legal_lines(state, player)
     if not rest:
         raise RuleError("say which cards to discard, or DISCARD NONE", legal)
@@ -131,10 +139,7 @@ def _match_cards(text: str, hand: list[str], legal: list[str]) -> list[str]:
 
 def _leader_pref(state: State, player: str, rest: str, events: list[Event]) -> str:
     if state["step"] != "discard":
-        raise RuleError(
-            f"LEADER-PREF is a standing order sent during the discard step; now waiting for {waiting_for(state)}",
-            legal_lines(state, player),
-        )
+        raise not_asked(state, player, "LEADER-PREF is a standing order sent during the discard step")
     if not rest:
         raise RuleError(
             "list Leaders in order of preference, or LEADER-PREF NONE", [f"LEADER-PREF {c}" for c in LEADERS]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pbem.engine.base import Event, Outcome, Request, RuleError, apply_lines
+from pbem.engine.base import Event, NotAsked, Outcome, Request, RuleError, apply_lines
 from pbem.engine.sixteen_thirty import specials, trade, votes
 from pbem.engine.sixteen_thirty.asks import every_legal_line, requests, sharing
 from pbem.engine.sixteen_thirty.parse import Order, parse, quick_verb
@@ -90,8 +90,8 @@ def classify(st: State, p: str, order: Order) -> str:
         raise RuleError("that phase of your turn is over", tuple(legal_for(st, p)))
     if not any(r.player == p and not r.answered for r in requests_of(st)):
         waiting = sorted({r.player for r in requests_of(st) if not r.answered})
-        raise RuleError(f"you are not asked anything now; waiting for {', '.join(waiting) or 'nobody'}")
-    raise RuleError("that order is not an answer to what you are asked now", tuple(legal_for(st, p)))
+        raise NotAsked(f"you are not asked anything now; waiting for {', '.join(waiting) or 'nobody'}")
+    raise NotAsked("that order is not an answer to what you are asked now", tuple(legal_for(st, p)))
 
 
 def requests_of(st: State) -> list[Request]:

@@ -1,0 +1,164 @@
+"""How a refused line is told (pure): its reason agrees with the mail's status, and what is legal is legal now.
+
+`worded` is what the intake does to every refusal after the engine, the prose and the slots had their say:
+
+* **The reason agrees with the status** (`agreeing`).  An engine refuses a line that answers nothing the
+  player is asked with a `pbem.engine.base.NotAsked`, worded from the draft state the line met, which an
+  earlier line of the same message may have moved on: "PASS" twice in Italian Wars had the second told
+  "you are not asked anything now; waiting for Bob" above the status "Still awaited from: Alice" (the
+  message was refused whole, so Alice is still awaited); an Italian Wars player asked to discard who sent a
+  NEGATE was told "not asked anything" and listed as awaited.  The reason is worded here instead from the
+  requests of the state the message met, the facts the status section shows (`views.waiting`): a player
+  the status lists as awaited is told what they are asked, and one it does not list is told who is.
+* **What is legal is legal now** (`pbem.engine.offers.legal_now`).
+* **Two orders on one line are told as such** (`joined`).  "PLAY Gold 10 PLAY Silver 5" was refused as naming
+  no card ("gold 10 play silver 5"), "DISCARD NONE DISCARD Trench" as "none" not being a card.  A refused line
+  that splits, where an order word starts, into orders the engine takes (each alone, or after the ones before
+  it) is refused with "two orders on one line; put each on its own line", and what would be accepted is those orders,
+  one per line.  When they cannot all be sent together (two answers to one question) the reason says so.
+  At most `CUTS` places per line and `TRIES` applications per message are tried.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pbem.app import views
+from pbem.engine import offers
+from pbem.engine.base import Engine, LineResult, Outcome
+from pbem.orders.extract import is_order
+
+EARLIER = 2  # earlier lines quoted at most in "an earlier line of this message already answers"
+CUTS = 8  # places in one refused line where an order word starts, tried at most
+TRIES = 48  # applications of the engine spent on reading refused lines as several orders, per message
+COUNTS = {2: "two", 3: "three", 4: "four"}
+
+
+def worded(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> Outcome:
+    """`result` (the outcome of `player`'s message at `state`) as the refusal tells it (the module docstring)."""
+    if result.accepted:
+        return joined(eng, state, player, result)
+    return joined(eng, state, player, offers.legal_now(eng, state, player, agreeing(eng, state, player, result)))
+
+
+def agreeing(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> Outcome:
+    """`result` with every not-asked refusal worded from the requests of `state`, as the status is."""
+    if not any(r.not_asked and not r.ok for r in result.lines):
+        return result
+    reqs = eng.requests(state)
+    waiting = views.waiting(eng, state)  # the status's "Still awaited from"
+    asked = [_first_sentence(r.prompt) for r in reqs if r.player == player and not r.answered]
+    on_file = any(r.player == player and r.answered for r in reqs)
+    lines: list[LineResult] = []
+    for i, r in enumerate(result.lines):
+        if r.ok or not r.not_asked:
+            lines.append(r)
+            continue
+        if asked:
+            why = _asked_else(eng, state, player, r, result.lines[:i], "; ".join(asked))
+        else:
+            head = "your orders for this step are on file and you are not asked anything else now" if on_file else ""
+            why = f"{head or 'you are not asked anything now'}; waiting for {', '.join(waiting) or 'nobody'}"
+        lines.append(replace(r, reason=why + (f" ({r.hint})" if r.hint else "")))
+    return Outcome(result.state, result.events, lines)
+
+
+def _asked_else(
+    eng: Engine, state: dict[str, Any], player: str, r: LineResult, before: list[LineResult], asked: str
+) -> str:
+    """The reason for a player who is asked something: an earlier line answered it, or this line is not an answer."""
+    earlier = [b.line for b in before if b.ok]
+    if earlier and eng.apply(state, player, [r.line]).accepted:
+        quoted = ", ".join(f'"{e}"' for e in earlier[-EARLIER:])
+        return (
+            f"an earlier line of this message ({quoted}) already answers what you are asked now ({asked}); "
+            "this line alone would be accepted instead: send one answer"
+        )
+    return f"that is not an answer to what you are asked now: {asked}"
+
+
+def _first_sentence(prompt: str) -> str:
+    """A request's prompt up to its first full stop (Sixteen Thirty's go on about the number of legal orders)."""
+    return prompt.split(". ", 1)[0].rstrip(". ")
+
+
+def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> Outcome:
+    """`result` with each line that holds several orders refused so, its orders offered one per line: a refused
+    line, or an accepted one whose order the engine read from its first words only (Sixteen Thirty took
+    "NO TRADE TRADE WANT ANY" as NO TRADE, the rest unsaid)."""
+    budget = [TRIES]
+    lines: list[LineResult] = []
+    for r in result.lines:
+        parts = split(eng, state, player, r.line, budget) if not r.ok or _shortened(r) else []
+        if len(parts) < 2:
+            lines.append(r)
+            continue
+        n = COUNTS.get(len(parts), str(len(parts)))
+        together = _accepted(eng, state, player, parts, budget)
+        why = (
+            f"{n} orders on one line; put each on its own line, as below"
+            if together
+            else f"{n} orders on one line, and only one of them can be sent now; put the one you mean on its own line"
+        )
+        lines.append(replace(r, ok=False, reason=why, legal=tuple(parts), understood="", names=(), unchecked=0))
+    if result.accepted and not all(r.ok for r in lines):
+        return Outcome(state, [], lines)  # refused whole, as any message with a refused line
+    return Outcome(result.state, result.events, lines)
+
+
+def _shortened(r: LineResult) -> bool:
+    """An accepted line whose order, as the engine understood it, is only the line's first words ("NO TRADE" of
+    "NO TRADE TRADE WANT ANY").  The engine's note after the order ("CONCLAVE TAKE HIGHEST (kept as your standing
+    conclave choice)") is not part of it, and an order it wrote otherwise (an alias, a name completed) is whole."""
+    said, line = r.understood.split(" (", 1)[0].upper().split(), r.line.upper().split()
+    return 0 < len(said) < len(line) and line[: len(said)] == said
+
+
+def split(eng: Engine, state: dict[str, Any], player: str, line: str, budget: list[int]) -> list[str]:
+    """The orders `line` holds, cut where an order word starts, each taken by the engine alone or after the ones
+    before it (the longest first piece that leads to such a reading); [] if the line does not read so."""
+    words = line.split()
+    cuts = [i for i in range(1, len(words)) if is_order(" ".join(words[i:]), eng.order_words)][:CUTS]
+    if not cuts:
+        return []
+    return _pieces(eng, state, player, words, cuts, 0, [], budget) or []
+
+
+def _pieces(
+    eng: Engine,
+    state: dict[str, Any],
+    player: str,
+    words: list[str],
+    cuts: list[int],
+    start: int,
+    before: list[str],
+    budget: list[int],
+) -> list[str] | None:
+    """The rest of the line from word `start` as orders after `before`, the longest piece tried first."""
+    if start == len(words):
+        return before
+    for end in reversed([c for c in cuts if c > start] + [len(words)]):
+        if start == 0 and end == len(words):
+            continue  # the whole line: the engine's own reading
+        if budget[0] <= 0:
+            return None
+        piece = " ".join(words[start:end])
+        if _taken(eng, state, player, before, piece, budget):
+            found = _pieces(eng, state, player, words, cuts, end, [*before, piece], budget)
+            if found:
+                return found
+    return None
+
+
+def _taken(eng: Engine, state: dict[str, Any], player: str, before: list[str], piece: str, budget: list[int]) -> bool:
+    return _accepted(eng, state, player, [piece], budget) or (
+        bool(before) and _accepted(eng, state, player, [*before, piece], budget)
+    )
+
+
+def _accepted(eng: Engine, state: dict[str, Any], player: str, lines: list[str], budget: list[int]) -> bool:
+    if budget[0] <= 0:
+        return False
+    budget[0] -= 1
+    return eng.apply(state, player, lines).accepted
