@@ -158,7 +158,7 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     if reworded:
         v.notes.append(
             f"{count(len(reworded), 'event')} (the first is event {reworded[0]}) are worded as an earlier pbem wrote them; "
-            "the replay gives the same event in today's words (see `Engine.earlier_forms`)"
+            "the replay gives the same event, with the same facts, in the words pbem uses since"
         )
     v.checked.append(f"replayed {count(len(orders), 'accepted input')} from the seed")
     if doc.get("salts") is not None:
