@@ -37,7 +37,7 @@ def norm(text: str) -> str:
     return "".join(c for c in text if not unicodedata.combining(c))
 
 
-_AMP = re.compile(r"\s*(?:&amp;|&|\+)\s*")
+_AMP = re.compile(r"&amp;|&|\+")  # no \s* around it: a run of spaces would be scanned once per space
 
 
 def unescaped(text: str) -> str:
@@ -52,7 +52,7 @@ def fold(text: str) -> str:
     "and" as the first word stays itself: it may begin a name ("and" typed for "Andrea")."""
     if "&" not in text and "+" not in text and " and" not in text:
         return text
-    words = _AMP.sub(" & ", text).strip().split(" ")
+    words = _AMP.sub(" & ", text).split()
     return " ".join(words[:1] + ["&" if w == "and" else w for w in words[1:]])
 
 
