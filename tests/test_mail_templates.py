@@ -24,6 +24,8 @@ M = {"moderator": "Test Moderator", "moderator_address": "games@pbem.test"}
 RECORD = {"record": {"entries": 214, "head": "4f1a9c2e" * 8}, "receipt": None}
 NOT_ABOUT_A_GAME = {
     "clock_jump",
+    "inbox_left",
+    "inbox_left_kept",
     "message_failed",
     "poll_overrun",
     "games_list",
@@ -100,6 +102,17 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     ),
     "message_failed": dict(
         sender="bob@players.test", about="Re: [pbem hh1] Turn 3", message_id="<x1@players.test>", error="KeyError"
+    ),
+    "inbox_left": dict(
+        inbox="INBOX",
+        unflagged=6,
+        flagged=2,
+        store_refusal="[NOPERM] Permission denied",
+        expunge_refusal="[NOPERM] Expunge not allowed",
+        folders="pbem/processed or pbem/rejected",
+    ),
+    "inbox_left_kept": dict(  # a server whose EXPUNGE answers OK and keeps the messages
+        inbox="INBOX", unflagged=0, flagged=3, store_refusal="", expunge_refusal="", folders="Done or Junk"
     ),
     "poll_overrun": dict(
         reason="the poll passed its deadline of 900 s after reading 40 message(s); what it finished is filed, the "
@@ -344,6 +357,7 @@ VARIANTS = {
     "report_waiting": "report",
     "away_back": "away_ack",
     "moderator_ack_nothing": "moderator_ack",
+    "inbox_left_kept": "inbox_left",
 }
 
 

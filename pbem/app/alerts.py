@@ -1,5 +1,6 @@
 """Mail to the moderator about the run itself (issue 26): a poll that passed its deadline, a clock jump, a
-message that could not be handled (a bug: whoever sent it got no answer).
+message that could not be handled (a bug: whoever sent it got no answer), mail pbem filed that the server
+keeps in the inbox (`pbem.app.filing`).
 
 Each alert is queued in its own transaction with a stable Message-ID, so the
 same alert is queued once: an overrun once per day (a home that overruns every
@@ -66,3 +67,8 @@ def message_failed(home: Home, sender: str, subject: str, message_id: str, error
     may quote what the mail held)."""
     ctx = {"sender": sender, "about": " ".join(subject.split())[:120], "message_id": message_id, "error": error}
     return queue_alert(home, "message_failed", ctx, (f"{when:%Y-%m-%d}",), when)
+
+
+def inbox_left(home: Home, ctx: dict[str, Any], when: datetime) -> bool:
+    """Mail pbem filed is left in the inbox (a server without MOVE refused STORE or EXPUNGE): once a day."""
+    return queue_alert(home, "inbox_left", ctx, (f"{when:%Y-%m-%d}",), when)

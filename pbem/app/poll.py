@@ -23,7 +23,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbem.app import alerts, budgets, derivations, intake, join, loops, lost_code, moderating, on_file, reading, vouch
+from pbem.app import (
+    alerts,
+    budgets,
+    derivations,
+    filing,
+    intake,
+    join,
+    loops,
+    lost_code,
+    moderating,
+    on_file,
+    reading,
+    vouch,
+)
 from pbem.app.ahead import warmed
 from pbem.app.apply import record_inbound
 from pbem.app.decision import Decision
@@ -136,8 +149,10 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
     with dispatcher or contextlib.nullcontext():
         if dispatcher is not None:
             dispatcher.nudge()  # mail left queued by an earlier run goes out first
+        filing.attach(home, inbox, dry_run)  # what earlier runs filed and the server kept is not read again
+        stopped = False
         for ahead in warmed(home, inbox.fetch()):
-            if budgets.stop_reading(summary):  # past the poll's deadline: the rest stays in the inbox (issue 26)
+            if stopped := budgets.stop_reading(summary):  # past the poll's deadline: the rest stays (issue 26)
                 break
             item = ahead.item
             lap("fetching")
@@ -156,6 +171,12 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
                 dispatcher.fold()  # what the sender journaled meanwhile, one UPDATE per batch
             lap("filing")
         lap("fetching")
+        if not dry_run and (left := filing.tell(home, inbox, clock(), tidy=not stopped)):  # once a day
+            summary.notes.append(left)
+            summary.told.append(left)
+            if dispatcher is not None:
+                dispatcher.nudge()
+        lap("filing")
         if not dry_run:
             summary.deadlines, summary.reminders = run_deadlines(home, clock(), opened_before)
             run_digests(home, clock())  # DIGEST players' daily mail (issue 23)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 IMAP_MARK = "imap-inbox"  # the poll_marks row of the IMAP inbox
+IMAP_COPIED = "imap-copied"  # the poll_marks row: messages copied to their folder, left unflagged in the inbox
 LAST_RUN = "last-run"  # the poll_marks row: the start of the newest `pbem poll` (ISO 8601, UTC)
 DIGEST_DUE = "digest-due"  # the poll_marks row: when the next DIGEST mail falls due ("" none; `pbem.app.digests`)
 
@@ -57,6 +58,18 @@ def queued_or_due(url: str, when: datetime, mark: str | None = None) -> tuple[bo
             seen = str(row[0]) if row else None
         c.rollback()
     return busy, seen
+
+
+def recall(url: str, mark: str) -> str | None:
+    """The value of poll mark `mark` (None: never kept)."""
+    from sqlalchemy import text
+
+    from pbem.record.db import engine_for
+
+    with engine_for(url).connect() as c:
+        row = c.execute(text("SELECT value FROM poll_marks WHERE name = :n"), {"n": mark}).first()
+        c.rollback()
+    return str(row[0]) if row else None
 
 
 def remember(url: str, mark: str, value: str) -> None:

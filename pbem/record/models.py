@@ -214,12 +214,13 @@ class Due(SQLModel, table=True):
 
 class PollMark(SQLModel, table=True):
     """What the last complete poll saw, by name (`imap-inbox`: the inbox's UIDVALIDITY:UIDNEXT), for the
-    idle check."""
+    idle check; and what the poll keeps of its inbox between runs (`imap-copied`: the messages copied to their
+    folder that the server kept in the inbox, `pbem.app.filing`)."""
 
     __tablename__ = "poll_marks"
 
     name: str = Field(primary_key=True, max_length=64)
-    value: str = Field(max_length=128)
+    value: str = Field(sa_column=Column(Text, nullable=False))
     updated_at: datetime
 
 

@@ -13,6 +13,10 @@ streaming are filed together, one command per folder, once their batch is
 done (and at `close`): a message recorded but not yet filed when a run dies
 is simply fetched again and recognised as already handled.
 
+A message is copied at most once, whatever part of the filing the server
+refuses (`pbem.mail.transports.imapfiling`): one copied but kept in the inbox
+is neither fetched nor copied again.
+
 Login is by password (LOGIN) or OAuth2 (``AUTHENTICATE XOAUTH2`` or
 ``OAUTHBEARER``, where the server offers it); ``password`` is then the
 access token.  TLS always verifies the certificate (`pbem.mail.transports.tls`).
@@ -34,6 +38,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from pbem.mail.transports import deadline, tls
+from pbem.mail.transports.imapfiling import Filing
 from pbem.mail.transports.seam import Incoming, TransportError, one_line
 
 log = logging.getLogger(__name__)
@@ -113,10 +118,6 @@ MAX_LITERAL = MAX_MESSAGE + 64 * 1024  # one literal read from the server: a mes
 MAX_UNTAGGED = 2 * MAX_BATCH_BYTES  # bytes of the untagged answers to one command (a batch is at most MAX_BATCH_BYTES)
 
 
-class _Refused(Exception):
-    """The server answered NO/BAD to one command (the session goes on)."""
-
-
 def _by_size(uids: list[int], sizes: dict[int, int], max_message: int) -> Iterator[list[int]]:
     """`uids` in order, in groups of at most `MAX_BATCH_BYTES` fetched bytes (one message always fits)."""
     group: list[int] = []
@@ -132,8 +133,8 @@ def _by_size(uids: list[int], sizes: dict[int, int], max_message: int) -> Iterat
         yield group
 
 
-class ImapInbox:
-    """An IMAP folder as the moderator's inbox (see the module docstring).
+class ImapInbox(Filing):
+    """An IMAP folder as the moderator's inbox (see the module docstring); filing in `Filing`.
 
     ``use_move=None`` uses MOVE when the server announces it; ``False``
     forces the COPY + STORE + EXPUNGE fallback (tests use it).
@@ -168,7 +169,7 @@ class ImapInbox:
         self.folder = folder
         self.batch = batch
         self.max_message = max_message
-        self.unfiled: list[int] = []  # UIDs the server refused to file in this run (left in the inbox)
+        self._filing_state()
         self.timeout = timeout
         self.use_move = use_move
         self._ssl_context = ssl_context
@@ -345,6 +346,8 @@ class ImapInbox:
             self._connect()
         with self._errors("search"):
             uids = sorted(self._client.search(["NOT", "DELETED"]))
+        earlier = self._recall(set(uids))  # filed by an earlier run, kept in the inbox: not fetched or copied again
+        uids = [u for u in uids if u not in earlier]
         validity = self.uidvalidity
         batches = self._batches(uids, validity)
         wire = ThreadPoolExecutor(1, thread_name_prefix="pbem-imap", initializer=self._wire_started)
@@ -366,6 +369,7 @@ class ImapInbox:
             self._wire = None
             wire.shutdown(wait=True, cancel_futures=True)  # a stopped poll: what is in flight ends (or times out)
             batches.close()
+        self._keep()
 
     def _batches(self, uids: list[int], validity: int | None) -> Generator[list[Incoming], None, None]:
         """The folder's messages in batches (each `next` runs on the connection's thread, `fetch`)."""
@@ -447,51 +451,6 @@ class ImapInbox:
     def _file_pending(self) -> None:
         self._file(self._take_pending())
 
-    def _move(self, uids: list[int], accepted: bool) -> None:
-        """File `uids`; a server that refuses (NO: over quota, a locked folder ...) does not stop reading:
-        each is tried alone, and one it still refuses stays in the inbox (recorded already: the next run
-        recognises it and tries to file it again), logged and counted in `unfiled`."""
-        try:
-            self._move_now(uids, accepted)
-            return
-        except _Refused as exc:
-            if len(uids) == 1:
-                self._unfiled(uids[0], accepted, exc)
-                return
-        for uid in uids:
-            try:
-                self._move_now([uid], accepted)
-            except _Refused as exc:
-                self._unfiled(uid, accepted, exc)
-
-    def _unfiled(self, uid: int, accepted: bool, exc: Exception) -> None:
-        self.unfiled.append(uid)
-        target = self._targets[accepted]
-        log.warning("the server refused to file message UID %s in %r (%s); it stays in the inbox", uid, target, exc)
-
-    def _move_now(self, uids: list[int], accepted: bool) -> None:
-        import imaplib
-
-        target = self._targets[accepted]
-        try:
-            self._move_raw(uids, target)
-        except imaplib.IMAP4.abort:
-            raise  # the connection is gone: `_errors` below says so
-        except imaplib.IMAP4.error as exc:  # a tagged NO or BAD: this command was refused, the session lives
-            raise _Refused(_one_line(exc, self._password)) from None
-
-    def _move_raw(self, uids: list[int], target: str) -> None:
-        with self._errors(f"move to {target!r}", refusals=True):
-            if self.use_move is not False and self._client.has_capability("MOVE"):
-                self._client.move(uids, target)
-            else:
-                self._client.copy(uids, target)
-                self._client.add_flags(uids, [b"\\Deleted"], silent=True)
-                if self._client.has_capability("UIDPLUS"):
-                    self._client.uid_expunge(uids)
-                else:
-                    self._client.expunge()
-
     def close(self) -> None:
         wire, self._wire = self._wire, None
         if wire is not None:  # a poll that failed mid-stream left `fetch` suspended: its thread stops first
@@ -501,6 +460,10 @@ class ImapInbox:
                 self._file_pending()
             except TransportError as exc:
                 log.warning("could not file recorded messages before closing: %s", exc)
+        try:
+            self._keep()  # what filing at close copied and could not flag
+        except Exception as exc:  # the record may be why the run stops: its own error is the one to report
+            log.warning("could not keep the messages left in the inbox (they may be copied once more): %s", exc)
         client, self._client = self._client, None
         if client is None:
             return

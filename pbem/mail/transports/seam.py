@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pbem.mail.transports.registry import TRANSPORTS
 
@@ -77,6 +77,44 @@ class Inbox(Protocol):
         """Move a recorded message out of the inbox (processed or rejected)."""
 
     def close(self) -> None: ...
+
+
+class Ledger(Protocol):
+    """Where an inbox keeps between runs what it filed but could not take out of its folder: one line of text
+    in the record (`pbem.app.filing`), written only when it changes."""
+
+    def recall(self) -> str: ...
+
+    def keep(self, value: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Left:
+    """Messages an inbox filed (copied to their folder) that the server keeps in the inbox: `unflagged`, the
+    server refused to flag them ``\\Deleted`` (and has no MOVE); `flagged`, flagged but not expunged.  Each
+    reason is the server's last refusal ("": it said OK and kept them)."""
+
+    unflagged: int = 0
+    flagged: int = 0
+    store_refusal: str = ""
+    expunge_refusal: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.unflagged or self.flagged)
+
+
+@runtime_checkable
+class KeepsFiling(Protocol):
+    """An inbox that files by copying (IMAP without MOVE) and may be kept from taking a copied message out of the
+    folder: it remembers such messages in a `Ledger`, never fetches or copies them again, and says what is left."""
+
+    def remember_in(self, ledger: Ledger, tidy: bool = True) -> None:
+        """Keep what is left in `ledger`; `tidy`: once a run, try again to take it out (False: a dry run)."""
+
+    def tidy(self) -> None:
+        """Once a run, after the last message was filed: try again to take out what is left (bounded)."""
+
+    def left(self) -> Left: ...
 
 
 class Sender(Protocol):
