@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -341,6 +342,55 @@ def test_a_record_under_another_key_is_named_by_its_fingerprint(split_game, tmp_
     assert f"this export has the key {theirs} and the commitment {doc['seed_commitment'][:16]}" in line, line
     assert "it is another game" in line
     assert "carries a record receipt" not in res.output and "no mail states the seed commitment" not in res.output
+
+
+def test_a_re_keyed_rewritten_history_cannot_disown_the_receipts_of_the_invitations_key(split_game, tmp_path: Path):
+    """Red team (redteam branch): pbem never changes a game's key, but the moderator holds the record.  He re-keys the
+    game, publishes another history from the same seed (replayed exactly, so `pbem verify` passes) signed by the new
+    key, and mails each player one report under the new key with its head.  `verify --mail` then trusted only the
+    export's key: the 30-odd receipts signed by the key of the invitation were "not trusted, not checked" (a note),
+    and it passed.  Receipts for the game signed by two keys are now a mismatch naming both fingerprints."""
+    import mailbox
+    from datetime import UTC, datetime
+
+    from pbem.mail.outbound.compose import Body, Envelope, compose
+    from pbem.mail.outbound.outgoing import Receipt
+    from pbem.trust import signing
+
+    forged = json.loads(split_game["b"].export.read_text())  # Bob's copy: another history from the same seed
+    new_key = signing.new_key()
+    forged["game"]["key"] = signing.public_key(new_key)
+    forged["signature"] = signing.export_signature(new_key, forged)
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged))
+    assert verify(forged).ok  # the rewritten history itself is sound: only the players' mail can tell
+    box = tmp_path / "alice"
+    shutil.copytree(split_game["alice"], box)
+    receipt = Receipt(
+        forged["chain"]["entries"],
+        forged["chain"]["head"],
+        game=forged["game"]["name"],
+        header=signing.header_of_export(forged),
+        key=new_key,
+    )
+    envelope = Envelope(
+        sender="moderator@pbem.example",
+        sender_name="pbem",
+        to="alice@players.example",
+        to_name="Alice",
+        message_id="<pbem.correction@pbem.example>",
+        when=datetime(2030, 1, 1, tzinfo=UTC),
+        extra=receipt.headers(),
+    )
+    mailbox.Maildir(str(box), factory=None, create=False).add(
+        compose(envelope, Body(f"[pbem {forged['game']['name']}] The final record", "Game over.\n"))
+    )
+    res = _cli_verify(path, "--mail", str(box))
+    assert res.exit_code == 1, res.output
+    old = signing.fingerprint(signing.public_key(split_game["key"]))
+    line = next(x for x in res.output.splitlines() if x.startswith("MISMATCH") and "two keys" in x)
+    assert old in line and signing.fingerprint(forged["game"]["key"]) in line, line
+    assert "invitation" in line, line
 
 
 def run_demo(seed: str, home: Path):

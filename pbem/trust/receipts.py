@@ -29,7 +29,9 @@ the player's heads allow, the span of entries where the histories part.
 For a game with a signing key (`pbem.trust.signing`, the export's `game.key`)
 only receipts signed by that key are checked: a mail without a valid signature
 (made up by anyone, or altered) is counted and reported, never trusted, so it
-cannot make an honest export fail.  A signed head that disagrees with the
+cannot make an honest export fail.  But receipts for the game validly signed by a second key beside the
+export's are a mismatch (`_two_keys`): pbem never changes a game's key, and a moderator who re-keyed the game
+would otherwise disown every receipt signed under the invitation's key.  A signed head that disagrees with the
 export is proof, and `split` compares the signed heads of several players'
 mailboxes with one another: two different heads at the same position, both
 signed by the game key, prove that the moderator showed them different histories.
@@ -370,6 +372,7 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
     if key and _another_game(doc, key, ordered, c):
         return c
     if key:
+        _two_keys(doc, key, ordered, c)
         ordered = _signed_only(doc, key, ordered, c)
     elif any(m.signature for m in ordered):
         signer = next(m.key for m in ordered if m.signature)
@@ -416,6 +419,33 @@ def _another_game(doc: dict[str, Any], key: str, mails: list[Received], c: MailC
     )
     c.ok = False
     return True
+
+
+def _two_keys(doc: dict[str, Any], key: str, mails: list[Received], c: MailCheck) -> None:
+    """Receipts for this game validly signed by another key beside the export's: pbem makes one key per game and never
+    changes it, so one of the two records is not the one the player was sent.  A moderator who re-keys the game and
+    mails one report under the new key would otherwise have the export's key trusted and every receipt of the old one
+    (the invitation's) set aside as "not trusted".  Said as one mismatch naming both keys; the fingerprint in the
+    invitation tells which key is the game's (receipts made up by someone with a key of their own fail it too)."""
+    game = doc["game"]["name"]
+    others = [m for m in mails if m.key and m.key != key and len(m.key) == 64 and m.signed_by(m.key, game)]
+    if not others or not any(m.signed_by(key, game) for m in mails):
+        return
+    old, ours = others[0].key or "", sum(m.signed_by(key, game) for m in mails)
+    invitation = next((m for m in others if m.commitment and m.key == old), None)
+    said = (
+        f"{invitation.name} (it states the seed commitment: your invitation or first report)"
+        if invitation
+        else others[0].name
+    )
+    c.problem(
+        0,
+        f"your mail holds receipts for this game signed by two keys: {count(sum(m.key == old for m in others), 'mail')} "
+        f"by {signing.fingerprint(old)}, "
+        f"the first {said}, and {count(ours, 'mail')} by this export's key {signing.fingerprint(key)}. pbem never changes a "
+        "game's key: compare both with the fingerprint in your invitation. If it is the export's, the other mails were made up; "
+        "if not, the game was re-keyed and this export sets aside the receipts you were sent under the invitation's key",
+    )
 
 
 def _signed_only(doc: dict[str, Any], key: str, mails: list[Received], c: MailCheck) -> list[Received]:
