@@ -454,6 +454,48 @@ def test_the_players_sent_folder_catches_substituted_invented_and_dropped_orders
     assert res.exit_code == 1 and f"INVENTED: input {theirs[0]['seq']}" in res.output, res.output
 
 
+def test_a_mail_the_moderator_held_back_past_a_deadline_is_shown_by_the_players_sent_folder(
+    split_game, tmp_path
+) -> None:
+    """Red team: a moderator who sits on a player's mail until the deadline has applied the defaults, then records
+    it as arrived late, passed every check (the arrival time is his word).  The player's Sent copy carries when
+    it was sent: sent more than an hour before a deadline input and recorded after it is HELD BACK; a mail a few
+    minutes in transit across a deadline is not."""
+    from datetime import datetime, timedelta
+    from email.utils import format_datetime
+
+    from pbem.trust.receipts import read_folder
+    from pbem.trust.sent import check_sent
+
+    a = split_game["a"]
+    doc = json.loads(a.export.read_text())
+    target = [o for o in doc["orders"] if o["player"] == "Alice" and o["kind"] == "orders"][1]
+    at = datetime.fromisoformat(target["at"])
+    mid = target["message_id"].encode()
+
+    def dated(raw: bytes) -> bytes:
+        eol = b"\r\n" if b"\r\n" in raw[:200] else b"\n"
+        return (b"Date: " + format_datetime(at - timedelta(minutes=5)).encode() + eol + raw) if mid in raw else raw
+
+    raws = [dated(r) for r in read_folder(_sent_box(a.home, b"alice@players.example", tmp_path / "sent"))]
+    assert sum(mid in r for r in raws) == 1
+    assert check_sent(doc, raws).ok  # honest: sent five minutes before it arrived, no deadline between
+
+    def held(deadline_after: timedelta, arrived_after: timedelta) -> list[str]:
+        forged = copy.deepcopy(doc)
+        forged["orders"].append(
+            {"seq": 10_000, "kind": "deadline", "player": "", "lines": [], "message_id": "",
+             "at": (at + deadline_after).isoformat()}
+        )  # fmt: skip
+        rec = next(m for m in forged["messages"] if m["message_id"] == target["message_id"])
+        rec["received"] = (at + arrived_after).isoformat()
+        return check_sent(forged, raws).problems
+
+    problems = held(timedelta(hours=2), timedelta(hours=3))
+    assert any(p.startswith("HELD BACK") and "input 10000" in p and "2.1 hours before" in p for p in problems), problems
+    assert not any(p.startswith("HELD BACK") for p in held(timedelta(minutes=10), timedelta(minutes=20)))
+
+
 # ------------------------------------------------------------------ 5. a missing contribution to the deal is stated
 
 

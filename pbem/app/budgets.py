@@ -4,7 +4,9 @@
 (`pbem.mail.transports.deadline`) shuts the run's sockets at the deadline, so
 a trickling server cannot hold it; between messages the poll checks it
 (`stop_reading`), files what it finished and leaves the rest in the inbox;
-`overrun` then makes the run exit 3 with one line saying so (cron mails it).
+`overrun` then makes the run exit 3 with one line saying so (cron mails it).  A game's deadline that fell
+due in the last `UNREAD_HOLD` waits for the run that has read the mail left in the inbox: mail that came before
+it is read before it, as in a run that read everything.
 
 The moderator gets one mail a day about overruns (`pbem.app.alerts`).  The
 home's lock names its holder and its heartbeat; a dead or stuck holder's lock
@@ -13,6 +15,7 @@ is taken over (`pbem.app.polllock`).
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from pbem.mail.transports import deadline
@@ -21,6 +24,15 @@ from pbem.mail.transports.seam import TransportError
 
 class Overrun(TransportError):
     """The poll passed its deadline (exit 3, one line)."""
+
+
+#: A run that stopped reading at its deadline leaves mail in the inbox that may have come before a game's deadline
+#: and answer it: that deadline waits for the run that reads it, unless it is this much overdue (a flood that
+#: fills every run's budget delays a game by at most this, never stops it).
+UNREAD_HOLD = timedelta(hours=6)
+UNREAD_NOTE = (
+    "deadlines that fell due less than 6 hours ago wait for the next run: mail still in the inbox may answer them"
+)
 
 
 def stop_reading(summary: Any) -> bool:
@@ -41,5 +53,5 @@ def overrun(read: int | None) -> Overrun | None:
     after = f" after reading {read} message(s)" if read is not None else ""
     return Overrun(
         f"the poll passed its deadline of {dog.seconds:.0f} s{after}; what it finished is filed, the rest stays "
-        "in the inbox for the next run ([mail] poll_deadline)"
+        "in the inbox for the next run, and so do the games' deadlines it may answer ([mail] poll_deadline)"
     )

@@ -163,15 +163,18 @@ def _human(delta: timedelta) -> str:
 # --------------------------------------------------------------------------- the shell
 
 
-def run_deadlines(home: Home, when: datetime, opened_before: datetime | None = None) -> tuple[int, int]:
+def run_deadlines(
+    home: Home, when: datetime, opened_before: datetime | None = None, due_by: datetime | None = None
+) -> tuple[int, int]:
     """Apply due deadlines and queue due reminders, one game per transaction.  Returns (applied, reminded).
 
     What is due comes from one indexed query (`pbem.record.due`); a game is loaded only when something
     is due for it.  `opened_before`: the poll's start; no reminder for a step opened since (issue 16).
+    `due_by`: only what fell due by then (the poll left mail unread: see `pbem.app.poll`); `when` otherwise.
     """
     applied = reminded = 0
     with home.units() as s:
-        rows = due.due_now(s, when)
+        rows = due.due_now(s, when if due_by is None else min(due_by, when))
     for _gid, group in groupby(rows, key=lambda r: r.game_id):
         with home.units() as s:
             a, r = _due_for_game(s, home.policy, list(group), when, opened_before)

@@ -178,7 +178,11 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
                 dispatcher.nudge()
         lap("filing")
         if not dry_run:
-            summary.deadlines, summary.reminders = run_deadlines(home, clock(), opened_before)
+            now = clock()
+            held = now - budgets.UNREAD_HOLD if stopped else None  # mail left unread may answer what falls due
+            summary.deadlines, summary.reminders = run_deadlines(home, now, opened_before, due_by=held)
+            if stopped:
+                summary.notes.append(budgets.UNREAD_NOTE)
             run_digests(home, clock())  # DIGEST players' daily mail (issue 23)
             lap("deadlines")
         if dispatcher is not None:

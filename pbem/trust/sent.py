@@ -10,6 +10,10 @@ game (its tag "[pbem NAME]" in the subject, invisible characters removed):
   with the game's order words);
 - REFUSED WITHOUT A REASON: the export marks it refused, rejected or ignored but
   gives the sender no reason (a refusal with its reason is listed, and fine);
+- HELD BACK: it was sent (its Date) more than `HELD_BACK` before a deadline input of
+  the export, which records it as arrived after that input: the defaults were applied
+  while it waited (a moderator who sits on a mail until the deadline has passed, found
+  by a red team; an honest pbem reads mail that came before a deadline before it);
 
 and for every input of the player in the export:
 
@@ -26,9 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
-from email.utils import getaddresses
+from email.utils import getaddresses, parsedate_to_datetime
 from typing import Any
 
 from pbem import engine as registry
@@ -39,6 +44,8 @@ from pbem.trust.quote import clip
 from pbem.trust.receipts import readers, seat_of, visible
 
 SHOWN = 8
+#: Mail takes minutes; a mail sent this long before a deadline and recorded as arrived after it was held back.
+HELD_BACK = timedelta(hours=1)
 
 #: A player's mail (raw) and the game's order words -> its order lines as the poll read them (`pbem verify` passes
 #: `pbem.app.reading.mail_reader`, which removes the copies of the mails it answers); None: its plain part read.
@@ -182,12 +189,16 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
         if o["message_id"]:
             inputs.setdefault(_mid(o["message_id"]), []).append(o)
     words = _order_words(doc)
+    deadlines = [(at, o) for o in doc["orders"] if o["kind"] == "deadline" and (at := _iso(o.get("at"))) is not None]
     applied = refused = 0
     for m in mails:
         rec = messages.get(m.message_id)
         if rec is None:
             c.problems.append(f"DROPPED: {m.name} (Message-ID <{m.message_id}>) is not in the export")
             continue
+        held = _held_back(m, rec, deadlines)
+        if held:
+            c.problems.append(held)
         wrote = list(read(m.raw, words)) if read is not None else extract(m.text, m.subject, words).orders
         if rec["outcome"] in ("accepted", "held") and wrote and not inputs.get(m.message_id):
             said = clip("; ".join(wrote))
@@ -229,6 +240,36 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
                 )
             refused += 1
     return applied, refused
+
+
+def _iso(value: object) -> datetime | None:
+    try:
+        at = datetime.fromisoformat(str(value))
+    except ValueError:
+        return None
+    return at if at.tzinfo is not None else None
+
+
+def _held_back(m: Sent, rec: dict[str, Any], deadlines: list[tuple[datetime, dict[str, Any]]]) -> str:
+    """HELD BACK, when the export records `m` as arrived after a deadline input that fell well after it was sent."""
+    try:
+        sent = parsedate_to_datetime(m.date) if m.date else None
+    except (TypeError, ValueError, IndexError):
+        sent = None
+    arrived = _iso(rec.get("received"))
+    if sent is None or sent.tzinfo is None or arrived is None:
+        return ""
+    crossed = next(((at, o) for at, o in deadlines if sent + HELD_BACK < at < arrived), None)
+    if crossed is None:
+        return ""
+    at, o = crossed
+    hours = (at - sent).total_seconds() / 3600
+    return (
+        f"HELD BACK: {m.name} was sent {hours:.1f} hours before the deadline that input {o['seq']} applied "
+        f"({clip(str(o['at']))}), but the export records it as arrived at {clip(str(rec.get('received')))}, after "
+        "it: the defaults were applied while it waited. Mail takes minutes; ask the moderator (your provider's "
+        "record of when it left, and the Received lines of the mail as it arrived, show where it waited)"
+    )
 
 
 def _player(doc: dict[str, Any], mails: list[Sent], as_player: str | None) -> str:
