@@ -23,6 +23,7 @@ from pbem.home.app import Home
 from pbem.mail.transports.imap import MAX_BATCH_BYTES
 from tests.conftest import CODES
 from tests.mail.conftest import MODERATOR, USERS
+from tests.mail.relay import Relay
 
 PASSWORD_ENV = "PBEM_TEST_MAIL_PASSWORD"
 PLAYERS = [("Alice", "alice@example.test"), ("Bob", "bob@example.test"), ("Carol", "carol@example.test")]
@@ -37,28 +38,15 @@ def _uids(uid_set: bytes) -> set[int]:
     return out
 
 
-class Proxy:
+class Proxy(Relay):
     """Relays one IMAP server; counts the bytes it sends; refuses every MOVE that names `poisoned`."""
 
     def __init__(self, host: str, port: int) -> None:
-        self.upstream = (host, port)
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
+        super().__init__(host, port)
         self.down_bytes = 0
         self.poisoned: int | None = None
         self.refused = 0
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self.upstream)
-            lock = threading.Lock()
-            threading.Thread(target=self._down, args=(server, client, lock), daemon=True).start()
-            threading.Thread(target=self._up, args=(client, server, lock), daemon=True).start()
+        self.start()
 
     def _down(self, server: socket.socket, client: socket.socket, lock: threading.Lock) -> None:
         try:
@@ -86,9 +74,6 @@ class Proxy:
             pass
         finally:
             server.close()
-
-    def close(self) -> None:
-        self.listener.close()
 
 
 @contextmanager

@@ -33,6 +33,7 @@ from pbem.home import config as config_mod
 from pbem.home.app import Home
 from tests.conftest import CODES, Clock
 from tests.mail.conftest import MODERATOR, USERS
+from tests.mail.relay import Relay
 
 PASSWORD_ENV = "PBEM_TEST_MAIL_PASSWORD"
 PLAYERS = [("Alice", "alice@example.test"), ("Bob", "bob@example.test"), ("Carol", "carol@example.test")]
@@ -51,31 +52,18 @@ def _count(uid_set: bytes) -> int:
     return n
 
 
-class Refusing:
+class Refusing(Relay):
     """Relays one IMAP server without MOVE; `refuse` is "store" (STORE answered NO), "expunge" (EXPUNGE answered
     NO) or "keeps" (EXPUNGE answered OK, not done: the messages stay).  Counts the messages whose bodies pbem
     fetched and copied."""
 
     def __init__(self, host: str, port: int, refuse: str) -> None:
-        self.upstream = (host, port)
+        super().__init__(host, port)
         self.refuse = refuse
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
         self.fetched = 0
         self.copied = 0
         self.changes = 0  # STORE and EXPUNGE commands
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self.upstream)
-            lock = threading.Lock()
-            threading.Thread(target=self._down, args=(server, client, lock), daemon=True).start()
-            threading.Thread(target=self._up, args=(client, server, lock), daemon=True).start()
+        self.start()
 
     def _down(self, server: socket.socket, client: socket.socket, lock: threading.Lock) -> None:
         try:
@@ -115,9 +103,6 @@ class Refusing:
             pass
         finally:
             server.close()
-
-    def close(self) -> None:
-        self.listener.close()
 
 
 @contextmanager
