@@ -109,9 +109,26 @@ def _folder_checks(box: ImapInbox, client: Any) -> Iterator[Check]:
         if client.has_capability("MOVE"):
             yield Check(True, "IMAP MOVE: supported (handled mail is moved in one command)")
         else:
-            yield Check(True, "IMAP MOVE: not supported; pbem uses COPY, then deletes and expunges")
+            yield Check(
+                True,
+                "IMAP MOVE: not supported; pbem uses COPY, then deletes and expunges (if the server refuses either, "
+                "filed mail stays in the inbox, copied once and never read again, and pbem says so once a day)",
+            )
+        left = _flagged_deleted(client, i_folder) if i_folder in names or client.folder_exists(i_folder) else 0
+        if left:
+            yield Check(
+                True,
+                f'IMAP folder "{i_folder}": {left} message(s) flagged \\Deleted and not expunged (pbem reads none of '
+                "them; the server or a client keeps them: expunge the folder, or turn auto-expunge on)",
+            )
     except Exception as exc:  # a protocol failure mid-check
         yield Check(False, f"IMAP: listing folders failed ({type(exc).__name__}: {exc})")
+
+
+def _flagged_deleted(client: Any, folder: str) -> int:
+    """How many messages of `folder` are flagged \\Deleted (read only: nothing is changed)."""
+    client.select_folder(folder, readonly=True)  # EXAMINE, left selected until the logout: a CLOSE is refused by some
+    return len(client.search(["DELETED"]))  # servers on a read-only folder, and expunges on others when it is not
 
 
 def smtp_checks(cfg: Config) -> Iterator[Check]:

@@ -235,3 +235,26 @@ def test_a_ledger_line_it_did_not_write_holds_nothing(line) -> None:
     from pbem.mail.transports.imapfiling import parse_uid_set
 
     assert parse_uid_set(line) == set()
+
+
+def test_pbem_check_says_how_much_flagged_mail_the_server_keeps_and_changes_nothing(
+    mail_servers, tmp_path, monkeypatch
+) -> None:
+    """A moderator asking `pbem check` after the daily note sees the same: the server has no MOVE (and what pbem
+    does then), and how many messages it keeps flagged \\Deleted in the inbox; the check itself expunges nothing."""
+    from pbem.mail.check import checks
+
+    clock = Clock(datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0))
+    with refusing_home(mail_servers, tmp_path, monkeypatch, "keeps") as (cfg, proxy):
+        games.create_game(Home.of(cfg, clock=clock), "habsburg", "g1", PLAYERS, seed="refused", codes=CODES)
+        before = "\n".join(c.line() for c in checks(cfg))
+        assert "MOVE: not supported" in before and "never read again" in before and "flagged" not in before
+        for n, (_, address) in enumerate(PLAYERS):
+            mail_servers.deliver(MODERATOR, _mail(address, n))
+        assert run_poll(cfg, clock=clock).summary is not None
+        changes = proxy.changes
+        lines = list(checks(cfg))
+        after = [c for c in lines if "flagged \\Deleted" in c.text]
+        assert len(after) == 1 and f"{len(PLAYERS)} message(s)" in after[0].text, after
+        assert proxy.changes == changes  # nothing stored, nothing expunged
+        assert len([c for c in checks(cfg) if f"{len(PLAYERS)} message(s) flagged" in c.text]) == 1
