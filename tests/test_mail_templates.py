@@ -408,7 +408,7 @@ def test_the_acknowledgement_of_recorded_orders_shows_its_receipt() -> None:
     receipt = {"seq": 12, "hash": "9f3a" * 16}
     r = render_mail("ack", {**ctx, **M, **RECORD, "receipt": receipt})
     _compare("ack_recorded", {"ack_recorded.txt": f"Subject: {r.subject}\n\n{r.text}", "ack_recorded.html": r.html})
-    assert "input #12" in r.text and receipt["hash"] in r.text and receipt["hash"] in r.html
+    assert "entry #12" in r.text and receipt["hash"] in r.text and receipt["hash"] in r.html
 
 
 def _compare(kind: str, got: dict[str, str]) -> None:

@@ -99,3 +99,49 @@ def test_alice_cannot_tell_how_often_bob_revised_his_secret_tribute(tmp_path: Pa
             theirs = [r for r in raws if address.encode() in r]
             check = verify_mail(doc, theirs, player)
             assert check.ok and check.heads > 0, (player, check.problems)
+
+
+def _acknowledged(raws: list[bytes], to: str) -> list[tuple[str, list[str]]]:
+    """(X-Pbem-Input, the "input #N" lines of the body) of every mail to `to` that acknowledges an input."""
+    import re
+
+    out = []
+    for raw in raws:
+        m = BytesParser(policy=policy.compat32).parsebytes(raw)
+        if to in str(m["To"]) and m["X-Pbem-Input"]:
+            said = re.findall(r"(?:input|entry) #\d+", raw.decode("utf-8", "replace"))
+            out.append((" ".join(str(m["X-Pbem-Input"]).split()[:1]), said))
+    return out
+
+
+def _alice_tributes(cfg) -> list[bytes]:
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        alice = next(r for r in views.engine(loaded).requests(loaded.state) if r.player == "Alice")
+    before = _files(cfg)
+    kp.deliver_in_order(cfg, [mail("Alice", alice.legal[0])])
+    assert run_poll(cfg, clock=lambda: T0 + timedelta(hours=1)).summary is not None
+    return _sent(cfg, before)
+
+
+def test_alice_cannot_tell_from_the_receipt_of_her_own_tribute_how_often_bob_revised_his(tmp_path: Path) -> None:
+    """The acknowledgement of Alice's orders numbers her input as her receipts count (`X-Pbem-Input` and
+    "Recorded as entry #N"), not by its place among every player's inputs: that number grew by one with each of
+    Bob's secret revisions before it.  Both players' mail still verifies against the moderator's export."""
+    once, _, _ = play(tmp_path / "once", revisions=0)
+    often, _, _ = play(tmp_path / "often", revisions=3)
+    acks = [_acknowledged(_alice_tributes(cfg), "alice@") for cfg in (once, often)]
+    assert acks[0] and acks[0][0][1], "Alice's tribute is acknowledged with its input number"
+    assert acks[0] == acks[1], f"Alice's acknowledgement numbers her input by Bob's revisions: {acks}"
+    for cfg in (once, often):
+        raws = _sent(cfg)
+        with session(cfg.database_url) as s:
+            doc = build(s, store.game_by_name(s, "g1"))
+            mine = build(s, store.game_by_name(s, "g1"), as_player="Alice")
+        for player, address in PLAYERS[:2]:
+            theirs = [r for r in raws if address.encode() in r]
+            check = verify_mail(doc, theirs, player)
+            assert check.ok and check.inputs > 0, (player, check.problems)
+        alices = [r for r in raws if b"alice@example.test" in r]
+        check = verify_mail(mine, alices, "Alice")  # her own export of the game in progress
+        assert check.ok and check.inputs > 0, check.problems

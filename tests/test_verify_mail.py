@@ -138,10 +138,13 @@ def test_each_acknowledgement_carries_the_head_after_its_input_and_that_inputs_e
     acks = [m for m in map(parse_mail, read_folder(games["alice"])) if m.input is not None]
     assert len(acks) > 3
     for m in acks:
-        seq, digest = m.input
-        order = doc["orders"][seq - 1]
-        assert order["player"] == "Alice" and order["hash"] == digest
+        number, digest = m.input
+        order = next(o for o in doc["orders"] if o["hash"] == digest)
+        seq = order["seq"]
+        assert order["player"] == "Alice"
         assert m.record == last_of[seq], (m.subject, seq)  # her receipt counts per reader (issue 26)
+        # and so does the input's number: its place among what she may see, not among every player's inputs
+        assert number == [r["hash"] for r in rows if seen(r)].index(digest) + 1, (m.subject, number, seq)
     assert any(m.record[1] != m.input[1] for m in acks), "some inputs had events she may see"
 
 
@@ -161,7 +164,8 @@ def _alices_brackets(games) -> tuple[dict[str, Any], list[tuple[str, list[dict[s
         if mail.input is None or mail.record is None:
             continue
         at = _Chain.of(doc).position(*mail.record, "Alice")  # her receipt counts what she may see (issue 26)
-        between = rows[where[(False, mail.input[0])] + 1 : at]
+        seq = next(o["seq"] for o in doc["orders"] if o["hash"] == mail.input[1])  # numbered per reader
+        between = rows[where[(False, seq)] + 1 : at]
         if any("text" in r and r["visibility"] != "public" and "Alice" not in r["visibility"] for r in between):
             out.append((mail.input[1], between, mail.record[1], raw))
     return doc, out

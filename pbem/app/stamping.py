@@ -43,6 +43,9 @@ def receipt(
     if reader is not None and not loaded.over:  # once over, every entry is revealed: all of it
         assert reader in loaded.readers, f"what {reader} may see of the record is read before writing (prepare)"
         entries, head = loaded.readers[reader]
+        if recorded is not None:  # numbered as the reader's receipts count, never by every player's inputs
+            assert recorded == loaded.last_input and reader in loaded.last_input_seen, "the input is the reader's"
+            recorded = (loaded.last_input_seen[reader], recorded[1])
     return Receipt(entries, head, recorded, **signing.receipt_fields(loaded.game))
 
 

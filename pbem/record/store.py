@@ -143,6 +143,9 @@ class Loaded:
     head: str = ""  # hash of the last entry of the record ("" = not read yet; see chain_head)
     control: str = "running"  # 'running', 'paused' or 'abandoned' when loaded (`control_state`)
     last_input: tuple[int, str] | None = None  # (seq, hash) of the input appended last through this object
+    # per reader who may see that input: its place among the entries they may see (what their receipt numbers it
+    # by while the game runs: its seq would count every other player's secret inputs before it, issue 26)
+    last_input_seen: dict[str, int] = field(default_factory=dict)
     recent: Recent | None = None  # what reports read (`pbem.record.recent`), kept up to date by the appends
     # per reader: (entries they may see, the head after the newest of them), read before a decision is written
     # (`pbem.record.reader_view`) and kept up to date by the appends: what a receipt shown to them states
@@ -377,9 +380,11 @@ def append_input(
     entry = chain.input_entry(loaded.seq, kind, player, lines, message_id, chain.iso(when), salt)
     loaded.head = chain.link(_head(s, loaded), entry)
     loaded.last_input = (loaded.seq, loaded.head)
+    loaded.last_input_seen = {}
     for reader, (n, _) in loaded.readers.items():  # a player sees their own inputs and the player-less ones
         if player in ("", reader):
             loaded.readers[reader] = (n + 1, loaded.head)
+            loaded.last_input_seen[reader] = n + 1
     insert(
         s,
         models.OrderInput,

@@ -387,7 +387,7 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
     else:
         c.reader = reader_of(ch, doc, ordered, player)
         good = _heads(ch, ordered, c, c.reader)
-        _inputs(ch, ordered, good, c)
+        _inputs(ch, ordered, good, c, c.reader or player)
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
     c.ok = not c.problems
@@ -540,6 +540,7 @@ def _listed(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
     hashes = {str(row.get("hash")): place for row, place in chain.places(doc["orders"], doc["events"])}
     hashes[doc["seed_commitment"]] = 0
     inputs = {o["seq"]: o for o in doc["orders"]}
+    by_hash = {str(o.get("hash")): o for o in doc["orders"]}
     hidden = unlisted = 0
     for m in mails:
         if m.record is not None:
@@ -548,6 +549,8 @@ def _listed(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
         if m.input is None:
             continue
         seq, want = m.input
+        if want in by_hash:  # numbered as the player's receipts count (a game in progress): found by its hash
+            seq = by_hash[want]["seq"]
         c.inputs += seq in inputs
         if seq not in inputs:
             unlisted += 1
@@ -576,13 +579,30 @@ def _listed(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
         )
 
 
-def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck) -> None:
+def _input_place(ch: _Chain, number: int, want: str, player: str) -> int | None:
+    """Where an acknowledged input numbered `number` with hash `want` lies on the chain: the `number`-th entry
+    `player` may see (as a receipt of a game in progress numbers it, `pbem.app.stamping`), or the input of that
+    seq (a mail of a finished game, or from before inputs were numbered per reader); the one whose hash is `want`
+    first, else the reader's entry when it is one of their inputs (changed), else the seq's; None when neither."""
+    seen = ch.seen_by(player) if player else []
+    mine = seen[number - 1] if 0 < number <= len(seen) else None
+    if mine is not None and not ("lines" in ch.rows[mine - 1] and ch.rows[mine - 1].get("player") == player):
+        mine = None
+    by_seq = ch.input_at.get(number)
+    for n in (mine, by_seq):
+        if n is not None and ch.heads[n] == want:
+            return n
+    return mine if mine is not None else by_seq
+
+
+def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck, player: str = "") -> None:
     for m in mails:
         if m.input is None:
             continue
         c.inputs += 1
         seq, want = m.input
-        n = ch.input_at.get(seq)
+        n = _input_place(ch, seq, want, player)
+        seq = ch.rows[n - 1]["seq"] if n is not None else seq  # named by the export's numbering
         if n is None:
             c.problem(
                 len(ch.rows) + 1,
