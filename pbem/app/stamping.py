@@ -43,9 +43,9 @@ def receipt(
     if reader is not None and not loaded.over:  # once over, every entry is revealed: all of it
         assert reader in loaded.readers, f"what {reader} may see of the record is read before writing (prepare)"
         entries, head = loaded.readers[reader]
-        if recorded is not None:  # numbered as the reader's receipts count, never by every player's inputs
-            assert recorded == loaded.last_input and reader in loaded.last_input_seen, "the input is the reader's"
-            recorded = (loaded.last_input_seen[reader], recorded[1])
+        seen = loaded.last_input_seen.get(reader) if recorded == loaded.last_input else None
+        if recorded is not None and seen is not None:  # numbered as the reader's receipts count it, never by
+            recorded = (seen, recorded[1])  # every player's inputs (`verify --mail` finds either by its hash)
     return Receipt(entries, head, recorded, **signing.receipt_fields(loaded.game))
 
 
