@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 
+import dkim as dkimpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,3 +67,63 @@ def test_a_folded_header_costs_linear_time_and_a_huge_header_block_is_no_evidenc
     assert theirs > 9, theirs  # the check can fail: dkimpy's own parse grows as the square
     assert dkim._signed_part(_folded(10)) is not None
     assert dkim._signed_part(large) is None and dkim.capture(large, dns=lambda *a, **k: None) is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([b" ", b"\t", b"\r", b"\n", b"\r\n", b"a", b"=", b"  \t"]), max_size=40))
+def test_the_relaxed_body_step_reads_every_body_as_dkimpy_does(pieces: list[bytes]) -> None:
+    body = b"".join(pieces)
+    assert dkim._strip_trailing_whitespace(body) == dkim.DKIMPY_STRIP_TRAILING(body)
+
+
+def _key() -> tuple[bytes, dkim.DnsFunc]:
+    """A private key (PEM) and a DNS serving its public key for s1._domainkey.x.org (the sender's own domain:
+    anyone may publish one, so a signature's cost must not rest on DNS failing)."""
+    import base64
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    der = key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    record = b"v=DKIM1; k=rsa; p=" + base64.b64encode(der)
+    return pem, lambda name, timeout=5: record if name == b"s1._domainkey.x.org." else None
+
+
+def _relaxed(body: bytes) -> bytes:
+    head = b"From: Carol <c@x.org>\r\nTo: mod@example.org\r\nSubject: [pbem hh] orders\r\n"
+    sig = b"DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=x.org; s=s1; h=from:subject; bh=AAAA; b=AAAA\r\n"
+    return sig + head + b"\r\n" + body
+
+
+def test_a_signed_body_of_white_space_costs_linear_time() -> None:
+    """A body signed c=relaxed/relaxed is canonicalized once the key is found: dkimpy's step tried a run of spaces
+    not ending a line once per space (4.9 s for 64 KB, about an hour for a 2 MB mail)."""
+    _, dns = _key()
+    shapes = [lambda n: b" " * n + b"x\r\n", lambda n: b" \t" * (n // 2) + b"x", lambda n: b"a  \r\n" * (n // 5)]
+    for shape in shapes:
+        small, large = _relaxed(shape(16_000)), _relaxed(shape(64_000))
+        growth = _cpu(lambda raw: dkim.capture(raw, dns=dns), large) / max(
+            _cpu(lambda raw: dkim.capture(raw, dns=dns), small), 5e-3
+        )
+        assert growth <= 9, growth
+    small, large = b" " * 8_000 + b"x", b" " * 32_000 + b"x"
+    theirs = _cpu(dkim.DKIMPY_STRIP_TRAILING, large) / max(_cpu(dkim.DKIMPY_STRIP_TRAILING, small), 1e-3)
+    assert theirs > 9, theirs  # the check can fail: dkimpy's own step grows as the square
+
+
+def test_a_signature_dkimpy_would_read_in_quadratic_time_is_no_evidence() -> None:
+    """dkimpy checks b= with a pattern that tries a run of white space once per character (0.7 s for 16 KB of
+    spaces, before any DNS lookup): a signature with a long run of white space, or too long, is none."""
+    pem, dns = _key()
+    real = dkimpy.sign(_relaxed(b"NO EVENT\r\n")[_relaxed(b"").index(b"From:") :], b"s1", b"x.org", pem)
+    signed = real + _relaxed(b"NO EVENT\r\n")[_relaxed(b"").index(b"From:") :]
+    assert dkim.capture(signed, dns=dns) is not None and dkim.capture(signed, dns=dns).verified  # type: ignore[union-attr]
+    folded = signed.replace(b"; b=", b";\r\n        b=", 1)  # folded as some clients do: still read
+    assert dkim._signed_part(folded) is not None
+    for n in (4_000, 16_000):
+        spaced = _relaxed(b"NO EVENT\r\n").replace(b"b=AAAA", b"b=A" + b" " * n + b"!")
+        assert dkim._signed_part(spaced) is None and dkim.capture(spaced, dns=dns) is None
+    long = _relaxed(b"NO EVENT\r\n").replace(b"b=AAAA", b"b=" + b"A" * dkim.MAX_SIGNATURE)
+    assert dkim._signed_part(long) is None

@@ -110,10 +110,11 @@ def _header_block_at(lines: list[str], i: int) -> bool:
 
 
 def _next_is_quote(lines: list[str], i: int) -> bool:
-    """The first non-blank line from `i` on is quoted (or there is none)."""
-    for line in lines[i:]:
-        if line.strip():
-            return _quoted(line)
+    """The first non-blank line from `i` on is quoted (or there is none).  Read by index up to that line: a copy
+    of the rest (`lines[i:]`) for every line that names an address and ends in a colon was quadratic."""
+    for k in range(i, len(lines)):
+        if lines[k].strip():
+            return _quoted(lines[k])
     return True
 
 
