@@ -7,8 +7,10 @@ The wall-clock benchmarks (`poll_throughput.py`) compare pbem with its baseline 
 2-core machine the same baseline takes 5 to 11 s within an hour, so a change of a tenth to pbem's own cost
 is lost in the noise.  This script counts instead: `valgrind --tool=callgrind` runs one in-process poll
 (`pbem.app.cron.run_poll`, the Maildir transport of the embedded defaults, SQLite) and reports the
-instructions the process executed (every thread: the poll's and the sender's).  The count is the same
-from one run to the next (seen here: within 0.2%), whatever else the machine is doing.
+instructions the process executed (every thread: the poll's and the sender's).  The count does not depend
+on what else the machine is doing: on one built home it repeats within 0.2%; homes built anew (other random
+codes, Message-IDs and seeds) have counted the same checkout up to 2.5% apart, so compare checkouts within
+one run (`--against`) and read a difference under about 2.5% as none.
 
 For each checkout (this one, and `--against` another: a `git worktree add /tmp/old <commit>`), a home is
 built with that checkout's code (`--games` three-to-six-player House of Habsburg games, their first reports
