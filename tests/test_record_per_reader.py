@@ -14,6 +14,8 @@ from email import policy
 from email.parser import BytesParser
 from pathlib import Path
 
+import pytest
+
 from pbem.app import games, views
 from pbem.app.cron import run_poll
 from pbem.history.export import build
@@ -145,3 +147,45 @@ def test_alice_cannot_tell_from_the_receipt_of_her_own_tribute_how_often_bob_rev
         alices = [r for r in raws if b"alice@example.test" in r]
         check = verify_mail(mine, alices, "Alice")  # her own export of the game in progress
         assert check.ok and check.inputs > 0, check.problems
+
+
+def _simultaneous(kind: str, root: Path, revisions: int) -> tuple[list[tuple[str, list[str]]], int]:
+    """A game of `kind` at its first step that two players answer at once: B answers and revises `revisions`
+    times, then A answers.  (What A's acknowledgement numbers and states, B's inputs in the moderator's export.)"""
+    players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
+    cfg = kp.make_home(root)
+    games.create_game(Home.of(cfg), kind, "g1", players, seed=f"per-reader-{kind}", codes=CODES, clock=lambda: T0)
+    clock = {"t": T0}
+
+    def poll(mails: list[bytes]) -> list[bytes]:
+        clock["t"] += timedelta(minutes=1)
+        before = _files(cfg)
+        kp.deliver_in_order(cfg, mails)
+        assert run_poll(cfg, clock=lambda: clock["t"]).summary is not None
+        return _sent(cfg, before)
+
+    poll([])
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        asked = {r.player: r for r in views.engine(loaded).requests(loaded.state) if not r.answered and r.legal}
+    assert len(asked) >= 2, f"{kind}: its first step is answered by one player"
+    a, b = sorted(asked)[:2]
+    legal_b = asked[b].legal
+    for i in range(revisions + 1):
+        poll([mail(b, legal_b[i % len(legal_b)])])
+    acks = _acknowledged(poll([mail(a, asked[a].legal[0])]), dict(PLAYERS)[a])
+    with session(cfg.database_url) as s:
+        doc = build(s, store.game_by_name(s, "g1"))
+    record = ("record", [r.split()[0] for r in _receipts(_sent(cfg), dict(PLAYERS)[a])[-1:]])  # its number
+    return [*acks, record], sum(o["player"] == b for o in doc["orders"])
+
+
+@pytest.mark.parametrize("kind", ["dynasties", "italian-wars", "sixteen-thirty"])
+def test_no_receipt_counts_another_players_secret_revisions_in_any_game(kind: str, tmp_path: Path) -> None:
+    """Every game with an answer given at once and in secret: A's acknowledgement and record line are the same
+    whether B revised their secret answer or not, while B's revisions are inputs of the record (the test can tell)."""
+    once, b_once = _simultaneous(kind, tmp_path / "once", 0)
+    often, b_often = _simultaneous(kind, tmp_path / "often", 3)
+    assert b_often >= b_once + 3, f"{kind}: B's revisions were not recorded ({b_once} vs {b_often} inputs)"
+    assert once[0][1], f"{kind}: A's answer is acknowledged with its number"
+    assert once == often, f"{kind}: A's receipts move with B's secret revisions: {once} vs {often}"
