@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from itertools import groupby
 
 from pbem import engine as registry
-from pbem.app import absence, notify, reading, undelivered, views
+from pbem.app import absence, notify, reading, refusals, undelivered, views
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
 from pbem.app.join import decide_join_deadline, is_open
 from pbem.app.reminders import look_at_reminders, next_look, reminder_at
@@ -81,7 +81,8 @@ def decide_deadline(
                 d.effects.append(Mail(seat.address, "held_applied", told, NEWS, key, player=h.player))
             continue
         if seat is not None:
-            rejected = [{"line": r.line, "reason": r.reason} for r in out.lines if not r.ok]
+            told_why = refusals.agreeing(eng, state, h.player, out)  # worded as a refusal by mail is
+            rejected = [{"line": r.line, "reason": r.reason} for r in told_why.lines if not r.ok]
             ctx = {"game_name": name, "rejected": rejected}
             d.effects.append(Mail(seat.address, "held_failed", ctx, NEWS, (h.inbound_id,), player=h.player))
     if views.current_step(eng, state) == step and eng.result(state) is None:

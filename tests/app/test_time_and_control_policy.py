@@ -62,6 +62,17 @@ def test_held_orders_that_became_illegal_are_not_applied_and_the_player_is_told(
     assert [i.kind for i in d.inputs] == ["deadline"], "the default still applies"
 
 
+def test_held_orders_refused_at_the_deadline_are_told_as_a_refusal_by_mail_is() -> None:
+    """A held line that answers nothing asked is worded from the requests, as the refusal of a mail is
+    (`refusals.agreeing`): what the player is asked now, not the engine's draft wording."""
+    g = loaded("italian-wars", ("Ann", "Ben"), resolve="deadline")
+    [asked] = [r for r in views.engine(g).requests(g.state) if r.player == "Ann" and not r.answered]
+    d = decide_deadline(g, step(g), [Held(11, "Ann", ("PASS",))])
+    [m] = [m for m in d.mails if m.kind == "held_failed"]
+    [why] = m.context["rejected"]
+    assert why["line"] == "PASS" and asked.prompt.split(". ")[0].rstrip(". ") in why["reason"], why
+
+
 def test_ISSUE11_the_player_the_default_was_applied_for_is_told_the_step_and_the_lines() -> None:
     g = loaded()
     [req] = [r for r in views.engine(g).requests(g.state) if not r.answered]
