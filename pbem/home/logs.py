@@ -1,7 +1,8 @@
 """Logging to stderr and optionally a file, with secrets masked.
 
 Player codes (anything after CODE) and the configured mail passwords are
-replaced by "[redacted]" in every record before it is written.
+replaced by "[redacted]" in every record before it is written: its message, and
+the traceback or stack it carries.
 """
 
 from __future__ import annotations
@@ -54,13 +55,27 @@ class RedactFilter(logging.Filter):
         super().__init__()
         self.secrets = [s for s in secrets if s and len(s) >= 3]
 
+    def clean(self, text: str) -> str:
+        return mask(_CONTROL.sub(_escape, _CODE.sub(r"\1[redacted]", text)), self.secrets)
+
     def filter(self, record: logging.LogRecord) -> bool:
         msg = record.getMessage()
-        clean = _CONTROL.sub(_escape, _CODE.sub(r"\1[redacted]", msg))
-        clean = mask(clean, self.secrets)
+        clean = self.clean(msg)
         if clean != msg:
             record.msg, record.args = clean, ()
+        # A traceback (`log.exception`, `exc_info=True`) and a stack (`stack_info=True`) are written after the
+        # message: an exception's text may quote a mail's line or a server's answer, so they are masked too.
+        # The formatter uses `exc_text` as it is once set.
+        if record.exc_info and not record.exc_text:
+            record.exc_text = _PLAIN.formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self.clean(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self.clean(record.stack_info)
         return True
+
+
+_PLAIN = logging.Formatter()
 
 
 def setup(level: str = "INFO", file: Path | None = None, secrets: list[str] | None = None) -> None:

@@ -4,7 +4,8 @@ A player's secrets are their hand, their victory counters and score
 breakdowns (until the game is over), their answer on file for a
 simultaneous step, a locked ballot, pre-submitted orders and standing
 orders.  Whether they have answered is public, so `scramble` changes what
-is on file, never whether.  Cards and counters are named by countries, which
+is on file, never whether; the cards of an offer on the table stay in the hand
+(the offer is a secret too, but accepting it takes them).  Cards and counters are named by countries, which
 every report names anyway, so there are no names to search mail for.
 """
 
@@ -24,7 +25,9 @@ def scramble(s: State, q: str) -> State:
     parts no secret lives in (deck, displays, countries ...) are shared with `s`, as an accepted
     state shares them."""
     t = Draft(s)
-    t["hands"][q] = ["Vote"] * len(s["hands"][q])
+    offer = (s["trade"] or {}).get("offers", {}).get(q) or {}
+    kept = list(offer.get("give", []))  # an offer on the table is given from q's hand if accepted: it stays there
+    t["hands"][q] = kept + ["Vote"] * (len(s["hands"][q]) - len(kept))
     if not s["over"]:
         t["counters"][q] = ["Poland"] * len(s["counters"][q])
         for h in t["history"]:
