@@ -18,6 +18,19 @@ def _env_secrets(cfg: Config) -> list[str]:
     return [os.environ.get(v, "") for v in (cfg.imap.password_env, cfg.smtp.password_env) if v]
 
 
+def _login_secrets(cfg: Config) -> list[str]:
+    """The SASL PLAIN forms of each server's login (`logs.login_forms`), for the password as configured."""
+    import os
+
+    from pbem.home.logs import login_forms
+
+    out: list[str] = []
+    for m in (cfg.imap, cfg.smtp):
+        password = os.environ.get(m.password_env, "") if m.password_env else m.password
+        out += login_forms(m.username, password)
+    return out
+
+
 @app.command()
 def poll(
     dry_run: bool = typer.Option(False, "--dry-run", help="Parse and report, change nothing, send nothing."),
@@ -55,7 +68,7 @@ def poll(
     setup(
         "DEBUG" if verbose else cfg.log_level,
         cfg.log_file,
-        secrets=[cfg.imap.password, cfg.smtp.password, *_env_secrets(cfg)],
+        secrets=[cfg.imap.password, cfg.smtp.password, *_env_secrets(cfg), *_login_secrets(cfg)],
     )
     try:
         run = run_poll(cfg, dry_run=dry_run, trust_clock=trust_clock)

@@ -31,6 +31,17 @@ def secret_forms(secret: str) -> list[str]:
     return sorted((f for f in forms if len(f) >= 3), key=len, reverse=True)
 
 
+def login_forms(user: str, password: str) -> list[str]:
+    """What a SASL PLAIN login sends for `user` and `password` (IMAP AUTHENTICATE PLAIN, SMTP AUTH PLAIN): base64 of
+    NUL user NUL password, with and without the authorization identity.  The password's own base64 is not a part
+    of it (the user's bytes come first and shift it), so a server echoing that line is masked only by these."""
+    import base64
+
+    if not user or not password:
+        return []
+    return [base64.b64encode(f"{authz}\0{user}\0{password}".encode()).decode("ascii") for authz in ("", user)]
+
+
 def mask(text: str, secrets: list[str], by: str = "[redacted]") -> str:
     """`text` with every form of each secret (`secret_forms`) replaced by `by`."""
     for secret in secrets:

@@ -102,3 +102,55 @@ def test_a_logged_traceback_is_masked_like_the_message(tmp_path, capfd) -> None:
     assert "ValueError: cannot read line 'CODE [redacted]'" in written, written
     assert "ABCD-EFGH" not in written and password not in written, written
     setup("INFO")
+
+
+def test_a_server_echoing_a_plain_login_line_is_masked(tmp_path, capfd, monkeypatch) -> None:
+    """pbem logs in by SASL PLAIN (AUTHENTICATE PLAIN, AUTH PLAIN) whenever the password is not ASCII: what goes on
+    the wire is base64 of NUL user NUL password, which holds no form of the password alone (found by the secrecy
+    red team: a server repeating that line in an error, logged, showed it).  `pbem poll` masks both PLAIN forms of
+    each server's login, whether the password is in pbem.toml or in the environment."""
+    import base64
+    import logging
+
+    from pbem.cli.poll import _login_secrets
+    from pbem.home import config as config_mod
+    from pbem.home.logs import setup
+    from tests.conftest import init_home
+
+    toml = init_home(tmp_path / "home", address="moderator@pbem.test", name="Test Moderator")
+    text = toml.read_text().replace('transport = "maildir"', 'transport = "imap"')
+    text += '\n[imap]\nhost = "127.0.0.1"\nusername = "mod@pbem.test"\npassword_env = "PBEM_LOG_PW"\n'
+    text += '\n[smtp]\nhost = "127.0.0.1"\nusername = "mod@pbem.test"\npassword = "Zoë-smtp-pw"\n'
+    toml.write_text(text)
+    monkeypatch.setenv("PBEM_LOG_PW", "Zoë-imap-pw")
+    cfg = config_mod.load(toml)
+    setup("DEBUG", tmp_path / "pbem.log", secrets=_login_secrets(cfg))
+    for password in ("Zoë-imap-pw", "Zoë-smtp-pw"):
+        for authz in ("", "mod@pbem.test"):
+            line = base64.b64encode(f"{authz}\0mod@pbem.test\0{password}".encode()).decode()
+            logging.getLogger("pbem.poll").error("server said: BAD [PARSE] in 'AUTHENTICATE PLAIN %s'", line)
+            for h in logging.getLogger("pbem").handlers:
+                h.flush()
+            written = capfd.readouterr().err + (tmp_path / "pbem.log").read_text(encoding="utf-8")
+            assert line not in written and "[redacted]" in written, written
+    setup("INFO")
+
+
+def test_a_password_from_its_command_is_masked_with_its_plain_login_forms(tmp_path, capfd) -> None:
+    import base64
+    import logging
+
+    from pbem.home.config import MailConfig
+    from pbem.home.logs import setup
+    from pbem.mail.transports.credentials import login_for
+
+    (tmp_path / "pw.py").write_text("print('Zoë-from-a-command')\n")
+    setup("DEBUG")
+    login = login_for("smtp", MailConfig(username="mod@pbem.test", password_command=[sys.executable, "pw.py"]),
+                      tmp_path / "pbem.toml")  # fmt: skip
+    assert login.secret == "Zoë-from-a-command"
+    line = base64.b64encode(b"\0mod@pbem.test\0" + login.secret.encode()).decode()
+    logging.getLogger("pbem.smtp").error("server said: 501 cannot decode '%s' (%s)", line, login.secret)
+    written = capfd.readouterr().err
+    assert line not in written and login.secret not in written and written.count("[redacted]") == 2, written
+    setup("INFO")

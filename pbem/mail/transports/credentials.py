@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbem.home.config import ConfigError, MailConfig
+from pbem.home.logs import login_forms
 
 COMMAND_TIMEOUT = 30.0
 
@@ -74,9 +75,10 @@ def login_for(section: str, mail: MailConfig, file: Path) -> Login:
         token = run_command(mail.token_command, f"[{section}] token_command", cwd=file.parent)
         return Login(mail.username, token, mail.auth)
     if mail.password_command:
-        return Login(
-            mail.username, run_command(mail.password_command, f"[{section}] password_command", cwd=file.parent)
-        )
+        password = run_command(mail.password_command, f"[{section}] password_command", cwd=file.parent)
+        for form in login_forms(mail.username, password):  # as a SASL PLAIN login sends it (`pbem.home.logs`)
+            redact_in_logs(form)
+        return Login(mail.username, password)
     return Login(mail.username, mail.secret(file, section))
 
 
