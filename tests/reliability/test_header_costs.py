@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 import string
 import time
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ import pytest
 
 from pbem.app import poll as polling
 from pbem.home.app import Home
+from pbem.mail.inbound.fingerprint import missing_message_id
 from pbem.mail.inbound.message import MAX_PARAMETER_FIELD, parse
 from pbem.mail.inbound.words import decoded
 from pbem.trust import dkim
@@ -180,6 +182,30 @@ def test_every_pathological_header_grows_linearly(world: World, kind: str) -> No
     small = cpu(world, pathological(1, SIZE, [kind]))
     large = cpu(world, pathological(1, 4 * SIZE, [kind]))
     assert large / max(small, floor) <= MAX_GROWTH, f"{kind}: {small:.4f} s -> {large:.4f} s at 4x"
+
+
+def _fingerprint_cost(raw: bytes) -> float:
+    spent = []
+    for _ in range(3):
+        t = time.process_time()
+        missing_message_id(raw)
+        spent.append(time.process_time() - t)
+    return min(spent)
+
+
+@pytest.mark.parametrize("kind", sorted(PIECES))
+def test_a_mail_without_a_message_id_is_fingerprinted_in_linear_time(kind: str) -> None:
+    """A mail with no Message-ID gets one from its content (`fingerprint.content_hash`), which unfolds its headers:
+    each continuation line was added to the field's bytes so far (5 s for one header folded over 1.9 MB)."""
+
+    def raw(size: int) -> bytes:
+        return re.sub(rb"Message-ID: [^\r]*\r\n", b"", pathological(1, size, [kind])())
+
+    floor = 1e-3
+    small, large = _fingerprint_cost(raw(SIZE)), _fingerprint_cost(raw(16 * SIZE))
+    # sixteen times the input (to 1.5 MB, where the quadratic cost shows): linear is 16 (up to 30 on a busy
+    # machine), quadratic 256 (the old unfolding: 206)
+    assert large / max(small, floor) <= 64, f"{kind}: {small:.4f} s -> {large:.4f} s at 16x"
 
 
 def test_the_generator_finds_the_old_quadratic_decoder() -> None:
