@@ -158,6 +158,9 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
             lap("fetching")
             summary.read += 1
             outcome = contained(home, item.raw, clock(), dry_run, ahead.parsed.result())
+            log.debug(
+                "message %d of this run: %s%s", summary.read, outcome.kind, f" ({outcome.note})" * bool(outcome.note)
+            )
             setattr(summary, outcome.kind, getattr(summary, outcome.kind) + 1)
             summary.failures += outcome.failure
             if outcome.note:

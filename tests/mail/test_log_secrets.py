@@ -69,6 +69,8 @@ def test_verbose_poll_logs_hold_no_code_new_code_wrong_code_or_password(mail_ser
         _poll(w, out)
     logged = "\n".join(out) + "\n" + log_file.read_text(encoding="utf-8")
     assert "read 8 messages" in logged and "created IMAP folder" in log_file.read_text(), logged[-2000:]
+    said = re.findall(r"message (\d+) of this run: (\w+)", log_file.read_text())  # -v: a line per message handled
+    assert [n for n, _ in said].count("1") == 2 and len(said) >= 10, said  # the first run reads no mail
     for what, secret in [("Alice's", alice), ("Bob's", bob), ("the new", fresh), ("a typo", typo), ("a wrong", wrong)]:
         for form in {secret, secret.lower(), secret.replace("-", "")}:
             assert form not in logged, f"{what} code ({form}) is in the log:\n" + "\n".join(
