@@ -22,14 +22,17 @@ import pytest
 from pbem.app import views
 from pbem.engine.base import Engine
 from tests.test_secrecy_pairs import (
+    Held,
     Pair,
     accepted_input,
     address,
+    at_deadline,
     engine,
     mails,
     message,
     pairs,
     players,
+    reminders,
 )
 
 KINDS = ("habsburg", "italian-wars", "dynasties", "sixteen-thirty")
@@ -207,3 +210,51 @@ def test_the_answers_to_a_players_own_legal_orders_are_byte_identical_whatever_a
                 readers += _compare(kind, pair, p, line, "asap", f"{kind} {pair.what}, applied for {p}")
                 compared += 1
     assert compared >= 10 and readers >= compared * 2, (compared, readers)
+
+
+def _same_at_deadline(eng: Engine, pair: Pair, ia: list, ib: list) -> tuple[str, ...]:
+    """The readers who may see nothing different after the deadline at either state (as `_same_after`)."""
+    if not ia and not ib:
+        return pair.readers
+    if [i.player for i in ia] != [i.player for i in ib]:
+        return ()
+    sa, sb = (ia[-1].outcome.state, ib[-1].outcome.state) if ia else (pair.s, pair.t)
+    if views.waiting(eng, sa) != views.waiting(eng, sb):
+        return ()
+    same = []
+    for r in pair.readers:
+        ea = [e.text for i in ia for e in i.outcome.events if e.visible_to(r)]
+        eb = [e.text for i in ib for e in i.outcome.events if e.visible_to(r)]
+        ra = [x for x in eng.requests(sa) if x.player == r]
+        rb = [x for x in eng.requests(sb) if x.player == r]
+        if eng.view(sa, r) == eng.view(sb, r) and ea == eb and ra == rb:
+            same.append(r)
+    return tuple(same)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_deadline_and_reminder_mails_are_byte_identical_whatever_another_player_hides(kind: str) -> None:
+    """At a step's deadline: the held orders of the players who may not know the fact (applied, or refused:
+    held_failed), then the defaults (deadline_applied), then the reports; and the reminders before it."""
+    eng = engine(kind)
+    compared = reminded = 0
+    for pair in pairs(kind, "deadline", 6):
+        ra, rb = reminders(kind, pair.s), reminders(kind, pair.t)
+        for p in pair.readers:
+            assert ra.get(address(p), []) == rb.get(address(p), []), (kind, pair.what, p, "reminder")
+            reminded += bool(ra.get(address(p)))
+        held = [
+            Held(100 + i, p, (legal[i % len(legal)],))
+            for i, p in enumerate(pair.readers)
+            for legal in [legal_lines(eng, pair.s, p)]
+            if legal
+        ]
+        for orders in ([], held, held[::-1]):
+            (a, ia), (b, ib) = at_deadline(kind, pair.s, orders), at_deadline(kind, pair.t, orders)
+            for p in _same_at_deadline(eng, pair, ia, ib):
+                mine_a, mine_b = a.get(address(p), []), b.get(address(p), [])
+                assert [len(m) for m in mine_a] == [len(m) for m in mine_b], (kind, pair.what, p, orders)
+                for x, y in zip(mine_a, mine_b):
+                    assert x == y, _first_difference(f"{kind} {pair.what} at the deadline", str(orders), p, x, y)
+                compared += bool(mine_a)
+    assert compared >= 5 and reminded >= 3, (compared, reminded)

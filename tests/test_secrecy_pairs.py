@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import make_msgid
 from functools import cache
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any
 
 from pbem import engine as registry
 from pbem.app import views
+from pbem.app.deadlines import Held, decide_deadline, decide_reminders
 from pbem.app.decision import Decision, Input, ReportMail
 from pbem.app.finish import finish
 from pbem.app.intake import Facts, decide
@@ -33,7 +34,7 @@ from pbem.mail.inbound.message import Inbound, parse
 from pbem.mail.outbound.outgoing import Mail, Receipt, outbox_row
 from pbem.orders.extract import extract
 from pbem.record.store import Loaded, Recent
-from tests.app.plain import MODERATOR, address, loaded
+from tests.app.plain import MODERATOR, address, deadline, loaded
 from tests.conftest import CODES, order_mail
 
 NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank")
@@ -188,3 +189,32 @@ def accepted_input(kind: str, state: dict[str, Any], msg: Inbound) -> Input | No
 
 def engine(kind: str) -> Engine:
     return registry.get(kind)
+
+
+def _bytes_by_address(d: Decision) -> dict[str, list[bytes]]:
+    out: dict[str, list[bytes]] = {}
+    for e in d.effects:
+        mail = e.mail if isinstance(e, ReportMail) else e if isinstance(e, Mail) else None
+        if mail is not None:
+            out.setdefault(mail.to, []).append(composed(mail))
+    return out
+
+
+def at_deadline(kind: str, state: dict[str, Any], held: list[Held]) -> tuple[dict[str, list[bytes]], list[Input]]:
+    """The mails the deadline of the current step sends (held orders in arrival order, then the defaults), by
+    address, and the inputs it records."""
+    g = game(kind, state, "deadline")
+    d = decide_deadline(g, views.current_step(engine(kind), state), held, due=WHEN)
+    inputs = [e for e in d.effects if isinstance(e, Input)]
+    return _bytes_by_address(finish(d, g, LOOK)), inputs
+
+
+def reminders(kind: str, state: dict[str, Any]) -> dict[str, list[bytes]]:
+    """The reminders an hour before the deadline of the current step, by address."""
+    g = game(kind, state, "deadline")
+    step = views.current_step(engine(kind), state)
+    dl = deadline(step, WHEN + timedelta(days=2))
+    mails = decide_reminders(
+        g, dl, WHEN + timedelta(days=2) - timedelta(hours=1), (timedelta(hours=3),), set(), set(), HEAD.domain, SECRET
+    )
+    return _bytes_by_address(Decision(effects=list(mails)))
