@@ -16,7 +16,6 @@ import dataclasses
 import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from email.utils import make_msgid
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -110,10 +109,26 @@ def _deck_reordered(state: dict[str, Any]) -> dict[str, Any] | None:
     return t
 
 
+def _counter_swapped(state: dict[str, Any], q: str) -> dict[str, Any] | None:
+    """Sixteen Thirty: `state` with one of `q`'s hidden victory counters changed places with one never drawn
+    (hidden from everyone until the end), the scores as they were."""
+    unused, mine = state.get("unused_counters"), (state.get("counters") or {}).get(q)
+    if not unused or not mine or state.get("over"):
+        return None
+    j = next((j for j, c in enumerate(unused) if c != mine[0]), None)
+    if j is None:
+        return None
+    t = clone(state)
+    t["counters"][q][0], t["unused_counters"][j] = t["unused_counters"][j], t["counters"][q][0]
+    return t
+
+
 def pairs(kind: str, seed: str, count: int) -> list[Pair]:
     """At `count` states of a bot game: each player's secrets scrambled (one player a state, in turn), a
-    face-down card swapped with a deck card, and the deck's order changed."""
+    face-down card swapped with a deck card, one of that player's victory counters swapped with a counter never
+    drawn (Sixteen Thirty), and the deck's order changed."""
     eng = registry.get(kind)
+    _MAILS.clear()
     rng = random.Random(f"{kind}-{seed}")
     ps = players(kind)
     out: list[Pair] = []
@@ -124,6 +139,9 @@ def pairs(kind: str, seed: str, count: int) -> list[Pair]:
             t = _swapped(s, pile, rng)
             if t is not None:
                 out.append(Pair(s, t, None, ps, f"a card of the face-down {pile}"))
+        t = _counter_swapped(s, q)
+        if t is not None:
+            out.append(Pair(s, t, q, tuple(p for p in ps if p != q), f"{q}'s victory counter and a never drawn one"))
         t = _deck_reordered(s)
         if t is not None:
             out.append(Pair(s, t, None, ps, "the deck's order"))
@@ -145,13 +163,14 @@ def _base(kind: str, resolve: str) -> Loaded:
 
 @cache
 def message(player: str, body: str, subject: str | None = None) -> Inbound:
-    """`body` from `player` with their code, with a fixed Message-ID (the answers' threads name it)."""
+    """`body` from `player` with their code.  Its Message-ID is the same whatever the body (the mails it causes
+    derive theirs from it): two messages that differ only in their orders are told apart by nothing else."""
     raw = order_mail(
         f"{player} <{address(player)}>",
         "g1",
         f"CODE {CODES[player]}\n{body}",
         subject=subject,
-        message_id=make_msgid(idstring=player, domain="players.test").split(".")[0] + "@players.test>",
+        message_id=f"<{player.lower()}-secrecy@players.test>",
     )
     return parse(raw, MODERATOR)
 
@@ -173,13 +192,17 @@ def composed(mail: Mail) -> bytes:
 def mails(kind: str, state: dict[str, Any], msg: Inbound, resolve: str = "asap") -> dict[str, Any]:
     """What `msg` sent at `state` gives each address: its mails' bytes in order, and the decision's outcome
     (what the poll logs; it is not mailed)."""
+    key = (kind, id(state), msg, resolve)
+    if key in _MAILS and _MAILS[key][0] is state:
+        return _MAILS[key][1]
     _, d = decided(kind, state, msg, resolve)
-    out: dict[str, Any] = {"outcome": (d.outcome, d.reason)}
-    for e in d.effects:
-        mail = e.mail if isinstance(e, ReportMail) else e if isinstance(e, Mail) else None
-        if mail is not None:
-            out.setdefault(mail.to, []).append(composed(mail))
+    out: dict[str, Any] = {"outcome": (d.outcome, d.reason), **_bytes_by_address(d)}
+    _MAILS[key] = (state, out)
     return out
+
+
+#: The mails of the states of the latest `pairs` (each state is the first of several pairs): (state, mails).
+_MAILS: dict[tuple[object, ...], tuple[dict[str, Any], dict[str, Any]]] = {}
 
 
 def accepted_input(kind: str, state: dict[str, Any], msg: Inbound) -> Input | None:
@@ -203,10 +226,15 @@ def _bytes_by_address(d: Decision) -> dict[str, list[bytes]]:
 def at_deadline(kind: str, state: dict[str, Any], held: list[Held]) -> tuple[dict[str, list[bytes]], list[Input]]:
     """The mails the deadline of the current step sends (held orders in arrival order, then the defaults), by
     address, and the inputs it records."""
+    key = (kind, id(state), "deadline", tuple(held))
+    if key in _MAILS and _MAILS[key][0] is state:
+        return _MAILS[key][1]["done"]  # type: ignore[no-any-return]
     g = game(kind, state, "deadline")
     d = decide_deadline(g, views.current_step(engine(kind), state), held, due=WHEN)
     inputs = [e for e in d.effects if isinstance(e, Input)]
-    return _bytes_by_address(finish(d, g, LOOK)), inputs
+    done = _bytes_by_address(finish(d, g, LOOK)), inputs
+    _MAILS[key] = (state, {"done": done})
+    return done
 
 
 def reminders(kind: str, state: dict[str, Any]) -> dict[str, list[bytes]]:
