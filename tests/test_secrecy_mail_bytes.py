@@ -179,10 +179,15 @@ def _same_after(eng: Engine, kind: str, pair: Pair, mover: str, body: str) -> tu
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_help_and_status_mails_are_byte_identical_whatever_another_player_hides(kind: str) -> None:
+    """HELP and STATUS; and a message without orders (a mail mode, an absence, press to another player)."""
     compared = 0
     for pair in pairs(kind, "help", 6):
         for p in pair.readers:
-            for body in ("HELP\nSTATUS",):  # both answers: the HELP mail and the STATUS report
+            other = pair.q or next(o for o in pair.readers if o != p)
+            for body in (
+                "HELP\nSTATUS",  # both answers: the HELP mail and the STATUS report
+                f"WATCH\nAWAY 3\nPRESS TO {other}: shall we share?\nNo orders here",  # mode, absence, press
+            ):
                 compared += _compare(kind, pair, p, body, "asap", f"{kind} {pair.what}, read by {p}") > 0
     assert compared >= 10, compared
 
