@@ -2,8 +2,9 @@
 
 Used by the third secrecy red team's generator tests (tests/test_secrecy_*.py).  `pairs` plays a bot game and,
 at states spread over it, changes one hidden fact: another player's secrets (`engine.scramble`: their hand
-swapped with deck cards, their orders on file, votes, counters and offers changed), or one card of a face-down
-pile (Italian Wars' discard, Dynasties' grave, Habsburg's deck order) changed places with a deck card.  `mails`
+swapped with deck cards, their orders on file, votes, counters and offers changed), one card of a face-down
+pile (Italian Wars' discard, Dynasties' grave) changed places with a deck card, one of a Sixteen Thirty player's
+victory counters changed places with one never drawn, or the deck's order (every kind).  `mails`
 sends one inbound message through the whole pure pipeline the poll runs (`pbem.app.intake.decide`, then
 `pbem.app.finish.finish`, then `pbem.mail.outbound.outgoing.outbox_row`), so what is compared is the composed
 MIME message as a player's mailbox gets it: headers (Subject, Message-ID, References, X-Pbem-*), the boundaries,
