@@ -314,25 +314,34 @@ def test_a_game_in_progress_is_proven_by_its_chain_with_partial(finished) -> Non
     _refused(doc, "chain breaks at entry", partial=True)
 
 
-@pytest.mark.parametrize("how", ["changed", "on a public event", "removed"])
-def test_the_salts_of_hidden_events_are_the_seeds(finished, how: str) -> None:
-    """A hidden event's salt (docs/export-format.md, "The chained record") is the one the seed gives; a forger
-    who rewrites the whole chain still cannot choose it."""
+@pytest.mark.parametrize("how", ["changed", "a public one changed", "removed", "stripped from public ones", "old rule"])
+def test_the_salts_of_events_are_the_seeds(finished, how: str) -> None:
+    """Every event's salt (docs/export-format.md, "The chained record") is the one the seed gives; a forger
+    who rewrites the whole chain still cannot choose it, nor strip the salts of public events to make their
+    numbers guessable again.  An export of a game recorded before public events were salted still verifies."""
     doc = copy.deepcopy(finished["habsburg"])
     hidden = [e for e in doc["events"] if e["visibility"] != "public"]
-    assert hidden and all("salt" in e for e in hidden)
-    assert not any("salt" in e for e in doc["events"] if e["visibility"] == "public")
+    public = [e for e in doc["events"] if e["visibility"] == "public"]
+    assert hidden and public and all("salt" in e for e in doc["events"])
     assert any("the salts of" in line for line in verify(doc).checked)
     if how == "changed":
         hidden[len(hidden) // 2]["salt"] = "0" * 32
         _refused(_rechain(doc), "the salt of event", f"event {hidden[len(hidden) // 2]['seq']}")
-    elif how == "on a public event":
-        public = next(e for e in doc["events"] if e["visibility"] == "public")
-        public["salt"] = "0" * 32
-        _refused(_rechain(doc), f"event {public['seq']} is public but carries a salt")
-    else:  # without it, the entry hashes differently: the chain as stated breaks there
+    elif how == "a public one changed":
+        public[1]["salt"] = "0" * 32
+        _refused(_rechain(doc), "the salt of event", f"event {public[1]['seq']}")
+    elif how == "removed":  # without it, the entry hashes differently: the chain as stated breaks there
         del hidden[0]["salt"]
         _refused(doc, "chain breaks", f"event {hidden[0]['seq']}")
+    elif how == "stripped from public ones":  # rechained: only the rule names it
+        for e in public[len(public) // 2 :]:
+            del e["salt"]
+        _refused(_rechain(doc), f"event {public[len(public) // 2]['seq']} carries no salt")
+    else:  # the rule before: public events unsalted (re-signed: the moderator's key signs what pbem wrote then)
+        for e in public:
+            del e["salt"]
+        v = verify(_rechain(doc))
+        assert v.ok and any("the salts of" in line for line in v.checked), v.problem
 
 
 @pytest.mark.parametrize("kind", ["habsburg", "italian-wars", "dynasties"])

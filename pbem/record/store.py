@@ -323,7 +323,7 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
         loaded.event_seq += 1
         vis = ev.visibility if isinstance(ev.visibility, str) else list(ev.visibility)
         data_json = json.dumps(ev.data, sort_keys=True)
-        salt = chain.entry_salt(loaded.game.seed, loaded.event_seq) if vis != PUBLIC else None
+        salt = chain.entry_salt(loaded.game.seed, loaded.event_seq)  # every event: docs/security.md, heads
         entry = chain.event_entry(loaded.event_seq, input_seq, ev.kind, ev.text, vis, json.loads(data_json), at, salt)
         head = chain.link(head, entry)
         for reader, (n, _) in loaded.readers.items():

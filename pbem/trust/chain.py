@@ -75,11 +75,14 @@ def input_entry(
 
 
 def entry_salt(seed: str, seq: int) -> str:
-    """The salt of event `seq` when not everyone may see it: unknown to the players until the seed is revealed.
+    """The salt of event `seq`: unknown to the players until the seed is revealed.
 
     Without it, a player holding the heads before and after a hidden event (the mail of their own orders
     brackets the events those orders caused) could hash every candidate (each card, each die, each time to
-    the microsecond) until one matched, and learn what the event hides."""
+    the microsecond) until one matched, and learn what the event hides.  Public events get one too (games
+    recorded before this rule salted only hidden ones): their entries hold the global numbers `seq` and
+    `input_seq`, which the same guessing recovered from a mail's two heads, and those count every player's
+    inputs, secret revisions included (docs/security.md)."""
     return hmac.new(seed.encode("utf-8"), f"pbem-entry-salt:{seq}".encode("ascii"), hashlib.sha256).hexdigest()[:32]
 
 
