@@ -391,12 +391,41 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
     c.ok = not c.problems
+    newest = _newest(doc, ordered)
+    if newest:
+        c.checked.append(newest)
     if c.ok:
         c.checked.append(
             f"{count(c.mails, 'mail')} to {player}: {count(c.heads, 'record head')} on the export's chain, "
             f"{count(c.inputs, 'acknowledged input')} unchanged, {count(c.commitments, 'commitment')} equal"
         )
     return c
+
+
+def _newest(doc: dict[str, Any], mails: list[Received]) -> str:
+    """The newest receipt in a form players compare with one another without sharing their mail: the "Record #N,
+    HEAD..." line its report ends with.  Two players shown different histories, each given an export that
+    matches their own mail, both pass alone (second fairness red team); once the game is over every player's
+    last report names the whole record, so the lines must be equal."""
+    found = [m for m in mails if m.record is not None]
+    if not found:
+        return ""
+    m = max(found, key=lambda m: (m.record or (0, ""))[0])
+    n, head = m.record or (0, "")
+    fp = signing.fingerprint(doc["game"]["key"]) if doc["game"].get("key") else ""
+    whole = doc["game"].get("over") and n == doc.get("chain", {}).get("entries")
+    return (
+        f'your newest receipt is "Record #{n}, {head[:16]}..." ({m.name}'
+        + (f", key {fp}" if fp else "")
+        + "): "
+        + (
+            "the game is over, so every player's last report ends with this same line; compare it with theirs "
+            "(a different line is a different history shown to them)"
+            if whole
+            else "compare it with another player's only at the same record number after the game is over (until "
+            "then each player's count leaves out what is hidden from them)"
+        )
+    )
 
 
 def _another_game(doc: dict[str, Any], key: str, mails: list[Received], c: MailCheck) -> bool:
