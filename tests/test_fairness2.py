@@ -287,3 +287,51 @@ def test_a_reroll_and_an_extension_are_counted_by_verify_and_a_reroll_is_warned_
     assert "extend 1" in line and "undo 1" in line, line
     warning = next(n for n in v.notes if n.startswith("WARNING: the moderator undid the game with new draws"))
     assert "the card fell on the floor" in warning and "back to input 1" in warning, warning
+
+
+def test_a_signed_mail_held_back_past_a_deadline_is_shown_by_verify_alone(home, clock, monkeypatch) -> None:
+    """Gap: HELD BACK needed the player's own Sent folder and rested on their client's Date.  The export already
+    holds better evidence for everyone: the provider's DKIM signature, whose t= the moderator cannot move.  He sits
+    on Alice's signed mail (moves it out of the inbox), lets the deadline apply her default a day later, then reads
+    it: `pbem verify` alone now warns, naming the provider's signing time and the deadline input."""
+    from types import SimpleNamespace
+
+    import dkim as dkimpy
+
+    from pbem.app import games
+    from pbem.history.export import build
+    from pbem.home.app import Home
+    from pbem.record import store
+    from pbem.record.db import session
+    from pbem.trust import dkim
+    from tests.conftest import CODES, deliver, order_mail, signed
+    from tests.test_dkim_game import PEM, _dns
+    from tests.test_undo import run
+
+    players = [("Alice", "alice@players.example"), ("Bob", "bob@players.example"), ("Carol", "carol@players.example")]
+    monkeypatch.setattr(dkim, "resolver", _dns)
+    monkeypatch.setattr(dkim, "_cache", {})
+    monkeypatch.setattr(dkimpy, "time", SimpleNamespace(time=lambda: clock.now.timestamp()))  # the provider's clock
+    games.create_game(Home.of(home), "habsburg", "hh2", players, seed=SEED, clock=clock, codes=CODES,
+                      table=games.Table(deadline=timedelta(days=1)))  # fmt: skip
+    run(home, clock)
+    with session(home.database_url) as s:
+        lo = store.load(s, store.game_by_name(s, "hh2"))
+        req = next(r for r in lo.engine.requests(lo.state) if not r.answered)
+    raw = order_mail(f"{req.player} <{dict(players)[req.player]}>", "hh2", signed(req.player, req.legal[0]))
+    heads = [b"from", b"to", b"subject", b"message-id"]
+    held = dkimpy.sign(raw, b"s1", b"players.example", PEM, include_headers=heads) + raw  # signed as it left
+    clock.advance(days=1, hours=1)
+    run(home, clock)  # the deadline, while the mail is held
+    deliver(home, held)
+    clock.advance(minutes=5)
+    run(home, clock)
+    with session(home.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "hh2"))))
+    deadline = next(o for o in doc["orders"] if o["kind"] == "deadline")
+    v = verify(doc, partial=True)
+    assert v.ok, v.problem
+    warning = next(n for n in v.notes if "was signed by their provider at" in n)
+    assert warning.startswith(f"WARNING: {req.player}'s mail") and f"input {deadline['seq']}" in warning, warning
+    assert "25.0 hours before the deadline" in warning or "24.0 hours before the deadline" in warning, warning
+    assert "or the moderator held it back" in warning

@@ -391,14 +391,14 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
     c.ok = not c.problems
-    newest = _newest(doc, ordered)
-    if newest:
-        c.checked.append(newest)
     if c.ok:
         c.checked.append(
             f"{count(c.mails, 'mail')} to {player}: {count(c.heads, 'record head')} on the export's chain, "
             f"{count(c.inputs, 'acknowledged input')} unchanged, {count(c.commitments, 'commitment')} equal"
         )
+    newest = _newest(doc, ordered)
+    if newest:
+        (c.checked if c.ok else c.notes).append(newest)
     return c
 
 
