@@ -335,3 +335,28 @@ def test_a_signed_mail_held_back_past_a_deadline_is_shown_by_verify_alone(home, 
     assert warning.startswith(f"WARNING: {req.player}'s mail") and f"input {deadline['seq']}" in warning, warning
     assert "25.0 hours before the deadline" in warning or "24.0 hours before the deadline" in warning, warning
     assert "or the moderator held it back" in warning
+
+
+def test_a_report_that_tells_another_story_under_a_true_head_is_named(restarted, tmp_path: Path) -> None:
+    """Gap: the signature covers a report's receipt, not its text.  The moderator keeps every head of Bob's mail
+    right and tells him, in one report, that Alice played another card than the record says (and Alice the truth):
+    `verify --mail` passed.  Each line a report lists as happened must now be an event Bob may see, recorded by
+    then; his honest mail passes."""
+    from pbem.trust.told import bullets
+
+    game, bob = restarted["game"], restarted["bob"]
+    assert _cli_verify(game.export, "--mail", str(bob)).exit_code == 0
+    box = mailbox.Maildir(str(tmp_path / "bob"), factory=None, create=True)
+    lied = ""
+    for raw in read_folder(bob):
+        told = bullets(raw)
+        true = [t for t in told if "Alice" in t and b"  * " + t.encode() + b"\n" in raw]
+        if not lied and true:  # the text part as sent (its headers, receipt and signature untouched)
+            lied = true[0]
+            raw = raw.replace(b"  * " + lied.encode() + b"\n", b"  * " + lied.encode() + b" and a Famous Captain\n")
+        box.add(raw)
+    assert lied
+    res = _cli_verify(game.export, "--mail", str(tmp_path / "bob"))
+    assert res.exit_code == 1, res.output
+    line = next(x for x in res.output.splitlines() if "told you" in x)
+    assert f'"{lied} and a Famous Captain" happened' in line and "is not the history published" in line, line

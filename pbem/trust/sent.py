@@ -10,10 +10,14 @@ game (its tag "[pbem NAME]" in the subject, invisible characters removed):
   with the game's order words);
 - REFUSED WITHOUT A REASON: the export marks it refused, rejected or ignored but
   gives the sender no reason (a refusal with its reason is listed, and fine);
-- HELD BACK: it was sent (its Date) more than `HELD_BACK` before a deadline input of
-  the export, which records it as arrived after that input: the defaults were applied
-  while it waited (a moderator who sits on a mail until the deadline has passed, found
-  by a red team; an honest pbem reads mail that came before a deadline before it);
+- HELD BACK: it left more than `HELD_BACK` before a deadline input of the export, which
+  records it as arrived after that input: the defaults were applied while it waited (a
+  moderator who sits on a mail until the deadline has passed, found by a red team; an
+  honest pbem reads mail that came before a deadline before it).  When it left is the
+  provider's stamp on the Sent copy, else its Date allowing for a slow client clock
+  (`pbem.trust.when_sent`; second red team: a clock hours slow accused an honest moderator);
+- REORDERED: two of the player's mails applied in the other order than they were sent,
+  more than `HELD_BACK` apart (less: a note), so the earlier orders won (`_reordered`);
 
 and for every input of the player in the export:
 

@@ -38,6 +38,8 @@ downgrades a forger could claim for a fresh export (no hashes to forge; draw tra
 (`legacy=True`, `pbem verify --legacy`), and then every report says what was not proven.
 An abandoned game reveals its seed: it verifies up to the moderator's abandon event.
 
+Then what only warns: a game without a join step was dealt from the moderator's seed alone (`NO_JOIN`); the
+actions on the game besides the players' orders are counted, and each reroll named (`_interventions`).
 Last, the DKIM evidence kept with the players' mail (`evidence`, `pbem.trust.vouched`): for every
 player input, whether the player's provider vouches for it (``dkim: pass d=...``), it is ``unsigned``,
 or the evidence does not match it (``FAIL``, which fails the verification and names the input).

@@ -18,7 +18,10 @@ The export's `evidence` lists, per message, the DKIM evidence kept at arrival
 A JOIN's ``DKIM <hex>`` line (its contribution to the deal, `pbem.trust.deal`)
 must be SHA-256 of the signature its evidence holds, and a JOIN whose evidence
 verifies must carry it.  A player with signed inputs and also unsigned ones is
-named: if they did not send that one unsigned, it is not theirs.
+named: if they did not send that one unsigned, it is not theirs.  A signed mail whose
+signature's ``t=`` (the provider's clock, bound by the signature) lies more than an hour
+before a deadline input it is recorded as arriving after gets a WARNING (`held_back`):
+held back by the moderator, or slow to arrive.
 """
 
 from __future__ import annotations
