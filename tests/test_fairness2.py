@@ -360,3 +360,28 @@ def test_a_report_that_tells_another_story_under_a_true_head_is_named(restarted,
     assert res.exit_code == 1, res.output
     line = next(x for x in res.output.splitlines() if "told you" in x)
     assert f'"{lied} and a Famous Captain" happened' in line and "is not the history published" in line, line
+
+
+def test_a_join_held_back_past_the_moderators_start_is_held_back(restarted, tmp_path: Path) -> None:
+    """Gap: HELD BACK looked at deadline inputs only.  A moderator who reads the last JOIN, dislikes the deal it
+    gives, and runs `pbem game start` before recording it (then refuses it as late) chooses between two deals; the
+    player's Sent copy, sent hours before the start, now shows it."""
+    game = restarted["game"]
+    doc = json.loads(game.export.read_text())
+    (join,) = [o for o in doc["orders"] if o["player"] == "Alice" and o["kind"] == "join"]
+    mid = join["message_id"].strip("<>").encode()
+    rec = next(m for m in doc["messages"] if m["message_id"] == join["message_id"])
+    sent_at = datetime.fromisoformat(rec["received"])
+    raws = _dated(read_folder(_sent_box(game.home, b"alice@players.example", tmp_path / "sent")), {mid: sent_at})
+    assert check_sent(doc, raws).ok
+    forged = copy.deepcopy(doc)
+    forged["orders"].append(
+        {"seq": 10_000, "kind": "start", "player": "", "lines": [], "message_id": "",
+         "at": (sent_at + timedelta(hours=2)).isoformat()}
+    )  # fmt: skip
+    next(m for m in forged["messages"] if m["message_id"] == join["message_id"])["received"] = (
+        sent_at + timedelta(hours=3)
+    ).isoformat()
+    (line,) = [p for p in check_sent(forged, raws).problems if p.startswith("HELD BACK")]
+    assert "the moderator's start (input 10000), which dealt the game" in line, line
+    assert "the game was dealt without the JOINs not yet in while it waited" in line, line

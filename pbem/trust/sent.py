@@ -196,7 +196,7 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
             inputs.setdefault(_mid(o["message_id"]), []).append(o)
     words = _order_words(doc)
     deadlines = [
-        (at, o) for o in doc["orders"] if o["kind"] == "deadline" and (at := when.iso(o.get("at"))) is not None
+        (at, o) for o in doc["orders"] if o["kind"] in when.CUTOFFS and (at := when.iso(o.get("at"))) is not None
     ]
     delays = _delays(mails, messages)
     applied = refused = 0
@@ -295,9 +295,9 @@ def _held_back(
         "mail (its Received lines or DKIM t=) for when it left"
     )
     return (
-        f"HELD BACK: {m.name} was sent {stamp.said}, {hours:.1f} hours before the deadline that input {o['seq']} "
-        f"applied ({clip(str(o['at']))}){allowing}, but the export records it as arrived at "
-        f"{clip(str(rec.get('received')))}, after it: the defaults were applied while it waited. Mail takes "
+        f"HELD BACK: {m.name} was sent {stamp.said}, {hours:.1f} hours before {when.cutoff(o)} "
+        f"({clip(str(o['at']))}){allowing}, but the export records it as arrived at "
+        f"{clip(str(rec.get('received')))}, after it: {when.CUTOFFS[o['kind']]} while it waited. Mail takes "
         f"minutes; {evidence}; ask the moderator where it waited"
     )
 

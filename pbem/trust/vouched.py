@@ -149,7 +149,8 @@ def held_back(doc: dict[str, Any], stamped: list[tuple[str, str, int]]) -> list[
     export records it as arriving after: the defaults were applied while it was on its way or held.  The provider's
     t= is bound by its signature (the moderator cannot move it); the arrival is the moderator's word, and a slow
     provider can be the cause too, so it is a warning, for everyone who reads the export, not a failure."""
-    deadlines = sorted((at, o["seq"]) for o in doc["orders"] if o["kind"] == "deadline" and (at := when.iso(o["at"])))
+    cutoffs = {o["seq"]: o for o in doc["orders"] if o["kind"] in when.CUTOFFS}
+    deadlines = sorted((at, seq) for seq, o in cutoffs.items() if (at := when.iso(o["at"])))
     if not deadlines:
         return []
     arrived = {_mid(m.get("message_id")): m.get("received") for m in doc["messages"]}
@@ -167,9 +168,9 @@ def held_back(doc: dict[str, Any], stamped: list[tuple[str, str, int]]) -> list[
         at, seq = deadlines[i]
         out.append(
             f"WARNING: {clip(player) or 'a player'}'s mail <{clip(mid, 80)}> was signed by their provider at "
-            f"{signed:%Y-%m-%d %H:%M} UTC, {(at - signed).total_seconds() / 3600:.1f} hours before the deadline "
-            f"that input {seq} applied ({at:%Y-%m-%d %H:%M} UTC), but the export records it as arriving at "
-            f"{came:%Y-%m-%d %H:%M} UTC, after it: the defaults were applied while it was on its way. The "
+            f"{signed:%Y-%m-%d %H:%M} UTC, {(at - signed).total_seconds() / 3600:.1f} hours before "
+            f"{when.cutoff(cutoffs[seq])} ({at:%Y-%m-%d %H:%M} UTC), but the export records it as arriving at "
+            f"{came:%Y-%m-%d %H:%M} UTC, after it: {when.CUTOFFS[cutoffs[seq]['kind']]} while it was on its way. The "
             "signature's time is the provider's and cannot be moved; the arrival is the moderator's word: either "
             "the provider took that long to deliver it, or the moderator held it back"
         )

@@ -22,11 +22,27 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.parser import BytesHeaderParser
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 #: A clock this close to the others' counts as right: mail takes seconds to minutes.
 TRANSIT = timedelta(minutes=5)
 _T = re.compile(r"(?:^|;)\s*t\s*=\s*(\d{1,12})\s*(?:;|$)")
 MAX_HEADERS = 50  # Received / DKIM-Signature lines read per mail
+
+
+#: The inputs a mail held back past changes a game: a deadline applies the defaults, the moderator's start deals
+#: without the JOINs not in (a JOIN held past it lets him choose the deal with or without it).
+CUTOFFS = {
+    "deadline": "the defaults were applied",
+    "start": "the game was dealt without the JOINs not yet in",
+}
+
+
+def cutoff(o: dict[str, Any]) -> str:
+    """How an input of `CUTOFFS` is named to the player."""
+    if o["kind"] == "start":
+        return f"the moderator's start (input {o['seq']}), which dealt the game"
+    return f"the deadline that input {o['seq']} applied"
 
 
 @dataclass(frozen=True)
