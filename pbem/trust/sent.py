@@ -311,8 +311,10 @@ def _reordered(doc: dict[str, Any], mails: list[Sent], player: str, c: SentCheck
     stamps = {mid: when.sent_at(m.raw, m.date) for mid, m in by_id.items()}
     if all(s is not None and s.source == "provider" for s in stamps.values()):
         times = {mid: s.at for mid, s in stamps.items() if s is not None}
+        by = "by your provider's stamps"
     else:  # the same client's Dates: one clock, whatever its error
         times = {mid: d for mid, m in by_id.items() if (d := when.date_of(m.date)) is not None}
+        by = "by their Dates (your mail program's clock; if you wrote from two devices, both clocks)"
     latest: tuple[datetime, dict[str, Any]] | None = None
     for o in sorted(doc["orders"], key=lambda o: o["seq"]):
         mid = _mid(o["message_id"]) if o["player"] == player and o["message_id"] else ""
@@ -322,7 +324,7 @@ def _reordered(doc: dict[str, Any], mails: list[Sent], player: str, c: SentCheck
         if latest is not None and at < latest[0] - when.TRANSIT:
             first, gap = latest[1], latest[0] - at
             text = (
-                f"{by_id[mid].name} was sent {gap.total_seconds() / 60:.0f} minutes before "
+                f"{by_id[mid].name} was sent {gap.total_seconds() / 60:.0f} minutes {by} before "
                 f"{by_id[_mid(first['message_id'])].name}, but the export applied it after it (input {o['seq']} "
                 f"after input {first['seq']}): where both gave orders for one step, your earlier orders replaced "
                 "your later ones"
