@@ -79,7 +79,7 @@ class Received:
     key: str | None = None  # X-Pbem-Key, X-Pbem-Game, X-Pbem-Signature (a signed receipt)
     game_header: str | None = None
     signature: str | None = None
-    told: tuple[str, ...] = ()  # what the report lists under "What happened" (`pbem.trust.told`)
+    raw: bytes = field(default=b"", repr=False, compare=False)  # the mail, for what its report told (`_told`)
 
     def signed_by(self, key: str, game: str) -> bool:
         """The receipt is signed by `key` for `game` (its record, input and game header)."""
@@ -172,7 +172,7 @@ def parse_mail(raw: bytes) -> Received:
         key=plain(signing.KEY_HEADER),
         game_header=plain(signing.GAME_HEADER),
         signature=plain(signing.SIGNATURE_HEADER),
-        told=told.bullets(raw) if msg.get(RECORD_HEADER) is not None else (),
+        raw=raw,
     )
 
 
@@ -663,9 +663,11 @@ def _told(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) 
         return
     places = [c.reader, *ch.names]
     reports = [
-        (at, m.name, m.told)
+        (at, m.name, lines)
         for m in mails
-        if m.told and m.record is not None and (at := ch.place(*m.record, places)) is not None
+        if m.record is not None
+        and (at := ch.place(*m.record, places)) is not None
+        and (lines := told.bullets(m.raw))  # read only for the mails checked: the parse costs a millisecond
     ]
     for at, name, line in told.untrue(ch.rows, reports, seat_of(doc, c.reader)):
         c.problem(
