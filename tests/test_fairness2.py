@@ -385,3 +385,24 @@ def test_a_join_held_back_past_the_moderators_start_is_held_back(restarted, tmp_
     (line,) = [p for p in check_sent(forged, raws).problems if p.startswith("HELD BACK")]
     assert "the moderator's start (input 10000), which dealt the game" in line, line
     assert "the game was dealt without the JOINs not yet in while it waited" in line, line
+
+
+def test_no_client_clock_makes_an_honest_record_held_back_and_no_clock_hides_a_held_mail(alice_sent) -> None:
+    """The class of the clock gap: for client clocks from six hours behind to six hours ahead and several of Alice's
+    mails, an honest record (each mail arrived minutes after it left, one of them just after a deadline) is never
+    HELD BACK; the same mail held three hours with her provider's stamp on her copy always is."""
+    doc, theirs = alice_sent["doc"], alice_sent["theirs"]
+    for target in theirs[1:6:2]:
+        mid = target["message_id"].strip("<>").encode()
+        arrived = alice_sent["received"][mid]
+        forged = dict(doc, orders=[*doc["orders"], {"seq": 10_000, "kind": "deadline", "player": "", "lines": [],
+                      "message_id": "", "at": (arrived - timedelta(minutes=1)).isoformat()}])  # fmt: skip
+        for offset in (-6, -1, 0, 6):
+            clock = timedelta(hours=offset)
+            dates = {m: at - timedelta(minutes=2) + clock for m, at in alice_sent["received"].items()}
+            honest = [p for p in check_sent(forged, _dated(alice_sent["raws"], dates)).problems if "HELD" in p]
+            assert honest == [], (offset, honest)
+            left = int((arrived - timedelta(hours=3)).timestamp())
+            stamp = {mid: f"DKIM-Signature: v=1; d=players.example; s=s1; t={left}; b=AA\n".encode()}
+            held = check_sent(forged, _dated(alice_sent["raws"], dates, stamp)).problems
+            assert any(p.startswith("HELD BACK") and "DKIM signature (t=)" in p for p in held), (offset, held)

@@ -77,6 +77,7 @@ class Sent:
     date: str
     text: str
     raw: bytes = field(default=b"", repr=False, compare=False)
+    left: when.Stamp | None = field(default=None, compare=False)  # when it left, best evidence first
 
     @property
     def name(self) -> str:
@@ -104,6 +105,7 @@ def parse_sent(raw: bytes) -> Sent:
         date=" ".join(str(msg.get("Date", "")).split()),
         text=str(text),
         raw=raw,
+        left=when.sent_at(raw, " ".join(str(msg.get("Date", "")).split()), msg),
     )
 
 
@@ -259,7 +261,7 @@ def _delays(mails: list[Sent], messages: dict[str, dict[str, Any]]) -> list[tupl
     """Per mail dated only by the player's client: how long after its Date the export records it as arrived."""
     out = []
     for m in mails:
-        stamp = when.sent_at(m.raw, m.date)
+        stamp = m.left
         arrived = when.iso((messages.get(m.message_id) or {}).get("received"))
         if stamp is not None and stamp.source == "client" and arrived is not None:
             out.append((m.message_id, arrived - stamp.at))
@@ -271,7 +273,7 @@ def _held_back(
 ) -> str:
     """HELD BACK, when the export records `m` as arrived after a deadline input that fell well after it was sent:
     sent by the provider's stamp on the Sent copy, else by its Date allowing for a client clock behind."""
-    stamp = when.sent_at(m.raw, m.date)
+    stamp = m.left
     arrived = when.iso(rec.get("received"))
     if stamp is None or arrived is None:
         return ""
@@ -308,7 +310,7 @@ def _reordered(doc: dict[str, Any], mails: list[Sent], player: str, c: SentCheck
     same client's Dates: one clock, whatever its error); mail overtaking mail in transit takes minutes, so a gap
     under `HELD_BACK` is a note, over it a problem."""
     by_id = {m.message_id: m for m in mails}
-    stamps = {mid: when.sent_at(m.raw, m.date) for mid, m in by_id.items()}
+    stamps = {mid: m.left for mid, m in by_id.items()}
     if all(s is not None and s.source == "provider" for s in stamps.values()):
         times = {mid: s.at for mid, s in stamps.items() if s is not None}
         by = "by your provider's stamps"

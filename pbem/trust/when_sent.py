@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from email.message import Message
 from email.parser import BytesHeaderParser
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -60,11 +61,12 @@ def date_of(value: str) -> datetime | None:
     return at if at is not None and at.tzinfo is not None else None
 
 
-def _provider(raw: bytes) -> Stamp | None:
-    try:
-        head = BytesHeaderParser().parsebytes(raw)
-    except (ValueError, LookupError):
-        return None
+def _provider(raw: bytes, head: Message | None = None) -> Stamp | None:
+    if head is None:
+        try:
+            head = BytesHeaderParser().parsebytes(raw)
+        except (ValueError, LookupError):
+            return None
     for sig in (head.get_all("DKIM-Signature") or [])[:MAX_HEADERS]:
         m = _T.search("".join(str(sig).split()))
         if m:
@@ -80,9 +82,10 @@ def _provider(raw: bytes) -> Stamp | None:
     return None
 
 
-def sent_at(raw: bytes, date: str) -> Stamp | None:
-    """The best evidence of when the Sent copy `raw` (with its Date header `date`) left."""
-    found = _provider(raw)
+def sent_at(raw: bytes, date: str, head: Message | None = None) -> Stamp | None:
+    """The best evidence of when the Sent copy `raw` (with its Date header `date`; `head`: its parsed headers,
+    when the caller has them) left."""
+    found = _provider(raw, head)
     if found is not None:
         return found
     at = date_of(date)
