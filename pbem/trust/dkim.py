@@ -247,6 +247,7 @@ class Rechecked:
     subject: str = ""
     text: str = ""  # the signed body's plain text (whole only)
     raw: bytes = field(default=b"", repr=False)  # the signed mail as kept (whole only)
+    signed_at: int | None = None  # the signature's t= (the provider's clock when it signed; bound by b=)
 
 
 def _decode(entry: dict[str, Any], name: str) -> bytes | None:
@@ -310,6 +311,7 @@ def recheck(entry: dict[str, Any]) -> Rechecked:
         subject=" ".join(str(msg.get("Subject", "")).split()) if "subject" in signed else "",
         text=text,
         raw=raw if body is not None else b"",
+        signed_at=int(tags["t"]) if tags.get("t", "").strip().isdigit() and len(tags["t"].strip()) <= 12 else None,
     )
 
 

@@ -23,8 +23,13 @@ The checks, each over the mail of one player (`pick`) and one export:
 3. every input the player was acknowledged is in the export unchanged: the
    recomputed hash of the export's input at that seq is the acknowledged one.
 
+4. every line a report lists as happened is an event the reader may see, recorded by
+   its head (`pbem.trust.told`: the signature covers the receipt, not the text).
+
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
+The newest receipt is printed as the "Record #N, HEAD..." line its report ends with
+(`_newest`): players compare that line, not their mail, once the game is over.
 
 For a game with a signing key (`pbem.trust.signing`, the export's `game.key`)
 only receipts signed by that key are checked: a mail without a valid signature
@@ -53,7 +58,7 @@ from typing import Any
 
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import chain, signing
+from pbem.trust import chain, signing, told
 from pbem.trust.quote import clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
@@ -74,6 +79,7 @@ class Received:
     key: str | None = None  # X-Pbem-Key, X-Pbem-Game, X-Pbem-Signature (a signed receipt)
     game_header: str | None = None
     signature: str | None = None
+    raw: bytes = field(default=b"", repr=False, compare=False)  # the mail, for what its report told (`_told`)
 
     def signed_by(self, key: str, game: str) -> bool:
         """The receipt is signed by `key` for `game` (its record, input and game header)."""
@@ -166,6 +172,7 @@ def parse_mail(raw: bytes) -> Received:
         key=plain(signing.KEY_HEADER),
         game_header=plain(signing.GAME_HEADER),
         signature=plain(signing.SIGNATURE_HEADER),
+        raw=raw,
     )
 
 
@@ -388,6 +395,7 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
         c.reader = reader_of(ch, doc, ordered, player)
         good = _heads(ch, ordered, c, c.reader)
         _inputs(ch, ordered, good, c, c.reader or player)
+        _told(ch, doc, ordered, c)
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
     c.ok = not c.problems
@@ -396,7 +404,36 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
             f"{count(c.mails, 'mail')} to {player}: {count(c.heads, 'record head')} on the export's chain, "
             f"{count(c.inputs, 'acknowledged input')} unchanged, {count(c.commitments, 'commitment')} equal"
         )
+    newest = _newest(doc, ordered)
+    if newest:
+        (c.checked if c.ok else c.notes).append(newest)
     return c
+
+
+def _newest(doc: dict[str, Any], mails: list[Received]) -> str:
+    """The newest receipt in a form players compare with one another without sharing their mail: the "Record #N,
+    HEAD..." line its report ends with.  Two players shown different histories, each given an export that
+    matches their own mail, both pass alone (second fairness red team); once the game is over every player's
+    last report names the whole record, so the lines must be equal."""
+    found = [m for m in mails if m.record is not None]
+    if not found:
+        return ""
+    m = max(found, key=lambda m: (m.record or (0, ""))[0])
+    n, head = m.record or (0, "")
+    fp = signing.fingerprint(doc["game"]["key"]) if doc["game"].get("key") else ""
+    whole = doc["game"].get("over") and n == doc.get("chain", {}).get("entries")
+    return (
+        f'your newest receipt is "Record #{n}, {head[:16]}..." ({m.name}'
+        + (f", key {fp}" if fp else "")
+        + "): "
+        + (
+            "the game is over, so every player's last report ends with this same line; compare it with theirs "
+            "(a different line is a different history shown to them)"
+            if whole
+            else "compare it with another player's only at the same record number after the game is over (until "
+            "then each player's count leaves out what is hidden from them)"
+        )
+    )
 
 
 def _another_game(doc: dict[str, Any], key: str, mails: list[Received], c: MailCheck) -> bool:
@@ -617,6 +654,28 @@ def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck, pl
                 f"{ch.entry(n)} hashes to {ch.heads[n][:16]}...: it was changed{before} (its lines, player, message or time)",
                 rank=0,
             )
+
+
+def _told(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """Each line a report listed as happened must be an event of the export its reader may see (`pbem.trust.told`):
+    only when whose mail it is is known."""
+    if not c.reader:
+        return
+    places = [c.reader, *ch.names]
+    reports = [
+        (at, m.name, lines)
+        for m in mails
+        if m.record is not None
+        and (at := ch.place(*m.record, places)) is not None
+        and (lines := told.bullets(m.raw))  # read only for the mails checked: the parse costs a millisecond
+    ]
+    for at, name, line in told.untrue(ch.rows, reports, seat_of(doc, c.reader)):
+        c.problem(
+            at,
+            f'{name} told you "{clip(line)}" happened, but no event of the export that you may see up to record '
+            f"#{at} says so: the report you were shown is not the history published (its text is not signed, only "
+            "its head: this mail is your evidence, keep it)",
+        )
 
 
 def _parsed(raws: list[bytes]) -> tuple[list[Received], int]:

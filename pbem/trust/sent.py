@@ -10,10 +10,14 @@ game (its tag "[pbem NAME]" in the subject, invisible characters removed):
   with the game's order words);
 - REFUSED WITHOUT A REASON: the export marks it refused, rejected or ignored but
   gives the sender no reason (a refusal with its reason is listed, and fine);
-- HELD BACK: it was sent (its Date) more than `HELD_BACK` before a deadline input of
-  the export, which records it as arrived after that input: the defaults were applied
-  while it waited (a moderator who sits on a mail until the deadline has passed, found
-  by a red team; an honest pbem reads mail that came before a deadline before it);
+- HELD BACK: it left more than `HELD_BACK` before a deadline input of the export, which
+  records it as arrived after that input: the defaults were applied while it waited (a
+  moderator who sits on a mail until the deadline has passed, found by a red team; an
+  honest pbem reads mail that came before a deadline before it).  When it left is the
+  provider's stamp on the Sent copy, else its Date allowing for a slow client clock
+  (`pbem.trust.when_sent`; second red team: a clock hours slow accused an honest moderator);
+- REORDERED: two of the player's mails applied in the other order than they were sent,
+  more than `HELD_BACK` apart (less: a note), so the earlier orders won (`_reordered`);
 
 and for every input of the player in the export:
 
@@ -33,13 +37,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
-from email.utils import getaddresses, parsedate_to_datetime
+from email.utils import getaddresses
 from typing import Any
 
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.orders.extract import extract
 from pbem.trust import deal as joining
+from pbem.trust import when_sent as when
 from pbem.trust.quote import clip
 from pbem.trust.receipts import readers, seat_of, visible
 
@@ -72,6 +77,7 @@ class Sent:
     date: str
     text: str
     raw: bytes = field(default=b"", repr=False, compare=False)
+    left: when.Stamp | None = field(default=None, compare=False)  # when it left, best evidence first
 
     @property
     def name(self) -> str:
@@ -99,6 +105,7 @@ def parse_sent(raw: bytes) -> Sent:
         date=" ".join(str(msg.get("Date", "")).split()),
         text=str(text),
         raw=raw,
+        left=when.sent_at(raw, " ".join(str(msg.get("Date", "")).split()), msg),
     )
 
 
@@ -121,6 +128,7 @@ def check_sent(
     player = _player(doc, mails, as_player)
     c.player, c.mails = player, len(mails)
     applied, refused = _compare(doc, mails, c, read)
+    _reordered(doc, mails, player, c)
     ours = {m.message_id for m in mails}
     for o in doc["orders"]:
         if o["player"] == player and o["message_id"] and _mid(o["message_id"]) not in ours:
@@ -189,14 +197,21 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
         if o["message_id"]:
             inputs.setdefault(_mid(o["message_id"]), []).append(o)
     words = _order_words(doc)
-    deadlines = [(at, o) for o in doc["orders"] if o["kind"] == "deadline" and (at := _iso(o.get("at"))) is not None]
+    deadlines = [
+        (at, o) for o in doc["orders"] if o["kind"] in when.CUTOFFS and (at := when.iso(o.get("at"))) is not None
+    ]
+    delays = _delays(mails, messages)
     applied = refused = 0
     for m in mails:
         rec = messages.get(m.message_id)
         if rec is None:
-            c.problems.append(f"DROPPED: {m.name} (Message-ID <{m.message_id}>) is not in the export")
+            c.problems.append(
+                f"DROPPED: {m.name} (Message-ID <{m.message_id}>) is not in the export: the moderator's record "
+                "has no trace of it, neither applied nor refused. Unless your provider sent it back to you as "
+                "undeliverable, it reached his server: send him this Message-ID and ask why"
+            )
             continue
-        held = _held_back(m, rec, deadlines)
+        held = _held_back(m, rec, deadlines, delays)
         if held:
             c.problems.append(held)
         wrote = list(read(m.raw, words)) if read is not None else extract(m.text, m.subject, words).orders
@@ -242,34 +257,86 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
     return applied, refused
 
 
-def _iso(value: object) -> datetime | None:
-    try:
-        at = datetime.fromisoformat(str(value))
-    except ValueError:
-        return None
-    return at if at.tzinfo is not None else None
+def _delays(mails: list[Sent], messages: dict[str, dict[str, Any]]) -> list[tuple[str, timedelta]]:
+    """Per mail dated only by the player's client: how long after its Date the export records it as arrived."""
+    out = []
+    for m in mails:
+        stamp = m.left
+        arrived = when.iso((messages.get(m.message_id) or {}).get("received"))
+        if stamp is not None and stamp.source == "client" and arrived is not None:
+            out.append((m.message_id, arrived - stamp.at))
+    return out
 
 
-def _held_back(m: Sent, rec: dict[str, Any], deadlines: list[tuple[datetime, dict[str, Any]]]) -> str:
-    """HELD BACK, when the export records `m` as arrived after a deadline input that fell well after it was sent."""
-    try:
-        sent = parsedate_to_datetime(m.date) if m.date else None
-    except (TypeError, ValueError, IndexError):
-        sent = None
-    arrived = _iso(rec.get("received"))
-    if sent is None or sent.tzinfo is None or arrived is None:
+def _held_back(
+    m: Sent, rec: dict[str, Any], deadlines: list[tuple[datetime, dict[str, Any]]], delays: list[tuple[str, timedelta]]
+) -> str:
+    """HELD BACK, when the export records `m` as arrived after a deadline input that fell well after it was sent:
+    sent by the provider's stamp on the Sent copy, else by its Date allowing for a client clock behind."""
+    stamp = m.left
+    arrived = when.iso(rec.get("received"))
+    if stamp is None or arrived is None:
         return ""
+    slack = when.clock_slack(delays, m.message_id) if stamp.source == "client" else timedelta(0)
+    sent = stamp.at + slack
     crossed = next(((at, o) for at, o in deadlines if sent + HELD_BACK < at < arrived), None)
     if crossed is None:
         return ""
     at, o = crossed
     hours = (at - sent).total_seconds() / 3600
-    return (
-        f"HELD BACK: {m.name} was sent {hours:.1f} hours before the deadline that input {o['seq']} applied "
-        f"({clip(str(o['at']))}), but the export records it as arrived at {clip(str(rec.get('received')))}, after "
-        "it: the defaults were applied while it waited. Mail takes minutes; ask the moderator (your provider's "
-        "record of when it left, and the Received lines of the mail as it arrived, show where it waited)"
+    allowing = (
+        f" (allowing for your clock being up to {slack.total_seconds() / 3600:.1f} hours behind, as your other mails "
+        "took at least that long by the export's account)"
+        if slack
+        else ""
     )
+    evidence = (
+        "your provider stamped it, and the moderator cannot change your copy"
+        if stamp.source == "provider"
+        else "this rests on your mail program's clock: check it was right, or look at your provider's copy of the "
+        "mail (its Received lines or DKIM t=) for when it left"
+    )
+    return (
+        f"HELD BACK: {m.name} was sent {stamp.said}, {hours:.1f} hours before {when.cutoff(o)} "
+        f"({clip(str(o['at']))}){allowing}, but the export records it as arrived at "
+        f"{clip(str(rec.get('received')))}, after it: {when.CUTOFFS[o['kind']]} while it waited. Mail takes "
+        f"minutes; {evidence}; ask the moderator where it waited"
+    )
+
+
+def _reordered(doc: dict[str, Any], mails: list[Sent], player: str, c: SentCheck) -> None:
+    """REORDERED: two of the player's mails applied in the other order than they were sent, the later sent
+    applied first (so the earlier one's orders won).  Both times are of one kind (provider stamps, else the
+    same client's Dates: one clock, whatever its error); mail overtaking mail in transit takes minutes, so a gap
+    under `HELD_BACK` is a note, over it a problem."""
+    by_id = {m.message_id: m for m in mails}
+    stamps = {mid: m.left for mid, m in by_id.items()}
+    if all(s is not None and s.source == "provider" for s in stamps.values()):
+        times = {mid: s.at for mid, s in stamps.items() if s is not None}
+        by = "by your provider's stamps"
+    else:  # the same client's Dates: one clock, whatever its error
+        times = {mid: d for mid, m in by_id.items() if (d := when.date_of(m.date)) is not None}
+        by = "by their Dates (your mail program's clock; if you wrote from two devices, both clocks)"
+    latest: tuple[datetime, dict[str, Any]] | None = None
+    for o in sorted(doc["orders"], key=lambda o: o["seq"]):
+        mid = _mid(o["message_id"]) if o["player"] == player and o["message_id"] else ""
+        at = times.get(mid)
+        if at is None:
+            continue
+        if latest is not None and at < latest[0] - when.TRANSIT:
+            first, gap = latest[1], latest[0] - at
+            text = (
+                f"{by_id[mid].name} was sent {gap.total_seconds() / 60:.0f} minutes {by} before "
+                f"{by_id[_mid(first['message_id'])].name}, but the export applied it after it (input {o['seq']} "
+                f"after input {first['seq']}): where both gave orders for one step, your earlier orders replaced "
+                "your later ones"
+            )
+            if gap > HELD_BACK:
+                c.problems.append(f"REORDERED: {text}. Mail takes minutes: ask the moderator")
+            else:
+                c.notes.append(f"{text} (mail can overtake other mail by minutes)")
+        if latest is None or at > latest[0]:
+            latest = (at, o)
 
 
 def _player(doc: dict[str, Any], mails: list[Sent], as_player: str | None) -> str:

@@ -38,6 +38,8 @@ downgrades a forger could claim for a fresh export (no hashes to forge; draw tra
 (`legacy=True`, `pbem verify --legacy`), and then every report says what was not proven.
 An abandoned game reveals its seed: it verifies up to the moderator's abandon event.
 
+Then what only warns: a game without a join step was dealt from the moderator's seed alone (`NO_JOIN`); the
+actions on the game besides the players' orders are counted, and each reroll named (`_interventions`).
 Last, the DKIM evidence kept with the players' mail (`evidence`, `pbem.trust.vouched`): for every
 player input, whether the player's provider vouches for it (``dkim: pass d=...``), it is ``unsigned``,
 or the evidence does not match it (``FAIL``, which fails the verification and names the input).
@@ -65,6 +67,14 @@ VERSION = 1
 #: Events recorded by the moderator, not produced by the engine (press, pauses,
 #: replacements): they are part of the history but not of the replay.
 MODERATOR_KINDS = frozenset({"press", "moderator"})
+#: A game dealt without a join step (`pbem game new --no-join`, the demo) is a pure function of the seed and the
+#: seats, and the moderator chose the seed: he could try seeds offline until he liked the deal and every later draw
+#: (second fairness red team).  Nothing in the export can show that he did not, so verify says it in every report.
+NO_JOIN = (
+    "WARNING: this game had no join step (created with --no-join): the deal and every later draw come from the "
+    "moderator's seed alone, so he could have tried seeds until he liked them; the commitment proves only that "
+    "he did not change the seed after the start. A game with a join step is stirred by each player's JOIN"
+)
 
 
 @dataclass
@@ -88,6 +98,7 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False, read
         _shape(doc)
         _downgrades(doc, legacy, v)
         _check(doc, partial, v)
+        _interventions(doc, v)
         _signed(doc, legacy, v)
         _vouched(doc, v, read)
     except Refused as exc:
@@ -164,6 +175,8 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     if doc.get("salts") is not None:
         v.checked.append("the deal came from SHA-256(seed || salts), with the salts the players' JOIN inputs gave")
         _contributions(doc, events, v)
+    elif "salts" not in doc:  # (null: a join step abandoned before its deal)
+        v.notes.append(NO_JOIN)
     v.checked.append(
         f"all {count(engine_events, 'engine event')} reproduced exactly (every shuffle, draw and die roll)"
     )
@@ -202,6 +215,40 @@ def _contributions(doc: dict[str, Any], events: list[dict[str, Any]], v: Verific
             else ": only the other players' salts stirred it"
         )
     )
+
+
+def _interventions(doc: dict[str, Any], v: Verification) -> None:
+    """Say what the moderator did to the game, from its chained entries: undos (a reroll with a WARNING: he saw the
+    draws he threw away, so each reroll is a chance to draw again until he likes it), deadline changes, pauses,
+    replacements.  Each was mailed to every player when it was done; here they are counted in one line, so a
+    player who missed a mail still sees them (second fairness red team)."""
+    said: dict[str, int] = {}
+    rerolls: list[str] = []
+    for o in doc["orders"]:
+        if o["kind"] == UNDO:
+            said["undo"] = said.get("undo", 0) + 1
+            if len(o["lines"]) == 3 and o["lines"][1] == "reroll":
+                rerolls.append(f"input {o['seq']} (back to input {clip(o['lines'][0])}: {clip(o['lines'][2], 80)})")
+        elif o["kind"] in ("start", "rename"):
+            said[o["kind"]] = said.get(o["kind"], 0) + 1
+    for e in doc["events"]:
+        if e["kind"] == "moderator" and isinstance(e.get("data"), dict):
+            action = str(e["data"].get("action", "?"))
+            said[action] = said.get(action, 0) + 1
+    if not said:
+        v.checked.append("the moderator took no action in the game (no undo, extension, pause or replacement)")
+        return
+    v.checked.append(
+        "actions on the game besides the players' orders (the moderator's, absences, outages), each in the chain and "
+        "mailed to every player when done: " + ", ".join(f"{clip(k, 40)} {n}" for k, n in sorted(said.items()))
+    )
+    if rerolls:
+        v.notes.append(
+            f"WARNING: the moderator undid the game with new draws (--reroll) {count(len(rerolls), 'time')}: "
+            + "; ".join(rerolls[:5])
+            + ("; ..." if len(rerolls) > 5 else "")
+            + ". He had seen the draws he threw away: read his reasons"
+        )
 
 
 def _signed(doc: dict[str, Any], legacy: bool, v: Verification) -> None:
@@ -635,7 +682,11 @@ def _chain(doc: dict[str, Any], rows: list[dict[str, Any]], v: Verification) -> 
             raise Refused(
                 f"entry {i + 1} of the chain is dated {clip(times[i])}, before entry {i} ({clip(times[i - 1])})"
             )
-    v.checked.append(f"the chain of {len(rows)} entries holds from the seed commitment to the head {head[:16]}...")
+    v.checked.append(
+        f"the chain of {len(rows)} entries holds from the seed commitment to the head {head[:16]}...: "
+        f'once the game is over, every player\'s last report ends with "Record #{len(rows)}, {head[:16]}...", '
+        "and every player's copy of the export must give this same line: compare them"
+    )
     return head
 
 

@@ -18,12 +18,17 @@ The export's `evidence` lists, per message, the DKIM evidence kept at arrival
 A JOIN's ``DKIM <hex>`` line (its contribution to the deal, `pbem.trust.deal`)
 must be SHA-256 of the signature its evidence holds, and a JOIN whose evidence
 verifies must carry it.  A player with signed inputs and also unsigned ones is
-named: if they did not send that one unsigned, it is not theirs.
+named: if they did not send that one unsigned, it is not theirs.  A signed mail whose
+signature's ``t=`` (the provider's clock, bound by the signature) lies more than an hour
+before a deadline input it is recorded as arriving after gets a WARNING (`held_back`):
+held back by the moderator, or slow to arrive.
 """
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from pbem import engine as registry
@@ -31,9 +36,10 @@ from pbem.engine.words import count
 from pbem.orders.extract import extract
 from pbem.trust import deal as joining
 from pbem.trust import dkim
+from pbem.trust import when_sent as when
 from pbem.trust.quote import clip
 from pbem.trust.receipts import visible
-from pbem.trust.sent import Reader
+from pbem.trust.sent import HELD_BACK, Reader
 
 
 @dataclass
@@ -78,6 +84,7 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
     signed_by: dict[str, list[int]] = {}
     unsigned_by: dict[str, list[int]] = {}
     whole = headers_only = 0
+    stamped: list[tuple[str, str, int]] = []  # (Message-ID, player, the provider's t=) of each signature that holds
     for o in doc["orders"]:
         if not o.get("message_id") or not o.get("player"):
             continue
@@ -101,6 +108,8 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
             out.lines.append(f"{where}: dkim: FAIL {problem}")
             continue
         signed_by.setdefault(o["player"], []).append(o["seq"])
+        if r.signed_at is not None:
+            stamped.append((_mid(o["message_id"]), str(o["player"]), r.signed_at))
         if r.whole:
             whole += 1
             out.lines.append(f"{where}: dkim: pass d={entry['domain']}")
@@ -117,12 +126,54 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
                 f"{', '.join(map(str, seqs[:5]))}{' ...' if len(seqs) > 5 else ''}: if {player} did not send it "
                 "unsigned, it is not theirs"
             )
+    named = {_mid(o.get("message_id")) for o in doc["orders"] if o.get("message_id")}
+    for mid, entry in evidence.items():  # a signed mail no input applies (refused, ignored: too late?)
+        if mid not in named and (r := dkim.recheck(entry)).ok and r.signed_at is not None and r.message_id == mid:
+            stamped.append((mid, _sender(doc, mid), r.signed_at))
+    out.notes += held_back(doc, stamped)
     total = whole + headers_only + sum(map(len, unsigned_by.values())) + len(out.failures)
     out.summary = (
         f"dkim: {whole + headers_only} of {count(total, 'player input')} vouched for by the player's provider "
         f"({whole} with their text, {headers_only} headers only); {sum(map(len, unsigned_by.values()))} unsigned; "
         f"{len(out.failures)} FAIL"
     )
+    return out
+
+
+def _sender(doc: dict[str, Any], mid: str) -> str:
+    return next((str(m.get("player") or "") for m in doc["messages"] if _mid(m.get("message_id")) == mid), "")
+
+
+def held_back(doc: dict[str, Any], stamped: list[tuple[str, str, int]]) -> list[str]:
+    """A WARNING per signed mail that its provider signed more than `HELD_BACK` before a deadline input that the
+    export records it as arriving after: the defaults were applied while it was on its way or held.  The provider's
+    t= is bound by its signature (the moderator cannot move it); the arrival is the moderator's word, and a slow
+    provider can be the cause too, so it is a warning, for everyone who reads the export, not a failure."""
+    cutoffs = {o["seq"]: o for o in doc["orders"] if o["kind"] in when.CUTOFFS}
+    deadlines = sorted((at, seq) for seq, o in cutoffs.items() if (at := when.iso(o["at"])))
+    if not deadlines:
+        return []
+    arrived = {_mid(m.get("message_id")): m.get("received") for m in doc["messages"]}
+    applied = {_mid(o.get("message_id")): o.get("at") for o in doc["orders"] if o.get("message_id")}
+    out = []
+    for mid, player, t in stamped:
+        came = when.iso(arrived.get(mid) or applied.get(mid))
+        try:
+            signed = datetime.fromtimestamp(t, UTC)
+        except (OverflowError, OSError, ValueError):
+            continue
+        i = bisect.bisect_right(deadlines, (signed + HELD_BACK, 1 << 62))
+        if came is None or i == len(deadlines) or not deadlines[i][0] < came:
+            continue
+        at, seq = deadlines[i]
+        out.append(
+            f"WARNING: {clip(player) or 'a player'}'s mail <{clip(mid, 80)}> was signed by their provider at "
+            f"{signed:%Y-%m-%d %H:%M} UTC, {(at - signed).total_seconds() / 3600:.1f} hours before "
+            f"{when.cutoff(cutoffs[seq])} ({at:%Y-%m-%d %H:%M} UTC), but the export records it as arriving at "
+            f"{came:%Y-%m-%d %H:%M} UTC, after it: {when.CUTOFFS[cutoffs[seq]['kind']]} while it was on its way. The "
+            "signature's time is the provider's and cannot be moved; the arrival is the moderator's word: either "
+            "the provider took that long to deliver it, or the moderator held it back"
+        )
     return out
 
 
