@@ -233,7 +233,7 @@ ALLOWED: dict[str, set[str]] = {
     "orders": {"engine"},
     # seeds, codes, deal and chain are pure over engine types; verify re-reads the record to check it,
     # receipts name the headers outgoing mail carries; `verify --sent` reads a sent mail's order lines as pbem does
-    "trust": {"engine", "record", "mail.outbound", "orders"},
+    "trust": {"engine", "record", "mail.outbound", "orders", "render"},  # render.sanitize: what reports print
     # the record stores engine states, chains events (trust.chain), deals seats (trust.deal), and finds
     # its shipped migrations through render.resources, and hands out the mails pbem sent as mail.inbound's
     # SentMail (what a reply answers)

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from email import message_from_bytes
 from typing import Any
 
+from pbem.render.sanitize import visible
+
 HEADING = "== What happened since your last report =="
 BULLET = "  * "
 MAX_LINES = 2_000  # lines read after the heading of one report
@@ -42,17 +44,28 @@ def bullets(raw: bytes) -> tuple[str, ...]:
     if at < 0:
         return ()
     out = []
-    for line in text[at + len(HEADING) :].splitlines()[1 : MAX_LINES + 1]:
-        if not line.startswith(BULLET):
+    for line in text[at + len(HEADING) :].split("\n")[1 : MAX_LINES + 1]:
+        line = line.rstrip()
+        if line.startswith(BULLET):
+            out.append(line[len(BULLET) :])
+        elif line and out:  # an event's text that holds a line break goes on under its bullet
+            out[-1] += "\n" + line
+        else:
             break
-        out.append(line[len(BULLET) :].rstrip())
     return tuple(out)
 
 
 def _forms(text: str, former: list[str], reader: str) -> Iterable[str]:
-    yield text
+    """The line a report prints for an event's `text`: as the templates show every value (control characters
+    and line separators escaped, `pbem.render.sanitize.visible`), without the trailing blanks and blank lines
+    `bullets` does not keep."""
+    yield _printed(text)
     for name in former:  # as `pbem.app.reporting._addressed` words it for a seat's newcomer
-        yield re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", reader, text)
+        yield _printed(re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", reader, text))
+
+
+def _printed(text: str) -> str:
+    return "\n".join(line.rstrip() for line in visible(text, keep_lines=True).split("\n") if line.strip())
 
 
 def untrue(
