@@ -28,6 +28,7 @@ Pure but for `read_folder` (shared with `pbem.trust.receipts`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -235,11 +236,36 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
                 )
             else:
                 wrote_said = f"; it held your orders {clip('; '.join(wrote))}" if wrote else ""
-                c.refusals.append(
-                    f"{m.name} is marked {clip(str(rec['outcome']))}: {clip(str(rec['reason']), 200)}{wrote_said}"
-                )
+                why = clip(grouped(str(rec["reason"])), 200)
+                c.refusals.append(f"{m.name} is marked {clip(str(rec['outcome']))}: {why}{wrote_said}")
             refused += 1
     return applied, refused
+
+
+_QUOTED_LINE = re.compile(r"""(?:^|; )('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"): """)
+_MORE = re.compile(r"; and \d+ more refused lines?$")
+
+
+def grouped(reason: str) -> str:
+    """A refused message's reason as its acknowledgement tells it: the lines refused for one reason quoted together,
+    the reason said once ("'a', 'b', 'c' (these 3 lines): why").  The record holds one "'line': why" per refused
+    line, joined by "; " (`pbem.app.intake`); any other reason is returned as it is.  Linear in the reason."""
+    more = _MORE.search(reason)
+    body, tail = (reason[: more.start()], reason[more.start() :]) if more else (reason, "")
+    starts = list(_QUOTED_LINE.finditer(body))
+    if len(starts) < 2 or starts[0].start() != 0:
+        return reason
+    why: dict[str, list[str]] = {}
+    for k, m in enumerate(starts):
+        end = starts[k + 1].start() if k + 1 < len(starts) else len(body)
+        why.setdefault(body[m.end() : end], []).append(m.group(1))
+    if len(why) == len(starts):
+        return reason  # no two lines refused alike
+    told = [
+        f"{', '.join(lines)}{f' (these {len(lines)} lines)' if len(lines) > 1 else ''}: {said}"
+        for said, lines in why.items()
+    ]
+    return "; ".join(told) + tail
 
 
 def _iso(value: object) -> datetime | None:
