@@ -3,7 +3,9 @@
 `cleaned(line)` is the line an order or command is read from: without a list marker (``- ``, ``* ``,
 ``• ``, ``1. ``, ``2) ``, a bullet and a tab), an arrow (``→ ``, ``-> ``, ``=> ``: players mark the line they
 chose from a report's list), or what the report itself prints before a line of its lists (``(default) ``,
-``(on file) ``: a line copied out of it is read as the order it lists), without emphasis markers (Gmail's plain part writes bold
+``(on file) ``: a line copied out of it is read as the order it lists), a tick or a tag in brackets (``[x] ``,
+``✓ ``, ``[Alice] ``: an answer typed into the mail answered, as Outlook's inline replies are), a pointer after
+the order (``NO EVENT  <-- this one``), without emphasis markers (Gmail's plain part writes bold
 as ``*bold*``, some clients ``_this_``), without a full stop or other punctuation at the end
 (``No event.``, ``PLACE NONE.``, ``PASS!``), and without quotes around the whole line or around the
 code (``CODE "K7QX-2MPD"``).  A line is read as an order only if its cleaned form starts with an order
@@ -18,9 +20,14 @@ import re
 _MARKER = re.compile(
     r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t\u00a0]+"
     r"|(?:[-=]{1,2}>|[→⇒⟶⟹➔➜➙➛➝➞➟➠➡▶▸►➢➤])[ \t\u00a0]*"  # an arrow, a space after it or not
-    r"|\((?:default|on file)\)[ \t\u00a0]+)(?=\S)",  # what the report prints before a default or an order on file
+    r"|\((?:default|on file)\)[ \t\u00a0]+"  # what the report prints before a default or an order on file
+    r"|\[[^\]\s][^\]]{0,19}\][ \t\u00a0]*"  # "[x]" ticked, "[Alice]", "[AM]": an answer typed into a mail
+    r"|[✓✔☑✅][ \t\u00a0]*)(?=\S)",
     re.IGNORECASE,
 )
+# "NO EVENT  <-- this one": from the pointer (a space before it; no run of spaces in the pattern, which a search
+# would scan once per space) to the end of the line
+_POINTER = re.compile(r"(?<=[ \t\u00a0])(?:<-+|<=+|<<+|←|⬅)(?:[ \t\u00a0].*)?$")
 _EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_~]+(?=\S)|(?<=\S)[*_~]+(?=\s|$|[.,;:!])")
 _TRAILING = re.compile(r"[\s.,;:!。、！；…]+$")  # "…": the one character phones type for "..."
 _QUOTES = "\"'`“”„‘’‚«»「」『』"
@@ -30,7 +37,7 @@ _QUOTED = re.compile(rf"^[{_QUOTES}]+(.*?)[{_QUOTES}]+$")
 def cleaned(line: str) -> str:
     """The order a player meant by `line` (see the module docstring); `line` itself if nothing is around it."""
     text = line.strip()
-    text = _MARKER.sub("", text, count=1)
+    text = _POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()  # "[AM] - NO EVENT"
     text = _EMPHASIS.sub("", text).strip()
     quoted = _QUOTED.match(text)
     if quoted:

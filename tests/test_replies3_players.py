@@ -1,0 +1,424 @@
+"""Players' replies from real mail clients, per game kind: what the player meant is what pbem reads (replies3).
+
+For every game kind, a real game is created and polled over Maildir, and the first report pbem sent the player
+it asks something is answered as people answer it: Gmail (web, Android, iOS; its attribution in English, German,
+French, Spanish, Dutch, Italian, Portuguese, Polish, Swedish), Outlook (the rule and From/Sent/To/Subject block,
+"-----Original Message-----", "Get Outlook for Android"), Apple Mail and the iPhone ("> " quoting, the attribution
+inside the quote, HTML only with <blockquote type="cite">), Thunderbird (bottom-posted, HTML with its
+moz-cite-prefix), Gmail's HTML only, no quote at all, and answered inline: the order typed between the quoted
+report's lines.  The orders are typed in lower case, with trailing punctuation, bullets ("- ", "* ", "1. "), smart
+quotes, non-breaking and zero-width spaces, tabs; signed with "-- ", "Sent from my iPhone", a legal disclaimer.
+
+Each reply is read exactly as the poll reads it (`pbem.app.reading.mail_reader` with the report it answers) and
+the orders read are applied: the game must be in the very state the intended orders give.  `CASES` is the corpus
+(at least 30 replies per kind, each named); the seeded generator mixes the same parts at random.  A few replies go
+through a real poll too.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbem import engine as registry
+from pbem.app.games import create_game
+from pbem.app.poll import poll as run_poll
+from pbem.app.reading import mail_reader
+from pbem.home.app import Home
+from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
+from pbem.record import store
+from pbem.record.db import session
+from tests.conftest import Clock, deliver, sent_mail
+
+PLAYERS = [("Alice", "alice@example.net"), ("Bob", "bob@example.net"), ("Carol", "carol@example.net")]
+CODES = {"Alice": "K7QX-2MPD", "Bob": "B0BB-0001", "Carol": "CA01-0002"}
+WHO = "pbem moderator <games@example.org>"
+
+
+@dataclass
+class Moment:
+    """A game of one kind after its first poll: the player asked, the report pbem sent them, the state."""
+
+    kind: str
+    cfg: Any
+    clock: Clock
+    player: str
+    report: EmailMessage
+    state: dict[str, Any]
+    legal: list[str]
+
+    @property
+    def address(self) -> str:
+        return dict(PLAYERS)[self.player]
+
+
+def _moment(root: Path, kind: str) -> Moment:
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
+
+    cfg = config_mod.load(init_home(root / kind / "home", address="games@example.org", name="pbem moderator"))
+    cfg.replies_per_hour = 10_000
+    clock = Clock()
+    players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
+    create_game(Home.of(cfg), kind, "g1", players, seed=f"replies3-{kind}", clock=clock, codes=CODES)
+    _poll(cfg, clock)
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        req = next(r for r in loaded.engine.requests(loaded.state) if not r.answered)
+        state = loaded.state
+    to = dict(players)[req.player]
+    report = next(m for m in sent_mail(cfg) if m["To"].addresses[0].addr_spec == to)
+    return Moment(kind, cfg, clock, req.player, report, state, list(req.legal))
+
+
+def _poll(cfg, clock):
+    inbox, sender = MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path)
+    return run_poll(Home.of(cfg, inbox=inbox, sender=sender, clock=clock))
+
+
+@pytest.fixture(scope="module")
+def moments(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Moment]:
+    root = tmp_path_factory.mktemp("replies3")
+    return {kind: _moment(root, kind) for kind in registry.available()}
+
+
+# ----------------------------------------------------------------------------------------------- typing orders
+
+TYPINGS: dict[str, Callable[[str], str]] = {
+    "plain": lambda o: o,
+    "lower": str.lower,
+    "title": lambda o: o.title(),
+    "full-stop": lambda o: o + ".",
+    "exclamation": lambda o: o + "!",
+    "semicolon": lambda o: o + ";",
+    "dash": lambda o: "- " + o,
+    "star": lambda o: "* " + o,
+    "numbered": lambda o: "1. " + o,
+    "bullet": lambda o: "• " + o,
+    "smart-quotes": lambda o: f"“{o}”",
+    "single-smart-quotes": lambda o: f"\u2018{o}\u2019",
+    "nbsp": lambda o: o.replace(" ", "\xa0"),
+    "nbsp-around": lambda o: "\xa0" + o + "\xa0",
+    "zero-width": lambda o: "\u200b" + o.replace(" ", " \u200b") + "\u200b",
+    "bom": lambda o: "\ufeff" + o,
+    "tab-indent": lambda o: "\t" + o,
+    "tab-between": lambda o: o.replace(" ", "\t", 1),
+    "trailing-spaces": lambda o: o + "   ",
+    "bold": lambda o: f"*{o}*",
+    "arrow": lambda o: "-> " + o,
+    "lower-full-stop-nbsp": lambda o: o.lower().replace(" ", "\xa0") + ".",
+    "tag": lambda o: "[Alice] " + o,  # Outlook's inline answers, marked with the writer's name or initials
+    "tag-dash": lambda o: "[AM] - " + o.lower(),
+    "ticked": lambda o: "[x] " + o,
+    "check-mark": lambda o: "✓ " + o,
+    "pointer": lambda o: o + "   <-- this one",
+}
+
+GREETINGS = ["Hi,", "Hello moderator,", "Hallo,", "Bonjour,", "Hola,", "Hoi,", "Ciao,", "Olá,", "Cześć,", "Hej,"]
+SIGNATURES: dict[str, list[str]] = {
+    "none": [],
+    "name": ["Cheers,", "Alice"],
+    "dash-dash": ["-- ", "Alice Martin", "Pass the salt, and call me on +44 20 7946 0958"],
+    "iphone": ["Sent from my iPhone"],
+    "outlook-android": ["Get Outlook for Android<https://aka.ms/AAb9ysg>"],
+    "outlook-ios": ["Get Outlook for iOS"],
+    "german-iphone": ["Von meinem iPhone gesendet"],
+    "disclaimer": [
+        "Kind regards,",
+        "Alice Martin",
+        "",
+        "CONFIDENTIALITY NOTICE: This e-mail and any attachments are confidential and may be privileged. If you",
+        "are not the intended recipient, please notify the sender immediately and delete it. Any use, copying,",
+        "disclosure or distribution of this message is prohibited. Please consider the environment before printing.",
+    ],
+    "disclaimer-short": [
+        "Alice",
+        "",
+        "This message was scanned for viruses. Take care of the environment: do not print.",
+    ],
+}
+
+
+# ----------------------------------------------------------------------------------------------- the clients
+
+WHEN = "30 Nov 2026 21:08"
+ATTRIBUTIONS = {
+    "gmail-en": [f"On Mon, {WHEN}, {WHO} wrote:"],
+    "gmail-de": [f"Am Mo., 30. Nov. 2026 um 21:08 Uhr schrieb {WHO}:"],
+    "gmail-fr": [f"Le lun. 30 nov. 2026 à 21:08, {WHO} a écrit :"],
+    "gmail-es": [f"El lun, 30 nov 2026 a las 21:08, {WHO} escribió:"],
+    "gmail-nl": [f"Op ma 30 nov 2026 om 21:08 schreef {WHO}:"],
+    "gmail-it": [f"Il giorno lun 30 nov 2026 alle ore 21:08 {WHO} ha scritto:"],
+    "gmail-pt": [f"Em seg., 30 de nov. de 2026 às 21:08, {WHO} escreveu:"],
+    "gmail-pl": [f"pon., 30 lis 2026 o 21:08 {WHO} napisał(a):"],
+    "gmail-sv": [f"Den mån 30 nov. 2026 kl 21:08 skrev {WHO}:"],
+    "gmail-android": ["On Mon, 30 Nov 2026, 21:08 pbem moderator, <games@example.org> wrote:"],
+    "gmail-ios-wrapped": ["On Mon, Nov 30, 2026 at 9:08 PM pbem moderator <games@example.org>", "wrote:"],
+    "thunderbird": ["On 30/11/2026 21:08, pbem moderator wrote:"],
+    "thunderbird-de": ["Am 30.11.26 um 21:08 schrieb pbem moderator:"],
+    "apple": [f"On 30 Nov 2026, at 21:08, {WHO} wrote:"],
+}
+OUTLOOK_BLOCK = {
+    "en": ("From", "Sent", "To", "Subject", "Monday, November 30, 2026 9:08 PM"),
+    "de": ("Von", "Gesendet", "An", "Betreff", "Montag, 30. November 2026 21:08"),
+    "fr": ("De", "Envoyé", "À", "Objet", "lundi 30 novembre 2026 21:08"),
+    "sv": ("Från", "Skickat", "Till", "Ämne", "den 30 november 2026 21:08"),
+    "pl": ("Od", "Wysłane", "Do", "Temat", "poniedziałek, 30 listopada 2026 21:08"),
+}
+
+
+def _plain(sent: EmailMessage) -> list[str]:
+    part = sent.get_body(preferencelist=("plain",))
+    assert part is not None
+    return str(part.get_content()).rstrip("\n").split("\n")  # type: ignore[attr-defined]
+
+
+def _html(sent: EmailMessage) -> str:
+    part = sent.get_body(preferencelist=("html",))
+    if part is None:
+        return "<pre>" + html.escape("\n".join(_plain(sent))) + "</pre>"
+    text = str(part.get_content())  # type: ignore[attr-defined]
+    lower = text.lower()
+    start, end = lower.find("<body"), lower.rfind("</body>")
+    if start >= 0 and end > start:
+        text = text[text.index(">", start) + 1 : end]
+    return text
+
+
+def _quoted(lines: list[str], prefix: str = "> ") -> list[str]:
+    return [(prefix + ln).rstrip() for ln in lines]
+
+
+def _block(lang: str, sent: EmailMessage) -> list[str]:
+    frm, sent_l, to, subj, date = OUTLOOK_BLOCK[lang]
+    return [f"{frm}: {sent['From']}", f"{sent_l}: {date}", f"{to}: {sent['To']}", f"{subj}: {sent['Subject']}"]
+
+
+def _divs(lines: list[str]) -> str:
+    return "".join(f"<div>{html.escape(ln) or '<br>'}</div>" for ln in lines)
+
+
+def text_reply(
+    client: str, sent: EmailMessage, own: list[str], sig: list[str], order_at: int, near: str = ""
+) -> list[str] | str:
+    """The reply's body: text lines, or an HTML string for the HTML-only clients.  `near`: the order meant, under
+    whose line of the report an inline answer is typed."""
+    original = _plain(sent)
+    listed = next((i for i, ln in enumerate(original) if near and ln.strip() == near), len(original) // 2)
+    mine = [*own, "", *sig] if sig else own
+    if client in ATTRIBUTIONS and client not in ("thunderbird", "thunderbird-de", "apple"):
+        return [*mine, "", *ATTRIBUTIONS[client], "", *_quoted(original)]  # Gmail: top-posted
+    if client in ("thunderbird", "thunderbird-de"):
+        return [*ATTRIBUTIONS[client], *_quoted(original), "", *mine]  # bottom-posted
+    if client == "apple":
+        return [*own, "", *sig, "", *ATTRIBUTIONS["apple"], "", *_quoted(original)]
+    if client == "iphone":  # the attribution inside the quote, the signature above it
+        return [*own, "", *(sig or ["Sent from my iPhone"]), "", *_quoted([ATTRIBUTIONS["apple"][0], "", *original])]
+    if client.startswith("outlook-") and client[8:] in OUTLOOK_BLOCK:
+        return [*mine, "", "________________________________", *_block(client[8:], sent), "", *original]
+    if client == "outlook-original":
+        return [*mine, "", "-----Original Message-----", *_block("en", sent), "", *original]
+    if client == "outlook-mobile":
+        return [
+            *own,
+            "",
+            "Get Outlook for Android<https://aka.ms/AAb9ysg>",
+            "",
+            "_" * 32,
+            *_block("en", sent),
+            *original,
+        ]
+    if client == "outlook-inline":  # Outlook's inline answer: typed into the unquoted mail, under its line
+        head = ["See my answers inline.", "", "________________________________", *_block("en", sent), ""]
+        return [*head, *original[: listed + 1], *own, *original[listed + 1 :]]
+    if client == "outlook-inline-de":
+        head = ["Antworten unten.", "", "-----Ursprüngliche Nachricht-----", *_block("de", sent), ""]
+        return [*head, *original[:order_at], *own, *original[order_at:]]
+    if client == "none":
+        return mine
+    if client == "inline":  # the order typed under the quoted line of the report that lists it
+        quoted = _quoted(original)
+        at = next(
+            (i for i, q in enumerate(quoted) if "legal orders" in q.lower() or "would be accepted" in q.lower()), 0
+        )
+        at = min(at + 1 + order_at, len(quoted))
+        return [ATTRIBUTIONS["gmail-en"][0], *quoted[:at], "", *own, "", *quoted[at:], "", *sig]
+    if client == "inline-top":  # greeting on top, the orders typed between the quoted report's lines
+        quoted = _quoted(original)
+        half = len(quoted) // 3
+        return ["Hi, my orders are inline.", "", ATTRIBUTIONS["gmail-en"][0], *quoted[:half], *own, *quoted[half:]]
+    return html_reply(client, sent, own, sig, mine)
+
+
+def html_reply(client: str, sent: EmailMessage, own: list[str], sig: list[str], mine: list[str]) -> str:
+    """The HTML-only clients' bodies."""
+    if client == "gmail-html":
+        attr = html.escape(ATTRIBUTIONS["gmail-en"][0])
+        return (
+            f'<div dir="ltr">{_divs(mine)}</div><br><div class="gmail_quote"><div dir="ltr" class="gmail_attr">'
+            f'{attr}<br></div><blockquote class="gmail_quote" style="margin:0px 0px 0px 0.8ex;border-left:1px solid '
+            f'rgb(204,204,204);padding-left:1ex">{_html(sent)}</blockquote></div>'
+        )
+    if client == "apple-html":
+        attr = html.escape(ATTRIBUTIONS["apple"][0])
+        return (
+            f'<html><head><meta http-equiv="content-type" content="text/html; charset=utf-8"></head><body dir="auto">'
+            f'{_divs(own)}<div><br></div>{_divs(sig)}<div><br><blockquote type="cite">{attr}<br></blockquote></div>'
+            f'<blockquote type="cite"><div>{_html(sent)}</div></blockquote></body></html>'
+        )
+    if client == "thunderbird-html":
+        attr = html.escape(ATTRIBUTIONS["thunderbird"][0])
+        return (
+            f'<html><body><div class="moz-cite-prefix">{attr}<br></div><blockquote type="cite" '
+            f'cite="mid:{html.escape(str(sent["Message-ID"]).strip("<>"))}">{_html(sent)}</blockquote>'
+            f'<p>{"<br>".join(html.escape(x) for x in own)}</p><div class="moz-signature">-- <br>'
+            f"{'<br>'.join(html.escape(x) for x in sig if x != '-- ')}</div></body></html>"
+        )
+    if client == "outlook-html":
+        block = "<br>".join(html.escape(x) for x in _block("en", sent))
+        return (
+            f'<html><body><div style="font-family:Calibri">{_divs(mine)}</div><hr style="display:inline-block;'
+            f'width:98%"><div id="divRplyFwdMsg" dir="ltr"><font face="Calibri">{block}</font></div>'
+            f"<div>{_html(sent)}</div></body></html>"
+        )
+    raise ValueError(client)
+
+
+CLIENTS = (
+    *ATTRIBUTIONS,
+    "iphone",
+    *(f"outlook-{lang}" for lang in OUTLOOK_BLOCK),
+    "outlook-original",
+    "outlook-mobile",
+    "outlook-inline",
+    "outlook-inline-de",
+    "none",
+    "inline",
+    "inline-top",
+    "gmail-html",
+    "apple-html",
+    "thunderbird-html",
+    "outlook-html",
+)
+
+
+def build(moment: Moment, client: str, own: list[str], sig: list[str], order_at: int = 0, near: str = "") -> bytes:
+    sent = moment.report
+    msg = EmailMessage()
+    msg["From"] = f"{moment.player} <{moment.address}>"
+    msg["To"] = str(sent["From"])
+    msg["Subject"] = ("AW: " if client.endswith("-de") else "Re: ") + str(sent["Subject"])
+    msg["Message-ID"] = make_msgid(domain="players.example")
+    msg["In-Reply-To"] = msg["References"] = str(sent["Message-ID"])
+    body = text_reply(client, sent, own, sig, order_at, near)
+    if isinstance(body, str):
+        msg.set_content(body, subtype="html")
+    else:
+        msg.set_content("\n".join(body) + "\n")
+    return msg.as_bytes()
+
+
+# ----------------------------------------------------------------------------------------------- what is meant
+
+
+def meant(moment: Moment, pick: int) -> list[str]:
+    """The orders a player means: one legal line of their request (a different one for each `pick`)."""
+    return [moment.legal[pick % len(moment.legal)]]
+
+
+def read(moment: Moment, raw: bytes) -> tuple[str, ...]:
+    words = tuple(registry.get(moment.kind).order_words)
+    return mail_reader([moment.report.as_bytes()])(raw, words)
+
+
+def check(moment: Moment, raw: bytes, want: list[str], label: str) -> None:
+    """What pbem reads from `raw` is what the player meant: applied, it gives the state `want` gives."""
+    eng = registry.get(moment.kind)
+    got = list(read(moment, raw))
+    intended = eng.apply(moment.state, moment.player, want)
+    assert intended.accepted, (label, want)
+    applied = eng.apply(moment.state, moment.player, got)
+    if not (applied.accepted and applied.state == intended.state):
+        why = "; ".join(r.reason for r in applied.lines if not r.ok)
+        raise AssertionError(f"{moment.kind} / {label}: the player meant {want}, pbem read {got} {why}")
+
+
+def cases() -> list[tuple[str, str, str, str, int]]:
+    """The corpus: (name, client, typing, signature, pick), every client, typing and signature at least once."""
+    typings, sigs = list(TYPINGS), list(SIGNATURES)
+    out = []
+    for n, client in enumerate(CLIENTS):
+        typing, sig = typings[n % len(typings)], sigs[(n * 3) % len(sigs)]
+        out.append((f"{client}/{typing}/{sig}", client, typing, sig, n))
+    for n, typing in enumerate(typings[len(CLIENTS) % len(typings) :]):
+        client, sig = CLIENTS[(n * 5) % len(CLIENTS)], sigs[n % len(sigs)]
+        out.append((f"{client}/{typing}/{sig}", client, typing, sig, n))
+    return out
+
+
+CASES = cases()
+
+
+def test_the_corpus_has_30_replies_per_kind_and_every_client_typing_and_signature() -> None:
+    assert len(CASES) >= 30
+    assert {c[1] for c in CASES} == set(CLIENTS)
+    assert {c[2] for c in CASES} == set(TYPINGS)
+    assert {c[3] for c in CASES} == set(SIGNATURES)
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_each_reply_of_the_corpus_is_read_as_the_player_meant(moments: dict[str, Moment], kind: str) -> None:
+    moment = moments[kind]
+    failures = []
+    for name, client, typing, sig, pick in CASES:
+        want = meant(moment, pick)
+        own = [GREETINGS[pick % len(GREETINGS)], "", *(TYPINGS[typing](o) for o in want), "", "Thanks"]
+        raw = build(moment, client, own, SIGNATURES[sig], order_at=pick % 3, near=want[0])
+        try:
+            check(moment, raw, want, name)
+        except AssertionError as err:
+            failures.append(str(err))
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_generated_replies_mixing_the_corpus_parts_are_read_as_the_player_meant(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    moment = moments[kind]
+    rng = random.Random(f"replies3:{kind}")
+    failures = []
+    for n in range(60):
+        client, typing, sig = rng.choice(CLIENTS), rng.choice(list(TYPINGS)), rng.choice(list(SIGNATURES))
+        want = meant(moment, rng.randrange(len(moment.legal)))
+        head = [rng.choice(GREETINGS), ""] if rng.random() < 0.7 else []
+        tail = ["", rng.choice(["Thanks", "Cheers!", "Best, A.", "Danke", "Merci !"])] if rng.random() < 0.7 else []
+        own = [*head, *(TYPINGS[typing](o) for o in want), *tail]
+        raw = build(moment, client, own, SIGNATURES[sig], order_at=rng.randrange(4), near=want[0])
+        try:
+            check(moment, raw, want, f"#{n} {client}/{typing}/{sig}")
+        except AssertionError as err:
+            failures.append(str(err))
+    assert not failures, "\n".join(failures[:20])
+
+
+@pytest.mark.parametrize("client", ["gmail-sv", "outlook-original", "apple-html", "inline"])
+def test_a_reply_through_a_real_poll_is_applied_as_meant(tmp_path: Path, client: str) -> None:
+    moment = _moment(tmp_path, "dynasties")
+    want = meant(moment, 1)
+    own = ["Hej,", TYPINGS["zero-width"](want[0].lower()) + ".", "", "Tack!"]
+    deliver(moment.cfg, build(moment, client, own, SIGNATURES["disclaimer"]))
+    summary = _poll(moment.cfg, moment.clock)
+    assert (summary.accepted, summary.rejected) == (1, 0), summary.line()
+    with session(moment.cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        req = next(r for r in loaded.engine.requests(loaded.state) if r.player == moment.player)
+    assert [o.upper() for o in req.on_file] == [w.upper() for w in want]
