@@ -329,9 +329,16 @@ def build(moment: Moment, client: str, own: list[str], sig: list[str], order_at:
 # ----------------------------------------------------------------------------------------------- what is meant
 
 
-def meant(moment: Moment, pick: int) -> list[str]:
-    """The orders a player means: one legal line of their request (a different one for each `pick`)."""
-    return [moment.legal[pick % len(moment.legal)]]
+def meant(moment: Moment, pick: int, two: bool = False) -> list[str]:
+    """The orders a player means: one legal line of their request (a different one for each `pick`), or with
+    `two` two lines the engine takes together when there are such (a meld and an event)."""
+    one = moment.legal[pick % len(moment.legal)]
+    if two:
+        eng = registry.get(moment.kind)
+        for other in moment.legal[pick % len(moment.legal) + 1 :]:
+            if eng.apply(moment.state, moment.player, [one, other]).accepted:
+                return [one, other]
+    return [one]
 
 
 def read(moment: Moment, raw: bytes) -> tuple[str, ...]:
@@ -398,7 +405,7 @@ def test_generated_replies_mixing_the_corpus_parts_are_read_as_the_player_meant(
     failures = []
     for n in range(60):
         client, typing, sig = rng.choice(CLIENTS), rng.choice(list(TYPINGS)), rng.choice(list(SIGNATURES))
-        want = meant(moment, rng.randrange(len(moment.legal)))
+        want = meant(moment, rng.randrange(len(moment.legal)), two=rng.random() < 0.4)
         head = [rng.choice(GREETINGS), ""] if rng.random() < 0.7 else []
         tail = ["", rng.choice(["Thanks", "Cheers!", "Best, A.", "Danke", "Merci !"])] if rng.random() < 0.7 else []
         own = [*head, *(TYPINGS[typing](o) for o in want), *tail]
@@ -410,7 +417,7 @@ def test_generated_replies_mixing_the_corpus_parts_are_read_as_the_player_meant(
     assert not failures, "\n".join(failures[:20])
 
 
-@pytest.mark.parametrize("client", ["gmail-sv", "outlook-original", "apple-html", "inline"])
+@pytest.mark.parametrize("client", ["gmail-sv", "outlook-original", "apple-html", "inline", "outlook-inline-de"])
 def test_a_reply_through_a_real_poll_is_applied_as_meant(tmp_path: Path, client: str) -> None:
     moment = _moment(tmp_path, "dynasties")
     want = meant(moment, 1)
