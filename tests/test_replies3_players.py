@@ -120,6 +120,8 @@ TYPINGS: dict[str, Callable[[str], str]] = {
     "ticked": lambda o: "[x] " + o,
     "check-mark": lambda o: "✓ " + o,
     "pointer": lambda o: o + "   <-- this one",
+    "my-order": lambda o: "My order: " + o,  # a label naming the order (replies3)
+    "orders-dash": lambda o: "Orders - " + o.lower(),
 }
 
 GREETINGS = ["Hi,", "Hello moderator,", "Hallo,", "Bonjour,", "Hola,", "Hoi,", "Ciao,", "Olá,", "Cześć,", "Hej,"]
@@ -429,3 +431,27 @@ def test_a_reply_through_a_real_poll_is_applied_as_meant(tmp_path: Path, client:
         loaded = store.load(s, store.game_by_name(s, "g1"))
         req = next(r for r in loaded.engine.requests(loaded.state) if r.player == moment.player)
     assert [o.upper() for o in req.on_file] == [w.upper() for w in want]
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_an_order_in_a_sentence_is_not_read_and_the_answer_says_how_to_write_it(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    """ "I vote red", "I'll discard none": said as a sentence, the order is not read (a remark may start so:
+    "I take it you are away"), and the answer says how to write it, naming the order it seems to be; a label
+    that names it ("My order: NO EVENT", "My tribute is Gold 7") is read as that order."""
+    from pbem.orders.extract import extract
+
+    moment = moments[kind]
+    eng = registry.get(kind)
+    for n, line in enumerate(moment.legal):
+        lead = ("I", "I'll", "I will", "We", "Please", "ok,")[n % 6]
+        ex = extract(f"Hi,\n{lead} {line.lower()}.\nThanks", "", eng.order_words)
+        assert ex.orders == [] and any(f"write it as: {line.lower()}" in p for p in ex.problems), (line, ex)
+        word, _, rest = line.partition(" ")
+        if rest and word.isalpha():
+            for form in (f"My {word.lower()}: {rest}", f"my {word.lower()} is {rest}."):
+                got = extract(form, "", eng.order_words).orders
+                assert [g.upper() for g in got] == [line.upper()], (form, got)
+    for remark in ("I take it you are away this week", "I pass on my thanks to all of you, it was great fun"):
+        assert extract(remark, "", eng.order_words).orders == []
