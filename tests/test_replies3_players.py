@@ -120,6 +120,10 @@ TYPINGS: dict[str, Callable[[str], str]] = {
     "ticked": lambda o: "[x] " + o,
     "check-mark": lambda o: "✓ " + o,
     "pointer": lambda o: o + "   <-- this one",
+    "full-width": lambda o: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else "\u3000" for c in o),  # Japan
+    "emoji": lambda o: "\U0001f449 " + o + " \U0001f44d\U0001f3fd",  # pointing hand; thumbs up, skin tone
+    "remark-in-brackets": lambda o: o + " (my best choice, I think)",
+    "line-separator": lambda o: "\u2028" + o + "\u2028",  # Unicode's line separator, as pasted from a note
     "my-order": lambda o: "My order: " + o,  # a label naming the order (replies3)
     "orders-dash": lambda o: "Orders - " + o.lower(),
 }
@@ -364,11 +368,8 @@ def cases() -> list[tuple[str, str, str, str, int]]:
     """The corpus: (name, client, typing, signature, pick), every client, typing and signature at least once."""
     typings, sigs = list(TYPINGS), list(SIGNATURES)
     out = []
-    for n, client in enumerate(CLIENTS):
-        typing, sig = typings[n % len(typings)], sigs[(n * 3) % len(sigs)]
-        out.append((f"{client}/{typing}/{sig}", client, typing, sig, n))
-    for n, typing in enumerate(typings[len(CLIENTS) % len(typings) :]):
-        client, sig = CLIENTS[(n * 5) % len(CLIENTS)], sigs[n % len(sigs)]
+    for n in range(max(len(CLIENTS), len(typings), len(sigs))):
+        client, typing, sig = CLIENTS[n % len(CLIENTS)], typings[(n * 7) % len(typings)], sigs[(n * 2) % len(sigs)]
         out.append((f"{client}/{typing}/{sig}", client, typing, sig, n))
     return out
 
@@ -405,7 +406,7 @@ def test_generated_replies_mixing_the_corpus_parts_are_read_as_the_player_meant(
     moment = moments[kind]
     rng = random.Random(f"replies3:{kind}")
     failures = []
-    for n in range(60):
+    for n in range(int(__import__("os").environ.get("REPLIES3_N", "60"))):
         client, typing, sig = rng.choice(CLIENTS), rng.choice(list(TYPINGS)), rng.choice(list(SIGNATURES))
         want = meant(moment, rng.randrange(len(moment.legal)), two=rng.random() < 0.4)
         head = [rng.choice(GREETINGS), ""] if rng.random() < 0.7 else []

@@ -125,7 +125,7 @@ def client_signature(line: str) -> bool:
 
 def own_lines(text: str) -> tuple[list[str], list[str]]:
     """The sender's own lines, and the furniture lines dropped among them (for the record)."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n").split("\n")
     out: list[str] = []
     dropped: list[str] = []
     i = 0

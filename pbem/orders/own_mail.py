@@ -125,7 +125,7 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
         begin, end = end, end + len(ws)
         drop[n] = end > begin and in_copy.find(0, begin, end) < 0
     if keep is not None and any(drop):
-        for n in (*_typed_between_quotes(lines), *_repeated(per_line)):
+        for n in (*_typed_between_quotes(lines), *_repeated(per_line, drop), *_typed_again(per_line, drop, sent)):
             if drop[n] and keep(lines[n]):
                 drop[n] = False
     for n in range(len(lines)):
@@ -160,17 +160,50 @@ def _typed_between_quotes(lines: list[str]) -> Iterator[int]:
         yield from run
 
 
-def _repeated(per_line: list[list[str]]) -> Iterator[int]:
-    """The lines whose words are those of the line with words just above them: a line typed under its own copy
-    in an answer written into the unquoted mail (Outlook's inline reply: "tribute gold 7" right under the report's
-    "TRIBUTE Gold 7"), never a line of pbem's mail (no two lines in a row of it say the same).  One pass."""
-    above: list[str] = []
+def _typed_again(per_line: list[list[str]], drop: list[bool], sent: list[str]) -> Iterator[int]:
+    """Lines of a copy that are one line of the sent mail typed once more right under the writer's own text (Outlook's
+    inline reply: "Ciao," then "DISCARD Belligerent." typed above the report's next list line, the copy's words going
+    on from there as from the report's own line): a line whose words the reply's copy holds more often than any sent
+    mail does, whose line with words above it is the writer's; at most as many as the surplus.  Linear."""
+    surplus: dict[tuple[str, ...], int] = {}
+    for n, ws in enumerate(per_line):
+        if ws and drop[n]:
+            surplus[tuple(ws)] = surplus.get(tuple(ws), 0) + 1
+    if not surplus:
+        return
+    most: dict[tuple[str, ...], int] = {}
+    for text in sent:
+        here: dict[tuple[str, ...], int] = {}
+        for line in text.split("\n"):
+            key = tuple(_words(line))
+            if key in surplus:
+                here[key] = here.get(key, 0) + 1
+        for key, k in here.items():
+            most[key] = max(most.get(key, 0), k)
+    above_own = False  # the line with words above is the writer's own (not in a copy)
     for n, ws in enumerate(per_line):
         if not ws:
             continue
-        if ws == above:
+        key = tuple(ws)
+        if drop[n] and above_own and surplus[key] > most.get(key, 0):
+            surplus[key] -= 1
             yield n
-        above = ws
+        above_own = not drop[n]
+
+
+def _repeated(per_line: list[list[str]], drop: list[bool]) -> Iterator[int]:
+    """The lines whose words are those of the line with words just above them: a line typed under its own copy
+    in an answer written into the unquoted mail (Outlook's inline reply: "tribute gold 7" right under the report's
+    "TRIBUTE Gold 7", the line above in a copy), never a line of pbem's mail (no two lines in a row of it say the
+    same; one below the writer's own line saying the same is the copy's).  One pass."""
+    above: list[str] = []
+    copied = False  # the line with words above is in a copy
+    for n, ws in enumerate(per_line):
+        if not ws:
+            continue
+        if ws == above and copied:
+            yield n
+        above, copied = ws, drop[n]
 
 
 def _drop_block_above_answer(lines: list[str], drop: list[bool], start: int) -> None:

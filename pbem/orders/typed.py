@@ -5,7 +5,9 @@
 chose from a report's list), or what the report itself prints before a line of its lists (``(default) ``,
 ``(on file) ``: a line copied out of it is read as the order it lists), a tick or a tag in brackets (``[x] ``,
 ``✓ ``, ``[Alice] ``: an answer typed into the mail answered, as Outlook's inline replies are), a pointer after
-the order (``NO EVENT  <-- this one``), without emphasis markers (Gmail's plain part writes bold
+the order (``NO EVENT  <-- this one``), a remark in brackets after it (``TRIBUTE Gold 7 (my best card)``),
+emoji around it (``👉 NO EVENT 👍``), in full-width letters as Japanese and Chinese keyboards type them
+(NFKC), without emphasis markers (Gmail's plain part writes bold
 as ``*bold*``, some clients ``_this_``), without a full stop or other punctuation at the end
 (``No event.``, ``PLACE NONE.``, ``PASS!``), and without quotes around the whole line or around the
 code (``CODE "K7QX-2MPD"``).  A line is read as an order only if its cleaned form starts with an order
@@ -16,6 +18,7 @@ word; chatter keeps what the player wrote.  `unarmoured` undoes an inline PGP cl
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _MARKER = re.compile(
     r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t\u00a0]+"
@@ -34,11 +37,35 @@ _QUOTES = "\"'`“”„‘’‚«»「」『』"
 _QUOTED = re.compile(rf"^[{_QUOTES}]+(.*?)[{_QUOTES}]+$")
 
 
+_ASIDE = re.compile(r"(?<=\S)[ \t]+\([^()]{0,60}\)$")  # "TRIBUTE Gold 7 (my best card)": a remark after the order
+_DECORATION = frozenset(("So", "Sk", "Cs", "Co"))  # emoji, arrows, hands, their skin tones: "👉 NO EVENT 👍"
+_JOINERS = frozenset("\ufe0f\ufe0e\u200d\u20e3")  # emoji variation selectors, the joiner, the keycap
+
+
+def _undecorated(text: str) -> str:
+    """`text` without emoji and other symbols at its start and end (and the spaces beside them).  Linear."""
+    start, end = 0, len(text)
+    while start < end and (text[start] in _JOINERS or unicodedata.category(text[start]) in _DECORATION):
+        start += 1
+        while start < end and text[start].isspace():
+            start += 1
+    while end > start and (text[end - 1] in _JOINERS or unicodedata.category(text[end - 1]) in _DECORATION):
+        end -= 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+    return text[start:end]
+
+
 def cleaned(line: str) -> str:
     """The order a player meant by `line` (see the module docstring); `line` itself if nothing is around it."""
     text = line.strip()
+    if not text.isascii():
+        text = _undecorated(
+            unicodedata.normalize("NFKC", text).strip()
+        )  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan
     text = _POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()  # "[AM] - NO EVENT"
     text = _EMPHASIS.sub("", text).strip()
+    text = _ASIDE.sub("", text)
     quoted = _QUOTED.match(text)
     if quoted:
         text = quoted.group(1).strip()
