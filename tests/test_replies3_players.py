@@ -36,10 +36,9 @@ from pbem.home.app import Home
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.record import store
 from pbem.record.db import session
-from tests.conftest import Clock, deliver, sent_mail
+from tests.conftest import CODES, Clock, deliver, sent_mail
 
 PLAYERS = [("Alice", "alice@example.net"), ("Bob", "bob@example.net"), ("Carol", "carol@example.net")]
-CODES = {"Alice": "K7QX-2MPD", "Bob": "B0BB-0001", "Carol": "CA01-0002"}
 WHO = "pbem moderator <games@example.org>"
 
 
@@ -60,23 +59,40 @@ class Moment:
         return dict(PLAYERS)[self.player]
 
 
-def _moment(root: Path, kind: str) -> Moment:
+def _moment(root: Path, kind: str, steps: int = 0) -> Moment:
+    """The game after its first poll, and after `steps` more polls of orders the bots chose, mailed with codes."""
     from pbem.cli.support import init_home
+    from pbem.engine.bots import choose
+    from pbem.engine.rng import Rng, init_state
     from pbem.home import config as config_mod
+    from tests.conftest import order_mail, signed
 
-    cfg = config_mod.load(init_home(root / kind / "home", address="games@example.org", name="pbem moderator"))
+    cfg = config_mod.load(init_home(root / f"{kind}-{steps}" / "home", address="games@example.org", name="pbem"))
     cfg.replies_per_hour = 10_000
     clock = Clock()
     players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
     create_game(Home.of(cfg), kind, "g1", players, seed=f"replies3-{kind}", clock=clock, codes=CODES)
     _poll(cfg, clock)
+    rng = Rng(init_state(f"replies3-bots-{kind}"))
+    for _ in range(steps):
+        for req in [r for r in _requests(cfg) if not r.answered]:
+            body = signed(req.player, "\n".join(choose(req, rng)))
+            deliver(cfg, order_mail(f"{req.player} <{dict(players)[req.player]}>", "g1", body))
+        clock.advance(minutes=5)
+        _poll(cfg, clock)
     with session(cfg.database_url) as s:
         loaded = store.load(s, store.game_by_name(s, "g1"))
-        req = next(r for r in loaded.engine.requests(loaded.state) if not r.answered)
+        req = next(r for r in loaded.engine.requests(loaded.state) if not r.answered and r.legal)
         state = loaded.state
     to = dict(players)[req.player]
-    report = next(m for m in sent_mail(cfg) if m["To"].addresses[0].addr_spec == to)
+    report = [m for m in sent_mail(cfg) if m["To"].addresses[0].addr_spec == to][-1]  # the newest mail to them
     return Moment(kind, cfg, clock, req.player, report, state, list(req.legal))
+
+
+def _requests(cfg) -> list:
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        return list(loaded.engine.requests(loaded.state))
 
 
 def _poll(cfg, clock):
@@ -84,10 +100,19 @@ def _poll(cfg, clock):
     return run_poll(Home.of(cfg, inbox=inbox, sender=sender, clock=clock))
 
 
+LATER = {"habsburg": 4, "dynasties": 3, "sixteen-thirty": 3, "italian-wars": 2}  # polls of bot orders: a later step
+
+
 @pytest.fixture(scope="module")
 def moments(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Moment]:
+    """Per kind, the first report, and (KIND+later) the newest mail of a later step of the game."""
     root = tmp_path_factory.mktemp("replies3")
-    return {kind: _moment(root, kind) for kind in registry.available()}
+    out = {kind: _moment(root, kind) for kind in registry.available()}
+    out.update({f"{kind}+later": _moment(root, kind, LATER[kind]) for kind in registry.available()})
+    return out
+
+
+KINDS = [k for kind in registry.available() for k in (kind, f"{kind}+later")]
 
 
 # ----------------------------------------------------------------------------------------------- typing orders
@@ -384,7 +409,7 @@ def test_the_corpus_has_30_replies_per_kind_and_every_client_typing_and_signatur
     assert {c[3] for c in CASES} == set(SIGNATURES)
 
 
-@pytest.mark.parametrize("kind", registry.available())
+@pytest.mark.parametrize("kind", KINDS)
 def test_each_reply_of_the_corpus_is_read_as_the_player_meant(moments: dict[str, Moment], kind: str) -> None:
     moment = moments[kind]
     failures = []
@@ -399,7 +424,7 @@ def test_each_reply_of_the_corpus_is_read_as_the_player_meant(moments: dict[str,
     assert not failures, "\n".join(failures)
 
 
-@pytest.mark.parametrize("kind", registry.available())
+@pytest.mark.parametrize("kind", KINDS)
 def test_generated_replies_mixing_the_corpus_parts_are_read_as_the_player_meant(
     moments: dict[str, Moment], kind: str
 ) -> None:
