@@ -30,6 +30,7 @@ import pytest
 
 from pbem import engine as registry
 from pbem.app.games import create_game
+from pbem.app.lines import without_prose
 from pbem.app.poll import poll as run_poll
 from pbem.app.reading import mail_reader
 from pbem.home.app import Home
@@ -169,6 +170,13 @@ SIGNATURES: dict[str, list[str]] = {
         "CONFIDENTIALITY NOTICE: This e-mail and any attachments are confidential and may be privileged. If you",
         "are not the intended recipient, please notify the sender immediately and delete it. Any use, copying,",
         "disclosure or distribution of this message is prohibited. Please consider the environment before printing.",
+    ],
+    "disclaimer-orders": [  # a company footer whose lines start with order words of some game
+        "Alice Martin | Example Ltd",
+        "Call us on 0800 123 456 or visit www.example.com",
+        "Discard this e-mail if you are not the intended recipient.",
+        "Drop us a line at info@example.com",
+        "Play fair. Take care.",
     ],
     "disclaimer-short": [
         "Alice",
@@ -378,12 +386,14 @@ def read(moment: Moment, raw: bytes) -> tuple[str, ...]:
 
 
 def check(moment: Moment, raw: bytes, want: list[str], label: str) -> None:
-    """What pbem reads from `raw` is what the player meant: applied, it gives the state `want` gives."""
+    """What pbem reads from `raw` is what the player meant: applied, it gives the state `want` gives (after the
+    intake's second reading, which sets refused prose aside: `pbem.app.lines.without_prose`)."""
     eng = registry.get(moment.kind)
     got = list(read(moment, raw))
     intended = eng.apply(moment.state, moment.player, want)
     assert intended.accepted, (label, want)
     applied = eng.apply(moment.state, moment.player, got)
+    got, _, applied = without_prose(eng, moment.state, moment.player, got, applied)  # as the intake reads again
     if not (applied.accepted and applied.state == intended.state):
         why = "; ".join(r.reason for r in applied.lines if not r.ok)
         raise AssertionError(f"{moment.kind} / {label}: the player meant {want}, pbem read {got} {why}")
@@ -394,7 +404,7 @@ def cases() -> list[tuple[str, str, str, str, int]]:
     typings, sigs = list(TYPINGS), list(SIGNATURES)
     out = []
     for n in range(max(len(CLIENTS), len(typings), len(sigs))):
-        client, typing, sig = CLIENTS[n % len(CLIENTS)], typings[(n * 7) % len(typings)], sigs[(n * 2) % len(sigs)]
+        client, typing, sig = CLIENTS[n % len(CLIENTS)], typings[(n * 7) % len(typings)], sigs[(n * 3) % len(sigs)]
         out.append((f"{client}/{typing}/{sig}", client, typing, sig, n))
     return out
 
@@ -481,3 +491,32 @@ def test_an_order_in_a_sentence_is_not_read_and_the_answer_says_how_to_write_it(
                 assert [g.upper() for g in got] == [line.upper()], (form, got)
     for remark in ("I take it you are away this week", "I pass on my thanks to all of you, it was great fun"):
         assert extract(remark, "", eng.order_words).orders == []
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_no_legal_order_reads_as_prose_and_a_footers_sentences_do(kind: str) -> None:
+    """A refused line that reads as a sentence is set aside (`pbem.orders.typed.prose`): a company footer whose
+    lines start with order words ("Discard this e-mail if you are not the intended recipient.", "Play fair. Take
+    care.") refused the whole message.  No legal line the bots meet over a game reads so, whatever the names."""
+    from pbem.engine.bots import choose
+    from pbem.engine.rng import Rng, init_state
+    from pbem.orders.typed import prose
+
+    eng = registry.get(kind)
+    players = ["Zoë Müller", "J. R. Smith", "Will"][: max(eng.min_players, 2 if kind == "italian-wars" else 3)]
+    state, _ = eng.setup(players, f"prose-{kind}", {})
+    rng = Rng(init_state(f"prose-{kind}"))
+    seen = 0
+    for _ in range(400):
+        reqs = [r for r in eng.requests(state) if not r.answered]
+        if not reqs or eng.result(state):
+            break
+        for r in reqs:
+            for line in (*r.legal, *r.default):
+                assert not prose(line), (kind, line)
+                seen += 1
+        req = reqs[rng.below(len(reqs))]
+        state = eng.apply(state, req.player, choose(req, rng)).state
+    assert seen > 50
+    for footer in SIGNATURES["disclaimer-orders"][1:]:
+        assert prose(footer), footer

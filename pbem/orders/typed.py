@@ -117,9 +117,59 @@ _PHONE = re.compile(r"\d[\d ()./-]{5,}\d")
 _WEBBY = re.compile(r"@|https?://|www\.|\.com\b|\.org\b|\.net\b", re.IGNORECASE)
 
 
+#: Words of sentences that no order holds (card and place names hold "the", "of", "a", "with": not these).
+_SENTENCE_WORDS = frozenset(
+    [
+        "you",
+        "your",
+        "yours",
+        "we",
+        "us",
+        "our",
+        "this",
+        "that",
+        "these",
+        "is",
+        "are",
+        "was",
+        "not",
+        "if",
+        "please",
+        "it",
+        "its",
+        "i",
+        "me",
+        "my",
+        "will",
+        "would",
+        "can",
+        "could",
+        "be",
+        "been",
+        "have",
+        "has",
+        "do",
+        "does",
+        "did",
+        "should",
+        "may",
+        "might",
+    ]
+)
+_TWO_SENTENCES = re.compile(r"[^\W\d_]{2}[.!?]\s+[A-Z]")  # "Play fair. Take care.": not "J. R. Smith"
+
+
 def prose(line: str) -> bool:
     """A line that starts with an order word but reads as a sentence: a company footer ("Call us on
-    0800 123 456"), an address, a web link, a long sentence.  Refused by the engine, it is set aside as
-    chatter instead of refusing the message (an order word counts only when what follows parses)."""
+    0800 123 456"), an address, a web link, a long sentence, one with two words of sentences no order holds
+    ("Discard this e-mail if you are not the intended recipient"), two sentences ("Play fair. Take care.").
+    Refused by the engine, it is set aside as chatter instead of refusing the message (an order word counts
+    only when what follows parses, and a line naming the game's words is a mistyped order: `pbem.app.lines`)."""
     words = line.split()
-    return bool(_PHONE.search(line) or _WEBBY.search(line)) or len(words) > 12 or line.rstrip().endswith("?")
+    said = {w.strip(".,;:!?()\"'").lower() for w in words[1:]} & _SENTENCE_WORDS
+    return (
+        bool(_PHONE.search(line) or _WEBBY.search(line) or _TWO_SENTENCES.search(line))
+        or len(words) > 12
+        or line.rstrip().endswith("?")
+        or len(said) >= 2
+    )
