@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from pbem import engine as registry
-from pbem.app.games import create_game
+from pbem.app.games import Table, create_game
 from pbem.app.lines import without_prose
 from pbem.app.poll import poll as run_poll
 from pbem.app.reading import mail_reader
@@ -60,7 +60,7 @@ class Moment:
         return dict(PLAYERS)[self.player]
 
 
-def _moment(root: Path, kind: str, steps: int = 0) -> Moment:
+def _moment(root: Path, kind: str, steps: int = 0, table: Table | None = None) -> Moment:
     """The game after its first poll, and after `steps` more polls of orders the bots chose, mailed with codes."""
     from pbem.cli.support import init_home
     from pbem.engine.bots import choose
@@ -72,7 +72,7 @@ def _moment(root: Path, kind: str, steps: int = 0) -> Moment:
     cfg.replies_per_hour = 10_000
     clock = Clock()
     players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
-    create_game(Home.of(cfg), kind, "g1", players, seed=f"replies3-{kind}", clock=clock, codes=CODES)
+    create_game(Home.of(cfg), kind, "g1", players, seed=f"replies3-{kind}", clock=clock, codes=CODES, table=table)
     _poll(cfg, clock)
     rng = Rng(init_state(f"replies3-bots-{kind}"))
     for _ in range(steps):
@@ -520,3 +520,32 @@ def test_no_legal_order_reads_as_prose_and_a_footers_sentences_do(kind: str) -> 
     assert seen > 50
     for footer in SIGNATURES["disclaimer-orders"][1:]:
         assert prose(footer), footer
+
+
+@pytest.mark.parametrize("footer", ["disclaimer-orders", "closing"])
+def test_a_held_reply_with_a_footer_set_aside_is_applied_at_the_deadline_as_acknowledged(
+    tmp_path: Path, footer: str
+) -> None:
+    """A game that resolves at the deadline acknowledged "on file: TRIBUTE ..." for a reply whose footer lines
+    (set aside as prose or a closing when the intake read it) start with order words; at the deadline the held
+    mail was read again with them and refused whole ("held_failed"): the footer is set aside there too."""
+    from pbem.app.deadlines import held_orders
+
+    moment = _moment(tmp_path, "dynasties", table=Table(resolve="deadline"))
+    want = meant(moment, 2)
+    sig = SIGNATURES["disclaimer-orders"] if footer != "closing" else ["Take care,", "Alice"]
+    deliver(moment.cfg, build(moment, "gmail-en", ["Hi,", *want], sig))
+    summary = _poll(moment.cfg, moment.clock)
+    assert (summary.accepted, summary.rejected) == (1, 0), summary.line()
+    with session(moment.cfg.database_url) as s:
+        assert len(held_orders(s, store.game_by_name(s, "g1").id, registry.get("dynasties").order_words)) == 1
+    moment.clock.advance(hours=49)
+    assert _poll(moment.cfg, moment.clock).deadlines == 1
+    with session(moment.cfg.database_url) as s:
+        from pbem.history.export import build as export
+
+        doc = export(s, store.game_by_name(s, "g1"))
+    mine = [o for o in doc["orders"] if o["player"] == moment.player]
+    assert [(o["kind"], [x.upper() for x in o["lines"]]) for o in mine] == [("orders", [w.upper() for w in want])]
+    to_them = [m for m in sent_mail(moment.cfg) if m["To"].addresses[0].addr_spec == moment.address]
+    assert not any("not applied" in str(m["Subject"]) for m in to_them)
