@@ -72,7 +72,7 @@ def _moment(root: Path, kind: str, steps: int = 0, table: Table | None = None) -
     cfg.replies_per_hour = 10_000
     clock = Clock()
     players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
-    create_game(Home.of(cfg), kind, "g1", players, seed=f"replies3-{kind}", clock=clock, codes=CODES, table=table)
+    create_game(Home.of(cfg), kind, "g1", players, seed=f"replies3-{kind}", clock=clock, codes=CODES, table=table or Table())
     _poll(cfg, clock)
     rng = Rng(init_state(f"replies3-bots-{kind}"))
     for _ in range(steps):

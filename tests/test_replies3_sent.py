@@ -64,3 +64,36 @@ def test_grouped_keeps_other_reasons_and_the_count_of_lines_not_shown() -> None:
     assert grouped(many) == (
         "'A', \"it's B\" (these 2 lines): not asked; waiting for Bob; 'C': x; and 4 more refused lines"
     )
+
+
+@pytest.mark.parametrize("footer", [["Take care,", "Alice"], "disclaimer-orders"])
+def test_verify_sent_accepts_lines_pbem_set_aside_and_still_catches_a_substitution(tmp_path, footer) -> None:
+    """A reply whose footer or closing starts with an order word is applied without those lines (the intake sets
+    them aside, and says so); `pbem verify --sent` read the mail with them and called the honest export
+    SUBSTITUTED.  It now says in a note which lines were left out; another order in their place is still caught."""
+    import copy
+
+    from pbem.app.reading import mail_reader
+    from pbem.history.export import build as export
+    from pbem.record import store
+    from pbem.record.db import session
+    from tests.conftest import deliver, sent_mail
+    from tests.test_replies3_players import SIGNATURES, _moment, _poll, build, meant
+
+    m = _moment(tmp_path, "dynasties")
+    want = meant(m, 2)
+    raw = build(m, "gmail-en", ["Hi,", *want], SIGNATURES[footer] if isinstance(footer, str) else footer)
+    deliver(m.cfg, raw)
+    assert _poll(m.cfg, m.clock).accepted == 1
+    with session(m.cfg.database_url) as s:
+        doc = export(s, store.game_by_name(s, "g1"))
+    received = [x.as_bytes() for x in sent_mail(m.cfg) if x["To"].addresses[0].addr_spec == m.address]
+    c = check_sent(doc, [raw], as_player=m.player, read=mail_reader(received))
+    assert c.ok, c.problems
+    assert any("applied your orders without" in n for n in c.notes), c.notes
+    forged = copy.deepcopy(doc)
+    other = next(x for x in m.legal if x != want[0])
+    (mine,) = [o for o in forged["orders"] if o["player"] == m.player]
+    mine["lines"] = [other]
+    c = check_sent(forged, [raw], as_player=m.player, read=mail_reader(received))
+    assert not c.ok and any(p.startswith("SUBSTITUTED") for p in c.problems), c.problems

@@ -40,6 +40,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.orders.extract import extract
+from pbem.orders.typed import prose
 from pbem.trust import deal as joining
 from pbem.trust.quote import clip
 from pbem.trust.receipts import readers, seat_of, visible
@@ -192,6 +193,7 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
     words = _order_words(doc)
     deadlines = [(at, o) for o in doc["orders"] if o["kind"] == "deadline" and (at := _iso(o.get("at"))) is not None]
     applied = refused = 0
+    known = {w.upper() for o in doc["orders"] for line in o["lines"] for w in str(line).split()}
     for m in mails:
         rec = messages.get(m.message_id)
         if rec is None:
@@ -218,7 +220,14 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
         if rec["outcome"] in ("accepted", "held"):
             for o in inputs.get(m.message_id, []):
                 applied_lines = [x for x in o["lines"] if not (o["kind"] == "join" and joining.signature_line([x]))]
-                if o["kind"] in ("orders", "join") and applied_lines != list(wrote):
+                aside = _set_aside(list(wrote), applied_lines, known) if applied_lines != list(wrote) else []
+                if aside:
+                    c.notes.append(
+                        f"{m.name}: input {o['seq']} applied your orders without {clip('; '.join(aside))}, lines "
+                        "that read as a footer or a closing, which pbem sets aside as not orders (its answer listed "
+                        'them under "Not read as orders")'
+                    )
+                elif o["kind"] in ("orders", "join") and applied_lines != list(wrote):
                     c.problems.append(
                         f"SUBSTITUTED: {m.name}: you wrote {clip(str('; '.join(wrote))) or '(no orders)'}, the export "
                         f"applied input {o['seq']}: {clip(str('; '.join(o['lines']))) or '(nothing)'}"
@@ -266,6 +275,33 @@ def grouped(reason: str) -> str:
         for said, lines in why.items()
     ]
     return "; ".join(told) + tail
+
+
+CLOSING_WORDS = 4  # as `pbem.app.lines.CLOSING_WORDS`: a closing set aside after the orders ("Take care,")
+KNOWN = 4  # as `pbem.app.lines.KNOWN`: a word of the game's this long is never in a closing
+
+
+def _set_aside(wrote: list[str], applied: list[str], known: set[str]) -> list[str] | None:
+    """The lines of `wrote` an input left out, when it applied `wrote` without only lines the intake sets aside
+    (`pbem.app.lines`): lines that read as prose (`pbem.orders.typed.prose`: a footer, a disclaimer) anywhere, and
+    short closings after the last line applied ("Take care,": lower-case words, no digit, none of four letters or
+    more in `known`, the words of the export's inputs); else None.  Told as a note, never hidden."""
+    if not applied:
+        return None
+    out: list[str] = []
+    k = 0
+    for line in wrote:
+        if k < len(applied) and line == applied[k]:
+            k += 1
+            continue
+        words = line.split()[1:]
+        closing = k == len(applied) and len(line.split()) <= CLOSING_WORDS and words == [w.lower() for w in words]
+        closing = closing and not any(ch.isdigit() for ch in line)
+        closing = closing and not any(len(w) >= KNOWN and w.strip(".,;:!?").upper() in known for w in words)
+        if not (prose(line) or closing):
+            return None
+        out.append(line)
+    return out if k == len(applied) else None
 
 
 def _iso(value: object) -> datetime | None:
