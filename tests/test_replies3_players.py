@@ -18,6 +18,7 @@ through a real poll too.
 from __future__ import annotations
 
 import html
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -72,7 +73,9 @@ def _moment(root: Path, kind: str, steps: int = 0, table: Table | None = None) -
     cfg.replies_per_hour = 10_000
     clock = Clock()
     players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
-    create_game(Home.of(cfg), kind, "g1", players, seed=f"replies3-{kind}", clock=clock, codes=CODES, table=table or Table())
+    create_game(
+        Home.of(cfg), kind, "g1", players, seed=f"replies3-{kind}", clock=clock, codes=CODES, table=table or Table()
+    )
     _poll(cfg, clock)
     rng = Rng(init_state(f"replies3-bots-{kind}"))
     for _ in range(steps):
@@ -150,6 +153,8 @@ TYPINGS: dict[str, Callable[[str], str]] = {
     "emoji": lambda o: "\U0001f449 " + o + " \U0001f44d\U0001f3fd",  # pointing hand; thumbs up, skin tone
     "remark-in-brackets": lambda o: o + " (my best choice, I think)",
     "line-separator": lambda o: "\u2028" + o + "\u2028",  # Unicode's line separator, as pasted from a note
+    "courtesy": lambda o: o + ", please",
+    "thanks": lambda o: o.lower() + " thanks!",
     "my-order": lambda o: "My order: " + o,  # a label naming the order (replies3)
     "orders-dash": lambda o: "Orders - " + o.lower(),
 }
@@ -257,6 +262,8 @@ def text_reply(
         return [*mine, "", *ATTRIBUTIONS[client], "", *_quoted(original)]  # Gmail: top-posted
     if client in ("thunderbird", "thunderbird-de"):
         return [*ATTRIBUTIONS[client], *_quoted(original), "", *mine]  # bottom-posted
+    if client.startswith("bottom-"):  # Gmail's attribution in that language, the answer below the quote
+        return [*ATTRIBUTIONS["gmail-" + client[7:]], *_quoted(original), "", *mine]
     if client == "apple":
         return [*own, "", *sig, "", *ATTRIBUTIONS["apple"], "", *_quoted(original)]
     if client == "iphone":  # the attribution inside the quote, the signature above it
@@ -281,6 +288,8 @@ def text_reply(
     if client == "outlook-inline-de":
         head = ["Antworten unten.", "", "-----Ursprüngliche Nachricht-----", *_block("de", sent), ""]
         return [*head, *original[:order_at], *own, *original[order_at:]]
+    if client == "unquoted-bottom":  # the original copied unquoted under a marker, the answer below it all
+        return ["-------- Original Message --------", *_block("en", sent), "", *original, "", *mine]
     if client == "none":
         return mine
     if client == "inline":  # the order typed under the quoted line of the report that lists it
@@ -339,6 +348,10 @@ CLIENTS = (
     "outlook-mobile",
     "outlook-inline",
     "outlook-inline-de",
+    "unquoted-bottom",
+    "bottom-it",
+    "bottom-pl",
+    "bottom-sv",
     "none",
     "inline",
     "inline-top",
@@ -402,9 +415,10 @@ def check(moment: Moment, raw: bytes, want: list[str], label: str) -> None:
 def cases() -> list[tuple[str, str, str, str, int]]:
     """The corpus: (name, client, typing, signature, pick), every client, typing and signature at least once."""
     typings, sigs = list(TYPINGS), list(SIGNATURES)
+    step = next(k for k in range(7, 99) if math.gcd(k, len(typings)) == 1)  # every typing once, mixed
     out = []
     for n in range(max(len(CLIENTS), len(typings), len(sigs))):
-        client, typing, sig = CLIENTS[n % len(CLIENTS)], typings[(n * 7) % len(typings)], sigs[(n * 3) % len(sigs)]
+        client, typing, sig = CLIENTS[n % len(CLIENTS)], typings[(n * step) % len(typings)], sigs[n % len(sigs)]
         out.append((f"{client}/{typing}/{sig}", client, typing, sig, n))
     return out
 

@@ -128,6 +128,7 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
         for n in (*_typed_between_quotes(lines), *_repeated(per_line, drop), *_typed_again(per_line, drop, sent)):
             if drop[n] and keep(lines[n]):
                 drop[n] = False
+    _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):
             _drop_header_block(lines, drop, n, keep)
@@ -189,6 +190,25 @@ def _typed_again(per_line: list[list[str]], drop: list[bool], sent: list[str]) -
             surplus[key] -= 1
             yield n
         above_own = not drop[n]
+
+
+def _drop_wordless_inside(lines: list[str], per_line: list[list[str]], drop: list[bool]) -> None:
+    """The lines without words between two lines of a copy are the copy's: pbem's own "-- " above its signature,
+    its rules and blank lines.  Left in an unquoted copy, the "-- " ended the writer's text there, and an order
+    written below the copied mail (bottom-posted under Thunderbird's "-------- Original Message --------") was
+    never read.  A quoted one stays (`pbem.orders.furniture` drops it, and reads an attribution by the quote
+    under it).  One pass."""
+    run: list[int] = []
+    copied = False  # the line with words above the run is in a copy
+    for n, ws in enumerate(per_line):
+        if not ws:
+            if not _QUOTED.match(lines[n]):
+                run.append(n)
+            continue
+        if copied and drop[n]:
+            for b in run:
+                drop[b] = True
+        run, copied = [], drop[n]
 
 
 def _repeated(per_line: list[list[str]], drop: list[bool]) -> Iterator[int]:

@@ -5,7 +5,7 @@
 chose from a report's list), or what the report itself prints before a line of its lists (``(default) ``,
 ``(on file) ``: a line copied out of it is read as the order it lists), a tick or a tag in brackets (``[x] ``,
 ``✓ ``, ``[Alice] ``: an answer typed into the mail answered, as Outlook's inline replies are), a pointer after
-the order (``NO EVENT  <-- this one``), a remark in brackets after it (``TRIBUTE Gold 7 (my best card)``),
+the order (``NO EVENT  <-- this one``), a remark in brackets or a courtesy after it (``TRIBUTE Gold 7 (my best card)``, ``NO EVENT, please``),
 emoji around it (``👉 NO EVENT 👍``), in full-width letters as Japanese and Chinese keyboards type them
 (NFKC), without emphasis markers (Gmail's plain part writes bold
 as ``*bold*``, some clients ``_this_``), without a full stop or other punctuation at the end
@@ -37,6 +37,11 @@ _QUOTES = "\"'`“”„‘’‚«»「」『』"
 _QUOTED = re.compile(rf"^[{_QUOTES}]+(.*?)[{_QUOTES}]+$")
 
 
+_THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!": a courtesy after the order (no run of spaces in it)
+    r"(?<=[ \t,;])(?:please|pls|plz|thanks|thank you|thx|cheers|merci|danke|bitte|gracias|grazie|obrigad[oa]|"
+    r"dank je|dzięki|tack)[.!]*$",
+    re.IGNORECASE,
+)
 _ASIDE = re.compile(r"(?<=\S)[ \t]+\([^()]{0,60}\)$")  # "TRIBUTE Gold 7 (my best card)": a remark after the order
 _DECORATION = frozenset(("So", "Sk", "Cs", "Co"))  # emoji, arrows, hands, their skin tones: "👉 NO EVENT 👍"
 _JOINERS = frozenset("\ufe0f\ufe0e\u200d\u20e3")  # emoji variation selectors, the joiner, the keycap
@@ -66,6 +71,8 @@ def cleaned(line: str) -> str:
     text = _POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()  # "[AM] - NO EVENT"
     text = _EMPHASIS.sub("", text).strip()
     text = _ASIDE.sub("", text)
+    if _THANKS.search(text):
+        text = _THANKS.sub("", text).rstrip(" \t,;") or text
     quoted = _QUOTED.match(text)
     if quoted:
         text = quoted.group(1).strip()
