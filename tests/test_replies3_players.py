@@ -262,6 +262,8 @@ def text_reply(
         return [*mine, "", *ATTRIBUTIONS[client], "", *_quoted(original)]  # Gmail: top-posted
     if client in ("thunderbird", "thunderbird-de"):
         return [*ATTRIBUTIONS[client], *_quoted(original), "", *mine]  # bottom-posted
+    if client in ("proton", "yahoo", "samsung", "outlook-mac", "unquoted-bottom"):
+        return webmail_reply(client, sent, own, mine, original)
     if client.startswith("bottom-"):  # Gmail's attribution in that language, the answer below the quote
         return [*ATTRIBUTIONS["gmail-" + client[7:]], *_quoted(original), "", *mine]
     if client == "apple":
@@ -288,8 +290,6 @@ def text_reply(
     if client == "outlook-inline-de":
         head = ["Antworten unten.", "", "-----Ursprüngliche Nachricht-----", *_block("de", sent), ""]
         return [*head, *original[:order_at], *own, *original[order_at:]]
-    if client == "unquoted-bottom":  # the original copied unquoted under a marker, the answer below it all
-        return ["-------- Original Message --------", *_block("en", sent), "", *original, "", *mine]
     if client == "none":
         return mine
     if client == "inline":  # the order typed under the quoted line of the report that lists it
@@ -304,6 +304,41 @@ def text_reply(
         half = len(quoted) // 3
         return ["Hi, my orders are inline.", "", ATTRIBUTIONS["gmail-en"][0], *quoted[:half], *own, *quoted[half:]]
     return html_reply(client, sent, own, sig, mine)
+
+
+def webmail_reply(client: str, sent: EmailMessage, own: list[str], mine: list[str], original: list[str]) -> list[str]:
+    """ProtonMail, Yahoo, Samsung Email and Outlook for Mac, top-posted; the original unquoted, the answer below."""
+    if client == "unquoted-bottom":  # the original copied unquoted under a marker, the answer below it all
+        return ["-------- Original Message --------", *_block("en", sent), "", *original, "", *mine]
+    if client == "proton":  # its marker, then an attribution, then the quote
+        when = "On Monday, November 30th, 2026 at 21:08, pbem moderator <games@example.org> wrote:"
+        return [*mine, "", "------- Original Message -------", when, "", *_quoted(original)]
+    if client == "yahoo":
+        when = f"On Monday, November 30, 2026, 09:08:00 PM GMT+1, {WHO} wrote:"
+        return [*mine, "", "", when, "", "", *_quoted(original)]
+    if client == "samsung":
+        head = ["-------- Original message --------", f"From: {WHO}", "Date: 30/11/2026 21:08 (GMT+01:00)"]
+        return [
+            *own,
+            "",
+            "Sent from my Galaxy",
+            "",
+            "",
+            *head,
+            f"To: {sent['To']}",
+            f"Subject: {sent['Subject']}",
+            "",
+            *original,
+        ]
+    if client == "outlook-mac":
+        head = [
+            f"From: {WHO}",
+            "Date: Monday, 30 November 2026 at 21:08",
+            f"To: {sent['To']}",
+            f"Subject: {sent['Subject']}",
+        ]
+        return [*mine, "", *head, "", *original]
+    raise ValueError(client)
 
 
 def html_reply(client: str, sent: EmailMessage, own: list[str], sig: list[str], mine: list[str]) -> str:
@@ -349,6 +384,10 @@ CLIENTS = (
     "outlook-inline",
     "outlook-inline-de",
     "unquoted-bottom",
+    "proton",
+    "yahoo",
+    "samsung",
+    "outlook-mac",
     "bottom-it",
     "bottom-pl",
     "bottom-sv",
