@@ -602,3 +602,27 @@ def test_a_held_reply_with_a_footer_set_aside_is_applied_at_the_deadline_as_ackn
     assert [(o["kind"], [x.upper() for x in o["lines"]]) for o in mine] == [("orders", [w.upper() for w in want])]
     to_them = [m for m in sent_mail(moment.cfg) if m["To"].addresses[0].addr_spec == moment.address]
     assert not any("not applied" in str(m["Subject"]) for m in to_them)
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_an_outlook_thread_reply_reads_only_the_new_answer(tmp_path: Path, kind: str) -> None:
+    """Outlook replying to the acknowledgement keeps the whole thread unquoted under rules and header blocks: the
+    acknowledgement, the player's earlier reply (an order of theirs), the report.  Only the new answer is read:
+    the rules above the blocks now go with the copies (so an inline answer is read), never the earlier reply."""
+    moment = _moment(tmp_path, kind)
+    first, earlier, want = moment.report, moment.legal[0], moment.legal[1]
+    deliver(moment.cfg, build(moment, "outlook-en", ["Hi,", earlier, "", "Thanks"], []))
+    _poll(moment.cfg, moment.clock)
+    ack = [m for m in sent_mail(moment.cfg) if m["To"].addresses[0].addr_spec == moment.address][-1]
+    rule = "_" * 32
+    them = [f"From: {moment.player} <{moment.address}>", "Sent: Monday, November 30, 2026 9:10 PM"]
+    them += [f"To: {first['From']}", f"Subject: Re: {first['Subject']}"]
+    body = ["Changed my mind:", want, "", rule, *_block("en", ack), "", *_plain(ack), "", rule, *them, ""]
+    body += ["Hi,", earlier, "", "Thanks", "", rule, *_block("en", first), "", *_plain(first)]
+    msg = EmailMessage()
+    msg["From"], msg["To"] = f"{moment.player} <{moment.address}>", str(ack["From"])
+    msg["Subject"], msg["Message-ID"] = "RE: " + str(ack["Subject"]), make_msgid(domain="players.example")
+    msg["In-Reply-To"], msg["References"] = str(ack["Message-ID"]), f"{first['Message-ID']} {ack['Message-ID']}"
+    msg.set_content("\n".join(body) + "\n")
+    words = tuple(registry.get(kind).order_words)
+    assert mail_reader([first.as_bytes(), ack.as_bytes()])(msg.as_bytes(), words) == (want,)

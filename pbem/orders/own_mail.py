@@ -125,7 +125,11 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
         begin, end = end, end + len(ws)
         drop[n] = end > begin and in_copy.find(0, begin, end) < 0
     if keep is not None and any(drop):
-        for n in (*_typed_between_quotes(lines), *_repeated(per_line, drop), *_typed_again(per_line, drop, sent)):
+        for n in (
+            *_typed_between_quotes(lines),
+            *_repeated(per_line, drop),
+            *_typed_again(lines, per_line, drop, sent),
+        ):
             if drop[n] and keep(lines[n]):
                 drop[n] = False
     _drop_wordless_inside(lines, per_line, drop)
@@ -161,11 +165,12 @@ def _typed_between_quotes(lines: list[str]) -> Iterator[int]:
         yield from run
 
 
-def _typed_again(per_line: list[list[str]], drop: list[bool], sent: list[str]) -> Iterator[int]:
+def _typed_again(lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str]) -> Iterator[int]:
     """Lines of a copy that are one line of the sent mail typed once more right under the writer's own text (Outlook's
     inline reply: "Ciao," then "DISCARD Belligerent." typed above the report's next list line, the copy's words going
     on from there as from the report's own line): a line whose words the reply's copy holds more often than any sent
-    mail does, whose line with words above it is the writer's; at most as many as the surplus.  Linear."""
+    mail does, whose line with words above it is the writer's (not a client's "Label: value" line: the first line of
+    a copy below a header block is the copy's); at most as many as the surplus.  Linear."""
     surplus: dict[tuple[str, ...], int] = {}
     for n, ws in enumerate(per_line):
         if ws and drop[n]:
@@ -189,7 +194,7 @@ def _typed_again(per_line: list[list[str]], drop: list[bool], sent: list[str]) -
         if drop[n] and above_own and surplus[key] > most.get(key, 0):
             surplus[key] -= 1
             yield n
-        above_own = not drop[n]
+        above_own = not drop[n] and not _LABEL.match(lines[n])  # the writer's text, not a client's header line
 
 
 def _drop_wordless_inside(lines: list[str], per_line: list[list[str]], drop: list[bool]) -> None:
