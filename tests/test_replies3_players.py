@@ -12,7 +12,15 @@ quotes, non-breaking and zero-width spaces, tabs; signed with "-- ", "Sent from 
 Each reply is read exactly as the poll reads it (`pbem.app.reading.mail_reader` with the report it answers) and
 the orders read are applied: the game must be in the very state the intended orders give.  `CASES` is the corpus
 (at least 30 replies per kind, each named); the seeded generator mixes the same parts at random.  A few replies go
-through a real poll too.
+through a real poll too.  Each kind is answered at its first report and at a later step.
+
+What players meant and pbem read, before this corpus (each a class, fixed, its case kept here): an order typed
+into Outlook's unquoted original (inline) was cut off with it, or taken for the copy when typed under its own
+line; "[Alice] ", "[x] ", a tick, "<-- this one", emoji, a remark in brackets, ", please" around an order, and
+full-width letters made it no order; "My order: NO EVENT" was chatter; a footer line starting with an order word
+("Discard this e-mail if ...", "Play fair. Take care.") refused the orders above it; an order below an unquoted
+copy was cut at the copy's "-- ".  "I vote red" stays chatter (a remark may start so); the answer says how to
+write it.
 """
 
 from __future__ import annotations
