@@ -561,7 +561,7 @@ def test_no_legal_order_reads_as_prose_and_a_footers_sentences_do(kind: str) -> 
     care.") refused the whole message.  No legal line the bots meet over a game reads so, whatever the names."""
     from pbem.engine.bots import choose
     from pbem.engine.rng import Rng, init_state
-    from pbem.orders.typed import prose
+    from pbem.orders.typed import cleaned, prose
 
     eng = registry.get(kind)
     players = ["Zoë Müller", "J. R. Smith", "Will"][: max(eng.min_players, 2 if kind == "italian-wars" else 3)]
@@ -575,6 +575,7 @@ def test_no_legal_order_reads_as_prose_and_a_footers_sentences_do(kind: str) -> 
         for r in reqs:
             for line in (*r.legal, *r.default):
                 assert not prose(line), (kind, line)
+                assert cleaned(line) == line, (kind, line)  # nothing a legal line holds is read as around it
                 seen += 1
         req = reqs[rng.below(len(reqs))]
         state = eng.apply(state, req.player, choose(req, rng)).state
