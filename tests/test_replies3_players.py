@@ -502,7 +502,7 @@ def test_generated_replies_mixing_the_corpus_parts_are_read_as_the_player_meant(
     moment = moments[kind]
     rng = random.Random(f"replies3:{kind}")
     failures = []
-    for n in range(int(__import__("os").environ.get("REPLIES3_N", "60"))):
+    for n in range(int(__import__("os").environ.get("REPLIES3_N", "40"))):
         client, typing, sig = rng.choice(CLIENTS), rng.choice(list(TYPINGS)), rng.choice(list(SIGNATURES))
         want = meant(moment, rng.randrange(len(moment.legal)), two=rng.random() < 0.4)
         head = [rng.choice(GREETINGS), ""] if rng.random() < 0.7 else []
