@@ -27,6 +27,7 @@ from pbem import engine as registry
 from pbem.app import absence, notify, reading, refusals, undelivered, views
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
 from pbem.app.join import decide_join_deadline, is_open
+from pbem.app.lines import without_prose
 from pbem.app.reminders import look_at_reminders, next_look, reminder_at
 from pbem.app.settle import settle
 from pbem.engine.base import Event, apply_defaults
@@ -71,12 +72,13 @@ def decide_deadline(
     for h in held:
         d.effects.append(Control("held-done", f"applied-at-deadline:{h.inbound_id}"))
         out = eng.apply(state, h.player, list(h.orders))
+        kept, _, out = without_prose(eng, state, h.player, list(h.orders), out)  # as the intake read it when held
         seat = loaded.seat_for_player(h.player)
         if out.accepted:
-            d.effects.append(Input("orders", h.player, h.orders, out, h.inbound_id, h.message_id))
+            d.effects.append(Input("orders", h.player, tuple(kept), out, h.inbound_id, h.message_id))
             state, events = out.state, events + out.events
             if seat is not None:
-                told: dict[str, object] = {"game_name": name, "due": stamp, "lines": list(h.orders)}
+                told: dict[str, object] = {"game_name": name, "due": stamp, "lines": kept}
                 key: tuple[object, ...] = ("held-applied", h.inbound_id)
                 d.effects.append(Mail(seat.address, "held_applied", told, NEWS, key, player=h.player))
             continue

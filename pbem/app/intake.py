@@ -15,9 +15,9 @@ their message carries; they get at most `per_day` short answers a day, and
 none once `per_hour` strangers were answered in the last hour (`Strangers`).
 Long input is quoted back summarised (`answers.summary`).  A copy of a message
 already read, and order mail written before the player's revision on file,
-change nothing (`revisions`); a player's code from another registered
-player's address is told to its owner and the moderator (`misuse`).  A reply that acts is taken on the mail
-it answers whatever CODE line it holds; one that is not the player's code is ignored, and the answer says so.
+change nothing (`revisions`); a player's code from another registered player's address is told to its owner and
+the moderator (`misuse`).  A reply is taken on the mail it answers whatever CODE line it holds (orders, JOIN, HELP
+or STATUS); one not the player's code is ignored and the answer says so, as for a new mail asking HELP or STATUS.
 """
 
 from __future__ import annotations
@@ -73,9 +73,10 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
             code = ex.code
             misuse.leaked(d, out, loaded, seat, code, lambda st: is_code(facts, st, code), facts.moderator)
         return d
-    if ex.code and (facts.reply is None) != acts and not is_code(facts, seat, ex.code):  # asks, or a reply acts
+    if ex.code and (facts.reply is not None or not acts) and not is_code(facts, seat, ex.code):  # said ignored
         looking = out.allowed(seat.address)  # as `load.code_checks` judged it, before this mail's answer
-        answered = _decide_seat(d, out, msg, loaded, seat, misuse.ignored(ex) if acts else ex, facts, acts)
+        told = misuse.ignored(ex, reply=facts.reply is not None)  # a reply, or a new mail that only asks
+        answered = _decide_seat(d, out, msg, loaded, seat, told, facts, acts)
         code = ex.code
         if looking:
             misuse.leaked(answered, out, loaded, seat, code, lambda st: is_code(facts, st, code), facts.moderator)
@@ -172,7 +173,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
             )
         return d
     if join.is_open(loaded):  # not dealt yet: the lines are JOIN / SALT
-        return join.decide_join(d, out, msg, loaded, seat, list(ex.orders))
+        return join.decide_join(d, out, msg, loaded, seat, list(ex.orders), problems)
     return _orders(d, out, msg, loaded, seat, list(ex.orders), notes, ex, facts)
 
 

@@ -75,9 +75,10 @@ def invitation(
 
 
 def decide_join(
-    d: Decision, out: Outgoing, msg: Inbound, loaded: store.Loaded, seat: Seat, lines: list[str]
+    d: Decision, out: Outgoing, msg: Inbound, loaded: store.Loaded, seat: Seat, lines: list[str], notes: Any = ()
 ) -> Decision:
-    """One authenticated player's JOIN / SALT lines (the code was checked): record, acknowledge, deal if complete."""
+    """One authenticated player's JOIN / SALT lines (the code was checked): record, acknowledge, deal if complete.
+    `notes`: what the acknowledgement says besides (a reply's CODE line that was not the player's code)."""
     eng = views.engine(loaded)
     lines = joining.split_join(lines)
     result: Outcome = eng.apply(loaded.state, seat.player, lines)
@@ -95,6 +96,7 @@ def decide_join(
         "salt": salt,
         "waiting": [] if dealt else sorted(p for p in views.players(loaded) if p not in joining.joined(result.state)),
         "dealt": dealt,
+        "problems": [str(n) for n in notes],
     }
     if not result.accepted:
         d.outcome = "rejected"

@@ -115,8 +115,8 @@ def code_checks(msg: Inbound, facts: intake.Facts, cap: int) -> dict[int, bool]:
     seat = loaded.seat_for_address(msg.sender)
     checks: dict[int, bool] = {}
     if seat is not None:
-        if seat.id is None or (facts.reply is not None and not (ex.orders or ex.press or ex.away or ex.mode)):
-            return {}  # a reply's code line is not read, unless the reply acts (a wrong one is then said ignored)
+        if seat.id is None:
+            return {}
         checks[seat.id] = check_seat_code(seat.id, ex.code, seat.code_hash)
         out = Outgoing(msg, facts.replies, cap, loaded.game.id, facts.windows, facts.now)
         if checks[seat.id] or not out.allowed(seat.address):

@@ -1,6 +1,7 @@
 """A player's code arriving from another registered player's address (pure; issue 12, "Identity"), in a mail
-that acts (refused), one that only asks for HELP or STATUS, or a reply that acts (both answered: `leaked`);
-a reply's CODE line that is not the player's code is ignored and the player told (`ignored`).
+that acts (refused), one that only asks for HELP or STATUS, or a reply (both answered: `leaked`); a CODE line
+that is not the player's code in a reply, or in a new mail that only asks, is ignored and the player told
+(`ignored`).
 
 The sender gets the usual refusal (which never says whose code it was: that
 would confirm to them that the code is good).  The code's owner is told at
@@ -30,12 +31,18 @@ IGNORED_CODE = (
     "The CODE line in your mail is not your current player code and was ignored: a reply to pbem's mail needs "
     "no code. A new mail needs your current code (LOST CODE sends you a new one)."
 )
+#: Told a player whose new mail (no reply) only asked for HELP or STATUS, with a CODE line that is not their code.
+IGNORED_CODE_ASKING = (
+    "The CODE line in your mail is not your current player code and was ignored: HELP and STATUS need no code, "
+    "but orders in a new mail need your current code (LOST CODE sends you a new one)."
+)
 
 
-def ignored(ex: Extracted) -> Extracted:
-    """`ex` with `IGNORED_CODE` among its notes: a reply that acts, whose CODE line is not the sender's code.
-    Never the code pbem holds, nor whose the typed one is (`leaked` tells its owner, if it is another's)."""
-    return replace(ex, problems=[*ex.problems, IGNORED_CODE])
+def ignored(ex: Extracted, reply: bool = True) -> Extracted:
+    """`ex` with `IGNORED_CODE` among its notes: a reply (orders, JOIN, HELP or STATUS alike), or a new mail that
+    only asks (`IGNORED_CODE_ASKING`), whose CODE line is not the sender's code.  Never the code pbem holds, nor
+    whose the typed one is (`leaked` tells its owner, if it is another's)."""
+    return replace(ex, problems=[*ex.problems, IGNORED_CODE if reply else IGNORED_CODE_ASKING])
 
 
 def owner_of(

@@ -15,6 +15,9 @@ markers, client signatures, the ``-- `` signature) is dropped first by
 * an order, if it starts with one of the game's order words
   (`Engine.order_words`, aliases included): it goes to the engine, which
   accepts or refuses the whole message;
+* an order said with a label: ``My order: NO EVENT``, ``Orders - PASS``, ``My vote is red`` (VOTE red), read as
+  that order (`labelled_order`); a short sentence that seems to be one ("I vote red") is chatter, and the answer says how
+  to write it (`sentence`: "I take it you are away" is a remark);
 * ``WATCH``, ``NORMAL`` or ``DIGEST`` alone on a line: how much mail the player
   gets from now on (`Extracted.mode`, `pbem.app.notify`);
 * chatter otherwise (greetings, sign-offs, a name, remarks): set aside in
@@ -126,6 +129,35 @@ def _labelled(line: str, order_words: Iterable[str]) -> str:
     return line
 
 
+_SAID = re.compile(r"^(?:my\s+)?(?:orders?|moves?|choice|answer)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
+_MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
+_SENTENCE = re.compile(
+    r"^(?:i'd like to|i would like to|i want to|i will|i'll|i’ll|i|we'll|we|let's|let’s|please|okay|ok)[,\s]+(\S.*)$",
+    re.I,
+)
+SENTENCE_WORDS = 10  # words after "I ..." at most for a line to be told how to write the order it seems to be
+
+
+def labelled_order(line: str, order_words: Iterable[str]) -> str:
+    """The order a line names with a label ("My order: NO EVENT", "Orders - PASS", "My vote is red" as VOTE red,
+    "My tribute: Gold 7"), or "": the player says plainly that this is their order, so it is read as one."""
+    m = _SAID.match(line)
+    if m and is_order(rest := cleaned(m.group(1)) or m.group(1), order_words):
+        return rest
+    m = _MY_WORD.match(line)
+    if m and is_order(order := f"{m.group(1)} {cleaned(m.group(2)) or m.group(2)}", order_words):
+        return order
+    return ""
+
+
+def sentence(line: str, order_words: Iterable[str]) -> str:
+    """The order a short sentence seems to be ("I vote red", "I'll discard none", "please pass"), or "".  Not read
+    as one ("I take it you are away", "I pass on my thanks" are remarks): the answer says how to write it."""
+    m = _SENTENCE.match(line)
+    rest = (cleaned(m.group(1)) or m.group(1)) if m else ""
+    return rest if rest and len(rest.split()) <= SENTENCE_WORDS and is_order(rest, order_words) else ""
+
+
 def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
     """Whether a line is one the reader takes as the writer's own order or command, a colon after its first
     words too ("PRESS TO ALL: ...", "Event: Person Franz"): `keep` for `pbem.orders.own_mail.without_copies`,
@@ -138,7 +170,9 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
             return False  # none of its first words starts an order or a command (most lines: a regex, no more)
         typed = _strip_comment(line)
         bare = (cleaned(typed) or typed).replace(":", " ", 1).replace("：", " ", 1)
-        return bool(typed) and (is_order(bare, words) or _control(bare) is not None)
+        return bool(typed) and (
+            is_order(bare, words) or _control(bare) is not None or bool(labelled_order(typed, words))
+        )
 
     return own
 
@@ -183,7 +217,7 @@ def extract(
         i += 1
         if not typed:
             continue
-        line = _labelled(cleaned(typed) or typed, words)  # without list markers, emphasis, end punctuation, quotes
+        line = _read(typed, words)
         if _words(line) and len(_words(line)) == 1 and _words(line)[0] in MODE_WORDS:
             ex.mode = _words(line)[0].lower()
             continue
@@ -191,8 +225,7 @@ def extract(
             if _words(line) in LOST_CODE:
                 ex.lost_code = True
                 continue
-            ex.placed.append(i)
-            ex.chatter.append(typed)  # what the player wrote, as they wrote it
+            _aside(ex, i, typed, line, words)
             continue
         if is_order(line, words):
             ex.typed.append(typed.strip())
@@ -217,6 +250,25 @@ def extract(
     if said and not ex.orders and is_order(said, words) and not (pbems and pbems(first)):
         ex.orders.append(_strip_comment(said))  # a subject titled "tribute" above orders is only a title
     return ex
+
+
+def _read(typed: str, words: tuple[str, ...]) -> str:
+    """The line an order or command is read from: without list markers, emphasis, end punctuation, quotes; an order
+    word written as a label ("Tribute: Gold 7") or a label naming the order ("My order: NO EVENT") read as the order."""
+    line = _labelled(cleaned(typed) or typed, words)
+    if _control(line) is None and not is_order(line, words):
+        return labelled_order(line, words) or line
+    return line
+
+
+def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]) -> None:
+    """A line set aside as chatter, as typed; one that seems to be an order in a sentence is told how to write."""
+    ex.placed.append(at)
+    ex.chatter.append(typed)  # what the player wrote, as they wrote it
+    if seems := sentence(line, words):
+        ex.problems.append(
+            f'"{typed}" was not read as an order: an order line starts with its order word, so write it as: {seems}'
+        )
 
 
 def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int) -> int:

@@ -49,7 +49,7 @@ _MARKER_WORDS = (
     r"wiadomość|wiadomosc|сообщение|原始邮件|原始郵件|原始信件|元のメッセージ|転送|转发|轉寄|원본\s*메시지|전달된\s*메시지|"
     r"orijinal|eredeti|původní|повідомлення"
 )
-_MARKER = re.compile(
+MARKER = re.compile(  # a forwarded or original-message marker, or a long rule
     rf"^\s*+(?:[-_=*]{{2,}}+\s*+(?=[^\n]*(?:{_MARKER_WORDS}))[^-_=*\s][^-_=*]{{2,60}}?\s*[-_=*]{{2,}}|_{{8,}}|"
     r"(?:begin forwarded message|début du message réexpédié|debut du message reexpedie|"
     r"anfang der weitergeleiteten nachricht|inizio messaggio inoltrato|comienzo del mensaje reenviado|"
@@ -101,7 +101,7 @@ def _attribution_at(lines: list[str], i: int) -> int:
     return 0
 
 
-def _header_block_at(lines: list[str], i: int) -> bool:
+def header_block_at(lines: list[str], i: int) -> bool:
     """An Outlook-style "From: ... / Sent: ... / To: ..." block of the quoted message starts at `i`."""
     if not _HEADER_FROM.match(lines[i]):
         return False
@@ -125,7 +125,7 @@ def client_signature(line: str) -> bool:
 
 def own_lines(text: str) -> tuple[list[str], list[str]]:
     """The sender's own lines, and the furniture lines dropped among them (for the record)."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n").split("\n")
     out: list[str] = []
     dropped: list[str] = []
     i = 0
@@ -143,7 +143,7 @@ def own_lines(text: str) -> tuple[list[str], list[str]]:
                 break
             i += n
             continue
-        if _MARKER.match(raw) or _header_block_at(lines, i) or _ATTRIBUTION_INLINE.match(raw):
+        if MARKER.match(raw) or header_block_at(lines, i) or _ATTRIBUTION_INLINE.match(raw):
             break
         if client_signature(raw):
             dropped.append(raw)

@@ -14,6 +14,10 @@ or a block of ``Label: value`` lines (From/Od/差出人 ...).  A line the reader
 command (`keep`) is never part of that block, nor is a lone ``Label: value`` line that does not end with a
 colon: a player's "PRESS TO ALL: ..." or a moderator's "UNDO TO 17: misread order" right above the quoted
 mail is read (refused with its reason if it cannot be), never dropped unseen as the client's furniture.
+An answer typed into the copy itself (Outlook's inline reply, the original unquoted below the client's block) is
+the writer's: the rule or "-----Original Message-----" marker above a dropped block goes with it (else it would
+end the writer's text there, `pbem.orders.furniture`), a line typed right under its own line of the copy
+(`_repeated`) is kept, and so is a block the writer's lines stand between (`_drop_block_above_answer`).
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
 
@@ -22,10 +26,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from pbem.orders.furniture import MARKER, header_block_at
+
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
 PLACES = 512  # places of one word run in the sent mails remembered (repetitive lists), at most
 HEADER_LINES = 10  # "Label: value" lines above a copy dropped with it, at most
+ABOVE = 12  # lines with words between a copy and a client's header block above it (an answer typed there), at most
 _WORD = re.compile(r"\w+")
 _LABEL = re.compile(r"^\s*+[>|]*+\s*+\**+[^\s:：][^:：]{0,30}\**\s*[:：]")
 
@@ -118,12 +125,18 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
         begin, end = end, end + len(ws)
         drop[n] = end > begin and in_copy.find(0, begin, end) < 0
     if keep is not None and any(drop):
-        for n in _typed_between_quotes(lines):
+        for n in (
+            *_typed_between_quotes(lines),
+            *_repeated(per_line, drop),
+            *_typed_again(lines, per_line, drop, sent),
+        ):
             if drop[n] and keep(lines[n]):
                 drop[n] = False
+    _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):
             _drop_header_block(lines, drop, n, keep)
+            _drop_block_above_answer(lines, drop, n)
     return "\n".join(line for n, line in enumerate(lines) if not drop[n])
 
 
@@ -152,6 +165,101 @@ def _typed_between_quotes(lines: list[str]) -> Iterator[int]:
         yield from run
 
 
+def _typed_again(lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str]) -> Iterator[int]:
+    """Lines of a copy that are one line of the sent mail typed once more right under the writer's own text (Outlook's
+    inline reply: "Ciao," then "DISCARD Belligerent." typed above the report's next list line, the copy's words going
+    on from there as from the report's own line): a line whose words the reply's copy holds more often than any sent
+    mail does, whose line with words above it is the writer's (not a client's "Label: value" line: the first line of
+    a copy below a header block is the copy's); at most as many as the surplus.  Linear."""
+    surplus: dict[tuple[str, ...], int] = {}
+    for n, ws in enumerate(per_line):
+        if ws and drop[n]:
+            surplus[tuple(ws)] = surplus.get(tuple(ws), 0) + 1
+    if not surplus:
+        return
+    most: dict[tuple[str, ...], int] = {}
+    for text in sent:
+        here: dict[tuple[str, ...], int] = {}
+        for line in text.split("\n"):
+            key = tuple(_words(line))
+            if key in surplus:
+                here[key] = here.get(key, 0) + 1
+        for key, k in here.items():
+            most[key] = max(most.get(key, 0), k)
+    above_own = False  # the line with words above is the writer's own (not in a copy)
+    for n, ws in enumerate(per_line):
+        if not ws:
+            continue
+        key = tuple(ws)
+        if drop[n] and above_own and surplus[key] > most.get(key, 0):
+            surplus[key] -= 1
+            yield n
+        above_own = not drop[n] and not _LABEL.match(lines[n])  # the writer's text, not a client's header line
+
+
+def _drop_wordless_inside(lines: list[str], per_line: list[list[str]], drop: list[bool]) -> None:
+    """The lines without words between two lines of a copy are the copy's: pbem's own "-- " above its signature,
+    its rules and blank lines.  Left in an unquoted copy, the "-- " ended the writer's text there, and an order
+    written below the copied mail (bottom-posted under Thunderbird's "-------- Original Message --------") was
+    never read.  A quoted one stays (`pbem.orders.furniture` drops it, and reads an attribution by the quote
+    under it).  One pass."""
+    run: list[int] = []
+    copied = False  # the line with words above the run is in a copy
+    for n, ws in enumerate(per_line):
+        if not ws:
+            if not _QUOTED.match(lines[n]):
+                run.append(n)
+            continue
+        if copied and drop[n]:
+            for b in run:
+                drop[b] = True
+        run, copied = [], drop[n]
+
+
+def _repeated(per_line: list[list[str]], drop: list[bool]) -> Iterator[int]:
+    """The lines whose words are those of the line with words just above them: a line typed under its own copy
+    in an answer written into the unquoted mail (Outlook's inline reply: "tribute gold 7" right under the report's
+    "TRIBUTE Gold 7", the line above in a copy), never a line of pbem's mail (no two lines in a row of it say the
+    same; one below the writer's own line saying the same is the copy's).  One pass."""
+    above: list[str] = []
+    copied = False  # the line with words above is in a copy
+    for n, ws in enumerate(per_line):
+        if not ws:
+            continue
+        if ws == above and copied:
+            yield n
+        above, copied = ws, drop[n]
+
+
+def _drop_block_above_answer(lines: list[str], drop: list[bool], start: int) -> None:
+    """An answer typed into the mail right under the client's header block, above the copy starting at `start`
+    (Outlook: "-----Original Message-----", From/Sent/To/Subject, the player's lines, then pbem's mail): the
+    block and the marker or rule above it are dropped, the player's lines kept.  The block is found by
+    `pbem.orders.furniture.header_block_at` (a From line with Sent/To/Subject below it) at most `ABOVE` lines with
+    words above the copy, the lines between it and the copy holding no quoted line; nothing else is dropped."""
+    n, seen = start - 1, 0
+    while n >= 0 and seen < ABOVE and not drop[n]:
+        if _QUOTED.match(lines[n]):
+            return
+        if lines[n].strip():
+            seen += 1
+            if header_block_at(lines, n):
+                break
+        n -= 1
+    else:
+        return
+    end = n
+    while end < start and _LABEL.match(lines[end]):
+        drop[end] = True  # the block's labelled lines, down to the first line that is not one
+        end += 1
+    n -= 1
+    while n >= 0 and (not lines[n].strip() or set(lines[n].strip()) <= set("-_=*> ") or MARKER.match(lines[n])):
+        drop[n] = True  # the blank lines, the rule and the marker right above it
+        if lines[n].strip() and not set(lines[n].strip()) <= set("-_=* "):
+            return  # the marker: above it is the writer's own text
+        n -= 1
+
+
 def _drop_header_block(lines: list[str], drop: list[bool], start: int, keep: Callable[[str], bool] | None) -> None:
     """Drop the client's block just above a copy starting at `start`, with the blank lines and rules under it.
 
@@ -159,7 +267,7 @@ def _drop_header_block(lines: list[str], drop: list[bool], start: int, keep: Cal
     between runs).  A run is the client's if it has two lines or more (From/Sent/To/Subject, an attribution
     wrapped over two lines) or its lowest line ends with a colon (``On ... wrote:``, ``30.11.2026, 21:08, X:``).
     The first run that is not ends the block and is kept, and so is every line `keep` says is the writer's."""
-    n, seen = start - 1, 0
+    n, seen, dropped = start - 1, 0, False
     under: list[int] = []  # blank lines and rules above the last run dropped
     run: list[int] = []  # the run of labelled lines being read, lowest first
     while n >= 0 and seen < HEADER_LINES:
@@ -173,14 +281,22 @@ def _drop_header_block(lines: list[str], drop: list[bool], start: int, keep: Cal
                     return
                 for b in under + run:
                     drop[b] = True
-                under, run = [], []
+                under, run, dropped = [], [], True
             if line.strip() and not set(line.strip()) <= set("-_=*> "):
+                if dropped and MARKER.match(line):
+                    drop[n] = True  # "-----Original Message-----" above the client's block
+                if dropped:
+                    for b in under:
+                        drop[b] = True  # the rule above it: below it, an answer typed into the mail is read
                 return
             under.append(n)
         n -= 1
     if run and _the_clients(lines, run):
         for b in under + run:
             drop[b] = True
+    elif dropped and n < 0:
+        for b in under:
+            drop[b] = True  # the rule above the client's block, at the top of the mail
 
 
 def _the_clients(lines: list[str], run: list[int]) -> bool:

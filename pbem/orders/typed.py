@@ -3,7 +3,11 @@
 `cleaned(line)` is the line an order or command is read from: without a list marker (``- ``, ``* ``,
 ``• ``, ``1. ``, ``2) ``, a bullet and a tab), an arrow (``→ ``, ``-> ``, ``=> ``: players mark the line they
 chose from a report's list), or what the report itself prints before a line of its lists (``(default) ``,
-``(on file) ``: a line copied out of it is read as the order it lists), without emphasis markers (Gmail's plain part writes bold
+``(on file) ``: a line copied out of it is read as the order it lists), a tick or a tag in brackets (``[x] ``,
+``✓ ``, ``[Alice] ``: an answer typed into the mail answered, as Outlook's inline replies are), a pointer after
+the order (``NO EVENT  <-- this one``), a remark in brackets or a courtesy after it (``TRIBUTE Gold 7 (my best card)``, ``NO EVENT, please``),
+emoji around it (``👉 NO EVENT 👍``), in full-width letters as Japanese and Chinese keyboards type them
+(NFKC), without emphasis markers (Gmail's plain part writes bold
 as ``*bold*``, some clients ``_this_``), without a full stop or other punctuation at the end
 (``No event.``, ``PLACE NONE.``, ``PASS!``), and without quotes around the whole line or around the
 code (``CODE "K7QX-2MPD"``).  A line is read as an order only if its cleaned form starts with an order
@@ -14,24 +18,61 @@ word; chatter keeps what the player wrote.  `unarmoured` undoes an inline PGP cl
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _MARKER = re.compile(
     r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t\u00a0]+"
     r"|(?:[-=]{1,2}>|[→⇒⟶⟹➔➜➙➛➝➞➟➠➡▶▸►➢➤])[ \t\u00a0]*"  # an arrow, a space after it or not
-    r"|\((?:default|on file)\)[ \t\u00a0]+)(?=\S)",  # what the report prints before a default or an order on file
+    r"|\((?:default|on file)\)[ \t\u00a0]+"  # what the report prints before a default or an order on file
+    r"|\[[^\]\s][^\]]{0,19}\][ \t\u00a0]*"  # "[x]" ticked, "[Alice]", "[AM]": an answer typed into a mail
+    r"|[✓✔☑✅][ \t\u00a0]*)(?=\S)",
     re.IGNORECASE,
 )
+# "NO EVENT  <-- this one": from the pointer (a space before it; no run of spaces in the pattern, which a search
+# would scan once per space) to the end of the line
+_POINTER = re.compile(r"(?<=[ \t\u00a0])(?:<-+|<=+|<<+|←|⬅)(?:[ \t\u00a0].*)?$")
 _EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_~]+(?=\S)|(?<=\S)[*_~]+(?=\s|$|[.,;:!])")
 _TRAILING = re.compile(r"[\s.,;:!。、！；…]+$")  # "…": the one character phones type for "..."
 _QUOTES = "\"'`“”„‘’‚«»「」『』"
 _QUOTED = re.compile(rf"^[{_QUOTES}]+(.*?)[{_QUOTES}]+$")
 
 
+_THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!": a courtesy after the order (no run of spaces in it)
+    r"(?<=[ \t,;])(?:please|pls|plz|thanks|thank you|thx|cheers|merci|danke|bitte|gracias|grazie|obrigad[oa]|"
+    r"dank je|dzięki|tack)[.!]*$",
+    re.IGNORECASE,
+)
+_ASIDE = re.compile(r"(?<=\S)[ \t]+\([^()]{0,60}\)$")  # "TRIBUTE Gold 7 (my best card)": a remark after the order
+_DECORATION = frozenset(("So", "Sk", "Cs", "Co"))  # emoji, arrows, hands, their skin tones: "👉 NO EVENT 👍"
+_JOINERS = frozenset("\ufe0f\ufe0e\u200d\u20e3")  # emoji variation selectors, the joiner, the keycap
+
+
+def _undecorated(text: str) -> str:
+    """`text` without emoji and other symbols at its start and end (and the spaces beside them).  Linear."""
+    start, end = 0, len(text)
+    while start < end and (text[start] in _JOINERS or unicodedata.category(text[start]) in _DECORATION):
+        start += 1
+        while start < end and text[start].isspace():
+            start += 1
+    while end > start and (text[end - 1] in _JOINERS or unicodedata.category(text[end - 1]) in _DECORATION):
+        end -= 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+    return text[start:end]
+
+
 def cleaned(line: str) -> str:
     """The order a player meant by `line` (see the module docstring); `line` itself if nothing is around it."""
     text = line.strip()
-    text = _MARKER.sub("", text, count=1)
+    if not text.isascii():
+        text = _undecorated(
+            unicodedata.normalize("NFKC", text).strip()
+        )  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan
+    text = _POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()  # "[AM] - NO EVENT"
     text = _EMPHASIS.sub("", text).strip()
+    text = _ASIDE.sub("", text)
+    if _THANKS.search(text):
+        text = _THANKS.sub("", text).rstrip(" \t,;") or text
     quoted = _QUOTED.match(text)
     if quoted:
         text = quoted.group(1).strip()
@@ -83,9 +124,59 @@ _PHONE = re.compile(r"\d[\d ()./-]{5,}\d")
 _WEBBY = re.compile(r"@|https?://|www\.|\.com\b|\.org\b|\.net\b", re.IGNORECASE)
 
 
+#: Words of sentences that no order holds (card and place names hold "the", "of", "a", "with": not these).
+_SENTENCE_WORDS = frozenset(
+    [
+        "you",
+        "your",
+        "yours",
+        "we",
+        "us",
+        "our",
+        "this",
+        "that",
+        "these",
+        "is",
+        "are",
+        "was",
+        "not",
+        "if",
+        "please",
+        "it",
+        "its",
+        "i",
+        "me",
+        "my",
+        "will",
+        "would",
+        "can",
+        "could",
+        "be",
+        "been",
+        "have",
+        "has",
+        "do",
+        "does",
+        "did",
+        "should",
+        "may",
+        "might",
+    ]
+)
+_TWO_SENTENCES = re.compile(r"[^\W\d_]{2}[.!?]\s+[A-Z]")  # "Play fair. Take care.": not "J. R. Smith"
+
+
 def prose(line: str) -> bool:
     """A line that starts with an order word but reads as a sentence: a company footer ("Call us on
-    0800 123 456"), an address, a web link, a long sentence.  Refused by the engine, it is set aside as
-    chatter instead of refusing the message (an order word counts only when what follows parses)."""
+    0800 123 456"), an address, a web link, a long sentence, one with two words of sentences no order holds
+    ("Discard this e-mail if you are not the intended recipient"), two sentences ("Play fair. Take care.").
+    Refused by the engine, it is set aside as chatter instead of refusing the message (an order word counts
+    only when what follows parses, and a line naming the game's words is a mistyped order: `pbem.app.lines`)."""
     words = line.split()
-    return bool(_PHONE.search(line) or _WEBBY.search(line)) or len(words) > 12 or line.rstrip().endswith("?")
+    said = {w.strip(".,;:!?()\"'").lower() for w in words[1:]} & _SENTENCE_WORDS
+    return (
+        bool(_PHONE.search(line) or _WEBBY.search(line) or _TWO_SENTENCES.search(line))
+        or len(words) > 12
+        or line.rstrip().endswith("?")
+        or len(said) >= 2
+    )

@@ -32,6 +32,7 @@ Pure but for `read_folder` (shared with `pbem.trust.receipts`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -43,6 +44,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.orders.extract import extract
+from pbem.orders.typed import prose
 from pbem.trust import deal as joining
 from pbem.trust import when_sent as when
 from pbem.trust.quote import clip
@@ -115,6 +117,59 @@ def _order_words(doc: dict[str, Any]) -> tuple[str, ...]:
     except registry.UnknownKind:
         words = ()
     return words + joining.ORDER_WORDS
+
+
+_QUOTED_LINE = re.compile(r"""(?:^|; )('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"): """)
+_MORE = re.compile(r"; and \d+ more refused lines?$")
+
+
+def grouped(reason: str) -> str:
+    """A refused message's reason as its acknowledgement tells it: the lines refused for one reason quoted together,
+    the reason said once ("'a', 'b', 'c' (these 3 lines): why").  The record holds one "'line': why" per refused
+    line, joined by "; " (`pbem.app.intake`); any other reason is returned as it is.  Linear in the reason."""
+    more = _MORE.search(reason)
+    body, tail = (reason[: more.start()], reason[more.start() :]) if more else (reason, "")
+    starts = list(_QUOTED_LINE.finditer(body))
+    if len(starts) < 2 or starts[0].start() != 0:
+        return reason
+    why: dict[str, list[str]] = {}
+    for k, m in enumerate(starts):
+        end = starts[k + 1].start() if k + 1 < len(starts) else len(body)
+        why.setdefault(body[m.end() : end], []).append(m.group(1))
+    if len(why) == len(starts):
+        return reason  # no two lines refused alike
+    told = [
+        f"{', '.join(lines)}{f' (these {len(lines)} lines)' if len(lines) > 1 else ''}: {said}"
+        for said, lines in why.items()
+    ]
+    return "; ".join(told) + tail
+
+
+CLOSING_WORDS = 4  # as `pbem.app.lines.CLOSING_WORDS`: a closing set aside after the orders ("Take care,")
+KNOWN = 4  # as `pbem.app.lines.KNOWN`: a word of the game's this long is never in a closing
+
+
+def _set_aside(wrote: list[str], applied: list[str], known: set[str]) -> list[str] | None:
+    """The lines of `wrote` an input left out, when it applied `wrote` without only lines the intake sets aside
+    (`pbem.app.lines`): lines that read as prose (`pbem.orders.typed.prose`: a footer, a disclaimer) anywhere, and
+    short closings after the last line applied ("Take care,": lower-case words, no digit, none of four letters or
+    more in `known`, the words of the export's inputs); else None.  Told as a note, never hidden."""
+    if not applied:
+        return None
+    out: list[str] = []
+    k = 0
+    for line in wrote:
+        if k < len(applied) and line == applied[k]:
+            k += 1
+            continue
+        words = line.split()[1:]
+        closing = k == len(applied) and len(line.split()) <= CLOSING_WORDS and words == [w.lower() for w in words]
+        closing = closing and not any(ch.isdigit() for ch in line)
+        closing = closing and not any(len(w) >= KNOWN and w.strip(".,;:!?").upper() in known for w in words)
+        if not (prose(line) or closing):
+            return None
+        out.append(line)
+    return out if k == len(applied) else None
 
 
 def check_sent(
@@ -202,6 +257,7 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
     ]
     delays = _delays(mails, messages)
     applied = refused = 0
+    known = {w.upper() for o in doc["orders"] for line in o["lines"] for w in str(line).split()}
     for m in mails:
         rec = messages.get(m.message_id)
         if rec is None:
@@ -232,7 +288,14 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
         if rec["outcome"] in ("accepted", "held"):
             for o in inputs.get(m.message_id, []):
                 applied_lines = [x for x in o["lines"] if not (o["kind"] == "join" and joining.signature_line([x]))]
-                if o["kind"] in ("orders", "join") and applied_lines != list(wrote):
+                aside = _set_aside(list(wrote), applied_lines, known) if applied_lines != list(wrote) else []
+                if aside:
+                    c.notes.append(
+                        f"{m.name}: input {o['seq']} applied your orders without {clip('; '.join(aside))}, lines "
+                        "that read as a footer or a closing, which pbem sets aside as not orders (its answer listed "
+                        'them under "Not read as orders")'
+                    )
+                elif o["kind"] in ("orders", "join") and applied_lines != list(wrote):
                     c.problems.append(
                         f"SUBSTITUTED: {m.name}: you wrote {clip(str('; '.join(wrote))) or '(no orders)'}, the export "
                         f"applied input {o['seq']}: {clip(str('; '.join(o['lines']))) or '(nothing)'}"
@@ -250,9 +313,8 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
                 )
             else:
                 wrote_said = f"; it held your orders {clip('; '.join(wrote))}" if wrote else ""
-                c.refusals.append(
-                    f"{m.name} is marked {clip(str(rec['outcome']))}: {clip(str(rec['reason']), 200)}{wrote_said}"
-                )
+                why = clip(grouped(str(rec["reason"])), 200)
+                c.refusals.append(f"{m.name} is marked {clip(str(rec['outcome']))}: {why}{wrote_said}")
             refused += 1
     return applied, refused
 

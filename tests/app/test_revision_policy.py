@@ -11,6 +11,7 @@ import pytest
 from pbem.app import views
 from pbem.app.decision import Decision
 from pbem.app.intake import Facts, decide
+from pbem.app.misuse import IGNORED_CODE_ASKING
 from pbem.app.revisions import FirstCopy, OnFile
 from pbem.mail.inbound.fingerprint import TRACE, content_hash, missing_message_id, sent_at
 from pbem.mail.inbound.message import parse
@@ -198,12 +199,16 @@ def test_a_mail_that_only_asks_is_answered_and_another_seats_code_in_it_is_repor
     if asks:
         assert d.outcome == "accepted" and (d.reports or any(m.kind == "help" for m in d.mails)), d
     to_carol = [(m.kind, m.context) for m in d.mails if m.to == address("Carol")]
+    assert any(IGNORED_CODE_ASKING in m.context.get("problems", []) for m in d.mails if m.to == address("Carol"))
     for quiet in (signed("Carol", asks), "CODE WRNG-2345\n" + asks):
         alone = run(mail("Carol", quiet), g)
         assert not {"code_misused", "code_misuse_alert"} & {m.kind for m in alone.mails}, alone.mails
         assert (alone.outcome, alone.player) == (d.outcome, "Carol")
         assert [r.purpose for r in alone.reports] == [r.purpose for r in d.reports]
-        assert [(m.kind, m.context) for m in alone.mails] == to_carol, "Carol's answer is the same whoever's code"
+        if quiet.startswith("CODE WRNG"):  # not her code: told so (replies3), as for Bob's, never whose it is
+            assert [(m.kind, m.context) for m in alone.mails] == to_carol, "Carol's answer is the same whoever's code"
+        else:  # her own code: answered without the note
+            assert all(IGNORED_CODE_ASKING not in m.context.get("problems", []) for m in alone.mails)
 
 
 def test_a_mail_that_only_asks_past_the_senders_cap_looks_for_no_owner() -> None:

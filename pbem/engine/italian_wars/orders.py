@@ -16,7 +16,7 @@ from pbem.engine.italian_wars.cards import BY_NAME, LEADERS, NAMES, NEGATORS, ma
 from pbem.engine.italian_wars.negation import advance, do_negate, do_pass, legal_negations
 from pbem.engine.italian_wars.rules import field_leaders, max_discard
 from pbem.engine.italian_wars.table import State, negation
-from pbem.engine.names import candidates_for, match_many, match_one, norm, split_order, unescaped
+from pbem.engine.names import candidates_for, fold, match_many, match_one, norm, split_order, unescaped
 
 ALIASES = {
     "DISCARD": "DISCARD",
@@ -174,12 +174,15 @@ def parse_pair(text: str, owns: list[str], targets: Callable[[str], list[str]]) 
         left, right = text.split(">", 1)
         own = match_one(left, owns, "Negate card")
         return [own, match_one(right, targets(own), "target card")]
-    words = norm(text).split(" ")
+    words = fold(norm(text)).split(" ")  # "+", "and", "&" as one word "&": a name's "&", or between the two names
     found = []
     for k in range(1, len(words)):
+        if words[k - 1] == "&":
+            continue  # a name is not cut at its "&"
         mine = candidates_for(" ".join(words[:k]), owns)
         if len(mine) == 1:
-            tgt = candidates_for(" ".join(words[k:]), targets(mine[0]))
+            rest = words[k + 1 :] if words[k] == "&" else words[k:]  # "Lie Prone + Falcons + Sakers"
+            tgt = candidates_for(" ".join(rest), targets(mine[0]))
             if len(tgt) == 1 and [mine[0], tgt[0]] not in found:
                 found.append([mine[0], tgt[0]])
     if len(found) == 1:
@@ -194,12 +197,21 @@ def _plan(state: State, player: str, rest: str, events: list[Event]) -> str:
         raise not_asked(state, player)
     if not rest:
         raise RuleError("give items like NEGATE-PLAN Resist Cavalry > French Horsemen; ... or NEGATE-PLAN NONE")
-    items = unescaped(rest).split(";")  # "Hedges &amp; Trees" copied from HTML is one name, not two items
+    items = [i for item in unescaped(rest).split(";") for i in _items(item)]  # "&amp;" copied from HTML: one name
     plan = [] if _is_none(rest) else [parse_pair(item, NEGATORS, _targets) for item in items if item.strip()]
     state["plans"][player] = plan
     if state["step"] == "negate":
         advance(state, events)
     return "NEGATE-PLAN " + ("; ".join(f"{o} > {t}" for o, t in plan) or "NONE")
+
+
+def _items(item: str) -> list[str]:
+    """The plan items of one ";" piece: "A > B, C > D" (a list written with commas, as people write lists) is two
+    when every comma piece holds one ">"; anything else is one item (refused with its reason if it cannot be read)."""
+    pieces = item.split(",")
+    if item.count(">") > 1 and all(p.count(">") == 1 for p in pieces):
+        return pieces
+    return [item]
 
 
 def _my_turn(state: State, player: str) -> None:
