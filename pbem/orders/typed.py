@@ -22,9 +22,10 @@ _MARKER = re.compile(
     re.IGNORECASE,
 )
 _EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_~]+(?=\S)|(?<=\S)[*_~]+(?=\s|$|[.,;:!])")
-_TRAILING = re.compile(r"[\s.,;:!。、！；…]+$")  # "…": the one character phones type for "..."
+# "…": the one character phones type for "...".  A match starts only where a run does (tried from each of its
+# characters, a run followed by a letter cost its square).
+_TRAILING = re.compile(r"(?<![\s.,;:!。、！；…])[\s.,;:!。、！；…]+$")
 _QUOTES = "\"'`“”„‘’‚«»「」『』"
-_QUOTED = re.compile(rf"^[{_QUOTES}]+(.*?)[{_QUOTES}]+$")
 
 
 def cleaned(line: str) -> str:
@@ -32,9 +33,10 @@ def cleaned(line: str) -> str:
     text = line.strip()
     text = _MARKER.sub("", text, count=1)
     text = _EMPHASIS.sub("", text).strip()
-    quoted = _QUOTED.match(text)
-    if quoted:
-        text = quoted.group(1).strip()
+    if len(text) > 1 and text[0] in _QUOTES and text[-1] in _QUOTES and "\n" not in text:
+        # in one pass what `^[quotes]+(.*?)[quotes]+$` took off: that pattern tried every split of a run of quote
+        # marks for each character of it (4 s for 1,600 of them)
+        text = text.strip(_QUOTES).strip()
     text = _TRAILING.sub("", text)
     return text
 
