@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 (the old patterns hold the typographic quotes and full-width marks players type)
 """Every regular expression in pbem, at the top of a module or written inline in a function, costs time linear in
 the text it reads, on text made from the pattern itself.
 
@@ -77,7 +78,7 @@ def inline_patterns() -> list[tuple[str, re.Pattern, str]]:
             at = CALLS[node.func.attr]
             flags_node = node.args[at] if len(node.args) > at else None
             flags_node = next((k.value for k in node.keywords if k.arg == "flags"), flags_node)
-            flags = eval(ast.unparse(flags_node), {"re": re}) if flags_node is not None else 0  # noqa: S307
+            flags = eval(ast.unparse(flags_node), {"re": re}) if flags_node is not None else 0
             name = f"{path.relative_to(ROOT.parent)}:{node.lineno}"
             method = node.func.attr if node.func.attr in ("match", "fullmatch") else "search"
             found.append((name, re.compile(node.args[0].value, flags), method))
@@ -224,7 +225,11 @@ OLD_AND_NEW = [
     ),
     (r"^away\s*:?\s*(?:until|till|to|for)?\s*\d", "pbem.orders.away._MEANT", "away :untilfor1 "),
     (r"[\s.,;:!。、！；…]+$", "pbem.orders.typed._TRAILING", " .,;:!…a\n"),
-    (r"^.{0,160}<?[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>?.{0,60}[:：]\s*$", "pbem.orders.furniture._ATTRIBUTION_ANY", "a@.<>: "),
+    (
+        r"^.{0,160}<?[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>?.{0,60}[:：]\s*$",
+        "pbem.orders.furniture._ATTRIBUTION_ANY",
+        "a@.<>: ",
+    ),
 ]
 
 
