@@ -58,7 +58,7 @@ SHAPES: dict[str, Shape] = {
     "code line of spaces": lambda n: ("", "CODE" + " " * n + "x\r\n", False),
     "away line of spaces": lambda n: ("", "AWAY" + " " * n + "x\r\n", False),
     "quote marks": lambda n: ("", '"' * n + "x\r\n", False),
-    "dotted addresses": lambda n: ("", ("a@" + "." * 200 + ":\r\n> x\r\n") * (n // 208), False),
+    "dotted addresses": lambda n: ("", ("a@" + "." * 200 + "\r\n") * (n // 203), False),
     "boundary and spaces": lambda n: ("", "boundary" + " " * n + "x\r\n", False),
     "trusted results, many": lambda n: (
         f"Authentication-Results: {TRUSTED}; spf=pass smtp.mailfrom=players.test\r\n" * (n // 70),
