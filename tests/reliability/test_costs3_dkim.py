@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from pbem.mail.inbound.message import MAX_RAW_BYTES
 from pbem.trust.dkim import capture, recheck
 
-SIZE = MAX_RAW_BYTES // 32  # bytes of body (four times this in the growth check: an eighth of the largest mail)
+SIZE = MAX_RAW_BYTES // 64  # bytes of body (four times this in the growth check: a sixteenth of the largest mail)
 MAX_GROWTH = 9.0
 HEAD = (
     b"From: Alice <alice@mail.example>\r\nTo: moderator@pbem.example\r\nSubject: [pbem hh1] orders\r\n"
