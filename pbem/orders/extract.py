@@ -44,8 +44,9 @@ _PRESS = re.compile(r"press\s+to\s", re.IGNORECASE)  # the rest of the line: `_p
 _SUBJECT_CODE = re.compile(r"\bcode\s*+[:=]?\s*+([A-Za-z0-9-]{4,64})\b", re.IGNORECASE)
 _GAME_TAG = re.compile(r"\[pbem\s+[^\]]*\]", re.IGNORECASE)
 _REPLY_PREFIX = re.compile(
-    r"^(?:\s*(?:re|fwd?|aw|wg|sv|vs|vb|tr|rv|r|antw|ref|odp|res|enc)\s*(?:\[\d+\]|\(\d+\))?\s*:)+\s*", re.IGNORECASE
-)
+    r"^(?:\s*+(?:re|fwd?|aw|wg|sv|vs|vb|tr|rv|r|antw|ref|odp|res|enc)\s*+(?:\[\d+\]|\(\d+\))?\s*+:)+\s*+",
+    re.IGNORECASE,
+)  # possessive runs of spaces: split between the two around an optional counter, they cost the square of a run
 _TOKEN = re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")  # a word as an order word is written (NO-EVENT, INCREASE_ARMY)
 _INVISIBLE = str.maketrans({"\xa0": " ", "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None})
 CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END", "AWAY", "BACK")

@@ -164,7 +164,10 @@ def texts(p: re.Pattern) -> list[tuple[str, str, str]]:
     leads = sorted({_least(items[:k]) for k in [*repeats, len(items)]}, key=len)[-4:]
     own = sorted(_atoms(items) | {" ", "a"})
     pairs = [a + b for a, b in random.Random(source).sample(list(itertools.permutations(own, 2)), min(8, len(own)))]
-    return [(lead, atom, end) for lead in leads for atom in own + pairs for end in ENDS]
+    made = [(lead, atom, end) for lead in leads for atom in own + pairs for end in ENDS]
+    # one character of another class before the run: a match that may start inside a run only after such a
+    # character (`(?<=\S)[*_~]+(?=\s)`) is tried there once per character of the run
+    return made + [(lead, atom, "\x01") for lead in own for atom in own if lead != atom]
 
 
 def _search(p: re.Pattern, text: str, method: str = "search") -> float:
@@ -202,12 +205,15 @@ def test_the_inline_patterns_are_found() -> None:
     assert len(inline_patterns()) > 30
 
 
-def test_the_check_finds_the_old_press_pattern() -> None:
-    """The check itself can fail: the press line's old pattern costs the cube of the spaces before a letter;
-    from the fixed prefixes of tests/reliability/test_pattern_costs.py it cost nothing."""
+def test_the_check_finds_the_old_press_and_emphasis_patterns() -> None:
+    """The check itself can fail: the press line's old pattern costs the cube of the spaces before a letter, the
+    old emphasis pattern the square of a run of underscores after a letter; from the fixed prefixes of
+    tests/reliability/test_pattern_costs.py they cost nothing."""
     old = re.compile(r"^press\s+to\s+(.+?)\s*:?\s*$", re.IGNORECASE)
     assert ("press to a", " ", "\x01") in texts(old)
     assert slow([("old press", old, "match")], n=120) != []  # 120 spaces: its cube shows, and costs little
+    emphasis = re.compile(r"(?:(?<=\s)|^)[*_~]+(?=\S)|(?<=\S)[*_~]+(?=\s|$|[.,;:!])")
+    assert slow([("old emphasis", emphasis, "search")]) != []
 
 
 #: (the old pattern, its new form, the alphabet of the strings that compare them): each fix reads as before.
@@ -224,6 +230,16 @@ OLD_AND_NEW = [
         "away :untilfordays12- ",
     ),
     (r"^away\s*:?\s*(?:until|till|to|for)?\s*\d", "pbem.orders.away._MEANT", "away :untilfor1 "),
+    (
+        r"^(?:\s*(?:re|fwd?|aw|wg|sv|vs|vb|tr|rv|r|antw|ref|odp|res|enc)\s*(?:\[\d+\]|\(\d+\))?\s*:)+\s*",
+        "pbem.orders.extract._REPLY_PREFIX",
+        "re fw aw r: [1](2) \t",
+    ),
+    (
+        r"^(?:\s*(?:re|fwd?|aw|wg|sv|vs|vb|tr|rv|r|antw|ref|odp|res|enc)\s*(?:\[\d+\]|\(\d+\))?\s*:)+\s*",
+        "pbem.mail.outbound.compose.REPLY_PREFIX",
+        "re fwd res: [1] \t",
+    ),
     (r"[\s.,;:!。、！；…]+$", "pbem.orders.typed._TRAILING", " .,;:!…a\n"),
     (
         r"^.{0,160}<?[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>?.{0,60}[:：]\s*$",
@@ -259,7 +275,7 @@ def test_the_linear_forms_read_as_the_old_patterns_did() -> None:
 
 def test_the_press_line_and_quotes_read_as_the_old_patterns_did() -> None:
     from pbem.orders.extract import _press_to
-    from pbem.orders.typed import _EMPHASIS, _MARKER, _QUOTES, cleaned
+    from pbem.orders.typed import _MARKER, _QUOTES, cleaned
 
     press = re.compile(r"^press\s+to\s+(.+?)\s*:?\s*$", re.IGNORECASE)
     for s in _strings("press to PRESS TO :, al\tb", 99, 20_000):
@@ -267,11 +283,12 @@ def test_the_press_line_and_quotes_read_as_the_old_patterns_did() -> None:
         assert (m.group(1) if m else None) == _press_to(s), s
     quoted = re.compile(rf"^[{_QUOTES}]+(.*?)[{_QUOTES}]+$")
     trailing = re.compile(r"[\s.,;:!。、！；…]+$")
+    emphasis = re.compile(r"(?:(?<=\s)|^)[*_~]+(?=\S)|(?<=\S)[*_~]+(?=\s|$|[.,;:!])")
 
     def old_cleaned(line: str) -> str:
-        text = _EMPHASIS.sub("", _MARKER.sub("", line.strip(), count=1)).strip()
+        text = emphasis.sub("", _MARKER.sub("", line.strip(), count=1)).strip()
         m = quoted.match(text)
         return trailing.sub("", m.group(1).strip() if m else text)
 
-    for s in _strings("\"'“”«a b.*-", 98, 20_000):
+    for s in _strings("\"'“”«a b.*-_~\t,", 98, 40_000):
         assert old_cleaned(s) == cleaned(s), s
