@@ -11,7 +11,7 @@ import logging
 import re
 from pathlib import Path
 
-_CODE = re.compile(r"(?i)(\bcode\s*[:=]?\s*)([A-Za-z0-9-]{4,64})")
+_CODE = re.compile(r"(?i)(\bcode\s*+[:=]?\s*+)([A-Za-z0-9-]{4,64})")  # possessive: linear in a run of spaces
 
 
 def secret_forms(secret: str) -> list[str]:

@@ -16,11 +16,12 @@ from datetime import date
 MAX_DAYS = 366
 SYNTAX = "AWAY UNTIL 2026-12-24, AWAY 5 (days) or BACK"
 _AWAY = re.compile(
-    r"^away\s*:?\s*(?:(?:until|till|to)\s+)?(?:(\d{4}-\d{2}-\d{2})|(?:for\s+)?(\d{1,3})(?:\s+days?)?)\s*$",
+    r"^away\s*+:?\s*+(?:(?:until|till|to)\s++)?(?:(\d{4}-\d{2}-\d{2})|(?:for\s++)?(\d{1,3})(?:\s+days?)?)\s*+$",
     re.IGNORECASE,
 )
 _BACK = re.compile(r"^back(?:\s+now)?$", re.IGNORECASE)
-_MEANT = re.compile(r"^away\s*:?\s*(?:until|till|to|for)?\s*\d", re.IGNORECASE)  # an absence meant, if misspelt
+# an absence meant, if misspelt; possessive runs of spaces (each split of a run was tried: the cube of it)
+_MEANT = re.compile(r"^away\s*+:?\s*+(?:until|till|to|for)?\s*+\d", re.IGNORECASE)
 
 
 def meant(line: str) -> bool:

@@ -41,7 +41,10 @@ _ATTRIBUTION_START = re.compile(rf"^\s*+(?:{_OPENER}\s|[^@<]*[@<])", re.IGNORECA
 # Any language: a line naming an address and ending in a colon, with quoted lines below (checked by the caller):
 # "2026年11月30日(月) 21:08 X <x@y>:", "X <x@y> 于2026年11月30日周一 21:08写道：", "... X <x@y>님이 작성:",
 # "пн, 30 нояб. 2026 г. в 21:08, X <x@y>:", "pon., 30 lis 2026 o 21:08 X <x@y> napisał(a):".
-_ATTRIBUTION_ANY = re.compile(r"^.{0,160}<?[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>?.{0,60}[:：]\s*$")
+# The address's local part starts where its run does, and its domain's first dot after its first character is
+# found by a run that holds no dot: two runs that could both take the dots of "a@......" were split every way
+# (4 s for 58 KB of such lines).  The same lines match.
+_ATTRIBUTION_ANY = re.compile(r"^.{0,160}<?(?<![^\s<>@])[^\s<>@]++@[^\s<>@][^\s<>@.]*+\.[^\s<>@]+>?.{0,60}[:：]\s*$")
 
 _MARKER_WORDS = (
     r"original|forward|message|mensaje|nachricht|messaggio|mensagem|bericht|reenviad|transf|inoltrat|"

@@ -31,10 +31,11 @@ _MARKER = re.compile(
 # "NO EVENT  <-- this one": from the pointer (a space before it; no run of spaces in the pattern, which a search
 # would scan once per space) to the end of the line
 _POINTER = re.compile(r"(?<=[ \t\u00a0])(?:<-+|<=+|<<+|←|⬅)(?:[ \t\u00a0].*)?$")
-_EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_~]+(?=\S)|(?<=\S)[*_~]+(?=\s|$|[.,;:!])")
-_TRAILING = re.compile(r"[\s.,;:!。、！；…]+$")  # "…": the one character phones type for "..."
+_EMPHASIS_RUN = re.compile(r"[*_~]+")  # what `_unemphasised` takes off, read run by run
+# "…": the one character phones type for "...".  A match starts only where a run does (tried from each of its
+# characters, a run followed by a letter cost its square).
+_TRAILING = re.compile(r"(?<![\s.,;:!。、！；…])[\s.,;:!。、！；…]+$")
 _QUOTES = "\"'`“”„‘’‚«»「」『』"
-_QUOTED = re.compile(rf"^[{_QUOTES}]+(.*?)[{_QUOTES}]+$")
 
 
 _THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!": a courtesy after the order (no run of spaces in it)
@@ -69,15 +70,39 @@ def cleaned(line: str) -> str:
             unicodedata.normalize("NFKC", text).strip()
         )  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan
     text = _POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()  # "[AM] - NO EVENT"
-    text = _EMPHASIS.sub("", text).strip()
+    text = _unemphasised(text).strip()
     text = _ASIDE.sub("", text)
     if _THANKS.search(text):
         text = _THANKS.sub("", text).rstrip(" \t,;") or text
-    quoted = _QUOTED.match(text)
-    if quoted:
-        text = quoted.group(1).strip()
+    if len(text) > 1 and text[0] in _QUOTES and text[-1] in _QUOTES and "\n" not in text:
+        # in one pass what `^[quotes]+(.*?)[quotes]+$` took off: that pattern tried every split of a run of quote
+        # marks for each character of it (4 s for 1,600 of them)
+        text = text.strip(_QUOTES).strip()
     text = _TRAILING.sub("", text)
     return text
+
+
+def _unemphasised(text: str) -> str:
+    """`text` without the emphasis marks around its words ("*PASS*", "_no event_"), in one pass over each run of
+    them: what `(?:(?<=\\s)|^)[*_~]+(?=\\S)|(?<=\\S)[*_~]+(?=\\s|$|[.,;:!])` took off, which tried a run that a
+    letter follows once per character of it (0.26 s for 4,000 underscores, the square of the run).  A run is taken
+    off when it opens a word (at the start or after white space: unless it stands alone, one mark between spaces)
+    or when it closes one (after a word, before white space, the end or a punctuation mark)."""
+    out: list[str] = []
+    kept = 0
+    for m in _EMPHASIS_RUN.finditer(text):
+        start, end = m.span()
+        before = text[start - 1] if start else ""
+        after = text[end] if end < len(text) else ""
+        if not before or before.isspace():
+            if (after and not after.isspace()) or end - start > 1:
+                out.append(text[kept:start])
+                kept = end
+        elif not after or after.isspace() or after in ".,;:!":
+            out.append(text[kept:start])
+            kept = end
+    out.append(text[kept:])
+    return "".join(out)
 
 
 def code_value(value: str) -> str:

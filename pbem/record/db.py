@@ -234,8 +234,17 @@ def names(stmt: Any) -> tuple[str, ...]:
     return got[1]
 
 
+#: PostgreSQL waits: for a connection (libpq waits for ever by default: a server that accepts and never answers
+#: held any pbem command, found by tests/reliability/test_waits_database.py), and for a lock (the record's
+#: advisory lock held by another run, as SQLite's busy timeout).  A URL's own `connect_timeout` wins.
+PG_CONNECT_TIMEOUT = 10
+
+
 def _postgres_engine(url: str) -> Engine:
-    eng = create_engine(url, pool_pre_ping=True, connect_args={"options": "-c timezone=UTC"})
+    args: dict[str, Any] = {"options": f"-c timezone=UTC -c lock_timeout={BUSY_TIMEOUT_MS}"}
+    if "connect_timeout=" not in url:
+        args["connect_timeout"] = PG_CONNECT_TIMEOUT
+    eng = create_engine(url, pool_pre_ping=True, connect_args=args)
 
     @event.listens_for(eng, "begin")
     def _begin(conn: Connection) -> None:  # one writer at a time, as BEGIN IMMEDIATE does on SQLite; released at COMMIT

@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import logging
 import re
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
@@ -43,6 +45,8 @@ import dkim as dkimpy
 import dkim.canonicalization as _canon
 
 DnsFunc = Callable[..., bytes | None]
+log = logging.getLogger(__name__)
+LOOKUP_TIMEOUT = 5.0  # seconds one DNS lookup of a key may wait
 MAX_KEY = 4096  # a TXT record longer than this is no DKIM key anyone publishes
 MAX_HEADER_BLOCK = 256 * 1024  # bytes of a header block a mail with DKIM evidence may have (real ones: a few KB)
 MAX_HEADER_LINES = 4_000  # lines of it
@@ -57,7 +61,7 @@ _LONG_SPACE = re.compile(rb"\s{%d}" % (MAX_FOLD + 1))
 _TAG = re.compile(rb"(?<![a-zA-Z])([a-zA-Z]+)\s*=\s*([^;]*)")  # a tag tried once per run of letters: linear
 
 
-def provider_dns(name: bytes, timeout: int = 5) -> bytes | None:
+def provider_dns(name: bytes, timeout: float = LOOKUP_TIMEOUT) -> bytes | None:
     """The TXT record `name` from DNS, within `timeout` seconds (dkimpy's resolver)."""
     record: bytes | None = dkimpy.dnsplug.get_txt(name, timeout=timeout)
     return record
@@ -66,21 +70,39 @@ def provider_dns(name: bytes, timeout: int = 5) -> bytes | None:
 #: What pbem asks DNS with at arrival (a test serves the record from a dict in its place).
 resolver: DnsFunc = provider_dns
 #: Keys found are asked again after an hour, keys missing (or DNS failing) after five minutes: a poll of many
-#: players' mail costs one lookup per provider, and a resolver that is down costs one 5-second wait per
-#: provider every five minutes, not one per mail.
+#: players' mail costs one lookup per provider, and a resolver that is down costs one wait per provider every
+#: five minutes, not one per mail.
 TTL_FOUND, TTL_MISSING, MAX_CACHED = 3600.0, 300.0, 10_000
+#: Lookups that found no key may wait at most this many seconds in all within `TTL_MISSING`: past it no lookup is
+#: made (no key now: the mail's evidence is kept unverified, as with DNS down) until the window frees.  Each new
+#: name is a new lookup, so a player whose own domain's servers never answer, signing each mail with a new
+#: selector, cost one 5-second wait per mail, the whole poll's deadline for a flood of them.
+DNS_BUDGET = 30.0
 _cache: dict[bytes, tuple[float, bytes | None]] = {}
+_waits: deque[tuple[float, float]] = deque()  # (when, seconds waited) of the lookups that found no key, in the window
 
 
-def _cached(name: bytes, timeout: int = 5) -> bytes | None:
+def _cached(name: bytes, timeout: float = LOOKUP_TIMEOUT) -> bytes | None:
     now = time.monotonic()
     hit = _cache.get(name)
     if hit is not None and hit[0] > now:
         return hit[1]
+    while _waits and _waits[0][0] <= now - TTL_MISSING:
+        _waits.popleft()
+    if sum(spent for _, spent in _waits) >= DNS_BUDGET:  # a few entries: each one spent a part of the budget
+        if _waits[-1][1] > 0:  # told once per spent budget
+            log.warning(
+                "DKIM key lookups found nothing for %.0f s in 5 minutes; no more lookups until then", DNS_BUDGET
+            )
+            _waits.append((now, 0.0))
+        return None
     try:
-        record = resolver(name, timeout=timeout)
+        record = resolver(name, timeout=min(timeout, LOOKUP_TIMEOUT))
     except Exception:  # a timeout or a resolver error: no key now, asked again later
         record = None
+    waited = time.monotonic() - now
+    if not record and waited > 0.05:  # a quick "no such key" spends nothing worth counting
+        _waits.append((now, waited))
     if len(_cache) >= MAX_CACHED:
         _cache.clear()
     _cache[name] = (now + (TTL_FOUND if record else TTL_MISSING), record)
@@ -205,7 +227,7 @@ def capture(
     headers, body, tags = part
     fetched: dict[str, bytes] = {}
 
-    def lookup(name: bytes, timeout: int = 5) -> bytes | None:
+    def lookup(name: bytes, timeout: float = LOOKUP_TIMEOUT) -> bytes | None:
         record = dns(name, timeout=timeout) if dns is not None else _cached(name, timeout)
         if record and len(record) <= MAX_KEY:
             fetched["key"] = record

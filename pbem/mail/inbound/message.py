@@ -35,7 +35,7 @@ MAX_MULTIPARTS = 64  # no mail client nests deeper; a hostile depth would make p
 # them copies the rest of the header for each one, so its cost grows with the square of the header (0.5 s for
 # 400 KB of parameters, about 25 s for 2 MB).  A real one holds a few hundred characters.
 MAX_PARAMETER_FIELD = 8_000
-_BOUNDARY = re.compile(rb"boundary\s*\*?\s*=", re.IGNORECASE)
+_BOUNDARY = re.compile(rb"boundary\s*+\*?\s*+=", re.IGNORECASE)  # possessive: two runs split every way were quadratic
 GAME_TAG = re.compile(r"\[pbem\s+([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]", re.IGNORECASE)
 
 

@@ -44,8 +44,9 @@ MIN_CODE = 4  # shorter "codes" (a stray `CODE x` line) are not worth matching e
 MAX_CODE = 24  # pbem's codes have 8 characters; a longer token is no code pbem could accept
 MAX_CODES = 16  # distinct codes one message may state before it is over its budget
 # Horizontal space only before the word: `\s*` at a line start would retry every following blank line (quadratic).
-_CODE_LINE = re.compile(r"^[ \t>|]*code[ \t]*[:=]?[ \t]*(\S+)[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
-_SUBJECT_CODE = re.compile(r"\bcode[ \t]*[:=]?[ \t]*([A-Za-z0-9-]{4,64})\b", re.IGNORECASE)
+# Possessive space runs: two runs with an optional ":" between them were split every way (the square of a run).
+_CODE_LINE = re.compile(r"^[ \t>|]*+code[ \t]*+[:=]?[ \t]*+(\S+)[ \t]*+\r?$", re.IGNORECASE | re.MULTILINE)
+_SUBJECT_CODE = re.compile(r"\bcode[ \t]*+[:=]?[ \t]*+([A-Za-z0-9-]{4,64})\b", re.IGNORECASE)
 _SEP = r"(?-i:[^A-Za-z0-9\n]){0,3}"  # case-blind class: compiled without the costly case folding
 
 

@@ -46,8 +46,9 @@ def stable_message_id(domain: str, *key: object, secret: bytes) -> str:
 #: Reply and forward prefixes of many languages, any number of them, with counters ("Re[2]:") and the space
 #: French clients put before the colon ("RE :").
 REPLY_PREFIX = re.compile(
-    r"^(?:\s*(?:re|fwd?|aw|wg|sv|vs|vb|tr|rv|r|antw|ref|odp|res|enc)\s*(?:\[\d+\]|\(\d+\))?\s*:)+\s*", re.IGNORECASE
-)
+    r"^(?:\s*+(?:re|fwd?|aw|wg|sv|vs|vb|tr|rv|r|antw|ref|odp|res|enc)\s*+(?:\[\d+\]|\(\d+\))?\s*+:)+\s*+",
+    re.IGNORECASE,
+)  # possessive runs of spaces: split between the two around an optional counter, they cost the square of a run
 
 
 def reply_subject(subject: str, limit: int = 200) -> str:

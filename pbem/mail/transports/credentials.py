@@ -4,15 +4,19 @@ A `Login` is a user name, a secret and a mechanism ("password", "xoauth2",
 "oauthbearer").  `login_for` builds it from `[imap]` or `[smtp]`: the output
 of `password_command` or `token_command`, else `password_env`, else
 `password`.  A command runs without a shell, with stdin closed and a
-timeout, in the folder of pbem.toml; its first output line is the secret, its stderr is dropped, and
-nothing it prints is ever logged: the secret is added to the log redaction
-at once.  A failing command raises `CredentialError`, one line naming the
+timeout (past it, the command and all it started are killed), in the folder
+of pbem.toml; its first output line is the secret, its stderr is dropped,
+and nothing it prints is ever logged: the secret is added to the log
+redaction at once.  A failing command raises `CredentialError`, one line naming the
 key and the exit status, never the output.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import signal
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,14 +45,7 @@ def run_command(argv: list[str], key: str, timeout: float = COMMAND_TIMEOUT, cwd
     """
     program = argv[0]  # as written in pbem.toml: the whole path, so a wrong folder shows
     try:
-        done = subprocess.run(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            timeout=timeout,
-            cwd=cwd,
-        )
+        returncode, stdout = _run(argv, timeout, cwd)
     except FileNotFoundError:
         raise CredentialError(f"{key}: cannot run {program!r}: no such program") from None
     except PermissionError:
@@ -57,16 +54,36 @@ def run_command(argv: list[str], key: str, timeout: float = COMMAND_TIMEOUT, cwd
         raise CredentialError(f"{key}: {program!r} did not finish within {timeout:.0f} s") from None
     except OSError as exc:
         raise CredentialError(f"{key}: cannot run {program!r}: {exc.strerror or type(exc).__name__}") from None
-    if done.returncode != 0:
-        raise CredentialError(
-            f"{key}: {program!r} failed with exit status {done.returncode}; run it by hand to see why"
-        )
-    lines = done.stdout.decode("utf-8", "replace").splitlines()
+    if returncode != 0:
+        raise CredentialError(f"{key}: {program!r} failed with exit status {returncode}; run it by hand to see why")
+    lines = stdout.decode("utf-8", "replace").splitlines()
     secret = lines[0] if lines else ""  # exactly the line: a password may start or end with a space
     if not secret.strip():
         raise CredentialError(f"{key}: {program!r} printed nothing (it must print the secret on its first line)")
     redact_in_logs(secret)
     return secret
+
+
+def _run(argv: list[str], timeout: float, cwd: Path | None) -> tuple[int, bytes]:
+    """(exit status, output) of the command, which runs in a process group of its own: past `timeout` the whole
+    group is killed (TimeoutExpired).  `subprocess.run` killed only the command, and what it had started (a shell's
+    `sleep`, a `gpg` waiting for a passphrase) lived on after the run, one more at every cron run."""
+    with subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=cwd,
+        start_new_session=True,
+    ) as proc:
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+        return proc.returncode, out
 
 
 def login_for(section: str, mail: MailConfig, file: Path) -> Login:

@@ -1,0 +1,84 @@
+"""A mail server that accepts the connection and never says a word cannot hold pbem past its deadline.
+
+Real TCP servers on 127.0.0.1 that accept and stay silent (no greeting, no answer): the IMAP one under a whole
+`pbem poll` (it ends at `[mail] poll_deadline` with exit 3 and one line, its lock free), the SMTP one under a
+send with the poll's watchdog armed (it ends at the deadline) and with none (`pbem check`, tests: it ends at the
+socket timeout).  The trickling servers (a byte every 0.2 s) are tests/mail/test_deadlines.py's.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from pbem.mail.transports import deadline
+from pbem.mail.transports.imap import ImapInbox
+from pbem.mail.transports.seam import TransientSendError, TransportError
+from pbem.mail.transports.smtp import SmtpSender
+from tests.mail.test_deadlines import MAIL, _imap_home, _pbem, server
+
+
+def silent(conn: socket.socket, log: list[bytes]) -> None:
+    """Accept, read what comes, answer nothing, until the client goes."""
+    conn.settimeout(0.2)
+    opened = time.monotonic()
+    while time.monotonic() - opened < 60:  # the test's own bound: it stops by itself
+        try:
+            data = conn.recv(4096)
+        except TimeoutError:
+            continue
+        if not data:
+            return
+        log.append(data)
+
+
+def test_a_silent_imap_server_cannot_hold_the_poll(tmp_path: Path) -> None:
+    with server(silent) as (port, _):
+        toml = _imap_home(tmp_path, port, poll_deadline=1)
+        started = time.monotonic()
+        r = _pbem(toml, "poll")
+        spent = time.monotonic() - started
+    assert r.returncode == 3, (r.returncode, r.stdout, r.stderr[-2000:])
+    told = [line for line in r.stderr.splitlines() if line.startswith("pbem: ")]  # the one line (and the log's)
+    assert "Traceback" not in r.stderr and len(told) == 1, r.stderr[-2000:]
+    assert "deadline of 1 s" in told[0] and "IMAP 127.0.0.1" in told[0], told
+    assert spent < 1 + 15, f"the poll took {spent:.0f} s"  # wall clock: deadline
+    with open(toml.parent / ".pbem-poll.lock") as lock:  # the lock is free again
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def test_a_silent_imap_server_without_a_watchdog_ends_at_the_socket_timeout() -> None:
+    with server(silent) as (port, _):
+        started = time.monotonic()
+        with pytest.raises(TransportError):
+            ImapInbox("127.0.0.1", port, username="m", password="pw", timeout=1)
+        spent = time.monotonic() - started
+    assert spent < 1 + 5, spent  # wall clock: deadline
+
+
+def test_a_silent_smtp_server_ends_a_send_at_the_poll_deadline() -> None:
+    with server(silent) as (port, _):
+        deadline.start(1.0)
+        started = time.monotonic()
+        try:
+            with pytest.raises(TransientSendError):
+                SmtpSender("127.0.0.1", port, timeout=30).send(MAIL, "m@pbem.test", ["a@players.test"])
+        finally:
+            deadline.stop()
+        spent = time.monotonic() - started
+    assert spent < 1 + 5, f"a silent server held the send for {spent:.0f} s"  # wall clock: deadline
+
+
+def test_a_silent_smtp_server_without_a_watchdog_ends_at_the_socket_timeout() -> None:
+    with server(silent) as (port, _):
+        started = time.monotonic()
+        with pytest.raises(TransientSendError):
+            SmtpSender("127.0.0.1", port, timeout=1).send(MAIL, "m@pbem.test", ["a@players.test"])
+        spent = time.monotonic() - started
+    assert spent < 1 + 5, spent  # wall clock: deadline
+    assert threading.active_count() < 50  # no thread per retry left behind
