@@ -588,6 +588,24 @@ class DebianMailServers(MailServers):
     def _reset_counters(self) -> None:
         self._baseline = self._log_connects()
 
+    def reset(self) -> None:
+        """Empty every user's INBOX and delete every other folder: over IMAP, as before, for each user whose Maildir
+        holds a message (in cur, new or tmp) or a folder (a ".NAME" directory), the only things the IMAP reset
+        removes; Dovecot's index and list files are its own.  Nine logins cost 0.2 s before every test."""
+        self._reset_users([user for user in self.users if self._holds_anything(self.root / "mail" / user / "Maildir")])
+
+    @staticmethod
+    def _holds_anything(maildir: Path) -> bool:
+        if not maildir.exists():
+            return False
+        for entry in maildir.iterdir():
+            if entry.name in ("cur", "new", "tmp") and entry.is_dir():
+                if any(entry.iterdir()):
+                    return True
+            elif entry.name.startswith(".") and entry.is_dir():
+                return True
+        return False
+
     def smtp_down(self) -> None:
         if self._running["smtp"]:
             # What Postfix accepted is delivered first: stopped in the middle of a delivery, it delivers that mail
