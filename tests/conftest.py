@@ -36,7 +36,6 @@ LONG_FIRST = (
     "tests/test_history_browser.py::test_the_history_page_renders_in_chromium_without_errors_or_network",
     "tests/mail/test_e2e.py",
     "tests/reliability/test_header_costs.py::test_no_header_costs_more_than_a_constant_times_a_plain_mail_of_the_same_size",
-    "tests/test_playthrough_golden.py",
     "tests/test_styled_games.py",
     "tests/mail/test_log_secrets.py",
     "tests/test_secrecy_mail.py",
