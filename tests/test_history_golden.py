@@ -15,7 +15,6 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import re
 import shutil
 import tempfile
 from functools import cache
@@ -34,19 +33,13 @@ KINDS = registry.available()
 def game_of(kind: str) -> tuple[int, str]:
     """(players, seed) of the seeded game of `kind`; the bot seed is "golden".
 
-    A golden record names its own seed and players, so they are read from it;
-    a kind without one yet plays 3 players (or the nearest count it seats)
-    with the seed "record-<kind>".
+    It is the game of the seeded playthrough (`tests.test_playthrough_golden.game_of`: its transcripts name
+    the seed and hold one file per player), so that one game serves both goldens: its mail and its record.
     """
-    path = ROOT / f"{kind}.txt"
-    if path.exists():
-        text = path.read_text()
-        seed = re.search(r"^Seed: (\S+)$", text, re.M)
-        seats = re.search(r"^Players: +(.*)$", text, re.M)
-        if seed and seats:
-            return len(seats.group(1).split(", ")), seed.group(1)
-    eng = registry.get(kind)
-    return min(max(3, eng.min_players), eng.max_players), f"record-{kind}"
+    from tests.test_playthrough_golden import game_of as playthrough
+
+    _, players, seed = playthrough(kind)
+    return players, seed
 
 
 @cache

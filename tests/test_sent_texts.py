@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import subprocess
-import sys
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.policy import compat32
-from pathlib import Path
 
 from pbem.app.reading import html_words, sent_texts
 from pbem.mail.inbound.message import html_to_text
@@ -38,15 +35,13 @@ def words(texts: list[str]) -> list[list[str]]:
     return [_words(t) for t in texts]
 
 
-def test_every_mail_of_a_game_reads_the_same(tmp_path: Path) -> None:
-    home = tmp_path / "demo"
-    subprocess.run(
-        [sys.executable, "-m", "pbem", "demo", "italian-wars", "--seed", "texts", "--dir", str(home)],
-        check=True,
-        capture_output=True,
-    )
+def test_every_mail_of_a_game_reads_the_same() -> None:
+    from tests.test_history_golden import seeded_home
+
+    home = seeded_home("italian-wars")  # a whole game's mail, played once per run; only read here
     db = sqlite3.connect(home / "pbem.db")
     rows = db.execute("SELECT purpose, raw, keep_raw FROM outbox").fetchall()
+    db.close()
     kinds = {purpose for purpose, _, _ in rows}
     assert len(rows) > 20 and {"report", "ack"} <= kinds, kinds
     for purpose, raw, keep in rows:

@@ -102,6 +102,17 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO), "PBEM_DEADLINE_PW": "secret-pw"}
 
 
+def _heartbeat_ages_past(path: Path, poll_deadline: int, pid: int) -> None:
+    """The suspended holder's line as it stands once its last heartbeat is older than `poll_deadline`: the same
+    pid, start and host, the beat moved back past the deadline.  The holder is stopped (SIGSTOP), so nothing
+    rewrites the line: this is the file as the deadline's wait would leave it, without waiting the seconds."""
+    h = read_holder(path)
+    assert h is not None and h.pid == pid and h.beat is not None, h
+    older = Holder(h.pid, h.started, h.host, min(h.beat, time.time()) - poll_deadline - 2)
+    with open(path, "r+") as f:  # in place, as the holder's heartbeat writes it
+        f.write(line(older))
+
+
 def test_a_stuck_poll_is_ended_and_its_lock_taken_over(tmp_path: Path) -> None:
     with server(trickling_imap) as (port, _):
         toml = _imap_home(tmp_path, port, poll_deadline=8)
@@ -122,10 +133,9 @@ def test_a_stuck_poll_is_ended_and_its_lock_taken_over(tmp_path: Path) -> None:
             else:
                 raise AssertionError("the first poll never took the lock")
             stuck.send_signal(signal.SIGSTOP)  # suspended: no heartbeat, its watchdog never fires
-            stopped = time.monotonic()
             r = _pbem(toml, "poll")  # within the poll deadline (8 s) of its last heartbeat
             assert r.returncode == 0 and "another pbem poll is running" in r.stdout, (r.stdout, r.stderr[-1500:])
-            time.sleep(max(0.0, stopped + 8.5 - time.monotonic()))  # its heartbeat is now older than the deadline
+            _heartbeat_ages_past(path, 8, stuck.pid)
             toml.write_text(toml.read_text().replace('transport = "imap"', 'transport = "maildir"'))
             r = _pbem(toml, "poll")
             assert r.returncode == 0, (r.stdout, r.stderr[-2000:])
@@ -275,10 +285,9 @@ def test_the_cron_wrapper_leaves_a_stuck_poll_to_pbems_lock_which_ends_it(tmp_pa
             else:
                 raise AssertionError("the wrapper's poll never took the lock")
             os.kill(h.pid, signal.SIGSTOP)  # the wrapper's pbem, suspended: no heartbeat
-            stopped = time.monotonic()
             busy = subprocess.run(["sh", str(wrapper), str(toml)], env=env, timeout=60)
             assert busy.returncode == 0 and "another pbem poll is running" in log.read_text(), log.read_text()
-            time.sleep(max(0.0, stopped + 8.5 - time.monotonic()))
+            _heartbeat_ages_past(path, 8, h.pid)
             toml.write_text(toml.read_text().replace('transport = "imap"', 'transport = "maildir"'))
             taken = subprocess.run(["sh", str(wrapper), str(toml)], env=env, timeout=120)
             text = log.read_text()

@@ -244,8 +244,13 @@ class SecureMailServers:
             client.append("INBOX", raw)  # type: ignore[attr-defined]
 
     def reset(self) -> None:
-        """Empty every INBOX and delete every other folder."""
+        """Empty every INBOX and delete every other folder, over IMAP for each user whose Maildir holds a message or
+        a folder (`DebianMailServers.reset`: the same script lays the Maildirs out)."""
+        from tests.servers.testservers import DebianMailServers
+
         for user in self.users:
+            if not DebianMailServers._holds_anything(self.root / "mail" / user / "Maildir"):
+                continue
             with self.imap(user) as client:
                 c = client  # type: ignore[assignment]
                 names = [name for _f, _d, name in c.list_folders() if name.upper() != "INBOX"]  # type: ignore[attr-defined]

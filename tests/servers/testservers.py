@@ -185,7 +185,10 @@ class MailServers:
 
     def reset(self) -> None:
         """Empty every user's INBOX and delete every other folder."""
-        for user in self.users:
+        self._reset_users(list(self.users))
+
+    def _reset_users(self, users: list[str]) -> None:
+        for user in users:
             with self.imap(user) as client:
                 listing = client.list_folders()
                 others = [(name, delim) for _flags, delim, name in listing if name.upper() != "INBOX"]
@@ -349,6 +352,25 @@ class PipMailServers(MailServers):
         self.smtp_port = free_port()
         self.smtp_up()
         return self
+
+    def reset(self) -> None:
+        """Empty every user's INBOX and delete every other folder: over IMAP, as before, for each user whose Maildir
+        holds anything but pymap's empty INBOX (a message, a folder, any other file).  A user whose Maildir is empty
+        or not made yet has nothing to delete, and logging in as each of the nine users cost 0.8 s before every
+        test, most of which touch two or three mailboxes."""
+        self._reset_users([user for index, user in enumerate(self.users) if self._holds_anything(index)])
+
+    def _holds_anything(self, index: int) -> bool:
+        home = self.root / "pymap" / "mail" / f"u{index}"  # the user's Maildir (`_write_users`)
+        if not home.exists():
+            return False
+        for entry in home.iterdir():
+            if entry.name in ("cur", "new", "tmp") and entry.is_dir():
+                if any(entry.iterdir()):
+                    return True
+            elif entry.name != "dovecot-uidlist":  # pymap's UID list, there from the first login on
+                return True
+        return False
 
     def _write_users(self) -> None:
         from pysasl.hashing import BuiltinHash
@@ -565,6 +587,24 @@ class DebianMailServers(MailServers):
 
     def _reset_counters(self) -> None:
         self._baseline = self._log_connects()
+
+    def reset(self) -> None:
+        """Empty every user's INBOX and delete every other folder: over IMAP, as before, for each user whose Maildir
+        holds a message (in cur, new or tmp) or a folder (a ".NAME" directory), the only things the IMAP reset
+        removes; Dovecot's index and list files are its own.  Nine logins cost 0.2 s before every test."""
+        self._reset_users([user for user in self.users if self._holds_anything(self.root / "mail" / user / "Maildir")])
+
+    @staticmethod
+    def _holds_anything(maildir: Path) -> bool:
+        if not maildir.exists():
+            return False
+        for entry in maildir.iterdir():
+            if entry.name in ("cur", "new", "tmp") and entry.is_dir():
+                if any(entry.iterdir()):
+                    return True
+            elif entry.name.startswith(".") and entry.is_dir():
+                return True
+        return False
 
     def smtp_down(self) -> None:
         if self._running["smtp"]:
