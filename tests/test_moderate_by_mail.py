@@ -263,7 +263,8 @@ def test_a_line_that_cannot_be_read_refuses_the_whole_mail_and_a_refused_command
     assert deadline(cfg) == due and control_state(cfg) == "running", "nothing is done"
     (ack,) = acks(sent_mail(cfg, seen))
     text = body_of(ack)
-    assert 'refused: "EXTEND soon please": write EXTEND 2d' in text and "Accepted lines" in text
+    assert 'refused: "EXTEND soon please":' in text and "write a whole number and a unit" in text, text
+    assert "Accepted lines" in text
     assert "done:" not in text
 
     command(cfg, code, "EXTEND 1d\nRESUME\nPAUSE")

@@ -50,6 +50,7 @@ def test_a_help_or_status_reply_with_a_wrong_code_is_answered_and_says_the_code_
     mails = _to(sent_mail(home, seen), address_of(player))
     texts = "\n".join(body_of(m) for m in mails)
     assert IGNORED in texts, [m["Subject"] for m in mails]
+    assert len(mails) == 1, "told in the answer asked for, not in a mail of its own"
     assert "WRNG-2345" not in texts and CODES[player] not in texts
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pbem.app import absence, answering, derivations, join, misuse, notify, refusals, revisions, views
 from pbem.app import lines as reading_lines
-from pbem.app.answers import Outgoing, ack, short, summary
+from pbem.app.answers import Outgoing, ack, ack_context, short, summary
 from pbem.app.decision import Decision, Input, MailModeSet, Report
 from pbem.app.facts import Facts as Facts
 from pbem.app.facts import SenderGame as SenderGame
@@ -124,25 +124,18 @@ def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ct
 
 def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, ex: Extracted, facts: Facts) -> Decision:
     eng, state, player = views.engine(loaded), loaded.state, seat.player
+    told = False  # the message's notes told in the HELP or STATUS answer: no mail of their own for them
     if ex.help and out.admit(d, seat.address, player=player, to_name=seat.display_name):
-        asked = _asked(loaded, player)
+        told, rulings = True, RULINGS.get(eng.kind, "")  # the numbers refusals cite (docs/rulings.md)
+        asked, waiting, notes = _asked(loaded, player), views.waiting(eng, state), list(ex.problems)
+        context = dict(game_name=loaded.game.name, handbook=eng.handbook().rstrip(), rulings=rulings, notes=notes)
         d.effects.append(
-            out.mail(
-                seat.address,
-                "help",
-                "notice",
-                {
-                    "game_name": loaded.game.name,
-                    "handbook": eng.handbook().rstrip(),
-                    "rulings": RULINGS.get(eng.kind, ""),  # the numbers refusals cite (docs/rulings.md)
-                    "asked": asked,
-                    "waiting": views.waiting(eng, state),
-                },
-                player=player,
-            )
+            out.mail(seat.address, "help", "notice", {**context, "asked": asked, "waiting": waiting}, player=player)
         )
     if ex.status and out.admit(d, seat.address, player=player, to_name=seat.display_name):
-        d.effects.append(Report(player, key=out.key(seat.address, "status"), purpose="status"))
+        acked = None if told or not ex.problems else ack_context(msg, loaded, [], problems=list(ex.problems))
+        d.effects.append(Report(player, key=out.key(seat.address, "status"), purpose="status", ack=acked))
+        told = told or acked is not None
     sent, failed, effects, held = relay_all(
         loaded, seat, ex.press, ex.code, out, facts.press, facts.press_per_day, facts.now
     )  # within the sender's [mail] press_per_day (issue 26)
@@ -157,7 +150,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
         d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
         if held:
             d.reason += f"; {held} press block(s) past the sender's press_per_day, not relayed"
-        if not accepted or problems or failed or sent:
+        if not accepted or (problems and not (told and problems == ex.problems)) or failed or sent:
             now_asked: dict[str, object] = {} if accepted else {"asked": _asked(loaded, player)}  # accepted now
             ack(
                 d,

@@ -23,7 +23,7 @@ What a command does is `pbem.app.moderating`'s.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pbem.orders.furniture import own_lines
 from pbem.orders.typed import cleaned, code_value, unarmoured
@@ -107,9 +107,12 @@ def read(text: str) -> Read:
             continue
         rest = line.split(None, 2 if word == "NEW CODE" else 1)[2 if word == "NEW CODE" else 1 :]
         arg = rest[0].strip() if rest else ""
+        before = len(out.commands)
         problem = _take(out, word, line, arg)
         if problem:
             out.problems.append((typed.strip(), problem))
+        elif len(out.commands) > before:  # quoted back as typed ("EXTEND soon please"), read as cleaned
+            out.commands[-1] = replace(out.commands[-1], line=typed.strip())
     if len(out.commands) > MAX_COMMANDS:
         out.problems.append((out.commands[MAX_COMMANDS].line, f"at most {MAX_COMMANDS} commands in one mail"))
         del out.commands[MAX_COMMANDS:]

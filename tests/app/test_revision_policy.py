@@ -199,7 +199,13 @@ def test_a_mail_that_only_asks_is_answered_and_another_seats_code_in_it_is_repor
     if asks:
         assert d.outcome == "accepted" and (d.reports or any(m.kind == "help" for m in d.mails)), d
     to_carol = [(m.kind, m.context) for m in d.mails if m.to == address("Carol")]
-    assert any(IGNORED_CODE_ASKING in m.context.get("problems", []) for m in d.mails if m.to == address("Carol"))
+    told = [
+        n for m in d.mails if m.to == address("Carol") for n in m.context.get("problems", m.context.get("notes", []))
+    ]
+    told += [n for r in d.reports if r.ack for n in r.ack["problems"]]
+    assert told == [IGNORED_CODE_ASKING], told
+    if asks:  # in the answer she asked for: one mail (the HELP mail, or the STATUS report's top)
+        assert [k for k, _ in to_carol] == (["help"] if "HELP" in asks else []), to_carol
     for quiet in (signed("Carol", asks), "CODE WRNG-2345\n" + asks):
         alone = run(mail("Carol", quiet), g)
         assert not {"code_misused", "code_misuse_alert"} & {m.kind for m in alone.mails}, alone.mails

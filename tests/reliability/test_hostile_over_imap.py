@@ -233,7 +233,8 @@ def test_another_players_code_in_a_mail_that_only_asks_for_help_is_told_to_its_o
     home.poll()
     assert any("another player's address" in s for s in kinds(home.new_mail("Alice", 1)))
     helped = home.new_mail("Carol", 1)
-    assert len(helped) == 1 and "Alice" not in str(helped[0]["Subject"]), "Carol is answered as usual"
+    assert len(helped) == 1 and "Alice" not in str(helped[0]["Subject"]), "Carol is answered as usual, in one mail"
+    assert "not your current player code and was ignored" in text(helped[0]), "the code ignored is told there"
     alerts = [message_from_bytes(r) for r in home.servers.wait_for(MOD, 1)]
     assert any("code came from another player" in str(m["Subject"]) for m in alerts)
     [(reason,)] = home.rows("SELECT reason FROM inbound_messages")
