@@ -127,8 +127,8 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
     told = False  # the message's notes told in the HELP or STATUS answer: no mail of their own for them
     if ex.help and out.admit(d, seat.address, player=player, to_name=seat.display_name):
         told, rulings = True, RULINGS.get(eng.kind, "")  # the numbers refusals cite (docs/rulings.md)
-        asked, waiting, notes = _asked(loaded, player), views.waiting(eng, state), list(ex.problems)
-        context = dict(game_name=loaded.game.name, handbook=eng.handbook().rstrip(), rulings=rulings, notes=notes)
+        asked, waiting, told_here = _asked(loaded, player), views.waiting(eng, state), list(ex.problems)
+        context = dict(game_name=loaded.game.name, handbook=eng.handbook().rstrip(), rulings=rulings, notes=told_here)
         d.effects.append(
             out.mail(seat.address, "help", "notice", {**context, "asked": asked, "waiting": waiting}, player=player)
         )
