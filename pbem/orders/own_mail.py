@@ -170,31 +170,38 @@ def _typed_again(lines: list[str], per_line: list[list[str]], drop: list[bool], 
     inline reply: "Ciao," then "DISCARD Belligerent." typed above the report's next list line, the copy's words going
     on from there as from the report's own line): a line whose words the reply's copy holds more often than any sent
     mail does, whose line with words above it is the writer's (not a client's "Label: value" line: the first line of
-    a copy below a header block is the copy's); at most as many as the surplus.  Linear."""
+    a copy below a header block is the copy's); at most as many as the surplus.  Linear; the sent mails' lines are
+    read only when some line of a copy has the writer's own line above it (most replies have none: a reply's quote
+    starts under its attribution)."""
+    candidates: list[int] = []
+    above_own = False  # the line with words above is the writer's own (not in a copy)
+    for n, ws in enumerate(per_line):
+        if not ws:
+            continue
+        if drop[n] and above_own:
+            candidates.append(n)
+        above_own = not drop[n] and not _LABEL.match(lines[n])  # the writer's text, not a client's header line
+    if not candidates:
+        return
     surplus: dict[tuple[str, ...], int] = {}
     for n, ws in enumerate(per_line):
         if ws and drop[n]:
             surplus[tuple(ws)] = surplus.get(tuple(ws), 0) + 1
-    if not surplus:
-        return
+    wanted = {tuple(per_line[n]) for n in candidates}
     most: dict[tuple[str, ...], int] = {}
     for text in sent:
         here: dict[tuple[str, ...], int] = {}
         for line in text.split("\n"):
             key = tuple(_words(line))
-            if key in surplus:
+            if key in wanted:
                 here[key] = here.get(key, 0) + 1
         for key, k in here.items():
             most[key] = max(most.get(key, 0), k)
-    above_own = False  # the line with words above is the writer's own (not in a copy)
-    for n, ws in enumerate(per_line):
-        if not ws:
-            continue
-        key = tuple(ws)
-        if drop[n] and above_own and surplus[key] > most.get(key, 0):
+    for n in candidates:
+        key = tuple(per_line[n])
+        if surplus[key] > most.get(key, 0):
             surplus[key] -= 1
             yield n
-        above_own = not drop[n] and not _LABEL.match(lines[n])  # the writer's text, not a client's header line
 
 
 def _drop_wordless_inside(lines: list[str], per_line: list[list[str]], drop: list[bool]) -> None:
