@@ -16,18 +16,10 @@ from pbem.app import games
 from pbem.app.games import Table
 from pbem.home.app import Home
 from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail
-from tests.test_moderator import PLAYERS, address_of, new_game, run_poll
-from tests.test_reply_authentication import IGNORED, _outcome
+from tests.test_moderator import PLAYERS, address_of, run_poll
+from tests.test_reply_authentication import IGNORED, _outcome, _started
 
 ASKING = "The CODE line in your mail is not your current player code and was ignored: HELP and STATUS need no code"
-
-
-def _started(cfg, clock):
-    name = new_game(cfg, clock)
-    run_poll(cfg, clock)
-    seen: set = set()
-    firsts = {m["To"].addresses[0].addr_spec: m for m in sent_mail(cfg, seen)}
-    return name, firsts, seen
 
 
 def _to(mails, addr):
