@@ -1,0 +1,122 @@
+"""The exports of a running game and the public site reveal no more than the mail does: not how many hidden entries
+the record holds (branch `hiddencount`, docs/security.md "What the numbering of a running game reveals").
+
+A generator over the four games: two homes play the same seeded game alike, except that in one of them another
+player takes two more hidden steps (revises their secret answer twice where the game asks for one at once and in
+secret: Italian Wars, Sixteen Thirty Something, Dynasties; in House of Habsburg, where one player moves at a time,
+sends two private press messages), at the same moment.  Then the observer (a player who sees none of it) moves.
+The public export and each observer's export (JSON, text, HTML) and the published site must be byte-identical in
+both homes, hashes and signatures aside (they bind the hidden entries, salted, and must differ); the moderator's
+exports must differ (the test can tell the homes apart).  Both partial exports verify alone, and against the final
+export with `--earlier` (`tests/test_hidden_count.py::test_an_earlier_partial_export_is_checked_against_the_final`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbem.app import games, views
+from pbem.app.cron import run_poll
+from pbem.app.publish import publish
+from pbem.history.export import build, render
+from pbem.home.app import Home
+from pbem.record import store
+from pbem.record.db import session
+from tests.conftest import CODES
+from tests.reliability import killpoints as kp
+
+KINDS = ["habsburg", "italian-wars", "sixteen-thirty", "dynasties"]
+PLAYERS = [("Alice", "alice@example.test"), ("Bob", "bob@example.test"), ("Carol", "carol@example.test")]
+T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+HEX = re.compile(r"[0-9a-f]{16,}")  # hashes, heads, signatures, keys and their 16-digit prefixes
+
+
+def _mail(player: str, label: str, body: str) -> bytes:
+    return (
+        f"From: {player} <{dict(PLAYERS)[player]}>\nTo: moderator@pbem.test\nSubject: [pbem g1] orders\n"
+        f"Message-ID: <{label}@example.test>\nDate: Tue, 01 Dec 2026 09:00:00 +0000\n"
+        f"Content-Type: text/plain; charset=utf-8\n\nCODE {CODES[player]}\n{body}\n"
+    ).encode()
+
+
+def play(kind: str, root: Path, hidden: int) -> tuple[Any, str, list[str]]:
+    """The home, the player who moves in secret (or writes private press), and the observers: who see none of it."""
+    players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
+    cfg = kp.make_home(root)
+    games.create_game(Home.of(cfg), kind, "g1", players, seed=f"hidden-count-{kind}-0123456789abcdef", codes=CODES, clock=lambda: T0)
+
+    def poll(minutes: int, mails: list[bytes]) -> None:
+        kp.deliver_in_order(cfg, mails)
+        assert run_poll(cfg, clock=lambda: T0 + timedelta(minutes=minutes)).summary is not None
+
+    poll(1, [])
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        asked = {r.player: r for r in views.engine(loaded).requests(loaded.state) if not r.answered and r.legal}
+    if len(asked) >= 2:  # an answer given at once and in secret: B answers, revises `hidden` times, then A answers
+        a, b = sorted(asked)[:2]
+        legal = asked[b].legal
+        poll(2, [_mail(b, "b-first", legal[0])])
+        for i in range(hidden):  # at the same moment, back to the first answer: only the count of hidden inputs differs
+            poll(2, [_mail(b, f"b-again-{i}", legal[1] if i < hidden - 1 else legal[0])])
+        poll(3, [_mail(a, "a-answer", asked[a].legal[0])])
+        return cfg, b, [p for p, _ in players if p != b]
+    (mover,) = asked  # one player moves at a time: the mover writes to a third player in private first
+    other = next(p for p, _ in players if p != mover and p != "Alice")
+    for i in range(hidden):
+        poll(2, [_mail(mover, f"press-{i}", f"PRESS TO {other}: a word in private, number {i}")])
+    poll(3, [_mail(mover, "mover", asked[mover].legal[0])])
+    return cfg, mover, [p for p, _ in players if p not in (mover, other)]
+
+
+def _masked(text: str) -> str:
+    return HEX.sub("#", text)
+
+
+def _exports(cfg: Any, audiences: list[str | None]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    with session(cfg.database_url) as s:
+        game = store.game_by_name(s, "g1")
+        for who in audiences:
+            doc = json.loads(json.dumps(build(s, game, as_player=who, public=who is None)))
+            for fmt in ("json", "text", "html"):
+                out[f"{who or 'public'}.{fmt}"] = _masked(render(doc, fmt))
+    return out
+
+
+def _site(cfg: Any, folder: Path) -> dict[str, str]:
+    publish(Home.of(cfg), folder, T0 + timedelta(minutes=5))
+    return {p.name: _masked(p.read_text(encoding="utf-8")) for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_export_or_page_of_a_running_game_counts_the_hidden_entries(kind: str, tmp_path: Path) -> None:
+    once, mover, observers = play(kind, tmp_path / "once", 0)
+    twice, mover2, observers2 = play(kind, tmp_path / "twice", 2)
+    assert (mover, observers) == (mover2, observers2)
+    audiences: list[str | None] = [None, *observers]
+    with session(once.database_url) as s, session(twice.database_url) as t:
+        full = [len(build(x, store.game_by_name(x, "g1"))["orders"]) + len(build(x, store.game_by_name(x, "g1"))["events"]) for x in (s, t)]
+    assert full[1] >= full[0] + 2, f"{kind}: the hidden steps are not entries of the record ({full})"
+    a, b = _exports(once, audiences), _exports(twice, audiences)
+    for key in a:
+        assert a[key] == b[key], f"{kind}: the {key} export counts {mover}'s hidden steps:\n" + _first_difference(
+            a[key], b[key]
+        )
+    sa, sb = _site(once, tmp_path / "site-once"), _site(twice, tmp_path / "site-twice")
+    assert sa.keys() == sb.keys()
+    for name in sa:
+        assert sa[name] == sb[name], f"{kind}: the site's {name} counts the hidden steps:\n" + _first_difference(
+            sa[name], sb[name]
+        )
+
+
+def _first_difference(x: str, y: str) -> str:
+    i = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+    return f"...{x[max(0, i - 120) : i + 80]!r}\n   vs\n...{y[max(0, i - 120) : i + 80]!r}"
