@@ -120,3 +120,72 @@ def test_no_export_or_page_of_a_running_game_counts_the_hidden_entries(kind: str
 def _first_difference(x: str, y: str) -> str:
     i = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
     return f"...{x[max(0, i - 120) : i + 80]!r}\n   vs\n...{y[max(0, i - 120) : i + 80]!r}"
+
+
+def _schema() -> Any:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((Path(__file__).resolve().parent.parent / "docs" / "export.schema.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _resigned(cfg: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    """`doc` signed again with the game's own key: what a moderator who lies in a partial export can make."""
+    from pbem.trust import signing
+
+    with session(cfg.database_url) as s:
+        private = signing.private_of(store.game_by_name(s, "g1"))
+    assert private
+    return doc | {"signature": signing.export_signature(private, doc, partial=True)}
+
+
+@pytest.mark.parametrize("kind", ["dynasties", "habsburg"])
+def test_an_earlier_partial_export_is_checked_against_the_final(kind: str, tmp_path: Path) -> None:
+    """A partial export (version 2) verifies alone with --partial, validates against the schema, and fails when an
+    entry is changed; kept until the end, `pbem verify FINAL --earlier PARTIAL` finds each of its entries in the
+    whole record, and names the one a moderator changed or left out even when he signed the lie with the game key."""
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+    from pbem.history.export import verify
+    from pbem.trust.verify import PARTIAL_VERSION, earlier
+
+    cfg, _, observers = play(kind, tmp_path / "home", 2)
+    validator = _schema()
+    with session(cfg.database_url) as s:
+        game = store.game_by_name(s, "g1")
+        partials = {who: json.loads(json.dumps(build(s, game, as_player=who, public=who is None))) for who in [None, *observers]}
+        final = json.loads(json.dumps(build(s, game)))  # the whole record: every entry, with its salt
+    for who, doc in partials.items():
+        assert doc["version"] == PARTIAL_VERSION and all("salt" not in r for r in doc["orders"] + doc["events"])
+        assert [r["seq"] for r in sorted(doc["orders"] + doc["events"], key=lambda r: r["seq"])] == list(
+            range(1, doc["chain"]["entries"] + 1)
+        )
+        assert [e.message for e in validator.iter_errors(doc)] == [], who
+        v = verify(doc, partial=True)
+        assert v.ok, (who, v.problem)
+        assert not verify(doc).ok, "a partial export verifies only with --partial"
+        changed = json.loads(json.dumps(doc))
+        changed["events"][-1]["text"] += " (changed)"
+        assert "signature" in verify(changed, partial=True).problem
+        good = earlier(final, doc)
+        assert good.ok, (who, good.problem)
+        lie = _resigned(cfg, changed)
+        assert verify(lie, partial=True).ok, "signed by the game key, the lie passes alone"
+        caught = earlier(final, lie)
+        assert not caught.ok and f"entry {changed['events'][-1]['seq']}" in caught.problem and "text" in caught.problem
+        left_out = json.loads(json.dumps(doc))  # the first event dropped, the rest renumbered and signed again
+        gone = left_out["events"].pop(0)["seq"]
+        for row in left_out["orders"] + left_out["events"]:
+            row["seq"] -= row["seq"] > gone
+        left_out["chain"]["entries"] -= 1
+        left_out = _resigned(cfg, left_out)
+        assert verify(left_out, partial=True).ok
+        assert not earlier(final, left_out).ok, f"{who}: an entry left out of the earlier export went unnoticed"
+    path, final_path = tmp_path / "mine.json", tmp_path / "final.json"
+    path.write_text(json.dumps(partials[observers[0]]))
+    final_path.write_text(json.dumps(final))
+    res = CliRunner().invoke(app, ["verify", str(final_path), "--partial", "--earlier", str(path)])
+    assert res.exit_code == 0 and "with the same content and hash" in res.output, res.output
+    path.write_text(json.dumps(_resigned(cfg, changed)))
+    res = CliRunner().invoke(app, ["verify", str(final_path), "--partial", "--earlier", str(path)])
+    assert res.exit_code != 0 and "MISMATCH" in res.output and "proof" in res.output, res.output
