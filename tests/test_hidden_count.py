@@ -49,7 +49,9 @@ def play(kind: str, root: Path, hidden: int) -> tuple[Any, str, list[str]]:
     """The home, the player who moves in secret (or writes private press), and the observers: who see none of it."""
     players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
     cfg = kp.make_home(root)
-    games.create_game(Home.of(cfg), kind, "g1", players, seed=f"hidden-count-{kind}-0123456789abcdef", codes=CODES, clock=lambda: T0)
+    games.create_game(
+        Home.of(cfg), kind, "g1", players, seed=f"hidden-count-{kind}-0123456789abcdef", codes=CODES, clock=lambda: T0
+    )
 
     def poll(minutes: int, mails: list[bytes]) -> None:
         kp.deliver_in_order(cfg, mails)
@@ -102,7 +104,10 @@ def test_no_export_or_page_of_a_running_game_counts_the_hidden_entries(kind: str
     assert (mover, observers) == (mover2, observers2)
     audiences: list[str | None] = [None, *observers]
     with session(once.database_url) as s, session(twice.database_url) as t:
-        full = [len(build(x, store.game_by_name(x, "g1"))["orders"]) + len(build(x, store.game_by_name(x, "g1"))["events"]) for x in (s, t)]
+        full = [
+            len(build(x, store.game_by_name(x, "g1"))["orders"]) + len(build(x, store.game_by_name(x, "g1"))["events"])
+            for x in (s, t)
+        ]
     assert full[1] >= full[0] + 2, f"{kind}: the hidden steps are not entries of the record ({full})"
     a, b = _exports(once, audiences), _exports(twice, audiences)
     for key in a:
@@ -153,7 +158,9 @@ def test_an_earlier_partial_export_is_checked_against_the_final(kind: str, tmp_p
     validator = _schema()
     with session(cfg.database_url) as s:
         game = store.game_by_name(s, "g1")
-        partials = {who: json.loads(json.dumps(build(s, game, as_player=who, public=who is None))) for who in [None, *observers]}
+        partials = {
+            who: json.loads(json.dumps(build(s, game, as_player=who, public=who is None))) for who in [None, *observers]
+        }
         final = json.loads(json.dumps(build(s, game)))  # the whole record: every entry, with its salt
     for who, doc in partials.items():
         assert doc["version"] == PARTIAL_VERSION and all("salt" not in r for r in doc["orders"] + doc["events"])

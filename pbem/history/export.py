@@ -67,10 +67,6 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     def visible(ev: Event) -> bool:
         return full or (ev.visible_to(None) if audience == "public" else any(ev.visible_to(n) for n in names))
 
-    def order_visible(o: OrderInput) -> bool:
-        # Orders can hold secrets (ballots, discards); players see their own, everyone sees all at the end.
-        return full or (audience not in ("public",) and o.player in names)
-
     if full:  # every entry, numbered in the whole chain, with its salt: what `verify` replays
         orders = [
             {
@@ -84,9 +80,8 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
             }
             | ({"salt": o.salt} if o.salt else {})
             for o in inputs.values()
-            if order_visible(o)
         ]
-        shown = [
+        listed = [
             {"seq": r.seq, "input_seq": r.input_seq, "at": _iso(r.created_at), **ev.to_json(), "hash": r.hash}
             | ({"salt": r.salt} if r.salt else {})
             for r, ev in zip(event_rows, events)
@@ -94,8 +89,9 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
         ]
         entries, head = len(inputs) + len(event_rows), store.chain_head(s, game)
     else:  # a game in progress, for a player or the public: numbered as the reader counts, no salt, no global number
+        # Orders can hold secrets (ballots, discards): a player sees their own, and those of no player (deadlines)
         seen_input = (lambda o: o.player == "") if audience == "public" else (lambda o: o.player in ("", *names))
-        orders, shown, entries, head = counted(
+        orders, listed, entries, head = counted(
             [o for o in inputs.values() if seen_input(o)],
             [(r, ev) for r, ev in zip(event_rows, events) if visible(ev)],
             msg_ids,
@@ -134,7 +130,7 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
             if audience == "moderator" or over or abandoned or m.player in names
         ],
         "orders": orders,
-        "events": shown,
+        "events": listed,
         "result": None
         if result is None
         else {"scores": result.scores, "winners": list(result.winners), "summary": result.summary},

@@ -22,6 +22,7 @@ something the final record does not hold.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from pbem.engine.words import count
@@ -57,13 +58,37 @@ def check(doc: dict[str, Any]) -> list[str]:
         raise Broken("a version 2 export is a player's or the public export of a game in progress, not the moderator's")
     if doc.get("seed") is not None or doc["game"]["over"] or doc.get("result") is not None or doc.get("finished"):
         raise Broken("a version 2 export is of a game in progress: it cannot hold the seed, a result or an end")
-    for key in ("orders", "events"):
-        for row in doc[key]:
-            if "salt" in row:
-                raise Broken(f"{said(row)} carries a salt: a partial export leaves them out until the seed is revealed")
+    rows = _numbered(doc)
+    head = rows[-1]["hash"] if rows else doc["seed_commitment"]
+    summary = doc.get("chain")
+    if summary is None:
+        raise Broken("a version 2 export has a chain summary (start, head, entries)")
+    if summary["start"] != doc["seed_commitment"]:
+        raise Broken(f"the chain starts from {quote(summary['start'])}, not from the seed commitment")
+    if summary["entries"] != len(rows) or summary["head"] != head:
+        raise Broken(
+            f"the export lists {count(len(rows), 'entry')} ending at {head[:16]}..., but states "
+            f"{summary['entries']} ending at {str(summary['head'])[:16]}..."
+        )
+    for before, row in itertools.pairwise(rows):
+        if str(row["at"]) < str(before["at"]):
+            raise Broken(
+                f"{said(row)} is dated {clip(str(row['at']))}, before {said(before)} ({clip(str(before['at']))})"
+            )
+    return [
+        f"the {count(len(rows), 'entry')} listed are numbered 1..{len(rows)} as {clip(audience)}'s receipts count "
+        f"them, in order, ending at the head {head[:16]}...",
+    ]
+
+
+def _numbered(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The listed entries, each list in increasing order, numbered together 1..N without a gap, each with a hash and
+    no salt, and only set-up events (before every input) naming an input (0)."""
     for what, rows in (("input", doc["orders"]), ("event", doc["events"])):
         last = 0
         for row in rows:
+            if "salt" in row:
+                raise Broken(f"{said(row)} carries a salt: a partial export leaves them out until the seed is revealed")
             if row["seq"] <= last:
                 raise Broken(f"{what} {row['seq']} is listed after entry {last}: entries are repeated or swapped")
             last = row["seq"]
@@ -79,25 +104,10 @@ def check(doc: dict[str, Any]) -> list[str]:
     first_input = min((o["seq"] for o in doc["orders"]), default=len(rows) + 1)
     for e in doc["events"]:
         if "input_seq" in e and (e["input_seq"] != 0 or e["seq"] > first_input or e["kind"] in MODERATOR_KINDS):
-            raise Broken(f"{said(e)} names input {e['input_seq']}: only a set-up event, before every input, names one (0)")
-    summary = doc.get("chain")
-    if summary is None:
-        raise Broken("a version 2 export has a chain summary (start, head, entries)")
-    if summary["start"] != doc["seed_commitment"]:
-        raise Broken(f"the chain starts from {quote(summary['start'])}, not from the seed commitment")
-    head = rows[-1]["hash"] if rows else doc["seed_commitment"]
-    if summary["entries"] != len(rows) or summary["head"] != head:
-        raise Broken(
-            f"the export lists {count(len(rows), 'entry')} ending at {head[:16]}..., but states "
-            f"{summary['entries']} ending at {str(summary['head'])[:16]}..."
-        )
-    for before, row in zip(rows, rows[1:]):
-        if str(row["at"]) < str(before["at"]):
-            raise Broken(f"{said(row)} is dated {clip(str(row['at']))}, before {said(before)} ({clip(str(before['at']))})")
-    return [
-        f"the {count(len(rows), 'entry')} listed are numbered 1..{len(rows)} as {clip(audience)}'s receipts count "
-        f"them, in order, ending at the head {head[:16]}...",
-    ]
+            raise Broken(
+                f"{said(e)} names input {e['input_seq']}: only a set-up event, before every input, names one (0)"
+            )
+    return rows
 
 
 def signed(doc: dict[str, Any]) -> str:
@@ -174,7 +184,9 @@ def against_final(final: dict[str, Any], rows: list[dict[str, Any]], earlier: di
     for was, now in zip(mine, seen):
         fields = _INPUT_FIELDS if "lines" in was else _EVENT_FIELDS
         if ("lines" in was) != ("lines" in now):
-            raise Broken(f"the earlier {said(was)} is {'an event' if 'lines' in was else 'an input'} in the final chain")
+            raise Broken(
+                f"the earlier {said(was)} is {'an event' if 'lines' in was else 'an input'} in the final chain"
+            )
         for f in fields:
             if was.get(f) != now.get(f):
                 raise Broken(
@@ -184,7 +196,9 @@ def against_final(final: dict[str, Any], rows: list[dict[str, Any]], earlier: di
                 )
         setup = now.get("input_seq") == 0 and now["kind"] not in MODERATOR_KINDS
         if "lines" not in was and ("input_seq" in was) != setup:
-            raise Broken(f"the earlier {said(was)} is {'not ' if setup else ''}marked as set-up, unlike the final chain")
+            raise Broken(
+                f"the earlier {said(was)} is {'not ' if setup else ''}marked as set-up, unlike the final chain"
+            )
     return [
         f"every one of the {count(len(mine), 'entry')} of the earlier export ({clip(reader)}'s, record #{len(mine)}) "
         f"is in the final chain: {clip(reader)}'s entries 1..{len(mine)}, with the same content and hash"

@@ -636,7 +636,9 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
     at = {str(r.get("hash")): int(r["seq"]) for r in rows} | {str(doc["seed_commitment"]): 0}
     total = int(doc["chain"]["entries"]) if doc.get("chain") else len(rows)
     audience = str(doc.get("audience"))
-    own = audience != "public" and (not player or player.lower() == audience.lower() or player in seat_of(doc, audience))
+    own = audience != "public" and (
+        not player or player.lower() == audience.lower() or player in seat_of(doc, audience)
+    )
     # a seat's newcomer's receipts count only their own name's inputs, their export the seat's under every name
     numbered = own and seat_of(doc, audience) == [audience]
     later = hidden = 0

@@ -56,8 +56,8 @@ from pbem.engine.base import Engine, Event
 from pbem.engine.rng import commitment
 from pbem.engine.words import count
 from pbem.trust import chain, signing, vouched
-from pbem.trust import partial as partial_export
 from pbem.trust import deal as joining
+from pbem.trust import partial as partial_export
 from pbem.trust.fold import UNDO, Fold
 from pbem.trust.quote import apart, clip, difference, quote
 from pbem.trust.seeds import seed_problem
@@ -179,7 +179,9 @@ def earlier(final: dict[str, Any], doc: dict[str, Any]) -> Verification:
 
 def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     if doc.get("version") != VERSION:
-        raise Refused(f"export format version {doc.get('version')} is not supported (this pbem reads {VERSION} and {PARTIAL_VERSION})")
+        raise Refused(
+            f"export format version {doc.get('version')} is not supported (this pbem reads {VERSION} and {PARTIAL_VERSION})"
+        )
     orders, events = doc["orders"], doc["events"]
     seed = doc.get("seed")
     if not seed and doc.get("audience") != "moderator":
