@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -45,8 +46,9 @@ def _mail(player: str, label: str, body: str) -> bytes:
     ).encode()
 
 
-def play(kind: str, root: Path, hidden: int) -> tuple[Any, str, list[str]]:
-    """The home, the player who moves in secret (or writes private press), and the observers: who see none of it."""
+def play(kind: str, root: Path, hidden: int, watch: Callable[[Any], None] | None = None) -> tuple[Any, str, list[str]]:
+    """The home, the player who moves in secret (or writes private press), and the observers: who see none of it.
+    `watch(cfg)` is called just before the hidden steps and again just after them (games answered at once)."""
     players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
     cfg = kp.make_home(root)
     games.create_game(
@@ -65,8 +67,12 @@ def play(kind: str, root: Path, hidden: int) -> tuple[Any, str, list[str]]:
         a, b = sorted(asked)[:2]
         legal = asked[b].legal
         poll(2, [_mail(b, "b-first", legal[0])])
+        if watch is not None:
+            watch(cfg)
         for i in range(hidden):  # at the same moment, back to the first answer: only the count of hidden inputs differs
             poll(2, [_mail(b, f"b-again-{i}", legal[1] if i < hidden - 1 else legal[0])])
+        if watch is not None:
+            watch(cfg)
         poll(3, [_mail(a, "a-answer", asked[a].legal[0])])
         return cfg, b, [p for p, _ in players if p != b]
     (mover,) = asked  # one player moves at a time: the mover writes to a third player in private first
@@ -75,6 +81,21 @@ def play(kind: str, root: Path, hidden: int) -> tuple[Any, str, list[str]]:
         poll(2, [_mail(mover, f"press-{i}", f"PRESS TO {other}: a word in private, number {i}")])
     poll(3, [_mail(mover, "mover", asked[mover].legal[0])])
     return cfg, mover, [p for p, _ in players if p not in (mover, other)]
+
+
+def test_the_site_does_not_move_while_only_hidden_steps_are_taken(tmp_path: Path) -> None:
+    """Published before and after Bob revises his secret tribute twice: no file of the site is written again (its
+    bytes and its time stay), though the record grew; the positions pbem compares are kept in the home."""
+    site = tmp_path / "site"
+    stamps: list[dict[str, tuple[int, str]]] = []
+
+    def watch(cfg: Any) -> None:
+        publish(Home.of(cfg), site, T0 + timedelta(minutes=2))
+        stamps.append({p.name: (p.stat().st_mtime_ns, p.read_text()) for p in sorted(site.iterdir())})
+
+    cfg, _, _ = play("dynasties", tmp_path / "home", 2, watch=watch)
+    assert len(stamps) == 2 and stamps[0] == stamps[1], "a hidden step rewrote the site"
+    assert (Path(cfg.path).parent / ".pbem-site-positions.json").exists()
 
 
 def _masked(text: str) -> str:
