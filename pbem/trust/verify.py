@@ -19,9 +19,12 @@ In order:
    from the seed commitment to the head the export states, and times never go back.
    Press and moderator events are not replayed, but the chain holds them like the rest.
 Without the seed (a game in progress) only 1-3 and 7 can be checked, with `partial`.  A player's or the
-public export of a game in progress lists only what its audience may see, with gaps in its numbering: then 2 is
-that each list is in increasing order (`_in_order`), and 7 that each listed entry whose place in the whole chain
-follows a listed one's (`pbem.trust.chain.places`) is linked to it by its hash (`_listed_chain`).
+public export of a game in progress is a partial export (format version 2, `pbem.trust.partial`): its entries
+numbered as its reader counts them, without salts or global numbers, its listing signed by the game key; it is
+checked by `_partial`, and at the end against the final record by `earlier` (`pbem verify --earlier`).  One
+written before version 2 lists them with their global numbers, with gaps: then 2 is that each list is in
+increasing order (`_in_order`), and 7 that each listed entry whose place in the whole chain follows a listed
+one's (`pbem.trust.chain.places`) is linked to it by its hash (`_listed_chain`).
 
 Before any of these, the shape (`_shape`): every field verify reads, and every field
 that could change what a reader takes from the export, has the type it must have; an
