@@ -173,6 +173,7 @@ def test_an_earlier_partial_export_is_checked_against_the_final(kind: str, tmp_p
 
     from pbem.cli import app
     from pbem.history.export import verify
+    from pbem.trust.receipts import verify_mail
     from pbem.trust.verify import PARTIAL_VERSION, earlier
 
     cfg, _, observers = play(kind, tmp_path / "home", 2)
@@ -209,6 +210,13 @@ def test_an_earlier_partial_export_is_checked_against_the_final(kind: str, tmp_p
         left_out = _resigned(cfg, left_out)
         assert verify(left_out, partial=True).ok
         assert not earlier(final, left_out).ok, f"{who}: an entry left out of the earlier export went unnoticed"
+        if who is not None:  # during the game, the reader's own mail finds each head at the number it states
+            address = dict(PLAYERS)[who].encode()
+            mail = [p.read_bytes() for p in sorted((Path(cfg.maildir_path) / "sent").glob("*/*"))]
+            theirs = [raw for raw in mail if address in raw]
+            honest = verify_mail(doc, theirs, who)
+            assert honest.ok and honest.heads > 0, (who, honest.problems)
+            assert not verify_mail(left_out, theirs, who).ok, f"{who}'s mail did not notice an entry left out"
     path, final_path = tmp_path / "mine.json", tmp_path / "final.json"
     path.write_text(json.dumps(partials[observers[0]]))
     final_path.write_text(json.dumps(final))
