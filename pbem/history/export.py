@@ -10,7 +10,9 @@ engine, checks SHA-256(seed) against the commitment and that every event is
 reproduced exactly, and names the first difference.
 
 Visibility: the moderator's export is full; `as_player` keeps only what
-that player could see; `public` only what every player saw.  Once the game
+that player could see; `public` only what every player saw.  While the game
+runs those two are partial exports (version 2, `counted`): numbered as their
+reader counts, so that they do not count the entries hidden from the reader.  Once the game
 is over, the seed and moderator-only set-up facts (deck order) are revealed
 to all, as the end of the game reveals them.
 """
