@@ -225,3 +225,46 @@ def test_an_earlier_partial_export_is_checked_against_the_final(kind: str, tmp_p
     path.write_text(json.dumps(_resigned(cfg, changed)))
     res = CliRunner().invoke(app, ["verify", str(final_path), "--partial", "--earlier", str(path)])
     assert res.exit_code != 0 and "MISMATCH" in res.output and "proof" in res.output, res.output
+
+
+def _mutations(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Changed copies of a partial export, each of which `pbem verify --partial` must refuse with a reason."""
+    out: list[tuple[str, dict[str, Any]]] = []
+
+    def changed(what: str, edit: Callable[[dict[str, Any]], None]) -> None:
+        copy = json.loads(json.dumps(doc))
+        edit(copy)
+        out.append((what, copy))
+
+    rows = lambda d: sorted(d["orders"] + d["events"], key=lambda r: r["seq"])  # noqa: E731
+    changed("an entry left out", lambda d: d["events"].pop(len(d["events"]) // 2))
+    changed("two entries swapped", lambda d: d["events"].reverse())
+    changed("a salt added", lambda d: d["events"][-1].update(salt="0" * 32))
+    changed("a global number added", lambda d: d["events"][-1].update(input_seq=3))
+    changed("a number repeated", lambda d: rows(d)[-1].update(seq=rows(d)[-2]["seq"]))
+    changed("the head changed", lambda d: d["chain"].update(head="0" * 64))
+    changed("the count changed", lambda d: d["chain"].update(entries=d["chain"]["entries"] + 1))
+    changed("a hash changed", lambda d: rows(d)[0].update(hash="1" * 64))
+    changed("a seed given", lambda d: d.update(seed="x" * 32))
+    changed("the moderator's", lambda d: d.update(audience="moderator"))
+    changed("a time going back", lambda d: rows(d)[-1].update(at="2000-01-01T00:00:00+00:00"))
+    changed("the signature removed", lambda d: d.pop("signature"))
+    changed("the listing's digest changed", lambda d: d["signature"].update(listed="2" * 64))
+    changed("an unknown field", lambda d: d["events"][0].update(extra=1))
+    changed("a number as text", lambda d: d["events"][0].update(seq="1"))
+    changed("the version as true", lambda d: d.update(version=True))
+    return out
+
+
+def test_a_changed_partial_export_is_refused_with_a_reason_never_a_crash(tmp_path: Path) -> None:
+    from pbem.history.export import verify
+
+    cfg, _, observers = play("sixteen-thirty", tmp_path / "home", 2)
+    with session(cfg.database_url) as s:
+        game = store.game_by_name(s, "g1")
+        docs = [json.loads(json.dumps(build(s, game, as_player=who, public=who is None))) for who in [None, *observers]]
+    for doc in docs:
+        assert verify(doc, partial=True).ok
+        for what, bad in _mutations(doc):
+            v = verify(bad, partial=True)
+            assert not v.ok and v.problem and "malformed" not in v.problem, (doc["audience"], what, v.problem)

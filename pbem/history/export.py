@@ -87,7 +87,6 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
             {"seq": r.seq, "input_seq": r.input_seq, "at": _iso(r.created_at), **ev.to_json(), "hash": r.hash}
             | ({"salt": r.salt} if r.salt else {})
             for r, ev in zip(event_rows, events)
-            if visible(ev)
         ]
         entries, head = len(inputs) + len(event_rows), store.chain_head(s, game)
     else:  # a game in progress, for a player or the public: numbered as the reader counts, no salt, no global number
