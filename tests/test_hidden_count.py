@@ -217,6 +217,7 @@ def test_an_earlier_partial_export_is_checked_against_the_final(kind: str, tmp_p
             honest = verify_mail(doc, theirs, who)
             assert honest.ok and honest.heads > 0, (who, honest.problems)
             assert not verify_mail(left_out, theirs, who).ok, f"{who}'s mail did not notice an entry left out"
+            assert not verify_mail(left_out, theirs).ok, "nor without --as, the mail being addressed to them"
     path, final_path = tmp_path / "mine.json", tmp_path / "final.json"
     path.write_text(json.dumps(partials[observers[0]]))
     final_path.write_text(json.dumps(final))

@@ -636,8 +636,10 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
     at = {str(r.get("hash")): int(r["seq"]) for r in rows} | {str(doc["seed_commitment"]): 0}
     total = int(doc["chain"]["entries"]) if doc.get("chain") else len(rows)
     audience = str(doc.get("audience"))
+    seat = {n.lower() for n in seat_of(doc, audience)}
+    # the reader's own export: the mail is to them by the name given (--as) or by the name it is addressed to
     own = audience != "public" and (
-        not player or player.lower() == audience.lower() or player in seat_of(doc, audience)
+        not player or player.lower() in seat or any(m.to_name.lower() in seat for m in mails if m.to_name)
     )
     # a seat's newcomer's receipts count only their own name's inputs, their export the seat's under every name
     numbered = own and seat_of(doc, audience) == [audience]
