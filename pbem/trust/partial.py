@@ -29,6 +29,8 @@ from pbem.engine.words import count
 from pbem.trust import signing
 from pbem.trust.quote import clip, quote
 
+#: The format version of a partial export (version 1 is every full export, and partial ones written before).
+VERSION = 2
 #: Events recorded by the moderator, not produced by the engine (the same as `pbem.trust.verify.MODERATOR_KINDS`).
 MODERATOR_KINDS = frozenset({"press", "moderator"})
 _INPUT_FIELDS = ("kind", "player", "lines", "message_id", "at", "hash")

@@ -59,6 +59,7 @@ from typing import Any
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
 from pbem.trust import chain, signing, told
+from pbem.trust import partial as partial_export
 from pbem.trust.quote import clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
@@ -623,7 +624,7 @@ def _listed(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
 
 def counted(doc: dict[str, Any]) -> bool:
     """A partial export (format version 2, `pbem.trust.partial`): its entries are numbered as its reader counts."""
-    return doc.get("version") == 2
+    return doc.get("version") == partial_export.VERSION
 
 
 def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: str) -> None:

@@ -71,7 +71,7 @@ VERSION = 1
 #: The partial export of a game in progress (a player's or the public one) since the hidden entries' count was
 #: found in its numbering: its entries numbered as its reader counts them, without salts or global numbers, its
 #: listing signed (`pbem.trust.partial`).  Version 1 still describes every full export, and older partial ones.
-PARTIAL_VERSION = 2
+PARTIAL_VERSION = partial_export.VERSION
 #: Events recorded by the moderator, not produced by the engine (press, pauses,
 #: replacements): they are part of the history but not of the replay.
 MODERATOR_KINDS = frozenset({"press", "moderator"})
