@@ -13,6 +13,7 @@ export with `--earlier` (`tests/test_hidden_count.py::test_an_earlier_partial_ex
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -269,3 +270,34 @@ def test_a_changed_partial_export_is_refused_with_a_reason_never_a_crash(tmp_pat
         for what, bad in _mutations(doc):
             v = verify(bad, partial=True)
             assert not v.ok and v.problem and "malformed" not in v.problem, (doc["audience"], what, v.problem)
+
+
+def test_a_partial_export_written_before_version_2_verifies_as_before(tmp_path: Path) -> None:
+    """A version 1 partial export (global numbers and salts, gaps where entries are hidden, as pbem wrote them before
+    version 2) still verifies with --partial, and a changed entry that follows a listed one is still named."""
+    from pbem.history.export import verify
+
+    cfg, _, observers = play("dynasties", tmp_path / "home", 2)
+    with session(cfg.database_url) as s:
+        whole = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))
+    who = observers[0]
+    old = whole | {
+        "audience": who,
+        "players": [{k: v for k, v in p.items() if k != "address"} for p in whole["players"]],
+        "messages": [m for m in whole["messages"] if m["player"] == who],
+        "orders": [o for o in whole["orders"] if o["player"] == who],
+        "events": [e for e in whole["events"] if e["visibility"] == "public" or who in e["visibility"]],
+    }
+    assert old["version"] == 1 and len(old["orders"]) + len(old["events"]) < old["chain"]["entries"]
+    v = verify(old, partial=True)
+    assert v.ok, v.problem
+    from pbem.trust import chain
+
+    placed = chain.places(old["orders"], old["events"])
+    linked = [
+        row["seq"] for (_, at), (row, place) in itertools.pairwise(placed) if "text" in row and place == (at or -9) + 1
+    ]
+    assert linked, "some listed event directly follows a listed entry"
+    forged = json.loads(json.dumps(old))
+    next(e for e in forged["events"] if e["seq"] == linked[-1])["text"] += " (changed)"
+    assert "chain breaks" in verify(forged, partial=True).problem
