@@ -46,17 +46,19 @@ def _names(item: str, text: str) -> bool:
 def check_player_export(s, loaded, player: str, checked: dict) -> None:
     game, eng, state = loaded.game, loaded.engine, loaded.state
     rows = store.events_for(s, game.id)
-    shown = {r.seq for r in rows if store.event_of(r).visible_to(player)}
+    shown = {r.hash for r in rows if store.event_of(r).visible_to(player)}
     doc = json.loads(json.dumps(build(s, game, as_player=player)))
     assert doc["audience"] == player and doc["seed"] is None and not doc["game"]["over"]
-    assert {e["seq"] for e in doc["events"]} == shown, "exactly the events shown to the player"
+    assert {e["hash"] for e in doc["events"]} == shown, "exactly the events shown to the player"
+    numbers = sorted(r["seq"] for r in doc["orders"] + doc["events"])  # as the player's receipts count them
+    assert numbers == list(range(1, doc["chain"]["entries"] + 1))
     assert all(Event.from_json(e).visible_to(player) for e in doc["events"])
-    assert {o["player"] for o in doc["orders"]} <= {player}
+    assert {o["player"] for o in doc["orders"]} <= {player, ""}  # their own, the deadlines' and the moderator's
     assert {m["player"] for m in doc["messages"]} <= {player}
     assert all("address" not in p for p in doc["players"])
     assert doc["final_view"] == json.loads(json.dumps(eng.view(state, player)))
     known = "\n".join(e["text"] + json.dumps(e["data"]) for e in doc["events"])
-    hidden_texts = {r.text for r in rows if r.seq not in shown} - {e["text"] for e in doc["events"]}
+    hidden_texts = {r.text for r in rows if r.hash not in shown} - {e["text"] for e in doc["events"]}
     forms = {"json": json.dumps(doc), "text": render(doc, "text"), "html": _plain(render(doc, "html"))}
     for fmt, body in forms.items():
         for text in hidden_texts:
@@ -75,9 +77,9 @@ def check_public_export(s, loaded, checked: dict) -> None:
     doc = json.loads(json.dumps(build(s, loaded.game, public=True)))
     assert doc["audience"] == "public" and doc["seed"] is None
     assert all(e["visibility"] == "public" for e in doc["events"])
-    assert doc["orders"] == [] and doc["messages"] == []
-    public = {r.seq for r in store.events_for(s, loaded.game.id) if store.event_of(r).visible_to(None)}
-    assert {e["seq"] for e in doc["events"]} == public
+    assert {o["player"] for o in doc["orders"]} <= {""} and doc["messages"] == []  # no player's orders
+    public = {r.hash for r in store.events_for(s, loaded.game.id) if store.event_of(r).visible_to(None)}
+    assert {e["hash"] for e in doc["events"]} == public
     page, text = render(doc, "html"), render(doc, "text")
     assert "Everything that was secret" not in page and '<code class="seed">' not in page
     assert "[moderator only]" not in text and "[to " not in text

@@ -48,8 +48,15 @@ def _alices_mail(cfg: Any, folder: Path) -> Path:
 
 
 def _tampered(doc: dict[str, Any]) -> dict[str, Any] | None:
-    """The export with the text of its last listed event that directly follows a listed entry changed (None when
-    there is none): a hidden entry between would leave nothing to recompute its hash from."""
+    """The export with the text of an event changed (None when there is none to change): in the moderator's export
+    one that directly follows a listed entry (its hash is recomputed from it); in a partial export (version 2,
+    whose hashes cannot be recomputed before the seed is out) the last listed event, which the signature covers."""
+    if doc["version"] == 2:
+        if not doc["events"] or "signature" not in doc:
+            return None
+        forged = copy.deepcopy(doc)
+        forged["events"][-1]["text"] += " (changed)"
+        return forged
     placed = chain.places(doc["orders"], doc["events"])
     linked = [
         row for (_, before), (row, at) in itertools.pairwise(placed) if "text" in row and before and at == before + 1

@@ -7,11 +7,15 @@ export document (pbem/history/export.py, `public=True`), which holds public even
 only and the seed only after the end, so the site can show nothing a player could
 not already tell everyone.
 
-Writing is incremental: `.pbem-site.json` beside the pages remembers each game's
-record position (pbem/record/site.py); a run rewrites the pages of games whose
-record, control actions or deadlines changed, and the index when any page did.
-Files are written to a temporary name and renamed, so a web server never serves a
-half-written page.
+Writing is incremental: `.pbem-site-positions.json` in the moderator's home remembers each
+game's record position when its page was last written (pbem/record/site.py); a run builds
+again the pages of games whose record, control actions or deadlines changed, and writes a
+page, the index and `.pbem-site.json` (beside the pages: each page's file and index row)
+only when their text changed.  The positions count every entry, hidden ones included, so
+they stay out of the site: a page, its file's time and the site's own manifest change only
+when what the public may see does (docs/security.md, "What the numbering of a running game
+reveals").  Files are written to a temporary name and renamed, so a web server never serves
+a half-written page.
 """
 
 from __future__ import annotations
@@ -28,10 +32,11 @@ from pbem.app import views
 from pbem.app.game_names import export_stem, inside
 from pbem.history.site import Entry, Now, entry, game_page, index_page
 from pbem.home.app import Home
-from pbem.record import site, store
+from pbem.record import private, site, store
 
 MANIFEST = ".pbem-site.json"
-VERSION = 1
+VERSION = 2  # 1 kept each game's record position in the site itself
+POSITIONS = ".pbem-site-positions.json"  # in the home: {"version": 1, "sites": {folder: {game id: position}}}
 
 
 @dataclass(frozen=True)
@@ -54,12 +59,28 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _manifest(directory: Path) -> dict[str, Any]:
+def _json_of(path: Path, version: int) -> dict[str, Any]:
     try:
-        doc = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+        doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return doc if isinstance(doc, dict) and doc.get("version") == VERSION else {}
+    return doc if isinstance(doc, dict) and doc.get("version") == version else {}
+
+
+def _manifest(directory: Path) -> dict[str, Any]:
+    return _json_of(directory / MANIFEST, VERSION)
+
+
+def _changed(path: Path, text: str) -> bool:
+    """Write `text` to `path` unless it already holds it (True if written): a page whose public facts did not
+    change keeps its bytes and its file's time."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except (OSError, ValueError):
+        pass
+    _write(path, text)
+    return True
 
 
 def _now(s: Any, loaded: store.Loaded) -> Now:
@@ -87,18 +108,19 @@ def publish(
     directory.mkdir(parents=True, exist_ok=True)
     old = {} if everything else _manifest(directory)
     known: dict[str, Any] = old.get("games", {})
+    where = str(directory.resolve())
+    kept = _json_of(home.cfg.home / POSITIONS, 1)
+    sites: dict[str, Any] = kept.get("sites", {}) if isinstance(kept.get("sites"), dict) else {}
+    was: dict[str, Any] = {} if everything else sites.get(where, {})
     games: dict[str, Any] = {}
+    now_at: dict[str, list[int]] = {}
     written = 0
     with home.units() as s:
         for gid, position in sorted(site.positions(s).items()):
             key = str(gid)
             before = known.get(key)
-            if (
-                before is not None
-                and before.get("position") == list(position)
-                and (directory / before["page"]).exists()
-            ):
-                games[key] = before
+            if before is not None and was.get(key) == list(position) and (directory / before["page"]).exists():
+                games[key], now_at[key] = before, list(position)
                 continue
             name = site.game_name(s, gid)
             game = store.game_by_name(s, name) if name is not None else None
@@ -108,11 +130,14 @@ def publish(
             doc = json.loads(json.dumps(build(s, game, public=True)))
             now = _now(s, loaded)
             page = inside(directory, export_stem(game.name, gid), "html")
-            _write(page, game_page(doc, now))
-            written += 1
-            games[key] = {"position": list(position), "page": page.name, "entry": entry(doc, now, page.name).as_json()}
-            if progress:
-                progress(game.name)
+            text = game_page(doc, now)
+            if everything:
+                _write(page, text)
+            if everything or _changed(page, text):
+                written += 1
+                if progress:
+                    progress(game.name)
+            games[key], now_at[key] = {"page": page.name, "entry": entry(doc, now, page.name).as_json()}, list(position)
     removed = 0
     for key, gone in known.items():
         if key not in games:
@@ -123,5 +148,7 @@ def publish(
     if written or removed or not (directory / "index.html").exists():
         entries = [Entry.from_json(g["entry"]) for g in games.values()]
         _write(directory / "index.html", index_page(entries, when, home.cfg.publish_title))
-        _write(directory / MANIFEST, json.dumps({"version": VERSION, "games": games}, indent=1, sort_keys=True))
+    _changed(directory / MANIFEST, json.dumps({"version": VERSION, "games": games}, indent=1, sort_keys=True))
+    if sites.get(where) != now_at:  # the moderator's own record of what each page was written at
+        private.write(home.cfg.home / POSITIONS, json.dumps({"version": 1, "sites": sites | {where: now_at}}))
     return Published(written, len(games), removed)

@@ -131,6 +131,12 @@ def verify(
         "--legacy",
         help="Also check an export made before the chain (or with legacy events); says what is not proven.",
     ),
+    earlier: list[Path] = typer.Option(
+        [],
+        "--earlier",
+        help="Also check an export of the game in progress that you kept (yours or the public one): every entry "
+        "it listed must be in this final export, in order, with the same content and hash.",
+    ),
 ) -> None:
     """Check every field of an export: the hash chain from the seed commitment, the numbering, each input's
     message, the replay of every input from the seed (every event reproduced exactly), the result and that
@@ -161,6 +167,8 @@ def verify(
     for line in v.vouched:
         typer.echo(line)
     mail_ok = True
+    for path in earlier:
+        mail_ok = _verify_earlier(doc, path) and mail_ok
     if mail:
         mail_ok = _verify_mails(doc, [(f, boxes[f]) for f in mail], as_player)
     if sent is not None:
@@ -168,8 +176,32 @@ def verify(
     if not v.ok:
         fail(f"verification FAILED: {v.problem}")
     if not mail_ok:
-        fail("verification FAILED: the player's mail does not match this export")
+        fail(
+            "verification FAILED: "
+            + ("an earlier export or " if earlier else "")
+            + "the player's mail does not match this export"
+        )
     typer.echo("verification passed")
+
+
+def _verify_earlier(doc: dict[str, Any], path: Path) -> bool:
+    """One --earlier export against the final `doc` (`pbem.trust.verify.earlier`)."""
+    from pbem.trust.canonical import MAX_BYTES, BadJson, load_export
+    from pbem.trust.verify import earlier
+
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise BadJson(f"the export is {path.stat().st_size} bytes, more than the {MAX_BYTES} pbem reads")
+        old = load_export(path.read_bytes())
+    except (OSError, BadJson) as exc:
+        fail(f"cannot read {path}: {exc}", 2)
+    v = earlier(doc, old) if isinstance(old, dict) else None
+    if v is None or not v.ok:
+        typer.echo(f"MISMATCH: {path}: {v.problem if v else 'an export is a JSON object'}")
+        return False
+    for line in v.checked:
+        typer.echo(f"ok: {path.name}: {line}")
+    return True
 
 
 def _whose_mail(doc: Any, folders: list[tuple[Path, list[bytes]]], as_player: str | None) -> None:

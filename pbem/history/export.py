@@ -10,7 +10,9 @@ engine, checks SHA-256(seed) against the commitment and that every event is
 reproduced exactly, and names the first difference.
 
 Visibility: the moderator's export is full; `as_player` keeps only what
-that player could see; `public` only what every player saw.  Once the game
+that player could see; `public` only what every player saw.  While the game
+runs those two are partial exports (version 2, `counted`): numbered as their
+reader counts, so that they do not count the entries hidden from the reader.  Once the game
 is over, the seed and moderator-only set-up facts (deck order) are revealed
 to all, as the end of the game reveals them.
 """
@@ -31,7 +33,7 @@ from pbem.record.models import InboundMessage
 from pbem.record.rows import Game, OrderInput
 from pbem.trust import chain, signing
 from pbem.trust.sent import Reader
-from pbem.trust.verify import FORMAT, VERSION, Verification, check
+from pbem.trust.verify import FORMAT, MODERATOR_KINDS, PARTIAL_VERSION, VERSION, Verification, check
 
 __all__ = ["FORMATS", "build", "render", "text_record", "verify"]
 
@@ -67,13 +69,38 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     def visible(ev: Event) -> bool:
         return full or (ev.visible_to(None) if audience == "public" else any(ev.visible_to(n) for n in names))
 
-    def order_visible(o: OrderInput) -> bool:
-        # Orders can hold secrets (ballots, discards); players see their own, everyone sees all at the end.
-        return full or (audience not in ("public",) and o.player in names)
-
+    if full:  # every entry, numbered in the whole chain, with its salt: what `verify` replays
+        orders = [
+            {
+                "seq": o.seq,
+                "kind": o.kind,
+                "player": o.player,
+                "lines": json.loads(o.lines_json),
+                "message_id": msg_ids.get(o.inbound_id),
+                "at": _iso(o.created_at),
+                "hash": o.hash,
+            }
+            | ({"salt": o.salt} if o.salt else {})
+            for o in inputs.values()
+        ]
+        listed = [
+            {"seq": r.seq, "input_seq": r.input_seq, "at": _iso(r.created_at), **ev.to_json(), "hash": r.hash}
+            | ({"salt": r.salt} if r.salt else {})
+            for r, ev in zip(event_rows, events)
+        ]
+        entries, head = len(inputs) + len(event_rows), store.chain_head(s, game)
+    else:  # a game in progress, for a player or the public: numbered as the reader counts, no salt, no global number
+        # Orders can hold secrets (ballots, discards): a player sees their own, and those of no player (deadlines)
+        seen_input = (lambda o: o.player == "") if audience == "public" else (lambda o: o.player in ("", *names))
+        orders, listed, entries, head = counted(
+            [o for o in inputs.values() if seen_input(o)],
+            [(r, ev) for r, ev in zip(event_rows, events) if visible(ev)],
+            msg_ids,
+            game.seed_commitment,
+        )
     doc: dict[str, Any] = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION if full else PARTIAL_VERSION,
         "audience": audience,
         "game": {
             "name": game.name,
@@ -103,34 +130,16 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
             for m in messages
             if audience == "moderator" or over or abandoned or m.player in names
         ],
-        "orders": [
-            {
-                "seq": o.seq,
-                "kind": o.kind,
-                "player": o.player,
-                "lines": json.loads(o.lines_json),
-                "message_id": msg_ids.get(o.inbound_id),
-                "at": _iso(o.created_at),
-                "hash": o.hash,
-            }
-            | ({"salt": o.salt} if o.salt else {})
-            for o in inputs.values()
-            if order_visible(o)
-        ],
-        "events": [
-            {"seq": r.seq, "input_seq": r.input_seq, "at": _iso(r.created_at), **ev.to_json(), "hash": r.hash}
-            | ({"salt": r.salt} if r.salt else {})
-            for r, ev in zip(event_rows, events)
-            if visible(ev)
-        ],
+        "orders": orders,
+        "events": listed,
         "result": None
         if result is None
         else {"scores": result.scores, "winners": list(result.winners), "summary": result.summary},
         "final_view": eng.view(loaded.state, None if audience in ("public", "moderator") else audience),
         "chain": {
             "start": game.seed_commitment,
-            "head": store.chain_head(s, game),
-            "entries": len(inputs) + len(event_rows),
+            "head": head,
+            "entries": entries,
             "legacy_events": game.legacy_events,
         },
     }
@@ -147,8 +156,44 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     private = signing.private_of(game)
     if private:  # the game's key signs the export's head as it signs every receipt
         doc["game"]["key"] = signing.public_key(private)
-        doc["signature"] = signing.export_signature(private, doc)
+        # a partial export's listing, JSON as written (its entries cannot be recomputed until the end): signed
+        doc["signature"] = signing.export_signature(private, json.loads(json.dumps(doc)), partial=not full)
     return doc
+
+
+def counted(
+    inputs: list[OrderInput], events: list[tuple[Any, Event]], msg_ids: dict[Any, str], commitment: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int, str]:
+    """The entries a reader may see of a game in progress, as a partial export (version 2) lists them: in chain
+    order, numbered 1, 2, 3, ... as the reader's receipts count them (`X-Pbem-Record`, `pbem.record.reader_view`),
+    each with its hash, without its salt and without the global numbers `seq` and `input_seq` of the chain (their
+    gaps counted the hidden entries: docs/security.md).  A set-up event (an engine event before any input) keeps
+    `input_seq` 0, which every reader knows.  Returns (orders, events, entries, head): the head is the hash of the
+    last entry listed, the commitment when there is none (as a receipt states it)."""
+    placed: list[tuple[tuple[int, int, int], Any, Event | None]] = [((o.seq, 0, 0), o, None) for o in inputs]
+    placed += [((r.input_seq, 1, r.seq), r, ev) for r, ev in events]
+    placed.sort(key=lambda p: p[0])
+    orders: list[dict[str, Any]] = []
+    shown: list[dict[str, Any]] = []
+    head = commitment
+    for n, (_, row, ev) in enumerate(placed, 1):
+        if ev is None:
+            orders.append(
+                {
+                    "seq": n,
+                    "kind": row.kind,
+                    "player": row.player,
+                    "lines": json.loads(row.lines_json),
+                    "message_id": msg_ids.get(row.inbound_id),
+                    "at": _iso(row.created_at),
+                    "hash": row.hash,
+                }
+            )
+        else:
+            setup = {"input_seq": 0} if row.input_seq == 0 and ev.kind not in MODERATOR_KINDS else {}
+            shown.append({"seq": n, **setup, "at": _iso(row.created_at), **ev.to_json(), "hash": row.hash})
+        head = row.hash or head
+    return orders, shown, len(placed), head
 
 
 def verify(

@@ -59,6 +59,7 @@ from typing import Any
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
 from pbem.trust import chain, signing, told
+from pbem.trust import partial as partial_export
 from pbem.trust.quote import clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
@@ -224,7 +225,10 @@ def pick(mails: list[Received], doc: dict[str, Any], as_player: str | None) -> t
     seat = {n.lower() for n in seat_of(doc, names[who])} if who in names else set()
     listed = {str(p.get("address", "")).lower() for p in doc.get("players", []) if str(p["name"]).lower() in seat}
     to = {m.to for m in mails if who in (m.to, m.to_name.lower()) or m.to_name.lower() in seat or m.to in listed}
-    if not to and seat:
+    if not to and seat and counted(doc):  # a partial export (version 2): whose receipts' heads it lists
+        hashes = {str(r.get("hash")) for r in [*doc["orders"], *doc["events"]]}
+        to = {m.to for m in mails if m.record is not None and m.record[1] in hashes}
+    if not to and seat and not counted(doc):
         ch = _Chain.of(doc)
         for address in addresses:
             theirs = [m for m in mails if m.to == address]
@@ -370,7 +374,7 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
     """Check one player's mails (about this game) against the export `doc`."""
     c = MailCheck(ok=False, player=player, mails=len(mails))
     try:
-        ch = _Chain.of(doc)
+        ch = _Chain.of(doc) if not counted(doc) else _Chain([], [], {})
     except (KeyError, TypeError, ValueError) as exc:
         c.problem(0, f"the export is malformed: {type(exc).__name__} {exc}")
         return c
@@ -389,7 +393,9 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
             "but the export carries no key: it is not the signed record you were sent",
         )
     _commitments(doc, ordered, c)
-    if doc.get("chain") is not None and len(ch.rows) != doc["chain"]["entries"]:
+    if counted(doc):
+        _counted(doc, ordered, c, player)
+    elif doc.get("chain") is not None and len(ch.rows) != doc["chain"]["entries"]:
         _listed(doc, ordered, c)
     else:
         c.reader = reader_of(ch, doc, ordered, player)
@@ -616,6 +622,70 @@ def _listed(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
         )
 
 
+def counted(doc: dict[str, Any]) -> bool:
+    """A partial export (format version 2, `pbem.trust.partial`): its entries are numbered as its reader counts."""
+    return doc.get("version") == partial_export.VERSION
+
+
+def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: str) -> None:
+    """Receipts against a partial export (version 2): it lists every entry its reader may see, numbered as their
+    receipts count, with its hash.  A head is found among the listed hashes (the commitment before any entry):
+    in the reader's own export at the number the mail states; a mail counting more entries than the export lists
+    came after it.  An acknowledged input is found by its hash.  The hashes are proven against the contents only
+    by the final export (`pbem verify FINAL --earlier THIS`)."""
+    rows = [*doc["orders"], *doc["events"]]
+    at = {str(r.get("hash")): int(r["seq"]) for r in rows} | {str(doc["seed_commitment"]): 0}
+    total = int(doc["chain"]["entries"]) if doc.get("chain") else len(rows)
+    audience = str(doc.get("audience"))
+    seat = {n.lower() for n in seat_of(doc, audience)}
+    # the reader's own export: the mail is to them by the name given (--as) or by the name it is addressed to
+    own = audience != "public" and (
+        not player or player.lower() in seat or any(m.to_name.lower() in seat for m in mails if m.to_name)
+    )
+    # a seat's newcomer's receipts count only their own name's inputs, their export the seat's under every name
+    numbered = own and seat_of(doc, audience) == [audience]
+    later = hidden = 0
+    for m in mails:
+        if m.record is not None:
+            c.heads += 1
+            n, head = m.record
+            if n > total and head not in at:
+                later += 1
+            elif head not in at:
+                if own:
+                    c.problem(
+                        n,
+                        f"{m.name} carries record #{n} {head[:16]}..., but this export lists {audience}'s entry "
+                        f"{n} with another hash: the history differs from the one your mail was written at",
+                    )
+                else:
+                    hidden += 1
+            elif numbered and at[head] != n:
+                c.problem(
+                    n,
+                    f"{m.name} carries record #{n} {head[:16]}..., but this export lists that head as {audience}'s "
+                    f"entry {at[head]}: entries were added or left out before it",
+                )
+        if m.input is None:
+            continue
+        number, want = m.input
+        if want in at and want != doc["seed_commitment"]:
+            c.inputs += 1
+        elif own and number <= total:
+            c.problem(
+                number,
+                f"{m.name} acknowledged your orders as entry {number} ({want[:16]}...), which the export does not list",
+                rank=0,
+            )
+    if later:
+        c.notes.append(f"{count(later, 'mail')} came after this export was made (a later record number): not checked")
+    if hidden:
+        c.notes.append(
+            f"{count(hidden, 'head')} of your mail follow entries this export does not list (it is {audience}'s): "
+            "your own export, or the final one, checks them"
+        )
+
+
 def _input_place(ch: _Chain, number: int, want: str, player: str) -> int | None:
     """Where an acknowledged input numbered `number` with hash `want` lies on the chain: the `number`-th entry
     `player` may see (as a receipt of a game in progress numbers it, `pbem.app.stamping`), or the input of that
@@ -739,7 +809,9 @@ def split(doc: dict[str, Any], boxes: list[tuple[str, list[bytes]]], readers_of:
     """Signed heads of several mailboxes that disagree at the same position: each line is proof of a split history
     (the moderator signed two different histories).  Empty when they agree or the game has no key.  `readers_of`:
     whose mail each box is (`reader_of`), in the order of `boxes`."""
-    if doc.get("chain") is not None and len(doc["orders"]) + len(doc["events"]) != doc["chain"]["entries"]:
+    if counted(doc) or (
+        doc.get("chain") is not None and len(doc["orders"]) + len(doc["events"]) != doc["chain"]["entries"]
+    ):
         return []  # an export that lists only some entries: positions per reader cannot be compared (`gapped`)
     whose = readers_of or [""] * len(boxes)
     heads = [(name, signed_heads(doc, raws, reader)) for (name, raws), reader in zip(boxes, whose)]

@@ -44,6 +44,7 @@ KEY_HEADER = "X-Pbem-Key"
 GAME_HEADER = "X-Pbem-Game"
 SIGNATURE_HEADER = "X-Pbem-Signature"
 PREFIX = b"pbem-receipt-v1\n"
+PARTIAL_PREFIX = b"pbem-partial-v1\n"
 
 
 def new_key() -> str:
@@ -116,10 +117,32 @@ def valid(public_hex: str, message: bytes, signature_hex: str) -> bool:
     return True
 
 
-def export_signature(private_hex: str, doc: dict[str, Any]) -> dict[str, Any]:
-    """The export's own signed head: `signature` at the top level of the export."""
+def listing(doc: dict[str, Any]) -> str:
+    """What a partial export (version 2: a player's or the public export of a game in progress) lists, as one
+    digest: SHA-256 of the RFC 8785 JSON of its `audience`, `orders` and `events`.  Its entries' hashes cannot be
+    recomputed before the seed is revealed (their salts are left out), so the signature binds them instead: a
+    listing the moderator signed and the final chain later contradicts is proof against him (`pbem verify FINAL
+    --earlier PARTIAL`)."""
+    body = {"audience": doc["audience"], "orders": doc["orders"], "events": doc["events"]}
+    return hashlib.sha256(canonical(body)).hexdigest()
+
+
+def partial_statement(game: str, head_of_game: str, entries: int, head: str, listed: str) -> bytes:
+    """What a partial export's signature signs: its reader's record position and head, and its listing's digest,
+    under a prefix of its own (a receipt's signature cannot be passed off as one, nor one as a receipt's)."""
+    body = {"game": game, "header": head_of_game, "record": [entries, head], "listed": listed}
+    return PARTIAL_PREFIX + canonical(body)
+
+
+def export_signature(private_hex: str, doc: dict[str, Any], partial: bool = False) -> dict[str, Any]:
+    """The export's own signed head: `signature` at the top level of the export; of a `partial` export (version 2)
+    its listing too (`listing`)."""
     entries, head = doc["chain"]["entries"], doc["chain"]["head"]
     h = header_of_export(doc)
+    if partial:
+        listed = listing(doc)
+        signed = partial_statement(doc["game"]["name"], h, entries, head, listed)
+        return {"entries": entries, "head": head, "header": h, "listed": listed, "sig": sign(private_hex, signed)}
     return {
         "entries": entries,
         "head": head,

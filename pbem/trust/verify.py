@@ -19,9 +19,12 @@ In order:
    from the seed commitment to the head the export states, and times never go back.
    Press and moderator events are not replayed, but the chain holds them like the rest.
 Without the seed (a game in progress) only 1-3 and 7 can be checked, with `partial`.  A player's or the
-public export of a game in progress lists only what its audience may see, with gaps in its numbering: then 2 is
-that each list is in increasing order (`_in_order`), and 7 that each listed entry whose place in the whole chain
-follows a listed one's (`pbem.trust.chain.places`) is linked to it by its hash (`_listed_chain`).
+public export of a game in progress is a partial export (format version 2, `pbem.trust.partial`): its entries
+numbered as its reader counts them, without salts or global numbers, its listing signed by the game key; it is
+checked by `_partial`, and at the end against the final record by `earlier` (`pbem verify --earlier`).  One
+written before version 2 lists them with their global numbers, with gaps: then 2 is that each list is in
+increasing order (`_in_order`), and 7 that each listed entry whose place in the whole chain follows a listed
+one's (`pbem.trust.chain.places`) is linked to it by its hash (`_listed_chain`).
 
 Before any of these, the shape (`_shape`): every field verify reads, and every field
 that could change what a reader takes from the export, has the type it must have; an
@@ -57,6 +60,7 @@ from pbem.engine.rng import commitment
 from pbem.engine.words import count
 from pbem.trust import chain, signing, vouched
 from pbem.trust import deal as joining
+from pbem.trust import partial as partial_export
 from pbem.trust.fold import UNDO, Fold
 from pbem.trust.quote import apart, clip, difference, quote
 from pbem.trust.seeds import seed_problem
@@ -64,6 +68,10 @@ from pbem.trust.sent import Reader
 
 FORMAT = "pbem-history"
 VERSION = 1
+#: The partial export of a game in progress (a player's or the public one) since the hidden entries' count was
+#: found in its numbering: its entries numbered as its reader counts them, without salts or global numbers, its
+#: listing signed (`pbem.trust.partial`).  Version 1 still describes every full export, and older partial ones.
+PARTIAL_VERSION = partial_export.VERSION
 #: Events recorded by the moderator, not produced by the engine (press, pauses,
 #: replacements): they are part of the history but not of the replay.
 MODERATOR_KINDS = frozenset({"press", "moderator"})
@@ -97,9 +105,13 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False, read
             raise Refused(f"an export is a JSON object, not a {type(doc).__name__}")
         _shape(doc)
         _downgrades(doc, legacy, v)
-        _check(doc, partial, v)
+        if doc.get("version") == PARTIAL_VERSION:  # a game in progress, as one reader may see it
+            _partial(doc, partial, v)
+        else:
+            _check(doc, partial, v)
         _interventions(doc, v)
-        _signed(doc, legacy, v)
+        if doc.get("version") != PARTIAL_VERSION:
+            _signed(doc, legacy, v)
         _vouched(doc, v, read)
     except Refused as exc:
         v.problem = str(exc)
@@ -111,9 +123,68 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False, read
     return v
 
 
+def _partial(doc: dict[str, Any], partial: bool, v: Verification) -> None:
+    """A partial export (version 2, `pbem.trust.partial`): numbering, order, links and the signed listing."""
+    if not partial:
+        raise Refused("the seed is not revealed in this export (the game is not over yet); --partial checks the rest")
+    try:
+        v.checked += partial_export.check(doc)
+        _links(doc["orders"], doc["messages"])
+        v.checked.append("every player's input listed comes from a message the export lists as accepted")
+        sig = partial_export.signed(doc)
+    except partial_export.Broken as exc:
+        raise Refused(str(exc)) from None
+    if sig:
+        v.checked.append(sig)
+    else:
+        v.notes.append(
+            "this game has no signing key (made before pbem signed its receipts): nothing binds this listing "
+            "until the end; compare record heads with other players"
+        )
+    v.notes.append(
+        "the seed is secret until the game is over: nothing was replayed, and the listed hashes cannot be "
+        "recomputed before it (their salts come from the seed); keep this export and, once the game is over, "
+        "check it against the final one: pbem verify FINAL.json --earlier THIS.json"
+    )
+
+
+def earlier(final: dict[str, Any], doc: dict[str, Any]) -> Verification:
+    """`pbem verify FINAL --earlier PARTIAL`: the partial export `doc` checked alone, then against `final`, which
+    must be a whole record (every entry, as the finished game's export or the moderator's) whose chain holds."""
+    v = check(doc, partial=True)
+    if not v.ok:
+        return Verification(ok=False, problem=f"the earlier export: {v.problem}")
+    out = Verification(ok=False)
+    try:
+        if doc.get("version") != PARTIAL_VERSION:
+            raise Refused("the earlier export is not a partial one (format version 2): nothing to compare")
+        if final.get("version") != VERSION or final.get("chain") is None:
+            raise Refused("--earlier needs the whole record: the export of the finished game (or the moderator's)")
+        rows = chain.sequence(final["orders"], final["events"])
+        if len(rows) != final["chain"]["entries"]:
+            raise Refused("--earlier needs the whole record: this export lists only some entries of the chain")
+        bad, _ = chain.first_break(final["seed_commitment"], rows)
+        if bad >= 0:
+            raise Refused(f"the final export's chain breaks at entry {bad + 1}: verify it alone first")
+        out.checked += partial_export.against_final(final, rows, doc)
+    except partial_export.Broken as exc:
+        out.problem = str(exc)
+        return out
+    except Refused as exc:
+        out.problem = str(exc)
+        return out
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        out.problem = f"an export is malformed: {type(exc).__name__} {exc}"
+        return out
+    out.ok = True
+    return out
+
+
 def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     if doc.get("version") != VERSION:
-        raise Refused(f"export format version {doc.get('version')} is not supported (this pbem reads {VERSION})")
+        raise Refused(
+            f"export format version {doc.get('version')} is not supported (this pbem reads {VERSION} and {PARTIAL_VERSION})"
+        )
     orders, events = doc["orders"], doc["events"]
     seed = doc.get("seed")
     if not seed and doc.get("audience") != "moderator":
@@ -427,6 +498,13 @@ _ROWS: dict[str, dict[str, Any]] = {
         "salt": (_OPTIONAL, str),
     },
 }
+#: A partial export's rows (version 2): numbered as the reader counts, no salts, `input_seq` only on set-up events.
+_PARTIAL_ROWS: dict[str, dict[str, Any]] = {
+    "players": _ROWS["players"],
+    "messages": _ROWS["messages"],
+    "orders": {k: t for k, t in _ROWS["orders"].items() if k != "salt"} | {"hash": _STR},
+    "events": {k: t for k, t in _ROWS["events"].items() if k != "salt"} | {"input_seq": (_OPTIONAL, int), "hash": _STR},
+}
 _EVIDENCE = {
     "message_id": _STR,
     "domain": _STR,
@@ -467,7 +545,8 @@ def _shape(doc: dict[str, Any]) -> None:
     if doc.get("format") != FORMAT:
         raise Refused(f"not a pbem history export (format {str(doc.get('format'))[:40]!r})")
     _fits("the export", doc, _TOP)
-    for key, shape in _ROWS.items():
+    rows = _PARTIAL_ROWS if doc.get("version") == PARTIAL_VERSION else _ROWS
+    for key, shape in rows.items():
         for i, row in enumerate(doc[key], 1):
             if not isinstance(row, dict):
                 raise Refused(f"{key}[{i}] must be an object")
