@@ -56,9 +56,10 @@ from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
+from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import chain, signing, told
+from pbem.trust import chain, shown, signing, told
 from pbem.trust.quote import clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
@@ -395,7 +396,9 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
         c.reader = reader_of(ch, doc, ordered, player)
         good = _heads(ch, ordered, c, c.reader)
         _inputs(ch, ordered, good, c, c.reader or player)
-        _told(ch, doc, ordered, c)
+        texts = _texts(ch, ordered, c)
+        _told(ch, doc, texts, c)
+        _tables(ch, doc, texts, c)
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
     c.ok = not c.problems
@@ -656,25 +659,54 @@ def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck, pl
             )
 
 
-def _told(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
-    """Each line a report listed as happened must be an event of the export its reader may see (`pbem.trust.told`):
-    only when whose mail it is is known."""
+def _texts(ch: _Chain, mails: list[Received], c: MailCheck) -> list[tuple[int, str, str]]:
+    """(head's chain position, mail name, plain text) of each mail whose head is placed on the chain and that may
+    be a report, for `_told` and `_tables`: only when whose mail it is is known.  Each text is decoded once (the
+    parse costs a millisecond)."""
     if not c.reader:
-        return
+        return []
     places = [c.reader, *ch.names]
-    reports = [
-        (at, m.name, lines)
+    return [
+        (at, m.name, text)
         for m in mails
         if m.record is not None
         and (at := ch.place(*m.record, places)) is not None
-        and (lines := told.bullets(m.raw))  # read only for the mails checked: the parse costs a millisecond
+        and told.may_report(m.raw)
+        and (text := told.plain(m.raw))
     ]
+
+
+def _told(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, str, str]], c: MailCheck) -> None:
+    """Each line a report listed as happened must be an event of the export its reader may see (`pbem.trust.told`)."""
+    reports = [(at, name, lines) for at, name, text in texts if (lines := told.listed(text)[0])]
     for at, name, line in told.untrue(ch.rows, reports, seat_of(doc, c.reader)):
         c.problem(
             at,
             f'{name} told you "{clip(line)}" happened, but no event of the export that you may see up to record '
             f"#{at} says so: the report you were shown is not the history published (its text is not signed, only "
             "its head: this mail is your evidence, keep it)",
+        )
+
+
+def _tables(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, str, str]], c: MailCheck) -> None:
+    """Each report's tables must be the reader's view of the replayed game at its head (`pbem.trust.shown`): once
+    the seed is revealed."""
+    if not doc.get("seed"):
+        return
+    reports = [(at, name, shown_) for at, name, text in texts if (shown_ := shown.report_of(text)) is not None]
+    if not reports:
+        return
+    try:
+        found = shown.untrue(doc, ch.rows, reports, {n: ch.seen_by(n) for n in seat_of(doc, c.reader)})
+    except (KeyError, TypeError, ValueError, AttributeError, registry.UnknownKind):
+        c.notes.append("the tables of your reports were not compared: the export's record cannot be replayed")
+        return
+    c.checked.append(f"the tables of {count(len(reports), 'report')} are your view of the replayed game at their heads")
+    for at, name, how in found:
+        c.problem(
+            at,
+            f"{name} {how}, but your view of the game replayed up to record #{at} does not: the report you were shown "
+            "is not the history published (its text is not signed, only its head: this mail is your evidence, keep it)",
         )
 
 

@@ -1,0 +1,192 @@
+"""Third red team of the fairness checks (docs/security.md, "Red team of the fairness checks, third round").
+
+The moderator wants to favour one player without being caught by players who run `pbem verify` with their own
+mail.  Each test builds one attack on real mail of real games (the seeded games every kind plays once per test run,
+`tests.test_history_golden.seeded_home`), and shows the check that catches it; each failed on the code before its
+fix.  Honest mail must still pass.
+"""
+
+from __future__ import annotations
+
+import email
+import json
+import mailbox
+import quopri
+import re
+from collections.abc import Callable
+from email import policy
+from pathlib import Path
+
+import pytest
+
+from pbem.trust.receipts import lines, read_folder, verify_mail
+from tests.test_history_golden import KINDS, seeded_home
+
+pytestmark = pytest.mark.xdist_group("fairness")
+
+
+def _mails(kind: str, address: str) -> list[bytes]:
+    """What the seeded game of `kind` sent to `address`: that player's received mail."""
+    home = seeded_home(kind)
+    pattern = re.compile(rb"^To: .*<" + re.escape(address.encode()) + rb">", re.M)
+    return [raw for raw in read_folder(home / "mail" / "sent") if pattern.search(raw)]
+
+
+def _doc(kind: str) -> dict:
+    return json.loads((seeded_home(kind) / f"{kind}-demo.json").read_text())
+
+
+def _text_of(raw: bytes) -> str:
+    msg = email.message_from_bytes(raw, policy=policy.default)
+    part = next(p for p in msg.walk() if p.get_content_type() == "text/plain")
+    return str(part.get_content())
+
+
+def _edited(raw: bytes, edit: Callable[[str], str]) -> bytes:
+    """`raw` with its plain text changed by `edit`, every header and the receipt untouched (the signature covers the
+    receipt, not the text: what a moderator who rewrites a report before sending it can do)."""
+    msg = email.message_from_bytes(raw)
+    part = next(p for p in msg.walk() if p.get_content_type() == "text/plain")
+    text = part.get_payload(decode=True).decode("utf-8")
+    changed = edit(text)
+    assert changed != text, "the edit changed nothing"
+    body = quopri.encodestring(changed.encode("utf-8")).decode("ascii")
+    old = part.get_payload()
+    assert isinstance(old, str) and part["Content-Transfer-Encoding"] == "quoted-printable"
+    at = raw.index(old.encode("ascii"))
+    return raw[:at] + body.encode("ascii") + raw[at + len(old) :]
+
+
+def _players(doc: dict) -> list[tuple[str, str]]:
+    return [(p["name"], p["address"]) for p in doc["players"]]
+
+
+# ------------------------------------------------------------------ 1. a true head over a false table
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2])
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_honest_report_shows_the_readers_view_of_the_replayed_game(kind: str, seat: int) -> None:
+    """Generator: every report to the first three players of a seeded finished game of each kind (deadlines, secret
+    steps, trades, ballots) is compared with the reader's view replayed at its head: none may be called false."""
+    doc = _doc(kind)
+    if seat >= len(doc["players"]):
+        pytest.skip(f"the seeded {kind} game has {len(doc['players'])} players")
+    name, address = _players(doc)[seat]
+    c = verify_mail(doc, _mails(kind, address), name)
+    assert c.ok, (name, lines(c))
+    said = next(x for x in c.checked if x.startswith("the tables of "))
+    assert int(said.split()[3]) > 3, said
+
+
+def _report_with(kind: str, address: str, needle: str) -> tuple[list[bytes], int]:
+    """The player's mails and the index of the first report whose text holds `needle`."""
+    raws = _mails(kind, address)
+    at = next(i for i, raw in enumerate(raws) if "Private report for" in (t := _text_of(raw)) and needle in t)
+    return raws, at
+
+
+def _forged(raws: list[bytes], at: int, edit: Callable[[str], str]) -> list[bytes]:
+    return [*raws[:at], _edited(raws[at], edit), *raws[at + 1 :]]
+
+
+def _one_row(title: str, change: Callable[[str], str]) -> Callable[[str], str]:
+    """Change the first row of the section `title` (its line after the heading, or after the table's rule)."""
+
+    def edit(text: str) -> str:
+        head = text.index(f"== {title}")
+        body = text.index("\n", head) + 1
+        if text.startswith("  --", text.index("\n", body) + 1):  # a table: its first row follows the rule
+            body = text.index("\n", text.index("\n", body) + 1) + 1
+        end = text.index("\n", body)
+        return text[:body] + change(text[body:end]) + text[end:]
+
+    return edit
+
+
+def test_a_report_showing_a_false_public_score_under_a_true_head_is_caught() -> None:
+    """Gap: only the "What happened" lines of a report were read back; its tables were not.  The moderator tells Bob
+    that Alice's treasury holds one Gold more than it does (so Bob bids or plays against a false position), under
+    the true head and signature: `verify --mail` passed.  Now each report's sections are the reader's view of the
+    game replayed to its head."""
+    doc = _doc("dynasties")
+    bob, address = _players(doc)[1]
+    raws, at = _report_with("dynasties", address, "== Treasuries and Families ==")
+    assert verify_mail(doc, raws, bob).ok
+
+    def richer(text: str) -> str:
+        table = text.index("== Treasuries and Families ==")
+        row = re.compile(r"^(  Alice +)(\d+)", re.M).search(text, table)
+        assert row is not None
+        return text[: row.start(2)] + str(int(row.group(2)) + 1) + text[row.end(2) :]
+
+    c = verify_mail(doc, _forged(raws, at, richer), bob)
+    assert not c.ok
+    said = next(p for p in c.problems if "Treasuries and Families" in p)
+    assert said.count("Alice") == 2 and "where the replay gives" in said, said
+    assert "your view of the game replayed up to record #" in said and "this mail is your evidence" in said, said
+
+
+def test_a_report_showing_the_reader_a_false_hand_is_caught() -> None:
+    """The reader's own secret state, what they act on: the moderator shows Alice a hand she does not hold."""
+    doc = _doc("habsburg")
+    name, address = _players(doc)[0]
+    raws, at = _report_with("habsburg", address, "(private: only you see this) ==")
+    title = re.search(r"== (.+?\(private: only you see this\)) ==", _text_of(raws[at])).group(1)  # type: ignore[union-attr]
+
+    def swap(line: str) -> str:
+        return line + ", Plague" if "," in line or line.strip() else line + "  Plague"
+
+    c = verify_mail(doc, _forged(raws, at, _one_row(title, swap)), name)
+    assert not c.ok and any(title in p and "Plague" in p for p in c.problems), lines(c)
+
+
+def test_a_section_the_view_does_not_give_and_a_section_left_out_are_caught() -> None:
+    """A section added under a heading of its own (a note "from the table" about another player's cards), or one
+    left out (the reader not shown a track that moved), is no view of the game."""
+    doc = _doc("italian-wars")
+    name, address = _players(doc)[0]
+    raws, at = _report_with("italian-wars", address, "== The board (")
+
+    def added(text: str) -> str:
+        i = text.index("\n== ", text.index("== The board (") + 5)
+        return text[: i + 1] + "== Bob's hand ==\n  Ottoman Advance, Plague\n\n" + text[i + 1 :]
+
+    c = verify_mail(doc, _forged(raws, at, added), name)
+    assert not c.ok and any('has a section "Bob\'s hand"' in p for p in c.problems), lines(c)
+
+    def dropped(text: str) -> str:
+        i = text.index("\n== ", text.index("== The board (") + 5) + 1
+        j = text.index("\n== ", i)
+        return text[:i] + text[j + 1 :]
+
+    c = verify_mail(doc, _forged(raws, at, dropped), name)
+    assert not c.ok and any("has no section" in p for p in c.problems), lines(c)
+
+
+# ------------------------------------------------------------------ 2. the "What happened" list read whole
+
+
+def test_lines_a_report_lists_after_a_blank_line_are_read() -> None:
+    """Gap: `told` stopped reading a report's list at its first blank line, so an undo's reason holding a paragraph
+    break was read cut (an honest report called untrue), and whatever a forged report listed after a blank line was
+    never read: the moderator could tell Bob "Alice played Plague" there.  The list is now read up to the board's
+    note that the template prints after it."""
+    doc = _doc("habsburg")
+    name, address = _players(doc)[1]
+    raws, at = _report_with("habsburg", address, "== What happened since your last report ==")
+
+    def lie(text: str) -> str:
+        i = text.index("\n", text.index("== What happened since your last report ==")) + 1
+        j = text.index("\n", i) + 1  # after the first line listed
+        return text[:j] + "\n  * Alice plays Plague against you.\n" + text[j:]
+
+    c = verify_mail(doc, _forged(raws, at, lie), name)
+    assert not c.ok and any("Alice plays Plague against you." in p for p in c.problems), lines(c)
+
+
+def _maildir(raws: list[bytes], into: Path) -> Path:
+    box = mailbox.Maildir(str(into), factory=None, create=True)
+    for raw in raws:
+        box.add(raw)
+    return into
