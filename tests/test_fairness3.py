@@ -190,3 +190,54 @@ def _maildir(raws: list[bytes], into: Path) -> Path:
     for raw in raws:
         box.add(raw)
     return into
+
+
+# ------------------------------------------------------------------ 4. the same game started again under another name
+
+
+@pytest.fixture(scope="module")
+def given_up(tmp_path_factory) -> dict:
+    """The moderator deals a game of Italian Wars for Alice and Bob under the name "iw-first", sees the deal and
+    leaves it without a word; he starts it again as the seeded game, same kind, options and players, another name."""
+    from pbem.cli.demo import run
+    from tests.conftest import Clock
+
+    root = tmp_path_factory.mktemp("given-up")
+    players, seed = 2, "golden-iw-first"
+    first = run("italian-wars", players, seed, root / "first", clock=Clock(), max_polls=2, name="iw-first")
+    return {"first": first, "root": root}
+
+
+def _first_mails(given_up: dict, address: str) -> list[bytes]:
+    pattern = re.compile(rb"^To: .*<" + re.escape(address.encode()) + rb">", re.M)
+    return [raw for raw in read_folder(given_up["first"].home / "mail" / "sent") if pattern.search(raw)]
+
+
+def test_a_game_dealt_and_started_again_under_another_name_is_named_by_the_players_mail(given_up) -> None:
+    """Gap: a game started over under another name with the same players left nothing in the new game's record or
+    mail, and `verify --mail` read only the mail tagged with the new name: the moderator could deal, look, and deal
+    again.  Now the player's mail of any other game whose signed header is this one's kind, options and players
+    (under its own name and commitment) is named: a WARNING when it never ended."""
+    doc = _doc("italian-wars")
+    name, address = _players(doc)[0]
+    before = verify_mail(doc, _mails("italian-wars", address), name)
+    assert before.ok and not any("iw-first" in n for n in before.notes)
+    c = verify_mail(doc, _first_mails(given_up, address) + _mails("italian-wars", address), name)
+    assert c.ok, lines(c)
+    said = next(n for n in c.notes if '"iw-first"' in n)
+    assert said.startswith("WARNING: ") and "never ended" in said and "saw its deal" in said, said
+    assert "signed for the same kind, options and players" in said and "pbem export iw-first" in said, said
+
+
+def test_a_finished_game_of_the_same_players_is_a_rematch_and_another_game_is_not_named(given_up) -> None:
+    """The other game ended (its final report reveals a seed whose SHA-256 is its commitment): a rematch, said in a
+    note without a warning.  The mail of a game of other players or another kind is not named at all."""
+    first = json.loads(given_up["first"].export.read_text())  # the game he left: the seeded one came after it
+    name, address = _players(first)[0]
+    mine = _mails("italian-wars", address)
+    c = verify_mail(first, _first_mails(given_up, address) + mine, name)
+    said = next(n for n in c.notes if '"italian-wars-demo"' in n)
+    assert not said.startswith("WARNING") and "it ended" in said, said
+    other = _doc("habsburg")
+    c = verify_mail(other, _mails("habsburg", other["players"][0]["address"]) + mine, other["players"][0]["name"])
+    assert c.ok and not any("italian-wars-demo" in n for n in c.notes), lines(c)

@@ -59,7 +59,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import chain, shown, signing, told
+from pbem.trust import chain, restarts, shown, signing, told
 from pbem.trust.quote import clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
@@ -743,6 +743,8 @@ def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = 
     except NoMail as exc:
         return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)], usage=True)
     c = check_mail(doc, theirs, who)
+    to, checked = {m.to for m in theirs}, {id(m) for m in theirs}
+    c.notes += restarts.elsewhere(doc, [m for m in mails if m.to in to and id(m) not in checked])
     if unreadable:
         c.problem(0, f"{count(unreadable, 'mail')} in the folder carry a malformed receipt header")
         c.ok = False
