@@ -241,3 +241,131 @@ def test_a_finished_game_of_the_same_players_is_a_rematch_and_another_game_is_no
     other = _doc("habsburg")
     c = verify_mail(other, _mails("habsburg", other["players"][0]["address"]) + mine, other["players"][0]["name"])
     assert c.ok and not any("italian-wars-demo" in n for n in c.notes), lines(c)
+
+
+# ------------------------------------------------------------------ 3. a deadline moved earlier by hand
+
+
+def _deadline_game(home, clock) -> None:
+    from datetime import timedelta
+
+    from pbem.app import games
+    from pbem.home.app import Home
+    from tests.conftest import CODES
+    from tests.test_undo import run
+
+    players = [("Alice", "alice@players.example"), ("Bob", "bob@players.example"), ("Carol", "carol@players.example")]
+    games.create_game(Home.of(home), "habsburg", "hh3", players, seed="9c1e4b7a2f0d83e5b6a147c92d0f5e3a", clock=clock,
+                      codes=CODES, table=games.Table(deadline=timedelta(days=1)))  # fmt: skip
+    run(home, clock)  # the first reports: the deadline in a day
+
+
+def _export(home) -> dict:
+    from pbem.history.export import build
+    from pbem.record import store
+    from pbem.record.db import session
+
+    with session(home.database_url) as s:
+        return json.loads(json.dumps(build(s, store.game_by_name(s, "hh3"))))
+
+
+def _received(home, address: str) -> list[bytes]:
+    pattern = re.compile(rb"^To: .*<" + re.escape(address.encode()) + rb">", re.M)
+    return [raw for raw in read_folder(home.maildir_path / "sent") if pattern.search(raw)]
+
+
+def test_defaults_applied_before_the_deadline_a_report_stated_are_caught(home, clock) -> None:
+    """Gap: a step's deadline is no entry of the chain.  The moderator edits the deadline in the database (not with
+    `pbem game extend`, which is chained) to an hour after the step opened, and the next poll applies the defaults of
+    the players who had not answered: their orders sent before the deadline their report stated would be refused
+    as late, and every check passed.  pbem never moves a deadline back, so every deadline input after a report's
+    head must be applied no earlier than the deadline that report stated: one applied before is now a mismatch.
+    An honest deadline (defaults applied after the stated one) passes."""
+    from datetime import timedelta
+
+    from sqlmodel import select
+
+    from pbem.record import store
+    from pbem.record.db import session
+    from pbem.record.models import Deadline, Due
+    from tests.test_undo import run
+
+    _deadline_game(home, clock)
+    clock.advance(days=1, minutes=5)
+    run(home, clock)  # honest: the first step's defaults, a day after it opened
+    doc = _export(home)
+    assert [o["kind"] for o in doc["orders"]].count("deadline") == 1
+    for _, address in [("Alice", "alice@players.example"), ("Bob", "bob@players.example")]:
+        c = verify_mail(doc, _received(home, address))
+        assert c.ok, lines(c)
+    with session(home.database_url) as s:  # the next step's deadline, a day away, set an hour away by hand
+        lo = store.load(s, store.game_by_name(s, "hh3"))
+        asked = next(r.player for r in lo.engine.requests(lo.state) if not r.answered)
+        row = s.exec(select(Deadline).order_by(Deadline.id.desc())).first()  # type: ignore[union-attr]
+        assert row is not None
+        row.due_at = row.due_at - timedelta(hours=23)
+        s.add(row)
+        for due in s.exec(select(Due).where(Due.game_id == row.game_id, Due.done == False)):  # noqa: E712
+            due.due_at, due.deadline_at = due.due_at - timedelta(hours=23), due.deadline_at - timedelta(hours=23)
+            s.add(due)  # and its index of what is due when, as a moderator who knows the schema would
+        s.commit()
+    clock.advance(hours=2)
+    run(home, clock)
+    doc = _export(home)
+    deadline = [o for o in doc["orders"] if o["kind"] == "deadline"][-1]
+    c = verify_mail(doc, _received(home, f"{asked.lower()}@players.example"))
+    assert not c.ok, lines(c)
+    said = next(p for p in c.problems if f"input {deadline['seq']} (the deadline)" in p)
+    assert "22.0 hours before the deadline" in said and "moved earlier outside the record" in said, said
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_no_honest_deadline_is_called_early_whatever_the_moderator_did(home, clock, seed: int) -> None:
+    """Generator: a game played by the real poll with a day per step, where players answer late or not at all
+    (defaults at each deadline), and the moderator extends, pauses and resumes, and undoes, in a random order: every
+    player's mail passes (pbem never moves a deadline back, whatever it did)."""
+    import random
+    from datetime import timedelta
+
+    from pbem.app import control, games
+    from pbem.app.decision import GameError
+    from pbem.app.undo import undo
+    from pbem.home.app import Home
+    from tests.conftest import CODES, deliver, order_mail, signed
+    from tests.test_undo import PLAYERS, exported, loaded, run
+
+    rng = random.Random(seed)
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="9c1e4b7a2f0d83e5b6a147c92d0f5e3a",
+                      clock=clock, codes=CODES, table=games.Table(deadline=timedelta(days=1)))  # fmt: skip
+    run(home, clock)
+    paused = False
+    for _ in range(18):
+        act = rng.choice(["answer", "answer", "wait", "wait", "extend", "pause", "undo"])
+        try:
+            if act == "answer" and not paused:
+                lo = loaded(home)
+                req = next(r for r in lo.engine.requests(lo.state) if not r.answered)
+                body = signed(req.player, rng.choice(req.legal))
+                deliver(home, order_mail(f"{req.player} <{dict(PLAYERS)[req.player]}>", "hh1", body))
+            elif act == "wait":
+                clock.advance(hours=rng.choice([2, 20, 25, 30]))
+            elif act == "extend" and not paused:
+                control.extend(Home.of(home), "hh1", timedelta(hours=rng.choice([1, 12])), clock.now)
+            elif act == "pause":
+                (control.resume if paused else control.pause)(Home.of(home), "hh1", clock.now)
+                paused = not paused
+            elif act == "undo" and loaded(home).seq > 2:
+                undo(Home.of(home), "hh1", loaded(home).seq - 2, "a misread order", rng.random() < 0.5, clock.now)
+        except GameError:
+            pass
+        clock.advance(minutes=rng.choice([1, 30]))
+        run(home, clock)
+    if paused:
+        control.resume(Home.of(home), "hh1", clock.now)
+    clock.advance(hours=25)
+    run(home, clock)  # one deadline at least
+    doc = exported(home)
+    assert any(o["kind"] == "deadline" for o in doc["orders"]), [o["kind"] for o in doc["orders"]]
+    for name, address in PLAYERS:
+        c = verify_mail(doc, _received(home, address), name)
+        assert c.ok, (name, lines(c))

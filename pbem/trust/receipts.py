@@ -59,7 +59,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import chain, restarts, shown, signing, told
+from pbem.trust import chain, due, restarts, shown, signing, told
 from pbem.trust.quote import clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
@@ -399,6 +399,7 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
         texts = _texts(ch, ordered, c)
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
+        _deadlines(ch, texts, c)
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
     c.ok = not c.problems
@@ -659,15 +660,15 @@ def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck, pl
             )
 
 
-def _texts(ch: _Chain, mails: list[Received], c: MailCheck) -> list[tuple[int, str, str]]:
-    """(head's chain position, mail name, plain text) of each mail whose head is placed on the chain and that may
+def _texts(ch: _Chain, mails: list[Received], c: MailCheck) -> list[tuple[int, Received, str]]:
+    """(head's chain position, mail, plain text) of each mail whose head is placed on the chain and that may
     be a report, for `_told` and `_tables`: only when whose mail it is is known.  Each text is decoded once (the
     parse costs a millisecond)."""
     if not c.reader:
         return []
     places = [c.reader, *ch.names]
     return [
-        (at, m.name, text)
+        (at, m, text)
         for m in mails
         if m.record is not None
         and (at := ch.place(*m.record, places)) is not None
@@ -676,9 +677,9 @@ def _texts(ch: _Chain, mails: list[Received], c: MailCheck) -> list[tuple[int, s
     ]
 
 
-def _told(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, str, str]], c: MailCheck) -> None:
+def _told(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, Received, str]], c: MailCheck) -> None:
     """Each line a report listed as happened must be an event of the export its reader may see (`pbem.trust.told`)."""
-    reports = [(at, name, lines) for at, name, text in texts if (lines := told.listed(text)[0])]
+    reports = [(at, m.name, lines) for at, m, text in texts if (lines := told.listed(text)[0])]
     for at, name, line in told.untrue(ch.rows, reports, seat_of(doc, c.reader)):
         c.problem(
             at,
@@ -688,12 +689,12 @@ def _told(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, str, str]], c:
         )
 
 
-def _tables(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, str, str]], c: MailCheck) -> None:
+def _tables(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, Received, str]], c: MailCheck) -> None:
     """Each report's tables must be the reader's view of the replayed game at its head (`pbem.trust.shown`): once
     the seed is revealed."""
     if not doc.get("seed"):
         return
-    reports = [(at, name, shown_) for at, name, text in texts if (shown_ := shown.report_of(text)) is not None]
+    reports = [(at, m.name, shown_) for at, m, text in texts if (shown_ := shown.report_of(text)) is not None]
     if not reports:
         return
     try:
@@ -707,6 +708,18 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, str, str]], 
             at,
             f"{name} {how}, but your view of the game replayed up to record #{at} does not: the report you were shown "
             "is not the history published (its text is not signed, only its head: this mail is your evidence, keep it)",
+        )
+
+
+def _deadlines(ch: _Chain, texts: list[tuple[int, Received, str]], c: MailCheck) -> None:
+    """No deadline's defaults were applied before a deadline a report stated earlier (`pbem.trust.due`)."""
+    reports = [(at, m.name, when) for at, m, text in texts if (when := due.stated(text, m.sort_key)) is not None]
+    for at, how in due.early(ch.rows, reports):
+        c.problem(
+            at,
+            f"{how}: the deadline was moved earlier outside the record (a deadline edited by hand is no entry of the "
+            "chain), so orders you sent before it may have been refused as late or replaced by the default; that "
+            "report is your evidence (its text is not signed, only its head), keep it",
         )
 
 
