@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import email
 import json
-import mailbox
 import quopri
 import re
 from collections.abc import Callable
 from email import policy
-from pathlib import Path
+from functools import cache
 
 import pytest
 
@@ -25,11 +24,15 @@ from tests.test_history_golden import KINDS, seeded_home
 pytestmark = pytest.mark.xdist_group("fairness")
 
 
+@cache
+def _sent(kind: str) -> tuple[bytes, ...]:
+    return tuple(read_folder(seeded_home(kind) / "mail" / "sent"))
+
+
 def _mails(kind: str, address: str) -> list[bytes]:
     """What the seeded game of `kind` sent to `address`: that player's received mail."""
-    home = seeded_home(kind)
     pattern = re.compile(rb"^To: .*<" + re.escape(address.encode()) + rb">", re.M)
-    return [raw for raw in read_folder(home / "mail" / "sent") if pattern.search(raw)]
+    return [raw for raw in _sent(kind) if pattern.search(raw)]
 
 
 def _doc(kind: str) -> dict:
@@ -183,13 +186,6 @@ def test_lines_a_report_lists_after_a_blank_line_are_read() -> None:
 
     c = verify_mail(doc, _forged(raws, at, lie), name)
     assert not c.ok and any("Alice plays Plague against you." in p for p in c.problems), lines(c)
-
-
-def _maildir(raws: list[bytes], into: Path) -> Path:
-    box = mailbox.Maildir(str(into), factory=None, create=True)
-    for raw in raws:
-        box.add(raw)
-    return into
 
 
 # ------------------------------------------------------------------ 4. the same game started again under another name

@@ -24,7 +24,13 @@ The checks, each over the mail of one player (`pick`) and one export:
    recomputed hash of the export's input at that seq is the acknowledged one.
 
 4. every line a report lists as happened is an event the reader may see, recorded by
-   its head (`pbem.trust.told`: the signature covers the receipt, not the text).
+   its head (`pbem.trust.told`: the signature covers the receipt, not the text);
+5. once the seed is revealed, every report's tables are the reader's view of the game
+   replayed to its head (`pbem.trust.shown`);
+6. no deadline's defaults were applied before the deadline a report with an earlier head
+   stated (`pbem.trust.due`: pbem never moves a deadline back);
+7. the player's mail of another game signed for this one's kind, options and players (the
+   same game started again under another name) is named (`pbem.trust.restarts`).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
@@ -699,7 +705,7 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, Received, st
         return
     try:
         found = shown.untrue(doc, ch.rows, reports, {n: ch.seen_by(n) for n in seat_of(doc, c.reader)})
-    except (KeyError, TypeError, ValueError, AttributeError, registry.UnknownKind):
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("the tables of your reports were not compared: the export's record cannot be replayed")
         return
     c.checked.append(f"the tables of {count(len(reports), 'report')} are your view of the replayed game at their heads")
