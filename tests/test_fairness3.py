@@ -167,6 +167,34 @@ def test_a_section_the_view_does_not_give_and_a_section_left_out_are_caught() ->
     assert not c.ok and any("has no section" in p for p in c.problems), lines(c)
 
 
+def test_a_report_naming_the_wrong_player_awaited_or_hiding_a_legal_order_is_caught() -> None:
+    """The opening lines are what a player acts on first: who the game waits for, what is asked of them and the
+    legal orders.  The moderator tells Alice that the game waits for someone else than it does, or leaves a legal
+    order out of Bob's list (so he does not play it): each is no view of the replayed game.  The deadline's words
+    are left out of this comparison (they hold the time the mail was written); `pbem.trust.due` checks its time."""
+    doc = _doc("dynasties")
+    (alice, a_address), (bob, b_address) = _players(doc)[0], _players(doc)[1]
+    raws, at = _report_with("dynasties", a_address, "\nWaiting for ")
+    names = [p["name"] for p in doc["players"]]
+
+    def other(text: str) -> str:
+        line = re.search(r"^Waiting for (\w+)", text, re.M)
+        assert line is not None
+        instead = next(n for n in names if n not in (line.group(1), alice))
+        return text[: line.start(1)] + instead + text[line.end(1) :]
+
+    c = verify_mail(doc, _forged(raws, at, other), alice)
+    assert not c.ok and any("the opening lines" in p and "Waiting for" in p for p in c.problems), lines(c)
+    raws, at = _report_with("dynasties", b_address, "Legal orders now (copy one per line):\n    PLAY")
+
+    def fewer(text: str) -> str:
+        start = text.index("Legal orders now (copy one per line):\n") + len("Legal orders now (copy one per line):\n")
+        return text[:start] + text[text.index("\n", start) + 1 :]
+
+    c = verify_mail(doc, _forged(raws, at, fewer), bob)
+    assert not c.ok and any("the opening lines" in p and "leaves out" in p for p in c.problems), lines(c)
+
+
 # ------------------------------------------------------------------ 2. the "What happened" list read whole
 
 

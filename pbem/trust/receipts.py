@@ -708,7 +708,10 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, Received, st
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("the tables of your reports were not compared: the export's record cannot be replayed")
         return
-    c.checked.append(f"the tables of {count(len(reports), 'report')} are your view of the replayed game at their heads")
+    c.checked.append(
+        f"the tables of {count(len(reports), 'report')} (and what each asked of whom) are your view of the replayed game "
+        "at their heads"
+    )
     for at, name, how in found:
         c.problem(
             at,

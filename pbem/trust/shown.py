@@ -9,6 +9,9 @@ so once the seed is revealed the view can be replayed: the report's sections mus
 view of the state after the inputs up to its head, or of one of the states the record went through before the
 reader's next visible entry (another player's secret input may be applied before the report is written).
 
+The report's opening lines (the turn, what is asked of the reader, who is awaited, the legal orders and
+defaults: `mail/_asked.txt.j2`) are one more section (`OPENING`), their deadline's words left out (they hold the
+time the mail was written; `pbem.trust.due` checks the deadline's time).
 Each section is compared by its heading and its lines taken as a set: the rows of a table follow the order of
 the keys of the engine's state, which depends on whether the state was just applied or loaded from the record,
 and say nothing by their order (each row names its player or country).  A section the view lacks is a
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -30,12 +34,19 @@ from pbem.render.templates import render
 from pbem.trust import deal as joining
 from pbem.trust import told
 from pbem.trust.fold import Fold
+from pbem.trust.quote import clip
 
 MARK = "Private report for "
 #: Headings the report template prints around the sections, which no view gives.
 FIXED = ("Your message", "What happened since your last report", "The board (", "The game is over")
 
 Sections = dict[str, list[str]]
+#: The title line and what a report asks first (`pbem.render.asking.first_lines`, `mail/_asked.txt.j2`): compared
+#: as one more section.
+OPENING = "the opening lines (the turn, what is asked of whom, the legal orders and defaults)"
+#: The deadline's words in the opening lines, left out: they hold the render time ("in 2 days"), and the deadline
+#: itself is `pbem.trust.due`'s to check.
+DEADLINE = re.compile(r"^(?:Deadline: .*|No deadline is set for this step\.)$|; (?:deadline .*|no deadline is set\.)$")
 
 
 def sections(text: str, start: int = 0) -> Sections:
@@ -56,16 +67,29 @@ def sections(text: str, start: int = 0) -> Sections:
     return {title: sorted(lines) for title, lines in out.items()}
 
 
+def opening(text: str) -> list[str]:
+    """A report's opening lines (`OPENING`): its title line (the turn) and what it asks, of whom, with the legal
+    orders and the defaults, sorted, the deadline's words left out (its time is `pbem.trust.due`'s)."""
+    head, _, rest = text.partition("\n")
+    asked = rest[: rest.find(MARK)] if MARK in rest else rest
+    lines = [DEADLINE.sub(_undated, line.rstrip()) for line in asked.split("\n")]
+    return sorted([head.rstrip(), *(line for line in lines if line)])
+
+
+def _undated(m: re.Match[str]) -> str:
+    return "; deadline -" if m.group().startswith(";") else "Deadline: -"
+
+
 def report_of(text: str) -> tuple[str, Sections] | None:
     """(whom the report is for, the sections it prints) of a mail's plain text (`told.plain`); None for a mail
     that is no report.  The sections are read after the "What happened" list (`told.listed`), else after the
-    line naming the reader."""
+    line naming the reader; the opening lines are one more section (`OPENING`)."""
     at = text.find(MARK)
     if at < 0:
         return None
     reader = text[at + len(MARK) :].split("\n", 1)[0].split(". ", 1)[0].rstrip(".")
     _, end = told.listed(text)
-    return reader, sections(text, end if end >= 0 else at)
+    return reader, {OPENING: opening(text), **sections(text, end if end >= 0 else at)}
 
 
 class Replay:
@@ -78,6 +102,7 @@ class Replay:
         self.reader: Callable[[dict[str, Any]], Engine] = lambda st: joining.step_engine(
             eng, st, players, seed, options
         )
+        self.name = str(doc["game"]["name"])
         state = joining.open_state(players) if "salts" in doc else eng.setup(players, seed, options)[0]
         self.states: dict[int, dict[str, Any]] = {0: state} if 0 in wanted else {}
         fold = Fold(state, self.reader)
@@ -100,11 +125,37 @@ class Replay:
         if key not in self._shown:
             state = json.loads(json.dumps(self.states[position], sort_keys=True))  # as the record stores it
             try:
-                view = json.loads(json.dumps(self.reader(state).view(state, reader)))
-                self._shown[key] = sections(render("mail/_sections.txt.j2", sections=view["sections"]))
+                eng = self.reader(state)
+                view = json.loads(json.dumps(eng.view(state, reader)))
+                self._shown[key] = {
+                    OPENING: opening(self._opening(eng, state, view, reader)),
+                    **sections(render("mail/_sections.txt.j2", sections=view["sections"])),
+                }
             except (KeyError, ValueError, TypeError, IndexError):
                 self._shown[key] = None
         return self._shown[key]
+
+    def _opening(self, eng: Engine, state: dict[str, Any], view: dict[str, Any], reader: str) -> str:
+        """The opening lines a report to `reader` prints at `state` (`mail/report.txt.j2`, `mail/_asked.txt.j2`:
+        `pbem.app.reporting.player_report`'s values), without a deadline."""
+        requests = eng.requests(state)
+        result = eng.result(state)
+        asked = [
+            {"prompt": r.prompt, "syntax": list(r.syntax), "legal": list(r.legal), "default": list(r.default),
+             "on_file": list(r.on_file), "answered": r.answered}
+            for r in requests
+            if r.player == reader
+        ]  # fmt: skip
+        title = f'{eng.title}, game "{self.name}": {view["turn"]}\n\n'
+        return title + render(
+            "mail/_asked.txt.j2",
+            asked=asked,
+            waiting=sorted({r.player for r in requests if not r.answered}),
+            due_at=None,
+            now=None,
+            result=None if result is None else {"summary": result.summary, "scores": result.scores},
+            player=reader,
+        )
 
 
 def windows(inputs: list[int], heads: list[tuple[int, int]]) -> list[list[int]]:
@@ -113,7 +164,7 @@ def windows(inputs: list[int], heads: list[tuple[int, int]]) -> list[list[int]]:
     out = []
     for at, upto in heads:
         i = bisect.bisect_right(inputs, at)
-        out.append([inputs[i - 1] if i else 0, *(q for q in inputs[i:] if q < upto)])
+        out.append([inputs[i - 1] if i else 0, *inputs[i : bisect.bisect_left(inputs, upto)]])
     return out
 
 
@@ -125,12 +176,18 @@ def differs(got: Sections, want: Sections) -> str:
         if got[title] != lines:
             extra = [x for x in got[title] if x not in lines]
             missing = [x for x in lines if x not in got[title]]
-            said = f'shows "{extra[0].strip()}"' if extra else f'leaves out "{missing[0].strip()}"'
-            return f'{said} under "{title}"' + (
-                f' where the replay gives "{missing[0].strip()}"' if extra and missing else ""
+            said = f'shows "{clip(extra[0].strip())}"' if extra else f'leaves out "{clip(missing[0].strip())}"'
+            return f'{said} under "{clip(title)}"' + (
+                f' where the replay gives "{clip(missing[0].strip())}"' if extra and missing else ""
             )
     extra_title = next(t for t in got if t not in want)
-    return f'has a section "{extra_title}" that the view of the replayed game does not give'
+    return f'has a section "{clip(extra_title)}" that the view of the replayed game does not give'
+
+
+def _after(positions: list[int], at: int, end: int) -> int:
+    """The first of the sorted `positions` after `at`, else `end`."""
+    i = bisect.bisect_right(positions, at)
+    return positions[i] if i < len(positions) else end
 
 
 Report = tuple[int, str, tuple[str, Sections]]  # (head's chain position, how the mail is named, `report_of`)
@@ -144,10 +201,8 @@ def untrue(
     reader's own name first).  Raises ValueError when the record cannot be replayed (`pbem verify` says why)."""
     names = list(seen)
     inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
-    upto = [
-        min((next((p for p in seen[n] if p > at), len(rows) + 1) for n in names), default=len(rows) + 1)
-        for at, _, _ in reports
-    ]
+    end = len(rows) + 1
+    upto = [min((_after(seen[n], at, end) for n in names), default=end) for at, _, _ in reports]
     spans = windows(inputs, [(at, nxt) for (at, _, _), nxt in zip(reports, upto)])
     replay = Replay(doc, rows, {q for span in spans for q in span})
     out = []
