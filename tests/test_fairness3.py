@@ -195,6 +195,37 @@ def test_a_report_naming_the_wrong_player_awaited_or_hiding_a_legal_order_is_cau
     assert not c.ok and any("the opening lines" in p and "leaves out" in p for p in c.problems), lines(c)
 
 
+def _html_edited(raw: bytes, edit: Callable[[str], str]) -> bytes:
+    """`raw` with its HTML part changed by `edit` (the text part and every header untouched)."""
+    msg = email.message_from_bytes(raw)
+    part = next(p for p in msg.walk() if p.get_content_type() == "text/html")
+    page = part.get_payload(decode=True).decode("utf-8")
+    changed = edit(page)
+    assert changed != page, "the edit changed nothing"
+    old = part.get_payload()
+    assert isinstance(old, str) and part["Content-Transfer-Encoding"] == "quoted-printable"
+    at = raw.index(old.encode("ascii"))
+    return raw[:at] + quopri.encodestring(changed.encode("utf-8")) + raw[at + len(old) :]
+
+
+def test_a_false_table_in_the_html_part_alone_is_caught() -> None:
+    """Most mail programs show the HTML part: a moderator who leaves the plain text true and gives Bob a false
+    treasury in the HTML table is caught as well (each HTML section against the view rendered by the report's own
+    `mail/_sections.html.j2`)."""
+    doc = _doc("dynasties")
+    bob, address = _players(doc)[1]
+    raws, at = _report_with("dynasties", address, "== Treasuries and Families ==")
+
+    def richer(page: str) -> str:
+        row = re.search(r'<td data-label="Player">Alice</td><td data-label="Gold">(\d+)</td>', page)
+        assert row is not None
+        return page[: row.start(1)] + str(int(row.group(1)) + 1) + page[row.end(1) :]
+
+    forged = [*raws[:at], _html_edited(raws[at], richer), *raws[at + 1 :]]
+    c = verify_mail(doc, forged, bob)
+    assert not c.ok and any("the HTML part's <h2>Treasuries and Families</h2>" in p for p in c.problems), lines(c)
+
+
 # ------------------------------------------------------------------ 2. the "What happened" list read whole
 
 

@@ -700,7 +700,11 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, Received, st
     the seed is revealed."""
     if not doc.get("seed"):
         return
-    reports = [(at, m.name, shown_) for at, m, text in texts if (shown_ := shown.report_of(text)) is not None]
+    reports = [
+        (at, m.name, shown_)
+        for at, m, text in texts
+        if shown.MARK in text and (shown_ := shown.report_of(text, told.html(m.raw))) is not None
+    ]
     if not reports:
         return
     try:

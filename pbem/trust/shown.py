@@ -15,7 +15,8 @@ time the mail was written; `pbem.trust.due` checks the deadline's time).
 Each section is compared by its heading and its lines taken as a set: the rows of a table follow the order of
 the keys of the engine's state, which depends on whether the state was just applied or loaded from the record,
 and say nothing by their order (each row names its player or country).  A section the view lacks is a
-mismatch too.  Only the plain text is read (the HTML part is the same context rendered again, not checked).
+mismatch too.  The HTML part's sections (`mail/_sections.html.j2`) are compared the same way (`html_sections`),
+since most mail programs show that part; the pictures are not redrawn.
 The text is not signed, so a report that differs is evidence for the player who holds it, not proof for
 others.  Pure; the replay is linear in the record, each view rendered once per reader and position.
 """
@@ -43,6 +44,8 @@ FIXED = ("Your message", "What happened since your last report", "The board (", 
 Sections = dict[str, list[str]]
 #: The title line and what a report asks first (`pbem.render.asking.first_lines`, `mail/_asked.txt.j2`): compared
 #: as one more section.
+ITEM = re.compile(r"<li>(.*?)</li>")
+HTML = "the HTML part's "  # a key of `html_sections`: the HTML part's sections, each by its <h2> line
 OPENING = "the opening lines (the turn, what is asked of whom, the legal orders and defaults)"
 #: The deadline's words in the opening lines, left out: they hold the render time ("in 2 days"), and the deadline
 #: itself is `pbem.trust.due`'s to check.
@@ -80,16 +83,37 @@ def _undated(m: re.Match[str]) -> str:
     return "; deadline -" if m.group().startswith(";") else "Deadline: -"
 
 
-def report_of(text: str) -> tuple[str, Sections] | None:
-    """(whom the report is for, the sections it prints) of a mail's plain text (`told.plain`); None for a mail
-    that is no report.  The sections are read after the "What happened" list (`told.listed`), else after the
-    line naming the reader; the opening lines are one more section (`OPENING`)."""
+def html_sections(page: str) -> Sections:
+    """The sections an HTML report prints (`mail/_sections.html.j2`: a line `<section>` or `<section
+    class="private">`, its `<h2>` line, its lines up to `</section>`), each keyed by `HTML` and its `<h2>` line
+    with its other lines, sorted (a table's rows as a set, as in the text)."""
+    out: Sections = {}
+    current: list[str] | None = None
+    title = False
+    for row in page.split("\n"):
+        line = row.strip()
+        if line in ("<section>", '<section class="private">'):
+            current, title = [], True
+        elif current is not None and title:
+            current = out.setdefault(HTML + line, [])
+            title = False
+        elif line == "</section>":
+            current = None
+        elif line and current is not None:
+            current += ITEM.findall(line) if line.startswith("<ul>") else [line]  # a list's items as a set too
+    return {key: sorted(lines) for key, lines in out.items()}
+
+
+def report_of(text: str, page: str = "") -> tuple[str, Sections] | None:
+    """(whom the report is for, the sections it prints) of a mail's plain text (`told.plain`) and HTML (`page`,
+    `told.html`); None for a mail that is no report.  The sections are read after the "What happened" list
+    (`told.listed`), else after the line naming the reader; the opening lines are one more section (`OPENING`)."""
     at = text.find(MARK)
     if at < 0:
         return None
     reader = text[at + len(MARK) :].split("\n", 1)[0].split(". ", 1)[0].rstrip(".")
     _, end = told.listed(text)
-    return reader, {OPENING: opening(text), **sections(text, end if end >= 0 else at)}
+    return reader, {OPENING: opening(text), **sections(text, end if end >= 0 else at), **html_sections(page)}
 
 
 class Replay:
@@ -130,6 +154,7 @@ class Replay:
                 self._shown[key] = {
                     OPENING: opening(self._opening(eng, state, view, reader)),
                     **sections(render("mail/_sections.txt.j2", sections=view["sections"])),
+                    **html_sections(render("mail/_sections.html.j2", sections=view["sections"])),
                 }
             except (KeyError, ValueError, TypeError, IndexError):
                 self._shown[key] = None
@@ -208,7 +233,12 @@ def untrue(
     out = []
     for (at, name, (whom, got)), span in zip(reports, spans):
         reader = whom if whom in names else names[0]
-        wanted = [w for q in span if (w := replay.shown(q, reader)) is not None]
+        pages = any(k.startswith(HTML) for k in got)  # a mail without an HTML part shows its text only
+        wanted = [
+            {k: v for k, v in w.items() if pages or not k.startswith(HTML)}
+            for q in span
+            if (w := replay.shown(q, reader)) is not None
+        ]
         if wanted and got not in wanted:
             out.append((at, name, differs(got, wanted[0])))
     return out

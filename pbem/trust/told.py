@@ -46,10 +46,20 @@ def plain(raw: bytes) -> str:
     return (_plain(raw[: cut.start() + 1]) if cut else "") or _plain(raw)
 
 
-def _plain(raw: bytes) -> str:
+_PICTURES = re.compile(rb"\n--[^\r\n]*\r?\nContent-Type:\s*image/", re.I)
+
+
+def html(raw: bytes) -> str:
+    """The first HTML part of a mail that is no attachment, decoded ("" when it has none); parsed up to the
+    pictures that follow it (most of a report's bytes) when it has them, else whole."""
+    cut = _PICTURES.search(raw)
+    return (_plain(raw[: cut.start() + 1], "text/html") if cut else "") or _plain(raw, "text/html")
+
+
+def _plain(raw: bytes, kind: str = "text/plain") -> str:
     try:
         for part in message_from_bytes(raw).walk():
-            if part.get_content_type() == "text/plain" and not part.get_filename():
+            if part.get_content_type() == kind and not part.get_filename():
                 payload = part.get_payload(decode=True)
                 if isinstance(payload, bytes):
                     return payload.decode(part.get_content_charset() or "utf-8", "replace")
