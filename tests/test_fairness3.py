@@ -225,6 +225,12 @@ def test_a_false_table_in_the_html_part_alone_is_caught() -> None:
     c = verify_mail(doc, forged, bob)
     assert not c.ok and any("the HTML part's <h2>Treasuries and Families</h2>" in p for p in c.problems), lines(c)
 
+    def elsewhere(page: str) -> str:  # the same false table, out of the sections the check reads
+        return richer(page).replace("<section>\n", "<div>\n").replace('<section class="private">\n', "<div>\n")
+
+    c = verify_mail(doc, [*raws[:at], _html_edited(raws[at], elsewhere), *raws[at + 1 :]], bob)
+    assert not c.ok and any("has no section \"the HTML part's" in p for p in c.problems), lines(c)
+
 
 # ------------------------------------------------------------------ 2. the "What happened" list read whole
 

@@ -104,16 +104,21 @@ def html_sections(page: str) -> Sections:
     return {key: sorted(lines) for key, lines in out.items()}
 
 
-def report_of(text: str, page: str = "") -> tuple[str, Sections] | None:
+def report_of(text: str, page: str = "") -> tuple[str, Sections, bool] | None:
     """(whom the report is for, the sections it prints) of a mail's plain text (`told.plain`) and HTML (`page`,
     `told.html`); None for a mail that is no report.  The sections are read after the "What happened" list
-    (`told.listed`), else after the line naming the reader; the opening lines are one more section (`OPENING`)."""
+    (`told.listed`), else after the line naming the reader; the opening lines are one more section (`OPENING`).
+    The last value says whether the mail has an HTML part (then its sections are compared, found or not)."""
     at = text.find(MARK)
     if at < 0:
         return None
     reader = text[at + len(MARK) :].split("\n", 1)[0].split(". ", 1)[0].rstrip(".")
     _, end = told.listed(text)
-    return reader, {OPENING: opening(text), **sections(text, end if end >= 0 else at), **html_sections(page)}
+    return (
+        reader,
+        {OPENING: opening(text), **sections(text, end if end >= 0 else at), **html_sections(page)},
+        bool(page),
+    )
 
 
 class Replay:
@@ -215,7 +220,7 @@ def _after(positions: list[int], at: int, end: int) -> int:
     return positions[i] if i < len(positions) else end
 
 
-Report = tuple[int, str, tuple[str, Sections]]  # (head's chain position, how the mail is named, `report_of`)
+Report = tuple[int, str, tuple[str, Sections, bool]]  # (head's chain position, how the mail is named, `report_of`)
 
 
 def untrue(
@@ -231,9 +236,8 @@ def untrue(
     spans = windows(inputs, [(at, nxt) for (at, _, _), nxt in zip(reports, upto)])
     replay = Replay(doc, rows, {q for span in spans for q in span})
     out = []
-    for (at, name, (whom, got)), span in zip(reports, spans):
-        reader = whom if whom in names else names[0]
-        pages = any(k.startswith(HTML) for k in got)  # a mail without an HTML part shows its text only
+    for (at, name, (whom, got, pages)), span in zip(reports, spans):
+        reader = whom if whom in names else names[0]  # (a mail without an HTML part shows its text only)
         wanted = [
             {k: v for k, v in w.items() if pages or not k.startswith(HTML)}
             for q in span
