@@ -143,6 +143,12 @@ def test_a_report_showing_the_reader_a_false_hand_is_caught() -> None:
     c = verify_mail(doc, _forged(raws, at, _one_row(title, swap)), name)
     assert not c.ok and any(title in p and "Plague" in p for p in c.problems), lines(c)
 
+    def unnamed(text: str) -> str:  # the same, without the line that says whose report it is
+        return re.sub(r"^Private report for .*\n", "", _one_row(title, swap)(text), count=1, flags=re.M)
+
+    c = verify_mail(doc, _forged(raws, at, unnamed), name)
+    assert not c.ok and any(title in p and "Plague" in p for p in c.problems), lines(c)
+
 
 def test_a_section_the_view_does_not_give_and_a_section_left_out_are_caught() -> None:
     """A section added under a heading of its own (a note "from the table" about another player's cards), or one

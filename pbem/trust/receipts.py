@@ -703,7 +703,7 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, Received, st
     reports = [
         (at, m.name, shown_)
         for at, m, text in texts
-        if shown.MARK in text and (shown_ := shown.report_of(text, told.html(m.raw))) is not None
+        if (shown.MARK in text or told.BOARD in text) and (shown_ := shown.report_of(text, told.html(m.raw)))
     ]
     if not reports:
         return

@@ -74,7 +74,8 @@ def opening(text: str) -> list[str]:
     """A report's opening lines (`OPENING`): its title line (the turn) and what it asks, of whom, with the legal
     orders and the defaults, sorted, the deadline's words left out (its time is `pbem.trust.due`'s)."""
     head, _, rest = text.partition("\n")
-    asked = rest[: rest.find(MARK)] if MARK in rest else rest
+    ends = [at for at in (rest.find(MARK), rest.find("\n== ")) if at >= 0]
+    asked = rest[: min(ends)] if ends else rest
     lines = [DEADLINE.sub(_undated, line.rstrip()) for line in asked.split("\n")]
     return sorted([head.rstrip(), *(line for line in lines if line)])
 
@@ -110,9 +111,13 @@ def report_of(text: str, page: str = "") -> tuple[str, Sections, bool] | None:
     (`told.listed`), else after the line naming the reader; the opening lines are one more section (`OPENING`).
     The last value says whether the mail has an HTML part (then its sections are compared, found or not)."""
     at = text.find(MARK)
-    if at < 0:
-        return None
-    reader = text[at + len(MARK) :].split("\n", 1)[0].split(". ", 1)[0].rstrip(".")
+    if at < 0:  # a report without the line naming its reader still has its board's note
+        at = text.find(told.BOARD)
+        if at < 0:
+            return None
+        reader = ""
+    else:
+        reader = text[at + len(MARK) :].split("\n", 1)[0].split(". ", 1)[0].rstrip(".")
     _, end = told.listed(text)
     return (
         reader,
@@ -200,7 +205,7 @@ def windows(inputs: list[int], heads: list[tuple[int, int]]) -> list[list[int]]:
 
 def differs(got: Sections, want: Sections) -> str:
     """How a report's sections differ from the view's, in one phrase naming the section and a line."""
-    for title, lines in want.items():
+    for title, lines in sorted(want.items(), key=lambda item: item[0] == OPENING):  # the tables' first
         if title not in got:
             return f'has no section "{title}"'
         if got[title] != lines:
