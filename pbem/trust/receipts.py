@@ -726,7 +726,11 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, Received, st
 
 def _deadlines(ch: _Chain, texts: list[tuple[int, Received, str]], c: MailCheck) -> None:
     """No deadline's defaults were applied before a deadline a report stated earlier (`pbem.trust.due`)."""
-    reports = [(at, m.name, when) for at, m, text in texts if (when := due.stated(text, m.sort_key)) is not None]
+    reports = [
+        (at, m.name, when)
+        for at, m, text in texts
+        if (shown.MARK in text or told.BOARD in text) and (when := due.stated(text, m.sort_key)) is not None
+    ]  # reports only: an invitation's join deadline is no step's
     for at, how in due.early(ch.rows, reports):
         c.problem(
             at,
