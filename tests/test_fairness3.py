@@ -238,6 +238,30 @@ def test_a_false_table_in_the_html_part_alone_is_caught() -> None:
     assert not c.ok and any("has no section \"the HTML part's" in p for p in c.problems), lines(c)
 
 
+def test_a_false_event_or_a_hidden_legal_order_in_the_html_part_alone_is_caught() -> None:
+    """The HTML part's "What happened" list is read back as the text's is, and its opening lines (what is asked,
+    the legal orders) are compared with the replay: a lie told only where most players read it is caught."""
+    doc = _doc("dynasties")
+    bob, address = _players(doc)[1]
+    raws, at = _report_with("dynasties", address, "== What happened since your last report ==")
+
+    def lie(page: str) -> str:
+        i = page.index("<h2>What happened since your last report</h2><ul>") + len(
+            "<h2>What happened since your last report</h2><ul>"
+        )
+        return page[:i] + "<li>Alice plays Plague against you.</li>" + page[i:]
+
+    c = verify_mail(doc, [*raws[:at], _html_edited(raws[at], lie), *raws[at + 1 :]], bob)
+    assert not c.ok and any("the HTML part of" in p and "Alice plays Plague" in p for p in c.problems), lines(c)
+    raws, at = _report_with("dynasties", address, "Legal orders now (copy one per line):\n    PLAY")
+
+    def fewer(page: str) -> str:
+        return re.sub(r'(<ul class="legal">)<li>[^<]*</li>', r"\1", page, count=1)
+
+    c = verify_mail(doc, [*raws[:at], _html_edited(raws[at], fewer), *raws[at + 1 :]], bob)
+    assert not c.ok and any("the HTML part's the opening lines" in p for p in c.problems), lines(c)
+
+
 # ------------------------------------------------------------------ 2. the "What happened" list read whole
 
 

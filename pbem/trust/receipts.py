@@ -666,15 +666,18 @@ def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck, pl
             )
 
 
-def _texts(ch: _Chain, mails: list[Received], c: MailCheck) -> list[tuple[int, Received, str]]:
-    """(head's chain position, mail, plain text) of each mail whose head is placed on the chain and that may
-    be a report, for `_told` and `_tables`: only when whose mail it is is known.  Each text is decoded once (the
-    parse costs a millisecond)."""
+Texts = list[tuple[int, "Received", str, str]]
+
+
+def _texts(ch: _Chain, mails: list[Received], c: MailCheck) -> Texts:
+    """(head's chain position, mail, plain text, HTML of a report or "") of each mail whose head is placed on the
+    chain and that may be a report, for `_told`, `_tables` and `_deadlines`: only when whose mail it is is known.
+    Each part is decoded once (the parse costs a millisecond)."""
     if not c.reader:
         return []
     places = [c.reader, *ch.names]
     return [
-        (at, m, text)
+        (at, m, text, told.html(m.raw) if shown.MARK in text or told.BOARD in text else "")
         for m in mails
         if m.record is not None
         and (at := ch.place(*m.record, places)) is not None
@@ -683,9 +686,12 @@ def _texts(ch: _Chain, mails: list[Received], c: MailCheck) -> list[tuple[int, R
     ]
 
 
-def _told(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, Received, str]], c: MailCheck) -> None:
+def _told(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None:
     """Each line a report listed as happened must be an event of the export its reader may see (`pbem.trust.told`)."""
-    reports = [(at, m.name, lines) for at, m, text in texts if (lines := told.listed(text)[0])]
+    reports = [(at, m.name, lines) for at, m, text, _ in texts if (lines := told.listed(text)[0])]
+    reports += [
+        (at, f"the HTML part of {m.name}", lines) for at, m, _, page in texts if (lines := told.html_listed(page))
+    ]
     for at, name, line in told.untrue(ch.rows, reports, seat_of(doc, c.reader)):
         c.problem(
             at,
@@ -695,15 +701,15 @@ def _told(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, Received, str]
         )
 
 
-def _tables(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, Received, str]], c: MailCheck) -> None:
+def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None:
     """Each report's tables must be the reader's view of the replayed game at its head (`pbem.trust.shown`): once
     the seed is revealed."""
     if not doc.get("seed"):
         return
     reports = [
         (at, m.name, shown_)
-        for at, m, text in texts
-        if (shown.MARK in text or told.BOARD in text) and (shown_ := shown.report_of(text, told.html(m.raw)))
+        for at, m, text, page in texts
+        if (shown.MARK in text or told.BOARD in text) and (shown_ := shown.report_of(text, page))
     ]
     if not reports:
         return
@@ -724,11 +730,11 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: list[tuple[int, Received, st
         )
 
 
-def _deadlines(ch: _Chain, texts: list[tuple[int, Received, str]], c: MailCheck) -> None:
+def _deadlines(ch: _Chain, texts: Texts, c: MailCheck) -> None:
     """No deadline's defaults were applied before a deadline a report stated earlier (`pbem.trust.due`)."""
     reports = [
         (at, m.name, when)
-        for at, m, text in texts
+        for at, m, text, _ in texts
         if (shown.MARK in text or told.BOARD in text) and (when := due.stated(text, m.sort_key)) is not None
     ]  # reports only: an invitation's join deadline is no step's
     for at, how in due.early(ch.rows, reports):

@@ -45,6 +45,8 @@ Sections = dict[str, list[str]]
 #: The title line and what a report asks first (`pbem.render.asking.first_lines`, `mail/_asked.txt.j2`): compared
 #: as one more section.
 ITEM = re.compile(r"<li>(.*?)</li>")
+ASKED = '<section class="asked" id="asked">'
+PARAGRAPH = re.compile(r'^(<p(?: class="lead")?>)(.*)(</p>)$')
 HTML = "the HTML part's "  # a key of `html_sections`: the HTML part's sections, each by its <h2> line
 OPENING = "the opening lines (the turn, what is asked of whom, the legal orders and defaults)"
 #: The deadline's words in the opening lines, left out: they hold the render time ("in 2 days"), and the deadline
@@ -95,13 +97,18 @@ def html_sections(page: str) -> Sections:
         line = row.strip()
         if line in ("<section>", '<section class="private">'):
             current, title = [], True
+        elif line == ASKED:  # the opening lines (`mail/_asked.html.j2`), their deadline's words left out
+            current, title = out.setdefault(HTML + OPENING, []), False
         elif current is not None and title:
             current = out.setdefault(HTML + line, [])
             title = False
         elif line == "</section>":
             current = None
         elif line and current is not None:
-            current += ITEM.findall(line) if line.startswith("<ul>") else [line]  # a list's items as a set too
+            if line.startswith("<ul"):
+                current += ITEM.findall(line)  # a list's items as a set too
+            else:
+                current.append(PARAGRAPH.sub(lambda m: m[1] + DEADLINE.sub(_undated, m[2]) + m[3], line))
     return {key: sorted(lines) for key, lines in out.items()}
 
 
@@ -152,6 +159,7 @@ class Replay:
                 if i in wanted:
                     self.states[i] = state
         self._shown: dict[tuple[int, str], Sections | None] = {}
+        self._asked_html = ""  # the HTML opening lines `_opening` rendered last
 
     def shown(self, position: int, reader: str) -> Sections | None:
         """The sections a report to `reader` prints at the state kept at `position` (None: no view for them)."""
@@ -165,6 +173,7 @@ class Replay:
                     OPENING: opening(self._opening(eng, state, view, reader)),
                     **sections(render("mail/_sections.txt.j2", sections=view["sections"])),
                     **html_sections(render("mail/_sections.html.j2", sections=view["sections"])),
+                    **html_sections(self._asked_html),
                 }
             except (KeyError, ValueError, TypeError, IndexError):
                 self._shown[key] = None
@@ -182,15 +191,16 @@ class Replay:
             if r.player == reader
         ]  # fmt: skip
         title = f'{eng.title}, game "{self.name}": {view["turn"]}\n\n'
-        return title + render(
-            "mail/_asked.txt.j2",
-            asked=asked,
-            waiting=sorted({r.player for r in requests if not r.answered}),
-            due_at=None,
-            now=None,
-            result=None if result is None else {"summary": result.summary, "scores": result.scores},
-            player=reader,
-        )
+        ctx = {
+            "asked": asked,
+            "waiting": sorted({r.player for r in requests if not r.answered}),
+            "due_at": None,
+            "now": None,
+            "result": None if result is None else {"summary": result.summary, "scores": result.scores},
+            "player": reader,
+        }
+        self._asked_html = render("mail/_asked.html.j2", **ctx)
+        return title + render("mail/_asked.txt.j2", **ctx)
 
 
 def windows(inputs: list[int], heads: list[tuple[int, int]]) -> list[list[int]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from email import message_from_bytes
+from html import unescape
 from typing import Any
 
 from pbem.render.sanitize import visible
@@ -67,6 +68,20 @@ def _plain(raw: bytes, kind: str = "text/plain") -> str:
     except (LookupError, ValueError, AttributeError, TypeError):
         return ""
     return ""
+
+
+_HTML_LIST = re.compile(r"<section><h2>What happened since your last report</h2><ul>(.*?)</ul></section>", re.S)
+_HTML_ITEM = re.compile(r"<li>(.*?)</li>", re.S)
+
+
+def html_listed(page: str) -> tuple[str, ...]:
+    """The lines a report's HTML part lists under its "What happened" heading, unescaped, each as `bullets` reads
+    the plain text's (blank lines and trailing blanks left out).  Most mail programs show this part."""
+    found = _HTML_LIST.search(page)
+    if found is None:
+        return ()
+    items = (unescape(item) for item in _HTML_ITEM.findall(found.group(1)))
+    return tuple("\n".join(x.rstrip() for x in item.split("\n") if x.strip()) for item in items)
 
 
 def _after_list(line: str) -> bool:
