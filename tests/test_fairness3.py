@@ -13,10 +13,13 @@ import json
 import quopri
 import re
 from collections.abc import Callable
+from datetime import datetime
 from email import policy
 from functools import cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pbem.trust.receipts import lines, read_folder, verify_mail
 from tests.test_history_golden import KINDS, seeded_home
@@ -460,3 +463,26 @@ def test_no_honest_deadline_is_called_early_whatever_the_moderator_did(home, clo
     for name, address in PLAYERS:
         c = verify_mail(doc, _received(home, address), name)
         assert c.ok, (name, lines(c))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.datetimes(min_value=datetime(2026, 1, 1), max_value=datetime(2040, 12, 31)),
+    st.integers(min_value=-3 * 24 * 60, max_value=365 * 24 * 60),
+    st.booleans(),
+)
+def test_the_deadline_a_report_states_is_read_back_whatever_the_date(due_at: datetime, ahead: int, asked: bool) -> None:
+    """Generator: a report states its deadline without the year ("Wed 7 Jan 12:00 UTC"); it is read back in the year
+    that puts its weekday nearest the mail's Date, across new years and leap days, up to a year ahead and past
+    due ("now (it was due ...)"), whether the reader is asked or waits for another."""
+    from datetime import UTC, timedelta
+
+    from pbem.render.asking import first_lines
+    from pbem.trust.due import stated
+
+    due_at = due_at.replace(tzinfo=UTC)
+    now = due_at - timedelta(minutes=ahead)
+    req = {"prompt": "Turn 3: play", "answered": False, "legal": [], "syntax": [], "default": [], "on_file": []}
+    opening = first_lines([req] if asked else [], ["Bob"], due_at.isoformat(), now.isoformat(), None, "Alice")
+    text = "Title\n\n" + "\n".join(opening) + "\nPrivate report for Alice.\n"
+    assert stated(text, now.timestamp()) == due_at.replace(second=0, microsecond=0), text
