@@ -5,7 +5,8 @@ Generator: event texts with what players can put in press and names (control cha
 separators, bidirectional marks, trailing blanks, "=", tabs, accents, CJK, emoji, 2,000 characters), rendered
 into a real report and composed as pbem sends it (`outbox_row`: templates, quoted-printable or base64), then
 read back.  Before the fix, six of these forms were called untrue on an honest report (a template shows
-control characters escaped, and `bullets` strips trailing blanks).  A changed text is still named.
+control characters escaped, and `bullets` strips trailing blanks); and, until the third red team, a text holding a
+blank line (an undo's reason in paragraphs) was read cut at it.  A changed text is still named.
 """
 
 from __future__ import annotations
@@ -32,10 +33,15 @@ _CHARS = st.one_of(
     st.sampled_from(list("\t\x0b\x0c\x1b\x1c\x1d\x1e\x85\u2028\u2029\u202e\u200b =éè中文😀")),
 )
 _TEXT = st.text(_CHARS, min_size=1, max_size=80).map(lambda t: "Press from Alice to Bob: " + t)
+#: An undo's reason, or press, holding paragraph breaks: read cut at the first blank line before (third red team).
+_PARAGRAPHS = st.lists(st.text(_CHARS, min_size=1, max_size=30), min_size=2, max_size=3).map(
+    lambda parts: "The moderator took the game back. Reason: " + "\n\n".join(parts)
+)
 
 
 def _report(texts: list[str]) -> bytes:
-    ctx = {**CONTEXTS["report"], **M, **RECORD, "happened": texts}
+    board = {"cid": "board", "alt": "the board", "width": 10, "height": 10}  # every game's report has one
+    ctx = {**CONTEXTS["report"], **M, **RECORD, "happened": texts, "boards": [board]}
     mail = Mail(to="bob@players.test", kind="report", context=ctx, purpose="report", key=("told",))
     return bytes(outbox_row(_Head(), mail, datetime(2026, 12, 5, tzinfo=UTC), b"k" * 32)["raw"])
 
@@ -45,7 +51,7 @@ def _events(texts: list[str]) -> list[dict]:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_TEXT, min_size=1, max_size=4, unique=True))
+@given(st.lists(st.one_of(_TEXT, _PARAGRAPHS), min_size=1, max_size=4, unique=True))
 def test_an_honest_report_is_never_called_untrue_whatever_its_events_say(texts: list[str]) -> None:
     told = bullets(_report(texts))
     assert len(told) == len(texts)
@@ -61,6 +67,8 @@ def test_the_forms_found_and_a_changed_text() -> None:
         "Press from Alice to Bob: a\x85b\x1cc\x1dd\x1ee\x0bf",
         "Press from Alice to Bob: " + "word " * 300,
         "Press from Alice to Bob: two\nlines",
+        "The moderator took the game back. Reason: a misread order.\n\nBob wrote PLAY 7, not 1.",
+        "Press from Alice to Bob: a\n\n== The table ==\n  Bob holds Plague\n\nRecord #3, 00",
         "Alice played Ottoman Advance",
     ]
     told = bullets(_report(texts))

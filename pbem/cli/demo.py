@@ -183,11 +183,12 @@ def run(
     after_poll: Callable[[Config, str], object] | None = None,
     style: Style | None = None,
     join_salts: dict[str, str] | None = None,
+    name: str | None = None,
 ) -> DemoResult:
     """Play one game; `clock` (a callable returning an aware datetime) fixes the time for golden tests;
     `style` writes the bots' mails as people do (the tests' mail-client styles).  The demo deals at once
     (no join step: nothing in it is secret); `join_salts` opens the join step instead, and each bot answers
-    its invitation with JOIN and, if it has one here, its SALT."""
+    its invitation with JOIN and, if it has one here, its SALT.  `name`: the game's (default KIND-demo)."""
     import json
 
     from pbem import engine as registry
@@ -209,7 +210,7 @@ def run(
     cfg_path = init_home(home, address="moderator@pbem.example", name="pbem demo moderator")
     cfg = config_mod.load(cfg_path)
     cfg.replies_per_hour = max(cfg.replies_per_hour, 100_000)  # bots write at machine speed; the budget is for people
-    name = f"{kind}-demo"
+    name = name or f"{kind}-demo"
     bots = [
         Bot(n, f"{n.lower()}@players.example", Rng(init_state(f"{bot_seed}:{n}")), style) for n in BOT_NAMES[:players]
     ]

@@ -24,7 +24,13 @@ The checks, each over the mail of one player (`pick`) and one export:
    recomputed hash of the export's input at that seq is the acknowledged one.
 
 4. every line a report lists as happened is an event the reader may see, recorded by
-   its head (`pbem.trust.told`: the signature covers the receipt, not the text).
+   its head (`pbem.trust.told`: the signature covers the receipt, not the text);
+5. once the seed is revealed, every report's tables are the reader's view of the game
+   replayed to its head (`pbem.trust.shown`);
+6. no deadline's defaults were applied before the deadline a report with an earlier head
+   stated (`pbem.trust.due`: pbem never moves a deadline back);
+7. the player's mail of another game signed for this one's kind, options and players (the
+   same game started again under another name) is named (`pbem.trust.restarts`).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
@@ -56,9 +62,10 @@ from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
+from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import chain, signing, told
+from pbem.trust import chain, due, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
 from pbem.trust.quote import clip
 
@@ -401,7 +408,10 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
         c.reader = reader_of(ch, doc, ordered, player)
         good = _heads(ch, ordered, c, c.reader)
         _inputs(ch, ordered, good, c, c.reader or player)
-        _told(ch, doc, ordered, c)
+        texts = _texts(ch, ordered, c)
+        _told(ch, doc, texts, c)
+        _tables(ch, doc, texts, c)
+        _deadlines(ch, texts, c)
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
     c.ok = not c.problems
@@ -726,18 +736,31 @@ def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck, pl
             )
 
 
-def _told(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
-    """Each line a report listed as happened must be an event of the export its reader may see (`pbem.trust.told`):
-    only when whose mail it is is known."""
+Texts = list[tuple[int, "Received", str, str]]
+
+
+def _texts(ch: _Chain, mails: list[Received], c: MailCheck) -> Texts:
+    """(head's chain position, mail, plain text, HTML of a report or "") of each mail whose head is placed on the
+    chain and that may be a report, for `_told`, `_tables` and `_deadlines`: only when whose mail it is is known.
+    Each part is decoded once (the parse costs a millisecond)."""
     if not c.reader:
-        return
+        return []
     places = [c.reader, *ch.names]
-    reports = [
-        (at, m.name, lines)
+    return [
+        (at, m, text, told.html(m.raw) if shown.MARK in text or told.BOARD in text else "")
         for m in mails
         if m.record is not None
         and (at := ch.place(*m.record, places)) is not None
-        and (lines := told.bullets(m.raw))  # read only for the mails checked: the parse costs a millisecond
+        and told.may_report(m.raw)
+        and (text := told.plain(m.raw))
+    ]
+
+
+def _told(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None:
+    """Each line a report listed as happened must be an event of the export its reader may see (`pbem.trust.told`)."""
+    reports = [(at, m.name, lines) for at, m, text, _ in texts if (lines := told.listed(text)[0])]
+    reports += [
+        (at, f"the HTML part of {m.name}", lines) for at, m, _, page in texts if (lines := told.html_listed(page))
     ]
     for at, name, line in told.untrue(ch.rows, reports, seat_of(doc, c.reader)):
         c.problem(
@@ -745,6 +768,51 @@ def _told(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) 
             f'{name} told you "{clip(line)}" happened, but no event of the export that you may see up to record '
             f"#{at} says so: the report you were shown is not the history published (its text is not signed, only "
             "its head: this mail is your evidence, keep it)",
+        )
+
+
+def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None:
+    """Each report's tables must be the reader's view of the replayed game at its head (`pbem.trust.shown`): once
+    the seed is revealed."""
+    if not doc.get("seed"):
+        return
+    reports = [
+        (at, m.name, shown_)
+        for at, m, text, page in texts
+        if (shown.MARK in text or told.BOARD in text) and (shown_ := shown.report_of(text, page))
+    ]
+    if not reports:
+        return
+    try:
+        found = shown.untrue(doc, ch.rows, reports, {n: ch.seen_by(n) for n in seat_of(doc, c.reader)})
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        c.notes.append("the tables of your reports were not compared: the export's record cannot be replayed")
+        return
+    c.checked.append(
+        f"the tables of {count(len(reports), 'report')} (and what each asked of whom) are your view of the replayed game "
+        "at their heads"
+    )
+    for at, name, how in found:
+        c.problem(
+            at,
+            f"{name} {how}, but your view of the game replayed up to record #{at} does not: the report you were shown "
+            "is not the history published (its text is not signed, only its head: this mail is your evidence, keep it)",
+        )
+
+
+def _deadlines(ch: _Chain, texts: Texts, c: MailCheck) -> None:
+    """No deadline's defaults were applied before a deadline a report stated earlier (`pbem.trust.due`)."""
+    reports = [
+        (at, m.name, when)
+        for at, m, text, _ in texts
+        if (shown.MARK in text or told.BOARD in text) and (when := due.stated(text, m.sort_key)) is not None
+    ]  # reports only: an invitation's join deadline is no step's
+    for at, how in due.early(ch.rows, reports):
+        c.problem(
+            at,
+            f"{how}: the deadline was moved earlier outside the record (a deadline edited by hand is no entry of the "
+            "chain), so orders you sent before it may have been refused as late or replaced by the default; that "
+            "report is your evidence (its text is not signed, only its head), keep it",
         )
 
 
@@ -781,6 +849,8 @@ def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = 
     except NoMail as exc:
         return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)], usage=True)
     c = check_mail(doc, theirs, who)
+    to, checked = {m.to for m in theirs}, {id(m) for m in theirs}
+    c.notes += restarts.elsewhere(doc, [m for m in mails if m.to in to and id(m) not in checked])
     if unreadable:
         c.problem(0, f"{count(unreadable, 'mail')} in the folder carry a malformed receipt header")
         c.ok = False

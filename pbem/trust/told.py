@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from email import message_from_bytes
+from html import unescape
 from typing import Any
 
 from pbem.render.sanitize import visible
@@ -22,37 +23,103 @@ from pbem.render.sanitize import visible
 HEADING = "== What happened since your last report =="
 BULLET = "  * "
 MAX_LINES = 2_000  # lines read after the heading of one report
+AFTER = ("Reply to this mail", "Record #")  # lines the template prints after the list and its sections
+_REST = re.compile(rb"\n--[^\r\n]*\r?\nContent-Type:\s*(?:multipart/related|text/html|image/)", re.I)
+BOARD = "\n== The board ("  # the note the template prints right after the list, in every report
 
 
 def bullets(raw: bytes) -> tuple[str, ...]:
-    """The lines a report's plain text lists under `HEADING` (none when it has no such part).  A text part that
-    is not base64 holds the heading's words as they are (quoted-printable encodes only its "="), so a mail
-    without them, or base64, is not parsed; the parse is the fast compat32 one."""
-    if b"What happened since your last report" not in raw and b"base64" not in raw:
-        return ()
+    """The lines a report's plain text lists under `HEADING` (none when it has no such part)."""
+    return listed(plain(raw))[0] if may_report(raw) else ()
+
+
+def may_report(raw: bytes) -> bool:
+    """Whether a mail may hold a report: a text part that is not base64 holds its words as they are
+    (quoted-printable encodes only the heading's "="), so a mail without them, or base64, need not be parsed."""
+    return b"Private report for" in raw or b"What happened since your last report" in raw or b"base64" in raw
+
+
+def plain(raw: bytes) -> str:
+    """The first plain-text part of a mail that is no attachment, decoded ("" when it has none).  Parsed up to
+    the part that follows it when that is the HTML or a picture (`_REST`: a report's text part comes first, and
+    its pictures are most of its bytes), else whole."""
+    cut = _REST.search(raw)
+    return (_plain(raw[: cut.start() + 1]) if cut else "") or _plain(raw)
+
+
+_PICTURES = re.compile(rb"\n--[^\r\n]*\r?\nContent-Type:\s*image/", re.I)
+
+
+def html(raw: bytes) -> str:
+    """The first HTML part of a mail that is no attachment, decoded ("" when it has none); parsed up to the
+    pictures that follow it (most of a report's bytes) when it has them, else whole."""
+    cut = _PICTURES.search(raw)
+    return (_plain(raw[: cut.start() + 1], "text/html") if cut else "") or _plain(raw, "text/html")
+
+
+def _plain(raw: bytes, kind: str = "text/plain") -> str:
     try:
-        text = ""
         for part in message_from_bytes(raw).walk():
-            if part.get_content_type() == "text/plain" and not part.get_filename():
+            if part.get_content_type() == kind and not part.get_filename():
                 payload = part.get_payload(decode=True)
                 if isinstance(payload, bytes):
-                    text = payload.decode(part.get_content_charset() or "utf-8", "replace")
-                break
+                    return payload.decode(part.get_content_charset() or "utf-8", "replace")
+                return ""
     except (LookupError, ValueError, AttributeError, TypeError):
+        return ""
+    return ""
+
+
+_HTML_LIST = re.compile(r"<section><h2>What happened since your last report</h2><ul>(.*?)</ul></section>", re.S)
+_HTML_ITEM = re.compile(r"<li>(.*?)</li>", re.S)
+
+
+def html_listed(page: str) -> tuple[str, ...]:
+    """The lines a report's HTML part lists under its "What happened" heading, unescaped, each as `bullets` reads
+    the plain text's (blank lines and trailing blanks left out).  Most mail programs show this part."""
+    found = _HTML_LIST.search(page)
+    if found is None:
         return ()
+    items = (unescape(item) for item in _HTML_ITEM.findall(found.group(1)))
+    return tuple("\n".join(x.rstrip() for x in item.split("\n") if x.strip()) for item in items)
+
+
+def _after_list(line: str) -> bool:
+    """A line that starts what the report prints after its list (a heading, the reply hint, the record line)."""
+    return (line.startswith("== ") and line.endswith(" ==")) or line.startswith(AFTER)
+
+
+def listed(text: str) -> tuple[tuple[str, ...], int]:
+    """(the lines `text` lists under `HEADING`, the offset where that list ends; -1 when it has no list).  A line
+    that is no bullet goes on the bullet before it: an event's text may hold line breaks, and blank lines (an
+    undo's reason with a paragraph break: it was read cut at the blank line, and whatever a report listed after
+    one was never read).  Blank lines are dropped, as `_printed` drops them.  The list ends where the template
+    prints the board's note after it (`BOARD`: every report has one; its last occurrence, so that no event's
+    text can end the list early), else, in a report without a board, at the first heading, reply hint or record
+    line after a blank line."""
     at = text.find(HEADING)
     if at < 0:
-        return ()
-    out = []
-    for line in text[at + len(HEADING) :].split("\n")[1 : MAX_LINES + 1]:
-        line = line.rstrip()
-        if line.startswith(BULLET):
+        return (), -1
+    start = at + len(HEADING)
+    board = text.rfind(BOARD, start)
+    rows = text[start : board + 1 if board >= 0 else len(text)].split("\n")
+    out: list[str] = []
+    offset = start + len(rows[0]) + 1
+    blank = False
+    for row in rows[1:] if board >= 0 else rows[1 : MAX_LINES + 1]:  # up to the board: all, or a lie hides
+        line = row.rstrip()
+        if not line:
+            blank = True
+        elif line.startswith(BULLET):
             out.append(line[len(BULLET) :])
-        elif line and out:  # an event's text that holds a line break goes on under its bullet
+            blank = False
+        elif out and not (board < 0 and blank and _after_list(line)):
             out[-1] += "\n" + line
+            blank = False
         else:
             break
-    return tuple(out)
+        offset += len(row) + 1
+    return tuple(out), (board + 1 if board >= 0 else offset)
 
 
 def _forms(text: str, former: list[str], reader: str) -> Iterable[str]:

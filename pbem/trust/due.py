@@ -1,0 +1,94 @@
+"""`pbem verify --mail`: no step's defaults applied before the deadline a report told the player.
+
+A step's deadline is no entry of the chain: `pbem game extend`, a resume, an outage and an absence each record a
+public moderator event, but a deadline edited in the database by hand leaves nothing, so defaults applied (and
+orders refused as late) "after the deadline" could not be checked (second fairness red team, left open).  What
+binds it is what each report states and what the chain records:
+
+* every report states the deadline of the step then open ("Deadline: in 2 days, Wed 7 Jan 12:00 UTC.", or
+  "Waiting for Bob; deadline ...", `pbem.render.asking.first_lines`), and its head places it on the chain;
+* a deadline's defaults are a chained `deadline` input, whose `at` is when they were applied;
+* pbem never moves a deadline back: a step opens with its deadline the game's step length after it opens (one
+  length per game), an extension, a resume, an outage, an absence and a late report only move it later, an undo
+  reopens a step a whole step length from then, a replaced seat keeps its due time.
+
+So in an honest record every `deadline` input after a report's head was applied no earlier than the deadline that
+report stated (to the minute it prints).  One applied before is a mismatch: the deadline was moved earlier
+outside the record.  The report's text is not signed (its head is), so it is the player's evidence, not proof for
+others; the input's time is in the chain.  The year, which a report does not print, is the one that puts the
+stated weekday nearest the mail's own Date.  Pure; linear in the chain and the reports.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+STATED = re.compile(
+    r"(?:^Deadline: |; deadline )(?:in [^,\n]{1,40}, |now \(it was due )?"
+    rf"({'|'.join(DAYS)}) (\d{{1,2}}) ({'|'.join(MONTHS)}) (\d\d):(\d\d) UTC",
+    re.M,
+)
+MARK = "Private report for "
+
+
+def stated(text: str, sent: float) -> datetime | None:
+    """The deadline a report's opening lines state (before the line naming its reader), in the year that puts its
+    weekday nearest `sent` (the mail's Date as a timestamp; 0 when unknown); None when it states none."""
+    end = text.find(MARK)
+    m = STATED.search(text, 0, end if end >= 0 else len(text))
+    if m is None:
+        return None
+    day, month, hour, minute = int(m.group(2)), MONTHS.index(m.group(3)) + 1, int(m.group(4)), int(m.group(5))
+    near = datetime.fromtimestamp(sent, UTC) if sent else None
+    years = [near.year - 1, near.year, near.year + 1] if near else []
+    found = []
+    for year in years:
+        try:
+            when = datetime(year, month, day, hour, minute, tzinfo=UTC)
+        except ValueError:
+            continue
+        if DAYS[when.weekday()] == m.group(1):
+            found.append(when)
+    if not found or near is None:
+        return None
+    return min(found, key=lambda w: abs(w - near))
+
+
+def early(rows: list[dict[str, Any]], reports: list[tuple[int, str, datetime]]) -> list[tuple[int, str]]:
+    """Each (position, what) of a `deadline` input of `rows` (the chain, in order) applied before the latest
+    deadline a report of `reports` ((head's position, mail name, deadline stated)) with an earlier head stated."""
+    ordered = sorted(reports, key=lambda r: r[0])
+    out = []
+    i, latest = 0, None
+    for position, row in enumerate(rows, 1):
+        while i < len(ordered) and ordered[i][0] < position:
+            if latest is None or ordered[i][2] > latest[2]:
+                latest = ordered[i]
+            i += 1
+        if row.get("kind") != "deadline" or "lines" not in row or latest is None:
+            continue
+        try:
+            at = datetime.fromisoformat(str(row["at"]))
+        except ValueError:
+            continue
+        at = at if at.tzinfo else at.replace(tzinfo=UTC)
+        if at < latest[2]:
+            late = latest[2] - at
+            out.append(
+                (
+                    position,
+                    f"the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
+                    f"{_span(late)} before the deadline {latest[2]:%a %d %b %Y %H:%M} UTC that {latest[1]} stated "
+                    "(record #" + f"{latest[0]}), and pbem never moves a deadline back",
+                )
+            )
+    return out
+
+
+def _span(delta: timedelta) -> str:
+    hours = delta.total_seconds() / 3600
+    return f"{hours:.1f} hours" if hours < 48 else f"{hours / 24:.1f} days"

@@ -1,0 +1,263 @@
+"""`pbem verify --mail`: the tables a report showed its reader, against the replayed view at its head.
+
+A receipt's signature covers the receipt, not the report: `pbem.trust.told` reads back the lines under "What
+happened", but a report's tables (the reader's hand and secret state, the public scores and tracks, the table)
+were not compared with anything, so a true head could carry a false table: Alice shown 3 Gold too many in Bob's
+treasury, or a card in her hand she does not hold (third fairness red team).  Every report prints its
+sections from the engine's view of its reader (`pbem.app.reporting.player_report`, `mail/_sections.txt.j2`),
+so once the seed is revealed the view can be replayed: the report's sections must be those of the reader's
+view of the state after the inputs up to its head, or of one of the states the record went through before the
+reader's next visible entry (another player's secret input may be applied before the report is written).
+
+The report's opening lines (the turn, what is asked of the reader, who is awaited, the legal orders and
+defaults: `mail/_asked.txt.j2`) are one more section (`OPENING`), their deadline's words left out (they hold the
+time the mail was written; `pbem.trust.due` checks the deadline's time).
+Each section is compared by its heading and its lines taken as a set: the rows of a table follow the order of
+the keys of the engine's state, which depends on whether the state was just applied or loaded from the record,
+and say nothing by their order (each row names its player or country).  A section the view lacks is a
+mismatch too.  The HTML part's sections (`mail/_sections.html.j2`) are compared the same way (`html_sections`),
+since most mail programs show that part; the pictures are not redrawn.
+The text is not signed, so a report that differs is evidence for the player who holds it, not proof for
+others.  Pure; the replay is linear in the record, each view rendered once per reader and position.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pbem import engine as registry
+from pbem.engine.base import Engine
+from pbem.render.templates import render
+from pbem.trust import deal as joining
+from pbem.trust import told
+from pbem.trust.fold import Fold
+from pbem.trust.quote import clip
+
+MARK = "Private report for "
+#: Headings the report template prints around the sections, which no view gives.
+FIXED = ("Your message", "What happened since your last report", "The board (", "The game is over")
+
+Sections = dict[str, list[str]]
+#: The title line and what a report asks first (`pbem.render.asking.first_lines`, `mail/_asked.txt.j2`): compared
+#: as one more section.
+ITEM = re.compile(r"<li>(.*?)</li>")
+ASKED = '<section class="asked" id="asked">'
+PARAGRAPH = re.compile(r'^(<p(?: class="lead")?>)(.*)(</p>)$')
+HTML = "the HTML part's "  # a key of `html_sections`: the HTML part's sections, each by its <h2> line
+OPENING = "the opening lines (the turn, what is asked of whom, the legal orders and defaults)"
+#: The deadline's words in the opening lines, left out: they hold the render time ("in 2 days"), and the deadline
+#: itself is `pbem.trust.due`'s to check.
+DEADLINE = re.compile(r"^(?:Deadline: .*|No deadline is set for this step\.)$|; (?:deadline .*|no deadline is set\.)$")
+
+
+def sections(text: str, start: int = 0) -> Sections:
+    """The sections `text` prints from offset `start`: each heading's title with its non-blank lines, sorted, up
+    to the reply hint (its last occurrence), else the record line; the template's own headings (`FIXED`) left
+    out."""
+    end = max(text.rfind("\n" + told.AFTER[0], start), -1)
+    end = end if end >= 0 else text.rfind("\n" + told.AFTER[1], start)
+    out: Sections = {}
+    current: list[str] | None = None
+    for row in text[start : end if end >= 0 else len(text)].split("\n"):
+        line = row.rstrip()
+        if line.startswith("== ") and line.endswith(" =="):
+            title = line[3:-3]
+            current = None if title.startswith(FIXED) else out.setdefault(title, [])
+        elif line and current is not None:
+            current.append(line)
+    return {title: sorted(lines) for title, lines in out.items()}
+
+
+def opening(text: str) -> list[str]:
+    """A report's opening lines (`OPENING`): its title line (the turn) and what it asks, of whom, with the legal
+    orders and the defaults, sorted, the deadline's words left out (its time is `pbem.trust.due`'s)."""
+    head, _, rest = text.partition("\n")
+    ends = [at for at in (rest.find(MARK), rest.find("\n== ")) if at >= 0]
+    asked = rest[: min(ends)] if ends else rest
+    lines = [DEADLINE.sub(_undated, line.rstrip()) for line in asked.split("\n")]
+    return sorted([head.rstrip(), *(line for line in lines if line)])
+
+
+def _undated(m: re.Match[str]) -> str:
+    return "; deadline -" if m.group().startswith(";") else "Deadline: -"
+
+
+def html_sections(page: str) -> Sections:
+    """The sections an HTML report prints (`mail/_sections.html.j2`: a line `<section>` or `<section
+    class="private">`, its `<h2>` line, its lines up to `</section>`), each keyed by `HTML` and its `<h2>` line
+    with its other lines, sorted (a table's rows as a set, as in the text)."""
+    out: Sections = {}
+    current: list[str] | None = None
+    title = False
+    for row in page.split("\n"):
+        line = row.strip()
+        if line in ("<section>", '<section class="private">'):
+            current, title = [], True
+        elif line == ASKED:  # the opening lines (`mail/_asked.html.j2`), their deadline's words left out
+            current, title = out.setdefault(HTML + OPENING, []), False
+        elif current is not None and title:
+            current = out.setdefault(HTML + line, [])
+            title = False
+        elif line == "</section>":
+            current = None
+        elif line and current is not None:
+            if line.startswith("<ul"):
+                current += ITEM.findall(line)  # a list's items as a set too
+            else:
+                current.append(PARAGRAPH.sub(lambda m: m[1] + DEADLINE.sub(_undated, m[2]) + m[3], line))
+    return {key: sorted(lines) for key, lines in out.items()}
+
+
+def report_of(text: str, page: str = "") -> tuple[str, Sections, bool] | None:
+    """(whom the report is for, the sections it prints) of a mail's plain text (`told.plain`) and HTML (`page`,
+    `told.html`); None for a mail that is no report.  The sections are read after the "What happened" list
+    (`told.listed`), else after the line naming the reader; the opening lines are one more section (`OPENING`).
+    The last value says whether the mail has an HTML part (then its sections are compared, found or not)."""
+    at = text.find(MARK)
+    if at < 0:  # a report without the line naming its reader still has its board's note
+        at = text.find(told.BOARD)
+        if at < 0:
+            return None
+        reader = ""
+    else:
+        reader = text[at + len(MARK) :].split("\n", 1)[0].split(". ", 1)[0].rstrip(".")
+    _, end = told.listed(text)
+    return (
+        reader,
+        {OPENING: opening(text), **sections(text, end if end >= 0 else at), **html_sections(page)},
+        bool(page),
+    )
+
+
+class Replay:
+    """The states a finished game's record went through, replayed from its seed as `pbem verify` replays them
+    (`pbem.trust.verify._replay`), kept at the input positions of the chain asked for."""
+
+    def __init__(self, doc: dict[str, Any], rows: list[dict[str, Any]], wanted: set[int]) -> None:
+        eng: Engine = registry.get(doc["game"]["kind"])
+        players, seed, options = [str(p["name"]) for p in doc["players"]], str(doc["seed"]), doc["game"]["options"]
+        self.reader: Callable[[dict[str, Any]], Engine] = lambda st: joining.step_engine(
+            eng, st, players, seed, options
+        )
+        self.name = str(doc["game"]["name"])
+        state = joining.open_state(players) if "salts" in doc else eng.setup(players, seed, options)[0]
+        self.states: dict[int, dict[str, Any]] = {0: state} if 0 in wanted else {}
+        fold = Fold(state, self.reader)
+        last = max(wanted, default=0)
+        for i, row in enumerate(rows, 1):
+            if i > last:
+                break
+            if "lines" in row:
+                out = fold.run(row["seq"], row["kind"], row["player"], row["lines"], state)
+                if not out.accepted:
+                    raise ValueError(f"input {row['seq']} is refused on replay")
+                state = out.state
+                if i in wanted:
+                    self.states[i] = state
+        self._shown: dict[tuple[int, str], Sections | None] = {}
+        self._asked_html = ""  # the HTML opening lines `_opening` rendered last
+
+    def shown(self, position: int, reader: str) -> Sections | None:
+        """The sections a report to `reader` prints at the state kept at `position` (None: no view for them)."""
+        key = (position, reader)
+        if key not in self._shown:
+            state = json.loads(json.dumps(self.states[position], sort_keys=True))  # as the record stores it
+            try:
+                eng = self.reader(state)
+                view = json.loads(json.dumps(eng.view(state, reader)))
+                self._shown[key] = {
+                    OPENING: opening(self._opening(eng, state, view, reader)),
+                    **sections(render("mail/_sections.txt.j2", sections=view["sections"])),
+                    **html_sections(render("mail/_sections.html.j2", sections=view["sections"])),
+                    **html_sections(self._asked_html),
+                }
+            except (KeyError, ValueError, TypeError, IndexError):
+                self._shown[key] = None
+        return self._shown[key]
+
+    def _opening(self, eng: Engine, state: dict[str, Any], view: dict[str, Any], reader: str) -> str:
+        """The opening lines a report to `reader` prints at `state` (`mail/report.txt.j2`, `mail/_asked.txt.j2`:
+        `pbem.app.reporting.player_report`'s values), without a deadline."""
+        requests = eng.requests(state)
+        result = eng.result(state)
+        asked = [
+            {"prompt": r.prompt, "syntax": list(r.syntax), "legal": list(r.legal), "default": list(r.default),
+             "on_file": list(r.on_file), "answered": r.answered}
+            for r in requests
+            if r.player == reader
+        ]  # fmt: skip
+        title = f'{eng.title}, game "{self.name}": {view["turn"]}\n\n'
+        ctx = {
+            "asked": asked,
+            "waiting": sorted({r.player for r in requests if not r.answered}),
+            "due_at": None,
+            "now": None,
+            "result": None if result is None else {"summary": result.summary, "scores": result.scores},
+            "player": reader,
+        }
+        self._asked_html = render("mail/_asked.html.j2", **ctx)
+        return title + render("mail/_asked.txt.j2", **ctx)
+
+
+def windows(inputs: list[int], heads: list[tuple[int, int]]) -> list[list[int]]:
+    """For each (head position, the reader's next visible position) the input positions whose state a report at
+    that head may show: the last input at or before the head (0: the set-up), and every one before the next."""
+    out = []
+    for at, upto in heads:
+        i = bisect.bisect_right(inputs, at)
+        out.append([inputs[i - 1] if i else 0, *inputs[i : bisect.bisect_left(inputs, upto)]])
+    return out
+
+
+def differs(got: Sections, want: Sections) -> str:
+    """How a report's sections differ from the view's, in one phrase naming the section and a line."""
+    for title, lines in sorted(want.items(), key=lambda item: item[0] == OPENING):  # the tables' first
+        if title not in got:
+            return f'has no section "{title}"'
+        if got[title] != lines:
+            extra = [x for x in got[title] if x not in lines]
+            missing = [x for x in lines if x not in got[title]]
+            said = f'shows "{clip(extra[0].strip())}"' if extra else f'leaves out "{clip(missing[0].strip())}"'
+            return f'{said} under "{clip(title)}"' + (
+                f' where the replay gives "{clip(missing[0].strip())}"' if extra and missing else ""
+            )
+    extra_title = next(t for t in got if t not in want)
+    return f'has a section "{clip(extra_title)}" that the view of the replayed game does not give'
+
+
+def _after(positions: list[int], at: int, end: int) -> int:
+    """The first of the sorted `positions` after `at`, else `end`."""
+    i = bisect.bisect_right(positions, at)
+    return positions[i] if i < len(positions) else end
+
+
+Report = tuple[int, str, tuple[str, Sections, bool]]  # (head's chain position, how the mail is named, `report_of`)
+
+
+def untrue(
+    doc: dict[str, Any], rows: list[dict[str, Any]], reports: list[Report], seen: dict[str, list[int]]
+) -> list[tuple[int, str, str]]:
+    """Each (position, mail name, how it differs) of `reports` whose sections are those of no state its head allows
+    (`windows`).  `rows`: the chain in order; `seen`: the positions each name of the reader's seat may see (the
+    reader's own name first).  Raises ValueError when the record cannot be replayed (`pbem verify` says why)."""
+    names = list(seen)
+    inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
+    end = len(rows) + 1
+    upto = [min((_after(seen[n], at, end) for n in names), default=end) for at, _, _ in reports]
+    spans = windows(inputs, [(at, nxt) for (at, _, _), nxt in zip(reports, upto)])
+    replay = Replay(doc, rows, {q for span in spans for q in span})
+    out = []
+    for (at, name, (whom, got, pages)), span in zip(reports, spans):
+        reader = whom if whom in names else names[0]  # (a mail without an HTML part shows its text only)
+        wanted = [
+            {k: v for k, v in w.items() if pages or not k.startswith(HTML)}
+            for q in span
+            if (w := replay.shown(q, reader)) is not None
+        ]
+        if wanted and got not in wanted:
+            out.append((at, name, differs(got, wanted[0])))
+    return out
