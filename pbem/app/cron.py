@@ -38,13 +38,17 @@ def run_poll(
     is forgotten instead of refusing the run.
     """
     from pbem.app.polllock import Lock
+    from pbem.mail.transports.seam import TransportError
 
     lock = Lock(cfg.home, cfg.poll_deadline)
-    refused = lock.take()  # a dead or stuck holder's lock is taken over (`pbem.app.polllock`)
+    try:
+        refused = lock.take()  # a dead or stuck holder's lock is taken over (`pbem.app.polllock`)
+    except (
+        OSError
+    ) as exc:  # a folder, a FIFO, a read-only home: a traceback before (tests/reliability/test_costs4_files)
+        raise TransportError(f"the poll lock {lock.path} cannot be used: {exc.strerror or exc}") from None
     if refused is not None:
         if refused.state == "elsewhere":
-            from pbem.mail.transports.seam import TransportError
-
             raise TransportError(refused.why)
         return Run(skipped="another pbem poll is running on this home; nothing done")
     try:

@@ -318,17 +318,30 @@ def _check_driver(file: Path, url: str) -> None:
         ) from None
 
 
+#: A pbem.toml with every key explained is about 12 KB; tomllib's reading is linear, but a cap ends a wrong
+#: path (`--config /dev/zero`) or a runaway file at once.
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def load(path: str | Path | None = None) -> Config:
     """Load and check a config file (default: $PBEM_CONFIG or ./pbem.toml)."""
+    from pbem.record.files import Unreadable, read_at_most
+
     file = Path(path or os.environ.get("PBEM_CONFIG") or DEFAULT_NAME).expanduser().resolve()
     try:
-        raw = tomllib.loads(file.read_text(encoding="utf-8"))
+        raw = tomllib.loads(read_at_most(file, MAX_CONFIG_BYTES, "the configuration file").decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(
             f"{file}: no such configuration file; create one with `pbem init DIR` or pass --config PATH"
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    except (Unreadable, OSError) as exc:
+        raise ConfigError(f"{file}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{file}: not UTF-8 text (byte {exc.start}); TOML is UTF-8") from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise ConfigError(f"{file}: values nested too deep to read (a pbem.toml nests two levels)") from None
     values: dict[str, dict[str, Any]] = {}
     for section, body in raw.items():
         if section not in SCHEMA:

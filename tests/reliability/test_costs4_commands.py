@@ -1,0 +1,36 @@
+"""A giant value on the command line is refused in a line of bounded length, and an address no mail could carry
+is refused before it becomes a seat.
+
+`pbem game new --player` took a 20,000-character address (a seat whose player could never be read: pbem refuses a
+From header of more than 2,000 characters), and quoted a 100,000-character player name whole in its one line
+(found by this file's hunt, costs4).  Reading either stays linear (Python's parseaddr over 25,000 and 100,000
+characters: the same 24 ms).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from pbem.cli import app
+
+
+def _new(cfg: Path, *players: str) -> tuple[int, str]:
+    args = ["--config", str(cfg), "game", "new", "habsburg", "--name", "h1", "--seed", "abc", "--insecure-seed"]
+    res = CliRunner().invoke(app, [*args, *(x for p in players for x in ("--player", p))])
+    return res.exit_code, res.output
+
+
+def test_a_giant_player_is_refused_in_a_short_line(tmp_path: Path) -> None:
+    from pbem.cli.support import init_home
+
+    cfg = init_home(tmp_path / "home", address="moderator@pbem.test", name="Test Moderator")
+    others = ("B <b@x.test>", "C <c@x.test>")
+    code, out = _new(cfg, "Z <" + "a" * 20_000 + "@x.test>", *others)
+    assert code == 2 and "the address is 20,007 characters long; at most 254" in out and len(out) < 400, out[:500]
+    code, out = _new(cfg, "Z" * 100_000 + " <a@x.test>", *others)
+    assert code == 2 and "cannot be a player name: it is 100000 characters long" in out and len(out) < 400, out[:500]
+    from pbem.cli.support import parse_player
+
+    assert parse_player("Z <" + "a" * 246 + "@x.test>")[1] == "a" * 246 + "@x.test"  # 254: an address may be so long
