@@ -54,10 +54,19 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+#: The site's manifest is a line or two a game; one larger than this (or no regular file) is not the one pbem wrote.
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+
+
 def _manifest(directory: Path) -> dict[str, Any]:
+    """What the last `publish` wrote ({}: unknown, every page is written again).  A manifest made a device, a FIFO
+    or nested arrays read until memory ran out, waited, or ended in a RecursionError (tests/reliability/
+    test_costs4_files.py); each is now read as none."""
+    from pbem.record.files import read_at_most
+
     try:
-        doc = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = json.loads(read_at_most(directory / MANIFEST, MAX_MANIFEST_BYTES, "the site's manifest"))
+    except (OSError, ValueError, RecursionError):  # Unreadable and UnicodeDecodeError are ValueErrors
         return {}
     return doc if isinstance(doc, dict) and doc.get("version") == VERSION else {}
 

@@ -208,3 +208,27 @@ def test_a_poll_lock_that_is_no_file_stops_the_poll_in_one_line(home: Path, kind
     _unblock(lock)
     assert isinstance(got, TransportError), repr(got)
     assert str(got).startswith(f"the poll lock {lock} cannot be used: "), str(got)
+
+
+@pytest.mark.parametrize("kind", ["nested arrays", "a FIFO", "/dev/zero"])
+def test_a_site_manifest_pbem_cannot_read_is_read_as_none(home: Path, tmp_path: Path, kind: str) -> None:
+    """The public site's `.pbem-site.json` (what the last publish wrote) made unreadable: the site is written
+    whole again; it ended in a RecursionError, waited for a writer, or read until memory ran out."""
+    from typer.testing import CliRunner
+
+    from pbem.app.publish import MANIFEST
+    from pbem.cli import app
+
+    site = tmp_path / "site"
+    site.mkdir()
+    manifest = site / MANIFEST
+    if kind == "nested arrays":
+        manifest.write_text("[" * 100_000 + "]" * 100_000)
+    elif kind == "a FIFO":
+        os.mkfifo(manifest)
+    else:
+        manifest.symlink_to("/dev/zero")
+    got = _within(lambda: CliRunner().invoke(app, ["--config", str(home), "publish", str(site)]))
+    _unblock(manifest)
+    assert getattr(got, "exit_code", None) == 0 and "published 0 game(s)" in got.output, repr(got)[:500]
+    assert manifest.is_file() and not manifest.is_symlink() and json.loads(manifest.read_text())["games"] == {}
