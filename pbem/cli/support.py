@@ -66,6 +66,6 @@ def parse_options(items: list[str]) -> dict[str, Any]:
             raise ValueError(f'option "{item}" must be written KEY=VALUE, e.g. legacy=20')
         try:
             out[key.strip()] = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested arrays: a RecursionError traceback before (costs4)
             out[key.strip()] = value
     return out

@@ -34,3 +34,21 @@ def test_a_giant_player_is_refused_in_a_short_line(tmp_path: Path) -> None:
     from pbem.cli.support import parse_player
 
     assert parse_player("Z <" + "a" * 246 + "@x.test>")[1] == "a" * 246 + "@x.test"  # 254: an address may be so long
+
+
+def test_a_nested_or_giant_option_is_refused_in_a_short_line(tmp_path: Path) -> None:
+    """`--option x=[[[...]]]` ended in a RecursionError traceback (the value is read as JSON first), and a
+    refused option's value was quoted whole."""
+    from pbem.cli.support import init_home
+
+    cfg = init_home(tmp_path / "home", address="moderator@pbem.test", name="Test Moderator")
+    players = ("A <a@x.test>", "B <b@x.test>", "C <c@x.test>")
+    for value in ("[" * 30_000 + "]" * 30_000, "y" * 60_000):
+        args = ["--config", str(cfg), "game", "new", "habsburg", "--name", "h1", "--option", f"x={value}"]
+        res = CliRunner().invoke(app, [*args, *(x for p in players for x in ("--player", p))])
+        assert res.exit_code == 2 and "(60,000 characters): House of Habsburg has no option 'x'" in res.output, (
+            res.exit_code,
+            res.output[:500],
+            repr(res.exception)[:300],
+        )
+        assert len(res.output) < 400, res.output[:500]
