@@ -271,3 +271,46 @@ def test_a_poll_lock_whose_open_waits_ends_at_the_polls_deadline(home: Path) -> 
     assert r.returncode == 3, (r.returncode, r.stderr[-1500:])
     assert "passed its deadline of 1 s" in r.stderr and "Traceback" not in r.stderr, r.stderr[-1500:]
     assert spent < 1 + 0.1 + 8, spent  # wall clock: deadline
+
+
+@pytest.mark.parametrize("kind", ["damaged", "a FIFO", "/dev/zero"])
+def test_a_key_file_that_holds_no_key_ends_a_command_in_one_line(home: Path, kind: str, monkeypatch, capsys) -> None:
+    """The home's `game-keys.secret` damaged, a FIFO or a link to a device: a ValueError traceback, an endless
+    wait, a read until memory ran out.  Now one line naming the file and the fix, exit 3, as a missing key does
+    (`pbem.cli.main`, in this process)."""
+    import sys
+
+    from pbem.cli import main
+    from pbem.record import sealing
+
+    path = home.parent / sealing.FILE
+    assert not path.exists()  # made on first use; every command reads it once it is there
+    if kind == "damaged":
+        path.write_text("not a key\n")
+    elif kind == "a FIFO":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    sealing._KEYS.clear()
+    sealing._FILES.clear()
+    monkeypatch.setattr(sys, "argv", ["pbem", "--config", str(home), "game", "list"])
+    got = _within(main)
+    _unblock(path)
+    err = capsys.readouterr().err
+    assert isinstance(got, SystemExit) and got.code == 3, (repr(got)[:500], err[-800:])
+    assert err.startswith(f"pbem: the key file {path} ") and err.count("\n") == 1, err[-800:]
+    assert err.rstrip().endswith("restore it from the backup of this home"), err
+
+
+def test_a_damaged_outbox_key_sends_the_redacted_copy(home: Path) -> None:
+    """`outbox.key` damaged: a queued mail's code cannot be opened, so its redacted copy goes, with a warning (a
+    ValueError traceback in the sender before); sealing a new one stops in one line."""
+    from pbem.mail.outbound import sealed
+    from pbem.record.sealing import Unsealable
+
+    raw = sealed.seal(home.parent, b"Subject: x\n\nCODE secret\n")
+    (home.parent / sealed.KEY_FILE).write_text("damaged\n")
+    sealed._KEYS.clear()
+    assert sealed.opened(home.parent, raw, b"Subject: x\n\nCODE [redacted]\n") == b"Subject: x\n\nCODE [redacted]\n"
+    with pytest.raises(Unsealable, match="holds no key"):
+        sealed.seal(home.parent, b"Subject: y\n\n")
