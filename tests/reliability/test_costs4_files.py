@@ -314,3 +314,24 @@ def test_a_damaged_outbox_key_sends_the_redacted_copy(home: Path) -> None:
     assert sealed.opened(home.parent, raw, b"Subject: x\n\nCODE [redacted]\n") == b"Subject: x\n\nCODE [redacted]\n"
     with pytest.raises(Unsealable, match="holds no key"):
         sealed.seal(home.parent, b"Subject: y\n\n")
+
+
+def test_a_log_file_that_is_a_fifo_no_process_reads_stops_the_poll_in_one_line(home: Path, tmp_path: Path) -> None:
+    """`[log] file` a FIFO whose reader is gone: logging's open waited for a reader without end, before the poll's
+    deadline was armed, one more run at every cron tick.  Now one line, exit 2; a regular file still logs."""
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+
+    fifo = tmp_path / "pbem.log"
+    os.mkfifo(fifo)
+    text = home.read_text()
+    assert '#[log]\n#file = "pbem.log"' in text
+    home.write_text(text.replace('#[log]\n#file = "pbem.log"', f'[log]\nfile = "{fifo}"'))
+    got = _within(lambda: CliRunner().invoke(app, ["--config", str(home), "poll"]))
+    _unblock(fifo)
+    assert getattr(got, "exit_code", None) == 2, repr(got)[:500]
+    assert got.output == f"pbem: [log] file {fifo} cannot be written: it is a FIFO that no process reads (in {home})\n"
+    fifo.unlink()
+    got = CliRunner().invoke(app, ["--config", str(home), "poll"])
+    assert got.exit_code == 0 and fifo.is_file(), got.output
