@@ -52,3 +52,31 @@ def test_a_nested_or_giant_option_is_refused_in_a_short_line(tmp_path: Path) -> 
             repr(res.exception)[:300],
         )
         assert len(res.output) < 400, res.output[:500]
+
+
+def test_a_password_command_that_prints_without_end_is_cut_at_its_cap() -> None:
+    """A `password_command` whose output never ends (`yes`) or runs to megabytes: pbem kept all of it until the
+    command ended (gigabytes in the 30 s timeout; reading 32 MB cost 4 times reading 8 MB).  Now it reads 64 KiB
+    at most and says so in one line, at once, with the command and all it started killed."""
+    import time
+
+    import pytest
+
+    from pbem.mail.transports.credentials import CredentialError, run_command
+
+    started = time.monotonic()
+    with pytest.raises(CredentialError, match=r"'yes' printed more than 65,536 bytes"):
+        run_command(["yes", "s3cret"], "[imap] password_command", timeout=20)
+    assert time.monotonic() - started < 10  # wall clock: deadline (not the 20 s timeout)
+
+    def cost(megabytes: int) -> float:
+        script = f"echo s3cret; head -c {megabytes * 1024 * 1024} /dev/zero"
+        t = time.process_time()
+        with pytest.raises(CredentialError, match="printed more than"):
+            run_command(["sh", "-c", script], "[imap] password_command", timeout=20)
+        return time.process_time() - t
+
+    t1 = min(cost(8) for _ in range(2))
+    t4 = min(cost(32) for _ in range(2))
+    assert t4 / max(t1, 1e-4) < 2.5, (t1, t4)  # the output past the cap is never read
+    assert run_command(["sh", "-c", "echo ' s3cret '; head -c 60000 /dev/zero"], "k", timeout=5) == " s3cret "
