@@ -231,9 +231,16 @@ def _check_step_length(v: Any) -> timedelta:
     return step_length(v)
 
 
+#: Reminders before one deadline: each is a mail to every player the step waits for, outside the answers budget;
+#: 200,000 were accepted (a mail each, every step), within a 1 MiB file.
+MAX_REMINDERS = 24
+
+
 def _check_reminders(v: Any) -> list[timedelta]:
     if not isinstance(v, list):
         raise ValueError('must be a list of durations such as ["24h", "2h"]')
+    if len(v) > MAX_REMINDERS:
+        raise ValueError(f"{len(v):,} reminders; at most {MAX_REMINDERS} (each is a mail to every player asked)")
     return [reminder(x) for x in v]
 
 

@@ -335,3 +335,15 @@ def test_a_log_file_that_is_a_fifo_no_process_reads_stops_the_poll_in_one_line(h
     fifo.unlink()
     got = CliRunner().invoke(app, ["--config", str(home), "poll"])
     assert got.exit_code == 0 and fifo.is_file(), got.output
+
+
+def test_a_configuration_with_thousands_of_reminders_is_refused(home: Path) -> None:
+    """`[games] reminders` of 200,000 offsets was accepted: a reminder mail to every player asked, for each,
+    at every step (reminders are outside the answers budget)."""
+    text = home.read_text()
+    many = ", ".join(f'"{i + 1}m"' for i in range(5_000))
+    import re
+
+    home.write_text(re.sub(r"(?m)^#?reminders = .*$", f"reminders = [{many}]", text, count=1))
+    with pytest.raises(config_mod.ConfigError, match=r"\[games\] reminders: 5,000 reminders; at most \d+"):
+        config_mod.load(home)
