@@ -4,7 +4,8 @@ tests/reliability/test_costs3_regexes.py now runs its generator over pbem/engine
 their lines are capped at 400 characters before an engine reads them, so a square cost was bounded, but it was
 still the square): `\\s+target\\s+` (Habsburg's EVENT ... TARGET) and Sixteen Thirty's `(.*?)\\s+for\\s+`,
 `\\s+from\\s+`, `\\s+on\\s+`, `\\s+giving\\s+`, `\\s+place\\s+`, `\\s+(align|...)`, `\\s+show$` and the card split
-`[^\\d]+?\\s*\\d+` cost the square of a run of spaces (each lazy step scanned the rest of the run).
+`[^\\d]+?\\s*\\d+` cost the square of a run of spaces (each lazy step scanned the rest of the run).  So did the configuration's size
+(`max_stored_* = "1 ... x"`: `\\s*` twice around an optional unit), no longer left out either.
 
 Each new form is compared here with the old one on generated text from the words and characters of the pattern:
 Sixteen Thirty's on `names.norm`'s text, the only text its parser reads (single spaces: `\\s+` there is one space),
@@ -64,6 +65,14 @@ def test_sixteen_thirtys_linear_patterns_read_normed_lines_as_before() -> None:
         for raw in _texts(words, k):
             text = names.norm(raw) if normed else raw
             assert _read(old, how, text) == _read(new, how, text), (old_source, text)
+
+
+def test_the_configurations_size_reads_any_value_as_before() -> None:
+    from pbem.home.config import _SIZE
+
+    old = re.compile(r"^\s*(\d+)\s*(B|KB|KiB|MB|MiB)?\s*$", re.IGNORECASE)
+    for raw in _texts(["12", "KB", "kib", "MiB", "b", "x", "1"], 98, 6_000):
+        assert _read(old, "match", raw) == _read(_SIZE, "match", raw), raw
 
 
 def test_habsburgs_target_splits_any_line_as_before() -> None:
