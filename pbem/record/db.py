@@ -245,7 +245,7 @@ PG_STATEMENT_TIMEOUT_MS = 60_000
 #: An answer the server never sends: a server (or a proxy, a NAT, a frozen host) that stops answering in the
 #: middle of a statement left every command but `pbem poll` (whose watchdog ended it) waiting without limit,
 #: since libpq's reads have no timeout and TCP keepalives are answered by a peer's kernel whatever its
-#: process does (found by tests/reliability/test_waits_database.py's proxy).  Every wait of a connection for
+#: process does (found by tests/reliability/test_waits_statements.py's proxy).  Every wait of a connection for
 #: the server (a statement, its rows, COMMIT, ROLLBACK, the pool's ping) ends here: the connection's socket is
 #: shut and the command says in one line that the database did not answer (exit 3).  Longer than the
 #: statement and lock timeouts, so that a live server's own error comes first.
