@@ -34,7 +34,7 @@ from tests import pg
 
 pytestmark = pytest.mark.postgres
 
-DEADLINE = 0.5
+DEADLINE = 1.0  # seconds: set only for the stalled statement's command (a loaded machine's round trip fits)
 
 
 class StallingProxy:
@@ -130,12 +130,17 @@ def proxied(url: str) -> Iterator[tuple[StallingProxy, str]]:
 
 @pytest.fixture()
 def short(monkeypatch) -> Iterator[None]:
-    """Engines made anew, every wait for the server ending at DEADLINE."""
-    monkeypatch.setattr(db, "PG_ANSWER_DEADLINE", DEADLINE, raising=False)
+    """Engines made anew, a session idle in its transaction ended by the server after 300 ms; `hurry` then ends
+    every wait for the server at DEADLINE."""
     monkeypatch.setattr(db, "PG_IDLE_IN_TRANSACTION_MS", 300, raising=False)
     db.engine_for.cache_clear()
     yield
     db.engine_for.cache_clear()
+
+
+def hurry(monkeypatch, seconds: float = DEADLINE) -> None:
+    """Every wait for the server from now on ends at `seconds` (read at each wait)."""
+    monkeypatch.setattr(db, "PG_ANSWER_DEADLINE", seconds, raising=False)
 
 
 def _within(seconds: float, work: Callable[[], Any], unblock: Callable[[], None]) -> tuple[float, BaseException | None]:
@@ -160,11 +165,14 @@ def _within(seconds: float, work: Callable[[], Any], unblock: Callable[[], None]
     return spent, out[0]
 
 
-def test_a_server_that_stops_answering_mid_statement_ends_at_the_deadline(pg_url: str, short: None) -> None:
+def test_a_server_that_stops_answering_mid_statement_ends_at_the_deadline(
+    pg_url: str, short: None, monkeypatch
+) -> None:
     with proxied(pg_url) as (proxy, url):
         with db.transaction(url) as conn:  # forwarded: it works
             assert conn.execute(text("SELECT 41 + 1")).scalar() == 42
         proxy.stall_on = b"stop answering here"
+        hurry(monkeypatch)
 
         def stalled_statement() -> None:
             with db.transaction(url) as conn:
@@ -179,16 +187,41 @@ def test_a_server_that_stops_answering_mid_statement_ends_at_the_deadline(pg_url
         # The server's end of it is still open (the proxy keeps it), idle inside the transaction that holds the
         # record's lock: the server ends that session at its idle timeout, and the next run gets the lock.
         proxy.stall_on = None
+        hurry(monkeypatch, 30.0)
         with db.transaction(url) as conn:  # the broken connection was dropped: the next one works
             assert conn.execute(text("SELECT 1")).scalar() == 1
         db.engine_for(url).dispose()
 
 
-def _game_home(tmp_path: Path, url: str) -> Path:
+@pytest.fixture(scope="module")
+def game_home(pg_url: str, tmp_path_factory) -> Path:
+    """A home whose record holds game iw1, made once (its pbem.toml is pointed at each test's proxy)."""
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
     from pbem.cli.support import init_home
 
-    cfg = init_home(tmp_path / "home", address="moderator@pbem.test", name="Test Moderator")
-    pg.use_postgres(cfg, url)
+    pg.truncate(pg_url)
+    cfg = init_home(tmp_path_factory.mktemp("waits") / "home", address="moderator@pbem.test", name="Test Moderator")
+    pg.use_postgres(cfg, pg_url)
+    players = ["--player", "Ann <ann@example.test>", "--player", "Ben <ben@example.test>"]
+    res = CliRunner().invoke(
+        app,
+        [
+            "--config",
+            str(cfg),
+            "game",
+            "new",
+            "italian-wars",
+            "--name",
+            "iw1",
+            "--seed",
+            "abc",
+            "--insecure-seed",
+            *players,
+        ],
+    )
+    assert res.exit_code == 0, res.output
     return cfg
 
 
@@ -204,36 +237,24 @@ def _game_home(tmp_path: Path, url: str) -> Path:
     ],
 )
 def test_every_command_ends_at_the_deadline_with_one_line(
-    tmp_path: Path, pg_url: str, short: None, monkeypatch, capsys, command: list[str], statement: bytes
+    tmp_path: Path,
+    pg_url: str,
+    game_home: Path,
+    short: None,
+    monkeypatch,
+    capsys,
+    command: list[str],
+    statement: bytes,
 ) -> None:
     """The whole command in this process (its constants shortened): `pbem.cli.main`, its one line, exit 3."""
     from pbem.cli import main
 
     with proxied(pg_url) as (proxy, url):
-        cfg = _game_home(tmp_path, url)
-        pg.truncate(pg_url)
-        _run_cli(
-            monkeypatch,
-            main,
-            [
-                "--config",
-                str(cfg),
-                "game",
-                "new",
-                "italian-wars",
-                "--name",
-                "iw1",
-                "--seed",
-                "abc",
-                "--insecure-seed",
-                "--player",
-                "Ann <ann@example.test>",
-                "--player",
-                "Ben <ben@example.test>",
-            ],
-        )
-        capsys.readouterr()
+        cfg = tmp_path / "pbem.toml"  # the home's settings, its record reached through the proxy
+        cfg.write_text(game_home.read_text().replace(f'url = "{pg_url}"', f'url = "{url}"'))
+        assert f'url = "{url}"' in cfg.read_text()
         proxy.stall_on = statement  # the first statement that names this table, whichever the command sends
+        hurry(monkeypatch)
         args = ["--config", str(cfg), *(a.format(tmp=tmp_path) for a in command)]
         spent, exc = _within(DEADLINE + 20, lambda: _run_cli(monkeypatch, main, args), proxy.close)
     err = capsys.readouterr().err
