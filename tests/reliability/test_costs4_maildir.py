@@ -48,7 +48,8 @@ def test_a_large_message_costs_what_its_start_costs(tmp_path: Path) -> None:
     _mail(root, "large", 32 * 1024 * 1024)
     t4, n4 = min(_fetch_cost(root, "large") for _ in range(2))
     assert n1 == n4 == getattr(maildir, "MAX_MESSAGE", 4 * 1024 * 1024 + 1), (n1, n4)  # (getattr: on main too)
-    assert t4 / t1 < 2.5, f"at 4x the mail: {t4:.4f} s against {t1:.4f} s"  # linear in the file: 4
+    # linear in the file: 4 (32 MB read whole: about 40 ms); under 10 ms the timer's noise is all there is
+    assert t4 < 0.01 or t4 / t1 < 2.5, f"at 4x the mail: {t4:.4f} s against {t1:.4f} s"
 
 
 def _within(work: Any, seconds: float = 20) -> Any:
