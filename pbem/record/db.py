@@ -251,7 +251,7 @@ PG_STATEMENT_TIMEOUT_MS = 60_000
 #: statement and lock timeouts, so that a live server's own error comes first.
 PG_ANSWER_DEADLINE = 90.0
 #: The same for the statements of a migration (`pbem upgrade`, `pbem init`): a table rewritten on a large
-#: record may take minutes, so they get no statement timeout and this deadline.
+#: record may take minutes, so they get no statement or idle timeout (migrations/env.py) and this deadline.
 PG_MIGRATION_DEADLINE = 3600.0
 #: The server's side of the same: a session left inside its transaction (its client gone silent, or cut off by
 #: the deadline above while a proxy keeps the server's end open) holds the record's lock, so every later run

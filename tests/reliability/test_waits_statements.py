@@ -313,8 +313,10 @@ def _setting(conn: Any, name: str) -> str:
 
 
 def test_a_migration_runs_free_of_the_statement_timeout(pg_url: str, short: None) -> None:
-    """A table rewritten on a large record may take longer than a statement may: the real migrations (Alembic,
-    migrations/env.py) run each statement with no statement timeout and the longer deadline."""
+    """A table rewritten on a large record may take longer than a statement may, and a data step may compute
+    between its statements: the real migrations (Alembic, migrations/env.py) run with no statement or idle timeout
+    and the longer deadline (with this test's idle timeout of 300 ms, a loaded machine's migration was ended
+    between two of its statements)."""
     from sqlalchemy import event
 
     base, _ = pg.server()
@@ -327,10 +329,11 @@ def test_a_migration_runs_free_of_the_statement_timeout(pg_url: str, short: None
         def _look(_conn: Any, cursor: Any, statement: str, *_: Any) -> None:
             if statement.lstrip().upper().startswith("CREATE TABLE"):
                 got = cursor.connection.execute("SHOW statement_timeout").fetchone()[0]
-                seen.add((got, getattr(db._PATIENCE, "seconds", None)))
+                idle = cursor.connection.execute("SHOW idle_in_transaction_session_timeout").fetchone()[0]
+                seen.add((got, idle, getattr(db._PATIENCE, "seconds", None)))
 
         db.migrate(fresh)
         with db.transaction(fresh) as conn:  # and a command's statements have it again
             assert _setting(conn, "statement_timeout") == str(db.PG_STATEMENT_TIMEOUT_MS)
         engine.dispose()
-    assert seen == {("0", db.PG_MIGRATION_DEADLINE)}, seen
+    assert seen == {("0", "0", db.PG_MIGRATION_DEADLINE)}, seen
