@@ -129,10 +129,9 @@ def proxied(url: str) -> Iterator[tuple[StallingProxy, str]]:
 
 
 @pytest.fixture()
-def short(monkeypatch) -> Iterator[None]:
-    """Engines made anew, a session idle in its transaction ended by the server after 300 ms; `hurry` then ends
-    every wait for the server at DEADLINE."""
-    monkeypatch.setattr(db, "PG_IDLE_IN_TRANSACTION_MS", 300, raising=False)
+def short() -> Iterator[None]:
+    """Engines made anew, with the settings the test sets (read when an engine is made); `hurry` then ends every
+    wait for the server at DEADLINE."""
     db.engine_for.cache_clear()
     yield
     db.engine_for.cache_clear()
@@ -168,6 +167,7 @@ def _within(seconds: float, work: Callable[[], Any], unblock: Callable[[], None]
 def test_a_server_that_stops_answering_mid_statement_ends_at_the_deadline(
     pg_url: str, short: None, monkeypatch
 ) -> None:
+    monkeypatch.setattr(db, "PG_IDLE_IN_TRANSACTION_MS", 300, raising=False)  # (its engine is made below)
     with proxied(pg_url) as (proxy, url):
         with db.transaction(url) as conn:  # forwarded: it works
             assert conn.execute(text("SELECT 41 + 1")).scalar() == 42
@@ -302,7 +302,7 @@ def test_a_urls_own_options_are_kept_and_its_own_settings_win(pg_url: str, short
     with db.transaction(pg_url) as conn:  # pbem's own, without the URL's
         assert _setting(conn, "statement_timeout") == str(db.PG_STATEMENT_TIMEOUT_MS)
         assert _setting(conn, "tcp_keepalives_idle") == str(db.PG_KEEPALIVES["keepalives_idle"])
-        assert _setting(conn, "idle_in_transaction_session_timeout") == "300"
+        assert _setting(conn, "idle_in_transaction_session_timeout") == str(db.PG_IDLE_IN_TRANSACTION_MS)
     db.engine_for(url).dispose()
     db.engine_for(pg_url).dispose()
 
