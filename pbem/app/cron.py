@@ -38,19 +38,29 @@ def run_poll(
     is forgotten instead of refusing the run.
     """
     from pbem.app.polllock import Lock
+    from pbem.mail.transports import deadline
+    from pbem.mail.transports.seam import TransportError
 
     lock = Lock(cfg.home, cfg.poll_deadline)
-    refused = lock.take()  # a dead or stuck holder's lock is taken over (`pbem.app.polllock`)
-    if refused is not None:
-        if refused.state == "elsewhere":
-            from pbem.mail.transports.seam import TransportError
-
-            raise TransportError(refused.why)
-        return Run(skipped="another pbem poll is running on this home; nothing done")
+    # Taking the lock opens a file in the home, which waits as long as its file system does (a hung NFS mount,
+    # a lease another process holds): the watchdog is armed first, so its backstop ends such a run
+    # (tests/reliability/test_costs4_files.py; it waited without limit, one more run at every cron tick).
+    deadline.start(cfg.poll_deadline)
     try:
-        return _locked(Home.of(cfg, clock=clock or _system_clock), dry_run, trust_clock)
+        try:
+            refused = lock.take()  # a dead or stuck holder's lock is taken over (`pbem.app.polllock`)
+        except OSError as exc:  # a folder, a FIFO, a read-only home: a traceback before
+            raise TransportError(f"the poll lock {lock.path} cannot be used: {exc.strerror or exc}") from None
+        if refused is not None:
+            if refused.state == "elsewhere":
+                raise TransportError(refused.why)
+            return Run(skipped="another pbem poll is running on this home; nothing done")
+        try:
+            return _locked(Home.of(cfg, clock=clock or _system_clock), dry_run, trust_clock)  # its own watchdog
+        finally:
+            lock.close()
     finally:
-        lock.close()
+        deadline.stop()
 
 
 def _system_clock() -> datetime:

@@ -59,10 +59,19 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+#: The site's manifest is a line or two a game; one larger than this (or no regular file) is not the one pbem wrote.
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+
+
 def _json_of(path: Path, version: int) -> dict[str, Any]:
+    """The JSON document pbem wrote at `path` ({}: unknown, every page is written again).  A manifest made a
+    device, a FIFO or nested arrays read until memory ran out, waited, or ended in a RecursionError (tests/
+    reliability/test_costs4_files.py); each is now read as none."""
+    from pbem.record.files import read_at_most
+
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = json.loads(read_at_most(path, MAX_MANIFEST_BYTES, "the site's manifest"))
+    except (OSError, ValueError, RecursionError):  # Unreadable and UnicodeDecodeError are ValueErrors
         return {}
     return doc if isinstance(doc, dict) and doc.get("version") == version else {}
 
@@ -74,8 +83,10 @@ def _manifest(directory: Path) -> dict[str, Any]:
 def _changed(path: Path, text: str) -> bool:
     """Write `text` to `path` unless it already holds it (True if written): a page whose public facts did not
     change keeps its bytes and its file's time."""
-    try:
-        if path.read_text(encoding="utf-8") == text:
+    from pbem.record.files import read_at_most
+
+    try:  # a page made a FIFO or a device is written anew, never waited on
+        if read_at_most(path, MAX_MANIFEST_BYTES, "a page").decode("utf-8") == text:
             return False
     except (OSError, ValueError):
         pass

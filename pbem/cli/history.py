@@ -147,13 +147,12 @@ def verify(
     """
     from pbem.app.reading import mail_reader
     from pbem.history.export import verify as run_verify
+    from pbem.record.files import Unreadable, read_at_most
     from pbem.trust.canonical import MAX_BYTES, BadJson, load_export
 
     try:
-        if file.stat().st_size > MAX_BYTES:
-            raise BadJson(f"the export is {file.stat().st_size} bytes, more than the {MAX_BYTES} pbem reads")
-        doc = load_export(file.read_bytes())
-    except (OSError, BadJson) as exc:
+        doc = load_export(read_at_most(file, MAX_BYTES, "the export"))
+    except (OSError, BadJson, Unreadable) as exc:
         fail(f"cannot read {file}: {exc}", 2)
     boxes = {folder: _read_folder(folder) for folder in [*mail, *([sent] if sent is not None else [])]}
     _whose_mail(doc, [(f, boxes[f]) for f in mail], as_player)
@@ -218,13 +217,22 @@ def _whose_mail(doc: Any, folders: list[tuple[Path, list[bytes]]], as_player: st
             fail(f"{folder}: {why}", 2)
 
 
+SHOWN_SET_ASIDE = 10  # files of a mail folder not read, each named, before a count of the rest
+
+
 def _read_folder(folder: Path) -> list[bytes]:
     from pbem.trust.receipts import NoMail, read_folder
 
+    set_aside: list[str] = []
     try:
-        return read_folder(folder)
+        raws = read_folder(folder, set_aside)
     except (OSError, NoMail) as exc:
         fail(f"cannot read the mail in {folder}: {exc}", 2)
+    for why in set_aside[:SHOWN_SET_ASIDE]:
+        typer.echo(f"note: not read: {why}")
+    if len(set_aside) > SHOWN_SET_ASIDE:
+        typer.echo(f"note: not read: {len(set_aside) - SHOWN_SET_ASIDE} more files in {folder}")
+    return raws
 
 
 def _verify_sent(doc: dict[str, Any], raws: list[bytes], as_player: str | None, read: Reader, received: bool) -> bool:

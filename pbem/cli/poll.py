@@ -65,11 +65,14 @@ def poll(
     from pbem.record.db import DatabaseError
 
     cfg = _cfg()
-    setup(
-        "DEBUG" if verbose else cfg.log_level,
-        cfg.log_file,
-        secrets=[cfg.imap.password, cfg.smtp.password, *_env_secrets(cfg), *_login_secrets(cfg)],
-    )
+    try:
+        setup(
+            "DEBUG" if verbose else cfg.log_level,
+            cfg.log_file,
+            secrets=[cfg.imap.password, cfg.smtp.password, *_env_secrets(cfg), *_login_secrets(cfg)],
+        )
+    except OSError as exc:  # a folder, a FIFO no process reads: a traceback, or a wait without end, before
+        fail(f"[log] file {cfg.log_file} cannot be written: {exc.strerror or exc} (in {cfg.path})", 2)
     try:
         run = run_poll(cfg, dry_run=dry_run, trust_clock=trust_clock)
     except (TransportError, DatabaseError, ConfigError) as exc:

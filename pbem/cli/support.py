@@ -36,15 +36,23 @@ def init_home(
     return path
 
 
+MAX_ADDRESS = 254  # characters of an address (RFC 5321's path of 256, less its angle brackets)
+
+
 def parse_player(text: str) -> tuple[str, str]:
     """'Alice <alice@example.org>' -> ('Alice', 'alice@example.org'); names as in `player_name`."""
     from email.utils import parseaddr
 
     from pbem.engine.names import player_name
+    from pbem.trust.quote import clip
 
     name, addr = parseaddr(text)
     if "@" not in addr:
-        raise ValueError(f'"{text}" is not a player; write "Name <address@example.org>"')
+        raise ValueError(f'"{clip(text)}" is not a player; write "Name <address@example.org>"')
+    if len(addr) > MAX_ADDRESS:  # a From header of more than 2,000 characters is refused: such a player never plays
+        raise ValueError(
+            f'"{clip(text)}": the address is {len(addr):,} characters long; at most {MAX_ADDRESS} (RFC 5321)'
+        )
     return player_name(name.strip() or addr.split("@")[0]), addr
 
 
@@ -58,6 +66,6 @@ def parse_options(items: list[str]) -> dict[str, Any]:
             raise ValueError(f'option "{item}" must be written KEY=VALUE, e.g. legacy=20')
         try:
             out[key.strip()] = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested arrays: a RecursionError traceback before (costs4)
             out[key.strip()] = value
     return out

@@ -96,7 +96,13 @@ class Option:
                 return number
         elif not self.whole and str(value).strip().lower() in self.choices:
             return str(value).strip().lower()
-        raise ValueError(f"option {self.key}={value}: {self.key} takes {self.accepts()} ({self.meaning})")
+        raise ValueError(f"option {self.key}={shown(value)}: {self.key} takes {self.accepts()} ({self.meaning})")
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """`value` as a refusal quotes it: at most `limit` characters and its length (a line, however long it was)."""
+    text = str(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
 def read_options(title: str, declared: tuple[Option, ...], given: dict[str, Any]) -> dict[str, Any]:
@@ -109,6 +115,6 @@ def read_options(title: str, declared: tuple[Option, ...], given: dict[str, Any]
         if option is None:
             takes = "; ".join(f"{o.key}: {o.accepts()}" for o in declared)
             has = f"its options: {takes}" if takes else "it takes no options"
-            raise ValueError(f"option {key}={value}: {title} has no option {key!r}; {has}")
+            raise ValueError(f"option {shown(key)}={shown(value)}: {title} has no option {shown(key)!r}; {has}")
         out[option.key] = option.read(value)
     return out

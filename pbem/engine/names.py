@@ -82,7 +82,8 @@ def player_name(text: str) -> str:
     elif norm(name) in RESERVED:
         why = RESERVED[norm(name)]
     if why:
-        raise ValueError(f'"{text}" cannot be a player name: {why}')
+        shown = text if len(text) <= 80 else f"{text[:80]}... ({len(text):,} characters)"  # a line, however long
+        raise ValueError(f'"{shown}" cannot be a player name: {why}')
     return name
 
 

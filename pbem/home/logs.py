@@ -7,9 +7,12 @@ the traceback or stack it carries.
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import re
 from pathlib import Path
+from typing import IO
 
 _CODE = re.compile(r"(?i)(\bcode\s*+[:=]?\s*+)([A-Za-z0-9-]{4,64})")  # possessive: linear in a run of spaces
 
@@ -89,6 +92,31 @@ class RedactFilter(logging.Filter):
 _PLAIN = logging.Formatter()
 
 
+class _LogFile(logging.StreamHandler):  # type: ignore[type-arg]
+    """The `[log] file` handler: a stream `_open_log` opened, closed with the handler."""
+
+    def close(self) -> None:
+        try:
+            self.stream.close()
+        finally:
+            super().close()
+
+
+def _open_log(file: Path) -> IO[str]:
+    """`file` opened to append (made mode 0644 if missing).  Opened without blocking: a FIFO that no process
+    reads fails at once (OSError, "no process reads it") where `logging.FileHandler`'s open waited for a reader
+    without end, before any deadline of the run (tests/reliability/test_costs4_files.py)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(file, flags, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "it is a FIFO that no process reads", str(file)) from None
+        raise
+    os.set_blocking(fd, True)
+    return open(fd, "a", encoding="utf-8")  # the handler holds it
+
+
 def setup(level: str = "INFO", file: Path | None = None, secrets: list[str] | None = None) -> None:
     root = logging.getLogger("pbem")
     root.setLevel(level)
@@ -99,7 +127,7 @@ def setup(level: str = "INFO", file: Path | None = None, secrets: list[str] | No
     handlers: list[logging.Handler] = [logging.StreamHandler()]
     if file:
         file.parent.mkdir(parents=True, exist_ok=True)
-        handlers.append(logging.FileHandler(file, encoding="utf-8"))
+        handlers.append(_LogFile(_open_log(file)))
     redact = RedactFilter(secrets or [])
     for h in handlers:
         h.setFormatter(fmt)

@@ -12,8 +12,10 @@ through Alembic (`migrate`).
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -238,13 +240,164 @@ def names(stmt: Any) -> tuple[str, ...]:
 #: held any pbem command, found by tests/reliability/test_waits_database.py), and for a lock (the record's
 #: advisory lock held by another run, as SQLite's busy timeout).  A URL's own `connect_timeout` wins.
 PG_CONNECT_TIMEOUT = 10
+#: A statement the server runs longer than this is cancelled by the server (its error comes back at once).
+PG_STATEMENT_TIMEOUT_MS = 60_000
+#: An answer the server never sends: a server (or a proxy, a NAT, a frozen host) that stops answering in the
+#: middle of a statement left every command but `pbem poll` (whose watchdog ended it) waiting without limit,
+#: since libpq's reads have no timeout and TCP keepalives are answered by a peer's kernel whatever its
+#: process does (found by tests/reliability/test_waits_statements.py's proxy).  Every wait of a connection for
+#: the server (a statement, its rows, COMMIT, ROLLBACK, the pool's ping) ends here: the connection's socket is
+#: shut and the command says in one line that the database did not answer (exit 3).  Longer than the
+#: statement and lock timeouts, so that a live server's own error comes first.
+PG_ANSWER_DEADLINE = 90.0
+#: The same for the statements of a migration (`pbem upgrade`, `pbem init`): a table rewritten on a large
+#: record may take minutes, so they get no statement or idle timeout (migrations/env.py) and this deadline.
+PG_MIGRATION_DEADLINE = 3600.0
+#: The server's side of the same: a session left inside its transaction (its client gone silent, or cut off by
+#: the deadline above while a proxy keeps the server's end open) holds the record's lock, so every later run
+#: would wait the lock timeout and fail, until the server's keepalives noticed (2 hours by default); the server
+#: ends such a session after this long idle inside a transaction.  pbem's own transactions compute between
+#: statements for seconds at most (an export of a long game, a step's reports).
+PG_IDLE_IN_TRANSACTION_MS = 300_000
+#: Keepalives for a host that vanishes while a connection is idle in the pool (no ACK comes back at all), and
+#: libpq's tcp_user_timeout (ms) for data sent and never acknowledged.  A URL's own setting of each wins.  The
+#: server's own socket gets the same keepalives (`_server_options`).
+PG_KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 30,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 60_000,
+}
+
+_PATIENCE = threading.local()  # `patience`: a longer deadline for this thread's waits
+
+
+@contextmanager
+def patience(seconds: float) -> Iterator[None]:
+    """This thread's PostgreSQL waits end at `seconds` instead of `PG_ANSWER_DEADLINE` (migrations)."""
+    before = getattr(_PATIENCE, "seconds", None)
+    _PATIENCE.seconds = seconds
+    try:
+        yield
+    finally:
+        _PATIENCE.seconds = before
+
+
+class _Answers:
+    """The one thread that ends a wait for the server at its deadline, by shutting the connection's socket:
+    the driver's read then ends at once with an error.  Arming and disarming cost a lock and a dict entry
+    (a wait costs a round trip); the thread sleeps until the earliest deadline."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._due: dict[int, tuple[float, int]] = {}  # token -> (monotonic deadline, socket fd)
+        self._fired: set[int] = set()
+        self._next = 0
+        self._thread: threading.Thread | None = None
+
+    def arm(self, fd: int, seconds: float) -> int:
+        with self._cond:
+            self._next += 1
+            token = self._next
+            self._due[token] = (time.monotonic() + seconds, fd)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._watch, name="pbem-pg-deadline", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+            return token
+
+    def disarm(self, token: int) -> bool:
+        """Done waiting; True if the deadline passed and the socket was shut."""
+        with self._cond:
+            self._due.pop(token, None)
+            if token in self._fired:
+                self._fired.discard(token)
+                return True
+            return False
+
+    def _watch(self) -> None:
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                for token, (due, fd) in list(self._due.items()):
+                    if due <= now:  # still waiting (disarm takes this lock): the fd is still that connection's
+                        del self._due[token]
+                        self._fired.add(token)
+                        _shut(fd)
+                soonest = min((due for due, _ in self._due.values()), default=None)
+                self._cond.wait(None if soonest is None else max(soonest - now, 0.01))
+
+
+def _shut(fd: int) -> None:
+    """Shut the socket `fd` both ways without closing it (the driver still owns the descriptor)."""
+    sock = socket.socket(fileno=fd)
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    finally:
+        sock.detach()
+
+
+_ANSWERS = _Answers()
+
+
+@lru_cache(maxsize=1)
+def _pg_connection_class() -> type[Any]:
+    """psycopg's Connection whose every wait for the server ends at its deadline (`_Answers`)."""
+    import psycopg
+
+    class DeadlineConnection(psycopg.Connection[Any]):
+        def wait(self, *args: Any, **kwargs: Any) -> Any:
+            seconds = getattr(_PATIENCE, "seconds", None) or PG_ANSWER_DEADLINE
+            token = _ANSWERS.arm(self.pgconn.socket, seconds)
+            try:
+                got = super().wait(*args, **kwargs)
+            except psycopg.Error as exc:
+                if _ANSWERS.disarm(token):
+                    self.pgconn.finish()  # its state is unknown: never used again
+                    raise psycopg.OperationalError(f"the server did not answer within {seconds:g} s") from exc
+                raise
+            except BaseException:
+                _ANSWERS.disarm(token)
+                raise
+            _ANSWERS.disarm(token)
+            return got
+
+    return DeadlineConnection
+
+
+def _server_options() -> str:
+    """The settings of each of pbem's sessions on the server, as `-c` options."""
+    settings = {
+        "timezone": "UTC",
+        "lock_timeout": BUSY_TIMEOUT_MS,
+        "statement_timeout": PG_STATEMENT_TIMEOUT_MS,
+        "idle_in_transaction_session_timeout": PG_IDLE_IN_TRANSACTION_MS,
+        "tcp_keepalives_idle": PG_KEEPALIVES["keepalives_idle"],
+        "tcp_keepalives_interval": PG_KEEPALIVES["keepalives_interval"],
+        "tcp_keepalives_count": PG_KEEPALIVES["keepalives_count"],
+    }
+    return " ".join(f"-c {k}={v}" for k, v in settings.items())
 
 
 def _postgres_engine(url: str) -> Engine:
-    args: dict[str, Any] = {"options": f"-c timezone=UTC -c lock_timeout={BUSY_TIMEOUT_MS}"}
-    if "connect_timeout=" not in url:
+    from sqlalchemy.engine import make_url
+
+    query = make_url(url).query
+    own = query.get("options", "")
+    own = " ".join(own) if isinstance(own, tuple) else own
+    # the URL's own options last: a `-c` setting given twice takes the later one
+    args: dict[str, Any] = {"options": f"{_server_options()} {own}".strip()}
+    if "connect_timeout" not in query:
         args["connect_timeout"] = PG_CONNECT_TIMEOUT
+    args.update({k: v for k, v in PG_KEEPALIVES.items() if k not in query})
     eng = create_engine(url, pool_pre_ping=True, connect_args=args)
+
+    @event.listens_for(eng, "do_connect")
+    def _connect(_dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+        return _pg_connection_class().connect(*cargs, **cparams)
 
     @event.listens_for(eng, "begin")
     def _begin(conn: Connection) -> None:  # one writer at a time, as BEGIN IMMEDIATE does on SQLite; released at COMMIT
@@ -310,7 +463,8 @@ def migrate(url: str, revision: str = "head") -> None:
     """Run the Alembic migrations up to `revision` on `url`."""
     from alembic import command
 
-    command.upgrade(alembic_config(url), revision)
+    with patience(PG_MIGRATION_DEADLINE):  # on PostgreSQL (migrations/env.py lifts the statement timeout)
+        command.upgrade(alembic_config(url), revision)
 
 
 def alembic_config(url: str) -> AlembicConfig:

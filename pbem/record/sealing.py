@@ -66,13 +66,38 @@ def files() -> str:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        text = path.read_text(encoding="ascii").strip()
-    except FileNotFoundError:
+    """The key in `path` (None: no such file); Unsealable, in one line, for a file that holds no key.  A damaged
+    file ended every command in a ValueError traceback, a FIFO made it wait without end (costs4)."""
+    key = key_file(path)
+    if key is None:
         return None
     if os.name == "posix" and path.stat().st_mode & 0o077:
         path.chmod(0o600)  # readable by others: closed at once (it is as secret as the keys it seals)
-    return bytes.fromhex(text)
+    try:
+        got = bytes.fromhex(key.decode("ascii"))
+    except ValueError:  # UnicodeDecodeError is one
+        got = b""
+    if len(got) not in (16, 24, 32):  # what AES takes; pbem makes 32 bytes
+        raise Unsealable(f"the key file {path} holds no key (it was edited or damaged): {RESTORE}")
+    return got
+
+
+#: The end of every sentence about a key file that cannot be used.
+RESTORE = "restore it from the backup of this home"
+KEY_FILE_BYTES = 4096  # a key file is one line of hex
+
+
+def key_file(path: Path) -> bytes | None:
+    """The stripped bytes of the key file `path` (None: there is none); Unsealable if it is no regular file or
+    larger than a key file can be."""
+    from pbem.record.files import Unreadable, read_at_most
+
+    try:
+        return read_at_most(path, KEY_FILE_BYTES, f"the key file {path}").strip()
+    except FileNotFoundError:
+        return None
+    except (Unreadable, OSError) as exc:
+        raise Unsealable(f"{exc}; {RESTORE}") from None
 
 
 def register(home: Path) -> bytes | None:

@@ -54,6 +54,7 @@ Everything here is pure but `read_folder` (a Maildir, an mbox file or a folder o
 from __future__ import annotations
 
 import mailbox
+import os
 import unicodedata
 from dataclasses import dataclass, field
 from email.header import decode_header, make_header
@@ -184,17 +185,63 @@ def parse_mail(raw: bytes) -> Received:
     )
 
 
-def read_folder(path: Path) -> list[bytes]:
-    """Every message in `path`: a Maildir (cur/, new/), a folder of .eml files, or an mbox file."""
+#: What `read_folder` reads: one mail (pbem's own are a few hundred KB with their pictures; a player's folder may
+#: hold other mail with large attachments, which is set aside and told, not read) and a whole folder (held in
+#: memory while it is checked).
+MAX_MAIL_BYTES = 32 * 1024 * 1024
+MAX_FOLDER_BYTES = 1024 * 1024 * 1024
+
+
+def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
+    """Every message in `path`: a Maildir (cur/, new/), a folder of .eml files, or an mbox file.
+
+    A message file that is no regular file (a FIFO waited for a writer without end) or larger than
+    `MAX_MAIL_BYTES` is not read: one sentence for it goes to `set_aside`.  A folder holding more than
+    `MAX_FOLDER_BYTES` is refused (NoMail) before it fills the memory."""
+    from pbem.record.files import Unreadable, read_at_most
+
+    told = set_aside if set_aside is not None else []
     if path.is_file():
+        if path.stat().st_size > MAX_FOLDER_BYTES:
+            raise NoMail(f"{path} is {path.stat().st_size:,} bytes, more than the {MAX_FOLDER_BYTES:,} pbem reads")
         box = mailbox.mbox(str(path), create=False)
-        return [box.get_bytes(k) for k in box.iterkeys()]  # a mailbox iterates its messages, not its keys
+        out = []
+        for n, key in enumerate(box.iterkeys(), 1):  # a mailbox iterates its messages, not its keys
+            raw = box.get_bytes(key)
+            if len(raw) > MAX_MAIL_BYTES:
+                told.append(f"message {n} of {path} is {len(raw):,} bytes, more than the {MAX_MAIL_BYTES:,} read")
+                continue
+            out.append(raw)
+        return out
     if not path.is_dir():
         raise NoMail(f"{path} is neither a Maildir, a folder of .eml files nor an mbox file")
-    if (path / "cur").is_dir() or (path / "new").is_dir():
-        md = mailbox.Maildir(str(path), factory=None, create=False)
-        return [md.get_bytes(k) for k in sorted(md.keys())]
-    return [p.read_bytes() for p in sorted(path.glob("*.eml"))]
+    maildir = (path / "cur").is_dir() or (path / "new").is_dir()
+    files = _maildir_files(path) if maildir else sorted(path.glob("*.eml"))
+    out, total = [], 0
+    for file in files:
+        try:
+            raw = read_at_most(file, MAX_MAIL_BYTES, f"{file.name} in {path}")
+        except Unreadable as exc:
+            told.append(str(exc))
+            continue
+        total += len(raw)
+        if total > MAX_FOLDER_BYTES:
+            raise NoMail(f"{path} holds more than the {MAX_FOLDER_BYTES:,} bytes of mail pbem reads")
+        out.append(raw)
+    return out
+
+
+def _maildir_files(path: Path) -> list[Path]:
+    """A Maildir's message files in the order of `mailbox.Maildir`'s sorted keys (a file's name up to its ":"; the
+    same key in new/ and cur/ is new/'s, as there)."""
+    found: dict[str, Path] = {}
+    for sub in ("cur", "new"):
+        folder = path / sub
+        if folder.is_dir():
+            for name in os.listdir(folder):
+                if not (folder / name).is_dir():
+                    found[name.split(":")[0]] = folder / name
+    return [found[k] for k in sorted(found)]
 
 
 # --------------------------------------------------------------------------- whose mail

@@ -119,7 +119,7 @@ def meld(st: State, p: str, rest: str, ev: list[Event]) -> str:
 
 def split_target(rest: str) -> tuple[str, str | None]:
     """'<card> TARGET <rest>' -> (card, rest); without TARGET the target part is None."""
-    m = re.search(r"\s+target\s+", rest, re.I)
+    m = re.search(r"(?<!\s)\s++target\s+", rest, re.I)  # from a run's start: linear in a run of spaces
     if m:
         return rest[: m.start()], rest[m.end() :]
     return rest, None

@@ -1,5 +1,9 @@
-"""Sixteen Thirty Something: the order grammar. `parse(st, p, line)` turns one line into
-a dict {"verb": ..., ...} or raises RuleError; it checks names, not legality."""
+r"""Sixteen Thirty Something: the order grammar. `parse(st, p, line)` turns one line into
+a dict {"verb": ..., ...} or raises RuleError; it checks names, not legality.
+
+Every pattern here reads `names.norm`'s text, whose whitespace is single spaces: a space in a pattern stands where
+`\s+` would (the same matches on that text), and a lazy group before it then costs one step a character where
+`(.*?)\s+` scanned each run of spaces once per space (tests/reliability/test_costs4_engine_patterns.py)."""
 
 from __future__ import annotations
 
@@ -95,7 +99,7 @@ def match_cards(text: str, pool: list[str], what: str) -> list[str]:
     try:
         return names.match_many(text, pool, what)
     except RuleError:
-        groups = re.findall(r"[^\d]+?\s*\d+|[^\d]+$", names.norm(text))
+        groups = re.findall(r"[^\d]++\d+|[^\d]+$", names.norm(text))
         return [match_card(g.strip(), pool, what) for g in groups if g.strip()]
 
 
@@ -137,15 +141,15 @@ def _trade(st: State, p: str, word: str, rest: str) -> Order:
 
 
 def _offer(st: State, p: str, word: str, rest: str) -> Order:
-    show = bool(re.search(r"\s+show$", rest))
-    m = re.match(r"^(?:give\s+)?(.*?)\s+for\s+(.*?)(?:\s+show)?$", rest)
+    show = bool(re.search(r" show$", rest))
+    m = re.match(r"^(?:give )?(.*?) for (.*?)(?: show)?$", rest)
     if not m:
         raise RuleError("write OFFER GIVE <cards> FOR <types> [SHOW] or NO OFFER", ["NO OFFER"])
     return {"verb": "offer", "give": cards_from_hand(st, p, m.group(1)), "for": parse_types(m.group(2)), "show": show}
 
 
 def _accept(st: State, p: str, word: str, rest: str) -> Order:
-    m = re.match(r"^(.*?)(?:\s+giving\s+(.*))?$", rest)
+    m = re.match(r"^(.*?)(?: giving (.*))?$", rest)
     assert m is not None  # the pattern matches any text
     who = names.match_one(m.group(1), [q for q in st["players"] if q != p], "player")
     return {"verb": "accept", "player": who, "giving": cards_from_hand(st, p, m.group(2) or "")}
@@ -181,7 +185,7 @@ def split_from(st: State, p: str, rest: str) -> tuple[str, str | None]:
 
 def pile_card(st: State, q: str, text: str, what: str) -> tuple[str, str | None]:
     """A card on q's display: "<card> [FROM <country>]" or "<country> <card>" (the pile first)."""
-    m = re.match(r"^(.*?)\s+from\s+(.*)$", text)
+    m = re.match(r"^(.*?) from (.*)$", text)
     text, frm = (m.group(1), country(m.group(2))) if m else (text, None)
     pool = sorted({x for pl in st["displays"][q].values() for x in pl["cards"]}) or ["(no cards on display)"]
     try:
@@ -204,7 +208,7 @@ def parse_start_items(st: State, p: str, body: str) -> list[tuple[str, str | Non
     for piece in re.split(r"[,;+]", body):
         if not piece.strip():
             continue
-        m = re.match(r"^(.*?)\s+on\s+(.*)$", piece.strip())
+        m = re.match(r"^(.*?) on (.*)$", piece.strip())
         card_text, on = (m.group(1), country(m.group(2))) if m else (piece, None)
         out.append((match_card(card_text, hand_names(st, p), "card in your hand"), on))
     return out
@@ -250,10 +254,10 @@ def play_args(st: State, card: str, arg: str) -> Order:
 
 
 def parse_call(st: State, p: str, rest: str) -> Order:
-    m = re.match(r"^(.*?)(?:\s+place\s+(.*))?$", rest)
+    m = re.match(r"^(.*?)(?: place (.*))?$", rest)
     assert m is not None  # the pattern matches any text
     head, cards = m.group(1), cards_from_hand(st, p, m.group(2) or "")
-    im = re.match(r"^(.*?)\s+(align|switch|rearm|war)\b\s*(.*)$", head)
+    im = re.match(r"^(.*?) (align|switch|rearm|war)\b ?(.*)$", head)
     if not im:
         c = country(head)
         from pbem.engine.sixteen_thirty.votes import legal_issues

@@ -29,6 +29,7 @@ from pathlib import Path
 from cryptography.fernet import Fernet, InvalidToken
 
 from pbem.record import private
+from pbem.record.sealing import RESTORE, Unsealable, key_file
 
 MARK = b"pbem-sealed-1\n"  # what a sealed `raw` starts with (a mail never does: it starts with a header)
 KEY_FILE = "outbox.key"
@@ -43,22 +44,26 @@ def _key(home: Path, create: bool) -> Fernet | None:
     with _LOCK:
         if path in _KEYS:
             return _KEYS[path]
-        try:
-            key = path.read_bytes().strip()
-        except FileNotFoundError:
+        found = key_file(path)  # Unsealable for a file that is no key file (a FIFO waited without end)
+        if found is None:
             if not create:
                 return None
             key = Fernet.generate_key()
             try:
                 fd = private.create(path)
             except FileExistsError:  # another run made it meanwhile: use theirs
-                key = path.read_bytes().strip()
+                key = key_file(path) or b""
             else:
                 with os.fdopen(fd, "wb") as f:
                     f.write(key + b"\n")
                     f.flush()
                     os.fsync(f.fileno())
-        fernet = Fernet(key)
+        else:
+            key = found
+        try:
+            fernet = Fernet(key)
+        except ValueError:  # a damaged file: a traceback in the poll before
+            raise Unsealable(f"the key file {path} holds no key (it was edited or damaged): {RESTORE}") from None
         _KEYS[path] = fernet
         return fernet
 
@@ -80,7 +85,11 @@ def opened(home: Path, raw: bytes, redacted: bytes | None) -> bytes:
     raw = bytes(raw)
     if not is_sealed(raw):
         return raw
-    fernet = _key(home, create=False)
+    try:
+        fernet = _key(home, create=False)
+    except Unsealable as exc:
+        log.warning("%s", exc)
+        fernet = None
     if fernet is not None:
         try:
             return fernet.decrypt(raw[len(MARK) :])

@@ -16,8 +16,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import selectors
 import signal
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +27,14 @@ from pbem.home.config import ConfigError, MailConfig
 from pbem.home.logs import login_forms
 
 COMMAND_TIMEOUT = 30.0
+#: Bytes of a command's output read: a secret or an OAuth token is a line of a few KB.  The whole output was kept
+#: until the command ended (`yes` as the command: gigabytes until the timeout), found by
+#: tests/reliability/test_costs4_commands.py.
+MAX_OUTPUT = 64 * 1024
+
+
+class _TooMuch(Exception):
+    """The command printed more than MAX_OUTPUT bytes."""
 
 
 class CredentialError(ConfigError):
@@ -52,6 +62,10 @@ def run_command(argv: list[str], key: str, timeout: float = COMMAND_TIMEOUT, cwd
         raise CredentialError(f"{key}: cannot run {program!r}: permission denied") from None
     except subprocess.TimeoutExpired:
         raise CredentialError(f"{key}: {program!r} did not finish within {timeout:.0f} s") from None
+    except _TooMuch:
+        raise CredentialError(
+            f"{key}: {program!r} printed more than {MAX_OUTPUT:,} bytes (it must print the secret on its first line)"
+        ) from None
     except OSError as exc:
         raise CredentialError(f"{key}: cannot run {program!r}: {exc.strerror or type(exc).__name__}") from None
     if returncode != 0:
@@ -76,14 +90,38 @@ def _run(argv: list[str], timeout: float, cwd: Path | None) -> tuple[int, bytes]
         cwd=cwd,
         start_new_session=True,
     ) as proc:
+        until = time.monotonic() + timeout
         try:
-            out, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
+            out = _output(proc, until)
+            proc.wait(timeout=max(0.0, until - time.monotonic()))  # its output ended: it ends too, or the timeout
+        except (subprocess.TimeoutExpired, _TooMuch):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             raise
         return proc.returncode, out
+
+
+def _output(proc: subprocess.Popen[bytes], until: float) -> bytes:
+    """What `proc` prints until it closes its output: at most MAX_OUTPUT bytes (_TooMuch past them), by `until`
+    (a monotonic time; TimeoutExpired past it)."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    got = bytearray()
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while True:
+            left = until - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, 0)
+            if not sel.select(left):
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return bytes(got)
+            got += chunk
+            if len(got) > MAX_OUTPUT:
+                raise _TooMuch
 
 
 def login_for(section: str, mail: MailConfig, file: Path) -> Login:

@@ -101,11 +101,11 @@ def _shut(sock: socket.socket) -> None:
 _current: Watchdog | None = None
 
 
-def start(seconds: float, grace: float = GRACE) -> Watchdog:
-    """Arm the run's watchdog (replacing any earlier one)."""
+def start(seconds: float, grace: float | None = None) -> Watchdog:
+    """Arm the run's watchdog (replacing any earlier one); `grace` before the backstop, `GRACE` by default."""
     global _current
     stop()
-    _current = Watchdog(seconds, grace)
+    _current = Watchdog(seconds, GRACE if grace is None else grace)
     return _current
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import logging
 import mailbox
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +26,11 @@ if TYPE_CHECKING:
 
 FOLDERS = ("inbox", "sent", "processed", "rejected")
 _LEAVES = ("cur", "new", "tmp")
+#: Bytes read of one message file, as the IMAP inbox fetches them: one more than pbem keeps of any mail, so a
+#: larger one is refused for its size from its start.  A 200 MB mail was read whole (485 MB of memory; a 2 GB
+#: one would take gigabytes) before it was refused (found by tests/reliability/test_costs4_maildir.py).
+MAX_MESSAGE = 4 * 1024 * 1024 + 1
+log = logging.getLogger("pbem")
 
 
 def open_transport(cfg: Config) -> tuple[MaildirInbox, MaildirSender]:
@@ -34,7 +41,8 @@ def open_transport(cfg: Config) -> tuple[MaildirInbox, MaildirSender]:
         from pbem.mail.transports.seam import TransportError
 
         raise TransportError(problem)
-    return MaildirInbox(cfg.maildir_path), MaildirSender(cfg.maildir_path)
+    most = max(cfg.max_stored_player, cfg.max_stored_stranger) + 1  # more is refused unread anyway
+    return MaildirInbox(cfg.maildir_path, max_message=most), MaildirSender(cfg.maildir_path)
 
 
 def maildir_problem(root: Path) -> str:
@@ -71,8 +79,9 @@ def _maildir(path: Path) -> mailbox.Maildir:
 
 
 class MaildirInbox:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, max_message: int = MAX_MESSAGE) -> None:
         self.root = Path(root)
+        self.max_message = max_message
         self.inbox = _maildir(self.root / "inbox")
         self._done = {True: _maildir(self.root / "processed"), False: _maildir(self.root / "rejected")}
 
@@ -89,14 +98,29 @@ class MaildirInbox:
                     except FileNotFoundError:  # taken by a concurrent run
                         continue
         for _, key, path in sorted(keys):
+            raw: bytes | None = None
             try:
-                raw = _read(path)  # the file listed: no look-up of the key in the folder again
+                raw = _read(path, self.max_message)  # the file listed: no look-up of the key in the folder again
             except FileNotFoundError:  # renamed meanwhile (a client set a flag) or taken by a concurrent run
-                try:
-                    raw = self.inbox.get_bytes(key)
-                except (KeyError, FileNotFoundError):  # taken by a concurrent run
+                moved = self._path_of(key)
+                with contextlib.suppress(FileNotFoundError):  # taken by a concurrent run
+                    raw = _read(moved, self.max_message) if moved else None
+                if raw is None:
                     continue
+            except NotAMessage:  # a FIFO waited for a writer without end, at every run: set aside unread
+                log.warning("%s is not a regular file, so no mail: moved to rejected unread", path)
+                self.settle(key, False)
+                continue
             yield Incoming(key, raw)
+
+    def _path_of(self, key: str) -> str | None:
+        """Where the message `key` is now in the inbox (a client may have renamed it to set a flag)."""
+        for sub in ("new", "cur"):
+            folder = self.root / "inbox" / sub
+            for path in [folder / key, *folder.glob(f"{glob.escape(key)}:*")]:
+                if path.exists():
+                    return str(path)
+        return None
 
     def settle(self, key: str, accepted: bool) -> None:
         target = self.root / ("processed" if accepted else "rejected")
@@ -112,10 +136,29 @@ class MaildirInbox:
         pass
 
 
-def _read(path: str) -> bytes:
-    """A message file's bytes as `mailbox.Maildir.get_bytes` gives them (line ends as on this system to \\n)."""
-    with open(path, "rb") as f:
-        return f.read().replace(_LINESEP, b"\n")
+class NotAMessage(Exception):
+    """A file of the inbox that is no regular file (a FIFO, a device): no mail can be read from it."""
+
+
+def _read(path: str, limit: int) -> bytes:
+    """A message file's first `limit` bytes as `mailbox.Maildir.get_bytes` gives them (line ends as on this
+    system to \\n); opened without blocking, so a FIFO is told (NotAMessage) before anything waits for it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotAMessage(path)
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        size = 0
+        while size < limit:
+            chunk = os.read(fd, min(1 << 20, limit - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks).replace(_LINESEP, b"\n")
+    finally:
+        os.close(fd)
 
 
 _LINESEP = os.linesep.encode("ascii")
