@@ -48,6 +48,7 @@ Everything here is pure but `read_folder` (a Maildir, an mbox file or a folder o
 from __future__ import annotations
 
 import mailbox
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from email.header import decode_header, make_header
@@ -145,9 +146,23 @@ def _pair(value: str | None, what: str) -> tuple[int, str] | None:
     return int(parts[0]), parts[1].lower()
 
 
+#: Where a mail's first empty line starts: right after a line end ("\n", or a "\r" not followed by "\n"), a line
+#: that is a line end itself ("\n", "\r\n" or "\r").
+_EMPTY_LINE = re.compile(rb"\n[\r\n]|\r\r")
+
+
+def headers(raw: bytes) -> Message:
+    """The headers of `raw`, as `BytesHeaderParser` reads them from the whole mail.  The parser ends the headers at
+    the first line that is no header (an empty line at the latest) but still reads every line after it into the
+    payload, which costs as much as the headers' parse many times over for a report with pictures: it is given the
+    mail up to and with the line end before the first empty line (the whole mail when there is none)."""
+    blank = _EMPTY_LINE.search(raw)
+    return BytesHeaderParser().parsebytes(raw if blank is None else raw[: blank.start() + 1])
+
+
 def parse_mail(raw: bytes) -> Received:
     """The receipts of one mail, read from its headers only."""
-    return _received(BytesHeaderParser().parsebytes(raw), raw)
+    return _received(headers(raw), raw)
 
 
 def _received(msg: Message, raw: bytes) -> Received:
@@ -213,7 +228,7 @@ def parse_folder(raws: list[bytes]) -> Folder:
     unreadable = 0
     for raw in raws:
         try:
-            msg = BytesHeaderParser().parsebytes(raw)
+            msg = headers(raw)
         except Exception:  # a mail whose headers cannot be read carries no receipt and names nothing
             unreadable += 1
             continue
