@@ -113,9 +113,9 @@ def test_the_header_block_reads_as_the_whole_mail() -> None:
     tails = [b"", b"Subject: late\r\n\r\nbody\n", b"\nX-Pbem-Input: 1 " + b"cd" * 32 + b"\n\nbody", b"To: x@y"]
     checked = 0
     for n in range(4):
-        for lines in itertools.product(tokens, repeat=n):
+        for shape in itertools.product(tokens, repeat=n):
             for tail in tails:
-                raw = b"".join(lines) + tail
+                raw = b"".join(shape) + tail
                 whole = BytesHeaderParser().parsebytes(raw)
                 head = headers(raw)
                 assert head.items() == whole.items() and head.get_unixfrom() == whole.get_unixfrom(), raw
