@@ -128,3 +128,56 @@ def test_the_header_block_reads_as_the_whole_mail() -> None:
                     assert _received(head, raw) == want, raw
                 checked += 1
     assert checked == 4 * (1 + 18 + 18**2 + 18**3)
+
+
+def _variants(raw: bytes) -> list[bytes]:
+    """`raw` and the same mail reshaped: CRLF and CR line ends, its HTML part first, its text part an attachment or
+    nested one level down, a line inside its text part that starts like the boundary, no part after the text, and
+    a plain text mail (no multipart at all)."""
+    import re
+
+    m = re.search(rb'boundary="([^"]+)"', raw)
+    out = [raw, raw.replace(b"\n", b"\r\n"), raw.replace(b"\n", b"\r")]
+    if m is None:
+        return out
+    b = b"--" + m[1]
+    head, _, rest = raw.partition(b + b"\n")
+    parts = rest.split(b"\n" + b + b"\n")
+    if len(parts) >= 2:
+        out.append(head + b + b"\n" + parts[1].rstrip(b"\n") + b"\n" + b + b"\n" + parts[0] + b"\n" + b + b"--\n")
+    out.append(
+        raw.replace(
+            b"Content-Type: text/plain;",
+            b'Content-Disposition: attachment; filename="a.txt"\nContent-Type: text/plain;',
+            1,
+        )
+    )
+    heading = b"What happened since your last report =3D=3D\n"  # as quoted-printable writes it
+    out.append(raw.replace(heading, heading + b + b"x\n", 1))  # no boundary: the line goes on
+    out.append(raw.replace(b"\n" + b + b"\n", b"\n" + b + b" \t\n"))  # boundaries with blanks after them
+    out.append(
+        raw.replace(
+            b"Content-Type: text/plain;",
+            b'Content-Type: multipart/mixed; boundary="in"\n\n--in\nContent-Type: text/plain;',
+            1,
+        )
+    )
+    out.append(head + b + b"\n" + parts[0] + b"\n" + b + b"--\n")
+    out.append(b"Subject: x\nContent-Type: text/plain\n\n== What happened since your last report ==\n\n  * A line.\n")
+    return out
+
+
+def test_a_report_read_to_the_end_of_its_text_part_tells_what_the_whole_mail_tells(monkeypatch) -> None:
+    """`told.bullets` parses a report only up to the boundary after its text part (`_first_part`): the same lines
+    as the whole mail parsed, for every mail of a seeded game and each reshaped (`_variants`); and the short parse
+    is the one taken for pbem's own reports."""
+    from pbem.trust import told
+    from tests.test_history_golden import seeded_home
+
+    mails = read_folder(seeded_home("habsburg") / "mail" / "sent")
+    reports = [raw for raw in mails if b"What happened since your last report" in raw]
+    assert reports and all(told._first_part(raw) is not None for raw in reports)
+    short = [told.bullets(raw) for raw in mails[:60] for raw in _variants(raw)]
+    monkeypatch.setattr(told, "_first_part", lambda raw: None)
+    whole = [told.bullets(raw) for raw in mails[:60] for raw in _variants(raw)]
+    assert short == whole and sum(map(bool, whole)) > 60
