@@ -171,13 +171,22 @@ def test_a_report_read_to_the_end_of_its_text_part_tells_what_the_whole_mail_tel
     """`told.bullets` parses a report only up to the boundary after its text part (`_first_part`): the same lines
     as the whole mail parsed, for every mail of a seeded game and each reshaped (`_variants`); and the short parse
     is the one taken for pbem's own reports."""
+    from email import message_from_bytes
+
     from pbem.trust import told
     from tests.test_history_golden import seeded_home
 
     mails = read_folder(seeded_home("habsburg") / "mail" / "sent")
     reports = [raw for raw in mails if b"What happened since your last report" in raw]
     assert reports and all(told._first_part(raw) is not None for raw in reports)
-    short = [told.bullets(raw) for raw in mails[:60] for raw in _variants(raw)]
+    variants = [raw for raw in mails[:60] for raw in _variants(raw)]
+    for raw in variants:  # the part read is the whole mail's first plain text part, to its last byte
+        cut = told._first_part(raw)
+        if cut is not None:
+            part = next(p for p in message_from_bytes(raw).walk() if p.get_content_type() == "text/plain")
+            mine = cut.get_payload()[0]
+            assert (mine.items(), mine.get_payload(decode=True)) == (part.items(), part.get_payload(decode=True))
+    short = [told.bullets(raw) for raw in variants]
     monkeypatch.setattr(told, "_first_part", lambda raw: None)
-    whole = [told.bullets(raw) for raw in mails[:60] for raw in _variants(raw)]
+    whole = [told.bullets(raw) for raw in variants]
     assert short == whole and sum(map(bool, whole)) > 60
