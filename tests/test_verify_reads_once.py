@@ -3,11 +3,11 @@
 Choosing whose mail a folder holds, checking it, comparing several players' signed heads and reading a sent mail
 without the copies of the mails it answers each parsed every received mail's headers again: three or four header
 parses a mail (a header parse reads the whole mail), so a large mailbox cost three or four times what it must.  Each
-way of giving the folders (one --mail, --as, two and three --mail, --mail with --sent, one folder as both) is run on
-the seeded finished game, counting the header parses of every mail of the --mail folders (each reads the header
-block, not the whole mail), and its lines are those the pure checks give on the folder read afresh.  Reading the
-header block alone gives the headers the whole mail gives, for every mail of up to three lines of every kind and
-line end (`test_the_header_block_reads_as_the_whole_mail`).
+way of giving the folders (one --mail, --as, three --mail, two with --sent) is run on the seeded finished game,
+counting the header parses of every mail of the --mail folders (each reads the header block, not the whole mail),
+and its lines are those the pure checks give on the folder read afresh.  Reading the header block alone gives the
+headers the whole mail gives, for every mail of up to three lines of every kind and line end
+(`test_the_header_block_reads_as_the_whole_mail`).
 """
 
 from __future__ import annotations
@@ -55,9 +55,7 @@ def test_each_received_mail_has_its_headers_parsed_once(tmp_path: Path, monkeypa
     ways: list[tuple[list[str], str | None]] = [
         (["alice"], None),
         (["alice"], "Alice"),
-        (["alice", "bob"], None),
         (["alice", "bob", "carol"], None),
-        (["alice"], "sent"),
         (["alice", "bob"], "sent"),
     ]
     headers: Counter[bytes] = Counter()
@@ -94,8 +92,8 @@ def test_each_received_mail_has_its_headers_parsed_once(tmp_path: Path, monkeypa
 def test_the_header_block_reads_as_the_whole_mail() -> None:
     """`receipts.headers` parses a mail up to its first empty line: the same headers and receipts as the whole mail
     parsed, for every mail of up to three lines (a header, a receipt, a continuation, a line that is no header, an
-    empty line, a "From " line) each ended by LF, CRLF or CR, with or without more header-like lines and a body
-    after it, and a last line without its line end."""
+    empty line, a "From " line) each ended by LF, CRLF or CR, then nothing, a header without its line end, or a
+    header, an empty line and a receipt in the body."""
     import itertools
     from email.parser import BytesHeaderParser
 
@@ -110,7 +108,7 @@ def test_the_header_block_reads_as_the_whole_mail() -> None:
         b"From someone",
     ]
     tokens = [k + end for k in kinds for end in (b"\n", b"\r\n", b"\r")]
-    tails = [b"", b"Subject: late\r\n\r\nbody\n", b"\nX-Pbem-Input: 1 " + b"cd" * 32 + b"\n\nbody", b"To: x@y"]
+    tails = [b"", b"To: x@y", b"Subject: late\r\n\r\nX-Pbem-Input: 1 " + b"cd" * 32 + b"\nbody\n"]
     checked = 0
     for n in range(4):
         for shape in itertools.product(tokens, repeat=n):
@@ -127,7 +125,7 @@ def test_the_header_block_reads_as_the_whole_mail() -> None:
                 else:
                     assert _received(head, raw) == want, raw
                 checked += 1
-    assert checked == 4 * (1 + 18 + 18**2 + 18**3)
+    assert checked == 3 * (1 + 18 + 18**2 + 18**3)
 
 
 def _variants(raw: bytes) -> list[bytes]:
@@ -179,7 +177,7 @@ def test_a_report_read_to_the_end_of_its_text_part_tells_what_the_whole_mail_tel
     mails = read_folder(seeded_home("habsburg") / "mail" / "sent")
     reports = [raw for raw in mails if b"What happened since your last report" in raw]
     assert reports and all(told._first_part(raw) is not None for raw in reports)
-    variants = [raw for raw in mails[:60] for raw in _variants(raw)]
+    variants = [raw for raw in mails[:30] for raw in _variants(raw)]
     for raw in variants:  # the part read is the whole mail's first plain text part, to its last byte
         cut = told._first_part(raw)
         if cut is not None:
@@ -189,4 +187,4 @@ def test_a_report_read_to_the_end_of_its_text_part_tells_what_the_whole_mail_tel
     short = [told.bullets(raw) for raw in variants]
     monkeypatch.setattr(told, "_first_part", lambda raw: None)
     whole = [told.bullets(raw) for raw in variants]
-    assert short == whole and sum(map(bool, whole)) > 60
+    assert short == whole and sum(map(bool, whole)) > 30
