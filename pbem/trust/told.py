@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from email import message_from_bytes
-from email.message import Message
 from typing import Any
 
 from pbem.render.sanitize import visible
@@ -33,7 +32,7 @@ def bullets(raw: bytes) -> tuple[str, ...]:
         return ()
     try:
         text = ""
-        for part in (_first_part(raw) or message_from_bytes(raw)).walk():
+        for part in message_from_bytes(raw).walk():
             if part.get_content_type() == "text/plain" and not part.get_filename():
                 payload = part.get_payload(decode=True)
                 if isinstance(payload, bytes):
@@ -54,41 +53,6 @@ def bullets(raw: bytes) -> tuple[str, ...]:
         else:
             break
     return tuple(out)
-
-
-#: Where a mail's header block ends: its first empty line (after a line end, a line that is a line end itself).
-_EMPTY_LINE = re.compile(rb"\n[\r\n]|\r\r")
-
-
-def _first_part(raw: bytes) -> Message | None:
-    """`raw` parsed up to the line that closes its first part, when it is a multipart whose first part is a plain
-    text without a filename (a report: its HTML part and pictures follow and are never read); None otherwise.
-
-    The parser reads a mail line by line and closes a part at the first line that is its multipart's boundary, so
-    the prefix up to that line gives the first part exactly as the whole mail does, and `walk` finds it first in
-    both.  The prefix is cut after the second line found that looks like the boundary; the cut is kept only when
-    the parser, given it, did close the first part there (it began a second), else the whole mail is parsed."""
-    head = _EMPTY_LINE.search(raw)
-    if head is None:
-        return None
-    top = message_from_bytes(raw[: head.start() + 1])
-    boundary = top.get_boundary() if top.get_content_maintype() == "multipart" else None
-    if not boundary:
-        return None
-    line = re.compile(
-        rb"(?<=[\r\n])--" + re.escape(boundary.encode("ascii", "surrogateescape")) + rb"(?:--)?[ \t]*(?:\r\n|\r|\n)"
-    )
-    ends = [m.end() for _, m in zip(range(2), line.finditer(raw, head.start()), strict=False)]
-    if len(ends) < 2:
-        return None
-    msg = message_from_bytes(raw[: ends[1]])
-    parts = msg.get_payload() if msg.is_multipart() else None
-    if not isinstance(parts, list) or len(parts) < 2:
-        return None
-    first = parts[0]
-    if not isinstance(first, Message) or first.get_content_type() != "text/plain" or first.get_filename():
-        return None
-    return msg
 
 
 def _forms(text: str, former: list[str], reader: str) -> Iterable[str]:
