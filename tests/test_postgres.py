@@ -131,7 +131,10 @@ del _name
 
 
 def _pbem(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pbem", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+    """`python -m pbem ARGS`, forked from a process that imported pbem once (`tests.reliability.forkserver`)."""
+    from tests.reliability import forkserver
+
+    return forkserver.pbem(list(args), cwd=cwd)
 
 
 def test_every_command_works_on_a_postgres_record(tmp_path: Path, pg_url: str) -> None:

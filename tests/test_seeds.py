@@ -20,7 +20,7 @@ import pytest
 
 from pbem.history.export import text_record
 from pbem.trust.seeds import check_lines, seed_problem
-from tests.test_cli import pbem
+from tests.reliability import forkserver
 from tests.test_history_golden import seeded_export
 
 FIXED = {
@@ -29,6 +29,11 @@ FIXED = {
 }
 STRONG = "3f9c2a7be41d08c65f7a9e0b12d4c8e6"
 HOSTILE = "a'; touch PWNED-1; echo $(touch PWNED-2) `touch PWNED-3` \"${HOME}\" '"
+
+
+def pbem(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m pbem ARGS`, forked from a process that imported pbem once (`tests.reliability.forkserver`)."""
+    return forkserver.pbem(list(args))
 
 
 @pytest.mark.parametrize("seed", ["20261130", "abc", "0" * 40, "0123456789abcde", "my secret passphrase that is long"])

@@ -12,8 +12,6 @@ import json
 import mailbox
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -138,8 +136,10 @@ def _withheld(tmp_path: Path, audience: str, doc: dict, processed: Path, receive
 
 
 def _pbem(home: Path, *args: str) -> str:
+    from tests.reliability import forkserver
+
     env = os.environ | {"PBEM_CONFIG": str(home / "pbem.toml"), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "pbem", *args], env=env, capture_output=True, text=True, cwd=ROOT)
+    done = forkserver.pbem(list(args), env=env, cwd=ROOT)  # `python -m pbem`, forked from one that imported pbem
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from email.utils import getaddresses
 from html import unescape
 from typing import Any
 
@@ -184,15 +183,23 @@ def mail_reader(received: Iterable[bytes] = ()) -> MailReader:
     received mail: pbem's mails to them, as they got them) are removed.  Read from its plain part alone and with
     the copies, an honest history was called SUBSTITUTED for an HTML-only Outlook reply and for one pasted
     under a header block no rule knows."""
-    answered: dict[str, SentMail] = {}
+    from pbem.trust.receipts import names  # not imported by a poll, which never verifies
+
+    named: list[tuple[str, str, bytes]] = []
     for raw in received:
         try:
-            head = parse_bytes(raw, headersonly=True)
-            mid, to = str(head.get("Message-ID", "")).strip(), getaddresses([str(head.get("To", ""))])
+            name = names(parse_bytes(raw, headersonly=True))
         except Exception:  # a mail that cannot be read names nothing
             continue
-        if mid and to and to[0][1]:
-            answered[mid] = SentMail(mid, 0, "", to[0][1].lower(), None, raw)
+        if name is not None:
+            named.append((*name, raw))
+    return named_reader(named)
+
+
+def named_reader(named: Iterable[tuple[str, str, bytes]]) -> MailReader:
+    """`mail_reader` of received mails whose headers were read already (`pbem.trust.receipts.Folder.named`: `pbem
+    verify --mail` reads each folder's headers once): (Message-ID, To address, the mail) each."""
+    answered = {mid: SentMail(mid, 0, "", to, None, raw) for mid, to, raw in named}
 
     def read(raw: bytes, words: tuple[str, ...]) -> tuple[str, ...]:
         return _orders(parse(raw), answered, 0, words)

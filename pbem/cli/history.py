@@ -14,6 +14,7 @@ from pbem.history.formats import FORMATS as EXPORT_FORMATS
 from pbem.history.formats import help_text as formats_help
 
 if TYPE_CHECKING:
+    from pbem.trust.receipts import Folder
     from pbem.trust.sent import Reader
 
 
@@ -145,19 +146,21 @@ def verify(
 
     Example: pbem verify hh1.json --mail ~/Mail/pbem --as Alice
     """
-    from pbem.app.reading import mail_reader
+    from pbem.app.reading import named_reader
     from pbem.history.export import verify as run_verify
     from pbem.record.files import Unreadable, read_at_most
     from pbem.trust.canonical import MAX_BYTES, BadJson, load_export
+    from pbem.trust.receipts import parse_folder
 
     try:
         doc = load_export(read_at_most(file, MAX_BYTES, "the export"))
     except (OSError, BadJson, Unreadable) as exc:
         fail(f"cannot read {file}: {exc}", 2)
     boxes = {folder: _read_folder(folder) for folder in [*mail, *([sent] if sent is not None else [])]}
-    _whose_mail(doc, [(f, boxes[f]) for f in mail], as_player)
+    parsed = {folder: parse_folder(raws) for folder, raws in boxes.items()}  # each mail's headers, read once
+    _whose_mail(doc, [(f, parsed[f]) for f in mail], as_player)
     # a player's mail is read as the poll read it: without the copies of pbem's mails to them that it names
-    read = mail_reader(raw for raws in boxes.values() for raw in raws)
+    read = named_reader(name for folder in parsed.values() for name in folder.named)
     v = run_verify(doc, partial=partial, legacy=legacy, read=read)
     for line in v.checked:
         typer.echo(f"ok: {line}")
@@ -169,7 +172,7 @@ def verify(
     for path in earlier:
         mail_ok = _verify_earlier(doc, path) and mail_ok
     if mail:
-        mail_ok = _verify_mails(doc, [(f, boxes[f]) for f in mail], as_player)
+        mail_ok = _verify_mails(doc, [(f, parsed[f]) for f in mail], as_player)
     if sent is not None:
         mail_ok = _verify_sent(doc, boxes[sent], as_player, read, bool(mail)) and mail_ok
     if not v.ok:
@@ -185,14 +188,13 @@ def verify(
 
 def _verify_earlier(doc: dict[str, Any], path: Path) -> bool:
     """One --earlier export against the final `doc` (`pbem.trust.verify.earlier`)."""
+    from pbem.record.files import Unreadable, read_at_most
     from pbem.trust.canonical import MAX_BYTES, BadJson, load_export
     from pbem.trust.verify import earlier
 
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise BadJson(f"the export is {path.stat().st_size} bytes, more than the {MAX_BYTES} pbem reads")
-        old = load_export(path.read_bytes())
-    except (OSError, BadJson) as exc:
+        old = load_export(read_at_most(path, MAX_BYTES, "the earlier export"))
+    except (OSError, BadJson, Unreadable) as exc:
         fail(f"cannot read {path}: {exc}", 2)
     v = earlier(doc, old) if isinstance(old, dict) else None
     if v is None or not v.ok:
@@ -203,7 +205,7 @@ def _verify_earlier(doc: dict[str, Any], path: Path) -> bool:
     return True
 
 
-def _whose_mail(doc: Any, folders: list[tuple[Path, list[bytes]]], as_player: str | None) -> None:
+def _whose_mail(doc: Any, folders: list[tuple[Path, Folder]], as_player: str | None) -> None:
     """Whose mail each --mail folder holds must be clear before anything is checked: else a usage error, one line."""
     from pbem.trust.receipts import unchosen
 
@@ -249,12 +251,12 @@ def _verify_sent(doc: dict[str, Any], raws: list[bytes], as_player: str | None, 
     return c.ok
 
 
-def _verify_mails(doc: dict[str, Any], folders: list[tuple[Path, list[bytes]]], as_player: str | None) -> bool:
+def _verify_mails(doc: dict[str, Any], folders: list[tuple[Path, Folder]], as_player: str | None) -> bool:
     from pbem.trust.receipts import lines, split, verify_mail
 
     if as_player and len(folders) > 1:
         fail("--as chooses whose mail to check in one folder; give one folder per player with several --mail", 2)
-    boxes: list[tuple[str, list[bytes]]] = []
+    boxes: list[tuple[str, list[bytes] | Folder]] = []
     ok = True
     whose: list[str] = []
     for folder, raws in folders:

@@ -55,9 +55,11 @@ from __future__ import annotations
 
 import mailbox
 import os
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from email.header import decode_header, make_header
+from email.message import Message
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
@@ -153,9 +155,27 @@ def _pair(value: str | None, what: str) -> tuple[int, str] | None:
     return int(parts[0]), parts[1].lower()
 
 
+#: Where a mail's first empty line starts: right after a line end ("\n", or a "\r" not followed by "\n"), a line
+#: that is a line end itself ("\n", "\r\n" or "\r").
+_EMPTY_LINE = re.compile(rb"\n[\r\n]|\r\r")
+
+
+def headers(raw: bytes) -> Message:
+    """The headers of `raw`, as `BytesHeaderParser` reads them from the whole mail.  The parser ends the headers at
+    the first line that is no header (an empty line at the latest) but still reads every line after it into the
+    payload, which costs as much as the headers' parse many times over for a report with pictures: it is given the
+    mail up to and with the line end before the first empty line (the whole mail when there is none)."""
+    blank = _EMPTY_LINE.search(raw)
+    return BytesHeaderParser().parsebytes(raw if blank is None else raw[: blank.start() + 1])
+
+
 def parse_mail(raw: bytes) -> Received:
     """The receipts of one mail, read from its headers only."""
-    msg = BytesHeaderParser().parsebytes(raw)
+    return _received(headers(raw), raw)
+
+
+def _received(msg: Message, raw: bytes) -> Received:
+    """The receipts of the mail `raw`, whose headers `msg` holds; ValueError for a malformed receipt header."""
     to = getaddresses([str(msg.get("To", ""))])
     to_name, to_addr = to[0] if to else ("", "")
     date = _text(msg.get("Date"))
@@ -242,6 +262,53 @@ def _maildir_files(path: Path) -> list[Path]:
                 if not (folder / name).is_dir():
                     found[name.split(":")[0]] = folder / name
     return [found[k] for k in sorted(found)]
+
+
+@dataclass(frozen=True)
+class Folder:
+    """One mailbox as `pbem verify --mail` reads it, each mail's headers parsed once (`parse_folder`): choosing
+    whose mail it is (`unchosen`), checking it (`verify_mail`), comparing it with other players' (`split`) and
+    reading a sent mail without the copies of the mails it answers (`pbem.app.reading.named_reader`) all use this
+    one reading.  Its cost is one header parse a mail, linear in the folder's size."""
+
+    mails: tuple[Received, ...]  # the mails whose receipt headers (if any) are readable, in the folder's order
+    unreadable: int  # mails with a malformed receipt header
+    named: tuple[tuple[str, str, bytes], ...]  # (Message-ID, To address lower case, the mail) of each naming both
+
+
+def parse_folder(raws: list[bytes]) -> Folder:
+    """The headers of every mail of `raws`, parsed once."""
+    mails: list[Received] = []
+    named: list[tuple[str, str, bytes]] = []
+    unreadable = 0
+    for raw in raws:
+        try:
+            msg = headers(raw)
+        except Exception:  # a mail whose headers cannot be read carries no receipt and names nothing
+            unreadable += 1
+            continue
+        name = names(msg)
+        if name is not None:
+            named.append((*name, raw))
+        try:
+            mails.append(_received(msg, raw))
+        except ValueError:
+            unreadable += 1
+    return Folder(tuple(mails), unreadable, tuple(named))
+
+
+def names(msg: Message) -> tuple[str, str] | None:
+    """(Message-ID, the first To address in lower case) of a mail's headers, as a reply names the mail it answers
+    (`pbem.app.reading`); None when it lacks either or they cannot be read."""
+    try:
+        mid, to = str(msg.get("Message-ID", "")).strip(), getaddresses([str(msg.get("To", ""))])
+    except Exception:  # any header a client sends is read or skipped, never a crash
+        return None
+    return (mid, to[0][1].lower()) if mid and to and to[0][1] else None
+
+
+def _folder(raws: list[bytes] | Folder) -> Folder:
+    return raws if isinstance(raws, Folder) else parse_folder(raws)
 
 
 # --------------------------------------------------------------------------- whose mail
@@ -863,22 +930,10 @@ def _deadlines(ch: _Chain, texts: Texts, c: MailCheck) -> None:
         )
 
 
-def _parsed(raws: list[bytes]) -> tuple[list[Received], int]:
-    """The mails of `raws` that carry a readable receipt header (or none), and how many carry a malformed one."""
-    mails: list[Received] = []
-    unreadable = 0
-    for raw in raws:
-        try:
-            mails.append(parse_mail(raw))
-        except ValueError:
-            unreadable += 1
-    return mails, unreadable
-
-
-def unchosen(doc: dict[str, Any], raws: list[bytes], as_player: str | None = None) -> str | None:
+def unchosen(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | None = None) -> str | None:
     """Why the mail of one player cannot be chosen from `raws` (several recipients and no --as, nobody by that
     name, no mail about the game): a usage error, said before anything is checked.  None when it can."""
-    mails, _ = _parsed(raws)
+    mails = list(_folder(raws).mails)
     try:
         pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
     except NoMail as exc:
@@ -888,9 +943,10 @@ def unchosen(doc: dict[str, Any], raws: list[bytes], as_player: str | None = Non
     return None
 
 
-def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = None) -> MailCheck:
-    """Parse `raws`, keep this game's mail to the player, and check it (`check_mail`)."""
-    mails, unreadable = _parsed(raws)
+def verify_mail(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | None = None) -> MailCheck:
+    """Parse `raws` (unless parsed: a `Folder`), keep this game's mail to the player, and check it (`check_mail`)."""
+    folder = _folder(raws)
+    mails, unreadable = list(folder.mails), folder.unreadable
     try:
         who, theirs = pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
     except NoMail as exc:
@@ -904,7 +960,7 @@ def verify_mail(doc: dict[str, Any], raws: list[bytes], as_player: str | None = 
     return c
 
 
-def signed_heads(doc: dict[str, Any], raws: list[bytes], reader: str = "") -> dict[int, tuple[str, Received]]:
+def signed_heads(doc: dict[str, Any], raws: list[bytes] | Folder, reader: str = "") -> dict[int, tuple[str, Received]]:
     """The heads of one mailbox signed by the game key for this game: position -> (head, the first mail).  A head
     on the export's chain stands where the chain has it; another at the place `reader` (whose mail it is, as
     `reader_of` finds) would have seen it."""
@@ -912,7 +968,7 @@ def signed_heads(doc: dict[str, Any], raws: list[bytes], reader: str = "") -> di
     out: dict[int, tuple[str, Received]] = {}
     if not key:
         return out
-    mails, _ = _parsed(raws)
+    mails = _folder(raws).mails
     ch = _Chain.of(doc)
     everyone = readers(doc)
     for m in mails:
@@ -922,7 +978,9 @@ def signed_heads(doc: dict[str, Any], raws: list[bytes], reader: str = "") -> di
     return out
 
 
-def split(doc: dict[str, Any], boxes: list[tuple[str, list[bytes]]], readers_of: list[str] | None = None) -> list[str]:
+def split(
+    doc: dict[str, Any], boxes: list[tuple[str, list[bytes] | Folder]], readers_of: list[str] | None = None
+) -> list[str]:
     """Signed heads of several mailboxes that disagree at the same position: each line is proof of a split history
     (the moderator signed two different histories).  Empty when they agree or the game has no key.  `readers_of`:
     whose mail each box is (`reader_of`), in the order of `boxes`."""

@@ -5,7 +5,6 @@ history entries, and an original left exactly as it was (all-or-nothing)."""
 
 from __future__ import annotations
 
-import copy
 import json
 
 from pbem.engine.bots import play
@@ -25,10 +24,11 @@ def containers(x, acc: list) -> list:
 
 def check_draft(state: dict) -> None:
     d = draft(state)
-    assert d == copy.deepcopy(state)
+    everything = containers(state, [])  # and every value in it a JSON atom: so == compares values, as with a deep copy
+    assert d == state  # the value a deep copy has (compared with the state itself: the deep copy cost 40% of the test)
     assert json.dumps(d) == json.dumps(state)  # same key order too
-    inside = {id(c) for c in containers(state, [])}
-    assert len(inside) == len(containers(state, [])), "a list or dict is reachable twice in the state"
+    inside = {id(c) for c in everything}
+    assert len(inside) == len(everything), "a list or dict is reachable twice in the state"
     history = {id(c) for h in state["history"] for c in containers(h, [])}
     shared = [c for c in containers(d, []) if id(c) in inside and id(c) not in history]
     assert not shared, shared[:3]

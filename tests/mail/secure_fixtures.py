@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -55,14 +54,10 @@ def write_home(home: Path, imap: str, smtp: str) -> Path:
 
 
 def pbem(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run `python -m pbem ARGS` as a moderator would (PYTHONPATH points at this checkout)."""
+    """Run `python -m pbem ARGS` as a moderator would (PYTHONPATH points at this checkout), forked from a process
+    that imported pbem once (`tests.reliability.forkserver`)."""
+    from tests.reliability import forkserver
+
     full_env = {**os.environ, **(env or {})}
     full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    return subprocess.run(
-        [sys.executable, "-m", "pbem", *args],
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    return forkserver.pbem(list(args), env=full_env, timeout=timeout)

@@ -14,7 +14,6 @@ import fcntl
 import os
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -164,15 +163,11 @@ def _imap_home(tmp_path: Path, port: int, poll_deadline: int) -> Path:
 
 
 def _pbem(toml: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    from tests.reliability import forkserver
+
     env = {**os.environ, "PYTHONPATH": str(REPO), "PBEM_DEADLINE_PW": "secret-pw"}
-    return subprocess.run(
-        [sys.executable, "-m", "pbem", "--config", str(toml), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-        cwd=REPO,
-    )
+    # `python -m pbem`, forked from a process that imported pbem once: the deadlines are the poll's own
+    return forkserver.pbem(["--config", str(toml), *args], env=env, cwd=REPO, timeout=timeout)
 
 
 def test_a_trickling_imap_server_cannot_hold_the_poll(tmp_path: Path) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -28,14 +27,11 @@ def _poll(w: World, out: list[str]) -> None:
     """One `pbem poll -v` run as cron starts it; what it printed is appended to `out`."""
     w.servers.wait_for_count(MODERATOR, w.in_flight, timeout=60)
     w.in_flight = 0
+    from tests.reliability import forkserver
+
     env = {**os.environ, PASSWORD_ENV: USERS[MODERATOR], "PYTHONPATH": str(ROOT)}
-    run = subprocess.run(
-        [sys.executable, "-m", "pbem", "--config", str(w.cfg.path), "poll", "-v"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    # `python -m pbem`, forked from a process that imported pbem once (and holds no code or password)
+    run = forkserver.pbem(["--config", str(w.cfg.path), "poll", "-v"], env=env, timeout=180)
     out += [run.stdout, run.stderr]
     assert run.returncode == 0, run.stderr
 

@@ -11,7 +11,6 @@ import os
 import socket
 import sqlite3
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -102,15 +101,10 @@ def test_an_unreachable_server_costs_no_mail_an_attempt(tmp_path: Path) -> None:
 
 
 def _pbem(cfg, *args: str) -> subprocess.CompletedProcess[str]:
+    from tests.reliability import forkserver
+
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "pbem", "--config", str(cfg.path), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        cwd=REPO,
-    )
+    return forkserver.pbem(["--config", str(cfg.path), *args], env=env, cwd=REPO)  # forked from one that imported pbem
 
 
 def test_a_mail_given_up_on_is_listed_and_queued_again(tmp_path: Path) -> None:

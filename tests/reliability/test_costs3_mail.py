@@ -136,14 +136,18 @@ def world(tmp_path_factory) -> Iterator[World]:
         w.con.close()
 
 
-def _cpu(world: World, make: Callable[[], bytes]) -> float:
-    """The least CPU time of handling a fresh copy of the mail, of two (the machine is shared)."""
-    spent = []
+def _cpu(world: World, make: Callable[[], bytes], within: float | None = None) -> float:
+    """The least CPU time of handling a fresh copy of the mail, of two (the machine is shared).  With `within` (the
+    bound the time is checked against), the first time within it: the least of two would be too, since a busy
+    machine only ever adds time."""
+    spent: list[float] = []
     for _ in range(2):
         raw = make()
         t = time.process_time()
         polling.contained(Home.of(world.cfg), raw, WHEN)
         spent.append(time.process_time() - t)
+        if within is not None and spent[-1] <= within:
+            break
     return min(spent)
 
 
@@ -157,7 +161,7 @@ def test_every_shape_grows_linearly_and_costs_a_constant_times_a_plain_mail(
     world: World, plain_cost: float, name: str
 ) -> None:
     small = _cpu(world, maker(name, SIZE))
-    large = _cpu(world, maker(name, 4 * SIZE))
+    large = _cpu(world, maker(name, 4 * SIZE), within=min(MAX_GROWTH * max(small, 5e-3), MAX_RATIO * plain_cost))
     assert large / max(small, 5e-3) <= MAX_GROWTH, f"{name}: {small:.4f} s -> {large:.4f} s at 4x"
     assert large <= MAX_RATIO * plain_cost, f"{name}: {large:.3f} s against a plain mail's {plain_cost:.4f} s"
 

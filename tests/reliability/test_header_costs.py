@@ -153,14 +153,19 @@ def world(tmp_path_factory) -> Iterator[World]:
         yield World(tmp_path_factory.mktemp("header-costs") / "home")
 
 
-def cpu(world: World, make: Callable[[], bytes]) -> float:
-    """The least CPU time of handling a fresh copy of the mail, of three (the machine is shared)."""
-    spent = []
+def cpu(world: World, make: Callable[[], bytes], within: float | None = None) -> float:
+    """The least CPU time of handling a fresh copy of the mail, of three (the machine is shared).  With `within`
+    (a bound the time is checked against), the first time within it: the least of three would be too, since a
+    busy machine only ever adds time, so a check passes or fails as on the least of three, at a third of the cost
+    when it passes."""
+    spent: list[float] = []
     for _ in range(3):
         raw = make()
         t = time.process_time()
         polling.contained(Home.of(world.cfg), raw, WHEN)
         spent.append(time.process_time() - t)
+        if within is not None and spent[-1] <= within:
+            break
     return min(spent)
 
 
@@ -170,7 +175,7 @@ def test_no_header_costs_more_than_a_constant_times_a_plain_mail_of_the_same_siz
     for seed in range(len(PIECES) * 2):
         rng = random.Random(seed)
         kinds = rng.sample(sorted(PIECES), rng.randint(1, 3))
-        t = cpu(world, pathological(seed, SIZE, kinds))
+        t = cpu(world, pathological(seed, SIZE, kinds), within=MAX_RATIO * base)
         worst.append((t / base, "+".join(kinds)))
         assert t <= MAX_RATIO * base, f"seed {seed} ({'+'.join(kinds)}): {t:.3f} s vs a plain mail's {base:.4f} s"
     print("worst ratios:", sorted(worst, reverse=True)[:5])
@@ -180,16 +185,19 @@ def test_no_header_costs_more_than_a_constant_times_a_plain_mail_of_the_same_siz
 def test_every_pathological_header_grows_linearly(world: World, kind: str) -> None:
     floor = 5e-3  # a plain mail costs a few ms: below that a growth ratio measures the timer
     small = cpu(world, pathological(1, SIZE, [kind]))
-    large = cpu(world, pathological(1, 4 * SIZE, [kind]))
+    large = cpu(world, pathological(1, 4 * SIZE, [kind]), within=MAX_GROWTH * max(small, floor))
     assert large / max(small, floor) <= MAX_GROWTH, f"{kind}: {small:.4f} s -> {large:.4f} s at 4x"
 
 
-def _fingerprint_cost(raw: bytes) -> float:
-    spent = []
+def _fingerprint_cost(raw: bytes, within: float | None = None) -> float:
+    """The least CPU time of three; with `within`, the first within it (as `cpu`)."""
+    spent: list[float] = []
     for _ in range(3):
         t = time.process_time()
         missing_message_id(raw)
         spent.append(time.process_time() - t)
+        if within is not None and spent[-1] <= within:
+            break
     return min(spent)
 
 
@@ -202,7 +210,8 @@ def test_a_mail_without_a_message_id_is_fingerprinted_in_linear_time(kind: str) 
         return re.sub(rb"Message-ID: [^\r]*\r\n", b"", pathological(1, size, [kind])())
 
     floor = 1e-3
-    small, large = _fingerprint_cost(raw(SIZE)), _fingerprint_cost(raw(16 * SIZE))
+    small = _fingerprint_cost(raw(SIZE))
+    large = _fingerprint_cost(raw(16 * SIZE), within=64 * max(small, floor))
     # sixteen times the input (to 1.5 MB, where the quadratic cost shows): linear is 16 (up to 30 on a busy
     # machine), quadratic 256 (the old unfolding: 206)
     assert large / max(small, floor) <= 64, f"{kind}: {small:.4f} s -> {large:.4f} s at 16x"

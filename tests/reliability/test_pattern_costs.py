@@ -70,7 +70,9 @@ def test_every_pattern_costs_time_linear_in_its_text() -> None:
                 continue
             long = prefix + atom * (4 * N // len(atom))
             t1 = min(t1, _search(p, short))  # the least of two: the machine is shared
-            t4 = min(_search(p, long), _search(p, long))
+            t4 = _search(p, long)
+            if t4 / t1 > MAX_GROWTH:  # the least of two; a first reading within the bound is the least's bound too
+                t4 = min(t4, _search(p, long))
             if t4 / t1 > MAX_GROWTH:
                 slow.append(f"{name} on {prefix!r} + {atom!r} x {N // len(atom)}: {t1:.4f} s, at 4x {t4:.4f} s")
                 break
