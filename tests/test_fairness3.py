@@ -131,6 +131,16 @@ def test_a_report_showing_a_false_public_score_under_a_true_head_is_caught() -> 
     said = next(p for p in c.problems if "Treasuries and Families" in p)
     assert said.count("Alice") == 2 and "where the replay gives" in said, said
     assert "your view of the game replayed up to record #" in said and "this mail is your evidence" in said, said
+    assert "check it again with the version that wrote it" not in said, said  # written by this pbem
+
+    # A report written by another pbem (its X-Mailer) may read differently after an upgrade: the mismatch says so.
+    from pbem import __version__
+
+    for mailer, named in ((b"pbem 0.0.9", "pbem 0.0.9"), (b"pbem", "a pbem that did not name its version")):
+        forged = _forged(raws, at, richer)
+        forged[at] = forged[at].replace(f"X-Mailer: pbem {__version__}".encode(), b"X-Mailer: " + mailer, 1)
+        said = next(p for p in verify_mail(doc, forged, bob).problems if "Treasuries and Families" in p)
+        assert f"written by {named} and you check with pbem {__version__}" in said, said
 
 
 def test_a_report_showing_the_reader_a_false_hand_is_caught() -> None:

@@ -91,6 +91,7 @@ class Received:
     game_header: str | None = None
     signature: str | None = None
     raw: bytes = field(default=b"", repr=False, compare=False)  # the mail, for what its report told (`_told`)
+    mailer: str = ""  # X-Mailer: "pbem 0.1.0" since pbem named its version there ("pbem" before)
 
     def signed_by(self, key: str, game: str) -> bool:
         """The receipt is signed by `key` for `game` (its record, input and game header)."""
@@ -202,6 +203,7 @@ def _received(msg: Message, raw: bytes) -> Received:
         game_header=plain(signing.GAME_HEADER),
         signature=plain(signing.SIGNATURE_HEADER),
         raw=raw,
+        mailer=_text(msg.get("X-Mailer"))[:80],
     )
 
 
@@ -906,12 +908,29 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
         f"the tables of {count(len(reports), 'report')} (and what each asked of whom) are your view of the replayed game "
         "at their heads"
     )
+    writers = {m.name: m.mailer for _, m, _, _ in texts}
     for at, name, how in found:
         c.problem(
             at,
             f"{name} {how}, but your view of the game replayed up to record #{at} does not: the report you were shown "
-            "is not the history published (its text is not signed, only its head: this mail is your evidence, keep it)",
+            "is not the history published (its text is not signed, only its head: this mail is your evidence, keep it)"
+            + other_version(writers.get(name, "")),
         )
+
+
+def other_version(mailer: str) -> str:
+    """What to add to a table's mismatch when the report was written by another pbem than this one: the tables are
+    rendered with this pbem's views and templates, so an upgrade that changed how one reads is named as a mismatch
+    (docs/security.md); the report names its writer's version in X-Mailer ("pbem" alone before pbem did)."""
+    from pbem import __version__
+
+    ours = f"pbem {__version__}"
+    if mailer == ours:
+        return ""
+    wrote = f"{clip(mailer, 40)}" if mailer.startswith("pbem ") else "a pbem that did not name its version"
+    return (
+        f"; that mail was written by {wrote} and you check with {ours}: check it again with the version that wrote it"
+    )
 
 
 def _deadlines(ch: _Chain, texts: Texts, c: MailCheck) -> None:

@@ -27,6 +27,8 @@ from datetime import datetime
 from email.header import Header
 from email.utils import format_datetime, formataddr
 
+from pbem import __version__
+
 FOLD = 78
 
 
@@ -192,7 +194,7 @@ def compose(envelope: Envelope, body: Body) -> bytes:
         header("Message-ID", e.message_id),
         header("Auto-Submitted", e.auto),
         header("X-Loop", e.sender),
-        "X-Mailer: pbem\n",
+        f"X-Mailer: pbem {__version__}\n",  # `pbem verify --mail` names the version that wrote a report
     ]
     if e.in_reply_to:
         heads.append(header("In-Reply-To", e.in_reply_to))
