@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from pbem.engine.base import Engine, Outcome
-from pbem.orders.extract import Extracted
+from pbem.orders.extract import Extracted, asks, unasked
 from pbem.orders.typed import prose
 
 CHECKED = 8
@@ -32,7 +32,9 @@ def without_prose(
     """(orders kept, lines set aside as chatter, their outcome): the refused prose lines set aside."""
     if result.accepted:
         return orders, [], result
-    long = [r.line for r in result.lines if not r.ok and prose(r.line)]
+    long = [
+        r.line for r in result.lines if not r.ok and prose(r.line) and not _an_order_asked(eng, state, player, r.line)
+    ]
     known = _known(eng, state, player, result) if long else set()
     # a long line that names something of the game's, or is one typo from it, is an order mistyped, not prose
     aside = [line for line in long if not _names_the_game(line, known)]
@@ -42,6 +44,13 @@ def without_prose(
         return orders, [], result
     again = eng.apply(state, player, kept)
     return (kept, aside, again) if again.accepted else (orders, [], result)
+
+
+def _an_order_asked(eng: Engine, state: dict[str, Any], player: str, line: str) -> bool:
+    """A line that asks whether to send an order the engine takes alone ("PASS?"): refused as a question
+    (`pbem.app.refusals.questioned`), never set aside as prose, which would apply the rest of the message without
+    it.  A question that is no order ("Play again next time?") is set aside as before."""
+    return asks(line) and eng.apply(state, player, [unasked(line)]).accepted
 
 
 CLOSING_WORDS = 4  # words of a closing line at most ("Drop me a line")
@@ -61,7 +70,9 @@ def closing(eng: Engine, state: dict[str, Any], player: str, orders: list[str], 
     for line in reversed(orders):
         typed = _WORD.findall(line)[1:]
         if line not in refused or not typed or len(line.split()) > CLOSING_WORDS or any(w != w.lower() for w in typed):
-            break  # a name typed as one ("PLAY Nice", "NEGATE Frnce") may be a mistyped order: refused as one
+            break
+        if _an_order_asked(eng, state, player, line):
+            break  # "vote red?" after the orders: refused as a question, not set aside  # a name typed as one ("PLAY Nice", "NEGATE Frnce") may be a mistyped order: refused as one
         if any(ch.isdigit() for ch in line) or any(len(w) >= KNOWN and w.upper() in known for w in typed):
             break
         if any(len(w) >= NEAR for w in typed) and near_any([w.upper() for w in typed], known):

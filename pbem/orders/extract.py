@@ -14,7 +14,8 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   ``AWAY UNTIL <date>`` / ``AWAY <days>`` / ``BACK`` (a player's absence, `pbem.orders.away`);
 * an order, if it starts with one of the game's order words
   (`Engine.order_words`, aliases included): it goes to the engine, which
-  accepts or refuses the whole message;
+  accepts or refuses the whole message; one asked as a question (``NO EVENT?``)
+  too, refused as one (`pbem.app.refusals.questioned`);
 * an order said with a label: ``My order: NO EVENT``, ``Orders - PASS``, ``My vote is red`` (VOTE red), read as
   that order (`labelled_order`); a short sentence that seems to be one ("I vote red") is chatter, and the answer says how
   to write it (`sentence`: "I take it you are away" is a remark);
@@ -39,7 +40,7 @@ from functools import lru_cache
 
 from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines
-from pbem.orders.typed import cleaned, code_value, unarmoured
+from pbem.orders.typed import chosen, cleaned, code_value, unarmoured
 
 # Possessive runs of white space: between optional characters, each split of a run was tried (the cube of it).
 _CODE = re.compile(r"^code\s*+[:=]?\s*+[\"'`“”‘’«»]?\s*+(\S+?)\s*+[\"'`“”‘’«»]?\s*+$", re.IGNORECASE)
@@ -117,9 +118,23 @@ def _words(line: str) -> list[str]:
 
 
 def is_order(line: str, order_words: Iterable[str]) -> bool:
-    """True if `line` starts with one of the order words (each a word or a phrase)."""
-    words = _words(line)
+    """True if `line` starts with one of the order words (each a word or a phrase); "NO EVENT?" does too: an order
+    asked as a question is refused as one (`pbem.app.refusals.questioned`), never set aside unseen."""
+    words = _words(line.rstrip(_ASKED) if asks(line) else line)
     return any(words[: len(p)] == list(p) for p in _phrases(tuple(order_words)))
+
+
+_ASKED = "?!.…\uff1f \t"  # the end of a line that asks: "NO EVENT?", "Vote red?!", "PASS ?", a full-width "?"
+
+
+def asks(line: str) -> bool:
+    """Whether a line ends with a question mark (after any "!" or "."): a question, never read as an order."""
+    return line.rstrip("!.… \t").endswith(("?", "\uff1f"))
+
+
+def unasked(line: str) -> str:
+    """A line that asks (`asks`) without its question mark: "NO EVENT?" -> "NO EVENT"."""
+    return line.rstrip(_ASKED)
 
 
 def _labelled(line: str, order_words: Iterable[str]) -> str:
@@ -205,11 +220,12 @@ def extract(
     subject's line is the title of the mail it answers, pbem's words (a reply's "Join the game: reply JOIN"),
     never read as the sender's; asked only where the subject would be read."""
     words = tuple(all_order_words() if order_words is None else order_words)
+    own = own_line(words)  # a quoted line marked as the writer's choice is theirs when it is an order
     ex = Extracted()
     m = _SUBJECT_CODE.search(subject or "")
     if m:
         ex.code = m.group(1)
-    lines, ex.furniture = own_lines(unarmoured(text))
+    lines, ex.furniture = own_lines(unarmoured(text), marked=lambda line: chosen(line) and own(line))
     first = subject_line(subject)
     if first and _control(first) in ("HELP", "STATUS", "REPORT", "CODE") and not (pbems and pbems(first)):
         lines.insert(0, first)

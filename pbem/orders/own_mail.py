@@ -17,7 +17,9 @@ mail is read (refused with its reason if it cannot be), never dropped unseen as 
 An answer typed into the copy itself (Outlook's inline reply, the original unquoted below the client's block) is
 the writer's: the rule or "-----Original Message-----" marker above a dropped block goes with it (else it would
 end the writer's text there, `pbem.orders.furniture`), a line typed right under its own line of the copy
-(`_repeated`) is kept, and so is a block the writer's lines stand between (`_drop_block_above_answer`).
+(`_repeated`) is kept, and so is a block the writer's lines stand between (`_drop_block_above_answer`), and so is a
+line of the copy quoted once that the writer marked as their choice (``> NO EVENT <--``, ``> ✓ PASS``:
+`pbem.orders.typed.chosen`), whose words are all the copy's.
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
 
@@ -26,7 +28,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from pbem.orders.furniture import MARKER, header_block_at
+from pbem.orders.furniture import MARKER, header_block_at, unquoted
+from pbem.orders.typed import chosen
 
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
@@ -131,6 +134,10 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
             *_typed_again(lines, per_line, drop, sent),
         ):
             if drop[n] and keep(lines[n]):
+                drop[n] = False
+        for n, line in enumerate(lines):  # "> NO EVENT <-- this": a line of the copy the writer marked as chosen
+            mine = unquoted(line) if drop[n] else None
+            if mine is not None and chosen(mine) and keep(mine):
                 drop[n] = False
     _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):

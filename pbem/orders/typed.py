@@ -5,7 +5,9 @@
 chose from a report's list), or what the report itself prints before a line of its lists (``(default) ``,
 ``(on file) ``: a line copied out of it is read as the order it lists), a tick or a tag in brackets (``[x] ``,
 ``✓ ``, ``[Alice] ``: an answer typed into the mail answered, as Outlook's inline replies are), a pointer after
-the order (``NO EVENT  <-- this one``), a remark in brackets or a courtesy after it (``TRIBUTE Gold 7 (my best card)``, ``NO EVENT, please``),
+the order (``NO EVENT  <-- this one``), remarks in brackets, courtesies, smileys, ticks and dictated punctuation
+after it (``TRIBUTE Gold 7 (my best card)``, ``NO EVENT, please``, ``VOTE RED - thanks :)``, ``PASS [x]``,
+``Vote red period``; a dictated ``question mark`` becomes ``?``, and a question is refused as one),
 emoji around it (``👉 NO EVENT 👍``), in full-width letters as Japanese and Chinese keyboards type them
 (NFKC), without emphasis markers (Gmail's plain part writes bold
 as ``*bold*``, some clients ``_this_``), without a full stop or other punctuation at the end
@@ -21,7 +23,7 @@ import re
 import unicodedata
 
 _MARKER = re.compile(
-    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t\u00a0]+"
+    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—xX]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t\u00a0]+"  # "x NO EVENT": ticked
     r"|(?:[-=]{1,2}>|[→⇒⟶⟹➔➜➙➛➝➞➟➠➡▶▸►➢➤])[ \t\u00a0]*"  # an arrow, a space after it or not
     r"|\((?:default|on file)\)[ \t\u00a0]+"  # what the report prints before a default or an order on file
     r"|\[[^\]\s][^\]]{0,19}\][ \t\u00a0]*"  # "[x]" ticked, "[Alice]", "[AM]": an answer typed into a mail
@@ -38,11 +40,19 @@ _TRAILING = re.compile(r"(?<![\s.,;:!。、！；…])[\s.,;:!。、！；…]+$
 _QUOTES = "\"'`“”„‘’‚«»「」『』"
 
 
-_THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!": a courtesy after the order (no run of spaces in it)
-    r"(?<=[ \t,;])(?:please|pls|plz|thanks|thank you|thx|cheers|merci|danke|bitte|gracias|grazie|obrigad[oa]|"
-    r"dank je|dzięki|tack)[.!]*$",
+# What people put after an order, taken off one at a time from the end (`_untailed`), each only after a space,
+# a comma or a full stop (no run of spaces in a pattern: a search would scan a run once per space):
+_THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!", "VOTE RED - thanks": a courtesy after the order
+    r"(?<=[ \t,;.!])(?:please|pls|plz|thanks(?: a lot)?|many thanks|thank you|thank u|thx|tnx|ty|ta|cheers|merci|"
+    r"danke|bitte|gracias|grazie|obrigad[oa]|dank je|dzięki|tack"
+    r"|period|full stop|exclamation (?:mark|point)"  # punctuation dictated and written out ("Vote red period")
+    r"|x{1,3}|\[[xX✓✔]\]|\([xX✓✔]\)"  # a tick after the order, ticked in a list ("NO EVENT [x]"), or a kiss ("x")
+    r"|[:;=][-'^o]?[()\[\]DPpO3/|*]|<3|\^_?\^)[.!]*$",  # a smiley: ":)", ":-)", ";)", ":D", ":P", "<3", "^^"
     re.IGNORECASE,
 )
+_QUESTION = re.compile(r"(?<=[ \t,;])question mark$", re.IGNORECASE)  # "Vote red question mark": dictated "?"
+_SEPARATORS = " \t,;-\u2013\u2014~"  # between an order and what follows it: "VOTE RED - thanks", "— cheers"
+TAILS = 4  # things taken off the end of one line at most ("PASS - thanks :) x")
 _ASIDE = re.compile(r"(?<=\S)[ \t]+\([^()]{0,60}\)$")  # "TRIBUTE Gold 7 (my best card)": a remark after the order
 _DECORATION = frozenset(("So", "Sk", "Cs", "Co"))  # emoji, arrows, hands, their skin tones: "👉 NO EVENT 👍"
 _JOINERS = frozenset("\ufe0f\ufe0e\u200d\u20e3")  # emoji variation selectors, the joiner, the keycap
@@ -62,6 +72,27 @@ def _undecorated(text: str) -> str:
     return text[start:end]
 
 
+# A choice marked on a line of the mail answered: a pointer or a tick after it, a tick before it, a remark naming it
+# as the writer's pick.  No line pbem writes carries one (tests/test_replies4_phones.py reads every golden mail).
+_CHOSEN_AFTER = re.compile(
+    r"(?:(?<=[ \t\u00a0])(?:<-+|<=+|<<+|←|⬅|👈|\[[xX✓✔]\]|\([xX✓✔]\)|[xX])|[✓✔☑✅]"
+    r"|(?<=[ \t\u00a0])\((?:(?:my|this|the|our)[ \t]+)?(?:pick|choice|one|answer|order|vote|selection)\b[^()]{0,30}\)"
+    r"|(?<=[ \t\u00a0])\((?:mine|yes|chosen|selected|this)\))(?:[ \t\u00a0][^<←⬅]{0,40})?$",
+    re.IGNORECASE,
+)
+_CHOSEN_BEFORE = re.compile(r"^[ \t\u00a0]*+(?:\[[xX✓✔]\]|\([xX✓✔]\)|[xX][ \t\u00a0]|[✓✔☑✅👉])")
+
+
+def chosen(text: str) -> bool:
+    """Whether a line of a quoted mail carries the writer's mark of choice: "NO EVENT <-- this", "VOTE RED  <== this
+    one", "[x] NO EVENT", "NO EVENT x", "✓ PASS", "* VOTE RED (my pick)": the one line of the report's list the
+    writer chose (`pbem.orders.furniture.own_lines` reads it as theirs when it is an order)."""
+    if _CHOSEN_BEFORE.match(text):
+        return True
+    tail = text[-120:]  # a mark is at the end: the pattern is tried on the last characters only (linear in the line)
+    return bool(_CHOSEN_AFTER.search(tail))
+
+
 def cleaned(line: str) -> str:
     """The order a player meant by `line` (see the module docstring); `line` itself if nothing is around it."""
     text = line.strip()
@@ -71,14 +102,30 @@ def cleaned(line: str) -> str:
         )  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan
     text = _POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()  # "[AM] - NO EVENT"
     text = _unemphasised(text).strip()
-    text = _ASIDE.sub("", text)
-    if _THANKS.search(text):
-        text = _THANKS.sub("", text).rstrip(" \t,;") or text
+    text = _untailed(text)
     if len(text) > 1 and text[0] in _QUOTES and text[-1] in _QUOTES and "\n" not in text:
         # in one pass what `^[quotes]+(.*?)[quotes]+$` took off: that pattern tried every split of a run of quote
         # marks for each character of it (4 s for 1,600 of them)
         text = text.strip(_QUOTES).strip()
     text = _TRAILING.sub("", text)
+    return text
+
+
+def _untailed(text: str) -> str:
+    """`text` without the remarks in brackets, courtesies, ticks, smileys and dictated punctuation after the order
+    ("TRIBUTE Gold 7 (my best card)", "VOTE RED - thanks",
+    "NO EVENT :)", "PASS [x]", "Vote red period"), up to `TAILS` of them, and with a dictated "question mark" written
+    as "?" (a question is not an order: `pbem.app.refusals.questioned`).  Nothing is taken off a line that is only
+    one of them ("Thanks")."""
+    text = _QUESTION.sub("?", text)
+    for _ in range(TAILS):
+        m = _ASIDE.search(text) or _THANKS.search(text)  # "NO EVENT (aliases: PASS) (my pick)": both remarks off
+        if m is None:
+            break
+        rest = text[: m.start()].rstrip(_SEPARATORS)
+        if not rest.strip(_SEPARATORS + ".!"):
+            break
+        text = rest
     return text
 
 

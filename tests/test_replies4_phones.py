@@ -1,0 +1,303 @@
+"""Players of all four games answering from phones: what the player meant is what pbem reads, or a clear refusal
+(replies4).
+
+The replies3 harness (`tests.test_replies3_players`: a real game per kind, its first report and a later step's,
+read exactly as the poll reads a reply) answers here as people do on a phone: the Gmail app, iOS Mail, Outlook
+mobile, K-9 Mail and FairEmail, an Apple Watch's short reply, voice dictation ("Vote red period", "No event
+question mark"), autocorrect ("No event.", "Vote Red."), smart dashes, non-breaking spaces, top posting with the
+whole report quoted and bottom posting, and a reply to an older mail of the game than the newest.
+
+What players meant and pbem misread before (each a class, fixed, its cases generated here for every game):
+
+* a courtesy, smiley, tick or dictated punctuation after the order ("VOTE RED - thanks", "NO EVENT :)", "PASS [x]",
+  "Vote red period") made it no order, refused with a reason about a card named "-" or ":)";
+* a line of the quoted report the player marked as their choice ("> NO EVENT <-- this", "> [x] VOTE RED",
+  "> * VOTE RED (my pick)", "> NO EVENT x") was dropped with the quote: the answer said no orders were found;
+* an order asked as a question ("NO EVENT?") was set aside silently as chatter in Habsburg, refused for a card
+  named "emperor?" elsewhere, and taken at its word in Dynasties ("TRIBUTE Gold 7?"): now it is refused in every
+  game, the reason says a question is not read as an order, and what would be accepted is the order itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+import pytest
+
+from pbem import engine as registry
+from pbem.app.lines import read_again
+from pbem.app.refusals import worded
+from pbem.engine import slots
+from pbem.orders.extract import extract, own_line
+from pbem.orders.typed import chosen, cleaned
+from tests.test_replies3_players import ATTRIBUTIONS, KINDS, LATER, Moment, _moment, _plain, _quoted, check, meant
+
+WATCH = "Sent from my Apple Watch"
+K9 = "Sent from my Android device with K-9 Mail. Please excuse my brevity."
+
+
+@pytest.fixture(scope="module")
+def moments(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Moment]:
+    root = tmp_path_factory.mktemp("replies4")
+    out = {kind: _moment(root, kind) for kind in registry.available()}
+    out.update({f"{kind}+later": _moment(root, kind, LATER[kind]) for kind in registry.available()})
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- typing on a phone
+
+
+def _first_capital(o: str) -> str:
+    return o[:1].upper() + o[1:].lower()
+
+
+#: An order as phones type it: autocorrect, dictation, courtesies, smileys and ticks after it.
+PHONE_TYPINGS: dict[str, Callable[[str], str]] = {
+    "autocorrect": lambda o: _first_capital(o) + ".",  # "No event."
+    "title-stop": lambda o: o.title() + ".",  # "Vote Red."
+    "dictated-period": lambda o: _first_capital(o) + " period",  # "Vote red period"
+    "dictated-full-stop": lambda o: o.lower() + " full stop",
+    "dictated-exclamation": lambda o: _first_capital(o) + " exclamation mark",
+    "dash-thanks": lambda o: o + " - thanks",
+    "en-dash-thanks": lambda o: o + " \u2013 thanks!",  # iOS smart punctuation
+    "em-dash-cheers": lambda o: o + " \u2014 cheers",
+    "comma-cheers": lambda o: o + ", cheers",
+    "smiley": lambda o: o + " :)",
+    "nose-smiley": lambda o: o + " :-)",
+    "wink": lambda o: o + " ;)",
+    "grin": lambda o: o.lower() + " :D",
+    "heart": lambda o: o + " <3",
+    "please-smiley": lambda o: o + " please :)",
+    "thanks-smiley": lambda o: o + ". Thanks :)",
+    "ty": lambda o: o + " ty",
+    "ta": lambda o: o + ", ta",
+    "kiss": lambda o: o + " x",
+    "kisses": lambda o: o + " xx",
+    "tick-after": lambda o: o + " [x]",
+    "tick-before": lambda o: "x " + o,
+    "nbsp-thanks": lambda o: o.replace(" ", "\xa0") + "\xa0- thanks",
+    "dash-thank-you": lambda o: o + " - thank you!",
+    "many-thanks": lambda o: o + ". Many thanks",
+    "thumbs": lambda o: o + " \U0001f44d",
+}
+
+#: Where the order goes in a reply written on a phone, and what the client adds.
+PHONE_CLIENTS = (
+    "gmail-app",
+    "gmail-app-bottom",
+    "ios-mail",
+    "ios-mail-bottom",
+    "outlook-mobile",
+    "k9",
+    "k9-dash",
+    "fairemail",
+    "watch",
+)
+
+
+def phone_body(client: str, sent: EmailMessage, own: list[str]) -> list[str]:
+    """The text of a reply typed on a phone to `sent` (the whole report quoted, as phones do)."""
+    original = _plain(sent)
+    if client == "gmail-app":
+        return [*own, "", ATTRIBUTIONS["gmail-android"][0], "", *_quoted(original)]
+    if client == "gmail-app-bottom":
+        return [ATTRIBUTIONS["gmail-android"][0], *_quoted(original), "", *own]
+    if client == "ios-mail":
+        return [*own, "", "Sent from my iPhone", "", *_quoted([ATTRIBUTIONS["apple"][0], "", *original])]
+    if client == "ios-mail-bottom":
+        return [ATTRIBUTIONS["apple"][0], "", *_quoted(original), "", *own, "", "Sent from my iPhone"]
+    if client == "outlook-mobile":
+        block = [f"From: {sent['From']}", "Sent: Monday, November 30, 2026 9:08:00 PM", f"To: {sent['To']}"]
+        block.append(f"Subject: {sent['Subject']}")
+        return [*own, "", "Get Outlook for iOS<https://aka.ms/o0ukef>", "", "_" * 32, *block, "", *original]
+    if client == "k9":
+        when = "On November 30, 2026 9:08:00 PM UTC, pbem moderator <games@example.org> wrote:"
+        return [*own, "", K9, "", when, *_quoted(original)]
+    if client == "k9-dash":
+        when = "On November 30, 2026 9:08:00 PM UTC, pbem moderator <games@example.org> wrote:"
+        return [*own, "-- ", K9, "", when, *_quoted(original)]
+    if client == "fairemail":
+        return [*own, "", "30 Nov 2026 21:08:00 pbem moderator <games@example.org>:", *_quoted(original)]
+    if client == "watch":
+        return [*own, "", WATCH]
+    raise ValueError(client)
+
+
+def reply(moment: Moment, body: list[str], sent: EmailMessage | None = None) -> bytes:
+    sent = sent or moment.report
+    msg = EmailMessage()
+    msg["From"] = f"{moment.player} <{moment.address}>"
+    msg["To"] = str(sent["From"])
+    msg["Subject"] = "Re: " + str(sent["Subject"])
+    msg["Message-ID"] = make_msgid(domain="players.example")
+    msg["In-Reply-To"] = msg["References"] = str(sent["Message-ID"])
+    msg.set_content("\n".join(body) + "\n")
+    return msg.as_bytes()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_order_typed_on_a_phone_is_read_as_meant_from_every_phone_client(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    """Every legal order (up to 12 a step), every phone typing, every phone client, in turn: the state pbem reaches
+    is the one the order gives."""
+    moment = moments[kind]
+    failures = []
+    typings, n = list(PHONE_TYPINGS), 0
+    for k, order in enumerate(moment.legal[:12]):
+        for typing in typings:
+            client = PHONE_CLIENTS[n % len(PHONE_CLIENTS)]
+            n += 1
+            own = ["Hi," if k % 2 else "", PHONE_TYPINGS[typing](order)]
+            try:
+                check(moment, reply(moment, phone_body(client, moment.report, own)), [order], f"{client}/{typing}")
+            except AssertionError as err:
+                failures.append(str(err))
+    assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures[:20])
+
+
+# ----------------------------------------------------------------------------------------------- a quoted line marked
+
+
+#: Marks a player puts on the line of the quoted report they choose (the line as the report prints it: `q`).
+MARKS: dict[str, Callable[[str], str]] = {
+    "arrow-this": lambda q: f"{q} <-- this",
+    "double-arrow": lambda q: f"{q}   <== this one",
+    "chevrons": lambda q: f"{q} <<",
+    "unicode-arrow": lambda q: f"{q} \u2190 my choice",
+    "star-pick": lambda q: f"* {q.strip()} (my pick)",
+    "ticked-box": lambda q: f"[x] {q.strip()}",
+    "ticked-box-after": lambda q: f"{q} [X]",
+    "x-after": lambda q: f"{q}   x",
+    "x-before": lambda q: f"x {q.strip()}",
+    "check-mark": lambda q: f"\u2713 {q.strip()}",
+    "pointing-hand": lambda q: f"{q} \U0001f448",
+    "this-one": lambda q: f"{q} (this one)",
+}
+
+
+def _listed(moment: Moment) -> list[tuple[int, str]]:
+    """The report's lines that list a legal order as it is (an index of `_plain(report)`, the order)."""
+    legal = {o.upper(): o for o in moment.legal}
+    out = []
+    for i, line in enumerate(_plain(moment.report)):
+        order = legal.get((cleaned(line) or line).strip().upper())
+        if order is not None:
+            out.append((i, order))
+    return out
+
+
+def marked_reply(moment: Moment, client: str, mark: str, at: int) -> bytes:
+    original = _plain(moment.report)
+    quoted = _quoted(original)
+    quoted[at] = "> " + MARKS[mark](original[at])
+    attribution = ATTRIBUTIONS["gmail-android" if "gmail" in client else "apple"][0]
+    if client.endswith("bottom"):
+        body = [attribution, "", *quoted, "", "Thanks"]
+    elif client == "ios-in-quote":  # iOS: the attribution inside the quote
+        body = ["See my pick below", "", "Sent from my iPhone", "", f"> {attribution}", ">", *quoted]
+    else:
+        body = ["Marked my choice below.", "", attribution, "", *quoted]
+    return reply(moment, body)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_line_of_the_quoted_report_marked_as_the_choice_is_read(moments: dict[str, Moment], kind: str) -> None:
+    """ "> NO EVENT <-- this", "> [x] VOTE RED", "> * VOTE RED (my pick)": the player's mark on the line of the quoted
+    report they choose, on each line that lists an order, each mark, top or bottom posted."""
+    moment = moments[kind]
+    listed = _listed(moment)
+    assert listed, (kind, moment.legal[:3])
+    failures = []
+    clients = ("gmail-top", "gmail-bottom", "ios-in-quote")
+    for n, (mark, (at, order)) in enumerate(
+        (m, listed[k % len(listed)]) for k, m in enumerate([*MARKS, *MARKS][: max(len(MARKS), 2 * len(listed))])
+    ):
+        raw = marked_reply(moment, clients[n % len(clients)], mark, at)
+        try:
+            check(moment, raw, [order], f"{clients[n % len(clients)]}/{mark}")
+        except AssertionError as err:
+            failures.append(str(err))
+    assert not failures, "\n".join(failures[:20])
+
+
+def test_no_line_of_any_mail_pbem_writes_reads_as_a_marked_choice() -> None:
+    """A quoted line is read only when the player marked it: no line pbem writes (every outgoing golden mail, every
+    playthrough's mails) carries a mark, so a quoted report is never read back as orders."""
+    import gzip
+
+    root = Path(__file__).parent / "golden"
+    words = tuple(sorted({w for kind in registry.available() for w in registry.get(kind).order_words}))
+    own = own_line(words)
+    seen = 0
+    for path in sorted((root / "mail" / "outgoing").glob("*.txt")) + sorted((root / "playthrough").rglob("*.txt*")):
+        data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        for line in data.decode("utf-8", "replace").splitlines():
+            seen += 1
+            assert not (chosen(line) and own(line)), (path.name, line)
+    assert seen > 10_000
+
+
+def test_a_mark_on_a_line_quoted_twice_is_an_older_mails_and_not_read() -> None:
+    """Only the mail answered (quoted once) is the player's to mark: "> > NO EVENT <-- this" is an earlier mail's."""
+    words = registry.get("habsburg").order_words
+    text = "Hi\n\nOn Mon wrote:\n> Earlier:\n> > NO EVENT <-- this\n> Deadline soon"
+    assert extract(text, "", words).orders == []
+    assert extract(text.replace("> > ", "> "), "", words).orders == ["NO EVENT"]
+
+
+# ----------------------------------------------------------------------------------------------- a question
+
+
+def _pipeline(moment: Moment, text: str):
+    """The message's outcome as the intake words it (`pbem.app.intake._orders`), from its text."""
+    eng = registry.get(moment.kind)
+    ex = extract(text, "", eng.order_words)
+    result = eng.apply(moment.state, moment.player, ex.orders)
+    orders, result, _, _ = read_again(eng, moment.state, moment.player, ex.orders, result, {"problems": []}, ex)
+    result = slots.one_per_slot(eng, moment.state, moment.player, orders, result)
+    return ex, worded(eng, moment.state, moment.player, result)
+
+
+QUESTIONS: dict[str, Callable[[str], str]] = {
+    "plain": lambda o: o + "?",
+    "lower": lambda o: o.lower() + "?",
+    "french-space": lambda o: o + " ?",
+    "doubt": lambda o: o + "?!",
+    "dictated": lambda o: _first_capital(o) + " question mark",
+    "full-width": lambda o: o + "\uff1f",
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_order_asked_as_a_question_is_refused_clearly_with_the_order_to_send(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    """ "NO EVENT?": never applied, never set aside unseen; refused with its line quoted, the reason (a question is
+    not read as an order), and what would be accepted: the order itself.  With another order before it or a
+    closing after it, the whole message is refused (a turn is never applied half)."""
+    moment = moments[kind]
+    failures = []
+    for n, order in enumerate(moment.legal[:10]):
+        for name, ask in QUESTIONS.items():
+            line = ask(order)
+            text = ["Hi,", line, "Thanks"] if n % 2 else [line, "", "Take care,", "Alice"]
+            ex, result = _pipeline(moment, "\n".join(text))
+            refused = [r for r in result.lines if not r.ok]
+            why = refused[0].reason if refused else ""
+            if result.accepted or len(refused) != 1 or "question" not in why or list(refused[0].legal) != [order]:
+                failures.append(
+                    f"{kind} {name} {line!r}: {ex.orders} -> {[(r.line, r.reason, r.legal) for r in refused]}"
+                )
+    assert not failures, "\n".join(failures[:20])
+
+
+def test_a_question_that_is_no_order_is_still_a_remark(moments: dict[str, Moment]) -> None:
+    """ "Play again next time?" after the orders (PLAY is a Dynasties order word) is set aside, as before."""
+    moment = moments["dynasties"]
+    want = meant(moment, 1)
+    _, result = _pipeline(moment, "\n".join(["Hi,", *want, "", "Play again next time?"]))
+    assert result.accepted, [(r.line, r.reason) for r in result.lines if not r.ok]
