@@ -142,20 +142,18 @@ def reply(moment: Moment, body: list[str], sent: EmailMessage | None = None) -> 
 def test_every_order_typed_on_a_phone_is_read_as_meant_from_every_phone_client(
     moments: dict[str, Moment], kind: str
 ) -> None:
-    """Every legal order (up to 12 a step), every phone typing, every phone client, in turn: the state pbem reaches
-    is the one the order gives."""
+    """Every phone typing twice, each time with another legal order and another phone client: the state pbem
+    reaches is the one the order gives (52 replies per game and step)."""
     moment = moments[kind]
     failures = []
-    typings, n = list(PHONE_TYPINGS), 0
-    for k, order in enumerate(moment.legal[:12]):
-        for typing in typings:
-            client = PHONE_CLIENTS[n % len(PHONE_CLIENTS)]
-            n += 1
-            own = ["Hi," if k % 2 else "", PHONE_TYPINGS[typing](order)]
-            try:
-                check(moment, reply(moment, phone_body(client, moment.report, own)), [order], f"{client}/{typing}")
-            except AssertionError as err:
-                failures.append(str(err))
+    for n, typing in enumerate([*PHONE_TYPINGS, *PHONE_TYPINGS]):
+        order = moment.legal[(n * 7) % len(moment.legal)]
+        client = PHONE_CLIENTS[n % len(PHONE_CLIENTS)]
+        own = ["Hi," if n % 2 else "", PHONE_TYPINGS[typing](order)]
+        try:
+            check(moment, reply(moment, phone_body(client, moment.report, own)), [order], f"{client}/{typing}")
+        except AssertionError as err:
+            failures.append(str(err))
     assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures[:20])
 
 
@@ -301,3 +299,89 @@ def test_a_question_that_is_no_order_is_still_a_remark(moments: dict[str, Moment
     want = meant(moment, 1)
     _, result = _pipeline(moment, "\n".join(["Hi,", *want, "", "Play again next time?"]))
     assert result.accepted, [(r.line, r.reason) for r in result.lines if not r.ok]
+
+
+# ----------------------------------------------------------------------------------------------- a sentence
+
+#: How people start a sentence that says an order, as phones type it (a phone's apostrophe, autocorrect's "Ill").
+LEADS = (
+    "I",
+    "I'll",
+    "I\u2019ll",
+    "I will",
+    "I\u2019d like to",
+    "I would like to",
+    "Ill",
+    "I am going to",
+    "Please",
+    "ok,",
+)
+#: Sentences that hold an order but mean something else: never read, never told to be sent as they are.
+REMARKS = (
+    "{lead} {order} next time?",
+    "{lead} {order} if Bob does",
+    "{lead} {order} later, not now",
+    "{lead} {order}?",
+)
+
+
+def _told(moment: Moment, text: str) -> tuple[list[str], list[str]]:
+    """(orders read, notes the answer gives) for `text`, as the intake tells them (`pbem.app.lines.seeming_told`)."""
+    from pbem.app.lines import seeming_told
+
+    eng = registry.get(moment.kind)
+    ex = seeming_told(eng, moment.state, moment.player, extract(text, "", eng.order_words))
+    return ex.orders, ex.problems
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_order_said_in_a_sentence_is_not_read_and_the_answer_shows_exactly_the_line_to_send(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    """ "I vote red", "I will discard none", "I am going to pass": not read (a sentence is the writer's, and the
+    deadline's and `pbem verify`'s readings have no game state to tell one from a remark), and the answer shows the
+    legal line to send as the report prints it.  A sentence that holds an order but means something else ("I vote
+    red next time?", "I'll discard none if Bob does") is never told to be sent: it is only listed as not read."""
+    moment = moments[kind]
+    eng = registry.get(moment.kind)
+    failures = []
+    for n, order in enumerate(moment.legal[:10]):
+        lead = LEADS[n % len(LEADS)]
+        orders, notes = _told(moment, f"Hi,\n{lead} {order.lower()}.\nThanks")
+        if orders or not any(p.endswith(f"write it as: {order}") for p in notes):
+            failures.append(f"{lead} {order.lower()}: read {orders}, told {notes}")
+        for remark in REMARKS:
+            line = remark.format(lead=lead, order=order.lower())
+            if eng.apply(moment.state, moment.player, [line.split(" ", 1)[1]]).accepted:
+                continue  # not a remark in this game
+            orders, notes = _told(moment, f"Hi,\n{line}\nThanks")
+            if orders or any("write it as" in p for p in notes):
+                failures.append(f"{line}: read {orders}, told {notes}")
+    for remark in ("I pass on my thanks to all of you", "I take it you are away", "Ill be away next week"):
+        orders, notes = _told(moment, remark)
+        if orders or notes:
+            failures.append(f"{remark}: read {orders}, told {notes}")
+    assert not failures, "\n".join(failures[:20])
+
+
+def test_through_a_real_poll_a_question_is_refused_clearly_and_a_sentence_is_told_the_line_to_send(
+    tmp_path: Path,
+) -> None:
+    """The player's answers as mailed: "NO EVENT?" refuses the message (nothing applied) with the line quoted, the
+    reason and the order to send; "I'll <order>" alone is answered with no orders found and the line to send."""
+    from tests.conftest import deliver, sent_mail
+    from tests.test_replies3_players import _poll
+
+    moment = _moment(tmp_path, "habsburg")
+    order = meant(moment, 0)[0]
+    for text, outcome in ((f"Hi,\n{order}?\nThanks", "question"), (f"I\u2019ll {order.lower()}", "sentence")):
+        deliver(moment.cfg, reply(moment, phone_body("ios-mail", moment.report, text.split("\n"))))
+        summary = _poll(moment.cfg, moment.clock)
+        assert (summary.accepted, summary.rejected) == (0, 1), summary.line()
+        answer = [m for m in sent_mail(moment.cfg) if m["To"].addresses[0].addr_spec == moment.address][-1]
+        body = " ".join(_plain(answer))
+        if outcome == "question":
+            assert f"{order}?" in body and "a question is not read as an order" in body, body
+        else:
+            assert f"write it as: {order}" in body, body
+        assert order in body

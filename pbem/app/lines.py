@@ -17,10 +17,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from pbem.engine.base import Engine, Outcome
-from pbem.orders.extract import Extracted, asks, unasked
+from pbem.orders.extract import Extracted, asks, seeming_note, unasked
 from pbem.orders.typed import prose
 
 CHECKED = 8
@@ -137,6 +138,33 @@ def replaced(eng: Engine, state: dict[str, Any], player: str, orders: list[str],
         if again.accepted and again.state == result.state:
             notes.append(f'"{line}" was replaced by "{later}", later in the same message: only the later one stands')
     return notes
+
+
+SEEMING = 8  # lines that seem to be orders in sentences checked against the engine, per message
+
+
+def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted) -> Extracted:
+    """`ex` with each note on a line that seems to be an order in a sentence ("I vote red": never read, its
+    meaning is the writer's, and every other reader of the mail, the deadline's and `pbem verify`'s, reads without
+    the game's state) told only when the order is one the engine takes alone now, and then as the legal line to
+    send, as the engine understood it ("write it as: VOTE RED"; "I pass" in Habsburg: NO EVENT).  "I pass on my thanks" was told to "write it as: pass on my", and "I vote red
+    next time?" to write "vote red next time?": lines that would be refused.  A remark is only listed as not read."""
+    if not ex.seeming:
+        return ex
+    problems = list(ex.problems)
+    legal = {line.upper(): line for req in eng.requests(state) if req.player == player for line in req.legal}
+    for k, (typed, order) in enumerate(ex.seeming):
+        note = seeming_note(typed, order)
+        if note not in problems:
+            continue
+        at = problems.index(note)
+        alone = eng.apply(state, player, [order]) if k < SEEMING and not asks(typed) else None
+        if alone is not None and alone.accepted:
+            said = alone.lines[0].understood.split(" (", 1)[0] if alone.lines else ""  # "pass" as NO EVENT
+            problems[at] = seeming_note(typed, legal.get(order.upper()) or said or order)
+        else:
+            del problems[at]
+    return replace(ex, problems=problems)
 
 
 def read_again(

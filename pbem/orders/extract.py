@@ -79,6 +79,7 @@ class Extracted:
     typed: list[str] = field(default_factory=list)  # orders[k] as typed (its punctuation kept)
     order_at: list[int] = field(default_factory=list)  # orders[k]'s line's place in the message
     placed: list[int] = field(default_factory=list)  # chatter[k]'s line's place in the message
+    seeming: list[tuple[str, str]] = field(default_factory=list)  # (line, the order it seems to be): `sentence`
 
     def aside(self, orders: list[str]) -> list[str]:
         """The chatter with `orders` (lines of `self.orders` set aside after all, `pbem.app.lines`) among it in
@@ -148,8 +149,9 @@ def _labelled(line: str, order_words: Iterable[str]) -> str:
 
 _SAID = re.compile(r"^(?:my\s+)?(?:orders?|moves?|choice|answer)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
 _MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
-_SENTENCE = re.compile(
-    r"^(?:i'd like to|i would like to|i want to|i will|i'll|i’ll|i|we'll|we|let's|let’s|please|okay|ok)[,\s]+(\S.*)$",
+_SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to"); "Ill": autocorrect's "I'll"
+    r"^(?:i['’]d like to|i would like to|i want to|i['’]m going to|i am going to|i['’]d|i will|i['’]ll|ill|i|"
+    r"we['’]ll|we|let['’]s|please|okay|ok)[,\s]+(\S.*)$",
     re.I,
 )
 SENTENCE_WORDS = 10  # words after "I ..." at most for a line to be told how to write the order it seems to be
@@ -284,9 +286,13 @@ def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]
     ex.placed.append(at)
     ex.chatter.append(typed)  # what the player wrote, as they wrote it
     if seems := sentence(line, words):
-        ex.problems.append(
-            f'"{typed}" was not read as an order: an order line starts with its order word, so write it as: {seems}'
-        )
+        ex.seeming.append((typed, seems))
+        ex.problems.append(seeming_note(typed, seems))
+
+
+def seeming_note(typed: str, order: str) -> str:
+    """The note for a line that seems to be `order` said in a sentence ("I vote red"): not read, and how to write it."""
+    return f'"{typed}" was not read as an order: an order line starts with its order word, so write it as: {order}'
 
 
 def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int) -> int:
