@@ -20,6 +20,7 @@ What players meant and pbem misread before (each a class, fixed, its cases gener
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -54,6 +55,25 @@ def _first_capital(o: str) -> str:
     return o[:1].upper() + o[1:].lower()
 
 
+SAID = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+]
+
 #: An order as phones type it: autocorrect, dictation, courtesies, smileys and ticks after it.
 PHONE_TYPINGS: dict[str, Callable[[str], str]] = {
     "autocorrect": lambda o: _first_capital(o) + ".",  # "No event."
@@ -82,6 +102,9 @@ PHONE_TYPINGS: dict[str, Callable[[str], str]] = {
     "dash-thank-you": lambda o: o + " - thank you!",
     "many-thanks": lambda o: o + ". Many thanks",
     "thumbs": lambda o: o + " \U0001f44d",
+    "dictated-numbers": lambda o: _first_capital(re.sub(r"(?<= )\d{1,2}\b", lambda m: SAID[int(m.group(0))], o)),
+    "non-breaking-hyphen": lambda o: o.replace("-", "\u2011"),  # copied from a web page
+    "narrow-spaces": lambda o: o.replace(" ", "\u202f") + "\u202f!",  # iOS French keyboard
 }
 
 #: Where the order goes in a reply written on a phone, and what the client adds.
@@ -155,6 +178,27 @@ def test_every_order_typed_on_a_phone_is_read_as_meant_from_every_phone_client(
         except AssertionError as err:
             failures.append(str(err))
     assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures[:20])
+
+
+VOICED = ("dictated-numbers", "non-breaking-hyphen", "narrow-spaces", "dictated-period", "title-stop")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_legal_line_dictated_or_pasted_reads_as_itself(moments: dict[str, Moment], kind: str) -> None:
+    """Every legal line of the step (its numbers dictated as words, its hyphens non-breaking, its spaces narrow, a
+    dictated "period", title case) is read as the line itself: the engine reaches the same state."""
+    moment = moments[kind]
+    eng = registry.get(moment.kind)
+    failures = []
+    for order in moment.legal[:60]:
+        want = eng.apply(moment.state, moment.player, [order]).state
+        for typing in VOICED:
+            typed = PHONE_TYPINGS[typing](order)
+            got = extract(f"Hi,\n{typed}", "", eng.order_words).orders
+            out = eng.apply(moment.state, moment.player, got)
+            if not (out.accepted and out.state == want):
+                failures.append(f"{typing}: {typed!r} read as {got} {[r.reason for r in out.lines if not r.ok]}")
+    assert not failures, "\n".join(failures[:20])
 
 
 # ----------------------------------------------------------------------------------------------- a quoted line marked
@@ -385,3 +429,67 @@ def test_through_a_real_poll_a_question_is_refused_clearly_and_a_sentence_is_tol
         else:
             assert f"write it as: {order}" in body, body
         assert order in body
+
+
+# ----------------------------------------------------------------------------------------------- not the report
+
+
+def _to_player(moment: Moment) -> list[EmailMessage]:
+    from tests.conftest import sent_mail
+
+    return [m for m in sent_mail(moment.cfg) if m["To"].addresses[0].addr_spec == moment.address]
+
+
+def _state(moment: Moment) -> dict:
+    from pbem.record import store
+    from pbem.record.db import session
+
+    with session(moment.cfg.database_url) as s:
+        return store.load(s, store.game_by_name(s, "g1")).state
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_a_phone_reply_to_a_reminder_or_to_a_refusal_is_read_as_meant(tmp_path: Path, kind: str) -> None:
+    """Players answer the newest mail in their inbox, which is often not the report: a reminder, or the refusal of
+    their last message.  From a phone (the whole mail quoted, the order typed with a courtesy after it), each is
+    read as the order meant, through real polls."""
+    from tests.conftest import deliver
+    from tests.test_replies3_players import _poll
+
+    moment = _moment(tmp_path, kind)
+    eng = registry.get(kind)
+    moment.clock.advance(hours=25)  # past the first reminder (24 h before the 48 h deadline)
+    _poll(moment.cfg, moment.clock)
+    reminder = _to_player(moment)[-1]
+    assert reminder["Message-ID"] != moment.report["Message-ID"] and "remind" in str(reminder["Subject"]).lower()
+    order = meant(moment, 1)[0]
+    deliver(moment.cfg, reply(moment, phone_body("gmail-app", reminder, [f"{order}?"]), reminder))  # asked: refused
+    summary = _poll(moment.cfg, moment.clock)
+    assert (summary.accepted, summary.rejected) == (0, 1), summary.line()
+    refusal = _to_player(moment)[-1]
+    assert _state(moment) == moment.state
+    own = ["Sorry!", PHONE_TYPINGS["dash-thanks"](order)]
+    deliver(moment.cfg, reply(moment, phone_body("ios-mail", refusal, own), refusal))
+    summary = _poll(moment.cfg, moment.clock)
+    assert (summary.accepted, summary.rejected) == (1, 0), summary.line()
+    assert _state(moment) == eng.apply(moment.state, moment.player, [order]).state
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_a_phone_reply_to_an_older_report_is_read_as_meant(moments: dict[str, Moment], kind: str) -> None:
+    """A later step answered from the first report of the game (the newest mail lost in a thread): the old
+    report's copy is never read, the order typed or marked is."""
+    from dataclasses import replace
+
+    moment = moments[f"{kind}+later"]
+    older = replace(moment, report=_to_player(moment)[0])
+    assert older.report["Message-ID"] != moment.report["Message-ID"]
+    failures = []
+    for n, client in enumerate(PHONE_CLIENTS):
+        order = moment.legal[(n * 5) % len(moment.legal)]
+        own = [PHONE_TYPINGS[list(PHONE_TYPINGS)[n * 3 % len(PHONE_TYPINGS)]](order)]
+        try:
+            check(older, reply(older, phone_body(client, older.report, own)), [order], client)
+        except AssertionError as err:
+            failures.append(str(err))
+    assert not failures, "\n".join(failures)

@@ -93,13 +93,85 @@ def chosen(text: str) -> bool:
     return bool(_CHOSEN_AFTER.search(tail))
 
 
+# Hyphens other than "-" (after NFKC): the hyphen, the non-breaking hyphen a copied web page may hold, the figure
+# dash and the minus sign; the soft hyphen, invisible, goes.
+_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2212": "-", "\u00ad": None})
+_NUMBERS = {
+    w: str(n)
+    for n, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+}
+# A number dictated as a word where an order holds a number: after a space, before a comma, a semicolon, the end or
+# "on" ("PLACE England three, Open one", "Open two ON Denmark").  No name of any game holds such a word (tests/test_replies4_phones.py).
+_NUMBER = re.compile(rf"(?<=\s)(?:{'|'.join(_NUMBERS)})(?=[ \t]*+(?:[,;.!]|$)|[ \t]++on\b)", re.IGNORECASE)
+
+
+NUMBERED = 200  # characters of a line at most whose numbers said as words are read as digits (an order is short)
+_NOT_BEFORE_NUMBER = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "which",
+        "each",
+        "every",
+        "any",
+        "no",
+        "one",
+        "only",
+        "just",
+        "more",
+        "my",
+        "your",
+        "his",
+        "her",
+    ]
+)
+
+
+def _digits(m: re.Match[str]) -> str:
+    """A number word as its digits when it stands where an order's number does: two words or more before it, the
+    last a name ("Gold seven", "England three"), not "Take this one." nor "Play one!" (closings, `pbem.app.lines`)."""
+    before = m.string[: m.start()].split()
+    if len(before) < 2 or before[-1].lower().strip(",;") in _NOT_BEFORE_NUMBER:
+        return m.group(0)
+    return _NUMBERS[m.group(0).lower()]
+
+
 def cleaned(line: str) -> str:
     """The order a player meant by `line` (see the module docstring); `line` itself if nothing is around it."""
     text = line.strip()
     if not text.isascii():
         text = _undecorated(
-            unicodedata.normalize("NFKC", text).strip()
-        )  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan
+            unicodedata.normalize("NFKC", text).translate(_HYPHENS).strip()
+        )  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan; "PLACE‑START" with a non-breaking hyphen
+    if len(text) <= NUMBERED and _NUMBER.search(text):
+        text = _NUMBER.sub(_digits, text)  # dictated "TRIBUTE Gold seven"
     text = _POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()  # "[AM] - NO EVENT"
     text = _unemphasised(text).strip()
     text = _untailed(text)
