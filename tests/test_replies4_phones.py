@@ -493,3 +493,33 @@ def test_a_phone_reply_to_an_older_report_is_read_as_meant(moments: dict[str, Mo
         except AssertionError as err:
             failures.append(str(err))
     assert not failures, "\n".join(failures)
+
+
+# ----------------------------------------------------------------------------------------------- press as typed
+
+PRESS_TEXTS = (
+    "good game, thanks :)",
+    "*really* sorry!",
+    "deal? x",
+    "see you at three",
+    "shall we? period",
+    "no event from me this time.",
+    "VOTE RED - please",
+    "it's on (my word)",
+    "\u2192 Bohemia is yours",
+)
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_a_one_line_press_is_relayed_as_typed_not_as_an_order_is_read(kind: str) -> None:
+    """ "PRESS TO Bob: *really* sorry!" was relayed as "really sorry" (the order reading took off its emphasis, its
+    "!", a courtesy, a smiley): what a player writes to others is theirs, relayed as written, in any list form."""
+    words = registry.get(kind).order_words
+    failures = []
+    for n, said in enumerate(PRESS_TEXTS):
+        for head in ("PRESS TO Bob: ", "- PRESS TO ALL: ", "**PRESS TO Bob:** ", "press to bob, carol: "):
+            typed = head + said
+            got = extract(f"Hi,\n{typed}\nThanks" if n % 2 else typed, "", words).press
+            if [p.body for p in got] != [[said]]:
+                failures.append(f"{typed!r}: {[p.body for p in got]}")
+    assert not failures, "\n".join(failures)

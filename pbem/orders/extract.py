@@ -263,7 +263,7 @@ def extract(
                 continue  # a stray END PRESS closes nothing
             break
         else:
-            i = _command(ex, word, line, lines, i)
+            i = _command(ex, word, line, lines, i, typed)
     if first and _words(cleaned(first) or first) in LOST_CODE:
         ex.lost_code = True
     said = _labelled(cleaned(first) or first, words) if first else ""  # "No event." as the line "No event"
@@ -295,8 +295,11 @@ def seeming_note(typed: str, order: str) -> str:
     return f'"{typed}" was not read as an order: an order line starts with its order word, so write it as: {order}'
 
 
-def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int) -> int:
-    """A control line other than END (`word` is its control word); returns the index of the next line to read."""
+def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int, typed: str = "") -> int:
+    """A control line other than END (`word` is its control word); returns the index of the next line to read.
+    A press is read from the line as typed (`typed`), from its PRESS on: what the player wrote to other players
+    is relayed as written, never as an order is read ("*really* sorry!", "good game, thanks :)" lost their
+    emphasis, their "!" and their thanks)."""
     if word == "HELP":
         ex.help = True
     elif word in ("STATUS", "REPORT"):
@@ -310,7 +313,13 @@ def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int) -> i
         else:
             ex.problems.append(f'"{line}": write the code alone after the word: CODE <your code>')
     else:
-        return _press(ex, line, lines, i)
+        start = typed.upper().find("PRESS")
+        if start < 0 or not _PRESS.match(typed, start):
+            return _press(ex, line, lines, i)
+        said, lead = typed[start:], typed[:start].strip()
+        if lead and set(lead) <= set("*_~"):
+            said = said.replace(lead, "", 1)  # "**PRESS TO ALL:** text": the label's emphasis closed after it
+        return _press(ex, said, lines, i)
     return i
 
 
