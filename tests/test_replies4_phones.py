@@ -20,6 +20,7 @@ What players meant and pbem misread before (each a class, fixed, its cases gener
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 from email.message import EmailMessage
@@ -34,7 +35,18 @@ from pbem.app.refusals import worded
 from pbem.engine import slots
 from pbem.orders.extract import extract, own_line
 from pbem.orders.typed import chosen, cleaned
-from tests.test_replies3_players import ATTRIBUTIONS, KINDS, LATER, Moment, _moment, _plain, _quoted, check, meant
+from tests.test_replies3_players import (
+    ATTRIBUTIONS,
+    KINDS,
+    LATER,
+    Moment,
+    _html,
+    _moment,
+    _plain,
+    _quoted,
+    check,
+    meant,
+)
 
 WATCH = "Sent from my Apple Watch"
 K9 = "Sent from my Android device with K-9 Mail. Please excuse my brevity."
@@ -232,6 +244,28 @@ def _listed(moment: Moment) -> list[tuple[int, str]]:
     return out
 
 
+def marked_html_reply(moment: Moment, client: str, order: str) -> bytes | None:
+    """An HTML-only reply (Gmail's, Apple's) whose quoted report has "<-- this" after the element listing `order`."""
+    body, listed = _html(moment.report), html.escape(order) + "<"
+    if listed not in body:
+        return None
+    marked = body.replace(listed, html.escape(order) + " &lt;-- this<", 1)
+    if client == "gmail-html":
+        attr = f'<div dir="ltr" class="gmail_attr">{html.escape(ATTRIBUTIONS["gmail-en"][0])}<br></div>'
+        text = f'<div dir="ltr">Marked below</div><br><div class="gmail_quote">{attr}<blockquote class="gmail_quote">'
+        text += f"{marked}</blockquote></div>"
+    else:
+        text = (
+            f'<html><body dir="auto"><div>Marked below</div><blockquote type="cite">{marked}</blockquote></body></html>'
+        )
+    msg = EmailMessage()
+    msg["From"], msg["To"] = f"{moment.player} <{moment.address}>", str(moment.report["From"])
+    msg["Subject"], msg["Message-ID"] = "Re: " + str(moment.report["Subject"]), make_msgid(domain="players.example")
+    msg["In-Reply-To"] = msg["References"] = str(moment.report["Message-ID"])
+    msg.set_content(text, subtype="html")
+    return msg.as_bytes()
+
+
 def marked_reply(moment: Moment, client: str, mark: str, at: int) -> bytes:
     original = _plain(moment.report)
     quoted = _quoted(original)
@@ -263,6 +297,14 @@ def test_a_line_of_the_quoted_report_marked_as_the_choice_is_read(moments: dict[
             check(moment, raw, [order], f"{clients[n % len(clients)]}/{mark}")
         except AssertionError as err:
             failures.append(str(err))
+    for client in ("gmail-html", "apple-html"):
+        for order in {o for _, o in listed}:
+            raw_html = marked_html_reply(moment, client, order)
+            try:
+                if raw_html is not None:
+                    check(moment, raw_html, [order], f"{client}/arrow")
+            except AssertionError as err:
+                failures.append(str(err))
     assert not failures, "\n".join(failures[:20])
 
 
