@@ -113,6 +113,8 @@ PHONE_TYPINGS: dict[str, Callable[[str], str]] = {
     "nbsp-thanks": lambda o: o.replace(" ", "\xa0") + "\xa0- thanks",
     "dash-thank-you": lambda o: o + " - thank you!",
     "many-thanks": lambda o: o + ". Many thanks",
+    "thanks-very-much": lambda o: o + ", thank you very much!",
+    "xd": lambda o: o + " xD",
     "thumbs": lambda o: o + " \U0001f44d",
     "dictated-numbers": lambda o: _first_capital(re.sub(r"(?<= )\d{1,2}\b", lambda m: SAID[int(m.group(0))], o)),
     "non-breaking-hyphen": lambda o: o.replace("-", "\u2011"),  # copied from a web page
@@ -401,6 +403,9 @@ LEADS = (
     "I am going to",
     "Please",
     "ok,",
+    "Hi,",  # an Apple Watch's one line: "Hi, vote red"
+    "Hey",
+    "Yes",
 )
 #: Sentences that hold an order but mean something else: never read, never told to be sent as they are.
 REMARKS = (
@@ -431,7 +436,7 @@ def test_an_order_said_in_a_sentence_is_not_read_and_the_answer_shows_exactly_th
     moment = moments[kind]
     eng = registry.get(moment.kind)
     failures = []
-    for n, order in enumerate(moment.legal[:10]):
+    for n, order in enumerate((moment.legal * len(LEADS))[: len(LEADS)]):
         lead = LEADS[n % len(LEADS)]
         orders, notes = _told(moment, f"Hi,\n{lead} {order.lower()}.\nThanks")
         if orders or not any(p.endswith(f"write it as: {order}") for p in notes):
@@ -565,3 +570,40 @@ def test_a_one_line_press_is_relayed_as_typed_not_as_an_order_is_read(kind: str)
             if [p.body for p in got] != [[said]]:
                 failures.append(f"{typed!r}: {[p.body for p in got]}")
     assert not failures, "\n".join(failures)
+
+
+# ----------------------------------------------------------------------------------------------- a condition after it
+
+CONDITIONS = (" if Bob does", " next time", " later", " unless Bob calls", " mate")
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_an_order_with_a_condition_after_it_is_never_applied_without_it(kind: str) -> None:
+    """ "NO TRADE if Bob does", "DECLINE ALL later", "PLAY Vote next time": Sixteen Thirty's engine took the order
+    and left the rest unread, so a condition was applied as no condition.  Over a bot game of each kind, every
+    legal line with words after it is refused, as the intake words it, the order alone offered."""
+    from pbem.engine.bots import choose
+    from pbem.engine.rng import Rng, init_state
+
+    eng = registry.get(kind)
+    players = ["Alice", "Bob", "Carol"][: 2 if kind == "italian-wars" else 3]
+    state, _ = eng.setup(players, f"conditions-{kind}", {})
+    rng = Rng(init_state(f"conditions-{kind}"))
+    failures, seen = [], 0
+    for step in range(80):
+        reqs = [r for r in eng.requests(state) if not r.answered]
+        if not reqs or eng.result(state):
+            break
+        for r in reqs:
+            for k, line in enumerate(r.legal[:6]):
+                said = line + CONDITIONS[(step + k) % len(CONDITIONS)]
+                out = eng.apply(state, r.player, [said])
+                orders, out, _, _ = read_again(eng, state, r.player, [said], out, {"problems": []}, [])
+                out = worded(eng, state, r.player, slots.one_per_slot(eng, state, r.player, orders, out))
+                seen += 1
+                if out.accepted:
+                    failures.append(f"{said!r} accepted as {[x.understood for x in out.lines]}")
+        req = reqs[rng.below(len(reqs))]
+        state = eng.apply(state, req.player, choose(req, rng)).state
+    assert seen > 100
+    assert not failures, f"{len(failures)} accepted:\n" + "\n".join(failures[:20])

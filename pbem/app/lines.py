@@ -20,6 +20,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from pbem.app.refusals import shortened
 from pbem.engine.base import Engine, Outcome
 from pbem.orders.extract import Extracted, asks, seeming_note, unasked
 from pbem.orders.typed import prose
@@ -51,7 +52,10 @@ def _an_order_asked(eng: Engine, state: dict[str, Any], player: str, line: str) 
     """A line that asks whether to send an order the engine takes alone ("PASS?"): refused as a question
     (`pbem.app.refusals.questioned`), never set aside as prose, which would apply the rest of the message without
     it.  A question that is no order ("Play again next time?") is set aside as before."""
-    return asks(line) and eng.apply(state, player, [unasked(line)]).accepted
+    if not asks(line):
+        return False
+    alone = eng.apply(state, player, [unasked(line)])
+    return alone.accepted and not (alone.lines and shortened(alone.lines[0]))
 
 
 CLOSING_WORDS = 4  # words of a closing line at most ("Drop me a line")
@@ -159,7 +163,7 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
             continue
         at = problems.index(note)
         alone = eng.apply(state, player, [order]) if k < SEEMING and not asks(typed) else None
-        if alone is not None and alone.accepted:
+        if alone is not None and alone.accepted and not (alone.lines and shortened(alone.lines[0])):
             said = alone.lines[0].understood.split(" (", 1)[0] if alone.lines else ""  # "pass" as NO EVENT
             problems[at] = seeming_note(typed, legal.get(order.upper()) or said or order)
         else:

@@ -18,7 +18,9 @@
   no card ("gold 10 play silver 5"), "DISCARD NONE DISCARD Trench" as "none" not being a card.  A refused line
   that splits, where an order word starts, into orders the engine takes (each alone, or after the ones before
   it) is refused with "two orders on one line; put each on its own line", and what would be accepted is those orders,
-  one per line.  When they cannot all be sent together (two answers to one question) the reason says so.
+  one per line.  When they cannot all be sent together (two answers to one question) the reason says so.  An
+  accepted line whose order is only its first words, the rest no order ("NO TRADE if Bob does", "DECLINE ALL
+  later": Sixteen Thirty took the order, the condition unread) is refused, the order alone offered (`_cut_short`).
   At most `CUTS` places per line and `TRIES` applications per message are tried.
 """
 
@@ -66,7 +68,7 @@ def questioned(eng: Engine, state: dict[str, Any], player: str, result: Outcome)
         tried += 1
         alone = eng.apply(state, player, [bare]).lines if tried <= ASKED else []
         why = "it ends with a question mark, and a question is not read as an order"
-        if alone and alone[0].ok:
+        if alone and alone[0].ok and not shortened(alone[0]):
             said = next((ln for q in eng.requests(state) for ln in q.legal if ln.upper() == bare.upper()), bare)
             lines.append(
                 replace(r, ok=False, reason=f"{why}; if you mean it, send it without the question mark", legal=(said,))
@@ -126,9 +128,9 @@ def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
     budget = [TRIES]
     lines: list[LineResult] = []
     for r in result.lines:
-        parts = split(eng, state, player, r.line, budget) if not r.ok or _shortened(r) else []
+        parts = split(eng, state, player, r.line, budget) if not r.ok or shortened(r) else []
         if len(parts) < 2:
-            lines.append(r)
+            lines.append(_cut_short(r) if r.ok and shortened(r) else r)
             continue
         n = COUNTS.get(len(parts), str(len(parts)))
         together = _accepted(eng, state, player, parts, budget)
@@ -143,7 +145,19 @@ def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
     return Outcome(result.state, result.events, lines)
 
 
-def _shortened(r: LineResult) -> bool:
+def _cut_short(r: LineResult) -> LineResult:
+    """An accepted line whose order is only its first words, the rest no order ("NO TRADE if Bob does", "DECLINE ALL
+    later", "PLAY Vote next time": Sixteen Thirty took each as the order alone, the condition unread): refused, the
+    order alone offered."""
+    said = r.understood.split(" (", 1)[0]
+    rest = " ".join(r.line.split()[len(said.split()) :])
+    why = (
+        f'only "{said}" of this line is an order, and the rest ("{rest}") cannot be read with it; send the order alone'
+    )
+    return replace(r, ok=False, reason=why, legal=(said,), understood="", names=(), unchecked=0)
+
+
+def shortened(r: LineResult) -> bool:
     """An accepted line whose order, as the engine understood it, is only the line's first words ("NO TRADE" of
     "NO TRADE TRADE WANT ANY").  The engine's note after the order ("CONCLAVE TAKE HIGHEST (kept as your standing
     conclave choice)") is not part of it, and an order it wrote otherwise (an alias, a name completed) is whole."""

@@ -151,7 +151,7 @@ _SAID = re.compile(r"^(?:my\s+)?(?:orders?|moves?|choice|answer)\s*(?:\s(?:is|ar
 _MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
 _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to"); "Ill": autocorrect's "I'll"
     r"^(?:i['’]d like to|i would like to|i want to|i['’]m going to|i am going to|i['’]d|i will|i['’]ll|ill|i|"
-    r"we['’]ll|we|let['’]s|please|okay|ok)[,\s]+(\S.*)$",
+    r"we['’]ll|we|let['’]s|please|okay|ok|hi|hello|hey|yes|yep)[,\s]+(\S.*)$",  # "Hi, vote red": one line
     re.I,
 )
 SENTENCE_WORDS = 10  # words after "I ..." at most for a line to be told how to write the order it seems to be

@@ -43,11 +43,12 @@ _QUOTES = "\"'`“”„‘’‚«»「」『』"
 # What people put after an order, taken off one at a time from the end (`_untailed`), each only after a space,
 # a comma or a full stop (no run of spaces in a pattern: a search would scan a run once per space):
 _THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!", "VOTE RED - thanks": a courtesy after the order
-    r"(?<=[ \t,;.!])(?:please|pls|plz|thanks(?: a lot)?|many thanks|thank you|thank u|thx|tnx|ty|ta|cheers|merci|"
+    r"(?<=[ \t,;.!])(?:please|pls|plz|(?:thanks|thank you|thank u)(?: (?:very|so) much| a lot| again)?|many thanks|"
+    r"much appreciated|thx|tnx|ty|ta|cheers|merci|"
     r"danke|bitte|gracias|grazie|obrigad[oa]|dank je|dzięki|tack"
     r"|period|full stop|exclamation (?:mark|point)"  # punctuation dictated and written out ("Vote red period")
     r"|x{1,3}|\[[xX✓✔]\]|\([xX✓✔]\)"  # a tick after the order, ticked in a list ("NO EVENT [x]"), or a kiss ("x")
-    r"|[:;=][-'^o]?[()\[\]DPpO3/|*]|<3|\^_?\^)[.!]*$",  # a smiley: ":)", ":-)", ";)", ":D", ":P", "<3", "^^"
+    r"|[:;=][-'^o]?[()\[\]DPpO3/|*]|<3|\^_?\^|xD)[.!]*$",  # a smiley: ":)", ":-)", ";)", ":D", ":P", "<3", "^^"
     re.IGNORECASE,
 )
 _QUESTION = re.compile(r"(?<=[ \t,;])question mark$", re.IGNORECASE)  # "Vote red question mark": dictated "?"
