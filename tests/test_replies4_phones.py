@@ -355,6 +355,8 @@ QUESTIONS: dict[str, Callable[[str], str]] = {
     "doubt": lambda o: o + "?!",
     "dictated": lambda o: _first_capital(o) + " question mark",
     "full-width": lambda o: o + "\uff1f",
+    "remark-asks": lambda o: o + " (right?)",
+    "remark-asks-thanks": lambda o: o + " (or is it too late?) - thanks",
 }
 
 

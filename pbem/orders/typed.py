@@ -188,9 +188,10 @@ def _untailed(text: str) -> str:
     """`text` without the remarks in brackets, courtesies, ticks, smileys and dictated punctuation after the order
     ("TRIBUTE Gold 7 (my best card)", "VOTE RED - thanks",
     "NO EVENT :)", "PASS [x]", "Vote red period"), up to `TAILS` of them, and with a dictated "question mark" written
-    as "?" (a question is not an order: `pbem.app.refusals.questioned`).  Nothing is taken off a line that is only
-    one of them ("Thanks")."""
+    as "?" (a question is not an order: `pbem.app.refusals.questioned`), as is a remark that asks ("VOTE RED (or
+    blue?)").  Nothing is taken off a line that is only one of them ("Thanks")."""
     text = _QUESTION.sub("?", text)
+    asked = False
     for _ in range(TAILS):
         m = _ASIDE.search(text) or _THANKS.search(text)  # "NO EVENT (aliases: PASS) (my pick)": both remarks off
         if m is None:
@@ -198,8 +199,9 @@ def _untailed(text: str) -> str:
         rest = text[: m.start()].rstrip(_SEPARATORS)
         if not rest.strip(_SEPARATORS + ".!"):
             break
+        asked = asked or "?" in m.group(0) or "\uff1f" in m.group(0)
         text = rest
-    return text
+    return f"{text}?" if asked else text  # "VOTE RED (right?)": a remark that asks makes the line a question
 
 
 def _unemphasised(text: str) -> str:
