@@ -235,6 +235,10 @@ MARKS: dict[str, Callable[[str], str]] = {
 }
 
 
+#: A mark typed on its own line under the quoted line chosen (Gmail's "respond inline", a phone's uneditable quote).
+BELOW = ("<-- this", "^ this one", "x", "Yes", "\u261d\ufe0f this", "[x]", "my pick", "\u2190")
+
+
 def _listed(moment: Moment) -> list[tuple[int, str]]:
     """The report's lines that list a legal order as it is (an index of `_plain(report)`, the order)."""
     legal = {o.upper(): o for o in moment.legal}
@@ -271,7 +275,10 @@ def marked_html_reply(moment: Moment, client: str, order: str) -> bytes | None:
 def marked_reply(moment: Moment, client: str, mark: str, at: int) -> bytes:
     original = _plain(moment.report)
     quoted = _quoted(original)
-    quoted[at] = "> " + MARKS[mark](original[at])
+    if mark in MARKS:
+        quoted[at] = "> " + MARKS[mark](original[at])
+    else:  # a mark of its own under the line, a blank line between or not
+        quoted[at + 1 : at + 1] = [mark] if at % 2 else ["", mark]
     attribution = ATTRIBUTIONS["gmail-android" if "gmail" in client else "apple"][0]
     if client.endswith("bottom"):
         body = [attribution, "", *quoted, "", "Thanks"]
@@ -297,6 +304,13 @@ def test_a_line_of_the_quoted_report_marked_as_the_choice_is_read(moments: dict[
         raw = marked_reply(moment, clients[n % len(clients)], mark, at)
         try:
             check(moment, raw, [order], f"{clients[n % len(clients)]}/{mark}")
+        except AssertionError as err:
+            failures.append(str(err))
+    for n, mark in enumerate(BELOW):
+        at, order = listed[n % len(listed)]
+        raw = marked_reply(moment, clients[n % len(clients)], mark, at)
+        try:
+            check(moment, raw, [order], f"{clients[n % len(clients)]}/below {mark!r}")
         except AssertionError as err:
             failures.append(str(err))
     for client in ("gmail-html", "apple-html"):

@@ -4,7 +4,8 @@
 
 * quoted lines (``>``), whether the reply is top- or bottom-posted, except a line of the mail answered (quoted
   once) that the writer marked as their choice and that is an order (``> NO EVENT <-- this``, ``> [x] VOTE RED``:
-  `pbem.orders.typed.chosen`, the order told by the caller);
+  `pbem.orders.typed.chosen`, the order told by the caller), or with a mark typed on a line of its own right
+  under it (``<-- this``, ``x``, ``yes``: `pbem.orders.typed.points_up`), which stands for it;
 * attributions over one to three lines in English, Spanish, French, German,
   Italian, Portuguese, Dutch and a few more, and in any language a line naming an
   address and ending in a colon above quoted lines (Gmail in Japanese, Chinese,
@@ -28,6 +29,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+
+from pbem.orders.typed import points_up
 
 _CLOSER = (
     r"(?:wrote|writes|escribió|escribio|a\s+écrit|a\s+ecrit|schrieb|ha\s+scritto|escreveu|schreef|skrev|"
@@ -168,7 +171,24 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
             break
         if client_signature(raw):
             dropped.append(raw)
+        elif marked is not None and points_up(raw) and (chose := _pointed_at(lines, i, marked)) is not None:
+            if not out or out[-1] != chose:
+                out.append(chose)  # "> VOTE RED" then "<-- this" below it: the quoted order is the writer's choice
         else:
             out.append(raw)
         i += 1
     return out, dropped
+
+
+def _pointed_at(lines: list[str], i: int, marked: Callable[[str], bool]) -> str | None:
+    """The line quoted once right above `lines[i]` (a blank line between at most), without its quote mark, when
+    it is an order marked so (`marked`); else None."""
+    for k in (i - 1, i - 2):
+        if k < 0:
+            return None
+        mine = unquoted(lines[k])
+        if mine is not None:
+            return mine if marked(f"{mine} <--") else None
+        if lines[k].strip():
+            return None
+    return None

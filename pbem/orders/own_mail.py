@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
-from pbem.orders.typed import chosen
+from pbem.orders.typed import chosen, points_up
 
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
@@ -135,10 +135,7 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
         ):
             if drop[n] and keep(lines[n]):
                 drop[n] = False
-        for n, line in enumerate(lines):  # "> NO EVENT <-- this": a line of the copy the writer marked as chosen
-            mine = unquoted(line) if drop[n] else None
-            if mine is not None and chosen(mine) and keep(mine):
-                drop[n] = False
+        _keep_marked(lines, drop, keep)
     _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):
@@ -148,6 +145,21 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
 
 
 _QUOTED = re.compile(r"^\s*>")
+
+
+def _keep_marked(lines: list[str], drop: list[bool], keep: Callable[[str], bool]) -> None:
+    """Keep the lines of a quoted copy the writer marked as their choice: "> NO EVENT <-- this" (all its words the
+    copy's), and "> NO EVENT" with "<-- this" typed on a line of its own under it (`pbem.orders.typed.points_up`),
+    when the line is an order (`keep`).  One pass."""
+    for n, line in enumerate(lines):
+        mine = unquoted(line) if drop[n] else None
+        if mine is not None and chosen(mine) and keep(mine):
+            drop[n] = False
+        elif not drop[n] and points_up(line):
+            above = next((k for k in (n - 1, n - 2) if k >= 0 and lines[k].strip()), None)
+            quoted = unquoted(lines[above]) if above is not None and drop[above] else None
+            if above is not None and quoted is not None and keep(quoted):
+                drop[above] = False
 
 
 def _typed_between_quotes(lines: list[str]) -> Iterator[int]:

@@ -84,6 +84,21 @@ _CHOSEN_AFTER = re.compile(
 _CHOSEN_BEFORE = re.compile(r"^[ \t\u00a0]*+(?:\[[xX✓✔]\]|\([xX✓✔]\)|[xX][ \t\u00a0]|[✓✔☑✅👉])")
 
 
+# A line of its own that marks the line above it as chosen: typed under a quoted line (Gmail's "respond inline", a
+# phone where the quote cannot be edited): "<-- this", "^ this one", "☝️", "[x]", "x", "yes", "this one", "my pick".
+_POINTS_UP = re.compile(
+    r"^[ \t\u00a0]*+(?:\^+|☝️?|👆|<-+|<=+|←|⬅|\[[xX✓✔]\]|[xX✓✔☑✅]|yes|yep|this|this one|that one|mine|"
+    r"my (?:pick|choice|vote|answer|order))(?:[ \t\u00a0]+(?:this|this one|one|please|mine|my (?:pick|choice)))?"
+    r"[ \t\u00a0.!]*$",
+    re.IGNORECASE,
+)
+
+
+def points_up(line: str) -> bool:
+    """Whether `line` alone marks the line above it as the writer's choice ("<-- this", "^ this one", "x", "yes")."""
+    return len(line) <= 40 and bool(_POINTS_UP.match(line))
+
+
 def chosen(text: str) -> bool:
     """Whether a line of a quoted mail carries the writer's mark of choice: "NO EVENT <-- this", "VOTE RED  <== this
     one", "[x] NO EVENT", "NO EVENT x", "✓ PASS", "* VOTE RED (my pick)": the one line of the report's list the
