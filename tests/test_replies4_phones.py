@@ -104,8 +104,8 @@ PHONE_TYPINGS: dict[str, Callable[[str], str]] = {
     "heart": lambda o: o + " <3",
     "please-smiley": lambda o: o + " please :)",
     "thanks-smiley": lambda o: o + ". Thanks :)",
-    "ty": lambda o: o + " ty",
-    "ta": lambda o: o + ", ta",
+    "thx": lambda o: o + " thx",
+    "tnx": lambda o: o + ", tnx!",
     "kiss": lambda o: o + " x",
     "kisses": lambda o: o + " xx",
     "tick-after": lambda o: o + " [x]",
@@ -623,3 +623,11 @@ def test_an_order_with_a_condition_after_it_is_never_applied_without_it(kind: st
         state = eng.apply(state, req.player, choose(req, rng)).state
     assert seen > 100
     assert not failures, f"{len(failures)} accepted:\n" + "\n".join(failures[:20])
+
+
+def test_a_player_named_like_a_courtesy_is_still_named() -> None:
+    """Texting's "ty" and "ta" are not taken off the end of an order as courtesies: "Ty" and "Ta" are names
+    ("EVENT CLAIM Emperor TARGET Ty")."""
+    for name in ("Ty", "Ta", "Xi", "Cheng"):
+        line = f"EVENT CLAIM Emperor TARGET {name}"
+        assert cleaned(line) == line, name

@@ -44,7 +44,7 @@ _QUOTES = "\"'`“”„‘’‚«»「」『』"
 # a comma or a full stop (no run of spaces in a pattern: a search would scan a run once per space):
 _THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!", "VOTE RED - thanks": a courtesy after the order
     r"(?<=[ \t,;.!])(?:please|pls|plz|(?:thanks|thank you|thank u)(?: (?:very|so) much| a lot| again)?|many thanks|"
-    r"much appreciated|thx|tnx|ty|ta|cheers|merci|"
+    r"much appreciated|thx|tnx|cheers|merci|"
     r"danke|bitte|gracias|grazie|obrigad[oa]|dank je|dzięki|tack"
     r"|period|full stop|exclamation (?:mark|point)"  # punctuation dictated and written out ("Vote red period")
     r"|x{1,3}|\[[xX✓✔]\]|\([xX✓✔]\)"  # a tick after the order, ticked in a list ("NO EVENT [x]"), or a kiss ("x")
