@@ -112,61 +112,18 @@ def chosen(text: str) -> bool:
 # Hyphens other than "-" (after NFKC): the hyphen, the non-breaking hyphen a copied web page may hold, the figure
 # dash and the minus sign; the soft hyphen, invisible, goes.
 _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2212": "-", "\u00ad": None})
-_NUMBERS = {
-    w: str(n)
-    for n, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-}
+_UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_TEENS = ("thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+_NUMBERS = {w: str(n) for n, w in enumerate((*_UNITS, *_TEENS))}
 # A number dictated as a word where an order holds a number: after a space, before a comma, a semicolon, the end or
-# "on" ("PLACE England three, Open one", "Open two ON Denmark").  No name of any game holds such a word (tests/test_replies4_phones.py).
+# "on" ("PLACE England three, Open one", "Open two ON Denmark").  No legal line of any game holds one there
+# (tests/test_replies3_players.py: `cleaned` leaves every legal line of a bot game as it is).
 _NUMBER = re.compile(rf"(?<=\s)(?:{'|'.join(_NUMBERS)})(?=[ \t]*+(?:[,;.!]|$)|[ \t]++on\b)", re.IGNORECASE)
 
 
 NUMBERED = 200  # characters of a line at most whose numbers said as words are read as digits (an order is short)
 _NOT_BEFORE_NUMBER = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "this",
-        "that",
-        "which",
-        "each",
-        "every",
-        "any",
-        "no",
-        "one",
-        "only",
-        "just",
-        "more",
-        "my",
-        "your",
-        "his",
-        "her",
-    ]
+    ("a", "an", "the", "this", "that", "which", "each", "every", "any", "no", "one", "only", "just", "more", "my")
 )
 
 
