@@ -75,9 +75,9 @@ def closing(eng: Engine, state: dict[str, Any], player: str, orders: list[str], 
     for line in reversed(orders):
         typed = _WORD.findall(line)[1:]
         if line not in refused or not typed or len(line.split()) > CLOSING_WORDS or any(w != w.lower() for w in typed):
-            break
+            break  # a name typed as one ("PLAY Nice", "NEGATE Frnce") may be a mistyped order: refused as one
         if _an_order_asked(eng, state, player, line):
-            break  # "vote red?" after the orders: refused as a question, not set aside  # a name typed as one ("PLAY Nice", "NEGATE Frnce") may be a mistyped order: refused as one
+            break  # "vote red?" after the orders: refused as a question, not set aside
         if any(ch.isdigit() for ch in line) or any(len(w) >= KNOWN and w.upper() in known for w in typed):
             break
         if any(len(w) >= NEAR for w in typed) and near_any([w.upper() for w in typed], known):
@@ -151,8 +151,9 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
     """`ex` with each note on a line that seems to be an order in a sentence ("I vote red": never read, its
     meaning is the writer's, and every other reader of the mail, the deadline's and `pbem verify`'s, reads without
     the game's state) told only when the order is one the engine takes alone now, and then as the legal line to
-    send, as the engine understood it ("write it as: VOTE RED"; "I pass" in Habsburg: NO EVENT).  "I pass on my thanks" was told to "write it as: pass on my", and "I vote red
-    next time?" to write "vote red next time?": lines that would be refused.  A remark is only listed as not read."""
+    send, as the engine understood it ("write it as: VOTE RED"; "I pass" in Habsburg: NO EVENT).  "I pass on my
+    thanks" was told to "write it as: pass on my", and "I vote red next time?" to write "vote red next time?":
+    lines that would be refused.  A remark is only listed as not read."""
     if not ex.seeming:
         return ex
     problems = list(ex.problems)

@@ -17,8 +17,10 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   accepts or refuses the whole message; one asked as a question (``NO EVENT?``)
   too, refused as one (`pbem.app.refusals.questioned`);
 * an order said with a label: ``My order: NO EVENT``, ``Orders - PASS``, ``My vote is red`` (VOTE red), read as
-  that order (`labelled_order`); a short sentence that seems to be one ("I vote red") is chatter, and the answer says how
-  to write it (`sentence`: "I take it you are away" is a remark);
+  that order (`labelled_order`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
+  every game, never read (the deadline's and `pbem verify`'s readings have no game state to tell it from a remark:
+  "I vote red next time?"), and the answer shows the line to send when the engine takes it now (`sentence`,
+  `pbem.app.lines.seeming_told`: "I take it you are away" is a remark);
 * ``WATCH``, ``NORMAL`` or ``DIGEST`` alone on a line: how much mail the player
   gets from now on (`Extracted.mode`, `pbem.app.notify`);
 * chatter otherwise (greetings, sign-offs, a name, remarks): set aside in
