@@ -21,6 +21,7 @@ What players meant and pbem misread before (each a class, fixed, its cases gener
 from __future__ import annotations
 
 import html
+import random
 import re
 from collections.abc import Callable
 from email.message import EmailMessage
@@ -179,11 +180,11 @@ def reply(moment: Moment, body: list[str], sent: EmailMessage | None = None) -> 
 def test_every_order_typed_on_a_phone_is_read_as_meant_from_every_phone_client(
     moments: dict[str, Moment], kind: str
 ) -> None:
-    """Every phone typing twice, each time with another legal order and another phone client: the state pbem
-    reaches is the one the order gives (52 replies per game and step)."""
+    """Every phone typing, each with another legal order and another phone client: the state pbem reaches is the
+    one the order gives (`test_typings_in_layers_are_read_as_meant` tries each again inside another typing)."""
     moment = moments[kind]
     failures = []
-    for n, typing in enumerate([*PHONE_TYPINGS, *PHONE_TYPINGS]):
+    for n, typing in enumerate(PHONE_TYPINGS):
         order = moment.legal[(n * 7) % len(moment.legal)]
         client = PHONE_CLIENTS[n % len(PHONE_CLIENTS)]
         own = ["Hi," if n % 2 else "", PHONE_TYPINGS[typing](order)]
@@ -192,6 +193,27 @@ def test_every_order_typed_on_a_phone_is_read_as_meant_from_every_phone_client(
         except AssertionError as err:
             failures.append(str(err))
     assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures[:20])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_typings_in_layers_are_read_as_meant(moments: dict[str, Moment], kind: str) -> None:
+    """A phone typing inside or around a typing of the replies3 corpus ("“VOTE RED - thanks”", "NO EVENT xx;",
+    "👉 PASS 👍🏽. Thanks :)", "x 👉 DISCARD NONE"): each layer hid the next, and 67 of 600 such replies were
+    misread.  Seeded; every phone typing at least once."""
+    from tests.test_replies3_players import TYPINGS
+
+    moment = moments[kind]
+    rng = random.Random(f"replies4-layers:{kind}")
+    failures = []
+    for n, phone in enumerate([*PHONE_TYPINGS, *PHONE_TYPINGS][:40]):
+        typing, order = rng.choice(list(TYPINGS)), moment.legal[rng.randrange(len(moment.legal))]
+        typed = TYPINGS[typing](PHONE_TYPINGS[phone](order)) if n % 2 else PHONE_TYPINGS[phone](TYPINGS[typing](order))
+        client = PHONE_CLIENTS[n % len(PHONE_CLIENTS)]
+        try:
+            check(moment, reply(moment, phone_body(client, moment.report, ["Hi,", typed])), [order], f"{typed!r}")
+        except AssertionError as err:
+            failures.append(str(err))
+    assert not failures, "\n".join(failures[:20])
 
 
 VOICED = ("dictated-numbers", "non-breaking-hyphen", "narrow-spaces", "dictated-period", "title-stop")

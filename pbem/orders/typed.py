@@ -136,23 +136,32 @@ def _digits(m: re.Match[str]) -> str:
     return _NUMBERS[m.group(0).lower()]
 
 
+ROUNDS = 3  # passes over a line at most: what is around an order comes in layers ("“VOTE RED - thanks”", "x 👉 PASS")
+
+
 def cleaned(line: str) -> str:
-    """The order a player meant by `line` (see the module docstring); `line` itself if nothing is around it."""
+    """The order a player meant by `line` (see the module docstring); `line` itself if nothing is around it.  What is
+    around an order is taken off in passes (at most `ROUNDS`) until a pass changes nothing: each layer may hide the
+    next ("“VOTE RED - thanks”" in quotes, "NO EVENT xx;" before a semicolon, "👍." an emoji before a full stop)."""
     text = line.strip()
-    if not text.isascii():
-        text = _undecorated(
-            unicodedata.normalize("NFKC", text).translate(_HYPHENS).strip()
-        )  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan; "PLACE‑START" with a non-breaking hyphen
+    if not text.isascii():  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan; "PLACE‑START" with a non-breaking hyphen
+        text = unicodedata.normalize("NFKC", text).translate(_HYPHENS).strip()
+    for _ in range(ROUNDS):
+        before = text
+        if not text.isascii():
+            text = _undecorated(text)
+        text = _POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()  # "[AM] - PASS"
+        text = _unemphasised(text).strip()
+        text = _untailed(text)
+        if len(text) > 1 and text[0] in _QUOTES and text[-1] in _QUOTES and "\n" not in text:
+            # in one pass what `^[quotes]+(.*?)[quotes]+$` took off: that pattern tried every split of a run of quote
+            # marks for each character of it (4 s for 1,600 of them)
+            text = text.strip(_QUOTES).strip()
+        text = _TRAILING.sub("", text)
+        if text == before:
+            break
     if len(text) <= NUMBERED and _NUMBER.search(text):
         text = _NUMBER.sub(_digits, text)  # dictated "TRIBUTE Gold seven"
-    text = _POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()  # "[AM] - NO EVENT"
-    text = _unemphasised(text).strip()
-    text = _untailed(text)
-    if len(text) > 1 and text[0] in _QUOTES and text[-1] in _QUOTES and "\n" not in text:
-        # in one pass what `^[quotes]+(.*?)[quotes]+$` took off: that pattern tried every split of a run of quote
-        # marks for each character of it (4 s for 1,600 of them)
-        text = text.strip(_QUOTES).strip()
-    text = _TRAILING.sub("", text)
     return text
 
 
