@@ -35,7 +35,7 @@ from pbem.app.lines import read_again
 from pbem.app.refusals import worded
 from pbem.engine import slots
 from pbem.orders.extract import extract, own_line
-from pbem.orders.typed import chosen, cleaned
+from pbem.orders.typed import chosen, cleaned, points_up
 from tests.test_replies3_players import (
     ATTRIBUTIONS,
     KINDS,
@@ -360,9 +360,12 @@ def test_no_line_of_any_mail_pbem_writes_reads_as_a_marked_choice() -> None:
     seen = 0
     for path in sorted((root / "mail" / "outgoing").glob("*.txt")) + sorted((root / "playthrough").rglob("*.txt*")):
         data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        above = ""
         for line in data.decode("utf-8", "replace").splitlines():
             seen += 1
             assert not (chosen(line) and own(line)), (path.name, line)
+            assert not (points_up(line) and own(above)), (path.name, above, line)  # "<-- this" under an order
+            above = line if line.strip() else above
     assert seen > 10_000
 
 
