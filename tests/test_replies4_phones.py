@@ -659,3 +659,13 @@ def test_a_player_named_like_a_courtesy_is_still_named() -> None:
     for name in ("Ty", "Ta", "Xi", "Cheng"):
         line = f"EVENT CLAIM Emperor TARGET {name}"
         assert cleaned(line) == line, name
+
+
+def test_a_salt_is_the_rest_of_its_line_as_typed() -> None:
+    """ "SALT one two three" was read "one two 3" and "SALT lucky :)" lost its smiley on this branch: what is taken
+    off or read around an order is not done to a salt, which is any words the player likes (README, "Joining")."""
+    words = ("JOIN", "SALT")
+    for salt in ("one two three", "lucky :) thanks", "*bold* seven!", "what? x", "My salt.", "full stop period"):
+        for line in (f"SALT {salt}", f"- SALT {salt}", f"JOIN SALT {salt}"):
+            got = extract(f"CODE K7QX-2MPD\nJOIN\n{line}", "", words).orders
+            assert got[-1] == line.lstrip("- "), (line, got)

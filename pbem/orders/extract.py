@@ -252,7 +252,7 @@ def extract(
         if is_order(line, words):
             ex.typed.append(typed.strip())
             ex.order_at.append(i)
-            ex.orders.append(line)
+            ex.orders.append(_salt(typed) or line)
             if _words(line) == ["END"]:
                 break
             continue
@@ -281,6 +281,17 @@ def _read(typed: str, words: tuple[str, ...]) -> str:
     if _control(line) is None and not is_order(line, words):
         return labelled_order(line, words) or line
     return line
+
+
+_SALT_LINE = re.compile(r"(?:join[ \t]++)?salt\b", re.IGNORECASE)
+
+
+def _salt(typed: str) -> str:
+    """A SALT line (``SALT ...``, ``JOIN SALT ...``) as typed from its first word on, or "" for any other line: a
+    salt is the rest of the line, any words the player likes (`pbem.trust.deal`), never read as an order is ("SALT
+    one two three" is no number, "SALT lucky :)" keeps its smiley)."""
+    start = next((k for k, ch in enumerate(typed) if ch.isalpha()), -1)
+    return typed[start:].rstrip() if start >= 0 and _SALT_LINE.match(typed, start) else ""
 
 
 def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]) -> None:
