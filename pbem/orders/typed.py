@@ -51,6 +51,7 @@ _THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!", "VOTE RED - thanks"
     r"|[:;=][-'^o]?[()\[\]DPpO3/|*]|<3|\^_?\^|xD)[.!]*$",  # a smiley: ":)", ":-)", ";)", ":D", ":P", "<3", "^^"
     re.IGNORECASE,
 )
+_CONDITION = re.compile(r"\b(?:if|unless|when|whenever|only|except|but|not|or|until|provided|depending)\b", re.I)
 _QUESTION = re.compile(r"(?<=[ \t,;])question mark$", re.IGNORECASE)  # "Vote red question mark": dictated "?"
 _SEPARATORS = " \t,;-\u2013\u2014~"  # between an order and what follows it: "VOTE RED - thanks", "— cheers"
 TAILS = 4  # things taken off the end of one line at most ("PASS - thanks :) x")
@@ -175,8 +176,8 @@ def _untailed(text: str) -> str:
     asked = False
     for _ in range(TAILS):
         m = _ASIDE.search(text) or _THANKS.search(text)  # "NO EVENT (aliases: PASS) (my pick)": both remarks off
-        if m is None:
-            break
+        if m is None or _CONDITION.search(m.group(0)):
+            break  # "VOTE RED (unless Bob votes blue)": a condition is never taken off (refused with the line)
         rest = text[: m.start()].rstrip(_SEPARATORS)
         if not rest.strip(_SEPARATORS + ".!"):
             break
