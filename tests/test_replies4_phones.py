@@ -627,6 +627,7 @@ CONDITIONS = (
     " (unless Bob votes first)",
     " (only if Carol agrees)",
     " - but not yet",
+    " if Bob does?",
 )
 
 
@@ -657,6 +658,9 @@ def test_an_order_with_a_condition_after_it_is_never_applied_without_it(kind: st
                 seen += 1
                 if out.accepted and read:
                     failures.append(f"{said!r} accepted as {[x.understood for x in out.lines]}")
+                refused = [x for x in out.lines if not x.ok]
+                if refused and (not refused[0].reason or refused[0].reason.endswith("; ")):
+                    failures.append(f"{said!r} refused without a reason: {refused[0]}")
         req = reqs[rng.below(len(reqs))]
         state = eng.apply(state, req.player, choose(req, rng)).state
     assert seen > 100

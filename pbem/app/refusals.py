@@ -74,8 +74,8 @@ def questioned(eng: Engine, state: dict[str, Any], player: str, result: Outcome)
                 replace(r, ok=False, reason=f"{why}; if you mean it, send it without the question mark", legal=(said,))
             )
         else:
-            r_bare = alone[0] if alone else r
-            more = f"; {r_bare.reason}" if alone else ""
+            r_bare = (_cut_short(alone[0]) if alone[0].ok else alone[0]) if alone else r
+            more = f"; {r_bare.reason}" if alone and r_bare.reason else ""
             lines.append(replace(r_bare, line=r.line, ok=False, reason=why + more, understood=""))
     return Outcome(state, [], lines)
 

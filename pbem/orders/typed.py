@@ -176,12 +176,13 @@ def _untailed(text: str) -> str:
     asked = False
     for _ in range(TAILS):
         m = _ASIDE.search(text) or _THANKS.search(text)  # "NO EVENT (aliases: PASS) (my pick)": both remarks off
-        if m is None or _CONDITION.search(m.group(0)):
+        asks = m is not None and ("?" in m.group(0) or "\uff1f" in m.group(0))
+        if m is None or (not asks and _CONDITION.search(m.group(0))):
             break  # "VOTE RED (unless Bob votes blue)": a condition is never taken off (refused with the line)
         rest = text[: m.start()].rstrip(_SEPARATORS)
         if not rest.strip(_SEPARATORS + ".!"):
             break
-        asked = asked or "?" in m.group(0) or "\uff1f" in m.group(0)
+        asked = asked or asks
         text = rest
     return f"{text}?" if asked else text  # "VOTE RED (right?)": a remark that asks makes the line a question
 
