@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
-from pbem.orders.typed import chosen, points_up
+from pbem.orders.typed import chosen, may_be_marked, points_up
 
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
@@ -152,7 +152,7 @@ def _keep_marked(lines: list[str], drop: list[bool], keep: Callable[[str], bool]
     copy's), and "> NO EVENT" with "<-- this" typed on a line of its own under it (`pbem.orders.typed.points_up`),
     when the line is an order (`keep`).  One pass."""
     for n, line in enumerate(lines):
-        mine = unquoted(line) if drop[n] else None
+        mine = unquoted(line) if drop[n] and may_be_marked(line) else None
         if mine is not None and chosen(mine) and keep(mine):
             drop[n] = False
         elif not drop[n] and points_up(line):

@@ -100,10 +100,20 @@ def points_up(line: str) -> bool:
     return len(line) <= 40 and bool(_POINTS_UP.match(line))
 
 
+_MARKS = frozenset("<←⬅👈👉[(✓✔☑✅")  # a line with none of these and no " x" carries no mark: no pattern is tried
+
+
+def may_be_marked(line: str) -> bool:
+    """Whether `line` holds a character a mark of choice is made of (most lines of a quoted report: no)."""
+    return not _MARKS.isdisjoint(line) or " x" in line or " X" in line or line.lstrip(" >\t").startswith(("x ", "X "))
+
+
 def chosen(text: str) -> bool:
     """Whether a line of a quoted mail carries the writer's mark of choice: "NO EVENT <-- this", "VOTE RED  <== this
     one", "[x] NO EVENT", "NO EVENT x", "✓ PASS", "* VOTE RED (my pick)": the one line of the report's list the
     writer chose (`pbem.orders.furniture.own_lines` reads it as theirs when it is an order)."""
+    if not may_be_marked(text):
+        return False
     if _CHOSEN_BEFORE.match(text):
         return True
     tail = text[-120:]  # a mark is at the end: the pattern is tried on the last characters only (linear in the line)
