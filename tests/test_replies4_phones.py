@@ -683,3 +683,23 @@ def test_a_salt_is_the_rest_of_its_line_as_typed() -> None:
         for line in (f"SALT {salt}", f"- SALT {salt}", f"JOIN SALT {salt}"):
             got = extract(f"CODE K7QX-2MPD\nJOIN\n{line}", "", words).orders
             assert got[-1] == line.lstrip("- "), (line, got)
+
+
+TAIL_WORDS = (
+    *("please", "pls", "plz", "thanks", "thanks a lot", "thanks very much", "thank you so much", "thank u"),
+    *("thanks again", "many thanks", "much appreciated", "thx", "tnx", "cheers", "merci", "danke", "bitte"),
+    *("gracias", "grazie", "obrigado", "obrigada", "dank je", "dzięki", "tack", "period", "full stop"),
+    *("exclamation mark", "exclamation point", "x", "xx", "xxx", "[x]", "(x)", "[✓]", ":)", ":-)", ";)", ":D"),
+    *(":P", "<3", "^^", "^_^", "xD", "=)", ":o)"),
+)
+
+
+def test_every_tail_is_taken_off_in_any_case_after_any_separator() -> None:
+    """Every courtesy, tick, smiley and dictated mark `cleaned` knows, after a space, a comma or a dash, in lower
+    and upper case, with "!" after it: a short cut that skips lines whose last word ends no tail must skip none."""
+    failures = []
+    for tail in TAIL_WORDS:
+        for typed in (f"NO EVENT {tail}", f"NO EVENT, {tail.upper()}!", f"NO EVENT - {tail}", f"No event. {tail}"):
+            if cleaned(typed).upper() != "NO EVENT":
+                failures.append(f"{typed!r} -> {cleaned(typed)!r}")
+    assert not failures, failures

@@ -55,6 +55,13 @@ _CONDITION = re.compile(r"\b(?:if|unless|when|whenever|only|except|but|not|or|un
 _QUESTION = re.compile(r"(?<=[ \t,;])question mark$", re.IGNORECASE)  # "Vote red question mark": dictated "?"
 _SEPARATORS = " \t,;-\u2013\u2014~"  # between an order and what follows it: "VOTE RED - thanks", "— cheers"
 TAILS = 4  # things taken off the end of one line at most ("PASS - thanks :) x")
+#: The words a courtesy or a dictated mark ends with (a tail ending with another word of letters is none of them).
+_COURTESIES = ("please", "pls", "plz", "thanks", "you", "u", "much", "lot", "again", "appreciated", "thx", "tnx")
+_COURTESIES_ABROAD = ("cheers", "merci", "danke", "bitte", "gracias", "grazie", "obrigado", "obrigada", "je", "dzięki")
+_LAST_WORDS = frozenset(
+    (*_COURTESIES, *_COURTESIES_ABROAD, "tack", "period", "stop", "mark", "point", "x", "xx", "xxx", "xd")
+)
+TAIL = 40  # characters at the end of a line a courtesy, smiley or tick is looked for in ("thank you very much!!")
 _ASIDE = re.compile(r"(?<=\S)[ \t]+\([^()]{0,60}\)$")  # "TRIBUTE Gold 7 (my best card)": a remark after the order
 _DECORATION = frozenset(("So", "Sk", "Cs", "Co"))  # emoji, arrows, hands, their skin tones: "👉 NO EVENT 👍"
 _JOINERS = frozenset("\ufe0f\ufe0e\u200d\u20e3")  # emoji variation selectors, the joiner, the keycap
@@ -100,12 +107,21 @@ def points_up(line: str) -> bool:
     return len(line) <= 40 and bool(_POINTS_UP.match(line))
 
 
-_MARKS = frozenset("<←⬅👈👉[(✓✔☑✅")  # a line with none of these and no " x" carries no mark: no pattern is tried
+_MARKS = frozenset("<←⬅👈👉✓✔☑✅")  # pointers, hands and ticks: a mark holds one, or is one of the forms below
+_PICK = re.compile(
+    r"\((?:(?:my|this|the|our)[ \t]+)?(?:pick|choice|one|answer|order|vote|selection|mine|yes|chosen|selected|this)\b",
+    re.I,
+)
 
 
 def may_be_marked(line: str) -> bool:
-    """Whether `line` holds a character a mark of choice is made of (most lines of a quoted report: no)."""
-    return not _MARKS.isdisjoint(line) or " x" in line or " X" in line or line.lstrip(" >\t").startswith(("x ", "X "))
+    """Whether `line` may carry a mark of choice (`chosen`): a pointer or a tick in it, "[x]", "(x)", " x", "x " at
+    its start, or a remark naming a pick at its end.  Most lines of a quoted report hold none: no pattern is tried."""
+    if not _MARKS.isdisjoint(line) or "[x]" in line or "[X]" in line or "(x)" in line or "(X)" in line:
+        return True
+    if " x" in line or " X" in line or line.lstrip(" >\t").startswith(("x ", "X ")):
+        return True
+    return line.rstrip().endswith(")") and _PICK.search(line[-80:]) is not None
 
 
 def chosen(text: str) -> bool:
@@ -171,7 +187,7 @@ def cleaned(line: str) -> str:
         text = _TRAILING.sub("", text)
         if text == before:
             break
-    if len(text) <= NUMBERED and _NUMBER.search(text):
+    if len(text) <= NUMBERED and text.count(" ") >= 2 and _NUMBER.search(text):  # "Gold seven": 3 words or more
         text = _NUMBER.sub(_digits, text)  # dictated "TRIBUTE Gold seven"
     return text
 
@@ -182,10 +198,17 @@ def _untailed(text: str) -> str:
     "NO EVENT :)", "PASS [x]", "Vote red period"), up to `TAILS` of them, and with a dictated "question mark" written
     as "?" (a question is not an order: `pbem.app.refusals.questioned`), as is a remark that asks ("VOTE RED (or
     blue?)").  Nothing is taken off a line that is only one of them ("Thanks")."""
-    text = _QUESTION.sub("?", text)
+    if "mark" in text or "MARK" in text or "Mark" in text:
+        text = _QUESTION.sub("?", text)
     asked = False
     for _ in range(TAILS):
-        m = _ASIDE.search(text) or _THANKS.search(text)  # "NO EVENT (aliases: PASS) (my pick)": both remarks off
+        # "NO EVENT (aliases: PASS) (my pick)": both remarks off.  A tail is short: it is looked for in the line's
+        # last `TAIL` characters only (the pattern's look-behind still sees the character before them)
+        m = _ASIDE.search(text) if text.endswith(")") else None
+        last = text[text.rfind(" ") + 1 :].rstrip(".!").lower()
+        if m is None and last.isalpha() and last not in _LAST_WORDS:
+            break  # no tail ends with this word ("EVENT", "Emperor"): the pattern is not tried
+        m = m or _THANKS.search(text, max(0, len(text) - TAIL))
         asks = m is not None and ("?" in m.group(0) or "\uff1f" in m.group(0))
         if m is None or (not asks and _CONDITION.search(m.group(0))):
             break  # "VOTE RED (unless Bob votes blue)": a condition is never taken off (refused with the line)
