@@ -39,7 +39,6 @@ from pbem.orders.typed import chosen, cleaned, points_up
 from tests.test_replies3_players import (
     ATTRIBUTIONS,
     KINDS,
-    LATER,
     Moment,
     _html,
     _moment,
@@ -47,6 +46,7 @@ from tests.test_replies3_players import (
     _quoted,
     check,
     meant,
+    shared_moments,
 )
 
 WATCH = "Sent from my Apple Watch"
@@ -55,10 +55,7 @@ K9 = "Sent from my Android device with K-9 Mail. Please excuse my brevity."
 
 @pytest.fixture(scope="module")
 def moments(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Moment]:
-    root = tmp_path_factory.mktemp("replies4")
-    out = {kind: _moment(root, kind) for kind in registry.available()}
-    out.update({f"{kind}+later": _moment(root, kind, LATER[kind]) for kind in registry.available()})
-    return out
+    return shared_moments(tmp_path_factory)  # test_replies3_players' games, built once per process
 
 
 # ----------------------------------------------------------------------------------------------- typing on a phone
