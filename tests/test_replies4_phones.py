@@ -255,7 +255,7 @@ MARKS: dict[str, Callable[[str], str]] = {
 
 
 #: A mark typed on its own line under the quoted line chosen (Gmail's "respond inline", a phone's uneditable quote).
-BELOW = ("<-- this", "^ this one", "x", "Yes", "\u261d\ufe0f this", "[x]", "my pick", "\u2190")
+BELOW = ("<-- this", "^ this one", "x", "This one", "\u261d\ufe0f this", "[x]", "my pick", "\u2190")
 
 
 def _listed(moment: Moment) -> list[tuple[int, str]]:
@@ -364,6 +364,15 @@ def test_no_line_of_any_mail_pbem_writes_reads_as_a_marked_choice() -> None:
             assert not (points_up(line) and own(above)), (path.name, above, line)  # "<-- this" under an order
             above = line if line.strip() else above
     assert seen > 10_000
+
+
+def test_yes_under_a_quoted_order_agrees_and_does_not_order() -> None:
+    """ "Yes" under another player's press quoted in a relay ("> VOTE RED with me", "> VOTE RED") agrees with them: it
+    is not the writer's vote.  Only a pointer or a tick under a quoted line chooses it."""
+    words = registry.get("sixteen-thirty").order_words
+    for text in ("On Mon wrote:\n> Bob: VOTE RED\n> VOTE RED\nYes\n", "On Mon wrote:\n> VOTE RED\n\nyes!\n"):
+        assert extract(text, "", words).orders == [], text
+    assert extract("On Mon wrote:\n> VOTE RED\n^ this\n", "", words).orders == ["VOTE RED"]
 
 
 def test_a_mark_on_a_line_quoted_twice_is_an_older_mails_and_not_read() -> None:

@@ -5,7 +5,7 @@
 * quoted lines (``>``), whether the reply is top- or bottom-posted, except a line of the mail answered (quoted
   once) that the writer marked as their choice and that is an order (``> NO EVENT <-- this``, ``> [x] VOTE RED``:
   `pbem.orders.typed.chosen`, the order told by the caller), or with a mark typed on a line of its own right
-  under it (``<-- this``, ``x``, ``yes``: `pbem.orders.typed.points_up`), which stands for it;
+  under it (``<-- this``, ``^ this one``, ``x``: `pbem.orders.typed.points_up`), which stands for it;
 * attributions over one to three lines in English, Spanish, French, German,
   Italian, Portuguese, Dutch and a few more, and in any language a line naming an
   address and ending in a colon above quoted lines (Gmail in Japanese, Chinese,

@@ -93,9 +93,10 @@ _CHOSEN_BEFORE = re.compile(r"^[ \t\u00a0]*+(?:\[[xX✓✔]\]|\([xX✓✔]\)|[xX
 
 
 # A line of its own that marks the line above it as chosen: typed under a quoted line (Gmail's "respond inline", a
-# phone where the quote cannot be edited): "<-- this", "^ this one", "☝️", "[x]", "x", "yes", "this one", "my pick".
+# phone where the quote cannot be edited): "<-- this", "^ this one", "☝️", "[x]", "x", "this one", "my pick".  Not
+# "yes": under a quoted line of another player's press ("> VOTE RED with me"), it agrees, it does not order.
 _POINTS_UP = re.compile(
-    r"^[ \t\u00a0]*+(?:\^+|☝️?|👆|<-+|<=+|←|⬅|\[[xX✓✔]\]|[xX✓✔☑✅]|yes|yep|this|this one|that one|mine|"
+    r"^[ \t\u00a0]*+(?:\^+|☝️?|👆|<-+|<=+|←|⬅|\[[xX✓✔]\]|[xX✓✔☑✅]|this|this one|that one|mine|"
     r"my (?:pick|choice|vote|answer|order))(?:[ \t\u00a0]+(?:this|this one|one|please|mine|my (?:pick|choice)))?"
     r"[ \t\u00a0.!]*$",
     re.IGNORECASE,
@@ -103,7 +104,7 @@ _POINTS_UP = re.compile(
 
 
 def points_up(line: str) -> bool:
-    """Whether `line` alone marks the line above it as the writer's choice ("<-- this", "^ this one", "x", "yes")."""
+    """Whether `line` alone marks the line above it as the writer's choice ("<-- this", "^ this one", "x")."""
     return len(line) <= 40 and bool(_POINTS_UP.match(line))
 
 
