@@ -115,13 +115,23 @@ def _poll(cfg, clock):
 LATER = {"habsburg": 4, "dynasties": 3, "sixteen-thirty": 3, "italian-wars": 2}  # polls of bot orders: a later step
 
 
+_SHARED: dict[str, Moment] = {}
+
+
+def shared_moments(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Moment]:
+    """Per kind, the first report, and (KIND+later) the newest mail of a later step of the game.  Built once per
+    test process for this module and tests/test_replies4_phones.py, which only read them (each test that polls
+    builds a game of its own)."""
+    if not _SHARED:
+        root = tmp_path_factory.mktemp("replies3")
+        _SHARED.update({kind: _moment(root, kind) for kind in registry.available()})
+        _SHARED.update({f"{kind}+later": _moment(root, kind, LATER[kind]) for kind in registry.available()})
+    return _SHARED
+
+
 @pytest.fixture(scope="module")
 def moments(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Moment]:
-    """Per kind, the first report, and (KIND+later) the newest mail of a later step of the game."""
-    root = tmp_path_factory.mktemp("replies3")
-    out = {kind: _moment(root, kind) for kind in registry.available()}
-    out.update({f"{kind}+later": _moment(root, kind, LATER[kind]) for kind in registry.available()})
-    return out
+    return shared_moments(tmp_path_factory)
 
 
 KINDS = [k for kind in registry.available() for k in (kind, f"{kind}+later")]

@@ -124,6 +124,7 @@ def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ct
 
 def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, ex: Extracted, facts: Facts) -> Decision:
     eng, state, player = views.engine(loaded), loaded.state, seat.player
+    ex = reading_lines.seeming_told(eng, state, player, ex)  # "I vote red": told how to write it, if legal now
     told = False  # the message's notes told in the HELP or STATUS answer: no mail of their own for them
     if ex.help and out.admit(d, seat.address, player=player, to_name=seat.display_name):
         told, rulings = True, RULINGS.get(eng.kind, "")  # the numbers refusals cite (docs/rulings.md)

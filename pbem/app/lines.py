@@ -17,10 +17,12 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
+from pbem.app.refusals import shortened
 from pbem.engine.base import Engine, Outcome
-from pbem.orders.extract import Extracted
+from pbem.orders.extract import Extracted, asks, seeming_note, unasked
 from pbem.orders.typed import prose
 
 CHECKED = 8
@@ -32,7 +34,9 @@ def without_prose(
     """(orders kept, lines set aside as chatter, their outcome): the refused prose lines set aside."""
     if result.accepted:
         return orders, [], result
-    long = [r.line for r in result.lines if not r.ok and prose(r.line)]
+    long = [
+        r.line for r in result.lines if not r.ok and prose(r.line) and not _an_order_asked(eng, state, player, r.line)
+    ]
     known = _known(eng, state, player, result) if long else set()
     # a long line that names something of the game's, or is one typo from it, is an order mistyped, not prose
     aside = [line for line in long if not _names_the_game(line, known)]
@@ -42,6 +46,16 @@ def without_prose(
         return orders, [], result
     again = eng.apply(state, player, kept)
     return (kept, aside, again) if again.accepted else (orders, [], result)
+
+
+def _an_order_asked(eng: Engine, state: dict[str, Any], player: str, line: str) -> bool:
+    """A line that asks whether to send an order the engine takes alone ("PASS?"): refused as a question
+    (`pbem.app.refusals.questioned`), never set aside as prose, which would apply the rest of the message without
+    it.  A question that is no order ("Play again next time?") is set aside as before."""
+    if not asks(line):
+        return False
+    alone = eng.apply(state, player, [unasked(line)])
+    return alone.accepted and not (alone.lines and shortened(alone.lines[0]))
 
 
 CLOSING_WORDS = 4  # words of a closing line at most ("Drop me a line")
@@ -62,6 +76,8 @@ def closing(eng: Engine, state: dict[str, Any], player: str, orders: list[str], 
         typed = _WORD.findall(line)[1:]
         if line not in refused or not typed or len(line.split()) > CLOSING_WORDS or any(w != w.lower() for w in typed):
             break  # a name typed as one ("PLAY Nice", "NEGATE Frnce") may be a mistyped order: refused as one
+        if _an_order_asked(eng, state, player, line):
+            break  # "vote red?" after the orders: refused as a question, not set aside
         if any(ch.isdigit() for ch in line) or any(len(w) >= KNOWN and w.upper() in known for w in typed):
             break
         if any(len(w) >= NEAR for w in typed) and near_any([w.upper() for w in typed], known):
@@ -126,6 +142,34 @@ def replaced(eng: Engine, state: dict[str, Any], player: str, orders: list[str],
         if again.accepted and again.state == result.state:
             notes.append(f'"{line}" was replaced by "{later}", later in the same message: only the later one stands')
     return notes
+
+
+SEEMING = 8  # lines that seem to be orders in sentences checked against the engine, per message
+
+
+def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted) -> Extracted:
+    """`ex` with each note on a line that seems to be an order in a sentence ("I vote red": never read, its
+    meaning is the writer's, and every other reader of the mail, the deadline's and `pbem verify`'s, reads without
+    the game's state) told only when the order is one the engine takes alone now, and then as the legal line to
+    send, as the engine understood it ("write it as: VOTE RED"; "I pass" in Habsburg: NO EVENT).  "I pass on my
+    thanks" was told to "write it as: pass on my", and "I vote red next time?" to write "vote red next time?":
+    lines that would be refused.  A remark is only listed as not read."""
+    if not ex.seeming:
+        return ex
+    problems = list(ex.problems)
+    legal = {line.upper(): line for req in eng.requests(state) if req.player == player for line in req.legal}
+    for k, (typed, order) in enumerate(ex.seeming):
+        note = seeming_note(typed, order)
+        if note not in problems:
+            continue
+        at = problems.index(note)
+        alone = eng.apply(state, player, [order]) if k < SEEMING and not asks(typed) else None
+        if alone is not None and alone.accepted and not (alone.lines and shortened(alone.lines[0])):
+            said = alone.lines[0].understood.split(" (", 1)[0] if alone.lines else ""  # "pass" as NO EVENT
+            problems[at] = seeming_note(typed, legal.get(order.upper()) or said or order)
+        else:
+            del problems[at]
+    return replace(ex, problems=problems)
 
 
 def read_again(

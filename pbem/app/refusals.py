@@ -10,12 +10,17 @@
   NEGATE was told "not asked anything" and listed as awaited.  The reason is worded here instead from the
   requests of the state the message met, the facts the status section shows (`views.waiting`): a player
   the status lists as awaited is told what they are asked, and one it does not list is told who is.
+* **A question is not an order** (`questioned`).  A line that ends with a question mark ("NO EVENT?", "Vote red
+  question mark" dictated) is refused in every game, however the engine took it, saying that a question is not read
+  as an order; what would be accepted is the order without its question mark, when the engine takes it alone now.
 * **What is legal is legal now** (`pbem.engine.offers.legal_now`).
 * **Two orders on one line are told as such** (`joined`).  "PLAY Gold 10 PLAY Silver 5" was refused as naming
   no card ("gold 10 play silver 5"), "DISCARD NONE DISCARD Trench" as "none" not being a card.  A refused line
   that splits, where an order word starts, into orders the engine takes (each alone, or after the ones before
   it) is refused with "two orders on one line; put each on its own line", and what would be accepted is those orders,
-  one per line.  When they cannot all be sent together (two answers to one question) the reason says so.
+  one per line.  When they cannot all be sent together (two answers to one question) the reason says so.  An
+  accepted line whose order is only its first words, the rest no order ("NO TRADE if Bob does", "DECLINE ALL
+  later": Sixteen Thirty took the order, the condition unread) is refused, the order alone offered (`_cut_short`).
   At most `CUTS` places per line and `TRIES` applications per message are tried.
 """
 
@@ -27,7 +32,7 @@ from typing import Any
 from pbem.app import views
 from pbem.engine import offers
 from pbem.engine.base import Engine, LineResult, Outcome
-from pbem.orders.extract import is_order
+from pbem.orders.extract import asks, is_order, unasked
 
 EARLIER = 2  # earlier lines quoted at most in "an earlier line of this message already answers"
 CUTS = 8  # places in one refused line where an order word starts, tried at most
@@ -37,9 +42,42 @@ COUNTS = {2: "two", 3: "three", 4: "four"}
 
 def worded(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> Outcome:
     """`result` (the outcome of `player`'s message at `state`) as the refusal tells it (the module docstring)."""
+    result = questioned(eng, state, player, result)
     if result.accepted:
         return joined(eng, state, player, result)
     return joined(eng, state, player, offers.legal_now(eng, state, player, agreeing(eng, state, player, result)))
+
+
+ASKED = 8  # lines asked as questions whose order is tried alone, per message
+
+
+def questioned(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> Outcome:
+    """`result` with every line that asks a question ("NO EVENT?", "VOTE red?": `pbem.orders.extract.asks`) refused
+    as one: a player unsure of an order is not taken at their word (Dynasties took "TRIBUTE Gold 7?", Habsburg
+    refused "NO EVENT?" as no order of its own).  The reason says so, and what would be accepted is the order
+    without its question mark when the engine takes it alone now; else the engine's reason for that order."""
+    if not any(asks(r.line) for r in result.lines):
+        return result
+    lines: list[LineResult] = []
+    tried = 0
+    for r in result.lines:
+        if not asks(r.line):
+            lines.append(r)
+            continue
+        bare = unasked(r.line)
+        tried += 1
+        alone = eng.apply(state, player, [bare]).lines if tried <= ASKED else []
+        why = "it ends with a question mark, and a question is not read as an order"
+        if alone and alone[0].ok and not shortened(alone[0]):
+            said = next((ln for q in eng.requests(state) for ln in q.legal if ln.upper() == bare.upper()), bare)
+            lines.append(
+                replace(r, ok=False, reason=f"{why}; if you mean it, send it without the question mark", legal=(said,))
+            )
+        else:
+            r_bare = (_cut_short(alone[0]) if alone[0].ok else alone[0]) if alone else r
+            more = f"; {r_bare.reason}" if alone and r_bare.reason else ""
+            lines.append(replace(r_bare, line=r.line, ok=False, reason=why + more, understood=""))
+    return Outcome(state, [], lines)
 
 
 def agreeing(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> Outcome:
@@ -90,9 +128,9 @@ def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
     budget = [TRIES]
     lines: list[LineResult] = []
     for r in result.lines:
-        parts = split(eng, state, player, r.line, budget) if not r.ok or _shortened(r) else []
+        parts = split(eng, state, player, r.line, budget) if not r.ok or shortened(r) else []
         if len(parts) < 2:
-            lines.append(r)
+            lines.append(_cut_short(r) if r.ok and shortened(r) else r)
             continue
         n = COUNTS.get(len(parts), str(len(parts)))
         together = _accepted(eng, state, player, parts, budget)
@@ -107,7 +145,19 @@ def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
     return Outcome(result.state, result.events, lines)
 
 
-def _shortened(r: LineResult) -> bool:
+def _cut_short(r: LineResult) -> LineResult:
+    """An accepted line whose order is only its first words, the rest no order ("NO TRADE if Bob does", "DECLINE ALL
+    later", "PLAY Vote next time": Sixteen Thirty took each as the order alone, the condition unread): refused, the
+    order alone offered."""
+    said = r.understood.split(" (", 1)[0]
+    rest = " ".join(r.line.split()[len(said.split()) :])
+    why = (
+        f'only "{said}" of this line is an order, and the rest ("{rest}") cannot be read with it; send the order alone'
+    )
+    return replace(r, ok=False, reason=why, legal=(said,), understood="", names=(), unchecked=0)
+
+
+def shortened(r: LineResult) -> bool:
     """An accepted line whose order, as the engine understood it, is only the line's first words ("NO TRADE" of
     "NO TRADE TRADE WANT ANY").  The engine's note after the order ("CONCLAVE TAKE HIGHEST (kept as your standing
     conclave choice)") is not part of it, and an order it wrote otherwise (an alias, a name completed) is whole."""

@@ -14,10 +14,13 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   ``AWAY UNTIL <date>`` / ``AWAY <days>`` / ``BACK`` (a player's absence, `pbem.orders.away`);
 * an order, if it starts with one of the game's order words
   (`Engine.order_words`, aliases included): it goes to the engine, which
-  accepts or refuses the whole message;
+  accepts or refuses the whole message; one asked as a question (``NO EVENT?``)
+  too, refused as one (`pbem.app.refusals.questioned`);
 * an order said with a label: ``My order: NO EVENT``, ``Orders - PASS``, ``My vote is red`` (VOTE red), read as
-  that order (`labelled_order`); a short sentence that seems to be one ("I vote red") is chatter, and the answer says how
-  to write it (`sentence`: "I take it you are away" is a remark);
+  that order (`labelled_order`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
+  every game, never read (the deadline's and `pbem verify`'s readings have no game state to tell it from a remark:
+  "I vote red next time?"), and the answer shows the line to send when the engine takes it now (`sentence`,
+  `pbem.app.lines.seeming_told`: "I take it you are away" is a remark);
 * ``WATCH``, ``NORMAL`` or ``DIGEST`` alone on a line: how much mail the player
   gets from now on (`Extracted.mode`, `pbem.app.notify`);
 * chatter otherwise (greetings, sign-offs, a name, remarks): set aside in
@@ -39,7 +42,7 @@ from functools import lru_cache
 
 from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines
-from pbem.orders.typed import cleaned, code_value, unarmoured
+from pbem.orders.typed import chosen, cleaned, code_value, unarmoured
 
 # Possessive runs of white space: between optional characters, each split of a run was tried (the cube of it).
 _CODE = re.compile(r"^code\s*+[:=]?\s*+[\"'`“”‘’«»]?\s*+(\S+?)\s*+[\"'`“”‘’«»]?\s*+$", re.IGNORECASE)
@@ -78,6 +81,7 @@ class Extracted:
     typed: list[str] = field(default_factory=list)  # orders[k] as typed (its punctuation kept)
     order_at: list[int] = field(default_factory=list)  # orders[k]'s line's place in the message
     placed: list[int] = field(default_factory=list)  # chatter[k]'s line's place in the message
+    seeming: list[tuple[str, str]] = field(default_factory=list)  # (line, the order it seems to be): `sentence`
 
     def aside(self, orders: list[str]) -> list[str]:
         """The chatter with `orders` (lines of `self.orders` set aside after all, `pbem.app.lines`) among it in
@@ -117,9 +121,23 @@ def _words(line: str) -> list[str]:
 
 
 def is_order(line: str, order_words: Iterable[str]) -> bool:
-    """True if `line` starts with one of the order words (each a word or a phrase)."""
-    words = _words(line)
+    """True if `line` starts with one of the order words (each a word or a phrase); "NO EVENT?" does too: an order
+    asked as a question is refused as one (`pbem.app.refusals.questioned`), never set aside unseen."""
+    words = _words(line.rstrip(_ASKED) if asks(line) else line)
     return any(words[: len(p)] == list(p) for p in _phrases(tuple(order_words)))
+
+
+_ASKED = "?!.…\uff1f \t"  # the end of a line that asks: "NO EVENT?", "Vote red?!", "PASS ?", a full-width "?"
+
+
+def asks(line: str) -> bool:
+    """Whether a line ends with a question mark (after any "!" or "."): a question, never read as an order."""
+    return line.rstrip("!.… \t").endswith(("?", "\uff1f"))
+
+
+def unasked(line: str) -> str:
+    """A line that asks (`asks`) without its question mark: "NO EVENT?" -> "NO EVENT"."""
+    return line.rstrip(_ASKED)
 
 
 def _labelled(line: str, order_words: Iterable[str]) -> str:
@@ -133,8 +151,9 @@ def _labelled(line: str, order_words: Iterable[str]) -> str:
 
 _SAID = re.compile(r"^(?:my\s+)?(?:orders?|moves?|choice|answer)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
 _MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
-_SENTENCE = re.compile(
-    r"^(?:i'd like to|i would like to|i want to|i will|i'll|i’ll|i|we'll|we|let's|let’s|please|okay|ok)[,\s]+(\S.*)$",
+_SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to"); "Ill": autocorrect's "I'll"
+    r"^(?:i['’]d like to|i would like to|i want to|i['’]m going to|i am going to|i['’]d|i will|i['’]ll|ill|i|"
+    r"we['’]ll|we|let['’]s|please|okay|ok|hi|hello|hey|yes|yep)[,\s]+(\S.*)$",  # "Hi, vote red": one line
     re.I,
 )
 SENTENCE_WORDS = 10  # words after "I ..." at most for a line to be told how to write the order it seems to be
@@ -205,11 +224,12 @@ def extract(
     subject's line is the title of the mail it answers, pbem's words (a reply's "Join the game: reply JOIN"),
     never read as the sender's; asked only where the subject would be read."""
     words = tuple(all_order_words() if order_words is None else order_words)
+    own = own_line(words)  # a quoted line marked as the writer's choice is theirs when it is an order
     ex = Extracted()
     m = _SUBJECT_CODE.search(subject or "")
     if m:
         ex.code = m.group(1)
-    lines, ex.furniture = own_lines(unarmoured(text))
+    lines, ex.furniture = own_lines(unarmoured(text), marked=lambda line: chosen(line) and own(line))
     first = subject_line(subject)
     if first and _control(first) in ("HELP", "STATUS", "REPORT", "CODE") and not (pbems and pbems(first)):
         lines.insert(0, first)
@@ -232,7 +252,7 @@ def extract(
         if is_order(line, words):
             ex.typed.append(typed.strip())
             ex.order_at.append(i)
-            ex.orders.append(line)
+            ex.orders.append(_salt(typed) or line)
             if _words(line) == ["END"]:
                 break
             continue
@@ -245,7 +265,7 @@ def extract(
                 continue  # a stray END PRESS closes nothing
             break
         else:
-            i = _command(ex, word, line, lines, i)
+            i = _command(ex, word, line, lines, i, typed)
     if first and _words(cleaned(first) or first) in LOST_CODE:
         ex.lost_code = True
     said = _labelled(cleaned(first) or first, words) if first else ""  # "No event." as the line "No event"
@@ -263,18 +283,36 @@ def _read(typed: str, words: tuple[str, ...]) -> str:
     return line
 
 
+_SALT_LINE = re.compile(r"(?:join[ \t]++)?salt\b", re.IGNORECASE)
+
+
+def _salt(typed: str) -> str:
+    """A SALT line (``SALT ...``, ``JOIN SALT ...``) as typed from its first word on, or "" for any other line: a
+    salt is the rest of the line, any words the player likes (`pbem.trust.deal`), never read as an order is ("SALT
+    one two three" is no number, "SALT lucky :)" keeps its smiley)."""
+    start = next((k for k, ch in enumerate(typed) if ch.isalpha()), -1)
+    return typed[start:].rstrip() if start >= 0 and _SALT_LINE.match(typed, start) else ""
+
+
 def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]) -> None:
     """A line set aside as chatter, as typed; one that seems to be an order in a sentence is told how to write."""
     ex.placed.append(at)
     ex.chatter.append(typed)  # what the player wrote, as they wrote it
     if seems := sentence(line, words):
-        ex.problems.append(
-            f'"{typed}" was not read as an order: an order line starts with its order word, so write it as: {seems}'
-        )
+        ex.seeming.append((typed, seems))
+        ex.problems.append(seeming_note(typed, seems))
 
 
-def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int) -> int:
-    """A control line other than END (`word` is its control word); returns the index of the next line to read."""
+def seeming_note(typed: str, order: str) -> str:
+    """The note for a line that seems to be `order` said in a sentence ("I vote red"): not read, and how to write it."""
+    return f'"{typed}" was not read as an order: an order line starts with its order word, so write it as: {order}'
+
+
+def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int, typed: str = "") -> int:
+    """A control line other than END (`word` is its control word); returns the index of the next line to read.
+    A press is read from the line as typed (`typed`), from its PRESS on: what the player wrote to other players
+    is relayed as written, never as an order is read ("*really* sorry!", "good game, thanks :)" lost their
+    emphasis, their "!" and their thanks)."""
     if word == "HELP":
         ex.help = True
     elif word in ("STATUS", "REPORT"):
@@ -288,7 +326,13 @@ def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int) -> i
         else:
             ex.problems.append(f'"{line}": write the code alone after the word: CODE <your code>')
     else:
-        return _press(ex, line, lines, i)
+        start = typed.upper().find("PRESS")
+        if start < 0 or not _PRESS.match(typed, start):
+            return _press(ex, line, lines, i)
+        said, lead = typed[start:], typed[:start].strip()
+        if lead and set(lead) <= set("*_~"):
+            said = said.replace(lead, "", 1)  # "**PRESS TO ALL:** text": the label's emphasis closed after it
+        return _press(ex, said, lines, i)
     return i
 
 

@@ -2,7 +2,10 @@
 
 `own_lines` keeps the lines the sender wrote in this message and drops:
 
-* quoted lines (``>``), whether the reply is top- or bottom-posted;
+* quoted lines (``>``), whether the reply is top- or bottom-posted, except a line of the mail answered (quoted
+  once) that the writer marked as their choice and that is an order (``> NO EVENT <-- this``, ``> [x] VOTE RED``:
+  `pbem.orders.typed.chosen`, the order told by the caller), or with a mark typed on a line of its own right
+  under it (``<-- this``, ``^ this one``, ``x``: `pbem.orders.typed.points_up`), which stands for it;
 * attributions over one to three lines in English, Spanish, French, German,
   Italian, Portuguese, Dutch and a few more, and in any language a line naming an
   address and ending in a colon above quoted lines (Gmail in Japanese, Chinese,
@@ -25,6 +28,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+from pbem.orders.typed import points_up
 
 _CLOSER = (
     r"(?:wrote|writes|escribió|escribio|a\s+écrit|a\s+ecrit|schrieb|ha\s+scritto|escreveu|schreef|skrev|"
@@ -126,8 +132,20 @@ def client_signature(line: str) -> bool:
     return bool(_CLIENT_SIGNATURE.match(line))
 
 
-def own_lines(text: str) -> tuple[list[str], list[str]]:
-    """The sender's own lines, and the furniture lines dropped among them (for the record)."""
+def unquoted(line: str) -> str | None:
+    """A line quoted once (``> NO EVENT <-- this``) without its quote mark; None for any other line (not quoted,
+    or quoted twice or more: an older mail's, never the writer's answer to this one)."""
+    bare = line.lstrip()
+    if not bare.startswith(">"):
+        return None
+    rest = bare[1:]
+    return None if rest.lstrip().startswith(">") else rest[1:] if rest.startswith(" ") else rest
+
+
+def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[list[str], list[str]]:
+    """The sender's own lines, and the furniture lines dropped among them (for the record).  `marked(line)`: a line
+    of the mail answered, quoted once, that the writer marked as their choice ("> NO EVENT <-- this", "> [x] VOTE
+    RED") is theirs, kept without its quote mark."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n").split("\n")
     out: list[str] = []
     dropped: list[str] = []
@@ -137,6 +155,9 @@ def own_lines(text: str) -> tuple[list[str], list[str]]:
         if raw.rstrip() == "--" or raw.startswith("-- "):
             break
         if _quoted(raw):
+            mine = unquoted(raw) if marked is not None else None
+            if mine is not None and marked is not None and marked(mine):
+                out.append(mine)
             i += 1
             continue
         n = _attribution_at(lines, i)
@@ -150,7 +171,24 @@ def own_lines(text: str) -> tuple[list[str], list[str]]:
             break
         if client_signature(raw):
             dropped.append(raw)
+        elif marked is not None and points_up(raw) and (chose := _pointed_at(lines, i, marked)) is not None:
+            if not out or out[-1] != chose:
+                out.append(chose)  # "> VOTE RED" then "<-- this" below it: the quoted order is the writer's choice
         else:
             out.append(raw)
         i += 1
     return out, dropped
+
+
+def _pointed_at(lines: list[str], i: int, marked: Callable[[str], bool]) -> str | None:
+    """The line quoted once right above `lines[i]` (a blank line between at most), without its quote mark, when
+    it is an order marked so (`marked`); else None."""
+    for k in (i - 1, i - 2):
+        if k < 0:
+            return None
+        mine = unquoted(lines[k])
+        if mine is not None:
+            return mine if marked(f"{mine} <--") else None
+        if lines[k].strip():
+            return None
+    return None

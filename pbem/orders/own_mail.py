@@ -17,7 +17,9 @@ mail is read (refused with its reason if it cannot be), never dropped unseen as 
 An answer typed into the copy itself (Outlook's inline reply, the original unquoted below the client's block) is
 the writer's: the rule or "-----Original Message-----" marker above a dropped block goes with it (else it would
 end the writer's text there, `pbem.orders.furniture`), a line typed right under its own line of the copy
-(`_repeated`) is kept, and so is a block the writer's lines stand between (`_drop_block_above_answer`).
+(`_repeated`) is kept, and so is a block the writer's lines stand between (`_drop_block_above_answer`), and so is a
+line of the copy quoted once that the writer marked as their choice (``> NO EVENT <--``, ``> ✓ PASS``:
+`pbem.orders.typed.chosen`), whose words are all the copy's.
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
 
@@ -26,7 +28,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from pbem.orders.furniture import MARKER, header_block_at
+from pbem.orders.furniture import MARKER, header_block_at, unquoted
+from pbem.orders.typed import chosen, may_be_marked, points_up
 
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
@@ -132,6 +135,7 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
         ):
             if drop[n] and keep(lines[n]):
                 drop[n] = False
+        _keep_marked(lines, drop, keep)
     _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):
@@ -141,6 +145,21 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
 
 
 _QUOTED = re.compile(r"^\s*>")
+
+
+def _keep_marked(lines: list[str], drop: list[bool], keep: Callable[[str], bool]) -> None:
+    """Keep the lines of a quoted copy the writer marked as their choice: "> NO EVENT <-- this" (all its words the
+    copy's), and "> NO EVENT" with "<-- this" typed on a line of its own under it (`pbem.orders.typed.points_up`),
+    when the line is an order (`keep`).  One pass."""
+    for n, line in enumerate(lines):
+        mine = unquoted(line) if drop[n] and may_be_marked(line) else None
+        if mine is not None and chosen(mine) and keep(mine):
+            drop[n] = False
+        elif not drop[n] and points_up(line):
+            above = next((k for k in (n - 1, n - 2) if k >= 0 and lines[k].strip()), None)
+            quoted = unquoted(lines[above]) if above is not None and drop[above] else None
+            if above is not None and quoted is not None and keep(quoted):
+                drop[above] = False
 
 
 def _typed_between_quotes(lines: list[str]) -> Iterator[int]:

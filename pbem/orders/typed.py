@@ -5,7 +5,9 @@
 chose from a report's list), or what the report itself prints before a line of its lists (``(default) ``,
 ``(on file) ``: a line copied out of it is read as the order it lists), a tick or a tag in brackets (``[x] ``,
 ``✓ ``, ``[Alice] ``: an answer typed into the mail answered, as Outlook's inline replies are), a pointer after
-the order (``NO EVENT  <-- this one``), a remark in brackets or a courtesy after it (``TRIBUTE Gold 7 (my best card)``, ``NO EVENT, please``),
+the order (``NO EVENT  <-- this one``), remarks in brackets, courtesies, smileys, ticks and dictated punctuation
+after it (``TRIBUTE Gold 7 (my best card)``, ``NO EVENT, please``, ``VOTE RED - thanks :)``, ``PASS [x]``,
+``Vote red period``; a dictated ``question mark`` becomes ``?``, and a question is refused as one),
 emoji around it (``👉 NO EVENT 👍``), in full-width letters as Japanese and Chinese keyboards type them
 (NFKC), without emphasis markers (Gmail's plain part writes bold
 as ``*bold*``, some clients ``_this_``), without a full stop or other punctuation at the end
@@ -21,7 +23,7 @@ import re
 import unicodedata
 
 _MARKER = re.compile(
-    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t\u00a0]+"
+    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—xX]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t\u00a0]+"  # "x NO EVENT": ticked
     r"|(?:[-=]{1,2}>|[→⇒⟶⟹➔➜➙➛➝➞➟➠➡▶▸►➢➤])[ \t\u00a0]*"  # an arrow, a space after it or not
     r"|\((?:default|on file)\)[ \t\u00a0]+"  # what the report prints before a default or an order on file
     r"|\[[^\]\s][^\]]{0,19}\][ \t\u00a0]*"  # "[x]" ticked, "[Alice]", "[AM]": an answer typed into a mail
@@ -38,11 +40,28 @@ _TRAILING = re.compile(r"(?<![\s.,;:!。、！；…])[\s.,;:!。、！；…]+$
 _QUOTES = "\"'`“”„‘’‚«»「」『』"
 
 
-_THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!": a courtesy after the order (no run of spaces in it)
-    r"(?<=[ \t,;])(?:please|pls|plz|thanks|thank you|thx|cheers|merci|danke|bitte|gracias|grazie|obrigad[oa]|"
-    r"dank je|dzięki|tack)[.!]*$",
+# What people put after an order, taken off one at a time from the end (`_untailed`), each only after a space,
+# a comma or a full stop (no run of spaces in a pattern: a search would scan a run once per space):
+_THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!", "VOTE RED - thanks": a courtesy after the order
+    r"(?<=[ \t,;.!])(?:please|pls|plz|(?:thanks|thank you|thank u)(?: (?:very|so) much| a lot| again)?|many thanks|"
+    r"much appreciated|thx|tnx|cheers|merci|"
+    r"danke|bitte|gracias|grazie|obrigad[oa]|dank je|dzięki|tack"
+    r"|period|full stop|exclamation (?:mark|point)"  # punctuation dictated and written out ("Vote red period")
+    r"|x{1,3}|\[[xX✓✔]\]|\([xX✓✔]\)"  # a tick after the order, ticked in a list ("NO EVENT [x]"), or a kiss ("x")
+    r"|[:;=][-'^o]?[()\[\]DPpO3/|*]|<3|\^_?\^|xD)[.!]*$",  # a smiley: ":)", ":-)", ";)", ":D", ":P", "<3", "^^"
     re.IGNORECASE,
 )
+_CONDITION = re.compile(r"\b(?:if|unless|when|whenever|only|except|but|not|or|until|provided|depending)\b", re.I)
+_QUESTION = re.compile(r"(?<=[ \t,;])question mark$", re.IGNORECASE)  # "Vote red question mark": dictated "?"
+_SEPARATORS = " \t,;-\u2013\u2014~"  # between an order and what follows it: "VOTE RED - thanks", "— cheers"
+TAILS = 4  # things taken off the end of one line at most ("PASS - thanks :) x")
+#: The words a courtesy or a dictated mark ends with (a tail ending with another word of letters is none of them).
+_COURTESIES = ("please", "pls", "plz", "thanks", "you", "u", "much", "lot", "again", "appreciated", "thx", "tnx")
+_COURTESIES_ABROAD = ("cheers", "merci", "danke", "bitte", "gracias", "grazie", "obrigado", "obrigada", "je", "dzięki")
+_LAST_WORDS = frozenset(
+    (*_COURTESIES, *_COURTESIES_ABROAD, "tack", "period", "stop", "mark", "point", "x", "xx", "xxx", "xd")
+)
+TAIL = 40  # characters at the end of a line a courtesy, smiley or tick is looked for in ("thank you very much!!")
 _ASIDE = re.compile(r"(?<=\S)[ \t]+\([^()]{0,60}\)$")  # "TRIBUTE Gold 7 (my best card)": a remark after the order
 _DECORATION = frozenset(("So", "Sk", "Cs", "Co"))  # emoji, arrows, hands, their skin tones: "👉 NO EVENT 👍"
 _JOINERS = frozenset("\ufe0f\ufe0e\u200d\u20e3")  # emoji variation selectors, the joiner, the keycap
@@ -62,24 +81,144 @@ def _undecorated(text: str) -> str:
     return text[start:end]
 
 
+# A choice marked on a line of the mail answered: a pointer or a tick after it, a tick before it, a remark naming it
+# as the writer's pick.  No line pbem writes carries one (tests/test_replies4_phones.py reads every golden mail).
+_CHOSEN_AFTER = re.compile(
+    r"(?:(?<=[ \t\u00a0])(?:<-+|<=+|<<+|←|⬅|👈|\[[xX✓✔]\]|\([xX✓✔]\)|[xX])|[✓✔☑✅]"
+    r"|(?<=[ \t\u00a0])\((?:(?:my|this|the|our)[ \t]+)?(?:pick|choice|one|answer|order|vote|selection)\b[^()]{0,30}\)"
+    r"|(?<=[ \t\u00a0])\((?:mine|yes|chosen|selected|this)\))(?:[ \t\u00a0][^<←⬅]{0,40})?$",
+    re.IGNORECASE,
+)
+_CHOSEN_BEFORE = re.compile(r"^[ \t\u00a0]*+(?:\[[xX✓✔]\]|\([xX✓✔]\)|[xX][ \t\u00a0]|[✓✔☑✅👉])")
+
+
+# A line of its own that marks the line above it as chosen: typed under a quoted line (Gmail's "respond inline", a
+# phone where the quote cannot be edited): "<-- this", "^ this one", "☝️", "[x]", "x", "this one", "my pick".  Not
+# "yes": under a quoted line of another player's press ("> VOTE RED with me"), it agrees, it does not order.
+_POINTS_UP = re.compile(
+    r"^[ \t\u00a0]*+(?:\^+|☝️?|👆|<-+|<=+|←|⬅|\[[xX✓✔]\]|[xX✓✔☑✅]|this|this one|that one|mine|"
+    r"my (?:pick|choice|vote|answer|order))(?:[ \t\u00a0]+(?:this|this one|one|please|mine|my (?:pick|choice)))?"
+    r"[ \t\u00a0.!]*$",
+    re.IGNORECASE,
+)
+
+
+def points_up(line: str) -> bool:
+    """Whether `line` alone marks the line above it as the writer's choice ("<-- this", "^ this one", "x")."""
+    return len(line) <= 40 and bool(_POINTS_UP.match(line))
+
+
+_MARKS = frozenset("<←⬅👈👉✓✔☑✅")  # pointers, hands and ticks: a mark holds one, or is one of the forms below
+_PICK = re.compile(
+    r"\((?:(?:my|this|the|our)[ \t]+)?(?:pick|choice|one|answer|order|vote|selection|mine|yes|chosen|selected|this)\b",
+    re.I,
+)
+
+
+def may_be_marked(line: str) -> bool:
+    """Whether `line` may carry a mark of choice (`chosen`): a pointer or a tick in it, "[x]", "(x)", " x", "x " at
+    its start, or a remark naming a pick at its end.  Most lines of a quoted report hold none: no pattern is tried."""
+    if not _MARKS.isdisjoint(line) or "[x]" in line or "[X]" in line or "(x)" in line or "(X)" in line:
+        return True
+    if " x" in line or " X" in line or line.lstrip(" >\t").startswith(("x ", "X ")):
+        return True
+    return line.rstrip().endswith(")") and _PICK.search(line[-80:]) is not None
+
+
+def chosen(text: str) -> bool:
+    """Whether a line of a quoted mail carries the writer's mark of choice: "NO EVENT <-- this", "VOTE RED  <== this
+    one", "[x] NO EVENT", "NO EVENT x", "✓ PASS", "* VOTE RED (my pick)": the one line of the report's list the
+    writer chose (`pbem.orders.furniture.own_lines` reads it as theirs when it is an order)."""
+    if not may_be_marked(text):
+        return False
+    if _CHOSEN_BEFORE.match(text):
+        return True
+    tail = text[-120:]  # a mark is at the end: the pattern is tried on the last characters only (linear in the line)
+    return bool(_CHOSEN_AFTER.search(tail))
+
+
+# Hyphens other than "-" (after NFKC): the hyphen, the non-breaking hyphen a copied web page may hold, the figure
+# dash and the minus sign; the soft hyphen, invisible, goes.
+_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2212": "-", "\u00ad": None})
+_UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_TEENS = ("thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+_NUMBERS = {w: str(n) for n, w in enumerate((*_UNITS, *_TEENS))}
+# A number dictated as a word where an order holds a number: after a space, before a comma, a semicolon, the end or
+# "on" ("PLACE England three, Open one", "Open two ON Denmark").  No legal line of any game holds one there
+# (tests/test_replies3_players.py: `cleaned` leaves every legal line of a bot game as it is).
+_NUMBER = re.compile(rf"(?<=\s)(?:{'|'.join(_NUMBERS)})(?=[ \t]*+(?:[,;.!]|$)|[ \t]++on\b)", re.IGNORECASE)
+
+
+NUMBERED = 200  # characters of a line at most whose numbers said as words are read as digits (an order is short)
+_NOT_BEFORE_NUMBER = frozenset(
+    ("a", "an", "the", "this", "that", "which", "each", "every", "any", "no", "one", "only", "just", "more", "my")
+)
+
+
+def _digits(m: re.Match[str]) -> str:
+    """A number word as its digits when it stands where an order's number does: two words or more before it, the
+    last a name ("Gold seven", "England three"), not "Take this one." nor "Play one!" (closings, `pbem.app.lines`)."""
+    before = m.string[: m.start()].split()
+    if len(before) < 2 or before[-1].lower().strip(",;") in _NOT_BEFORE_NUMBER:
+        return m.group(0)
+    return _NUMBERS[m.group(0).lower()]
+
+
+ROUNDS = 3  # passes over a line at most: what is around an order comes in layers ("“VOTE RED - thanks”", "x 👉 PASS")
+
+
 def cleaned(line: str) -> str:
-    """The order a player meant by `line` (see the module docstring); `line` itself if nothing is around it."""
+    """The order a player meant by `line` (see the module docstring); `line` itself if nothing is around it.  What is
+    around an order is taken off in passes (at most `ROUNDS`) until a pass changes nothing: each layer may hide the
+    next ("“VOTE RED - thanks”" in quotes, "NO EVENT xx;" before a semicolon, "👍." an emoji before a full stop)."""
     text = line.strip()
-    if not text.isascii():
-        text = _undecorated(
-            unicodedata.normalize("NFKC", text).strip()
-        )  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan
-    text = _POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()  # "[AM] - NO EVENT"
-    text = _unemphasised(text).strip()
-    text = _ASIDE.sub("", text)
-    if _THANKS.search(text):
-        text = _THANKS.sub("", text).rstrip(" \t,;") or text
-    if len(text) > 1 and text[0] in _QUOTES and text[-1] in _QUOTES and "\n" not in text:
-        # in one pass what `^[quotes]+(.*?)[quotes]+$` took off: that pattern tried every split of a run of quote
-        # marks for each character of it (4 s for 1,600 of them)
-        text = text.strip(_QUOTES).strip()
-    text = _TRAILING.sub("", text)
+    if not text.isascii():  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan; "PLACE‑START" with a non-breaking hyphen
+        text = unicodedata.normalize("NFKC", text).translate(_HYPHENS).strip()
+    for _ in range(ROUNDS):
+        before = text
+        if not text.isascii():
+            text = _undecorated(text)
+        text = _POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()  # "[AM] - PASS"
+        text = _unemphasised(text).strip()
+        text = _untailed(text)
+        if len(text) > 1 and text[0] in _QUOTES and text[-1] in _QUOTES and "\n" not in text:
+            # in one pass what `^[quotes]+(.*?)[quotes]+$` took off: that pattern tried every split of a run of quote
+            # marks for each character of it (4 s for 1,600 of them)
+            text = text.strip(_QUOTES).strip()
+        text = _TRAILING.sub("", text)
+        if text == before:
+            break
+    if len(text) <= NUMBERED and text.count(" ") >= 2 and _NUMBER.search(text):  # "Gold seven": 3 words or more
+        text = _NUMBER.sub(_digits, text)  # dictated "TRIBUTE Gold seven"
     return text
+
+
+def _untailed(text: str) -> str:
+    """`text` without the remarks in brackets, courtesies, ticks, smileys and dictated punctuation after the order
+    ("TRIBUTE Gold 7 (my best card)", "VOTE RED - thanks",
+    "NO EVENT :)", "PASS [x]", "Vote red period"), up to `TAILS` of them, and with a dictated "question mark" written
+    as "?" (a question is not an order: `pbem.app.refusals.questioned`), as is a remark that asks ("VOTE RED (or
+    blue?)").  Nothing is taken off a line that is only one of them ("Thanks")."""
+    if "mark" in text or "MARK" in text or "Mark" in text:
+        text = _QUESTION.sub("?", text)
+    asked = False
+    for _ in range(TAILS):
+        # "NO EVENT (aliases: PASS) (my pick)": both remarks off.  A tail is short: it is looked for in the line's
+        # last `TAIL` characters only (the pattern's look-behind still sees the character before them)
+        m = _ASIDE.search(text) if text.endswith(")") else None
+        last = text[text.rfind(" ") + 1 :].rstrip(".!").lower()
+        if m is None and last.isalpha() and last not in _LAST_WORDS:
+            break  # no tail ends with this word ("EVENT", "Emperor"): the pattern is not tried
+        m = m or _THANKS.search(text, max(0, len(text) - TAIL))
+        asks = m is not None and ("?" in m.group(0) or "\uff1f" in m.group(0))
+        if m is None or (not asks and _CONDITION.search(m.group(0))):
+            break  # "VOTE RED (unless Bob votes blue)": a condition is never taken off (refused with the line)
+        rest = text[: m.start()].rstrip(_SEPARATORS)
+        if not rest.strip(_SEPARATORS + ".!"):
+            break
+        asked = asked or asks
+        text = rest
+    return f"{text}?" if asked else text  # "VOTE RED (right?)": a remark that asks makes the line a question
 
 
 def _unemphasised(text: str) -> str:

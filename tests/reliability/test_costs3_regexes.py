@@ -291,14 +291,19 @@ def test_the_press_line_and_quotes_read_as_the_old_patterns_did() -> None:
     def old_cleaned(line: str) -> str:  # `cleaned` with the patterns it had (the steps around them as they are)
         text = line.strip()
         if not text.isascii():
-            text = typed._undecorated(unicodedata.normalize("NFKC", text).strip())
-        text = typed._POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()
-        text = emphasis.sub("", text).strip()
-        text = typed._ASIDE.sub("", text)
-        if typed._THANKS.search(text):
-            text = typed._THANKS.sub("", text).rstrip(" \t,;") or text
-        m = quoted.match(text)
-        return trailing.sub("", m.group(1).strip() if m else text)
+            text = unicodedata.normalize("NFKC", text).translate(typed._HYPHENS).strip()
+        for _ in range(typed.ROUNDS):  # passes until nothing changes (replies4: what is around an order in layers)
+            before = text
+            if not text.isascii():
+                text = typed._undecorated(text)
+            text = typed._POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()
+            text = emphasis.sub("", text).strip()
+            text = typed._untailed(text)
+            m = quoted.match(text)
+            text = trailing.sub("", m.group(1).strip() if m else text)
+            if text == before:
+                break
+        return typed._NUMBER.sub(typed._digits, text) if len(text) <= typed.NUMBERED else text
 
     for s in _strings("\"'“”«a b.*-_~\t,", 98, 40_000):
         assert old_cleaned(s) == cleaned(s), s
