@@ -140,6 +140,8 @@ def match_one(typed: str, names: Sequence[str], what: str = "name") -> str:
     if len(found) == 1:
         return found[0]
     legal = tuple(dict.fromkeys(names))
+    if not found and not fold(norm(typed)):  # "ACCEPT!", "ACCEPT" alone: nothing named ('"" is not a player' before)
+        raise RuleError(f"no {what} is named: name one", legal)
     if not found:
         raise RuleError(f'"{typed.strip()}" is not a {what} you can name here', legal)
     raise RuleError(f'"{typed.strip()}" could be any of: {", ".join(found)}; type more of the {what}', tuple(found))

@@ -146,5 +146,6 @@ def parse_cards(text: str, allowed: Sequence[str] = DECK, what: str = "a card he
 def parse_card(text: str, allowed: Sequence[str] = DECK, what: str = "a card here") -> str:
     cards = parse_cards(text, allowed, what)
     if len(cards) != 1:
-        raise RuleError(f'name exactly one card ("{text.strip()}" names {len(cards)})', tuple(allowed))
+        said = f'"{text.strip()}" names {len(cards)}' if text.strip() else "none is named"
+        raise RuleError(f"name exactly one card ({said})", tuple(allowed))
     return cards[0]

@@ -189,6 +189,8 @@ def parse_pair(text: str, owns: list[str], targets: Callable[[str], list[str]]) 
         return found[0]
     if found:
         raise RuleError(f'"{text}" can be read several ways; put ">" between your card and the target')
+    if not text.strip():
+        raise RuleError("no card is named: write <own Negate card> > <target card>")
     raise RuleError(f'cannot read "{text}" as <own Negate card> > <target card>')
 
 

@@ -221,7 +221,8 @@ def parse_play(st: State, rest: str) -> Order:
         cards = sorted({SPECIAL_ALIASES[f] for f in found})
         if len(cards) == 1:
             return play_args(st, cards[0], " ".join(words[n:]))
-    raise RuleError(f'"{rest.strip()}" does not name a Special card', [f"PLAY {s}" for s in SPECIALS])
+    said = f'"{rest.strip()}" does not name' if rest.strip() else "no card is named: name"
+    raise RuleError(f"{said} a Special card", [f"PLAY {s}" for s in SPECIALS])
 
 
 def split_player(st: State, text: str) -> list[str]:
