@@ -18,7 +18,7 @@ from datetime import datetime
 from email.message import EmailMessage, Message
 from email.parser import BytesHeaderParser
 from email.policy import compat32
-from email.utils import make_msgid
+from email.utils import make_msgid, parseaddr
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -134,8 +134,7 @@ def _read_reports(sent: mailbox.Maildir, seen: set[str], by_addr: dict[str, Bot]
     for key in sorted(fresh, key=_key_order):
         seen.add(key)
         msg, text = text_of(sent.get_bytes(key))
-        to = re.search(r"<([^>]+)>", str(msg["To"]))
-        addr = to.group(1) if to else str(msg["To"])
+        addr = parseaddr(str(msg["To"]))[1] or str(msg["To"])  # (a pattern over "<...>" was quadratic in "<" runs)
         if addr in by_addr:
             by_addr[addr].learn(text)
             if LEGAL_HEADER in text:
