@@ -167,10 +167,7 @@ def earlier(final: dict[str, Any], doc: dict[str, Any]) -> Verification:
         if bad >= 0:
             raise Refused(f"the final export's chain breaks at entry {bad + 1}: verify it alone first")
         out.checked += partial_export.against_final(final, rows, doc)
-    except partial_export.Broken as exc:
-        out.problem = str(exc)
-        return out
-    except Refused as exc:
+    except (partial_export.Broken, Refused) as exc:
         out.problem = str(exc)
         return out
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
