@@ -155,6 +155,20 @@ def run_database(url: str) -> Iterator[str]:
             _drop(conn, name)
 
 
+def own_database() -> Iterator[str]:
+    """A `pg_url` fixture's body: this test process's own database with pbem's schema made anew (the test is
+    skipped, saying why, where no PostgreSQL server can be used)."""
+    import pytest
+
+    url, why = server()
+    if url is None:
+        pytest.skip(why)
+    with run_database(url) as own:
+        reset_schema(own)
+        ensure_schema(own)
+        yield own
+
+
 def plain_url(url: str) -> str:
     """The libpq form of a SQLAlchemy URL."""
     return url.replace("postgresql+psycopg://", "postgresql://", 1)

@@ -38,13 +38,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres")]
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
     """This test process's own database (tests/pg.py): runs that overlap on one machine never meet."""
-    url, why = pg.server()
-    if url is None:
-        pytest.skip(why)
-    with pg.run_database(url) as own:
-        pg.reset_schema(own)
-        pg.ensure_schema(own)
-        yield own
+    yield from pg.own_database()
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ headers the whole mail gives, for every mail of up to three lines of every kind 
 from __future__ import annotations
 
 import json
-import mailbox
 import re
 from collections import Counter
 from email.parser import BytesParser
@@ -25,17 +24,7 @@ from typer.testing import CliRunner
 
 from pbem.cli import app
 from pbem.trust.receipts import lines, read_folder, verify_mail
-
-
-def _box(folder: Path, raws: list[bytes]) -> Path:
-    box = mailbox.Maildir(str(folder), factory=None, create=True)
-    for raw in raws:
-        box.add(raw)
-    return folder
-
-
-def _to(raws: list[bytes], address: str) -> list[bytes]:
-    return [r for r in raws if re.search(rb"^To: .*" + re.escape(address.encode()), r, re.M | re.I)]
+from tests.test_verify_whose_mail import _box, _to
 
 
 def test_each_received_mail_has_its_headers_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

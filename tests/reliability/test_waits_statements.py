@@ -107,13 +107,7 @@ class StallingProxy:
 
 @pytest.fixture(scope="module")
 def pg_url() -> Iterator[str]:
-    url, why = pg.server()
-    if url is None:
-        pytest.skip(why)
-    with pg.run_database(url) as own:
-        pg.reset_schema(own)
-        pg.ensure_schema(own)
-        yield own
+    yield from pg.own_database()
 
 
 @contextmanager
