@@ -37,7 +37,10 @@ from pbem.orders.typed import cleaned  # noqa: E402
 
 PIECES = st.sampled_from(
     [*all_order_words(), *CONTROL_WORDS, "From", "Note", "Sent", "wrote", "Franz", "7", "no", "event", "PS",
-     "increase_army", "Increase-Army", "差出人", "Từ", "#", "*", "•", "1.", "-", ">", "(", ")", "'", "“"]
+     "increase_army", "Increase-Army", "差出人", "Từ", "#", "*", "•", "1.", "-", ">", "(", ")", "'", "“",
+     # what `typed.cleaned` takes off a line's start: markers (one ran the first words past the quick test's three:
+     # " 1. 1. 1. ACCEPT"), ticks, emoji, full-width letters typed on Japanese phones
+     "[x]", "[my answer is]", "a)", "(2)", "x", "✓", "👉", "->", "**", "\uff2e\uff2f", "\uff25\uff36\uff25\uff2e\uff34", "\uff30\uff21\uff33\uff33", "\uff11.", "「"]
 )  # fmt: skip
 
 

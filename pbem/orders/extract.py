@@ -42,7 +42,7 @@ from functools import lru_cache
 
 from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines
-from pbem.orders.typed import chosen, cleaned, code_value, unarmoured
+from pbem.orders.typed import chosen, cleaned, code_value, front, unarmoured
 
 # Possessive runs of white space: between optional characters, each split of a run was tried (the cube of it).
 _CODE = re.compile(r"^code\s*+[:=]?\s*+[\"'`“”‘’«»]?\s*+(\S+?)\s*+[\"'`“”‘’«»]?\s*+$", re.IGNORECASE)
@@ -187,7 +187,7 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
     firsts = frozenset(p[0] for p in _phrases(words) if p) | frozenset(CONTROL_WORDS)
 
     def own(line: str) -> bool:
-        if firsts.isdisjoint(_TOKEN.findall(line.upper().replace("_", "-"), 0, 200)[:3]):
+        if firsts.isdisjoint(_TOKEN.findall(front(line[:200]).upper().replace("_", "-"))[:3]):
             return False  # none of its first words starts an order or a command (most lines: a regex, no more)
         typed = _strip_comment(line)
         bare = (cleaned(typed) or typed).replace(":", " ", 1).replace("：", " ", 1)

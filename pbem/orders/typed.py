@@ -193,6 +193,29 @@ def cleaned(line: str) -> str:
     return text
 
 
+_FRONT = " \t\u00a0*_~" + _QUOTES  # what `cleaned` takes off a line's start besides markers and emoji
+
+
+def front(line: str) -> str:
+    """`line` from where `cleaned` could find its order word: normalised as `cleaned` does, and without the
+    markers, quotes, emphasis and emoji it could take off the start ("1. [x] “PASS”", "👉 a) b) PASS", an order in
+    full-width letters).
+    Takes off at least what `cleaned` does, so a quick test of the first words of `front(line)` never rejects a line
+    `cleaned` would read as an order (`pbem.orders.extract.own_line`).  Linear: anchored patterns, a bounded count."""
+    text = line
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).translate(_HYPHENS)
+    for _ in range(2 * ROUNDS + 1):  # each pass of `cleaned` takes off two markers at most
+        before = text
+        text = text.lstrip(_FRONT)
+        if not text.isascii():
+            text = _undecorated(text)
+        text = _MARKER.sub("", text, count=1)
+        if text == before:
+            break
+    return text
+
+
 def _untailed(text: str) -> str:
     """`text` without the remarks in brackets, courtesies, ticks, smileys and dictated punctuation after the order
     ("TRIBUTE Gold 7 (my best card)", "VOTE RED - thanks",
