@@ -34,6 +34,11 @@ test-one:  ## one test file in one process: make test-one T=tests/test_layers.py
 test-postgres:  ## the PostgreSQL tier in this run's own database (starts the cluster: bash .ci/postgres)
 	$(PY) -m pytest -n 1 -m postgres tests/test_postgres.py
 
+fuzz:  ## the property tests (Hypothesis) with a fresh draw on each of RUNS runs (the suite's draw is fixed)
+	for i in $$(seq $(RUNS)); do PBEM_HYPOTHESIS=explore $(PY) -m pytest -q $$(grep -rl "from hypothesis" tests) || exit 1; done
+
+RUNS = 5
+
 coverage:  ## the suite with line coverage of pbem, as CI reports it (total on the TOTAL line)
 	PYTEST_ADDOPTS="$(COVERAGE_FLAGS)" $(PY) -m pytest
 
