@@ -103,7 +103,6 @@ def tiles(budget: int) -> Callable[[Callable[P, R]], Tiles[P, R]]:
     return lambda fn: Tiles(fn, budget)
 
 
-@lru_cache(maxsize=8)
 @lru_cache(maxsize=64)
 def font(size: int) -> Font:
     """Open Sans (the `ttf-opensans` package): Latin with every accent, Greek and Cyrillic, as player names
