@@ -3,16 +3,17 @@
 A wait no timeout reaches (the SQLite file, its -wal or the home on a file system that stopped answering, a
 log file, a host name whose resolution hangs) held any command but `pbem poll` without end; the poll alone had
 a watchdog (`pbem.mail.transports.deadline`).  Now the root callback arms this one before anything is read
-(`arm`): `PBEM_COMMAND_DEADLINE` seconds, else `COMMAND_DEADLINE` (900), which also bounds `pbem verify` on a
-player's machine, which has no home.  Once a command has read its configuration (`configured`), the budget is the
-home's `[limits] command_deadline`, counted from the start; `pbem poll` gets `[mail] poll_deadline` until its own
-watchdog takes over (`handed_over`), which shuts its sockets at that deadline and files what it finished.
+(`arm`): `PBEM_COMMAND_DEADLINE` seconds, else `COMMAND_DEADLINE` (3600 s, docs/performance.md), which also
+bounds `pbem verify` on a player's machine, which has no home.  Once a command has read its configuration
+(`configured`), the budget is the home's `[limits] command_deadline`, counted from the start; `pbem poll` gets
+`[mail] poll_deadline` until its own watchdog takes over (`handed_over`), which shuts its sockets at that
+deadline and files what it finished.
 
 When the deadline passes, the process ends with ONE line on stderr naming the command and what it was waiting
 on (read from the main thread's stack), and exit status 3.  Nothing is half-written: every change to the record
-is one transaction (SQLite and PostgreSQL roll back what was not committed), and exports and the public site are
-written to a temporary file and renamed (`pbem.record.files.write_whole`).  The watchdog is cancelled when the
-command ends (the click context's close), so in-process runs (tests) leave no timer behind.
+is one transaction (SQLite and PostgreSQL roll back what was not committed), and exports, key files and the
+public site are written to a temporary file and renamed (`pbem.record.files.write_whole`).  The watchdog is
+cancelled when the command ends (the click context's close), so in-process runs (tests) leave no timer behind.
 """
 
 from __future__ import annotations

@@ -30,7 +30,9 @@ from pbem.record import sealing
 DEFAULT_NAME = "pbem.toml"
 #: Seconds any command but `pbem poll` may take (`[limits] command_deadline`), and every command before its
 #: configuration is read or when it reads none (`pbem verify`, `rules`, `init`): `pbem.cli.deadline`.
-COMMAND_DEADLINE = 900
+#: An hour: `export --all --moderator` took 1.9 s a finished six-player Sixteen Thirty game (1.5 MB in three
+#: formats), so an hour is about 1,900 such games (docs/performance.md); a larger home sets its own.
+COMMAND_DEADLINE = 3600
 
 
 class ConfigError(Exception):
