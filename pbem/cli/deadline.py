@@ -49,11 +49,13 @@ class _Dog:
         self.started = time.monotonic()
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
+        self._armed = 0  # which timer is the live one: one replaced as it fired must not end the command
         self._start()
 
     def _start(self) -> None:
         left = max(0.0, self.started + self.seconds - time.monotonic())
-        self._timer = threading.Timer(left, self._fire)
+        self._armed += 1
+        self._timer = threading.Timer(left, self._fire, (self._armed,))
         self._timer.daemon = True
         self._timer.start()
 
@@ -71,9 +73,9 @@ class _Dog:
                 self._timer.cancel()
             self._timer = None
 
-    def _fire(self) -> None:
+    def _fire(self, armed: int) -> None:
         with self._lock:
-            if self._timer is None:  # cancelled meanwhile
+            if self._timer is None or armed != self._armed:  # cancelled or replaced meanwhile
                 return
         last = threading.Timer(STDERR_GRACE, os._exit, (3,))  # a stderr that blocks cannot keep the process
         last.daemon = True

@@ -148,3 +148,30 @@ def test_every_command_ends_at_its_deadline_when_the_database_does_not_answer(ho
         assert r.returncode in (0, 2) or (r.returncode == 3 and stopped), (name, r.returncode, r.stderr[-1500:])
         assert "Traceback" not in r.stderr, (name, r.stderr[-1500:])
     assert spent < DEADLINE + SLACK, spent  # wall clock: deadline
+
+
+def test_the_deadline_counts_from_the_start_and_a_stopped_one_never_fires(tmp_path: Path) -> None:
+    """The configuration's budget replaces the default from the command's start (the default's timer, replaced,
+    never fires); a command that ended (its deadline stopped) is never ended later."""
+    import sys
+
+    code = (
+        "import sys, time; from pbem.cli import deadline; deadline.arm('pbem game'); deadline.named('pbem game x'); "
+        "deadline.configured(0.8, 100); time.sleep(0.4); print('alive', flush=True); "
+        "sys.argv[1] == 'stop' and deadline.stop(); time.sleep(0.8); print('ended by itself', flush=True)"
+    )
+    env = {**os.environ, "PBEM_COMMAND_DEADLINE": "0.2", "PYTHONPATH": os.getcwd()}
+    started = time.monotonic()
+    both = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, how], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for how in ("stop", "run")
+    ]
+    (out, err), (run_out, run_err) = (p.communicate(timeout=WAIT) for p in both)
+    spent = time.monotonic() - started
+    assert (both[0].returncode, out, err) == (0, "alive\nended by itself\n", "")
+    assert (both[1].returncode, run_out) == (3, "alive\n"), (both[1].returncode, run_out, run_err)
+    said = "pbem: `pbem game x` passed its deadline of 0.8 s ([limits] command_deadline) while running; stopped"
+    assert run_err.startswith(said) and run_err.count("\n") == 1, run_err
+    assert spent < 0.8 + 5, spent  # wall clock: deadline
