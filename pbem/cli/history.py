@@ -85,7 +85,11 @@ def export(
             else:
                 write_whole(output, body)
         except OSError as exc:  # a traceback before, and half of the file
-            fail(f"{output} could not be written: {exc.strerror or exc} (it is left as it was)", 3)
+            given = isinstance(exc, (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError))
+            fail(
+                f"{output} could not be written: {exc.strerror or exc}; a file there is left as it was",
+                2 if given else 3,
+            )
         typer.echo(f"wrote {output}" + (" (the moderator's record: not for players)" if moderator else ""))
     else:
         sys.stdout.write(body)

@@ -67,7 +67,9 @@ def test_an_export_stopped_part_way_leaves_the_earlier_file_as_it_was(home: Path
     assert out.read_text() == OLD, out.read_text()[:200]
     assert [p.name for p in home.parent.iterdir() if p.name.startswith(".iw1.html")] == []
     assert r.returncode == 3 and r.stderr.count("\n") == 1, (r.returncode, r.stderr[-1500:])
-    assert r.stderr.startswith(f"pbem: {out} could not be written: File too large (it is left as it was)"), r.stderr
+    assert r.stderr.startswith(f"pbem: {out} could not be written: File too large; a file there is left as it was"), (
+        r.stderr
+    )
 
 
 def test_a_key_file_stopped_part_way_is_made_by_the_next_run(tmp_path: Path) -> None:
@@ -82,3 +84,16 @@ def test_a_key_file_stopped_part_way_is_made_by_the_next_run(tmp_path: Path) -> 
     second = _run([sys.executable, "-c", make, str(tmp_path)], tmp_path, limit=1 << 20)
     assert second.returncode == 0, second.stderr[-1500:]
     assert len(key.read_text().strip()) == 64 and oct(key.stat().st_mode & 0o777) == "0o600"
+
+
+def test_an_export_to_a_path_that_cannot_be_a_file_is_refused_in_one_line(home: Path) -> None:
+    """`-o` into a folder that does not exist, or naming a folder: a FileNotFoundError or IsADirectoryError
+    traceback before (found by this file); now one line, exit 2, as a command refused as given."""
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+
+    for out, why in ((home.parent / "no" / "iw1.json", "No such file or directory"), (home.parent, "Is a directory")):
+        r = CliRunner().invoke(app, ["--config", str(home), "export", "iw1", "-o", str(out)])
+        assert r.exit_code == 2 and "Traceback" not in r.output, (r.exit_code, r.output)
+        assert f"pbem: {out} could not be written: {why}; a file there is left as it was" in r.output, r.output
