@@ -43,8 +43,10 @@ def _run(args: list[str], cwd: Path, limit: int = LIMIT) -> subprocess.Completed
     )
 
 
-@pytest.fixture()
-def home(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home with one game (made once: the tests only export it)."""
+    tmp_path = tmp_path_factory.mktemp("whole-files")
     assert forkserver.pbem(["init", str(tmp_path / "home"), "--address", "games@example.test"]).returncode == 0
     cfg = tmp_path / "home" / "pbem.toml"
     players = ["--player", "Ann <ann@example.test>", "--player", "Ben <ben@example.test>"]
