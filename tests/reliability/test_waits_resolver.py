@@ -14,6 +14,7 @@ its resolver made to hang the same way.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import threading
@@ -45,7 +46,8 @@ def test_a_poll_whose_imap_host_name_does_not_resolve_ends_at_its_deadline(tmp_p
     assert r.returncode == 3, (r.returncode, r.stderr[-1500:])
     told = [line for line in r.stderr.splitlines() if line.startswith("pbem: ")]  # the one line (and the log's)
     assert "Traceback" not in r.stderr and len(told) == 1, r.stderr[-1500:]
-    assert "deadline of 1 s" in told[0] and "'imap.hang.test' was not resolved within 1 s" in told[0], told
+    # the lookup's wait and the watchdog end together: the line may say the poll passed its deadline, or not
+    assert re.search(r"'imap\.hang\.test' was not resolved within (1|0\.\d) s", told[0]), told
     assert "secret-pw" not in r.stderr
     assert spent < 1 + 8, spent  # wall clock: deadline
 
@@ -83,8 +85,8 @@ def test_a_send_whose_smtp_host_name_does_not_resolve_ends_in_time(hanging_resol
     finally:
         deadline.stop()
     spent = time.monotonic() - started
-    said = "0.5" if watchdog else "1"
-    assert f"'smtp.hang.test' was not resolved within {said} s" in str(err.value), str(err.value)
+    said = r"0\.\d" if watchdog else "1"  # with the watchdog: what was left of its 0.5 s
+    assert re.search(rf"'smtp\.hang\.test' was not resolved within {said} s", str(err.value)), str(err.value)
     assert "\n" not in str(err.value)
     assert spent < 1 + 5, spent  # wall clock: deadline
 
