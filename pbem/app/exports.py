@@ -14,7 +14,7 @@ from pathlib import Path
 from pbem.app.decision import GameError
 from pbem.app.game_names import export_stem, inside
 from pbem.home.app import Home
-from pbem.record import listing, private, store
+from pbem.record import files, listing, private, store
 
 
 def export_game(home: Home, name: str, fmt: str, as_player: str | None = None, moderator: bool = False) -> str:
@@ -57,7 +57,7 @@ def export_all(
                 if moderator:
                     private.write(path, render(doc, fmt))  # the whole record, seed and hands: the moderator's only
                 else:
-                    path.write_text(render(doc, fmt), encoding="utf-8")
+                    files.write_whole(path, render(doc, fmt))  # whole or not at all (pbem.cli.deadline)
                 written += 1
             games += 1
             if progress:

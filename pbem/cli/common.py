@@ -20,9 +20,14 @@ if TYPE_CHECKING:
 _state: dict[str, Any] = {"config": None}
 
 
-def _set_config(_ctx: object, _param: object, value: object) -> None:
+def _set_config(ctx: object, _param: object, value: object) -> None:
     if value is not None:
         _state["config"] = Path(str(value))
+    path = getattr(ctx, "command_path", None)  # run for every command, before its own options' callbacks
+    if isinstance(path, str):
+        from pbem.cli import deadline
+
+        deadline.named(path)
 
 
 def _add_config_option(group: TyperGroup, template: Any) -> None:
@@ -83,6 +88,9 @@ def _cfg(schema: bool = True) -> Config:
         cfg = load(_state["config"])
     except ConfigError as exc:
         fail(str(exc), 2)
+    from pbem.cli import deadline
+
+    deadline.configured(cfg.command_deadline, cfg.poll_deadline)  # the home's budget, from the command's start
     if schema:
         from pbem.record.db import DatabaseError
         from pbem.record.schema import SchemaError, check
@@ -113,6 +121,7 @@ def _show_version(value: bool) -> None:
 
 @app.callback()
 def main_options(
+    ctx: typer.Context,
     config: Path | None = typer.Option(
         None,
         "--config",
@@ -124,3 +133,7 @@ def main_options(
 ) -> None:
     """Run `pbem COMMAND --help` for each command's options and an example."""
     _state["config"] = config
+    from pbem.cli import deadline
+
+    deadline.arm(f"pbem {ctx.invoked_subcommand or ''}".strip())  # every command: README "Operations"
+    ctx.call_on_close(deadline.stop)

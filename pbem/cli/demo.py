@@ -200,6 +200,7 @@ def run(
     from pbem.home.app import Home
     from pbem.mail.transports.seam import open_transport as transports
     from pbem.record.db import session
+    from pbem.record.files import write_whole
     from pbem.record.store import game_by_name, is_over, last_order_seq, load
     from pbem.trust.receipts import read_folder
 
@@ -263,7 +264,7 @@ def run(
         result = loaded.engine.result(loaded.state)
         doc = build(s, game)
     export = home / f"{name}.json"
-    export.write_text(json.dumps(doc, indent=1, ensure_ascii=False))
+    write_whole(export, json.dumps(doc, indent=1, ensure_ascii=False))
     received = read_folder(cfg.maildir_path / "sent") if (cfg.maildir_path / "sent").is_dir() else []
     v = verify(doc, read=mail_reader(received))  # the bots' mail, read as the poll read it
     return DemoResult(

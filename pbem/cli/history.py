@@ -76,12 +76,20 @@ def export(
     if output is None and moderator:
         output = Path(f"{name}-moderator.{FORMATS[format].suffix}")
     if output and str(output) != "-":
-        if moderator:  # the whole record, seed and hands: readable by the moderator only (mode 0600)
-            from pbem.record import private
+        from pbem.record import private
+        from pbem.record.files import write_whole
 
-            private.write(output, body)
-        else:
-            output.write_text(body, encoding="utf-8")
+        try:  # whole or not at all: a full disk or a command stopped at its deadline leaves no file half-written
+            if moderator:  # the whole record, seed and hands: readable by the moderator only (mode 0600)
+                private.write(output, body)
+            else:
+                write_whole(output, body)
+        except OSError as exc:  # a traceback before, and half of the file
+            given = isinstance(exc, (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError))
+            fail(
+                f"{output} could not be written: {exc.strerror or exc}; a file there is left as it was",
+                2 if given else 3,
+            )
         typer.echo(f"wrote {output}" + (" (the moderator's record: not for players)" if moderator else ""))
     else:
         sys.stdout.write(body)
@@ -102,7 +110,12 @@ def _export_all(directory: Path, moderator: bool) -> None:
     columns = (TextColumn("exporting {task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True)) as bar:
         task = bar.add_task("", total=total)
-        written, games = export_all(home, directory, moderator, lambda n: bar.update(task, description=n, advance=1))
+        try:
+            written, games = export_all(
+                home, directory, moderator, lambda n: bar.update(task, description=n, advance=1)
+            )
+        except OSError as exc:  # each file is written whole or not at all; those written are kept
+            fail(f"the exports in {directory} could not all be written: {exc.strerror or exc}", 3)
     typer.echo(f"wrote {count(written, 'file')} for {count(games, 'game')} in {directory}")
 
 

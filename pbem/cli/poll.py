@@ -73,6 +73,9 @@ def poll(
         )
     except OSError as exc:  # a folder, a FIFO no process reads: a traceback, or a wait without end, before
         fail(f"[log] file {cfg.log_file} cannot be written: {exc.strerror or exc} (in {cfg.path})", 2)
+    from pbem.cli import deadline
+
+    deadline.handed_over()  # the poll's own watchdog from here: sockets shut at [mail] poll_deadline, a backstop
     try:
         run = run_poll(cfg, dry_run=dry_run, trust_clock=trust_clock)
     except (TransportError, DatabaseError, ConfigError) as exc:

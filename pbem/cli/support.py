@@ -13,6 +13,7 @@ def init_home(
     """Write DIR/pbem.toml (commented) and create the database with the migrations."""
     from pbem.home import config as config_mod
     from pbem.record.db import migrate
+    from pbem.record.files import write_whole
     from pbem.render.templates import render
 
     directory = Path(directory).expanduser().resolve()
@@ -20,13 +21,14 @@ def init_home(
     path = directory / config_mod.DEFAULT_NAME
     if path.exists() and not force:
         raise FileExistsError(f"{path} already exists; pass --force to overwrite it")
-    path.write_text(
+    write_whole(
+        path,
         render(
             "pbem.toml.j2",
             address=address,
             name=name,
             created=datetime.now(UTC).strftime("written by pbem init on %Y-%m-%d"),
-        )
+        ),
     )
     cfg = config_mod.load(path)
     migrate(cfg.database_url)

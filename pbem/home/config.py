@@ -28,6 +28,11 @@ from pbem.mail.transports.registry import TRANSPORTS
 from pbem.record import sealing
 
 DEFAULT_NAME = "pbem.toml"
+#: Seconds any command but `pbem poll` may take (`[limits] command_deadline`), and every command before its
+#: configuration is read or when it reads none (`pbem verify`, `rules`, `init`): `pbem.cli.deadline`.
+#: An hour: `export --all --moderator` took 1.9 s a finished six-player Sixteen Thirty game (1.5 MB in three
+#: formats), so an hour is about 1,900 such games (docs/performance.md); a larger home sets its own.
+COMMAND_DEADLINE = 3600
 
 
 class ConfigError(Exception):
@@ -134,6 +139,7 @@ class Config:
     stranger_answers_per_hour: int = 60  # answers to all such addresses together, per hour
     press_per_day: int = 60  # [mail] press_per_day: press mails one sender's messages may cause in 24 h (issue 26)
     poll_deadline: int = 900  # seconds one poll may take before it stops and exits non-zero (issue 26)
+    command_deadline: int = COMMAND_DEADLINE  # [limits] command_deadline: seconds any other command may take
     log_file: Path | None = None
     log_level: str = "INFO"
     publish_dir: Path | None = None  # [publish] dir: the public site every poll refreshes (None: not published)
@@ -286,6 +292,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "smtp": {**_MAIL_KEYS, "max_attempts": _check_pos, "connections": _check_pos},
     "log": {"file": _check_str, "level": _choice("DEBUG", "INFO", "WARNING", "ERROR")},
     "publish": {"dir": _check_str, "title": _check_str},
+    "limits": {"command_deadline": _check_pos},
 }
 
 
@@ -386,6 +393,7 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.stranger_answers_per_hour = mail.get("stranger_answers_per_hour", cfg.stranger_answers_per_hour)
     cfg.poll_deadline = mail.get("poll_deadline", cfg.poll_deadline)
     cfg.press_per_day = mail.get("press_per_day", cfg.press_per_day)
+    cfg.command_deadline = v.get("limits", {}).get("command_deadline", cfg.command_deadline)
     cfg.maildir_path = (home / v.get("maildir", {}).get("path", "mail")).resolve()
     cfg.default_deadline = games.get("default_deadline", cfg.default_deadline)
     cfg.reminders = games.get("reminders", cfg.reminders)

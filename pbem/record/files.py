@@ -6,10 +6,15 @@ that is no regular file.  `Path.read_bytes` read `/dev/zero` until memory ran ou
 and waited without end for a writer on a FIFO, whose stated size is 0 (found by
 tests/reliability/test_costs4_files.py).  The file is opened without blocking, so a FIFO is refused before
 anything waits for it.
+
+`write_whole` writes a file whole or not at all: into a temporary file beside it, renamed over it once written
+(an export, a public page), or linked in place only if none exists yet (a key file): a command stopped at its
+deadline (`pbem.cli.deadline`) or killed leaves the file as it was, never half of it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -44,3 +49,46 @@ def read_at_most(path: Path, limit: int, what: str = "the file") -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def write_whole(path: Path, data: str | bytes, mode: int | None = None, *, replace: bool = True) -> bool:
+    """`data` (text as UTF-8) into `path` whole or not at all, mode `mode` (None: as the umask gives a new file).
+
+    Written to a temporary file in the same folder, then renamed over `path` (`replace`), or linked to `path` only
+    if no file is there (not `replace`: False when there was one, left as it is; a key file is never overwritten).
+    A path that is no regular file (`-o /dev/stdout`, a FIFO) is written directly: it has no whole to keep; a link
+    is followed, so the file it names is replaced.  OSError where the folder cannot be written."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    target = Path(os.path.realpath(path))
+    with contextlib.suppress(OSError):
+        if not stat.S_ISREG(target.stat().st_mode):
+            if not replace:
+                return False
+            with open(target, "wb") as out:
+                out.write(raw)
+            return True
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    fd = os.open(
+        tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o666 if mode is None else mode
+    )
+    try:
+        try:
+            if mode is not None and os.name == "posix":
+                os.fchmod(fd, mode)  # a temporary file left by an earlier run keeps its mode otherwise
+            view = memoryview(raw)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if not replace:
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                return False
+            return True
+        os.replace(tmp, target)
+        return True
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)

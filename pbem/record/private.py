@@ -21,12 +21,18 @@ def create(path: Path) -> int:
 
 
 def write(path: Path, text: str) -> None:
-    """`text` (UTF-8) into `path`, created or replaced, left mode 0600 (an existing file's mode is narrowed)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, MODE)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        if os.name == "posix":
-            os.fchmod(f.fileno(), MODE)
-        f.write(text)
+    """`text` (UTF-8) into `path`, created or replaced whole (`files.write_whole`: never half of it), mode 0600."""
+    from pbem.record.files import write_whole
+
+    write_whole(path, text, MODE)
+
+
+def create_whole(path: Path, data: bytes) -> bool:
+    """A new file at `path` holding `data`, mode 0600, made whole or not at all (a key file stopped half-way
+    was empty, and refused as damaged by every later command); False if there is one (it is left as it is)."""
+    from pbem.record.files import write_whole
+
+    return write_whole(path, data, MODE, replace=False)
 
 
 def database_path(url: str) -> Path | None:

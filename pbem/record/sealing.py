@@ -115,12 +115,10 @@ def wrapping_key(home: Path) -> bytes:
     if key is not None:
         return key
     fresh = secrets.token_bytes(32)
-    try:
-        fd = private.create(home / FILE)
-    except FileExistsError:  # another process made it meanwhile: use theirs
-        return wrapping_key(home)
-    with os.fdopen(fd, "w", encoding="ascii") as f:
-        f.write(fresh.hex() + "\n")
+    # made whole or not at all: a run stopped between making the file and writing the key left it empty, and
+    # every later command refused the home as "holds no key" (pbem.cli.deadline stops a command anywhere)
+    if not private.create_whole(home / FILE, (fresh.hex() + "\n").encode("ascii")):
+        return wrapping_key(home)  # another process made it meanwhile: use theirs
     _KEYS[key_id(fresh)] = fresh
     return fresh
 

@@ -180,6 +180,29 @@ def _wait(pid: int, timeout: float) -> dict:
         delay = min(delay * 2, 0.02)
 
 
+def _wait_all(pids: list[int], timeout: float) -> list[dict]:
+    """`_wait` for children running at the same time: each one's reply, in order, within one `timeout`."""
+    deadline = time.monotonic() + timeout
+    replies: dict[int, dict] = {}
+    while len(replies) < len(pids):
+        for pid in pids:
+            if pid not in replies:
+                done, status, usage = os.wait4(pid, os.WNOHANG)
+                if done:
+                    replies[pid] = {
+                        "returncode": os.waitstatus_to_exitcode(status),
+                        "cpu": usage.ru_utime + usage.ru_stime,
+                    }
+        if len(replies) < len(pids) and time.monotonic() > deadline:
+            for pid in pids:
+                if pid not in replies:
+                    os.kill(pid, 9)
+                    os.waitpid(pid, 0)
+                    replies[pid] = {"timeout": True}
+        time.sleep(0.005)
+    return [replies[pid] for pid in pids]
+
+
 def serve() -> None:
     requests = os.fdopen(os.dup(0), "rb")
     replies = os.fdopen(os.dup(1), "w")
@@ -193,12 +216,18 @@ def serve() -> None:
         req = json.loads(line)
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            requests.close()
-            replies.close()
-            _child(req)
-        replies.write(json.dumps(_wait(pid, float(req["timeout"]))) + "\n")
+        pids = []
+        for one in req.get("many", [req]):  # "many": runs forked at once, answered together (a list)
+            pid = os.fork()
+            if pid == 0:
+                requests.close()
+                replies.close()
+                _child(one)
+            pids.append(pid)
+        if "many" in req:
+            replies.write(json.dumps(_wait_all(pids, float(req["timeout"]))) + "\n")
+        else:
+            replies.write(json.dumps(_wait(pids[0], float(req["timeout"]))) + "\n")
         replies.flush()
 
 
@@ -251,6 +280,37 @@ class ForkServer:
             raise subprocess.TimeoutExpired(cmd, timeout, output=texts[0], stderr=texts[1])
         return subprocess.CompletedProcess(cmd, reply["returncode"], texts[0], texts[1])
 
+    def run_many(self, runs: list[list[str]], env: dict[str, str], cwd: str, timeout: float) -> list:
+        """`run` of each of `runs` at the same time (forked together): each one's CompletedProcess, or its
+        subprocess.TimeoutExpired if it was still running after `timeout` seconds (killed then)."""
+        import subprocess
+
+        reqs, paths = [], []
+        for args in runs:
+            self.n += 1
+            out, err = (os.path.join(self.tmp.name, f"{self.n}.{s}") for s in ("out", "err"))
+            reqs.append({"args": args, "env": env, "cwd": cwd, "wrapper": False, "stdout": out, "stderr": err})
+            paths.append((out, err))
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(json.dumps({"many": reqs, "timeout": timeout}) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the fork server died (exit {self.proc.wait()})")
+        got = []
+        for args, reply, (out, err) in zip(runs, json.loads(line), paths, strict=True):
+            texts = []
+            for path in (out, err):
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    texts.append(f.read())
+                os.unlink(path)
+            cmd = [sys.executable, "-m", "pbem", *args]
+            if reply.get("timeout"):
+                got.append(subprocess.TimeoutExpired(cmd, timeout, output=texts[0], stderr=texts[1]))
+            else:
+                got.append(subprocess.CompletedProcess(cmd, reply["returncode"], texts[0], texts[1]))
+        return got
+
     def close(self) -> None:
         if self.proc.stdin:
             self.proc.stdin.close()
@@ -284,6 +344,47 @@ def pbem(
             stdin=subprocess.DEVNULL,
         )
     return server().run([str(a) for a in args], env, where, False, timeout)
+
+
+def pbem_many(
+    runs: list[list[str]],
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    timeout: float = 120,
+) -> list:
+    """`pbem` of each of `runs`, all running at the same time (one fork each; with `PBEM_TEST_FORKSERVER=0`, one
+    `python -m pbem` each): a CompletedProcess per run, or a subprocess.TimeoutExpired for one still running
+    after `timeout` seconds from the start (it is killed)."""
+    import subprocess
+
+    env = dict(os.environ if env is None else env)
+    where = os.fspath(cwd) if cwd is not None else os.getcwd()
+    runs = [[str(a) for a in args] for args in runs]
+    if os.environ.get("PBEM_TEST_FORKSERVER", "1") != "0":
+        return server().run_many(runs, env, where, timeout)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "pbem", *args],
+            env=env,
+            cwd=where,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
+        for args in runs
+    ]
+    ends = time.monotonic() + timeout
+    got: list = []
+    for proc in procs:
+        try:
+            out, err = proc.communicate(timeout=max(0.0, ends - time.monotonic()))
+            got.append(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            got.append(subprocess.TimeoutExpired(proc.args, timeout, output=out, stderr=err))
+    return got
 
 
 def server() -> ForkServer:

@@ -29,6 +29,8 @@ PBEM_TEST_FAULT=NAME          make one dependency fail:
       smtp-down        real SmtpSender against a closed port, Maildir inbox
       send-enospc      the Maildir sender raises OSError(ENOSPC)
       settle-enospc    moving a message out of the inbox raises OSError(ENOSPC)
+      dns-hang         the resolver never answers for a name ending in ".hang.test" (getaddrinfo, and
+                       getfqdn when the machine's name does): a lookup waits as on a dead DNS server
 PBEM_TEST_BUSY_MS=N           SQLite busy timeout (default 30 s) for lock tests.
 PBEM_TEST_CLOCK_SHIFT=S       the run's clock is S seconds ahead (a later cron run,
     past the outbox's retry backoff).
@@ -195,6 +197,25 @@ def _install_fault(fault: str) -> None:
             raise OSError(errno.ENOSPC, "No space left on device")
 
         maildir.MaildirInbox.settle = settle
+    elif fault == "dns-hang":
+        import socket
+        import threading
+
+        never = threading.Event()
+        real_getaddrinfo, real_getfqdn = socket.getaddrinfo, socket.getfqdn
+
+        def getaddrinfo(host, *args, **kwargs):
+            flags = args[4] if len(args) > 4 else kwargs.get("flags", 0)
+            if isinstance(host, str) and host.endswith(".hang.test") and not flags & socket.AI_NUMERICHOST:
+                never.wait()  # the process ends first
+            return real_getaddrinfo(host, *args, **kwargs)
+
+        def getfqdn(name=""):
+            if (name or socket.gethostname()).endswith(".hang.test"):
+                never.wait()
+            return real_getfqdn(name)
+
+        socket.getaddrinfo, socket.getfqdn = getaddrinfo, getfqdn
     else:
         raise SystemExit(f"unknown fault {fault!r}")
 

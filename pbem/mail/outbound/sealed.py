@@ -22,7 +22,6 @@ moderator can give them a new code (`pbem game code`).
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from pathlib import Path
 
@@ -49,15 +48,8 @@ def _key(home: Path, create: bool) -> Fernet | None:
             if not create:
                 return None
             key = Fernet.generate_key()
-            try:
-                fd = private.create(path)
-            except FileExistsError:  # another run made it meanwhile: use theirs
-                key = key_file(path) or b""
-            else:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(key + b"\n")
-                    f.flush()
-                    os.fsync(f.fileno())
+            if not private.create_whole(path, key + b"\n"):  # whole or not at all (never an empty key file)
+                key = key_file(path) or b""  # another run made it meanwhile: use theirs
         else:
             key = found
         try:

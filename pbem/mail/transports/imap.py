@@ -37,7 +37,7 @@ from email.parser import BytesHeaderParser
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from pbem.mail.transports import deadline, tls
+from pbem.mail.transports import deadline, resolve, tls
 from pbem.mail.transports.imapfiling import Filing
 from pbem.mail.transports.seam import Incoming, TransportError, one_line
 
@@ -78,8 +78,12 @@ def _client_class() -> Any:
             _held = 0  # bytes of untagged responses of the current command
 
             def _create_socket(self, timeout: float | None = None) -> Any:
-                sock = super()._create_socket(timeout)
-                deadline.watch(sock)
+                """imapclient's, with the host name resolved within the timeout (`resolve.connect`: no socket
+                timeout covers the lookup), and the socket under the poll's deadline before any TLS handshake."""
+                sock = resolve.connect(self.host, self.port, self._timeout if timeout is None else timeout)
+                if isinstance(self, imap_tls.IMAP4_TLS):
+                    sock = imap_tls.wrap_socket(sock, self.ssl_context, self.host)
+                    deadline.watch(sock)
                 return sock
 
             def _command(self, *args: Any, **kwargs: Any) -> Any:

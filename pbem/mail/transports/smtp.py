@@ -24,7 +24,7 @@ import smtplib
 import socket
 import ssl as ssl_module
 
-from pbem.mail.transports import deadline, tls
+from pbem.mail.transports import deadline, resolve, tls
 from pbem.mail.transports.seam import (
     MessageDeferred,
     PermanentSendError,
@@ -56,8 +56,12 @@ class _Bounded(smtplib.SMTP):
     transport testers).  `getreply` is smtplib's own, with the bound."""
 
     def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
-        sock: socket.socket = super()._get_socket(host, port, timeout)  # type: ignore[misc]  # not in typeshed
-        deadline.watch(sock)
+        """smtplib's (and SMTP_SSL's), with the host name resolved within the timeout (`resolve.connect`: no socket
+        timeout covers the lookup), and the socket under the poll's deadline before any TLS handshake."""
+        sock = resolve.connect(host, port, timeout, self.source_address)
+        if isinstance(self, smtplib.SMTP_SSL):
+            sock = self.context.wrap_socket(sock, server_hostname=self._host)  # type: ignore[attr-defined]
+            deadline.watch(sock)
         return sock
 
     def getreply(self) -> tuple[int, bytes]:
@@ -203,17 +207,18 @@ class SmtpSender:
 
     def _connect(self) -> smtplib.SMTP:
         conn: smtplib.SMTP | None = None
+        local = self.local_hostname or resolve.local_name(self.timeout)  # smtplib's own lookup had no deadline
         try:
             if self.ssl:
                 conn = _WatchedSSL(
                     self.host,
                     self.port,
-                    local_hostname=self.local_hostname,
+                    local_hostname=local,
                     timeout=self.timeout,
                     context=self._context(),
                 )
             else:
-                conn = _Watched(self.host, self.port, local_hostname=self.local_hostname, timeout=self.timeout)
+                conn = _Watched(self.host, self.port, local_hostname=local, timeout=self.timeout)
             conn.ehlo()
             if self.starttls:
                 conn.starttls(context=self._context())
