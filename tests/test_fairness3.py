@@ -29,6 +29,9 @@ pytestmark = pytest.mark.xdist_group("fairness")
 
 @cache
 def _sent(kind: str) -> tuple[bytes, ...]:
+    """The seeded game's sent mail in the order it was delivered (`read_folder` sorted Maildir names as strings, which
+    within one second is not the order of their microseconds: "the first report with ..." changed with the clock of
+    the run that played the game, found by `make fuzz`)."""
     return tuple(read_folder(seeded_home(kind) / "mail" / "sent"))
 
 
@@ -129,7 +132,9 @@ def test_a_report_showing_a_false_public_score_under_a_true_head_is_caught() -> 
     c = verify_mail(doc, _forged(raws, at, richer), bob)
     assert not c.ok
     said = next(p for p in c.problems if "Treasuries and Families" in p)
-    assert said.count("Alice") == 2 and "where the replay gives" in said, said
+    assert said.count('"Alice ') == 2 and "where the replay gives" in said, (
+        said
+    )  # the two rows (the subject may name her)
     assert "your view of the game replayed up to record #" in said and "this mail is your evidence" in said, said
     assert "check it again with the version that wrote it" not in said, said  # written by this pbem
 

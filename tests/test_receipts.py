@@ -189,3 +189,18 @@ def test_every_kind_of_folder_is_read(doc, tmp_path: Path, kind: str) -> None:
 def test_a_missing_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(NoMail):
         read_folder(tmp_path / "nowhere")
+
+
+def test_a_maildir_is_read_in_the_order_its_mail_was_delivered(tmp_path) -> None:
+    """Maildir names start with the seconds and microseconds of delivery; sorted as strings, "M99" came after
+    "M100" within one second, so "the first report that ..." depended on the clock of the run that sent them."""
+    from pbem.trust.receipts import read_folder
+
+    for sub in ("cur", "new", "tmp"):
+        (tmp_path / sub).mkdir()
+    names = ["1700000000.M99P7.host", "1700000000.M100P7.host", "1700000001.M5P7.host", "999999999.M900000P7.host"]
+    for n, name in enumerate(names):
+        (tmp_path / ("cur" if n % 2 else "new") / (name + (":2,S" if n % 2 else ""))).write_bytes(
+            b"Subject: %d\n\n" % n
+        )
+    assert read_folder(tmp_path) == [b"Subject: 3\n\n", b"Subject: 0\n\n", b"Subject: 1\n\n", b"Subject: 2\n\n"]

@@ -253,9 +253,17 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
     return out
 
 
+_DELIVERED = re.compile(r"(\d+)\.M(\d+)")  # a Maildir name's seconds and microseconds of delivery
+
+
+def _delivered(key: str) -> tuple[int, int, str]:
+    m = _DELIVERED.match(key)
+    return (int(m.group(1)), int(m.group(2)), key) if m else (0, 0, key)
+
+
 def _maildir_files(path: Path) -> list[Path]:
-    """A Maildir's message files in the order of `mailbox.Maildir`'s sorted keys (a file's name up to its ":"; the
-    same key in new/ and cur/ is new/'s, as there)."""
+    """A Maildir's message files in the order they were delivered, as their names say (seconds, then microseconds:
+    sorted as strings, "M99" came after "M100"); the same key in new/ and cur/ is new/'s, as in `mailbox.Maildir`."""
     found: dict[str, Path] = {}
     for sub in ("cur", "new"):
         folder = path / sub
@@ -263,7 +271,7 @@ def _maildir_files(path: Path) -> list[Path]:
             for name in os.listdir(folder):
                 if not (folder / name).is_dir():
                     found[name.split(":")[0]] = folder / name
-    return [found[k] for k in sorted(found)]
+    return [found[k] for k in sorted(found, key=_delivered)]
 
 
 @dataclass(frozen=True)
