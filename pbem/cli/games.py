@@ -340,7 +340,7 @@ def game_inputs(
         who = r.player or "moderator"
         what = " / ".join(" ".join(line.split()) for line in r.lines)
         if r.kind == "undo" and len(r.lines) == 3:
-            what = f"back to input {r.lines[0]} ({r.lines[1]}): {r.lines[2]}"
+            what = f"back to input {r.back_to if r.back_to is not None else r.lines[0]} ({r.lines[1]}): {r.lines[2]}"
         what = what if len(what) <= 100 else what[:99] + "…"
         mark = f"  (undone by {r.undone_by})" if r.undone_by else ""
         typer.echo(f"{r.seq:5}  {r.when:%Y-%m-%d %H:%M}  {r.kind:8} {who:16} {what}{mark}")

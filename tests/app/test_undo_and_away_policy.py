@@ -23,7 +23,7 @@ from pbem.engine.rng import Rng, init_state
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.away import read_away
 from pbem.record.store import Loaded
-from pbem.trust.fold import UNDO, Fold
+from pbem.trust.fold import UNDO, Fold, undo_mark
 from tests.app.plain import WHEN, address, loaded
 
 MAX_AWAY = timedelta(days=14)
@@ -51,8 +51,14 @@ def test_undo_goes_back_to_the_state_after_the_named_input_and_reports_to_everyo
     d = decide_undo(g, "running", fold, 1, "Bob's order was misread", False, WHEN)
     [inp] = [e for e in d.effects if isinstance(e, Input)]
     assert (inp.kind, inp.player) == (UNDO, "")
-    undone = inp.outcome.events[0].data["undone"]
-    assert undone == [2, 3, 4]
+    assert fold.undos[5] == (1, [2, 3, 4]), "the moderator's numbers: the fold knows them"
+    public, *private = inp.outcome.events
+    assert set(public.data) == {"after", "reroll", "why"}, "the public event holds no global number"
+    assert inp.lines[0] == undo_mark(g.state, 1) and inp.lines[0].startswith("mark:")
+    yours: dict[str, list[list[str]]] = {}
+    for _, _, player, lines in fold.done[1:4]:
+        yours.setdefault(player, []).append(lines)
+    assert {e.visibility: e.data["yours"] for e in private} == {(p,): v for p, v in yours.items()}
     expect = {k: v for k, v in states[1].items() if k != "rng"}
     assert {k: v for k, v in inp.outcome.state.items() if k != "rng"} == expect
     assert any("Bob's order was misread" in e.text for e in inp.outcome.events)
@@ -78,7 +84,7 @@ def test_undo_cuts_a_long_reason_to_what_every_player_can_read() -> None:
     g, fold, _ = played(2)
     d = decide_undo(g, "running", fold, 0, "word\n " * 500, False, WHEN)
     [inp] = [e for e in d.effects if isinstance(e, Input)]
-    assert inp.lines == ("0", "replay", ("word " * 500)[:MAX_REASON])
+    assert inp.lines == (undo_mark(g.state, 0), "replay", ("word " * 500)[:MAX_REASON])
 
 
 def test_the_moderator_sets_a_player_away_and_the_player_is_told() -> None:
