@@ -292,8 +292,9 @@ def game_undo(
     """Take a game back to the state after input SEQ (see the inputs with pbem game inputs NAME).
 
     The later inputs stay in the record, marked undone by a chained undo input that
-    pbem verify replays; every player gets a report saying what was undone and what
-    is asked now.  By default the random draws after that point come out as they did
+    pbem verify replays; every player gets a report saying to which point the game
+    went back, which of their own orders were undone, and what is asked now (no
+    player reads SEQ: it counts everyone's inputs).  By default the random draws after that point come out as they did
     (nobody can undo a draw to get another); --reroll makes them new, and says so.
 
     Example: pbem game undo hh1 --to 12 --why "Bob's order was misread"
