@@ -93,11 +93,19 @@ class Fold:
         self.engine_for = engine_for  # the engine that reads a state (the join step while it is open)
         self.done: list[tuple[int, str, str, list[str]]] = []  # (seq, kind, player, lines) accepted so far
         self.undos: dict[int, tuple[int, list[int]]] = {}  # each accepted undo: (the input gone back to, undone)
+        # The state each accepted undo left, shared with the folds that go back (`_again`): replaying an earlier
+        # undo takes it from here instead of going back again, which made k nested undos cost 2^k replays.
+        self.restored: dict[int, dict[str, Any]] = {}
+        self.points: dict[int, str | None] = {}  # each accepted undo's point: the last public event it went back to
 
     def run(self, seq: int, kind: str, player: str, lines: list[str], state: dict[str, Any]) -> Outcome:
         """Input `seq` on `state` (the state after the inputs run so far)."""
-        if kind == UNDO:
+        if kind == UNDO and seq in self.restored:  # replayed by a fold going back: it left this state before
+            out = Outcome(copy.deepcopy(self.restored[seq]), [], [LineResult(" ".join(lines), True, "", ())])
+        elif kind == UNDO:
             out = self._undo(seq, lines, state)
+            if out.accepted:
+                self.restored[seq] = copy.deepcopy(out.state)
         else:
             out = run_input(self.engine_for(state), state, kind, player, lines)
         if out.accepted:
@@ -112,6 +120,7 @@ class Fold:
         """`state_after(to)`, and the text of the last public event of the play up to there (None: none since
         the set-up); an undo's own events are not the play's, and quoting them would nest quotes."""
         again = Fold(self.start, self.engine_for)
+        again.restored, again.points = self.restored, self.points
         state = copy.deepcopy(self.start)
         last: str | None = None
         for seq, kind, player, lines in self.done:
@@ -119,6 +128,8 @@ class Fold:
                 break
             out = again.run(seq, kind, player, lines, state)
             state = out.state
+            if kind == UNDO:  # back at that undo's point: the events since it are no longer the game's
+                last = self.points.get(seq, last)
             last = next((e.text for e in reversed(out.events) if e.visibility == PUBLIC and e.kind != UNDO), last)
         return state, last
 
@@ -146,6 +157,7 @@ class Fold:
                 return _refused(state, lines[1], "this game keeps no generator to reroll")
             restored["rng"]["n"] = max(int(restored["rng"]["n"]), int(state["rng"]["n"]))
         self.undos[seq] = (to, undone)
+        self.points[seq] = last
         if isinstance(named, str):
             return self._marked(restored, lines, [d for d in self.done if d[0] in undone], last, reroll, why)
         span = f"input {undone[0]}" if len(undone) == 1 else f"inputs {undone[0]} to {undone[-1]}" if undone else ""
