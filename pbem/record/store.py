@@ -359,13 +359,14 @@ def receipts_of(
     s: Session, loaded: Loaded, readers: list[str], renamed: list[tuple[str, str]]
 ) -> dict[str, tuple[int, str]]:
     """Each of `readers`' receipt while the game runs (`pbem.record.reader_view`), a newcomer's counting their seat's
-    entries under its earlier names; `renamed`: the (old, new) renames being written."""
+    entries under its earlier names (a player replaced in turn: those before them); `renamed`: the (old, new)
+    renames being written."""
     assert loaded.game.id is not None
-    seats = seat_names(s, loaded.game.id, renamed) if readers else {}
+    seats = seat_names(s, loaded.game.id, renamed).values() if readers else ()
+    before = {name: seen[:i] for seen in seats for i, name in enumerate(seen)}
     commitment = loaded.game.seed_commitment
     return {
-        name: reader_view.visible_record(s, loaded.game.id, name, commitment, seats.get(name, (name,))[:-1])
-        for name in readers
+        name: reader_view.visible_record(s, loaded.game.id, name, commitment, before.get(name, ())) for name in readers
     }
 
 
