@@ -378,6 +378,7 @@ class _Chain:
     input_at: dict[int, int]  # input seq -> its position (1-based) in the chain
     seen: dict[str, list[int]] = field(default_factory=dict)  # per player: the positions they may see
     names: list[str] = field(default_factory=list)  # every reader a receipt may have been counted for (`readers`)
+    back: dict[str, str] | None = None  # each newcomer's predecessor in their seat (`before`), read once
 
     @classmethod
     def of(cls, doc: dict[str, Any]) -> _Chain:
@@ -396,7 +397,7 @@ class _Chain:
         public or visible to them; a seat's newcomer, those of the seat under its earlier names too (`alone`: as
         pbem counted a newcomer's receipts before, their own name's only)."""
         names = (player,) if alone else tuple(self.before(player))
-        key = player if names == (player,) else f"{player}\n*seat"
+        key = player if len(names) == 1 else f"{player}\n*seat"
         if key not in self.seen:
             out = []
             for i, row in enumerate(self.rows, 1):
@@ -410,17 +411,20 @@ class _Chain:
 
     def before(self, player: str) -> list[str]:
         """`player` with the names their seat had before them (the renames of the record, followed back)."""
-        back = {str(r["lines"][0]): str(r["player"]) for r in self.rows if r.get("kind") == "rename" and r.get("lines")}
+        if self.back is None:
+            self.back = {
+                str(r["lines"][0]): str(r["player"]) for r in self.rows if r.get("kind") == "rename" and r.get("lines")
+            }
         names = [player]
-        while back.get(names[-1]) not in (None, *names):
-            names.append(back[names[-1]])
+        while self.back.get(names[-1]) not in (None, *names):
+            names.append(self.back[names[-1]])
         return names
 
     def counts(self, player: str) -> list[list[int]]:
         """The ways a receipt shown to `player` may have counted: with their seat's earlier names, and alone."""
         seat = self.seen_by(player)
         alone = self.seen_by(player, alone=True)
-        return [seat] if seat == alone else [seat, alone]
+        return [seat] if seat is alone else [seat, alone]
 
     def place(self, n: int, head: str, readers: list[str]) -> int | None:
         """Where the head `head` of a receipt counting `n` entries lies on the chain: at the n-th entry one of
@@ -496,7 +500,8 @@ def seat_of(doc: dict[str, Any], name: str) -> list[str]:
 def reader_of(ch: _Chain, doc: dict[str, Any], mails: list[Received], who: str = "") -> str:
     """The export's name of the player whose mail this is, from what the mail proves: the name among `who`'s seat
     (a name, or an address the export lists) or among every reader whose visible entries place the most of its
-    receipts on the chain (ties: the seat's newest name).  "" when no receipt is placed for any."""
+    receipts on the chain (ties: the later name of a seat, else the first in seat order).  "" when no receipt is
+    placed for any."""
     names = readers(doc)
     wanted = who.strip().lower()
     chosen = [n for n in names if n.lower() == wanted]
@@ -509,8 +514,7 @@ def reader_of(ch: _Chain, doc: dict[str, Any], mails: list[Received], who: str =
 
     # ties: a newcomer's receipts count their seat's earlier entries as its earlier holders' did, so the newest name
     # of a seat places every holder's receipts; it reads the report lines of all of them (`pbem.trust.told`)
-    newest = {n: i for i, n in enumerate(names)}
-    best = max(candidates, key=lambda n: (placed(n), newest.get(n, -1)), default="")
+    best = max(candidates, key=lambda n: (placed(n), len(ch.before(n))), default="")
     return best if best and (placed(best) or chosen) else (chosen[0] if chosen else "")
 
 
