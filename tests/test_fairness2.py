@@ -286,7 +286,7 @@ def test_a_reroll_and_an_extension_are_counted_by_verify_and_a_reroll_is_warned_
     line = next(x for x in v.checked if x.startswith("actions on the game besides the players' orders"))
     assert "extend 1" in line and "undo 1" in line, line
     warning = next(n for n in v.notes if n.startswith("WARNING: the moderator undid the game with new draws"))
-    assert "the card fell on the floor" in warning and "back to input 1" in warning, warning
+    assert "the card fell on the floor" in warning and "back to a marked point" in warning, warning
 
 
 def test_a_signed_mail_held_back_past_a_deadline_is_shown_by_verify_alone(home, clock, monkeypatch) -> None:

@@ -202,8 +202,13 @@ def test_undo_and_replace_and_abandon_by_mail(game, code, clock) -> None:
     assert lo.seq == before.seq + 2, "the undo input and the seat's rename"
     assert "Dora" in [st.player for st in lo.seats] and "Carol" not in [st.player for st in lo.seats]
     doc = exported(cfg)
-    (ev,) = [e for e in doc["events"] if e["kind"] == "undo"]
-    assert ev["data"] == {"to": 2, "undone": [3, 4], "reroll": False, "why": "Bob's order was misread"}
+    (ev,) = [e for e in doc["events"] if e["kind"] == "undo" and e["visibility"] == "public"]
+    assert ev["data"] == {"after": ev["data"]["after"], "reroll": False, "why": "Bob's order was misread"}
+    from pbem.app.undo import listed
+
+    rows = listed(Home.of(cfg), "hh1")
+    (back,) = [r for r in rows if r.kind == "undo"]  # the moderator's numbers, the mark read with the seed
+    assert back.back_to == 2 and [r.seq for r in rows if r.undone_by == back.seq] == [3, 4]
     mails = sent_mail(cfg, seen)
     assert any(m["To"].addresses[0].addr_spec == "dora@players.test" for m in mails)
     assert all("Reason: Bob's order was misread" in body_of(m) for m in mails if "Alice" in str(m["To"]))
@@ -317,8 +322,11 @@ def test_a_command_with_a_colon_right_above_the_quoted_mail_is_run_not_taken_for
     quoted = "\n".join("> " + x for x in body_of(ack).splitlines())
     command(cfg, None, f"UNDO TO 2: Bob's order was misread\n\n{quoted}", In_Reply_To=ack["Message-ID"])
     assert run(cfg, clock).accepted == 1
-    (ev,) = [e for e in exported(cfg)["events"] if e["kind"] == "undo"]
-    assert ev["data"]["to"] == 2 and ev["data"]["why"] == "Bob's order was misread"
+    (ev,) = [e for e in exported(cfg)["events"] if e["kind"] == "undo" and e["visibility"] == "public"]
+    assert ev["data"]["why"] == "Bob's order was misread"
+    from pbem.app.undo import listed
+
+    assert [r.back_to for r in listed(Home.of(cfg), "hh1") if r.kind == "undo"] == [2]
     check_verify(cfg)
 
 

@@ -90,13 +90,21 @@ def test_undo_goes_back_to_the_state_after_an_input_and_verify_replays_it(game, 
     doc = exported(cfg)
     v = verify(doc, partial=True)
     assert v.ok, v.problem
-    (ev,) = [e for e in doc["events"] if e["kind"] == "undo"]
+    ev, *private = [e for e in doc["events"] if e["kind"] == "undo"]
     assert ev["visibility"] == "public" and ev["data"] == {
-        "to": 3,
-        "undone": [4, 5, 6],
+        "after": ev["data"]["after"],
         "reroll": False,
         "why": "Bob's order was misread",
-    }
+    }, "the public event counts nobody's inputs: no global number"
+    assert ev["data"]["after"] and f'after "{ev["data"]["after"]}"' in ev["text"] and "input" not in ev["text"]
+    (undo_input,) = [o for o in doc["orders"] if o["kind"] == "undo"]
+    assert undo_input["lines"][0].startswith("mark:") and undo_input["lines"][1:] == ["replay", ev["data"]["why"]]
+    yours: dict[str, list[list[str]]] = {}
+    for player, line in sent[3:]:
+        yours.setdefault(player, []).append([line])
+    assert {tuple(e["visibility"]): e["data"]["yours"] for e in private} == {(p,): v for p, v in yours.items()}, (
+        "each player is told, privately, their own orders the undo took back"
+    )
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "export.schema.json").read_text())
     jsonschema.validate(doc, schema)
@@ -120,7 +128,7 @@ def test_a_reroll_is_public_and_draws_anew(game, clock) -> None:
     assert {k: v for k, v in lo.state.items() if k != "rng"} == {k: v for k, v in before[1].items() if k != "rng"}
     doc = exported(cfg)
     assert verify(doc, partial=True).ok
-    (ev,) = [e for e in doc["events"] if e["kind"] == "undo"]
+    (ev,) = [e for e in doc["events"] if e["kind"] == "undo" and e["visibility"] == "public"]
     assert ev["data"]["reroll"] and "new ones (reroll)" in ev["text"]
 
 

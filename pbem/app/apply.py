@@ -93,8 +93,9 @@ def prepare(s: Unit, loaded: store.Loaded | None, d: Decision | None = None) -> 
     if loaded is not None:
         store.record_position(s, loaded)
         if not loaded.over and loaded.game.id is not None:
-            for name in sorted(_readers(loaded, d) - set(loaded.readers)):
-                loaded.readers[name] = reader_view.visible_record(s, loaded.game.id, name, loaded.game.seed_commitment)
+            fresh = sorted(_readers(loaded, d) - set(loaded.readers))  # a newcomer: with their seat's old names
+            renames = [e for e in (d.effects if d else ()) if isinstance(e, Input) and e.kind == "rename"]
+            loaded.readers |= store.receipts_of(s, loaded, fresh, [(e.player, e.lines[0]) for e in renames])
     return message_id_key(s)
 
 

@@ -131,7 +131,7 @@ def _undo(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decis
     fold, _, _ = store.folded(c.loaded.game, store.inputs(c.s, c.gid), join=store.join_opened(c.s, c.gid))
     to = int(line.args[0])
     d = decide_undo(c.loaded, c.control, fold, to, line.args[1], line.reroll, when)
-    undone = next(e.outcome.events[0].data["undone"] for e in d.inputs)
+    undone = fold.undos[c.loaded.seq + 1][1]  # the moderator's numbers: his acknowledgement only
     c.reads()  # what every player's report reads: the events since their last one
     return d, f"back after input {to}; undone: {', '.join(map(str, undone)) or 'nothing'}"
 

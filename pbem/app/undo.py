@@ -3,9 +3,13 @@
 The record stays append-only and chained: the later inputs stay in it, and one
 moderator input of kind `undo` (`pbem.trust.fold`) says from then on that they no
 longer count.  The state is rebuilt by folding the record again, so `pbem verify`
-replays the undo like any input and checks its public `undo` event.  Every player
-gets a report: the undo event (what was undone, why, and whether draws are replayed
-or new) and what is asked of them now; the step asked now gets a fresh deadline.
+replays the undo like any input and checks its events.  The input names its target by
+a mark only the seed's holder can read (`pbem.trust.fold.undo_mark`), not by the global
+number the moderator typed, and its public event names the point gone back to in words:
+a player counts no one else's inputs by it.  Every player gets a report: the public
+event (to which point, why, whether draws are replayed or new), their own orders it
+took back (a private event each), and what is asked of them now; the step asked now
+gets a fresh deadline.
 Deciding is pure (`decide_undo`); `undo` loads and applies in one transaction.
 """
 
@@ -22,7 +26,7 @@ from pbem.app.decision import Decision, Effect, GameError, Input, NewDeadline, R
 from pbem.home.app import Home
 from pbem.record import store
 from pbem.trust import deal as joining
-from pbem.trust.fold import UNDO, Fold, read_undo, undo_lines
+from pbem.trust.fold import UNDO, Fold, read_undo, undo_lines, undo_mark
 
 MAX_REASON = 300
 
@@ -51,12 +55,13 @@ def decide_undo(
     if not first <= to < loaded.seq:
         where = f"{first} (the deal)" if first else "0 (the start)"
         raise GameError(f"--to must name an earlier input: {where} to {loaded.seq - 1}; see pbem game inputs {name}")
-    out = fold.run(loaded.seq + 1, UNDO, "", undo_lines(to, reroll, why), loaded.state)
+    lines = undo_lines(undo_mark(loaded.state, to) or to, reroll, why)  # numbered only in a join step
+    out = fold.run(loaded.seq + 1, UNDO, "", lines, loaded.state)
     if not out.accepted:
         raise GameError(next(r.reason for r in out.lines if not r.ok))
     eng = views.engine(loaded)
     step = views.current_step(eng, out.state)
-    effects: list[Effect] = [Input(UNDO, "", tuple(undo_lines(to, reroll, why)), out, reopen=step)]
+    effects: list[Effect] = [Input(UNDO, "", tuple(lines), out, reopen=step)]
     if step and eng.result(out.state) is None:
         effects.append(NewDeadline(step, when + timedelta(seconds=loaded.game.deadline_seconds), f"undo to {to}"))
     effects += [Report(p) for p in views.players(loaded)]
@@ -69,7 +74,7 @@ def undo(home: Home, name: str, to: int, why: str, reroll: bool, when: datetime)
         c = Command(s, name)
         fold, _, _ = store.folded(c.loaded.game, store.inputs(s, c.gid), join=store.join_opened(s, c.gid))
         d = decide_undo(c.loaded, c.control, fold, to, why, reroll, when)
-        undone: list[int] = next(e.outcome.events[0].data["undone"] for e in d.effects if isinstance(e, Input))
+        undone = fold.undos[c.loaded.seq + 1][1]
         c.reads()  # what every player's report reads: the events since their last one
         c.apply(home.policy, d, when)
         return undone
@@ -85,22 +90,31 @@ class Listed:
     player: str
     lines: list[str]
     undone_by: int | None  # the undo input that took it back, if one did
+    back_to: int | None = None  # an undo's: the input it went back to (the moderator's number, its mark read)
 
 
 def listed(home: Home, name: str) -> list[Listed]:
-    """Every input of the game, in order, each marked with the undo that took it back (if any)."""
+    """Every input of the game, in order, each marked with the undo that took it back (if any).  An undo's mark
+    is read by folding the record (the moderator holds the seed), only when the game has a marked undo."""
     with home.units() as s:
         game = store.game_by_name(s, name)
         if game is None or game.id is None:
             raise GameError(f'no game named "{name}"; see pbem game list')
         rows = store.inputs(s, game.id)
+        marked = any(r.kind == UNDO and '"mark:' in r.lines_json for r in rows)
+        fold = store.folded(game, rows, join=store.join_opened(s, game.id))[0] if marked else None
     out = [Listed(r.seq, r.created_at, r.kind, r.player, json.loads(r.lines_json), None) for r in rows]
     undone: dict[int, int] = {}
+    back: dict[int, int] = {}
     for r in out:
         if r.kind == UNDO:
             with suppress(ValueError):  # an undo's lines are its own; never unreadable in a record
-                to = read_undo(r.lines)[0]
+                named = read_undo(r.lines)[0]
+                to = named if isinstance(named, int) else fold.undos[r.seq][0] if fold else None
+                if to is None:
+                    continue
+                back[r.seq] = to
                 for other in out:
                     if to < other.seq < r.seq and other.kind != UNDO:
                         undone.setdefault(other.seq, r.seq)
-    return [Listed(r.seq, r.when, r.kind, r.player, r.lines, undone.get(r.seq)) for r in out]
+    return [Listed(r.seq, r.when, r.kind, r.player, r.lines, undone.get(r.seq), back.get(r.seq)) for r in out]

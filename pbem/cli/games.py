@@ -292,8 +292,9 @@ def game_undo(
     """Take a game back to the state after input SEQ (see the inputs with pbem game inputs NAME).
 
     The later inputs stay in the record, marked undone by a chained undo input that
-    pbem verify replays; every player gets a report saying what was undone and what
-    is asked now.  By default the random draws after that point come out as they did
+    pbem verify replays; every player gets a report saying to which point the game
+    went back, which of their own orders were undone, and what is asked now (no
+    player reads SEQ: it counts everyone's inputs).  By default the random draws after that point come out as they did
     (nobody can undo a draw to get another); --reroll makes them new, and says so.
 
     Example: pbem game undo hh1 --to 12 --why "Bob's order was misread"
@@ -340,7 +341,7 @@ def game_inputs(
         who = r.player or "moderator"
         what = " / ".join(" ".join(line.split()) for line in r.lines)
         if r.kind == "undo" and len(r.lines) == 3:
-            what = f"back to input {r.lines[0]} ({r.lines[1]}): {r.lines[2]}"
+            what = f"back to input {r.back_to if r.back_to is not None else r.lines[0]} ({r.lines[1]}): {r.lines[2]}"
         what = what if len(what) <= 100 else what[:99] + "…"
         mark = f"  (undone by {r.undone_by})" if r.undone_by else ""
         typer.echo(f"{r.seq:5}  {r.when:%Y-%m-%d %H:%M}  {r.kind:8} {who:16} {what}{mark}")

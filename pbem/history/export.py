@@ -61,10 +61,12 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     ).all()
     msg_ids = {m.id: m.message_id for m in messages}
 
-    # a replaced seat's newcomer knows what the seat knew under its earlier names
+    # a replaced seat's newcomer knows what the seat knew under its earlier names (and counts it: their receipts);
+    # a player replaced in turn, what it knew up to them
     names: tuple[str, ...] = (str(audience),)
     if as_player:
-        names = store.seat_names(s, game.id).get(as_player, (as_player,))
+        seats = store.seat_names(s, game.id).values()
+        names = next((seen[: seen.index(as_player) + 1] for seen in seats if as_player in seen), (as_player,))
 
     def visible(ev: Event) -> bool:
         return full or (ev.visible_to(None) if audience == "public" else any(ev.visible_to(n) for n in names))

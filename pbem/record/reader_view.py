@@ -84,8 +84,14 @@ _memo: OrderedDict[tuple[str, int, str], _Counted] = OrderedDict()
 _lock = threading.Lock()
 
 
-def visible_record(s: Session, game_id: int, player: str, commitment: str) -> tuple[int, str]:
+def visible_record(
+    s: Session, game_id: int, player: str, commitment: str, earlier: tuple[str, ...] = ()
+) -> tuple[int, str]:
     """(entries `player` may see, the chain's head after the newest of them; `commitment` when none).
+
+    `earlier`: the names `player`'s seat had before (`pbem game replace`): a newcomer reads the seat's record under
+    them as their export lists it (its inputs, the events shown to it, its press), so their receipts count them too
+    (`_earlier`; docs/security.md, "A replaced seat's newcomer").
 
     Counted once per reader and then only past what was counted: the entries after the game's newest order
     and event at the last count (range scans on the primary keys), so that a report late in a long game costs
@@ -108,6 +114,9 @@ def visible_record(s: Session, game_id: int, player: str, commitment: str) -> tu
             _memo.popitem(last=False)
     n = got.inputs + got.events
     order, event = got.last_order, got.last_event
+    if earlier:
+        more, order, event = _earlier(conn, game_id, player, earlier, order, event)
+        n += more
     if order is None and event is None:
         return n, commitment
     # chain order: an input before the events it produced (`pbem.trust.chain.position`)
@@ -115,6 +124,48 @@ def visible_record(s: Session, game_id: int, player: str, commitment: str) -> tu
         assert order is not None
         return n, order[1]
     return n, event[1]
+
+
+_Q_EARLIER_ORDERS = text("SELECT seq, player, hash FROM orders WHERE game_id = :g AND player <> '' ORDER BY seq")
+_Q_EARLIER_EVENTS = text(
+    "SELECT seq, input_seq, visibility_json, hash FROM events WHERE game_id = :g AND visibility_json <> :pub ORDER BY seq"
+)
+_Q_EVENT_SEQ = text("SELECT seq FROM events WHERE game_id = :g AND hash = :h")
+
+
+def _earlier(
+    conn: Any,
+    game_id: int,
+    player: str,
+    earlier: tuple[str, ...],
+    order: tuple[int, str] | None,
+    event: tuple[int, str] | None,
+) -> tuple[int, tuple[int, str] | None, tuple[int, str] | None]:
+    """The entries of the seat under its `earlier` names that `player`'s own count left out (inputs sent under
+    them, events shown to them and not to `player`), and the newest order and event of both counts together.
+    A newcomer is counted from the start once (the appends then keep their count), so this reads the game's
+    player inputs and hidden events once per count: linear in the record."""
+    names = set(earlier) - {player}
+    more = 0
+    for seq, who, head in fetch(conn, _Q_EARLIER_ORDERS, {"g": game_id}):
+        if who in names:
+            more += 1
+            if order is None or seq > order[0]:
+                order = (int(seq), str(head))
+    newest: tuple[int, int, str] | None = None  # (input_seq, seq, hash) of the newest event counted here
+    for seq, input_seq, visibility_json, head in fetch(conn, _Q_EARLIER_EVENTS, {"g": game_id, "pub": _PUBLIC_JSON}):
+        vis = json.loads(visibility_json)
+        if isinstance(vis, list) and player not in vis and names.intersection(vis):
+            more += 1
+            newest = (int(input_seq), int(seq), str(head))
+    if newest is not None:
+        if event is None or newest[0] > event[0]:
+            event = (newest[0], newest[2])
+        elif newest[0] == event[0]:  # the same input's events: the later event by its number
+            rows = fetch(conn, _Q_EVENT_SEQ, {"g": game_id, "h": event[1]})
+            if not rows or int(rows[0][0]) < newest[1]:
+                event = (newest[0], newest[2])
+    return more, order, event
 
 
 def _count(conn: Any, game_id: int, player: str, before: _Counted | None) -> _Counted | None:

@@ -28,6 +28,7 @@ from sqlmodel import Session, col, select
 
 from pbem import engine as registry
 from pbem.engine.base import PUBLIC, Engine, Event, Outcome
+from pbem.engine.seats import RENAME
 from pbem.record import db, due, models, reader_view
 from pbem.record.models import ControlAction, Snapshot
 from pbem.record.rows import Deadline, Game, GameEvent, OrderInput, Seat
@@ -200,8 +201,9 @@ def current_seats(s: Session, game_id: int) -> list[Seat]:
     return [_fetched(Seat, Q_SEATS, latest[p]) for p in sorted(latest)]
 
 
-def seat_names(s: Session, game_id: int) -> dict[str, tuple[str, ...]]:
-    """Each current player's name with the names their seat had before (replacements), oldest first."""
+def seat_names(s: Session, game_id: int, renamed: list[tuple[str, str]] | None = None) -> dict[str, tuple[str, ...]]:
+    """Each current player's name with the names their seat had before (replacements), oldest first; `renamed`:
+    (old, new) renames being written, not yet in the seats' rows (a newcomer's first count)."""
     rows = s.connection().execute(
         select(_SEATS.c.position, _SEATS.c.player).where(_SEATS.c.game_id == game_id).order_by(_SEATS.c.id)
     )
@@ -210,7 +212,10 @@ def seat_names(s: Session, game_id: int) -> dict[str, tuple[str, ...]]:
         names.setdefault(row.position, [])
         if row.player not in names[row.position]:
             names[row.position].append(row.player)
-    return {seen[-1]: tuple(seen) for seen in names.values()}
+    out = {seen[-1]: tuple(seen) for seen in names.values()}
+    for old, new in renamed or ():
+        out[new] = (*out.get(old, (old,)), new)
+    return out
 
 
 def last_order_seq(s: Session, game_id: int) -> int:
@@ -350,6 +355,21 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
             loaded.recent.events.extend(plain(GameEvent, row) for row in rows)
 
 
+def receipts_of(
+    s: Session, loaded: Loaded, readers: list[str], renamed: list[tuple[str, str]]
+) -> dict[str, tuple[int, str]]:
+    """Each of `readers`' receipt while the game runs (`pbem.record.reader_view`), a newcomer's counting their seat's
+    entries under its earlier names (a player replaced in turn: those before them); `renamed`: the (old, new)
+    renames being written."""
+    assert loaded.game.id is not None
+    seats = seat_names(s, loaded.game.id, renamed).values() if readers else ()
+    before = {name: seen[:i] for seen in seats for i, name in enumerate(seen)}
+    commitment = loaded.game.seed_commitment
+    return {
+        name: reader_view.visible_record(s, loaded.game.id, name, commitment, before.get(name, ())) for name in readers
+    }
+
+
 def players(loaded: Loaded) -> list[str]:
     """The game's current players: its seats' (a replacement's name included), or as created."""
     return [st.player for st in loaded.seats] or list(json.loads(loaded.game.players_json))
@@ -382,7 +402,7 @@ def append_input(
     loaded.last_input = (loaded.seq, loaded.head)
     loaded.last_input_seen = {}
     for reader, (n, _) in loaded.readers.items():  # a player sees their own inputs and the player-less ones
-        if player in ("", reader):
+        if player in ("", reader) or (kind == RENAME and lines[:1] == [reader]):  # a newcomer: their seat's rename
             loaded.readers[reader] = (n + 1, loaded.head)
             loaded.last_input_seen[reader] = n + 1
     insert(

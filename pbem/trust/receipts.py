@@ -386,6 +386,7 @@ class _Chain:
     input_at: dict[int, int]  # input seq -> its position (1-based) in the chain
     seen: dict[str, list[int]] = field(default_factory=dict)  # per player: the positions they may see
     names: list[str] = field(default_factory=list)  # every reader a receipt may have been counted for (`readers`)
+    back: dict[str, str] | None = None  # each newcomer's predecessor in their seat (`before`), read once
 
     @classmethod
     def of(cls, doc: dict[str, Any]) -> _Chain:
@@ -398,20 +399,40 @@ class _Chain:
                 input_at[row["seq"]] = i
         return cls(rows, heads, input_at, names=readers(doc))
 
-    def seen_by(self, player: str) -> list[int]:
+    def seen_by(self, player: str, alone: bool = False) -> list[int]:
         """The positions (1-based) of the entries `player` may see, in order: a receipt shown to them counts
         these (`pbem.record.reader_view`): their own inputs, the moderator's and the deadline's, and the events
-        public or visible to them."""
-        if player not in self.seen:
+        public or visible to them; a seat's newcomer, those of the seat under its earlier names too (`alone`: as
+        pbem counted a newcomer's receipts before, their own name's only)."""
+        names = (player,) if alone else tuple(self.before(player))
+        key = player if len(names) == 1 else f"{player}\n*seat"
+        if key not in self.seen:
             out = []
             for i, row in enumerate(self.rows, 1):
                 if "lines" in row:
-                    if row.get("player", "") in ("", player):
+                    if row.get("player", "") in ("", *names):
                         out.append(i)
-                elif row.get("visibility") == "public" or player in (row.get("visibility") or ()):
+                elif row.get("visibility") == "public" or any(n in (row.get("visibility") or ()) for n in names):
                     out.append(i)
-            self.seen[player] = out
-        return self.seen[player]
+            self.seen[key] = out
+        return self.seen[key]
+
+    def before(self, player: str) -> list[str]:
+        """`player` with the names their seat had before them (the renames of the record, followed back)."""
+        if self.back is None:
+            self.back = {
+                str(r["lines"][0]): str(r["player"]) for r in self.rows if r.get("kind") == "rename" and r.get("lines")
+            }
+        names = [player]
+        while self.back.get(names[-1]) not in (None, *names):
+            names.append(self.back[names[-1]])
+        return names
+
+    def counts(self, player: str) -> list[list[int]]:
+        """The ways a receipt shown to `player` may have counted: with their seat's earlier names, and alone."""
+        seat = self.seen_by(player)
+        alone = self.seen_by(player, alone=True)
+        return [seat] if seat is alone else [seat, alone]
 
     def place(self, n: int, head: str, readers: list[str]) -> int | None:
         """Where the head `head` of a receipt counting `n` entries lies on the chain: at the n-th entry one of
@@ -421,9 +442,9 @@ class _Chain:
         if 0 <= n < len(self.heads) and self.heads[n] == head:
             return n
         for reader in readers:
-            seen = self.seen_by(reader)
-            if 0 < n <= len(seen) and self.heads[seen[n - 1]] == head:
-                return seen[n - 1]
+            for seen in self.counts(reader):
+                if 0 < n <= len(seen) and self.heads[seen[n - 1]] == head:
+                    return seen[n - 1]
         return None
 
     def position(self, n: int, head: str, player: str) -> int:
@@ -432,9 +453,10 @@ class _Chain:
         the entries they may see: beyond the chain's end (entries are missing)."""
         if not player or n <= 0:
             return n
+        for seen in self.counts(player):
+            if n <= len(seen) and self.heads[seen[n - 1]] == head:
+                return seen[n - 1]
         seen = self.seen_by(player)
-        if n <= len(seen) and self.heads[seen[n - 1]] == head:
-            return seen[n - 1]
         if n < len(self.heads) and self.heads[n] == head:
             return n
         return seen[n - 1] if n <= len(seen) else len(self.rows) + n - len(seen)
@@ -486,7 +508,8 @@ def seat_of(doc: dict[str, Any], name: str) -> list[str]:
 def reader_of(ch: _Chain, doc: dict[str, Any], mails: list[Received], who: str = "") -> str:
     """The export's name of the player whose mail this is, from what the mail proves: the name among `who`'s seat
     (a name, or an address the export lists) or among every reader whose visible entries place the most of its
-    receipts on the chain (ties: the first in seat order).  "" when no receipt is placed for any."""
+    receipts on the chain (ties: the later name of a seat, else the first in seat order).  "" when no receipt is
+    placed for any."""
     names = readers(doc)
     wanted = who.strip().lower()
     chosen = [n for n in names if n.lower() == wanted]
@@ -497,7 +520,9 @@ def reader_of(ch: _Chain, doc: dict[str, Any], mails: list[Received], who: str =
     def placed(reader: str) -> int:
         return sum(ch.place(n, head, [reader]) is not None and n != ch.place(n, head, []) for n, head in received)
 
-    best = max(candidates, key=placed, default="")
+    # ties: a newcomer's receipts count their seat's earlier entries as its earlier holders' did, so the newest name
+    # of a seat places every holder's receipts; it reads the report lines of all of them (`pbem.trust.told`)
+    best = max(candidates, key=lambda n: (placed(n), len(ch.before(n))), default="")
     return best if best and (placed(best) or chosen) else (chosen[0] if chosen else "")
 
 
@@ -825,14 +850,17 @@ def _input_place(ch: _Chain, number: int, want: str, player: str) -> int | None:
     `player` may see (as a receipt of a game in progress numbers it, `pbem.app.stamping`), or the input of that
     seq (a mail of a finished game, or from before inputs were numbered per reader); the one whose hash is `want`
     first, else the reader's entry when it is one of their inputs (changed), else the seq's; None when neither."""
-    seen = ch.seen_by(player) if player else []
-    mine = seen[number - 1] if 0 < number <= len(seen) else None
-    if mine is not None and not ("lines" in ch.rows[mine - 1] and ch.rows[mine - 1].get("player") == player):
-        mine = None
+    counts = ch.counts(player) if player else []
+    places = [seen[number - 1] if 0 < number <= len(seen) else None for seen in counts] or [None]
+    places = [
+        p if p is not None and "lines" in ch.rows[p - 1] and ch.rows[p - 1].get("player") == player else None
+        for p in places
+    ]
     by_seq = ch.input_at.get(number)
-    for n in (mine, by_seq):
+    for n in (*places, by_seq):
         if n is not None and ch.heads[n] == want:
             return n
+    mine = places[0]
     return mine if mine is not None else by_seq
 
 

@@ -296,7 +296,8 @@ def _interventions(doc: dict[str, Any], v: Verification) -> None:
         if o["kind"] == UNDO:
             said["undo"] = said.get("undo", 0) + 1
             if len(o["lines"]) == 3 and o["lines"][1] == "reroll":
-                rerolls.append(f"input {o['seq']} (back to input {clip(o['lines'][0])}: {clip(o['lines'][2], 80)})")
+                back = "a marked point" if o["lines"][0].startswith("mark:") else f"input {clip(o['lines'][0])}"
+                rerolls.append(f"input {o['seq']} (back to {back}: {clip(o['lines'][2], 80)})")
         elif o["kind"] in ("start", "rename"):
             said[o["kind"]] = said.get(o["kind"], 0) + 1
     for e in doc["events"]:

@@ -23,7 +23,7 @@ from pbem.engine.rng import Rng, init_state
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.away import read_away
 from pbem.record.store import Loaded
-from pbem.trust.fold import UNDO, Fold
+from pbem.trust.fold import UNDO, Fold, undo_mark
 from tests.app.plain import WHEN, address, loaded
 
 MAX_AWAY = timedelta(days=14)
@@ -51,8 +51,14 @@ def test_undo_goes_back_to_the_state_after_the_named_input_and_reports_to_everyo
     d = decide_undo(g, "running", fold, 1, "Bob's order was misread", False, WHEN)
     [inp] = [e for e in d.effects if isinstance(e, Input)]
     assert (inp.kind, inp.player) == (UNDO, "")
-    undone = inp.outcome.events[0].data["undone"]
-    assert undone == [2, 3, 4]
+    assert fold.undos[5] == (1, [2, 3, 4]), "the moderator's numbers: the fold knows them"
+    public, *private = inp.outcome.events
+    assert set(public.data) == {"after", "reroll", "why"}, "the public event holds no global number"
+    assert inp.lines[0] == undo_mark(g.state, 1) and inp.lines[0].startswith("mark:")
+    yours: dict[str, list[list[str]]] = {}
+    for _, _, player, lines in fold.done[1:4]:
+        yours.setdefault(player, []).append(lines)
+    assert {e.visibility: e.data["yours"] for e in private} == {(p,): v for p, v in yours.items()}
     expect = {k: v for k, v in states[1].items() if k != "rng"}
     assert {k: v for k, v in inp.outcome.state.items() if k != "rng"} == expect
     assert any("Bob's order was misread" in e.text for e in inp.outcome.events)
@@ -78,7 +84,7 @@ def test_undo_cuts_a_long_reason_to_what_every_player_can_read() -> None:
     g, fold, _ = played(2)
     d = decide_undo(g, "running", fold, 0, "word\n " * 500, False, WHEN)
     [inp] = [e for e in d.effects if isinstance(e, Input)]
-    assert inp.lines == ("0", "replay", ("word " * 500)[:MAX_REASON])
+    assert inp.lines == (undo_mark(g.state, 0), "replay", ("word " * 500)[:MAX_REASON])
 
 
 def test_the_moderator_sets_a_player_away_and_the_player_is_told() -> None:
@@ -155,3 +161,49 @@ def test_a_deadline_waits_for_an_away_player_it_still_asks_and_tells_everyone() 
     # a player who is back by the deadline is not waited for
     early = [AbsenceRow("away", {"player": player, "until": (due - timedelta(minutes=1)).isoformat()}, WHEN)]
     assert at_deadline(early, g, deadline(step, due), due, MAX_AWAY) is None
+
+
+class _Counted:
+    """An engine whose `apply` is counted and refused past `cap` calls (a fold gone exponential stops at once)."""
+
+    def __init__(self, eng, cap: int) -> None:
+        self.eng, self.cap, self.calls = eng, cap, 0
+
+    def __getattr__(self, name):
+        return getattr(self.eng, name)
+
+    def apply(self, state, player, lines):
+        self.calls += 1
+        assert self.calls <= self.cap, f"the fold applied {self.calls} inputs: undos replay each other again"
+        return self.eng.apply(state, player, lines)
+
+
+def test_undos_that_go_back_over_earlier_undos_cost_a_replay_each_not_two_to_the_undos() -> None:
+    """Each undo folds the record again up to its point, and that fold replayed every earlier undo the same way,
+    going back again: k undos each back over the one before cost 2^k replays (40 would never end).  An undo
+    replayed by a fold going back now takes the state it left; 40 undos cost 40 replays of at most 4 inputs."""
+    g, fold, _ = played(4)
+    counted = _Counted(views.engine(g), cap=40 * 4 + 10)
+    fold.engine_for = lambda _state: counted
+    state, seq = g.state, 4
+    for _ in range(40):
+        seq += 1
+        out = fold.run(seq, UNDO, "", [undo_mark(state, seq - 2) or "", "replay", "again"], state)
+        assert out.accepted, out.lines
+        state = out.state
+    assert fold.undos[seq] == (seq - 2, [])
+
+
+def test_an_undo_back_to_an_earlier_undo_names_the_point_that_undo_went_back_to() -> None:
+    """After undo 7 (back to input 2) and input 8, undo 9 goes back to input 7: where undo 7 left the game.  Its
+    public event names the last event everyone saw at input 2, not the last of inputs 3 to 6, which no longer
+    count."""
+    g, fold, _ = played(6)
+    first = fold.run(7, UNDO, "", [undo_mark(g.state, 2) or "", "replay", "one"], g.state)
+    req = next(r for r in views.engine(g).requests(first.state) if not r.answered)
+    then = fold.run(8, "orders", req.player, choose(req, Rng(init_state("then"))), first.state)
+    again = fold.run(9, UNDO, "", [undo_mark(then.state, 7) or "", "replay", "two"], then.state)
+    assert first.accepted and then.accepted and again.accepted
+    assert again.events[0].data["after"] == first.events[0].data["after"] == fold._again(2)[1]
+    assert fold._again(6)[1] != fold._again(2)[1], "the test needs inputs 3 to 6 to show an event to everyone"
+    assert again.state == first.state

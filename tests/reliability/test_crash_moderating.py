@@ -139,8 +139,13 @@ def test_sigkill_at_every_stage_with_away_back_undo_and_moderator_mail(tmp_path:
         doc = json.loads(json.dumps(build(s, store.game_by_name(s, game))))
     v = verify(doc, partial=True)
     assert v.ok, v.problem
-    (undo,) = [e for e in doc["events"] if e["kind"] == "undo"]
-    assert undo["data"]["to"] == 2 and undo["data"]["undone"] == [3, 4]
+    (undo,) = [o for o in doc["orders"] if o["kind"] == "undo"]  # one undo input, its mark naming input 2
+    from pbem.app.undo import listed
+    from pbem.home.app import Home
+
+    rows = listed(Home.of(home), game)
+    assert [r.back_to for r in rows if r.kind == "undo"] == [2]
+    assert [r.seq for r in rows if r.undone_by == undo["seq"]] == [3, 4]
 
     total = sum(len(w) for w in waves)
     assert kp.inbox_count(home, "processed") + kp.inbox_count(home, "rejected") == total, "each filed once"
