@@ -198,15 +198,24 @@ def deliver(cfg, raw: bytes) -> None:
     mailbox.Maildir(str(cfg.maildir_path / "inbox"), factory=None, create=True).add(raw)
 
 
+def in_delivered_order(paths) -> list[Path]:
+    """Maildir message files in the order they were delivered: their names start with the seconds and microseconds
+    of delivery, and sorted as strings "M99" came after "M100" within one second (mails of one poll changed places
+    from run to run: tests/test_secrecy_mail_sizes.py failed on it)."""
+    from pbem.trust.receipts import delivered
+
+    return sorted(paths, key=lambda p: delivered(Path(p).name.split(":")[0]))
+
+
 def sent_mail(cfg, seen: set | None = None) -> list:
     """Mail in the `sent` Maildir, oldest first; with `seen`, only keys not in it (and they are added)."""
     from email import policy
     from email.parser import BytesParser
 
-    from pbem.cli.demo import _key_order
+    from pbem.trust.receipts import delivered
 
     md = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
-    keys = sorted(md.keys(), key=_key_order)
+    keys = sorted(md.keys(), key=delivered)
     if seen is not None:
         keys = [k for k in keys if k not in seen]
         seen.update(keys)

@@ -30,7 +30,7 @@ from pbem.history.export import build, render
 from pbem.home.app import Home
 from pbem.record import store
 from pbem.record.db import session
-from tests.conftest import CODES
+from tests.conftest import CODES, in_delivered_order
 from tests.reliability import killpoints as kp
 
 KINDS = ["habsburg", "italian-wars", "sixteen-thirty", "dynasties"]
@@ -213,7 +213,7 @@ def test_an_earlier_partial_export_is_checked_against_the_final(kind: str, tmp_p
         assert not earlier(final, left_out).ok, f"{who}: an entry left out of the earlier export went unnoticed"
         if who is not None:  # during the game, the reader's own mail finds each head at the number it states
             address = dict(PLAYERS)[who].encode()
-            mail = [p.read_bytes() for p in sorted((Path(cfg.maildir_path) / "sent").glob("*/*"))]
+            mail = [p.read_bytes() for p in in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))]
             theirs = [raw for raw in mail if address in raw]
             honest = verify_mail(doc, theirs, who)
             assert honest.ok and honest.heads > 0, (who, honest.problems)

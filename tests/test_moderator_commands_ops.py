@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import in_delivered_order
 from tests.test_cli_bad_input import PLAYERS3, WRITERS, make_home, one_line, pbem
 
 TIMED = [c for c in WRITERS if c[0] == "game"] + [["game", "resume", "g1"], ["game", "start", "g1"]]
@@ -126,7 +127,9 @@ def test_a_reply_to_mail_older_than_a_new_code_is_told_why_it_needs_the_code(tmp
     home = load(Path(cfg))
 
     def to_ann() -> list[Message]:
-        mails = [message_from_bytes(p.read_bytes()) for p in sorted((home.maildir_path / "sent").glob("*/*"))]
+        mails = [
+            message_from_bytes(p.read_bytes()) for p in in_delivered_order((home.maildir_path / "sent").glob("*/*"))
+        ]
         return sorted((m for m in mails if "ann@example.test" in str(m["To"])), key=lambda m: str(m["Date"]))
 
     def reply(to: Message, body: str) -> None:

@@ -23,6 +23,7 @@ from pbem.home.app import Home
 from pbem.record import reader_view, store
 from pbem.record.db import session
 from pbem.trust.receipts import verify_mail
+from tests.conftest import in_delivered_order
 from tests.reliability import killpoints as kp
 from tests.test_hidden_count import T0, _mail, play
 
@@ -32,7 +33,7 @@ RECORD = re.compile(rb"(?m)^X-Pbem-Record: (\d+)\s+([0-9a-f]{64})")
 def _receipts(cfg: Any, address: str) -> tuple[list[bytes], list[tuple[int, str]]]:
     mails = [
         raw
-        for p in sorted((Path(cfg.maildir_path) / "sent").glob("*/*"))
+        for p in in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))
         if address.encode() in (raw := p.read_bytes())
     ]
     return mails, [(int(n), h.decode()) for raw in mails for n, h in RECORD.findall(raw)]

@@ -23,7 +23,7 @@ from pbem.home.app import Home
 from pbem.record import store
 from pbem.record.db import session
 from pbem.trust.receipts import verify_mail
-from tests.conftest import CODES
+from tests.conftest import CODES, in_delivered_order
 from tests.reliability import killpoints as kp
 
 PLAYERS = [("Alice", "alice@example.test"), ("Bob", "bob@example.test"), ("Carol", "carol@example.test")]
@@ -45,7 +45,7 @@ def _files(cfg) -> set[Path]:
 
 
 def _sent(cfg, since: set[Path] | None = None) -> list[bytes]:
-    return [p.read_bytes() for p in sorted(_files(cfg) - (since or set()))]
+    return [p.read_bytes() for p in in_delivered_order(_files(cfg) - (since or set()))]
 
 
 def _receipts(raws: list[bytes], to: str) -> list[str]:

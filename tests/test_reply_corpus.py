@@ -34,7 +34,7 @@ from pbem.orders.extract import extract, own_line
 from pbem.orders.own_mail import without_copies
 from pbem.record import store
 from pbem.record.db import session
-from tests.conftest import Clock, deliver, sent_mail
+from tests.conftest import Clock, deliver, in_delivered_order, sent_mail
 from tests.reply_clients import CLIENTS, LANGS, reply, typed
 
 PLAYERS = [("Alice", "alice@example.net"), ("Bob", "bob@example.net"), ("Carol", "carol@example.net")]
@@ -138,7 +138,10 @@ def test_verify_sent_reads_each_reply_as_the_poll_did_with_the_mail_it_answers(t
         assert game.poll().accepted == 1, lang
         game.newest = game.to_alice()[-1]
     inbox = mailbox.Maildir(str(tmp_path / "alice-inbox"), factory=None, create=True)
-    for raw in (p.read_bytes() for p in sorted((game.cfg.maildir_path / "sent").rglob("*")) if p.is_file()):
+    for raw in (
+        p.read_bytes()
+        for p in in_delivered_order(q for q in (game.cfg.maildir_path / "sent").rglob("*") if q.is_file())
+    ):
         if b"alice@example.net" in raw.split(b"\n\n", 1)[0]:
             inbox.add(raw)
     export = tmp_path / "dy1.json"

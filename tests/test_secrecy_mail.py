@@ -55,11 +55,11 @@ def _new_mail(cfg, seen: set) -> list[tuple[str, str]]:
     from email.parser import BytesParser
     from email.utils import getaddresses
 
-    from pbem.cli.demo import _key_order
+    from pbem.trust.receipts import delivered
 
     md = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=True)
     out = []
-    for k in sorted((k for k in md.iterkeys() if k not in seen), key=_key_order):
+    for k in sorted((k for k in md.iterkeys() if k not in seen), key=delivered):
         seen.add(k)
         m = BytesParser(policy=policy.compat32).parsebytes(md.get_bytes(k))
         plain = next((p for p in m.walk() if p.get_content_type() == "text/plain"), None)

@@ -22,7 +22,7 @@ from pbem.app.cron import run_poll
 from pbem.home.app import Home
 from pbem.record import store
 from pbem.record.db import session
-from tests.conftest import CODES
+from tests.conftest import CODES, in_delivered_order
 from tests.reliability import killpoints as kp
 
 PLAYERS = [("Alice", "alice@example.test"), ("Bob", "bob@example.test"), ("Carol", "carol@example.test")]
@@ -85,7 +85,7 @@ def alices_mail(kind: str, root: Path, choice: int, revisions: int) -> list[byte
         kp.deliver_in_order(cfg, mails)
         ran = run_poll(cfg, clock=lambda: clock["t"])
         assert ran.summary is not None or not mails  # a poll with nothing to read may stay idle
-        to_a.extend(raw for raw in (p.read_bytes() for p in sorted(_files(cfg) - before)) if to.search(raw))
+        to_a.extend(raw for raw in (p.read_bytes() for p in in_delivered_order(_files(cfg) - before)) if to.search(raw))
 
     poll([])
     with session(cfg.database_url) as s:

@@ -33,6 +33,7 @@ from pbem.record import store
 from pbem.record.db import session
 from pbem.trust.receipts import verify_mail
 from pbem.trust.verify import earlier
+from tests.conftest import in_delivered_order
 from tests.test_hidden_count import KINDS, PLAYERS, T0, _exports, _first_difference, _site, play
 from tests.test_secrecy_mail_sizes import masked
 
@@ -56,7 +57,7 @@ def _undone(kind: str, root: Path, hidden: int) -> tuple[Any, str, list[str], li
     undone = undo(Home.of(cfg), "g1", to, WHY, False, when)
     assert run_poll(cfg, clock=lambda: when + timedelta(minutes=1)).summary is not None
     mail: dict[str, list[bytes]] = {}
-    for path in sorted(_sent(cfg) - before):
+    for path in in_delivered_order(_sent(cfg) - before):
         raw = path.read_bytes()
         for name, address in PLAYERS:
             if re.search(rb"(?m)^To: [^\n]*" + re.escape(address.encode()), raw):

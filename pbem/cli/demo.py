@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from pbem.engine.rng import Rng, init_state
 from pbem.engine.words import count
+from pbem.trust.receipts import delivered
 
 if TYPE_CHECKING:
     from pbem.home.config import Config
@@ -68,12 +69,6 @@ def text_of(raw: bytes) -> tuple[Message, str]:
     from pbem.mail.outbound.bodies import text_bodies
 
     return BytesHeaderParser(policy=compat32).parsebytes(raw), text_bodies(raw).get("plain", "")
-
-
-def _key_order(key: str) -> tuple[int, int, str]:
-    """Maildir keys start with seconds and microseconds of delivery: sort by them."""
-    m = re.match(r"(\d+)\.M(\d+)", key)
-    return (int(m.group(1)), int(m.group(2)), key) if m else (0, 0, key)
 
 
 CODE_LINE = re.compile(r"Your secret player code is (\S+?)\.")
@@ -131,7 +126,7 @@ def _read_reports(sent: mailbox.Maildir, seen: set[str], by_addr: dict[str, Bot]
     """Each bot reads the mail sent to it since the last poll; the newest report asking it for orders, by address."""
     newest: dict[str, tuple[Message, str]] = {}
     fresh = [key for key in sent.iterkeys() if key not in seen]  # sorted: only the mail new since the last poll
-    for key in sorted(fresh, key=_key_order):
+    for key in sorted(fresh, key=delivered):
         seen.add(key)
         msg, text = text_of(sent.get_bytes(key))
         addr = parseaddr(str(msg["To"]))[1] or str(msg["To"])  # (a pattern over "<...>" was quadratic in "<" runs)

@@ -253,10 +253,11 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
     return out
 
 
-_DELIVERED = re.compile(r"(\d+)\.M(\d+)")  # a Maildir name's seconds and microseconds of delivery
+_DELIVERED = re.compile(r"\A(\d++)\.M(\d++)")  # a Maildir name's seconds and microseconds of delivery
 
 
-def _delivered(key: str) -> tuple[int, int, str]:
+def delivered(key: str) -> tuple[int, int, str]:
+    """A Maildir key's place in the order of delivery: (seconds, microseconds, key)."""
     m = _DELIVERED.match(key)
     return (int(m.group(1)), int(m.group(2)), key) if m else (0, 0, key)
 
@@ -271,7 +272,7 @@ def _maildir_files(path: Path) -> list[Path]:
             for name in os.listdir(folder):
                 if not (folder / name).is_dir():
                     found[name.split(":")[0]] = folder / name
-    return [found[k] for k in sorted(found, key=_delivered)]
+    return [found[k] for k in sorted(found, key=delivered)]
 
 
 @dataclass(frozen=True)
