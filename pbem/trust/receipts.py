@@ -68,7 +68,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import chain, due, restarts, shown, signing, told
+from pbem.trust import chain, due, pictured, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
 from pbem.trust.quote import clip
 
@@ -892,21 +892,23 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
     the seed is revealed."""
     if not doc.get("seed"):
         return
-    reports = [
-        (at, m.name, shown_)
+    read = [
+        ((at, m.name, shown_), pictured.of_mail(m.raw, page) if page else None)
         for at, m, text, page in texts
         if (shown.MARK in text or told.BOARD in text) and (shown_ := shown.report_of(text, page))
     ]
+    reports = [report for report, _ in read]
     if not reports:
         return
     try:
-        found = shown.untrue(doc, ch.rows, reports, {n: ch.seen_by(n) for n in seat_of(doc, c.reader)})
+        seen = {n: ch.seen_by(n) for n in seat_of(doc, c.reader)}
+        found = shown.untrue(doc, ch.rows, reports, seen, [pictures for _, pictures in read])
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("the tables of your reports were not compared: the export's record cannot be replayed")
         return
     c.checked.append(
-        f"the tables of {count(len(reports), 'report')} (and what each asked of whom) are your view of the replayed game "
-        "at their heads"
+        f"the tables of {count(len(reports), 'report')} (and what each asked of whom, and the pictures of the board) "
+        "are your view of the replayed game at their heads"
     )
     writers = {m.name: m.mailer for _, m, _, _ in texts}
     for at, name, how in found:

@@ -16,7 +16,8 @@ Each section is compared by its heading and its lines taken as a set: the rows o
 the keys of the engine's state, which depends on whether the state was just applied or loaded from the record,
 and say nothing by their order (each row names its player or country).  A section the view lacks is a
 mismatch too.  The HTML part's sections (`mail/_sections.html.j2`) are compared the same way (`html_sections`),
-since most mail programs show that part; the pictures are not redrawn.
+since most mail programs show that part; so are the pictures of the board (`pbem.trust.pictured`: drawn again
+from the view its sections matched, compared by their decoded pixels).
 The text is not signed, so a report that differs is evidence for the player who holds it, not proof for
 others.  Pure; the replay is linear in the record, each view rendered once per reader and position.
 """
@@ -33,6 +34,7 @@ from pbem import engine as registry
 from pbem.engine.base import Engine
 from pbem.render.templates import render
 from pbem.trust import deal as joining
+from pbem.trust import pictured
 from pbem.trust import told
 from pbem.trust.fold import Fold
 from pbem.trust.quote import clip
@@ -159,6 +161,7 @@ class Replay:
                 if i in wanted:
                     self.states[i] = state
         self._shown: dict[tuple[int, str], Sections | None] = {}
+        self._views: dict[tuple[int, str], dict[str, Any]] = {}  # the view each `shown` rendered, for its pictures
         self._asked_html = ""  # the HTML opening lines `_opening` rendered last
 
     def shown(self, position: int, reader: str) -> Sections | None:
@@ -169,6 +172,7 @@ class Replay:
             try:
                 eng = self.reader(state)
                 view = json.loads(json.dumps(eng.view(state, reader)))
+                self._views[key] = view
                 self._shown[key] = {
                     OPENING: opening(self._opening(eng, state, view, reader)),
                     **sections(render("mail/_sections.txt.j2", sections=view["sections"])),
@@ -178,6 +182,10 @@ class Replay:
             except (KeyError, ValueError, TypeError, IndexError):
                 self._shown[key] = None
         return self._shown[key]
+
+    def pictures(self, position: int, reader: str) -> pictured.Shown:
+        """The pictures a report to `reader` shows at the state kept at `position` (after `shown` gave its view)."""
+        return pictured.drawn(self._views[(position, reader)])
 
     def _opening(self, eng: Engine, state: dict[str, Any], view: dict[str, Any], reader: str) -> str:
         """The opening lines a report to `reader` prints at `state` (`mail/report.txt.j2`, `mail/_asked.txt.j2`:
@@ -239,11 +247,17 @@ Report = tuple[int, str, tuple[str, Sections, bool]]  # (head's chain position, 
 
 
 def untrue(
-    doc: dict[str, Any], rows: list[dict[str, Any]], reports: list[Report], seen: dict[str, list[int]]
+    doc: dict[str, Any],
+    rows: list[dict[str, Any]],
+    reports: list[Report],
+    seen: dict[str, list[int]],
+    pictures: list[pictured.Shown | None] | None = None,
 ) -> list[tuple[int, str, str]]:
     """Each (position, mail name, how it differs) of `reports` whose sections are those of no state its head allows
-    (`windows`).  `rows`: the chain in order; `seen`: the positions each name of the reader's seat may see (the
-    reader's own name first).  Raises ValueError when the record cannot be replayed (`pbem verify` says why)."""
+    (`windows`), or whose pictures (`pictures`, one per report: None for a mail without an HTML part) are not
+    those of any such state its sections are (`pbem.trust.pictured`).  `rows`: the chain in order; `seen`: the
+    positions each name of the reader's seat may see (the reader's own name first).  Raises ValueError when the
+    record cannot be replayed (`pbem verify` says why)."""
     names = list(seen)
     inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
     end = len(rows) + 1
@@ -251,13 +265,18 @@ def untrue(
     spans = windows(inputs, [(at, nxt) for (at, _, _), nxt in zip(reports, upto)])
     replay = Replay(doc, rows, {q for span in spans for q in span})
     out = []
-    for (at, name, (whom, got, pages)), span in zip(reports, spans):
+    for i, ((at, name, (whom, got, pages)), span) in enumerate(zip(reports, spans)):
         reader = whom if whom in names else names[0]  # (a mail without an HTML part shows its text only)
         wanted = [
-            {k: v for k, v in w.items() if pages or not k.startswith(HTML)}
+            (q, {k: v for k, v in w.items() if pages or not k.startswith(HTML)})
             for q in span
             if (w := replay.shown(q, reader)) is not None
         ]
-        if wanted and got not in wanted:
-            out.append((at, name, differs(got, wanted[0])))
+        if wanted and got not in [w for _, w in wanted]:
+            out.append((at, name, differs(got, wanted[0][1])))
+            continue
+        pics = pictures[i] if pictures is not None and pages else None
+        matched = [q for q, w in wanted if w == got]
+        if pics is not None and matched and not any(pictured.alike(pics, replay.pictures(q, reader)) for q in matched):
+            out.append((at, name, pictured.differs(pics, replay.pictures(matched[0], reader))))
     return out

@@ -1,0 +1,165 @@
+"""`pbem verify --mail`: the pictures of the board a report showed, against the pictures of the replayed view.
+
+On a phone the board's picture is what a player reads first, and `pbem.trust.shown` compares the report's text
+and HTML only: a forged picture (another player's score, a card the reader does not hold, a wrong board) under a
+true text passed (fourth fairness red team).  A picture is a pure function of the reader's view
+(`pbem.render.pictures.board`, its font shipped with Pillow), so once the seed is revealed each report's pictures
+are drawn again from the view replayed at its head and compared with the mail's, in the order its HTML shows them,
+with their alt text.  The comparison is of the DECODED pixels (size, then every pixel as RGBA), not of the PNG
+bytes: another machine's deflate, or another Pillow, writes other bytes for the same pixels; equal bytes are equal
+pixels without decoding (an honest report checked on the machine family that wrote it decodes nothing).
+
+What the mail shows: each `<img>` of its HTML part in order (a `cid:` resolved to the mail's image part of that
+Content-ID; any other source, or a Content-ID the mail lacks, is a picture that differs), then every image part
+no `<img>` shows (a mail program lists it as an attachment).  Bounded: at most `MAX_PICTURES` pictures read per
+mail and `MAX_PIXELS` pixels per picture, its size read from the PNG's header before anything is decoded (a PNG
+bomb: a few KB declaring 50,000 x 50,000 pixels), so a mail costs at most a few decodes of a picture's size.
+"""
+
+from __future__ import annotations
+
+import binascii
+import io
+import quopri
+import re
+import warnings
+from email.parser import BytesHeaderParser
+from html import unescape
+from typing import Any
+
+from PIL import Image
+
+from pbem.render.pictures import board
+
+MAX_PICTURES = 8  # pictures read from one mail (pbem draws at most two)
+MAX_PIXELS = 4_000_000  # pixels decoded per picture (pbem's are 680 wide and under 1,000 high)
+_IMG = re.compile(r"<img\b([^>]{0,2000})>", re.I)
+_ATTR = re.compile(r'\b(src|alt)="([^"]{0,4000})"', re.I)
+
+Shown = list[tuple[bytes | None, str]]  # (PNG bytes, or None for a picture the mail cannot show; alt text)
+
+
+def of_mail(raw: bytes, page: str) -> Shown:
+    """The pictures a report mail shows (`page`: its HTML part, `told.html`), each with its alt text: the HTML's
+    `<img>` in order, then the image parts none shows; at most `MAX_PICTURES`."""
+    parts: dict[str, bytes] = {}
+    loose: list[bytes] = []
+    for cid, data in _images(raw):
+        if cid and cid not in parts:
+            parts[cid] = data
+        else:
+            loose.append(data)
+    out: Shown = []
+    used: set[str] = set()
+    for img in _IMG.findall(page)[:MAX_PICTURES]:
+        attrs = {k.lower(): unescape(v) for k, v in _ATTR.findall(img)}
+        src = attrs.get("src", "")
+        cid = src[4:] if src.lower().startswith("cid:") else None
+        out.append((parts.get(cid) if cid is not None else None, attrs.get("alt", "")))
+        if cid is not None:
+            used.add(cid)
+    out += [(data, "") for cid, data in parts.items() if cid not in used]
+    return out + [(data, "") for data in loose]
+
+
+_BOUNDARY = re.compile(rb'"?([^";\s]{1,200})"?')
+_HEADERS = re.compile(rb"\r?\n\r?\n")
+
+
+def _images(raw: bytes) -> list[tuple[str, bytes]]:
+    """(Content-ID, decoded bytes) of each image part of `raw`, at most `MAX_PICTURES`: the mail cut at the
+    delimiter lines of every boundary it declares (at most 16), each part's headers parsed alone (the `email`
+    package's parse of a whole report, its pictures' base64 lines included, cost more than the rest of the
+    check).  Found with `bytes.find`: linear in the mail."""
+    low, marks, at = raw.lower(), set(), 0
+    while len(marks) < 16 and (at := low.find(b"boundary=", at) + 1) > 0:
+        if (m := _BOUNDARY.match(raw, at + 8)) is not None:
+            marks.add(m.group(1))
+    cuts: list[tuple[int, int]] = []  # (where a delimiter line starts, where it ends)
+    for mark in marks:
+        at = 0
+        while (at := raw.find(b"\n--" + mark, at) + 1) > 0:
+            after = at + 2 + len(mark)
+            if raw[after : after + 1] in (b"-", b" ", b"\t", b"\r", b"\n", b""):
+                eol = raw.find(b"\n", after)
+                cuts.append((at, len(raw) if eol < 0 else eol + 1))
+    cuts.sort()
+    cuts = cuts[:1000]
+    starts = [c[0] for c in cuts]
+    ends = [c[1] for c in cuts]
+    out: list[tuple[str, bytes]] = []
+    for begin, end in zip(ends, starts[1:]):
+        head_end = _HEADERS.search(raw, begin, end)
+        if head_end is None:
+            continue
+        head = BytesHeaderParser().parsebytes(raw[begin : head_end.start()].lstrip(b"\r\n") + b"\n\n")
+        if head.get_content_maintype() != "image":
+            continue
+        body = raw[head_end.end() : end]
+        coding = str(head.get("Content-Transfer-Encoding", "")).strip().lower()
+        try:
+            data = (
+                binascii.a2b_base64(body)
+                if coding == "base64"
+                else (quopri.decodestring(body) if coding == "quoted-printable" else body.rstrip(b"\r\n"))
+            )
+        except (binascii.Error, ValueError):
+            data = b""
+        out.append((str(head.get("Content-ID", "")).strip().strip("<>"), data))
+        if len(out) >= MAX_PICTURES:
+            break
+    return out
+
+
+def drawn(view: dict[str, Any]) -> Shown:
+    """The pictures a report of `view` shows, as `of_mail` reads them from an honest report."""
+    return [(p.png, p.alt) for p in board(view)]
+
+
+def pixels(png: bytes) -> tuple[tuple[int, int], bytes] | None:
+    """(size, RGBA bytes) of a PNG; None when it is no picture, or declares more than `MAX_PIXELS` (read from its
+    header before any pixel is decoded)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(png), formats=["PNG"])
+            width, height = image.size
+            if width * height > MAX_PIXELS or width <= 0 or height <= 0:
+                return None
+            return image.size, image.convert("RGBA").tobytes()
+    except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError, Image.DecompressionBombWarning):
+        return None
+
+
+def same(got: bytes | None, want: bytes) -> bool:
+    """Whether two PNGs show the same picture: equal bytes, else equal decoded pixels."""
+    if got is None:
+        return False
+    if got == want:
+        return True
+    a = pixels(got)
+    return a is not None and a == pixels(want)
+
+
+def alike(got: Shown, want: Shown) -> bool:
+    """Whether a mail's pictures are the replay's: as many, each the same picture with the same alt text."""
+    return len(got) == len(want) and all(a == b and same(g, w) for (g, a), (w, b) in zip(got, want))
+
+
+def differs(got: Shown, want: Shown) -> str:
+    """How a mail's pictures differ from the replay's, in one phrase (the table mismatches' form)."""
+    if len(got) != len(want):
+        return f"shows {len(got)} pictures of the board where the replay draws {len(want)}: " + (
+            "a picture is missing" if len(got) < len(want) else "a picture the replay does not draw"
+        )
+    for i, ((g, a), (w, b)) in enumerate(zip(got, want), 1):
+        if not same(g, w):
+            unread = g is None or pixels(g) is None
+            return (
+                f"shows picture {i} of {len(want)} of the board"
+                + (" (it cannot be read, or is larger than a board)" if unread else "")
+                + ": the picture differs from the replay"
+            )
+        if a != b:
+            return f'shows picture {i} of {len(want)} of the board with the words "{a[:120]}" where the replay has "{b[:120]}"'
+    return "shows the pictures of the board the replay draws"  # (not reached: `alike` said they differ)
