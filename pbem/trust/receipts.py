@@ -68,7 +68,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import chain, due, pictured, restarts, shown, signing, told
+from pbem.trust import chain, due, pictured, prose, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
 from pbem.trust.quote import clip
 
@@ -893,16 +893,16 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
     if not doc.get("seed"):
         return
     read = [
-        ((at, m.name, shown_), pictured.of_mail(m.raw, page) if page else None)
+        ((at, m.name, shown_), pictured.of_mail(m.raw, page) if page else None, (prose.said(text, m.record), m.record))
         for at, m, text, page in texts
         if (shown.MARK in text or told.BOARD in text) and (shown_ := shown.report_of(text, page))
     ]
-    reports = [report for report, _ in read]
+    reports = [report for report, _, _ in read]
     if not reports:
         return
     try:
         seen = {n: ch.seen_by(n) for n in seat_of(doc, c.reader)}
-        found = shown.untrue(doc, ch.rows, reports, seen, [pictures for _, pictures in read])
+        found = shown.untrue(doc, ch.rows, reports, seen, [p for _, p, _ in read], [s for _, _, s in read])
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("the tables of your reports were not compared: the export's record cannot be replayed")
         return

@@ -34,8 +34,7 @@ from pbem import engine as registry
 from pbem.engine.base import Engine
 from pbem.render.templates import render
 from pbem.trust import deal as joining
-from pbem.trust import pictured
-from pbem.trust import told
+from pbem.trust import pictured, prose, told
 from pbem.trust.fold import Fold
 from pbem.trust.quote import clip
 
@@ -162,6 +161,7 @@ class Replay:
                     self.states[i] = state
         self._shown: dict[tuple[int, str], Sections | None] = {}
         self._views: dict[tuple[int, str], dict[str, Any]] = {}  # the view each `shown` rendered, for its pictures
+        self._results: dict[tuple[int, str], dict[str, Any] | None] = {}  # the result each `_opening` gave
         self._asked_html = ""  # the HTML opening lines `_opening` rendered last
 
     def shown(self, position: int, reader: str) -> Sections | None:
@@ -174,7 +174,7 @@ class Replay:
                 view = json.loads(json.dumps(eng.view(state, reader)))
                 self._views[key] = view
                 self._shown[key] = {
-                    OPENING: opening(self._opening(eng, state, view, reader)),
+                    OPENING: opening(self._opening(eng, state, view, reader, key)),
                     **sections(render("mail/_sections.txt.j2", sections=view["sections"])),
                     **html_sections(render("mail/_sections.html.j2", sections=view["sections"])),
                     **html_sections(self._asked_html),
@@ -187,7 +187,17 @@ class Replay:
         """The pictures a report to `reader` shows at the state kept at `position` (after `shown` gave its view)."""
         return pictured.drawn(self._views[(position, reader)])
 
-    def _opening(self, eng: Engine, state: dict[str, Any], view: dict[str, Any], reader: str) -> str:
+    def said(
+        self, doc: dict[str, Any], position: int, seat: list[str], mail: prose.Said, record: Any
+    ) -> tuple[str, ...]:
+        """The prose a report to `seat[0]` prints at the state kept at `position` (after `shown` gave its view),
+        with what is the mail's own (`pbem.trust.prose.expected`)."""
+        key = (position, seat[0])
+        return prose.expected(doc, seat, mail, bool(self.pictures(*key)), self._results[key], record)
+
+    def _opening(
+        self, eng: Engine, state: dict[str, Any], view: dict[str, Any], reader: str, key: tuple[int, str]
+    ) -> str:
         """The opening lines a report to `reader` prints at `state` (`mail/report.txt.j2`, `mail/_asked.txt.j2`:
         `pbem.app.reporting.player_report`'s values), without a deadline."""
         requests = eng.requests(state)
@@ -207,6 +217,7 @@ class Replay:
             "result": None if result is None else {"summary": result.summary, "scores": result.scores},
             "player": reader,
         }
+        self._results[key] = ctx["result"]  # type: ignore[assignment]
         self._asked_html = render("mail/_asked.html.j2", **ctx)
         return title + render("mail/_asked.txt.j2", **ctx)
 
@@ -252,10 +263,12 @@ def untrue(
     reports: list[Report],
     seen: dict[str, list[int]],
     pictures: list[pictured.Shown | None] | None = None,
+    prose_of: list[tuple[prose.Said, Any] | None] | None = None,
 ) -> list[tuple[int, str, str]]:
     """Each (position, mail name, how it differs) of `reports` whose sections are those of no state its head allows
     (`windows`), or whose pictures (`pictures`, one per report: None for a mail without an HTML part) are not
-    those of any such state its sections are (`pbem.trust.pictured`).  `rows`: the chain in order; `seen`: the
+    those of any such state its sections are (`pbem.trust.pictured`), or whose prose (`prose_of`, one per report:
+    its `pbem.trust.prose.Said` and its receipt) is not (`pbem.trust.prose`).  `rows`: the chain in order; `seen`: the
     positions each name of the reader's seat may see (the reader's own name first).  Raises ValueError when the
     record cannot be replayed (`pbem verify` says why)."""
     names = list(seen)
@@ -279,4 +292,10 @@ def untrue(
         matched = [q for q, w in wanted if w == got]
         if pics is not None and matched and not any(pictured.alike(pics, replay.pictures(q, reader)) for q in matched):
             out.append((at, name, pictured.differs(pics, replay.pictures(matched[0], reader))))
+        mail = prose_of[i] if prose_of is not None else None
+        if mail is not None and matched:
+            seat = [reader, *(n for n in names if n != reader)]
+            wants = [replay.said(doc, q, seat, *mail) for q in matched]
+            if mail[0].lines not in wants:
+                out.append((at, name, prose.differs(mail[0].lines, wants[0])))
     return out

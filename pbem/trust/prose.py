@@ -1,0 +1,192 @@
+"""`pbem verify --mail`: the prose of a report's text part, against the same template rendered from the replay.
+
+`pbem.trust.shown` compares a report's sections and opening lines, `pbem.trust.told` its "What happened" list, but
+the words between them were read by nobody: a report could tell its reader "Bob has already sent his orders", or
+change the sentence that says what pbem checks, and `verify --mail` passed (fourth fairness red team).  Every
+line of an honest report's text part comes from `mail/report.txt.j2`, so the rest of the text (its *prose*) is
+rendered again from the replay and the export, and compared line by line, in order (blank lines left out):
+
+* a function of the replayed view: the line naming the reader, the board's note (when the replay draws a
+  picture), the block saying the game is over (its result, the scores, the seed, the commitment), the reply hint
+  with the game's name;
+* a function of the export: the commitment and the game key's fingerprint, the salts of the deal and the warning
+  about it, the warning of a seed chosen by hand, the seat's earlier names;
+* fixed template text: every other word of these paragraphs.
+
+Mail-specific, and so taken from the mail itself (`Said`): whether it is the first report (the commitment and
+code paragraphs, the salts, the earlier names are said once), the player's secret code (its value is not in the
+export; only its place in the fixed sentence is read), the record line "Record #N, HEAD..." (masked only when it
+is the mail's own receipt, `X-Pbem-Record`), the moderator's name under the signature line "-- ", and the
+acknowledgement of the reader's own message ("== Your message ==": their own words, and its input's receipt,
+checked by the input check).  The deadline's time in the opening lines is `pbem.trust.due`'s.  Pure; linear in
+the text; one small template rendered per report.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.render.templates import render
+from pbem.trust import told
+
+MARK = "Private report for "
+CODE = re.compile(r'^Your secret player code is ([A-Za-z0-9-]{1,40})\. Put a line "CODE \1" in a new order message$')
+RECORD = re.compile(r"^Record #(\d{1,9}), ([0-9a-f]{16})\.\.\.$")
+#: The first words of each unindented line that may follow the acknowledgement of the reader's message (its own
+#: lines quote the player's words indented; its first line holds their subject in quotes).
+AFTER_ACK = (
+    "You took over the seat of ",
+    "Your secret player code is ",
+    "Fairness: this game's random seed",
+    "The deal: nobody chose it.",
+    "Warning about the deal: ",
+    "Warning: the moderator chose",
+    *told.AFTER,
+    "-- ",
+)
+FIRST = {  # a paragraph said once, by the line it starts with
+    "code": "Your secret player code is ",
+    "commitment": "Fairness: this game's random seed is fixed and sealed.",
+    "salts": "The deal: nobody chose it.",
+    "former": "You took over the seat of ",
+}
+FORMER = re.compile(r"^You took over the seat of (.{1,400}): the history below calls the seat so until then\.$")
+
+
+@dataclass(frozen=True)
+class Said:
+    """A report's prose lines and what in them is the mail's own (`said`)."""
+
+    lines: tuple[str, ...]
+    code: str | None
+    moderator: str
+    first: frozenset[str]  # the paragraphs said once that it says (`FIRST`)
+    former: tuple[str, ...]
+
+
+def said(text: str, record: tuple[int, str] | None) -> Said:
+    """The prose of a report's plain text (`text`): its non-blank lines outside the opening lines, the
+    acknowledgement, the "What happened" list and the sections (each compared elsewhere), the code and the
+    moderator's name masked, the record line masked when it is `record` (the mail's receipt)."""
+    lines = prose_lines(text)
+    code = next((m.group(1) for line in lines if (m := CODE.match(line))), None)
+    sign = max((i for i, line in enumerate(lines) if line == "--"), default=-1)
+    moderator = lines[sign + 1] if 0 <= sign < len(lines) - 1 else ""
+    out = []
+    for i, line in enumerate(lines):
+        if code is not None and CODE.match(line):
+            line = line.replace(code, "<code>")
+        elif i == sign + 1 and sign >= 0:
+            line = "<moderator>"
+        elif record is not None and (m := RECORD.match(line)) and (int(m[1]), m[2]) == (record[0], record[1][:16]):
+            line = "Record #<receipt>"
+        out.append(line)
+    former = next((tuple(m[1].split(", ")) for line in lines if (m := FORMER.match(line))), ())
+    first = frozenset(k for k, start in FIRST.items() if any(line.startswith(start) for line in lines))
+    return Said(tuple(out), code, moderator, first, former)
+
+
+def prose_lines(text: str) -> list[str]:
+    """The non-blank lines of a report's text outside what the other checks compare (`said`)."""
+    listed_at = text.find(told.HEADING)
+    if listed_at >= 0:  # the list as `told.listed` reads it, to its end
+        end = told.listed(text)[1]
+        text = text[:listed_at] + text[end:]
+    rows = [row.rstrip() for row in text.split("\n")]
+    at = next((i for i, row in enumerate(rows) if row.startswith(MARK) or row.startswith("== ")), len(rows))
+    out: list[str] = []
+    state = "prose"
+    for row in rows[at:]:
+        if row.startswith("== ") and row.endswith(" =="):
+            title = row[3:-3]
+            fixed = title.startswith(("The board (", "The game is over"))
+            state = "ack" if title == "Your message" else ("prose" if fixed else "section")
+            if fixed:
+                out.append(row)
+        elif (state == "ack" and row.startswith(AFTER_ACK)) or (state == "section" and row.startswith(told.AFTER)):
+            state = "prose"  # (the acknowledgement quotes the player's words indented: no such line)
+            out.append(row)
+        elif state == "prose" and row:
+            out.append(row)
+    return out
+
+
+def expected(
+    doc: dict[str, Any],
+    seat: list[str],
+    mail: Said,
+    pictures: bool,
+    result: dict[str, Any] | None,
+    record: tuple[int, str] | None,
+) -> tuple[str, ...]:
+    """The prose lines an honest report to `seat[0]` prints (`said`'s form): `mail/report.txt.j2` rendered from the
+    export `doc`, the replayed state's `result` and whether its view is `pictures`d, and what is the mail's own
+    (the earlier names it gives only when they are the seat's, `seat`)."""
+    game = doc["game"]
+    reader = seat[0]
+    former = list(mail.former) if set(mail.former) <= set(seat[1:]) else seat[1:]
+    key = game.get("key")
+    from pbem.trust.signing import fingerprint
+
+    rec = None if record is None else {"entries": record[0], "head": record[1]}
+    if rec is not None and key:
+        rec["key"] = fingerprint(key)
+    deal = next((e.get("data") for e in doc.get("events", []) if e.get("kind") == "salts"), None)
+    ctx = {
+        "title": "",
+        "game_name": game["name"],
+        "player": reader,
+        "view": {"turn": ""},
+        "sections": [],
+        "happened": [],
+        "asked": [],
+        "waiting": [],
+        "due_at": None,
+        "now": None,
+        "result": result,
+        "seed": doc.get("seed") if result is not None else None,
+        "commitment_final": doc.get("seed_commitment", ""),
+        "commitment": doc.get("seed_commitment") if "commitment" in mail.first else None,
+        "insecure_seed": bool(game.get("insecure_seed")),
+        "code": mail.code if "code" in mail.first else None,
+        "takeover": False,
+        "former": former if "former" in mail.first else [],
+        "moderator": mail.moderator,
+        "salts": _salts(doc, deal) if "salts" in mail.first else None,
+        "deal_warning": _warning(deal),
+        "boards": [True] if pictures else [],
+        "record": rec,
+    }
+    return said(render("mail/report.txt.j2", **ctx), record).lines
+
+
+def _salts(doc: dict[str, Any], deal: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The salts a first report after the deal lists (`pbem.app.reporting._salts`): the seats' names, in order."""
+    if not isinstance(deal, dict):
+        return None
+    signed = deal.get("signed") or [""] * len(deal.get("salts", []))
+    names = [str(p["name"]) for p in doc["players"]]
+    return [
+        {"player": p, "salt": salt} | ({"signed": True} if sig else {})
+        for p, salt, sig in zip(names, deal.get("salts", []), signed)
+    ]
+
+
+def _warning(deal: dict[str, Any] | None) -> str | None:
+    from pbem.trust.deal import weakness
+
+    return weakness(deal) if isinstance(deal, dict) else None
+
+
+def differs(got: tuple[str, ...], want: tuple[str, ...]) -> str:
+    """How a report's prose differs from the replay's, in one phrase naming the first line that differs."""
+    from pbem.trust.quote import clip
+
+    for a, b in zip(got, want):
+        if a != b:
+            return f'says "{clip(a)}" where the replay\'s report says "{clip(b)}"'
+    if len(got) > len(want):
+        return f'says "{clip(got[len(want)])}", which the replay\'s report does not say'
+    return f'leaves out "{clip(want[len(got)])}", which the replay\'s report says'
