@@ -974,7 +974,8 @@ def verify_mail(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str 
         return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)], usage=True)
     c = check_mail(doc, theirs, who)
     to, checked = {m.to for m in theirs}, {id(m) for m in theirs}
-    c.notes += restarts.elsewhere(doc, [m for m in mails if m.to in to and id(m) not in checked])
+    since = min((m.sort_key for m in theirs if m.sort_key), default=0.0)  # this game's first mail to them
+    c.notes += restarts.elsewhere(doc, [m for m in mails if m.to in to and id(m) not in checked], since)
     if unreadable:
         c.problem(0, f"{count(unreadable, 'mail')} in the folder carry a malformed receipt header")
         c.ok = False

@@ -50,9 +50,14 @@ ASKED = '<section class="asked" id="asked">'
 PARAGRAPH = re.compile(r'^(<p(?: class="lead")?>)(.*)(</p>)$')
 HTML = "the HTML part's "  # a key of `html_sections`: the HTML part's sections, each by its <h2> line
 OPENING = "the opening lines (the turn, what is asked of whom, the legal orders and defaults)"
-#: The deadline's words in the opening lines, left out: they hold the render time ("in 2 days"), and the deadline
-#: itself is `pbem.trust.due`'s to check.
-DEADLINE = re.compile(r"^(?:Deadline: .*|No deadline is set for this step\.)$|; (?:deadline .*|no deadline is set\.)$")
+#: The deadline's time in the opening lines, left out: it holds the render time ("in 2 days"), and the deadline
+#: itself is `pbem.trust.due`'s to check.  Only the words `pbem.render.asking.due_phrase` writes are left out: any
+#: other word of the sentence is compared (a deadline sentence that says more was not).
+_DATE = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d:\d\d UTC"
+_DUE = rf"(?:(?:in \d{{1,6}} (?:minutes?|hours|days), )?{_DATE}|now \(it was due {_DATE}\))"
+DEADLINE = re.compile(
+    rf"^(?:Deadline: {_DUE}\.|No deadline is set for this step\.)$|; (?:deadline {_DUE}\.|no deadline is set\.)$"
+)
 
 
 def sections(text: str, start: int = 0) -> Sections:
