@@ -44,9 +44,9 @@ def of_mail(raw: bytes, page: str) -> Shown:
     `<img>` in order, then the image parts none shows; at most `MAX_PICTURES`."""
     parts: dict[str, bytes] = {}
     loose: list[bytes] = []
-    for cid, data in _images(raw):
-        if cid and cid not in parts:
-            parts[cid] = data
+    for named, data in _images(raw):
+        if named and named not in parts:
+            parts[named] = data
         else:
             loose.append(data)
     out: Shown = []
@@ -71,7 +71,8 @@ def _images(raw: bytes) -> list[tuple[str, bytes]]:
     delimiter lines of every boundary it declares (at most 16), each part's headers parsed alone (the `email`
     package's parse of a whole report, its pictures' base64 lines included, cost more than the rest of the
     check).  Found with `bytes.find`: linear in the mail."""
-    low, marks, at = raw.lower(), set(), 0
+    low, at = raw.lower(), 0
+    marks: set[bytes] = set()
     while len(marks) < 16 and (at := low.find(b"boundary=", at) + 1) > 0:
         if (m := _BOUNDARY.match(raw, at + 8)) is not None:
             marks.add(m.group(1))
@@ -131,9 +132,9 @@ def pixels(png: bytes) -> tuple[tuple[int, int], bytes] | None:
         return None
 
 
-def same(got: bytes | None, want: bytes) -> bool:
+def same(got: bytes | None, want: bytes | None) -> bool:
     """Whether two PNGs show the same picture: equal bytes, else equal decoded pixels."""
-    if got is None:
+    if got is None or want is None:
         return False
     if got == want:
         return True

@@ -120,10 +120,12 @@ def expected(
     pictures: bool,
     result: dict[str, Any] | None,
     record: tuple[int, str] | None,
+    deal: dict[str, Any] | None,
 ) -> tuple[str, ...]:
     """The prose lines an honest report to `seat[0]` prints (`said`'s form): `mail/report.txt.j2` rendered from the
-    export `doc`, the replayed state's `result` and whether its view is `pictures`d, and what is the mail's own
-    (the earlier names it gives only when they are the seat's, `seat`)."""
+    export `doc` (`deal`: its `salts` event's data, None without a join step), the replayed state's `result` and
+    whether its view is `pictures`d, and what is the mail's own (the earlier names it gives only when they are the
+    seat's, `seat`)."""
     game = doc["game"]
     reader = seat[0]
     former = list(mail.former) if set(mail.former) <= set(seat[1:]) else seat[1:]
@@ -133,7 +135,6 @@ def expected(
     rec = None if record is None else {"entries": record[0], "head": record[1]}
     if rec is not None and key:
         rec["key"] = fingerprint(key)
-    deal = next((e.get("data") for e in doc.get("events", []) if e.get("kind") == "salts"), None)
     ctx = {
         "title": "",
         "game_name": game["name"],
@@ -182,11 +183,12 @@ def _warning(deal: dict[str, Any] | None) -> str | None:
 
 def differs(got: tuple[str, ...], want: tuple[str, ...]) -> str:
     """How a report's prose differs from the replay's, in one phrase naming the first line that differs."""
-    from pbem.trust.quote import clip
+    from pbem.trust.quote import apart, clip
 
     for a, b in zip(got, want):
         if a != b:
-            return f'says "{clip(a)}" where the replay\'s report says "{clip(b)}"'
+            said, replayed = apart(a, b)
+            return f"says {said} where the replay's report says {replayed}"
     if len(got) > len(want):
         return f'says "{clip(got[len(want)])}", which the replay\'s report does not say'
     return f'leaves out "{clip(want[len(got)])}", which the replay\'s report says'

@@ -167,6 +167,8 @@ class Replay:
         self._shown: dict[tuple[int, str], Sections | None] = {}
         self._views: dict[tuple[int, str], dict[str, Any]] = {}  # the view each `shown` rendered, for its pictures
         self._results: dict[tuple[int, str], dict[str, Any] | None] = {}  # the result each `_opening` gave
+        self._pictures: dict[tuple[int, str], pictured.Shown] = {}
+        self.deal = next((e.get("data") for e in doc.get("events", []) if e.get("kind") == "salts"), None)
         self._asked_html = ""  # the HTML opening lines `_opening` rendered last
 
     def shown(self, position: int, reader: str) -> Sections | None:
@@ -190,7 +192,10 @@ class Replay:
 
     def pictures(self, position: int, reader: str) -> pictured.Shown:
         """The pictures a report to `reader` shows at the state kept at `position` (after `shown` gave its view)."""
-        return pictured.drawn(self._views[(position, reader)])
+        key = (position, reader)
+        if key not in self._pictures:
+            self._pictures[key] = pictured.drawn(self._views[key])
+        return self._pictures[key]
 
     def said(
         self, doc: dict[str, Any], position: int, seat: list[str], mail: prose.Said, record: Any
@@ -198,7 +203,7 @@ class Replay:
         """The prose a report to `seat[0]` prints at the state kept at `position` (after `shown` gave its view),
         with what is the mail's own (`pbem.trust.prose.expected`)."""
         key = (position, seat[0])
-        return prose.expected(doc, seat, mail, bool(self.pictures(*key)), self._results[key], record)
+        return prose.expected(doc, seat, mail, bool(self.pictures(*key)), self._results[key], record, self.deal)
 
     def _opening(
         self, eng: Engine, state: dict[str, Any], view: dict[str, Any], reader: str, key: tuple[int, str]
