@@ -184,6 +184,28 @@ PROSE: list[tuple[str, Forgery, str]] = [
         "two per",
     ),
     ("a word of what is asked", _text_edit("of you now", "of you yet"), "of you yet"),
+    (
+        "a word of the HTML figure's caption",
+        lambda r: _html_edited(r, lambda p: p.replace("hold the same facts", "hold most facts", 1)),
+        "most facts",
+    ),
+    (
+        "the HTML part's style hides the private sections",
+        lambda r: _html_edited(r, lambda p: p.replace("</style>", "section.private{display:none}\n</style>", 1)),
+        "display:none",
+    ),
+    (
+        "a line added to the HTML part",
+        lambda r: _html_edited(
+            r, lambda p: p.replace("<figure", "<p>Bob has already sent his orders.</p>\n<figure", 1)
+        ),
+        "Bob has already",
+    ),
+    (
+        "the HTML part's title",
+        lambda r: _html_edited(r, lambda p: re.sub(r"(<h1>[^<]*): ", r"\1: Last turn, ", p, count=1)),
+        "Last turn",
+    ),
     ("the record line", _record_changed, "Record #"),
     ("earlier names the seat never had", _former_added, "Mallory"),
 ]
@@ -317,3 +339,31 @@ def test_an_unfinished_game_the_player_played_beside_this_one_is_a_rematch_not_a
     said = next(n for n in c.notes if '"iw-beside"' in n)
     assert said.startswith("WARNING: ") and "never ended" in said and "if you did not choose to leave it" in said, said
     assert "a rematch left unfinished, looks the same" in said, said
+
+
+def test_the_salts_and_the_warning_about_the_deal_a_report_states_are_the_exports(tmp_path) -> None:
+    """A game with a join step: its first report after the deal lists the players' salts, and every report warns of
+    the JOINs their provider did not sign; both are the export's (`salts` event), and an honest mailbox passes.  The
+    moderator who tells Alice that her salt went in as she wrote it while it did not, or leaves the warning's words
+    out, is named."""
+    import json
+
+    from pbem.cli.demo import run
+    from tests.conftest import Clock
+
+    game = run("italian-wars", 2, None, tmp_path / "joined", clock=Clock(), join_salts={"Alice": "my words", "Bob": ""})
+    doc = json.loads(game.export.read_text())
+    pattern = re.compile(rb"^To: .*<alice@players\.example>", re.M)
+    raws = [r for r in read_folder(game.home / "mail" / "sent") if pattern.search(r)]
+    honest = verify_mail(doc, raws, "Alice")
+    assert honest.ok, lines(honest)
+    at = next(i for i, r in enumerate(raws) if b"The deal: nobody chose it." in r)
+    for edit, phrase in [
+        (lambda t: t.replace('Alice: "my words"', 'Alice: "my own words"', 1), "my own words"),
+        (
+            lambda t: re.sub(r"^(Warning about the deal: ).*$", r"\1none.", t, count=1, flags=re.M),
+            "the deal: none",
+        ),
+    ]:
+        c = verify_mail(doc, [*raws[:at], _edited(raws[at], edit), *raws[at + 1 :]], "Alice")
+        assert not c.ok and _named(c, phrase), lines(c)

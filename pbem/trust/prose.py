@@ -60,16 +60,18 @@ class Said:
     """A report's prose lines and what in them is the mail's own (`said`)."""
 
     lines: tuple[str, ...]
+    html: tuple[str, ...]  # the HTML part's prose lines (`html_lines`), () for a mail without one
     code: str | None
     moderator: str
     first: frozenset[str]  # the paragraphs said once that it says (`FIRST`)
     former: tuple[str, ...]
 
 
-def said(text: str, record: tuple[int, str] | None) -> Said:
+def said(text: str, record: tuple[int, str] | None, page: str = "") -> Said:
     """The prose of a report's plain text (`text`): its non-blank lines outside the opening lines, the
     acknowledgement, the "What happened" list and the sections (each compared elsewhere), the code and the
-    moderator's name masked, the record line masked when it is `record` (the mail's receipt)."""
+    moderator's name masked, the record line masked when it is `record` (the mail's receipt); and of its HTML
+    part (`page`, `html_lines`)."""
     lines = prose_lines(text)
     code = next((m.group(1) for line in lines if (m := CODE.match(line))), None)
     sign = max((i for i, line in enumerate(lines) if line == "--"), default=-1)
@@ -85,7 +87,38 @@ def said(text: str, record: tuple[int, str] | None) -> Said:
         out.append(line)
     former = next((tuple(m[1].split(", ")) for line in lines if (m := FORMER.match(line))), ())
     first = frozenset(k for k, start in FIRST.items() if any(line.startswith(start) for line in lines))
-    return Said(tuple(out), code, moderator, first, former)
+    return Said(tuple(out), html_lines(page, code), code, moderator, first, former)
+
+
+_LISTED = re.compile(r"<section><h2>What happened since your last report</h2><ul>.*?</ul></section>", re.S)
+_IMG = re.compile(r"<img\b[^>]{0,5000}>")
+_BETWEEN = re.compile(r"(?<=</p>)\s*(?=<)|(?<=</section>)\s*(?=<)|(?<=</figure>)\s*(?=<)")
+
+
+def html_lines(page: str, code: str | None) -> tuple[str, ...]:
+    """The prose of a report's HTML part: its non-blank lines, stripped, outside the opening lines (`<section
+    class="asked">`), the acknowledgement (from its heading to the paragraph naming the reader), the "What
+    happened" list and the sections (`<section>` to `</section>`), each compared elsewhere; each picture of the
+    board's figure as `<img>` (`pbem.trust.pictured` compares them), the code masked."""
+    if not page:
+        return ()
+    page = _LISTED.sub("", page)
+    ack = page.find("<h2>Your message</h2>")
+    if ack >= 0 and (mark := page.find("<p>" + MARK, ack)) >= 0:  # (its quoted words are escaped: no "<p>")
+        page = page[:ack] + page[mark:]
+    out: list[str] = []
+    skip = False
+    for row in page.split("\n"):
+        line = row.strip()
+        if line in ('<section class="asked" id="asked">', "<section>", '<section class="private">'):
+            skip = True
+        elif skip:
+            skip = line != "</section>"
+        elif line:
+            line = _IMG.sub("<img>", line) if '<figure class="board">' in line else line
+            line = line.replace(code, "<code>") if code and "secret player code" in line else line
+            out += [piece for piece in _BETWEEN.split(line) if piece]  # (where a block left out joined two lines)
+    return tuple(out)
 
 
 def prose_lines(text: str) -> list[str]:
@@ -117,15 +150,16 @@ def expected(
     doc: dict[str, Any],
     seat: list[str],
     mail: Said,
-    pictures: bool,
+    pictures: int,
     result: dict[str, Any] | None,
     record: tuple[int, str] | None,
     deal: dict[str, Any] | None,
-) -> tuple[str, ...]:
+    head: tuple[str, str] = ("", ""),
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The prose lines an honest report to `seat[0]` prints (`said`'s form): `mail/report.txt.j2` rendered from the
     export `doc` (`deal`: its `salts` event's data, None without a join step), the replayed state's `result` and
-    whether its view is `pictures`d, and what is the mail's own (the earlier names it gives only when they are the
-    seat's, `seat`)."""
+    how many pictures its view is drawn in (`pictures`), and what is the mail's own (the earlier names it gives only when they are the
+    seat's, `seat`); with the HTML part's (`head`: the game's title and the view's turn, which its title shows)."""
     game = doc["game"]
     reader = seat[0]
     former = list(mail.former) if set(mail.former) <= set(seat[1:]) else seat[1:]
@@ -136,10 +170,10 @@ def expected(
     if rec is not None and key:
         rec["key"] = fingerprint(key)
     ctx = {
-        "title": "",
+        "title": head[0],
         "game_name": game["name"],
         "player": reader,
-        "view": {"turn": ""},
+        "view": {"turn": head[1]},
         "sections": [],
         "happened": [],
         "asked": [],
@@ -157,10 +191,12 @@ def expected(
         "moderator": mail.moderator,
         "salts": _salts(doc, deal) if "salts" in mail.first else None,
         "deal_warning": _warning(deal),
-        "boards": [True] if pictures else [],
+        "boards": [{"cid": "", "width": 0, "height": 0, "alt": ""}] * pictures,
         "record": rec,
     }
-    return said(render("mail/report.txt.j2", **ctx), record).lines
+    return said(render("mail/report.txt.j2", **ctx), record).lines, html_lines(
+        render("mail/report.html.j2", **ctx), mail.code
+    )
 
 
 def _salts(doc: dict[str, Any], deal: dict[str, Any] | None) -> list[dict[str, Any]] | None:

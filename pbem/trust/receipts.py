@@ -893,7 +893,11 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
     if not doc.get("seed"):
         return
     read = [
-        ((at, m.name, shown_), pictured.of_mail(m.raw, page) if page else None, (prose.said(text, m.record), m.record))
+        (
+            (at, m.name, shown_),
+            pictured.of_mail(m.raw, page) if page else None,
+            (prose.said(text, m.record, page), m.record),
+        )
         for at, m, text, page in texts
         if (shown.MARK in text or told.BOARD in text) and (shown_ := shown.report_of(text, page))
     ]

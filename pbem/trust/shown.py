@@ -150,6 +150,7 @@ class Replay:
             eng, st, players, seed, options
         )
         self.name = str(doc["game"]["name"])
+        self.title = eng.title
         state = joining.open_state(players) if "salts" in doc else eng.setup(players, seed, options)[0]
         self.states: dict[int, dict[str, Any]] = {0: state} if 0 in wanted else {}
         fold = Fold(state, self.reader)
@@ -199,11 +200,12 @@ class Replay:
 
     def said(
         self, doc: dict[str, Any], position: int, seat: list[str], mail: prose.Said, record: Any
-    ) -> tuple[str, ...]:
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The prose a report to `seat[0]` prints at the state kept at `position` (after `shown` gave its view),
         with what is the mail's own (`pbem.trust.prose.expected`)."""
         key = (position, seat[0])
-        return prose.expected(doc, seat, mail, bool(self.pictures(*key)), self._results[key], record, self.deal)
+        head = (self.title, str(self._views[key].get("turn", "")))
+        return prose.expected(doc, seat, mail, len(self.pictures(*key)), self._results[key], record, self.deal, head)
 
     def _opening(
         self, eng: Engine, state: dict[str, Any], view: dict[str, Any], reader: str, key: tuple[int, str]
@@ -306,6 +308,8 @@ def untrue(
         if mail is not None and matched:
             seat = [reader, *(n for n in names if n != reader)]
             wants = [replay.said(doc, q, seat, *mail) for q in matched]
-            if mail[0].lines not in wants:
-                out.append((at, name, prose.differs(mail[0].lines, wants[0])))
+            if mail[0].lines not in [text for text, _ in wants]:
+                out.append((at, name, prose.differs(mail[0].lines, wants[0][0])))
+            elif pages and mail[0].html not in [page for _, page in wants]:
+                out.append((at, name, "in its HTML part " + prose.differs(mail[0].html, wants[0][1])))
     return out
