@@ -25,12 +25,12 @@ The checks, each over the mail of one player (`pick`) and one export:
 
 4. every line a report lists as happened is an event the reader may see, recorded by
    its head (`pbem.trust.told`: the signature covers the receipt, not the text);
-5. once the seed is revealed, every report's tables are the reader's view of the game
-   replayed to its head (`pbem.trust.shown`);
+5. once the seed is revealed, every report's tables, pictures (`pbem.trust.pictured`) and prose
+   (`pbem.trust.prose`) are the reader's view of the game replayed to its head (`pbem.trust.shown`);
 6. no deadline's defaults were applied before the deadline a report with an earlier head
    stated (`pbem.trust.due`: pbem never moves a deadline back);
 7. the player's mail of another game signed for this one's kind, options and players (the
-   same game started again under another name) is named (`pbem.trust.restarts`).
+   same game started again under another name, or a rematch) is named (`pbem.trust.restarts`).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
