@@ -253,6 +253,8 @@ def test_every_forged_picture_and_prose_of_a_report_is_named_and_the_honest_repo
         ("a picture added", _part_added, "a picture the replay does not draw"),
         ("a PNG bomb", _with_png(own, _bomb()), "is larger than a board"),
         ("a picture from elsewhere", lambda r: _html_edited(r, lambda p: p.replace('src="cid:', 'src="https://example.org/', 1)), "where the replay draws"),
+        ("the picture shrunk out of sight", lambda r: _html_edited(r, lambda p: re.sub(r'width="\d+" height="\d+"', 'width="1" height="1"', p, count=1)), 'width="1"'),
+        ("the picture hidden by a style", lambda r: _html_edited(r, lambda p: p.replace("<img ", '<img style="display:none" ', 1)), "display:none"),
         ("its alt text", lambda r: _html_edited(r, lambda p: re.sub(r'alt="', 'alt="Bob holds Plague. ', p, count=1)), "Bob holds Plague"),
     ]  # fmt: skip
     missed = []

@@ -3,7 +3,7 @@
 On a phone the board's picture is what a player reads first, and `pbem.trust.shown` compares the report's text
 and HTML only: a forged picture (another player's score, a card the reader does not hold, a wrong board) under a
 true text passed (fourth fairness red team).  A picture is a pure function of the reader's view
-(`pbem.render.pictures.board`, its font shipped with Pillow), so once the seed is revealed each report's pictures
+(`pbem.render.pictures.board`, its font the `ttf-opensans` package's), so once the seed is revealed each report's pictures
 are drawn again from the view replayed at its head and compared with the mail's, in the order its HTML shows them,
 with their alt text.  The comparison is of the DECODED pixels (size, then every pixel as RGBA), not of the PNG
 bytes: another machine's deflate, or another Pillow, writes other bytes for the same pixels; equal bytes are equal
@@ -12,8 +12,10 @@ pixels without decoding (an honest report checked on the machine family that wro
 What the mail shows: each `<img>` of its HTML part in order (a `cid:` resolved to the mail's image part of that
 Content-ID; any other source, or a Content-ID the mail lacks, is a picture that differs), then every image part
 no `<img>` shows (a mail program lists it as an attachment).  Bounded: at most `MAX_PICTURES` pictures read per
-mail and `MAX_PIXELS` pixels per picture, its size read from the PNG's header before anything is decoded (a PNG
-bomb: a few KB declaring 50,000 x 50,000 pixels), so a mail costs at most a few decodes of a picture's size.
+mail; a picture's size is read from its PNG header before anything is decoded, and it is decoded only when that
+size is the replayed picture's (a PNG bomb, a few hundred bytes declaring 60,000 x 60,000 pixels, is named unread
+at the cost of its header; `MAX_PIXELS` bounds what `pixels` decodes at all), so a mail costs at most what drawing
+its pictures again costs.
 """
 
 from __future__ import annotations
@@ -25,14 +27,11 @@ import re
 import warnings
 from email.parser import BytesHeaderParser
 from html import unescape
-from typing import Any
 
 from PIL import Image
 
-from pbem.render.pictures import board
-
 MAX_PICTURES = 8  # pictures read from one mail (pbem draws at most two)
-MAX_PIXELS = 4_000_000  # pixels decoded per picture (pbem's are 680 wide and under 1,000 high)
+MAX_PIXELS = 2_000_000  # pixels a picture may declare (pbem's are 680 wide and under 1,000 high)
 _IMG = re.compile(r"<img\b([^>]{0,2000})>", re.I)
 _ATTR = re.compile(r'\b(src|alt)="([^"]{0,4000})"', re.I)
 
@@ -112,32 +111,43 @@ def _images(raw: bytes) -> list[tuple[str, bytes]]:
     return out
 
 
-def drawn(view: dict[str, Any]) -> Shown:
-    """The pictures a report of `view` shows, as `of_mail` reads them from an honest report."""
-    return [(p.png, p.alt) for p in board(view)]
-
-
-def pixels(png: bytes) -> tuple[tuple[int, int], bytes] | None:
-    """(size, RGBA bytes) of a PNG; None when it is no picture, or declares more than `MAX_PIXELS` (read from its
-    header before any pixel is decoded)."""
+def size(png: bytes) -> tuple[int, int] | None:
+    """The size a PNG's header declares, read without decoding a pixel; None when it is no PNG, or declares more
+    than `MAX_PIXELS`."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(png), formats=["PNG"])
-            width, height = image.size
-            if width * height > MAX_PIXELS or width <= 0 or height <= 0:
-                return None
-            return image.size, image.convert("RGBA").tobytes()
+            width, height = Image.open(io.BytesIO(png), formats=["PNG"]).size
+    except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError, Image.DecompressionBombWarning):
+        return None
+    return (width, height) if 0 < width * height <= MAX_PIXELS else None
+
+
+def pixels(png: bytes) -> tuple[tuple[int, int], bytes] | None:
+    """(size, RGBA bytes) of a PNG; None when it is no picture, or declares more than `MAX_PIXELS` (`size`: read
+    from its header before any pixel is decoded)."""
+    declared = size(png)
+    if declared is None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            return declared, Image.open(io.BytesIO(png), formats=["PNG"]).convert("RGBA").tobytes()
     except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError, Image.DecompressionBombWarning):
         return None
 
 
 def same(got: bytes | None, want: bytes | None) -> bool:
-    """Whether two PNGs show the same picture: equal bytes, else equal decoded pixels."""
+    """Whether two PNGs show the same picture: equal bytes, else equal declared sizes and equal decoded pixels.  A
+    mail's picture is decoded only when its header declares the replay's own picture's size: what one picture of
+    a mail costs is bounded by what drawing it cost, whatever size the mail claims."""
     if got is None or want is None:
         return False
     if got == want:
         return True
+    declared = size(got)
+    if declared is None or declared != size(want):
+        return False
     a = pixels(got)
     return a is not None and a == pixels(want)
 
@@ -155,7 +165,7 @@ def differs(got: Shown, want: Shown) -> str:
         )
     for i, ((g, a), (w, b)) in enumerate(zip(got, want), 1):
         if not same(g, w):
-            unread = g is None or pixels(g) is None
+            unread = g is None or size(g) is None
             return (
                 f"shows picture {i} of {len(want)} of the board"
                 + (" (it cannot be read, or is larger than a board)" if unread else "")

@@ -91,15 +91,16 @@ def said(text: str, record: tuple[int, str] | None, page: str = "") -> Said:
 
 
 _LISTED = re.compile(r"<section><h2>What happened since your last report</h2><ul>.*?</ul></section>", re.S)
-_IMG = re.compile(r"<img\b[^>]{0,5000}>")
+_SRC = re.compile(r'(?<=<img )src="[^"]{0,500}"')
 _BETWEEN = re.compile(r"(?<=</p>)\s*(?=<)|(?<=</section>)\s*(?=<)|(?<=</figure>)\s*(?=<)")
 
 
 def html_lines(page: str, code: str | None) -> tuple[str, ...]:
     """The prose of a report's HTML part: its non-blank lines, stripped, outside the opening lines (`<section
     class="asked">`), the acknowledgement (from its heading to the paragraph naming the reader), the "What
-    happened" list and the sections (`<section>` to `</section>`), each compared elsewhere; each picture of the
-    board's figure as `<img>` (`pbem.trust.pictured` compares them), the code masked."""
+    happened" list and the sections (`<section>` to `</section>`), each compared elsewhere; the board's figure
+    with each `<img>`'s source left out (a Content-ID: `pbem.trust.pictured` compares the pictures), its size and
+    alt text kept; the code masked."""
     if not page:
         return ()
     page = _LISTED.sub("", page)
@@ -115,7 +116,7 @@ def html_lines(page: str, code: str | None) -> tuple[str, ...]:
         elif skip:
             skip = line != "</section>"
         elif line:
-            line = _IMG.sub("<img>", line) if '<figure class="board">' in line else line
+            line = _SRC.sub('src=""', line) if '<figure class="board">' in line else line
             line = line.replace(code, "<code>") if code and "secret player code" in line else line
             out += [piece for piece in _BETWEEN.split(line) if piece]  # (where a block left out joined two lines)
     return tuple(out)
@@ -150,7 +151,7 @@ def expected(
     doc: dict[str, Any],
     seat: list[str],
     mail: Said,
-    pictures: int,
+    figures: list[dict[str, Any]],
     result: dict[str, Any] | None,
     record: tuple[int, str] | None,
     deal: dict[str, Any] | None,
@@ -158,7 +159,7 @@ def expected(
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The prose lines an honest report to `seat[0]` prints (`said`'s form): `mail/report.txt.j2` rendered from the
     export `doc` (`deal`: its `salts` event's data, None without a join step), the replayed state's `result` and
-    how many pictures its view is drawn in (`pictures`), and what is the mail's own (the earlier names it gives only when they are the
+    the pictures its view is drawn in (`figures`: each one's size and alt text, as the HTML's figure shows them), and what is the mail's own (the earlier names it gives only when they are the
     seat's, `seat`); with the HTML part's (`head`: the game's title and the view's turn, which its title shows)."""
     game = doc["game"]
     reader = seat[0]
@@ -191,7 +192,7 @@ def expected(
         "moderator": mail.moderator,
         "salts": _salts(doc, deal) if "salts" in mail.first else None,
         "deal_warning": _warning(deal),
-        "boards": [{"cid": "", "width": 0, "height": 0, "alt": ""}] * pictures,
+        "boards": figures,
         "record": rec,
     }
     return said(render("mail/report.txt.j2", **ctx), record).lines, html_lines(

@@ -32,6 +32,7 @@ from typing import Any
 
 from pbem import engine as registry
 from pbem.engine.base import Engine
+from pbem.render.pictures import Picture, board
 from pbem.render.templates import render
 from pbem.trust import deal as joining
 from pbem.trust import pictured, prose, told
@@ -168,7 +169,7 @@ class Replay:
         self._shown: dict[tuple[int, str], Sections | None] = {}
         self._views: dict[tuple[int, str], dict[str, Any]] = {}  # the view each `shown` rendered, for its pictures
         self._results: dict[tuple[int, str], dict[str, Any] | None] = {}  # the result each `_opening` gave
-        self._pictures: dict[tuple[int, str], pictured.Shown] = {}
+        self._boards: dict[tuple[int, str], list[Picture]] = {}  # the pictures drawn of each view
         self.deal = next((e.get("data") for e in doc.get("events", []) if e.get("kind") == "salts"), None)
         self._asked_html = ""  # the HTML opening lines `_opening` rendered last
 
@@ -193,10 +194,12 @@ class Replay:
 
     def pictures(self, position: int, reader: str) -> pictured.Shown:
         """The pictures a report to `reader` shows at the state kept at `position` (after `shown` gave its view)."""
-        key = (position, reader)
-        if key not in self._pictures:
-            self._pictures[key] = pictured.drawn(self._views[key])
-        return self._pictures[key]
+        return [(p.png, p.alt) for p in self._drawn((position, reader))]
+
+    def _drawn(self, key: tuple[int, str]) -> list[Picture]:
+        if key not in self._boards:
+            self._boards[key] = board(self._views[key])
+        return self._boards[key]
 
     def said(
         self, doc: dict[str, Any], position: int, seat: list[str], mail: prose.Said, record: Any
@@ -205,7 +208,8 @@ class Replay:
         with what is the mail's own (`pbem.trust.prose.expected`)."""
         key = (position, seat[0])
         head = (self.title, str(self._views[key].get("turn", "")))
-        return prose.expected(doc, seat, mail, len(self.pictures(*key)), self._results[key], record, self.deal, head)
+        figures = [{"cid": "", "width": p.width, "height": p.height, "alt": p.alt} for p in self._drawn(key)]
+        return prose.expected(doc, seat, mail, figures, self._results[key], record, self.deal, head)
 
     def _opening(
         self, eng: Engine, state: dict[str, Any], view: dict[str, Any], reader: str, key: tuple[int, str]
