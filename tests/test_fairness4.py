@@ -207,6 +207,11 @@ PROSE: list[tuple[str, Forgery, str]] = [
         "Last turn",
     ),
     ("the record line", _record_changed, "Record #"),
+    (
+        "the subject",
+        lambda r: re.sub(rb"^(Subject: \[pbem [^\]]+\] )", rb"\1Final report: you won. ", r, count=1, flags=re.M),
+        "has the subject",
+    ),
     ("earlier names the seat never had", _former_added, "Mallory"),
 ]
 

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pbem.render.templates import render
+from pbem.render.templates import env, render
 from pbem.trust import told
 
 MARK = "Private report for "
@@ -67,11 +67,11 @@ class Said:
     former: tuple[str, ...]
 
 
-def said(text: str, record: tuple[int, str] | None, page: str = "") -> Said:
+def said(text: str, record: tuple[int, str] | None, page: str = "", subject: str | None = None) -> Said:
     """The prose of a report's plain text (`text`): its non-blank lines outside the opening lines, the
     acknowledgement, the "What happened" list and the sections (each compared elsewhere), the code and the
     moderator's name masked, the record line masked when it is `record` (the mail's receipt); and of its HTML
-    part (`page`, `html_lines`)."""
+    part (`page`, `html_lines`); the mail's `subject` (decoded, its blanks made one) first, when given."""
     lines = prose_lines(text)
     code = next((m.group(1) for line in lines if (m := CODE.match(line))), None)
     sign = max((i for i, line in enumerate(lines) if line == "--"), default=-1)
@@ -87,6 +87,9 @@ def said(text: str, record: tuple[int, str] | None, page: str = "") -> Said:
         out.append(line)
     former = next((tuple(m[1].split(", ")) for line in lines if (m := FORMER.match(line))), ())
     first = frozenset(k for k, start in FIRST.items() if any(line.startswith(start) for line in lines))
+    if subject is not None:  # what the inbox shows before anything else
+        out.insert(0, "Subject: " + " ".join(subject.split()))
+        first = first | ({"takeover"} if subject.endswith(": full report") and "You now play " in subject else set())
     return Said(tuple(out), html_lines(page, code), code, moderator, first, former)
 
 
@@ -187,7 +190,7 @@ def expected(
         "commitment": doc.get("seed_commitment") if "commitment" in mail.first else None,
         "insecure_seed": bool(game.get("insecure_seed")),
         "code": mail.code if "code" in mail.first else None,
-        "takeover": False,
+        "takeover": "takeover" in mail.first,
         "former": former if "former" in mail.first else [],
         "moderator": mail.moderator,
         "salts": _salts(doc, deal) if "salts" in mail.first else None,
@@ -195,7 +198,9 @@ def expected(
         "boards": figures,
         "record": rec,
     }
-    return said(render("mail/report.txt.j2", **ctx), record).lines, html_lines(
+    module = env().get_template("mail/report.txt.j2").make_module(ctx)
+    lines = said(str(module), record, subject=str(getattr(module, "subject", ""))).lines
+    return lines if mail.lines[:1] and mail.lines[0].startswith("Subject: ") else lines[1:], html_lines(
         render("mail/report.html.j2", **ctx), mail.code
     )
 
@@ -220,9 +225,11 @@ def _warning(deal: dict[str, Any] | None) -> str | None:
 
 def differs(got: tuple[str, ...], want: tuple[str, ...]) -> str:
     """How a report's prose differs from the replay's, in one phrase naming the first line that differs."""
-    from pbem.trust.quote import apart, clip
+    from pbem.trust.quote import apart, clip, quote
 
     for a, b in zip(got, want):
+        if a != b and a.startswith("Subject: ") and b.startswith("Subject: "):
+            return f"has the subject {quote(a[9:])} where the replay's report has {quote(b[9:])}"
         if a != b:
             said, replayed = apart(a, b)
             return f"says {said} where the replay's report says {replayed}"

@@ -896,7 +896,7 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
         (
             (at, m.name, shown_),
             pictured.of_mail(m.raw, page) if page else None,
-            (prose.said(text, m.record, page), m.record),
+            (prose.said(text, m.record, page, m.subject), m.record),
         )
         for at, m, text, page in texts
         if (shown.MARK in text or told.BOARD in text) and (shown_ := shown.report_of(text, page))
