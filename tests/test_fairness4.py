@@ -273,7 +273,7 @@ def test_every_forged_picture_and_prose_of_a_report_is_named_and_the_honest_repo
                 said
             )
     assert not missed, " | ".join(what for what, _ in missed)
-    assert any("and the pictures of the board" in x for x in honest.checked), honest.checked
+    assert any("its pictures of the board and its other words" in x for x in honest.checked), honest.checked
     # The same pixels in other PNG bytes: an honest report written on another machine, or by another Pillow.
     rewritten = _pixels_edited(own, lambda image: None, compress_level=9)(raw)
     assert _pngs(rewritten(raw))[own][1] != pngs[own][1]
@@ -364,7 +364,9 @@ def test_the_salts_and_the_warning_about_the_deal_a_report_states_are_the_export
     raws = [r for r in read_folder(game.home / "mail" / "sent") if pattern.search(r)]
     honest = verify_mail(doc, raws, "Alice")
     assert honest.ok, lines(honest)
+    raws = sorted(raws, key=lambda r: (_entries(r), _mid(r)))
     at = next(i for i, r in enumerate(raws) if b"The deal: nobody chose it." in r)
+    raws = [r for r in raws if _entries(r) <= _entries(raws[at])]  # (the mail up to it: quicker to check)
     for edit, phrase in [
         (lambda t: t.replace('Alice: "my words"', 'Alice: "my own words"', 1), "my own words"),
         (

@@ -911,7 +911,8 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
         c.notes.append("the tables of your reports were not compared: the export's record cannot be replayed")
         return
     c.checked.append(
-        f"the tables of {count(len(reports), 'report')} (and what each asked of whom, and the pictures of the board) "
+        f"the tables of {count(len(reports), 'report')} (and what each asked of whom, its pictures of the board and its "
+        "other words) "
         "are your view of the replayed game at their heads"
     )
     writers = {m.name: m.mailer for _, m, _, _ in texts}

@@ -17,7 +17,8 @@ the keys of the engine's state, which depends on whether the state was just appl
 and say nothing by their order (each row names its player or country).  A section the view lacks is a
 mismatch too.  The HTML part's sections (`mail/_sections.html.j2`) are compared the same way (`html_sections`),
 since most mail programs show that part; so are the pictures of the board (`pbem.trust.pictured`: drawn again
-from the view its sections matched, compared by their decoded pixels).
+from the view its sections matched, compared by their decoded pixels), and every other word of both parts and the
+subject (`pbem.trust.prose`: the report's templates rendered again from the replay and the export).
 The text is not signed, so a report that differs is evidence for the player who holds it, not proof for
 others.  Pure; the replay is linear in the record, each view rendered once per reader and position.
 """
