@@ -129,6 +129,18 @@ def _bomb() -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
 
 
+def _chunk_added(kind: bytes, data: bytes) -> Callable[[bytes], Forgery]:
+    """A forgery of the reader's own picture: its pixels unchanged, a chunk `kind` added after its header (an
+    animation control, a gamma), which changes what a mail program shows but not what a decoder gives."""
+
+    def make(raw: bytes) -> Forgery:
+        png = _pngs(raw)[-1][1]
+        chunk = struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        return _with_png(len(_pngs(raw)) - 1, png[:33] + chunk + png[33:])  # (8 signature + 25 IHDR)
+
+    return make
+
+
 def _region(image: Image.Image) -> None:
     """Paint over a 12 x 12 square near the middle of the picture (a score, a card's name) in a colour it lacks."""
     w, h = image.size
@@ -260,6 +272,8 @@ def test_every_forged_picture_and_prose_of_a_report_is_named_and_the_honest_repo
         ("a picture from elsewhere", lambda r: _html_edited(r, lambda p: p.replace('src="cid:', 'src="https://example.org/', 1)), "where the replay draws"),
         ("the picture shrunk out of sight", lambda r: _html_edited(r, lambda p: re.sub(r'width="\d+" height="\d+"', 'width="1" height="1"', p, count=1)), 'width="1"'),
         ("the picture hidden by a style", lambda r: _html_edited(r, lambda p: p.replace("<img ", '<img style="display:none" ', 1)), "display:none"),
+        ("an animation after the honest frame", _chunk_added(b"acTL", struct.pack(">II", 2, 0))(raw), "acTL changes how"),
+        ("a gamma that fades it", _chunk_added(b"gAMA", struct.pack(">I", 10_000))(raw), "gAMA changes how"),
         ("its alt text", lambda r: _html_edited(r, lambda p: re.sub(r'alt="', 'alt="Bob holds Plague. ', p, count=1)), "Bob holds Plague"),
     ]  # fmt: skip
     missed = []

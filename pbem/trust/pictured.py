@@ -24,6 +24,7 @@ import binascii
 import io
 import quopri
 import re
+import struct
 import warnings
 from email.parser import BytesHeaderParser
 from html import unescape
@@ -137,6 +138,30 @@ def pixels(png: bytes) -> tuple[tuple[int, int], bytes] | None:
         return None
 
 
+#: The PNG chunks a picture may carry: the image itself, transparency (decoded into the compared alpha) and what no
+#: reader shows.  Any other changes what a mail program shows without changing what a decoder gives: an animation
+#: (APNG's acTL, fcTL, fdAT: the decoded first frame honest, the frames shown after it forged), a colour profile
+#: or gamma (iCCP, gAMA, cHRM, sRGB, sBIT: colours shifted by the programs that manage colour), a background.
+CHUNKS = frozenset({b"IHDR", b"PLTE", b"tRNS", b"IDAT", b"IEND", b"tEXt", b"zTXt", b"iTXt", b"tIME", b"pHYs"})
+MAX_CHUNKS = 10_000  # chunks walked in one picture
+
+
+def shown_otherwise(png: bytes) -> str | None:
+    """The first chunk of `png` (a PNG's signature checked by `size`) that changes how a mail program shows it
+    (`CHUNKS`), else None; linear in its chunks, at most `MAX_CHUNKS` walked."""
+    at = 8
+    for _ in range(MAX_CHUNKS):
+        if at + 8 > len(png):
+            return None
+        length, kind = struct.unpack(">I", png[at : at + 4])[0], png[at + 4 : at + 8]
+        if kind not in CHUNKS:
+            return kind.decode("latin-1")
+        if kind == b"IEND":
+            return None
+        at += 12 + length
+    return "(more than 10,000 chunks)"
+
+
 def same(got: bytes | None, want: bytes | None) -> bool:
     """Whether two PNGs show the same picture: equal bytes, else equal declared sizes and equal decoded pixels.  A
     mail's picture is decoded only when its header declares the replay's own picture's size: what one picture of
@@ -146,7 +171,7 @@ def same(got: bytes | None, want: bytes | None) -> bool:
     if got == want:
         return True
     declared = size(got)
-    if declared is None or declared != size(want):
+    if declared is None or declared != size(want) or shown_otherwise(got) is not None:
         return False
     a = pixels(got)
     return a is not None and a == pixels(want)
@@ -166,9 +191,11 @@ def differs(got: Shown, want: Shown) -> str:
     for i, ((g, a), (w, b)) in enumerate(zip(got, want), 1):
         if not same(g, w):
             unread = g is None or size(g) is None
+            chunk = None if g is None or unread else shown_otherwise(g)
             return (
                 f"shows picture {i} of {len(want)} of the board"
                 + (" (it cannot be read, or is larger than a board)" if unread else "")
+                + (f" (its PNG chunk {chunk} changes how a mail program shows it)" if chunk else "")
                 + ": the picture differs from the replay"
             )
         if a != b:
