@@ -141,6 +141,16 @@ def _chunk_added(kind: bytes, data: bytes) -> Callable[[bytes], Forgery]:
     return make
 
 
+def _attached(raw: bytes) -> bytes:
+    """The report with one more part, an attachment "note.txt" that a mail program lists under it."""
+    boundary = re.search(rb'^Content-Type: multipart/alternative; boundary="([^"]+)"', raw, re.M)
+    assert boundary is not None
+    end = raw.rindex(b"--" + boundary.group(1) + b"--")
+    note = (b"--" + boundary.group(1) + b'\nContent-Type: text/plain; charset="utf-8"\n'
+            b'Content-Disposition: attachment; filename="note.txt"\n\nBob holds Plague.\n\n')  # fmt: skip
+    return raw[:end] + note + raw[end:]
+
+
 def _region(image: Image.Image) -> None:
     """Paint over a 12 x 12 square near the middle of the picture (a score, a card's name) in a colour it lacks."""
     w, h = image.size
@@ -274,6 +284,7 @@ def test_every_forged_picture_and_prose_of_a_report_is_named_and_the_honest_repo
         ("the picture hidden by a style", lambda r: _html_edited(r, lambda p: p.replace("<img ", '<img style="display:none" ', 1)), "display:none"),
         ("an animation after the honest frame", _chunk_added(b"acTL", struct.pack(">II", 2, 0))(raw), "acTL changes how"),
         ("a gamma that fades it", _chunk_added(b"gAMA", struct.pack(">I", 10_000))(raw), "gAMA changes how"),
+        ("an attachment", _attached, 'text/plain "note.txt"'),
         ("its alt text", lambda r: _html_edited(r, lambda p: re.sub(r'alt="', 'alt="Bob holds Plague. ', p, count=1)), "Bob holds Plague"),
     ]  # fmt: skip
     missed = []
@@ -323,7 +334,11 @@ def test_a_mail_of_many_parts_and_boundaries_is_read_in_linear_time() -> None:
     started = time.process_time()
     shown = pictured.of_mail(raw, '<img src="cid:x@y" alt="a">' * 10_000)
     assert time.process_time() - started < 1.0
-    assert len(shown) <= 2 * pictured.MAX_PICTURES
+    assert len(shown.pictures) <= 2 * pictured.MAX_PICTURES
+    many = b'Content-Type: multipart/mixed; boundary="b"\n\n' + b"--b\nContent-Type: text/plain\n\nhello\n" * 50_000
+    started = time.process_time()
+    assert pictured.of_mail(many + b"--b--\n", "").stray == "text/plain"  # (the second text: not read further)
+    assert time.process_time() - started < 1.0
 
 
 # ------------------------------------------------------------------ the same players' other game: rematch or restart

@@ -26,12 +26,14 @@ import quopri
 import re
 import struct
 import warnings
+from dataclasses import dataclass
 from email.parser import BytesHeaderParser
 from html import unescape
 
 from PIL import Image
 
 MAX_PICTURES = 8  # pictures read from one mail (pbem draws at most two)
+MAX_LEAVES = 64  # parts of a mail read (a report has two texts and its pictures)
 MAX_PIXELS = 2_000_000  # pixels a picture may declare (pbem's are 680 wide and under 1,000 high)
 _IMG = re.compile(r"<img\b([^>]{0,2000})>", re.I)
 _ATTR = re.compile(r'\b(src|alt)="([^"]{0,4000})"', re.I)
@@ -39,16 +41,29 @@ _ATTR = re.compile(r'\b(src|alt)="([^"]{0,4000})"', re.I)
 Shown = list[tuple[bytes | None, str]]  # (PNG bytes, or None for a picture the mail cannot show; alt text)
 
 
-def of_mail(raw: bytes, page: str) -> Shown:
+@dataclass(frozen=True)
+class Read:
+    """What a report mail shows besides its text and HTML: its pictures (`Shown`), and the first part of it that
+    pbem does not write ("" when none: an attachment, a second text, a part of another type)."""
+
+    pictures: Shown
+    stray: str = ""
+
+
+def of_mail(raw: bytes, page: str) -> Read:
     """The pictures a report mail shows (`page`: its HTML part, `told.html`), each with its alt text: the HTML's
-    `<img>` in order, then the image parts none shows; at most `MAX_PICTURES`."""
+    `<img>` in order, then the image parts none shows; at most `MAX_PICTURES`.  With the first part pbem does not
+    write: a report is one plain text, one HTML and its pictures, so any other part (an attachment "Bob's
+    hand.txt", a second text shown under the first) is one more thing the reader may read that nothing checks."""
     parts: dict[str, bytes] = {}
     loose: list[bytes] = []
-    for named, data in _images(raw):
-        if named and named not in parts:
-            parts[named] = data
-        else:
-            loose.append(data)
+    leaves = _leaves(raw)
+    for kind, named, _, data in leaves:
+        if kind.startswith("image/") and data is not None:
+            if named and named not in parts:
+                parts[named] = data
+            else:
+                loose.append(data)
     out: Shown = []
     used: set[str] = set()
     for img in _IMG.findall(page)[:MAX_PICTURES]:
@@ -59,18 +74,29 @@ def of_mail(raw: bytes, page: str) -> Shown:
         if cid is not None:
             used.add(cid)
     out += [(data, "") for cid, data in parts.items() if cid not in used]
-    return out + [(data, "") for data in loose]
+    return Read(out + [(data, "") for data in loose], _stray(leaves))
+
+
+def _stray(leaves: list[tuple[str, str, str, bytes | None]]) -> str:
+    texts: set[str] = set()
+    for kind, _, filename, _ in leaves:
+        if kind in ("text/plain", "text/html") and not filename and kind not in texts:
+            texts.add(kind)
+        elif kind != "image/png":  # (a picture that is none is named by the pictures' comparison)
+            return kind + (f' "{filename[:80]}"' if filename else "")
+    return ""
 
 
 _BOUNDARY = re.compile(rb'"?([^";\s]{1,200})"?')
 _HEADERS = re.compile(rb"\r?\n\r?\n")
 
 
-def _images(raw: bytes) -> list[tuple[str, bytes]]:
-    """(Content-ID, decoded bytes) of each image part of `raw`, at most `MAX_PICTURES`: the mail cut at the
-    delimiter lines of every boundary it declares (at most 16), each part's headers parsed alone (the `email`
-    package's parse of a whole report, its pictures' base64 lines included, cost more than the rest of the
-    check).  Found with `bytes.find`: linear in the mail."""
+def _leaves(raw: bytes) -> list[tuple[str, str, str, bytes | None]]:
+    """(content type, Content-ID, file name, decoded bytes of an image, else None) of each part of `raw` that is no
+    multipart, at most `MAX_LEAVES` (their bytes for at most `MAX_PICTURES` images): the mail cut at the delimiter
+    lines of every boundary it declares (at most 16), each part's headers parsed alone (the `email` package's
+    parse of a whole report, its pictures' base64 lines included, cost more than the rest of the check).  Found
+    with `bytes.find`: linear in the mail."""
     low, at = raw.lower(), 0
     marks: set[bytes] = set()
     while len(marks) < 16 and (at := low.find(b"boundary=", at) + 1) > 0:
@@ -85,29 +111,35 @@ def _images(raw: bytes) -> list[tuple[str, bytes]]:
                 eol = raw.find(b"\n", after)
                 cuts.append((at, len(raw) if eol < 0 else eol + 1))
     cuts.sort()
-    cuts = cuts[:1000]
+    cuts = cuts[: 4 * MAX_LEAVES]
     starts = [c[0] for c in cuts]
     ends = [c[1] for c in cuts]
-    out: list[tuple[str, bytes]] = []
+    out: list[tuple[str, str, str, bytes | None]] = []
+    images = 0
     for begin, end in zip(ends, starts[1:]):
         head_end = _HEADERS.search(raw, begin, end)
         if head_end is None:
             continue
         head = BytesHeaderParser().parsebytes(raw[begin : head_end.start()].lstrip(b"\r\n") + b"\n\n")
-        if head.get_content_maintype() != "image":
+        kind = head.get_content_type()
+        if kind.startswith("multipart/"):
             continue
-        body = raw[head_end.end() : end]
-        coding = str(head.get("Content-Transfer-Encoding", "")).strip().lower()
-        try:
-            data = (
-                binascii.a2b_base64(body)
-                if coding == "base64"
-                else (quopri.decodestring(body) if coding == "quoted-printable" else body.rstrip(b"\r\n"))
-            )
-        except (binascii.Error, ValueError):
-            data = b""
-        out.append((str(head.get("Content-ID", "")).strip().strip("<>"), data))
-        if len(out) >= MAX_PICTURES:
+        data = None
+        if kind.startswith("image/") and images < MAX_PICTURES:
+            images += 1
+            body = raw[head_end.end() : end]
+            coding = str(head.get("Content-Transfer-Encoding", "")).strip().lower()
+            try:
+                data = (
+                    binascii.a2b_base64(body)
+                    if coding == "base64"
+                    else (quopri.decodestring(body) if coding == "quoted-printable" else body.rstrip(b"\r\n"))
+                )
+            except (binascii.Error, ValueError):
+                data = b""
+        filename = str(head.get_filename("") or "")
+        out.append((kind, str(head.get("Content-ID", "")).strip().strip("<>"), filename, data))
+        if len(out) >= MAX_LEAVES:
             break
     return out
 
@@ -177,13 +209,18 @@ def same(got: bytes | None, want: bytes | None) -> bool:
     return a is not None and a == pixels(want)
 
 
-def alike(got: Shown, want: Shown) -> bool:
-    """Whether a mail's pictures are the replay's: as many, each the same picture with the same alt text."""
-    return len(got) == len(want) and all(a == b and same(g, w) for (g, a), (w, b) in zip(got, want))
+def alike(read: Read, want: Shown) -> bool:
+    """Whether a mail's pictures are the replay's: as many, each the same picture with the same alt text; and it
+    has no part pbem does not write."""
+    got = read.pictures
+    return not read.stray and len(got) == len(want) and all(a == b and same(g, w) for (g, a), (w, b) in zip(got, want))
 
 
-def differs(got: Shown, want: Shown) -> str:
+def differs(read: Read, want: Shown) -> str:
     """How a mail's pictures differ from the replay's, in one phrase (the table mismatches' form)."""
+    if read.stray:
+        return f"carries a part pbem does not write ({read.stray}), which a mail program shows too"
+    got = read.pictures
     if len(got) != len(want):
         return f"shows {len(got)} pictures of the board where the replay draws {len(want)}: " + (
             "a picture is missing" if len(got) < len(want) else "a picture the replay does not draw"

@@ -279,7 +279,7 @@ def untrue(
     rows: list[dict[str, Any]],
     reports: list[Report],
     seen: dict[str, list[int]],
-    pictures: list[pictured.Shown | None] | None = None,
+    pictures: list[pictured.Read | None] | None = None,
     prose_of: list[tuple[prose.Said, Any] | None] | None = None,
 ) -> list[tuple[int, str, str]]:
     """Each (position, mail name, how it differs) of `reports` whose sections are those of no state its head allows
