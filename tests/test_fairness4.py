@@ -299,6 +299,14 @@ def test_every_forged_picture_and_prose_of_a_report_is_named_and_the_honest_repo
             )
     assert not missed, " | ".join(what for what, _ in missed)
     assert any("its pictures of the board and its other words" in x for x in honest.checked), honest.checked
+    # A picture in a report another pbem wrote (its X-Mailer) may be drawn otherwise after an upgrade: said so.
+    from pbem import __version__
+
+    older = _pixels_edited(own, _one_pixel)(raw)(raw).replace(
+        f"X-Mailer: pbem {__version__}".encode(), b"X-Mailer: pbem 0.0.9", 1
+    )
+    said = next(p for p in verify_mail(doc, [*box[:at], older, *box[at + 1 :]], name).problems if differs in p)
+    assert f"written by pbem 0.0.9 and you check with pbem {__version__}" in said, said
     # The same pixels in other PNG bytes: an honest report written on another machine, or by another Pillow.
     rewritten = _pixels_edited(own, lambda image: None, compress_level=9)(raw)
     assert _pngs(rewritten(raw))[own][1] != pngs[own][1]
