@@ -21,6 +21,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from pbem.trust.receipts import lines, read_folder, verify_mail
@@ -413,3 +415,22 @@ def test_the_salts_and_the_warning_about_the_deal_a_report_states_are_the_export
     ]:
         c = verify_mail(doc, [*raws[:at], _edited(raws[at], edit), *raws[at + 1 :]], "Alice")
         assert not c.ok and _named(c, phrase), lines(c)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=600), st.binary(max_size=300))
+def test_no_mail_or_picture_bytes_make_the_picture_check_raise(head: bytes, body: bytes) -> None:
+    """Fuzzer: whatever bytes a mail or a picture holds (a PNG's signature and header followed by anything, parts of
+    any type and boundary), reading its pictures and comparing one with a real picture returns, never raises."""
+    from pbem.trust import pictured
+
+    png = b"\x89PNG\r\n\x1a\n" + head
+    raw = b'Content-Type: multipart/related; boundary="b"\n\n--b\nContent-Type: image/png\nContent-ID: <x>\n\n'
+    read = pictured.of_mail(raw + head + b"\n--b\n" + body + b"\n--b--\n", '<img src="cid:x" alt="">')
+    assert len(read.pictures) <= 2 * pictured.MAX_PICTURES
+    out = io.BytesIO()
+    Image.new("P", (4, 4)).save(out, format="PNG")
+    real = out.getvalue()  # a picture of 4 x 4: one whose header `head` may follow, so that its pixels are decoded
+    for got in (png, head, body, real[:33] + head, real[:33] + body + real[-12:], *(p for p, _ in read.pictures if p)):
+        assert pictured.same(got, real) in (True, False)
+        pictured.shown_otherwise(got)
