@@ -237,6 +237,18 @@ PROSE: list[tuple[str, Forgery, str]] = [
         "has the subject",
     ),
     ("earlier names the seat never had", _former_added, "Mallory"),
+    (
+        "an answer to a message never sent",
+        lambda r: _edited(
+            r,
+            lambda t: t.replace(
+                "Do not forward it: it holds what only you may know.\n",
+                "Do not forward it: it holds what only you may know.\n\n== Your message ==\nBob has already sent his orders.\n",
+                1,
+            ),
+        ),
+        "Bob has already sent",
+    ),
 ]
 
 

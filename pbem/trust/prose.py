@@ -34,17 +34,20 @@ from pbem.trust import told
 MARK = "Private report for "
 CODE = re.compile(r'^Your secret player code is ([A-Za-z0-9-]{1,40})\. Put a line "CODE \1" in a new order message$')
 RECORD = re.compile(r"^Record #(\d{1,9}), ([0-9a-f]{16})\.\.\.$")
-#: The first words of each unindented line that may follow the acknowledgement of the reader's message (its own
-#: lines quote the player's words indented; its first line holds their subject in quotes).
-AFTER_ACK = (
-    "You took over the seat of ",
-    "Your secret player code is ",
-    "Fairness: this game's random seed",
-    "The deal: nobody chose it.",
-    "Warning about the deal: ",
-    "Warning: the moderator chose",
-    *told.AFTER,
-    "-- ",
+#: The first words of each unindented line the acknowledgement prints (`mail/_ack_body.txt.j2`, `_input.txt.j2`):
+#: any other unindented line ends it (and is compared), so that a block "Your message" made up to hold lies holds
+#: them only indented, where an honest one quotes the player's own words.
+ACK_LINES = (
+    'Your message "',
+    "Accepted and applied:",
+    "NOTHING WAS APPLIED: ",
+    "Correct the line",
+    "Recorded as entry #",
+    "Keep this mail: it is your receipt",
+    "Not read as orders (set aside:",
+    "Orders now on file for you",
+    "Still awaited from: ",
+    "Your report follows in a separate message.",
 )
 FIRST = {  # a paragraph said once, by the line it starts with
     "code": "Your secret player code is ",
@@ -142,8 +145,10 @@ def prose_lines(text: str) -> list[str]:
             state = "ack" if title == "Your message" else ("prose" if fixed else "section")
             if fixed:
                 out.append(row)
-        elif (state == "ack" and row.startswith(AFTER_ACK)) or (state == "section" and row.startswith(told.AFTER)):
-            state = "prose"  # (the acknowledgement quotes the player's words indented: no such line)
+        elif (state == "ack" and row and not row.startswith((" ", "\t", *ACK_LINES))) or (
+            state == "section" and row.startswith(told.AFTER)
+        ):
+            state = "prose"  # (the acknowledgement quotes the player's words indented)
             out.append(row)
         elif state == "prose" and row:
             out.append(row)
