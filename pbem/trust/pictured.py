@@ -22,15 +22,19 @@ from __future__ import annotations
 
 import binascii
 import io
+import json
 import quopri
 import re
 import struct
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
-from email.parser import BytesHeaderParser
 from html import unescape
+from typing import Any
 
 from PIL import Image
+
+from pbem.render.pictures import Picture, board
 
 MAX_PICTURES = 8  # pictures read from one mail (pbem draws at most two)
 MAX_LEAVES = 64  # parts of a mail read (a report has two texts and its pictures)
@@ -120,15 +124,15 @@ def _leaves(raw: bytes) -> list[tuple[str, str, str, bytes | None]]:
         head_end = _HEADERS.search(raw, begin, end)
         if head_end is None:
             continue
-        head = BytesHeaderParser().parsebytes(raw[begin : head_end.start()].lstrip(b"\r\n") + b"\n\n")
-        kind = head.get_content_type()
+        head = _headers(raw[begin : head_end.start()])
+        kind = head.get("content-type", "text/plain").split(";")[0].strip().lower() or "text/plain"
         if kind.startswith("multipart/"):
             continue
         data = None
         if kind.startswith("image/") and images < MAX_PICTURES:
             images += 1
             body = raw[head_end.end() : end]
-            coding = str(head.get("Content-Transfer-Encoding", "")).strip().lower()
+            coding = head.get("content-transfer-encoding", "").strip().lower()
             try:
                 data = (
                     binascii.a2b_base64(body)
@@ -137,10 +141,43 @@ def _leaves(raw: bytes) -> list[tuple[str, str, str, bytes | None]]:
                 )
             except (binascii.Error, ValueError):
                 data = b""
-        filename = str(head.get_filename("") or "")
-        out.append((kind, str(head.get("Content-ID", "")).strip().strip("<>"), filename, data))
+        named = _NAME.search(head.get("content-disposition", "")) or _NAME.search(head.get("content-type", ""))
+        filename = named.group(1).strip() if named else ""
+        out.append((kind, head.get("content-id", "").strip().strip("<>"), filename, data))
         if len(out) >= MAX_LEAVES:
             break
+    return out
+
+
+_DRAWN: OrderedDict[str, list[Picture]] = OrderedDict()
+MAX_DRAWN = 1_024  # views whose pictures are kept (a few KB each): a mailbox's reports, and the next mailbox's
+
+
+def drawn(view: dict[str, Any]) -> list[Picture]:
+    """The pictures of `view` (`pbem.render.pictures.board`), kept for the views seen last: `--mail A --mail B`,
+    and a check run again, draw the maps and hands that every reader of one moment shares once."""
+    key = json.dumps(view, sort_keys=True, default=str)
+    if key in _DRAWN:
+        _DRAWN.move_to_end(key)
+        return _DRAWN[key]
+    pictures = _DRAWN[key] = board(view)
+    if len(_DRAWN) > MAX_DRAWN:
+        _DRAWN.popitem(last=False)
+    return pictures
+
+
+_NAME = re.compile(r'\b(?:file)?name\*?=\s*"?([^";]{0,200})', re.I)
+_FOLDED = re.compile(rb"\r?\n[ \t]+")
+
+
+def _headers(block: bytes) -> dict[str, str]:
+    """A part's headers, each name lower case to its value (folded lines joined; the first of a name kept):
+    parsed by hand, a tenth of the `email` package's parser's cost, which was most of this module's."""
+    out: dict[str, str] = {}
+    for line in _FOLDED.sub(b" ", block.strip(b"\r\n")).split(b"\n")[:100]:
+        name, colon, value = line.partition(b":")
+        if colon:
+            out.setdefault(name.strip().lower().decode("latin-1"), value.strip().decode("latin-1"))
     return out
 
 

@@ -24,8 +24,10 @@ the text; one small template rendered per report.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pbem.render.templates import env, render
@@ -167,8 +169,8 @@ def expected(
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The prose lines an honest report to `seat[0]` prints (`said`'s form): `mail/report.txt.j2` rendered from the
     export `doc` (`deal`: its `salts` event's data, None without a join step), the replayed state's `result` and
-    the pictures its view is drawn in (`figures`: each one's size and alt text, as the HTML's figure shows them), and what is the mail's own (the earlier names it gives only when they are the
-    seat's, `seat`); with the HTML part's (`head`: the game's title and the view's turn, which its title shows)."""
+    the pictures its view is drawn in (`figures`: each one's size and alt text, as the HTML's figure shows them),
+    and what is the mail's own (the earlier names it gives only when they are the seat's, `seat`); with the HTML part's (`head`: the game's title and the view's turn, which its title shows)."""
     game = doc["game"]
     reader = seat[0]
     former = list(mail.former) if set(mail.former) <= set(seat[1:]) else seat[1:]
@@ -203,11 +205,19 @@ def expected(
         "boards": figures,
         "record": rec,
     }
+    subject = bool(mail.lines[:1] and mail.lines[0].startswith("Subject: "))
+    return _rendered(json.dumps([ctx, record, subject], default=str))  # (in order: the scores print so)
+
+
+@lru_cache(maxsize=4_096)
+def _rendered(key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`expected`'s two renders, kept by their whole context (as JSON, in its order): a mailbox checked again, or the
+    reports of one moment to one reader, render once."""
+    ctx, record, subject = json.loads(key)
+    record = None if record is None else (record[0], record[1])
     module = env().get_template("mail/report.txt.j2").make_module(ctx)
     lines = said(str(module), record, subject=str(getattr(module, "subject", ""))).lines
-    return lines if mail.lines[:1] and mail.lines[0].startswith("Subject: ") else lines[1:], html_lines(
-        render("mail/report.html.j2", **ctx), mail.code
-    )
+    return lines if subject else lines[1:], html_lines(render("mail/report.html.j2", **ctx), ctx["code"])
 
 
 def _salts(doc: dict[str, Any], deal: dict[str, Any] | None) -> list[dict[str, Any]] | None:

@@ -33,7 +33,7 @@ from typing import Any
 
 from pbem import engine as registry
 from pbem.engine.base import Engine
-from pbem.render.pictures import Picture, board
+from pbem.render.pictures import Picture
 from pbem.render.templates import render
 from pbem.trust import deal as joining
 from pbem.trust import pictured, prose, told
@@ -199,7 +199,7 @@ class Replay:
 
     def _drawn(self, key: tuple[int, str]) -> list[Picture]:
         if key not in self._boards:
-            self._boards[key] = board(self._views[key])
+            self._boards[key] = pictured.drawn(self._views[key])
         return self._boards[key]
 
     def said(
