@@ -260,10 +260,11 @@ def _named(c, phrase: str) -> bool:
 def test_every_forged_picture_and_prose_of_a_report_is_named_and_the_honest_report_passes(kind: str) -> None:
     """Generator: a report of each kind's seeded game, forged under its true signed head in each way a moderator
     could make a player read something else than the replay shows: its picture swapped for another reader's or
-    another head's, a region or one pixel painted over, a picture taken out or added, its alt text, a PNG bomb,
-    a picture fetched from elsewhere; and its prose (the deadline sentence, fixed paragraphs, the record line,
-    the seat's earlier names).  Every forgery is named; the honest report, and the same picture written again
-    with other PNG bytes (another zlib, another Pillow), pass."""
+    another head's, a region or one pixel painted over, a picture taken out or added, shrunk or hidden, animated
+    or faded by a PNG chunk, its alt text, a PNG bomb, a picture fetched from elsewhere, an attachment; and its
+    prose (the subject, the deadline sentence, fixed paragraphs of both parts, the HTML's style and title, the
+    record line, the seat's earlier names, a made-up "Your message").  Every forgery is named; the honest report,
+    and the same picture written again with other PNG bytes (another zlib, another Pillow), pass."""
     doc, name, raws = _box(kind, 1)
     reports = _pictured(raws)
     at = reports[1]
