@@ -99,7 +99,8 @@ def _worded(doc: dict[str, Any], name: str, key: str, stated: str, mails: list[R
     return (
         f"WARNING: {what}, and it never ended: no final report reveals its seed"
         + (f" ({abandoned.name} says the moderator abandoned it)" if abandoned else "")
-        + ", and you sent it no orders after this game began. A game the players chose to leave, or a rematch "
+        + (", and you sent it no orders after this game began" if since else "")
+        + ". A game the players chose to leave, or a rematch "
         + "left unfinished, looks the same; but if it was this game started again under another name, the moderator "
         + (
             f"saw its deal ({dealt.name} reports on it) before this one was dealt"
