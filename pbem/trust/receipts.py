@@ -25,12 +25,12 @@ The checks, each over the mail of one player (`pick`) and one export:
 
 4. every line a report lists as happened is an event the reader may see, recorded by
    its head (`pbem.trust.told`: the signature covers the receipt, not the text);
-5. once the seed is revealed, every report's tables are the reader's view of the game
-   replayed to its head (`pbem.trust.shown`);
+5. once the seed is revealed, every report's tables, pictures (`pbem.trust.pictured`) and prose
+   (`pbem.trust.prose`) are the reader's view of the game replayed to its head (`pbem.trust.shown`);
 6. no deadline's defaults were applied before the deadline a report with an earlier head
    stated (`pbem.trust.due`: pbem never moves a deadline back);
 7. the player's mail of another game signed for this one's kind, options and players (the
-   same game started again under another name) is named (`pbem.trust.restarts`).
+   same game started again under another name, or a rematch) is named (`pbem.trust.restarts`).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
@@ -68,7 +68,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import chain, due, restarts, shown, signing, told
+from pbem.trust import chain, due, pictured, prose, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
 from pbem.trust.quote import clip
 
@@ -929,21 +929,28 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
     the seed is revealed."""
     if not doc.get("seed"):
         return
-    reports = [
-        (at, m.name, shown_)
+    read = [
+        (
+            (at, m.name, shown_),
+            pictured.of_mail(m.raw, page) if page else None,
+            (prose.said(text, m.record, page, m.subject), m.record),
+        )
         for at, m, text, page in texts
         if (shown.MARK in text or told.BOARD in text) and (shown_ := shown.report_of(text, page))
     ]
+    reports = [report for report, _, _ in read]
     if not reports:
         return
     try:
-        found = shown.untrue(doc, ch.rows, reports, {n: ch.seen_by(n) for n in seat_of(doc, c.reader)})
+        seen = {n: ch.seen_by(n) for n in seat_of(doc, c.reader)}
+        found = shown.untrue(doc, ch.rows, reports, seen, [p for _, p, _ in read], [s for _, _, s in read])
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("the tables of your reports were not compared: the export's record cannot be replayed")
         return
     c.checked.append(
-        f"the tables of {count(len(reports), 'report')} (and what each asked of whom) are your view of the replayed game "
-        "at their heads"
+        f"the tables of {count(len(reports), 'report')} (and what each asked of whom, its pictures of the board and its "
+        "other words) "
+        "are your view of the replayed game at their heads"
     )
     writers = {m.name: m.mailer for _, m, _, _ in texts}
     for at, name, how in found:
@@ -1009,7 +1016,8 @@ def verify_mail(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str 
         return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)], usage=True)
     c = check_mail(doc, theirs, who)
     to, checked = {m.to for m in theirs}, {id(m) for m in theirs}
-    c.notes += restarts.elsewhere(doc, [m for m in mails if m.to in to and id(m) not in checked])
+    since = min((m.sort_key for m in theirs if m.sort_key), default=0.0)  # this game's first mail to them
+    c.notes += restarts.elsewhere(doc, [m for m in mails if m.to in to and id(m) not in checked], since)
     if unreadable:
         c.problem(0, f"{count(unreadable, 'mail')} in the folder carry a malformed receipt header")
         c.ok = False

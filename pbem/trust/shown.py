@@ -16,7 +16,9 @@ Each section is compared by its heading and its lines taken as a set: the rows o
 the keys of the engine's state, which depends on whether the state was just applied or loaded from the record,
 and say nothing by their order (each row names its player or country).  A section the view lacks is a
 mismatch too.  The HTML part's sections (`mail/_sections.html.j2`) are compared the same way (`html_sections`),
-since most mail programs show that part; the pictures are not redrawn.
+since most mail programs show that part; so are the pictures of the board (`pbem.trust.pictured`: drawn again
+from the view its sections matched, compared by their decoded pixels), and every other word of both parts and the
+subject (`pbem.trust.prose`: the report's templates rendered again from the replay and the export).
 The text is not signed, so a report that differs is evidence for the player who holds it, not proof for
 others.  Pure; the replay is linear in the record, each view rendered once per reader and position.
 """
@@ -31,9 +33,10 @@ from typing import Any
 
 from pbem import engine as registry
 from pbem.engine.base import Engine
+from pbem.render.pictures import Picture
 from pbem.render.templates import render
 from pbem.trust import deal as joining
-from pbem.trust import told
+from pbem.trust import pictured, prose, told
 from pbem.trust.fold import Fold
 from pbem.trust.quote import clip
 
@@ -49,9 +52,14 @@ ASKED = '<section class="asked" id="asked">'
 PARAGRAPH = re.compile(r'^(<p(?: class="lead")?>)(.*)(</p>)$')
 HTML = "the HTML part's "  # a key of `html_sections`: the HTML part's sections, each by its <h2> line
 OPENING = "the opening lines (the turn, what is asked of whom, the legal orders and defaults)"
-#: The deadline's words in the opening lines, left out: they hold the render time ("in 2 days"), and the deadline
-#: itself is `pbem.trust.due`'s to check.
-DEADLINE = re.compile(r"^(?:Deadline: .*|No deadline is set for this step\.)$|; (?:deadline .*|no deadline is set\.)$")
+#: The deadline's time in the opening lines, left out: it holds the render time ("in 2 days"), and the deadline
+#: itself is `pbem.trust.due`'s to check.  Only the words `pbem.render.asking.due_phrase` writes are left out: any
+#: other word of the sentence is compared (a deadline sentence that says more was not).
+_DATE = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d:\d\d UTC"
+_DUE = rf"(?:(?:in \d{{1,6}} (?:minutes?|hours|days), )?{_DATE}|now \(it was due {_DATE}\))"
+DEADLINE = re.compile(
+    rf"^(?:Deadline: {_DUE}\.|No deadline is set for this step\.)$|; (?:deadline {_DUE}\.|no deadline is set\.)$"
+)
 
 
 def sections(text: str, start: int = 0) -> Sections:
@@ -144,6 +152,7 @@ class Replay:
             eng, st, players, seed, options
         )
         self.name = str(doc["game"]["name"])
+        self.title = eng.title
         state = joining.open_state(players) if "salts" in doc else eng.setup(players, seed, options)[0]
         self.states: dict[int, dict[str, Any]] = {0: state} if 0 in wanted else {}
         fold = Fold(state, self.reader)
@@ -159,6 +168,10 @@ class Replay:
                 if i in wanted:
                     self.states[i] = state
         self._shown: dict[tuple[int, str], Sections | None] = {}
+        self._views: dict[tuple[int, str], dict[str, Any]] = {}  # the view each `shown` rendered, for its pictures
+        self._results: dict[tuple[int, str], dict[str, Any] | None] = {}  # the result each `_opening` gave
+        self._boards: dict[tuple[int, str], list[Picture]] = {}  # the pictures drawn of each view
+        self.deal = next((e.get("data") for e in doc.get("events", []) if e.get("kind") == "salts"), None)
         self._asked_html = ""  # the HTML opening lines `_opening` rendered last
 
     def shown(self, position: int, reader: str) -> Sections | None:
@@ -169,8 +182,9 @@ class Replay:
             try:
                 eng = self.reader(state)
                 view = json.loads(json.dumps(eng.view(state, reader)))
+                self._views[key] = view
                 self._shown[key] = {
-                    OPENING: opening(self._opening(eng, state, view, reader)),
+                    OPENING: opening(self._opening(eng, state, view, reader, key)),
                     **sections(render("mail/_sections.txt.j2", sections=view["sections"])),
                     **html_sections(render("mail/_sections.html.j2", sections=view["sections"])),
                     **html_sections(self._asked_html),
@@ -179,7 +193,28 @@ class Replay:
                 self._shown[key] = None
         return self._shown[key]
 
-    def _opening(self, eng: Engine, state: dict[str, Any], view: dict[str, Any], reader: str) -> str:
+    def pictures(self, position: int, reader: str) -> pictured.Shown:
+        """The pictures a report to `reader` shows at the state kept at `position` (after `shown` gave its view)."""
+        return [(p.png, p.alt) for p in self._drawn((position, reader))]
+
+    def _drawn(self, key: tuple[int, str]) -> list[Picture]:
+        if key not in self._boards:
+            self._boards[key] = pictured.drawn(self._views[key])
+        return self._boards[key]
+
+    def said(
+        self, doc: dict[str, Any], position: int, seat: list[str], mail: prose.Said, record: Any
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The prose a report to `seat[0]` prints at the state kept at `position` (after `shown` gave its view),
+        with what is the mail's own (`pbem.trust.prose.expected`)."""
+        key = (position, seat[0])
+        head = (self.title, str(self._views[key].get("turn", "")))
+        figures = [{"cid": "", "width": p.width, "height": p.height, "alt": p.alt} for p in self._drawn(key)]
+        return prose.expected(doc, seat, mail, figures, self._results[key], record, self.deal, head)
+
+    def _opening(
+        self, eng: Engine, state: dict[str, Any], view: dict[str, Any], reader: str, key: tuple[int, str]
+    ) -> str:
         """The opening lines a report to `reader` prints at `state` (`mail/report.txt.j2`, `mail/_asked.txt.j2`:
         `pbem.app.reporting.player_report`'s values), without a deadline."""
         requests = eng.requests(state)
@@ -199,6 +234,7 @@ class Replay:
             "result": None if result is None else {"summary": result.summary, "scores": result.scores},
             "player": reader,
         }
+        self._results[key] = ctx["result"]  # type: ignore[assignment]
         self._asked_html = render("mail/_asked.html.j2", **ctx)
         return title + render("mail/_asked.txt.j2", **ctx)
 
@@ -239,11 +275,19 @@ Report = tuple[int, str, tuple[str, Sections, bool]]  # (head's chain position, 
 
 
 def untrue(
-    doc: dict[str, Any], rows: list[dict[str, Any]], reports: list[Report], seen: dict[str, list[int]]
+    doc: dict[str, Any],
+    rows: list[dict[str, Any]],
+    reports: list[Report],
+    seen: dict[str, list[int]],
+    pictures: list[pictured.Read | None] | None = None,
+    prose_of: list[tuple[prose.Said, Any] | None] | None = None,
 ) -> list[tuple[int, str, str]]:
     """Each (position, mail name, how it differs) of `reports` whose sections are those of no state its head allows
-    (`windows`).  `rows`: the chain in order; `seen`: the positions each name of the reader's seat may see (the
-    reader's own name first).  Raises ValueError when the record cannot be replayed (`pbem verify` says why)."""
+    (`windows`), or whose pictures (`pictures`, one per report: None for a mail without an HTML part) are not
+    those of any such state its sections are (`pbem.trust.pictured`), or whose prose (`prose_of`, one per report:
+    its `pbem.trust.prose.Said` and its receipt) is not (`pbem.trust.prose`).  `rows`: the chain in order; `seen`: the
+    positions each name of the reader's seat may see (the reader's own name first).  Raises ValueError when the
+    record cannot be replayed (`pbem verify` says why)."""
     names = list(seen)
     inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
     end = len(rows) + 1
@@ -251,13 +295,26 @@ def untrue(
     spans = windows(inputs, [(at, nxt) for (at, _, _), nxt in zip(reports, upto)])
     replay = Replay(doc, rows, {q for span in spans for q in span})
     out = []
-    for (at, name, (whom, got, pages)), span in zip(reports, spans):
+    for i, ((at, name, (whom, got, pages)), span) in enumerate(zip(reports, spans)):
         reader = whom if whom in names else names[0]  # (a mail without an HTML part shows its text only)
         wanted = [
-            {k: v for k, v in w.items() if pages or not k.startswith(HTML)}
+            (q, {k: v for k, v in w.items() if pages or not k.startswith(HTML)})
             for q in span
             if (w := replay.shown(q, reader)) is not None
         ]
-        if wanted and got not in wanted:
-            out.append((at, name, differs(got, wanted[0])))
+        if wanted and got not in [w for _, w in wanted]:
+            out.append((at, name, differs(got, wanted[0][1])))
+            continue
+        pics = pictures[i] if pictures is not None and pages else None
+        matched = [q for q, w in wanted if w == got]
+        if pics is not None and matched and not any(pictured.alike(pics, replay.pictures(q, reader)) for q in matched):
+            out.append((at, name, pictured.differs(pics, replay.pictures(matched[0], reader))))
+        mail = prose_of[i] if prose_of is not None else None
+        if mail is not None and matched:
+            seat = [reader, *(n for n in names if n != reader)]
+            wants = [replay.said(doc, q, seat, *mail) for q in matched]
+            if mail[0].lines not in [text for text, _ in wants]:
+                out.append((at, name, prose.differs(mail[0].lines, wants[0][0])))
+            elif pages and mail[0].html not in [page for _, page in wants]:
+                out.append((at, name, "in its HTML part " + prose.differs(mail[0].html, wants[0][1])))
     return out

@@ -1,0 +1,253 @@
+"""`pbem verify --mail`: the prose of a report's text part, against the same template rendered from the replay.
+
+`pbem.trust.shown` compares a report's sections and opening lines, `pbem.trust.told` its "What happened" list, but
+the words between them were read by nobody: a report could tell its reader "Bob has already sent his orders", or
+change the sentence that says what pbem checks, and `verify --mail` passed (fourth fairness red team).  Every
+line of an honest report's text part comes from `mail/report.txt.j2`, so the rest of the text (its *prose*) is
+rendered again from the replay and the export, and compared line by line, in order (blank lines left out):
+
+* a function of the replayed view: the line naming the reader, the board's note (when the replay draws a
+  picture), the block saying the game is over (its result, the scores, the seed, the commitment), the reply hint
+  with the game's name;
+* a function of the export: the commitment and the game key's fingerprint, the salts of the deal and the warning
+  about it, the warning of a seed chosen by hand, the seat's earlier names;
+* fixed template text: every other word of these paragraphs.
+
+Mail-specific, and so taken from the mail itself (`Said`): whether it is the first report (the commitment and
+code paragraphs, the salts, the earlier names are said once), the player's secret code (its value is not in the
+export; only its place in the fixed sentence is read), the record line "Record #N, HEAD..." (masked only when it
+is the mail's own receipt, `X-Pbem-Record`), the moderator's name under the signature line "-- ", and the
+acknowledgement of the reader's own message ("== Your message ==": their own words, and its input's receipt,
+checked by the input check).  The deadline's time in the opening lines is `pbem.trust.due`'s.  Pure; linear in
+the text; one small template rendered per report.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from pbem.render.templates import env, render
+from pbem.trust import told
+
+MARK = "Private report for "
+CODE = re.compile(r'^Your secret player code is ([A-Za-z0-9-]{1,40})\. Put a line "CODE \1" in a new order message$')
+RECORD = re.compile(r"^Record #(\d{1,9}), ([0-9a-f]{16})\.\.\.$")
+#: The first words of each unindented line the acknowledgement prints (`mail/_ack_body.txt.j2`, `_input.txt.j2`):
+#: any other unindented line ends it (and is compared), so that a block "Your message" made up to hold lies holds
+#: them only indented, where an honest one quotes the player's own words.
+ACK_LINES = (
+    'Your message "',
+    "Accepted and applied:",
+    "NOTHING WAS APPLIED: ",
+    "Correct the line",
+    "Recorded as entry #",
+    "Keep this mail: it is your receipt",
+    "Not read as orders (set aside:",
+    "Orders now on file for you",
+    "Still awaited from: ",
+    "Your report follows in a separate message.",
+)
+FIRST = {  # a paragraph said once, by the line it starts with
+    "code": "Your secret player code is ",
+    "commitment": "Fairness: this game's random seed is fixed and sealed.",
+    "salts": "The deal: nobody chose it.",
+    "former": "You took over the seat of ",
+}
+FORMER = re.compile(r"^You took over the seat of (.{1,400}): the history below calls the seat so until then\.$")
+
+
+@dataclass(frozen=True)
+class Said:
+    """A report's prose lines and what in them is the mail's own (`said`)."""
+
+    lines: tuple[str, ...]
+    html: tuple[str, ...]  # the HTML part's prose lines (`html_lines`), () for a mail without one
+    code: str | None
+    moderator: str
+    first: frozenset[str]  # the paragraphs said once that it says (`FIRST`)
+    former: tuple[str, ...]
+
+
+def said(text: str, record: tuple[int, str] | None, page: str = "", subject: str | None = None) -> Said:
+    """The prose of a report's plain text (`text`): its non-blank lines outside the opening lines, the
+    acknowledgement, the "What happened" list and the sections (each compared elsewhere), the code and the
+    moderator's name masked, the record line masked when it is `record` (the mail's receipt); and of its HTML
+    part (`page`, `html_lines`); the mail's `subject` (decoded, its blanks made one) first, when given."""
+    lines = prose_lines(text)
+    code = next((m.group(1) for line in lines if (m := CODE.match(line))), None)
+    sign = max((i for i, line in enumerate(lines) if line == "--"), default=-1)
+    moderator = lines[sign + 1] if 0 <= sign < len(lines) - 1 else ""
+    out = []
+    for i, line in enumerate(lines):
+        if code is not None and CODE.match(line):
+            line = line.replace(code, "<code>")
+        elif i == sign + 1 and sign >= 0:
+            line = "<moderator>"
+        elif record is not None and (m := RECORD.match(line)) and (int(m[1]), m[2]) == (record[0], record[1][:16]):
+            line = "Record #<receipt>"
+        out.append(line)
+    former = next((tuple(m[1].split(", ")) for line in lines if (m := FORMER.match(line))), ())
+    first = frozenset(k for k, start in FIRST.items() if any(line.startswith(start) for line in lines))
+    if subject is not None:  # what the inbox shows before anything else
+        out.insert(0, "Subject: " + " ".join(subject.split()))
+        first = first | ({"takeover"} if subject.endswith(": full report") and "You now play " in subject else set())
+    return Said(tuple(out), html_lines(page, code), code, moderator, first, former)
+
+
+_LISTED = re.compile(r"<section><h2>What happened since your last report</h2><ul>.*?</ul></section>", re.S)
+_SRC = re.compile(r'(?<=<img )src="[^"]{0,500}"')
+_BETWEEN = re.compile(r"(?<=</p>)\s*(?=<)|(?<=</section>)\s*(?=<)|(?<=</figure>)\s*(?=<)")
+
+
+def html_lines(page: str, code: str | None) -> tuple[str, ...]:
+    """The prose of a report's HTML part: its non-blank lines, stripped, outside the opening lines (`<section
+    class="asked">`), the acknowledgement (from its heading to the paragraph naming the reader), the "What
+    happened" list and the sections (`<section>` to `</section>`), each compared elsewhere; the board's figure
+    with each `<img>`'s source left out (a Content-ID: `pbem.trust.pictured` compares the pictures), its size and
+    alt text kept; the code masked."""
+    if not page:
+        return ()
+    page = _LISTED.sub("", page)
+    ack = page.find("<h2>Your message</h2>")
+    if ack >= 0 and (mark := page.find("<p>" + MARK, ack)) >= 0:  # (its quoted words are escaped: no "<p>")
+        page = page[:ack] + page[mark:]
+    out: list[str] = []
+    skip = False
+    for row in page.split("\n"):
+        line = row.strip()
+        if line in ('<section class="asked" id="asked">', "<section>", '<section class="private">'):
+            skip = True
+        elif skip:
+            skip = line != "</section>"
+        elif line:
+            line = _SRC.sub('src=""', line) if '<figure class="board">' in line else line
+            line = line.replace(code, "<code>") if code and "secret player code" in line else line
+            out += [piece for piece in _BETWEEN.split(line) if piece]  # (where a block left out joined two lines)
+    return tuple(out)
+
+
+def prose_lines(text: str) -> list[str]:
+    """The non-blank lines of a report's text outside what the other checks compare (`said`)."""
+    listed_at = text.find(told.HEADING)
+    if listed_at >= 0:  # the list as `told.listed` reads it, to its end
+        end = told.listed(text)[1]
+        text = text[:listed_at] + text[end:]
+    rows = [row.rstrip() for row in text.split("\n")]
+    at = next((i for i, row in enumerate(rows) if row.startswith(MARK) or row.startswith("== ")), len(rows))
+    out: list[str] = []
+    state = "prose"
+    for row in rows[at:]:
+        if row.startswith("== ") and row.endswith(" =="):
+            title = row[3:-3]
+            fixed = title.startswith(("The board (", "The game is over"))
+            state = "ack" if title == "Your message" else ("prose" if fixed else "section")
+            if fixed:
+                out.append(row)
+        elif (state == "ack" and row and not row.startswith((" ", "\t", *ACK_LINES))) or (
+            state == "section" and row.startswith(told.AFTER)
+        ):
+            state = "prose"  # (the acknowledgement quotes the player's words indented)
+            out.append(row)
+        elif state == "prose" and row:
+            out.append(row)
+    return out
+
+
+def expected(
+    doc: dict[str, Any],
+    seat: list[str],
+    mail: Said,
+    figures: list[dict[str, Any]],
+    result: dict[str, Any] | None,
+    record: tuple[int, str] | None,
+    deal: dict[str, Any] | None,
+    head: tuple[str, str] = ("", ""),
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The prose lines an honest report to `seat[0]` prints (`said`'s form): `mail/report.txt.j2` rendered from the
+    export `doc` (`deal`: its `salts` event's data, None without a join step), the replayed state's `result` and
+    the pictures its view is drawn in (`figures`: each one's size and alt text, as the HTML's figure shows them),
+    and what is the mail's own (the earlier names it gives only when they are the seat's, `seat`); with the HTML part's (`head`: the game's title and the view's turn, which its title shows)."""
+    game = doc["game"]
+    reader = seat[0]
+    former = list(mail.former) if set(mail.former) <= set(seat[1:]) else seat[1:]
+    key = game.get("key")
+    from pbem.trust.signing import fingerprint
+
+    rec = None if record is None else {"entries": record[0], "head": record[1]}
+    if rec is not None and key:
+        rec["key"] = fingerprint(key)
+    ctx = {
+        "title": head[0],
+        "game_name": game["name"],
+        "player": reader,
+        "view": {"turn": head[1]},
+        "sections": [],
+        "happened": [],
+        "asked": [],
+        "waiting": [],
+        "due_at": None,
+        "now": None,
+        "result": result,
+        "seed": doc.get("seed") if result is not None else None,
+        "commitment_final": doc.get("seed_commitment", ""),
+        "commitment": doc.get("seed_commitment") if "commitment" in mail.first else None,
+        "insecure_seed": bool(game.get("insecure_seed")),
+        "code": mail.code if "code" in mail.first else None,
+        "takeover": "takeover" in mail.first,
+        "former": former if "former" in mail.first else [],
+        "moderator": mail.moderator,
+        "salts": _salts(doc, deal) if "salts" in mail.first else None,
+        "deal_warning": _warning(deal),
+        "boards": figures,
+        "record": rec,
+    }
+    subject = bool(mail.lines[:1] and mail.lines[0].startswith("Subject: "))
+    return _rendered(json.dumps([ctx, record, subject], default=str))  # (in order: the scores print so)
+
+
+@lru_cache(maxsize=4_096)
+def _rendered(key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`expected`'s two renders, kept by their whole context (as JSON, in its order): a mailbox checked again, or the
+    reports of one moment to one reader, render once."""
+    ctx, record, subject = json.loads(key)
+    record = None if record is None else (record[0], record[1])
+    module = env().get_template("mail/report.txt.j2").make_module(ctx)
+    lines = said(str(module), record, subject=str(getattr(module, "subject", ""))).lines
+    return lines if subject else lines[1:], html_lines(render("mail/report.html.j2", **ctx), ctx["code"])
+
+
+def _salts(doc: dict[str, Any], deal: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The salts a first report after the deal lists (`pbem.app.reporting._salts`): the seats' names, in order."""
+    if not isinstance(deal, dict):
+        return None
+    signed = deal.get("signed") or [""] * len(deal.get("salts", []))
+    names = [str(p["name"]) for p in doc["players"]]
+    return [
+        {"player": p, "salt": salt} | ({"signed": True} if sig else {})
+        for p, salt, sig in zip(names, deal.get("salts", []), signed)
+    ]
+
+
+def _warning(deal: dict[str, Any] | None) -> str | None:
+    from pbem.trust.deal import weakness
+
+    return weakness(deal) if isinstance(deal, dict) else None
+
+
+def differs(got: tuple[str, ...], want: tuple[str, ...]) -> str:
+    """How a report's prose differs from the replay's, in one phrase naming the first line that differs."""
+    from pbem.trust.quote import apart, clip, quote
+
+    for a, b in zip(got, want):
+        if a != b and a.startswith("Subject: ") and b.startswith("Subject: "):
+            return f"has the subject {quote(a[9:])} where the replay's report has {quote(b[9:])}"
+        if a != b:
+            said, replayed = apart(a, b)
+            return f"says {said} where the replay's report says {replayed}"
+    if len(got) > len(want):
+        return f'says "{clip(got[len(want)])}", which the replay\'s report does not say'
+    return f'leaves out "{clip(want[len(got)])}", which the replay\'s report says'
