@@ -239,22 +239,16 @@ def test_a_poll_lock_whose_open_waits_ends_at_the_polls_deadline(home: Path) -> 
     this test holds, which makes the kernel hold every other open of the file (45 s on Linux, then the lease is
     broken).  The poll armed its watchdog only after it had the lock: it waited the whole 45 s; now its backstop
     ends it at the deadline and the grace after it, exit 3 with one line."""
-    import fcntl
-    import signal
     import subprocess
     import sys
+
+    from tests.reliability.test_waits_every_command import held
 
     toml = home.read_text().replace("[mail]", "[mail]\npoll_deadline = 1", 1)
     home.write_text(toml)
     lock = home.parent / ".pbem-poll.lock"
     lock.touch()
-    before = signal.signal(signal.SIGIO, signal.SIG_IGN)  # the kernel tells the lease holder with SIGIO
-    fd = os.open(lock, os.O_RDWR)
-    try:
-        try:
-            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
-        except OSError as exc:
-            pytest.skip(f"no file leases here: {exc}")
+    with held(lock):
         code = (
             "import sys; from pbem.mail.transports import deadline; deadline.GRACE = 0.1; from pbem.cli import main; "
             f"sys.argv = ['pbem', '--config', {str(home)!r}, 'poll']; main()"
@@ -265,9 +259,6 @@ def test_a_poll_lock_whose_open_waits_ends_at_the_polls_deadline(home: Path) -> 
         except subprocess.TimeoutExpired:
             pytest.fail(f"the poll still waited for its lock file after {WAIT:.0f} s")
         spent = time.monotonic() - started
-    finally:
-        os.close(fd)
-        signal.signal(signal.SIGIO, before)
     assert r.returncode == 3, (r.returncode, r.stderr[-1500:])
     assert "passed its deadline of 1 s" in r.stderr and "Traceback" not in r.stderr, r.stderr[-1500:]
     assert spent < 1 + 0.1 + 8, spent  # wall clock: deadline
