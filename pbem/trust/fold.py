@@ -36,6 +36,7 @@ import copy
 import hashlib
 import hmac
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
 
@@ -81,6 +82,10 @@ def run_input(eng: Engine, state: dict[str, Any], kind: str, player: str, lines:
     return eng.apply(state, player, lines)
 
 
+def _seq(done: tuple[int, str, str, list[str]]) -> int:
+    return done[0]
+
+
 def _refused(state: dict[str, Any], line: str, reason: str) -> Outcome:
     return Outcome(state, [], [LineResult(line, False, reason, ())])
 
@@ -97,6 +102,7 @@ class Fold:
         # undo takes it from here instead of going back again, which made k nested undos cost 2^k replays.
         self.restored: dict[int, dict[str, Any]] = {}
         self.points: dict[int, str | None] = {}  # each accepted undo's point: the last public event it went back to
+        self._marks: tuple[Any, dict[str, int], int] | None = None  # (seed, mark -> input, inputs marked so far)
 
     def run(self, seq: int, kind: str, player: str, lines: list[str], state: dict[str, Any]) -> Outcome:
         """Input `seq` on `state` (the state after the inputs run so far)."""
@@ -134,11 +140,19 @@ class Fold:
         return state, last
 
     def target(self, mark: str, state: dict[str, Any]) -> int | None:
-        """The input (0: the start) an undo's mark names, keyed with `state`'s generator; None if none."""
-        found = [
-            s for s in [0, *(s for s, _, _, _ in self.done)] if hmac.compare_digest(undo_mark(state, s) or "", mark)
-        ]
-        return found[-1] if found else None
+        """The input (0: the start) an undo's mark names, keyed with `state`'s generator; None if none.  The marks
+        of the inputs done so far are kept and extended (each input's mark made once a fold), so a game of n inputs
+        and k undos costs n marks, not n for every undo."""
+        rng = state.get("rng")
+        seed = rng.get("seed") if isinstance(rng, dict) else None
+        if self._marks is None or self._marks[0] != seed:
+            self._marks = (seed, {m: 0} if (m := undo_mark(state, 0)) else {}, 0)
+        _, marks, upto = self._marks
+        for s, _, _, _ in self.done[upto:]:
+            if (m := undo_mark(state, s)) is not None:
+                marks[m] = s
+        self._marks = (seed, marks, len(self.done))
+        return marks.get(mark)
 
     def _undo(self, seq: int, lines: list[str], state: dict[str, Any]) -> Outcome:
         try:
@@ -150,7 +164,8 @@ class Fold:
             return _refused(state, lines[0], "this mark names no earlier input of the game")
         if not 0 <= to < seq - 1:
             return _refused(state, lines[0], f"input {to} is not an earlier input to go back to")
-        undone = [s for s, kind, _, _ in self.done if s > to and kind != UNDO]
+        later = [d for d in self.done[bisect_right(self.done, to, key=_seq) :] if d[1] != UNDO]  # `done` in order
+        undone = [d[0] for d in later]
         restored, last = self._again(to)
         if reroll:
             if not isinstance(restored.get("rng"), dict) or not isinstance(state.get("rng"), dict):
@@ -159,7 +174,7 @@ class Fold:
         self.undos[seq] = (to, undone)
         self.points[seq] = last
         if isinstance(named, str):
-            return self._marked(restored, lines, [d for d in self.done if d[0] in undone], last, reroll, why)
+            return self._marked(restored, lines, later, last, reroll, why)
         span = f"input {undone[0]}" if len(undone) == 1 else f"inputs {undone[0]} to {undone[-1]}" if undone else ""
         text = f"The moderator took the game back to where it stood after input {to}" + (
             f"; {span} no longer count." if span else "."

@@ -194,6 +194,33 @@ def test_undos_that_go_back_over_earlier_undos_cost_a_replay_each_not_two_to_the
     assert fold.undos[seq] == (seq - 2, [])
 
 
+def test_an_undos_mark_is_found_without_marking_every_input_again(monkeypatch) -> None:
+    """A marked undo's target is found among the marks of the inputs before it.  Each undo made the mark of every
+    input again (n marks an undo: k undos of a long game cost n * k HMACs); the fold now keeps the marks it made,
+    so 40 undos over 30 inputs make each input's mark once."""
+    import pbem.trust.fold as fold_mod
+
+    g, fold, _ = played(30)
+    made = {"n": 0}
+    real = fold_mod.undo_mark
+
+    def counted(state, to):
+        made["n"] += 1
+        return real(state, to)
+
+    state, seq = g.state, 30
+    for _ in range(40):
+        seq += 1
+        mark = real(state, seq - 2) or ""
+        monkeypatch.setattr(fold_mod, "undo_mark", counted)
+        out = fold.run(seq, UNDO, "", [mark, "replay", "again"], state)
+        monkeypatch.setattr(fold_mod, "undo_mark", real)
+        assert out.accepted, out.lines
+        state = out.state
+    assert fold.undos[seq] == (seq - 2, [])
+    assert made["n"] <= 30 + 40 + 1, f"{made['n']} marks made for 40 undos over 30 inputs"
+
+
 def test_an_undo_back_to_an_earlier_undo_names_the_point_that_undo_went_back_to() -> None:
     """After undo 7 (back to input 2) and input 8, undo 9 goes back to input 7: where undo 7 left the game.  Its
     public event names the last event everyone saw at input 2, not the last of inputs 3 to 6, which no longer
