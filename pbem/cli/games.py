@@ -226,7 +226,7 @@ def game_replace(
         newcomer = parse_player(new)
     except ValueError as exc:
         fail(str(exc), 2)
-    _control(lambda home, n, o, when: replace(home, n, o, newcomer, when), name, old)
+    old = _control(lambda home, n, o, when: replace(home, n, o, newcomer, when), name, old)
     typer.echo(
         f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {old} in {name} as {newcomer[0]}; "
         "their code and report are queued, and the players are told"
@@ -254,7 +254,7 @@ def game_code(name: str, player: str) -> None:
     """
     from pbem.app.control import new_player_code
 
-    _control(new_player_code, name, player)
+    player = _control(new_player_code, name, player)
     typer.echo(f"a new code for {player} is queued; run pbem poll to send it (it is never shown here)")
 
 
@@ -274,7 +274,7 @@ def game_away(
     from pbem.app.absence import set_away, stamp
 
     try:
-        back = _control(set_away, name, player, until)
+        player, back = _control(set_away, name, player, until)
     except ValueError as exc:  # not a date, a number of days or back: a usage error
         fail(str(exc), 2)
     typer.echo(f"{player} is away in {name} until {stamp(back)}" if back else f"{player} is back in {name}")
