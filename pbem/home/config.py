@@ -361,18 +361,33 @@ def load(path: str | Path | None = None) -> Config:
     values: dict[str, dict[str, Any]] = {}
     for section, body in raw.items():
         if section not in SCHEMA:
-            raise ConfigError(f"{file}: unknown section [{section}]; allowed sections: {', '.join(SCHEMA)}")
+            meant = _meant(section, list(SCHEMA), "[{}]")
+            raise ConfigError(f"{file}: unknown section [{section}]{meant}; allowed sections: {', '.join(SCHEMA)}")
         if not isinstance(body, dict):
             raise ConfigError(f"{file}: {section} must be a [section] table")
         for key, value in body.items():
             checks = SCHEMA[section]
             if key not in checks:
-                raise ConfigError(f"{file}: unknown key [{section}] {key}; allowed keys: {', '.join(checks)}")
+                meant = _meant(key, list(checks), "{}", section)
+                raise ConfigError(f"{file}: unknown key [{section}] {key}{meant}; allowed keys: {', '.join(checks)}")
             try:
                 values.setdefault(section, {})[key] = checks[key](value)
             except ValueError as exc:
                 raise ConfigError(f"{file}: bad value for [{section}] {key}: {exc}") from None
     return _build(file, values)
+
+
+def _meant(typed: str, names: list[str], shown: str, section: str | None = None) -> str:
+    """ " (did you mean ...?)" for a mistyped section or key: the nearest names (a letter left out, one too many, two
+    swapped), or the section a key belongs to when it was put under another ("[mail] poll_deadline"); else ""."""
+    import difflib
+
+    if section is not None:
+        homes = [f"[{other}] {typed}" for other, keys in SCHEMA.items() if other != section and typed in keys]
+        if homes:
+            return f" (did you mean {' or '.join(homes)}?)"
+    near = difflib.get_close_matches(typed[:60].lower(), names, n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(shown.format(n) for n in near)}?)" if near else ""
 
 
 def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
