@@ -104,6 +104,7 @@ def decide_resume(
     when: datetime,
 ) -> Decision:
     """Resume; the current deadline moves on by the time the game was paused (never back: a clock behind)."""
+    check_open(loaded, control, allow_paused=True)  # "game hh1 is abandoned", not "... is not paused"
     if control != "paused" or paused_at is None:
         raise GameError(f"game {loaded.game.name} is not paused")
     if when < paused_at - TOLERANCE:  # the deadline would move back by the difference: a turn lost

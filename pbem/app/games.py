@@ -236,6 +236,8 @@ class Shown:
     report: dict[str, Any] | None  # with --as: the report template's context
     view: Mapping[str, Any] | None  # without: the public view
     waiting: list[str]
+    state: str = "running"  # running, paused, abandoned or over
+    due: datetime | None = None  # the current step's deadline
 
 
 def show_game(home: Home, name: str, as_player: str | None = None, last: int = 20) -> Shown:
@@ -250,9 +252,12 @@ def show_game(home: Home, name: str, as_player: str | None = None, last: int = 2
         eng = views.engine(loaded)
         players = views.players(loaded)
         title: str = eng.title
-        waiting = views.waiting(eng, loaded.state)
+        state = "over" if loaded.over else store.control_state(s, game.id or 0)
+        waiting = views.waiting(eng, loaded.state) if state in ("running", "paused") else []
+        dl = store.current_deadline(s, game.id or 0) if waiting else None
+        due = store.aware(dl.due_at) if dl is not None else None
         if as_player is None:
-            return Shown(title, game.name, players, None, eng.view(loaded.state, None), waiting)
+            return Shown(title, game.name, players, None, eng.view(loaded.state, None), waiting, state, due)
         who = player_named(as_player, players, name)
         recent.read(s, loaded, [(who, 0)])
         ctx = report_context(home.policy.moderator_name, loaded, Reader(who, 0))

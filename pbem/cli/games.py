@@ -127,7 +127,17 @@ def game_show(
     assert shown.view is not None
     typer.echo(f"{shown.title}: {shown.name} - {shown.view['turn']}")
     typer.echo(render("mail/_sections.txt.j2", sections=shown.view["sections"]))
-    typer.echo(f"waiting for: {', '.join(shown.waiting) or 'nobody'}")
+    typer.echo(waiting_line(shown.state, shown.waiting, shown.due))
+
+
+def waiting_line(state: str, waiting: list[str], due: datetime | None) -> str:
+    """Who the game waits for, and until when: nobody in a game that is over or abandoned (it listed the players
+    of its last step as awaited)."""
+    if state in ("over", "abandoned"):
+        return f"the game is {state}: it waits for nobody"
+    until = f" (deadline {due:%Y-%m-%d %H:%M} UTC)" if due is not None and waiting else ""
+    paused = "; the game is paused: no deadline passes until pbem game resume" if state == "paused" else ""
+    return f"waiting for: {', '.join(waiting) or 'nobody'}{until}{paused}"
 
 
 def _clock_checked(home: Home) -> datetime:
