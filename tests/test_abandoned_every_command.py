@@ -4,7 +4,7 @@ Found by this file: `pbem game resume` of an abandoned game said "game hh1 is no
 "game hh1 is abandoned"), and `pbem game show` of an abandoned game listed the players of its last step as
 "waiting for", as if their orders were still awaited.  Every command of typer's list that names a game runs on an
 abandoned one: each that would act on it is refused with that one line and changes nothing; those that only read
-it (show, inputs, export) or set how much mail it sends (mail) still work.
+it (show, inputs, export), set how much mail it sends (mail) or mail a player's report again (resend) still work.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from pbem.cli import app
 from tests.test_names_every_command import NAMED, PLAYERS, naming_a_game
 
-READS = {"export", "game show", "game inputs", "game mail"}
+READS = {"export", "game show", "game inputs", "game mail", "game resend"}  # resend: a lost final report
 
 
 @pytest.fixture(scope="module")

@@ -42,6 +42,7 @@ NAMED: dict[str, list[str]] = {
     "game start": ["{game}"],
     "game code": ["{game}", "{player}"],
     "game away": ["{game}", "{player}", "3"],
+    "game resend": ["{game}", "{player}"],
     "game undo": ["{game}", "--to", "1", "--why", "misread"],
     "game inputs": ["{game}"],
     "game mail": ["{game}", "watch"],

@@ -25,6 +25,7 @@ from pbem.app.control import (
     decide_resume,
 )
 from pbem.app.decision import Decision
+from pbem.app.resend import decide_resend
 from pbem.app.settle import settle
 from pbem.app.undo import decide_undo
 from pbem.engine.names import player_name
@@ -148,6 +149,12 @@ def _set_away(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[D
     return d, f"{d.player} is away until {stamp(back)}" if back else f"{d.player} is back"
 
 
+def _resend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    d = decide_resend(c.loaded, line.args[0], when)
+    c.reads()  # what the report reads: the events since the player's last one
+    return d, f"{d.player}'s current report is queued to their registered address"
+
+
 Handler = Callable[[Command, Policy, Line, datetime], tuple[Decision, str]]
 _HANDLERS: dict[str, Handler] = {
     "EXTEND": _extend,
@@ -160,4 +167,5 @@ _HANDLERS: dict[str, Handler] = {
     "UNDO": _undo,
     "AWAY": _set_away,
     "BACK": _set_away,
+    "RESEND": _resend,
 }

@@ -268,6 +268,19 @@ def game_code(name: str, player: str) -> None:
     typer.echo(f"a new code for {player} is queued; run pbem poll to send it (it is never shown here)")
 
 
+@game_app.command("resend")
+def game_resend(name: str, player: str) -> None:
+    """Mail a player their current report again (as their STATUS would): the state, what is asked now and the
+    deadline, to their registered address only; in a game paused, over or abandoned too.  Changes nothing.
+
+    Example: pbem game resend hh1 Alice
+    """
+    from pbem.app.resend import resend
+
+    player = _control(resend, name, player)
+    typer.echo(f"{player}'s current report is queued to their registered address; run pbem poll to send it")
+
+
 @game_app.command("away")
 def game_away(
     name: str,

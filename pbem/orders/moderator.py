@@ -14,6 +14,7 @@ quoted text, attributions and signatures are dropped):
     UNDO TO 17 REROLL WHY a misdeal      ... --reroll
     AWAY Alice UNTIL 2026-12-24          pbem game away hh1 Alice 2026-12-24 (or AWAY Alice 5, days)
     BACK Alice                           pbem game away hh1 Alice back
+    RESEND Alice                         pbem game resend hh1 Alice
 
 Any other line is chatter: set aside and listed, never a reason to refuse.  A line that starts
 with a command word but cannot be read is a problem: quoted back with why and what is accepted.
@@ -42,6 +43,7 @@ SYNTAX: dict[str, str] = {
     "UNDO": "UNDO TO <input number> [REROLL] WHY <reason>",
     "AWAY": "AWAY <player> UNTIL 2026-12-24, or AWAY <player> <days>",
     "BACK": "BACK <player>",
+    "RESEND": "RESEND <player>",
     "GAME": "GAME <name>",
     "CODE": "CODE <the moderator code>",
 }
@@ -138,7 +140,7 @@ def _take(out: Read, word: str, line: str, arg: str) -> str:
             return f"{word} takes nothing after it; {expected}"
         out.commands.append(Command(word, line))
         return ""
-    if word in ("EXTEND", "NEW CODE", "BACK"):
+    if word in ("EXTEND", "NEW CODE", "BACK", "RESEND"):
         if not _ONE_ARG.match(arg):
             return expected
         out.commands.append(Command(word, line, (arg,)))
