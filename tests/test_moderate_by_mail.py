@@ -22,6 +22,7 @@ import pytest
 from pbem.app import control, games, moderating
 from pbem.app import poll as polling
 from pbem.app.absence import set_away
+from pbem.app.resend import resend
 from pbem.app.undo import undo
 from pbem.history.export import build, verify
 from pbem.home.app import Home
@@ -426,6 +427,7 @@ def test_odd_moderator_mail_never_breaks_a_poll_nor_changes_the_game(game, code,
 
 SAME_AS_THE_CLI = {
     "PAUSE": lambda cfg, when: control.pause(Home.of(cfg), "hh1", when),
+    "RESEND Alice": lambda cfg, when: resend(Home.of(cfg), "hh1", "Alice", when),
     "AWAY Bob UNTIL 2026-01-20": lambda cfg, when: set_away(Home.of(cfg), "hh1", "Bob", "2026-01-20", when),
     "UNDO TO 1 WHY a misread order": lambda cfg, when: undo(Home.of(cfg), "hh1", 1, "a misread order", False, when),
     "REPLACE Carol WITH Dora <dora@players.test>": lambda cfg, when: control.replace(
