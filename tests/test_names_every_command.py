@@ -151,3 +151,38 @@ def test_the_mail_commands_read_names_as_the_cli_does(by_mail, clock) -> None:
     run(cfg, clock)
     (ack,) = acks(sent_mail(cfg, seen))
     assert "Dora <dora@players.test> now plays the seat of Carol" in body_of(ack), body_of(ack)
+
+
+#: Each command that takes a game KIND, with its arguments ({kind}: the kind typed).
+KINDED: dict[str, list[str]] = {
+    "rules": ["{kind}"],
+    "demo": ["{kind}", "--dir", "{tmp}/demo"],
+    "game new": ["{kind}", "--name", "hh7", "--no-join", *(a for p in PLAYERS for a in ("--player", p))],
+}
+
+
+def test_every_command_taking_a_kind_names_the_kind_meant(made: Path, tmp_path: Path) -> None:
+    """`habsbrg` was refused with the list of kinds only, and `italian wars` (a space for the dash) not read."""
+    found: list[str] = []
+
+    def walk(cmd: object, path: list[str]) -> None:
+        subs = getattr(cmd, "commands", None)
+        if isinstance(subs, dict):
+            for name, sub in subs.items():
+                walk(sub, [*path, name])
+        elif any(p.name == "kind" for p in getattr(cmd, "params", [])):
+            found.append(" ".join(path))
+
+    walk(typer.main.get_command(app), [])
+    assert sorted(KINDED) == sorted(found)
+    said = "pbem: unknown game kind 'habsbrg' (did you mean habsburg?); known kinds: "
+    for name, args in KINDED.items():
+        typed = [a.format(kind="habsbrg", tmp=tmp_path) for a in args]
+        got = CliRunner().invoke(app, [*name.split(), "--config", str(made / "pbem.toml"), *typed])
+        assert got.exit_code == 2 and got.output.startswith(said), (name, got.output)
+    got = CliRunner().invoke(app, ["rules", "Italian_Wars"])
+    assert got.exit_code == 0 and got.output.startswith("ITALIAN WARS"), got.output[:200]
+    home = _copy(made, tmp_path)
+    typed = [a.format(kind=" HABSBURG ", tmp=tmp_path) for a in KINDED["game new"]]
+    got = CliRunner().invoke(app, ["game", "new", "--config", str(home / "pbem.toml"), *typed])
+    assert got.exit_code == 0 and got.output.startswith("created habsburg game hh7"), got.output

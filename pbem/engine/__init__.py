@@ -28,8 +28,9 @@ class UnknownKind(KeyError):
 
 
 def canonical(kind: str) -> str:
-    """The kind name as registered: kinds are typed in any case (`Habsburg`, `HABSBURG`)."""
-    return kind.strip().lower()
+    """The kind name as registered: kinds are typed in any case (`Habsburg`, `HABSBURG`), with a space or `_` for
+    the `-` (`italian wars`, `Sixteen_Thirty`)."""
+    return "-".join(kind.lower().replace("_", " ").split())
 
 
 def get(kind: str) -> Engine:
@@ -37,7 +38,11 @@ def get(kind: str) -> Engine:
     try:
         module = KINDS[canonical(kind)]
     except KeyError:
-        raise UnknownKind(f"unknown game kind {kind!r}; known kinds: {', '.join(available())}") from None
+        import difflib
+
+        near = difflib.get_close_matches(canonical(kind)[:60], list(KINDS), n=2, cutoff=0.6)
+        meant = f" (did you mean {' or '.join(near)}?)" if near else ""
+        raise UnknownKind(f"unknown game kind {kind!r}{meant}; known kinds: {', '.join(available())}") from None
     engine: Engine = importlib.import_module(module).ENGINE
     return engine
 
