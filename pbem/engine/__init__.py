@@ -38,13 +38,24 @@ def get(kind: str) -> Engine:
     try:
         module = KINDS[canonical(kind)]
     except KeyError:
-        import difflib
-
-        near = difflib.get_close_matches(canonical(kind)[:60], list(KINDS), n=2, cutoff=0.6)
+        near = [k for k in KINDS if _near(canonical(kind)[:60], k)]
         meant = f" (did you mean {' or '.join(near)}?)" if near else ""
         raise UnknownKind(f"unknown game kind {kind!r}{meant}; known kinds: {', '.join(available())}") from None
     engine: Engine = importlib.import_module(module).ENGINE
     return engine
+
+
+def _near(typed: str, kind: str) -> bool:
+    """Whether `typed` looks like a slip for `kind`: two edits at most (a letter left out, one too many, two
+    swapped), or the same first four letters (`dynasty`, `sixteen`)."""
+    if len(typed) >= 4 and kind.startswith(typed[:4]):
+        return True
+    row = list(range(len(kind) + 1))  # Levenshtein, one row at a time
+    for i, a in enumerate(typed, 1):
+        prev, row[0] = row[0], i
+        for j, b in enumerate(kind, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (a != b))
+    return row[-1] <= 2
 
 
 def kinds_text() -> str:
