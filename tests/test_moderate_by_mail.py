@@ -18,6 +18,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pbem.app import control, games, moderating
 from pbem.app import poll as polling
@@ -486,3 +488,44 @@ def test_no_player_may_play_from_the_moderators_address(home, clock) -> None:
     with pytest.raises(GameError, match=r"moderator's address"):
         control.replace(root, "hh1", "Carol", ("Dora", MOD_ADDR), clock())
     assert [st.address for st in loaded(home).seats] == [a for _, a in PLAYERS]
+
+
+REASONS = [
+    "Bob misread (my mistake)",
+    "misread, please",
+    "misread :)",
+    "x",
+    "sent two orders",
+    "misdeal - thanks",
+    "wrong card?",
+    "Bob said: NO EVENT",
+    "Zoë's order 👍",
+    "see [HH-R8]",
+]
+
+
+def test_an_undo_reason_by_mail_is_kept_as_written_as_the_cli_keeps_it() -> None:
+    """UNDO's reason went through the order cleaner: "(my mistake)", ", please", ":)" and "- thanks" were taken off
+    (every player read, and the record kept, less than the moderator wrote), "WHY x" was refused (" x" read as a
+    tick) and "two" became "2".  `pbem game undo --why` keeps the text whole; so does the mail now."""
+    from pbem.orders.moderator import read
+
+    for reason in REASONS:
+        for lead, tail in (("", ""), ("- ", ""), ("1. ", ""), ("*", "*")):
+            for reroll in ("", "REROLL "):
+                line = f"{lead}UNDO TO 3 {reroll}WHY {reason}{tail}"
+                (c,) = read(line).commands
+                assert (c.args, c.reroll) == (("3", reason), bool(reroll)), line
+
+
+@given(st.text(st.characters(min_codepoint=32, max_codepoint=0x24F, blacklist_categories=("Cc", "Cs")), min_size=1))
+@settings(max_examples=300, deadline=None)
+def test_any_undo_reason_is_kept(reason: str) -> None:
+    from pbem.orders.moderator import MAX_LINE, read
+
+    reason = reason.strip()
+    line = f"UNDO TO 3 WHY {reason}"
+    if not reason or len(line) > MAX_LINE:
+        return
+    (c,) = read(line).commands
+    assert c.args == ("3", reason)

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from pbem.orders.furniture import own_lines
-from pbem.orders.typed import cleaned, code_value, unarmoured
+from pbem.orders.typed import cleaned, code_value, front, unarmoured
 
 MAX_COMMANDS = 20  # commands one mail may carry (the rest is refused: one mail, a bounded transaction)
 MAX_LINE = 500  # a longer line is no command
@@ -50,6 +50,7 @@ SYNTAX: dict[str, str] = {
 ACCEPTED = tuple(SYNTAX.values())
 
 _UNDO = re.compile(r"^undo\s+(?:to\s+)?(\d{1,9})\s*(reroll\s+)?(?:why|because|:)\s*(.+)$", re.IGNORECASE)
+_UNDO_WORD = re.compile(r"(?i)\bundo\b")
 _REPLACE = re.compile(r"^replace\s+(\S+)\s+(?:with|by)\s+(.+)$", re.IGNORECASE)
 _AWAY = re.compile(r"^away\s+(\S+)\s+(?:(?:until|till|to)\s+)?(\S+(?:\s+days?)?)$", re.IGNORECASE)
 _ONE_ARG = re.compile(r"^(\S+)$")
@@ -110,7 +111,7 @@ def read(text: str) -> Read:
         rest = line.split(None, 2 if word == "NEW CODE" else 1)[2 if word == "NEW CODE" else 1 :]
         arg = rest[0].strip() if rest else ""
         before = len(out.commands)
-        problem = _take(out, word, line, arg)
+        problem = _take(out, word, line, arg, typed)
         if problem:
             out.problems.append((typed.strip(), problem))
         elif len(out.commands) > before:  # quoted back as typed ("EXTEND soon please"), read as cleaned
@@ -121,8 +122,22 @@ def read(text: str) -> Read:
     return out
 
 
-def _take(out: Read, word: str, line: str, arg: str) -> str:
-    """Add `line` (a `word` line with argument text `arg`) to `out`; returns why it cannot be read ("" if it can)."""
+def _reason(typed: str) -> str:
+    """UNDO's reason as the moderator wrote it: every player reads it and the record keeps it, so what the order
+    cleaner takes off an order's end (a remark in brackets, "please", a smiley, a tick " x", a number word read as
+    digits) stays, as `pbem game undo --why` keeps it; only emphasis around the whole line (`*UNDO ... *`) goes."""
+    start = _UNDO_WORD.search(typed)  # after a list marker or emphasis; the rest exactly as typed (no NFKC: "²")
+    m = _UNDO.match(typed[start.start() :].strip()) if start is not None else None
+    if m is None:
+        return ""
+    lead = typed.strip()[:1]
+    why = m.group(3).strip()
+    return why.rstrip(lead).strip() if lead in "*_~" and lead else why
+
+
+def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
+    """Add `line` (a `word` line with argument text `arg`, `typed` as written) to `out`; returns why it cannot be
+    read ("" if it can)."""
     expected = f"write {SYNTAX[word]}"
     if word == "CODE":
         value = code_value(arg) if _ONE_ARG.match(arg) else None
@@ -148,8 +163,11 @@ def _take(out: Read, word: str, line: str, arg: str) -> str:
     if word == "UNDO":
         m = _UNDO.match(line)
         if not m:
-            return expected
-        out.commands.append(Command(word, line, (m.group(1), m.group(3).strip()), reroll=bool(m.group(2))))
+            m = _UNDO.match(front(typed).strip())  # "WHY x": the cleaner took the reason for a tick
+            if not m:
+                return expected
+        why = _reason(typed) or m.group(3).strip()
+        out.commands.append(Command(word, line, (m.group(1), why), reroll=bool(m.group(2))))
         return ""
     if word == "REPLACE":
         m = _REPLACE.match(line)
