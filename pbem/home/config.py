@@ -39,7 +39,8 @@ class ConfigError(Exception):
     """One clear sentence about what is wrong in the configuration."""
 
 
-_DURATION = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
+# "48h", and as people write it: "48 h", "2 days", "1 Week", "30 min" (the digits bounded: int() of a huge run)
+_DURATION = re.compile(r"^\s*(\d+)\s*(m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)\s*$", re.IGNORECASE)
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 _UNIT_MINUTES = {"m": 1, "h": 60, "d": 24 * 60, "w": 7 * 24 * 60}
 MAX_DURATION = timedelta(days=365)  # the longest duration any setting or command takes (README "Configuration")
@@ -47,18 +48,19 @@ _LONGEST = "at most 365 days (365d, 52w or 8760h)"
 
 
 def parse_duration(text: str, zero: str = "") -> timedelta:
-    """'48h' -> 48 hours; units m, h, d, w; at most MAX_DURATION.  With `zero`, a duration of 0 is refused
+    """'48h' -> 48 hours; units m, h, d, w (or written out: '2 days', '30 min'); at most MAX_DURATION.  With `zero`, a duration of 0 is refused
     with that reason (a step of no time, an extension that changes nothing); without, 0 is allowed."""
-    m = _DURATION.match(str(text))
+    text = str(text)
+    shown = repr(text if len(text) <= 60 else text[:60] + "...")
+    m = _DURATION.match(text) if len(text) <= 1000 else None
     if not m:
-        raise ValueError(
-            f"{text!r} is not a duration; write a whole number and a unit: 30m, 48h, 3d or 1w ({_LONGEST})"
-        )
-    number, unit = int(m.group(1)), m.group(2)
-    if number * _UNIT_MINUTES[unit] > MAX_DURATION // timedelta(minutes=1):
-        raise ValueError(f"{text!r} is too long: {_LONGEST}")
+        raise ValueError(f"{shown} is not a duration; write a whole number and a unit: 30m, 48h, 3d or 1w ({_LONGEST})")
+    digits, unit = m.group(1).lstrip("0") or "0", m.group(2)[0].lower()
+    if len(digits) > 12 or int(digits) * _UNIT_MINUTES[unit] > MAX_DURATION // timedelta(minutes=1):
+        raise ValueError(f"{shown} is too long: {_LONGEST}")
+    number = int(digits)
     if zero and number == 0:
-        raise ValueError(f"{text!r} {zero}")
+        raise ValueError(f"{shown} {zero}")
     return timedelta(**{_UNITS[unit]: number})
 
 

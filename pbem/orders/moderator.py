@@ -54,6 +54,7 @@ _UNDO_WORD = re.compile(r"(?i)\bundo\b")
 _REPLACE = re.compile(r"^replace\s+(\S+)\s+(?:with|by)\s+(.+)$", re.IGNORECASE)
 _AWAY = re.compile(r"^away\s+(\S+)\s+(?:(?:until|till|to)\s+)?(\S+(?:\s+days?)?)$", re.IGNORECASE)
 _ONE_ARG = re.compile(r"^(\S+)$")
+_NUMBER_UNIT = re.compile(r"^\d{1,12}\s+[a-z]{1,7}$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
         out.commands.append(Command(word, line))
         return ""
     if word in ("EXTEND", "NEW CODE", "BACK", "RESEND"):
-        if not _ONE_ARG.match(arg):
+        if not (_ONE_ARG.match(arg) or (word == "EXTEND" and _NUMBER_UNIT.match(arg))):  # "EXTEND 2 days"
             return expected
         out.commands.append(Command(word, line, (arg,)))
         return ""
