@@ -39,6 +39,8 @@ def test_every_unit_written_out_is_the_unit() -> None:
     for bad in ("2 months", "2dd", "2 d d", "two days", "1" * 5000 + "d"):
         with pytest.raises(ValueError, match=r"is not a duration|too long"):
             parse_duration(bad)
+    with pytest.raises(ValueError, match="could be minutes or months"):
+        parse_duration("2M")  # "EXTEND 2M" meant as months moved the deadline by 2 minutes
     with pytest.raises(ValueError, match=r"^'9{13}d' is too long"):
         parse_duration("9" * 13 + "d")
 

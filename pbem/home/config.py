@@ -55,6 +55,8 @@ def parse_duration(text: str, zero: str = "") -> timedelta:
     m = _DURATION.match(text) if len(text) <= 1000 else None
     if not m:
         raise ValueError(f"{shown} is not a duration; write a whole number and a unit: 30m, 48h, 3d or 1w ({_LONGEST})")
+    if m.group(2) == "M":  # minutes or months? ("EXTEND 2M" moving a deadline by 2 minutes)
+        raise ValueError(f"{shown} could be minutes or months; write 30m or 30 min for minutes, 60d for two months")
     digits, unit = m.group(1).lstrip("0") or "0", m.group(2)[0].lower()
     if len(digits) > 12 or int(digits) * _UNIT_MINUTES[unit] > MAX_DURATION // timedelta(minutes=1):
         raise ValueError(f"{shown} is too long: {_LONGEST}")
