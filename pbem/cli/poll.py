@@ -40,7 +40,8 @@ def poll(
         False,
         "--trust-clock",
         help="The machine's clock is right now: an earlier run whose clock was ahead recorded a later time, and "
-        "polls are refused until real time catches up with it.  Run once after fixing the clock.",
+        "polls are refused until real time catches up with it.  Run once after fixing the clock, or to go on with "
+        "a database older than the home (a backup restored).",
     ),
 ) -> None:
     """Read new mail, apply orders and due deadlines, send queued mail.  Run it from cron.
@@ -53,7 +54,7 @@ def poll(
       2  bad configuration, or the database needs `pbem upgrade` (one line says what to run)
       3  the mail server, a mail folder or the database could not be used, the home's game-keys.secret is missing,
          the poll passed [mail] poll_deadline, another poll holding the lock is stuck, the clock is
-         behind the record, or the [log] file cannot be written now (another process holds a lease on it,
+         behind the record, the database is older than the home (a backup restored), or the [log] file cannot be written now (another process holds a lease on it,
          its disk is full or read-only)
          (one line says which; nothing is lost: the next run carries on)
 

@@ -97,7 +97,7 @@ def test_a_holder_that_lets_go_when_told_costs_the_poll_nothing(home: Path) -> N
         got = CliRunner().invoke(app, ["--config", str(home), "poll"])
         spent = time.monotonic() - started
     assert got.exit_code == 0 and got.output.startswith("nothing to do"), got.output
-    assert told and spent < logs.LEASE_WAIT, (told, spent)  # the holder was told, let go, and the poll went on
+    assert told and spent < logs.LEASE_WAIT, (told, spent)  # wall clock: deadline
 
 
 @pytest.mark.parametrize(
