@@ -209,19 +209,21 @@ def _times(cfg: Config, started: datetime, dry_run: bool, trust_clock: bool) -> 
     refusal = clocks.behind(seen, started) or clocks.restored(seen, marked)
     if refusal:  # steps opened or timed now would be due in the past (issue 26); nothing is written
         raise TransportError(refusal)
-    previous = _last_run(cfg, started)
-    clocks.mark_home(cfg.home, started, marked, again=trust_clock)
+    previous, recorded = _last_run(cfg, started)
+    if recorded:  # only a start the database holds: a mark ahead of it would refuse the next poll as "restored"
+        clocks.mark_home(cfg.home, started, marked, again=trust_clock)
     return seen, previous
 
 
-def _last_run(cfg: Config, when: datetime) -> datetime | None:
-    """Record this run's start; the previous run's (None: first run, or the database cannot tell yet)."""
+def _last_run(cfg: Config, when: datetime) -> tuple[datetime | None, bool]:
+    """Record this run's start; the previous run's (None: first run, or the database cannot tell yet), and whether
+    this run's start was recorded."""
     from pbem.record.marks import swap_last_run
 
     try:
-        return swap_last_run(cfg.database_url, when)
+        return swap_last_run(cfg.database_url, when), True
     except Exception as exc:  # a missing or locked database: the poll itself reports it
         import logging
 
         logging.getLogger("pbem").debug("the time of the last run is unknown: %s", type(exc).__name__)
-        return None
+        return None, False
