@@ -79,3 +79,14 @@ def test_the_command_line_takes_them(tmp_path: Path) -> None:
     got = run(app, ["game", "extend", "iw1", "48 hours", "-c", toml])
     assert got.exit_code == 0 and got.output.startswith("deadline of iw1 is now"), got.output
     assert run(app, ["game", "list", "-c", toml]).output != before
+
+
+def test_a_negative_extension_is_refused_saying_why() -> None:
+    """`pbem game extend hh1 -3h` was click's "No such option: -3"; EXTEND -3h "not a duration"."""
+    from pbem.app.moderator_commands import arguments_problem
+
+    (c,) = read("EXTEND -3h").commands
+    assert (
+        arguments_problem(c)
+        == "'-3h': a deadline is never moved earlier (the players plan on it); extend by 1m or more"
+    )

@@ -165,7 +165,7 @@ def _control(fn: Callable[..., T], *args: object) -> T:
         fail(str(exc), 2)
 
 
-@game_app.command("extend")
+@game_app.command("extend", context_settings={"ignore_unknown_options": True})
 def game_extend(name: str, by: str = typer.Argument(..., help="How much longer, e.g. 24h or 2d.")) -> None:
     """Move the current deadline of a game later; every player is told.
 

@@ -73,6 +73,9 @@ def step_length(text: str) -> timedelta:
 
 def extension(text: str) -> timedelta:
     """How much later `pbem game extend` (or EXTEND by mail) moves a deadline."""
+    if str(text).strip().startswith("-"):  # "-3h": a deadline the players plan on is never moved earlier
+        shown = repr(str(text) if len(str(text)) <= 60 else str(text)[:60] + "...")
+        raise ValueError(f"{shown}: a deadline is never moved earlier (the players plan on it); extend by 1m or more")
     return parse_duration(text, zero="changes nothing: extend by at least 1m, " + _LONGEST)
 
 
