@@ -90,3 +90,38 @@ def test_a_negative_extension_is_refused_saying_why() -> None:
         arguments_problem(c)
         == "'-3h': a deadline is never moved earlier (the players plan on it); extend by 1m or more"
     )
+
+
+def test_every_command_taking_an_amount_reads_a_negative_one_itself(tmp_path: Path) -> None:
+    """Each command argument that is an amount of time (typer's list: `by`, `until`) given `-3h`/`-3`: pbem's own
+    line saying why, never click's "No such option: -3" (the value was read as an option)."""
+    import typer.main
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+    from pbem.cli.support import init_home
+
+    found: list[str] = []
+
+    def walk(cmd: object, path: list[str]) -> None:
+        subs = getattr(cmd, "commands", None)
+        if isinstance(subs, dict):
+            for name, sub in subs.items():
+                walk(sub, [*path, name])
+        elif any(p.name in ("by", "until") and p.param_type_name == "argument" for p in getattr(cmd, "params", [])):
+            found.append(" ".join(path))
+
+    walk(typer.main.get_command(app), [])
+    given = {"game extend": ["iw1", "-3h"], "game away": ["iw1", "Ann", "-3"]}
+    assert sorted(given) == sorted(found)
+    toml = str(init_home(tmp_path / "home", address="games@example.test"))
+    players = ["--player", "Ann <ann@example.test>", "--player", "Ben <ben@example.test>"]
+    assert (
+        CliRunner()
+        .invoke(app, ["game", "new", "italian-wars", "--name", "iw1", "--no-join", *players, "-c", toml])
+        .exit_code
+        == 0
+    )
+    for name, args in given.items():
+        got = CliRunner().invoke(app, [*name.split(), *args, "-c", toml])
+        assert got.exit_code == 2 and got.output.startswith(f"pbem: '{args[-1]}'"), (name, got.output)

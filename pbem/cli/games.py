@@ -281,7 +281,7 @@ def game_resend(name: str, player: str) -> None:
     typer.echo(f"{player}'s current report is queued to their registered address; run pbem poll to send it")
 
 
-@game_app.command("away")
+@game_app.command("away", context_settings={"ignore_unknown_options": True})
 def game_away(
     name: str,
     player: str,
