@@ -103,6 +103,7 @@ def test_a_mistyped_name_is_refused_with_the_name_meant(made: Path, name: str) -
     assert _run(made, name, "hh2", "Alice") == (2, TYPO_GAME)
     if "{player}" in NAMED[name]:
         assert _run(made, name, "hh1", "Alce") == (2, TYPO_PLAYER)
+        assert _run(made, name, "hh1", " ") == (2, "pbem: name a player of hh1; players: Alice, Bob, Carol\n")
 
 
 @pytest.mark.parametrize("name", sorted(NAMED))

@@ -78,6 +78,8 @@ def player_named(typed: str, players: list[str], game: str) -> str:
     """The player `typed` names, in every moderator command and its mail form: the whole name, else a unique
     prefix or a unique first name, case and accents ignored as mail reads names ("zoe" for Zoë Müller); else a
     GameError naming the nearest players and listing them all."""
+    if not typed.strip():
+        raise GameError(f"name a player of {game}; players: {', '.join(players)}")
     found = candidates_for(typed, players)  # the exact name, else every prefix match
     if len(found) > 1:  # "ben" for Ben Ames beside Benedikt Roth: his whole first name
         found = [p for p in found if norm(p).split(" ")[0] == norm(typed)] or found
