@@ -529,3 +529,16 @@ def test_any_undo_reason_is_kept(reason: str) -> None:
         return
     (c,) = read(line).commands
     assert c.args == ("3", reason)
+
+
+def test_a_mail_naming_two_games_does_nothing_and_says_why(game, code, clock) -> None:
+    """`GAME hh1`, commands, `GAME hh2`, commands: every command ran on the game named last (found by this test)."""
+    cfg = game
+    seen: set = set()
+    sent_mail(cfg, seen)
+    head = exported(cfg)["chain"]
+    command(cfg, code, "GAME hh1\nPAUSE\nGAME other\nEXTEND 1d", game="")
+    run(cfg, clock)
+    (ack,) = acks(sent_mail(cfg, seen))
+    assert "GAME hh1 came first: one mail moderates one game; send a mail for each" in body_of(ack), body_of(ack)
+    assert control_state(cfg) == "running" and exported(cfg)["chain"] == head

@@ -149,6 +149,8 @@ def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
     if word == "GAME":
         if not _ONE_ARG.match(arg):
             return expected
+        if out.game is not None and out.game.lower() != arg.lower():  # every command ran on the last one named
+            return f"GAME {out.game} came first: one mail moderates one game; send a mail for each"
         out.game = arg
         return ""
     if word in ("PAUSE", "RESUME", "START", "ABANDON"):
