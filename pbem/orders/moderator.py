@@ -136,23 +136,28 @@ def _reason(typed: str) -> str:
     return why.rstrip(lead).strip() if lead in "*_~" and lead else why
 
 
-def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
-    """Add `line` (a `word` line with argument text `arg`, `typed` as written) to `out`; returns why it cannot be
-    read ("" if it can)."""
-    expected = f"write {SYNTAX[word]}"
+def _take_heading(out: Read, word: str, arg: str, expected: str) -> str:
+    """A CODE or GAME line: what the mail's commands need, not a command."""
     if word == "CODE":
         value = code_value(arg) if _ONE_ARG.match(arg) else None
         if not value:
             return expected
         out.code = value
         return ""
-    if word == "GAME":
-        if not _ONE_ARG.match(arg):
-            return expected
-        if out.game is not None and out.game.lower() != arg.lower():  # every command ran on the last one named
-            return f"GAME {out.game} came first: one mail moderates one game; send a mail for each"
-        out.game = arg
-        return ""
+    if not _ONE_ARG.match(arg):
+        return expected
+    if out.game is not None and out.game.lower() != arg.lower():  # every command ran on the last one named
+        return f"GAME {out.game} came first: one mail moderates one game; send a mail for each"
+    out.game = arg
+    return ""
+
+
+def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
+    """Add `line` (a `word` line with argument text `arg`, `typed` as written) to `out`; returns why it cannot be
+    read ("" if it can)."""
+    expected = f"write {SYNTAX[word]}"
+    if word in ("CODE", "GAME"):
+        return _take_heading(out, word, arg, expected)
     if word in ("PAUSE", "RESUME", "START", "ABANDON"):
         if arg:
             return f"{word} takes nothing after it; {expected}"
