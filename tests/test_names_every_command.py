@@ -187,3 +187,9 @@ def test_every_command_taking_a_kind_names_the_kind_meant(made: Path, tmp_path: 
     typed = [a.format(kind=" HABSBURG ", tmp=tmp_path) for a in KINDED["game new"]]
     got = CliRunner().invoke(app, ["game", "new", "--config", str(home / "pbem.toml"), *typed])
     assert got.exit_code == 0 and got.output.startswith("created habsburg game hh7"), got.output
+
+
+def test_an_export_format_in_capitals_is_the_format(made: Path) -> None:
+    """`export hh1 --format HTML` was refused; kinds, mail modes and names are read in any case."""
+    got = CliRunner().invoke(app, ["export", "hh1", "--format", "TEXT", "--config", str(made / "pbem.toml")])
+    assert got.exit_code == 0 and "House of Habsburg" in got.output, got.output[:300]
