@@ -25,6 +25,7 @@ from pbem.app import moderating
 from pbem.cli import app
 from pbem.home import config as config_mod
 from pbem.home.app import Home
+from pbem.orders.moderator import SYNTAX
 from tests.conftest import body_of, sent_mail
 from tests.test_moderate_by_mail import acks, command, run
 
@@ -133,7 +134,9 @@ def test_the_mail_commands_read_names_as_the_cli_does(by_mail, clock) -> None:
     assert isinstance(cfg, config_mod.Config)
     seen: set[str] = set()
     sent_mail(cfg, seen)
-    lines = ["NEW CODE {p}", "REPLACE {p} WITH Dora <dora@players.test>", "AWAY {p} 3", "BACK {p}"]
+    lines = ["NEW CODE {p}", "REPLACE {p} WITH Dora <dora@players.test>", "AWAY {p} 3", "BACK {p}", "RESEND {p}"]
+    taking_a_player = sorted(word for word, syntax in SYNTAX.items() if "<player>" in syntax)
+    assert sorted({line.split(" {p}")[0] for line in lines}) == taking_a_player  # a new one is listed here
     for line in lines:
         command(cfg, code, line.format(p="Alce"))
         run(cfg, clock)
