@@ -5,6 +5,10 @@ A game name is what players type in `[pbem NAME]` and what `pbem export
 `-`, starting with a letter, at most 40 characters.  A database written
 before this rule may still hold another name: `export_stem` never lets such
 a name leave the export folder (`../../x`, `a/b`, `.`, an empty name).
+
+Names as the moderator types them, in every command and its mail form: a game's in any case, a player's by
+`player_named` (whole name, unique prefix or first name, case and accents ignored); one that matches nothing is
+refused naming the nearest (`nearest`: "did you mean hh1?") (tests/test_names_every_command.py).
 """
 
 from __future__ import annotations
