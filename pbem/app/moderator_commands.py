@@ -125,10 +125,10 @@ def _replace(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[De
     hashed = codes.hash_code(code, home=policy.home)
     args = (c.loaded, c.control, line.args[0], newcomer, code, hashed, c.step, c.due)
     d = decide_replace(*args, moderator=policy.moderator_address)
-    return d, f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {replaced(d)}; their code and report are queued"
+    return d, f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {_replaced(d)}; their code and report are queued"
 
 
-def replaced(d: Decision) -> str:
+def _replaced(d: Decision) -> str:
     """The player a `decide_replace` decision takes the seat of (as `player_named` read the name typed)."""
     return next(str(m.context["player"]) for m in d.mails if m.kind == "replaced")
 
