@@ -140,8 +140,8 @@ def test_the_moderator_sets_and_clears_an_absence(game, clock) -> None:
     cfg, seen = game, set()
     sent_mail(cfg, seen)
     due0 = deadline(cfg)
-    back = set_away(Home.of(cfg), "iw1", "bob", "3", clock.now)
-    assert back == clock.now + timedelta(days=3)
+    who, back = set_away(Home.of(cfg), "iw1", "bob", "3", clock.now)
+    assert (who, back) == ("Bob", clock.now + timedelta(days=3))  # the player's name, as the name typed reads
     run(cfg, clock)
     note = [m for m in sent_mail(cfg, seen) if "bob@players.test" in m["To"]]
     assert note and "The moderator noted" in note[0]["Subject"]
@@ -152,7 +152,7 @@ def test_the_moderator_sets_and_clears_an_absence(game, clock) -> None:
     clock.now = due0 + timedelta(minutes=1)
     run(cfg, clock)
     assert deadline(cfg) == back
-    assert set_away(Home.of(cfg), "iw1", "Bob", "back", clock.now) is None
+    assert set_away(Home.of(cfg), "iw1", "Bob", "back", clock.now) == ("Bob", None)
 
 
 def test_away_lines_are_read_as_people_write_them() -> None:

@@ -138,7 +138,8 @@ def test_a_duration_too_long_is_refused_naming_the_longest(shared_home: str, val
     [
         ("0m", 0, "is no time"),
         ("0h", 1, "changes nothing"),
-        ("-1h", 0, "not a duration"),  # (`game extend g1 -1h` is click's own usage error: no option -1)
+        ("-1h", 0, "not a duration"),
+        ("-1h", 1, "a deadline is never moved earlier"),  # it was click's "No such option: -1"
     ],
 )
 def test_a_deadline_or_extension_of_no_time_is_refused_with_the_reason(

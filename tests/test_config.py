@@ -43,7 +43,7 @@ def test_pbem_config_environment_variable_is_used(tmp_path: Path, monkeypatch) -
 @pytest.mark.parametrize(
     "body, fragment",
     [
-        ('[database]\nuri = "x"\n', "unknown key [database] uri; allowed keys: url"),
+        ('[database]\nuri = "x"\n', "unknown key [database] uri (did you mean url?); allowed keys: url"),
         ("[mailer]\nx = 1\n", "unknown section [mailer]"),
         ('[mail]\ntransport = "pop3"\n', 'bad value for [mail] transport: must be one of "maildir", "imap"'),
         ('[games]\ndefault_deadline = "two days"\n', "bad value for [games] default_deadline"),

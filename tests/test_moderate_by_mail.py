@@ -18,10 +18,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pbem.app import control, games, moderating
 from pbem.app import poll as polling
 from pbem.app.absence import set_away
+from pbem.app.resend import resend
 from pbem.app.undo import undo
 from pbem.history.export import build, verify
 from pbem.home.app import Home
@@ -426,6 +429,7 @@ def test_odd_moderator_mail_never_breaks_a_poll_nor_changes_the_game(game, code,
 
 SAME_AS_THE_CLI = {
     "PAUSE": lambda cfg, when: control.pause(Home.of(cfg), "hh1", when),
+    "RESEND Alice": lambda cfg, when: resend(Home.of(cfg), "hh1", "Alice", when),
     "AWAY Bob UNTIL 2026-01-20": lambda cfg, when: set_away(Home.of(cfg), "hh1", "Bob", "2026-01-20", when),
     "UNDO TO 1 WHY a misread order": lambda cfg, when: undo(Home.of(cfg), "hh1", 1, "a misread order", False, when),
     "REPLACE Carol WITH Dora <dora@players.test>": lambda cfg, when: control.replace(
@@ -484,3 +488,57 @@ def test_no_player_may_play_from_the_moderators_address(home, clock) -> None:
     with pytest.raises(GameError, match=r"moderator's address"):
         control.replace(root, "hh1", "Carol", ("Dora", MOD_ADDR), clock())
     assert [st.address for st in loaded(home).seats] == [a for _, a in PLAYERS]
+
+
+REASONS = [
+    "Bob misread (my mistake)",
+    "misread, please",
+    "misread :)",
+    "x",
+    "sent two orders",
+    "misdeal - thanks",
+    "wrong card?",
+    "Bob said: NO EVENT",
+    "Zoë's order 👍",
+    "see [HH-R8]",
+]
+
+
+def test_an_undo_reason_by_mail_is_kept_as_written_as_the_cli_keeps_it() -> None:
+    """UNDO's reason went through the order cleaner: "(my mistake)", ", please", ":)" and "- thanks" were taken off
+    (every player read, and the record kept, less than the moderator wrote), "WHY x" was refused (" x" read as a
+    tick) and "two" became "2".  `pbem game undo --why` keeps the text whole; so does the mail now."""
+    from pbem.orders.moderator import read
+
+    for reason in REASONS:
+        for lead, tail in (("", ""), ("- ", ""), ("1. ", ""), ("*", "*")):
+            for reroll in ("", "REROLL "):
+                line = f"{lead}UNDO TO 3 {reroll}WHY {reason}{tail}"
+                (c,) = read(line).commands
+                assert (c.args, c.reroll) == (("3", reason), bool(reroll)), line
+
+
+@given(st.text(st.characters(min_codepoint=32, max_codepoint=0x24F, blacklist_categories=("Cc", "Cs")), min_size=1))
+@settings(max_examples=300, deadline=None)
+def test_any_undo_reason_is_kept(reason: str) -> None:
+    from pbem.orders.moderator import MAX_LINE, read
+
+    reason = reason.strip()
+    line = f"UNDO TO 3 WHY {reason}"
+    if not reason or len(line) > MAX_LINE:
+        return
+    (c,) = read(line).commands
+    assert c.args == ("3", reason)
+
+
+def test_a_mail_naming_two_games_does_nothing_and_says_why(game, code, clock) -> None:
+    """`GAME hh1`, commands, `GAME hh2`, commands: every command ran on the game named last (found by this test)."""
+    cfg = game
+    seen: set = set()
+    sent_mail(cfg, seen)
+    head = exported(cfg)["chain"]
+    command(cfg, code, "GAME hh1\nPAUSE\nGAME other\nEXTEND 1d", game="")
+    run(cfg, clock)
+    (ack,) = acks(sent_mail(cfg, seen))
+    assert "GAME hh1 came first: one mail moderates one game; send a mail for each" in body_of(ack), body_of(ack)
+    assert control_state(cfg) == "running" and exported(cfg)["chain"] == head

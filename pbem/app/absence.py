@@ -155,13 +155,12 @@ def decide_set_by_moderator(
     """`pbem game away NAME PLAYER UNTIL|back`: the row, and the player told (as if they had written it); not in
     a game that is over or abandoned."""
     from pbem.app.decision import GameError, check_open
+    from pbem.app.game_names import player_named
     from pbem.mail.outbound.outgoing import Mail
 
     check_open(loaded, control, allow_paused=True)
-    seat = loaded.seat_for_player(player)
-    if seat is None:
-        players = ", ".join(st.player for st in loaded.seats)
-        raise GameError(f"{player} is not a player of {loaded.game.name}; players: {players}")
+    seat = loaded.seat_for_player(player_named(player, [st.player for st in loaded.seats], loaded.game.name))
+    assert seat is not None
     problem = problem_of(away, when)
     if problem:
         raise GameError(problem.split(": ", 1)[-1])
@@ -176,12 +175,13 @@ def decide_set_by_moderator(
     }
     key = ("away", loaded.game.name, seat.player, when.isoformat())
     mail = Mail(seat.address, "away_ack", ctx, NEWS, key, player=seat.player, game_id=loaded.game.id)
-    return Decision(game=loaded.game.name, effects=[declared(seat.player, away, when), mail])
+    return Decision(game=loaded.game.name, player=seat.player, effects=[declared(seat.player, away, when), mail])
 
 
-def set_away(home: Home, name: str, player: str, spec: str, when: datetime) -> datetime | None:
-    """Set (or with `back`, clear) a player's absence; returns when they are back (None: cleared).  ValueError
-    for an UNTIL that is no date, day count (1 to MAX_DAYS) or back; GameError for what the game refuses."""
+def set_away(home: Home, name: str, player: str, spec: str, when: datetime) -> tuple[str, datetime | None]:
+    """Set (or with `back`, clear) a player's absence; returns the player (as `player_named` reads what was typed)
+    and when they are back (None: cleared).  ValueError for an UNTIL that is no date, day count (1 to MAX_DAYS)
+    or back; GameError for what the game refuses."""
     from pbem.app.control import Command
     from pbem.orders.away import MAX_DAYS, read_away
 
@@ -190,11 +190,9 @@ def set_away(home: Home, name: str, player: str, spec: str, when: datetime) -> d
         raise ValueError(f"{spec!r}: give a date (2026-12-24), a number of days from 1 to {MAX_DAYS}, or back")
     with home.units() as s:
         c = Command(s, name)
-        match = next((st.player for st in c.loaded.seats if st.player.lower() == player.lower()), player)
-        c.apply(
-            home.policy, decide_set_by_moderator(c.loaded, c.control, match, away, when, home.policy.max_away), when
-        )
-    return until_of(away, when)
+        d = decide_set_by_moderator(c.loaded, c.control, player, away, when, home.policy.max_away)
+        c.apply(home.policy, d, when)
+    return d.player or player, until_of(away, when)
 
 
 def by_mail(

@@ -9,6 +9,13 @@ so in one line (exit 3), before anything is written.  A clock far ahead of
 it (`JUMP`) is not refused (the machine may have been off: the outage rule
 moves the deadlines of the gap), but logged with what the run applied.
 
+What is not noticed (README "What pbem can and cannot tell about its clock"): a clock ahead of the right time by
+less than `[games] outage_after`.  Every time pbem holds is this machine's clock (the record, the last-run mark, the
+Maildir's files), and a mail's Date is its writer's clock, so nothing pbem reads can show a steady offset; such a
+clock applies the deadlines due within the offset early, by the offset.  A jump ahead by more than `outage_after`
+since the last run is read as an outage (`pbem.app.outages`: the gap's deadlines move later), one of more than
+`JUMP` is also told.
+
 When the clock that was wrong is the earlier run's (ahead, then corrected), every later poll would be refused
 until real time caught up: `pbem poll --trust-clock` takes this run's clock as right and the record's newest
 time back to it.  Moderator commands that time a deadline from "now" (`pbem game ...`) are refused the same
@@ -18,7 +25,8 @@ way (`refusal`), as the poll is.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from pbem.record.marks import last_run
 
@@ -58,3 +66,47 @@ def _span(d: timedelta) -> str:
 def refusal(database_url: str, now: datetime) -> str | None:
     """Why a command timing deadlines from `now` must not run (the poll's own check), or None."""
     return behind(latest(database_url), now)
+
+
+HOME_MARK = ".pbem-last-run"  # in the home, outside the database: when a poll of this home last ran (at most
+MARK_EVERY = timedelta(minutes=10)  # this long ago: an idle cron run writes no file)
+
+
+def home_mark(home: Path) -> datetime | None:
+    """When the home's polls last ran as `mark_home` kept it (None: no mark, or one that cannot be read)."""
+    from pbem.record.files import Unreadable, read_at_most
+
+    try:
+        when = datetime.fromisoformat(read_at_most(home / HOME_MARK, 100).decode("ascii").strip())
+    except (OSError, Unreadable, UnicodeDecodeError, ValueError):
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def mark_home(home: Path, now: datetime, marked: datetime | None, again: bool = False) -> None:
+    """Keep `now` as the home's last poll when the mark is `MARK_EVERY` old (or `again`: `--trust-clock`)."""
+    from pbem.record.files import write_whole
+
+    if again or marked is None or now - marked >= MARK_EVERY:
+        try:
+            write_whole(home / HOME_MARK, now.astimezone(UTC).isoformat() + "\n")
+        except OSError as exc:  # a read-only home: the check is lost, the poll is not
+            log.warning("%s could not be written: %s", home / HOME_MARK, exc.strerror or exc)
+
+
+def restored(seen: datetime | None, marked: datetime | None) -> str | None:
+    """Why a poll must not run on a database older than its home (one line), or None.
+
+    The database's newest poll (`seen`) is earlier than a poll this home ran (`marked`, kept outside it): the
+    database was restored from a backup, or `[database] url` names another one.  What the games did after it (the
+    orders read and acknowledged, the reports sent, whose receipts the players hold) is not in it, and a poll
+    would play on from the older point, a history that forks from the one the players were sent."""
+    if marked is None or (seen is not None and seen >= marked - TOLERANCE):
+        return None
+    what = f"its newest poll ran at {seen:%Y-%m-%d %H:%M} UTC" if seen is not None else "it has seen no poll"
+    return (
+        f"the database is older than this home: {what}, but a poll of this home ran at {marked:%Y-%m-%d %H:%M} "
+        "UTC (a backup restored, or [database] url names another database?); nothing was done: the orders read "
+        "and the reports sent after its time are not in it. If this is the database to go on with, run once: "
+        "pbem poll --trust-clock"
+    )

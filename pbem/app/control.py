@@ -27,6 +27,7 @@ from pbem.app.decision import (
     Report,
     check_open,
 )
+from pbem.app.game_names import player_named, unknown_game
 from pbem.app.settle import settle
 from pbem.engine.base import Event
 from pbem.engine.names import norm, player_name
@@ -103,6 +104,7 @@ def decide_resume(
     when: datetime,
 ) -> Decision:
     """Resume; the current deadline moves on by the time the game was paused (never back: a clock behind)."""
+    check_open(loaded, control, allow_paused=True)  # "game hh1 is abandoned", not "... is not paused"
     if control != "paused" or paused_at is None:
         raise GameError(f"game {loaded.game.name} is not paused")
     if when < paused_at - TOLERANCE:  # the deadline would move back by the difference: a turn lost
@@ -150,9 +152,8 @@ def decide_replace(
     address = newcomer[1].lower()
     if moderator and address == moderator.lower():
         raise GameError(MODERATOR_SEAT)
-    seat = next((st for st in loaded.seats if norm(st.player) == norm(old)), None)
-    if seat is None:
-        raise GameError(f"{old} is not a player of {loaded.game.name}")
+    old = player_named(old, [st.player for st in loaded.seats], loaded.game.name)
+    seat = next(st for st in loaded.seats if st.player == old)
     if display == seat.player and address == seat.address.lower():
         same = f"{display} <{newcomer[1]}> already plays the seat of {seat.player} in {loaded.game.name}"
         raise GameError(f"{same}: nothing to change; give another person, or the same name at a new address")
@@ -196,9 +197,8 @@ def decide_replace(
 def decide_new_code(loaded: store.Loaded, control: str, player: str, code: str, hashed: str, t: datetime) -> Decision:
     """A fresh code: a new seat row with the new hash, mailed only to the registered address (not once over)."""
     check_open(loaded, control, allow_paused=True)
-    seat = next((st for st in loaded.seats if st.player.lower() == player.lower()), None)
-    if seat is None:
-        raise GameError(f"{player} is not a player of {loaded.game.name}")
+    player = player_named(player, [st.player for st in loaded.seats], loaded.game.name)
+    seat = next(st for st in loaded.seats if st.player == player)
     name = loaded.game.name
     key = ("code", name, seat.player, loaded.seq, t.isoformat())
     ctx = {"game_name": name, "code": code}
@@ -219,7 +219,7 @@ class Command:
     def __init__(self, s: Unit, name: str) -> None:
         game = store.game_by_name(s, name)
         if game is None or game.id is None:
-            raise GameError(f'no game named "{name}"; see pbem game list')
+            raise GameError(unknown_game(name, store.game_names(s)))
         self.s, self.gid = s, game.id
         self.loaded = store.load(s, game)
         self.control = store.control_state(s, game.id)
@@ -267,24 +267,25 @@ def abandon(home: Home, name: str, when: datetime) -> None:
 
 
 def replace(home: Home, name: str, old: str, newcomer: tuple[str, str], when: datetime, code: str | None = None) -> str:
+    """`pbem game replace`; returns whose seat it was (the name typed, read as `player_named` does)."""
     code = code or new_code()
     with home.units() as s:
         c = Command(s, name)
         c.reads(since=0)  # the newcomer's report tells the seat's whole story
-        hashed = hash_code(code, home=home.policy.home)
-        d = decide_replace(
-            c.loaded, c.control, old, newcomer, code, hashed, c.step, c.due, home.policy.moderator_address
-        )
+        hashed, moderator = hash_code(code, home=home.policy.home), home.policy.moderator_address
+        d = decide_replace(c.loaded, c.control, old, newcomer, code, hashed, c.step, c.due, moderator)
         c.apply(home.policy, d, when)
-        return code
+        return next(str(m.context["player"]) for m in d.mails if m.kind == "replaced")
 
 
-def new_player_code(home: Home, name: str, player: str, when: datetime, code: str | None = None) -> None:
+def new_player_code(home: Home, name: str, player: str, when: datetime, code: str | None = None) -> str:
+    """`pbem game code`; returns the player (the name typed, read as `player_named` does)."""
     code = code or new_code()
     with home.units() as s:
         c = Command(s, name)
-        hashed = hash_code(code, home=home.policy.home)
-        c.apply(home.policy, decide_new_code(c.loaded, c.control, player, code, hashed, when), when)
+        d = decide_new_code(c.loaded, c.control, player, code, hash_code(code, home=home.policy.home), when)
+        c.apply(home.policy, d, when)
+        return d.player
 
 
 def start(home: Home, name: str, when: datetime) -> list[str]:

@@ -77,16 +77,7 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
     deadline.start(cfg.poll_deadline)  # the idle check below may talk to the server too
     try:
         started = home.clock()
-        if trust_clock and not dry_run:
-            from pbem.record.marks import reset_last_run
-
-            clocks.log.warning("the clock is trusted as right: the record's newest time is set back to %s", started)
-            reset_last_run(cfg.database_url, started)
-        seen = None if dry_run else clocks.latest(cfg.database_url)
-        refusal = clocks.behind(seen, started)
-        if refusal:  # steps opened or timed now would be due in the past (issue 26); nothing is written
-            raise TransportError(refusal)
-        previous = None if dry_run else _last_run(cfg, started)
+        seen, previous = _times(cfg, started, dry_run, trust_clock)
         if previous is not None and timedelta(0) < cfg.outage_after < started - previous:
             from pbem.app.outages import shift_for_outage
 
@@ -199,14 +190,40 @@ def _refresh_site(home: Home) -> None:
     logging.getLogger("pbem").info("%s", done.line(cfg.publish_dir))
 
 
-def _last_run(cfg: Config, when: datetime) -> datetime | None:
-    """Record this run's start; the previous run's (None: first run, or the database cannot tell yet)."""
+def _times(cfg: Config, started: datetime, dry_run: bool, trust_clock: bool) -> tuple[datetime | None, datetime | None]:
+    """The newest run start the record has seen and the previous run's, once this run's start is recorded; raises
+    TransportError, before anything is written, for a clock behind the record or a database older than the home
+    (`pbem.app.clock`)."""
+    from pbem.app import clock as clocks
+    from pbem.mail.transports.seam import TransportError
+
+    if dry_run:
+        return None, None
+    if trust_clock:
+        from pbem.record.marks import reset_last_run
+
+        clocks.log.warning("the clock is trusted as right: the record's newest time is set back to %s", started)
+        reset_last_run(cfg.database_url, started)
+    seen = clocks.latest(cfg.database_url)
+    marked = None if trust_clock else clocks.home_mark(cfg.home)
+    refusal = clocks.behind(seen, started) or clocks.restored(seen, marked)
+    if refusal:  # steps opened or timed now would be due in the past (issue 26); nothing is written
+        raise TransportError(refusal)
+    previous, recorded = _last_run(cfg, started)
+    if recorded:  # only a start the database holds: a mark ahead of it would refuse the next poll as "restored"
+        clocks.mark_home(cfg.home, started, marked, again=trust_clock)
+    return seen, previous
+
+
+def _last_run(cfg: Config, when: datetime) -> tuple[datetime | None, bool]:
+    """Record this run's start; the previous run's (None: first run, or the database cannot tell yet), and whether
+    this run's start was recorded."""
     from pbem.record.marks import swap_last_run
 
     try:
-        return swap_last_run(cfg.database_url, when)
+        return swap_last_run(cfg.database_url, when), True
     except Exception as exc:  # a missing or locked database: the poll itself reports it
         import logging
 
         logging.getLogger("pbem").debug("the time of the last run is unknown: %s", type(exc).__name__)
-        return None
+        return None, False

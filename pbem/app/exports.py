@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pbem.app.decision import GameError
-from pbem.app.game_names import export_stem, inside
+from pbem.app.game_names import export_stem, inside, player_named, unknown_game
 from pbem.home.app import Home
 from pbem.record import files, listing, private, store
 
@@ -25,11 +25,10 @@ def export_game(home: Home, name: str, fmt: str, as_player: str | None = None, m
     with home.units() as s:
         game = store.game_by_name(s, name)
         if game is None:
-            raise GameError(f'no game named "{name}"; see pbem game list')
+            raise GameError(unknown_game(name, store.game_names(s)))
         assert game.id is not None
         players = [st.player for st in store.current_seats(s, game.id)]
-        if as_player and as_player not in players:
-            raise GameError(f"{as_player} is not a player of {name}; players: {', '.join(players)}")
+        as_player = player_named(as_player, players, game.name) if as_player else as_player
         doc = build(s, game, as_player=as_player, public=not (as_player or moderator))
     return render(doc, fmt)
 

@@ -33,10 +33,10 @@ from pbem.app.decision import (
     NewSeat,
     Report,
 )
-from pbem.app.game_names import game_name_problem
+from pbem.app.game_names import game_name_problem, player_named, unknown_game
 from pbem.app.settle import settle
 from pbem.engine.declare import read_options
-from pbem.engine.names import candidates_for, norm, player_name
+from pbem.engine.names import norm, player_name
 from pbem.engine.rng import commitment
 from pbem.home.app import Home
 from pbem.record import listing, store
@@ -236,6 +236,8 @@ class Shown:
     report: dict[str, Any] | None  # with --as: the report template's context
     view: Mapping[str, Any] | None  # without: the public view
     waiting: list[str]
+    state: str = "running"  # running, paused, abandoned or over
+    due: datetime | None = None  # the current step's deadline
 
 
 def show_game(home: Home, name: str, as_player: str | None = None, last: int = 20) -> Shown:
@@ -245,29 +247,19 @@ def show_game(home: Home, name: str, as_player: str | None = None, last: int = 2
     with home.units() as s:
         game = store.game_by_name(s, name)
         if game is None:
-            raise GameError(f'no game named "{name}"; see pbem game list')
+            raise GameError(unknown_game(name, store.game_names(s)))
         loaded = store.load(s, game)
         eng = views.engine(loaded)
         players = views.players(loaded)
         title: str = eng.title
-        waiting = views.waiting(eng, loaded.state)
+        state = "over" if loaded.over else store.control_state(s, game.id or 0)
+        waiting = views.waiting(eng, loaded.state) if state in ("running", "paused") else []
+        dl = store.current_deadline(s, game.id or 0) if waiting else None
+        due = store.aware(dl.due_at) if dl is not None else None
         if as_player is None:
-            return Shown(title, game.name, players, None, eng.view(loaded.state, None), waiting)
+            return Shown(title, game.name, players, None, eng.view(loaded.state, None), waiting, state, due)
         who = player_named(as_player, players, name)
         recent.read(s, loaded, [(who, 0)])
         ctx = report_context(home.policy.moderator_name, loaded, Reader(who, 0))
         ctx["happened"] = ctx["happened"][-last:]
         return Shown(title, game.name, players, ctx, None, waiting)
-
-
-def player_named(typed: str, players: list[str], game: str) -> str:
-    """The player `typed` names (`pbem game show --as`): the whole name, else a unique prefix or a unique first
-    name, case and accents ignored as mail reads names ("zoe" for Zoë Müller); else a GameError listing them."""
-    found = candidates_for(typed, players)  # the exact name, else every prefix match
-    if len(found) > 1:  # "ben" for Ben Ames beside Benedikt Roth: his whole first name
-        found = [p for p in found if norm(p).split(" ")[0] == norm(typed)] or found
-    if len(found) == 1:
-        return found[0]
-    if found:
-        raise GameError(f'"{typed}" could be any of: {", ".join(found)}; type more of the name')
-    raise GameError(f"{typed} is not a player of {game}; players: {', '.join(players)}")

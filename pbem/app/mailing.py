@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from pbem.app.decision import GameError
+from pbem.app.game_names import unknown_game
 from pbem.app.notify import MODES
 from pbem.home.app import Home
 from pbem.record import modes, store
@@ -23,7 +24,7 @@ def set_default(home: Home, name: str, mode: str, when: datetime) -> str:
     with home.units() as s:
         game = store.game_by_name(s, name)
         if game is None or game.id is None:
-            raise GameError(f'no game named "{name}"; see pbem game list')
+            raise GameError(unknown_game(name, store.game_names(s)))
         modes.set_mode(s, game.id, "", mode, when)
         s.commit()
     return mode

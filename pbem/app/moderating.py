@@ -29,6 +29,7 @@ from datetime import datetime
 
 from pbem.app.answers import Outgoing, short
 from pbem.app.decision import Decision, GameError
+from pbem.app.game_names import unknown_game
 from pbem.app.moderator_commands import arguments_problem, run
 from pbem.app.settle import settle
 from pbem.home.app import Home
@@ -149,7 +150,7 @@ def _commands(
     if msg.problem:
         problems.append(("", msg.problem))
     if not name or not known:
-        why = f'no game named "{name}"; see pbem game list' if name else "name the game: a line GAME <name>"
+        why = unknown_game(name, store.game_names(s)) if name else "name the game: a line GAME <name>"
         problems.append((f"GAME {name}" if name else "", why))
     problems += [(c.line, p) for c in r.commands if (p := arguments_problem(c))]
     done: list[dict[str, str]] = []

@@ -25,6 +25,7 @@ from pbem.app.control import (
     decide_resume,
 )
 from pbem.app.decision import Decision
+from pbem.app.resend import decide_resend
 from pbem.app.settle import settle
 from pbem.app.undo import decide_undo
 from pbem.engine.names import player_name
@@ -124,7 +125,12 @@ def _replace(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[De
     hashed = codes.hash_code(code, home=policy.home)
     args = (c.loaded, c.control, line.args[0], newcomer, code, hashed, c.step, c.due)
     d = decide_replace(*args, moderator=policy.moderator_address)
-    return d, f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {line.args[0]}; their code and report are queued"
+    return d, f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {_replaced(d)}; their code and report are queued"
+
+
+def _replaced(d: Decision) -> str:
+    """The player a `decide_replace` decision takes the seat of (as `player_named` read the name typed)."""
+    return next(str(m.context["player"]) for m in d.mails if m.kind == "replaced")
 
 
 def _undo(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
@@ -138,11 +144,15 @@ def _undo(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decis
 
 def _set_away(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     away = _away(line)
-    player = line.args[0]
-    match = next((st.player for st in c.loaded.seats if st.player.lower() == player.lower()), player)
-    d = decide_set_by_moderator(c.loaded, c.control, match, away, when, policy.max_away)
+    d = decide_set_by_moderator(c.loaded, c.control, line.args[0], away, when, policy.max_away)
     back = until_of(away, when)
-    return d, f"{match} is away until {stamp(back)}" if back else f"{match} is back"
+    return d, f"{d.player} is away until {stamp(back)}" if back else f"{d.player} is back"
+
+
+def _resend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    d = decide_resend(c.loaded, line.args[0], when)
+    c.reads()  # what the report reads: the events since the player's last one
+    return d, f"{d.player}'s current report is queued to their registered address"
 
 
 Handler = Callable[[Command, Policy, Line, datetime], tuple[Decision, str]]
@@ -157,4 +167,5 @@ _HANDLERS: dict[str, Handler] = {
     "UNDO": _undo,
     "AWAY": _set_away,
     "BACK": _set_away,
+    "RESEND": _resend,
 }

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from pbem.app import views
 from pbem.app.control import Command
 from pbem.app.decision import Decision, Effect, GameError, Input, NewDeadline, Report
+from pbem.app.game_names import unknown_game
 from pbem.home.app import Home
 from pbem.record import store
 from pbem.trust import deal as joining
@@ -99,7 +100,7 @@ def listed(home: Home, name: str) -> list[Listed]:
     with home.units() as s:
         game = store.game_by_name(s, name)
         if game is None or game.id is None:
-            raise GameError(f'no game named "{name}"; see pbem game list')
+            raise GameError(unknown_game(name, store.game_names(s)))
         rows = store.inputs(s, game.id)
         marked = any(r.kind == UNDO and '"mark:' in r.lines_json for r in rows)
         fold = store.folded(game, rows, join=store.join_opened(s, game.id))[0] if marked else None

@@ -127,7 +127,17 @@ def game_show(
     assert shown.view is not None
     typer.echo(f"{shown.title}: {shown.name} - {shown.view['turn']}")
     typer.echo(render("mail/_sections.txt.j2", sections=shown.view["sections"]))
-    typer.echo(f"waiting for: {', '.join(shown.waiting) or 'nobody'}")
+    typer.echo(waiting_line(shown.state, shown.waiting, shown.due))
+
+
+def waiting_line(state: str, waiting: list[str], due: datetime | None) -> str:
+    """Who the game waits for, and until when: nobody in a game that is over or abandoned (it listed the players
+    of its last step as awaited)."""
+    if state in ("over", "abandoned"):
+        return f"the game is {state}: it waits for nobody"
+    until = f" (deadline {due:%Y-%m-%d %H:%M} UTC)" if due is not None and waiting else ""
+    paused = "; the game is paused: no deadline passes until pbem game resume" if state == "paused" else ""
+    return f"waiting for: {', '.join(waiting) or 'nobody'}{until}{paused}"
 
 
 def _clock_checked(home: Home) -> datetime:
@@ -155,7 +165,7 @@ def _control(fn: Callable[..., T], *args: object) -> T:
         fail(str(exc), 2)
 
 
-@game_app.command("extend")
+@game_app.command("extend", context_settings={"ignore_unknown_options": True})
 def game_extend(name: str, by: str = typer.Argument(..., help="How much longer, e.g. 24h or 2d.")) -> None:
     """Move the current deadline of a game later; every player is told.
 
@@ -226,7 +236,7 @@ def game_replace(
         newcomer = parse_player(new)
     except ValueError as exc:
         fail(str(exc), 2)
-    _control(lambda home, n, o, when: replace(home, n, o, newcomer, when), name, old)
+    old = _control(lambda home, n, o, when: replace(home, n, o, newcomer, when), name, old)
     typer.echo(
         f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {old} in {name} as {newcomer[0]}; "
         "their code and report are queued, and the players are told"
@@ -254,11 +264,24 @@ def game_code(name: str, player: str) -> None:
     """
     from pbem.app.control import new_player_code
 
-    _control(new_player_code, name, player)
+    player = _control(new_player_code, name, player)
     typer.echo(f"a new code for {player} is queued; run pbem poll to send it (it is never shown here)")
 
 
-@game_app.command("away")
+@game_app.command("resend")
+def game_resend(name: str, player: str) -> None:
+    """Mail a player their current report again (as their STATUS would): the state, what is asked now and the
+    deadline, to their registered address only; in a game paused, over or abandoned too.  Changes nothing.
+
+    Example: pbem game resend hh1 Alice
+    """
+    from pbem.app.resend import resend
+
+    player = _control(resend, name, player)
+    typer.echo(f"{player}'s current report is queued to their registered address; run pbem poll to send it")
+
+
+@game_app.command("away", context_settings={"ignore_unknown_options": True})
 def game_away(
     name: str,
     player: str,
@@ -274,7 +297,7 @@ def game_away(
     from pbem.app.absence import set_away, stamp
 
     try:
-        back = _control(set_away, name, player, until)
+        player, back = _control(set_away, name, player, until)
     except ValueError as exc:  # not a date, a number of days or back: a usage error
         fail(str(exc), 2)
     typer.echo(f"{player} is away in {name} until {stamp(back)}" if back else f"{player} is back in {name}")

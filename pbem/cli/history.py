@@ -58,7 +58,9 @@ def export(
     from pbem.app.exports import export_game
     from pbem.history.formats import FORMATS, names
 
-    if format not in FORMATS:
+    if format.strip().lower() in FORMATS:  # in any case, as kinds and mail modes are
+        format = format.strip().lower()
+    else:
         fail(f'--format must be {names()}, not "{format}"', 2)
     if sum(map(bool, (as_player, public, moderator))) > 1:
         fail("give one of --as PLAYER, --public and --moderator", 2)

@@ -26,12 +26,13 @@ def init(
     Example: pbem init ~/pbem --address games@example.org
     """
     from pbem.cli.support import init_home
+    from pbem.record.schema import SchemaError
 
     need_folder(directory, "the home")
     kept = (directory.expanduser().resolve() / "pbem.db").exists()  # the file pbem.toml (rewritten with --force) names
     try:
         path = init_home(directory, address=address, name=name, force=force)
-    except FileExistsError as exc:
+    except (FileExistsError, SchemaError) as exc:
         fail(str(exc), 2)
     except OSError as exc:
         fail(f"{directory}: cannot make the home there: {exc.strerror or exc}", 2)
@@ -55,12 +56,14 @@ def upgrade() -> None:
     Example: pbem --config ~/pbem/pbem.toml upgrade
     """
     from pbem.record.db import migrate
-    from pbem.record.schema import describe, sqlite_file, stored_version
+    from pbem.record.schema import describe, newer, sqlite_file, stored_version
 
     cfg = _cfg(schema=False)
     if (file := sqlite_file(cfg.database_url)) is not None:
         file.parent.mkdir(parents=True, exist_ok=True)
     before = stored_version(cfg.database_url)
+    if before is not None and (why := newer(cfg.database_url)):  # nothing is changed: the newer pbem's record stays
+        fail(why, 2)
     migrate(cfg.database_url)
     after = stored_version(cfg.database_url)
     if before is None:

@@ -40,7 +40,8 @@ def poll(
         False,
         "--trust-clock",
         help="The machine's clock is right now: an earlier run whose clock was ahead recorded a later time, and "
-        "polls are refused until real time catches up with it.  Run once after fixing the clock.",
+        "polls are refused until real time catches up with it.  Run once after fixing the clock, or to go on with "
+        "a database older than the home (a backup restored).",
     ),
 ) -> None:
     """Read new mail, apply orders and due deadlines, send queued mail.  Run it from cron.
@@ -52,8 +53,9 @@ def poll(
       1  an unexpected error, a bug: the traceback is printed; nothing is lost
       2  bad configuration, or the database needs `pbem upgrade` (one line says what to run)
       3  the mail server, a mail folder or the database could not be used, the home's game-keys.secret is missing,
-         the poll passed [mail] poll_deadline, another poll holding the lock is stuck, or the clock is
-         behind the record
+         the poll passed [mail] poll_deadline, another poll holding the lock is stuck, the clock is
+         behind the record, the database is older than the home (a backup restored), or the [log] file cannot be written now (another process holds a lease on it,
+         its disk is full or read-only)
          (one line says which; nothing is lost: the next run carries on)
 
     Example: pbem --config ~/pbem/pbem.toml poll
@@ -72,7 +74,12 @@ def poll(
             secrets=[cfg.imap.password, cfg.smtp.password, *_env_secrets(cfg), *_login_secrets(cfg)],
         )
     except OSError as exc:  # a folder, a FIFO no process reads: a traceback, or a wait without end, before
-        fail(f"[log] file {cfg.log_file} cannot be written: {exc.strerror or exc} (in {cfg.path})", 2)
+        from pbem.home.logs import passing
+
+        why = f"[log] file {cfg.log_file} cannot be written: {exc.strerror or exc}"
+        if passing(exc):  # a lease another process holds, a full disk: it passes (exit 2 said "fix the setting")
+            fail(f"{why}; nothing was done, the next run tries again (in {cfg.path})", 3)
+        fail(f"{why} (in {cfg.path})", 2)
     from pbem.cli import deadline
 
     deadline.handed_over()  # the poll's own watchdog from here: sockets shut at [mail] poll_deadline, a backstop

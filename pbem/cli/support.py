@@ -31,6 +31,11 @@ def init_home(
         ),
     )
     cfg = config_mod.load(path)
+    from pbem.record.schema import SchemaError, newer, sqlite_file
+
+    file = sqlite_file(cfg.database_url)
+    if (file is None or file.exists()) and (why := newer(cfg.database_url)):  # `--force` on a newer pbem's home
+        raise SchemaError(why)
     migrate(cfg.database_url)
     for sub in ("inbox", "sent", "processed", "rejected"):
         for leaf in ("new", "cur", "tmp"):

@@ -28,8 +28,9 @@ class UnknownKind(KeyError):
 
 
 def canonical(kind: str) -> str:
-    """The kind name as registered: kinds are typed in any case (`Habsburg`, `HABSBURG`)."""
-    return kind.strip().lower()
+    """The kind name as registered: kinds are typed in any case (`Habsburg`, `HABSBURG`), with a space or `_` for
+    the `-` (`italian wars`, `Sixteen_Thirty`)."""
+    return "-".join(kind.lower().replace("_", " ").split())
 
 
 def get(kind: str) -> Engine:
@@ -37,9 +38,24 @@ def get(kind: str) -> Engine:
     try:
         module = KINDS[canonical(kind)]
     except KeyError:
-        raise UnknownKind(f"unknown game kind {kind!r}; known kinds: {', '.join(available())}") from None
+        near = [k for k in KINDS if _near(canonical(kind)[:60], k)]
+        meant = f" (did you mean {' or '.join(near)}?)" if near else ""
+        raise UnknownKind(f"unknown game kind {kind!r}{meant}; known kinds: {', '.join(available())}") from None
     engine: Engine = importlib.import_module(module).ENGINE
     return engine
+
+
+def _near(typed: str, kind: str) -> bool:
+    """Whether `typed` looks like a slip for `kind`: two edits at most (a letter left out, one too many, two
+    swapped), or the same first four letters (`dynasty`, `sixteen`)."""
+    if len(typed) >= 4 and kind.startswith(typed[:4]):
+        return True
+    row = list(range(len(kind) + 1))  # Levenshtein, one row at a time
+    for i, a in enumerate(typed, 1):
+        prev, row[0] = row[0], i
+        for j, b in enumerate(kind, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (a != b))
+    return row[-1] <= 2
 
 
 def kinds_text() -> str:

@@ -39,7 +39,8 @@ class ConfigError(Exception):
     """One clear sentence about what is wrong in the configuration."""
 
 
-_DURATION = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
+# "48h", and as people write it: "48 h", "2 days", "1 Week", "30 min" (the digits bounded: int() of a huge run)
+_DURATION = re.compile(r"^\s*(\d+)\s*(m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)\s*$", re.IGNORECASE)
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 _UNIT_MINUTES = {"m": 1, "h": 60, "d": 24 * 60, "w": 7 * 24 * 60}
 MAX_DURATION = timedelta(days=365)  # the longest duration any setting or command takes (README "Configuration")
@@ -47,18 +48,21 @@ _LONGEST = "at most 365 days (365d, 52w or 8760h)"
 
 
 def parse_duration(text: str, zero: str = "") -> timedelta:
-    """'48h' -> 48 hours; units m, h, d, w; at most MAX_DURATION.  With `zero`, a duration of 0 is refused
+    """'48h' -> 48 hours; units m, h, d, w (or written out: '2 days', '30 min'); at most MAX_DURATION.  With `zero`, a duration of 0 is refused
     with that reason (a step of no time, an extension that changes nothing); without, 0 is allowed."""
-    m = _DURATION.match(str(text))
+    text = str(text)
+    shown = repr(text if len(text) <= 60 else text[:60] + "...")
+    m = _DURATION.match(text) if len(text) <= 1000 else None
     if not m:
-        raise ValueError(
-            f"{text!r} is not a duration; write a whole number and a unit: 30m, 48h, 3d or 1w ({_LONGEST})"
-        )
-    number, unit = int(m.group(1)), m.group(2)
-    if number * _UNIT_MINUTES[unit] > MAX_DURATION // timedelta(minutes=1):
-        raise ValueError(f"{text!r} is too long: {_LONGEST}")
+        raise ValueError(f"{shown} is not a duration; write a whole number and a unit: 30m, 48h, 3d or 1w ({_LONGEST})")
+    if m.group(2) == "M":  # minutes or months? ("EXTEND 2M" moving a deadline by 2 minutes)
+        raise ValueError(f"{shown} could be minutes or months; write 30m or 30 min for minutes, 60d for two months")
+    digits, unit = m.group(1).lstrip("0") or "0", m.group(2)[0].lower()
+    if len(digits) > 12 or int(digits) * _UNIT_MINUTES[unit] > MAX_DURATION // timedelta(minutes=1):
+        raise ValueError(f"{shown} is too long: {_LONGEST}")
+    number = int(digits)
     if zero and number == 0:
-        raise ValueError(f"{text!r} {zero}")
+        raise ValueError(f"{shown} {zero}")
     return timedelta(**{_UNITS[unit]: number})
 
 
@@ -69,6 +73,9 @@ def step_length(text: str) -> timedelta:
 
 def extension(text: str) -> timedelta:
     """How much later `pbem game extend` (or EXTEND by mail) moves a deadline."""
+    if str(text).strip().startswith("-"):  # "-3h": a deadline the players plan on is never moved earlier
+        shown = repr(str(text) if len(str(text)) <= 60 else str(text)[:60] + "...")
+        raise ValueError(f"{shown}: a deadline is never moved earlier (the players plan on it); extend by 1m or more")
     return parse_duration(text, zero="changes nothing: extend by at least 1m, " + _LONGEST)
 
 
@@ -361,18 +368,33 @@ def load(path: str | Path | None = None) -> Config:
     values: dict[str, dict[str, Any]] = {}
     for section, body in raw.items():
         if section not in SCHEMA:
-            raise ConfigError(f"{file}: unknown section [{section}]; allowed sections: {', '.join(SCHEMA)}")
+            meant = _meant(section, list(SCHEMA), "[{}]")
+            raise ConfigError(f"{file}: unknown section [{section}]{meant}; allowed sections: {', '.join(SCHEMA)}")
         if not isinstance(body, dict):
             raise ConfigError(f"{file}: {section} must be a [section] table")
         for key, value in body.items():
             checks = SCHEMA[section]
             if key not in checks:
-                raise ConfigError(f"{file}: unknown key [{section}] {key}; allowed keys: {', '.join(checks)}")
+                meant = _meant(key, list(checks), "{}", section)
+                raise ConfigError(f"{file}: unknown key [{section}] {key}{meant}; allowed keys: {', '.join(checks)}")
             try:
                 values.setdefault(section, {})[key] = checks[key](value)
             except ValueError as exc:
                 raise ConfigError(f"{file}: bad value for [{section}] {key}: {exc}") from None
     return _build(file, values)
+
+
+def _meant(typed: str, names: list[str], shown: str, section: str | None = None) -> str:
+    """ " (did you mean ...?)" for a mistyped section or key: the nearest names (a letter left out, one too many, two
+    swapped), or the section a key belongs to when it was put under another ("[mail] poll_deadline"); else ""."""
+    import difflib
+
+    if section is not None:
+        homes = [f"[{other}] {typed}" for other, keys in SCHEMA.items() if other != section and typed in keys]
+        if homes:
+            return f" (did you mean {' or '.join(homes)}?)"
+    near = difflib.get_close_matches(typed[:60].lower(), names, n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(shown.format(n) for n in near)}?)" if near else ""
 
 
 def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:

@@ -102,17 +102,59 @@ class _LogFile(logging.StreamHandler):  # type: ignore[type-arg]
             super().close()
 
 
-def _open_log(file: Path) -> IO[str]:
+LEASE_WAIT = 2.0  # seconds a log file another process holds a lease on is waited for (told, a holder lets go)
+
+#: Why opening `[log] file` may fail for a while and then work with nothing changed (the next run carries on:
+#: exit 3, as for a database that is locked), as against a setting that names no file pbem can write (a folder,
+#: a FIFO no process reads, a file it may not write: exit 2, the setting or the file must change).
+PASSING = frozenset(
+    {
+        errno.EAGAIN,  # a lease another process holds (a Samba oplock, an NFS delegation, a backup tool)
+        errno.EWOULDBLOCK,
+        errno.EINTR,
+        errno.EBUSY,
+        errno.ETXTBSY,
+        errno.ENOSPC,  # a full disk, a quota: freed, the next run logs
+        errno.EDQUOT,
+        errno.EIO,
+        errno.ESTALE,  # an NFS handle gone stale: the next open gets a new one
+        errno.ETIMEDOUT,
+        errno.ENOLCK,
+        errno.EROFS,  # a file system remounted read-only after an error, until it is mounted again
+    }
+)
+
+
+def passing(exc: OSError) -> bool:
+    """Whether opening the log file failed for a reason that passes by itself (`PASSING`)."""
+    return exc.errno in PASSING
+
+
+def _open_log(file: Path, lease_wait: float | None = None) -> IO[str]:
     """`file` opened to append (made mode 0644 if missing).  Opened without blocking: a FIFO that no process
     reads fails at once (OSError, "no process reads it") where `logging.FileHandler`'s open waited for a reader
-    without end, before any deadline of the run (tests/reliability/test_costs4_files.py)."""
+    without end, before any deadline of the run (tests/reliability/test_costs4_files.py).  A file another
+    process holds a lease on fails at once too (EAGAIN; the kernel tells the holder to let go): it is tried again
+    for `lease_wait` seconds, then fails saying so (`passing`: the poll exits 3, the next run carries on); the
+    command's deadline bounds the wait as it bounds every other (tests/reliability/test_log_file.py)."""
+    import time
+
+    lease_wait = LEASE_WAIT if lease_wait is None else lease_wait
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(file, flags, 0o644)
-    except OSError as exc:
-        if exc.errno == errno.ENXIO:
-            raise OSError(errno.ENXIO, "it is a FIFO that no process reads", str(file)) from None
-        raise
+    until = time.monotonic() + lease_wait
+    while True:
+        try:
+            fd = os.open(file, flags, 0o644)
+            break
+        except OSError as exc:
+            if exc.errno == errno.ENXIO:
+                raise OSError(errno.ENXIO, "it is a FIFO that no process reads", str(file)) from None
+            if exc.errno not in (errno.EAGAIN, errno.EWOULDBLOCK):
+                raise
+            if time.monotonic() >= until:
+                why = f"another process holds a lease on it and did not let it go within {lease_wait:g} s"
+                raise OSError(errno.EAGAIN, why, str(file)) from None
+            time.sleep(0.05)
     os.set_blocking(fd, True)
     return open(fd, "a", encoding="utf-8")  # the handler holds it
 

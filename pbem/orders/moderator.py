@@ -14,6 +14,7 @@ quoted text, attributions and signatures are dropped):
     UNDO TO 17 REROLL WHY a misdeal      ... --reroll
     AWAY Alice UNTIL 2026-12-24          pbem game away hh1 Alice 2026-12-24 (or AWAY Alice 5, days)
     BACK Alice                           pbem game away hh1 Alice back
+    RESEND Alice                         pbem game resend hh1 Alice
 
 Any other line is chatter: set aside and listed, never a reason to refuse.  A line that starts
 with a command word but cannot be read is a problem: quoted back with why and what is accepted.
@@ -26,7 +27,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from pbem.orders.furniture import own_lines
-from pbem.orders.typed import cleaned, code_value, unarmoured
+from pbem.orders.typed import cleaned, code_value, front, unarmoured
 
 MAX_COMMANDS = 20  # commands one mail may carry (the rest is refused: one mail, a bounded transaction)
 MAX_LINE = 500  # a longer line is no command
@@ -42,15 +43,18 @@ SYNTAX: dict[str, str] = {
     "UNDO": "UNDO TO <input number> [REROLL] WHY <reason>",
     "AWAY": "AWAY <player> UNTIL 2026-12-24, or AWAY <player> <days>",
     "BACK": "BACK <player>",
+    "RESEND": "RESEND <player>",
     "GAME": "GAME <name>",
     "CODE": "CODE <the moderator code>",
 }
 ACCEPTED = tuple(SYNTAX.values())
 
 _UNDO = re.compile(r"^undo\s+(?:to\s+)?(\d{1,9})\s*(reroll\s+)?(?:why|because|:)\s*(.+)$", re.IGNORECASE)
+_UNDO_WORD = re.compile(r"(?i)\bundo\b")
 _REPLACE = re.compile(r"^replace\s+(\S+)\s+(?:with|by)\s+(.+)$", re.IGNORECASE)
 _AWAY = re.compile(r"^away\s+(\S+)\s+(?:(?:until|till|to)\s+)?(\S+(?:\s+days?)?)$", re.IGNORECASE)
 _ONE_ARG = re.compile(r"^(\S+)$")
+_NUMBER_UNIT = re.compile(r"^\d{1,12}\s+[a-z]{1,7}$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,7 @@ def read(text: str) -> Read:
         rest = line.split(None, 2 if word == "NEW CODE" else 1)[2 if word == "NEW CODE" else 1 :]
         arg = rest[0].strip() if rest else ""
         before = len(out.commands)
-        problem = _take(out, word, line, arg)
+        problem = _take(out, word, line, arg, typed)
         if problem:
             out.problems.append((typed.strip(), problem))
         elif len(out.commands) > before:  # quoted back as typed ("EXTEND soon please"), read as cleaned
@@ -119,35 +123,59 @@ def read(text: str) -> Read:
     return out
 
 
-def _take(out: Read, word: str, line: str, arg: str) -> str:
-    """Add `line` (a `word` line with argument text `arg`) to `out`; returns why it cannot be read ("" if it can)."""
-    expected = f"write {SYNTAX[word]}"
+def _reason(typed: str) -> str:
+    """UNDO's reason as the moderator wrote it: every player reads it and the record keeps it, so what the order
+    cleaner takes off an order's end (a remark in brackets, "please", a smiley, a tick " x", a number word read as
+    digits) stays, as `pbem game undo --why` keeps it; only emphasis around the whole line (`*UNDO ... *`) goes."""
+    start = _UNDO_WORD.search(typed)  # after a list marker or emphasis; the rest exactly as typed (no NFKC: "²")
+    m = _UNDO.match(typed[start.start() :].strip()) if start is not None else None
+    if m is None:
+        return ""
+    lead = typed.strip()[:1]
+    why = m.group(3).strip()
+    return why.rstrip(lead).strip() if lead in "*_~" and lead else why
+
+
+def _take_heading(out: Read, word: str, arg: str, expected: str) -> str:
+    """A CODE or GAME line: what the mail's commands need, not a command."""
     if word == "CODE":
         value = code_value(arg) if _ONE_ARG.match(arg) else None
         if not value:
             return expected
         out.code = value
         return ""
-    if word == "GAME":
-        if not _ONE_ARG.match(arg):
-            return expected
-        out.game = arg
-        return ""
+    if not _ONE_ARG.match(arg):
+        return expected
+    if out.game is not None and out.game.lower() != arg.lower():  # every command ran on the last one named
+        return f"GAME {out.game} came first: one mail moderates one game; send a mail for each"
+    out.game = arg
+    return ""
+
+
+def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
+    """Add `line` (a `word` line with argument text `arg`, `typed` as written) to `out`; returns why it cannot be
+    read ("" if it can)."""
+    expected = f"write {SYNTAX[word]}"
+    if word in ("CODE", "GAME"):
+        return _take_heading(out, word, arg, expected)
     if word in ("PAUSE", "RESUME", "START", "ABANDON"):
         if arg:
             return f"{word} takes nothing after it; {expected}"
         out.commands.append(Command(word, line))
         return ""
-    if word in ("EXTEND", "NEW CODE", "BACK"):
-        if not _ONE_ARG.match(arg):
+    if word in ("EXTEND", "NEW CODE", "BACK", "RESEND"):
+        if not (_ONE_ARG.match(arg) or (word == "EXTEND" and _NUMBER_UNIT.match(arg))):  # "EXTEND 2 days"
             return expected
         out.commands.append(Command(word, line, (arg,)))
         return ""
     if word == "UNDO":
         m = _UNDO.match(line)
         if not m:
-            return expected
-        out.commands.append(Command(word, line, (m.group(1), m.group(3).strip()), reroll=bool(m.group(2))))
+            m = _UNDO.match(front(typed).strip())  # "WHY x": the cleaner took the reason for a tick
+            if not m:
+                return expected
+        why = _reason(typed) or m.group(3).strip()
+        out.commands.append(Command(word, line, (m.group(1), why), reroll=bool(m.group(2))))
         return ""
     if word == "REPLACE":
         m = _REPLACE.match(line)

@@ -83,10 +83,23 @@ def check(url: str, config_file: Path) -> None:
         raise SchemaError(
             f"{describe(url)} has schema {version}, this pbem needs {', '.join(sorted(heads))}; {upgrade}"
         )
-    raise SchemaError(
+    raise SchemaError(_unknown(url, version))
+
+
+def _unknown(url: str, version: str) -> str:
+    return (
         f"{describe(url)} has schema {version}, which this pbem does not know (written by a newer pbem?); "
         "upgrade pbem (python3 -m pip install --upgrade pbem), then run pbem upgrade"
     )
+
+
+def newer(url: str) -> str | None:
+    """Why no migration may run on the database (`pbem upgrade`, `pbem init --force` on a home that has one): it
+    holds a schema this pbem does not know, a newer pbem's (Alembic stopped with a traceback); else None."""
+    version = stored_version(url)
+    if version is None or version in _revisions()[0]:
+        return None
+    return _unknown(url, version)
 
 
 def stored_version(url: str) -> str | None:

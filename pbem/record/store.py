@@ -187,6 +187,14 @@ def game_by_name(s: Session, name: str) -> Game | None:
     return _fetched(Game, Q_GAME_BY_NAME, rows[0]) if rows else None
 
 
+MAX_NAMES = 10_000  # names looked through for the nearest to a mistyped one (an error's path only)
+
+
+def game_names(s: Session) -> list[str]:
+    """Every game's name (at most `MAX_NAMES`), for the suggestion a mistyped name gets."""
+    return list(s.connection().execute(select(_GAMES.c.name).order_by(_GAMES.c.name).limit(MAX_NAMES)).scalars())
+
+
 def game_by_id(s: Session, game_id: int) -> Game | None:
     row = s.connection().execute(Q_GAME_BY_ID, {"gid": game_id}).first()
     return _built(Game, row) if row is not None else None

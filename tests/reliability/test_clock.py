@@ -23,8 +23,13 @@ def _status(n: int) -> bytes:
 
 
 def _set_latest(cfg, when: datetime) -> None:
-    """Move the record's newest run start (the `last-run` poll mark) to `when`."""
+    """Move the record's newest run start (the `last-run` poll mark) to `when`, and the home's own mark of its last
+    poll with it, as a poll at `when` would have left both (`pbem.app.clock.mark_home`)."""
     import sqlite3
+
+    from pbem.app.clock import HOME_MARK
+
+    (cfg.home / HOME_MARK).write_text(when.isoformat() + "\n")
 
     con = sqlite3.connect(cfg.database_url.removeprefix("sqlite:///"))
     try:

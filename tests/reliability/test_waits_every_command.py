@@ -51,6 +51,7 @@ ARGS: dict[str, list[str]] = {
     "game start": ["iw1"],
     "game code": ["iw1", PLAYER],
     "game away": ["iw1", PLAYER, "3d"],
+    "game resend": ["iw1", PLAYER],
     "game undo": ["iw1", "--to", "1", "--why", "misread"],
     "game inputs": ["iw1"],
     "game mail": ["iw1", "verbose"],
