@@ -68,7 +68,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import chain, due, pictured, prose, restarts, shown, signing, told
+from pbem.trust import acked, chain, due, pictured, prose, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
 from pbem.trust.quote import clip
 
@@ -763,6 +763,8 @@ def _listed(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
                     f"{m.name} acknowledged your orders as input {seq} ({want[:16]}...), which the export does not list",
                     rank=0,
                 )
+        elif inputs[seq].get("hash") == want:
+            _quoted(m, 0, seq, inputs[seq].get("lines"), c)
         elif inputs[seq].get("hash") != want:
             c.problem(
                 0,
@@ -831,6 +833,9 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
         number, want = m.input
         if want in at and want != doc["seed_commitment"]:
             c.inputs += 1
+            _quoted(
+                m, number, at[want], next((r.get("lines") for r in doc["orders"] if r.get("hash") == want), None), c
+            )
         elif own and number <= total:
             c.problem(
                 number,
@@ -887,6 +892,23 @@ def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck, pl
                 f"{ch.entry(n)} hashes to {ch.heads[n][:16]}...: it was changed{before} (its lines, player, message or time)",
                 rank=0,
             )
+        else:
+            _quoted(m, n, seq, ch.rows[n - 1].get("lines"), c)
+
+
+def _quoted(m: Received, position: int, seq: int, applied: Any, c: MailCheck) -> None:
+    """The lines the acknowledgement `m` quotes as applied must be the lines of the input its receipt names
+    (`pbem.trust.acked`): the receipt binds the input, the quote is what the player reads."""
+    if not isinstance(applied, list):
+        return
+    how = acked.differs(told.plain(m.raw), told.html(m.raw), [str(x) for x in applied])
+    if how:
+        c.problem(
+            position,
+            f"{m.name} {how} (input {seq}, the one its receipt names): the acknowledgement you were shown is not the "
+            "history published (its text is not signed, only its receipt: this mail is your evidence, keep it)",
+            rank=0,
+        )
 
 
 Texts = list[tuple[int, "Received", str, str]]

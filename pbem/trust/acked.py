@@ -1,0 +1,132 @@
+"""`pbem verify --mail`: the lines an acknowledgement quotes as applied, against the input the export records.
+
+A mail that acknowledges a player's orders carries the receipt of the input recorded for them (`X-Pbem-Input`,
+checked against the export by `pbem.trust.receipts`), and quotes the lines it applied: "Accepted and applied:"
+in the acknowledgement and in a report that answers the message ("== Your message =="), "were applied:" in the
+notice of orders held until a deadline.  The receipt binds the input's lines, but what the player reads is the
+quote, which nobody compared (fifth fairness round): a moderator could apply PASS, record PASS, and tell the player
+"OK   VOTE RED" under the true receipt, while the tables are true of PASS.  Each quote, in the text part and the
+HTML part, must now be the recorded input's lines, in order, as pbem quotes them (`short`: at most `LINE_CHARS`
+characters each, the first `MANY` of a long message and a count of the rest).  What the player actually wrote is
+their Sent folder's (`pbem verify --sent`: SUBSTITUTED when the export applied other lines than the mail gives),
+so together the two checks bind the quote to the Sent mail.  "(understood as: ...)" after a line is the engine's
+reading: its form is checked here, its words are not (the line it follows is).  Pure; linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+from markupsafe import escape
+
+MANY = 100  # as `pbem.app.answers.MANY`: accepted lines quoted back at most (tests/test_fairness5.py holds them equal)
+LINE_CHARS = 200  # as `pbem.app.answers.LINE_CHARS`: characters of one quoted line
+
+#: The text quotes: the line that starts the block, the prefix of each of its rows.
+APPLIED = ("Accepted and applied:", "  OK   ")
+HELD = ("The orders you sent, held until then, were applied:", "    ")
+_MORE = re.compile(r"^  \.\.\. and (\d{1,9}) more lines? not shown\.$")
+_UNDERSTOOD = "   (understood as: "
+_ROW = re.compile(r"<tr><td><code>([^<]*+)</code></td><td>ok([^<]*+)</td></tr>")
+_HTML_MORE = re.compile(r"<p>\u2026 and (\d{1,9}) more lines? not shown\.</p>")
+_HELD_LIST = re.compile(r'were applied:</p>\n<ul class="legal">(.*?)</ul>', re.S)
+_ITEM = re.compile(r"<li><code>(.*?)</code></li>")
+
+
+def short(line: str) -> str:
+    """One input line as an acknowledgement quotes it (`pbem.app.answers.short`)."""
+    return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "\u2026"
+
+
+def quoted(text: str) -> tuple[list[str], int, bool] | None:
+    """(the rows of the first block of applied lines of a mail's text, the count of lines "not shown", whether it is
+    the acknowledgement's "Accepted and applied:" block); None when the text has none."""
+    rows = text.split("\n")
+    for i, row in enumerate(rows):
+        for start, prefix in (APPLIED, HELD):
+            if row.rstrip() == start or (row.rstrip().endswith(" " + start) and start == HELD[0]):
+                got, more = [], 0
+                for line in rows[i + 1 :]:
+                    line = line.rstrip()
+                    if line.startswith(prefix) and (prefix == APPLIED[1] or line.strip()):
+                        got.append(line[len(prefix) :] if prefix == HELD[1] else line)
+                    elif (m := _MORE.match(line)) and prefix == APPLIED[1]:
+                        more = int(m[1])
+                        break
+                    elif line:
+                        break
+                return got, more, prefix == APPLIED[1]
+    return None
+
+
+def differs(text: str, page: str, applied: list[str]) -> str:
+    """How the applied lines `text` and its HTML part `page` quote differ from `applied` (the recorded input's
+    lines), in one phrase naming the first line that differs; "" when they agree (or the mail quotes none)."""
+    found = quoted(text)
+    if found is not None:
+        got, more, ack = found
+        want = [short(x) for x in applied] if ack else list(applied)
+        shown = want[:MANY] if ack and len(want) > MANY else want
+        rows = [_line(row) for row in got] if ack else got
+        how = _compare(
+            rows, more, shown, len(want) - len(shown), [row[len(APPLIED[1]) :] for row in got] if ack else []
+        )
+        if how:
+            return how
+    return _html_differs(page, applied) if page else ""
+
+
+def _line(row: str) -> str:
+    """The quoted line of a row "  OK   LINE" or "  OK   LINE   (understood as: ...)" (the row's own words when the
+    reading's form is not there)."""
+    line = row[len(APPLIED[1]) :]
+    at = line.rfind(_UNDERSTOOD)
+    return line[:at] if at > 0 and line.endswith(")") else line
+
+
+def _compare(got: list[str], more: int, shown: list[str], want_more: int, whole: list[str]) -> str:
+    from pbem.trust.quote import apart, clip
+
+    for i, (a, b) in enumerate(zip(got, shown)):
+        if a != b and not (whole and whole[i] == b):
+            said, recorded = apart(a, b)
+            return f"quotes your line {said} as applied where the export's input applied {recorded}"
+    if len(got) > len(shown):
+        return f'quotes "{clip(got[len(shown)])}" as applied, which the export\'s input does not apply'
+    if len(got) < len(shown):
+        return f'leaves out "{clip(shown[len(got)])}", which the export\'s input applied'
+    if more != want_more:
+        return f"counts {more} more lines not shown where the export's input has {want_more}"
+    return ""
+
+
+def _html_differs(page: str, applied: list[str]) -> str:
+    """The HTML part's quote: the rows of its table (the acknowledgement) or its list (the held orders' notice)."""
+    held = _HELD_LIST.search(page)
+    if held is not None:
+        got = [unescape(x) for x in _ITEM.findall(held[1])]
+        how = _compare(got, 0, list(applied), 0, [])
+        return f"in its HTML part {how}" if how else ""
+    at = page.find("<p>Accepted and applied:</p>")
+    if at < 0:
+        return ""
+    start, end = page.find("<tbody>", at), page.find("</tbody></table>", at)
+    body = page[start + len("<tbody>") : end] if 0 <= start < end else ""
+    rows = [_ROW.fullmatch(row) for row in body.split("\n") if row.strip()]
+    more = _HTML_MORE.match(page, end + len("</tbody></table>\n")) if end >= 0 else None
+    want = [short(x) for x in applied]
+    shown = want[:MANY] if len(want) > MANY else want
+    got = [_unescaped(m[1]) if m else row.strip() for m, row in zip(rows, [r for r in body.split("\n") if r.strip()])]
+    bad = next((unescape(m[2]) for m in rows if m and m[2] and not (m[2].startswith(" (") and m[2].endswith(")"))), "")
+    how = _compare(got, int(more[1]) if more else 0, shown, len(want) - len(shown), [])
+    if not how and bad:
+        how = f'says "{bad}" after a line where only "ok" and what the engine understood are written'
+    return f"in its HTML part {how}" if how else ""
+
+
+def _unescaped(html: str) -> str:
+    """A quoted line's HTML as the player reads it; markup the template never writes there is kept as it is (so
+    that it differs)."""
+    text = unescape(html)
+    return text if str(escape(text)) == html else html
