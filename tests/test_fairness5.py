@@ -8,8 +8,10 @@ this round, and the honest mailbox passes (tests/test_fairness3.py's generator c
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -176,3 +178,101 @@ def test_a_report_saying_no_deadline_is_set_while_the_step_has_one_is_named(kind
     for forged in forgeries:
         c = verify_mail(doc, [*box[:at], forged, *box[at + 1 :]], name)
         assert not c.ok and any("no deadline is set" in p.lower() for p in c.problems), lines(c)
+
+
+# ------------------------------------------------------------------ an undo while the join step is open
+
+
+JOIN_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "undo_join_numbered.json"
+
+
+def test_an_undo_taken_while_the_join_step_is_open_is_marked_with_the_committed_seed(tmp_path: Path) -> None:
+    """Gap (secrecy): an undo taken before the deal kept the numbered form (no generator yet to key a mark), so its
+    input and public event named global input numbers, which every player read in their report, export and the
+    site.  The game's own seed exists from `game new` and is committed in the invitation before any input: it keys
+    the join step's marks now (its own label), so the input holds a mark, the public event no number, and the player
+    whose JOIN was taken back is told privately; the moderator's tools read the number back, and once the seed is
+    out `pbem verify` replays it, refuses a changed mark, and every player's mail checks."""
+    from pbem.app.undo import listed
+    from pbem.history.export import verify
+    from pbem.home.app import Home
+    from pbem.trust import deal
+    from pbem.trust.fold import undo_mark
+    from pbem.trust.verify import earlier
+    from tests.fixtures.make_undo_join_numbered import play
+    from tests.test_hidden_count import PLAYERS
+
+    cfg, alice, final = play(tmp_path / "home")
+    (inp,) = [o for o in final["orders"] if o["kind"] == "undo"]
+    names = [p for p, _ in PLAYERS]
+    assert inp["lines"][0] == undo_mark(deal.open_state(names), 1, final["seed"]), inp["lines"]
+    public = [e for e in final["events"] if e["kind"] == "undo" and e["visibility"] == "public"]
+    assert [sorted(e["data"]) for e in public] == [["after", "reroll", "why"]], public
+    assert not re.search(r"\binputs? \d", public[0]["text"]), public[0]["text"]
+    private = [e for e in final["events"] if e["kind"] == "undo" and e["visibility"] != "public"]
+    assert [(e["visibility"], e["data"]) for e in private] == [(["Bob"], {"yours": [["JOIN", "SALT bob's words"]]})]
+    (back,) = [r for r in listed(Home.of(cfg), "g1") if r.kind == "undo"]
+    assert back.back_to == 1
+    for check in (verify(final), verify(alice, partial=True), earlier(final, alice)):
+        assert check.ok, check.problem
+    everything = [p.read_bytes() for p in sorted((Path(cfg.maildir_path) / "sent").glob("*/*"))]
+    for who, address in PLAYERS:
+        mine = [raw for raw in everything if re.search(rb"(?m)^To: [^\n]*" + re.escape(address.encode()), raw)]
+        c = verify_mail(final, mine, who)
+        assert c.ok and c.heads > 0, (who, lines(c))
+    forged = json.loads(json.dumps(final))
+    next(o for o in forged["orders"] if o["kind"] == "undo")["lines"][0] = undo_mark({}, 0, final["seed"])
+    assert not verify(forged).ok, "an undo input naming another input passed"
+
+
+def test_an_undo_in_the_join_step_recorded_before_keeps_its_numbers_and_verifies_as_before() -> None:
+    """The fixture was made by the pbem before this round: its join step's undo names input 1 and its public event
+    the input undone by its global number.  The replay gives the same events (text and data), the chain and the
+    salts check byte for byte, and Alice's partial export verifies alone and against the final record."""
+    from pbem.history.export import verify
+    from pbem.trust.verify import earlier
+
+    stored = json.loads(JOIN_FIXTURE.read_text())
+    final, alice = stored["final"], stored["alice"]
+    (inp,) = [o for o in final["orders"] if o["kind"] == "undo"]
+    (ev,) = [e for e in final["events"] if e["kind"] == "undo"]
+    assert inp["lines"][0] == "1" and ev["data"]["undone"] == [2] and "after input 1" in ev["text"]
+    for check in (verify(final), verify(alice, partial=True), earlier(final, alice)):
+        assert check.ok, check.problem
+
+
+def test_a_seat_given_to_someone_else_while_the_join_step_is_open_verifies(tmp_path: Path) -> None:
+    """Found with the join step's undo: `pbem verify` refused every input of the moderator's taken while the join
+    step was open but JOIN and start ("does not fit the join step"), so a game whose moderator undid a JOIN, or
+    gave a seat to someone else (`pbem game replace`, a `rename` input) before the deal, could never be verified
+    once finished.  Both kinds belong to either step now; a player's orders before the deal are still refused."""
+    from datetime import timedelta
+
+    from pbem.app import control, games
+    from pbem.app.cron import run_poll
+    from pbem.app.games import Table
+    from pbem.history.export import build, verify
+    from pbem.home.app import Home
+    from pbem.record import store
+    from pbem.record.db import session
+    from tests.conftest import CODES
+    from tests.reliability import killpoints as kp
+    from tests.test_hidden_count import PLAYERS, T0, _mail
+
+    cfg = kp.make_home(tmp_path / "home")
+    home = Home.of(cfg)
+    games.create_game(home, "italian-wars", "g1", PLAYERS[:2], seed="join-rename-0123456789abcdef", codes=CODES,
+                      clock=lambda: T0, table=Table(join=True))  # fmt: skip
+    kp.deliver_in_order(cfg, [_mail("Alice", "a-join", "JOIN\nSALT mine")])
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=1))
+    control.replace(home, "g1", "Bob", ("Dora", "dora@players.test"), T0 + timedelta(minutes=2), code="DORA-1111")
+    control.start(home, "g1", T0 + timedelta(minutes=3))
+    control.abandon(home, "g1", T0 + timedelta(minutes=4))
+    with session(cfg.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))
+    assert [o["kind"] for o in doc["orders"]] == ["join", "rename", "start"]
+    v = verify(doc)
+    assert v.ok, v.problem
+    early = json.loads(json.dumps(doc))
+    early["orders"][1] = {**early["orders"][1], "kind": "orders", "lines": ["DISCARD Milan"]}
+    assert not verify(early).ok

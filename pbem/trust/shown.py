@@ -158,7 +158,7 @@ class Replay:
         self.title = eng.title
         state = joining.open_state(players) if "salts" in doc else eng.setup(players, seed, options)[0]
         self.states: dict[int, dict[str, Any]] = {0: state} if 0 in wanted else {}
-        fold = Fold(state, self.reader)
+        fold = Fold(state, self.reader, seed)
         last = max(wanted, default=0)
         for i, row in enumerate(rows, 1):
             if i > last:

@@ -57,6 +57,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.base import Engine, Event
 from pbem.engine.rng import commitment
+from pbem.engine.seats import RENAME
 from pbem.engine.words import count
 from pbem.trust import chain, signing, vouched
 from pbem.trust import deal as joining
@@ -75,6 +76,8 @@ PARTIAL_VERSION = partial_export.VERSION
 #: Events recorded by the moderator, not produced by the engine (press, pauses,
 #: replacements): they are part of the history but not of the replay.
 MODERATOR_KINDS = frozenset({"press", "moderator"})
+#: Inputs the moderator records in either step, the join step or the game: an undo, a seat renamed (`pbem game replace`).
+EITHER = frozenset({UNDO, RENAME})
 #: A game dealt without a join step (`pbem game new --no-join`, the demo) is a pure function of the seed and the
 #: seats, and the moderator chose the seed: he could try seeds offline until he liked the deal and every later draw
 #: (second fairness red team).  Nothing in the export can show that he did not, so verify says it in every report.
@@ -801,9 +804,11 @@ def _replay(
     _same("the set-up", setup, by_input.get(0, []), seen)
     count = len(setup)
     dealt: list[list[str]] = []
-    fold = Fold(state, lambda st: joining.step_engine(eng, st, players, seed, options))
+    fold = Fold(state, lambda st: joining.step_engine(eng, st, players, seed, options), seed)
     for order in orders:
-        if (order["kind"] in joining.KINDS) != joining.is_joining(state):
+        # the moderator's undo and a seat given to someone else (`rename`) belong to either step: `pbem game undo`
+        # and `pbem game replace` take them while the join step is open too (an undo there was refused before)
+        if order["kind"] not in EITHER and (order["kind"] in joining.KINDS) != joining.is_joining(state):
             raise Refused(
                 f"input {order['seq']} ({quote(order['kind'])}) does not fit the join step: "
                 + ("the game is not dealt yet" if joining.is_joining(state) else "no join step is open")
