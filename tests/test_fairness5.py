@@ -276,3 +276,49 @@ def test_a_seat_given_to_someone_else_while_the_join_step_is_open_verifies(tmp_p
     early = json.loads(json.dumps(doc))
     early["orders"][1] = {**early["orders"][1], "kind": "orders", "lines": ["DISCARD Milan"]}
     assert not verify(early).ok
+
+
+# ------------------------------------------------------------------ --earlier compares the position shown then
+
+
+@pytest.mark.parametrize("kind", ["dynasties", "sixteen-thirty"])
+def test_the_position_an_earlier_export_showed_is_the_final_records_replayed(kind: str, tmp_path: Path) -> None:
+    """Gap: `pbem verify FINAL --earlier PARTIAL` compared the earlier export's entries with the final chain, not its
+    `final_view` (the position its reader was shown then): the moderator could hand Alice an export of the running
+    game showing her a false position and nothing said so at the end.  Now, once the seed is out, it must be the
+    reader's view of the final record replayed to the export's place (after their last listed entry, or after one
+    of the hidden inputs before their next): honest exports of each reader taken after another player's hidden
+    steps pass, and one value of the view changed is named; without the seed it is a note."""
+    from datetime import timedelta
+
+    from pbem.app.control import abandon
+    from pbem.history.export import build
+    from pbem.home.app import Home
+    from pbem.record import store
+    from pbem.record.db import session
+    from pbem.trust.verify import earlier
+    from tests.test_hidden_count import T0, play
+
+    cfg, _, observers = play(kind, tmp_path / "home", 2)
+    with session(cfg.database_url) as s:
+        game = store.game_by_name(s, "g1")
+        partials = {
+            w: json.loads(json.dumps(build(s, game, as_player=w, public=w is None))) for w in [None, *observers]
+        }
+        running = json.loads(json.dumps(build(s, game)))
+    abandon(Home.of(cfg), "g1", T0 + timedelta(minutes=30))
+    with session(cfg.database_url) as s:
+        final = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))
+    for who, doc in partials.items():
+        good = earlier(final, doc)
+        assert good.ok and any("final view is" in c for c in good.checked), (who, good.problem)
+        assert any("final view" in n for n in earlier(running, doc).notes), "without the seed: a note"
+        forged = json.loads(json.dumps(doc))
+        forged["final_view"]["turn"] = str(forged["final_view"].get("turn")) + " (your move)"
+        caught = earlier(final, forged)
+        assert not caught.ok and "final view" in caught.problem, (who, caught.problem)
+    for path in (JOIN_FIXTURE, Path(__file__).resolve().parent / "fixtures" / "undo_numbered.json"):
+        stored = json.loads(path.read_text())
+        assert earlier(stored["final"], stored["alice"]).ok
+        stored["alice"]["final_view"]["data"]["treasury"]["Alice"] += 1
+        assert "final view" in earlier(stored["final"], stored["alice"]).problem

@@ -170,6 +170,7 @@ def earlier(final: dict[str, Any], doc: dict[str, Any]) -> Verification:
         if bad >= 0:
             raise Refused(f"the final export's chain breaks at entry {bad + 1}: verify it alone first")
         out.checked += partial_export.against_final(final, rows, doc)
+        _earlier_view(final, rows, doc, out)
     except (partial_export.Broken, Refused) as exc:
         out.problem = str(exc)
         return out
@@ -178,6 +179,54 @@ def earlier(final: dict[str, Any], doc: dict[str, Any]) -> Verification:
         return out
     out.ok = True
     return out
+
+
+def _earlier_view(final: dict[str, Any], rows: list[dict[str, Any]], doc: dict[str, Any], v: Verification) -> None:
+    """The earlier export's `final_view` (the position its reader was shown when it was made) is that reader's view
+    of the final record replayed to the export's place: after the reader's last listed entry, before their next
+    (another player's hidden input may have been applied in between, so any of those states).  Needs the seed (the
+    final export of a finished game); the view is not signed, so a mismatch is the holder's evidence, not proof."""
+    if "final_view" not in doc:
+        return
+    if not final.get("seed"):
+        v.notes.append("the earlier export's final view (the position then) was not compared: the seed is not revealed")
+        return
+    reader = str(doc["audience"])
+    seen = partial_export.seen_in_final(final, reader, rows)
+    n = len(partial_export.listed(doc))
+    position = {id(r): i for i, r in enumerate(rows, 1)}
+    at = position[id(seen[n - 1])] if n else 0
+    upto = position[id(seen[n])] if n < len(seen) else len(rows) + 1
+    eng: Engine = registry.get(final["game"]["kind"])
+    players, seed, options = [str(p["name"]) for p in final["players"]], str(final["seed"]), final["game"]["options"]
+    state = joining.open_state(players) if "salts" in final else eng.setup(players, seed, options)[0]
+    fold = Fold(state, lambda st: joining.step_engine(eng, st, players, seed, options), seed)
+    you = None if reader == "public" else reader
+
+    def view(st: dict[str, Any]) -> Any:
+        stored = json.loads(json.dumps(st, sort_keys=True))  # the state as the record stores and loads it
+        return json.loads(json.dumps(fold.engine_for(stored).view(stored, you)))
+
+    then, later = state, []  # the state at the reader's last listed entry; those after it, before their next
+    for i, row in enumerate(rows[: upto - 1], 1):
+        if "lines" in row:
+            out = fold.run(row["seq"], row["kind"], row["player"], row["lines"], state)
+            if not out.accepted:
+                raise Refused(f"input {row['seq']} of the final export is refused on replay: verify it alone first")
+            state = out.state
+            if i <= at:
+                then = state
+            else:
+                later.append(state)
+    if doc["final_view"] != view(then) and all(doc["final_view"] != view(st) for st in later):
+        raise Refused(
+            f"the earlier export's final view (the position it showed {clip(reader)}) is not {clip(reader)}'s view of "
+            f"the final record replayed to its entry {n}, nor to any input before their next entry: the position "
+            "shown then was not the game's (the view is not signed: that file is your evidence, not proof for others)"
+        )
+    v.checked.append(
+        f"the earlier export's final view is {clip(reader)}'s view of the final record replayed to its entry {n}"
+    )
 
 
 def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
