@@ -322,3 +322,26 @@ def test_the_position_an_earlier_export_showed_is_the_final_records_replayed(kin
         assert earlier(stored["final"], stored["alice"]).ok
         stored["alice"]["final_view"]["data"]["treasury"]["Alice"] += 1
         assert "final view" in earlier(stored["final"], stored["alice"]).problem
+
+
+def test_every_counted_noun_whose_plural_is_not_noun_s_names_its_plural() -> None:
+    """Found: `--earlier` said "every one of the 5 entrys": `count(n, "entry")` adds "s".  Every `count` and `plural`
+    call in pbem whose noun is a literal ending where English does not just add "s" (a consonant and "y", "s", "x",
+    "ch", "sh") must give its plural."""
+    import ast
+
+    root = Path(__file__).resolve().parent.parent / "pbem"
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", getattr(node.func, "attr", "")) in ("count", "plural")
+            ):
+                continue
+            if len(node.args) != 2 or node.keywords or not isinstance(node.args[1], ast.Constant):
+                continue
+            noun = str(node.args[1].value)
+            if re.search(r"(?:[^aeiou]y|s|x|ch|sh)$", noun):
+                bad.append(f"{path.relative_to(root.parent)}:{node.lineno} {noun!r}")
+    assert not bad, bad
