@@ -345,3 +345,63 @@ def test_every_counted_noun_whose_plural_is_not_noun_s_names_its_plural() -> Non
             if re.search(r"(?:[^aeiou]y|s|x|ch|sh)$", noun):
                 bad.append(f"{path.relative_to(root.parent)}:{node.lineno} {noun!r}")
     assert not bad, bad
+
+
+# ------------------------------------------------------------------ a MIME preamble or epilogue; the moderator's name
+
+
+def _boundaries(raw: bytes) -> list[bytes]:
+    return re.findall(rb'boundary="([^"]+)"', raw)
+
+
+def _preamble(raw: bytes) -> bytes:
+    """Text before the first part of the mail's outer multipart (some mail programs show it above the message)."""
+    mark = b"\n--" + _boundaries(raw)[0] + b"\n"
+    return raw.replace(mark, b"\nBob holds Plague.\n" + mark, 1)
+
+
+def _nested_preamble(raw: bytes) -> bytes:
+    """Text before the first part of the inner multipart (the HTML and its pictures)."""
+    mark = b"\n--" + _boundaries(raw)[1] + b"\n"
+    return raw.replace(mark, b"\nBob holds Plague.\n" + mark, 1)
+
+
+def _epilogue(raw: bytes) -> bytes:
+    return raw.rstrip(b"\n") + b"\nBob holds Plague.\n"
+
+
+def _inner_epilogue(raw: bytes) -> bytes:
+    close = b"\n--" + _boundaries(raw)[1] + b"--\n"
+    return raw.replace(close, close + b"Bob holds Plague.\n", 1)
+
+
+def _signed_otherwise(raw: bytes) -> bytes:
+    return _edited(raw, lambda t: re.sub(r"(?m)^(-- \n).*$", r"\1Bob (who has already sent his orders)", t, count=1))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_text_outside_a_reports_parts_and_a_signature_not_the_senders_are_named(kind: str) -> None:
+    """Gap: the text of a multipart mail outside its parts (its MIME preamble and epilogue, which some mail programs
+    show) was read by nobody, nor the name under a report's signature ("-- "), masked whatever it said.  pbem
+    writes no text outside the parts: any is named as a part pbem does not write; and the name under the signature
+    must be the sender's (the From header's display name, pbem's `[moderator] name`).  Generator: a report of each
+    kind forged five ways; the honest report passes."""
+    doc, name, raws = _box(kind, 1)
+    at = next(i for i, r in enumerate(raws) if b"Private report for" in r and b"image/png" in r)
+    raw = raws[at]
+    assert len(_boundaries(raw)) >= 2
+    honest = verify_mail(doc, [raw], name)
+    assert honest.ok, lines(honest)
+    outside = "text outside the mail's parts"
+    missed = []
+    for what, forge, phrase in [
+        ("a preamble", _preamble, outside),
+        ("a preamble of the inner multipart", _nested_preamble, outside),
+        ("an epilogue", _epilogue, outside),
+        ("an epilogue of the inner multipart", _inner_epilogue, outside),
+        ("another name under the signature", _signed_otherwise, "signed so by the sender"),
+    ]:
+        c = verify_mail(doc, [forge(raw)], name)
+        if c.ok or not any(phrase in p for p in c.problems):
+            missed.append((what, c.problems or lines(c)))
+    assert not missed, missed

@@ -92,6 +92,7 @@ class Received:
     signature: str | None = None
     raw: bytes = field(default=b"", repr=False, compare=False)  # the mail, for what its report told (`_told`)
     mailer: str = ""  # X-Mailer: "pbem 0.1.0" since pbem named its version there ("pbem" before)
+    sender_name: str = ""  # the From header's display name: the moderator's name, which a report signs with
 
     def signed_by(self, key: str, game: str) -> bool:
         """The receipt is signed by `key` for `game` (its record, input and game header)."""
@@ -204,7 +205,17 @@ def _received(msg: Message, raw: bytes) -> Received:
         signature=plain(signing.SIGNATURE_HEADER),
         raw=raw,
         mailer=_text(msg.get("X-Mailer"))[:80],
+        sender_name=_sender_name(msg),
     )
+
+
+def _sender_name(msg: Message) -> str:
+    """The display name of a mail's From (decoded; "" when it has none or it cannot be read)."""
+    try:
+        found = getaddresses([str(msg.get("From", ""))])
+    except Exception:  # any header a mail holds is read or skipped, never a crash
+        return ""
+    return _text(found[0][0])[:200] if found else ""
 
 
 #: What `read_folder` reads: one mail (pbem's own are a few hundred KB with their pictures; a player's folder may
@@ -955,7 +966,7 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
         (
             (at, m.name, shown_),
             pictured.of_mail(m.raw, page) if page else None,
-            (prose.said(text, m.record, page, m.subject), m.record),
+            (prose.said(text, m.record, page, m.subject, m.sender_name), m.record),
         )
         for at, m, text, page in texts
         if (shown.MARK in text or told.BOARD in text) and (shown_ := shown.report_of(text, page))
