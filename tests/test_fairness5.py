@@ -405,3 +405,74 @@ def test_text_outside_a_reports_parts_and_a_signature_not_the_senders_are_named(
         if c.ok or not any(phrase in p for p in c.problems):
             missed.append((what, c.problems or lines(c)))
     assert not missed, missed
+
+
+# ------------------------------------------------------------------ a newcomer's receipt numbers in a partial export
+
+
+def test_a_newcomers_receipt_numbers_are_checked_against_their_export_of_the_running_game(tmp_path: Path) -> None:
+    """Gap: against a partial export, a seat's newcomer's receipts were found by their heads only, not at the numbers
+    they state (those written before counted the newcomer's own name alone), so an export that left an entry out
+    before a receipt's head, renumbered and signed again by the game key, passed their mail.  Now either count must
+    give the number the receipt states: Eve's honest mail passes, the export with an entry left out does not."""
+    from datetime import timedelta
+
+    from pbem.app.control import replace
+    from pbem.app.cron import run_poll
+    from pbem.history.export import build
+    from pbem.home.app import Home
+    from pbem.record import store
+    from pbem.record.db import session
+    from tests.conftest import in_delivered_order
+    from tests.reliability import killpoints as kp
+    from tests.test_hidden_count import T0, _mail, _resigned, play
+
+    cfg, mover, _ = play("dynasties", tmp_path / "home", 2)
+    kp.deliver_in_order(cfg, [_mail(mover, "press", "PRESS TO Carol: a word in private")])
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=4))
+    replace(Home.of(cfg), "g1", mover, ("Eve", "eve@example.test"), T0 + timedelta(minutes=5))
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=6))
+    sent = in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))
+    mails = [raw for p in sent if b"eve@example.test" in (raw := p.read_bytes())]
+    with session(cfg.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"), as_player="Eve")))
+    honest = verify_mail(doc, mails, "Eve")
+    assert honest.ok and honest.heads > 0, lines(honest)
+    left_out = json.loads(json.dumps(doc))  # the first event dropped, the rest renumbered, signed again
+    gone = left_out["events"].pop(0)["seq"]
+    for row in left_out["orders"] + left_out["events"]:
+        row["seq"] -= row["seq"] > gone
+    left_out["chain"]["entries"] -= 1
+    c = verify_mail(_resigned(cfg, left_out), mails, "Eve")
+    assert not c.ok and any("entries were added or left out before it" in p for p in c.problems), lines(c)
+    # Receipts written before counted Eve's own name's entries alone: the same heads at those numbers, signed by the
+    # game key as that pbem signed them, still pass; a number neither count gives does not.
+    from pbem.trust import receipts, signing
+
+    with session(cfg.database_url) as s:
+        private = signing.private_of(store.game_by_name(s, "g1"))
+    assert private
+    alone = receipts._alone([*doc["orders"], *doc["events"]], "Eve")
+
+    def counted(raw: bytes, shift: int) -> bytes:
+        m = re.search(rb"(?m)^X-Pbem-Record: (\d+)\s+([0-9a-f]{64})\n", raw)  # (folded: the head on its own line)
+        if m is None:  # (a mail without a receipt)
+            return raw
+        head = m.group(2).decode()
+        n = alone[head] + shift
+        game = re.search(rb"(?m)^X-Pbem-Game: ([0-9a-f]+)", raw)
+        got = re.search(rb"(?m)^X-Pbem-Input: (\d+)\s+([0-9a-f]{64})", raw)
+        assert game is not None and private
+        sig = signing.sign(private, signing.statement("g1", game.group(1).decode(), n, head,
+                                                      (int(got.group(1)), got.group(2).decode()) if got else None))  # fmt: skip
+        raw = raw.replace(m.group(0), f"X-Pbem-Record: {n} {head}\n".encode(), 1)
+        return re.sub(rb"(?m)^X-Pbem-Signature: .*(\n[ \t].*)*", f"X-Pbem-Signature: {sig}".encode(), raw, count=1)
+
+    assert any(
+        alone[h] != n for n, h in [receipts.parse_mail(r).record for r in mails if receipts.parse_mail(r).record]
+    )
+    assert [counted(r, 0) for r in mails] != mails
+    old = verify_mail(doc, [counted(r, 0) for r in mails], "Eve")
+    assert old.ok and old.heads == honest.heads, lines(old)
+    wrong = verify_mail(doc, [counted(r, 1) for r in mails], "Eve")
+    assert not wrong.ok and any("entries were added or left out before it" in p for p in wrong.problems), lines(wrong)

@@ -815,8 +815,9 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
     own = audience != "public" and (
         not player or player.lower() in seat or any(m.to_name.lower() in seat for m in mails if m.to_name)
     )
-    # a seat's newcomer's receipts count only their own name's inputs, their export the seat's under every name
-    numbered = own and seat_of(doc, audience) == [audience]
+    # a seat's newcomer's receipts count the seat's entries under every name, as their export numbers them; those
+    # written before (branch `undocount`) counted their own name's alone: either number is theirs (`_alone`)
+    alone = _alone(rows, audience) if own and seat_of(doc, audience) != [audience] else {}
     later = hidden = 0
     for m in mails:
         if m.record is not None:
@@ -833,7 +834,7 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
                     )
                 else:
                     hidden += 1
-            elif numbered and at[head] != n:
+            elif own and at[head] != n and alone.get(head) != n:
                 c.problem(
                     n,
                     f"{m.name} carries record #{n} {head[:16]}..., but this export lists that head as {audience}'s "
@@ -860,6 +861,21 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
             f"{count(hidden, 'head')} of your mail follow entries this export does not list (it is {audience}'s): "
             "your own export, or the final one, checks them"
         )
+
+
+def _alone(rows: list[dict[str, Any]], name: str) -> dict[str, int]:
+    """Each listed entry's hash -> its number among the entries `name` alone may see (their own inputs, the
+    moderator's and the deadline's, the events public or shown to them), in the listing's order: how a newcomer's
+    receipts were counted before they counted the seat's entries under its earlier names."""
+    out: dict[str, int] = {}
+    for row in sorted(rows, key=lambda r: int(r["seq"])):
+        if "lines" in row:
+            mine = row.get("player", "") in ("", name)
+        else:
+            mine = row.get("visibility") == "public" or name in (row.get("visibility") or ())
+        if mine:
+            out[str(row.get("hash"))] = len(out) + 1
+    return out
 
 
 def _input_place(ch: _Chain, number: int, want: str, player: str) -> int | None:
