@@ -101,6 +101,22 @@ def test_an_acknowledgement_quoting_other_lines_than_the_input_applied_is_named(
     assert not missed, missed
 
 
+@pytest.mark.parametrize("kind", [k for k in KINDS if k != "italian-wars"])  # (no reading there differs from its line)
+def test_what_the_engine_understood_of_a_quoted_line_is_the_replays(kind: str) -> None:
+    """ "(understood as: ...)" after a quoted line is the engine's reading of it ("I pass" as NO EVENT): once the
+    seed is out it must be the replay's, in the text and the HTML; the honest acknowledgement passes."""
+    doc, name, raws = _box(kind, 0)
+    raw = next(r for r in raws if b"X-Pbem-Input" in r and "(understood as: " in _text_of(r))
+    assert verify_mail(doc, [raw], name).ok
+    text = _edited(
+        raw, lambda t: re.sub(r"\(understood as: [^\n]*\)$", "(understood as: NO EVENT)", t, count=1, flags=re.M)
+    )
+    page = _html_edited(raw, lambda p: re.sub(r"(</code></td><td>ok) \([^<]*\)", r"\1 (NO EVENT)", p, count=1))
+    for forged in (text, page):
+        c = verify_mail(doc, [forged], name)
+        assert not c.ok and any("NO EVENT" in p and "replay's reading of your line" in p for p in c.problems), lines(c)
+
+
 def test_the_notice_of_held_orders_applied_at_the_deadline_quotes_the_input() -> None:
     """The notice of orders held until the deadline ("were applied:", `mail/held_applied`) quotes the input applied:
     its honest text and HTML agree, a changed line in either is named."""

@@ -10,7 +10,8 @@ HTML part, must now be the recorded input's lines, in order, as pbem quotes them
 characters each, the first `MANY` of a long message and a count of the rest).  What the player actually wrote is
 their Sent folder's (`pbem verify --sent`: SUBSTITUTED when the export applied other lines than the mail gives),
 so together the two checks bind the quote to the Sent mail.  "(understood as: ...)" after a line is the engine's
-reading: its form is checked here, its words are not (the line it follows is).  Pure; linear in the text.
+reading: once the seed is out it must be the replay's (`pbem.trust.receipts._readings`), before that only its
+form is checked.  Pure; linear in the text.
 """
 
 from __future__ import annotations
@@ -60,9 +61,11 @@ def quoted(text: str) -> tuple[list[str], int, bool] | None:
     return None
 
 
-def differs(text: str, page: str, applied: list[str]) -> str:
+def differs(text: str, page: str, applied: list[str], understood: list[str] | None = None) -> str:
     """How the applied lines `text` and its HTML part `page` quote differ from `applied` (the recorded input's
-    lines), in one phrase naming the first line that differs; "" when they agree (or the mail quotes none)."""
+    lines), in one phrase naming the first line that differs; "" when they agree (or the mail quotes none).
+    `understood`: what the engine understood of each line, replayed (once the seed is out), for the
+    "(understood as: ...)" a row adds; None: that reading's words are not compared."""
     found = quoted(text)
     if found is not None:
         got, more, ack = found
@@ -74,7 +77,13 @@ def differs(text: str, page: str, applied: list[str]) -> str:
         )
         if how:
             return how
-    return _html_differs(page, applied) if page else ""
+        if ack and understood is not None:
+            for row, line, reading in zip(got, shown, understood):
+                said = f"{_UNDERSTOOD}{reading})" if reading and reading != line else ""
+                if row != APPLIED[1] + line + said:
+                    return _reading(row[len(APPLIED[1]) :], line + said)
+    how = _html_differs(page, applied, understood) if page else ""
+    return how
 
 
 def _line(row: str) -> str:
@@ -101,7 +110,14 @@ def _compare(got: list[str], more: int, shown: list[str], want_more: int, whole:
     return ""
 
 
-def _html_differs(page: str, applied: list[str]) -> str:
+def _reading(got: str, want: str) -> str:
+    from pbem.trust.quote import apart
+
+    said, replayed = apart(got, want)
+    return f"says {said} where the replay's reading of your line gives {replayed}"
+
+
+def _html_differs(page: str, applied: list[str], understood: list[str] | None = None) -> str:
     """The HTML part's quote: the rows of its table (the acknowledgement) or its list (the held orders' notice)."""
     held = _HELD_LIST.search(page)
     if held is not None:
@@ -122,6 +138,12 @@ def _html_differs(page: str, applied: list[str]) -> str:
     how = _compare(got, int(more[1]) if more else 0, shown, len(want) - len(shown), [])
     if not how and bad:
         how = f'says "{bad}" after a line where only "ok" and what the engine understood are written'
+    if not how and understood is not None:
+        for m, line, reading in zip(rows, shown, understood):
+            said = f" ({reading})" if reading and reading != line else ""
+            if m is not None and unescape(m[2]) != said:
+                how = _reading(line + unescape(m[2]), line + said)
+                break
     return f"in its HTML part {how}" if how else ""
 
 

@@ -568,7 +568,7 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
     else:
         c.reader = reader_of(ch, doc, ordered, player)
         good = _heads(ch, ordered, c, c.reader)
-        _inputs(ch, ordered, good, c, c.reader or player)
+        _inputs(ch, ordered, good, c, c.reader or player, doc)
         texts = _texts(ch, ordered, c)
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
@@ -897,7 +897,15 @@ def _input_place(ch: _Chain, number: int, want: str, player: str) -> int | None:
     return mine if mine is not None else by_seq
 
 
-def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck, player: str = "") -> None:
+def _inputs(
+    ch: _Chain,
+    mails: list[Received],
+    good: list[int],
+    c: MailCheck,
+    player: str = "",
+    doc: dict[str, Any] | None = None,
+) -> None:
+    readings = _readings(doc, ch.rows, mails) if doc is not None else None
     for m in mails:
         if m.input is None:
             continue
@@ -920,15 +928,43 @@ def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck, pl
                 rank=0,
             )
         else:
-            _quoted(m, n, seq, ch.rows[n - 1].get("lines"), c)
+            _quoted(m, n, seq, ch.rows[n - 1].get("lines"), c, readings)
 
 
-def _quoted(m: Received, position: int, seq: int, applied: Any, c: MailCheck) -> None:
+def _readings(doc: dict[str, Any], rows: list[dict[str, Any]], mails: list[Received]) -> dict[int, list[str]] | None:
+    """What the engine understood of each line of each input (seq -> one reading a line), replayed from the seed,
+    when the seed is out and a mail quotes a reading ("(understood as: ...)"); else None (not compared)."""
+    if not doc.get("seed") or not any(b"understood as" in m.raw for m in mails if m.input is not None):
+        return None
+    from pbem.trust import deal as joining
+    from pbem.trust.fold import Fold
+
+    try:
+        eng = registry.get(doc["game"]["kind"])
+        players, seed, options = [str(p["name"]) for p in doc["players"]], str(doc["seed"]), doc["game"]["options"]
+        state = joining.open_state(players) if "salts" in doc else eng.setup(players, seed, options)[0]
+        fold = Fold(state, lambda st: joining.step_engine(eng, st, players, seed, options), seed)
+        out: dict[int, list[str]] = {}
+        for row in rows:
+            if "lines" in row:
+                done = fold.run(row["seq"], row["kind"], row["player"], row["lines"], state)
+                state = done.state
+                out[int(row["seq"])] = [r.understood for r in done.lines]
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        return None  # (a record that cannot be replayed: `pbem verify` says why, the tables' note too)
+    return out
+
+
+def _quoted(
+    m: Received, position: int, seq: int, applied: Any, c: MailCheck, readings: dict[int, list[str]] | None = None
+) -> None:
     """The lines the acknowledgement `m` quotes as applied must be the lines of the input its receipt names
-    (`pbem.trust.acked`): the receipt binds the input, the quote is what the player reads."""
+    (`pbem.trust.acked`): the receipt binds the input, the quote is what the player reads; what the engine
+    understood of each, when `readings` (the replay's) are given."""
     if not isinstance(applied, list):
         return
-    how = acked.differs(told.plain(m.raw), told.html(m.raw), [str(x) for x in applied])
+    reading = readings.get(seq) if readings is not None else None
+    how = acked.differs(told.plain(m.raw), told.html(m.raw), [str(x) for x in applied], reading)
     if how:
         c.problem(
             position,
