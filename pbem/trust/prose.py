@@ -16,9 +16,11 @@ rendered again from the replay and the export, and compared line by line, in ord
 Mail-specific, and so taken from the mail itself (`Said`): whether it is the first report (the commitment and
 code paragraphs, the salts, the earlier names are said once), the player's secret code (its value is not in the
 export; only its place in the fixed sentence is read), the record line "Record #N, HEAD..." (masked only when it
-is the mail's own receipt, `X-Pbem-Record`), the moderator's name under the signature line "-- ", and the
+is the mail's own receipt, `X-Pbem-Record`), the moderator's name under the signature line "-- " (held to the
+mail's From display name, `said`'s `sender`), and the
 acknowledgement of the reader's own message ("== Your message ==": their own words, and its input's receipt,
-checked by the input check).  The deadline's time in the opening lines is `pbem.trust.due`'s.  Pure; linear in
+checked by the input check; the lines it quotes as applied by `pbem.trust.acked`).  The deadline's time in the
+opening lines is `pbem.trust.due`'s.  Pure; linear in
 the text; one small template rendered per report.
 """
 
