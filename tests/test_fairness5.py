@@ -492,3 +492,65 @@ def test_a_newcomers_receipt_numbers_are_checked_against_their_export_of_the_run
     assert old.ok and old.heads == honest.heads, lines(old)
     wrong = verify_mail(doc, [counted(r, 1) for r in mails], "Eve")
     assert not wrong.ok and any("entries were added or left out before it" in p for p in wrong.problems), lines(wrong)
+
+
+# ------------------------------------------------------------------ what an acknowledgement says became of a message
+
+
+def test_an_acknowledgement_saying_otherwise_than_the_export_what_became_of_a_message_is_named(tmp_path: Path) -> None:
+    """Gap: an acknowledgement answers one of the player's messages (its In-Reply-To), and the export records what
+    became of that message (accepted, held, refused and why), but nothing compared the two: the moderator could
+    apply Alice's orders and tell her they were refused (so that she sends others), or quote other lines as refused
+    than the ones the record refused.  Now "Accepted and applied" must answer a message accepted or held, "NOTHING
+    WAS APPLIED" one refused, and its refused lines must be the ones the record's reason names.  Real mail of a
+    game played by the poll (a refused message, then accepted orders); the honest mailbox passes."""
+    from datetime import timedelta
+
+    from pbem.app import games, views
+    from pbem.app.control import abandon
+    from pbem.app.cron import run_poll
+    from pbem.history.export import build
+    from pbem.home.app import Home
+    from pbem.record import store
+    from pbem.record.db import session
+    from tests.conftest import CODES, in_delivered_order
+    from tests.reliability import killpoints as kp
+    from tests.test_hidden_count import PLAYERS, T0, _mail
+
+    cfg = kp.make_home(tmp_path / "home")
+    games.create_game(Home.of(cfg), "dynasties", "g1", PLAYERS, seed="acked-0123456789abcdef0123", codes=CODES,
+                      clock=lambda: T0)  # fmt: skip
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=1))
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        legal = next(r for r in views.engine(loaded).requests(loaded.state) if r.player == "Alice").legal
+    kp.deliver_in_order(cfg, [_mail("Alice", "a-bad", "TRIBUTE Nothing 99\nTRIBUTE Nothing 98")])
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
+    kp.deliver_in_order(cfg, [_mail("Alice", "a-good", legal[0])])
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=3))
+    abandon(Home.of(cfg), "g1", T0 + timedelta(minutes=4))
+    with session(cfg.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))
+    sent = in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))
+    mails = [raw for p in sent if b"alice@" in (raw := p.read_bytes())]
+    honest = verify_mail(doc, mails, "Alice")
+    assert honest.ok, lines(honest)
+    refused = next(i for i, r in enumerate(mails) if "\nNOTHING WAS APPLIED: " in _text_of(r))
+    applied = next(i for i, r in enumerate(mails) if "\nAccepted and applied:\n" in _text_of(r))
+    assert b"a-bad@" in mails[refused] and b"a-good@" in mails[applied]
+
+    def forged(at: int, edit: Callable[[str], str]) -> list[str]:
+        c = verify_mail(doc, [*mails[:at], _edited(mails[at], edit), *mails[at + 1 :]], "Alice")
+        assert not c.ok
+        return c.problems
+
+    said = forged(
+        applied, lambda t: t.replace("Accepted and applied:", "NOTHING WAS APPLIED: one line was not accepted.", 1)
+    )
+    assert any(
+        'says of your message <a-good@example.test> "NOTHING WAS APPLIED"' in p and "accepted" in p for p in said
+    ), said
+    said = forged(refused, lambda t: re.sub(r"(?m)^NOTHING WAS APPLIED: .*$", "Accepted and applied:", t, count=1))
+    assert any('"Accepted and applied", but the export records it rejected' in p for p in said), said
+    said = forged(refused, lambda t: t.replace('NO   "TRIBUTE Nothing 99"', 'NO   "TRIBUTE Gold 3"', 1))
+    assert any("quotes as refused" in p and "TRIBUTE Gold 3" in p for p in said), said

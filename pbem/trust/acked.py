@@ -16,6 +16,7 @@ form is checked.  Pure; linear in the text.
 
 from __future__ import annotations
 
+import ast
 import re
 from html import unescape
 
@@ -152,3 +153,38 @@ def _unescaped(html: str) -> str:
     that it differs)."""
     text = unescape(html)
     return text if str(escape(text)) == html else html
+
+
+REFUSED = "NOTHING WAS APPLIED: "
+_NO = re.compile(r'^  NO   "(.*)"$')
+#: A refused line as the record's reason names it (`pbem.app.intake`: "'line': why; 'line': why"), as
+#: `pbem.trust.sent.grouped` reads it.
+_QUOTED_LINE = re.compile(r"""(?:^|; )('(?:[^'\\\n]|\\.)*+'|"(?:[^"\\\n]|\\.)*+"): """)
+
+
+def said_outcome(text: str) -> str | None:
+    """What an acknowledgement's text says became of the message it answers: "applied" ("Accepted and applied:"),
+    "refused" ("NOTHING WAS APPLIED: ..."), None when it says neither (a notice, a report without one)."""
+    for line in text.split("\n"):
+        if line.rstrip() == APPLIED[0]:
+            return "applied"
+        if line.startswith(REFUSED):
+            return "refused"
+    return None
+
+
+def refused_quoted(text: str) -> list[str]:
+    """The lines an acknowledgement of a refused message quotes as refused ('  NO   "line"'), sorted."""
+    return sorted(m[1] for line in text.split("\n") if (m := _NO.match(line.rstrip())))
+
+
+def reason_lines(reason: str) -> list[str] | None:
+    """The lines a refused message's recorded reason names ("'a': why; 'b': why"), sorted; None when it is no list
+    of refused lines (another reason, or one that does not start with a quoted line)."""
+    found = list(_QUOTED_LINE.finditer(reason))
+    if not found or found[0].start() != 0:
+        return None
+    try:
+        return sorted(str(ast.literal_eval(m[1])) for m in found)
+    except (ValueError, SyntaxError):
+        return None

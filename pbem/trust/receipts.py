@@ -95,6 +95,7 @@ class Received:
     raw: bytes = field(default=b"", repr=False, compare=False)  # the mail, for what its report told (`_told`)
     mailer: str = ""  # X-Mailer: "pbem 0.1.0" since pbem named its version there ("pbem" before)
     sender_name: str = ""  # the From header's display name: the moderator's name, which a report signs with
+    in_reply_to: str = ""  # the Message-ID the mail answers (no angle brackets, lower case): a player's message
 
     def signed_by(self, key: str, game: str) -> bool:
         """The receipt is signed by `key` for `game` (its record, input and game header)."""
@@ -208,7 +209,13 @@ def _received(msg: Message, raw: bytes) -> Received:
         raw=raw,
         mailer=_text(msg.get("X-Mailer"))[:80],
         sender_name=_sender_name(msg),
+        in_reply_to=mid(str(msg.get("In-Reply-To", ""))),
     )
+
+
+def mid(value: str) -> str:
+    """A Message-ID as compared: no blanks, no angle brackets, lower case (as `pbem.trust.sent` reads them)."""
+    return "".join(value.split()).strip("<>").lower()[:998]
 
 
 def _sender_name(msg: Message) -> str:
@@ -575,6 +582,7 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
         _deadlines(ch, texts, c)
+    _answered(doc, ordered, c)
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
     c.ok = not c.problems
@@ -974,6 +982,42 @@ def _quoted(
             "history published (its text is not signed, only its receipt: this mail is your evidence, keep it)",
             rank=0,
         )
+
+
+def _answered(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """What an acknowledgement says became of the player's message it answers (its In-Reply-To) must be what the
+    export records of that message: "Accepted and applied" for a message accepted or held, "NOTHING WAS APPLIED"
+    for one refused, and the lines it quotes as refused the ones the record's reason names.  A moderator who applied
+    Alice's vote and told her it was refused (so that she sends another) was caught by nothing."""
+    messages = {mid(str(r.get("message_id", ""))): r for r in doc.get("messages", []) if isinstance(r, dict)}
+    for m in mails:
+        rec = messages.get(m.in_reply_to) if m.in_reply_to else None
+        if rec is None or b"Your message" not in m.raw:
+            continue
+        text = told.plain(m.raw)
+        claim, outcome = acked.said_outcome(text), str(rec.get("outcome"))
+        applied = outcome in ("accepted", "held")
+        if claim is not None and (claim == "applied") != applied:
+            c.problem(
+                0,
+                f'{m.name} says of your message <{clip(m.in_reply_to)}> "'
+                + ("Accepted and applied" if claim == "applied" else "NOTHING WAS APPLIED")
+                + f'", but the export records it {clip(outcome)}'
+                + (f" ({clip(str(rec.get('reason')), 120)})" if rec.get("reason") else "")
+                + ": the acknowledgement you were shown is not the history published (this mail is your evidence, "
+                "keep it)",
+                rank=0,
+            )
+        elif claim == "refused" and (named := acked.reason_lines(str(rec.get("reason") or ""))) is not None:
+            quoted = acked.refused_quoted(text)
+            if quoted != named:
+                c.problem(
+                    0,
+                    f"{m.name} quotes as refused {clip('; '.join(quoted)) or '(no line)'}, but the export's reason for "
+                    f"your message <{clip(m.in_reply_to)}> names {clip('; '.join(named))}: the acknowledgement you were "
+                    "shown is not the history published (this mail is your evidence, keep it)",
+                    rank=0,
+                )
 
 
 Texts = list[tuple[int, "Received", str, str]]
