@@ -32,7 +32,8 @@ The checks, each over the mail of one player (`pick`) and one export:
 7. the player's mail of another game signed for this one's kind, options and players (the
    same game started again under another name, or a rematch) is named (`pbem.trust.restarts`);
 8. the lines an acknowledgement quotes as applied are the lines of the input its receipt names, and once the seed
-   is revealed what it says the engine understood of them is the replay's (`pbem.trust.acked`).
+   is revealed what it says the engine understood of them is the replay's (`pbem.trust.acked`); what it says
+   became of the message it answers (applied, or refused and which lines) is what the export records (`_answered`).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
