@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pbem.trust.receipts import lines, verify_mail
 from tests.test_fairness3 import _edited, _html_edited, _text_of
@@ -554,3 +556,27 @@ def test_an_acknowledgement_saying_otherwise_than_the_export_what_became_of_a_me
     assert any('"Accepted and applied", but the export records it rejected' in p for p in said), said
     said = forged(refused, lambda t: t.replace('NO   "TRIBUTE Nothing 99"', 'NO   "TRIBUTE Gold 3"', 1))
     assert any("quotes as refused" in p and "TRIBUTE Gold 3" in p for p in said), said
+
+
+_PIECES = st.sampled_from(
+    ["Accepted and applied:", "  OK   ", "   (understood as: ", ")", "  ... and 3 more lines not shown.", "\n", "\n\n",
+     "NOTHING WAS APPLIED: x", '  NO   "', '"', "<p>Accepted and applied:</p>", "<tbody>", "</tbody></table>\n",
+     "<tr><td><code>", "</code></td><td>ok", "</td></tr>", "<p>\u2026 and 2 more lines not shown.</p>", "&amp;", "<",
+     "The orders you sent, held until then, were applied:", "    ", 'were applied:</p>\n<ul class="legal">',
+     "<li><code>", "</code></li>", "</ul>", "'a': why; ", "'b\\'c': ", "VOTE RED", "x" * 250]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=30), st.lists(_PIECES, max_size=30), st.lists(st.text(max_size=30), max_size=5))
+def test_no_text_makes_the_acknowledgements_reading_raise(text: list[str], page: list[str], applied: list[str]) -> None:
+    """Fuzzer: whatever a mail's text and HTML hold (pieces of what the acknowledgement's reading looks for, in any
+    order) and whatever lines an input applied, reading the quote and comparing it returns a phrase, never raises."""
+    from pbem.trust import acked
+
+    t, p = "".join(text), "".join(page)
+    for reading in (None, [x.upper() for x in applied]):
+        assert isinstance(acked.differs(t, p, applied, reading), str)
+    assert acked.said_outcome(t) in (None, "applied", "refused")
+    assert isinstance(acked.refused_quoted(t), list)
+    assert acked.reason_lines(t) is None or isinstance(acked.reason_lines(t), list)
