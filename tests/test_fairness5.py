@@ -580,3 +580,37 @@ def test_no_text_makes_the_acknowledgements_reading_raise(text: list[str], page:
     assert acked.said_outcome(t) in (None, "applied", "refused")
     assert isinstance(acked.refused_quoted(t), list)
     assert acked.reason_lines(t) is None or isinstance(acked.reason_lines(t), list)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_words_and_markup_an_acknowledgement_never_holds_are_named(kind: str) -> None:
+    """Gap: the HTML block "Your message" of a report was left out of the comparison whole, and the acknowledgement's
+    own mail was not read at all but for its receipt (and now its quote): a heading, a section or a style in that
+    HTML, a line "Bob has already sent his orders." in the acknowledgement's text, or another name under its
+    signature, passed.  The player's own words are quoted indented (text) and escaped (HTML), so an
+    acknowledgement may hold only the lines and markup its templates write: anything else is named.  Generator: an
+    acknowledgement's own mail and a report answering orders, of each kind; the honest mails pass."""
+    doc, name, raws = _box(kind, 1)
+    report = next(
+        r for r in raws if b"X-Pbem-Input" in r and "Private report for" in _text_of(r) and "Accepted" in _text_of(r)
+    )
+    # (where the mover is always mailed a report, the acknowledgement is in it: no mail of its own)
+    ack = next((r for r in raws if b"X-Pbem-Input" in r and _text_of(r).startswith("Your message")), report)
+    for raw in (ack, report):
+        assert verify_mail(doc, [raw], name).ok
+    forgeries = [
+        (ack, lambda r: _edited(r, lambda t: t.replace("\nAccepted and applied:", "\nBob has already sent his orders.\nAccepted and applied:", 1)), "Bob has already"),
+        (ack, lambda r: _edited(r, lambda t: re.sub(r"(?m)^(-- \n).*$", r"\1Bob", t, count=1)), 'is signed "Bob"'),
+        (ack, lambda r: _html_edited(r, lambda p: p.replace("<p>Accepted and applied:</p>", "<h2>Bob has passed</h2><p>Accepted and applied:</p>", 1)), "<h2>"),
+        (report, lambda r: _html_edited(r, lambda p: p.replace("<p>Accepted and applied:</p>", "<section><p>Bob holds Plague.</p></section><p>Accepted and applied:</p>", 1)), "<section>"),
+        (report, lambda r: _html_edited(r, lambda p: p.replace("<p>Accepted and applied:</p>", '<p style="color:red">Accepted and applied:</p>', 1)), "style="),
+    ]  # fmt: skip
+    if ack is report:
+        forgeries = forgeries[3:]
+    assert kind not in ("dynasties", "sixteen-thirty") or ack is not report
+    missed = []
+    for raw, forge, phrase in forgeries:
+        c = verify_mail(doc, [forge(raw)], name)
+        if c.ok or not any(phrase in p and "not what pbem writes" in p for p in c.problems):
+            missed.append((phrase, c.problems or lines(c)))
+    assert not missed, missed

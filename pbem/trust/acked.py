@@ -188,3 +188,54 @@ def reason_lines(reason: str) -> list[str] | None:
         return sorted(str(ast.literal_eval(m[1])) for m in found)
     except (ValueError, SyntaxError):
         return None
+
+
+#: The markup an acknowledgement's HTML is written with (`mail/_ack_body.html.j2`, `ack.html.j2`, `_record.html.j2`):
+#: anything else in it (a heading, a section, a picture, a style) is no part of what pbem writes there.
+TAGS = frozenset({"p", "strong", "table", "thead", "tbody", "tr", "th", "td", "code", "br", "pre"})
+ATTRIBUTES = frozenset({"", 'scope="col"', 'class="receipt"', 'class="hint"', 'class="record"'})
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]{0,20})([^<>]{0,400})>")
+#: The unindented lines an acknowledgement's own mail prints besides those of its body (`prose.ACK_LINES`): the
+#: record's hint and line (`mail/_record.txt.j2`) and the signature.
+OWN_LINES = ("Reply to this mail with your orders; a new mail needs your player code", "Record #")
+
+
+def unwritten(text: str, page: str, sender: str = "") -> str:
+    """What an acknowledgement holds that pbem does not write, in one phrase ("" when nothing): in a report
+    answering the message, markup in its HTML block "Your message" other than the acknowledgement's (its text
+    block is `pbem.trust.prose`'s); in the acknowledgement's own mail, an unindented line of its text that none of
+    its templates prints (the player's words are quoted indented), a name under its signature other than the
+    sender's (`sender`), and markup of its HTML other than the acknowledgement's."""
+    from pbem.trust.prose import ACK_LINES, MARK
+
+    if MARK in text:
+        start, end = page.find("<h2>Your message</h2>"), page.find("<p>" + MARK)
+        return _markup(page[start + len("<h2>Your message</h2>") : end], ()) if 0 <= start < end else ""
+    first = text.lstrip().split("\n", 1)[0]
+    if not (first.startswith('Your message "') and '" for game "' in first):
+        return ""  # (no acknowledgement of orders: a JOIN's, a refusal of a code, a notice)
+    rows = [row.rstrip() for row in text.split("\n")]
+    sign = max((i for i, row in enumerate(rows) if row == "--"), default=len(rows))
+    for i, row in enumerate(rows):
+        if i == sign + 1:
+            if sender and row != sender:
+                return f'is signed "{row[:80]}" where its sender is named "{sender[:80]}"'
+        elif row and not row.startswith((" ", "\t", *ACK_LINES, *OWN_LINES)) and i != sign:
+            from pbem.trust.quote import quote
+
+            return (
+                f"says {quote(row)}, a line pbem does not write in an acknowledgement (it quotes your words indented)"
+            )
+    start, end = page.find("<body>"), page.rfind("</body>")
+    body = page[start + len("<body>") : end] if 0 <= start < end else page
+    return _markup(body, ("h1",))
+
+
+def _markup(html: str, also: tuple[str, ...]) -> str:
+    for m in _TAG.finditer(html):
+        name, attributes = m[2].lower(), m[3].strip()
+        if (name not in TAGS and name not in also) or (attributes not in ATTRIBUTES and not m[1]):
+            from pbem.trust.quote import clip
+
+            return f"in its HTML part holds {clip(m[0], 80)}, markup pbem does not write in an acknowledgement"
+    return ""

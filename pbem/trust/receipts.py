@@ -992,10 +992,20 @@ def _answered(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
     Alice's vote and told her it was refused (so that she sends another) was caught by nothing."""
     messages = {mid(str(r.get("message_id", ""))): r for r in doc.get("messages", []) if isinstance(r, dict)}
     for m in mails:
-        rec = messages.get(m.in_reply_to) if m.in_reply_to else None
-        if rec is None or b"Your message" not in m.raw:
+        if b"Your message" not in m.raw:
             continue
         text = told.plain(m.raw)
+        how = acked.unwritten(text, told.html(m.raw), m.sender_name)
+        if how:
+            c.problem(
+                0,
+                f"{m.name} {how}: the acknowledgement you were shown is not what pbem writes (its text is not signed: "
+                "this mail is your evidence, keep it)",
+                rank=0,
+            )
+        rec = messages.get(m.in_reply_to) if m.in_reply_to else None
+        if rec is None:
+            continue
         claim, outcome = acked.said_outcome(text), str(rec.get("outcome"))
         applied = outcome in ("accepted", "held")
         if claim is not None and (claim == "applied") != applied:
