@@ -210,11 +210,11 @@ def _received(msg: Message, raw: bytes) -> Received:
         raw=raw,
         mailer=_text(msg.get("X-Mailer"))[:80],
         sender_name=_sender_name(msg),
-        in_reply_to=mid(str(msg.get("In-Reply-To", ""))),
+        in_reply_to=message_key(str(msg.get("In-Reply-To", ""))),
     )
 
 
-def mid(value: str) -> str:
+def message_key(value: str) -> str:
     """A Message-ID as compared: no blanks, no angle brackets, lower case (as `pbem.trust.sent` reads them)."""
     return "".join(value.split()).strip("<>").lower()[:998]
 
@@ -990,7 +990,7 @@ def _answered(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
     export records of that message: "Accepted and applied" for a message accepted or held, "NOTHING WAS APPLIED"
     for one refused, and the lines it quotes as refused the ones the record's reason names.  A moderator who applied
     Alice's vote and told her it was refused (so that she sends another) was caught by nothing."""
-    messages = {mid(str(r.get("message_id", ""))): r for r in doc.get("messages", []) if isinstance(r, dict)}
+    messages = {message_key(str(r.get("message_id", ""))): r for r in doc.get("messages", []) if isinstance(r, dict)}
     for m in mails:
         if b"Your message" not in m.raw:
             continue
