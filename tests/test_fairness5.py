@@ -614,3 +614,20 @@ def test_words_and_markup_an_acknowledgement_never_holds_are_named(kind: str) ->
         if c.ok or not any(phrase in p and "not what pbem writes" in p for p in c.problems):
             missed.append((phrase, c.problems or lines(c)))
     assert not missed, missed
+
+
+def test_the_senders_name_is_read_from_a_bounded_from() -> None:
+    """The name under a report's signature is compared with its From's display name, read by the standard library's
+    address parser, whose cost grows faster than its input on some shapes (a long list, encoded words): it reads
+    at most `MAX_FROM` characters, so a hostile mail of the folder costs what a short one does."""
+    import time
+
+    from pbem.trust.receipts import MAX_FROM, parse_mail
+
+    for shape in ("a@b, ", "=?utf-8?q?a?= ", "<"):
+        raw = f"From: {shape * 40_000}<x@y>\nTo: bob@x\nSubject: [pbem g] x\n\nbody\n".encode()
+        started = time.process_time()
+        parse_mail(raw)
+        assert time.process_time() - started < 0.05, shape
+    assert parse_mail(b'From: "pbem moderator" <m@x>\nTo: a@x\n\n').sender_name == "pbem moderator"
+    assert MAX_FROM >= 998

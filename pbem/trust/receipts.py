@@ -219,10 +219,13 @@ def message_key(value: str) -> str:
     return "".join(value.split()).strip("<>").lower()[:998]
 
 
+MAX_FROM = 998  # characters of a From read for its display name (a line's limit, RFC 5322)
+
+
 def _sender_name(msg: Message) -> str:
     """The display name of a mail's From (decoded; "" when it has none or it cannot be read)."""
     try:
-        found = getaddresses([str(msg.get("From", ""))])
+        found = getaddresses([str(msg.get("From", ""))[:MAX_FROM]])  # (the standard library's parse: bounded)
     except Exception:  # any header a mail holds is read or skipped, never a crash
         return ""
     return _text(found[0][0])[:200] if found else ""
