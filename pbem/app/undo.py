@@ -56,7 +56,7 @@ def decide_undo(
     if not first <= to < loaded.seq:
         where = f"{first} (the deal)" if first else "0 (the start)"
         raise GameError(f"--to must name an earlier input: {where} to {loaded.seq - 1}; see pbem game inputs {name}")
-    lines = undo_lines(undo_mark(loaded.state, to) or to, reroll, why)  # numbered only in a join step
+    lines = undo_lines(undo_mark(loaded.state, to, loaded.game.seed) or to, reroll, why)  # a join step: the seed's
     out = fold.run(loaded.seq + 1, UNDO, "", lines, loaded.state)
     if not out.accepted:
         raise GameError(next(r.reason for r in out.lines if not r.ok))

@@ -249,7 +249,7 @@ def folded(game: Game, orders: list[OrderInput], join: bool = False) -> tuple[Fo
     else:
         state, events = real.setup(players, game.seed, options)
     per_input = [list(events)]
-    fold = Fold(state, lambda st: joining.step_engine(real, st, players, game.seed, options))
+    fold = Fold(state, lambda st: joining.step_engine(real, st, players, game.seed, options), game.seed)
     for order in orders:
         out = fold.run(order.seq, order.kind, order.player, json.loads(order.lines_json), state)
         if not out.accepted:

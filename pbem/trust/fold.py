@@ -20,8 +20,11 @@ The target, and what the undo's events say, come in two forms (the record says w
   no global number: it names the point gone back to by the last event everyone had seen there (`after`),
   whether draws are replayed, and why; each player whose own inputs no longer count gets a private `undo`
   event listing their lines (`yours`).  So nobody learns how many inputs of others were undone.
-* a numbered undo (recorded before, or during a join step, which has no generator yet): the target is SEQ
-  itself, and one public `undo` event holds `to` and `undone` (global input numbers), as before.
+  An undo taken while a join step is open (no generator yet) is marked too, since branch `fairness5`: keyed with
+  the game's own seed (`Fold.secret`), committed in the invitation before any input and revealed at the end like
+  the generator's, under its own label (`JOIN_LABEL`), so that it never names the same input as a generator's mark.
+* a numbered undo (recorded before; in a join step, before branch `fairness5`): the target is SEQ itself, and
+  one public `undo` event holds `to` and `undone` (global input numbers), as before.
 
 Randomness after an undo: with `replay` (the default) the generator goes back with
 the state, so a result that is played again the same way comes out the same: nobody,
@@ -49,14 +52,27 @@ MARK = "mark:"
 _MARKED = re.compile(r"mark:[0-9a-f]{32}")
 
 
-def undo_mark(state: dict[str, Any], to: int) -> str | None:
-    """The target an undo records for input `to`, keyed with the seed of `state`'s generator (secret until the
-    end): `mark:` and 32 hex digits; None for a state without a generator (a join step still open)."""
+JOIN_LABEL = "pbem-undo-join-target"  # the HMAC's label of a mark made in a join step, keyed with the game's seed
+
+
+def undo_key(state: dict[str, Any], secret: str | None = None) -> tuple[str, str] | None:
+    """(key, label) of the marks an undo on `state` records: the seed of `state`'s generator once the game is dealt,
+    else (a join step still open) `secret`, the game's own seed, committed before any input; None without either."""
     rng = state.get("rng")
     seed = rng.get("seed") if isinstance(rng, dict) else None
-    if not isinstance(seed, str) or not seed:
+    if isinstance(seed, str) and seed:
+        return seed, "pbem-undo-target"
+    return (secret, JOIN_LABEL) if isinstance(secret, str) and secret else None
+
+
+def undo_mark(state: dict[str, Any], to: int, secret: str | None = None) -> str | None:
+    """The target an undo records for input `to`, keyed with the seed of `state`'s generator, or in a join step with
+    the game's seed `secret` (both secret until the end, `undo_key`): `mark:` and 32 hex digits; None without a
+    key (a join step folded without the game's seed)."""
+    key = undo_key(state, secret)
+    if key is None:
         return None
-    return MARK + hmac.new(seed.encode(), f"pbem-undo-target:{to}".encode(), hashlib.sha256).hexdigest()[:32]
+    return MARK + hmac.new(key[0].encode(), f"{key[1]}:{to}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def undo_lines(to: int | str, reroll: bool, why: str) -> list[str]:
@@ -93,16 +109,19 @@ def _refused(state: dict[str, Any], line: str, reason: str) -> Outcome:
 class Fold:
     """A game's inputs folded one by one from its starting state; remembers them so undo can go back."""
 
-    def __init__(self, start: dict[str, Any], engine_for: Callable[[dict[str, Any]], Engine]) -> None:
+    def __init__(
+        self, start: dict[str, Any], engine_for: Callable[[dict[str, Any]], Engine], secret: str | None = None
+    ) -> None:
         self.start = copy.deepcopy(start)
         self.engine_for = engine_for  # the engine that reads a state (the join step while it is open)
+        self.secret = secret  # the game's seed: the key of a join step's undo marks (`undo_key`); None: unknown
         self.done: list[tuple[int, str, str, list[str]]] = []  # (seq, kind, player, lines) accepted so far
         self.undos: dict[int, tuple[int, list[int]]] = {}  # each accepted undo: (the input gone back to, undone)
         # The state each accepted undo left, shared with the folds that go back (`_again`): replaying an earlier
         # undo takes it from here instead of going back again, which made k nested undos cost 2^k replays.
         self.restored: dict[int, dict[str, Any]] = {}
         self.points: dict[int, str | None] = {}  # each accepted undo's point: the last public event it went back to
-        self._marks: tuple[Any, dict[str, int], int] | None = None  # (seed, mark -> input, inputs marked so far)
+        self._marks: tuple[Any, dict[str, int], int] | None = None  # (key, mark -> input, inputs marked so far)
 
     def run(self, seq: int, kind: str, player: str, lines: list[str], state: dict[str, Any]) -> Outcome:
         """Input `seq` on `state` (the state after the inputs run so far)."""
@@ -125,7 +144,7 @@ class Fold:
     def _again(self, to: int) -> tuple[dict[str, Any], str | None]:
         """`state_after(to)`, and the text of the last public event of the play up to there (None: none since
         the set-up); an undo's own events are not the play's, and quoting them would nest quotes."""
-        again = Fold(self.start, self.engine_for)
+        again = Fold(self.start, self.engine_for, self.secret)
         again.restored, again.points = self.restored, self.points
         state = copy.deepcopy(self.start)
         last: str | None = None
@@ -140,18 +159,17 @@ class Fold:
         return state, last
 
     def target(self, mark: str, state: dict[str, Any]) -> int | None:
-        """The input (0: the start) an undo's mark names, keyed with `state`'s generator; None if none.  The marks
+        """The input (0: the start) an undo's mark names, keyed as `undo_key` says; None if none.  The marks
         of the inputs done so far are kept and extended (each input's mark made once a fold), so a game of n inputs
         and k undos costs n marks, not n for every undo."""
-        rng = state.get("rng")
-        seed = rng.get("seed") if isinstance(rng, dict) else None
-        if self._marks is None or self._marks[0] != seed:
-            self._marks = (seed, {m: 0} if (m := undo_mark(state, 0)) else {}, 0)
+        key = undo_key(state, self.secret)
+        if self._marks is None or self._marks[0] != key:
+            self._marks = (key, {m: 0} if (m := undo_mark(state, 0, self.secret)) else {}, 0)
         _, marks, upto = self._marks
         for s, _, _, _ in self.done[upto:]:
-            if (m := undo_mark(state, s)) is not None:
+            if (m := undo_mark(state, s, self.secret)) is not None:
                 marks[m] = s
-        self._marks = (seed, marks, len(self.done))
+        self._marks = (key, marks, len(self.done))
         return marks.get(mark)
 
     def _undo(self, seq: int, lines: list[str], state: dict[str, Any]) -> Outcome:

@@ -69,7 +69,7 @@ def check(doc: dict[str, Any]) -> list[str]:
         raise Broken(f"the chain starts from {quote(summary['start'])}, not from the seed commitment")
     if summary["entries"] != len(rows) or summary["head"] != head:
         raise Broken(
-            f"the export lists {count(len(rows), 'entry')} ending at {head[:16]}..., but states "
+            f"the export lists {count(len(rows), 'entry', 'entries')} ending at {head[:16]}..., but states "
             f"{summary['entries']} ending at {str(summary['head'])[:16]}..."
         )
     for before, row in itertools.pairwise(rows):
@@ -78,7 +78,7 @@ def check(doc: dict[str, Any]) -> list[str]:
                 f"{said(row)} is dated {clip(str(row['at']))}, before {said(before)} ({clip(str(before['at']))})"
             )
     return [
-        f"the {count(len(rows), 'entry')} listed are numbered 1..{len(rows)} as {clip(audience)}'s receipts count "
+        f"the {count(len(rows), 'entry', 'entries')} listed are numbered 1..{len(rows)} as {clip(audience)}'s receipts count "
         f"them, in order, ending at the head {head[:16]}...",
     ]
 
@@ -180,7 +180,7 @@ def against_final(final: dict[str, Any], rows: list[dict[str, Any]], earlier: di
     mine = listed(earlier)
     if len(mine) > len(seen):
         raise Broken(
-            f"the earlier export lists {count(len(mine), 'entry')} for {clip(reader)}, but the final chain holds only "
+            f"the earlier export lists {count(len(mine), 'entry', 'entries')} for {clip(reader)}, but the final chain holds only "
             f"{len(seen)} that {clip(reader)} may see"
         )
     for was, now in zip(mine, seen):
@@ -202,6 +202,6 @@ def against_final(final: dict[str, Any], rows: list[dict[str, Any]], earlier: di
                 f"the earlier {said(was)} is {'not ' if setup else ''}marked as set-up, unlike the final chain"
             )
     return [
-        f"every one of the {count(len(mine), 'entry')} of the earlier export ({clip(reader)}'s, record #{len(mine)}) "
+        f"every one of the {count(len(mine), 'entry', 'entries')} of the earlier export ({clip(reader)}'s, record #{len(mine)}) "
         f"is in the final chain: {clip(reader)}'s entries 1..{len(mine)}, with the same content and hash"
     ]

@@ -92,6 +92,9 @@ def _stray(leaves: list[tuple[str, str, str, bytes | None]]) -> str:
 
 
 _BOUNDARY = re.compile(rb'"?([^";\s]{1,200})"?')
+#: What `_leaves` calls text a multipart holds outside its parts (a MIME preamble or epilogue): pbem writes none,
+#: and some mail programs show it, so a report that has some carries words nothing checks.
+OUTSIDE = "text outside the mail's parts (a MIME preamble or epilogue)"
 _HEADERS = re.compile(rb"\r?\n\r?\n")
 
 
@@ -101,32 +104,24 @@ def _leaves(raw: bytes) -> list[tuple[str, str, str, bytes | None]]:
     lines of every boundary it declares (at most 16), each part's headers parsed alone (the `email` package's
     parse of a whole report, its pictures' base64 lines included, cost more than the rest of the check).  Found
     with `bytes.find`: linear in the mail."""
-    low, at = raw.lower(), 0
-    marks: set[bytes] = set()
-    while len(marks) < 16 and (at := low.find(b"boundary=", at) + 1) > 0:
-        if (m := _BOUNDARY.match(raw, at + 8)) is not None:
-            marks.add(m.group(1))
-    cuts: list[tuple[int, int]] = []  # (where a delimiter line starts, where it ends)
-    for mark in marks:
-        at = 0
-        while (at := raw.find(b"\n--" + mark, at) + 1) > 0:
-            after = at + 2 + len(mark)
-            if raw[after : after + 1] in (b"-", b" ", b"\t", b"\r", b"\n", b""):
-                eol = raw.find(b"\n", after)
-                cuts.append((at, len(raw) if eol < 0 else eol + 1))
-    cuts.sort()
-    cuts = cuts[: 4 * MAX_LEAVES]
+    cuts = _cuts(raw)
     starts = [c[0] for c in cuts]
     ends = [c[1] for c in cuts]
     out: list[tuple[str, str, str, bytes | None]] = []
     images = 0
-    for begin, end in zip(ends, starts[1:]):
+    for (begin, closes), end in zip([(c[1], c[2]) for c in cuts], starts[1:]):
+        if closes:  # an epilogue, up to the next delimiter of an enclosing multipart
+            if raw[begin:end].strip():
+                out.append((OUTSIDE, "", "", None))
+            continue
         head_end = _HEADERS.search(raw, begin, end)
         if head_end is None:
             continue
         head = _headers(raw[begin : head_end.start()])
         kind = head.get("content-type", "text/plain").split(";")[0].strip().lower() or "text/plain"
         if kind.startswith("multipart/"):
+            if raw[head_end.end() : end].strip():  # a nested multipart's preamble
+                out.append((OUTSIDE, "", "", None))
             continue
         data = None
         if kind.startswith("image/") and images < MAX_PICTURES:
@@ -146,7 +141,31 @@ def _leaves(raw: bytes) -> list[tuple[str, str, str, bytes | None]]:
         out.append((kind, head.get("content-id", "").strip().strip("<>"), filename, data))
         if len(out) >= MAX_LEAVES:
             break
+    top = _HEADERS.search(raw)  # the mail's own headers end: what follows up to the first delimiter is its preamble
+    if cuts and (top is None or raw[top.end() : starts[0]].strip() or (cuts[-1][2] and raw[ends[-1] :].strip())):
+        out.append((OUTSIDE, "", "", None))  # (after the last closing delimiter: the outer epilogue)
     return out
+
+
+def _cuts(raw: bytes) -> list[tuple[int, int, bool]]:
+    """(where a delimiter line starts, where it ends, whether it closes its multipart) of every boundary `raw`
+    declares (at most 16), in order, at most 4 x `MAX_LEAVES`: found with `bytes.find`, linear in the mail."""
+    low, at = raw.lower(), 0
+    marks: set[bytes] = set()
+    while len(marks) < 16 and (at := low.find(b"boundary=", at) + 1) > 0:
+        if (m := _BOUNDARY.match(raw, at + 8)) is not None:
+            marks.add(m.group(1))
+    cuts: list[tuple[int, int, bool]] = []  # (where a delimiter line starts, where it ends, whether it closes)
+    for mark in marks:
+        at = 0
+        while (at := raw.find(b"\n--" + mark, at) + 1) > 0:
+            after = at + 2 + len(mark)
+            if raw[after : after + 1] in (b"-", b" ", b"\t", b"\r", b"\n", b""):
+                eol = raw.find(b"\n", after)
+                cuts.append((at, len(raw) if eol < 0 else eol + 1, raw[after : after + 2] == b"--"))
+    cuts.sort()
+    cuts = cuts[: 4 * MAX_LEAVES]
+    return cuts
 
 
 _DRAWN: OrderedDict[str, list[Picture]] = OrderedDict()

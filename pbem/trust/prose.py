@@ -16,9 +16,11 @@ rendered again from the replay and the export, and compared line by line, in ord
 Mail-specific, and so taken from the mail itself (`Said`): whether it is the first report (the commitment and
 code paragraphs, the salts, the earlier names are said once), the player's secret code (its value is not in the
 export; only its place in the fixed sentence is read), the record line "Record #N, HEAD..." (masked only when it
-is the mail's own receipt, `X-Pbem-Record`), the moderator's name under the signature line "-- ", and the
+is the mail's own receipt, `X-Pbem-Record`), the moderator's name under the signature line "-- " (held to the
+mail's From display name, `said`'s `sender`), and the
 acknowledgement of the reader's own message ("== Your message ==": their own words, and its input's receipt,
-checked by the input check).  The deadline's time in the opening lines is `pbem.trust.due`'s.  Pure; linear in
+checked by the input check; the lines it quotes as applied by `pbem.trust.acked`).  The deadline's time in the
+opening lines is `pbem.trust.due`'s.  Pure; linear in
 the text; one small template rendered per report.
 """
 
@@ -72,11 +74,15 @@ class Said:
     former: tuple[str, ...]
 
 
-def said(text: str, record: tuple[int, str] | None, page: str = "", subject: str | None = None) -> Said:
+def said(
+    text: str, record: tuple[int, str] | None, page: str = "", subject: str | None = None, sender: str = ""
+) -> Said:
     """The prose of a report's plain text (`text`): its non-blank lines outside the opening lines, the
     acknowledgement, the "What happened" list and the sections (each compared elsewhere), the code and the
-    moderator's name masked, the record line masked when it is `record` (the mail's receipt); and of its HTML
-    part (`page`, `html_lines`); the mail's `subject` (decoded, its blanks made one) first, when given."""
+    moderator's name masked (when `sender`, the From header's display name, is given: only when it is that name,
+    which pbem signs with, else kept, and so named), the record line masked when it is `record` (the mail's
+    receipt); and of its HTML part (`page`, `html_lines`); the mail's `subject` (decoded, its blanks made one)
+    first, when given."""
     lines = prose_lines(text)
     code = next((m.group(1) for line in lines if (m := CODE.match(line))), None)
     sign = max((i for i, line in enumerate(lines) if line == "--"), default=-1)
@@ -86,7 +92,7 @@ def said(text: str, record: tuple[int, str] | None, page: str = "", subject: str
         if code is not None and CODE.match(line):
             line = line.replace(code, "<code>")
         elif i == sign + 1 and sign >= 0:
-            line = "<moderator>"
+            line = "<moderator>" if not sender or line == sender else f"{line} (signed so by the sender {sender})"
         elif record is not None and (m := RECORD.match(line)) and (int(m[1]), m[2]) == (record[0], record[1][:16]):
             line = "Record #<receipt>"
         out.append(line)

@@ -30,7 +30,10 @@ The checks, each over the mail of one player (`pick`) and one export:
 6. no deadline's defaults were applied before the deadline a report with an earlier head
    stated (`pbem.trust.due`: pbem never moves a deadline back);
 7. the player's mail of another game signed for this one's kind, options and players (the
-   same game started again under another name, or a rematch) is named (`pbem.trust.restarts`).
+   same game started again under another name, or a rematch) is named (`pbem.trust.restarts`);
+8. the lines an acknowledgement quotes as applied are the lines of the input its receipt names, and once the seed
+   is revealed what it says the engine understood of them is the replay's (`pbem.trust.acked`); what it says
+   became of the message it answers (applied, or refused and which lines) is what the export records (`_answered`).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
@@ -68,7 +71,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import chain, due, pictured, prose, restarts, shown, signing, told
+from pbem.trust import acked, chain, due, pictured, prose, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
 from pbem.trust.quote import clip
 
@@ -92,6 +95,8 @@ class Received:
     signature: str | None = None
     raw: bytes = field(default=b"", repr=False, compare=False)  # the mail, for what its report told (`_told`)
     mailer: str = ""  # X-Mailer: "pbem 0.1.0" since pbem named its version there ("pbem" before)
+    sender_name: str = ""  # the From header's display name: the moderator's name, which a report signs with
+    in_reply_to: str = ""  # the Message-ID the mail answers (no angle brackets, lower case): a player's message
 
     def signed_by(self, key: str, game: str) -> bool:
         """The receipt is signed by `key` for `game` (its record, input and game header)."""
@@ -204,7 +209,26 @@ def _received(msg: Message, raw: bytes) -> Received:
         signature=plain(signing.SIGNATURE_HEADER),
         raw=raw,
         mailer=_text(msg.get("X-Mailer"))[:80],
+        sender_name=_sender_name(msg),
+        in_reply_to=message_key(str(msg.get("In-Reply-To", ""))),
     )
+
+
+def message_key(value: str) -> str:
+    """A Message-ID as compared: no blanks, no angle brackets, lower case (as `pbem.trust.sent` reads them)."""
+    return "".join(value.split()).strip("<>").lower()[:998]
+
+
+MAX_FROM = 998  # characters of a From read for its display name (a line's limit, RFC 5322)
+
+
+def _sender_name(msg: Message) -> str:
+    """The display name of a mail's From (decoded; "" when it has none or it cannot be read)."""
+    try:
+        found = getaddresses([str(msg.get("From", ""))[:MAX_FROM]])  # (the standard library's parse: bounded)
+    except Exception:  # any header a mail holds is read or skipped, never a crash
+        return ""
+    return _text(found[0][0])[:200] if found else ""
 
 
 #: What `read_folder` reads: one mail (pbem's own are a few hundred KB with their pictures; a player's folder may
@@ -557,11 +581,12 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
     else:
         c.reader = reader_of(ch, doc, ordered, player)
         good = _heads(ch, ordered, c, c.reader)
-        _inputs(ch, ordered, good, c, c.reader or player)
+        _inputs(ch, ordered, good, c, c.reader or player, doc)
         texts = _texts(ch, ordered, c)
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
         _deadlines(ch, texts, c)
+    _answered(doc, ordered, c)
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
     c.ok = not c.problems
@@ -763,6 +788,8 @@ def _listed(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
                     f"{m.name} acknowledged your orders as input {seq} ({want[:16]}...), which the export does not list",
                     rank=0,
                 )
+        elif inputs[seq].get("hash") == want:
+            _quoted(m, 0, seq, inputs[seq].get("lines"), c)
         elif inputs[seq].get("hash") != want:
             c.problem(
                 0,
@@ -802,8 +829,9 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
     own = audience != "public" and (
         not player or player.lower() in seat or any(m.to_name.lower() in seat for m in mails if m.to_name)
     )
-    # a seat's newcomer's receipts count only their own name's inputs, their export the seat's under every name
-    numbered = own and seat_of(doc, audience) == [audience]
+    # a seat's newcomer's receipts count the seat's entries under every name, as their export numbers them; those
+    # written before (branch `undocount`) counted their own name's alone: either number is theirs (`_alone`)
+    alone = _alone(rows, audience) if own and seat_of(doc, audience) != [audience] else {}
     later = hidden = 0
     for m in mails:
         if m.record is not None:
@@ -820,7 +848,7 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
                     )
                 else:
                     hidden += 1
-            elif numbered and at[head] != n:
+            elif own and at[head] != n and alone.get(head) != n:
                 c.problem(
                     n,
                     f"{m.name} carries record #{n} {head[:16]}..., but this export lists that head as {audience}'s "
@@ -831,6 +859,9 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
         number, want = m.input
         if want in at and want != doc["seed_commitment"]:
             c.inputs += 1
+            _quoted(
+                m, number, at[want], next((r.get("lines") for r in doc["orders"] if r.get("hash") == want), None), c
+            )
         elif own and number <= total:
             c.problem(
                 number,
@@ -844,6 +875,21 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
             f"{count(hidden, 'head')} of your mail follow entries this export does not list (it is {audience}'s): "
             "your own export, or the final one, checks them"
         )
+
+
+def _alone(rows: list[dict[str, Any]], name: str) -> dict[str, int]:
+    """Each listed entry's hash -> its number among the entries `name` alone may see (their own inputs, the
+    moderator's and the deadline's, the events public or shown to them), in the listing's order: how a newcomer's
+    receipts were counted before they counted the seat's entries under its earlier names."""
+    out: dict[str, int] = {}
+    for row in sorted(rows, key=lambda r: int(r["seq"])):
+        if "lines" in row:
+            mine = row.get("player", "") in ("", name)
+        else:
+            mine = row.get("visibility") == "public" or name in (row.get("visibility") or ())
+        if mine:
+            out[str(row.get("hash"))] = len(out) + 1
+    return out
 
 
 def _input_place(ch: _Chain, number: int, want: str, player: str) -> int | None:
@@ -865,7 +911,15 @@ def _input_place(ch: _Chain, number: int, want: str, player: str) -> int | None:
     return mine if mine is not None else by_seq
 
 
-def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck, player: str = "") -> None:
+def _inputs(
+    ch: _Chain,
+    mails: list[Received],
+    good: list[int],
+    c: MailCheck,
+    player: str = "",
+    doc: dict[str, Any] | None = None,
+) -> None:
+    readings = _readings(doc, ch.rows, mails) if doc is not None else None
     for m in mails:
         if m.input is None:
             continue
@@ -887,6 +941,97 @@ def _inputs(ch: _Chain, mails: list[Received], good: list[int], c: MailCheck, pl
                 f"{ch.entry(n)} hashes to {ch.heads[n][:16]}...: it was changed{before} (its lines, player, message or time)",
                 rank=0,
             )
+        else:
+            _quoted(m, n, seq, ch.rows[n - 1].get("lines"), c, readings)
+
+
+def _readings(doc: dict[str, Any], rows: list[dict[str, Any]], mails: list[Received]) -> dict[int, list[str]] | None:
+    """What the engine understood of each line of each input (seq -> one reading a line), replayed from the seed,
+    when the seed is out and a mail quotes a reading ("(understood as: ...)"); else None (not compared)."""
+    if not doc.get("seed") or not any(b"understood as" in m.raw for m in mails if m.input is not None):
+        return None
+    from pbem.trust import deal as joining
+    from pbem.trust.fold import Fold
+
+    try:
+        eng = registry.get(doc["game"]["kind"])
+        players, seed, options = [str(p["name"]) for p in doc["players"]], str(doc["seed"]), doc["game"]["options"]
+        state = joining.open_state(players) if "salts" in doc else eng.setup(players, seed, options)[0]
+        fold = Fold(state, lambda st: joining.step_engine(eng, st, players, seed, options), seed)
+        out: dict[int, list[str]] = {}
+        for row in rows:
+            if "lines" in row:
+                done = fold.run(row["seq"], row["kind"], row["player"], row["lines"], state)
+                state = done.state
+                out[int(row["seq"])] = [r.understood for r in done.lines]
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        return None  # (a record that cannot be replayed: `pbem verify` says why, the tables' note too)
+    return out
+
+
+def _quoted(
+    m: Received, position: int, seq: int, applied: Any, c: MailCheck, readings: dict[int, list[str]] | None = None
+) -> None:
+    """The lines the acknowledgement `m` quotes as applied must be the lines of the input its receipt names
+    (`pbem.trust.acked`): the receipt binds the input, the quote is what the player reads; what the engine
+    understood of each, when `readings` (the replay's) are given."""
+    if not isinstance(applied, list):
+        return
+    reading = readings.get(seq) if readings is not None else None
+    how = acked.differs(told.plain(m.raw), told.html(m.raw), [str(x) for x in applied], reading)
+    if how:
+        c.problem(
+            position,
+            f"{m.name} {how} (input {seq}, the one its receipt names): the acknowledgement you were shown is not the "
+            "history published (its text is not signed, only its receipt: this mail is your evidence, keep it)",
+            rank=0,
+        )
+
+
+def _answered(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """What an acknowledgement says became of the player's message it answers (its In-Reply-To) must be what the
+    export records of that message: "Accepted and applied" for a message accepted or held, "NOTHING WAS APPLIED"
+    for one refused, and the lines it quotes as refused the ones the record's reason names.  A moderator who applied
+    Alice's vote and told her it was refused (so that she sends another) was caught by nothing."""
+    messages = {message_key(str(r.get("message_id", ""))): r for r in doc.get("messages", []) if isinstance(r, dict)}
+    for m in mails:
+        if b"Your message" not in m.raw:
+            continue
+        text = told.plain(m.raw)
+        how = acked.unwritten(text, told.html(m.raw), m.sender_name)
+        if how:
+            c.problem(
+                0,
+                f"{m.name} {how}: the acknowledgement you were shown is not what pbem writes (its text is not signed: "
+                "this mail is your evidence, keep it)",
+                rank=0,
+            )
+        rec = messages.get(m.in_reply_to) if m.in_reply_to else None
+        if rec is None:
+            continue
+        claim, outcome = acked.said_outcome(text), str(rec.get("outcome"))
+        applied = outcome in ("accepted", "held")
+        if claim is not None and (claim == "applied") != applied:
+            c.problem(
+                0,
+                f'{m.name} says of your message <{clip(m.in_reply_to)}> "'
+                + ("Accepted and applied" if claim == "applied" else "NOTHING WAS APPLIED")
+                + f'", but the export records it {clip(outcome)}'
+                + (f" ({clip(str(rec.get('reason')), 120)})" if rec.get("reason") else "")
+                + ": the acknowledgement you were shown is not the history published (this mail is your evidence, "
+                "keep it)",
+                rank=0,
+            )
+        elif claim == "refused" and (named := acked.reason_lines(str(rec.get("reason") or ""))) is not None:
+            quoted = acked.refused_quoted(text)
+            if quoted != named:
+                c.problem(
+                    0,
+                    f"{m.name} quotes as refused {clip('; '.join(quoted)) or '(no line)'}, but the export's reason for "
+                    f"your message <{clip(m.in_reply_to)}> names {clip('; '.join(named))}: the acknowledgement you were "
+                    "shown is not the history published (this mail is your evidence, keep it)",
+                    rank=0,
+                )
 
 
 Texts = list[tuple[int, "Received", str, str]]
@@ -933,7 +1078,7 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
         (
             (at, m.name, shown_),
             pictured.of_mail(m.raw, page) if page else None,
-            (prose.said(text, m.record, page, m.subject), m.record),
+            (prose.said(text, m.record, page, m.subject, m.sender_name), m.record),
         )
         for at, m, text, page in texts
         if (shown.MARK in text or told.BOARD in text) and (shown_ := shown.report_of(text, page))

@@ -53,13 +53,16 @@ PARAGRAPH = re.compile(r'^(<p(?: class="lead")?>)(.*)(</p>)$')
 HTML = "the HTML part's "  # a key of `html_sections`: the HTML part's sections, each by its <h2> line
 OPENING = "the opening lines (the turn, what is asked of whom, the legal orders and defaults)"
 #: The deadline's time in the opening lines, left out: it holds the render time ("in 2 days"), and the deadline
-#: itself is `pbem.trust.due`'s to check.  Only the words `pbem.render.asking.due_phrase` writes are left out: any
-#: other word of the sentence is compared (a deadline sentence that says more was not).
+#: itself is `pbem.trust.due`'s to check.  Only the words `pbem.render.asking.due_phrase` writes are left out, and
+#: only inside a sentence that states a deadline: any other word is compared (a deadline sentence that says more
+#: was not), and so is "No deadline is set" (it was masked like a time, so a report could say there was no
+#: deadline while the replay had one).  An honest pbem has a deadline whenever a step is open: every step opens
+#: with one, and none is ever taken away (`Replay` renders the opening lines with a stand-in deadline, `UNDATED`).
 _DATE = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d:\d\d UTC"
 _DUE = rf"(?:(?:in \d{{1,6}} (?:minutes?|hours|days), )?{_DATE}|now \(it was due {_DATE}\))"
-DEADLINE = re.compile(
-    rf"^(?:Deadline: {_DUE}\.|No deadline is set for this step\.)$|; (?:deadline {_DUE}\.|no deadline is set\.)$"
-)
+DEADLINE = re.compile(rf"^Deadline: {_DUE}\.$|; deadline {_DUE}\.$")
+#: The deadline the replay's opening lines state: any time, since only that one is stated is compared.
+UNDATED = "2000-01-03T00:00:00+00:00"
 
 
 def sections(text: str, start: int = 0) -> Sections:
@@ -155,7 +158,7 @@ class Replay:
         self.title = eng.title
         state = joining.open_state(players) if "salts" in doc else eng.setup(players, seed, options)[0]
         self.states: dict[int, dict[str, Any]] = {0: state} if 0 in wanted else {}
-        fold = Fold(state, self.reader)
+        fold = Fold(state, self.reader, seed)
         last = max(wanted, default=0)
         for i, row in enumerate(rows, 1):
             if i > last:
@@ -229,7 +232,7 @@ class Replay:
         ctx = {
             "asked": asked,
             "waiting": sorted({r.player for r in requests if not r.answered}),
-            "due_at": None,
+            "due_at": UNDATED,  # an open step always has a deadline (`DEADLINE`); its time is left out
             "now": None,
             "result": None if result is None else {"summary": result.summary, "scores": result.scores},
             "player": reader,

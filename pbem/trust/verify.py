@@ -57,6 +57,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.base import Engine, Event
 from pbem.engine.rng import commitment
+from pbem.engine.seats import RENAME
 from pbem.engine.words import count
 from pbem.trust import chain, signing, vouched
 from pbem.trust import deal as joining
@@ -75,6 +76,8 @@ PARTIAL_VERSION = partial_export.VERSION
 #: Events recorded by the moderator, not produced by the engine (press, pauses,
 #: replacements): they are part of the history but not of the replay.
 MODERATOR_KINDS = frozenset({"press", "moderator"})
+#: Inputs the moderator records in either step, the join step or the game: an undo, a seat renamed (`pbem game replace`).
+EITHER = frozenset({UNDO, RENAME})
 #: A game dealt without a join step (`pbem game new --no-join`, the demo) is a pure function of the seed and the
 #: seats, and the moderator chose the seed: he could try seeds offline until he liked the deal and every later draw
 #: (second fairness red team).  Nothing in the export can show that he did not, so verify says it in every report.
@@ -167,6 +170,7 @@ def earlier(final: dict[str, Any], doc: dict[str, Any]) -> Verification:
         if bad >= 0:
             raise Refused(f"the final export's chain breaks at entry {bad + 1}: verify it alone first")
         out.checked += partial_export.against_final(final, rows, doc)
+        _earlier_view(final, rows, doc, out)
     except (partial_export.Broken, Refused) as exc:
         out.problem = str(exc)
         return out
@@ -175,6 +179,54 @@ def earlier(final: dict[str, Any], doc: dict[str, Any]) -> Verification:
         return out
     out.ok = True
     return out
+
+
+def _earlier_view(final: dict[str, Any], rows: list[dict[str, Any]], doc: dict[str, Any], v: Verification) -> None:
+    """The earlier export's `final_view` (the position its reader was shown when it was made) is that reader's view
+    of the final record replayed to the export's place: after the reader's last listed entry, before their next
+    (another player's hidden input may have been applied in between, so any of those states).  Needs the seed (the
+    final export of a finished game); the view is not signed, so a mismatch is the holder's evidence, not proof."""
+    if "final_view" not in doc:
+        return
+    if not final.get("seed"):
+        v.notes.append("the earlier export's final view (the position then) was not compared: the seed is not revealed")
+        return
+    reader = str(doc["audience"])
+    seen = partial_export.seen_in_final(final, reader, rows)
+    n = len(partial_export.listed(doc))
+    position = {id(r): i for i, r in enumerate(rows, 1)}
+    at = position[id(seen[n - 1])] if n else 0
+    upto = position[id(seen[n])] if n < len(seen) else len(rows) + 1
+    eng: Engine = registry.get(final["game"]["kind"])
+    players, seed, options = [str(p["name"]) for p in final["players"]], str(final["seed"]), final["game"]["options"]
+    state = joining.open_state(players) if "salts" in final else eng.setup(players, seed, options)[0]
+    fold = Fold(state, lambda st: joining.step_engine(eng, st, players, seed, options), seed)
+    you = None if reader == "public" else reader
+
+    def view(st: dict[str, Any]) -> Any:
+        stored = json.loads(json.dumps(st, sort_keys=True))  # the state as the record stores and loads it
+        return json.loads(json.dumps(fold.engine_for(stored).view(stored, you)))
+
+    then, later = state, []  # the state at the reader's last listed entry; those after it, before their next
+    for i, row in enumerate(rows[: upto - 1], 1):
+        if "lines" in row:
+            out = fold.run(row["seq"], row["kind"], row["player"], row["lines"], state)
+            if not out.accepted:
+                raise Refused(f"input {row['seq']} of the final export is refused on replay: verify it alone first")
+            state = out.state
+            if i <= at:
+                then = state
+            else:
+                later.append(state)
+    if doc["final_view"] != view(then) and all(doc["final_view"] != view(st) for st in later):
+        raise Refused(
+            f"the earlier export's final view (the position it showed {clip(reader)}) is not {clip(reader)}'s view of "
+            f"the final record replayed to its entry {n}, nor to any input before their next entry: the position "
+            "shown then was not the game's (the view is not signed: that file is your evidence, not proof for others)"
+        )
+    v.checked.append(
+        f"the earlier export's final view is {clip(reader)}'s view of the final record replayed to its entry {n}"
+    )
 
 
 def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
@@ -801,9 +853,11 @@ def _replay(
     _same("the set-up", setup, by_input.get(0, []), seen)
     count = len(setup)
     dealt: list[list[str]] = []
-    fold = Fold(state, lambda st: joining.step_engine(eng, st, players, seed, options))
+    fold = Fold(state, lambda st: joining.step_engine(eng, st, players, seed, options), seed)
     for order in orders:
-        if (order["kind"] in joining.KINDS) != joining.is_joining(state):
+        # the moderator's undo and a seat given to someone else (`rename`) belong to either step: `pbem game undo`
+        # and `pbem game replace` take them while the join step is open too (an undo there was refused before)
+        if order["kind"] not in EITHER and (order["kind"] in joining.KINDS) != joining.is_joining(state):
             raise Refused(
                 f"input {order['seq']} ({quote(order['kind'])}) does not fit the join step: "
                 + ("the game is not dealt yet" if joining.is_joining(state) else "no join step is open")

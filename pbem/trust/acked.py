@@ -1,0 +1,241 @@
+"""`pbem verify --mail`: the lines an acknowledgement quotes as applied, against the input the export records.
+
+A mail that acknowledges a player's orders carries the receipt of the input recorded for them (`X-Pbem-Input`,
+checked against the export by `pbem.trust.receipts`), and quotes the lines it applied: "Accepted and applied:"
+in the acknowledgement and in a report that answers the message ("== Your message =="), "were applied:" in the
+notice of orders held until a deadline.  The receipt binds the input's lines, but what the player reads is the
+quote, which nobody compared (fifth fairness round): a moderator could apply PASS, record PASS, and tell the player
+"OK   VOTE RED" under the true receipt, while the tables are true of PASS.  Each quote, in the text part and the
+HTML part, must now be the recorded input's lines, in order, as pbem quotes them (`short`: at most `LINE_CHARS`
+characters each, the first `MANY` of a long message and a count of the rest).  What the player actually wrote is
+their Sent folder's (`pbem verify --sent`: SUBSTITUTED when the export applied other lines than the mail gives),
+so together the two checks bind the quote to the Sent mail.  "(understood as: ...)" after a line is the engine's
+reading: once the seed is out it must be the replay's (`pbem.trust.receipts._readings`), before that only its
+form is checked.  Pure; linear in the text.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from html import unescape
+
+from markupsafe import escape
+
+MANY = 100  # as `pbem.app.answers.MANY`: accepted lines quoted back at most (tests/test_fairness5.py holds them equal)
+LINE_CHARS = 200  # as `pbem.app.answers.LINE_CHARS`: characters of one quoted line
+
+#: The text quotes: the line that starts the block, the prefix of each of its rows.
+APPLIED = ("Accepted and applied:", "  OK   ")
+HELD = ("The orders you sent, held until then, were applied:", "    ")
+_MORE = re.compile(r"^  \.\.\. and (\d{1,9}) more lines? not shown\.$")
+_UNDERSTOOD = "   (understood as: "
+_ROW = re.compile(r"<tr><td><code>([^<]*+)</code></td><td>ok([^<]*+)</td></tr>")
+_HTML_MORE = re.compile(r"<p>\u2026 and (\d{1,9}) more lines? not shown\.</p>")
+_HELD_LIST = re.compile(r'were applied:</p>\n<ul class="legal">(.*?)</ul>', re.S)
+_ITEM = re.compile(r"<li><code>(.*?)</code></li>")
+
+
+def short(line: str) -> str:
+    """One input line as an acknowledgement quotes it (`pbem.app.answers.short`)."""
+    return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "\u2026"
+
+
+def quoted(text: str) -> tuple[list[str], int, bool] | None:
+    """(the rows of the first block of applied lines of a mail's text, the count of lines "not shown", whether it is
+    the acknowledgement's "Accepted and applied:" block); None when the text has none."""
+    rows = text.split("\n")
+    for i, row in enumerate(rows):
+        for start, prefix in (APPLIED, HELD):
+            if row.rstrip() == start or (row.rstrip().endswith(" " + start) and start == HELD[0]):
+                got, more = [], 0
+                for line in rows[i + 1 :]:
+                    line = line.rstrip()
+                    if line.startswith(prefix) and (prefix == APPLIED[1] or line.strip()):
+                        got.append(line[len(prefix) :] if prefix == HELD[1] else line)
+                    elif (m := _MORE.match(line)) and prefix == APPLIED[1]:
+                        more = int(m[1])
+                        break
+                    elif line:
+                        break
+                return got, more, prefix == APPLIED[1]
+    return None
+
+
+def differs(text: str, page: str, applied: list[str], understood: list[str] | None = None) -> str:
+    """How the applied lines `text` and its HTML part `page` quote differ from `applied` (the recorded input's
+    lines), in one phrase naming the first line that differs; "" when they agree (or the mail quotes none).
+    `understood`: what the engine understood of each line, replayed (once the seed is out), for the
+    "(understood as: ...)" a row adds; None: that reading's words are not compared."""
+    found = quoted(text)
+    if found is not None:
+        got, more, ack = found
+        want = [short(x) for x in applied] if ack else list(applied)
+        shown = want[:MANY] if ack and len(want) > MANY else want
+        rows = [_line(row) for row in got] if ack else got
+        how = _compare(
+            rows, more, shown, len(want) - len(shown), [row[len(APPLIED[1]) :] for row in got] if ack else []
+        )
+        if how:
+            return how
+        if ack and understood is not None:
+            for row, line, reading in zip(got, shown, understood):
+                said = f"{_UNDERSTOOD}{reading})" if reading and reading != line else ""
+                if row != APPLIED[1] + line + said:
+                    return _reading(row[len(APPLIED[1]) :], line + said)
+    how = _html_differs(page, applied, understood) if page else ""
+    return how
+
+
+def _line(row: str) -> str:
+    """The quoted line of a row "  OK   LINE" or "  OK   LINE   (understood as: ...)" (the row's own words when the
+    reading's form is not there)."""
+    line = row[len(APPLIED[1]) :]
+    at = line.rfind(_UNDERSTOOD)
+    return line[:at] if at > 0 and line.endswith(")") else line
+
+
+def _compare(got: list[str], more: int, shown: list[str], want_more: int, whole: list[str]) -> str:
+    from pbem.trust.quote import apart, clip
+
+    for i, (a, b) in enumerate(zip(got, shown)):
+        if a != b and not (whole and whole[i] == b):
+            said, recorded = apart(a, b)
+            return f"quotes your line {said} as applied where the export's input applied {recorded}"
+    if len(got) > len(shown):
+        return f'quotes "{clip(got[len(shown)])}" as applied, which the export\'s input does not apply'
+    if len(got) < len(shown):
+        return f'leaves out "{clip(shown[len(got)])}", which the export\'s input applied'
+    if more != want_more:
+        return f"counts {more} more lines not shown where the export's input has {want_more}"
+    return ""
+
+
+def _reading(got: str, want: str) -> str:
+    from pbem.trust.quote import apart
+
+    said, replayed = apart(got, want)
+    return f"says {said} where the replay's reading of your line gives {replayed}"
+
+
+def _html_differs(page: str, applied: list[str], understood: list[str] | None = None) -> str:
+    """The HTML part's quote: the rows of its table (the acknowledgement) or its list (the held orders' notice)."""
+    held = _HELD_LIST.search(page)
+    if held is not None:
+        got = [unescape(x) for x in _ITEM.findall(held[1])]
+        how = _compare(got, 0, list(applied), 0, [])
+        return f"in its HTML part {how}" if how else ""
+    at = page.find("<p>Accepted and applied:</p>")
+    if at < 0:
+        return ""
+    start, end = page.find("<tbody>", at), page.find("</tbody></table>", at)
+    body = page[start + len("<tbody>") : end] if 0 <= start < end else ""
+    rows = [_ROW.fullmatch(row) for row in body.split("\n") if row.strip()]
+    more = _HTML_MORE.match(page, end + len("</tbody></table>\n")) if end >= 0 else None
+    want = [short(x) for x in applied]
+    shown = want[:MANY] if len(want) > MANY else want
+    got = [_unescaped(m[1]) if m else row.strip() for m, row in zip(rows, [r for r in body.split("\n") if r.strip()])]
+    bad = next((unescape(m[2]) for m in rows if m and m[2] and not (m[2].startswith(" (") and m[2].endswith(")"))), "")
+    how = _compare(got, int(more[1]) if more else 0, shown, len(want) - len(shown), [])
+    if not how and bad:
+        how = f'says "{bad}" after a line where only "ok" and what the engine understood are written'
+    if not how and understood is not None:
+        for m, line, reading in zip(rows, shown, understood):
+            said = f" ({reading})" if reading and reading != line else ""
+            if m is not None and unescape(m[2]) != said:
+                how = _reading(line + unescape(m[2]), line + said)
+                break
+    return f"in its HTML part {how}" if how else ""
+
+
+def _unescaped(html: str) -> str:
+    """A quoted line's HTML as the player reads it; markup the template never writes there is kept as it is (so
+    that it differs)."""
+    text = unescape(html)
+    return text if str(escape(text)) == html else html
+
+
+REFUSED = "NOTHING WAS APPLIED: "
+_NO = re.compile(r'^  NO   "(.*)"$')
+#: A refused line as the record's reason names it (`pbem.app.intake`: "'line': why; 'line': why"), as
+#: `pbem.trust.sent.grouped` reads it.
+_QUOTED_LINE = re.compile(r"""(?:^|; )('(?:[^'\\\n]|\\.)*+'|"(?:[^"\\\n]|\\.)*+"): """)
+
+
+def said_outcome(text: str) -> str | None:
+    """What an acknowledgement's text says became of the message it answers: "applied" ("Accepted and applied:"),
+    "refused" ("NOTHING WAS APPLIED: ..."), None when it says neither (a notice, a report without one)."""
+    for line in text.split("\n"):
+        if line.rstrip() == APPLIED[0]:
+            return "applied"
+        if line.startswith(REFUSED):
+            return "refused"
+    return None
+
+
+def refused_quoted(text: str) -> list[str]:
+    """The lines an acknowledgement of a refused message quotes as refused ('  NO   "line"'), sorted."""
+    return sorted(m[1] for line in text.split("\n") if (m := _NO.match(line.rstrip())))
+
+
+def reason_lines(reason: str) -> list[str] | None:
+    """The lines a refused message's recorded reason names ("'a': why; 'b': why"), sorted; None when it is no list
+    of refused lines (another reason, or one that does not start with a quoted line)."""
+    found = list(_QUOTED_LINE.finditer(reason))
+    if not found or found[0].start() != 0:
+        return None
+    try:
+        return sorted(str(ast.literal_eval(m[1])) for m in found)
+    except (ValueError, SyntaxError):
+        return None
+
+
+#: The markup an acknowledgement's HTML is written with (`mail/_ack_body.html.j2`, `ack.html.j2`, `_record.html.j2`):
+#: anything else in it (a heading, a section, a picture, a style) is no part of what pbem writes there.
+TAGS = frozenset({"p", "strong", "table", "thead", "tbody", "tr", "th", "td", "code", "br", "pre"})
+ATTRIBUTES = frozenset({"", 'scope="col"', 'class="receipt"', 'class="hint"', 'class="record"'})
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]{0,20})([^<>]{0,400})>")
+#: The unindented lines an acknowledgement's own mail prints besides those of its body (`prose.ACK_LINES`): the
+#: record's hint and line (`mail/_record.txt.j2`) and the signature.
+OWN_LINES = ("Reply to this mail with your orders; a new mail needs your player code", "Record #")
+
+
+def unwritten(text: str, page: str, sender: str = "") -> str:
+    """What an acknowledgement holds that pbem does not write, in one phrase ("" when nothing): in a report
+    answering the message, markup in its HTML block "Your message" other than the acknowledgement's (its text
+    block is `pbem.trust.prose`'s); in the acknowledgement's own mail, an unindented line of its text that none of
+    its templates prints (the player's words are quoted indented), a name under its signature other than the
+    sender's (`sender`), and markup of its HTML other than the acknowledgement's."""
+    from pbem.trust.prose import ACK_LINES, MARK
+
+    if MARK in text:
+        start, end = page.find("<h2>Your message</h2>"), page.find("<p>" + MARK)
+        return _markup(page[start + len("<h2>Your message</h2>") : end], ()) if 0 <= start < end else ""
+    first = text.lstrip().split("\n", 1)[0]
+    if not (first.startswith('Your message "') and '" for game "' in first):
+        return ""  # (no acknowledgement of orders: a JOIN's, a refusal of a code, a notice)
+    rows = [row.rstrip() for row in text.split("\n")]
+    sign = max((i for i, row in enumerate(rows) if row == "--"), default=len(rows))
+    for i, row in enumerate(rows):
+        if i == sign + 1:
+            if sender and row != sender:
+                return f'is signed "{row[:80]}" where its sender is named "{sender[:80]}"'
+        elif row and not row.startswith((" ", "\t", *ACK_LINES, *OWN_LINES)) and i != sign:
+            from pbem.trust.quote import quote
+
+            return (
+                f"says {quote(row)}, a line pbem does not write in an acknowledgement (it quotes your words indented)"
+            )
+    start, end = page.find("<body>"), page.rfind("</body>")
+    body = page[start + len("<body>") : end] if 0 <= start < end else page
+    return _markup(body, ("h1",))
+
+
+def _markup(html: str, also: tuple[str, ...]) -> str:
+    for m in _TAG.finditer(html):
+        name, attributes = m[2].lower(), m[3].strip()
+        if (name not in TAGS and name not in also) or (attributes not in ATTRIBUTES and not m[1]):
+            from pbem.trust.quote import clip
+
+            return f"in its HTML part holds {clip(m[0], 80)}, markup pbem does not write in an acknowledgement"
+    return ""
