@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -33,6 +34,7 @@ from pbem.app import views
 from pbem.engine import offers
 from pbem.engine.base import Engine, LineResult, Outcome
 from pbem.orders.extract import asks, is_order, unasked
+from pbem.orders.typed import SENTENCE_WORDS
 
 EARLIER = 2  # earlier lines quoted at most in "an earlier line of this message already answers"
 CUTS = 8  # places in one refused line where an order word starts, tried at most
@@ -130,7 +132,9 @@ def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
     for r in result.lines:
         parts = split(eng, state, player, r.line, budget) if not r.ok or shortened(r) else []
         if len(parts) < 2:
-            lines.append(_cut_short(r) if r.ok and shortened(r) else r)
+            lines.append(
+                _cut_short(r) if r.ok and shortened(r) else r if r.ok else _sentence_cut(eng, state, player, r, budget)
+            )
             continue
         n = COUNTS.get(len(parts), str(len(parts)))
         together = _accepted(eng, state, player, parts, budget)
@@ -157,12 +161,55 @@ def _cut_short(r: LineResult) -> LineResult:
     return replace(r, ok=False, reason=why, legal=(said,), understood="", names=(), unchecked=0)
 
 
+_SENTENCE_END = re.compile(r"[^\W_][.!;](?=\s+\S)")  # "DISCARD NONE. Thanks for ...": not "J. R." (one letter)
+_LIST_PART = re.compile(r"[^\W_](?:,|\s+[/|])(?=\s+\S)")  # "... Carol, but only if", "... Bob / maybe later"
+#: Words that make what follows a comma or a slash a remark or a condition, not the next item of a list of names.
+_REMARK_WORDS = SENTENCE_WORDS | {"but", "unless", "only", "maybe", "later", "perhaps", "thanks", "sorry", "when"}
+CUT_TRIES = 3  # places in one refused line where an order may end tried, at most
+
+
+def _sentence_cut(eng: Engine, state: dict[str, Any], player: str, r: LineResult, budget: list[int]) -> LineResult:
+    """A refused line that is an order the engine takes alone up to where a sentence ends (".", "!", ";") or up to a
+    comma or slash before words of a remark or a condition ("DISCARD NONE. Thanks for running the game", "EVENT
+    CLAIM Royal Wedding TARGET Carol, but only if Bob agrees", "TRIBUTE Gold 7 / maybe later"): refused as
+    `_cut_short` refuses an order with words after it, the order alone offered, instead of with the engine's reason
+    ('"none." is not a card', '"Carol, but only if Bob agrees" is not a player').  The longest such order first, at
+    most `CUT_TRIES` applications of the engine per line, from the message's `budget`."""
+    ends = [m.start() + 1 for m in _SENTENCE_END.finditer(r.line)]
+    ends += [m.start() + 1 for m in _LIST_PART.finditer(r.line) if _remark(r.line[m.end() :])]
+    for end in sorted(set(ends), reverse=True)[:CUT_TRIES]:
+        if budget[0] <= 0:
+            break
+        said = r.line[:end]
+        budget[0] -= 1
+        alone = eng.apply(state, player, [said])
+        if alone.accepted and alone.lines and not shortened(alone.lines[0]):
+            return _cut_short(replace(r, ok=True, understood=said))
+    return r
+
+
+def _remark(rest: str) -> bool:
+    """Whether the words after a comma or slash hold a word of a remark or condition (`_REMARK_WORDS`)."""
+    return any(w.strip(".,;:!?()\"'").lower() in _REMARK_WORDS for w in rest.split()[:12])
+
+
 def shortened(r: LineResult) -> bool:
     """An accepted line whose order, as the engine understood it, is only the line's first words ("NO TRADE" of
     "NO TRADE TRADE WANT ANY").  The engine's note after the order ("CONCLAVE TAKE HIGHEST (kept as your standing
     conclave choice)") is not part of it, and an order it wrote otherwise (an alias, a name completed) is whole."""
-    said, line = r.understood.split(" (", 1)[0].upper().split(), r.line.upper().split()
+    said, line = _bare_words(r.understood.split(" (", 1)[0]), _bare_words(r.line)
     return 0 < len(said) < len(line) and line[: len(said)] == said
+
+
+#: What may close a word of a line without being part of it: "DECLINE ALL; unless Bob offers more" and "DECLINE
+#: ALL, ACCEPT Alice ..." were taken whole as DECLINE ALL (the word "ALL;" was not "ALL": the rest went unread).
+_CLOSERS = ".,;:!?/|"
+
+
+def _bare_words(text: str) -> list[str]:
+    """The words of `text` upper case, without the punctuation that closes them; a word of punctuation only
+    ("/", "!") is none."""
+    return [w for w in (t.rstrip(_CLOSERS) for t in text.upper().split()) if w]
 
 
 def split(eng: Engine, state: dict[str, Any], player: str, line: str, budget: list[int]) -> list[str]:
@@ -193,7 +240,7 @@ def _pieces(
             continue  # the whole line: the engine's own reading
         if budget[0] <= 0:
             return None
-        piece = " ".join(words[start:end])
+        piece = " ".join(words[start:end]).rstrip(_CLOSERS + " ")  # "TRIBUTE Gold 7; TRIBUTE ...": not "...7;"
         if _taken(eng, state, player, before, piece, budget):
             found = _pieces(eng, state, player, words, cuts, end, [*before, piece], budget)
             if found:

@@ -124,7 +124,15 @@ def is_order(line: str, order_words: Iterable[str]) -> bool:
     """True if `line` starts with one of the order words (each a word or a phrase); "NO EVENT?" does too: an order
     asked as a question is refused as one (`pbem.app.refusals.questioned`), never set aside unseen."""
     words = _words(line.rstrip(_ASKED) if asks(line) else line)
-    return any(words[: len(p)] == list(p) for p in _phrases(tuple(order_words)))
+    return any(_starts(words, p) for p in _phrases(tuple(order_words)))
+
+
+def _starts(words: list[str], phrase: tuple[str, ...]) -> bool:
+    """Whether `words` start with `phrase`, its last word closed by a full stop, "!" or ";" too: "NO EVENT. Thanks
+    for running the game" and "PASS; unless Bob objects" were chatter, the player told no order was found; as orders
+    they are refused with the order to send alone (`pbem.app.refusals`)."""
+    n = len(phrase)
+    return len(words) >= n and words[: n - 1] == list(phrase[:-1]) and words[n - 1].rstrip(".!;") == phrase[-1]
 
 
 _ASKED = "?!.…\uff1f \t"  # the end of a line that asks: "NO EVENT?", "Vote red?!", "PASS ?", a full-width "?"

@@ -16,6 +16,8 @@
   ``Op ... schreef X:``).  An attribution followed by quoted lines is dropped
   and reading goes on (bottom-posting); one followed by unquoted text (Yahoo's
   plain part) ends the sender's text;
+* GroupWise's ``>>> X <x@y> 11/30/2026 9:08 PM >>>`` above the mail answered, copied unquoted: the rest of the
+  message is someone else's;
 * Outlook header blocks (``From:`` with ``Sent:``/``To:``/``Subject:`` below, in
   the common languages: en de fr es it pt nl sv da pl ru uk ja zh ko tr hu cs; full-width
   colons too) and QQ Mail's ``------------------ 原始邮件 ------------------``, forwarded and original-message markers: the rest of
@@ -127,6 +129,20 @@ def _next_is_quote(lines: list[str], i: int) -> bool:
     return True
 
 
+def groupwise(line: str) -> bool:
+    """GroupWise's attribution, above the mail answered copied unquoted: ``>>> "X" <x@y> 11/30/2026 9:08 PM >>>``
+    or ``>>> X 30.11.2026 21:08 >>>`` (its lines were read as the writer's: every order a report listed, a refusal
+    with a dozen lines quoted)."""
+    bare = line.strip()
+    return (
+        len(bare) <= 300
+        and bare.startswith(">>>")
+        and bare.endswith(">>>")
+        and bool(bare[3:-3].strip())
+        and any(ch.isdigit() for ch in bare)
+    )
+
+
 def client_signature(line: str) -> bool:
     """A signature line a mail client adds by itself ("Sent from my iPhone")."""
     return bool(_CLIENT_SIGNATURE.match(line))
@@ -154,6 +170,8 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
         raw = lines[i]
         if raw.rstrip() == "--" or raw.startswith("-- "):
             break
+        if groupwise(raw):
+            break  # GroupWise's attribution: the mail answered follows, unquoted
         if _quoted(raw):
             mine = unquoted(raw) if marked is not None else None
             if mine is not None and marked is not None and marked(mine):

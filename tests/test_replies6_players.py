@@ -1,0 +1,278 @@
+"""Players of all four games answering as real people do, sixth round (replies6): clients and languages not in the
+earlier corpora, orders typed several to a line or with a sentence after them, and prose that starts with an order word.
+
+The replies3 harness (`tests.test_replies3_players`: a real game per kind at its first report and at a later step,
+each reply read exactly as the poll reads it, the orders read applied) answers from GroupWise, Lotus Notes, Outlook
+in Spanish, Italian, Dutch, Portuguese, German without its rule and French with its space before the colon,
+Thunderbird bottom-posted in French, Spanish, Italian, Dutch, Portuguese and Polish ("W dniu ... pisze:"), Apple Mail
+in Japanese ("...のメッセージ:"), a Gmail reply to a forwarded report, and HTML-only replies (Gmail's nested
+gmail_quote, Outlook's divRplyFwdMsg in German).
+
+What players meant and pbem misread before (each a class, fixed, its cases generated here for every game):
+
+* GroupWise's attribution (``>>> X <x@y> 11/30/2026 9:08 PM >>>``, the mail answered copied unquoted below it)
+  was taken for a quoted line and the copy read as the player's: every order a report listed was read, the reply
+  refused with a dozen lines quoted (`pbem.orders.furniture.groupwise`);
+* an order with a separator and more after it ("DECLINE ALL; unless Bob offers more", "DECLINE ALL, ACCEPT Alice
+  ...") was taken as the order alone, the rest unread: the word before the separator ("ALL;") did not count as the
+  order's last word (`pbem.app.refusals.shortened`); two orders on one line parted by ";" or "/" were refused with a
+  reason about a card named "/" or offered back as "TRIBUTE Gold 7;";
+* an order with a second sentence after it ("DISCARD NONE. Thanks for running the game") was refused for a card
+  named "none." (`pbem.app.refusals._sentence_cut`: refused as the order with words after it, the order offered);
+* a line of prose starting with an order word and a pronoun ("Accept my apologies for the delay" in Sixteen
+  Thirty, where ACCEPT is an order word) refused the valid order below it (`pbem.orders.typed.prose`).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+import pytest
+
+from pbem import engine as registry
+from pbem.app.lines import read_again
+from pbem.app.refusals import worded
+from pbem.engine import slots
+from pbem.orders.extract import extract
+from tests.test_replies3_players import KINDS, WHO, Moment, _html, _plain, _quoted, check, meant, shared_moments
+
+
+@pytest.fixture(scope="module")
+def moments(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Moment]:
+    return shared_moments(tmp_path_factory)  # test_replies3_players' games, built once per process
+
+
+def _block(labels: tuple[str, str, str, str], date: str, sent: EmailMessage) -> list[str]:
+    frm, when, to, subject = labels
+    return [f"{frm} {sent['From']}", f"{when} {date}", f"{to} {sent['To']}", f"{subject} {sent['Subject']}"]
+
+
+Body = Callable[[EmailMessage, list[str]], "list[str] | str"]
+
+
+def _top(attribution: list[str]) -> Body:
+    return lambda sent, own: [*own, "", *attribution, "", *_quoted(_plain(sent))]
+
+
+def _bottom(attribution: list[str]) -> Body:
+    return lambda sent, own: [*attribution, *_quoted(_plain(sent)), "", *own]
+
+
+def _outlook(labels: tuple[str, str, str, str], date: str, rule: str = "_" * 32) -> Body:
+    return lambda sent, own: [*own, "", *([rule] if rule else []), *_block(labels, date, sent), "", *_plain(sent)]
+
+
+def _groupwise(head: str) -> Body:
+    return lambda sent, own: [*own, "", head, *_plain(sent)]
+
+
+def _gmail_nested(sent: EmailMessage, own: list[str]) -> str:
+    """Gmail's HTML-only reply to a mail that itself quoted: a gmail_quote inside a gmail_quote."""
+    inner = (
+        f'<div class="gmail_quote">On Sun, Bob wrote:<blockquote class="gmail_quote">{_html(sent)}</blockquote></div>'
+    )
+    mine = "".join(f"<div>{html.escape(x)}</div>" for x in own)
+    return (
+        f'<div dir="ltr">{mine}</div><br><div class="gmail_quote"><div dir="ltr" class="gmail_attr">'
+        f"{html.escape('On Mon, 30 Nov 2026 at 21:08, ' + WHO + ' wrote:')}<br></div>"
+        f'<blockquote class="gmail_quote">{inner}</blockquote></div>'
+    )
+
+
+def _outlook_html_de(sent: EmailMessage, own: list[str]) -> str:
+    block = "<br>".join(
+        html.escape(x)
+        for x in _block(("Von:", "Gesendet:", "An:", "Betreff:"), "Montag, 30. November 2026 21:08", sent)
+    )
+    mine = "".join(f'<p class="MsoNormal">{html.escape(x)}</p>' for x in own)
+    return (
+        f'<html><body lang="DE"><div class="WordSection1">{mine}<div style="border:none;border-top:solid #E1E1E1 '
+        f'1.0pt"><div id="divRplyFwdMsg" dir="ltr"><font face="Calibri"><b>{block}</b></font></div></div>'
+        f"<div>{_html(sent)}</div></div></body></html>"
+    )
+
+
+def _forwarded_then_replied(sent: EmailMessage, own: list[str]) -> list[str]:
+    """The player forwarded the report to themselves (or a friend) and answered from that mail."""
+    fwd = ["---------- Forwarded message ---------", f"From: {sent['From']}", "Date: Mon, 30 Nov 2026 at 21:08"]
+    fwd += [f"Subject: {sent['Subject']}", f"To: <{sent['To'].addresses[0].addr_spec}>", "", *_plain(sent)]
+    return [*own, "", "On Tue, 1 Dec 2026 at 08:00, Alice <alice@example.net> wrote:", "", *_quoted(fwd)]
+
+
+WHEN_PL = "W dniu 30.11.2026 o 21:08, pbem moderator pisze:"
+CLIENTS: dict[str, Body] = {
+    "groupwise": _groupwise(f">>> {WHO} 11/30/2026 9:08 PM >>>"),
+    "groupwise-quoted-name": _groupwise('>>> "pbem moderator" <games@example.org> 30.11.2026 21:08 >>>'),
+    "groupwise-no-address": _groupwise(">>> pbem moderator 30/11/2026 21:08 >>>"),
+    "lotus-notes": lambda sent, own: [
+        *own,
+        "",
+        "",
+        WHO,
+        "30.11.2026 21:08",
+        "",
+        "To",
+        str(sent["To"]),
+        "cc",
+        "",
+        "Subject",
+        str(sent["Subject"]),
+        "",
+        *_plain(sent),
+    ],
+    "lotus-wrote-on": _top([f"{WHO} wrote on 30/11/2026 21:08:57:"]),
+    "outlook-es": _outlook(("De:", "Enviado el:", "Para:", "Asunto:"), "lunes, 30 de noviembre de 2026 21:08"),
+    "outlook-it": _outlook(("Da:", "Inviato:", "A:", "Oggetto:"), "lunedì 30 novembre 2026 21:08"),
+    "outlook-nl": _outlook(("Van:", "Verzonden:", "Aan:", "Onderwerp:"), "maandag 30 november 2026 21:08"),
+    "outlook-pt": _outlook(("De:", "Enviada em:", "Para:", "Assunto:"), "segunda-feira, 30 de novembro de 2026 21:08"),
+    "outlook-de-no-rule": _outlook(("Von:", "Gesendet:", "An:", "Betreff:"), "Montag, 30. November 2026", rule=""),
+    "outlook-fr-spaced": _outlook(("De :", "Envoyé :", "À :", "Objet :"), "lundi 30 novembre 2026 21:08"),
+    "thunderbird-fr": _bottom(["Le 30/11/2026 à 21:08, pbem moderator a écrit :"]),
+    "thunderbird-es": _bottom(["El 30/11/26 a las 21:08, pbem moderator escribió:"]),
+    "thunderbird-it": _bottom(["Il 30/11/2026 21:08, pbem moderator ha scritto:"]),
+    "thunderbird-nl": _bottom(["Op 30-11-2026 om 21:08 schreef pbem moderator:"]),
+    "thunderbird-pt": _bottom(["Em 30/11/2026 21:08, pbem moderator escreveu:"]),
+    "thunderbird-pl": _bottom([WHEN_PL]),
+    "thunderbird-pl-top": _top([WHEN_PL]),
+    "apple-ja": _top(["2026/11/30 21:08、pbem moderator <games@example.org>のメッセージ:"]),
+    "apple-ja-bottom": _bottom(["2026/11/30 21:08、pbem moderator <games@example.org>のメッセージ:", ""]),
+    "forwarded-then-replied": _forwarded_then_replied,
+    "gmail-html-nested": _gmail_nested,
+    "outlook-html-de": _outlook_html_de,
+}
+
+
+def reply(moment: Moment, body: list[str] | str, subject: str = "") -> bytes:
+    sent = moment.report
+    msg = EmailMessage()
+    msg["From"] = f"{moment.player} <{moment.address}>"
+    msg["To"] = str(sent["From"])
+    msg["Subject"] = subject or "Re: " + str(sent["Subject"])
+    msg["Message-ID"] = make_msgid(domain="players.example")
+    msg["In-Reply-To"] = msg["References"] = str(sent["Message-ID"])
+    if isinstance(body, str):
+        msg.set_content(body, subtype="html")
+    else:
+        msg.set_content("\n".join(body) + "\n")
+    return msg.as_bytes()
+
+
+def test_the_client_corpus_names_every_client_of_the_brief() -> None:
+    assert len(CLIENTS) == 23
+    assert {"groupwise", "lotus-notes", "thunderbird-pl", "apple-ja", "outlook-html-de"} <= set(CLIENTS)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_new_client_reply_is_read_as_the_player_meant(moments: dict[str, Moment], kind: str) -> None:
+    moment = moments[kind]
+    failures = []
+    for n, (name, body) in enumerate(CLIENTS.items()):
+        want = meant(moment, n)
+        own = ["Hi,", "", *want, "", "Thanks, Alice"]
+        try:
+            check(moment, reply(moment, body(moment.report, own)), want, name)
+        except AssertionError as err:
+            failures.append(str(err))
+    assert not failures, "\n".join(failures)
+
+
+# ----------------------------------------------------------------------------------------------- several to a line
+
+
+def _pipeline(moment: Moment, text: str):
+    """The message's outcome as the intake words it (`pbem.app.intake`), from its text."""
+    eng = registry.get(moment.kind)
+    ex = extract(text, "", eng.order_words)
+    result = eng.apply(moment.state, moment.player, ex.orders)
+    orders, result, _, _ = read_again(eng, moment.state, moment.player, ex.orders, result, {"problems": []}, ex)
+    result = slots.one_per_slot(eng, moment.state, moment.player, orders, result)
+    return worded(eng, moment.state, moment.player, result)
+
+
+SEPARATORS = {"semicolon": "; ", "slash": " / ", "spaced-semicolon": " ; ", "bar": " | "}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_two_orders_on_one_line_parted_by_a_separator_are_refused_as_such_and_offered_clean(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    """ "TRIBUTE Copper 7; TRIBUTE Gold 4", "DISCARD NONE / DISCARD Trench": refused as two orders on one line, each
+    offered as it would be accepted (not "TRIBUTE Copper 7;"), never one of them taken and the other unread."""
+    moment = moments[kind]
+    first, second = moment.legal[0], moment.legal[1]
+    if first.split()[0] != second.split()[0] and first.upper().startswith(second.split()[0].upper()):
+        pytest.skip("no two distinct orders")
+    for name, sep in SEPARATORS.items():
+        out = _pipeline(moment, f"Hi,\n{first}{sep}{second}\nThanks")
+        assert not out.accepted, (name, first, second)
+        refused = [r for r in out.lines if not r.ok]
+        assert len(refused) == 1 and "orders on one line" in refused[0].reason, (name, refused)
+        assert [x.upper() for x in refused[0].legal] == [first.upper(), second.upper()], (name, refused[0].legal)
+
+
+AFTER = {
+    "condition": "; unless Bob objects",
+    "comma-condition": ", but only if Bob agrees",
+    "second-sentence": ". Thanks for running the game",
+    "exclaimed-sentence": "! Sorry for the delay",
+    "slash-remark": " / maybe later",
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_order_with_more_words_after_a_separator_is_refused_and_the_order_alone_offered(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    """ "DECLINE ALL; unless Bob objects" was applied as DECLINE ALL (the condition unread), "DISCARD NONE. Thanks for
+    running the game" refused for a card named "none.": refused in every game, the reason quoting the order, and
+    the order alone offered."""
+    moment = moments[kind]
+    failures = []
+    for n, (name, after) in enumerate(AFTER.items()):
+        order = meant(moment, n)[0]
+        out = _pipeline(moment, f"{order}{after}")
+        refused = [r for r in out.lines if not r.ok]
+        if out.accepted or len(refused) != 1:
+            failures.append(f"{kind} / {name}: {order}{after} -> accepted={out.accepted} {refused}")
+        elif [x.upper() for x in refused[0].legal] != [order.upper()] or f'"{order}"' not in refused[0].reason:
+            failures.append(f"{kind} / {name}: {refused[0].reason} offered {refused[0].legal}")
+    assert not failures, "\n".join(failures)
+
+
+# ----------------------------------------------------------------------------------------------- prose
+
+
+PROSE = [
+    "{Word} my apologies for the delay.",
+    "{Word} my word for it, this is my last move.",
+    "{Word} me a message if you are stuck.",
+    "{Word} your time, there is no rush.",
+    "{Word} us out of the loop for once, ha.",
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_prose_starting_with_an_order_word_and_a_pronoun_is_set_aside_beside_a_valid_order(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    """ "Accept my apologies for the delay." refused a Sixteen Thirty player's valid order below it ("my apologies
+    for the delay" is not a player): a line whose order word a pronoun follows is a sentence, set aside as chatter
+    when the rest of the message is accepted, for every order word of every game."""
+    moment = moments[kind]
+    eng = registry.get(moment.kind)
+    # DECLINE: Sixteen Thirty's engine reads DECLINE and any words after it as DECLINE ALL (left to the engine's owner)
+    words = sorted({w.split()[0] for w in eng.order_words if w.isalpha()} - {"END", "NONE", "DONE", "DECLINE"})
+    failures = []
+    for n, word in enumerate(words):
+        want = meant(moment, n)
+        for k, said in enumerate(PROSE):
+            prose = said.format(Word=word.capitalize())
+            body = [prose, *want, "", "Thanks"] if (n + k) % 2 else ["Hi,", *want, "", prose]
+            try:
+                check(moment, reply(moment, body), want, prose)
+            except AssertionError as err:
+                failures.append(str(err))
+    assert not failures, "\n".join(failures)
