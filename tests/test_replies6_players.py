@@ -276,3 +276,63 @@ def test_prose_starting_with_an_order_word_and_a_pronoun_is_set_aside_beside_a_v
             except AssertionError as err:
                 failures.append(str(err))
     assert not failures, "\n".join(failures)
+
+
+# ----------------------------------------------------------------------------------------------- auto-replies
+
+
+AUTO_SUBJECTS = [
+    "Automatic reply: {s}",
+    "Out of Office: {s}",
+    "AutoReply: {s}",
+    "Abwesenheitsnotiz: {s}",
+    "Automatische Antwort: {s}",
+    "Réponse automatique : {s}",
+    "Respuesta automática: {s}",
+    "Risposta automatica: {s}",
+    "Automatisch antwoord: {s}",
+    "Resposta automática: {s}",
+    "Odpowiedź automatyczna: {s}",
+    "Automatiskt svar: {s}",
+    "自動応答: {s}",
+    "自动回复: {s}",
+]
+AWAY_TEXT = [
+    "Thank you for your message.",
+    "I am out of the office until Monday 7 December with no access to e-mail.",
+    "Away until Monday.",
+    "For urgent matters please call +44 20 7946 0958.",
+]
+
+
+def test_an_auto_reply_without_headers_is_recognised_by_its_subject_in_every_language() -> None:
+    from pbem.mail.inbound.message import parse
+
+    for subject in AUTO_SUBJECTS:
+        msg = EmailMessage()
+        msg["From"], msg["To"] = "Alice <alice@example.net>", "games@example.org"
+        msg["Subject"] = subject.format(s="Re: [pbem g1] Your turn")
+        msg.set_content("\n".join(AWAY_TEXT) + "\n")
+        assert parse(msg.as_bytes()).auto, subject
+    for person in ("Re: [pbem g1] out of office next week, my orders", "Re: [pbem g1] automatic reply? no, me"):
+        msg = EmailMessage()
+        msg["From"], msg["To"], msg["Subject"] = "Alice <alice@example.net>", "games@example.org", person
+        msg.set_content("NO EVENT\n")
+        assert parse(msg.as_bytes()).auto is None, person
+
+
+@pytest.mark.parametrize("subject", [AUTO_SUBJECTS[0], AUTO_SUBJECTS[5]])
+def test_an_unmarked_out_of_office_reply_to_a_report_changes_nothing_and_gets_no_answer(
+    tmp_path: pytest.TempPathFactory, subject: str
+) -> None:
+    """An autoresponder that sends no Auto-Submitted header answered a report; its "Away until Monday." was read as a
+    malformed AWAY and refused, the refusal answered again at each of its returns (up to the hourly cap)."""
+    from tests.conftest import deliver, sent_mail
+    from tests.test_replies3_players import _moment, _poll
+
+    moment = _moment(tmp_path, "dynasties")  # type: ignore[arg-type]
+    before = len(sent_mail(moment.cfg))
+    deliver(moment.cfg, reply(moment, AWAY_TEXT, subject=subject.format(s="Re: " + str(moment.report["Subject"]))))
+    summary = _poll(moment.cfg, moment.clock)
+    assert (summary.accepted, summary.rejected) == (0, 0), summary.line()
+    assert len(sent_mail(moment.cfg)) == before
