@@ -336,3 +336,63 @@ def test_an_unmarked_out_of_office_reply_to_a_report_changes_nothing_and_gets_no
     summary = _poll(moment.cfg, moment.clock)
     assert (summary.accepted, summary.rejected) == (0, 0), summary.line()
     assert len(sent_mail(moment.cfg)) == before
+
+
+# ----------------------------------------------------------------------------------------------- typed and marked
+
+
+MARKS: dict[str, Callable[[str], list[str]]] = {
+    "arrow": lambda q: [q + "  <-- this"],
+    "ticked": lambda q: ["> [x] " + q[2:]],
+    "check-mark": lambda q: ["> ✓ " + q[2:]],
+    "pointer-below": lambda q: [q, "^ this one"],
+}
+
+
+def _typed_and_marked(moment: Moment, typed: str, marked: str, mark: str, top: bool) -> list[str]:
+    """A reply with `typed` written by the player (above the quote, or below it) and `marked` marked in the quote."""
+    quoted = _quoted(_plain(moment.report))
+    at = next(i for i, q in enumerate(quoted) if q[2:].strip() == marked)
+    body = [f"On Mon, 30 Nov 2026 at 21:08, {WHO} wrote:", *quoted[:at], *MARKS[mark](quoted[at]), *quoted[at + 1 :]]
+    return ["Hi,", typed, "", *body] if top else [*body, "", typed, "Thanks"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_order_typed_and_marked_in_the_quote_too_is_one_answer(moments: dict[str, Moment], kind: str) -> None:
+    """The same order typed above (or below) the quoted report and marked in it ("DECLINE ALL", then "> DECLINE ALL
+    <-- this") is one answer: it was refused as two ("send only the one you mean") or as a card played twice."""
+    moment = moments[kind]
+    failures = []
+    for n, mark in enumerate(MARKS):
+        want = meant(moment, n)
+        for top in (True, False):
+            body = _typed_and_marked(moment, want[0].lower() if top else want[0], want[0], mark, top)
+            try:
+                check(moment, reply(moment, body), want, f"{mark}/{'top' if top else 'bottom'}")
+            except AssertionError as err:
+                failures.append(str(err))
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_order_typed_and_another_marked_in_the_quote_are_two_orders(moments: dict[str, Moment], kind: str) -> None:
+    """Two answers, one typed and another marked in the quote: two orders for one thing, as two typed lines are (the
+    later stands where the rules let it replace the earlier, and the answer says so; else both are quoted in the
+    refusal, or the engine takes both when they are two legal orders, as two melds)."""
+    from pbem.app.lines import replaced
+
+    moment = moments[kind]
+    eng = registry.get(moment.kind)
+    first, other = moment.legal[0], moment.legal[1]
+    text = "\n".join(_typed_and_marked(moment, first, other, "arrow", True))
+    got = list(extract(text, "", eng.order_words).orders)
+    assert [g.upper() for g in got] == [first.upper(), other.upper()], got
+    out = _pipeline(moment, text)
+    both = eng.apply(moment.state, moment.player, [first, other])
+    if out.accepted and not both.accepted:
+        pytest.fail(f"{kind}: {got} accepted")
+    if out.accepted and both.state == eng.apply(moment.state, moment.player, [other]).state:
+        assert replaced(eng, moment.state, moment.player, got, out), kind  # the answer says the later one stands
+    if not out.accepted:
+        reasons = " ".join(r.reason for r in out.lines if not r.ok)
+        assert first in reasons or other in reasons or any(r.line == other for r in out.lines if not r.ok), reasons

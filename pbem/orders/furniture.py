@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from pbem.orders.typed import points_up
+from pbem.orders.typed import cleaned, points_up
 
 _CLOSER = (
     r"(?:wrote|writes|escribió|escribio|a\s+écrit|a\s+ecrit|schrieb|ha\s+scritto|escreveu|schreef|skrev|"
@@ -165,6 +165,7 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
     lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n").split("\n")
     out: list[str] = []
     dropped: list[str] = []
+    chose: list[int] = []  # where in `out` the lines of the mail answered the writer marked are
     i = 0
     while i < len(lines):
         raw = lines[i]
@@ -175,6 +176,7 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
         if _quoted(raw):
             mine = unquoted(raw) if marked is not None else None
             if mine is not None and marked is not None and marked(mine):
+                chose.append(len(out))
                 out.append(mine)
             i += 1
             continue
@@ -189,13 +191,30 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
             break
         if client_signature(raw):
             dropped.append(raw)
-        elif marked is not None and points_up(raw) and (chose := _pointed_at(lines, i, marked)) is not None:
-            if not out or out[-1] != chose:
-                out.append(chose)  # "> VOTE RED" then "<-- this" below it: the quoted order is the writer's choice
+        elif marked is not None and points_up(raw) and (pointed := _pointed_at(lines, i, marked)) is not None:
+            if not out or out[-1] != pointed:
+                chose.append(len(out))
+                out.append(pointed)  # "> VOTE RED" then "<-- this" below it: the quoted order is the writer's choice
         else:
             out.append(raw)
         i += 1
-    return out, dropped
+    return _once(out, chose), dropped
+
+
+def _once(out: list[str], chose: list[int]) -> list[str]:
+    """`out` without each marked line of the mail answered that repeats an order the writer typed themselves (the
+    same words, case and marks aside): "DECLINE ALL" typed above the quote and "> DECLINE ALL <-- this" marked in
+    it are one answer, which was refused as two ("send only the one you mean") or as a card played twice.  A marked
+    line that differs from what was typed is a second order, read as any other (`pbem.engine.slots`)."""
+    if not chose:
+        return out
+    marked = set(chose)
+    typed = {_key(line) for k, line in enumerate(out) if k not in marked}
+    return [line for k, line in enumerate(out) if k not in marked or _key(line) not in typed]
+
+
+def _key(line: str) -> str:
+    return " ".join((cleaned(line) or line).casefold().split())
 
 
 def _pointed_at(lines: list[str], i: int, marked: Callable[[str], bool]) -> str | None:
