@@ -396,3 +396,27 @@ def test_an_order_typed_and_another_marked_in_the_quote_are_two_orders(moments: 
     if not out.accepted:
         reasons = " ".join(r.reason for r in out.lines if not r.ok)
         assert first in reasons or other in reasons or any(r.line == other for r in out.lines if not r.ok), reasons
+
+
+# ----------------------------------------------------------------------------------------------- what a phone shows
+
+
+def test_the_answers_subject_says_whether_the_orders_were_applied(tmp_path: pytest.TempPathFactory) -> None:
+    """A phone's list of mail shows the subject and a line or two: a refused message was answered "Re: [pbem g1] your
+    orders" like an accepted one, its first line "Your message ... was read." the same too.  The subject now says
+    it: accepted, NOT applied, or none found."""
+    from tests.conftest import deliver, sent_mail
+    from tests.test_replies3_players import _moment, _poll
+
+    moment = _moment(tmp_path, "italian-wars")  # type: ignore[arg-type]
+    to_them = lambda: [m for m in sent_mail(moment.cfg) if m["To"].addresses[0].addr_spec == moment.address]  # noqa: E731
+    for body, verdict in ((["DISCARD Nothing at all"], "NOT applied"), (["Hi, back soon"], "none found")):
+        before = len(to_them())
+        deliver(moment.cfg, reply(moment, body))
+        _poll(moment.cfg, moment.clock)
+        answer = to_them()[before:]
+        assert [str(m["Subject"]) for m in answer] == [f"Re: [pbem g1] your orders: {verdict}"], body
+    deliver(moment.cfg, reply(moment, [meant(moment, 0)[0]]))
+    before = len(to_them())
+    _poll(moment.cfg, moment.clock)
+    assert [str(m["Subject"]) for m in to_them()[before:]] == ["Re: [pbem g1] your orders: accepted"]
