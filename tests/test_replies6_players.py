@@ -420,3 +420,34 @@ def test_the_answers_subject_says_whether_the_orders_were_applied(tmp_path: pyte
     before = len(to_them())
     _poll(moment.cfg, moment.clock)
     assert [str(m["Subject"]) for m in to_them()[before:]] == ["Re: [pbem g1] your orders: accepted"]
+
+
+#: The answers to a player's message that apply nothing, and the words that say so.
+NOT_APPLIED = {
+    "ack": "NOT applied",
+    "refused_code": "Nothing was applied",
+    "refused_code_before": "Nothing was applied",
+    "revision_earlier": "Not applied",
+    "revision_on_file": "Not applied",
+    "unreadable": "could not be read",
+    "not_your_game": "Nothing was applied",
+    "no_game": "Nothing was applied",
+    "game_closed": "no orders can be applied",
+    "held_failed": "not applied",
+}
+PREVIEW = 60  # characters of a mail's text a phone's list shows under its subject, about
+
+
+@pytest.mark.parametrize("kind", sorted(NOT_APPLIED))
+def test_an_answer_that_applied_nothing_says_so_in_its_subject_or_first_words(kind: str) -> None:
+    """A phone lists a mail by its subject and a line of its text: an answer that applied nothing says so there.
+    The refusal of a message without a code opened "We received a message from your address for game hh1, subject
+    ..." (its verdict on the second line), a revision refused "Your message for game hh1, subject ..., sent ...,
+    was not applied" (after a hundred characters)."""
+    from pbem.render.templates import render_mail
+    from tests.test_mail_templates import CONTEXTS, NOT_ABOUT_A_GAME, RECORD, VARIANTS, M
+
+    context = {**CONTEXTS[kind], **M, **({} if kind in NOT_ABOUT_A_GAME else RECORD)}
+    r = render_mail(VARIANTS.get(kind, kind), context)
+    said = NOT_APPLIED[kind].lower()
+    assert said in r.subject.lower() or said in r.text.lstrip()[:PREVIEW].lower(), (r.subject, r.text[:120])
