@@ -192,15 +192,26 @@ def _pipeline(moment: Moment, text: str):
     return worded(eng, moment.state, moment.player, result)
 
 
-SEPARATORS = {"semicolon": "; ", "slash": " / ", "spaced-semicolon": " ; ", "bar": " | "}
+SEPARATORS = {
+    "semicolon": "; ",
+    "slash": " / ",
+    "spaced-semicolon": " ; ",
+    "bar": " | ",
+    "and": " and ",
+    "ampersand": " & ",
+    "then": " then ",
+    "numbered": " 2) ",
+}
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_two_orders_on_one_line_parted_by_a_separator_are_refused_as_such_and_offered_clean(
     moments: dict[str, Moment], kind: str
 ) -> None:
-    """ "TRIBUTE Copper 7; TRIBUTE Gold 4", "DISCARD NONE / DISCARD Trench": refused as two orders on one line, each
-    offered as it would be accepted (not "TRIBUTE Copper 7;"), never one of them taken and the other unread."""
+    """ "TRIBUTE Copper 7; TRIBUTE Gold 4", "DISCARD NONE / DISCARD Trench", "PLAY Gold 9 & PLAY Copper 10": refused
+    as two orders on one line, each offered as it would be accepted (not "TRIBUTE Copper 7;" or "PLAY Gold 9 &"),
+    never one of them taken and the other unread; and "put each on its own line" only when so written they would be
+    taken (two plays for one turn were told so, then refused as two orders for one thing)."""
     moment = moments[kind]
     first, second = moment.legal[0], moment.legal[1]
     if first.split()[0] != second.split()[0] and first.upper().startswith(second.split()[0].upper()):
@@ -211,6 +222,8 @@ def test_two_orders_on_one_line_parted_by_a_separator_are_refused_as_such_and_of
         refused = [r for r in out.lines if not r.ok]
         assert len(refused) == 1 and "orders on one line" in refused[0].reason, (name, refused)
         assert [x.upper() for x in refused[0].legal] == [first.upper(), second.upper()], (name, refused[0].legal)
+        if "put each on its own line" in refused[0].reason:
+            assert _pipeline(moment, f"{first}\n{second}").accepted, (name, refused[0].reason)
 
 
 AFTER = {
@@ -451,3 +464,21 @@ def test_an_answer_that_applied_nothing_says_so_in_its_subject_or_first_words(ki
     r = render_mail(VARIANTS.get(kind, kind), context)
     said = NOT_APPLIED[kind].lower()
     assert said in r.subject.lower() or said in r.text.lstrip()[:PREVIEW].lower(), (r.subject, r.text[:120])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_order_word_written_as_a_label_with_an_equals_sign_is_read(moments: dict[str, Moment], kind: str) -> None:
+    """ "VOTE = red", "DISCARD = NONE", as "Tribute: Gold 7" is: Habsburg refused "MELD = ..." for a card named "="."""
+    moment = moments[kind]
+    failures = []
+    for n in range(min(4, len(moment.legal))):
+        want = meant(moment, n)
+        word, _, rest = want[0].partition(" ")
+        if not rest or word.upper() not in registry.get(moment.kind).order_words:
+            continue  # "NO EVENT": no word of it alone is an order word
+        for typed in (f"{word} = {rest}", f"{word.lower()}={rest.lower()}"):
+            try:
+                check(moment, reply(moment, ["Hi,", typed, "Thanks"]), want, typed)
+            except AssertionError as err:
+                failures.append(str(err))
+    assert not failures, "\n".join(failures)

@@ -31,7 +31,7 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.app import views
-from pbem.engine import offers
+from pbem.engine import offers, slots
 from pbem.engine.base import Engine, LineResult, Outcome
 from pbem.orders.extract import asks, is_order, unasked
 from pbem.orders.typed import SENTENCE_WORDS
@@ -137,7 +137,7 @@ def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
             )
             continue
         n = COUNTS.get(len(parts), str(len(parts)))
-        together = _accepted(eng, state, player, parts, budget)
+        together = _accepted(eng, state, player, parts, budget) and _one_each(eng, state, player, parts)
         why = (
             f"{n} orders on one line; put each on its own line, as below"
             if together
@@ -147,6 +147,12 @@ def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
     if result.accepted and not all(r.ok for r in lines):
         return Outcome(state, [], lines)  # refused whole, as any message with a refused line
     return Outcome(result.state, result.events, lines)
+
+
+def _one_each(eng: Engine, state: dict[str, Any], player: str, parts: list[str]) -> bool:
+    """Whether `parts`, sent one per line, fill no slot twice (`pbem.engine.slots`): "PLAY Platinum 9 and PLAY Copper
+    10" was told "put each on its own line", and so written it was refused as two plays for one turn."""
+    return not slots.doubled(eng, parts)
 
 
 def _cut_short(r: LineResult) -> LineResult:
@@ -240,12 +246,30 @@ def _pieces(
             continue  # the whole line: the engine's own reading
         if budget[0] <= 0:
             return None
-        piece = " ".join(words[start:end]).rstrip(_CLOSERS + " ")  # "TRIBUTE Gold 7; TRIBUTE ...": not "...7;"
+        piece = _piece(words[start:end], end < len(words))
         if _taken(eng, state, player, before, piece, budget):
             found = _pieces(eng, state, player, words, cuts, end, [*before, piece], budget)
             if found:
                 return found
     return None
+
+
+#: Words that join two orders typed on one line ("DISCARD NONE and DISCARD Trench", "PLAY Gold 9 & PLAY Copper
+#: 10", "DECLINE ALL, then ACCEPT Bob ..."): not part of the order before them.
+_JOINERS = frozenset({"and", "&", "+", "then", "und", "et", "y", "e", "en"})
+_LIST_NUMBER = re.compile(r"^\(?[0-9]{1,2}[.):]$")  # "1) NO EVENT 2) ...": the number of the next one
+
+
+def _piece(words: list[str], before_another: bool) -> str:
+    """The order `words` hold, without what parts it from the next order on the line: a separator (";", "/"), a
+    joining word ("and", "&", "then") or the next one's number ("2)"); offered as "PLAY Gold 9 &" before."""
+    out = list(words)
+    while before_another and len(out) > 1:
+        last = out[-1].rstrip(_CLOSERS)
+        if last and last.lower() not in _JOINERS and not _LIST_NUMBER.match(out[-1]):
+            break
+        out.pop()
+    return " ".join(out).rstrip(_CLOSERS + " ")
 
 
 def _taken(eng: Engine, state: dict[str, Any], player: str, before: list[str], piece: str, budget: list[int]) -> bool:

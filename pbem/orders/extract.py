@@ -149,9 +149,11 @@ def unasked(line: str) -> str:
 
 
 def _labelled(line: str, order_words: Iterable[str]) -> str:
-    """ "Play: Gold 10" as "Play Gold 10": an order word written as a label (a colon right after it) was set aside
+    """ "Play: Gold 10" (or "VOTE = red") as "Play Gold 10": an order word written as a label (a colon right after it) was set aside
     as a line starting with no order word, and an otherwise accepted mail went on without it."""
-    head, colon, rest = line.replace("：", ":", 1).partition(":")
+    line_ = line.replace("：", ":", 1)
+    cut = min((k for k in (line_.find(":"), line_.find("=")) if k >= 0), default=-1)  # "VOTE = red" as "VOTE: red"
+    head, colon, rest = (line_[:cut], ":", line_[cut + 1 :]) if cut >= 0 else (line_, "", "")
     if colon and rest.strip() and tuple(_words(head)) in _phrases(tuple(order_words)):
         return f"{head.strip()} {rest.strip()}"
     return line
