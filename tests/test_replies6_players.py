@@ -482,3 +482,52 @@ def test_an_order_word_written_as_a_label_with_an_equals_sign_is_read(moments: d
             except AssertionError as err:
                 failures.append(str(err))
     assert not failures, "\n".join(failures)
+
+
+# ----------------------------------------------------------------------------------------------- signatures
+
+
+SIGN_OFFS = ["Best regards,", "Kind regards", "Cheers!", "Thanks,", "Mit freundlichen Grüßen", "Cordialement,"]
+SIGN_OFFS += ["Saludos,", "Cordiali saluti", "Met vriendelijke groet,", "Atenciosamente,", "Pozdrawiam", "MfG"]
+COMPANY = [  # a signature without "-- " whose lines start with an order word of some game
+    "Play Corp Ltd.",
+    "Leader, Product Team",
+    "Trade Desk | Example Bank",
+    "Offer valid while stocks last.",
+    "Place: Berlin, Germany",
+    "Vote for us at the 2026 awards!",
+    "Keep calm and carry on",
+    "Drop by our booth at Essen Spiel, hall 3",
+    "Plan ahead: book your seat now",
+    "Done is better than perfect.",
+    "Decline all meetings on Fridays",
+    "Take a look at our new website.",
+    "Tribute to the old days",
+    "Conclave of Gamers, Secretary",
+    "Play hard, play fair",
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_signature_under_a_sign_off_never_refuses_the_orders_above_it(moments: dict[str, Moment], kind: str) -> None:
+    """A signature without "-- " under "Best regards," whose lines start with order words ("Play Corp Ltd.", "Keep
+    calm and carry on", "Trade Desk | Example Bank") refused the orders above it in every game but Habsburg: below
+    a sign-off, after the orders, no line is an order (a CODE line still counts)."""
+    moment = moments[kind]
+    failures = []
+    for n, line in enumerate(COMPANY):
+        want = meant(moment, n)
+        sig = [SIGN_OFFS[n % len(SIGN_OFFS)], "Alice Martin", line, "+44 20 7946 0958"]
+        try:
+            check(moment, reply(moment, ["Hi,", "", *want, "", *sig]), want, f"{sig[0]} / {line}")
+        except AssertionError as err:
+            failures.append(str(err))
+    assert not failures, "\n".join(failures)
+
+
+def test_below_a_sign_off_a_code_is_read_and_before_any_order_a_sign_off_ends_nothing() -> None:
+    words = registry.get("dynasties").order_words
+    ex = extract("TRIBUTE Gold 7\nThanks,\nAlice\nCODE K7QX-2MPD\nPlay Corp Ltd.", "", words)
+    assert (ex.orders, ex.code) == (["TRIBUTE Gold 7"], "K7QX-2MPD")
+    assert "Play Corp Ltd." in ex.chatter
+    assert extract("Thanks for the report!\nThanks,\nTRIBUTE Gold 7", "", words).orders == ["TRIBUTE Gold 7"]

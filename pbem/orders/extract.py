@@ -23,6 +23,8 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   `pbem.app.lines.seeming_told`: "I take it you are away" is a remark);
 * ``WATCH``, ``NORMAL`` or ``DIGEST`` alone on a line: how much mail the player
   gets from now on (`Extracted.mode`, `pbem.app.notify`);
+* below a sign-off line that follows an order ("Best regards,", "Cheers!", "Mit freundlichen Grüßen": `sign_off`),
+  the signature: no line there is an order ("Play Corp Ltd.", "Keep calm and carry on"), though a command still is;
 * chatter otherwise (greetings, sign-offs, a name, remarks): set aside in
   `Extracted.chatter`, listed to the player as "not read as orders", and
   never a reason to refuse.
@@ -244,6 +246,7 @@ def extract(
     if first and _control(first) in ("HELP", "STATUS", "REPORT", "CODE") and not (pbems and pbems(first)):
         lines.insert(0, first)
     i = 0
+    signed = False  # a sign-off ("Best regards,") came after an order: the lines below it are the signature
     while i < len(lines):
         typed = _strip_comment(lines[i])
         i += 1
@@ -253,11 +256,8 @@ def extract(
         if _words(line) and len(_words(line)) == 1 and _words(line)[0] in MODE_WORDS:
             ex.mode = _words(line)[0].lower()
             continue
-        if not is_order(line, words) and _control(line) is None:
-            if _words(line) in LOST_CODE:
-                ex.lost_code = True
-                continue
-            _aside(ex, i, typed, line, words)
+        if _control(line) is None and (signed or not is_order(line, words)):
+            signed = _not_an_order(ex, i, typed, line, words, signed)
             continue
         if is_order(line, words):
             ex.typed.append(typed.strip())
@@ -296,12 +296,51 @@ def _read(typed: str, words: tuple[str, ...]) -> str:
 _SALT_LINE = re.compile(r"(?:join[ \t]++)?salt\b", re.IGNORECASE)
 
 
+#: The lines that close a letter, alone on their line (a comma or "!" after them), in the players' languages.
+SIGN_OFFS = frozenset(
+    [
+        *("regards", "best regards", "kind regards", "warm regards", "warmest regards", "best wishes", "all the best"),
+        *("best", "cheers", "thanks", "thank you", "many thanks", "thanks a lot", "thx", "yours", "yours truly"),
+        *("sincerely", "yours sincerely", "cordially", "gruß", "grüße", "viele grüße", "liebe grüße", "beste grüße"),
+        *("mit freundlichen grüßen", "freundliche grüße", "mfg", "lg", "vg", "danke", "vielen dank", "cordialement"),
+        *("bien cordialement", "bien à vous", "amicalement", "amitiés", "merci", "merci beaucoup", "bonne journée"),
+        *("saludos", "un saludo", "saludos cordiales", "atentamente", "gracias", "muchas gracias", "un abrazo"),
+        *("saluti", "cordiali saluti", "un saluto", "distinti saluti", "grazie", "a presto", "ciao", "groeten"),
+        *("met vriendelijke groet", "vriendelijke groet", "groetjes", "bedankt", "atenciosamente", "abraços"),
+        *("abraço", "obrigado", "obrigada", "cumprimentos", "pozdrawiam", "z poważaniem", "dzięki", "hälsningar"),
+        *("vänliga hälsningar", "mvh", "tack", "よろしくお願いします", "よろしく"),
+    ]
+)
+
+
+def sign_off(line: str) -> bool:
+    """Whether `line` closes a letter ("Best regards,", "Cheers!", "Mit freundlichen Grüßen"): below it, after the
+    orders, comes the signature, whose lines are never orders ("Play Corp Ltd.", "Keep calm and carry on", "Trade
+    Desk | Example Bank" refused the orders above them)."""
+    bare = line.strip().rstrip(",.!;:-–— ").strip()
+    return len(bare) <= 30 and " ".join(bare.lower().split()) in SIGN_OFFS
+
+
 def _salt(typed: str) -> str:
     """A SALT line (``SALT ...``, ``JOIN SALT ...``) as typed from its first word on, or "" for any other line: a
     salt is the rest of the line, any words the player likes (`pbem.trust.deal`), never read as an order is ("SALT
     one two three" is no number, "SALT lucky :)" keeps its smiley)."""
     start = next((k for k, ch in enumerate(typed) if ch.isalpha()), -1)
     return typed[start:].rstrip() if start >= 0 and _SALT_LINE.match(typed, start) else ""
+
+
+def _not_an_order(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...], signed: bool) -> bool:
+    """A line that is no order or command (`LOST CODE`, chatter), or one below a sign-off after the orders ("Play
+    Corp Ltd." under "Best regards,": the signature's, never an order).  Returns whether the signature has begun."""
+    if signed:
+        ex.placed.append(at)
+        ex.chatter.append(typed)
+        return True
+    if _words(line) in LOST_CODE:
+        ex.lost_code = True
+        return False
+    _aside(ex, at, typed, line, words)
+    return bool(ex.orders) and sign_off(typed)
 
 
 def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]) -> None:
