@@ -531,3 +531,45 @@ def test_below_a_sign_off_a_code_is_read_and_before_any_order_a_sign_off_ends_no
     assert (ex.orders, ex.code) == (["TRIBUTE Gold 7"], "K7QX-2MPD")
     assert "Play Corp Ltd." in ex.chatter
     assert extract("Thanks for the report!\nThanks,\nTRIBUTE Gold 7", "", words).orders == ["TRIBUTE Gold 7"]
+
+
+# ----------------------------------------------------------------------------------------------- rewrapped quotes
+
+
+def _rewrapped(lines: list[str], width: int) -> list[str]:
+    """The report quoted by a client that rewraps at `width` and quotes only the first piece of each line."""
+    import textwrap
+
+    out: list[str] = []
+    for line in lines:
+        pieces = textwrap.wrap(line, width) or [""]
+        out += ["> " + pieces[0], *pieces[1:]]
+    return out
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_quote_rewrapped_without_its_marks_is_not_read_and_an_answer_typed_in_it_is(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    """A client that rewrapped the quoted report and quoted only each line's first piece left the rest of its lines
+    unquoted between quoted ones: read as answers typed into the quote, "EVENT (add DISCARD-IF-NEEDED ...", "Negate
+    effect of your cards ...", "Unrest" and "decline them all" were orders and refused the reply.  The pieces are
+    the quoted line's rest (`pbem.orders.own_mail._cut_from_above`); an order typed between the quoted lines is
+    still read."""
+    moment = moments[kind]
+    failures = []
+    attribution = f"On Mon, 30 Nov 2026 at 21:08, {WHO} wrote:"
+    for n, width in enumerate((36, 40, 48, 60, 72)):
+        want = meant(moment, n)
+        quoted = _rewrapped(_plain(moment.report), width)
+        at = len(quoted) // 2 + n
+        for name, body in (
+            ("top", [*want, "", attribution, *quoted]),
+            ("bottom", [attribution, *quoted, "", *want, "", "Thanks"]),
+            ("inline", [attribution, *quoted[:at], "> x", *want, *quoted[at:]]),
+        ):
+            try:
+                check(moment, reply(moment, body), want, f"{width}/{name}")
+            except AssertionError as err:
+                failures.append(str(err)[:300])
+    assert not failures, "\n".join(failures)
