@@ -19,7 +19,8 @@ the writer's: the rule or "-----Original Message-----" marker above a dropped bl
 end the writer's text there, `pbem.orders.furniture`), a line typed right under its own line of the copy
 (`_repeated`) is kept, and so is a block the writer's lines stand between (`_drop_block_above_answer`), and so is a
 line of the copy quoted once that the writer marked as their choice (``> NO EVENT <--``, ``> ✓ PASS``:
-`pbem.orders.typed.chosen`), whose words are all the copy's.
+`pbem.orders.typed.chosen`), whose words are all the copy's.  The unquoted rest of a quoted line that a client
+rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
 
