@@ -573,3 +573,28 @@ def test_a_quote_rewrapped_without_its_marks_is_not_read_and_an_answer_typed_in_
             except AssertionError as err:
                 failures.append(str(err)[:300])
     assert not failures, "\n".join(failures)
+
+
+def test_a_held_reply_signed_off_over_a_company_signature_is_applied_at_the_deadline(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    """The deadline reads a held mail again: its signature under "Best regards," is set aside there too, so the
+    orders acknowledged as on file are the ones applied."""
+    from pbem.app.games import Table
+    from pbem.history.export import build as export
+    from pbem.record import store
+    from pbem.record.db import session
+    from tests.conftest import deliver
+    from tests.test_replies3_players import _moment, _poll
+
+    moment = _moment(tmp_path, "dynasties", table=Table(resolve="deadline"))  # type: ignore[arg-type]
+    want = meant(moment, 2)
+    deliver(moment.cfg, reply(moment, ["Hi,", *want, "", "Best regards,", "Alice", "Play Corp Ltd.", "Take care"]))
+    summary = _poll(moment.cfg, moment.clock)
+    assert (summary.accepted, summary.rejected) == (1, 0), summary.line()
+    moment.clock.advance(hours=49)
+    assert _poll(moment.cfg, moment.clock).deadlines == 1
+    with session(moment.cfg.database_url) as s:
+        doc = export(s, store.game_by_name(s, "g1"))
+    mine = [o for o in doc["orders"] if o["player"] == moment.player]
+    assert [(o["kind"], [x.upper() for x in o["lines"]]) for o in mine] == [("orders", [w.upper() for w in want])]
