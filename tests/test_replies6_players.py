@@ -598,3 +598,31 @@ def test_a_held_reply_signed_off_over_a_company_signature_is_applied_at_the_dead
         doc = export(s, store.game_by_name(s, "g1"))
     mine = [o for o in doc["orders"] if o["player"] == moment.player]
     assert [(o["kind"], [x.upper() for x in o["lines"]]) for o in mine] == [("orders", [w.upper() for w in want])]
+
+
+LISTED = [
+    "1 - {o}",
+    "2: {o}",
+    "1.) {o}",
+    "3 – {o}",
+    "» {o}",
+    "\u203a {o}",
+    "Order 1: {o}",
+    "Move 2 - {o}",
+    "Answer 1: {o}",
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_order_in_a_numbered_or_labelled_list_is_read(moments: dict[str, Moment], kind: str) -> None:
+    """ "1 - NO EVENT", "2: PASS", "1.) VOTE RED", "» DISCARD NONE", "Order 1: TRIBUTE Gold 7" were chatter: the
+    player was told no order was found (as "1) NO EVENT" and "My order: NO EVENT" were read already)."""
+    moment = moments[kind]
+    failures = []
+    for n, form in enumerate(LISTED):
+        want = meant(moment, n)
+        try:
+            check(moment, reply(moment, ["Hi,", form.format(o=want[0]), "Thanks"]), want, form)
+        except AssertionError as err:
+            failures.append(str(err)[:300])
+    assert not failures, "\n".join(failures)

@@ -161,7 +161,9 @@ def _labelled(line: str, order_words: Iterable[str]) -> str:
     return line
 
 
-_SAID = re.compile(r"^(?:my\s+)?(?:orders?|moves?|choice|answer)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
+_SAID = re.compile(  # "Order 1: NO EVENT", "Order #2 - PASS": a numbered label too
+    r"^(?:my\s+)?(?:orders?|moves?|choice|answer)(?:\s#?\d{1,2})?\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I
+)
 _MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
 _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to"); "Ill": autocorrect's "I'll"
     r"^(?:i['’]d like to|i would like to|i want to|i['’]m going to|i am going to|i['’]d|i will|i['’]ll|ill|i|"
