@@ -626,3 +626,12 @@ def test_an_order_in_a_numbered_or_labelled_list_is_read(moments: dict[str, Mome
         except AssertionError as err:
             failures.append(str(err)[:300])
     assert not failures, "\n".join(failures)
+
+
+def test_a_name_with_initials_is_no_sentence_end() -> None:
+    """ "J. R. Smith" holds no sentence end: an order naming such a player is never cut at "J."."""
+    from pbem.app.refusals import _SENTENCE_END
+
+    assert not _SENTENCE_END.search("ACCEPT J. R. Smith GIVING Spain 1")
+    ends = [m.end() - 1 for m in _SENTENCE_END.finditer("TRIBUTE Gold 7. Sorry. PASS! Ok")]
+    assert ends == [14, 21, 27]

@@ -167,7 +167,7 @@ def _cut_short(r: LineResult) -> LineResult:
     return replace(r, ok=False, reason=why, legal=(said,), understood="", names=(), unchecked=0)
 
 
-_SENTENCE_END = re.compile(r"[^\W_][.!;](?=\s+\S)")  # "DISCARD NONE. Thanks for ...": not "J. R." (one letter)
+_SENTENCE_END = re.compile(r"(?:[^\W\d_]{2}|\d)[.!;](?=\s+\S)")  # "NONE. Thanks", "Gold 7. Sorry": not "J. R."
 _LIST_PART = re.compile(r"[^\W_](?:,|\s+[/|])(?=\s+\S)")  # "... Carol, but only if", "... Bob / maybe later"
 #: Words that make what follows a comma or a slash a remark or a condition, not the next item of a list of names.
 _REMARK_WORDS = SENTENCE_WORDS | {"but", "unless", "only", "maybe", "later", "perhaps", "thanks", "sorry", "when"}
@@ -181,7 +181,7 @@ def _sentence_cut(eng: Engine, state: dict[str, Any], player: str, r: LineResult
     `_cut_short` refuses an order with words after it, the order alone offered, instead of with the engine's reason
     ('"none." is not a card', '"Carol, but only if Bob agrees" is not a player').  The longest such order first, at
     most `CUT_TRIES` applications of the engine per line, from the message's `budget`."""
-    ends = [m.start() + 1 for m in _SENTENCE_END.finditer(r.line)]
+    ends = [m.end() - 1 for m in _SENTENCE_END.finditer(r.line)]  # where its ".", "!" or ";" is
     ends += [m.start() + 1 for m in _LIST_PART.finditer(r.line) if _remark(r.line[m.end() :])]
     for end in sorted(set(ends), reverse=True)[:CUT_TRIES]:
         if budget[0] <= 0:
