@@ -21,7 +21,12 @@
   one per line.  When they cannot all be sent together (two answers to one question) the reason says so.  An
   accepted line whose order is only its first words, the rest no order ("NO TRADE if Bob does", "DECLINE ALL
   later": Sixteen Thirty took the order, the condition unread) is refused, the order alone offered (`_cut_short`).
-  At most `CUTS` places per line and `TRIES` applications per message are tried.
+  At most `CUTS` places per line and `TRIES` applications per message are tried.  The orders may be parted by ";",
+  "/", "and", "&", "then" or the next one's number ("2)"), which are no part of either (`_piece`); the closing
+  punctuation of a word never hides words after an order ("DECLINE ALL; unless Bob objects": `shortened`); and "put
+  each on its own line" is said only when so written they fill no slot twice.  A refused line that is an order up
+  to a sentence's end, or up to a comma or slash before a remark or condition ("DISCARD NONE. Thanks for running
+  the game", "TRIBUTE Gold 7, but only if Bob agrees") is refused as one with words after it (`_sentence_cut`).
 """
 
 from __future__ import annotations
