@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pbem.orders.away import Away, meant, read_away
-from pbem.orders.furniture import own_lines
+from pbem.orders.furniture import own_lines, sign_off
 from pbem.orders.typed import chosen, cleaned, code_value, front, unarmoured
 
 # Possessive runs of white space: between optional characters, each split of a run was tried (the cube of it).
@@ -296,31 +296,6 @@ def _read(typed: str, words: tuple[str, ...]) -> str:
 
 
 _SALT_LINE = re.compile(r"(?:join[ \t]++)?salt\b", re.IGNORECASE)
-
-
-#: The lines that close a letter, alone on their line (a comma or "!" after them), in the players' languages.
-SIGN_OFFS = frozenset(
-    [
-        *("regards", "best regards", "kind regards", "warm regards", "warmest regards", "best wishes", "all the best"),
-        *("best", "cheers", "thanks", "thank you", "many thanks", "thanks a lot", "thx", "yours", "yours truly"),
-        *("sincerely", "yours sincerely", "cordially", "gruß", "grüße", "viele grüße", "liebe grüße", "beste grüße"),
-        *("mit freundlichen grüßen", "freundliche grüße", "mfg", "lg", "vg", "danke", "vielen dank", "cordialement"),
-        *("bien cordialement", "bien à vous", "amicalement", "amitiés", "merci", "merci beaucoup", "bonne journée"),
-        *("saludos", "un saludo", "saludos cordiales", "atentamente", "gracias", "muchas gracias", "un abrazo"),
-        *("saluti", "cordiali saluti", "un saluto", "distinti saluti", "grazie", "a presto", "ciao", "groeten"),
-        *("met vriendelijke groet", "vriendelijke groet", "groetjes", "bedankt", "atenciosamente", "abraços"),
-        *("abraço", "obrigado", "obrigada", "cumprimentos", "pozdrawiam", "z poważaniem", "dzięki", "hälsningar"),
-        *("vänliga hälsningar", "mvh", "tack", "よろしくお願いします", "よろしく"),
-    ]
-)
-
-
-def sign_off(line: str) -> bool:
-    """Whether `line` closes a letter ("Best regards,", "Cheers!", "Mit freundlichen Grüßen"): below it, after the
-    orders, comes the signature, whose lines are never orders ("Play Corp Ltd.", "Keep calm and carry on", "Trade
-    Desk | Example Bank" refused the orders above them)."""
-    bare = line.strip().rstrip(",.!;:-–— ").strip()
-    return len(bare) <= 30 and " ".join(bare.lower().split()) in SIGN_OFFS
 
 
 def _salt(typed: str) -> str:

@@ -22,6 +22,7 @@
   the common languages: en de fr es it pt nl sv da pl ru uk ja zh ko tr hu cs; full-width
   colons too) and QQ Mail's ``------------------ 原始邮件 ------------------``, forwarded and original-message markers: the rest of
   the message is someone else's;
+* (in `pbem.orders.extract`, by `sign_off`) the signature below a sign-off line after the orders ("Best regards,");
 * the signature after ``-- `` and the one-line signatures of mobile and webmail
   clients (``Sent from my iPhone``, ``Get Outlook for Android``, ``Sent with
   Proton Mail secure email.``, ``Envoyé de mon iPhone`` ...).
@@ -229,3 +230,28 @@ def _pointed_at(lines: list[str], i: int, marked: Callable[[str], bool]) -> str 
         if lines[k].strip():
             return None
     return None
+
+
+#: The lines that close a letter, alone on their line (a comma or "!" after them), in the players' languages.
+SIGN_OFFS = frozenset(
+    [
+        *("regards", "best regards", "kind regards", "warm regards", "warmest regards", "best wishes", "all the best"),
+        *("best", "cheers", "thanks", "thank you", "many thanks", "thanks a lot", "thx", "yours", "yours truly"),
+        *("sincerely", "yours sincerely", "cordially", "gruß", "grüße", "viele grüße", "liebe grüße", "beste grüße"),
+        *("mit freundlichen grüßen", "freundliche grüße", "mfg", "lg", "vg", "danke", "vielen dank", "cordialement"),
+        *("bien cordialement", "bien à vous", "amicalement", "amitiés", "merci", "merci beaucoup", "bonne journée"),
+        *("saludos", "un saludo", "saludos cordiales", "atentamente", "gracias", "muchas gracias", "un abrazo"),
+        *("saluti", "cordiali saluti", "un saluto", "distinti saluti", "grazie", "a presto", "ciao", "groeten"),
+        *("met vriendelijke groet", "vriendelijke groet", "groetjes", "bedankt", "atenciosamente", "abraços"),
+        *("abraço", "obrigado", "obrigada", "cumprimentos", "pozdrawiam", "z poważaniem", "dzięki", "hälsningar"),
+        *("vänliga hälsningar", "mvh", "tack", "よろしくお願いします", "よろしく"),
+    ]
+)
+
+
+def sign_off(line: str) -> bool:
+    """Whether `line` closes a letter ("Best regards,", "Cheers!", "Mit freundlichen Grüßen"): below it, after the
+    orders, comes the signature, whose lines are never orders ("Play Corp Ltd.", "Keep calm and carry on", "Trade
+    Desk | Example Bank" refused the orders above them)."""
+    bare = line.strip().rstrip(",.!;:-–— ").strip()
+    return len(bare) <= 30 and " ".join(bare.lower().split()) in SIGN_OFFS
