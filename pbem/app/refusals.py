@@ -21,18 +21,25 @@
   one per line.  When they cannot all be sent together (two answers to one question) the reason says so.  An
   accepted line whose order is only its first words, the rest no order ("NO TRADE if Bob does", "DECLINE ALL
   later": Sixteen Thirty took the order, the condition unread) is refused, the order alone offered (`_cut_short`).
-  At most `CUTS` places per line and `TRIES` applications per message are tried.
+  At most `CUTS` places per line and `TRIES` applications per message are tried.  The orders may be parted by ";",
+  "/", "and", "&", "then" or the next one's number ("2)"), which are no part of either (`_piece`); the closing
+  punctuation of a word never hides words after an order ("DECLINE ALL; unless Bob objects": `shortened`); and "put
+  each on its own line" is said only when so written they fill no slot twice.  A refused line that is an order up
+  to a sentence's end, or up to a comma or slash before a remark or condition ("DISCARD NONE. Thanks for running
+  the game", "TRIBUTE Gold 7, but only if Bob agrees") is refused as one with words after it (`_sentence_cut`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
 from pbem.app import views
-from pbem.engine import offers
+from pbem.engine import offers, slots
 from pbem.engine.base import Engine, LineResult, Outcome
 from pbem.orders.extract import asks, is_order, unasked
+from pbem.orders.typed import SENTENCE_WORDS
 
 EARLIER = 2  # earlier lines quoted at most in "an earlier line of this message already answers"
 CUTS = 8  # places in one refused line where an order word starts, tried at most
@@ -130,10 +137,12 @@ def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
     for r in result.lines:
         parts = split(eng, state, player, r.line, budget) if not r.ok or shortened(r) else []
         if len(parts) < 2:
-            lines.append(_cut_short(r) if r.ok and shortened(r) else r)
+            lines.append(
+                _cut_short(r) if r.ok and shortened(r) else r if r.ok else _sentence_cut(eng, state, player, r, budget)
+            )
             continue
         n = COUNTS.get(len(parts), str(len(parts)))
-        together = _accepted(eng, state, player, parts, budget)
+        together = _accepted(eng, state, player, parts, budget) and _one_each(eng, state, player, parts)
         why = (
             f"{n} orders on one line; put each on its own line, as below"
             if together
@@ -143,6 +152,12 @@ def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
     if result.accepted and not all(r.ok for r in lines):
         return Outcome(state, [], lines)  # refused whole, as any message with a refused line
     return Outcome(result.state, result.events, lines)
+
+
+def _one_each(eng: Engine, state: dict[str, Any], player: str, parts: list[str]) -> bool:
+    """Whether `parts`, sent one per line, fill no slot twice (`pbem.engine.slots`): "PLAY Platinum 9 and PLAY Copper
+    10" was told "put each on its own line", and so written it was refused as two plays for one turn."""
+    return not slots.doubled(eng, parts)
 
 
 def _cut_short(r: LineResult) -> LineResult:
@@ -157,12 +172,55 @@ def _cut_short(r: LineResult) -> LineResult:
     return replace(r, ok=False, reason=why, legal=(said,), understood="", names=(), unchecked=0)
 
 
+_SENTENCE_END = re.compile(r"(?:[^\W\d_]{2}|\d)[.!;](?=\s+\S)")  # "NONE. Thanks", "Gold 7. Sorry": not "J. R."
+_LIST_PART = re.compile(r"[^\W_](?:,|\s+[/|])(?=\s+\S)")  # "... Carol, but only if", "... Bob / maybe later"
+#: Words that make what follows a comma or a slash a remark or a condition, not the next item of a list of names.
+_REMARK_WORDS = SENTENCE_WORDS | {"but", "unless", "only", "maybe", "later", "perhaps", "thanks", "sorry", "when"}
+CUT_TRIES = 3  # places in one refused line where an order may end tried, at most
+
+
+def _sentence_cut(eng: Engine, state: dict[str, Any], player: str, r: LineResult, budget: list[int]) -> LineResult:
+    """A refused line that is an order the engine takes alone up to where a sentence ends (".", "!", ";") or up to a
+    comma or slash before words of a remark or a condition ("DISCARD NONE. Thanks for running the game", "EVENT
+    CLAIM Royal Wedding TARGET Carol, but only if Bob agrees", "TRIBUTE Gold 7 / maybe later"): refused as
+    `_cut_short` refuses an order with words after it, the order alone offered, instead of with the engine's reason
+    ('"none." is not a card', '"Carol, but only if Bob agrees" is not a player').  The longest such order first, at
+    most `CUT_TRIES` applications of the engine per line, from the message's `budget`."""
+    ends = [m.end() - 1 for m in _SENTENCE_END.finditer(r.line)]  # where its ".", "!" or ";" is
+    ends += [m.start() + 1 for m in _LIST_PART.finditer(r.line) if _remark(r.line[m.end() :])]
+    for end in sorted(set(ends), reverse=True)[:CUT_TRIES]:
+        if budget[0] <= 0:
+            break
+        said = r.line[:end]
+        budget[0] -= 1
+        alone = eng.apply(state, player, [said])
+        if alone.accepted and alone.lines and not shortened(alone.lines[0]):
+            return _cut_short(replace(r, ok=True, understood=said))
+    return r
+
+
+def _remark(rest: str) -> bool:
+    """Whether the words after a comma or slash hold a word of a remark or condition (`_REMARK_WORDS`)."""
+    return any(w.strip(".,;:!?()\"'").lower() in _REMARK_WORDS for w in rest.split()[:12])
+
+
 def shortened(r: LineResult) -> bool:
     """An accepted line whose order, as the engine understood it, is only the line's first words ("NO TRADE" of
     "NO TRADE TRADE WANT ANY").  The engine's note after the order ("CONCLAVE TAKE HIGHEST (kept as your standing
     conclave choice)") is not part of it, and an order it wrote otherwise (an alias, a name completed) is whole."""
-    said, line = r.understood.split(" (", 1)[0].upper().split(), r.line.upper().split()
+    said, line = _bare_words(r.understood.split(" (", 1)[0]), _bare_words(r.line)
     return 0 < len(said) < len(line) and line[: len(said)] == said
+
+
+#: What may close a word of a line without being part of it: "DECLINE ALL; unless Bob offers more" and "DECLINE
+#: ALL, ACCEPT Alice ..." were taken whole as DECLINE ALL (the word "ALL;" was not "ALL": the rest went unread).
+_CLOSERS = ".,;:!?/|"
+
+
+def _bare_words(text: str) -> list[str]:
+    """The words of `text` upper case, without the punctuation that closes them; a word of punctuation only
+    ("/", "!") is none."""
+    return [w for w in (t.rstrip(_CLOSERS) for t in text.upper().split()) if w]
 
 
 def split(eng: Engine, state: dict[str, Any], player: str, line: str, budget: list[int]) -> list[str]:
@@ -193,12 +251,30 @@ def _pieces(
             continue  # the whole line: the engine's own reading
         if budget[0] <= 0:
             return None
-        piece = " ".join(words[start:end])
+        piece = _piece(words[start:end], end < len(words))
         if _taken(eng, state, player, before, piece, budget):
             found = _pieces(eng, state, player, words, cuts, end, [*before, piece], budget)
             if found:
                 return found
     return None
+
+
+#: Words that join two orders typed on one line ("DISCARD NONE and DISCARD Trench", "PLAY Gold 9 & PLAY Copper
+#: 10", "DECLINE ALL, then ACCEPT Bob ..."): not part of the order before them.
+_JOINERS = frozenset({"and", "&", "+", "then", "und", "et", "y", "e", "en"})
+_LIST_NUMBER = re.compile(r"^\(?[0-9]{1,2}[.):]$")  # "1) NO EVENT 2) ...": the number of the next one
+
+
+def _piece(words: list[str], before_another: bool) -> str:
+    """The order `words` hold, without what parts it from the next order on the line: a separator (";", "/"), a
+    joining word ("and", "&", "then") or the next one's number ("2)"); offered as "PLAY Gold 9 &" before."""
+    out = list(words)
+    while before_another and len(out) > 1:
+        last = out[-1].rstrip(_CLOSERS)
+        if last and last.lower() not in _JOINERS and not _LIST_NUMBER.match(out[-1]):
+            break
+        out.pop()
+    return " ".join(out).rstrip(_CLOSERS + " ")
 
 
 def _taken(eng: Engine, state: dict[str, Any], player: str, before: list[str], piece: str, budget: list[int]) -> bool:

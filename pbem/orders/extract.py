@@ -23,6 +23,8 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   `pbem.app.lines.seeming_told`: "I take it you are away" is a remark);
 * ``WATCH``, ``NORMAL`` or ``DIGEST`` alone on a line: how much mail the player
   gets from now on (`Extracted.mode`, `pbem.app.notify`);
+* below a sign-off line that follows an order ("Best regards,", "Cheers!", "Mit freundlichen Grüßen": `sign_off`),
+  the signature: no line there is an order ("Play Corp Ltd.", "Keep calm and carry on"), though a command still is;
 * chatter otherwise (greetings, sign-offs, a name, remarks): set aside in
   `Extracted.chatter`, listed to the player as "not read as orders", and
   never a reason to refuse.
@@ -41,7 +43,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pbem.orders.away import Away, meant, read_away
-from pbem.orders.furniture import own_lines
+from pbem.orders.furniture import own_lines, sign_off
 from pbem.orders.typed import chosen, cleaned, code_value, front, unarmoured
 
 # Possessive runs of white space: between optional characters, each split of a run was tried (the cube of it).
@@ -124,7 +126,15 @@ def is_order(line: str, order_words: Iterable[str]) -> bool:
     """True if `line` starts with one of the order words (each a word or a phrase); "NO EVENT?" does too: an order
     asked as a question is refused as one (`pbem.app.refusals.questioned`), never set aside unseen."""
     words = _words(line.rstrip(_ASKED) if asks(line) else line)
-    return any(words[: len(p)] == list(p) for p in _phrases(tuple(order_words)))
+    return any(_starts(words, p) for p in _phrases(tuple(order_words)))
+
+
+def _starts(words: list[str], phrase: tuple[str, ...]) -> bool:
+    """Whether `words` start with `phrase`, its last word closed by a full stop, "!" or ";" too: "NO EVENT. Thanks
+    for running the game" and "PASS; unless Bob objects" were chatter, the player told no order was found; as orders
+    they are refused with the order to send alone (`pbem.app.refusals`)."""
+    n = len(phrase)
+    return len(words) >= n and words[: n - 1] == list(phrase[:-1]) and words[n - 1].rstrip(".!;") == phrase[-1]
 
 
 _ASKED = "?!.…\uff1f \t"  # the end of a line that asks: "NO EVENT?", "Vote red?!", "PASS ?", a full-width "?"
@@ -141,15 +151,19 @@ def unasked(line: str) -> str:
 
 
 def _labelled(line: str, order_words: Iterable[str]) -> str:
-    """ "Play: Gold 10" as "Play Gold 10": an order word written as a label (a colon right after it) was set aside
+    """ "Play: Gold 10" (or "VOTE = red") as "Play Gold 10": an order word written as a label (a colon right after it) was set aside
     as a line starting with no order word, and an otherwise accepted mail went on without it."""
-    head, colon, rest = line.replace("：", ":", 1).partition(":")
+    line_ = line.replace("：", ":", 1)
+    cut = min((k for k in (line_.find(":"), line_.find("=")) if k >= 0), default=-1)  # "VOTE = red" as "VOTE: red"
+    head, colon, rest = (line_[:cut], ":", line_[cut + 1 :]) if cut >= 0 else (line_, "", "")
     if colon and rest.strip() and tuple(_words(head)) in _phrases(tuple(order_words)):
         return f"{head.strip()} {rest.strip()}"
     return line
 
 
-_SAID = re.compile(r"^(?:my\s+)?(?:orders?|moves?|choice|answer)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
+_SAID = re.compile(  # "Order 1: NO EVENT", "Order #2 - PASS": a numbered label too
+    r"^(?:my\s+)?(?:orders?|moves?|choice|answer)(?:\s#?\d{1,2})?\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I
+)
 _MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
 _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to"); "Ill": autocorrect's "I'll"
     r"^(?:i['’]d like to|i would like to|i want to|i['’]m going to|i am going to|i['’]d|i will|i['’]ll|ill|i|"
@@ -234,6 +248,7 @@ def extract(
     if first and _control(first) in ("HELP", "STATUS", "REPORT", "CODE") and not (pbems and pbems(first)):
         lines.insert(0, first)
     i = 0
+    signed = False  # a sign-off ("Best regards,") came after an order: the lines below it are the signature
     while i < len(lines):
         typed = _strip_comment(lines[i])
         i += 1
@@ -243,11 +258,8 @@ def extract(
         if _words(line) and len(_words(line)) == 1 and _words(line)[0] in MODE_WORDS:
             ex.mode = _words(line)[0].lower()
             continue
-        if not is_order(line, words) and _control(line) is None:
-            if _words(line) in LOST_CODE:
-                ex.lost_code = True
-                continue
-            _aside(ex, i, typed, line, words)
+        if _control(line) is None and (signed or not is_order(line, words)):
+            signed = _not_an_order(ex, i, typed, line, words, signed)
             continue
         if is_order(line, words):
             ex.typed.append(typed.strip())
@@ -292,6 +304,20 @@ def _salt(typed: str) -> str:
     one two three" is no number, "SALT lucky :)" keeps its smiley)."""
     start = next((k for k, ch in enumerate(typed) if ch.isalpha()), -1)
     return typed[start:].rstrip() if start >= 0 and _SALT_LINE.match(typed, start) else ""
+
+
+def _not_an_order(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...], signed: bool) -> bool:
+    """A line that is no order or command (`LOST CODE`, chatter), or one below a sign-off after the orders ("Play
+    Corp Ltd." under "Best regards,": the signature's, never an order).  Returns whether the signature has begun."""
+    if signed:
+        ex.placed.append(at)
+        ex.chatter.append(typed)
+        return True
+    if _words(line) in LOST_CODE:
+        ex.lost_code = True
+        return False
+    _aside(ex, at, typed, line, words)
+    return bool(ex.orders) and sign_off(typed)
 
 
 def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]) -> None:

@@ -16,10 +16,13 @@
   ``Op ... schreef X:``).  An attribution followed by quoted lines is dropped
   and reading goes on (bottom-posting); one followed by unquoted text (Yahoo's
   plain part) ends the sender's text;
+* GroupWise's ``>>> X <x@y> 11/30/2026 9:08 PM >>>`` above the mail answered, copied unquoted: the rest of the
+  message is someone else's;
 * Outlook header blocks (``From:`` with ``Sent:``/``To:``/``Subject:`` below, in
   the common languages: en de fr es it pt nl sv da pl ru uk ja zh ko tr hu cs; full-width
   colons too) and QQ Mail's ``------------------ 原始邮件 ------------------``, forwarded and original-message markers: the rest of
   the message is someone else's;
+* (in `pbem.orders.extract`, by `sign_off`) the signature below a sign-off line after the orders ("Best regards,");
 * the signature after ``-- `` and the one-line signatures of mobile and webmail
   clients (``Sent from my iPhone``, ``Get Outlook for Android``, ``Sent with
   Proton Mail secure email.``, ``Envoyé de mon iPhone`` ...).
@@ -30,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from pbem.orders.typed import points_up
+from pbem.orders.typed import cleaned, points_up
 
 _CLOSER = (
     r"(?:wrote|writes|escribió|escribio|a\s+écrit|a\s+ecrit|schrieb|ha\s+scritto|escreveu|schreef|skrev|"
@@ -127,6 +130,20 @@ def _next_is_quote(lines: list[str], i: int) -> bool:
     return True
 
 
+def groupwise(line: str) -> bool:
+    """GroupWise's attribution, above the mail answered copied unquoted: ``>>> "X" <x@y> 11/30/2026 9:08 PM >>>``
+    or ``>>> X 30.11.2026 21:08 >>>`` (its lines were read as the writer's: every order a report listed, a refusal
+    with a dozen lines quoted)."""
+    bare = line.strip()
+    return (
+        len(bare) <= 300
+        and bare.startswith(">>>")
+        and bare.endswith(">>>")
+        and bool(bare[3:-3].strip())
+        and any(ch.isdigit() for ch in bare)
+    )
+
+
 def client_signature(line: str) -> bool:
     """A signature line a mail client adds by itself ("Sent from my iPhone")."""
     return bool(_CLIENT_SIGNATURE.match(line))
@@ -149,14 +166,18 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
     lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n").split("\n")
     out: list[str] = []
     dropped: list[str] = []
+    chose: list[int] = []  # where in `out` the lines of the mail answered the writer marked are
     i = 0
     while i < len(lines):
         raw = lines[i]
         if raw.rstrip() == "--" or raw.startswith("-- "):
             break
+        if groupwise(raw):
+            break  # GroupWise's attribution: the mail answered follows, unquoted
         if _quoted(raw):
             mine = unquoted(raw) if marked is not None else None
             if mine is not None and marked is not None and marked(mine):
+                chose.append(len(out))
                 out.append(mine)
             i += 1
             continue
@@ -171,13 +192,30 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
             break
         if client_signature(raw):
             dropped.append(raw)
-        elif marked is not None and points_up(raw) and (chose := _pointed_at(lines, i, marked)) is not None:
-            if not out or out[-1] != chose:
-                out.append(chose)  # "> VOTE RED" then "<-- this" below it: the quoted order is the writer's choice
+        elif marked is not None and points_up(raw) and (pointed := _pointed_at(lines, i, marked)) is not None:
+            if not out or out[-1] != pointed:
+                chose.append(len(out))
+                out.append(pointed)  # "> VOTE RED" then "<-- this" below it: the quoted order is the writer's choice
         else:
             out.append(raw)
         i += 1
-    return out, dropped
+    return _once(out, chose), dropped
+
+
+def _once(out: list[str], chose: list[int]) -> list[str]:
+    """`out` without each marked line of the mail answered that repeats an order the writer typed themselves (the
+    same words, case and marks aside): "DECLINE ALL" typed above the quote and "> DECLINE ALL <-- this" marked in
+    it are one answer, which was refused as two ("send only the one you mean") or as a card played twice.  A marked
+    line that differs from what was typed is a second order, read as any other (`pbem.engine.slots`)."""
+    if not chose:
+        return out
+    marked = set(chose)
+    typed = {_key(line) for k, line in enumerate(out) if k not in marked}
+    return [line for k, line in enumerate(out) if k not in marked or _key(line) not in typed]
+
+
+def _key(line: str) -> str:
+    return " ".join((cleaned(line) or line).casefold().split())
 
 
 def _pointed_at(lines: list[str], i: int, marked: Callable[[str], bool]) -> str | None:
@@ -192,3 +230,28 @@ def _pointed_at(lines: list[str], i: int, marked: Callable[[str], bool]) -> str 
         if lines[k].strip():
             return None
     return None
+
+
+#: The lines that close a letter, alone on their line (a comma or "!" after them), in the players' languages.
+SIGN_OFFS = frozenset(
+    [
+        *("regards", "best regards", "kind regards", "warm regards", "warmest regards", "best wishes", "all the best"),
+        *("best", "cheers", "thanks", "thank you", "many thanks", "thanks a lot", "thx", "yours", "yours truly"),
+        *("sincerely", "yours sincerely", "cordially", "gruß", "grüße", "viele grüße", "liebe grüße", "beste grüße"),
+        *("mit freundlichen grüßen", "freundliche grüße", "mfg", "lg", "vg", "danke", "vielen dank", "cordialement"),
+        *("bien cordialement", "bien à vous", "amicalement", "amitiés", "merci", "merci beaucoup", "bonne journée"),
+        *("saludos", "un saludo", "saludos cordiales", "atentamente", "gracias", "muchas gracias", "un abrazo"),
+        *("saluti", "cordiali saluti", "un saluto", "distinti saluti", "grazie", "a presto", "ciao", "groeten"),
+        *("met vriendelijke groet", "vriendelijke groet", "groetjes", "bedankt", "atenciosamente", "abraços"),
+        *("abraço", "obrigado", "obrigada", "cumprimentos", "pozdrawiam", "z poważaniem", "dzięki", "hälsningar"),
+        *("vänliga hälsningar", "mvh", "tack", "よろしくお願いします", "よろしく"),
+    ]
+)
+
+
+def sign_off(line: str) -> bool:
+    """Whether `line` closes a letter ("Best regards,", "Cheers!", "Mit freundlichen Grüßen"): below it, after the
+    orders, comes the signature, whose lines are never orders ("Play Corp Ltd.", "Keep calm and carry on", "Trade
+    Desk | Example Bank" refused the orders above them)."""
+    bare = line.strip().rstrip(",.!;:-–— ").strip()
+    return len(bare) <= 30 and " ".join(bare.lower().split()) in SIGN_OFFS

@@ -19,7 +19,8 @@ the writer's: the rule or "-----Original Message-----" marker above a dropped bl
 end the writer's text there, `pbem.orders.furniture`), a line typed right under its own line of the copy
 (`_repeated`) is kept, and so is a block the writer's lines stand between (`_drop_block_above_answer`), and so is a
 line of the copy quoted once that the writer marked as their choice (``> NO EVENT <--``, ``> ✓ PASS``:
-`pbem.orders.typed.chosen`), whose words are all the copy's.
+`pbem.orders.typed.chosen`), whose words are all the copy's.  The unquoted rest of a quoted line that a client
+rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
 
@@ -123,13 +124,17 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
             in_copy[start : i - 1 + GRAM] = b"\x01" * (i - 1 + GRAM - start)
         start, here = i, found
     drop = [False] * len(lines)  # a line with words, all of them in a copy
+    first = [0] * len(lines)  # where each line's first word is in the stream
     end = 0
     for n, ws in enumerate(per_line):
         begin, end = end, end + len(ws)
+        first[n] = begin
         drop[n] = end > begin and in_copy.find(0, begin, end) < 0
     if keep is not None and any(drop):
+        between = [n for n in _typed_between_quotes(lines) if drop[n] and keep(lines[n])]
+        cut = _cut_from_above(between, first, found_at, sent)
         for n in (
-            *_typed_between_quotes(lines),
+            *(n for n in between if n not in cut),
             *_repeated(per_line, drop),
             *_typed_again(lines, per_line, drop, sent),
         ):
@@ -160,6 +165,37 @@ def _keep_marked(lines: list[str], drop: list[bool], keep: Callable[[str], bool]
             quoted = unquoted(lines[above]) if above is not None and drop[above] else None
             if above is not None and quoted is not None and keep(quoted):
                 drop[above] = False
+
+
+def _cut_from_above(
+    candidates: list[int], first: list[int], found_at: list[int | set[int] | None], sent: list[str]
+) -> set[int]:
+    """The `candidates` (unquoted lines between quoted ones) that are the rest of the quoted line above them, cut
+    off by a client that rewrapped the quote without quoting the rest ("> ... play one event or NO" then "EVENT (add
+    DISCARD-IF-NEEDED ...)"): their first word follows the words above it as in a sent mail, in the middle of one of
+    its lines.  Read as an answer typed between quoted lines, such a piece of pbem's prose was an order ("EVENT (add
+    ..." refused the message).  A line of the sent mail typed or unquoted whole starts where a line of it starts.
+    The sent mails' line starts are counted only when there is a candidate (most replies have none)."""
+    spans: dict[int, int | set[int]] = {}
+    for n in candidates:
+        places = found_at[first[n] - GRAM + 1] if first[n] >= GRAM - 1 else None
+        if places is not None:
+            spans[n] = places
+    if not spans:
+        return set()
+    starts: set[int] = set()
+    offset = 0
+    for text in sent:  # the places `_places` gives the words of the sent mails, each line's first one
+        for line in text.split("\n"):
+            starts.add(offset)
+            offset += len(_words(line))
+        offset += GRAM
+    out: set[int] = set()
+    for n, places in spans.items():
+        here = {places} if isinstance(places, int) else places
+        if all(p + GRAM - 1 not in starts for p in here):
+            out.add(n)
+    return out
 
 
 def _typed_between_quotes(lines: list[str]) -> Iterator[int]:

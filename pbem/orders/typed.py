@@ -23,7 +23,8 @@ import re
 import unicodedata
 
 _MARKER = re.compile(
-    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—xX]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])[ \t\u00a0]+"  # "x NO EVENT": ticked
+    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—xX»›]|\(?\d{1,2}(?:\.\)|[.):])|\d{1,2}[ \t\u00a0]*[-–—]|\(?[a-zA-Z][.)])"
+    r"[ \t\u00a0]+"  # "x NO EVENT": ticked; "1 - NO EVENT", "1: PASS", "1.) VOTE RED", "» DISCARD NONE"
     r"|(?:[-=]{1,2}>|[→⇒⟶⟹➔➜➙➛➝➞➟➠➡▶▸►➢➤])[ \t\u00a0]*"  # an arrow, a space after it or not
     r"|\((?:default|on file)\)[ \t\u00a0]+"  # what the report prints before a default or an order on file
     r"|\[[^\]\s][^\]]{0,19}\][ \t\u00a0]*"  # "[x]" ticked, "[Alice]", "[AM]": an answer typed into a mail
@@ -312,7 +313,7 @@ _WEBBY = re.compile(r"@|https?://|www\.|\.com\b|\.org\b|\.net\b", re.IGNORECASE)
 
 
 #: Words of sentences that no order holds (card and place names hold "the", "of", "a", "with": not these).
-_SENTENCE_WORDS = frozenset(
+SENTENCE_WORDS = frozenset(
     [
         "you",
         "your",
@@ -350,20 +351,25 @@ _SENTENCE_WORDS = frozenset(
         "might",
     ]
 )
+#: Words that, right after the order word, make the line a sentence said to someone: "Accept my apologies for the
+#: delay" (Sixteen Thirty's ACCEPT), "Take my word for it", "Drop us a line".  No card, place or order starts so.
+_ADDRESSED = frozenset(["my", "your", "our", "their", "me", "us", "you", "we", "i", "them"])
 _TWO_SENTENCES = re.compile(r"[^\W\d_]{2}[.!?]\s+[A-Z]")  # "Play fair. Take care.": not "J. R. Smith"
 
 
 def prose(line: str) -> bool:
     """A line that starts with an order word but reads as a sentence: a company footer ("Call us on
     0800 123 456"), an address, a web link, a long sentence, one with two words of sentences no order holds
-    ("Discard this e-mail if you are not the intended recipient"), two sentences ("Play fair. Take care.").
+    ("Discard this e-mail if you are not the intended recipient"), two sentences ("Play fair. Take care."), a
+    pronoun right after the order word ("Accept my apologies for the delay", "Take my word for it").
     Refused by the engine, it is set aside as chatter instead of refusing the message (an order word counts
     only when what follows parses, and a line naming the game's words is a mistyped order: `pbem.app.lines`)."""
     words = line.split()
-    said = {w.strip(".,;:!?()\"'").lower() for w in words[1:]} & _SENTENCE_WORDS
+    said = {w.strip(".,;:!?()\"'").lower() for w in words[1:]} & SENTENCE_WORDS
     return (
         bool(_PHONE.search(line) or _WEBBY.search(line) or _TWO_SENTENCES.search(line))
         or len(words) > 12
         or line.rstrip().endswith("?")
         or len(said) >= 2
+        or (len(words) >= 3 and words[1].strip(".,;:!?()\"'").lower() in _ADDRESSED)
     )

@@ -5,7 +5,9 @@ Follows the standards rather than a list of cases (issue 12):
   `;` parameters allowed) is a human's mail; every other value, including
   `notification` and an empty one, is automatic.
 * The de-facto vacation markers `X-Autoreply`, `X-Autorespond` and
-  `Precedence: auto_reply` (also `bulk`, `junk`, `list`).
+  `Precedence: auto_reply` (also `bulk`, `junk`, `list`), and the subjects
+  autoresponders write ("Automatic reply:", "Abwesenheitsnotiz:", "Réponse
+  automatique :", ... `_AUTO_SUBJECT`) for those that send no header.
 * Bounces: a null or daemon sender (`<>`, MAILER-DAEMON, postmaster), a
   `multipart/report` (RFC 6522: DSNs, MDNs, feedback reports), a top-level
   `message/delivery-status`, or `X-Failed-Recipients`.
@@ -22,6 +24,8 @@ from __future__ import annotations
 
 import re
 from email.message import Message
+
+from pbem.mail.inbound.words import decoded
 
 _COMMENT = re.compile(r"\([^()]*\)")
 _AUTO_PRECEDENCE = {"bulk", "list", "junk", "auto_reply", "auto-reply"}
@@ -62,7 +66,26 @@ def _automatic(msg: Message) -> str | None:
     for value in _values(msg, "Precedence"):
         if _COMMENT.sub(" ", value).strip().lower() in _AUTO_PRECEDENCE:
             return f"Precedence: {value[:80]}"
+    for value in _values(msg, "Subject")[:1]:
+        subject = decoded(value)[:300]
+        if _AUTO_SUBJECT.match(subject):
+            return f"an auto-reply's subject: {subject[:80]}"
     return None
+
+
+#: The subjects autoresponders give their replies, in the languages of the clients and servers that send them
+#: without any header saying so (older Exchange and Lotus servers, hosting control panels' responders): such a
+#: reply that held a line like "Away until Monday." was refused ("write AWAY UNTIL 2026-12-24 ...") and answered
+#: again at each of its returns.
+_AUTO_SUBJECT = re.compile(
+    r"^\s*+(?:(?:re|aw|sv|fw|fwd|tr|rv)\s*+:\s*+)?(?:automatic\s+reply|auto(?:matic)?[\s-]*repl(?:y|ied)|autoreply|"
+    r"auto-?response|out\s+of\s+(?:the\s+)?office|abwesenheitsnotiz|automatische\s+antwort|"
+    r"r[ée]ponse\s+automatique|absence\s+du\s+bureau|respuesta\s+autom[áa]tica|fuera\s+de\s+la\s+oficina|"
+    r"risposta\s+automatica|fuori\s+sede|automatisch\s+antwoord|afwezig|resposta\s+autom[áa]tica|"
+    r"fora\s+do\s+escrit[óo]rio|odpowied[źz]\s+automatyczna|poza\s+biurem|automatiskt\s+svar|自動応答|自動返信|"
+    r"自动回复|自動回覆|자동\s*회신|автоматический\s+ответ)\s*[:\uff1a]",
+    re.IGNORECASE,
+)
 
 
 def _bounce_or_report(msg: Message, sender: str) -> str | None:
