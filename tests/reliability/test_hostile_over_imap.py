@@ -208,7 +208,7 @@ def test_a_redelivered_copy_and_an_older_message_never_replace_the_newer_revisio
     assert outcomes == ["accepted", "accepted", "duplicate", "rejected"]
     lines = [x for (x,) in home.rows("SELECT lines_json FROM orders WHERE player = 'Dave' ORDER BY seq")]
     assert lines == [f'["{a}"]', f'["{b}"]']
-    told = [text(m) for m in home.new_mail("Dave", 4) if "was not applied" in text(m)]
+    told = [text(m) for m in home.new_mail("Dave", 4) if "Not applied:" in text(m)]
     assert len(told) == 2 and all(b in t and "sent" in t for t in told)
 
 
