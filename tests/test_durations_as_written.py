@@ -95,23 +95,13 @@ def test_a_negative_extension_is_refused_saying_why() -> None:
 def test_every_command_taking_an_amount_reads_a_negative_one_itself(tmp_path: Path) -> None:
     """Each command argument that is an amount of time (typer's list: `by`, `until`) given `-3h`/`-3`: pbem's own
     line saying why, never click's "No such option: -3" (the value was read as an option)."""
-    import typer.main
     from typer.testing import CliRunner
 
     from pbem.cli import app
     from pbem.cli.support import init_home
+    from tests.commands import cli_commands, has_argument
 
-    found: list[str] = []
-
-    def walk(cmd: object, path: list[str]) -> None:
-        subs = getattr(cmd, "commands", None)
-        if isinstance(subs, dict):
-            for name, sub in subs.items():
-                walk(sub, [*path, name])
-        elif any(p.name in ("by", "until") and p.param_type_name == "argument" for p in getattr(cmd, "params", [])):
-            found.append(" ".join(path))
-
-    walk(typer.main.get_command(app), [])
+    found = cli_commands(has_argument("by", "until"))
     given = {"game extend": ["iw1", "-3h"], "game away": ["iw1", "Ann", "-3"]}
     assert sorted(given) == sorted(found)
     toml = str(init_home(tmp_path / "home", address="games@example.test"))

@@ -18,7 +18,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-import typer.main
 from typer.testing import CliRunner
 
 from pbem.app import moderating
@@ -26,6 +25,7 @@ from pbem.cli import app
 from pbem.home import config as config_mod
 from pbem.home.app import Home
 from pbem.orders.moderator import SYNTAX
+from tests.commands import cli_commands, has_argument, has_param
 from tests.conftest import body_of, sent_mail
 from tests.test_moderate_by_mail import acks, command, run
 
@@ -54,18 +54,7 @@ TYPO_PLAYER = "pbem: Alce is not a player of hh1 (did you mean Alice?); players:
 
 def naming_a_game() -> list[str]:
     """Every command of the CLI with an argument NAME (a game), as typed (`game show`), from typer's own list."""
-    found: list[str] = []
-
-    def walk(cmd: object, path: list[str]) -> None:
-        subs = getattr(cmd, "commands", None)
-        if isinstance(subs, dict):
-            for name, sub in subs.items():
-                walk(sub, [*path, name])
-        elif any(p.name == "name" and p.param_type_name == "argument" for p in getattr(cmd, "params", [])):
-            found.append(" ".join(path))
-
-    walk(typer.main.get_command(app), [])
-    return sorted(found)
+    return cli_commands(has_argument("name"))
 
 
 @pytest.fixture(scope="module")
@@ -167,17 +156,7 @@ KINDED: dict[str, list[str]] = {
 
 def test_every_command_taking_a_kind_names_the_kind_meant(made: Path, tmp_path: Path) -> None:
     """`habsbrg` was refused with the list of kinds only, and `italian wars` (a space for the dash) not read."""
-    found: list[str] = []
-
-    def walk(cmd: object, path: list[str]) -> None:
-        subs = getattr(cmd, "commands", None)
-        if isinstance(subs, dict):
-            for name, sub in subs.items():
-                walk(sub, [*path, name])
-        elif any(p.name == "kind" for p in getattr(cmd, "params", [])):
-            found.append(" ".join(path))
-
-    walk(typer.main.get_command(app), [])
+    found = cli_commands(has_param("kind"))
     assert sorted(KINDED) == sorted(found)
     said = "pbem: unknown game kind 'habsbrg' (did you mean habsburg?); known kinds: "
     for name, args in KINDED.items():

@@ -22,9 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import typer.main
 
-from pbem.cli import app
+from tests.commands import cli_commands
 from tests.reliability import forkserver
 
 DEADLINE = 1
@@ -72,18 +71,7 @@ NO_DATABASE: dict[str, list[str]] = {
 
 def commands() -> list[str]:
     """Every command of the CLI, as typed (`game new`), from typer's own list."""
-    found: list[str] = []
-
-    def walk(cmd: object, path: list[str]) -> None:
-        subs = getattr(cmd, "commands", None)
-        if isinstance(subs, dict):
-            for name, sub in subs.items():
-                walk(sub, [*path, name])
-        else:
-            found.append(" ".join(path))
-
-    walk(typer.main.get_command(app), [])
-    return sorted(found)
+    return cli_commands()
 
 
 @contextmanager
