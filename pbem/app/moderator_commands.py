@@ -8,6 +8,7 @@ transaction, without committing (`pbem.app.moderating` records the message and c
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -37,6 +38,8 @@ from pbem.orders.moderator import Command as Line
 from pbem.record import listing, store
 from pbem.record.db import Unit
 from pbem.trust import codes
+
+log = logging.getLogger("pbem.moderator")
 
 
 def _person(text: str) -> tuple[str, str]:
@@ -81,6 +84,7 @@ def run(s: Unit, policy: Policy, name: str, c: Line, when: datetime, i: int = 0)
         # then BACK) keep distinct Message-IDs, the same each time the mail is read
         d.effects = [replace(e, key=(*e.key, "command", i)) if isinstance(e, Mail) else e for e in d.effects]
     settle(s, policy, d, when, cmd.loaded)  # as `Command.apply`, but the message's transaction commits
+    log.info("%s by mail from %s (game %s): %s", c.word, policy.moderator_address, cmd.loaded.game.name, said)
     return said
 
 
