@@ -27,6 +27,7 @@ from pbem.app.control import (
 )
 from pbem.app.decision import Decision
 from pbem.app.resend import decide_resend
+from pbem.app.say import decide_say
 from pbem.app.settle import settle
 from pbem.app.undo import decide_undo
 from pbem.engine.names import player_name
@@ -159,6 +160,11 @@ def _resend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Dec
     return d, f"{d.player}'s current report is queued to their registered address"
 
 
+def _say(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    d = decide_say(c.loaded, c.control, line.args[0])
+    return d, f"your message is queued to every player ({', '.join(st.player for st in c.loaded.seats)})"
+
+
 Handler = Callable[[Command, Policy, Line, datetime], tuple[Decision, str]]
 _HANDLERS: dict[str, Handler] = {
     "EXTEND": _extend,
@@ -172,4 +178,5 @@ _HANDLERS: dict[str, Handler] = {
     "AWAY": _set_away,
     "BACK": _set_away,
     "RESEND": _resend,
+    "SAY": _say,
 }

@@ -287,6 +287,22 @@ def game_resend(name: str, player: str) -> None:
     done(f"{player}'s current report is queued to their registered address; run pbem poll to send it", name)
 
 
+@game_app.command("say")
+def game_say(
+    name: str,
+    text: str = typer.Argument(..., help="The message: one paragraph, at most 400 characters, no player code."),
+) -> None:
+    """Send a message to every player of a game (Judge's broadcast): kept in the game's record as a public
+    moderator event (the export, the site and pbem verify show it), mailed to every current player.
+
+    Example: pbem game say hh1 "The deadline holds over the holidays; play on."
+    """
+    from pbem.app.say import say
+
+    told = _control(say, name, text)
+    done(f"your message to every player of {name} ({', '.join(told)}) is queued; run pbem poll to send it", name)
+
+
 @game_app.command("away", context_settings={"ignore_unknown_options": True})
 def game_away(
     name: str,
