@@ -186,3 +186,14 @@ def test_a_command_by_mail_leaves_one_line_in_the_log(home, clock, caplog: pytes
     assert [m.split(" by mail from ")[0] for m in said] == ["EXTEND", "NEW CODE", "RESEND"], said
     assert all("(game hh1): " in m and code not in m for m in said), said
     assert said[2].endswith("Bob's current report is queued to their registered address"), said
+
+
+def test_the_run_the_refusal_points_to_lets_the_commands_go_on(made: Path, tmp_path: Path) -> None:
+    """`pbem poll --trust-clock`, as the line says: the database is the one to go on with; the command then works."""
+    home = _copy(made, tmp_path)
+    (home / HOME_MARK).write_text((datetime.now(UTC) + timedelta(hours=1)).isoformat() + "\n")
+    code, said = _cli(home, "game", "extend", "hh1", "2h")
+    assert code == 3 and said.rstrip().endswith("run once: pbem poll --trust-clock"), said
+    assert _cli(home, "poll", "--trust-clock")[0] == 0
+    code, said = _cli(home, "game", "extend", "hh1", "2h")
+    assert code == 0 and said.startswith("deadline of hh1 is now"), said

@@ -108,3 +108,13 @@ def test_verify_refuses_a_message_event_out_of_its_bounds() -> None:
     ):
         with pytest.raises(Refused, match=why):
             _message({**good, "data": {"action": "say", "text": "hi"}, **change})
+
+
+def test_say_is_read_as_typed_and_a_say_in_passing_is_chatter() -> None:
+    from pbem.orders.moderator import read
+
+    r = read("- SAY: Bob's mail bounced (he is told), please   be patient!\nSay, is this thing on?\nSAY")
+    assert [(c.word, c.args) for c in r.commands] == [("SAY", ("Bob's mail bounced (he is told), please be patient!",))]
+    assert r.chatter == ["Say, is this thing on?"] and r.problems[0][0] == "SAY"
+    long = read("SAY " + "word " * 200)  # longer than any other command line: refused saying so, not chatter
+    assert not long.commands and not long.chatter and "at most 400" in long.problems[0][1]
