@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from pbem.app import control
 from pbem.cli import app
+from pbem.home import config as config_mod
 from pbem.home.app import Home
 from pbem.orders.moderator import SYNTAX
 from tests.conftest import body_of, sent_mail
@@ -75,3 +76,35 @@ def test_the_mail_commands_say_who_took_the_seat(by_mail, clock) -> None:  # noq
         (ack,) = acks(sent_mail(cfg, seen))
         said = " ".join(body_of(ack).split())
         assert re.search(r"Dora took Carol's seat in hh1 on \d{4}-\d\d-\d\d; players: Alice, Bob, Dora", said), said
+
+
+def test_an_undo_never_takes_a_seat_back_from_the_player_it_was_given_to(replaced: Path, by_mail, clock) -> None:  # noqa: F811
+    """Found while writing this file: `pbem game undo hh1 --to N` across a replacement folded the state back to the
+    old name, while the seat's row (the newcomer's address and code) stayed: `game list` said Alice, Bob, Eve and
+    the game waited for Carol, who had no address, and Eve's orders named no seat.  Refused now, CLI and mail."""
+    from pbem.app.undo import listed
+
+    rows = listed(Home.of(config_mod.load(replaced / "pbem.toml")), "hh1")
+    first = min(r.seq for r in rows if r.kind == "rename")  # Carol's seat to Dora
+    got = CliRunner().invoke(
+        app, ["game", "undo", "hh1", "--to", str(first - 1), "--why", "t", "--config", str(replaced / "pbem.toml")]
+    )
+    said = f"pbem: input {first} gave Carol's seat to Dora (pbem game replace), and an undo cannot give a seat back"
+    assert got.exit_code == 2 and got.output.startswith(said), got.output
+    got = CliRunner().invoke(
+        app, ["game", "undo", "hh1", "--to", str(first), "--why", "t", "--config", str(replaced / "pbem.toml")]
+    )
+    assert got.exit_code == 2 and f"input {first + 1} gave Dora's seat to Eve" in got.output, got.output
+
+    cfg, code = by_mail
+    seen: set[str] = set()
+    control.replace(Home.of(cfg), "hh1", "Carol", ("Dora", "dora@players.test"), clock.now)
+    run(cfg, clock)
+    sent_mail(cfg, seen)
+    (rename,) = [r.seq for r in listed(Home.of(cfg), "hh1") if r.kind == "rename"]
+    command(cfg, code, f"UNDO TO {rename - 1} WHY misread")
+    run(cfg, clock)
+    (ack,) = acks(sent_mail(cfg, seen))
+    said = " ".join(body_of(ack).split())
+    assert f"input {rename} gave Carol's seat to Dora (pbem game replace)" in said, said
+    assert [r.kind for r in listed(Home.of(cfg), "hh1")].count("undo") == 0
