@@ -40,7 +40,7 @@ CHANGES: dict[str, tuple[list[str], bool]] = {
     "game code": (["hh1", "Alice"], True),
     "game away": (["hh1", "Alice", "3"], True),
     "game resend": (["hh1", "Alice"], True),
-    "game undo": (["hu", "--to", "1", "--why", "misread"], True),
+    "game undo": (["hk", "--to", "1", "--why", "misread"], True),
     "game mail": (["hh1", "watch"], True),
     "game say": (["hh1", "Welcome all; the deadline holds."], True),
     "outbox retry": (["--all"], False),
@@ -86,8 +86,8 @@ def _cli(home: Path, *args: str) -> tuple[int, str]:
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A home logging to pbem.log with hh1 (dealt), hp (paused), hj (join open), hu (two inputs: seats replaced)
-    and one mail given up."""
+    """A home logging to pbem.log with hh1 (dealt), hp (paused), hj (join open), hk (join open, two JOINs) and
+    one mail given up."""
     from pbem.cli.support import init_home
 
     cfg = init_home(tmp_path_factory.mktemp("trail") / "home", address="games@example.test")
@@ -99,14 +99,29 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
         assert _cli(home, "game", "new", "habsburg", "--name", name, join, *players)[0] == 0
     assert _cli(home, "game", "away", "hh1", "Bob", "2")[0] == 0
     assert _cli(home, "game", "pause", "hp")[0] == 0
-    assert _cli(home, "game", "new", "habsburg", "--name", "hu", "--no-join", *players)[0] == 0
-    for old, new in (("Carol", "Dora <dora@example.test>"), ("Bob", "Eve <eve@example.test>")):  # inputs 1 and 2
-        assert _cli(home, "game", "replace", "hu", old, new)[0] == 0
+    _joined(home, "hk")
     with sqlite3.connect(home / "pbem.db") as c:
         c.execute("UPDATE outbox SET status = 'failed' WHERE id = (SELECT min(id) FROM outbox)")
     c.close()
     (home / "pbem.log").unlink(missing_ok=True)  # the set-up's own lines
     return home
+
+
+def _joined(home: Path, name: str) -> None:
+    """Game `name`, its join step open, with two JOIN inputs (by mail, read by a poll): an undo can go to the first."""
+    from pbem.app import games
+    from pbem.app.cron import run_poll
+    from pbem.home import config as config_mod
+    from pbem.home.app import Home
+    from tests.conftest import CODES, deliver, order_mail
+
+    cfg = config_mod.load(home / "pbem.toml")
+    seats = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
+    games.create_game(Home.of(cfg), "habsburg", name, seats, seed="trail", codes=CODES, table=games.Table(join=True))
+    for who, address in seats[:2]:
+        deliver(cfg, order_mail(f"{who} <{address}>", name, f"CODE {CODES[who]}\nJOIN"))
+    run = run_poll(cfg)
+    assert run.summary is not None and run.summary.accepted == 2, run
 
 
 def _copy(made: Path, tmp_path: Path) -> Path:
@@ -125,7 +140,7 @@ def test_a_command_that_changes_something_leaves_one_line_in_the_log(made: Path,
     lines = [x for x in (home / "pbem.log").read_text(encoding="utf-8").splitlines() if "pbem.moderator" in x]
     assert len(lines) == 1, lines
     assert f"pbem.moderator: pbem {name} by " in lines[0], lines[0]
-    game = next((a for a in CHANGES[name][0] if a in ("hh1", "hp", "hj", "hu", "hh9")), None)
+    game = next((a for a in CHANGES[name][0] if a in ("hh1", "hp", "hj", "hk", "hh9")), None)
     assert (f"(game {game}): " in lines[0]) if game else ("(game" not in lines[0]), lines[0]
     assert lines[0].endswith(said.splitlines()[0]) or name == "moderator code", (lines[0], said)
     shown = re.findall(r"[A-Z0-9]{4}(?:-[A-Z0-9]{4})+", said)  # a code shown once (moderator code)
