@@ -22,6 +22,7 @@ from pbem.home.app import Home
 from pbem.orders.moderator import SAY_MAX
 from pbem.record import store
 from pbem.record.db import session
+from pbem.trust.receipts import verify_mail
 from tests.mail.conftest import MODERATOR
 from tests.mail.test_e2e import World
 from tests.mail.test_moderator_tools_e2e import Moderated
@@ -88,6 +89,21 @@ def test_say_reaches_every_player_by_mail_and_verify_checks_it(world: World) -> 
     assert any("say 1" in line for line in v.checked), v.checked
     event["text"] = "The moderator says: Bob is cheating."  # a message the players were never sent
     assert not verify(doc, partial=True).ok
+
+    # Alice's mailbox against the export (`pbem verify --mail`): the message she was mailed is the one recorded;
+    # the same mail with other words (its signed receipt unchanged) is caught
+    client = w.reader(w.address("Alice"))
+    client.select_folder("INBOX", readonly=True)
+    fetched = client.fetch(sorted(client.search(["ALL"])), [b"BODY.PEEK[]"])
+    raws = [bytes(f[b"BODY[]"]) for f in fetched.values()]
+    checked = verify_mail(_export(w), raws, "Alice")
+    assert checked.ok, checked.problems
+    (said,) = [r for r in raws if SUBJECT.encode() in r]
+    forged = said.replace(b"The deadline holds over the holidays;", b"Bob is out; Alice wins this round.  ")
+    assert forged != said
+    checked = verify_mail(_export(w), [r if r is not said else forged for r in raws], "Alice")
+    assert not checked.ok
+    assert any('the moderator wrote "Bob is out; Alice wins this round.' in p for p in checked.problems), checked
 
 
 def test_verify_refuses_a_message_event_out_of_its_bounds() -> None:
