@@ -89,6 +89,7 @@ def _pbem_logs_reach_caplog() -> None:
     log = logging.getLogger("pbem")
     for handler in list(log.handlers):
         log.removeHandler(handler)
+        handler.close()  # a `[log] file` a command opened (every moderator command now logs): its file closed
     log.propagate = True
     log.setLevel(logging.NOTSET)
 

@@ -160,6 +160,7 @@ def test_every_moderator_event_holds_the_facts_of_its_text() -> None:
 
     from pbem.app import control
     from pbem.app.decision import Events
+    from pbem.app.say import decide_say
     from tests.app.plain import WHEN, loaded
 
     g = loaded()
@@ -171,6 +172,7 @@ def test_every_moderator_event_holds_the_facts_of_its_text() -> None:
         "resume-no-step": control.decide_resume(g, "paused", WHEN, None, None, WHEN + timedelta(hours=3)),
         "abandon": control.decide_abandon(g, "running"),
         "replace": control.decide_replace(g, "running", "Carol", ("Dora Díaz", "dora@players.test"), "C", "h"),
+        "say": decide_say(g, "paused", "The deadline  holds;\nplay on."),
     }
     v = _event_validator("habsburg")
     for name, d in decisions.items():
@@ -187,5 +189,8 @@ def test_every_moderator_event_holds_the_facts_of_its_text() -> None:
     data = next(e for eff in replace if isinstance(eff, Events) for e in eff.events).data
     assert data == {"action": "replace", "player": "Carol", "newcomer": "Dora Díaz", "seat": 2}
     bare = dict(seq=1, input_seq=0, at="2026-01-05T12:00:00+00:00", kind="moderator", text="x", visibility="public")
-    for wrong in ({"action": "extend"}, {"action": "replace", "player": "Carol"}, {}):
+    said = next(e for eff in decisions["say"].effects if isinstance(eff, Events) for e in eff.events)
+    assert said.data == {"action": "say", "text": "The deadline holds; play on."}, said.data
+    assert said.text == "The moderator says: The deadline holds; play on." and said.visibility == "public"
+    for wrong in ({"action": "extend"}, {"action": "replace", "player": "Carol"}, {}, {"action": "say"}):
         assert list(v.iter_errors(dict(bare, data=wrong))), wrong

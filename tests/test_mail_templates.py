@@ -151,6 +151,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         moved=[{"game": "hh1", "was": "2026-01-07 12:00 UTC", "now": "2026-01-08 02:00 UTC"}],
     ),
     "control_pause": dict(game_name="hh1"),
+    "control_say": dict(game_name="hh1", message="The deadline holds over the holidays; play on. <Bob> & co."),
     "control_replace": dict(game_name="hh1", newcomer="Dora", seat="Carol"),
     "deadline_applied": dict(game_name="hh1", due="2026-01-07 12:00 UTC", prompt="Play a card or pass", lines=["PASS"]),
     "control_resume": dict(game_name="hh1", due="2026-01-09 12:00 UTC"),

@@ -47,6 +47,7 @@ NAMED: dict[str, list[str]] = {
     "game undo": ["{game}", "--to", "1", "--why", "misread"],
     "game inputs": ["{game}"],
     "game mail": ["{game}", "watch"],
+    "game say": ["{game}", "Play on."],
 }
 TYPO_GAME = 'pbem: no game named "hh2" (did you mean hh1?); see pbem game list\n'
 TYPO_PLAYER = "pbem: Alce is not a player of hh1 (did you mean Alice?); players: Alice, Bob, Carol\n"

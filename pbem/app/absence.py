@@ -155,11 +155,11 @@ def decide_set_by_moderator(
     """`pbem game away NAME PLAYER UNTIL|back`: the row, and the player told (as if they had written it); not in
     a game that is over or abandoned."""
     from pbem.app.decision import GameError, check_open
-    from pbem.app.game_names import player_named
+    from pbem.app.game_names import seat_named
     from pbem.mail.outbound.outgoing import Mail
 
     check_open(loaded, control, allow_paused=True)
-    seat = loaded.seat_for_player(player_named(player, [st.player for st in loaded.seats], loaded.game.name))
+    seat = loaded.seat_for_player(seat_named(loaded, player))
     assert seat is not None
     problem = problem_of(away, when)
     if problem:

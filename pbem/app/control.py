@@ -1,12 +1,11 @@
 """Moderator commands on a running game: extend, pause, resume, replace, abandon, new code, start.
 
-Each command is decided by a pure `decide_*` function (raising `GameError` with one sentence when it cannot be
-done) and applied in one transaction: a `ControlAction` row and, where players should know, a public "moderator"
-event in the history and a notice (one template per command, outbox purpose `NEWS`) or a report.  Nothing is
-edited in place: a new deadline, a new seat row, a new code hash.  The moderator event's `data` holds every fact
-its text states (issue 13): `action`, and `deadline` (ISO 8601) and `step` for extend and resume, `player` (the
-seat) and `newcomer` for replace; docs/export.schema.json (`moderator_data`) says which.
-"""
+Each is decided by a pure `decide_*` function (a `GameError` of one sentence when it cannot be done) and applied
+in one transaction: a `ControlAction` row and, where players should know, a public "moderator" event in the
+history and a notice (one template per command, outbox purpose `NEWS`) or a report.  Nothing is edited in place:
+a new deadline, a new seat row, a new code hash.  The moderator event's `data` holds every fact its text states
+(issue 13): `action`, `deadline` (ISO 8601) and `step` for extend and resume, `player` (the seat) and `newcomer`
+for replace (`pbem.app.say`: `text` for say); docs/export.schema.json (`moderator_data`) says which."""
 
 from __future__ import annotations
 
@@ -27,7 +26,7 @@ from pbem.app.decision import (
     Report,
     check_open,
 )
-from pbem.app.game_names import player_named, unknown_game
+from pbem.app.game_names import seat_named, unknown_game
 from pbem.app.settle import settle
 from pbem.engine.base import Event
 from pbem.engine.names import norm, player_name
@@ -152,7 +151,7 @@ def decide_replace(
     address = newcomer[1].lower()
     if moderator and address == moderator.lower():
         raise GameError(MODERATOR_SEAT)
-    old = player_named(old, [st.player for st in loaded.seats], loaded.game.name)
+    old = seat_named(loaded, old)
     seat = next(st for st in loaded.seats if st.player == old)
     if display == seat.player and address == seat.address.lower():
         same = f"{display} <{newcomer[1]}> already plays the seat of {seat.player} in {loaded.game.name}"
@@ -197,7 +196,7 @@ def decide_replace(
 def decide_new_code(loaded: store.Loaded, control: str, player: str, code: str, hashed: str, t: datetime) -> Decision:
     """A fresh code: a new seat row with the new hash, mailed only to the registered address (not once over)."""
     check_open(loaded, control, allow_paused=True)
-    player = player_named(player, [st.player for st in loaded.seats], loaded.game.name)
+    player = seat_named(loaded, player)
     seat = next(st for st in loaded.seats if st.player == player)
     name = loaded.game.name
     key = ("code", name, seat.player, loaded.seq, t.isoformat())
@@ -222,6 +221,7 @@ class Command:
             raise GameError(unknown_game(name, store.game_names(s)))
         self.s, self.gid = s, game.id
         self.loaded = store.load(s, game)
+        self.loaded.former = store.former_players(s, game.id)  # who took the seat of a name typed, if one did
         self.control = store.control_state(s, game.id)
         dl = store.current_deadline(s, game.id)
         self.step = dl.step if dl else None

@@ -28,7 +28,8 @@ def export_game(home: Home, name: str, fmt: str, as_player: str | None = None, m
             raise GameError(unknown_game(name, store.game_names(s)))
         assert game.id is not None
         players = [st.player for st in store.current_seats(s, game.id)]
-        as_player = player_named(as_player, players, game.name) if as_player else as_player
+        former = store.former_players(s, game.id) if as_player else ()
+        as_player = player_named(as_player, players, game.name, former) if as_player else as_player
         doc = build(s, game, as_player=as_player, public=not (as_player or moderator))
     return render(doc, fmt)
 

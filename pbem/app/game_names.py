@@ -18,9 +18,13 @@ import hashlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbem.app.decision import GameError
 from pbem.engine.names import candidates_for, fold, norm
+
+if TYPE_CHECKING:
+    from pbem.record.store import Former, Loaded
 
 MAX_GAME_NAME = 40
 GAME_NAME = re.compile(rf"[a-z][a-z0-9-]{{0,{MAX_GAME_NAME - 1}}}")
@@ -78,10 +82,11 @@ def unknown_game(name: str, names: Sequence[str]) -> str:
     return f'no game named "{shown}"{_meant(name, names)}; see pbem game list'
 
 
-def player_named(typed: str, players: list[str], game: str) -> str:
+def player_named(typed: str, players: list[str], game: str, former: Sequence[Former] = ()) -> str:
     """The player `typed` names, in every moderator command and its mail form: the whole name, else a unique
     prefix or a unique first name, case and accents ignored as mail reads names ("zoe" for Zoë Müller); else a
-    GameError naming the nearest players and listing them all."""
+    GameError naming the nearest players and listing them all, or, for a name a seat had before a replacement
+    (`former`, `pbem.record.store.former_players`), who took that seat and when."""
     if not typed.strip():
         raise GameError(f"name a player of {game}; players: {', '.join(players)}")
     found = candidates_for(typed, players)  # the exact name, else every prefix match
@@ -91,5 +96,22 @@ def player_named(typed: str, players: list[str], game: str) -> str:
         return found[0]
     if found:
         raise GameError(f'"{typed}" could be any of: {", ".join(found)}; type more of the name')
+    if taken := _taken(typed, former, game):
+        raise GameError(f"{taken}; players: {', '.join(players)}")
     shown = typed if len(typed) <= MAX_TYPED else typed[:MAX_TYPED] + "..."
     raise GameError(f"{shown} is not a player of {game}{_meant(typed, players)}; players: {', '.join(players)}")
+
+
+def _taken(typed: str, former: Sequence[Former], game: str) -> str:
+    """Who took the seat of the one former player `typed` names, and when ("" if it names none, or several)."""
+    names = candidates_for(typed, list(dict.fromkeys(f[0] for f in former)))
+    if len(names) != 1:
+        return ""
+    old, new, when, now = [f for f in former if f[0] == names[0]][-1]
+    later = f" ({now} plays it now)" if now != new else ""
+    return f"{new} took {old}'s seat in {game} on {when:%Y-%m-%d}{later}"
+
+
+def seat_named(loaded: Loaded, typed: str) -> str:
+    """`player_named` over a loaded game's players, and the names its seats had (`Loaded.former`)."""
+    return player_named(typed, [st.player for st in loaded.seats], loaded.game.name, loaded.former)

@@ -8,6 +8,7 @@ transaction, without committing (`pbem.app.moderating` records the message and c
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -26,6 +27,7 @@ from pbem.app.control import (
 )
 from pbem.app.decision import Decision
 from pbem.app.resend import decide_resend
+from pbem.app.say import decide_say
 from pbem.app.settle import settle
 from pbem.app.undo import decide_undo
 from pbem.engine.names import player_name
@@ -37,6 +39,8 @@ from pbem.orders.moderator import Command as Line
 from pbem.record import listing, store
 from pbem.record.db import Unit
 from pbem.trust import codes
+
+log = logging.getLogger("pbem.moderator")
 
 
 def _person(text: str) -> tuple[str, str]:
@@ -81,6 +85,7 @@ def run(s: Unit, policy: Policy, name: str, c: Line, when: datetime, i: int = 0)
         # then BACK) keep distinct Message-IDs, the same each time the mail is read
         d.effects = [replace(e, key=(*e.key, "command", i)) if isinstance(e, Mail) else e for e in d.effects]
     settle(s, policy, d, when, cmd.loaded)  # as `Command.apply`, but the message's transaction commits
+    log.info("%s by mail from %s (game %s): %s", c.word, policy.moderator_address, cmd.loaded.game.name, said)
     return said
 
 
@@ -155,6 +160,11 @@ def _resend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Dec
     return d, f"{d.player}'s current report is queued to their registered address"
 
 
+def _say(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    d = decide_say(c.loaded, c.control, line.args[0])
+    return d, f"your message is queued to every player ({', '.join(st.player for st in c.loaded.seats)})"
+
+
 Handler = Callable[[Command, Policy, Line, datetime], tuple[Decision, str]]
 _HANDLERS: dict[str, Handler] = {
     "EXTEND": _extend,
@@ -168,4 +178,5 @@ _HANDLERS: dict[str, Handler] = {
     "AWAY": _set_away,
     "BACK": _set_away,
     "RESEND": _resend,
+    "SAY": _say,
 }

@@ -14,14 +14,14 @@ from datetime import datetime
 
 from pbem.app.control import Command
 from pbem.app.decision import Decision, Report
-from pbem.app.game_names import player_named
+from pbem.app.game_names import seat_named
 from pbem.home.app import Home
 from pbem.record import store
 
 
 def decide_resend(loaded: store.Loaded, player: str, when: datetime) -> Decision:
     """The player `player` names (as `player_named` reads it) gets their report again."""
-    who = player_named(player, [st.player for st in loaded.seats], loaded.game.name)
+    who = seat_named(loaded, player)
     key = ("resend", loaded.game.name, who, when.isoformat())
     return Decision(game=loaded.game.name, player=who, effects=[Report(who, key=key)])
 

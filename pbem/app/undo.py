@@ -24,6 +24,7 @@ from pbem.app import views
 from pbem.app.control import Command
 from pbem.app.decision import Decision, Effect, GameError, Input, NewDeadline, Report
 from pbem.app.game_names import unknown_game
+from pbem.engine.seats import RENAME
 from pbem.home.app import Home
 from pbem.record import store
 from pbem.trust import deal as joining
@@ -56,6 +57,8 @@ def decide_undo(
     if not first <= to < loaded.seq:
         where = f"{first} (the deal)" if first else "0 (the start)"
         raise GameError(f"--to must name an earlier input: {where} to {loaded.seq - 1}; see pbem game inputs {name}")
+    if taken := _seat_given_after(fold, to, name):
+        raise GameError(taken)
     lines = undo_lines(undo_mark(loaded.state, to, loaded.game.seed) or to, reroll, why)  # a join step: the seed's
     out = fold.run(loaded.seq + 1, UNDO, "", lines, loaded.state)
     if not out.accepted:
@@ -67,6 +70,24 @@ def decide_undo(
         effects.append(NewDeadline(step, when + timedelta(seconds=loaded.game.deadline_seconds), f"undo to {to}"))
     effects += [Report(p) for p in views.players(loaded)]
     return Decision(game=loaded.game.name, effects=effects)
+
+
+def _seat_given_after(fold: Fold, to: int, name: str) -> str:
+    """Why an undo to `to` would take back a seat given to someone else (`pbem game replace`), or "".  The seat's
+    row (the newcomer's address and code) stays, but the state would name the seat as before: the game would wait
+    for a player with no address, and the newcomer's orders would name no seat of it."""
+    gone = {seq for _, undone in fold.undos.values() for seq in undone}
+    given = [
+        (seq, old, lines) for seq, kind, old, lines in fold.done if kind == RENAME and seq > to and seq not in gone
+    ]
+    if not given:
+        return ""
+    seq, old, lines = given[0]
+    new = lines[0] if lines else "?"
+    return (
+        f"input {seq} gave {old}'s seat to {new} (pbem game replace), and an undo cannot give a seat back: undo to "
+        f'input {seq} or later; to give {old} the seat again, pbem game replace {name} {new} "{old} <address>"'
+    )
 
 
 def undo(home: Home, name: str, to: int, why: str, reroll: bool, when: datetime) -> list[int]:

@@ -104,6 +104,74 @@ def _cfg(schema: bool = True) -> Config:
     return cfg
 
 
+def _env_secrets(cfg: Config) -> list[str]:
+    import os
+
+    return [os.environ.get(v, "") for v in (cfg.imap.password_env, cfg.smtp.password_env) if v]
+
+
+def _login_secrets(cfg: Config) -> list[str]:
+    """The SASL PLAIN forms of each server's login (`logs.login_forms`), for the password as configured."""
+    import os
+
+    from pbem.home.logs import login_forms
+
+    out: list[str] = []
+    for m in (cfg.imap, cfg.smtp):
+        password = os.environ.get(m.password_env, "") if m.password_env else m.password
+        out += login_forms(m.username, password)
+    return out
+
+
+def open_log(cfg: Config, level: str, stderr: bool = True) -> None:
+    """Logging as the home sets it (`pbem.home.logs.setup`: `[log] file`, passwords and codes masked), or one line
+    and exit: 3 when the file cannot be written now but will be (a lease, a full disk), 2 when the setting names
+    no file pbem can write (a folder, a FIFO no process reads).  Before anything is changed."""
+    from pbem.home.logs import passing, setup
+
+    secrets = [cfg.imap.password, cfg.smtp.password, *_env_secrets(cfg), *_login_secrets(cfg)]
+    try:
+        setup(level, cfg.log_file, secrets=secrets, stderr=stderr)
+    except OSError as exc:  # a folder, a FIFO no process reads: a traceback, or a wait without end, before
+        why = f"[log] file {cfg.log_file} cannot be written: {exc.strerror or exc}"
+        if passing(exc):  # a lease another process holds, a full disk: it passes (exit 2 said "fix the setting")
+            fail(f"{why}; nothing was done, the next run tries again (in {cfg.path})", 3)
+        fail(f"{why} (in {cfg.path})", 2)
+
+
+def logged(cfg: Config) -> None:
+    """A command that changes something keeps a trail in `[log] file` (README "Operations"): set up here, before
+    the change, so that a log that cannot be written refuses the command as it stops the poll; nothing on stderr
+    (the command prints its own line).  `done` writes the line once the change is made."""
+    if cfg.log_file is not None:
+        open_log(cfg, cfg.log_level, stderr=False)
+
+
+def done(line: str, game: str | None = None) -> None:
+    """Print the command's line and keep it in the log (`trail`)."""
+    typer.echo(line)
+    trail(line, game)
+
+
+def trail(line: str, game: str | None = None) -> None:
+    """One line in the log: which command, run by whom, on which game, what it did.  Never a code or a password:
+    the line given never holds one, and the log masks them anyway."""
+    import getpass
+    import logging
+    import os
+
+    from pbem.cli import deadline
+
+    armed = deadline.current()  # the command's whole name, as click found it ("pbem game extend")
+    path = " ".join(["pbem", *(armed[0].split()[1:] if armed else [])])
+    try:
+        who = getpass.getuser()
+    except (KeyError, OSError):  # no user name for this uid (a container)
+        who = f"uid {os.getuid()}"
+    where = f" (game {game})" if game else ""
+    logging.getLogger("pbem.moderator").info("%s by %s%s: %s", path, who, where, line)
+
+
 def _home(schema: bool = True) -> Home:
     """The composition root of this home (`pbem.home.app.Home`): what every use case takes."""
     from pbem.home.app import Home

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
-from pbem.cli.common import _home, _why, fail, game_app
+from pbem.cli.common import _home, _why, done, fail, game_app, logged
 from pbem.engine import kinds_text
 
 if TYPE_CHECKING:
@@ -74,9 +74,10 @@ def game_new(
     except (ValueError, GameError) as exc:
         fail(_why(exc), 2)
     first = "invitations to JOIN queued; the deal follows the last JOIN" if join else "first reports queued"
-    typer.echo(
+    done(
         f"created {game.kind} game {game.name} for {', '.join(p for p, _ in players)}; "
-        f"seed commitment {game.seed_commitment}; {first} (run pbem poll to send)"
+        f"seed commitment {game.seed_commitment}; {first} (run pbem poll to send)",
+        game.name,
     )
     if weak:
         typer.echo("warning: the seed is weaker than 128 bits (--insecure-seed); every report and the export say so")
@@ -143,14 +144,18 @@ def waiting_line(state: str, waiting: list[str], due: datetime | None) -> str:
 def _clock_checked(home: Home) -> datetime:
     """Now, unless the clock is behind the latest time the record has seen: a command timing a deadline from
     it would set one in the past (a resume would move it back by the difference), so it is refused as the
-    poll is, exit 3 (`pbem.app.clock`)."""
-    from pbem.app.clock import refusal
+    poll is, exit 3 (`pbem.app.clock`).  Refused the same way: a database older than the home (a backup restored,
+    `clock.restored`), which a command would write on as the poll would, forking the history the players were
+    sent.  Logging is set up here, before anything changes (`common.logged`)."""
+    from pbem.app.clock import behind, home_mark, latest, restored
     from pbem.record.store import now_utc
 
     now = now_utc()
-    why = refusal(home.cfg.database_url, now)
+    seen = latest(home.cfg.database_url)
+    why = behind(seen, now) or restored(seen, home_mark(home.cfg.home))
     if why:
         fail(why.replace("nothing was done", "nothing was changed"), 3)
+    logged(home.cfg)
     return now
 
 
@@ -179,7 +184,7 @@ def game_extend(name: str, by: str = typer.Argument(..., help="How much longer, 
     except ValueError as exc:
         fail(str(exc), 2)
     due = _control(extend, name, delta)
-    typer.echo(f"deadline of {name} is now {due:%Y-%m-%d %H:%M} UTC")
+    done(f"deadline of {name} is now {due:%Y-%m-%d %H:%M} UTC", name)
 
 
 @game_app.command("pause")
@@ -191,7 +196,7 @@ def game_pause(name: str) -> None:
     from pbem.app.control import pause
 
     _control(pause, name)
-    typer.echo(f"{name} paused")
+    done(f"{name} paused", name)
 
 
 @game_app.command("resume")
@@ -203,7 +208,7 @@ def game_resume(name: str) -> None:
     from pbem.app.control import resume
 
     due = _control(resume, name)
-    typer.echo(f"{name} resumed" + (f"; deadline {due:%Y-%m-%d %H:%M} UTC" if due else ""))
+    done(f"{name} resumed" + (f"; deadline {due:%Y-%m-%d %H:%M} UTC" if due else ""), name)
 
 
 @game_app.command("abandon")
@@ -215,7 +220,7 @@ def game_abandon(name: str) -> None:
     from pbem.app.control import abandon
 
     _control(abandon, name)
-    typer.echo(f"{name} abandoned")
+    done(f"{name} abandoned", name)
 
 
 @game_app.command("replace")
@@ -237,9 +242,10 @@ def game_replace(
     except ValueError as exc:
         fail(str(exc), 2)
     old = _control(lambda home, n, o, when: replace(home, n, o, newcomer, when), name, old)
-    typer.echo(
+    done(
         f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {old} in {name} as {newcomer[0]}; "
-        "their code and report are queued, and the players are told"
+        "their code and report are queued, and the players are told",
+        name,
     )
 
 
@@ -253,7 +259,7 @@ def game_start(name: str) -> None:
 
     absent = _control(start, name)
     without = f" without the salt of {', '.join(absent)}" if absent else ""
-    typer.echo(f"{name} dealt{without}; first reports queued (run pbem poll to send)")
+    done(f"{name} dealt{without}; first reports queued (run pbem poll to send)", name)
 
 
 @game_app.command("code")
@@ -265,7 +271,7 @@ def game_code(name: str, player: str) -> None:
     from pbem.app.control import new_player_code
 
     player = _control(new_player_code, name, player)
-    typer.echo(f"a new code for {player} is queued; run pbem poll to send it (it is never shown here)")
+    done(f"a new code for {player} is queued; run pbem poll to send it (it is never shown here)", name)
 
 
 @game_app.command("resend")
@@ -278,7 +284,23 @@ def game_resend(name: str, player: str) -> None:
     from pbem.app.resend import resend
 
     player = _control(resend, name, player)
-    typer.echo(f"{player}'s current report is queued to their registered address; run pbem poll to send it")
+    done(f"{player}'s current report is queued to their registered address; run pbem poll to send it", name)
+
+
+@game_app.command("say")
+def game_say(
+    name: str,
+    text: str = typer.Argument(..., help="The message: one paragraph, at most 400 characters, no player code."),
+) -> None:
+    """Send a message to every player of a game (Judge's broadcast): kept in the game's record as a public
+    moderator event (the export, the site and pbem verify show it), mailed to every current player.
+
+    Example: pbem game say hh1 "The deadline holds over the holidays; play on."
+    """
+    from pbem.app.say import say
+
+    told = _control(say, name, text)
+    done(f"your message to every player of {name} ({', '.join(told)}) is queued; run pbem poll to send it", name)
 
 
 @game_app.command("away", context_settings={"ignore_unknown_options": True})
@@ -300,7 +322,7 @@ def game_away(
         player, back = _control(set_away, name, player, until)
     except ValueError as exc:  # not a date, a number of days or back: a usage error
         fail(str(exc), 2)
-    typer.echo(f"{player} is away in {name} until {stamp(back)}" if back else f"{player} is back in {name}")
+    done(f"{player} is away in {name} until {stamp(back)}" if back else f"{player} is back in {name}", name)
 
 
 @game_app.command("undo")
@@ -325,7 +347,7 @@ def game_undo(
     from pbem.app.undo import undo
 
     undone = _control(undo, name, to, why, reroll)
-    typer.echo(f"{name} is back after input {to}; undone: {_spans(undone) or 'nothing'}")
+    done(f"{name} is back after input {to}; undone: {_spans(undone) or 'nothing'}", name)
 
 
 def _spans(seqs: list[int]) -> str:
@@ -382,4 +404,4 @@ def game_mail(
     from pbem.app.mailing import set_default
 
     chosen = _control(set_default, name, mode)
-    typer.echo(f"{name}: players get {chosen} mail unless they chose otherwise")
+    done(f"{name}: players get {chosen} mail unless they chose otherwise", name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from pbem.cli.common import _cfg, app, fail
+from pbem.cli.common import _cfg, app, done, fail, logged
 
 outbox_app = typer.Typer(
     help="Mail pbem could not send: list it, queue it again.", no_args_is_help=True, rich_markup_mode=None
@@ -53,13 +53,14 @@ def outbox_retry(
     if not ids and not all_failed:
         fail("name the mails to queue again (numbers from `pbem outbox list`) or give --all", 2)
     cfg = _cfg()
+    logged(cfg)
     with session(cfg.database_url) as s:
-        done = outbox.requeue(s, None if all_failed else ids, now_utc())
+        queued = outbox.requeue(s, None if all_failed else ids, now_utc())
         s.commit()
-    missing = sorted(set(ids or []) - set(done))
-    if done:
-        typer.echo(f"queued again: {', '.join(f'#{i}' for i in done)}; the next pbem poll sends them")
+    missing = sorted(set(ids or []) - set(queued))
+    if queued:
+        done(f"queued again: {', '.join(f'#{i}' for i in queued)}; the next pbem poll sends them")
     if missing:
         fail(f"not given up on (or no such mail): {', '.join(f'#{i}' for i in missing)}", 2)
-    if not done and not missing:
+    if not queued and not missing:
         typer.echo("no mail was given up on")

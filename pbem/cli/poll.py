@@ -2,33 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import typer
 
-from pbem.cli.common import _cfg, app, fail
-
-if TYPE_CHECKING:
-    from pbem.home.config import Config
-
-
-def _env_secrets(cfg: Config) -> list[str]:
-    import os
-
-    return [os.environ.get(v, "") for v in (cfg.imap.password_env, cfg.smtp.password_env) if v]
-
-
-def _login_secrets(cfg: Config) -> list[str]:
-    """The SASL PLAIN forms of each server's login (`logs.login_forms`), for the password as configured."""
-    import os
-
-    from pbem.home.logs import login_forms
-
-    out: list[str] = []
-    for m in (cfg.imap, cfg.smtp):
-        password = os.environ.get(m.password_env, "") if m.password_env else m.password
-        out += login_forms(m.username, password)
-    return out
+from pbem.cli.common import _cfg, app, fail, open_log
 
 
 @app.command()
@@ -62,24 +38,11 @@ def poll(
     """
     from pbem.app.cron import run_poll
     from pbem.home.config import ConfigError
-    from pbem.home.logs import setup
     from pbem.mail.transports.seam import TransportError
     from pbem.record.db import DatabaseError
 
     cfg = _cfg()
-    try:
-        setup(
-            "DEBUG" if verbose else cfg.log_level,
-            cfg.log_file,
-            secrets=[cfg.imap.password, cfg.smtp.password, *_env_secrets(cfg), *_login_secrets(cfg)],
-        )
-    except OSError as exc:  # a folder, a FIFO no process reads: a traceback, or a wait without end, before
-        from pbem.home.logs import passing
-
-        why = f"[log] file {cfg.log_file} cannot be written: {exc.strerror or exc}"
-        if passing(exc):  # a lease another process holds, a full disk: it passes (exit 2 said "fix the setting")
-            fail(f"{why}; nothing was done, the next run tries again (in {cfg.path})", 3)
-        fail(f"{why} (in {cfg.path})", 2)
+    open_log(cfg, "DEBUG" if verbose else cfg.log_level)
     from pbem.cli import deadline
 
     deadline.handed_over()  # the poll's own watchdog from here: sockets shut at [mail] poll_deadline, a backstop

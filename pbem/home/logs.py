@@ -159,14 +159,17 @@ def _open_log(file: Path, lease_wait: float | None = None) -> IO[str]:
     return open(fd, "a", encoding="utf-8")  # the handler holds it
 
 
-def setup(level: str = "INFO", file: Path | None = None, secrets: list[str] | None = None) -> None:
+def setup(level: str = "INFO", file: Path | None = None, secrets: list[str] | None = None, stderr: bool = True) -> None:
+    """The `pbem` logger to stderr (unless not `stderr`: a moderator's command, which prints its own line) and to
+    `file`; a handler set up before is closed (a process running several commands kept each file open)."""
     root = logging.getLogger("pbem")
     root.setLevel(level)
     root.propagate = False
     for h in list(root.handlers):
         root.removeHandler(h)
+        h.close()
     fmt = logging.Formatter("%(asctime)s pbem %(levelname)s %(name)s: %(message)s")
-    handlers: list[logging.Handler] = [logging.StreamHandler()]
+    handlers: list[logging.Handler] = [logging.StreamHandler()] if stderr else []
     if file:
         file.parent.mkdir(parents=True, exist_ok=True)
         handlers.append(_LogFile(_open_log(file)))

@@ -15,6 +15,7 @@ quoted text, attributions and signatures are dropped):
     AWAY Alice UNTIL 2026-12-24          pbem game away hh1 Alice 2026-12-24 (or AWAY Alice 5, days)
     BACK Alice                           pbem game away hh1 Alice back
     RESEND Alice                         pbem game resend hh1 Alice
+    SAY The deadline holds, play on      pbem game say hh1 "The deadline holds, play on"
 
 Any other line is chatter: set aside and listed, never a reason to refuse.  A line that starts
 with a command word but cannot be read is a problem: quoted back with why and what is accepted.
@@ -44,11 +45,19 @@ SYNTAX: dict[str, str] = {
     "AWAY": "AWAY <player> UNTIL 2026-12-24, or AWAY <player> <days>",
     "BACK": "BACK <player>",
     "RESEND": "RESEND <player>",
+    "SAY": "SAY <a message to every player, at most 400 characters>",
     "GAME": "GAME <name>",
     "CODE": "CODE <the moderator code>",
 }
 ACCEPTED = tuple(SYNTAX.values())
 
+#: A moderator's message to every player (SAY, `pbem game say`): one paragraph of at most this many characters.
+SAY_MAX = 400
+_SAY_WORD = re.compile(r"(?i)\bsay\b:?+")
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: What a player code looks like as pbem writes it (`pbem.trust.codes`: 8 of its 32 characters, 4-4).
+_CODE_SHAPED = re.compile(r"(?<![A-Za-z0-9])[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}(?![A-Za-z0-9])")
+_CODE_GIVEN = re.compile(r"(?i)\bcode\s*+[:=]?\s*+[^\s\d]*+\d")  # "code: 7kqx...", "CODE=K7QX"
 _UNDO = re.compile(r"^undo\s+(?:to\s+)?(\d{1,9})\s*(reroll\s+)?(?:why|because|:)\s*(.+)$", re.IGNORECASE)
 _UNDO_WORD = re.compile(r"(?i)\bundo\b")
 _REPLACE = re.compile(r"^replace\s+(\S+)\s+(?:with|by)\s+(.+)$", re.IGNORECASE)
@@ -76,6 +85,32 @@ class Read:
     commands: list[Command] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (the line as written, why)
     chatter: list[str] = field(default_factory=list)
+
+
+def say_text(typed: str) -> str:
+    """A moderator's message as it is recorded and mailed: one paragraph, its runs of spaces and line breaks one
+    space each."""
+    return " ".join(typed.split())
+
+
+def said(text: str) -> str:
+    """The public event's text of a moderator's message `text` (as `say_text` made it); `pbem verify` checks it."""
+    return f"The moderator says: {text}"
+
+
+def say_problem(text: str) -> str:
+    """Why `text` (as `say_text` made it) cannot go to every player, or "": empty, longer than `SAY_MAX`, a
+    control character (an escape sequence in a player's terminal), or something shaped like a player code (the
+    message goes to everyone and stays in the record: a code in it would be everyone's)."""
+    if not text:
+        return "the message is empty: write what every player should read"
+    if len(text) > SAY_MAX:
+        return f"the message is {len(text)} characters long; at most {SAY_MAX}: shorten it, or say it in two"
+    if (bad := _CONTROLS.search(text)) is not None:
+        return f"the message holds the control character U+{ord(bad.group()):04X}; write it without"
+    if _CODE_SHAPED.search(text) or ("code" in text.lower() and _CODE_GIVEN.search(text)):
+        return "the message holds something shaped like a player's code, which every player would read; leave it out"
+    return ""
 
 
 def _word(line: str) -> str | None:
@@ -106,7 +141,7 @@ def read(text: str) -> Read:
             continue
         line = (cleaned(typed) or typed).strip()
         word = _word(line)
-        if word is None or len(line) > MAX_LINE:
+        if word is None or (len(line) > MAX_LINE and word != "SAY"):  # a SAY too long: refused, saying so
             out.chatter.append(typed)
             continue
         rest = line.split(None, 2 if word == "NEW CODE" else 1)[2 if word == "NEW CODE" else 1 :]
@@ -158,6 +193,15 @@ def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
     expected = f"write {SYNTAX[word]}"
     if word in ("CODE", "GAME"):
         return _take_heading(out, word, arg, expected)
+    if word == "SAY":  # the message as typed (the order cleaner's cuts are for orders), less emphasis round it
+        start = _SAY_WORD.search(typed or line)
+        text = (typed or line)[start.end() :] if start is not None else ""
+        lead = (typed or line).strip()[:1]
+        text = say_text(text.rstrip(lead) if lead and lead in "*_~" else text)
+        if problem := say_problem(text):
+            return f"{problem}; {expected}"
+        out.commands.append(Command(word, line, (text,)))
+        return ""
     if word in ("PAUSE", "RESUME", "START", "ABANDON"):
         if arg:
             return f"{word} takes nothing after it; {expected}"

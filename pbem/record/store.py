@@ -151,6 +151,9 @@ class Loaded:
     # per reader: (entries they may see, the head after the newest of them), read before a decision is written
     # (`pbem.record.reader_view`) and kept up to date by the appends: what a receipt shown to them states
     readers: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # the names seats had before a replacement (`former_players`): read by a moderator's command only, to say who
+    # took the seat of a name that is no longer a player's (`pbem.app.game_names.player_named`)
+    former: tuple[Former, ...] = ()
 
     @property
     def engine(self) -> Engine:
@@ -224,6 +227,28 @@ def seat_names(s: Session, game_id: int, renamed: list[tuple[str, str]] | None =
     for old, new in renamed or ():
         out[new] = (*out.get(old, (old,)), new)
     return out
+
+
+#: A name a seat had before a replacement: (that name, who took the seat, when, who plays it now).
+Former = tuple[str, str, datetime, str]
+
+
+def former_players(s: Session, game_id: int) -> tuple[Former, ...]:
+    """Each name a seat had before it was given to someone else, oldest first; never a current player's name."""
+    rows = s.connection().execute(
+        select(_SEATS.c.position, _SEATS.c.player, _SEATS.c.created_at)
+        .where(_SEATS.c.game_id == game_id)
+        .order_by(_SEATS.c.id)
+    )
+    taken: list[tuple[int, str, str, datetime]] = []
+    last: dict[int, str] = {}
+    for row in rows:
+        before = last.get(row.position)
+        if before is not None and before != row.player:
+            taken.append((row.position, before, row.player, aware(row.created_at) or row.created_at))
+        last[row.position] = row.player
+    now = set(last.values())
+    return tuple((old, new, when, last[pos]) for pos, old, new, when in taken if old not in now)
 
 
 def last_order_seq(s: Session, game_id: int) -> int:

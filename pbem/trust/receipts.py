@@ -34,6 +34,8 @@ The checks, each over the mail of one player (`pick`) and one export:
 8. the lines an acknowledgement quotes as applied are the lines of the input its receipt names, and once the seed
    is revealed what it says the engine understood of them is the replay's (`pbem.trust.acked`); what it says
    became of the message it answers (applied, or refused and which lines) is what the export records (`_answered`).
+9. every moderator's message to every player (`pbem game say`) the player was mailed is one the export records,
+   word for word (`_messages`).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
@@ -587,6 +589,7 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
         _tables(ch, doc, texts, c)
         _deadlines(ch, texts, c)
     _answered(doc, ordered, c)
+    _messages(doc, ordered, c)
     if not c.heads:
         c.problem(0, "none of these mails carries a record receipt (X-Pbem-Record): nothing could be checked")
     c.ok = not c.problems
@@ -599,6 +602,44 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
     if newest:
         (c.checked if c.ok else c.notes).append(newest)
     return c
+
+
+#: The subject and first line of the moderator's message to every player (templates/mail/control_say.txt.j2).
+SAID_SUBJECT = "A message from the moderator to every player"
+SAID_HEAD = "The moderator writes to every player of "
+
+
+def _messages(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """Each moderator's message to every player (`pbem game say`) the player was mailed is one the export records:
+    the receipt's signature covers the record's head, not the text, so a moderator could mail one player words
+    the record (and the other players) never held (item 9)."""
+    said = {str(e["data"].get("text")) for e in doc["events"] if e["kind"] == "moderator" and _says(e)}
+    for m in mails:
+        if m.record is None or not m.subject.endswith(SAID_SUBJECT):
+            continue
+        text = _said(told.plain(m.raw), str(doc["game"]["name"]))
+        if text is None:
+            continue
+        if text not in said:
+            c.problem(
+                m.record[0],
+                f'{m.name} says the moderator wrote "{clip(text)}" to every player, but the export records no such '
+                "message: the words you were mailed are not the history published (keep this mail)",
+            )
+
+
+def _says(e: dict[str, Any]) -> bool:
+    return isinstance(e.get("data"), dict) and e["data"].get("action") == "say"
+
+
+def _said(text: str, game: str) -> str | None:
+    """The message a `control_say` mail's text states (the template prints it whole on the first line after its
+    heading and a blank line), or None when the text has no such heading."""
+    lines = [line.strip() for line in text.splitlines()]
+    head = f"{SAID_HEAD}{game}:"
+    if head not in lines:
+        return None
+    return next((line for line in lines[lines.index(head) + 1 :] if line), "")
 
 
 def _newest(doc: dict[str, Any], mails: list[Received]) -> str:

@@ -42,7 +42,9 @@ downgrades a forger could claim for a fresh export (no hashes to forge; draw tra
 An abandoned game reveals its seed: it verifies up to the moderator's abandon event.
 
 Then what only warns: a game without a join step was dealt from the moderator's seed alone (`NO_JOIN`); the
-actions on the game besides the players' orders are counted, and each reroll named (`_interventions`).
+actions on the game besides the players' orders are counted, and each reroll named (`_interventions`); a
+moderator's message to every player (`pbem game say`) is checked there too (`_message`: public, bounded, its
+text the words the players were mailed), and refused otherwise.
 Last, the DKIM evidence kept with the players' mail (`evidence`, `pbem.trust.vouched`): for every
 player input, whether the player's provider vouches for it (``dkim: pass d=...``), it is ``unsigned``,
 or the evidence does not match it (``FAIL``, which fails the verification and names the input).
@@ -59,6 +61,8 @@ from pbem.engine.base import Engine, Event
 from pbem.engine.rng import commitment
 from pbem.engine.seats import RENAME
 from pbem.engine.words import count
+from pbem.orders.moderator import said as said_text
+from pbem.orders.moderator import say_problem
 from pbem.trust import chain, signing, vouched
 from pbem.trust import deal as joining
 from pbem.trust import partial as partial_export
@@ -356,6 +360,8 @@ def _interventions(doc: dict[str, Any], v: Verification) -> None:
         if e["kind"] == "moderator" and isinstance(e.get("data"), dict):
             action = str(e["data"].get("action", "?"))
             said[action] = said.get(action, 0) + 1
+            if action == "say":
+                _message(e)
     if not said:
         v.checked.append("the moderator took no action in the game (no undo, extension, pause or replacement)")
         return
@@ -370,6 +376,23 @@ def _interventions(doc: dict[str, Any], v: Verification) -> None:
             + ("; ..." if len(rerolls) > 5 else "")
             + ". He had seen the draws he threw away: read his reasons"
         )
+
+
+def _message(e: dict[str, Any]) -> None:
+    """A moderator's message to every player (`pbem game say`, SAY): public, its data the action and the text
+    alone, the text within pbem's bounds (`pbem.orders.moderator.say_problem`: at most `SAY_MAX` characters, no
+    control character, nothing shaped like a player code), and the event's text exactly the words the players were
+    mailed it in (`said`).  Records made before the message existed hold none: nothing changes for them."""
+    where = f"event {e.get('seq', '?')} (the moderator's message to every player)"
+    data, text = e["data"], e["data"].get("text")
+    if e["visibility"] != "public":
+        raise Refused(f"{where} is not public: every player was mailed it")
+    if sorted(data) != ["action", "text"] or not isinstance(text, str):
+        raise Refused(f"{where}: its data holds {quote(sorted(data))}; a message's holds its action and text only")
+    if problem := say_problem(text):
+        raise Refused(f"{where}: {problem}")
+    if e["text"] != said_text(text):
+        raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(said_text(text))}")
 
 
 def _signed(doc: dict[str, Any], legacy: bool, v: Verification) -> None:

@@ -110,7 +110,7 @@ def test_a_server_echoing_a_plain_login_line_is_masked(tmp_path, capfd, monkeypa
     import base64
     import logging
 
-    from pbem.cli.poll import _login_secrets
+    from pbem.cli.common import _login_secrets
     from pbem.home import config as config_mod
     from pbem.home.logs import setup
     from tests.conftest import init_home

@@ -54,6 +54,7 @@ ARGS: dict[str, list[str]] = {
     "game undo": ["iw1", "--to", "1", "--why", "misread"],
     "game inputs": ["iw1"],
     "game mail": ["iw1", "verbose"],
+    "game say": ["iw1", "Play on."],
     "moderator code": [],
     "outbox list": [],
     "outbox retry": ["1"],

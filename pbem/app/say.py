@@ -1,0 +1,40 @@
+"""`pbem game say NAME "text"` and `SAY <text>` by mail: the moderator's message to every player of a game.
+
+Judge's broadcast: a word to everyone ("the deadline holds over the holidays", "Bob's mail bounced, he is
+told").  It is a public moderator event in the game's record (`action` say, its `text`), so the export, the
+site's history and `pbem verify` show it as the players read it (verify checks its text and bounds), and every
+current player gets the `control_say` notice, as every moderator notice goes (outbox purpose `NEWS`, whatever
+their mail mode: a mail the moderator sends on purpose is not news that can wait for a digest).  The text is
+one paragraph of at most `SAY_MAX` characters, no control character and nothing shaped like a player code
+(`pbem.orders.moderator.say_problem`): refused in one line otherwise, and nothing is recorded.  A game that is
+over or abandoned takes none: its record is closed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pbem.app.control import Command, announce
+from pbem.app.decision import Decision, GameError, check_open
+from pbem.home.app import Home
+from pbem.orders.moderator import said, say_problem, say_text
+from pbem.record import store
+
+
+def decide_say(loaded: store.Loaded, control: str, typed: str) -> Decision:
+    """The public event and every seat's notice, or a GameError saying why the message cannot go."""
+    check_open(loaded, control, allow_paused=True)
+    text = say_text(typed)
+    if why := say_problem(text):
+        raise GameError(why)
+    effects = announce(loaded, "say", said(text), facts={"text": text}, message=text)
+    return Decision(game=loaded.game.name, effects=effects)
+
+
+def say(home: Home, name: str, typed: str, when: datetime) -> list[str]:
+    """Queue the moderator's message to every player of game `name`; returns the players told."""
+    with home.units() as s:
+        c = Command(s, name)
+        d = decide_say(c.loaded, c.control, typed)
+        c.apply(home.policy, d, when)
+        return [seat.player for seat in c.loaded.seats]
