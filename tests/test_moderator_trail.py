@@ -21,11 +21,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-import typer.main
 from typer.testing import CliRunner
 
 from pbem.app.clock import HOME_MARK
 from pbem.cli import app
+from tests.commands import cli_commands
 
 PLAYERS = ("Alice <alice@example.test>", "Bob <bob@example.test>", "Carol <carol@example.test>")
 #: Each command that changes something, with its arguments, and whether it writes to a game's record.
@@ -65,18 +65,7 @@ NO_TRAIL = {
 
 
 def every_command() -> list[str]:
-    found: list[str] = []
-
-    def walk(cmd: object, path: list[str]) -> None:
-        subs = getattr(cmd, "commands", None)
-        if isinstance(subs, dict):
-            for name, sub in subs.items():
-                walk(sub, [*path, name])
-        else:
-            found.append(" ".join(path))
-
-    walk(typer.main.get_command(app), [])
-    return sorted(found)
+    return cli_commands()
 
 
 def _cli(home: Path, *args: str) -> tuple[int, str]:
