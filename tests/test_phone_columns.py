@@ -1,0 +1,64 @@
+"""What a player reads on a phone held upright: about 40 columns of the text part.
+
+A table of a report (its players, its hand, its countries...) is written aligned in columns only when every
+line of it fits 40 columns; a wider one is written a block per row (`pbem.render.templates.text_table`), so that
+no row wraps into a ragged pile.  Checked on every mail of every seeded game, all four kinds: every line of a
+section that the HTML part shows as a table is at most 40 columns wide, but a single word longer than that
+(nothing to cut).  Prose lines are not tables: a mail client wraps them between words, as it wraps any text.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pbem import engine as registry
+from pbem.render.templates import NARROW
+from tests.conftest import sent_mail
+
+KINDS = registry.available()
+
+#: A section of the HTML part: its <h2> title, then a table (`mail/_sections.html.j2`).
+HTML_TABLE = re.compile(r"<section[^>]*>\n<h2>([^<]*?)(?: <small>[^<]*</small>)?</h2>\n<table")
+TEXT_SECTION = re.compile(r"^== (.*?)(?: \(private: only you see this\))? ==$")
+
+
+def table_lines(text: str, html: str) -> list[tuple[str, str]]:
+    """(section title, line) of every line of the text part in a section the HTML part shows as a table."""
+    tables = {title for title in HTML_TABLE.findall(html)}
+    out = []
+    current = None
+    for line in text.split("\n"):
+        head = TEXT_SECTION.match(line)
+        if head:
+            current = head[1] if head[1] in tables else None
+        elif not line.strip():
+            current = None
+        elif current is not None:
+            out.append((current, line))
+    return out
+
+
+def parts(msg) -> tuple[str, str]:
+    text = msg.get_body(preferencelist=("plain",))
+    html = msg.get_body(preferencelist=("html",))
+    return (text.get_content() if text else ""), (html.get_content() if html else "")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_table_of_every_seeded_mail_fits_a_phone(kind: str) -> None:
+    from pbem.home import config as config_mod
+    from tests.test_history_golden import seeded_home
+
+    mails = sent_mail(config_mod.load(seeded_home(kind) / "pbem.toml"))
+    seen = 0
+    wide: list[str] = []
+    for msg in mails:
+        text, html = parts(msg)
+        for title, line in table_lines(text, html):
+            seen += 1
+            if len(line) > NARROW and " " in line.strip():
+                wide.append(f"{msg['Subject']} / {title}: {line!r} ({len(line)} columns)")
+    assert seen > 50, f"{kind}: only {seen} table lines found: the test reads no tables"
+    assert not wide, f"{kind}: {len(wide)} table lines wider than {NARROW} columns, e.g.\n" + "\n".join(wide[:5])
