@@ -62,3 +62,34 @@ def test_every_table_of_every_seeded_mail_fits_a_phone(kind: str) -> None:
                 wide.append(f"{msg['Subject']} / {title}: {line!r} ({len(line)} columns)")
     assert seen > 50, f"{kind}: only {seen} table lines found: the test reads no tables"
     assert not wide, f"{kind}: {len(wide)} table lines wider than {NARROW} columns, e.g.\n" + "\n".join(wide[:5])
+
+
+def test_a_wide_tables_rows_swapped_between_players_are_caught_by_verify_mail() -> None:
+    """A row block's lines belong to their row: `pbem verify --mail` compares a wide table's rows, each block one
+    entry (`pbem.trust.shown.sections`), so a report that gives Alice's gold and hand to Bob and Bob's to Alice
+    (the same lines, in another order) is caught, as a swapped cell of an aligned row always was."""
+    from pbem.trust.receipts import verify_mail
+    from tests.test_fairness3 import _doc, _forged, _mails, _players, _text_of
+
+    doc = _doc("dynasties")
+    bob, address = _players(doc)[1]
+    raws = _mails("dynasties", address)
+    rows = re.compile(r"^  Player: (\w+)\n(    Gold: \d+; Hand: \d+;)$", re.M)
+
+    def swapped(text: str) -> str:
+        found = rows.findall(text)
+        (a, first), (b, second) = found[0], next(f for f in found[1:] if f[1] != found[0][1])
+        text = text.replace(f"  Player: {a}\n{first}\n", f"  Player: {a}\n@@\n", 1)
+        text = text.replace(f"  Player: {b}\n{second}\n", f"  Player: {b}\n{first}\n", 1)
+        return text.replace("\n@@\n", f"\n{second}\n", 1)
+
+    def differs(raw: bytes) -> bool:
+        found = rows.findall(_text_of(raw))
+        return len({line for _, line in found}) > 1
+
+    at = next(i for i, raw in enumerate(raws) if "Private report for" in _text_of(raw) and differs(raw))
+    assert verify_mail(doc, raws, bob).ok
+    forged = _forged(raws, at, swapped)
+    assert _text_of(forged[at]) != _text_of(raws[at])
+    c = verify_mail(doc, forged, bob)
+    assert not c.ok and any("Treasuries and Families" in p for p in c.problems), c.problems

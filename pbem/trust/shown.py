@@ -79,7 +79,7 @@ def sections(text: str, start: int = 0) -> Sections:
             title = line[3:-3]
             current = None if title.startswith(FIXED) else out.setdefault(title, [])
         elif line.startswith("    ") and current:  # a wide table's row goes on (`text_table`): one row, one entry
-            current[-1] += "\n" + line
+            current[-1] += " " + line.strip()
         elif line and current is not None:
             current.append(line)
     return {title: sorted(lines) for title, lines in out.items()}
