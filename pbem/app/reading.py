@@ -110,7 +110,7 @@ def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None, words
     if not sent or game_id is None:
         return msg.text
     texts = [t for m in _mine(msg, sent, game_id) for t in sent_texts(m.raw) if t]
-    return without_copies(msg.text, texts, keep=own_line(words)) if texts else msg.text
+    return without_copies(msg.text, texts, keep=own_line(words), edited=True) if texts else msg.text
 
 
 def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> Callable[[str], bool]:

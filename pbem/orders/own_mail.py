@@ -19,7 +19,9 @@ the writer's: the rule or "-----Original Message-----" marker above a dropped bl
 end the writer's text there, `pbem.orders.furniture`), a line typed right under its own line of the copy
 (`_repeated`) is kept, and so is a block the writer's lines stand between (`_drop_block_above_answer`), and so is a
 line of the copy quoted once that the writer marked as their choice (``> NO EVENT <--``, ``> ✓ PASS``:
-`pbem.orders.typed.chosen`), whose words are all the copy's.  The unquoted rest of a quoted line that a client
+`pbem.orders.typed.chosen`), whose words are all the copy's, and so is a quoted line the writer changed into an
+order (``> PLAY <card>`` edited into ``> PLAY Gold 7``: `_edited_in_quote`; a quoted line pbem wrote, unchanged,
+never is).  The unquoted rest of a quoted line that a client
 rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
@@ -27,6 +29,7 @@ Cost: linear in both texts (at most `PLACES` places remembered per run of words)
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
@@ -101,9 +104,10 @@ def _follows(here: int | set[int], found: int | set[int]) -> int | set[int] | No
     return follows or None
 
 
-def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | None = None) -> str:
+def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | None = None, edited: bool = False) -> str:
     """`text` without the lines that belong to a copy of one of the `sent` texts.  `keep(line)`: the line is the
-    writer's own order or command, never dropped as a client's block above a copy (None: no line is)."""
+    writer's own order or command, never dropped as a client's block above a copy (None: no line is).  With
+    `edited`, a line of a quoted copy that the writer changed into an order is theirs (`_edited_in_quote`)."""
     known = _places(sent)
     if not known:
         return text
@@ -141,6 +145,9 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
             if drop[n] and keep(lines[n]):
                 drop[n] = False
         _keep_marked(lines, drop, keep)
+        if edited:
+            for n in list(_edited_in_quote(lines, per_line, drop, sent, keep)):
+                lines[n], drop[n] = unquoted(lines[n]) or "", False  # read as a line of the writer's own
     _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):
@@ -165,6 +172,49 @@ def _keep_marked(lines: list[str], drop: list[bool], keep: Callable[[str], bool]
             quoted = unquoted(lines[above]) if above is not None and drop[above] else None
             if above is not None and quoted is not None and keep(quoted):
                 drop[above] = False
+
+
+GAP = 40  # lines of a sent mail between the two quoted lines around an edited one, at most
+SPOTS = 64  # places of one line's words in the sent mails remembered when aligning an edited quoted line, at most
+
+
+def _edited_in_quote(
+    lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str], keep: Callable[[str], bool]
+) -> Iterator[int]:
+    """The lines of a quoted copy that the writer changed into an order ("> PLAY <card>" edited into "> PLAY Gold
+    7", "> NO EVENT   (aliases: PASS, NONE)" cut to "> NO EVENT", one quoted legal order changed into another):
+    quoted once, an order or command (`keep`), between two quoted lines of the copy (A above, B below), and no line
+    of the sent mail between an A and a B of it (at most `GAP` lines apart, found by their words) has its words.
+    A quoted line pbem wrote, unchanged, is never one: the sent mail has it between its neighbours.  Linear: at most
+    `SPOTS` places of a line's words are tried, each against at most `SPOTS` of each neighbour's."""
+    candidates = [
+        n
+        for n, line in enumerate(lines)
+        if per_line[n] and (mine := unquoted(line)) is not None and not mine.lstrip().startswith(">") and keep(mine)
+    ]
+    if not candidates:
+        return
+    where: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+    for t, text in enumerate(sent):
+        for i, line in enumerate(text.split("\n")):
+            ws = tuple(_words(line))
+            spots = where.setdefault(ws, []) if ws else None
+            if spots is not None and len(spots) < SPOTS:
+                spots.append((t, i))
+    copied = [n for n, ws in enumerate(per_line) if ws and drop[n] and _QUOTED.match(lines[n])]
+    for n in candidates:
+        at = bisect_left(copied, n)
+        below_at = at + 1 if at < len(copied) and copied[at] == n else at
+        if at == 0 or below_at >= len(copied):
+            continue  # not inside a quoted copy
+        above = where.get(tuple(per_line[copied[at - 1]]), [])
+        below = where.get(tuple(per_line[copied[below_at]]), [])
+        around = [(t, i, j) for t, i in above for u, j in below if u == t and i + 1 < j <= i + GAP]
+        if not around:
+            continue  # no place in the sent mails where this line was
+        placed = where.get(tuple(per_line[n]), [])
+        if not any(t == u and i < p < j for t, i, j in around for u, p in placed):
+            yield n
 
 
 def _cut_from_above(
