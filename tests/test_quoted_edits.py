@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from pbem.orders.own_mail import _BLANK as BLANK
 from tests.test_replies3_players import ATTRIBUTIONS, KINDS, Moment, _plain, _quoted, check, read, shared_moments
 from tests.test_replies4_phones import reply
 
@@ -44,7 +45,7 @@ def _syntax_at(original: list[str], order: str) -> int | None:
     for i in range(start + 1, len(original)):
         if not original[i].strip():
             return None
-        if original[i].split()[0].upper() == first and original[i].strip().upper() != order.upper():
+        if original[i].split()[0].upper() == first and BLANK.search(original[i]):
             return i
     return None
 
@@ -60,12 +61,10 @@ def test_an_order_edited_into_a_quoted_line_is_read(moments: dict[str, Moment], 
     tried = 0
     for moment in (moments[kind],):
         original = _plain(moment.report)
-        for n, order in enumerate(moment.legal[:12]):
+        for n, order in enumerate(moment.legal[:40]):
             client = CLIENTS[n % len(CLIENTS)]
             at = _syntax_at(original, order)
             edits = [at] if at is not None else []
-            others = [i for i in _legal_at(original, moment.legal) if original[i].strip() != order]
-            edits += others[n % len(others) : n % len(others) + 1] if others else []  # a legal line changed
             for i in edits:
                 indent = original[i][: len(original[i]) - len(original[i].lstrip())]
                 body = _quoting(client, [*original[:i], indent + order, *original[i + 1 :]], ["Hi,"] if n % 2 else [])
@@ -74,14 +73,16 @@ def test_an_order_edited_into_a_quoted_line_is_read(moments: dict[str, Moment], 
                     check(moment, reply(moment, body), [order], f"{client}: line {i} {original[i]!r} -> {order!r}")
                 except AssertionError as err:
                     failures.append(str(err))
-    assert tried >= 4, f"{kind}: only {tried} edits tried"
+    assert tried >= 2, f"{kind}: only {tried} edits tried"
     assert not failures, f"{len(failures)} of {tried} misread:\n" + "\n".join(failures[:10])
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_quoted_line_pbem_wrote_is_never_read(moments: dict[str, Moment], kind: str) -> None:
     """The whole report quoted; a quote with lines cut out of it (as a player trims a quote, around the legal
-    orders and in the middle of them); a quoted line edited into a remark: no order is read."""
+    orders and in the middle of them); a quoted line edited into a remark; a listed legal order (no blank in it)
+    changed into another (a listed order is pbem's, chosen by a mark or typed as the player's own): no order is
+    read."""
     for moment in (moments[kind],):
         original = _plain(moment.report)
         legal = _legal_at(original, moment.legal)
@@ -91,6 +92,7 @@ def test_a_quoted_line_pbem_wrote_is_never_read(moments: dict[str, Moment], kind
             [line for k, line in enumerate(original) if k not in legal[1::2]],  # every other legal line cut out
             [*original[: legal[0] - 1], *original[legal[0] : legal[0] + 3], *original[legal[-1] + 8 :]],
             [*original[:3], "  I will think about it", *original[4:]],  # a line of prose changed
+            [*original[: legal[0]], "    " + moment.legal[-1], *original[legal[0] + 1 :]],  # a listed order, no blank
         ]
         for client in CLIENTS:
             for k, quoted in enumerate(trims):
