@@ -195,10 +195,14 @@ def _edited_in_quote(
     that holds another line no sent mail has which is no order (the quote is of a mail pbem sent but `sent` does
     not hold, say an earlier acknowledgement much like it).  Linear: at most `SPOTS`
     places of each neighbour's words are tried, and `GAP` lines between them."""
+    split = [text.split("\n") for text in sent]
+    prompts = {(t, i) for t, rows in enumerate(split) for i, line in enumerate(rows) if _BLANK.search(line)}
+    firsts = {_words(split[t][i])[0] for t, i in prompts if _words(split[t][i])}  # the order words of the blanks
     candidates = [
         n
         for n, line in enumerate(lines)
         if per_line[n]
+        and per_line[n][0] in firsts
         and (mine := unquoted(line)) is not None
         and not chosen(mine)  # a marked line is `_keep_marked`'s
         and keep(mine)
@@ -206,15 +210,9 @@ def _edited_in_quote(
     if not candidates:
         return
     where: dict[tuple[str, ...], list[tuple[int, int]]] = {}
-    texts: list[list[tuple[str, ...]]] = []
-    prompts: set[tuple[int, int]] = set()  # the sent lines that hold a blank to fill: "PLAY <card>", "VOTE ____"
-    for t, text in enumerate(sent):
-        texts.append([])
-        for i, line in enumerate(text.split("\n")):
-            texts[-1].append(tuple(_words(line)))
-            if _BLANK.search(line):
-                prompts.add((t, i))
-        for i, ws in enumerate(texts[t]):
+    texts = [[tuple(_words(line)) for line in rows] for rows in split]
+    for t, words in enumerate(texts):
+        for i, ws in enumerate(words):
             spots = where.setdefault(ws, []) if ws else None
             if spots is not None and len(spots) < SPOTS:
                 spots.append((t, i))
