@@ -15,7 +15,6 @@ import pytest
 
 from pbem import engine as registry
 from pbem.render.templates import NARROW
-from tests.conftest import sent_mail
 
 KINDS = registry.available()
 
@@ -40,26 +39,30 @@ def table_lines(text: str, html: str) -> list[tuple[str, str]]:
     return out
 
 
-def parts(msg) -> tuple[str, str]:
-    text = msg.get_body(preferencelist=("plain",))
-    html = msg.get_body(preferencelist=("html",))
-    return (text.get_content() if text else ""), (html.get_content() if html else "")
+def sent_raw(kind: str) -> list[bytes]:
+    """Every mail of the seeded game of `kind`, as sent (raw bytes, oldest first)."""
+    import mailbox
+
+    from pbem.trust.receipts import delivered
+    from tests.test_history_golden import seeded_home
+
+    md = mailbox.Maildir(str(seeded_home(kind) / "mail" / "sent"), factory=None, create=False)
+    return [md.get_bytes(k) for k in sorted(md.keys(), key=delivered)]
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_table_of_every_seeded_mail_fits_a_phone(kind: str) -> None:
-    from pbem.home import config as config_mod
-    from tests.test_history_golden import seeded_home
+    from pbem.mail.outbound.bodies import text_bodies
 
-    mails = sent_mail(config_mod.load(seeded_home(kind) / "pbem.toml"))
     seen = 0
     wide: list[str] = []
-    for msg in mails:
-        text, html = parts(msg)
+    for raw in sent_raw(kind):
+        found = text_bodies(raw)  # the parts as pbem composed them
+        text, html = found.get("plain", ""), found.get("html", "")
         for title, line in table_lines(text, html):
             seen += 1
             if len(line) > NARROW and " " in line.strip():
-                wide.append(f"{msg['Subject']} / {title}: {line!r} ({len(line)} columns)")
+                wide.append(f"{text.partition(chr(10))[0]} / {title}: {line!r} ({len(line)} columns)")
     assert seen > 50, f"{kind}: only {seen} table lines found: the test reads no tables"
     assert not wide, f"{kind}: {len(wide)} table lines wider than {NARROW} columns, e.g.\n" + "\n".join(wide[:5])
 

@@ -98,3 +98,59 @@ def test_a_quoted_line_pbem_wrote_is_never_read(moments: dict[str, Moment], kind
             for k, quoted in enumerate(trims):
                 got = read(moment, reply(moment, _quoting(client, quoted, ["Hi,", "Thinking."])))
                 assert got == (), f"{kind} / {client} / quote {k}: read {got} from pbem's own quoted lines"
+
+
+def _reports(kind: str) -> list[bytes]:
+    """The reports of the seeded game of `kind` that ask their reader for orders (their raw bytes, as sent)."""
+    from tests.test_phone_columns import sent_raw
+
+    return [raw for raw in sent_raw(kind) if b"Legal orders now (copy one per line)" in raw]
+
+
+@pytest.mark.parametrize("kind", sorted({k.split("+")[0] for k in KINDS}))
+def test_every_seeded_report_quoted_unchanged_or_trimmed_reads_no_line_and_a_filled_blank_reads_one(kind: str) -> None:
+    """Every report of the seeded game asking for orders, quoted whole, and trimmed at a seeded place (a run of
+    lines cut out): no quoted line comes out as the writer's.  With its first blank line ("EVENT PERSON <card>")
+    filled with a listed order of the same order word, that line and only it comes out."""
+    import random
+
+    from pbem import engine as registry
+    from pbem.app.reading import _parts, sent_texts
+    from pbem.orders.extract import own_line
+    from pbem.orders.own_mail import without_copies
+
+    keep = own_line(tuple(registry.get(kind).order_words))
+    rng = random.Random(f"quoted-edits-{kind}")
+    reports = _reports(kind)
+    assert len(reports) >= 10, kind
+    filled = 0
+    for raw in reports[:: max(1, len(reports) // 40)]:
+        plain = _parts(raw)["plain"]
+        texts, original = sent_texts(raw), plain.rstrip("\n").split("\n")
+        cut = rng.randrange(len(original))
+        for quoted in (original, [*original[:cut], *original[cut + rng.randrange(1, 6) :]]):
+            out = without_copies("Hi,\n\n" + "\n".join(_quoted(quoted)), texts, keep=keep, edited=[plain])
+            assert [line for line in out.split("\n") if line.strip() and not line.startswith(">")] == ["Hi,"], out
+        start = original.index("Legal orders now (copy one per line):")
+        listed = [line.strip() for line in original[start + 1 :] if line.startswith("    ")]
+        blank = next(
+            (
+                (i, o)
+                for i, line in enumerate(original)
+                if BLANK.search(line) and line.startswith("  ") and not line.startswith("   ")
+                for o in listed
+                if o.split()[0] == line.split()[0] and o != line.strip()
+            ),
+            None,
+        )
+        if blank is None:
+            continue
+        i, order = blank
+        edited = [*original[:i], "  " + order, *original[i + 1 :]]
+        out = without_copies("Hi,\n\n" + "\n".join(_quoted(edited)), texts, keep=keep, edited=[plain])
+        assert [line.strip() for line in out.split("\n") if line.strip() and not line.startswith(">")] == [
+            "Hi,",
+            order,
+        ], out
+        filled += 1
+    assert filled >= 3, f"{kind}: only {filled} reports with a blank to fill"
