@@ -125,14 +125,14 @@ def test_a_report_showing_a_false_public_score_under_a_true_head_is_caught() -> 
 
     def richer(text: str) -> str:
         table = text.index("== Treasuries and Families ==")
-        row = re.compile(r"^(  Alice +)(\d+)", re.M).search(text, table)
+        row = re.compile(r"^(  Player: Alice\n    Gold: )(\d+)", re.M).search(text, table)  # its row's block
         assert row is not None
         return text[: row.start(2)] + str(int(row.group(2)) + 1) + text[row.end(2) :]
 
     c = verify_mail(doc, _forged(raws, at, richer), bob)
     assert not c.ok
     said = next(p for p in c.problems if "Treasuries and Families" in p)
-    assert said.count('"Alice ') == 2 and "where the replay gives" in said, (
+    assert said.count('"Player: Alice Gold: ') == 2 and "where the replay gives" in said, (
         said
     )  # the two rows (the subject may name her)
     assert "your view of the game replayed up to record #" in said and "this mail is your evidence" in said, said

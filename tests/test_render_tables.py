@@ -21,9 +21,41 @@ def _reference_text(block: dict[str, Any]) -> str:
     def fmt(cells: list[str]) -> str:
         return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
 
+    full = [(r + [""] * len(cols))[: len(cols)] for r in rows]
+    if max(len(fmt(cols)), len(fmt(["-" * w for w in widths]))) + 2 > 40 or any(
+        len(fmt(r)) + 2 > 40 for r in full
+    ):  # wider than a phone: a block per row
+        if not full:
+            return "\n".join(_reference_fill([c + ";" for c in cols[:-1]] + cols[-1:], "  "))
+        numbers = {i for i in range(len(cols)) if all(r[i].isdigit() for r in full)}  # a seat number names no row
+        key = min(set(range(len(cols))) - numbers, default=0)
+        return "\n".join(line for r in full for line in _reference_block(cols, r, key))
     out = [fmt(cols), fmt(["-" * w for w in widths])]
-    out += [fmt(r + [""] * (len(cols) - len(r))) for r in rows]
+    out += [fmt(r) for r in full]
     return "\n".join("  " + line for line in out)
+
+
+def _reference_block(cols: list[str], row: list[str], key: int) -> list[str]:
+    """A row of a wide table, the plain way: its cell of the first column not all digits named, then every other
+    non-empty cell named, filled into lines of 40 columns."""
+    named = [(f"{c}: {v}" if c else v) for c, v in zip(cols, row)]
+    out = _reference_fill([named[key]] if row[key] else [], "  ")
+    rest = [named[i] for i in range(len(cols)) if row[i] and i != key]
+    return out + _reference_fill([p + ";" for p in rest[:-1]] + rest[-1:], "    ")
+
+
+def _reference_fill(units: list[str], indent: str) -> list[str]:
+    lines: list[list[str]] = []
+    for unit in units:
+        if lines and len(indent + " ".join([*lines[-1], unit])) <= 40:
+            lines[-1].append(unit)
+            continue
+        lines.append([])
+        for word in unit.split(" "):
+            if lines[-1] and len(indent + " ".join([*lines[-1], word])) > 40:
+                lines.append([])
+            lines[-1].append(word)
+    return [indent + " ".join(words) for words in lines if " ".join(words)]
 
 
 def _shown_reference(value: Any) -> Any:
@@ -57,6 +89,28 @@ BLOCKS = st.fixed_dictionaries(
         "rows": st.lists(st.lists(CELLS, max_size=7), max_size=6),
     }
 )
+
+
+WIDE = st.fixed_dictionaries(
+    {
+        "columns": st.lists(st.sampled_from(["Seat", "Player", "Victory points", "Family (value)", ""]), max_size=7),
+        "rows": st.lists(
+            st.lists(st.one_of(CELLS, st.sampled_from(["Silver King (13), Platinum 10 (10)", "x" * 45])), max_size=7),
+            max_size=4,
+        ),
+    }
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(WIDE)
+def test_a_table_wider_than_a_phone_is_a_block_per_row_within_40_columns(block: dict[str, Any]) -> None:
+    """A table whose aligned lines would pass 40 columns is written a block per row (the plain way), and no line
+    of it passes 40 columns but one holding a single word wider than that."""
+    text = text_table(block)
+    assert text == _reference_text(block)
+    for line in text.split("\n"):
+        assert len(line) <= 40 or " " not in line.strip(), line
 
 
 @settings(max_examples=400, deadline=None)

@@ -67,15 +67,19 @@ def sent_texts(raw: bytes) -> list[str]:
     `get_body` finds them in pbem's layout (alternative, its HTML part perhaps inside a related part).
     Only the words of these texts count (`pbem.orders.own_mail`), so the HTML part is flattened by
     `html_words`, which yields the words `html_to_text` does at a tenth of its cost."""
+    return _texts(_parts(raw))
+
+
+def _parts(raw: bytes) -> dict[str, str]:
+    """The text bodies of a mail pbem composed (`sent_texts`), by kind ("plain", "html"); none if unreadable."""
     try:
-        found = text_bodies(raw)
+        return dict(text_bodies(raw))
     except Exception:
-        return []
-    out = []
-    for kind in ("plain", "html"):
-        if kind in found:
-            out.append(html_words(found[kind]) if kind == "html" else found[kind])
-    return out
+        return {}
+
+
+def _texts(found: dict[str, str]) -> list[str]:
+    return [html_words(found[kind]) if kind == "html" else found[kind] for kind in ("plain", "html") if kind in found]
 
 
 _UNSHOWN = re.compile(r"<!--.*?-->|<![^>]*>|<\?[^>]*>|<(script|style|head)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
@@ -109,8 +113,10 @@ def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None, words
     that starts with one of the game's order `words` (every game's: None) or a command is the sender's own."""
     if not sent or game_id is None:
         return msg.text
-    texts = [t for m in _mine(msg, sent, game_id) for t in sent_texts(m.raw) if t]
-    return without_copies(msg.text, texts, keep=own_line(words)) if texts else msg.text
+    parts = [_parts(m.raw) for m in _mine(msg, sent, game_id)]
+    texts = [t for found in parts for t in _texts(found) if t]
+    plain = [found["plain"] for found in parts if found.get("plain")]  # laid out as sent, line by line
+    return without_copies(msg.text, texts, keep=own_line(words), edited=plain) if texts else msg.text
 
 
 def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> Callable[[str], bool]:

@@ -19,7 +19,9 @@ the writer's: the rule or "-----Original Message-----" marker above a dropped bl
 end the writer's text there, `pbem.orders.furniture`), a line typed right under its own line of the copy
 (`_repeated`) is kept, and so is a block the writer's lines stand between (`_drop_block_above_answer`), and so is a
 line of the copy quoted once that the writer marked as their choice (``> NO EVENT <--``, ``> ✓ PASS``:
-`pbem.orders.typed.chosen`), whose words are all the copy's.  The unquoted rest of a quoted line that a client
+`pbem.orders.typed.chosen`), whose words are all the copy's, and so is a quoted line the writer changed into an
+order (``> PLAY <card>`` edited into ``> PLAY Gold 7``: `_edited_in_quote`; a quoted line pbem wrote, unchanged,
+never is).  The unquoted rest of a quoted line that a client
 rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
@@ -27,6 +29,7 @@ Cost: linear in both texts (at most `PLACES` places remembered per run of words)
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
@@ -101,9 +104,13 @@ def _follows(here: int | set[int], found: int | set[int]) -> int | set[int] | No
     return follows or None
 
 
-def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | None = None) -> str:
+def without_copies(
+    text: str, sent: list[str], keep: Callable[[str], bool] | None = None, edited: list[str] | None = None
+) -> str:
     """`text` without the lines that belong to a copy of one of the `sent` texts.  `keep(line)`: the line is the
-    writer's own order or command, never dropped as a client's block above a copy (None: no line is)."""
+    writer's own order or command, never dropped as a client's block above a copy (None: no line is).  `edited`:
+    the sent mails' plain texts, laid out line by line as sent; with them, a line of a quoted copy that the writer
+    changed into an order is theirs (`_edited_in_quote`)."""
     known = _places(sent)
     if not known:
         return text
@@ -141,6 +148,9 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
             if drop[n] and keep(lines[n]):
                 drop[n] = False
         _keep_marked(lines, drop, keep)
+        if edited:
+            for n in list(_edited_in_quote(lines, per_line, drop, edited, keep)):
+                lines[n], drop[n] = unquoted(lines[n]) or "", False  # read as a line of the writer's own
     _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):
@@ -150,6 +160,7 @@ def without_copies(text: str, sent: list[str], keep: Callable[[str], bool] | Non
 
 
 _QUOTED = re.compile(r"^\s*>")
+_BLANK = re.compile(r"<[^<>\s][^<>]*>|__|\.\.\.|…")  # a blank a line of pbem's mail asks the reader to fill
 
 
 def _keep_marked(lines: list[str], drop: list[bool], keep: Callable[[str], bool]) -> None:
@@ -165,6 +176,85 @@ def _keep_marked(lines: list[str], drop: list[bool], keep: Callable[[str], bool]
             quoted = unquoted(lines[above]) if above is not None and drop[above] else None
             if above is not None and quoted is not None and keep(quoted):
                 drop[above] = False
+
+
+GAP = 40  # lines of a sent mail between the two quoted lines around an edited one, at most
+SPOTS = 16  # places of one line's words in the sent mails tried when aligning an edited quoted line, at most
+
+
+def _edited_in_quote(
+    lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str], keep: Callable[[str], bool]
+) -> Iterator[int]:
+    """The lines of a quoted copy in which the writer filled in a blank of pbem's ("> PLAY <card>" edited into "> PLAY
+    Gold 7", "> VOTE ____" into "> VOTE RED"): quoted once, an order or command (`keep`), between two quoted lines
+    of the copy (A above, B below), where the sent mail has, between an A and a B of it (at most `GAP` lines
+    apart, found by their words), as many lines as the reply, none with this line's words, and a line with a blank
+    (`_BLANK`: `<card>`, `____`, `...`) starting with its first word (the line it was edited from).
+    A quoted line pbem wrote, unchanged, is never one: the sent mail has it between its neighbours; nor is a line
+    of a quote a client laid out otherwise (an HTML part's cells flattened into lines), nor any line of a quote
+    that holds another line no sent mail has which is no order (the quote is of a mail pbem sent but `sent` does
+    not hold, say an earlier acknowledgement much like it).  Linear: at most `SPOTS`
+    places of each neighbour's words are tried, and `GAP` lines between them."""
+    split = [text.split("\n") for text in sent]
+    prompts = {(t, i) for t, rows in enumerate(split) for i, line in enumerate(rows) if _BLANK.search(line)}
+    firsts = {_words(split[t][i])[0] for t, i in prompts if _words(split[t][i])}  # the order words of the blanks
+    candidates = [
+        n
+        for n, line in enumerate(lines)
+        if per_line[n]
+        and per_line[n][0] in firsts
+        and (mine := unquoted(line)) is not None
+        and not chosen(mine)  # a marked line is `_keep_marked`'s
+        and keep(mine)
+    ]
+    if not candidates:
+        return
+    where: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+    texts = [[tuple(_words(line)) for line in rows] for rows in split]
+    for t, words in enumerate(texts):
+        for i, ws in enumerate(words):
+            spots = where.setdefault(ws, []) if ws else None
+            if spots is not None and len(spots) < SPOTS:
+                spots.append((t, i))
+    for n, said in enumerate(per_line):
+        mine = unquoted(lines[n]) if said and not drop[n] else None
+        if mine is not None and tuple(said) not in where and (chosen(mine) or not keep(mine)):
+            return  # a quoted line no sent mail has and no order: the quote is of a mail not among `sent`
+    copied = [n for n, ws in enumerate(per_line) if ws and drop[n] and _QUOTED.match(lines[n])]
+    for n in candidates:
+        at = bisect_left(copied, n)
+        below_at = at + 1 if at < len(copied) and copied[at] == n else at
+        if at == 0 or below_at >= len(copied):
+            continue  # not inside a quoted copy
+        k, m = copied[at - 1], copied[below_at]
+        typed = sum(1 for ws in per_line[k + 1 : m] if ws)  # lines with words between the two, this one included
+        ws = tuple(per_line[n])
+        if any(
+            _filled_in(texts[t], prompts, t, i, j, typed, ws) for t, i, j in _around(where, per_line[k], per_line[m])
+        ):
+            yield n
+
+
+def _around(
+    where: dict[tuple[str, ...], list[tuple[int, int]]], above: list[str], below: list[str]
+) -> Iterator[tuple[int, int, int]]:
+    """(text, line of `above`, line of `below`) of each place where the two are at most `GAP` lines apart in order."""
+    for t, i in where.get(tuple(above), []):
+        for u, j in where.get(tuple(below), []):
+            if u == t and i + 1 < j <= i + GAP:
+                yield t, i, j
+
+
+def _filled_in(
+    text: list[tuple[str, ...]], prompts: set[tuple[int, int]], t: int, i: int, j: int, typed: int, ws: tuple[str, ...]
+) -> bool:
+    """Whether the `typed` lines with words of a reply between lines `i` and `j` of sent text `t` may be its lines
+    there with one line, of words `ws`, a line with a blank filled in: as many lines, none of words `ws`, one with
+    a blank starting with its first word."""
+    gap = [(w, g) for g, w in enumerate(text[i + 1 : j], i + 1) if w]
+    return (
+        len(gap) == typed and all(w != ws for w, _ in gap) and any(w[0] == ws[0] and (t, g) in prompts for w, g in gap)
+    )
 
 
 def _cut_from_above(

@@ -37,9 +37,16 @@ from pbem.render.pictures import board
 from pbem.render.resources import templates_dir
 from pbem.render.sanitize import visible
 
+#: The widest line a table of a mail's text part is written in: a phone held upright shows about 40 columns.
+NARROW = 40
+
 
 def text_table(block: dict[str, Any]) -> str:
-    """A table block as aligned plain text."""
+    """A table block as aligned plain text, or, when its aligned lines would be wider than `NARROW` columns (a
+    phone's screen, where every row would wrap into a ragged pile), as one block per row: the row's first cell
+    (of the table's first column not all numbers) with its column's name, then the other non-empty cells as `Column: value` pairs joined by `; `, wrapped at
+    `NARROW` (a pair is cut only where it alone is wider; a single word wider than the line is left whole).
+    The same table is written the same way for every reader: the choice depends on its cells only."""
     cols = [str(c) for c in block["columns"]]
     n = len(cols)
     rows = [[("" if v is None else str(v)) for v in row[:n]] for row in block["rows"]]  # cells past the columns: none
@@ -49,7 +56,44 @@ def text_table(block: dict[str, Any]) -> str:
     def fmt(cells: list[str]) -> str:
         return "  " + "  ".join(map(str.ljust, cells, widths)).rstrip()
 
-    return "\n".join([fmt(cols), fmt(["-" * w for w in widths]), *map(fmt, rows)])
+    lines = [fmt(cols), fmt(["-" * w for w in widths]), *map(fmt, rows)]
+    if max(map(len, lines)) <= NARROW:
+        return "\n".join(lines)
+    if not rows:  # what it would hold, as the aligned form's heading says it
+        return "\n".join(_filled([f"{c};" for c in cols[:-1]] + cols[-1:], "  "))
+    key = next((i for i in range(n) if not all(r[i].isdigit() for r in rows)), 0)
+    return "\n".join(line for row in rows for line in _row_block(cols, row, key))
+
+
+def _row_block(cols: list[str], row: list[str], key: int) -> list[str]:
+    """One row of a wide table as `text_table` writes it: `  Column: cell` of its `key` column (the table's first
+    that is not all numbers: a seat number names no row), then `    Column: cell; ...` of the others in order."""
+    named = [f"{c}: {v}" if c else v for c, v in zip(cols, row)]
+    rest = [p for i, (p, v) in enumerate(zip(named, row)) if v and i != key]
+    lines = _filled([named[key]] if row[key] else [], "  ")
+    return lines + _filled([f"{p};" for p in rest[:-1]] + rest[-1:], "    ")
+
+
+def _filled(units: list[str], indent: str) -> list[str]:
+    """`units` on lines of at most `NARROW` columns after `indent`, in order, a space between two on a line; a
+    unit wider than a line is cut between its words (a word wider than the line stays whole)."""
+    room = NARROW - len(indent)
+    lines: list[str] = []
+    line = ""
+    for unit in units:
+        if line and len(line) + 1 + len(unit) <= room:
+            line += " " + unit
+            continue
+        if line:
+            lines.append(indent + line)
+        line = ""
+        for word in unit.split(" "):
+            if line and len(line) + 1 + len(word) > room:
+                lines.append(indent + line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+    return [*lines, indent + line] if line else lines
 
 
 def html_table(block: dict[str, Any]) -> Markup:

@@ -66,9 +66,9 @@ UNDATED = "2000-01-03T00:00:00+00:00"
 
 
 def sections(text: str, start: int = 0) -> Sections:
-    """The sections `text` prints from offset `start`: each heading's title with its non-blank lines, sorted, up
-    to the reply hint (its last occurrence), else the record line; the template's own headings (`FIXED`) left
-    out."""
+    """The sections `text` prints from offset `start`: each heading's title with its non-blank lines (a wide
+    table's row block as one entry, so a row's cells stay with their row), sorted, up to the reply hint (its last
+    occurrence), else the record line; the template's own headings (`FIXED`) left out."""
     end = max(text.rfind("\n" + told.AFTER[0], start), -1)
     end = end if end >= 0 else text.rfind("\n" + told.AFTER[1], start)
     out: Sections = {}
@@ -78,6 +78,8 @@ def sections(text: str, start: int = 0) -> Sections:
         if line.startswith("== ") and line.endswith(" =="):
             title = line[3:-3]
             current = None if title.startswith(FIXED) else out.setdefault(title, [])
+        elif line.startswith("    ") and current:  # a wide table's row goes on (`text_table`): one row, one entry
+            current[-1] += " " + line.strip()
         elif line and current is not None:
             current.append(line)
     return {title: sorted(lines) for title, lines in out.items()}
