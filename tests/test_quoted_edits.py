@@ -154,3 +154,27 @@ def test_every_seeded_report_quoted_unchanged_or_trimmed_reads_no_line_and_a_fil
         ], out
         filled += 1
     assert filled >= 3, f"{kind}: only {filled} reports with a blank to fill"
+
+
+@pytest.mark.parametrize("kind", sorted({k.split("+")[0] for k in KINDS}))
+def test_the_search_for_a_filled_blank_is_skipped_only_while_every_blank_is_quoted_as_sent(kind: str) -> None:
+    """The shortcut (`_all_still_blank`) that spares a reply the search of every quoted order line: taken for every
+    seeded report quoted whole (the poll's common reply), never when one blank's line was filled in, nor when a
+    blank's line is only inside a longer line of the reply (Sixteen Thirty's asked-now sentence holds its order's
+    blank form: a count of the text alone took it for the line, and the filled line went unread)."""
+    from pbem.app.reading import _parts
+    from pbem.orders.own_mail import _BLANK, _all_still_blank
+
+    reports = _reports(kind)
+    for raw in reports[:: max(1, len(reports) // 20)]:
+        plain = _parts(raw)["plain"]
+        sent = [plain.split("\n")]
+        prompts = {(0, i) for i, line in enumerate(sent[0]) if _BLANK.search(line)}
+        quoted = _quoted(plain.rstrip("\n").split("\n"))
+        assert _all_still_blank(["Hi,", "", *quoted], sent, prompts)
+        for i in sorted(prompts)[:3]:
+            line = sent[0][i[1]].strip()
+            edited = [q if q.lstrip("> \t").rstrip() != line else "> " + line.split()[0] + " filled" for q in quoted]
+            inside = [q if q.lstrip("> \t").rstrip() != line else "> see " + line + " above" for q in quoted]
+            assert not _all_still_blank(["Hi,", "", *edited], sent, prompts), (kind, line)
+            assert not _all_still_blank(["Hi,", "", *inside], sent, prompts), (kind, line)

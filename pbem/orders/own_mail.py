@@ -197,6 +197,8 @@ def _edited_in_quote(
     places of each neighbour's words are tried, and `GAP` lines between them."""
     split = [text.split("\n") for text in sent]
     prompts = {(t, i) for t, rows in enumerate(split) for i, line in enumerate(rows) if _BLANK.search(line)}
+    if _all_still_blank(lines, split, prompts):
+        return
     firsts = {_words(split[t][i])[0] for t, i in prompts if _words(split[t][i])}  # the order words of the blanks
     candidates = [
         n
@@ -233,6 +235,39 @@ def _edited_in_quote(
             _filled_in(texts[t], prompts, t, i, j, typed, ws) for t, i, j in _around(where, per_line[k], per_line[m])
         ):
             yield n
+
+
+LOOKS = 16  # places of one blank's line in a reply looked at, at most (`_whole_lines`)
+
+
+def _all_still_blank(lines: list[str], split: list[list[str]], prompts: set[tuple[int, int]]) -> bool:
+    """Whether the reply still has every line with a blank as often as the sent mails have it, as a whole line as
+    sent (quote marks and the spaces around it aside): then no blank was filled in, and the search for one is
+    skipped (it read every quoted line that starts with an order word, a report's whole list of legal orders, for
+    each reply).  Found by `str.find` over the reply, a few lines a mail; a quote its client rewrapped or respaced
+    is not found so, and is searched."""
+    if not prompts:
+        return True
+    wanted: dict[str, int] = {}
+    for t, i in prompts:
+        key = split[t][i].strip()
+        wanted[key] = wanted.get(key, 0) + 1
+    reply = "\n".join(lines)
+    return all(_whole_lines(reply, key, n) >= n for key, n in wanted.items())
+
+
+def _whole_lines(text: str, key: str, enough: int) -> int:
+    """How many lines of `text` are `key` alone after their quote marks (counted up to `enough`; at most `LOOKS`
+    places of `key` looked at, so a line of a thousand "..." costs no more than a reply's length a few times)."""
+    found, at, looks = 0, text.find(key), LOOKS
+    while at >= 0 and found < enough and looks:
+        looks -= 1
+        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at + len(key))
+        after = text[at + len(key) : end if end >= 0 else len(text)]
+        if not text[start:at].strip(" \t>") and not after.strip():
+            found += 1
+        at = text.find(key, at + len(key))
+    return found
 
 
 def _around(
