@@ -55,8 +55,9 @@ ACCEPTED = tuple(SYNTAX.values())
 SAY_MAX = 400
 _SAY_WORD = re.compile(r"(?i)\bsay\b:?+")
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-#: What a player code looks like as pbem writes it (`pbem.trust.codes`: 8 of its 32 characters, 4-4).
-_CODE_SHAPED = re.compile(r"(?<![A-Za-z0-9])[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}(?![A-Za-z0-9])")
+#: What a player code looks like (`pbem.trust.codes`: 8 of its 32 characters, 4-4), in any case: players and
+#: moderators type codes in lower case too, and pbem reads them so (`_code_shaped`).
+_CODE_SHAPED = re.compile(r"(?i)(?<![a-z0-9])[a-hj-np-z2-9]{4}-[a-hj-np-z2-9]{4}(?![a-z0-9])")
 _CODE_GIVEN = re.compile(r"(?i)\bcode\s*+[:=]?\s*+[^\s\d]*+\d")  # "code: 7kqx...", "CODE=K7QX"
 _UNDO = re.compile(r"^undo\s+(?:to\s+)?(\d{1,9})\s*(reroll\s+)?(?:why|because|:)\s*(.+)$", re.IGNORECASE)
 _UNDO_WORD = re.compile(r"(?i)\bundo\b")
@@ -98,6 +99,16 @@ def said(text: str) -> str:
     return f"The moderator says: {text}"
 
 
+def _code_shaped(text: str) -> bool:
+    """Whether `text` holds a player code as it may be typed: 4-4 of the codes' characters, in capitals ("K7QX-2MPD")
+    or holding a digit in any case ("k7qx-2mpd": only the capitals were caught).  A word pair in lower case without a
+    digit ("self-help", "make-sure") is prose; a code of letters only typed in lower case (a tenth of codes) is the
+    limit of telling them apart without the codes themselves."""
+    return any(
+        m.group().isupper() or any(c.isdigit() for c in m.group()) for m in _CODE_SHAPED.finditer(text[: SAY_MAX + 1])
+    )
+
+
 def say_problem(text: str) -> str:
     """Why `text` (as `say_text` made it) cannot go to every player, or "": empty, longer than `SAY_MAX`, a
     control character (an escape sequence in a player's terminal), or something shaped like a player code (the
@@ -108,7 +119,7 @@ def say_problem(text: str) -> str:
         return f"the message is {len(text)} characters long; at most {SAY_MAX}: shorten it, or say it in two"
     if (bad := _CONTROLS.search(text)) is not None:
         return f"the message holds the control character U+{ord(bad.group()):04X}; write it without"
-    if _CODE_SHAPED.search(text) or ("code" in text.lower() and _CODE_GIVEN.search(text)):
+    if _code_shaped(text) or ("code" in text.lower() and _CODE_GIVEN.search(text)):
         return "the message holds something shaped like a player's code, which every player would read; leave it out"
     return ""
 

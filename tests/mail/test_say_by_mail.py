@@ -134,3 +134,27 @@ def test_say_is_read_as_typed_and_a_say_in_passing_is_chatter() -> None:
     assert r.chatter == ["Say, is this thing on?"] and r.problems[0][0] == "SAY"
     long = read("SAY " + "word " * 200)  # longer than any other command line: refused saying so, not chatter
     assert not long.commands and not long.chatter and "at most 400" in long.problems[0][1]
+
+
+def test_a_code_in_a_message_to_everyone_is_refused_in_any_case_and_word_pairs_are_not() -> None:
+    """Codes as pbem makes them, typed in capitals, in lower case (as players and moderators type them; only the
+    capitals were caught) and mixed, anywhere in the text: refused whenever the code holds a digit or is in capitals.
+    Hyphenated word pairs of the same shape in ordinary prose go out."""
+    import random
+
+    from pbem.orders.moderator import say_problem
+    from pbem.trust.codes import ALPHABET
+
+    rng = random.Random("say-codes")
+    tried = 0
+    for _ in range(300):
+        raw = "".join(rng.choice(ALPHABET) for _ in range(8))
+        code = f"{raw[:4]}-{raw[4:]}"
+        forms = [code] + ([code.lower(), code[:4].lower() + code[4:]] if any(c.isdigit() for c in code) else [])
+        for form in forms:
+            for text in (form, f"Alice, yours is {form}.", f"({form}) play on"):
+                tried += 1
+                assert "shaped like a player's code" in say_problem(text), text
+    assert tried > 1000
+    for prose in ("A self-help note: make-sure you play, well-done all, turn-base rules hold.", "Back next week."):
+        assert say_problem(prose) == "", prose
