@@ -15,7 +15,7 @@ What players meant and pbem misread before (each a class, fixed, its cases gener
   refused with a dozen lines quoted (`pbem.orders.furniture.groupwise`);
 * an order with a separator and more after it ("DECLINE ALL; unless Bob offers more", "DECLINE ALL, ACCEPT Alice
   ...") was taken as the order alone, the rest unread: the word before the separator ("ALL;") did not count as the
-  order's last word (`pbem.app.refusals.shortened`); two orders on one line parted by ";" or "/" were refused with a
+  order's last word (`pbem.app.unread.shortened`); two orders on one line parted by ";" or "/" were refused with a
   reason about a card named "/" or offered back as "TRIBUTE Gold 7;";
 * an order with a second sentence after it ("DISCARD NONE. Thanks for running the game") was refused for a card
   named "none." (`pbem.app.refusals._sentence_cut`: refused as the order with words after it, the order offered);

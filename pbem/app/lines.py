@@ -20,7 +20,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from pbem.app.refusals import shortened
+from pbem.app.unread import shortened
 from pbem.engine.base import Engine, Outcome
 from pbem.orders.extract import Extracted, asks, seeming_note, unasked
 from pbem.orders.typed import prose

@@ -36,6 +36,7 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.app import views
+from pbem.app.unread import CLOSERS, ignored, shortened
 from pbem.engine import offers, slots
 from pbem.engine.base import Engine, LineResult, Outcome
 from pbem.orders.extract import asks, is_order, unasked
@@ -137,9 +138,8 @@ def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
     for r in result.lines:
         parts = split(eng, state, player, r.line, budget) if not r.ok or shortened(r) else []
         if len(parts) < 2:
-            lines.append(
-                _cut_short(r) if r.ok and shortened(r) else r if r.ok else _sentence_cut(eng, state, player, r, budget)
-            )
+            cut = r.ok and (shortened(r) or ignored(eng, state, player, r, budget))
+            lines.append(_cut_short(r) if cut else r if r.ok else _sentence_cut(eng, state, player, r, budget))
             continue
         n = COUNTS.get(len(parts), str(len(parts)))
         together = _accepted(eng, state, player, parts, budget) and _one_each(eng, state, player, parts)
@@ -165,7 +165,7 @@ def _cut_short(r: LineResult) -> LineResult:
     later", "PLAY Vote next time": Sixteen Thirty took each as the order alone, the condition unread): refused, the
     order alone offered."""
     said = r.understood.split(" (", 1)[0]
-    rest = " ".join(r.line.split()[len(said.split()) :])
+    rest = " ".join(r.line.split()[len(said.split()) if shortened(r) else 1 :])
     why = (
         f'only "{said}" of this line is an order, and the rest ("{rest}") cannot be read with it; send the order alone'
     )
@@ -202,25 +202,6 @@ def _sentence_cut(eng: Engine, state: dict[str, Any], player: str, r: LineResult
 def _remark(rest: str) -> bool:
     """Whether the words after a comma or slash hold a word of a remark or condition (`_REMARK_WORDS`)."""
     return any(w.strip(".,;:!?()\"'").lower() in _REMARK_WORDS for w in rest.split()[:12])
-
-
-def shortened(r: LineResult) -> bool:
-    """An accepted line whose order, as the engine understood it, is only the line's first words ("NO TRADE" of
-    "NO TRADE TRADE WANT ANY").  The engine's note after the order ("CONCLAVE TAKE HIGHEST (kept as your standing
-    conclave choice)") is not part of it, and an order it wrote otherwise (an alias, a name completed) is whole."""
-    said, line = _bare_words(r.understood.split(" (", 1)[0]), _bare_words(r.line)
-    return 0 < len(said) < len(line) and line[: len(said)] == said
-
-
-#: What may close a word of a line without being part of it: "DECLINE ALL; unless Bob offers more" and "DECLINE
-#: ALL, ACCEPT Alice ..." were taken whole as DECLINE ALL (the word "ALL;" was not "ALL": the rest went unread).
-_CLOSERS = ".,;:!?/|"
-
-
-def _bare_words(text: str) -> list[str]:
-    """The words of `text` upper case, without the punctuation that closes them; a word of punctuation only
-    ("/", "!") is none."""
-    return [w for w in (t.rstrip(_CLOSERS) for t in text.upper().split()) if w]
 
 
 def split(eng: Engine, state: dict[str, Any], player: str, line: str, budget: list[int]) -> list[str]:
@@ -270,11 +251,11 @@ def _piece(words: list[str], before_another: bool) -> str:
     joining word ("and", "&", "then") or the next one's number ("2)"); offered as "PLAY Gold 9 &" before."""
     out = list(words)
     while before_another and len(out) > 1:
-        last = out[-1].rstrip(_CLOSERS)
+        last = out[-1].rstrip(CLOSERS)
         if last and last.lower() not in _JOINERS and not _LIST_NUMBER.match(out[-1]):
             break
         out.pop()
-    return " ".join(out).rstrip(_CLOSERS + " ")
+    return " ".join(out).rstrip(CLOSERS + " ")
 
 
 def _taken(eng: Engine, state: dict[str, Any], player: str, before: list[str], piece: str, budget: list[int]) -> bool:

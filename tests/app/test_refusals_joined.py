@@ -105,3 +105,40 @@ STANDING = {
     "habsburg": ("DISCARD-IF-NEEDED LOWEST", "DISCARD-IF-NEEDED HIGHEST"),
     "sixteen-thirty": ("STANDING PLACE NONE",),
 }
+
+
+#: Prose after an order word, as a player writes it when the word only starts a sentence.
+PROSE = ("your time, there is no rush", "me if the mail came twice", "it before the weekend maybe")
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_an_order_word_starting_a_sentence_is_never_applied_as_the_order_the_word_alone_means(kind: str) -> None:
+    """Sixteen Thirty read DECLINE and anything after it as DECLINE ALL: "Decline your time, there is no rush" was
+    applied.  For every order word of every asked player in every kind's bot-played moments, the word followed by
+    prose is either refused or understood otherwise than the word alone (`pbem.app.unread.ignored`); a refusal
+    offers, among what it shows, the order the word alone means."""
+    eng = registry.get(kind)
+    found, _, players = states(kind)
+    g0 = loaded(kind, players)
+    tried = 0
+    for st in found[:: max(1, len(found) // 12)]:
+        g = dataclasses.replace(g0, state=st)
+        for req in eng.requests(st):
+            if req.answered:
+                continue
+            for word in sorted({line.split()[0] for line in req.legal if line.split()}):
+                alone = eng.apply(st, req.player, [word])
+                if not (alone.accepted and len(alone.lines) == 1):
+                    continue
+                for prose in PROSE:
+                    d = send(g, req.player, [f"{word.capitalize()} {prose}"])
+                    ack = acknowledgement(d)
+                    tried += 1
+                    if d.outcome == "rejected":
+                        assert ack is not None
+                        [r] = [r for r in ack["lines"] if not r["ok"]]
+                        assert alone.lines[0].understood.split(" (", 1)[0] in r["legal"], (kind, word, r)
+                        continue
+                    got = [r for r in (ack or {}).get("lines", []) if r["ok"]]
+                    assert all(r["understood"] != alone.lines[0].understood for r in got), (kind, word, prose, got)
+    assert tried or kind != "sixteen-thirty", kind
