@@ -82,7 +82,7 @@ def questioned(eng: Engine, state: dict[str, Any], player: str, result: Outcome)
                 replace(r, ok=False, reason=f"{why}; if you mean it, send it without the question mark", legal=(said,))
             )
         else:
-            r_bare = (_cut_short(alone[0]) if alone[0].ok else alone[0]) if alone else r
+            r_bare = (_cut_short(alone[0], True) if alone[0].ok else alone[0]) if alone else r
             more = f"; {r_bare.reason}" if alone and r_bare.reason else ""
             lines.append(replace(r_bare, line=r.line, ok=False, reason=why + more, understood=""))
     return Outcome(state, [], lines)
@@ -136,10 +136,13 @@ def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
     budget = [TRIES]
     lines: list[LineResult] = []
     for r in result.lines:
-        parts = split(eng, state, player, r.line, budget) if not r.ok or shortened(r) else []
+        short = r.ok and shortened(r)
+        parts = split(eng, state, player, r.line, budget) if not r.ok or short else []
         if len(parts) < 2:
-            cut = r.ok and (shortened(r) or ignored(eng, state, player, r, budget))
-            lines.append(_cut_short(r) if cut else r if r.ok else _sentence_cut(eng, state, player, r, budget))
+            if short or (r.ok and ignored(eng, state, player, r, budget)):
+                lines.append(_cut_short(r, short))
+            else:
+                lines.append(r if r.ok else _sentence_cut(eng, state, player, r, budget))
             continue
         n = COUNTS.get(len(parts), str(len(parts)))
         together = _accepted(eng, state, player, parts, budget) and _one_each(eng, state, player, parts)
@@ -160,15 +163,16 @@ def _one_each(eng: Engine, state: dict[str, Any], player: str, parts: list[str])
     return not slots.doubled(eng, parts)
 
 
-def _cut_short(r: LineResult) -> LineResult:
-    """An accepted line whose order is only its first words, the rest no order ("NO TRADE if Bob does", "DECLINE ALL
-    later", "PLAY Vote next time": Sixteen Thirty took each as the order alone, the condition unread): refused, the
-    order alone offered."""
+def _cut_short(r: LineResult, short: bool) -> LineResult:
+    """An accepted line whose order is only its first words (`short`), the rest no order ("NO TRADE if Bob does",
+    "DECLINE ALL later", "PLAY Vote next time": Sixteen Thirty took each as the order alone, the condition unread),
+    or only its order word (`pbem.app.unread.ignored`: "Decline your time" read as DECLINE ALL): refused, the order
+    alone offered."""
     said = r.understood.split(" (", 1)[0]
-    rest = " ".join(r.line.split()[len(said.split()) if shortened(r) else 1 :])
-    why = (
-        f'only "{said}" of this line is an order, and the rest ("{rest}") cannot be read with it; send the order alone'
-    )
+    words = r.line.split()
+    rest = " ".join(words[len(said.split()) if short else 1 :])
+    what = f'only "{said}" of this line is an order' if short else f'"{words[0]}" alone is read as "{said}"'
+    why = f'{what}, and the rest ("{rest}") cannot be read with it; send the order alone'
     return replace(r, ok=False, reason=why, legal=(said,), understood="", names=(), unchecked=0)
 
 
@@ -195,7 +199,7 @@ def _sentence_cut(eng: Engine, state: dict[str, Any], player: str, r: LineResult
         budget[0] -= 1
         alone = eng.apply(state, player, [said])
         if alone.accepted and alone.lines and not shortened(alone.lines[0]):
-            return _cut_short(replace(r, ok=True, understood=said))
+            return _cut_short(replace(r, ok=True, understood=said), True)  # `said` is the line's start
     return r
 
 
