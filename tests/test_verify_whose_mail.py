@@ -26,6 +26,9 @@ from pbem.record.db import session
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = registry.available()
+# the withheld-mail cases read only the export's `messages` and one mail's order lines, the same in every kind; each
+# is a whole `verify --sent --mail` of Alice's mail, so they run on the kind with the fewest mails
+WITHHELD_KIND = "italian-wars"
 
 
 def _box(folder: Path, raws: list[bytes]) -> Path:
@@ -94,7 +97,8 @@ def test_an_honest_game_verifies_against_each_players_mail_however_it_is_chosen(
         code, out = _verify(path, "--mail", boxes["alice"], "--mail", boxes["bob"])
         assert code == 0 and "SPLIT" not in out and "MISMATCH" not in out, f"{audience} export, two mailboxes:\n{out}"
         assert "signed heads of these 2 mailboxes agree" in out
-        _withheld(tmp_path, audience, doc, cfg.maildir_path / "processed", sent)
+        if kind == WITHHELD_KIND:
+            _withheld(tmp_path, audience, doc, cfg.maildir_path / "processed", sent)
         code, out = _verify(path, "--mail", sent)  # everyone's mail: whose is to be said
         assert code == 2 and "choose one with --as" in out and len(out.strip().splitlines()) == 1, out
 
