@@ -27,7 +27,7 @@ from pbem.app.control import (
 )
 from pbem.app.decision import Decision
 from pbem.app.resend import decide_resend
-from pbem.app.say import decide_say
+from pbem.app.say import codes_of, decide_say
 from pbem.app.settle import settle
 from pbem.app.undo import decide_undo
 from pbem.engine.names import player_name
@@ -161,7 +161,7 @@ def _resend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Dec
 
 
 def _say(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
-    d = decide_say(c.loaded, c.control, line.args[0])
+    d = decide_say(c.loaded, c.control, line.args[0], codes_of(c.loaded))
     return d, f"your message is queued to every player ({', '.join(st.player for st in c.loaded.seats)})"
 
 

@@ -102,11 +102,28 @@ def said(text: str) -> str:
 def _code_shaped(text: str) -> bool:
     """Whether `text` holds a player code as it may be typed: 4-4 of the codes' characters, in capitals ("K7QX-2MPD")
     or holding a digit in any case ("k7qx-2mpd": only the capitals were caught).  A word pair in lower case without a
-    digit ("self-help", "make-sure") is prose; a code of letters only typed in lower case (a tenth of codes) is the
-    limit of telling them apart without the codes themselves."""
+    digit ("self-help", "make-sure") is prose here; whether it is a code of the game's players (a code of letters only
+    typed in lower case or mixed case, a tenth of codes) is told against their codes (`code_candidates`)."""
     return any(
         m.group().isupper() or any(c.isdigit() for c in m.group()) for m in _CODE_SHAPED.finditer(text[: SAY_MAX + 1])
     )
+
+
+#: A word a player code may be typed as, in any case: 4-4 of the codes' characters, or the 8 without the hyphen.
+_CODE_WORD = re.compile(r"(?i)(?<![a-z0-9])(?:[a-hj-np-z2-9]{4}-[a-hj-np-z2-9]{4}|[a-hj-np-z2-9]{8})(?![a-z0-9])")
+MAX_CANDIDATES = 16  # words of a message checked against the players' codes; a message with more is refused
+
+
+def code_candidates(text: str) -> list[str] | None:
+    """The words of a moderator's message (as `say_text` made it) that a player's code may be typed as, in any case
+    ("kqxm-abcd", "Kqxm-Abcd", "KQXMABCD"), to be checked against the game's codes (`pbem.app.say`): the shape alone
+    cannot tell "kqxm-abcd" from "self-help".  None when it holds more than `MAX_CANDIDATES` (refused: each costs a
+    check per player)."""
+    found = [m.group() for m in _CODE_WORD.finditer(text[: SAY_MAX + 1])]
+    return found if len(found) <= MAX_CANDIDATES else None
+
+
+CODE_SHAPED = "the message holds something shaped like a player's code, which every player would read; leave it out"
 
 
 def say_problem(text: str) -> str:
@@ -120,7 +137,7 @@ def say_problem(text: str) -> str:
     if (bad := _CONTROLS.search(text)) is not None:
         return f"the message holds the control character U+{ord(bad.group()):04X}; write it without"
     if _code_shaped(text) or ("code" in text.lower() and _CODE_GIVEN.search(text)):
-        return "the message holds something shaped like a player's code, which every player would read; leave it out"
+        return CODE_SHAPED
     return ""
 
 
