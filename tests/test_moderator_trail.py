@@ -56,6 +56,7 @@ NO_TRAIL = {
     "check": "changes nothing",
     "game list": "changes nothing",
     "game show": "changes nothing",
+    "game waiting": "changes nothing",
     "game inputs": "changes nothing",
     "outbox list": "changes nothing",
     "export": "changes nothing in the home",

@@ -96,6 +96,36 @@ def game_list() -> None:
         typer.echo(f"{g.name:16} {g.kind:15} {g.status:9} {', '.join(g.players)}{due}")
 
 
+@game_app.command("waiting")
+def game_waiting(
+    within: str | None = typer.Option(
+        None,
+        "--within",
+        help="Only the games due within this time, e.g. 24h (those past their deadline always; 0m: only those).",
+    ),
+) -> None:
+    """Who every running game waits for, at a glance: each game's deadline (those past it first), each player it
+    waits for, when they last wrote to the game, whether they are away and what they are asked.  Changes nothing.
+
+    Example: pbem game waiting --within 24h
+    """
+    from pbem.app.waiting import listed, waiting
+    from pbem.home.config import parse_duration
+    from pbem.record.store import now_utc
+
+    try:
+        span = parse_duration(within) if within is not None else None
+    except ValueError as exc:
+        fail(str(exc), 2)
+    now = now_utc()
+    games = waiting(_home(), now, span)
+    if not games:
+        typer.echo("no game waits for anyone" + (f" due within {within}" if within else ""))
+        return
+    for line in listed(games, now):
+        typer.echo(line)
+
+
 @game_app.command("show")
 def game_show(
     name: str,
