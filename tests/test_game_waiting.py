@@ -108,6 +108,13 @@ def test_every_game_the_moderator_runs_in_one_list(home, clock) -> None:
     assert lines[-1] == "4 game(s) wait for 5 player(s); 1 past the deadline"
     assert [g.game for g in waiting(h, clock.now, timedelta(hours=1))] == ["dy1"]
 
+    run_poll(home, clock=clock)  # dy1's defaults applied for Alice and Bob: each missed a deadline
+    (dy1,) = [g for g in waiting(h, clock.now) if g.game == "dy1"]
+    assert not dy1.late(clock.now) and dy1.awaited and all(a.missed == 1 for a in dy1.awaited), dy1
+    assert all(a.missed == 0 for g in waiting(h, clock.now) if g.game != "dy1" for a in g.awaited)
+    said = listed([dy1], clock.now)[1]
+    assert "; missed 1 deadline(s); asked: " in said, said
+
 
 def test_the_command_prints_the_list_and_refuses_a_bad_span(home, clock) -> None:
     games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="w1", codes=CODES, table=games.Table(join=False))

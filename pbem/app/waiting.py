@@ -3,7 +3,8 @@
 A moderator of many games asked `pbem game show` game by game who had not answered.  Here every game that is
 running or paused and waits for someone is one block: its deadline (or that it is paused), then each player it
 waits for with what they are asked, when they last wrote to the game (a player silent for days is the one to
-write to, or to replace) and whether they are away; the games whose deadline has passed first (the next poll
+write to, or to replace), whether they are away and how many deadlines applied their defaults so far (the Judge
+keeps such a count of each player's missed turns); the games whose deadline has passed first (the next poll
 applies the defaults, unless the step's report to someone is undelivered: `pbem outbox list`), then by deadline.
 It reads the record and changes nothing (no trail: tests/test_moderator_trail.py).
 
@@ -29,6 +30,7 @@ class Awaited:
     asked: str  # what they are asked, the request's first line
     heard: datetime | None  # their newest mail to the game (None: never wrote)
     away: datetime | None  # away until then (None: not away)
+    missed: int = 0  # deadlines that applied their default orders in this game so far
 
 
 @dataclass(frozen=True)
@@ -73,10 +75,12 @@ def waiting(home: Home, now: datetime, within: timedelta | None = None) -> list[
             if not asked:
                 continue
             dl = store.current_deadline(s, gid)
-            heard = listing.last_heard(s, gid)
+            heard, missed = listing.last_heard(s, gid), listing.deadlines_missed(s, gid)
             away = absences(absence.rows(s, gid), now)
             awaited = tuple(
-                Awaited(p, (asked[p].prompt.strip().splitlines() or [""])[0], heard.get(p), away.get(p))
+                Awaited(
+                    p, (asked[p].prompt.strip().splitlines() or [""])[0], heard.get(p), away.get(p), missed.get(p, 0)
+                )
                 for p in views.players(loaded)
                 if p in asked
             )
@@ -97,7 +101,8 @@ def listed(games: list[Waiting], now: datetime) -> list[str]:
             asked = a.asked if len(a.asked) <= ASKED else a.asked[: ASKED - 1] + "…"
             heard = f"last mail {_stamp(a.heard)} ({_span(now - a.heard)} ago)" if a.heard else "never wrote"
             away = f"; away until {_stamp(a.away)}" if a.away else ""
-            out.append(f"  {a.player}: {heard}{away}; asked: {asked}")
+            missed = f"; missed {a.missed} deadline(s)" if a.missed else ""
+            out.append(f"  {a.player}: {heard}{away}{missed}; asked: {asked}")
     late = sum(g.late(now) for g in games)
     players = sum(len(g.awaited) for g in games)
     total = f"{len(games)} game(s) wait for {players} player(s)"

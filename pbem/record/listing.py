@@ -50,3 +50,21 @@ def last_heard(s: Session, game_id: int) -> dict[str, datetime]:
         if (when := aware(at)) is not None:
             out[str(player)] = when
     return out
+
+
+def deadlines_missed(s: Session, game_id: int) -> dict[str, int]:
+    """How many times a deadline applied each player's default orders in the game (its `default-orders` events;
+    an undo later does not take one back).  `pbem game waiting`'s "missed"."""
+    import json
+
+    c = models.GameEvent.__table__.c  # type: ignore[attr-defined]
+    q = select(c.data_json).where(c.game_id == game_id, c.kind == "default-orders")
+    out: dict[str, int] = {}
+    for (data,) in s.connection().execute(q):
+        try:
+            player = json.loads(data).get("player")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(player, str) and player:
+            out[player] = out.get(player, 0) + 1
+    return out
