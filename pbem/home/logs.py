@@ -7,6 +7,7 @@ the traceback or stack it carries.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -220,7 +221,8 @@ class _LogFile(logging.Handler):
                 busy = self._busy is not None
             if not busy:  # a writer stuck in a write keeps its stream (closing it would wait as the write does)
                 self._writer.join(self.wait)
-                self.stream.close()
+                with contextlib.suppress(OSError):  # what a failed write left buffered, to a pipe gone: lost
+                    self.stream.close()
         finally:
             super().close()
 
