@@ -101,7 +101,7 @@ class _LogFile(logging.Handler):
     """The `[log] file` handler: each line is handed to a writer thread of its own and waited for, `WRITE_WAIT` s
     at most, so that a write that blocks (a FIFO whose reader stopped reading, a file system that stopped
     answering) holds the run that long and no longer: the lines after it are dropped while that write still hangs,
-    and the moderator is told on stderr, once (`stalled`); a line that could not be written (a full disk) is told
+    and the moderator is told on stderr, once (`_tell`); a line that could not be written (a full disk) is told
     the same way.  Such a write was bounded by the run's own deadline before, by nothing else (judges3).  Closing
     waits `WRITE_WAIT` s at most for the lines still queued."""
 
@@ -177,10 +177,6 @@ class _LogFile(logging.Handler):
                 first = bool(why) and self._first()
             if first:
                 self._tell(why)
-
-    def stalled(self) -> bool:
-        """Whether a line was dropped because the file did not take it in time."""
-        return self.dropped > 0
 
     def _tell(self, why: str = "") -> None:
         import sys
