@@ -86,9 +86,11 @@ def machine_mark_file(home: Path) -> Path | None:
     """This machine's mark of `home`, outside the home: `$XDG_STATE_HOME/pbem/last-run-HASH` (by default under
     `~/.local/state`), HASH naming the home's folder.  Restoring the whole home from a backup (its database and
     `.pbem-last-run` together) brings both back to the backup's time; this file, in the user's own state folder,
-    keeps the time of the newest poll this machine ran of that folder (None: no user folder to keep it in)."""
+    keeps the time of the newest poll this machine ran of that folder (None: no user folder to keep it in).  The same
+folder restored on another machine, or into another folder, has no mark there: not caught."""
     import hashlib
     import os
+    import socket
 
     state = os.environ.get("XDG_STATE_HOME", "")
     if not state or not os.path.isabs(state):  # the XDG rule: a relative path is ignored
@@ -96,7 +98,8 @@ def machine_mark_file(home: Path) -> Path | None:
         if not user or not os.path.isabs(user):
             return None
         state = os.path.join(user, ".local", "state")
-    folder = str(home.expanduser().resolve())
+    # the host too: a state folder shared between machines (an NFS home directory) keeps one mark per machine
+    folder = f"{socket.gethostname()}:{home.expanduser().resolve()}"
     return Path(state) / MACHINE_MARKS / f"last-run-{hashlib.sha256(folder.encode()).hexdigest()[:24]}"
 
 
