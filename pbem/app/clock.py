@@ -84,10 +84,10 @@ class Mark:
 
 def machine_mark_file(home: Path) -> Path | None:
     """This machine's mark of `home`, outside the home: `$XDG_STATE_HOME/pbem/last-run-HASH` (by default under
-    `~/.local/state`), HASH naming the home's folder.  Restoring the whole home from a backup (its database and
-    `.pbem-last-run` together) brings both back to the backup's time; this file, in the user's own state folder,
-    keeps the time of the newest poll this machine ran of that folder (None: no user folder to keep it in).  The same
-folder restored on another machine, or into another folder, has no mark there: not caught."""
+        `~/.local/state`), HASH naming the home's folder.  Restoring the whole home from a backup (its database and
+        `.pbem-last-run` together) brings both back to the backup's time; this file, in the user's own state folder,
+        keeps the time of the newest poll this machine ran of that folder (None: no user folder to keep it in).  The same
+    folder restored on another machine, or into another folder, has no mark there: not caught."""
     import hashlib
     import os
     import socket

@@ -19,7 +19,7 @@ from datetime import datetime
 from pbem.app.control import Command, announce
 from pbem.app.decision import Decision, GameError, check_open
 from pbem.home.app import Home
-from pbem.orders.moderator import CODE_SHAPED, code_candidates, said, say_problem, say_text
+from pbem.orders.moderator import CODE_SHAPED, TOO_MANY_CANDIDATES, code_candidates, said, say_problem, say_text
 from pbem.record import store
 from pbem.trust import codes
 
@@ -36,7 +36,9 @@ def decide_say(loaded: store.Loaded, control: str, typed: str, is_code: Callable
     if why := say_problem(text):
         raise GameError(why)
     words = code_candidates(text)
-    if words is None or any(is_code(w) for w in words):
+    if words is None:
+        raise GameError(TOO_MANY_CANDIDATES)
+    if any(is_code(w) for w in words):
         raise GameError(CODE_SHAPED)
     effects = announce(loaded, "say", said(text), facts={"text": text}, message=text)
     return Decision(game=loaded.game.name, effects=effects)

@@ -111,7 +111,12 @@ def _code_shaped(text: str) -> bool:
 
 #: A word a player code may be typed as, in any case: 4-4 of the codes' characters, or the 8 without the hyphen.
 _CODE_WORD = re.compile(r"(?i)(?<![a-z0-9])(?:[a-hj-np-z2-9]{4}-[a-hj-np-z2-9]{4}|[a-hj-np-z2-9]{8})(?![a-z0-9])")
-MAX_CANDIDATES = 16  # words of a message checked against the players' codes; a message with more is refused
+MAX_CANDIDATES = 24  # words of a message checked against the players' codes; a message with more is refused
+#: Why a message holding more such words is refused (each costs a check of every player's code).
+TOO_MANY_CANDIDATES = (
+    f"the message holds more than {MAX_CANDIDATES} words a player's code could be typed as (8 letters or digits, "
+    "or 4-4 with a hyphen), each checked against the players' codes; say it in two"
+)
 
 
 def code_candidates(text: str) -> list[str] | None:
