@@ -129,3 +129,59 @@ def test_the_command_prints_the_list_and_refuses_a_bad_span(home, clock) -> None
     assert got.exit_code == 2 and got.output.startswith("pbem: 'soon' is not a duration"), got.output
     got = runner.invoke(app, ["game", "waiting", "--within", "0m", "--config", str(home.path)])  # only the late
     assert got.exit_code == 0 and got.output == "no game waits for anyone due within 0m\n", got.output
+
+
+def test_the_mail_form_lists_every_game_without_one_named(home, clock) -> None:
+    """WAITING by mail, from the moderator away from the server: the same list in the acknowledgement, no GAME
+    line needed (it lists every game); with EXTEND in a game's mail, both run; "Waiting for Bob" is prose."""
+    from pbem.app import moderating
+    from tests.test_moderate_by_mail import MOD_ADDR, acks, command, run
+
+    h = Home.of(home)
+    dealt = games.Table(join=False)
+    games.create_game(h, "habsburg", "hh1", PLAYERS, seed="w1", clock=clock, codes=CODES, table=dealt)
+    games.create_game(h, "italian-wars", "iw1", PLAYERS[1:], seed="w3", clock=clock, codes=CODES, table=dealt)
+    run(home, clock)
+    code = moderating.make_code(h, clock.now)
+    expected = listed(waiting(h, clock.now), clock.now)
+
+    def ack() -> str:
+        (mail,) = [m for m in acks(_sent(home)) if m["Message-ID"] not in seen]
+        seen.add(mail["Message-ID"])
+        return mail.get_body(("plain",)).get_content()
+
+    seen = {m["Message-ID"] for m in acks(_sent(home))}
+    before = {m["Message-ID"] for m in _sent(home)}
+    command(home, code, "WAITING\nWaiting for Bob's answer, thanks.", game=None)
+    assert run(home, clock).accepted == 1
+    said = ack()
+    assert said.startswith(f"Done, in this order:\n  done: WAITING -> {expected[-1]}\n"), said
+    assert "\n".join(f"    {line}" for line in expected[:-1]) in said, said
+    assert "The players were told" not in said and "| Waiting for Bob's answer, thanks." in said, said
+    assert not [m for m in _sent(home) if m["To"].addresses[0].addr_spec != MOD_ADDR and m["Message-ID"] not in before]
+
+    command(home, code, "WAITING 1h", game=None)
+    run(home, clock)
+    assert "done: WAITING 1h -> no game waits for anyone due within 1h" in ack()
+    command(home, code, "WAITING soon", game=None)  # a span it cannot read: prose, so a mail of no command
+    assert run(home, clock).accepted == 0
+    command(home, code, "WAITING 2 years", game=None)
+    run(home, clock)
+    assert "refused: \"WAITING 2 years\": '2 years' is not a duration" in ack()
+    command(home, code, "EXTEND 2h\nWAITING")  # in a game's mail: both
+    run(home, clock)
+    said = ack()
+    assert "done: EXTEND 2h -> the deadline is now" in said and "done: WAITING -> 2 game(s)" in said, said
+    assert "The players were told" in said
+    command(home, code, "EXTEND 2h\nWAITING", game=None)  # EXTEND still needs its game
+    run(home, clock)
+    assert "name the game: a line GAME <name>" in ack()
+
+
+def _sent(cfg) -> list:
+    import mailbox
+    from email import policy
+    from email.parser import BytesParser
+
+    box = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=False)
+    return [BytesParser(policy=policy.default).parsebytes(box.get_bytes(k)) for k in box.iterkeys()]

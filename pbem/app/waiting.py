@@ -20,6 +20,7 @@ from pbem.app import views
 from pbem.app.absence import absences
 from pbem.home.app import Home
 from pbem.record import absence, listing, store
+from pbem.record.db import Unit
 
 
 @dataclass(frozen=True)
@@ -60,32 +61,35 @@ def order(games: list[Waiting], now: datetime, within: timedelta | None = None) 
 
 def waiting(home: Home, now: datetime, within: timedelta | None = None) -> list[Waiting]:
     """Every game running or paused that waits for someone, as `order` lists them."""
-    out: list[Waiting] = []
     with home.units() as s:
-        for gid in store.open_game_ids(s):
-            game = store.game_by_id(s, gid)
-            state = store.control_state(s, gid)
-            if game is None or state == "abandoned":
-                continue
-            loaded = store.load(s, game)
-            if loaded.over:
-                continue
-            eng = views.engine(loaded)
-            asked = {r.player: r for r in eng.requests(loaded.state) if not r.answered}
-            if not asked:
-                continue
-            dl = store.current_deadline(s, gid)
-            heard, missed = listing.last_heard(s, gid), listing.deadlines_missed(s, gid)
-            away = absences(absence.rows(s, gid), now)
-            awaited = tuple(
-                Awaited(
-                    p, (asked[p].prompt.strip().splitlines() or [""])[0], heard.get(p), away.get(p), missed.get(p, 0)
-                )
-                for p in views.players(loaded)
-                if p in asked
-            )
-            step = next(iter(asked.values())).step
-            out.append(Waiting(game.name, game.kind, state, step, store.aware(dl.due_at) if dl else None, awaited))
+        return waiting_in(s, now, within)
+
+
+def waiting_in(s: Unit, now: datetime, within: timedelta | None = None) -> list[Waiting]:
+    """`waiting` in the transaction `s` (WAITING by mail: the moderator's message's)."""
+    out: list[Waiting] = []
+    for gid in store.open_game_ids(s):
+        game = store.game_by_id(s, gid)
+        state = store.control_state(s, gid)
+        if game is None or state == "abandoned":
+            continue
+        loaded = store.load(s, game)
+        if loaded.over:
+            continue
+        eng = views.engine(loaded)
+        asked = {r.player: r for r in eng.requests(loaded.state) if not r.answered}
+        if not asked:
+            continue
+        dl = store.current_deadline(s, gid)
+        heard, missed = listing.last_heard(s, gid), listing.deadlines_missed(s, gid)
+        away = absences(absence.rows(s, gid), now)
+        awaited = tuple(
+            Awaited(p, (asked[p].prompt.strip().splitlines() or [""])[0], heard.get(p), away.get(p), missed.get(p, 0))
+            for p in views.players(loaded)
+            if p in asked
+        )
+        step = next(iter(asked.values())).step
+        out.append(Waiting(game.name, game.kind, state, step, store.aware(dl.due_at) if dl else None, awaited))
     return order(out, now, within)
 
 

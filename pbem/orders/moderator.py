@@ -16,6 +16,7 @@ quoted text, attributions and signatures are dropped):
     BACK Alice                           pbem game away hh1 Alice back
     RESEND Alice                         pbem game resend hh1 Alice
     SAY The deadline holds, play on      pbem game say hh1 "The deadline holds, play on"
+    WAITING (or WAITING 24h)             pbem game waiting [--within 24h]: every game, no GAME needed
 
 Any other line is chatter: set aside and listed, never a reason to refuse.  A line that starts
 with a command word but cannot be read is a problem: quoted back with why and what is accepted.
@@ -46,6 +47,7 @@ SYNTAX: dict[str, str] = {
     "BACK": "BACK <player>",
     "RESEND": "RESEND <player>",
     "SAY": "SAY <a message to every player, at most 400 characters>",
+    "WAITING": "WAITING [24h] (who every game waits for, as pbem game waiting [--within 24h])",
     "GAME": "GAME <name>",
     "CODE": "CODE <the moderator code>",
 }
@@ -65,6 +67,7 @@ _REPLACE = re.compile(r"^replace\s+(\S+)\s+(?:with|by)\s+(.+)$", re.IGNORECASE)
 _AWAY = re.compile(r"^away\s+(\S+)\s+(?:(?:until|till|to)\s+)?(\S+(?:\s+days?)?)$", re.IGNORECASE)
 _ONE_ARG = re.compile(r"^(\S+)$")
 _NUMBER_UNIT = re.compile(r"^\d{1,12}\s+[a-z]{1,7}$", re.IGNORECASE)
+_SPAN = re.compile(r"^\d{1,12}\s?[a-z]{1,7}$", re.IGNORECASE)  # WAITING's span: 24h, 2 days
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,9 @@ def read(text: str) -> Read:
             continue
         rest = line.split(None, 2 if word == "NEW CODE" else 1)[2 if word == "NEW CODE" else 1 :]
         arg = rest[0].strip() if rest else ""
+        if word == "WAITING" and arg and not _SPAN.match(arg):  # "Waiting for Bob's answer.": prose, not a command
+            out.chatter.append(typed)
+            continue
         before = len(out.commands)
         problem = _take(out, word, line, arg, typed)
         if problem:
@@ -234,6 +240,9 @@ def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
         if problem := say_problem(text):
             return f"{problem}; {expected}"
         out.commands.append(Command(word, line, (text,)))
+        return ""
+    if word == "WAITING":  # read alone or with a span (`read`): anything else after it is prose
+        out.commands.append(Command(word, line, (arg,) if arg else ()))
         return ""
     if word in ("PAUSE", "RESUME", "START", "ABANDON"):
         if arg:
