@@ -194,6 +194,8 @@ class _LogFile(logging.Handler):
         until = time.monotonic() + self.wait
         with self._cv:
             while (self._queue or self._busy is not None) and (left := until - time.monotonic()) > 0:
+                if self._busy is not None and time.monotonic() - self._busy > self.wait:
+                    break  # a write that hangs already: waiting again for it would only add to the run
                 self._cv.wait(left)
             late = len(self._queue) + (self._busy is not None)
             self._queue.clear()
