@@ -95,6 +95,20 @@ def _pbem_logs_reach_caplog() -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _machine_marks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """This machine's marks of its homes (`pbem.app.clock.machine_mark_file`, in the user's XDG state folder) kept
+    in this run's own folder, for the commands run here and the `pbem` processes they start: never in the
+    developer's ~/.local/state.  Every test's home has a folder of its own, so no two share a mark."""
+    before = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))
+    yield
+    if before is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = before
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _shared_once(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The folder the xdist workers of this run share for `tests.shared.once`."""
     from tests import shared

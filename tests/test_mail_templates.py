@@ -330,7 +330,9 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         game_name="hh1",
         subject_in="[pbem hh1] commands",
         accepted=["EXTEND 2d (a number and a unit: 30m, 48h, 3d, 1w)", "PAUSE", "UNDO TO <input number> WHY <reason>"],
-        done=[{"line": "EXTEND 2d", "done": "the deadline is now Thu 08 Jan 2026 12:00 UTC"}],
+        done=[
+            {"line": "EXTEND 2d", "done": "the deadline is now Thu 08 Jan 2026 12:00 UTC", "listed": [], "told": True}
+        ],
         refused=[{"line": "RESUME", "why": "game hh1 is not paused"}],
         left=["AWAY Alice 5"],
         chatter=["Thanks, all"],
@@ -341,6 +343,27 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         accepted=["GAME <name>", "PAUSE"],
         done=[],
         refused=[{"line": "", "why": "name the game: a line GAME <name>"}],
+        left=[],
+        chatter=[],
+    ),
+    "moderator_ack_waiting": dict(
+        game_name="",
+        subject_in="commands",
+        accepted=["GAME <name>", "WAITING [24h]"],
+        done=[
+            {
+                "line": "WAITING",
+                "done": "2 game(s) wait for 2 player(s); 1 past the deadline",
+                "listed": [
+                    "dy1 (dynasties): LATE: the deadline passed at 2026-01-05 14:00 UTC, 30 min ago",
+                    "  Bob: never wrote; missed 1 deadline(s); asked: Gambit 1: choose your secret Tribute",
+                    "hh1 (habsburg): deadline 2026-01-07 12:00 UTC, in 1 d 21 h",
+                    "  Carol & <Dora>: last mail 2026-01-05 12:30 UTC (2 h ago); asked: Your turn",
+                ],
+                "told": False,
+            }
+        ],
+        refused=[],
         left=[],
         chatter=[],
     ),
@@ -358,6 +381,7 @@ VARIANTS = {
     "report_waiting": "report",
     "away_back": "away_ack",
     "moderator_ack_nothing": "moderator_ack",
+    "moderator_ack_waiting": "moderator_ack",
     "inbox_left_kept": "inbox_left",
 }
 

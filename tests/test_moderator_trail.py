@@ -8,8 +8,10 @@ history the players were sent.
 
 Every command of typer's list is either one that changes something (`CHANGES`: it must write exactly one log
 line naming the command, the game and what it did, never a code) or one listed in `NO_TRAIL` with the reason; a
-new command fails `test_every_command_is_sorted` until it is placed.  Every command that writes to a game's
-record is refused on a restored database, exit 3, one line pointing to `pbem poll --trust-clock`.
+new command fails `test_every_command_is_sorted` until it is placed.  Every command that changes something is
+refused on a restored database (restored alone, or with the whole home: this machine's mark of the home says so),
+exit 3, one line pointing to `pbem poll --trust-clock`; `outbox retry` and `moderator code` were not (judges3).
+The line names the game as it is named, whatever case it was typed in (judges3: it named it as typed).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ NO_TRAIL = {
     "check": "changes nothing",
     "game list": "changes nothing",
     "game show": "changes nothing",
+    "game waiting": "changes nothing",
     "game inputs": "changes nothing",
     "outbox list": "changes nothing",
     "export": "changes nothing in the home",
@@ -121,16 +124,22 @@ def test_every_command_is_sorted() -> None:
     assert sorted([*CHANGES, *NO_TRAIL]) == every_command()
 
 
+GAMES = ("hh1", "hp", "hj", "hk")
+
+
 @pytest.mark.parametrize("name", sorted(CHANGES))
 def test_a_command_that_changes_something_leaves_one_line_in_the_log(made: Path, tmp_path: Path, name: str) -> None:
+    """The game is typed in capitals, as commands take it: the line names it as the game is named (it named it as
+    typed, "(game HH1)", and printed "deadline of HH1 is now ...": a log searched for hh1 missed it)."""
     home = _copy(made, tmp_path)
-    code, said = _cli(home, *name.split(), *CHANGES[name][0])
+    code, said = _cli(home, *name.split(), *(a.upper() if a in GAMES else a for a in CHANGES[name][0]))
     assert code == 0, said
     lines = [x for x in (home / "pbem.log").read_text(encoding="utf-8").splitlines() if "pbem.moderator" in x]
     assert len(lines) == 1, lines
     assert f"pbem.moderator: pbem {name} by " in lines[0], lines[0]
-    game = next((a for a in CHANGES[name][0] if a in ("hh1", "hp", "hj", "hk", "hh9")), None)
+    game = next((a for a in CHANGES[name][0] if a in (*GAMES, "hh9")), None)
     assert (f"(game {game}): " in lines[0]) if game else ("(game" not in lines[0]), lines[0]
+    assert not re.search(r"\b(HH1|HP|HJ|HK)\b", said), said
     assert lines[0].endswith(said.splitlines()[0]) or name == "moderator code", (lines[0], said)
     shown = re.findall(r"[A-Z0-9]{4}(?:-[A-Z0-9]{4})+", said)  # a code shown once (moderator code)
     assert all(c not in lines[0] for c in shown), lines[0]
@@ -145,29 +154,45 @@ def test_a_command_that_reads_leaves_no_line(made: Path, tmp_path: Path, name: s
     assert not (home / "pbem.log").exists()
 
 
-def _counts(home: Path) -> tuple[int, ...]:
-    with sqlite3.connect(home / "pbem.db") as c:
-        got = tuple(
-            int(c.execute(f"SELECT count(*) FROM {t}").fetchone()[0])
-            for t in ("events", "orders", "outbox", "control_actions")
-        )
-    c.close()
-    return got
+def _record(home: Path) -> list[str]:
+    """The whole record, as `sqlite3 pbem.db .dump` prints it."""
+    con = sqlite3.connect(home / "pbem.db")
+    try:
+        return list(con.iterdump())
+    finally:
+        con.close()
 
 
-@pytest.mark.parametrize("name", sorted(n for n, (_, record) in CHANGES.items() if record))
-def test_a_command_writing_to_a_game_refuses_a_database_older_than_the_home(
-    made: Path, tmp_path: Path, name: str
+def _mark_ahead(home: Path, where: str) -> None:
+    """A poll of this home ran an hour after anything its database holds, as the home's own mark says (the database
+    restored alone) or as this machine's mark of the home's folder says (the whole home restored: the database and
+    `.pbem-last-run` went back together)."""
+    from pbem.app.clock import machine_mark_file
+
+    ahead = (datetime.now(UTC) + timedelta(hours=1)).isoformat() + "\n"
+    file = home / HOME_MARK if where == "home" else machine_mark_file(home)
+    assert file is not None
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(ahead)
+
+
+@pytest.mark.parametrize("where", ["home", "machine"])
+@pytest.mark.parametrize("name", sorted(CHANGES))
+def test_a_command_that_changes_something_refuses_a_database_older_than_the_home(
+    made: Path, tmp_path: Path, name: str, where: str
 ) -> None:
-    """The home's mark says a poll ran after anything this database holds (a backup restored)."""
+    """Every command that changes something, the game's record or the home's (`outbox retry` queued mail again on
+    a restored database, `moderator code` made a code the restore would lose: neither looked), refused in one line
+    whichever mark says a poll ran after the database's time."""
     home = _copy(made, tmp_path)
-    (home / HOME_MARK).write_text((datetime.now(UTC) + timedelta(hours=1)).isoformat() + "\n")
-    before = _counts(home)
+    _mark_ahead(home, where)
+    before = _record(home)
     code, said = _cli(home, *name.split(), *CHANGES[name][0])
     assert code == 3, said
     assert said.startswith("pbem: the database is older than this home") and said.count("\n") == 1, said
     assert "nothing was changed" in said and "pbem poll --trust-clock" in said, said
-    assert _counts(home) == before
+    assert (where == "machine") is ("as this machine's mark of the home says" in said), said
+    assert _record(home) == before
     assert not (home / "pbem.log").exists() or "pbem.moderator" not in (home / "pbem.log").read_text()
 
 

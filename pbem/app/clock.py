@@ -25,6 +25,7 @@ way (`refusal`), as the poll is.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -70,43 +71,110 @@ def refusal(database_url: str, now: datetime) -> str | None:
 
 HOME_MARK = ".pbem-last-run"  # in the home, outside the database: when a poll of this home last ran (at most
 MARK_EVERY = timedelta(minutes=10)  # this long ago: an idle cron run writes no file)
+MACHINE_MARKS = "pbem"  # the folder of this machine's marks of its homes, in the user's XDG state folder
 
 
-def home_mark(home: Path) -> datetime | None:
-    """When the home's polls last ran as `mark_home` kept it (None: no mark, or one that cannot be read)."""
+@dataclass(frozen=True)
+class Mark:
+    """When a poll of a home last ran, as a mark kept outside its database says, and where that mark is kept."""
+
+    when: datetime
+    where: str
+
+
+def machine_mark_file(home: Path) -> Path | None:
+    """This machine's mark of `home`, outside the home: `$XDG_STATE_HOME/pbem/last-run-HASH` (by default under
+        `~/.local/state`), HASH naming the home's folder.  Restoring the whole home from a backup (its database and
+        `.pbem-last-run` together) brings both back to the backup's time; this file, in the user's own state folder,
+        keeps the time of the newest poll this machine ran of that folder (None: no user folder to keep it in).  The same
+    folder restored on another machine, or into another folder, has no mark there: not caught."""
+    import hashlib
+    import os
+    import socket
+
+    state = os.environ.get("XDG_STATE_HOME", "")
+    if not state or not os.path.isabs(state):  # the XDG rule: a relative path is ignored
+        user = os.environ.get("HOME", "")
+        if not user or not os.path.isabs(user):
+            return None
+        state = os.path.join(user, ".local", "state")
+    # the host too: a state folder shared between machines (an NFS home directory) keeps one mark per machine
+    folder = f"{socket.gethostname()}:{home.expanduser().resolve()}"
+    return Path(state) / MACHINE_MARKS / f"last-run-{hashlib.sha256(folder.encode()).hexdigest()[:24]}"
+
+
+def _read_mark(file: Path) -> datetime | None:
     from pbem.record.files import Unreadable, read_at_most
 
     try:
-        when = datetime.fromisoformat(read_at_most(home / HOME_MARK, 100).decode("ascii").strip())
+        when = datetime.fromisoformat(read_at_most(file, 4096).decode("utf-8").split("\n", 1)[0].strip())
     except (OSError, Unreadable, UnicodeDecodeError, ValueError):
         return None
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
-def mark_home(home: Path, now: datetime, marked: datetime | None, again: bool = False) -> None:
-    """Keep `now` as the home's last poll when the mark is `MARK_EVERY` old (or `again`: `--trust-clock`)."""
+def home_mark(home: Path) -> datetime | None:
+    """When the home's polls last ran as `mark_home` kept it in the home (None: no mark, or one that cannot be
+    read)."""
+    return _read_mark(home / HOME_MARK)
+
+
+def marks(home: Path) -> list[Mark]:
+    """The marks of `home`'s last poll kept outside its database: the home's own and this machine's."""
+    found = []
+    if (when := home_mark(home)) is not None:
+        found.append(Mark(when, f"{home / HOME_MARK}"))
+    file = machine_mark_file(home)
+    if file is not None and (when := _read_mark(file)) is not None:
+        found.append(Mark(when, str(file)))
+    return found
+
+
+def mark_home(home: Path, now: datetime, held: list[Mark], again: bool = False) -> None:
+    """Keep `now` as the home's last poll, in the home and in this machine's mark of it, when the newest mark
+    held is `MARK_EVERY` old (or `again`: `--trust-clock`)."""
     from pbem.record.files import write_whole
 
-    if again or marked is None or now - marked >= MARK_EVERY:
+    newest = max((m.when for m in held), default=None)
+    if not (again or newest is None or now - newest >= MARK_EVERY):
+        return
+    stamp = now.astimezone(UTC).isoformat()
+    machine = machine_mark_file(home)
+    for file, text in ((home / HOME_MARK, stamp + "\n"), (machine, f"{stamp}\n{home.expanduser().resolve()}\n")):
+        if file is None:
+            continue
         try:
-            write_whole(home / HOME_MARK, now.astimezone(UTC).isoformat() + "\n")
-        except OSError as exc:  # a read-only home: the check is lost, the poll is not
-            log.warning("%s could not be written: %s", home / HOME_MARK, exc.strerror or exc)
+            if file is machine:
+                file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_whole(file, text)
+        except OSError as exc:  # a read-only home or user folder: the check is lost, the poll is not
+            log.warning("%s could not be written: %s", file, exc.strerror or exc)
 
 
-def restored(seen: datetime | None, marked: datetime | None) -> str | None:
+def restored(seen: datetime | None, home: Path | list[Mark]) -> str | None:
     """Why a poll must not run on a database older than its home (one line), or None.
 
-    The database's newest poll (`seen`) is earlier than a poll this home ran (`marked`, kept outside it): the
-    database was restored from a backup, or `[database] url` names another one.  What the games did after it (the
-    orders read and acknowledged, the reports sent, whose receipts the players hold) is not in it, and a poll
-    would play on from the older point, a history that forks from the one the players were sent."""
-    if marked is None or (seen is not None and seen >= marked - TOLERANCE):
+    The database's newest poll (`seen`) is earlier than a poll this home ran, as a mark kept outside the database
+    says (`marks`: the home's `.pbem-last-run`, and this machine's mark of the home's folder, which survives the
+    whole home being restored): the database was restored from a backup (alone, or with the whole home), or
+    `[database] url` names another one.  What the games did after it (the orders read and acknowledged, the reports
+    sent, whose receipts the players hold) is not in it, and a poll would play on from the older point, a history
+    that forks from the one the players were sent.  A database that has seen no poll is new (`pbem init` again in
+    the same folder) for this machine's mark, not for the home's own."""
+    held = marks(home) if isinstance(home, Path) else home
+    late = [m for m in held if (seen is not None or m.where.endswith(HOME_MARK)) and not _covers(seen, m.when)]
+    if not late:
         return None
+    mark = max(late, key=lambda m: m.when)
     what = f"its newest poll ran at {seen:%Y-%m-%d %H:%M} UTC" if seen is not None else "it has seen no poll"
+    whole = "" if mark.where.endswith(HOME_MARK) else ", as this machine's mark of the home says (" + mark.where + ")"
     return (
-        f"the database is older than this home: {what}, but a poll of this home ran at {marked:%Y-%m-%d %H:%M} "
-        "UTC (a backup restored, or [database] url names another database?); nothing was done: the orders read "
-        "and the reports sent after its time are not in it. If this is the database to go on with, run once: "
-        "pbem poll --trust-clock"
+        f"the database is older than this home: {what}, but a poll of this home ran at {mark.when:%Y-%m-%d %H:%M} "
+        f"UTC{whole} (a backup restored, the database or the whole home, or [database] url names another "
+        "database?); nothing was done: the orders read and the reports sent after its time are not in it. If this "
+        "is the database to go on with, run once: pbem poll --trust-clock"
     )
+
+
+def _covers(seen: datetime | None, marked: datetime) -> bool:
+    return seen is not None and seen >= marked - TOLERANCE

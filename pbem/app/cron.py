@@ -205,13 +205,13 @@ def _times(cfg: Config, started: datetime, dry_run: bool, trust_clock: bool) -> 
         clocks.log.warning("the clock is trusted as right: the record's newest time is set back to %s", started)
         reset_last_run(cfg.database_url, started)
     seen = clocks.latest(cfg.database_url)
-    marked = None if trust_clock else clocks.home_mark(cfg.home)
-    refusal = clocks.behind(seen, started) or clocks.restored(seen, marked)
+    held = [] if trust_clock else clocks.marks(cfg.home)
+    refusal = clocks.behind(seen, started) or clocks.restored(seen, held)
     if refusal:  # steps opened or timed now would be due in the past (issue 26); nothing is written
         raise TransportError(refusal)
     previous, recorded = _last_run(cfg, started)
     if recorded:  # only a start the database holds: a mark ahead of it would refuse the next poll as "restored"
-        clocks.mark_home(cfg.home, started, marked, again=trust_clock)
+        clocks.mark_home(cfg.home, started, held, again=trust_clock)
     return seen, previous
 
 

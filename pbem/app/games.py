@@ -240,6 +240,16 @@ class Shown:
     due: datetime | None = None  # the current step's deadline
 
 
+def game_named(home: Home, typed: str) -> str:
+    """The name of the game `typed` names (any case), as the game is named: what a command prints and logs; a
+    GameError naming the nearest names when it names none."""
+    with home.units() as s:
+        game = store.game_by_name(s, typed)
+        if game is None:
+            raise GameError(unknown_game(typed, store.game_names(s)))
+        return game.name
+
+
 def show_game(home: Home, name: str, as_player: str | None = None, last: int = 20) -> Shown:
     from pbem.app.reporting import Reader, report_context
     from pbem.record import recent

@@ -1,8 +1,8 @@
 """Moderating by mail (issue 28): the moderator's address sends the commands of `pbem game ...`.
 
 A mail from `[moderator] address` is read by `pbem.orders.moderator` (one command a line: EXTEND,
-PAUSE, RESUME, START, ABANDON, NEW CODE, REPLACE, UNDO, AWAY, BACK; the game named by a GAME line
-or the subject's `[pbem NAME]`).  It is taken, like a player's, only with proof of who wrote it:
+PAUSE, RESUME, START, ABANDON, NEW CODE, REPLACE, UNDO, AWAY, BACK, RESEND, SAY; the game named by a GAME
+line or the subject's `[pbem NAME]`; WAITING, `pbem game waiting`'s list of every game, needs none).  It is taken, like a player's, only with proof of who wrote it:
   * a `CODE` line with the moderator code (`pbem init` makes it, `pbem moderator code` makes a new
     one; stored only hashed, `pbem.record.moderator_code`), checked only within the address's answers
     budget, as a player's own code is, and derived once per process and code; or
@@ -30,7 +30,7 @@ from datetime import datetime
 from pbem.app.answers import Outgoing, short
 from pbem.app.decision import Decision, GameError
 from pbem.app.game_names import unknown_game
-from pbem.app.moderator_commands import arguments_problem, run
+from pbem.app.moderator_commands import arguments_problem, run, waiting_lines
 from pbem.app.settle import settle
 from pbem.home.app import Home
 from pbem.home.policy import Policy
@@ -149,18 +149,24 @@ def _commands(
     problems = list(r.problems)
     if msg.problem:
         problems.append(("", msg.problem))
-    if not name or not known:
+    every = bool(r.commands) and all(c.word == "WAITING" for c in r.commands)  # every game's: none need be named
+    if (not name or not known) and not (every and not name):
         why = unknown_game(name, store.game_names(s)) if name else "name the game: a line GAME <name>"
         problems.append((f"GAME {name}" if name else "", why))
     problems += [(c.line, p) for c in r.commands if (p := arguments_problem(c))]
-    done: list[dict[str, str]] = []
+    done: list[dict[str, object]] = []  # line, done (what it did), listed (WAITING's lines), told (players)
     refused: list[dict[str, str]] = [{"line": short(x), "why": why} for x, why in problems]
     left: list[str] = []
     if not problems:
-        assert name is not None
         for i, c in enumerate(r.commands):
             try:
-                done.append({"line": short(c.line), "done": run(s, policy, name, c, when, i)})
+                if c.word == "WAITING":
+                    said, listed = waiting_lines(s, c, when)
+                    done.append({"line": short(c.line), "done": said, "listed": listed, "told": False})
+                    continue
+                assert name is not None
+                said = run(s, policy, name, c, when, i)
+                done.append({"line": short(c.line), "done": said, "listed": [], "told": True})
             except GameError as exc:
                 refused.append({"line": short(c.line), "why": str(exc)})
                 left = [short(x.line) for x in r.commands[i + 1 :]]

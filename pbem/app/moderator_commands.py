@@ -27,11 +27,11 @@ from pbem.app.control import (
 )
 from pbem.app.decision import Decision
 from pbem.app.resend import decide_resend
-from pbem.app.say import decide_say
+from pbem.app.say import codes_of, decide_say
 from pbem.app.settle import settle
 from pbem.app.undo import decide_undo
 from pbem.engine.names import player_name
-from pbem.home.config import extension
+from pbem.home.config import extension, parse_duration
 from pbem.home.policy import Policy
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.away import MAX_DAYS, Away, read_away
@@ -63,6 +63,8 @@ def arguments_problem(c: Line) -> str:
             extension(c.args[0])
         elif c.word == "REPLACE":
             _person(c.args[1])
+        elif c.word == "WAITING" and c.args:
+            parse_duration(c.args[0])
         elif c.word in ("AWAY", "BACK"):
             away = _away(c)
             if away.problem:
@@ -73,6 +75,19 @@ def arguments_problem(c: Line) -> str:
 
 
 # --------------------------------------------------------------------------- running one command
+
+
+def waiting_lines(s: Unit, c: Line, when: datetime) -> tuple[str, list[str]]:
+    """WAITING: `pbem game waiting`'s list, in the message's transaction (every game: it needs none named, and
+    changes nothing, so it is not logged, as the command is not): what was done, and the list's lines."""
+    from pbem.app.waiting import listed, waiting_in
+
+    within = parse_duration(c.args[0]) if c.args else None
+    games = waiting_in(s, when, within)
+    if not games:
+        return "no game waits for anyone" + (f" due within {c.args[0]}" if c.args else ""), []
+    lines = listed(games, when)
+    return lines[-1], lines[:-1]
 
 
 def run(s: Unit, policy: Policy, name: str, c: Line, when: datetime, i: int = 0) -> str:
@@ -161,7 +176,7 @@ def _resend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Dec
 
 
 def _say(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
-    d = decide_say(c.loaded, c.control, line.args[0])
+    d = decide_say(c.loaded, c.control, line.args[0], codes_of(c.loaded))
     return d, f"your message is queued to every player ({', '.join(st.player for st in c.loaded.seats)})"
 
 

@@ -14,6 +14,8 @@ import typer
 from typer.core import TyperGroup
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from pbem.home.app import Home
     from pbem.home.config import Config
 
@@ -170,6 +172,25 @@ def trail(line: str, game: str | None = None) -> None:
         who = f"uid {os.getuid()}"
     where = f" (game {game})" if game else ""
     logging.getLogger("pbem.moderator").info("%s by %s%s: %s", path, who, where, line)
+
+
+def checked(home: Home) -> datetime:
+    """Now, unless the clock is behind the latest time the record has seen: a command timing a deadline from
+    it would set one in the past (a resume would move it back by the difference), so it is refused as the
+    poll is, exit 3 (`pbem.app.clock`).  Refused the same way: a database older than the home, or a home older
+    than this machine's mark of it (a backup restored, `clock.restored`), which a command would write on as the
+    poll would, forking the history the players were sent.  Every command that changes something in the home
+    calls it (tests/test_moderator_trail.py).  Logging is set up here, before anything changes (`logged`)."""
+    from pbem.app.clock import behind, latest, restored
+    from pbem.record.store import now_utc
+
+    now = now_utc()
+    seen = latest(home.cfg.database_url)
+    why = behind(seen, now) or restored(seen, home.cfg.home)
+    if why:
+        fail(why.replace("nothing was done", "nothing was changed"), 3)
+    logged(home.cfg)
+    return now
 
 
 def _home(schema: bool = True) -> Home:

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import typer
 
-from pbem.cli.common import _home, _why, done, fail, game_app, logged
+from pbem.cli.common import _home, _why, checked, done, fail, game_app
 from pbem.engine import kinds_text
-
-if TYPE_CHECKING:
-    from pbem.home.app import Home
 
 T = TypeVar("T")
 
@@ -68,7 +65,7 @@ def game_new(
     except (ValueError, UnknownKind, GameError) as exc:
         fail(_why(exc), 2)
     home = _home()
-    now = _clock_checked(home)
+    now = checked(home)
     try:
         game = create_game(home, kind, name, players, seed=seed, table=table, clock=lambda: now)
     except (ValueError, GameError) as exc:
@@ -97,6 +94,36 @@ def game_list() -> None:
     for g in rows:
         due = f"  (step {g.step}, due {g.due:%Y-%m-%d %H:%M})" if g.due else ""
         typer.echo(f"{g.name:16} {g.kind:15} {g.status:9} {', '.join(g.players)}{due}")
+
+
+@game_app.command("waiting")
+def game_waiting(
+    within: str | None = typer.Option(
+        None,
+        "--within",
+        help="Only the games due within this time, e.g. 24h (those past their deadline always; 0m: only those).",
+    ),
+) -> None:
+    """Who every running game waits for, at a glance: each game's deadline (those past it first), each player it
+    waits for, when they last wrote to the game, whether they are away and what they are asked.  Changes nothing.
+
+    Example: pbem game waiting --within 24h
+    """
+    from pbem.app.waiting import listed, waiting
+    from pbem.home.config import parse_duration
+    from pbem.record.store import now_utc
+
+    try:
+        span = parse_duration(within) if within is not None else None
+    except ValueError as exc:
+        fail(str(exc), 2)
+    now = now_utc()
+    games = waiting(_home(), now, span)
+    if not games:
+        typer.echo("no game waits for anyone" + (f" due within {within}" if within else ""))
+        return
+    for line in listed(games, now):
+        typer.echo(line)
 
 
 @game_app.command("show")
@@ -141,31 +168,17 @@ def waiting_line(state: str, waiting: list[str], due: datetime | None) -> str:
     return f"waiting for: {', '.join(waiting) or 'nobody'}{until}{paused}"
 
 
-def _clock_checked(home: Home) -> datetime:
-    """Now, unless the clock is behind the latest time the record has seen: a command timing a deadline from
-    it would set one in the past (a resume would move it back by the difference), so it is refused as the
-    poll is, exit 3 (`pbem.app.clock`).  Refused the same way: a database older than the home (a backup restored,
-    `clock.restored`), which a command would write on as the poll would, forking the history the players were
-    sent.  Logging is set up here, before anything changes (`common.logged`)."""
-    from pbem.app.clock import behind, home_mark, latest, restored
-    from pbem.record.store import now_utc
-
-    now = now_utc()
-    seen = latest(home.cfg.database_url)
-    why = behind(seen, now) or restored(seen, home_mark(home.cfg.home))
-    if why:
-        fail(why.replace("nothing was done", "nothing was changed"), 3)
-    logged(home.cfg)
-    return now
-
-
-def _control(fn: Callable[..., T], *args: object) -> T:
+def _control(fn: Callable[..., T], name: str, *args: object) -> tuple[T, str]:
+    """Run the use case `fn` on the game `name` names (any case) with `args` and now; its result, and the game's
+    name as the game is named (what the command prints and logs: the name as typed named it in any case)."""
     from pbem.app.decision import GameError
+    from pbem.app.games import game_named
 
     home = _home()
-    now = _clock_checked(home)
+    now = checked(home)
     try:
-        return fn(home, *args, now)
+        name = game_named(home, name)
+        return fn(home, name, *args, now), name
     except GameError as exc:
         fail(str(exc), 2)
 
@@ -183,7 +196,7 @@ def game_extend(name: str, by: str = typer.Argument(..., help="How much longer, 
         delta = extension(by)
     except ValueError as exc:
         fail(str(exc), 2)
-    due = _control(extend, name, delta)
+    due, name = _control(extend, name, delta)
     done(f"deadline of {name} is now {due:%Y-%m-%d %H:%M} UTC", name)
 
 
@@ -195,7 +208,7 @@ def game_pause(name: str) -> None:
     """
     from pbem.app.control import pause
 
-    _control(pause, name)
+    _, name = _control(pause, name)
     done(f"{name} paused", name)
 
 
@@ -207,7 +220,7 @@ def game_resume(name: str) -> None:
     """
     from pbem.app.control import resume
 
-    due = _control(resume, name)
+    due, name = _control(resume, name)
     done(f"{name} resumed" + (f"; deadline {due:%Y-%m-%d %H:%M} UTC" if due else ""), name)
 
 
@@ -219,7 +232,7 @@ def game_abandon(name: str) -> None:
     """
     from pbem.app.control import abandon
 
-    _control(abandon, name)
+    _, name = _control(abandon, name)
     done(f"{name} abandoned", name)
 
 
@@ -241,7 +254,7 @@ def game_replace(
         newcomer = parse_player(new)
     except ValueError as exc:
         fail(str(exc), 2)
-    old = _control(lambda home, n, o, when: replace(home, n, o, newcomer, when), name, old)
+    old, name = _control(lambda home, n, o, when: replace(home, n, o, newcomer, when), name, old)
     done(
         f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {old} in {name} as {newcomer[0]}; "
         "their code and report are queued, and the players are told",
@@ -257,7 +270,7 @@ def game_start(name: str) -> None:
     """
     from pbem.app.control import start
 
-    absent = _control(start, name)
+    absent, name = _control(start, name)
     without = f" without the salt of {', '.join(absent)}" if absent else ""
     done(f"{name} dealt{without}; first reports queued (run pbem poll to send)", name)
 
@@ -270,7 +283,7 @@ def game_code(name: str, player: str) -> None:
     """
     from pbem.app.control import new_player_code
 
-    player = _control(new_player_code, name, player)
+    player, name = _control(new_player_code, name, player)
     done(f"a new code for {player} is queued; run pbem poll to send it (it is never shown here)", name)
 
 
@@ -283,7 +296,7 @@ def game_resend(name: str, player: str) -> None:
     """
     from pbem.app.resend import resend
 
-    player = _control(resend, name, player)
+    player, name = _control(resend, name, player)
     done(f"{player}'s current report is queued to their registered address; run pbem poll to send it", name)
 
 
@@ -299,7 +312,7 @@ def game_say(
     """
     from pbem.app.say import say
 
-    told = _control(say, name, text)
+    told, name = _control(say, name, text)
     done(f"your message to every player of {name} ({', '.join(told)}) is queued; run pbem poll to send it", name)
 
 
@@ -319,7 +332,7 @@ def game_away(
     from pbem.app.absence import set_away, stamp
 
     try:
-        player, back = _control(set_away, name, player, until)
+        (player, back), name = _control(set_away, name, player, until)
     except ValueError as exc:  # not a date, a number of days or back: a usage error
         fail(str(exc), 2)
     done(f"{player} is away in {name} until {stamp(back)}" if back else f"{player} is back in {name}", name)
@@ -346,7 +359,7 @@ def game_undo(
     """
     from pbem.app.undo import undo
 
-    undone = _control(undo, name, to, why, reroll)
+    undone, name = _control(undo, name, to, why, reroll)
     done(f"{name} is back after input {to}; undone: {_spans(undone) or 'nothing'}", name)
 
 
@@ -403,5 +416,5 @@ def game_mail(
     """
     from pbem.app.mailing import set_default
 
-    chosen = _control(set_default, name, mode)
+    chosen, name = _control(set_default, name, mode)
     done(f"{name}: players get {chosen} mail unless they chose otherwise", name)

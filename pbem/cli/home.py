@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from pbem.cli.common import _cfg, _home, app, fail, logged, need_folder, trail
+from pbem.cli.common import _cfg, _home, app, checked, fail, need_folder, trail
 from pbem.home import config as config_mod
 
 moderator_app = typer.Typer(help="The moderator's own settings: the moderator code.", no_args_is_help=True)
@@ -114,10 +114,9 @@ def moderator_code() -> None:
     Example: pbem --config ~/pbem/pbem.toml moderator code
     """
     from pbem.app.moderating import make_code
-    from pbem.record.store import now_utc
 
     home = _home()
-    logged(home.cfg)
-    code = make_code(home, now_utc())
+    now = checked(home)  # a restored database or home: its code would be lost with it, refused as the poll is
+    code = make_code(home, now)
     typer.echo(f"new moderator code (shown only now; the old one no longer works): {code}")
     trail("a new moderator code was made; the old one no longer works (the code is never logged)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from pbem.cli.common import _cfg, app, done, fail, logged
+from pbem.cli.common import _cfg, _home, app, checked, done, fail
 
 outbox_app = typer.Typer(
     help="Mail pbem could not send: list it, queue it again.", no_args_is_help=True, rich_markup_mode=None
@@ -48,14 +48,13 @@ def outbox_retry(
     """
     from pbem.record import outbox
     from pbem.record.db import session
-    from pbem.record.store import now_utc
 
     if not ids and not all_failed:
         fail("name the mails to queue again (numbers from `pbem outbox list`) or give --all", 2)
-    cfg = _cfg()
-    logged(cfg)
-    with session(cfg.database_url) as s:
-        queued = outbox.requeue(s, None if all_failed else ids, now_utc())
+    home = _home()
+    now = checked(home)  # a restored database or home, a clock behind: refused before anything is queued
+    with session(home.cfg.database_url) as s:
+        queued = outbox.requeue(s, None if all_failed else ids, now)
         s.commit()
     missing = sorted(set(ids or []) - set(queued))
     if queued:

@@ -7,6 +7,7 @@ the traceback or stack it carries.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -92,12 +93,134 @@ class RedactFilter(logging.Filter):
 _PLAIN = logging.Formatter()
 
 
-class _LogFile(logging.StreamHandler):  # type: ignore[type-arg]
-    """The `[log] file` handler: a stream `_open_log` opened, closed with the handler."""
+WRITE_WAIT = 2.0  # seconds one line may take to reach `[log] file` before the run goes on without its log
+MAX_QUEUED = 1 << 20  # characters of lines waiting for a slow log file; past it, lines are dropped
+
+
+class _LogFile(logging.Handler):
+    """The `[log] file` handler: each line is handed to a writer thread of its own and waited for, `WRITE_WAIT` s
+    at most, so that a write that blocks (a FIFO whose reader stopped reading, a file system that stopped
+    answering) holds the run that long and no longer: the lines after it are dropped while that write still hangs,
+    and the moderator is told on stderr, once (`_tell`); a line that could not be written (a full disk) is told
+    the same way.  Such a write was bounded by the run's own deadline before, by nothing else (judges3).  Closing
+    waits `WRITE_WAIT` s at most for the lines still queued."""
+
+    def __init__(self, stream: IO[str], path: Path, wait: float | None = None) -> None:
+        import collections
+        import threading
+
+        super().__init__()
+        self.stream, self.path = stream, path
+        self.wait = WRITE_WAIT if wait is None else wait
+        self.dropped = 0  # lines the file did not take in time, or refused
+        self._told = False
+        self._queue: collections.deque[str] = collections.deque()
+        self._queued = 0  # characters in `_queue`
+        self._sent = self._written = 0  # lines queued, lines the writer is done with
+        self._busy: float | None = None  # when the line being written was started (monotonic)
+        self._closing = False
+        self._cv = threading.Condition()
+        self._writer = threading.Thread(target=self._run, name="pbem-log", daemon=True)
+        self._writer.start()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.format(record) + "\n"
+        except Exception:
+            self.handleError(record)
+            return
+        import time
+
+        with self._cv:
+            hung = self._busy is not None and time.monotonic() - self._busy > self.wait
+            if not (hung or self._closing or self._queued + len(line) > MAX_QUEUED):
+                self._queue.append(line)
+                self._queued += len(line)
+                self._sent += 1
+                mine = self._sent
+                self._cv.notify_all()
+                # written when emit returns, as a plain handler's is (a command's trail line is in the file when
+                # it ends), unless the file has hung on a line for `wait` s: then the run goes on
+                until = time.monotonic() + self.wait
+                while self._written < mine and (left := until - time.monotonic()) > 0:
+                    self._cv.wait(left)
+                first = self._written < mine and self._first()
+            else:
+                self.dropped += 1
+                first = self._first()
+        if first:
+            self._tell()
+
+    def _run(self) -> None:
+        import time
+
+        while True:
+            with self._cv:
+                while not self._queue and not self._closing:
+                    self._cv.wait()
+                if not self._queue:
+                    return
+                line = self._queue.popleft()
+                self._queued -= len(line)
+                self._busy = time.monotonic()
+            why = ""
+            try:
+                self.stream.write(line)
+                self.stream.flush()
+            except (OSError, ValueError) as exc:  # a full disk, a pipe whose reader went away: the line is lost
+                why = f"could not be written: {getattr(exc, 'strerror', None) or exc}"
+            with self._cv:
+                self._busy = None
+                self._written += 1
+                self._cv.notify_all()
+                self.dropped += bool(why)
+                first = bool(why) and self._first()
+            if first:
+                self._tell(why)
+
+    def _tell(self, why: str = "") -> None:
+        import sys
+
+        why = why or (f"took no line for {self.wait:g} s (a FIFO no process reads, a disk that stopped answering?)")
+        print(  # noqa: T201 (the moderator's terminal or cron's mail: the log itself is what does not answer)
+            f"pbem: note: [log] file {self.path} {why}: the run goes on, without the lines it could not log",
+            file=sys.stderr,
+        )
+
+    def flush(self) -> None:
+        """Wait for the queued lines, `WRITE_WAIT` s at most; those the file has not taken by then are dropped."""
+        import time
+
+        until = time.monotonic() + self.wait
+        with self._cv:
+            while (self._queue or self._busy is not None) and (left := until - time.monotonic()) > 0:
+                if self._busy is not None and time.monotonic() - self._busy > self.wait:
+                    break  # a write that hangs already: waiting again for it would only add to the run
+                self._cv.wait(left)
+            late = len(self._queue) + (self._busy is not None)
+            self._queue.clear()
+            self._queued = 0
+            self.dropped += late
+            first = late > 0 and self._first()
+        if first:
+            self._tell()
+
+    def _first(self) -> bool:
+        """Whether the file failed a line for the first time (under the lock): the moderator is told once."""
+        first, self._told = not self._told, True
+        return first
 
     def close(self) -> None:
         try:
-            self.stream.close()
+            self.flush()
+            with self._cv:
+                self._closing = True
+                self._cv.notify_all()
+                busy = self._busy is not None
+            if not busy:  # a writer stuck in a write keeps its stream (closing it would wait as the write does)
+                self._writer.join(self.wait)
+                with contextlib.suppress(OSError):  # what a failed write left buffered, to a pipe gone: lost
+                    self.stream.close()
         finally:
             super().close()
 
@@ -172,7 +295,7 @@ def setup(level: str = "INFO", file: Path | None = None, secrets: list[str] | No
     handlers: list[logging.Handler] = [logging.StreamHandler()] if stderr else []
     if file:
         file.parent.mkdir(parents=True, exist_ok=True)
-        handlers.append(_LogFile(_open_log(file)))
+        handlers.append(_LogFile(_open_log(file), file))
     redact = RedactFilter(secrets or [])
     for h in handlers:
         h.setFormatter(fmt)

@@ -16,6 +16,7 @@ quoted text, attributions and signatures are dropped):
     BACK Alice                           pbem game away hh1 Alice back
     RESEND Alice                         pbem game resend hh1 Alice
     SAY The deadline holds, play on      pbem game say hh1 "The deadline holds, play on"
+    WAITING (or WAITING 24h)             pbem game waiting [--within 24h]: every game, no GAME needed
 
 Any other line is chatter: set aside and listed, never a reason to refuse.  A line that starts
 with a command word but cannot be read is a problem: quoted back with why and what is accepted.
@@ -46,6 +47,7 @@ SYNTAX: dict[str, str] = {
     "BACK": "BACK <player>",
     "RESEND": "RESEND <player>",
     "SAY": "SAY <a message to every player, at most 400 characters>",
+    "WAITING": "WAITING [24h] (who every game waits for, as pbem game waiting [--within 24h])",
     "GAME": "GAME <name>",
     "CODE": "CODE <the moderator code>",
 }
@@ -65,6 +67,7 @@ _REPLACE = re.compile(r"^replace\s+(\S+)\s+(?:with|by)\s+(.+)$", re.IGNORECASE)
 _AWAY = re.compile(r"^away\s+(\S+)\s+(?:(?:until|till|to)\s+)?(\S+(?:\s+days?)?)$", re.IGNORECASE)
 _ONE_ARG = re.compile(r"^(\S+)$")
 _NUMBER_UNIT = re.compile(r"^\d{1,12}\s+[a-z]{1,7}$", re.IGNORECASE)
+_SPAN = re.compile(r"^\d{1,12}\s?[a-z]{1,7}$", re.IGNORECASE)  # WAITING's span: 24h, 2 days
 
 
 @dataclass(frozen=True)
@@ -102,11 +105,33 @@ def said(text: str) -> str:
 def _code_shaped(text: str) -> bool:
     """Whether `text` holds a player code as it may be typed: 4-4 of the codes' characters, in capitals ("K7QX-2MPD")
     or holding a digit in any case ("k7qx-2mpd": only the capitals were caught).  A word pair in lower case without a
-    digit ("self-help", "make-sure") is prose; a code of letters only typed in lower case (a tenth of codes) is the
-    limit of telling them apart without the codes themselves."""
+    digit ("self-help", "make-sure") is prose here; whether it is a code of the game's players (a code of letters only
+    typed in lower case or mixed case, a tenth of codes) is told against their codes (`code_candidates`)."""
     return any(
         m.group().isupper() or any(c.isdigit() for c in m.group()) for m in _CODE_SHAPED.finditer(text[: SAY_MAX + 1])
     )
+
+
+#: A word a player code may be typed as, in any case: 4-4 of the codes' characters, or the 8 without the hyphen.
+_CODE_WORD = re.compile(r"(?i)(?<![a-z0-9])(?:[a-hj-np-z2-9]{4}-[a-hj-np-z2-9]{4}|[a-hj-np-z2-9]{8})(?![a-z0-9])")
+MAX_CANDIDATES = 24  # words of a message checked against the players' codes; a message with more is refused
+#: Why a message holding more such words is refused (each costs a check of every player's code).
+TOO_MANY_CANDIDATES = (
+    f"the message holds more than {MAX_CANDIDATES} words a player's code could be typed as (8 letters or digits, "
+    "or 4-4 with a hyphen), each checked against the players' codes; say it in two"
+)
+
+
+def code_candidates(text: str) -> list[str] | None:
+    """The words of a moderator's message (as `say_text` made it) that a player's code may be typed as, in any case
+    ("kqxm-abcd", "Kqxm-Abcd", "KQXMABCD"), to be checked against the game's codes (`pbem.app.say`): the shape alone
+    cannot tell "kqxm-abcd" from "self-help".  None when it holds more than `MAX_CANDIDATES` (refused: each costs a
+    check per player)."""
+    found = [m.group() for m in _CODE_WORD.finditer(text[: SAY_MAX + 1])]
+    return found if len(found) <= MAX_CANDIDATES else None
+
+
+CODE_SHAPED = "the message holds something shaped like a player's code, which every player would read; leave it out"
 
 
 def say_problem(text: str) -> str:
@@ -120,7 +145,7 @@ def say_problem(text: str) -> str:
     if (bad := _CONTROLS.search(text)) is not None:
         return f"the message holds the control character U+{ord(bad.group()):04X}; write it without"
     if _code_shaped(text) or ("code" in text.lower() and _CODE_GIVEN.search(text)):
-        return "the message holds something shaped like a player's code, which every player would read; leave it out"
+        return CODE_SHAPED
     return ""
 
 
@@ -157,6 +182,9 @@ def read(text: str) -> Read:
             continue
         rest = line.split(None, 2 if word == "NEW CODE" else 1)[2 if word == "NEW CODE" else 1 :]
         arg = rest[0].strip() if rest else ""
+        if word == "WAITING" and arg and not _SPAN.match(arg):  # "Waiting for Bob's answer.": prose, not a command
+            out.chatter.append(typed)
+            continue
         before = len(out.commands)
         problem = _take(out, word, line, arg, typed)
         if problem:
@@ -212,6 +240,9 @@ def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
         if problem := say_problem(text):
             return f"{problem}; {expected}"
         out.commands.append(Command(word, line, (text,)))
+        return ""
+    if word == "WAITING":  # read alone or with a span (`read`): anything else after it is prose
+        out.commands.append(Command(word, line, (arg,) if arg else ()))
         return ""
     if word in ("PAUSE", "RESUME", "START", "ABANDON"):
         if arg:

@@ -1,4 +1,5 @@
-"""The record's answers to the moderator's questions about games: every game, when one was paused.
+"""The record's answers to the moderator's questions about games: every game, when one was paused, when each
+player last wrote.
 
 Plain data out (`Game` rows built as plain values, names, times); the use cases in `pbem.app.games`,
 `pbem.app.exports` and `pbem.app.control` call these and build no query.
@@ -31,3 +32,39 @@ def paused_at(s: Session, game_id: int) -> datetime | None:
     """When the game was last paused (None: never)."""
     q = select(ControlAction.created_at).where(ControlAction.game_id == game_id, ControlAction.action == "pause")
     return aware(s.exec(q.order_by(col(ControlAction.id).desc())).first())
+
+
+def last_heard(s: Session, game_id: int) -> dict[str, datetime]:
+    """When each player last wrote to the game: their newest mail the record holds, whatever became of it (a copy
+    delivered twice counts once: duplicates are left out).  `pbem game waiting`'s "last mail"."""
+    from sqlalchemy import func
+
+    c = models.InboundMessage.__table__.c  # type: ignore[attr-defined]
+    q = (
+        select(c.player, func.max(c.received_at))
+        .where(c.game_id == game_id, c.player != "", c.outcome != "duplicate")
+        .group_by(c.player)
+    )
+    out: dict[str, datetime] = {}
+    for player, at in s.connection().execute(q):
+        if (when := aware(at)) is not None:
+            out[str(player)] = when
+    return out
+
+
+def deadlines_missed(s: Session, game_id: int) -> dict[str, int]:
+    """How many times a deadline applied each player's default orders in the game (its `default-orders` events;
+    an undo later does not take one back).  `pbem game waiting`'s "missed"."""
+    import json
+
+    c = models.GameEvent.__table__.c  # type: ignore[attr-defined]
+    q = select(c.data_json).where(c.game_id == game_id, c.kind == "default-orders")
+    out: dict[str, int] = {}
+    for (data,) in s.connection().execute(q):
+        try:
+            player = json.loads(data).get("player")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(player, str) and player:
+            out[player] = out.get(player, 0) + 1
+    return out

@@ -27,9 +27,11 @@ def _set_latest(cfg, when: datetime) -> None:
     poll with it, as a poll at `when` would have left both (`pbem.app.clock.mark_home`)."""
     import sqlite3
 
-    from pbem.app.clock import HOME_MARK
+    from pbem.app.clock import HOME_MARK, machine_mark_file
 
     (cfg.home / HOME_MARK).write_text(when.isoformat() + "\n")
+    if (machine := machine_mark_file(cfg.home)) is not None and machine.exists():
+        machine.write_text(when.isoformat() + "\n")
 
     con = sqlite3.connect(cfg.database_url.removeprefix("sqlite:///"))
     try:

@@ -28,6 +28,7 @@ from typer.testing import CliRunner
 
 from pbem.cli import app
 from pbem.home import logs
+from pbem.home.config import load
 from tests.reliability import forkserver
 from tests.reliability.test_waits_every_command import ARGS, NO_DATABASE, commands
 
@@ -147,3 +148,54 @@ def test_every_command_with_its_log_file_leased(tmp_path: Path) -> None:
     assert poll.returncode == 3 and poll.stderr.startswith(said), poll.stderr[-1500:]
     assert poll.stderr.count("\n") == 1, poll.stderr
     assert spent < DEADLINE + SLACK, spent  # wall clock: deadline
+
+
+@contextmanager
+def unread_fifo(path: Path) -> Iterator[int]:
+    """`path` a FIFO that a process holds open to read and never reads, its buffer full: every write to it blocks."""
+    os.mkfifo(path)
+    reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    writer = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        while True:
+            os.write(writer, b"x" * 4096)
+    except BlockingIOError:
+        pass
+    os.close(writer)
+    try:
+        yield reader
+    finally:
+        os.close(reader)  # a write still blocked in a writer thread fails now, and the thread ends
+
+
+def test_a_log_write_that_blocks_has_its_own_deadline_and_the_moderator_is_told(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `[log] file` FIFO whose reader stopped reading: the open works (a reader is there), then the first write
+    blocked the poll, and every command that logs, until the run's own deadline (15 minutes for the poll).  Now a
+    line waits `WRITE_WAIT` s at most, the run goes on without its log, and stderr says so once."""
+    monkeypatch.setattr(logs, "WRITE_WAIT", 0.05)
+    log = home.parent / "pbem.log"
+    runner = CliRunner()
+    players = [a for p in ("A <a@x.test>", "B <b@x.test>", "C <c@x.test>") for a in ("--player", p)]
+    runs = {
+        "created habsburg game hh1": ["game", "new", "habsburg", "--name", "hh1", "--no-join", *players],
+        "deadline of hh1 is now": ["game", "extend", "HH1", "2h"],
+        "read 1 message": ["poll", "--verbose"],
+    }
+    with unread_fifo(log):
+        for printed, args in runs.items():
+            if args[0] == "poll":  # a mail to handle, which the poll logs
+                from tests.conftest import deliver, order_mail
+
+                deliver(load(home), order_mail("Stranger <s@x.test>", "hh1", "HELP"))
+            started = time.monotonic()
+            got = runner.invoke(app, ["--config", str(home), *args])
+            spent = time.monotonic() - started
+            assert got.exit_code == 0 and printed in got.output, (args, got.output)
+            said = [line for line in got.output.splitlines() if line.startswith("pbem: note: [log] file")]
+            assert said == [
+                f"pbem: note: [log] file {log} took no line for 0.05 s (a FIFO no process reads, a disk that stopped "
+                "answering?): the run goes on, without the lines it could not log"
+            ], (args, got.output)
+            assert spent < 0.05 * 3 + 3, (args, spent)  # wall clock: deadline

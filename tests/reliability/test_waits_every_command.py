@@ -42,6 +42,7 @@ ARGS: dict[str, list[str]] = {
     "game new": ["italian-wars", "--name", "iw2", "--no-join", "--player", PLAYER, "--player", "Ben <b@example.test>"],
     "game list": [],
     "game show": ["iw1"],
+    "game waiting": [],
     "game extend": ["iw1", "2h"],
     "game pause": ["iw1"],
     "game resume": ["iw1"],
