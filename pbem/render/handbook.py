@@ -32,6 +32,7 @@ _ITEM = re.compile(r"(\d+\.|\*|-) +(?=\S)")
 _RULE = re.compile(r"[=-]{3,}")
 _SPAN = re.compile(r"`([^`]+)`")
 _LEADING_SPAN = re.compile(r"`([^`]+)`\s*")
+_NOTE = re.compile(r" {2,}(?=\()")  # the gap before a syntax line's "(note)"
 _KEEP = "\x00"  # a space inside an order while wrapping: never a break
 
 
@@ -174,3 +175,13 @@ def as_html(source: str) -> Markup:
             header, *rows = b.rows
             out.append(str(html_table({"columns": list(header), "rows": [list(r) for r in rows]})))
     return Markup("\n".join(out))
+
+
+def noted(line: str, indent: str = "  ") -> str:
+    """A syntax line of a request, "ORDER   (a note)", at `indent`: as it is when it fits `NARROW` columns, else
+    the order alone and its note on the next line, indented under it (the two columns one at a time, as in the
+    handbook).  The order is never cut."""
+    parts = _NOTE.split(line, maxsplit=1)
+    if len(indent) + len(line) <= NARROW or len(parts) < 2:
+        return indent + line
+    return f"{indent}{parts[0]}\n{indent}    {parts[1]}"

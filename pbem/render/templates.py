@@ -31,7 +31,7 @@ from jinja2.bccache import Bucket
 from pbem.engine.words import count
 from pbem.mail.outbound.compose import reply_subject
 from pbem.render.asking import due_phrase, first_lines
-from pbem.render.handbook import as_html, narrow
+from pbem.render.handbook import as_html, narrow, noted
 from pbem.render.pictures import board
 from pbem.render.resources import templates_dir
 from pbem.render.tables import NARROW as NARROW
@@ -80,6 +80,7 @@ def env() -> Environment:
     e.filters["text_table"] = text_table
     e.filters["html_table"] = html_table
     e.filters["narrow"] = narrow  # {{ handbook|narrow }}: a handbook or rulings text at 40 columns
+    e.filters["noted"] = noted  # {{ syntax_line|noted }}: "ORDER   (note)" in two lines when wider than 40
     e.filters["handbook_html"] = as_html  # {{ handbook|handbook_html }}: the same blocks as HTML
     e.filters["count"] = count  # {{ n|count("card") }}: "1 card", "2 cards"
     e.filters["due"] = due_phrase  # {{ due_at|due(now) }}: "in 23 hours, Tue 2 Dec 18:00 UTC"
