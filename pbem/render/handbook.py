@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import textwrap
 from dataclasses import dataclass
+from functools import lru_cache
 
 from markupsafe import Markup, escape
 
@@ -126,6 +127,7 @@ def _wrap(text: str, first: str, rest: str, width: int) -> list[str]:
     return [line.replace(_KEEP, " ") for line in lines]
 
 
+@lru_cache(maxsize=32)  # a game's handbook and rulings are constants: a HELP mail lays them out once a process
 def narrow(source: str, width: int = NARROW) -> str:
     """The text laid out at `width` columns (see the module's docstring), with no blank line at either end."""
     out: list[str] = []
@@ -156,6 +158,7 @@ def _inline(text: str) -> str:
     return "".join(f"<code>{escape(p)}</code>" if i % 2 else str(escape(p)) for i, p in enumerate(parts))
 
 
+@lru_cache(maxsize=32)
 def as_html(source: str) -> Markup:
     """The same blocks as HTML: headings, paragraphs, orders in <code> on lines of their own, tables as a
     report's tables (a card per row on a narrow screen).  Nothing is laid out by spaces, so nothing needs more
