@@ -1,8 +1,9 @@
 """Every kind of mail pbem writes, its HTML part opened in headless Chromium at 360 px, as a phone shows it.
 
-One page session reads them all (each mail is loaded into the same tab in turn), so the whole corpus costs about
-a second: every golden context of tests/test_mail_templates.py (every kind, and its variants) and the HELP mail
-of each of the four games with its real handbook and rulings.  On each:
+One page session reads them all (each mail is loaded into the same tab in turn), so the whole corpus costs a few
+seconds: every golden context of tests/test_mail_templates.py (every kind, and its variants), the HELP mail of
+each of the four games with its real handbook and rulings, and real mails of the four seeded games (reports with
+their tables, acknowledgements, the set-up, the final report).  On each:
 
 * nothing is wider than the screen (no sideways scroll, and no element reaching past its right edge);
 * no text is smaller than 14 px (the browser's default monospace is 13 px: an order in <code> was);
@@ -11,6 +12,7 @@ of each of the four games with its real handbook and rulings.  On each:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +65,42 @@ def mails() -> dict[str, str]:
     return out
 
 
+def _inlined(raw: bytes) -> str:
+    """A sent mail's HTML part with each `cid:` picture replaced by its image part, as a mail client shows it."""
+    import base64
+    from email import policy
+    from email.parser import BytesParser
+
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    page = next(p for p in msg.walk() if p.get_content_type() == "text/html").get_content()
+    for part in msg.walk():
+        if part.get_content_type() == "image/png":
+            data = base64.b64encode(part.get_content()).decode()
+            page = page.replace(f"cid:{part['Content-ID'].strip('<>')}", f"data:image/png;base64,{data}")
+    return page
+
+
+def seeded() -> dict[str, str]:
+    """{name: the HTML part} of a few real mails of each seeded game: of each kind of subject (reports, answers,
+    the set-up, the final report) the first and the longest (the widest tables), as sent."""
+    from email.header import decode_header, make_header
+    from email.parser import BytesHeaderParser
+
+    from tests.test_phone_columns import sent_raw
+
+    out = {}
+    for kind in registry.available():
+        groups: dict[str, list[tuple[str, str]]] = {}
+        for i, raw in enumerate(sent_raw(kind)):
+            subject = str(make_header(decode_header(BytesHeaderParser().parsebytes(raw)["Subject"])))
+            key = re.sub(r"\d+", "N", subject.split("] ", 1)[-1]).split(",")[0][:24]
+            groups.setdefault(key, []).append((f"{kind} #{i} {subject[:60]}", raw))
+        for found in groups.values():
+            for name, raw in {found[0], max(found, key=lambda f: len(f[1]))}:
+                out[name] = _inlined(raw)
+    return out
+
+
 def _load(browser: Browser, page: Any, url: str) -> None:
     page.loaded = False
     page.send("Page.navigate", url=url)
@@ -74,8 +112,8 @@ def _load(browser: Browser, page: Any, url: str) -> None:
 
 
 def test_every_mail_fits_a_360px_phone_in_letters_of_14px_and_opens_with_a_sentence(tmp_path: Path) -> None:
-    found = mails()
-    assert len(found) > 55
+    found = {**mails(), **seeded()}
+    assert len(found) > 75
     problems: list[str] = []
     with Browser() as browser:
         first = tmp_path / "blank.html"
