@@ -120,6 +120,8 @@ def test_the_check_finds_a_broken_paragraph_and_passes_a_whole_one() -> None:
 ASKS = {
     "ack": "and send the whole message again.",
     "code_misused": "If you did not give your code away, ask the moderator for a new one",
+    "control_abandon": "no further orders will be accepted",
+    "control_pause": "Nothing is needed from you now",
     "help": "Play a card or pass",  # the golden context's request, under "Your legal orders now"
     "join_ack": "you have joined",
     "join_invite": "To take your seat, reply to this message with the lines",
