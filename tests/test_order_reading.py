@@ -179,7 +179,7 @@ def test_help_without_a_game_tag_lists_the_players_games(home, clock) -> None:
     assert (summary.accepted, summary.ignored) == (1, 1)
     [answer] = sent_mail(home, seen)
     assert answer["Subject"] == "Your pbem games" and "zoe@players.test" in str(answer["To"])
-    assert '[pbem hh1]  House of Habsburg, you play Zoë Müller: send "[pbem hh1] HELP"' in body_of(answer)
+    assert '[pbem hh1] House of Habsburg, you play Zoë Müller: send "[pbem hh1] HELP"' in body_of(answer)
 
 
 @pytest.mark.parametrize("kind", registry.available())

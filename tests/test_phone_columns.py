@@ -1,7 +1,7 @@
 """What a player reads on a phone held upright: about 40 columns of the text part.
 
 A table of a report (its players, its hand, its countries...) is written aligned in columns only when every
-line of it fits 40 columns; a wider one is written a block per row (`pbem.render.templates.text_table`), so that
+line of it fits 40 columns; a wider one is written a block per row (`pbem.render.tables.text_table`), so that
 no row wraps into a ragged pile.  Checked on every mail of every seeded game, all four kinds: every line of a
 section that the HTML part shows as a table is at most 40 columns wide, but a single word longer than that
 (nothing to cut).  Prose lines are not tables: a mail client wraps them between words, as it wraps any text.

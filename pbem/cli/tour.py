@@ -12,7 +12,7 @@ from pbem.engine.words import count
 
 @app.command()
 def rules(kind: str = typer.Argument(..., help="The game kind.")) -> None:
-    """Print a game's player handbook (every order with examples), then every ruling it plays by.
+    """Print a game's player handbook (every order with examples), then every ruling it plays by, at 40 columns.
 
     The rulings are those of docs/rulings.md, by number (HH-R5 ...): the numbers refusals cite.
     Players get the same text by mail when they send HELP.
@@ -21,14 +21,15 @@ def rules(kind: str = typer.Argument(..., help="The game kind.")) -> None:
     """
     from pbem import engine as registry
     from pbem.engine.rulings import RULINGS
+    from pbem.render.handbook import narrow
 
     try:
         eng = registry.get(kind)
     except registry.UnknownKind as exc:
         fail(_why(exc), 2)
-    typer.echo(eng.handbook().rstrip())
+    typer.echo(narrow(eng.handbook()))  # at 40 columns, as the HELP mail has it: a phone's screen
     typer.echo("")
-    typer.echo(RULINGS.get(eng.kind, f"No rulings are written down for {eng.kind}.\n"), nl=False)
+    typer.echo(narrow(RULINGS.get(eng.kind, f"No rulings are written down for {eng.kind}.")))
 
 
 @app.command()

@@ -258,8 +258,8 @@ class JoinStep:
         return (
             f"{self.title.upper()}: JOINING THE GAME\n"
             "The cards are dealt once every player has joined.\n"
-            "  JOIN                  take your seat\n"
-            f"  SALT <any text>       optional, up to {SALT_MAX} characters: stirs the deal\n"
+            "  `JOIN`                take your seat\n"
+            f"  `SALT <any text>`     optional, up to {SALT_MAX} characters: stirs the deal\n"
             "The deal is made from SHA-256 of the moderator's sealed seed and every player's salt,\n"
             "so nobody, the moderator included, can choose it. Your salt is fixed once given.\n"
             "Put your CODE line in the message, as for any order.\n"

@@ -36,7 +36,11 @@ from pbem.render.templates import env, render
 from pbem.trust import told
 
 MARK = "Private report for "
-CODE = re.compile(r'^Your secret player code is ([A-Za-z0-9-]{1,40})\. Put a line "CODE \1" in a new order message$')
+#: The code's line: the paragraph on one line since the mails were made to read on a phone, or (earlier) its first.
+CODE = re.compile(
+    r'^Your secret player code is ([A-Za-z0-9-]{1,40})\. Put a line "CODE \1" in a new order message'
+    r"(?: \(a reply to a mail of this game needs none\)\.)?$"
+)
 RECORD = re.compile(r"^Record #(\d{1,9}), ([0-9a-f]{16})\.\.\.$")
 #: The first words of each unindented line the acknowledgement prints (`mail/_ack_body.txt.j2`, `_input.txt.j2`):
 #: any other unindented line ends it (and is compared), so that a block "Your message" made up to hold lies holds

@@ -45,58 +45,62 @@ A GAMBIT (DY-R6, DY-R20)
 Paying: if you owe more than you have, you pay all you have (DY-R7).
 
 POWERS (DY-R3), when activated
-  Copper   Coin of the Realm: take 2 Gold from the Stakes.
-  Silver   Courtiers: draw 1 Noble.
-  Gold     Royal Levy: every other player pays 1 Gold into the Stakes.
-  Platinum Precedence: every other player with more Gold than you pays you 1.
+  * Copper - Coin of the Realm: take 2 Gold from the Stakes.
+  * Silver - Courtiers: draw 1 Noble.
+  * Gold - Royal Levy: every other player pays 1 Gold into the Stakes.
+  * Platinum - Precedence: every other player with more Gold than you pays you 1.
 Coronation played into a Family (DY-R5): all Kings in all Families go to the
 Graveyard, its lineage becomes the Current Dynasty, then its power acts.
+
 Pureblood (DY-R17): three Nobles of one lineage in your Family: every other
 player pays you their median value (once per gambit).
+
 Conclave (DY-R15, DY-R16): three Nobles of one value: take that value in
 Gold from the Stakes, and choose up to two cards of the Tribute Zone to take
 into your hand (once per gambit). Taking the Coronation that set the Current
 Dynasty ends the Dynasty. Pureblood is settled before the Conclave choice.
 
 ORDERS
-  TRIBUTE <card>            your secret Tribute (alias TRIB). Revisable until
+  `TRIBUTE <card>`          your secret Tribute (alias TRIB). Revisable until
                             every Tribute is in; the last one resolves it.
-      TRIBUTE Gold 3
-  PLAY <card>               your play when asked.
-      PLAY Copper 7
-  PLAYS <card>, <card>, ... a play list: each card is played automatically
-  PLAY <a> THEN <b> THEN <c>  when your play is due, if it is still in your
+      `TRIBUTE Gold 3`
+  `PLAY <card>`             your play when asked.
+      `PLAY Copper 7`
+  `PLAYS <card>, <card>, ...`  `PLAY <a> THEN <b> THEN <c>`
+                            a play list: each card is played automatically
+                            when your play is due, if it is still in your
                             hand; otherwise you are asked. Send it with your
                             Tribute to play a whole gambit in one email. Sent
                             when it is your turn, the first card is played at
                             once. A new list replaces the old one (a
                             single PLAY when asked keeps the rest); lists
                             are cleared at each Conclusion.
-      PLAYS Copper 7, Gold 3, Silver 12
-      PLAY c7 then g3 then s12
-  CONCLAVE TAKE <0-2 cards> choose Tribute Zone cards (alias TAKE ...).
-      CONCLAVE TAKE Gold 9, Silver Coronation
-      CONCLAVE TAKE NONE
-      CONCLAVE TAKE HIGHEST     the two highest values in the zone
+      `PLAYS Copper 7, Gold 3, Silver 12`
+      `PLAY c7 then g3 then s12`
+  `CONCLAVE TAKE <0-2 cards>` choose Tribute Zone cards (alias TAKE ...).
                             Sent when not asked, it is kept as your standing
                             choice (HIGHEST and NONE stay until replaced; named
                             cards last for this gambit and apply only if all
                             are in the zone when your Conclave comes).
-  DISCARD <cards>           when asked, exactly the number over six (alias
+      `CONCLAVE TAKE Gold 9, Silver Coronation`
+      `CONCLAVE TAKE NONE`
+      `CONCLAVE TAKE HIGHEST`   the two highest values in the zone
+  `DISCARD <cards>`         when asked, exactly the number over six (alias
                             DROP). Secret and simultaneous; revisable.
-      DISCARD Copper 2, Platinum 3
+      `DISCARD Copper 2, Platinum 3`
 
 One message may hold several orders, one per line, e.g.
-      TRIBUTE Gold 3
-      PLAYS Copper 7, Silver 12, Platinum 5
-      CONCLAVE TAKE HIGHEST
+      `TRIBUTE Gold 3`
+      `PLAYS Copper 7, Silver 12, Platinum 5`
+      `CONCLAVE TAKE HIGHEST`
 A message is all-or-nothing: if any line is rejected, nothing changes and
 the reply says why and lists what is legal.
 
 DEADLINE DEFAULTS (NMR)
-  Tribute: your lowest card.   Play: your lowest card.
-  Conclave: the two highest values in the Tribute Zone.
-  Discard: your lowest cards.
+  * Tribute: your lowest card.
+  * Play: your lowest card.
+  * Conclave: the two highest values in the Tribute Zone.
+  * Discard: your lowest cards.
 "Lowest" means lowest value, ties broken Copper, Silver, Gold, Platinum.
 
 WHAT YOU SEE

@@ -44,43 +44,43 @@ YOUR TURN (only the player to play is ever asked)
    The limit is checked only in your own End Phase.
 
 ORDERS (one per line, case-insensitive; cards and players by unique prefix)
-  MELD <Person> <Holding|TOP> <Claim>
-      MELD Otto Spain King        MELD maria th top archduke
+  `MELD <Person> <Holding|TOP> <Claim>`
+      `MELD Otto Spain King`  `MELD maria th top archduke`
       The three cards may be given in any order.
-  EVENT SUCCESSION <card> TARGET <player> <meld-id>
+  `EVENT SUCCESSION <card> TARGET <player> <meld-id>`
       Take another player's meld whose Claim value is <= the card's value.
       It moves intact (all three cards); nobody gains or loses tokens.
-  EVENT DISASTER <card> TARGET <player> <meld-id>
+  `EVENT DISASTER <card> TARGET <player> <meld-id>`
       Discard another player's meld whose Person value is <= the card's
       value. The cards go on the pile Claim, Person, Holding: the Holding
       ends on top, ready for the next player's TOP (HH-R7).
-  EVENT CLAIM <card> TARGET <player>
+  `EVENT CLAIM <card> TARGET <player>`
       Take one random card from the hand of another player who holds at
       least one card. You and the victim learn which card; the others only
       learn that one card moved (HH-R8).
-  EVENT PERSON <card>
+  `EVENT PERSON <card>`
       Discard a Person to draw 2 cards (fewer if the deck runs out).
-  NO EVENT        (aliases: PASS, NONE) play no event; ends your turn if
+  `NO EVENT`      (aliases: PASS, NONE) play no event; ends your turn if
                   your hand is 5 cards or fewer.
-  DISCARD <cards in order>
+  `DISCARD <cards in order>`
       End Phase: discard these, the last one ending on top of the pile
       (HH-R7). Discarding stops as soon as you are down to 5.
-  DISCARD LOWEST | DISCARD HIGHEST
+  `DISCARD LOWEST`  `DISCARD HIGHEST`
       Discard your lowest- (or highest-) valued cards down to 5; equal
       values go in the order of your hand list.
-  DISCARD-IF-NEEDED LOWEST|HIGHEST|<cards in order>
+  `DISCARD-IF-NEEDED LOWEST|HIGHEST|<cards in order>`
       A conditional discard sent earlier in the same message or turn: it is
       used in your End Phase only if your hand is above 5, so you never get
       a second prompt. A DISCARD line sent before your event is read the
       same way. With a card list, listed cards still in hand go first; if
       the list is too short you are asked for the rest.
-  END             ends your turn (same as NO EVENT in the Meld/Event Phase).
+  `END`           ends your turn (same as NO EVENT in the Meld/Event Phase).
 
 Shorter event forms: the word EVENT, the type word and TARGET may be left
 out and the type is read from the card:
-      SUCCESSION Third Bob M3      DISASTER Extinction M4
-      CLAIM Duke Carol             PERSON Otto        EVENT Otto
-      PLAY Duke TARGET Carol
+      `SUCCESSION Third Bob M3`  `DISASTER Extinction M4`
+      `CLAIM Duke Carol`  `PERSON Otto`  `EVENT Otto`
+      `PLAY Duke TARGET Carol`
 If you name a player and a meld, the meld must belong to that player.
 
 MELD IDS
@@ -89,10 +89,10 @@ whole game. The id stays with the meld when it is stolen. Type it as M3,
 m3 or 3. The Melds table in every report lists the ids.
 
 A WHOLE TURN IN ONE MESSAGE
-      MELD Otto TOP King
-      MELD Rudolph Bohemia Duke
-      EVENT CLAIM Marriage TARGET Carol
-      DISCARD-IF-NEEDED LOWEST
+      `MELD Otto TOP King`
+      `MELD Rudolph Bohemia Duke`
+      `EVENT CLAIM Marriage TARGET Carol`
+      `DISCARD-IF-NEEDED LOWEST`
 Lines are applied in order. If any line is rejected nothing is applied
 and the reply lists why and what is legal. END, NO EVENT, DISCARD or
 DISCARD-IF-NEEDED lines that arrive after your turn already ended in the

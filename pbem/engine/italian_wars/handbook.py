@@ -22,19 +22,20 @@ A HAND
    If the deck runs out, the whole discard pile, including the cards just
    discarded, is shuffled into a new deck.
 
-     DISCARD <card>, <card>, ...      e.g.  DISCARD Light Cav, Trench
-     DISCARD NONE                     keep everything
+     `DISCARD <card>, <card>, ...`
+         e.g. `DISCARD Light Cav, Trench`
+     `DISCARD NONE`                   keep everything
    Aliases: DISC, DROP; NONE may also be NOTHING or 0.
    You may send DISCARD again to replace your answer until both players'
    discards are in.
 
    In the same message you may add standing orders for later in the hand:
-     LEADER-PREF <leader>, <leader>, ...   which Leader to keep if you deploy
+     `LEADER-PREF <leader>, <leader>, ...`   which Leader to keep if you deploy
                                            several (first one you hold wins)
-     LEADER-PREF NONE                      clear it
-     NEGATE-PLAN <own card> > <target>; <own card> > <target>; ...
-     NEGATE-PLAN NONE                      always pass in negation
-   e.g.  NEGATE-PLAN Resist Cav > French Horsemen; Cross Stream > Hill
+     `LEADER-PREF NONE`                    clear it
+     `NEGATE-PLAN <own card> > <target>; <own card> > <target>; ...`
+     `NEGATE-PLAN NONE`                    always pass in negation
+   e.g. `NEGATE-PLAN Resist Cav > French Horsemen; Cross Stream > Hill`
    Aliases: PREF, PREFER, LEADERPREF; PLAN, NEGATEPLAN.  LEADER <card> sent
    during the discard step is read as LEADER-PREF <card>.
 
@@ -44,15 +45,15 @@ A HAND
    hand, LOST cards if you did not lose it (none in hand 1 or after a tie,
    IW-R2, IW-R10); Defense (D) cards if you won the last hand; extra Leaders.
    With two or more Leaders and no usable LEADER-PREF you are asked:
-     LEADER <card>                    e.g.  LEADER Great Captain
+     `LEADER <card>`                  e.g. `LEADER Great Captain`
    Alias: KEEP.
 
 3. Negation (IW-R11).  A coin decides who acts first, every hand.  Players
    alternate; on your action you use ONE unused Negate effect of one of your
    deployed cards against one enemy card of the stated class, or pass:
-     NEGATE <own card> > <target card>   e.g.  NEGATE Resist Cav > Lancers
-     NEGATE <own card> <target card>     the ">" may be left out if clear
-     PASS
+     `NEGATE <own card> > <target card>`   e.g. `NEGATE Resist Cav > Lancers`
+     `NEGATE <own card> <target card>`     the ">" may be left out if clear
+     `PASS`
    Alias: NEG.  The negated card is discarded with its bonus and its own
    unused Negate effect.  Each Negate card acts once.  Negation ends after
    two passes in a row, or when neither player has a legal negation.  A

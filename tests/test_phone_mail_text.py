@@ -1,0 +1,164 @@
+"""Every kind of mail's text part on a phone held upright (about 40 columns): no line the phone must break twice.
+
+A mail client wraps a long line between words at the width it has, so a paragraph written as one line reads well
+at any width.  What a phone cannot mend is a paragraph broken by the writer at 90 or 120 columns (each line wraps
+once more, a full line then a stub: a ragged pile), and a line laid out in columns by spaces wider than the
+screen.  Checked on every golden context of tests/test_mail_templates.py and on every mail of the four seeded
+games (reports, acknowledgements, refusals, reminders, the join step, the final results):
+
+* a paragraph is one line: a line wider than 40 columns is never continued on the next (found by the HTML part,
+  which keeps the sentence whole: the two words the text part breaks between are neighbours in one HTML text);
+* no line wider than 40 columns is laid out in columns by runs of spaces;
+* the first lines say what the reader is asked to do, or that nothing is needed, before any table.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import itertools
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from pbem import engine as registry
+from pbem.render.templates import NARROW, render_mail
+from tests.test_mail_templates import CONTEXTS, NOT_ABOUT_A_GAME, RECORD, VARIANTS, M
+
+_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+#: A row quoting the reader's own line as the acknowledgement read it ("  OK   LINE", "  NO   LINE"): never cut.
+#: An applied row may end with the engine's reading, "   (understood as: ...)": a third column still, which
+#: `pbem verify --mail` reads in this form (`pbem.trust.acked`), so it stays until verify reads another.
+_OWN = re.compile(r"^  (?:OK|ok|NO)   \S(?:(?!  ).)*(?:   \(understood as: .*\))?$")
+_LABELLED = re.compile(r"^\s*(?:[*-] )?[^:\s][^:]{0,30}: ")
+
+
+def golden_mails() -> Iterator[tuple[str, str, str]]:
+    for name, ctx in sorted(CONTEXTS.items()):
+        record = {} if name in NOT_ABOUT_A_GAME else RECORD
+        r = render_mail(VARIANTS.get(name, name), {**ctx, **M, **record})
+        yield name, r.text, r.html
+
+
+def seeded_mails(kind: str) -> Iterator[tuple[str, str, str]]:
+    from pbem.mail.outbound.bodies import text_bodies
+    from tests.test_phone_columns import sent_raw
+
+    for raw in sent_raw(kind):
+        found = text_bodies(raw)
+        text = found.get("plain", "")
+        yield f"{kind}: {text.partition(chr(10))[0][:50]}", text, found.get("html", "")
+
+
+def _pairs(html: str) -> set[tuple[str, str]]:
+    """Every two neighbouring words of one text of the HTML (no tag between them), lower case."""
+    out = set()
+    for node in re.split(r"<[^>]*>|\n", html):
+        words = [w.lower() for w in _WORD.findall(htmllib.unescape(node))]
+        out.update(itertools.pairwise(words))
+    return out
+
+
+def _nodes(html: str) -> set[str]:
+    """Every text of the HTML between two tags or line ends, its spaces as one."""
+    return {" ".join(htmllib.unescape(n).split()) for n in re.split(r"<[^>]*>|\n", html)}
+
+
+def _edge(line: str, last: bool) -> str:
+    words = _WORD.findall(line)
+    return (words[-1] if last else words[0]).lower() if words else ""
+
+
+def broken(text: str, html: str) -> list[str]:
+    """The lines of `text` the phone must break twice (see the module's docstring)."""
+    pairs, whole = _pairs(html), _nodes(html)
+    lines = text.split("\n")
+    out = []
+    for line, after in zip(lines, [*lines[1:], ""]):
+        if len(line) <= NARROW or " " not in line.strip() or _OWN.match(line):
+            continue
+        if re.search(r"\S {2,}\S", line.strip()):
+            out.append(f"laid out in columns, {len(line)} wide: {line!r}")
+        elif (
+            after.strip()
+            and not line.endswith((".", "!", "?", ":"))  # a sentence per line is a paragraph per line
+            and not (_LABELLED.match(line) and _LABELLED.match(after))  # "Name: value" rows, one a line
+            and not len(after) - len(after.lstrip()) > len(line) - len(line.lstrip())  # a note under it
+            and (_edge(line, True), _edge(after, False)) in pairs
+            and " ".join(line.split()) not in whole  # a line of its own in the HTML too (an order, a list item)
+        ):
+            out.append(f"a paragraph broken at {len(line)} columns: {line!r} / {after!r}")
+    return out
+
+
+def test_every_kind_of_mail_writes_a_paragraph_as_one_line() -> None:
+    problems = [f"{name}: {p}" for name, text, html in golden_mails() for p in broken(text, html)]
+    assert not problems, f"{len(problems)} lines a phone breaks twice:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("kind", registry.available())
+def test_every_mail_of_a_seeded_game_writes_a_paragraph_as_one_line(kind: str) -> None:
+    problems = []
+    seen = 0
+    for name, text, html in seeded_mails(kind):
+        seen += 1
+        problems += [f"{name}: {p}" for p in broken(text, html)]
+    assert seen > 10
+    problems = sorted(set(problems))
+    assert not problems, f"{len(problems)} lines a phone breaks twice:\n" + "\n".join(problems[:12])
+
+
+def test_the_check_finds_a_broken_paragraph_and_passes_a_whole_one() -> None:
+    html = "<p>The deal is made from SHA-256 of that seed and every player's salt, in seat order.</p><li>x</li>"
+    whole = "The deal is made from SHA-256 of that seed and every player's salt, in seat order.\nNext."
+    cut = "The deal is made from SHA-256 of that seed and every\nplayer's salt, in seat order."
+    assert broken(whole, html) == [] and len(broken(cut, html)) == 1
+    assert len(broken("  [pbem hh1]  House of Habsburg, you play Zoë Müller", "")) == 1
+
+
+#: What each kind of mail asks of its reader, or tells them is not needed: said in its first lines.
+ASKS = {
+    "ack": "and send the whole message again.",
+    "code_misused": "If you did not give your code away, ask the moderator for a new one",
+    "control_abandon": "no further orders will be accepted",
+    "control_pause": "Nothing is needed from you now",
+    "help": "Play a card or pass",  # the golden context's request, under "Your legal orders now"
+    "join_ack": "you have joined",
+    "join_invite": "To take your seat, reply to this message with the lines",
+    "join_status": "Nothing more is needed from you",
+    "lost_code_recent": "look for the mail",
+    "moderator_refused": "Reply to a mail pbem sent this address",
+    "new_code": "Reply to this mail, or to any later mail of this game, with your orders",
+    "no_game": "Put the game's tag in the subject",
+    "not_your_game": "Put your own game's tag in the subject",
+    "refused_code": "Reply to a mail this game sent you",
+    "refused_code_before": "Reply to a mail this game sent you since",
+    "reminder": "is waiting for your orders",
+    "reminder_join": "is waiting for your orders",
+    "report": "Asked of you now: Play a card or pass",
+    "report_dealt": "Asked of you now: Play a card or pass",
+    "report_waiting": "Nothing is asked of you now.",
+    "revision_earlier": "If it is meant for now, reply to this mail with the orders again",
+    "revision_on_file": "To change them, reply to this mail",
+    "stranger": "ask the person who runs your game to register this address",
+    "stranger_code": "ask the moderator for a new one",
+    "unreadable": "Send plain text orders, one per line",
+}
+FIRST = 10  # rows of 40 columns (a long line wraps into several): what a phone shows above its fold
+
+
+@pytest.mark.parametrize("kind", sorted(ASKS))
+def test_what_the_reader_must_do_comes_first_before_any_table(kind: str) -> None:
+    _, text, html = next(m for m in golden_mails() if m[0] == kind)
+    first, rows = [], 0
+    for line in text.split("\n"):
+        if rows >= FIRST:
+            break
+        first.append(line)
+        rows += max(1, -(-len(line) // NARROW))
+    assert any(ASKS[kind] in line for line in first), f"{kind}: not in its first {FIRST} rows:\n" + "\n".join(first)
+    said = html.find(htmllib.escape(ASKS[kind], quote=False).replace('"', "&quot;"))
+    if said < 0:
+        said = html.find(ASKS[kind].split(",")[0])
+    tables = [at for at in (html.find("<table"), html.find("<pre")) if at >= 0]
+    assert said >= 0 and said < min(tables, default=len(html)), f"{kind}: the HTML says it after a table, or not"
