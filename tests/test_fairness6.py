@@ -1,7 +1,8 @@
 """Sixth round of the fairness checks (docs/security.md, "Red team of the fairness checks, sixth round").
 
-What a player's export still held on the moderator's word alone: the position a partial export shows
-(`final_view`, unsigned).  Each test failed on the code before this round; the
+What a player's mail or export still held on the moderator's word alone: the position a partial export shows
+(`final_view`, unsigned), and the reasons an acknowledgement gives for refusing a player's lines (a valid order
+could be refused with a made-up reason and never applied).  Each test failed on the code before this round; the
 honest mail and exports pass.
 """
 
@@ -76,3 +77,115 @@ def test_a_partial_export_made_before_the_view_was_signed_verifies_byte_for_byte
             caught = earlier(stored["final"], forged)
             assert not caught.ok and "not signed in an export made before" in caught.problem, caught.problem
 
+
+# ------------------------------------------------------------------ the reasons given for refused lines
+
+
+def _refused_game(kind: str, root: Path) -> tuple[dict[str, Any], str, list[bytes], list[str]]:
+    """A game of `kind` played by the real poll: a player asked something sends, in one poll, a mistyped order
+    ("typo"), a legal order with a mistyped one for the same question (both refused, told together), a legal order
+    asked as a question, two on one line, two for one question, one with a condition after it (each refused, or
+    applied where the game takes it), then the legal order alone; the game is abandoned (the seed out).  (the final export,
+    the player, their mail in the order delivered, the legal order)."""
+    from datetime import timedelta
+
+    from pbem.app import games, views
+    from pbem.app.control import abandon
+    from pbem.app.cron import run_poll
+    from pbem.history.export import build
+    from pbem.home.app import Home
+    from pbem.record import store
+    from pbem.record.db import session
+    from tests.conftest import CODES, in_delivered_order
+    from tests.reliability import killpoints as kp
+    from tests.test_hidden_count import PLAYERS, T0, _mail
+
+    cfg = kp.make_home(root)
+    players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
+    games.create_game(Home.of(cfg), kind, "g1", players, seed=f"refused-{kind}-0123456789abcdef", codes=CODES,
+                      clock=lambda: T0)  # fmt: skip
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=1))
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        asked = next(r for r in views.engine(loaded).requests(loaded.state) if not r.answered and r.legal)
+    legal = list(asked.legal)
+    word = legal[0].split()[0]
+    tried = {  # honest refusals of many shapes, read in one poll: each must verify as pbem's reading
+        "typo": f"{word} Nothing 99",
+        "twice": f"{legal[0]}\n{word} Nothing 99",
+        "asked": f"{legal[0]}?",
+        "joined": f"{legal[0]} {legal[-1]}",
+        "both": f"{legal[0]}\n{legal[-1]}",
+        "remark": f"{legal[0]}, but only if Bob agrees",
+    }
+    kp.deliver_in_order(cfg, [_mail(asked.player, label, body) for label, body in tried.items()])
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
+    kp.deliver_in_order(cfg, [_mail(asked.player, "good", legal[0])])
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=4))
+    abandon(Home.of(cfg), "g1", T0 + timedelta(minutes=5))
+    with session(cfg.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))
+    address = dict(PLAYERS)[asked.player].encode()
+    sent = in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))
+    return doc, asked.player, [raw for p in sent if address in (raw := p.read_bytes())], legal
+
+
+def _edit_reason(doc: dict[str, Any], message: str, edit: Any) -> dict[str, Any]:
+    """The export with the recorded reason of a message edited (the moderator writes the record)."""
+    out = json.loads(json.dumps(doc))
+    for rec in out["messages"]:
+        if rec["message_id"].strip("<>").startswith(message):
+            rec["reason"] = edit(rec["reason"])
+    return out
+
+
+@pytest.mark.parametrize("kind", ["habsburg", "italian-wars", "dynasties", "sixteen-thirty"])
+def test_a_refusal_whose_reasons_are_not_pbems_reading_of_the_lines_is_named(kind: str, tmp_path: Path) -> None:
+    """Gap: the reasons an acknowledgement gives for refusing a message ("NOTHING WAS APPLIED", each line "NO" with
+    why and what would be accepted) were the moderator's word: he could refuse a valid order with a made-up reason
+    and never apply it, record the refusal with that reason, and every check passed.  Now, once the seed is out,
+    pbem's own reading of the lines the acknowledgement quotes is run again at the state the message met
+    (`pbem.trust.refused`, with `pbem.app.rereading.refused` as `pbem verify --mail` passes it), in the text and the
+    HTML part.  Generator: a refused message in each kind's game played by the poll, forged four ways (a reason
+    changed, what would be accepted changed, the HTML's reason changed, and a valid order refused with a made-up
+    reason, the record's reason made to agree); the honest mailbox passes."""
+    import re
+
+    from pbem.app.rereading import refused
+    from pbem.trust.receipts import lines, verify_mail
+    from tests.test_fairness3 import _edited, _html_edited, _text_of
+
+    doc, name, mails, legal = _refused_game(kind, tmp_path / "home")
+    honest = verify_mail(doc, mails, name, refused)
+    assert honest.ok, lines(honest)
+    refusals = sum("\nNOTHING WAS APPLIED: " in _text_of(r) for r in mails)
+    assert refusals >= 3 and any(f"reasons {refusals} acknowledgements gave" in x for x in honest.checked), lines(
+        honest
+    )
+    at = next(i for i, r in enumerate(mails) if b"typo@" in r and "\nNOTHING WAS APPLIED: " in _text_of(r))
+    text = _text_of(mails[at])
+    why = re.search(r"(?m)^       why: (.*)$", text)
+    assert why is not None, text
+    made_up = "you are not asked anything now; waiting for Bob"
+    word = legal[0].split()[0]
+    valid = re.sub(r'(?ms)^  NO   ".*?\n\n', f'  NO   "{legal[0]}"\n       why: {made_up}\n\n', text, count=1)
+    forgeries: list[tuple[str, Any, dict[str, Any], str]] = [
+        ("a reason changed", lambda t: t.replace(why[1], made_up, 1), doc, "says"),
+        ("what would be accepted changed", lambda t: re.sub(r"(?m)^(         )\S.*$", r"\1PASS", t, count=1), doc, "says"),
+        # the player sent a valid order; the moderator refused it with a made-up reason, the record agreeing
+        ("a valid order refused", lambda _: valid, _edit_reason(doc, "typo@", lambda _: f"{legal[0]!r}: {made_up}"),
+         "accepts them"),
+    ]  # fmt: skip
+    assert f'NO   "{word} Nothing 99"' in text and f'NO   "{legal[0]}"' in valid
+    assert verify_mail(doc, [mails[at]], name, refused).ok
+    missed = []
+    for what, edit, export, phrase in forgeries:
+        c = verify_mail(export, [_edited(mails[at], edit)], name, refused)  # (alone: its head, its refusal; quick)
+        said = [p for p in c.problems if phrase in p and "pbem's reading" in p and "not pbem's" in p]
+        if c.ok or not said:
+            missed.append((what, c.problems or lines(c)))
+    page = _html_edited(mails[at], lambda p: p.replace(why[1].replace('"', "&#34;"), made_up, 1))
+    c = verify_mail(doc, [page], name, refused)
+    if c.ok or not any("in its HTML part" in p and "pbem's reading" in p for p in c.problems):
+        missed.append(("the HTML's reason", c.problems or lines(c)))
+    assert not missed, missed

@@ -267,6 +267,7 @@ def _verify_sent(doc: dict[str, Any], raws: list[bytes], as_player: str | None, 
 
 
 def _verify_mails(doc: dict[str, Any], folders: list[tuple[Path, Folder]], as_player: str | None) -> bool:
+    from pbem.app.rereading import refused
     from pbem.trust.receipts import lines, split, verify_mail
 
     if as_player and len(folders) > 1:
@@ -275,7 +276,7 @@ def _verify_mails(doc: dict[str, Any], folders: list[tuple[Path, Folder]], as_pl
     ok = True
     whose: list[str] = []
     for folder, raws in folders:
-        c = verify_mail(doc, raws, as_player)
+        c = verify_mail(doc, raws, as_player, refused)  # a refusal's reasons: pbem's reading, worked out again
         if c.usage:  # whose mail to check cannot be told: the command was given wrongly, nothing differs
             fail(f"{folder}: {c.problems[0]}", 2)
         if len(folders) > 1:
