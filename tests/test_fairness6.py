@@ -189,3 +189,56 @@ def test_a_refusal_whose_reasons_are_not_pbems_reading_of_the_lines_is_named(kin
     if c.ok or not any("in its HTML part" in p and "pbem's reading" in p for p in c.problems):
         missed.append(("the HTML's reason", c.problems or lines(c)))
     assert not missed, missed
+
+
+# ------------------------------------------------------------------ an acknowledgement's fixed words, whole
+
+
+@pytest.mark.parametrize("kind", ["habsburg", "italian-wars", "dynasties", "sixteen-thirty"])
+def test_an_acknowledgements_fixed_lines_title_and_heading_are_read_whole(kind: str) -> None:
+    """Gap: an acknowledgement's unindented lines were read by their first words only ("Accepted and applied:",
+    "Correct the line", 'Your message "'), so the rest of such a line was free ("Accepted and applied: Bob has
+    voted."), as were the game's name in its first line, its record line, and the title and heading of its HTML part
+    (`<h1>` was allowed, its words never read).  Now each line is one pbem writes, whole, naming this game and the
+    mail's own receipt, and the title and heading are the template's.  Generator: an acknowledgement's own mail and a
+    report answering orders, of each kind, forged seven ways; the honest mails pass."""
+    import re
+
+    from pbem.trust.receipts import lines, verify_mail
+    from tests.test_fairness3 import _edited, _html_edited, _text_of
+    from tests.test_fairness4 import _box
+
+    doc, name, raws = _box(kind, 1)
+    game = doc["game"]["name"]
+    report = next(
+        r for r in raws if b"X-Pbem-Input" in r and "Private report for" in _text_of(r) and "Accepted" in _text_of(r)
+    )
+    ack = next((r for r in raws if b"X-Pbem-Input" in r and _text_of(r).startswith("Your message")), None)
+    for raw in (ack, report):
+        assert raw is None or verify_mail(doc, [raw], name).ok
+    forgeries = [
+        (report, lambda t: t.replace("\nAccepted and applied:\n", "\nAccepted and applied: Bob has voted red.\n", 1)),
+    ]
+    if ack is not None:
+        forgeries += [
+            (ack, lambda t: t.replace("\nAccepted and applied:\n", "\nAccepted and applied: Bob has voted red.\n", 1)),
+            (ack, lambda t: re.sub(r"(?m)( was read\.)$", r"\1 Bob has voted red.", t, count=1)),
+            (ack, lambda t: t.replace(f'for game "{game}" was read', 'for game "another" was read', 1)),
+            (ack, lambda t: re.sub(r"(?m)^Record #(\d+),", lambda m: f"Record #{int(m[1]) + 1},", t, count=1)),
+        ]
+    missed = []
+    for raw, edit in forgeries:
+        c = verify_mail(doc, [_edited(raw, edit)], name)
+        if c.ok:
+            missed.append((_text_of(_edited(raw, edit))[:300], lines(c)))
+    if ack is not None:
+        for edit in (
+            lambda p: p.replace(
+                f"<title>Orders for {game}</title>", f"<title>Orders for {game}: Bob voted red</title>"
+            ),
+            lambda p: p.replace("<h1>Your orders for game", "<h1>Bob voted red. Your orders for game", 1),
+        ):
+            c = verify_mail(doc, [_html_edited(ack, edit)], name)
+            if c.ok or not any("in its HTML part has the" in p and "Bob voted red" in p for p in c.problems):
+                missed.append(("html", lines(c)))
+    assert not missed, missed

@@ -195,18 +195,25 @@ def reason_lines(reason: str) -> list[str] | None:
 TAGS = frozenset({"p", "strong", "table", "thead", "tbody", "tr", "th", "td", "code", "br", "pre"})
 ATTRIBUTES = frozenset({"", 'scope="col"', 'class="receipt"', 'class="hint"', 'class="record"'})
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]{0,20})([^<>]{0,400})>")
-#: The unindented lines an acknowledgement's own mail prints besides those of its body (`prose.ACK_LINES`): the
+#: The unindented lines an acknowledgement's own mail prints besides those of its body (`prose.ACK_WHOLE`): the
 #: record's hint and line (`mail/_record.txt.j2`) and the signature.
-OWN_LINES = ("Reply to this mail with your orders; a new mail needs your player code", "Record #")
+HINT = (
+    "Reply to this mail with your orders; a new mail needs your player code, which is in your first mail for this game."
+)
+_RECORD = re.compile(r"Record #(\d{1,9}), ([0-9a-f]{16})\.\.\.")
+_TITLE = re.compile(r"<title>(.{0,400}?)</title>", re.S)
+_H1 = re.compile(r"<h1>(.{0,400}?)</h1>", re.S)
 
 
-def unwritten(text: str, page: str, sender: str = "") -> str:
+def unwritten(text: str, page: str, sender: str = "", game: str = "", record: tuple[int, str] | None = None) -> str:
     """What an acknowledgement holds that pbem does not write, in one phrase ("" when nothing): in a report
     answering the message, markup in its HTML block "Your message" other than the acknowledgement's (its text
     block is `pbem.trust.prose`'s); in the acknowledgement's own mail, an unindented line of its text that none of
-    its templates prints (the player's words are quoted indented), a name under its signature other than the
-    sender's (`sender`), and markup of its HTML other than the acknowledgement's."""
-    from pbem.trust.prose import ACK_LINES, MARK
+    its templates prints (the player's words are quoted indented), a fixed line that goes on otherwise, the game's
+    name other than `game`, a record line other than the mail's receipt (`record`), a name under its signature
+    other than the sender's (`sender`), and markup of its HTML other than the acknowledgement's, or a title or
+    heading other than the template's."""
+    from pbem.trust.prose import ACK_WHOLE, MARK, ack_line
 
     if MARK in text:
         start, end = page.find("<h2>Your message</h2>"), page.find("<p>" + MARK)
@@ -220,15 +227,41 @@ def unwritten(text: str, page: str, sender: str = "") -> str:
         if i == sign + 1:
             if sender and row != sender:
                 return f'is signed "{row[:80]}" where its sender is named "{sender[:80]}"'
-        elif row and not row.startswith((" ", "\t", *ACK_LINES, *OWN_LINES)) and i != sign:
+        elif row and not row.startswith((" ", "\t")) and i != sign:
             from pbem.trust.quote import quote
 
-            return (
+            said = (
                 f"says {quote(row)}, a line pbem does not write in an acknowledgement (it quotes your words indented)"
             )
+            m = _RECORD.fullmatch(row)
+            if m and record is not None and (int(m[1]), m[2]) != (record[0], record[1][:16]):
+                return f"says {quote(row)}, where its receipt is record #{record[0]}, {record[1][:16]}..."
+            if not (ack_line(row) or row == HINT or m):
+                return said
+            named = ACK_WHOLE[0].fullmatch(row)
+            if named and game and named[1] != game:
+                return f'says {quote(row)}, where the game is "{game[:80]}"'
     start, end = page.find("<body>"), page.rfind("</body>")
     body = page[start + len("<body>") : end] if 0 <= start < end else page
-    return _markup(body, ("h1",))
+    return _markup(body, ("h1",)) or (_headings(page, game) if game and page else "")
+
+
+def _headings(page: str, game: str) -> str:
+    """The acknowledgement's title and heading must be its template's (`mail/ack.html.j2`) for the game `game`: they
+    were its words (sixth round)."""
+    from pbem.trust.quote import apart
+
+    name = str(escape(game))
+    for pattern, want, what in (
+        (_TITLE, f"Orders for {name}", "title"),
+        (_H1, f"Your orders for game \u201c{name}\u201d", "heading"),
+    ):
+        found = pattern.findall(page)
+        if found != [want]:
+            got = found[0] if len(found) == 1 else f"{len(found)} {what}s"
+            said, written = apart(unescape(got), unescape(want))
+            return f"in its HTML part has the {what} {said}, where pbem writes {written}"
+    return ""
 
 
 def _markup(html: str, also: tuple[str, ...]) -> str:

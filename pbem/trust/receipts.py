@@ -1042,7 +1042,7 @@ def _answered(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
         if b"Your message" not in m.raw:
             continue
         text = told.plain(m.raw)
-        how = acked.unwritten(text, told.html(m.raw), m.sender_name)
+        how = acked.unwritten(text, told.html(m.raw), m.sender_name, str(doc["game"]["name"]), m.record)
         if how:
             c.problem(
                 0,
