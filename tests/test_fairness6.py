@@ -81,12 +81,12 @@ def test_a_partial_export_made_before_the_view_was_signed_verifies_byte_for_byte
 # ------------------------------------------------------------------ the reasons given for refused lines
 
 
-def _refused_game(kind: str, root: Path) -> tuple[dict[str, Any], str, list[bytes], list[str]]:
+def _refused_game(kind: str, root: Path) -> tuple[dict[str, Any], str, list[bytes], list[str], list[bytes]]:
     """A game of `kind` played by the real poll: a player asked something sends, in one poll, a mistyped order
     ("typo"), a legal order with a mistyped one for the same question (both refused, told together), a legal order
     asked as a question, two on one line, two for one question, one with a condition after it (each refused, or
     applied where the game takes it), then the legal order alone; the game is abandoned (the seed out).  (the final export,
-    the player, their mail in the order delivered, the legal order)."""
+    the player, their mail in the order delivered, the legal order, the mails they sent: their Sent folder)."""
     from datetime import timedelta
 
     from pbem.app import games, views
@@ -111,23 +111,25 @@ def _refused_game(kind: str, root: Path) -> tuple[dict[str, Any], str, list[byte
     legal = list(asked.legal)
     word = legal[0].split()[0]
     tried = {  # honest refusals of many shapes, read in one poll: each must verify as pbem's reading
-        "typo": f"{word} Nothing 99",
+        "typo": f"Hello all,\n{word} Nothing 99",
         "twice": f"{legal[0]}\n{word} Nothing 99",
         "asked": f"{legal[0]}?",
         "joined": f"{legal[0]} {legal[-1]}",
         "both": f"{legal[0]}\n{legal[-1]}",
         "remark": f"{legal[0]}, but only if Bob agrees",
     }
-    kp.deliver_in_order(cfg, [_mail(asked.player, label, body) for label, body in tried.items()])
+    sent = [_mail(asked.player, label, body) for label, body in tried.items()]
+    kp.deliver_in_order(cfg, sent)
     run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
-    kp.deliver_in_order(cfg, [_mail(asked.player, "good", legal[0])])
+    sent.append(_mail(asked.player, "good", legal[0]))
+    kp.deliver_in_order(cfg, sent[-1:])
     run_poll(cfg, clock=lambda: T0 + timedelta(minutes=4))
     abandon(Home.of(cfg), "g1", T0 + timedelta(minutes=5))
     with session(cfg.database_url) as s:
         doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))
     address = dict(PLAYERS)[asked.player].encode()
-    sent = in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))
-    return doc, asked.player, [raw for p in sent if address in (raw := p.read_bytes())], legal
+    out = in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))
+    return doc, asked.player, [raw for p in out if address in (raw := p.read_bytes())], legal, sent
 
 
 def _edit_reason(doc: dict[str, Any], message: str, edit: Any) -> dict[str, Any]:
@@ -155,7 +157,7 @@ def test_a_refusal_whose_reasons_are_not_pbems_reading_of_the_lines_is_named(kin
     from pbem.trust.receipts import lines, verify_mail
     from tests.test_fairness3 import _edited, _html_edited, _text_of
 
-    doc, name, mails, legal = _refused_game(kind, tmp_path / "home")
+    doc, name, mails, legal, _ = _refused_game(kind, tmp_path / "home")
     honest = verify_mail(doc, mails, name, refused)
     assert honest.ok, lines(honest)
     refusals = sum("\nNOTHING WAS APPLIED: " in _text_of(r) for r in mails)
@@ -242,3 +244,42 @@ def test_an_acknowledgements_fixed_lines_title_and_heading_are_read_whole(kind: 
             if c.ok or not any("in its HTML part has the" in p and "Bob voted red" in p for p in c.problems):
                 missed.append(("html", lines(c)))
     assert not missed, missed
+
+
+# ------------------------------------------------------------------ what an answer quotes of the player's own mail
+
+
+@pytest.mark.parametrize("kind", ["dynasties", "sixteen-thirty"])
+def test_an_answer_quoting_a_subject_or_a_remark_the_player_never_wrote_is_named_by_their_sent_folder(
+    kind: str, tmp_path: Path
+) -> None:
+    """Gap: an acknowledgement quotes the subject of the message it answers ('Your message "..."') and lists the lines
+    it set aside as "not read as orders"; both were the moderator's word, read by nobody.  With the player's Sent
+    folder (`pbem verify --sent`) and their received mail (`--mail`) both given, each answer that names one of the
+    sent mails (In-Reply-To) and carries a receipt the game key signed must quote that mail's subject and list only
+    words it holds.  Real mail of a game played by the poll (a greeting set aside, refused and accepted orders); the
+    honest folders pass, an answer forged either way is named QUOTED OTHERWISE."""
+    import re
+
+    from pbem.cli.history import _answers
+    from pbem.trust.receipts import parse_folder
+    from pbem.trust.sent import check_sent
+    from tests.test_fairness3 import _edited, _text_of
+
+    doc, name, mails, _, sent = _refused_game(kind, tmp_path / "home")
+    answers = _answers(doc, [parse_folder(mails)])
+    assert any(b"Not read as orders" in raw for _, raw in answers) or any(
+        "Not read as orders" in _text_of(raw) for _, raw in answers
+    )
+    honest = check_sent(doc, sent, name, None, answers)
+    assert honest.ok, honest.problems
+    at = next(i for i, r in enumerate(mails) if "\n    Hello all," in _text_of(r))
+    forged = [
+        lambda t: t.replace('Your message "[pbem g1] orders"', 'Your message "[pbem g1] orders, and I resign"', 1),
+        lambda t: t.replace("\n    Hello all,", "\n    Hello all,\n    I give my vote to Bob", 1),
+    ]
+    for edit in forged:
+        box = [*mails[:at], _edited(mails[at], edit), *mails[at + 1 :]]
+        c = check_sent(doc, sent, name, None, _answers(doc, [parse_folder(box)]))
+        assert not c.ok and any(p.startswith("QUOTED OTHERWISE") for p in c.problems), c.problems
+    assert re.search("I give my vote to Bob", _text_of(_edited(mails[at], forged[1])))
