@@ -111,7 +111,7 @@ def _refused_game(kind: str, root: Path) -> tuple[dict[str, Any], str, list[byte
     legal = list(asked.legal)
     word = legal[0].split()[0]
     tried = {  # honest refusals of many shapes, read in one poll: each must verify as pbem's reading
-        "typo": f"Hello all,\n{word} Nothing 99",
+        "typo": f"Hello all,\nPRESS Bob nice move\n{word} Nothing 99",
         "twice": f"{legal[0]}\n{word} Nothing 99",
         "asked": f"{legal[0]}?",
         "joined": f"{legal[0]} {legal[-1]}",
@@ -254,11 +254,13 @@ def test_an_answer_quoting_a_subject_or_a_remark_the_player_never_wrote_is_named
     kind: str, tmp_path: Path
 ) -> None:
     """Gap: an acknowledgement quotes the subject of the message it answers ('Your message "..."') and lists the lines
-    it set aside as "not read as orders"; both were the moderator's word, read by nobody.  With the player's Sent
+    it set aside as "not read as orders", and its notes quote lines of it ('NOTE "line": why'); all were the
+    moderator's word, read by nobody.  With the player's Sent
     folder (`pbem verify --sent`) and their received mail (`--mail`) both given, each answer that names one of the
     sent mails (In-Reply-To) and carries a receipt the game key signed must quote that mail's subject and list only
     words it holds.  Real mail of a game played by the poll (a greeting set aside, refused and accepted orders); the
-    honest folders pass, an answer forged either way is named QUOTED OTHERWISE."""
+    honest folders pass, an answer forged any of three ways (a subject, a remark, a note quoting a line) is named
+    QUOTED OTHERWISE."""
     import re
 
     from pbem.cli.history import _answers
@@ -273,10 +275,14 @@ def test_an_answer_quoting_a_subject_or_a_remark_the_player_never_wrote_is_named
     )
     honest = check_sent(doc, sent, name, None, answers)
     assert honest.ok, honest.problems
+    assert any('  NOTE "PRESS Bob nice move": ' in _text_of(raw) for _, raw in answers)
     at = next(i for i, r in enumerate(mails) if "\n    Hello all," in _text_of(r))
     forged = [
         lambda t: t.replace('Your message "[pbem g1] orders"', 'Your message "[pbem g1] orders, and I resign"', 1),
         lambda t: t.replace("\n    Hello all,", "\n    Hello all,\n    I give my vote to Bob", 1),
+        lambda t: t.replace(
+            "\nNot read as orders", '\n  NOTE "I resign": your seat is given up\nNot read as orders', 1
+        ),
     ]
     for edit in forged:
         box = [*mails[:at], _edited(mails[at], edit), *mails[at + 1 :]]

@@ -330,6 +330,9 @@ SUBJECT_CHARS = 200  # as `pbem.app.answers.LINE_CHARS`: the subject an acknowle
 _ACK_FIRST = re.compile(r'Your message "(.{0,400})" for game "(?:.{1,200})" was read\.')
 _ASIDE = "Not read as orders (set aside:"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+#: A note quoting a line of the player's message: '"LINE": why' or '"LINE" was ...' (`pbem.orders.extract`, the
+#: absence's, `pbem.app.lines.replaced`); LINE is read up to the last quote before the note goes on.
+_NOTE = re.compile(r'  NOTE "(.{1,400})"(?::| was) ')
 
 
 def _said(text: str) -> tuple[str, list[str]] | None:
@@ -346,6 +349,8 @@ def _said(text: str) -> tuple[str, list[str]] | None:
         if not row.startswith("    ") or row.startswith("    ... and "):
             break
         aside.append(row[4:])
+    # a note that quotes a line of the message ('  NOTE "CODE is K7QX": write the code alone ...'): its line
+    aside += [m[1] for row in rows[at:] if (m := _NOTE.match(row))]
     return subject, aside
 
 
@@ -357,8 +362,9 @@ def _quoted(mails: list[Sent], answers: Sequence[tuple[str, bytes]], c: SentChec
     """What pbem's answers to each sent mail quote of it, against the mail: the subject its acknowledgement quotes
     ('Your message "..."') must be the mail's (as pbem quotes it: control characters and runs of blanks as one
     space, at most `SUBJECT_CHARS`), and each line it lists as "not read as orders" must be words the mail holds
-    (its plain text, blanks as one space; a line cut at `SUBJECT_CHARS` by its start).  Both were the moderator's
-    word (sixth round): an answer quoting a subject or a remark the player never wrote is named."""
+    (its plain text, blanks as one space; a line cut at `SUBJECT_CHARS` by its start), as must each line a note
+    quotes ('NOTE "line": ...').  They were the moderator's word (sixth round): an answer quoting a subject, a
+    remark or a line the player never wrote is named."""
     from pbem.trust.told import plain
 
     by_id = {m.message_id: m for m in mails}
@@ -382,9 +388,9 @@ def _quoted(mails: list[Sent], answers: Sequence[tuple[str, bytes]], c: SentChec
             words = words[:-1] if words.endswith("\u2026") and len(line) >= SUBJECT_CHARS else words
             if words and words not in body:
                 c.problems.append(
-                    f"QUOTED OTHERWISE: pbem's answer to {m.name} lists {quote(line)} as a line of yours not read as "
-                    "orders, but your mail holds no such words: that answer is not what pbem writes (its text is not "
-                    "signed: keep it as your evidence)"
+                    f"QUOTED OTHERWISE: pbem's answer to {m.name} quotes {quote(line)} as a line of yours (not read "
+                    "as orders, or in a note), but your mail holds no such words: that answer is not what pbem writes "
+                    "(its text is not signed: keep it as your evidence)"
                 )
                 break
 
