@@ -36,6 +36,9 @@ The checks, each over the mail of one player (`pick`) and one export:
    became of the message it answers (applied, or refused and which lines) is what the export records (`_answered`).
 9. every moderator's message to every player (`pbem game say`) the player was mailed is one the export records,
    word for word (`_messages`).
+10. once the seed is revealed, the reasons an acknowledgement gives for refusing the player's lines ("NOTHING WAS
+   APPLIED") are pbem's reading of the lines it quotes at the replayed state (`pbem.trust.refused`, with the
+   reading the command passes in, `pbem.app.rereading.refused`).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.

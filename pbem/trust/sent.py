@@ -18,6 +18,8 @@ game (its tag "[pbem NAME]" in the subject, invisible characters removed):
   (`pbem.trust.when_sent`; second red team: a clock hours slow accused an honest moderator);
 - REORDERED: two of the player's mails applied in the other order than they were sent,
   more than `HELD_BACK` apart (less: a note), so the earlier orders won (`_reordered`);
+- QUOTED OTHERWISE: pbem's answer to it (given the received mail too: `answers`) quotes another subject than
+  its own, or lists as "not read as orders", or quotes in a note, words it does not hold (`_quoted`);
 
 and for every input of the player in the export:
 
