@@ -148,9 +148,10 @@ def test_a_refusal_whose_reasons_are_not_pbems_reading_of_the_lines_is_named(kin
     and never apply it, record the refusal with that reason, and every check passed.  Now, once the seed is out,
     pbem's own reading of the lines the acknowledgement quotes is run again at the state the message met
     (`pbem.trust.refused`, with `pbem.app.rereading.refused` as `pbem verify --mail` passes it), in the text and the
-    HTML part.  Generator: a refused message in each kind's game played by the poll, forged four ways (a reason
-    changed, what would be accepted changed, the HTML's reason changed, and a valid order refused with a made-up
-    reason, the record's reason made to agree); the honest mailbox passes."""
+    HTML part, with what it says of the game then (the player's orders on file, who is awaited).  Generator: a
+    refused message in each kind's game played by the poll, forged five ways (a reason changed, what would be
+    accepted changed, the HTML's reason changed, a valid order refused with a made-up reason, the record's reason
+    made to agree, and who is awaited changed); the honest mailbox, with refusals of six shapes, passes."""
     import re
 
     from pbem.app.rereading import refused
@@ -180,10 +181,14 @@ def test_a_refusal_whose_reasons_are_not_pbems_reading_of_the_lines_is_named(kin
     ]  # fmt: skip
     assert f'NO   "{word} Nothing 99"' in text and f'NO   "{legal[0]}"' in valid
     assert verify_mail(doc, [mails[at]], name, refused).ok
+    forgeries.append(
+        ("who is awaited changed", lambda t: re.sub(r"(?m)^Still awaited from: .*$", "Still awaited from: Zed.", t), doc,
+         "Still awaited from: Zed"),
+    )  # fmt: skip
     missed = []
     for what, edit, export, phrase in forgeries:
         c = verify_mail(export, [_edited(mails[at], edit)], name, refused)  # (alone: its head, its refusal; quick)
-        said = [p for p in c.problems if phrase in p and "pbem's reading" in p and "not pbem's" in p]
+        said = [p for p in c.problems if phrase in p and "replayed" in p and "not pbem's" in p]
         if c.ok or not said:
             missed.append((what, c.problems or lines(c)))
     page = _html_edited(mails[at], lambda p: p.replace(why[1].replace('"', "&#34;"), made_up, 1))
@@ -289,3 +294,41 @@ def test_an_answer_quoting_a_subject_or_a_remark_the_player_never_wrote_is_named
         c = check_sent(doc, sent, name, None, _answers(doc, [parse_folder(box)]))
         assert not c.ok and any(p.startswith("QUOTED OTHERWISE") for p in c.problems), c.problems
     assert re.search("I give my vote to Bob", _text_of(_edited(mails[at], forged[1])))
+
+
+# ------------------------------------------------------------------ the readings never raise, and a masked code
+
+
+_PIECES = [
+    "NOTHING WAS APPLIED: x", "\n", "\n\n", "  ok   ", '  NO   "', '"', "       why: ", "  ... and 3 more lines not shown.",
+    "Orders now on file for you (revisable until the step resolves):", "    (on file) ", "Still awaited from: Bob.",
+    "<p><strong>Nothing was applied</strong>", "</tbody></table>", "<p>Still awaited from: a</p>", "<pre>", "</pre>",
+    'Your message "', '" for game "g1" was read.', "Not read as orders (set aside:", "    ", '  NOTE "', '": why',
+    "[code]", "x" * 250, "\u2026",
+]  # fmt: skip
+
+
+def test_no_text_makes_the_refusals_or_the_quotes_reading_raise() -> None:
+    """Fuzzer: whatever an acknowledgement's text and HTML hold (pieces of what the readings look for, in any order),
+    reading its refusal, what it says of the game and what it quotes of the player's mail returns a value, never
+    raises; and a line quoted with a code masked ("[code]", as pbem quotes one) is held by the mail it came from."""
+    import random
+
+    from pbem.trust import refused
+    from pbem.trust.sent import _holds, _said
+
+    rng = random.Random(6)
+    for _ in range(400):
+        text = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(30)))
+        rows = refused.block(text)
+        assert rows is None or isinstance(refused.quoted(rows), (list, type(None)))
+        assert isinstance(refused.status(text), list) and isinstance(refused.html_status(text), list)
+        assert isinstance(refused.html_block(text), str)
+        said = _said(text)
+        assert said is None or isinstance(said[0], str)
+        wrote = "".join(rng.choice("ab K7QX-2MPD.") for _ in range(rng.randrange(1, 40)))
+        start = rng.randrange(len(wrote))
+        line = wrote[start : start + rng.randrange(1, 20)]
+        masked = line.replace("K7QX-2MPD", "[code]")
+        assert _holds(wrote, masked), (wrote, masked)
+        assert _holds(wrote, wrote.replace("K7QX-2MPD", "[code]"), whole=True), wrote

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.app import refusals
+from pbem.app import refusals, views
 from pbem.app.answers import quoted_lines
 from pbem.app.lines import read_again
 from pbem.engine import slots
@@ -24,8 +24,8 @@ from pbem.render.templates import render
 
 def refused(eng: Engine, state: dict[str, Any], player: str, orders: list[str]) -> tuple[str, str]:
     """(the text, the HTML) pbem's acknowledgement writes for the message of order lines `orders` that `player`
-    sent at `state` (`mail/_ack_body.txt.j2` and `.html.j2`, with nothing but those lines); ("", "") when pbem
-    would accept the message."""
+    sent at `state` (`mail/_ack_body.txt.j2` and `.html.j2`, with those lines, the player's orders on file and who
+    is awaited, and nothing else); ("", "") when pbem would accept the message."""
     result = eng.apply(state, player, orders)
     orders, result, _, _ = read_again(eng, state, player, orders, result, {"problems": []}, [])
     result = slots.one_per_slot(eng, state, player, orders, result)
@@ -48,8 +48,8 @@ def refused(eng: Engine, state: dict[str, Any], player: str, orders: list[str]) 
         held=False,
         chatter=[],
         more_chatter=0,
-        on_file=[],
-        waiting=[],
+        on_file=views.filed(eng, state, player),  # as the intake's `_now`: the state the message met
+        waiting=views.waiting(eng, state),
         report_follows=False,
     )
     return render("mail/_ack_body.txt.j2", **context), render("mail/_ack_body.html.j2", **context)

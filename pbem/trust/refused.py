@@ -7,7 +7,8 @@ ones the record's reason names, no more): he could refuse a valid order with a m
 anything now") and never apply it, and every check passed.  What pbem refuses, and how it words the refusal, is a
 pure function of the game's state, the player and the lines (the engine and the intake's reading), so once the
 seed is out the state the message met can be replayed and the reading run again: each acknowledgement of a
-refused message must say what pbem says of the lines it quotes, in the text and the HTML part, at its head's state
+refused message must say what pbem says of the lines it quotes, and of the player's orders on file and who is
+awaited (from the same state, as the intake says them), in the text and the HTML part, at its head's state
 or at one the record went through before the reader's next visible entry (another player's hidden input may have
 been applied first: `pbem.trust.shown.windows`).  A refusal of lines pbem's reading accepts is named as such.
 
@@ -22,6 +23,7 @@ evidence, not proof for others.  Linear in the mail; one reading a candidate sta
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -58,6 +60,29 @@ def block(text: str) -> list[str] | None:
                 break
         out.append(rows[k])
     return out
+
+
+_ON_FILE, _FILED, _WAITING = "Orders now on file for you", "    (on file) ", "Still awaited from: "
+_HTML_STATUS = re.compile(
+    r"<p>Orders now on file for you:</p><pre>[^<]{0,100000}</pre>|<p>Still awaited from: [^<]{0,20000}</p>"
+)
+
+
+def status(text: str) -> list[str]:
+    """What an acknowledgement's text says of the game besides the refusal: the player's orders on file and who is
+    awaited (`mail/_ack_body.txt.j2`, from the state the message met)."""
+    out: list[str] = []
+    listing = False
+    for row in (row.rstrip() for row in text.split("\n")):
+        listing = row.startswith(_ON_FILE) or (listing and row.startswith(_FILED))
+        if listing or row.startswith(_WAITING):
+            out.append(row)
+    return out
+
+
+def html_status(page: str) -> list[str]:
+    """`status` of an acknowledgement's HTML part."""
+    return _HTML_STATUS.findall(page)
 
 
 def html_block(page: str) -> str:
@@ -103,12 +128,15 @@ def untrue(
             continue
         first: tuple[str, str] | None = None
         for text_want, html_want in _readings(replay, span, seat, lines, reread):
-            if block(text_want) == got and (not page or html_block(html_want) == got_html):
+            if (block(text_want), status(text_want)) == (got, status(text)) and (
+                not page or (html_block(html_want), html_status(html_want)) == (got_html, html_status(page))
+            ):
                 break
             first = first or (text_want, html_want)
         else:
             if first is not None:
-                out.append((at, f"{name} {_how(got, got_html, lines, *first)}"))
+                how = _how(got, got_html if page else None, lines, *first)
+                out.append((at, f"{name} {how or _how_status(text, page, *first)}"))
     return out
 
 
@@ -129,7 +157,9 @@ def _readings(
                     continue
 
 
-def _how(got: list[str], got_html: str, lines: list[str], text: str, html: str) -> str:
+def _how(got: list[str], got_html: str | None, lines: list[str], text: str, html: str) -> str:
+    """How the refusal (`got`, and `got_html` when the mail has an HTML part) differs from pbem's reading of its
+    lines (`text`, `html`); "" when it does not (then what it says of the game does: `_how_status`)."""
     if not text:
         return (
             f"refuses your lines {clip('; '.join(lines))} (NOTHING WAS APPLIED), but pbem's reading of those very "
@@ -143,5 +173,21 @@ def _how(got: list[str], got_html: str, lines: list[str], text: str, html: str) 
     if len(got) != len(want):
         more = (want[len(got)] if len(want) > len(got) else got[len(want)]).strip()
         return f'{"leaves out" if len(want) > len(got) else "adds"} "{clip(more)}" to what pbem\'s reading of the lines it quotes says'
-    said, read = apart(got_html, html_block(html))
-    return f"in its HTML part says {said} where pbem's reading of the lines it quotes says {read}"
+    if got_html is not None and got_html != html_block(html):
+        said, read = apart(got_html, html_block(html))
+        return f"in its HTML part says {said} where pbem's reading of the lines it quotes says {read}"
+    return ""
+
+
+def _how_status(text: str, page: str, text_want: str, html_want: str) -> str:
+    """How what the acknowledgement says of the game (orders on file, who is awaited) differs from the replay's."""
+    for got, want, where in (
+        (status(text), status(text_want), ""),
+        (html_status(page), html_status(html_want), "in its HTML part "),
+    ):
+        if got != want:
+            a = next((x for x in got if x not in want), "(nothing)")
+            b = next((x for x in want if x not in got), "(nothing)")
+            said, read = apart(a.strip(), b.strip())
+            return f"{where}says {said} where the game replayed to the moment it answers says {read}"
+    return "differs from pbem's reading of the lines it quotes"

@@ -360,12 +360,29 @@ def _flat(text: str) -> str:
     return " ".join(_CONTROL.sub(" ", text).split())
 
 
+CODE_MASK = "[code]"  # as `pbem.mail.inbound.redact.REPLACEMENT`: a code in a mail pbem read is quoted back so
+
+
+def _holds(wrote: str, said: str, whole: bool = False) -> bool:
+    """Whether `wrote` holds the words `said` (`whole`: is them), where pbem quoted a code as `CODE_MASK`: the pieces
+    between the masks, in order (pbem never echoes a code, so the words it stood for are not compared)."""
+    if CODE_MASK not in said:
+        return said == wrote if whole else said in wrote
+    pieces, at = said.split(CODE_MASK), 0
+    for k, piece in enumerate(pieces):
+        found = wrote.find(piece.strip(), at)
+        if found < 0 or (whole and k == 0 and not wrote.startswith(piece)):
+            return False
+        at = found + len(piece.strip())
+    return not whole or not pieces[-1] or wrote.endswith(pieces[-1])
+
+
 def _quoted(mails: list[Sent], answers: Sequence[tuple[str, bytes]], c: SentCheck) -> None:
     """What pbem's answers to each sent mail quote of it, against the mail: the subject its acknowledgement quotes
     ('Your message "..."') must be the mail's (as pbem quotes it: control characters and runs of blanks as one
     space, at most `SUBJECT_CHARS`), and each line it lists as "not read as orders" must be words the mail holds
-    (its plain text, blanks as one space; a line cut at `SUBJECT_CHARS` by its start), as must each line a note
-    quotes ('NOTE "line": ...').  They were the moderator's word (sixth round): an answer quoting a subject, a
+    (its plain text, blanks as one space; a line cut at `SUBJECT_CHARS` by its start; a code pbem quoted as
+    `CODE_MASK` stands for any words), as must each line a note quotes ('NOTE "line": ...').  They were the moderator's word (sixth round): an answer quoting a subject, a
     remark or a line the player never wrote is named."""
     from pbem.trust.told import plain
 
@@ -378,7 +395,7 @@ def _quoted(mails: list[Sent], answers: Sequence[tuple[str, bytes]], c: SentChec
         subject, aside = said
         wrote = _flat(m.subject)
         wrote = wrote if len(wrote) <= SUBJECT_CHARS else wrote[: SUBJECT_CHARS - 1] + "\u2026"
-        if _flat(subject) != wrote:
+        if not _holds(wrote, _flat(subject), whole=True):
             got, want = apart(_flat(subject), wrote)
             c.problems.append(
                 f"QUOTED OTHERWISE: pbem's answer to {m.name} quotes its subject as {got}, but you wrote {want}: that "
@@ -388,7 +405,7 @@ def _quoted(mails: list[Sent], answers: Sequence[tuple[str, bytes]], c: SentChec
         for line in aside if body else []:
             words = _flat(line)
             words = words[:-1] if words.endswith("\u2026") and len(line) >= SUBJECT_CHARS else words
-            if words and words not in body:
+            if words and not _holds(body, words):
                 c.problems.append(
                     f"QUOTED OTHERWISE: pbem's answer to {m.name} quotes {quote(line)} as a line of yours (not read "
                     "as orders, or in a note), but your mail holds no such words: that answer is not what pbem writes "
