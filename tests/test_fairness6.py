@@ -332,3 +332,40 @@ def test_no_text_makes_the_refusals_or_the_quotes_reading_raise() -> None:
         masked = line.replace("K7QX-2MPD", "[code]")
         assert _holds(wrote, masked), (wrote, masked)
         assert _holds(wrote, wrote.replace("K7QX-2MPD", "[code]"), whole=True), wrote
+
+
+# ------------------------------------------------------------------ an acknowledgement's notes
+
+
+def test_the_notes_pbem_writes_in_fixed_words_are_the_use_cases_own() -> None:
+    """`pbem.trust.acked.FIXED_NOTES` mirrors notes the use cases write (the trust layer does not import them)."""
+    from pbem.app.misuse import IGNORED_CODE, IGNORED_CODE_ASKING
+    from pbem.app.notify import PROMISES
+    from pbem.trust.acked import FIXED_NOTES
+
+    assert {IGNORED_CODE, IGNORED_CODE_ASKING, *PROMISES.values()} <= set(FIXED_NOTES)
+
+
+@pytest.mark.parametrize("kind", ["dynasties", "sixteen-thirty"])
+def test_a_note_pbem_does_not_write_is_named(kind: str, tmp_path: Path) -> None:
+    """Gap: an acknowledgement's notes ("  NOTE ...", in its own mail and in a report's "Your message" block) were
+    free text, the moderator's word: "NOTE Bob has already voted red." passed.  Each note must now be one pbem
+    writes: a fixed one or one of the reading's forms (a line of the player's quoted, then pbem's words, which
+    `--sent` holds to the player's mail).  Real mail of a game played by the poll (a press line written wrongly is
+    noted); the honest mailbox passes, a note added or one whose words after the quoted line were changed is named."""
+    from pbem.trust.receipts import lines, verify_mail
+    from tests.test_fairness3 import _edited, _text_of
+
+    doc, name, mails, _, _ = _refused_game(kind, tmp_path / "home")
+    assert verify_mail(doc, mails, name).ok
+    noted = next(i for i, r in enumerate(mails) if '  NOTE "PRESS Bob nice move": ' in _text_of(r))
+    answered = next(i for i, r in enumerate(mails) if "\nAccepted and applied:\n" in _text_of(r))
+    lie = "\n  NOTE Bob has already voted red.\n"
+    forgeries = [
+        (noted, lambda t: t.replace("; nothing was sent", "; it was sent to everyone", 1)),
+        (noted, lambda t: t.replace('\n  NOTE "PRESS', lie + '  NOTE "PRESS', 1)),
+        (answered, lambda t: t.replace("\nAccepted and applied:\n", "\nAccepted and applied:\n" + lie[1:], 1)),
+    ]
+    for at, edit in forgeries:
+        c = verify_mail(doc, [_edited(mails[at], edit)], name)
+        assert not c.ok and any("no note pbem writes" in p for p in c.problems), lines(c)

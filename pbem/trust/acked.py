@@ -22,6 +22,8 @@ from html import unescape
 
 from markupsafe import escape
 
+from pbem.orders.away import SYNTAX as AWAY_SYNTAX
+
 MANY = 100  # as `pbem.app.answers.MANY`: accepted lines quoted back at most (tests/test_fairness5.py holds them equal)
 LINE_CHARS = 200  # as `pbem.app.answers.LINE_CHARS`: characters of one quoted line
 
@@ -190,6 +192,76 @@ def reason_lines(reason: str) -> list[str] | None:
         return None
 
 
+#: Notes whose words are fixed, written by the use cases (`pbem.app.misuse.IGNORED_CODE`, `IGNORED_CODE_ASKING`,
+#: `pbem.app.notify.PROMISES`): mirrored here, the trust layer does not import them (tests/test_fairness6.py holds
+#: them equal).
+FIXED_NOTES = (
+    "The CODE line in your mail is not your current player code and was ignored: a reply to pbem's mail needs no "
+    "code. A new mail needs your current code (LOST CODE sends you a new one).",
+    "The CODE line in your mail is not your current player code and was ignored: HELP and STATUS need no code, but "
+    "orders in a new mail need your current code (LOST CODE sends you a new one).",
+    "WATCH: from now on you get a report after every move you may see.",
+    "NORMAL: from now on you get mail when you are asked to act, when your mail is answered, when a step you took "
+    "part in resolves, when something is done to you, and at the end; the rest waits for your next mail.",
+    "DIGEST: from now on you get at most one mail a day, when something new happened, besides the mails that ask "
+    "you to act and the end of the game; everything else waits for your next mail.",
+    "No orders were found in your message. Send HELP for the order syntax.",
+    "This game resolves at the deadline: your orders are on file and will be applied then, in the order they arrived.",
+)
+_Q = r'"[^\n]{0,400}"'  # a line of the player's message, quoted
+#: Every other note an acknowledgement prints ("  NOTE ..."), whole: the reading's (`pbem.orders.extract`,
+#: `pbem.orders.away`, `pbem.app.absence`, `pbem.app.lines.replaced`) and the template's own
+#: (`mail/_ack_body.txt.j2`, `join_ack.txt.j2`).  What a quoted line says is the player's own mail's
+#: (`pbem verify --sent`: `pbem.trust.sent._quoted`); the rest of a note is one of these forms.
+NOTES = tuple(
+    re.compile(p)
+    for p in (
+        _Q + r" was not read as an order: an order line starts with its order word, so write it as: [^\n]{1,400}",
+        _Q + r": write the code alone after the word: CODE <your code>",
+        _Q + r": write " + re.escape(AWAY_SYNTAX),
+        _Q + r": [^\n]{1,400} is not a date; write it as YYYY-MM-DD",
+        _Q + r": say from 1 to \d{1,6} days",
+        _Q + r": that day has begun or passed; write a later date, or the number of days",
+        _Q + r": at most \d{1,6} days ahead",
+        _Q + r": a press message starts with PRESS TO <player> or PRESS TO ALL; nothing was sent",
+        _Q + r': press must end with a line "END PRESS", or be one line: [^\n]{0,400}: <message>; nothing was sent',
+        _Q + r" was replaced by " + _Q + r", later in the same message: only the later one stands",
+        r"Press not sent: [^\n]{1,2000}\. Write PRESS TO <player>\[, <player>\.\.\.\] or PRESS TO ALL\.",
+        r"\.\.\. and \d{1,9} more notes? like these, not shown\.",
+        r"Press sent to [^\n]{1,2000}\.",
+    )
+)
+NOTE = "  NOTE "
+
+
+def unnoted(text: str) -> str:
+    """The first note of an acknowledgement's text ("  NOTE ...") that is no note pbem writes ("" when none): one of
+    `FIXED_NOTES`, or of the forms `NOTES`; a note cut at `LINE_CHARS` ("...\u2026", as pbem quotes a long one) by
+    its start, which must start one.  Linear in the text: each note is matched whole once per form."""
+    for row in text.split("\n"):
+        if not row.startswith(NOTE):
+            continue
+        note = row[len(NOTE) :].rstrip()
+        if note in FIXED_NOTES or any(p.fullmatch(note) for p in NOTES):
+            continue
+        if len(note) == LINE_CHARS and note.endswith("\u2026") and _starts_one(note[:-1]):
+            continue
+        from pbem.trust.quote import quote
+
+        return f"notes {quote(note)}, no note pbem writes"
+    return ""
+
+
+def _starts_one(cut: str) -> bool:
+    """Whether `cut` (a note cut short) is the start of a fixed note, or starts a form: a quoted line, or one of the
+    forms' fixed first words."""
+    return (
+        cut.startswith('"')
+        or any(f.startswith(cut) for f in FIXED_NOTES)
+        or cut.startswith(("Press not sent: ", "Press sent to "))
+    )
+
+
 #: The markup an acknowledgement's HTML is written with (`mail/_ack_body.html.j2`, `ack.html.j2`, `_record.html.j2`):
 #: anything else in it (a heading, a section, a picture, a style) is no part of what pbem writes there.
 TAGS = frozenset({"p", "strong", "table", "thead", "tbody", "tr", "th", "td", "code", "br", "pre"})
@@ -207,8 +279,9 @@ _H1 = re.compile(r"<h1>(.{0,400}?)</h1>", re.S)
 
 def unwritten(text: str, page: str, sender: str = "", game: str = "", record: tuple[int, str] | None = None) -> str:
     """What an acknowledgement holds that pbem does not write, in one phrase ("" when nothing): in a report
-    answering the message, markup in its HTML block "Your message" other than the acknowledgement's (its text
-    block is `pbem.trust.prose`'s); in the acknowledgement's own mail, an unindented line of its text that none of
+    answering the message, a note its text block "Your message" holds that pbem does not write (`unnoted`; the
+    block's other lines are `pbem.trust.prose`'s) and markup in that HTML block other than the acknowledgement's; in
+    the acknowledgement's own mail, such a note, an unindented line of its text that none of
     its templates prints (the player's words are quoted indented), a fixed line that goes on otherwise, the game's
     name other than `game`, a record line other than the mail's receipt (`record`), a name under its signature
     other than the sender's (`sender`), and markup of its HTML other than the acknowledgement's, or a title or
@@ -217,10 +290,18 @@ def unwritten(text: str, page: str, sender: str = "", game: str = "", record: tu
 
     if MARK in text:
         start, end = page.find("<h2>Your message</h2>"), page.find("<p>" + MARK)
-        return _markup(page[start + len("<h2>Your message</h2>") : end], ()) if 0 <= start < end else ""
+        at = text.find("\n== Your message ==\n")
+        upto = text.find("\n== ", at + 1) if at >= 0 else -1
+        block = text[at : upto if upto >= 0 else len(text)] if at >= 0 else ""
+        return unnoted(block) or (
+            _markup(page[start + len("<h2>Your message</h2>") : end], ()) if 0 <= start < end else ""
+        )
     first = text.lstrip().split("\n", 1)[0]
     if not (first.startswith('Your message "') and '" for game "' in first):
         return ""  # (no acknowledgement of orders: a JOIN's, a refusal of a code, a notice)
+    noted = unnoted(text)
+    if noted:
+        return noted
     rows = [row.rstrip() for row in text.split("\n")]
     sign = max((i for i, row in enumerate(rows) if row == "--"), default=len(rows))
     for i, row in enumerate(rows):
