@@ -132,6 +132,23 @@ def _refused_game(kind: str, root: Path) -> tuple[dict[str, Any], str, list[byte
     return doc, asked.player, [raw for p in out if address in (raw := p.read_bytes())], legal, sent
 
 
+Played = tuple[dict[str, Any], str, list[bytes], list[str], list[bytes]]
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """`_refused_game` of a kind, played once per module (its export copied for each test: tests change it)."""
+    games: dict[str, Played] = {}
+
+    def get(kind: str) -> Played:
+        if kind not in games:
+            games[kind] = _refused_game(kind, tmp_path_factory.mktemp(f"refused-{kind}") / "home")
+        doc, *rest = games[kind]
+        return (json.loads(json.dumps(doc)), *rest)
+
+    return get
+
+
 def _edit_reason(doc: dict[str, Any], message: str, edit: Any) -> dict[str, Any]:
     """The export with the recorded reason of a message edited (the moderator writes the record)."""
     out = json.loads(json.dumps(doc))
@@ -142,7 +159,7 @@ def _edit_reason(doc: dict[str, Any], message: str, edit: Any) -> dict[str, Any]
 
 
 @pytest.mark.parametrize("kind", ["habsburg", "italian-wars", "dynasties", "sixteen-thirty"])
-def test_a_refusal_whose_reasons_are_not_pbems_reading_of_the_lines_is_named(kind: str, tmp_path: Path) -> None:
+def test_a_refusal_whose_reasons_are_not_pbems_reading_of_the_lines_is_named(kind: str, played: Any) -> None:
     """Gap: the reasons an acknowledgement gives for refusing a message ("NOTHING WAS APPLIED", each line "NO" with
     why and what would be accepted) were the moderator's word: he could refuse a valid order with a made-up reason
     and never apply it, record the refusal with that reason, and every check passed.  Now, once the seed is out,
@@ -158,7 +175,7 @@ def test_a_refusal_whose_reasons_are_not_pbems_reading_of_the_lines_is_named(kin
     from pbem.trust.receipts import lines, verify_mail
     from tests.test_fairness3 import _edited, _html_edited, _text_of
 
-    doc, name, mails, legal, _ = _refused_game(kind, tmp_path / "home")
+    doc, name, mails, legal, _ = played(kind)
     honest = verify_mail(doc, mails, name, refused)
     assert honest.ok, lines(honest)
     refusals = sum("\nNOTHING WAS APPLIED: " in _text_of(r) for r in mails)
@@ -256,7 +273,7 @@ def test_an_acknowledgements_fixed_lines_title_and_heading_are_read_whole(kind: 
 
 @pytest.mark.parametrize("kind", ["dynasties", "sixteen-thirty"])
 def test_an_answer_quoting_a_subject_or_a_remark_the_player_never_wrote_is_named_by_their_sent_folder(
-    kind: str, tmp_path: Path
+    kind: str, played: Any
 ) -> None:
     """Gap: an acknowledgement quotes the subject of the message it answers ('Your message "..."') and lists the lines
     it set aside as "not read as orders", and its notes quote lines of it ('NOTE "line": why'); all were the
@@ -273,7 +290,7 @@ def test_an_answer_quoting_a_subject_or_a_remark_the_player_never_wrote_is_named
     from pbem.trust.sent import check_sent
     from tests.test_fairness3 import _edited, _text_of
 
-    doc, name, mails, _, sent = _refused_game(kind, tmp_path / "home")
+    doc, name, mails, _, sent = played(kind)
     answers = _answers(doc, [parse_folder(mails)])
     assert any(b"Not read as orders" in raw for _, raw in answers) or any(
         "Not read as orders" in _text_of(raw) for _, raw in answers
@@ -347,7 +364,7 @@ def test_the_notes_pbem_writes_in_fixed_words_are_the_use_cases_own() -> None:
 
 
 @pytest.mark.parametrize("kind", ["dynasties", "sixteen-thirty"])
-def test_a_note_pbem_does_not_write_is_named(kind: str, tmp_path: Path) -> None:
+def test_a_note_pbem_does_not_write_is_named(kind: str, played: Any) -> None:
     """Gap: an acknowledgement's notes ("  NOTE ...", in its own mail and in a report's "Your message" block) were
     free text, the moderator's word: "NOTE Bob has already voted red." passed.  Each note must now be one pbem
     writes: a fixed one or one of the reading's forms (a line of the player's quoted, then pbem's words, which
@@ -356,7 +373,7 @@ def test_a_note_pbem_does_not_write_is_named(kind: str, tmp_path: Path) -> None:
     from pbem.trust.receipts import lines, verify_mail
     from tests.test_fairness3 import _edited, _text_of
 
-    doc, name, mails, _, _ = _refused_game(kind, tmp_path / "home")
+    doc, name, mails, _, _ = played(kind)
     assert verify_mail(doc, mails, name).ok
     noted = next(i for i, r in enumerate(mails) if '  NOTE "PRESS Bob nice move": ' in _text_of(r))
     answered = next(i for i, r in enumerate(mails) if "\nAccepted and applied:\n" in _text_of(r))
