@@ -369,9 +369,11 @@ def test_a_note_pbem_does_not_write_is_named(kind: str, played: Any) -> None:
     free text, the moderator's word: "NOTE Bob has already voted red." passed.  Each note must now be one pbem
     writes: a fixed one or one of the reading's forms (a line of the player's quoted, then pbem's words, which
     `--sent` holds to the player's mail).  Real mail of a game played by the poll (a press line written wrongly is
-    noted); the honest mailbox passes, a note added or one whose words after the quoted line were changed is named."""
+    noted); the honest mailbox passes, a note added or one whose words after the quoted line were changed is named,
+    in the text and as a paragraph of the HTML part (where the notes were free paragraphs too)."""
     from pbem.trust.receipts import lines, verify_mail
-    from tests.test_fairness3 import _edited, _text_of
+    from pbem.trust.told import html as _html_of
+    from tests.test_fairness3 import _edited, _html_edited, _text_of
 
     doc, name, mails, _, _ = played(kind)
     assert verify_mail(doc, mails, name).ok
@@ -386,3 +388,18 @@ def test_a_note_pbem_does_not_write_is_named(kind: str, played: Any) -> None:
     for at, edit in forgeries:
         c = verify_mail(doc, [_edited(mails[at], edit)], name)
         assert not c.ok and any("no note pbem writes" in p for p in c.problems), lines(c)
+    # most mail programs show the HTML part, where a note is a paragraph: the same forms
+    for at in (noted, answered):
+        for edit in (
+            lambda p: p.replace(
+                "<p>Accepted and applied:</p>", "<p>Bob has already voted red.</p><p>Accepted and applied:</p>", 1
+            ),
+            lambda p: p.replace("; nothing was sent</p>", "; it was sent to everyone</p>", 1),
+            lambda p: p.replace(
+                "<p>Still awaited from: ", "<p>Bob has already voted red.</p><p>Still awaited from: ", 1
+            ),
+        ):
+            page = _html_edited(mails[at], edit) if edit(_html_of(mails[at])) != _html_of(mails[at]) else None
+            if page is not None:
+                c = verify_mail(doc, [page], name)
+                assert not c.ok and any("a paragraph pbem does not write" in p for p in c.problems), lines(c)

@@ -252,6 +252,56 @@ def unnoted(text: str) -> str:
     return ""
 
 
+#: Every other paragraph an acknowledgement's HTML part writes (`mail/_ack_body.html.j2`, `_input.html.j2`,
+#: `_record.html.j2`), as its words read (`_said_in`: tags left out, a line break as "\n"), whole; a note is a
+#: paragraph too, read as in the text (`FIXED_NOTES`, `NOTES`).
+PARAGRAPHS = tuple(
+    re.compile(p)
+    for p in (
+        r"Accepted and applied:",
+        r"Nothing was applied: a message counts whole or not at all\. Correct the lines marked NO and send the whole "
+        r"message again\.",
+        r"\u2026 and \d{1,9} more lines? not shown(?: \(the first refused lines are shown\))?\.",
+        r"Recorded as entry #\d{1,9} of the game's record as you may see it; its hash is [0-9a-f]{64}\. Keep this "
+        r"mail: it is your receipt \(pbem verify --mail checks it against the published history\)\.",
+        r"Not read as orders \(set aside: they start with no order word; greetings and signatures are fine, and an "
+        r"order must start with its order word, see HELP\):",
+        r"\u2026 and \d{1,9} more notes? like these, not shown\.",
+        r"Asked of you now: [^\n]{1,2000}\nWhat would be accepted \(one per line, as written here\):",
+        r"Nothing is asked of you now\.",
+        r"Your report follows in a separate message\.",
+        r"Orders now on file for you:",
+        r"Still awaited from: [^\n]{1,2000}\.",
+        r"Reply to this mail with your orders; a new mail needs your player code, which is in your first mail for "
+        r"this game\.",
+        r"Record #\d{1,9}, [0-9a-f]{16}\.\.\.",
+    )
+)
+_PARAGRAPH = re.compile(r"<p(?: class=\"[a-z]{1,20}\")?>(.{0,100000}?)</p>", re.S)
+_ANY_TAG = re.compile(r"<[^<>]{0,400}>")
+
+
+def _said_in(inner: str) -> str:
+    """A paragraph's words as a reader sees them: a line break as "\n", other tags left out, entities read."""
+    return unescape(_ANY_TAG.sub("", inner.replace("<br>", "\n")))
+
+
+def unparagraphed(html: str) -> str:
+    """The first paragraph of an acknowledgement's HTML (`html`: its body, or a report's block "Your message") that
+    pbem does not write ("" when none): a paragraph of `PARAGRAPHS`, or a note (`FIXED_NOTES`, `NOTES`, cut as in
+    the text).  Its notes were free paragraphs: "<p>Bob has already voted red.</p>" passed (sixth round)."""
+    for m in _PARAGRAPH.finditer(html):
+        said = _said_in(m[1])
+        if any(p.fullmatch(said) for p in PARAGRAPHS) or said in FIXED_NOTES or any(p.fullmatch(said) for p in NOTES):
+            continue
+        if len(said) == LINE_CHARS and said.endswith("\u2026") and _starts_one(said[:-1]):
+            continue
+        from pbem.trust.quote import quote
+
+        return f"in its HTML part says {quote(said)}, a paragraph pbem does not write in an acknowledgement"
+    return ""
+
+
 def _starts_one(cut: str) -> bool:
     """Whether `cut` (a note cut short) is the start of a fixed note, or starts a form: a quoted line, or one of the
     forms' fixed first words."""
@@ -293,9 +343,8 @@ def unwritten(text: str, page: str, sender: str = "", game: str = "", record: tu
         at = text.find("\n== Your message ==\n")
         upto = text.find("\n== ", at + 1) if at >= 0 else -1
         block = text[at : upto if upto >= 0 else len(text)] if at >= 0 else ""
-        return unnoted(block) or (
-            _markup(page[start + len("<h2>Your message</h2>") : end], ()) if 0 <= start < end else ""
-        )
+        html = page[start + len("<h2>Your message</h2>") : end] if 0 <= start < end else ""
+        return unnoted(block) or _markup(html, ()) or unparagraphed(html)
     first = text.lstrip().split("\n", 1)[0]
     if not (first.startswith('Your message "') and '" for game "' in first):
         return ""  # (no acknowledgement of orders: a JOIN's, a refusal of a code, a notice)
@@ -324,7 +373,7 @@ def unwritten(text: str, page: str, sender: str = "", game: str = "", record: tu
                 return f'says {quote(row)}, where the game is "{game[:80]}"'
     start, end = page.find("<body>"), page.rfind("</body>")
     body = page[start + len("<body>") : end] if 0 <= start < end else page
-    return _markup(body, ("h1",)) or (_headings(page, game) if game and page else "")
+    return _markup(body, ("h1",)) or unparagraphed(body) or (_headings(page, game) if game and page else "")
 
 
 def _headings(page: str, game: str) -> str:
