@@ -282,7 +282,7 @@ def test_an_answer_quoting_a_subject_or_a_remark_the_player_never_wrote_is_named
     sent mails (In-Reply-To) and carries a receipt the game key signed must quote that mail's subject and list only
     words it holds.  Real mail of a game played by the poll (a greeting set aside, refused and accepted orders); the
     honest folders pass, an answer forged any of three ways (a subject, a remark, a note quoting a line) is named
-    QUOTED OTHERWISE."""
+    QUOTED OTHERWISE; and the HTML part's list of lines set aside must be the text's (`--mail` alone)."""
     import re
 
     from pbem.cli.history import _answers
@@ -311,6 +311,16 @@ def test_an_answer_quoting_a_subject_or_a_remark_the_player_never_wrote_is_named
         c = check_sent(doc, sent, name, None, _answers(doc, [parse_folder(box)]))
         assert not c.ok and any(p.startswith("QUOTED OTHERWISE") for p in c.problems), c.problems
     assert re.search("I give my vote to Bob", _text_of(_edited(mails[at], forged[1])))
+    # the HTML part, which --sent does not read, must list what the text part lists
+    from pbem.trust.receipts import lines, verify_mail
+    from tests.test_fairness3 import _html_edited
+
+    assert verify_mail(doc, [mails[at]], name).ok
+    page = _html_edited(
+        mails[at], lambda p: p.replace("<pre>Hello all,\n", "<pre>Hello all,\nI give my vote to Bob\n", 1)
+    )
+    c = verify_mail(doc, [page], name)
+    assert not c.ok and any("in its HTML part lists" in p and "I give my vote" in p for p in c.problems), lines(c)
 
 
 # ------------------------------------------------------------------ the readings never raise, and a masked code

@@ -302,6 +302,37 @@ def unparagraphed(html: str) -> str:
     return ""
 
 
+_ASIDE_TEXT = "Not read as orders (set aside:"
+_ASIDE_HTML = re.compile(r"<p>Not read as orders \(set aside:[^<]{0,400}</p><pre>([^<]{0,200000})</pre>")
+_MORE_ASIDE = re.compile(r"(?:    \.\.\.|\u2026) and \d{1,9} more lines? not shown")
+
+
+def aside_parts(text: str, page: str) -> str:
+    """How the lines an acknowledgement's HTML part lists as not read as orders differ from those its text part
+    lists ("" when alike, or when a part lists none): both are written from one list, so the HTML, which most mail
+    programs show and `pbem verify --sent` does not read, is held to the text, which `--sent` holds to the player's
+    own mail (sixth round)."""
+    found = _ASIDE_HTML.search(page) if page else None
+    rows = [row.rstrip() for row in text.split("\n")]
+    at = next((i for i, row in enumerate(rows) if row.startswith(_ASIDE_TEXT)), None)
+    if found is None or at is None:
+        return ""
+    said = []
+    for row in rows[at + 1 :]:
+        if not row.startswith("    ") or _MORE_ASIDE.match(row):
+            break
+        said.append(row[4:])
+    shown = [unescape(x) for x in found[1].split("\n") if x and not _MORE_ASIDE.match(unescape(x))]
+    if [" ".join(x.split()) for x in shown] == [" ".join(x.split()) for x in said]:
+        return ""
+    from pbem.trust.quote import clip
+
+    return (
+        f"in its HTML part lists {clip('; '.join(shown)) or '(no line)'} as not read as orders, where its text lists "
+        f"{clip('; '.join(said)) or '(no line)'}"
+    )
+
+
 def _starts_one(cut: str) -> bool:
     """Whether `cut` (a note cut short) is the start of a fixed note, or starts a form: a quoted line, or one of the
     forms' fixed first words."""
@@ -344,7 +375,7 @@ def unwritten(text: str, page: str, sender: str = "", game: str = "", record: tu
         upto = text.find("\n== ", at + 1) if at >= 0 else -1
         block = text[at : upto if upto >= 0 else len(text)] if at >= 0 else ""
         html = page[start + len("<h2>Your message</h2>") : end] if 0 <= start < end else ""
-        return unnoted(block) or _markup(html, ()) or unparagraphed(html)
+        return unnoted(block) or _markup(html, ()) or unparagraphed(html) or aside_parts(block, html)
     first = text.lstrip().split("\n", 1)[0]
     if not (first.startswith('Your message "') and '" for game "' in first):
         return ""  # (no acknowledgement of orders: a JOIN's, a refusal of a code, a notice)
@@ -373,7 +404,12 @@ def unwritten(text: str, page: str, sender: str = "", game: str = "", record: tu
                 return f'says {quote(row)}, where the game is "{game[:80]}"'
     start, end = page.find("<body>"), page.rfind("</body>")
     body = page[start + len("<body>") : end] if 0 <= start < end else page
-    return _markup(body, ("h1",)) or unparagraphed(body) or (_headings(page, game) if game and page else "")
+    return (
+        _markup(body, ("h1",))
+        or unparagraphed(body)
+        or aside_parts(text, body)
+        or (_headings(page, game) if game and page else "")
+    )
 
 
 def _headings(page: str, game: str) -> str:
