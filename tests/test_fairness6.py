@@ -413,3 +413,47 @@ def test_a_note_pbem_does_not_write_is_named(kind: str, played: Any) -> None:
             if page is not None:
                 c = verify_mail(doc, [page], name)
                 assert not c.ok and any("a paragraph pbem does not write" in p for p in c.problems), lines(c)
+
+
+def test_honest_refusals_in_a_game_resolved_at_the_deadline_are_pbems_reading(tmp_path: Path) -> None:
+    """Where orders are held until the deadline, a message refused while others are on file, and one after the
+    deadline resolved the step, are still pbem's reading at the replayed state (nothing held is in the state until
+    the deadline's input): the honest mailbox passes, with every refusal worked out again."""
+    from datetime import timedelta
+
+    from pbem.app import games, views
+    from pbem.app.control import abandon
+    from pbem.app.cron import run_poll
+    from pbem.app.games import Table
+    from pbem.app.rereading import refused
+    from pbem.history.export import build
+    from pbem.home.app import Home
+    from pbem.record import store
+    from pbem.record.db import session
+    from pbem.trust.receipts import lines, verify_mail
+    from tests.conftest import CODES, in_delivered_order
+    from tests.reliability import killpoints as kp
+    from tests.test_hidden_count import PLAYERS, T0, _mail
+
+    cfg = kp.make_home(tmp_path / "home")
+    games.create_game(Home.of(cfg), "dynasties", "g1", PLAYERS, seed="held-refusals-0123456789abcdef", codes=CODES,
+                      clock=lambda: T0, table=Table(resolve="deadline"))  # fmt: skip
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=1))
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        asked = next(r for r in views.engine(loaded).requests(loaded.state) if r.player == "Alice")
+    legal = list(asked.legal)
+    kp.deliver_in_order(cfg, [_mail("Alice", "held", legal[0]), _mail("Alice", "typo", "TRIBUTE Nothing 99"),
+                              _mail("Alice", "both", f"{legal[0]}\n{legal[-1]}")])  # fmt: skip
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
+    run_poll(cfg, clock=lambda: T0 + timedelta(days=2, minutes=1))  # the deadline: the held tribute applied
+    kp.deliver_in_order(cfg, [_mail("Alice", "after", "TRIBUTE Nothing 98")])
+    run_poll(cfg, clock=lambda: T0 + timedelta(days=2, minutes=2))
+    abandon(Home.of(cfg), "g1", T0 + timedelta(days=2, minutes=3))
+    with session(cfg.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))
+    sent = in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))
+    mails = [raw for p in sent if b"alice@" in (raw := p.read_bytes())]
+    c = verify_mail(doc, mails, "Alice", refused)
+    n = sum(b"NOT applied" in r for r in mails)  # (the subject of a refusal: "your orders: NOT applied")
+    assert n >= 2 and c.ok and any(f"reasons {n} acknowledgements gave for refusing" in x for x in c.checked), lines(c)
