@@ -457,3 +457,33 @@ def test_honest_refusals_in_a_game_resolved_at_the_deadline_are_pbems_reading(tm
     c = verify_mail(doc, mails, "Alice", refused)
     n = sum(b"NOT applied" in r for r in mails)  # (the subject of a refusal: "your orders: NOT applied")
     assert n >= 2 and c.ok and any(f"reasons {n} acknowledgements gave for refusing" in x for x in c.checked), lines(c)
+
+
+@pytest.mark.parametrize("kind", ["dynasties", "sixteen-thirty"])
+def test_an_acknowledgement_of_applied_orders_says_who_is_awaited_as_the_replay_does(kind: str) -> None:
+    """Gap: an acknowledgement of applied orders (its own mail) ends with the player's orders on file and "Still
+    awaited from: ...", written from the state the orders made, and nobody compared them: it could tell Alice that
+    Bob had answered, or show her an order on file she never sent.  Once the seed is out they must be the state's
+    right after the input its receipt names.  The seeded game's acknowledgements of each kind pass; one with who is
+    awaited changed, in the text or the HTML, and one with an order on file added, are named."""
+    import re
+
+    from pbem.app.rereading import refused
+    from pbem.trust.receipts import lines, verify_mail
+    from tests.test_fairness3 import _edited, _html_edited, _text_of
+    from tests.test_fairness4 import _box
+
+    doc, name, raws = _box(kind, 0)
+    acks = [r for r in raws if b"X-Pbem-Input" in r and _text_of(r).startswith("Your message")]
+    honest = verify_mail(doc, acks, name, refused)
+    assert acks and honest.ok, lines(honest)
+    raw = next(r for r in acks if "\nStill awaited from: " in _text_of(r))
+    forged = [
+        _edited(raw, lambda t: re.sub(r"(?m)^Still awaited from: .*$", "Still awaited from: Zed.", t, count=1)),
+        _html_edited(raw, lambda p: re.sub(r"<p>Still awaited from: [^<]*</p>", "<p>Still awaited from: Zed.</p>", p)),
+        _edited(raw, lambda t: t.replace("\nStill awaited from: ", "\nOrders now on file for you (revisable until the "
+                                         "step resolves):\n    (on file) PASS\n\nStill awaited from: ", 1)),
+    ]  # fmt: skip
+    for mail in forged:
+        c = verify_mail(doc, [mail], name, refused)
+        assert not c.ok and any("right after that input" in p for p in c.problems), lines(c)

@@ -25,14 +25,14 @@ from pbem.render.templates import render
 def refused(eng: Engine, state: dict[str, Any], player: str, orders: list[str]) -> tuple[str, str]:
     """(the text, the HTML) pbem's acknowledgement writes for the message of order lines `orders` that `player`
     sent at `state` (`mail/_ack_body.txt.j2` and `.html.j2`, with those lines, the player's orders on file and who
-    is awaited, and nothing else); ("", "") when pbem would accept the message."""
+    is awaited, and nothing else); when pbem would accept the message, without its lines (no "NOTHING WAS APPLIED":
+    what it says of the game at `state`, as the acknowledgement of accepted orders says it of the state after them,
+    `pbem.app.answering`)."""
     result = eng.apply(state, player, orders)
     orders, result, _, _ = read_again(eng, state, player, orders, result, {"problems": []}, [])
     result = slots.one_per_slot(eng, state, player, orders, result)
     result = refusals.worded(eng, state, player, result)
-    if result.accepted:
-        return "", ""
-    lines, more = quoted_lines([r.__dict__ for r in result.lines])
+    lines, more = quoted_lines([] if result.accepted else [r.__dict__ for r in result.lines])
     context: dict[str, Any] = dict(
         subject_in="",
         game_name="",

@@ -594,6 +594,7 @@ def check_mail(
         _tables(ch, doc, texts, c)
         _deadlines(ch, texts, c)
         _refusals(ch, doc, ordered, c, reread)
+        _statuses(ch, doc, ordered, c, reread)
     _answered(doc, ordered, c)
     _messages(doc, ordered, c)
     if not c.heads:
@@ -1203,6 +1204,38 @@ def _refusals(
             f"{how}, in the game replayed up to record #{at}: the refusal you were shown is not pbem's, and a line it "
             "refused may have been a valid order never applied (its text is not signed, only its head: this mail is "
             "your evidence, keep it)" + next((other_version(w) for n, w in writers.items() if how.startswith(n)), ""),
+        )
+
+
+def _statuses(
+    ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, reread: refused.Reread | None
+) -> None:
+    """An acknowledgement of applied orders (its own mail) lists the player's orders on file and who is awaited:
+    once the seed is out they must be the state's right after the input its receipt names (`pbem.trust.refused`)."""
+    if not c.reader or reread is None or not doc.get("seed"):
+        return
+    acks: list[refused.Status] = []
+    for m in mails:
+        if m.input is None or not m.in_reply_to:
+            continue
+        n = _input_place(ch, m.input[0], m.input[1], c.reader)
+        if n is None or ch.heads[n] != m.input[1]:
+            continue  # (a changed input is `_inputs`'s to name)
+        text = told.plain(m.raw)
+        if not text.lstrip().startswith('Your message "') or "\nAccepted and applied:\n" not in text:
+            continue  # (a report answering the message lists neither)
+        acks.append((n, m.name, text, told.html(m.raw)))
+    if not acks:
+        return
+    try:
+        wrong = refused.status_untrue(doc, ch.rows, acks, seat_of(doc, c.reader), reread)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        return  # (a record that cannot be replayed: `_tables` says so)
+    for at, how in wrong:
+        c.problem(
+            at,
+            f"{how}, right after that input: the acknowledgement you were shown is not the history published (its "
+            "text is not signed, only its receipt: this mail is your evidence, keep it)",
         )
 
 

@@ -33,7 +33,8 @@ from pbem.trust import deal as joining
 from pbem.trust.quote import apart, clip
 
 #: The game's engine for a state, the state, the player, the lines -> (text, HTML) pbem's acknowledgement writes
-#: for them; ("", "") when it would accept them (`pbem.app.rereading.refused`).
+#: for them, with the player's orders on file and who is awaited; without "NOTHING WAS APPLIED" when it would
+#: accept them (`pbem.app.rereading.refused`).
 Reread = Callable[[Engine, dict[str, Any], str, list[str]], tuple[str, str]]
 
 _OK, _NO = "  ok   ", '  NO   "'
@@ -157,10 +158,33 @@ def _readings(
                     continue
 
 
+Status = tuple[int, str, str, str]  # (the input's position, the mail's name, its text, its HTML)
+
+
+def status_untrue(
+    doc: dict[str, Any], rows: list[dict[str, Any]], acks: list[Status], seat: list[str], reread: Reread
+) -> list[tuple[int, str]]:
+    """(position, what differs) of each acknowledgement of applied orders (its own mail) whose list of the player's
+    orders on file and line of who is awaited are not the state's right after the input its receipt names (as
+    `pbem.app.answering` writes them from the state the orders made).  Raises as `untrue`."""
+    replay = shown.Replay(doc, rows, {n for n, _, _, _ in acks})
+    out = []
+    for n, name, text, page in acks:
+        first: tuple[str, str] | None = None
+        for text_want, html_want in _readings(replay, [n], seat, [], reread):
+            if status(text_want) == status(text) and (not page or html_status(html_want) == html_status(page)):
+                break
+            first = first or (text_want, html_want)
+        else:
+            if first is not None:
+                out.append((n, f"{name} {_how_status(text, page, *first)}"))
+    return out
+
+
 def _how(got: list[str], got_html: str | None, lines: list[str], text: str, html: str) -> str:
     """How the refusal (`got`, and `got_html` when the mail has an HTML part) differs from pbem's reading of its
     lines (`text`, `html`); "" when it does not (then what it says of the game does: `_how_status`)."""
-    if not text:
+    if block(text) is None:
         return (
             f"refuses your lines {clip('; '.join(lines))} (NOTHING WAS APPLIED), but pbem's reading of those very "
             "lines accepts them"
