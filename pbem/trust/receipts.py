@@ -38,7 +38,8 @@ The checks, each over the mail of one player (`pick`) and one export:
    word for word (`_messages`).
 10. once the seed is revealed, the reasons an acknowledgement gives for refusing the player's lines ("NOTHING WAS
    APPLIED") are pbem's reading of the lines it quotes at the replayed state (`pbem.trust.refused`, with the
-   reading the command passes in, `pbem.app.rereading.refused`).
+   reading the command passes in, `pbem.app.rereading.refused`), and the orders on file and who is awaited an
+   acknowledgement lists are the state's it was written from (`_refusals`, `_statuses`).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
