@@ -85,8 +85,9 @@ def _refused_game(kind: str, root: Path) -> tuple[dict[str, Any], str, list[byte
     """A game of `kind` played by the real poll: a player asked something sends, in one poll, a mistyped order
     ("typo"), a legal order with a mistyped one for the same question (both refused, told together), a legal order
     asked as a question, two on one line, two for one question, one with a condition after it (each refused, or
-    applied where the game takes it), then the legal order alone; the game is abandoned (the seed out).  (the final export,
-    the player, their mail in the order delivered, the legal order, the mails they sent: their Sent folder)."""
+    applied where the game takes it), then the legal order alone; the game is abandoned (the seed out).  (the final
+    export, the player, their mail in the order delivered, the legal order, the mails they sent: their Sent
+    folder)."""
     from datetime import timedelta
 
     from pbem.app import games, views
