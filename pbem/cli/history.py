@@ -189,7 +189,8 @@ def verify(
     if mail:
         mail_ok = _verify_mails(doc, [(f, parsed[f]) for f in mail], as_player)
     if sent is not None:
-        mail_ok = _verify_sent(doc, boxes[sent], as_player, read, bool(mail)) and mail_ok
+        answers = _answers(doc, [parsed[f] for f in mail])
+        mail_ok = _verify_sent(doc, boxes[sent], as_player, read, bool(mail), answers) and mail_ok
     if not v.ok:
         fail(f"verification FAILED: {v.problem}")
     if not mail_ok:
@@ -252,10 +253,29 @@ def _read_folder(folder: Path) -> list[bytes]:
     return raws
 
 
-def _verify_sent(doc: dict[str, Any], raws: list[bytes], as_player: str | None, read: Reader, received: bool) -> bool:
+def _answers(doc: Any, folders: list[Folder]) -> list[tuple[str, bytes]]:
+    """(the Message-ID it answers, the mail) of each mail of the received folders that answers one and carries a
+    receipt the game key signed: what `--sent` compares with the player's own mail (`pbem.trust.sent._quoted`)."""
+    game = doc.get("game") if isinstance(doc, dict) else None
+    if not isinstance(game, dict) or not game.get("key"):
+        return []
+    key = str(game["key"])
+    return [
+        (m.in_reply_to, m.raw) for f in folders for m in f.mails if m.in_reply_to and m.signed_by(key, game["name"])
+    ]
+
+
+def _verify_sent(
+    doc: dict[str, Any],
+    raws: list[bytes],
+    as_player: str | None,
+    read: Reader,
+    received: bool,
+    answers: list[tuple[str, bytes]] | None = None,
+) -> bool:
     from pbem.trust.sent import check_sent, lines
 
-    c = check_sent(doc, raws, as_player, read)
+    c = check_sent(doc, raws, as_player, read, answers or [])
     if not received:
         c.notes.append(
             "each mail was read without the mails it answers (give your received mail with --mail too): a copy of "
@@ -267,6 +287,7 @@ def _verify_sent(doc: dict[str, Any], raws: list[bytes], as_player: str | None, 
 
 
 def _verify_mails(doc: dict[str, Any], folders: list[tuple[Path, Folder]], as_player: str | None) -> bool:
+    from pbem.app.rereading import refused
     from pbem.trust.receipts import lines, split, verify_mail
 
     if as_player and len(folders) > 1:
@@ -275,7 +296,7 @@ def _verify_mails(doc: dict[str, Any], folders: list[tuple[Path, Folder]], as_pl
     ok = True
     whose: list[str] = []
     for folder, raws in folders:
-        c = verify_mail(doc, raws, as_player)
+        c = verify_mail(doc, raws, as_player, refused)  # a refusal's reasons: pbem's reading, worked out again
         if c.usage:  # whose mail to check cannot be told: the command was given wrongly, nothing differs
             fail(f"{folder}: {c.problems[0]}", 2)
         if len(folders) > 1:

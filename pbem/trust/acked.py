@@ -22,6 +22,8 @@ from html import unescape
 
 from markupsafe import escape
 
+from pbem.orders.away import SYNTAX as AWAY_SYNTAX
+
 MANY = 100  # as `pbem.app.answers.MANY`: accepted lines quoted back at most (tests/test_fairness5.py holds them equal)
 LINE_CHARS = 200  # as `pbem.app.answers.LINE_CHARS`: characters of one quoted line
 
@@ -190,45 +192,242 @@ def reason_lines(reason: str) -> list[str] | None:
         return None
 
 
+#: Notes whose words are fixed, written by the use cases (`pbem.app.misuse.IGNORED_CODE`, `IGNORED_CODE_ASKING`,
+#: `pbem.app.notify.PROMISES`): mirrored here, the trust layer does not import them (tests/test_fairness6.py holds
+#: them equal).
+FIXED_NOTES = (
+    "The CODE line in your mail is not your current player code and was ignored: a reply to pbem's mail needs no "
+    "code. A new mail needs your current code (LOST CODE sends you a new one).",
+    "The CODE line in your mail is not your current player code and was ignored: HELP and STATUS need no code, but "
+    "orders in a new mail need your current code (LOST CODE sends you a new one).",
+    "WATCH: from now on you get a report after every move you may see.",
+    "NORMAL: from now on you get mail when you are asked to act, when your mail is answered, when a step you took "
+    "part in resolves, when something is done to you, and at the end; the rest waits for your next mail.",
+    "DIGEST: from now on you get at most one mail a day, when something new happened, besides the mails that ask "
+    "you to act and the end of the game; everything else waits for your next mail.",
+    "No orders were found in your message. Send HELP for the order syntax.",
+    "This game resolves at the deadline: your orders are on file and will be applied then, in the order they arrived.",
+)
+_Q = r'"[^\n]{0,400}"'  # a line of the player's message, quoted
+#: Every other note an acknowledgement prints ("  NOTE ..."), whole: the reading's (`pbem.orders.extract`,
+#: `pbem.orders.away`, `pbem.app.absence`, `pbem.app.lines.replaced`) and the template's own
+#: (`mail/_ack_body.txt.j2`, `join_ack.txt.j2`).  What a quoted line says is the player's own mail's
+#: (`pbem verify --sent`: `pbem.trust.sent._quoted`); the rest of a note is one of these forms.
+NOTES = tuple(
+    re.compile(p)
+    for p in (
+        _Q + r" was not read as an order: an order line starts with its order word, so write it as: [^\n]{1,400}",
+        _Q + r": write the code alone after the word: CODE <your code>",
+        _Q + r": write " + re.escape(AWAY_SYNTAX),
+        _Q + r": [^\n]{1,400} is not a date; write it as YYYY-MM-DD",
+        _Q + r": say from 1 to \d{1,6} days",
+        _Q + r": that day has begun or passed; write a later date, or the number of days",
+        _Q + r": at most \d{1,6} days ahead",
+        _Q + r": a press message starts with PRESS TO <player> or PRESS TO ALL; nothing was sent",
+        _Q + r': press must end with a line "END PRESS", or be one line: [^\n]{0,400}: <message>; nothing was sent',
+        _Q + r" was replaced by " + _Q + r", later in the same message: only the later one stands",
+        r"Press not sent: [^\n]{1,2000}\. Write PRESS TO <player>\[, <player>\.\.\.\] or PRESS TO ALL\.",
+        r"\.\.\. and \d{1,9} more notes? like these, not shown\.",
+        r"Press sent to [^\n]{1,2000}\.",
+    )
+)
+NOTE = "  NOTE "
+
+
+def unnoted(text: str) -> str:
+    """The first note of an acknowledgement's text ("  NOTE ...") that is no note pbem writes ("" when none): one of
+    `FIXED_NOTES`, or of the forms `NOTES`; a note cut at `LINE_CHARS` ("...\u2026", as pbem quotes a long one) by
+    its start, which must start one.  Linear in the text: each note is matched whole once per form."""
+    for row in text.split("\n"):
+        if not row.startswith(NOTE):
+            continue
+        note = row[len(NOTE) :].rstrip()
+        if note in FIXED_NOTES or any(p.fullmatch(note) for p in NOTES):
+            continue
+        if len(note) == LINE_CHARS and note.endswith("\u2026") and _starts_one(note[:-1]):
+            continue
+        from pbem.trust.quote import quote
+
+        return f"notes {quote(note)}, no note pbem writes"
+    return ""
+
+
+#: Every other paragraph an acknowledgement's HTML part writes (`mail/_ack_body.html.j2`, `_input.html.j2`,
+#: `_record.html.j2`), as its words read (`_said_in`: tags left out, a line break as "\n"), whole; a note is a
+#: paragraph too, read as in the text (`FIXED_NOTES`, `NOTES`).
+PARAGRAPHS = tuple(
+    re.compile(p)
+    for p in (
+        r"Accepted and applied:",
+        r"Nothing was applied: a message counts whole or not at all\. Correct the lines marked NO and send the whole "
+        r"message again\.",
+        r"\u2026 and \d{1,9} more lines? not shown(?: \(the first refused lines are shown\))?\.",
+        r"Recorded as entry #\d{1,9} of the game's record as you may see it; its hash is [0-9a-f]{64}\. Keep this "
+        r"mail: it is your receipt \(pbem verify --mail checks it against the published history\)\.",
+        r"Not read as orders \(set aside: they start with no order word; greetings and signatures are fine, and an "
+        r"order must start with its order word, see HELP\):",
+        r"\u2026 and \d{1,9} more notes? like these, not shown\.",
+        r"Asked of you now: [^\n]{1,2000}\nWhat would be accepted \(one per line, as written here\):",
+        r"Nothing is asked of you now\.",
+        r"Your report follows in a separate message\.",
+        r"Orders now on file for you:",
+        r"Still awaited from: [^\n]{1,2000}\.",
+        r"Reply to this mail with your orders; a new mail needs your player code, which is in your first mail for "
+        r"this game\.",
+        r"Record #\d{1,9}, [0-9a-f]{16}\.\.\.",
+    )
+)
+_PARAGRAPH = re.compile(r"<p(?: class=\"[a-z]{1,20}\")?>(.{0,100000}?)</p>", re.S)
+_ANY_TAG = re.compile(r"<[^<>]{0,400}>")
+
+
+def _said_in(inner: str) -> str:
+    """A paragraph's words as a reader sees them: a line break as "\n", other tags left out, entities read."""
+    return unescape(_ANY_TAG.sub("", inner.replace("<br>", "\n")))
+
+
+def unparagraphed(html: str) -> str:
+    """The first paragraph of an acknowledgement's HTML (`html`: its body, or a report's block "Your message") that
+    pbem does not write ("" when none): a paragraph of `PARAGRAPHS`, or a note (`FIXED_NOTES`, `NOTES`, cut as in
+    the text).  Its notes were free paragraphs: "<p>Bob has already voted red.</p>" passed (sixth round)."""
+    for m in _PARAGRAPH.finditer(html):
+        said = _said_in(m[1])
+        if any(p.fullmatch(said) for p in PARAGRAPHS) or said in FIXED_NOTES or any(p.fullmatch(said) for p in NOTES):
+            continue
+        if len(said) == LINE_CHARS and said.endswith("\u2026") and _starts_one(said[:-1]):
+            continue
+        from pbem.trust.quote import quote
+
+        return f"in its HTML part says {quote(said)}, a paragraph pbem does not write in an acknowledgement"
+    return ""
+
+
+_ASIDE_TEXT = "Not read as orders (set aside:"
+_ASIDE_HTML = re.compile(r"<p>Not read as orders \(set aside:[^<]{0,400}</p><pre>([^<]{0,200000})</pre>")
+_MORE_ASIDE = re.compile(r"(?:    \.\.\.|\u2026) and \d{1,9} more lines? not shown")
+
+
+def aside_parts(text: str, page: str) -> str:
+    """How the lines an acknowledgement's HTML part lists as not read as orders differ from those its text part
+    lists ("" when alike, or when a part lists none): both are written from one list, so the HTML, which most mail
+    programs show and `pbem verify --sent` does not read, is held to the text, which `--sent` holds to the player's
+    own mail (sixth round)."""
+    found = _ASIDE_HTML.search(page) if page else None
+    rows = [row.rstrip() for row in text.split("\n")]
+    at = next((i for i, row in enumerate(rows) if row.startswith(_ASIDE_TEXT)), None)
+    if found is None or at is None:
+        return ""
+    said = []
+    for row in rows[at + 1 :]:
+        if not row.startswith("    ") or _MORE_ASIDE.match(row):
+            break
+        said.append(row[4:])
+    shown = [unescape(x) for x in found[1].split("\n") if x and not _MORE_ASIDE.match(unescape(x))]
+    if [" ".join(x.split()) for x in shown] == [" ".join(x.split()) for x in said]:
+        return ""
+    from pbem.trust.quote import clip
+
+    return (
+        f"in its HTML part lists {clip('; '.join(shown)) or '(no line)'} as not read as orders, where its text lists "
+        f"{clip('; '.join(said)) or '(no line)'}"
+    )
+
+
+def _starts_one(cut: str) -> bool:
+    """Whether `cut` (a note cut short) is the start of a fixed note, or starts a form: a quoted line, or one of the
+    forms' fixed first words."""
+    return (
+        cut.startswith('"')
+        or any(f.startswith(cut) for f in FIXED_NOTES)
+        or cut.startswith(("Press not sent: ", "Press sent to "))
+    )
+
+
 #: The markup an acknowledgement's HTML is written with (`mail/_ack_body.html.j2`, `ack.html.j2`, `_record.html.j2`):
 #: anything else in it (a heading, a section, a picture, a style) is no part of what pbem writes there.
 TAGS = frozenset({"p", "strong", "table", "thead", "tbody", "tr", "th", "td", "code", "br", "pre"})
 ATTRIBUTES = frozenset({"", 'scope="col"', 'class="receipt"', 'class="hint"', 'class="record"'})
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]{0,20})([^<>]{0,400})>")
-#: The unindented lines an acknowledgement's own mail prints besides those of its body (`prose.ACK_LINES`): the
+#: The unindented lines an acknowledgement's own mail prints besides those of its body (`prose.ACK_WHOLE`): the
 #: record's hint and line (`mail/_record.txt.j2`) and the signature.
-OWN_LINES = ("Reply to this mail with your orders; a new mail needs your player code", "Record #")
+HINT = (
+    "Reply to this mail with your orders; a new mail needs your player code, which is in your first mail for this game."
+)
+_RECORD = re.compile(r"Record #(\d{1,9}), ([0-9a-f]{16})\.\.\.")
+_TITLE = re.compile(r"<title>(.{0,400}?)</title>", re.S)
+_H1 = re.compile(r"<h1>(.{0,400}?)</h1>", re.S)
 
 
-def unwritten(text: str, page: str, sender: str = "") -> str:
+def unwritten(text: str, page: str, sender: str = "", game: str = "", record: tuple[int, str] | None = None) -> str:
     """What an acknowledgement holds that pbem does not write, in one phrase ("" when nothing): in a report
-    answering the message, markup in its HTML block "Your message" other than the acknowledgement's (its text
-    block is `pbem.trust.prose`'s); in the acknowledgement's own mail, an unindented line of its text that none of
-    its templates prints (the player's words are quoted indented), a name under its signature other than the
-    sender's (`sender`), and markup of its HTML other than the acknowledgement's."""
-    from pbem.trust.prose import ACK_LINES, MARK
+    answering the message, a note its text block "Your message" holds that pbem does not write (`unnoted`; the
+    block's other lines are `pbem.trust.prose`'s) and markup in that HTML block other than the acknowledgement's; in
+    the acknowledgement's own mail, such a note, an unindented line of its text that none of
+    its templates prints (the player's words are quoted indented), a fixed line that goes on otherwise, the game's
+    name other than `game`, a record line other than the mail's receipt (`record`), a name under its signature
+    other than the sender's (`sender`), and markup of its HTML other than the acknowledgement's, or a title or
+    heading other than the template's."""
+    from pbem.trust.prose import ACK_WHOLE, MARK, ack_line
 
     if MARK in text:
         start, end = page.find("<h2>Your message</h2>"), page.find("<p>" + MARK)
-        return _markup(page[start + len("<h2>Your message</h2>") : end], ()) if 0 <= start < end else ""
+        at = text.find("\n== Your message ==\n")
+        upto = text.find("\n== ", at + 1) if at >= 0 else -1
+        block = text[at : upto if upto >= 0 else len(text)] if at >= 0 else ""
+        html = page[start + len("<h2>Your message</h2>") : end] if 0 <= start < end else ""
+        return unnoted(block) or _markup(html, ()) or unparagraphed(html) or aside_parts(block, html)
     first = text.lstrip().split("\n", 1)[0]
     if not (first.startswith('Your message "') and '" for game "' in first):
         return ""  # (no acknowledgement of orders: a JOIN's, a refusal of a code, a notice)
+    noted = unnoted(text)
+    if noted:
+        return noted
     rows = [row.rstrip() for row in text.split("\n")]
     sign = max((i for i, row in enumerate(rows) if row == "--"), default=len(rows))
     for i, row in enumerate(rows):
         if i == sign + 1:
             if sender and row != sender:
                 return f'is signed "{row[:80]}" where its sender is named "{sender[:80]}"'
-        elif row and not row.startswith((" ", "\t", *ACK_LINES, *OWN_LINES)) and i != sign:
+        elif row and not row.startswith((" ", "\t")) and i != sign:
             from pbem.trust.quote import quote
 
-            return (
+            said = (
                 f"says {quote(row)}, a line pbem does not write in an acknowledgement (it quotes your words indented)"
             )
+            m = _RECORD.fullmatch(row)
+            if m and record is not None and (int(m[1]), m[2]) != (record[0], record[1][:16]):
+                return f"says {quote(row)}, where its receipt is record #{record[0]}, {record[1][:16]}..."
+            if not (ack_line(row) or row == HINT or m):
+                return said
+            named = ACK_WHOLE[0].fullmatch(row)
+            if named and game and named[1] != game:
+                return f'says {quote(row)}, where the game is "{game[:80]}"'
     start, end = page.find("<body>"), page.rfind("</body>")
     body = page[start + len("<body>") : end] if 0 <= start < end else page
-    return _markup(body, ("h1",))
+    return (
+        _markup(body, ("h1",))
+        or unparagraphed(body)
+        or aside_parts(text, body)
+        or (_headings(page, game) if game and page else "")
+    )
+
+
+def _headings(page: str, game: str) -> str:
+    """The acknowledgement's title and heading must be its template's (`mail/ack.html.j2`) for the game `game`: they
+    were its words (sixth round)."""
+    from pbem.trust.quote import apart
+
+    name = str(escape(game))
+    for pattern, want, what in (
+        (_TITLE, f"Orders for {name}", "title"),
+        (_H1, f"Your orders for game \u201c{name}\u201d", "heading"),
+    ):
+        found = pattern.findall(page)
+        if found != [want]:
+            got = found[0] if len(found) == 1 else f"{len(found)} {what}s"
+            said, written = apart(unescape(got), unescape(want))
+            return f"in its HTML part has the {what} {said}, where pbem writes {written}"
+    return ""
 
 
 def _markup(html: str, also: tuple[str, ...]) -> str:

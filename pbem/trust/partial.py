@@ -133,13 +133,33 @@ def signed(doc: dict[str, Any]) -> str:
         raise Broken("the export's signature is for another head than its chain's")
     if sig["listed"] != signing.listing(doc):
         raise Broken("the entries listed are not the ones the export's signature was made for: they were changed")
-    statement = signing.partial_statement(doc["game"]["name"], h, sig["entries"], sig["head"], sig["listed"])
+    view = sig.get("view")
+    if view is not None and not isinstance(view, str):
+        raise Broken("the export's signature or game key is malformed")
+    if view is not None and view != signing.view_of(doc):
+        raise Broken(
+            "the final view (the position the export shows its reader) is not the one the export's signature was made "
+            "for: it was changed"
+        )
+    statement = signing.partial_statement(doc["game"]["name"], h, sig["entries"], sig["head"], sig["listed"], view)
     if not signing.valid(key, statement, sig["sig"]):
         raise Broken("the signature of the export's listing is not the game key's")
     return (
-        f"the listing, its head and the game's fields are signed by the game key, fingerprint "
-        f"{signing.fingerprint(key)} (compare it with the one in your invitation)"
+        f"the listing, its head, {'its final view (the position shown) ' if view else ''}and the game's fields are "
+        f"signed by the game key, fingerprint {signing.fingerprint(key)} (compare it with the one in your invitation)"
+        + (
+            "; its final view is not signed (an export made before pbem signed it): it is compared with the replay "
+            "only at the end (--earlier), as your evidence"
+            if view is None
+            else ""
+        )
     )
+
+
+def view_signed(doc: dict[str, Any]) -> bool:
+    """Whether a partial export's signature covers its final view (every one made since branch `fairness6`)."""
+    sig = doc.get("signature")
+    return isinstance(sig, dict) and isinstance(sig.get("view"), str) and bool(doc["game"].get("key"))
 
 
 def _names(final: dict[str, Any], reader: str) -> set[str]:

@@ -42,21 +42,35 @@ CODE = re.compile(
     r"(?: \(a reply to a mail of this game needs none\)\.)?$"
 )
 RECORD = re.compile(r"^Record #(\d{1,9}), ([0-9a-f]{16})\.\.\.$")
-#: The first words of each unindented line the acknowledgement prints (`mail/_ack_body.txt.j2`, `_input.txt.j2`):
+#: Each unindented line the acknowledgement prints (`mail/_ack_body.txt.j2`, `_input.txt.j2`), whole (`ack_line`):
 #: any other unindented line ends it (and is compared), so that a block "Your message" made up to hold lies holds
-#: them only indented, where an honest one quotes the player's own words.
-ACK_LINES = (
-    'Your message "',
-    "Accepted and applied:",
-    "NOTHING WAS APPLIED: ",
-    "Correct the line",
-    "Recorded as entry #",
-    "Keep this mail: it is your receipt",
-    "Not read as orders (set aside:",
-    "Orders now on file for you",
-    "Still awaited from: ",
-    "Your report follows in a separate message.",
+#: them only indented, where an honest one quotes the player's own words.  A line that starts as pbem's and goes on
+#: otherwise ("Correct the line below and send the whole message again. Bob has voted.") is no line pbem writes
+#: (sixth round: only their first words were read, so the rest of such a line was the moderator's to word).
+ACK_WHOLE = (
+    re.compile(r'Your message ".{0,400}" for game "(.{1,200})" was read\.'),
+    re.compile(r"Accepted and applied:"),
+    re.compile(
+        r"NOTHING WAS APPLIED: (?:one line was|\d{1,9} lines were) not accepted, and a message counts whole or not at all\."
+    ),
+    re.compile(r"Correct the lines? below and send the whole message again\."),
+    re.compile(r"Recorded as entry #\d{1,9} of the game's record as you may see it; its hash is"),
+    re.compile(r"Keep this mail: it is your receipt \(pbem verify --mail checks it against the published history\)\."),
+    re.compile(
+        r"Not read as orders \(set aside: they start with no order word; greetings and signatures are fine, and an "
+        r"order must start with its order word, see HELP\):"
+    ),
+    re.compile(r"Orders now on file for you \(revisable until the step resolves\):"),
+    re.compile(r"Still awaited from: [^\n]{1,2000}\."),
+    re.compile(r"Your report follows in a separate message\."),
 )
+
+
+def ack_line(row: str) -> bool:
+    """Whether `row` is, whole, an unindented line an acknowledgement prints (`ACK_WHOLE`)."""
+    return any(p.fullmatch(row) for p in ACK_WHOLE)
+
+
 FIRST = {  # a paragraph said once, by the line it starts with
     "code": "Your secret player code is ",
     "commitment": "Fairness: this game's random seed is fixed and sealed.",
@@ -157,7 +171,7 @@ def prose_lines(text: str) -> list[str]:
             state = "ack" if title == "Your message" else ("prose" if fixed else "section")
             if fixed:
                 out.append(row)
-        elif (state == "ack" and row and not row.startswith((" ", "\t", *ACK_LINES))) or (
+        elif (state == "ack" and row and not row.startswith((" ", "\t")) and not ack_line(row)) or (
             state == "section" and row.startswith(told.AFTER)
         ):
             state = "prose"  # (the acknowledgement quotes the player's words indented)

@@ -36,6 +36,10 @@ The checks, each over the mail of one player (`pick`) and one export:
    became of the message it answers (applied, or refused and which lines) is what the export records (`_answered`).
 9. every moderator's message to every player (`pbem game say`) the player was mailed is one the export records,
    word for word (`_messages`).
+10. once the seed is revealed, the reasons an acknowledgement gives for refusing the player's lines ("NOTHING WAS
+   APPLIED") are pbem's reading of the lines it quotes at the replayed state (`pbem.trust.refused`, with the
+   reading the command passes in, `pbem.app.rereading.refused`), and the orders on file and who is awaited an
+   acknowledgement lists are the state's it was written from (`_refusals`, `_statuses`).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
@@ -73,7 +77,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import acked, chain, due, pictured, prose, restarts, shown, signing, told
+from pbem.trust import acked, chain, due, pictured, prose, refused, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
 from pbem.trust.quote import clip
 
@@ -553,7 +557,9 @@ def reader_of(ch: _Chain, doc: dict[str, Any], mails: list[Received], who: str =
     return best if best and (placed(best) or chosen) else (chosen[0] if chosen else "")
 
 
-def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> MailCheck:
+def check_mail(
+    doc: dict[str, Any], mails: list[Received], player: str = "", reread: refused.Reread | None = None
+) -> MailCheck:
     """Check one player's mails (about this game) against the export `doc`."""
     c = MailCheck(ok=False, player=player, mails=len(mails))
     try:
@@ -588,6 +594,8 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
         _deadlines(ch, texts, c)
+        _refusals(ch, doc, ordered, c, reread)
+        _statuses(ch, doc, ordered, c, reread)
     _answered(doc, ordered, c)
     _messages(doc, ordered, c)
     if not c.heads:
@@ -1039,7 +1047,7 @@ def _answered(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
         if b"Your message" not in m.raw:
             continue
         text = told.plain(m.raw)
-        how = acked.unwritten(text, told.html(m.raw), m.sender_name)
+        how = acked.unwritten(text, told.html(m.raw), m.sender_name, str(doc["game"]["name"]), m.record)
         if how:
             c.problem(
                 0,
@@ -1148,6 +1156,90 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
         )
 
 
+def _refusals(
+    ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, reread: refused.Reread | None
+) -> None:
+    """Each acknowledgement of a refused message must give pbem's reasons for the lines it quotes: once the seed is
+    out, pbem's reading of them at the state the message met (`pbem.trust.refused`)."""
+    if not c.reader:
+        return
+    seat = seat_of(doc, c.reader)
+    seen = [ch.seen_by(n) for n in seat]
+    end = len(ch.rows) + 1
+    found: list[refused.Refusal] = []
+    for m in mails:
+        if m.record is None or not m.in_reply_to or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
+            continue
+        text = told.plain(m.raw)
+        if refused.block(text) is None:
+            continue
+        upto = min((shown._after(positions, at, end) for positions in seen), default=end)
+        found.append((at, upto, m.name, text, told.html(m.raw)))
+    if not found:
+        return
+    if not doc.get("seed"):
+        c.notes.append(
+            f"the reasons {count(len(found), 'acknowledgement')} gave for refusing your lines are worked out again "
+            "once the game is over (its seed replays the state your message met): check again with the final export"
+        )
+        return
+    if reread is None:
+        c.notes.append(
+            f"the reasons {count(len(found), 'acknowledgement')} gave for refusing your lines were not worked out again"
+        )
+        return
+    try:
+        wrong = refused.untrue(doc, ch.rows, found, seat, reread)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        c.notes.append("the reasons your refused messages were given were not compared: the record cannot be replayed")
+        return
+    if not wrong:
+        c.checked.append(
+            f"the reasons {count(len(found), 'acknowledgement')} gave for refusing your lines are pbem's reading of "
+            "the lines they quote, in the game replayed to their heads"
+        )
+    writers = {m.name: m.mailer for m in mails}
+    for at, how in wrong:
+        c.problem(
+            at,
+            f"{how}, in the game replayed up to record #{at}: the refusal you were shown is not pbem's, and a line it "
+            "refused may have been a valid order never applied (its text is not signed, only its head: this mail is "
+            "your evidence, keep it)" + next((other_version(w) for n, w in writers.items() if how.startswith(n)), ""),
+        )
+
+
+def _statuses(
+    ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, reread: refused.Reread | None
+) -> None:
+    """An acknowledgement of applied orders (its own mail) lists the player's orders on file and who is awaited:
+    once the seed is out they must be the state's right after the input its receipt names (`pbem.trust.refused`)."""
+    if not c.reader or reread is None or not doc.get("seed"):
+        return
+    acks: list[refused.Status] = []
+    for m in mails:
+        if m.input is None or not m.in_reply_to:
+            continue
+        n = _input_place(ch, m.input[0], m.input[1], c.reader)
+        if n is None or ch.heads[n] != m.input[1]:
+            continue  # (a changed input is `_inputs`'s to name)
+        text = told.plain(m.raw)
+        if not text.lstrip().startswith('Your message "') or "\nAccepted and applied:\n" not in text:
+            continue  # (a report answering the message lists neither)
+        acks.append((n, m.name, text, told.html(m.raw)))
+    if not acks:
+        return
+    try:
+        wrong = refused.status_untrue(doc, ch.rows, acks, seat_of(doc, c.reader), reread)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        return  # (a record that cannot be replayed: `_tables` says so)
+    for at, how in wrong:
+        c.problem(
+            at,
+            f"{how}, right after that input: the acknowledgement you were shown is not the history published (its "
+            "text is not signed, only its receipt: this mail is your evidence, keep it)",
+        )
+
+
 def other_version(mailer: str) -> str:
     """What to add to a table's mismatch when the report was written by another pbem than this one: the tables are
     rendered with this pbem's views and templates, so an upgrade that changed how one reads is named as a mismatch
@@ -1192,15 +1284,19 @@ def unchosen(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | N
     return None
 
 
-def verify_mail(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | None = None) -> MailCheck:
-    """Parse `raws` (unless parsed: a `Folder`), keep this game's mail to the player, and check it (`check_mail`)."""
+def verify_mail(
+    doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | None = None, reread: refused.Reread | None = None
+) -> MailCheck:
+    """Parse `raws` (unless parsed: a `Folder`), keep this game's mail to the player, and check it (`check_mail`).
+    `reread`: pbem's reading of a refused message's lines (`pbem.app.rereading.refused`), for the reasons an
+    acknowledgement gives (`pbem.trust.refused`); None: they are not worked out again (a note says so)."""
     folder = _folder(raws)
     mails, unreadable = list(folder.mails), folder.unreadable
     try:
         who, theirs = pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
     except NoMail as exc:
         return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)], usage=True)
-    c = check_mail(doc, theirs, who)
+    c = check_mail(doc, theirs, who, reread)
     to, checked = {m.to for m in theirs}, {id(m) for m in theirs}
     since = min((m.sort_key for m in theirs if m.sort_key), default=0.0)  # this game's first mail to them
     c.notes += restarts.elsewhere(doc, [m for m in mails if m.to in to and id(m) not in checked], since)

@@ -18,6 +18,8 @@ game (its tag "[pbem NAME]" in the subject, invisible characters removed):
   (`pbem.trust.when_sent`; second red team: a clock hours slow accused an honest moderator);
 - REORDERED: two of the player's mails applied in the other order than they were sent,
   more than `HELD_BACK` apart (less: a note), so the earlier orders won (`_reordered`);
+- QUOTED OTHERWISE: pbem's answer to it (given the received mail too: `answers`) quotes another subject than
+  its own, or lists as "not read as orders", or quotes in a note, words it does not hold (`_quoted`);
 
 and for every input of the player in the export:
 
@@ -47,7 +49,7 @@ from pbem.orders.extract import extract
 from pbem.orders.typed import prose
 from pbem.trust import deal as joining
 from pbem.trust import when_sent as when
-from pbem.trust.quote import clip
+from pbem.trust.quote import apart, clip, quote
 from pbem.trust.receipts import readers, seat_of, visible
 
 SHOWN = 8
@@ -173,9 +175,15 @@ def _set_aside(wrote: list[str], applied: list[str], known: set[str]) -> list[st
 
 
 def check_sent(
-    doc: dict[str, Any], raws: list[bytes], as_player: str | None = None, read: Reader | None = None
+    doc: dict[str, Any],
+    raws: list[bytes],
+    as_player: str | None = None,
+    read: Reader | None = None,
+    answers: Sequence[tuple[str, bytes]] = (),
 ) -> SentCheck:
-    """Check the mails a player sent (`raws`: their Sent folder) against the export `doc`, each read by `read`."""
+    """Check the mails a player sent (`raws`: their Sent folder) against the export `doc`, each read by `read`.
+    `answers`: (the Message-ID it answers, the mail) of each of pbem's mails the player received with a receipt the
+    game key signed (`pbem verify --mail` given too): what their acknowledgements quote of each mail (`_quoted`)."""
     c = SentCheck(ok=False)
     mails = _about_the_game(doc, raws, as_player, c)
     if not mails:
@@ -184,6 +192,7 @@ def check_sent(
     c.player, c.mails = player, len(mails)
     applied, refused = _compare(doc, mails, c, read)
     _reordered(doc, mails, player, c)
+    _quoted(mails, answers, c)
     ours = {m.message_id for m in mails}
     for o in doc["orders"]:
         if o["player"] == player and o["message_id"] and _mid(o["message_id"]) not in ours:
@@ -317,6 +326,92 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
                 c.refusals.append(f"{m.name} is marked {clip(str(rec['outcome']))}: {why}{wrote_said}")
             refused += 1
     return applied, refused
+
+
+SUBJECT_CHARS = 200  # as `pbem.app.answers.LINE_CHARS`: the subject an acknowledgement quotes
+_ACK_FIRST = re.compile(r'Your message "(.{0,400})" for game "(?:.{1,200})" was read\.')
+_ASIDE = "Not read as orders (set aside:"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+#: A note quoting a line of the player's message: '"LINE": why' or '"LINE" was ...' (`pbem.orders.extract`, the
+#: absence's, `pbem.app.lines.replaced`); LINE is read up to the last quote before the note goes on.
+_NOTE = re.compile(r'  NOTE "(.{1,400})"(?::| was) ')
+
+
+def _said(text: str) -> tuple[str, list[str]] | None:
+    """(the subject an acknowledgement's text quotes, the lines it lists as not read as orders); None for a mail that
+    acknowledges no message (linear in the text)."""
+    rows = [row.rstrip() for row in text.split("\n")]
+    found = next(((i, m) for i, row in enumerate(rows) if (m := _ACK_FIRST.fullmatch(row))), None)
+    if found is None:
+        return None
+    at, subject = found[0], found[1][1]
+    aside: list[str] = []
+    start = next((i for i in range(at, len(rows)) if rows[i].startswith(_ASIDE)), None)
+    for row in rows[start + 1 :] if start is not None else []:
+        if not row.startswith("    ") or row.startswith("    ... and "):
+            break
+        aside.append(row[4:])
+    # a note that quotes a line of the message ('  NOTE "CODE is K7QX": write the code alone ...'): its line
+    aside += [m[1] for row in rows[at:] if (m := _NOTE.match(row))]
+    return subject, aside
+
+
+def _flat(text: str) -> str:
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+CODE_MASK = "[code]"  # as `pbem.mail.inbound.redact.REPLACEMENT`: a code in a mail pbem read is quoted back so
+
+
+def _holds(wrote: str, said: str, whole: bool = False) -> bool:
+    """Whether `wrote` holds the words `said` (`whole`: is them), where pbem quoted a code as `CODE_MASK`: the pieces
+    between the masks, in order (pbem never echoes a code, so the words it stood for are not compared)."""
+    if CODE_MASK not in said:
+        return said == wrote if whole else said in wrote
+    pieces, at = said.split(CODE_MASK), 0
+    for k, piece in enumerate(pieces):
+        found = wrote.find(piece.strip(), at)
+        if found < 0 or (whole and k == 0 and not wrote.startswith(piece)):
+            return False
+        at = found + len(piece.strip())
+    return not whole or not pieces[-1] or wrote.endswith(pieces[-1])
+
+
+def _quoted(mails: list[Sent], answers: Sequence[tuple[str, bytes]], c: SentCheck) -> None:
+    """What pbem's answers to each sent mail quote of it, against the mail: the subject its acknowledgement quotes
+    ('Your message "..."') must be the mail's (as pbem quotes it: control characters and runs of blanks as one
+    space, at most `SUBJECT_CHARS`), and each line it lists as "not read as orders" must be words the mail holds
+    (its plain text, blanks as one space; a line cut at `SUBJECT_CHARS` by its start; a code pbem quoted as
+    `CODE_MASK` stands for any words), as must each line a note quotes ('NOTE "line": ...').  They were the moderator's word (sixth round): an answer quoting a subject, a
+    remark or a line the player never wrote is named."""
+    from pbem.trust.told import plain
+
+    by_id = {m.message_id: m for m in mails}
+    for answered, raw in answers:
+        m = by_id.get(_mid(answered))
+        said = _said(plain(raw)) if m is not None else None
+        if m is None or said is None:
+            continue
+        subject, aside = said
+        wrote = _flat(m.subject)
+        wrote = wrote if len(wrote) <= SUBJECT_CHARS else wrote[: SUBJECT_CHARS - 1] + "\u2026"
+        if not _holds(wrote, _flat(subject), whole=True):
+            got, want = apart(_flat(subject), wrote)
+            c.problems.append(
+                f"QUOTED OTHERWISE: pbem's answer to {m.name} quotes its subject as {got}, but you wrote {want}: that "
+                "answer is not what pbem writes (its text is not signed: keep it as your evidence)"
+            )
+        body = _flat(m.text)
+        for line in aside if body else []:
+            words = _flat(line)
+            words = words[:-1] if words.endswith("\u2026") and len(line) >= SUBJECT_CHARS else words
+            if words and not _holds(body, words):
+                c.problems.append(
+                    f"QUOTED OTHERWISE: pbem's answer to {m.name} quotes {quote(line)} as a line of yours (not read "
+                    "as orders, or in a note), but your mail holds no such words: that answer is not what pbem writes "
+                    "(its text is not signed: keep it as your evidence)"
+                )
+                break
 
 
 def _delays(mails: list[Sent], messages: dict[str, dict[str, Any]]) -> list[tuple[str, timedelta]]:

@@ -127,11 +127,22 @@ def listing(doc: dict[str, Any]) -> str:
     return hashlib.sha256(canonical(body)).hexdigest()
 
 
-def partial_statement(game: str, head_of_game: str, entries: int, head: str, listed: str) -> bytes:
-    """What a partial export's signature signs: its reader's record position and head, and its listing's digest,
-    under a prefix of its own (a receipt's signature cannot be passed off as one, nor one as a receipt's)."""
+def view_of(doc: dict[str, Any]) -> str:
+    """A partial export's `final_view` (the position its reader is shown, their hand and secrets included) as one
+    digest: SHA-256 of its RFC 8785 JSON.  Signed with the listing since branch `fairness6`: before, a moderator
+    could hand a player an export whose listing was signed and whose position was anything he liked."""
+    return hashlib.sha256(canonical(doc.get("final_view"))).hexdigest()
+
+
+def partial_statement(
+    game: str, head_of_game: str, entries: int, head: str, listed: str, view: str | None = None
+) -> bytes:
+    """What a partial export's signature signs: its reader's record position and head, its listing's digest and
+    its final view's (`view_of`; None: an export made before the view was signed, whose statement has no such
+    field), under a prefix of its own (a receipt's signature cannot be passed off as one, nor one as a
+    receipt's)."""
     body = {"game": game, "header": head_of_game, "record": [entries, head], "listed": listed}
-    return PARTIAL_PREFIX + canonical(body)
+    return PARTIAL_PREFIX + canonical(body if view is None else {**body, "view": view})
 
 
 def export_signature(private_hex: str, doc: dict[str, Any], partial: bool = False) -> dict[str, Any]:
@@ -140,9 +151,16 @@ def export_signature(private_hex: str, doc: dict[str, Any], partial: bool = Fals
     entries, head = doc["chain"]["entries"], doc["chain"]["head"]
     h = header_of_export(doc)
     if partial:
-        listed = listing(doc)
-        signed = partial_statement(doc["game"]["name"], h, entries, head, listed)
-        return {"entries": entries, "head": head, "header": h, "listed": listed, "sig": sign(private_hex, signed)}
+        listed, view = listing(doc), view_of(doc)
+        signed = partial_statement(doc["game"]["name"], h, entries, head, listed, view)
+        return {
+            "entries": entries,
+            "head": head,
+            "header": h,
+            "listed": listed,
+            "view": view,
+            "sig": sign(private_hex, signed),
+        }
     return {
         "entries": entries,
         "head": head,

@@ -189,7 +189,9 @@ def _earlier_view(final: dict[str, Any], rows: list[dict[str, Any]], doc: dict[s
     """The earlier export's `final_view` (the position its reader was shown when it was made) is that reader's view
     of the final record replayed to the export's place: after the reader's last listed entry, before their next
     (another player's hidden input may have been applied in between, so any of those states).  Needs the seed (the
-    final export of a finished game); the view is not signed, so a mismatch is the holder's evidence, not proof."""
+    final export of a finished game).  The view is signed with the listing since branch `fairness6`
+    (`pbem.trust.partial.signed` checked it): a mismatch is then proof; in an export made before, the holder's
+    evidence."""
     if "final_view" not in doc:
         return
     if not final.get("seed"):
@@ -226,7 +228,13 @@ def _earlier_view(final: dict[str, Any], rows: list[dict[str, Any]], doc: dict[s
         raise Refused(
             f"the earlier export's final view (the position it showed {clip(reader)}) is not {clip(reader)}'s view of "
             f"the final record replayed to its entry {n}, nor to any input before their next entry: the position "
-            "shown then was not the game's (the view is not signed: that file is your evidence, not proof for others)"
+            "shown then was not the game's "
+            + (
+                "(the view is signed by the game key with the listing: that file is proof)"
+                if partial_export.view_signed(doc)
+                else "(the view is not signed in an export made before pbem signed it: that file is your evidence, "
+                "not proof for others)"
+            )
         )
     v.checked.append(
         f"the earlier export's final view is {clip(reader)}'s view of the final record replayed to its entry {n}"

@@ -1,0 +1,55 @@
+"""What pbem's acknowledgement says of a refused message, worked out again (pure): for `pbem verify --mail`.
+
+An acknowledgement of a refused message ("NOTHING WAS APPLIED") quotes each of the player's order lines, "ok" or
+"NO" with the reason and what would be accepted.  The refused message leaves no input in the record, so those
+reasons were the moderator's word: he could refuse a valid order with a made-up reason and never apply it (sixth
+fairness round).  The reading is pure, the engine's and the intake's (`pbem.app.intake._orders`: the engine's
+outcome, the lines set aside as prose, one slot one order, the refusal worded from the status), so once the seed
+is out `pbem.trust.refused` replays the game to the state the message met and asks this module what pbem would
+have written for the lines the acknowledgement quotes.  It is passed to `pbem.trust.receipts.verify_mail` as a
+function (`pbem.trust.refused.Reread`): the trust layer does not import the use cases.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbem.app import refusals, views
+from pbem.app.answers import quoted_lines
+from pbem.app.lines import read_again
+from pbem.engine import slots
+from pbem.engine.base import Engine
+from pbem.render.templates import render
+
+
+def refused(eng: Engine, state: dict[str, Any], player: str, orders: list[str]) -> tuple[str, str]:
+    """(the text, the HTML) pbem's acknowledgement writes for the message of order lines `orders` that `player`
+    sent at `state` (`mail/_ack_body.txt.j2` and `.html.j2`, with those lines, the player's orders on file and who
+    is awaited, and nothing else); when pbem would accept the message, without its lines (no "NOTHING WAS APPLIED":
+    what it says of the game at `state`, as the acknowledgement of accepted orders says it of the state after them,
+    `pbem.app.answering`)."""
+    result = eng.apply(state, player, orders)
+    orders, result, _, _ = read_again(eng, state, player, orders, result, {"problems": []}, [])
+    result = slots.one_per_slot(eng, state, player, orders, result)
+    result = refusals.worded(eng, state, player, result)
+    lines, more = quoted_lines([] if result.accepted else [r.__dict__ for r in result.lines])
+    context: dict[str, Any] = dict(
+        subject_in="",
+        game_name="",
+        applied=False,
+        lines=lines,
+        more_lines=more,
+        rejected_count=sum(1 for r in result.lines if not r.ok),
+        problems=[],
+        press_failed=[],
+        more_notes=0,
+        no_orders=False,
+        press_sent=[],
+        held=False,
+        chatter=[],
+        more_chatter=0,
+        on_file=views.filed(eng, state, player),  # as the intake's `_now`: the state the message met
+        waiting=views.waiting(eng, state),
+        report_follows=False,
+    )
+    return render("mail/_ack_body.txt.j2", **context), render("mail/_ack_body.html.j2", **context)

@@ -1,0 +1,217 @@
+"""`pbem verify --mail`: the reasons an acknowledgement gives for refusing a player's lines, worked out again.
+
+A message refused whole ("NOTHING WAS APPLIED") leaves no input in the record: the export says it was refused and,
+to its sender, why ("'line': reason; ..."), and the acknowledgement quotes each line "ok" or "NO" with the reason
+and what would be accepted.  Both are the moderator's word (fifth round: the lines quoted as refused must be the
+ones the record's reason names, no more): he could refuse a valid order with a made-up reason ("you are not asked
+anything now") and never apply it, and every check passed.  What pbem refuses, and how it words the refusal, is a
+pure function of the game's state, the player and the lines (the engine and the intake's reading), so once the
+seed is out the state the message met can be replayed and the reading run again: each acknowledgement of a
+refused message must say what pbem says of the lines it quotes, and of the player's orders on file and who is
+awaited (from the same state, as the intake says them), in the text and the HTML part, at its head's state
+or at one the record went through before the reader's next visible entry (another player's hidden input may have
+been applied first: `pbem.trust.shown.windows`).  A refusal of lines pbem's reading accepts is named as such.
+
+The reading lives in the use cases (`pbem.app.rereading.refused`), passed in as `Reread`.  Compared only where
+every line of the message is quoted whole: not past "... and N more lines not shown" nor for a line cut at
+`pbem.trust.acked.LINE_CHARS`.  The lines are re-read in the order quoted: lines refused alike are quoted
+together under the first of them, so a later one may have stood after other lines in the message; a refused line
+changes nothing, so its reading is the same.  The acknowledgement's text is not signed: a mismatch is the player's
+evidence, not proof for others.  Linear in the mail; one reading a candidate state.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from pbem.engine.base import Engine
+from pbem.trust import acked, shown
+from pbem.trust import deal as joining
+from pbem.trust.quote import apart, clip
+
+#: The game's engine for a state, the state, the player, the lines -> (text, HTML) pbem's acknowledgement writes
+#: for them, with the player's orders on file and who is awaited; without "NOTHING WAS APPLIED" when it would
+#: accept them (`pbem.app.rereading.refused`).
+Reread = Callable[[Engine, dict[str, Any], str, list[str]], tuple[str, str]]
+
+_OK, _NO = "  ok   ", '  NO   "'
+_HTML_START, _HTML_END = "<p><strong>Nothing was applied</strong>", "</tbody></table>"
+CUT = "\u2026"  # how a quoted line longer than `acked.LINE_CHARS` ends
+
+
+def block(text: str) -> list[str] | None:
+    """The refusal an acknowledgement's text prints: "NOTHING WAS APPLIED:" and the line after it, a blank line,
+    its rows up to the next blank line, and the count of lines not shown when there is one (each line without
+    trailing blanks); None when the text has none."""
+    rows = [row.rstrip() for row in text.split("\n")]
+    start = next((i for i, row in enumerate(rows) if row.startswith(acked.REFUSED)), None)
+    if start is None:
+        return None
+    out: list[str] = []
+    blanks = 0
+    for k in range(start, len(rows)):
+        if not rows[k]:
+            blanks += 1
+            if blanks == 2:
+                if k + 1 < len(rows) and rows[k + 1].startswith("  ... and "):
+                    out.append(rows[k + 1])
+                break
+        out.append(rows[k])
+    return out
+
+
+_ON_FILE, _FILED, _WAITING = "Orders now on file for you", "    (on file) ", "Still awaited from: "
+_HTML_STATUS = re.compile(
+    r"<p>Orders now on file for you:</p><pre>[^<]{0,100000}</pre>|<p>Still awaited from: [^<]{0,20000}</p>"
+)
+
+
+def status(text: str) -> list[str]:
+    """What an acknowledgement's text says of the game besides the refusal: the player's orders on file and who is
+    awaited (`mail/_ack_body.txt.j2`, from the state the message met)."""
+    out: list[str] = []
+    listing = False
+    for row in (row.rstrip() for row in text.split("\n")):
+        listing = row.startswith(_ON_FILE) or (listing and row.startswith(_FILED))
+        if listing or row.startswith(_WAITING):
+            out.append(row)
+    return out
+
+
+def html_status(page: str) -> list[str]:
+    """`status` of an acknowledgement's HTML part."""
+    return _HTML_STATUS.findall(page)
+
+
+def html_block(page: str) -> str:
+    """The refusal an acknowledgement's HTML part prints: its paragraph and table ("" when it has none)."""
+    start = page.find(_HTML_START)
+    end = page.find(_HTML_END, start) if start >= 0 else -1
+    return page[start : end + len(_HTML_END)] if end >= 0 else ""
+
+
+def quoted(rows: list[str]) -> list[str] | None:
+    """The player's lines a refusal quotes ("ok" and "NO" rows), in its order; None when they are not all there
+    whole (some "not shown", or one cut at `acked.LINE_CHARS`)."""
+    out = []
+    for row in rows:
+        if row.startswith(_OK):
+            out.append(row[len(_OK) :])
+        elif row.startswith(_NO) and row.endswith('"'):
+            out.append(row[len(_NO) : -1])
+        elif row.startswith("  ... and "):
+            return None
+    if not out or any(len(line) >= acked.LINE_CHARS and line.endswith(CUT) for line in out):
+        return None
+    return out
+
+
+Refusal = tuple[int, int, str, str, str]  # (head's position, the reader's next visible position, name, text, HTML)
+
+
+def untrue(
+    doc: dict[str, Any], rows: list[dict[str, Any]], refusals: list[Refusal], seat: list[str], reread: Reread
+) -> list[tuple[int, str]]:
+    """(position, what differs) of each refusal whose words are not pbem's reading of the lines it quotes at any
+    state its head allows.  `rows`: the chain in order; `seat`: the reader's names.  Raises ValueError (and the
+    others `pbem.trust.shown.Replay` raises) when the record cannot be replayed."""
+    inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
+    spans = shown.windows(inputs, [(at, upto) for at, upto, _, _, _ in refusals])
+    replay = shown.Replay(doc, rows, {q for span in spans for q in span})
+    out = []
+    for (at, _, name, text, page), span in zip(refusals, spans):
+        got, got_html = block(text) or [], html_block(page)
+        lines = quoted(got)
+        if lines is None:
+            continue
+        first: tuple[str, str] | None = None
+        for text_want, html_want in _readings(replay, span, seat, lines, reread):
+            if (block(text_want), status(text_want)) == (got, status(text)) and (
+                not page or (html_block(html_want), html_status(html_want)) == (got_html, html_status(page))
+            ):
+                break
+            first = first or (text_want, html_want)
+        else:
+            if first is not None:
+                how = _how(got, got_html if page else None, lines, *first)
+                out.append((at, f"{name} {how or _how_status(text, page, *first)}"))
+    return out
+
+
+def _readings(
+    replay: shown.Replay, span: list[int], seat: list[str], lines: list[str], reread: Reread
+) -> Iterator[tuple[str, str]]:
+    """What pbem's reading says of `lines` at each state of `span` (as replayed, and as the record stores and loads
+    it: the order of a state's keys may order what a refusal lists), for each name of the reader's seat."""
+    for q in span:
+        state = replay.states[q]
+        if joining.is_joining(state):
+            continue  # (a JOIN's refusal is worded by the join step, and no acknowledgement of it says this)
+        for form in (state, json.loads(json.dumps(state, sort_keys=True))):
+            for player in seat:
+                try:
+                    yield reread(replay.reader(form), form, player, lines)
+                except (KeyError, ValueError, TypeError, IndexError, AttributeError):
+                    continue
+
+
+Status = tuple[int, str, str, str]  # (the input's position, the mail's name, its text, its HTML)
+
+
+def status_untrue(
+    doc: dict[str, Any], rows: list[dict[str, Any]], acks: list[Status], seat: list[str], reread: Reread
+) -> list[tuple[int, str]]:
+    """(position, what differs) of each acknowledgement of applied orders (its own mail) whose list of the player's
+    orders on file and line of who is awaited are not the state's right after the input its receipt names (as
+    `pbem.app.answering` writes them from the state the orders made).  Raises as `untrue`."""
+    replay = shown.Replay(doc, rows, {n for n, _, _, _ in acks})
+    out = []
+    for n, name, text, page in acks:
+        first: tuple[str, str] | None = None
+        for text_want, html_want in _readings(replay, [n], seat, [], reread):
+            if status(text_want) == status(text) and (not page or html_status(html_want) == html_status(page)):
+                break
+            first = first or (text_want, html_want)
+        else:
+            if first is not None:
+                out.append((n, f"{name} {_how_status(text, page, *first)}"))
+    return out
+
+
+def _how(got: list[str], got_html: str | None, lines: list[str], text: str, html: str) -> str:
+    """How the refusal (`got`, and `got_html` when the mail has an HTML part) differs from pbem's reading of its
+    lines (`text`, `html`); "" when it does not (then what it says of the game does: `_how_status`)."""
+    if block(text) is None:
+        return (
+            f"refuses your lines {clip('; '.join(lines))} (NOTHING WAS APPLIED), but pbem's reading of those very "
+            "lines accepts them"
+        )
+    want = block(text) or []
+    for a, b in zip(got, want, strict=False):
+        if a != b:
+            said, read = apart(a.strip(), b.strip())
+            return f"says {said} where pbem's reading of the lines it quotes says {read}"
+    if len(got) != len(want):
+        more = (want[len(got)] if len(want) > len(got) else got[len(want)]).strip()
+        return f'{"leaves out" if len(want) > len(got) else "adds"} "{clip(more)}" to what pbem\'s reading of the lines it quotes says'
+    if got_html is not None and got_html != html_block(html):
+        said, read = apart(got_html, html_block(html))
+        return f"in its HTML part says {said} where pbem's reading of the lines it quotes says {read}"
+    return ""
+
+
+def _how_status(text: str, page: str, text_want: str, html_want: str) -> str:
+    """How what the acknowledgement says of the game (orders on file, who is awaited) differs from the replay's."""
+    for got, want, where in (
+        (status(text), status(text_want), ""),
+        (html_status(page), html_status(html_want), "in its HTML part "),
+    ):
+        if got != want:
+            a = next((x for x in got if x not in want), "(nothing)")
+            b = next((x for x in want if x not in got), "(nothing)")
+            said, read = apart(a.strip(), b.strip())
+            return f"{where}says {said} where the game replayed to the moment it answers says {read}"
+    return "differs from pbem's reading of the lines it quotes"
