@@ -238,6 +238,17 @@ def _sender_name(msg: Message) -> str:
 #: memory while it is checked).
 MAX_MAIL_BYTES = 32 * 1024 * 1024
 MAX_FOLDER_BYTES = 1024 * 1024 * 1024
+#: Parts one mail of a folder may have, as `pbem.mail.inbound.message.MAX_PARTS` (pbem's own have a few): each part
+#: costs the parser the same however small, so one mail of 32 MiB of parts of a few bytes cost a minute for each
+#: reading of it (about 1.7 s a MB; a mail in the player's mailbox, signed by the moderator, could hold the check
+#: past its deadline: costs5).  Counted as the lines starting with "--" of a mail that declares a boundary.
+MAX_PARTS = 1_000
+_BOUNDARY = re.compile(rb"boundary\s*+\*?\s*+=", re.IGNORECASE)
+
+
+def too_many_parts(raw: bytes) -> bool:
+    """Whether a mail has more than `MAX_PARTS` parts (more lines starting with "--", and a boundary declared)."""
+    return raw.count(b"\n--") > MAX_PARTS and _BOUNDARY.search(raw) is not None
 
 
 def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
@@ -259,6 +270,9 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
             if len(raw) > MAX_MAIL_BYTES:
                 told.append(f"message {n} of {path} is {len(raw):,} bytes, more than the {MAX_MAIL_BYTES:,} read")
                 continue
+            if too_many_parts(raw):
+                told.append(f"message {n} of {path} has more than {MAX_PARTS:,} parts; pbem's mail has a few")
+                continue
             out.append(raw)
         return out
     if not path.is_dir():
@@ -275,6 +289,9 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
         total += len(raw)
         if total > MAX_FOLDER_BYTES:
             raise NoMail(f"{path} holds more than the {MAX_FOLDER_BYTES:,} bytes of mail pbem reads")
+        if too_many_parts(raw):
+            told.append(f"{file.name} in {path} has more than {MAX_PARTS:,} parts; pbem's mail has a few")
+            continue
         out.append(raw)
     return out
 
