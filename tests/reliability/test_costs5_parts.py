@@ -86,9 +86,10 @@ def _mail(parts: str) -> Callable[[], bytes]:
 
 def _attachment(size: int) -> str:
     lines = size // 74
-    return "--B\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n" + (
-        "QUFB" * 18 + "\r\n"
-    ) * lines
+    return (
+        "--B\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+        + ("QUFB" * 18 + "\r\n") * lines
+    )
 
 
 @pytest.mark.parametrize("shape", sorted(PARTS))
