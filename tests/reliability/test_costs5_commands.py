@@ -77,7 +77,7 @@ def _good(name: str, home: Path) -> str | None:
 
 
 def _cases() -> list[tuple[str, str]]:
-    out = []
+    out = [("game list", "config")]  # the root's --config, as every command reads it first
     for path in cli_commands():
         for p in _command(path).params:
             if p.name != "config" and not getattr(p, "is_flag", False):
@@ -87,7 +87,7 @@ def _cases() -> list[tuple[str, str]]:
 
 def _args(path: str, giant: str, home: Path) -> list[str]:
     cmd = _command(path)
-    args = ["-c", str(home), *path.split()]
+    args = ["-c", GIANT if giant == "config" else str(home), *path.split()]
     if path == "game new":
         args.append("--insecure-seed")  # a seed of one letter: the refusal under test comes first
     if path == "demo" and giant != "directory":
