@@ -242,7 +242,7 @@ def test_reading_a_line_costs_the_same_whatever_the_games_vocabulary() -> None:
     from pbem.orders.extract import all_order_words
 
     every = all_order_words()
-    body = _pathological(random.Random(0), SIZE // 2, ["blank lines", "soft breaks", "long line"]) + "x\n" * (SIZE // 4)
+    body = _pathological(random.Random(0), SIZE // 4, ["blank lines", "soft breaks", "long line"]) + "x\n" * (SIZE // 8)
 
     def cost(words: tuple[str, ...]) -> float:
         times = []
