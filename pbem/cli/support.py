@@ -67,12 +67,11 @@ MAX_ADDRESS = 254  # characters of an address (RFC 5321's path of 256, less its 
 
 def parse_player(text: str) -> tuple[str, str]:
     """'Alice <alice@example.org>' -> ('Alice', 'alice@example.org'); names as in `player_name`."""
-    from email.utils import parseaddr
-
     from pbem.engine.names import player_name
+    from pbem.trust.addresses import address
     from pbem.trust.quote import clip
 
-    name, addr = parseaddr(text)
+    name, addr = address(text)  # parseaddr, whose nested comments raised a RecursionError
     if "@" not in addr:
         raise ValueError(f'"{clip(text)}" is not a player; write "Name <address@example.org>"')
     if len(addr) > MAX_ADDRESS:  # a From header of more than 2,000 characters is refused: such a player never plays

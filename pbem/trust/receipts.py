@@ -75,6 +75,7 @@ from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
 from pbem.trust import acked, chain, due, pictured, prose, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
+from pbem.trust.addresses import addresses
 from pbem.trust.quote import clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
@@ -184,7 +185,7 @@ def parse_mail(raw: bytes) -> Received:
 
 def _received(msg: Message, raw: bytes) -> Received:
     """The receipts of the mail `raw`, whose headers `msg` holds; ValueError for a malformed receipt header."""
-    to = getaddresses([str(msg.get("To", ""))])
+    to = addresses(str(msg.get("To", "")), MAX_FROM)  # nested comments: a RecursionError in the parser
     to_name, to_addr = to[0] if to else ("", "")
     date = _text(msg.get("Date"))
     try:

@@ -1,0 +1,96 @@
+"""An address nesting comments in comments never ends a command in a traceback (costs5).
+
+The standard library's address parser (`getaddresses`, `parseaddr`) reads a comment inside a comment by calling
+itself: a thousand "(" raise a RecursionError.  A mail in a player's folder whose To is so (`pbem verify --mail`),
+a Sent mail whose From is (`--sent`), `game new --player` and `game replace` given one ended in a traceback; a
+moderator's REPLACE by mail was "a message that could not be handled".  Now every address is read through
+`pbem.trust.addresses`, and this file's scan holds every other call of the parser to a guarded place.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pbem.cli import app
+from tests.test_dkim_evidence import provider  # noqa: F401  (the fixture: a provider's key)
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Hostile address values: comments nested deep, nested and long, unclosed, with an address after them.
+VALUES = ("(" * 5_000 + "a@x.test", "(a" * 3_000 + "<a@x.test>", "(" * 200 + ")" * 200 + "(" * 2_000, "((((" * 600)
+#: The calls of the parser that are guarded where they are (a `try` around them, every exception caught), by module.
+GUARDED = {
+    "pbem/trust/addresses.py": 2,  # the guard itself
+    "pbem/mail/inbound/identity.py": 1,  # `_fallback`: any header text gives an answer
+    "pbem/mail/inbound/message.py": 1,  # `all_recipients`: read by nothing in pbem
+    "pbem/trust/receipts.py": 2,  # `names` and `_sender_name`: in a try
+    "pbem/cli/demo.py": 1,  # the To of a mail pbem composed itself
+}
+
+
+def _mail(**headers: str) -> bytes:
+    head = "".join(f"{k.replace('_', '-')}: {v}\r\n" for k, v in headers.items())
+    return (head + "Subject: [pbem hh] report\r\nMessage-ID: <m@x>\r\n\r\nPrivate report for Alice\r\n").encode()
+
+
+@pytest.mark.parametrize("value", VALUES, ids=range(len(VALUES)))
+def test_a_folders_mail_with_such_an_address_is_read_without_a_traceback(value: str) -> None:
+    from pbem.trust import receipts, sent
+
+    folder = receipts.parse_folder([_mail(From="m@x", To=value), _mail(From=value, To="a@x")])
+    assert len(folder.mails) + folder.unreadable == 2
+    with pytest.raises(ValueError, match="nests comments deeper"):  # skipped, as any Sent mail that cannot be read
+        sent.parse_sent(_mail(From=value, To="m@x"))
+    assert sent.parse_sent(_mail(From="Alice (home (laptop)) <a@x.test>", To="m@x")).sender == "a@x.test"
+
+
+def test_the_dkim_evidence_of_such_a_from_is_no_evidence_and_no_traceback(provider: dict) -> None:  # noqa: F811
+    """`pbem verify` of an export re-checks each player's DKIM evidence: a From nesting comments deep, signed by the
+    provider, ended the check in a RecursionError (the evidence is taken at arrival, whatever the From)."""
+    from pbem.trust.dkim import capture, recheck
+    from tests.test_dkim_evidence import MAIL, _body_of, _dns, _signed
+
+    for value in VALUES[:2]:
+        raw = _signed(provider, MAIL.replace(b"Alice <alice@mail.example>", value.encode()))
+        ev = capture(raw, _dns(provider))
+        assert ev is not None and ev.verified
+        again = recheck(_body_of(ev))
+        assert not again.ok and "nests comments deeper" in again.why, again
+
+
+def test_commands_given_such_an_address_refuse_it_in_one_line(tmp_path: Path) -> None:
+    from pbem.cli.support import init_home
+
+    cfg = init_home(tmp_path / "home", address="moderator@pbem.test", name="Test Moderator")
+    players = ["--player", "B <b@x.test>", "--player", "C <c@x.test>"]
+    new = ["-c", str(cfg), "game", "new", "habsburg", "--name", "hh1", "--seed", "s", "--insecure-seed"]
+    assert CliRunner().invoke(app, [*new, "--player", "A <a@x.test>", *players]).exit_code == 0
+    for value in VALUES:
+        for args in (
+            [*new[:-4], "hh2", *new[-3:], "--player", value, *players],
+            ["game", "replace", "hh1", "C", value],
+        ):
+            args = args if args[0] == "-c" else ["-c", str(cfg), *args]
+            res = CliRunner().invoke(app, args)
+            assert not isinstance(res.exception, Exception), f"{args[3:5]}: {res.exception!r}"
+            assert res.exit_code == 2 and "is not a player" in res.output and len(res.output) < 500, res.output[:300]
+
+
+def test_every_call_of_the_address_parser_is_guarded() -> None:
+    found: dict[str, int] = {}
+    for path in sorted((ROOT / "pbem").rglob("*.py")):
+        text = path.read_text()
+        if "getaddresses" not in text and "parseaddr" not in text:
+            continue
+        calls = sum(
+            1
+            for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", "")) in ("getaddresses", "parseaddr")
+        )
+        if calls:
+            found[str(path.relative_to(ROOT))] = calls
+    assert found == GUARDED, "read an address through pbem.trust.addresses (or guard it and list it here)"
