@@ -43,7 +43,7 @@ from typing import Any
 import dkim as dkimpy
 import dkim.canonicalization as _canon
 
-from pbem.trust.addresses import addresses, nests_too_deep
+from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long, nests_too_deep
 
 DnsFunc = Callable[..., bytes | None]
 log = logging.getLogger(__name__)
@@ -316,6 +316,8 @@ def recheck(entry: dict[str, Any]) -> Rechecked:
     signed = {n.strip().lower() for n in tags.get("h", "").split(":")}
     if nests_too_deep(raw):  # the modern header parser recurses once a nested comment: a RecursionError
         return Rechecked(False, body is not None, "a header field nests comments deeper than pbem reads")
+    if field_too_long(raw):  # and costs the square of a field (an export's evidence is the moderator's to write)
+        return Rechecked(False, body is not None, f"a header field is longer than the {MAX_FIELD} characters read")
     msg = message_from_bytes(raw, policy=policy.default)
     assert isinstance(msg, EmailMessage)
     text = ""

@@ -46,7 +46,7 @@ from pbem.orders.extract import extract
 from pbem.orders.typed import prose
 from pbem.trust import deal as joining
 from pbem.trust import when_sent as when
-from pbem.trust.addresses import addresses, nests_too_deep
+from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long, nests_too_deep
 from pbem.trust.quote import clip
 from pbem.trust.receipts import MAX_FROM, readers, seat_of, visible
 
@@ -90,20 +90,13 @@ def _mid(value: str | None) -> str:
     return "".join(str(value or "").split()).strip("<>").lower()
 
 
-MAX_FIELD = 8_000  # characters of a header field read by the modern parser (pbem's own: a few hundred)
-#: The fields `parse_sent` reads by the modern header parser (of the mail and of every part `get_body` walks), with
-#: their continuation lines: its reading of encoded words, comments and parameters costs the square of a field
-#: (a 96 KB Content-Type of RFC 2231 parameters took more than 9 s, a From of encoded words 0.5 s and 9 s at 4x).
-_PARSED = re.compile(rb"(?im)^(?:from|to|subject|content-type|content-disposition)[ \t]*+:[^\n]*+(?:\n[ \t][^\n]*+)*+")
-
-
 def parse_sent(raw: bytes) -> Sent:
     """A mail of the player's Sent folder, read; ValueError for one pbem does not read (the folder's reading skips
     it): a header nesting comments deeper than `addresses.MAX_NESTING`, or a field it parses longer than
-    `MAX_FIELD` (costs5)."""
+    `addresses.MAX_FIELD` (costs5)."""
     if nests_too_deep(raw):  # the modern header parser recurses once a nested comment: a RecursionError
         raise ValueError("a header nests comments deeper than pbem reads")
-    if any(len(m[0]) > MAX_FIELD for m in _PARSED.finditer(raw)):
+    if field_too_long(raw):  # the modern parser's cost: the square of a field
         raise ValueError(f"a header field is longer than the {MAX_FIELD} characters pbem reads")
     msg = message_from_bytes(raw, policy=policy.default)
     assert isinstance(msg, EmailMessage)
