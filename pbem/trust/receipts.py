@@ -75,7 +75,7 @@ from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
 from pbem.trust import acked, chain, due, pictured, prose, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
-from pbem.trust.addresses import addresses
+from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long
 from pbem.trust.quote import clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
@@ -601,6 +601,7 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
             f"your mail is signed by the game key {signing.fingerprint(signer) if signer and len(signer) == 64 else signer}, "
             "but the export carries no key: it is not the signed record you were sent",
         )
+    ordered = _readable(ordered, c)
     _commitments(doc, ordered, c)
     if counted(doc):
         _counted(doc, ordered, c, player)
@@ -628,6 +629,24 @@ def check_mail(doc: dict[str, Any], mails: list[Received], player: str = "") -> 
     if newest:
         (c.checked if c.ok else c.notes).append(newest)
     return c
+
+
+def _readable(mails: list[Received], c: MailCheck) -> list[Received]:
+    """`mails` without those with a header field longer than `addresses.MAX_FIELD` (a From, Subject, Content-Type
+    ...), each a problem: pbem writes none, and the standard library reads a field's parameters and encoded words at
+    the square of its length (a signed report of 800 KB of Content-Type parameters cost 6 s for each reading of its
+    text, a 32 MiB one hours: the check held past its deadline; costs5)."""
+    out = []
+    for m in mails:
+        if field_too_long(m.raw):
+            c.problem(
+                m.record[0] if m.record else 0,
+                f"{m.name} has a header field longer than {MAX_FIELD:,} characters, which pbem never writes: it was "
+                "not read (it is not a mail as pbem sent it)",
+            )
+        else:
+            out.append(m)
+    return out
 
 
 #: The subject and first line of the moderator's message to every player (templates/mail/control_say.txt.j2).
