@@ -12,7 +12,6 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from email.utils import parseaddr
 
 from pbem.app import join
 from pbem.app.absence import decide_set_by_moderator, stamp, until_of
@@ -39,13 +38,14 @@ from pbem.orders.moderator import Command as Line
 from pbem.record import listing, store
 from pbem.record.db import Unit
 from pbem.trust import codes
+from pbem.trust.addresses import address
 
 log = logging.getLogger("pbem.moderator")
 
 
 def _person(text: str) -> tuple[str, str]:
     """'Dora <dora@example.org>' or 'dora@example.org' -> (name, address), as `pbem game replace` reads it."""
-    name, addr = parseaddr(text)
+    name, addr = address(text)  # parseaddr, whose nested comments raised a RecursionError
     if "@" not in addr or " " in addr:
         raise ValueError(f'"{text}" is not a person; write Name <address@example.org>')
     return player_name(name.strip() or addr.split("@")[0]), addr

@@ -8,7 +8,7 @@ Importing the command modules registers their commands on `app`.
 from __future__ import annotations
 
 from pbem.cli import games, history, home, outbox, poll, tour  # noqa: F401  (registers the commands)
-from pbem.cli.common import app
+from pbem.cli.common import app, clipped
 
 __all__ = ["app", "main"]
 
@@ -24,7 +24,7 @@ def main() -> None:
             raise
         import sys
 
-        print(f"pbem: {why}", file=sys.stderr)  # noqa: T201
+        print(f"pbem: {clipped(why)}", file=sys.stderr)  # noqa: T201
         raise SystemExit(3) from None
 
 

@@ -7,6 +7,7 @@ Heavy modules are imported inside the commands, so that an idle cron run
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -71,14 +72,44 @@ def _why(exc: Exception) -> str:
 def fail(message: str, code: int = 1) -> NoReturn:
     """One line on stderr and exit `code`: 2 a command refused as given (usage, configuration, a game it
     cannot act on), 3 the database or the home's files could not be used, 1 only for a failed verification
-    (1 is otherwise a bug, with its traceback)."""
-    typer.echo(f"pbem: {message}", err=True)
+    (1 is otherwise a bug, with its traceback).  The line is `clipped`, whatever value it quotes."""
+    typer.echo(f"pbem: {clipped(message)}", err=True)
     raise typer.Exit(code)
 
 
+LONG_WORD = 200  # characters of one word of a refusal shown whole; a longer one is a giant value given: clipped
+MAX_FAIL = 2_000  # characters of a refusal's line at most
+_LONG_WORD = re.compile(rf"(?<!\S)\S{{{LONG_WORD + 1},}}")  # each from a word's start only: one scan of a run
+
+
+def clipped(message: str) -> str:
+    """`message` with every word longer than `LONG_WORD` characters shown by its start and end and its length, and
+    at most `MAX_FAIL` characters in all: a value given as 200,000 characters (a kind, a mode, a format, a date, a
+    path) was quoted whole, once or twice, in the one line that refused it (found by costs5's generator over every
+    command's every parameter, tests/reliability/test_costs5_commands.py)."""
+
+    def short(m: re.Match[str]) -> str:
+        word = m.group(0)
+        return f"{word[:60]}...{word[-12:]} ({len(word):,} characters)"
+
+    out = _LONG_WORD.sub(short, message) if len(message) > LONG_WORD else message
+    return out if len(out) <= MAX_FAIL else f"{out[:MAX_FAIL]}... ({len(message):,} characters)"
+
+
+def exists(path: Path, what: str) -> bool:
+    """`path.exists()`, or exit 2 with one line when the file system cannot say (a name longer than it allows, a
+    folder on the way that may not be read): `pbem init`, `publish`, `export --all` and `demo --dir` ended in an
+    OSError traceback for a folder name of 300 characters."""
+    try:
+        return path.expanduser().exists()
+    except OSError as exc:
+        fail(f"{path}: cannot use it for {what}: {exc.strerror or exc}", 2)
+
+
 def need_folder(directory: Path, what: str) -> None:
-    """Exit 2 with one line when `directory`, where a command writes `what`, is a file (a missing one is made)."""
-    if directory.expanduser().exists() and not directory.expanduser().is_dir():
+    """Exit 2 with one line when `directory`, where a command writes `what`, is a file (a missing one is made), or
+    cannot be looked at (`exists`)."""
+    if exists(directory, what) and not directory.expanduser().is_dir():
         fail(f"{directory} is a file, not a folder; give a new or existing folder for {what}", 2)
 
 

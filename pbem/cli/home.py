@@ -32,7 +32,7 @@ def init(
     kept = (directory.expanduser().resolve() / "pbem.db").exists()  # the file pbem.toml (rewritten with --force) names
     try:
         path = init_home(directory, address=address, name=name, force=force)
-    except (FileExistsError, SchemaError) as exc:
+    except (FileExistsError, SchemaError, ValueError) as exc:  # ValueError: an --address or --name pbem.toml refuses
         fail(str(exc), 2)
     except OSError as exc:
         fail(f"{directory}: cannot make the home there: {exc.strerror or exc}", 2)

@@ -16,6 +16,11 @@ def init_home(
     from pbem.record.files import write_whole
     from pbem.render.templates import render
 
+    for key, value in (("address", address), ("name", name)):
+        try:
+            config_mod.SCHEMA["moderator"][key](value)
+        except ValueError as exc:  # the file was written, then refused by its own reading: a traceback
+            raise ValueError(f"--{key} {_clip(value)!r}: {exc}") from None
     directory = Path(directory).expanduser().resolve()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / config_mod.DEFAULT_NAME
@@ -25,8 +30,8 @@ def init_home(
         path,
         render(
             "pbem.toml.j2",
-            address=address,
-            name=name,
+            address=toml_text(address),
+            name=toml_text(name),
             created=datetime.now(UTC).strftime("written by pbem init on %Y-%m-%d"),
         ),
     )
@@ -43,17 +48,30 @@ def init_home(
     return path
 
 
+def toml_text(value: str) -> str:
+    """`value` as the inside of a TOML basic string ("..."): a quote, a backslash or a line break in a name given to
+    `pbem init --name` wrote a pbem.toml that could not be read (and a traceback; `Bob "the mod"`)."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False)[1:-1].replace("\x7f", "\\u007f")  # JSON's escapes are TOML's
+
+
+def _clip(value: str) -> str:
+    from pbem.trust.quote import clip
+
+    return clip(value)
+
+
 MAX_ADDRESS = 254  # characters of an address (RFC 5321's path of 256, less its angle brackets)
 
 
 def parse_player(text: str) -> tuple[str, str]:
     """'Alice <alice@example.org>' -> ('Alice', 'alice@example.org'); names as in `player_name`."""
-    from email.utils import parseaddr
-
     from pbem.engine.names import player_name
+    from pbem.trust.addresses import address
     from pbem.trust.quote import clip
 
-    name, addr = parseaddr(text)
+    name, addr = address(text)  # parseaddr, whose nested comments raised a RecursionError
     if "@" not in addr:
         raise ValueError(f'"{clip(text)}" is not a player; write "Name <address@example.org>"')
     if len(addr) > MAX_ADDRESS:  # a From header of more than 2,000 characters is refused: such a player never plays

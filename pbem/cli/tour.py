@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from pbem.cli.common import _why, app, fail
+from pbem.cli.common import _why, app, exists, fail
 from pbem.engine.words import count
 
 
@@ -58,7 +58,7 @@ def demo(
     kind = eng.kind
     n = players or max(eng.min_players, min(3, eng.max_players))
     home = directory or Path(tempfile.mkdtemp(prefix=f"pbem-demo-{kind}-"))
-    if directory and (directory / "pbem.toml").exists():
+    if directory and exists(directory / "pbem.toml", "the demo's home"):
         fail(f"{directory} already holds a pbem home; give an empty or new folder", 2)
     typer.echo(f"playing {eng.title} with {count(n, 'bot player')} by email in {home} ...")
     try:

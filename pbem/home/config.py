@@ -196,10 +196,13 @@ def _choice(*allowed: str) -> Callable[[Any], str]:
     return check
 
 
+MAX_ADDRESS = 254  # characters of an address (RFC 5321's path of 256, less its angle brackets)
+
+
 def _check_address(v: Any) -> str:
-    if isinstance(v, str) and re.fullmatch(r"[^@\s<>]+@[^@\s<>]+", v):
+    if isinstance(v, str) and len(v) <= MAX_ADDRESS and re.fullmatch(r"[^@\s<>]+@[^@\s<>]+", v):
         return v
-    raise ValueError('must be a bare email address such as "moderator@example.org"')
+    raise ValueError(f'must be a bare email address such as "moderator@example.org", at most {MAX_ADDRESS} characters')
 
 
 def _check_command(v: Any) -> list[str]:

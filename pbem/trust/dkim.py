@@ -38,11 +38,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
 from email.message import EmailMessage
-from email.utils import getaddresses
 from typing import Any
 
 import dkim as dkimpy
 import dkim.canonicalization as _canon
+
+from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long, nests_too_deep
 
 DnsFunc = Callable[..., bytes | None]
 log = logging.getLogger(__name__)
@@ -313,6 +314,10 @@ def recheck(entry: dict[str, Any]) -> Rechecked:
         what = "the mail" if body is not None else "its header fields"
         return Rechecked(False, body is not None, f"the provider's signature does not match {what} as exported")
     signed = {n.strip().lower() for n in tags.get("h", "").split(":")}
+    if nests_too_deep(raw):  # the modern header parser recurses once a nested comment: a RecursionError
+        return Rechecked(False, body is not None, "a header field nests comments deeper than pbem reads")
+    if field_too_long(raw):  # and costs the square of a field (an export's evidence is the moderator's to write)
+        return Rechecked(False, body is not None, f"a header field is longer than the {MAX_FIELD} characters read")
     msg = message_from_bytes(raw, policy=policy.default)
     assert isinstance(msg, EmailMessage)
     text = ""
@@ -322,7 +327,7 @@ def recheck(entry: dict[str, Any]) -> Rechecked:
             text = str(part_.get_content()) if part_ is not None else ""
         except (LookupError, ValueError):
             text = ""
-    frm = getaddresses([str(msg.get("From", ""))]) if "from" in signed else []
+    frm = addresses(str(msg.get("From", "")), 998) if "from" in signed else []  # (a RecursionError unguarded)
     return Rechecked(
         True,
         body is not None,

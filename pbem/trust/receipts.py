@@ -79,6 +79,7 @@ from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
 from pbem.trust import acked, chain, due, pictured, prose, refused, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
+from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long
 from pbem.trust.quote import clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
@@ -148,9 +149,17 @@ class NoMail(Exception):
 # --------------------------------------------------------------------------- reading mail
 
 
+MAX_TEXT = 8_000  # characters of a header decoded (pbem's subjects, encoded, are a few hundred)
+
+
 def _text(value: str | None) -> str:
+    """A header's text, its encoded words decoded, of its first `MAX_TEXT` characters: the standard library's
+    decoder costs the square of their number, and every mail of a folder has its Subject, Date, To and X-Mailer read
+    (a spam's 200 KB Subject of encoded words cost 0.24 s, 12 times its 50 KB; 8 MB, minutes: costs5)."""
     if value is None:
         return ""
+    if isinstance(value, str):
+        value = value[:MAX_TEXT]
     try:
         return " ".join(str(make_header(decode_header(value))).split())
     except (ValueError, LookupError):
@@ -188,7 +197,7 @@ def parse_mail(raw: bytes) -> Received:
 
 def _received(msg: Message, raw: bytes) -> Received:
     """The receipts of the mail `raw`, whose headers `msg` holds; ValueError for a malformed receipt header."""
-    to = getaddresses([str(msg.get("To", ""))])
+    to = addresses(str(msg.get("To", "")), MAX_FROM)  # nested comments: a RecursionError in the parser
     to_name, to_addr = to[0] if to else ("", "")
     date = _text(msg.get("Date"))
     try:
@@ -242,6 +251,17 @@ def _sender_name(msg: Message) -> str:
 #: memory while it is checked).
 MAX_MAIL_BYTES = 32 * 1024 * 1024
 MAX_FOLDER_BYTES = 1024 * 1024 * 1024
+#: Parts one mail of a folder may have, as `pbem.mail.inbound.message.MAX_PARTS` (pbem's own have a few): each part
+#: costs the parser the same however small, so one mail of 32 MiB of parts of a few bytes cost a minute for each
+#: reading of it (about 1.7 s a MB; a mail in the player's mailbox, signed by the moderator, could hold the check
+#: past its deadline: costs5).  Counted as the lines starting with "--" of a mail that declares a boundary.
+MAX_PARTS = 1_000
+_BOUNDARY = re.compile(rb"boundary\s*+\*?\s*+=", re.IGNORECASE)
+
+
+def too_many_parts(raw: bytes) -> bool:
+    """Whether a mail has more than `MAX_PARTS` parts (more lines starting with "--", and a boundary declared)."""
+    return raw.count(b"\n--") > MAX_PARTS and _BOUNDARY.search(raw) is not None
 
 
 def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
@@ -263,6 +283,9 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
             if len(raw) > MAX_MAIL_BYTES:
                 told.append(f"message {n} of {path} is {len(raw):,} bytes, more than the {MAX_MAIL_BYTES:,} read")
                 continue
+            if too_many_parts(raw):
+                told.append(f"message {n} of {path} has more than {MAX_PARTS:,} parts; pbem's mail has a few")
+                continue
             out.append(raw)
         return out
     if not path.is_dir():
@@ -279,6 +302,9 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
         total += len(raw)
         if total > MAX_FOLDER_BYTES:
             raise NoMail(f"{path} holds more than the {MAX_FOLDER_BYTES:,} bytes of mail pbem reads")
+        if too_many_parts(raw):
+            told.append(f"{file.name} in {path} has more than {MAX_PARTS:,} parts; pbem's mail has a few")
+            continue
         out.append(raw)
     return out
 
@@ -581,6 +607,7 @@ def check_mail(
             f"your mail is signed by the game key {signing.fingerprint(signer) if signer and len(signer) == 64 else signer}, "
             "but the export carries no key: it is not the signed record you were sent",
         )
+    ordered = _readable(ordered, c)
     _commitments(doc, ordered, c)
     if counted(doc):
         _counted(doc, ordered, c, player)
@@ -610,6 +637,24 @@ def check_mail(
     if newest:
         (c.checked if c.ok else c.notes).append(newest)
     return c
+
+
+def _readable(mails: list[Received], c: MailCheck) -> list[Received]:
+    """`mails` without those with a header field longer than `addresses.MAX_FIELD` (a From, Subject, Content-Type
+    ...), each a problem: pbem writes none, and the standard library reads a field's parameters and encoded words at
+    the square of its length (a signed report of 800 KB of Content-Type parameters cost 6 s for each reading of its
+    text, a 32 MiB one hours: the check held past its deadline; costs5)."""
+    out = []
+    for m in mails:
+        if field_too_long(m.raw):
+            c.problem(
+                m.record[0] if m.record else 0,
+                f"{m.name} has a header field longer than {MAX_FIELD:,} characters, which pbem never writes: it was "
+                "not read (it is not a mail as pbem sent it)",
+            )
+        else:
+            out.append(m)
+    return out
 
 
 #: The subject and first line of the moderator's message to every player (templates/mail/control_say.txt.j2).

@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
-from email.utils import getaddresses
 from typing import Any
 
 from pbem import engine as registry
@@ -49,8 +48,9 @@ from pbem.orders.extract import extract
 from pbem.orders.typed import prose
 from pbem.trust import deal as joining
 from pbem.trust import when_sent as when
+from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long, nests_too_deep
 from pbem.trust.quote import apart, clip, quote
-from pbem.trust.receipts import readers, seat_of, visible
+from pbem.trust.receipts import MAX_FROM, readers, seat_of, visible
 
 SHOWN = 8
 #: Mail takes minutes; a mail sent this long before a deadline and recorded as arrived after it was held back.
@@ -93,6 +93,13 @@ def _mid(value: str | None) -> str:
 
 
 def parse_sent(raw: bytes) -> Sent:
+    """A mail of the player's Sent folder, read; ValueError for one pbem does not read (the folder's reading skips
+    it): a header nesting comments deeper than `addresses.MAX_NESTING`, or a field it parses longer than
+    `addresses.MAX_FIELD` (costs5)."""
+    if nests_too_deep(raw):  # the modern header parser recurses once a nested comment: a RecursionError
+        raise ValueError("a header nests comments deeper than pbem reads")
+    if field_too_long(raw):  # the modern parser's cost: the square of a field
+        raise ValueError(f"a header field is longer than the {MAX_FIELD} characters pbem reads")
     msg = message_from_bytes(raw, policy=policy.default)
     assert isinstance(msg, EmailMessage)
     body = msg.get_body(("plain",))
@@ -100,7 +107,7 @@ def parse_sent(raw: bytes) -> Sent:
         text = body.get_content() if body is not None else ""
     except (LookupError, ValueError):
         text = ""
-    frm = getaddresses([str(msg.get("From", ""))])
+    frm = addresses(str(msg.get("From", "")), MAX_FROM)  # nested comments: a RecursionError in the parser
     return Sent(
         message_id=_mid(msg.get("Message-ID")),
         sender=(frm[0][1] if frm else "").lower(),

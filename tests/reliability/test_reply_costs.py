@@ -12,6 +12,7 @@ whole (`poll.contained`, SQLite) and its CPU time bounded as a ratio to a plain 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -36,11 +37,15 @@ def world() -> Iterator[tuple[World, str, str]]:
         mp.setattr(dkim, "resolver", lambda name, timeout=5: None)
         w = World(Path(tmp) / "home")
         mid, raw = w.con.execute(
-            "SELECT o.message_id, o.raw FROM outbox o JOIN games g ON g.id = o.game_id "
+            # the copy a reply is compared with (`pbem.record.answered`): a report carrying a code is stored sealed
+            # in `raw`, and its Fernet token was all these shapes quoted (no word of it is a report's)
+            "SELECT o.message_id, coalesce(o.keep_raw, o.raw) FROM outbox o JOIN games g ON g.id = o.game_id "
             "WHERE o.to_addr = ? AND g.name = 'hh' ORDER BY o.id DESC LIMIT 1",
             (ADDR["Alice"],),
         ).fetchone()
-        yield w, mid, text_bodies(raw)["plain"]
+        report = text_bodies(raw)["plain"]
+        assert "Private report for Alice" in report, report[:200]
+        yield w, mid, report
         w.con.close()
 
 
@@ -71,7 +76,32 @@ def shapes(report: str, size: int) -> dict[str, tuple[str, bool]]:
         "runs of spaces": ("PASS\n" + " " * size + "\n" + quoted[:size], False),
         "runs of stars": ("PASS\n" + "*" * size + "\n" + quoted[:size], False),
         "attribution-like lines": ("PASS\n" + "On Monday Alice <a@b.c> wrote " * (size // 31) + "\n", False),
+        # the reading rules of the sixth players' session (costs5): a blank of pbem's filled in a quoted line
+        # (`own_mail._edited_in_quote`), quoted lines marked as the writer's choice, a quote a client rewrapped
+        # without quoting the rest of each line, an answer typed under every quoted line, GroupWise's attribution
+        # above the mail copied unquoted, sign-offs and separators between orders
+        "edited quotes": ("Hi\n" + _times(_edited(quoted), size), False),
+        "marked quoted lines": ("Hi\n" + _times(quoted.replace("\n", " <-- this\n"), size), False),
+        "rewrapped quotes": ("PASS\n" + _times(_rewrapped(report), size), False),
+        "an answer under every quoted line": (_times(quoted.replace("\n", "\nNO EVENT\n"), size), False),
+        "groupwise copies": (_times(">>> Alice <a@b.c> 12/5/2026 3:04 PM >>>\n" + report, size), False),
+        "sign-offs and separators": ("PASS\n" + "Best regards,\n-----\nPASS\n____\n" * (size // 30), False),
     }
+
+
+def _times(text: str, size: int) -> str:
+    """`text` again and again, about `size` characters (once at least)."""
+    return "\n".join([text] * max(1, size // max(len(text), 1)))
+
+
+def _edited(quoted: str) -> str:
+    """A quoted report with each blank of its lines filled in ("> EVENT PERSON <card>" as "> EVENT PERSON Bohemia")."""
+    return re.sub(r"<[^<>\s][^<>]*>", "Bohemia", quoted)
+
+
+def _rewrapped(report: str) -> str:
+    """The report quoted by a client that rewrapped it at 30 columns, the rest of each line left unquoted."""
+    return "\n".join(f"> {line[:30]}\n{line[30:]}" if len(line) > 30 else f"> {line}" for line in report.splitlines())
 
 
 def _maker(mid: str, body: str, html: bool) -> Callable[[], bytes]:

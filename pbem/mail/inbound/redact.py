@@ -36,7 +36,7 @@ from email.header import Header
 from email.message import Message
 from functools import lru_cache
 
-from pbem.mail.inbound.message import FieldTooLong, html_to_text, parse_bytes
+from pbem.mail.inbound.message import MAX_PARTS, FieldTooLong, html_to_text, parse_bytes, too_many_parts
 from pbem.mail.inbound.words import decoded
 
 REPLACEMENT = "[code]"
@@ -259,6 +259,10 @@ def find_and_redact(
     (`message.parse` keeps it), used instead of parsing it again, and rewritten here."""
     found = set(codes)
     msg: Message | None = parsed
+    if msg is None and too_many_parts(raw):  # not parsed: each part costs the same however small (`MAX_PARTS`)
+        found |= codes_in_text(raw.decode("latin-1")) if discover else set()
+        why = f"the message has more than {MAX_PARTS} parts; only the headers that say who sent it are kept"
+        return found, _headers_only(raw, code_pattern(found) or _NOTHING, over=True, why=why)
     if msg is None:
         try:
             msg = parse_bytes(raw)
