@@ -38,6 +38,7 @@ from pbem.mail.inbound.message import Inbound
 from pbem.mail.inbound.redact import codes_in_text, redact_text
 from pbem.mail.inbound.replies import SentMail, looked_up
 from pbem.mail.inbound.storage import scrub
+from pbem.mail.outbound.outgoing import REDACTED
 from pbem.orders.extract import Extracted
 from pbem.orders.moderator import ACCEPTED, Read, is_command, read
 from pbem.orders.own_mail import without_copies
@@ -102,7 +103,7 @@ def decide_and_apply(
     from pbem.app.reading import sent_texts
 
     texts = [t for m in mine[:3] for t in sent_texts(m.raw) if t]
-    text = without_copies(msg.text, texts, keep=is_command) if texts else msg.text
+    text = without_copies(msg.text, texts, keep=is_command, redacted=REDACTED) if texts else msg.text
     r = read(text) if not msg.problem else Read()
     msg, raw, _ = scrub(msg, raw, Extracted(code=r.code), policy.max_stored_player)
     hidden = ({r.code} if r.code else set()) | codes_in_text(text)

@@ -17,6 +17,7 @@ from pbem.app import notify, views
 from pbem.mail.inbound.message import BLOCK_TAGS, Inbound, parse, parse_bytes
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.mail.outbound.bodies import text_bodies
+from pbem.mail.outbound.outgoing import REDACTED
 from pbem.orders.extract import extract, own_line, subject_line
 from pbem.orders.own_mail import without_copies
 from pbem.record import modes
@@ -116,7 +117,7 @@ def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None, words
     parts = [_parts(m.raw) for m in _mine(msg, sent, game_id)]
     texts = [t for found in parts for t in _texts(found) if t]
     plain = [found["plain"] for found in parts if found.get("plain")]  # laid out as sent, line by line
-    return without_copies(msg.text, texts, keep=own_line(words), edited=plain) if texts else msg.text
+    return without_copies(msg.text, texts, own_line(words), plain, REDACTED) if texts else msg.text
 
 
 def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> Callable[[str], bool]:

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from pbem.orders.furniture import own_lines
-from pbem.orders.typed import cleaned, code_value, front, unarmoured
+from pbem.orders.typed import CODE_PATTERN, cleaned, code_value, front, unarmoured
 
 MAX_COMMANDS = 20  # commands one mail may carry (the rest is refused: one mail, a bounded transaction)
 MAX_LINE = 500  # a longer line is no command
@@ -57,9 +57,6 @@ ACCEPTED = tuple(SYNTAX.values())
 SAY_MAX = 400
 _SAY_WORD = re.compile(r"(?i)\bsay\b:?+")
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-#: What a player code looks like (`pbem.trust.codes`: 8 of its 32 characters, 4-4), in any case: players and
-#: moderators type codes in lower case too, and pbem reads them so (`_code_shaped`).
-_CODE_SHAPED = re.compile(r"(?i)(?<![a-z0-9])[a-hj-np-z2-9]{4}-[a-hj-np-z2-9]{4}(?![a-z0-9])")
 _CODE_GIVEN = re.compile(r"(?i)\bcode\s*+[:=]?\s*+[^\s\d]*+\d")  # "code: 7kqx...", "CODE=K7QX"
 _UNDO = re.compile(r"^undo\s+(?:to\s+)?(\d{1,9})\s*(reroll\s+)?(?:why|because|:)\s*(.+)$", re.IGNORECASE)
 _UNDO_WORD = re.compile(r"(?i)\bundo\b")
@@ -108,7 +105,7 @@ def _code_shaped(text: str) -> bool:
     digit ("self-help", "make-sure") is prose here; whether it is a code of the game's players (a code of letters only
     typed in lower case or mixed case, a tenth of codes) is told against their codes (`code_candidates`)."""
     return any(
-        m.group().isupper() or any(c.isdigit() for c in m.group()) for m in _CODE_SHAPED.finditer(text[: SAY_MAX + 1])
+        m.group().isupper() or any(c.isdigit() for c in m.group()) for m in CODE_PATTERN.finditer(text[: SAY_MAX + 1])
     )
 
 

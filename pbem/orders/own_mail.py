@@ -33,7 +33,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
-from pbem.orders.typed import chosen, may_be_marked, points_up
+from pbem.orders.typed import CODE_PATTERN, chosen, may_be_marked, points_up
 
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
@@ -105,17 +105,24 @@ def _follows(here: int | set[int], found: int | set[int]) -> int | set[int] | No
 
 
 def without_copies(
-    text: str, sent: list[str], keep: Callable[[str], bool] | None = None, edited: list[str] | None = None
+    text: str,
+    sent: list[str],
+    keep: Callable[[str], bool] | None = None,
+    edited: list[str] | None = None,
+    redacted: str = "",
 ) -> str:
     """`text` without the lines that belong to a copy of one of the `sent` texts.  `keep(line)`: the line is the
     writer's own order or command, never dropped as a client's block above a copy (None: no line is).  `edited`:
     the sent mails' plain texts, laid out line by line as sent; with them, a line of a quoted copy that the writer
-    changed into an order is theirs (`_edited_in_quote`)."""
+    changed into an order is theirs (`_edited_in_quote`).  `redacted`: what the kept copy of a mail shows in place
+    of the player's code (`pbem.mail.outbound.outgoing.REDACTED`); a code in the writer's copy is read as it."""
     known = _places(sent)
     if not known:
         return text
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     per_line = [_words(line) for line in lines]
+    if redacted and any(redacted in t for t in sent):
+        _codes_as_redacted(lines, per_line, redacted)
     stream = [w for ws in per_line for w in ws]
     in_copy = bytearray(len(stream))  # 1 for a word of a copy
     found_at: list[int | set[int] | None] = [known.get(gram) for gram in _grams(stream)]  # per word: its run's places
@@ -157,6 +164,16 @@ def without_copies(
             _drop_header_block(lines, drop, n, keep)
             _drop_block_above_answer(lines, drop, n)
     return "\n".join(line for n, line in enumerate(lines) if not drop[n])
+
+
+def _codes_as_redacted(lines: list[str], per_line: list[list[str]], redacted: str) -> None:
+    """Read every code in `lines` as the words of `redacted`: the copy pbem keeps of a mail carrying the player's
+    code shows `redacted` there, and the code splits the player's copy of that mail into runs too short to be
+    found (the join invitation's lines to send, CODE, JOIN, SALT, between two mentions of the code, were read as
+    the player's JOIN from an Outlook reply holding the invitation unquoted)."""
+    for n, line in enumerate(lines):
+        if "-" in line and CODE_PATTERN.search(line):
+            per_line[n] = _words(CODE_PATTERN.sub(redacted, line))
 
 
 _QUOTED = re.compile(r"^\s*>")

@@ -268,6 +268,11 @@ def _unemphasised(text: str) -> str:
     return "".join(out)
 
 
+#: What a player code looks like (`pbem.trust.codes`: 8 of its 32 characters, 4-4), in any case: players and
+#: moderators type codes in lower case too, and pbem reads them so.
+CODE_PATTERN = re.compile(r"(?i)(?<![a-z0-9])[a-hj-np-z2-9]{4}-[a-hj-np-z2-9]{4}(?![a-z0-9])")
+
+
 def code_value(value: str) -> str:
     """The code as written after CODE, without the quotes or punctuation pasted around it."""
     return value.strip(_QUOTES + ".,;:!()[]<>")
