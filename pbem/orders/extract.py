@@ -56,7 +56,16 @@ _REPLY_PREFIX = re.compile(
     re.IGNORECASE,
 )  # possessive runs of spaces: split between the two around an optional counter, they cost the square of a run
 _TOKEN = re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")  # a word as an order word is written (NO-EVENT, INCREASE_ARMY)
-_INVISIBLE = str.maketrans({"\xa0": " ", "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None})
+#: Characters a line shows nothing of (Unicode's format characters, category Cf, that are not a sign of their own):
+#: zero-width spaces and joiners, the word joiner, the soft hyphen, the bidirectional marks, embeddings and isolates
+#: a phone set to a right-to-left language puts around what is typed ("\u200eNO EVENT\u200e" was no order), the
+#: byte order mark.  Taken out of every line read (a non-breaking space is a space).
+INVISIBLE = (
+    "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f"
+    + "".join(chr(c) for r in ((0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F)) for c in range(r[0], r[1] + 1))
+    + "\ufeff"
+)
+_INVISIBLE = str.maketrans({"\xa0": " ", **dict.fromkeys(INVISIBLE)})
 CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END", "AWAY", "BACK")
 MODE_WORDS = ("WATCH", "NORMAL", "DIGEST")  # alone on a line: how much mail the player gets (`pbem.app.notify`)
 
@@ -223,11 +232,11 @@ def _strip_comment(line: str) -> str:
 
 
 def subject_line(subject: str) -> str:
-    """The subject after the game tag, without reply prefixes and without a code."""
+    """The subject after the game tag, without reply prefixes, a code and invisible characters (`INVISIBLE`)."""
     tag = _GAME_TAG.search(subject or "")
     if not tag:
         return ""
-    rest = _REPLY_PREFIX.sub("", subject[tag.end() :])
+    rest = _REPLY_PREFIX.sub("", subject[tag.end() :].translate(_INVISIBLE))
     return _REPLY_PREFIX.sub("", _SUBJECT_CODE.sub(" ", rest)).strip()
 
 
