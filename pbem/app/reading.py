@@ -18,7 +18,7 @@ from pbem.mail.inbound.message import BLOCK_TAGS, CELL_TAGS, Inbound, parse, par
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.mail.outbound.bodies import text_bodies
 from pbem.orders.extract import extract, own_line, subject_line
-from pbem.orders.own_mail import without_copies
+from pbem.orders.own_mail import changed_note, without_copies
 from pbem.record import modes
 from pbem.record.answered import sent_mails
 from pbem.record.db import Unit
@@ -119,15 +119,24 @@ def _flat(m: re.Match[str]) -> str:
     return "\n" if name in BLOCK_TAGS else " " if name in CELL_TAGS and m.group(0).startswith("</") else ""
 
 
-def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None, words: tuple[str, ...] | None = None) -> str:
+def own_text(
+    msg: Inbound,
+    sent: dict[str, SentMail],
+    game_id: int | None,
+    words: tuple[str, ...] | None = None,
+    changed: list[tuple[str, str]] | None = None,
+) -> str:
     """`msg.text` without the copies of pbem's mails to its sender (in game `game_id`) that it names; a line
-    that starts with one of the game's order `words` (every game's: None) or a command is the sender's own."""
+    that starts with one of the game's order `words` (every game's: None) or a command is the sender's own.  Each
+    quoted line of pbem's the sender changed into another order is added to `changed` (`without_copies`)."""
     if not sent or game_id is None:
         return msg.text
     parts = [_parts(m.raw) for m in _mine(msg, sent, game_id)]
     texts = [t for found in parts for t in _texts(found) if t]
     plain = [found["plain"] for found in parts if found.get("plain")]  # laid out as sent, line by line
-    return without_copies(msg.text, texts, keep=own_line(words), edited=plain) if texts else msg.text
+    if not texts:
+        return msg.text
+    return without_copies(msg.text, texts, keep=own_line(words), edited=plain, changed=changed)
 
 
 def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> Callable[[str], bool]:
@@ -166,11 +175,13 @@ def mailing_facts(s: Unit, loaded: Loaded) -> dict[str, Any]:
 
 def answered_mails(
     s: Unit, msg: Inbound, game: Game | None, words: tuple[str, ...] | None = None
-) -> tuple[dict[str, SentMail], str]:
-    """The mails pbem sent that `msg` names (in game `game`, whose order words are `words`), and `msg`'s text
-    without copies of them."""
+) -> tuple[dict[str, SentMail], str, list[str]]:
+    """The mails pbem sent that `msg` names (in game `game`, whose order words are `words`), `msg`'s text without
+    copies of them, and a note for each quoted line of theirs the sender changed into another order (not read)."""
     sent = sent_mails(s, msg.references) if (game is not None and msg.references) else {}
-    return sent, own_text(msg, sent, game.id if game else None, words)
+    changed: list[tuple[str, str]] = []
+    text = own_text(msg, sent, game.id if game else None, words, changed)
+    return sent, text, [changed_note(line) for line, _ in changed]
 
 
 def stored_orders(s: Unit, raw: bytes, game_id: int, words: tuple[str, ...]) -> tuple[str, ...]:

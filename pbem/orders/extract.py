@@ -143,7 +143,19 @@ def _starts(words: list[str], phrase: tuple[str, ...]) -> bool:
     for running the game" and "PASS; unless Bob objects" were chatter, the player told no order was found; as orders
     they are refused with the order to send alone (`pbem.app.refusals`)."""
     n = len(phrase)
-    return len(words) >= n and words[: n - 1] == list(phrase[:-1]) and words[n - 1].rstrip(".!;") == phrase[-1]
+    return len(words) >= n and words[: n - 1] == list(phrase[:-1]) and words[n - 1].rstrip(".!;,") == phrase[-1]
+
+
+def phrase_end(line: str, order_words: Iterable[str]) -> int:
+    """Where the longest order word or phrase `line` starts with ends ("NO EVENT" of "NO EVENT I have thought about
+    it", a comma or full stop after it not counted), or 0: the place an order said alone may end."""
+    words = _words(line)
+    found = max((len(p) for p in _phrases(tuple(order_words)) if _starts(words, p)), default=0)
+    at = 0
+    for _ in range(found):  # past the phrase's words and the spaces before them, in the line as written
+        at += len(line[at:]) - len(line[at:].lstrip())
+        at += len(line[at:].split(None, 1)[0])
+    return len(line[:at].rstrip(".!;,")) if found else 0
 
 
 _ASKED = "?!.…\uff1f \t"  # the end of a line that asks: "NO EVENT?", "Vote red?!", "PASS ?", a full-width "?"
@@ -160,10 +172,15 @@ def unasked(line: str) -> str:
 
 
 def _labelled(line: str, order_words: Iterable[str]) -> str:
-    """ "Play: Gold 10" (or "VOTE = red") as "Play Gold 10": an order word written as a label (a colon right after it) was set aside
-    as a line starting with no order word, and an otherwise accepted mail went on without it."""
+    """ "Play: Gold 10" (or "VOTE = red", "Play, Gold 10") as "Play Gold 10": an order word written as a label (a colon
+    right after it) was set aside as a line starting with no order word, and an otherwise accepted mail went on
+    without it.  So was an order word closed by a comma: "PASS, NEGATE Drive Them Off > Men-at-Arms" (read so, the
+    engine is given both orders, refused as two on one line with each to send: `pbem.app.refusals.joined`), "Pass, I
+    keep my cards" (the order with a remark: refused with the order alone to send), "DECLINE, ACCEPT Bob ..." was
+    chatter, and a message with another order went on without it."""
     line_ = line.replace("：", ":", 1)
-    cut = min((k for k in (line_.find(":"), line_.find("=")) if k >= 0), default=-1)  # "VOTE = red" as "VOTE: red"
+    marks = (line_.find(":"), line_.find("="), line_.find(","))  # "VOTE = red", "PASS, NEGATE ..." as "VOTE: red"
+    cut = min((k for k in marks if k >= 0), default=-1)
     head, colon, rest = (line_[:cut], ":", line_[cut + 1 :]) if cut >= 0 else (line_, "", "")
     if colon and rest.strip() and tuple(_words(head)) in _phrases(tuple(order_words)):
         return f"{head.strip()} {rest.strip()}"

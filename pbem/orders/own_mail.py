@@ -21,7 +21,8 @@ end the writer's text there, `pbem.orders.furniture`), a line typed right under 
 line of the copy quoted once that the writer marked as their choice (``> NO EVENT <--``, ``> ✓ PASS``:
 `pbem.orders.typed.chosen`), whose words are all the copy's, and so is a quoted line the writer changed into an
 order (``> PLAY <card>`` edited into ``> PLAY Gold 7``: `_edited_in_quote`; a quoted line pbem wrote, unchanged,
-never is).  The unquoted rest of a quoted line that a client
+never is; a quoted listed order changed into another, `changed_in_quote`, is not read, and is told).  The unquoted
+rest of a quoted line that a client
 rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
@@ -33,7 +34,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
-from pbem.orders.typed import chosen, may_be_marked, points_up
+from pbem.orders.typed import chosen, cleaned, may_be_marked, points_up
 
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
@@ -105,12 +106,18 @@ def _follows(here: int | set[int], found: int | set[int]) -> int | set[int] | No
 
 
 def without_copies(
-    text: str, sent: list[str], keep: Callable[[str], bool] | None = None, edited: list[str] | None = None
+    text: str,
+    sent: list[str],
+    keep: Callable[[str], bool] | None = None,
+    edited: list[str] | None = None,
+    changed: list[tuple[str, str]] | None = None,
 ) -> str:
     """`text` without the lines that belong to a copy of one of the `sent` texts.  `keep(line)`: the line is the
     writer's own order or command, never dropped as a client's block above a copy (None: no line is).  `edited`:
-    the sent mails' plain texts, laid out line by line as sent; with them, a line of a quoted copy that the writer
-    changed into an order is theirs (`_edited_in_quote`)."""
+    the sent mails' plain texts, laid out line by line as sent; with them, a line of a quoted copy in which the
+    writer filled in a blank is theirs (`_edited_in_quote`), and each quoted line of pbem's the writer changed into
+    another order, not read, is added to `changed` as (the line as quoted, the line pbem wrote there): the caller
+    tells the writer (`changed_in_quote`)."""
     known = _places(sent)
     if not known:
         return text
@@ -151,6 +158,8 @@ def without_copies(
         if edited:
             for n in list(_edited_in_quote(lines, per_line, drop, edited, keep)):
                 lines[n], drop[n] = unquoted(lines[n]) or "", False  # read as a line of the writer's own
+            if changed is not None:
+                changed += changed_in_quote(lines, per_line, drop, edited, keep)
     _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):
@@ -235,6 +244,60 @@ def _edited_in_quote(
             _filled_in(texts[t], prompts, t, i, j, typed, ws) for t, i, j in _around(where, per_line[k], per_line[m])
         ):
             yield n
+
+
+CHANGED = 8  # quoted lines changed into another order told, per reply
+QUOTED_ORDERS = 64  # quoted order lines of a reply looked at for a change, at most
+
+
+def changed_note(quoted: str) -> str:
+    """What the writer is told of a line of the quoted report they changed into another order (`changed_in_quote`):
+    the line, why it was not read, the line to send (short: an answer quotes 200 characters of a note)."""
+    mine = (unquoted(quoted) or quoted).strip()
+    return f'"{quoted}": a changed line of the quote is not read; to send it, write it above the quote: {cleaned(mine) or mine}'
+
+
+def changed_in_quote(
+    lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str], keep: Callable[[str], bool]
+) -> list[tuple[str, str]]:
+    """The lines of a quoted copy of pbem's mail that the writer changed into another order, each as (the line as
+    quoted, the line pbem wrote at its place): quoted once, an order (`keep`) with no mark of choice, between two
+    lines of the copy (A above, B below) where the sent mail has, between an A and a B (at
+    most `GAP` lines apart), as many lines, the one at its place another order, with no blank ("> VOTE RED" of the
+    report's list edited into "> VOTE BLUE").  Not read (a quoted listed order is pbem's: `_edited_in_quote` reads a
+    blank filled in only): the writer is told, with the line to send.  Linear, as `_edited_in_quote`: at most
+    `QUOTED_ORDERS` lines looked at, `SPOTS` places of each neighbour, `CHANGED` lines told."""
+    candidates = [
+        n
+        for n, line in enumerate(lines)
+        if per_line[n] and (mine := unquoted(line)) is not None and not chosen(mine) and keep(mine)
+    ][:QUOTED_ORDERS]
+    if not candidates:
+        return []
+    split = [text.split("\n") for text in sent]
+    where: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+    for t, rows in enumerate(split):
+        for i, line in enumerate(rows):
+            spots = where.setdefault(tuple(_words(line)), []) if line.strip() else None
+            if spots is not None and len(spots) < SPOTS:
+                spots.append((t, i))
+    copied = [n for n, ws in enumerate(per_line) if ws and drop[n] and _QUOTED.match(lines[n])]
+    out: list[tuple[str, str]] = []
+    for n in candidates:
+        at = bisect_left(copied, n)
+        below_at = at + 1 if at < len(copied) and copied[at] == n else at
+        if at == 0 or below_at >= len(copied) or len(out) >= CHANGED:
+            continue  # not inside a quoted copy
+        k, m = copied[at - 1], copied[below_at]
+        mine_at = [g for g in range(k + 1, m) if per_line[g]]
+        for t, i, j in _around(where, per_line[k], per_line[m]):
+            gap = [g for g in range(i + 1, j) if split[t][g].strip()]
+            if len(gap) == len(mine_at):
+                was = split[t][gap[mine_at.index(n)]].strip()
+                if _words(was) != per_line[n] and keep(was) and not _BLANK.search(was):
+                    out.append((lines[n].strip(), was))
+                break  # the place of the line in the sent mail is found: changed there or not
+    return out
 
 
 LOOKS = 16  # places of one blank's line in a reply looked at, at most (`_whole_lines`)
