@@ -189,6 +189,35 @@ def table(form: str) -> Callable[[Moment, list[str], list[str]], bytes]:
     return build
 
 
+def outlook_list(marker: str, font: str = "Symbol") -> Callable[[Moment, list[str], list[str]], bytes]:
+    """Outlook desktop's list (Word's HTML): the bullet or number in a mso-list:Ignore span, non-breaking spaces after
+    it, inside a marked section for clients without lists.  "·", "o", "§" are its bullets' three levels (Symbol,
+    Courier New, Wingdings); "1.", "a.", "ii." its numbers."""
+
+    def item(order: str) -> str:
+        return (
+            "<p class=MsoListParagraph style='mso-list:l0 level1 lfo1'><![if !supportLists]>"
+            f"<span style='font-family:{font}'><span style='mso-list:Ignore'>{html.escape(marker)}"
+            "<span style='font:7.0pt \"Times New Roman\"'>&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp; </span></span></span>"
+            f"<![endif]>{_esc(order)}<o:p></o:p></p>"
+        )
+
+    def build(moment: Moment, own: list[str], orders: list[str]) -> bytes:
+        head, listed, tail = _split_orders(own, orders)
+        paras = "".join(f'<p class="MsoNormal">{_esc(x) or "&nbsp;"}</p>' for x in head)
+        after = "".join(f'<p class="MsoNormal">{_esc(x) or "&nbsp;"}</p>' for x in tail)
+        block = "<br>".join(
+            html.escape(x) for x in _outlook_block(moment, ("From:", "Sent:", "To:", "Subject:"), "Monday")
+        )
+        return _html_mail(
+            moment,
+            f'<html><body><div class="WordSection1">{paras}{"".join(item(x) for x in listed)}{after}<hr>'
+            f'<div id="divRplyFwdMsg">{block}</div><div>{_html(moment.report)}</div></div></body></html>',
+        )
+
+    return build
+
+
 def yahoo_html(moment: Moment, own: list[str]) -> bytes:
     """Yahoo: the report in a yahoo_quoted <div>, not a blockquote, under its attribution."""
     mine = "".join(f"<div>{_esc(x) or '<br>'}</div>" for x in own)
@@ -351,6 +380,10 @@ SHAPES: dict[str, Shape] = {
     "table-one-cell": table("one"),
     "table-split": table("split"),
     "table-numbered": table("numbered"),
+    "outlook-list-bullet": outlook_list("·"),
+    "outlook-list-o": outlook_list("o", "Courier New"),
+    "outlook-list-section": outlook_list("§", "Wingdings"),
+    "outlook-list-roman": outlook_list("ii.", "Calibri"),
     "yahoo-html": _own(yahoo_html),
     "proton-html": _own(proton_html),
     "samsung-html": _own(samsung_html),
@@ -385,6 +418,7 @@ TYPINGS: dict[str, Callable[[str], str]] = {
     "soft-hyphen": lambda o: o.replace(" ", "\u00ad ", 1),
     "ideographic-space": lambda o: o.replace(" ", "\u3000"),
     "nbsp-stop": lambda o: o.replace(" ", "\xa0") + ".\xa0",
+    "indented": lambda o: "  " + o,  # space-stuffed by format=flowed
 }
 
 SIGNED = ["", "Thanks,", "Alice"]
