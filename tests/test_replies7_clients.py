@@ -28,6 +28,7 @@ What players meant and pbem misread before (each a class, fixed, its cases gener
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Callable
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -419,6 +420,8 @@ TYPINGS: dict[str, Callable[[str], str]] = {
     "ideographic-space": lambda o: o.replace(" ", "\u3000"),
     "nbsp-stop": lambda o: o.replace(" ", "\xa0") + ".\xa0",
     "indented": lambda o: "  " + o,  # space-stuffed by format=flowed
+    "pointer-em-dash": lambda o: o + " <\u2014 this one",  # "<--" autocorrected: "--" became an em dash
+    "arrow-en-dash": lambda o: "\u2013> " + o,
 }
 
 SIGNED = ["", "Thanks,", "Alice"]
@@ -433,7 +436,8 @@ def _reply(moment: Moment, shape: str, typing: str, want: list[str]) -> bytes:
 def cases() -> list[tuple[str, str]]:
     """Every shape with every typing once, mixed: (shape, typing)."""
     shapes, typings = list(SHAPES), list(TYPINGS)
-    return [(shapes[n % len(shapes)], typings[(n * 5) % len(typings)]) for n in range(len(shapes) * 2)]
+    step = next(k for k in range(5, 99) if math.gcd(k, len(typings)) == 1)  # every typing, mixed
+    return [(shapes[n % len(shapes)], typings[(n * step) % len(typings)]) for n in range(len(shapes) * 2)]
 
 
 def test_the_corpus_holds_every_shape_and_typing() -> None:
@@ -493,3 +497,24 @@ def test_every_invisible_format_character_inside_an_order_is_read_past() -> None
             got = extract(f"Hi,\n{line}\nThanks", "", words).orders
             assert got == [order], (kind, hex(ord(ch)), got)
             assert extract("", f"Re: [pbem g1] {line}", words).orders == [order], (kind, hex(ord(ch)))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_quoted_line_marked_with_an_autocorrected_arrow_is_read(moments: dict[str, Moment], kind: str) -> None:
+    """ "> NO EVENT <-- this" typed on a phone whose autocorrect turns "--" into a dash ("<— this", "<– my pick"), or
+    "<— this" on a line of its own under the quoted line: the marked line is the player's choice, as "<--" is."""
+    from tests.test_replies3_players import ATTRIBUTIONS
+    from tests.test_replies4_phones import _listed, reply
+
+    moment = moments[kind]
+    original = _plain(moment.report)
+    listed = _listed(moment)
+    assert listed, kind
+    for n, (at, order) in enumerate(listed[:6]):
+        quoted = _quoted(original)
+        if n % 2:
+            quoted = [*quoted[: at + 1], "<\u2014 this", *quoted[at + 1 :]]
+        else:
+            quoted[at] += " <\u2014 this" if n % 4 == 0 else " <\u2013 my pick"
+        body = ["Hi,", "", ATTRIBUTIONS["apple"][0], "", *quoted]
+        check(moment, reply(moment, body), [order], f"marked {n}: {order}")
