@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
@@ -267,14 +268,15 @@ def changed_in_quote(
     report's list edited into "> VOTE BLUE").  Not read (a quoted listed order is pbem's: `_edited_in_quote` reads a
     blank filled in only): the writer is told, with the line to send.  Linear, as `_edited_in_quote`: at most
     `QUOTED_ORDERS` lines looked at, `SPOTS` places of each neighbour, `CHANGED` lines told."""
-    candidates = [
-        n
-        for n, line in enumerate(lines)
-        if per_line[n] and (mine := unquoted(line)) is not None and not chosen(mine) and keep(mine)
+    split = [text.split("\n") for text in sent]
+    quoted = {n: mine.strip() for n, line in enumerate(lines) if per_line[n] and (mine := unquoted(line)) is not None}
+    many = Counter(quoted.values())
+    sent_many = Counter(line.strip() for rows in split for line in rows if line.strip() in many)
+    candidates = [  # a line quoted more often than the sent mails have it (most replies: none, and no more is done)
+        n for n, mine in quoted.items() if many[mine] > sent_many[mine] and not chosen(mine) and keep(mine)
     ][:QUOTED_ORDERS]
     if not candidates:
         return []
-    split = [text.split("\n") for text in sent]
     where: dict[tuple[str, ...], list[tuple[int, int]]] = {}
     for t, rows in enumerate(split):
         for i, line in enumerate(rows):
