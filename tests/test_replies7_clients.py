@@ -518,3 +518,33 @@ def test_a_quoted_line_marked_with_an_autocorrected_arrow_is_read(moments: dict[
             quoted[at] += " <\u2014 this" if n % 4 == 0 else " <\u2013 my pick"
         body = ["Hi,", "", ATTRIBUTIONS["apple"][0], "", *quoted]
         check(moment, reply(moment, body), [order], f"marked {n}: {order}")
+
+
+@pytest.mark.parametrize("kind", sorted({k.split("+")[0] for k in KINDS}))
+def test_a_reply_to_another_games_report_reads_none_of_its_lines(moments: dict[str, Moment], kind: str) -> None:
+    """A player of two games answers the report of one (its References name it) with the other game's tag in the
+    subject and their code: the report it answers, pasted under a header block no rule knows (Vietnamese Outlook),
+    was read as orders, its every listed legal order applied or refused (the poll removed copies of the mails of the
+    subject's game only; `pbem verify` read it without them).  Copies of every mail pbem sent the sender that the
+    reply names are removed; the player's own order alone is read."""
+    from pbem import engine as registry
+    from pbem.app.reading import own_text
+    from pbem.mail.inbound.message import parse
+    from pbem.mail.inbound.replies import SentMail
+    from pbem.orders.extract import extract
+    from tests.reply_clients import UNKNOWN_LABELS
+
+    mine, other = moments[kind], moments[f"{kind}+later"]  # another game of the same kind: its orders are this kind's
+    mid = str(other.report["Message-ID"])
+    sent = {mid: SentMail(mid, 2, mine.player, mine.address, None, other.report.as_bytes())}
+    frm, when, to, subject, date = UNKNOWN_LABELS[0]
+    block = [f"{frm}: {other.report['From']}", f"{when}: {date}", f"{to}: {mine.address}", f"{subject}: Gambit"]
+    want = meant(mine, 0)
+    body = [*want, "CODE K7QX-2MPD", "", "-----", *block, "", *_plain(other.report)]
+    msg = _message(mine, subject="Re: [pbem g1] orders")
+    msg.replace_header("In-Reply-To", mid)
+    msg.replace_header("References", mid)
+    msg.set_content("\n".join(body) + "\n")
+    words = tuple(registry.get(kind).order_words)
+    text = own_text(parse(msg.as_bytes()), sent, 1, words)
+    assert extract(text, "", words).orders == want, (kind, extract(text, "", words).orders)

@@ -126,7 +126,7 @@ def own_text(
     words: tuple[str, ...] | None = None,
     changed: list[tuple[str, str]] | None = None,
 ) -> str:
-    """`msg.text` without the copies of pbem's mails to its sender (in game `game_id`) that it names; a line
+    """`msg.text` without the copies of pbem's mails to its sender that it names (`_mine`); a line
     that starts with one of the game's order `words` (every game's: None) or a command is the sender's own.  Each
     quoted line of pbem's the sender changed into another order is added to `changed` (`without_copies`)."""
     if not sent or game_id is None:
@@ -151,12 +151,12 @@ def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) ->
 
 
 def _mine(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> list[SentMail]:
-    """The mails pbem sent `msg`'s sender (in game `game_id`) that it names, the newest first, MAX_ANSWERED at most."""
-    return [
-        sent[r]
-        for r in looked_up(msg.references)
-        if r in sent and sent[r].game_id == game_id and sent[r].to_addr.lower() == msg.sender.lower()
-    ][:MAX_ANSWERED]
+    """The mails pbem sent `msg`'s sender that it names, the newest first, MAX_ANSWERED at most: of any game (a
+    player of two games who answers one's report with the other's tag in the subject had that report, pasted under
+    a header block no rule knows, read as orders of the subject's game; `pbem verify`'s reading, which knows no
+    game, removed it), those of game `game_id` first."""
+    named = [r for r in looked_up(msg.references) if r in sent and sent[r].to_addr.lower() == msg.sender.lower()]
+    return sorted((sent[r] for r in named), key=lambda m: m.game_id != game_id)[:MAX_ANSWERED]
 
 
 def _subject(raw: bytes) -> str:
