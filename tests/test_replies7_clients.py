@@ -461,14 +461,35 @@ def test_each_new_shape_is_read_as_the_player_meant(moments: dict[str, Moment], 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_each_new_shape_with_no_order_reads_none_of_pbems_lines(moments: dict[str, Moment], kind: str) -> None:
-    """No order of the player's: nothing is read, though the quoted (or forwarded) report lists every legal order."""
+    """No order of the player's: nothing is read, though the quoted (or forwarded) report lists every legal order;
+    and with or without one, no line of the quote is told as changed or typed into it (the quote is as pbem wrote
+    it)."""
+    from pbem import engine as registry
+    from pbem.app.reading import own_text
+    from pbem.mail.inbound.message import parse
+    from pbem.mail.inbound.replies import SentMail
+
     moment = moments[kind]
+    mid = str(moment.report["Message-ID"])
+    sent = {mid: SentMail(mid, 1, moment.player, moment.address, None, moment.report.as_bytes())}
+    words = tuple(registry.get(moment.kind).order_words)
     failures = []
     for shape, build in SHAPES.items():
-        got = read(moment, build(moment, ["Hi,", "", "Thinking about it, more tomorrow.", *SIGNED], []))
-        if got:
-            failures.append(f"{kind} / {shape}: read {got}")
+        for own, orders in ((["Hi,", "", "Thinking about it, more tomorrow.", *SIGNED], []), _typed(moment)):
+            raw = build(moment, own, orders)
+            got = read(moment, raw)
+            if got != tuple(orders):
+                failures.append(f"{kind} / {shape}: read {got}")
+            changed: list[tuple[str, str]] = []
+            own_text(parse(raw), sent, 1, words, changed)
+            if changed:  # a quote left as pbem wrote it holds no line changed or typed into it
+                failures.append(f"{kind} / {shape}: told of {changed}")
     assert not failures, "\n".join(failures)
+
+
+def _typed(moment: Moment) -> tuple[list[str], list[str]]:
+    orders = meant(moment, 0)
+    return ["Hi,", "", *orders, *SIGNED], orders
 
 
 #: Format characters (Unicode category Cf) that are a sign of their own, not an invisible mark: the Arabic number

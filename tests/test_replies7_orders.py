@@ -214,3 +214,39 @@ def test_the_player_is_told_of_a_changed_quoted_line_in_the_answer(tmp_path) -> 
     text = " ".join(str(answer.get_body(preferencelist=("plain",)).get_content()).split())  # type: ignore[union-attr]
     assert f'"> {other}": a changed line of the quote is not read' in text, text
     assert f"write it above the quote: {other}" in text, text
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_order_typed_inside_the_quote_is_not_read_and_the_player_is_told(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    """An order typed into the quoted report on a line of its own, quoted with it: in a plain quote ("> TRIBUTE Gold
+    4" between two quoted lines), or in an HTML one (iOS and Gmail keep what is typed inside <blockquote> quoted).
+    Not read (a quoted line is not the player's), but told, quoting it, with the line to send."""
+    import html as html_mod
+
+    from tests.test_replies3_players import _html, _plain, read
+    from tests.test_replies4_phones import reply
+    from tests.test_replies7_clients import _html_mail
+
+    moment = moments[kind]
+    original = _plain(moment.report)
+    order = moment.legal[-1]
+    for n, i in enumerate(_listed(moment)[:3]):
+        body = _quoting(QUOTINGS[n % len(QUOTINGS)], [*original[:i], order, *original[i:]], ["Hi,"])
+        assert [(x.lstrip("> "), was) for x, was in _changed(moment, body)[1]] == [(order, "")], (kind, n)
+        assert read(moment, reply(moment, body)) == (), (kind, n)
+    page = _html(moment.report)
+    at = page.rfind("<", 0, page.find(html_mod.escape(moment.legal[0]), page.find("Legal orders now")))
+    inside = f"{page[:at]}<div>{html_mod.escape(order)}</div>{page[at:]}"
+    raw = _html_mail(moment, f'<div dir="ltr">Hi,</div><blockquote type="cite">{inside}</blockquote>')
+    assert read(moment, raw) == (), kind
+    from pbem.app.reading import own_text
+    from pbem.mail.inbound.message import parse
+    from pbem.mail.inbound.replies import SentMail
+
+    mid = str(moment.report["Message-ID"])
+    sent = {mid: SentMail(mid, 1, moment.player, moment.address, None, moment.report.as_bytes())}
+    changed: list[tuple[str, str]] = []
+    own_text(parse(raw), sent, 1, tuple(registry.get(moment.kind).order_words), changed)
+    assert changed == [(f"> {order}", "")], (kind, changed)

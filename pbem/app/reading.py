@@ -181,7 +181,7 @@ def answered_mails(
     sent = sent_mails(s, msg.references) if (game is not None and msg.references) else {}
     changed: list[tuple[str, str]] = []
     text = own_text(msg, sent, game.id if game else None, words, changed)
-    return sent, text, [changed_note(line) for line, _ in changed]
+    return sent, text, [changed_note(line, was) for line, was in changed]
 
 
 def stored_orders(s: Unit, raw: bytes, game_id: int, words: tuple[str, ...]) -> tuple[str, ...]:

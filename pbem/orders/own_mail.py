@@ -21,7 +21,8 @@ end the writer's text there, `pbem.orders.furniture`), a line typed right under 
 line of the copy quoted once that the writer marked as their choice (``> NO EVENT <--``, ``> ✓ PASS``:
 `pbem.orders.typed.chosen`), whose words are all the copy's, and so is a quoted line the writer changed into an
 order (``> PLAY <card>`` edited into ``> PLAY Gold 7``: `_edited_in_quote`; a quoted line pbem wrote, unchanged,
-never is; a quoted listed order changed into another, `changed_in_quote`, is not read, and is told).  The unquoted
+never is; a quoted listed order changed into another, or an order typed inside the quote as a line of its own,
+`changed_in_quote`, is not read, and is told).  The unquoted
 rest of a quoted line that a client
 rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
@@ -159,8 +160,9 @@ def without_copies(
         if edited:
             for n in list(_edited_in_quote(lines, per_line, drop, edited, keep)):
                 lines[n], drop[n] = unquoted(lines[n]) or "", False  # read as a line of the writer's own
-            if changed is not None:
-                changed += changed_in_quote(lines, per_line, drop, edited, keep)
+            if changed is not None:  # laid out as sent, or as an HTML part's quote is flattened
+                texts = [*edited, *(t for t in sent if t not in edited)]  # the HTML part's words too
+                changed += changed_in_quote(lines, per_line, drop, texts, keep)
     _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):
@@ -251,28 +253,33 @@ CHANGED = 8  # quoted lines changed into another order told, per reply
 QUOTED_ORDERS = 64  # quoted order lines of a reply looked at for a change, at most
 
 
-def changed_note(quoted: str) -> str:
+def changed_note(quoted: str, was: str = "x") -> str:
     """What the writer is told of a line of the quoted report they changed into another order (`changed_in_quote`):
     the line, why it was not read, the line to send (short: an answer quotes 200 characters of a note)."""
     mine = (unquoted(quoted) or quoted).strip()
-    return f'"{quoted}": a changed line of the quote is not read; to send it, write it above the quote: {cleaned(mine) or mine}'
+    how = "changed line of the quote" if was else "line typed inside the quote"
+    return f'"{quoted}": a {how} is not read; to send it, write it above the quote: {cleaned(mine) or mine}'
 
 
 def changed_in_quote(
     lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str], keep: Callable[[str], bool]
 ) -> list[tuple[str, str]]:
     """The lines of a quoted copy of pbem's mail that the writer changed into another order, each as (the line as
-    quoted, the line pbem wrote at its place): quoted once, an order (`keep`) with no mark of choice, between two
-    lines of the copy (A above, B below) where the sent mail has, between an A and a B (at
-    most `GAP` lines apart), as many lines, the one at its place another order, with no blank ("> VOTE RED" of the
-    report's list edited into "> VOTE BLUE").  Not read (a quoted listed order is pbem's: `_edited_in_quote` reads a
+    quoted, the line pbem wrote at its place), or typed into it as a line of its own (iOS and Gmail keep what is
+    typed inside an HTML quote quoted), each as (the line as quoted, ""): quoted once, quoted more often than a sent
+    mail has it, an order (`keep`) with no mark of choice, between two lines of the copy (A above, B below) where
+    the sent mail has, between an A and a B (at most `GAP` lines apart), as many lines, the one at its place another
+    order with no blank ("> VOTE RED" of the report's list edited into "> VOTE BLUE"), or one line fewer, the others
+    as the reply has them (a line typed in).  Not read (a quoted listed order is pbem's: `_edited_in_quote` reads a
     blank filled in only): the writer is told, with the line to send.  Linear, as `_edited_in_quote`: at most
     `QUOTED_ORDERS` lines looked at, `SPOTS` places of each neighbour, `CHANGED` lines told."""
     split = [text.split("\n") for text in sent]
     quoted = {n: mine.strip() for n, line in enumerate(lines) if per_line[n] and (mine := unquoted(line)) is not None}
     many = Counter(quoted.values())
-    sent_many = Counter(line.strip() for rows in split for line in rows if line.strip() in many)
-    candidates = [  # a line quoted more often than the sent mails have it (most replies: none, and no more is done)
+    sent_many: Counter[str] = Counter()
+    for rows in split:  # the most times one sent text has the line
+        sent_many |= Counter(line.strip() for line in rows if line.strip() in many)
+    candidates = [  # a line quoted more often than a sent mail has it (most replies: none, and no more is done)
         n for n, mine in quoted.items() if many[mine] > sent_many[mine] and not chosen(mine) and keep(mine)
     ][:QUOTED_ORDERS]
     if not candidates:
@@ -292,14 +299,19 @@ def changed_in_quote(
             continue  # not inside a quoted copy
         k, m = copied[at - 1], copied[below_at]
         mine_at = [g for g in range(k + 1, m) if per_line[g]]
-        for t, i, j in _around(where, per_line[k], per_line[m]):
+        for t, i, j in _around(where, per_line[k], per_line[m], adjacent=True):
             gap = [g for g in range(i + 1, j) if split[t][g].strip()]
             if len(gap) == len(mine_at):
                 was = split[t][gap[mine_at.index(n)]].strip()
                 if _words(was) != per_line[n] and keep(was) and not _BLANK.search(was):
                     out.append((lines[n].strip(), was))
                 break  # the place of the line in the sent mail is found: changed there or not
-    return out
+            others = [tuple(per_line[g]) for g in mine_at if g != n]
+            if len(gap) + 1 == len(mine_at) and others == [tuple(_words(split[t][g])) for g in gap]:
+                out.append((lines[n].strip(), ""))  # typed into the quote, between two of its lines
+                break
+    told = {" ".join(_words(line)): (line, was) for line, was in reversed(out)}  # the first of lines alike
+    return list(reversed(told.values()))  # typed above its own listed line: both read as typed in, told once
 
 
 LOOKS = 16  # places of one blank's line in a reply looked at, at most (`_whole_lines`)
@@ -336,12 +348,13 @@ def _whole_lines(text: str, key: str, enough: int) -> int:
 
 
 def _around(
-    where: dict[tuple[str, ...], list[tuple[int, int]]], above: list[str], below: list[str]
+    where: dict[tuple[str, ...], list[tuple[int, int]]], above: list[str], below: list[str], adjacent: bool = False
 ) -> Iterator[tuple[int, int, int]]:
-    """(text, line of `above`, line of `below`) of each place where the two are at most `GAP` lines apart in order."""
+    """(text, line of `above`, line of `below`) of each place where the two are at most `GAP` lines apart in order
+    (with a line between them, unless `adjacent`)."""
     for t, i in where.get(tuple(above), []):
         for u, j in where.get(tuple(below), []):
-            if u == t and i + 1 < j <= i + GAP:
+            if u == t and i + (0 if adjacent else 1) < j <= i + GAP:
                 yield t, i, j
 
 
