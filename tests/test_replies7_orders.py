@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 
 from pbem import engine as registry
+from pbem.engine.base import Engine
 from pbem.orders.extract import extract
 from tests.test_replies3_players import KINDS, Moment, shared_moments
 from tests.test_replies6_players import _pipeline
@@ -89,20 +90,26 @@ def test_an_order_then_a_comma_then_another_order_is_refused_as_two_with_each_of
 def test_an_order_then_a_comma_then_a_remark_is_refused_with_the_order_alone_offered(
     moments: dict[str, Moment], kind: str
 ) -> None:
-    """ "Pass, I keep my cards", "Decline, sorry Bob": the player's order with a remark after it.  Never set aside
-    unseen, never applied without its words: refused with the line quoted and the order alone to send."""
+    """ "Pass, I keep my cards", "Decline, sorry Bob", "NO EVENT I have thought about it": the player's order with a
+    remark after it.  Never set aside unseen, never applied without its words: refused with the line quoted and the
+    order alone to send (the order word alone was refused with the engine's reason, every legal order offered)."""
     moment = moments[kind]
     eng = registry.get(moment.kind)
     for first in _phrase_orders(moment):
         for n, remark in enumerate(REMARKS):
-            typed = f"{first.capitalize() if n % 2 else first}, {remark}"
-            result = _pipeline(moment, f"Hi,\n{typed}\nThanks")
-            refused = [r for r in result.lines if not r.ok]
-            assert not result.accepted and len(refused) == 1, (kind, typed, result.lines)
-            alone = eng.apply(moment.state, moment.player, [first]).state  # "DECLINE" offered as DECLINE ALL
-            assert len(refused[0].legal) == 1, (kind, typed, refused[0].legal)
-            assert eng.apply(moment.state, moment.player, list(refused[0].legal)).state == alone, (kind, typed)
-            assert "send the order alone" in refused[0].reason, (kind, typed, refused[0].reason)
+            for typed in (f"{first.capitalize() if n % 2 else first}, {remark}", f"{first} {remark}"):
+                _refused_with_the_order_alone(moment, eng, first, typed)
+
+
+def _refused_with_the_order_alone(moment: Moment, eng: Engine, first: str, typed: str) -> None:
+    """The message `typed` is refused, that line quoted, the order `first` alone means offered to send."""
+    result = _pipeline(moment, f"Hi,\n{typed}\nThanks")
+    refused = [r for r in result.lines if not r.ok]
+    assert not result.accepted and len(refused) == 1, (moment.kind, typed, result.lines)
+    alone = eng.apply(moment.state, moment.player, [first]).state  # "DECLINE" offered as DECLINE ALL
+    assert len(refused[0].legal) == 1, (moment.kind, typed, refused[0].legal)
+    assert eng.apply(moment.state, moment.player, list(refused[0].legal)).state == alone, (moment.kind, typed)
+    assert "send the order alone" in refused[0].reason, (moment.kind, typed, refused[0].reason)
 
 
 @pytest.mark.parametrize("kind", KINDS)
