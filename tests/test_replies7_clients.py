@@ -6,23 +6,32 @@ report pbem sent, as these clients write a reply: iOS and macOS Apple Mail HTML 
 &nbsp; between words, the attribution inside or outside <blockquote type="cite">), Yahoo's, ProtonMail's and Samsung
 Email's HTML (their quotes in a <div>, not a <blockquote>), Gmail's HTML lists (<ol><li>, <ul><li>: the number
 or bullet is not in the text), orders in an HTML table (a row per order, a cell per word group, a numbered
-column), Outlook for Android in German ("Outlook für Android herunterladen") and Outlook desktop in Finnish
-and Greek, Gmail's attribution broken inside the address, Thunderbird's format=flowed with space-stuffing, with
-and without DelSp, the order soft-wrapped; a forward of the report (Gmail's, Apple's, Thunderbird's) with the
-orders on top; the order in the subject only, the body the quoted report.  The orders are typed as phones leave
-them: first word capitalised, a full stop and two spaces after, two spaces between words, a dash list marker
-turned into an em dash, bidirectional marks (U+200E, U+200F, from a phone set to a right-to-left language), a word
-joiner (U+2060), a soft hyphen, an ideographic space.
+column), Outlook desktop's Word-HTML lists (its bullets "·", "o", "§", its numbers "1.", "ii."), Outlook for
+Android in German ("Outlook für Android herunterladen") and Outlook desktop in Finnish and Greek, Gmail's
+attribution broken inside the address, Thunderbird's format=flowed with space-stuffing, with and without DelSp, the
+order soft-wrapped; a forward of the report (Gmail's, Apple's, Thunderbird's) with the orders on top; the order in
+the subject only, the body the quoted report; a reply to another game's report.  The orders are typed as phones
+leave them: first word capitalised, a full stop and two spaces after, two spaces between words, indented, a dash
+list marker turned into an em dash, "<--" and "->" turned into "<—" and "–>", bidirectional marks (U+200E, U+200F,
+from a phone set to a right-to-left language), a word joiner (U+2060), a soft hyphen, an ideographic space.
+The whole product (27 shapes, 15 typings, two orders, 8 moments: 6,480 replies) misread 2,854 before this corpus;
+the test reads 54 replies a moment, every shape and typing among them (`cases`).
 
 Every shape is also sent with no order of the player's ("Hi, thinking about it."): then nothing is read, never a
-line of pbem's own quoted report, which lists every legal order.
+line of pbem's own quoted report, which lists every legal order, and no quoted line is told as changed.
 
 What players meant and pbem misread before (each a class, fixed, its cases generated here for every game):
 
 * an order in an HTML table was read with its cells run together ("TRIBUTEGold 4", "1.NO EVENT"): a table cell now
   ends with a space in `html_to_text` (and in `pbem.app.reading.html_words`, which must find the same words);
-* an order with a bidirectional mark or a word joiner (U+200E, U+200F, U+2060) was no order (`_INVISIBLE`,
-  `pbem.orders.typed.cleaned`).
+* an order with a bidirectional mark or a word joiner (U+200E, U+200F, U+2060), in the body or the subject, was no
+  order (`pbem.orders.extract.INVISIBLE`);
+* an order in Outlook's list at its second or third level ("o", "§") or numbered "ii." was no order
+  (`pbem.orders.typed._MARKER`);
+* an arrow or pointer whose dashes autocorrect made en or em dashes ("<— this", "—> PASS") was not taken off, and
+  marked in the quote was not read (`pbem.orders.typed`);
+* a reply to another game's report, with this game's tag and code, had that report read as orders (copies of the
+  mails of the subject's game only were removed: `pbem.app.reading._mine`).
 """
 
 from __future__ import annotations
