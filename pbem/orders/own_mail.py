@@ -298,6 +298,8 @@ def changed_in_quote(
         if at == 0 or below_at >= len(copied) or len(out) >= CHANGED:
             continue  # not inside a quoted copy
         k, m = copied[at - 1], copied[below_at]
+        if m - k > 2 * GAP:
+            continue  # no place of a sent mail (its neighbours at most `GAP` lines apart) is so long
         mine_at = [g for g in range(k + 1, m) if per_line[g]]
         for t, i, j in _around(where, per_line[k], per_line[m], adjacent=True):
             gap = [g for g in range(i + 1, j) if split[t][g].strip()]
@@ -306,8 +308,8 @@ def changed_in_quote(
                 if _words(was) != per_line[n] and keep(was) and not _BLANK.search(was):
                     out.append((lines[n].strip(), was))
                 break  # the place of the line in the sent mail is found: changed there or not
-            others = [tuple(per_line[g]) for g in mine_at if g != n]
-            if len(gap) + 1 == len(mine_at) and others == [tuple(_words(split[t][g])) for g in gap]:
+            others = [tuple(per_line[g]) for g in mine_at if g != n] if len(gap) + 1 == len(mine_at) else None
+            if others is not None and others == [tuple(_words(split[t][g])) for g in gap]:
                 out.append((lines[n].strip(), ""))  # typed into the quote, between two of its lines
                 break
     told = {" ".join(_words(line)): (line, was) for line, was in reversed(out)}  # the first of lines alike
