@@ -112,6 +112,26 @@ def _refused_with_the_order_alone(moment: Moment, eng: Engine, first: str, typed
     assert "send the order alone" in refused[0].reason, (moment.kind, typed, refused[0].reason)
 
 
+DASHES = (" - ", " \u2013 ", " \u2014 ")  # typed, and as a phone's autocorrect leaves " - " or " -- "
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_order_then_a_dash_then_a_remark_is_refused_with_the_order_alone_offered(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    """ "DISCARD NONE – I think", "TRIBUTE Copper Coronation — if Bob agrees", "VOTE RED - ok": refused with the
+    order alone to send, as after a comma or a semicolon; it was refused for a card named "none" or "if", a player
+    named "Bob - if Bob agrees"."""
+    moment = moments[kind]
+    eng = registry.get(moment.kind)
+    for n, line in enumerate(moment.legal[:6]):
+        for dash in DASHES:
+            _refused_with_the_order_alone(moment, eng, line, f"{line}{dash}{REMARKS_AFTER[n % len(REMARKS_AFTER)]}")
+
+
+REMARKS_AFTER = ("if Bob agrees", "I think", "ok", "unless it is too late")
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_line_with_an_order_word_closed_by_a_comma_is_never_dropped_beside_another_order(
     moments: dict[str, Moment], kind: str

@@ -26,7 +26,8 @@
   punctuation of a word never hides words after an order ("DECLINE ALL; unless Bob objects": `shortened`); and "put
   each on its own line" is said only when so written they fill no slot twice.  A refused line that is an order up
   to a sentence's end, or up to a comma or slash before a remark or condition ("DISCARD NONE. Thanks for running
-  the game", "TRIBUTE Gold 7, but only if Bob agrees"), or an order word with a remark after it ("NO EVENT I have
+  the game", "TRIBUTE Gold 7, but only if Bob agrees", "DISCARD NONE – I think" with a phone's dash: it was told '"none"
+is not a card'), or an order word with a remark after it ("NO EVENT I have
 thought about it", "Pass, I keep my cards") is refused as one with words after it (`_sentence_cut`).
 """
 
@@ -179,9 +180,11 @@ def _cut_short(r: LineResult, short: bool) -> LineResult:
 
 
 _SENTENCE_END = re.compile(r"(?:[^\W\d_]{2}|\d)[.!;](?=\s+\S)")  # "NONE. Thanks", "Gold 7. Sorry": not "J. R."
-_LIST_PART = re.compile(r"[^\W_](?:,|\s+[/|])(?=\s+\S)")  # "... Carol, but only if", "... Bob / maybe later"
+_LIST_PART = re.compile(
+    r"[^\W_](?:,|\s+[/|\-\u2013\u2014])(?=\s+\S)"
+)  # "Carol, but only if", "Bob / maybe", "NONE – ok"
 #: Words that make what follows a comma or a slash a remark or a condition, not the next item of a list of names.
-_REMARK_WORDS = SENTENCE_WORDS | {"but", "unless", "only", "maybe", "later", "perhaps", "thanks", "sorry", "when"}
+_REMARK_WORDS = SENTENCE_WORDS | {"but", "unless", "only", "maybe", "later", "perhaps", "thanks", "sorry", "when", "ok"}
 CUT_TRIES = 3  # places in one refused line where an order may end tried, at most
 
 
