@@ -84,6 +84,7 @@ def test_html_words_reads_the_words_the_parser_reads() -> None:
     for page in pages:
         assert _words(html_words(page)) == _words(html_to_text(page)), page
     assert re.sub(r"\s+", " ", html_words(pages[1])).strip() == "onetwo three four&five <six> café"
+    assert _words(html_to_text(pages[2])) == ["cell", "next", "head"]  # a cell's words parted from the next cell's
 
 
 def test_text_bodies_read_what_the_parser_reads_in_other_layouts() -> None:

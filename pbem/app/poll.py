@@ -272,9 +272,11 @@ def decide_and_apply(
         game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
         words = join.order_words(s, game) if game is not None else None
         # the mails it answers, and its text without copies of them
-        sent, text = reading.answered_mails(s, msg, game, words)
+        sent, text, changed = reading.answered_mails(s, msg, game, words)  # changed: quoted lines edited, unread
         pbems = reading.pbems_title(msg, sent, game.id if game else None)  # a reply's subject is pbem's title
         ex = extract(text, msg.subject, words, pbems) if not msg.problem else None
+        if ex is not None and changed:
+            ex.problems += changed
     with stages.stage("storing_copy"):
         arrived = raw
         msg, raw, ex = scrub(msg, raw, ex, policy.max_stored_player if registered else policy.max_stored_stranger)

@@ -14,12 +14,12 @@ from html import unescape
 from typing import Any
 
 from pbem.app import notify, views
-from pbem.mail.inbound.message import BLOCK_TAGS, Inbound, parse, parse_bytes
+from pbem.mail.inbound.message import BLOCK_TAGS, CELL_TAGS, Inbound, parse, parse_bytes
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.mail.outbound.bodies import text_bodies
 from pbem.mail.outbound.outgoing import REDACTED
 from pbem.orders.extract import extract, own_line, subject_line
-from pbem.orders.own_mail import without_copies
+from pbem.orders.own_mail import changed_note, without_copies
 from pbem.record import modes
 from pbem.record.answered import sent_mails
 from pbem.record.db import Unit
@@ -91,16 +91,21 @@ _BLOCK_TAG = re.compile(
     + "|".join("".join(f"[{c}{c.upper()}]" if c.isalpha() else c for c in t) for t in sorted(BLOCK_TAGS))
     + r")\b[^<>]*>"
 )
+_CELL_END = re.compile(  # the end tags of CELL_TAGS, a space in the text as in `html_to_text`'s
+    r"</(?:" + "|".join("".join(f"[{c}{c.upper()}]" for c in t) for t in sorted(CELL_TAGS)) + r")\b[^<>]*>"
+)
 
 
 def html_words(html: str) -> str:
     """A text with the words, in order, that `html_to_text` finds in pbem's own HTML (tests/test_sent_texts.py
     checks it on every mail of a game): what is never shown (comments, declarations, head, style, script) dropped, a line
     break for each block tag, nothing for an inline one (its words run on, as the parser's do), entities
-    decoded.  pbem wrote this HTML: its tags never hold a bare ">" inside an attribute."""
+    decoded, a space for a cell's end tag.  pbem wrote this HTML: its tags never hold a bare ">" inside an
+    attribute."""
     text = _UNSHOWN.sub("", html)
     if "<<" in text or "<>" in text:  # a tag could start right after a bare "<": one pass, tag by tag
-        return unescape(_TAG.sub(lambda m: "\n" if m.group(1).lower() in BLOCK_TAGS else "", text))
+        return unescape(_TAG.sub(_flat, text))
+    text = _CELL_END.sub(" ", text) if "</" in text else text
     # Two passes in C, no call per tag: each block tag becomes "<>" (never a tag, and it stops `_TAG`'s
     # "[^<>]*" as the tag did), the other tags go, then each "<>" becomes the line break.  A tag of the text is a
     # tag of the first pass's text and no other is (no tag holds "<"); with no "<<" nor "<>" in the text, every
@@ -109,15 +114,30 @@ def html_words(html: str) -> str:
     return unescape(text)
 
 
-def own_text(msg: Inbound, sent: dict[str, SentMail], game_id: int | None, words: tuple[str, ...] | None = None) -> str:
-    """`msg.text` without the copies of pbem's mails to its sender (in game `game_id`) that it names; a line
-    that starts with one of the game's order `words` (every game's: None) or a command is the sender's own."""
+def _flat(m: re.Match[str]) -> str:
+    """What a tag of pbem's HTML stands for in its text: a line break (a block), a space (a cell's end), nothing."""
+    name = m.group(1).lower()
+    return "\n" if name in BLOCK_TAGS else " " if name in CELL_TAGS and m.group(0).startswith("</") else ""
+
+
+def own_text(
+    msg: Inbound,
+    sent: dict[str, SentMail],
+    game_id: int | None,
+    words: tuple[str, ...] | None = None,
+    changed: list[tuple[str, str]] | None = None,
+) -> str:
+    """`msg.text` without the copies of pbem's mails to its sender that it names (`_mine`); a line
+    that starts with one of the game's order `words` (every game's: None) or a command is the sender's own.  Each
+    quoted line of pbem's the sender changed into another order is added to `changed` (`without_copies`)."""
     if not sent or game_id is None:
         return msg.text
     parts = [_parts(m.raw) for m in _mine(msg, sent, game_id)]
     texts = [t for found in parts for t in _texts(found) if t]
     plain = [found["plain"] for found in parts if found.get("plain")]  # laid out as sent, line by line
-    return without_copies(msg.text, texts, own_line(words), plain, REDACTED) if texts else msg.text
+    if not texts:
+        return msg.text
+    return without_copies(msg.text, texts, keep=own_line(words), edited=plain, changed=changed, redacted=REDACTED)
 
 
 def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> Callable[[str], bool]:
@@ -132,12 +152,12 @@ def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) ->
 
 
 def _mine(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> list[SentMail]:
-    """The mails pbem sent `msg`'s sender (in game `game_id`) that it names, the newest first, MAX_ANSWERED at most."""
-    return [
-        sent[r]
-        for r in looked_up(msg.references)
-        if r in sent and sent[r].game_id == game_id and sent[r].to_addr.lower() == msg.sender.lower()
-    ][:MAX_ANSWERED]
+    """The mails pbem sent `msg`'s sender that it names, the newest first, MAX_ANSWERED at most: of any game (a
+    player of two games who answers one's report with the other's tag in the subject had that report, pasted under
+    a header block no rule knows, read as orders of the subject's game; `pbem verify`'s reading, which knows no
+    game, removed it), those of game `game_id` first."""
+    named = [r for r in looked_up(msg.references) if r in sent and sent[r].to_addr.lower() == msg.sender.lower()]
+    return sorted((sent[r] for r in named), key=lambda m: m.game_id != game_id)[:MAX_ANSWERED]
 
 
 def _subject(raw: bytes) -> str:
@@ -156,11 +176,13 @@ def mailing_facts(s: Unit, loaded: Loaded) -> dict[str, Any]:
 
 def answered_mails(
     s: Unit, msg: Inbound, game: Game | None, words: tuple[str, ...] | None = None
-) -> tuple[dict[str, SentMail], str]:
-    """The mails pbem sent that `msg` names (in game `game`, whose order words are `words`), and `msg`'s text
-    without copies of them."""
+) -> tuple[dict[str, SentMail], str, list[str]]:
+    """The mails pbem sent that `msg` names (in game `game`, whose order words are `words`), `msg`'s text without
+    copies of them, and a note for each quoted line of theirs the sender changed into another order (not read)."""
     sent = sent_mails(s, msg.references) if (game is not None and msg.references) else {}
-    return sent, own_text(msg, sent, game.id if game else None, words)
+    changed: list[tuple[str, str]] = []
+    text = own_text(msg, sent, game.id if game else None, words, changed)
+    return sent, text, [changed_note(line, was) for line, was in changed]
 
 
 def stored_orders(s: Unit, raw: bytes, game_id: int, words: tuple[str, ...]) -> tuple[str, ...]:

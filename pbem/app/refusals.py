@@ -26,7 +26,9 @@
   punctuation of a word never hides words after an order ("DECLINE ALL; unless Bob objects": `shortened`); and "put
   each on its own line" is said only when so written they fill no slot twice.  A refused line that is an order up
   to a sentence's end, or up to a comma or slash before a remark or condition ("DISCARD NONE. Thanks for running
-  the game", "TRIBUTE Gold 7, but only if Bob agrees") is refused as one with words after it (`_sentence_cut`).
+  the game", "TRIBUTE Gold 7, but only if Bob agrees", "DISCARD NONE – I think" with a phone's dash: it was told '"none"
+is not a card'), or an order word with a remark after it ("NO EVENT I have
+thought about it", "Pass, I keep my cards") is refused as one with words after it (`_sentence_cut`).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from pbem.app import views
 from pbem.app.unread import CLOSERS, ignored, shortened
 from pbem.engine import offers, slots
 from pbem.engine.base import Engine, LineResult, Outcome
-from pbem.orders.extract import asks, is_order, unasked
+from pbem.orders.extract import asks, is_order, phrase_end, unasked
 from pbem.orders.typed import SENTENCE_WORDS
 
 EARLIER = 2  # earlier lines quoted at most in "an earlier line of this message already answers"
@@ -137,9 +139,10 @@ def joined(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
     lines: list[LineResult] = []
     for r in result.lines:
         short = r.ok and shortened(r)
-        parts = split(eng, state, player, r.line, budget) if not r.ok or short else []
+        unread = r.ok and not short and ignored(eng, state, player, r, budget)  # "DECLINE, ACCEPT Bob ..." too
+        parts = split(eng, state, player, r.line, budget) if not r.ok or short or unread else []
         if len(parts) < 2:
-            if short or (r.ok and ignored(eng, state, player, r, budget)):
+            if short or unread:
                 lines.append(_cut_short(r, short))
             else:
                 lines.append(r if r.ok else _sentence_cut(eng, state, player, r, budget))
@@ -177,9 +180,11 @@ def _cut_short(r: LineResult, short: bool) -> LineResult:
 
 
 _SENTENCE_END = re.compile(r"(?:[^\W\d_]{2}|\d)[.!;](?=\s+\S)")  # "NONE. Thanks", "Gold 7. Sorry": not "J. R."
-_LIST_PART = re.compile(r"[^\W_](?:,|\s+[/|])(?=\s+\S)")  # "... Carol, but only if", "... Bob / maybe later"
+_LIST_PART = re.compile(
+    r"[^\W_](?:,|\s+[/|\-\u2013\u2014])(?=\s+\S)"
+)  # "Carol, but only if", "Bob / maybe", "NONE – ok"
 #: Words that make what follows a comma or a slash a remark or a condition, not the next item of a list of names.
-_REMARK_WORDS = SENTENCE_WORDS | {"but", "unless", "only", "maybe", "later", "perhaps", "thanks", "sorry", "when"}
+_REMARK_WORDS = SENTENCE_WORDS | {"but", "unless", "only", "maybe", "later", "perhaps", "thanks", "sorry", "when", "ok"}
 CUT_TRIES = 3  # places in one refused line where an order may end tried, at most
 
 
@@ -192,6 +197,8 @@ def _sentence_cut(eng: Engine, state: dict[str, Any], player: str, r: LineResult
     most `CUT_TRIES` applications of the engine per line, from the message's `budget`."""
     ends = [m.end() - 1 for m in _SENTENCE_END.finditer(r.line)]  # where its ".", "!" or ";" is
     ends += [m.start() + 1 for m in _LIST_PART.finditer(r.line) if _remark(r.line[m.end() :])]
+    word = phrase_end(r.line, eng.order_words)  # "NO EVENT I have thought about it": the order word, a remark
+    ends += [word] if word and _remark(r.line[word:]) else []
     for end in sorted(set(ends), reverse=True)[:CUT_TRIES]:
         if budget[0] <= 0:
             break
@@ -199,7 +206,9 @@ def _sentence_cut(eng: Engine, state: dict[str, Any], player: str, r: LineResult
         budget[0] -= 1
         alone = eng.apply(state, player, [said])
         if alone.accepted and alone.lines and not shortened(alone.lines[0]):
-            return _cut_short(replace(r, ok=True, understood=said), True)  # `said` is the line's start
+            cut = _cut_short(replace(r, ok=True, understood=said), True)  # `said` is the line's start
+            meant = alone.lines[0].understood.split(" (", 1)[0] if end == word else ""  # "Place" alone: PLACE NONE
+            return replace(cut, legal=(meant,)) if meant else cut
     return r
 
 

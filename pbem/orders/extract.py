@@ -56,7 +56,16 @@ _REPLY_PREFIX = re.compile(
     re.IGNORECASE,
 )  # possessive runs of spaces: split between the two around an optional counter, they cost the square of a run
 _TOKEN = re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")  # a word as an order word is written (NO-EVENT, INCREASE_ARMY)
-_INVISIBLE = str.maketrans({"\xa0": " ", "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None})
+#: Characters a line shows nothing of (Unicode's format characters, category Cf, that are not a sign of their own):
+#: zero-width spaces and joiners, the word joiner, the soft hyphen, the bidirectional marks, embeddings and isolates
+#: a phone set to a right-to-left language puts around what is typed ("\u200eNO EVENT\u200e" was no order), the
+#: byte order mark.  Taken out of every line read (a non-breaking space is a space).
+INVISIBLE = (
+    "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f"
+    + "".join(chr(c) for r in ((0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F)) for c in range(r[0], r[1] + 1))
+    + "\ufeff"
+)
+_INVISIBLE = str.maketrans({"\xa0": " ", **dict.fromkeys(INVISIBLE)})
 CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END", "AWAY", "BACK")
 MODE_WORDS = ("WATCH", "NORMAL", "DIGEST")  # alone on a line: how much mail the player gets (`pbem.app.notify`)
 
@@ -149,7 +158,19 @@ def _starts(words: list[str], phrase: tuple[str, ...]) -> bool:
     for running the game" and "PASS; unless Bob objects" were chatter, the player told no order was found; as orders
     they are refused with the order to send alone (`pbem.app.refusals`)."""
     n = len(phrase)
-    return len(words) >= n and words[: n - 1] == list(phrase[:-1]) and words[n - 1].rstrip(".!;") == phrase[-1]
+    return len(words) >= n and words[: n - 1] == list(phrase[:-1]) and words[n - 1].rstrip(".!;,") == phrase[-1]
+
+
+def phrase_end(line: str, order_words: Iterable[str]) -> int:
+    """Where the longest order word or phrase `line` starts with ends ("NO EVENT" of "NO EVENT I have thought about
+    it", a comma or full stop after it not counted), or 0: the place an order said alone may end."""
+    words = _words(line)
+    found = max((len(p) for p in _phrases(tuple(order_words)) if _starts(words, p)), default=0)
+    at = 0
+    for _ in range(found):  # past the phrase's words and the spaces before them, in the line as written
+        at += len(line[at:]) - len(line[at:].lstrip())
+        at += len(line[at:].split(None, 1)[0])
+    return len(line[:at].rstrip(".!;,")) if found else 0
 
 
 _ASKED = "?!.…\uff1f \t"  # the end of a line that asks: "NO EVENT?", "Vote red?!", "PASS ?", a full-width "?"
@@ -166,10 +187,15 @@ def unasked(line: str) -> str:
 
 
 def _labelled(line: str, order_words: Iterable[str]) -> str:
-    """ "Play: Gold 10" (or "VOTE = red") as "Play Gold 10": an order word written as a label (a colon right after it) was set aside
-    as a line starting with no order word, and an otherwise accepted mail went on without it."""
+    """ "Play: Gold 10" (or "VOTE = red", "Play, Gold 10") as "Play Gold 10": an order word written as a label (a colon
+    right after it) was set aside as a line starting with no order word, and an otherwise accepted mail went on
+    without it.  So was an order word closed by a comma: "PASS, NEGATE Drive Them Off > Men-at-Arms" (read so, the
+    engine is given both orders, refused as two on one line with each to send: `pbem.app.refusals.joined`), "Pass, I
+    keep my cards" (the order with a remark: refused with the order alone to send), "DECLINE, ACCEPT Bob ..." was
+    chatter, and a message with another order went on without it."""
     line_ = line.replace("：", ":", 1)
-    cut = min((k for k in (line_.find(":"), line_.find("=")) if k >= 0), default=-1)  # "VOTE = red" as "VOTE: red"
+    marks = (line_.find(":"), line_.find("="), line_.find(","))  # "VOTE = red", "PASS, NEGATE ..." as "VOTE: red"
+    cut = min((k for k in marks if k >= 0), default=-1)
     head, colon, rest = (line_[:cut], ":", line_[cut + 1 :]) if cut >= 0 else (line_, "", "")
     if colon and rest.strip() and tuple(_words(head)) in _phrases(tuple(order_words)):
         return f"{head.strip()} {rest.strip()}"
@@ -238,11 +264,11 @@ def _strip_comment(line: str) -> str:
 
 
 def subject_line(subject: str) -> str:
-    """The subject after the game tag, without reply prefixes and without a code."""
+    """The subject after the game tag, without reply prefixes, a code and invisible characters (`INVISIBLE`)."""
     tag = _GAME_TAG.search(subject or "")
     if not tag:
         return ""
-    rest = _REPLY_PREFIX.sub("", subject[tag.end() :])
+    rest = _REPLY_PREFIX.sub("", subject[tag.end() :].translate(_INVISIBLE))
     return _REPLY_PREFIX.sub("", _SUBJECT_CODE.sub(" ", rest)).strip()
 
 

@@ -21,7 +21,9 @@ end the writer's text there, `pbem.orders.furniture`), a line typed right under 
 line of the copy quoted once that the writer marked as their choice (``> NO EVENT <--``, ``> ✓ PASS``:
 `pbem.orders.typed.chosen`), whose words are all the copy's, and so is a quoted line the writer changed into an
 order (``> PLAY <card>`` edited into ``> PLAY Gold 7``: `_edited_in_quote`; a quoted line pbem wrote, unchanged,
-never is).  The unquoted rest of a quoted line that a client
+never is; a quoted listed order changed into another, or an order typed inside the quote as a line of its own,
+`changed_in_quote`, is not read, and is told).  The unquoted
+rest of a quoted line that a client
 rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
@@ -30,10 +32,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
-from pbem.orders.typed import CODE_PATTERN, chosen, may_be_marked, points_up
+from pbem.orders.typed import CODE_PATTERN, chosen, cleaned, may_be_marked, points_up
 
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
@@ -109,20 +112,21 @@ def without_copies(
     sent: list[str],
     keep: Callable[[str], bool] | None = None,
     edited: list[str] | None = None,
+    changed: list[tuple[str, str]] | None = None,
     redacted: str = "",
 ) -> str:
     """`text` without the lines that belong to a copy of one of the `sent` texts.  `keep(line)`: the line is the
     writer's own order or command, never dropped as a client's block above a copy (None: no line is).  `edited`:
-    the sent mails' plain texts, laid out line by line as sent; with them, a line of a quoted copy that the writer
-    changed into an order is theirs (`_edited_in_quote`).  `redacted`: what the kept copy of a mail shows in place
-    of the player's code (`pbem.mail.outbound.outgoing.REDACTED`); a code in the writer's copy is read as it."""
+    the sent mails' plain texts, laid out line by line as sent; with them, a line of a quoted copy in which the
+    writer filled in a blank is theirs (`_edited_in_quote`), and each quoted line of pbem's the writer changed into
+    another order, not read, is added to `changed` as (the line as quoted, the line pbem wrote there): the caller
+    tells the writer (`changed_in_quote`).  `redacted`: what the kept copy of a mail shows in place of the
+    player's code (`pbem.mail.outbound.outgoing.REDACTED`); a code in the writer's copy is read as it."""
     known = _places(sent)
     if not known:
         return text
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    per_line = [_words(line) for line in lines]
-    if redacted and any(redacted in t for t in sent):
-        _codes_as_redacted(lines, per_line, redacted)
+    per_line = _line_words(lines, sent, redacted)
     stream = [w for ws in per_line for w in ws]
     in_copy = bytearray(len(stream))  # 1 for a word of a copy
     found_at: list[int | set[int] | None] = [known.get(gram) for gram in _grams(stream)]  # per word: its run's places
@@ -158,6 +162,9 @@ def without_copies(
         if edited:
             for n in list(_edited_in_quote(lines, per_line, drop, edited, keep)):
                 lines[n], drop[n] = unquoted(lines[n]) or "", False  # read as a line of the writer's own
+            if changed is not None:  # laid out as sent, or as an HTML part's quote is flattened
+                texts = [*edited, *(t for t in sent if t not in edited)]  # the HTML part's words too
+                changed += changed_in_quote(lines, per_line, drop, texts, keep)
     _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):
@@ -166,14 +173,18 @@ def without_copies(
     return "\n".join(line for n, line in enumerate(lines) if not drop[n])
 
 
-def _codes_as_redacted(lines: list[str], per_line: list[list[str]], redacted: str) -> None:
-    """Read every code in `lines` as the words of `redacted`: the copy pbem keeps of a mail carrying the player's
-    code shows `redacted` there, and the code splits the player's copy of that mail into runs too short to be
-    found (the join invitation's lines to send, CODE, JOIN, SALT, between two mentions of the code, were read as
-    the player's JOIN from an Outlook reply holding the invitation unquoted)."""
+def _line_words(lines: list[str], sent: list[str], redacted: str) -> list[list[str]]:
+    """The words of each line, a code read as the words of `redacted` when a `sent` text shows it: the copy pbem
+    keeps of a mail carrying the player's code shows `redacted` there, and the code split the player's copy of that
+    mail into runs too short to be found (the join invitation's lines to send, CODE, JOIN, SALT, between two
+    mentions of the code, were read as the player's JOIN from an Outlook reply holding the invitation unquoted)."""
+    per_line = [_words(line) for line in lines]
+    if not redacted or not any(redacted in t for t in sent):
+        return per_line
     for n, line in enumerate(lines):
         if "-" in line and CODE_PATTERN.search(line):
             per_line[n] = _words(CODE_PATTERN.sub(redacted, line))
+    return per_line
 
 
 _QUOTED = re.compile(r"^\s*>")
@@ -254,6 +265,73 @@ def _edited_in_quote(
             yield n
 
 
+CHANGED = 8  # quoted lines changed into another order told, per reply
+QUOTED_ORDERS = 64  # quoted order lines of a reply looked at for a change, at most
+
+
+def changed_note(quoted: str, was: str = "x") -> str:
+    """What the writer is told of a line of the quoted report they changed into another order (`changed_in_quote`):
+    the line, why it was not read, the line to send (short: an answer quotes 200 characters of a note)."""
+    mine = (unquoted(quoted) or quoted).strip()
+    how = "changed line of the quote" if was else "line typed inside the quote"
+    return f'"{quoted}": a {how} is not read; to send it, write it above the quote: {cleaned(mine) or mine}'
+
+
+def changed_in_quote(
+    lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str], keep: Callable[[str], bool]
+) -> list[tuple[str, str]]:
+    """The lines of a quoted copy of pbem's mail that the writer changed into another order, each as (the line as
+    quoted, the line pbem wrote at its place), or typed into it as a line of its own (iOS and Gmail keep what is
+    typed inside an HTML quote quoted), each as (the line as quoted, ""): quoted once, quoted more often than a sent
+    mail has it, an order (`keep`) with no mark of choice, between two lines of the copy (A above, B below) where
+    the sent mail has, between an A and a B (at most `GAP` lines apart), as many lines, the one at its place another
+    order with no blank ("> VOTE RED" of the report's list edited into "> VOTE BLUE"), or one line fewer, the others
+    as the reply has them (a line typed in).  Not read (a quoted listed order is pbem's: `_edited_in_quote` reads a
+    blank filled in only): the writer is told, with the line to send.  Linear, as `_edited_in_quote`: at most
+    `QUOTED_ORDERS` lines looked at, `SPOTS` places of each neighbour, `CHANGED` lines told."""
+    split = [text.split("\n") for text in sent]
+    quoted = {n: mine.strip() for n, line in enumerate(lines) if per_line[n] and (mine := unquoted(line)) is not None}
+    many = Counter(quoted.values())
+    sent_many: Counter[str] = Counter()
+    for rows in split:  # the most times one sent text has the line
+        sent_many |= Counter(line.strip() for line in rows if line.strip() in many)
+    candidates = [  # a line quoted more often than a sent mail has it (most replies: none, and no more is done)
+        n for n, mine in quoted.items() if many[mine] > sent_many[mine] and not chosen(mine) and keep(mine)
+    ][:QUOTED_ORDERS]
+    if not candidates:
+        return []
+    where: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+    for t, rows in enumerate(split):
+        for i, line in enumerate(rows):
+            spots = where.setdefault(tuple(_words(line)), []) if line.strip() else None
+            if spots is not None and len(spots) < SPOTS:
+                spots.append((t, i))
+    copied = [n for n, ws in enumerate(per_line) if ws and drop[n] and _QUOTED.match(lines[n])]
+    out: list[tuple[str, str]] = []
+    for n in candidates:
+        at = bisect_left(copied, n)
+        below_at = at + 1 if at < len(copied) and copied[at] == n else at
+        if at == 0 or below_at >= len(copied) or len(out) >= CHANGED:
+            continue  # not inside a quoted copy
+        k, m = copied[at - 1], copied[below_at]
+        if m - k > 2 * GAP:
+            continue  # no place of a sent mail (its neighbours at most `GAP` lines apart) is so long
+        mine_at = [g for g in range(k + 1, m) if per_line[g]]
+        for t, i, j in _around(where, per_line[k], per_line[m], adjacent=True):
+            gap = [g for g in range(i + 1, j) if split[t][g].strip()]
+            if len(gap) == len(mine_at):
+                was = split[t][gap[mine_at.index(n)]].strip()
+                if _words(was) != per_line[n] and keep(was) and not _BLANK.search(was):
+                    out.append((lines[n].strip(), was))
+                break  # the place of the line in the sent mail is found: changed there or not
+            others = [tuple(per_line[g]) for g in mine_at if g != n] if len(gap) + 1 == len(mine_at) else None
+            if others is not None and others == [tuple(_words(split[t][g])) for g in gap]:
+                out.append((lines[n].strip(), ""))  # typed into the quote, between two of its lines
+                break
+    told = {" ".join(_words(line)): (line, was) for line, was in reversed(out)}  # the first of lines alike
+    return list(reversed(told.values()))  # typed above its own listed line: both read as typed in, told once
+
+
 LOOKS = 16  # places of one blank's line in a reply looked at, at most (`_whole_lines`)
 
 
@@ -288,12 +366,13 @@ def _whole_lines(text: str, key: str, enough: int) -> int:
 
 
 def _around(
-    where: dict[tuple[str, ...], list[tuple[int, int]]], above: list[str], below: list[str]
+    where: dict[tuple[str, ...], list[tuple[int, int]]], above: list[str], below: list[str], adjacent: bool = False
 ) -> Iterator[tuple[int, int, int]]:
-    """(text, line of `above`, line of `below`) of each place where the two are at most `GAP` lines apart in order."""
+    """(text, line of `above`, line of `below`) of each place where the two are at most `GAP` lines apart in order
+    (with a line between them, unless `adjacent`)."""
     for t, i in where.get(tuple(above), []):
         for u, j in where.get(tuple(below), []):
-            if u == t and i + 1 < j <= i + GAP:
+            if u == t and i + (0 if adjacent else 1) < j <= i + GAP:
                 yield t, i, j
 
 

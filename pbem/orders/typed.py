@@ -23,17 +23,20 @@ import re
 import unicodedata
 
 _MARKER = re.compile(
-    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—xX»›]|\(?\d{1,2}(?:\.\)|[.):])|\d{1,2}[ \t\u00a0]*[-–—]|\(?[a-zA-Z][.)])"
+    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—xX»›oO§]|\(?\d{1,2}(?:\.\)|[.):])|\d{1,2}[ \t\u00a0]*[-–—]|\(?[a-zA-Z][.)]"
+    r"|\(?(?:i{2,3}|iv|vi{1,3}|ix|xi{1,2})[.)])"  # "ii. PASS": Outlook's list numbered in Roman numerals
     r"[ \t\u00a0]+"  # "x NO EVENT": ticked; "1 - NO EVENT", "1: PASS", "1.) VOTE RED", "» DISCARD NONE"
-    r"|(?:[-=]{1,2}>|[→⇒⟶⟹➔➜➙➛➝➞➟➠➡▶▸►➢➤])[ \t\u00a0]*"  # an arrow, a space after it or not
+    # "o NO EVENT", "§ NO EVENT": the second and third levels of Outlook's bullets (Courier New's o, Wingdings' §)
+    r"|(?:[-=\u2013\u2014]{1,2}>|[→⇒⟶⟹➔➜➙➛➝➞➟➠➡▶▸►➢➤])[ \t\u00a0]*"  # an arrow, a space after it or not
     r"|\((?:default|on file)\)[ \t\u00a0]+"  # what the report prints before a default or an order on file
     r"|\[[^\]\s][^\]]{0,19}\][ \t\u00a0]*"  # "[x]" ticked, "[Alice]", "[AM]": an answer typed into a mail
     r"|[✓✔☑✅][ \t\u00a0]*)(?=\S)",
     re.IGNORECASE,
 )
-# "NO EVENT  <-- this one": from the pointer (a space before it; no run of spaces in the pattern, which a search
+# "NO EVENT  <-- this one" (or "<— this one": a phone's autocorrect makes "--" an em dash, and "->" "—>" too):
+# from the pointer (a space before it; no run of spaces in the pattern, which a search
 # would scan once per space) to the end of the line
-_POINTER = re.compile(r"(?<=[ \t\u00a0])(?:<-+|<=+|<<+|←|⬅)(?:[ \t\u00a0].*)?$")
+_POINTER = re.compile(r"(?<=[ \t\u00a0])(?:<[-\u2013\u2014]+|<=+|<<+|←|⬅)(?:[ \t\u00a0].*)?$")
 _EMPHASIS_RUN = re.compile(r"[*_~]+")  # what `_unemphasised` takes off, read run by run
 # "…": the one character phones type for "...".  A match starts only where a run does (tried from each of its
 # characters, a run followed by a letter cost its square).
@@ -85,7 +88,7 @@ def _undecorated(text: str) -> str:
 # A choice marked on a line of the mail answered: a pointer or a tick after it, a tick before it, a remark naming it
 # as the writer's pick.  No line pbem writes carries one (tests/test_replies4_phones.py reads every golden mail).
 _CHOSEN_AFTER = re.compile(
-    r"(?:(?<=[ \t\u00a0])(?:<-+|<=+|<<+|←|⬅|👈|\[[xX✓✔]\]|\([xX✓✔]\)|[xX])|[✓✔☑✅]"
+    r"(?:(?<=[ \t\u00a0])(?:<[-\u2013\u2014]+|<=+|<<+|←|⬅|👈|\[[xX✓✔]\]|\([xX✓✔]\)|[xX])|[✓✔☑✅]"
     r"|(?<=[ \t\u00a0])\((?:(?:my|this|the|our)[ \t]+)?(?:pick|choice|one|answer|order|vote|selection)\b[^()]{0,30}\)"
     r"|(?<=[ \t\u00a0])\((?:mine|yes|chosen|selected|this)\))(?:[ \t\u00a0][^<←⬅]{0,40})?$",
     re.IGNORECASE,
@@ -97,7 +100,7 @@ _CHOSEN_BEFORE = re.compile(r"^[ \t\u00a0]*+(?:\[[xX✓✔]\]|\([xX✓✔]\)|[xX
 # phone where the quote cannot be edited): "<-- this", "^ this one", "☝️", "[x]", "x", "this one", "my pick".  Not
 # "yes": under a quoted line of another player's press ("> VOTE RED with me"), it agrees, it does not order.
 _POINTS_UP = re.compile(
-    r"^[ \t\u00a0]*+(?:\^+|☝️?|👆|<-+|<=+|←|⬅|\[[xX✓✔]\]|[xX✓✔☑✅]|this|this one|that one|mine|"
+    r"^[ \t\u00a0]*+(?:\^+|☝️?|👆|<[-\u2013\u2014]+|<=+|←|⬅|\[[xX✓✔]\]|[xX✓✔☑✅]|this|this one|that one|mine|"
     r"my (?:pick|choice|vote|answer|order))(?:[ \t\u00a0]+(?:this|this one|one|please|mine|my (?:pick|choice)))?"
     r"[ \t\u00a0.!]*$",
     re.IGNORECASE,

@@ -4,7 +4,8 @@ A reply names a report pbem sent (In-Reply-To), so its reading also looks for co
 (`pbem.orders.own_mail`) and for a client's furniture around them (`pbem.orders.furniture`).  The shapes
 below quote the report as clients do and as no client does: once, many times, six of its words again and
 again on one line (25 s for 16 KB before the furniture patterns were made linear), its words shuffled,
-in nested HTML quotes, under many header-like lines, after long runs of spaces or stars.  Each is handled
+in nested HTML quotes, under many header-like lines, after long runs of spaces or stars, with an order typed into
+the quote under each of its lines (`own_mail.changed_in_quote`).  Each is handled
 whole (`poll.contained`, SQLite) and its CPU time bounded as a ratio to a plain reply of the same size
 (`MAX_RATIO`), and four times the reply at most `MAX_GROWTH` times the time.
 """
@@ -62,6 +63,7 @@ def shapes(report: str, size: int) -> dict[str, tuple[str, bool]]:
     quoted = "\n".join("> " + line for line in report.splitlines())
     words = report.split()
     gram = " ".join(words[100:106])
+    typed_in = "\n".join(f"> {line}\n> NO EVENT" for line in report.splitlines())  # each a changed quote to tell
     return {
         "plain": ("PASS\n" + "I think France bluffs this turn.\n" * (size // 33), False),
         "quoted many times": ("PASS\n" + (quoted + "\n") * max(1, size // len(quoted)), False),
@@ -86,6 +88,7 @@ def shapes(report: str, size: int) -> dict[str, tuple[str, bool]]:
         "an answer under every quoted line": (_times(quoted.replace("\n", "\nNO EVENT\n"), size), False),
         "groupwise copies": (_times(">>> Alice <a@b.c> 12/5/2026 3:04 PM >>>\n" + report, size), False),
         "sign-offs and separators": ("PASS\n" + "Best regards,\n-----\nPASS\n____\n" * (size // 30), False),
+        "orders typed into the quote": ("PASS\n" + (typed_in + "\n") * max(1, size // len(typed_in)), False),
     }
 
 

@@ -108,8 +108,11 @@ class ParsedOnce:
         return msg
 
 
-#: The tags that end a line of `html_to_text`'s text (the others run their words on).
+#: The tags that end a line of `html_to_text`'s text (the others run their words on, but for a cell's).
 BLOCK_TAGS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "pre", "blockquote", "table"})
+#: The tags whose end parts their words from the next cell's with a space: an order in a table a player drew,
+#: "<td>TRIBUTE</td><td>Gold 4</td>" or "<td>1.</td><td>NO EVENT</td>", was read "TRIBUTEGold 4", "1.NO EVENT".
+CELL_TAGS = frozenset({"td", "th"})
 
 
 class _HtmlText(HTMLParser):
@@ -146,6 +149,8 @@ class _HtmlText(HTMLParser):
             self.quote -= 1
         if tag in self.BLOCK and tag != "br":
             self._newline()
+        elif tag in CELL_TAGS:
+            self.out.append(" ")
 
     def handle_data(self, data: str) -> None:
         if self.skip:
