@@ -29,11 +29,11 @@ from markupsafe import Markup, escape
 
 from pbem.render.tables import NARROW, html_table, text_table
 
-_ITEM = re.compile(r"(\d+\.|\*|-) +(?=\S)")
+_ITEM = re.compile(r"((?<!\d)\d++\.|\*|-) ++(?=\S)")  # a number starts only where a run of digits does: linear
 _RULE = re.compile(r"[=-]{3,}")
 _SPAN = re.compile(r"`([^`]+)`")
 _LEADING_SPAN = re.compile(r"`([^`]+)`\s*")
-_NOTE = re.compile(r" {2,}(?=\()")  # the gap before a syntax line's "(note)"
+_NOTE = re.compile(r"(?<! ) {2,}+(?=\()")  # the gap before a "(note)", from where its run of spaces starts
 _KEEP = "\x00"  # a space inside an order while wrapping: never a break
 
 
