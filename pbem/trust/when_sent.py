@@ -61,13 +61,26 @@ def date_of(value: str) -> datetime | None:
     return at if at is not None and at.tzinfo is not None else None
 
 
+def _first(head: Message, name: str) -> list[str]:
+    """The first `MAX_HEADERS` fields `name` of `head`, unparsed: `get_all` parses every one of them before the
+    first are taken (a Sent mail of 1,920 Received lines cost 12 times one of 480)."""
+    name = name.lower()
+    found: list[str] = []
+    for key, value in head.raw_items():
+        if key.lower() == name:
+            found.append(str(value))
+            if len(found) == MAX_HEADERS:
+                break
+    return found
+
+
 def _provider(raw: bytes, head: Message | None = None) -> Stamp | None:
     if head is None:
         try:
             head = BytesHeaderParser().parsebytes(raw)
         except (ValueError, LookupError):
             return None
-    for sig in (head.get_all("DKIM-Signature") or [])[:MAX_HEADERS]:
+    for sig in _first(head, "DKIM-Signature"):
         m = _T.search("".join(str(sig).split()))
         if m:
             try:
@@ -75,7 +88,7 @@ def _provider(raw: bytes, head: Message | None = None) -> Stamp | None:
             except (OverflowError, OSError, ValueError):
                 continue
             return Stamp(at, "provider", f"{at:%Y-%m-%d %H:%M} UTC by your provider's DKIM signature (t=)")
-    stamps = [d for r in (head.get_all("Received") or [])[:MAX_HEADERS] if (d := date_of(str(r).rpartition(";")[2]))]
+    stamps = [d for r in _first(head, "Received") if (d := date_of(" ".join(r.rpartition(";")[2].split())))]
     if stamps:
         at = min(stamps)
         return Stamp(at, "provider", f"{at:%Y-%m-%d %H:%M} UTC by your provider's Received stamp")
