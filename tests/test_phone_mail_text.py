@@ -121,7 +121,13 @@ ASKS = {
     "ack": "and send the whole message again.",
     "code_misused": "If you did not give your code away, ask the moderator for a new one",
     "control_abandon": "no further orders will be accepted",
+    "control_extend": "Nothing else is needed from you",
+    "control_held": "Nothing else is needed from you",
+    "control_outage": "Nothing else is needed from you",
     "control_pause": "Nothing is needed from you now",
+    "control_replace": "Nothing else is needed from you",
+    "control_resume": "if yours are not on file, reply to your latest report",
+    "control_wait": "Nothing else is needed from you",
     "help": "Play a card or pass",  # the golden context's request, under "Your legal orders now"
     "join_ack": "you have joined",
     "join_invite": "To take your seat, reply to this message with the lines",
