@@ -130,6 +130,20 @@ def test_an_order_then_a_dash_then_a_remark_is_refused_with_the_order_alone_offe
 
 
 REMARKS_AFTER = ("if Bob agrees", "I think", "ok", "unless it is too late")
+#: After a long dash, any words are a remark: none of these holds a remark's word ("VOTE RED — later please" was
+#: refused with the engine's reason, '"RED — later please" is not a colour').
+PLAIN_REMARKS = ("see you Friday", "fingers crossed", "your move Bob", "go team")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_order_then_a_long_dash_then_any_words_is_refused_with_the_order_alone_offered(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    moment = moments[kind]
+    eng = registry.get(moment.kind)
+    for n, line in enumerate(moment.legal[:6]):
+        for dash in (" \u2013 ", " \u2014 ", " -- "):
+            _refused_with_the_order_alone(moment, eng, line, f"{line}{dash}{PLAIN_REMARKS[n % len(PLAIN_REMARKS)]}")
 
 
 @pytest.mark.parametrize("kind", KINDS)

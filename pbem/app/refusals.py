@@ -183,6 +183,9 @@ _SENTENCE_END = re.compile(r"(?:[^\W\d_]{2}|\d)[.!;](?=\s+\S)")  # "NONE. Thanks
 _LIST_PART = re.compile(
     r"[^\W_](?:,|\s+[/|\-\u2013\u2014])(?=\s+\S)"
 )  # "Carol, but only if", "Bob / maybe", "NONE – ok"
+#: A long dash between words ("VOTE RED — later please", "DISCARD NONE -- see you Friday"): what follows is a remark,
+#: whatever its words (a comma, a slash or a short "-" may part the items of a list, so there a remark's word is asked).
+_LONG_DASH = re.compile(r"[^\W_]\s+(?:[\u2013\u2014]|--)(?=\s+\S)")
 #: Words that make what follows a comma or a slash a remark or a condition, not the next item of a list of names.
 _REMARK_WORDS = SENTENCE_WORDS | {"but", "unless", "only", "maybe", "later", "perhaps", "thanks", "sorry", "when", "ok"}
 CUT_TRIES = 3  # places in one refused line where an order may end tried, at most
@@ -197,6 +200,7 @@ def _sentence_cut(eng: Engine, state: dict[str, Any], player: str, r: LineResult
     most `CUT_TRIES` applications of the engine per line, from the message's `budget`."""
     ends = [m.end() - 1 for m in _SENTENCE_END.finditer(r.line)]  # where its ".", "!" or ";" is
     ends += [m.start() + 1 for m in _LIST_PART.finditer(r.line) if _remark(r.line[m.end() :])]
+    ends += [m.start() + 1 for m in _LONG_DASH.finditer(r.line)]
     word = phrase_end(r.line, eng.order_words)  # "NO EVENT I have thought about it": the order word, a remark
     ends += [word] if word and _remark(r.line[word:]) else []
     for end in sorted(set(ends), reverse=True)[:CUT_TRIES]:
