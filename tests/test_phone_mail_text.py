@@ -27,9 +27,8 @@ from tests.test_mail_templates import CONTEXTS, NOT_ABOUT_A_GAME, RECORD, VARIAN
 
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 #: A row quoting the reader's own line as the acknowledgement read it ("  OK   LINE", "  NO   LINE"): never cut.
-#: An applied row may end with the engine's reading, "   (understood as: ...)": a third column still, which
-#: `pbem verify --mail` reads in this form (`pbem.trust.acked`), so it stays until verify reads another.
-_OWN = re.compile(r"^  (?:OK|ok|NO)   \S(?:(?!  ).)*(?:   \(understood as: .*\))?$")
+#: The engine's reading of an applied row is on the line below it ("       understood as: ..."), no third column.
+_OWN = re.compile(r"^  (?:OK|ok|NO)   \S(?:(?!  ).)*$")
 _LABELLED = re.compile(r"^\s*(?:[*-] )?[^:\s][^:]{0,30}: ")
 
 

@@ -32,6 +32,9 @@ APPLIED = ("Accepted and applied:", "  OK   ")
 HELD = ("The orders you sent, held until then, were applied:", "    ")
 _MORE = re.compile(r"^  \.\.\. and (\d{1,9}) more lines? not shown\.$")
 _UNDERSTOOD = "   (understood as: "
+#: The engine's reading of a row, on the line below it (a phone's 40 columns), as written since the fifteenth
+#: session; read as the row's old third column, "   (understood as: ...)", so both forms compare alike.
+UNDERSTOOD_BELOW = "       understood as: "
 _ROW = re.compile(r"<tr><td><code>([^<]*+)</code></td><td>ok([^<]*+)</td></tr>")
 _HTML_MORE = re.compile(r"<p>\u2026 and (\d{1,9}) more lines? not shown\.</p>")
 _HELD_LIST = re.compile(r'were applied:</p>\n<ul class="legal">(.*?)</ul>', re.S)
@@ -50,11 +53,15 @@ def quoted(text: str) -> tuple[list[str], int, bool] | None:
     for i, row in enumerate(rows):
         for start, prefix in (APPLIED, HELD):
             if row.rstrip() == start or (row.rstrip().endswith(" " + start) and start == HELD[0]):
-                got, more = [], 0
+                got: list[str] = []
+                more, below = 0, False  # below: the last row has its reading on the line under it
                 for line in rows[i + 1 :]:
                     line = line.rstrip()
-                    if line.startswith(prefix) and (prefix == APPLIED[1] or line.strip()):
+                    if prefix == APPLIED[1] and got and not below and line.startswith(UNDERSTOOD_BELOW):
+                        got[-1], below = f"{got[-1]}{_UNDERSTOOD}{line[len(UNDERSTOOD_BELOW) :]})", True
+                    elif line.startswith(prefix) and (prefix == APPLIED[1] or line.strip()):
                         got.append(line[len(prefix) :] if prefix == HELD[1] else line)
+                        below = False
                     elif (m := _MORE.match(line)) and prefix == APPLIED[1]:
                         more = int(m[1])
                         break
