@@ -127,6 +127,7 @@ ASKS = {
     "control_replace": "Nothing else is needed from you",
     "control_resume": "if yours are not on file, reply to your latest report",
     "control_wait": "Nothing else is needed from you",
+    "game_closed": "you are told when the game resumes; send your orders again then",
     "help": "Play a card or pass",  # the golden context's request, under "Your legal orders now"
     "join_ack": "you have joined",
     "join_invite": "To take your seat, reply to this message with the lines",
