@@ -62,6 +62,25 @@ def test_a_players_code_of_letters_only_is_refused_in_any_case_and_prose_goes_ou
         say(Home.of(home), "hh1", " ".join(["well-made"] * (MAX_CANDIDATES + 1)), clock.now)
 
 
+def test_another_games_code_of_letters_only_is_refused_too(home, clock) -> None:
+    """The message goes to this game's players; a code of a player of ANOTHER running game, typed in lower case or
+    without its hyphen, has no shape that tells it from prose, and was let through: only this game's codes were
+    looked for (judges4).  A finished game's codes no longer let anyone act, and are not looked for."""
+    others = [("Dora", "dora@players.test"), ("Eve", "eve@players.test"), ("Finn", "finn@players.test")]
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="say-codes", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "habsburg", "hh2", others, seed="say-other", clock=clock, codes=CODES)
+    rng = random.Random("say-other-game")
+    for round_ in range(6):
+        code = "".join(rng.choice(LETTERS) for _ in range(8))
+        code = f"{code[:4]}-{code[4:]}"
+        clock.advance(minutes=1)
+        control.new_player_code(Home.of(home), "hh2", others[round_ % 3][0], clock.now, code=code)
+        for typed in _typed(code, rng):
+            with pytest.raises(GameError, match="shaped like a player's code"):
+                say(Home.of(home), "hh1", f"Dora says hello ({typed}).", clock.now)
+    assert say(Home.of(home), "hh1", PROSE[0], clock.now) == ["Alice", "Bob", "Carol"]
+
+
 def test_the_mail_form_checks_the_players_codes_too(home, clock) -> None:
     games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="say-codes", clock=clock, codes=CODES)
     control.new_player_code(Home.of(home), "hh1", "Bob", clock.now, code="WXYZ-BCDE")

@@ -35,7 +35,7 @@ from pbem.home.policy import Policy
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.away import MAX_DAYS, Away, read_away
 from pbem.orders.moderator import Command as Line
-from pbem.record import listing, store
+from pbem.record import listing, lookups, store
 from pbem.record.db import Unit
 from pbem.trust import codes
 from pbem.trust.addresses import address
@@ -176,7 +176,7 @@ def _resend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Dec
 
 
 def _say(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
-    d = decide_say(c.loaded, c.control, line.args[0], codes_of(c.loaded))
+    d = decide_say(c.loaded, c.control, line.args[0], codes_of(c.loaded, lookups.open_code_hashes(c.s)))
     return d, f"your message is queued to every player ({', '.join(st.player for st in c.loaded.seats)})"
 
 
