@@ -157,7 +157,9 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "control_resume": dict(game_name="hh1", due="2026-01-09 12:00 UTC"),
     "game_closed": dict(game_name="hh1", subject_in="[pbem hh1] orders", state="paused"),
     "held_applied": dict(game_name="iwd", due="2026-01-07 12:00 UTC", lines=["DISCARD Milan", "DISCARD Genoa"]),
-    "held_failed": dict(game_name="iwd", rejected=[{"line": "DISCARD Milan", "reason": "you hold no Milan"}]),
+    "held_failed": dict(
+        game_name="iwd", rejected=[{"line": "DISCARD Milan", "reason": "you hold no Milan"}], defaulted=True
+    ),
     "help": dict(game_name="hh1", handbook="HOUSE OF HABSBURG: the handbook\n  `PLAY <card>`", asked=ASKED, waiting=[]),
     "new_code": dict(game_name="hh1", code="NEWB-7777"),
     "lost_code_recent": dict(

@@ -150,6 +150,33 @@ ASKS = {
     "stranger_code": "ask the moderator for a new one",
     "unreadable": "Send plain text orders, one per line",
 }
+#: The mails the moderator gets (judges4: they were outside this check): each says in its first lines what to do, or
+#: that nothing is needed.
+ASKS_MODERATOR = {
+    "clock_jump": "If the machine was off, nothing is needed",
+    "code_misuse_alert": "If Bob did not give the code away, give them a new one",
+    "inbox_left": "To clear them:",
+    "inbox_left_kept": "To clear them:",
+    "join_missing": "To go on, either give a seat to someone else",
+    "message_failed": "answer the sender yourself",
+    "moderator_ack": "to do the rest, mail the refused line corrected and the lines not done after it",
+    "moderator_ack_nothing": "to do it, mail the lines again, corrected",
+    "moderator_ack_waiting": "nothing more is needed from you",
+    "outage_moderator": "Nothing is needed if the machine was meant to be off",
+    "poll_overrun": "Nothing is needed now",
+    "report_undelivered": "Queue the mail given up on again",
+    "send_failed": "To send it again",
+}
+ASKS.update(ASKS_MODERATOR)
+ASKS.update(
+    {
+        "deadline_applied": "To avoid defaults, send your orders before the next deadline",
+        "held_failed": "Nothing more is needed from you for that step",
+        "press_limit": "send it again then",
+        "replaced": "You no longer play in this game",
+        "too_many": "If you did not write these messages",
+    }
+)
 FIRST = 10  # rows of 40 columns (a long line wraps into several): what a phone shows above its fold
 
 
