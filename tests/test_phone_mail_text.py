@@ -165,6 +165,7 @@ ASKS_MODERATOR = {
     "outage_moderator": "Nothing is needed if the machine was meant to be off",
     "poll_overrun": "Nothing is needed now",
     "report_undelivered": "Queue the mail given up on again",
+    "resign_moderator": "Give the seat to someone else",
     "send_failed": "To send it again",
 }
 ASKS.update(ASKS_MODERATOR)
@@ -175,6 +176,12 @@ ASKS.update(
         "press_limit": "send it again then",
         "replaced": "You no longer play in this game",
         "too_many": "If you did not write these messages",
+        "history": "Nothing is needed from you: to act, reply to your latest report",
+        "history_missing": "alone for the whole history so far",
+        "resign_confirm": "To leave the game, reply to this mail with this line alone",
+        "resign_confirm_done": "Nothing more is needed from you",
+        "resigned": "Nothing is needed from you",
+        "resigned_you": "Nothing more is needed from you",
     }
 )
 FIRST = 10  # rows of 40 columns (a long line wraps into several): what a phone shows above its fold
