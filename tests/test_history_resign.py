@@ -21,7 +21,8 @@ import pytest
 from sqlmodel import select
 
 from pbem import engine as registry
-from pbem.app import histories, resigning
+from pbem.app import histories, resigning, waiting
+from pbem.home.app import Home
 from pbem.record import store
 from pbem.record.db import session
 from pbem.record.models import ControlAction
@@ -141,6 +142,9 @@ def test_resign_needs_the_word_of_a_second_mail_then_the_moderator_and_every_pla
         (told,) = [m for m in _to(mails, addr) if "resigned" in str(m["Subject"])]
         assert ("You resigned" if player == "Alice" else "Alice resigned") in body_of(told), body_of(told)
     assert _resigned(home) == ["Alice"]
+    listed = waiting.listed(waiting.waiting(Home.of(home), clock.now), clock.now)  # the moderator's late list
+    assert all(("RESIGNED" in line) == line.startswith("  Alice:") for line in listed if line.startswith("  ")), listed
+    assert kind != "habsburg" or any("RESIGNED" in line for line in listed), listed  # Alice moves first there
     deliver(home, order_mail(alice, name, f"RESIGN {word}", In_Reply_To=ask["Message-ID"]))
     run_poll(home, clock)
     (once,) = sent_mail(home, seen)
@@ -172,7 +176,6 @@ def test_a_players_mail_with_history_and_resign_still_verifies(home, clock, tmp_
 
     from pbem.app import control
     from pbem.cli import app
-    from pbem.home.app import Home
 
     name = new_game(home, clock)
     run_poll(home, clock)
