@@ -202,3 +202,25 @@ def test_a_players_mail_with_history_and_resign_still_verifies(home, clock, tmp_
     assert res.exit_code == 0, res.output
     res = CliRunner().invoke(app, ["verify", str(export), "--mail", str(tmp_path / "alice"), "--as", "Alice"])
     assert res.exit_code == 0 and res.output.rstrip().endswith("verification passed"), res.output
+
+
+def test_a_long_history_is_cut_to_its_latest_events_and_says_so() -> None:
+    """One mail holds at most `MAX_EVENTS` events, the latest, each line at most `MAX_CHARS` characters; a turn is
+    asked for alone; a turn that is not there is said so, with the turns there are."""
+    events: list[dict] = []
+    for seq in range(1, 451):
+        scores = seq % 50 == 0
+        text = "scores" if scores else f"event {seq} " + "x" * (1_000 if seq == 449 else 5)
+        data = {"scores": {"Ann": seq}, "turn": seq // 50} if scores else {}
+        events.append({"seq": seq, "input_seq": seq, "kind": "scores" if scores else "note", "text": text,
+                       "visibility": "public" if seq % 7 else ["Ann"], "data": data})  # fmt: skip
+    ctx = histories.told("habsburg", False, "Ann", events, "")
+    lines = [line for g in ctx["groups"] for line in g["lines"]]
+    assert len(lines) == histories.MAX_EVENTS and ctx["left_out"] == 250 and ctx["total"] == 450
+    assert lines[-1] == "scores" and lines[-2].startswith("event 449 xxx") and lines[0].startswith("event 251")
+    assert max(len(x) for x in lines) <= histories.MAX_CHARS + len(" [to you]")
+    one = histories.told("habsburg", False, "Ann", events, "3")
+    assert [g["title"] for g in one["groups"]] == ["Turn 3"] and not one["missing"]
+    assert histories.told("habsburg", False, "Ann", events, "30")["missing"]
+    text = render_mail("history", {"game_name": "hh1", **ctx, **M, **RECORD}).text
+    assert "The first 250 of its 450 events are left out" in text, text
