@@ -149,6 +149,14 @@ def test_resign_needs_the_word_of_a_second_mail_then_the_moderator_and_every_pla
     run_poll(home, clock)
     (once,) = sent_mail(home, seen)
     assert "You resigned from game" in body_of(once) and _resigned(home) == ["Alice"]
+    if kind == "habsburg":  # the moderator replies to that mail with the line it offers: the seat is given
+        reply = order_mail(f"Moderator <{MOD}>", name, "REPLACE Alice WITH Dora <dora@players.test>",
+                           subject=f"Re: {mod['Subject']}", In_Reply_To=mod["Message-ID"])  # fmt: skip
+        deliver(home, reply)
+        run_poll(home, clock)
+        with session(home.database_url) as s:
+            seats = store.load(s, store.game_by_name(s, name)).seats
+        assert seats[0].player == "Dora", [st.player for st in seats]
 
 
 def test_the_word_is_the_seats_and_good_for_the_day_it_was_given_and_the_next(clock) -> None:
