@@ -215,6 +215,15 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         joined=["Alice", "Bob"],
         due="2026-01-07 12:00 UTC",
     ),
+    "join_missing_many": dict(
+        game_name="hh6",
+        missing=[
+            {"player": p, "name": f"{p} Longname-Example", "address": f"{p.lower()}.longname@players.example.org"}
+            for p in ("Bob", "Carol", "Dave", "Erin", "Frank")
+        ],
+        joined=["Alice"],
+        due="2026-01-07 12:00 UTC",
+    ),
     "games_list": dict(
         games=[
             dict(name="hh1", title="House of Habsburg", player="Zoë Müller"),
@@ -429,6 +438,7 @@ VARIANTS = {
     "moderator_ack_waiting": "moderator_ack",
     "inbox_left_kept": "inbox_left",
     "history_missing": "history",
+    "join_missing_many": "join_missing",
     "resign_confirm_done": "resign_confirm",
     "resigned_you": "resigned",
 }
