@@ -156,7 +156,8 @@ def _replaced(d: Decision) -> str:
 def _undo(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     fold, _, _ = store.folded(c.loaded.game, store.inputs(c.s, c.gid), join=store.join_opened(c.s, c.gid))
     to = int(line.args[0])
-    d = decide_undo(c.loaded, c.control, fold, to, line.args[1], line.reroll, when)
+    is_code = codes_of(c.loaded, lookups.open_code_hashes(c.s))
+    d = decide_undo(c.loaded, c.control, fold, to, line.args[1], line.reroll, when, is_code)
     undone = fold.undos[c.loaded.seq + 1][1]  # the moderator's numbers: his acknowledgement only
     c.reads()  # what every player's report reads: the events since their last one
     return d, f"back after input {to}; undone: {', '.join(map(str, undone)) or 'nothing'}"

@@ -33,15 +33,23 @@ def decide_say(loaded: store.Loaded, control: str, typed: str, is_code: Callable
     a word of the message is a current code of a player of the game (`codes_of`)."""
     check_open(loaded, control, allow_paused=True)
     text = say_text(typed)
-    if why := say_problem(text):
+    if why := unfit(text, is_code):
         raise GameError(why)
-    words = code_candidates(text)
-    if words is None:
-        raise GameError(TOO_MANY_CANDIDATES)
-    if any(is_code(w) for w in words):
-        raise GameError(CODE_SHAPED)
     effects = announce(loaded, "say", said(text), facts={"text": text}, message=text)
     return Decision(game=loaded.game.name, effects=effects)
+
+
+def unfit(text: str, is_code: Callable[[str], bool] = _no_code) -> str:
+    """Why `text`, which every player reads and the record keeps, may not go ("" if it may): `say_problem`'s
+    reasons (empty, too long, a control character, shaped like a code), or a word that is the current code of a
+    player (`is_code`: `codes_of`).  The moderator's message and an undo's reason alike (judges4: the reason was
+    not checked at all)."""
+    if why := say_problem(text):
+        return why
+    words = code_candidates(text)
+    if words is None:
+        return TOO_MANY_CANDIDATES
+    return CODE_SHAPED if any(is_code(w) for w in words) else ""
 
 
 def codes_of(loaded: store.Loaded, others: Sequence[str] = ()) -> Callable[[str], bool]:
