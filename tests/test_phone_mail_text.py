@@ -185,7 +185,26 @@ ASKS.update(
         "resigned_you": "Nothing more is needed from you",
     }
 )
+ASKS.update(
+    {
+        "away_ack": "when you are back earlier",
+        "away_back": "if you are asked for orders, reply to your latest report",
+        "games_list": "how to write to each",
+    }
+)
+#: The kinds whose first lines need say nothing of what to do, and why; every other kind is in ASKS.
+ASKS_NOTHING = {
+    "control_say": "the moderator's own words to every player: they say what they ask",
+    "held_applied": "a receipt pbem verify --mail reads back word for word: the orders were applied, nothing is asked",
+    "press": "another player's words, relayed: the press is what the mail is for",
+}
 FIRST = 10  # rows of 40 columns (a long line wraps into several): what a phone shows above its fold
+
+
+def test_every_kind_of_mail_says_what_to_do_first_or_is_excused_with_a_reason() -> None:
+    """A kind of mail added later (a moderator's alert, a new notice) is held to the check below, or named here
+    with why it need not be: the moderator's mails were outside the check and ten of them failed it (judges4)."""
+    assert set(CONTEXTS) - set(ASKS) == set(ASKS_NOTHING) and not set(ASKS) & set(ASKS_NOTHING)
 
 
 @pytest.mark.parametrize("kind", sorted(ASKS))
