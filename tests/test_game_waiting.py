@@ -155,7 +155,9 @@ def test_the_mail_form_lists_every_game_without_one_named(home, clock) -> None:
     command(home, code, "WAITING\nWaiting for Bob's answer, thanks.", game=None)
     assert run(home, clock).accepted == 1
     said = ack()
-    assert said.startswith(f"Done, in this order:\n  done: WAITING -> {expected[-1]}\n"), said
+    assert said.startswith(
+        f"Done, in this order (nothing more is needed from you):\n  done: WAITING -> {expected[-1]}\n"
+    ), said
     assert "\n".join(f"    {line}" for line in expected[:-1]) in said, said
     assert "The players were told" not in said and "| Waiting for Bob's answer, thanks." in said, said
     assert not [m for m in _sent(home) if m["To"].addresses[0].addr_spec != MOD_ADDR and m["Message-ID"] not in before]

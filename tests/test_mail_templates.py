@@ -157,7 +157,9 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "control_resume": dict(game_name="hh1", due="2026-01-09 12:00 UTC"),
     "game_closed": dict(game_name="hh1", subject_in="[pbem hh1] orders", state="paused"),
     "held_applied": dict(game_name="iwd", due="2026-01-07 12:00 UTC", lines=["DISCARD Milan", "DISCARD Genoa"]),
-    "held_failed": dict(game_name="iwd", rejected=[{"line": "DISCARD Milan", "reason": "you hold no Milan"}]),
+    "held_failed": dict(
+        game_name="iwd", rejected=[{"line": "DISCARD Milan", "reason": "you hold no Milan"}], defaulted=True
+    ),
     "help": dict(game_name="hh1", handbook="HOUSE OF HABSBURG: the handbook\n  `PLAY <card>`", asked=ASKED, waiting=[]),
     "new_code": dict(game_name="hh1", code="NEWB-7777"),
     "lost_code_recent": dict(
@@ -211,6 +213,15 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         game_name="hh1",
         missing=[{"player": "Carol", "name": "Carol", "address": "carol@players.test"}],
         joined=["Alice", "Bob"],
+        due="2026-01-07 12:00 UTC",
+    ),
+    "join_missing_many": dict(
+        game_name="hh6",
+        missing=[
+            {"player": p, "name": f"{p} Longname-Example", "address": f"{p.lower()}.longname@players.example.org"}
+            for p in ("Bob", "Carol", "Dave", "Erin", "Frank")
+        ],
+        joined=["Alice"],
         due="2026-01-07 12:00 UTC",
     ),
     "games_list": dict(
@@ -368,6 +379,49 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         chatter=[],
     ),
     "moderator_refused": dict(game_name="hh1", subject_in="[pbem hh1] pause", code_given=True),
+    "history": dict(
+        game_name="hh1",
+        step="Turn",
+        turn="",
+        groups=[
+            {"title": "Set-up", "lines": ["The cards are dealt.", "You were dealt Rudolph II, Bohemia. [to you]"]},
+            {
+                "title": "Turn 1",
+                "lines": ["Alice melded Otto, Austria, Archduke.", "Bob to Zoë: shall we? [to Bob, Zoë]"],
+            },
+        ],
+        left_out=12,
+        total=212,
+        known="1 to 9",
+        missing=False,
+        max_events=200,
+    ),
+    "history_missing": dict(
+        game_name="hh1",
+        step="Turn",
+        turn="12",
+        groups=[],
+        left_out=0,
+        total=0,
+        known="1 to 9",
+        missing=True,
+        max_events=200,
+    ),
+    "resign_confirm": dict(
+        game_name="hh1",
+        subject_in="RESIGN",
+        others=True,
+        resigned_at="",
+        word="482193",
+        good_until="Sun 06 Dec 2026 23:59 UTC",
+        wrong=False,
+    ),
+    "resign_confirm_done": dict(
+        game_name="hh1", subject_in="RESIGN", others=False, resigned_at="Sat 05 Dec 2026 18:20 UTC"
+    ),
+    "resigned": dict(game_name="hh1", resigner="Carol", you=False),
+    "resigned_you": dict(game_name="hh1", resigner="Carol", you=True),
+    "resign_moderator": dict(game_name="hh1", resigner="Carol", address="carol@players.test"),
 }
 
 
@@ -383,6 +437,10 @@ VARIANTS = {
     "moderator_ack_nothing": "moderator_ack",
     "moderator_ack_waiting": "moderator_ack",
     "inbox_left_kept": "inbox_left",
+    "history_missing": "history",
+    "join_missing_many": "join_missing",
+    "resign_confirm_done": "resign_confirm",
+    "resigned_you": "resigned",
 }
 
 

@@ -150,7 +150,61 @@ ASKS = {
     "stranger_code": "ask the moderator for a new one",
     "unreadable": "Send plain text orders, one per line",
 }
+#: The mails the moderator gets (judges4: they were outside this check): each says in its first lines what to do, or
+#: that nothing is needed.
+ASKS_MODERATOR = {
+    "clock_jump": "If the machine was off, nothing is needed",
+    "code_misuse_alert": "If Bob did not give the code away, give them a new one",
+    "inbox_left": "To clear them:",
+    "inbox_left_kept": "To clear them:",
+    "join_missing": "To go on, give the seat of each player who has not joined to someone else",
+    "join_missing_many": "To go on, give the seat of each player who has not joined to someone else",
+    "message_failed": "answer the sender yourself",
+    "moderator_ack": "to do the rest, mail the refused line corrected and the lines not done after it",
+    "moderator_ack_nothing": "to do it, mail the lines again, corrected",
+    "moderator_ack_waiting": "nothing more is needed from you",
+    "outage_moderator": "Nothing is needed if the machine was meant to be off",
+    "poll_overrun": "Nothing is needed now",
+    "report_undelivered": "Queue the mail given up on again",
+    "resign_moderator": "Give the seat to someone else",
+    "send_failed": "To send it again",
+}
+ASKS.update(ASKS_MODERATOR)
+ASKS.update(
+    {
+        "deadline_applied": "To avoid defaults, send your orders before the next deadline",
+        "held_failed": "Nothing more is needed from you for that step",
+        "press_limit": "send it again then",
+        "replaced": "You no longer play in this game",
+        "too_many": "If you did not write these messages",
+        "history": "Nothing is needed from you: to act, reply to your latest report",
+        "history_missing": "alone for the whole history so far",
+        "resign_confirm": "To leave the game, reply to this mail with this line alone",
+        "resign_confirm_done": "Nothing more is needed from you",
+        "resigned": "Nothing is needed from you",
+        "resigned_you": "Nothing more is needed from you",
+    }
+)
+ASKS.update(
+    {
+        "away_ack": "when you are back earlier",
+        "away_back": "if you are asked for orders, reply to your latest report",
+        "games_list": "how to write to each",
+    }
+)
+#: The kinds whose first lines need say nothing of what to do, and why; every other kind is in ASKS.
+ASKS_NOTHING = {
+    "control_say": "the moderator's own words to every player: they say what they ask",
+    "held_applied": "a receipt pbem verify --mail reads back word for word: the orders were applied, nothing is asked",
+    "press": "another player's words, relayed: the press is what the mail is for",
+}
 FIRST = 10  # rows of 40 columns (a long line wraps into several): what a phone shows above its fold
+
+
+def test_every_kind_of_mail_says_what_to_do_first_or_is_excused_with_a_reason() -> None:
+    """A kind of mail added later (a moderator's alert, a new notice) is held to the check below, or named here
+    with why it need not be: the moderator's mails were outside the check and ten of them failed it (judges4)."""
+    assert set(CONTEXTS) - set(ASKS) == set(ASKS_NOTHING) and not set(ASKS) & set(ASKS_NOTHING)
 
 
 @pytest.mark.parametrize("kind", sorted(ASKS))

@@ -19,7 +19,7 @@ from pbem.app.say import say
 from pbem.home.app import Home
 from pbem.orders.moderator import MAX_CANDIDATES
 from pbem.trust.codes import ALPHABET
-from tests.conftest import CODES
+from tests.conftest import CODES, body_of
 from tests.test_moderate_by_mail import MOD_ADDR, acks, command, run
 
 PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
@@ -62,6 +62,25 @@ def test_a_players_code_of_letters_only_is_refused_in_any_case_and_prose_goes_ou
         say(Home.of(home), "hh1", " ".join(["well-made"] * (MAX_CANDIDATES + 1)), clock.now)
 
 
+def test_another_games_code_of_letters_only_is_refused_too(home, clock) -> None:
+    """The message goes to this game's players; a code of a player of ANOTHER running game, typed in lower case or
+    without its hyphen, has no shape that tells it from prose, and was let through: only this game's codes were
+    looked for (judges4).  A finished game's codes no longer let anyone act, and are not looked for."""
+    others = [("Dora", "dora@players.test"), ("Eve", "eve@players.test"), ("Finn", "finn@players.test")]
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="say-codes", clock=clock, codes=CODES)
+    games.create_game(Home.of(home), "habsburg", "hh2", others, seed="say-other", clock=clock, codes=CODES)
+    rng = random.Random("say-other-game")
+    for round_ in range(6):
+        code = "".join(rng.choice(LETTERS) for _ in range(8))
+        code = f"{code[:4]}-{code[4:]}"
+        clock.advance(minutes=1)
+        control.new_player_code(Home.of(home), "hh2", others[round_ % 3][0], clock.now, code=code)
+        for typed in _typed(code, rng):
+            with pytest.raises(GameError, match="shaped like a player's code"):
+                say(Home.of(home), "hh1", f"Dora says hello ({typed}).", clock.now)
+    assert say(Home.of(home), "hh1", PROSE[0], clock.now) == ["Alice", "Bob", "Carol"]
+
+
 def test_the_mail_form_checks_the_players_codes_too(home, clock) -> None:
     games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="say-codes", clock=clock, codes=CODES)
     control.new_player_code(Home.of(home), "hh1", "Bob", clock.now, code="WXYZ-BCDE")
@@ -88,3 +107,32 @@ def _sent(cfg) -> list:
 
     box = mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None, create=False)
     return [BytesParser(policy=policy.default).parsebytes(box.get_bytes(k)) for k in box.iterkeys()]
+
+
+def test_an_undo_reason_is_checked_for_codes_as_a_message_to_every_player_is(home, clock) -> None:
+    """`pbem game undo --why TEXT` (and UNDO TO n WHY text by mail): every player reads the reason in their report,
+    and the chained record keeps it; it was not checked at all (judges4): "Bob's code K7QX-2MPD was mistyped" or
+    another game's player's code of letters only went to every player.  Now it is refused as SAY refuses such
+    text, and nothing is recorded."""
+    from pbem.app.undo import undo
+    from tests.test_undo import play
+
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="say-codes", clock=clock, codes=CODES)
+    others = [("Dora", "dora@players.test"), ("Eve", "eve@players.test"), ("Finn", "finn@players.test")]
+    games.create_game(Home.of(home), "habsburg", "hh2", others, seed="say-other", clock=clock, codes=CODES)
+    control.new_player_code(Home.of(home), "hh2", "Dora", clock.now, code="WXYZ-BCDE")
+    play(home, clock, 2)
+    for why in ("Bob typed K7QX-2MPD by mistake", "Dora's code wxyz-bcde was misread", f"bad {CODES['Bob']}"):
+        with pytest.raises(GameError, match="shaped like a player's code"):
+            undo(Home.of(home), "hh1", 1, why, False, clock.now)
+    with pytest.raises(GameError, match="control character"):
+        undo(Home.of(home), "hh1", 1, "misread\x1b[2J", False, clock.now)
+    from tests.test_undo import loaded
+
+    seq = loaded(home).seq
+    code = moderating.make_code(Home.of(home), clock.now)
+    command(home, code, "UNDO TO 1 WHY Dora typed wxyz-bcde by mistake")  # the mail form alike
+    assert run(home, clock).accepted == 0 and loaded(home).seq == seq
+    said = [body_of(m) for m in acks(_sent(home)) if "Re:" in str(m["Subject"])]
+    assert "shaped like a player's code" in said[-1], said[-1]
+    assert undo(Home.of(home), "hh1", 1, "Bob's order was misread; the self-help rule holds", False, clock.now)

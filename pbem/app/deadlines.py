@@ -69,6 +69,7 @@ def decide_deadline(
     name, stamp = loaded.game.name, (f"{due:%Y-%m-%d %H:%M} UTC" if due is not None else "")
     d = Decision(game=name)
     events: list[Event] = []
+    failed: list[tuple[str, dict[str, object]]] = []  # (player, its held_failed notice's context)
     for h in held:
         d.effects.append(Control("held-done", f"applied-at-deadline:{h.inbound_id}"))
         out = eng.apply(state, h.player, list(h.orders))
@@ -85,13 +86,17 @@ def decide_deadline(
         if seat is not None:
             told_why = refusals.agreeing(eng, state, h.player, out)  # worded as a refusal by mail is
             rejected = [{"line": r.line, "reason": r.reason} for r in told_why.lines if not r.ok]
-            ctx = {"game_name": name, "rejected": rejected}
+            ctx = {"game_name": name, "rejected": rejected, "defaulted": False}  # True below: its default applied
+            failed.append((h.player, ctx))
             d.effects.append(Mail(seat.address, "held_failed", ctx, NEWS, (h.inbound_id,), player=h.player))
     if views.current_step(eng, state) == step and eng.result(state) is None:
         prompts = {r.player: r.prompt for r in eng.requests(state) if not r.answered}
         out = apply_defaults(eng, state)
         d.effects.append(Input("deadline", "", (), out, reopen=step))
-        d.effects += defaulted(loaded, out.events, prompts, stamp, step)
+        told_defaults = defaulted(loaded, out.events, prompts, stamp, step)
+        d.effects += told_defaults
+        for player, ctx in failed:  # the held_failed notice says its default was applied instead (judges4)
+            ctx["defaulted"] = any(isinstance(m, Mail) and m.player == player for m in told_defaults)
         state, events = out.state, events + out.events
     d.effects += [Report(p) for p in notify.told(eng, loaded.state, state, views.players(loaded), events, mail)]
     return d

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from pbem.app.resigning import Resign
 from pbem.app.revisions import FirstCopy, OnFile
 from pbem.mail.inbound.replies import SentMail
 from pbem.orders.extract import Extracted
@@ -65,6 +66,8 @@ class Facts:
     last_reports: dict[str, datetime] = field(default_factory=dict)  # for DIGEST players: their last report
     press: PressWindow = field(default_factory=PressWindow)  # the press the sender caused in the last day
     press_per_day: int = 60  # [mail] press_per_day: at most that many (issue 26)
+    history: dict[str, object] | None = None  # HISTORY asked by a seat: its answer's context (`pbem.app.histories`)
+    resign: Resign | None = None  # RESIGN from a seat: the words that confirm it, whether it did (`pbem.app.resigning`)
 
 
 def is_code(facts: Facts, seat: Seat, code: str | None) -> bool:

@@ -30,7 +30,9 @@ from pbem.app.facts import Facts as Facts
 from pbem.app.facts import SenderGame as SenderGame
 from pbem.app.facts import Strangers as Strangers
 from pbem.app.facts import is_code
+from pbem.app.histories import answer as answer_history
 from pbem.app.press import relay_all
+from pbem.app.resigning import decide as decide_resign
 from pbem.app.revisions import FirstCopy
 from pbem.engine import slots
 from pbem.engine.base import Outcome
@@ -62,7 +64,7 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     if msg.problem or ex is None:
         problem = msg.problem or "it holds no text"
         return _refuse(d, out, seat, problem, "unreadable", problem=problem)
-    acts = bool(ex.orders or ex.press or ex.away or ex.mode)
+    acts = bool(ex.orders or ex.press or ex.away or ex.mode or ex.resign is not None)
     if acts and facts.reply is None and not is_code(facts, seat, ex.code):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
         looking = out.allowed(seat.address)  # a flood of forged codes past the cap costs no more key derivations
@@ -88,11 +90,14 @@ def _decide_seat(
     d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, ex: Extracted, facts: Facts, acts: bool
 ) -> Decision:
     ended = loaded.over or facts.control == "abandoned"  # nothing more is asked: no "no orders were found"
-    if (acts or (ended and not (ex.help or ex.status))) and (facts.control != "running" or loaded.over):
+    asks = ex.help or ex.status or facts.history is not None  # answered whatever the game's state
+    if (acts or (ended and not asks)) and (facts.control != "running" or loaded.over):
         state = "over" if loaded.over else facts.control
         return _refuse(d, out, seat, f"game is {state}", "game_closed", state=state)
     if ex.orders and (stale := revisions.stale(msg, facts.when, facts.on_file, facts.earlier)):
         return revisions.refuse_stale(d, out, seat, msg, *stale)
+    if ex.resign is not None:  # RESIGN: the mail is about leaving the game, confirmed by a word (judges4)
+        return decide_resign(d, out, loaded, seat, ex, facts)
     if ex.away is not None:
         absence.by_mail(d, out, loaded, seat, ex, facts.when or facts.now, facts.max_away)
     return _act(d, out, msg, loaded, seat, ex, facts)
@@ -137,6 +142,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
         acked = None if told or not ex.problems else ack_context(msg, loaded, [], problems=list(ex.problems))
         d.effects.append(Report(player, key=out.key(seat.address, "status"), purpose="status", ack=acked))
         told = told or acked is not None
+    answer_history(d, out, seat, loaded.game.name, facts.history)  # HISTORY: the game's, as this seat knows it
     sent, failed, effects, held = relay_all(
         loaded, seat, ex.press, ex.code, out, facts.press, facts.press_per_day, facts.now
     )  # within the sender's [mail] press_per_day (issue 26)
@@ -147,7 +153,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
         problems.append(notify.promise(ex.mode))
     notes = dict(problems=problems, press_failed=failed, press_sent=sent)
     if not ex.orders:
-        accepted = bool(ex.help or ex.status or sent or held or ex.away or ex.mode)
+        accepted = bool(ex.help or ex.status or sent or held or ex.away or ex.mode or facts.history is not None)
         d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
         if held:
             d.reason += f"; {held} press block(s) past the sender's press_per_day, not relayed"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from pbem import engine as registry
-from pbem.app import derivations, intake, join, on_file, reading, revisions, views
+from pbem.app import derivations, histories, intake, join, on_file, reading, resigning, revisions, views
 from pbem.app.answers import Outgoing
 from pbem.app.revisions import FirstCopy
 from pbem.home.policy import Policy
@@ -99,6 +99,9 @@ def load_facts(
         facts.earlier = on_file.earlier_orders(s, loaded, seat.player)  # a delayed mail of an earlier step?
     if policy is not None and not msg.problem and first is None:
         facts.codes = code_checks(msg, facts, policy.replies_per_hour)
+    if seat is not None and ex is not None and first is None:  # HISTORY, RESIGN (judges4)
+        facts.history = histories.load(s, loaded, seat, ex.history) if ex.history is not None else None
+        facts.resign = resigning.load(s, loaded, seat, when) if ex.resign is not None else None
     return facts
 
 

@@ -38,6 +38,8 @@ def asked(ex: Extracted | None, msg: Inbound) -> bool:
         and ex.lost_code
         and not msg.problem
         and not (ex.orders or ex.press or ex.help or ex.status or ex.problems or ex.away or ex.mode)
+        and ex.history is None
+        and ex.resign is None
     )
 
 

@@ -35,7 +35,7 @@ from pbem.home.policy import Policy
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.away import MAX_DAYS, Away, read_away
 from pbem.orders.moderator import Command as Line
-from pbem.record import listing, store
+from pbem.record import listing, lookups, store
 from pbem.record.db import Unit
 from pbem.trust import codes
 from pbem.trust.addresses import address
@@ -156,7 +156,8 @@ def _replaced(d: Decision) -> str:
 def _undo(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     fold, _, _ = store.folded(c.loaded.game, store.inputs(c.s, c.gid), join=store.join_opened(c.s, c.gid))
     to = int(line.args[0])
-    d = decide_undo(c.loaded, c.control, fold, to, line.args[1], line.reroll, when)
+    is_code = codes_of(c.loaded, lookups.open_code_hashes(c.s))
+    d = decide_undo(c.loaded, c.control, fold, to, line.args[1], line.reroll, when, is_code)
     undone = fold.undos[c.loaded.seq + 1][1]  # the moderator's numbers: his acknowledgement only
     c.reads()  # what every player's report reads: the events since their last one
     return d, f"back after input {to}; undone: {', '.join(map(str, undone)) or 'nothing'}"
@@ -176,7 +177,7 @@ def _resend(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Dec
 
 
 def _say(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
-    d = decide_say(c.loaded, c.control, line.args[0], codes_of(c.loaded))
+    d = decide_say(c.loaded, c.control, line.args[0], codes_of(c.loaded, lookups.open_code_hashes(c.s)))
     return d, f"your message is queued to every player ({', '.join(st.player for st in c.loaded.seats)})"
 
 

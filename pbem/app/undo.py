@@ -16,6 +16,7 @@ Deciding is pure (`decide_undo`); `undo` loads and applies in one transaction.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -24,9 +25,11 @@ from pbem.app import views
 from pbem.app.control import Command
 from pbem.app.decision import Decision, Effect, GameError, Input, NewDeadline, Report
 from pbem.app.game_names import unknown_game
+from pbem.app.say import codes_of, unfit
 from pbem.engine.seats import RENAME
 from pbem.home.app import Home
 from pbem.record import store
+from pbem.record.lookups import open_code_hashes
 from pbem.trust import deal as joining
 from pbem.trust.fold import UNDO, Fold, read_undo, undo_lines, undo_mark
 
@@ -34,14 +37,24 @@ MAX_REASON = 300
 
 
 def decide_undo(
-    loaded: store.Loaded, control: str, fold: Fold, to: int, why: str, reroll: bool, when: datetime
+    loaded: store.Loaded,
+    control: str,
+    fold: Fold,
+    to: int,
+    why: str,
+    reroll: bool,
+    when: datetime,
+    is_code: Callable[[str], bool] = lambda word: False,
 ) -> Decision:
-    """Go back to the state after input `to`; `fold` holds the game's record folded up to now."""
+    """Go back to the state after input `to`; `fold` holds the game's record folded up to now.  `is_code`: whether a
+    word of the reason is a player's current code (`pbem.app.say.codes_of`): every player reads the reason."""
     if control == "abandoned":
         raise GameError(f"game {loaded.game.name} is abandoned")
     if not why.strip():
         raise GameError("say why with --why: every player reads it")
     why = " ".join(why.split())[:MAX_REASON]
+    if unfit_why := unfit(why, is_code):  # every player reads it and the record keeps it, as a SAY (judges4)
+        raise GameError(f"the reason (--why): {unfit_why}")
     name = loaded.game.name
     if loaded.over:
         raise GameError(
@@ -95,7 +108,7 @@ def undo(home: Home, name: str, to: int, why: str, reroll: bool, when: datetime)
     with home.units() as s:
         c = Command(s, name)
         fold, _, _ = store.folded(c.loaded.game, store.inputs(s, c.gid), join=store.join_opened(s, c.gid))
-        d = decide_undo(c.loaded, c.control, fold, to, why, reroll, when)
+        d = decide_undo(c.loaded, c.control, fold, to, why, reroll, when, codes_of(c.loaded, open_code_hashes(s)))
         undone = fold.undos[c.loaded.seq + 1][1]
         c.reads()  # what every player's report reads: the events since their last one
         c.apply(home.policy, d, when)

@@ -32,6 +32,7 @@ class Awaited:
     heard: datetime | None  # their newest mail to the game (None: never wrote)
     away: datetime | None  # away until then (None: not away)
     missed: int = 0  # deadlines that applied their default orders in this game so far
+    resigned: datetime | None = None  # resigned by mail then (RESIGN, confirmed): the seat is to be given
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,16 @@ def waiting_in(s: Unit, now: datetime, within: timedelta | None = None) -> list[
         dl = store.current_deadline(s, gid)
         heard, missed = listing.last_heard(s, gid), listing.deadlines_missed(s, gid)
         away = absences(absence.rows(s, gid), now)
+        gone = listing.resigned(s, gid, {st.player: st.created_at for st in loaded.seats})
         awaited = tuple(
-            Awaited(p, (asked[p].prompt.strip().splitlines() or [""])[0], heard.get(p), away.get(p), missed.get(p, 0))
+            Awaited(
+                p,
+                (asked[p].prompt.strip().splitlines() or [""])[0],
+                heard.get(p),
+                away.get(p),
+                missed.get(p, 0),
+                gone.get(p),
+            )
             for p in views.players(loaded)
             if p in asked
         )
@@ -106,7 +115,8 @@ def listed(games: list[Waiting], now: datetime) -> list[str]:
             heard = f"last mail {_stamp(a.heard)} ({_span(now - a.heard)} ago)" if a.heard else "never wrote"
             away = f"; away until {_stamp(a.away)}" if a.away else ""
             missed = f"; missed {a.missed} deadline(s)" if a.missed else ""
-            out.append(f"  {a.player}: {heard}{away}{missed}; asked: {asked}")
+            gone = f"; RESIGNED {_stamp(a.resigned)}: give the seat (pbem game replace)" if a.resigned else ""
+            out.append(f"  {a.player}: {heard}{away}{missed}{gone}; asked: {asked}")
     late = sum(g.late(now) for g in games)
     players = sum(len(g.awaited) for g in games)
     total = f"{len(games)} game(s) wait for {players} player(s)"

@@ -11,7 +11,10 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   ``PRESS TO <player|ALL>`` ... ``END PRESS``, or ``PRESS TO <player|ALL>: <text>`` on one line
   (a message relayed to others),
   ``END`` alone (stop reading: what follows is not read),
-  ``AWAY UNTIL <date>`` / ``AWAY <days>`` / ``BACK`` (a player's absence, `pbem.orders.away`);
+  ``AWAY UNTIL <date>`` / ``AWAY <days>`` / ``BACK`` (a player's absence, `pbem.orders.away`),
+  ``HISTORY`` / ``HISTORY <turn>`` (the game's history as the sender may know it, `pbem.app.histories`),
+  ``RESIGN`` / ``RESIGN <word>`` (leaving the game, confirmed by the word its answer gives, `pbem.app.resigning`);
+  a line starting with HISTORY or RESIGN in any other way is a remark ("Resign from what?");
 * an order, if it starts with one of the game's order words
   (`Engine.order_words`, aliases included): it goes to the engine, which
   accepts or refuses the whole message; one asked as a question (``NO EVENT?``)
@@ -66,7 +69,11 @@ INVISIBLE = (
     + "\ufeff"
 )
 _INVISIBLE = str.maketrans({"\xa0": " ", **dict.fromkeys(INVISIBLE)})
-CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END", "AWAY", "BACK")
+CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END", "AWAY", "BACK", "HISTORY", "RESIGN")
+_HISTORY = re.compile(
+    r"history(?:\s++of)?(?:\s++(?:the\s++)?(?:turn|hand|gambit|step|round))?(?:\s*+#?(\d{1,4}))?", re.I
+)
+_RESIGN = re.compile(r"resign(?:\s++(?:confirm\s++)?(\d{6}))?", re.I)
 MODE_WORDS = ("WATCH", "NORMAL", "DIGEST")  # alone on a line: how much mail the player gets (`pbem.app.notify`)
 
 
@@ -93,6 +100,8 @@ class Extracted:
     order_at: list[int] = field(default_factory=list)  # orders[k]'s line's place in the message
     placed: list[int] = field(default_factory=list)  # chatter[k]'s line's place in the message
     seeming: list[tuple[str, str]] = field(default_factory=list)  # (line, the order it seems to be): `sentence`
+    history: str | None = None  # HISTORY alone: "", HISTORY 3 (of turn 3): "3"
+    resign: str | None = None  # RESIGN alone: "", RESIGN 482193 (the word its answer gave): "482193"
 
     def aside(self, orders: list[str]) -> list[str]:
         """The chatter with `orders` (lines of `self.orders` set aside after all, `pbem.app.lines`) among it in
@@ -286,7 +295,7 @@ def extract(
         ex.code = m.group(1)
     lines, ex.furniture = own_lines(unarmoured(text), marked=lambda line: chosen(line) and own(line))
     first = subject_line(subject)
-    if first and _control(first) in ("HELP", "STATUS", "REPORT", "CODE") and not (pbems and pbems(first)):
+    if first and _control(first) in ("HELP", "STATUS", "REPORT", "CODE", "HISTORY") and not (pbems and pbems(first)):
         lines.insert(0, first)
     i = 0
     signed = False  # a sign-off ("Best regards,") came after an order: the lines below it are the signature
@@ -386,6 +395,8 @@ def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int, type
         ex.status = True
     elif word in ("AWAY", "BACK"):
         _away(ex, line, i)
+    elif word in ("HISTORY", "RESIGN"):
+        _asking(ex, word, line, i)
     elif word == "CODE":
         cm = _CODE.match(line)
         if cm and code_value(cm.group(1)):
@@ -401,6 +412,19 @@ def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int, type
             said = said.replace(lead, "", 1)  # "**PRESS TO ALL:** text": the label's emphasis closed after it
         return _press(ex, said, lines, i)
     return i
+
+
+def _asking(ex: Extracted, word: str, line: str, at: int) -> None:
+    """HISTORY [turn] or RESIGN [word] as the whole line; a line that only starts with the word is a remark."""
+    said = " ".join(line.rstrip(".!").split())
+    m = (_HISTORY if word == "HISTORY" else _RESIGN).fullmatch(said)
+    if m is None:
+        ex.placed.append(at)
+        ex.chatter.append(line)  # "History will judge us", "Resign from what?"
+    elif word == "HISTORY":
+        ex.history = m.group(1) or ""
+    else:
+        ex.resign = m.group(1) or ""
 
 
 def _away(ex: Extracted, line: str, at: int) -> None:

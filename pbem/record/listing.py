@@ -68,3 +68,18 @@ def deadlines_missed(s: Session, game_id: int) -> dict[str, int]:
         if isinstance(player, str) and player:
             out[player] = out.get(player, 0) + 1
     return out
+
+
+def resigned(s: Session, game_id: int, since: dict[str, datetime]) -> dict[str, datetime]:
+    """When each player of `since` (a player: when their seat was given) resigned by mail since then (the newest
+    `resign` control row naming them; `pbem.app.resigning`).  `pbem game waiting`'s "RESIGNED"."""
+    from sqlalchemy import func
+
+    c = models.ControlAction.__table__.c  # type: ignore[attr-defined]
+    q = select(c.detail, func.max(c.created_at)).where(c.game_id == game_id, c.action == "resign").group_by(c.detail)
+    out: dict[str, datetime] = {}
+    for player, at in s.connection().execute(q):
+        given = aware(since.get(str(player)))
+        if str(player) in since and (when := aware(at)) is not None and (given is None or when >= given):
+            out[str(player)] = when
+    return out

@@ -201,3 +201,19 @@ def held_messages(s: Session, game_id: int) -> list[HeldMessage]:
         .order_by(col(InboundMessage.id))
     ).all()
     return [HeldMessage(rid or 0, player, raw, mid) for rid, player, raw, mid in rows]
+
+
+def open_code_hashes(s: Session) -> list[str]:
+    """The stored code hash of every current seat (the newest row of each position) of every game not over: the
+    codes that still let someone act, which the moderator's message to a game's players may not hold
+    (`pbem.app.say.codes_of`), whichever game they are of."""
+    from pbem.record.store import open_game_ids
+
+    ids = open_game_ids(s)
+    if not ids:
+        return []
+    q = select(Seat.game_id, Seat.position, Seat.code_hash).where(col(Seat.game_id).in_(ids)).order_by(col(Seat.id))
+    newest: dict[tuple[int, int], str] = {}
+    for gid, position, code_hash in s.exec(q).all():
+        newest[(gid, position)] = code_hash
+    return [h for h in newest.values() if h]

@@ -221,3 +221,14 @@ def test_an_ordinary_message_is_quoted_whole() -> None:
     assert ([r["line"] for r in shown], more) == ([r["line"] for r in ok + bad], 0), "a whole turn is quoted as sent"
     shown, more = _quoted_lines(ok * 5)
     assert (len(shown), more) == (100, 50)
+
+
+def test_history_counts_against_the_same_budget() -> None:
+    """HISTORY by mail (judges4) is an answer like HELP: within the budget it is mailed, past it the one notice."""
+    g = loaded()
+    msg = mail("Alice", "HISTORY")
+    told = {"step": "Turn", "turn": "", "groups": [], "left_out": 0, "total": 0, "known": "", "missing": False}
+    d = decide(msg, facts(msg, g, windows={ALICE: Window(CAP - 1, WHEN)}, now=WHEN, history=told), CAP)
+    assert kinds(d) == ["history"] and d.outcome == "accepted" and d.mails[0].purpose in ANSWERS
+    d = decide(msg, facts(msg, g, windows={ALICE: Window(CAP, WHEN)}, now=WHEN, history=told), CAP)
+    assert kinds(d) == ["too_many"]

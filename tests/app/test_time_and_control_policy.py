@@ -60,6 +60,13 @@ def test_held_orders_that_became_illegal_are_not_applied_and_the_player_is_told(
     [m] = [m for m in d.mails if m.kind == "held_failed"]
     assert m.to == address("Ann") and m.context["rejected"][0]["line"] == "DISCARD Nowhere At All"
     assert [i.kind for i in d.inputs] == ["deadline"], "the default still applies"
+    assert m.context["defaulted"] is True, "the notice says the default was applied instead (judges4)"
+    from pbem.render.templates import render_mail
+    from tests.test_mail_templates import RECORD, M
+
+    text = render_mail("held_failed", {**m.context, **M, **RECORD}).text
+    assert "Nothing more is needed from you for that step" in text.split("\n")[0], text
+    assert "the published default was applied for you instead" in text, text
 
 
 def test_held_orders_refused_at_the_deadline_are_told_as_a_refusal_by_mail_is() -> None:

@@ -1,0 +1,99 @@
+"""RESIGN by mail: a player leaves a running game, confirmed by a second mail (the Judge's RESIGN).
+
+A player writes ``RESIGN`` (with their code, or in a reply to a mail of the game, as for orders).  Nothing changes
+then: the answer (``resign_confirm``) gives a word of six digits and asks for a second mail with the line ``RESIGN
+<word>``, so that one stray line never resigns anyone.  The word is keyed with the home's secret, the game, the seat
+(a new code or a replacement makes a new seat row, and another word) and the day (UTC): it is good that day and the
+next (`words`).  With the word, the resignation is done: a control row ``resign`` (the seat's player), the moderator is
+asked to give the seat to someone else (``resign_moderator``, with the `pbem game replace` line), and every player of
+the game, the resigning one included, is told (``resigned``).
+
+RULINGS.md says nothing of a player who leaves: its NMR policy (the published defaults at each deadline) is what
+applies to the seat until the moderator replaces it, as for any player who sends nothing, and the mails say so.  The
+player keeps the seat, its mail and its code until then (orders sent meanwhile still count).  A mail with a RESIGN
+line is about resigning: its other lines are not read, and the answer says so.  A seat that already resigned is told
+when, and nothing more is done.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from pbem.app.answers import Outgoing, short
+from pbem.app.decision import Control, Decision
+from pbem.mail.outbound.outgoing import Mail
+from pbem.orders.extract import Extracted
+from pbem.record import store
+from pbem.record.db import Unit
+from pbem.record.home_secrets import message_id_key
+from pbem.record.outbox import NEWS
+from pbem.record.rows import Seat
+
+if TYPE_CHECKING:
+    from pbem.app.facts import Facts
+
+DAYS = 2  # a word is good on the day it was given and the next (UTC)
+
+
+@dataclass(frozen=True)
+class Resign:
+    """What the shell loaded for a RESIGN line: the words that confirm it now (today's first), and when this seat
+    resigned already (None: it did not)."""
+
+    words: tuple[str, ...]
+    good_until: str  # when today's word stops working ("Mon 07 Dec 2026 23:59 UTC")
+    resigned_at: datetime | None = None
+
+
+def word(key: bytes, game_id: int, seat_id: int, day: str) -> str:
+    """The six digits that confirm the resignation of seat row `seat_id` of game `game_id` on `day` (ISO date)."""
+    digest = hmac.digest(key, f"pbem resign|{game_id}|{seat_id}|{day}".encode(), "sha256")
+    return str(100_000 + int.from_bytes(digest[:8], "big") % 900_000)
+
+
+def words(key: bytes, game_id: int, seat_id: int, when: datetime) -> tuple[str, ...]:
+    return tuple(word(key, game_id, seat_id, (when - timedelta(days=k)).date().isoformat()) for k in range(DAYS))
+
+
+def load(s: Unit, loaded: store.Loaded, seat: Seat, when: datetime) -> Resign:
+    """The words for `seat` now, and its resignation if it resigned since it was given (its newest seat row)."""
+    assert loaded.game.id is not None and seat.id is not None
+    last = store.last_control(s, loaded.game.id, "resign", seat.player)
+    since = store.aware(seat.created_at)
+    resigned = last if last is not None and (since is None or last >= since) else None
+    end = when.replace(hour=23, minute=59, second=0, microsecond=0) + timedelta(days=DAYS - 1)
+    good_until = f"{end:%a %d %b %Y %H:%M} UTC"
+    return Resign(words(message_id_key(s), loaded.game.id, seat.id, when), good_until, resigned)
+
+
+def decide(d: Decision, out: Outgoing, loaded: store.Loaded, seat: Seat, ex: Extracted, facts: Facts) -> Decision:
+    """A RESIGN line of `seat`'s (pure): the word asked for, or the resignation done with it."""
+    r = facts.resign
+    name = loaded.game.name
+    others = bool(ex.orders or ex.press or ex.away or ex.mode or ex.help or ex.status or facts.history is not None)
+    context: dict[str, object] = {"game_name": name, "subject_in": short(out.msg.subject), "others": others}
+    if r is None or r.resigned_at is not None or ex.resign not in r.words:
+        if r is not None and r.resigned_at is not None:
+            d.outcome, d.reason = "ignored", f"{seat.player} resigned already"
+            context["resigned_at"] = f"{r.resigned_at:%a %d %b %Y %H:%M} UTC"
+        else:
+            d.outcome, d.reason = "accepted", "RESIGN asked: the word that confirms it sent"
+            context.update(resigned_at="", word=r.words[0] if r else "", good_until=r.good_until if r else "")
+            context["wrong"] = bool(ex.resign)
+        if out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
+            mail = out.mail(seat.address, "resign_confirm", "ack", context, player=seat.player)
+            d.effects.append(mail)
+        return d
+    d.outcome, d.reason = "accepted", f"{seat.player} resigned: the moderator is asked to replace the seat"
+    d.effects.append(Control("resign", seat.player))
+    key = ("resign", name, seat.player, seat.id)
+    for st in loaded.seats:
+        told = {"game_name": name, "resigner": seat.player, "you": st.player == seat.player}
+        d.effects.append(Mail(st.address, "resigned", told, NEWS, (*key, st.player), player=st.player))
+    if facts.moderator:
+        told = {"game_name": name, "resigner": seat.player, "address": seat.address}
+        d.effects.append(Mail(facts.moderator, "resign_moderator", told, NEWS, (*key, "moderator")))
+    return d
