@@ -17,7 +17,9 @@ every line of the message is quoted whole: not past "... and N more lines not sh
 `pbem.trust.acked.LINE_CHARS`.  The lines are re-read in the order quoted: lines refused alike are quoted
 together under the first of them, so a later one may have stood after other lines in the message; a refused line
 changes nothing, so its reading is the same.  The acknowledgement's text is not signed: a mismatch is the player's
-evidence, not proof for others.  Linear in the mail; one reading a candidate state.
+evidence, not proof for others.  Linear in the mail and in the refusals: the state the export's order of messages
+says the message met is read first (an honest refusal: one reading), then the window's from its head, at most
+`STATES` states a refusal (`untrue`).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ the head's, and each after another player's entry hidden from the reader up to t
 window as long as that run).  The reading went through the window from its head and stopped at the first state
 that matched: an acknowledgement that matched none (a moderator's made-up reason, or mail of a pbem that words a
 refusal otherwise) read every state of its window, so a player who sent n refused messages while another revised
-his hidden answer n times cost n times n readings (60 of each: 2.8 s; 240: about 45 s).  Now the state the export's
+his hidden answer n times cost n times n readings (60 of each: 2.8 s, 15 times 15 of each).  Now the state the export's
 order of messages says the message met is read first (an honest refusal: one reading), and at most
 `pbem.trust.refused.STATES` states a window; a refusal none of them matches is named where that order placed it, else
 set aside and told.
