@@ -33,7 +33,7 @@ MAX_GROWTH = 8.0  # readings or time at 4n over n: linear is 4, reading the wind
 CAP = 4
 
 
-def _game(root: Path, n: int) -> tuple[dict[str, Any], list[bytes]]:
+def _game(root: Path, n: int, alice: str = "TRIBUTE Nothing {i}") -> tuple[dict[str, Any], list[bytes]]:
     from pbem.app import games, views
     from pbem.app.control import abandon
     from pbem.app.cron import run_poll
@@ -55,7 +55,7 @@ def _game(root: Path, n: int) -> tuple[dict[str, Any], list[bytes]]:
     bob = list(asked["Bob"].legal)
     mails = [_mail("Bob", "b", bob[0])]
     for i in range(2 * n):
-        mails += [_mail("Bob", f"b{i}", bob[(i + 1) % 2]), _mail("Alice", f"a{i}", f"TRIBUTE Nothing {i}")]
+        mails += [_mail("Bob", f"b{i}", bob[(i + 1) % 2]), _mail("Alice", f"a{i}", alice.format(i=i))]
     kp.deliver_in_order(cfg, mails)
     run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
     abandon(Home.of(cfg), "g1", T0 + timedelta(minutes=3))
@@ -68,6 +68,12 @@ def _game(root: Path, n: int) -> tuple[dict[str, Any], list[bytes]]:
 @pytest.fixture(scope="module")
 def boxes(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[dict[str, Any], list[bytes]]]:
     return {n: _game(tmp_path_factory.mktemp(f"rereading-{n}") / "home", n) for n in (N, 4 * N)}
+
+
+@pytest.fixture(scope="module")
+def statuses(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[dict[str, Any], list[bytes]]]:
+    """The same games with Alice asking STATUS where she sent refused lines: a report answers each."""
+    return {n: _game(tmp_path_factory.mktemp(f"status-{n}") / "home", n, "STATUS") for n in (N, 4 * N)}
 
 
 def _verify(doc: dict[str, Any], mails: list[bytes], runs: int = 1) -> tuple[Any, int, float]:
@@ -141,3 +147,32 @@ def test_without_the_order_of_messages_a_long_window_is_set_aside_and_told(boxes
     aside = [x for x in c.notes if f"any of the first {CAP} of the " in x]
     assert not any("the refusal you were shown" in p for p in c.problems), lines(c)
     assert len(aside) == refusals and readings <= 2 * CAP * refusals, (lines(c), readings)
+
+
+def test_reports_that_share_a_window_are_compared_once_with_each_run_of_alike_states(
+    statuses: Any, monkeypatch: Any
+) -> None:
+    """Reports have windows too (`pbem.trust.shown`): each answer to Alice's STATUS was compared with every state of
+    its window, every one of which shows her the same (Bob's revisions are hidden), its prose worked out again for
+    each (n answers times n states).  Now each run of states that show the same is compared once: the prose
+    worked out for each report grows as the reports do."""
+    from pbem.trust import prose
+    from pbem.trust.receipts import lines
+
+    worked = [0]
+    expected = prose.expected
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        worked[0] += 1
+        return expected(*args, **kwargs)
+
+    monkeypatch.setattr(prose, "expected", counted)
+    got = {}
+    for n, (doc, mails) in statuses.items():
+        worked[0] = 0
+        c, _, spent = _verify(doc, mails, runs=2)
+        tables = [x for x in c.checked if x.startswith("the tables of ")]
+        assert c.ok and tables and int(tables[0].split()[3]) > 2 * n, lines(c)  # (each answer, and the first)
+        got[n] = (worked[0] / 2, spent)
+    (w1, t1), (w4, t4) = got[N], got[4 * N]
+    assert w4 / w1 <= MAX_GROWTH and t4 / t1 <= MAX_GROWTH, got
