@@ -219,10 +219,14 @@ class Replay:
                 sections, key = self.shown(q, reader), (q, reader)
                 return json.dumps([sections, self._views.get(key), self._results.get(key)], sort_keys=True, default=str)
 
-            keys = [same(q) for q in kept]
+            new, before = [], None  # whether each differs from the one before (one key held at a time)
+            for q in kept:
+                key = same(q)
+                new.append(key != before)
+                before = key
             nxt = [len(kept)] * len(kept)
             for t in range(len(kept) - 2, -1, -1):
-                nxt[t] = t + 1 if keys[t + 1] != keys[t] else nxt[t + 1]
+                nxt[t] = t + 1 if new[t + 1] else nxt[t + 1]
             self._next[reader] = nxt
         nxt, t, last, out = self._next[reader], self._at[span[0]], self._at[span[-1]], []
         while t <= last:
