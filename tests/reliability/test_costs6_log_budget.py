@@ -64,7 +64,7 @@ def test_a_log_file_slow_on_every_line_holds_the_run_its_budget_in_all(
     monkeypatch.setattr(logs, "WAIT_BUDGET", BUDGET, raising=False)
     path = tmp_path / "pbem.log"
     with slow_fifo(path):
-        handler = logs._LogFile(logs._open_log(path), path, wait=1.0)  # (no line takes that long)
+        handler = logs._LogFile(logs._open_log(path), path, wait=0.3)  # (no line takes that long)
         log = logging.getLogger("pbem.test.costs6.slow-log")
         log.propagate, log.level = False, logging.INFO
         log.addHandler(handler)

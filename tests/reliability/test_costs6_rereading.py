@@ -13,7 +13,8 @@ set aside and told.
 The generator: a Dynasties game played by the poll in which Bob answers, then revises his hidden tribute 2n times
 between Alice's 2n refused messages (every one of them in one window: Alice sees none of it); at n and 4n, the
 readings `pbem.app.rereading.refused` is asked for and the CPU time of the verification, honest and with every
-refusal's "Still awaited from" changed.  `STATES` is set to 4 so that both sizes pass it.
+refusal's "Still awaited from" changed.  `STATES` is set to 4 so that both sizes pass it.  Alice asks STATUS after
+each refused message too: the reports answering it share one window as well (`pbem.trust.shown`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ MAX_GROWTH = 8.0  # readings or time at 4n over n: linear is 4, reading the wind
 CAP = 4
 
 
-def _game(root: Path, n: int, alice: str = "TRIBUTE Nothing {i}") -> tuple[dict[str, Any], list[bytes]]:
+def _game(root: Path, n: int) -> tuple[dict[str, Any], list[bytes]]:
     from pbem.app import games, views
     from pbem.app.control import abandon
     from pbem.app.cron import run_poll
@@ -55,7 +56,8 @@ def _game(root: Path, n: int, alice: str = "TRIBUTE Nothing {i}") -> tuple[dict[
     bob = list(asked["Bob"].legal)
     mails = [_mail("Bob", "b", bob[0])]
     for i in range(2 * n):
-        mails += [_mail("Bob", f"b{i}", bob[(i + 1) % 2]), _mail("Alice", f"a{i}", alice.format(i=i))]
+        mails += [_mail("Bob", f"b{i}", bob[(i + 1) % 2]), _mail("Alice", f"a{i}", f"TRIBUTE Nothing {i}")]
+        mails.append(_mail("Alice", f"s{i}", "STATUS"))  # answered with a report
     kp.deliver_in_order(cfg, mails)
     run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
     abandon(Home.of(cfg), "g1", T0 + timedelta(minutes=3))
@@ -68,12 +70,6 @@ def _game(root: Path, n: int, alice: str = "TRIBUTE Nothing {i}") -> tuple[dict[
 @pytest.fixture(scope="module")
 def boxes(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[dict[str, Any], list[bytes]]]:
     return {n: _game(tmp_path_factory.mktemp(f"rereading-{n}") / "home", n) for n in (N, 4 * N)}
-
-
-@pytest.fixture(scope="module")
-def statuses(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[dict[str, Any], list[bytes]]]:
-    """The same games with Alice asking STATUS where she sent refused lines: a report answers each."""
-    return {n: _game(tmp_path_factory.mktemp(f"status-{n}") / "home", n, "STATUS") for n in (N, 4 * N)}
 
 
 def _verify(doc: dict[str, Any], mails: list[bytes], runs: int = 1) -> tuple[Any, int, float]:
@@ -150,7 +146,7 @@ def test_without_the_order_of_messages_a_long_window_is_set_aside_and_told(boxes
 
 
 def test_reports_that_share_a_window_are_compared_once_with_each_run_of_alike_states(
-    statuses: Any, monkeypatch: Any
+    boxes: Any, monkeypatch: Any
 ) -> None:
     """Reports have windows too (`pbem.trust.shown`): each answer to Alice's STATUS was compared with every state of
     its window, every one of which shows her the same (Bob's revisions are hidden), its prose worked out again for
@@ -168,7 +164,7 @@ def test_reports_that_share_a_window_are_compared_once_with_each_run_of_alike_st
 
     monkeypatch.setattr(prose, "expected", counted)
     got = {}
-    for n, (doc, mails) in statuses.items():
+    for n, (doc, mails) in boxes.items():
         worked[0] = 0
         c, _, spent = _verify(doc, mails, runs=2)
         tables = [x for x in c.checked if x.startswith("the tables of ")]
