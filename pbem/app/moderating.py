@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pbem.app.answers import Outgoing, short
 from pbem.app.decision import Decision, GameError
@@ -46,6 +47,9 @@ from pbem.record import moderator_code, outbox, store
 from pbem.record.answered import sent_mails
 from pbem.record.db import Unit
 from pbem.trust import codes
+
+if TYPE_CHECKING:
+    from pbem.app.waiting import Waiting
 
 
 def is_moderator(policy: Policy, msg: Inbound) -> bool:
@@ -158,11 +162,17 @@ def _commands(
     done: list[dict[str, object]] = []  # line, done (what it did), listed (WAITING's lines), told (players)
     refused: list[dict[str, str]] = [{"line": short(x), "why": why} for x, why in problems]
     left: list[str] = []
+    all_waiting: list[Waiting] | None = None  # every game waiting, loaded once a mail (WAITING 20 times: once)
     if not problems:
+        from pbem.app.waiting import waiting_in
+
         for i, c in enumerate(r.commands):
             try:
                 if c.word == "WAITING":
-                    said, listed = waiting_lines(s, c, when)
+                    all_waiting = waiting_in(s, when) if all_waiting is None else all_waiting
+                    said, listed = waiting_lines(s, c, when, all_waiting)
+                    if listed and any(x["listed"] == listed for x in done):  # the same list: not written again
+                        said, listed = f"{said} (listed above)", []
                     done.append({"line": short(c.line), "done": said, "listed": listed, "told": False})
                     continue
                 assert name is not None

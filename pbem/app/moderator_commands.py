@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pbem.app import join
 from pbem.app.absence import decide_set_by_moderator, stamp, until_of
@@ -39,6 +40,9 @@ from pbem.record import listing, lookups, store
 from pbem.record.db import Unit
 from pbem.trust import codes
 from pbem.trust.addresses import address
+
+if TYPE_CHECKING:
+    from pbem.app.waiting import Waiting
 
 log = logging.getLogger("pbem.moderator")
 
@@ -77,13 +81,15 @@ def arguments_problem(c: Line) -> str:
 # --------------------------------------------------------------------------- running one command
 
 
-def waiting_lines(s: Unit, c: Line, when: datetime) -> tuple[str, list[str]]:
+def waiting_lines(s: Unit, c: Line, when: datetime, every: list[Waiting] | None = None) -> tuple[str, list[str]]:
     """WAITING: `pbem game waiting`'s list, in the message's transaction (every game: it needs none named, and
-    changes nothing, so it is not logged, as the command is not): what was done, and the list's lines."""
-    from pbem.app.waiting import listed, waiting_in
+    changes nothing, so it is not logged, as the command is not): what was done, and the list's lines.  `every`:
+    `waiting_in`'s list of every game, when an earlier WAITING of the mail loaded it (each game is loaded once a
+    mail, not once a WAITING)."""
+    from pbem.app.waiting import listed, order, waiting_in
 
     within = parse_duration(c.args[0]) if c.args else None
-    games = waiting_in(s, when, within)
+    games = waiting_in(s, when, within) if every is None else order(every, when, within)
     if not games:
         return "no game waits for anyone" + (f" due within {c.args[0]}" if c.args else ""), []
     lines = listed(games, when)

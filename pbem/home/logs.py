@@ -95,6 +95,8 @@ _PLAIN = logging.Formatter()
 
 WRITE_WAIT = 2.0  # seconds one line may take to reach `[log] file` before the run goes on without its log
 MAX_QUEUED = 1 << 20  # characters of lines waiting for a slow log file; past it, lines are dropped
+WAIT_BUDGET = 10.0  # seconds a run waits for its log file in all: a file slow on every line (a network file
+# system) held the run `WRITE_WAIT` s a line less a little, each line, however many (a poll: past its deadline)
 
 
 class _LogFile(logging.Handler):
@@ -102,8 +104,9 @@ class _LogFile(logging.Handler):
     at most, so that a write that blocks (a FIFO whose reader stopped reading, a file system that stopped
     answering) holds the run that long and no longer: the lines after it are dropped while that write still hangs,
     and the moderator is told on stderr, once (`_tell`); a line that could not be written (a full disk) is told
-    the same way.  Such a write was bounded by the run's own deadline before, by nothing else (judges3).  Closing
-    waits `WRITE_WAIT` s at most for the lines still queued."""
+    the same way.  Such a write was bounded by the run's own deadline before, by nothing else (judges3).  A run
+    waits `WAIT_BUDGET` s in all for its lines: past it they are queued without waiting, told once (costs6).
+    Closing waits `WRITE_WAIT` s at most for the lines still queued."""
 
     def __init__(self, stream: IO[str], path: Path, wait: float | None = None) -> None:
         import collections
@@ -112,6 +115,7 @@ class _LogFile(logging.Handler):
         super().__init__()
         self.stream, self.path = stream, path
         self.wait = WRITE_WAIT if wait is None else wait
+        self.budget = self.total = WAIT_BUDGET  # seconds of waiting left to the run, of its whole
         self.dropped = 0  # lines the file did not take in time, or refused
         self._told = False
         self._queue: collections.deque[str] = collections.deque()
@@ -140,16 +144,27 @@ class _LogFile(logging.Handler):
                 mine = self._sent
                 self._cv.notify_all()
                 # written when emit returns, as a plain handler's is (a command's trail line is in the file when
-                # it ends), unless the file has hung on a line for `wait` s: then the run goes on
-                until = time.monotonic() + self.wait
+                # it ends), unless the file has hung on a line for `wait` s, or the run has waited `WAIT_BUDGET` s
+                # for its lines in all: then the run goes on
+                start, had = time.monotonic(), self.budget > 0
+                until = start + min(self.wait, max(self.budget, 0.0))
                 while self._written < mine and (left := until - time.monotonic()) > 0:
                     self._cv.wait(left)
-                first = self._written < mine and self._first()
+                late = self._written < mine
+                self.budget -= time.monotonic() - start
+                first, why = False, ""  # told once: a line not taken in `wait` s, or the run's budget spent
+                if had and self.budget <= 0:
+                    first, why = self._first(), self._slow()
+                elif late and had:
+                    first = self._first()
             else:
                 self.dropped += 1
-                first = self._first()
+                first, why = self._first(), ""
         if first:
-            self._tell()
+            self._tell(why)
+
+    def _slow(self) -> str:
+        return f"took {self.total:g} s in all for this run's lines (a slow disk or network file system?)"
 
     def _run(self) -> None:
         import time

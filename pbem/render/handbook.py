@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from markupsafe import Markup, escape
@@ -45,6 +45,7 @@ class Block:
     marker: str = ""
     rows: tuple[tuple[str, ...], ...] = ()
     under: bool = False  # the explanation of the orders above it: indented under them
+    more: list[str] = field(default_factory=list)  # the lines that continue its text, joined once at the end
 
 
 def blocks(source: str) -> list[Block]:
@@ -74,7 +75,7 @@ def blocks(source: str) -> list[Block]:
             out.append(Block("rule", text=body[0]))
             continue
         if open_ is not None and at > open_at and not _ITEM.match(body) and not body.startswith("`"):
-            open_.text += " " + body
+            open_.more.append(body)  # (a text grown line by line costs the square of its length)
             continue
         item = _ITEM.match(body)
         if item:
@@ -82,10 +83,11 @@ def blocks(source: str) -> list[Block]:
             open_at = at
             out.append(open_)
         elif body.startswith("`"):
-            rest = body
-            while (m := _LEADING_SPAN.match(rest)) is not None:
+            end = 0
+            while (m := _LEADING_SPAN.match(body, end)) is not None:  # (not the rest cut off after each: square)
                 out.append(Block("order", at, m[1]))
-                rest = rest[m.end() :]
+                end = m.end()
+            rest = body[end:]
             open_ = None
             if rest:
                 open_ = Block("para", at, rest, under=True)
@@ -95,20 +97,29 @@ def blocks(source: str) -> list[Block]:
             out.append(Block("heading", 0, body))
             open_ = None
         elif open_ is not None and open_.kind == "para" and at == open_at and open_.indent == at:
-            open_.text += " " + body
+            open_.more.append(body)
         else:
             open_ = Block("para", at, body)
             open_at = at
             out.append(open_)
     if table:
         out.append(Block("table", rows=tuple(table)))
+    return _joined(out)
+
+
+def _joined(out: list[Block]) -> list[Block]:
+    """The blocks with the lines that continue each joined to its text, once."""
+    for b in out:
+        if b.more:
+            b.text, b.more = " ".join([b.text, *b.more]), []
     return out
 
 
 def _heading(body: str) -> bool:
     """A line of capitals, perhaps ended by a remark in brackets ("VOTES (every vote, ...)"): a heading, when
     a blank line or nothing comes before it."""
-    words = re.sub(r" \(.*\)$", "", body)
+    cut = body.find(" (") if body.endswith(")") else -1  # (a pattern " \(.*\)$" tried every " (": square)
+    words = body[:cut] if cut >= 0 else body
     return re.search("[A-Z]", words) is not None and re.search("[a-z`]", words) is None
 
 

@@ -1212,6 +1212,7 @@ def _refusals(
     seen = [ch.seen_by(n) for n in seat]
     end = len(ch.rows) + 1
     found: list[refused.Refusal] = []
+    replying: list[str] = []
     for m in mails:
         if m.record is None or not m.in_reply_to or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
             continue
@@ -1220,6 +1221,7 @@ def _refusals(
             continue
         upto = min((shown._after(positions, at, end) for positions in seen), default=end)
         found.append((at, upto, m.name, text, told.html(m.raw)))
+        replying.append(m.in_reply_to)
     if not found:
         return
     if not doc.get("seed"):
@@ -1233,12 +1235,19 @@ def _refusals(
             f"the reasons {count(len(found), 'acknowledgement')} gave for refusing your lines were not worked out again"
         )
         return
+    aside: list[tuple[int, str, int]] = []
     try:
-        wrong = refused.untrue(doc, ch.rows, found, seat, reread)
+        wrong = refused.untrue(doc, ch.rows, found, seat, reread, replying, aside)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("the reasons your refused messages were given were not compared: the record cannot be replayed")
         return
-    if not wrong:
+    for at, name, states in aside:
+        c.notes.append(
+            f"{name} (record #{at}) refuses your lines with reasons that are not pbem's reading of them at any of the "
+            f"first {refused.STATES} of the {states} states its head allows (other players' entries you may not see): "
+            "not compared at the rest (keep this mail)"
+        )
+    if not wrong and not aside:
         c.checked.append(
             f"the reasons {count(len(found), 'acknowledgement')} gave for refusing your lines are pbem's reading of "
             "the lines they quote, in the game replayed to their heads"

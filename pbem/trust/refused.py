@@ -17,11 +17,14 @@ every line of the message is quoted whole: not past "... and N more lines not sh
 `pbem.trust.acked.LINE_CHARS`.  The lines are re-read in the order quoted: lines refused alike are quoted
 together under the first of them, so a later one may have stood after other lines in the message; a refused line
 changes nothing, so its reading is the same.  The acknowledgement's text is not signed: a mismatch is the player's
-evidence, not proof for others.  Linear in the mail; one reading a candidate state.
+evidence, not proof for others.  Linear in the mail and in the refusals: the state the export's order of messages
+says the message met is read first (an honest refusal: one reading), then the window's from its head, at most
+`STATES` states a refusal (`untrue`).
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -112,45 +115,120 @@ def quoted(rows: list[str]) -> list[str] | None:
 Refusal = tuple[int, int, str, str, str]  # (head's position, the reader's next visible position, name, text, HTML)
 
 
+#: At most this many states of a refusal's window are read (the one the export's order of messages says the message
+#: met first, then the window's from its head): each costs a reading, and a window is as long as the run of other
+#: players' entries hidden from the reader, so reading every state for every refusal cost refusals times that run.
+STATES = 32
+
+
 def untrue(
-    doc: dict[str, Any], rows: list[dict[str, Any]], refusals: list[Refusal], seat: list[str], reread: Reread
+    doc: dict[str, Any],
+    rows: list[dict[str, Any]],
+    refusals: list[Refusal],
+    seat: list[str],
+    reread: Reread,
+    replying: list[str] | None = None,
+    aside: list[tuple[int, str, int]] | None = None,
 ) -> list[tuple[int, str]]:
     """(position, what differs) of each refusal whose words are not pbem's reading of the lines it quotes at any
-    state its head allows.  `rows`: the chain in order; `seat`: the reader's names.  Raises ValueError (and the
-    others `pbem.trust.shown.Replay` raises) when the record cannot be replayed."""
+    state its head allows.  `rows`: the chain in order; `seat`: the reader's names; `replying`: the Message-ID each
+    refusal answers (the state the export's order of messages says it met is read first: `_Met`).  At most `STATES`
+    states of a window are read: a refusal none of them matches is named when that order placed it (pbem's reading
+    at the state the export itself says the message met differs), else added to `aside` as (position, name, the
+    states its window holds).  Raises ValueError (and the others `pbem.trust.shown.Replay`
+    raises) when the record cannot be replayed."""
     inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
     spans = shown.windows(inputs, [(at, upto) for at, upto, _, _, _ in refusals])
     replay = shown.Replay(doc, rows, {q for span in spans for q in span})
+    met = _Met(doc, rows, inputs)
     out = []
-    for (at, _, name, text, page), span in zip(refusals, spans):
+    for k, ((at, _, name, text, page), span) in enumerate(zip(refusals, spans)):
         got, got_html = block(text) or [], html_block(page)
         lines = quoted(got)
         if lines is None:
             continue
+        hint = met.of(span, replying[k] if replying and k < len(replying) else "")
+        order = [hint, *(q for q in span if q != hint)] if hint is not None else span
         first: tuple[str, str] | None = None
-        for text_want, html_want in _readings(replay, span, seat, lines, reread):
+        for text_want, html_want in _readings(replay, order[:STATES], seat, lines, reread):
             if (block(text_want), status(text_want)) == (got, status(text)) and (
                 not page or (html_block(html_want), html_status(html_want)) == (got_html, html_status(page))
             ):
                 break
             first = first or (text_want, html_want)
         else:
-            if first is not None:
+            if first is not None and len(order) > STATES and hint is None:
+                if aside is not None:
+                    aside.append((at, name, len(order)))
+            elif first is not None:
                 how = _how(got, got_html if page else None, lines, *first)
                 out.append((at, f"{name} {how or _how_status(text, page, *first)}"))
     return out
+
+
+class _Met:
+    """The state a refused message met by the export's order of messages (pbem records each message as it handles
+    it): the last input of its window whose message comes before it there, read first so that an honest refusal
+    costs one reading.  Only a hint: every state of the window stays allowed (the order is the moderator's word)."""
+
+    def __init__(self, doc: dict[str, Any], rows: list[dict[str, Any]], inputs: list[int]) -> None:
+        self.order: dict[str, int] = {}
+        twice: set[str] = set()
+        for i, m in enumerate(doc.get("messages") or ()):
+            mid = _key(m.get("message_id")) if isinstance(m, dict) else ""
+            if mid in self.order:
+                twice.add(mid)
+            self.order.setdefault(mid, i)
+        for mid in twice | {""}:
+            self.order.pop(mid, None)
+        self.at = {q: t for t, q in enumerate(inputs)}
+        # each input's message's place in that order (-1: none), and where the run of rising places that ends at
+        # it starts: a window inside one run is in its messages' order, so its hint is found by bisection
+        self.places = [self.order.get(_key(rows[q - 1].get("message_id")), -1) for q in inputs]
+        self.run: list[int] = []
+        for t, place in enumerate(self.places):
+            if place < 0:
+                self.run.append(t + 1)
+            else:
+                self.run.append(self.run[t - 1] if t > 0 and place > self.places[t - 1] >= 0 else t)
+
+    def of(self, span: list[int], replying: str) -> int | None:
+        """The position of `span` whose state the message `replying` met by the order of messages: the last input
+        after the window's first whose message comes before it, else the first; None when that order does not say
+        (the message, or an input after the first, not in it, or those inputs not in their messages' order)."""
+        place = self.order.get(_key(replying))
+        if place is None or not span:
+            return None
+        if len(span) == 1:
+            return span[0]
+        lo, hi = self.at.get(span[1]), self.at.get(span[-1])
+        if lo is None or hi is None or self.run[hi] > lo:
+            return None
+        return span[bisect.bisect_left(self.places, place, lo, hi + 1) - lo]
+
+
+def _key(value: Any) -> str:
+    """A Message-ID as `pbem.trust.receipts.message_key` compares it."""
+    return "".join(str(value or "").split()).strip("<>").lower()[:998]
 
 
 def _readings(
     replay: shown.Replay, span: list[int], seat: list[str], lines: list[str], reread: Reread
 ) -> Iterator[tuple[str, str]]:
     """What pbem's reading says of `lines` at each state of `span` (as replayed, and as the record stores and loads
-    it: the order of a state's keys may order what a refusal lists), for each name of the reader's seat."""
+    it: the order of a state's keys may order what a refusal lists), for each name of the reader's seat; a state
+    equal to one read before for these lines, the order of its keys included, is not read again."""
+    done: set[str] = set()
     for q in span:
         state = replay.states[q]
         if joining.is_joining(state):
             continue  # (a JOIN's refusal is worded by the join step, and no acknowledgement of it says this)
-        for form in (state, json.loads(json.dumps(state, sort_keys=True))):
+        stored = json.dumps(state, sort_keys=True)
+        for key, form in ((json.dumps(state), state), (stored, None)):
+            if key in done:
+                continue
+            done.add(key)
+            form = json.loads(stored) if form is None else form
             for player in seat:
                 try:
                     yield reread(replay.reader(form), form, player, lines)

@@ -178,6 +178,9 @@ class Replay:
         self._boards: dict[tuple[int, str], list[Picture]] = {}  # the pictures drawn of each view
         self.deal = next((e.get("data") for e in doc.get("events", []) if e.get("kind") == "salts"), None)
         self._asked_html = ""  # the HTML opening lines `_opening` rendered last
+        self._next: dict[str, list[int]] = {}  # per reader: where the next run of another report starts (`runs`)
+        self._kept: list[int] = []  # the positions kept, in order, and where each is among them
+        self._at: dict[int, int] = {}
 
     def shown(self, position: int, reader: str) -> Sections | None:
         """The sections a report to `reader` prints at the state kept at `position` (None: no view for them)."""
@@ -197,6 +200,39 @@ class Replay:
             except (KeyError, ValueError, TypeError, IndexError):
                 self._shown[key] = None
         return self._shown[key]
+
+    def runs(self, span: list[int], reader: str) -> list[int]:
+        """The positions of `span` (positions kept, in order, with none kept between them left out) where the
+        report to `reader` differs from the one at the position before: a report compared with each state of its
+        window compares once with each run of states that show the same (its sections, the view its pictures and
+        prose are drawn from, the result), as many reports that share a window (answers to STATUS while another
+        player revises a hidden answer) each compared with every state of it cost their number times its length."""
+        if len(span) <= 1:
+            return span
+        if not self._kept:
+            self._kept = sorted(self.states)
+            self._at = {q: t for t, q in enumerate(self._kept)}
+        kept = self._kept
+        if reader not in self._next:
+
+            def same(q: int) -> str:
+                sections, key = self.shown(q, reader), (q, reader)
+                return json.dumps([sections, self._views.get(key), self._results.get(key)], sort_keys=True, default=str)
+
+            new, before = [], None  # whether each differs from the one before (one key held at a time)
+            for q in kept:
+                key = same(q)
+                new.append(key != before)
+                before = key
+            nxt = [len(kept)] * len(kept)
+            for t in range(len(kept) - 2, -1, -1):
+                nxt[t] = t + 1 if new[t + 1] else nxt[t + 1]
+            self._next[reader] = nxt
+        nxt, t, last, out = self._next[reader], self._at[span[0]], self._at[span[-1]], []
+        while t <= last:
+            out.append(kept[t])
+            t = nxt[t]
+        return out
 
     def pictures(self, position: int, reader: str) -> pictured.Shown:
         """The pictures a report to `reader` shows at the state kept at `position` (after `shown` gave its view)."""
@@ -304,7 +340,7 @@ def untrue(
         reader = whom if whom in names else names[0]  # (a mail without an HTML part shows its text only)
         wanted = [
             (q, {k: v for k, v in w.items() if pages or not k.startswith(HTML)})
-            for q in span
+            for q in replay.runs(span, reader)
             if (w := replay.shown(q, reader)) is not None
         ]
         if wanted and got not in [w for _, w in wanted]:
