@@ -77,7 +77,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import acked, chain, due, pictured, prose, refused, restarts, shown, signing, told
+from pbem.trust import acked, chain, due, joined, pictured, prose, refused, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
 from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long
 from pbem.trust.quote import clip
@@ -623,6 +623,7 @@ def check_mail(
         _deadlines(ch, texts, c)
         _refusals(ch, doc, ordered, c, reread)
         _statuses(ch, doc, ordered, c, reread)
+        _joins(ch, doc, ordered, c)
     _answered(doc, ordered, c)
     _messages(doc, ordered, c)
     if not c.heads:
@@ -1282,6 +1283,66 @@ def _statuses(
             at,
             f"{how}, right after that input: the acknowledgement you were shown is not the history published (its "
             "text is not signed, only its receipt: this mail is your evidence, keep it)",
+        )
+
+
+def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """Each acknowledgement of a JOIN must say what the record folded to it gives (`pbem.trust.joined`): the game, the
+    seat and salt of the input its receipt names, whether the player had joined, why a line was refused, who is
+    awaited; and what became of the message it answers must be the export's outcome for it."""
+    if not c.reader:
+        return
+    outcomes = {message_key(str(r.get("message_id", ""))): str(r.get("outcome")) for r in doc.get("messages", [])}
+    acks: list[joined.Ack] = []
+    for m in mails:
+        if m.record is None or b"was read" not in m.raw:
+            continue
+        text = told.plain(m.raw)
+        if not joined.is_join_ack(text):
+            continue
+        at = ch.place(*m.record, [c.reader, *ch.names])
+        n = _input_place(ch, m.input[0], m.input[1], c.reader) if m.input is not None else None
+        if at is None or (m.input is not None and (n is None or ch.heads[n] != m.input[1])):
+            continue  # (a head or an input not on the chain: `_heads` and `_inputs` name it)
+        if "salts" not in doc:
+            c.problem(at, f"{m.name} answers a JOIN, but the export's game had no join step", rank=0)
+            continue
+        outcome = outcomes.get(m.in_reply_to) if m.in_reply_to else None
+        if outcome is not None and (m.input is not None) != (outcome == "accepted"):
+            c.problem(
+                at,
+                f"{m.name} says your JOIN was {'applied' if m.input is not None else 'not applied'}, but the export "
+                f"records your message <{clip(m.in_reply_to)}> {clip(outcome)}: the acknowledgement you were shown is "
+                "not the history published (this mail is your evidence, keep it)",
+                rank=0,
+            )
+            continue
+        acks.append((at, n, m.name, text, told.html(m.raw), ch.rows[n - 1] if n is not None else None))
+    if not acks:
+        return
+    senders = {m.name: m.sender_name for m in mails}
+    try:
+        wrong = joined.untrue(doc, ch.rows, acks, seat_of(doc, c.reader), lambda name: senders.get(name, ""))
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        c.notes.append("what your JOINs' acknowledgements say was not compared: the join step cannot be replayed")
+        return
+    if wrong is None:
+        c.notes.append(
+            f"what {count(len(acks), 'acknowledgement')} of your JOIN say is compared once the game is over (an undo in "
+            "the join step is read with the seed): check again with the final export"
+        )
+        return
+    if not wrong:
+        c.checked.append(
+            f"what {count(len(acks), 'acknowledgement')} of your JOINs said (your seat, your salt, who was awaited) is the "
+            "join step the record gives"
+        )
+    for at, how in wrong:
+        c.problem(
+            at,
+            f"{how}, in the join step replayed up to record #{at}: the acknowledgement you were shown is not the "
+            "history published (its text is not signed, only its receipt: this mail is your evidence, keep it)",
+            rank=0,
         )
 
 
