@@ -169,3 +169,103 @@ def test_a_joins_acknowledgement_that_is_not_the_join_step_the_record_gives_is_n
         missed.append(("the outcome", c.problems or lines(c)))
     assert not missed, missed
     assert "Waiting for: " in _text_of(join) and "'SALT': " in _text_of(bad) and "already joined" in _text_of(again)
+
+
+# ------------------------------------------------------------------ orders held until the deadline
+
+
+def _held_game(kind: str, root: Path) -> tuple[dict[str, Any], str, str, dict[str, list[bytes]]]:
+    """A game of `kind` whose orders are held until the deadline, played by the real poll: the first player asked
+    sends a legal order with a press line to another player, then another legal order; the deadline applies both
+    (and the defaults of the others, who are told so), and the game is abandoned.  (the final export, the player,
+    the one their press went to, each player's mail in the order delivered)."""
+    from datetime import timedelta
+
+    from pbem.app import games, views
+    from pbem.app.control import abandon
+    from pbem.app.cron import run_poll
+    from pbem.app.games import Table
+    from pbem.history.export import build
+    from pbem.home.app import Home
+    from pbem.record import store
+    from pbem.record.db import session
+    from tests.conftest import CODES, in_delivered_order
+    from tests.reliability import killpoints as kp
+    from tests.test_hidden_count import PLAYERS, T0, _mail
+
+    cfg = kp.make_home(root)
+    cfg.outage_after = timedelta(days=30)  # (one poll at the deadline, two days on: no outage)
+    players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
+    games.create_game(Home.of(cfg), kind, "g1", players, seed=f"held-{kind}-0123456789abcdef", codes=CODES,
+                      clock=lambda: T0, table=Table(resolve="deadline"))  # fmt: skip
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=1))
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        asked = next(r for r in views.engine(loaded).requests(loaded.state) if not r.answered and r.legal)
+    other = next(p for p, _ in players if p != asked.player)
+    kp.deliver_in_order(cfg, [_mail(asked.player, "held", f"{asked.legal[0]}\nPRESS TO {other}: hello there")])
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
+    kp.deliver_in_order(cfg, [_mail(asked.player, "again", asked.legal[-1])])
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=3))
+    run_poll(cfg, clock=lambda: T0 + timedelta(days=2, minutes=1))
+    abandon(Home.of(cfg), "g1", T0 + timedelta(days=2, minutes=3))
+    with session(cfg.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))
+    sent = [p.read_bytes() for p in in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))]
+    return doc, asked.player, other, {p: [r for r in sent if a.encode() in r.split(b"\n\n", 1)[0]] for p, a in players}
+
+
+@pytest.fixture(scope="module")
+def held_games(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    made: dict[str, tuple[dict[str, Any], str, str, dict[str, list[bytes]]]] = {}
+
+    def get(kind: str) -> tuple[dict[str, Any], str, str, dict[str, list[bytes]]]:
+        if kind not in made:
+            made[kind] = _held_game(kind, tmp_path_factory.mktemp(f"held-{kind}") / "home")
+        doc, *rest = made[kind]
+        return (json.loads(json.dumps(doc)), *rest)  # type: ignore[return-value]
+
+    return get
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_honest_mail_of_a_game_held_until_the_deadline_verifies(kind: str, held_games: Any) -> None:
+    """Defect: the notice of defaults applied at a deadline ("your default orders were applied") carries the receipt
+    of the deadline's input, numbered as its reader counts; `verify --mail` looked for it among the reader's own
+    inputs only, so an honest notice whose number was not also the deadline input's global number was named "an
+    input the export does not hold" (every player defaulted in a game held until the deadline).  Generator: every
+    player's mailbox of a game of each kind held until the deadline passes."""
+    doc, _, _, mails = held_games(kind)
+    defaulted = 0
+    for name, theirs in mails.items():
+        c = verify_mail(doc, theirs, name)
+        assert c.ok, (name, lines(c))
+        defaulted += any(b"default orders were applied" in r for r in theirs)
+    assert defaulted >= 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_acknowledgement_of_held_orders_listing_other_orders_on_file_is_named(kind: str, held_games: Any) -> None:
+    """Gap: an acknowledgement of orders held until the deadline carries no receipt (no input is recorded until the
+    deadline), so the lines it quotes as accepted and lists as "on file" were the moderator's word: he could tell
+    the player their order was on file and apply another at the deadline.  Now they must be the lines the deadline
+    applied for that message (the export's input naming it), in the text and the HTML part.  Generator: both
+    acknowledgements of held orders of each kind, forged four ways; the honest ones pass (each compared)."""
+    doc, player, _, mails = held_games(kind)
+    acks = [r for r in mails[player] if "resolves at the deadline" in _text_of(r) and b"X-Pbem-Input" not in r]
+    assert len(acks) == 2
+    honest = verify_mail(doc, acks, player)
+    assert honest.ok and any("those the deadline applied" in x for x in honest.checked), lines(honest)
+    other = "PASS" if "(on file) PASS" not in _text_of(acks[0]) else "VOTE RED"
+    missed = []
+    for raw in acks:
+        for what, forged in [
+            ("on file", _edited(raw, lambda t: t.replace("    (on file) ", f"    (on file) {other}\n    (on file) ", 1))),
+            ("accepted", _edited(raw, lambda t: t.replace("  OK   ", f"  OK   {other}\n  OK   ", 1))),
+            ("awaited", _edited(raw, lambda t: t.replace("\nReply to this mail", "\nStill awaited from: Zed.\n\nReply", 1))),
+            ("HTML on file", _html_edited(raw, lambda p: p.replace("<pre>(on file) ", f"<pre>(on file) {other}\n(on file) ", 1))),
+        ]:  # fmt: skip
+            c = verify_mail(doc, [forged], player)
+            if c.ok or not any("the deadline applied for your message" in p for p in c.problems):
+                missed.append((what, c.problems or lines(c)))
+    assert not missed, missed

@@ -624,6 +624,7 @@ def check_mail(
         _refusals(ch, doc, ordered, c, reread)
         _statuses(ch, doc, ordered, c, reread)
         _joins(ch, doc, ordered, c)
+        _held(ch, doc, ordered, c)
     _answered(doc, ordered, c)
     _messages(doc, ordered, c)
     if not c.heads:
@@ -994,8 +995,8 @@ def _input_place(ch: _Chain, number: int, want: str, player: str) -> int | None:
     first, else the reader's entry when it is one of their inputs (changed), else the seq's; None when neither."""
     counts = ch.counts(player) if player else []
     places = [seen[number - 1] if 0 < number <= len(seen) else None for seen in counts] or [None]
-    places = [
-        p if p is not None and "lines" in ch.rows[p - 1] and ch.rows[p - 1].get("player") == player else None
+    places = [  # the reader's own input, or the deadline's (a notice of defaults applied for them counts it so)
+        p if p is not None and "lines" in ch.rows[p - 1] and ch.rows[p - 1].get("player") in (player, "") else None
         for p in places
     ]
     by_seq = ch.input_at.get(number)
@@ -1343,6 +1344,55 @@ def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck)
             f"{how}, in the join step replayed up to record #{at}: the acknowledgement you were shown is not the "
             "history published (its text is not signed, only its receipt: this mail is your evidence, keep it)",
             rank=0,
+        )
+
+
+def _held(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """An acknowledgement of orders held until the deadline carries no receipt (no input is recorded until the
+    deadline) and lists the lines it accepted and the orders it put on file: both must be the lines the deadline
+    applied for that message (the export's input naming it), in the text and the HTML part (`pbem.trust.acked.held`).
+    A message held and never applied (its orders failed at the deadline) leaves nothing to compare: a note."""
+    if not c.reader:
+        return
+    held = {message_key(str(r.get("message_id", ""))) for r in doc.get("messages", []) if r.get("outcome") == "held"}
+    seat = set(seat_of(doc, c.reader))
+    applied = {
+        message_key(str(row.get("message_id") or "")): n
+        for n, row in enumerate(ch.rows, 1)
+        if row.get("kind") == "orders" and row.get("player") in seat and row.get("message_id")
+    }
+    compared = unapplied = 0
+    before = len(c.problems)
+    for m in mails:
+        if m.input is not None or not m.in_reply_to or m.in_reply_to not in held:
+            continue
+        text = told.plain(m.raw)
+        if acked.HELD_NOTE not in text:
+            continue
+        n = applied.get(m.in_reply_to)
+        if n is None:
+            unapplied += 1
+            continue
+        compared += 1
+        how = acked.held(text, told.html(m.raw), [str(x) for x in ch.rows[n - 1].get("lines", [])])
+        if how:
+            c.problem(
+                n,
+                f"{m.name} {how} (the lines the deadline applied for your message <{clip(m.in_reply_to)}>, "
+                f"{ch.entry(n)}): the acknowledgement you were shown is not the history published (its text is not "
+                "signed: this mail is your evidence, keep it)",
+                rank=0,
+            )
+    if unapplied:
+        c.notes.append(
+            f"{count(unapplied, 'acknowledgement')} of orders held until the deadline answer messages no input of the "
+            "export applies (orders that failed at the deadline, or a game still running): what they list was not "
+            "compared"
+        )
+    elif compared and len(c.problems) == before:
+        c.checked.append(
+            f"the lines {count(compared, 'acknowledgement')} of orders held until the deadline listed as accepted "
+            "and on file are those the deadline applied"
         )
 
 
