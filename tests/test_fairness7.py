@@ -269,3 +269,32 @@ def test_an_acknowledgement_of_held_orders_listing_other_orders_on_file_is_named
             if c.ok or not any("the deadline applied for your message" in p for p in c.problems):
                 missed.append((what, c.problems or lines(c)))
     assert not missed, missed
+
+
+# ------------------------------------------------------------------ whom a "Press sent to" note names
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_press_note_naming_other_recipients_than_the_record_is_named(kind: str, held_games: Any) -> None:
+    """Gap: an answer's note "Press sent to Bob." was held only to its form (sixth round): the names were the
+    moderator's word, so he could tell Alice her press went to Bob and Carol and relay it to Bob alone, or to
+    nobody.  Each such note must now be a press of the reader's that the export records by the mail's head (a
+    `press` event from them to exactly those players), each press noted once, in the text and the HTML part.
+    Generator: the acknowledgement noting a press in a game of each kind, forged four ways; the honest one passes."""
+    doc, player, other, mails = held_games(kind)
+    noted = next(r for r in mails[player] if f"  NOTE Press sent to {other}." in _text_of(r))
+    plain = next(r for r in mails[player] if "resolves at the deadline" in _text_of(r) and r is not noted)
+    assert verify_mail(doc, [noted, plain], player).ok
+    note = f"  NOTE Press sent to {other}.\n"
+    forged = [
+        ("more names", [_edited(noted, lambda t: t.replace(note, f"  NOTE Press sent to {other}, Zed.\n"))]),
+        ("noted twice", [_edited(noted, lambda t: t.replace(note, note + note))]),
+        ("noted in another answer", [noted, _edited(plain, lambda t: t.replace("  NOTE This game", note + "  NOTE This game"))]),
+        ("HTML names", [_html_edited(noted, lambda p: p.replace(f"<p>Press sent to {other}.</p>", f"<p>Press sent to {other}, Zed.</p>"))]),
+    ]  # fmt: skip
+    missed = []
+    for what, box in forged:
+        c = verify_mail(doc, box, player)
+        if c.ok or not any("says your press was sent to" in p for p in c.problems):
+            missed.append((what, c.problems or lines(c)))
+    assert not missed, missed

@@ -625,6 +625,7 @@ def check_mail(
         _statuses(ch, doc, ordered, c, reread)
         _joins(ch, doc, ordered, c)
         _held(ch, doc, ordered, c)
+        _press(ch, doc, ordered, c)
     _answered(doc, ordered, c)
     _messages(doc, ordered, c)
     if not c.heads:
@@ -1394,6 +1395,51 @@ def _held(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) 
             f"the lines {count(compared, 'acknowledgement')} of orders held until the deadline listed as accepted "
             "and on file are those the deadline applied"
         )
+
+
+_PRESS_SENT = re.compile(r"^  NOTE Press sent to ([^\n]{1,2000})\.$", re.M)
+_HTML_PRESS_SENT = re.compile(r"<p>Press sent to ([^<\n]{1,2000})\.</p>")
+
+
+def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """Each "Press sent to NAMES." an answer notes (in its text and its HTML part) must be a press of the reader's
+    the export records by then (a `press` event from their seat to exactly those players, at or before the mail's
+    head), each recorded press noted once: the names were the moderator's word, so he could tell Alice her press
+    went to Bob and Carol and relay it to Bob alone, or to nobody."""
+    if not c.reader:
+        return
+    from html import unescape
+
+    seat = set(seat_of(doc, c.reader))
+    sent = [
+        (n, ", ".join(str(x) for x in row["data"].get("to", [])))
+        for n, row in enumerate(ch.rows, 1)
+        if row.get("kind") == "press" and isinstance(row.get("data"), dict) and row["data"].get("from") in seat
+    ]
+    claims: list[tuple[int, str, str, str]] = []  # (head's place, part, names, mail's name)
+    for m in mails:
+        if m.record is None or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
+            continue
+        text = told.plain(m.raw)  # (every mail's: a part in base64 hides its words from a look at the bytes)
+        claims += [(at, "", names, m.name) for names in _PRESS_SENT.findall(text)]
+        if "Your message" in text:  # (where pbem writes the note: an answer, a report's block answering it)
+            page = told.html(m.raw)
+            claims += [(at, "HTML part", unescape(names), m.name) for names in _HTML_PRESS_SENT.findall(page)]
+    for part in ("", "HTML part"):
+        used: set[int] = set()
+        for at, _, names, name in sorted(x for x in claims if x[1] == part):
+            found = next((n for n, to in sent if n <= at and to == names and n not in used), None)
+            if found is not None:
+                used.add(found)
+                continue
+            c.problem(
+                at,
+                f"{name}{' in its HTML part' if part else ''} says your press was sent to {clip(names)}, but the "
+                f"export records no {'other ' if any(to == names for _, to in sent) else ''}press of yours to "
+                f"exactly them up to record #{at}: the answer you were shown is not the history published (its text "
+                "is not signed: this mail is your evidence, keep it)",
+                rank=0,
+            )
 
 
 def other_version(mailer: str) -> str:
