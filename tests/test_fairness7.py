@@ -9,6 +9,7 @@ the code before this round (checked on a worktree of main); the honest mail pass
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -296,5 +297,81 @@ def test_a_press_note_naming_other_recipients_than_the_record_is_named(kind: str
     for what, box in forged:
         c = verify_mail(doc, box, player)
         if c.ok or not any("says your press was sent to" in p for p in c.problems):
+            missed.append((what, c.problems or lines(c)))
+    assert not missed, missed
+
+
+# ------------------------------------------------------------------ a refusal that quotes only its first lines
+
+
+def _cut_game(kind: str, root: Path) -> tuple[dict[str, Any], str, list[bytes], list[bytes]]:
+    """A game of `kind` played by the real poll: the first player asked sends twelve mistyped orders and a legal
+    one (refused whole; the acknowledgement quotes the first ten refused lines and counts the rest); the game is
+    abandoned.  (the final export, the player, their received mail, their Sent folder)."""
+    from datetime import timedelta
+
+    from pbem.app import games, views
+    from pbem.app.control import abandon
+    from pbem.app.cron import run_poll
+    from pbem.history.export import build
+    from pbem.home.app import Home
+    from pbem.record import store
+    from pbem.record.db import session
+    from tests.conftest import CODES, in_delivered_order
+    from tests.reliability import killpoints as kp
+    from tests.test_hidden_count import PLAYERS, T0, _mail
+
+    cfg = kp.make_home(root)
+    players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
+    games.create_game(Home.of(cfg), kind, "g1", players, seed=f"cut-{kind}-0123456789abcdef", codes=CODES,
+                      clock=lambda: T0)  # fmt: skip
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=1))
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        asked = next(r for r in views.engine(loaded).requests(loaded.state) if not r.answered and r.legal)
+    word = asked.legal[0].split()[0]
+    body = "\n".join([*(f"{word} Nothing {n}" for n in range(12)), asked.legal[0]])
+    sent = [_mail(asked.player, "cut", body)]
+    kp.deliver_in_order(cfg, sent)
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
+    abandon(Home.of(cfg), "g1", T0 + timedelta(minutes=3))
+    with session(cfg.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))
+    address = dict(PLAYERS)[asked.player].encode()
+    out = [p.read_bytes() for p in in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))]
+    return doc, asked.player, [r for r in out if address in r.split(b"\n\n", 1)[0]], sent
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_refusal_quoting_only_its_first_lines_is_pbems_reading_of_the_mail_sent(kind: str, tmp_path: Path) -> None:
+    """Gap: a refusal of a long message quotes only its first refused lines ("... and 3 more lines not shown"), and
+    it was not compared at all (its lines are not all there to read again): its reasons, the lines it shows and the
+    counts were the moderator's word.  With the player's Sent folder (`pbem verify --sent S --mail M`) every order
+    line of the message is known, as the poll read it: pbem's reading of them all, cut as pbem cuts it, must be the
+    refusal.  Generator: such a refusal in a game of each kind, forged three ways (a shown reason, the count of lines
+    not shown, the count of lines refused); the honest one passes, and without --sent a note says it was not
+    compared."""
+    from pbem.app.reading import mail_reader
+    from pbem.app.rereading import refused
+    from pbem.trust.sent import written
+
+    doc, player, mails, sent = _cut_game(kind, tmp_path / "home")
+    cut = next(r for r in mails if "more lines not shown" in _text_of(r))
+    wrote = written(doc, sent, mail_reader(mails))
+    honest = verify_mail(doc, [cut], player, refused, wrote)
+    assert honest.ok and any("reasons 1 acknowledgement gave" in x for x in honest.checked), lines(honest)
+    alone = verify_mail(doc, [cut], player, refused)
+    assert alone.ok and any("quoted only the first" in x for x in alone.notes), lines(alone)
+    missed = []
+    for what, edit in [
+        (
+            "a reason",
+            lambda t: re.sub(r"(?m)^(       why[^:\n]*: )", r"\1you are not asked anything now; ", t, count=1),
+        ),
+        ("lines not shown", lambda t: t.replace("  ... and 3 more lines not shown", "  ... and 1 more line not shown")),
+        ("lines refused", lambda t: t.replace("NOTHING WAS APPLIED: 12 lines", "NOTHING WAS APPLIED: 10 lines")),
+    ]:
+        c = verify_mail(doc, [_edited(cut, edit)], player, refused, wrote)
+        if c.ok or not any("not pbem's" in p for p in c.problems):
             missed.append((what, c.problems or lines(c)))
     assert not missed, missed

@@ -584,7 +584,11 @@ def reader_of(ch: _Chain, doc: dict[str, Any], mails: list[Received], who: str =
 
 
 def check_mail(
-    doc: dict[str, Any], mails: list[Received], player: str = "", reread: refused.Reread | None = None
+    doc: dict[str, Any],
+    mails: list[Received],
+    player: str = "",
+    reread: refused.Reread | None = None,
+    wrote: dict[str, list[str]] | None = None,
 ) -> MailCheck:
     """Check one player's mails (about this game) against the export `doc`."""
     c = MailCheck(ok=False, player=player, mails=len(mails))
@@ -621,7 +625,7 @@ def check_mail(
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
         _deadlines(ch, texts, c)
-        _refusals(ch, doc, ordered, c, reread)
+        _refusals(ch, doc, ordered, c, reread, wrote)
         _statuses(ch, doc, ordered, c, reread)
         _joins(ch, doc, ordered, c)
         _held(ch, doc, ordered, c)
@@ -1205,22 +1209,35 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
 
 
 def _refusals(
-    ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, reread: refused.Reread | None
+    ch: _Chain,
+    doc: dict[str, Any],
+    mails: list[Received],
+    c: MailCheck,
+    reread: refused.Reread | None,
+    wrote: dict[str, list[str]] | None = None,
 ) -> None:
     """Each acknowledgement of a refused message must give pbem's reasons for the lines it quotes: once the seed is
-    out, pbem's reading of them at the state the message met (`pbem.trust.refused`)."""
+    out, pbem's reading of them at the state the message met (`pbem.trust.refused`); one that quotes only its first
+    lines, pbem's reading of every line of the message (`wrote`: the player's Sent folder), cut as pbem cuts it."""
     if not c.reader:
         return
     seat = seat_of(doc, c.reader)
     seen = [ch.seen_by(n) for n in seat]
     end = len(ch.rows) + 1
     found: list[refused.Refusal] = []
+    full: dict[str, list[str]] = {}
+    cut = 0
     for m in mails:
         if m.record is None or not m.in_reply_to or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
             continue
         text = told.plain(m.raw)
-        if refused.block(text) is None:
+        if (rows := refused.block(text)) is None:
             continue
+        if refused.quoted(rows) is None:
+            if wrote is not None and m.in_reply_to in wrote:
+                full[m.name] = wrote[m.in_reply_to]
+            else:
+                cut += 1
         upto = min((shown._after(positions, at, end) for positions in seen), default=end)
         found.append((at, upto, m.name, text, told.html(m.raw)))
     if not found:
@@ -1236,8 +1253,13 @@ def _refusals(
             f"the reasons {count(len(found), 'acknowledgement')} gave for refusing your lines were not worked out again"
         )
         return
+    if cut:
+        c.notes.append(
+            f"{count(cut, 'acknowledgement')} quoted only the first of the lines they refused (or cut a long one): "
+            "what they quote and count is worked out again from the mail you sent, given with --sent"
+        )
     try:
-        wrong = refused.untrue(doc, ch.rows, found, seat, reread)
+        wrong = refused.untrue(doc, ch.rows, found, seat, reread, full)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("the reasons your refused messages were given were not compared: the record cannot be replayed")
         return
@@ -1487,18 +1509,24 @@ def unchosen(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | N
 
 
 def verify_mail(
-    doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | None = None, reread: refused.Reread | None = None
+    doc: dict[str, Any],
+    raws: list[bytes] | Folder,
+    as_player: str | None = None,
+    reread: refused.Reread | None = None,
+    wrote: dict[str, list[str]] | None = None,
 ) -> MailCheck:
     """Parse `raws` (unless parsed: a `Folder`), keep this game's mail to the player, and check it (`check_mail`).
     `reread`: pbem's reading of a refused message's lines (`pbem.app.rereading.refused`), for the reasons an
-    acknowledgement gives (`pbem.trust.refused`); None: they are not worked out again (a note says so)."""
+    acknowledgement gives (`pbem.trust.refused`); None: they are not worked out again (a note says so).  `wrote`:
+    the order lines of each mail the player sent, by its Message-ID (`pbem.trust.sent.written`: `--sent` given
+    too), for a refusal that quotes only its first lines."""
     folder = _folder(raws)
     mails, unreadable = list(folder.mails), folder.unreadable
     try:
         who, theirs = pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
     except NoMail as exc:
         return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)], usage=True)
-    c = check_mail(doc, theirs, who, reread)
+    c = check_mail(doc, theirs, who, reread, wrote)
     to, checked = {m.to for m in theirs}, {id(m) for m in theirs}
     since = min((m.sort_key for m in theirs if m.sort_key), default=0.0)  # this game's first mail to them
     c.notes += restarts.elsewhere(doc, [m for m in mails if m.to in to and id(m) not in checked], since)

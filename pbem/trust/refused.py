@@ -113,11 +113,19 @@ Refusal = tuple[int, int, str, str, str]  # (head's position, the reader's next 
 
 
 def untrue(
-    doc: dict[str, Any], rows: list[dict[str, Any]], refusals: list[Refusal], seat: list[str], reread: Reread
+    doc: dict[str, Any],
+    rows: list[dict[str, Any]],
+    refusals: list[Refusal],
+    seat: list[str],
+    reread: Reread,
+    wrote: dict[str, list[str]] | None = None,
 ) -> list[tuple[int, str]]:
     """(position, what differs) of each refusal whose words are not pbem's reading of the lines it quotes at any
-    state its head allows.  `rows`: the chain in order; `seat`: the reader's names.  Raises ValueError (and the
-    others `pbem.trust.shown.Replay` raises) when the record cannot be replayed."""
+    state its head allows.  `rows`: the chain in order; `seat`: the reader's names.  `wrote`: by a refusal's name,
+    every order line of the message it answers as the poll read it (the player's Sent folder, `pbem verify
+    --sent`): a refusal that quotes only its first lines ("... and N more lines not shown") or cuts a line is
+    compared with pbem's reading of them all, which cuts it the same way; without them it is left out.  Raises
+    ValueError (and the others `pbem.trust.shown.Replay` raises) when the record cannot be replayed."""
     inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
     spans = shown.windows(inputs, [(at, upto) for at, upto, _, _, _ in refusals])
     replay = shown.Replay(doc, rows, {q for span in spans for q in span})
@@ -125,6 +133,8 @@ def untrue(
     for (at, _, name, text, page), span in zip(refusals, spans):
         got, got_html = block(text) or [], html_block(page)
         lines = quoted(got)
+        if lines is None:
+            lines = (wrote or {}).get(name)
         if lines is None:
             continue
         first: tuple[str, str] | None = None
