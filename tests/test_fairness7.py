@@ -375,3 +375,40 @@ def test_a_refusal_quoting_only_its_first_lines_is_pbems_reading_of_the_mail_sen
         if c.ok or not any("not pbem's" in p for p in c.problems):
             missed.append((what, c.problems or lines(c)))
     assert not missed, missed
+
+
+# ------------------------------------------------------------------ the new readings never raise
+
+
+_PIECES = [
+    'Your message "x" was read.', "Game g1: you have joined, Alice, ", 'with the salt "', '"', "without a salt", ".",
+    "Game g1: you have not joined yet; nothing in your message was applied:", "  '", "': ", "Waiting for: ", ", ",
+    " The cards are dealt once every player has joined.", "\n", "\n\n", "-- \n", "  NOTE ", "Press sent to Bob.",
+    "<p>", "</p>", "<ul>", "</ul>", "<li><code>", "</code>: ", "</li>", "<body>", "</body>", "<h1>", "\u201c",
+    "Orders now on file for you (revisable until the step resolves):", "    (on file) ", "  OK   ", "Accepted and applied:",
+    "<p>Orders now on file for you:</p><pre>", "(on file) ", "</pre>", "x" * 300, "SALT", "JOIN",
+]  # fmt: skip
+
+
+def test_no_text_makes_the_joins_held_or_press_readings_raise() -> None:
+    """Fuzzer: whatever a JOIN's acknowledgement, an acknowledgement of held orders or an answer holds (pieces of
+    what the readings look for, in any order), reading it returns a value, never raises; a refused row is split
+    where the join step's reading gives its reason."""
+    import random
+
+    from pbem.trust import acked, joined
+    from pbem.trust.receipts import _HTML_PRESS_SENT, _PRESS_SENT
+
+    rng = random.Random(7)
+    for _ in range(400):
+        text = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(40)))
+        assert isinstance(joined.is_join_ack(text), bool)
+        for said in (joined.read_text(text, "Test Moderator"), joined.read_html(text, "Test Moderator")):
+            assert isinstance(said.stray, str) and isinstance(said.rows, list)
+        assert isinstance(acked.held(text, text, ["JOIN"]), str)
+        assert isinstance(_PRESS_SENT.findall(text), list) and isinstance(_HTML_PRESS_SENT.findall(text), list)
+    line, why, ok = joined._row("SALT': write your text after the word: SALT <any text>")
+    assert (line, ok) == ("SALT", True) and why.startswith("write your text")
+    assert joined._row("a': b': write JOIN alone on its line; put your text on a line \"SALT <any text>\"")[:1] == (
+        "a': b",
+    )

@@ -46,6 +46,10 @@ KEEP = "Keep this mail: it is your receipt (pbem verify --mail checks it against
 _RECORD = re.compile(r"Record #\d{1,9}, [0-9a-f]{16}\.\.\.")
 _HASH = re.compile(r"  [0-9a-f]{64}")
 NOTE = "  NOTE "
+MAX_ROW = 2_000  # characters of a refused row read (pbem quotes a line of a JOIN's message whole: a salt is short)
+#: Characters of a JOIN's acknowledgement read, text and HTML (pbem's are about 1 and 4 KB): a longer one is named
+#: (its paragraphs' reading would cost more than linear).
+MAX_TEXT, MAX_HTML = 50_000, 100_000
 _ROW = "  '"
 #: The markup of a JOIN's acknowledgement's HTML body (`join_ack.html.j2`, `_input.html.j2`, `_notice.html.j2`).
 _TAGS = frozenset({"p", "code", "ul", "li"})
@@ -231,8 +235,10 @@ def _reasons(line: str) -> set[str]:
 
 
 def _row(row: str) -> tuple[str, str, bool]:
-    """(line, reason, whether that reason is the join step's for that line) of a refused row "LINE': REASON"."""
-    at = row.find("': ")
+    """(line, reason, whether that reason is the join step's for that line) of a refused row "LINE': REASON"; a row
+    longer than pbem writes one (a line of at most `SALT_MAX` + a few characters, a reason) is not split (each split
+    is read: the square of the row's length)."""
+    at = row.find("': ") if len(row) <= MAX_ROW else -1
     first = (row[:at], row[at + 3 :]) if at >= 0 else (row, "")
     while at >= 0:
         line, why = row[:at], row[at + 3 :]
@@ -261,6 +267,9 @@ def untrue(
     out: list[tuple[int, str]] = []
     for place, n, name, text, page, row in acks:
         before, after = (found[place], found[place]) if n is None else (found[n - 1], found[n])
+        if len(text) > MAX_TEXT or len(page) > MAX_HTML:
+            out.append((place, f"{name} is longer than any acknowledgement of a JOIN pbem writes: it was not read"))
+            continue
         for part, said in (("", read_text(text, sender(name))), ("in its HTML part ", read_html(page, sender(name)))):
             if part and not page:
                 continue
