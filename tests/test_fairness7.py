@@ -8,6 +8,7 @@ the code before this round (checked on a worktree of main); the honest mail pass
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -412,3 +413,29 @@ def test_no_text_makes_the_joins_held_or_press_readings_raise() -> None:
     assert joined._row("a': b': write JOIN alone on its line; put your text on a line \"SALT <any text>\"")[:1] == (
         "a': b",
     )
+
+
+# ------------------------------------------------------------------ without the Sent folder: which message an input came from
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_answer_carrying_the_receipt_of_an_input_from_another_message_is_named(kind: str) -> None:
+    """Gap: an answer to the player's message (In-Reply-To) carries the receipt of the input it applied, and the
+    export records which message each input came from; nobody compared the two, so without the Sent folder an
+    answer to Alice's second message could carry the receipt (and quote the lines) of her first, telling her the
+    second was applied.  Now the input its receipt names must come from the message it answers.  Generator: the
+    seeded game's acknowledgements of each kind, each re-addressed to the player's next message."""
+    from tests.test_fairness4 import _box
+
+    doc, name, raws = _box(kind, 0)
+    acks = [r for r in raws if b"X-Pbem-Input" in r and b"\nIn-Reply-To: " in r]
+    assert len(acks) >= 2  # (honest, they pass: tests/test_fairness3.py's generator checks each whole mailbox)
+    forged = []
+    for raw, other in itertools.pairwise(acks):
+        mine = re.search(rb"\nIn-Reply-To: (\S+)", raw)
+        theirs = re.search(rb"\nIn-Reply-To: (\S+)", other)
+        assert mine is not None and theirs is not None
+        if mine[1] != theirs[1]:
+            forged.append(raw.replace(mine[0], b"\nIn-Reply-To: " + theirs[1], 1))
+    c = verify_mail(doc, forged, name)  # (all at once: one replay)
+    assert forged and sum("records as coming from your message" in p for p in c.problems) == len(forged), lines(c)

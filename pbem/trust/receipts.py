@@ -1044,6 +1044,23 @@ def _inputs(
             )
         else:
             _quoted(m, n, seq, ch.rows[n - 1].get("lines"), c, readings)
+            _from(m, n, seq, ch.rows[n - 1], c)
+
+
+def _from(m: Received, position: int, seq: int, row: dict[str, Any], c: MailCheck) -> None:
+    """An answer to the player's message (its In-Reply-To) whose receipt names an input must name the input the
+    export records as coming from that very message: else the lines it quotes as applied were applied from another
+    message (or from none), and without the Sent folder nothing else tells (seventh round)."""
+    recorded = message_key(str(row.get("message_id") or ""))
+    if not m.in_reply_to or not recorded or recorded == m.in_reply_to:
+        return
+    c.problem(
+        position,
+        f"{m.name} answers your message <{clip(m.in_reply_to)}> with the receipt of input {seq}, which the export "
+        f"records as coming from your message <{clip(recorded)}>: the acknowledgement you were shown is not the "
+        "history published (this mail is your evidence, keep it)",
+        rank=0,
+    )
 
 
 def _readings(doc: dict[str, Any], rows: list[dict[str, Any]], mails: list[Received]) -> dict[int, list[str]] | None:
