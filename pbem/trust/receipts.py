@@ -39,7 +39,13 @@ The checks, each over the mail of one player (`pick`) and one export:
 10. once the seed is revealed, the reasons an acknowledgement gives for refusing the player's lines ("NOTHING WAS
    APPLIED") are pbem's reading of the lines it quotes at the replayed state (`pbem.trust.refused`, with the
    reading the command passes in, `pbem.app.rereading.refused`), and the orders on file and who is awaited an
-   acknowledgement lists are the state's it was written from (`_refusals`, `_statuses`).
+   acknowledgement lists are the state's it was written from (`_refusals`, `_statuses`); a refusal that quotes only
+   its first lines, with the player's Sent folder (`wrote`), pbem's reading of every line of the mail.
+11. a JOIN's acknowledgement says what the join step folded from the record gives: the seat and salt of the input
+   its receipt names, whether the player had joined, why a line was refused, who is awaited (`_joins`,
+   `pbem.trust.joined`); an acknowledgement of orders held until the deadline quotes and lists as on file the lines
+   the deadline applied for its message (`_held`); each "Press sent to" note is a press the export records (`_press`).
+12. an answer whose receipt names an input answers the message that input came from (`_from`).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
