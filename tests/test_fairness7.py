@@ -439,3 +439,23 @@ def test_an_answer_carrying_the_receipt_of_an_input_from_another_message_is_name
             forged.append(raw.replace(mine[0], b"\nIn-Reply-To: " + theirs[1], 1))
     c = verify_mail(doc, forged, name)  # (all at once: one replay)
     assert forged and sum("records as coming from your message" in p for p in c.problems) == len(forged), lines(c)
+
+
+def test_joins_acknowledgements_around_an_undo_in_the_join_step(tmp_path: Path) -> None:
+    """An undo in the join step names its target by a mark the seed keys: once the seed is out every JOIN's
+    acknowledgement is compared (the undone JOIN's, and the one sent again); before, those up to the undo are, and a
+    note counts the rest.  Honest mail of a join step with an undo (`tests.fixtures.make_undo_join_numbered`)."""
+    from tests.fixtures.make_undo_join_numbered import play
+    from tests.test_hidden_count import PLAYERS
+
+    cfg, _, final = play(tmp_path / "home")
+    sealed = {**json.loads(json.dumps(final)), "seed": None}
+    everything = [p.read_bytes() for p in sorted((Path(cfg.maildir_path) / "sent").glob("*/*"))]
+    who, address = PLAYERS[1]  # Bob: his JOIN was undone and sent again (every player's mail passes: test_fairness5)
+    mine = [raw for raw in everything if re.search(rb"(?m)^To: [^\n]*" + re.escape(address.encode()), raw)]
+    said = []
+    for doc in (final, sealed):
+        c = verify_mail(doc, mine, who)
+        assert c.ok, (who, lines(c))
+        said.append([x.split(" of your JOINs said")[0] for x in c.checked + c.notes if "of your JOINs said" in x])
+    assert said == [["what 2 acknowledgements"], ["what 1 acknowledgement", "what 1 acknowledgement"]], said

@@ -194,10 +194,10 @@ class Step:
     dealt: bool
 
 
-def states(doc: dict[str, Any], rows: list[dict[str, Any]], places: list[int]) -> dict[int, Step] | None:
+def states(doc: dict[str, Any], rows: list[dict[str, Any]], places: list[int]) -> dict[int, Step]:
     """The join step right after each of `places` (chain positions, 1-based: the state after every input among
-    the first `place` entries), folded once; None when the record cannot be folded without the seed (an undo in
-    the join step names its target by a mark the seed keys)."""
+    the first `place` entries), folded once; the places after an undo in the join step are left out when the seed
+    is not out (the undo names its target by a mark the seed keys)."""
     from pbem import engine as registry
     from pbem.trust.fold import UNDO, Fold
 
@@ -212,7 +212,7 @@ def states(doc: dict[str, Any], rows: list[dict[str, Any]], places: list[int]) -
     for i, row in enumerate([None, *rows]):
         if row is not None and "lines" in row and joining.is_joining(state):
             if row["kind"] == UNDO and not seed:
-                return None
+                break
             state = fold.run(int(row["seq"]), str(row["kind"]), str(row["player"]), list(row["lines"]), state).state
         while k < len(wanted) and wanted[k] == i:
             dealt = not joining.is_joining(state)
@@ -220,6 +220,16 @@ def states(doc: dict[str, Any], rows: list[dict[str, Any]], places: list[int]) -
             out[wanted[k]] = Step({} if dealt else dict(joining.joined(state)), seats, dealt)
             k += 1
     return out
+
+
+def unfolded(doc: dict[str, Any], rows: list[dict[str, Any]], acks: list[Ack]) -> int:
+    """How many of `acks` `untrue` leaves out: those at or after an undo in the join step, before the seed is out."""
+    if doc.get("seed"):
+        return 0
+    from pbem.trust.fold import UNDO
+
+    undo = next((i for i, row in enumerate(rows, 1) if row.get("kind") == UNDO and "lines" in row), None)
+    return 0 if undo is None else sum((place if n is None else n) >= undo for place, n, *_ in acks)
 
 
 def _reasons(line: str) -> set[str]:
@@ -253,19 +263,20 @@ Ack = tuple[int, int | None, str, str, str, dict[str, Any] | None]  # (place, in
 
 def untrue(
     doc: dict[str, Any], rows: list[dict[str, Any]], acks: list[Ack], seat: list[str], sender: Callable[[str], str]
-) -> list[tuple[int, str]] | None:
+) -> list[tuple[int, str]]:
     """(place, how) of each JOIN's acknowledgement that says what the record does not: its game, the seat and the
     salt it names (the input its receipt names), whether the player had joined, the reasons of a refused line, who
     is awaited or that the cards are dealt; and any line or paragraph its template does not write.  `acks`: (its
     head's place, its input's place or None, its name, its text, its HTML, the input's row); `seat`: the reader's
-    names; `sender`: the name a mail's signature must give.  None when the record cannot be folded (`states`)."""
+    names; `sender`: the name a mail's signature must give.  Those after an undo in the join step are left out before
+    the seed is out (`unfolded`)."""
     places = [p for place, n, *_ in acks for p in ((place,) if n is None else (n - 1, n))]
     found = states(doc, rows, places)
-    if found is None:
-        return None
     game = str(doc["game"]["name"])
     out: list[tuple[int, str]] = []
     for place, n, name, text, page, row in acks:
+        if (place if n is None else n) not in found:
+            continue  # (after an undo in the join step, before the seed is out: `unfolded` counts them)
         before, after = (found[place], found[place]) if n is None else (found[n - 1], found[n])
         if len(text) > MAX_TEXT or len(page) > MAX_HTML:
             out.append((place, f"{name} is longer than any acknowledgement of a JOIN pbem writes: it was not read"))

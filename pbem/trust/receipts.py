@@ -1373,15 +1373,15 @@ def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("what your JOINs' acknowledgements say was not compared: the join step cannot be replayed")
         return
-    if wrong is None:
+    left = joined.unfolded(doc, ch.rows, acks)
+    if left:
         c.notes.append(
-            f"what {count(len(acks), 'acknowledgement')} of your JOIN say is compared once the game is over (an undo in "
-            "the join step is read with the seed): check again with the final export"
+            f"what {count(left, 'acknowledgement')} of your JOINs said after an undo in the join step is compared once "
+            "the game is over (the undo is read with the seed): check again with the final export"
         )
-        return
-    if not wrong:
+    if not wrong and len(acks) > left:
         c.checked.append(
-            f"what {count(len(acks), 'acknowledgement')} of your JOINs said (your seat, your salt, who was awaited) is the "
+            f"what {count(len(acks) - left, 'acknowledgement')} of your JOINs said (your seat, your salt, who was awaited) is the "
             "join step the record gives"
         )
     for at, how in wrong:
