@@ -88,7 +88,7 @@ def test_a_joins_acknowledgement_that_is_not_the_join_step_the_record_gives_is_n
     or add any words; every check passed.  Now each claim is the join step folded from the record to the
     acknowledgement, each line and paragraph one its template writes, and what it says became of the message the
     export's outcome.  Generator: the acknowledgements of a join step of each kind played by the poll (refused,
-    joined, already joined, the JOIN that deals), forged eleven ways in the text and three in the HTML; every
+    joined, already joined, the JOIN that deals), forged twelve ways in the text and three in the HTML; every
     honest mailbox passes."""
     doc, mails = joined_games(kind)
     for name, theirs in mails.items():
@@ -113,6 +113,12 @@ def test_a_joins_acknowledgement_that_is_not_the_join_step_the_record_gives_is_n
             "still awaits",
         ),
         ("another game", join, lambda t: t.replace("Game g1: you", "Game g2: you"), "names the game"),
+        (
+            "not recognisable",
+            join,
+            lambda t: t.replace('Your message "[pbem g1] orders" was read.', "Welcome."),
+            "does not write",
+        ),
         (
             "a word added",
             join,

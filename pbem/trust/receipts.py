@@ -633,9 +633,10 @@ def check_mail(
         _deadlines(ch, texts, c)
         _refusals(ch, doc, ordered, c, reread, wrote)
         _statuses(ch, doc, ordered, c, reread)
-        _joins(ch, doc, ordered, c)
+        plains = _Plains()
+        _joins(ch, doc, ordered, c, plains)
         _held(ch, doc, ordered, c)
-        _press(ch, doc, ordered, c)
+        _press(ch, doc, ordered, c, plains)
     _answered(doc, ordered, c)
     _messages(doc, ordered, c)
     if not c.heads:
@@ -1333,7 +1334,16 @@ def _statuses(
         )
 
 
-def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+class _Plains(dict[int, str]):
+    """Each mail's plain text (`told.plain`), decoded once for the checks that read every mail's (by `id`)."""
+
+    def of(self, m: Received) -> str:
+        if id(m) not in self:
+            self[id(m)] = told.plain(m.raw)
+        return self[id(m)]
+
+
+def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, plains: _Plains) -> None:
     """Each acknowledgement of a JOIN must say what the record folded to it gives (`pbem.trust.joined`): the game, the
     seat and salt of the input its receipt names, whether the player had joined, why a line was refused, who is
     awaited; and what became of the message it answers must be the export's outcome for it."""
@@ -1342,15 +1352,16 @@ def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck)
     outcomes = {message_key(str(r.get("message_id", ""))): str(r.get("outcome")) for r in doc.get("messages", [])}
     acks: list[joined.Ack] = []
     for m in mails:
-        if m.record is None or b"was read" not in m.raw:
-            continue
-        text = told.plain(m.raw)
-        if not joined.is_join_ack(text):
+        if m.record is None:
             continue
         at = ch.place(*m.record, [c.reader, *ch.names])
         n = _input_place(ch, m.input[0], m.input[1], c.reader) if m.input is not None else None
         if at is None or (m.input is not None and (n is None or ch.heads[n] != m.input[1])):
             continue  # (a head or an input not on the chain: `_heads` and `_inputs` name it)
+        text = plains.of(m)
+        # a mail whose receipt names a JOIN input is read as its acknowledgement whatever its first line says
+        if not (joined.is_join_ack(text) or (n is not None and ch.rows[n - 1].get("kind") == "join")):
+            continue
         if "salts" not in doc:
             c.problem(at, f"{m.name} answers a JOIN, but the export's game had no join step", rank=0)
             continue
@@ -1446,7 +1457,7 @@ _PRESS_SENT = re.compile(r"^  NOTE Press sent to ([^\n]{1,2000})\.$", re.M)
 _HTML_PRESS_SENT = re.compile(r"<p>Press sent to ([^<\n]{1,2000})\.</p>")
 
 
-def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, plains: _Plains) -> None:
     """Each "Press sent to NAMES." an answer notes (in its text and its HTML part) must be a press of the reader's
     the export records by then (a `press` event from their seat to exactly those players, at or before the mail's
     head), each recorded press noted once: the names were the moderator's word, so he could tell Alice her press
@@ -1465,7 +1476,7 @@ def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck)
     for m in mails:
         if m.record is None or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
             continue
-        text = told.plain(m.raw)  # (every mail's: a part in base64 hides its words from a look at the bytes)
+        text = plains.of(m)  # (every mail's: a part in base64 hides its words from a look at the bytes)
         claims += [(at, "", names, m.name) for names in _PRESS_SENT.findall(text)]
         if "Your message" in text:  # (where pbem writes the note: an answer, a report's block answering it)
             page = told.html(m.raw)
