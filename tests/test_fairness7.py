@@ -258,7 +258,7 @@ def test_an_acknowledgement_of_held_orders_listing_other_orders_on_file_is_named
     deadline), so the lines it quotes as accepted and lists as "on file" were the moderator's word: he could tell
     the player their order was on file and apply another at the deadline.  Now they must be the lines the deadline
     applied for that message (the export's input naming it), in the text and the HTML part.  Generator: both
-    acknowledgements of held orders of each kind, forged four ways; the honest ones pass (each compared)."""
+    acknowledgements of held orders of each kind, forged five ways; the honest ones pass (each compared)."""
     doc, player, _, mails = held_games(kind)
     acks = [r for r in mails[player] if "resolves at the deadline" in _text_of(r) and b"X-Pbem-Input" not in r]
     assert len(acks) == 2
@@ -271,6 +271,7 @@ def test_an_acknowledgement_of_held_orders_listing_other_orders_on_file_is_named
             ("on file", _edited(raw, lambda t: t.replace("    (on file) ", f"    (on file) {other}\n    (on file) ", 1))),
             ("accepted", _edited(raw, lambda t: t.replace("  OK   ", f"  OK   {other}\n  OK   ", 1))),
             ("awaited", _edited(raw, lambda t: t.replace("\nReply to this mail", "\nStill awaited from: Zed.\n\nReply", 1))),
+            ("no note", _edited(raw, lambda t: re.sub(r"(?m)^  NOTE This game resolves at the deadline.*\n", "", t).replace("    (on file) ", f"    (on file) {other}\n    (on file) ", 1))),
             ("HTML on file", _html_edited(raw, lambda p: p.replace("<pre>(on file) ", f"<pre>(on file) {other}\n(on file) ", 1))),
         ]:  # fmt: skip
             c = verify_mail(doc, [forged], player)

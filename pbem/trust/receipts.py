@@ -1423,8 +1423,8 @@ def _held(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) 
     for m in mails:
         if m.input is not None or not m.in_reply_to or m.in_reply_to not in held:
             continue
-        text = told.plain(m.raw)
-        if acked.HELD_NOTE not in text:
+        text = told.plain(m.raw)  # (pbem's answer to a held message, with or without its note: both are read)
+        if acked.said_outcome(text) != "applied" and "\nOrders now on file for you" not in text:
             continue
         n = applied.get(m.in_reply_to)
         if n is None:
