@@ -466,3 +466,32 @@ def test_joins_acknowledgements_around_an_undo_in_the_join_step(tmp_path: Path) 
         assert c.ok, (who, lines(c))
         said.append([x.split(" of your JOINs said")[0] for x in c.checked + c.notes if "of your JOINs said" in x])
     assert said == [["what 2 acknowledgements"], ["what 1 acknowledgement", "what 1 acknowledgement"]], said
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_invitation_to_join_that_is_not_the_join_step_the_record_gives_is_named(
+    kind: str, joined_games: Any
+) -> None:
+    """Gap: the invitation to join (STATUS while the join step is open sends it again) was read for its receipt and
+    its commitment header only: its text could name other seats, say nobody else was awaited, or state another seed
+    commitment than its header (the one the player reads).  Now the seats, who is awaited, whether the reader had
+    joined, the commitment and the key's fingerprint it states are the join step's at its head and the export's, in
+    the text and the HTML part.  Generator: the invitation of each kind, forged five ways; the honest one passes."""
+    doc, mails = joined_games(kind)
+    invite = next(r for r in mails["Alice"] if "Players, in seat order: " in _text_of(r))
+    honest = verify_mail(doc, [invite], "Alice")
+    assert honest.ok and any("1 invitation to join said" in x for x in honest.checked), lines(honest)
+    seats = ", ".join(mails)
+    other = "0" * 64
+    missed = []
+    for what, raw in [
+        ("seats", _edited(invite, lambda t: t.replace(f"Players, in seat order: {seats}.", "Players, in seat order: Alice, Zed."))),
+        ("awaited", _edited(invite, lambda t: t.replace(f"Waiting for: {seats}.", "Waiting for: Alice."))),
+        ("commitment", _edited(invite, lambda t: t.replace(doc["seed_commitment"], other))),
+        ("asked", _edited(invite, lambda t: t.replace("To take your seat, reply", "You have joined without a salt. Nothing more is needed. Reply"))),
+        ("HTML awaited", _html_edited(invite, lambda p: p.replace(f"<p>Waiting for: {seats}.</p>", "<p>Waiting for: Alice.</p>"))),
+    ]:  # fmt: skip
+        c = verify_mail(doc, [raw], "Alice")
+        if c.ok or not any("the invitation you were shown" in p for p in c.problems):
+            missed.append((what, c.problems or lines(c)))
+    assert not missed, missed

@@ -355,3 +355,85 @@ def _awaited(said: Said, after: Step) -> str:
         a, b = apart(told, awaited)
         return f"says it is waiting for {a} where the record awaits {b}"
     return ""
+
+
+# --------------------------------------------------------------------------- the invitation (and STATUS) of a join step
+
+_INVITED = re.compile(r'\A\s*[^\n]{1,400}, game "([^\n]{1,400})": joining\n')
+_INVITE_CLAIMS = {
+    "players": re.compile(r"^Players, in seat order: ([^\n]{1,4000}?)\.$", re.M),
+    "waiting": re.compile(r"^Waiting for: ([^\n]{1,4000}?)\.$", re.M),
+    "commitment": re.compile(r"commitment is\s{1,8}([0-9a-f]{64})\b"),
+    "for": re.compile(r"^Private mail for ([^\n]{1,400}?)\.(?: Do not forward it|$)", re.M),
+    "joined": re.compile(
+        r'^You have joined (?:with the salt [\u201c"]([^\n]{0,800})[\u201d"]|without a salt)\. Nothing', re.M
+    ),
+    "asked": re.compile(r"^To take your seat, reply to this message", re.M),
+    "key": re.compile(
+        r"^Every mail about this game is signed with the game's key, fingerprint ([0-9a-f ]{1,80})\.$", re.M
+    ),
+}
+
+
+def is_invitation(text: str) -> bool:
+    """Whether a mail's text is the invitation of a join step (or STATUS while it is open: the same mail)."""
+    return bool(_INVITED.match(text))
+
+
+def _flat(page: str) -> str:
+    """An HTML part's words, a paragraph a line (what `_INVITE_CLAIMS` reads in the text part)."""
+    start, end = page.find("<body>"), page.rfind("</body>")
+    body = page[start + len("<body>") : end] if 0 <= start < end else page
+    return unescape(_ANY_TAG.sub("", body.replace("</p>", "</p>\n").replace("</h1>", "</h1>\n")))
+
+
+def invitation_untrue(text: str, page: str, step: Step, seat: list[str], commitment: str, fingerprint: str) -> str:
+    """How an invitation to join (its text, then its HTML part) differs from the join step at its head ("" when it
+    agrees): the seats in order, who is awaited (in seat order), whom it is for and whether they had joined (with
+    which salt), the seed commitment it states and the key's fingerprint.  Its receipt binds only the head and the
+    commitment header: the words the player reads were the moderator's (seventh round)."""
+    if len(text) > MAX_TEXT or len(page) > MAX_HTML:
+        return "is longer than any invitation pbem writes: it was not read"
+    if step.dealt:
+        return "invites you to join, but the record had dealt the cards by then"
+    want = {
+        "players": ", ".join(step.seats),
+        "waiting": ", ".join(p for p in step.seats if p not in step.joined),
+        "commitment": commitment,
+        "key": fingerprint,
+    }
+    mine = next((p for p in seat if p in step.joined), None)
+    for part, words in (("", text), ("in its HTML part ", _flat(page) if page else "")):
+        if not words:
+            continue
+        for what, pattern in _INVITE_CLAIMS.items():
+            for m in pattern.finditer(words):
+                got = m[1] if m.groups() else ""
+                how = _invited(what, got, want, mine, step, seat)
+                if how:
+                    return part + how
+    return ""
+
+
+def _invited(what: str, got: str | None, want: dict[str, str], mine: str | None, step: Step, seat: list[str]) -> str:
+    if (what in want and what != "key") or (what == "key" and want["key"]):
+        if got != want[what]:
+            a, b = apart(got or "", want[what] or "nobody")
+            return {
+                "players": f"names the seats {a} where the record has {b}",
+                "waiting": f"says it is waiting for {a} where the record awaits {b}",
+                "commitment": f"states the seed commitment {a} where the export's is {b}",
+                "key": f"names the game key's fingerprint {a} where the export's key gives {b}",
+            }[what]
+    elif what == "for" and got not in seat:
+        return f"says it is private mail for {quote(got)}, where its receipt is {quote(seat[0])}'s"
+    elif what == "joined":
+        if mine is None:
+            return "says you have joined, but you had not joined at that point of the record"
+        if (got or "") != step.joined[mine]:
+            return f"says you joined with {quote(got) if got else 'no salt'} where the record's JOIN gives " + (
+                quote(step.joined[mine]) if step.joined[mine] else "no salt"
+            )
+    elif what == "asked" and mine is not None:
+        return "asks you to join, but the record has you joined by then"
+    return ""

@@ -1351,6 +1351,7 @@ def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
         return
     outcomes = {message_key(str(r.get("message_id", ""))): str(r.get("outcome")) for r in doc.get("messages", [])}
     acks: list[joined.Ack] = []
+    invitations: list[tuple[int, Received, str]] = []
     for m in mails:
         if m.record is None:
             continue
@@ -1359,6 +1360,9 @@ def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
         if at is None or (m.input is not None and (n is None or ch.heads[n] != m.input[1])):
             continue  # (a head or an input not on the chain: `_heads` and `_inputs` name it)
         text = plains.of(m)
+        if m.input is None and joined.is_invitation(text):
+            invitations.append((at, m, text))
+            continue
         # a mail whose receipt names a JOIN input is read as its acknowledgement whatever its first line says
         if not (joined.is_join_ack(text) or (n is not None and ch.rows[n - 1].get("kind") == "join")):
             continue
@@ -1376,6 +1380,8 @@ def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
             )
             continue
         acks.append((at, n, m.name, text, told.html(m.raw), ch.rows[n - 1] if n is not None else None))
+    if invitations and "salts" in doc:
+        _invitations(ch, doc, invitations, c)
     if not acks:
         return
     senders = {m.name: m.sender_name for m in mails}
@@ -1401,6 +1407,38 @@ def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
             f"{how}, in the join step replayed up to record #{at}: the acknowledgement you were shown is not the "
             "history published (its text is not signed, only its receipt: this mail is your evidence, keep it)",
             rank=0,
+        )
+
+
+def _invitations(ch: _Chain, doc: dict[str, Any], found: list[tuple[int, Received, str]], c: MailCheck) -> None:
+    """Each invitation to join (or STATUS while the join step is open) must say what the join step at its head gives
+    (`pbem.trust.joined.invitation_untrue`): the seats, who is awaited, whether the reader had joined and with which
+    salt, the commitment and the key's fingerprint."""
+    try:
+        steps = joined.states(doc, ch.rows, [at for at, _, _ in found])
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        return  # (a record that cannot be replayed: `pbem verify` and the tables' note say why)
+    key = doc["game"].get("key")
+    fp = signing.fingerprint(key) if key else ""
+    seat = seat_of(doc, c.reader)
+    compared = 0
+    for at, m, text in found:
+        if at not in steps:
+            continue  # (after an undo in the join step, before the seed is out)
+        compared += 1
+        how = joined.invitation_untrue(text, told.html(m.raw), steps[at], seat, str(doc["seed_commitment"]), fp)
+        if how:
+            c.problem(
+                at,
+                f"{m.name} {how}, in the join step replayed up to record #{at}: the invitation you were shown is not "
+                "the history published (its text is not signed, only its head: this mail is your evidence, keep it)",
+                rank=0,
+            )
+            compared = -len(found)
+    if compared > 0:
+        c.checked.append(
+            f"what {count(compared, 'invitation')} to join said (the seats, who was awaited, the commitment) is the "
+            "join step the record gives"
         )
 
 
