@@ -187,7 +187,10 @@ def verify(
     for path in earlier:
         mail_ok = _verify_earlier(doc, path) and mail_ok
     if mail:
-        mail_ok = _verify_mails(doc, [(f, parsed[f]) for f in mail], as_player)
+        from pbem.trust.sent import written
+
+        wrote = written(doc, boxes[sent], read) if sent is not None and isinstance(doc, dict) else None
+        mail_ok = _verify_mails(doc, [(f, parsed[f]) for f in mail], as_player, wrote)
     if sent is not None:
         answers = _answers(doc, [parsed[f] for f in mail])
         mail_ok = _verify_sent(doc, boxes[sent], as_player, read, bool(mail), answers) and mail_ok
@@ -286,7 +289,14 @@ def _verify_sent(
     return c.ok
 
 
-def _verify_mails(doc: dict[str, Any], folders: list[tuple[Path, Folder]], as_player: str | None) -> bool:
+def _verify_mails(
+    doc: dict[str, Any],
+    folders: list[tuple[Path, Folder]],
+    as_player: str | None,
+    wrote: dict[str, list[str]] | None = None,
+) -> bool:
+    """Each --mail folder against the export; `wrote`: the order lines of the mails of --sent, by Message-ID (a
+    refusal quoting only its first lines is worked out again from them)."""
     from pbem.app.rereading import refused
     from pbem.trust.receipts import lines, split, verify_mail
 
@@ -296,7 +306,7 @@ def _verify_mails(doc: dict[str, Any], folders: list[tuple[Path, Folder]], as_pl
     ok = True
     whose: list[str] = []
     for folder, raws in folders:
-        c = verify_mail(doc, raws, as_player, refused)  # a refusal's reasons: pbem's reading, worked out again
+        c = verify_mail(doc, raws, as_player, refused, wrote)  # a refusal's reasons: pbem's reading, worked out again
         if c.usage:  # whose mail to check cannot be told: the command was given wrongly, nothing differs
             fail(f"{folder}: {c.problems[0]}", 2)
         if len(folders) > 1:

@@ -215,6 +215,50 @@ FIXED_NOTES = (
     "No orders were found in your message. Send HELP for the order syntax.",
     "This game resolves at the deadline: your orders are on file and will be applied then, in the order they arrived.",
 )
+HELD_NOTE = FIXED_NOTES[-1]  # the note of an acknowledgement of orders held until the deadline
+_ON_FILE = "Orders now on file for you (revisable until the step resolves):"
+_FILED = "    (on file) "
+_HTML_ON_FILE = re.compile(r"<p>Orders now on file for you:</p><pre>([^<]{0,200000})</pre>")
+
+
+def held(text: str, page: str, applied: list[str]) -> str:
+    """How an acknowledgement of orders held until the deadline differs from the lines the deadline applied for its
+    message (`applied`), in one phrase ("" when it agrees): the lines it quotes as accepted (`differs`, the
+    engine's reading then not compared: it read them at another state) and the orders it lists as on file, which
+    pbem writes from the same lines (`pbem.app.intake`), in the text and the HTML part; and it says no one is
+    awaited there (pbem does not)."""
+    how = differs(text, page, applied, None)
+    if how:
+        return how
+    rows = [row.rstrip() for row in text.split("\n")]
+    at = next((i for i, row in enumerate(rows) if row == _ON_FILE), None)
+    filed: list[str] = []
+    for row in rows[at + 1 :] if at is not None else []:
+        if not row.startswith(_FILED):
+            break
+        filed.append(row[len(_FILED) :])
+    if filed != applied:
+        return _on_file(filed, applied, "")
+    if page:
+        found = _HTML_ON_FILE.findall(page)
+        items = [unescape(x) for x in found[0].split("\n") if x] if len(found) == 1 else []
+        shown = [x[len("(on file) ") :] if x.startswith("(on file) ") else x for x in items]
+        if len(found) != 1 or shown != applied or any(not x.startswith("(on file) ") for x in items):
+            return _on_file(shown, applied, "in its HTML part ")
+    if any(row.startswith("Still awaited from: ") for row in rows) or "<p>Still awaited from: " in page:
+        return "says who is still awaited, which pbem does not say to orders held until the deadline"
+    return ""
+
+
+def _on_file(filed: list[str], applied: list[str], part: str) -> str:
+    from pbem.trust.quote import clip
+
+    return (
+        f"{part}lists {clip('; '.join(filed)) or 'nothing'} as your orders on file, where the deadline applied "
+        f"{clip('; '.join(applied)) or 'nothing'}"
+    )
+
+
 _Q = r'"[^\n]{0,400}"'  # a line of the player's message, quoted
 #: Every other note an acknowledgement prints ("  NOTE ..."), whole: the reading's (`pbem.orders.extract`,
 #: `pbem.orders.away`, `pbem.app.absence`, `pbem.app.lines.replaced`) and the template's own

@@ -39,7 +39,13 @@ The checks, each over the mail of one player (`pick`) and one export:
 10. once the seed is revealed, the reasons an acknowledgement gives for refusing the player's lines ("NOTHING WAS
    APPLIED") are pbem's reading of the lines it quotes at the replayed state (`pbem.trust.refused`, with the
    reading the command passes in, `pbem.app.rereading.refused`), and the orders on file and who is awaited an
-   acknowledgement lists are the state's it was written from (`_refusals`, `_statuses`).
+   acknowledgement lists are the state's it was written from (`_refusals`, `_statuses`); a refusal that quotes only
+   its first lines, with the player's Sent folder (`wrote`), pbem's reading of every line of the mail.
+11. a JOIN's acknowledgement says what the join step folded from the record gives: the seat and salt of the input
+   its receipt names, whether the player had joined, why a line was refused, who is awaited (`_joins`,
+   `pbem.trust.joined`); an acknowledgement of orders held until the deadline quotes and lists as on file the lines
+   the deadline applied for its message (`_held`); each "Press sent to" note is a press the export records (`_press`).
+12. an answer whose receipt names an input answers the message that input came from (`_from`).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
@@ -77,7 +83,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import acked, chain, due, pictured, prose, refused, restarts, shown, signing, told
+from pbem.trust import acked, chain, due, joined, pictured, prose, refused, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
 from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long
 from pbem.trust.quote import clip
@@ -584,7 +590,11 @@ def reader_of(ch: _Chain, doc: dict[str, Any], mails: list[Received], who: str =
 
 
 def check_mail(
-    doc: dict[str, Any], mails: list[Received], player: str = "", reread: refused.Reread | None = None
+    doc: dict[str, Any],
+    mails: list[Received],
+    player: str = "",
+    reread: refused.Reread | None = None,
+    wrote: dict[str, list[str]] | None = None,
 ) -> MailCheck:
     """Check one player's mails (about this game) against the export `doc`."""
     c = MailCheck(ok=False, player=player, mails=len(mails))
@@ -621,8 +631,12 @@ def check_mail(
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
         _deadlines(ch, texts, c)
-        _refusals(ch, doc, ordered, c, reread)
+        _refusals(ch, doc, ordered, c, reread, wrote)
         _statuses(ch, doc, ordered, c, reread)
+        plains = _Plains()
+        _joins(ch, doc, ordered, c, plains)
+        _held(ch, doc, ordered, c)
+        _press(ch, doc, ordered, c, plains)
     _answered(doc, ordered, c)
     _messages(doc, ordered, c)
     if not c.heads:
@@ -993,8 +1007,8 @@ def _input_place(ch: _Chain, number: int, want: str, player: str) -> int | None:
     first, else the reader's entry when it is one of their inputs (changed), else the seq's; None when neither."""
     counts = ch.counts(player) if player else []
     places = [seen[number - 1] if 0 < number <= len(seen) else None for seen in counts] or [None]
-    places = [
-        p if p is not None and "lines" in ch.rows[p - 1] and ch.rows[p - 1].get("player") == player else None
+    places = [  # the reader's own input, or the deadline's (a notice of defaults applied for them counts it so)
+        p if p is not None and "lines" in ch.rows[p - 1] and ch.rows[p - 1].get("player") in (player, "") else None
         for p in places
     ]
     by_seq = ch.input_at.get(number)
@@ -1037,6 +1051,23 @@ def _inputs(
             )
         else:
             _quoted(m, n, seq, ch.rows[n - 1].get("lines"), c, readings)
+            _from(m, n, seq, ch.rows[n - 1], c)
+
+
+def _from(m: Received, position: int, seq: int, row: dict[str, Any], c: MailCheck) -> None:
+    """An answer to the player's message (its In-Reply-To) whose receipt names an input must name the input the
+    export records as coming from that very message: else the lines it quotes as applied were applied from another
+    message (or from none), and without the Sent folder nothing else tells (seventh round)."""
+    recorded = message_key(str(row.get("message_id") or ""))
+    if not m.in_reply_to or not recorded or recorded == m.in_reply_to:
+        return
+    c.problem(
+        position,
+        f"{m.name} answers your message <{clip(m.in_reply_to)}> with the receipt of input {seq}, which the export "
+        f"records as coming from your message <{clip(recorded)}>: the acknowledgement you were shown is not the "
+        "history published (this mail is your evidence, keep it)",
+        rank=0,
+    )
 
 
 def _readings(doc: dict[str, Any], rows: list[dict[str, Any]], mails: list[Received]) -> dict[int, list[str]] | None:
@@ -1202,10 +1233,16 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
 
 
 def _refusals(
-    ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, reread: refused.Reread | None
+    ch: _Chain,
+    doc: dict[str, Any],
+    mails: list[Received],
+    c: MailCheck,
+    reread: refused.Reread | None,
+    wrote: dict[str, list[str]] | None = None,
 ) -> None:
     """Each acknowledgement of a refused message must give pbem's reasons for the lines it quotes: once the seed is
-    out, pbem's reading of them at the state the message met (`pbem.trust.refused`)."""
+    out, pbem's reading of them at the state the message met (`pbem.trust.refused`); one that quotes only its first
+    lines, pbem's reading of every line of the message (`wrote`: the player's Sent folder), cut as pbem cuts it."""
     if not c.reader:
         return
     seat = seat_of(doc, c.reader)
@@ -1213,12 +1250,19 @@ def _refusals(
     end = len(ch.rows) + 1
     found: list[refused.Refusal] = []
     replying: list[str] = []
+    full: dict[str, list[str]] = {}
+    cut = 0
     for m in mails:
         if m.record is None or not m.in_reply_to or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
             continue
         text = told.plain(m.raw)
-        if refused.block(text) is None:
+        if (rows := refused.block(text)) is None:
             continue
+        if refused.quoted(rows) is None:
+            if wrote is not None and m.in_reply_to in wrote:
+                full[m.name] = wrote[m.in_reply_to]
+            else:
+                cut += 1
         upto = min((shown._after(positions, at, end) for positions in seen), default=end)
         found.append((at, upto, m.name, text, told.html(m.raw)))
         replying.append(m.in_reply_to)
@@ -1235,9 +1279,14 @@ def _refusals(
             f"the reasons {count(len(found), 'acknowledgement')} gave for refusing your lines were not worked out again"
         )
         return
+    if cut:
+        c.notes.append(
+            f"{count(cut, 'acknowledgement')} quoted only the first of the lines they refused (or cut a long one): "
+            "what they quote and count is worked out again from the mail you sent, given with --sent"
+        )
     aside: list[tuple[int, str, int]] = []
     try:
-        wrong = refused.untrue(doc, ch.rows, found, seat, reread, replying, aside)
+        wrong = refused.untrue(doc, ch.rows, found, seat, reread, replying, aside, full)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("the reasons your refused messages were given were not compared: the record cannot be replayed")
         return
@@ -1294,6 +1343,208 @@ def _statuses(
         )
 
 
+class _Plains(dict[int, str]):
+    """Each mail's plain text (`told.plain`), decoded once for the checks that read every mail's (by `id`)."""
+
+    def of(self, m: Received) -> str:
+        if id(m) not in self:
+            self[id(m)] = told.plain(m.raw)
+        return self[id(m)]
+
+
+def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, plains: _Plains) -> None:
+    """Each acknowledgement of a JOIN must say what the record folded to it gives (`pbem.trust.joined`): the game, the
+    seat and salt of the input its receipt names, whether the player had joined, why a line was refused, who is
+    awaited; and what became of the message it answers must be the export's outcome for it."""
+    if not c.reader:
+        return
+    outcomes = {message_key(str(r.get("message_id", ""))): str(r.get("outcome")) for r in doc.get("messages", [])}
+    acks: list[joined.Ack] = []
+    invitations: list[tuple[int, Received, str]] = []
+    for m in mails:
+        if m.record is None:
+            continue
+        at = ch.place(*m.record, [c.reader, *ch.names])
+        n = _input_place(ch, m.input[0], m.input[1], c.reader) if m.input is not None else None
+        if at is None or (m.input is not None and (n is None or ch.heads[n] != m.input[1])):
+            continue  # (a head or an input not on the chain: `_heads` and `_inputs` name it)
+        text = plains.of(m)
+        if m.input is None and joined.is_invitation(text):
+            invitations.append((at, m, text))
+            continue
+        # a mail whose receipt names a JOIN input is read as its acknowledgement whatever its first line says
+        if not (joined.is_join_ack(text) or (n is not None and ch.rows[n - 1].get("kind") == "join")):
+            continue
+        if "salts" not in doc:
+            c.problem(at, f"{m.name} answers a JOIN, but the export's game had no join step", rank=0)
+            continue
+        outcome = outcomes.get(m.in_reply_to) if m.in_reply_to else None
+        if outcome is not None and (m.input is not None) != (outcome == "accepted"):
+            c.problem(
+                at,
+                f"{m.name} says your JOIN was {'applied' if m.input is not None else 'not applied'}, but the export "
+                f"records your message <{clip(m.in_reply_to)}> {clip(outcome)}: the acknowledgement you were shown is "
+                "not the history published (this mail is your evidence, keep it)",
+                rank=0,
+            )
+            continue
+        acks.append((at, n, m.name, text, told.html(m.raw), ch.rows[n - 1] if n is not None else None))
+    if invitations and "salts" in doc:
+        _invitations(ch, doc, invitations, c)
+    if not acks:
+        return
+    senders = {m.name: m.sender_name for m in mails}
+    try:
+        wrong = joined.untrue(doc, ch.rows, acks, seat_of(doc, c.reader), lambda name: senders.get(name, ""))
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        c.notes.append("what your JOINs' acknowledgements say was not compared: the join step cannot be replayed")
+        return
+    left = joined.unfolded(doc, ch.rows, acks)
+    if left:
+        c.notes.append(
+            f"what {count(left, 'acknowledgement')} of your JOINs said after an undo in the join step is compared once "
+            "the game is over (the undo is read with the seed): check again with the final export"
+        )
+    if not wrong and len(acks) > left:
+        c.checked.append(
+            f"what {count(len(acks) - left, 'acknowledgement')} of your JOINs said (your seat, your salt, who was awaited) is the "
+            "join step the record gives"
+        )
+    for at, how in wrong:
+        c.problem(
+            at,
+            f"{how}, in the join step replayed up to record #{at}: the acknowledgement you were shown is not the "
+            "history published (its text is not signed, only its receipt: this mail is your evidence, keep it)",
+            rank=0,
+        )
+
+
+def _invitations(ch: _Chain, doc: dict[str, Any], found: list[tuple[int, Received, str]], c: MailCheck) -> None:
+    """Each invitation to join (or STATUS while the join step is open) must say what the join step at its head gives
+    (`pbem.trust.joined.invitation_untrue`): the seats, who is awaited, whether the reader had joined and with which
+    salt, the commitment and the key's fingerprint."""
+    try:
+        steps = joined.states(doc, ch.rows, [at for at, _, _ in found])
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        return  # (a record that cannot be replayed: `pbem verify` and the tables' note say why)
+    key = doc["game"].get("key")
+    fp = signing.fingerprint(key) if key else ""
+    seat = seat_of(doc, c.reader)
+    compared = 0
+    for at, m, text in found:
+        if at not in steps:
+            continue  # (after an undo in the join step, before the seed is out)
+        compared += 1
+        how = joined.invitation_untrue(text, told.html(m.raw), steps[at], seat, str(doc["seed_commitment"]), fp)
+        if how:
+            c.problem(
+                at,
+                f"{m.name} {how}, in the join step replayed up to record #{at}: the invitation you were shown is not "
+                "the history published (its text is not signed, only its head: this mail is your evidence, keep it)",
+                rank=0,
+            )
+            compared = -len(found)
+    if compared > 0:
+        c.checked.append(
+            f"what {count(compared, 'invitation')} to join said (the seats, who was awaited, the commitment) is the "
+            "join step the record gives"
+        )
+
+
+def _held(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """An acknowledgement of orders held until the deadline carries no receipt (no input is recorded until the
+    deadline) and lists the lines it accepted and the orders it put on file: both must be the lines the deadline
+    applied for that message (the export's input naming it), in the text and the HTML part (`pbem.trust.acked.held`).
+    A message held and never applied (its orders failed at the deadline) leaves nothing to compare: a note."""
+    if not c.reader:
+        return
+    held = {message_key(str(r.get("message_id", ""))) for r in doc.get("messages", []) if r.get("outcome") == "held"}
+    seat = set(seat_of(doc, c.reader))
+    applied = {
+        message_key(str(row.get("message_id") or "")): n
+        for n, row in enumerate(ch.rows, 1)
+        if row.get("kind") == "orders" and row.get("player") in seat and row.get("message_id")
+    }
+    compared = unapplied = 0
+    before = len(c.problems)
+    for m in mails:
+        if m.input is not None or not m.in_reply_to or m.in_reply_to not in held:
+            continue
+        text = told.plain(m.raw)  # (pbem's answer to a held message, with or without its note: both are read)
+        if acked.said_outcome(text) != "applied" and "\nOrders now on file for you" not in text:
+            continue
+        n = applied.get(m.in_reply_to)
+        if n is None:
+            unapplied += 1
+            continue
+        compared += 1
+        how = acked.held(text, told.html(m.raw), [str(x) for x in ch.rows[n - 1].get("lines", [])])
+        if how:
+            c.problem(
+                n,
+                f"{m.name} {how} (the lines the deadline applied for your message <{clip(m.in_reply_to)}>, "
+                f"{ch.entry(n)}): the acknowledgement you were shown is not the history published (its text is not "
+                "signed: this mail is your evidence, keep it)",
+                rank=0,
+            )
+    if unapplied:
+        c.notes.append(
+            f"{count(unapplied, 'acknowledgement')} of orders held until the deadline answer messages no input of the "
+            "export applies (orders that failed at the deadline, or a game still running): what they list was not "
+            "compared"
+        )
+    elif compared and len(c.problems) == before:
+        c.checked.append(
+            f"the lines {count(compared, 'acknowledgement')} of orders held until the deadline listed as accepted "
+            "and on file are those the deadline applied"
+        )
+
+
+_PRESS_SENT = re.compile(r"^  NOTE Press sent to ([^\n]{1,2000})\.$", re.M)
+_HTML_PRESS_SENT = re.compile(r"<p>Press sent to ([^<\n]{1,2000})\.</p>")
+
+
+def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, plains: _Plains) -> None:
+    """Each "Press sent to NAMES." an answer notes (in its text and its HTML part) must be a press of the reader's
+    the export records by then (a `press` event from their seat to exactly those players, at or before the mail's
+    head), each recorded press noted once: the names were the moderator's word, so he could tell Alice her press
+    went to Bob and Carol and relay it to Bob alone, or to nobody."""
+    if not c.reader:
+        return
+    from html import unescape
+
+    seat = set(seat_of(doc, c.reader))
+    sent = [
+        (n, ", ".join(str(x) for x in row["data"].get("to", [])))
+        for n, row in enumerate(ch.rows, 1)
+        if row.get("kind") == "press" and isinstance(row.get("data"), dict) and row["data"].get("from") in seat
+    ]
+    claims: list[tuple[int, str, str, str]] = []  # (head's place, part, names, mail's name)
+    for m in mails:
+        if m.record is None or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
+            continue
+        text = plains.of(m)  # (every mail's: a part in base64 hides its words from a look at the bytes)
+        claims += [(at, "", names, m.name) for names in _PRESS_SENT.findall(text)]
+        if "Your message" in text:  # (where pbem writes the note: an answer, a report's block answering it)
+            page = told.html(m.raw)
+            claims += [(at, "HTML part", unescape(names), m.name) for names in _HTML_PRESS_SENT.findall(page)]
+    for part in ("", "HTML part"):
+        used: set[int] = set()
+        for at, _, names, name in sorted(x for x in claims if x[1] == part):
+            found = next((n for n, to in sent if n <= at and to == names and n not in used), None)
+            if found is not None:
+                used.add(found)
+                continue
+            c.problem(
+                at,
+                f"{name}{' in its HTML part' if part else ''} says your press was sent to {clip(names)}, but the "
+                f"export records no {'other ' if any(to == names for _, to in sent) else ''}press of yours to "
+                f"exactly them up to record #{at}: the answer you were shown is not the history published (its text "
+                "is not signed: this mail is your evidence, keep it)",
+                rank=0,
+            )
+
+
 def other_version(mailer: str) -> str:
     """What to add to a table's mismatch when the report was written by another pbem than this one: the tables are
     rendered with this pbem's views and templates, so an upgrade that changed how one reads is named as a mismatch
@@ -1339,18 +1590,24 @@ def unchosen(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | N
 
 
 def verify_mail(
-    doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | None = None, reread: refused.Reread | None = None
+    doc: dict[str, Any],
+    raws: list[bytes] | Folder,
+    as_player: str | None = None,
+    reread: refused.Reread | None = None,
+    wrote: dict[str, list[str]] | None = None,
 ) -> MailCheck:
     """Parse `raws` (unless parsed: a `Folder`), keep this game's mail to the player, and check it (`check_mail`).
     `reread`: pbem's reading of a refused message's lines (`pbem.app.rereading.refused`), for the reasons an
-    acknowledgement gives (`pbem.trust.refused`); None: they are not worked out again (a note says so)."""
+    acknowledgement gives (`pbem.trust.refused`); None: they are not worked out again (a note says so).  `wrote`:
+    the order lines of each mail the player sent, by its Message-ID (`pbem.trust.sent.written`: `--sent` given
+    too), for a refusal that quotes only its first lines."""
     folder = _folder(raws)
     mails, unreadable = list(folder.mails), folder.unreadable
     try:
         who, theirs = pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
     except NoMail as exc:
         return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)], usage=True)
-    c = check_mail(doc, theirs, who, reread)
+    c = check_mail(doc, theirs, who, reread, wrote)
     to, checked = {m.to for m in theirs}, {id(m) for m in theirs}
     since = min((m.sort_key for m in theirs if m.sort_key), default=0.0)  # this game's first mail to them
     c.notes += restarts.elsewhere(doc, [m for m in mails if m.to in to and id(m) not in checked], since)

@@ -129,14 +129,18 @@ def untrue(
     reread: Reread,
     replying: list[str] | None = None,
     aside: list[tuple[int, str, int]] | None = None,
+    wrote: dict[str, list[str]] | None = None,
 ) -> list[tuple[int, str]]:
     """(position, what differs) of each refusal whose words are not pbem's reading of the lines it quotes at any
     state its head allows.  `rows`: the chain in order; `seat`: the reader's names; `replying`: the Message-ID each
     refusal answers (the state the export's order of messages says it met is read first: `_Met`).  At most `STATES`
     states of a window are read: a refusal none of them matches is named when that order placed it (pbem's reading
     at the state the export itself says the message met differs), else added to `aside` as (position, name, the
-    states its window holds).  Raises ValueError (and the others `pbem.trust.shown.Replay`
-    raises) when the record cannot be replayed."""
+    states its window holds).  `wrote`: by a refusal's name, every order line of the message it answers as the poll
+    read it (the player's Sent folder, `pbem verify --sent`): a refusal that quotes only its first lines ("... and N
+    more lines not shown") or cuts a line is compared with pbem's reading of them all, which cuts it the same way;
+    without them it is left out.  Raises ValueError (and the others `pbem.trust.shown.Replay` raises) when the
+    record cannot be replayed."""
     inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
     spans = shown.windows(inputs, [(at, upto) for at, upto, _, _, _ in refusals])
     replay = shown.Replay(doc, rows, {q for span in spans for q in span})
@@ -145,6 +149,8 @@ def untrue(
     for k, ((at, _, name, text, page), span) in enumerate(zip(refusals, spans)):
         got, got_html = block(text) or [], html_block(page)
         lines = quoted(got)
+        if lines is None:
+            lines = (wrote or {}).get(name)
         if lines is None:
             continue
         hint = met.of(span, replying[k] if replying and k < len(replying) else "")

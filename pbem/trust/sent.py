@@ -120,6 +120,27 @@ def parse_sent(raw: bytes) -> Sent:
     )
 
 
+def written(doc: dict[str, Any], raws: list[bytes], read: Reader) -> dict[str, list[str]]:
+    """The order lines of each mail of `raws` (the player's Sent folder) as the poll read them once the game was
+    dealt (the game's order words), by its Message-ID as `pbem.trust.receipts.message_key` writes it: what `pbem
+    verify --mail` re-reads for a refusal that quotes only its first lines (`pbem.trust.refused.untrue`)."""
+    try:
+        words = tuple(registry.get(doc["game"]["kind"]).order_words)
+    except (registry.UnknownKind, KeyError, TypeError):
+        return {}
+    from pbem.trust.receipts import headers, message_key
+
+    out: dict[str, list[str]] = {}
+    for raw in raws:
+        try:
+            mid = message_key(str(headers(raw).get("Message-ID", "")))
+            if mid and mid not in out:
+                out[mid] = list(read(raw, words))
+        except Exception:  # a mail that cannot be read is left out: its refusal is not compared
+            continue
+    return out
+
+
 def _order_words(doc: dict[str, Any]) -> tuple[str, ...]:
     try:
         words = tuple(registry.get(doc["game"]["kind"]).order_words)
