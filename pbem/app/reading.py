@@ -145,8 +145,12 @@ def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) ->
     `msg`'s sender that it names.  A reply keeps the subject it answers: with no order in its body, the
     invitation's "Join the game: reply JOIN" was read as the player's JOIN line and refused as one."""
 
+    titles: list[str] = []  # read once, on the first question: white space folded (a long subject is folded)
+
     def pbems(line: str) -> bool:
-        return any(subject_line(_subject(m.raw)) == line for m in _mine(msg, sent, game_id))
+        if not titles:
+            titles.extend(" ".join(subject_line(_subject(m.raw)).split()) for m in _mine(msg, sent, game_id))
+        return " ".join(line.split()) in titles
 
     return pbems
 
