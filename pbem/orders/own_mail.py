@@ -22,7 +22,8 @@ line of the copy quoted once that the writer marked as their choice (``> NO EVEN
 `pbem.orders.typed.chosen`), whose words are all the copy's, and so is a quoted line the writer changed into an
 order (``> PLAY <card>`` edited into ``> PLAY Gold 7``: `_edited_in_quote`; a quoted line pbem wrote, unchanged,
 never is; a quoted listed order changed into another, or an order typed inside the quote as a line of its own,
-`changed_in_quote`, is not read, and is told).  The unquoted
+`changed_in_quote`, is not read, and is told), and so is an order the writer quoted themselves on a line of its own
+at the top level, apart from any quote ("Hi," / "> TRIBUTE Gold 4": `pbem.orders.own_quotes`).  The unquoted
 rest of a quoted line that a client
 rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
@@ -36,6 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
+from pbem.orders.own_quotes import unquote_typed
 from pbem.orders.typed import CODE_PATTERN, chosen, cleaned, may_be_marked, points_up
 
 GRAM = 6  # words in one matched run
@@ -165,6 +167,7 @@ def without_copies(
             if changed is not None:  # laid out as sent, or as an HTML part's quote is flattened
                 texts = [*edited, *(t for t in sent if t not in edited)]  # the HTML part's words too
                 changed += changed_in_quote(lines, per_line, drop, texts, keep)
+    unquote_typed(lines, per_line, drop, edited or sent, keep)  # "> TRIBUTE Gold 4" the writer quoted: theirs
     _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):
