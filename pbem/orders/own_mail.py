@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
-from pbem.orders.own_quotes import unquote_typed
+from pbem.orders.own_quotes import changed_in_rewrapped, unquote_typed
 from pbem.orders.typed import CODE_PATTERN, chosen, cleaned, may_be_marked, points_up
 
 GRAM = 6  # words in one matched run
@@ -167,6 +167,7 @@ def without_copies(
             if changed is not None:  # laid out as sent, or as an HTML part's quote is flattened
                 texts = [*edited, *(t for t in sent if t not in edited)]  # the HTML part's words too
                 changed += changed_in_quote(lines, per_line, drop, texts, keep)
+                changed += changed_in_rewrapped(lines, first, in_copy, found_at, sent, keep, GRAM, changed)  # by words
     unquote_typed(lines, per_line, drop, edited or sent, keep)  # "> TRIBUTE Gold 4" the writer quoted: theirs
     _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
