@@ -95,3 +95,48 @@ def test_a_rewrapped_quote_unchanged_or_with_prose_changed_holds_no_changed_orde
         for quoted in (original, reworded):
             body = ["Hi,", "", ATTRIBUTION, *style(quoted)]
             assert _changed(moment, body)[1] == [], (kind, name, quoted is original)
+
+
+def _cpu(run: object) -> float:
+    import time
+
+    best = float("inf")
+    for _ in range(2):
+        t = time.process_time()
+        run()  # type: ignore[operator]
+        best = min(best, time.process_time() - t)
+    return best
+
+
+def test_reading_quotes_by_words_grows_linearly(moments: dict[str, Moment]) -> None:
+    """The quoted orders of the writer's own and the changes in a reflowed quote cost time linear in the reply: many
+    runs of "> PLAY ..." lines between lines of the writer's, many reflowed copies each with a listed order changed,
+    a reflowed copy with a word changed every few words.  Four times the reply, at most `GROWTH` times the time."""
+    from pbem.orders.extract import own_line
+    from pbem.orders.own_mail import without_copies
+
+    moment = moments["dynasties+later"]
+    original = _plain(moment.report)
+    sent = ["\n".join(original)]
+    keep = own_line(registry.get(moment.kind).order_words)
+    i = _listed(moment)[0]
+    edited = [*original[:i], "    " + moment.legal[1], *original[i + 1 :]]
+    noisy = [" ".join(f"{w} x" if k % 7 == 3 else w for k, w in enumerate(line.split())) for line in original]
+    shapes = {
+        "typed quoted": lambda n: ["Hi,", *(["> " + moment.legal[0], "ok", ""] * n), *_flowed(original, 76)],
+        "reflowed changes": lambda n: ["Hi,", *(_flowed(edited, 76) * max(1, n // 60))],
+        "reflowed noise": lambda n: ["Hi,", *(_flowed(noisy, 76) * max(1, n // 60))],
+    }
+    for name, shape in shapes.items():
+        small, large = ("\n".join(shape(n)) for n in (600, 2400))
+        changed: list[tuple[str, str]] = []
+        t_small = _cpu(lambda text=small: without_copies(text, sent, keep, sent, changed))  # noqa: B023
+        t_large = _cpu(lambda text=large: without_copies(text, sent, keep, sent, changed))  # noqa: B023
+        assert t_large / max(t_small, 5e-3) <= GROWTH, f"{name}: {t_small:.4f} s -> {t_large:.4f} s at 4x"
+    changed = []
+    assert moment.legal[0] in without_copies("\n".join(shapes["typed quoted"](3)), sent, keep).split("\n")
+    without_copies("\n".join(shapes["reflowed changes"](60)), sent, keep, sent, changed)
+    assert changed == [("> " + moment.legal[1], moment.legal[0])], changed
+
+
+GROWTH = 9.0  # linear is 4, quadratic 16

@@ -330,6 +330,8 @@ def extract(
 
 
 TITLE_CUTS = 4  # places in a subject where an order may start after the title of the mail answered, tried at most
+TITLE_WORDS = 40  # words of a subject an order after the title may start at, at most (pbem's titles are short)
+TITLE_REST = 400  # characters of the rest of a subject read as an order after the title, at most
 _TITLE_END = " \t-\u2013\u2014:|,;"  # between the title kept and the order typed after it
 
 
@@ -339,8 +341,12 @@ def after_title(first: str, words: tuple[str, ...], pbems: Callable[[str], bool]
     being no title and no order.  Read where the subject's start is the whole title of a mail pbem sent them
     (`pbems`) and the rest an order; "" if there is none.  At most `TITLE_CUTS` places are tried."""
     tried = 0
-    for m in re.finditer(r"(?<=\s)\S", first):
+    for k, m in enumerate(re.finditer(r"(?<=\s)\S", first)):
         rest = first[m.start() :]
+        if k >= TITLE_WORDS:
+            break
+        if len(rest) > TITLE_REST:
+            continue  # an order is never so long: no reading of a long subject's rest (linear in the subject)
         said = _labelled(cleaned(rest) or rest, words)
         if not is_order(said, words):
             continue

@@ -21,6 +21,7 @@ Linear in the reply and the sent mails' lines.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import attribution_at, unquoted
@@ -54,8 +55,8 @@ def typed_quoted(
         mines = [unquoted(lines[n]) for n in worded]
         if any(m is None or not keep(m) for m in mines):
             continue
-        if any(c < start for c in copied) and any(c >= end for c in copied):
-            continue  # inside a quoted copy
+        if copied and copied[0] < start and copied[-1] >= end:
+            continue  # inside a quoted copy (a copied line above it and one below)
         if _attributed(lines, start):
             continue
         if pbems is None:
@@ -125,6 +126,8 @@ def changed_in_rewrapped(
     texts = _SentWords(sent, gram)
     out: list[tuple[str, str]] = []
     for a, b in _gaps(in_copy, owner, lines):
+        if b - a > GAP_WORDS:
+            return []  # many words inside the quote that are not pbem's: a quote of a mail not among `sent`
         before = found_at[a - gram] if a >= gram else None
         after = found_at[b] if b < len(found_at) else None
         change = next(
@@ -255,11 +258,19 @@ class _SentWords:
         t = max((k for k, s in enumerate(self.starts) if s <= start), default=-1)
         if t < 0:
             return None
-        for line, k in self._at(t):
+        rows = self._at(t)
+        at = bisect_right(rows, start, key=lambda row: row[1]) - 1  # the last line starting at or before `start`
+        while at > 0 and rows[at - 1][1] == rows[at][1]:
+            at -= 1  # lines without words start where the next one does
+        while 0 <= at < len(rows) and rows[at][1] <= start:
+            line, k = rows[at]
             spans = list(_WORD_AT.finditer(line))
-            if k <= start and end <= k + len(spans):
+            if start < k + len(spans):
+                if end > k + len(spans):
+                    return None  # the words replaced run over two lines
                 lo, hi = spans[start - k].start(), spans[end - 1 - k].end()
                 return line.strip(), f"{line[:lo]}{typed}{line[hi:]}".strip()
+            at += 1
         return None
 
 
