@@ -195,10 +195,14 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str]]]:
         o = legal[(n * 5) % len(legal)]
         out.append((f"signature/{n}", _reply(moment, _top(moment, ["Hi,", o, "", *sig])), [o]))
         out.append((f"signature/{n}/none", _reply(moment, _top(moment, ["Hi, thinking about it.", "", *sig])), []))
-    for n, o in enumerate(legal[:3]):
-        out.append((f"marked/{n}", _reply(moment, ["Hi,", "", f"> {o}", "", "Thanks"]), [o]))
-        out.append((f"marked/{n}/quote", _reply(moment, _top(moment, ["Hi,", "", f"> {o}", "", "Thanks"])), [o]))
-        out.append((f"marked/{n}/tight", _reply(moment, _top(moment, [f"> {o}"])), [o]))
+    for n, o in enumerate(legal[:3]):  # each layout once a moment, each with another order
+        layouts = (
+            ("alone", ["Hi,", "", f"> {o}", "", "Thanks"]),
+            ("quote", _top(moment, ["Hi,", "", f"> {o}", "", "Thanks"])),
+            ("tight", _top(moment, [f"> {o}"])),
+        )
+        name, body = layouts[n % 3]
+        out.append((f"marked/{n}/{name}", _reply(moment, body), [o]))
     listed = next(line for line in _plain(moment.report) if line.strip() == legal[0])  # as laid out in the list
     said_by = "On Sun, 29 Nov 2026 at 10:00, Alice Martin <alice@example.net> wrote:"
     for n, shape in enumerate(NO_ORDER_QUOTED):
@@ -206,13 +210,17 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str]]]:
         out.append((f"marked/none/{n}", _reply(moment, _top(moment, body) if n % 2 else body), []))
     title = str(moment.report["Subject"])
     tag = title.split("]", 1)[0] + "]"
-    for n, o in enumerate(legal[:3]):
-        empty = ["", "Sent from my iPhone"]
-        quoted = ["", ATTRIBUTIONS["gmail-android"][0], "", *_quoted(_plain(moment.report))]
-        out.append((f"subject/{n}/replaced", _reply(moment, empty, subject=f"Re: {tag} {o}"), [o]))
-        out.append((f"subject/{n}/after-title", _reply(moment, quoted, subject=f"Re: {title} {o}"), [o]))
-        out.append((f"subject/{n}/after-title-dash", _reply(moment, quoted, subject=f"Re: {title} - {o}"), [o]))
-        out.append((f"subject/{n}/lower", _reply(moment, empty, subject=f"RE: {tag} {o.lower()}"), [o]))
+    empty = ["", "Sent from my iPhone"]
+    quoted = ["", ATTRIBUTIONS["gmail-android"][0], "", *_quoted(_plain(moment.report))]
+    for n, o in enumerate((legal * 4)[:4]):  # each subject once a moment
+        subjects = (
+            ("replaced", empty, f"Re: {tag} {o}"),
+            ("after-title", quoted, f"Re: {title} {o}"),
+            ("after-title-dash", quoted, f"Re: {title} - {o}"),
+            ("lower", empty, f"RE: {tag} {o.lower()}"),
+        )
+        name, body, subject = subjects[n]
+        out.append((f"subject/{n}/{name}", _reply(moment, body, subject=subject), [o]))
     out.append(("subject/none", _reply(moment, ["", "Sent from my iPhone"], subject=f"Re: {title}"), []))
     out += _threads(moment)
     return out

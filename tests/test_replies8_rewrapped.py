@@ -128,7 +128,7 @@ def test_reading_quotes_by_words_grows_linearly(moments: dict[str, Moment]) -> N
         "reflowed noise": lambda n: ["Hi,", *(_flowed(noisy, 76) * max(1, n // 60))],
     }
     for name, shape in shapes.items():
-        small, large = ("\n".join(shape(n)) for n in (600, 2400))
+        small, large = ("\n".join(shape(n)) for n in (300, 1200))
         changed: list[tuple[str, str]] = []
         t_small = _cpu(lambda text=small: without_copies(text, sent, keep, sent, changed))  # noqa: B023
         t_large = _cpu(lambda text=large: without_copies(text, sent, keep, sent, changed))  # noqa: B023
