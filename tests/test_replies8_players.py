@@ -257,3 +257,23 @@ def test_each_reply_of_the_replies8_corpus_is_read_as_the_player_meant(moments: 
     moment = moments[kind]
     failures = [why for label, raw, want in cases(moment) if (why := _misread(moment, raw, want, label))]
     assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures)
+
+
+def test_a_command_the_moderator_quoted_apart_from_any_quote_is_never_run(moments: dict[str, Moment]) -> None:
+    """The writer's own quoted order is a player's reply's (`mine_quoted`): a moderator's mail answering pbem with
+    "> PAUSE" on a line of its own (an earlier command of theirs, quoted without attribution) runs nothing,
+    while a player's "> <order>" so typed is read."""
+    from pbem.orders.extract import extract, own_line
+    from pbem.orders.moderator import is_command, read
+    from pbem.orders.own_mail import without_copies
+
+    moment = moments["dynasties"]
+    sent = ["\n".join(_plain(moment.report))]
+    quote = _quoted(_plain(moment.report))
+    text = without_copies("\n".join(["Hi,", "> PAUSE", "", *quote]), sent, keep=is_command)
+    assert read(text).commands == [], text
+    words = tuple(registry.get(moment.kind).order_words)
+    mine = without_copies(
+        "\n".join(["Hi,", f"> {moment.legal[0]}", "", *quote]), sent, own_line(words), mine_quoted=True
+    )
+    assert extract(mine, "", words).orders == [moment.legal[0]]

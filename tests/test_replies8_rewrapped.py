@@ -130,11 +130,13 @@ def test_reading_quotes_by_words_grows_linearly(moments: dict[str, Moment]) -> N
     for name, shape in shapes.items():
         small, large = ("\n".join(shape(n)) for n in (300, 1200))
         changed: list[tuple[str, str]] = []
-        t_small = _cpu(lambda text=small: without_copies(text, sent, keep, sent, changed))  # noqa: B023
-        t_large = _cpu(lambda text=large: without_copies(text, sent, keep, sent, changed))  # noqa: B023
+        t_small = _cpu(lambda text=small: without_copies(text, sent, keep, sent, changed, mine_quoted=True))  # noqa: B023
+        t_large = _cpu(lambda text=large: without_copies(text, sent, keep, sent, changed, mine_quoted=True))  # noqa: B023
         assert t_large / max(t_small, 5e-3) <= GROWTH, f"{name}: {t_small:.4f} s -> {t_large:.4f} s at 4x"
     changed = []
-    assert moment.legal[0] in without_copies("\n".join(shapes["typed quoted"](3)), sent, keep).split("\n")
+    assert moment.legal[0] in without_copies("\n".join(shapes["typed quoted"](3)), sent, keep, mine_quoted=True).split(
+        "\n"
+    )
     without_copies("\n".join(shapes["reflowed changes"](60)), sent, keep, sent, changed)
     assert changed == [("> " + moment.legal[1], moment.legal[0])], changed
 

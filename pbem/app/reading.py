@@ -137,7 +137,9 @@ def own_text(
     plain = [found["plain"] for found in parts if found.get("plain")]  # laid out as sent, line by line
     if not texts:
         return msg.text
-    return without_copies(msg.text, texts, keep=own_line(words), edited=plain, changed=changed, redacted=REDACTED)
+    return without_copies(
+        msg.text, texts, keep=own_line(words), edited=plain, changed=changed, redacted=REDACTED, mine_quoted=True
+    )
 
 
 def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> Callable[[str], bool]:

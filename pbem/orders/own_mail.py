@@ -116,6 +116,7 @@ def without_copies(
     edited: list[str] | None = None,
     changed: list[tuple[str, str]] | None = None,
     redacted: str = "",
+    mine_quoted: bool = False,
 ) -> str:
     """`text` without the lines that belong to a copy of one of the `sent` texts.  `keep(line)`: the line is the
     writer's own order or command, never dropped as a client's block above a copy (None: no line is).  `edited`:
@@ -123,7 +124,9 @@ def without_copies(
     writer filled in a blank is theirs (`_edited_in_quote`), and each quoted line of pbem's the writer changed into
     another order, not read, is added to `changed` as (the line as quoted, the line pbem wrote there): the caller
     tells the writer (`changed_in_quote`).  `redacted`: what the kept copy of a mail shows in place of the
-    player's code (`pbem.mail.outbound.outgoing.REDACTED`); a code in the writer's copy is read as it."""
+    player's code (`pbem.mail.outbound.outgoing.REDACTED`); a code in the writer's copy is read as it.  `mine_quoted`:
+    an order the writer quoted themselves apart from any quote is theirs (`pbem.orders.own_quotes`; a player's reply,
+    never a moderator's command mail, whose quoted commands are never run)."""
     known = _places(sent)
     if not known:
         return text
@@ -168,7 +171,7 @@ def without_copies(
                 texts = [*edited, *(t for t in sent if t not in edited)]  # the HTML part's words too
                 changed += changed_in_quote(lines, per_line, drop, texts, keep)
                 changed += changed_in_rewrapped(lines, first, in_copy, found_at, sent, keep, GRAM, changed)  # by words
-    unquote_typed(lines, per_line, drop, edited or sent, keep)  # "> TRIBUTE Gold 4" the writer quoted: theirs
+    unquote_typed(lines, per_line, drop, edited or sent, keep, mine_quoted)  # "> TRIBUTE Gold 4": the writer's
     _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):

@@ -28,11 +28,16 @@ from pbem.orders.furniture import attribution_at, unquoted
 
 
 def unquote_typed(
-    lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str], keep: Callable[[str], bool] | None
+    lines: list[str],
+    per_line: list[list[str]],
+    drop: list[bool],
+    sent: list[str],
+    keep: Callable[[str], bool] | None,
+    wanted: bool,
 ) -> None:
-    """`lines` with the writer's own orders quoted at the top level (`typed_quoted`) unquoted, read as theirs; none
-    when no line is taken as an order (`keep` None)."""
-    if keep is not None:
+    """`lines` with the writer's own orders quoted at the top level (`typed_quoted`) unquoted, read as theirs, when
+    `wanted` and some line is taken as an order (`keep`)."""
+    if wanted and keep is not None:
         for n in typed_quoted(lines, per_line, drop, sent, keep):
             lines[n] = unquoted(lines[n]) or ""
 
