@@ -52,11 +52,22 @@ def _flowed(lines: list[str], width: int) -> list[str]:
     return out
 
 
+def _first_piece(lines: list[str], width: int) -> list[str]:
+    """Rewrapped at `width`, only the first piece of each line quoted (the rest left unquoted under it)."""
+    out: list[str] = []
+    for line in lines:
+        pieces = textwrap.wrap(line, width) or [""]
+        out += [("> " + (line[: len(line) - len(line.lstrip())] if line.strip() else "") + pieces[0]).rstrip()]
+        out += pieces[1:]
+    return out
+
+
 STYLES = {
     "wrap-72": lambda ls: _wrapped(ls, 72),
     "wrap-78": lambda ls: _wrapped(ls, 78),
     "flowed-76": lambda ls: _flowed(ls, 76),
     "flowed-60": lambda ls: _flowed(ls, 60),
+    "first-piece-60": lambda ls: _first_piece(ls, 60),
 }
 ATTRIBUTION = "On Mon, 30 Nov 2026 at 21:08, pbem moderator <games@example.org> wrote:"
 

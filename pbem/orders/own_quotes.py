@@ -161,17 +161,28 @@ def changed_in_rewrapped(
 
 
 def _gaps(in_copy: bytearray, owner: list[int], lines: list[str]) -> Iterator[tuple[int, int]]:
-    """The runs [a, b) of words not in a copy, a copy's word on each side, starting and ending on quoted lines."""
+    """The runs [a, b) of words not in a copy, a copy's word on each side, starting on a quoted line and ending on
+    one, or on the unquoted rest of the quoted line above it (a client that quotes a rewrapped line's first piece
+    only: "> PLACE-START England 2, United Provinces 1, United" / "Provinces 3")."""
     found = 0
     a = in_copy.find(0)
     while a >= 0 and found < GAPS:
         b = in_copy.find(1, a)
         if b < 0:
             return
-        if a > 0 and all(lines[owner[k]].lstrip().startswith(">") for k in (a, b - 1)):
+        last = owner[b - 1]
+        if (
+            a > 0
+            and _quoted(lines[owner[a]])
+            and (_quoted(lines[last]) or (last > owner[a] and _quoted(lines[last - 1])))
+        ):
             found += 1
             yield a, b
         a = in_copy.find(0, b)
+
+
+def _quoted(line: str) -> bool:
+    return line.lstrip().startswith(">")
 
 
 def stream_words(lines: list[str], owner: list[int], first: list[int], a: int, b: int) -> list[str]:
