@@ -137,7 +137,9 @@ def own_text(
     plain = [found["plain"] for found in parts if found.get("plain")]  # laid out as sent, line by line
     if not texts:
         return msg.text
-    return without_copies(msg.text, texts, keep=own_line(words), edited=plain, changed=changed, redacted=REDACTED)
+    return without_copies(
+        msg.text, texts, keep=own_line(words), edited=plain, changed=changed, redacted=REDACTED, mine_quoted=True
+    )
 
 
 def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> Callable[[str], bool]:
@@ -145,8 +147,12 @@ def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) ->
     `msg`'s sender that it names.  A reply keeps the subject it answers: with no order in its body, the
     invitation's "Join the game: reply JOIN" was read as the player's JOIN line and refused as one."""
 
+    titles: list[str] = []  # read once, on the first question: white space folded (a long subject is folded)
+
     def pbems(line: str) -> bool:
-        return any(subject_line(_subject(m.raw)) == line for m in _mine(msg, sent, game_id))
+        if not titles:
+            titles.extend(" ".join(subject_line(_subject(m.raw)).split()) for m in _mine(msg, sent, game_id))
+        return " ".join(line.split()) in titles
 
     return pbems
 

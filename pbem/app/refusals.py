@@ -27,7 +27,8 @@
   each on its own line" is said only when so written they fill no slot twice.  A refused line that is an order up
   to a sentence's end, or up to a comma or slash before a remark or condition ("DISCARD NONE. Thanks for running
   the game", "TRIBUTE Gold 7, but only if Bob agrees", "DISCARD NONE – I think" with a phone's dash: it was told '"none"
-is not a card'), or an order word with a remark after it ("NO EVENT I have
+is not a card'), or up to a short dash before words that start no item of that order (`pbem.orders.items`: "TRIBUTE Silver 7 -
+go team" was refused for a card named "team"), or an order word with a remark after it ("NO EVENT I have
 thought about it", "Pass, I keep my cards") is refused as one with words after it (`_sentence_cut`).
 """
 
@@ -42,6 +43,7 @@ from pbem.app.unread import CLOSERS, ignored, shortened
 from pbem.engine import offers, slots
 from pbem.engine.base import Engine, LineResult, Outcome
 from pbem.orders.extract import asks, is_order, phrase_end, unasked
+from pbem.orders.items import Items
 from pbem.orders.typed import SENTENCE_WORDS
 
 EARLIER = 2  # earlier lines quoted at most in "an earlier line of this message already answers"
@@ -199,7 +201,12 @@ def _sentence_cut(eng: Engine, state: dict[str, Any], player: str, r: LineResult
     ('"none." is not a card', '"Carol, but only if Bob agrees" is not a player').  The longest such order first, at
     most `CUT_TRIES` applications of the engine per line, from the message's `budget`."""
     ends = [m.end() - 1 for m in _SENTENCE_END.finditer(r.line)]  # where its ".", "!" or ";" is
-    ends += [m.start() + 1 for m in _LIST_PART.finditer(r.line) if _remark(r.line[m.end() :])]
+    items = Items(eng, state, player, (*r.legal, *r.names))
+    ends += [
+        m.start() + 1
+        for m in _LIST_PART.finditer(r.line)
+        if _remark(r.line[m.end() :]) or (m.group(0)[-1] == "-" and not items.may_start(r.line[m.end() :]))
+    ]
     ends += [m.start() + 1 for m in _LONG_DASH.finditer(r.line)]
     word = phrase_end(r.line, eng.order_words)  # "NO EVENT I have thought about it": the order word, a remark
     ends += [word] if word and _remark(r.line[word:]) else []

@@ -254,7 +254,7 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
         if firsts.isdisjoint(_TOKEN.findall(front(line[:200]).upper().replace("_", "-"))[:3]):
             return False  # none of its first words starts an order or a command (most lines: a regex, no more)
         typed = _strip_comment(line)
-        bare = (cleaned(typed) or typed).replace(":", " ", 1).replace("：", " ", 1)
+        bare = undoubled((cleaned(typed) or typed).replace(":", " ", 1).replace("：", " ", 1), words)
         return bool(typed) and (
             is_order(bare, words) or _control(bare) is not None or bool(labelled_order(typed, words))
         )
@@ -333,15 +333,58 @@ def extract(
     said = _labelled(cleaned(first) or first, words) if first else ""  # "No event." as the line "No event"
     if said and not ex.orders and is_order(said, words) and not (pbems and pbems(first)):
         ex.orders.append(_strip_comment(said))  # a subject titled "tribute" above orders is only a title
+    elif first and not ex.orders and pbems and (after := after_title(first, words, pbems)):
+        ex.orders.append(_strip_comment(after))
     return ex
+
+
+TITLE_CUTS = 4  # places in a subject where an order may start after the title of the mail answered, tried at most
+TITLE_WORDS = 40  # words of a subject an order after the title may start at, at most (pbem's titles are short)
+TITLE_REST = 400  # characters of the rest of a subject read as an order after the title, at most
+_TITLE_END = " \t-\u2013\u2014:|,;"  # between the title kept and the order typed after it
+
+
+def after_title(first: str, words: tuple[str, ...], pbems: Callable[[str], bool]) -> str:
+    """The order a player typed after the title of the mail they answer, in its subject ("Re: [pbem g1] Gambit 1,
+    Turn 1, Carol to play - PLAY Platinum 9", the body left empty or only quoting): it was not read, the subject
+    being no title and no order.  Read where the subject's start is the whole title of a mail pbem sent them
+    (`pbems`) and the rest an order; "" if there is none.  At most `TITLE_CUTS` places are tried."""
+    tried = 0
+    for k, m in enumerate(re.finditer(r"(?<=\s)\S", first)):
+        rest = first[m.start() :]
+        if k >= TITLE_WORDS:
+            break
+        if len(rest) > TITLE_REST:
+            continue  # an order is never so long: no reading of a long subject's rest (linear in the subject)
+        said = _labelled(cleaned(rest) or rest, words)
+        if not is_order(said, words):
+            continue
+        tried += 1
+        if pbems(first[: m.start()].rstrip(_TITLE_END)):
+            return said
+        if tried >= TITLE_CUTS:
+            break
+    return ""
 
 
 def _read(typed: str, words: tuple[str, ...]) -> str:
     """The line an order or command is read from: without list markers, emphasis, end punctuation, quotes; an order
     word written as a label ("Tribute: Gold 7") or a label naming the order ("My order: NO EVENT") read as the order."""
-    line = _labelled(cleaned(typed) or typed, words)
+    line = undoubled(_labelled(cleaned(typed) or typed, words), words)
     if _control(line) is None and not is_order(line, words):
         return labelled_order(line, words) or line
+    return line
+
+
+def undoubled(line: str, words: Iterable[str]) -> str:
+    """`line` without its first word when the word after it is the same and the rest is an order: dictation and a
+    phone's keyboard repeat a word ("vote vote red", "Tribute tribute Silver 7", "no no event"), read as an order
+    naming a card "tribute" or as no order.  No order of any game names an argument after its own order word."""
+    first, _, rest = line.lstrip().partition(" ")
+    rest = rest.lstrip()
+    second = rest.split(None, 1)[0] if rest else ""
+    if first and first.casefold() == second.casefold() and is_order(rest, words):
+        return rest
     return line
 
 

@@ -23,7 +23,8 @@
   colons too) and QQ Mail's ``------------------ 原始邮件 ------------------``, forwarded and original-message markers: the rest of
   the message is someone else's;
 * (in `pbem.orders.extract`, by `sign_off`) the signature below a sign-off line after the orders ("Best regards,");
-* the signature after ``-- `` and the one-line signatures of mobile and webmail
+* the signature after ``-- `` (or ``--`` alone, its space lost, or the em or en dash a phone's smart punctuation
+  makes of it) and the one-line signatures of mobile and webmail
   clients (``Sent from my iPhone``, ``Get Outlook for Android``, ``Sent with
   Proton Mail secure email.``, ``Envoyé de mon iPhone`` ...).
 """
@@ -93,11 +94,16 @@ _CLIENT_SIGNATURE = re.compile(
 )
 
 
+#: A signature's separator alone on its line: "-- " with its space lost, or as a phone's smart punctuation types
+#: "--" (an em or en dash: "Play hard, play fair" under it was read as an order and the message refused).
+_SEPARATORS = frozenset(("--", "\u2014", "\u2013"))
+
+
 def _quoted(line: str) -> bool:
     return line.lstrip().startswith(">")
 
 
-def _attribution_at(lines: list[str], i: int) -> int:
+def attribution_at(lines: list[str], i: int) -> int:
     """How many lines (1 to 3) starting at `i` form an attribution, or 0."""
     if not _ATTRIBUTION_START.match(lines[i]):
         return 0
@@ -170,7 +176,7 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
     i = 0
     while i < len(lines):
         raw = lines[i]
-        if raw.rstrip() == "--" or raw.startswith("-- "):
+        if raw.rstrip() in _SEPARATORS or raw.startswith("-- "):
             break
         if groupwise(raw):
             break  # GroupWise's attribution: the mail answered follows, unquoted
@@ -181,7 +187,7 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
                 out.append(mine)
             i += 1
             continue
-        n = _attribution_at(lines, i)
+        n = attribution_at(lines, i)
         if n:
             dropped.extend(lines[i : i + n])
             if not _next_is_quote(lines, i + n):

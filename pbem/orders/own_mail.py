@@ -22,7 +22,8 @@ line of the copy quoted once that the writer marked as their choice (``> NO EVEN
 `pbem.orders.typed.chosen`), whose words are all the copy's, and so is a quoted line the writer changed into an
 order (``> PLAY <card>`` edited into ``> PLAY Gold 7``: `_edited_in_quote`; a quoted line pbem wrote, unchanged,
 never is; a quoted listed order changed into another, or an order typed inside the quote as a line of its own,
-`changed_in_quote`, is not read, and is told).  The unquoted
+`changed_in_quote`, is not read, and is told), and so is an order the writer quoted themselves on a line of its own
+at the top level, apart from any quote ("Hi," / "> TRIBUTE Gold 4": `pbem.orders.own_quotes`).  The unquoted
 rest of a quoted line that a client
 rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
@@ -36,6 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
+from pbem.orders.own_quotes import changed_in_rewrapped, unquote_typed
 from pbem.orders.typed import CODE_PATTERN, chosen, cleaned, may_be_marked, points_up
 
 GRAM = 6  # words in one matched run
@@ -114,6 +116,7 @@ def without_copies(
     edited: list[str] | None = None,
     changed: list[tuple[str, str]] | None = None,
     redacted: str = "",
+    mine_quoted: bool = False,
 ) -> str:
     """`text` without the lines that belong to a copy of one of the `sent` texts.  `keep(line)`: the line is the
     writer's own order or command, never dropped as a client's block above a copy (None: no line is).  `edited`:
@@ -121,7 +124,9 @@ def without_copies(
     writer filled in a blank is theirs (`_edited_in_quote`), and each quoted line of pbem's the writer changed into
     another order, not read, is added to `changed` as (the line as quoted, the line pbem wrote there): the caller
     tells the writer (`changed_in_quote`).  `redacted`: what the kept copy of a mail shows in place of the
-    player's code (`pbem.mail.outbound.outgoing.REDACTED`); a code in the writer's copy is read as it."""
+    player's code (`pbem.mail.outbound.outgoing.REDACTED`); a code in the writer's copy is read as it.  `mine_quoted`:
+    an order the writer quoted themselves apart from any quote is theirs (`pbem.orders.own_quotes`; a player's reply,
+    never a moderator's command mail, whose quoted commands are never run)."""
     known = _places(sent)
     if not known:
         return text
@@ -165,6 +170,8 @@ def without_copies(
             if changed is not None:  # laid out as sent, or as an HTML part's quote is flattened
                 texts = [*edited, *(t for t in sent if t not in edited)]  # the HTML part's words too
                 changed += changed_in_quote(lines, per_line, drop, texts, keep)
+                changed += changed_in_rewrapped(lines, first, in_copy, found_at, sent, keep, GRAM, changed)  # by words
+    unquote_typed(lines, per_line, drop, edited or sent, keep, mine_quoted)  # "> TRIBUTE Gold 4": the writer's
     _drop_wordless_inside(lines, per_line, drop)
     for n in range(len(lines)):
         if drop[n] and (n == 0 or not drop[n - 1]):

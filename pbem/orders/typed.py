@@ -74,7 +74,9 @@ _JOINERS = frozenset("\ufe0f\ufe0e\u200d\u20e3")  # emoji variation selectors, t
 def _undecorated(text: str) -> str:
     """`text` without emoji and other symbols at its start and end (and the spaces beside them).  Linear."""
     start, end = 0, len(text)
-    while start < end and (text[start] in _JOINERS or unicodedata.category(text[start]) in _DECORATION):
+    while start < end and (
+        text[start] in _JOINERS or unicodedata.category(text[start]) in _DECORATION or _keycap(text, start)
+    ):
         start += 1
         while start < end and text[start].isspace():
             start += 1
@@ -83,6 +85,16 @@ def _undecorated(text: str) -> str:
         while end > start and text[end - 1].isspace():
             end -= 1
     return text[start:end]
+
+
+def _keycap(text: str, at: int) -> bool:
+    """Whether a keycap emoji starts at `at` ("1️⃣ TRIBUTE Gold 4": a digit, "#" or "*", the variation selector,
+    the enclosing keycap): a numbered list's bullet on a phone, its digit no part of the order (it was read "1
+    TRIBUTE Gold 4", no order word first, and the message found no order)."""
+    if text[at] not in "0123456789#*":
+        return False
+    nxt = at + 1 + (text[at + 1 : at + 2] == "\ufe0f")
+    return text[nxt : nxt + 1] == "\u20e3"
 
 
 # A choice marked on a line of the mail answered: a pointer or a tick after it, a tick before it, a remark naming it
