@@ -231,4 +231,4 @@ def test_a_long_history_is_cut_to_its_latest_events_and_says_so() -> None:
     assert [g["title"] for g in one["groups"]] == ["Turn 3"] and not one["missing"]
     assert histories.told("habsburg", False, "Ann", events, "30")["missing"]
     text = render_mail("history", {"game_name": "hh1", **ctx, **M, **RECORD}).text
-    assert "The first 250 of its 450 events are left out" in text, text
+    assert "Of its 450 events, the first 250 are left out" in text, text
