@@ -21,9 +21,11 @@ one mail in a running poll (the start of the process, the imports and the first 
 Prints JSON: per checkout, both counts and `instructions_per_message`; with `--against`, `new_over_old`.
 
 `--home DIR` counts every checkout on one home saved before (`--build DIR --messages N --games G`, run with
-either checkout): the same games, codes and mails for both, so the two counts differ by the code alone and a
-change of 1% is seen (homes built anew differ by up to 2.5%).  Only for checkouts that read and write the
-same record (no migration between them).
+either checkout): the same games, codes and mails for both (homes built anew differ by up to 2.5%).  Only for
+checkouts that read and write the same record (no migration between them).  Every count runs with one hash seed
+(`PYTHONHASHSEED`, 0 unless set): with a random seed per process the same two checkouts were counted 0.991 and
+(seed 0) 1.048 apart; with one seed a checkout's count repeats within 0.01%.  The seed can favour one checkout
+(it decides the order of the sets and dicts some code iterates): count a change with a second seed too.
 
 Needs valgrind (Debian: `apt-get install valgrind`).  The full size takes about 5 minutes a checkout;
 the two checkouts run side by side.
@@ -99,7 +101,10 @@ def counted(checkout: Path, where: Path, n: int) -> int:
 
 
 def _env(checkout: Path) -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(checkout), str(ROOT / "benchmarks")]))
+    """`checkout` first on the path; one hash seed for every count: with a random one (Python's default), the same
+    code counted on the same home differed by 0.9% a message (the sets' and dicts' collisions and orders)."""
+    path = os.pathsep.join([str(checkout), str(ROOT / "benchmarks")])
+    return dict(os.environ, PYTHONPATH=path, PYTHONHASHSEED=os.environ.get("PYTHONHASHSEED", "0"))
 
 
 def measure(checkout: Path, root: Path, args: argparse.Namespace) -> dict[str, object]:
@@ -162,7 +167,7 @@ def main() -> None:
         "benchmark": "instructions",
         "messages": args.messages if args.home is None else len(list((args.home / "mails").iterdir())),
         "home": str(args.home) if args.home is not None else "built for each checkout",
-        "games": args.games,
+        "games": args.games if args.home is None else "as built",
         "population": args.population,
         **results,
     }
