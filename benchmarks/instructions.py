@@ -22,10 +22,9 @@ Prints JSON: per checkout, both counts and `instructions_per_message`; with `--a
 
 `--home DIR` counts every checkout on one home saved before (`--build DIR --messages N --games G`, run with
 either checkout): the same games, codes and mails for both (homes built anew differ by up to 2.5%).  Only for
-checkouts that read and write the same record (no migration between them).  Every count runs with one hash seed
-(`PYTHONHASHSEED`, 0 unless set): with a random seed per process the same two checkouts were counted 0.991 and
-(seed 0) 1.048 apart; with one seed a checkout's count repeats within 0.01%.  The seed can favour one checkout
-(it decides the order of the sets and dicts some code iterates): count a change with a second seed too.
+checkouts that read and write the same record (no migration between them).  Each checkout polls once uncounted
+first (its templates compiled into Jinja's cache), and every count runs with one hash seed (`PYTHONHASHSEED`, 0
+unless set): a checkout's count then repeats within 0.01%.
 
 Needs valgrind (Debian: `apt-get install valgrind`).  The full size takes about 5 minutes a checkout;
 the two checkouts run side by side.
@@ -101,8 +100,7 @@ def counted(checkout: Path, where: Path, n: int) -> int:
 
 
 def _env(checkout: Path) -> dict[str, str]:
-    """`checkout` first on the path; one hash seed for every count: with a random one (Python's default), the same
-    code counted on the same home differed by 0.9% a message (the sets' and dicts' collisions and orders)."""
+    """`checkout` first on the path; one hash seed for every count (Python's default is a random one a process)."""
     path = os.pathsep.join([str(checkout), str(ROOT / "benchmarks")])
     return dict(os.environ, PYTHONPATH=path, PYTHONHASHSEED=os.environ.get("PYTHONHASHSEED", "0"))
 
@@ -122,6 +120,10 @@ def measure(checkout: Path, root: Path, args: argparse.Namespace) -> dict[str, o
         subprocess.run(cmd, check=True, env=_env(checkout), capture_output=True, cwd=checkout)  # `-m pbem`: its own
         many = args.messages
     few = many // 3
+    # one poll uncounted first: the first run of a checkout compiles its templates into Jinja's cache (keyed by their
+    # paths), which fell in the small count alone (430 M instructions: a count 5% low a message)
+    warm = [sys.executable, str(HERE), "--poll", str(where), "--n", "1"]
+    subprocess.run(warm, check=True, env=_env(checkout), capture_output=True)
     small, large = counted(checkout, where, few), counted(checkout, where, many)
     return {
         "checkout": str(checkout),
