@@ -1,7 +1,7 @@
 """CPU instructions per reply: a poll's cost counted by valgrind, the same figure on a busy machine or a quiet one.
 
     python benchmarks/instructions.py [--messages 300] [--games 100] [--population reply|code]
-                                      [--against OTHER_CHECKOUT]
+                                      [--against OTHER_CHECKOUT] [--home SAVED_HOME]
 
 The wall-clock benchmarks (`poll_throughput.py`) compare pbem with its baseline in one run, but on a shared
 2-core machine the same baseline takes 5 to 11 s within an hour, so a change of a tenth to pbem's own cost
@@ -19,6 +19,12 @@ seat got, with the report quoted (`reply`), or new mails with a CODE line (`code
 of a third of the mails and of all of them; their difference over the difference in mails is the cost of
 one mail in a running poll (the start of the process, the imports and the first renders fall out).
 Prints JSON: per checkout, both counts and `instructions_per_message`; with `--against`, `new_over_old`.
+
+`--home DIR` counts every checkout on one home saved before (`--build DIR --messages N --games G`, run with
+either checkout): the same games, codes and mails for both (homes built anew differ by up to 2.5%).  Only for
+checkouts that read and write the same record (no migration between them).  Each checkout polls once uncounted
+first (its templates compiled into Jinja's cache), and every count runs with one hash seed (`PYTHONHASHSEED`, 0
+unless set): a checkout's count then repeats within 0.01%.
 
 Needs valgrind (Debian: `apt-get install valgrind`).  The full size takes about 5 minutes a checkout;
 the two checkouts run side by side.
@@ -94,19 +100,30 @@ def counted(checkout: Path, where: Path, n: int) -> int:
 
 
 def _env(checkout: Path) -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(checkout), str(ROOT / "benchmarks")]))
+    """`checkout` first on the path; one hash seed for every count (Python's default is a random one a process)."""
+    path = os.pathsep.join([str(checkout), str(ROOT / "benchmarks")])
+    return dict(os.environ, PYTHONPATH=path, PYTHONHASHSEED=os.environ.get("PYTHONHASHSEED", "0"))
 
 
 def measure(checkout: Path, root: Path, args: argparse.Namespace) -> dict[str, object]:
     import compileall
 
     compileall.compile_dir(str(checkout / "pbem"), quiet=2)  # as installed: no module compiled in the count
-    where = root / checkout.name
-    where.mkdir()
-    cmd = [sys.executable, str(HERE), "--build", str(where), "--messages", str(args.messages)]
-    cmd += ["--games", str(args.games), "--population", args.population]
-    subprocess.run(cmd, check=True, env=_env(checkout), capture_output=True, cwd=checkout)  # `-m pbem`: its own
-    few, many = args.messages // 3, args.messages
+    if args.home is not None:  # one saved home for every checkout: no build's own randomness in the comparison
+        where = args.home
+        many = len(list((where / "mails").iterdir()))
+    else:
+        where = root / checkout.name
+        where.mkdir()
+        cmd = [sys.executable, str(HERE), "--build", str(where), "--messages", str(args.messages)]
+        cmd += ["--games", str(args.games), "--population", args.population]
+        subprocess.run(cmd, check=True, env=_env(checkout), capture_output=True, cwd=checkout)  # `-m pbem`: its own
+        many = args.messages
+    few = many // 3
+    # one poll uncounted first: the first run of a checkout compiles its templates into Jinja's cache (keyed by their
+    # paths), which fell in the small count alone (430 M instructions: a count 5% low a message)
+    warm = [sys.executable, str(HERE), "--poll", str(where), "--n", "1"]
+    subprocess.run(warm, check=True, env=_env(checkout), capture_output=True)
     small, large = counted(checkout, where, few), counted(checkout, where, many)
     return {
         "checkout": str(checkout),
@@ -121,6 +138,12 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--population", choices=["reply", "code"], default="reply")
     ap.add_argument("--against", type=Path, help="another checkout to count the same way (the old code)")
+    ap.add_argument(
+        "--home",
+        type=Path,
+        help="count every checkout on this saved home (made once by --build DIR): for checkouts that read and write "
+        "the same record, the comparison then repeats within 0.2%%",
+    )
     ap.add_argument("--build", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--poll", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, default=0, help=argparse.SUPPRESS)
@@ -144,8 +167,9 @@ def main() -> None:
             results = {name: job.result() for name, job in jobs.items()}
     doc: dict[str, object] = {
         "benchmark": "instructions",
-        "messages": args.messages,
-        "games": args.games,
+        "messages": args.messages if args.home is None else len(list((args.home / "mails").iterdir())),
+        "home": str(args.home) if args.home is not None else "built for each checkout",
+        "games": args.games if args.home is None else "as built",
         "population": args.population,
         **results,
     }

@@ -69,15 +69,17 @@ def _words(line: str) -> list[str]:
     return out
 
 
-def _grams(words: list[str]) -> Iterator[tuple[str, ...]]:
-    """Every run of `GRAM` words in a row, in order (built in C by zip: the loop below only looks them up)."""
-    return zip(*(words[k:] for k in range(GRAM)))
+def _grams(words: list[str]) -> Iterator[str]:
+    """Every run of `GRAM` words in a row, in order, as one string (its words joined by a space, which no word
+    holds): built in C by zip and join, and a string keeps its hash, where a tuple of words is hashed again at
+    every look-up of it."""
+    return map(" ".join, zip(*(words[k:] for k in range(GRAM))))
 
 
-def _places(sent: list[str]) -> dict[tuple[str, ...], int | set[int]]:
+def _places(sent: list[str]) -> dict[str, int | set[int]]:
     """Each run of GRAM words of the sent mails -> where it starts in their words: the place itself for a run
     found once (most are: no set is built for them), else the set of its places (at most PLACES)."""
-    known: dict[tuple[str, ...], int | set[int]] = {}
+    known: dict[str, int | set[int]] = {}
     offset = 0
     for t in sent:
         words = _words(t)
