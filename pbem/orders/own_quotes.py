@@ -47,19 +47,20 @@ def typed_quoted(
 ) -> list[int]:
     """The indexes of the lines of `lines` that are the writer's own orders quoted at the top level (the module
     docstring).  `per_line`: each line's words; `drop`: whether each is part of a copy; `sent`: the sent texts."""
-    runs = list(_runs(lines))
-    if not runs:
-        return []
-    copied = [n for n, ws in enumerate(per_line) if ws and drop[n] and lines[n].lstrip().startswith(">")]
+    copied: list[int] | None = None
     pbems: set[str] | None = None
     out: list[int] = []
-    for start, end in runs:
+    for start, end in _runs(lines):
         worded = [n for n in range(start, end) if per_line[n]]
         if not worded or any(drop[n] for n in worded):
-            continue
+            continue  # most runs: a quoted copy of pbem's mail, its lines dropped
+        if not all(unquoted(lines[k]) is not None or not lines[k].strip(" >") for k in range(start, end)):
+            continue  # a line quoted twice: an older mail's
         mines = [unquoted(lines[n]) for n in worded]
         if any(m is None or not keep(m) for m in mines):
             continue
+        if copied is None:
+            copied = [n for n, ws in enumerate(per_line) if ws and drop[n] and lines[n].lstrip().startswith(">")]
         if copied and copied[0] < start and copied[-1] >= end:
             continue  # inside a quoted copy (a copied line above it and one below)
         if _attributed(lines, start):
@@ -73,15 +74,15 @@ def typed_quoted(
 
 
 def _runs(lines: list[str]) -> Iterator[tuple[int, int]]:
-    """The runs of consecutive quoted lines (start, end), each with no line quoted twice (an older mail's)."""
+    """The runs of consecutive quoted lines (start, end); `typed_quoted` leaves out those with a line quoted twice
+    (an older mail's), once the cheaper tests have kept them."""
     start = -1
     for n, line in enumerate([*lines, ""]):
         quoted = line.lstrip().startswith(">")
         if quoted and start < 0:
             start = n
         elif not quoted and start >= 0:
-            if all(unquoted(lines[k]) is not None or not lines[k].strip(" >") for k in range(start, n)):
-                yield start, n
+            yield start, n
             start = -1
 
 
@@ -123,6 +124,9 @@ def changed_in_rewrapped(
     `first`: where each line's first word is in the stream; `found_at`: each word's run of `gram` words' places in
     `sent` (`pbem.orders.own_mail._places`); `told`: the changes found by lines already, not found again.  Linear:
     at most `GAPS` gaps, each a few words."""
+    copy_starts = in_copy.find(1)
+    if copy_starts < 0 or in_copy.find(0, copy_starts) < 0:
+        return []  # no word after a copy's first that is not in one: no gap (`_gaps`), most replies
     known = {(_key(line), was) for line, was in told}
     owner = [0] * len(in_copy)  # the line of each word of the stream
     for n in range(len(lines)):
@@ -239,13 +243,20 @@ class _SentWords:
     """Where each place of the sent mails' word stream is: its text, line and the line's words' spans."""
 
     def __init__(self, sent: list[str], gram: int) -> None:
-        self.sent, self.starts = sent, []
-        offset = 0
-        for t in sent:
-            self.starts.append(offset)
-            offset += len(_WORD_AT.findall(t.casefold())) + gram  # as `_places` counts (no run spans two mails)
+        self.sent, self.gram, self._starts = sent, gram, list[int]()
         self.lines: dict[int, list[tuple[str, int]]] = {}
         self.words_of: dict[int, list[str]] = {}
+
+    @property
+    def starts(self) -> list[int]:
+        """Where each sent text's words start in the stream, as `_places` counts (no run spans two mails); worked
+        out when a gap first asks (most gaps end a copy with nothing to look up)."""
+        if not self._starts and self.sent:
+            offset = 0
+            for t in self.sent:
+                self._starts.append(offset)
+                offset += len(_WORD_AT.findall(t.casefold())) + self.gram
+        return self._starts
 
     def _at(self, t: int) -> list[tuple[str, int]]:
         """Text `t`'s lines, each with the place of its first word."""
