@@ -61,6 +61,8 @@ TYPINGS: dict[str, Callable[[str], str]] = {
     "lettered": lambda o: "a) " + o,
     "lettered-capital": lambda o: "A. " + o,
     "bracketed-number": lambda o: "(1) " + o,
+    "hash-number": lambda o: "#1 " + o,  # a list numbered with a hash: not a comment (the line was dropped, untold)
+    "hash-number-dot": lambda o: "#2. " + o,
     "keycap": lambda o: "1\ufe0f\u20e3 " + o,  # 1️⃣
     "diamond": lambda o: "\U0001f539 " + o,  # 🔹
     "check-box": lambda o: "\u2705 " + o,  # ✅

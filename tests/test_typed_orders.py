@@ -83,3 +83,20 @@ def test_a_mode_word_alone_is_read_and_in_a_sentence_is_chatter() -> None:
     assert extract("- digest.", "", HH).mode == "digest"
     ex = extract("Watch out for Bob!\nPASS", "", HH)
     assert ex.mode is None and ex.chatter == ["Watch out for Bob!"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "orders"),
+    [
+        ("#1 NO EVENT", ["NO EVENT"]),  # a list numbered with a hash
+        ("#12) NO EVENT # my choice", ["NO EVENT"]),
+        ("# NO EVENT", []),  # an order commented out: the player's choice
+        ("#NO EVENT", []),
+        ("NO EVENT # or a person next time", ["NO EVENT"]),
+        ("#1", []),
+        ("#1 thinking about it", []),
+    ],
+)
+def test_a_hash_starts_a_comment_except_as_a_lists_number(typed: str, orders: list[str]) -> None:
+    ex = extract(typed, order_words=HH)
+    assert [o.upper() for o in ex.orders] == orders, ex

@@ -32,7 +32,7 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   `Extracted.chatter`, listed to the player as "not read as orders", and
   never a reason to refuse.
 
-``#`` starts a comment.  The Subject after the ``[pbem NAME]`` tag, without
+``#`` starts a comment (not a list's hash number: "#1 PASS").  The Subject after the ``[pbem NAME]`` tag, without
 ``Re:``/``Fwd:``/``AW:``/``SV:`` prefixes, is read like a first line when it
 is a command (``[pbem hh1] HELP``), or an order and the body holds none
 (``[pbem hh1] NO EVENT code K7QX-2MPD``); otherwise it is only a title.
@@ -268,8 +268,14 @@ def _control(line: str) -> str | None:
     return first if first in CONTROL_WORDS else None
 
 
+#: "#1 PASS", "#2. VOTE RED": a list numbered with a hash, not a comment (the line was dropped whole, untold).
+_HASH_NUMBER = re.compile(r"[ \t\u00a0]*+#\d{1,2}[.):]?[ \t\u00a0]+(?=\S)")
+
+
 def _strip_comment(line: str) -> str:
-    return line.split("#", 1)[0].translate(_INVISIBLE).strip()
+    """`line` without its comment (from a ``#``), and without a list's hash number before its order ("#1 PASS")."""
+    numbered = _HASH_NUMBER.match(line)
+    return line[numbered.end() if numbered else 0 :].split("#", 1)[0].translate(_INVISIBLE).strip()
 
 
 def subject_line(subject: str) -> str:
