@@ -10,6 +10,7 @@ of the player's in it applies nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -63,6 +64,7 @@ TYPINGS: dict[str, Callable[[str], str]] = {
     "bracketed-number": lambda o: "(1) " + o,
     "hash-number": lambda o: "#1 " + o,  # a list numbered with a hash: not a comment (the line was dropped, untold)
     "hash-number-dot": lambda o: "#2. " + o,
+    "number-sign": lambda o: re.sub(r" (\d+)\b", r" #\1", o),  # "TRIBUTE Copper #4": not a comment
     "keycap": lambda o: "1\ufe0f\u20e3 " + o,  # 1️⃣
     "diamond": lambda o: "\U0001f539 " + o,  # 🔹
     "check-box": lambda o: "\u2705 " + o,  # ✅

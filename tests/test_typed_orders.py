@@ -95,8 +95,10 @@ def test_a_mode_word_alone_is_read_and_in_a_sentence_is_chatter() -> None:
         ("NO EVENT # or a person next time", ["NO EVENT"]),
         ("#1", []),
         ("#1 thinking about it", []),
+        ("TRIBUTE Gold #7", ["TRIBUTE GOLD 7"]),  # a number sign, not a comment
+        ("TRIBUTE Gold 7 #best", ["TRIBUTE GOLD 7"]),
     ],
 )
 def test_a_hash_starts_a_comment_except_as_a_lists_number(typed: str, orders: list[str]) -> None:
-    ex = extract(typed, order_words=HH)
+    ex = extract(typed)  # every game's order words
     assert [o.upper() for o in ex.orders] == orders, ex

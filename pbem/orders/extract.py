@@ -32,7 +32,7 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   `Extracted.chatter`, listed to the player as "not read as orders", and
   never a reason to refuse.
 
-``#`` starts a comment (not a list's hash number: "#1 PASS").  The Subject after the ``[pbem NAME]`` tag, without
+``#`` starts a comment (not a list's hash number, "#1 PASS", nor a number sign, "Copper #4").  The Subject after the ``[pbem NAME]`` tag, without
 ``Re:``/``Fwd:``/``AW:``/``SV:`` prefixes, is read like a first line when it
 is a command (``[pbem hh1] HELP``), or an order and the body holds none
 (``[pbem hh1] NO EVENT code K7QX-2MPD``); otherwise it is only a title.
@@ -272,10 +272,16 @@ def _control(line: str) -> str | None:
 _HASH_NUMBER = re.compile(r"[ \t\u00a0]*+#\d{1,2}[.):]?[ \t\u00a0]+(?=\S)")
 
 
+#: "TRIBUTE Copper #4", "PLAY Platinum #9": a number sign before a card's number, not a comment (read "Copper").
+_NUMBER_SIGN = re.compile(r"(?<=[ \t\u00a0])#(?=\d)")
+
+
 def _strip_comment(line: str) -> str:
-    """`line` without its comment (from a ``#``), and without a list's hash number before its order ("#1 PASS")."""
+    """`line` without its comment (from a ``#``), without a list's hash number before its order ("#1 PASS"), and
+    with a number sign before a number read as the number ("Copper #4")."""
     numbered = _HASH_NUMBER.match(line)
-    return line[numbered.end() if numbered else 0 :].split("#", 1)[0].translate(_INVISIBLE).strip()
+    text = _NUMBER_SIGN.sub("", line[numbered.end() if numbered else 0 :])
+    return text.split("#", 1)[0].translate(_INVISIBLE).strip()
 
 
 def subject_line(subject: str) -> str:
