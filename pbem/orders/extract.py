@@ -269,7 +269,7 @@ def _control(line: str) -> str | None:
 
 
 #: "#1 PASS", "#2. VOTE RED": a list numbered with a hash, not a comment (the line was dropped whole, untold).
-_HASH_NUMBER = re.compile(r"[ \t\u00a0]*+#\d{1,2}[.):]?[ \t\u00a0]+(?=\S)")
+_HASH_NUMBER = re.compile(r"^[ \t\u00a0]*+#\d{1,2}[.):]?[ \t\u00a0]+(?=\S)")
 
 
 #: "TRIBUTE Copper #4", "PLAY Platinum #9": a number sign before a card's number, not a comment (read "Copper").
