@@ -103,13 +103,41 @@ def machine_mark_file(home: Path) -> Path | None:
     return Path(state) / MACHINE_MARKS / f"last-run-{hashlib.sha256(folder.encode()).hexdigest()[:24]}"
 
 
-def _read_mark(file: Path) -> datetime | None:
+MARK_WAIT = 2.0  # seconds a mark another process holds a lease on is waited for (the holder is told to let go)
+
+
+class MarkHeld(Exception):
+    """A mark another process holds a lease on, not let go within `MARK_WAIT`: read as none, a restored database
+    would pass the check it exists for, so the run stops (exit 3) and the next one reads it."""
+
+
+def _read_mark(file: Path, wait: float | None = None) -> datetime | None:
+    """The time a mark holds (None: no mark, or one that is not a mark).  A mark another process holds a lease on
+    (a backup tool, a Samba oplock, an NFS delegation: the open fails with EAGAIN and the kernel tells the holder to
+    let go) is tried again for `MARK_WAIT` seconds, then `MarkHeld`; it was read as no mark."""
+    import errno
+    import time
+
     from pbem.record.files import Unreadable, read_at_most
 
-    try:
-        when = datetime.fromisoformat(read_at_most(file, 4096).decode("utf-8").split("\n", 1)[0].strip())
-    except (OSError, Unreadable, UnicodeDecodeError, ValueError):
-        return None
+    wait = MARK_WAIT if wait is None else wait
+    until = time.monotonic() + wait
+    while True:
+        try:
+            when = datetime.fromisoformat(read_at_most(file, 4096).decode("utf-8").split("\n", 1)[0].strip())
+            break
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EWOULDBLOCK):
+                return None
+            if time.monotonic() >= until:
+                raise MarkHeld(
+                    f"the poll mark {file} is held by another process (a lease) that did not let it go within "
+                    f"{wait:g} s; nothing was done (the next run reads it: the kernel breaks a lease within "
+                    "/proc/sys/fs/lease-break-time, 45 s by default)"
+                ) from None
+            time.sleep(0.05)
+        except (Unreadable, UnicodeDecodeError, ValueError):
+            return None
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
