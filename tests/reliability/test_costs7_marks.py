@@ -64,3 +64,40 @@ def test_a_poll_stops_on_a_leased_mark_and_the_next_one_refuses_the_restored_dat
         run_poll(cfg, clock=clock)  # type: ignore[arg-type]  # (on 21a928b: both read as none, played on)
     with pytest.raises(TransportError, match=r"^the database is older than this home"):
         run_poll(cfg, clock=clock)  # type: ignore[arg-type]
+
+
+def test_a_state_folder_that_stops_answering_stops_the_run_at_the_marks_deadline_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """This machine's mark is in the user's state folder, which may be on a network file system the home is not on:
+    one that stopped answering held the poll until `poll_deadline` and the watchdog's grace (15 minutes by default),
+    the line not naming the mark.  Its read and write are now waited for `MARK_DEADLINE` seconds, in a thread: the
+    read stops the run naming the mark, the write is told and the poll goes on (as a folder it may not write)."""
+    from datetime import UTC, datetime
+
+    from pbem.record import files
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(clocks, "MARK_DEADLINE", WAIT, raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    machine = clocks.machine_mark_file(home)
+    assert machine is not None
+    clocks.mark_home(home, datetime(2026, 12, 5, 10, tzinfo=UTC), [])
+    assert machine.is_file()
+    read, write = files.read_at_most, files.write_whole
+
+    def hung(what: object) -> bool:
+        if str(what).startswith(str(machine.parent)):
+            time.sleep(3 * WAIT + 1.0)  # (a folder that answers late: on 21a928b the run waited for it)
+            return True
+        return False
+
+    monkeypatch.setattr(files, "read_at_most", lambda p, *a, **k: (hung(p), read(p, *a, **k))[1])
+    monkeypatch.setattr(files, "write_whole", lambda p, *a, **k: (hung(p), write(p, *a, **k))[1])
+    started = time.monotonic()
+    with pytest.raises(getattr(clocks, "MarkHeld", OSError), match=r"did not answer within 0.3 s"):
+        clocks.marks(home)
+    clocks.mark_home(home, datetime(2026, 12, 5, 11, tzinfo=UTC), [])  # told, and the poll goes on
+    assert time.monotonic() - started < 2 * WAIT + 0.8
+    assert "did not answer within 0.3 s" in caplog.text and "not written" in caplog.text
