@@ -35,7 +35,8 @@ def test_a_leased_mark_is_not_read_as_none(tmp_path: Path, monkeypatch: pytest.M
             getattr(clocks, "MarkHeld", OSError), match=r"held by another process \(a lease\) .* within 0.3 s"
         ):
             clocks.marks(home)
-        assert WAIT <= time.monotonic() - started < WAIT + 1.5 and told  # bounded, and the holder was told
+        assert told  # the holder was told to let go
+        assert WAIT <= time.monotonic() - started < WAIT + 1.5  # wall clock: deadline
     with leased(home / clocks.HOME_MARK, let_go=True):  # a holder that lets go: the mark is read
         assert [m.when.hour for m in clocks.marks(home)] == [10]
 
@@ -99,5 +100,5 @@ def test_a_state_folder_that_stops_answering_stops_the_run_at_the_marks_deadline
     with pytest.raises(getattr(clocks, "MarkHeld", OSError), match=r"did not answer within 0.3 s"):
         clocks.marks(home)
     clocks.mark_home(home, datetime(2026, 12, 5, 11, tzinfo=UTC), [])  # told, and the poll goes on
-    assert time.monotonic() - started < 2 * WAIT + 0.8
+    assert time.monotonic() - started < 2 * WAIT + 0.8  # wall clock: deadline (a read and a write)
     assert "did not answer within 0.3 s" in caplog.text and "not written" in caplog.text
