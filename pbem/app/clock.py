@@ -25,13 +25,17 @@ way (`refusal`), as the poll is.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from pbem.record.marks import last_run
 
 log = logging.getLogger("pbem.clock")
+T = TypeVar("T")
 TOLERANCE = timedelta(minutes=5)
 JUMP = timedelta(days=3)
 
@@ -103,13 +107,74 @@ def machine_mark_file(home: Path) -> Path | None:
     return Path(state) / MACHINE_MARKS / f"last-run-{hashlib.sha256(folder.encode()).hexdigest()[:24]}"
 
 
-def _read_mark(file: Path) -> datetime | None:
+MARK_WAIT = 2.0  # seconds a mark another process holds a lease on is waited for (the holder is told to let go)
+
+
+MARK_DEADLINE = 10.0  # seconds this machine's mark (the user's state folder) is read and written within
+
+
+class MarkHeld(Exception):
+    """A mark that cannot be read now: another process holds a lease on it and did not let go within `MARK_WAIT`,
+    or its folder did not answer within `MARK_DEADLINE` (a network file system that hangs).  Read as none, a
+    restored database would pass the check it exists for, so the run stops (exit 3), naming the mark."""
+
+
+def _in_time(work: Callable[[], T], what: Path) -> T:
+    """`work()` in a thread of its own, waited for `MARK_DEADLINE` seconds: this machine's mark is in the user's
+    state folder, which may be on a network file system the home is not on; one that stops answering held the
+    poll until its deadline and the watchdog's grace (15 minutes by default), the line not naming the mark.  The
+    thread left waiting holds no lock of pbem's (`MarkHeld` ends the run, exit 3)."""
+    import threading
+
+    done: list[T] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(work())
+        except BaseException as exc:  # (handed to the caller)
+            failed.append(exc)
+
+    worker = threading.Thread(target=run, name="pbem-mark", daemon=True)
+    worker.start()
+    worker.join(MARK_DEADLINE)
+    if failed:
+        raise failed[0]
+    if not done:
+        raise MarkHeld(
+            f"the poll mark {what} did not answer within {MARK_DEADLINE:g} s (its folder on a network file system "
+            "that hangs?); nothing was done, the next run reads it again"
+        )
+    return done[0]
+
+
+def _read_mark(file: Path, wait: float | None = None) -> datetime | None:
+    """The time a mark holds (None: no mark, or one that is not a mark).  A mark another process holds a lease on
+    (a backup tool, a Samba oplock, an NFS delegation: the open fails with EAGAIN and the kernel tells the holder to
+    let go) is tried again for `MARK_WAIT` seconds, then `MarkHeld`; it was read as no mark."""
+    import errno
+    import time
+
     from pbem.record.files import Unreadable, read_at_most
 
-    try:
-        when = datetime.fromisoformat(read_at_most(file, 4096).decode("utf-8").split("\n", 1)[0].strip())
-    except (OSError, Unreadable, UnicodeDecodeError, ValueError):
-        return None
+    wait = MARK_WAIT if wait is None else wait
+    until = time.monotonic() + wait
+    while True:
+        try:
+            when = datetime.fromisoformat(read_at_most(file, 4096).decode("utf-8").split("\n", 1)[0].strip())
+            break
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EWOULDBLOCK):
+                return None
+            if time.monotonic() >= until:
+                raise MarkHeld(
+                    f"the poll mark {file} is held by another process (a lease) that did not let it go within "
+                    f"{wait:g} s; nothing was done (the next run reads it: the kernel breaks a lease within "
+                    "/proc/sys/fs/lease-break-time, 45 s by default)"
+                ) from None
+            time.sleep(0.05)
+        except (Unreadable, UnicodeDecodeError, ValueError):
+            return None
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
@@ -125,7 +190,7 @@ def marks(home: Path) -> list[Mark]:
     if (when := home_mark(home)) is not None:
         found.append(Mark(when, f"{home / HOME_MARK}"))
     file = machine_mark_file(home)
-    if file is not None and (when := _read_mark(file)) is not None:
+    if file is not None and (when := _in_time(lambda: _read_mark(file), file)) is not None:
         found.append(Mark(when, str(file)))
     return found
 
@@ -144,11 +209,21 @@ def mark_home(home: Path, now: datetime, held: list[Mark], again: bool = False) 
         if file is None:
             continue
         try:
-            if file is machine:
-                file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            write_whole(file, text)
+            if file is machine:  # (the user's state folder: within `MARK_DEADLINE`)
+                _in_time(partial(_write_machine_mark, file, text), file)
+            else:
+                write_whole(file, text)
         except OSError as exc:  # a read-only home or user folder: the check is lost, the poll is not
             log.warning("%s could not be written: %s", file, exc.strerror or exc)
+        except MarkHeld as exc:  # a state folder that hangs: the same
+            log.warning("%s", str(exc).replace("nothing was done, the next run reads it again", "not written"))
+
+
+def _write_machine_mark(file: Path, text: str) -> None:
+    from pbem.record.files import write_whole
+
+    file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_whole(file, text)
 
 
 def restored(seen: datetime | None, home: Path | list[Mark]) -> str | None:

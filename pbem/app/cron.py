@@ -205,7 +205,10 @@ def _times(cfg: Config, started: datetime, dry_run: bool, trust_clock: bool) -> 
         clocks.log.warning("the clock is trusted as right: the record's newest time is set back to %s", started)
         reset_last_run(cfg.database_url, started)
     seen = clocks.latest(cfg.database_url)
-    held = [] if trust_clock else clocks.marks(cfg.home)
+    try:
+        held = [] if trust_clock else clocks.marks(cfg.home)
+    except clocks.MarkHeld as exc:  # read as none, a restored database would pass the check
+        raise TransportError(str(exc)) from None
     refusal = clocks.behind(seen, started) or clocks.restored(seen, held)
     if refusal:  # steps opened or timed now would be due in the past (issue 26); nothing is written
         raise TransportError(refusal)

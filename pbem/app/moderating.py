@@ -164,15 +164,17 @@ def _commands(
     left: list[str] = []
     all_waiting: list[Waiting] | None = None  # every game waiting, loaded once a mail (WAITING 20 times: once)
     if not problems:
-        from pbem.app.waiting import waiting_in
+        from pbem.app.waiting import MAIL_LINES, waiting_in
 
+        room = MAIL_LINES  # lines the mail's WAITING lists may still take
         for i, c in enumerate(r.commands):
             try:
                 if c.word == "WAITING":
                     all_waiting = waiting_in(s, when) if all_waiting is None else all_waiting
-                    said, listed = waiting_lines(s, c, when, all_waiting)
+                    said, listed = waiting_lines(s, c, when, all_waiting, max(room, 0))
                     if listed and any(x["listed"] == listed for x in done):  # the same list: not written again
                         said, listed = f"{said} (listed above)", []
+                    room -= len(listed)
                     done.append({"line": short(c.line), "done": said, "listed": listed, "told": False})
                     continue
                 assert name is not None

@@ -81,18 +81,20 @@ def arguments_problem(c: Line) -> str:
 # --------------------------------------------------------------------------- running one command
 
 
-def waiting_lines(s: Unit, c: Line, when: datetime, every: list[Waiting] | None = None) -> tuple[str, list[str]]:
+def waiting_lines(
+    s: Unit, c: Line, when: datetime, every: list[Waiting] | None = None, most: int | None = None
+) -> tuple[str, list[str]]:
     """WAITING: `pbem game waiting`'s list, in the message's transaction (every game: it needs none named, and
     changes nothing, so it is not logged, as the command is not): what was done, and the list's lines.  `every`:
     `waiting_in`'s list of every game, when an earlier WAITING of the mail loaded it (each game is loaded once a
-    mail, not once a WAITING)."""
+    mail, not once a WAITING).  `most`: the lines the list may still take in the mail (`waiting.listed`)."""
     from pbem.app.waiting import listed, order, waiting_in
 
     within = parse_duration(c.args[0]) if c.args else None
     games = waiting_in(s, when, within) if every is None else order(every, when, within)
     if not games:
         return "no game waits for anyone" + (f" due within {c.args[0]}" if c.args else ""), []
-    lines = listed(games, when)
+    lines = listed(games, when, most)
     return lines[-1], lines[:-1]
 
 

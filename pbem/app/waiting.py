@@ -103,12 +103,19 @@ def waiting_in(s: Unit, now: datetime, within: timedelta | None = None) -> list[
 
 
 ASKED = 60  # characters of what a player is asked shown
+MAIL_LINES = 200  # lines of WAITING lists one moderator's mail holds at most (its other games: counted, not listed)
 
 
-def listed(games: list[Waiting], now: datetime) -> list[str]:
-    """The lines `pbem game waiting` prints: a line per game, then one per player it waits for, then a total."""
+def listed(games: list[Waiting], now: datetime, most: int | None = None) -> list[str]:
+    """The lines `pbem game waiting` prints: a line per game, then one per player it waits for, then a total.  With
+    `most` (WAITING by mail: the acknowledgement was as large as the list, 1,000 games 140 KB), the games whose
+    lines would pass `most` lines are left out, and a line before the total counts them and says where to see them."""
     out: list[str] = []
+    shown = 0
     for g in games:
+        if most is not None and len(out) + 1 + len(g.awaited) > most:
+            break
+        shown += 1
         out.append(f"{g.game} ({g.kind}): {_when(g, now)}")
         for a in g.awaited:
             asked = a.asked if len(a.asked) <= ASKED else a.asked[: ASKED - 1] + "…"
@@ -117,6 +124,12 @@ def listed(games: list[Waiting], now: datetime) -> list[str]:
             missed = f"; missed {a.missed} deadline(s)" if a.missed else ""
             gone = f"; RESIGNED {_stamp(a.resigned)}: give the seat (pbem game replace)" if a.resigned else ""
             out.append(f"  {a.player}: {heard}{away}{missed}{gone}; asked: {asked}")
+    if shown < len(games):
+        rest = games[shown:]
+        out.append(
+            f"... and {len(rest)} more game(s), waiting for {sum(len(g.awaited) for g in rest)} player(s), not "
+            "listed in this mail (every one: pbem game waiting)"
+        )
     late = sum(g.late(now) for g in games)
     players = sum(len(g.awaited) for g in games)
     total = f"{len(games)} game(s) wait for {players} player(s)"

@@ -241,12 +241,15 @@ def checked(home: Home) -> datetime:
     than this machine's mark of it (a backup restored, `clock.restored`), which a command would write on as the
     poll would, forking the history the players were sent.  Every command that changes something in the home
     calls it (tests/test_moderator_trail.py).  Logging is set up here, before anything changes (`logged`)."""
-    from pbem.app.clock import behind, latest, restored
+    from pbem.app.clock import MarkHeld, behind, latest, restored
     from pbem.record.store import now_utc
 
     now = now_utc()
     seen = latest(home.cfg.database_url)
-    why = behind(seen, now) or restored(seen, home.cfg.home)
+    try:
+        why = behind(seen, now) or restored(seen, home.cfg.home)
+    except MarkHeld as exc:  # (a mark leased by another process: `pbem.app.clock._read_mark`)
+        why = str(exc)
     if why:
         fail(why.replace("nothing was done", "nothing was changed"), 3)
     logged(home.cfg)

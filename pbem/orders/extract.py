@@ -53,7 +53,7 @@ from pbem.orders.typed import chosen, cleaned, code_value, front, unarmoured
 _CODE = re.compile(r"^code\s*+[:=]?\s*+[\"'`“”‘’«»]?\s*+(\S+?)\s*+[\"'`“”‘’«»]?\s*+$", re.IGNORECASE)
 _PRESS = re.compile(r"press\s+to\s", re.IGNORECASE)  # the rest of the line: `_press_to`
 _SUBJECT_CODE = re.compile(r"\bcode\s*+[:=]?\s*+([A-Za-z0-9-]{4,64})\b", re.IGNORECASE)
-_GAME_TAG = re.compile(r"\[pbem\s+[^\]]*\]", re.IGNORECASE)
+_GAME_TAG = re.compile(r"\[pbem\s++[^\][]*+\]", re.IGNORECASE)  # ("[pbem [pbem ...": a "[" ends the tag, linear)
 _REPLY_PREFIX = re.compile(
     r"^(?:\s*+(?:re|fwd?|aw|wg|sv|vs|vb|tr|rv|r|antw|ref|odp|res|enc)\s*+(?:\[\d+\]|\(\d+\))?\s*+:)+\s*+",
     re.IGNORECASE,

@@ -23,6 +23,7 @@ from html import unescape
 from markupsafe import escape
 
 from pbem.orders.away import SYNTAX as AWAY_SYNTAX
+from pbem.trust.quote import between
 
 MANY = 100  # as `pbem.app.answers.MANY`: accepted lines quoted back at most (tests/test_fairness5.py holds them equal)
 LINE_CHARS = 200  # as `pbem.app.answers.LINE_CHARS`: characters of one quoted line
@@ -37,8 +38,8 @@ _UNDERSTOOD = "   (understood as: "
 UNDERSTOOD_BELOW = "       understood as: "
 _ROW = re.compile(r"<tr><td><code>([^<]*+)</code></td><td>ok([^<]*+)</td></tr>")
 _HTML_MORE = re.compile(r"<p>\u2026 and (\d{1,9}) more lines? not shown\.</p>")
-_HELD_LIST = re.compile(r'were applied:</p>\n<ul class="legal">(.*?)</ul>', re.S)
-_ITEM = re.compile(r"<li><code>(.*?)</code></li>")
+_HELD_LIST = ('were applied:</p>\n<ul class="legal">', "</ul>")  # (`quote.between`: linear, a lazy pattern was not)
+_ITEM = ("<li><code>", "</code></li>")  # on one line
 
 
 def short(line: str) -> str:
@@ -129,9 +130,9 @@ def _reading(got: str, want: str) -> str:
 
 def _html_differs(page: str, applied: list[str], understood: list[str] | None = None) -> str:
     """The HTML part's quote: the rows of its table (the acknowledgement) or its list (the held orders' notice)."""
-    held = _HELD_LIST.search(page)
-    if held is not None:
-        got = [unescape(x) for x in _ITEM.findall(held[1])]
+    held = between(page, *_HELD_LIST, most=1)
+    if held:
+        got = [unescape(x) for line in held[0].split("\n") for x in between(line, *_ITEM)]
         how = _compare(got, 0, list(applied), 0, [])
         return f"in its HTML part {how}" if how else ""
     at = page.find("<p>Accepted and applied:</p>")

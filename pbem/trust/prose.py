@@ -34,6 +34,7 @@ from typing import Any
 
 from pbem.render.templates import env, render
 from pbem.trust import told
+from pbem.trust.quote import cut_between
 
 MARK = "Private report for "
 #: The code's line: the paragraph on one line since the mails were made to read on a phone, or (earlier) its first.
@@ -122,7 +123,7 @@ def said(
     return Said(tuple(out), html_lines(page, code), code, moderator, first, former)
 
 
-_LISTED = re.compile(r"<section><h2>What happened since your last report</h2><ul>.*?</ul></section>", re.S)
+_LISTED = ("<section><h2>What happened since your last report</h2><ul>", "</ul></section>")  # (`cut_between`)
 _SRC = re.compile(r'(?<=<img )src="[^"]{0,500}"')
 _BETWEEN = re.compile(r"(?<=</p>)\s*(?=<)|(?<=</section>)\s*(?=<)|(?<=</figure>)\s*(?=<)")
 
@@ -135,7 +136,7 @@ def html_lines(page: str, code: str | None) -> tuple[str, ...]:
     alt text kept; the code masked."""
     if not page:
         return ()
-    page = _LISTED.sub("", page)
+    page = cut_between(page, *_LISTED)
     ack = page.find("<h2>Your message</h2>")
     if ack >= 0 and (mark := page.find("<p>" + MARK, ack)) >= 0:  # (its quoted words are escaped: no "<p>")
         page = page[:ack] + page[mark:]

@@ -1528,17 +1528,23 @@ def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
         if "Your message" in text:  # (where pbem writes the note: an answer, a report's block answering it)
             page = told.html(m.raw)
             claims += [(at, "HTML part", unescape(names), m.name) for names in _HTML_PRESS_SENT.findall(page)]
+    by_names: dict[str, list[int]] = {}  # each list of names: the places of the presses to them, in order
+    for n, to in sent:
+        by_names.setdefault(to, []).append(n)
     for part in ("", "HTML part"):
-        used: set[int] = set()
+        # the claims in order of their heads take the earliest press to their names not taken yet, at or before the
+        # head: those taken are the first ones of each list, so a place a list is enough (a scan past every press
+        # taken before was the square of the presses, 4,000 notes: seconds)
+        taken = dict.fromkeys(by_names, 0)
         for at, _, names, name in sorted(x for x in claims if x[1] == part):
-            found = next((n for n, to in sent if n <= at and to == names and n not in used), None)
-            if found is not None:
-                used.add(found)
+            places, k = by_names.get(names, []), taken.get(names, 0)
+            if k < len(places) and places[k] <= at:
+                taken[names] = k + 1
                 continue
             c.problem(
                 at,
                 f"{name}{' in its HTML part' if part else ''} says your press was sent to {clip(names)}, but the "
-                f"export records no {'other ' if any(to == names for _, to in sent) else ''}press of yours to "
+                f"export records no {'other ' if names in by_names else ''}press of yours to "
                 f"exactly them up to record #{at}: the answer you were shown is not the history published (its text "
                 "is not signed: this mail is your evidence, keep it)",
                 rank=0,

@@ -38,7 +38,7 @@ from pbem.render.templates import render
 from pbem.trust import deal as joining
 from pbem.trust import pictured, prose, told
 from pbem.trust.fold import Fold
-from pbem.trust.quote import clip
+from pbem.trust.quote import between, clip
 
 MARK = "Private report for "
 #: Headings the report template prints around the sections, which no view gives.
@@ -47,7 +47,7 @@ FIXED = ("Your message", "What happened since your last report", "The board (", 
 Sections = dict[str, list[str]]
 #: The title line and what a report asks first (`pbem.render.asking.first_lines`, `mail/_asked.txt.j2`): compared
 #: as one more section.
-ITEM = re.compile(r"<li>(.*?)</li>")
+ITEM = ("<li>", "</li>")  # an item of a list on one line (`quote.between`: linear, a lazy pattern was not)
 ASKED = '<section class="asked" id="asked">'
 PARAGRAPH = re.compile(r'^(<p(?: class="lead")?>)(.*)(</p>)$')
 HTML = "the HTML part's "  # a key of `html_sections`: the HTML part's sections, each by its <h2> line
@@ -119,7 +119,7 @@ def html_sections(page: str) -> Sections:
             current = None
         elif line and current is not None:
             if line.startswith("<ul"):
-                current += ITEM.findall(line)  # a list's items as a set too
+                current += between(line, *ITEM)  # a list's items as a set too
             else:
                 current.append(PARAGRAPH.sub(lambda m: m[1] + DEADLINE.sub(_undated, m[2]) + m[3], line))
     return {key: sorted(lines) for key, lines in out.items()}

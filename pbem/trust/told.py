@@ -19,6 +19,7 @@ from html import unescape
 from typing import Any
 
 from pbem.render.sanitize import visible
+from pbem.trust.quote import between
 
 HEADING = "== What happened since your last report =="
 BULLET = "  * "
@@ -70,17 +71,17 @@ def _plain(raw: bytes, kind: str = "text/plain") -> str:
     return ""
 
 
-_HTML_LIST = re.compile(r"<section><h2>What happened since your last report</h2><ul>(.*?)</ul></section>", re.S)
-_HTML_ITEM = re.compile(r"<li>(.*?)</li>", re.S)
+_HTML_LIST = ("<section><h2>What happened since your last report</h2><ul>", "</ul></section>")  # (`between`)
+_HTML_ITEM = ("<li>", "</li>")
 
 
 def html_listed(page: str) -> tuple[str, ...]:
     """The lines a report's HTML part lists under its "What happened" heading, unescaped, each as `bullets` reads
     the plain text's (blank lines and trailing blanks left out).  Most mail programs show this part."""
-    found = _HTML_LIST.search(page)
-    if found is None:
+    found = between(page, *_HTML_LIST, most=1)
+    if not found:
         return ()
-    items = (unescape(item) for item in _HTML_ITEM.findall(found.group(1)))
+    items = (unescape(item) for item in between(found[0], *_HTML_ITEM))
     return tuple("\n".join(x.rstrip() for x in item.split("\n") if x.strip()) for item in items)
 
 
