@@ -51,7 +51,9 @@ TYPINGS: dict[str, Callable[[str], str]] = {
     "square": lambda o: f"[{o}]",
     "curly": lambda o: f"{{{o}}}",
     "parens-stop": lambda o: f"({o}).",
-    "square-lower": lambda o: f"[{o.lower()}]",
+    "square-capitalised": lambda o: (
+        f"[{o.split(' ', 1)[0].upper()} {o.split(' ', 1)[1].lower()}]" if " " in o else f"[{o}]"
+    ),
     "step-label": lambda o: f"Step 1: {o}",
     "turn-label": lambda o: f"Turn 3: {o}",
     "round-label-dash": lambda o: f"Round 2 - {o}",
@@ -69,7 +71,20 @@ TYPINGS: dict[str, Callable[[str], str]] = {
 }
 
 #: Lines of the same shapes that hold no order.
-NO_ORDER = ("(thinking)", "<not yet>", "[still deciding]", "Step 1: thinking about it", "Turn 3: no idea yet")
+NO_ORDER = ("(thinking)", "<not yet>", "[STILL DECIDING]", "Step 1: thinking about it", "Turn 3: no idea yet")
+#: Remarks in brackets above an order, starting with an order word of some game: chatter, the order read alone.
+ASIDES = (
+    "(play nice!)",
+    "(take care)",
+    "(pass the word on)",
+    "[done for today]",
+    "(discard this if late)",
+    "<keep it quiet>",
+    "(accept my apologies)",
+    "(vote early!)",
+    "(end of my orders)",
+    "(Drop me a line)",
+)
 
 
 def _message(moment: Moment, subject: str = "") -> EmailMessage:
@@ -157,7 +172,7 @@ def mso_normal(moment: Moment, own: list[str]) -> bytes:
         f"<br><b>To:</b> {html.escape(str(moment.report['To']))}<br><b>Subject:</b> "
         f"{html.escape(str(moment.report['Subject']))}<o:p></o:p></p></div>"
     )
-    body = f"<html><head><style>p.MsoNormal{{margin:0cm}}</style></head><body lang=EN-GB><div class=WordSection1>"
+    body = "<html><head><style>p.MsoNormal{margin:0cm}</style></head><body lang=EN-GB><div class=WordSection1>"
     return _html_mail(moment, f"{body}{head}{block}<p class=MsoNormal>{_report_html(moment)}</p></div></body></html>")
 
 
@@ -208,6 +223,9 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str]]]:
         out.append((f"typing/{name}", _text(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), [o]))
     for n, line in enumerate(NO_ORDER):
         out.append((f"typing/none/{n}", _text(moment, _top(moment, ["Hi,", line, "", "Thanks"])), []))
+    for n, aside in enumerate(ASIDES):
+        o = legal[(n * 5) % len(legal)]
+        out.append((f"aside/{n}", _text(moment, _top(moment, ["Hi,", aside, o, "", "Thanks"])), [o]))
     for n, (name, shape) in enumerate(SHAPES.items()):
         o = legal[(n * 3) % len(legal)]
         typed = {"windows-1252": f"\u201c{o}\u201d", "iso-8859-1": f"\u00ab{o}\u00bb"}.get(name, o)  # “” and «»

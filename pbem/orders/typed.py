@@ -201,7 +201,7 @@ def cleaned(line: str) -> str:
             # in one pass what `^[quotes]+(.*?)[quotes]+$` took off: that pattern tried every split of a run of quote
             # marks for each character of it (4 s for 1,600 of them)
             text = text.strip(_QUOTES).strip()
-        text = _TRAILING.sub("", text)
+        text = _TRAILING.sub("", _unwrapped(text))
         if text == before:
             break
     if len(text) <= NUMBERED and text.count(" ") >= 2 and _NUMBER.search(text):  # "Gold seven": 3 words or more
@@ -209,7 +209,7 @@ def cleaned(line: str) -> str:
     return text
 
 
-_FRONT = " \t\u00a0*_~" + _QUOTES  # what `cleaned` takes off a line's start besides markers and emoji
+_FRONT = " \t\u00a0*_~([{<" + _QUOTES  # what `cleaned` takes off a line's start besides markers and emoji
 
 
 def front(line: str) -> str:
@@ -230,6 +230,25 @@ def front(line: str) -> str:
         if text == before:
             break
     return text
+
+
+_CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+
+
+def _unwrapped(text: str) -> str:
+    """`text` without the brackets around the whole of it ("(PASS)", "<NO EVENT>", "[TRIBUTE Gold 4]": an order
+    set apart as a line of a form is filled in): only when the bracket that opens it is closed at its very end and
+    nowhere before ("(a) PASS (b)" is kept as typed), but for one between spaces, an order's own sign ("<NEGATE Resist
+    Cavalry > Attack Rear>"), and only when its first word is in capitals as pbem prints an order word: a remark in
+    brackets is typed in small letters ("(play nice!)", "(take care)": they were chatter, and stay so, never refused
+    as orders).  Chatter so wrapped stays chatter ("(THINKING)")."""
+    closer = _CLOSERS.get(text[:1])
+    if closer is None or len(text) < 3 or text[-1] != closer:
+        return text
+    inner = text[1:-1].strip()
+    if text[0] in inner or closer in inner.replace(f" {closer} ", " ") or not inner.split(None, 1)[0].isupper():
+        return text
+    return inner
 
 
 def _untailed(text: str) -> str:
