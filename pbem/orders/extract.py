@@ -211,8 +211,10 @@ def _labelled(line: str, order_words: Iterable[str]) -> str:
     return line
 
 
-_SAID = re.compile(  # "Order 1: NO EVENT", "Order #2 - PASS": a numbered label too
-    r"^(?:my\s+)?(?:orders?|moves?|choice|answer)(?:\s#?\d{1,2})?\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I
+_SAID = re.compile(  # "Order 1: NO EVENT", "Order #2 - PASS": a numbered label too; "Step 1: PASS", "Turn 3: ..."
+    r"^(?:my\s+)?(?:orders?|moves?|choice|answer|step|turn|round|gambit|hand|phase)(?:\s#?\d{1,2})?\s*"
+    r"(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$",
+    re.I,
 )
 _MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
 _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to"); "Ill": autocorrect's "I'll"
