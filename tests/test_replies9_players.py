@@ -18,6 +18,7 @@ from email.utils import make_msgid
 
 import pytest
 
+from pbem import engine as registry
 from tests.test_replies3_players import ATTRIBUTIONS, KINDS, Moment, _plain, _quoted, shared_moments
 from tests.test_replies8_players import _misread
 
@@ -239,3 +240,21 @@ def test_each_reply_of_the_replies9_corpus_is_read_as_the_player_meant(moments: 
     moment = moments[kind]
     failures = [why for label, raw, want in cases(moment) if (why := _misread(moment, raw, want, label))]
     assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_order_in_brackets_not_in_capitals_is_told_how_to_write_it(moments: dict[str, Moment], kind: str) -> None:
+    """ "(Pass)", "[Tribute gold 4]": brackets around an order typed in small letters may hold a remark ("(play
+    nice!)"), so the line is not read; the player is told the line to send, and a remark so wrapped is only listed."""
+    from pbem.app.lines import seeming_told
+    from pbem.orders.extract import extract
+
+    moment = moments[kind]
+    eng = registry.get(moment.kind)
+    for n, o in enumerate(moment.legal[:3]):
+        typed = f"({o[:1].upper()}{o[1:].lower()})" if n % 2 else f"[{o.lower()}]"
+        ex = seeming_told(eng, moment.state, moment.player, extract(f"Hi,\n{typed}\nThanks", "", eng.order_words))
+        assert ex.orders == [] and any(p.endswith(f"write it as: {o}") for p in ex.problems), (typed, ex.problems)
+    for aside in ASIDES:
+        ex = seeming_told(eng, moment.state, moment.player, extract(f"{aside}\nThanks", "", eng.order_words))
+        assert ex.orders == [] and ex.problems == [], (aside, ex.problems)

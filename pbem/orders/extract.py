@@ -47,7 +47,7 @@ from functools import lru_cache
 
 from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines, sign_off
-from pbem.orders.typed import chosen, cleaned, code_value, front, unarmoured
+from pbem.orders.typed import chosen, cleaned, code_value, front, inside_brackets, unarmoured
 
 # Possessive runs of white space: between optional characters, each split of a run was tried (the cube of it).
 _CODE = re.compile(r"^code\s*+[:=]?\s*+[\"'`“”‘’«»]?\s*+(\S+?)\s*+[\"'`“”‘’«»]?\s*+$", re.IGNORECASE)
@@ -431,9 +431,18 @@ def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]
     """A line set aside as chatter, as typed; one that seems to be an order in a sentence is told how to write."""
     ex.placed.append(at)
     ex.chatter.append(typed)  # what the player wrote, as they wrote it
-    if seems := sentence(line, words):
+    if seems := sentence(line, words) or _bracketed(line, words):
         ex.seeming.append((typed, seems))
         ex.problems.append(seeming_note(typed, seems))
+
+
+def _bracketed(line: str, words: tuple[str, ...]) -> str:
+    """The order a line wrapped whole in brackets holds when it was not read as one ("(Pass)", "[vote red]": its first
+    word not in capitals, it may be a remark, "(play nice!)"), or "": told how to write it when the engine takes it
+    alone now (`pbem.app.lines.seeming_told`), a remark only listed."""
+    inside = inside_brackets(line)
+    rest = (cleaned(inside) or inside) if inside else ""
+    return rest if rest and len(rest.split()) <= SENTENCE_WORDS and is_order(rest, words) else ""
 
 
 def seeming_note(typed: str, order: str) -> str:

@@ -235,7 +235,14 @@ def front(line: str) -> str:
 _CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 
 
-def _unwrapped(text: str) -> str:
+def inside_brackets(text: str) -> str:
+    """What brackets around the whole of `text` hold, in any case ("(Pass)": "Pass"), or "" (`_unwrapped`'s rule but
+    for the capitals): a line so wrapped whose inside is an order is told how to write it (`pbem.orders.extract`)."""
+    unwrapped = _unwrapped(text, capitals=False)
+    return unwrapped if unwrapped != text else ""
+
+
+def _unwrapped(text: str, capitals: bool = True) -> str:
     """`text` without the brackets around the whole of it ("(PASS)", "<NO EVENT>", "[TRIBUTE Gold 4]": an order
     set apart as a line of a form is filled in): only when the bracket that opens it is closed at its very end and
     nowhere before ("(a) PASS (b)" is kept as typed), but for one between spaces, an order's own sign ("<NEGATE Resist
@@ -246,7 +253,9 @@ def _unwrapped(text: str) -> str:
     if closer is None or len(text) < 3 or text[-1] != closer:
         return text
     inner = text[1:-1].strip()
-    if text[0] in inner or closer in inner.replace(f" {closer} ", " ") or not inner.split(None, 1)[0].isupper():
+    if text[0] in inner or closer in inner.replace(f" {closer} ", " "):
+        return text
+    if capitals and not inner.split(None, 1)[0].isupper():
         return text
     return inner
 
