@@ -258,3 +258,40 @@ def test_an_order_in_brackets_not_in_capitals_is_told_how_to_write_it(moments: d
     for aside in ASIDES:
         ex = seeming_told(eng, moment.state, moment.player, extract(f"{aside}\nThanks", "", eng.order_words))
         assert ex.orders == [] and ex.problems == [], (aside, ex.problems)
+
+
+NARROW = (30, 36)  # columns of a phone client's wrap that quotes only each line's first piece
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_listed_order_changed_in_a_narrow_first_piece_quote_is_told(moments: dict[str, Moment], kind: str) -> None:
+    """A client that wraps at 30 to 36 columns and quotes only the first piece of each line ("> EVENT CLAIM Emperor
+    TARGET" / "Carol"): a listed order changed there (the change all on the unquoted pieces) is not read and is told,
+    as at 60 columns; the quote unchanged holds no change, and an order typed under a quoted line is the writer's."""
+    from tests.test_replies3_players import read
+    from tests.test_replies4_phones import reply
+    from tests.test_replies7_orders import _changed, _listed
+    from tests.test_replies8_rewrapped import ATTRIBUTION, _first_piece
+
+    moment = moments[kind]
+    original = _plain(moment.report)
+    failures = []
+    for n, i in enumerate(_listed(moment)[:4]):
+        width = NARROW[n % len(NARROW)]
+        other = moment.legal[(moment.legal.index(original[i].strip()) + 1) % len(moment.legal)]
+        indent = original[i][: len(original[i]) - len(original[i].lstrip())]
+        edited = [*original[:i], indent + other, *original[i + 1 :]]
+        body = ["Hi,", "Thinking.", "", ATTRIBUTION, *_first_piece(edited, width)]
+        told = [(" ".join(line.lstrip("> ").split()), was) for line, was in _changed(moment, body)[1]]
+        if told != [(other, original[i].strip())]:
+            failures.append(f"{width}: {other!r} <- {original[i].strip()!r}: told {told}")
+        assert read(moment, reply(moment, body)) == (), (kind, width, other)
+    for width in NARROW:
+        quoted = _first_piece(original, width)
+        assert _changed(moment, ["Hi,", "", ATTRIBUTION, *quoted])[1] == [], (kind, width)
+        at = next(
+            k for k, line in enumerate(quoted) if line.startswith(">") and moment.legal[0].startswith(line[2:].strip())
+        )
+        inline = [ATTRIBUTION, *quoted[: at + 1], moment.legal[-1], *quoted[at + 1 :]]
+        assert _changed(moment, inline)[1] == [], (kind, width, "typed under a quoted line")
+    assert not failures, f"{kind}: {len(failures)} not told:\n" + "\n".join(failures)
