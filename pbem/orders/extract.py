@@ -19,8 +19,9 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   (`Engine.order_words`, aliases included): it goes to the engine, which
   accepts or refuses the whole message; one asked as a question (``NO EVENT?``)
   too, refused as one (`pbem.app.refusals.questioned`);
-* an order said with a label: ``My order: NO EVENT``, ``Orders - PASS``, ``My vote is red`` (VOTE red), read as
-  that order (`labelled_order`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
+* an order said with a label: ``My order: NO EVENT``, ``Orders - PASS``, ``My vote is red`` (VOTE red), or the
+  step's (``Step 1: PASS``, ``Turn 3: TRIBUTE Gold 4``), read as that order (`labelled_order`); an order in brackets
+  not in capitals (``(Pass)``, maybe a remark) is told how to write it (`_bracketed`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
   every game, never read (the deadline's and `pbem verify`'s readings have no game state to tell it from a remark:
   "I vote red next time?"), and the answer shows the line to send when the engine takes it now (`sentence`,
   `pbem.app.lines.seeming_told`: "I take it you are away" is a remark);

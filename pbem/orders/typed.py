@@ -12,7 +12,8 @@ emoji around it (``👉 NO EVENT 👍``), in full-width letters as Japanese and 
 (NFKC), without emphasis markers (Gmail's plain part writes bold
 as ``*bold*``, some clients ``_this_``), without a full stop or other punctuation at the end
 (``No event.``, ``PLACE NONE.``, ``PASS!``), and without quotes around the whole line or around the
-code (``CODE "K7QX-2MPD"``).  A line is read as an order only if its cleaned form starts with an order
+code (``CODE "K7QX-2MPD"``), or brackets around a whole order whose word is in capitals (``(PASS)``, ``<NO EVENT>``,
+``[TRIBUTE Gold 4]``: `_unwrapped`; ``(play nice!)`` is a remark).  A line is read as an order only if its cleaned form starts with an order
 word; chatter keeps what the player wrote.  `unarmoured` undoes an inline PGP clearsigned message
 (RFC 4880 section 7): the armour header and signature go, dash-escaped lines get their text back.
 """
