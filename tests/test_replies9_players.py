@@ -20,7 +20,7 @@ import pytest
 
 from pbem import engine as registry
 from tests.test_replies3_players import ATTRIBUTIONS, KINDS, Moment, _plain, _quoted, shared_moments
-from tests.test_replies8_players import _misread
+from tests.test_replies8_players import _misread, _read
 
 
 @pytest.fixture(scope="module")
@@ -202,7 +202,23 @@ def subject_chain(moment: Moment, own: list[str]) -> bytes:
     return _text(moment, ["", "Sent from my iPhone"], subject)
 
 
+def self_quoted(marker: str) -> Callable[[Moment, list[str]], bytes]:
+    """The order quoted by the writer ("> TRIBUTE Gold 4", as replies8 found players mark it) above Outlook's
+    `marker` and header block, the report unquoted below; with no order, a quoted remark there."""
+
+    def build(moment: Moment, own: list[str]) -> bytes:
+        sent = moment.report
+        block = [f"From: {sent['From']}", "Sent: Monday, November 30, 2026 9:08 PM", f"To: {sent['To']}"]
+        mine = [f"> {x}" for x in own] or ["> Not sure yet"]
+        body = ["Hi,", *mine, "", "Thanks", "", marker, *block, f"Subject: {sent['Subject']}", "", *_plain(sent)]
+        return _text(moment, body)
+
+    return build
+
+
 SHAPES: dict[str, Callable[[Moment, list[str]], bytes]] = {
+    "self-quoted-outlook": self_quoted("-----Original Message-----"),
+    "self-quoted-rule": self_quoted("_" * 32),
     "windows-1252": eight_bit("windows-1252"),
     "iso-8859-1": eight_bit("iso-8859-1"),
     "windows-1252-undeclared": eight_bit("windows-1252", declared=False),
@@ -239,6 +255,11 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str]]]:
 def test_each_reply_of_the_replies9_corpus_is_read_as_the_player_meant(moments: dict[str, Moment], kind: str) -> None:
     moment = moments[kind]
     failures = [why for label, raw, want in cases(moment) if (why := _misread(moment, raw, want, label))]
+    failures += [
+        f"{label}: no order meant, pbem read {got}"
+        for label, raw, want in cases(moment)
+        if not want and (got := _read(moment, raw))
+    ]
     assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures)
 
 
