@@ -60,6 +60,8 @@ TYPINGS: dict[str, Callable[[str], str]] = {
     "round-label-dash": lambda o: f"Round 2 - {o}",
     "gambit-label": lambda o: f"Gambit 1: {o.lower()}",
     "turn-label-hash": lambda o: f"Turn #3: {o}",
+    "label-brackets": lambda o: f"Turn 3: ({o})",
+    "order-label-angle": lambda o: f"My order: <{o}>",
     "number-word": _number_word,
     "number-word-stop": lambda o: _number_word(o) + ".",
     "joiner-inside": _inside_word("\u200d"),

@@ -387,8 +387,12 @@ def _read(typed: str, words: tuple[str, ...]) -> str:
     word written as a label ("Tribute: Gold 7") or a label naming the order ("My order: NO EVENT") read as the order."""
     line = undoubled(_labelled(cleaned(typed) or typed, words), words)
     if _control(line) is None and not is_order(line, words):
-        return labelled_order(line, words) or line
+        # "Turn 3: (PASS)": the cleaned line lost its order as a remark in brackets after "Turn 3:"
+        return labelled_order(line, words) or (typed.endswith(_CLOSING) and labelled_order(typed, words)) or line
     return line
+
+
+_CLOSING = (")", "]", "}", ">")  # how a line may end whose order in brackets after a label cleaning takes off
 
 
 def undoubled(line: str, words: Iterable[str]) -> str:
