@@ -13,13 +13,12 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
-from email.message import EmailMessage
-from email.utils import make_msgid
 
 import pytest
 
 from pbem import engine as registry
 from tests.test_replies3_players import ATTRIBUTIONS, KINDS, Moment, _plain, _quoted, shared_moments
+from tests.test_replies7_clients import _html_mail, _message, _text_mail
 from tests.test_replies8_players import _misread, _read
 
 
@@ -90,24 +89,6 @@ ASIDES = (
 )
 
 
-def _message(moment: Moment, subject: str = "") -> EmailMessage:
-    sent = moment.report
-    msg = EmailMessage()
-    msg["From"] = f"{moment.player} <{moment.address}>"
-    msg["To"] = str(sent["From"])
-    msg["Subject"] = subject or "Re: " + str(sent["Subject"])
-    msg["Message-ID"] = make_msgid(domain="players.example")
-    msg["In-Reply-To"] = str(sent["Message-ID"])
-    msg["References"] = str(sent["Message-ID"])
-    return msg
-
-
-def _text(moment: Moment, lines: list[str], subject: str = "") -> bytes:
-    msg = _message(moment, subject)
-    msg.set_content("\n".join(lines) + "\n")
-    return msg.as_bytes()
-
-
 def _top(moment: Moment, own: list[str]) -> list[str]:
     return [*own, "", ATTRIBUTIONS["gmail-en"][0], "", *_quoted(_plain(moment.report))]
 
@@ -142,12 +123,6 @@ def soft_broken(moment: Moment, own: list[str]) -> bytes:
         parts.append(q[:4] + "=\r\n" + q[4:] if line in own and len(q) > 6 else q)
     head = "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable"
     return _raw(moment, head, "\r\n".join(parts).encode("ascii"))
-
-
-def _html_mail(moment: Moment, body: str) -> bytes:
-    msg = _message(moment)
-    msg.set_content(body, subtype="html")
-    return msg.as_bytes()
 
 
 def _report_html(moment: Moment) -> str:
@@ -192,7 +167,7 @@ def prefixes(chain: str) -> Callable[[Moment, list[str]], bytes]:
 
     def build(moment: Moment, own: list[str]) -> bytes:
         subject = f"{chain} {moment.report['Subject']}"
-        return _text(moment, _top(moment, ["Hi,", *own, "", "Thanks"]), subject)
+        return _text_mail(moment, _top(moment, ["Hi,", *own, "", "Thanks"]), subject)
 
     return build
 
@@ -201,7 +176,7 @@ def subject_chain(moment: Moment, own: list[str]) -> bytes:
     """The order in the subject only, after a chain of reply prefixes and the game's tag."""
     tag = str(moment.report["Subject"]).split("]", 1)[0] + "]"
     subject = f"AW: SV: Antw: {tag} {own[0]}" if own else f"AW: SV: Antw: {moment.report['Subject']}"
-    return _text(moment, ["", "Sent from my iPhone"], subject)
+    return _text_mail(moment, ["", "Sent from my iPhone"], subject)
 
 
 def self_quoted(marker: str) -> Callable[[Moment, list[str]], bytes]:
@@ -213,7 +188,7 @@ def self_quoted(marker: str) -> Callable[[Moment, list[str]], bytes]:
         block = [f"From: {sent['From']}", "Sent: Monday, November 30, 2026 9:08 PM", f"To: {sent['To']}"]
         mine = [f"> {x}" for x in own] or ["> Not sure yet"]
         body = ["Hi,", *mine, "", "Thanks", "", marker, *block, f"Subject: {sent['Subject']}", "", *_plain(sent)]
-        return _text(moment, body)
+        return _text_mail(moment, body)
 
     return build
 
@@ -239,12 +214,12 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str]]]:
     out: list[tuple[str, bytes, list[str]]] = []
     for n, (name, typing) in enumerate(TYPINGS.items()):
         o = legal[n % len(legal)]
-        out.append((f"typing/{name}", _text(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), [o]))
+        out.append((f"typing/{name}", _text_mail(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), [o]))
     for n, line in enumerate(NO_ORDER):
-        out.append((f"typing/none/{n}", _text(moment, _top(moment, ["Hi,", line, "", "Thanks"])), []))
+        out.append((f"typing/none/{n}", _text_mail(moment, _top(moment, ["Hi,", line, "", "Thanks"])), []))
     for n, aside in enumerate(ASIDES):
         o = legal[(n * 5) % len(legal)]
-        out.append((f"aside/{n}", _text(moment, _top(moment, ["Hi,", aside, o, "", "Thanks"])), [o]))
+        out.append((f"aside/{n}", _text_mail(moment, _top(moment, ["Hi,", aside, o, "", "Thanks"])), [o]))
     for n, (name, shape) in enumerate(SHAPES.items()):
         o = legal[(n * 3) % len(legal)]
         typed = {"windows-1252": f"\u201c{o}\u201d", "iso-8859-1": f"\u00ab{o}\u00bb"}.get(name, o)  # “” and «»
