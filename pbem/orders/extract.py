@@ -19,8 +19,9 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   (`Engine.order_words`, aliases included): it goes to the engine, which
   accepts or refuses the whole message; one asked as a question (``NO EVENT?``)
   too, refused as one (`pbem.app.refusals.questioned`);
-* an order said with a label: ``My order: NO EVENT``, ``Orders - PASS``, ``My vote is red`` (VOTE red), read as
-  that order (`labelled_order`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
+* an order said with a label: ``My order: NO EVENT``, ``Orders - PASS``, ``My vote is red`` (VOTE red), or the
+  step's (``Step 1: PASS``, ``Turn 3: TRIBUTE Gold 4``), read as that order (`labelled_order`); an order in brackets
+  not in capitals (``(Pass)``, maybe a remark) is told how to write it (`_bracketed`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
   every game, never read (the deadline's and `pbem verify`'s readings have no game state to tell it from a remark:
   "I vote red next time?"), and the answer shows the line to send when the engine takes it now (`sentence`,
   `pbem.app.lines.seeming_told`: "I take it you are away" is a remark);
@@ -47,7 +48,7 @@ from functools import lru_cache
 
 from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines, sign_off
-from pbem.orders.typed import chosen, cleaned, code_value, front, unarmoured
+from pbem.orders.typed import chosen, cleaned, code_value, front, inside_brackets, unarmoured
 
 # Possessive runs of white space: between optional characters, each split of a run was tried (the cube of it).
 _CODE = re.compile(r"^code\s*+[:=]?\s*+[\"'`“”‘’«»]?\s*+(\S+?)\s*+[\"'`“”‘’«»]?\s*+$", re.IGNORECASE)
@@ -211,8 +212,10 @@ def _labelled(line: str, order_words: Iterable[str]) -> str:
     return line
 
 
-_SAID = re.compile(  # "Order 1: NO EVENT", "Order #2 - PASS": a numbered label too
-    r"^(?:my\s+)?(?:orders?|moves?|choice|answer)(?:\s#?\d{1,2})?\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I
+_SAID = re.compile(  # "Order 1: NO EVENT", "Order #2 - PASS": a numbered label too; "Step 1: PASS", "Turn 3: ..."
+    r"^(?:my\s+)?(?:orders?|moves?|choice|answer|step|turn|round|gambit|hand|phase)(?:\s#?\d{1,2})?\s*"
+    r"(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$",
+    re.I,
 )
 _MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
 _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to"); "Ill": autocorrect's "I'll"
@@ -384,8 +387,12 @@ def _read(typed: str, words: tuple[str, ...]) -> str:
     word written as a label ("Tribute: Gold 7") or a label naming the order ("My order: NO EVENT") read as the order."""
     line = undoubled(_labelled(cleaned(typed) or typed, words), words)
     if _control(line) is None and not is_order(line, words):
-        return labelled_order(line, words) or line
+        # "Turn 3: (PASS)": the cleaned line lost its order as a remark in brackets after "Turn 3:"
+        return labelled_order(line, words) or (typed.endswith(_CLOSING) and labelled_order(typed, words)) or line
     return line
+
+
+_CLOSING = (")", "]", "}", ">")  # how a line may end whose order in brackets after a label cleaning takes off
 
 
 def undoubled(line: str, words: Iterable[str]) -> str:
@@ -429,9 +436,18 @@ def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]
     """A line set aside as chatter, as typed; one that seems to be an order in a sentence is told how to write."""
     ex.placed.append(at)
     ex.chatter.append(typed)  # what the player wrote, as they wrote it
-    if seems := sentence(line, words):
+    if seems := sentence(line, words) or _bracketed(line, words):
         ex.seeming.append((typed, seems))
         ex.problems.append(seeming_note(typed, seems))
+
+
+def _bracketed(line: str, words: tuple[str, ...]) -> str:
+    """The order a line wrapped whole in brackets holds when it was not read as one ("(Pass)", "[vote red]": its first
+    word not in capitals, it may be a remark, "(play nice!)"), or "": told how to write it when the engine takes it
+    alone now (`pbem.app.lines.seeming_told`), a remark only listed."""
+    inside = inside_brackets(line)
+    rest = (cleaned(inside) or inside) if inside else ""
+    return rest if rest and len(rest.split()) <= SENTENCE_WORDS and is_order(rest, words) else ""
 
 
 def seeming_note(typed: str, order: str) -> str:

@@ -156,7 +156,13 @@ def without_copies(
         first[n] = begin
         drop[n] = end > begin and in_copy.find(0, begin, end) < 0
     if keep is not None and any(drop):
-        between = [n for n in _typed_between_quotes(lines) if drop[n] and keep(lines[n])]
+        between = [
+            n
+            for run in _typed_between_quotes(lines)
+            if sum(len(per_line[k]) for k in run if drop[k]) < RUN  # else a copy of its own, unquoted: no answer
+            for n in run
+            if drop[n] and keep(lines[n])
+        ]
         cut = _cut_from_above(between, first, found_at, sent)
         for n in (
             *(n for n in between if n not in cut),
@@ -428,26 +434,28 @@ def _cut_from_above(
     return out
 
 
-def _typed_between_quotes(lines: list[str]) -> Iterator[int]:
-    """The lines of each run of unquoted lines that has a quoted line just above it and a quoted line (or the end)
-    just below it: the writer's own lines typed into a quoted mail (an inline reply), kept even when one repeats
-    the quoted line above it word for word ("tribute copper king" under the list's last "> TRIBUTE Copper King",
-    a chain the words of the quote below then continue; found by the players' testers).  One pass."""
+def _typed_between_quotes(lines: list[str]) -> Iterator[list[int]]:
+    """Each run of unquoted lines that has a quoted line just above it and a quoted line (or the end) just below it:
+    the writer's own lines typed into a quoted mail (an inline reply), kept even when one repeats the quoted line
+    above it word for word ("tribute copper king" under the list's last "> TRIBUTE Copper King", a chain the words
+    of the quote below then continue; found by the players' testers).  The caller leaves out a run that holds a
+    copy of its own (`RUN` words of pbem's or more): the unquoted original under Outlook's block, below an order the
+    writer quoted themselves ("> TRIBUTE Gold 4"), whose every listed line was read as an order.  One pass."""
     run: list[int] = []
     before = False  # the line with words just above the current run is quoted
     for n, line in enumerate(lines):
         if not line.strip(" >"):
             continue  # no words: neither ends nor starts a run
         if _QUOTED.match(line):
-            if before:
-                yield from run
+            if before and run:
+                yield run
             run, before = [], True
         else:
             if not run and not before:
                 continue  # not below a quote (a top-posted reply, a copy without quote marks)
             run.append(n)
-    if before:
-        yield from run
+    if before and run:
+        yield run
 
 
 def _typed_again(lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str]) -> Iterator[int]:

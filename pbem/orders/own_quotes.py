@@ -134,27 +134,29 @@ def changed_in_rewrapped(
         owner[first[n] : end] = [n] * (end - first[n])
     texts = _SentWords(sent, gram)
     out: list[tuple[str, str]] = []
-    for a, b in _gaps(in_copy, owner, lines):
+    for a, b, piece in _gaps(in_copy, owner, lines):
         if b - a > GAP_WORDS:
+            if piece:
+                continue  # the writer's own lines under a quote: no change of pbem's
             return []  # many words inside the quote that are not pbem's: a quote of a mail not among `sent`
         before = found_at[a - gram] if a >= gram else None
         after = found_at[b] if b < len(found_at) else None
         change = next(
             (
                 was
-                for p, q in (
-                    _pairs(before, after, gram)
-                    if before is not None and after is not None and b - a <= GAP_WORDS
-                    else ()
-                )
-                if (was := texts.change(p + gram, q, _typed(lines, owner, first, a, b))) is not None
+                for p, q in (_pairs(before, after, gram) if before is not None and after is not None else ())
+                if (was := texts.change(p + gram, q, _typed(lines, owner, first, a, b), piece)) is not None
                 and keep(was[0])
                 and keep(was[1])
                 and _key(was[0]) != _key(was[1])
             ),
             None,
         )
-        if change is None and not _split_word(texts, stream_words(lines, owner, first, a, b), before, after, gram):
+        if (
+            change is None
+            and not piece
+            and not _split_word(texts, stream_words(lines, owner, first, a, b), before, after, gram)
+        ):
             return []  # words inside the quote that change no listed order: a quote of a mail not among `sent`
         if change is None:
             continue  # a long word the client's wrap split ("16bd...aafba" / "97bff..."): the copy's own
@@ -164,25 +166,37 @@ def changed_in_rewrapped(
     return out
 
 
-def _gaps(in_copy: bytearray, owner: list[int], lines: list[str]) -> Iterator[tuple[int, int]]:
+def _gaps(in_copy: bytearray, owner: list[int], lines: list[str]) -> Iterator[tuple[int, int, bool]]:
     """The runs [a, b) of words not in a copy, a copy's word on each side, starting on a quoted line and ending on
     one, or on the unquoted rest of the quoted line above it (a client that quotes a rewrapped line's first piece
-    only: "> PLACE-START England 2, United Provinces 1, United" / "Provinces 3")."""
+    only: "> PLACE-START England 2, United Provinces 1, United" / "Provinces 3"), each with whether it starts or
+    ends on such a rest further down (`_piece`: a narrow wrap, 30 to 40 columns, leaves a listed line's change all
+    on its unquoted pieces, "> EVENT CLAIM Emperor TARGET" / "Carol"; such a gap is a change only inside one line)."""
     found = 0
     a = in_copy.find(0)
     while a >= 0 and found < GAPS:
         b = in_copy.find(1, a)
         if b < 0:
             return
-        last = owner[b - 1]
-        if (
-            a > 0
-            and _quoted(lines[owner[a]])
-            and (_quoted(lines[last]) or (last > owner[a] and _quoted(lines[last - 1])))
-        ):
+        start, last = owner[a], owner[b - 1]
+        quoted = _quoted(lines[start]) and (_quoted(lines[last]) or (last > start and _quoted(lines[last - 1])))
+        if a > 0 and (quoted or (_piece(lines, start) and _piece(lines, last))):
             found += 1
-            yield a, b
+            yield a, b, not quoted
         a = in_copy.find(0, b)
+
+
+PIECES = 3  # unquoted lines under a quoted one read as the rest of its line (a narrow wrap's pieces), at most
+
+
+def _piece(lines: list[str], n: int) -> bool:
+    """Whether line `n` is quoted, or one of the `PIECES` unquoted lines of words right under a quoted line."""
+    for k in range(n, max(-1, n - PIECES - 1), -1):
+        if _quoted(lines[k]):
+            return True
+        if not lines[k].strip():
+            return False
+    return False
 
 
 def _quoted(line: str) -> bool:
@@ -277,9 +291,10 @@ class _SentWords:
             self.words_of[t] = _WORD_AT.findall(self.sent[t].casefold())
         return self.words_of[t][start - self.starts[t] : end - self.starts[t]]
 
-    def change(self, start: int, end: int, typed: str) -> tuple[str, str] | None:
+    def change(self, start: int, end: int, typed: str, inside: bool = False) -> tuple[str, str] | None:
         """(the sent line holding places start .. end-1, it with those words replaced by `typed`), or None when they
-        are not all on one line (or `typed` is empty)."""
+        are not all on one line (or `typed` is empty), or, `inside`, start that line (a line the writer typed under a
+        quoted one in place of the next, no change of it)."""
         if not typed or end <= start:
             return None
         t = max((k for k, s in enumerate(self.starts) if s <= start), default=-1)
@@ -293,8 +308,8 @@ class _SentWords:
             line, k = rows[at]
             spans = list(_WORD_AT.finditer(line))
             if start < k + len(spans):
-                if end > k + len(spans):
-                    return None  # the words replaced run over two lines
+                if end > k + len(spans) or (inside and start == k):
+                    return None  # the words replaced run over two lines, or are a whole line's start
                 lo, hi = spans[start - k].start(), spans[end - 1 - k].end()
                 return line.strip(), f"{line[:lo]}{typed}{line[hi:]}".strip()
             at += 1

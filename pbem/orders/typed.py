@@ -12,7 +12,8 @@ emoji around it (``👉 NO EVENT 👍``), in full-width letters as Japanese and 
 (NFKC), without emphasis markers (Gmail's plain part writes bold
 as ``*bold*``, some clients ``_this_``), without a full stop or other punctuation at the end
 (``No event.``, ``PLACE NONE.``, ``PASS!``), and without quotes around the whole line or around the
-code (``CODE "K7QX-2MPD"``).  A line is read as an order only if its cleaned form starts with an order
+code (``CODE "K7QX-2MPD"``), or brackets around a whole order whose word is in capitals (``(PASS)``, ``<NO EVENT>``,
+``[TRIBUTE Gold 4]``: `_unwrapped`; ``(play nice!)`` is a remark).  A line is read as an order only if its cleaned form starts with an order
 word; chatter keeps what the player wrote.  `unarmoured` undoes an inline PGP clearsigned message
 (RFC 4880 section 7): the armour header and signature go, dash-escaped lines get their text back.
 """
@@ -201,7 +202,7 @@ def cleaned(line: str) -> str:
             # in one pass what `^[quotes]+(.*?)[quotes]+$` took off: that pattern tried every split of a run of quote
             # marks for each character of it (4 s for 1,600 of them)
             text = text.strip(_QUOTES).strip()
-        text = _TRAILING.sub("", text)
+        text = _TRAILING.sub("", _unwrapped(text))
         if text == before:
             break
     if len(text) <= NUMBERED and text.count(" ") >= 2 and _NUMBER.search(text):  # "Gold seven": 3 words or more
@@ -209,7 +210,9 @@ def cleaned(line: str) -> str:
     return text
 
 
-_FRONT = " \t\u00a0*_~" + _QUOTES  # what `cleaned` takes off a line's start besides markers and emoji
+# What `cleaned` takes off a line's start besides markers and emoji (and the brackets around a whole order, "(PASS)",
+# which the quick test of `front`'s first words reads past: they are no word)
+_FRONT = " \t\u00a0*_~" + _QUOTES
 
 
 def front(line: str) -> str:
@@ -230,6 +233,34 @@ def front(line: str) -> str:
         if text == before:
             break
     return text
+
+
+_CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+
+
+def inside_brackets(text: str) -> str:
+    """What brackets around the whole of `text` hold, in any case ("(Pass)": "Pass"), or "" (`_unwrapped`'s rule but
+    for the capitals): a line so wrapped whose inside is an order is told how to write it (`pbem.orders.extract`)."""
+    unwrapped = _unwrapped(text, capitals=False)
+    return unwrapped if unwrapped != text else ""
+
+
+def _unwrapped(text: str, capitals: bool = True) -> str:
+    """`text` without the brackets around the whole of it ("(PASS)", "<NO EVENT>", "[TRIBUTE Gold 4]": an order
+    set apart as a line of a form is filled in): only when the bracket that opens it is closed at its very end and
+    nowhere before ("(a) PASS (b)" is kept as typed), but for one between spaces, an order's own sign ("<NEGATE Resist
+    Cavalry > Attack Rear>"), and only when its first word is in capitals as pbem prints an order word: a remark in
+    brackets is typed in small letters ("(play nice!)", "(take care)": they were chatter, and stay so, never refused
+    as orders).  Chatter so wrapped stays chatter ("(THINKING)")."""
+    closer = _CLOSERS.get(text[:1])
+    if closer is None or len(text) < 3 or text[-1] != closer:
+        return text
+    inner = text[1:-1].strip()
+    if text[0] in inner or closer in inner.replace(f" {closer} ", " "):
+        return text
+    if capitals and not inner.split(None, 1)[0].isupper():
+        return text
+    return inner
 
 
 def _untailed(text: str) -> str:
