@@ -422,6 +422,34 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "resigned": dict(game_name="hh1", resigner="Carol", you=False),
     "resigned_you": dict(game_name="hh1", resigner="Carol", you=True),
     "resign_moderator": dict(game_name="hh1", resigner="Carol", address="carol@players.test"),
+    "address_asked": dict(
+        game_name="hh1",
+        subject_in="ADDRESS",
+        others=True,
+        new="carol@new.test",
+        good_until="Sun 06 Dec 2026 23:59 UTC",
+        problem="",
+        accepted="",
+    ),
+    "address_asked_refused": dict(
+        game_name="hh1",
+        subject_in="ADDRESS",
+        others=False,
+        new="bob@players.test",
+        good_until="",
+        problem="bob@players.test is the address of another player of hh1",
+        accepted="ADDRESS followed by your new mail address alone, e.g. ADDRESS alice@example.org",
+    ),
+    "address_confirm": dict(game_name="hh1", player="Carol", word="482193", good_until="Sun 06 Dec 2026 23:59 UTC"),
+    "address_moved": dict(
+        game_name="hh1", player="Carol", old="carol@players.test", new="carol@new.test", by="player", to="old"
+    ),
+    "address_moved_new": dict(
+        game_name="hh1", player="Carol", old="carol@players.test", new="carol@new.test", by="player", to="new"
+    ),
+    "address_moved_moderator": dict(
+        game_name="hh1", player="Carol", old="carol@players.test", new="carol@new.test", by="moderator", to="moderator"
+    ),
 }
 
 
@@ -441,6 +469,9 @@ VARIANTS = {
     "join_missing_many": "join_missing",
     "resign_confirm_done": "resign_confirm",
     "resigned_you": "resigned",
+    "address_asked_refused": "address_asked",
+    "address_moved_new": "address_moved",
+    "address_moved_moderator": "address_moved",
 }
 
 
