@@ -1,4 +1,4 @@
-"""RESIGN by mail: a player leaves a running game, confirmed by a second mail (the Judge's RESIGN).
+"""RESIGN by mail: a player leaves a running or paused game, confirmed by a second mail (the Judge's RESIGN).
 
 A player writes ``RESIGN`` (with their code, or in a reply to a mail of the game, as for orders).  Nothing changes
 then: the answer (``resign_confirm``) gives a word of six digits and asks for a second mail with the line ``RESIGN
@@ -12,7 +12,8 @@ RULINGS.md says nothing of a player who leaves: its NMR policy (the published de
 applies to the seat until the moderator replaces it, as for any player who sends nothing, and the mails say so.  The
 player keeps the seat, its mail and its code until then (orders sent meanwhile still count).  A mail with a RESIGN
 line is about resigning: its other lines are not read, and the answer says so.  A seat that already resigned is told
-when, and nothing more is done.
+when, and nothing more is done.  A paused game takes RESIGN too (judges5: it was refused as "game is paused"): no
+rule keeps a player in a game while the moderator has stopped its deadlines, and the moderator is told as usual.
 """
 
 from __future__ import annotations

@@ -13,8 +13,9 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   ``END`` alone (stop reading: what follows is not read),
   ``AWAY UNTIL <date>`` / ``AWAY <days>`` / ``BACK`` (a player's absence, `pbem.orders.away`),
   ``HISTORY`` / ``HISTORY <turn>`` (the game's history as the sender may know it, `pbem.app.histories`),
-  ``RESIGN`` / ``RESIGN <word>`` (leaving the game, confirmed by the word its answer gives, `pbem.app.resigning`);
-  a line starting with HISTORY or RESIGN in any other way is a remark ("Resign from what?");
+  ``RESIGN`` / ``RESIGN <word>`` (leaving the game, confirmed by the word its answer gives, `pbem.app.resigning`),
+  ``ADDRESS <new address>`` / ``ADDRESS CONFIRM <word>`` (the seat's mail to a new address, `pbem.app.addresses`);
+  a line starting with HISTORY, RESIGN or ADDRESS in any other way is a remark ("Resign from what?");
 * an order, if it starts with one of the game's order words
   (`Engine.order_words`, aliases included): it goes to the engine, which
   accepts or refuses the whole message; one asked as a question (``NO EVENT?``)
