@@ -108,12 +108,14 @@ ATTACKS = [
     ("another player's code", "Bob <bob@players.test>", signed("Alice", f"ADDRESS {NEW}"), {}, "from bob@players.test"),
     ("the moderator's address", ALICE, signed("Alice", f"ADDRESS {MOD}"), {}, "that is the moderator's address"),
     ("another player's address", ALICE, signed("Alice", "ADDRESS bob@players.test"), {}, "another player of hh1"),
-    ("the seat's own address", ALICE, signed("Alice", "ADDRESS Alice@Players.test"), {}, "the seat of Alice has"),
-    ("no address", ALICE, signed("Alice", "ADDRESS alice-at-home"), {}, "is not a mail address"),
+    ("the seat's own address", ALICE, signed("Alice", "Address: Alice@Players.test"), {}, "No orders were found"),
+    ("no address", ALICE, signed("Alice", "ADDRESS alice-at-home"), {}, "No orders were found"),  # a remark
+    ("a street address", ALICE, signed("Alice", "PASS\nAddress: Berlin"), {}, "Turn 2, Bob to play"),  # the orders read
     ("two @", ALICE, signed("Alice", "ADDRESS a@b@new.test"), {}, "is not a mail address"),
-    ("no domain", ALICE, signed("Alice", "ADDRESS alice@localhost"), {}, "is not a mail address"),
+    ("no dot in the domain", ALICE, signed("Alice", "ADDRESS alice@localhost"), {}, "is not a mail address"),
     ("a long address", ALICE, signed("Alice", "ADDRESS " + "a" * 300 + "@new.test"), {}, "is not a mail address"),
-    ("CONFIRM without a word", ALICE, signed("Alice", "ADDRESS CONFIRM"), {}, "is not a mail address"),
+    ("CONFIRM without a word", ALICE, signed("Alice", "ADDRESS CONFIRM"), {}, "No orders were found"),
+    ("nothing after @", ALICE, signed("Alice", "ADDRESS alice@"), {}, "No orders were found"),
     ("a stranger guessing a word", "Eve <eve@evil.test>", "ADDRESS CONFIRM 123456", {}, ""),
     ("a stranger without a game", "Eve <eve@evil.test>", "ADDRESS CONFIRM 123456", {"subject": "hello"}, ""),
 ]

@@ -72,6 +72,8 @@ def load_facts(
     moderator = [policy.moderator_address] if policy is not None else []
     seat = loaded.seat_for_address(msg.sender)
     acting = seat is not None and (first is not None or (ex is not None and bool(ex.orders)))
+    if seat is not None and ex is not None and (ex.address or "").lower() == seat.address.lower():
+        ex.address = None  # "Address: alice@example.org" under a signature, the seat's own: nothing to move
     new = [ex.address.lower()] if seat is not None and ex is not None and ex.address else []  # ADDRESS: its budget
     listed = [st.address for st in loaded.seats] + [msg.sender, *moderator, *new]  # the addresses it may answer
     if seat is not None and ex is not None and (ex.orders or ex.status):  # what the reports it may cause read

@@ -75,7 +75,7 @@ _HISTORY = re.compile(
     r"history(?:\s++of)?(?:\s++(?:the\s++)?(?:turn|hand|gambit|step|round))?(?:\s*+#?(\d{1,4}))?", re.I
 )
 _RESIGN = re.compile(r"resign(?:\s++(?:confirm\s++)?(\d{6}))?", re.I)
-_ADDRESS = re.compile(r"address:?+\s++(?:confirm:?+\s++(\d{6})|(?:to\s++)?<?+([^\s<>]++)>?)", re.I)
+_ADDRESS = re.compile(r"address:?+\s++(?:confirm:?+\s++(\d{6})|(?:to\s++)?<?+([^\s<>@]++@[^\s<>]++)>?)", re.I)
 MODE_WORDS = ("WATCH", "NORMAL", "DIGEST")  # alone on a line: how much mail the player gets (`pbem.app.notify`)
 
 
@@ -104,7 +104,7 @@ class Extracted:
     seeming: list[tuple[str, str]] = field(default_factory=list)  # (line, the order it seems to be): `sentence`
     history: str | None = None  # HISTORY alone: "", HISTORY 3 (of turn 3): "3"
     resign: str | None = None  # RESIGN alone: "", RESIGN 482193 (the word its answer gave): "482193"
-    address: str | None = None  # ADDRESS new@example.org: the address the seat's mail should go to
+    address: str | None = None  # ADDRESS new@example.org (an @ in it: "Address: Berlin" is a remark): the new address
     address_confirm: str | None = None  # ADDRESS CONFIRM 482193: the word mailed to that address
 
     def aside(self, orders: list[str]) -> list[str]:
