@@ -219,21 +219,25 @@ def test_a_resigned_player_gets_no_more_turn_reports_nor_reminders_but_is_told_w
     word = re.search(r"RESIGN (\d{6})", body_of(ask)).group(1)
     deliver(home, order_mail(bob, name, f"RESIGN {word}", In_Reply_To=ask["Message-ID"]))
     run_poll(home, clock)
+    clock.advance(minutes=5)
+    addresses.move(Home.of(home), name, "Bob", "bob@new.test", clock.now)  # a move keeps the resignation
+    run_poll(home, clock)
     sent_mail(home, seen)
+    bob = "Bob <bob@new.test>"
     deliver(home, order_mail(ALICE, name, signed("Alice", "PASS")))  # Bob moves next: he is asked no more
     run_poll(home, clock)
     mails = sent_mail(home, seen)
     assert any("Turn 2, Bob to play" in str(m["Subject"]) for m in _to(mails, "alice@players.test"))
-    assert not _to(mails, "bob@players.test"), [str(m["Subject"]) for m in _to(mails, "bob@players.test")]
+    assert not _to(mails, "bob@new.test"), [str(m["Subject"]) for m in _to(mails, "bob@new.test")]
     for _ in range(6):  # past every reminder of the step, short of its deadline
         clock.advance(hours=7)
         run_poll(home, clock)
     mails = sent_mail(home, seen)
-    assert not [m for m in _to(mails, "bob@players.test") if "eminder" in str(m["Subject"])], mails
+    assert not [m for m in _to(mails, "bob@new.test") if "eminder" in str(m["Subject"])], mails
     deliver(home, order_mail(bob, name, signed("Bob", "STATUS")))  # asked for: still answered
     run_poll(home, clock)
     assert [str(m["Subject"]) for m in sent_mail(home, seen)] == ["[pbem hh1] Turn 2, Bob to play"]
     control.replace(Home.of(home), name, "Bob", ("Dora", "dora@players.test"), clock.now)
     run_poll(home, clock)
-    (told,) = _to(sent_mail(home, seen), "bob@players.test")
+    (told,) = _to(sent_mail(home, seen), "bob@new.test")
     assert "You no longer play Bob" in str(told["Subject"])

@@ -6,7 +6,8 @@ seat's names, no code, nothing of the game's secrets) and the player is told it 
 from the NEW address naming the game with the line ``ADDRESS CONFIRM <word>`` (a reply to that mail keeps the game in
 its subject) moves the seat: a new seat row at the new address with the same player, code and thread, a public
 moderator event in the chained record ("Alice's mail goes to a new address from now on": no address, the export
-lists none) that `pbem verify` counts with the moderator's actions, and ``address_moved`` to the old address, the new
+lists none) that `pbem verify` counts with the moderator's actions (the row keeps the time the code was given, so a
+resignation and "a reply to mail older than the code" read as before), and ``address_moved`` to the old address, the new
 one and the moderator.  The word is keyed with the home's secret, the game, the seat row and the new address, and the
 day (UTC): good that day and the next; a move makes a new seat row, so a word works once.
 
@@ -119,7 +120,7 @@ def moved(loaded: store.Loaded, seat: Seat, new: str, moderator: str, by: str) -
     key = ("address", name, seat.position, loaded.event_seq + 1)
     told = {"game_name": name, "player": player, "old": seat.address, "new": new, "by": by}
     effects: list[Effect] = [
-        NewSeat(seat.position, player, new, seat.display_name, seat.code_hash, thread=seat.thread),
+        NewSeat(seat.position, player, new, seat.display_name, seat.code_hash, seat.thread, seat.created_at),
         Control("address", player),
         Events((Event("moderator", text, "public", data),)),
         Mail(seat.address, "address_moved", {**told, "to": "old"}, NEWS, (*key, "old"), player=player),
