@@ -110,7 +110,6 @@ ATTACKS = [
     ("another player's address", ALICE, signed("Alice", "ADDRESS bob@players.test"), {}, "another player of hh1"),
     ("the seat's own address", ALICE, signed("Alice", "Address: Alice@Players.test"), {}, "No orders were found"),
     ("no address", ALICE, signed("Alice", "ADDRESS alice-at-home"), {}, "No orders were found"),  # a remark
-    ("a street address", ALICE, signed("Alice", "PASS\nAddress: Berlin"), {}, "Turn 2, Bob to play"),  # the orders read
     ("two @", ALICE, signed("Alice", "ADDRESS a@b@new.test"), {}, "is not a mail address"),
     ("no dot in the domain", ALICE, signed("Alice", "ADDRESS alice@localhost"), {}, "is not a mail address"),
     ("a long address", ALICE, signed("Alice", "ADDRESS " + "a" * 300 + "@new.test"), {}, "is not a mail address"),
@@ -118,26 +117,30 @@ ATTACKS = [
     ("nothing after @", ALICE, signed("Alice", "ADDRESS alice@"), {}, "No orders were found"),
     ("a stranger guessing a word", "Eve <eve@evil.test>", "ADDRESS CONFIRM 123456", {}, ""),
     ("a stranger without a game", "Eve <eve@evil.test>", "ADDRESS CONFIRM 123456", {"subject": "hello"}, ""),
+    ("a street address", ALICE, signed("Alice", "PASS\nAddress: Berlin"), {}, "Turn 2, Bob to play"),  # the orders read
 ]
 
 
-@pytest.mark.parametrize("what,sender,body,headers,told", ATTACKS, ids=[a[0] for a in ATTACKS])
-def test_no_attack_shape_moves_a_seat_or_mails_an_address_it_should_not(
-    home, clock, what, sender, body, headers, told
-) -> None:
+def test_no_attack_shape_moves_a_seat_or_mails_an_address_it_should_not(home, clock) -> None:
+    """Every shape of `ATTACKS` in turn against one game (a game each cost 0.15 s more): no seat moves, nothing goes
+    to an address that is not a seat's or the moderator's, no code is mailed, and Alice is told what she should be."""
     new_game(home, clock)
     run_poll(home, clock)
     seen: set[str] = set()
     sent_mail(home, seen)
-    deliver(home, order_mail(sender, "hh1", body, **headers))
-    run_poll(home, clock)
-    mails = sent_mail(home, seen)
-    assert _seats(home)["Alice"] == "alice@players.test", what
-    allowed = {"alice@players.test", "bob@players.test", MOD}  # refusals and warnings to the seats and moderator
-    assert {m["To"].addresses[0].addr_spec for m in mails} <= allowed, (what, [str(m["To"]) for m in mails])
-    assert not any(CODES["Alice"] in str(m) for m in mails), what
-    to_alice = "\n".join(body_of(m) for m in _to(mails, "alice@players.test"))
-    assert (told in to_alice) if told else not mails, (what, to_alice or [str(m["Subject"]) for m in mails])
+    failed = []
+    for what, sender, body, headers, told in ATTACKS:
+        deliver(home, order_mail(sender, "hh1", body, **headers))
+        run_poll(home, clock)
+        mails = sent_mail(home, seen)
+        to = {m["To"].addresses[0].addr_spec for m in mails}
+        to_alice = "\n".join(body_of(m) for m in _to(mails, "alice@players.test"))
+        if _seats(home)["Alice"] != "alice@players.test" or not to <= {"alice@players.test", "bob@players.test", MOD}:
+            failed.append((what, "moved or mailed elsewhere", sorted(to)))
+        elif any(CODES["Alice"] in str(m) for m in mails) or not ((told in to_alice) if told else not mails):
+            failed.append((what, "told", to_alice[:300] or [str(m["Subject"]) for m in mails]))
+    assert not failed, failed
+    assert ATTACKS[-1][0] == "a street address", "the last shape plays Alice's turn: nothing may follow it"
 
 
 def test_the_word_is_the_new_addresses_and_proves_nothing_elsewhere(home, clock) -> None:
