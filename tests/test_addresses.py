@@ -55,6 +55,7 @@ def test_address_moves_the_seat_once_the_new_address_sends_back_its_word(home, c
     (ask,) = _to(mails, NEW)
     assert "Nothing is changed yet" in body_of(ack) and "The rest of your mail was not read" in body_of(ack)
     assert CODES["Alice"] not in str(ask) and "Alice" in str(ask["Subject"]) and len(mails) == 2
+    assert "Record #" not in body_of(ask) and ask["X-Pbem-Record"] is None and ask["References"] is None  # no view
     assert _seats(home)["Alice"] == "alice@players.test", "one ADDRESS line moves nothing"
     word = _word(ask)
     clock.advance(hours=20)

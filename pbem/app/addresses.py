@@ -100,7 +100,7 @@ def decide(d: Decision, out: Outgoing, loaded: store.Loaded, seat: Seat, ex: Ext
     if not why and facts.address is not None and out.admit(d, new.lower(), quiet=True):
         sent, until = facts.address
         told = {"game_name": name, "player": seat.player, "word": sent, "good_until": until}
-        d.effects.append(out.mail(new.lower(), "address_confirm", "ack", told, player=seat.player, reply=False))
+        d.effects.append(out.mail(new.lower(), "address_confirm", "ack", told, reply=False))  # no reader: no receipt
         d.outcome, d.reason = "accepted", f"ADDRESS asked: the word that confirms it mailed to {new}"
         ctx["good_until"] = until
     else:
