@@ -68,6 +68,7 @@ def test_the_mail_commands_say_who_took_the_seat(by_mail, clock) -> None:  # noq
     run(cfg, clock)
     sent_mail(cfg, seen)
     lines = ["NEW CODE {p}", "REPLACE {p} WITH Zoe <zoe@players.test>", "AWAY {p} 3", "BACK {p}", "RESEND {p}"]
+    lines.append("ADDRESS {p} new@players.test")
     taking_a_player = sorted(word for word, syntax in SYNTAX.items() if "<player>" in syntax)
     assert sorted({line.split(" {p}")[0] for line in lines}) == taking_a_player  # a new one is listed here
     for line in lines:

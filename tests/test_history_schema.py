@@ -159,6 +159,7 @@ def test_every_moderator_event_holds_the_facts_of_its_text() -> None:
     from datetime import timedelta
 
     from pbem.app import control
+    from pbem.app.addresses import decide_move
     from pbem.app.decision import Events
     from pbem.app.say import decide_say
     from tests.app.plain import WHEN, loaded
@@ -173,6 +174,7 @@ def test_every_moderator_event_holds_the_facts_of_its_text() -> None:
         "abandon": control.decide_abandon(g, "running"),
         "replace": control.decide_replace(g, "running", "Carol", ("Dora Díaz", "dora@players.test"), "C", "h"),
         "say": decide_say(g, "paused", "The deadline  holds;\nplay on."),
+        "address": decide_move(g, "paused", "Carol", "carol@new.test", "moderator@pbem.test"),
     }
     v = _event_validator("habsburg")
     for name, d in decisions.items():
@@ -192,5 +194,14 @@ def test_every_moderator_event_holds_the_facts_of_its_text() -> None:
     said = next(e for eff in decisions["say"].effects if isinstance(eff, Events) for e in eff.events)
     assert said.data == {"action": "say", "text": "The deadline holds; play on."}, said.data
     assert said.text == "The moderator says: The deadline holds; play on." and said.visibility == "public"
-    for wrong in ({"action": "extend"}, {"action": "replace", "player": "Carol"}, {}, {"action": "say"}):
+    moved = next(e for eff in decisions["address"].effects if isinstance(eff, Events) for e in eff.events)
+    assert moved.data == {"action": "address", "player": "Carol", "seat": 2, "by": "moderator"}, moved.data
+    assert "@" not in moved.text and moved.visibility == "public"  # the export lists no address
+    for wrong in (
+        {"action": "extend"},
+        {"action": "replace", "player": "Carol"},
+        {},
+        {"action": "say"},
+        {"action": "address"},
+    ):
         assert list(v.iter_errors(dict(bare, data=wrong))), wrong

@@ -60,6 +60,8 @@ LINES = [
     {"line": "MELD Nobody", "ok": False, "reason": "no such order", "legal": ("PASS",), "understood": ""},
 ]
 
+_ASKED = dict(game_name="hh1", subject_in="ADDRESS", others=False, good_until="", problem="", accepted="")
+_MOVED = dict(game_name="hh1", player="Carol", old="carol@players.test", new="carol@new.test")
 CONTEXTS: dict[str, dict[str, Any]] = {
     "ack": dict(
         subject_in="[pbem hh1] orders",
@@ -422,6 +424,17 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "resigned": dict(game_name="hh1", resigner="Carol", you=False),
     "resigned_you": dict(game_name="hh1", resigner="Carol", you=True),
     "resign_moderator": dict(game_name="hh1", resigner="Carol", address="carol@players.test"),
+    "address_asked": dict(_ASKED, new="carol@new.test", good_until="Sun 06 Dec 2026 23:59 UTC", others=True),
+    "address_asked_refused": dict(
+        _ASKED,
+        new="bob@players.test",
+        problem="bob@players.test is the address of another player of hh1",
+        accepted="ADDRESS followed by your new mail address alone, e.g. ADDRESS alice@example.org",
+    ),
+    "address_confirm": dict(game_name="hh1", player="Carol", word="482193", good_until="Sun 06 Dec 2026 23:59 UTC"),
+    "address_moved": dict(_MOVED, by="player", to="old"),
+    "address_moved_new": dict(_MOVED, by="player", to="new"),
+    "address_moved_moderator": dict(_MOVED, by="moderator", to="moderator"),
 }
 
 
@@ -441,6 +454,9 @@ VARIANTS = {
     "join_missing_many": "join_missing",
     "resign_confirm_done": "resign_confirm",
     "resigned_you": "resigned",
+    "address_asked_refused": "address_asked",
+    "address_moved_new": "address_moved",
+    "address_moved_moderator": "address_moved",
 }
 
 

@@ -38,6 +38,7 @@ CHANGES: dict[str, tuple[list[str], bool]] = {
     "game resume": (["hp"], True),
     "game abandon": (["hh1"], True),
     "game replace": (["hh1", "Carol", "Dora <dora@example.test>"], True),
+    "game address": (["hh1", "Alice", "alice@new.test"], True),
     "game start": (["hj"], True),
     "game code": (["hh1", "Alice"], True),
     "game away": (["hh1", "Alice", "3"], True),

@@ -40,6 +40,7 @@ NAMED: dict[str, list[str]] = {
     "game resume": ["{game}"],
     "game abandon": ["{game}"],
     "game replace": ["{game}", "{player}", "Dora <dora@example.test>"],
+    "game address": ["{game}", "{player}", "new@example.test"],
     "game start": ["{game}"],
     "game code": ["{game}", "{player}"],
     "game away": ["{game}", "{player}", "3"],
@@ -125,6 +126,7 @@ def test_the_mail_commands_read_names_as_the_cli_does(by_mail, clock) -> None:
     seen: set[str] = set()
     sent_mail(cfg, seen)
     lines = ["NEW CODE {p}", "REPLACE {p} WITH Dora <dora@players.test>", "AWAY {p} 3", "BACK {p}", "RESEND {p}"]
+    lines.append("ADDRESS {p} new@players.test")
     taking_a_player = sorted(word for word, syntax in SYNTAX.items() if "<player>" in syntax)
     assert sorted({line.split(" {p}")[0] for line in lines}) == taking_a_player  # a new one is listed here
     for line in lines:

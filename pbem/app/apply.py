@@ -265,7 +265,7 @@ def _seat(w: _Writing, effect: NewSeat) -> None:
         code_hash=effect.code_hash,
         since_seq=loaded.seq,
         thread=effect.thread,
-        created_at=w.when,
+        created_at=effect.given_at or w.when,
     )
     seat_id = store.insert(w.s, models.Seat, fields)
     row = store.plain(rows.Seat, {"id": seat_id, **fields})

@@ -233,7 +233,8 @@ def _due_for_game(
         log.info("deadline of %s step %s applied", game.name, dl.step)
         return 1, 0
     secret = message_id_key(s)
-    mails = decide_reminders(loaded, dl, when, policy.reminders, {h.player for h in held}, set(), policy.domain, secret)
+    quiet = {h.player for h in held} | recent.resigned_players(s, loaded)  # orders on file; resigned by mail
+    mails = decide_reminders(loaded, dl, when, policy.reminders, quiet, set(), policy.domain, secret)
     ids_of = {stable_message_id(policy.domain, m.purpose, *m.key, secret=secret): m for m in mails}
     already = outbox.queued_ids(s, ids_of)
     mails = [m for mid, m in ids_of.items() if mid not in already]

@@ -89,6 +89,7 @@ class NewSeat:
     display_name: str
     code_hash: str
     thread: str = ""
+    given_at: Any = None  # datetime: when the seat's code was given, kept by an address move (None: now)
 
 
 @dataclass(frozen=True)

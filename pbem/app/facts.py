@@ -68,6 +68,7 @@ class Facts:
     press_per_day: int = 60  # [mail] press_per_day: at most that many (issue 26)
     history: dict[str, object] | None = None  # HISTORY asked by a seat: its answer's context (`pbem.app.histories`)
     resign: Resign | None = None  # RESIGN from a seat: the words that confirm it, whether it did (`pbem.app.resigning`)
+    address: tuple[str, str] | None = None  # ADDRESS new from a seat: today's word for it, when it stops working
 
 
 def is_code(facts: Facts, seat: Seat, code: str | None) -> bool:

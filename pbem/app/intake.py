@@ -22,7 +22,7 @@ or STATUS); one not the player's code is ignored and the answer says so, as for 
 
 from __future__ import annotations
 
-from pbem.app import absence, answering, derivations, join, misuse, notify, refusals, revisions, views
+from pbem.app import absence, addresses, answering, derivations, join, misuse, notify, refusals, revisions, views
 from pbem.app import lines as reading_lines
 from pbem.app.answers import Outgoing, ack, ack_context, short, summary
 from pbem.app.decision import Decision, Input, MailModeSet, Report
@@ -38,7 +38,7 @@ from pbem.engine import slots
 from pbem.engine.base import Outcome
 from pbem.engine.rulings import RULINGS
 from pbem.mail.inbound.message import Inbound
-from pbem.orders.extract import Extracted
+from pbem.orders.extract import Extracted, subject_line
 from pbem.record.modes import Mailing
 from pbem.record.rows import Seat
 from pbem.record.store import Loaded
@@ -64,7 +64,7 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     if msg.problem or ex is None:
         problem = msg.problem or "it holds no text"
         return _refuse(d, out, seat, problem, "unreadable", problem=problem)
-    acts = bool(ex.orders or ex.press or ex.away or ex.mode or ex.resign is not None)
+    acts = bool(ex.orders or ex.press or ex.away or ex.mode or ex.resign is not None or ex.address is not None)
     if acts and facts.reply is None and not is_code(facts, seat, ex.code):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
         looking = out.allowed(seat.address)  # a flood of forged codes past the cap costs no more key derivations
@@ -91,13 +91,16 @@ def _decide_seat(
 ) -> Decision:
     ended = loaded.over or facts.control == "abandoned"  # nothing more is asked: no "no orders were found"
     asks = ex.help or ex.status or facts.history is not None  # answered whatever the game's state
-    if (acts or (ended and not asks)) and (facts.control != "running" or loaded.over):
+    paused = facts.control == "paused" and ex.resign is None and ex.address is None  # RESIGN, ADDRESS: paused too
+    if (acts or (ended and not asks)) and (ended or paused):
         state = "over" if loaded.over else facts.control
         return _refuse(d, out, seat, f"game is {state}", "game_closed", state=state)
     if ex.orders and (stale := revisions.stale(msg, facts.when, facts.on_file, facts.earlier)):
         return revisions.refuse_stale(d, out, seat, msg, *stale)
     if ex.resign is not None:  # RESIGN: the mail is about leaving the game, confirmed by a word (judges4)
         return decide_resign(d, out, loaded, seat, ex, facts)
+    if ex.address is not None or ex.address_confirm is not None:  # the seat's mail to a new address (judges5)
+        return addresses.decide(d, out, loaded, seat, ex, facts)
     if ex.away is not None:
         absence.by_mail(d, out, loaded, seat, ex, facts.when or facts.now, facts.max_away)
     return _act(d, out, msg, loaded, seat, ex, facts)
@@ -109,8 +112,7 @@ def _duplicate(msg: Inbound, facts: Facts, cap: int, first: FirstCopy) -> Decisi
     if seat is not None and seat.address.lower() != msg.sender.lower():
         seat = None  # the copy names another game or player than its first copy: nobody to tell
     out = _outgoing(msg, facts, cap, loaded.game.id if loaded else None)
-    game = loaded.game.name if loaded else ""
-    return revisions.duplicate(msg, first, seat, facts.on_file, out, game, facts.when)
+    return revisions.duplicate(msg, first, seat, facts.on_file, out, loaded.game.name if loaded else "", facts.when)
 
 
 def _outgoing(msg: Inbound, facts: Facts, cap: int, game_id: int | None) -> Outgoing:
@@ -120,8 +122,7 @@ def _outgoing(msg: Inbound, facts: Facts, cap: int, game_id: int | None) -> Outg
 def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ctx: object) -> Decision:
     d.outcome, d.reason = "rejected", reason
     if out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
-        game = d.game
-        context = {"game_name": game, "subject_in": short(out.msg.subject), **ctx}
+        context = {"game_name": d.game, "subject_in": short(out.msg.subject), **ctx}
         mail = out.mail(seat.address, kind, "ack", context, player=seat.player, to_name=seat.display_name)
         d.effects.append(mail)
     return d
@@ -295,6 +296,4 @@ def _no_game(msg: Inbound, facts: Facts, cap: int) -> Decision:
 
 def _asks_help(msg: Inbound, ex: Extracted | None) -> bool:
     """HELP in the body, or a subject that is HELP (after Re:/Fwd: prefixes)."""
-    from pbem.orders.extract import subject_line
-
     return bool(ex and ex.help) or subject_line(f"[pbem -] {msg.subject}").upper().rstrip("!?.") == "HELP"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from pbem import engine as registry
-from pbem.app import derivations, histories, intake, join, on_file, reading, resigning, revisions, views
+from pbem.app import addresses, derivations, histories, intake, join, on_file, reading, resigning, revisions, views
 from pbem.app.answers import Outgoing
 from pbem.app.revisions import FirstCopy
 from pbem.home.policy import Policy
@@ -72,13 +72,17 @@ def load_facts(
     moderator = [policy.moderator_address] if policy is not None else []
     seat = loaded.seat_for_address(msg.sender)
     acting = seat is not None and (first is not None or (ex is not None and bool(ex.orders)))
+    if seat is not None and ex is not None and (ex.address or "").lower() == seat.address.lower():
+        ex.address = None  # "Address: alice@example.org" under a signature, the seat's own: nothing to move
+    new = [ex.address.lower()] if seat is not None and ex is not None and ex.address else []  # ADDRESS: its budget
+    listed = [st.address for st in loaded.seats] + [msg.sender, *moderator, *new]  # the addresses it may answer
     if seat is not None and ex is not None and (ex.orders or ex.status):  # what the reports it may cause read
         recent.read(s, loaded, [(p, 0 if join.is_open(loaded) else None) for p in views.players(loaded)])
     facts = intake.Facts(
         loaded,
         extracted=ex,
         control=loaded.control,
-        windows=outbox.answers_in_last_hour(s, [st.address for st in loaded.seats] + [msg.sender] + moderator, when),
+        windows=outbox.answers_in_last_hour(s, listed, when),
         sender_games=[] if seat or not msg.sender else on_file.games_of(s, msg.sender),
         when=when,
         now=when,
@@ -102,6 +106,7 @@ def load_facts(
     if seat is not None and ex is not None and first is None:  # HISTORY, RESIGN (judges4)
         facts.history = histories.load(s, loaded, seat, ex.history) if ex.history is not None else None
         facts.resign = resigning.load(s, loaded, seat, when) if ex.resign is not None else None
+        facts.address = addresses.load(s, loaded, seat, new[0], when) if new else None  # ADDRESS (judges5)
     return facts
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from pbem.app import join
 from pbem.app.absence import decide_set_by_moderator, stamp, until_of
+from pbem.app.addresses import decide_move
 from pbem.app.control import (
     Command,
     decide_abandon,
@@ -156,6 +157,11 @@ def _replace(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[De
     return d, f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {_replaced(d)}; their code and report are queued"
 
 
+def _address(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    d = decide_move(c.loaded, c.control, line.args[0], line.args[1], policy.moderator_address)
+    return d, f"{d.player}'s seat gets its mail at {line.args[1].lower()} from now on; both addresses are told"
+
+
 def _replaced(d: Decision) -> str:
     """The player a `decide_replace` decision takes the seat of (as `player_named` read the name typed)."""
     return next(str(m.context["player"]) for m in d.mails if m.kind == "replaced")
@@ -198,6 +204,7 @@ _HANDLERS: dict[str, Handler] = {
     "START": _start,
     "NEW CODE": _new_code,
     "REPLACE": _replace,
+    "ADDRESS": _address,
     "UNDO": _undo,
     "AWAY": _set_away,
     "BACK": _set_away,

@@ -37,6 +37,7 @@ from pbem.app import (
     reading,
     vouch,
 )
+from pbem.app.addresses import confirm as confirm_address
 from pbem.app.ahead import warmed
 from pbem.app.apply import record_inbound
 from pbem.app.decision import Decision
@@ -224,11 +225,7 @@ def _record_failure(home: Home, raw: bytes, when: datetime, dry_run: bool, error
             seen = on_file.seen(s, msg)
             if seen.same is None:  # a copy of a message already read is kept as its duplicate
                 first = seen.first
-                d = (
-                    Decision("duplicate", UNREADABLE, duplicate_of=first.id)
-                    if first
-                    else Decision("rejected", UNREADABLE)
-                )
+                d = Decision("duplicate" if first else "rejected", UNREADABLE, duplicate_of=first.id if first else None)
                 record_inbound(s, msg, raw, when, d)
                 s.commit()
         if seen.same is None and error:  # its sender got no answer: the moderator is told (its subject redacted)
@@ -292,6 +289,8 @@ def decide_and_apply(
     seat = facts.loaded.seat_for_address(msg.sender) if playing and facts.loaded is not None else None
     if seat is not None and lost_code.asked(ex, msg):  # LOST CODE from a seat's address: a new code, mailed there
         return lost_code.decide_and_apply(s, policy, msg, raw, facts, seat, when)
+    if seat is None and (moved := confirm_address(s, policy, msg, raw, ex, when)) is not None:
+        return moved  # ADDRESS CONFIRM from the address a seat asked to move to (judges5)
     with stages.stage("deciding"):
         d = intake.decide(msg, facts, policy.replies_per_hour)  # pure
     with stages.stage("appending"):  # the reports' contexts, then the writes (rendering and composing: their own)

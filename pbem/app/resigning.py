@@ -1,4 +1,4 @@
-"""RESIGN by mail: a player leaves a running game, confirmed by a second mail (the Judge's RESIGN).
+"""RESIGN by mail: a player leaves a running or paused game, confirmed by a second mail (the Judge's RESIGN).
 
 A player writes ``RESIGN`` (with their code, or in a reply to a mail of the game, as for orders).  Nothing changes
 then: the answer (``resign_confirm``) gives a word of six digits and asks for a second mail with the line ``RESIGN
@@ -10,9 +10,12 @@ the game, the resigning one included, is told (``resigned``).
 
 RULINGS.md says nothing of a player who leaves: its NMR policy (the published defaults at each deadline) is what
 applies to the seat until the moderator replaces it, as for any player who sends nothing, and the mails say so.  The
-player keeps the seat, its mail and its code until then (orders sent meanwhile still count).  A mail with a RESIGN
+player keeps the seat and its code until then (orders sent meanwhile still count, STATUS still answers), but gets
+no more turn reports nor reminders (judges5: `pbem.app.finish`, `deadlines`); the replaced notice tells them when
+the seat is given.  A mail with a RESIGN
 line is about resigning: its other lines are not read, and the answer says so.  A seat that already resigned is told
-when, and nothing more is done.
+when, and nothing more is done.  A paused game takes RESIGN too (judges5: it was refused as "game is paused"): no
+rule keeps a player in a game while the moderator has stopped its deadlines, and the moderator is told as usual.
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ from pbem.trust import signing
 #: acknowledgement of their orders or JOIN, and at a deadline the notice of their held orders or of the
 #: default applied for them.  Each follows its input in the decision's effects.
 RECEIPTED = frozenset({"ack", "join_ack", "held_applied", "deadline_applied"})
+#: The mails that carry no receipt: the word for a seat's new address goes to an address that plays no seat yet
+#: (perhaps a stranger's), and a receipt's count is some reader's view of the record (judges5).
+UNRECEIPTED = frozenset({"address_confirm"})
 
 
 def threaded(policy: Policy, mail: Mail, loaded: store.Loaded | None, secret: bytes) -> Mail:
@@ -36,7 +39,7 @@ def receipt(
     """The loaded game's record as a mail about it is rendered now (None for a mail about no or another game):
     to a player (`reader`) of a game not over, as far as that player may see it (`pbem.record.reader_view`);
     else all of it (the final reports of all players then state the same record, to compare)."""
-    if loaded is None or game_id is None or loaded.game.id != game_id:
+    if loaded is None or game_id is None or loaded.game.id != game_id or reader == "":
         return None
     assert loaded.head, "the game's chain head is read with it (store.load) or by prepare"
     entries, head = loaded.seq + loaded.event_seq, loaded.head
@@ -50,7 +53,10 @@ def receipt(
 
 
 def reader(loaded: store.Loaded | None, mail: Mail) -> str | None:
-    """The player a mail about the game goes to (None: the moderator or another address, who may see all)."""
+    """The player a mail about the game goes to (None: the moderator or another address, who may see all; "": a mail
+    of `UNRECEIPTED`, which `receipt` gives none)."""
+    if mail.kind in UNRECEIPTED:
+        return ""
     if mail.player:
         return mail.player
     seat = loaded.seat_for_address(mail.to) if loaded is not None else None

@@ -236,6 +236,26 @@ def game_abandon(name: str) -> None:
     done(f"{name} abandoned", name)
 
 
+@game_app.command("address")
+def game_address(
+    name: str,
+    player: str = typer.Argument(..., help="The player whose seat gets its mail at the new address."),
+    address: str = typer.Argument(..., help="The new address, e.g. alice@example.org."),
+) -> None:
+    """Move a seat's mail to a new address (same player, code and history); the old address, the new one and the
+    moderator are told.  A player can do it by mail (ADDRESS new@example.org, confirmed from the new address).
+
+    Example: pbem game address hh1 Alice alice@example.org
+    """
+    from pbem.app.addresses import move
+
+    player, name = _control(lambda home, n, p, when: move(home, n, p, address, when), name, player)
+    done(
+        f"{player}'s seat in {name} gets its mail at {address.lower()} from now on; the old and new addresses are told",
+        name,
+    )
+
+
 @game_app.command("replace")
 def game_replace(
     name: str,

@@ -13,8 +13,9 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   ``END`` alone (stop reading: what follows is not read),
   ``AWAY UNTIL <date>`` / ``AWAY <days>`` / ``BACK`` (a player's absence, `pbem.orders.away`),
   ``HISTORY`` / ``HISTORY <turn>`` (the game's history as the sender may know it, `pbem.app.histories`),
-  ``RESIGN`` / ``RESIGN <word>`` (leaving the game, confirmed by the word its answer gives, `pbem.app.resigning`);
-  a line starting with HISTORY or RESIGN in any other way is a remark ("Resign from what?");
+  ``RESIGN`` / ``RESIGN <word>`` (leaving the game, confirmed by the word its answer gives, `pbem.app.resigning`),
+  ``ADDRESS <new address>`` / ``ADDRESS CONFIRM <word>`` (the seat's mail to a new address, `pbem.app.addresses`);
+  a line starting with HISTORY, RESIGN or ADDRESS in any other way is a remark ("Resign from what?");
 * an order, if it starts with one of the game's order words
   (`Engine.order_words`, aliases included): it goes to the engine, which
   accepts or refuses the whole message; one asked as a question (``NO EVENT?``)
@@ -70,11 +71,12 @@ INVISIBLE = (
     + "\ufeff"
 )
 _INVISIBLE = str.maketrans({"\xa0": " ", **dict.fromkeys(INVISIBLE)})
-CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END", "AWAY", "BACK", "HISTORY", "RESIGN")
+CONTROL_WORDS = ("CODE", "HELP", "STATUS", "REPORT", "PRESS", "END", "AWAY", "BACK", "HISTORY", "RESIGN", "ADDRESS")
 _HISTORY = re.compile(
     r"history(?:\s++of)?(?:\s++(?:the\s++)?(?:turn|hand|gambit|step|round))?(?:\s*+#?(\d{1,4}))?", re.I
 )
 _RESIGN = re.compile(r"resign(?:\s++(?:confirm\s++)?(\d{6}))?", re.I)
+_ADDRESS = re.compile(r"address:?+\s++(?:confirm:?+\s++(\d{6})|(?:to\s++)?<?+([^\s<>@]++@[^\s<>]++)>?)", re.I)
 MODE_WORDS = ("WATCH", "NORMAL", "DIGEST")  # alone on a line: how much mail the player gets (`pbem.app.notify`)
 
 
@@ -103,6 +105,8 @@ class Extracted:
     seeming: list[tuple[str, str]] = field(default_factory=list)  # (line, the order it seems to be): `sentence`
     history: str | None = None  # HISTORY alone: "", HISTORY 3 (of turn 3): "3"
     resign: str | None = None  # RESIGN alone: "", RESIGN 482193 (the word its answer gave): "482193"
+    address: str | None = None  # ADDRESS new@example.org (an @ in it: "Address: Berlin" is a remark): the new address
+    address_confirm: str | None = None  # ADDRESS CONFIRM 482193: the word mailed to that address
 
     def aside(self, orders: list[str]) -> list[str]:
         """The chatter with `orders` (lines of `self.orders` set aside after all, `pbem.app.lines`) among it in
@@ -466,7 +470,7 @@ def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int, type
         ex.status = True
     elif word in ("AWAY", "BACK"):
         _away(ex, line, i)
-    elif word in ("HISTORY", "RESIGN"):
+    elif word in ("HISTORY", "RESIGN", "ADDRESS"):
         _asking(ex, word, line, i)
     elif word == "CODE":
         cm = _CODE.match(line)
@@ -486,14 +490,17 @@ def _command(ex: Extracted, word: str, line: str, lines: list[str], i: int, type
 
 
 def _asking(ex: Extracted, word: str, line: str, at: int) -> None:
-    """HISTORY [turn] or RESIGN [word] as the whole line; a line that only starts with the word is a remark."""
+    """HISTORY [turn], RESIGN [word] or ADDRESS new-address / ADDRESS CONFIRM word as the whole line; a line that
+    only starts with the word is a remark."""
     said = " ".join(line.rstrip(".!").split())
-    m = (_HISTORY if word == "HISTORY" else _RESIGN).fullmatch(said)
+    m = {"HISTORY": _HISTORY, "RESIGN": _RESIGN}.get(word, _ADDRESS).fullmatch(said)
     if m is None:
         ex.placed.append(at)
         ex.chatter.append(line)  # "History will judge us", "Resign from what?"
     elif word == "HISTORY":
         ex.history = m.group(1) or ""
+    elif word == "ADDRESS":
+        ex.address_confirm, ex.address = m.group(1), m.group(2)
     else:
         ex.resign = m.group(1) or ""
 

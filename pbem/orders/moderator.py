@@ -10,6 +10,7 @@ quoted text, attributions and signatures are dropped):
     PAUSE / RESUME / START / ABANDON     pbem game pause|resume|start|abandon hh1
     NEW CODE Alice                       pbem game code hh1 Alice
     REPLACE Carol WITH Dora <d@x.org>    pbem game replace hh1 Carol "Dora <d@x.org>"
+    ADDRESS Alice alice@new.org          pbem game address hh1 Alice alice@new.org
     UNDO TO 17 WHY misread order         pbem game undo hh1 --to 17 --why "misread order"
     UNDO TO 17 REROLL WHY a misdeal      ... --reroll
     AWAY Alice UNTIL 2026-12-24          pbem game away hh1 Alice 2026-12-24 (or AWAY Alice 5, days)
@@ -42,6 +43,7 @@ SYNTAX: dict[str, str] = {
     "ABANDON": "ABANDON",
     "NEW CODE": "NEW CODE <player>",
     "REPLACE": "REPLACE <player> WITH Name <address@example.org>",
+    "ADDRESS": "ADDRESS <player> <new address@example.org>",
     "UNDO": "UNDO TO <input number> [REROLL] WHY <reason>",
     "AWAY": "AWAY <player> UNTIL 2026-12-24, or AWAY <player> <days>",
     "BACK": "BACK <player>",
@@ -61,6 +63,7 @@ _CODE_GIVEN = re.compile(r"(?i)\bcode\s*+[:=]?\s*+[^\s\d]*+\d")  # "code: 7kqx..
 _UNDO = re.compile(r"^undo\s+(?:to\s+)?(\d{1,9})\s*(reroll\s+)?(?:why|because|:)\s*(.+)$", re.IGNORECASE)
 _UNDO_WORD = re.compile(r"(?i)\bundo\b")
 _REPLACE = re.compile(r"^replace\s+(\S+)\s+(?:with|by)\s+(.+)$", re.IGNORECASE)
+_ADDRESS = re.compile(r"^address\s++(\S++)\s++(?:to\s++)?<?+([^\s<>]++)>?$", re.IGNORECASE)
 _AWAY = re.compile(r"^away\s+(\S+)\s+(?:(?:until|till|to)\s+)?(\S+(?:\s+days?)?)$", re.IGNORECASE)
 _ONE_ARG = re.compile(r"^(\S+)$")
 _NUMBER_UNIT = re.compile(r"^\d{1,12}\s+[a-z]{1,7}$", re.IGNORECASE)
@@ -260,8 +263,8 @@ def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
         why = _reason(typed) or m.group(3).strip()
         out.commands.append(Command(word, line, (m.group(1), why), reroll=bool(m.group(2))))
         return ""
-    if word == "REPLACE":
-        m = _REPLACE.match(line)
+    if word in ("REPLACE", "ADDRESS"):
+        m = (_REPLACE if word == "REPLACE" else _ADDRESS).match(line)
         if not m:
             return expected
         out.commands.append(Command(word, line, (m.group(1), m.group(2).strip())))

@@ -130,6 +130,7 @@ class Recent:
     after: int
     names: dict[str, tuple[str, ...]]  # each player's name with their seat's earlier names, oldest first
     deal: dict[str, Any] | None = None  # the data of the game's `salts` event (a join step's deal), if dealt
+    resigned: frozenset[str] = frozenset()  # players who resigned by mail since their seat was given: no turn reports
 
 
 @dataclass

@@ -48,6 +48,7 @@ ARGS: dict[str, list[str]] = {
     "game resume": ["iw1"],
     "game abandon": ["iw1"],
     "game replace": ["iw1", PLAYER, "Cy <cy@example.test>"],
+    "game address": ["iw1", PLAYER, "ann2@example.test"],
     "game start": ["iw1"],
     "game code": ["iw1", PLAYER],
     "game away": ["iw1", PLAYER, "3d"],
