@@ -171,6 +171,29 @@ def test_the_word_is_the_new_addresses_and_proves_nothing_elsewhere(home, clock)
     assert _seats(home)["Alice"] == "alice@players.test"
 
 
+def test_a_right_word_from_an_address_nobody_asked_to_move_to_moves_nothing(home, clock) -> None:
+    """The word is six digits keyed with the game, the seat, the address and the day, so an address nobody asked
+    to move to could find one by sending enough guesses (each checked silently against every seat): the word counts
+    only from an address pbem mailed one to for that game within its days.  Here Eve sends the very word each seat
+    would have for her address (a guess that hit): nothing moves and nothing is mailed."""
+    from pbem.record.home_secrets import message_id_key
+
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    seen: set[str] = set()
+    sent_mail(home, seen)
+    eve = "eve@evil.test"
+    with session(home.database_url) as s:
+        game = store.game_by_name(s, name)
+        key = message_id_key(s)
+        hits = [addresses.words(key, game.id, st.id, eve, clock.now)[0] for st in store.current_seats(s, game.id)]
+    for word in hits:
+        deliver(home, order_mail(f"Eve <{eve}>", name, f"ADDRESS CONFIRM {word}"))
+    run_poll(home, clock)
+    assert not sent_mail(home, seen)
+    assert eve not in _seats(home).values(), _seats(home)
+
+
 def test_the_moderator_moves_a_seat_without_the_word_and_a_paused_game_takes_address_and_resign(home, clock) -> None:
     name = new_game(home, clock)
     run_poll(home, clock)

@@ -35,7 +35,7 @@ from pbem.engine.base import Event
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import Extracted
-from pbem.record import store
+from pbem.record import outbox, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.outbox import NEWS
@@ -133,12 +133,14 @@ def moved(loaded: store.Loaded, seat: Seat, new: str, moderator: str, by: str) -
 
 def confirmed(s: Unit, msg: Inbound, ex: Extracted | None, when: datetime) -> tuple[store.Loaded, Seat] | None:
     """The game and seat whose word for the sender's address this message's ADDRESS CONFIRM line gives, if any: one
-    look-up of the game its subject names and of its seats, and an HMAC per seat and day; a wrong word loads nothing."""
+    look-up of the game its subject names, of a word mailed to that address within `DAYS` days (none: a word typed
+    by an address nobody asked to move to is a guess, six digits that enough mails would find) and of its seats,
+    and an HMAC per seat and day; a wrong word loads nothing."""
     if ex is None or ex.address_confirm is None or msg.auto or msg.problem or not msg.game or not msg.sender:
         return None
     game = store.game_by_name(s, msg.game)
-    if game is None or game.id is None:
-        return None
+    if game is None or game.id is None or not outbox.asked_of(s, game.id, msg.sender, when - timedelta(days=DAYS)):
+        return None  # no word was mailed to this address: a guessed one moves nothing
     key = message_id_key(s)
     for seat in store.current_seats(s, game.id):
         if seat.id is not None and ex.address_confirm in words(key, game.id, seat.id, msg.sender, when):

@@ -146,6 +146,24 @@ def _stranger_counts() -> Select[Any]:
     return select(mine, everyone)
 
 
+def asked_of(s: Session, game_id: int, address: str, since: datetime) -> bool:
+    """Whether pbem queued a mail of this game's to `address` that reads no player (an ADDRESS word, `ack`) after
+    `since`: ONE statement on the (to_addr, purpose, created_at) index.  An ADDRESS CONFIRM counts only then, so a
+    word cannot be guessed by an address nobody asked to move to."""
+    query = (
+        core_select(_C.id)
+        .where(
+            _C.to_addr == bindparam("address"),
+            _C.purpose == "ack",
+            _C.created_at > bindparam("since"),
+            _C.game_id == bindparam("game"),
+            _C.player == "",
+        )
+        .limit(1)
+    )
+    return bool(fetch(s.connection(), query, {"address": address.lower(), "since": since, "game": game_id}))
+
+
 def queued_ids(s: Session, message_ids: Iterable[str]) -> set[str]:
     """Which of these Message-IDs are already in the outbox (a reminder is queued once)."""
     ids = list(message_ids)
