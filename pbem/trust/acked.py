@@ -231,12 +231,7 @@ def held(text: str, page: str, applied: list[str]) -> str:
     if how:
         return how
     rows = [row.rstrip() for row in text.split("\n")]
-    at = next((i for i, row in enumerate(rows) if row == _ON_FILE), None)
-    filed: list[str] = []
-    for row in rows[at + 1 :] if at is not None else []:
-        if not row.startswith(_FILED):
-            break
-        filed.append(row[len(_FILED) :])
+    filed = on_file(rows)
     if filed != applied:
         return _on_file(filed, applied, "")
     if page:
@@ -248,6 +243,18 @@ def held(text: str, page: str, applied: list[str]) -> str:
     if any(row.startswith("Still awaited from: ") for row in rows) or "<p>Still awaited from: " in page:
         return "says who is still awaited, which pbem does not say to orders held until the deadline"
     return ""
+
+
+def on_file(rows: list[str]) -> list[str]:
+    """The orders an acknowledgement's text (its rows, without trailing blanks) lists as on file for the player
+    ("Orders now on file for you ...:", then a row "    (on file) LINE" each), in order."""
+    at = next((i for i, row in enumerate(rows) if row == _ON_FILE), None)
+    filed: list[str] = []
+    for row in rows[at + 1 :] if at is not None else []:
+        if not row.startswith(_FILED):
+            break
+        filed.append(row[len(_FILED) :])
+    return filed
 
 
 def _on_file(filed: list[str], applied: list[str], part: str) -> str:

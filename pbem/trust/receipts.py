@@ -83,7 +83,7 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import acked, chain, due, joined, pictured, prose, refused, restarts, shown, signing, told
+from pbem.trust import acked, chain, dropped, due, joined, pictured, prose, refused, restarts, shown, signing, told
 from pbem.trust import partial as partial_export
 from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long
 from pbem.trust.quote import clip
@@ -635,7 +635,7 @@ def check_mail(
         _statuses(ch, doc, ordered, c, reread)
         plains = _Plains()
         _joins(ch, doc, ordered, c, plains)
-        _held(ch, doc, ordered, c)
+        _held(ch, doc, ordered, c, reread)
         _press(ch, doc, ordered, c, plains)
     _answered(doc, ordered, c)
     _messages(doc, ordered, c)
@@ -1451,21 +1451,29 @@ def _invitations(ch: _Chain, doc: dict[str, Any], found: list[tuple[int, Receive
         )
 
 
-def _held(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+def _held(
+    ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, reread: refused.Reread | None = None
+) -> None:
     """An acknowledgement of orders held until the deadline carries no receipt (no input is recorded until the
     deadline) and lists the lines it accepted and the orders it put on file: both must be the lines the deadline
     applied for that message (the export's input naming it), in the text and the HTML part (`pbem.trust.acked.held`).
-    A message held and never applied (its orders failed at the deadline) leaves nothing to compare: a note."""
+    A held message the deadline never applied: once the seed is out, pbem's reading of the lines it put on file must
+    refuse them at the state the deadline met (`pbem.trust.dropped`); before, a note."""
     if not c.reader:
         return
-    held = {message_key(str(r.get("message_id", ""))) for r in doc.get("messages", []) if r.get("outcome") == "held"}
+    held = {
+        message_key(str(r.get("message_id", ""))): str(r.get("received"))
+        for r in doc.get("messages", [])
+        if r.get("outcome") == "held"
+    }
     seat = set(seat_of(doc, c.reader))
     applied = {
         message_key(str(row.get("message_id") or "")): n
         for n, row in enumerate(ch.rows, 1)
         if row.get("kind") == "orders" and row.get("player") in seat and row.get("message_id")
     }
-    compared = unapplied = 0
+    compared = 0
+    unapplied: list[dropped.Held] = []
     before = len(c.problems)
     for m in mails:
         if m.input is not None or not m.in_reply_to or m.in_reply_to not in held:
@@ -1475,7 +1483,8 @@ def _held(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) 
             continue
         n = applied.get(m.in_reply_to)
         if n is None:
-            unapplied += 1
+            filed = acked.on_file([row.rstrip() for row in text.split("\n")])
+            unapplied.append(dropped.Held(m.name, held[m.in_reply_to], filed))
             continue
         compared += 1
         how = acked.held(text, told.html(m.raw), [str(x) for x in ch.rows[n - 1].get("lines", [])])
@@ -1487,17 +1496,48 @@ def _held(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) 
                 "signed: this mail is your evidence, keep it)",
                 rank=0,
             )
-    if unapplied:
+    left = _dropped(doc, ch, unapplied, c, reread)
+    if left:
         c.notes.append(
-            f"{count(unapplied, 'acknowledgement')} of orders held until the deadline answer messages no input of the "
-            "export applies (orders that failed at the deadline, or a game still running): what they list was not "
-            "compared"
+            f"{count(left, 'acknowledgement')} of orders held until the deadline answer messages no input of the "
+            "export applies: "
+            + (
+                "whether the deadline refused or dropped them is worked out again once the game is over (its seed "
+                "replays the state the deadline met): check again with the final export"
+                if not doc.get("seed")
+                else "no deadline came after them (a game that ended first), or the record cannot be replayed: "
+                "what they list was not compared"
+            )
         )
     elif compared and len(c.problems) == before:
         c.checked.append(
             f"the lines {count(compared, 'acknowledgement')} of orders held until the deadline listed as accepted "
             "and on file are those the deadline applied"
         )
+
+
+def _dropped(
+    doc: dict[str, Any], ch: _Chain, unapplied: list[dropped.Held], c: MailCheck, reread: refused.Reread | None
+) -> int:
+    """Name each held message the deadline dropped (`pbem.trust.dropped`): the count left not compared."""
+    if not unapplied or not doc.get("seed") or reread is None:
+        return len(unapplied)
+    try:
+        wrong, compared, _ = dropped.untrue(doc, ch.rows, unapplied, seat_of(doc, c.reader), reread)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        return len(unapplied)
+    for how in wrong:
+        c.problem(
+            len(ch.rows),
+            f"{how} (the export records the message held and never applied: this mail is your evidence, keep it)",
+            rank=0,
+        )
+    if compared and not wrong:
+        c.checked.append(
+            f"the orders {count(compared, 'acknowledgement')} of held orders put on file and the deadline never "
+            "applied are refused by pbem's reading at the state the deadline met"
+        )
+    return len(unapplied) - compared
 
 
 _PRESS_SENT = re.compile(r"^  NOTE Press sent to ([^\n]{1,2000})\.$", re.M)
