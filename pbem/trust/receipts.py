@@ -83,7 +83,21 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import acked, chain, dropped, due, joined, pictured, prose, refused, restarts, shown, signing, told
+from pbem.trust import (
+    acked,
+    chain,
+    dropped,
+    due,
+    joined,
+    pictured,
+    pressed,
+    prose,
+    refused,
+    restarts,
+    shown,
+    signing,
+    told,
+)
 from pbem.trust import partial as partial_export
 from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long
 from pbem.trust.quote import clip
@@ -637,6 +651,9 @@ def check_mail(
         _joins(ch, doc, ordered, c, plains)
         _held(ch, doc, ordered, c, reread)
         _press(ch, doc, ordered, c, plains)
+        _unread(ordered, c, plains)
+        if wrote is None:
+            _unsent(ordered, c, plains)
     _answered(doc, ordered, c)
     _messages(doc, ordered, c)
     if not c.heads:
@@ -978,6 +995,19 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
             )
     if later:
         c.notes.append(f"{count(later, 'mail')} came after this export was made (a later record number): not checked")
+    joins = sum(
+        1 for m in mails if m.record is not None and b"you have " in m.raw and joined.is_join_ack(told.plain(m.raw))
+    )
+    c.notes.append(
+        "this export is a running game's: only the heads and the acknowledged inputs of your mail were checked; what "
+        "its reports and acknowledgements say"
+        + (
+            f" (and the seat, salt and who was awaited {count(joins, 'acknowledgement')} of your JOIN state)"
+            if joins
+            else ""
+        )
+        + " is compared with the record against the final export: check again with it"
+    )
     if hidden:
         c.notes.append(
             f"{count(hidden, 'head')} of your mail follow entries this export does not list (it is {audience}'s): "
@@ -1050,8 +1080,10 @@ def _inputs(
                 rank=0,
             )
         else:
-            _quoted(m, n, seq, ch.rows[n - 1].get("lines"), c, readings)
+            text = told.plain(m.raw)
+            _quoted(m, n, seq, ch.rows[n - 1].get("lines"), c, readings, text)
             _from(m, n, seq, ch.rows[n - 1], c)
+            _formed(m, n, seq, ch.rows[n - 1], c, text)
 
 
 def _from(m: Received, position: int, seq: int, row: dict[str, Any], c: MailCheck) -> None:
@@ -1066,6 +1098,23 @@ def _from(m: Received, position: int, seq: int, row: dict[str, Any], c: MailChec
         f"{m.name} answers your message <{clip(m.in_reply_to)}> with the receipt of input {seq}, which the export "
         f"records as coming from your message <{clip(recorded)}>: the acknowledgement you were shown is not the "
         "history published (this mail is your evidence, keep it)",
+        rank=0,
+    )
+
+
+def _formed(m: Received, position: int, seq: int, row: dict[str, Any], c: MailCheck, text: str) -> None:
+    """A mail carrying the receipt of an input of orders must be one of the mails pbem writes with one
+    (`pbem.trust.acked.receipted`), each of which a check reads: a text in none of those forms was read by none, so
+    the moderator could send any words under a true receipt ("your orders arrived late and were not applied, send
+    them again") and every check passed (eighth round).  A JOIN's acknowledgement is `_joins`'s."""
+    if row.get("kind") == "join" or acked.receipted(text):
+        return
+    c.problem(
+        position,
+        f"{m.name} carries the receipt of input {seq}, which pbem writes only on the acknowledgement of those orders, "
+        "a report answering your message or a deadline's notice of what it applied, but its text is none of these: "
+        "what it says is not what pbem writes (its text is not signed, only its receipt: this mail is your evidence, "
+        "keep it)",
         rank=0,
     )
 
@@ -1095,15 +1144,22 @@ def _readings(doc: dict[str, Any], rows: list[dict[str, Any]], mails: list[Recei
 
 
 def _quoted(
-    m: Received, position: int, seq: int, applied: Any, c: MailCheck, readings: dict[int, list[str]] | None = None
+    m: Received,
+    position: int,
+    seq: int,
+    applied: Any,
+    c: MailCheck,
+    readings: dict[int, list[str]] | None = None,
+    text: str | None = None,
 ) -> None:
     """The lines the acknowledgement `m` quotes as applied must be the lines of the input its receipt names
     (`pbem.trust.acked`): the receipt binds the input, the quote is what the player reads; what the engine
-    understood of each, when `readings` (the replay's) are given."""
+    understood of each, when `readings` (the replay's) are given.  `text`: its plain text, when decoded already."""
     if not isinstance(applied, list):
         return
     reading = readings.get(seq) if readings is not None else None
-    how = acked.differs(told.plain(m.raw), told.html(m.raw), [str(x) for x in applied], reading)
+    text = told.plain(m.raw) if text is None else text
+    how = acked.differs(text, told.html(m.raw), [str(x) for x in applied], reading)
     if how:
         c.problem(
             position,
@@ -1540,8 +1596,73 @@ def _dropped(
     return len(unapplied) - compared
 
 
+def _unread(mails: list[Received], c: MailCheck, plains: _Plains) -> None:
+    """Name, in a note, each answer to the player's message without an input's receipt that is in none of the forms
+    the checks read (an acknowledgement of orders or of a JOIN, a report, the invitation to join): pbem's answers to
+    HELP, HISTORY, RESIGN, AWAY and the like are not compared with anything, so their words, or a moderator's in
+    their place, are his alone (eighth round: such an answer passed without a word)."""
+    found = []
+    for m in mails:
+        if m.record is None or m.input is not None or not m.in_reply_to:
+            continue
+        text = plains.of(m)
+        first = text.lstrip().split("\n", 1)[0]
+        if (first.startswith('Your message "') and '" for game "' in first) or shown.MARK in text:
+            continue
+        if joined.is_join_ack(text) or joined.is_invitation(text):
+            continue
+        found.append(m.name)
+    if found:
+        c.notes.append(
+            f"what {count(len(found), 'answer')} to your messages said was compared with nothing (none is an "
+            "acknowledgement of orders or of a JOIN, or a report: pbem's answers to HELP, HISTORY, RESIGN and the "
+            f"like are not read): {'; '.join(clip(x, 120) for x in found[:3])}"
+            + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+        )
+
+
+def _unsent(mails: list[Received], c: MailCheck, plains: _Plains) -> None:
+    """Without the player's Sent folder, a note that what answers quote of the player's own mail (its subject, the
+    lines set aside as not orders, the lines their notes quote) was compared with nothing: the export holds no copy
+    of a message, nor a digest of it (eighth round: they were left unchecked without a word)."""
+    quoting = 0
+    for m in mails:
+        if m.record is None or not m.in_reply_to:
+            continue
+        text = plains.of(m)
+        if text.lstrip().startswith('Your message "') or "\n== Your message ==\n" in text:
+            quoting += 1
+    if quoting:
+        c.notes.append(
+            f"the subject {count(quoting, 'answer')} to your messages quote, and the lines they set aside as not "
+            "orders or quote in their notes, were not compared with what you sent: the export holds no copy of your "
+            "mail (give your Sent folder with --sent)"
+        )
+
+
 _PRESS_SENT = re.compile(r"^  NOTE Press sent to ([^\n]{1,2000})\.$", re.M)
 _HTML_PRESS_SENT = re.compile(r"<p>Press sent to ([^<\n]{1,2000})\.</p>")
+_PRESS_FAILED = re.compile(r"^  NOTE Press not sent: ([^\n]{1,2000})\. Write PRESS TO ", re.M)
+_HTML_PRESS_FAILED = re.compile(r"<p>Press not sent: ([^<\n]{1,2000})\. Write <code>PRESS TO ")
+
+
+def _press_failed(doc: dict[str, Any], c: MailCheck, refusals: list[tuple[int, str, str, str]], seat: set[str]) -> None:
+    """Each "Press not sent: WHY." must be the reason pbem's reading of the names it quotes gives over the other
+    players (`pbem.trust.pressed`): it was the moderator's word, so he could say a press to Bob was not sent and
+    never relay it (eighth round)."""
+    if not refusals:
+        return
+    pools = [[str(p["name"]) for p in doc["players"] if str(p["name"]) not in seat], readers(doc)]
+    pools[1] = [n for n in pools[1] if n not in seat]
+    for at, part, why, name in refusals:
+        how = pressed.untrue(why, pools)
+        if how:
+            c.problem(
+                at,
+                f"{name}{' in its HTML part' if part else ''} {how}: the answer you were shown is not pbem's (its text "
+                "is not signed: this mail is your evidence, keep it)",
+                rank=0,
+            )
 
 
 def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, plains: _Plains) -> None:
@@ -1565,9 +1686,12 @@ def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
             continue
         text = plains.of(m)  # (every mail's: a part in base64 hides its words from a look at the bytes)
         claims += [(at, "", names, m.name) for names in _PRESS_SENT.findall(text)]
+        refusals = [(at, "", why, m.name) for why in _PRESS_FAILED.findall(text)]
         if "Your message" in text:  # (where pbem writes the note: an answer, a report's block answering it)
             page = told.html(m.raw)
             claims += [(at, "HTML part", unescape(names), m.name) for names in _HTML_PRESS_SENT.findall(page)]
+            refusals += [(at, "HTML part", unescape(why), m.name) for why in _HTML_PRESS_FAILED.findall(page)]
+        _press_failed(doc, c, refusals, seat)
     for part in ("", "HTML part"):
         used: set[int] = set()
         for at, _, names, name in sorted(x for x in claims if x[1] == part):
