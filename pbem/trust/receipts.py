@@ -1107,7 +1107,7 @@ def _formed(m: Received, position: int, seq: int, row: dict[str, Any], c: MailCh
     (`pbem.trust.acked.receipted`), each of which a check reads: a text in none of those forms was read by none, so
     the moderator could send any words under a true receipt ("your orders arrived late and were not applied, send
     them again") and every check passed (eighth round).  A JOIN's acknowledgement is `_joins`'s."""
-    if row.get("kind") == "join" or acked.receipted(text):
+    if not m.in_reply_to or row.get("kind") == "join" or acked.receipted(text):
         return
     c.problem(
         position,
