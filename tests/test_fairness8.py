@@ -18,6 +18,7 @@ import pytest
 from pbem.app.rereading import refused as reread
 from pbem.trust.receipts import lines, verify_mail
 from tests.test_fairness3 import _text_of
+from tests.test_fairness7 import held_start
 
 pytestmark = pytest.mark.xdist_group("fairness")
 
@@ -29,33 +30,25 @@ KINDS = ["habsburg", "italian-wars", "dynasties", "sixteen-thirty"]
 
 def _dropped_game(kind: str, root: Path) -> tuple[dict[str, Any], str, list[bytes], dict[str, Any]]:
     """A game of `kind` held until the deadline, played by the real poll, whose moderator drops the held orders: the
-    first player asked sends a legal order (held, listed as on file) and a press to nobody (not sent), and the deadline is run without it (the
-    moderator's edit), so that the player's default is applied instead; the game is abandoned (the seed out).
+    first player asked sends a legal order (held, listed as on file) and a press to nobody (not sent), and the
+    deadline is run without it (the moderator's edit), so that the player's default is applied instead; the game is
+    abandoned (the seed out).
     (the final export, the player, their mail in the order delivered, the player's partial export before the
     deadline)."""
     from datetime import timedelta
 
-    from pbem.app import deadlines, games, views
+    from pbem.app import deadlines
     from pbem.app.control import abandon
     from pbem.app.cron import run_poll
-    from pbem.app.games import Table
     from pbem.history.export import build
     from pbem.home.app import Home
     from pbem.record import store
     from pbem.record.db import session
-    from tests.conftest import CODES, in_delivered_order
+    from tests.conftest import in_delivered_order
     from tests.reliability import killpoints as kp
-    from tests.test_hidden_count import PLAYERS, T0, _mail
+    from tests.test_hidden_count import T0, _mail
 
-    cfg = kp.make_home(root)
-    cfg.outage_after = timedelta(days=30)
-    players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
-    games.create_game(Home.of(cfg), kind, "g1", players, seed=f"dropped-{kind}-0123456789abcdef", codes=CODES,
-                      clock=lambda: T0, table=Table(resolve="deadline"))  # fmt: skip
-    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=1))
-    with session(cfg.database_url) as s:
-        loaded = store.load(s, store.game_by_name(s, "g1"))
-        asked = next(r for r in views.engine(loaded).requests(loaded.state) if not r.answered and r.legal)
+    cfg, players, asked = held_start(kind, root, f"dropped-{kind}-0123456789abcdef")
     kp.deliver_in_order(cfg, [_mail(asked.player, "held", f"{asked.legal[0]}\nPRESS TO Zed: hello there")])
     run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
     with session(cfg.database_url) as s:

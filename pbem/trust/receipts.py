@@ -45,7 +45,12 @@ The checks, each over the mail of one player (`pick`) and one export:
    its receipt names, whether the player had joined, why a line was refused, who is awaited (`_joins`,
    `pbem.trust.joined`); an acknowledgement of orders held until the deadline quotes and lists as on file the lines
    the deadline applied for its message (`_held`); each "Press sent to" note is a press the export records (`_press`).
-12. an answer whose receipt names an input answers the message that input came from (`_from`).
+12. an answer whose receipt names an input answers the message that input came from (`_from`), and is one of the
+   mails pbem writes with a receipt (`_formed`).
+13. once the seed is revealed, orders held until the deadline that it never applied are ones pbem's reading refuses
+   at the state the deadline met (`pbem.trust.dropped`); each "Press not sent: WHY" is the reason pbem's reading of
+   the names it quotes gives (`pbem.trust.pressed`); what nothing can compare is named in a note (`_unread`,
+   `_unsent`, a running game's export).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
