@@ -220,3 +220,21 @@ def test_a_press_said_not_sent_for_a_reason_pbem_does_not_give_is_named(kind: st
         if not any("says your press was not sent because" in p for p in c.problems):
             missed.append((what, lines(c)))
     assert not missed, missed
+
+
+def test_held_orders_pbems_reading_refuses_at_the_deadline_are_not_named(dropped_games: Any) -> None:
+    """The other side of the dropped-orders check: held orders that pbem's reading refuses at the state the deadline
+    met failed there (pbem's `held_failed`), and are said to be so, not named.  The reading is stubbed to refuse every
+    line (a state where the order is no longer legal is not reached honestly in a short game)."""
+    from pbem.trust.acked import REFUSED
+
+    doc, player, mails, _ = dropped_games("dynasties")
+    calls: list[list[str]] = []
+
+    def refusing(eng: Any, state: Any, who: str, orders: list[str]) -> tuple[str, str]:
+        calls.append(orders)
+        return f'{REFUSED} none of your lines could be applied:\n\n  NO   "{orders[0]}"\n\n', ""
+
+    c = verify_mail(doc, mails, player, refusing)
+    assert calls and not any("dropped, not refused" in p for p in c.problems), lines(c)
+    assert any("refused by pbem's reading at the state the deadline met" in x for x in c.checked), lines(c)

@@ -40,25 +40,26 @@ def _when(value: Any) -> datetime | None:
         return None
 
 
-def _window(rows: list[dict[str, Any]], received: datetime) -> list[int] | None:
-    """The input positions whose states a message held since `received` may have met at its deadline: the first
-    deadline input recorded at or after it, the run of orders recorded by that same deadline before it (the held
-    messages it applied, in arrival order) and the input before that run; None when no deadline came after it."""
+def _window(rows: list[dict[str, Any]], received: datetime, held: set[str]) -> list[int] | None:
+    """The input positions whose states a message held since `received` may have met at its deadline: the inputs of
+    the first deadline run after it (the held messages it applied, in arrival order, and its own input of defaults,
+    all recorded at one time; a run whose held orders ended the step has no input of its own) and the input before
+    them; None when no deadline came after it.  `held`: the Message-IDs of the held messages, as the export gives
+    them."""
     inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
-    for k, i in enumerate(inputs):
-        row = rows[i - 1]
+
+    def due(row: dict[str, Any]) -> datetime | None:
+        if row.get("kind") != "deadline" and not (row.get("kind") == "orders" and row.get("message_id") in held):
+            return None
         at = _when(row.get("at"))
-        if row.get("kind") != "deadline" or at is None or at < received:
-            continue
-        start = k
-        while (
-            start > 0
-            and rows[inputs[start - 1] - 1].get("kind") == "orders"
-            and rows[inputs[start - 1] - 1].get("at") == row.get("at")
-        ):
-            start -= 1
-        return [inputs[start - 1] if start > 0 else 0, *inputs[start:k]]
-    return None
+        return at if at is not None and at >= received else None
+
+    first = next((k for k, i in enumerate(inputs) if due(rows[i - 1]) is not None), None)
+    if first is None:
+        return None
+    when = due(rows[inputs[first] - 1])
+    run = [i for i in inputs[first:] if due(rows[i - 1]) == when and rows[i - 1].get("kind") != "deadline"]
+    return [inputs[first - 1] if first > 0 else 0, *run]  # (the defaults' input comes after every held message)
 
 
 def untrue(
@@ -66,10 +67,15 @@ def untrue(
 ) -> tuple[list[str], int, int]:
     """(what differs for each held message whose lines pbem's reading accepts at every state its deadline may have
     met, the count compared, the count with no deadline after it).  Raises as `pbem.trust.shown.Replay`."""
+    ids = {
+        str(m.get("message_id"))
+        for m in doc.get("messages") or ()
+        if isinstance(m, dict) and m.get("outcome") == "held"
+    }
     windows = []
     for h in held:
         when = _when(h.received)
-        windows.append(_window(rows, when) if when is not None else None)
+        windows.append(_window(rows, when, ids) if when is not None else None)
     replay = shown.Replay(doc, rows, {q for w in windows if w for q in w[:STATES]})
     out: list[str] = []
     compared = 0
