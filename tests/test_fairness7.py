@@ -182,6 +182,33 @@ def test_a_joins_acknowledgement_that_is_not_the_join_step_the_record_gives_is_n
 # ------------------------------------------------------------------ orders held until the deadline
 
 
+def held_start(kind: str, root: Path, seed: str) -> tuple[Any, list[tuple[str, str]], Any]:
+    """A home with a game `g1` of `kind` whose orders are held until the deadline, its first report sent: (the
+    home's config, the players and their addresses, the first request that has legal orders)."""
+    from datetime import timedelta
+
+    from pbem.app import games, views
+    from pbem.app.cron import run_poll
+    from pbem.app.games import Table
+    from pbem.home.app import Home
+    from pbem.record import store
+    from pbem.record.db import session
+    from tests.conftest import CODES
+    from tests.reliability import killpoints as kp
+    from tests.test_hidden_count import PLAYERS, T0
+
+    cfg = kp.make_home(root)
+    cfg.outage_after = timedelta(days=30)  # (one poll at the deadline, two days on: no outage)
+    players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
+    games.create_game(Home.of(cfg), kind, "g1", players, seed=seed, codes=CODES, clock=lambda: T0,
+                      table=Table(resolve="deadline"))  # fmt: skip
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=1))
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))
+        asked = next(r for r in views.engine(loaded).requests(loaded.state) if not r.answered and r.legal)
+    return cfg, players, asked
+
+
 def _held_game(kind: str, root: Path) -> tuple[dict[str, Any], str, str, dict[str, list[bytes]]]:
     """A game of `kind` whose orders are held until the deadline, played by the real poll: the first player asked
     sends a legal order with a press line to another player, then another legal order; the deadline applies both
@@ -189,27 +216,17 @@ def _held_game(kind: str, root: Path) -> tuple[dict[str, Any], str, str, dict[st
     the one their press went to, each player's mail in the order delivered)."""
     from datetime import timedelta
 
-    from pbem.app import games, views
     from pbem.app.control import abandon
     from pbem.app.cron import run_poll
-    from pbem.app.games import Table
     from pbem.history.export import build
     from pbem.home.app import Home
     from pbem.record import store
     from pbem.record.db import session
-    from tests.conftest import CODES, in_delivered_order
+    from tests.conftest import in_delivered_order
     from tests.reliability import killpoints as kp
-    from tests.test_hidden_count import PLAYERS, T0, _mail
+    from tests.test_hidden_count import T0, _mail
 
-    cfg = kp.make_home(root)
-    cfg.outage_after = timedelta(days=30)  # (one poll at the deadline, two days on: no outage)
-    players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
-    games.create_game(Home.of(cfg), kind, "g1", players, seed=f"held-{kind}-0123456789abcdef", codes=CODES,
-                      clock=lambda: T0, table=Table(resolve="deadline"))  # fmt: skip
-    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=1))
-    with session(cfg.database_url) as s:
-        loaded = store.load(s, store.game_by_name(s, "g1"))
-        asked = next(r for r in views.engine(loaded).requests(loaded.state) if not r.answered and r.legal)
+    cfg, players, asked = held_start(kind, root, f"held-{kind}-0123456789abcdef")
     other = next(p for p, _ in players if p != asked.player)
     kp.deliver_in_order(cfg, [_mail(asked.player, "held", f"{asked.legal[0]}\nPRESS TO {other}: hello there")])
     run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))

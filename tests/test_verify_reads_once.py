@@ -70,6 +70,8 @@ def test_each_received_mail_has_its_headers_parsed_once(tmp_path: Path, monkeypa
         monkeypatch.setattr(BytesParser, "parsebytes", parse)
         for p in folders:  # the same lines as each folder read afresh by the pure check
             said = lines(verify_mail(doc, read_folder(boxes[p]), extra if extra == "Alice" else None))
+            if extra == "sent":  # (with the Sent folder, what answers quote of it is compared, not noted)
+                said = [x for x in said if "were not compared with what you sent" not in x]
             assert all(line in res.output for line in said), f"{args}, {p}:\n{said}\n{res.output}"
         monkeypatch.setattr(BytesParser, "parsebytes", counted)
         if len(folders) > 1:

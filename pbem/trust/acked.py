@@ -172,6 +172,28 @@ _NO = re.compile(r'^  NO   "(.*)"$')
 _QUOTED_LINE = re.compile(r"""(?:^|; )('(?:[^'\\\n]|\\.)*+'|"(?:[^"\\\n]|\\.)*+"): """)
 
 
+#: The first words of the two notices a deadline sends with the receipt of the input it applied for the player
+#: (`mail/held_applied.txt.j2`, `mail/deadline_applied.txt.j2`) and the line each says it with.
+DEADLINE_FIRST = "The deadline of game "
+DEFAULTED = "So the published default was applied on your behalf:"
+
+
+def receipted(text: str) -> bool:
+    """Whether a mail's text is one of the mails pbem writes with the receipt of an input of orders
+    (`pbem.app.stamping.RECEIPTED`, and a report answering the message): the acknowledgement (its first line quotes
+    the message and names the game, and a line says what was applied), a report answering the message ("Private
+    report for" and "Accepted and applied:"), or a deadline's notice of the held orders or the default it applied.
+    Each of those is read further by its own check; a mail in none of these forms was read by none (eighth round: a
+    receipted answer whose whole text the moderator replaced passed).  A JOIN's acknowledgement is `joined`'s."""
+    first = text.lstrip().split("\n", 1)[0].rstrip()
+    rows = {row.rstrip() for row in text.split("\n")}
+    if (first.startswith('Your message "') and '" for game "' in first) or "Private report for " in text:
+        return APPLIED[0] in rows
+    if first.startswith(DEADLINE_FIRST):
+        return first.endswith(" " + HELD[0]) or DEFAULTED in rows
+    return False
+
+
 def said_outcome(text: str) -> str | None:
     """What an acknowledgement's text says became of the message it answers: "applied" ("Accepted and applied:"),
     "refused" ("NOTHING WAS APPLIED: ..."), None when it says neither (a notice, a report without one)."""
@@ -232,12 +254,7 @@ def held(text: str, page: str, applied: list[str]) -> str:
     if how:
         return how
     rows = [row.rstrip() for row in text.split("\n")]
-    at = next((i for i, row in enumerate(rows) if row == _ON_FILE), None)
-    filed: list[str] = []
-    for row in rows[at + 1 :] if at is not None else []:
-        if not row.startswith(_FILED):
-            break
-        filed.append(row[len(_FILED) :])
+    filed = on_file(rows)
     if filed != applied:
         return _on_file(filed, applied, "")
     if page:
@@ -249,6 +266,18 @@ def held(text: str, page: str, applied: list[str]) -> str:
     if any(row.startswith("Still awaited from: ") for row in rows) or "<p>Still awaited from: " in page:
         return "says who is still awaited, which pbem does not say to orders held until the deadline"
     return ""
+
+
+def on_file(rows: list[str]) -> list[str]:
+    """The orders an acknowledgement's text (its rows, without trailing blanks) lists as on file for the player
+    ("Orders now on file for you ...:", then a row "    (on file) LINE" each), in order."""
+    at = next((i for i, row in enumerate(rows) if row == _ON_FILE), None)
+    filed: list[str] = []
+    for row in rows[at + 1 :] if at is not None else []:
+        if not row.startswith(_FILED):
+            break
+        filed.append(row[len(_FILED) :])
+    return filed
 
 
 def _on_file(filed: list[str], applied: list[str], part: str) -> str:

@@ -45,7 +45,12 @@ The checks, each over the mail of one player (`pick`) and one export:
    its receipt names, whether the player had joined, why a line was refused, who is awaited (`_joins`,
    `pbem.trust.joined`); an acknowledgement of orders held until the deadline quotes and lists as on file the lines
    the deadline applied for its message (`_held`); each "Press sent to" note is a press the export records (`_press`).
-12. an answer whose receipt names an input answers the message that input came from (`_from`).
+12. an answer whose receipt names an input answers the message that input came from (`_from`), and is one of the
+   mails pbem writes with a receipt (`_formed`).
+13. once the seed is revealed, orders held until the deadline that it never applied are ones pbem's reading refuses
+   at the state the deadline met (`pbem.trust.dropped`); each "Press not sent: WHY" is the reason pbem's reading of
+   the names it quotes gives (`pbem.trust.pressed`); what nothing can compare is named in a note (`_unread`,
+   `_unsent`, a running game's export).
 
 A mismatch names the mail (its date and subject) and the entry, and where
 the player's heads allow, the span of entries where the histories part.
@@ -83,7 +88,21 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
-from pbem.trust import acked, chain, due, joined, pictured, prose, refused, restarts, shown, signing, told
+from pbem.trust import (
+    acked,
+    chain,
+    dropped,
+    due,
+    joined,
+    pictured,
+    pressed,
+    prose,
+    refused,
+    restarts,
+    shown,
+    signing,
+    told,
+)
 from pbem.trust import partial as partial_export
 from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long
 from pbem.trust.quote import clip
@@ -635,8 +654,11 @@ def check_mail(
         _statuses(ch, doc, ordered, c, reread)
         plains = _Plains()
         _joins(ch, doc, ordered, c, plains)
-        _held(ch, doc, ordered, c)
+        _held(ch, doc, ordered, c, reread)
         _press(ch, doc, ordered, c, plains)
+        _unread(ordered, c, plains)
+        if wrote is None:
+            _unsent(ordered, c, plains)
     _answered(doc, ordered, c)
     _messages(doc, ordered, c)
     if not c.heads:
@@ -978,6 +1000,19 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
             )
     if later:
         c.notes.append(f"{count(later, 'mail')} came after this export was made (a later record number): not checked")
+    joins = sum(
+        1 for m in mails if m.record is not None and b"you have " in m.raw and joined.is_join_ack(told.plain(m.raw))
+    )
+    c.notes.append(
+        "this export is a running game's: only the heads and the acknowledged inputs of your mail were checked; what "
+        "its reports and acknowledgements say"
+        + (
+            f" (and the seat, salt and who was awaited {count(joins, 'acknowledgement')} of your JOIN state)"
+            if joins
+            else ""
+        )
+        + " is compared with the record against the final export: check again with it"
+    )
     if hidden:
         c.notes.append(
             f"{count(hidden, 'head')} of your mail follow entries this export does not list (it is {audience}'s): "
@@ -1050,8 +1085,10 @@ def _inputs(
                 rank=0,
             )
         else:
-            _quoted(m, n, seq, ch.rows[n - 1].get("lines"), c, readings)
+            text = told.plain(m.raw)
+            _quoted(m, n, seq, ch.rows[n - 1].get("lines"), c, readings, text)
             _from(m, n, seq, ch.rows[n - 1], c)
+            _formed(m, n, seq, ch.rows[n - 1], c, text)
 
 
 def _from(m: Received, position: int, seq: int, row: dict[str, Any], c: MailCheck) -> None:
@@ -1066,6 +1103,23 @@ def _from(m: Received, position: int, seq: int, row: dict[str, Any], c: MailChec
         f"{m.name} answers your message <{clip(m.in_reply_to)}> with the receipt of input {seq}, which the export "
         f"records as coming from your message <{clip(recorded)}>: the acknowledgement you were shown is not the "
         "history published (this mail is your evidence, keep it)",
+        rank=0,
+    )
+
+
+def _formed(m: Received, position: int, seq: int, row: dict[str, Any], c: MailCheck, text: str) -> None:
+    """A mail carrying the receipt of an input of orders must be one of the mails pbem writes with one
+    (`pbem.trust.acked.receipted`), each of which a check reads: a text in none of those forms was read by none, so
+    the moderator could send any words under a true receipt ("your orders arrived late and were not applied, send
+    them again") and every check passed (eighth round).  A JOIN's acknowledgement is `_joins`'s."""
+    if not m.in_reply_to or row.get("kind") == "join" or acked.receipted(text):
+        return
+    c.problem(
+        position,
+        f"{m.name} carries the receipt of input {seq}, which pbem writes only on the acknowledgement of those orders, "
+        "a report answering your message or a deadline's notice of what it applied, but its text is none of these: "
+        "what it says is not what pbem writes (its text is not signed, only its receipt: this mail is your evidence, "
+        "keep it)",
         rank=0,
     )
 
@@ -1095,15 +1149,22 @@ def _readings(doc: dict[str, Any], rows: list[dict[str, Any]], mails: list[Recei
 
 
 def _quoted(
-    m: Received, position: int, seq: int, applied: Any, c: MailCheck, readings: dict[int, list[str]] | None = None
+    m: Received,
+    position: int,
+    seq: int,
+    applied: Any,
+    c: MailCheck,
+    readings: dict[int, list[str]] | None = None,
+    text: str | None = None,
 ) -> None:
     """The lines the acknowledgement `m` quotes as applied must be the lines of the input its receipt names
     (`pbem.trust.acked`): the receipt binds the input, the quote is what the player reads; what the engine
-    understood of each, when `readings` (the replay's) are given."""
+    understood of each, when `readings` (the replay's) are given.  `text`: its plain text, when decoded already."""
     if not isinstance(applied, list):
         return
     reading = readings.get(seq) if readings is not None else None
-    how = acked.differs(told.plain(m.raw), told.html(m.raw), [str(x) for x in applied], reading)
+    text = told.plain(m.raw) if text is None else text
+    how = acked.differs(text, told.html(m.raw), [str(x) for x in applied], reading)
     if how:
         c.problem(
             position,
@@ -1451,21 +1512,29 @@ def _invitations(ch: _Chain, doc: dict[str, Any], found: list[tuple[int, Receive
         )
 
 
-def _held(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+def _held(
+    ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, reread: refused.Reread | None = None
+) -> None:
     """An acknowledgement of orders held until the deadline carries no receipt (no input is recorded until the
     deadline) and lists the lines it accepted and the orders it put on file: both must be the lines the deadline
     applied for that message (the export's input naming it), in the text and the HTML part (`pbem.trust.acked.held`).
-    A message held and never applied (its orders failed at the deadline) leaves nothing to compare: a note."""
+    A held message the deadline never applied: once the seed is out, pbem's reading of the lines it put on file must
+    refuse them at the state the deadline met (`pbem.trust.dropped`); before, a note."""
     if not c.reader:
         return
-    held = {message_key(str(r.get("message_id", ""))) for r in doc.get("messages", []) if r.get("outcome") == "held"}
+    held = {
+        message_key(str(r.get("message_id", ""))): str(r.get("received"))
+        for r in doc.get("messages", [])
+        if r.get("outcome") == "held"
+    }
     seat = set(seat_of(doc, c.reader))
     applied = {
         message_key(str(row.get("message_id") or "")): n
         for n, row in enumerate(ch.rows, 1)
         if row.get("kind") == "orders" and row.get("player") in seat and row.get("message_id")
     }
-    compared = unapplied = 0
+    compared = 0
+    unapplied: list[dropped.Held] = []
     before = len(c.problems)
     for m in mails:
         if m.input is not None or not m.in_reply_to or m.in_reply_to not in held:
@@ -1475,7 +1544,8 @@ def _held(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) 
             continue
         n = applied.get(m.in_reply_to)
         if n is None:
-            unapplied += 1
+            filed = acked.on_file([row.rstrip() for row in text.split("\n")])
+            unapplied.append(dropped.Held(m.name, held[m.in_reply_to], filed))
             continue
         compared += 1
         how = acked.held(text, told.html(m.raw), [str(x) for x in ch.rows[n - 1].get("lines", [])])
@@ -1487,11 +1557,18 @@ def _held(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) 
                 "signed: this mail is your evidence, keep it)",
                 rank=0,
             )
-    if unapplied:
+    left = _dropped(doc, ch, unapplied, c, reread)
+    if left:
         c.notes.append(
-            f"{count(unapplied, 'acknowledgement')} of orders held until the deadline answer messages no input of the "
-            "export applies (orders that failed at the deadline, or a game still running): what they list was not "
-            "compared"
+            f"{count(left, 'acknowledgement')} of orders held until the deadline answer messages no input of the "
+            "export applies: "
+            + (
+                "whether the deadline refused or dropped them is worked out again once the game is over (its seed "
+                "replays the state the deadline met): check again with the final export"
+                if not doc.get("seed")
+                else "no deadline came after them (a game that ended first), or the record cannot be replayed: "
+                "what they list was not compared"
+            )
         )
     elif compared and len(c.problems) == before:
         c.checked.append(
@@ -1500,8 +1577,97 @@ def _held(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) 
         )
 
 
+def _dropped(
+    doc: dict[str, Any], ch: _Chain, unapplied: list[dropped.Held], c: MailCheck, reread: refused.Reread | None
+) -> int:
+    """Name each held message the deadline dropped (`pbem.trust.dropped`): the count left not compared."""
+    if not unapplied or not doc.get("seed") or reread is None:
+        return len(unapplied)
+    try:
+        wrong, compared, _ = dropped.untrue(doc, ch.rows, unapplied, seat_of(doc, c.reader), reread)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        return len(unapplied)
+    for how in wrong:
+        c.problem(
+            len(ch.rows),
+            f"{how} (the export records the message held and never applied: this mail is your evidence, keep it)",
+            rank=0,
+        )
+    if compared and not wrong:
+        c.checked.append(
+            f"the orders {count(compared, 'acknowledgement')} of held orders put on file and the deadline never "
+            "applied are refused by pbem's reading at the state the deadline met"
+        )
+    return len(unapplied) - compared
+
+
+def _unread(mails: list[Received], c: MailCheck, plains: _Plains) -> None:
+    """Name, in a note, each answer to the player's message without an input's receipt that is in none of the forms
+    the checks read (an acknowledgement of orders or of a JOIN, a report, the invitation to join): pbem's answers to
+    HELP, HISTORY, RESIGN, AWAY and the like are not compared with anything, so their words, or a moderator's in
+    their place, are his alone (eighth round: such an answer passed without a word)."""
+    found = []
+    for m in mails:
+        if m.record is None or m.input is not None or not m.in_reply_to:
+            continue
+        text = plains.of(m)
+        first = text.lstrip().split("\n", 1)[0]
+        if (first.startswith('Your message "') and '" for game "' in first) or shown.MARK in text:
+            continue
+        if joined.is_join_ack(text) or joined.is_invitation(text):
+            continue
+        found.append(m.name)
+    if found:
+        c.notes.append(
+            f"what {count(len(found), 'answer')} to your messages said was compared with nothing (none is an "
+            "acknowledgement of orders or of a JOIN, or a report: pbem's answers to HELP, HISTORY, RESIGN and the "
+            f"like are not read): {'; '.join(clip(x, 120) for x in found[:3])}"
+            + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+        )
+
+
+def _unsent(mails: list[Received], c: MailCheck, plains: _Plains) -> None:
+    """Without the player's Sent folder, a note that what answers quote of the player's own mail (its subject, the
+    lines set aside as not orders, the lines their notes quote) was compared with nothing: the export holds no copy
+    of a message, nor a digest of it (eighth round: they were left unchecked without a word)."""
+    quoting = 0
+    for m in mails:
+        if m.record is None or not m.in_reply_to:
+            continue
+        text = plains.of(m)
+        if text.lstrip().startswith('Your message "') or "\n== Your message ==\n" in text:
+            quoting += 1
+    if quoting:
+        c.notes.append(
+            f"the subject {count(quoting, 'answer')} to your messages quote, and the lines they set aside as not "
+            "orders or quote in their notes, were not compared with what you sent: the export holds no copy of your "
+            "mail (give your Sent folder with --sent)"
+        )
+
+
 _PRESS_SENT = re.compile(r"^  NOTE Press sent to ([^\n]{1,2000})\.$", re.M)
 _HTML_PRESS_SENT = re.compile(r"<p>Press sent to ([^<\n]{1,2000})\.</p>")
+_PRESS_FAILED = re.compile(r"^  NOTE Press not sent: ([^\n]{1,2000})\. Write PRESS TO ", re.M)
+_HTML_PRESS_FAILED = re.compile(r"<p>Press not sent: ([^<\n]{1,2000})\. Write <code>PRESS TO ")
+
+
+def _press_failed(doc: dict[str, Any], c: MailCheck, refusals: list[tuple[int, str, str, str]], seat: set[str]) -> None:
+    """Each "Press not sent: WHY." must be the reason pbem's reading of the names it quotes gives over the other
+    players (`pbem.trust.pressed`): it was the moderator's word, so he could say a press to Bob was not sent and
+    never relay it (eighth round)."""
+    if not refusals:
+        return
+    pools = [[str(p["name"]) for p in doc["players"] if str(p["name"]) not in seat], readers(doc)]
+    pools[1] = [n for n in pools[1] if n not in seat]
+    for at, part, why, name in refusals:
+        how = pressed.untrue(why, pools)
+        if how:
+            c.problem(
+                at,
+                f"{name}{' in its HTML part' if part else ''} {how}: the answer you were shown is not pbem's (its text "
+                "is not signed: this mail is your evidence, keep it)",
+                rank=0,
+            )
 
 
 def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, plains: _Plains) -> None:
@@ -1525,9 +1691,12 @@ def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
             continue
         text = plains.of(m)  # (every mail's: a part in base64 hides its words from a look at the bytes)
         claims += [(at, "", names, m.name) for names in _PRESS_SENT.findall(text)]
+        refusals = [(at, "", why, m.name) for why in _PRESS_FAILED.findall(text)]
         if "Your message" in text:  # (where pbem writes the note: an answer, a report's block answering it)
             page = told.html(m.raw)
             claims += [(at, "HTML part", unescape(names), m.name) for names in _HTML_PRESS_SENT.findall(page)]
+            refusals += [(at, "HTML part", unescape(why), m.name) for why in _HTML_PRESS_FAILED.findall(page)]
+        _press_failed(doc, c, refusals, seat)
     by_names: dict[str, list[int]] = {}  # each list of names: the places of the presses to them, in order
     for n, to in sent:
         by_names.setdefault(to, []).append(n)

@@ -92,6 +92,12 @@ def _verify(doc: dict[str, Any], mails: list[bytes], runs: int = 1) -> tuple[Any
     return c, asked[0], min(spent)
 
 
+def _noted(c: Any) -> list[str]:
+    """The check's notes but the one every mailbox checked without the Sent folder gets (what answers quote of the
+    player's own mail is not compared: tests/test_fairness8.py)."""
+    return [x for x in c.notes if "were not compared with what you sent" not in x]
+
+
 def _forged(mails: list[bytes]) -> list[bytes]:
     return [m.replace(b"Still awaited from: ", b"Still awaited from: Zed, ") for m in mails]
 
@@ -105,7 +111,7 @@ def test_honest_refusals_are_read_once_each(boxes: Any, monkeypatch: Any) -> Non
     for doc, mails in boxes.values():
         refusals = sum(b"NOT applied" in m for m in mails)
         c, readings, _ = _verify(doc, mails)
-        assert c.ok and not c.notes, lines(c)
+        assert c.ok and not _noted(c), lines(c)
         assert any(f"reasons {refusals} acknowledgements gave" in x for x in c.checked), lines(c)
         assert readings <= 2 * refusals, (readings, refusals)
 
@@ -138,7 +144,7 @@ def test_without_the_order_of_messages_a_long_window_is_set_aside_and_told(boxes
     doc = {**doc, "messages": []}
     refusals = sum(b"NOT applied" in m for m in mails)
     c, _, _ = _verify(doc, mails)
-    assert c.ok and not c.notes, lines(c)
+    assert c.ok and not _noted(c), lines(c)
     c, readings, _ = _verify(doc, _forged(mails))
     aside = [x for x in c.notes if f"any of the first {CAP} of the " in x]
     assert not any("the refusal you were shown" in p for p in c.problems), lines(c)

@@ -1,0 +1,105 @@
+"""`pbem verify --mail`: orders held until the deadline that the deadline never applied, worked out again.
+
+In a game that resolves at the deadline, pbem answers a message of valid orders "held until the deadline" and lists
+them as on file; no input is recorded until the deadline, which applies each held message in arrival order
+(`pbem.app.deadlines.decide_deadline`) and records an input naming it.  A held message no input names failed there:
+its lines were refused at the state the deadline met.  That was the moderator's word (eighth round): he could tell
+Alice her vote was on file, drop it at the deadline and let her default be applied, and every check passed ("not
+compared").  What the deadline does with held lines is a pure function of the state, the player and the lines, so
+once the seed is out the state is replayed and pbem's reading (`pbem.trust.refused.Reread`) run on the lines the
+acknowledgement listed as on file: lines it accepts at every state the deadline's run of held inputs went through
+were dropped, not refused.  Pure; one replay, at most `STATES` readings a message.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pbem.trust import refused, shown
+from pbem.trust.quote import clip
+
+STATES = 32  # states of one deadline's run read for one held message (as `pbem.trust.refused.STATES`)
+
+
+@dataclass(frozen=True)
+class Held:
+    """An acknowledgement of orders held until the deadline whose message no input of the export applies."""
+
+    name: str  # the mail's name, for the problem
+    received: str  # when the export records the message it answers as received
+    lines: list[str]  # the orders it listed as on file
+
+
+def _when(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        return None
+
+
+def _window(rows: list[dict[str, Any]], received: datetime, held: set[str]) -> list[int] | None:
+    """The input positions whose states a message held since `received` may have met at its deadline: the inputs of
+    the first deadline run after it (the held messages it applied, in arrival order, and its own input of defaults,
+    all recorded at one time; a run whose held orders ended the step has no input of its own) and the input before
+    them; None when no deadline came after it.  `held`: the Message-IDs of the held messages, as the export gives
+    them."""
+    inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
+
+    def due(row: dict[str, Any]) -> datetime | None:
+        if row.get("kind") != "deadline" and not (row.get("kind") == "orders" and row.get("message_id") in held):
+            return None
+        at = _when(row.get("at"))
+        return at if at is not None and at >= received else None
+
+    first = next((k for k, i in enumerate(inputs) if due(rows[i - 1]) is not None), None)
+    if first is None:
+        return None
+    when = due(rows[inputs[first] - 1])
+    run = [i for i in inputs[first:] if due(rows[i - 1]) == when and rows[i - 1].get("kind") != "deadline"]
+    return [inputs[first - 1] if first > 0 else 0, *run]  # (the defaults' input comes after every held message)
+
+
+def untrue(
+    doc: dict[str, Any], rows: list[dict[str, Any]], held: list[Held], seat: list[str], reread: refused.Reread
+) -> tuple[list[str], int, int]:
+    """(what differs for each held message whose lines pbem's reading accepts at every state its deadline may have
+    met, the count compared, the count with no deadline after it).  Raises as `pbem.trust.shown.Replay`."""
+    ids = {
+        str(m.get("message_id"))
+        for m in doc.get("messages") or ()
+        if isinstance(m, dict) and m.get("outcome") == "held"
+    }
+    windows = []
+    for h in held:
+        when = _when(h.received)
+        windows.append(_window(rows, when, ids) if when is not None else None)
+    replay = shown.Replay(doc, rows, {q for w in windows if w for q in w[:STATES]})
+    out: list[str] = []
+    compared = 0
+    for h, window in zip(held, windows, strict=True):
+        if window is None or not h.lines:
+            continue
+        compared += 1
+        if all(_accepts(replay, q, seat, h.lines, reread) for q in window[:STATES]):
+            out.append(
+                f"{h.name} put {clip('; '.join(h.lines))} on file until the deadline, but the deadline applied "
+                "no input from that message, and pbem's reading of those lines accepts them at the state the deadline "
+                "met: your held orders were dropped, not refused"
+            )
+    return out, compared, sum(1 for w in windows if w is None)
+
+
+def _accepts(replay: shown.Replay, q: int, seat: list[str], lines: list[str], reread: refused.Reread) -> bool:
+    """Whether pbem's reading of `lines` for some name of the seat accepts them at the state kept at `q`."""
+    state = json.loads(json.dumps(replay.states[q], sort_keys=True))  # (as the record stores and loads it)
+    for player in seat:
+        try:
+            text, _ = reread(replay.reader(state), state, player, list(lines))
+        except (KeyError, ValueError, TypeError, IndexError, AttributeError):
+            continue
+        if refused.block(text) is None:
+            return True
+    return False
