@@ -130,12 +130,12 @@ def _run_cli(wrapper: bool) -> int:
         try:  # as `python -m pbem` runs (`pbem.cli.main`): a home it cannot use is one line and exit 3
             _command()(prog_name="pbem")
         except Exception as exc:
-            from pbem.cli import _unusable
+            from pbem.cli import _unusable, clipped
 
             why = _unusable(exc)
             if why is None:
                 raise
-            print(f"pbem: {why}", file=sys.stderr)
+            print(f"pbem: {clipped(why)}", file=sys.stderr)
             return 3
         return 0
     except SystemExit as exc:  # as the interpreter reports it: None is 0, an int is itself, anything else printed
@@ -327,8 +327,9 @@ def pbem(
     """`subprocess.run([python, "-m", "pbem", *args], capture_output=True, text=True)` with stdin from /dev/null, in
     `cwd` (default: this one) with `env` (default: this process's): forked from this thread's server, which saves
     Python's start-up and pbem's imports (about 0.6 CPU s a run) to the tests whose subject is what a command does
-    rather than how the interpreter starts it (`PBEM_TEST_FORKSERVER=0`: started from scratch, as the CLI tests of
-    tests/test_cli.py, tests/test_cli_bad_input.py and tests/test_first_hour.py always are)."""
+    rather than how the interpreter starts it (`PBEM_TEST_FORKSERVER=0`: started from scratch, as the first command
+    of each test of tests/test_cli.py and tests/test_first_hour.py, and the umask and mount cases of
+    tests/test_cli_bad_input.py, always are)."""
     import subprocess
 
     env = dict(os.environ if env is None else env)
