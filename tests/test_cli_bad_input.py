@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.reliability import forkserver
+
 
 def pbem(*args: str) -> subprocess.CompletedProcess:
     """`pbem ARGS` run in this process through the same entry as the installed command (`pbem.cli.main`): its
@@ -378,14 +380,18 @@ def test_the_database_its_wal_and_moderator_exports_are_made_mode_0600_under_uma
     import stat
     import sys
 
-    def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    def run(*args: str, cwd: Path | None = None, fresh: bool = False) -> subprocess.CompletedProcess:
+        """`python -m pbem ARGS` under umask 022: the first started from scratch, the others forked from a process
+        that imported pbem once (`tests.reliability.forkserver`, which sets the child's umask the same way)."""
+        if not fresh:
+            return forkserver.pbem(list(args), cwd=cwd, umask=0o022)
         cmd = [sys.executable, "-m", "pbem", *args]
         root = Path(__file__).resolve().parents[1]  # the worktree's pbem, from any cwd
         env = {**os.environ, "PYTHONPATH": str(root)}
         return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, preexec_fn=_umask_022)
 
     home = tmp_path / "home"
-    assert run("init", str(home), "--address", "games@example.test").returncode == 0
+    assert run("init", str(home), "--address", "games@example.test", fresh=True).returncode == 0
     cfg = str(home / "pbem.toml")
     made = run("--config", cfg, "game", "new", "habsburg", "--name", "g1", "--no-join", *PLAYERS3)
     assert made.returncode == 0, made.stderr
