@@ -40,7 +40,9 @@ def _plain(page: str) -> str:
 
 
 def _names(item: str, text: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(item)}(?![\w-])", text) is not None
+    """True if `text` names `item` as words; a text without it even as a substring is not searched (the same answer:
+    most items are in no export, and the search cost 1.4 of the habsburg case's 8.6 s)."""
+    return item in text and re.search(rf"(?<![\w-]){re.escape(item)}(?![\w-])", text) is not None
 
 
 def check_player_export(s, loaded, player: str, checked: dict) -> None:
