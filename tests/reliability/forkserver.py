@@ -239,7 +239,9 @@ def serve() -> None:
 class ForkServer:
     """One server process and its pipes; `run` is `subprocess.run([python, -m, pbem-or-wrapper, *args])`."""
 
-    def __init__(self) -> None:
+    def __init__(self, before: list[str] | None = None) -> None:
+        """`before`: a command line that ends by running the server's, given as its last argument (a shell's
+        `exec "$@"`: a private mount namespace set up first, say), instead of starting the server directly."""
         import subprocess
         import tempfile
 
@@ -248,7 +250,7 @@ class ForkServer:
         self.tmp = tempfile.TemporaryDirectory(prefix="pbem-forkserver-")
         self.n = 0
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.reliability.forkserver"],
+            [*(before or []), sys.executable, "-m", "tests.reliability.forkserver"],
             cwd=REPO,
             env=env,
             stdin=subprocess.PIPE,
