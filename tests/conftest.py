@@ -31,13 +31,13 @@ settings.load_profile(os.environ.get("PBEM_HYPOTHESIS", "suite"))
 #: A module marked xdist_group is one unit of work, and xdist starts the units of several tests before any
 #: single test (largest first, `--loadscope-reorder`): such modules need no line here.
 LONG_FIRST = (
+    "tests/reliability/test_hostile_mail.py",  # its generated corpus is the longest single test (2026-12-05)
     "tests/reliability/test_crash_safety.py",
     "tests/reliability/test_fuzz_mail.py",
     "tests/reliability/test_secrecy_at_scale.py",
     "tests/test_packaging.py",
     "tests/engine/test_refusals_hidden.py::test_a_refusal_naming_a_card_not_held_reads_the_same_wherever_that_card_lies_hidden[h1-sixteen-thirty]",
     "tests/engine/test_refusals_hidden.py::test_a_refusal_naming_a_card_not_held_reads_the_same_wherever_that_card_lies_hidden[h2-sixteen-thirty]",
-    "tests/reliability/test_hostile_mail.py",
     "tests/reliability/test_stage_costs.py",
     "tests/reliability/test_pattern_costs.py::test_every_pattern_costs_time_linear_in_its_text",
     "tests/test_history_visibility.py",
@@ -54,19 +54,19 @@ LONG_FIRST = (
     "tests/test_postgres.py",
     "tests/test_export_verify.py",
     "tests/test_verify_whose_mail.py",
-    # 5-25 s each, otherwise started late in collection order (a long test last on one worker is the tail)
+    # 5-25 s each, otherwise started late in collection order (a long test last on one worker is the tail); the
+    # CLI cases whose commands are now forked after the first (2-3 s each, 2026-12-05 session 17) are not here
     "tests/mail/test_poll_lock.py",
     "tests/test_seeds.py::test_an_insecure_seed_is_said_in_every_report_and_in_the_export",
     "tests/test_cli.py::test_init_new_game_list_show_poll_export_from_another_directory",
-    "tests/test_first_hour.py::test_a_home_written_by_hand_from_the_example_says_what_to_run_then_works",
     "tests/test_publish.py::test_the_public_site_holds_only_public_facts_during_a_random_game",
-    "tests/test_cli_bad_input.py::test_the_database_its_wal_and_moderator_exports_are_made_mode_0600_under_umask_022",
-    "tests/test_cli.py::test_a_home_without_its_key_file_says_which_file_to_restore_and_exits_3",
     "tests/test_report_browser.py::test_the_reports_layout_matches_its_golden_measurements_at_360_and_1200_px",
     "tests/engine/test_habsburg_properties.py::test_cards_conserved_no_leaks_and_game_ends",
     "tests/engine/test_sixteen_thirty_properties.py::test_bot_games_keep_every_invariant_and_end",
     "tests/engine/test_sixteen_thirty_draft.py::test_draft_is_a_deep_copy_except_the_write_once_history_entries",
     "tests/test_history_schema.py::test_every_event_of_a_bot_game_matches_the_schema_of_its_kind",
+    "tests/reliability/test_costs4_files.py::test_verify_mail_tells_the_files_it_set_aside",
+    "tests/reliability/test_crash_moderating.py",
 )
 
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.reliability import forkserver
 
 
 def pbem(*args: str) -> subprocess.CompletedProcess:
@@ -94,22 +97,31 @@ def _can_mount_read_only() -> bool:
     return probe.returncode == 0
 
 
+@pytest.fixture(scope="module")
+def read_only_db(shared_home: str) -> Iterator[forkserver.ForkServer]:
+    """A fork server in a private mount namespace where the shared home's database file is bind-mounted read-only
+    over itself: a write fails with EROFS even for root (tests run as root, who ignores chmod), while reads work.
+    Its `pbem` runs are forked from one process that imported pbem once (a Python started per command, ten of
+    them, had cost about 0.6 CPU s each)."""
+    import shlex
+
+    db = shlex.quote(str(Path(shared_home).parent / "pbem.db"))
+    script = f'mount --bind {db} {db} && mount -o remount,ro,bind {db} && exec "$@"'
+    server = forkserver.ForkServer(["unshare", "-m", "sh", "-c", script, "sh"])
+    yield server
+    server.close()
+
+
 @pytest.mark.skipif(not _can_mount_read_only(), reason="needs `unshare -m` (a private mount namespace) to bind")
 @pytest.mark.parametrize("cmd", WRITERS, ids=[" ".join(c[:2]) for c in WRITERS])
 def test_every_command_on_a_database_it_cannot_write_says_so_in_one_line_and_exits_3(
-    shared_home: str, cmd: list[str]
+    shared_home: str, read_only_db: forkserver.ForkServer, cmd: list[str]
 ) -> None:
-    """The database file is bind-mounted read-only over itself in a private mount namespace: a write fails
-    with EROFS even for root (tests run as root, who ignores chmod), while reads work, so each command gets
-    past its checks and fails at its first write, as on a read-only or full disk."""
-    import shlex
-    import sys
+    """Each command gets past its checks and fails at its first write to the read-only database file, as on a
+    read-only or full disk (`read_only_db`)."""
+    import os
 
-    cfg = shared_home
-    db = Path(cfg).parent / "pbem.db"
-    line = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "pbem", "--config", cfg, *cmd])
-    script = f"mount --bind {db} {db} && mount -o remount,ro,bind {db} && {line}"
-    res = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    res = read_only_db.run(["--config", shared_home, *cmd], dict(os.environ), os.getcwd(), False, 120)
     one_line(res, 3, "the database could not be used", "readonly database")
 
 
@@ -378,14 +390,18 @@ def test_the_database_its_wal_and_moderator_exports_are_made_mode_0600_under_uma
     import stat
     import sys
 
-    def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    def run(*args: str, cwd: Path | None = None, fresh: bool = False) -> subprocess.CompletedProcess:
+        """`python -m pbem ARGS` under umask 022: the first started from scratch, the others forked from a process
+        that imported pbem once (`tests.reliability.forkserver`, which sets the child's umask the same way)."""
+        if not fresh:
+            return forkserver.pbem(list(args), cwd=cwd, umask=0o022)
         cmd = [sys.executable, "-m", "pbem", *args]
         root = Path(__file__).resolve().parents[1]  # the worktree's pbem, from any cwd
         env = {**os.environ, "PYTHONPATH": str(root)}
         return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, preexec_fn=_umask_022)
 
     home = tmp_path / "home"
-    assert run("init", str(home), "--address", "games@example.test").returncode == 0
+    assert run("init", str(home), "--address", "games@example.test", fresh=True).returncode == 0
     cfg = str(home / "pbem.toml")
     made = run("--config", cfg, "game", "new", "habsburg", "--name", "g1", "--no-join", *PLAYERS3)
     assert made.returncode == 0, made.stderr

@@ -26,6 +26,7 @@ from pbem.record import store
 from pbem.record.db import session
 from tests.conftest import Clock
 from tests.secrets_by_kind import HIDDEN
+from tests.secrets_by_kind import names as _names
 
 #: Every registered kind, with 3 players where it seats 3 (else the nearest count it seats).
 GAMES = [
@@ -37,10 +38,6 @@ GAMES = [
 def _plain(page: str) -> str:
     """The text a reader of the HTML page sees (tags stripped, entities decoded)."""
     return htmllib.unescape(re.sub(r"<[^>]+>", " ", page))
-
-
-def _names(item: str, text: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(item)}(?![\w-])", text) is not None
 
 
 def check_player_export(s, loaded, player: str, checked: dict) -> None:

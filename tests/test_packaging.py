@@ -61,8 +61,10 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_the_demo_from_any_directory(t
     py = env_dir / "bin" / "python"
     # nothing from this checkout on the path (PYTHONPATH=. would make pip see pbem as installed, via its egg-info)
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # --no-compile: no .pyc written for the wheel and its dependencies (byte-compiling SQLAlchemy and the rest cost
+    # 2 of the test's 19 CPU s); Python compiles what the demo imports as it imports it
     res = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", str(wheel)],
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-compile", str(wheel)],
         capture_output=True,
         text=True,
         timeout=600,

@@ -32,6 +32,7 @@ from pbem.record import store
 from pbem.record.db import session
 from tests.conftest import Clock
 from tests.secrets_by_kind import HIDDEN
+from tests.secrets_by_kind import names as _names
 
 KINDS = registry.available()
 WHEN = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
@@ -39,10 +40,6 @@ WHEN = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 
 def _plain(page: str) -> str:
     return htmllib.unescape(re.sub(r"<[^>]+>", " ", page))
-
-
-def _names(item: str, text: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(item)}(?![\w-])", text) is not None
 
 
 def _now_section(page: str) -> str:

@@ -23,9 +23,15 @@ SEATS = ["Alice", "Bob", "Carol", "Dave", "Eve", "Fay"]
 games = st_.tuples(st_.integers(3, 6), st_.integers(0, 10**6))
 
 
-def mentioned(obj) -> set[str]:
-    """Card names mentioned anywhere in a JSON-able object (longest name wins: 'Grand Duke' is not 'Duke')."""
-    return set(NAMES_RE.findall(json.dumps(obj)))
+def leaked(obj, secret: set[str]) -> set[str]:
+    """The card names of `secret` mentioned anywhere in a JSON-able object (longest name wins: 'Grand Duke' is not
+    'Duke').  The regex finds only names that occur in the text, so a text holding none of `secret` even as a
+    substring is not searched: the same answer, and most texts skip the 90-name alternation (`findall` was 5.7 CPU s
+    of this test's 12.8)."""
+    text = json.dumps(obj)
+    if not any(c in text for c in secret):
+        return set()
+    return set(NAMES_RE.findall(text)) & secret
 
 
 def where(state: dict) -> list[str]:
@@ -45,13 +51,13 @@ def check_no_leak(pt: Playthrough, out) -> None:
         return
     for p in state["players"] + [None]:
         secret = others_hands(state, p)
-        assert not mentioned(ENGINE.view(state, p)) & secret, (p, "view")
+        assert not leaked(ENGINE.view(state, p), secret), (p, "view")
         for ev in out.events:
             if ev.visible_to(p) and ev.kind != "stolen":
-                assert not mentioned([ev.text, ev.data]) & secret, (p, ev)
+                assert not leaked([ev.text, ev.data], secret), (p, ev)
     for req in ENGINE.requests(state):
         secret = others_hands(state, req.player)
-        assert not mentioned([req.prompt, req.legal, req.default]) & secret, req
+        assert not leaked([req.prompt, req.legal, req.default], secret), req
 
 
 def check_cards(pt: Playthrough, out) -> None:

@@ -82,15 +82,20 @@ def checks(pt, out, leak_every=0, before=None):
 
 
 def no_leaks(s):
+    # the engine is pure: each reader's view of `s`, and the requests of `s` and of each scramble, made once (the
+    # loops below had made them again for every pair: 7.7 -> 5.6 CPU s for this file)
+    views = {p: ENGINE.view(s, p) for p in [None, *s["players"]]}
+    asked = ENGINE.requests(s)
     for p in s["players"]:
-        d = ENGINE.view(s, p)["data"]
+        d = views[p]["data"]
         assert d["hand"] == s["hands"][p] and d["my_counters"] == s["counters"][p]
         assert "counters" not in d and "breakdowns" not in d
     for q in s["players"]:
         t = ENGINE.scramble(s, q)
+        asked_t = ENGINE.requests(t)
         for p in [None] + [x for x in s["players"] if x != q]:
-            assert ENGINE.view(s, p) == ENGINE.view(t, p), (p, q)
-            assert [r for r in ENGINE.requests(s) if r.player == p] == [r for r in ENGINE.requests(t) if r.player == p]
+            assert views[p] == ENGINE.view(t, p), (p, q)
+            assert [r for r in asked if r.player == p] == [r for r in asked_t if r.player == p]
 
 
 def leak_free_steps(pt, out, prev_step):

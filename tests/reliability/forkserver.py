@@ -111,6 +111,8 @@ def _child(req: dict) -> None:
         os.environ.clear()
         os.environ.update(req["env"])
         os.chdir(req["cwd"])
+        if req.get("umask") is not None:  # as `subprocess.run(..., preexec_fn=lambda: os.umask(m))` would set it
+            os.umask(req["umask"])
         sys.argv = ["pbem", *req["args"]]
         code = _run_cli(bool(req["wrapper"]))
     finally:
@@ -130,12 +132,12 @@ def _run_cli(wrapper: bool) -> int:
         try:  # as `python -m pbem` runs (`pbem.cli.main`): a home it cannot use is one line and exit 3
             _command()(prog_name="pbem")
         except Exception as exc:
-            from pbem.cli import _unusable
+            from pbem.cli import _unusable, clipped
 
             why = _unusable(exc)
             if why is None:
                 raise
-            print(f"pbem: {why}", file=sys.stderr)
+            print(f"pbem: {clipped(why)}", file=sys.stderr)
             return 3
         return 0
     except SystemExit as exc:  # as the interpreter reports it: None is 0, an int is itself, anything else printed
@@ -237,7 +239,9 @@ def serve() -> None:
 class ForkServer:
     """One server process and its pipes; `run` is `subprocess.run([python, -m, pbem-or-wrapper, *args])`."""
 
-    def __init__(self) -> None:
+    def __init__(self, before: list[str] | None = None) -> None:
+        """`before`: a command line that ends by running the server's, given as its last argument (a shell's
+        `exec "$@"`: a private mount namespace set up first, say), instead of starting the server directly."""
         import subprocess
         import tempfile
 
@@ -246,7 +250,7 @@ class ForkServer:
         self.tmp = tempfile.TemporaryDirectory(prefix="pbem-forkserver-")
         self.n = 0
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.reliability.forkserver"],
+            [*(before or []), sys.executable, "-m", "tests.reliability.forkserver"],
             cwd=REPO,
             env=env,
             stdin=subprocess.PIPE,
@@ -257,12 +261,14 @@ class ForkServer:
         if not ready:
             raise RuntimeError(f"the fork server did not start (exit {self.proc.wait()})")
 
-    def run(self, args: list[str], env: dict[str, str], cwd: str, wrapper: bool, timeout: float):
+    def run(
+        self, args: list[str], env: dict[str, str], cwd: str, wrapper: bool, timeout: float, umask: int | None = None
+    ):
         import subprocess
 
         self.n += 1
         out, err = (os.path.join(self.tmp.name, f"{self.n}.{s}") for s in ("out", "err"))
-        req = {"args": args, "env": env, "cwd": cwd, "wrapper": wrapper, "stdout": out, "stderr": err}
+        req = {"args": args, "env": env, "cwd": cwd, "wrapper": wrapper, "stdout": out, "stderr": err, "umask": umask}
         assert self.proc.stdin and self.proc.stdout
         self.proc.stdin.write(json.dumps({**req, "timeout": timeout}) + "\n")
         self.proc.stdin.flush()
@@ -322,13 +328,18 @@ _SERVERS: dict[int, ForkServer] = {}
 
 
 def pbem(
-    args: list[str], env: dict[str, str] | None = None, cwd: str | os.PathLike[str] | None = None, timeout: float = 120
+    args: list[str],
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    timeout: float = 120,
+    umask: int | None = None,
 ):
     """`subprocess.run([python, "-m", "pbem", *args], capture_output=True, text=True)` with stdin from /dev/null, in
     `cwd` (default: this one) with `env` (default: this process's): forked from this thread's server, which saves
     Python's start-up and pbem's imports (about 0.6 CPU s a run) to the tests whose subject is what a command does
-    rather than how the interpreter starts it (`PBEM_TEST_FORKSERVER=0`: started from scratch, as the CLI tests of
-    tests/test_cli.py, tests/test_cli_bad_input.py and tests/test_first_hour.py always are)."""
+    rather than how the interpreter starts it (`PBEM_TEST_FORKSERVER=0`: started from scratch, as the first command
+    of each test of tests/test_cli.py and tests/test_first_hour.py, and the umask and mount cases of
+    tests/test_cli_bad_input.py, always are).  `umask`: the run's umask (default: this process's)."""
     import subprocess
 
     env = dict(os.environ if env is None else env)
@@ -342,8 +353,9 @@ def pbem(
             text=True,
             timeout=timeout,
             stdin=subprocess.DEVNULL,
+            preexec_fn=None if umask is None else lambda: os.umask(umask),
         )
-    return server().run([str(a) for a in args], env, where, False, timeout)
+    return server().run([str(a) for a in args], env, where, False, timeout, umask)
 
 
 def pbem_many(

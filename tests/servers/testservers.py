@@ -123,6 +123,7 @@ class MailServers:
         import imapclient
 
         client = imapclient.IMAPClient(self.imap_host, self.imap_port, ssl=False, timeout=15)
+        _nodelay(client)  # each command's CRLF is a write of its own (imapclient): not held for a delayed ACK
         try:
             if self.users[user].isascii():
                 client.login(user, self.users[user])

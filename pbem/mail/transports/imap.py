@@ -28,6 +28,7 @@ text is one line and never contains the password or token.
 from __future__ import annotations
 
 import logging
+import socket
 import ssl as ssl_module
 import threading
 from collections.abc import Callable, Generator, Iterator
@@ -81,6 +82,10 @@ def _client_class() -> Any:
                 """imapclient's, with the host name resolved within the timeout (`resolve.connect`: no socket
                 timeout covers the lookup), and the socket under the poll's deadline before any TLS handshake."""
                 sock = resolve.connect(self.host, self.port, self._timeout if timeout is None else timeout)
+                # imapclient writes a command's line and its CRLF apart: with Nagle's algorithm the CRLF waited for
+                # the server's ACK of the line, which a server delays (40 ms on Linux) until it has a whole line
+                with suppress(OSError):  # not TCP (a test's socket pair): nothing to delay
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 if isinstance(self, imap_tls.IMAP4_TLS):
                     sock = imap_tls.wrap_socket(sock, self.ssl_context, self.host)
                     deadline.watch(sock)
