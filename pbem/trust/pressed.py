@@ -18,9 +18,9 @@ from pbem.engine.names import match_many, match_one
 from pbem.trust.quote import clip
 
 _NONE = "no player is named: name one"
-_NOT = re.compile(r'"([^\n]{1,400})" is not a player you can name here')
-_ANY = re.compile(r'"([^\n]{1,400})" could be any of: ([^\n]{1,2000}); type more of the player')
-_TELL = re.compile(r'cannot tell which player "([^\n]{1,400})" names')
+_NOT = re.compile(r'^"([^\n]{1,400})" is not a player you can name here')
+_ANY = re.compile(r'^"([^\n]{1,400})" could be any of: ([^\n]{1,2000}); type more of the player')
+_TELL = re.compile(r'^cannot tell which player "([^\n]{1,400})" names')
 
 
 def _kind(reason: str) -> tuple[str, frozenset[str]]:
