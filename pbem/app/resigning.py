@@ -29,7 +29,7 @@ from pbem.app.answers import Outgoing, short
 from pbem.app.decision import Control, Decision
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import Extracted
-from pbem.record import store
+from pbem.record import listing, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.outbox import NEWS
@@ -62,11 +62,10 @@ def words(key: bytes, game_id: int, seat_id: int, when: datetime) -> tuple[str, 
 
 
 def load(s: Unit, loaded: store.Loaded, seat: Seat, when: datetime) -> Resign:
-    """The words for `seat` now, and its resignation if it resigned since it was given (its newest seat row)."""
+    """The words for `seat` now, and its resignation if it resigned since the seat was given (a new code or an
+    address move does not give it again: `pbem.record.listing.given`)."""
     assert loaded.game.id is not None and seat.id is not None
-    last = store.last_control(s, loaded.game.id, "resign", seat.player)
-    since = store.aware(seat.created_at)
-    resigned = last if last is not None and (since is None or last >= since) else None
+    resigned = listing.resigned(s, loaded.game.id).get(seat.player)
     end = when.replace(hour=23, minute=59, second=0, microsecond=0) + timedelta(days=DAYS - 1)
     good_until = f"{end:%a %d %b %Y %H:%M} UTC"
     return Resign(words(message_id_key(s), loaded.game.id, seat.id, when), good_until, resigned)

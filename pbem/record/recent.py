@@ -17,11 +17,10 @@ from pbem.record.listing import resigned
 
 
 def resigned_players(s: Session, loaded: store.Loaded) -> set[str]:
-    """The players of `loaded` who resigned by mail since their seat row was made (one probe of the control rows'
-    index when nobody did): they asked to leave, so they get no more turn reports nor reminders."""
+    """The players of `loaded` who resigned by mail since their seat was given (`pbem.record.listing.resigned`):
+    they asked to leave, so they get no more turn reports nor reminders."""
     assert loaded.game.id is not None
-    since = {st.player: st.created_at for st in loaded.seats if st.created_at is not None}
-    return set(resigned(s, loaded.game.id, since))
+    return set(resigned(s, loaded.game.id))
 
 
 def read(s: Session, loaded: store.Loaded, reports: Iterable[tuple[str, int | None]]) -> store.Recent:
