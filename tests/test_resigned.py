@@ -66,3 +66,41 @@ def test_a_new_code_or_an_address_move_keeps_a_resignation_and_only_a_replacemen
     run_poll(home, clock)
     sent_mail(home, seen)
     assert not any("RESIGNED" in line for line in _waiting(home, clock)), _waiting(home, clock)
+
+
+def test_a_resigned_player_gets_nothing_of_the_games_flow_but_the_press_named_to_them_and_its_end(home, clock) -> None:
+    """No defaults notice at the deadline, no reminder, no moderator notice (extend, pause, resume, say), no press to
+    ALL; a press naming them still goes (refusing it would give a reason the record cannot show), as the end does."""
+    from datetime import timedelta
+
+    from pbem.app import say
+
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    seen: set[str] = set()
+    sent_mail(home, seen)
+    _resign_bob(home, clock, name, seen)
+    deliver(home, order_mail("Alice <alice@players.test>", name, signed("Alice", "PASS\nPRESS TO ALL: who is left?")))
+    run_poll(home, clock)
+    mails = sent_mail(home, seen)
+    assert [m for m in _to(mails, "carol@players.test") if "Press" in str(m["Subject"])], "ALL: Carol still plays"
+    assert not _to(mails, "bob@players.test"), [str(m["Subject"]) for m in _to(mails, "bob@players.test")]
+    control.extend(Home.of(home), name, timedelta(hours=1), clock.now)
+    control.pause(Home.of(home), name, clock.now)
+    control.resume(Home.of(home), name, clock.now)
+    say.say(Home.of(home), name, "The deadline holds over the holidays.", clock.now)
+    for _ in range(10):  # every reminder of Bob's step, then its deadline: the seat's defaults apply
+        clock.advance(hours=6)
+        run_poll(home, clock)
+    mails = sent_mail(home, seen)
+    assert any("extended" in body_of(m) for m in _to(mails, "carol@players.test")), "Carol is told"
+    assert any("Bob sent no orders for this step by the deadline" in body_of(m) for m in mails), [
+        (str(m["To"]), str(m["Subject"])) for m in mails
+    ]
+    assert not _to(mails, "bob@players.test"), [str(m["Subject"]) for m in _to(mails, "bob@players.test")]
+    deliver(home, order_mail("Carol <carol@players.test>", name, signed("Carol", "PRESS TO Bob: still there?")))
+    run_poll(home, clock)
+    assert [m for m in _to(sent_mail(home, seen), "bob@players.test") if "Press" in str(m["Subject"])]
+    control.abandon(Home.of(home), name, clock.now)
+    run_poll(home, clock)
+    assert any("abandoned" in body_of(m) for m in _to(sent_mail(home, seen), "bob@players.test"))

@@ -54,11 +54,14 @@ def announce(
     **ctx: object,
 ) -> list[Effect]:
     """The action row, a public moderator event saying `text` (its data: the action and `facts`), and the
-    control_ACTION notice to every seat."""
+    control_ACTION notice to every seat but a resigned player's (`Loaded.resigned`), who is told only of the
+    game's end: they asked to leave."""
     name = loaded.game.name
     data = {"action": action, **(facts or {})}
     effects: list[Effect] = [Control(action, detail), Events((Event("moderator", text, "public", data),))]
     for seat in seats or loaded.seats:
+        if seat.player in loaded.resigned and action != "abandon":  # they asked to leave: only the game's end
+            continue
         key = ("control", name, action, loaded.event_seq + 1, seat.player)
         context = {"game_name": name, **ctx}
         effects.append(Mail(seat.address, f"control_{action}", context, NEWS, key, player=seat.player))
@@ -222,6 +225,7 @@ class Command:
         self.s, self.gid = s, game.id
         self.loaded = store.load(s, game)
         self.loaded.former = store.former_players(s, game.id)  # who took the seat of a name typed, if one did
+        recent.left(s, self.loaded)  # who resigned: the moderator's notices skip them (`announce`)
         self.control = store.control_state(s, game.id)
         dl = store.current_deadline(s, game.id)
         self.step = dl.step if dl else None
