@@ -104,3 +104,51 @@ def test_a_resigned_player_gets_nothing_of_the_games_flow_but_the_press_named_to
     control.abandon(Home.of(home), name, clock.now)
     run_poll(home, clock)
     assert any("abandoned" in body_of(m) for m in _to(sent_mail(home, seen), "bob@players.test"))
+
+
+def test_verify_checks_each_address_event_and_names_a_forged_one(home, clock) -> None:
+    """An `address` moderator event (`pbem.trust.verify._moved`): public, its data the action, the seat, the player who
+    held it at that point of the record (a replacement renames the seat), "player" or "moderator", and pbem's text.
+    The honest record passes; each forgery, re-chained as a forger who rewrites the chain would, is named."""
+    import copy
+    import json
+
+    from pbem.history.export import build
+    from pbem.record import store
+    from pbem.record.db import session
+    from pbem.trust.verify import check
+    from tests.test_export_verify import _rechain
+
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    addresses.move(Home.of(home), name, "Bob", "bob@new.test", clock.now)  # Bob's, before the seat is given
+    control.replace(Home.of(home), name, "Bob", ("Dora", "dora@players.test"), clock.now)
+    addresses.move(Home.of(home), name, "Dora", "dora@new.test", clock.now)  # Dora's: the same seat, renamed
+    with session(home.database_url) as s:  # a player's export of the game in progress: one numbering of entries
+        partial = check(json.loads(json.dumps(build(s, store.game_by_name(s, name), as_player="Alice"))), partial=True)
+    assert partial.ok and any("address 2" in line for line in partial.checked), partial.problem
+    control.abandon(Home.of(home), name, clock.now)
+    with session(home.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, name))))
+    moves = [n for n, e in enumerate(doc["events"]) if (e.get("data") or {}).get("action") == "address"]
+    assert [doc["events"][n]["data"]["player"] for n in moves] == ["Bob", "Dora"]
+    honest = check(_rechain(copy.deepcopy(doc)))
+    assert honest.ok, honest.problem
+    assert any("address 2" in line for line in honest.checked), honest.checked
+    text = "Dora's mail goes to a new address from now on."
+    forged = {  # (what the forger changes in the second move) -> what verify says
+        "by": ({"by": "Mallory"}, "a move is the player's or the moderator's"),
+        "name before": ({"player": "Bob"}, "seat 1 was Dora's then"),
+        "another seat's": ({"player": "Alice"}, "seat 1 was Dora's then"),
+        "no seat": ({"seat": 9}, "the game has no seat 9"),
+        "address": ({"address": "dora@new.test"}, "a move's holds its action, by, player and seat"),
+        "text": ({"text": "Dora's mail goes to dora@new.test."}, f'where its text is "{text}"'),
+        "visibility": ({"visibility": ["Dora"]}, "is not public"),
+    }
+    for what, (change, said) in forged.items():
+        bad = copy.deepcopy(doc)
+        event = bad["events"][moves[1]]
+        for key, value in change.items():
+            (event if key in ("text", "visibility") else event["data"])[key] = value
+        v = check(_rechain(bad))
+        assert not v.ok and "a seat's mail moved" in v.problem and said in v.problem, (what, v.problem)
