@@ -11,8 +11,9 @@ the game, the resigning one included, is told (``resigned``).
 RULINGS.md says nothing of a player who leaves: its NMR policy (the published defaults at each deadline) is what
 applies to the seat until the moderator replaces it, as for any player who sends nothing, and the mails say so.  The
 player keeps the seat and its code until then (orders sent meanwhile still count, STATUS still answers), but gets
-no more turn reports nor reminders (judges5: `pbem.app.finish`, `deadlines`); the replaced notice tells them when
-the seat is given.  A mail with a RESIGN
+nothing more of the game's flow (judges5, judges6: no turn reports, reminders, defaults notices, moderator notices
+but the end, press to ALL; `Loaded.resigned`); the replaced notice tells them when the seat is given, and a new
+code or an address move does not undo the resignation (`pbem.record.listing.given`).  A mail with a RESIGN
 line is about resigning: its other lines are not read, and the answer says so.  A seat that already resigned is told
 when, and nothing more is done.  A paused game takes RESIGN too (judges5: it was refused as "game is paused"): no
 rule keeps a player in a game while the moderator has stopped its deadlines, and the moderator is told as usual.
