@@ -22,7 +22,12 @@ def _to(mails: list, addr: str) -> list:
     return [m for m in mails if m["To"].addresses[0].addr_spec == addr]
 
 
-def _resign_bob(home, clock, name: str, seen: set[str]) -> None:
+def _resign_bob(home, clock) -> tuple[str, set[str]]:
+    """A new game (`new_game`) where Bob resigned by mail: its name, and the mails sent so far (all read)."""
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    seen: set[str] = set()
+    sent_mail(home, seen)
     deliver(home, order_mail(BOB, name, signed("Bob", "RESIGN")))
     run_poll(home, clock)
     (ask,) = sent_mail(home, seen)
@@ -30,6 +35,7 @@ def _resign_bob(home, clock, name: str, seen: set[str]) -> None:
     deliver(home, order_mail(BOB, name, f"RESIGN {word}", In_Reply_To=ask["Message-ID"]))
     run_poll(home, clock)
     sent_mail(home, seen)
+    return name, seen
 
 
 def _waiting(home, clock) -> list[str]:
@@ -37,11 +43,7 @@ def _waiting(home, clock) -> list[str]:
 
 
 def test_a_new_code_or_an_address_move_keeps_a_resignation_and_only_a_replacement_ends_it(home, clock) -> None:
-    name = new_game(home, clock)
-    run_poll(home, clock)
-    seen: set[str] = set()
-    sent_mail(home, seen)
-    _resign_bob(home, clock, name, seen)
+    name, seen = _resign_bob(home, clock)
     clock.advance(minutes=5)
     control.new_player_code(Home.of(home), name, "Bob", clock.now, code=CODES["Bob"])  # a new seat row
     clock.advance(minutes=5)
@@ -75,11 +77,7 @@ def test_a_resigned_player_gets_nothing_of_the_games_flow_but_the_press_named_to
 
     from pbem.app import say
 
-    name = new_game(home, clock)
-    run_poll(home, clock)
-    seen: set[str] = set()
-    sent_mail(home, seen)
-    _resign_bob(home, clock, name, seen)
+    name, seen = _resign_bob(home, clock)
     deliver(home, order_mail("Alice <alice@players.test>", name, signed("Alice", "PASS\nPRESS TO ALL: who is left?")))
     run_poll(home, clock)
     mails = sent_mail(home, seen)
