@@ -72,7 +72,8 @@ def test_a_new_code_or_an_address_move_keeps_a_resignation_and_only_a_replacemen
 
 def test_a_resigned_player_gets_nothing_of_the_games_flow_but_the_press_named_to_them_and_its_end(home, clock) -> None:
     """No defaults notice at the deadline, no reminder, no moderator notice (extend, pause, resume, say), no press to
-    ALL; a press naming them still goes (refusing it would give a reason the record cannot show), as the end does."""
+    ALL, and the deadline waits for them no more when they wrote AWAY; a press naming them still goes (refusing it
+    would give a reason the record cannot show), as the end does."""
     from datetime import timedelta
 
     from pbem.app import say
@@ -83,6 +84,11 @@ def test_a_resigned_player_gets_nothing_of_the_games_flow_but_the_press_named_to
     mails = sent_mail(home, seen)
     assert [m for m in _to(mails, "carol@players.test") if "Press" in str(m["Subject"])], "ALL: Carol still plays"
     assert not _to(mails, "bob@players.test"), [str(m["Subject"]) for m in _to(mails, "bob@players.test")]
+    deliver(home, order_mail(BOB, name, signed("Bob", "AWAY 5")))  # answered; and no wait for him: he left
+    run_poll(home, clock)
+    assert [str(m["Subject"]) for m in sent_mail(home, seen)] == [
+        "[pbem hh1] Noted: you are away until Sat 10 Jan 2026 12:00 UTC."
+    ]
     control.extend(Home.of(home), name, timedelta(hours=1), clock.now)
     control.pause(Home.of(home), name, clock.now)
     control.resume(Home.of(home), name, clock.now)
