@@ -77,6 +77,7 @@ def test_a_resigned_player_gets_nothing_of_the_games_flow_but_the_press_named_to
     from datetime import timedelta
 
     from pbem.app import say
+    from pbem.app.digests import run_digests
 
     name, seen = _resign_bob(home, clock)
     deliver(home, order_mail("Alice <alice@players.test>", name, signed("Alice", "PASS\nPRESS TO ALL: who is left?")))
@@ -84,11 +85,10 @@ def test_a_resigned_player_gets_nothing_of_the_games_flow_but_the_press_named_to
     mails = sent_mail(home, seen)
     assert [m for m in _to(mails, "carol@players.test") if "Press" in str(m["Subject"])], "ALL: Carol still plays"
     assert not _to(mails, "bob@players.test"), [str(m["Subject"]) for m in _to(mails, "bob@players.test")]
-    deliver(home, order_mail(BOB, name, signed("Bob", "AWAY 5")))  # answered; and no wait for him: he left
+    deliver(home, order_mail(BOB, name, signed("Bob", "AWAY 5\nDIGEST")))  # answered; no wait, no digest: he left
     run_poll(home, clock)
-    assert [str(m["Subject"]) for m in sent_mail(home, seen)] == [
-        "[pbem hh1] Noted: you are away until Sat 10 Jan 2026 12:00 UTC."
-    ]
+    answers = sorted(str(m["Subject"]) for m in _to(sent_mail(home, seen), "bob@players.test"))  # his own mail's
+    assert answers == ["Re: [pbem hh1] your orders", "[pbem hh1] Noted: you are away until Sat 10 Jan 2026 12:00 UTC."]
     control.extend(Home.of(home), name, timedelta(hours=1), clock.now)
     control.pause(Home.of(home), name, clock.now)
     control.resume(Home.of(home), name, clock.now)
@@ -102,6 +102,7 @@ def test_a_resigned_player_gets_nothing_of_the_games_flow_but_the_press_named_to
         (str(m["To"]), str(m["Subject"])) for m in mails
     ]
     assert not _to(mails, "bob@players.test"), [str(m["Subject"]) for m in _to(mails, "bob@players.test")]
+    assert run_digests(Home.of(home), clock.now) == 0, "his day-old report is not due again every poll"
     deliver(home, order_mail("Carol <carol@players.test>", name, signed("Carol", "PRESS TO Bob: still there?")))
     run_poll(home, clock)
     assert [m for m in _to(sent_mail(home, seen), "bob@players.test") if "Press" in str(m["Subject"])]
