@@ -28,14 +28,19 @@ def _resign_bob(home, clock) -> tuple[str, set[str]]:
     run_poll(home, clock)
     seen: set[str] = set()
     sent_mail(home, seen)
-    deliver(home, order_mail(BOB, name, signed("Bob", "RESIGN")))
+    _resign(home, clock, name, seen, BOB)
+    sent_mail(home, seen)
+    return name, seen
+
+
+def _resign(home, clock, name: str, seen: set[str], who: str) -> None:
+    """`who` ("Bob <bob@players.test>") resigns by mail: RESIGN, then the word its answer gives (mails left unread)."""
+    deliver(home, order_mail(who, name, signed(who.split()[0], "RESIGN")))
     run_poll(home, clock)
     (ask,) = sent_mail(home, seen)
     word = re.search(r"RESIGN (\d{6})", body_of(ask)).group(1)
-    deliver(home, order_mail(BOB, name, f"RESIGN {word}", In_Reply_To=ask["Message-ID"]))
+    deliver(home, order_mail(who, name, f"RESIGN {word}", In_Reply_To=ask["Message-ID"]))
     run_poll(home, clock)
-    sent_mail(home, seen)
-    return name, seen
 
 
 def _waiting(home, clock) -> list[str]:
@@ -72,7 +77,7 @@ def test_a_new_code_or_an_address_move_keeps_a_resignation_and_only_a_replacemen
 
 def test_a_resigned_player_gets_nothing_of_the_games_flow_but_the_press_named_to_them_and_its_end(home, clock) -> None:
     """No defaults notice at the deadline, no reminder, no moderator notice (extend, pause, resume, say), no press to
-    ALL, and the deadline waits for them no more when they wrote AWAY; a press naming them still goes (refusing it
+    ALL, no word of another player's resignation, and the deadline waits for them no more when they wrote AWAY; a press naming them still goes (refusing it
     would give a reason the record cannot show), as the end does."""
     from datetime import timedelta
 
@@ -106,6 +111,10 @@ def test_a_resigned_player_gets_nothing_of_the_games_flow_but_the_press_named_to
     deliver(home, order_mail("Carol <carol@players.test>", name, signed("Carol", "PRESS TO Bob: still there?")))
     run_poll(home, clock)
     assert [m for m in _to(sent_mail(home, seen), "bob@players.test") if "Press" in str(m["Subject"])]
+    _resign(home, clock, name, seen, "Carol <carol@players.test>")  # Alice is told; Bob, who left, is not
+    mails = sent_mail(home, seen)
+    assert [m for m in _to(mails, "alice@players.test") if "Carol resigned" in body_of(m)], "Alice still plays"
+    assert not _to(mails, "bob@players.test"), [str(m["Subject"]) for m in _to(mails, "bob@players.test")]
     control.abandon(Home.of(home), name, clock.now)
     run_poll(home, clock)
     assert any("abandoned" in body_of(m) for m in _to(sent_mail(home, seen), "bob@players.test"))

@@ -66,7 +66,9 @@ def load(s: Unit, loaded: store.Loaded, seat: Seat, when: datetime) -> Resign:
     """The words for `seat` now, and its resignation if it resigned since the seat was given (a new code or an
     address move does not give it again: `pbem.record.listing.given`)."""
     assert loaded.game.id is not None and seat.id is not None
-    resigned = listing.resigned(s, loaded.game.id).get(seat.player)
+    gone = listing.resigned(s, loaded.game.id)
+    loaded.resigned = frozenset(gone)  # who left before: not told of this one (`decide`)
+    resigned = gone.get(seat.player)
     end = when.replace(hour=23, minute=59, second=0, microsecond=0) + timedelta(days=DAYS - 1)
     good_until = f"{end:%a %d %b %Y %H:%M} UTC"
     return Resign(words(message_id_key(s), loaded.game.id, seat.id, when), good_until, resigned)
@@ -93,7 +95,7 @@ def decide(d: Decision, out: Outgoing, loaded: store.Loaded, seat: Seat, ex: Ext
     d.outcome, d.reason = "accepted", f"{seat.player} resigned: the moderator is asked to replace the seat"
     d.effects.append(Control("resign", seat.player))
     key = ("resign", name, seat.player, seat.id)
-    for st in loaded.seats:
+    for st in [st for st in loaded.seats if st.player == seat.player or st.player not in loaded.resigned]:
         told = {"game_name": name, "resigner": seat.player, "you": st.player == seat.player}
         d.effects.append(Mail(st.address, "resigned", told, NEWS, (*key, st.player), player=st.player))
     if facts.moderator:
