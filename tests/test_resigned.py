@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from pbem.app import addresses, control, waiting
+from pbem.app import addresses, control, resend, waiting
 from pbem.home.app import Home
 from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail, signed
 from tests.test_moderator import new_game, run_poll
@@ -69,6 +69,9 @@ def test_a_new_code_or_an_address_move_keeps_a_resignation_and_only_a_replacemen
     run_poll(home, clock)
     (once,) = sent_mail(home, seen)
     assert "You resigned from game" in body_of(once), body_of(once)
+    resend.resend(Home.of(home), name, "Bob", clock.now)  # the moderator sends his report: it goes
+    run_poll(home, clock)
+    assert [str(m["Subject"]) for m in _to(sent_mail(home, seen), "bob@new.test")] == ["[pbem hh1] Turn 2, Bob to play"]
     control.replace(Home.of(home), name, "Bob", ("Dora", "dora@players.test"), clock.now)
     run_poll(home, clock)
     sent_mail(home, seen)

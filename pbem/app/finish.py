@@ -56,8 +56,9 @@ def _rendered(game: Loaded | None, pending: list[Report], look: Look) -> list[Ef
 
 def _turn_report(r: Report) -> bool:
     """A report of the game moving on, which a player who resigned no longer gets (they asked to leave; the seat's
-    defaults apply until it is given): not one they asked for (STATUS), one answering their mail, a takeover."""
-    return r.purpose == "report" and r.ack is None and not r.takeover and r.code is None
+    defaults apply until it is given): not one they asked for (STATUS), one answering their mail, a takeover, nor
+    one the moderator sends them (`pbem game resend`: dropped, judges6)."""
+    return r.purpose == "report" and r.ack is None and not r.takeover and r.code is None and not r.asked
 
 
 def _copy(loaded: Loaded) -> Loaded:
