@@ -20,6 +20,7 @@ from pbem.record import store
 from pbem.record.db import session
 from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail, signed
 from tests.test_moderator import new_game, run_poll
+from tests.test_resigned import _resign_bob
 
 MOD = "moderator@pbem.test"
 ALICE, NEW = "Alice <alice@players.test>", "alice@new.test"
@@ -235,17 +236,7 @@ def test_the_moderator_moves_a_seat_without_the_word_and_a_paused_game_takes_add
 def test_a_resigned_player_gets_no_more_turn_reports_nor_reminders_but_is_told_when_the_seat_is_given(
     home, clock
 ) -> None:
-    name = new_game(home, clock)
-    run_poll(home, clock)
-    seen: set[str] = set()
-    sent_mail(home, seen)
-    bob = "Bob <bob@players.test>"
-    deliver(home, order_mail(bob, name, signed("Bob", "RESIGN")))
-    run_poll(home, clock)
-    (ask,) = sent_mail(home, seen)
-    word = re.search(r"RESIGN (\d{6})", body_of(ask)).group(1)
-    deliver(home, order_mail(bob, name, f"RESIGN {word}", In_Reply_To=ask["Message-ID"]))
-    run_poll(home, clock)
+    name, seen = _resign_bob(home, clock)
     clock.advance(minutes=5)
     addresses.move(Home.of(home), name, "Bob", "bob@new.test", clock.now)  # a move keeps the resignation
     run_poll(home, clock)

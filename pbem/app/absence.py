@@ -145,7 +145,8 @@ def at_deadline(
         return None
     if not away:
         return None
-    w = wait_for(deadline, views.waiting(views.engine(loaded), loaded.state), away, used(rows), max_away)
+    asked = [p for p in views.waiting(views.engine(loaded), loaded.state) if p not in loaded.resigned]  # left: no wait
+    w = wait_for(deadline, asked, away, used(rows), max_away)
     return decide_wait(loaded, step, w, away) if w is not None else None
 
 

@@ -35,6 +35,7 @@ from pbem.engine.base import Event
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import Extracted
+from pbem.orders.moderator import moved as moved_text
 from pbem.record import outbox, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
@@ -115,7 +116,7 @@ def moved(loaded: store.Loaded, seat: Seat, new: str, moderator: str, by: str) -
     """The seat at `new` from now on (pure): its row, the chained event, and the three mails.  `by`: "player" (the
     word from the new address) or "moderator"."""
     name, player, new = loaded.game.name, seat.player, new.lower()
-    text = f"{player}'s mail goes to a new address from now on."
+    text = moved_text(player)
     data = {"action": "address", "player": player, "seat": seat.position, "by": by}
     key = ("address", name, seat.position, loaded.event_seq + 1)
     told = {"game_name": name, "player": player, "old": seat.address, "new": new, "by": by}

@@ -9,6 +9,7 @@ for replace (`pbem.app.say`: `text` for say); docs/export.schema.json (`moderato
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timedelta
 
 from pbem.app import views
@@ -54,11 +55,11 @@ def announce(
     **ctx: object,
 ) -> list[Effect]:
     """The action row, a public moderator event saying `text` (its data: the action and `facts`), and the
-    control_ACTION notice to every seat."""
+    control_ACTION notice to every seat, but only the end to a player who resigned (`Loaded.resigned`)."""
     name = loaded.game.name
     data = {"action": action, **(facts or {})}
     effects: list[Effect] = [Control(action, detail), Events((Event("moderator", text, "public", data),))]
-    for seat in seats or loaded.seats:
+    for seat in [st for st in seats or loaded.seats if action == "abandon" or st.player not in loaded.resigned]:
         key = ("control", name, action, loaded.event_seq + 1, seat.player)
         context = {"game_name": name, **ctx}
         effects.append(Mail(seat.address, f"control_{action}", context, NEWS, key, player=seat.player))
@@ -171,15 +172,7 @@ def decide_replace(
         if dl_step is not None and due is not None and step and step != dl_step:
             effects.append(NewDeadline(step, due, "seat replaced"))  # the step's id named the seat: same due time
     thread = f"{name}:{seat.position}:{loaded.event_seq + 1}"  # the newcomer's first report starts their thread
-    new = Seat(
-        game_id=seat.game_id,
-        position=seat.position,
-        player=display,
-        address=address,
-        display_name=display,
-        code_hash=code_hash,
-        created_at=seat.created_at,
-    )
+    new = dataclasses.replace(seat, player=display, address=address, display_name=display, code_hash=code_hash)
     seats = [new if st is seat else st for st in loaded.seats]
     told = {"game_name": name, "player": before, "newcomer": display}  # first: it threads into their game
     key = ("replaced", name, seat.position, loaded.event_seq + 1, seat.address)
@@ -222,6 +215,7 @@ class Command:
         self.s, self.gid = s, game.id
         self.loaded = store.load(s, game)
         self.loaded.former = store.former_players(s, game.id)  # who took the seat of a name typed, if one did
+        recent.left(s, self.loaded)  # who resigned: the moderator's notices skip them (`announce`)
         self.control = store.control_state(s, game.id)
         dl = store.current_deadline(s, game.id)
         self.step = dl.step if dl else None

@@ -113,7 +113,7 @@ def defaulted(
     mails: list[Effect] = []
     for player, applied in lines.items():
         seat = loaded.seat_for_player(player)
-        if seat is None:
+        if seat is None or player in loaded.resigned:  # they asked to leave: the defaults are the seat's, untold
             continue
         ctx = {"game_name": loaded.game.name, "due": stamp, "prompt": prompts.get(player, step), "lines": applied}
         key = ("deadline-applied", loaded.game.name, loaded.seq, step, player)
@@ -210,6 +210,7 @@ def _due_for_game(
         _write(s, policy, Decision(effects=[DueHandled(ids)]), when)  # paused or gone: resuming plans again
         return 0, 0
     loaded = store.load(s, game)
+    recent.left(s, loaded)  # who resigned: no notice of the deadline for them
     eng = views.engine(loaded)
     if views.current_step(eng, loaded.state) != dl.step or eng.result(loaded.state) is not None:
         _write(s, policy, Decision(effects=[DueHandled(ids)]), when, loaded)
@@ -233,7 +234,7 @@ def _due_for_game(
         log.info("deadline of %s step %s applied", game.name, dl.step)
         return 1, 0
     secret = message_id_key(s)
-    quiet = {h.player for h in held} | recent.resigned_players(s, loaded)  # orders on file; resigned by mail
+    quiet = {h.player for h in held} | loaded.resigned  # orders on file; resigned by mail
     mails = decide_reminders(loaded, dl, when, policy.reminders, quiet, set(), policy.domain, secret)
     ids_of = {stable_message_id(policy.domain, m.purpose, *m.key, secret=secret): m for m in mails}
     already = outbox.queued_ids(s, ids_of)

@@ -39,6 +39,7 @@ class Report:
     extra: str = ""
     purpose: str = "report"  # "status": the answer to a STATUS command (counted by the answers budget)
     ack: dict[str, Any] | None = None  # the acknowledgement of the player's message, told at the top (issue 23)
+    asked: bool = False  # the moderator asked for it (`pbem game resend`): a player who resigned gets it too
     in_reply_to: str | None = None  # with `ack`: the message it answers
     references: tuple[str, ...] = ()
 

@@ -23,7 +23,7 @@ from pbem.app.notify import DAY
 from pbem.app.settle import settle
 from pbem.engine.base import Event
 from pbem.home.app import Home
-from pbem.record import marks, modes, outbox, recent, store
+from pbem.record import listing, marks, modes, outbox, recent, store
 
 log = logging.getLogger("pbem.digests")
 
@@ -67,6 +67,7 @@ def run_digests(home: Home, when: datetime) -> int:
         with home.units() as s:
             if store.is_over(s, gid):
                 continue
+            names = [p for p in names if p not in listing.resigned(s, gid)]  # they asked to leave: no digest
             last = modes.last_reports(s, gid, names)
             seqs = outbox.last_report_seqs(s, gid, names)
             after = min((seqs.get(p, 0) for p in names if p in last), default=None)

@@ -47,7 +47,7 @@ def _rendered(game: Loaded | None, pending: list[Report], look: Look) -> list[Ef
     if not pending:
         return []
     assert game is not None, "a report is about a game"
-    resigned = game.recent.resigned if game.recent is not None and not game.over else frozenset()
+    resigned = game.resigned if not game.over else frozenset()
     pending[:] = [r for r in pending if not (r.player in resigned and _turn_report(r))]
     mails = [ReportMail(m) for m in report_mails(look, game, pending)] if pending else []
     pending.clear()
@@ -56,14 +56,15 @@ def _rendered(game: Loaded | None, pending: list[Report], look: Look) -> list[Ef
 
 def _turn_report(r: Report) -> bool:
     """A report of the game moving on, which a player who resigned no longer gets (they asked to leave; the seat's
-    defaults apply until it is given): not one they asked for (STATUS), one answering their mail, a takeover."""
-    return r.purpose == "report" and r.ack is None and not r.takeover and r.code is None
+    defaults apply until it is given): not one they asked for (STATUS), one answering their mail, a takeover, nor
+    one the moderator sends them (`pbem game resend`: dropped, judges6)."""
+    return r.purpose == "report" and r.ack is None and not r.takeover and r.code is None and not r.asked
 
 
 def _copy(loaded: Loaded) -> Loaded:
     r = loaded.recent
     assert r is not None, "the load step read what the reports need (pbem.record.recent.read)"
-    recent = Recent(dict(r.last_reports), r.deadline, list(r.events), r.after, dict(r.names), r.deal, r.resigned)
+    recent = Recent(dict(r.last_reports), r.deadline, list(r.events), r.after, dict(r.names), r.deal)
     return dataclasses.replace(loaded, seats=list(loaded.seats), recent=recent)
 
 

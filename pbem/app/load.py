@@ -78,6 +78,8 @@ def load_facts(
     listed = [st.address for st in loaded.seats] + [msg.sender, *moderator, *new]  # the addresses it may answer
     if seat is not None and ex is not None and (ex.orders or ex.status):  # what the reports it may cause read
         recent.read(s, loaded, [(p, 0 if join.is_open(loaded) else None) for p in views.players(loaded)])
+    elif seat is not None and ex is not None and ex.press:  # press is not relayed to a player who resigned
+        recent.left(s, loaded)
     facts = intake.Facts(
         loaded,
         extracted=ex,

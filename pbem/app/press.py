@@ -27,8 +27,9 @@ def relay(
     """(recipients, why not sent, effects): the relayed mails and the press event, or the reason it was not sent."""
     others = [p for p in views.players(loaded) if p != player]
     if any(t.upper() == "ALL" for t in press.to):
-        to = others
-    else:
+        # ALL: the players still playing (judges6), or everyone else when nobody else still plays
+        to = others = [p for p in others if p not in loaded.resigned] or others
+    else:  # a name typed is relayed, a resigned player's too: a refusal would give a reason the record cannot show
         try:
             to = list(dict.fromkeys(p for t in press.to for p in match_many(t, others, "player")))
         except RuleError as exc:

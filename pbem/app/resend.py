@@ -23,7 +23,7 @@ def decide_resend(loaded: store.Loaded, player: str, when: datetime) -> Decision
     """The player `player` names (as `player_named` reads it) gets their report again."""
     who = seat_named(loaded, player)
     key = ("resend", loaded.game.name, who, when.isoformat())
-    return Decision(game=loaded.game.name, player=who, effects=[Report(who, key=key)])
+    return Decision(game=loaded.game.name, player=who, effects=[Report(who, key=key, asked=True)])
 
 
 def resend(home: Home, name: str, player: str, when: datetime) -> str:

@@ -11,8 +11,9 @@ the game, the resigning one included, is told (``resigned``).
 RULINGS.md says nothing of a player who leaves: its NMR policy (the published defaults at each deadline) is what
 applies to the seat until the moderator replaces it, as for any player who sends nothing, and the mails say so.  The
 player keeps the seat and its code until then (orders sent meanwhile still count, STATUS still answers), but gets
-no more turn reports nor reminders (judges5: `pbem.app.finish`, `deadlines`); the replaced notice tells them when
-the seat is given.  A mail with a RESIGN
+nothing more of the game's flow (judges5, judges6: no turn reports, reminders, defaults notices, moderator notices
+but the end, press to ALL; `Loaded.resigned`); the replaced notice tells them when the seat is given, and a new
+code or an address move does not undo the resignation (`pbem.record.listing.given`).  A mail with a RESIGN
 line is about resigning: its other lines are not read, and the answer says so.  A seat that already resigned is told
 when, and nothing more is done.  A paused game takes RESIGN too (judges5: it was refused as "game is paused"): no
 rule keeps a player in a game while the moderator has stopped its deadlines, and the moderator is told as usual.
@@ -29,7 +30,7 @@ from pbem.app.answers import Outgoing, short
 from pbem.app.decision import Control, Decision
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import Extracted
-from pbem.record import store
+from pbem.record import listing, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.outbox import NEWS
@@ -62,11 +63,12 @@ def words(key: bytes, game_id: int, seat_id: int, when: datetime) -> tuple[str, 
 
 
 def load(s: Unit, loaded: store.Loaded, seat: Seat, when: datetime) -> Resign:
-    """The words for `seat` now, and its resignation if it resigned since it was given (its newest seat row)."""
+    """The words for `seat` now, and its resignation if it resigned since the seat was given (a new code or an
+    address move does not give it again: `pbem.record.listing.given`)."""
     assert loaded.game.id is not None and seat.id is not None
-    last = store.last_control(s, loaded.game.id, "resign", seat.player)
-    since = store.aware(seat.created_at)
-    resigned = last if last is not None and (since is None or last >= since) else None
+    gone = listing.resigned(s, loaded.game.id)
+    loaded.resigned = frozenset(gone)  # who left before: not told of this one (`decide`)
+    resigned = gone.get(seat.player)
     end = when.replace(hour=23, minute=59, second=0, microsecond=0) + timedelta(days=DAYS - 1)
     good_until = f"{end:%a %d %b %Y %H:%M} UTC"
     return Resign(words(message_id_key(s), loaded.game.id, seat.id, when), good_until, resigned)
@@ -93,7 +95,7 @@ def decide(d: Decision, out: Outgoing, loaded: store.Loaded, seat: Seat, ex: Ext
     d.outcome, d.reason = "accepted", f"{seat.player} resigned: the moderator is asked to replace the seat"
     d.effects.append(Control("resign", seat.player))
     key = ("resign", name, seat.player, seat.id)
-    for st in loaded.seats:
+    for st in [st for st in loaded.seats if st.player == seat.player or st.player not in loaded.resigned]:
         told = {"game_name": name, "resigner": seat.player, "you": st.player == seat.player}
         d.effects.append(Mail(st.address, "resigned", told, NEWS, (*key, st.player), player=st.player))
     if facts.moderator:

@@ -103,7 +103,7 @@ def at_deadline(
     assert deadline is not None
     opened = deliveries.step_opened(s, loaded.game.id, dl.step) or store.aware(dl.created_at)
     assert opened is not None
-    asked = views.waiting(views.engine(loaded), loaded.state)
+    asked = [p for p in views.waiting(views.engine(loaded), loaded.state) if p not in loaded.resigned]  # left: none
     found = deliveries.deliveries(s, loaded.game.id, asked, opened)
     look = next((r for r in rows if r.kind == "deadline"), rows[-1])
     d = decide(

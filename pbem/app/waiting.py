@@ -84,7 +84,7 @@ def waiting_in(s: Unit, now: datetime, within: timedelta | None = None) -> list[
         dl = store.current_deadline(s, gid)
         heard, missed = listing.last_heard(s, gid), listing.deadlines_missed(s, gid)
         away = absences(absence.rows(s, gid), now)
-        gone = listing.resigned(s, gid, {st.player: st.created_at for st in loaded.seats})
+        gone = listing.resigned(s, gid)
         awaited = tuple(
             Awaited(
                 p,

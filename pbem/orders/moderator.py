@@ -102,6 +102,12 @@ def said(text: str) -> str:
     return f"The moderator says: {text}"
 
 
+def moved(player: str) -> str:
+    """The public event's text of a seat's mail moved to a new address (ADDRESS, `pbem game address`): it names no
+    address, which a player's mail is not the others' to know; `pbem verify` checks it."""
+    return f"{player}'s mail goes to a new address from now on."
+
+
 def _code_shaped(text: str) -> bool:
     """Whether `text` holds a player code as it may be typed: 4-4 of the codes' characters, in capitals ("K7QX-2MPD")
     or holding a digit in any case ("k7qx-2mpd": only the capitals were caught).  A word pair in lower case without a

@@ -70,16 +70,34 @@ def deadlines_missed(s: Session, game_id: int) -> dict[str, int]:
     return out
 
 
-def resigned(s: Session, game_id: int, since: dict[str, datetime]) -> dict[str, datetime]:
-    """When each player of `since` (a player: when their seat was given) resigned by mail since then (the newest
-    `resign` control row naming them; `pbem.app.resigning`).  `pbem game waiting`'s "RESIGNED"."""
+def given(s: Session, game_id: int) -> dict[str, datetime]:
+    """When each current player of the game was given their seat: the first row of the seat's newest run of rows
+    with the same player and thread.  A replacement (or the game's start) makes a new thread
+    (`pbem.app.control.decide_replace`); a new code and an address move append rows that keep both, so they do not
+    give the seat again (judges6: a new code's row was read as a new seat, and a resignation was forgotten)."""
+    t = models.Seat.__table__.c  # type: ignore[attr-defined]
+    q = select(t.position, t.player, t.thread, t.created_at).where(t.game_id == game_id).order_by(t.id)
+    runs: dict[int, tuple[str, str, datetime]] = {}
+    for pos, player, thread, at in s.connection().execute(q):
+        start = runs.get(pos)
+        if start is None or start[:2] != (player, thread):
+            runs[pos] = (player, thread, at)
+    return {player: aware(at) or at for player, _, at in runs.values()}
+
+
+def resigned(s: Session, game_id: int) -> dict[str, datetime]:
+    """When each current player of the game resigned by mail since they were given their seat (`given`; the newest
+    `resign` control row naming them; `pbem.app.resigning`): one probe of the control rows' index when nobody did.
+    `pbem game waiting`'s "RESIGNED"; no turn reports nor the game's notices for them (`pbem.app.finish`)."""
     from sqlalchemy import func
 
     c = models.ControlAction.__table__.c  # type: ignore[attr-defined]
     q = select(c.detail, func.max(c.created_at)).where(c.game_id == game_id, c.action == "resign").group_by(c.detail)
+    last = {str(player): aware(at) for player, at in s.connection().execute(q)}
+    if not last:
+        return {}
     out: dict[str, datetime] = {}
-    for player, at in s.connection().execute(q):
-        given = aware(since.get(str(player)))
-        if str(player) in since and (when := aware(at)) is not None and (given is None or when >= given):
-            out[str(player)] = when
+    for player, since in given(s, game_id).items():
+        if (when := last.get(player)) is not None and when >= since:
+            out[player] = when
     return out

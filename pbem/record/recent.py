@@ -16,12 +16,12 @@ from pbem.record import evidence, outbox, store
 from pbem.record.listing import resigned
 
 
-def resigned_players(s: Session, loaded: store.Loaded) -> set[str]:
-    """The players of `loaded` who resigned by mail since their seat row was made (one probe of the control rows'
-    index when nobody did): they asked to leave, so they get no more turn reports nor reminders."""
+def left(s: Session, loaded: store.Loaded) -> frozenset[str]:
+    """The players of `loaded` who resigned by mail since their seat was given (`pbem.record.listing.resigned`),
+    kept on `loaded.resigned`: they asked to leave, so they get nothing more of the game's flow."""
     assert loaded.game.id is not None
-    since = {st.player: st.created_at for st in loaded.seats if st.created_at is not None}
-    return set(resigned(s, loaded.game.id, since))
+    loaded.resigned = frozenset(resigned(s, loaded.game.id))
+    return loaded.resigned
 
 
 def read(s: Session, loaded: store.Loaded, reports: Iterable[tuple[str, int | None]]) -> store.Recent:
@@ -39,6 +39,7 @@ def read(s: Session, loaded: store.Loaded, reports: Iterable[tuple[str, int | No
         after=after,
         names=store.seat_names(s, gid) if from_start else {},
         deal=evidence.deal_of(s, gid) if wanted else None,
-        resigned=frozenset(resigned_players(s, loaded)) if wanted else frozenset(),
     )
+    if wanted:
+        left(s, loaded)
     return loaded.recent

@@ -130,7 +130,6 @@ class Recent:
     after: int
     names: dict[str, tuple[str, ...]]  # each player's name with their seat's earlier names, oldest first
     deal: dict[str, Any] | None = None  # the data of the game's `salts` event (a join step's deal), if dealt
-    resigned: frozenset[str] = frozenset()  # players who resigned by mail since their seat was given: no turn reports
 
 
 @dataclass
@@ -155,6 +154,9 @@ class Loaded:
     # the names seats had before a replacement (`former_players`): read by a moderator's command only, to say who
     # took the seat of a name that is no longer a player's (`pbem.app.game_names.player_named`)
     former: tuple[Former, ...] = ()
+    # the players who resigned by mail since their seat was given (`pbem.record.recent.left`), read by the shells that
+    # mail the game's flow: no turn reports, reminders, defaults notices or moderator notices but the game's end
+    resigned: frozenset[str] = frozenset()
 
     @property
     def engine(self) -> Engine:

@@ -61,6 +61,7 @@ from pbem.engine.base import Engine, Event
 from pbem.engine.rng import commitment
 from pbem.engine.seats import RENAME
 from pbem.engine.words import count
+from pbem.orders.moderator import moved as moved_text
 from pbem.orders.moderator import said as said_text
 from pbem.orders.moderator import say_problem
 from pbem.trust import chain, signing, vouched
@@ -370,6 +371,8 @@ def _interventions(doc: dict[str, Any], v: Verification) -> None:
             said[action] = said.get(action, 0) + 1
             if action == "say":
                 _message(e)
+            elif action == "address":
+                _moved(doc, e)
     if not said:
         v.checked.append("the moderator took no action in the game (no undo, extension, pause or replacement)")
         return
@@ -401,6 +404,50 @@ def _message(e: dict[str, Any]) -> None:
         raise Refused(f"{where}: {problem}")
     if e["text"] != said_text(text):
         raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(said_text(text))}")
+
+
+def _moved(doc: dict[str, Any], e: dict[str, Any]) -> None:
+    """A seat's mail moved to a new address (ADDRESS by mail, `pbem game address`): public, its data the action, the
+    seat, the player who held it at that point of the record (`_name_at`) and who moved it ("player": the new
+    address sent back its word; "moderator"), and the event's text exactly the one pbem writes (`moved`)."""
+    where = f"event {e.get('seq', '?')} (a seat's mail moved to a new address)"
+    data = e["data"]
+    if e["visibility"] != "public":
+        raise Refused(f"{where} is not public: every player was told of it")
+    if sorted(data) != ["action", "by", "player", "seat"]:
+        raise Refused(f"{where}: its data holds {quote(sorted(data))}; a move's holds its action, by, player and seat")
+    if data["by"] not in ("player", "moderator"):
+        raise Refused(f"{where}: it was done by {quote(data['by'])}; a move is the player's or the moderator's")
+    seat, player = data["seat"], data["player"]
+    name = _name_at(doc, e, seat) if isinstance(seat, int) and not isinstance(seat, bool) else None
+    if name is None or player != name:
+        held = f"seat {clip(str(seat))} was {name}'s then" if name else f"the game has no seat {quote(seat)}"
+        raise Refused(f"{where} moves the mail of {quote(player)}, but {held}")
+    if e["text"] != moved_text(player):
+        raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(moved_text(player))}")
+
+
+def _name_at(doc: dict[str, Any], e: dict[str, Any], seat: int) -> str | None:
+    """The name of seat `seat` at event `e`: its set-up name, as each replacement before `e` renamed it (in a whole
+    record the inputs of kind rename, which the replay checked; a player's partial export lists only their own
+    inputs, so its public `replace` events; an undo never takes one back).  None: the game has no such seat."""
+    name = next((str(p["name"]) for i, p in enumerate(doc["players"]) if p.get("seat", i) == seat), None)
+    if doc.get("version") == PARTIAL_VERSION:
+        given = [
+            (x["data"].get("player"), x["data"].get("newcomer"))
+            for x in sorted(doc["events"], key=lambda x: x["seq"])
+            if x["kind"] == "moderator" and isinstance(x.get("data"), dict) and x["data"].get("action") == "replace"
+            and x["seq"] < e["seq"]
+        ]  # fmt: skip
+    else:
+        given = [
+            (o["player"], o["lines"][0])
+            for o in sorted(doc["orders"], key=lambda o: o["seq"])
+            if o["kind"] == RENAME and o["lines"] and o["seq"] <= e.get("input_seq", 0)
+        ]
+    for old, new in given:
+        name = str(new) if name is not None and old == name and new else name
+    return name
 
 
 def _signed(doc: dict[str, Any], legacy: bool, v: Verification) -> None:

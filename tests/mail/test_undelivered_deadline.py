@@ -155,3 +155,19 @@ def test_a_step_whose_reports_went_out_applies_at_its_deadline(tmp_path: Path) -
         _send(cfg, port, T0 + timedelta(minutes=1))
     assert run_deadlines(Home.of(cfg), deadline + timedelta(minutes=1))[0] == 1
     assert _defaults(cfg) > 0 and not _alerts(cfg) and not _held_events(cfg)
+
+
+def test_a_resigned_players_report_never_sent_holds_no_deadline(tmp_path: Path) -> None:
+    """Alice, the one the step asks, resigned by mail (RESIGN confirmed: its control row): her report never went
+    out, but she asked to leave, so the deadline applies the seat's defaults and is held for nobody (judges6)."""
+    cfg = _home(tmp_path)
+    deadline = _deadline(cfg)
+    at = (T0 + timedelta(minutes=5)).replace(tzinfo=None).isoformat(sep=" ")
+    with _db(cfg) as con:
+        con.execute(
+            "INSERT INTO control_actions (game_id, action, detail, created_at) "
+            "SELECT id, 'resign', 'Alice', ? FROM games WHERE name = 'g1'",
+            (at,),
+        )
+    assert run_deadlines(Home.of(cfg), deadline + timedelta(minutes=1))[0] == 1
+    assert _defaults(cfg) > 0 and not _alerts(cfg) and not _held_events(cfg)
