@@ -614,6 +614,7 @@ def check_mail(
     player: str = "",
     reread: refused.Reread | None = None,
     wrote: dict[str, list[str]] | None = None,
+    more: refused.Readings = refused.Readings(),
 ) -> MailCheck:
     """Check one player's mails (about this game) against the export `doc`."""
     c = MailCheck(ok=False, player=player, mails=len(mails))
@@ -650,11 +651,11 @@ def check_mail(
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
         _deadlines(ch, texts, c)
-        _refusals(ch, doc, ordered, c, reread, wrote)
+        _refusals(ch, doc, ordered, c, reread, wrote, more.hint)
         _statuses(ch, doc, ordered, c, reread)
         plains = _Plains()
         _joins(ch, doc, ordered, c, plains)
-        _held(ch, doc, ordered, c, reread)
+        _held(ch, doc, ordered, c, plains, reread, more.failed)
         _press(ch, doc, ordered, c, plains)
         _unread(ordered, c, plains)
         if wrote is None:
@@ -1300,6 +1301,7 @@ def _refusals(
     c: MailCheck,
     reread: refused.Reread | None,
     wrote: dict[str, list[str]] | None = None,
+    hint: refused.Hint | None = None,
 ) -> None:
     """Each acknowledgement of a refused message must give pbem's reasons for the lines it quotes: once the seed is
     out, pbem's reading of them at the state the message met (`pbem.trust.refused`); one that quotes only its first
@@ -1347,7 +1349,7 @@ def _refusals(
         )
     aside: list[tuple[int, str, int]] = []
     try:
-        wrong = refused.untrue(doc, ch.rows, found, seat, reread, replying, aside, full)
+        wrong = refused.untrue(doc, ch.rows, found, seat, reread, replying, aside, full, hint)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("the reasons your refused messages were given were not compared: the record cannot be replayed")
         return
@@ -1358,9 +1360,15 @@ def _refusals(
             "not compared at the rest (keep this mail)"
         )
     if not wrong and not aside:
+        hinted = sum(1 for _, _, _, text, _ in found if refused.hinted_notes(text)) if hint is not None else 0
         c.checked.append(
             f"the reasons {count(len(found), 'acknowledgement')} gave for refusing your lines are pbem's reading of "
             "the lines they quote, in the game replayed to their heads"
+            + (
+                f'; the "write it as:" hints of {count(hinted, "one")} pbem\'s reading of the lines they name'
+                if hinted
+                else ""
+            )
         )
     writers = {m.name: m.mailer for m in mails}
     for at, how in wrong:
@@ -1513,13 +1521,20 @@ def _invitations(ch: _Chain, doc: dict[str, Any], found: list[tuple[int, Receive
 
 
 def _held(
-    ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, reread: refused.Reread | None = None
+    ch: _Chain,
+    doc: dict[str, Any],
+    mails: list[Received],
+    c: MailCheck,
+    plains: _Plains,
+    reread: refused.Reread | None = None,
+    failed: refused.Failed | None = None,
 ) -> None:
     """An acknowledgement of orders held until the deadline carries no receipt (no input is recorded until the
     deadline) and lists the lines it accepted and the orders it put on file: both must be the lines the deadline
     applied for that message (the export's input naming it), in the text and the HTML part (`pbem.trust.acked.held`).
     A held message the deadline never applied: once the seed is out, pbem's reading of the lines it put on file must
-    refuse them at the state the deadline met (`pbem.trust.dropped`); before, a note."""
+    refuse them at the state the deadline met (`pbem.trust.dropped`), and the reasons a held_failed notice gives
+    for them must be that reading's (`failed`: `pbem.trust.dropped.failed_untrue`); before, a note."""
     if not c.reader:
         return
     held = {
@@ -1536,10 +1551,13 @@ def _held(
     compared = 0
     unapplied: list[dropped.Held] = []
     before = len(c.problems)
+    notices: list[tuple[str, list[tuple[str, str]]]] = []
     for m in mails:
+        if m.input is None and (said := dropped.notice(plains.of(m))) is not None:
+            notices.append((m.name, said))  # a held_failed notice
         if m.input is not None or not m.in_reply_to or m.in_reply_to not in held:
             continue
-        text = told.plain(m.raw)  # (pbem's answer to a held message, with or without its note: both are read)
+        text = plains.of(m)  # (pbem's answer to a held message, with or without its note: both are read)
         if acked.said_outcome(text) != "applied" and "\nOrders now on file for you" not in text:
             continue
         n = applied.get(m.in_reply_to)
@@ -1558,6 +1576,7 @@ def _held(
                 rank=0,
             )
     left = _dropped(doc, ch, unapplied, c, reread)
+    _failed(doc, ch, unapplied, notices, c, failed)
     if left:
         c.notes.append(
             f"{count(left, 'acknowledgement')} of orders held until the deadline answer messages no input of the "
@@ -1599,6 +1618,43 @@ def _dropped(
             "applied are refused by pbem's reading at the state the deadline met"
         )
     return len(unapplied) - compared
+
+
+def _failed(
+    doc: dict[str, Any],
+    ch: _Chain,
+    unapplied: list[dropped.Held],
+    notices: list[tuple[str, list[tuple[str, str]]]],
+    c: MailCheck,
+    failed: refused.Failed | None,
+) -> None:
+    """Name each held_failed notice whose reasons are not pbem's reading at the state the deadline met
+    (`pbem.trust.dropped.failed_untrue`); a note when they cannot be compared."""
+    if not notices:
+        return
+    compared = 0
+    if doc.get("seed") and failed is not None and unapplied:
+        try:
+            wrong, compared = dropped.failed_untrue(doc, ch.rows, unapplied, notices, seat_of(doc, c.reader), failed)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+            wrong = []
+        for how in wrong:
+            c.problem(len(ch.rows), f"{how} (the notice's text is not signed: this mail is your evidence, keep it)", 0)
+        if compared and not wrong:
+            c.checked.append(
+                f"the reasons {count(compared, 'notice')} of held orders not applied gave are pbem's reading at the "
+                "state the deadline met"
+            )
+    if compared < len(notices):
+        c.notes.append(
+            f"the reasons {count(len(notices) - compared, 'notice')} of held orders not applied gave were not worked "
+            "out again"
+            + (
+                ": check again with the final export (its seed replays the state the deadline met)"
+                if not doc.get("seed")
+                else ""
+            )
+        )
 
 
 def _unread(mails: list[Received], c: MailCheck, plains: _Plains) -> None:
@@ -1770,19 +1826,21 @@ def verify_mail(
     as_player: str | None = None,
     reread: refused.Reread | None = None,
     wrote: dict[str, list[str]] | None = None,
+    more: refused.Readings = refused.Readings(),
 ) -> MailCheck:
     """Parse `raws` (unless parsed: a `Folder`), keep this game's mail to the player, and check it (`check_mail`).
     `reread`: pbem's reading of a refused message's lines (`pbem.app.rereading.refused`), for the reasons an
     acknowledgement gives (`pbem.trust.refused`); None: they are not worked out again (a note says so).  `wrote`:
     the order lines of each mail the player sent, by its Message-ID (`pbem.trust.sent.written`: `--sent` given
-    too), for a refusal that quotes only its first lines."""
+    too), for a refusal that quotes only its first lines.  `more`: pbem's other readings worked out again (a
+    refusal's "write it as:" hints, a held_failed notice's reasons: `pbem.app.rereading.hint` and `.failed`)."""
     folder = _folder(raws)
     mails, unreadable = list(folder.mails), folder.unreadable
     try:
         who, theirs = pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
     except NoMail as exc:
         return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)], usage=True)
-    c = check_mail(doc, theirs, who, reread, wrote)
+    c = check_mail(doc, theirs, who, reread, wrote, more)
     to, checked = {m.to for m in theirs}, {id(m) for m in theirs}
     since = min((m.sort_key for m in theirs if m.sort_key), default=0.0)  # this game's first mail to them
     c.notes += restarts.elsewhere(doc, [m for m in mails if m.to in to and id(m) not in checked], since)
