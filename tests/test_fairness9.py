@@ -21,6 +21,7 @@ from pbem.app import rereading
 from pbem.engine.base import Engine, LineResult, Outcome
 from pbem.trust.receipts import lines, verify_mail
 from pbem.trust.refused import Readings
+from tests.test_fairness6 import per_kind
 from tests.test_fairness7 import held_start
 
 pytestmark = pytest.mark.xdist_group("fairness")
@@ -86,15 +87,7 @@ def _game(kind: str, root: Path) -> Game:
 
 @pytest.fixture(scope="module")
 def games(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    made: dict[str, Game] = {}
-
-    def get(kind: str) -> Game:
-        if kind not in made:
-            made[kind] = _game(kind, tmp_path_factory.mktemp(f"hinted-{kind}") / "home")
-        doc, *rest = made[kind]
-        return (json.loads(json.dumps(doc)), *rest)
-
-    return get
+    return per_kind(tmp_path_factory, "hinted", _game)
 
 
 def _verify(kind: str, doc: dict[str, Any], mails: list[bytes], player: str, legal: str) -> Any:
