@@ -148,14 +148,21 @@ def _swapped(raw: bytes, old: str, new: str) -> bytes:
 
 def _forged_hints(mails: list[bytes], legal: str, others: list[str]) -> list[tuple[str, list[bytes]]]:
     """The player's mailbox with the refusal's hint forged: another legal order offered (each of up to two), the
-    line the refusal refused offered, and a hint added for a remark that has none."""
+    line the refusal refused offered, a hint added for a remark that has none, and the refused line offered in the
+    HTML part alone (the text left true)."""
+    from markupsafe import escape
+
+    from tests.test_fairness3 import _html_edited
+
     k = _hinted(mails)
     hint = f"so write it as: {legal}"
     note = f'  NOTE "Thanks all" was not read as an order: an order line starts with its order word, {hint}\n'
     offered = [*others[:2], f"{legal.split()[0]} Nothing 99"]  # (the line the refusal refused)
     forms: list[tuple[str, str, str]] = [(f"offers {o}", hint, f"so write it as: {o}") for o in offered]
     forms.append(("a hint for a remark", "  NOTE ", note + "  NOTE "))
-    return [(what, [*mails[:k], _swapped(mails[k], a, b), *mails[k + 1 :]]) for what, a, b in forms]
+    out = [(what, [*mails[:k], _swapped(mails[k], a, b), *mails[k + 1 :]]) for what, a, b in forms]
+    html = _html_edited(mails[k], lambda p: p.replace(str(escape(hint)), str(escape(f"so write it as: {offered[-1]}"))))
+    return [*out, ("in the HTML part", [*mails[:k], html, *mails[k + 1 :]])]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -164,11 +171,11 @@ def test_a_hint_offering_another_order_than_pbems_reading_is_named(kind: str, ga
     -> VOTE red) was checked for its form only: the moderator could offer another order (the one he wants played),
     a line the game refuses, or a hint for a remark, and every check passed.  Now the hint is pbem's reading of the
     line it quotes at the state the refusal met (`pbem.app.rereading.hint`).  Generator: the refusal of each game's
-    message writing its held order in a sentence, its hint forged four ways (three where the request offers one
-    legal line)."""
+    message writing its held order in a sentence, its hint forged five ways (four where the request offers one
+    legal line), one in the HTML part alone."""
     doc, player, mails, legal, asked = games(kind)
     forged = _forged_hints(mails, legal, [o for o in asked if o != legal])
-    assert len(forged) >= 3
+    assert len(forged) >= 4
     for what, box in forged:
         c = _verify(kind, doc, box, player, legal)
         assert any("where pbem's reading of that line offers" in p for p in c.problems), (what, "\n".join(lines(c)))

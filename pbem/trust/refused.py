@@ -25,6 +25,7 @@ says the message met is read first (an honest refusal: one reading), then the wi
 from __future__ import annotations
 
 import bisect
+import html
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -175,7 +176,7 @@ def untrue(
         hint = met.of(span, replying[k] if replying and k < len(replying) else "")
         order = [hint, *(q for q in span if q != hint)] if hint is not None else span
         first: tuple[str, str] | None = None
-        hints, misled = hinted_notes(text) if seeming is not None else [], ""
+        hints, misled = hinted_notes(text, page) if seeming is not None else [], ""
         for text_want, html_want, eng, state, player in _readings(replay, order[:STATES], seat, lines, reread):
             if (block(text_want), status(text_want)) == (got, status(text)) and (
                 not page or (html_block(html_want), html_status(html_want)) == (got_html, html_status(page))
@@ -244,14 +245,18 @@ def _key(value: Any) -> str:
 _SEEMING = '" was not read as an order: an order line starts with its order word, so write it as: '
 
 
-def hinted_notes(text: str) -> list[tuple[str, str]]:
+def hinted_notes(text: str, page: str = "") -> list[tuple[str, str]]:
     """(the line quoted, the whole note) of each "write it as:" note an acknowledgement's text prints (`NOTE "I vote
-    red" was not read as an order: ... so write it as: VOTE red`); a note cut at `acked.LINE_CHARS` is left out."""
-    out = []
-    for row in text.split("\n"):
-        note = row.rstrip()[len(acked.NOTE) :] if row.startswith(acked.NOTE + '"') else ""
+    red" was not read as an order: ... so write it as: VOTE red`), then each its HTML part `page` prints (a
+    paragraph of its own, `mail/_ack_body.html.j2`) that the text does not; a note cut at `acked.LINE_CHARS` is left
+    out."""
+    notes = [row.rstrip()[len(acked.NOTE) :] for row in text.split("\n") if row.startswith(acked.NOTE + '"')]
+    paragraphs = (chunk.partition("</p>") for chunk in page.split("<p>")[1:]) if page else ()
+    notes += [html.unescape(body) for body, sep, _ in paragraphs if sep and body.startswith("&#34;")]
+    out: list[tuple[str, str]] = []
+    for note in notes:
         typed, sep, offered = note[1:].rpartition(_SEEMING)
-        if sep and offered and not offered.endswith(CUT):
+        if sep and offered and not offered.endswith(CUT) and (typed, note) not in out:
             out.append((typed, note))
     return out
 
