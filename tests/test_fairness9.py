@@ -53,7 +53,8 @@ Game = tuple[dict[str, Any], str, list[bytes], str, list[str]]
 def _game(kind: str, root: Path) -> Game:
     """A game of `kind` held until the deadline, played by the real poll: the first player asked sends a message
     that writes the legal order in a sentence ("I VOTE red") beside a mistyped one (refused whole, told how to write
-    the sentence), and one of the legal order alone (held); at the deadline the held order is no longer legal
+    the sentence), one of the sentence alone (no orders found, told how to write it), and one of the legal order
+    alone (held); at the deadline the held order is no longer legal
     (`_no_longer`): the held_failed notice says why.  The game is abandoned (the seed out).  (the final export, the
     player, their mail in the order delivered, the held order, the legal orders asked for)."""
     from datetime import timedelta
@@ -72,7 +73,8 @@ def _game(kind: str, root: Path) -> Game:
     cfg, players, asked = held_start(kind, root, f"hinted-{kind}-0123456789abcdef")
     legal = next(line for line in asked.legal if [line] != list(asked.default))  # (the default still applies)
     word = legal.split()[0]
-    sent = [_mail(asked.player, "hinted", f"I {legal}\n{word} Nothing 99"), _mail(asked.player, "held", legal)]
+    sent = [_mail(asked.player, "hinted", f"I {legal}\n{word} Nothing 99"), _mail(asked.player, "alone", f"I {legal}")]
+    sent.append(_mail(asked.player, "held", legal))
     kp.deliver_in_order(cfg, sent)
     run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
     with _no_longer(registry.get(kind), asked.player, legal):
@@ -115,9 +117,10 @@ def _plain(raw: bytes) -> str:
     return told.plain(raw)
 
 
-def _hinted(mails: list[bytes]) -> int:
-    """The index of the refusal of the message that wrote the order in a sentence."""
-    return next(i for i, raw in enumerate(mails) if b"In-Reply-To: <hinted@" in raw)
+def _hinted(mails: list[bytes], label: str = "hinted") -> int:
+    """The index of the refusal of the message that wrote the order in a sentence (`label` "alone": the answer to the
+    message of the sentence alone)."""
+    return next(i for i, raw in enumerate(mails) if f"In-Reply-To: <{label}@".encode() in raw)
 
 
 def _notice(mails: list[bytes]) -> int:
@@ -135,7 +138,9 @@ def test_honest_hints_and_held_failed_reasons_are_pbems_reading(kind: str, games
     c = _verify(kind, doc, mails, player, legal)
     assert c.ok, lines(c)
     assert any("notice of held orders not applied gave are pbem's reading" in x for x in c.checked), lines(c)
+    assert f"so write it as: {legal}" in _plain(mails[_hinted(mails, "alone")])
     assert any('the "write it as:" hints of 1 one' in x for x in c.checked), lines(c)
+    assert any("hints of 1 acknowledgement without a refusal are pbem's" in x for x in c.checked), lines(c)
     assert not any("cannot be replayed" in x or "notice" in x for x in c.notes), lines(c)
 
 
@@ -146,7 +151,7 @@ def _swapped(raw: bytes, old: str, new: str) -> bytes:
     return _edited(raw, lambda t: t.replace(old, new, 1))
 
 
-def _forged_hints(mails: list[bytes], legal: str, others: list[str]) -> list[tuple[str, list[bytes]]]:
+def _forged_hints(mails: list[bytes], legal: str, others: list[str], label: str) -> list[tuple[str, list[bytes]]]:
     """The player's mailbox with the refusal's hint forged: another legal order offered (each of up to two), the
     line the refusal refused offered, a hint added for a remark that has none, and the refused line offered in the
     HTML part alone (the text left true)."""
@@ -154,7 +159,7 @@ def _forged_hints(mails: list[bytes], legal: str, others: list[str]) -> list[tup
 
     from tests.test_fairness3 import _html_edited
 
-    k = _hinted(mails)
+    k = _hinted(mails, label)
     hint = f"so write it as: {legal}"
     note = f'  NOTE "Thanks all" was not read as an order: an order line starts with its order word, {hint}\n'
     offered = [*others[:2], f"{legal.split()[0]} Nothing 99"]  # (the line the refusal refused)
@@ -165,17 +170,22 @@ def _forged_hints(mails: list[bytes], legal: str, others: list[str]) -> list[tup
     return [*out, ("in the HTML part", [*mails[:k], html, *mails[k + 1 :]])]
 
 
+LABELS = ["hinted", "alone"]  # the refusal with a hint, the answer to the sentence alone
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_hint_offering_another_order_than_pbems_reading_is_named(kind: str, games: Any) -> None:
     """Gap: the "write it as:" hint of a refusal (pbem offers the legal line the player probably meant, "I vote red"
     -> VOTE red) was checked for its form only: the moderator could offer another order (the one he wants played),
     a line the game refuses, or a hint for a remark, and every check passed.  Now the hint is pbem's reading of the
     line it quotes at the state the refusal met (`pbem.app.rereading.hint`).  Generator: the refusal of each game's
-    message writing its held order in a sentence, its hint forged five ways (four where the request offers one
-    legal line), one in the HTML part alone."""
+    message writing its held order in a sentence beside a mistyped one, and the answer to the sentence alone (no
+    orders found), each hint forged five ways (four where the request offers one legal line), one in the HTML part
+    alone."""
     doc, player, mails, legal, asked = games(kind)
-    forged = _forged_hints(mails, legal, [o for o in asked if o != legal])
-    assert len(forged) >= 4
+    others = [o for o in asked if o != legal]
+    forged = [(f"{label}: {what}", box) for label in LABELS for what, box in _forged_hints(mails, legal, others, label)]
+    assert len(forged) >= 8
     for what, box in forged:
         c = _verify(kind, doc, box, player, legal)
         assert any("where pbem's reading of that line offers" in p for p in c.problems), (what, "\n".join(lines(c)))

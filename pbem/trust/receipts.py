@@ -1294,6 +1294,38 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
         )
 
 
+def _answers(
+    ch: _Chain, mails: list[Received], c: MailCheck, seat: list[str], wrote: dict[str, list[str]] | None, hints: bool
+) -> tuple[list[refused.Refusal], list[str], dict[str, list[str]], int, list[refused.Refusal]]:
+    """The answers to the player's messages `_refusals` reads: (the refusals, the Message-ID each answers, by a
+    refusal's name the lines of the message sent where it does not quote them all, the count of those not in
+    `wrote`, and, when `hints`, the answers that refuse nothing and name no input but give a "write it as:" hint)."""
+    seen = [ch.seen_by(n) for n in seat]
+    end = len(ch.rows) + 1
+    found: list[refused.Refusal] = []
+    replying: list[str] = []
+    full: dict[str, list[str]] = {}
+    cut = 0
+    hinting: list[refused.Refusal] = []
+    for m in mails:
+        if m.record is None or not m.in_reply_to or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
+            continue
+        text = told.plain(m.raw)
+        upto = min((shown._after(positions, at, end) for positions in seen), default=end)
+        if (rows := refused.block(text)) is None:
+            if hints and m.input is None and (_SO_WRITE in text or b"write it" in m.raw):
+                hinting.append((at, upto, m.name, text, told.html(m.raw)))
+            continue
+        if refused.quoted(rows) is None:
+            if wrote is not None and m.in_reply_to in wrote:
+                full[m.name] = wrote[m.in_reply_to]
+            else:
+                cut += 1
+        found.append((at, upto, m.name, text, told.html(m.raw)))
+        replying.append(m.in_reply_to)
+    return found, replying, full, cut, hinting
+
+
 def _refusals(
     ch: _Chain,
     doc: dict[str, Any],
@@ -1309,26 +1341,9 @@ def _refusals(
     if not c.reader:
         return
     seat = seat_of(doc, c.reader)
-    seen = [ch.seen_by(n) for n in seat]
-    end = len(ch.rows) + 1
-    found: list[refused.Refusal] = []
-    replying: list[str] = []
-    full: dict[str, list[str]] = {}
-    cut = 0
-    for m in mails:
-        if m.record is None or not m.in_reply_to or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
-            continue
-        text = told.plain(m.raw)
-        if (rows := refused.block(text)) is None:
-            continue
-        if refused.quoted(rows) is None:
-            if wrote is not None and m.in_reply_to in wrote:
-                full[m.name] = wrote[m.in_reply_to]
-            else:
-                cut += 1
-        upto = min((shown._after(positions, at, end) for positions in seen), default=end)
-        found.append((at, upto, m.name, text, told.html(m.raw)))
-        replying.append(m.in_reply_to)
+    found, replying, full, cut, hinting = _answers(ch, mails, c, seat, wrote, hint is not None)
+    if hint is not None and hinting:
+        _hints(ch, doc, hinting, seat, c, hint)
     if not found:
         return
     if not doc.get("seed"):
@@ -1377,6 +1392,44 @@ def _refusals(
             f"{how}, in the game replayed up to record #{at}: the refusal you were shown is not pbem's, and a line it "
             "refused may have been a valid order never applied (its text is not signed, only its head: this mail is "
             "your evidence, keep it)" + next((other_version(w) for n, w in writers.items() if how.startswith(n)), ""),
+        )
+
+
+_SO_WRITE = "so write it as: "  # (a "write it as:" hint's words: `pbem.trust.refused.hinted_notes`)
+
+
+def _hints(
+    ch: _Chain, doc: dict[str, Any], acks: list[refused.Refusal], seat: list[str], c: MailCheck, hint: refused.Hint
+) -> None:
+    """The "write it as:" hints of acknowledgements that refuse no line and name no input (no orders found, orders
+    held) must be pbem's at the state the message met (`pbem.trust.refused.hints_untrue`); before the seed is out,
+    a note."""
+    if not doc.get("seed"):
+        c.notes.append(
+            f'the "write it as:" hints of {count(len(acks), "acknowledgement")} are worked out again once the game '
+            "is over (its seed replays the state your message met): check again with the final export"
+        )
+        return
+    try:
+        wrong, aside = refused.hints_untrue(doc, ch.rows, acks, seat, hint)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        c.notes.append('the "write it as:" hints your mail was given were not compared: the record cannot be replayed')
+        return
+    for at, name, states in aside:
+        c.notes.append(
+            f'{name} (record #{at}) gives "write it as:" hints that are not pbem\'s at any of the first '
+            f"{refused.STATES} of the {states} states its head allows: not compared at the rest (keep this mail)"
+        )
+    for at, how in wrong:
+        c.problem(
+            at,
+            f"{how}, in the game replayed up to record #{at}: the hint you were shown is not pbem's (its text is not "
+            "signed, only its head: this mail is your evidence, keep it)",
+        )
+    if not wrong and not aside:
+        c.checked.append(
+            f'the "write it as:" hints of {count(len(acks), "acknowledgement")} without a refusal are pbem\'s reading '
+            "of the lines they name, in the game replayed to their heads"
         )
 
 

@@ -283,6 +283,38 @@ def hinted(hints: list[tuple[str, str]], hint: Hint, eng: Engine, state: dict[st
     return ""
 
 
+def hints_untrue(
+    doc: dict[str, Any], rows: list[dict[str, Any]], acks: list[Refusal], seat: list[str], seeming: Hint
+) -> tuple[list[tuple[int, str]], list[tuple[int, str, int]]]:
+    """The "write it as:" hints of acknowledgements that refuse no lines and name no input (no orders were found, or
+    the orders were held until the deadline), each as a `Refusal`: (position, what differs) of each whose hints are
+    pbem's at no state of its head's window (`shown.windows`: the message met the state at its head, or one after
+    another player's hidden input), and (position, name, the states its window holds) of each not placed in the
+    first `STATES` states of a longer one.  Raises as `untrue`."""
+    inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
+    spans = shown.windows(inputs, [(at, upto) for at, upto, _, _, _ in acks])
+    replay = shown.Replay(doc, rows, {q for span in spans for q in span[:STATES]})
+    out: list[tuple[int, str]] = []
+    aside: list[tuple[int, str, int]] = []
+    for (at, _, name, text, page), span in zip(acks, spans, strict=True):
+        hints, misled = hinted_notes(text, page), ""
+        for q in span[:STATES]:
+            state = replay.states[q]
+            if joining.is_joining(state):
+                continue
+            eng = replay.reader(state)
+            whys = [hinted(hints, seeming, eng, state, player) for player in seat]
+            if "" in whys:
+                break
+            misled = misled or whys[0]
+        else:
+            if misled and len(span) > STATES:
+                aside.append((at, name, len(span)))
+            elif misled:
+                out.append((at, f"{name} {misled}"))
+    return out, aside
+
+
 def _readings(
     replay: shown.Replay, span: list[int], seat: list[str], lines: list[str], reread: Reread
 ) -> Iterator[tuple[str, str, Engine, dict[str, Any], str]]:
