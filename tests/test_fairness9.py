@@ -111,6 +111,65 @@ def _verify(kind: str, doc: dict[str, Any], mails: list[bytes], player: str, leg
     return verify_mail(doc, mails, player, reread, more=Readings(rereading.hint, failed))
 
 
+def _applied_game(kind: str, root: Path) -> Game:
+    """A game of `kind` played by the real poll in which the first player asked sends the legal order with the same
+    order written in a sentence under it ("I VOTE red"): the order applied, the sentence told how to write; the game
+    is abandoned (the seed out).  (as `_game`, the legal order sent)."""
+    from datetime import timedelta
+
+    from pbem.app import games, views
+    from pbem.app.control import abandon
+    from pbem.app.cron import run_poll
+    from pbem.history.export import build
+    from pbem.home.app import Home
+    from pbem.record import store
+    from pbem.record.db import session
+    from tests.conftest import CODES, in_delivered_order
+    from tests.reliability import killpoints as kp
+    from tests.test_hidden_count import PLAYERS, T0, _mail
+
+    cfg = kp.make_home(root)
+    players = PLAYERS[:2] if kind == "italian-wars" else PLAYERS
+    games.create_game(Home.of(cfg), kind, "g1", players, seed=f"applied-{kind}-0123456789abcdef", codes=CODES,
+                      clock=lambda: T0)  # fmt: skip
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=1))
+    with session(cfg.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, "g1"))  # type: ignore[arg-type]
+        asked = next(r for r in views.engine(loaded).requests(loaded.state) if not r.answered and r.legal)
+    legal = min(asked.legal, key=lambda line: len(line.split()))  # (a sentence of few words is an order in one)
+    kp.deliver_in_order(cfg, [_mail(asked.player, "applied", f"{legal}\nI {legal}")])
+    run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
+    abandon(Home.of(cfg), "g1", T0 + timedelta(minutes=3))
+    with session(cfg.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))  # type: ignore[arg-type]
+    address = dict(players)[asked.player].encode()
+    out = [p.read_bytes() for p in in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))]
+    return doc, asked.player, [r for r in out if address in r.split(b"\n\n", 1)[0]], legal, list(asked.legal)
+
+
+@pytest.fixture(scope="module")
+def applied(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return per_kind(tmp_path_factory, "applied", _applied_game)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_hint_of_an_acknowledgement_of_applied_orders_is_pbems_reading_before_them(kind: str, applied: Any) -> None:
+    """An acknowledgement of applied orders (its receipt names their input) gives its hints at the state before that
+    input: the honest one passes, and its hint forged four ways (three where one legal line is offered) is named
+    (each passed on 9d855d3)."""
+    from pbem.app.rereading import refused as reread
+
+    doc, player, mails, legal, asked = applied(kind)
+    assert f"so write it as: {legal}" in _plain(mails[_hinted(mails, "applied")])
+    more = Readings(rereading.hint, rereading.failed)
+    c = verify_mail(doc, mails, player, reread, more=more)
+    assert c.ok and any("without a refusal are pbem's" in x for x in c.checked), lines(c)
+    forged = _forged_hints(mails, legal, [o for o in asked if o != legal], "applied")
+    for what, box in forged[:-1]:  # (the HTML one: as in a refusal)
+        c = verify_mail(doc, box, player, reread, more=more)
+        assert any("where pbem's reading of that line offers" in p for p in c.problems), (what, "\n".join(lines(c)))
+
+
 def _plain(raw: bytes) -> str:
     from pbem.trust import told
 

@@ -1294,12 +1294,23 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
         )
 
 
+def _met(ch: _Chain, m: Received, at: int, upto: int, c: MailCheck) -> tuple[int, int] | None:
+    """The (head, next visible position) whose window holds the states an answer that refuses nothing may have
+    met: its own when it names no input; (the input's position - 1, the input's) when it names one, whose window is
+    the one state before that input (its orders were read, and its notes written, at that state); None when the
+    input it names is not on the chain as named (a problem of its own)."""
+    if m.input is None:
+        return at, upto
+    n = _input_place(ch, m.input[0], m.input[1], c.reader)
+    return (n - 1, n) if n is not None and ch.heads[n] == m.input[1] else None
+
+
 def _answers(
     ch: _Chain, mails: list[Received], c: MailCheck, seat: list[str], wrote: dict[str, list[str]] | None, hints: bool
 ) -> tuple[list[refused.Refusal], list[str], dict[str, list[str]], int, list[refused.Refusal]]:
     """The answers to the player's messages `_refusals` reads: (the refusals, the Message-ID each answers, by a
     refusal's name the lines of the message sent where it does not quote them all, the count of those not in
-    `wrote`, and, when `hints`, the answers that refuse nothing and name no input but give a "write it as:" hint)."""
+    `wrote`, and, when `hints`, the answers that refuse nothing but give a "write it as:" hint, placed by `_met`)."""
     seen = [ch.seen_by(n) for n in seat]
     end = len(ch.rows) + 1
     found: list[refused.Refusal] = []
@@ -1313,8 +1324,8 @@ def _answers(
         text = told.plain(m.raw)
         upto = min((shown._after(positions, at, end) for positions in seen), default=end)
         if (rows := refused.block(text)) is None:
-            if hints and m.input is None and (_SO_WRITE in text or b"write it" in m.raw):
-                hinting.append((at, upto, m.name, text, told.html(m.raw)))
+            if hints and (_SO_WRITE in text or b"write it" in m.raw) and (met := _met(ch, m, at, upto, c)):
+                hinting.append((*met, m.name, text, told.html(m.raw)))
             continue
         if refused.quoted(rows) is None:
             if wrote is not None and m.in_reply_to in wrote:
@@ -1401,9 +1412,8 @@ _SO_WRITE = "so write it as: "  # (a "write it as:" hint's words: `pbem.trust.re
 def _hints(
     ch: _Chain, doc: dict[str, Any], acks: list[refused.Refusal], seat: list[str], c: MailCheck, hint: refused.Hint
 ) -> None:
-    """The "write it as:" hints of acknowledgements that refuse no line and name no input (no orders found, orders
-    held) must be pbem's at the state the message met (`pbem.trust.refused.hints_untrue`); before the seed is out,
-    a note."""
+    """The "write it as:" hints of answers that refuse no line (orders applied, held, or none found) must be pbem's
+    at the state the message met (`pbem.trust.refused.hints_untrue`); before the seed is out, a note."""
     if not doc.get("seed"):
         c.notes.append(
             f'the "write it as:" hints of {count(len(acks), "acknowledgement")} are worked out again once the game '

@@ -286,10 +286,10 @@ def hinted(hints: list[tuple[str, str]], hint: Hint, eng: Engine, state: dict[st
 def hints_untrue(
     doc: dict[str, Any], rows: list[dict[str, Any]], acks: list[Refusal], seat: list[str], seeming: Hint
 ) -> tuple[list[tuple[int, str]], list[tuple[int, str, int]]]:
-    """The "write it as:" hints of acknowledgements that refuse no lines and name no input (no orders were found, or
-    the orders were held until the deadline), each as a `Refusal`: (position, what differs) of each whose hints are
-    pbem's at no state of its head's window (`shown.windows`: the message met the state at its head, or one after
-    another player's hidden input), and (position, name, the states its window holds) of each not placed in the
+    """The "write it as:" hints of answers that refuse no lines (orders applied, held until the deadline, or none
+    found), each as a `Refusal`: (position, what differs) of each whose hints are pbem's at no state of its head's
+    window (`shown.windows`: the message met the state at its head, or one after another player's hidden input; an
+    answer naming an input, the state before it), and (position, name, the states its window holds) of each not placed in the
     first `STATES` states of a longer one.  Raises as `untrue`."""
     inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
     spans = shown.windows(inputs, [(at, upto) for at, upto, _, _, _ in acks])
