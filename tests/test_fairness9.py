@@ -198,7 +198,7 @@ def test_honest_hints_and_held_failed_reasons_are_pbems_reading(kind: str, games
     assert c.ok, lines(c)
     assert any("notice of held orders not applied gave are pbem's reading" in x for x in c.checked), lines(c)
     assert f"so write it as: {legal}" in _plain(mails[_hinted(mails, "alone")])
-    assert any('the "write it as:" hints of 1 one' in x for x in c.checked), lines(c)
+    assert any('the orders their "write it as:" hints offer (in 1 acknowledgement)' in x for x in c.checked), lines(c)
     assert any("hints of 1 acknowledgement without a refusal are pbem's" in x for x in c.checked), lines(c)
     assert not any("cannot be replayed" in x or "notice" in x for x in c.notes), lines(c)
 

@@ -1324,8 +1324,9 @@ def _answers(
         text = told.plain(m.raw)
         upto = min((shown._after(positions, at, end) for positions in seen), default=end)
         if (rows := refused.block(text)) is None:
-            if hints and (_SO_WRITE in text or b"write it" in m.raw) and (met := _met(ch, m, at, upto, c)):
-                hinting.append((*met, m.name, text, told.html(m.raw)))
+            page = told.html(m.raw) if hints and (_SO_WRITE in text or b"write it" in m.raw) else None
+            if page is not None and refused.hinted_notes(text, page) and (met := _met(ch, m, at, upto, c)):
+                hinting.append((*met, m.name, text, page))
             continue
         if refused.quoted(rows) is None:
             if wrote is not None and m.in_reply_to in wrote:
@@ -1348,7 +1349,8 @@ def _refusals(
 ) -> None:
     """Each acknowledgement of a refused message must give pbem's reasons for the lines it quotes: once the seed is
     out, pbem's reading of them at the state the message met (`pbem.trust.refused`); one that quotes only its first
-    lines, pbem's reading of every line of the message (`wrote`: the player's Sent folder), cut as pbem cuts it."""
+    lines, pbem's reading of every line of the message (`wrote`: the player's Sent folder), cut as pbem cuts it.
+    The order a "write it as:" note offers in any answer must be pbem's reading at that state too (`hint`)."""
     if not c.reader:
         return
     seat = seat_of(doc, c.reader)
@@ -1391,7 +1393,7 @@ def _refusals(
             f"the reasons {count(len(found), 'acknowledgement')} gave for refusing your lines are pbem's reading of "
             "the lines they quote, in the game replayed to their heads"
             + (
-                f'; the "write it as:" hints of {count(hinted, "one")} pbem\'s reading of the lines they name'
+                f'; so are the orders their "write it as:" hints offer (in {count(hinted, "acknowledgement")})'
                 if hinted
                 else ""
             )
