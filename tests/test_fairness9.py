@@ -60,13 +60,7 @@ def _game(kind: str, root: Path) -> Game:
     from datetime import timedelta
 
     from pbem import engine as registry
-    from pbem.app.control import abandon
     from pbem.app.cron import run_poll
-    from pbem.history.export import build
-    from pbem.home.app import Home
-    from pbem.record import store
-    from pbem.record.db import session
-    from tests.conftest import in_delivered_order
     from tests.reliability import killpoints as kp
     from tests.test_hidden_count import T0, _mail
 
@@ -79,12 +73,25 @@ def _game(kind: str, root: Path) -> Game:
     run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
     with _no_longer(registry.get(kind), asked.player, legal):
         run_poll(cfg, clock=lambda: T0 + timedelta(days=2, minutes=1))
-    abandon(Home.of(cfg), "g1", T0 + timedelta(days=2, minutes=3))
+    return (*_ended(cfg, T0 + timedelta(days=2, minutes=3), dict(players)[asked.player]), legal, list(asked.legal))
+
+
+def _ended(cfg: Any, when: Any, address: str) -> tuple[dict[str, Any], str, list[bytes]]:
+    """The game `g1` abandoned at `when` (its seed out): (its final export, the player at `address`, the mail sent to
+    them in the order delivered)."""
+    from pbem.app.control import abandon
+    from pbem.history.export import build
+    from pbem.home.app import Home
+    from pbem.record import store
+    from pbem.record.db import session
+    from tests.conftest import in_delivered_order
+
+    abandon(Home.of(cfg), "g1", when)
     with session(cfg.database_url) as s:
-        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))
-    address = dict(players)[asked.player].encode()
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))  # type: ignore[arg-type]
+    player = next(p["name"] for p in doc["players"] if p["address"] == address)
     out = [p.read_bytes() for p in in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))]
-    return doc, asked.player, [r for r in out if address in r.split(b"\n\n", 1)[0]], legal, list(asked.legal)
+    return doc, player, [r for r in out if address.encode() in r.split(b"\n\n", 1)[0]]
 
 
 @pytest.fixture(scope="module")
@@ -118,13 +125,11 @@ def _applied_game(kind: str, root: Path) -> Game:
     from datetime import timedelta
 
     from pbem.app import games, views
-    from pbem.app.control import abandon
     from pbem.app.cron import run_poll
-    from pbem.history.export import build
     from pbem.home.app import Home
     from pbem.record import store
     from pbem.record.db import session
-    from tests.conftest import CODES, in_delivered_order
+    from tests.conftest import CODES
     from tests.reliability import killpoints as kp
     from tests.test_hidden_count import PLAYERS, T0, _mail
 
@@ -139,12 +144,7 @@ def _applied_game(kind: str, root: Path) -> Game:
     legal = min(asked.legal, key=lambda line: len(line.split()))  # (a sentence of few words is an order in one)
     kp.deliver_in_order(cfg, [_mail(asked.player, "applied", f"{legal}\nI {legal}")])
     run_poll(cfg, clock=lambda: T0 + timedelta(minutes=2))
-    abandon(Home.of(cfg), "g1", T0 + timedelta(minutes=3))
-    with session(cfg.database_url) as s:
-        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))  # type: ignore[arg-type]
-    address = dict(players)[asked.player].encode()
-    out = [p.read_bytes() for p in in_delivered_order((Path(cfg.maildir_path) / "sent").glob("*/*"))]
-    return doc, asked.player, [r for r in out if address in r.split(b"\n\n", 1)[0]], legal, list(asked.legal)
+    return (*_ended(cfg, T0 + timedelta(minutes=3), dict(players)[asked.player]), legal, list(asked.legal))
 
 
 @pytest.fixture(scope="module")

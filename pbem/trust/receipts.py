@@ -1381,12 +1381,7 @@ def _refusals(
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("the reasons your refused messages were given were not compared: the record cannot be replayed")
         return
-    for at, name, states in aside:
-        c.notes.append(
-            f"{name} (record #{at}) refuses your lines with reasons that are not pbem's reading of them at any of the "
-            f"first {refused.STATES} of the {states} states its head allows (other players' entries you may not see): "
-            "not compared at the rest (keep this mail)"
-        )
+    _unplaced(c, aside, "refuses your lines with reasons that are not pbem's reading of them")
     if not wrong and not aside:
         hinted = sum(1 for _, _, _, text, _ in found if refused.hinted_notes(text)) if hint is not None else 0
         c.checked.append(
@@ -1405,6 +1400,16 @@ def _refusals(
             f"{how}, in the game replayed up to record #{at}: the refusal you were shown is not pbem's, and a line it "
             "refused may have been a valid order never applied (its text is not signed, only its head: this mail is "
             "your evidence, keep it)" + next((other_version(w) for n, w in writers.items() if how.startswith(n)), ""),
+        )
+
+
+def _unplaced(c: MailCheck, aside: list[tuple[int, str, int]], does: str) -> None:
+    """A note for each answer (position, name, the states its window holds) that `does` something at none of the
+    first `refused.STATES` states of a longer window."""
+    for at, name, states in aside:
+        c.notes.append(
+            f"{name} (record #{at}) {does} at any of the first {refused.STATES} of the {states} states its head "
+            "allows (other players' entries you may not see): not compared at the rest (keep this mail)"
         )
 
 
@@ -1427,11 +1432,7 @@ def _hints(
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append('the "write it as:" hints your mail was given were not compared: the record cannot be replayed')
         return
-    for at, name, states in aside:
-        c.notes.append(
-            f'{name} (record #{at}) gives "write it as:" hints that are not pbem\'s at any of the first '
-            f"{refused.STATES} of the {states} states its head allows: not compared at the rest (keep this mail)"
-        )
+    _unplaced(c, aside, 'gives "write it as:" hints that are not pbem\'s reading of the lines they name')
     for at, how in wrong:
         c.problem(
             at,
