@@ -9,6 +9,7 @@ honest mail and exports pass.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -133,21 +134,24 @@ def _refused_game(kind: str, root: Path) -> tuple[dict[str, Any], str, list[byte
     return doc, asked.player, [raw for p in out if address in (raw := p.read_bytes())], legal, sent
 
 
-Played = tuple[dict[str, Any], str, list[bytes], list[str], list[bytes]]
+def per_kind(factory: pytest.TempPathFactory, prefix: str, build: Callable[[str, Path], Any]) -> Any:
+    """A getter of the game `build(kind, home)` makes, played once per module for each kind asked: its export (the
+    first item) copied for each call, as tests change it, the rest as built."""
+    games: dict[str, Any] = {}
+
+    def get(kind: str) -> Any:
+        if kind not in games:
+            games[kind] = build(kind, factory.mktemp(f"{prefix}-{kind}") / "home")
+        doc, *rest = games[kind]
+        return (json.loads(json.dumps(doc)), *rest)
+
+    return get
 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """`_refused_game` of a kind, played once per module (its export copied for each test: tests change it)."""
-    games: dict[str, Played] = {}
-
-    def get(kind: str) -> Played:
-        if kind not in games:
-            games[kind] = _refused_game(kind, tmp_path_factory.mktemp(f"refused-{kind}") / "home")
-        doc, *rest = games[kind]
-        return (json.loads(json.dumps(doc)), *rest)
-
-    return get
+    return per_kind(tmp_path_factory, "refused", _refused_game)
 
 
 def _edit_reason(doc: dict[str, Any], message: str, edit: Any) -> dict[str, Any]:

@@ -16,9 +16,10 @@ from typing import Any
 
 from pbem.app import refusals, views
 from pbem.app.answers import quoted_lines
-from pbem.app.lines import read_again
+from pbem.app.lines import read_again, seeming_told, without_prose
 from pbem.engine import slots
 from pbem.engine.base import Engine
+from pbem.orders.extract import extract, seeming_note
 from pbem.render.templates import render
 
 
@@ -53,3 +54,24 @@ def refused(eng: Engine, state: dict[str, Any], player: str, orders: list[str]) 
         report_follows=False,
     )
     return render("mail/_ack_body.txt.j2", **context), render("mail/_ack_body.html.j2", **context)
+
+
+def hint(eng: Engine, state: dict[str, Any], player: str, typed: str) -> str:
+    """The note pbem's acknowledgement writes at `state` for the line `typed` that `player` wrote as an order in a
+    sentence ("I vote red", "(Pass)"): '"I vote red" was not read as an order: ... so write it as: VOTE red', the
+    order offered being the legal line the engine takes alone now (`pbem.app.lines.seeming_told`); "" when pbem
+    writes none for it there (a remark, or an order the engine would refuse alone)."""
+    ex = extract(typed, "", eng.order_words)
+    said = [p for p in seeming_told(eng, state, player, ex).problems if p.startswith(seeming_note(typed, ""))]
+    return said[0] if said else ""
+
+
+def failed(eng: Engine, state: dict[str, Any], player: str, orders: list[str]) -> list[tuple[str, str]]:
+    """(line, reason) of each line of a held message the deadline could not apply at `state`, as the held_failed
+    notice quotes them (`pbem.app.deadlines.decide_deadline`: the held lines read again without prose, the refusal
+    worded as a refusal by mail is); [] when the deadline would apply them."""
+    out = eng.apply(state, player, list(orders))
+    _, _, out = without_prose(eng, state, player, list(orders), out)
+    if out.accepted:
+        return []
+    return [(r.line, r.reason) for r in refusals.agreeing(eng, state, player, out).lines if not r.ok]

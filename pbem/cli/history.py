@@ -297,8 +297,9 @@ def _verify_mails(
 ) -> bool:
     """Each --mail folder against the export; `wrote`: the order lines of the mails of --sent, by Message-ID (a
     refusal quoting only its first lines is worked out again from them)."""
-    from pbem.app.rereading import refused
+    from pbem.app.rereading import failed, hint, refused
     from pbem.trust.receipts import lines, split, verify_mail
+    from pbem.trust.refused import Readings
 
     if as_player and len(folders) > 1:
         fail("--as chooses whose mail to check in one folder; give one folder per player with several --mail", 2)
@@ -306,7 +307,9 @@ def _verify_mails(
     ok = True
     whose: list[str] = []
     for folder, raws in folders:
-        c = verify_mail(doc, raws, as_player, refused, wrote)  # a refusal's reasons: pbem's reading, worked out again
+        c = verify_mail(
+            doc, raws, as_player, refused, wrote, Readings(hint, failed)
+        )  # a refusal's reasons: pbem's reading, worked out again
         if c.usage:  # whose mail to check cannot be told: the command was given wrongly, nothing differs
             fail(f"{folder}: {c.problems[0]}", 2)
         if len(folders) > 1:

@@ -92,6 +92,126 @@ def untrue(
     return out, compared, sum(1 for w in windows if w is None)
 
 
+WHY = "Why each line could not be applied:"  # the held_failed notice's list of lines and reasons follows
+
+
+def notice(text: str) -> list[tuple[str, str]] | None:
+    """(line, reason) of each line a held_failed notice's text quotes ("  'TRIBUTE Gold 3': why"), in its order;
+    None when the text is no such notice."""
+    rows = text.split("\n")
+    start = next((k for k, row in enumerate(rows) if row.rstrip() == WHY), None)
+    if start is None:
+        return None
+    out = []
+    for row in rows[start + 1 :]:
+        line, sep, why = row.rstrip()[3:].partition("': ")
+        if not row.startswith("  '") or not sep:
+            break
+        out.append((line, why))
+    return out
+
+
+def failed_untrue(
+    doc: dict[str, Any],
+    rows: list[dict[str, Any]],
+    held: list[Held],
+    notices: list[tuple[str, list[tuple[str, str]]]],
+    seat: list[str],
+    failed: refused.Failed,
+) -> tuple[list[str], int]:
+    """(what differs for each held_failed notice, by its name and its (line, reason) pairs, whose reasons are not
+    pbem's reading of the held lines at any state the deadline may have met, the count compared).  A notice is
+    compared with the held messages no input applies whose lines on file hold every line it quotes; one no such
+    message holds is left out.  The reasons were the moderator's word: he could tell Alice her held vote "is not a
+    legal choice now" when the deadline met a state where it was, or give any reason for a line pbem refused for
+    another.  Raises as `pbem.trust.shown.Replay`."""
+    ids = {
+        str(m.get("message_id"))
+        for m in doc.get("messages") or ()
+        if isinstance(m, dict) and m.get("outcome") == "held"
+    }
+    cases = []
+    for name, said in notices:
+        quoted = {_norm(line) for line, _ in said}
+        pairs = []
+        for h in held:
+            when = _when(h.received) if quoted and quoted <= {_norm(line) for line in h.lines} else None
+            window = _window(rows, when, ids) if when is not None else None
+            if window is not None:
+                pairs.append((h, window))
+        if pairs:
+            cases.append((name, said, pairs))
+    replay = shown.Replay(doc, rows, {q for _, _, pairs in cases for _, w in pairs for q in w[:STATES]})
+    out: list[str] = []
+    for name, said, pairs in cases:
+        read: list[tuple[str, str]] = []
+        for h, window in pairs:
+            for q in window[:STATES]:
+                got = _failed(replay, q, seat, h.lines, failed, said)
+                if _same(got, said):
+                    break
+                read = read or got
+            else:
+                continue
+            break
+        else:
+            out.append(_differs(name, said, read))
+    return out, len(cases)
+
+
+def _norm(line: str) -> str:
+    """A line as the notice and the acknowledgement's list of orders on file are compared: its words, any case."""
+    return " ".join(line.split()).casefold()
+
+
+def _same(got: list[tuple[str, str]], said: list[tuple[str, str]]) -> bool:
+    return [(_norm(line), why) for line, why in got] == [(_norm(line), why) for line, why in said]
+
+
+def _failed(
+    replay: shown.Replay,
+    q: int,
+    seat: list[str],
+    lines: list[str],
+    failed: refused.Failed,
+    said: list[tuple[str, str]],
+) -> list[tuple[str, str]]:
+    """pbem's (line, reason) pairs for `lines` at the state kept at `q`: `said` when they are that for some name of
+    the seat, else the first name's."""
+    state = json.loads(json.dumps(replay.states[q], sort_keys=True))  # (as the record stores and loads it)
+    first: list[tuple[str, str]] | None = None
+    for player in seat:
+        try:
+            got = failed(replay.reader(state), state, player, list(lines))
+        except (KeyError, ValueError, TypeError, IndexError, AttributeError):
+            continue
+        if _same(got, said):
+            return got
+        first = got if first is None else first
+    return first or []
+
+
+def _differs(name: str, said: list[tuple[str, str]], read: list[tuple[str, str]]) -> str:
+    """How a held_failed notice's reasons differ from pbem's reading at the state the deadline met, in one phrase."""
+    lines = clip("; ".join(line for line, _ in said))
+    if not read:
+        return (
+            f"{name} says your held orders {lines} could not be applied at the deadline, but pbem's reading of them "
+            "accepts them at the state the deadline met: they were dropped, not refused"
+        )
+    theirs = {_norm(line): why for line, why in read}
+    for line, why in said:
+        if theirs.get(_norm(line)) != why:
+            want = f'"{clip(theirs[_norm(line)])}"' if _norm(line) in theirs else "no reason (it refuses other lines)"
+            return (
+                f"{name} says your held line '{clip(line)}' could not be applied at the deadline because "
+                f'"{clip(why)}", where pbem\'s reading at the state the deadline met gives {want}'
+            )
+    return f"{name} leaves out lines pbem's reading refuses at the state the deadline met: " + clip(
+        "; ".join(f"'{line}': {why}" for line, why in read if (line, why) not in said)
+    )
+
+
 def _accepts(replay: shown.Replay, q: int, seat: list[str], lines: list[str], reread: refused.Reread) -> bool:
     """Whether pbem's reading of `lines` for some name of the seat accepts them at the state kept at `q`."""
     state = json.loads(json.dumps(replay.states[q], sort_keys=True))  # (as the record stores and loads it)

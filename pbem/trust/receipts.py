@@ -614,6 +614,7 @@ def check_mail(
     player: str = "",
     reread: refused.Reread | None = None,
     wrote: dict[str, list[str]] | None = None,
+    more: refused.Readings = refused.Readings(),
 ) -> MailCheck:
     """Check one player's mails (about this game) against the export `doc`."""
     c = MailCheck(ok=False, player=player, mails=len(mails))
@@ -650,11 +651,11 @@ def check_mail(
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
         _deadlines(ch, texts, c)
-        _refusals(ch, doc, ordered, c, reread, wrote)
+        _refusals(ch, doc, ordered, c, reread, wrote, more.hint)
         _statuses(ch, doc, ordered, c, reread)
         plains = _Plains()
         _joins(ch, doc, ordered, c, plains)
-        _held(ch, doc, ordered, c, reread)
+        _held(ch, doc, ordered, c, plains, reread, more.failed)
         _press(ch, doc, ordered, c, plains)
         _unread(ordered, c, plains)
         if wrote is None:
@@ -1293,6 +1294,50 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
         )
 
 
+def _met(ch: _Chain, m: Received, at: int, upto: int, c: MailCheck) -> tuple[int, int] | None:
+    """The (head, next visible position) whose window holds the states an answer that refuses nothing may have
+    met: its own when it names no input; (the input's position - 1, the input's) when it names one, whose window is
+    the one state before that input (its orders were read, and its notes written, at that state); None when the
+    input it names is not on the chain as named (a problem of its own)."""
+    if m.input is None:
+        return at, upto
+    n = _input_place(ch, m.input[0], m.input[1], c.reader)
+    return (n - 1, n) if n is not None and ch.heads[n] == m.input[1] else None
+
+
+def _answers(
+    ch: _Chain, mails: list[Received], c: MailCheck, seat: list[str], wrote: dict[str, list[str]] | None, hints: bool
+) -> tuple[list[refused.Refusal], list[str], dict[str, list[str]], int, list[refused.Refusal]]:
+    """The answers to the player's messages `_refusals` reads: (the refusals, the Message-ID each answers, by a
+    refusal's name the lines of the message sent where it does not quote them all, the count of those not in
+    `wrote`, and, when `hints`, the answers that refuse nothing but give a "write it as:" hint, placed by `_met`)."""
+    seen = [ch.seen_by(n) for n in seat]
+    end = len(ch.rows) + 1
+    found: list[refused.Refusal] = []
+    replying: list[str] = []
+    full: dict[str, list[str]] = {}
+    cut = 0
+    hinting: list[refused.Refusal] = []
+    for m in mails:
+        if m.record is None or not m.in_reply_to or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
+            continue
+        text = told.plain(m.raw)
+        upto = min((shown._after(positions, at, end) for positions in seen), default=end)
+        if (rows := refused.block(text)) is None:
+            page = told.html(m.raw) if hints and (_SO_WRITE in text or b"write it as" in m.raw) else None
+            if page is not None and refused.hinted_notes(text, page) and (met := _met(ch, m, at, upto, c)):
+                hinting.append((*met, m.name, text, page))
+            continue
+        if refused.quoted(rows) is None:
+            if wrote is not None and m.in_reply_to in wrote:
+                full[m.name] = wrote[m.in_reply_to]
+            else:
+                cut += 1
+        found.append((at, upto, m.name, text, told.html(m.raw)))
+        replying.append(m.in_reply_to)
+    return found, replying, full, cut, hinting
+
+
 def _refusals(
     ch: _Chain,
     doc: dict[str, Any],
@@ -1300,33 +1345,18 @@ def _refusals(
     c: MailCheck,
     reread: refused.Reread | None,
     wrote: dict[str, list[str]] | None = None,
+    hint: refused.Hint | None = None,
 ) -> None:
     """Each acknowledgement of a refused message must give pbem's reasons for the lines it quotes: once the seed is
     out, pbem's reading of them at the state the message met (`pbem.trust.refused`); one that quotes only its first
-    lines, pbem's reading of every line of the message (`wrote`: the player's Sent folder), cut as pbem cuts it."""
+    lines, pbem's reading of every line of the message (`wrote`: the player's Sent folder), cut as pbem cuts it.
+    The order a "write it as:" note offers in any answer must be pbem's reading at that state too (`hint`)."""
     if not c.reader:
         return
     seat = seat_of(doc, c.reader)
-    seen = [ch.seen_by(n) for n in seat]
-    end = len(ch.rows) + 1
-    found: list[refused.Refusal] = []
-    replying: list[str] = []
-    full: dict[str, list[str]] = {}
-    cut = 0
-    for m in mails:
-        if m.record is None or not m.in_reply_to or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
-            continue
-        text = told.plain(m.raw)
-        if (rows := refused.block(text)) is None:
-            continue
-        if refused.quoted(rows) is None:
-            if wrote is not None and m.in_reply_to in wrote:
-                full[m.name] = wrote[m.in_reply_to]
-            else:
-                cut += 1
-        upto = min((shown._after(positions, at, end) for positions in seen), default=end)
-        found.append((at, upto, m.name, text, told.html(m.raw)))
-        replying.append(m.in_reply_to)
+    found, replying, full, cut, hinting = _answers(ch, mails, c, seat, wrote, hint is not None)
+    if hint is not None and hinting:
+        _hints(ch, doc, hinting, seat, c, hint)
     if not found:
         return
     if not doc.get("seed"):
@@ -1347,20 +1377,21 @@ def _refusals(
         )
     aside: list[tuple[int, str, int]] = []
     try:
-        wrong = refused.untrue(doc, ch.rows, found, seat, reread, replying, aside, full)
+        wrong = refused.untrue(doc, ch.rows, found, seat, reread, replying, aside, full, hint)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("the reasons your refused messages were given were not compared: the record cannot be replayed")
         return
-    for at, name, states in aside:
-        c.notes.append(
-            f"{name} (record #{at}) refuses your lines with reasons that are not pbem's reading of them at any of the "
-            f"first {refused.STATES} of the {states} states its head allows (other players' entries you may not see): "
-            "not compared at the rest (keep this mail)"
-        )
+    _unplaced(c, aside, "refuses your lines with reasons that are not pbem's reading of them")
     if not wrong and not aside:
+        hinted = sum(1 for _, _, _, text, _ in found if refused.hinted_notes(text)) if hint is not None else 0
         c.checked.append(
             f"the reasons {count(len(found), 'acknowledgement')} gave for refusing your lines are pbem's reading of "
             "the lines they quote, in the game replayed to their heads"
+            + (
+                f'; so are the orders their "write it as:" hints offer (in {count(hinted, "acknowledgement")})'
+                if hinted
+                else ""
+            )
         )
     writers = {m.name: m.mailer for m in mails}
     for at, how in wrong:
@@ -1369,6 +1400,49 @@ def _refusals(
             f"{how}, in the game replayed up to record #{at}: the refusal you were shown is not pbem's, and a line it "
             "refused may have been a valid order never applied (its text is not signed, only its head: this mail is "
             "your evidence, keep it)" + next((other_version(w) for n, w in writers.items() if how.startswith(n)), ""),
+        )
+
+
+def _unplaced(c: MailCheck, aside: list[tuple[int, str, int]], does: str) -> None:
+    """A note for each answer (position, name, the states its window holds) that `does` something at none of the
+    first `refused.STATES` states of a longer window."""
+    for at, name, states in aside:
+        c.notes.append(
+            f"{name} (record #{at}) {does} at any of the first {refused.STATES} of the {states} states its head "
+            "allows (other players' entries you may not see): not compared at the rest (keep this mail)"
+        )
+
+
+_SO_WRITE = "so write it as: "  # (a "write it as:" hint's words: `pbem.trust.refused.hinted_notes`)
+
+
+def _hints(
+    ch: _Chain, doc: dict[str, Any], acks: list[refused.Refusal], seat: list[str], c: MailCheck, hint: refused.Hint
+) -> None:
+    """The "write it as:" hints of answers that refuse no line (orders applied, held, or none found) must be pbem's
+    at the state the message met (`pbem.trust.refused.hints_untrue`); before the seed is out, a note."""
+    if not doc.get("seed"):
+        c.notes.append(
+            f'the "write it as:" hints of {count(len(acks), "acknowledgement")} are worked out again once the game '
+            "is over (its seed replays the state your message met): check again with the final export"
+        )
+        return
+    try:
+        wrong, aside = refused.hints_untrue(doc, ch.rows, acks, seat, hint)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        c.notes.append('the "write it as:" hints your mail was given were not compared: the record cannot be replayed')
+        return
+    _unplaced(c, aside, 'gives "write it as:" hints that are not pbem\'s reading of the lines they name')
+    for at, how in wrong:
+        c.problem(
+            at,
+            f"{how}, in the game replayed up to record #{at}: the hint you were shown is not pbem's (its text is not "
+            "signed, only its head: this mail is your evidence, keep it)",
+        )
+    if not wrong and not aside:
+        c.checked.append(
+            f'the "write it as:" hints of {count(len(acks), "acknowledgement")} without a refusal are pbem\'s reading '
+            "of the lines they name, in the game replayed to their heads"
         )
 
 
@@ -1513,13 +1587,20 @@ def _invitations(ch: _Chain, doc: dict[str, Any], found: list[tuple[int, Receive
 
 
 def _held(
-    ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, reread: refused.Reread | None = None
+    ch: _Chain,
+    doc: dict[str, Any],
+    mails: list[Received],
+    c: MailCheck,
+    plains: _Plains,
+    reread: refused.Reread | None = None,
+    failed: refused.Failed | None = None,
 ) -> None:
     """An acknowledgement of orders held until the deadline carries no receipt (no input is recorded until the
     deadline) and lists the lines it accepted and the orders it put on file: both must be the lines the deadline
     applied for that message (the export's input naming it), in the text and the HTML part (`pbem.trust.acked.held`).
     A held message the deadline never applied: once the seed is out, pbem's reading of the lines it put on file must
-    refuse them at the state the deadline met (`pbem.trust.dropped`); before, a note."""
+    refuse them at the state the deadline met (`pbem.trust.dropped`), and the reasons a held_failed notice gives
+    for them must be that reading's (`failed`: `pbem.trust.dropped.failed_untrue`); before, a note."""
     if not c.reader:
         return
     held = {
@@ -1536,10 +1617,13 @@ def _held(
     compared = 0
     unapplied: list[dropped.Held] = []
     before = len(c.problems)
+    notices: list[tuple[str, list[tuple[str, str]]]] = []
     for m in mails:
+        if m.input is None and (said := dropped.notice(plains.of(m))) is not None:
+            notices.append((m.name, said))  # a held_failed notice
         if m.input is not None or not m.in_reply_to or m.in_reply_to not in held:
             continue
-        text = told.plain(m.raw)  # (pbem's answer to a held message, with or without its note: both are read)
+        text = plains.of(m)  # (pbem's answer to a held message, with or without its note: both are read)
         if acked.said_outcome(text) != "applied" and "\nOrders now on file for you" not in text:
             continue
         n = applied.get(m.in_reply_to)
@@ -1558,6 +1642,7 @@ def _held(
                 rank=0,
             )
     left = _dropped(doc, ch, unapplied, c, reread)
+    _failed(doc, ch, unapplied, notices, c, failed)
     if left:
         c.notes.append(
             f"{count(left, 'acknowledgement')} of orders held until the deadline answer messages no input of the "
@@ -1599,6 +1684,43 @@ def _dropped(
             "applied are refused by pbem's reading at the state the deadline met"
         )
     return len(unapplied) - compared
+
+
+def _failed(
+    doc: dict[str, Any],
+    ch: _Chain,
+    unapplied: list[dropped.Held],
+    notices: list[tuple[str, list[tuple[str, str]]]],
+    c: MailCheck,
+    failed: refused.Failed | None,
+) -> None:
+    """Name each held_failed notice whose reasons are not pbem's reading at the state the deadline met
+    (`pbem.trust.dropped.failed_untrue`); a note when they cannot be compared."""
+    if not notices:
+        return
+    compared = 0
+    if doc.get("seed") and failed is not None and unapplied:
+        try:
+            wrong, compared = dropped.failed_untrue(doc, ch.rows, unapplied, notices, seat_of(doc, c.reader), failed)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+            wrong = []
+        for how in wrong:
+            c.problem(len(ch.rows), f"{how} (the notice's text is not signed: this mail is your evidence, keep it)", 0)
+        if compared and not wrong:
+            c.checked.append(
+                f"the reasons {count(compared, 'notice')} of held orders not applied gave are pbem's reading at the "
+                "state the deadline met"
+            )
+    if compared < len(notices):
+        c.notes.append(
+            f"the reasons {count(len(notices) - compared, 'notice')} of held orders not applied gave were not worked "
+            "out again"
+            + (
+                ": check again with the final export (its seed replays the state the deadline met)"
+                if not doc.get("seed")
+                else ""
+            )
+        )
 
 
 def _unread(mails: list[Received], c: MailCheck, plains: _Plains) -> None:
@@ -1770,19 +1892,21 @@ def verify_mail(
     as_player: str | None = None,
     reread: refused.Reread | None = None,
     wrote: dict[str, list[str]] | None = None,
+    more: refused.Readings = refused.Readings(),
 ) -> MailCheck:
     """Parse `raws` (unless parsed: a `Folder`), keep this game's mail to the player, and check it (`check_mail`).
     `reread`: pbem's reading of a refused message's lines (`pbem.app.rereading.refused`), for the reasons an
     acknowledgement gives (`pbem.trust.refused`); None: they are not worked out again (a note says so).  `wrote`:
     the order lines of each mail the player sent, by its Message-ID (`pbem.trust.sent.written`: `--sent` given
-    too), for a refusal that quotes only its first lines."""
+    too), for a refusal that quotes only its first lines.  `more`: pbem's other readings worked out again (a
+    refusal's "write it as:" hints, a held_failed notice's reasons: `pbem.app.rereading.hint` and `.failed`)."""
     folder = _folder(raws)
     mails, unreadable = list(folder.mails), folder.unreadable
     try:
         who, theirs = pick(about_game(mails, doc["game"]["name"], doc["game"].get("key")), doc, as_player)
     except NoMail as exc:
         return MailCheck(ok=False, problems=[str(exc)], at=[(0, 0)], usage=True)
-    c = check_mail(doc, theirs, who, reread, wrote)
+    c = check_mail(doc, theirs, who, reread, wrote, more)
     to, checked = {m.to for m in theirs}, {id(m) for m in theirs}
     since = min((m.sort_key for m in theirs if m.sort_key), default=0.0)  # this game's first mail to them
     c.notes += restarts.elsewhere(doc, [m for m in mails if m.to in to and id(m) not in checked], since)

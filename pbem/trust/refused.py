@@ -25,10 +25,11 @@ says the message met is read first (an honest refusal: one reading), then the wi
 from __future__ import annotations
 
 import bisect
+import html
 import json
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from pbem.engine.base import Engine
 from pbem.trust import acked, shown
@@ -39,6 +40,23 @@ from pbem.trust.quote import apart, clip
 #: for them, with the player's orders on file and who is awaited; without "NOTHING WAS APPLIED" when it would
 #: accept them (`pbem.app.rereading.refused`).
 Reread = Callable[[Engine, dict[str, Any], str, list[str]], tuple[str, str]]
+#: The game's engine for a state, the state, the player, a line they wrote as an order in a sentence ("I vote red")
+#: -> the note pbem's acknowledgement writes for it there, its "write it as:" hint; "" when it writes none
+#: (`pbem.app.rereading.hint`).
+Hint = Callable[[Engine, dict[str, Any], str, str], str]
+#: The game's engine for a state, the state, the player, the lines of a held message -> (line, reason) of each line
+#: the deadline could not apply there, as the held_failed notice quotes them; [] when it applies them
+#: (`pbem.app.rereading.failed`).
+Failed = Callable[[Engine, dict[str, Any], str, list[str]], list[tuple[str, str]]]
+
+
+class Readings(NamedTuple):
+    """pbem's readings `pbem verify --mail` asks besides a refusal's (`Reread`): a "write it as:" hint's, and a
+    held_failed notice's reasons.  None: not worked out again."""
+
+    hint: Hint | None = None
+    failed: Failed | None = None
+
 
 _OK, _NO = "  ok   ", '  NO   "'
 _HTML_START, _HTML_END = "<p><strong>Nothing was applied</strong>", "</tbody></table>"
@@ -130,6 +148,7 @@ def untrue(
     replying: list[str] | None = None,
     aside: list[tuple[int, str, int]] | None = None,
     wrote: dict[str, list[str]] | None = None,
+    seeming: Hint | None = None,
 ) -> list[tuple[int, str]]:
     """(position, what differs) of each refusal whose words are not pbem's reading of the lines it quotes at any
     state its head allows.  `rows`: the chain in order; `seat`: the reader's names; `replying`: the Message-ID each
@@ -139,8 +158,9 @@ def untrue(
     states its window holds).  `wrote`: by a refusal's name, every order line of the message it answers as the poll
     read it (the player's Sent folder, `pbem verify --sent`): a refusal that quotes only its first lines ("... and N
     more lines not shown") or cuts a line is compared with pbem's reading of them all, which cuts it the same way;
-    without them it is left out.  Raises ValueError (and the others `pbem.trust.shown.Replay` raises) when the
-    record cannot be replayed."""
+    without them it is left out.  `seeming`: pbem's "write it as:" note for a line written as an order in a
+    sentence; a state matches only where the refusal's notes of that form are pbem's there too (`hinted`).  Raises
+    ValueError (and the others `pbem.trust.shown.Replay` raises) when the record cannot be replayed."""
     inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
     spans = shown.windows(inputs, [(at, upto) for at, upto, _, _, _ in refusals])
     replay = shown.Replay(doc, rows, {q for span in spans for q in span})
@@ -156,18 +176,22 @@ def untrue(
         hint = met.of(span, replying[k] if replying and k < len(replying) else "")
         order = [hint, *(q for q in span if q != hint)] if hint is not None else span
         first: tuple[str, str] | None = None
-        for text_want, html_want in _readings(replay, order[:STATES], seat, lines, reread):
+        hints, misled = hinted_notes(text, page) if seeming is not None else [], ""
+        for text_want, html_want, eng, state, player in _readings(replay, order[:STATES], seat, lines, reread):
             if (block(text_want), status(text_want)) == (got, status(text)) and (
                 not page or (html_block(html_want), html_status(html_want)) == (got_html, html_status(page))
             ):
-                break
+                why = hinted(hints, seeming, eng, state, player) if seeming is not None else ""
+                if not why:
+                    break
+                misled = misled or why
             first = first or (text_want, html_want)
         else:
             if first is not None and len(order) > STATES and hint is None:
                 if aside is not None:
                     aside.append((at, name, len(order)))
             elif first is not None:
-                how = _how(got, got_html if page else None, lines, *first)
+                how = misled or _how(got, got_html if page else None, lines, *first)
                 out.append((at, f"{name} {how or _how_status(text, page, *first)}"))
     return out
 
@@ -218,12 +242,86 @@ def _key(value: Any) -> str:
     return "".join(str(value or "").split()).strip("<>").lower()[:998]
 
 
+_SEEMING = '" was not read as an order: an order line starts with its order word, so write it as: '
+
+
+def hinted_notes(text: str, page: str = "") -> list[tuple[str, str]]:
+    """(the line quoted, the whole note) of each "write it as:" note an acknowledgement's text prints (`NOTE "I vote
+    red" was not read as an order: ... so write it as: VOTE red`), then each its HTML part `page` prints (a
+    paragraph of its own, `mail/_ack_body.html.j2`) that the text does not; a note cut at `acked.LINE_CHARS` is left
+    out."""
+    notes = [row.rstrip()[len(acked.NOTE) :] for row in text.split("\n") if row.startswith(acked.NOTE + '"')]
+    paragraphs = (chunk.partition("</p>") for chunk in page.split("<p>")[1:]) if page else ()
+    notes += [html.unescape(body) for body, sep, _ in paragraphs if sep and body.startswith("&#34;")]
+    out: list[tuple[str, str]] = []
+    for note in notes:
+        typed, sep, offered = note[1:].rpartition(_SEEMING)
+        if sep and offered and not offered.endswith(CUT) and (typed, note) not in out:
+            out.append((typed, note))
+    return out
+
+
+def hinted(hints: list[tuple[str, str]], hint: Hint, eng: Engine, state: dict[str, Any], player: str) -> str:
+    """How the first of `hints` (`hinted_notes`) that is not pbem's note at `state` differs from it, in one phrase
+    ("" when each is): the order a "write it as:" offers is pbem's reading of the line at the game's state, so one
+    the moderator made up (another order, one the engine refuses) would have the player send what pbem never
+    offered."""
+    for typed, note in hints:
+        try:
+            want = hint(eng, state, player, typed)
+        except (KeyError, ValueError, TypeError, IndexError, AttributeError):
+            want = ""  # (no note pbem could write there)
+        if want != note:
+            offered = note.rpartition(_SEEMING)[2]
+            read = (
+                f'"{clip(want.rpartition(_SEEMING)[2])}"'
+                if want
+                else "no order for it (it is no order the game takes alone there)"
+            )
+            said = f'tells you to write "{clip(typed)}" as "{clip(offered)}"'
+            return f"{said}, where pbem's reading of that line offers {read}"
+    return ""
+
+
+def hints_untrue(
+    doc: dict[str, Any], rows: list[dict[str, Any]], acks: list[Refusal], seat: list[str], seeming: Hint
+) -> tuple[list[tuple[int, str]], list[tuple[int, str, int]]]:
+    """The "write it as:" hints of answers that refuse no lines (orders applied, held until the deadline, or none
+    found), each as a `Refusal`: (position, what differs) of each whose hints are pbem's at no state of its head's
+    window (`shown.windows`: the message met the state at its head, or one after another player's hidden input; an
+    answer naming an input, the state before it), and (position, name, the states its window holds) of each not placed in the
+    first `STATES` states of a longer one.  Raises as `untrue`."""
+    inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
+    spans = shown.windows(inputs, [(at, upto) for at, upto, _, _, _ in acks])
+    replay = shown.Replay(doc, rows, {q for span in spans for q in span[:STATES]})
+    out: list[tuple[int, str]] = []
+    aside: list[tuple[int, str, int]] = []
+    for (at, _, name, text, page), span in zip(acks, spans, strict=True):
+        hints, misled = hinted_notes(text, page), ""
+        for q in span[:STATES]:
+            state = replay.states[q]
+            if joining.is_joining(state):
+                continue
+            eng = replay.reader(state)
+            whys = [hinted(hints, seeming, eng, state, player) for player in seat]
+            if "" in whys:
+                break
+            misled = misled or whys[0]
+        else:
+            if misled and len(span) > STATES:
+                aside.append((at, name, len(span)))
+            elif misled:
+                out.append((at, f"{name} {misled}"))
+    return out, aside
+
+
 def _readings(
     replay: shown.Replay, span: list[int], seat: list[str], lines: list[str], reread: Reread
-) -> Iterator[tuple[str, str]]:
+) -> Iterator[tuple[str, str, Engine, dict[str, Any], str]]:
     """What pbem's reading says of `lines` at each state of `span` (as replayed, and as the record stores and loads
-    it: the order of a state's keys may order what a refusal lists), for each name of the reader's seat; a state
-    equal to one read before for these lines, the order of its keys included, is not read again."""
+    it: the order of a state's keys may order what a refusal lists), for each name of the reader's seat, with the
+    engine, the state and the name it was read at; a state equal to one read before for these lines, the order of
+    its keys included, is not read again."""
     done: set[str] = set()
     for q in span:
         state = replay.states[q]
@@ -235,9 +333,10 @@ def _readings(
                 continue
             done.add(key)
             form = json.loads(stored) if form is None else form
+            eng = replay.reader(form)
             for player in seat:
                 try:
-                    yield reread(replay.reader(form), form, player, lines)
+                    yield (*reread(eng, form, player, lines), eng, form, player)
                 except (KeyError, ValueError, TypeError, IndexError, AttributeError):
                     continue
 
@@ -255,7 +354,7 @@ def status_untrue(
     out = []
     for n, name, text, page in acks:
         first: tuple[str, str] | None = None
-        for text_want, html_want in _readings(replay, [n], seat, [], reread):
+        for text_want, html_want, *_ in _readings(replay, [n], seat, [], reread):
             if status(text_want) == status(text) and (not page or html_status(html_want) == html_status(page)):
                 break
             first = first or (text_want, html_want)
