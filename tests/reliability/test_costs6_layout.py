@@ -4,7 +4,7 @@
 `pbem.render.tables` writes a table in aligned columns or a block per row.  The generator below grows each shape
 of that language (a paragraph or a list item of many continued lines, many items, a line of many order spans,
 a margin line of many " (" that may be a heading, tables of many rows, columns or words in a cell) four times in
-one run and compares the CPU times: at most `MAX_GROWTH` (linear is 4, square 16).  Found by it: a paragraph or
+one run and compares the CPU times (`tests.growth`, read again while over the bound): at most `MAX_GROWTH` (linear is 4, square 16).  Found by it: a paragraph or
 item grown by `+=` on its block (the square of its length: 0.56 s for 48,000 lines), a line of order spans cut
 after each span (square), and the heading test's pattern `" \\(.*\\)$"` tried at every " (" (2.9 s for 48,000);
 each now linear, the layout unchanged (every engine's handbook and rulings, and random texts, laid out alike).
@@ -12,14 +12,14 @@ each now linear, the layout unchanged (every engine's handbook and rulings, and 
 
 from __future__ import annotations
 
-import gc
-import time
+import functools
 from collections.abc import Callable
 
 import pytest
 
 from pbem.render import handbook
 from pbem.render.tables import html_table, text_table
+from tests.growth import growth
 
 N = 6_000
 MAX_GROWTH = 8.0
@@ -44,25 +44,6 @@ TABLES: dict[str, Callable[[int], dict[str, object]]] = {
 }  # fmt: skip
 
 
-def _cpu(f: Callable[[], object]) -> float:
-    """The least CPU time of three (a busy machine only ever adds time), the collector off: a collection's cost
-    is that of every object the test process holds, not of the stage."""
-    best = float("inf")
-    gc.disable()
-    try:
-        for _ in range(3):
-            t = time.process_time()
-            f()
-            best = min(best, time.process_time() - t)
-    finally:
-        gc.enable()
-    return max(best, 1e-4)
-
-
-def _growth(f: Callable[[int], object], n: int = N) -> float:
-    return _cpu(lambda: f(4 * n)) / _cpu(lambda: f(n))
-
-
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_every_shape_of_the_layout_language_grows_linearly(shape: str) -> None:
     """Read into blocks at `N` and 4 `N`; laid out at 40 columns and as HTML (which read it so too, then wrap
@@ -73,17 +54,18 @@ def test_every_shape_of_the_layout_language_grows_linearly(shape: str) -> None:
         (handbook.narrow.__wrapped__, N // 4),
         (handbook.as_html.__wrapped__, N // 4),
     ):
-        ratio = _growth(lambda k: stage(make(k)), n)  # noqa: B023 (called at once)
-        assert ratio <= MAX_GROWTH, (shape, stage.__name__, ratio)
+        g = growth(lambda k: functools.partial(stage, make(k)), n, bound=MAX_GROWTH, floor=1e-4)  # noqa: B023
+        assert g.ratio <= MAX_GROWTH, f"{shape}, {stage.__name__}: {g}"
 
 
 @pytest.mark.parametrize("shape", list(TABLES))
 def test_every_shape_of_a_table_grows_linearly(shape: str) -> None:
     for stage in (text_table, html_table):
-        ratio = _growth(lambda n: stage(TABLES[shape](n)), N // 2)  # noqa: B023 (called at once)
-        assert ratio <= MAX_GROWTH, (shape, stage.__name__, ratio)
+        g = growth(lambda k: functools.partial(stage, TABLES[shape](k)), N // 2, bound=MAX_GROWTH, floor=1e-4)  # noqa: B023
+        assert g.ratio <= MAX_GROWTH, f"{shape}, {stage.__name__}: {g}"
 
 
 def test_a_syntax_line_and_its_note_grow_linearly() -> None:
     for line in (lambda n: "PLAY " + " " * n + "(x)", lambda n: "PLAY x" + "  (" * n):
-        assert _growth(lambda n: handbook.noted(line(n))) <= MAX_GROWTH  # noqa: B023 (called at once)
+        g = growth(lambda k: functools.partial(handbook.noted, line(k)), N, bound=MAX_GROWTH, floor=1e-4)  # noqa: B023
+        assert g.ratio <= MAX_GROWTH, str(g)

@@ -1,0 +1,94 @@
+"""How a stage's CPU time grows with its input, read so that a shared machine's noise cannot fail a linear stage.
+
+The cost tests (tests/reliability/test_costs*.py and their kin) run a stage on an input of size n and of size
+`factor` n and compare the CPU times: linear is `factor`, square `factor` squared, and the bound lies between.
+Each time is the least of its readings, because a busy machine only ever adds time.  Two readings each were not
+enough: on CI (2 cores, the suite's two workers and the mail servers at once) a linear layout stage of 4 ms read
+8.1 at 4x against its bound of 8 (the CI run of ed6741a).  So `growth` alternates the two sizes and, while the
+ratio is over the bound, reads both again, up to `most` readings each: a linear stage's least times settle on
+its true ratio, while a square one stays over the bound on every reading.  `tests/test_growth.py` checks both
+with a scripted clock.  The work to time is built outside the timing (`work(k)` makes it, and is called again
+for every reading, so a stage that consumes its input gets a fresh one).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Growth:
+    """The least CPU seconds at n and at `factor` n, every reading, and the ratio checked (small raised to `floor`)."""
+
+    small: float
+    large: float
+    floor: float
+    factor: int
+    readings: list[tuple[float, float]] = field(default_factory=list)
+
+    @property
+    def ratio(self) -> float:
+        return self.large / max(self.small, self.floor)
+
+    def __str__(self) -> str:
+        pairs = ", ".join(f"{s:.4f}/{b:.4f}" for s, b in self.readings)
+        return f"{self.small:.4f} s -> {self.large:.4f} s at {self.factor}x ({self.ratio:.1f}; readings {pairs})"
+
+
+def cpu(run: Callable[[], object], clock: Callable[[], float] = time.process_time) -> float:
+    """The CPU seconds of one run, the collector off: a collection's cost is that of every object the test
+    process holds, not of the stage."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        t = clock()
+        run()
+        return clock() - t
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def growth(
+    work: Callable[[int], Callable[[], object]],
+    n: int,
+    *,
+    bound: float,
+    factor: int = 4,
+    floor: float = 2e-3,
+    least_of: int = 2,
+    most: int = 6,
+    clock: Callable[[], float] = time.process_time,
+) -> Growth:
+    """The growth of `work(k)()`'s CPU time from k = n to k = `factor` n.  Readings alternate the sizes; after
+    `least_of` each, reading stops as soon as the least times are within `bound`, else after `most` each."""
+    small: list[float] = []
+    large: list[float] = []
+    g = Growth(0.0, 0.0, floor, factor)
+    for _ in range(most):
+        small.append(cpu(work(n), clock))
+        large.append(cpu(work(factor * n), clock))
+        g = Growth(min(small), min(large), floor, factor, list(zip(small, large, strict=True)))
+        if len(small) >= least_of and g.ratio <= bound:
+            break
+    return g
+
+
+def least(
+    work: Callable[[], Callable[[], object]],
+    *,
+    within: float | None = None,
+    most: int = 3,
+    clock: Callable[[], float] = time.process_time,
+) -> float:
+    """The least CPU seconds of up to `most` runs of `work()`; with `within` (the bound the time is checked
+    against), the first reading within it, which the least would be too."""
+    spent: list[float] = []
+    for _ in range(most):
+        spent.append(cpu(work(), clock))
+        if within is not None and spent[-1] <= within:
+            break
+    return min(spent)

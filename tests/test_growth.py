@@ -1,0 +1,82 @@
+"""The cost tests' growth reading (tests/growth.py) on a scripted clock: noise cannot fail a linear stage, and no
+reading can pass a square one."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+
+from tests.growth import growth, least
+
+
+class Clock:
+    """Virtual CPU seconds: a run of size k costs `cost(k)` plus the next scripted noise (0 when none is left)."""
+
+    def __init__(self, cost: Callable[[int], float], noise: list[float] | None = None) -> None:
+        self.now = 0.0
+        self.cost = cost
+        self.noise = list(noise or [])
+        self.runs: list[int] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def work(self, k: int) -> Callable[[], None]:
+        def run() -> None:
+            self.runs.append(k)
+            self.now += self.cost(k) + (self.noise.pop(0) if self.noise else 0.0)
+
+        return run
+
+
+def linear(k: int) -> float:
+    return 4e-6 * k
+
+
+def square(k: int) -> float:
+    return 4e-6 * k + 1e-9 * k * k
+
+
+def test_a_linear_stage_whose_first_large_reading_was_slowed_passes_after_reading_again() -> None:
+    # the CI failure of ed6741a: 4 ms at n, a large reading slowed to 8.1 times that
+    clock = Clock(linear, noise=[0.0, 0.0165, 0.0, 0.0165])  # small, large, small, large: both large slowed
+    g = growth(clock.work, 1000, bound=8.0, clock=clock)
+    assert g.ratio == pytest.approx(4.0) and len(g.readings) == 3, g
+
+
+def test_a_linear_stage_on_a_quiet_machine_is_read_twice_at_each_size() -> None:
+    clock = Clock(linear)
+    g = growth(clock.work, 1000, bound=8.0, clock=clock)
+    assert clock.runs == [1000, 4000, 1000, 4000] and g.ratio == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_square_stage_fails_however_the_noise_falls(seed: int) -> None:
+    rng = random.Random(seed)
+    noise = [rng.choice([0.0, 0.0, rng.uniform(0, 0.05)]) for _ in range(12)]
+    clock = Clock(square, noise=noise)
+    g = growth(clock.work, 20_000, bound=9.0, clock=clock)  # 0.48 s -> 6.72 s: 14 times
+    assert g.ratio > 9.0 and len(g.readings) == 6, g
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_linear_stage_passes_when_some_readings_are_noisy(seed: int) -> None:
+    rng = random.Random(seed)
+    noise = [rng.choice([0.0, rng.uniform(0, 0.05)]) for _ in range(12)]
+    noise[0::2] = [0.0] * 6  # the small readings quiet: only large readings slowed, the failing direction
+    noise[1 + 2 * rng.randrange(6)] = 0.0  # one large reading of the six quiet
+    clock = Clock(linear, noise=noise)
+    assert growth(clock.work, 1000, bound=8.0, clock=clock).ratio <= 8.0
+
+
+def test_the_floor_keeps_a_timer_tick_from_reading_as_growth() -> None:
+    clock = Clock(lambda k: 1e-5 if k == 10 else 2e-3)  # 10 us against 2 ms: 200 times, below the timer's use
+    assert growth(clock.work, 10, bound=8.0, floor=2e-3, clock=clock).ratio == pytest.approx(1.0)
+
+
+def test_least_stops_at_the_first_reading_within_its_bound() -> None:
+    clock = Clock(linear, noise=[0.5, 0.0, 0.0])
+    assert least(lambda: clock.work(1000), within=0.01, clock=clock) == pytest.approx(0.004)
+    assert len(clock.runs) == 2
