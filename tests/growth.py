@@ -5,7 +5,7 @@ The cost tests (tests/reliability/test_costs*.py and their kin) run a stage on a
 Each time is the least of its readings, because a busy machine only ever adds time.  Two readings each were not
 enough: on CI (2 cores, the suite's two workers and the mail servers at once) a linear layout stage of 4 ms read
 8.1 at 4x against its bound of 8 (the CI run of ed6741a).  So `growth` alternates the two sizes and, while the
-ratio is over the bound, reads both again, up to `most` readings each: a linear stage's least times settle on
+ratio is over the bound, reads both again, up to `most` readings of the large size: a linear stage's least times settle on
 its true ratio, while a square one stays over the bound on every reading.  `tests/test_growth.py` checks both
 with a scripted clock.  The work to time is built outside the timing (`work(k)` makes it, and is called again
 for every reading, so a stage that consumes its input gets a fresh one).
@@ -21,21 +21,28 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Growth:
-    """The least CPU seconds at n and at `factor` n, every reading, and the ratio checked (small raised to `floor`)."""
+    """The least CPU seconds at n and at `factor` n, every reading of each, and the ratio checked (the small time
+    raised to `floor`)."""
 
     small: float
     large: float
     floor: float
     factor: int
-    readings: list[tuple[float, float]] = field(default_factory=list)
+    smalls: list[float] = field(default_factory=list)
+    larges: list[float] = field(default_factory=list)
 
     @property
     def ratio(self) -> float:
         return self.large / max(self.small, self.floor)
 
     def __str__(self) -> str:
-        pairs = ", ".join(f"{s:.4f}/{b:.4f}" for s, b in self.readings)
-        return f"{self.small:.4f} s -> {self.large:.4f} s at {self.factor}x ({self.ratio:.1f}; readings {pairs})"
+        def seconds(readings: list[float]) -> str:
+            return " ".join(f"{t:.4f}" for t in readings)
+
+        return (
+            f"{self.small:.4f} s -> {self.large:.4f} s at {self.factor}x ({self.ratio:.1f}; readings"
+            f" {seconds(self.smalls)} -> {seconds(self.larges)})"
+        )
 
 
 def cpu(run: Callable[[], object], clock: Callable[[], float] = time.process_time) -> float:
@@ -59,20 +66,21 @@ def growth(
     bound: float,
     factor: int = 4,
     floor: float = 2e-3,
-    least_of: int = 2,
     most: int = 6,
     clock: Callable[[], float] = time.process_time,
 ) -> Growth:
-    """The growth of `work(k)()`'s CPU time from k = n to k = `factor` n.  Readings alternate the sizes; after
-    `least_of` each, reading stops as soon as the least times are within `bound`, else after `most` each."""
-    small: list[float] = []
+    """The growth of `work(k)()`'s CPU time from k = n to k = `factor` n.  The small size is read twice, then the
+    sizes alternate: reading stops as soon as the least times are within `bound`, else after `most` readings of
+    the large size.  On a quiet machine a linear stage costs two small readings and one large (the large is
+    most of the cost); its first large reading within the bound is the least's bound too."""
+    small = [cpu(work(n), clock)]
     large: list[float] = []
     g = Growth(0.0, 0.0, floor, factor)
     for _ in range(most):
         small.append(cpu(work(n), clock))
         large.append(cpu(work(factor * n), clock))
-        g = Growth(min(small), min(large), floor, factor, list(zip(small, large, strict=True)))
-        if len(small) >= least_of and g.ratio <= bound:
+        g = Growth(min(small), min(large), floor, factor, small, large)
+        if g.ratio <= bound:
             break
     return g
 

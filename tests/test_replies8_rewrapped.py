@@ -12,11 +12,13 @@ it, or with prose changed, holds none; no message with a change applies an order
 
 from __future__ import annotations
 
+import functools
 import textwrap
 
 import pytest
 
 from pbem import engine as registry
+from tests.growth import growth
 from tests.test_replies3_players import KINDS, Moment, _plain, read, shared_moments
 from tests.test_replies4_phones import reply
 from tests.test_replies7_orders import _changed, _listed
@@ -108,17 +110,6 @@ def test_a_rewrapped_quote_unchanged_or_with_prose_changed_holds_no_changed_orde
             assert _changed(moment, body)[1] == [], (kind, name, quoted is original)
 
 
-def _cpu(run: object) -> float:
-    import time
-
-    best = float("inf")
-    for _ in range(2):
-        t = time.process_time()
-        run()  # type: ignore[operator]
-        best = min(best, time.process_time() - t)
-    return best
-
-
 def test_reading_quotes_by_words_grows_linearly(moments: dict[str, Moment]) -> None:
     """The quoted orders of the writer's own and the changes in a reflowed quote cost time linear in the reply: many
     runs of "> PLAY ..." lines between lines of the writer's, many reflowed copies each with a listed order changed,
@@ -139,11 +130,15 @@ def test_reading_quotes_by_words_grows_linearly(moments: dict[str, Moment]) -> N
         "reflowed noise": lambda n: ["Hi,", *(_flowed(noisy, 76) * max(1, n // 60))],
     }
     for name, shape in shapes.items():
-        small, large = ("\n".join(shape(n)) for n in (300, 1200))
         changed: list[tuple[str, str]] = []
-        t_small = _cpu(lambda text=small: without_copies(text, sent, keep, sent, changed, mine_quoted=True))  # noqa: B023
-        t_large = _cpu(lambda text=large: without_copies(text, sent, keep, sent, changed, mine_quoted=True))  # noqa: B023
-        assert t_large / max(t_small, 5e-3) <= GROWTH, f"{name}: {t_small:.4f} s -> {t_large:.4f} s at 4x"
+        text = {n: "\n".join(shape(n)) for n in (300, 1200)}
+        g = growth(
+            lambda n: functools.partial(without_copies, text[n], sent, keep, sent, changed, mine_quoted=True),  # noqa: B023
+            300,
+            bound=GROWTH,
+            floor=5e-3,
+        )
+        assert g.ratio <= GROWTH, f"{name}: {g}"
     changed = []
     assert moment.legal[0] in without_copies("\n".join(shapes["typed quoted"](3)), sent, keep, mine_quoted=True).split(
         "\n"

@@ -20,7 +20,6 @@ The shapes (see tests/reliability/test_stage_costs.py and test_header_costs.py f
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -29,6 +28,8 @@ import pytest
 from pbem.app import poll as polling
 from pbem.home.app import Home
 from pbem.trust import dkim
+from tests.growth import growth, least
+from tests.reliability.test_header_costs import handling
 from tests.reliability.test_hostile_mail import ADDR, CODES, WHEN, World
 
 SIZE = 8_000  # characters of the shape (four times this in the growth check: within a body's 64,000)
@@ -136,34 +137,18 @@ def world(tmp_path_factory) -> Iterator[World]:
         w.con.close()
 
 
-def _cpu(world: World, make: Callable[[], bytes], within: float | None = None) -> float:
-    """The least CPU time of handling a fresh copy of the mail, of two (the machine is shared).  With `within` (the
-    bound the time is checked against), the first time within it: the least of two would be too, since a busy
-    machine only ever adds time."""
-    spent: list[float] = []
-    for _ in range(2):
-        raw = make()
-        t = time.process_time()
-        polling.contained(Home.of(world.cfg), raw, WHEN)
-        spent.append(time.process_time() - t)
-        if within is not None and spent[-1] <= within:
-            break
-    return min(spent)
-
-
 @pytest.fixture(scope="module")
 def plain_cost(world: World) -> float:
-    return _cpu(world, maker("plain", 4 * SIZE))
+    return least(lambda: handling(world, maker("plain", 4 * SIZE)), most=2)
 
 
 @pytest.mark.parametrize("name", sorted(set(SHAPES) - {"plain"}))
 def test_every_shape_grows_linearly_and_costs_a_constant_times_a_plain_mail(
     world: World, plain_cost: float, name: str
 ) -> None:
-    small = _cpu(world, maker(name, SIZE))
-    large = _cpu(world, maker(name, 4 * SIZE), within=min(MAX_GROWTH * max(small, 5e-3), MAX_RATIO * plain_cost))
-    assert large / max(small, 5e-3) <= MAX_GROWTH, f"{name}: {small:.4f} s -> {large:.4f} s at 4x"
-    assert large <= MAX_RATIO * plain_cost, f"{name}: {large:.3f} s against a plain mail's {plain_cost:.4f} s"
+    g = growth(lambda k: handling(world, maker(name, k)), SIZE, bound=MAX_GROWTH, floor=5e-3)
+    assert g.ratio <= MAX_GROWTH, f"{name}: {g}"
+    assert g.large <= MAX_RATIO * plain_cost, f"{name}: {g.large:.3f} s against a plain mail's {plain_cost:.4f} s"
 
 
 def test_the_press_is_relayed_and_the_results_are_read(world: World) -> None:

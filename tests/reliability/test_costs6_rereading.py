@@ -19,8 +19,8 @@ each refused message too: the reports answering it share one window as well (`pb
 
 from __future__ import annotations
 
+import functools
 import json
-import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from pbem.trust import refused as refused_mod
+from tests.growth import growth
 
 N = 3
 MAX_GROWTH = 8.0  # readings or time at 4n over n: linear is 4, reading the window for each refusal 16
@@ -72,8 +73,8 @@ def boxes(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[dict[str,
     return {n: _game(tmp_path_factory.mktemp(f"rereading-{n}") / "home", n) for n in (N, 4 * N)}
 
 
-def _verify(doc: dict[str, Any], mails: list[bytes], runs: int = 1) -> tuple[Any, int, float]:
-    """The check, the readings of refused lines it asked for, its CPU time (the least of `runs`)."""
+def _verify(doc: dict[str, Any], mails: list[bytes]) -> tuple[Any, int]:
+    """The check and the readings of refused lines it asked for (its time: `tests.growth` over this)."""
     from pbem.app.rereading import refused
     from pbem.trust.receipts import verify_mail
 
@@ -83,13 +84,8 @@ def _verify(doc: dict[str, Any], mails: list[bytes], runs: int = 1) -> tuple[Any
         asked[0] += bool(args[3])  # (a status check reads no lines)
         return refused(*args)
 
-    spent = []
-    for _ in range(runs):
-        asked[0] = 0
-        t = time.process_time()
-        c = verify_mail(doc, mails, "Alice", counted)
-        spent.append(time.process_time() - t)
-    return c, asked[0], min(spent)
+    c = verify_mail(doc, mails, "Alice", counted)
+    return c, asked[0]
 
 
 def _noted(c: Any) -> list[str]:
@@ -110,7 +106,7 @@ def test_honest_refusals_are_read_once_each(boxes: Any, monkeypatch: Any) -> Non
 
     for doc, mails in boxes.values():
         refusals = sum(b"NOT applied" in m for m in mails)
-        c, readings, _ = _verify(doc, mails)
+        c, readings = _verify(doc, mails)
         assert c.ok and not _noted(c), lines(c)
         assert any(f"reasons {refusals} acknowledgements gave" in x for x in c.checked), lines(c)
         assert readings <= 2 * refusals, (readings, refusals)
@@ -123,14 +119,14 @@ def test_refusals_none_of_whose_states_match_cost_readings_linear_in_them(boxes:
     from pbem.trust.receipts import lines
 
     got = {}
-    for n, (doc, mails) in boxes.items():
-        c, readings, spent = _verify(doc, _forged(mails), runs=2)
+    forged = {n: (doc, _forged(mails)) for n, (doc, mails) in boxes.items()}
+    for n, (doc, mails) in forged.items():
+        c, got[n] = _verify(doc, mails)
         refusals = sum(b"NOT applied" in m for m in mails)
         named = [p for p in c.problems if "the refusal you were shown is not pbem's" in p]
         assert len(named) == refusals == 2 * n, lines(c)
-        got[n] = (readings, spent)
-    (r1, t1), (r4, t4) = got[N], got[4 * N]
-    assert r4 / r1 <= MAX_GROWTH and t4 / t1 <= MAX_GROWTH, got
+    g = growth(lambda k: functools.partial(_verify, *forged[k]), N, bound=MAX_GROWTH)
+    assert got[4 * N] / got[N] <= MAX_GROWTH and g.ratio <= MAX_GROWTH, (got, str(g))
 
 
 def test_without_the_order_of_messages_a_long_window_is_set_aside_and_told(boxes: Any, monkeypatch: Any) -> None:
@@ -143,9 +139,9 @@ def test_without_the_order_of_messages_a_long_window_is_set_aside_and_told(boxes
     doc, mails = boxes[4 * N]
     doc = {**doc, "messages": []}
     refusals = sum(b"NOT applied" in m for m in mails)
-    c, _, _ = _verify(doc, mails)
+    c, _ = _verify(doc, mails)
     assert c.ok and not _noted(c), lines(c)
-    c, readings, _ = _verify(doc, _forged(mails))
+    c, readings = _verify(doc, _forged(mails))
     aside = [x for x in c.notes if f"any of the first {CAP} of the " in x]
     assert not any("the refusal you were shown" in p for p in c.problems), lines(c)
     assert len(aside) == refusals and readings <= 2 * CAP * refusals, (lines(c), readings)
@@ -172,9 +168,9 @@ def test_reports_that_share_a_window_are_compared_once_with_each_run_of_alike_st
     got = {}
     for n, (doc, mails) in boxes.items():
         worked[0] = 0
-        c, _, spent = _verify(doc, mails, runs=2)
+        c, _ = _verify(doc, mails)
         tables = [x for x in c.checked if x.startswith("the tables of ")]
         assert c.ok and tables and int(tables[0].split()[3]) > 2 * n, lines(c)  # (each answer, and the first)
-        got[n] = (worked[0] / 2, spent)
-    (w1, t1), (w4, t4) = got[N], got[4 * N]
-    assert w4 / w1 <= MAX_GROWTH and t4 / t1 <= MAX_GROWTH, got
+        got[n] = worked[0]
+    g = growth(lambda k: functools.partial(_verify, *boxes[k]), N, bound=MAX_GROWTH)
+    assert got[4 * N] / got[N] <= MAX_GROWTH and g.ratio <= MAX_GROWTH, (got, str(g))

@@ -13,9 +13,11 @@ read with `pbem.trust.quote.between` now, which stops at the first opening left 
 
 from __future__ import annotations
 
+import functools
 import re
 
-from tests.reliability.test_pattern_costs import FLOOR, MAX_GROWTH, _search, patterns
+from tests.growth import growth
+from tests.reliability.test_pattern_costs import FLOOR, MAX_GROWTH, _search, confirmed, patterns, run_of
 
 try:  # Python 3.11+
     from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -52,32 +54,27 @@ def test_every_pattern_is_linear_over_its_own_opening_repeated() -> None:
             t4 = _search(p, run * (4 * N // len(run)))
             if t4 / t1 > MAX_GROWTH:
                 t4 = min(t4, _search(p, run * (4 * N // len(run))))
-            if t4 / t1 > MAX_GROWTH:
+            if t4 / t1 > MAX_GROWTH and confirmed(functools.partial(_search, p), run_of("", run)):
                 slow.append(f"{name} over {run!r} x {N // len(run)}: {t1:.4f} s, at 4x {t4:.4f} s")
     assert tried > 100, tried
     assert slow == [], "\n".join(slow)
 
 
 def test_verify_reads_a_forged_html_part_of_unclosed_marks_in_linear_time() -> None:
-    import time
-
     from pbem.trust import acked, prose, told
 
-    def cost(n: int) -> float:
-        page = (
+    def page(n: int) -> str:
+        return (
             '<p>x</p>were applied:</p>\n<ul class="legal">' * n
             + "<li><code>" * n
             + "<section><h2>What happened since your last report</h2><ul>" * n
             + "<li>" * n
         )
-        best = 9.0
-        for _ in range(2):
-            t = time.process_time()
-            acked._html_differs(page, ["PASS"])
-            told.html_listed(page)
-            prose.html_lines(page, None)
-            best = min(best, time.process_time() - t)
-        return best
 
-    small, large = cost(400), cost(1600)
-    assert large / max(small, FLOOR) <= MAX_GROWTH, (small, large)
+    def read(text: str) -> None:
+        acked._html_differs(text, ["PASS"])
+        told.html_listed(text)
+        prose.html_lines(text, None)
+
+    g = growth(lambda n: functools.partial(read, page(n)), 400, bound=MAX_GROWTH, floor=FLOOR)
+    assert g.ratio <= MAX_GROWTH, str(g)

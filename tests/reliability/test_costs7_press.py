@@ -9,11 +9,13 @@ the CPU time compared; the same problems named.  On 21a928b: 0.02 s -> 0.27 s at
 
 from __future__ import annotations
 
-import time
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.trust import receipts
+from tests.growth import growth
 
 FLOOR = 5e-3
 MAX_GROWTH = 9.0
@@ -49,16 +51,16 @@ class _Plains:
         return "  NOTE Press sent to Bob, Carol.\n" if m.name.startswith("honest") else "  NOTE Press sent to Dan.\n"
 
 
-def _run(n: int) -> tuple[float, int]:
+def _run(n: int, checks: list[tuple[int, _Check]]) -> Callable[[], object]:
     rows = [{"kind": "press", "data": {"from": "Alice", "to": ["Bob", "Carol"]}} for _ in range(n)]
     mails = [_Mail((k + 1, ""), f"honest {k}") for k in range(n)] + [_Mail((n, ""), f"forged {k}") for k in range(n)]
     c = _Check()
-    t = time.process_time()
-    receipts._press(_Chain(rows), {"players": [{"name": "Alice"}]}, mails, c, _Plains())  # type: ignore[arg-type]
-    return time.process_time() - t, len(c.problems)
+    checks.append((n, c))
+    return functools.partial(receipts._press, _Chain(rows), {"players": [{"name": "Alice"}]}, mails, c, _Plains())  # type: ignore[arg-type]
 
 
 def test_the_press_notes_are_matched_in_linear_time() -> None:
-    (small, named), (large, named4) = min(_run(500) for _ in range(2)), min(_run(2000) for _ in range(2))
-    assert (named, named4) == (500, 2000)  # each forged note named, no honest one
-    assert large / max(small, FLOOR) <= MAX_GROWTH, (small, large)
+    checks: list[tuple[int, _Check]] = []
+    g = growth(lambda n: _run(n, checks), 500, bound=MAX_GROWTH, floor=FLOOR)
+    assert all(len(c.problems) == n for n, c in checks) and {n for n, _ in checks} == {500, 2000}  # each forged one
+    assert g.ratio <= MAX_GROWTH, str(g)

@@ -20,7 +20,8 @@ import pytest
 
 from pbem.mail.outbound.bodies import text_bodies
 from pbem.trust import dkim
-from tests.reliability.test_header_costs import cpu
+from tests.growth import growth
+from tests.reliability.test_header_costs import cpu, handling
 from tests.reliability.test_hostile_mail import ADDR, World
 
 SIZE = 4_000
@@ -123,6 +124,5 @@ def test_no_reply_costs_more_than_a_constant_times_a_plain_one_of_its_size(world
 @pytest.mark.parametrize("name", sorted(shapes("one two three four five six seven " * 30, SIZE)))
 def test_every_reply_shape_grows_linearly(world, name: str) -> None:
     w, mid, report = world
-    small = cpu(w, _maker(mid, *shapes(report, SIZE)[name]))
-    large = cpu(w, _maker(mid, *shapes(report, 4 * SIZE)[name]), within=MAX_GROWTH * max(small, 5e-3))
-    assert large / max(small, 5e-3) <= MAX_GROWTH, f"{name}: {small:.4f} s -> {large:.4f} s at 4x"
+    g = growth(lambda k: handling(w, _maker(mid, *shapes(report, k)[name])), SIZE, bound=MAX_GROWTH, floor=5e-3)
+    assert g.ratio <= MAX_GROWTH, f"{name}: {g}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import quopri
 import random
 import statistics
@@ -28,6 +29,7 @@ from pbem.mail.inbound.message import html_to_text, parse
 from pbem.mail.inbound.redact import codes_in_text, find_and_redact
 from pbem.orders.extract import extract
 from pbem.orders.moderator import read as moderator_read
+from tests.growth import growth, least
 
 SIZE = 24_000  # characters; the old cost was 11 s for 20,000 blank lines, 51 s for 1,000 repeated card names
 MAX_RATIO = 40.0
@@ -120,22 +122,9 @@ def _order_lines(text: str) -> list[str]:
     return [ln.split(None, 1)[1] for ln in text.splitlines() if ln.startswith("PLAY ") and " " in ln]
 
 
-def _stages(body: str, plain_names: str | None = None, within: dict[str, float] | None = None) -> dict[str, float]:
-    """CPU seconds per stage for one body (each the least of a few runs: the machine is shared).
-    The name matcher reads the body's PLAY lines, or `plain_names` (names with commas, the plain case).
-    With `within` (per stage, the bound its time is checked against), a stage's first time within it: the least
-    of three would be too, since a busy machine only ever adds time, so the check's outcome is the same."""
-
-    def best(stage: str, f: Callable[[], object]) -> float:
-        times = []
-        for _ in range(3):  # CPU seconds, not the clock: a pause of this process on a shared machine is no cost
-            t = time.process_time()
-            f()
-            times.append(time.process_time() - t)
-            if within is not None and times[-1] <= within[stage]:
-                break
-        return min(times)
-
+def _runs(body: str, plain_names: str | None = None) -> dict[str, Callable[[], object]]:
+    """Each stage's work on one body, to time.  The name matcher reads the body's PLAY lines, or `plain_names`
+    (names with commas, the plain case)."""
     raw = _mail(body)
     msg = parse(raw, "m@pbem.test")
     lines = _order_lines(body) if plain_names is None else [plain_names]
@@ -148,14 +137,24 @@ def _stages(body: str, plain_names: str | None = None, within: dict[str, float] 
                 match_many(line, NAMES)
 
     return {
-        "parse": best("parse", lambda: parse(raw, "m@pbem.test")),
+        "parse": lambda: parse(raw, "m@pbem.test"),
         # the body itself: `msg.text` is "" past MAX_BODY_CHARS (4 * SIZE is), which measured nothing at 4x
-        "extract": best("extract", lambda: extract(body, msg.subject, WORDS)),
-        "moderator": best("moderator", lambda: moderator_read(body)),  # the moderator's command mail (its own reader)
-        "codes": best("codes", lambda: codes_in_text(body)),
-        "redact": best("redact", lambda: find_and_redact(raw)),
-        "html": best("html", lambda: html_to_text(body)),  # the body read as an HTML part, as an HTML-only mail is
-        "names": best("names", names),
+        "extract": lambda: extract(body, msg.subject, WORDS),
+        "moderator": lambda: moderator_read(body),  # the moderator's command mail (its own reader)
+        "codes": lambda: codes_in_text(body),
+        "redact": lambda: find_and_redact(raw),
+        "html": lambda: html_to_text(body),  # the body read as an HTML part, as an HTML-only mail is
+        "names": names,
+    }
+
+
+def _stages(body: str, plain_names: str | None = None, within: dict[str, float] | None = None) -> dict[str, float]:
+    """CPU seconds per stage for one body, each the least of three (the machine is shared).  With `within` (per
+    stage, the bound its time is checked against), a stage's first time within it: the least of three would be
+    too, since a busy machine only ever adds time, so the check's outcome is the same."""
+    return {
+        stage: least(lambda run=run: run, within=None if within is None else within[stage])  # type: ignore[misc]
+        for stage, run in _runs(body, plain_names).items()
     }
 
 
@@ -186,22 +185,10 @@ def test_no_stage_costs_more_than_a_constant_times_a_plain_mail_of_the_same_size
 def test_every_pathological_shape_grows_linearly() -> None:
     floor = 10e-3  # a growth ratio of two times near the timer's noise says nothing; quadratic costs seconds here
     for i, kind in enumerate(sorted(PIECES)):
-        small = _stages(_pathological(random.Random(i), SIZE, [kind]))
-        bounds = {stage: MAX_GROWTH * max(t, floor) for stage, t in small.items()}
-        large = _stages(_pathological(random.Random(i), 4 * SIZE, [kind]), within=bounds)
-        for stage in small:
-            growth = large[stage] / max(small[stage], floor)
-            assert growth <= MAX_GROWTH, f"{kind}: {stage} {small[stage]:.4f} s -> {large[stage]:.4f} s at 4x"
-
-
-def _parse_cost(body: str, form: str, runs: int = 1) -> float:
-    raw = _mail(body, form)
-    times = []
-    for _ in range(runs):
-        t = time.process_time()
-        parse(raw, "m@pbem.test")
-        times.append(time.process_time() - t)
-    return min(times)
+        runs = {k: _runs(_pathological(random.Random(i), k, [kind])) for k in (SIZE, 4 * SIZE)}
+        for stage in runs[SIZE]:
+            g = growth(lambda k: runs[k][stage], SIZE, bound=MAX_GROWTH, floor=floor)  # noqa: B023 (called at once)
+            assert g.ratio <= MAX_GROWTH, f"{kind}: {stage} {g}"
 
 
 def test_every_shape_grows_linearly_in_every_declared_form() -> None:
@@ -211,12 +198,9 @@ def test_every_shape_grows_linearly_in_every_declared_form() -> None:
     for i, (kind, form) in enumerate((k, f) for k in sorted(PIECES) for f in sorted(FORMS)):
         # larger than above, up to a fifth of the bytes a mail may have (MAX_RAW_BYTES): a decoder is cheap per
         # byte, so a quadratic one shows only at the sizes it is given
-        small_body = _pathological(random.Random(i), 4 * SIZE, [kind])
-        large_body = _pathological(random.Random(i), 16 * SIZE, [kind])
-        small, large = _parse_cost(small_body, form), _parse_cost(large_body, form)
-        if large / max(small, floor) > MAX_GROWTH:  # measured once; again, the least of three, before failing
-            small, large = _parse_cost(small_body, form, 3), _parse_cost(large_body, form, 3)
-        assert large / max(small, floor) <= MAX_GROWTH, f"{kind} as {form}: {small:.4f} s -> {large:.4f} s at 4x"
+        raws = {k: _mail(_pathological(random.Random(i), k, [kind]), form) for k in (4 * SIZE, 16 * SIZE)}
+        g = growth(lambda k: functools.partial(parse, raws[k], "m@pbem.test"), 4 * SIZE, bound=MAX_GROWTH, floor=floor)  # noqa: B023
+        assert g.ratio <= MAX_GROWTH, f"{kind} as {form}: {g}"
 
 
 def test_the_generator_finds_the_old_quadratic_code_line_pattern() -> None:
