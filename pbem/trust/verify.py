@@ -62,6 +62,7 @@ from pbem.engine.rng import commitment
 from pbem.engine.seats import RENAME
 from pbem.engine.words import count
 from pbem.orders.moderator import moved as moved_text
+from pbem.orders.moderator import processed as processed_text
 from pbem.orders.moderator import said as said_text
 from pbem.orders.moderator import say_problem
 from pbem.trust import chain, signing, vouched
@@ -373,6 +374,8 @@ def _interventions(doc: dict[str, Any], v: Verification) -> None:
                 _message(e)
             elif action == "address":
                 _moved(doc, e)
+            elif action == "process":
+                _processed(doc, e)
     if not said:
         v.checked.append("the moderator took no action in the game (no undo, extension, pause or replacement)")
         return
@@ -425,6 +428,27 @@ def _moved(doc: dict[str, Any], e: dict[str, Any]) -> None:
         raise Refused(f"{where} moves the mail of {quote(player)}, but {held}")
     if e["text"] != moved_text(player):
         raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(moved_text(player))}")
+
+
+def _processed(doc: dict[str, Any], e: dict[str, Any]) -> None:
+    """A step's deadline applied at once (PROCESS, `pbem game process`): public, its data the action, the step, the
+    new deadline and the players the step still asked (the names of seats at that point of the record, `_name_at`,
+    each once), and the event's text exactly the one pbem writes (`processed`).  That each had resigned is not in
+    the record (a resignation is a control row, mailed to every player as it happens): their mail shows it."""
+    where = f"event {e.get('seq', '?')} (a step's deadline applied now)"
+    data = e["data"]
+    if e["visibility"] != "public":
+        raise Refused(f"{where} is not public: every player was told of it")
+    if sorted(data) != ["action", "deadline", "players", "step"]:
+        raise Refused(f"{where}: its data holds {quote(sorted(data))}; its action, deadline, players and step only")
+    players = data["players"]
+    if not isinstance(players, list) or not players or len({*map(str, players)}) != len(players):
+        raise Refused(f"{where}: its players are {quote(players)}; a list of seats' names, each once")
+    seats = {_name_at(doc, e, p.get("seat", i)) for i, p in enumerate(doc["players"])}
+    if stray := [p for p in players if not isinstance(p, str) or p not in seats]:
+        raise Refused(f"{where} names {quote(stray)}, who held no seat then")
+    if e["text"] != processed_text(players):
+        raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(processed_text(players))}")
 
 
 def _name_at(doc: dict[str, Any], e: dict[str, Any], seat: int) -> str | None:
