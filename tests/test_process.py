@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import pytest
 
-from pbem.app import control, games, moderating, processing
+from pbem.app import control, games, moderating, processing, waiting
 from pbem.app.decision import GameError
 from pbem.history.export import build
 from pbem.home.app import Home
@@ -74,6 +74,10 @@ def test_a_step_that_asks_only_a_resigned_seat_is_applied_at_the_next_poll(home,
     run_poll(home, clock)
     sent_mail(home, seen)
 
+    assert (
+        f"pbem game process {name} applies it now"
+        in waiting.listed(waiting.waiting(Home.of(home), clock.now), clock.now)[0]
+    )
     assert processing.process(Home.of(home), name, clock.now) == ["Bob"]
     with pytest.raises(GameError, match="the next pbem poll applies it"):  # once: its deadline is now
         processing.process(Home.of(home), name, clock.now)
