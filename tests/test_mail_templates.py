@@ -131,6 +131,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     ),
     "press_limit": dict(game_name="hh1", again_at="2026-01-09 10:05 UTC", per_day=60, held=2),
     "control_held": dict(game_name="hh1", due="2026-01-09 02:00 UTC", players=["Bob"]),
+    "control_process": dict(game_name="hh1", players=["Bob"]),
     "report_undelivered": dict(
         game_name="hh1",
         step="Turn 3 orders",

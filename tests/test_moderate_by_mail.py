@@ -383,15 +383,17 @@ def test_the_moderator_code_is_never_kept_sent_or_logged(game, code, clock, capl
 WORDS = ["CODE", "GAME", "EXTEND", "PAUSE", "RESUME", "START", "ABANDON", "NEW CODE", "REPLACE", "UNDO", "AWAY", "BACK"]
 #: Every word the moderator's reader takes as a command (SAY, RESEND, WAITING and ADDRESS came after `WORDS`, so a
 #: drawn "SAY CODE" was read rightly as SAY and failed the check, in a CI run of 2026-12-05).
-MORE_WORDS = ["SAY", "RESEND", "WAITING", "ADDRESS"]
+MORE_WORDS = ["SAY", "RESEND", "WAITING", "ADDRESS", "PROCESS"]
 
 
 def test_reading_any_text_never_raises_and_takes_only_command_lines() -> None:
     from hypothesis import example, given, settings
     from hypothesis import strategies as st
 
-    from pbem.orders.moderator import read
+    from pbem.orders.moderator import SYNTAX, read
     from pbem.orders.typed import cleaned
+
+    assert {*WORDS, *MORE_WORDS} == set(SYNTAX), "a new command word is drawn too"
 
     piece = st.one_of(st.sampled_from([*WORDS, *MORE_WORDS, "TO", "WHY", "WITH", "UNTIL", "2d", "17", "alice", "> ", "-- "]),
                       st.text(max_size=12))  # fmt: skip

@@ -46,6 +46,7 @@ CHANGES: dict[str, tuple[list[str], bool]] = {
     "game undo": (["hk", "--to", "1", "--why", "misread"], True),
     "game mail": (["hh1", "watch"], True),
     "game say": (["hh1", "Welcome all; the deadline holds."], True),
+    "game process": (["hr"], True),
     "outbox retry": (["--all"], False),
     "moderator code": ([], False),
 }
@@ -79,8 +80,8 @@ def _cli(home: Path, *args: str) -> tuple[int, str]:
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A home logging to pbem.log with hh1 (dealt), hp (paused), hj (join open), hk (join open, two JOINs) and
-    one mail given up."""
+    """A home logging to pbem.log with hh1 (dealt), hp (paused), hj (join open), hk (join open, two JOINs), hr (Bob
+    resigned, and it is his turn) and one mail given up."""
     from pbem.cli.support import init_home
 
     cfg = init_home(tmp_path_factory.mktemp("trail") / "home", address="games@example.test")
@@ -93,6 +94,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert _cli(home, "game", "away", "hh1", "Bob", "2")[0] == 0
     assert _cli(home, "game", "pause", "hp")[0] == 0
     _joined(home, "hk")
+    _resigned(home, "hr")
     with sqlite3.connect(home / "pbem.db") as c:
         c.execute("UPDATE outbox SET status = 'failed' WHERE id = (SELECT min(id) FROM outbox)")
     c.close()
@@ -117,6 +119,15 @@ def _joined(home: Path, name: str) -> None:
     assert run.summary is not None and run.summary.accepted == 2, run
 
 
+def _resigned(home: Path, name: str) -> None:
+    from pbem.app.cron import run_poll
+    from pbem.home import config as config_mod
+    from tests.test_process import resigned_turn
+
+    cfg = config_mod.load(home / "pbem.toml")
+    resigned_turn(cfg, name, lambda: run_poll(cfg))
+
+
 def _copy(made: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(made, tmp_path / "home"))
 
@@ -125,7 +136,7 @@ def test_every_command_is_sorted() -> None:
     assert sorted([*CHANGES, *NO_TRAIL]) == every_command()
 
 
-GAMES = ("hh1", "hp", "hj", "hk")
+GAMES = ("hh1", "hp", "hj", "hk", "hr")
 
 
 @pytest.mark.parametrize("name", sorted(CHANGES))

@@ -124,6 +124,7 @@ ASKS = {
     "control_held": "Nothing else is needed from you",
     "control_outage": "Nothing else is needed from you",
     "control_pause": "Nothing is needed from you now",
+    "control_process": "Nothing else is needed from you",
     "control_replace": "Nothing else is needed from you",
     "control_resume": "if yours are not on file, reply to your latest report",
     "control_wait": "Nothing else is needed from you",

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from pbem.app import addresses, control, resend, waiting
 from pbem.home.app import Home
 from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail, signed
@@ -169,3 +171,68 @@ def test_verify_checks_each_address_event_and_names_a_forged_one(home, clock) ->
             (event if key in ("text", "visibility") else event["data"])[key] = value
         v = check(_rechain(bad))
         assert not v.ok and "a seat's mail moved" in v.problem and said in v.problem, (what, v.problem)
+
+
+def _spent(home, clock, who: str = BOB) -> tuple[str, set[str]]:
+    """A new game where `who`'s answers budget (2 an hour) is spent: two HELP answers and the "too many" notice."""
+    home.replies_per_hour = 2
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    seen: set[str] = set()
+    sent_mail(home, seen)
+    for _ in range(3):
+        deliver(home, order_mail(who, name, "HELP"))
+    run_poll(home, clock)
+    assert "Too many messages" in str(sent_mail(home, seen)[-1]["Subject"])
+    return name, seen
+
+
+def _word_of(mails: list, pattern: str) -> tuple[str, object]:
+    for m in mails:
+        if found := re.search(pattern, body_of(m)):
+            return found.group(1), m
+    raise AssertionError(f"no {pattern!r} in {[str(m['Subject']) for m in mails]}")
+
+
+def _over_budget_resign(home, clock) -> list[str]:
+    """RESIGN twice in one poll past the budget, then the word: what is missing ("" nothing)."""
+    name, seen = _spent(home, clock)
+    for _ in range(2):
+        deliver(home, order_mail(BOB, name, signed("Bob", "RESIGN")))
+    run_poll(home, clock)
+    asked = _to(sent_mail(home, seen), "bob@players.test")
+    if len(asked) != 1:
+        return [f"RESIGN twice past the budget: {len(asked)} answers, not one"]
+    word, ask = _word_of(asked, r"RESIGN (\d{6})")
+    deliver(home, order_mail(BOB, name, signed("Bob", "RESIGN")))  # a third that day: past the budget, as any answer
+    deliver(home, order_mail(BOB, name, f"RESIGN {word}", In_Reply_To=ask["Message-ID"]))
+    run_poll(home, clock)
+    told = [str(m["Subject"]) for m in _to(sent_mail(home, seen), "bob@players.test")]
+    return [] if told == ["[pbem hh1] You resigned"] else [f"the resignation past the budget told Bob {told}"]
+
+
+def _over_budget_address(home, clock) -> list[str]:
+    """ADDRESS past the old address's budget, CONFIRM from the new one: the word goes, the move is told to both."""
+    name, seen = _spent(home, clock)
+    deliver(home, order_mail(BOB, name, signed("Bob", "ADDRESS bob@new.test")))
+    run_poll(home, clock)
+    mails = sent_mail(home, seen)
+    if _to(mails, "bob@players.test") or len(_to(mails, "bob@new.test")) != 1:
+        return [f"ADDRESS past the budget: {[(str(m['To']), str(m['Subject'])) for m in mails]}"]
+    word, ask = _word_of(_to(mails, "bob@new.test"), r"ADDRESS CONFIRM (\d{6})")
+    deliver(home, order_mail("Bob <bob@new.test>", name, f"ADDRESS CONFIRM {word}", In_Reply_To=ask["Message-ID"]))
+    run_poll(home, clock)
+    told = {
+        m["To"].addresses[0].addr_spec for m in sent_mail(home, seen) if "The mail of Bob goes" in str(m["Subject"])
+    }
+    return [] if {"bob@players.test", "bob@new.test"} <= told else [f"the move past the budget told only {told}"]
+
+
+#: The requests that change a game (judges7): each made by a player whose answers budget is spent must still be
+#: answered once, and only once a day (the budget's bound on everything else).
+PAST_THE_BUDGET = {"RESIGN and its word": _over_budget_resign, "ADDRESS and its CONFIRM": _over_budget_address}
+
+
+@pytest.mark.parametrize("what", sorted(PAST_THE_BUDGET))
+def test_a_request_that_changes_the_game_is_answered_once_past_the_answers_budget(home, clock, what: str) -> None:
+    assert PAST_THE_BUDGET[what](home, clock) == []

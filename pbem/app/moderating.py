@@ -1,7 +1,7 @@
 """Moderating by mail (issue 28): the moderator's address sends the commands of `pbem game ...`.
 
 A mail from `[moderator] address` is read by `pbem.orders.moderator` (one command a line: EXTEND,
-PAUSE, RESUME, START, ABANDON, NEW CODE, REPLACE, UNDO, AWAY, BACK, RESEND, SAY; the game named by a GAME
+PAUSE, RESUME, START, ABANDON, PROCESS, NEW CODE, REPLACE, UNDO, AWAY, BACK, RESEND, SAY; the game named by a GAME
 line or the subject's `[pbem NAME]`; WAITING, `pbem game waiting`'s list of every game, needs none).  It is taken, like a player's, only with proof of who wrote it:
   * a `CODE` line with the moderator code (`pbem init` makes it, `pbem moderator code` makes a new
     one; stored only hashed, `pbem.record.moderator_code`), checked only within the address's answers

@@ -27,6 +27,7 @@ from pbem.app.control import (
     decide_resume,
 )
 from pbem.app.decision import Decision
+from pbem.app.processing import asked, decide_process
 from pbem.app.resend import decide_resend
 from pbem.app.say import codes_of, decide_say
 from pbem.app.settle import settle
@@ -134,6 +135,11 @@ def _abandon(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[De
     return decide_abandon(c.loaded, c.control), "abandoned: no more orders are accepted"
 
 
+def _process(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    d = decide_process(c.loaded, c.control, c.step, c.due, when)
+    return d, f"the deadline is now: the next poll applies the defaults of {', '.join(asked(c.loaded))}"
+
+
 def _start(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     absent = join.missing(c.loaded) if join.is_open(c.loaded) else []
     d = join.decide_start(c.loaded, c.control)
@@ -202,6 +208,7 @@ _HANDLERS: dict[str, Handler] = {
     "RESUME": _resume,
     "ABANDON": _abandon,
     "START": _start,
+    "PROCESS": _process,
     "NEW CODE": _new_code,
     "REPLACE": _replace,
     "ADDRESS": _address,

@@ -15,8 +15,15 @@ nothing more of the game's flow (judges5, judges6: no turn reports, reminders, d
 but the end, press to ALL; `Loaded.resigned`); the replaced notice tells them when the seat is given, and a new
 code or an address move does not undo the resignation (`pbem.record.listing.given`).  A mail with a RESIGN
 line is about resigning: its other lines are not read, and the answer says so.  A seat that already resigned is told
-when, and nothing more is done.  A paused game takes RESIGN too (judges5: it was refused as "game is paused"): no
-rule keeps a player in a game while the moderator has stopped its deadlines, and the moderator is told as usual.
+when, and nothing more is done.
+
+A resignation changes the game, so it is always answered once (judges7): a player whose answers budget is spent
+(`pbem.app.answers`) still gets the word, the first time they ask that day (UTC), under its own outbox purpose
+(`outbox.RESIGN`, not counted); a second RESIGN that day past the budget gets nothing, as any answer would.  The
+resignation itself and its notices are news of the game (`NEWS`), never counted.
+
+A paused game takes RESIGN too (judges5: it was refused as "game is paused"): no rule keeps a player in a game
+while the moderator has stopped its deadlines, and the moderator is told as usual.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from pbem.app.answers import Outgoing, short
 from pbem.app.decision import Control, Decision
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import Extracted
-from pbem.record import listing, store
+from pbem.record import listing, outbox, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.outbox import NEWS
@@ -50,6 +57,7 @@ class Resign:
     words: tuple[str, ...]
     good_until: str  # when today's word stops working ("Mon 07 Dec 2026 23:59 UTC")
     resigned_at: datetime | None = None
+    spare: bool = False  # no word went past the answers budget to this seat today: one may (`decide`)
 
 
 def word(key: bytes, game_id: int, seat_id: int, day: str) -> str:
@@ -71,7 +79,9 @@ def load(s: Unit, loaded: store.Loaded, seat: Seat, when: datetime) -> Resign:
     resigned = gone.get(seat.player)
     end = when.replace(hour=23, minute=59, second=0, microsecond=0) + timedelta(days=DAYS - 1)
     good_until = f"{end:%a %d %b %Y %H:%M} UTC"
-    return Resign(words(message_id_key(s), loaded.game.id, seat.id, when), good_until, resigned)
+    day = when.replace(hour=0, minute=0, second=0, microsecond=0)
+    spare = not outbox.mailed_since(s, loaded.game.id, outbox.RESIGN, seat.player, day)
+    return Resign(words(message_id_key(s), loaded.game.id, seat.id, when), good_until, resigned, spare)
 
 
 def decide(d: Decision, out: Outgoing, loaded: store.Loaded, seat: Seat, ex: Extracted, facts: Facts) -> Decision:
@@ -88,9 +98,10 @@ def decide(d: Decision, out: Outgoing, loaded: store.Loaded, seat: Seat, ex: Ext
             d.outcome, d.reason = "accepted", "RESIGN asked: the word that confirms it sent"
             context.update(resigned_at="", word=r.words[0] if r else "", good_until=r.good_until if r else "")
             context["wrong"] = bool(ex.resign)
-        if out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
-            mail = out.mail(seat.address, "resign_confirm", "ack", context, player=seat.player)
-            d.effects.append(mail)
+        spare = r is not None and r.resigned_at is None and r.spare and not out.allowed(seat.address)  # the word
+        if spare or out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):  # past the budget
+            purpose = outbox.RESIGN if spare else "ack"  # goes once a day, not counted
+            d.effects.append(out.mail(seat.address, "resign_confirm", purpose, context, player=seat.player))
         return d
     d.outcome, d.reason = "accepted", f"{seat.player} resigned: the moderator is asked to replace the seat"
     d.effects.append(Control("resign", seat.player))

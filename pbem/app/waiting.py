@@ -146,7 +146,9 @@ def _when(g: Waiting, now: datetime) -> str:
             f"LATE: the deadline passed at {_stamp(g.due)}, {_span(now - g.due)} ago (the next pbem poll applies the "
             "defaults, unless a report to one of them is undelivered: pbem outbox list)"
         )
-    return f"deadline {_stamp(g.due)}, in {_span(g.due - now)}"
+    only = g.awaited and all(a.resigned for a in g.awaited)
+    now_too = f"; it asks only players who resigned: pbem game process {g.game} applies it now" if only else ""
+    return f"deadline {_stamp(g.due)}, in {_span(g.due - now)}{now_too}"
 
 
 def _stamp(at: datetime) -> str:

@@ -236,6 +236,20 @@ def game_abandon(name: str) -> None:
     done(f"{name} abandoned", name)
 
 
+@game_app.command("process")
+def game_process(name: str) -> None:
+    """Apply the open step's deadline now, when it asks nobody but players who resigned: the next poll applies
+    their seats' published defaults, as at any deadline; every other player is told.  Refused while anyone who
+    did not resign is still asked (the deadline is theirs), in a paused game, and in the join step.
+
+    Example: pbem game process hh1
+    """
+    from pbem.app.processing import process
+
+    players, name = _control(process, name)
+    done(f"the deadline of {name} is now: the next pbem poll applies the defaults of {', '.join(players)}", name)
+
+
 @game_app.command("address")
 def game_address(
     name: str,

@@ -8,6 +8,7 @@ quoted text, attributions and signatures are dropped):
     GAME hh1                             the game (or name it in the subject: [pbem hh1])
     EXTEND 2d                            pbem game extend hh1 2d
     PAUSE / RESUME / START / ABANDON     pbem game pause|resume|start|abandon hh1
+    PROCESS                              pbem game process hh1 (the deadline now: only resigned seats asked)
     NEW CODE Alice                       pbem game code hh1 Alice
     REPLACE Carol WITH Dora <d@x.org>    pbem game replace hh1 Carol "Dora <d@x.org>"
     ADDRESS Alice alice@new.org          pbem game address hh1 Alice alice@new.org
@@ -41,6 +42,7 @@ SYNTAX: dict[str, str] = {
     "RESUME": "RESUME",
     "START": "START",
     "ABANDON": "ABANDON",
+    "PROCESS": "PROCESS",
     "NEW CODE": "NEW CODE <player>",
     "REPLACE": "REPLACE <player> WITH Name <address@example.org>",
     "ADDRESS": "ADDRESS <player> <new address@example.org>",
@@ -106,6 +108,12 @@ def moved(player: str) -> str:
     """The public event's text of a seat's mail moved to a new address (ADDRESS, `pbem game address`): it names no
     address, which a player's mail is not the others' to know; `pbem verify` checks it."""
     return f"{player}'s mail goes to a new address from now on."
+
+
+def processed(players: list[str]) -> str:
+    """The public event's text of a step's deadline moved to now (PROCESS, `pbem game process`): the players it still
+    asked, every one of whom had resigned; `pbem verify` checks it."""
+    return f"The moderator applied the deadline now: it waited only for {', '.join(players)}, who resigned."
 
 
 def _code_shaped(text: str) -> bool:
@@ -250,7 +258,7 @@ def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
     if word == "WAITING":  # read alone or with a span (`read`): anything else after it is prose
         out.commands.append(Command(word, line, (arg,) if arg else ()))
         return ""
-    if word in ("PAUSE", "RESUME", "START", "ABANDON"):
+    if word in ("PAUSE", "RESUME", "START", "ABANDON", "PROCESS"):
         if arg:
             return f"{word} takes nothing after it; {expected}"
         out.commands.append(Command(word, line))

@@ -77,7 +77,14 @@ def given(s: Session, game_id: int) -> dict[str, datetime]:
     """When each current player of the game was given their seat: the first row of the seat's newest run of rows
     with the same player and thread.  A replacement (or the game's start) makes a new thread
     (`pbem.app.control.decide_replace`); a new code and an address move append rows that keep both, so they do not
-    give the seat again (judges6: a new code's row was read as a new seat, and a resignation was forgotten)."""
+    give the seat again (judges6: a new code's row was read as a new seat, and a resignation was forgotten).
+
+    Seat rows from before migration 0008 have no thread (""), so a replacement of then that kept the player's
+    name is read as part of the seat's first run, and the seat as given earlier than it was.  Harmless (judges7):
+    the only question asked of this time is whether a `resign` control row came after it (`resigned`), and no such
+    row can predate 0008 (RESIGN came four days after it, and pbem runs on no older schema: `pbem.record.schema`);
+    every row written since is later than any replacement of then, so both times give the same answer, and a
+    replacement since makes a thread, which starts a new run."""
     t = models.Seat.__table__.c  # type: ignore[attr-defined]
     q = select(t.position, t.player, t.thread, t.created_at).where(t.game_id == game_id).order_by(t.id)
     runs: dict[int, tuple[str, str, datetime]] = {}

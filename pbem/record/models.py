@@ -240,7 +240,9 @@ class OutboxMessage(SQLModel, table=True):
     message_id: str = Field(max_length=998, unique=True)
     game_id: int | None = Field(default=None, foreign_key="games.id", index=True)
     player: str = Field(default="", max_length=64)
-    purpose: str = Field(max_length=16)  # report, status, ack, notice, news, limit, stranger, reminder, press, alert
+    purpose: str = Field(
+        max_length=16
+    )  # report, status, ack, notice, news, limit, stranger, reminder, press, alert, resign
     upto_seq: int = 0  # for reports: the last event seq this report covers
     to_addr: str = Field(max_length=320)
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))

@@ -24,6 +24,8 @@ from pbem.record.models import OutboxMessage, Seat
 COUNTED = ("ack", "notice", "status", "stranger")  # the purposes the answers budget counts (`pbem.app.answers`)
 LIMIT = "limit"  # the one "too many messages" notice per address and window
 NEWS = "news"  # a notice of the game moving on (a deadline, a moderator's command) that answers no mail: not counted
+#: The word that confirms a resignation, mailed past the answers budget: one a seat and day (`pbem.app.resigning`)
+RESIGN = "resign"
 REPORTS = ("report", "status")  # a player's reports: regular ones, and the answers to STATUS
 
 
@@ -162,6 +164,23 @@ def asked_of(s: Session, game_id: int, address: str, since: datetime) -> bool:
         .limit(1)
     )
     return bool(fetch(s.connection(), query, {"address": address.lower(), "since": since, "game": game_id}))
+
+
+def mailed_since(s: Session, game_id: int, purpose: str, player: str, since: datetime) -> bool:
+    """Whether a mail of `purpose` to `player` of the game was queued after `since`: ONE statement on the
+    (game_id, purpose, player) index (`RESIGN`: the one word a seat gets past its answers budget a day)."""
+    query = (
+        core_select(_C.id)
+        .where(
+            _C.game_id == bindparam("game"),
+            _C.purpose == bindparam("purpose"),
+            _C.player == bindparam("player"),
+            _C.created_at > bindparam("since"),
+        )
+        .limit(1)
+    )
+    params = {"game": game_id, "purpose": purpose, "player": player, "since": since}
+    return bool(fetch(s.connection(), query, params))
 
 
 def queued_ids(s: Session, message_ids: Iterable[str]) -> set[str]:

@@ -10,7 +10,9 @@ binds it is what each report states and what the chain records:
 * a deadline's defaults are a chained `deadline` input, whose `at` is when they were applied;
 * pbem never moves a deadline back: a step opens with its deadline the game's step length after it opens (one
   length per game), an extension, a resume, an outage, an absence and a late report only move it later, an undo
-  reopens a step a whole step length from then, a replaced seat keeps its due time.
+  reopens a step a whole step length from then, a replaced seat keeps its due time.  One moderator action moves it
+  to now, and records so: `pbem game process` (a public moderator event `process`, allowed only when the step
+  asks nobody but players who resigned), after which the deadlines reports stated before it bind no more.
 
 So in an honest record every `deadline` input after a report's head was applied no earlier than the deadline that
 report stated (to the minute it prints).  One applied before is a mismatch: the deadline was moved earlier
@@ -33,6 +35,7 @@ STATED = re.compile(
     re.M,
 )
 MARK = "Private report for "
+PROCESS = "process"  # the moderator event of a deadline moved to now (`pbem.app.processing`)
 
 
 def stated(text: str, sent: float) -> datetime | None:
@@ -60,33 +63,59 @@ def stated(text: str, sent: float) -> datetime | None:
 
 def early(rows: list[dict[str, Any]], reports: list[tuple[int, str, datetime]]) -> list[tuple[int, str]]:
     """Each (position, what) of a `deadline` input of `rows` (the chain, in order) applied before the latest
-    deadline a report of `reports` ((head's position, mail name, deadline stated)) with an earlier head stated."""
+    deadline a report of `reports` ((head's position, mail name, deadline stated)) stated, among those whose head
+    comes before it and after the last `process` event before it; and the first `deadline` input after a `process`
+    event that defaulted a player the event did not name (it may move a deadline only for players who resigned)."""
     ordered = sorted(reports, key=lambda r: r[0])
     out = []
-    i, latest = 0, None
+    i, latest, processed = 0, None, None
     for position, row in enumerate(rows, 1):
         while i < len(ordered) and ordered[i][0] < position:
             if latest is None or ordered[i][2] > latest[2]:
                 latest = ordered[i]
             i += 1
-        if row.get("kind") != "deadline" or "lines" not in row or latest is None:
+        data: dict[str, Any] = row["data"] if isinstance(row.get("data"), dict) else {}
+        if row.get("kind") == "moderator" and data.get("action") == PROCESS:
+            latest = None  # the deadline moved to now in the record: the deadlines stated before bind no more
+            processed = {str(p) for p in data.get("players") or ()}
             continue
-        try:
-            at = datetime.fromisoformat(str(row["at"]))
-        except ValueError:
+        if row.get("kind") != "deadline" or "lines" not in row:
             continue
-        at = at if at.tzinfo else at.replace(tzinfo=UTC)
-        if at < latest[2]:
-            late = latest[2] - at
-            out.append(
-                (
-                    position,
-                    f"the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
-                    f"{_span(late)} before the deadline {latest[2]:%a %d %b %Y %H:%M} UTC that {latest[1]} stated "
-                    "(record #" + f"{latest[0]}), and pbem never moves a deadline back",
-                )
-            )
+        if processed is not None and (others := sorted(_defaulted(rows, position) - processed)):
+            named = f"{', '.join(others)}, whom the moderator's process event before it did not name"
+            why = "it moves a deadline to now only when the step asks nobody but players who resigned"
+            out.append((position, f"the defaults of input {row['seq']} (the deadline) were applied for {named}: {why}"))
+        processed = None
+        if latest is not None and (said := _before(row, latest)):
+            out.append((position, said))
     return out
+
+
+def _defaulted(rows: list[dict[str, Any]], position: int) -> set[str]:
+    """The players whose defaults the events right after the input at `position` (1-based) state."""
+    players = set()
+    for row in rows[position:]:
+        if "visibility" not in row:  # the next input: the events of this one are over
+            break
+        if row.get("kind") == "default-orders" and isinstance(row.get("data"), dict):
+            players.add(str(row["data"].get("player")))
+    return players
+
+
+def _before(row: dict[str, Any], latest: tuple[int, str, datetime]) -> str:
+    """Why the `deadline` input `row` was applied too early for the deadline `latest` stated ("" if it was not)."""
+    try:
+        at = datetime.fromisoformat(str(row["at"]))
+    except ValueError:
+        return ""
+    at = at if at.tzinfo else at.replace(tzinfo=UTC)
+    if at >= latest[2]:
+        return ""
+    return (
+        f"the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
+        f"{_span(latest[2] - at)} before the deadline {latest[2]:%a %d %b %Y %H:%M} UTC that {latest[1]} stated "
+        f"(record #{latest[0]}), and pbem never moves a deadline back"
+    )
 
 
 def _span(delta: timedelta) -> str:

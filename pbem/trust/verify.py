@@ -62,6 +62,7 @@ from pbem.engine.rng import commitment
 from pbem.engine.seats import RENAME
 from pbem.engine.words import count
 from pbem.orders.moderator import moved as moved_text
+from pbem.orders.moderator import processed as processed_text
 from pbem.orders.moderator import said as said_text
 from pbem.orders.moderator import say_problem
 from pbem.trust import chain, signing, vouched
@@ -373,6 +374,8 @@ def _interventions(doc: dict[str, Any], v: Verification) -> None:
                 _message(e)
             elif action == "address":
                 _moved(doc, e)
+            elif action == "process":
+                _processed(doc, e)
     if not said:
         v.checked.append("the moderator took no action in the game (no undo, extension, pause or replacement)")
         return
@@ -406,16 +409,23 @@ def _message(e: dict[str, Any]) -> None:
         raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(said_text(text))}")
 
 
+def _public(e: dict[str, Any], where: str, keys: list[str], holds: str) -> dict[str, Any]:
+    """The data of moderator event `e`, which every player was told of: refused unless it is public and its data holds
+    exactly `keys` (sorted; `holds` says so)."""
+    if e["visibility"] != "public":
+        raise Refused(f"{where} is not public: every player was told of it")
+    if sorted(e["data"]) != keys:
+        raise Refused(f"{where}: its data holds {quote(sorted(e['data']))}; {holds}")
+    data: dict[str, Any] = e["data"]
+    return data
+
+
 def _moved(doc: dict[str, Any], e: dict[str, Any]) -> None:
     """A seat's mail moved to a new address (ADDRESS by mail, `pbem game address`): public, its data the action, the
     seat, the player who held it at that point of the record (`_name_at`) and who moved it ("player": the new
     address sent back its word; "moderator"), and the event's text exactly the one pbem writes (`moved`)."""
     where = f"event {e.get('seq', '?')} (a seat's mail moved to a new address)"
-    data = e["data"]
-    if e["visibility"] != "public":
-        raise Refused(f"{where} is not public: every player was told of it")
-    if sorted(data) != ["action", "by", "player", "seat"]:
-        raise Refused(f"{where}: its data holds {quote(sorted(data))}; a move's holds its action, by, player and seat")
+    data = _public(e, where, ["action", "by", "player", "seat"], "a move's holds its action, by, player and seat")
     if data["by"] not in ("player", "moderator"):
         raise Refused(f"{where}: it was done by {quote(data['by'])}; a move is the player's or the moderator's")
     seat, player = data["seat"], data["player"]
@@ -425,6 +435,23 @@ def _moved(doc: dict[str, Any], e: dict[str, Any]) -> None:
         raise Refused(f"{where} moves the mail of {quote(player)}, but {held}")
     if e["text"] != moved_text(player):
         raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(moved_text(player))}")
+
+
+def _processed(doc: dict[str, Any], e: dict[str, Any]) -> None:
+    """A step's deadline applied at once (PROCESS, `pbem game process`): public, its data the action, the step, the
+    new deadline and the players the step still asked (the names of seats at that point of the record, `_name_at`,
+    each once), and the event's text exactly the one pbem writes (`processed`).  That each had resigned is not in
+    the record (a resignation is a control row, mailed to every player as it happens): their mail shows it."""
+    where = f"event {e.get('seq', '?')} (a step's deadline applied now)"
+    data = _public(e, where, ["action", "deadline", "players", "step"], "its action, deadline, players and step only")
+    players = data["players"]
+    if not isinstance(players, list) or not players or len({*map(str, players)}) != len(players):
+        raise Refused(f"{where}: its players are {quote(players)}; a list of seats' names, each once")
+    seats = {_name_at(doc, e, p.get("seat", i)) for i, p in enumerate(doc["players"])}
+    if stray := [p for p in players if not isinstance(p, str) or p not in seats]:
+        raise Refused(f"{where} names {quote(stray)}, who held no seat then")
+    if e["text"] != processed_text(players):
+        raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(processed_text(players))}")
 
 
 def _name_at(doc: dict[str, Any], e: dict[str, Any], seat: int) -> str | None:

@@ -57,6 +57,7 @@ ARGS: dict[str, list[str]] = {
     "game inputs": ["iw1"],
     "game mail": ["iw1", "verbose"],
     "game say": ["iw1", "Play on."],
+    "game process": ["iw1"],
     "moderator code": [],
     "outbox list": [],
     "outbox retry": ["1"],
