@@ -18,7 +18,7 @@ from pbem.mail.inbound.message import BLOCK_TAGS, CELL_TAGS, Inbound, parse, par
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.mail.outbound.bodies import text_bodies
 from pbem.mail.outbound.outgoing import REDACTED
-from pbem.orders.extract import extract, own_line, subject_line
+from pbem.orders.extract import Extracted, extract, own_line, subject_line
 from pbem.orders.own_mail import changed_note, without_copies
 from pbem.record import modes
 from pbem.record.answered import sent_mails
@@ -202,9 +202,14 @@ def stored_orders(s: Unit, raw: bytes, game_id: int, words: tuple[str, ...]) -> 
 
 
 def _orders(m: Inbound, sent: dict[str, SentMail], game_id: int, words: tuple[str, ...]) -> tuple[str, ...]:
-    """`m`'s order lines as the poll reads them (`decide_and_apply`): copies of the `sent` mails it names removed,
-    a subject that repeats their title not read."""
-    return tuple(extract(own_text(m, sent, game_id, words), m.subject, words, pbems_title(m, sent, game_id)).orders)
+    """`m`'s order lines as the poll reads them (`decide_and_apply`)."""
+    return tuple(extracted(m, sent, game_id, words).orders)
+
+
+def extracted(m: Inbound, sent: dict[str, SentMail], game_id: int, words: tuple[str, ...]) -> Extracted:
+    """`m` read as the poll reads it (`decide_and_apply`): copies of the `sent` mails it names removed, a subject
+    that repeats their title not read."""
+    return extract(own_text(m, sent, game_id, words), m.subject, words, pbems_title(m, sent, game_id))
 
 
 #: How a verifier reads a player's mail: its raw bytes and the game's order words -> the order lines.
