@@ -109,7 +109,9 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str] | None]]:
         out.append((f"numbered/{name}", _text_mail(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), [o]))
     for n, (name, typing, read) in enumerate(labelled(moment)):
         o = legal[(n * 3) % len(legal)]
-        out.append((f"step/{name}", _text_mail(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), [o] if read else TOLD))
+        out.append(
+            (f"step/{name}", _text_mail(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), [o] if read else TOLD)
+        )
     for n, line in enumerate(NO_ORDER):
         out.append((f"none/{n}", _text_mail(moment, _top(moment, ["Hi,", line, "", "Thanks"])), []))
     for n, (mark, where) in enumerate((m, w) for m in (">> ", "> ", ">>") for w in ("top", "listed")):
@@ -129,7 +131,10 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str] | None]]:
 def told(moment: Moment, raw: bytes) -> list[str]:
     """The notes pbem's reading gives `raw` (the report it answers known, as the poll and `pbem verify` know it)."""
     m = parse(raw)
-    sent = {str(r["Message-ID"]): SentMail(str(r["Message-ID"]), 0, "", moment.address, None, r.as_bytes()) for r in [moment.report]}
+    sent = {
+        str(r["Message-ID"]): SentMail(str(r["Message-ID"]), 0, "", moment.address, None, r.as_bytes())
+        for r in [moment.report]
+    }
     return extracted(m, sent, 0, tuple(registry.get(moment.kind).order_words)).problems
 
 
@@ -149,3 +154,25 @@ def test_each_reply_of_the_replies10_corpus_is_read_as_the_player_meant_or_told(
         elif not want and (got := _read(moment, raw)):
             failures.append(f"{kind} / {label}: no order meant, pbem read {got}")
     assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures)
+
+
+def test_through_a_real_poll_a_label_of_another_step_is_told_and_a_fresh_quoted_order_read(tmp_path) -> None:
+    """Habsburg's turn-1 report answered "Turn 3: NO EVENT": nothing applied, the answer quotes the line, says why and
+    what to send (a note `pbem verify --mail` knows); then a fresh mail with the code and ">> NO EVENT" is applied."""
+    from pbem.trust.acked import unnoted
+    from tests.conftest import deliver, order_mail, sent_mail
+    from tests.test_replies3_players import _moment, _poll
+
+    moment = _moment(tmp_path, "habsburg")
+    deliver(moment.cfg, _text_mail(moment, _top(moment, ["Hi,", "Turn 3: NO EVENT", "", "Thanks"])))
+    summary = _poll(moment.cfg, moment.clock)
+    assert summary.accepted == 0, summary.line()
+    answer = str(sent_mail(moment.cfg)[-1].get_body(preferencelist=("plain",)).get_content())  # type: ignore[union-attr]
+    note = (
+        '"Turn 3: NO EVENT" was not read as an order: it names Turn 3, but the mail it answers is for Turn 1; '
+        "to order for this step, send the order alone: NO EVENT"
+    )
+    assert note in " ".join(answer.split()) and unnoted(answer) == "", answer
+    sender = f"{moment.player} <{moment.address}>"
+    deliver(moment.cfg, order_mail(sender, "g1", f"CODE {CODES[moment.player]}\n\n>> NO EVENT\n\nThanks"))
+    assert _poll(moment.cfg, moment.clock).accepted == 1
