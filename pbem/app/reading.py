@@ -204,14 +204,17 @@ def stored_orders(s: Unit, raw: bytes, game_id: int, words: tuple[str, ...]) -> 
 
 
 def _orders(m: Inbound, sent: dict[str, SentMail], game_id: int, words: tuple[str, ...]) -> tuple[str, ...]:
-    """`m`'s order lines as the poll reads them (`decide_and_apply`)."""
-    return tuple(extracted(m, sent, game_id, words).orders)
+    """`m`'s order lines as the poll reads them (`decide_and_apply`): copies of the `sent` mails it names removed, a
+    subject that repeats their title not read."""
+    return tuple(read_text(own_text(m, sent, game_id, words), m, sent, game_id, words).orders)
 
 
 def extracted(m: Inbound, sent: dict[str, SentMail], game_id: int, words: tuple[str, ...]) -> Extracted:
-    """`m` read as the poll reads it (`decide_and_apply`): copies of the `sent` mails it names removed, a subject
-    that repeats their title not read."""
-    return read_text(own_text(m, sent, game_id, words), m, sent, game_id, words)
+    """`m` read as the poll reads it (`decide_and_apply`), its notes too: each quoted line of pbem's changed."""
+    changed: list[tuple[str, str]] = []
+    ex = read_text(own_text(m, sent, game_id, words, changed), m, sent, game_id, words)
+    ex.problems += [changed_note(line, was) for line, was in changed]
+    return ex
 
 
 def read_text(
@@ -224,13 +227,15 @@ def read_text(
 
 def answered_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> Callable[[], str]:
     """`extract`'s `answers`: the title (the subject after the game's tag) of the newest mail of game `game_id` pbem
-    sent `msg`'s sender that it names, "" for none (a fresh mail); read once, on the first question."""
+    sent `msg`'s sender that it names; of a reply naming none of them, its own subject's ("Re: [pbem g1] Turn 4, Alice
+    to play": `pbem verify` given none of the player's received mail reads a reply as the poll did); "" for a fresh
+    mail.  Read once, on the first question."""
     found: list[str] = []
 
     def title() -> str:
         if not found:
             mine = [m for m in _mine(msg, sent, game_id) if m.game_id == game_id] if sent else []
-            found.append(subject_line(_subject(mine[0].raw)) if mine else "")
+            found.append(subject_line(_subject(mine[0].raw) if mine else msg.subject if msg.references else ""))
         return found[0]
 
     return title
