@@ -19,10 +19,11 @@ from pbem import engine as registry
 from pbem.app.reading import extracted
 from pbem.mail.inbound.message import parse
 from pbem.mail.inbound.replies import SentMail
+from pbem.orders.extract import Extracted
 from tests.conftest import CODES
 from tests.test_replies3_players import ATTRIBUTIONS, KINDS, Moment, _block, _plain, _quoted, shared_moments
 from tests.test_replies7_clients import _text_mail
-from tests.test_replies8_players import _misread, _read
+from tests.test_replies8_players import _misread
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +88,15 @@ def outlook_original(moment: Moment, typed: list[str], where: str) -> list[str]:
     return [*head, *original[:at], *typed, *original[at:]]
 
 
+def in_quote(moment: Moment, typed: str, where: str) -> list[str]:
+    """Gmail's reply, `typed` inside the quoted report: under its first line, under its line listing the legal
+    orders, or as its last line."""
+    quoted = _quoted(_plain(moment.report))
+    at = {"first": 1, "last": len(quoted)}.get(where)
+    at = next(i for i, x in enumerate(quoted) if "Legal orders" in x) + 1 if at is None else at
+    return ["Hi,", "", ATTRIBUTIONS["gmail-en"][0], *quoted[:at], typed, *quoted[at:]]
+
+
 def _top(moment: Moment, own: list[str]) -> list[str]:
     return [*own, "", ATTRIBUTIONS["gmail-en"][0], "", *_quoted(_plain(moment.report))]
 
@@ -119,6 +129,10 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str] | None]]:
         out.append((f"outlook/{mark!r}/{where}", _text_mail(moment, outlook_original(moment, [mark + o], where)), [o]))
         none = outlook_original(moment, [f"{mark}not sure yet"], where)
         out.append((f"outlook/{mark!r}/{where}/none", _text_mail(moment, none), []))
+    for n, (mark, where) in enumerate((m, w) for m in ("> ", ">> ") for w in ("first", "listed", "last")):
+        o = legal[(n * 7) % len(legal)]
+        out.append((f"in-quote/{mark!r}/{where}", _text_mail(moment, in_quote(moment, mark + o, where)), TOLD))
+        out.append((f"in-quote/{mark!r}/{where}/none", _text_mail(moment, in_quote(moment, mark + "hmm", where)), []))
     o = legal[-1]
     out.append(("fresh/quoted", fresh(moment, [f"> {o}"]), [o]))
     out.append(("fresh/quoted-double", fresh(moment, [f">> {o}"]), [o]))
@@ -128,14 +142,15 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str] | None]]:
     return out
 
 
-def told(moment: Moment, raw: bytes) -> list[str]:
-    """The notes pbem's reading gives `raw` (the report it answers known, as the poll and `pbem verify` know it)."""
-    m = parse(raw)
-    sent = {
-        str(r["Message-ID"]): SentMail(str(r["Message-ID"]), 0, "", moment.address, None, r.as_bytes())
-        for r in [moment.report]
-    }
-    return extracted(m, sent, 0, tuple(registry.get(moment.kind).order_words)).problems
+_SENT: dict[int, dict[str, SentMail]] = {}
+
+
+def reading(moment: Moment, raw: bytes) -> Extracted:
+    """pbem's reading of `raw`, its notes too, the report it answers known (as the poll and `pbem verify` know it)."""
+    if id(moment) not in _SENT:
+        mid = str(moment.report["Message-ID"])
+        _SENT[id(moment)] = {mid: SentMail(mid, 0, "", moment.address, None, moment.report.as_bytes())}
+    return extracted(parse(raw), _SENT[id(moment)], 0, tuple(registry.get(moment.kind).order_words))
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -145,20 +160,21 @@ def test_each_reply_of_the_replies10_corpus_is_read_as_the_player_meant_or_told(
     moment = moments[kind]
     failures = []
     for label, raw, want in cases(moment):
+        ex = reading(moment, raw)
         if want is TOLD:
-            got, notes = _read(moment, raw), told(moment, raw)
-            if got or not notes:
-                failures.append(f"{kind} / {label}: to be told, pbem read {got}, told {notes}")
-        elif why := _misread(moment, raw, want, label):
+            if ex.orders or not ex.problems:
+                failures.append(f"{kind} / {label}: to be told, pbem read {ex.orders}, told {ex.problems}")
+        elif why := _misread(moment, raw, want, label, ex.orders):
             failures.append(why)
-        elif not want and (got := _read(moment, raw)):
-            failures.append(f"{kind} / {label}: no order meant, pbem read {got}")
+        elif not want and ex.orders:
+            failures.append(f"{kind} / {label}: no order meant, pbem read {ex.orders}")
     assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures)
 
 
 def test_through_a_real_poll_a_label_of_another_step_is_told_and_a_fresh_quoted_order_read(tmp_path) -> None:
-    """Habsburg's turn-1 report answered "Turn 3: NO EVENT": nothing applied, the answer quotes the line, says why and
-    what to send (a note `pbem verify --mail` knows); then a fresh mail with the code and ">> NO EVENT" is applied."""
+    """Habsburg's turn-1 report answered "Turn 3: NO EVENT", then ">> NO EVENT" typed as the quote's last line: nothing
+    applied, each answer quotes the line, says why and what to send (a note `pbem verify --mail` knows); then a fresh
+    mail with the code and ">> NO EVENT" is applied."""
     from pbem.trust.acked import unnoted
     from tests.conftest import deliver, order_mail, sent_mail
     from tests.test_replies3_players import _moment, _poll
@@ -172,6 +188,11 @@ def test_through_a_real_poll_a_label_of_another_step_is_told_and_a_fresh_quoted_
         '"Turn 3: NO EVENT" was not read as an order: it names Turn 3, but the mail it answers is for Turn 1; '
         "to order for this step, send the order alone: NO EVENT"
     )
+    assert note in " ".join(answer.split()) and unnoted(answer) == "", answer
+    deliver(moment.cfg, _text_mail(moment, in_quote(moment, ">> NO EVENT", "last")))
+    assert _poll(moment.cfg, moment.clock).accepted == 0
+    answer = str(sent_mail(moment.cfg)[-1].get_body(preferencelist=("plain",)).get_content())  # type: ignore[union-attr]
+    note = '">> NO EVENT": a line typed inside the quote is not read; to send it, write it above the quote: NO EVENT'
     assert note in " ".join(answer.split()) and unnoted(answer) == "", answer
     sender = f"{moment.player} <{moment.address}>"
     deliver(moment.cfg, order_mail(sender, "g1", f"CODE {CODES[moment.player]}\n\n>> NO EVENT\n\nThanks"))
