@@ -4,8 +4,11 @@ Orders after an ordinal label ("1st: PASS", "2nd - NO EVENT") or a keycap digit 
 marked ">> " or "> " by the player inside Outlook's unquoted original (under "-----Original Message-----" and the
 report below it, not quoted); a label naming a step of the game ("Turn 3: PASS") that is not the step the mail
 answers (told, never guessed: the turn-5 report answered with "Turn 3: PASS"), and the step's own label (read); the
-player's own "> PASS" in a fresh mail with the code, which names no pbem mail, as in a reply.  Each is read as the
-player meant or, where the meaning is not sure, set aside and told; each shape with no order reads no line at all.
+player's own "> PASS" in a fresh mail with the code, which names no pbem mail, as in a reply; an order typed inside
+the quoted report at its top or bottom, or quoted twice there (told, as one typed between its lines is).  Each is
+read as the player meant or, where the meaning is not sure, set aside and told; each shape with no order reads no
+line at all.  On cc9d072, 194 of the 402 cases failed (ordinal and keycap labels 64, ">>" in Outlook's original 32,
+step labels 34, a fresh mail's "> " and a reply's ">>" 24, typed inside the quote 40), and the poll test.
 """
 
 from __future__ import annotations
@@ -89,10 +92,10 @@ def outlook_original(moment: Moment, typed: list[str], where: str) -> list[str]:
 
 
 def in_quote(moment: Moment, typed: str, where: str) -> list[str]:
-    """Gmail's reply, `typed` inside the quoted report: under its first line, under its line listing the legal
+    """Gmail's reply, `typed` inside the quoted report: as its first line, under it, under its line listing the legal
     orders, or as its last line."""
     quoted = _quoted(_plain(moment.report))
-    at = {"first": 1, "last": len(quoted)}.get(where)
+    at = {"top": 0, "first": 1, "last": len(quoted)}.get(where)
     at = next(i for i, x in enumerate(quoted) if "Legal orders" in x) + 1 if at is None else at
     return ["Hi,", "", ATTRIBUTIONS["gmail-en"][0], *quoted[:at], typed, *quoted[at:]]
 
@@ -108,6 +111,7 @@ def fresh(moment: Moment, own: list[str]) -> bytes:
 
 
 TOLD = None  # the case's order is set aside and told, never read
+QUIET: list[str] = []  # no order, and nothing told
 
 
 def cases(moment: Moment) -> list[tuple[str, bytes, list[str] | None]]:
@@ -129,10 +133,12 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str] | None]]:
         out.append((f"outlook/{mark!r}/{where}", _text_mail(moment, outlook_original(moment, [mark + o], where)), [o]))
         none = outlook_original(moment, [f"{mark}not sure yet"], where)
         out.append((f"outlook/{mark!r}/{where}/none", _text_mail(moment, none), []))
-    for n, (mark, where) in enumerate((m, w) for m in ("> ", ">> ") for w in ("first", "listed", "last")):
+    for n, (mark, where) in enumerate((m, w) for m in ("> ", ">> ") for w in ("top", "first", "listed", "last")):
         o = legal[(n * 7) % len(legal)]
         out.append((f"in-quote/{mark!r}/{where}", _text_mail(moment, in_quote(moment, mark + o, where)), TOLD))
         out.append((f"in-quote/{mark!r}/{where}/none", _text_mail(moment, in_quote(moment, mark + "hmm", where)), []))
+    thread = ["Still thinking.", "", ATTRIBUTIONS["gmail-en"][0], f"> {legal[0]}", ">"]  # an earlier answer quoted
+    out.append(("thread/none", _text_mail(moment, thread + _quoted(in_quote(moment, "", "top")[2:])), QUIET))
     o = legal[-1]
     out.append(("fresh/quoted", fresh(moment, [f"> {o}"]), [o]))
     out.append(("fresh/quoted-double", fresh(moment, [f">> {o}"]), [o]))
@@ -168,6 +174,8 @@ def test_each_reply_of_the_replies10_corpus_is_read_as_the_player_meant_or_told(
             failures.append(why)
         elif not want and ex.orders:
             failures.append(f"{kind} / {label}: no order meant, pbem read {ex.orders}")
+        elif want is QUIET and ex.problems:
+            failures.append(f"{kind} / {label}: nothing to tell, pbem told {ex.problems}")
     assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures)
 
 

@@ -23,8 +23,8 @@ markers, client signatures, the ``-- `` signature) is dropped first by
 * an order said with a label: ``My order: NO EVENT``, ``Orders - PASS``, ``My vote is red`` (VOTE red), or the
   step's (``Step 1: PASS``, ``1st: PASS``, ``Step 1️⃣: PASS``, ``Turn 3: TRIBUTE Gold 4``), read as that order
   (`labelled_order`); a label naming a step of the game (turn, hand, gambit, round, year) is read only where the mail
-  answered names that step so ("Turn 3: PASS" answering the turn-5 report is set aside and told: `off_step`); an order in brackets
-  not in capitals (``(Pass)``, maybe a remark) is told how to write it (`_bracketed`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
+  answered names that step so ("Turn 3: PASS" answering the turn-5 report is set aside and told: `off_step`); an
+  order in brackets not in capitals (``(Pass)``, maybe a remark) is told how to write it (`_bracketed`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
   every game, never read (the deadline's and `pbem verify`'s readings have no game state to tell it from a remark:
   "I vote red next time?"), and the answer shows the line to send when the engine takes it now (`sentence`,
   `pbem.app.lines.seeming_told`: "I take it you are away" is a remark);
@@ -497,7 +497,10 @@ def off_step(typed: str, line: str, words: tuple[str, ...], answers: Callable[[]
         why = f"but the mail it answers ({title[:TITLE_SHOWN]}) names no {word.lower()}"
     else:
         why = "but this mail answers none of pbem's to tell which step that is"
-    return f'"{typed}" was not read as an order: it names {word} {n}, {why}; to order for this step, send the order alone: {line}'
+    return (
+        f'"{typed}" was not read as an order: it names {word} {n}, {why}; to order for this step, send the order '
+        f"alone: {line}"
+    )
 
 
 def _bracketed(line: str, words: tuple[str, ...]) -> str:

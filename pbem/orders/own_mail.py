@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
-from pbem.orders.own_quotes import changed_in_rewrapped, marked_off, unquote_typed
+from pbem.orders.own_quotes import changed_in_rewrapped, depth, marked_off, unquote_typed
 from pbem.orders.typed import CODE_PATTERN, chosen, cleaned, may_be_marked, points_up
 
 GRAM = 6  # words in one matched run
@@ -298,8 +298,8 @@ def changed_in_quote(
     """The lines of a quoted copy of pbem's mail that the writer changed into another order, each as (the line as
     quoted, the line pbem wrote at its place), or typed into it as a line of its own (iOS and Gmail keep what is
     typed inside an HTML quote quoted), each as (the line as quoted, ""): quoted once or twice (">> PASS"), quoted
-    more often than a sent mail has it, an order (`keep`) with no mark of choice, in the quote's run of lines above
-    its copy's first line or below its last (`_quote_runs`), or between two lines of the copy (A above, B below) where
+    more often than a sent mail has it, an order (`keep`) with no mark of choice, right above the copy's first line or
+    below its last in the quote (`_next_to`), or between two lines of the copy (A above, B below) where
     the sent mail has, between an A and a B (at most `GAP` lines apart), as many lines, the one at its place another
     order with no blank ("> VOTE RED" of the report's list edited into "> VOTE BLUE"), or one line fewer, the others
     as the reply has them (a line typed in).  Not read (a quoted listed order is pbem's: `_edited_in_quote` reads a
@@ -324,15 +324,16 @@ def changed_in_quote(
                 spots.append((t, i))
     copied = [n for n, ws in enumerate(per_line) if ws and drop[n] and _QUOTED.match(lines[n])]
     out: list[tuple[str, str]] = []
-    runs = _quote_runs(lines, copied)
     for n in candidates:
         at = bisect_left(copied, n)
         below_at = at + 1 if at < len(copied) and copied[at] == n else at
         if len(out) >= CHANGED:
             continue
         if at == 0 or below_at >= len(copied):
-            if runs[n] and not drop[n]:  # typed into the quote above its first line of the copy, or below its last
-                out.append((lines[n].strip(), ""))
+            if copied and not drop[n] and _next_to(lines, per_line, n, copied[0] if at == 0 else copied[-1]):
+                out.append(
+                    (lines[n].strip(), "")
+                )  # typed into the quote above its copy's first line, or below its last
             continue  # not inside a quoted copy
         k, m = copied[at - 1], copied[below_at]
         if m - k > 2 * GAP:
@@ -353,19 +354,14 @@ def changed_in_quote(
     return list(reversed(told.values()))  # typed above its own listed line: both read as typed in, told once
 
 
-def _quote_runs(lines: list[str], copied: list[int]) -> list[bool]:
-    """Per line, whether it is quoted in a run of quoted lines (blank ones too) that holds a line of a copy (`copied`):
-    "> PASS" typed there above the copy's first line, or below its last, was dropped unseen.  One pass."""
-    out = [False] * len(lines)
-    held = set(copied)
-    start = 0
-    for n in range(len(lines) + 1):
-        if n < len(lines) and _QUOTED.match(lines[n]):
-            continue
-        if any(k in held for k in range(start, n)):
-            out[start:n] = [True] * (n - start)
-        start = n + 1
-    return out
+def _next_to(lines: list[str], per_line: list[list[str]], n: int, k: int) -> bool:
+    """Whether quoted line `n` is next to line `k` of a copy, quoted as often or more (">> PASS" in a "> " quote), with
+    only quoted blank lines between: "> PASS" typed into the quote above its first line of the copy, or below its last,
+    was dropped unseen.  An earlier answer quoted above a quoted report (a thread) has its attribution between."""
+    a, b = min(n, k), max(n, k)
+    if depth(lines[n]) < depth(lines[k]) or b - a > GAP:
+        return False
+    return all(not per_line[g] and _QUOTED.match(lines[g]) for g in range(a + 1, b))
 
 
 LOOKS = 16  # places of one blank's line in a reply looked at, at most (`_whole_lines`)

@@ -66,7 +66,7 @@ def marked_off(line: str) -> str | None:
     return unquoted(line.lstrip()[1:])
 
 
-def _depth(line: str) -> int:
+def depth(line: str) -> int:
     """How many times a line is quoted, up to 3 (3: three or more)."""
     bare = line.lstrip()
     for n in range(3):
@@ -88,7 +88,7 @@ def typed_quoted(
         worded = [n for n in range(start, end) if per_line[n]]
         if not worded or any(drop[n] for n in worded):
             continue  # most runs: a quoted copy of pbem's mail, its lines dropped
-        if len({_depth(lines[n]) for n in worded}) > 1 or _depth(lines[worded[0]]) > 2:
+        if len({depth(lines[n]) for n in worded}) > 1 or depth(lines[worded[0]]) > 2:
             continue  # lines quoted once and twice: an older mail quoted in the one answered
         mines = [marked_off(lines[n]) for n in worded]
         if any(m is None or not keep(m) for m in mines):
@@ -131,7 +131,7 @@ def _attributed(lines: list[str], start: int) -> bool:
 def _laid_out(line: str, pbems: set[str]) -> bool:
     """Whether a quoted line is one of pbem's as laid out there, quoted by "> " or by a tight ">" (">    PLAY ...")."""
     bare = line.lstrip()
-    after = (bare[1:].lstrip() if _depth(bare) == 2 else bare)[1:].rstrip()
+    after = (bare[1:].lstrip() if depth(bare) == 2 else bare)[1:].rstrip()
     return after in pbems or after[1:] in pbems
 
 
