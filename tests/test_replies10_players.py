@@ -7,8 +7,9 @@ answers (told, never guessed: the turn-5 report answered with "Turn 3: PASS"), a
 player's own "> PASS" in a fresh mail with the code, which names no pbem mail, as in a reply; an order typed inside
 the quoted report at its top or bottom, or quoted twice there (told, as one typed between its lines is).  Each is
 read as the player meant or, where the meaning is not sure, set aside and told; each shape with no order reads no
-line at all.  On cc9d072, 194 of the 402 cases failed (ordinal and keycap labels 64, ">>" in Outlook's original 32,
-step labels 34, a fresh mail's "> " and a reply's ">>" 24, typed inside the quote 40), and the poll test.
+line at all, and a thread's earlier answer quoted above the quoted report is not told.  On cc9d072, 210 of the 442
+cases failed (ordinal and keycap labels 64, ">>" in Outlook's original 32, step labels 34, a fresh mail's "> " and a
+reply's ">>" 24, typed inside the quote 56), and the poll test.
 """
 
 from __future__ import annotations
