@@ -154,10 +154,11 @@ def _read(moment: Moment, raw: bytes) -> list[str]:
     return list(_READERS[id(moment)](raw, words))
 
 
-def _misread(moment: Moment, raw: bytes, want: list[str], label: str) -> str:
-    """ "" if pbem reads `raw` as the player meant (`want`; [] for no order: nothing applied), else what it read."""
+def _misread(moment: Moment, raw: bytes, want: list[str], label: str, got: list[str] | None = None) -> str:
+    """ "" if pbem reads `raw` as the player meant (`want`; [] for no order: nothing applied), else what it read
+    (`got`, if given: the lines pbem read from it)."""
     eng = registry.get(moment.kind)
-    got = _read(moment, raw)
+    got = _read(moment, raw) if got is None else got
     applied = eng.apply(moment.state, moment.player, got)  # then as the intake reads again and words a refusal
     got, applied, _, _ = read_again(eng, moment.state, moment.player, got, applied, {"problems": []}, [])
     applied = worded(

@@ -1,8 +1,8 @@
 """Replies still misread (replies9): a fresh corpus, each reply built from a real report pbem sent.
 
-Orders wrapped whole in brackets ("(PASS)", "<PASS>", "[PASS]"), after a label of the step ("Step 1: PASS", "Turn
-3: TRIBUTE Gold 4"), numbers typed as words where an order takes one, a joiner or a soft hyphen inside a word,
-marks after an order; bodies in windows-1252 and iso-8859-1 with curly quotes, quoted-printable soft breaks inside
+Orders wrapped whole in brackets ("(PASS)", "<PASS>", "[PASS]"), after a label of the step ("Step 1: PASS", the
+report's own "Turn 3: TRIBUTE Gold 4"), numbers typed as words where an order takes one, a joiner or a soft hyphen
+inside a word, marks after an order; bodies in windows-1252 and iso-8859-1 with curly quotes, quoted-printable soft breaks inside
 an order, Outlook's HTML-only `<p class=MsoNormal>` with `&nbsp;` and spans splitting the order, Gmail's `<div
 dir="ltr">` with `<br>` runs; subject chains of many languages' reply prefixes ("RE: AW: SV: Antw: VS: Odp:").
 Each is read as the player meant (the state the order gives), and each shape with no order applies nothing.
@@ -44,6 +44,16 @@ def _inside_word(mark: str) -> Callable[[str], str]:
     return lambda o: o[:2] + mark + o[2:]
 
 
+STEP = "Step 9"  # a label naming the step: replaced by the step the report answered names (`own_step`)
+
+
+def own_step(moment: Moment, typed: str) -> str:
+    """`typed` with its label `STEP` naming the step the report names ("Turn 4", "Hand 1", "Gambit 1"; "Step 1" where
+    it names none): a label naming another step is told, not read (tests/test_replies10_players.py)."""
+    found = re.search(r"\b(?:Turn|Hand|Gambit) \d{1,3}\b", str(moment.report["Subject"]))
+    return typed.replace(STEP, found.group(0) if found else "Step 1")
+
+
 #: How the order line was typed: wrapped whole, labelled with the step, numbers as words, marks inside or after.
 TYPINGS: dict[str, Callable[[str], str]] = {
     "parens": lambda o: f"({o})",
@@ -55,11 +65,11 @@ TYPINGS: dict[str, Callable[[str], str]] = {
         f"[{o.split(' ', 1)[0].upper()} {o.split(' ', 1)[1].lower()}]" if " " in o else f"[{o}]"
     ),
     "step-label": lambda o: f"Step 1: {o}",
-    "turn-label": lambda o: f"Turn 3: {o}",
-    "round-label-dash": lambda o: f"Round 2 - {o}",
-    "gambit-label": lambda o: f"Gambit 1: {o.lower()}",
-    "turn-label-hash": lambda o: f"Turn #3: {o}",
-    "label-brackets": lambda o: f"Turn 3: ({o})",
+    "turn-label": lambda o: f"{STEP}: {o}",
+    "step-label-dash": lambda o: f"{STEP} - {o}",
+    "gambit-label": lambda o: f"{STEP}: {o.lower()}",
+    "turn-label-hash": lambda o: f"{STEP.replace(' ', ' #')}: {o}",
+    "label-brackets": lambda o: f"{STEP}: ({o})",
     "order-label-angle": lambda o: f"My order: <{o}>",
     "number-word": _number_word,
     "number-word-stop": lambda o: _number_word(o) + ".",
@@ -214,7 +224,8 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str]]]:
     out: list[tuple[str, bytes, list[str]]] = []
     for n, (name, typing) in enumerate(TYPINGS.items()):
         o = legal[n % len(legal)]
-        out.append((f"typing/{name}", _text_mail(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), [o]))
+        typed = own_step(moment, typing(o))
+        out.append((f"typing/{name}", _text_mail(moment, _top(moment, ["Hi,", typed, "", "Thanks"])), [o]))
     for n, line in enumerate(NO_ORDER):
         out.append((f"typing/none/{n}", _text_mail(moment, _top(moment, ["Hi,", line, "", "Thanks"])), []))
     for n, aside in enumerate(ASIDES):

@@ -53,7 +53,6 @@ from pbem.mail.inbound.message import Inbound, parse
 from pbem.mail.inbound.storage import scrub
 from pbem.mail.outbound.sender import Dispatcher
 from pbem.mail.transports.seam import TransportError
-from pbem.orders.extract import extract
 from pbem.record import store
 from pbem.record.db import DatabaseError, Unit, database_errors
 from pbem.record.sealing import Unsealable
@@ -270,8 +269,7 @@ def decide_and_apply(
         words = join.order_words(s, game) if game is not None else None
         # the mails it answers, and its text without copies of them
         sent, text, changed = reading.answered_mails(s, msg, game, words)  # changed: quoted lines edited, unread
-        pbems = reading.pbems_title(msg, sent, game.id if game else None)  # a reply's subject is pbem's title
-        ex = extract(text, msg.subject, words, pbems) if not msg.problem else None
+        ex = reading.read_text(text, msg, sent, game.id if game else None, words) if not msg.problem else None
         if ex is not None and changed:
             ex.problems += changed
     with stages.stage("storing_copy"):

@@ -18,8 +18,9 @@ from pbem.mail.inbound.message import BLOCK_TAGS, CELL_TAGS, Inbound, parse, par
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.mail.outbound.bodies import text_bodies
 from pbem.mail.outbound.outgoing import REDACTED
-from pbem.orders.extract import extract, own_line, subject_line
+from pbem.orders.extract import Extracted, extract, own_line, subject_line
 from pbem.orders.own_mail import changed_note, without_copies
+from pbem.orders.own_quotes import mine_quoted
 from pbem.record import modes
 from pbem.record.answered import sent_mails
 from pbem.record.db import Unit
@@ -127,16 +128,17 @@ def own_text(
     words: tuple[str, ...] | None = None,
     changed: list[tuple[str, str]] | None = None,
 ) -> str:
-    """`msg.text` without the copies of pbem's mails to its sender that it names (`_mine`); a line
+    """`msg.text` without the copies of pbem's mails to its sender that it names (`_mine`; naming none, its own
+    quoted orders unquoted all the same: `mine_quoted`); a line
     that starts with one of the game's order `words` (every game's: None) or a command is the sender's own.  Each
     quoted line of pbem's the sender changed into another order is added to `changed` (`without_copies`)."""
-    if not sent or game_id is None:
+    if game_id is None:
         return msg.text
-    parts = [_parts(m.raw) for m in _mine(msg, sent, game_id)]
+    parts = [_parts(m.raw) for m in _mine(msg, sent, game_id)] if sent else []
     texts = [t for found in parts for t in _texts(found) if t]
     plain = [found["plain"] for found in parts if found.get("plain")]  # laid out as sent, line by line
-    if not texts:
-        return msg.text
+    if not texts:  # a fresh mail (the code in it): its own "> PASS" is read as a reply's is
+        return mine_quoted(msg.text, own_line(words))
     return without_copies(
         msg.text, texts, keep=own_line(words), edited=plain, changed=changed, redacted=REDACTED, mine_quoted=True
     )
@@ -202,9 +204,41 @@ def stored_orders(s: Unit, raw: bytes, game_id: int, words: tuple[str, ...]) -> 
 
 
 def _orders(m: Inbound, sent: dict[str, SentMail], game_id: int, words: tuple[str, ...]) -> tuple[str, ...]:
-    """`m`'s order lines as the poll reads them (`decide_and_apply`): copies of the `sent` mails it names removed,
-    a subject that repeats their title not read."""
-    return tuple(extract(own_text(m, sent, game_id, words), m.subject, words, pbems_title(m, sent, game_id)).orders)
+    """`m`'s order lines as the poll reads them (`decide_and_apply`): copies of the `sent` mails it names removed, a
+    subject that repeats their title not read."""
+    return tuple(read_text(own_text(m, sent, game_id, words), m, sent, game_id, words).orders)
+
+
+def extracted(m: Inbound, sent: dict[str, SentMail], game_id: int, words: tuple[str, ...]) -> Extracted:
+    """`m` read as the poll reads it (`decide_and_apply`), its notes too: each quoted line of pbem's changed."""
+    changed: list[tuple[str, str]] = []
+    ex = read_text(own_text(m, sent, game_id, words, changed), m, sent, game_id, words)
+    ex.problems += [changed_note(line, was) for line, was in changed]
+    return ex
+
+
+def read_text(
+    text: str, m: Inbound, sent: dict[str, SentMail], game_id: int | None, words: tuple[str, ...] | None
+) -> Extracted:
+    """`text`, `m`'s own (`own_text`), read: its subject read where it is no title of the `sent` mails it names, a
+    label naming a step checked by the title of the newest of them of game `game_id` (`answered_title`)."""
+    return extract(text, m.subject, words, pbems_title(m, sent, game_id), answered_title(m, sent, game_id))
+
+
+def answered_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> Callable[[], str]:
+    """`extract`'s `answers`: the title (the subject after the game's tag) of the newest mail of game `game_id` pbem
+    sent `msg`'s sender that it names; of a reply naming none of them, its own subject's ("Re: [pbem g1] Turn 4, Alice
+    to play": `pbem verify` given none of the player's received mail reads a reply as the poll did); "" for a fresh
+    mail.  Read once, on the first question."""
+    found: list[str] = []
+
+    def title() -> str:
+        if not found:
+            mine = [m for m in _mine(msg, sent, game_id) if m.game_id == game_id] if sent else []
+            found.append(subject_line(_subject(mine[0].raw) if mine else msg.subject if msg.references else ""))
+        return found[0]
+
+    return title
 
 
 #: How a verifier reads a player's mail: its raw bytes and the game's order words -> the order lines.

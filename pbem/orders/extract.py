@@ -21,8 +21,10 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   accepts or refuses the whole message; one asked as a question (``NO EVENT?``)
   too, refused as one (`pbem.app.refusals.questioned`);
 * an order said with a label: ``My order: NO EVENT``, ``Orders - PASS``, ``My vote is red`` (VOTE red), or the
-  step's (``Step 1: PASS``, ``Turn 3: TRIBUTE Gold 4``), read as that order (`labelled_order`); an order in brackets
-  not in capitals (``(Pass)``, maybe a remark) is told how to write it (`_bracketed`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
+  step's (``Step 1: PASS``, ``1st: PASS``, ``Step 1️⃣: PASS``, ``Turn 3: TRIBUTE Gold 4``), read as that order
+  (`labelled_order`); a label naming a step of the game (turn, hand, gambit, round, year) is read only where the mail
+  answered names that step so ("Turn 3: PASS" answering the turn-5 report is set aside and told: `off_step`); an
+  order in brackets not in capitals (``(Pass)``, maybe a remark) is told how to write it (`_bracketed`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
   every game, never read (the deadline's and `pbem verify`'s readings have no game state to tell it from a remark:
   "I vote red next time?"), and the answer shows the line to send when the engine takes it now (`sentence`,
   `pbem.app.lines.seeming_told`: "I take it you are away" is a remark);
@@ -301,11 +303,16 @@ def subject_line(subject: str) -> str:
 
 
 def extract(
-    text: str, subject: str = "", order_words: Iterable[str] | None = None, pbems: Callable[[str], bool] | None = None
+    text: str,
+    subject: str = "",
+    order_words: Iterable[str] | None = None,
+    pbems: Callable[[str], bool] | None = None,
+    answers: Callable[[], str] | None = None,
 ) -> Extracted:
     """Sort a message's lines into orders, commands and chatter (see the module docstring).  `pbems(line)`: the
     subject's line is the title of the mail it answers, pbem's words (a reply's "Join the game: reply JOIN"),
-    never read as the sender's; asked only where the subject would be read."""
+    never read as the sender's; asked only where the subject would be read.  `answers()`: the title of the mail of
+    pbem's it answers ("" for none), by which a label naming a step is checked (`off_step`; None: not checked)."""
     words = tuple(all_order_words() if order_words is None else order_words)
     own = own_line(words)  # a quoted line marked as the writer's choice is theirs when it is an order
     ex = Extracted()
@@ -324,8 +331,7 @@ def extract(
         if not typed:
             continue
         line = _read(typed, words)
-        if _words(line) and len(_words(line)) == 1 and _words(line)[0] in MODE_WORDS:
-            ex.mode = _words(line)[0].lower()
+        if _taken(ex, i, typed, line, words, answers):
             continue
         if _control(line) is None and (signed or not is_order(line, words)):
             signed = _not_an_order(ex, i, typed, line, words, signed)
@@ -355,6 +361,21 @@ def extract(
     elif first and not ex.orders and pbems and (after := after_title(first, words, pbems)):
         ex.orders.append(_strip_comment(after))
     return ex
+
+
+def _taken(
+    ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...], answers: Callable[[], str] | None
+) -> bool:
+    """Whether a line is done with before it is read as an order or command: an order labelled with a step other than
+    the one the mail answers (set aside and told: `off_step`), or WATCH, NORMAL or DIGEST alone (the mail's mode)."""
+    if answers is not None and (note := off_step(typed, line, words, answers)):
+        _aside(ex, at, typed, line, (), note)
+        return True
+    said = _words(line)
+    if len(said) == 1 and said[0] in MODE_WORDS:
+        ex.mode = said[0].lower()
+        return True
+    return False
 
 
 TITLE_CUTS = 4  # places in a subject where an order may start after the title of the mail answered, tried at most
@@ -436,13 +457,50 @@ def _not_an_order(ex: Extracted, at: int, typed: str, line: str, words: tuple[st
     return bool(ex.orders) and sign_off(typed)
 
 
-def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]) -> None:
-    """A line set aside as chatter, as typed; one that seems to be an order in a sentence is told how to write."""
+def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...], note: str = "") -> None:
+    """A line set aside as chatter, as typed, told why by `note` if given; one that seems to be an order in a
+    sentence is told how to write."""
     ex.placed.append(at)
     ex.chatter.append(typed)  # what the player wrote, as they wrote it
-    if seems := sentence(line, words) or _bracketed(line, words):
+    if note:
+        ex.problems.append(note)
+    elif seems := sentence(line, words) or _bracketed(line, words):
         ex.seeming.append((typed, seems))
         ex.problems.append(seeming_note(typed, seems))
+
+
+#: A label naming a step of the game: the words the games' reports name their steps by ("Turn 4, Alice to play",
+#: "Hand 1, Tactics", "Gambit 1, Turn 2, Carol to play"), and those a player may mean one by ("Round 2", "Year 3").
+#: "Step 1:", "Order 2:", "1st:" number a list, whatever the game.
+_STEP_LABEL = re.compile(r"^(?:my\s++)?(turn|hand|gambit|round|year)\s*+#?(\d{1,3})(?!\d)", re.I)
+_STEP_NAMED = re.compile(r"\b(turn|hand|gambit|round|year)\s++(\d{1,4})\b", re.I)
+TITLE_SHOWN = 80  # characters of the title of the mail answered a note on a step's label quotes, at most
+
+
+def off_step(typed: str, line: str, words: tuple[str, ...], answers: Callable[[], str]) -> str:
+    """The note for an order labelled with a step of the game ("Turn 3: PASS") that the mail answered (its title,
+    `answers()`) does not name so, or "" (no such label, or the same step: "Turn 5: PASS" answering "Turn 5, Alice
+    to play").  Read, "Turn 3: PASS" answering the turn-5 report was an order for turn 5: which step the player
+    meant is not sure, so the line is set aside and told, with the order to send alone."""
+    base = cleaned(typed) or typed
+    m = _STEP_LABEL.match(base)
+    if m is None or is_order(base, words) or not is_order(line, words):
+        return ""
+    word, n = m.group(1).title(), int(m.group(2))
+    title = answers()
+    named = {w.title(): int(k) for w, k in _STEP_NAMED.findall(title)}
+    if named.get(word) == n:
+        return ""
+    if word in named:
+        why = f"but the mail it answers is for {word} {named[word]}"
+    elif title:
+        why = f"but the mail it answers ({title[:TITLE_SHOWN]}) names no {word.lower()}"
+    else:
+        why = "but this mail answers none of pbem's to tell which step that is"
+    return (
+        f'"{typed}" was not read as an order: it names {word} {n}, {why}; to order for this step, send the order '
+        f"alone: {line}"
+    )
 
 
 def _bracketed(line: str, words: tuple[str, ...]) -> str:

@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
-from pbem.orders.own_quotes import changed_in_rewrapped, unquote_typed
+from pbem.orders.own_quotes import changed_in_rewrapped, depth, marked_off, unquote_typed
 from pbem.orders.typed import CODE_PATTERN, chosen, cleaned, may_be_marked, points_up
 
 GRAM = 6  # words in one matched run
@@ -287,7 +287,7 @@ QUOTED_ORDERS = 64  # quoted order lines of a reply looked at for a change, at m
 def changed_note(quoted: str, was: str = "x") -> str:
     """What the writer is told of a line of the quoted report they changed into another order (`changed_in_quote`):
     the line, why it was not read, the line to send (short: an answer quotes 200 characters of a note)."""
-    mine = (unquoted(quoted) or quoted).strip()
+    mine = (marked_off(quoted) or quoted).strip()
     how = "changed line of the quote" if was else "line typed inside the quote"
     return f'"{quoted}": a {how} is not read; to send it, write it above the quote: {cleaned(mine) or mine}'
 
@@ -297,15 +297,16 @@ def changed_in_quote(
 ) -> list[tuple[str, str]]:
     """The lines of a quoted copy of pbem's mail that the writer changed into another order, each as (the line as
     quoted, the line pbem wrote at its place), or typed into it as a line of its own (iOS and Gmail keep what is
-    typed inside an HTML quote quoted), each as (the line as quoted, ""): quoted once, quoted more often than a sent
-    mail has it, an order (`keep`) with no mark of choice, between two lines of the copy (A above, B below) where
+    typed inside an HTML quote quoted), each as (the line as quoted, ""): quoted once or twice (">> PASS"), quoted
+    more often than a sent mail has it, an order (`keep`) with no mark of choice, right above the copy's first line or
+    below its last in the quote (`_next_to`), or between two lines of the copy (A above, B below) where
     the sent mail has, between an A and a B (at most `GAP` lines apart), as many lines, the one at its place another
     order with no blank ("> VOTE RED" of the report's list edited into "> VOTE BLUE"), or one line fewer, the others
     as the reply has them (a line typed in).  Not read (a quoted listed order is pbem's: `_edited_in_quote` reads a
     blank filled in only): the writer is told, with the line to send.  Linear, as `_edited_in_quote`: at most
     `QUOTED_ORDERS` lines looked at, `SPOTS` places of each neighbour, `CHANGED` lines told."""
     split = [text.split("\n") for text in sent]
-    quoted = {n: mine.strip() for n, line in enumerate(lines) if per_line[n] and (mine := unquoted(line)) is not None}
+    quoted = {n: mine.strip() for n, line in enumerate(lines) if per_line[n] and (mine := marked_off(line)) is not None}
     many = Counter(quoted.values())
     sent_many: Counter[str] = Counter()
     for rows in split:  # the most times one sent text has the line
@@ -326,7 +327,13 @@ def changed_in_quote(
     for n in candidates:
         at = bisect_left(copied, n)
         below_at = at + 1 if at < len(copied) and copied[at] == n else at
-        if at == 0 or below_at >= len(copied) or len(out) >= CHANGED:
+        if len(out) >= CHANGED:
+            continue
+        if at == 0 or below_at >= len(copied):
+            if copied and not drop[n] and _next_to(lines, per_line, n, copied[0] if at == 0 else copied[-1]):
+                out.append(
+                    (lines[n].strip(), "")
+                )  # typed into the quote above its copy's first line, or below its last
             continue  # not inside a quoted copy
         k, m = copied[at - 1], copied[below_at]
         if m - k > 2 * GAP:
@@ -345,6 +352,16 @@ def changed_in_quote(
                 break
     told = {" ".join(_words(line)): (line, was) for line, was in reversed(out)}  # the first of lines alike
     return list(reversed(told.values()))  # typed above its own listed line: both read as typed in, told once
+
+
+def _next_to(lines: list[str], per_line: list[list[str]], n: int, k: int) -> bool:
+    """Whether quoted line `n` is next to line `k` of a copy, quoted as often or more (">> PASS" in a "> " quote), with
+    only quoted blank lines between: "> PASS" typed into the quote above its first line of the copy, or below its last,
+    was dropped unseen.  An earlier answer quoted above a quoted report (a thread) has its attribution between."""
+    a, b = min(n, k), max(n, k)
+    if depth(lines[n]) < depth(lines[k]) or b - a > GAP:
+        return False
+    return all(not per_line[g] and _QUOTED.match(lines[g]) for g in range(a + 1, b))
 
 
 LOOKS = 16  # places of one blank's line in a reply looked at, at most (`_whole_lines`)

@@ -5,8 +5,11 @@ Some players mark their order with a "> " of their own, as if quoting it, on a l
 quoted line was dropped as someone else's text, so the message was answered "no orders found".  Such a line is the
 writer's (`typed_quoted`) when all of these hold:
 
-* it is quoted once and is an order or command of the game (`keep`), and no part of a copy of pbem's mail (the
-  caller's `drop`, `pbem.orders.own_mail.without_copies`);
+* it is quoted once, or twice ("Hi," / ">> NO EVENT", typed so into Outlook's unquoted original too: neither read
+  nor told, the player thought they had ordered) as every line with words of its run is, and is an order or command
+  of the game (`keep`), and no part of a copy of pbem's mail (the caller's `drop`,
+  `pbem.orders.own_mail.without_copies`; a mail naming none of pbem's, a fresh one with the code, has no copy:
+  `mine_quoted`, read as a reply is);
 * it is not inside a quoted copy (a copied line above it and one below: a line typed inside the quote is not read
   and is told, `pbem.orders.own_mail.changed_in_quote`);
 * it is not a line of a mail pbem sent as laid out there: a quote trimmed down to a line of the report's list
@@ -39,7 +42,38 @@ def unquote_typed(
     `wanted` and some line is taken as an order (`keep`)."""
     if wanted and keep is not None:
         for n in typed_quoted(lines, per_line, drop, sent, keep):
-            lines[n] = unquoted(lines[n]) or ""
+            lines[n] = marked_off(lines[n]) or ""
+
+
+def mine_quoted(text: str, keep: Callable[[str], bool]) -> str:
+    """`text`, a mail that names no mail of pbem's (a fresh one, the code in it), with the writer's own orders quoted
+    at the top level unquoted (`typed_quoted`, no copy to leave out): "CODE ..." / "> PASS" was dropped unseen as a
+    quote, where the same line in a reply is read."""
+    if ">" not in text:
+        return text
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    worded = [[line] if line.strip(" >\t") else [] for line in lines]
+    unquote_typed(lines, worded, [False] * len(lines), [], keep, True)
+    return "\n".join(lines)
+
+
+def marked_off(line: str) -> str | None:
+    """A line quoted once or twice (``> NO EVENT``, ``>> NO EVENT``, ``> > NO EVENT``) without its quote marks (one
+    space after the last taken off too); None for any other line."""
+    once = unquoted(line)
+    if once is not None or not line.lstrip().startswith(">"):
+        return once
+    return unquoted(line.lstrip()[1:])
+
+
+def depth(line: str) -> int:
+    """How many times a line is quoted, up to 3 (3: three or more)."""
+    bare = line.lstrip()
+    for n in range(3):
+        if not bare.startswith(">"):
+            return n
+        bare = bare[1:].lstrip()
+    return 3
 
 
 def typed_quoted(
@@ -54,9 +88,9 @@ def typed_quoted(
         worded = [n for n in range(start, end) if per_line[n]]
         if not worded or any(drop[n] for n in worded):
             continue  # most runs: a quoted copy of pbem's mail, its lines dropped
-        if not all(unquoted(lines[k]) is not None or not lines[k].strip(" >") for k in range(start, end)):
-            continue  # a line quoted twice: an older mail's
-        mines = [unquoted(lines[n]) for n in worded]
+        if len({depth(lines[n]) for n in worded}) > 1 or depth(lines[worded[0]]) > 2:
+            continue  # lines quoted once and twice: an older mail quoted in the one answered
+        mines = [marked_off(lines[n]) for n in worded]
         if any(m is None or not keep(m) for m in mines):
             continue
         if copied is None:
@@ -74,8 +108,8 @@ def typed_quoted(
 
 
 def _runs(lines: list[str]) -> Iterator[tuple[int, int]]:
-    """The runs of consecutive quoted lines (start, end); `typed_quoted` leaves out those with a line quoted twice
-    (an older mail's), once the cheaper tests have kept them."""
+    """The runs of consecutive quoted lines (start, end); `typed_quoted` leaves out those with lines quoted once and
+    twice, or three times (an older mail's), once the cheaper tests have kept them."""
     start = -1
     for n, line in enumerate([*lines, ""]):
         quoted = line.lstrip().startswith(">")
@@ -96,7 +130,8 @@ def _attributed(lines: list[str], start: int) -> bool:
 
 def _laid_out(line: str, pbems: set[str]) -> bool:
     """Whether a quoted line is one of pbem's as laid out there, quoted by "> " or by a tight ">" (">    PLAY ...")."""
-    after = line.lstrip()[1:].rstrip()
+    bare = line.lstrip()
+    after = (bare[1:].lstrip() if depth(bare) == 2 else bare)[1:].rstrip()
     return after in pbems or after[1:] in pbems
 
 

@@ -1,7 +1,8 @@
 """What people type around an order line (pure): list markers, emphasis, trailing punctuation, quotes.
 
 `cleaned(line)` is the line an order or command is read from: without a list marker (``- ``, ``* ``,
-``• ``, ``1. ``, ``2) ``, a bullet and a tab), an arrow (``→ ``, ``-> ``, ``=> ``: players mark the line they
+``• ``, ``1. ``, ``2) ``, ``1st: ``, ``2nd - ``, a bullet and a tab; a keycap digit before a label's mark, ``Step 1️⃣:``,
+as the digit), an arrow (``→ ``, ``-> ``, ``=> ``: players mark the line they
 chose from a report's list), or what the report itself prints before a line of its lists (``(default) ``,
 ``(on file) ``: a line copied out of it is read as the order it lists), a tick or a tag in brackets (``[x] ``,
 ``✓ ``, ``[Alice] ``: an answer typed into the mail answered, as Outlook's inline replies are), a pointer after
@@ -25,7 +26,9 @@ import unicodedata
 
 _MARKER = re.compile(
     r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—xX»›oO§]|\(?\d{1,2}(?:\.\)|[.):])|\d{1,2}[ \t\u00a0]*[-–—]|\(?[a-zA-Z][.)]"
-    r"|\(?(?:i{2,3}|iv|vi{1,3}|ix|xi{1,2})[.)])"  # "ii. PASS": Outlook's list numbered in Roman numerals
+    r"|\(?(?:i{2,3}|iv|vi{1,3}|ix|xi{1,2})[.)]"  # "ii. PASS": Outlook's list numbered in Roman numerals
+    r"|\(?\d{1,2}(?:st|nd|rd|th)(?:\.\)|[.):]|[ \t\u00a0]*[-–—])"  # "1st: PASS", "2nd - NO EVENT": ordinals
+    r"|(?:first|second|third|fourth|fifth)(?::|[ \t\u00a0]*[-–—]))"  # "First: PASS"
     r"[ \t\u00a0]+"  # "x NO EVENT": ticked; "1 - NO EVENT", "1: PASS", "1.) VOTE RED", "» DISCARD NONE"
     # "o NO EVENT", "§ NO EVENT": the second and third levels of Outlook's bullets (Courier New's o, Wingdings' §)
     r"|(?:[-=\u2013\u2014]{1,2}>|[→⇒⟶⟹➔➜➙➛➝➞➟➠➡▶▸►➢➤])[ \t\u00a0]*"  # an arrow, a space after it or not
@@ -86,6 +89,15 @@ def _undecorated(text: str) -> str:
         while end > start and text[end - 1].isspace():
             end -= 1
     return text[start:end]
+
+
+# A keycap digit before a label's mark ("Step 1️⃣: PASS", "1️⃣: PASS", "Order 2️⃣ - PASS"): the digit it shows.
+_KEYCAP_LABEL = re.compile(r"(\d)\ufe0f?\u20e3(?=[ \t\u00a0]*+[:.)=\u2013\u2014-])")
+
+
+def _keycaps(text: str) -> str:
+    """`text` with each keycap digit before a label's mark as the digit: the label was chatter, "Step 1: PASS" read."""
+    return _KEYCAP_LABEL.sub(r"\1", text) if "\u20e3" in text else text
 
 
 def _keycap(text: str, at: int) -> bool:
@@ -190,7 +202,7 @@ def cleaned(line: str) -> str:
     next ("“VOTE RED - thanks”" in quotes, "NO EVENT xx;" before a semicolon, "👍." an emoji before a full stop)."""
     text = line.strip()
     if not text.isascii():  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan; "PLACE‑START" with a non-breaking hyphen
-        text = unicodedata.normalize("NFKC", text).translate(_HYPHENS).strip()
+        text = _keycaps(unicodedata.normalize("NFKC", text).translate(_HYPHENS).strip())
     for _ in range(ROUNDS):
         before = text
         if not text.isascii():
@@ -223,7 +235,7 @@ def front(line: str) -> str:
     `cleaned` would read as an order (`pbem.orders.extract.own_line`).  Linear: anchored patterns, a bounded count."""
     text = line
     if not text.isascii():
-        text = unicodedata.normalize("NFKC", text).translate(_HYPHENS)
+        text = _keycaps(unicodedata.normalize("NFKC", text).translate(_HYPHENS))
     for _ in range(2 * ROUNDS + 1):  # each pass of `cleaned` takes off two markers at most
         before = text
         text = text.lstrip(_FRONT)
