@@ -66,15 +66,6 @@ def _lengthen(url: str, events: int, *, over: bool = False) -> None:
     append(url, made)
 
 
-def _answer(url: str, asked: str, player: str = "Alice") -> dict[str, object]:
-    with session(url) as s:
-        game = store.game_by_name(s, "hh1")
-        assert game is not None
-        loaded = store.load(s, game)
-        seat = next(x for x in loaded.seats if x.player == player)
-        return histories.load(s, loaded, seat, asked)
-
-
 def seen_by(s: Any, game: Any, player: str) -> list[dict[str, Any]]:
     """Every event of `game` that `player` may see (under their seat's earlier names too), as the export holds it."""
     names = store.seat_names(s, game.id).get(player, (player,))
@@ -160,13 +151,14 @@ def test_the_bounded_answer_is_the_whole_records(home: Any, clock: Any, monkeypa
     a reader who sees hidden events and one who does not, with few events a mail and many."""
     new_game(home, clock)
     _lengthen(home.database_url, 7 * TURN + 9 - (9 if over else 0), over=over)
-    for most in (7, 25, 400):
-        monkeypatch.setattr(histories, "MAX_EVENTS", most)
+    with session(home.database_url) as s:
+        game = store.game_by_name(s, "hh1")
+        loaded = store.load(s, game)
         for player in ("Alice", "Bob", "Carol"):
-            for asked in ["", *map(str, range(1, 10))]:
-                with session(home.database_url) as s:
-                    want = reference(seen_by(s, store.game_by_name(s, "hh1"), player), "habsburg", asked, player,
-                                     False, most)  # fmt: skip
-                assert said(_answer(home.database_url, asked, player)) == want, (
-                    f"{player} asks {asked!r}, {most} a mail"
-                )
+            seen = seen_by(s, game, player)
+            seat = next(x for x in loaded.seats if x.player == player)
+            for most in (7, 25, 400):
+                monkeypatch.setattr(histories, "MAX_EVENTS", most)
+                for asked in ["", *map(str, range(1, 10))]:
+                    want = reference(seen, "habsburg", asked, player, False, most)
+                    assert said(histories.load(s, loaded, seat, asked)) == want, f"{player} {asked!r}, {most} a mail"
