@@ -51,7 +51,7 @@ def append(url: str, events: list[tuple[str, str, Any, dict[str, Any]]]) -> None
         s.commit()
 
 
-def _lengthen(url: str, events: int, *, over: bool = False) -> None:
+def lengthen(url: str, events: int, *, over: bool = False) -> None:
     """Append `events` events to game hh1: turns of `TURN`, one in five hidden from Alice, a scoring event ending
     each turn (the last one without a turn number when `over`, as a game's final scores are)."""
     made: list[tuple[str, str, Any, dict[str, Any]]] = []
@@ -123,7 +123,7 @@ def long_games(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[int, t
             where = tmp_path_factory.mktemp(f"history{events}") / "home"
             cfg = config_mod.load(init_home(where, address="moderator@pbem.test", name="Test"))
             new_game(cfg, Clock())
-            _lengthen(cfg.database_url, events + 7)  # the turn being played: 7 events so far
+            lengthen(cfg.database_url, events + 7)  # the turn being played: 7 events so far
             s = stack.enter_context(session(cfg.database_url))
             game = store.game_by_name(s, "hh1")
             assert game is not None
@@ -150,7 +150,7 @@ def test_the_bounded_answer_is_the_whole_records(home: Any, clock: Any, monkeypa
     """Event for event, the answer read from the answer's rows is the one every event gives: whole and each turn, as
     a reader who sees hidden events and one who does not, with few events a mail and many."""
     new_game(home, clock)
-    _lengthen(home.database_url, 7 * TURN + 9 - (9 if over else 0), over=over)
+    lengthen(home.database_url, 7 * TURN + 9 - (9 if over else 0), over=over)
     with session(home.database_url) as s:
         game = store.game_by_name(s, "hh1")
         loaded = store.load(s, game)
