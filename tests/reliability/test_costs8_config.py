@@ -7,8 +7,8 @@ stderr) and the run went on with no deadline at all; below that, a poll lock's h
 max_stored_player` / `max_stored_stranger` set how much of one mail is read whole (and the byte count IMAP is
 asked for, which past 2^32 is no IMAP number).  Now each has a most (`pbem.home.config.MOST_*`): a day, a week,
 16 connections, 64 MiB; a larger value is refused in the configuration's one line.  The generator: every key of
-the schema that takes a number, given numbers from its most to 10**20 (on cc9d072 five keys took them all), and the
-watchdog armed at each most keeps its timer.
+the schema that takes a number, given numbers from its most to 10**20 (on cc9d072 five keys took them all), the
+watchdog armed at each most keeps its timer, and `PBEM_COMMAND_DEADLINE` is taken up to the same most.
 """
 
 from __future__ import annotations
@@ -88,3 +88,11 @@ def test_the_watchdog_armed_at_the_most_keeps_its_timer(most: int) -> None:
         assert dog._timer.is_alive() and not dog.expired
     finally:
         dog.cancel()
+
+
+def test_a_huge_deadline_in_the_environment_is_taken_as_the_most(monkeypatch) -> None:
+    """`PBEM_COMMAND_DEADLINE=1e30` killed the command watchdog's timer as the configuration's did (cc9d072)."""
+    from pbem.cli import deadline
+
+    monkeypatch.setenv(deadline.ENV, "1e30")
+    assert deadline.default() == (float(BOUNDED["limits", "command_deadline"]), deadline.ENV)
