@@ -28,6 +28,7 @@ from pbem.record.db import session
 from pbem.record.models import ControlAction
 from pbem.render.templates import render_mail
 from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail, signed
+from tests.reliability.test_costs8_history import append, reference, said, seen_by
 from tests.secrets_by_kind import HIDDEN
 from tests.test_mail_templates import RECORD, M
 from tests.test_moderator import new_game, run_poll
@@ -63,12 +64,15 @@ def test_history_never_shows_another_players_hidden_facts(kind: str) -> None:
             theirs = {r.text for r in rows if not store.event_of(r).visible_to(p)} - {r.text for r in mine}
             hidden_from[p] = sorted(theirs)
             known = "\n".join(r.text + json.dumps(json.loads(r.data_json)) for r in mine)
-            events = histories.seen(s, loaded, seat)
-            assert [e["seq"] for e in events] == [r.seq for r in mine], f"{kind}: {p} sees other events"
-            numbers = sorted({int(g.key[1:]) for g in histories.turns({"game": {"kind": kind, "over": True}, "events": events})
-                              if g.key.startswith("t")})  # fmt: skip
-            for asked in ["", *map(str, numbers), str((numbers or [0])[-1] + 5)]:
-                ctx = histories.told(kind, True, p, events, asked)
+            everything = seen_by(s, game, p)
+            whole = reference(everything, kind, "", p, True, 10**6)
+            assert sum(len(lines) for _, lines in whole["groups"]) == len(mine), f"{kind}: {p}"
+            numbers = [int(title.split()[-1]) for title, _ in whole["groups"] if title[-1].isdigit()]
+            for asked in ["", *map(str, numbers), str((numbers or [0])[-1] + 5), "0"]:
+                ctx = histories.load(s, loaded, seat, asked)  # read for the answer alone: the whole record's answer
+                assert said(ctx) == reference(everything, kind, asked, p, True, histories.MAX_EVENTS), (
+                    f"{kind}: {p} {asked}"
+                )
                 lines = [line for g in ctx["groups"] for line in g["lines"]]
                 assert len(lines) <= histories.MAX_EVENTS and all(len(x) <= histories.MAX_CHARS + 40 for x in lines)
                 texts = {re.sub(r" \[to [^\]]*\]$", "", line) for line in lines}
@@ -212,23 +216,27 @@ def test_a_players_mail_with_history_and_resign_still_verifies(home, clock, tmp_
     assert res.exit_code == 0 and res.output.rstrip().endswith("verification passed"), res.output
 
 
-def test_a_long_history_is_cut_to_its_latest_events_and_says_so() -> None:
+def test_a_long_history_is_cut_to_its_latest_events_and_says_so(home, clock) -> None:
     """One mail holds at most `MAX_EVENTS` events, the latest, each line at most `MAX_CHARS` characters; a turn is
     asked for alone; a turn that is not there is said so, with the turns there are."""
-    events: list[dict] = []
+    name = new_game(home, clock)
+    events = []
     for seq in range(1, 451):
         scores = seq % 50 == 0
         text = "scores" if scores else f"event {seq} " + "x" * (1_000 if seq == 449 else 5)
-        data = {"scores": {"Ann": seq}, "turn": seq // 50} if scores else {}
-        events.append({"seq": seq, "input_seq": seq, "kind": "scores" if scores else "note", "text": text,
-                       "visibility": "public" if seq % 7 else ["Ann"], "data": data})  # fmt: skip
-    ctx = histories.told("habsburg", False, "Ann", events, "")
-    lines = [line for g in ctx["groups"] for line in g["lines"]]
-    assert len(lines) == histories.MAX_EVENTS and ctx["left_out"] == 250 and ctx["total"] == 450
-    assert lines[-1] == "scores" and lines[-2].startswith("event 449 xxx") and lines[0].startswith("event 251")
-    assert max(len(x) for x in lines) <= histories.MAX_CHARS + len(" [to you]")
-    one = histories.told("habsburg", False, "Ann", events, "3")
-    assert [g["title"] for g in one["groups"]] == ["Turn 3"] and not one["missing"]
-    assert histories.told("habsburg", False, "Ann", events, "30")["missing"]
+        data = {"scores": {"Alice": seq}, "turn": seq // 50} if scores else {}
+        events.append(("scores" if scores else "note", text, "public" if seq % 7 else ["Alice"], data))
+    append(home.database_url, events)
+    with session(home.database_url) as s:
+        loaded = store.load(s, store.game_by_name(s, name))
+        alice = loaded.seats[0]
+        ctx = histories.load(s, loaded, alice, "")
+        lines = [line for g in ctx["groups"] for line in g["lines"]]
+        assert len(lines) == histories.MAX_EVENTS and ctx["left_out"]
+        assert lines[-1] == "scores" and lines[-2].startswith("event 449 xxx") and lines[0].startswith("event 251")
+        assert max(len(x) for x in lines) <= histories.MAX_CHARS + len(" [to you]")
+        one = histories.load(s, loaded, alice, "3")
+        assert [g["title"] for g in one["groups"]] == ["Turn 3"] and not one["missing"] and not one["left_out"]
+        assert histories.load(s, loaded, alice, "30")["missing"]
     text = render_mail("history", {"game_name": "hh1", **ctx, **M, **RECORD}).text
-    assert "Of its 450 events, the first 250 are left out" in text, text
+    assert "Its earlier events are left out (a mail holds the latest 200)" in text, text

@@ -424,3 +424,24 @@ def test_each_test_process_gets_its_own_database_and_leftovers_of_ended_runs_are
         names = {n for (n,) in conn.execute("SELECT datname FROM pg_database").fetchall()}
     assert dead not in names and not {one, two} & {pg.with_database(base, n) for n in names}
     assert pg.with_database(base, "x").rsplit("/", 1)[1] == "x"
+
+
+def test_history_by_mail_reads_only_its_rows_and_answers_as_the_whole_record_on_postgres(home, monkeypatch) -> None:
+    """HISTORY's bounded reads (`pbem.record.history_rows`: a LIKE with its own escape, the k-th scoring event by
+    OFFSET, counts) give on PostgreSQL the answer every event gives, as on SQLite (costs8)."""
+    from pbem.app import histories
+    from pbem.record import store
+    from tests.reliability.test_costs8_history import TURN, lengthen, reference, said, seen_by
+    from tests.test_moderator import new_game
+
+    new_game(home, Clock())
+    lengthen(home.database_url, 3 * TURN + 5, over=False)
+    monkeypatch.setattr(histories, "MAX_EVENTS", 25)
+    with session(home.database_url) as s:
+        game = store.game_by_name(s, "hh1")
+        loaded = store.load(s, game)
+        for seat in loaded.seats:
+            seen = seen_by(s, game, seat.player)
+            for asked in ["", "1", "3", "4", "9"]:
+                want = reference(seen, "habsburg", asked, seat.player, False, 25)
+                assert said(histories.load(s, loaded, seat, asked)) == want, f"{seat.player} {asked!r}"

@@ -24,7 +24,7 @@ import threading
 import time
 from types import FrameType
 
-from pbem.home.config import COMMAND_DEADLINE
+from pbem.home.config import COMMAND_DEADLINE, MOST_COMMAND_SECONDS
 
 ENV = "PBEM_COMMAND_DEADLINE"
 STDERR_GRACE = 5.0  # seconds the one line may take to be written (a stderr no one reads) before the exit anyway
@@ -127,14 +127,15 @@ _dog: _Dog | None = None
 
 def default() -> tuple[float, str]:
     """The budget before a configuration is read, and of a command that reads none: `PBEM_COMMAND_DEADLINE`
-    seconds if set to a positive number, else `COMMAND_DEADLINE`."""
+    seconds if set to a positive number (at most `MOST_COMMAND_SECONDS`, a week: a timer past the platform's time_t
+    dies at once, and the command would have no deadline), else `COMMAND_DEADLINE`."""
     raw = os.environ.get(ENV, "").strip()
     try:
         seconds = float(raw)
     except ValueError:
         seconds = 0.0
     if seconds > 0 and seconds == seconds and seconds != float("inf"):
-        return seconds, ENV
+        return min(seconds, float(MOST_COMMAND_SECONDS)), ENV
     return float(COMMAND_DEADLINE), "the default; [limits] command_deadline once a home's configuration is read"
 
 

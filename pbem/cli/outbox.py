@@ -12,6 +12,16 @@ outbox_app = typer.Typer(
 app.add_typer(outbox_app, name="outbox")
 
 
+LISTED = 200  # mails `pbem outbox list` shows at most, the newest; a line counts the rest
+NAMED = 20  # outbox numbers one line names at most; a line of more counts them
+
+
+def _numbers(ids: list[int]) -> str:
+    """`ids` as "#3, #5", or, past `NAMED` of them, the first ones and how many more (a line of bounded length)."""
+    shown = ", ".join(f"#{i}" for i in ids[:NAMED])
+    return shown if len(ids) <= NAMED else f"{shown} and {len(ids) - NAMED} more ({len(ids)} in all)"
+
+
 @outbox_app.command("list")
 def outbox_list() -> None:
     """List the mails given up on (after [smtp] max_attempts, or refused for good), newest first.
@@ -24,7 +34,8 @@ def outbox_list() -> None:
 
     cfg = _cfg()
     with session(cfg.database_url) as s:
-        rows = outbox.given_up(s)
+        rows = outbox.given_up(s, LISTED)
+        total = outbox.failed_count(s) if len(rows) == LISTED else len(rows)
     if not rows:
         typer.echo("no mail was given up on")
         return
@@ -34,6 +45,8 @@ def outbox_list() -> None:
             f"#{r.id:<6} {r.created_at:%Y-%m-%d %H:%M}  {r.purpose:8} to {visible(r.to)}{who}, "
             f"{r.attempts} attempt(s): {visible(r.last_error)}"
         )
+    if total > len(rows):
+        typer.echo(f"... and {total - len(rows)} older mail(s) given up on, not listed (--all queues every one)")
     typer.echo(f"queue them again with: pbem outbox retry {rows[0].id} (or --all)")
 
 
@@ -58,8 +71,8 @@ def outbox_retry(
         s.commit()
     missing = sorted(set(ids or []) - set(queued))
     if queued:
-        done(f"queued again: {', '.join(f'#{i}' for i in queued)}; the next pbem poll sends them")
+        done(f"queued again: {_numbers(queued)}; the next pbem poll sends them")
     if missing:
-        fail(f"not given up on (or no such mail): {', '.join(f'#{i}' for i in missing)}", 2)
+        fail(f"not given up on (or no such mail): {_numbers(missing)}", 2)
     if not queued and not missing:
         typer.echo("no mail was given up on")

@@ -13,6 +13,7 @@ from exactly what its document holds and nothing else.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -57,12 +58,15 @@ def turns(doc: Doc, events: list[dict[str, Any]] | None = None) -> list[Group]:
     spec = spec_of(doc)
     all_scores = [e for e in doc["events"] if e["kind"] == "scores"]
     bounds = [(e["seq"], step_number(spec, e["data"], i + 1), e) for i, e in enumerate(all_scores)]
+    bounds.sort(key=lambda b: b[0])  # (a document pbem wrote holds them in order already)
+    ends = [seq for seq, _, _ in bounds]  # the first at or after an event's position, found by bisection
     groups: dict[str, Group] = {}
     for ev in events if events is not None else doc["events"]:
         if ev.get("input_seq") == 0 and (not bounds or ev["seq"] < bounds[0][0]):
             key, title, closing = "setup", "Set-up", None
         else:
-            nxt = next(((n, e) for seq, n, e in bounds if ev["seq"] <= seq), None)
+            at = bisect_left(ends, ev["seq"])
+            nxt = (bounds[at][1], bounds[at][2]) if at < len(bounds) else None
             if nxt is None:
                 over = doc["game"]["over"]
                 key, title, closing = (

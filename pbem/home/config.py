@@ -219,20 +219,41 @@ _SIZE = re.compile(r"^\s*(\d+)\s*+(B|KB|KiB|MB|MiB)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"b": 1, "kb": 1000, "kib": 1024, "mb": 1000**2, "mib": 1024**2}
 
 
+#: The most a count of seconds or of connections may be: past it a timer cannot be set (a value past the platform's
+#: time_t killed the watchdog's thread, so the run had no deadline at all) or a poll would start a thread and a
+#: connection for each (costs8).
+MOST_POLL_SECONDS = 86_400  # [mail] poll_deadline: a day (cron runs it every few minutes; the default is 900)
+MOST_COMMAND_SECONDS = 7 * 86_400  # [limits] command_deadline: a week (the default is an hour)
+MOST_CONNECTIONS = 16  # [smtp] connections sending at once
+
+
+def _check_upto(most: int, what: str) -> Callable[[Any], int]:
+    def check(v: Any) -> int:
+        if isinstance(v, int) and not isinstance(v, bool) and 0 < v <= most:
+            return v
+        raise ValueError(f"must be a whole number from 1 to {most:,} ({what})")
+
+    return check
+
+
 def _check_count(v: Any) -> int:
     if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
         return v
     raise ValueError("must be a whole number, 0 or more")
 
 
+MOST_STORED = 64 * 1024 * 1024  # [mail] max_stored_*: a mail is read whole up to it, and IMAP asks for at most it
+
+
 def _check_size(v: Any) -> int:
-    """A size in bytes: a whole number, or a string such as "256 KiB" or "4 MiB"."""
+    """A size in bytes: a whole number, or a string such as "256 KiB" or "4 MiB"; from 1 KiB to `MOST_STORED`."""
     m = _SIZE.match(v) if isinstance(v, str) else None
-    if isinstance(v, int) and not isinstance(v, bool) and v >= 1024:
-        return v
-    if m and int(m.group(1)) * _SIZE_UNITS[(m.group(2) or "b").lower()] >= 1024:
-        return int(m.group(1)) * _SIZE_UNITS[(m.group(2) or "b").lower()]
-    raise ValueError('must be a size of at least 1 KiB: a number of bytes or a string such as "256 KiB" or "4 MiB"')
+    size = v if isinstance(v, int) and not isinstance(v, bool) else None
+    if m:
+        size = int(m.group(1)) * _SIZE_UNITS[(m.group(2) or "b").lower()]
+    if size is not None and 1024 <= size <= MOST_STORED:
+        return size
+    raise ValueError('must be a size from 1 KiB to 64 MiB: a number of bytes or a string such as "256 KiB" or "4 MiB"')
 
 
 def _check_authserv_id(v: Any) -> str:
@@ -286,7 +307,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "trust_authentication_results": _check_authserv_id,
         "stranger_answers_per_day": _check_count,
         "stranger_answers_per_hour": _check_count,
-        "poll_deadline": _check_pos,
+        "poll_deadline": _check_upto(MOST_POLL_SECONDS, "seconds: a day"),
         "press_per_day": _check_count,
     },
     "maildir": {"path": _check_str},
@@ -299,10 +320,14 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "max_away": _check_duration,
     },
     "imap": {**_MAIL_KEYS, "folder": _check_str, "processed_folder": _check_str, "rejected_folder": _check_str},
-    "smtp": {**_MAIL_KEYS, "max_attempts": _check_pos, "connections": _check_pos},
+    "smtp": {
+        **_MAIL_KEYS,
+        "max_attempts": _check_pos,
+        "connections": _check_upto(MOST_CONNECTIONS, "SMTP connections sending at once"),
+    },
     "log": {"file": _check_str, "level": _choice("DEBUG", "INFO", "WARNING", "ERROR")},
     "publish": {"dir": _check_str, "title": _check_str},
-    "limits": {"command_deadline": _check_pos},
+    "limits": {"command_deadline": _check_upto(MOST_COMMAND_SECONDS, "seconds: a week")},
 }
 
 

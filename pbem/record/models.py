@@ -131,6 +131,7 @@ class GameEvent(SQLModel, table=True):
     """What happened, in order, with who may see it (JSON: "public", "moderator" or a list of players)."""
 
     __tablename__ = "events"
+    __table_args__ = (Index("ix_events_game_kind_seq", "game_id", "kind", "seq"),)  # scoring events: HISTORY's turns
 
     game_id: int = Field(foreign_key="games.id", primary_key=True)
     seq: int = Field(primary_key=True)

@@ -84,6 +84,7 @@ class MaildirInbox:
         self.max_message = max_message
         self.inbox = _maildir(self.root / "inbox")
         self._done = {True: _maildir(self.root / "processed"), False: _maildir(self.root / "rejected")}
+        self._listed: dict[str, str] = {}  # each fetched key's file as listed: settled without a folder scan
 
     def fetch(self) -> Iterator[Incoming]:
         keys = []
@@ -109,8 +110,10 @@ class MaildirInbox:
                     continue
             except NotAMessage:  # a FIFO waited for a writer without end, at every run: set aside unread
                 log.warning("%s is not a regular file, so no mail: moved to rejected unread", path)
+                self._listed[key] = path
                 self.settle(key, False)
                 continue
+            self._listed[key] = path
             yield Incoming(key, raw)
 
     def _path_of(self, key: str) -> str | None:
@@ -124,6 +127,11 @@ class MaildirInbox:
 
     def settle(self, key: str, accepted: bool) -> None:
         target = self.root / ("processed" if accepted else "rejected")
+        listed = self._listed.pop(key, None)
+        if listed is not None:  # where fetch found it (a flagged one too: "KEY:2,S" in cur), unless moved since
+            at = Path(listed)
+            if _move(at, target / at.parent.name / at.name):
+                return
         for sub in ("new", "cur"):
             folder = self.root / "inbox" / sub
             if _move(folder / key, target / sub / key):  # the usual case: no flags, no directory scan
