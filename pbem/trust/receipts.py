@@ -1629,7 +1629,7 @@ def _held(
         n = applied.get(m.in_reply_to)
         if n is None:
             filed = acked.on_file([row.rstrip() for row in text.split("\n")])
-            unapplied.append(dropped.Held(m.name, held[m.in_reply_to], filed))
+            unapplied.append(dropped.Held(m.name, held[m.in_reply_to], filed, m.in_reply_to))
             continue
         compared += 1
         how = acked.held(text, told.html(m.raw), [str(x) for x in ch.rows[n - 1].get("lines", [])])
@@ -1642,7 +1642,13 @@ def _held(
                 rank=0,
             )
     left = _dropped(doc, ch, unapplied, c, reread)
-    _failed(doc, ch, unapplied, notices, c, failed)
+    waiting = {
+        key
+        for r in doc.get("messages", [])
+        if r.get("outcome") == "held" and r.get("player") in seat
+        if (key := message_key(str(r.get("message_id", "")))) not in applied
+    }
+    _failed(doc, ch, unapplied, notices, c, failed, waiting)
     if left:
         c.notes.append(
             f"{count(left, 'acknowledgement')} of orders held until the deadline answer messages no input of the "
@@ -1693,12 +1699,20 @@ def _failed(
     notices: list[tuple[str, list[tuple[str, str]]]],
     c: MailCheck,
     failed: refused.Failed | None,
+    waiting: set[str],
 ) -> None:
     """Name each held_failed notice whose reasons are not pbem's reading at the state the deadline met
-    (`pbem.trust.dropped.failed_untrue`); a note when they cannot be compared."""
+    (`pbem.trust.dropped.failed_untrue`), or that quotes lines no held message the deadline left unapplied
+    (`waiting`, their Message-IDs) put on file (`pbem.trust.dropped.unfiled`); a note when they cannot be compared."""
     if not notices:
         return
-    compared = 0
+    compared = settled = 0
+    if doc.get("seed"):  # (a final export: every held message the deadline left unapplied is in it)
+        unfiled, unsettled = dropped.unfiled(notices, unapplied, waiting)
+        for how in unfiled:
+            c.problem(len(ch.rows), f"{how} (the notice's text is not signed: this mail is your evidence, keep it)", 0)
+        c.notes += unsettled
+        settled = len(unfiled) + len(unsettled)
     if doc.get("seed") and failed is not None and unapplied:
         try:
             wrong, compared = dropped.failed_untrue(doc, ch.rows, unapplied, notices, seat_of(doc, c.reader), failed)
@@ -1711,9 +1725,9 @@ def _failed(
                 f"the reasons {count(compared, 'notice')} of held orders not applied gave are pbem's reading at the "
                 "state the deadline met"
             )
-    if compared < len(notices):
+    if compared + settled < len(notices):
         c.notes.append(
-            f"the reasons {count(len(notices) - compared, 'notice')} of held orders not applied gave were not worked "
+            f"the reasons {count(len(notices) - compared - settled, 'notice')} of held orders not applied gave were not worked "
             "out again"
             + (
                 ": check again with the final export (its seed replays the state the deadline met)"
