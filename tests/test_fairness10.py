@@ -71,3 +71,67 @@ def test_a_notice_whose_held_message_is_not_acknowledged_in_the_folder_is_a_note
     box = [raw for raw in box if b"In-Reply-To: <held@" not in raw]
     c = _verify(kind, doc, box, player, legal)
     assert c.ok and any("its acknowledgement is not in this folder" in x for x in c.notes), lines(c)
+
+
+# ------------------------------------------------------------------ 2. a hint in an HTML part its encoding split
+
+
+def _recoded(raw: bytes, edit: Any, how: str) -> bytes:
+    """`raw` with its HTML part changed by `edit` and sent as `how` says: "soft" (quoted-printable, a soft line break
+    inside "write it as"), "escaped" (quoted-printable, its "w" written "=77"), "base64"; the text part and every other
+    header untouched."""
+    import base64
+    import email
+    import quopri
+
+    msg = email.message_from_bytes(raw)
+    part = next(p for p in msg.walk() if p.get_content_type() == "text/html")
+    page = edit(part.get_payload(decode=True).decode("utf-8")).encode("utf-8")
+    old = part.get_payload()
+    assert isinstance(old, str) and part["Content-Transfer-Encoding"] == "quoted-printable"
+    at = raw.index(old.encode("ascii"))
+    if how == "base64":
+        body = base64.encodebytes(page)
+        start = raw.rindex(b"Content-Transfer-Encoding: quoted-printable", 0, at)
+        raw = raw[:start] + raw[start:at].replace(b"quoted-printable", b"base64", 1) + raw[at:]
+        at = raw.index(old.encode("ascii"))
+    else:
+        body = quopri.encodestring(page)
+        assert body.count(b"write it as") == 1, "the hint's words are split already"
+        body = body.replace(b"write it as", b"write it =\nas" if how == "soft" else b"=77rite it as")
+    assert b"write it as" not in body
+    return raw[:at] + body + raw[at + len(old) :]
+
+
+def _html_only(mails: list[bytes], legal: str, asked: list[str]) -> list[tuple[str, list[bytes]]]:
+    """The player's mailbox with a "write it as:" hint added to the HTML part alone of the acknowledgement of their held
+    order (its text has none), offering another order than pbem's reading of "I <the order>" (another legal order, or
+    the refused line where one is offered), its words split three ways by the transfer encoding."""
+    from markupsafe import escape
+
+    k = next(i for i, raw in enumerate(mails) if b"In-Reply-To: <held@" in raw)
+    other = next((o for o in asked if o != legal), f"{legal.split()[0]} Nothing 99")
+    note = f'"I {legal}" was not read as an order: an order line starts with its order word, so write it as: {other}'
+    added = f"<p>{escape(note)}</p>"
+
+    def edit(page: str) -> str:
+        at = page.index("<p>")
+        return page[:at] + added + page[at:]
+
+    return [
+        (how, [*mails[:k], _recoded(mails[k], edit, how), *mails[k + 1 :]]) for how in ("soft", "escaped", "base64")
+    ]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_hint_in_the_html_part_alone_whose_encoding_splits_its_words_is_read(kind: str, games: Any) -> None:
+    """Gap: an answer's HTML part was decoded for "write it as:" hints only where its text or its raw bytes say
+    "write it as", so a hint added to the HTML part alone (which most mail programs show) passed unread when its
+    words were split by a quoted-printable soft line break, escaped ("=77rite") or sent in base64.  Now the part is
+    read unless its bytes, read as quoted-printable, hold no paragraph a note starts with and no other encoding
+    hides one (`pbem.trust.refused.html_may_hint`).  Generator: each game's acknowledgement of the held order with a
+    hint offering another order added to its HTML part, encoded three ways."""
+    doc, player, mails, legal, asked = games(kind)
+    for what, box in _html_only(mails, legal, asked):
+        c = _verify(kind, doc, box, player, legal)
+        assert any("where pbem's reading of that line offers" in p for p in c.problems), (what, lines(c))

@@ -1324,7 +1324,7 @@ def _answers(
         text = told.plain(m.raw)
         upto = min((shown._after(positions, at, end) for positions in seen), default=end)
         if (rows := refused.block(text)) is None:
-            page = told.html(m.raw) if hints and (_SO_WRITE in text or b"write it as" in m.raw) else None
+            page = told.html(m.raw) if hints and (_SO_WRITE in text or refused.html_may_hint(m.raw)) else None
             if page is not None and refused.hinted_notes(text, page) and (met := _met(ch, m, at, upto, c)):
                 hinting.append((*met, m.name, text, page))
             continue

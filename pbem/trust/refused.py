@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from pbem.engine.base import Engine
-from pbem.trust import acked, shown
+from pbem.trust import acked, shown, told
 from pbem.trust import deal as joining
 from pbem.trust.quote import apart, clip
 
@@ -243,6 +243,15 @@ def _key(value: Any) -> str:
 
 
 _SEEMING = '" was not read as an order: an order line starts with its order word, so write it as: '
+
+
+def html_may_hint(raw: bytes) -> bool:
+    """Whether a mail's HTML part may hold a "write it as:" note `hinted_notes` reads, without parsing it: each is a
+    paragraph whose words start with an escaped quote, so a mail whose parts read as written (`told.readable`) and
+    never say `<p>&#34;` holds none.  Its raw bytes were searched for "write it as" before, which a soft line break
+    of quoted-printable, an escape ("=77rite") or base64 hides (tenth round)."""
+    low = told.readable(raw)
+    return low is None or b"<p>&#34;" in low
 
 
 def hinted_notes(text: str, page: str = "") -> list[tuple[str, str]]:
