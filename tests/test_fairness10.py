@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
+from pbem.trust.acked import DEFAULTED
 from pbem.trust.receipts import lines
 from tests.test_fairness6 import per_kind
-from tests.test_fairness9 import KINDS, NO_LONGER, _game, _notice, _swapped, _verify
+from tests.test_fairness9 import KINDS, NO_LONGER, _game, _notice, _plain, _swapped, _verify
 
 pytestmark = pytest.mark.xdist_group("fairness")
 
@@ -135,3 +136,61 @@ def test_a_hint_in_the_html_part_alone_whose_encoding_splits_its_words_is_read(k
     for what, box in _html_only(mails, legal, asked):
         c = _verify(kind, doc, box, player, legal)
         assert any("where pbem's reading of that line offers" in p for p in c.problems), (what, lines(c))
+
+
+# ------------------------------------------------------------------ 3. a deadline's notice, which answers no message
+
+
+def _defaulted(mails: list[bytes]) -> int:
+    """The index of the deadline's notice of the default applied for the player."""
+    return next(i for i, raw in enumerate(mails) if b"your default orders were applied" in raw.split(b"\n\n", 1)[0])
+
+
+def _notices(mails: list[bytes], legal: str, asked: list[str]) -> list[tuple[str, list[bytes]]]:
+    """The player's mailbox with the deadline's notice of their default forged (its receipt true): the default lines
+    replaced by their held order, what they were asked made another step's, a sentence added, the deadline stated
+    after the defaults were recorded, the default lines changed in the HTML part alone, and the whole text replaced."""
+    from tests.test_fairness3 import _edited, _html_edited
+
+    k = _defaulted(mails)
+    text = _plain(mails[k])
+    start = text.index(DEFAULTED) + len(DEFAULTED) + 1
+    default = text[start : text.index("\n\n", start)]
+    prompt = text.split("\n")[1]
+    due = text[text.index("(") : text.index(")") + 1]
+    forms = [
+        ("the default lines", default, f"    {legal}"),
+        ("what was asked", prompt, "  Nothing: you had no orders to send for this step."),
+        ("a sentence", "Your report follows.", "Your orders arrived after the deadline. Your report follows."),
+        ("the deadline", due, "(2099-01-01 09:00 UTC)"),
+    ]
+    out = [(what, _replaced(mails, k, a, b)) for what, a, b in forms]
+    first = default.strip().split("\n")[0].strip()
+    html = _html_edited(mails[k], lambda p: p.replace(f"<code>{first}</code>", f"<code>{legal}</code>", 1))
+    whole = _edited(mails[k], lambda t: "Your orders arrived late and were not applied: send them again.\n")
+    return [
+        *out,
+        ("in the HTML part", [*mails[:k], html, *mails[k + 1 :]]),
+        ("whole", [*mails[:k], whole, *mails[k + 1 :]]),
+    ]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_deadlines_notice_of_the_default_is_its_templates_rendered_again(kind: str, games: Any) -> None:
+    """Gap: the notice a deadline sends a player it applied the default for carries the receipt of its input but
+    answers no message, so it was held to no form: the moderator could tell the player any default, any step, that
+    they had sent nothing when he dropped their orders, or send any words under the true receipt, and every check
+    passed.  Now its subject, text and HTML part must be its templates rendered again from the export (the default
+    lines its input recorded for them, the prompt the replayed game asked at the state before it, the mail's receipt)
+    and the deadline it states must have passed when the input was recorded (`pbem.trust.noticed`); and a mail
+    carrying an input's receipt must be one of pbem's receipted forms whether it answers a message or not.
+    Generator: each game's notice forged six ways.  The honest notice verifies (`test_fairness9`'s honest test)."""
+    doc, player, mails, legal, asked = games(kind)
+    c = _verify(kind, doc, mails, player, legal)
+    assert c.ok and any("notice of what a deadline applied for you are pbem's" in x for x in c.checked), lines(c)
+    for what, box in _notices(mails, legal, asked):
+        c = _verify(kind, doc, box, player, legal)
+        assert any("the notice you were shown is not" in p or "its text is none of these" in p for p in c.problems), (
+            what,
+            lines(c),
+        )

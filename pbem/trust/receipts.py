@@ -94,6 +94,7 @@ from pbem.trust import (
     dropped,
     due,
     joined,
+    noticed,
     pictured,
     pressed,
     prose,
@@ -646,7 +647,8 @@ def check_mail(
     else:
         c.reader = reader_of(ch, doc, ordered, player)
         good = _heads(ch, ordered, c, c.reader)
-        _inputs(ch, ordered, good, c, c.reader or player, doc)
+        notices = _inputs(ch, ordered, good, c, c.reader or player, doc)
+        _noticed(ch, doc, notices, c)
         texts = _texts(ch, ordered, c)
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
@@ -1062,8 +1064,11 @@ def _inputs(
     c: MailCheck,
     player: str = "",
     doc: dict[str, Any] | None = None,
-) -> None:
+) -> list[noticed.Notice]:
+    """Each input receipt must name an input of the export with its hash, and its mail say what that input holds;
+    returns the deadline's notices among them (`pbem.trust.noticed`)."""
     readings = _readings(doc, ch.rows, mails) if doc is not None else None
+    notices: list[noticed.Notice] = []
     for m in mails:
         if m.input is None:
             continue
@@ -1090,6 +1095,52 @@ def _inputs(
             _quoted(m, n, seq, ch.rows[n - 1].get("lines"), c, readings, text)
             _from(m, n, seq, ch.rows[n - 1], c)
             _formed(m, n, seq, ch.rows[n - 1], c, text)
+            if not m.in_reply_to and m.record is not None and _noticing(ch.rows[n - 1], text):
+                notices.append(
+                    noticed.Notice(m.name, n, m.subject, text, told.html(m.raw), m.sender_name, m.record, m.input)
+                )
+    return notices
+
+
+def _noticing(row: dict[str, Any], text: str) -> bool:
+    """Whether a mail carrying the receipt of the input `row` and answering no message is a deadline's notice of
+    what that input applied (an acknowledgement of a message without a Message-ID answers none either)."""
+    return row.get("kind") == "deadline" or (
+        row.get("kind") == "orders" and text.lstrip().startswith(acked.DEADLINE_FIRST)
+    )
+
+
+def _noticed(ch: _Chain, doc: dict[str, Any], notices: list[noticed.Notice], c: MailCheck) -> None:
+    """Each deadline's notice of what it applied for the player must be its templates rendered again from the export
+    (`pbem.trust.noticed`): once the seed is out; before, a note."""
+    if not notices or not c.reader:
+        return
+    if not doc.get("seed"):
+        c.notes.append(
+            f"what {count(len(notices), 'notice')} of a deadline say it applied for you (and what they say you were "
+            "asked) is worked out again once the game is over (its seed replays the state the deadline met): check "
+            "again with the final export"
+        )
+        return
+    try:
+        wrong = noticed.untrue(doc, ch.rows, notices, seat_of(doc, c.reader))
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        c.notes.append(
+            "the notices of what a deadline applied for you were not compared: the record cannot be replayed"
+        )
+        return
+    for at, how in wrong:
+        c.problem(
+            at,
+            f"{how}: the notice you were shown is not the history published (its text is not signed, only its "
+            "receipt: this mail is your evidence, keep it)",
+            rank=0,
+        )
+    if not wrong:
+        c.checked.append(
+            f"the words of {count(len(notices), 'notice')} of what a deadline applied for you are pbem's for the "
+            "export's input and the game replayed before it"
+        )
 
 
 def _from(m: Received, position: int, seq: int, row: dict[str, Any], c: MailCheck) -> None:
@@ -1113,7 +1164,7 @@ def _formed(m: Received, position: int, seq: int, row: dict[str, Any], c: MailCh
     (`pbem.trust.acked.receipted`), each of which a check reads: a text in none of those forms was read by none, so
     the moderator could send any words under a true receipt ("your orders arrived late and were not applied, send
     them again") and every check passed (eighth round).  A JOIN's acknowledgement is `_joins`'s."""
-    if not m.in_reply_to or row.get("kind") == "join" or acked.receipted(text):
+    if row.get("kind") == "join" or acked.receipted(text):
         return
     c.problem(
         position,
