@@ -194,3 +194,29 @@ def test_a_deadlines_notice_of_the_default_is_its_templates_rendered_again(kind:
             what,
             lines(c),
         )
+
+
+# ------------------------------------------------------------------ 4. what stays a note
+
+
+@pytest.mark.parametrize("kind", KINDS[:2])
+def test_before_the_seed_is_out_a_refusals_words_are_a_note_and_a_reminders_always(kind: str, games: Any) -> None:
+    """What cannot be worked out from what a player holds is told, not passed in silence.  Before the seed is out
+    (the export with its seed withheld, as a running game's) the state a refused message met cannot be replayed,
+    so a refusal's reasons and hints forged (`test_fairness9`'s generator, five ways) pass with a note to check
+    again with the final export, as the deadline's notices do; and a reminder's words (a copy of a mail made one by
+    its subject) are compared with nothing, which a note says."""
+    from tests.test_fairness9 import _forged_hints
+
+    doc, player, mails, legal, asked = games(kind)
+    doc["seed"] = None
+    for what, box in _forged_hints(mails, legal, [o for o in asked if o != legal], "hinted"):
+        c = _verify(kind, doc, box, player, legal)
+        assert c.ok, (what, lines(c))
+        assert any("refusing your lines are worked out again once the game is over" in x for x in c.notes), lines(c)
+        assert any("applied for you (and what they say you were asked) is worked out" in x for x in c.notes), lines(c)
+    k = _defaulted(mails)
+    subject = b"Subject: [pbem g1] Deadline passed: your default orders were applied"
+    reminder = mails[k].replace(subject, b"Subject: [pbem g1] Reminder: orders due", 1)
+    c = _verify(kind, games(kind)[0], [*mails, reminder], player, legal)
+    assert any("1 reminder of a deadline say you are asked" in x for x in c.notes), lines(c)

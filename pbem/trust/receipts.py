@@ -649,6 +649,7 @@ def check_mail(
         good = _heads(ch, ordered, c, c.reader)
         notices = _inputs(ch, ordered, good, c, c.reader or player, doc)
         _noticed(ch, doc, notices, c)
+        _reminded(doc, ordered, c)
         texts = _texts(ch, ordered, c)
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
@@ -1108,6 +1109,19 @@ def _noticing(row: dict[str, Any], text: str) -> bool:
     return row.get("kind") == "deadline" or (
         row.get("kind") == "orders" and text.lstrip().startswith(acked.DEADLINE_FIRST)
     )
+
+
+def _reminded(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """A note for the reminders of a deadline in the mail: their receipt places them on the chain, but what they say
+    the player is asked, the legal orders, the default and the deadline are not worked out again (a limit)."""
+    subject = f"[pbem {doc['game']['name']}] Reminder: orders due"
+    found = sum(1 for m in mails if m.subject == subject)
+    if found:
+        c.notes.append(
+            f"what {count(found, 'reminder')} of a deadline say you are asked, the orders they list and the default "
+            "were compared with nothing (their receipts only place them on the record): your reports say the same, "
+            "and those are compared"
+        )
 
 
 def _noticed(ch: _Chain, doc: dict[str, Any], notices: list[noticed.Notice], c: MailCheck) -> None:
