@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pbem.trust.acked import DEFAULTED
-from pbem.trust.receipts import lines
+from pbem.trust.receipts import lines, verify_mail
 from tests.test_fairness6 import per_kind
 from tests.test_fairness9 import KINDS, NO_LONGER, _game, _notice, _plain, _swapped, _verify
 
@@ -200,12 +200,12 @@ def test_a_deadlines_notice_of_the_default_is_its_templates_rendered_again(kind:
 
 
 @pytest.mark.parametrize("kind", KINDS[:2])
-def test_before_the_seed_is_out_a_refusals_words_are_a_note_and_a_reminders_always(kind: str, games: Any) -> None:
+def test_before_the_seed_is_out_a_refusals_words_are_a_note_and_a_reminders_too(kind: str, games: Any) -> None:
     """What cannot be worked out from what a player holds is told, not passed in silence.  Before the seed is out
     (the export with its seed withheld, as a running game's) the state a refused message met cannot be replayed,
     so a refusal's reasons and hints forged (`test_fairness9`'s generator, five ways) pass with a note to check
-    again with the final export, as the deadline's notices do; and a reminder's words (a copy of a mail made one by
-    its subject) are compared with nothing, which a note says."""
+    again with the final export, as the deadline's notices and a reminder (a copy of a mail made one by its subject)
+    do."""
     from tests.test_fairness9 import _forged_hints
 
     doc, player, mails, legal, asked = games(kind)
@@ -218,5 +218,73 @@ def test_before_the_seed_is_out_a_refusals_words_are_a_note_and_a_reminders_alwa
     k = _defaulted(mails)
     subject = b"Subject: [pbem g1] Deadline passed: your default orders were applied"
     reminder = mails[k].replace(subject, b"Subject: [pbem g1] Reminder: orders due", 1)
-    c = _verify(kind, games(kind)[0], [*mails, reminder], player, legal)
+    c = _verify(kind, doc, [*mails, reminder], player, legal)
     assert any("1 reminder of a deadline say you are asked" in x for x in c.notes), lines(c)
+
+
+# ------------------------------------------------------------------ 3. a reminder, which carries a head only
+
+
+def _reminded_game(kind: str, root: Any) -> tuple[dict[str, Any], str, list[bytes], list[str]]:
+    """A game of `kind` held until the deadline, polled a day before it: every player asked gets a reminder (what
+    they are asked, the legal orders, the default); the game is abandoned (the seed out).  (the final export, the
+    first player asked, their mail in the order delivered, the legal orders they were asked for)."""
+    from datetime import timedelta
+
+    from pbem.app.cron import run_poll
+    from tests.test_fairness7 import held_start
+    from tests.test_fairness9 import _ended
+    from tests.test_hidden_count import T0
+
+    cfg, players, asked = held_start(kind, root, f"reminded-{kind}-0123456789abcdef")
+    run_poll(cfg, clock=lambda: T0 + timedelta(days=1, minutes=1))
+    return (*_ended(cfg, T0 + timedelta(days=1, minutes=3), dict(players)[asked.player]), list(asked.legal))
+
+
+@pytest.fixture(scope="module")
+def reminded(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return per_kind(tmp_path_factory, "reminded", _reminded_game)
+
+
+def _reminders(mails: list[bytes], legal: list[str]) -> list[tuple[str, list[bytes]]]:
+    """The player's mailbox with its reminder forged (its head true): a legal order left out, the default made
+    another order, the deadline's "in about" made longer, a sentence added, and the legal order changed in the HTML
+    part alone."""
+    from markupsafe import escape
+
+    from tests.test_fairness3 import _html_edited
+
+    k = next(i for i, raw in enumerate(mails) if b"Reminder: orders due" in raw.split(b"\n\n", 1)[0])
+    text = _plain(mails[k])
+    left = text[text.index("(in about ") : text.index(").") + 1]
+    default = text.split("the published default is applied:\n", 1)[1].split("\n", 1)[0]
+    forms = [
+        ("a legal order left out", f"    {legal[-1]}\n", ""),
+        ("another default", default, f"    {legal[-1]}X"),
+        ("more time", left, "(in about 47 hours)"),
+        ("a sentence", "Send STATUS", "Your last orders were lost: send them again. Send STATUS"),
+    ]
+    out = [(what, _replaced(mails, k, a, b)) for what, a, b in forms if a in text]
+    item = f"<li>{escape(legal[0])}</li>"
+    html = _html_edited(mails[k], lambda p: p.replace(item, "<li>NOTHING AT ALL</li>", 1))
+    return [*out, ("in the HTML part", [*mails[:k], html, *mails[k + 1 :]])]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_reminder_is_its_templates_rendered_at_its_heads_state(kind: str, reminded: Any) -> None:
+    """Gap: a reminder carries only a head, and nothing read its words: the moderator could leave a legal order out,
+    tell the player another default, give them more time than they have, or tell them their orders were lost, and
+    every check passed.  Now, once the seed is out, it must be its templates rendered at a state of its head's
+    window (what the replayed game asked the player, the legal orders and the default, the deadline it states and how
+    long before it the mail is dated: `pbem.trust.noticed.reminders_untrue`).  Generator: each game's reminder forged
+    five ways (four where the default is no line)."""
+    from pbem.app.rereading import refused as reread
+
+    doc, player, mails, legal = reminded(kind)
+    c = verify_mail(doc, mails, player, reread)
+    assert c.ok and any("reminder of a deadline say what the game replayed" in x for x in c.checked), lines(c)
+    forged = _reminders(mails, legal)
+    assert len(forged) >= 4
+    for what, box in forged:
+        c = verify_mail(doc, box, player, reread)
+        assert any("the reminder you were shown is not pbem's" in p for p in c.problems), (what, lines(c))

@@ -1,4 +1,4 @@
-"""`pbem verify --mail`: a deadline's notice of what it applied for the player, against its templates rendered again.
+"""`pbem verify --mail`: a deadline's notices and reminders to the player, against their templates rendered again.
 
 At a deadline pbem tells each player what it applied for them, with the receipt of the input recorded
 (`pbem.app.deadlines`): the orders they sent, held until then (`held_applied`), or the published default
@@ -8,8 +8,13 @@ to (eighth round) were never asked of it: the receipt bound the input, the held 
 from you" for a player whose orders he dropped.  Once the seed is out its subject, text and HTML part must be its
 templates rendered again from the export and the mail's own receipt and sender: the lines the input applied for the
 player (its lines, or its default-orders events for them), what the replayed game asked the player at the state
-before that input, and the deadline the notice states, which must have passed when the input was recorded.  Pure but
-for rendering; one replay up to the last notice, one render a notice.
+before that input, and the deadline the notice states, which must have passed when the input was recorded.
+
+A reminder before a deadline carries only a head, and nothing read its words either (the legal orders it lists, the
+default it names, the time left).  It must be its templates rendered at one of the first `STATES` states of its
+head's window (another player's hidden input may have come first), from what the replayed game asked the player
+there, the deadline it states and its Date.  Pure but for rendering; one replay up to the last mail, one render a
+notice and a state tried for a reminder.
 """
 
 from __future__ import annotations
@@ -153,3 +158,69 @@ def _differs(n: Notice, subject: str, text: str, page: str) -> str:
         said, written = apart(" ".join(_rows(n.page)), " ".join(_rows(page)))
         return f"in its HTML part says {said} where pbem writes {written}"
     return ""
+
+
+STATES = 32  # states of a reminder's window read (as `pbem.trust.refused.STATES`)
+
+
+def _human(due: datetime, when: datetime) -> str:
+    """How long before the deadline a reminder says it is (`pbem.app.deadlines._human`)."""
+    from pbem.engine.words import count
+
+    hours = (due - when).total_seconds() / 3600
+    return f"{hours:.0f} hours" if hours >= 1.5 else count(max(1, round(hours * 60)), "minute")
+
+
+def reminded(text: str) -> str:
+    """The deadline a reminder's text states ("Deadline: 2026-12-03 09:00 UTC (in about 24 hours)."), "" if none."""
+    row = next((r for r in text.split("\n") if r.startswith("Deadline: ")), "")
+    return row[len("Deadline: ") :].partition(" (")[0]
+
+
+def reminders_untrue(
+    doc: dict[str, Any], rows: list[dict[str, Any]], reminders: list[tuple[list[int], float, Notice]], seat: list[str]
+) -> list[tuple[int, str]]:
+    """(the reminder's head position, what differs) for each reminder (the input positions of its head's window,
+    its Date as a timestamp, the mail) that is its templates rendered at none of the first `STATES` states of its
+    window: what the replayed game asked the player there (each request's prompt, legal orders and default), the
+    deadline the mail states and how long before it the mail was dated.  Raises as `pbem.trust.shown.Replay`."""
+    from pbem.render.templates import render_mail
+    from pbem.trust.deal import is_joining
+
+    replay = shown.Replay(doc, rows, {q for span, _, _ in reminders for q in span[:STATES]})
+    out: list[tuple[int, str]] = []
+    for span, stamp, n in reminders:
+        due = reminded(n.text)
+        try:
+            when = datetime.fromtimestamp(stamp, UTC)
+            left = _human(datetime.strptime(due, "%Y-%m-%d %H:%M UTC").replace(tzinfo=UTC), when)
+        except ValueError:
+            left = ""
+        first = ""
+        for q in span[:STATES]:
+            state = json.loads(json.dumps(replay.states[q], sort_keys=True))
+            eng = replay.reader(state)
+            asked = [
+                {"prompt": r.prompt, "legal": list(r.legal), "default": list(r.default)}
+                for r in eng.requests(state)
+                if r.player in seat
+            ]
+            ctx = {
+                "game_name": doc["game"]["name"],
+                "due": due,
+                "left": left,
+                "asked": asked,
+                "joining": is_joining(state),
+                "record": {"entries": n.record[0], "head": n.record[1]},
+                "receipt": None,
+                "moderator": n.sender,
+            }
+            want = render_mail("reminder", ctx)
+            how = _differs(n, want.subject, want.text, want.html)
+            if not how:
+                break
+            first = first or how
+        else:
+            if first:
+                out.append((n.at, f"{n.name} {first}"))
+    return out

@@ -649,7 +649,7 @@ def check_mail(
         good = _heads(ch, ordered, c, c.reader)
         notices = _inputs(ch, ordered, good, c, c.reader or player, doc)
         _noticed(ch, doc, notices, c)
-        _reminded(doc, ordered, c)
+        _reminded(ch, doc, ordered, c)
         texts = _texts(ch, ordered, c)
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
@@ -1111,16 +1111,48 @@ def _noticing(row: dict[str, Any], text: str) -> bool:
     )
 
 
-def _reminded(doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
-    """A note for the reminders of a deadline in the mail: their receipt places them on the chain, but what they say
-    the player is asked, the legal orders, the default and the deadline are not worked out again (a limit)."""
+def _reminded(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """Each reminder of a deadline must be its templates rendered at a state of its head's window
+    (`pbem.trust.noticed.reminders_untrue`): what the replayed game asked the player, the legal orders, the default;
+    once the seed is out, before it a note.  Its receipt placed it on the record and nothing read its words."""
     subject = f"[pbem {doc['game']['name']}] Reminder: orders due"
-    found = sum(1 for m in mails if m.subject == subject)
-    if found:
+    found = [m for m in mails if m.subject == subject and m.record is not None]
+    if not found or not c.reader:
+        return
+    if not doc.get("seed"):
         c.notes.append(
-            f"what {count(found, 'reminder')} of a deadline say you are asked, the orders they list and the default "
-            "were compared with nothing (their receipts only place them on the record): your reports say the same, "
-            "and those are compared"
+            f"what {count(len(found), 'reminder')} of a deadline say you are asked, the orders they list and the "
+            "default are worked out again once the game is over (its seed replays the game): check again with the "
+            "final export"
+        )
+        return
+    seat = seat_of(doc, c.reader)
+    seen = [ch.seen_by(n) for n in seat]
+    end = len(ch.rows) + 1
+    inputs = [i for i, row in enumerate(ch.rows, 1) if "lines" in row]
+    reminders = []
+    for m in found:
+        assert m.record is not None
+        if (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
+            continue  # (a head off the chain: a problem of its own)
+        upto = min((shown._after(positions, at, end) for positions in seen), default=end)
+        text = told.plain(m.raw)
+        mail = noticed.Notice(m.name, at, m.subject, text, told.html(m.raw), m.sender_name, m.record, (0, ""))
+        reminders.append((shown.windows(inputs, [(at, upto)])[0], m.sort_key, mail))
+    try:
+        wrong = noticed.reminders_untrue(doc, ch.rows, reminders, seat)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        c.notes.append("the reminders of a deadline in your mail were not compared: the record cannot be replayed")
+        return
+    for at, how in wrong:
+        c.problem(
+            at,
+            f"{how}, in the game replayed to record #{at}: the reminder you were shown is not pbem's (its text is not "
+            "signed, only its head: this mail is your evidence, keep it)",
+        )
+    if reminders and not wrong:
+        c.checked.append(
+            f"{count(len(reminders), 'reminder')} of a deadline say what the game replayed to their heads asked you"
         )
 
 
