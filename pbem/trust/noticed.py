@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pbem.trust import shown
@@ -171,10 +171,27 @@ def _human(due: datetime, when: datetime) -> str:
     return f"{hours:.0f} hours" if hours >= 1.5 else count(max(1, round(hours * 60)), "minute")
 
 
-def reminded(text: str) -> str:
-    """The deadline a reminder's text states ("Deadline: 2026-12-03 09:00 UTC (in about 24 hours)."), "" if none."""
+def reminded(text: str) -> tuple[str, str]:
+    """(the deadline, the time left) a reminder's text states ("Deadline: 2026-12-03 09:00 UTC (in about 24
+    hours)."), "" each if none."""
     row = next((r for r in text.split("\n") if r.startswith("Deadline: ")), "")
-    return row[len("Deadline: ") :].partition(" (")[0]
+    due, _, left = row[len("Deadline: ") :].partition(" (in about ")
+    return due, left.rstrip().removesuffix(").")
+
+
+def _left(due: str, stamp: float, said: str) -> str:
+    """The time left a reminder dated `stamp` before the deadline `due` says: `said` where it is one pbem may have
+    written (the deadline is stated to the minute and the Date to the second, so the time pbem counted from lies
+    within a minute of them), else what the stated figures give; `said` when the mail has no readable Date."""
+    if not stamp:
+        return said
+    try:
+        when = datetime.fromtimestamp(stamp, UTC)
+        at = datetime.strptime(due, "%Y-%m-%d %H:%M UTC").replace(tzinfo=UTC)
+    except (ValueError, OverflowError, OSError):
+        return said
+    allowed = {_human(at + timedelta(seconds=k), when) for k in range(-1, 61)}
+    return said if said in allowed else _human(at, when)
 
 
 def reminders_untrue(
@@ -190,12 +207,8 @@ def reminders_untrue(
     replay = shown.Replay(doc, rows, {q for span, _, _ in reminders for q in span[:STATES]})
     out: list[tuple[int, str]] = []
     for span, stamp, n in reminders:
-        due = reminded(n.text)
-        try:
-            when = datetime.fromtimestamp(stamp, UTC)
-            left = _human(datetime.strptime(due, "%Y-%m-%d %H:%M UTC").replace(tzinfo=UTC), when)
-        except ValueError:
-            left = ""
+        due, said = reminded(n.text)
+        left = _left(due, stamp, said)
         first = ""
         for q in span[:STATES]:
             state = json.loads(json.dumps(replay.states[q], sort_keys=True))
