@@ -1111,6 +1111,16 @@ def _noticing(row: dict[str, Any], text: str) -> bool:
     )
 
 
+def _unseeded(doc: dict[str, Any], c: MailCheck, said: str) -> bool:
+    """Whether the export's seed is not out yet: then a note that `said` (what a kind of mail says) is worked out
+    again once the game is over."""
+    if doc.get("seed"):
+        return False
+    c.notes.append(f"{said} worked out again once the game is over (its seed replays the game): check again with the "
+                   "final export")  # fmt: skip
+    return True
+
+
 def _reminded(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
     """Each reminder of a deadline must be its templates rendered at a state of its head's window
     (`pbem.trust.noticed.reminders_untrue`): what the replayed game asked the player, the legal orders, the default;
@@ -1119,12 +1129,8 @@ def _reminded(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailChe
     found = [m for m in mails if m.subject == subject and m.record is not None]
     if not found or not c.reader:
         return
-    if not doc.get("seed"):
-        c.notes.append(
-            f"what {count(len(found), 'reminder')} of a deadline say you are asked, the orders they list and the "
-            "default are worked out again once the game is over (its seed replays the game): check again with the "
-            "final export"
-        )
+    said = f"what {count(len(found), 'reminder')} of a deadline say you are asked, the orders they list and the default are"
+    if _unseeded(doc, c, said):
         return
     seat = seat_of(doc, c.reader)
     seen = [ch.seen_by(n) for n in seat]
@@ -1161,12 +1167,8 @@ def _noticed(ch: _Chain, doc: dict[str, Any], notices: list[noticed.Notice], c: 
     (`pbem.trust.noticed`): once the seed is out; before, a note."""
     if not notices or not c.reader:
         return
-    if not doc.get("seed"):
-        c.notes.append(
-            f"what {count(len(notices), 'notice')} of a deadline say it applied for you (and what they say you were "
-            "asked) is worked out again once the game is over (its seed replays the state the deadline met): check "
-            "again with the final export"
-        )
+    said = f"what {count(len(notices), 'notice')} of a deadline say it applied for you (and what they say you were asked) is"
+    if _unseeded(doc, c, said):
         return
     try:
         wrong = noticed.untrue(doc, ch.rows, notices, seat_of(doc, c.reader))
