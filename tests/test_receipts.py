@@ -68,7 +68,13 @@ def _mail(to: str, subject: str, n: int, head: str, minute: int, **kw: Any) -> b
         when=T0 + timedelta(minutes=minute),
         extra=extra,
     )
-    return compose(envelope, Body(subject, "body\n"))
+    said = kw.pop("said", None)  # a mail with an input's receipt is an acknowledgement quoting its lines
+    body = (
+        f'Your message "orders" for game "hh1" was read.\n\nAccepted and applied:\n  OK   {said}\n'
+        if said
+        else "body\n"
+    )
+    return compose(envelope, Body(subject, body))
 
 
 @pytest.fixture
@@ -81,9 +87,9 @@ def _alice(doc: dict[str, Any]) -> list[bytes]:
     h = _heads(doc)
     return [
         _mail("alice@p.test", "[pbem hh1] Turn 1", 1, h[1], 0, commitment=COMMITMENT),
-        _mail("alice@p.test", "Re: [pbem hh1] your orders", 3, h[3], 1, input=(1, h[2])),
+        _mail("alice@p.test", "Re: [pbem hh1] your orders", 3, h[3], 1, input=(1, h[2]), said="PLAY Plague"),
         _mail("alice@p.test", "[pbem hh1] Turn 2", 5, h[5], 2),
-        _mail("alice@p.test", "Re: [pbem hh1] your orders", 7, h[7], 3, input=(3, h[6])),
+        _mail("alice@p.test", "Re: [pbem hh1] your orders", 7, h[7], 3, input=(3, h[6]), said="PASS"),
         _mail("alice@p.test", "[pbem other] Turn 9", 99, "ab" * 32, 4),  # another game: not checked
     ]
 
@@ -140,7 +146,7 @@ def test_mail_without_receipts_checks_nothing_and_says_so(doc) -> None:
 
 def test_whose_mail_is_inferred_or_chosen(doc) -> None:
     h = _heads(doc)
-    both = [*_alice(doc), _mail("bob@p.test", "Re: [pbem hh1] your orders", 5, h[5], 2, input=(2, h[4]))]
+    both = [*_alice(doc), _mail("bob@p.test", "Re: [pbem hh1] your orders", 5, h[5], 2, input=(2, h[4]), said="PASS")]
     c = verify_mail(doc, both)
     assert not c.ok and "choose one with --as" in c.problems[0]
     for who in ("Bob", "bob@p.test"):

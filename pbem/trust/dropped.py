@@ -31,6 +31,7 @@ class Held:
     name: str  # the mail's name, for the problem
     received: str  # when the export records the message it answers as received
     lines: list[str]  # the orders it listed as on file
+    message: str = ""  # the Message-ID of the message it answers (`pbem.trust.receipts.message_key`)
 
 
 def _when(value: Any) -> datetime | None:
@@ -157,6 +158,45 @@ def failed_untrue(
         else:
             out.append(_differs(name, said, read))
     return out, len(cases)
+
+
+def unfiled(
+    notices: list[tuple[str, list[tuple[str, str]]]], held: list[Held], waiting: set[str]
+) -> tuple[list[str], list[str]]:
+    """(what differs for each held_failed notice quoting a line that no held message of the player put on file, a
+    note for each that the player's mail cannot settle).  pbem sends that notice only for a held message the
+    deadline could not apply, quoting its lines on file (`pbem.app.deadlines.decide_deadline`), and such a message
+    stays "held" in the export with no input naming it: `waiting`, their Message-IDs.  A notice whose lines no
+    acknowledgement of those messages listed as on file, when every one of them is acknowledged in the player's
+    mail, tells the player of orders they never had on file (or none held at all): the moderator's words, once
+    "not compared".  When some such message has no acknowledgement in the mail, its lines are unknown: a note."""
+    out: list[str] = []
+    notes: list[str] = []
+    filed = [{_norm(line) for line in h.lines} for h in held]
+    known = {h.message for h in held}
+    for name, said in notices:
+        quoted = {_norm(line) for line, _ in said}
+        if not quoted or any(quoted <= lines for lines in filed):
+            continue
+        lines = clip("; ".join(line for line, _ in said))
+        if waiting <= known:
+            listed = "; ".join(line for h in held for line in h.lines)
+            out.append(
+                f"{name} says your held orders {lines} could not be applied at the deadline, but no held message of "
+                + (
+                    f"yours put them on file (the held messages the deadline did not apply listed {clip(listed)})"
+                    if held
+                    else "yours was left unapplied at a deadline: the export records none"
+                )
+            )
+        else:
+            unread = ", ".join(f"<{clip(key, 80)}>" for key in sorted(waiting - known)[:3])
+            notes.append(
+                f"{name} quotes held orders ({lines}) that no acknowledgement in this mail put on file: the export's "
+                f"held message {unread}, never applied, may hold them, but its acknowledgement is not in this folder "
+                "(not compared: give the folder that holds it)"
+            )
+    return out, notes
 
 
 def _norm(line: str) -> str:

@@ -94,6 +94,7 @@ from pbem.trust import (
     dropped,
     due,
     joined,
+    noticed,
     pictured,
     pressed,
     prose,
@@ -646,7 +647,9 @@ def check_mail(
     else:
         c.reader = reader_of(ch, doc, ordered, player)
         good = _heads(ch, ordered, c, c.reader)
-        _inputs(ch, ordered, good, c, c.reader or player, doc)
+        notices = _inputs(ch, ordered, good, c, c.reader or player, doc)
+        _noticed(ch, doc, notices, c)
+        _reminded(ch, doc, ordered, c)
         texts = _texts(ch, ordered, c)
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
@@ -1062,8 +1065,11 @@ def _inputs(
     c: MailCheck,
     player: str = "",
     doc: dict[str, Any] | None = None,
-) -> None:
+) -> list[noticed.Notice]:
+    """Each input receipt must name an input of the export with its hash, and its mail say what that input holds;
+    returns the deadline's notices among them (`pbem.trust.noticed`)."""
     readings = _readings(doc, ch.rows, mails) if doc is not None else None
+    notices: list[noticed.Notice] = []
     for m in mails:
         if m.input is None:
             continue
@@ -1090,6 +1096,99 @@ def _inputs(
             _quoted(m, n, seq, ch.rows[n - 1].get("lines"), c, readings, text)
             _from(m, n, seq, ch.rows[n - 1], c)
             _formed(m, n, seq, ch.rows[n - 1], c, text)
+            if not m.in_reply_to and m.record is not None and _noticing(ch.rows[n - 1], text):
+                notices.append(
+                    noticed.Notice(m.name, n, m.subject, text, told.html(m.raw), m.sender_name, m.record, m.input)
+                )
+    return notices
+
+
+def _noticing(row: dict[str, Any], text: str) -> bool:
+    """Whether a mail carrying the receipt of the input `row` and answering no message is a deadline's notice of
+    what that input applied (an acknowledgement of a message without a Message-ID answers none either)."""
+    return row.get("kind") == "deadline" or (
+        row.get("kind") == "orders" and text.lstrip().startswith(acked.DEADLINE_FIRST)
+    )
+
+
+def _unseeded(doc: dict[str, Any], c: MailCheck, said: str) -> bool:
+    """Whether the export's seed is not out yet: then a note that `said` (what a kind of mail says) is worked out
+    again once the game is over."""
+    if doc.get("seed"):
+        return False
+    c.notes.append(f"{said} worked out again once the game is over (its seed replays the game): check again with the "
+                   "final export")  # fmt: skip
+    return True
+
+
+def _reminded(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """Each reminder of a deadline must be its templates rendered at a state of its head's window
+    (`pbem.trust.noticed.reminders_untrue`): what the replayed game asked the player, the legal orders, the default;
+    once the seed is out, before it a note.  Its receipt placed it on the record and nothing read its words."""
+    subject = f"[pbem {doc['game']['name']}] Reminder: orders due"
+    found = [m for m in mails if m.subject == subject and m.record is not None]
+    if not found or not c.reader:
+        return
+    said = f"what {count(len(found), 'reminder')} of a deadline say you are asked, the orders they list and the default are"
+    if _unseeded(doc, c, said):
+        return
+    seat = seat_of(doc, c.reader)
+    seen = [ch.seen_by(n) for n in seat]
+    end = len(ch.rows) + 1
+    inputs = [i for i, row in enumerate(ch.rows, 1) if "lines" in row]
+    reminders = []
+    for m in found:
+        assert m.record is not None
+        if (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
+            continue  # (a head off the chain: a problem of its own)
+        upto = min((shown._after(positions, at, end) for positions in seen), default=end)
+        text = told.plain(m.raw)
+        mail = noticed.Notice(m.name, at, m.subject, text, told.html(m.raw), m.sender_name, m.record, (0, ""))
+        reminders.append((shown.windows(inputs, [(at, upto)])[0], m.sort_key, mail))
+    try:
+        wrong = noticed.reminders_untrue(doc, ch.rows, reminders, seat)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        c.notes.append("the reminders of a deadline in your mail were not compared: the record cannot be replayed")
+        return
+    for at, how in wrong:
+        c.problem(
+            at,
+            f"{how}, in the game replayed to record #{at}: the reminder you were shown is not pbem's (its text is not "
+            "signed, only its head: this mail is your evidence, keep it)",
+        )
+    if reminders and not wrong:
+        c.checked.append(
+            f"{count(len(reminders), 'reminder')} of a deadline say what the game replayed to their heads asked you"
+        )
+
+
+def _noticed(ch: _Chain, doc: dict[str, Any], notices: list[noticed.Notice], c: MailCheck) -> None:
+    """Each deadline's notice of what it applied for the player must be its templates rendered again from the export
+    (`pbem.trust.noticed`): once the seed is out; before, a note."""
+    if not notices or not c.reader:
+        return
+    said = f"what {count(len(notices), 'notice')} of a deadline say it applied for you (and what they say you were asked) is"
+    if _unseeded(doc, c, said):
+        return
+    try:
+        wrong = noticed.untrue(doc, ch.rows, notices, seat_of(doc, c.reader))
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        c.notes.append(
+            "the notices of what a deadline applied for you were not compared: the record cannot be replayed"
+        )
+        return
+    for at, how in wrong:
+        c.problem(
+            at,
+            f"{how}: the notice you were shown is not the history published (its text is not signed, only its "
+            "receipt: this mail is your evidence, keep it)",
+            rank=0,
+        )
+    if not wrong:
+        c.checked.append(
+            f"the words of {count(len(notices), 'notice')} of what a deadline applied for you are pbem's for the "
+            "export's input and the game replayed before it"
+        )
 
 
 def _from(m: Received, position: int, seq: int, row: dict[str, Any], c: MailCheck) -> None:
@@ -1113,7 +1212,7 @@ def _formed(m: Received, position: int, seq: int, row: dict[str, Any], c: MailCh
     (`pbem.trust.acked.receipted`), each of which a check reads: a text in none of those forms was read by none, so
     the moderator could send any words under a true receipt ("your orders arrived late and were not applied, send
     them again") and every check passed (eighth round).  A JOIN's acknowledgement is `_joins`'s."""
-    if not m.in_reply_to or row.get("kind") == "join" or acked.receipted(text):
+    if row.get("kind") == "join" or acked.receipted(text):
         return
     c.problem(
         position,
@@ -1324,7 +1423,7 @@ def _answers(
         text = told.plain(m.raw)
         upto = min((shown._after(positions, at, end) for positions in seen), default=end)
         if (rows := refused.block(text)) is None:
-            page = told.html(m.raw) if hints and (_SO_WRITE in text or b"write it as" in m.raw) else None
+            page = told.html(m.raw) if hints and (_SO_WRITE in text or refused.html_may_hint(m.raw)) else None
             if page is not None and refused.hinted_notes(text, page) and (met := _met(ch, m, at, upto, c)):
                 hinting.append((*met, m.name, text, page))
             continue
@@ -1629,7 +1728,7 @@ def _held(
         n = applied.get(m.in_reply_to)
         if n is None:
             filed = acked.on_file([row.rstrip() for row in text.split("\n")])
-            unapplied.append(dropped.Held(m.name, held[m.in_reply_to], filed))
+            unapplied.append(dropped.Held(m.name, held[m.in_reply_to], filed, m.in_reply_to))
             continue
         compared += 1
         how = acked.held(text, told.html(m.raw), [str(x) for x in ch.rows[n - 1].get("lines", [])])
@@ -1642,7 +1741,13 @@ def _held(
                 rank=0,
             )
     left = _dropped(doc, ch, unapplied, c, reread)
-    _failed(doc, ch, unapplied, notices, c, failed)
+    waiting = {
+        key
+        for r in doc.get("messages", [])
+        if r.get("outcome") == "held" and r.get("player") in seat
+        if (key := message_key(str(r.get("message_id", "")))) not in applied
+    }
+    _failed(doc, ch, unapplied, notices, c, failed, waiting)
     if left:
         c.notes.append(
             f"{count(left, 'acknowledgement')} of orders held until the deadline answer messages no input of the "
@@ -1693,12 +1798,20 @@ def _failed(
     notices: list[tuple[str, list[tuple[str, str]]]],
     c: MailCheck,
     failed: refused.Failed | None,
+    waiting: set[str],
 ) -> None:
     """Name each held_failed notice whose reasons are not pbem's reading at the state the deadline met
-    (`pbem.trust.dropped.failed_untrue`); a note when they cannot be compared."""
+    (`pbem.trust.dropped.failed_untrue`), or that quotes lines no held message the deadline left unapplied
+    (`waiting`, their Message-IDs) put on file (`pbem.trust.dropped.unfiled`); a note when they cannot be compared."""
     if not notices:
         return
-    compared = 0
+    compared = settled = 0
+    if doc.get("seed"):  # (a final export: every held message the deadline left unapplied is in it)
+        unfiled, unsettled = dropped.unfiled(notices, unapplied, waiting)
+        for how in unfiled:
+            c.problem(len(ch.rows), f"{how} (the notice's text is not signed: this mail is your evidence, keep it)", 0)
+        c.notes += unsettled
+        settled = len(unfiled) + len(unsettled)
     if doc.get("seed") and failed is not None and unapplied:
         try:
             wrong, compared = dropped.failed_untrue(doc, ch.rows, unapplied, notices, seat_of(doc, c.reader), failed)
@@ -1711,9 +1824,9 @@ def _failed(
                 f"the reasons {count(compared, 'notice')} of held orders not applied gave are pbem's reading at the "
                 "state the deadline met"
             )
-    if compared < len(notices):
+    if compared + settled < len(notices):
         c.notes.append(
-            f"the reasons {count(len(notices) - compared, 'notice')} of held orders not applied gave were not worked "
+            f"the reasons {count(len(notices) - compared - settled, 'notice')} of held orders not applied gave were not worked "
             "out again"
             + (
                 ": check again with the final export (its seed replays the state the deadline met)"

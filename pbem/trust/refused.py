@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from pbem.engine.base import Engine
-from pbem.trust import acked, shown
+from pbem.trust import acked, shown, told
 from pbem.trust import deal as joining
 from pbem.trust.quote import apart, clip
 
@@ -137,6 +137,10 @@ Refusal = tuple[int, int, str, str, str]  # (head's position, the reader's next 
 #: met first, then the window's from its head): each costs a reading, and a window is as long as the run of other
 #: players' entries hidden from the reader, so reading every state for every refusal cost refusals times that run.
 STATES = 32
+#: A refusal in a longer window that the export's order of messages does not place reads on past them, from one
+#: budget for the whole mailbox of as many states as the record has inputs (at most one more replay's worth of
+#: readings): a refusal forged in one long window is named, and only what the budget leaves unread is set aside
+#: (tenth round: every such refusal was set aside, its first 32 states read).
 
 
 def untrue(
@@ -166,6 +170,7 @@ def untrue(
     replay = shown.Replay(doc, rows, {q for span in spans for q in span})
     met = _Met(doc, rows, inputs)
     out = []
+    budget = len(inputs)  # states read past `STATES` for all the refusals together
     for k, ((at, _, name, text, page), span) in enumerate(zip(refusals, spans)):
         got, got_html = block(text) or [], html_block(page)
         lines = quoted(got)
@@ -175,25 +180,56 @@ def untrue(
             continue
         hint = met.of(span, replying[k] if replying and k < len(replying) else "")
         order = [hint, *(q for q in span if q != hint)] if hint is not None else span
-        first: tuple[str, str] | None = None
-        hints, misled = hinted_notes(text, page) if seeming is not None else [], ""
-        for text_want, html_want, eng, state, player in _readings(replay, order[:STATES], seat, lines, reread):
-            if (block(text_want), status(text_want)) == (got, status(text)) and (
-                not page or (html_block(html_want), html_status(html_want)) == (got_html, html_status(page))
-            ):
-                why = hinted(hints, seeming, eng, state, player) if seeming is not None else ""
-                if not why:
-                    break
-                misled = misled or why
-            first = first or (text_want, html_want)
+        hints = hinted_notes(text, page) if seeming is not None else []
+        said = (got, status(text), html_block(page) if page else None, html_status(page) if page else None)
+        read = order if hint is None else order[:STATES]  # (unplaced: read on past `STATES` while the budget lasts)
+        matched, first, misled, used, whole = _matches(replay, read, seat, lines, reread, said, hints, seeming, budget)
+        budget -= used
+        if matched or first is None:
+            continue
+        if hint is None and not whole:
+            if aside is not None:
+                aside.append((at, name, len(order)))
         else:
-            if first is not None and len(order) > STATES and hint is None:
-                if aside is not None:
-                    aside.append((at, name, len(order)))
-            elif first is not None:
-                how = misled or _how(got, got_html if page else None, lines, *first)
-                out.append((at, f"{name} {how or _how_status(text, page, *first)}"))
+            how = misled or _how(got, got_html if page else None, lines, *first)
+            out.append((at, f"{name} {how or _how_status(text, page, *first)}"))
     return out
+
+
+def _matches(
+    replay: shown.Replay,
+    span: list[int],
+    seat: list[str],
+    lines: list[str],
+    reread: Reread,
+    said: tuple[Any, ...],
+    hints: list[tuple[str, str]],
+    seeming: Hint | None,
+    budget: int,
+) -> tuple[bool, tuple[str, str] | None, str, int, bool]:
+    """(whether pbem's reading of `lines` at a state of `span` says what a refusal `said` (its block and status, in
+    the text and the HTML part, its hints too), pbem's words at the first state read, how its hints differ where
+    only they do, the states read past the first `STATES` positions, whether every state of `span` was read).  Past
+    those positions at most `budget` states are read (a state equal to one read before costs nothing)."""
+    got, got_status, got_html, html_said = said
+    first: tuple[str, str] | None = None
+    misled = ""
+    past: set[int] = set()
+    head = set(span[:STATES])
+    for q, text_want, html_want, eng, state, player in _readings(replay, span, seat, lines, reread):
+        if q not in head and q not in past:
+            if len(past) == budget:
+                return False, first, misled, len(past), False
+            past.add(q)
+        if (block(text_want), status(text_want)) == (got, got_status) and (
+            got_html is None or (html_block(html_want), html_status(html_want)) == (got_html, html_said)
+        ):
+            why = hinted(hints, seeming, eng, state, player) if seeming is not None else ""
+            if not why:
+                return True, first, misled, len(past), True
+            misled = misled or why
+        first = first or (text_want, html_want)
+    return False, first, misled, len(past), True
 
 
 class _Met:
@@ -243,6 +279,15 @@ def _key(value: Any) -> str:
 
 
 _SEEMING = '" was not read as an order: an order line starts with its order word, so write it as: '
+
+
+def html_may_hint(raw: bytes) -> bool:
+    """Whether a mail's HTML part may hold a "write it as:" note `hinted_notes` reads, without parsing it: each is a
+    paragraph whose words start with an escaped quote, so a mail whose parts read as written (`told.readable`) and
+    never say `<p>&#34;` holds none.  Its raw bytes were searched for "write it as" before, which a soft line break
+    of quoted-printable, an escape ("=77rite") or base64 hides (tenth round)."""
+    low = told.readable(raw)
+    return low is None or b"<p>&#34;" in low
 
 
 def hinted_notes(text: str, page: str = "") -> list[tuple[str, str]]:
@@ -317,8 +362,8 @@ def hints_untrue(
 
 def _readings(
     replay: shown.Replay, span: list[int], seat: list[str], lines: list[str], reread: Reread
-) -> Iterator[tuple[str, str, Engine, dict[str, Any], str]]:
-    """What pbem's reading says of `lines` at each state of `span` (as replayed, and as the record stores and loads
+) -> Iterator[tuple[int, str, str, Engine, dict[str, Any], str]]:
+    """What pbem's reading says of `lines` at each position of `span` (as replayed, and as the record stores and loads
     it: the order of a state's keys may order what a refusal lists), for each name of the reader's seat, with the
     engine, the state and the name it was read at; a state equal to one read before for these lines, the order of
     its keys included, is not read again."""
@@ -336,7 +381,7 @@ def _readings(
             eng = replay.reader(form)
             for player in seat:
                 try:
-                    yield (*reread(eng, form, player, lines), eng, form, player)
+                    yield (q, *reread(eng, form, player, lines), eng, form, player)
                 except (KeyError, ValueError, TypeError, IndexError, AttributeError):
                     continue
 
@@ -354,7 +399,7 @@ def status_untrue(
     out = []
     for n, name, text, page in acks:
         first: tuple[str, str] | None = None
-        for text_want, html_want, *_ in _readings(replay, [n], seat, [], reread):
+        for _, text_want, html_want, *_ in _readings(replay, [n], seat, [], reread):
             if status(text_want) == status(text) and (not page or html_status(html_want) == html_status(page)):
                 break
             first = first or (text_want, html_want)

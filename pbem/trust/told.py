@@ -12,6 +12,7 @@ evidence for the player who holds the mail, not proof for anyone else.  Pure; li
 
 from __future__ import annotations
 
+import binascii
 import re
 from collections.abc import Iterable
 from email import message_from_bytes
@@ -56,6 +57,29 @@ def html(raw: bytes) -> str:
     pictures that follow it (most of a report's bytes) when it has them, else whole."""
     cut = _PICTURES.search(raw)
     return (_plain(raw[: cut.start() + 1], "text/html") if cut else "") or _plain(raw, "text/html")
+
+
+#: The transfer encodings and charsets whose bytes, once quoted-printable is undone, are the words (`readable`).
+_AS_WRITTEN = frozenset({b"quoted-printable", b"7bit", b"8bit", b"binary"})
+_UTF8 = frozenset({b"utf-8", b"us-ascii"})
+_ENCODING = re.compile(rb"content-transfer-encoding:[ \t]{0,40}([a-z0-9-]{0,40})")
+_CHARSET = re.compile(rb'charset\*?[ \t]{0,40}=[ \t]{0,40}"?([a-z0-9_.:-]{0,40})')
+
+
+def readable(raw: bytes) -> bytes | None:
+    """The bytes of the mail's parts `html` reads (those before its pictures when its HTML part is among them), lower
+    case, with quoted-printable undone (soft line breaks, "=XX"), so that words its HTML part says are found in them
+    without parsing it; None when they may not be: a part in another transfer encoding (base64, uuencode) or another
+    charset than UTF-8 (tenth round: a note forged in the HTML part alone, its words split by a soft line break or an
+    escape, was never read)."""
+    cut = _PICTURES.search(raw)
+    head = raw[: cut.start()] if cut and b"text/html" in raw[: cut.start()].lower() else raw
+    low = binascii.a2b_qp(head).lower()
+    encodings = [m[1] for m in _ENCODING.finditer(low)]
+    charsets = [m[1] for m in _CHARSET.finditer(low)]
+    if not set(encodings) <= _AS_WRITTEN or not set(charsets) <= _UTF8 or len(charsets) != low.count(b"charset"):
+        return None
+    return low if len(encodings) == low.count(b"content-transfer-encoding") else None
 
 
 def _plain(raw: bytes, kind: str = "text/plain") -> str:
