@@ -16,8 +16,6 @@ next mail's read loads, and its CPU time (`tests.growth`).  On f9ddea7 it loaded
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
 from pbem.app import views
