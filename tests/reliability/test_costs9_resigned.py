@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.app import views
+from pbem.app import resend, views
 from pbem.app.decision import Control, Decision, Events, Input, Report
 from pbem.app.finish import Unread, finish
 from pbem.app.reporting import Look
@@ -86,6 +86,14 @@ def played(home, clock) -> dict[int, str]:
     return {N: _game(home, clock, "hh1", N), 4 * N: _game(home, clock, "hh4", 4 * N)}
 
 
+@pytest.fixture
+def left(home, clock) -> str:
+    """The game of n decisions after Bob resigned, its turn reports sent."""
+    name = _game(home, clock, "hh1", N)
+    run_poll(home, clock)
+    return name
+
+
 def test_a_resigned_seat_adds_nothing_to_what_the_next_mail_reads(home, played) -> None:
     rows = {k: len(_read(home, name).recent.events) for k, name in played.items()}
     assert rows == {N: 0, 4 * N: 0}, f"events read by the next mail after n and 4n decisions: {rows}"
@@ -93,23 +101,27 @@ def test_a_resigned_seat_adds_nothing_to_what_the_next_mail_reads(home, played) 
     assert g.ratio <= MAX_GROWTH, f"the next mail's read: {g}"
 
 
-def test_the_resigned_players_status_answer_still_tells_every_event_since_they_left(home, clock, played) -> None:
-    run_poll(home, clock)
+@pytest.mark.parametrize("how", ["STATUS", "pbem game resend"])
+def test_the_resigned_players_status_answer_or_resend_still_tells_every_event_since_they_left(
+    home, clock, left: str, how: str
+) -> None:
     seen: set[str] = set()
     sent_mail(home, seen)  # the turn reports so far
-    deliver(home, order_mail(BOB, played[N], signed("Bob", "STATUS")))
+    if how == "STATUS":
+        deliver(home, order_mail(BOB, left, signed("Bob", "STATUS")))
+    else:
+        resend.resend(Home.of(home), left, "Bob", clock.now)
     run_poll(home, clock)
     (answer,) = sent_mail(home, seen)
     assert answer["To"].addresses[0].addr_spec == "bob@players.test"
     told = body_of(answer)
     missing = [(i, k) for i in range(N) for k in range(EVENTS) if _note(i, k) not in told]
-    assert not missing, f"{len(missing)} of the events since Bob resigned are not in his STATUS answer"
+    assert not missing, f"{len(missing)} of the events since Bob resigned are not in his {how}"
 
 
-def test_the_games_end_tells_the_resigned_player_every_event_since_they_left(home, clock, played) -> None:
+def test_the_games_end_tells_the_resigned_player_every_event_since_they_left(home, clock, left: str) -> None:
     """The final report goes to a player who resigned too: it reads the events the load step left out, once."""
-    name = played[N]
-    run_poll(home, clock)
+    name = left
     seen: set[str] = set()
     sent_mail(home, seen)  # the turn reports so far
     loaded = _read(home, name)
