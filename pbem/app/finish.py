@@ -43,12 +43,26 @@ def finish(d: Decision, loaded: Loaded | None, look: Look) -> Decision:
     return dataclasses.replace(d, effects=effects)
 
 
+class Unread(Exception):
+    """A report of the decision starts before the events the load step read: its reader resigned (they get no turn
+    report, so `pbem.record.recent.read` leaves their last report out) and is reported to after all.  The shell
+    reads the events from `since` (`pbem.record.recent.widen`) and finishes the decision again (`pbem.app.settle`)."""
+
+    def __init__(self, since: int) -> None:
+        super().__init__(f"a report reads the events after {since}, which were not loaded")
+        self.since = since
+
+
 def _rendered(game: Loaded | None, pending: list[Report], look: Look) -> list[Effect]:
     if not pending:
         return []
-    assert game is not None, "a report is about a game"
+    assert game is not None and game.recent is not None, "a report is about a game"
     resigned = game.resigned if not game.over else frozenset()
     pending[:] = [r for r in pending if not (r.player in resigned and _turn_report(r))]
+    seqs = game.recent.last_reports
+    since = min((r.since if r.since is not None else seqs.get(r.player, 0) for r in pending), default=game.recent.after)
+    if since < game.recent.after:
+        raise Unread(since)
     mails = [ReportMail(m) for m in report_mails(look, game, pending)] if pending else []
     pending.clear()
     return list(mails)

@@ -8,11 +8,11 @@ from datetime import datetime
 
 from pbem.app.apply import apply, prepare
 from pbem.app.decision import Decision
-from pbem.app.finish import finish
+from pbem.app.finish import Unread, finish
 from pbem.app.reporting import Look
 from pbem.home.policy import Policy
 from pbem.mail.inbound.message import Inbound
-from pbem.record import store
+from pbem.record import recent, store
 from pbem.record.db import Unit
 
 
@@ -26,5 +26,11 @@ def settle(
 ) -> store.Loaded | None:
     """Finish `d` against the game as loaded and write it; returns the game as it stands after it."""
     secret = prepare(s, loaded, d)
-    d = finish(d, loaded, Look(secret, policy.domain, policy.moderator_name, when))
+    look = Look(secret, policy.domain, policy.moderator_name, when)
+    try:
+        d = finish(d, loaded, look)
+    except Unread as unread:  # a player who resigned is reported to after all (their STATUS, the end): read once
+        assert loaded is not None
+        recent.widen(s, loaded, unread.since)
+        d = finish(d, loaded, look)
     return apply(s, policy, d, when, secret, loaded, inbound)

@@ -25,12 +25,20 @@ def left(s: Session, loaded: store.Loaded) -> frozenset[str]:
 
 
 def read(s: Session, loaded: store.Loaded, reports: Iterable[tuple[str, int | None]]) -> store.Recent:
-    """For `reports` as (player, since; None: since their last report): what they read, kept on `loaded`."""
+    """For `reports` as (player, since; None: since their last report): what they read, kept on `loaded`.
+
+    A player who resigned (`left`) gets no turn report, so their last report stays where they left: the events
+    since then are not read for them (every later mail would read more of the record, costs9).  A report the
+    decision writes them after all (their STATUS, the game's end, `pbem game resend`) reads them then (`widen`)."""
     gid = loaded.game.id
     assert gid is not None
     wanted = list(reports)
     last = outbox.last_report_seqs(s, gid, [p for p, _ in wanted]) if wanted else {}
-    after = min((since if since is not None else last.get(p, 0) for p, since in wanted), default=loaded.event_seq)
+    gone = left(s, loaded) if wanted else frozenset()
+    starts = [
+        since if since is not None else last.get(p, 0) for p, since in wanted if since is not None or p not in gone
+    ]
+    after = min(starts, default=loaded.event_seq)
     from_start = any(since == 0 for _, since in wanted) or any(last.get(p, 0) == 0 for p, since in wanted)
     loaded.recent = store.Recent(
         last_reports=last,
@@ -40,6 +48,13 @@ def read(s: Session, loaded: store.Loaded, reports: Iterable[tuple[str, int | No
         names=store.seat_names(s, gid) if from_start else {},
         deal=evidence.deal_of(s, gid) if wanted else None,
     )
-    if wanted:
-        left(s, loaded)
     return loaded.recent
+
+
+def widen(s: Session, loaded: store.Loaded, since: int) -> None:
+    """The events from `since` that `read` left out (a player who resigned is reported to after all), read once
+    and put before those it read, so that every report of the decision reads from its reader's last report."""
+    gid, recent = loaded.game.id, loaded.recent
+    assert gid is not None and recent is not None and since < recent.after
+    recent.events[:0] = store.events_for(s, gid, since, upto=recent.after)
+    recent.after = since

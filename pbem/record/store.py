@@ -65,6 +65,7 @@ Q_DEADLINE = select(_DEADLINES).where(_DEADLINES.c.game_id == _GID).order_by(_DE
 Q_EVENTS_AFTER = (
     select(_EVENTS).where(_EVENTS.c.game_id == _GID, _EVENTS.c.seq > bindparam("after")).order_by(_EVENTS.c.seq)
 )
+Q_EVENTS_BETWEEN = Q_EVENTS_AFTER.where(_EVENTS.c.seq <= bindparam("upto"))
 
 
 _CONTROLS = ControlAction.__table__  # type: ignore[attr-defined]
@@ -536,9 +537,11 @@ def is_over(s: Session, game_id: int) -> bool:
     return bool(snap and snap.over)
 
 
-def events_for(s: Session, game_id: int, after: int = 0) -> list[GameEvent]:
-    rows = db.fetch(s.connection(), Q_EVENTS_AFTER, {"gid": game_id, "after": after})
-    return [_fetched(GameEvent, Q_EVENTS_AFTER, row) for row in rows]
+def events_for(s: Session, game_id: int, after: int = 0, upto: int | None = None) -> list[GameEvent]:
+    """The game's event rows after seq `after` (and up to `upto`), in order."""
+    q = Q_EVENTS_AFTER if upto is None else Q_EVENTS_BETWEEN
+    rows = db.fetch(s.connection(), q, {"gid": game_id, "after": after} | ({} if upto is None else {"upto": upto}))
+    return [_fetched(GameEvent, q, row) for row in rows]
 
 
 def event_of(row: GameEvent) -> Event:
