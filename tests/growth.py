@@ -2,11 +2,11 @@
 
 The cost tests (tests/reliability/test_costs*.py and their kin) run a stage on an input of size n and of size
 `factor` n and compare the CPU times: linear is `factor`, square `factor` squared, and the bound lies between.
-Each time is the least of its readings, because a busy machine only ever adds time.  Two readings each were not
-enough: on CI (2 cores, the suite's two workers and the mail servers at once) a linear layout stage of 4 ms read
+Each time is the least of its readings, because a busy machine only ever adds time.  Two or three readings each
+were not enough: on CI (2 cores, the suite's two workers and the mail servers at once) a linear layout stage of 4 ms read
 8.1 at 4x against its bound of 8 (the CI run of ed6741a).  So `growth` alternates the two sizes and, while the
-ratio is over the bound, reads both again, up to `most` readings of the large size: a linear stage's least times settle on
-its true ratio, while a square one stays over the bound on every reading.  `tests/test_growth.py` checks both
+ratio is over the bound, reads both again, up to `most` readings of the large size: a linear stage's least times
+settle on its true ratio, while a square one stays over the bound on every reading.  `tests/test_growth.py` checks both
 with a scripted clock.  The work to time is built outside the timing (`work(k)` makes it, and is called again
 for every reading, so a stage that consumes its input gets a fresh one).
 """
