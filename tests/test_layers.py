@@ -236,8 +236,9 @@ ALLOWED: dict[str, set[str]] = {
     "trust": {"engine", "record", "mail.outbound", "orders", "render"},  # render.sanitize: what reports print
     # the record stores engine states, chains events (trust.chain), deals seats (trust.deal), and finds
     # its shipped migrations through render.resources, and hands out the mails pbem sent as mail.inbound's
-    # SentMail (what a reply answers)
-    "record": {"engine", "trust", "render", "mail.inbound"},
+    # SentMail (what a reply answers); a database server's name is resolved with a deadline as the mail
+    # servers' are (mail.transports.resolve)
+    "record": {"engine", "trust", "render", "mail.inbound", "mail.transports"},
     # templates: engine words in the text, and reply subjects shaped as compose shapes them
     "render": {"engine", "mail.outbound"},
     # the history: engine events read from the record, seeds revealed (trust), pages through templates

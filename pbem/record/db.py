@@ -382,6 +382,34 @@ def _server_options() -> str:
     return " ".join(f"-c {k}={v}" for k, v in settings.items())
 
 
+def _resolved(cparams: dict[str, Any]) -> dict[str, Any]:
+    """libpq's parameters with the server's name resolved within the connection's timeout.
+
+    psycopg resolves `host` with a plain `getaddrinfo` before libpq's `connect_timeout` starts, so a DNS resolver
+    that never answered held any command until its own deadline (`pbem poll`'s watchdog) or for ever.  The name
+    is resolved here as the mail servers' are (`resolve.addresses`: within the connect timeout and what is left of
+    the poll's deadline) and every address found is given as `hostaddr`, the name staying in `host` (TLS and
+    `.pgpass` go by it).  A socket directory, a numeric address, a list of hosts or a URL's own `hostaddr` is
+    left to psycopg.
+    """
+    host = cparams.get("host")
+    if not isinstance(host, str) or not host or host.startswith(("/", "@")) or "," in host or cparams.get("hostaddr"):
+        return cparams
+    import psycopg
+
+    from pbem.mail.transports import resolve
+
+    port = int(str(cparams.get("port") or 5432).split(",")[0])
+    try:
+        found = resolve.addresses(host, port, float(cparams.get("connect_timeout") or PG_CONNECT_TIMEOUT))
+    except (OSError, UnicodeError) as exc:  # TimeoutError is an OSError
+        raise psycopg.OperationalError(f"failed to resolve host {host!r}: {exc}") from None
+    addresses = list(dict.fromkeys(str(where[0]) for *_, where in found))
+    if not addresses:
+        return cparams
+    return {**cparams, "host": ",".join([host] * len(addresses)), "hostaddr": ",".join(addresses)}
+
+
 def _postgres_engine(url: str) -> Engine:
     from sqlalchemy.engine import make_url
 
@@ -397,7 +425,7 @@ def _postgres_engine(url: str) -> Engine:
 
     @event.listens_for(eng, "do_connect")
     def _connect(_dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
-        return _pg_connection_class().connect(*cargs, **cparams)
+        return _pg_connection_class().connect(*cargs, **_resolved(cparams))
 
     @event.listens_for(eng, "begin")
     def _begin(conn: Connection) -> None:  # one writer at a time, as BEGIN IMMEDIATE does on SQLite; released at COMMIT

@@ -3,14 +3,20 @@
 * A real TCP server on 127.0.0.1 that accepts and stays silent, as the record's `database_url`: libpq waited
   for ever by default (found by this test: any pbem command hung); the connection now ends at
   `PG_CONNECT_TIMEOUT` and the command says in one line that the database could not be used (exit 3).
+* A DNS resolver that never answers for the server's name: psycopg resolved it with a plain `getaddrinfo` before
+  libpq's connect timeout started, so the command waited on the resolver (found reading psycopg's connect; the
+  test's resolver answers after 20 s, and the command took those 20 s).  The name is now resolved within the
+  connect timeout, as the mail servers' names are, and the command says so in one line.
 * The record's advisory lock held by another connection (a run stuck inside its transaction): the next writer
   waits `BUSY_TIMEOUT_MS` at most, as SQLite's busy timeout (tests/reliability/test_faults.py), and says so.
 """
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -43,6 +49,56 @@ def test_a_silent_postgresql_server_ends_at_the_connect_timeout(monkeypatch, fre
     line = _unusable(err.value)
     assert line is not None and line.startswith("the database could not be used: "), line
     assert "\n" not in line and "secret-pw" not in line, line
+
+
+def _a_resolver_that_does_not_answer(monkeypatch) -> None:
+    real = socket.getaddrinfo
+
+    def slow(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        numeric = (len(args) > 3 and args[3] & socket.AI_NUMERICHOST) or kwargs.get("flags", 0) & socket.AI_NUMERICHOST
+        if host == "db.pbem.test" and not numeric:  # a numeric look-up asks no resolver
+            time.sleep(20)  # a resolver that answers too late: "no such name"
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+
+
+def test_a_server_name_the_resolver_never_answers_ends_at_the_connect_timeout(monkeypatch, fresh_engines) -> None:
+    monkeypatch.setattr(db, "PG_CONNECT_TIMEOUT", 1, raising=False)
+    _a_resolver_that_does_not_answer(monkeypatch)
+    url = "postgresql+psycopg://pbem:secret-pw@db.pbem.test:5432/pbem"
+    started = time.monotonic()
+    with pytest.raises(OperationalError) as err, db.transaction(url):
+        pass
+    spent = time.monotonic() - started
+    assert spent < 1 + 5, spent  # wall clock: deadline
+    line = _unusable(err.value)
+    assert line is not None and line.startswith("the database could not be used: "), line
+    assert "'db.pbem.test'" in line and "not resolved within 1 s" in line, line
+    assert "\n" not in line and "secret-pw" not in line, line
+
+
+def test_a_name_and_a_numeric_address_are_given_to_libpq_as_resolved() -> None:
+    assert db._resolved({"host": "127.0.0.1", "port": 5432})["hostaddr"] == "127.0.0.1"
+    named = db._resolved({"host": "localhost", "port": 5432, "connect_timeout": 5})
+    hosts, addresses = named["host"].split(","), named["hostaddr"].split(",")
+    assert set(hosts) == {"localhost"} and len(hosts) == len(addresses) and "127.0.0.1" in addresses, named
+    for own in ({"host": "/var/run/postgresql"}, {"host": "a,b"}, {"host": "x", "hostaddr": "10.0.0.1"}, {}):
+        assert db._resolved(own) == own  # a socket directory, a list of hosts, a URL's own address: psycopg's
+
+
+@pytest.mark.postgres
+def test_a_server_named_by_a_host_name_is_reached_through_the_resolved_address(fresh_engines) -> None:
+    base, why = pg.server()
+    if base is None:
+        pytest.skip(why)
+    with pg.run_database(base) as url:
+        named = url.replace("@127.0.0.1:", "@localhost:", 1)
+        assert named != url, url
+        with db.transaction(named) as conn:
+            assert conn.execute(text("SELECT inet_server_addr()::text")).scalar() in ("127.0.0.1/32", "::1/128")
+        db.engine_for(named).dispose()
 
 
 @pytest.mark.postgres
