@@ -1,13 +1,18 @@
 """Replies still misread or silently dropped (replies11): a fresh corpus, each reply built from a real report pbem sent.
 
-Attributions in German, French, Spanish, Dutch, Italian, Portuguese and Swedish wrapped over two lines as Gmail wraps
-them (inside the address, or before the closing word), Thunderbird's French one with its no-break space; Outlook's
-header block in those languages (with its "-----Ursprüngliche Nachricht-----" marker, a Cc line, the bold labels a
-forwarded HTML mail keeps); a client's signature above the quote of a bottom-posted answer, disclaimers in other
-languages under the order; orders in small letters with a stop, an ellipsis or a comma; the order line typed twice;
-an order typed in the middle of Outlook's unquoted original that repeats a line the report lists; and format=flowed
-or quoted-printable soft breaks splitting an order between its words.  Each shape also comes without an order, which
-must read no line and tell nothing as an order.
+Attributions in nine languages wrapped over two or three lines as Gmail wraps them (inside the address, by words),
+French ones with a no-break space before the colon; Outlook's header block in ten languages (its rule or its
+"-----Ursprüngliche Nachricht-----" marker, a Cc line, the bold labels a forwarded HTML mail keeps); a signature above
+the quote of a bottom-posted answer; disclaimers in other languages; orders in small letters with a stop, an ellipsis
+or a comma; labels naming the order in other languages ("Meine Wahl: PASS"), a postscript ("PS: PASS"), a word of
+assent before it ("OK: PASS", told), courtesies after it ("PASS por favor"); the order typed twice; an order typed in
+Outlook's unquoted original, or its line marked there; format=flowed or quoted-printable soft breaks between an
+order's words.  Each shape also comes without an order, which must read no line and tell nothing.
+
+On ba1be06, 246 of the 936 cases failed: 144 labels and courtesies abroad (set aside untold, or refused), 56 words of
+assent (set aside untold), 24 postscripts (untold), 14 orders typed twice (refused as two), 8 answers below the quote
+under a signature above it (dropped).  Left: a listed line wrapped in asterisks in Outlook's unquoted original
+("*NO EVENT*") is read as pbem's copy (pbem's own HTML bolds lines too: a mark must be told from its emphasis).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from pbem import engine as registry
 from tests.test_replies3_players import KINDS, WHO, Moment, _plain, _quoted, shared_moments
 from tests.test_replies7_clients import _message, _text_mail
 from tests.test_replies8_players import _misread
-from tests.test_replies10_players import QUIET, reading
+from tests.test_replies10_players import QUIET, TOLD, reading
 
 
 @pytest.fixture(scope="module")
@@ -138,6 +143,44 @@ TYPINGS: dict[str, Callable[[str], str]] = {
     "lower-bang": lambda o: o.lower() + "!",
 }
 
+#: Labels naming the order, in English and the players' languages: read as the order ("My order: PASS" is).
+LABELS: dict[str, Callable[[str], str]] = {
+    "decision": lambda o: f"Decision: {o}",
+    "selection": lambda o: f"My selection - {o}",
+    "de-wahl": lambda o: f"Meine Wahl: {o}",
+    "de-entscheidung": lambda o: f"Entscheidung: {o.lower()}",
+    "fr-choix": lambda o: f"Mon choix : {o}",
+    "fr-ordre": lambda o: f"Ordre : {o}",
+    "es-eleccion": lambda o: f"Mi elección: {o}",
+    "es-orden": lambda o: f"Orden: {o}",
+    "it-scelta": lambda o: f"La mia scelta: {o}",
+    "nl-keuze": lambda o: f"Mijn keuze: {o}",
+    "pt-escolha": lambda o: f"Minha escolha: {o}",
+}
+
+#: A word of assent or a plea before the order: told how to write it, never read ("OK pass" may agree to another's
+#: "pass"), as "Ok NO EVENT" and "please pass" are.
+ASSENTS: dict[str, Callable[[str], str]] = {
+    "ok-colon": lambda o: f"OK: {o}",
+    "sure-dash": lambda o: f"Sure - {o}",
+    "bitte": lambda o: f"Bitte {o}",
+    "por-favor": lambda o: f"Por favor, {o}",
+    "going-with": lambda o: f"Going with {o}",
+    "go-with": lambda o: f"I'll go with {o}",
+    "lets-go": lambda o: f"Let's go {o}",
+}
+
+#: Courtesies after the order in the players' languages: taken off, as "please" and "danke" are.
+COURTESIES: dict[str, Callable[[str], str]] = {
+    "por-favor": lambda o: f"{o} por favor",
+    "svp": lambda o: f"{o} s'il vous plaît",
+    "per-favore": lambda o: f"{o}, per favore",
+    "alsjeblieft": lambda o: f"{o} alsjeblieft",
+    "vielen-dank": lambda o: f"{o} - vielen Dank!",
+    "muchas-gracias": lambda o: f"{o}, muchas gracias",
+    "merci-beaucoup": lambda o: f"{o} merci beaucoup",
+}
+
 #: The same order typed twice: as it was, in small letters with a stop, apart by a blank line.
 TWICE: dict[str, Callable[[str], list[str]]] = {
     "same": lambda o: [o, o],
@@ -250,6 +293,12 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str] | None]]:
     for n, (name, typing) in enumerate(TYPINGS.items()):
         o = legal[(n * 7) % len(legal)]
         out.append((f"typed/{name}", _text_mail(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), [o]))
+    for n, (name, typing) in enumerate([*LABELS.items(), *COURTESIES.items()]):
+        o = legal[(n * 5 + 3) % len(legal)]
+        out.append((f"labelled/{name}", _text_mail(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), [o]))
+    for n, (name, typing) in enumerate(ASSENTS.items()):
+        o = legal[(n * 3 + 2) % len(legal)]
+        out.append((f"assent/{name}", _text_mail(moment, _top(moment, ["Hi,", typing(o), "", "Thanks"])), TOLD))
     for n, (name, twice) in enumerate(TWICE.items()):
         o = legal[(n * 11) % len(legal)]
         out.append((f"twice/{name}", _text_mail(moment, _top(moment, ["Hi,", *twice(o), "", "Thanks"])), [o]))
@@ -288,7 +337,10 @@ def test_each_reply_of_the_replies11_corpus_is_read_as_the_player_meant(moments:
     failures = []
     for label, raw, want in cases(moment):
         ex = reading(moment, raw)
-        if why := _misread(moment, raw, want or [], label, ex.orders):
+        if want is TOLD:
+            if ex.orders or not ex.problems:
+                failures.append(f"{kind} / {label}: to be told, pbem read {ex.orders}, told {ex.problems}")
+        elif why := _misread(moment, raw, want or [], label, ex.orders):
             failures.append(why)
         elif not want and ex.orders:
             failures.append(f"{kind} / {label}: no order meant, pbem read {ex.orders}")
@@ -321,7 +373,7 @@ def test_verify_without_received_mail_reads_each_mail_as_the_poll_reads_one_nami
     reads a mail naming none of pbem's mails (`pbem.app.reading.mail_reader()` with no received mail, and the poll's
     own path, `own_text` then `read_text`): the same lines for every plain-text reply of replies10 and replies11, and
     for them sent as fresh mails.  On ba1be06 the fallback was `extract` alone: "Turn 3: PASS" answering Turn 5 and
-    "> PASS" read otherwise (93 of the 404 replies of these two moments)."""
+    "> PASS" were read otherwise (6 of the 112 replies this test reads)."""
     from pbem.app.reading import mail_reader, own_text, read_text
     from pbem.mail.inbound.message import parse
     from pbem.trust.sent import answering, parse_sent, read_plain
@@ -350,9 +402,9 @@ def test_a_repeat_verify_finds_left_out_is_noted_never_called_substituted() -> N
     assert set_aside(["play silver 11", "PLAY Silver 11"], ["PLAY Silver 11"], set()) is None  # not above it
 
 
-def test_through_a_real_poll_an_order_typed_twice_is_applied_once_and_a_postscript_read(tmp_path) -> None:
-    """Habsburg's turn-1 report answered "NO EVENT" twice: applied, the answer notes the repeat (a note `pbem verify
-    --mail` knows); a signature above the quote with the order below it is read too."""
+def test_through_a_real_poll_an_order_typed_twice_is_applied_once_and_noted(tmp_path) -> None:
+    """Habsburg's turn-1 report answered "NO EVENT" and "no event.": applied once (it was refused as two orders for the
+    turn's event), the answer notes the repeat, a note `pbem verify --mail` knows."""
     from pbem.trust.acked import unnoted
     from tests.conftest import deliver, sent_mail
     from tests.test_replies3_players import _moment, _poll
