@@ -25,8 +25,7 @@ import pytest
 from pbem import engine as registry
 from tests.test_replies3_players import KINDS, WHO, Moment, _plain, _quoted, shared_moments
 from tests.test_replies7_clients import _message, _text_mail
-from tests.test_replies8_players import _misread
-from tests.test_replies10_players import QUIET, TOLD, reading
+from tests.test_replies10_players import QUIET, TOLD, misread_or_untold
 
 
 @pytest.fixture(scope="module")
@@ -286,6 +285,9 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str] | None]]:
         quote = [ATTRIBUTIONS["fr"], *_quoted(_report(moment))]
         out.append((f"signed-above/{n}", _text_mail(moment, [*sig, "", *quote, "", o]), [o]))
         out.append((f"signed-above/{n}/none", _text_mail(moment, [*sig, "", *quote, "", NONE]), QUIET))
+    motto = ["-- ", "Alice Martin", "> Carpe diem", "Play hard, play fair"]  # a quoted motto is the signature's
+    body = ["Hi,", legal[0], "", *motto, "", *_quoted(_report(moment))]  # no attribution: the quote alone
+    out.append(("signed-motto", _text_mail(moment, body), [legal[0]]))
     for n, disclaimer in enumerate(DISCLAIMERS):
         o = legal[(n * 5) % len(legal)]
         out.append((f"disclaimer/{n}", _text_mail(moment, _top(moment, ["Hallo,", o, "", *disclaimer])), [o]))
@@ -333,19 +335,7 @@ def cases(moment: Moment) -> list[tuple[str, bytes, list[str] | None]]:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_each_reply_of_the_replies11_corpus_is_read_as_the_player_meant(moments: dict[str, Moment], kind: str) -> None:
-    moment = moments[kind]
-    failures = []
-    for label, raw, want in cases(moment):
-        ex = reading(moment, raw)
-        if want is TOLD:
-            if ex.orders or not ex.problems:
-                failures.append(f"{kind} / {label}: to be told, pbem read {ex.orders}, told {ex.problems}")
-        elif why := _misread(moment, raw, want or [], label, ex.orders):
-            failures.append(why)
-        elif not want and ex.orders:
-            failures.append(f"{kind} / {label}: no order meant, pbem read {ex.orders}")
-        elif want is QUIET and ex.problems:
-            failures.append(f"{kind} / {label}: nothing to tell, pbem told {ex.problems}")
+    failures = misread_or_untold(moments[kind], cases(moments[kind]))
     assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures)
 
 

@@ -215,6 +215,7 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
 
 
 SIGNATURE_LINES = 12  # lines of a signature above the quote of a bottom-posted answer, at most
+QUOTE_RUN = 3  # quoted lines in a row that start the quote under a signature with no attribution above them
 
 
 def _signature_end(lines: list[str], i: int) -> int | None:
@@ -226,8 +227,8 @@ def _signature_end(lines: list[str], i: int) -> int | None:
     for k in range(i, min(i + SIGNATURE_LINES, len(lines))):
         line = lines[k]
         n = 0 if _quoted(line) else attribution_at(lines, k)
-        if _quoted(line) or (n and _next_is_quote(lines, k + n)):
-            return k
+        if (n and _next_is_quote(lines, k + n)) or all(_quoted(q) for q in lines[k : k + QUOTE_RUN]):
+            return k  # the quote: a signature's own quoted motto ("> Carpe diem") is shorter
         if MARKER.match(line) or header_block_at(lines, k) or groupwise(line):
             return None
     return None
