@@ -164,20 +164,26 @@ def reading(moment: Moment, raw: bytes) -> Extracted:
 def test_each_reply_of_the_replies10_corpus_is_read_as_the_player_meant_or_told(
     moments: dict[str, Moment], kind: str
 ) -> None:
-    moment = moments[kind]
+    failures = misread_or_untold(moments[kind], cases(moments[kind]))
+    assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures)
+
+
+def misread_or_untold(moment: Moment, built: list[tuple[str, bytes, list[str] | None]]) -> list[str]:
+    """Why each case of `built` (label, the reply, the orders meant: TOLD, QUIET or a list) was not read as meant: an
+    order read where it was to be told, or not told; orders other than meant; anything told where nothing was."""
     failures = []
-    for label, raw, want in cases(moment):
+    for label, raw, want in built:
         ex = reading(moment, raw)
         if want is TOLD:
             if ex.orders or not ex.problems:
-                failures.append(f"{kind} / {label}: to be told, pbem read {ex.orders}, told {ex.problems}")
+                failures.append(f"{moment.kind} / {label}: to be told, pbem read {ex.orders}, told {ex.problems}")
         elif why := _misread(moment, raw, want, label, ex.orders):
             failures.append(why)
         elif not want and ex.orders:
-            failures.append(f"{kind} / {label}: no order meant, pbem read {ex.orders}")
+            failures.append(f"{moment.kind} / {label}: no order meant, pbem read {ex.orders}")
         elif want is QUIET and ex.problems:
-            failures.append(f"{kind} / {label}: nothing to tell, pbem told {ex.problems}")
-    assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures)
+            failures.append(f"{moment.kind} / {label}: nothing to tell, pbem told {ex.problems}")
+    return failures
 
 
 def test_through_a_real_poll_a_label_of_another_step_is_told_and_a_fresh_quoted_order_read(tmp_path) -> None:

@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.app.unread import shortened
+from pbem.engine import slots
 from pbem.engine.base import Engine, Outcome
 from pbem.orders.extract import Extracted, asks, seeming_note, unasked
 from pbem.orders.typed import prose
@@ -31,9 +32,11 @@ CHECKED = 8
 def without_prose(
     eng: Engine, state: dict[str, Any], player: str, orders: list[str], result: Outcome
 ) -> tuple[list[str], list[str], Outcome]:
-    """(orders kept, lines set aside as chatter, their outcome): the refused prose lines set aside."""
+    """(orders kept, lines set aside as chatter, their outcome): a line typed again set aside (`once`), then the
+    refused prose lines."""
+    orders, twice, result = once(eng, state, player, orders, result)
     if result.accepted:
-        return orders, [], result
+        return orders, twice, result
     long = [
         r.line for r in result.lines if not r.ok and prose(r.line) and not _an_order_asked(eng, state, player, r.line)
     ]
@@ -43,9 +46,35 @@ def without_prose(
     aside += [line for line in closing(eng, state, player, orders, result) if line not in aside]
     kept = [o for o in orders if o not in aside]
     if not aside or not kept:
+        return orders, twice, result
+    again = eng.apply(state, player, kept)
+    return (kept, twice + aside, again) if again.accepted else (orders, twice, result)
+
+
+def _key(line: str) -> str:
+    return " ".join(line.casefold().split())
+
+
+def once(
+    eng: Engine, state: dict[str, Any], player: str, orders: list[str], result: Outcome
+) -> tuple[list[str], list[str], Outcome]:
+    """(orders kept, the repeats set aside, their outcome): an order line typed again in the same message, the same
+    words whatever their case ("PLAY Silver 11" then "play silver 11.", a line pasted twice), is read once where the
+    game cannot take it twice: refused as a card played twice, or as two orders for one slot ("send only the one you
+    mean", though both were the one meant).  Where the game takes both (two cards alike played), both stand, as
+    typed.  Cost: at most two more `apply` and one `one_per_slot`."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    repeats: list[str] = []
+    for line in orders:
+        (repeats if _key(line) in seen else kept).append(line)
+        seen.add(_key(line))
+    if not repeats or (result.accepted and slots.one_per_slot(eng, state, player, orders, result).accepted):
         return orders, [], result
     again = eng.apply(state, player, kept)
-    return (kept, aside, again) if again.accepted else (orders, [], result)
+    if again.accepted and slots.one_per_slot(eng, state, player, kept, again).accepted:
+        return kept, repeats, again
+    return orders, [], result
 
 
 def _an_order_asked(eng: Engine, state: dict[str, Any], player: str, line: str) -> bool:
@@ -185,5 +214,13 @@ def read_again(
     message's `Extracted`, the lines set aside join its chatter where the message has them, as typed."""
     orders, aside, result = without_prose(eng, state, player, orders, result)
     said = list(notes["problems"]) if isinstance(notes.get("problems"), list) else []  # type: ignore[call-overload]
+    kept = {_key(o) for o in orders}
+    said += [repeat_note(line) for line in aside if _key(line) in kept]  # a repeat is told, not listed as chatter
+    aside = [line for line in aside if _key(line) not in kept]
     told = chatter.aside(aside) if isinstance(chatter, Extracted) else chatter + aside
     return orders, result, {**notes, "problems": said + replaced(eng, state, player, orders, result)}, told
+
+
+def repeat_note(line: str) -> str:
+    """The acknowledgement's note on a line that repeats an order above it (`once`)."""
+    return f'"{line}" repeats an order above it in the same message: read once'

@@ -20,7 +20,7 @@ from pbem.mail.outbound.bodies import text_bodies
 from pbem.mail.outbound.outgoing import REDACTED
 from pbem.orders.extract import Extracted, extract, own_line, subject_line
 from pbem.orders.own_mail import changed_note, without_copies
-from pbem.orders.own_quotes import mine_quoted
+from pbem.orders.own_quotes import mine_quoted, read_alone
 from pbem.record import modes
 from pbem.record.answered import sent_mails
 from pbem.record.db import Unit
@@ -206,11 +206,15 @@ def stored_orders(s: Unit, raw: bytes, game_id: int, words: tuple[str, ...]) -> 
 def _orders(m: Inbound, sent: dict[str, SentMail], game_id: int, words: tuple[str, ...]) -> tuple[str, ...]:
     """`m`'s order lines as the poll reads them (`decide_and_apply`): copies of the `sent` mails it names removed, a
     subject that repeats their title not read."""
-    return tuple(read_text(own_text(m, sent, game_id, words), m, sent, game_id, words).orders)
+    return tuple(extracted(m, sent, game_id, words).orders)
 
 
 def extracted(m: Inbound, sent: dict[str, SentMail], game_id: int, words: tuple[str, ...]) -> Extracted:
-    """`m` read as the poll reads it (`decide_and_apply`), its notes too: each quoted line of pbem's changed."""
+    """`m` read as the poll reads it (`decide_and_apply`), its notes too: each quoted line of pbem's changed.  A mail
+    naming none of the `sent` mails is read by `read_alone`, as `pbem verify`'s readers given no received mail read
+    it (tests/test_replies11_players.py checks the poll's reading of such a mail is the same)."""
+    if not _mine(m, sent, game_id):
+        return read_alone(m.text, m.subject, words, bool(m.references))
     changed: list[tuple[str, str]] = []
     ex = read_text(own_text(m, sent, game_id, words, changed), m, sent, game_id, words)
     ex.problems += [changed_note(line, was) for line, was in changed]

@@ -219,14 +219,29 @@ def _labelled(line: str, order_words: Iterable[str]) -> str:
 
 
 _SAID = re.compile(  # "Order 1: NO EVENT", "Order #2 - PASS": a numbered label too; "Step 1: PASS", "Turn 3: ..."
-    r"^(?:my\s+)?(?:orders?|moves?|choice|answer|step|turn|round|gambit|hand|phase)(?:\s#?\d{1,2})?\s*"
-    r"(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$",
+    r"^(?:my\s+)?(?:orders?|moves?|choice|answer|decision|selection|step|turn|round|gambit|hand|phase)"
+    r"(?:\s#?\d{1,2})?\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$",
     re.I,
 )
+#: The same labels in the players' languages, no number after them ("Meine Wahl: PASS", "Mon choix : PASS",
+#: "Mi elección: PASS", "La mia scelta: PASS", "Mijn keuze: PASS", "Minha escolha: PASS"): set aside untold before.
+_SAID_ABROAD = re.compile(
+    r"^(?:(?:meine?|mon|ma|mes|mi|mis|la\s+mia|il\s+mio|le\s+mie|mijn|minha|meu|moja|mój)\s+)?"
+    r"(?:wahl|entscheidung|befehle?|antwort|choix|d[ée]cision|ordres?|r[ée]ponse|elecci[oó]n|decisi[oó]n|[oó]rden|"
+    r"[oó]rdenes|respuesta|scelta|decisione|ordine|ordini|risposta|keuze|beslissing|antwoord|escolha|decis[aã]o|"
+    r"ordem|ordens|resposta|wyb[oó]r|decyzja|odpowied[zź])\s*+(?:[:=]|-+\s)\s*+(\S.*)$",
+    re.I,
+)
+#: A postscript's label ("PS: NO EVENT", "P.S. PASS", "PPS - vote red"): the writer's own afterthought, below the
+#: sign-off and the name too, read as the order it labels.  An "s" ends the label only before a stop, a blank, a
+#: colon or a dash ("Psst" is no label).
+_POSTSCRIPT = re.compile(r"^(?:p\.?){1,2}s(?:\.|(?=[ \t:\-\u2013]))[ \t]*+(?:[:\-\u2013][ \t]*+)?(\S.*)$", re.I)
 _MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]|-+\s)\s*(\S.*)$", re.I)
 _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to"); "Ill": autocorrect's "I'll"
-    r"^(?:i['’]d like to|i would like to|i want to|i['’]m going to|i am going to|i['’]d|i will|i['’]ll|ill|i|"
-    r"we['’]ll|we|let['’]s|please|okay|ok|hi|hello|hey|yes|yep)[,\s]+(\S.*)$",  # "Hi, vote red": one line
+    r"^(?:i['’]d like to|i would like to|i want to|i['’]m going to|i am going to|i['’]ll go with|i['’]d|i will|"
+    r"i['’]ll|ill|i|we['’]ll|we|let['’]s go with|let['’]s go|let['’]s|going with|go with|please|bitte|por favor|"
+    r"per favore|s['’]il vous pla[iî]t|okay|ok|sure|hi|hello|hey|yes|yep)"
+    r"(?:[,\s]++|[ \t]*+[:\-\u2013][ \t]*+)(\S.*)$",  # "Hi, vote red": one line; "OK: pass", "Sure - pass"
     re.I,
 )
 SENTENCE_WORDS = 10  # words after "I ..." at most for a line to be told how to write the order it seems to be
@@ -234,8 +249,8 @@ SENTENCE_WORDS = 10  # words after "I ..." at most for a line to be told how to 
 
 def labelled_order(line: str, order_words: Iterable[str]) -> str:
     """The order a line names with a label ("My order: NO EVENT", "Orders - PASS", "My vote is red" as VOTE red,
-    "My tribute: Gold 7"), or "": the player says plainly that this is their order, so it is read as one."""
-    m = _SAID.match(line)
+    "My tribute: Gold 7", "PS: PASS"), or "": the player says plainly that this is their order, so it is read as one."""
+    m = _SAID.match(line) or _SAID_ABROAD.match(line) or _POSTSCRIPT.match(line)
     if m and is_order(rest := cleaned(m.group(1)) or m.group(1), order_words):
         return rest
     m = _MY_WORD.match(line)
@@ -331,6 +346,7 @@ def extract(
         if not typed:
             continue
         line = _read(typed, words)
+        signed = signed and not _POSTSCRIPT.match(typed.lstrip())  # "PS: PASS" below the signature: the writer's
         if _taken(ex, i, typed, line, words, answers):
             continue
         if _control(line) is None and (signed or not is_order(line, words)):

@@ -24,7 +24,8 @@
   the message is someone else's;
 * (in `pbem.orders.extract`, by `sign_off`) the signature below a sign-off line after the orders ("Best regards,");
 * the signature after ``-- `` (or ``--`` alone, its space lost, or the em or en dash a phone's smart punctuation
-  makes of it) and the one-line signatures of mobile and webmail
+  makes of it) up to the quote it stands above, if any (a bottom-posted answer below the quote is read:
+  `_signature_end`), and the one-line signatures of mobile and webmail
   clients (``Sent from my iPhone``, ``Get Outlook for Android``, ``Sent with
   Proton Mail secure email.``, ``Envoyé de mon iPhone`` ...).
 """
@@ -177,7 +178,12 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
     while i < len(lines):
         raw = lines[i]
         if raw.rstrip() in _SEPARATORS or raw.startswith("-- "):
-            break
+            end = _signature_end(lines, i + 1)
+            if end is None:
+                break
+            dropped.extend(lines[i:end])
+            i = end  # the writer's signature above the quote of a bottom-posted answer: their text goes on below it
+            continue
         if groupwise(raw):
             break  # GroupWise's attribution: the mail answered follows, unquoted
         if _quoted(raw):
@@ -206,6 +212,26 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
             out.append(raw)
         i += 1
     return _once(out, chose), dropped
+
+
+SIGNATURE_LINES = 12  # lines of a signature above the quote of a bottom-posted answer, at most
+QUOTE_RUN = 3  # quoted lines in a row that start the quote under a signature with no attribution above them
+
+
+def _signature_end(lines: list[str], i: int) -> int | None:
+    """Where the quote starts that a signature (from `i`, under its "-- ") stands above: its attribution or its first
+    quoted line, within `SIGNATURE_LINES`; None when the signature runs on to the end or into a header block or a
+    marker (the rest is someone else's).  A phone answering at the bottom puts the signature above the quote and the
+    answer below it ("-- " / "Alice Martin", the quote, then "NO EVENT"): that answer was cut off with the signature.
+    Each line is looked at by at most `SIGNATURE_LINES` separators' scans, so the cost stays linear."""
+    for k in range(i, min(i + SIGNATURE_LINES, len(lines))):
+        line = lines[k]
+        n = 0 if _quoted(line) else attribution_at(lines, k)
+        if (n and _next_is_quote(lines, k + n)) or all(_quoted(q) for q in lines[k : k + QUOTE_RUN]):
+            return k  # the quote: a signature's own quoted motto ("> Carpe diem") is shorter
+        if MARKER.match(line) or header_block_at(lines, k) or groupwise(line):
+            return None
+    return None
 
 
 def _once(out: list[str], chose: list[int]) -> list[str]:

@@ -27,6 +27,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 
+from pbem.orders.extract import Extracted, extract, own_line, subject_line
 from pbem.orders.furniture import attribution_at, unquoted
 
 
@@ -43,6 +44,17 @@ def unquote_typed(
     if wanted and keep is not None:
         for n in typed_quoted(lines, per_line, drop, sent, keep):
             lines[n] = marked_off(lines[n]) or ""
+
+
+def read_alone(text: str, subject: str, words: tuple[str, ...] | None, reply: bool) -> Extracted:
+    """A mail read where no mail of pbem's it answers is known: its writer's own quoted orders read
+    (`mine_quoted`), a label naming a step checked by its own subject when it is a reply (`reply`: it names a mail
+    by In-Reply-To or References; "Re: [pbem g1] Turn 4, Alice to play"), by none when it is a fresh mail.  The
+    poll reads a mail naming none of pbem's so (`pbem.app.reading`), and so do `pbem verify`'s readers given no
+    received mail (`pbem.trust.sent`, `pbem.trust.vouched`): "Turn 3: PASS" answering Turn 5 was read there."""
+    return extract(
+        mine_quoted(text, own_line(words)), subject, words, answers=lambda: subject_line(subject) if reply else ""
+    )
 
 
 def mine_quoted(text: str, keep: Callable[[str], bool]) -> str:

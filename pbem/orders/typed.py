@@ -53,7 +53,9 @@ _QUOTES = "\"'`“”„‘’‚«»「」『』"
 _THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!", "VOTE RED - thanks": a courtesy after the order
     r"(?<=[ \t,;.!])(?:please|pls|plz|(?:thanks|thank you|thank u)(?: (?:very|so) much| a lot| again)?|many thanks|"
     r"much appreciated|thx|tnx|cheers|merci|"
-    r"danke|bitte|gracias|grazie|obrigad[oa]|dank je|dzięki|tack"
+    r"danke|bitte|gracias|grazie|obrigad[oa]|dank je|dzięki|tack|por favor|per favore|s'il vous pla[iî]t|"
+    r"s'il te pla[iî]t|svp|stp|alsjeblieft|alstublieft|proszę|(?:vielen|herzlichen) dank|danke schön|"
+    r"muchas gracias|merci beaucoup|grazie mille|muito obrigad[oa]"
     r"|period|full stop|exclamation (?:mark|point)"  # punctuation dictated and written out ("Vote red period")
     r"|x{1,3}|\[[xX✓✔]\]|\([xX✓✔]\)"  # a tick after the order, ticked in a list ("NO EVENT [x]"), or a kiss ("x")
     r"|[:;=][-'^o]?[()\[\]DPpO3/|*]|<3|\^_?\^|xD)[.!]*$",  # a smiley: ":)", ":-)", ";)", ":D", ":P", "<3", "^^"
@@ -65,7 +67,11 @@ _SEPARATORS = " \t,;-\u2013\u2014~"  # between an order and what follows it: "VO
 TAILS = 4  # things taken off the end of one line at most ("PASS - thanks :) x")
 #: The words a courtesy or a dictated mark ends with (a tail ending with another word of letters is none of them).
 _COURTESIES = ("please", "pls", "plz", "thanks", "you", "u", "much", "lot", "again", "appreciated", "thx", "tnx")
-_COURTESIES_ABROAD = ("cheers", "merci", "danke", "bitte", "gracias", "grazie", "obrigado", "obrigada", "je", "dzięki")
+_COURTESIES_ABROAD = (
+    *("cheers", "merci", "danke", "bitte", "gracias", "grazie", "obrigado", "obrigada", "je", "dzięki"),
+    *("favor", "favore", "plaît", "plait", "svp", "stp", "alsjeblieft", "alstublieft", "proszę", "dank", "schön"),
+    *("beaucoup", "mille"),
+)
 _LAST_WORDS = frozenset(
     (*_COURTESIES, *_COURTESIES_ABROAD, "tack", "period", "stop", "mark", "point", "x", "xx", "xxx", "xd")
 )

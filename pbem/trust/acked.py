@@ -291,7 +291,8 @@ def _on_file(filed: list[str], applied: list[str], part: str) -> str:
 
 _Q = r'"[^\n]{0,400}"'  # a line of the player's message, quoted
 #: Every other note an acknowledgement prints ("  NOTE ..."), whole: the reading's (`pbem.orders.extract`,
-#: `pbem.orders.away`, `pbem.app.absence`, `pbem.app.lines.replaced`) and the template's own
+#: `pbem.orders.away`, `pbem.app.absence`, `pbem.app.lines.replaced` and
+#: `repeat_note`) and the template's own
 #: (`mail/_ack_body.txt.j2`, `join_ack.txt.j2`).  What a quoted line says is the player's own mail's
 #: (`pbem verify --sent`: `pbem.trust.sent._quoted`); the rest of a note is one of these forms.
 NOTES = tuple(
@@ -311,6 +312,7 @@ NOTES = tuple(
         _Q + r": a press message starts with PRESS TO <player> or PRESS TO ALL; nothing was sent",
         _Q + r': press must end with a line "END PRESS", or be one line: [^\n]{0,400}: <message>; nothing was sent',
         _Q + r" was replaced by " + _Q + r", later in the same message: only the later one stands",
+        _Q + r" repeats an order above it in the same message: read once",  # `pbem.app.lines.repeat_note`
         r"Press not sent: [^\n]{1,2000}\. Write PRESS TO <player>\[, <player>\.\.\.\] or PRESS TO ALL\.",
         r"\.\.\. and \d{1,9} more notes? like these, not shown\.",
         r"Press sent to [^\n]{1,2000}\.",

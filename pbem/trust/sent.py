@@ -40,11 +40,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from email.parser import BytesHeaderParser
+from email.policy import compat32
 from typing import Any
 
 from pbem import engine as registry
 from pbem.engine.words import count
-from pbem.orders.extract import extract
+from pbem.orders.own_quotes import read_alone
 from pbem.orders.typed import prose
 from pbem.trust import deal as joining
 from pbem.trust import when_sent as when
@@ -120,6 +122,24 @@ def parse_sent(raw: bytes) -> Sent:
     )
 
 
+_NAMED = re.compile(r"<[^<>\s]+>")  # a Message-ID named, as `pbem.mail.inbound.message` reads References
+
+
+def answering(raw: bytes) -> bool:
+    """Whether the mail `raw` names a mail it answers (In-Reply-To or References), as the poll's `Inbound.references`
+    does: a reply's label naming a step is checked by its own subject (`pbem.orders.own_quotes.read_alone`).  Its
+    header block read as plain strings (no field parsed), each field cut at `MAX_FIELD`."""
+    head = BytesHeaderParser(policy=compat32).parsebytes(raw)
+    return any(_NAMED.search(str(head.get(name, ""))[:MAX_FIELD]) for name in ("References", "In-Reply-To"))
+
+
+def read_plain(text: str, subject: str, words: tuple[str, ...], reply: bool) -> list[str]:
+    """The order lines of a mail's plain `text` where no `Reader` was given: as the poll reads a mail naming none of
+    pbem's mails (`read_alone`: its own quoted orders read, a label naming another step than its subject set aside).
+    It read them with `extract` alone: "> PASS" was no order and "Turn 3: PASS" answering Turn 5 was one."""
+    return read_alone(text, subject, words, reply).orders
+
+
 def written(doc: dict[str, Any], raws: list[bytes], read: Reader) -> dict[str, list[str]]:
     """The order lines of each mail of `raws` (the player's Sent folder) as the poll read them once the game was
     dealt (the game's order words), by its Message-ID as `pbem.trust.receipts.message_key` writes it: what `pbem
@@ -179,18 +199,24 @@ CLOSING_WORDS = 4  # as `pbem.app.lines.CLOSING_WORDS`: a closing set aside afte
 KNOWN = 4  # as `pbem.app.lines.KNOWN`: a word of the game's this long is never in a closing
 
 
-def _set_aside(wrote: list[str], applied: list[str], known: set[str]) -> list[str] | None:
+def set_aside(wrote: list[str], applied: list[str], known: set[str]) -> list[str] | None:
     """The lines of `wrote` an input left out, when it applied `wrote` without only lines the intake sets aside
-    (`pbem.app.lines`): lines that read as prose (`pbem.orders.typed.prose`: a footer, a disclaimer) anywhere, and
+    (`pbem.app.lines`): lines that read as prose (`pbem.orders.typed.prose`: a footer, a disclaimer) anywhere,
     short closings after the last line applied ("Take care,": lower-case words, no digit, none of four letters or
-    more in `known`, the words of the export's inputs); else None.  Told as a note, never hidden."""
+    more in `known`, the words of the export's inputs), and a repeat of a line applied above it, whatever its case
+    (`pbem.app.lines.once`: "PLAY Silver 11" typed twice is read once); else None.  Told as a note, never hidden."""
     if not applied:
         return None
     out: list[str] = []
+    seen: set[str] = set()  # the lines applied so far, folded
     k = 0
     for line in wrote:
         if k < len(applied) and line == applied[k]:
+            seen.add(_folded(line))
             k += 1
+            continue
+        if _folded(line) in seen:
+            out.append(line)
             continue
         words = line.split()[1:]
         closing = k == len(applied) and len(line.split()) <= CLOSING_WORDS and words == [w.lower() for w in words]
@@ -200,6 +226,15 @@ def _set_aside(wrote: list[str], applied: list[str], known: set[str]) -> list[st
             return None
         out.append(line)
     return out if k == len(applied) else None
+
+
+def known_words(doc: dict[str, Any]) -> set[str]:
+    """The words of the export's inputs, in capitals (`set_aside`'s `known`)."""
+    return {w.upper() for o in doc["orders"] for line in o["lines"] for w in str(line).split()}
+
+
+def _folded(line: str) -> str:
+    return " ".join(line.casefold().split())
 
 
 def check_sent(
@@ -294,7 +329,7 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
     ]
     delays = _delays(mails, messages)
     applied = refused = 0
-    known = {w.upper() for o in doc["orders"] for line in o["lines"] for w in str(line).split()}
+    known = known_words(doc)
     for m in mails:
         rec = messages.get(m.message_id)
         if rec is None:
@@ -307,7 +342,7 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
         held = _held_back(m, rec, deadlines, delays)
         if held:
             c.problems.append(held)
-        wrote = list(read(m.raw, words)) if read is not None else extract(m.text, m.subject, words).orders
+        wrote = list(read(m.raw, words)) if read is not None else read_plain(m.text, m.subject, words, answering(m.raw))
         if rec["outcome"] in ("accepted", "held") and wrote and not inputs.get(m.message_id):
             said = clip("; ".join(wrote))
             if rec["outcome"] == "accepted":
@@ -325,12 +360,12 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
         if rec["outcome"] in ("accepted", "held"):
             for o in inputs.get(m.message_id, []):
                 applied_lines = [x for x in o["lines"] if not (o["kind"] == "join" and joining.signature_line([x]))]
-                aside = _set_aside(list(wrote), applied_lines, known) if applied_lines != list(wrote) else []
+                aside = set_aside(list(wrote), applied_lines, known) if applied_lines != list(wrote) else []
                 if aside:
                     c.notes.append(
                         f"{m.name}: input {o['seq']} applied your orders without {clip('; '.join(aside))}, lines "
                         "that read as a footer or a closing, which pbem sets aside as not orders (its answer listed "
-                        'them under "Not read as orders")'
+                        'them under "Not read as orders"), or repeat a line above them (read once, its answer noted)'
                     )
                 elif o["kind"] in ("orders", "join") and applied_lines != list(wrote):
                     c.problems.append(

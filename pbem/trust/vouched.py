@@ -33,13 +33,12 @@ from typing import Any
 
 from pbem import engine as registry
 from pbem.engine.words import count
-from pbem.orders.extract import extract
 from pbem.trust import deal as joining
 from pbem.trust import dkim
 from pbem.trust import when_sent as when
 from pbem.trust.quote import clip
 from pbem.trust.receipts import visible
-from pbem.trust.sent import HELD_BACK, Reader
+from pbem.trust.sent import HELD_BACK, Reader, answering, known_words, read_plain, set_aside
 
 
 @dataclass
@@ -81,6 +80,7 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
     addresses = {str(p["name"]): str(p.get("address", "")).lower() for p in doc["players"]}
     tag = visible(f"[pbem {doc['game']['name']}]").lower()
     words = _words(doc)
+    known = known_words(doc)
     signed_by: dict[str, list[int]] = {}
     unsigned_by: dict[str, list[int]] = {}
     whole = headers_only = 0
@@ -102,7 +102,7 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
             else:
                 out.lines.append(f"{where}: dkim: unsigned")
             continue
-        problem, r = _problem(o, entry, addresses.get(o["player"], ""), tag, words, read)
+        problem, r = _problem(o, entry, addresses.get(o["player"], ""), (tag, words, known), read, out.notes)
         if problem:
             out.failures.append(f"{where}: {problem}")
             out.lines.append(f"{where}: dkim: FAIL {problem}")
@@ -177,10 +177,23 @@ def held_back(doc: dict[str, Any], stamped: list[tuple[str, str, int]]) -> list[
     return out
 
 
+def _plain(r: dkim.Rechecked, words: tuple[str, ...]) -> list[str]:
+    """A signed mail's order lines read from its plain part, as `pbem.trust.sent.read_plain` reads a sent one."""
+    return read_plain(r.text, r.subject, words, answering(r.raw))
+
+
 def _problem(
-    o: dict[str, Any], entry: dict[str, Any], address: str, tag: str, words: tuple[str, ...], read: Reader | None
+    o: dict[str, Any],
+    entry: dict[str, Any],
+    address: str,
+    game: tuple[str, tuple[str, ...], set[str]],
+    read: Reader | None,
+    notes: list[str],
 ) -> tuple[str, dkim.Rechecked]:
-    """Why `entry` does not vouch for input `o` ("" when it does), and the recheck."""
+    """Why `entry` does not vouch for input `o` ("" when it does), and the recheck; `game`: its tag, order words and
+    the words of the export's inputs.  Lines the intake sets aside (a footer, a repeat: `pbem.trust.sent.set_aside`)
+    that the input left out are noted in `notes`, as `pbem verify --sent` notes them."""
+    tag, words, known = game
     r = dkim.recheck(entry)
     if not r.ok:
         return f"the provider's signature does not hold: {r.why}", r
@@ -196,10 +209,16 @@ def _problem(
             what = "carries no DKIM line" if not stated else "carries a DKIM line that is not its signature's"
             return f"the signed JOIN {what}: the deal was not stirred by the provider's signature", r
     if r.whole and o["kind"] in ("orders", "join"):
-        lines = list(read(r.raw, words)) if read is not None else extract(r.text, r.subject, words).orders
-        wrote = joining.split_join(lines)
-        if wrote != _as_applied(o):
+        lines = list(read(r.raw, words)) if read is not None else _plain(r, words)
+        wrote, applied = joining.split_join(lines), _as_applied(o)
+        aside = set_aside(wrote, applied, known) if wrote != applied else []
+        if aside:
+            notes.append(
+                f"input {o['seq']} ({clip(str(o['player']))}) applied the signed mail's lines without "
+                f"{clip('; '.join(aside))}: a footer, a closing or a repeat of a line above, which pbem sets aside"
+            )
+        elif wrote != applied:
             said = clip(str("; ".join(wrote))) or "(no orders)"
-            applied = clip(str("; ".join(_as_applied(o)))) or "(nothing)"
-            return f"SUBSTITUTED: the signed mail says {said}, the input applied {applied}", r
+            took = clip(str("; ".join(applied))) or "(nothing)"
+            return f"SUBSTITUTED: the signed mail says {said}, the input applied {took}", r
     return "", r
