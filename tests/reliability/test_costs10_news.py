@@ -77,8 +77,7 @@ def test_a_load_after_n_says_and_a_press_counts_none_of_them_again(home, clock, 
             assert loaded.readers, "the snapshot keeps every player's count"
             reader_view.forget()  # counted afresh from the record, as a process that kept no count does
             fresh = {
-                p: reader_view.visible_record(s, loaded.game.id, p, loaded.game.seed_commitment)
-                for p in loaded.readers
+                p: reader_view.visible_record(s, loaded.game.id, p, loaded.game.seed_commitment) for p in loaded.readers
             }
         assert loaded.readers == fresh, f"receipts after {n} says and a press: {loaded.readers} against {fresh}"
     assert read == {N: 0, 4 * N: 0}, f"event rows the next mail's load read after n and 4n says and a press: {read}"
