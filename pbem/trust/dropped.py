@@ -14,6 +14,7 @@ were dropped, not refused.  Pure; one replay, at most `STATES` readings a messag
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -172,31 +173,53 @@ def unfiled(
     "not compared".  When some such message has no acknowledgement in the mail, its lines are unknown: a note."""
     out: list[str] = []
     notes: list[str] = []
-    filed = [{_norm(line) for line in h.lines} for h in held]
+    on_file = _on_file(held)
     known = {h.message for h in held}
+    every = waiting <= known  # every held message the deadline left is acknowledged in the mail
+    listed = clip("; ".join(line for h in held for line in h.lines)) if every else ""
+    unread = ", ".join(f"<{clip(key, 80)}>" for key in sorted(waiting - known)[:3])
     for name, said in notices:
-        quoted = {_norm(line) for line, _ in said}
-        if not quoted or any(quoted <= lines for lines in filed):
+        quoted = frozenset(_norm(line) for line, _ in said)
+        if not quoted or on_file(quoted):
             continue
         lines = clip("; ".join(line for line, _ in said))
-        if waiting <= known:
-            listed = "; ".join(line for h in held for line in h.lines)
+        if every:
             out.append(
                 f"{name} says your held orders {lines} could not be applied at the deadline, but no held message of "
                 + (
-                    f"yours put them on file (the held messages the deadline did not apply listed {clip(listed)})"
+                    f"yours put them on file (the held messages the deadline did not apply listed {listed})"
                     if held
                     else "yours was left unapplied at a deadline: the export records none"
                 )
             )
         else:
-            unread = ", ".join(f"<{clip(key, 80)}>" for key in sorted(waiting - known)[:3])
             notes.append(
                 f"{name} quotes held orders ({lines}) that no acknowledgement in this mail put on file: the export's "
                 f"held message {unread}, never applied, may hold them, but its acknowledgement is not in this folder "
                 "(not compared: give the folder that holds it)"
             )
     return out, notes
+
+
+def _on_file(held: list[Held]) -> Callable[[frozenset[str]], bool]:
+    """Whether some held message put every one of a notice's lines on file, asked of the held messages holding the
+    line fewest of them hold, once for each set of lines.  `unfiled` compared every notice with every held message
+    (and joined all their lines, and compared the messages waiting with those acknowledged, again for each notice):
+    notices times held messages, 100 and 400 of each 1.9 and 27 ms (costs10)."""
+    filed = [frozenset(_norm(line) for line in h.lines) for h in held]
+    having: dict[str, list[int]] = {}
+    for i, lines in enumerate(filed):
+        for line in lines:
+            having.setdefault(line, []).append(i)
+    known: dict[frozenset[str], bool] = {}
+
+    def on_file(quoted: frozenset[str]) -> bool:
+        if quoted not in known:
+            fewest = min((having.get(line, []) for line in quoted), key=len)
+            known[quoted] = any(quoted <= filed[i] for i in fewest)
+        return known[quoted]
+
+    return on_file
 
 
 def _norm(line: str) -> str:
