@@ -66,6 +66,9 @@ Q_EVENTS_AFTER = (
     select(_EVENTS).where(_EVENTS.c.game_id == _GID, _EVENTS.c.seq > bindparam("after")).order_by(_EVENTS.c.seq)
 )
 Q_EVENTS_BETWEEN = Q_EVENTS_AFTER.where(_EVENTS.c.seq <= bindparam("upto"))
+Q_EVENTS_OF_KIND = (  # on the index ix_events_game_kind_seq
+    select(_EVENTS).where(_EVENTS.c.game_id == _GID, _EVENTS.c.kind == bindparam("kind")).order_by(_EVENTS.c.seq)
+)
 
 
 _CONTROLS = ControlAction.__table__  # type: ignore[attr-defined]
@@ -557,6 +560,12 @@ def open_game_ids(s: Session) -> list[int]:
 def is_over(s: Session, game_id: int) -> bool:
     snap = s.connection().execute(Q_SNAPSHOT, {"gid": game_id}).first()
     return bool(snap and snap.over)
+
+
+def events_of_kind(s: Session, game_id: int, kind: str) -> list[GameEvent]:
+    """The game's event rows of `kind` (its `salts` event: the deal), in order."""
+    rows = db.fetch(s.connection(), Q_EVENTS_OF_KIND, {"gid": game_id, "kind": kind})
+    return [_fetched(GameEvent, Q_EVENTS_OF_KIND, row) for row in rows]
 
 
 def events_for(s: Session, game_id: int, after: int = 0, upto: int | None = None) -> list[GameEvent]:
