@@ -224,7 +224,7 @@ def _due(w: _Writing, effect: DueHandled) -> None:
 
 def _events(w: _Writing, effect: Events) -> None:
     loaded = w.game()
-    store.append_events(w.s, loaded, loaded.seq, list(effect.events), w.when)
+    store.append_news(w.s, loaded, list(effect.events), w.when)
 
 
 def _input(w: _Writing, effect: Input) -> None:

@@ -269,7 +269,7 @@ def show_game(home: Home, name: str, as_player: str | None = None, last: int = 2
         if as_player is None:
             return Shown(title, game.name, players, None, eng.view(loaded.state, None), waiting, state, due)
         who = player_named(as_player, players, name, store.former_players(s, game.id or 0))
-        recent.read(s, loaded, [(who, 0)])
+        recent.shown(s, loaded, who, last)  # the report from the start, its last `last` events read
         ctx = report_context(home.policy.moderator_name, loaded, Reader(who, 0))
         ctx["happened"] = ctx["happened"][-last:]
         return Shown(title, game.name, players, ctx, None, waiting)

@@ -45,9 +45,10 @@ is a command (``[pbem hh1] HELP``), or an order and the body holds none
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from types import MappingProxyType
 
 from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines, sign_off
@@ -504,7 +505,7 @@ def off_step(typed: str, line: str, words: tuple[str, ...], answers: Callable[[]
         return ""
     word, n = m.group(1).title(), int(m.group(2))
     title = answers()
-    named = {w.title(): int(k) for w, k in _STEP_NAMED.findall(title)}
+    named = _steps_named(title)
     if named.get(word) == n:
         return ""
     if word in named:
@@ -517,6 +518,14 @@ def off_step(typed: str, line: str, words: tuple[str, ...], answers: Callable[[]
         f'"{typed}" was not read as an order: it names {word} {n}, {why}; to order for this step, send the order '
         f"alone: {line}"
     )
+
+
+@lru_cache(maxsize=8)
+def _steps_named(title: str) -> Mapping[str, int]:
+    """The steps the title of the mail answered names ({"Turn": 5}), read once a title: every labelled line of a
+    mail asks the same title, and reading it for each cost lines times its length (4,000 lines and a title of
+    2,000 characters, the subject's cap: 0.62 s against 0.13 s for a short title; costs10)."""
+    return MappingProxyType({w.title(): int(k) for w, k in _STEP_NAMED.findall(title)})
 
 
 def _bracketed(line: str, words: tuple[str, ...]) -> str:

@@ -66,6 +66,9 @@ Q_EVENTS_AFTER = (
     select(_EVENTS).where(_EVENTS.c.game_id == _GID, _EVENTS.c.seq > bindparam("after")).order_by(_EVENTS.c.seq)
 )
 Q_EVENTS_BETWEEN = Q_EVENTS_AFTER.where(_EVENTS.c.seq <= bindparam("upto"))
+Q_EVENTS_OF_KIND = (  # on the index ix_events_game_kind_seq
+    select(_EVENTS).where(_EVENTS.c.game_id == _GID, _EVENTS.c.kind == bindparam("kind")).order_by(_EVENTS.c.seq)
+)
 
 
 _CONTROLS = ControlAction.__table__  # type: ignore[attr-defined]
@@ -392,6 +395,28 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
             loaded.recent.events.extend(plain(GameEvent, row) for row in rows)
 
 
+_KEEP_READERS = (
+    _SNAPS.update()
+    .where(_SNAPS.c.game_id == _GID, _SNAPS.c.seq == bindparam("seq"))
+    .values(readers_json=bindparam("readers"))
+)
+
+
+def append_news(s: Session, loaded: Loaded, events: list[Event], when: datetime) -> None:
+    """Events with no input of their own (press, a moderator's notice, `pbem game say`): appended after the game's
+    last input, and the readers' counts of that input's snapshot brought up to them (one UPDATE of that row, a
+    cache; `reader_view.cached`), since they make no snapshot.  The next load then counts none of them again:
+    it read every event since the snapshot, so each mail of a step of n such events read them all (costs10).
+    The counts are kept only when every player's is known, and not once the game is over (its snapshot keeps
+    none)."""
+    append_events(s, loaded, loaded.seq, events, when)
+    if loaded.game.id is None or not events or loaded.over:
+        return
+    kept = reader_view.snapshot_json(loaded.readers, players(loaded), loaded.event_seq)
+    if kept is not None:
+        db.execute(s.connection(), _KEEP_READERS, {"gid": loaded.game.id, "seq": loaded.seq, "readers": kept})
+
+
 def receipts_of(
     s: Session, loaded: Loaded, readers: list[str], renamed: list[tuple[str, str]]
 ) -> dict[str, tuple[int, str]]:
@@ -535,6 +560,12 @@ def open_game_ids(s: Session) -> list[int]:
 def is_over(s: Session, game_id: int) -> bool:
     snap = s.connection().execute(Q_SNAPSHOT, {"gid": game_id}).first()
     return bool(snap and snap.over)
+
+
+def events_of_kind(s: Session, game_id: int, kind: str) -> list[GameEvent]:
+    """The game's event rows of `kind` (its `salts` event: the deal), in order."""
+    rows = db.fetch(s.connection(), Q_EVENTS_OF_KIND, {"gid": game_id, "kind": kind})
+    return [_fetched(GameEvent, Q_EVENTS_OF_KIND, row) for row in rows]
 
 
 def events_for(s: Session, game_id: int, after: int = 0, upto: int | None = None) -> list[GameEvent]:

@@ -50,6 +50,7 @@ UNDO = "undo"
 MODES = ("replay", "reroll")
 MARK = "mark:"
 _MARKED = re.compile(r"mark:[0-9a-f]{32}")
+KEEP = 16  # inputs between the states a fold going back keeps (`Fold.kept`)
 
 
 JOIN_LABEL = "pbem-undo-join-target"  # the HMAC's label of a mark made in a join step, keyed with the game's seed
@@ -121,6 +122,10 @@ class Fold:
         # undo takes it from here instead of going back again, which made k nested undos cost 2^k replays.
         self.restored: dict[int, dict[str, Any]] = {}
         self.points: dict[int, str | None] = {}  # each accepted undo's point: the last public event it went back to
+        # The state (and `_again`'s last public event) after the first (j + 1) * KEEP inputs of `done`, kept by the
+        # folds going back as they pass there: the next one starts from the nearest instead of the set-up, which
+        # made a game of k undos and n inputs cost k times n inputs (costs10).  `done` only grows: each stays true.
+        self.kept: list[tuple[dict[str, Any], str | None]] = []
         self._marks: tuple[Any, dict[str, int], int] | None = None  # (key, mark -> input, inputs marked so far)
 
     def run(self, seq: int, kind: str, player: str, lines: list[str], state: dict[str, Any]) -> Outcome:
@@ -146,16 +151,19 @@ class Fold:
         the set-up); an undo's own events are not the play's, and quoting them would nest quotes."""
         again = Fold(self.start, self.engine_for, self.secret)
         again.restored, again.points = self.restored, self.points
-        state = copy.deepcopy(self.start)
-        last: str | None = None
-        for seq, kind, player, lines in self.done:
-            if seq > to:
-                break
+        upto = bisect_right(self.done, to, key=_seq)  # the inputs to fold again: `done` is in order
+        at = min(len(self.kept), upto // KEEP) * KEEP  # the nearest kept (they are made in order, from the first)
+        kept, last = self.kept[at // KEEP - 1] if at else (self.start, None)
+        state = copy.deepcopy(kept)
+        for i in range(at, upto):
+            seq, kind, player, lines = self.done[i]
             out = again.run(seq, kind, player, lines, state)
             state = out.state
             if kind == UNDO:  # back at that undo's point: the events since it are no longer the game's
                 last = self.points.get(seq, last)
             last = next((e.text for e in reversed(out.events) if e.visibility == PUBLIC and e.kind != UNDO), last)
+            if (i + 1) % KEEP == 0 and (i + 1) // KEEP > len(self.kept):
+                self.kept.append((copy.deepcopy(state), last))
         return state, last
 
     def target(self, mark: str, state: dict[str, Any]) -> int | None:

@@ -54,6 +54,12 @@ def stated(text: str, game: str) -> tuple[str, str]:
     return due, prompt
 
 
+def _input_before(rows: list[dict[str, Any]], at: int) -> int:
+    """The position of the last input before position `at` (0: none): the nearest, where the greatest of all of them
+    read every input before it for each notice, notices times the chain (costs10)."""
+    return next((i for i in range(at - 1, 0, -1) if "lines" in rows[i - 1]), 0)
+
+
 def _applied(rows: list[dict[str, Any]], at: int, seat: list[str]) -> list[str]:
     """The lines the input at `at` applied for the seat: a held message's lines, or the default-orders events it
     recorded for one of the seat's names."""
@@ -61,7 +67,7 @@ def _applied(rows: list[dict[str, Any]], at: int, seat: list[str]) -> list[str]:
     if row.get("kind") != "deadline":
         return [str(x) for x in row.get("lines") or ()]
     lines: list[str] = []
-    for ev in rows[at:]:
+    for ev in (rows[k] for k in range(at, len(rows))):  # (a slice copied the rest of the chain for each notice)
         if "lines" in ev or ev.get("input_seq") != row.get("seq"):
             break
         data = ev.get("data")
@@ -103,7 +109,7 @@ def untrue(
     from pbem.render.templates import render_mail
     from pbem.trust.signing import fingerprint
 
-    before = {n.at: max((i for i in range(n.at - 1, 0, -1) if "lines" in rows[i - 1]), default=0) for n in notices}
+    before = {n.at: _input_before(rows, n.at) for n in notices}
     replay = shown.Replay(doc, rows, set(before.values()))
     key = doc["game"].get("key")
     out: list[tuple[int, str]] = []
