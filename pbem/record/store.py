@@ -397,8 +397,8 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
 
 _KEEP_READERS = (
     _SNAPS.update()
-    .where(_SNAPS.c.game_id == _GID, _SNAPS.c.seq == bindparam("seq"))
-    .values(readers_json=bindparam("readers"))
+    .where(_SNAPS.c.game_id == _GID, _SNAPS.c.seq == bindparam("at_seq"))  # not "seq": a column's name is
+    .values(readers_json=bindparam("readers"))  # reserved for its SET value in an UPDATE (PostgreSQL's compile)
 )
 
 
@@ -414,7 +414,7 @@ def append_news(s: Session, loaded: Loaded, events: list[Event], when: datetime)
         return
     kept = reader_view.snapshot_json(loaded.readers, players(loaded), loaded.event_seq)
     if kept is not None:
-        db.execute(s.connection(), _KEEP_READERS, {"gid": loaded.game.id, "seq": loaded.seq, "readers": kept})
+        db.execute(s.connection(), _KEEP_READERS, {"gid": loaded.game.id, "at_seq": loaded.seq, "readers": kept})
 
 
 def receipts_of(
