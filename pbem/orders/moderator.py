@@ -110,6 +110,12 @@ def moved(player: str) -> str:
     return f"{player}'s mail goes to a new address from now on."
 
 
+def resigned(player: str) -> str:
+    """The public event's text of a player's resignation (RESIGN by mail, confirmed with its word): what lets
+    `pbem verify` check that a step processed now waited only for players who resigned (`processed`)."""
+    return f"{player} resigned from the game."
+
+
 def processed(players: list[str]) -> str:
     """The public event's text of a step's deadline moved to now (PROCESS, `pbem game process`): the players it still
     asked, every one of whom had resigned; `pbem verify` checks it."""

@@ -1,0 +1,123 @@
+"""Eleventh round of the fairness red team: what `pbem verify` still took on the moderator's word.
+
+PROCESS could not prove the seats it waited for resigned: a resignation was a control row, so a moderator could
+write a `process` event naming Bob, who never resigned, and apply Bob's defaults early.  Each resignation is now a
+public moderator event in the chain, and verify requires one before every `process` event naming the player
+(`pbem.trust.resigns`).  `forged_resignations` is the generator: an honest game's export, forged as a forger
+would, re-chained; every case verified on ba1be06.  Played on the embedded defaults (real SQLite, real Maildirs,
+the real poll) with a clock after `resigns.SINCE`, on the game `tests.test_process.resigned_turn` makes.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from pbem.app import control, processing
+from pbem.history.export import build
+from pbem.home.app import Home
+from pbem.orders.moderator import processed
+from pbem.record import store
+from pbem.record.db import session
+from pbem.trust import resigns
+from pbem.trust.verify import check
+from tests.conftest import Clock
+from tests.test_export_verify import _rechain
+from tests.test_moderator import run_poll
+from tests.test_process import resigned_turn
+
+
+def _said(text: str) -> str:
+    return f"The moderator says: {text}"
+
+
+def forged_resignations(doc: dict) -> Iterator[tuple[str, dict, str]]:
+    """(what, the export forged and re-chained, what verify must say of it): the honest export `doc` of a game where
+    Bob resigned and a `process` event applied his step's deadline now, with the resignation taken out, moved,
+    given to another, or the process naming another."""
+    events = doc["events"]
+    (gone,) = [n for n, e in enumerate(events) if (e.get("data") or {}).get("action") == "resign"]
+    (proc,) = [n for n, e in enumerate(events) if (e.get("data") or {}).get("action") == "process"]
+    names = {p["name"]: p["seat"] for p in doc["players"]}
+
+    def resign_of(player: str, seat: int | None = None) -> dict:
+        seat = names[player] if seat is None else seat
+        return {
+            "data": {"action": "resign", "player": player, "seat": seat},
+            "text": f"{player} resigned from the game.",
+        }
+
+    def process_of(*players: str) -> dict:
+        data = dict(events[proc]["data"], players=list(players))
+        return {"data": data, "text": processed(list(players))}
+
+    unresigned = "who had not resigned"
+    changes: dict[str, tuple[dict[int, dict], str]] = {
+        "a message in place of the resignation": (
+            {gone: {"data": {"action": "say", "text": "Welcome."}, "text": _said("Welcome.")}},
+            f"names Bob, {unresigned}",
+        ),
+        "Carol's resignation in place of Bob's": ({gone: resign_of("Carol")}, f"names Bob, {unresigned}"),
+        "the process names Carol": ({proc: process_of("Carol")}, f"names Carol, {unresigned}"),
+        "the process names Bob and Carol": ({proc: process_of("Bob", "Carol")}, f"names Carol, {unresigned}"),
+        "the resignation after the process": (
+            {gone: {k: events[proc][k] for k in ("data", "text")}, proc: resign_of("Bob")},
+            f"names Bob, {unresigned}",
+        ),
+        "Bob's resignation of Alice's seat": ({gone: resign_of("Bob", names["Alice"])}, "but seat 0 was Alice's then"),
+        "a resignation of no seat": ({gone: resign_of("Bob", 7)}, "the game has no seat 7"),
+        "a hidden resignation": ({gone: {"visibility": ["Alice", "Carol"]}}, "is not public"),
+        "a resignation in other words": ({gone: {"text": "Bob left."}}, "where its text is"),
+        "a resignation with a reason": (
+            {gone: {"data": dict(events[gone]["data"], why="slow")}},
+            "holds its action, player and seat",
+        ),
+    }
+    for what, (change, said) in changes.items():
+        bad = copy.deepcopy(doc)
+        for n, fields in change.items():
+            bad["events"][n].update(copy.deepcopy(fields))
+        yield what, _rechain(bad), said
+
+
+def _played(home, clock: Clock) -> dict:
+    """Bob resigned, his turn processed now and applied, the game abandoned (its seed revealed): the export."""
+    name = "hh1"
+    resigned_turn(home, name, lambda: run_poll(home, clock), set(), clock)
+    assert processing.process(Home.of(home), name, clock.now) == ["Bob"]
+    run_poll(home, clock)
+    control.abandon(Home.of(home), name, clock.now)
+    with session(home.database_url) as s:
+        return json.loads(json.dumps(build(s, store.game_by_name(s, name))))
+
+
+@pytest.fixture
+def late() -> Clock:
+    return Clock(datetime(2026, 12, 8, 12, 0, tzinfo=UTC))
+
+
+def test_a_process_event_naming_a_player_who_did_not_resign_is_named(home, late, monkeypatch) -> None:
+    doc = _played(home, late)
+    honest = check(copy.deepcopy(doc))
+    assert honest.ok and not any("moderator's word" in n for n in honest.notes), honest.problem or honest.notes
+    assert any("resign 1" in line and "process 1" in line for line in honest.checked), honest.checked
+    caught = []
+    for what, bad, said in forged_resignations(doc):
+        v = check(bad)
+        assert not v.ok and said in v.problem, (what, v.problem)
+        caught.append(what)
+    assert len(caught) == 10
+    # the same record, had it been dated before pbem chained resignations, with none in it: one plain note
+    monkeypatch.setattr(resigns, "SINCE", datetime(2027, 1, 1, tzinfo=UTC))
+    (_, old, _) = next(forged_resignations(doc))
+    v = check(old)
+    assert v.ok, v.problem
+    (note,) = [n for n in v.notes if "moderator's word" in n]
+    assert "no resignation entry" in note and "(Bob)" in note, note
+    # ... but a record that holds a resignation is of the new form whatever its dates
+    v = check(next(b for w, b, _ in forged_resignations(doc) if w == "the process names Carol"))
+    assert not v.ok and "names Carol, who had not resigned" in v.problem, v.problem
