@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import copy
 import json
+import mailbox
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -20,15 +22,20 @@ import pytest
 from pbem.app import control, processing
 from pbem.history.export import build
 from pbem.home.app import Home
-from pbem.orders.moderator import processed
+from pbem.orders.moderator import PRESS_RESIGNED, processed
 from pbem.record import store
 from pbem.record.db import session
 from pbem.trust import resigns
+from pbem.trust.receipts import lines, verify_mail
 from pbem.trust.verify import check
-from tests.conftest import Clock
+from tests.conftest import Clock, body_of, deliver, order_mail, sent_mail, signed
 from tests.test_export_verify import _rechain
+from tests.test_fairness9 import _swapped
 from tests.test_moderator import run_poll
 from tests.test_process import resigned_turn
+from tests.test_resigned import _resign_bob, _to
+
+CAROL = "Carol <carol@players.test>"
 
 
 def _said(text: str) -> str:
@@ -121,3 +128,38 @@ def test_a_process_event_naming_a_player_who_did_not_resign_is_named(home, late,
     # ... but a record that holds a resignation is of the new form whatever its dates
     v = check(next(b for w, b, _ in forged_resignations(doc) if w == "the process names Carol"))
     assert not v.ok and "names Carol, who had not resigned" in v.problem, v.problem
+
+
+def _mailbox(home, address: str) -> list[bytes]:
+    """Every mail the home sent to `address` (the player's own folder)."""
+    sent = mailbox.Maildir(str(home.maildir_path / "sent"), factory=None, create=False)
+    raws = [sent.get_bytes(key) for key in sent.iterkeys()]
+    return [raw for raw in raws if re.search(rb"^To: .*" + re.escape(address.encode()), raw, re.M)]
+
+
+def test_press_to_a_player_who_resigned_is_not_relayed_and_verify_checks_the_reason(home, clock) -> None:
+    """Press naming only Bob, who resigned, is answered "Bob resigned: ..." quoting the line; naming Alice and Bob, it
+    goes to Alice and Carol is told Bob was left out.  Carol's mail verifies; the reason given for another player,
+    who did not resign, is named."""
+    name, seen = _resign_bob(home, clock)
+    press = "PRESS TO Bob: still there?\nPRESS TO Alice, Bob: and you?"
+    deliver(home, order_mail(CAROL, name, signed("Carol", press)))
+    run_poll(home, clock)
+    mails = sent_mail(home, seen)
+    assert not _to(mails, "bob@players.test"), [str(m["Subject"]) for m in _to(mails, "bob@players.test")]
+    (relayed,) = [m for m in _to(mails, "alice@players.test") if "Press" in str(m["Subject"])]
+    assert "and you?" in body_of(relayed) and "still there?" not in body_of(relayed)
+    (ack,) = [body_of(m) for m in _to(mails, "carol@players.test")]
+    for typed in ("Bob", "Alice, Bob"):
+        assert f'Press not sent: Bob {PRESS_RESIGNED} ("PRESS TO {typed}"). Write PRESS TO' in ack, ack
+    assert "NOTE Press sent to Alice." in ack, ack
+    control.abandon(Home.of(home), name, clock.now)
+    with session(home.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, name))))
+    mine = _mailbox(home, "carol@players.test")
+    c = verify_mail(doc, mine, "Carol")
+    assert c.ok, lines(c)
+    (at,) = [n for n, raw in enumerate(mine) if b"Press not sent" in raw]
+    forged = [*mine[:at], _swapped(mine[at], f"Bob {PRESS_RESIGNED}", f"Alice {PRESS_RESIGNED}"), *mine[at + 1 :]]
+    c = verify_mail(doc, forged, "Carol")
+    assert not c.ok and any("not sent to Alice because they resigned" in x for x in lines(c)), lines(c)

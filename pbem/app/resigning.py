@@ -14,8 +14,9 @@ RULINGS.md says nothing of a player who leaves: its NMR policy (the published de
 applies to the seat until the moderator replaces it, as for any player who sends nothing, and the mails say so.  The
 player keeps the seat and its code until then (orders sent meanwhile still count, STATUS still answers), but gets
 nothing more of the game's flow (judges5, judges6: no turn reports, reminders, defaults notices, moderator notices
-but the end, press to ALL; `Loaded.resigned`); the replaced notice tells them when the seat is given, and a new
-code or an address move does not undo the resignation (`pbem.record.listing.given`).  A mail with a RESIGN
+but the end, no press: `pbem.app.press` answers a press naming them "Bob resigned"; `Loaded.resigned`); the
+replaced notice tells them when the seat is given, and a new code or an address move does not undo the resignation
+(`pbem.record.listing.given`).  A mail with a RESIGN
 line is about resigning: its other lines are not read, and the answer says so.  A seat that already resigned is told
 when, and nothing more is done.
 

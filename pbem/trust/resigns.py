@@ -119,3 +119,23 @@ def _dated_before(e: dict[str, Any]) -> bool:
     except ValueError:
         return False
     return (at if at.tzinfo else at.replace(tzinfo=UTC)) < SINCE
+
+
+class Gone:
+    """Who resigned at each point of a chain's `rows` (in order, 1-based places): a `resign` event at or before it
+    whose seat was not given (a `replace` event) since.  `pbem verify --mail` reads a press's "Bob resigned: ..."
+    against it (`pbem.trust.pressed`).  One pass over the rows; each question reads the few such events."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.marks = [(n, row) for n, row in enumerate(rows, 1) if _action(row) in (RESIGN, "replace")]
+
+    def at(self, place: int) -> set[str]:
+        seats: dict[object, str] = {}
+        for n, row in self.marks:
+            if n > place:
+                break
+            if _action(row) == RESIGN:
+                seats[row["data"].get("seat")] = str(row["data"].get("player"))
+            else:
+                seats.pop(row["data"].get("seat"), None)
+        return set(seats.values())
