@@ -15,7 +15,8 @@ import json
 import mailbox
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from email import message_from_bytes
 
 import pytest
 
@@ -31,7 +32,7 @@ from pbem.trust.verify import check
 from tests.conftest import Clock, body_of, deliver, order_mail, sent_mail, signed
 from tests.test_export_verify import _rechain
 from tests.test_fairness9 import _swapped
-from tests.test_moderator import run_poll
+from tests.test_moderator import PLAYERS, new_game, run_poll
 from tests.test_process import resigned_turn
 from tests.test_resigned import _resign_bob, _to
 
@@ -163,3 +164,79 @@ def test_press_to_a_player_who_resigned_is_not_relayed_and_verify_checks_the_rea
     forged = [*mine[:at], _swapped(mine[at], f"Bob {PRESS_RESIGNED}", f"Alice {PRESS_RESIGNED}"), *mine[at + 1 :]]
     c = verify_mail(doc, forged, "Carol")
     assert not c.ok and any("not sent to Alice because they resigned" in x for x in lines(c)), lines(c)
+
+
+# ------------------------------------------------------------------ 2. the deadline a reminder states
+
+
+def _deadline_game(home, clock, extend_days: int = 0) -> tuple[dict, dict[str, list[bytes]]]:
+    """Alice's turn (a game of turns) opens; with `extend_days`, the moderator extends it, Carol asks STATUS (her
+    report states the extended deadline) and Alice answers the next hour; then polls every 6 hours until Bob's turn
+    (or Alice's) has been defaulted at its deadline and the next is asked.  (The abandoned game's export, each
+    player's mail.)"""
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    if extend_days:
+        control.extend(Home.of(home), name, timedelta(days=extend_days), clock.now)
+        clock.advance(hours=1)
+        deliver(home, order_mail(CAROL, name, signed("Carol", "STATUS")))
+        run_poll(home, clock)
+        clock.advance(hours=1)
+        deliver(home, order_mail("Alice <alice@players.test>", name, signed("Alice", "PASS")))
+        run_poll(home, clock)
+    for _ in range(10):
+        clock.advance(hours=6)
+        run_poll(home, clock)
+    control.abandon(Home.of(home), name, clock.now)
+    with session(home.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, name))))
+    assert any(o["kind"] == "deadline" for o in doc["orders"]), "a deadline's defaults were applied"
+    return doc, {p: _mailbox(home, address) for p, address in PLAYERS}
+
+
+@pytest.mark.parametrize("days", [3, 6])
+def test_a_deadline_stated_for_a_step_extended_then_answered_early_binds_no_later_step(home, clock, days) -> None:
+    """Gap (ba1be06): every deadline input after a report's head had to come no earlier than the deadline that report
+    stated, whatever the step.  A step extended a week and answered the next day is followed by one due two days
+    after that, earlier than the deadline stated: the honest game's defaults were named as applied early in Carol's
+    `verify --mail` (both cases failed on ba1be06).  Now a stated deadline binds its own step (the replayed game's)."""
+    doc, mail = _deadline_game(home, clock, days)
+    for player, mine in mail.items():
+        c = verify_mail(doc, mine, player)
+        assert c.ok, (player, lines(c))
+
+
+def _later(raw: bytes, hours: int) -> bytes:
+    """The reminder `raw` stating a deadline `hours` later, with the time left it says made to fit (as pbem counts
+    it from the mail's Date), so the fairness10 check of its words passes."""
+    from email.utils import parsedate_to_datetime
+
+    from pbem.trust import told
+    from pbem.trust.noticed import _human, reminded
+    from tests.test_fairness3 import _html_edited
+
+    due, left = reminded(told.plain(raw))
+    new = datetime.strptime(due, "%Y-%m-%d %H:%M UTC").replace(tzinfo=UTC) + timedelta(hours=hours)
+    sent = parsedate_to_datetime(message_from_bytes(raw)["Date"])
+    was, now = (due, f"(in about {left})"), (f"{new:%Y-%m-%d %H:%M} UTC", f"(in about {_human(new, sent)})")
+    both = _swapped(raw, "Deadline: {} {}.".format(*was), "Deadline: {} {}.".format(*now))
+    return _html_edited(
+        both, lambda page: page.replace("{}</strong> {}".format(*was), "{}</strong> {}".format(*now), 1)
+    )
+
+
+def test_a_reminder_stating_more_time_than_the_step_had_is_named(home, clock) -> None:
+    """Gap (ba1be06, fairness10's limit): the deadline a reminder states was its own word: a reminder telling Alice
+    she had a day (or six hours, or a week) more than she had, followed by her defaults at the true deadline, passed.
+    Its stated deadline now binds the deadline input of its step as a report's does (`pbem.trust.due`).
+    Generator: the reminder's deadline moved 1, 6, 24 and 144 hours later, its time left made to fit: 4 of 4
+    verified on ba1be06."""
+    doc, mail = _deadline_game(home, clock)
+    mine = mail["Alice"]
+    c = verify_mail(doc, mine, "Alice")
+    assert c.ok and any("reminder" in x for x in c.checked), lines(c)
+    k = next(i for i, raw in enumerate(mine) if b"Reminder: orders due" in raw.split(b"\n\n", 1)[0])
+    for hours in (1, 6, 24, 144):
+        c = verify_mail(doc, [*mine[:k], _later(mine[k], hours), *mine[k + 1 :]], "Alice")
+        named = [p for p in c.problems if "before the deadline" in p and "Reminder" in p]
+        assert len(named) == len(c.problems) == 1, (hours, lines(c))  # its words are pbem's: only its deadline lies

@@ -77,6 +77,7 @@ import mailbox
 import os
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.header import decode_header, make_header
 from email.message import Message
@@ -654,7 +655,7 @@ def check_mail(
         texts = _texts(ch, ordered, c)
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
-        _deadlines(ch, texts, c)
+        _deadlines(ch, doc, ordered, texts, c)
         _refusals(ch, doc, ordered, c, reread, wrote, more.hint)
         _statuses(ch, doc, ordered, c, reread)
         plains = _Plains()
@@ -1973,20 +1974,50 @@ def other_version(mailer: str) -> str:
     )
 
 
-def _deadlines(ch: _Chain, texts: Texts, c: MailCheck) -> None:
-    """No deadline's defaults were applied before a deadline a report stated earlier (`pbem.trust.due`)."""
+def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Texts, c: MailCheck) -> None:
+    """No deadline's defaults were applied before a deadline a report or a reminder stated earlier for the same step
+    (`pbem.trust.due`; the step each stated it of is the replayed game's once the seed is out)."""
     reports = [
         (at, m.name, when)
         for at, m, text, _ in texts
         if (shown.MARK in text or told.BOARD in text) and (when := due.stated(text, m.sort_key)) is not None
     ]  # reports only: an invitation's join deadline is no step's
-    for at, how in due.early(ch.rows, reports):
+    subject = f"[pbem {doc['game']['name']}] Reminder: orders due"
+    reports += [
+        (at, m.name, when)
+        for m in (mails if c.reader else [])
+        if m.subject == subject
+        and m.record is not None
+        and (at := ch.place(*m.record, [c.reader, *ch.names]))
+        and (when := noticed.reminder_due(told.plain(m.raw))) is not None
+    ]  # a reminder states the deadline of the step open at its head too
+    for at, how in due.early(ch.rows, reports, _steps(doc, ch.rows, [r[0] for r in reports])):
         c.problem(
             at,
             f"{how}: the deadline was moved earlier outside the record (a deadline edited by hand is no entry of the "
             "chain), so orders you sent before it may have been refused as late or replaced by the default; that "
             "report is your evidence (its text is not signed, only its head), keep it",
         )
+
+
+def _steps(doc: dict[str, Any], rows: list[dict[str, Any]], heads: list[int]) -> Callable[[int], object] | None:
+    """The step open once the first k entries of `rows` are applied (the first request's step id of the replayed
+    state), for the `heads` of the mails that stated a deadline and before each deadline input; None (`due.early`
+    then compares within the state of a head) while the seed is secret, or when the record cannot be replayed."""
+    if not doc.get("seed") or not heads:
+        return None
+    last = due.windows(rows)
+    places = [*heads, *(n - 1 for n, row in enumerate(rows, 1) if row.get("kind") == "deadline" and "lines" in row)]
+    try:
+        replay = shown.Replay(doc, rows, {last[k] for k in places if 0 <= k < len(last)})
+        steps: dict[int, object] = {}
+        for q in {last[k] for k in places if 0 <= k < len(last)}:
+            state = replay.states[q]
+            asked = replay.reader(state).requests(state)
+            steps[q] = asked[0].step if asked else ("no step", q)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        return None
+    return lambda k: steps.get(last[k], ("state", last[k]))
 
 
 def unchosen(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | None = None) -> str | None:
