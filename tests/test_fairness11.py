@@ -11,6 +11,7 @@ the real poll) with a clock after `resigns.SINCE`, on the game `tests.test_proce
 from __future__ import annotations
 
 import copy
+import html
 import json
 import mailbox
 import re
@@ -26,7 +27,8 @@ from pbem.home.app import Home
 from pbem.orders.moderator import PRESS_RESIGNED, processed
 from pbem.record import store
 from pbem.record.db import session
-from pbem.trust import resigns
+from pbem.trust import resigns, told
+from pbem.trust.hint_markup import SEEMING
 from pbem.trust.receipts import lines, verify_mail
 from pbem.trust.verify import check
 from tests.conftest import Clock, body_of, deliver, order_mail, sent_mail, signed
@@ -240,3 +242,67 @@ def test_a_reminder_stating_more_time_than_the_step_had_is_named(home, clock) ->
         c = verify_mail(doc, [*mine[:k], _later(mine[k], hours), *mine[k + 1 :]], "Alice")
         named = [p for p in c.problems if "before the deadline" in p and "Reminder" in p]
         assert len(named) == len(c.problems) == 1, (hours, lines(c))  # its words are pbem's: only its deadline lies
+
+
+# ------------------------------------------------------------------ 3. a hint in other markup
+
+
+def hint_shapes(mails: list[bytes], other: str) -> list[tuple[str, list[bytes]]]:
+    """The player's mailbox with the hinted refusal's HTML part offering `other` in markup other than pbem's
+    `<p>&#34;...</p>` (its text part left true): ten shapes of the same words."""
+    from markupsafe import escape
+
+    from tests.test_fairness3 import _html_edited
+    from tests.test_fairness9 import _hinted
+
+    k = _hinted(mails)
+    page = told.html(mails[k])
+    start = page.index("<p>&#34;", page.index("</table>"))
+    para = page[start : page.index("</p>", start) + 4]
+    words = html.unescape(para[3:-4])
+    typed, _, _ = words.partition(SEEMING)
+    body = f"{typed}{SEEMING} {other}"
+    q = str(escape(body))
+    shapes = {
+        "&quot;": f"<p>{q.replace('&#34;', '&quot;')}</p>",
+        "a literal quote": f"<p>{q.replace('&#34;', chr(34))}</p>",
+        "a div": f"<div>{q}</div>",
+        "a paragraph with a class": f'<p class="note">{q}</p>',
+        "capitals": f"<P>{q}</P>",
+        "a tag inside a word": f"<p>{q.replace('write', 'wr<b></b>ite', 1)}</p>",
+        "a letter escaped": f"<p>{q.replace('write', '&#119;rite', 1)}</p>",
+        "a list item": f"<ul><li>{q}</li></ul>",
+        "a span in a paragraph": f"<p><span>{q}</span></p>",
+        "split over lines": f"<p>{q.replace(' so ', chr(10) + 'so ', 1)}</p>",
+    }
+    return [
+        (what, [*mails[:k], _html_edited(mails[k], lambda p, s=s: p.replace(para, s, 1)), *mails[k + 1 :]])
+        for what, s in shapes.items()
+    ]
+
+
+@pytest.fixture(scope="module")
+def hinted(tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    from tests.test_fairness9 import _game
+
+    return _game("habsburg", tmp_path_factory.mktemp("hinted11") / "home")
+
+
+def test_a_hint_in_the_html_part_in_other_markup_is_named(hinted) -> None:
+    """Gap (tenth round's limit): a "write it as:" hint in the HTML part was read only as pbem writes it, a paragraph
+    starting `<p>&#34;`: the same words in other markup offering another order passed, while most mail programs show
+    that part.  Now each order a hint of the HTML part offers, read as text, must be one its text part offers
+    (`pbem.trust.hint_markup`).  Generator: the refusal's HTML hint offering another legal order in ten shapes, each
+    named now: 3 of 10 verified on ba1be06 (`&quot;`, a literal quote, `<P>`); the markup check of acknowledgements
+    (fifth round) or the hint's own reading named the other seven."""
+    from tests.test_fairness9 import _verify
+
+    doc, player, mails, legal, asked = hinted
+    assert _verify("habsburg", doc, mails, player, legal).ok
+    other = next(o for o in asked if o != legal)
+    for what, box in hint_shapes(mails, other):
+        c = _verify("habsburg", doc, box, player, legal)
+        assert any(f'offers "write it as: {other.casefold()}" where its text part does not' in p for p in c.problems), (
+            what,
+            lines(c),
+        )

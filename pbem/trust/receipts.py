@@ -94,6 +94,7 @@ from pbem.trust import (
     chain,
     dropped,
     due,
+    hint_markup,
     joined,
     noticed,
     pictured,
@@ -1423,6 +1424,8 @@ def _answers(
         if m.record is None or not m.in_reply_to or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
             continue
         text = told.plain(m.raw)
+        if how := hint_markup.untrue(m.raw, text):
+            c.problem(at, f"{m.name} {how}; its text is not signed, only its head: this mail is your evidence, keep it")
         upto = min((shown._after(positions, at, end) for positions in seen), default=end)
         if (rows := refused.block(text)) is None:
             page = told.html(m.raw) if hints and (_SO_WRITE in text or refused.html_may_hint(m.raw)) else None
