@@ -6,7 +6,8 @@ orders refused as late) "after the deadline" could not be checked (second fairne
 binds it is what each report states and what the chain records:
 
 * every report states the deadline of the step then open ("Deadline: in 2 days, Wed 7 Jan 12:00 UTC.", or
-  "Waiting for Bob; deadline ...", `pbem.render.asking.first_lines`), and its head places it on the chain;
+  "Waiting for Bob; deadline ...", `pbem.render.asking.first_lines`), and so does a reminder ("Deadline:
+  2026-01-07 12:00 UTC (in about 24 hours).", fairness11); its head places it on the chain;
 * a deadline's defaults are a chained `deadline` input, whose `at` is when they were applied;
 * pbem never moves a deadline back: a step opens with its deadline the game's step length after it opens (one
   length per game), an extension, a resume, an outage, an absence and a late report only move it later, an undo
@@ -14,8 +15,9 @@ binds it is what each report states and what the chain records:
   to now, and records so: `pbem game process` (a public moderator event `process`, allowed only when the step
   asks nobody but players who resigned), after which the deadlines reports stated before it bind no more.
 
-So in an honest record every `deadline` input after a report's head was applied no earlier than the deadline that
-report stated (to the minute it prints).  One applied before is a mismatch: the deadline was moved earlier
+So in an honest record every `deadline` input of the same step after a report's head was applied no earlier than
+the deadline that report stated (to the minute it prints).  Only of the same step: a step extended a week and
+answered the next day is followed by one due two days later (fairness11: such an honest game was named).  One applied before is a mismatch: the deadline was moved earlier
 outside the record.  The report's text is not signed (its head is), so it is the player's evidence, not proof for
 others; the input's time is in the chain.  The year, which a report does not print, is the one that puts the
 stated weekday nearest the mail's own Date.  Pure; linear in the chain and the reports.
