@@ -211,8 +211,9 @@ def test_before_the_seed_is_out_a_refusals_words_are_a_note_and_a_reminders_too(
     doc, player, mails, legal, asked = games(kind)
     doc["seed"] = None
     for what, box in _forged_hints(mails, legal, [o for o in asked if o != legal], "hinted"):
-        c = _verify(kind, doc, box, player, legal)
-        assert c.ok, (what, lines(c))
+        c = _verify(kind, doc, box, player, legal)  # (a hint changed in the text alone: its HTML part's offer is
+        # not the text's, which needs no seed: `pbem.trust.hint_markup`, eleventh round)
+        assert c.ok or all("where its text part does not" in p for p in c.problems), (what, lines(c))
         assert any("refusing your lines are worked out again once the game is over" in x for x in c.notes), lines(c)
         assert any("applied for you (and what they say you were asked) is worked out" in x for x in c.notes), lines(c)
     k = _defaulted(mails)

@@ -80,10 +80,11 @@ def test_a_new_code_or_an_address_move_keeps_a_resignation_and_only_a_replacemen
     assert not any("RESIGNED" in line for line in _waiting(home, clock)), _waiting(home, clock)
 
 
-def test_a_resigned_player_gets_nothing_of_the_games_flow_but_the_press_named_to_them_and_its_end(home, clock) -> None:
+def test_a_resigned_player_gets_nothing_of_the_games_flow_but_its_end(home, clock) -> None:
     """No defaults notice at the deadline, no reminder, no moderator notice (extend, pause, resume, say), no press to
-    ALL, no word of another player's resignation, and the deadline waits for them no more when they wrote AWAY; a press naming them still goes (refusing it
-    would give a reason the record cannot show), as the end does."""
+    ALL, no word of another player's resignation, and the deadline waits for them no more when they wrote AWAY; a press
+    naming them is not relayed either (the record holds their resignation, so the reason given can be checked:
+    tests/test_fairness11.py); the end goes to them."""
     from datetime import timedelta
 
     from pbem.app import say
@@ -115,7 +116,9 @@ def test_a_resigned_player_gets_nothing_of_the_games_flow_but_the_press_named_to
     assert run_digests(Home.of(home), clock.now) == 0, "his day-old report is not due again every poll"
     deliver(home, order_mail("Carol <carol@players.test>", name, signed("Carol", "PRESS TO Bob: still there?")))
     run_poll(home, clock)
-    assert [m for m in _to(sent_mail(home, seen), "bob@players.test") if "Press" in str(m["Subject"])]
+    mails = sent_mail(home, seen)
+    assert not _to(mails, "bob@players.test"), [str(m["Subject"]) for m in _to(mails, "bob@players.test")]
+    assert any("Press not sent: Bob resigned" in body_of(m) for m in _to(mails, "carol@players.test"))
     _resign(home, clock, name, seen, "Carol <carol@players.test>")  # Alice is told; Bob, who left, is not
     mails = sent_mail(home, seen)
     assert [m for m in _to(mails, "alice@players.test") if "Carol resigned" in body_of(m)], "Alice still plays"

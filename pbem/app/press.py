@@ -16,6 +16,7 @@ from pbem.engine.base import Event, RuleError
 from pbem.engine.names import match_many
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import Press
+from pbem.orders.moderator import PRESS_RESIGNED as RESIGNED
 from pbem.record.press_budget import NOTICE, WINDOW, PressWindow
 from pbem.record.rows import Seat
 from pbem.record.store import Loaded
@@ -24,16 +25,32 @@ from pbem.record.store import Loaded
 def relay(
     loaded: Loaded, player: str, press: Press, code: str | None, out: Outgoing
 ) -> tuple[list[str], str, list[Effect]]:
-    """(recipients, why not sent, effects): the relayed mails and the press event, or the reason it was not sent."""
+    """(recipients, why not sent, effects): the relayed mails and the press event, or the reason it was not sent.
+    A player who resigned is left out of a press that names them (their resignation is an entry of the record,
+    `pbem.trust.resigns`, so the reason can be checked): the reason names them, and the others still get it."""
     others = [p for p in views.players(loaded) if p != player]
     if any(t.upper() == "ALL" for t in press.to):
         # ALL: the players still playing (judges6), or everyone else when nobody else still plays
         to = others = [p for p in others if p not in loaded.resigned] or others
-    else:  # a name typed is relayed, a resigned player's too: a refusal would give a reason the record cannot show
+    else:
         try:
             to = list(dict.fromkeys(p for t in press.to for p in match_many(t, others, "player")))
         except RuleError as exc:
             return [], exc.reason, []
+        if gone := [p for p in to if p in loaded.resigned]:  # the record holds each resignation (`resigns`)
+            to = [p for p in to if p not in gone]
+            typed = ", ".join(press.to)
+            why = f'{", ".join(gone)} {RESIGNED} ("PRESS TO {typed.replace(code, "[code]") if code else typed}")'
+            if not to:
+                return [], why, []
+            return to, why, _relayed(loaded, player, press, code, out, to, others)
+    return to, "", _relayed(loaded, player, press, code, out, to, others)
+
+
+def _relayed(
+    loaded: Loaded, player: str, press: Press, code: str | None, out: Outgoing, to: list[str], others: list[str]
+) -> list[Effect]:
+    """The mails of a press to `to` (some of `others`, the other players) and its event."""
     body = [ln.replace(code, "[code]") if code else ln for ln in press.body]
     text = "\n".join(body).strip() or "(empty)"
     effects: list[Effect] = []
@@ -58,7 +75,7 @@ def relay(
         {"from": player, "to": to, "lines": body},
     )
     effects.append(Events((ev,)))
-    return to, "", effects
+    return effects
 
 
 def relay_all(
@@ -87,7 +104,8 @@ def relay_all(
         to, why, made = relay(loaded, seat.player, press, code, out)
         mails = sum(1 for e in made if isinstance(e, Mail))
         if why:
-            failed.append(why)
+            failed.append(why)  # not sent, or not to each player it names (one who resigned)
+        if not made:
             continue
         if used + mails > per_day:
             held += 1

@@ -4,7 +4,9 @@ A player writes ``RESIGN`` (with their code, or in a reply to a mail of the game
 then: the answer (``resign_confirm``) gives a word of six digits and asks for a second mail with the line ``RESIGN
 <word>``, so that one stray line never resigns anyone.  The word is keyed with the home's secret, the game, the seat
 (a new code or a replacement makes a new seat row, and another word) and the day (UTC): it is good that day and the
-next (`words`).  With the word, the resignation is done: a control row ``resign`` (the seat's player), the moderator is
+next (`words`).  With the word, the resignation is done: a control row ``resign`` (the seat's player) and a public moderator event in
+the chained record (``action`` resign, the ``player`` and their ``seat``: `pbem verify` requires one before every
+`process` event naming the player, `pbem.trust.resigns`), the moderator is
 asked to give the seat to someone else (``resign_moderator``, with the `pbem game replace` line), and every player of
 the game, the resigning one included, is told (``resigned``).
 
@@ -12,8 +14,9 @@ RULINGS.md says nothing of a player who leaves: its NMR policy (the published de
 applies to the seat until the moderator replaces it, as for any player who sends nothing, and the mails say so.  The
 player keeps the seat and its code until then (orders sent meanwhile still count, STATUS still answers), but gets
 nothing more of the game's flow (judges5, judges6: no turn reports, reminders, defaults notices, moderator notices
-but the end, press to ALL; `Loaded.resigned`); the replaced notice tells them when the seat is given, and a new
-code or an address move does not undo the resignation (`pbem.record.listing.given`).  A mail with a RESIGN
+but the end, no press: `pbem.app.press` answers a press naming them "Bob resigned"; `Loaded.resigned`); the
+replaced notice tells them when the seat is given, and a new code or an address move does not undo the resignation
+(`pbem.record.listing.given`).  A mail with a RESIGN
 line is about resigning: its other lines are not read, and the answer says so.  A seat that already resigned is told
 when, and nothing more is done.
 
@@ -34,9 +37,11 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbem.app.answers import Outgoing, short
-from pbem.app.decision import Control, Decision
+from pbem.app.decision import Control, Decision, Events
+from pbem.engine.base import Event
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import Extracted
+from pbem.orders.moderator import resigned as resigned_text
 from pbem.record import listing, outbox, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
@@ -104,7 +109,11 @@ def decide(d: Decision, out: Outgoing, loaded: store.Loaded, seat: Seat, ex: Ext
             d.effects.append(out.mail(seat.address, "resign_confirm", purpose, context, player=seat.player))
         return d
     d.outcome, d.reason = "accepted", f"{seat.player} resigned: the moderator is asked to replace the seat"
-    d.effects.append(Control("resign", seat.player))
+    data = {"action": "resign", "player": seat.player, "seat": seat.position}
+    d.effects += [
+        Control("resign", seat.player),
+        Events((Event("moderator", resigned_text(seat.player), "public", data),)),
+    ]
     key = ("resign", name, seat.player, seat.id)
     for st in [st for st in loaded.seats if st.player == seat.player or st.player not in loaded.resigned]:
         told = {"game_name": name, "resigner": seat.player, "you": st.player == seat.player}

@@ -110,6 +110,17 @@ def moved(player: str) -> str:
     return f"{player}'s mail goes to a new address from now on."
 
 
+def resigned(player: str) -> str:
+    """The public event's text of a player's resignation (RESIGN by mail, confirmed with its word): what lets
+    `pbem verify` check that a step processed now waited only for players who resigned (`processed`)."""
+    return f"{player} resigned from the game."
+
+
+#: Why a press that names players who resigned is not relayed to them ("Bob resigned: ..."): `pbem verify --mail`
+#: checks each name against the resignations the record holds by then (`pbem.trust.pressed`).
+PRESS_RESIGNED = "resigned: press to a player who resigned is not relayed"
+
+
 def processed(players: list[str]) -> str:
     """The public event's text of a step's deadline moved to now (PROCESS, `pbem game process`): the players it still
     asked, every one of whom had resigned; `pbem verify` checks it."""

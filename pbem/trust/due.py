@@ -6,7 +6,8 @@ orders refused as late) "after the deadline" could not be checked (second fairne
 binds it is what each report states and what the chain records:
 
 * every report states the deadline of the step then open ("Deadline: in 2 days, Wed 7 Jan 12:00 UTC.", or
-  "Waiting for Bob; deadline ...", `pbem.render.asking.first_lines`), and its head places it on the chain;
+  "Waiting for Bob; deadline ...", `pbem.render.asking.first_lines`), and so does a reminder ("Deadline:
+  2026-01-07 12:00 UTC (in about 24 hours).", fairness11); its head places it on the chain;
 * a deadline's defaults are a chained `deadline` input, whose `at` is when they were applied;
 * pbem never moves a deadline back: a step opens with its deadline the game's step length after it opens (one
   length per game), an extension, a resume, an outage, an absence and a late report only move it later, an undo
@@ -14,8 +15,9 @@ binds it is what each report states and what the chain records:
   to now, and records so: `pbem game process` (a public moderator event `process`, allowed only when the step
   asks nobody but players who resigned), after which the deadlines reports stated before it bind no more.
 
-So in an honest record every `deadline` input after a report's head was applied no earlier than the deadline that
-report stated (to the minute it prints).  One applied before is a mismatch: the deadline was moved earlier
+So in an honest record every `deadline` input of the same step after a report's head was applied no earlier than
+the deadline that report stated (to the minute it prints).  Only of the same step: a step extended a week and
+answered the next day is followed by one due two days later (fairness11: such an honest game was named).  One applied before is a mismatch: the deadline was moved earlier
 outside the record.  The report's text is not signed (its head is), so it is the player's evidence, not proof for
 others; the input's time is in the chain.  The year, which a report does not print, is the one that puts the
 stated weekday nearest the mail's own Date.  Pure; linear in the chain and the reports.
@@ -24,8 +26,11 @@ stated weekday nearest the mail's own Date.  Pure; linear in the chain and the r
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from pbem.trust.fold import UNDO
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -61,24 +66,44 @@ def stated(text: str, sent: float) -> datetime | None:
     return min(found, key=lambda w: abs(w - near))
 
 
-def early(rows: list[dict[str, Any]], reports: list[tuple[int, str, datetime]]) -> list[tuple[int, str]]:
+def windows(rows: list[dict[str, Any]]) -> list[int]:
+    """For each k from 0 to len(rows): the position of the last input among the first k entries (0: none).  Two
+    places with the same value have the same state: no input came between them."""
+    out = [0]
+    for position, row in enumerate(rows, 1):
+        out.append(position if "lines" in row else out[-1])
+    return out
+
+
+def early(
+    rows: list[dict[str, Any]], reports: list[tuple[int, str, datetime]], step: Callable[[int], object] | None = None
+) -> list[tuple[int, str]]:
     """Each (position, what) of a `deadline` input of `rows` (the chain, in order) applied before the latest
-    deadline a report of `reports` ((head's position, mail name, deadline stated)) stated, among those whose head
-    comes before it and after the last `process` event before it; and the first `deadline` input after a `process`
-    event that defaulted a player the event did not name (it may move a deadline only for players who resigned)."""
+    deadline a report of `reports` ((head's position, mail name, deadline stated)) stated for the same step, among
+    those whose head comes before it and after the last `process` event and undo before it; and the first `deadline`
+    input after a `process` event that defaulted a player the event did not name (it may move a deadline only for
+    players who resigned).  `step(k)`: the step open once the first k entries are applied (the seed replays it);
+    without it, the state itself (`windows`): a report binds a deadline input only when no input came between.
+    A deadline stated binds its own step alone: a step extended a week that the players answered the next day is
+    followed by one whose deadline is two days after that, earlier than the one stated."""
     ordered = sorted(reports, key=lambda r: r[0])
+    key = step or windows(rows).__getitem__
     out = []
-    i, latest, processed = 0, None, None
+    i, processed = 0, None
+    latest: dict[object, tuple[int, str, datetime]] = {}  # per step: the report that stated its latest deadline
     for position, row in enumerate(rows, 1):
         while i < len(ordered) and ordered[i][0] < position:
-            if latest is None or ordered[i][2] > latest[2]:
-                latest = ordered[i]
+            k = key(ordered[i][0])
+            if k not in latest or ordered[i][2] > latest[k][2]:
+                latest[k] = ordered[i]
             i += 1
         data: dict[str, Any] = row["data"] if isinstance(row.get("data"), dict) else {}
         if row.get("kind") == "moderator" and data.get("action") == PROCESS:
-            latest = None  # the deadline moved to now in the record: the deadlines stated before bind no more
+            latest = {}  # the deadline moved to now in the record: the deadlines stated before bind no more
             processed = {str(p) for p in data.get("players") or ()}
             continue
+        if row.get("kind") == UNDO and "lines" in row:
+            latest = {}  # a step opened again has a whole step length from the undo, whatever was stated of it
         if row.get("kind") != "deadline" or "lines" not in row:
             continue
         if processed is not None and (others := sorted(_defaulted(rows, position) - processed)):
@@ -86,7 +111,7 @@ def early(rows: list[dict[str, Any]], reports: list[tuple[int, str, datetime]]) 
             why = "it moves a deadline to now only when the step asks nobody but players who resigned"
             out.append((position, f"the defaults of input {row['seq']} (the deadline) were applied for {named}: {why}"))
         processed = None
-        if latest is not None and (said := _before(row, latest)):
+        if (bound := latest.get(key(position - 1))) is not None and (said := _before(row, bound)):
             out.append((position, said))
     return out
 

@@ -185,6 +185,14 @@ def reminded(text: str) -> tuple[str, str]:
     return due, left.rstrip().removesuffix(").")
 
 
+def reminder_due(text: str) -> datetime | None:
+    """The deadline a reminder's text states, to the minute (None: none that reads)."""
+    try:
+        return datetime.strptime(reminded(text)[0], "%Y-%m-%d %H:%M UTC").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
 def _left(due: str, stamp: float, said: str) -> str:
     """The time left a reminder dated `stamp` before the deadline `due` says: `said` where it is one pbem may have
     written (the deadline is stated to the minute and the Date to the second, so the time pbem counted from lies

@@ -77,6 +77,7 @@ import mailbox
 import os
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.header import decode_header, make_header
 from email.message import Message
@@ -93,12 +94,14 @@ from pbem.trust import (
     chain,
     dropped,
     due,
+    hint_markup,
     joined,
     noticed,
     pictured,
     pressed,
     prose,
     refused,
+    resigns,
     restarts,
     shown,
     signing,
@@ -653,7 +656,7 @@ def check_mail(
         texts = _texts(ch, ordered, c)
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
-        _deadlines(ch, texts, c)
+        _deadlines(ch, doc, ordered, texts, c)
         _refusals(ch, doc, ordered, c, reread, wrote, more.hint)
         _statuses(ch, doc, ordered, c, reread)
         plains = _Plains()
@@ -1421,6 +1424,8 @@ def _answers(
         if m.record is None or not m.in_reply_to or (at := ch.place(*m.record, [c.reader, *ch.names])) is None:
             continue
         text = told.plain(m.raw)
+        if how := hint_markup.untrue(m.raw, text):
+            c.problem(at, f"{m.name} {how}; its text is not signed, only its head: this mail is your evidence, keep it")
         upto = min((shown._after(positions, at, end) for positions in seen), default=end)
         if (rows := refused.block(text)) is None:
             page = told.html(m.raw) if hints and (_SO_WRITE in text or refused.html_may_hint(m.raw)) else None
@@ -1886,7 +1891,9 @@ _PRESS_FAILED = re.compile(r"^  NOTE Press not sent: ([^\n]{1,2000})\. Write PRE
 _HTML_PRESS_FAILED = re.compile(r"<p>Press not sent: ([^<\n]{1,2000})\. Write <code>PRESS TO ")
 
 
-def _press_failed(doc: dict[str, Any], c: MailCheck, refusals: list[tuple[int, str, str, str]], seat: set[str]) -> None:
+def _press_failed(
+    doc: dict[str, Any], c: MailCheck, refusals: list[tuple[int, str, str, str]], seat: set[str], gone: resigns.Gone
+) -> None:
     """Each "Press not sent: WHY." must be the reason pbem's reading of the names it quotes gives over the other
     players (`pbem.trust.pressed`): it was the moderator's word, so he could say a press to Bob was not sent and
     never relay it (eighth round)."""
@@ -1895,7 +1902,7 @@ def _press_failed(doc: dict[str, Any], c: MailCheck, refusals: list[tuple[int, s
     pools = [[str(p["name"]) for p in doc["players"] if str(p["name"]) not in seat], readers(doc)]
     pools[1] = [n for n in pools[1] if n not in seat]
     for at, part, why, name in refusals:
-        how = pressed.untrue(why, pools)
+        how = pressed.untrue(why, pools, gone.at(at))
         if how:
             c.problem(
                 at,
@@ -1914,7 +1921,7 @@ def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
         return
     from html import unescape
 
-    seat = set(seat_of(doc, c.reader))
+    seat, gone = set(seat_of(doc, c.reader)), resigns.Gone(ch.rows)
     sent = [
         (n, ", ".join(str(x) for x in row["data"].get("to", [])))
         for n, row in enumerate(ch.rows, 1)
@@ -1931,7 +1938,7 @@ def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
             page = told.html(m.raw)
             claims += [(at, "HTML part", unescape(names), m.name) for names in _HTML_PRESS_SENT.findall(page)]
             refusals += [(at, "HTML part", unescape(why), m.name) for why in _HTML_PRESS_FAILED.findall(page)]
-        _press_failed(doc, c, refusals, seat)
+        _press_failed(doc, c, refusals, seat, gone)
     by_names: dict[str, list[int]] = {}  # each list of names: the places of the presses to them, in order
     for n, to in sent:
         by_names.setdefault(to, []).append(n)
@@ -1970,20 +1977,50 @@ def other_version(mailer: str) -> str:
     )
 
 
-def _deadlines(ch: _Chain, texts: Texts, c: MailCheck) -> None:
-    """No deadline's defaults were applied before a deadline a report stated earlier (`pbem.trust.due`)."""
+def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Texts, c: MailCheck) -> None:
+    """No deadline's defaults were applied before a deadline a report or a reminder stated earlier for the same step
+    (`pbem.trust.due`; the step each stated it of is the replayed game's once the seed is out)."""
     reports = [
         (at, m.name, when)
         for at, m, text, _ in texts
         if (shown.MARK in text or told.BOARD in text) and (when := due.stated(text, m.sort_key)) is not None
     ]  # reports only: an invitation's join deadline is no step's
-    for at, how in due.early(ch.rows, reports):
+    subject = f"[pbem {doc['game']['name']}] Reminder: orders due"
+    reports += [
+        (at, m.name, when)
+        for m in (mails if c.reader else [])
+        if m.subject == subject
+        and m.record is not None
+        and (at := ch.place(*m.record, [c.reader, *ch.names]))
+        and (when := noticed.reminder_due(told.plain(m.raw))) is not None
+    ]  # a reminder states the deadline of the step open at its head too
+    for at, how in due.early(ch.rows, reports, _steps(doc, ch.rows, [r[0] for r in reports])):
         c.problem(
             at,
             f"{how}: the deadline was moved earlier outside the record (a deadline edited by hand is no entry of the "
             "chain), so orders you sent before it may have been refused as late or replaced by the default; that "
             "report is your evidence (its text is not signed, only its head), keep it",
         )
+
+
+def _steps(doc: dict[str, Any], rows: list[dict[str, Any]], heads: list[int]) -> Callable[[int], object] | None:
+    """The step open once the first k entries of `rows` are applied (the first request's step id of the replayed
+    state), for the `heads` of the mails that stated a deadline and before each deadline input; None (`due.early`
+    then compares within the state of a head) while the seed is secret, or when the record cannot be replayed."""
+    if not doc.get("seed") or not heads:
+        return None
+    last = due.windows(rows)
+    places = [*heads, *(n - 1 for n, row in enumerate(rows, 1) if row.get("kind") == "deadline" and "lines" in row)]
+    try:
+        replay = shown.Replay(doc, rows, {last[k] for k in places if 0 <= k < len(last)})
+        steps: dict[int, object] = {}
+        for q in {last[k] for k in places if 0 <= k < len(last)}:
+            state = replay.states[q]
+            asked = replay.reader(state).requests(state)
+            steps[q] = asked[0].step if asked else ("no step", q)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        return None
+    return lambda k: steps.get(last[k], ("state", last[k]))
 
 
 def unchosen(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | None = None) -> str | None:

@@ -65,7 +65,7 @@ from pbem.orders.moderator import moved as moved_text
 from pbem.orders.moderator import processed as processed_text
 from pbem.orders.moderator import said as said_text
 from pbem.orders.moderator import say_problem
-from pbem.trust import chain, signing, vouched
+from pbem.trust import chain, resigns, signing, vouched
 from pbem.trust import deal as joining
 from pbem.trust import partial as partial_export
 from pbem.trust.fold import UNDO, Fold
@@ -366,6 +366,7 @@ def _interventions(doc: dict[str, Any], v: Verification) -> None:
                 rerolls.append(f"input {o['seq']} (back to {back}: {clip(o['lines'][2], 80)})")
         elif o["kind"] in ("start", "rename"):
             said[o["kind"]] = said.get(o["kind"], 0) + 1
+    gone = resigns.Resigned(doc, _name_at)
     for e in doc["events"]:
         if e["kind"] == "moderator" and isinstance(e.get("data"), dict):
             action = str(e["data"].get("action", "?"))
@@ -374,8 +375,12 @@ def _interventions(doc: dict[str, Any], v: Verification) -> None:
                 _message(e)
             elif action == "address":
                 _moved(doc, e)
-            elif action == "process":
-                _processed(doc, e)
+            elif action in resigns.READ and (
+                problem := gone.read(e, _processed(doc, e) if action == "process" else [])
+            ):
+                raise Refused(problem)
+    if note := gone.note():
+        v.notes.append(note)
     if not said:
         v.checked.append("the moderator took no action in the game (no undo, extension, pause or replacement)")
         return
@@ -437,11 +442,11 @@ def _moved(doc: dict[str, Any], e: dict[str, Any]) -> None:
         raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(moved_text(player))}")
 
 
-def _processed(doc: dict[str, Any], e: dict[str, Any]) -> None:
+def _processed(doc: dict[str, Any], e: dict[str, Any]) -> list[str]:
     """A step's deadline applied at once (PROCESS, `pbem game process`): public, its data the action, the step, the
     new deadline and the players the step still asked (the names of seats at that point of the record, `_name_at`,
-    each once), and the event's text exactly the one pbem writes (`processed`).  That each had resigned is not in
-    the record (a resignation is a control row, mailed to every player as it happens): their mail shows it."""
+    each once), and the event's text exactly the one pbem writes (`processed`); returns them.  That each resigned
+    before it is `pbem.trust.resigns`'s check."""
     where = f"event {e.get('seq', '?')} (a step's deadline applied now)"
     data = _public(e, where, ["action", "deadline", "players", "step"], "its action, deadline, players and step only")
     players = data["players"]
@@ -452,6 +457,7 @@ def _processed(doc: dict[str, Any], e: dict[str, Any]) -> None:
         raise Refused(f"{where} names {quote(stray)}, who held no seat then")
     if e["text"] != processed_text(players):
         raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(processed_text(players))}")
+    return [str(p) for p in players]
 
 
 def _name_at(doc: dict[str, Any], e: dict[str, Any], seat: int) -> str | None:

@@ -1,0 +1,141 @@
+"""`pbem verify`: every player a `process` event names resigned in an earlier entry of the chain.
+
+`pbem game process` moves a step's deadline to now only when the step asks nobody but players who resigned
+(`pbem.app.processing`), and `pbem.trust.due` then lets its defaults fall early for the players the event names.
+A resignation was only a control row, so a moderator could write a `process` event naming Bob, who never resigned,
+and apply Bob's defaults early: Bob's own mail showed he never got "You resigned", the others' showed nothing
+(fairness11).  Each resignation is now a public moderator event (`action` resign, the `player` and their `seat`,
+`pbem.app.resigning`), and here:
+
+* each `resign` event is public, names the player who held that seat then (`name_at`), once until the seat is given
+  again (a second RESIGN is answered "you resigned already"), in exactly the text pbem writes;
+* a `replace` event gives the seat to someone else: the resignation before it no longer counts;
+* each player a `process` event names has a `resign` event of their seat before it, since the seat was last given.
+
+Records made before pbem chained resignations hold none.  Such a record is told from a forgery by two marks the
+moderator cannot add later: it holds no `resign` event at all, and its `process` events are dated before `SINCE`
+(times never go back along the chain, so the whole game before it would have to be dated back too, against every
+player's mail).  Then verify says in one note that those resignations are the moderator's word.  Pure; linear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from pbem.orders.moderator import resigned as resigned_text
+from pbem.trust.quote import clip, quote
+
+RESIGN = "resign"
+READ = frozenset({RESIGN, "replace", "process"})  # the moderator events whose order `Resigned.read` follows
+#: The first day of pbem's releases that chain each resignation: a `process` event dated from then on must follow one.
+SINCE = datetime(2026, 12, 7, tzinfo=UTC)
+
+NameAt = Callable[[dict[str, Any], dict[str, Any], int], "str | None"]
+
+
+def _action(e: dict[str, Any]) -> str:
+    data = e.get("data")
+    return str(data.get("action", "")) if e.get("kind") == "moderator" and isinstance(data, dict) else ""
+
+
+class Resigned:
+    """The resignations of a record's events, read in their order (`resign`, `replace`, `process`); each method
+    returns the problem it finds ("" when none)."""
+
+    def __init__(self, doc: dict[str, Any], name_at: NameAt) -> None:
+        self.doc, self.name_at = doc, name_at
+        self.seats: dict[int, int] = {}  # a seat -> the seq of its resignation since it was last given
+        self.chained = any(_action(e) == RESIGN for e in doc["events"])
+        self.unproven: list[str] = []  # process events of a record from before: who they name
+
+    def read(self, e: dict[str, Any], processed: list[str]) -> str:
+        """The next moderator event of `READ` (`processed`: the players a `process` event names)."""
+        action = _action(e)
+        if action == "replace":
+            self.replace(e)
+            return ""
+        return self.resign(e) if action == RESIGN else self.process(e, processed)
+
+    def resign(self, e: dict[str, Any]) -> str:
+        """A player's resignation: public, its data the action, the player and their seat only, the player the one
+        who held the seat then, not resigned already, in exactly pbem's text."""
+        where = f"event {e.get('seq', '?')} (a player's resignation)"
+        data = e["data"]
+        if e["visibility"] != "public":
+            return f"{where} is not public: every player was told of it"
+        if sorted(data) != ["action", "player", "seat"]:
+            return f"{where}: its data holds {quote(sorted(data))}; a resignation's holds its action, player and seat"
+        seat, player = data["seat"], data["player"]
+        name = self.name_at(self.doc, e, seat) if isinstance(seat, int) and not isinstance(seat, bool) else None
+        if name is None or player != name:
+            held = f"seat {clip(str(seat))} was {name}'s then" if name else f"the game has no seat {quote(seat)}"
+            return f"{where} resigns {quote(player)}, but {held}"
+        if seat in self.seats:
+            return f"{where} resigns {player} again (event {self.seats[seat]} did): pbem answers a second RESIGN"
+        if e["text"] != resigned_text(player):
+            return f"{where} says {quote(e['text'])} where its text is {quote(resigned_text(player))}"
+        self.seats[seat] = e.get("seq", 0)
+        return ""
+
+    def replace(self, e: dict[str, Any]) -> None:
+        """The seat given to someone else: its resignation no longer counts."""
+        seat = e["data"].get("seat")
+        if isinstance(seat, int):
+            self.seats.pop(seat, None)
+
+    def process(self, e: dict[str, Any], players: list[str]) -> str:
+        """The players of a `process` event who have no resignation before it ("" when each has one)."""
+        seats = [p.get("seat", i) for i, p in enumerate(self.doc["players"])]
+        named = {self.name_at(self.doc, e, seat): seat for seat in seats}
+        missing = [p for p in players if named.get(p) not in self.seats]
+        if not missing:
+            return ""
+        if not self.chained and _dated_before(e):
+            self.unproven.append(f"event {e.get('seq', '?')} ({', '.join(missing)})")
+            return ""
+        return (
+            f"event {e.get('seq', '?')} (a step's deadline applied now) names {', '.join(missing)}, who had not "
+            "resigned: no resignation of theirs comes before it in the record, and pbem processes a step only when "
+            "it asks nobody but players who resigned"
+        )
+
+    def note(self) -> str:
+        """The note on `process` events of a record made before resignations were chained ("" when none)."""
+        if not self.unproven:
+            return ""
+        return (
+            f"the record holds no resignation entry (it was made before pbem chained them, {SINCE:%Y-%m-%d}): that "
+            f"the players named by {'; '.join(self.unproven)} had resigned, which let their step's deadline be "
+            'applied now, is the moderator\'s word; every player was mailed "... resigned" when it happened'
+        )
+
+
+def _dated_before(e: dict[str, Any]) -> bool:
+    """Whether event `e` is dated before `SINCE` (a date that cannot be read is not)."""
+    try:
+        at = datetime.fromisoformat(str(e.get("at")))
+    except ValueError:
+        return False
+    return (at if at.tzinfo else at.replace(tzinfo=UTC)) < SINCE
+
+
+class Gone:
+    """Who resigned at each point of a chain's `rows` (in order, 1-based places): a `resign` event at or before it
+    whose seat was not given (a `replace` event) since.  `pbem verify --mail` reads a press's "Bob resigned: ..."
+    against it (`pbem.trust.pressed`).  One pass over the rows; each question reads the few such events."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.marks = [(n, row) for n, row in enumerate(rows, 1) if _action(row) in (RESIGN, "replace")]
+
+    def at(self, place: int) -> set[str]:
+        seats: dict[object, str] = {}
+        for n, row in self.marks:
+            if n > place:
+                break
+            if _action(row) == RESIGN:
+                seats[row["data"].get("seat")] = str(row["data"].get("player"))
+            else:
+                seats.pop(row["data"].get("seat"), None)
+        return set(seats.values())
