@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import sys
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pbem.orders.own_mail import _words
@@ -32,7 +32,15 @@ def test_every_character_of_unicode_splits_or_joins_words_as_the_regex_does() ->
 
 # `extract.own_line`: its quick test (a regex over the first words) never says "not the writer's" of a line the
 # whole reading would keep, on lines built from every game's order words, command words, labels and markers.
-from pbem.orders.extract import CONTROL_WORDS, _control, _strip_comment, all_order_words, is_order, own_line  # noqa: E402
+from pbem.orders.extract import (  # noqa: E402
+    CONTROL_WORDS,
+    _control,
+    _strip_comment,
+    all_order_words,
+    is_order,
+    labelled_order,
+    own_line,
+)
 from pbem.orders.typed import cleaned  # noqa: E402
 
 PIECES = st.sampled_from(
@@ -40,6 +48,8 @@ PIECES = st.sampled_from(
      "increase_army", "Increase-Army", "差出人", "Từ", "#", "*", "•", "1.", "-", ">", "(", ")", "'", "“",
      # what `typed.cleaned` takes off a line's start: markers (one ran the first words past the quick test's three:
      # " 1. 1. 1. ACCEPT"), ticks, emoji, full-width letters typed on Japanese phones
+     # labels the writer names their order with (players11): a postscript, a label in another language
+     "P.S.", "PPS", "Decision", "Meine", "Wahl", "La", "mia", "scelta", "Mon", "choix", "-",
      "[x]", "[my answer is]", "a)", "(2)", "x", "✓", "👉", "->", "**", "\uff2e\uff2f", "\uff25\uff36\uff25\uff2e\uff34", "\uff30\uff21\uff33\uff33", "\uff11.", "「"]
 )  # fmt: skip
 
@@ -47,10 +57,12 @@ PIECES = st.sampled_from(
 def _whole(line: str, words: tuple[str, ...]) -> bool:
     typed = _strip_comment(line)
     bare = (cleaned(typed) or typed).replace(":", " ", 1).replace("\uff1a", " ", 1)
-    return bool(typed) and (is_order(bare, words) or _control(bare) is not None)
+    return bool(typed) and (is_order(bare, words) or _control(bare) is not None or bool(labelled_order(typed, words)))
 
 
 @settings(max_examples=400, deadline=None)
+@example(["La", "mia", "scelta", "ACCEPT"], ":", 3, str.title)  # three words of label: the quick test read three words
+@example(["PS", "ACCEPT"], "", 0, str.upper)  # a postscript's label (players11) was kept, not in the whole reading
 @given(
     st.lists(PIECES, min_size=1, max_size=6),
     st.sampled_from(["", ":", "\uff1a", " :"]),

@@ -276,7 +276,7 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
     firsts = frozenset(p[0] for p in _phrases(words) if p) | frozenset(CONTROL_WORDS)
 
     def own(line: str) -> bool:
-        if firsts.isdisjoint(_TOKEN.findall(front(line[:200]).upper().replace("_", "-"))[:3]):
+        if firsts.isdisjoint(_TOKEN.findall(front(line[:200]).upper().replace("_", "-"))[:4]):  # "La mia scelta: PASS"
             return False  # none of its first words starts an order or a command (most lines: a regex, no more)
         typed = _strip_comment(line)
         bare = undoubled((cleaned(typed) or typed).replace(":", " ", 1).replace("：", " ", 1), words)
