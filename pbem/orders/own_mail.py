@@ -9,7 +9,7 @@ that also occurs in a sent mail is matched to its places there; a chain of such 
 (the reply's words following each other exactly as in the sent mail) covering at least `RUN` words is a
 copy.  Order lines copied one by one out of a report's list, even of a repetitive one, are short chains,
 not a copy; a single order copied out of a report is kept.  Every line whose words all lie in a copy is
-dropped, and with it the client's block just above it (`_drop_header_block`): an attribution (``... wrote:``)
+dropped (a quoted one leaves its quote mark, ">": the quote is still seen where it was), and with it the client's block just above it (`_drop_header_block`): an attribution (``... wrote:``)
 or a block of ``Label: value`` lines (From/Od/差出人 ...).  A line the reader takes as the writer's own order or
 command (`keep`) is never part of that block, nor is a lone ``Label: value`` line that does not end with a
 colon: a player's "PRESS TO ALL: ..." or a moderator's "UNDO TO 17: misread order" right above the quoted
@@ -185,7 +185,15 @@ def without_copies(
         if drop[n] and (n == 0 or not drop[n - 1]):
             _drop_header_block(lines, drop, n, keep)
             _drop_block_above_answer(lines, drop, n)
-    return "\n".join(line for n, line in enumerate(lines) if not drop[n])
+    return "\n".join(_left(line) if drop[n] else line for n, line in enumerate(lines) if not drop[n] or _left(line))
+
+
+def _left(line: str) -> str:
+    """What stays of a dropped line of a copy: its quote mark alone if it was quoted (">"), else nothing.  The quote
+    stays seen where its words went: a "-- " signature above it ends there and the answer below it is read
+    (`pbem.orders.furniture._signature_end`).  A plain part's quote kept its blank "> " lines; an HTML part's,
+    flattened with none (a <div> a line, no blank between), left none, and the answer was dropped as the signature's."""
+    return ">" if _QUOTED.match(line) else ""
 
 
 def _line_words(lines: list[str], sent: list[str], redacted: str) -> list[list[str]]:
