@@ -1,5 +1,5 @@
 """Replies still misread or silently dropped (replies12): HTML-only replies as real clients build them, and a line of
-Outlook's unquoted original marked in bold, each built from a real report pbem sent.
+the mail answered marked in bold, each built from a real report pbem sent.
 
 HTML-only replies (no text/plain part: Outlook on the web, Apple Mail, iOS, Gmail with plain text off): Gmail's
 `<div dir="ltr">` blocks and its `gmail_quote` div, `<br>` runs, Outlook's `divRplyFwdMsg` block under its `<hr>`
@@ -7,14 +7,17 @@ with pbem's mail unquoted below, Apple Mail's `<blockquote type="cite">` with a 
 attribution; the order plain, in `<b>`, `<strong>`, a bold `<span style>`, a `<font>`, with `&nbsp;` in it or around
 it; pbem's report quoted as sent or with the white space between its tags taken out (as clients re-serialise it).
 Each client also answers without an order: nothing read, nothing told.  A "-- " signature above the quote of an
-HTML-only reply with the answer below the quote; a listed line of Outlook's original marked in bold by the player
-(`<li><b>NO EVENT</b></li>`, or "*NO EVENT*" in a plain part), told from pbem's own bold (`away_ack`'s AWAY line).
+HTML-only reply with the answer below the quote.  A listed line of the mail answered marked by the player in bold:
+in Outlook's HTML original (`<li><b>NO EVENT</b></li>`) or its plain one ("*NO EVENT*"), in Gmail's or Apple Mail's
+quote, or starred in a plain-text quote ("> *NO EVENT*"); a bold line that is no order; pbem's own bold
+(`away_ack`'s AWAY line) told from a player's mark.
 
-On 69018ba, 51 of the 280 cases failed, each dropped with nothing told: 11 signed above the quote (once pbem's copy
+On 69018ba, 83 of the 312 cases failed, each dropped with nothing told: 11 signed above the quote (once pbem's copy
 was taken out of the flattened HTML no quoted line was left to end the signature at), 24 orders set in bold in
-Outlook's HTML original and 16 starred in its plain original (their words were all the copy's).  The whole generator
-(`_all_cases(moment, every=True)`: each client with each way of setting the order, as sent and compact) failed 64 of
-928: 24 signed above, the same 40 marked.  The orders set in bold, <font>, no-break spaces above the quote: none.
+Outlook's HTML original, 16 starred in its plain original, 16 starred in a plain quote and 16 set in bold in an
+HTML quote (their words were all the copy's).  The whole generator (`_all_cases(moment, every=True)`: each client
+with each way of setting the order, as sent and compact) failed 96 of 960: 24 signed above, the same 72 marked.
+The orders set in bold, <font>, no-break spaces above the quote: none failed (sound).
 """
 
 from __future__ import annotations
@@ -22,13 +25,14 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from tests.test_replies3_players import KINDS, WHO, Moment, _html, shared_moments
+from tests.test_replies3_players import KINDS, WHO, Moment, _html, _plain, _quoted, shared_moments
 from tests.test_replies7_clients import _esc, _html_mail, _text_mail
 from tests.test_replies10_players import QUIET, misread_or_untold
-from tests.test_replies11_players import NONE, marked_original
+from tests.test_replies11_players import ATTRIBUTIONS, NONE, marked_original
 
 
 @pytest.fixture(scope="module")
@@ -155,11 +159,25 @@ MARKED: dict[str, Callable[[str], str]] = {  # a listed line of Outlook's HTML o
 }
 
 
-def marked_in_html(moment: Moment, order: str, mark: Callable[[str], str]) -> bytes:
-    """Outlook on the web's "see below", pbem's report unquoted under its block, the line listing `order` marked."""
+def marked_in_html(
+    moment: Moment,
+    order: str,
+    mark: Callable[[str], str],
+    client: Callable[[Moment, list[str], str], str] = outlook_web,
+) -> bytes:
+    """Outlook on the web's "see below", pbem's report unquoted under its block (or quoted, by another `client`), the
+    line listing `order` marked."""
     e = html.escape(order, quote=False)
     rep = report(moment, False).replace(f"<li>{e}</li>", mark(e), 1)
-    return _html_mail(moment, outlook_web(moment, ["Meine Wahl ist unten markiert."], rep))
+    return _html_mail(moment, client(moment, ["Meine Wahl ist unten markiert."], rep))
+
+
+def starred_in_quote(moment: Moment, order: str, stars: str) -> bytes:
+    """A plain-text reply (Thunderbird, mutt) quoting the report, the line listing `order` starred in the quote."""
+    original = _plain(moment.report)
+    at = next(i for i, x in enumerate(original) if x.strip() == order)
+    original[at] = _starring(stars)(original[at])
+    return _text_mail(moment, ["Siehe unten.", "", ATTRIBUTIONS["de"], *_quoted(original)])
 
 
 def listed(moment: Moment) -> list[str]:
@@ -199,6 +217,11 @@ def _all_cases(moment: Moment, every: bool) -> list[tuple[str, bytes, list[str] 
         o = legal[(c * 3 + 1) % len(legal)]
         starred = marked_original(moment, o, _starring(stars))
         out.append((f"starred-original/{stars}", _text_mail(moment, starred), [o]))
+        o = legal[(c * 3 + 2) % len(legal)]
+        out.append((f"starred-quote/{stars}", starred_in_quote(moment, o, stars), [o]))
+    for c, (name, quoting) in enumerate((("gmail", gmail), ("apple", apple))):
+        o = choices[(c * 5 + 2) % len(choices)]
+        out.append((f"bold-in-quote/{name}", marked_in_html(moment, o, MARKED["b"], quoting), [o]))
     return out
 
 
@@ -229,8 +252,8 @@ AWAY = "AWAY until Mon 12 Jan"
 def test_pbems_own_bold_line_in_an_unquoted_copy_is_pbems_and_a_players_star_is_theirs() -> None:
     """`away_ack`'s HTML sets the AWAY line it read in bold; Outlook's plain part of a reply shows it "*AWAY ...*" in
     the unquoted original: pbem's (dropped with the copy); with pbem's bold unknown, the same line is the writer's
-    mark.  An HTML-only reply's flattening stars a line set in bold whole outside a quote, never bold words inside a
-    line (`html_words` reads pbem's HTML so: the copy's words are the same)."""
+    mark.  An HTML-only reply's flattening stars a line set in bold whole ("> *PASS*" in a quote), never bold words inside
+    a line (`html_words` reads pbem's HTML so: the copy's words are the same)."""
     from pbem.mail.inbound.message import html_to_text
     from pbem.orders.extract import own_line
     from pbem.orders.own_mail import bold_texts, without_copies
@@ -254,11 +277,14 @@ def test_pbems_own_bold_line_in_an_unquoted_copy_is_pbems_and_a_players_star_is_
     assert without_copies(reply(copy), sent, keep, bold=bold_texts(sent_html)).split("\n")[0] == "Danke."
     assert f"*{AWAY}*" not in without_copies(reply(copy), sent, keep, bold=bold_texts(sent_html))
     assert f"*{AWAY}*" in without_copies(reply(copy), sent, keep)  # with pbem's bold unknown: the writer's
+    quoted = html_to_text(f"<blockquote>{sent_html}</blockquote>").split("\n")
+    assert f"> *{AWAY}*" in quoted  # Gmail's quote of it, flattened
+    assert f"*{AWAY}*" not in without_copies(reply(quoted), sent, keep, bold=bold_texts(sent_html))
     assert html_to_text("<p>one<b>two</b> three</p><div><b>PASS</b> now</div>") == "onetwo three\nPASS now"
-    assert html_to_text("<blockquote><b>PASS</b></blockquote><ul><li><b>PASS</b></li></ul>") == "> PASS\n*PASS*"
+    assert html_to_text("<blockquote><b>PASS</b></blockquote><ul><li><b>PASS</b></li></ul>") == "> *PASS*\n*PASS*"
 
 
-def test_through_a_real_poll_an_order_set_in_bold_in_outlooks_html_original_is_applied(tmp_path) -> None:
+def test_through_a_real_poll_an_order_set_in_bold_in_outlooks_html_original_is_applied(tmp_path: Path) -> None:
     """Habsburg's turn-1 report answered from Outlook on the web, HTML only: "see below" above its block, the report
     unquoted below it with the player's NO EVENT line set in bold.  Applied (on 69018ba: nothing read, and the
     answer said no order was found), the answer quoting it."""

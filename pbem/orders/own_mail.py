@@ -8,25 +8,25 @@ words (case, punctuation, quote marks and line breaks ignored).  Every run of `G
 that also occurs in a sent mail is matched to its places there; a chain of such runs at consecutive places
 (the reply's words following each other exactly as in the sent mail) covering at least `RUN` words is a
 copy.  Order lines copied one by one out of a report's list, even of a repetitive one, are short chains,
-not a copy; a single order copied out of a report is kept.  Every line whose words all lie in a copy is
-dropped (a quoted one leaves its quote mark, ">": the quote is still seen where it was), and with it the client's block just above it (`_drop_header_block`): an attribution (``... wrote:``)
-or a block of ``Label: value`` lines (From/Od/差出人 ...).  A line the reader takes as the writer's own order or
-command (`keep`) is never part of that block, nor is a lone ``Label: value`` line that does not end with a
-colon: a player's "PRESS TO ALL: ..." or a moderator's "UNDO TO 17: misread order" right above the quoted
-mail is read (refused with its reason if it cannot be), never dropped unseen as the client's furniture.
+not a copy; a single order copied out of a report is kept.  Every line whose words all lie in a copy is dropped (a
+quoted one leaves its quote mark, ">": the quote is still seen where it was), and with it the client's block just
+above it (`_drop_header_block`): an attribution (``... wrote:``) or a block of ``Label: value`` lines (From/Od/差出人
+...).  A line the reader takes as the writer's own order or command (`keep`) is never part of that block, nor is a
+lone ``Label: value`` line that does not end with a colon: a player's "PRESS TO ALL: ..." or a moderator's "UNDO TO
+17: misread order" right above the quoted mail is read (refused with its reason if it cannot be), never dropped
+unseen as the client's furniture.
 An answer typed into the copy itself (Outlook's inline reply, the original unquoted below the client's block) is
 the writer's: the rule or "-----Original Message-----" marker above a dropped block goes with it (else it would
 end the writer's text there, `pbem.orders.furniture`), a line typed right under its own line of the copy
 (`_repeated`) is kept, and so is a block the writer's lines stand between (`_drop_block_above_answer`), and so is a
 line of the copy quoted once that the writer marked as their choice (``> NO EVENT <--``, ``> ✓ PASS``:
-`pbem.orders.typed.chosen`), whose words are all the copy's, and so is a line of an unquoted copy starred whole
-(``*NO EVENT*``, bold as a plain-text client shows it) that pbem did not set in bold itself (`_keep_starred`), and
-so is a quoted line the writer changed into an
-order (``> PLAY <card>`` edited into ``> PLAY Gold 7``: `_edited_in_quote`; a quoted line pbem wrote, unchanged,
-never is; a quoted listed order changed into another, or an order typed inside the quote as a line of its own,
-`changed_in_quote`, is not read, and is told), and so is an order the writer quoted themselves on a line of its own
-at the top level, apart from any quote ("Hi," / "> TRIBUTE Gold 4": `pbem.orders.own_quotes`).  The unquoted
-rest of a quoted line that a client
+`pbem.orders.typed.chosen`), whose words are all the copy's, and so is a line of a copy starred whole
+(``*NO EVENT*``, ``> *NO EVENT*``: bold as a plain-text client shows it) that pbem did not set in bold itself
+(`_keep_starred`), and so is a quoted line the writer changed into an order (``> PLAY <card>`` edited into
+``> PLAY Gold 7``: `_edited_in_quote`; a quoted line pbem wrote, unchanged, never is; a quoted listed order
+changed into another, or an order typed inside the quote as a line of its own, `changed_in_quote`, is not read,
+and is told), and so is an order the writer quoted themselves on a line of its own at the top level, apart from
+any quote ("Hi," / "> TRIBUTE Gold 4": `pbem.orders.own_quotes`).  The unquoted rest of a quoted line that a client
 rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
@@ -258,20 +258,27 @@ def bold_texts(html: str) -> list[str]:
 def _keep_starred(
     lines: list[str], drop: list[bool], keep: Callable[[str], bool], sent: list[str], bold: Iterable[str]
 ) -> None:
-    """Keep the lines of an unquoted copy (Outlook's original under its header block) the writer marked as their
-    choice with asterisks, as a plain-text client shows bold ("*NO EVENT*"), when the line is an order (`keep`) and
-    pbem did not emphasise it itself: neither a line of a sent text starred whole nor a text its HTML set in bold
-    (`bold`: a client's plain part shows `away_ack`'s bold AWAY line as "*AWAY until 12 Jan*", which is pbem's).
-    The words of such a line are all the copy's, and it was dropped unseen.  One pass; the sent texts are read
-    only when a line is starred."""
-    found = [n for n, line in enumerate(lines) if drop[n] and not _QUOTED.match(line) and starred(line)]
+    """Keep the lines of a copy the writer marked as their choice with asterisks, as a plain-text client shows bold
+    ("*NO EVENT*" in Outlook's unquoted original, "> *NO EVENT*" quoted once: read as a line of the writer's own),
+    when the line is an order (`keep`) and pbem did not emphasise it itself: neither a line of a sent text starred
+    whole nor a text its HTML set in bold (`bold`: a client's plain part shows `away_ack`'s bold AWAY line as "*AWAY
+    until 12 Jan*", which is pbem's).  The words of such a line are all the copy's, and it was dropped unseen.  One
+    pass; the sent texts are read only when a line is starred."""
+    found = [(n, mine) for n, line in enumerate(lines) if drop[n] and "*" in line and (mine := _starred_line(line))]
     if not found:
         return
     pbems = {_key(t) for t in bold} | {_key(starred(r)) for t in sent for r in t.split("\n") if starred(r)}
-    for n in found:
-        inner = starred(lines[n])
+    for n, mine in found:
+        inner = starred(mine)
         if keep(inner) and _key(inner) not in pbems:
-            drop[n] = False
+            lines[n], drop[n] = mine, False
+
+
+def _starred_line(line: str) -> str:
+    """`line` without its quote mark if it is quoted once, when what is left is starred whole ("*NO EVENT*"); else
+    "" (a line quoted twice is an older mail's)."""
+    mine = unquoted(line) if _QUOTED.match(line) else line
+    return mine if mine is not None and starred(mine) else ""
 
 
 def _key(text: str) -> str:

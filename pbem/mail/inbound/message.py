@@ -123,10 +123,11 @@ BOLD_OPEN = 64  # bold tags open at once that are remembered, at most (deeper on
 
 class _HtmlText(HTMLParser):
     """The text of an HTML part, line by line: a line per block, "> " before the words of a blockquote's, a line
-    set in bold whole outside any quote shown "*...*", as a plain-text client shows it.  A player marks the order they
-    chose in Outlook's unquoted original by setting its line in bold ("<li><b>NO EVENT</b></li>"): flattened without
-    its mark, the line was pbem's own words and dropped as the copy's (`pbem.orders.own_mail._keep_starred`).  Bold
-    words inside a line are left as they are ("one<b>two</b>" stays one word, as `html_words` reads it)."""
+    set in bold whole shown "*...*" (in a quote "> *...*"), as a plain-text client shows it.  A player marks the order
+    they chose in the mail they answer by setting its line in bold ("<li><b>NO EVENT</b></li>" in Outlook's unquoted
+    original or in Gmail's quote): flattened without its mark, the line was pbem's own words and dropped as the
+    copy's (`pbem.orders.own_mail._keep_starred`).  Bold words inside a line are left as they are ("one<b>two</b>"
+    stays one word, as `html_words` reads it)."""
 
     BLOCK: ClassVar[frozenset[str]] = BLOCK_TAGS
 
@@ -161,7 +162,7 @@ class _HtmlText(HTMLParser):
         yet; a <span> not in bold is remembered too, so that its end tag closes it and not a bold one around it."""
         style = next((v for k, v in attrs if k == "style" and v), "") if tag == "span" else ""
         bold = tag != "span" or bool(_BOLD_STYLE.search(style[:400]))
-        if bold and not self.quote and not self.skip and not self.worded:
+        if bold and not self.skip and not self.worded:
             self.bold.append((tag, len(self.out), self.breaks, self.said))
             self.out.append("")
         else:
@@ -179,12 +180,26 @@ class _HtmlText(HTMLParser):
 
     def _break(self, text: str) -> None:
         """Write a line break: a bold run that is the whole line just ended gets its stars."""
-        for at, end in self.starred:
-            self.out[at] = self.out[end] = "*"
+        first = 0  # the first text of the run starred last: the runs inside it start there or later
+        for at, end in sorted(self.starred):  # the outermost first: each place is passed over once a line
+            first = self._star(at, end, max(first, at + 1))
         self.starred.clear()
         self.out.append(text)
         self.breaks += 1
         self.worded = False
+
+    def _star(self, at: int, end: int, k: int) -> int:
+        """Star the bold run written between places `at` and `end`: after the quote mark of a quoted line ("> *NO
+        EVENT*"), else at its start.  Its first text is found from `k` on, past the places of the bold tags inside
+        it; where it is is returned."""
+        while k < end and not self.out[k]:
+            k += 1
+        if k < end and self.out[k].startswith("> "):
+            self.out[k] = "> *" + self.out[k][2:]
+        else:
+            self.out[at] = "*"
+        self.out[end] = "*"
+        return k
 
     def _newline(self) -> None:
         """End the current line once: consecutive blocks (<div>s) are consecutive lines, not blank lines."""
@@ -206,26 +221,28 @@ class _HtmlText(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.skip:
             return
-        if self.quote:
-            data = "\n".join("> " + ln for ln in data.split("\n"))
-        if data.isspace() or not data:
+        if not data.strip():
             if "\n" in data:
-                self._break(data)
+                self._break(self._quoted(data))
             else:
-                self.out.append(data)
+                self.out.append(self._quoted(data))
             return
         head, newline, tail = data.partition("\n")
         if head.strip():
             self.starred.clear()  # words after a bold run on its line: it was not the whole line
         self.said += 1
         if newline:
-            self._break(head + newline)  # the bold run before this text, the whole line, gets its stars
-            self.out.append(tail)
+            self._break(self._quoted(head) + newline)  # the bold run before this text, the whole line, gets its stars
+            self.out.append(self._quoted(tail))
             self.breaks += tail.count("\n")
             self.worded = bool(tail.rpartition("\n")[2].strip())
         else:
-            self.out.append(data)
+            self.out.append(self._quoted(data))
             self.worded = True
+
+    def _quoted(self, text: str) -> str:
+        """`text` as written: inside a blockquote, each of its lines after "> "."""
+        return "\n".join("> " + ln for ln in text.split("\n")) if self.quote else text
 
     def finish(self) -> str:
         """The text read: a bold run that is the last line gets its stars."""
