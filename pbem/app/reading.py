@@ -139,7 +139,7 @@ def own_text(
     plain = [found["plain"] for found in parts if found.get("plain")]  # laid out as sent, line by line
     if not texts:  # a fresh mail (the code in it): its own "> PASS" is read as a reply's is
         return mine_quoted(msg.text, own_line(words))
-    bold = [t for found in parts for t in bold_texts(found.get("html", ""))]  # pbem's emphasis, not a player's mark
+    bold = (t for found in parts for t in bold_texts(found.get("html", "")))  # read only if a line is starred
     return without_copies(msg.text, texts, own_line(words), plain, changed, REDACTED, mine_quoted=True, bold=bold)
 
 
