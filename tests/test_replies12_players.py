@@ -10,7 +10,7 @@ Each client also answers without an order: nothing read, nothing told.  A "-- " 
 HTML-only reply with the answer below the quote.  A listed line of the mail answered marked by the player in bold:
 in Outlook's HTML original (`<li><b>NO EVENT</b></li>`) or its plain one ("*NO EVENT*"), in Gmail's or Apple Mail's
 quote, or starred in a plain-text quote ("> *NO EVENT*"); a bold line that is no order; pbem's own bold
-(`away_ack`'s AWAY line) told from a player's mark.
+(a whole line, as `away_ack`'s notice is) told from a player's mark.
 
 On 69018ba, 83 of the 312 cases failed, each dropped with nothing told: 11 signed above the quote (once pbem's copy
 was taken out of the flattened HTML no quoted line was left to end the signature at), 24 orders set in bold in
@@ -246,14 +246,15 @@ def test_each_reply_of_the_replies12_corpus_is_read_as_the_player_meant(moments:
     assert not failures, f"{len(failures)} misread:\n" + "\n".join(failures)
 
 
-AWAY = "AWAY until Mon 12 Jan"
+AWAY = "AWAY UNTIL Mon 12 Jan"  # a line of pbem's set in bold that reads as an order (no mail of pbem's has one yet)
 
 
 def test_pbems_own_bold_line_in_an_unquoted_copy_is_pbems_and_a_players_star_is_theirs() -> None:
-    """`away_ack`'s HTML sets the AWAY line it read in bold; Outlook's plain part of a reply shows it "*AWAY ...*" in
-    the unquoted original: pbem's (dropped with the copy); with pbem's bold unknown, the same line is the writer's
-    mark.  An HTML-only reply's flattening stars a line set in bold whole ("> *PASS*" in a quote), never bold words inside
-    a line (`html_words` reads pbem's HTML so: the copy's words are the same)."""
+    """pbem's HTML sets whole lines in bold (`away_ack`'s notice); Outlook's plain part of a reply shows such a line
+    "*...*" in the unquoted original, Gmail's quote "> *...*": pbem's, dropped with the copy, even one that reads as
+    an order; with pbem's bold unknown, the same line is the writer's mark.  An HTML-only reply's flattening stars a
+    line set in bold whole ("> *PASS*" in a quote), never bold words inside a line (`html_words` reads pbem's HTML so:
+    the copy's words are the same)."""
     from pbem.mail.inbound.message import html_to_text
     from pbem.orders.extract import own_line
     from pbem.orders.own_mail import bold_texts, without_copies

@@ -246,7 +246,7 @@ def starred(line: str) -> str:
     return "" if "*" in inner else inner
 
 
-#: A text pbem's own HTML sets in bold (`<p><strong>AWAY until 12 Jan</strong></p>` in `away_ack`).
+#: A text pbem's own HTML sets in bold (`away_ack`'s notice: `<p><strong>Noted: you are away until ...</strong></p>`).
 _BOLD = re.compile(r"<(strong|b)>([^<>]{1,300})</\1>")
 
 
@@ -261,8 +261,9 @@ def _keep_starred(
     """Keep the lines of a copy the writer marked as their choice with asterisks, as a plain-text client shows bold
     ("*NO EVENT*" in Outlook's unquoted original, "> *NO EVENT*" quoted once: read as a line of the writer's own),
     when the line is an order (`keep`) and pbem did not emphasise it itself: neither a line of a sent text starred
-    whole nor a text its HTML set in bold (`bold`: a client's plain part shows `away_ack`'s bold AWAY line as "*AWAY
-    until 12 Jan*", which is pbem's).  The words of such a line are all the copy's, and it was dropped unseen.  One
+    whole nor a text its HTML set in bold (`bold`: pbem sets whole lines in bold, `away_ack`'s notice for one, which
+    a client's plain part shows "*...*"; none of them is an order today, and a bold line of pbem's that became one
+    would still be pbem's).  The words of such a line are all the copy's, and it was dropped unseen.  One
     pass; the sent texts are read only when a line is starred."""
     found = [(n, mine) for n, line in enumerate(lines) if drop[n] and "*" in line and (mine := _starred_line(line))]
     if not found:
