@@ -40,6 +40,7 @@ from pbem.orders.extract import (  # noqa: E402
     is_order,
     labelled_order,
     own_line,
+    undoubled,
 )
 from pbem.orders.typed import cleaned  # noqa: E402
 
@@ -55,8 +56,10 @@ PIECES = st.sampled_from(
 
 
 def _whole(line: str, words: tuple[str, ...]) -> bool:
+    """The whole reading: an order or a command once cleaned, an order typed twice on the line, or a labelled one
+    ("PS ACCEPT": a postscript's, read since 69018ba, which this reading did not know and failed on)."""
     typed = _strip_comment(line)
-    bare = (cleaned(typed) or typed).replace(":", " ", 1).replace("\uff1a", " ", 1)
+    bare = undoubled((cleaned(typed) or typed).replace(":", " ", 1).replace("\uff1a", " ", 1), words)
     return bool(typed) and (is_order(bare, words) or _control(bare) is not None or bool(labelled_order(typed, words)))
 
 

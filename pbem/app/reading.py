@@ -19,7 +19,7 @@ from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.mail.outbound.bodies import text_bodies
 from pbem.mail.outbound.outgoing import REDACTED
 from pbem.orders.extract import Extracted, extract, own_line, subject_line
-from pbem.orders.own_mail import changed_note, without_copies
+from pbem.orders.own_mail import bold_texts, changed_note, without_copies
 from pbem.orders.own_quotes import mine_quoted, read_alone
 from pbem.record import modes
 from pbem.record.answered import sent_mails
@@ -139,9 +139,8 @@ def own_text(
     plain = [found["plain"] for found in parts if found.get("plain")]  # laid out as sent, line by line
     if not texts:  # a fresh mail (the code in it): its own "> PASS" is read as a reply's is
         return mine_quoted(msg.text, own_line(words))
-    return without_copies(
-        msg.text, texts, keep=own_line(words), edited=plain, changed=changed, redacted=REDACTED, mine_quoted=True
-    )
+    bold = (t for found in parts for t in bold_texts(found.get("html", "")))  # read only if a line is starred
+    return without_copies(msg.text, texts, own_line(words), plain, changed, REDACTED, mine_quoted=True, bold=bold)
 
 
 def pbems_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> Callable[[str], bool]:

@@ -8,23 +8,25 @@ words (case, punctuation, quote marks and line breaks ignored).  Every run of `G
 that also occurs in a sent mail is matched to its places there; a chain of such runs at consecutive places
 (the reply's words following each other exactly as in the sent mail) covering at least `RUN` words is a
 copy.  Order lines copied one by one out of a report's list, even of a repetitive one, are short chains,
-not a copy; a single order copied out of a report is kept.  Every line whose words all lie in a copy is
-dropped, and with it the client's block just above it (`_drop_header_block`): an attribution (``... wrote:``)
-or a block of ``Label: value`` lines (From/Od/差出人 ...).  A line the reader takes as the writer's own order or
-command (`keep`) is never part of that block, nor is a lone ``Label: value`` line that does not end with a
-colon: a player's "PRESS TO ALL: ..." or a moderator's "UNDO TO 17: misread order" right above the quoted
-mail is read (refused with its reason if it cannot be), never dropped unseen as the client's furniture.
+not a copy; a single order copied out of a report is kept.  Every line whose words all lie in a copy is dropped (a
+quoted one leaves its quote mark, ">": the quote is still seen where it was), and with it the client's block just
+above it (`_drop_header_block`): an attribution (``... wrote:``) or a block of ``Label: value`` lines (From/Od/差出人
+...).  A line the reader takes as the writer's own order or command (`keep`) is never part of that block, nor is a
+lone ``Label: value`` line that does not end with a colon: a player's "PRESS TO ALL: ..." or a moderator's "UNDO TO
+17: misread order" right above the quoted mail is read (refused with its reason if it cannot be), never dropped
+unseen as the client's furniture.
 An answer typed into the copy itself (Outlook's inline reply, the original unquoted below the client's block) is
 the writer's: the rule or "-----Original Message-----" marker above a dropped block goes with it (else it would
 end the writer's text there, `pbem.orders.furniture`), a line typed right under its own line of the copy
 (`_repeated`) is kept, and so is a block the writer's lines stand between (`_drop_block_above_answer`), and so is a
 line of the copy quoted once that the writer marked as their choice (``> NO EVENT <--``, ``> ✓ PASS``:
-`pbem.orders.typed.chosen`), whose words are all the copy's, and so is a quoted line the writer changed into an
-order (``> PLAY <card>`` edited into ``> PLAY Gold 7``: `_edited_in_quote`; a quoted line pbem wrote, unchanged,
-never is; a quoted listed order changed into another, or an order typed inside the quote as a line of its own,
-`changed_in_quote`, is not read, and is told), and so is an order the writer quoted themselves on a line of its own
-at the top level, apart from any quote ("Hi," / "> TRIBUTE Gold 4": `pbem.orders.own_quotes`).  The unquoted
-rest of a quoted line that a client
+`pbem.orders.typed.chosen`), whose words are all the copy's, and so is a line of a copy starred whole
+(``*NO EVENT*``, ``> *NO EVENT*``: bold as a plain-text client shows it) that pbem did not set in bold itself
+(`_keep_starred`), and so is a quoted line the writer changed into an order (``> PLAY <card>`` edited into
+``> PLAY Gold 7``: `_edited_in_quote`; a quoted line pbem wrote, unchanged, never is; a quoted listed order
+changed into another, or an order typed inside the quote as a line of its own, `changed_in_quote`, is not read,
+and is told), and so is an order the writer quoted themselves on a line of its own at the top level, apart from
+any quote ("Hi," / "> TRIBUTE Gold 4": `pbem.orders.own_quotes`).  The unquoted rest of a quoted line that a client
 rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
 Cost: linear in both texts (at most `PLACES` places remembered per run of words).
 """
@@ -34,7 +36,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from html import unescape
 
 from pbem.orders.furniture import MARKER, header_block_at, unquoted
 from pbem.orders.own_quotes import changed_in_rewrapped, depth, marked_off, unquote_typed
@@ -119,6 +122,7 @@ def without_copies(
     changed: list[tuple[str, str]] | None = None,
     redacted: str = "",
     mine_quoted: bool = False,
+    bold: Iterable[str] = (),
 ) -> str:
     """`text` without the lines that belong to a copy of one of the `sent` texts.  `keep(line)`: the line is the
     writer's own order or command, never dropped as a client's block above a copy (None: no line is).  `edited`:
@@ -128,7 +132,9 @@ def without_copies(
     tells the writer (`changed_in_quote`).  `redacted`: what the kept copy of a mail shows in place of the
     player's code (`pbem.mail.outbound.outgoing.REDACTED`); a code in the writer's copy is read as it.  `mine_quoted`:
     an order the writer quoted themselves apart from any quote is theirs (`pbem.orders.own_quotes`; a player's reply,
-    never a moderator's command mail, whose quoted commands are never run)."""
+    never a moderator's command mail, whose quoted commands are never run).  `bold`: the texts the sent mails' HTML
+    parts set in bold (`bold_texts`); a line of the copy the writer marked with asterisks that pbem did not is
+    theirs (`_keep_starred`)."""
     known = _places(sent)
     if not known:
         return text
@@ -172,6 +178,7 @@ def without_copies(
             if drop[n] and keep(lines[n]):
                 drop[n] = False
         _keep_marked(lines, drop, keep)
+        _keep_starred(lines, drop, keep, sent, bold)
         if edited:
             for n in list(_edited_in_quote(lines, per_line, drop, edited, keep)):
                 lines[n], drop[n] = unquoted(lines[n]) or "", False  # read as a line of the writer's own
@@ -185,7 +192,15 @@ def without_copies(
         if drop[n] and (n == 0 or not drop[n - 1]):
             _drop_header_block(lines, drop, n, keep)
             _drop_block_above_answer(lines, drop, n)
-    return "\n".join(line for n, line in enumerate(lines) if not drop[n])
+    return "\n".join(_left(line) if drop[n] else line for n, line in enumerate(lines) if not drop[n] or _left(line))
+
+
+def _left(line: str) -> str:
+    """What stays of a dropped line of a copy: its quote mark alone if it was quoted (">"), else nothing.  The quote
+    stays seen where its words went: a "-- " signature above it ends there and the answer below it is read
+    (`pbem.orders.furniture._signature_end`).  A plain part's quote kept its blank "> " lines; an HTML part's,
+    flattened with none (a <div> a line, no blank between), left none, and the answer was dropped as the signature's."""
+    return ">" if _QUOTED.match(line) else ""
 
 
 def _line_words(lines: list[str], sent: list[str], redacted: str) -> list[list[str]]:
@@ -219,6 +234,56 @@ def _keep_marked(lines: list[str], drop: list[bool], keep: Callable[[str], bool]
             quoted = unquoted(lines[above]) if above is not None and drop[above] else None
             if above is not None and quoted is not None and keep(quoted):
                 drop[above] = False
+
+
+def starred(line: str) -> str:
+    """The text of a line wrapped whole in asterisks ("*NO EVENT*", "**NO EVENT**": bold as a plain-text client shows
+    it), or ""."""
+    bare = line.strip()
+    if len(bare) < 3 or bare[0] != "*" or bare[-1] != "*":
+        return ""
+    inner = bare.strip("*").strip()
+    return "" if "*" in inner else inner
+
+
+#: A text pbem's own HTML sets in bold (`away_ack`'s notice: `<p><strong>Noted: you are away until ...</strong></p>`).
+_BOLD = re.compile(r"<(strong|b)>([^<>]{1,300})</\1>")
+
+
+def bold_texts(html: str) -> list[str]:
+    """The texts pbem's `html` sets in bold, entities decoded (a client's plain part shows each as "*...*")."""
+    return [unescape(m.group(2)) for m in _BOLD.finditer(html)] if "<strong>" in html or "<b>" in html else []
+
+
+def _keep_starred(
+    lines: list[str], drop: list[bool], keep: Callable[[str], bool], sent: list[str], bold: Iterable[str]
+) -> None:
+    """Keep the lines of a copy the writer marked as their choice with asterisks, as a plain-text client shows bold
+    ("*NO EVENT*" in Outlook's unquoted original, "> *NO EVENT*" quoted once: read as a line of the writer's own),
+    when the line is an order (`keep`) and pbem did not emphasise it itself: neither a line of a sent text starred
+    whole nor a text its HTML set in bold (`bold`: pbem sets whole lines in bold, `away_ack`'s notice for one, which
+    a client's plain part shows "*...*"; none of them is an order today, and a bold line of pbem's that became one
+    would still be pbem's).  The words of such a line are all the copy's, and it was dropped unseen.  One
+    pass; the sent texts are read only when a line is starred."""
+    found = [(n, mine) for n, line in enumerate(lines) if drop[n] and "*" in line and (mine := _starred_line(line))]
+    if not found:
+        return
+    pbems = {_key(t) for t in bold} | {_key(starred(r)) for t in sent for r in t.split("\n") if starred(r)}
+    for n, mine in found:
+        inner = starred(mine)
+        if keep(inner) and _key(inner) not in pbems:
+            lines[n], drop[n] = mine, False
+
+
+def _starred_line(line: str) -> str:
+    """`line` without its quote mark if it is quoted once, when what is left is starred whole ("*NO EVENT*"); else
+    "" (a line quoted twice is an older mail's)."""
+    mine = unquoted(line) if _QUOTED.match(line) else line
+    return mine if mine is not None and starred(mine) else ""
+
+
+def _key(text: str) -> str:
+    return " ".join(_words(text))
 
 
 GAP = 40  # lines of a sent mail between the two quoted lines around an edited one, at most

@@ -115,7 +115,20 @@ BLOCK_TAGS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "p
 CELL_TAGS = frozenset({"td", "th"})
 
 
+#: Tags that set their text in bold (and a <span> whose style does): shown "*...*", as a client's plain part shows it.
+_BOLD_TAGS = frozenset({"b", "strong", "span"})
+_BOLD_STYLE = re.compile(r"font-weight\s*:\s*(?:bold|[6-9]00)\b", re.IGNORECASE)
+BOLD_OPEN = 64  # bold tags open at once that are remembered, at most (deeper ones are read as plain text)
+
+
 class _HtmlText(HTMLParser):
+    """The text of an HTML part, line by line: a line per block, "> " before the words of a blockquote's, a line
+    set in bold whole shown "*...*" (in a quote "> *...*"), as a plain-text client shows it.  A player marks the order
+    they chose in the mail they answer by setting its line in bold ("<li><b>NO EVENT</b></li>" in Outlook's unquoted
+    original or in Gmail's quote): flattened without its mark, the line was pbem's own words and dropped as the
+    copy's (`pbem.orders.own_mail._keep_starred`).  Bold words inside a line are left as they are ("one<b>two</b>"
+    stays one word, as `html_words` reads it)."""
+
     BLOCK: ClassVar[frozenset[str]] = BLOCK_TAGS
 
     def __init__(self) -> None:
@@ -123,30 +136,83 @@ class _HtmlText(HTMLParser):
         self.out: list[str] = []
         self.skip = 0
         self.quote = 0
+        self.breaks = 0  # line breaks written so far
+        self.said = 0  # pieces of text with words written so far
+        self.worded = False  # the line being written has words
+        self.bold: list[tuple[str, int, int, int]] = []  # open bold-capable tags: name, where, breaks, said (-1: not)
+        self.starred: list[tuple[int, int]] = []  # a bold run closed on this line: its places, starred at its end
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("script", "style", "head"):
             self.skip += 1
         if tag == "blockquote":
             self.quote += 1
+        if tag in _BOLD_TAGS and len(self.bold) < BOLD_OPEN:
+            self._open_bold(tag, attrs)
         if tag == "br":
-            self.out.append("\n")
+            self._break("\n")
         elif tag == "hr":  # a rule (Outlook's, above its header block) parts what is above from what is below
             self._newline()
-            self.out.append("\n")
+            self._break("\n")
         elif tag in self.BLOCK:
             self._newline()
+
+    def _open_bold(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        """Remember where a bold tag's text starts (a place kept for its "*") when nothing is written on its line
+        yet; a <span> not in bold is remembered too, so that its end tag closes it and not a bold one around it."""
+        style = next((v for k, v in attrs if k == "style" and v), "") if tag == "span" else ""
+        bold = tag != "span" or bool(_BOLD_STYLE.search(style[:400]))
+        if bold and not self.skip and not self.worded:
+            self.bold.append((tag, len(self.out), self.breaks, self.said))
+            self.out.append("")
+        else:
+            self.bold.append((tag, -1, 0, 0))
+
+    def _close_bold(self, tag: str) -> None:
+        """A bold tag that holds words, all on one line: its places are starred when the line ends with no more
+        words on it (`_break`)."""
+        if not self.bold or self.bold[-1][0] != tag:
+            return  # not nested as opened: read as plain text
+        _, at, breaks, said = self.bold.pop()
+        if at >= 0 and self.breaks == breaks and self.said > said:
+            self.starred.append((at, len(self.out)))
+            self.out.append("")
+
+    def _break(self, text: str) -> None:
+        """Write a line break: a bold run that is the whole line just ended gets its stars."""
+        first = 0  # the first text of the run starred last: the runs inside it start there or later
+        for at, end in sorted(self.starred):  # the outermost first: each place is passed over once a line
+            first = self._star(at, end, max(first, at + 1))
+        self.starred.clear()
+        self.out.append(text)
+        self.breaks += 1
+        self.worded = False
+
+    def _star(self, at: int, end: int, k: int) -> int:
+        """Star the bold run written between places `at` and `end`: after the quote mark of a quoted line ("> *NO
+        EVENT*"), else at its start.  Its first text is found from `k` on, past the places of the bold tags inside
+        it; where it is is returned."""
+        while k < end and not self.out[k]:
+            k += 1
+        if k < end and self.out[k].startswith("> "):
+            self.out[k] = "> *" + self.out[k][2:]
+        else:
+            self.out[at] = "*"
+        self.out[end] = "*"
+        return k
 
     def _newline(self) -> None:
         """End the current line once: consecutive blocks (<div>s) are consecutive lines, not blank lines."""
         if self.out and not self.out[-1].endswith("\n"):
-            self.out.append("\n")
+            self._break("\n")
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("script", "style", "head") and self.skip:
             self.skip -= 1
         if tag == "blockquote" and self.quote:
             self.quote -= 1
+        if tag in _BOLD_TAGS:
+            self._close_bold(tag)
         if tag in self.BLOCK and tag != "br":
             self._newline()
         elif tag in CELL_TAGS:
@@ -155,9 +221,33 @@ class _HtmlText(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.skip:
             return
-        if self.quote:
-            data = "\n".join("> " + ln for ln in data.split("\n"))
-        self.out.append(data)
+        if not data.strip():
+            if "\n" in data:
+                self._break(self._quoted(data))
+            else:
+                self.out.append(self._quoted(data))
+            return
+        head, newline, tail = data.partition("\n")
+        if head.strip():
+            self.starred.clear()  # words after a bold run on its line: it was not the whole line
+        self.said += 1
+        if newline:
+            self._break(self._quoted(head) + newline)  # the bold run before this text, the whole line, gets its stars
+            self.out.append(self._quoted(tail))
+            self.breaks += tail.count("\n")
+            self.worded = bool(tail.rpartition("\n")[2].strip())
+        else:
+            self.out.append(self._quoted(data))
+            self.worded = True
+
+    def _quoted(self, text: str) -> str:
+        """`text` as written: inside a blockquote, each of its lines after "> "."""
+        return "\n".join("> " + ln for ln in text.split("\n")) if self.quote else text
+
+    def finish(self) -> str:
+        """The text read: a bold run that is the last line gets its stars."""
+        self._break("")
+        return "".join(self.out)
 
 
 #: A "<" (not a comment's) with no ">" before the next "<" or the end.  Python's HTMLParser (3.11) looks for
@@ -221,7 +311,7 @@ def html_to_text(html: str) -> str:
         parser.close()
     except Exception:  # a broken page still yields what was read so far
         pass
-    return re.sub(r"\n{3,}", "\n\n", "".join(parser.out)).strip()
+    return re.sub(r"\n{3,}", "\n\n", parser.finish()).strip()
 
 
 class Unreadable(Exception):
