@@ -177,6 +177,9 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
     i = 0
     while i < len(lines):
         raw = lines[i]
+        if raw == ">":  # a quote's bare mark (a copy's line taken out, `own_mail.without_copies`): nothing of theirs
+            i += 1
+            continue
         if raw.rstrip() in _SEPARATORS or raw.startswith("-- "):
             end = _signature_end(lines, i + 1)
             if end is None:

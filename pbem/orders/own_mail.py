@@ -192,15 +192,11 @@ def without_copies(
         if drop[n] and (n == 0 or not drop[n - 1]):
             _drop_header_block(lines, drop, n, keep)
             _drop_block_above_answer(lines, drop, n)
-    return "\n".join(_left(line) if drop[n] else line for n, line in enumerate(lines) if not drop[n] or _left(line))
-
-
-def _left(line: str) -> str:
-    """What stays of a dropped line of a copy: its quote mark alone if it was quoted (">"), else nothing.  The quote
-    stays seen where its words went: a "-- " signature above it ends there and the answer below it is read
-    (`pbem.orders.furniture._signature_end`).  A plain part's quote kept its blank "> " lines; an HTML part's,
-    flattened with none (a <div> a line, no blank between), left none, and the answer was dropped as the signature's."""
-    return ">" if _QUOTED.match(line) else ""
+    # What stays of a dropped line of a copy: its quote mark alone if it was quoted (">"), else nothing.  The quote
+    # stays seen where its words went: a "-- " signature above it ends there and the answer below it is read
+    # (`pbem.orders.furniture._signature_end`).  A plain part's quote kept its blank "> " lines; an HTML part's,
+    # flattened with none (a <div> a line, no blank between), left none, and the answer was dropped as the signature's.
+    return "\n".join(">" if drop[n] else line for n, line in enumerate(lines) if not drop[n] or _QUOTED.match(line))
 
 
 def _line_words(lines: list[str], sent: list[str], redacted: str) -> list[list[str]]:
@@ -265,7 +261,11 @@ def _keep_starred(
     a client's plain part shows "*...*"; none of them is an order today, and a bold line of pbem's that became one
     would still be pbem's).  The words of such a line are all the copy's, and it was dropped unseen.  One
     pass; the sent texts are read only when a line is starred."""
-    found = [(n, mine) for n, line in enumerate(lines) if drop[n] and "*" in line and (mine := _starred_line(line))]
+    found = [
+        (n, mine)
+        for n, line in enumerate(lines)
+        if drop[n] and line.rstrip().endswith("*") and (mine := _starred_line(line))  # not a "* " bullet
+    ]
     if not found:
         return
     pbems = {_key(t) for t in bold} | {_key(starred(r)) for t in sent for r in t.split("\n") if starred(r)}
