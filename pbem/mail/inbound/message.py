@@ -122,7 +122,7 @@ BOLD_OPEN = 64  # bold tags open at once that are remembered, at most (deeper on
 
 
 class _HtmlText(HTMLParser):
-    """The text of an HTML part, line by line: a line per block, "> " before the words of a blockquote's, a line
+    """The text of an HTML part, line by line: a line per block, "> " once at the start of a blockquote's, a line
     set in bold whole shown "*...*" (in a quote "> *...*"), as a plain-text client shows it.  A player marks the order
     they chose in the mail they answer by setting its line in bold ("<li><b>NO EVENT</b></li>" in Outlook's unquoted
     original or in Gmail's quote): flattened without its mark, the line was pbem's own words and dropped as the
@@ -139,6 +139,7 @@ class _HtmlText(HTMLParser):
         self.breaks = 0  # line breaks written so far
         self.said = 0  # pieces of text with words written so far
         self.worded = False  # the line being written has words
+        self.marked = False  # the line being written has its quote mark
         self.bold: list[tuple[str, int, int, int]] = []  # open bold-capable tags: name, where, breaks, said (-1: not)
         self.starred: list[tuple[int, int]] = []  # a bold run closed on this line: its places, starred at its end
 
@@ -187,6 +188,7 @@ class _HtmlText(HTMLParser):
         self.out.append(text)
         self.breaks += 1
         self.worded = False
+        self.marked = self.marked and not text.endswith("\n")
 
     def _star(self, at: int, end: int, k: int) -> int:
         """Star the bold run written between places `at` and `end`: after the quote mark of a quoted line ("> *NO
@@ -241,8 +243,15 @@ class _HtmlText(HTMLParser):
             self.worded = True
 
     def _quoted(self, text: str) -> str:
-        """`text` as written: inside a blockquote, each of its lines after "> "."""
-        return "\n".join("> " + ln for ln in text.split("\n")) if self.quote else text
+        """`text` as written: inside a blockquote, each line it starts after "> ".  A line is often built from several
+        pieces of text (words in <span>s, a <b> or <a> word, a "&nbsp;" between tags): only its first gets the mark,
+        else it read "> NO > EVENT", neither pbem's words nor an order."""
+        if not self.quote:
+            return text
+        head, newline, tail = text.partition("\n")
+        first = head if self.marked else "> " + head
+        self.marked = True
+        return first + newline + "\n".join("> " + ln for ln in tail.split("\n")) if newline else first
 
     def finish(self) -> str:
         """The text read: a bold run that is the last line gets its stars."""
