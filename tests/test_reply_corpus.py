@@ -272,7 +272,7 @@ def test_order_lines_copied_one_by_one_out_of_a_report_are_kept() -> None:
     picked = ["CALL England WAR France PLACE England 4, Open 5", "CALL England WAR France PLACE England 1, Open 2"]
     assert without_copies("\n".join(picked), [report]).split("\n") == picked
     pasted = "\n".join(["PASS", "", *("> " + ln for ln in report.splitlines())])
-    marks = [">"] * len(report.splitlines())  # the quote's words go, its marks stay (a signature above it ends there)
+    marks = [">"] * 3  # the quote's words go, three of its marks stay (a signature above it ends there: QUOTE_RUN)
     assert without_copies(pasted, [report]).split("\n") == ["PASS", "", *marks]
 
 
