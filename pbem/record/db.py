@@ -12,6 +12,7 @@ through Alembic (`migrate`).
 
 from __future__ import annotations
 
+import os
 import socket
 import sqlite3
 import threading
@@ -383,31 +384,56 @@ def _server_options() -> str:
 
 
 def _resolved(cparams: dict[str, Any]) -> dict[str, Any]:
-    """libpq's parameters with the server's name resolved within the connection's timeout.
+    """libpq's parameters with the servers' names resolved within the connection's timeout.
 
-    psycopg resolves `host` with a plain `getaddrinfo` before libpq's `connect_timeout` starts, so a DNS resolver
-    that never answered held any command until its own deadline (`pbem poll`'s watchdog) or for ever.  The name
-    is resolved here as the mail servers' are (`resolve.addresses`: within the connect timeout and what is left of
-    the poll's deadline) and every address found is given as `hostaddr`, the name staying in `host` (TLS and
-    `.pgpass` go by it).  A socket directory, a numeric address, a list of hosts or a URL's own `hostaddr` is
-    left to psycopg.
+    psycopg resolves each `host` with a plain `getaddrinfo` before libpq's `connect_timeout` starts, so a DNS
+    resolver that never answered held any command until its own deadline (`pbem poll`'s watchdog) or for ever.
+    Each name is resolved here as the mail servers' are (`resolve.addresses`: within the connect timeout and what
+    is left of the poll's deadline) and every address found is given as `hostaddr`, the name staying in `host` (TLS
+    and `.pgpass` go by it).  That holds for a list of hosts (`host=a,b` with one port or one a host) and for hosts
+    named by the environment (`PGHOST`, `PGPORT`), as libpq reads them.  A socket directory or a numeric address
+    needs no resolver and keeps its place; parameters that already give addresses (`hostaddr`, `PGHOSTADDR`), or
+    whose lists do not match, are left to psycopg, which says what is wrong.
     """
-    host = cparams.get("host")
-    if not isinstance(host, str) or not host or host.startswith(("/", "@")) or "," in host or cparams.get("hostaddr"):
+    hosts = _given(cparams, "host", "PGHOST")
+    if not hosts or _given(cparams, "hostaddr", "PGHOSTADDR"):
         return cparams
-    import psycopg
+    names = hosts.split(",")
+    ports = (_given(cparams, "port", "PGPORT") or "5432").split(",")
+    ports = ports * len(names) if len(ports) == 1 else ports
+    if len(ports) != len(names) or not all(p.strip().isdigit() for p in ports):
+        return cparams
+    seconds = float(cparams.get("connect_timeout") or PG_CONNECT_TIMEOUT)
+    attempts: list[tuple[str, str, str]] = []
+    failed: list[str] = []
+    for name, port in zip(names, ports, strict=True):
+        try:
+            attempts += [(name, address, port) for address in _addresses(name, int(port), seconds)]
+        except (OSError, UnicodeError) as exc:  # TimeoutError is an OSError
+            failed.append(f"failed to resolve host {name!r}: {exc}")
+    if not attempts:  # as psycopg: a name not found is skipped while another host is left
+        import psycopg
 
+        raise psycopg.OperationalError(failed[0] if failed else "no host to connect to")
+    if not any(address for _, address, _ in attempts):
+        return cparams  # socket directories only: nothing was resolved
+    return {**cparams, **{key: ",".join(a[i] for a in attempts) for i, key in enumerate(("host", "hostaddr", "port"))}}
+
+
+def _given(cparams: dict[str, Any], key: str, env: str) -> str:
+    """A libpq parameter as the connection will read it: given, or else from its environment variable."""
+    value = cparams.get(key)
+    return str(value) if value not in (None, "") else os.environ.get(env, "")
+
+
+def _addresses(name: str, port: int, seconds: float) -> list[str]:
+    """The addresses libpq is to try for one host of the list ("" for a socket directory: libpq's own)."""
+    if not name or name.startswith(("/", "@")) or name[1:2] == ":":
+        return [""]
     from pbem.mail.transports import resolve
 
-    port = int(str(cparams.get("port") or 5432).split(",")[0])
-    try:
-        found = resolve.addresses(host, port, float(cparams.get("connect_timeout") or PG_CONNECT_TIMEOUT))
-    except (OSError, UnicodeError) as exc:  # TimeoutError is an OSError
-        raise psycopg.OperationalError(f"failed to resolve host {host!r}: {exc}") from None
-    addresses = list(dict.fromkeys(str(where[0]) for *_, where in found))
-    if not addresses:
-        return cparams
-    return {**cparams, "host": ",".join([host] * len(addresses)), "hostaddr": ",".join(addresses)}
+    found = resolve.addresses(name, port, seconds)
+    return list(dict.fromkeys(str(where[0]) for *_, where in found))
 
 
 def _postgres_engine(url: str) -> Engine:

@@ -7,6 +7,9 @@
   libpq's connect timeout started, so the command waited on the resolver (found reading psycopg's connect; the
   test's resolver answers after 20 s, and the command took those 20 s).  The name is now resolved within the
   connect timeout, as the mail servers' names are, and the command says so in one line.
+* The same for a list of hosts and for hosts named by the environment (`PGHOST`): psycopg resolved each name of
+  them itself (the last session's note); each name now has the connect timeout, and a name not found is skipped
+  while another host of the list is left, as psycopg does.
 * The record's advisory lock held by another connection (a run stuck inside its transaction): the next writer
   waits `BUSY_TIMEOUT_MS` at most, as SQLite's busy timeout (tests/reliability/test_faults.py), and says so.
 """
@@ -76,13 +79,52 @@ def test_a_server_name_the_resolver_never_answers_ends_at_the_connect_timeout(mo
     assert "'db.pbem.test'" in line and "not resolved within 1 s" in line, line
 
 
-def test_a_name_and_a_numeric_address_are_given_to_libpq_as_resolved() -> None:
+def test_a_name_and_a_numeric_address_are_given_to_libpq_as_resolved(monkeypatch) -> None:
+    for var in ("PGHOST", "PGPORT", "PGHOSTADDR"):
+        monkeypatch.delenv(var, raising=False)
     assert db._resolved({"host": "127.0.0.1", "port": 5432})["hostaddr"] == "127.0.0.1"
     named = db._resolved({"host": "localhost", "port": 5432, "connect_timeout": 5})
     hosts, addresses = named["host"].split(","), named["hostaddr"].split(",")
     assert set(hosts) == {"localhost"} and len(hosts) == len(addresses) and "127.0.0.1" in addresses, named
-    for own in ({"host": "/var/run/postgresql"}, {"host": "a,b"}, {"host": "x", "hostaddr": "10.0.0.1"}, {}):
-        assert db._resolved(own) == own  # a socket directory, a list of hosts, a URL's own address: psycopg's
+    for own in (
+        {"host": "/var/run/postgresql"},
+        {"host": "a,b", "port": "1,2,3"},
+        {"host": "x", "hostaddr": "1.2.3.4"},
+        {},
+    ):
+        assert db._resolved(own) == own  # a socket directory, lists that do not match, a URL's own address: psycopg's
+
+
+def test_a_list_of_hosts_and_the_environments_host_are_resolved_as_libpq_reads_them(monkeypatch) -> None:
+    """A list of hosts (one port, or one a host; a socket directory kept in its place) and `PGHOST`/`PGPORT`
+    were resolved by psycopg's own `getaddrinfo`, outside the deadline (the last session's note)."""
+    for var in ("PGHOST", "PGPORT", "PGHOSTADDR"):
+        monkeypatch.delenv(var, raising=False)
+    listed = db._resolved({"host": "/run/pg,localhost,10.0.0.7", "port": "5432,5433,5434", "connect_timeout": 5})
+    rows = list(zip(*(listed[key].split(",") for key in ("host", "hostaddr", "port")), strict=True))
+    assert rows[0] == ("/run/pg", "", "5432") and rows[-1] == ("10.0.0.7", "10.0.0.7", "5434"), rows
+    assert {r for r in rows[1:-1]} == {("localhost", "127.0.0.1", "5433")}, rows
+    monkeypatch.setenv("PGHOST", "localhost")
+    monkeypatch.setenv("PGPORT", "6543")
+    assert db._resolved({"dbname": "x"}) == {
+        "dbname": "x",
+        "host": "localhost",
+        "hostaddr": "127.0.0.1",
+        "port": "6543",
+    }
+    monkeypatch.setenv("PGHOSTADDR", "10.0.0.8")  # addresses given by the environment: libpq's own
+    assert db._resolved({"dbname": "x"}) == {"dbname": "x"}
+
+
+def test_every_name_of_a_list_the_resolver_never_answers_ends_at_the_connect_timeout(
+    monkeypatch, fresh_engines
+) -> None:
+    monkeypatch.setattr(db, "PG_CONNECT_TIMEOUT", 1, raising=False)
+    _a_resolver_that_does_not_answer(monkeypatch)
+    monkeypatch.setenv("PGHOST", "db.pbem.test,db.pbem.test")  # from the environment, twice: one timeout each
+    monkeypatch.delenv("PGHOSTADDR", raising=False)
+    line = _ends_in_one_line("postgresql+psycopg://pbem:secret-pw@/pbem", within=2)
+    assert "'db.pbem.test'" in line and "not resolved within 1 s" in line, line
 
 
 @pytest.mark.postgres
@@ -96,6 +138,23 @@ def test_a_server_named_by_a_host_name_is_reached_through_the_resolved_address(f
         with db.transaction(named) as conn:
             assert conn.execute(text("SELECT inet_server_addr()::text")).scalar() in ("127.0.0.1/32", "::1/128")
         db.engine_for(named).dispose()
+
+
+@pytest.mark.postgres
+def test_a_list_whose_first_name_is_never_resolved_reaches_the_next_host(monkeypatch, fresh_engines) -> None:
+    base, why = pg.server()
+    if base is None:
+        pytest.skip(why)
+    monkeypatch.setattr(db, "PG_CONNECT_TIMEOUT", 1, raising=False)
+    _a_resolver_that_does_not_answer(monkeypatch)
+    with pg.run_database(base) as url:
+        port = url.split("@127.0.0.1:", 1)[1].split("/", 1)[0]
+        listed = url.replace(f"@127.0.0.1:{port}/", "@/", 1) + f"?host=db.pbem.test:{port}&host=localhost:{port}"
+        started = time.monotonic()
+        with db.transaction(listed) as conn:
+            assert conn.execute(text("SELECT inet_server_addr()::text")).scalar() in ("127.0.0.1/32", "::1/128")
+        assert time.monotonic() - started < 1 + 5  # the first name given up at its timeout, not the resolver's 20 s
+        db.engine_for(listed).dispose()
 
 
 @pytest.mark.postgres
