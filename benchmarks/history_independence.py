@@ -73,6 +73,7 @@ def add_history(target_url: str, template_db: Path, copies: int) -> dict:
                 "inbound_messages",
                 "orders",
                 "events",
+                "event_readers",
                 "snapshots",
                 "deadlines",
                 "control_actions",
@@ -102,6 +103,7 @@ def add_history(target_url: str, template_db: Path, copies: int) -> dict:
                     shift(r, inbound_id=(r["inbound_id"] + off) if r["inbound_id"] else None) for r in rows["orders"]
                 ],
                 "events": [shift(r) for r in rows["events"]],
+                "event_readers": [shift(r) for r in rows["event_readers"]],
                 "snapshots": [shift(r) for r in rows["snapshots"]],
                 "deadlines": [shift(r) for r in rows["deadlines"]],
                 "control_actions": [shift(r) for r in rows["control_actions"]],

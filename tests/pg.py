@@ -31,6 +31,7 @@ TABLES = [
     "control_actions",
     "deadlines",
     "snapshots",
+    "event_readers",
     "events",
     "orders",
     "inbound_messages",

@@ -80,3 +80,36 @@ def test_upgrade_is_idempotent(tmp_path: Path) -> None:
     assert _schema(url) == before
     with create_engine(url).connect() as conn:
         assert conn.execute(text("SELECT name, kind FROM games")).all() == [("kept", "hh")]
+
+
+def readers_filled_by_0018(url: str) -> None:
+    """A record at 0017 with events of every visibility (and more than a batch of the migration's): upgraded, each
+    event has the `event_readers` rows `store.append_events` writes (`models.readers_of`), and no other."""
+    import json
+
+    from pbem.record.models import readers_of
+
+    migrate(url, "0017_events_kind_index")
+    kinds = ["public", "moderator", ["Alice"], ["Bob", "Alice", "Bob"], [], "Alice"]
+    game = "INSERT INTO games (name, kind, seed, seed_commitment, insecure_seed, legacy_events, players_json, options_json, deadline_seconds, resolve, created_at) VALUES (:n, 'hh', 's', 'c', false, 0, '[]', '{}', 60, 'asap', '2026-01-05 12:00:00')"
+    event = "INSERT INTO events (game_id, seq, input_seq, kind, text, visibility_json, data_json, created_at, hash) VALUES (:g, :s, 1, 'note', '', :v, '{}', '2026-01-05 12:00:00', '')"
+    eng = create_engine(url)
+    with eng.begin() as conn:
+        for name in ("one", "two"):
+            conn.execute(text(game), {"n": name})
+        gids = list(conn.execute(text("SELECT id FROM games ORDER BY id")).scalars())
+        made = [
+            (g, q, kinds[q % len(kinds)])
+            for g, events in zip(gids, (7, 5_003), strict=True)
+            for q in range(1, events + 1)
+        ]
+        conn.execute(text(event), [{"g": g, "s": q, "v": json.dumps(v)} for g, q, v in made])
+    migrate(url)
+    with eng.connect() as conn:
+        got = sorted(conn.execute(text("SELECT game_id, reader, seq FROM event_readers")).all())
+    eng.dispose()
+    assert got == sorted((g, r, q) for g, q, v in made for r in readers_of(v))
+
+
+def test_0018_gives_every_older_event_its_readers(tmp_path: Path) -> None:
+    readers_filled_by_0018(f"sqlite:///{tmp_path / 'readers.db'}")

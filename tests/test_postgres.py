@@ -84,6 +84,13 @@ def test_migrations_upgrade_an_empty_postgres_database_to_head_with_no_drift(pg_
     assert diff == [], f"models and migrations differ on PostgreSQL: {diff}"
 
 
+def test_0018_gives_every_older_event_its_readers_on_postgres(pg_url: str) -> None:
+    from tests.test_migrations import readers_filled_by_0018
+
+    pg.reset_schema(pg_url)
+    readers_filled_by_0018(pg_url)
+
+
 def test_postgres_sessions_run_in_utc_and_take_the_record_lock(pg_url: str) -> None:
     from sqlalchemy import text
 

@@ -147,6 +147,30 @@ class GameEvent(SQLModel, table=True):
     salt: str | None = Field(default=None, max_length=64)
 
 
+#: An `EventReader` row's reader for a public event (no player is named "").
+EVERYONE = ""
+
+
+class EventReader(SQLModel, table=True):
+    """Who may see each event: a row for each player a list visibility names, one for everyone (`EVERYONE`) for a
+    public event, none for the moderator's.  Written with the event (`pbem.record.store.append_events`; migration
+    0018 filled it for older events), so HISTORY and `pbem game show --as` read the latest events a reader may see
+    by its key, bounded by the answer and not by the events hidden from them (`pbem.record.history_rows`, costs11)."""
+
+    __tablename__ = "event_readers"
+
+    game_id: int = Field(foreign_key="games.id", primary_key=True)
+    reader: str = Field(primary_key=True, max_length=64)
+    seq: int = Field(primary_key=True)
+
+
+def readers_of(visibility: object) -> list[str]:
+    """The `EventReader` readers of an event's visibility ("public", "moderator" or a list of players' names)."""
+    if visibility == "public":
+        return [EVERYONE]
+    return [n for n in dict.fromkeys(visibility) if isinstance(n, str)] if isinstance(visibility, list) else []
+
+
 class Snapshot(SQLModel, table=True):
     """The engine state after input `seq` (a cache: it can always be rebuilt by replay)."""
 

@@ -65,10 +65,11 @@ def widen(s: Session, loaded: store.Loaded, since: int) -> None:
 def shown(s: Session, loaded: store.Loaded, player: str, most: int) -> store.Recent:
     """What `pbem game show --as` reads: `player`'s report from the start, of which it prints the last `most` events
     they may see.  `read` from the start read and decoded every event of the game for them (a game of 500 and 2,000
-    events: 10 and 29 ms, costs8); this reads the events from the `most`-th newest they may see
-    (`history_rows.latest_seen`, newest first by the events' key) and the game's deal (`salts`, which a report from
-    the start shows), kept on `loaded` as `read` keeps them but for the events left out before those: a report
-    context made from it is the whole report's but for the events it does not print."""
+    events: 10 and 29 ms, costs8); this reads the `most` newest they may see (`history_rows.latest_seen`, by the
+    key of who may see each) and the game's deal (`salts`, which a report from the start shows), kept on `loaded` as
+    `read` keeps them but for the events left out: a report context made from it is the whole report's but for the
+    events it does not print.  It read every event from the `most`-th newest the player may see, those hidden from
+    them too (costs11)."""
     gid = loaded.game.id
     assert gid is not None
     names = store.seat_names(s, gid)
@@ -79,13 +80,12 @@ def shown(s: Session, loaded: store.Loaded, player: str, most: int) -> store.Rec
         return bool(vis == PUBLIC or (isinstance(vis, list) and any(n in vis for n in mine)))
 
     newest = history_rows.latest_seen(s, gid, mine, most, visible=visible)
-    start = newest[-1][0] - 1 if len(newest) == most else 0  # fewer: every event they may see, from the start
-    events = store.events_for(s, gid, start)
-    deal = [e for e in store.events_of_kind(s, gid, "salts") if e.seq <= start]
+    at = {e.seq: e for e in store.events_of_kind(s, gid, "salts")}  # the deal, whoever may see it
+    at |= {e.seq: e for e in store.events_at(s, gid, [row[0] for row in newest])}
     loaded.recent = store.Recent(
         last_reports={},
         deadline=store.current_deadline(s, gid),
-        events=deal + events,
+        events=[at[seq] for seq in sorted(at)],
         after=0,
         names=names,
         deal=evidence.deal_of(s, gid),

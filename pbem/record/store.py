@@ -362,11 +362,13 @@ def insert(s: Session, model: Any, rows: dict[str, Any] | list[dict[str, Any]]) 
 
 def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event], when: datetime) -> None:
     rows: list[dict[str, Any]] = []
+    seen: list[dict[str, Any]] = []  # who may see each (`models.EventReader`)
     at = chain.iso(when)
     head = _head(s, loaded) if events else loaded.head
     for ev in events:
         loaded.event_seq += 1
         vis = ev.visibility if isinstance(ev.visibility, str) else list(ev.visibility)
+        seen += [dict(game_id=loaded.game.id, reader=r, seq=loaded.event_seq) for r in models.readers_of(vis)]
         data_json = json.dumps(ev.data, sort_keys=True)
         salt = chain.entry_salt(loaded.game.seed, loaded.event_seq)  # every event: docs/security.md, heads
         entry = chain.event_entry(loaded.event_seq, input_seq, ev.kind, ev.text, vis, json.loads(data_json), at, salt)
@@ -391,6 +393,8 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
     loaded.head = head
     if rows:
         insert(s, models.GameEvent, rows)
+        if seen:
+            insert(s, models.EventReader, seen)
         if loaded.recent is not None:
             loaded.recent.events.extend(plain(GameEvent, row) for row in rows)
 
@@ -573,6 +577,14 @@ def events_for(s: Session, game_id: int, after: int = 0, upto: int | None = None
     q = Q_EVENTS_AFTER if upto is None else Q_EVENTS_BETWEEN
     rows = db.fetch(s.connection(), q, {"gid": game_id, "after": after} | ({} if upto is None else {"upto": upto}))
     return [_fetched(GameEvent, q, row) for row in rows]
+
+
+def events_at(s: Session, game_id: int, seqs: list[int]) -> list[GameEvent]:
+    """The game's event rows at positions `seqs`, in order."""
+    if not seqs:
+        return []
+    q = select(_EVENTS).where(_EVENTS.c.game_id == game_id, _EVENTS.c.seq.in_(seqs)).order_by(_EVENTS.c.seq)
+    return [GameEvent(**row._asdict()) for row in s.connection().execute(q)]
 
 
 def event_of(row: GameEvent) -> Event:

@@ -20,6 +20,7 @@ player's mail).  Then verify says in one note that those resignations are the mo
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -124,18 +125,26 @@ def _dated_before(e: dict[str, Any]) -> bool:
 class Gone:
     """Who resigned at each point of a chain's `rows` (in order, 1-based places): a `resign` event at or before it
     whose seat was not given (a `replace` event) since.  `pbem verify --mail` reads a press's "Bob resigned: ..."
-    against it (`pbem.trust.pressed`).  One pass over the rows; each question reads the few such events."""
+    against it (`pbem.trust.pressed`).  One pass over the rows keeps who had resigned after each such event (a
+    record `pbem verify` accepts names only the game's seats in them), and a question bisects: each read every such
+    event up to its place, so n presses not sent after n resignations and replacements cost n squared (300: 42 ms,
+    1,200: 0.67 s, costs11)."""
 
     def __init__(self, rows: list[dict[str, Any]]) -> None:
-        self.marks = [(n, row) for n, row in enumerate(rows, 1) if _action(row) in (RESIGN, "replace")]
+        self.places: list[int] = []
+        self.gone: list[frozenset[str]] = []
+        seats: dict[object, str] = {}
+        for n, row in enumerate(rows, 1):
+            action = _action(row)
+            if action == RESIGN:
+                seats[row["data"].get("seat")] = str(row["data"].get("player"))
+            elif action == "replace":
+                seats.pop(row["data"].get("seat"), None)
+            else:
+                continue
+            self.places.append(n)
+            self.gone.append(frozenset(seats.values()))
 
     def at(self, place: int) -> set[str]:
-        seats: dict[object, str] = {}
-        for n, row in self.marks:
-            if n > place:
-                break
-            if _action(row) == RESIGN:
-                seats[row["data"].get("seat")] = str(row["data"].get("player"))
-            else:
-                seats.pop(row["data"].get("seat"), None)
-        return set(seats.values())
+        k = bisect_right(self.places, place)
+        return set(self.gone[k - 1]) if k else set()

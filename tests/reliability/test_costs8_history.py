@@ -27,7 +27,7 @@ from pbem.history.story import turns
 from pbem.home import config as config_mod
 from pbem.record import store
 from pbem.record.db import session
-from pbem.record.models import GameEvent
+from pbem.record.models import EventReader, GameEvent, readers_of
 from pbem.render.sanitize import visible
 from tests.growth import growth
 from tests.test_moderator import new_game
@@ -48,6 +48,10 @@ def append(url: str, events: list[tuple[str, str, Any, dict[str, Any]]]) -> None
             for i, (kind, text, vis, data) in enumerate(events, 1)
         ]  # fmt: skip
         s.connection().execute(insert(GameEvent), rows)
+        seen = [dict(game_id=game.id, reader=r, seq=start + i) for i, (_, _, vis, _) in enumerate(events, 1)
+                for r in readers_of(vis)]  # fmt: skip
+        if seen:
+            s.connection().execute(insert(EventReader), seen)  # as `store.append_events` writes them
         s.commit()
 
 
