@@ -511,7 +511,7 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
         bare = word.strip("\"'“”‘’«»(")
         if k == 0 or len(bare) < 2 or not bare[:2].isalpha() or not bare.isupper() or _not_prose(said[k - 1]):
             continue  # the first word, no word in capitals, or one after a label or inside a run of capitals
-        if _words(bare)[0] not in firsts:
+        if _words(bare.rstrip(_PROSE_END))[0] not in firsts:  # "PASS," as PASS
             continue
         found: list[str] = []
         for end in range(k, min(len(said), k + PROSE_ORDER)):
