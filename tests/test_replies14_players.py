@@ -284,3 +284,23 @@ def test_outlook_for_ios_signature_in_each_language_is_furniture_not_chatter(lan
         f"NO EVENT\n\n{OUTLOOK_IOS[lang][0]}<https://aka.ms/o0ukef>\n", "", registry.get("habsburg").order_words
     )
     assert ex.orders == ["NO EVENT"] and ex.chatter == []
+
+
+def test_reading_highlights_nested_quotes_and_prose_costs_linear_time() -> None:
+    """A hostile mail at the size's cap: lines highlighted in many colours inside deep blockquotes, and one-line
+    paragraphs each full of words in capitals that start orders.  4x the lines costs at most about 4x (8 allowed)."""
+    from tests.growth import growth
+
+    def marked(n: int) -> Callable[[], object]:
+        line = "".join(f'<div><span style="color:#{k % 4096:03x}">NO EVENT {k}</span></div>' for k in range(n))
+        page = "<blockquote>" * 40 + line + "</blockquote>" * 40
+        return lambda: html_to_text(page)
+
+    def prose_lines(n: int) -> Callable[[], object]:
+        text = "\n".join("Hi " + " ".join(["NO NO, NO EVENT, TRIBUTE PASS,"] * 40) for _ in range(n))
+        words = registry.get("habsburg").order_words
+        return lambda: extract(text, "", words)
+
+    for work, n in ((marked, 400), (prose_lines, 20)):
+        g = growth(work, n, bound=8)
+        assert g.ratio <= 8, g
