@@ -107,7 +107,7 @@ SHAPES = {
     "<blockquote><div>see <a href=x>here</a> now</div></blockquote>": "> see here now",
     "<blockquote><div><b><span>NO</span> <span>EVENT</span></b></div></blockquote>": "> *NO EVENT*",
     "<blockquote><div> <b>NO EVENT</b></div></blockquote>": ">  *NO EVENT*",  # its space as written
-    "<blockquote>a <i>b</i><br><i>c</i> d<blockquote>e <i>f</i></blockquote>g</blockquote>": "> a b\n> c d\n> e f\n> g",
+    "<blockquote>a <i>b</i><br><i>c</i> d<blockquote>e <i>f</i></blockquote>g</blockquote>": "> a b\n> c d\n> > e f\n> g",
     "<blockquote><pre>one <b>two</b>\nthree <i>four</i></pre></blockquote>": "> one two\n> three four",
 }
 

@@ -23,7 +23,7 @@ from typing import Any
 from pbem.app.unread import shortened
 from pbem.engine import slots
 from pbem.engine.base import Engine, Outcome
-from pbem.orders.extract import Extracted, asks, seeming_note, unasked
+from pbem.orders.extract import Extracted, asks, seeming_note, signed_note, unasked
 from pbem.orders.typed import prose
 
 CHECKED = 8
@@ -182,23 +182,40 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
     the game's state) told only when the order is one the engine takes alone now, and then as the legal line to
     send, as the engine understood it ("write it as: VOTE RED"; "I pass" in Habsburg: NO EVENT).  "I pass on my
     thanks" was told to "write it as: pass on my", and "I vote red next time?" to write "vote red next time?":
-    lines that would be refused.  A remark is only listed as not read."""
-    if not ex.seeming:
+    lines that would be refused.  A remark is only listed as not read, and a line of prose is told one order at
+    most, the first the engine takes (`pbem.orders.extract.in_prose` offers a few ends).  An order under a "-- "
+    signature above the quote (`Extracted.signed`) is told the same way, and only so (`signed_note`): "PASS the salt"
+    or "Play hard, play fair" is a motto, and every other reader leaves the signature's lines unsaid."""
+    if not ex.seeming and not ex.signed:
         return ex
     problems = list(ex.problems)
     legal = {line.upper(): line for req in eng.requests(state) if req.player == player for line in req.legal}
+    told: set[str] = set()
     for k, (typed, order) in enumerate(ex.seeming):
         note = seeming_note(typed, order)
         if note not in problems:
             continue
         at = problems.index(note)
-        alone = eng.apply(state, player, [order]) if k < SEEMING and not asks(typed) else None
-        if alone is not None and alone.accepted and not (alone.lines and shortened(alone.lines[0])):
-            said = alone.lines[0].understood.split(" (", 1)[0] if alone.lines else ""  # "pass" as NO EVENT
-            problems[at] = seeming_note(typed, legal.get(order.upper()) or said or order)
+        send = _alone(eng, state, player, order, legal) if k < SEEMING and not asks(typed) and typed not in told else ""
+        if send:
+            problems[at] = seeming_note(typed, send)
+            told.add(typed)
         else:
             del problems[at]
+    for typed, order in ex.signed[:SEEMING]:
+        if send := _alone(eng, state, player, order, legal):
+            problems.append(signed_note(typed, send))
     return replace(ex, problems=problems)
+
+
+def _alone(eng: Engine, state: dict[str, Any], player: str, order: str, legal: dict[str, str]) -> str:
+    """The legal line to send for `order` when the engine takes it alone now, as it understood it ("I pass" in
+    Habsburg: NO EVENT), else ""."""
+    alone = eng.apply(state, player, [order])
+    if not alone.accepted or (alone.lines and shortened(alone.lines[0])):
+        return ""
+    said = alone.lines[0].understood.split(" (", 1)[0] if alone.lines else ""  # "pass" as NO EVENT
+    return legal.get(order.upper()) or said or order
 
 
 def read_again(

@@ -27,7 +27,8 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   order in brackets not in capitals (``(Pass)``, maybe a remark) is told how to write it (`_bracketed`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
   every game, never read (the deadline's and `pbem verify`'s readings have no game state to tell it from a remark:
   "I vote red next time?"), and the answer shows the line to send when the engine takes it now (`sentence`,
-  `pbem.app.lines.seeming_told`: "I take it you are away" is a remark);
+  `pbem.app.lines.seeming_told`: "I take it you are away" is a remark); so is an order typed in capitals inside a
+  paragraph a phone did not wrap ("... in the end I will go with NO EVENT, because ...": `in_prose`);
 * ``WATCH``, ``NORMAL`` or ``DIGEST`` alone on a line: how much mail the player
   gets from now on (`Extracted.mode`, `pbem.app.notify`);
 * below a sign-off line that follows an order ("Best regards,", "Cheers!", "Mit freundlichen Grüßen": `sign_off`),
@@ -106,6 +107,7 @@ class Extracted:
     order_at: list[int] = field(default_factory=list)  # orders[k]'s line's place in the message
     placed: list[int] = field(default_factory=list)  # chatter[k]'s line's place in the message
     seeming: list[tuple[str, str]] = field(default_factory=list)  # (line, the order it seems to be): `sentence`
+    signed: list[tuple[str, str]] = field(default_factory=list)  # (line, its order) under a "-- " above the quote
     history: str | None = None  # HISTORY alone: "", HISTORY 3 (of turn 3): "3"
     resign: str | None = None  # RESIGN alone: "", RESIGN 482193 (the word its answer gave): "482193"
     address: str | None = None  # ADDRESS new@example.org (an @ in it: "Address: Berlin" is a remark): the new address
@@ -335,7 +337,9 @@ def extract(
     m = _SUBJECT_CODE.search(subject or "")
     if m:
         ex.code = m.group(1)
-    lines, ex.furniture = own_lines(unarmoured(text), marked=lambda line: chosen(line) and own(line))
+    signature: list[str] = []  # the lines of a "-- " signature above the quote
+    lines, ex.furniture = own_lines(unarmoured(text), lambda line: chosen(line) and own(line), signature)
+    _under_signature(ex, signature, words)
     first = subject_line(subject)
     if first and _control(first) in ("HELP", "STATUS", "REPORT", "CODE", "HISTORY") and not (pbems and pbems(first)):
         lines.insert(0, first)
@@ -476,14 +480,78 @@ def _not_an_order(ex: Extracted, at: int, typed: str, line: str, words: tuple[st
 
 def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...], note: str = "") -> None:
     """A line set aside as chatter, as typed, told why by `note` if given; one that seems to be an order in a
-    sentence is told how to write."""
+    sentence, or holds one typed in capitals inside its prose, is told how to write."""
     ex.placed.append(at)
     ex.chatter.append(typed)  # what the player wrote, as they wrote it
     if note:
         ex.problems.append(note)
-    elif seems := sentence(line, words) or _bracketed(line, words):
-        ex.seeming.append((typed, seems))
-        ex.problems.append(seeming_note(typed, seems))
+        return
+    seems = sentence(line, words) or _bracketed(line, words)
+    for said in [seems] if seems else in_prose(typed, words):
+        ex.seeming.append((typed, said))
+        ex.problems.append(seeming_note(typed, said))
+
+
+PROSE_WORDS = 200  # words of a line looked at for an order typed inside its prose, at most
+PROSE_CUTS = 4  # places an order inside prose may end at (a comma, a stop, the line's end), tried at most
+PROSE_STARTS = 3  # words in capitals inside a line of prose that start an order, tried at most
+PROSE_ORDER = 12  # words an order inside prose has, at most
+_PROSE_END = ",;.!?:)"
+
+
+def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
+    """The orders a line of prose may hold, typed in capitals inside it, and ended by a comma, a stop or the line's
+    end ("... and in the end I will go with NO EVENT, because the others look risky.": ["NO EVENT", "NO EVENT,
+    because the others look risky"]): a phone does not wrap a paragraph, and such a line was chatter, dropped untold.
+    Never read (a remark may name an order); the caller tells the one the engine takes alone now
+    (`pbem.app.lines.seeming_told`).  The first word in capitals that starts an order is tried, `PROSE_STARTS` such
+    words at most: linear in the line, capped."""
+    said, firsts, starts = typed.split()[:PROSE_WORDS], _by_first(words), 0
+    for k, word in enumerate(said):
+        bare = word.strip("\"'“”‘’«»(")
+        if k == 0 or len(bare) < 2 or not bare[:2].isalpha() or not bare.isupper() or _not_prose(said[k - 1]):
+            continue  # the first word, no word in capitals, or one after a label or inside a run of capitals
+        if _words(bare.rstrip(_PROSE_END))[0] not in firsts:  # "PASS," as PASS
+            continue
+        found: list[str] = []
+        for end in range(k, min(len(said), k + PROSE_ORDER)):
+            last = said[end]
+            if end + 1 == len(said) or last[-1] in _PROSE_END:
+                order = " ".join([bare, *said[k + 1 : end + 1]]).rstrip(_PROSE_END + "\"'“”‘’«»")
+                if is_order(order, words):
+                    found.append(order)
+                if len(found) == PROSE_CUTS or last[-1] in ".!?":
+                    break
+        starts += 1
+        if found or starts == PROSE_STARTS:
+            return found
+    return []
+
+
+def _not_prose(before: str) -> bool:
+    """Whether the word `before` a word in capitals makes it no order said in prose: a label ("Default: PASS", pbem's
+    line) or a word in capitals run on into it ("LOWESTNO EVENT", two of pbem's lines run together)."""
+    return before[-1] in ":：" or (before.isalpha() and before.isupper())
+
+
+def _under_signature(ex: Extracted, signed: list[str], words: tuple[str, ...]) -> None:
+    """Note each order typed under a "-- " signature that stands above the quote (`own_lines`): the signature's lines
+    are never read, so a player who typed their answer below it ("-- " / "Alice" / "NO EVENT", then the quote) was
+    answered as if they had sent nothing.  Whether it is the signature's motto or an answer is not sure: it is not
+    read, and told (`signed_note`) only when the engine takes it alone now (`pbem.app.lines.seeming_told`)."""
+    for raw in signed:
+        typed = _strip_comment(raw)
+        line = _read(typed, words) if typed else ""
+        if line and is_order(line, words):
+            ex.signed.append((typed, line))
+
+
+def signed_note(typed: str, order: str) -> str:
+    """The note for a line under a "-- " signature above the quote that is an order: not read, and what to send."""
+    return (
+        f'"{typed}" was not read: it is under your signature (the "-- " line above it), which pbem does not read. '
+        f"If it is your order, send it above that line: {order}"
+    )
 
 
 #: A label naming a step of the game: the words the games' reports name their steps by ("Turn 4, Alice to play",

@@ -25,8 +25,9 @@
 * (in `pbem.orders.extract`, by `sign_off`) the signature below a sign-off line after the orders ("Best regards,");
 * the signature after ``-- `` (or ``--`` alone, its space lost, or the em or en dash a phone's smart punctuation
   makes of it) up to the quote it stands above, if any (a bottom-posted answer below the quote is read:
-  `_signature_end`), and the one-line signatures of mobile and webmail
-  clients (``Sent from my iPhone``, ``Get Outlook for Android``, ``Sent with
+  `_signature_end`; an order typed between the signature and the quote is the caller's to tell: `own_lines`'s
+  `signed`), and the one-line signatures of mobile and webmail
+  clients (``Sent from my iPhone``, ``Get Outlook for Android`` and its translations, ``Sent with
   Proton Mail secure email.``, ``Envoyé de mon iPhone`` ...).
 """
 
@@ -89,6 +90,9 @@ _CLIENT_SIGNATURE = re.compile(
     r"enviado (?:desde|do|con|com|de) .{1,60}|inviato (?:da|dal|con) .{1,60}|"
     r"(?:verzonden|verstuurd) (?:vanaf|met|van) .{1,60}|skickat från .{1,60}|sendt fra .{1,60}|"
     r"download outlook for .{1,40}|sent from mail for windows.{0,20}|wysłane z .{1,60}|"
+    r"obtenir outlook pour .{1,40}|outlook für .{1,40} herunterladen(?:<[^<>]{1,80}>)?|obtener outlook para .{1,40}|"
+    r"scarica outlook per .{1,40}|outlook voor .{1,40} downloaden(?:<[^<>]{1,80}>)?|"
+    r"(?:obter|baixe) o outlook para .{1,40}|"
     r"отправлено (?:с|из) .{1,60}|iPhoneから送信|从我的\s?iPhone发送|發自我的\s?iPhone|来自.{1,30}|"
     r"나의 iPhone에서 보냄|galaxy에서 보냄|.{1,30}에서 보냄|gönderildiği yer: .{1,40})\s*$",
     re.IGNORECASE,
@@ -166,10 +170,13 @@ def unquoted(line: str) -> str | None:
     return None if rest.lstrip().startswith(">") else rest[1:] if rest.startswith(" ") else rest
 
 
-def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[list[str], list[str]]:
+def own_lines(
+    text: str, marked: Callable[[str], bool] | None = None, signed: list[str] | None = None
+) -> tuple[list[str], list[str]]:
     """The sender's own lines, and the furniture lines dropped among them (for the record).  `marked(line)`: a line
     of the mail answered, quoted once, that the writer marked as their choice ("> NO EVENT <-- this", "> [x] VOTE
-    RED") is theirs, kept without its quote mark."""
+    RED") is theirs, kept without its quote mark.  `signed`: where the lines of a signature above a quote go (its
+    "-- " left out), which may hold an answer typed under the signature (the caller tells it)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n").split("\n")
     out: list[str] = []
     dropped: list[str] = []
@@ -185,6 +192,8 @@ def own_lines(text: str, marked: Callable[[str], bool] | None = None) -> tuple[l
             if end is None:
                 break
             dropped.extend(lines[i:end])
+            if signed is not None:
+                signed.extend(lines[i + 1 : end])
             i = end  # the writer's signature above the quote of a bottom-posted answer: their text goes on below it
             continue
         if groupwise(raw):

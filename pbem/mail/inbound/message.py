@@ -115,19 +115,67 @@ BLOCK_TAGS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "p
 CELL_TAGS = frozenset({"td", "th"})
 
 
-#: Tags that set their text in bold (and a <span> whose style does): shown "*...*", as a client's plain part shows it.
-_BOLD_TAGS = frozenset({"b", "strong", "span"})
+#: Tags that set their text in bold or highlight it (and a <span> or <font> whose style or colour does): shown
+#: "*...*", as a client's plain part shows bold.  A player marks their choice in the mail they answer by setting its
+#: line in bold, or by colouring it (`<span style="color:red">`, `<font color>`, a background, `<mark>`: Outlook's
+#: and Gmail's highlighter): flattened without its mark, the line was pbem's own words and dropped as the copy's.
+_BOLD_TAGS = frozenset({"b", "strong", "span", "font", "mark"})
 _BOLD_STYLE = re.compile(r"font-weight\s*:\s*(?:bold|[6-9]00)\b", re.IGNORECASE)
+#: A colour a style sets: of the text ("color", not "caret-color"), of its ground, or Outlook's highlighter.
+_COLOUR_STYLE = re.compile(r"(?:^|;)\s*+(?:color|background(?:-color)?|mso-highlight)\s*+:\s*+([^;]{1,60})", re.I)
+_HEX = re.compile(r"^#([0-9a-f]{3}|[0-9a-f]{6})$", re.I)
+_RGB = re.compile(r"^rgba?\(\s*+(\d{1,3})\s*+,\s*+(\d{1,3})\s*+,\s*+(\d{1,3})", re.I)
+#: Colours that mark nothing: a client's text and ground (black, white, greys, the system's and CSS's keywords).
+_PLAIN_COLOURS = frozenset(
+    {"black", "white", "silver", "gainsboro", "whitesmoke", "snow", "ivory", "windowtext", "window", "inherit"}
+    | {"initial", "unset", "currentcolor", "transparent", "auto", "none", "buttontext", "canvastext", "canvas"}
+)
+GREY_SPREAD = 48  # a colour whose channels differ by less than this is a grey (a client's dark text, not a mark)
 BOLD_OPEN = 64  # bold tags open at once that are remembered, at most (deeper ones are read as plain text)
+QUOTE_MARKS = 8  # quote marks a line of nested blockquotes gets, at most ("> > " for a quote inside a quote)
+HIGHLIGHT_LINES = 6  # whole lines one colour may mark before it is the client's colour, not the player's marks
+
+
+def _coloured(value: str) -> bool:
+    """Whether a CSS or <font> colour stands out from text: not black, white, a grey or a keyword."""
+    v = value.strip().lower().removesuffix("!important").strip()
+    if v in _PLAIN_COLOURS or "gray" in v or "grey" in v:
+        return False
+    m = _HEX.match(v)
+    if m:
+        h = m.group(1) if len(m.group(1)) == 6 else "".join(c * 2 for c in m.group(1))
+        rgb = [int(h[i : i + 2], 16) for i in (0, 2, 4)]
+    elif m := _RGB.match(v):
+        rgb = [min(255, int(x)) for x in m.groups()]
+    else:
+        return v.isalpha()  # a colour's name: red, yellow, navy ...
+    return max(rgb) - min(rgb) >= GREY_SPREAD
+
+
+def highlight(tag: str, attrs: list[tuple[str, str | None]]) -> str:
+    """The colour by which a <mark>, <span> or <font> marks its text ("mark" for a <mark>), or "" for none."""
+    if tag == "mark":
+        return "mark"
+    for k, v in attrs:
+        if k == "color" and tag == "font" and v and _coloured(v):
+            return v.strip().lower()
+        if k == "style" and v:
+            for m in _COLOUR_STYLE.finditer(v[:400]):
+                if _coloured(m.group(1)):
+                    return m.group(1).strip().lower()
+    return ""
 
 
 class _HtmlText(HTMLParser):
-    """The text of an HTML part, line by line: a line per block, "> " once at the start of a blockquote's, a line
-    set in bold whole shown "*...*" (in a quote "> *...*"), as a plain-text client shows it.  A player marks the order
-    they chose in the mail they answer by setting its line in bold ("<li><b>NO EVENT</b></li>" in Outlook's unquoted
-    original or in Gmail's quote): flattened without its mark, the line was pbem's own words and dropped as the
-    copy's (`pbem.orders.own_mail._keep_starred`).  Bold words inside a line are left as they are ("one<b>two</b>"
-    stays one word, as `html_words` reads it)."""
+    """The text of an HTML part, line by line: a line per block, "> " once at the start of a blockquote's, once for
+    each blockquote it is in ("> > " for a quote inside a quote: an older mail's, as a plain-text client quotes it),
+    a line set in bold or highlighted whole shown "*...*" (in a quote "> *...*"), as a plain-text client shows bold.
+    A player marks the order they chose in the mail they answer by setting its line in bold or colouring it
+    ("<li><b>NO EVENT</b></li>", "<li><mark>NO EVENT</mark></li>" in Outlook's unquoted original or in Gmail's
+    quote): flattened without its mark, the line was pbem's own words and dropped as the copy's
+    (`pbem.orders.own_mail._keep_starred`).  A colour on more than `HIGHLIGHT_LINES` whole lines is the client's
+    (its quote's colour), no mark.  Bold words inside a line are left as they are ("one<b>two</b>" stays one word,
+    as `html_words` reads it)."""
 
     BLOCK: ClassVar[frozenset[str]] = BLOCK_TAGS
 
@@ -140,8 +188,12 @@ class _HtmlText(HTMLParser):
         self.said = 0  # pieces of text with words written so far
         self.worded = False  # the line being written has words
         self.marked = False  # the line being written has its quote mark
-        self.bold: list[tuple[str, int, int, int]] = []  # open bold-capable tags: name, where, breaks, said (-1: not)
-        self.starred: list[tuple[int, int]] = []  # a bold run closed on this line: its places, starred at its end
+        # open bold-capable tags: name, where, breaks, said (where -1: not bold), its colour ("": bold)
+        self.bold: list[tuple[str, int, int, int, str]] = []
+        self.starred: list[
+            tuple[int, int, str]
+        ] = []  # a run closed on this line: its places, colour; starred at its end
+        self.lit: dict[str, list[tuple[int, int, int]]] = {}  # the places each colour starred: its "*" places
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("script", "style", "head"):
@@ -161,46 +213,51 @@ class _HtmlText(HTMLParser):
     def _open_bold(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         """Remember where a bold tag's text starts (a place kept for its "*") when nothing is written on its line
         yet; a <span> not in bold is remembered too, so that its end tag closes it and not a bold one around it."""
-        style = next((v for k, v in attrs if k == "style" and v), "") if tag == "span" else ""
-        bold = tag != "span" or bool(_BOLD_STYLE.search(style[:400]))
-        if bold and not self.skip and not self.worded:
-            self.bold.append((tag, len(self.out), self.breaks, self.said))
+        styled = tag in ("span", "font")
+        style = next((v for k, v in attrs if k == "style" and v), "") if styled else ""
+        bold = (not styled and tag != "mark") or bool(_BOLD_STYLE.search(style[:400]))
+        lit = "" if bold or self.skip or self.worded else highlight(tag, attrs)
+        if (bold or lit) and not self.skip and not self.worded:
+            self.bold.append((tag, len(self.out), self.breaks, self.said, lit))
             self.out.append("")
         else:
-            self.bold.append((tag, -1, 0, 0))
+            self.bold.append((tag, -1, 0, 0, ""))
 
     def _close_bold(self, tag: str) -> None:
         """A bold tag that holds words, all on one line: its places are starred when the line ends with no more
         words on it (`_break`)."""
         if not self.bold or self.bold[-1][0] != tag:
             return  # not nested as opened: read as plain text
-        _, at, breaks, said = self.bold.pop()
+        _, at, breaks, said, lit = self.bold.pop()
         if at >= 0 and self.breaks == breaks and self.said > said:
-            self.starred.append((at, len(self.out)))
+            self.starred.append((at, len(self.out), lit))
             self.out.append("")
 
     def _break(self, text: str) -> None:
         """Write a line break: a bold run that is the whole line just ended gets its stars."""
         first = 0  # the first text of the run starred last: the runs inside it start there or later
-        for at, end in sorted(self.starred):  # the outermost first: each place is passed over once a line
-            first = self._star(at, end, max(first, at + 1))
+        for at, end, lit in sorted(self.starred):  # the outermost first: each place is passed over once a line
+            first = self._star(at, end, max(first, at + 1), lit)
         self.starred.clear()
         self.out.append(text)
         self.breaks += 1
         self.worded = False
         self.marked = self.marked and not text.endswith("\n")
 
-    def _star(self, at: int, end: int, k: int) -> int:
-        """Star the bold run written between places `at` and `end`: after the quote mark of a quoted line ("> *NO
-        EVENT*"), else at its start.  Its first text is found from `k` on, past the places of the bold tags inside
-        it; where it is is returned."""
+    def _star(self, at: int, end: int, k: int, lit: str = "") -> int:
+        """Star the bold or highlighted (`lit`: its colour) run written between places `at` and `end`: after the quote
+        marks of a quoted line ("> *NO EVENT*"), else at its start.  Its first text is found from `k` on, past the
+        places of the tags inside it; where it is is returned."""
         while k < end and not self.out[k]:
             k += 1
-        if k < end and self.out[k].startswith("> "):
-            self.out[k] = "> *" + self.out[k][2:]
+        marks = _marks(self.out[k]) if k < end else 0
+        if marks:
+            self.out[k] = self.out[k][:marks] + "*" + self.out[k][marks:]
         else:
             self.out[at] = "*"
         self.out[end] = "*"
+        if lit:
+            self.lit.setdefault(lit, []).append((k if marks else at, marks, end))
         return k
 
     def _newline(self) -> None:
@@ -248,15 +305,31 @@ class _HtmlText(HTMLParser):
         else it read "> NO > EVENT", neither pbem's words nor an order."""
         if not self.quote:
             return text
+        mark = "> " * min(self.quote, QUOTE_MARKS)
         head, newline, tail = text.partition("\n")
-        first = head if self.marked else "> " + head
+        first = head if self.marked else mark + head
         self.marked = True
-        return first + newline + "\n".join("> " + ln for ln in tail.split("\n")) if newline else first
+        return first + newline + "\n".join(mark + ln for ln in tail.split("\n")) if newline else first
 
     def finish(self) -> str:
-        """The text read: a bold run that is the last line gets its stars."""
+        """The text read: a bold run that is the last line gets its stars; a colour that starred more than
+        `HIGHLIGHT_LINES` lines is the client's (its quote or its text all in one colour) and loses them."""
         self._break("")
+        for places in self.lit.values():
+            if len(places) > HIGHLIGHT_LINES:
+                for start, marks, end in places:
+                    text = self.out[start]
+                    self.out[start] = text[:marks] + text[marks + 1 :] if marks else ""
+                    self.out[end] = ""
         return "".join(self.out)
+
+
+def _marks(text: str) -> int:
+    """How long the run of quote marks ("> > ") at the start of `text` is."""
+    n = 0
+    while text.startswith("> ", n):
+        n += 2
+    return n
 
 
 #: A "<" (not a comment's) with no ">" before the next "<" or the end.  Python's HTMLParser (3.11) looks for
