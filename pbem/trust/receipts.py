@@ -1979,27 +1979,43 @@ def other_version(mailer: str) -> str:
 
 def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Texts, c: MailCheck) -> None:
     """No deadline's defaults were applied before a deadline a report or a reminder stated earlier for the same step
-    (`pbem.trust.due`; the step each stated it of is the replayed game's once the seed is out)."""
+    (`pbem.trust.due`; the step each stated it of is the replayed game's once the seed is out); no mail stated a
+    step's deadline earlier than one before it (`due.shrunk`); each report's time left is the one its Date gives
+    (`due.left_untrue`)."""
     reports = [
-        (at, m.name, when)
+        (at, m.name, when, m.sort_key)
         for at, m, text, _ in texts
         if (shown.MARK in text or told.BOARD in text) and (when := due.stated(text, m.sort_key)) is not None
     ]  # reports only: an invitation's join deadline is no step's
     subject = f"[pbem {doc['game']['name']}] Reminder: orders due"
     reports += [
-        (at, m.name, when)
+        (at, m.name, when, m.sort_key)
         for m in (mails if c.reader else [])
         if m.subject == subject
         and m.record is not None
         and (at := ch.place(*m.record, [c.reader, *ch.names]))
         and (when := noticed.reminder_due(told.plain(m.raw))) is not None
     ]  # a reminder states the deadline of the step open at its head too
-    for at, how in due.early(ch.rows, reports, _steps(doc, ch.rows, [r[0] for r in reports])):
+    step = _steps(doc, ch.rows, [r[0] for r in reports])
+    for at, how in due.early(ch.rows, [r[:3] for r in reports], step):
         c.problem(
             at,
             f"{how}: the deadline was moved earlier outside the record (a deadline edited by hand is no entry of the "
             "chain), so orders you sent before it may have been refused as late or replaced by the default; that "
             "report is your evidence (its text is not signed, only its head), keep it",
+        )
+    for at, m, text, _ in texts:
+        if (shown.MARK in text or told.BOARD in text) and (how := due.left_untrue(text, m.sort_key)):
+            c.problem(
+                at,
+                f"{m.name}: {how}: the time left it told you is not the time you had (an old report sent again? its "
+                "text is not signed, only its head: this mail is your evidence, keep it)",
+            )
+    for at, how in due.shrunk(ch.rows, reports, step):
+        c.problem(
+            at,
+            f"{how}: you were told less time than the step had (its text is not signed, only its head: this mail "
+            "and the one before are your evidence, keep them)",
         )
 
 
