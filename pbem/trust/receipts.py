@@ -1049,8 +1049,9 @@ def _input_place(ch: _Chain, number: int, want: str, player: str) -> int | None:
     first, else the reader's entry when it is one of their inputs (changed), else the seq's; None when neither."""
     counts = ch.counts(player) if player else []
     places = [seen[number - 1] if 0 < number <= len(seen) else None for seen in counts] or [None]
+    seat = (*ch.before(player), "") if player else ("",)  # a replaced player's mail is read as their seat's newest
     places = [  # the reader's own input, or the deadline's (a notice of defaults applied for them counts it so)
-        p if p is not None and "lines" in ch.rows[p - 1] and ch.rows[p - 1].get("player") in (player, "") else None
+        p if p is not None and "lines" in ch.rows[p - 1] and ch.rows[p - 1].get("player") in seat else None
         for p in places
     ]
     by_seq = ch.input_at.get(number)
@@ -2033,10 +2034,19 @@ def _steps(doc: dict[str, Any], rows: list[dict[str, Any]], heads: list[int]) ->
         for q in {last[k] for k in places if 0 <= k < len(last)}:
             state = replay.states[q]
             asked = replay.reader(state).requests(state)
-            steps[q] = asked[0].step if asked else ("no step", q)
+            steps[q] = _seated(asked[0].step, state) if asked else ("no step", q)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         return None
     return lambda k: steps.get(last[k], ("state", last[k]))
+
+
+def _seated(step: str, state: dict[str, Any]) -> tuple[str, ...]:
+    """A step id with each part naming a player (`pbem.engine.seats`: ``t5.Carol.trade``) given as their seat, so
+    that a seat replaced while its step is open, which renames the step and keeps its deadline
+    (`pbem.app.control.decide_replace`), is still the same step: a deadline stated before binds it (fairness12)."""
+    players = state.get("players")
+    seats = {str(p): n for n, p in enumerate(players)} if isinstance(players, list) else {}
+    return tuple(f"seat {seats[part]}" if part in seats else part for part in step.split("."))
 
 
 def unchosen(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | None = None) -> str | None:
