@@ -12,10 +12,10 @@ and apply Bob's defaults early: Bob's own mail showed he never got "You resigned
 * a `replace` event gives the seat to someone else: the resignation before it no longer counts;
 * each player a `process` event names has a `resign` event of their seat before it, since the seat was last given.
 
-Records made before pbem chained resignations hold none.  Such a record is told from a forgery by two marks the
-moderator cannot add later: it holds no `resign` event at all, and its `process` events are dated before `SINCE`
-(times never go back along the chain, so the whole game before it would have to be dated back too, against every
-player's mail).  Then verify says in one note that those resignations are the moderator's word.  The dates are the
+Records made before pbem chained resignations hold none.  Such a record is told from a forgery by two marks: it holds
+no `resign` event before the `process` event, and the event is dated before `SINCE` (times never go back along the
+chain, so the whole game before it would have to be dated back too, against every player's mail).  A `resign` event
+after it is a game upgraded since, honest (fairness12: 4adb736 refused any record holding one anywhere).  Then verify says in one note that those resignations are the moderator's word.  The dates are the
 moderator's to write, so what binds them is what the players' providers signed: a player's mail recorded before the
 event whose DKIM signature's `t=` (the provider's clock, bound by its signature) lies at or after `SINCE` by more
 than `SKEW` proves the event was dated back, and the old path is refused (`Resigned.dated_back`, fairness12).
@@ -54,7 +54,7 @@ class Resigned:
     def __init__(self, doc: dict[str, Any], name_at: NameAt) -> None:
         self.doc, self.name_at = doc, name_at
         self.seats: dict[int, int] = {}  # a seat -> the seq of its resignation since it was last given
-        self.chained = any(_action(e) == RESIGN for e in doc["events"])
+        self.chained = False  # a resignation read already: the record chained them from then on
         self.unproven: list[str] = []  # process events of a record from before: who they name
         self.old: list[dict[str, Any]] = []  # those events
 
@@ -85,6 +85,7 @@ class Resigned:
         if e["text"] != resigned_text(player):
             return f"{where} says {quote(e['text'])} where its text is {quote(resigned_text(player))}"
         self.seats[seat] = e.get("seq", 0)
+        self.chained = True
         return ""
 
     def replace(self, e: dict[str, Any]) -> None:
@@ -115,7 +116,7 @@ class Resigned:
         if not self.unproven:
             return ""
         return (
-            f"the record holds no resignation entry (it was made before pbem chained them, {SINCE:%Y-%m-%d}): that "
+            f"the record holds no resignation entry before them (made before pbem chained them, {SINCE:%Y-%m-%d}): that "
             f"the players named by {'; '.join(self.unproven)} had resigned, which let their step's deadline be "
             'applied now, is the moderator\'s word; every player was mailed "... resigned" when it happened'
         )
