@@ -33,7 +33,7 @@ from pbem.home.app import Home
 from pbem.record import store
 from pbem.record.db import session
 from pbem.record.models import Deadline, Due
-from pbem.trust import receipts
+from pbem.trust import chain, receipts
 from pbem.trust.dkim import capture
 from pbem.trust.receipts import lines, parse_folder, verify_mail
 from pbem.trust.verify import check
@@ -217,34 +217,35 @@ def _evidence(doc: dict, seq: int) -> dict:
     return ev.to_json(mid)
 
 
+def _back(bad: dict, days: int, upto: int = 1 << 30) -> dict:
+    """`bad` with every date of its game, of its inputs up to `upto`, their messages and events set back `days` days
+    (those of the day of its `process` event), re-chained."""
+    out = copy.deepcopy(bad)
+    (proc,) = [e for e in out["events"] if (e.get("data") or {}).get("action") == "process"]
+    day = proc["at"][:10]
+    moved = {o.get("message_id") for o in out["orders"] if o["seq"] <= upto}
+    for row in [*out["orders"], *out["events"], *out["messages"], out["game"]]:
+        if row is out["game"] or (row.get("input_seq", row.get("seq", 0)) <= upto and "received" not in row):
+            key = "at"
+        elif "received" in row and row.get("message_id") in moved:
+            key = "received"
+        else:
+            continue
+        for k in ("created", "ended", key) if row is out["game"] else (key,):
+            if isinstance(row.get(k), str) and row[k][:10] == day:
+                row[k] = (datetime.fromisoformat(row[k]) - timedelta(days=days)).isoformat()
+    return _rechain(out)
+
+
 def dated_back(doc: dict) -> list[tuple[str, dict]]:
     """The honest export `doc` (a resignation, a `process` event, an input signed before it) with the resignation
     taken out and its dates set back before `resigns.SINCE`, three ways, re-chained."""
     _, bad, _ = next(forged_resignations(doc))  # a message in place of the resignation, re-chained
     (proc,) = [e for e in bad["events"] if (e.get("data") or {}).get("action") == "process"]
-
-    def back(days: int, upto: int = 1 << 30) -> dict:
-        """`bad` with every date of the game, of the inputs up to `upto`, their messages and events set back."""
-        out = copy.deepcopy(bad)
-        was = datetime.fromisoformat(proc["at"])
-        moved = {o.get("message_id") for o in out["orders"] if o["seq"] <= upto}
-        rows = [*out["orders"], *out["events"], *out["messages"], out["game"]]
-        for row in rows:
-            if row is out["game"] or (row.get("input_seq", row.get("seq", 0)) <= upto and "received" not in row):
-                key = "at"
-            elif "received" in row and row.get("message_id") in moved:
-                key = "received"
-            else:
-                continue
-            for k in ("created", "ended", key) if row is out["game"] else (key,):
-                if isinstance(row.get(k), str) and row[k][:10] == was.date().isoformat():
-                    row[k] = (datetime.fromisoformat(row[k]) - timedelta(days=days)).isoformat()
-        return _rechain(out)
-
     return [
-        ("the whole record three days back", back(3)),
-        ("the whole record a month back", back(31)),
-        ("only the entries up to the process event back", back(3, proc["input_seq"])),
+        ("the whole record three days back", _back(bad, 3)),
+        ("the whole record a month back", _back(bad, 31)),
+        ("only the entries up to the process event back", _back(bad, 3, proc["input_seq"])),
     ]
 
 
@@ -270,3 +271,32 @@ def test_a_record_dated_back_cannot_pass_for_one_made_before_resignations_were_c
                 f"input {order['seq']}, before it in the chain, was signed by Alice's provider at 2026-12-08"
                 in v.problem
             )
+
+
+def test_a_game_upgraded_after_an_unchained_process_event_may_chain_a_later_resignation(home) -> None:
+    """An honest game begun before resignations were chained: Bob's resignation was a control row, the moderator
+    processed his turn before `resigns.SINCE`; pbem was upgraded, and Carol resigned later (a `resign` event).  The
+    old `process` event has no resignation before it, and a later one says nothing of it: the record verifies with
+    the note (it was refused on 4adb736, which took any `resign` event anywhere as the mark of a new record)."""
+    from pbem.orders.moderator import resigned
+
+    doc = _played(home, Clock(datetime(2026, 12, 8, 12, 0, tzinfo=UTC)))
+    _, bad, _ = next(forged_resignations(doc))  # what pbem wrote before: no resignation in the chain
+    (proc,) = [e for e in bad["events"] if (e.get("data") or {}).get("action") == "process"]
+    old = _back(bad, 3, proc["input_seq"])
+    at = old["events"].index(next(e for e in old["events"] if e["seq"] == proc["seq"])) + 1
+    carol = next(p["seat"] for p in old["players"] if p["name"] == "Carol")
+    later = dict(
+        old["events"][at],
+        kind="moderator",
+        visibility="public",
+        text=resigned("Carol"),
+        data={"action": "resign", "player": "Carol", "seat": carol},
+    )
+    old["events"].insert(at, later)
+    for n, e in enumerate(old["events"], 1):
+        e["seq"], e["salt"] = n, chain.entry_salt(old["seed"], n)
+    v = check(_rechain(old))
+    assert v.ok, v.problem
+    (note,) = [n for n in v.notes if "moderator's word" in n]
+    assert "(Bob)" in note, note
