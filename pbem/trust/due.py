@@ -172,6 +172,38 @@ def shrunk(
     return out
 
 
+def epochs(rows: list[dict[str, Any]]) -> list[int]:
+    """For each k from 0 to len(rows): how many entries among the first k may have moved the deadline (an input, any
+    of which may open a step, reopen one or undo; a moderator event: an extension, a pause or resume, an outage, an
+    absence, a report held, a process event).  Two places with the same value had the same deadline."""
+    out = [0]
+    for row in rows:
+        out.append(out[-1] + ("lines" in row or row.get("kind") == "moderator"))
+    return out
+
+
+def apart(boxes: list[tuple[str, list[tuple[int, int, str, datetime]]]]) -> list[str]:
+    """What differs between the deadlines several players' mail stated in the same state ((whose mail, its stated
+    deadlines as (`epochs` value, head's position, mail name, deadline)) per mailbox): one line per state where two
+    mailboxes part.  Every change of a deadline comes with an entry of `epochs` and a game has one deadline at a
+    time, so every mail written while none came between states the same one, whoever it went to: a player told
+    less time (or more) than the others is named, which their own mail alone cannot show (fairness12)."""
+    first: dict[int, tuple[str, int, str, datetime]] = {}
+    out = []
+    for whose, reports in boxes:
+        for epoch, at, name, when in reports:
+            was = first.setdefault(epoch, (whose, at, name, when))
+            if was[0] != whose and was[3] != when:
+                first[epoch] = (whose, at, name, when)  # one line a state
+                out.append(
+                    f"{whose}'s {name} (record #{at}) stated the deadline {when:%a %d %b %Y %H:%M} UTC and {was[0]}'s "
+                    f"{was[2]} (record #{was[1]}) {was[3]:%a %d %b %Y %H:%M} UTC, with no entry between them that "
+                    "moves a deadline: a game has one deadline at a time, so one of them was told another deadline "
+                    "than the game had"
+                )
+    return out
+
+
 def _resets(row: dict[str, Any]) -> bool:
     """Whether entry `row` ends what was stated of deadlines before it: a `process` event or an undo."""
     data = row.get("data")

@@ -79,6 +79,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesHeaderParser
@@ -160,6 +161,7 @@ class MailCheck:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     at: list[tuple[int, int]] = field(default_factory=list)  # (chain position, rank) of each problem
+    stated: list[tuple[int, int, str, datetime]] = field(default_factory=list)  # deadlines stated (`due.apart`)
 
     def problem(self, position: int, text: str, rank: int = 1) -> None:
         """`position`: the chain position the problem is about (0: none); at one position the lower rank first."""
@@ -1997,6 +1999,7 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
         and (at := ch.place(*m.record, [c.reader, *ch.names]))
         and (when := noticed.reminder_due(told.plain(m.raw))) is not None
     ]  # a reminder states the deadline of the step open at its head too
+    c.stated = _pinned(ch, doc, reports, c.reader)  # compared with other players' mail (`apart`)
     step = _steps(doc, ch.rows, [r[0] for r in reports])
     for at, how in due.early(ch.rows, [r[:3] for r in reports], step):
         c.problem(
@@ -2018,6 +2021,25 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
             f"{how}: you were told less time than the step had (its text is not signed, only its head: this mail "
             "and the one before are your evidence, keep them)",
         )
+
+
+def _pinned(
+    ch: _Chain, doc: dict[str, Any], reports: list[tuple[int, str, datetime, float]], reader: str
+) -> list[tuple[int, int, str, datetime]]:
+    """The stated deadlines of `reports` whose mail was written in one known state of the deadline (`due.epochs`), as
+    (that state, head's position, mail name, deadline).  A mail was written after the entries up to its head and
+    before the next one its reader may see, and before the input whose events that one is (an input and its events
+    are written at once); only when no entry that may move a deadline lies between is its state known."""
+    seen = [ch.seen_by(n) for n in seat_of(doc, reader)] if reader else []
+    end, bounds, last = len(ch.rows) + 1, due.epochs(ch.rows), due.windows(ch.rows)
+    out = []
+    for at, name, when, _ in sorted(reports, key=lambda r: (r[0], r[3])):
+        upto = min((shown._after(positions, at, end) for positions in seen), default=end)
+        if upto < end and last[upto] > at:
+            upto = last[upto]  # the input of the next entry they may see: they were written together
+        if bounds[upto - 1] == bounds[at]:
+            out.append((bounds[at], at, name, when))
+    return out
 
 
 def _steps(doc: dict[str, Any], rows: list[dict[str, Any]], heads: list[int]) -> Callable[[int], object] | None:
@@ -2135,6 +2157,12 @@ def split(
                     )
                     break
     return out
+
+
+def apart(checks: list[tuple[str, MailCheck]]) -> list[str]:
+    """Where several players' mailboxes (whose, their check) state different deadlines at the same head
+    (`pbem.trust.due.apart`): each line is a deadline told to one player and not the game's."""
+    return due.apart([(whose, c.stated) for whose, c in checks])
 
 
 def lines(c: MailCheck) -> list[str]:
