@@ -26,8 +26,10 @@ from unittest import mock
 import dkim as dkimpy
 import pytest
 from sqlmodel import select
+from typer.testing import CliRunner
 
 from pbem.app import control
+from pbem.cli import app
 from pbem.history.export import build
 from pbem.home.app import Home
 from pbem.record import store
@@ -96,42 +98,38 @@ def test_an_old_report_sent_again_later_is_named_by_the_time_left_it_states(home
         assert "it says the deadline is 'in 2 days, " in named and "an old report sent again?" in named, lines(c)
 
 
-def _deadline_checks(kind: str, name: str, address: str) -> tuple[int, int, list[str]]:
-    """What the deadline checks of `verify --mail` (`receipts._deadlines`) say of a seeded game's player: (how many
-    deadlines their mail stated, how many steps had two or more stated to them, the problems)."""
-    from pbem.trust import due, noticed
-
+def _deadline_checks(kind: str, name: str, address: str) -> tuple[int, receipts.MailCheck]:
+    """The deadline checks of `verify --mail` (`receipts._deadlines`) of a seeded game's player: (how many steps had
+    two deadlines or more stated to them, the check)."""
     doc = _doc(kind)
     mails = sorted(parse_folder(_mails(kind, address)).mails, key=lambda m: (m.sort_key, m.record or (0, "")))
     c = receipts.MailCheck(ok=False, player=name, mails=len(mails))
     ch = receipts._Chain.of(doc)
     c.reader = receipts.reader_of(ch, doc, mails, name)
-    texts = receipts._texts(ch, mails, c)
-    receipts._deadlines(ch, doc, mails, texts, c)
-    heads = [at for at, m, text, _ in texts if due.stated(text, m.sort_key)]
-    heads += [
-        at
-        for m in mails
-        if m.record and noticed.reminder_due(receipts.told.plain(m.raw)) and (at := ch.place(*m.record, [name]))
-    ]
-    step = receipts._steps(doc, ch.rows, heads)
+    receipts._deadlines(ch, doc, mails, receipts._texts(ch, mails, c), c)
+    step = receipts._steps(doc, ch.rows, [at for _, at, _, _ in c.stated])
     assert step is not None
     stated: dict[object, int] = {}
-    for at in heads:
+    for _, at, _, _ in c.stated:
         stated[step(at)] = stated.get(step(at), 0) + 1
-    return len(heads), sum(n > 1 for n in stated.values()), c.problems
+    return sum(n > 1 for n in stated.values()), c
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_no_honest_deadline_is_called_shrunk_or_early_in_the_seeded_games(kind: str) -> None:
-    """The honest seeded game of each title: the first player's stated deadlines (reports and reminders), compared
-    step by step with the step's players as seats, name nothing.  In the games of turns a step was stated to them
-    several times (5 in Habsburg, 5 in Sixteen Thirty); in Italian Wars and Dynasties each step once."""
+def test_no_honest_deadline_is_named_in_the_seeded_games(kind: str) -> None:
+    """The honest seeded game of each title: every player's stated deadlines (reports and reminders), compared step by
+    step with the step's players as seats and their time left with their Dates, name nothing; nor do the mailboxes
+    compared together.  In the games of turns a step was stated to the first player several times; every game's
+    mailboxes share states to compare."""
     doc = _doc(kind)
-    player = doc["players"][0]
-    stated, compared, problems = _deadline_checks(kind, player["name"], player["address"])
-    assert not problems and stated > 3, (kind, stated, problems)
-    assert compared >= (4 if kind in ("habsburg", "sixteen-thirty") else 0), (kind, compared)
+    checks = [(p["name"], _deadline_checks(kind, p["name"], p["address"])) for p in doc["players"]]
+    for name, (_, c) in checks:
+        assert not c.problems and c.stated, (kind, name, c.problems)
+    assert checks[0][1][0] >= (4 if kind in ("habsburg", "sixteen-thirty") else 0), (kind, checks[0][1][0])
+    boxes = [(name, c) for name, (_, c) in checks]
+    assert not receipts.apart(boxes), receipts.apart(boxes)
+    shared = {s[0] for s in boxes[0][1].stated} & {s[0] for s in boxes[1][1].stated}
+    assert shared, (kind, "no state of the deadline is stated in two mailboxes")
 
 
 # ------------------------------------------------------------------ 2. a deadline moved as a seat is replaced
@@ -300,3 +298,57 @@ def test_a_game_upgraded_after_an_unchained_process_event_may_chain_a_later_resi
     assert v.ok, v.problem
     (note,) = [n for n in v.notes if "moderator's word" in n]
     assert "(Bob)" in note, note
+
+
+# ------------------------------------------------------------------ 4. a deadline told to one player alone
+
+
+def _sooner(raw: bytes, hours: int) -> bytes:
+    """The report `raw` stating its deadline `hours` earlier, its time left counted from its Date as pbem counts it
+    (so `due.left_untrue` passes), in both parts."""
+    from email import message_from_bytes
+    from email.utils import parsedate_to_datetime
+
+    from pbem.render.asking import due_phrase
+    from pbem.trust import due, told
+    from tests.test_fairness3 import _html_edited
+    from tests.test_fairness9 import _swapped
+
+    text = told.plain(raw)
+    sent = parsedate_to_datetime(str(message_from_bytes(raw)["Date"]))
+    was = due.STATED.search(text)
+    when = due.stated(text, sent.timestamp())
+    assert was is not None and when is not None
+    old = was.group(0).removeprefix("Deadline: ").removeprefix("; deadline ")
+    new = due_phrase(when - timedelta(hours=hours), sent).removesuffix(")")
+    return _html_edited(_swapped(raw, old, new), lambda page: page.replace(old, new, 1))
+
+
+def test_a_deadline_told_to_one_player_alone_is_named_by_the_mail_of_two(home, clock, tmp_path) -> None:
+    """Gap (4adb736): the moderator told Alice, in the report that asked her and in her reminder, a deadline 10 (or
+    30) hours earlier than the game's, each time left made to fit its Date; Bob and Carol were told the true one.
+    Each mailbox verified alone, and together (`--mail A --mail B`) only their heads were compared: 2 of 2 passed.
+    A game has one deadline at a time and every change of it is an entry of the chain, so every mail at the same head
+    states the same deadline: the mailboxes given together are now compared (`receipts.apart`)."""
+    doc, mail = _deadline_game(home, clock)
+    honest = [(p, verify_mail(doc, mail[p], p)) for p in ("Alice", "Bob", "Carol")]
+    assert all(c.ok for _, c in honest) and not receipts.apart(honest), [lines(c) for _, c in honest]
+    mine = mail["Alice"]
+    k = next(i for i, raw in enumerate(mine) if b"Turn 1, Alice to play" in raw.split(b"\n\n", 1)[0])
+    r = next(i for i, raw in enumerate(mine) if b"Reminder: orders due" in raw.split(b"\n\n", 1)[0])
+    for hours in (10, 30):
+        box = list(mine)
+        box[k], box[r] = _sooner(mine[k], hours), _later(mine[r], -hours)
+        alice = verify_mail(doc, box, "Alice")
+        assert alice.ok, lines(alice)  # her own mail agrees with itself and with the record
+        (named,) = receipts.apart([("Alice", alice), *honest[1:]])
+        assert named.startswith("Bob's ") and "and Alice's the mail of" in named and "one deadline at a time" in named
+    folders = []
+    for player, raws in (("Alice", box), ("Bob", mail["Bob"])):  # as `pbem verify` is given them
+        folders += ["--mail", str(folder := tmp_path / player)]
+        folder.mkdir()
+        for n, raw in enumerate(raws):
+            (folder / f"{n}.eml").write_bytes(raw)
+    (export := tmp_path / "hh1.json").write_text(json.dumps(doc))
+    got = CliRunner().invoke(app, ["verify", str(export), *folders])
+    assert got.exit_code != 0 and "MISMATCH: Bob's the mail of" in got.output, got.output
