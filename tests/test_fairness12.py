@@ -12,6 +12,8 @@ and the honest games verify clean.  Played on the embedded defaults (real SQLite
 3. A record dated back to take the path of records made before resignations were chained: a player's mail that
    their provider signed (DKIM `t=`) after `resigns.SINCE`, recorded before the `process` event, proves it was
    not (`pbem.trust.resigns.Resigned.dated_back`).
+4. A deadline told to one player alone, the others told the game's: several mailboxes given together are compared
+   where their mails were written in the same state of the record (`pbem.trust.due.apart`).
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ answered the next day is followed by one due two days later (fairness11: such an
 outside the record.  The report's text is not signed (its head is), so it is the player's evidence, not proof for
 others; the input's time is in the chain.  For the same reason no mail may state a step's deadline earlier than a
 mail before it stated for the same step (`shrunk`): a reminder telling less time than the report that asked was
-the moderator's word (fairness12).  The year, which a report does not print, is the one that puts the
+the moderator's word (fairness12); and, given several players' mail, mails written in the same state of the record
+state the same deadline (`apart`).  The year, which a report does not print, is the one that puts the
 stated weekday nearest the mail's own Date.  Pure; linear in the chain and the reports.
 """
 
