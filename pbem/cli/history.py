@@ -298,7 +298,7 @@ def _verify_mails(
     """Each --mail folder against the export; `wrote`: the order lines of the mails of --sent, by Message-ID (a
     refusal quoting only its first lines is worked out again from them)."""
     from pbem.app.rereading import failed, hint, refused
-    from pbem.trust.receipts import lines, split, verify_mail
+    from pbem.trust.receipts import apart, lines, split, verify_mail
     from pbem.trust.refused import Readings
 
     if as_player and len(folders) > 1:
@@ -306,6 +306,7 @@ def _verify_mails(
     boxes: list[tuple[str, list[bytes] | Folder]] = []
     ok = True
     whose: list[str] = []
+    checks = []
     for folder, raws in folders:
         c = verify_mail(
             doc, raws, as_player, refused, wrote, Readings(hint, failed)
@@ -319,13 +320,17 @@ def _verify_mails(
         ok = ok and c.ok
         boxes.append((c.reader or c.player or str(folder), raws))
         whose.append(c.reader)
+        checks.append((boxes[-1][0], c))
     if len(folders) > 1:
         proofs = split(doc, boxes, whose)
         for line in proofs:
             typer.echo(f"SPLIT HISTORY: {line}")
         if not proofs and doc["game"].get("key"):
             typer.echo(f"ok: the signed heads of these {len(folders)} mailboxes agree wherever they overlap")
-        ok = ok and not proofs
+        told = apart(checks)
+        for line in told:
+            typer.echo(f"MISMATCH: {line}")
+        ok = ok and not proofs and not told
     return ok
 
 

@@ -19,7 +19,10 @@ So in an honest record every `deadline` input of the same step after a report's 
 the deadline that report stated (to the minute it prints).  Only of the same step: a step extended a week and
 answered the next day is followed by one due two days later (fairness11: such an honest game was named).  One applied before is a mismatch: the deadline was moved earlier
 outside the record.  The report's text is not signed (its head is), so it is the player's evidence, not proof for
-others; the input's time is in the chain.  The year, which a report does not print, is the one that puts the
+others; the input's time is in the chain.  For the same reason no mail may state a step's deadline earlier than a
+mail before it stated for the same step (`shrunk`): a reminder telling less time than the report that asked was
+the moderator's word (fairness12); and, given several players' mail, mails written in the same state of the record
+state the same deadline (`apart`).  The year, which a report does not print, is the one that puts the
 stated weekday nearest the mail's own Date.  Pure; linear in the chain and the reports.
 """
 
@@ -64,6 +67,27 @@ def stated(text: str, sent: float) -> datetime | None:
     if not found or near is None:
         return None
     return min(found, key=lambda w: abs(w - near))
+
+
+def left_untrue(text: str, sent: float) -> str:
+    """Why the time left a report's opening lines state ("in 2 days, Wed 7 Jan 12:00 UTC") is not what pbem counts
+    from the mail's Date to the deadline they state ("" when it is, or when they state none or the Date is unknown).
+    A report is rendered at its Date (`pbem.mail.outbound.outgoing`: "now" is the time it is written), so an old
+    report sent again later under its true head, telling "in 2 days" where a day was left, is named (fairness12).
+    The deadline is printed to the minute: each count from a deadline within that minute is pbem's."""
+    end = text.find(MARK)
+    m = STATED.search(text, 0, end if end >= 0 else len(text))
+    when = stated(text, sent)
+    if m is None or when is None:
+        return ""
+    from pbem.render.asking import due_phrase
+
+    said = m.group(0).removeprefix("Deadline: ").removeprefix("; deadline ")
+    ref = datetime.fromtimestamp(sent, UTC)
+    counts = {due_phrase(when + timedelta(seconds=s), ref).removesuffix(")") for s in (0, 59.999)}
+    if said in counts:
+        return ""
+    return f"it says the deadline is {said!r}, where from its Date pbem counts {sorted(counts)[0]!r}"
 
 
 def windows(rows: list[dict[str, Any]]) -> list[int]:
@@ -114,6 +138,79 @@ def early(
         if (bound := latest.get(key(position - 1))) is not None and (said := _before(row, bound)):
             out.append((position, said))
     return out
+
+
+def shrunk(
+    rows: list[dict[str, Any]],
+    reports: list[tuple[int, str, datetime, float]],
+    step: Callable[[int], object] | None = None,
+) -> list[tuple[int, str]]:
+    """Each (head's position, what) of a mail of `reports` ((head's position, mail name, deadline stated, Date as a
+    timestamp)) stating, for a step, a deadline earlier than a mail before it stated for the same step, with no
+    `process` event or undo between their heads (`step` as for `early`).  pbem never moves a deadline back, so a
+    reminder stating less time than the report that asked (fairness12: a reminder is the moderator's word until
+    its deadline falls) is a deadline shrunk outside the record.  Mails in the order of their heads, then Dates."""
+    key = step or windows(rows).__getitem__
+    resets = [n for n, row in enumerate(rows, 1) if _resets(row)]
+    latest: dict[object, tuple[int, str, datetime]] = {}
+    out, j = [], 0
+    for at, name, when, _ in sorted(reports, key=lambda r: (r[0], r[3])):
+        while j < len(resets) and resets[j] <= at:
+            latest, j = {}, j + 1
+        k = key(at)
+        was = latest.get(k)
+        if was is not None and when < was[2]:
+            out.append(
+                (
+                    at,
+                    f"{name} stated the deadline {when:%a %d %b %Y %H:%M} UTC, {_span(was[2] - when)} earlier than "
+                    f"the one {was[1]} stated before it for the same step ({was[2]:%a %d %b %Y %H:%M} UTC, record "
+                    f"#{was[0]}), and pbem never moves a deadline back",
+                )
+            )
+        elif was is None or when > was[2]:
+            latest[k] = (at, name, when)
+    return out
+
+
+def epochs(rows: list[dict[str, Any]]) -> list[int]:
+    """For each k from 0 to len(rows): how many entries among the first k may have moved the deadline (an input, any
+    of which may open a step, reopen one or undo; a moderator event: an extension, a pause or resume, an outage, an
+    absence, a report held, a process event).  Two places with the same value had the same deadline."""
+    out = [0]
+    for row in rows:
+        out.append(out[-1] + ("lines" in row or row.get("kind") == "moderator"))
+    return out
+
+
+def apart(boxes: list[tuple[str, list[tuple[int, int, str, datetime]]]]) -> list[str]:
+    """What differs between the deadlines several players' mail stated in the same state ((whose mail, its stated
+    deadlines as (`epochs` value, head's position, mail name, deadline)) per mailbox): one line per state where two
+    mailboxes part.  Every change of a deadline comes with an entry of `epochs` and a game has one deadline at a
+    time, so every mail written while none came between states the same one, whoever it went to: a player told
+    less time (or more) than the others is named, which their own mail alone cannot show (fairness12)."""
+    first: dict[int, tuple[str, int, str, datetime]] = {}
+    out = []
+    for whose, reports in boxes:
+        for epoch, at, name, when in reports:
+            was = first.setdefault(epoch, (whose, at, name, when))
+            if was[0] != whose and was[3] != when:
+                first[epoch] = (whose, at, name, when)  # one line a state
+                out.append(
+                    f"{whose}'s {name} (record #{at}) stated the deadline {when:%a %d %b %Y %H:%M} UTC and {was[0]}'s "
+                    f"{was[2]} (record #{was[1]}) {was[3]:%a %d %b %Y %H:%M} UTC, with no entry between them that "
+                    "moves a deadline: a game has one deadline at a time, so one of them was told another deadline "
+                    "than the game had"
+                )
+    return out
+
+
+def _resets(row: dict[str, Any]) -> bool:
+    """Whether entry `row` ends what was stated of deadlines before it: a `process` event or an undo."""
+    data = row.get("data")
+    if row.get("kind") == "moderator" and isinstance(data, dict) and data.get("action") == PROCESS:
+        return True
+    return row.get("kind") == UNDO and "lines" in row
 
 
 def _defaulted(rows: list[dict[str, Any]], position: int) -> set[str]:

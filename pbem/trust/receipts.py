@@ -79,6 +79,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesHeaderParser
@@ -160,6 +161,7 @@ class MailCheck:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     at: list[tuple[int, int]] = field(default_factory=list)  # (chain position, rank) of each problem
+    stated: list[tuple[int, int, str, datetime]] = field(default_factory=list)  # deadlines stated (`due.apart`)
 
     def problem(self, position: int, text: str, rank: int = 1) -> None:
         """`position`: the chain position the problem is about (0: none); at one position the lower rank first."""
@@ -1049,8 +1051,9 @@ def _input_place(ch: _Chain, number: int, want: str, player: str) -> int | None:
     first, else the reader's entry when it is one of their inputs (changed), else the seq's; None when neither."""
     counts = ch.counts(player) if player else []
     places = [seen[number - 1] if 0 < number <= len(seen) else None for seen in counts] or [None]
+    seat = (*ch.before(player), "") if player else ("",)  # a replaced player's mail is read as their seat's newest
     places = [  # the reader's own input, or the deadline's (a notice of defaults applied for them counts it so)
-        p if p is not None and "lines" in ch.rows[p - 1] and ch.rows[p - 1].get("player") in (player, "") else None
+        p if p is not None and "lines" in ch.rows[p - 1] and ch.rows[p - 1].get("player") in seat else None
         for p in places
     ]
     by_seq = ch.input_at.get(number)
@@ -1979,28 +1982,64 @@ def other_version(mailer: str) -> str:
 
 def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Texts, c: MailCheck) -> None:
     """No deadline's defaults were applied before a deadline a report or a reminder stated earlier for the same step
-    (`pbem.trust.due`; the step each stated it of is the replayed game's once the seed is out)."""
+    (`pbem.trust.due`; the step each stated it of is the replayed game's once the seed is out); no mail stated a
+    step's deadline earlier than one before it (`due.shrunk`); each report's time left is the one its Date gives
+    (`due.left_untrue`)."""
     reports = [
-        (at, m.name, when)
+        (at, m.name, when, m.sort_key)
         for at, m, text, _ in texts
         if (shown.MARK in text or told.BOARD in text) and (when := due.stated(text, m.sort_key)) is not None
     ]  # reports only: an invitation's join deadline is no step's
     subject = f"[pbem {doc['game']['name']}] Reminder: orders due"
     reports += [
-        (at, m.name, when)
+        (at, m.name, when, m.sort_key)
         for m in (mails if c.reader else [])
         if m.subject == subject
         and m.record is not None
         and (at := ch.place(*m.record, [c.reader, *ch.names]))
         and (when := noticed.reminder_due(told.plain(m.raw))) is not None
     ]  # a reminder states the deadline of the step open at its head too
-    for at, how in due.early(ch.rows, reports, _steps(doc, ch.rows, [r[0] for r in reports])):
+    c.stated = _pinned(ch, doc, reports, c.reader)  # compared with other players' mail (`apart`)
+    step = _steps(doc, ch.rows, [r[0] for r in reports])
+    for at, how in due.early(ch.rows, [r[:3] for r in reports], step):
         c.problem(
             at,
             f"{how}: the deadline was moved earlier outside the record (a deadline edited by hand is no entry of the "
             "chain), so orders you sent before it may have been refused as late or replaced by the default; that "
             "report is your evidence (its text is not signed, only its head), keep it",
         )
+    for at, m, text, _ in texts:
+        if (shown.MARK in text or told.BOARD in text) and (how := due.left_untrue(text, m.sort_key)):
+            c.problem(
+                at,
+                f"{m.name}: {how}: the time left it told you is not the time you had (an old report sent again? its "
+                "text is not signed, only its head: this mail is your evidence, keep it)",
+            )
+    for at, how in due.shrunk(ch.rows, reports, step):
+        c.problem(
+            at,
+            f"{how}: you were told less time than the step had (its text is not signed, only its head: this mail "
+            "and the one before are your evidence, keep them)",
+        )
+
+
+def _pinned(
+    ch: _Chain, doc: dict[str, Any], reports: list[tuple[int, str, datetime, float]], reader: str
+) -> list[tuple[int, int, str, datetime]]:
+    """The stated deadlines of `reports` whose mail was written in one known state of the deadline (`due.epochs`), as
+    (that state, head's position, mail name, deadline).  A mail was written after the entries up to its head and
+    before the next one its reader may see, and before the input whose events that one is (an input and its events
+    are written at once); only when no entry that may move a deadline lies between is its state known."""
+    seen = [ch.seen_by(n) for n in seat_of(doc, reader)] if reader else []
+    end, bounds, last = len(ch.rows) + 1, due.epochs(ch.rows), due.windows(ch.rows)
+    out = []
+    for at, name, when, _ in sorted(reports, key=lambda r: (r[0], r[3])):
+        upto = min((shown._after(positions, at, end) for positions in seen), default=end)
+        if upto < end and last[upto] > at:
+            upto = last[upto]  # the input of the next entry they may see: they were written together
+        if bounds[upto - 1] == bounds[at]:
+            out.append((bounds[at], at, name, when))
+    return out
 
 
 def _steps(doc: dict[str, Any], rows: list[dict[str, Any]], heads: list[int]) -> Callable[[int], object] | None:
@@ -2017,10 +2056,19 @@ def _steps(doc: dict[str, Any], rows: list[dict[str, Any]], heads: list[int]) ->
         for q in {last[k] for k in places if 0 <= k < len(last)}:
             state = replay.states[q]
             asked = replay.reader(state).requests(state)
-            steps[q] = asked[0].step if asked else ("no step", q)
+            steps[q] = _seated(asked[0].step, state) if asked else ("no step", q)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         return None
     return lambda k: steps.get(last[k], ("state", last[k]))
+
+
+def _seated(step: str, state: dict[str, Any]) -> tuple[str, ...]:
+    """A step id with each part naming a player (`pbem.engine.seats`: ``t5.Carol.trade``) given as their seat, so
+    that a seat replaced while its step is open, which renames the step and keeps its deadline
+    (`pbem.app.control.decide_replace`), is still the same step: a deadline stated before binds it (fairness12)."""
+    players = state.get("players")
+    seats = {str(p): n for n, p in enumerate(players)} if isinstance(players, list) else {}
+    return tuple(f"seat {seats[part]}" if part in seats else part for part in step.split("."))
 
 
 def unchosen(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | None = None) -> str | None:
@@ -2109,6 +2157,12 @@ def split(
                     )
                     break
     return out
+
+
+def apart(checks: list[tuple[str, MailCheck]]) -> list[str]:
+    """Where several players' mailboxes (whose, their check) state different deadlines at the same head
+    (`pbem.trust.due.apart`): each line is a deadline told to one player and not the game's."""
+    return due.apart([(whose, c.stated) for whose, c in checks])
 
 
 def lines(c: MailCheck) -> list[str]:

@@ -12,17 +12,21 @@ and apply Bob's defaults early: Bob's own mail showed he never got "You resigned
 * a `replace` event gives the seat to someone else: the resignation before it no longer counts;
 * each player a `process` event names has a `resign` event of their seat before it, since the seat was last given.
 
-Records made before pbem chained resignations hold none.  Such a record is told from a forgery by two marks the
-moderator cannot add later: it holds no `resign` event at all, and its `process` events are dated before `SINCE`
-(times never go back along the chain, so the whole game before it would have to be dated back too, against every
-player's mail).  Then verify says in one note that those resignations are the moderator's word.  Pure; linear.
+Records made before pbem chained resignations hold none.  Such a record is told from a forgery by two marks: it holds
+no `resign` event before the `process` event, and the event is dated before `SINCE` (times never go back along the
+chain, so the whole game before it would have to be dated back too, against every player's mail).  A `resign` event
+after it is a game upgraded since, honest (fairness12: 4adb736 refused any record holding one anywhere).  Then verify says in one note that those resignations are the moderator's word.  The dates are the
+moderator's to write, so what binds them is what the players' providers signed: a player's mail recorded before the
+event whose DKIM signature's `t=` (the provider's clock, bound by its signature) lies at or after `SINCE` by more
+than `SKEW` proves the event was dated back, and the old path is refused (`Resigned.dated_back`, fairness12).
+Pure; linear.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pbem.orders.moderator import resigned as resigned_text
@@ -32,6 +36,9 @@ RESIGN = "resign"
 READ = frozenset({RESIGN, "replace", "process"})  # the moderator events whose order `Resigned.read` follows
 #: The first day of pbem's releases that chain each resignation: a `process` event dated from then on must follow one.
 SINCE = datetime(2026, 12, 7, tzinfo=UTC)
+#: How far ahead of the record's clock a provider's may be: a signature this much after `SINCE` is not a record's
+#: from before it, whatever the two clocks.
+SKEW = timedelta(hours=1)
 
 NameAt = Callable[[dict[str, Any], dict[str, Any], int], "str | None"]
 
@@ -48,8 +55,9 @@ class Resigned:
     def __init__(self, doc: dict[str, Any], name_at: NameAt) -> None:
         self.doc, self.name_at = doc, name_at
         self.seats: dict[int, int] = {}  # a seat -> the seq of its resignation since it was last given
-        self.chained = any(_action(e) == RESIGN for e in doc["events"])
+        self.chained = False  # a resignation read already: the record chained them from then on
         self.unproven: list[str] = []  # process events of a record from before: who they name
+        self.old: list[dict[str, Any]] = []  # those events
 
     def read(self, e: dict[str, Any], processed: list[str]) -> str:
         """The next moderator event of `READ` (`processed`: the players a `process` event names)."""
@@ -78,6 +86,7 @@ class Resigned:
         if e["text"] != resigned_text(player):
             return f"{where} says {quote(e['text'])} where its text is {quote(resigned_text(player))}"
         self.seats[seat] = e.get("seq", 0)
+        self.chained = True
         return ""
 
     def replace(self, e: dict[str, Any]) -> None:
@@ -95,6 +104,7 @@ class Resigned:
             return ""
         if not self.chained and _dated_before(e):
             self.unproven.append(f"event {e.get('seq', '?')} ({', '.join(missing)})")
+            self.old.append(e)
             return ""
         return (
             f"event {e.get('seq', '?')} (a step's deadline applied now) names {', '.join(missing)}, who had not "
@@ -107,10 +117,29 @@ class Resigned:
         if not self.unproven:
             return ""
         return (
-            f"the record holds no resignation entry (it was made before pbem chained them, {SINCE:%Y-%m-%d}): that "
+            f"the record holds no resignation entry before them (made before pbem chained them, {SINCE:%Y-%m-%d}): that "
             f"the players named by {'; '.join(self.unproven)} had resigned, which let their step's deadline be "
             'applied now, is the moderator\'s word; every player was mailed "... resigned" when it happened'
         )
+
+    def dated_back(self, signed: dict[int, tuple[str, int]]) -> str:
+        """Why a `process` event taken as a record's from before `SINCE` was dated back ("" when nothing shows it):
+        `signed` maps a player input's seq to (the player, the `t=` of the provider's signature that holds on it).
+        An input before the event in the chain whose provider signed it at `SINCE` + `SKEW` or later arrived then,
+        so the event, recorded after it, was too (fairness12)."""
+        bound = (SINCE + SKEW).timestamp()
+        for e in self.old:
+            before = [(t, seq, who) for seq, (who, t) in signed.items() if seq <= e.get("input_seq", 0) and t >= bound]
+            if not before:
+                continue
+            t, seq, who = max(before)
+            return (
+                f"event {e.get('seq', '?')} (a step's deadline applied now) is dated {clip(str(e.get('at')))}, before "
+                f"pbem chained resignations ({SINCE:%Y-%m-%d}), but input {seq}, before it in the chain, was signed by "
+                f"{clip(who)}'s provider at {datetime.fromtimestamp(t, UTC):%Y-%m-%d %H:%M} UTC (its t=, bound by the "
+                "signature): the record was dated back, and the resignation it needs is missing"
+            )
+        return ""
 
 
 def _dated_before(e: dict[str, Any]) -> bool:

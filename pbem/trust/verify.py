@@ -47,7 +47,9 @@ moderator's message to every player (`pbem game say`) is checked there too (`_me
 text the words the players were mailed), and refused otherwise.
 Last, the DKIM evidence kept with the players' mail (`evidence`, `pbem.trust.vouched`): for every
 player input, whether the player's provider vouches for it (``dkim: pass d=...``), it is ``unsigned``,
-or the evidence does not match it (``FAIL``, which fails the verification and names the input).
+or the evidence does not match it (``FAIL``, which fails the verification and names the input).  The times the
+providers signed bind the record's dates: a `process` event taken as from a record older than chained resignations
+is refused when an input before it was signed after that (`pbem.trust.resigns.Resigned.dated_back`).
 """
 
 from __future__ import annotations
@@ -119,10 +121,10 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False, read
             _partial(doc, partial, v)
         else:
             _check(doc, partial, v)
-        _interventions(doc, v)
+        gone = _interventions(doc, v)
         if doc.get("version") != PARTIAL_VERSION:
             _signed(doc, legacy, v)
-        _vouched(doc, v, read)
+        _vouched(doc, v, read, gone)
     except Refused as exc:
         v.problem = str(exc)
         return v
@@ -352,7 +354,7 @@ def _contributions(doc: dict[str, Any], events: list[dict[str, Any]], v: Verific
     )
 
 
-def _interventions(doc: dict[str, Any], v: Verification) -> None:
+def _interventions(doc: dict[str, Any], v: Verification) -> resigns.Resigned:
     """Say what the moderator did to the game, from its chained entries: undos (a reroll with a WARNING: he saw the
     draws he threw away, so each reroll is a chance to draw again until he likes it), deadline changes, pauses,
     replacements.  Each was mailed to every player when it was done; here they are counted in one line, so a
@@ -385,7 +387,7 @@ def _interventions(doc: dict[str, Any], v: Verification) -> None:
         v.notes.append(note)
     if not said:
         v.checked.append("the moderator took no action in the game (no undo, extension, pause or replacement)")
-        return
+        return gone
     v.checked.append(
         "actions on the game besides the players' orders (the moderator's, absences, outages), each in the chain and "
         "mailed to every player when done: " + ", ".join(f"{clip(k, 40)} {n}" for k, n in sorted(said.items()))
@@ -397,6 +399,7 @@ def _interventions(doc: dict[str, Any], v: Verification) -> None:
             + ("; ..." if len(rerolls) > 5 else "")
             + ". He had seen the draws he threw away: read his reasons"
         )
+    return gone
 
 
 def _message(e: dict[str, Any]) -> None:
@@ -559,8 +562,10 @@ def _signed(doc: dict[str, Any], legacy: bool, v: Verification) -> None:
 _SIGNATURE = {"entries": int, "head": str, "header": str, "sig": str}
 
 
-def _vouched(doc: dict[str, Any], v: Verification, read: Reader | None) -> None:
-    """Per player input, what the player's provider vouches for; evidence that does not match fails."""
+def _vouched(doc: dict[str, Any], v: Verification, read: Reader | None, gone: resigns.Resigned) -> None:
+    """Per player input, what the player's provider vouches for; evidence that does not match fails.  The times its
+    providers signed bind the record's dates: a `process` event taken as older than chained resignations must not
+    follow an input signed since (`resigns.Resigned.dated_back`)."""
     found = vouched.check(doc, read)
     v.vouched = [*found.lines, found.summary]
     v.notes += found.notes
@@ -569,6 +574,8 @@ def _vouched(doc: dict[str, Any], v: Verification, read: Reader | None) -> None:
             f"the DKIM evidence of {found.failures[0]}"
             + (f" (and {len(found.failures) - 1} more inputs)" if len(found.failures) > 1 else "")
         )
+    if problem := gone.dated_back(found.signed):
+        raise Refused(problem)
 
 
 def _salted_inputs(seed: str, orders: list[dict[str, Any]], v: Verification) -> None:

@@ -47,6 +47,7 @@ class Vouched:
     failures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     summary: str = ""
+    signed: dict[int, tuple[str, int]] = field(default_factory=dict)  # input seq -> (player, the provider's t=)
 
 
 def _mid(value: object) -> str:
@@ -110,6 +111,7 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
         signed_by.setdefault(o["player"], []).append(o["seq"])
         if r.signed_at is not None:
             stamped.append((_mid(o["message_id"]), str(o["player"]), r.signed_at))
+            out.signed[o["seq"]] = (str(o["player"]), r.signed_at)
         if r.whole:
             whole += 1
             out.lines.append(f"{where}: dkim: pass d={entry['domain']}")
