@@ -95,6 +95,17 @@ def _pbem_logs_reach_caplog() -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _no_fsync() -> Iterator[None]:
+    """No test waits for the disk to sync a file (`tests.reliability.forkserver.no_fsync`, which says why)."""
+    from tests.reliability.forkserver import no_fsync
+
+    real = os.fsync
+    os.fsync = no_fsync
+    yield
+    os.fsync = real
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _machine_marks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """This machine's marks of its homes (`pbem.app.clock.machine_mark_file`, in the user's XDG state folder) kept
     in this run's own folder, for the commands run here and the `pbem` processes they start: never in the
