@@ -59,7 +59,6 @@ LONG_FIRST = (
     "tests/mail/test_poll_lock.py",
     "tests/test_seeds.py::test_an_insecure_seed_is_said_in_every_report_and_in_the_export",
     "tests/test_cli.py::test_init_new_game_list_show_poll_export_from_another_directory",
-    "tests/test_publish.py::test_the_public_site_holds_only_public_facts_during_a_random_game",
     "tests/test_report_browser.py::test_the_reports_layout_matches_its_golden_measurements_at_360_and_1200_px",
     "tests/engine/test_habsburg_properties.py::test_cards_conserved_no_leaks_and_game_ends",
     "tests/engine/test_sixteen_thirty_properties.py::test_bot_games_keep_every_invariant_and_end",

@@ -89,14 +89,25 @@ def check_public_export(s, loaded, checked: dict) -> None:
 def test_exports_during_a_random_game_hold_only_what_their_audience_knew(
     tmp_path: Path, kind: str, players: int, seed: str
 ) -> None:
+    """The same whole game also carries the public site's checks (tests/test_publish.py's `check_site`, every fifth
+    poll and at the end) and, for a kind of searchable secrets, the mail's (tests/test_secrecy_mail.py's
+    `mail_check`, after every poll): each of those tests played a random game of its own, as long as this one."""
     from pbem.cli.demo import run
+    from tests.test_publish import check_site
+    from tests.test_secrecy_mail import mail_check
 
     if kind not in registry.available():
         pytest.skip(f"the {kind} engine is not installed")
     checked = {"polls": 0, "player": 0, "public": 0}
+    site, on_site = tmp_path / "site", {"running": 0, "over": 0}
+    mails, mailed = mail_check(kind) if kind in HIDDEN else (None, {})
 
     def after_poll(cfg, name) -> None:
         checked["polls"] += 1
+        if mails is not None:
+            mails(cfg, name)
+        if checked["polls"] % 5 == 1:
+            check_site(cfg, site, name, on_site)
         if checked["polls"] % 4 != 1:
             return
         with session(cfg.database_url) as s:
@@ -120,11 +131,16 @@ def test_exports_during_a_random_game_hold_only_what_their_audience_knew(
     )
     assert r.verified and "did not finish" not in r.summary, r.summary
     assert checked["public"] >= 2 and checked["player"] >= 2 * players, checked
+    assert mails is None or mailed["mails"] > 10, mailed
 
-    # After the end, the public export reveals everything the end reveals.
+    # the public site once the game is over
     from pbem.home import config as config_mod
 
     cfg = config_mod.load(tmp_path / "home" / "pbem.toml")
+    check_site(cfg, site, f"{kind}-demo", on_site)
+    assert on_site["running"] >= 2 and on_site["over"] >= 1, on_site
+
+    # After the end, the public export reveals everything the end reveals.
     with session(cfg.database_url) as s:
         game = store.game_by_name(s, f"{kind}-demo")
         full = build(s, game)
