@@ -35,12 +35,14 @@ LONG_FIRST = (
     "tests/reliability/test_crash_safety.py",
     "tests/reliability/test_fuzz_mail.py",
     "tests/reliability/test_secrecy_at_scale.py",
+    # its random games carry the public site's and the mail's checks too (test_publish's and test_secrecy_mail's
+    # games, 2026-12-06): its Sixteen Thirty case is now among the longest
+    "tests/test_history_visibility.py",
     "tests/test_packaging.py",
     "tests/engine/test_refusals_hidden.py::test_a_refusal_naming_a_card_not_held_reads_the_same_wherever_that_card_lies_hidden[h1-sixteen-thirty]",
     "tests/engine/test_refusals_hidden.py::test_a_refusal_naming_a_card_not_held_reads_the_same_wherever_that_card_lies_hidden[h2-sixteen-thirty]",
     "tests/reliability/test_stage_costs.py",
     "tests/reliability/test_pattern_costs.py::test_every_pattern_costs_time_linear_in_its_text",
-    "tests/test_history_visibility.py",
     # the first user of each seeded game plays it (tests/shared.py); its other users come well after it, so
     # that the other worker finds it played instead of waiting for it
     "tests/test_history_browser.py::test_the_history_page_renders_in_chromium_without_errors_or_network",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html as htmllib
 import json
+import logging
 import re
 from pathlib import Path
 
@@ -87,12 +88,15 @@ def check_public_export(s, loaded, checked: dict) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("kind, players, seed", GAMES, ids=[g[0] for g in GAMES])
 def test_exports_during_a_random_game_hold_only_what_their_audience_knew(
-    tmp_path: Path, kind: str, players: int, seed: str
+    tmp_path: Path, kind: str, players: int, seed: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The same whole game also carries the public site's checks (tests/test_publish.py's `check_site`, every fifth
-    poll and at the end) and, for a kind of searchable secrets, the mail's (tests/test_secrecy_mail.py's
-    `mail_check`, after every poll): each of those tests played a random game of its own, as long as this one."""
+    poll and at the end), for a kind of searchable secrets the mail's (tests/test_secrecy_mail.py's `mail_check`,
+    after every poll), and at the end the codes' (tests/reliability/test_secrecy_at_scale.py's
+    `codes_only_in_their_own_first_report`, over every log line of the game): each of those tests played random
+    games of their own."""
     from pbem.cli.demo import run
+    from tests.reliability.test_secrecy_at_scale import codes_only_in_their_own_first_report
     from tests.test_publish import check_site
     from tests.test_secrecy_mail import mail_check
 
@@ -119,6 +123,7 @@ def test_exports_during_a_random_game_hold_only_what_their_audience_knew(
                 check_player_export(s, loaded, p, checked)
             check_public_export(s, loaded, checked)
 
+    caplog.set_level(logging.DEBUG, logger="pbem")
     r = run(
         kind,
         players,
@@ -132,6 +137,7 @@ def test_exports_during_a_random_game_hold_only_what_their_audience_knew(
     assert r.verified and "did not finish" not in r.summary, r.summary
     assert checked["public"] >= 2 and checked["player"] >= 2 * players, checked
     assert mails is None or mailed["mails"] > 10, mailed
+    codes_only_in_their_own_first_report(tmp_path / "home", f"{seed}-bots", players, caplog.records)
 
     # the public site once the game is over
     from pbem.home import config as config_mod
