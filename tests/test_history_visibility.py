@@ -28,12 +28,10 @@ from pbem.record.db import session
 from tests.conftest import Clock
 from tests.secrets_by_kind import HIDDEN
 from tests.secrets_by_kind import names as _names
+from tests.test_secrecy_mail import seats
 
 #: Every registered kind, with 3 players where it seats 3 (else the nearest count it seats).
-GAMES = [
-    (kind, min(max(3, registry.get(kind).min_players), registry.get(kind).max_players), f"vis-{kind}")
-    for kind in registry.available()
-]
+GAMES = [(kind, seats(kind), f"vis-{kind}") for kind in registry.available()]
 
 
 def _plain(page: str) -> str:

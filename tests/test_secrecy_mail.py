@@ -106,8 +106,8 @@ def mail_check(kind: str) -> tuple[Callable[[Any, str], None], dict[str, int]]:
 
 
 def seats(kind: str) -> int:
-    """The players of the random game of `kind` that tests/test_history_visibility.py plays: 3, or the nearest
-    count the kind seats.  That game runs `mail_check` too (it is the same whole game by email)."""
+    """The players of the random game of `kind` that tests/test_history_visibility.py plays (its `GAMES`): 3, or
+    the nearest count the kind seats.  That game runs `mail_check` too (it is the same whole game by email)."""
     eng = registry.get(kind)
     return min(max(3, eng.min_players), eng.max_players)
 
