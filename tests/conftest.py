@@ -35,12 +35,14 @@ LONG_FIRST = (
     "tests/reliability/test_crash_safety.py",
     "tests/reliability/test_fuzz_mail.py",
     "tests/reliability/test_secrecy_at_scale.py",
+    # its random games carry the public site's and the mail's checks too (test_publish's and test_secrecy_mail's
+    # games, 2026-12-06): its Sixteen Thirty case is now among the longest
+    "tests/test_history_visibility.py",
     "tests/test_packaging.py",
     "tests/engine/test_refusals_hidden.py::test_a_refusal_naming_a_card_not_held_reads_the_same_wherever_that_card_lies_hidden[h1-sixteen-thirty]",
     "tests/engine/test_refusals_hidden.py::test_a_refusal_naming_a_card_not_held_reads_the_same_wherever_that_card_lies_hidden[h2-sixteen-thirty]",
     "tests/reliability/test_stage_costs.py",
     "tests/reliability/test_pattern_costs.py::test_every_pattern_costs_time_linear_in_its_text",
-    "tests/test_history_visibility.py",
     # the first user of each seeded game plays it (tests/shared.py); its other users come well after it, so
     # that the other worker finds it played instead of waiting for it
     "tests/test_history_browser.py::test_the_history_page_renders_in_chromium_without_errors_or_network",
@@ -59,7 +61,6 @@ LONG_FIRST = (
     "tests/mail/test_poll_lock.py",
     "tests/test_seeds.py::test_an_insecure_seed_is_said_in_every_report_and_in_the_export",
     "tests/test_cli.py::test_init_new_game_list_show_poll_export_from_another_directory",
-    "tests/test_publish.py::test_the_public_site_holds_only_public_facts_during_a_random_game",
     "tests/test_report_browser.py::test_the_reports_layout_matches_its_golden_measurements_at_360_and_1200_px",
     "tests/engine/test_habsburg_properties.py::test_cards_conserved_no_leaks_and_game_ends",
     "tests/engine/test_sixteen_thirty_properties.py::test_bot_games_keep_every_invariant_and_end",
@@ -92,6 +93,17 @@ def _pbem_logs_reach_caplog() -> None:
         handler.close()  # a `[log] file` a command opened (every moderator command now logs): its file closed
     log.propagate = True
     log.setLevel(logging.NOTSET)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_fsync() -> Iterator[None]:
+    """No test waits for the disk to sync a file (`tests.reliability.forkserver.no_fsync`, which says why)."""
+    from tests.reliability.forkserver import no_fsync
+
+    real = os.fsync
+    os.fsync = no_fsync
+    yield
+    os.fsync = real
 
 
 @pytest.fixture(scope="session", autouse=True)

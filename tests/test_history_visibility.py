@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html as htmllib
 import json
+import logging
 import re
 from pathlib import Path
 
@@ -27,12 +28,10 @@ from pbem.record.db import session
 from tests.conftest import Clock
 from tests.secrets_by_kind import HIDDEN
 from tests.secrets_by_kind import names as _names
+from tests.test_secrecy_mail import seats
 
 #: Every registered kind, with 3 players where it seats 3 (else the nearest count it seats).
-GAMES = [
-    (kind, min(max(3, registry.get(kind).min_players), registry.get(kind).max_players), f"vis-{kind}")
-    for kind in registry.available()
-]
+GAMES = [(kind, seats(kind), f"vis-{kind}") for kind in registry.available()]
 
 
 def _plain(page: str) -> str:
@@ -87,16 +86,30 @@ def check_public_export(s, loaded, checked: dict) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("kind, players, seed", GAMES, ids=[g[0] for g in GAMES])
 def test_exports_during_a_random_game_hold_only_what_their_audience_knew(
-    tmp_path: Path, kind: str, players: int, seed: str
+    tmp_path: Path, kind: str, players: int, seed: str, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The same whole game also carries the public site's checks (tests/test_publish.py's `check_site`, every fifth
+    poll and at the end), for a kind of searchable secrets the mail's (tests/test_secrecy_mail.py's `mail_check`,
+    after every poll), and at the end the codes' (tests/reliability/test_secrecy_at_scale.py's
+    `codes_only_in_their_own_first_report`, over every log line of the game): each of those tests played random
+    games of their own."""
     from pbem.cli.demo import run
+    from tests.reliability.test_secrecy_at_scale import codes_only_in_their_own_first_report
+    from tests.test_publish import check_site
+    from tests.test_secrecy_mail import mail_check
 
     if kind not in registry.available():
         pytest.skip(f"the {kind} engine is not installed")
     checked = {"polls": 0, "player": 0, "public": 0}
+    site, on_site = tmp_path / "site", {"running": 0, "over": 0}
+    mails, mailed = mail_check(kind) if kind in HIDDEN else (None, {})
 
     def after_poll(cfg, name) -> None:
         checked["polls"] += 1
+        if mails is not None:
+            mails(cfg, name)
+        if checked["polls"] % 5 == 1:
+            check_site(cfg, site, name, on_site)
         if checked["polls"] % 4 != 1:
             return
         with session(cfg.database_url) as s:
@@ -108,6 +121,7 @@ def test_exports_during_a_random_game_hold_only_what_their_audience_knew(
                 check_player_export(s, loaded, p, checked)
             check_public_export(s, loaded, checked)
 
+    caplog.set_level(logging.DEBUG, logger="pbem")
     r = run(
         kind,
         players,
@@ -120,11 +134,17 @@ def test_exports_during_a_random_game_hold_only_what_their_audience_knew(
     )
     assert r.verified and "did not finish" not in r.summary, r.summary
     assert checked["public"] >= 2 and checked["player"] >= 2 * players, checked
+    assert mails is None or mailed["mails"] > 10, mailed
+    codes_only_in_their_own_first_report(tmp_path / "home", f"{seed}-bots", players, caplog.records)
 
-    # After the end, the public export reveals everything the end reveals.
+    # the public site once the game is over
     from pbem.home import config as config_mod
 
     cfg = config_mod.load(tmp_path / "home" / "pbem.toml")
+    check_site(cfg, site, f"{kind}-demo", on_site)
+    assert on_site["running"] >= 2 and on_site["over"] >= 1, on_site
+
+    # After the end, the public export reveals everything the end reveals.
     with session(cfg.database_url) as s:
         game = store.game_by_name(s, f"{kind}-demo")
         full = build(s, game)

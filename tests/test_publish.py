@@ -1,7 +1,8 @@
 """`pbem publish DIR` and `[publish] dir`: the public site holds only public facts, and stays up to date.
 
-Random bot games of every kind are played by email (the real pipeline).  Every few
-polls the site is published and each page is checked against the record: it names
+A random bot game of every kind is played by email (the real pipeline): tests/test_history_visibility.py's,
+whose checks after each poll include `check_site` here (a game of its own here was as long as that one).  Every
+few polls the site is published and each page is checked against the record: it names
 no event that was not public, no hidden item of any player that no public event had
 named, never the seed before the end, and its "Now" section names exactly the
 players the game waits for.  The secrecy scramble (each engine's `scramble`) changes
@@ -20,21 +21,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pbem import engine as registry
 from pbem.app import views
 from pbem.app.publish import MANIFEST, publish
 from pbem.cli import app
 from pbem.history.export import build
 from pbem.history.site import Now, game_page
-from pbem.home import config as config_mod
 from pbem.home.app import Home
 from pbem.record import store
 from pbem.record.db import session
-from tests.conftest import Clock
 from tests.secrets_by_kind import HIDDEN
 from tests.secrets_by_kind import names as _names
 
-KINDS = registry.available()
 WHEN = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 
 
@@ -89,28 +86,6 @@ def check_site(cfg, directory: Path, name: str, checked: dict) -> None:
         other = dict(doc, final_view=json.loads(json.dumps(eng.view(t, None))))
         assert game_page(other, Now(status, tuple(views.waiting(eng, t)), None)) == shown, q
     checked["running"] += 1
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("kind", KINDS)
-def test_the_public_site_holds_only_public_facts_during_a_random_game(tmp_path: Path, kind: str) -> None:
-    from pbem.cli.demo import run
-
-    eng = registry.get(kind)
-    players = min(max(3, eng.min_players), eng.max_players)
-    checked = {"polls": 0, "running": 0, "over": 0}
-    site = tmp_path / "site"
-
-    def after_poll(cfg, name) -> None:
-        checked["polls"] += 1
-        if checked["polls"] % 5 == 1:
-            check_site(cfg, site, name, checked)
-
-    r = run(kind, players, f"pub-{kind}", tmp_path / "home", bot_seed="pub-bots", clock=Clock(), after_poll=after_poll)
-    assert r.verified and "did not finish" not in r.summary, r.summary
-    cfg = config_mod.load(tmp_path / "home" / "pbem.toml")
-    check_site(cfg, site, f"{kind}-demo", checked)
-    assert checked["running"] >= 2 and checked["over"] >= 1, checked
 
 
 def _home(tmp_path: Path, publish_dir: str | None) -> Path:

@@ -4,14 +4,18 @@ A whole bot game is played by email on the embedded defaults.  After every
 poll, every new mail to player P is checked against the hidden items of every
 other player Q at that moment (read from the engine state): none may appear
 unless an event visible to P had already named it (a steal P took part in,
-a card P saw played).
+a card P saw played).  The game of 3 players (or the nearest count a kind seats)
+is tests/test_history_visibility.py's, which runs this check after each of its
+polls; here each kind's other counts.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,16 +73,9 @@ def _new_mail(cfg, seen: set) -> list[tuple[str, str]]:
     return out
 
 
-#: Every kind whose secrets are searchable names, with its fewest and its most players.
-GAMES = [(kind, n) for kind in HIDDEN for n in sorted({registry.get(kind).min_players, registry.get(kind).max_players})]
-
-
-@pytest.mark.parametrize("kind, players", GAMES)
-def test_no_mail_names_another_players_hidden_cards(tmp_path: Path, kind: str, players: int) -> None:
-    from pbem.cli.demo import run
-
-    if kind not in registry.available():
-        pytest.skip(f"{kind} not installed")
+def mail_check(kind: str) -> tuple[Callable[[Any, str], None], dict[str, int]]:
+    """(an `after_poll` hook for `pbem.cli.demo.run`, its count of mails checked): after every poll, every new mail
+    to a player P must name no hidden item of another player Q unless an event visible to P had named it."""
     seen: set = set()
     checked = {"mails": 0}
     told = Told()
@@ -105,6 +102,40 @@ def test_no_mail_names_another_players_hidden_cards(tmp_path: Path, kind: str, p
                             raise AssertionError(f"mail to {p} names {q}'s hidden {item!r}:\n{text}")
                 checked["mails"] += 1
 
+    return after_poll, checked
+
+
+def seats(kind: str) -> int:
+    """The players of the random game of `kind` that tests/test_history_visibility.py plays (its `GAMES`): 3, or
+    the nearest count the kind seats.  That game runs `mail_check` too (it is the same whole game by email)."""
+    eng = registry.get(kind)
+    return min(max(3, eng.min_players), eng.max_players)
+
+
+#: Every kind whose secrets are searchable names, with its fewest and its most players; a count that the
+#: visibility test's game already plays with this check (`seats`) is not played again here.
+GAMES = [
+    (kind, n)
+    for kind in HIDDEN
+    for n in sorted({registry.get(kind).min_players, registry.get(kind).max_players})
+    if n != seats(kind)
+]
+
+
+def test_the_visibility_game_checks_the_counts_left_out_here() -> None:
+    every = {(kind, n) for kind in HIDDEN for n in {registry.get(kind).min_players, registry.get(kind).max_players}}
+    from tests.test_history_visibility import GAMES as VISIBILITY
+
+    assert every <= set(GAMES) | {(kind, players) for kind, players, _ in VISIBILITY}
+
+
+@pytest.mark.parametrize("kind, players", GAMES)
+def test_no_mail_names_another_players_hidden_cards(tmp_path: Path, kind: str, players: int) -> None:
+    from pbem.cli.demo import run
+
+    if kind not in registry.available():
+        pytest.skip(f"{kind} not installed")
+    after_poll, checked = mail_check(kind)
     r = run(kind, players, f"secrecy-{kind}-{players}", tmp_path / "home", clock=Clock(), after_poll=after_poll)
     assert r.verified
     assert checked["mails"] > 10

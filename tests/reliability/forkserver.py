@@ -50,12 +50,24 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def no_fsync(fd: int) -> None:
+    """`os.fsync` in the test processes and the `pbem` runs forked here: nothing.  It makes a write survive a
+    power cut or a crash of the machine, which no test makes (a SIGKILLed process's writes are in the page cache,
+    and every later reader sees them); on the shared test machine each call waited about 5 ms for the disk, about
+    800 of them in one seeded Sixteen Thirty game (every mail the bots and the Maildir sender write: Python's
+    `mailbox` syncs each).  The test Dovecot does the same (`mail_fsync = never`).  The CLI tests' first
+    command and the packaging test start `pbem` from scratch, with the real `os.fsync`."""
+    os.fstat(fd)  # a closed or bad descriptor still fails, as fsync would
+
+
 def _preload() -> None:
     """Import every pbem module and compile every template, so that a child starts with them ready."""
     import importlib
     import pkgutil
 
     import pbem
+
+    os.fsync = no_fsync
 
     for mod in pkgutil.walk_packages(pbem.__path__, "pbem."):
         if not mod.name.endswith("__main__"):
