@@ -153,7 +153,8 @@ def test_a_list_whose_first_name_is_never_resolved_reaches_the_next_host(monkeyp
         started = time.monotonic()
         with db.transaction(listed) as conn:
             assert conn.execute(text("SELECT inet_server_addr()::text")).scalar() in ("127.0.0.1/32", "::1/128")
-        assert time.monotonic() - started < 1 + 5  # the first name given up at its timeout, not the resolver's 20 s
+        spent = time.monotonic() - started
+        assert spent < 1 + 5, spent  # wall clock: deadline (the first name given up at 1 s, not the resolver's 20 s)
         db.engine_for(listed).dispose()
 
 
