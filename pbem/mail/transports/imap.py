@@ -6,7 +6,8 @@ and rejected folders exist, selects the inbox folder and remembers its
 UIDVALIDITY.  `fetch` streams every message of the folder, oldest UID first,
 in batches fetched with ``BODY.PEEK[]`` (so nothing is marked seen), the
 next batch fetched while the poll handles one (at most two are held in
-memory).  `settle` files a message in the
+memory); each batch's sizes are asked first, with INTERNALDATE (when the
+server says each arrived: `arrivals`, read by `pbem.app.arrivals`).  `settle` files a message in the
 processed or rejected folder: MOVE where the server has it, otherwise COPY,
 STORE ``\\Deleted`` and (UID) EXPUNGE.  Messages settled while `fetch` is
 streaming are filed together, one command per folder, once their batch is
