@@ -7,7 +7,8 @@ UIDVALIDITY:UIDNEXT (one STATUS command) equal to what the last complete poll
 saw when it selected the folder (`remember`, kept in `poll_marks`).  Its
 statements are in `pbem.record.marks` (Core text only: no ORM models, engines,
 templates or mail parsing), so an idle run costs little more than the imports it cannot avoid.  It answers
-"maybe" (False) whenever in doubt; the full poll then decides.
+"maybe" (False) whenever in doubt; the full poll then decides.  An idle IMAP run that finds the inbox unchanged
+moves the reference of the server's clock to its own start (`pbem.app.arrivals.keep`: one short transaction).
 """
 
 from __future__ import annotations

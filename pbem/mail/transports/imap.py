@@ -245,6 +245,7 @@ class ImapInbox(Filing):
                 timeout=self.timeout,
             )
         self._client = client
+        client.normalise_times = False  # INTERNALDATE with the server's zone (not this machine's, which DST moves)
         deadline.watch(client.socket())  # a trickling server cannot hold the poll past its deadline
         try:
             with self._errors("STARTTLS"):

@@ -87,7 +87,7 @@ class Arrivals:
     def saw(self, uid: int, when: object) -> None:
         if not isinstance(when, datetime):
             return  # a server that sent no INTERNALDATE (or one imapclient could not read): no evidence
-        when = when.astimezone(UTC)  # imapclient gives this machine's local time, without a zone
+        when = when.astimezone(UTC)  # (a date without a zone: taken as this machine's local time)
         self.newest = max(self.newest or when, when)
         if self.since is not None and uid >= self.since:
             self.newest_new = max(self.newest_new or when, when)
