@@ -23,6 +23,7 @@ M = {"moderator": "Test Moderator", "moderator_address": "games@pbem.test"}
 #: Where the game's record stood when a mail about a game was rendered (`pbem.mail.outbound.outgoing.Receipt`).
 RECORD = {"record": {"entries": 214, "head": "4f1a9c2e" * 8}, "receipt": None}
 NOT_ABOUT_A_GAME = {
+    "clock_ahead",
     "clock_jump",
     "inbox_left",
     "inbox_left_kept",
@@ -120,6 +121,9 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         reason="the poll passed its deadline of 900 s after reading 40 message(s); what it finished is filed, the "
         "rest stays in the inbox for the next run ([mail] poll_deadline)",
         seconds=900,
+    ),
+    "clock_ahead": dict(
+        ahead="2.0 hours", arrived="2026-01-08 10:00 UTC", reference="2026-01-08 11:58 UTC", margin="10 min"
     ),
     "clock_jump": dict(
         note="the clock is 5.0 days ahead of the last poll (2026-01-03 10:00 UTC)",

@@ -154,6 +154,7 @@ ASKS = {
 #: The mails the moderator gets (judges4: they were outside this check): each says in its first lines what to do, or
 #: that nothing is needed.
 ASKS_MODERATOR = {
+    "clock_ahead": "Fix this machine's clock",
     "clock_jump": "If the machine was off, nothing is needed",
     "code_misuse_alert": "If Bob did not give the code away, give them a new one",
     "inbox_left": "To clear them:",

@@ -9,10 +9,11 @@ so in one line (exit 3), before anything is written.  A clock far ahead of
 it (`JUMP`) is not refused (the machine may have been off: the outage rule
 moves the deadlines of the gap), but logged with what the run applied.
 
-What is not noticed (README "What pbem can and cannot tell about its clock"): a clock ahead of the right time by
-less than `[games] outage_after`.  Every time pbem holds is this machine's clock (the record, the last-run mark, the
-Maildir's files), and a mail's Date is its writer's clock, so nothing pbem reads can show a steady offset; such a
-clock applies the deadlines due within the offset early, by the offset.  A jump ahead by more than `outage_after`
+What is not noticed here (README "What pbem can and cannot tell about its clock"): a clock ahead of the right time
+by less than `[games] outage_after`.  Every time pbem holds is this machine's clock (the record, the last-run mark, the
+Maildir's files), and a mail's Date is its writer's clock, so nothing of these can show a steady offset.  Over IMAP
+the server's arrival dates can, once a mail arrives: `pbem.app.arrivals` (a run it finds ahead applies no deadline);
+over Maildir such a clock applies the deadlines due within the offset early, by the offset.  A jump ahead by more than `outage_after`
 since the last run is read as an outage (`pbem.app.outages`: the gap's deadlines move later), one of more than
 `JUMP` is also told.
 

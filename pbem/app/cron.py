@@ -86,12 +86,14 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
             if cfg.publish_dir is not None and not (cfg.publish_dir / "index.html").exists():
                 _refresh_site(home)  # [publish] dir was just set: the site appears without waiting for mail
             return Run(skipped="nothing to do: no new mail, nothing queued or due")
+        from pbem.app import arrivals
         from pbem.app.budgets import overrun
         from pbem.app.poll import poll
         from pbem.mail.transports.seam import open_transport
 
         inbox, sender = open_transport(cfg)
         try:
+            arrivals.prepare(cfg, inbox, trust_clock)  # what the last run saw of the inbox, for the server's clock
             summary = poll(home.connected(inbox, sender), dry_run=dry_run)
             if not dry_run:
                 _jump(home, clocks, seen, started, summary, sender)
@@ -109,7 +111,7 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
                 summary.notes.append(note)
                 summary.told.append(note)
             elif not dry_run:
-                remember(home, inbox)  # what this complete poll saw of the inbox, for the next idle check
+                remember(home, inbox, started)  # what this complete poll saw of the inbox, for the next idle check
             if not dry_run and cfg.publish_dir is not None:
                 _refresh_site(home)
             return Run(summary)
@@ -204,6 +206,9 @@ def _times(cfg: Config, started: datetime, dry_run: bool, trust_clock: bool) -> 
 
         clocks.log.warning("the clock is trusted as right: the record's newest time is set back to %s", started)
         reset_last_run(cfg.database_url, started)
+        from pbem.app.arrivals import forget
+
+        forget(cfg)  # and a clock the mail server's arrival dates found ahead
     seen = clocks.latest(cfg.database_url)
     try:
         held = [] if trust_clock else clocks.marks(cfg.home)

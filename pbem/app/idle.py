@@ -7,7 +7,8 @@ UIDVALIDITY:UIDNEXT (one STATUS command) equal to what the last complete poll
 saw when it selected the folder (`remember`, kept in `poll_marks`).  Its
 statements are in `pbem.record.marks` (Core text only: no ORM models, engines,
 templates or mail parsing), so an idle run costs little more than the imports it cannot avoid.  It answers
-"maybe" (False) whenever in doubt; the full poll then decides.
+"maybe" (False) whenever in doubt; the full poll then decides.  An idle IMAP run that finds the inbox unchanged
+moves the reference of the server's clock to its own start (`pbem.app.arrivals.keep`: one short transaction).
 """
 
 from __future__ import annotations
@@ -45,7 +46,12 @@ def _nothing_to_do(cfg: Config, when: datetime) -> bool:
     busy, seen = queued_or_due(cfg.database_url, when, IMAP_MARK if cfg.transport == "imap" else None)
     if busy:  # mail queued, a deadline or reminder due, or a DIGEST player's daily mail (`pbem.app.digests`)
         return False
-    return cfg.transport == "maildir" or (seen is not None and _imap_mark_now(cfg) == seen)
+    if cfg.transport == "maildir" or seen is None or _imap_mark_now(cfg) != seen:
+        return cfg.transport == "maildir"
+    from pbem.app.arrivals import keep
+
+    keep(cfg, seen, when)  # the inbox unchanged since this run began: the reference of the server's clock moves on
+    return True
 
 
 def _imap_mark_now(cfg: Config) -> str:
@@ -59,15 +65,18 @@ def _imap_mark_now(cfg: Config) -> str:
         box.close()
 
 
-def remember(home: Home, box: object) -> None:
-    """After a complete poll: keep what it saw of an IMAP inbox (nothing for other transports)."""
+def remember(home: Home, box: object, started: datetime) -> None:
+    """After a complete poll that began at `started`: keep what it saw of an IMAP inbox (nothing for other
+    transports), for the idle check and the server's clock (`pbem.app.arrivals`)."""
     mark = getattr(box, "mark", None)
     value = mark() if callable(mark) else None
     if not value:
         return
+    from pbem.app.arrivals import keep
     from pbem.record import marks
 
     marks.remember(home.cfg.database_url, IMAP_MARK, value)
+    keep(home.cfg, value, started)
 
 
 def _maildir_has_mail(cfg: Config) -> bool:

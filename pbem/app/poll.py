@@ -25,6 +25,7 @@ from datetime import datetime
 
 from pbem.app import (
     alerts,
+    arrivals,
     budgets,
     derivations,
     filing,
@@ -183,7 +184,8 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
         if not dry_run:
             now = clock()
             held = now - budgets.UNREAD_HOLD if stopped else None  # mail left unread may answer what falls due
-            summary.deadlines, summary.reminders = run_deadlines(home, now, opened_before, due_by=held)
+            if not arrivals.held(home, inbox, now, summary):  # the server's arrival dates: this clock is not ahead
+                summary.deadlines, summary.reminders = run_deadlines(home, now, opened_before, due_by=held)
             if stopped:
                 summary.notes.append(budgets.UNREAD_NOTE)
             run_digests(home, clock())  # DIGEST players' daily mail (issue 23)

@@ -17,7 +17,8 @@ def poll(
         "--trust-clock",
         help="The machine's clock is right now: an earlier run whose clock was ahead recorded a later time, and "
         "polls are refused until real time catches up with it.  Run once after fixing the clock, or to go on with "
-        "a database older than the home (a backup restored).",
+        "a database older than the home (a backup restored), or to apply the deadlines held because the IMAP "
+        "server's arrival dates showed the clock ahead.",
     ),
 ) -> None:
     """Read new mail, apply orders and due deadlines, send queued mail.  Run it from cron.

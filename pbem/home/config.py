@@ -139,6 +139,7 @@ class Config:
     replies_per_hour: int = 30
     max_away: timedelta = timedelta(days=14)  # [games] max_away: how long a game waits for one player's absences
     outage_after: timedelta = timedelta(hours=6)  # [games] outage_after: a longer gap between runs is an outage
+    server_clock_margin: timedelta = timedelta(minutes=10)  # [games]: IMAP arrival dates past it (`app.arrivals`)
     max_stored_stranger: int = 256 * 1024  # bytes of one stranger's mail kept in the record (issue 12)
     max_stored_player: int = 4 * 1024 * 1024  # bytes of one player's mail kept in the record
     trust_authentication_results: str = ""  # authserv-id whose Authentication-Results pbem believes ("": none)
@@ -317,6 +318,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "resolve": _choice("asap", "deadline"),
         "replies_per_hour": _check_pos,
         "outage_after": _check_duration,
+        "server_clock_margin": _check_duration,
         "max_away": _check_duration,
     },
     "imap": {**_MAIL_KEYS, "folder": _check_str, "processed_folder": _check_str, "rejected_folder": _check_str},
@@ -450,6 +452,7 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.resolve = games.get("resolve", cfg.resolve)
     cfg.replies_per_hour = games.get("replies_per_hour", cfg.replies_per_hour)
     cfg.outage_after = games.get("outage_after", cfg.outage_after)
+    cfg.server_clock_margin = games.get("server_clock_margin", cfg.server_clock_margin)
     cfg.max_away = games.get("max_away", cfg.max_away)
     if "file" in log:
         cfg.log_file = (home / log["file"]).resolve()

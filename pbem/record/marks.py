@@ -17,6 +17,8 @@ IMAP_MARK = "imap-inbox"  # the poll_marks row of the IMAP inbox
 IMAP_COPIED = "imap-copied"  # the poll_marks row: messages copied to their folder, left unflagged in the inbox
 LAST_RUN = "last-run"  # the poll_marks row: the start of the newest `pbem poll` (ISO 8601, UTC)
 DIGEST_DUE = "digest-due"  # the poll_marks row: when the next DIGEST mail falls due ("" none; `pbem.app.digests`)
+IMAP_SINCE = "imap-since"  # the poll_marks row: "UIDVALIDITY:UIDNEXT@ISO time" a run saw (`pbem.app.arrivals`)
+CLOCK_AHEAD = "clock-ahead"  # the poll_marks row: how far ahead the server's arrival dates put this clock ("" none)
 
 
 def digest_due(url: str, when: datetime) -> bool:

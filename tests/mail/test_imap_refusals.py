@@ -19,7 +19,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -116,7 +116,9 @@ def refusing_home(servers, tmp_path: Path, monkeypatch, refuse: str) -> Iterator
     toml.write_text(head + "[imap]" + re.sub(r"(?m)^port = \d+", f"port = {proxy.port}", tail, count=1))
     monkeypatch.setenv(PASSWORD_ENV, USERS[MODERATOR])
     try:
-        yield config_mod.load(toml), proxy
+        cfg = config_mod.load(toml)
+        cfg.server_clock_margin = timedelta(0)  # its clock starts at 09:00 today, ahead of the server's before then
+        yield cfg, proxy
     finally:
         proxy.close()
 

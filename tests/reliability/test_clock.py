@@ -62,3 +62,85 @@ def test_a_clock_behind_the_record_refuses_to_run_and_a_jump_ahead_is_reported(t
     assert "ahead of the last poll" in r.stderr, r.stderr[-2000:]
     assert kp.inbox_count(cfg) == 0
     assert clock.latest(cfg.database_url) > datetime.now(UTC) - timedelta(minutes=5)
+
+
+def test_the_server_clock_finding_holds_until_a_new_mail_clears_it_and_maildir_reads_none(tmp_path, caplog) -> None:
+    """`pbem.app.arrivals.held` over a real record, its evidence given as the IMAP inbox gives it (the Dovecot
+    runs are tests/mail/test_clock_ahead.py); then a Maildir home whose clock is 2 h ahead: as on 271d97f."""
+    from types import SimpleNamespace
+
+    from pbem.app import arrivals
+    from pbem.app.cron import run_poll
+    from pbem.app.poll import PollSummary
+    from pbem.mail.transports.seam import Arrivals
+    from pbem.record import marks
+
+    cfg = kp.make_home(tmp_path / "home")
+    home = Home.of(cfg)
+    now = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+    def held(since: int | None, *arrived: datetime, at: datetime = now) -> bool:
+        box = SimpleNamespace(arrivals=Arrivals(since, now - timedelta(minutes=5)))
+        for uid, when in enumerate(arrived, start=7):
+            box.arrivals.saw(uid, when)
+        return arrivals.held(home, box, at, PollSummary())
+
+    alerts = "SELECT count(*) FROM outbox WHERE purpose = 'alert'"
+    assert not held(7, now - timedelta(minutes=12)), "7 min before the run began: within the margin"
+    assert held(7, now - timedelta(hours=3), now - timedelta(hours=2)), "the newest new arrival: 1 h 55 min"
+    assert marks.recall(cfg.database_url, marks.CLOCK_AHEAD) == str(115 * 60) and _count(cfg, alerts) == 1
+    assert held(None) and held(99, now - timedelta(hours=5)), "no new mail: the finding stands"
+    assert held(7, now - timedelta(hours=2)) and _count(cfg, alerts) == 1, "told once"
+    assert not held(7, now - timedelta(hours=2), now - timedelta(minutes=1)), "a new mail in time clears it"
+    assert not held(None) and marks.recall(cfg.database_url, marks.CLOCK_AHEAD) == ""
+    assert "no longer put this clock ahead" in caplog.text
+    assert not held(7, now + timedelta(hours=1)) and "later than this clock" in caplog.text, "behind: logged"
+    cfg.server_clock_margin = timedelta(0)
+    assert not held(7, now - timedelta(days=1)), '"0m" turns the check off'
+    assert not arrivals.held(home, SimpleNamespace(), now, PollSummary()), "Maildir: no arrival dates"
+
+    cfg.server_clock_margin, cfg.default_deadline = timedelta(minutes=10), timedelta(hours=1)
+    real = datetime.now(UTC)
+    games.create_game(Home.of(cfg), "habsburg", "g2", PLAYERS, seed="ahead", codes=CODES, clock=lambda: real)
+    assert run_poll(cfg, clock=lambda: real + timedelta(minutes=30)).summary is not None
+    kp.deliver_in_order(cfg, [_status(3)])
+    run = run_poll(cfg, clock=lambda: real + timedelta(hours=2))
+    assert run.summary is not None and run.summary.deadlines == 1, "Maildir: its files carry this clock, not news"
+    assert marks.recall(cfg.database_url, marks.IMAP_SINCE) is None
+
+
+def test_generated_offsets_the_finding_is_never_more_than_the_clock_is_ahead(tmp_path) -> None:
+    """Generated: this clock `d` off the server's (behind to 5 h ahead), a mail arriving `delay` after the last run
+    began (by the server's clock), earlier mail copied back with old dates.  The finding (`pbem.app.arrivals`) holds
+    exactly when the newest new arrival shows more than the margin, never says the clock is further ahead than it is
+    (the bound is sound), and never holds a clock within the margin of the server's."""
+    import random
+    from types import SimpleNamespace
+
+    from pbem.app import arrivals
+    from pbem.app.poll import PollSummary
+    from pbem.mail.transports.seam import Arrivals
+    from pbem.record import marks
+
+    cfg = kp.make_home(tmp_path / "home")
+    home, rnd, margin = Home.of(cfg), random.Random(26), cfg.server_clock_margin
+    held_count = 0
+    for case in range(80):
+        marks.remember(cfg.database_url, marks.CLOCK_AHEAD, "")
+        real = datetime(2026, 3, 1, tzinfo=UTC) + timedelta(minutes=rnd.randrange(100_000))
+        d = timedelta(minutes=rnd.choice([-180, -11, -1, 0, 3, 9, 11, 30, 120, 300]) + rnd.random())
+        delay = timedelta(minutes=rnd.choice([0, 1, 5, 20, 90]), seconds=rnd.randrange(60))
+        box = SimpleNamespace(arrivals=Arrivals(since=50, reference=real + d))  # the last run began at real + d
+        box.arrivals.saw(40, real - timedelta(days=2))  # in the inbox before: not new
+        if rnd.random() < 0.3:
+            box.arrivals.saw(51, real - timedelta(days=rnd.randrange(1, 30)))  # copied back: an old date, a new UID
+        box.arrivals.saw(52, real + delay)
+        summary = PollSummary()
+        held = arrivals.held(home, box, real + delay + d + timedelta(minutes=1), summary)
+        assert held == (d - delay > margin), (case, d, delay)
+        if held:
+            held_count += 1
+            found = timedelta(seconds=int(marks.recall(cfg.database_url, marks.CLOCK_AHEAD) or 0))
+            assert margin < found <= d, (case, d, delay, found)
+        assert held or not summary.told, (case, summary.told)
+    assert held_count == 24, held_count  # of 80 held; 271d97f, reading no arrival date, held none

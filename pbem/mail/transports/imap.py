@@ -6,7 +6,8 @@ and rejected folders exist, selects the inbox folder and remembers its
 UIDVALIDITY.  `fetch` streams every message of the folder, oldest UID first,
 in batches fetched with ``BODY.PEEK[]`` (so nothing is marked seen), the
 next batch fetched while the poll handles one (at most two are held in
-memory).  `settle` files a message in the
+memory); each batch's sizes are asked first, with INTERNALDATE (when the
+server says each arrived: `arrivals`, read by `pbem.app.arrivals`).  `settle` files a message in the
 processed or rejected folder: MOVE where the server has it, otherwise COPY,
 STORE ``\\Deleted`` and (UID) EXPUNGE.  Messages settled while `fetch` is
 streaming are filed together, one command per folder, once their batch is
@@ -40,7 +41,7 @@ from typing import Any, TypeVar
 
 from pbem.mail.transports import deadline, resolve, tls
 from pbem.mail.transports.imapfiling import Filing
-from pbem.mail.transports.seam import Incoming, TransportError, one_line
+from pbem.mail.transports.seam import Arrivals, Incoming, TransportError, one_line
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
@@ -192,6 +193,7 @@ class ImapInbox(Filing):
         self._client: Any = None  # an IMAPClient once connected (imapclient has no type hints)
         self.uidvalidity: int | None = None
         self.uidnext: int | None = None  # at the last SELECT: every message below it is fetched by `fetch`
+        self.arrivals = Arrivals()  # the server's arrival dates of what `fetch` saw (`pbem.app.arrivals`)
         if connect:
             self._connect()
 
@@ -243,6 +245,7 @@ class ImapInbox(Filing):
                 timeout=self.timeout,
             )
         self._client = client
+        client.normalise_times = False  # INTERNALDATE with the server's zone (not this machine's, which DST moves)
         deadline.watch(client.socket())  # a trickling server cannot hold the poll past its deadline
         try:
             with self._errors("STARTTLS"):
@@ -384,10 +387,11 @@ class ImapInbox(Filing):
         """The folder's messages in batches (each `next` runs on the connection's thread, `fetch`)."""
         for start in range(0, len(uids), self.batch):
             chunk = uids[start : start + self.batch]
-            with self._errors("fetch sizes"):
-                sizes = {
-                    u: int(v.get(b"RFC822.SIZE", 0)) for u, v in self._client.fetch(chunk, ["RFC822.SIZE"]).items()
-                }
+            with self._errors("fetch sizes"):  # and when each arrived, by the server's clock (`Arrivals`)
+                answer = self._client.fetch(chunk, ["RFC822.SIZE", "INTERNALDATE"])
+            sizes = {u: int(v.get(b"RFC822.SIZE", 0)) for u, v in answer.items()}
+            for u, v in answer.items():
+                self.arrivals.saw(u, v.get(b"INTERNALDATE"))
             for group in _by_size([u for u in chunk if u in sizes], sizes, self.max_message):
                 yield list(self._fetch_group(group, sizes, validity))
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pbem.mail.transports.registry import TRANSPORTS
@@ -67,6 +68,29 @@ class Incoming:
 
     key: str
     raw: bytes
+
+
+@dataclass
+class Arrivals:
+    """When the server says the messages a fetch saw arrived (IMAP INTERNALDATE, read with their sizes: no round trip
+    of its own), kept as two times, whatever the count (`pbem.app.arrivals` reads them).
+
+    `since`: the UIDNEXT an earlier run saw at `reference` (its start, by this machine's clock), in this UIDVALIDITY;
+    a message at or above it was not in the folder then.  `newest_new`: the latest arrival of those; `newest`: the
+    latest of all."""
+
+    since: int | None = None
+    reference: datetime | None = None
+    newest_new: datetime | None = None
+    newest: datetime | None = None
+
+    def saw(self, uid: int, when: object) -> None:
+        if not isinstance(when, datetime):
+            return  # a server that sent no INTERNALDATE (or one imapclient could not read): no evidence
+        when = when.astimezone(UTC)  # (a date without a zone: taken as this machine's local time)
+        self.newest = max(self.newest or when, when)
+        if self.since is not None and uid >= self.since:
+            self.newest_new = max(self.newest_new or when, when)
 
 
 class Inbox(Protocol):
