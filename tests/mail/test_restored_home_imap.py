@@ -77,7 +77,9 @@ def test_the_whole_home_restored_with_the_state_folder_is_refused(world: World, 
     assert _poll(world).summary.accepted == 2  # type: ignore[union-attr]
 
 
-def test_the_home_restored_into_another_folder_is_refused(world: World, tmp_path: Path, monkeypatch) -> None:
+def test_the_home_restored_into_another_folder_is_refused(
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     backup = _played_on_from_a_backup(world, tmp_path)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "another-machine"))
     cfg = config_mod.load(backup / "home" / "pbem.toml")
@@ -86,7 +88,7 @@ def test_the_home_restored_into_another_folder_is_refused(world: World, tmp_path
         _poll(world, cfg)
 
 
-def test_a_run_that_died_after_filing_is_not_refused(world: World, monkeypatch) -> None:
+def test_a_run_that_died_after_filing_is_not_refused(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     _orders(world)
     assert _poll(world).summary is not None
     _orders(world)
