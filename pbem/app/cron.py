@@ -16,6 +16,7 @@ from pbem.home.config import Config
 
 if TYPE_CHECKING:
     from pbem.app.poll import PollSummary
+    from pbem.app.witness import Found
 
 
 @dataclass
@@ -77,16 +78,17 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
     deadline.start(cfg.poll_deadline)  # the idle check below may talk to the server too
     try:
         started = home.clock()
-        seen, previous = _times(cfg, started, dry_run, trust_clock)
+        seen, previous, filed = _times(cfg, started, dry_run, trust_clock)
         if previous is not None and timedelta(0) < cfg.outage_after < started - previous:
             from pbem.app.outages import shift_for_outage
 
             shift_for_outage(home, previous, started)  # before the gap's deadlines apply; queues its notices
-        if not dry_run and nothing_to_do(home, started):
+        # (a `--trust-clock` run is never idle: it keeps the IMAP folders' marks anew, `pbem.app.witness`)
+        if not dry_run and not trust_clock and nothing_to_do(home, started, filed.inbox_mark):
             if cfg.publish_dir is not None and not (cfg.publish_dir / "index.html").exists():
                 _refresh_site(home)  # [publish] dir was just set: the site appears without waiting for mail
             return Run(skipped="nothing to do: no new mail, nothing queued or due")
-        from pbem.app import arrivals
+        from pbem.app import arrivals, witness
         from pbem.app.budgets import overrun
         from pbem.app.poll import poll
         from pbem.mail.transports.seam import open_transport
@@ -95,8 +97,11 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
         try:
             arrivals.prepare(cfg, inbox, trust_clock)  # what the last run saw of the inbox, for the server's clock
             summary = poll(home.connected(inbox, sender), dry_run=dry_run)
+            summary.notes += filed.notes
+            summary.told += filed.notes
             if not dry_run:
                 _jump(home, clocks, seen, started, summary, sender)
+                witness.keep(cfg, inbox)  # what the folders it filed into hold now, for the next run's check
             _deferred(summary)
             late = overrun(summary.read)
             if late is not None:
@@ -192,15 +197,18 @@ def _refresh_site(home: Home) -> None:
     logging.getLogger("pbem").info("%s", done.line(cfg.publish_dir))
 
 
-def _times(cfg: Config, started: datetime, dry_run: bool, trust_clock: bool) -> tuple[datetime | None, datetime | None]:
-    """The newest run start the record has seen and the previous run's, once this run's start is recorded; raises
-    TransportError, before anything is written, for a clock behind the record or a database older than the home
-    (`pbem.app.clock`)."""
+def _times(
+    cfg: Config, started: datetime, dry_run: bool, trust_clock: bool
+) -> tuple[datetime | None, datetime | None, Found]:
+    """The newest run start the record has seen and the previous run's, once this run's start is recorded, and what
+    the IMAP server's filed mail says (`pbem.app.witness`); raises TransportError, before anything is written, for a
+    clock behind the record or a database older than the home (`pbem.app.clock`) or than the server's folders."""
     from pbem.app import clock as clocks
+    from pbem.app import witness
     from pbem.mail.transports.seam import TransportError
 
     if dry_run:
-        return None, None
+        return None, None, witness.Found()
     if trust_clock:
         from pbem.record.marks import reset_last_run
 
@@ -215,12 +223,13 @@ def _times(cfg: Config, started: datetime, dry_run: bool, trust_clock: bool) -> 
     except clocks.MarkHeld as exc:  # read as none, a restored database would pass the check
         raise TransportError(str(exc)) from None
     refusal = clocks.behind(seen, started) or clocks.restored(seen, held)
-    if refusal:  # steps opened or timed now would be due in the past (issue 26); nothing is written
-        raise TransportError(refusal)
+    filed = witness.Found() if refusal or trust_clock else witness.check(cfg, seen)
+    if refusal := refusal or filed.refusal:  # steps opened or timed now would be due in the past (issue 26), or a
+        raise TransportError(refusal)  # backup restored: nothing is written
     previous, recorded = _last_run(cfg, started)
     if recorded:  # only a start the database holds: a mark ahead of it would refuse the next poll as "restored"
         clocks.mark_home(cfg.home, started, held, again=trust_clock)
-    return seen, previous
+    return seen, previous, filed
 
 
 def _last_run(cfg: Config, when: datetime) -> tuple[datetime | None, bool]:

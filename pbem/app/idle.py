@@ -27,15 +27,16 @@ log = logging.getLogger("pbem.idle")
 __all__ = ["IMAP_MARK", "nothing_to_do", "remember"]
 
 
-def nothing_to_do(home: Home, when: datetime) -> bool:
+def nothing_to_do(home: Home, when: datetime, mark_now: str | None = None) -> bool:
+    """`mark_now`: the inbox's UIDVALIDITY:UIDNEXT already read in this run (`pbem.app.witness`), else asked."""
     try:
-        return _nothing_to_do(home.cfg, when)
+        return _nothing_to_do(home.cfg, when, mark_now)
     except Exception as exc:  # locked, missing or strange database, unreachable server: let the full poll decide
         log.debug("idle check undecided: %s", type(exc).__name__)
         return False
 
 
-def _nothing_to_do(cfg: Config, when: datetime) -> bool:
+def _nothing_to_do(cfg: Config, when: datetime, mark_now: str | None) -> bool:
     if cfg.transport == "maildir":
         if _maildir_has_mail(cfg):
             return False
@@ -46,7 +47,7 @@ def _nothing_to_do(cfg: Config, when: datetime) -> bool:
     busy, seen = queued_or_due(cfg.database_url, when, IMAP_MARK if cfg.transport == "imap" else None)
     if busy:  # mail queued, a deadline or reminder due, or a DIGEST player's daily mail (`pbem.app.digests`)
         return False
-    if cfg.transport == "maildir" or seen is None or _imap_mark_now(cfg) != seen:
+    if cfg.transport == "maildir" or seen is None or (mark_now or _imap_mark_now(cfg)) != seen:
         return cfg.transport == "maildir"
     from pbem.app.arrivals import keep
 

@@ -18,6 +18,9 @@ IMAP_COPIED = "imap-copied"  # the poll_marks row: messages copied to their fold
 LAST_RUN = "last-run"  # the poll_marks row: the start of the newest `pbem poll` (ISO 8601, UTC)
 DIGEST_DUE = "digest-due"  # the poll_marks row: when the next DIGEST mail falls due ("" none; `pbem.app.digests`)
 IMAP_SINCE = "imap-since"  # the poll_marks row: "UIDVALIDITY:UIDNEXT@ISO time" a run saw (`pbem.app.arrivals`)
+IMAP_FILED = (
+    "imap-filed"  # the poll_marks row: "processed=V:N rejected=V:N" of the folders filed into (`pbem.app.witness`)
+)
 CLOCK_AHEAD = "clock-ahead"  # the poll_marks row: how far ahead the server's arrival dates put this clock ("" none)
 
 
@@ -140,3 +143,20 @@ def reset_last_run(url: str, when: datetime) -> None:
     """Record `when` as the newest run start even if an earlier run's (wrong) clock recorded a later one: the
     moderator says the clock is right now (`pbem poll --trust-clock`)."""
     remember(url, LAST_RUN, when.astimezone(UTC).isoformat())
+
+
+def recorded(url: str, message_ids: list[str]) -> set[str]:
+    """Which of `message_ids` the record holds a message of (one indexed look-up; `pbem.app.witness`)."""
+    from sqlalchemy import bindparam, text
+
+    from pbem.record.db import engine_for
+
+    if not message_ids:
+        return set()
+    query = text("SELECT DISTINCT message_id FROM inbound_messages WHERE message_id IN :ids").bindparams(
+        bindparam("ids", expanding=True)
+    )
+    with engine_for(url).connect() as c:
+        rows = c.execute(query, {"ids": message_ids}).all()
+        c.rollback()
+    return {str(r[0]) for r in rows}

@@ -312,6 +312,42 @@ class ImapInbox(Filing):
             status = client.folder_status(self.folder, [b"UIDVALIDITY", b"UIDNEXT"])
         return f"{int(status[b'UIDVALIDITY'])}:{int(status[b'UIDNEXT'])}"
 
+    def filed_marks(self) -> dict[str, str]:
+        """The processed and rejected folders' UIDVALIDITY:UIDNEXT now, one STATUS command each (a folder the
+        server does not have, or will not tell of, is left out): what the record keeps of the mail it filed
+        (`pbem.app.witness`)."""
+        import imaplib
+
+        client = self._client or self.open()
+        found: dict[str, str] = {}
+        for role, name in self._names.items():
+            real = self._server_name(name)
+            try:
+                with self._errors(f"status {real!r}", refusals=True):
+                    status = client.folder_status(real, [b"UIDVALIDITY", b"UIDNEXT"])
+            except imaplib.IMAP4.error:  # no such folder (deleted by hand): nothing to say of it
+                continue
+            found[role] = f"{int(status[b'UIDVALIDITY'])}:{int(status[b'UIDNEXT'])}"
+        return found
+
+    def filed_since(self, role: str, uidnext: int, most: int) -> list[tuple[bytes, Any]]:
+        """The Message-ID header and arrival date (INTERNALDATE) of the newest `most` messages of the processed or
+        rejected folder (`role`) whose UID is `uidnext` or more, read only (EXAMINE, BODY.PEEK): at most `most`
+        small answers, whatever the folder holds."""
+        client = self._client or self.open()
+        real = self._server_name(self._names[role])
+        with self._errors(f"examine {real!r}"):
+            top = int(client.select_folder(real, readonly=True).get(b"UIDNEXT", 0))
+            low = max(uidnext, top - most, 1)
+            if low >= top:
+                return []
+            answer = client.fetch(list(range(low, top)), ["BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)]", "INTERNALDATE"])
+        return [
+            (bytes(v.get(b"BODY[HEADER.FIELDS (MESSAGE-ID)]") or b""), v.get(b"INTERNALDATE"))
+            for uid, v in sorted(answer.items())
+            if low <= uid < top
+        ]
+
     def _server_name(self, name: str) -> str:
         """Translate a configured ``a/b`` name to the server's hierarchy delimiter."""
         if "/" not in name:
