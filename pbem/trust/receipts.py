@@ -1983,13 +1983,15 @@ def other_version(mailer: str) -> str:
 def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Texts, c: MailCheck) -> None:
     """No deadline's defaults were applied before a deadline a report or a reminder stated earlier for the same step
     (`pbem.trust.due`; the step each stated it of is the replayed game's once the seed is out); no mail stated a
-    step's deadline earlier than one before it (`due.shrunk`); each report's time left is the one its Date gives
+    step's deadline earlier than one before it (`due.shrunk`), nor two in one state different ones (`due.split`);
+    each report's time left is the one its Date gives
     (`due.left_untrue`)."""
     reports = [
         (at, m.name, when, m.sort_key)
         for at, m, text, _ in texts
         if (shown.MARK in text or told.BOARD in text) and (when := due.stated(text, m.sort_key)) is not None
     ]  # reports only: an invitation's join deadline is no step's
+    start = len(c.problems)
     subject = f"[pbem {doc['game']['name']}] Reminder: orders due"
     reports += [
         (at, m.name, when, m.sort_key)
@@ -2021,6 +2023,10 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
             f"{how}: you were told less time than the step had (its text is not signed, only its head: this mail "
             "and the one before are your evidence, keep them)",
         )
+    said = "\n".join(c.problems[start:])
+    for at, how, (one, two) in due.split(c.stated):
+        if one not in said and two not in said:  # a mail named already is named once
+            c.problem(at, f"{how}, so one of them told you another deadline than you had (keep both mails)")
 
 
 def _pinned(
