@@ -1,0 +1,192 @@
+"""Thirteenth round of the fairness red team: what `pbem verify` still took on the moderator's word.
+
+Each generator below forges as the moderator would (his own mail re-dated and rewritten; the export's inputs given
+another player's signed mail) and passed on 271d97f; each is named now, and the honest games verify clean.
+
+1. Two mails of one head were taken in the order of their Dates, which the moderator writes: a reminder telling
+   Alice less time than the report that asked her, dated a minute before that report, was no deadline shrunk.  A
+   state of the record has one deadline, so one player's mails in the same known state must state the same one,
+   whatever their order (`pbem.trust.due.split`).
+2. The public export lists no addresses, so the signed From of a player's input was compared with nothing: Bob's
+   signed mail recorded as Alice's input passed.  pbem lets an address play one seat at a time, so one address
+   signing inputs of two seats with no seat given between them is named (`pbem.trust.vouched.one_seat`).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+from datetime import datetime, timedelta
+from email import message_from_bytes
+from email.utils import format_datetime, parsedate_to_datetime
+from functools import cache
+from unittest import mock
+
+import dkim as dkimpy
+import pytest
+
+from pbem.trust import vouched
+from pbem.trust.dkim import capture
+from pbem.trust.receipts import lines, verify_mail
+from pbem.trust.verify import check
+from tests.test_dkim_game import DER, PEM
+from tests.test_export_verify import _rechain
+from tests.test_fairness11 import _deadline_game, _later
+from tests.test_history_golden import KINDS, seeded_export
+
+pytestmark = pytest.mark.xdist_group("fairness")
+
+
+# ------------------------------------------------------------------ 1. two mails of one head, re-dated
+
+
+def _dated(raw: bytes, when: datetime) -> bytes:
+    """The mail `raw` with its Date header set to `when` (its words and receipt as they were)."""
+    was = str(message_from_bytes(raw)["Date"])
+    return raw.replace(f"Date: {was}".encode(), f"Date: {format_datetime(when)}".encode(), 1)
+
+
+def test_a_reminder_dated_before_the_report_that_asked_cannot_state_another_deadline(home, clock) -> None:
+    """Gap (271d97f, fairness12's limit): a reminder telling Alice her deadline was 1, 6 or 20 hours earlier than the
+    report that asked her stated, dated a minute before that report (the same head: nothing happened between) and
+    its time left made to fit its new Date, passed: `due.shrunk` took the two in the order of their Dates, so the
+    report's later deadline came "after" the reminder's.  The Date is the moderator's to write; the state is not:
+    no entry that moves a deadline lies between them, so they must state the same deadline (`due.split`).
+    Generator: 3 of 3 verified on 271d97f."""
+    doc, mail = _deadline_game(home, clock)
+    mine = mail["Alice"]
+    honest = verify_mail(doc, mine, "Alice")
+    states = [s[0] for s in honest.stated]
+    assert honest.ok and len(set(states)) < len(states), (states, lines(honest))  # two mails of one state agree
+    k = next(i for i, raw in enumerate(mine) if b"Reminder: orders due" in raw.split(b"\n\n", 1)[0])
+    r = next(i for i, raw in enumerate(mine) if b"Turn 1, Alice to play" in raw.split(b"\n\n", 1)[0])
+    assert message_from_bytes(mine[k])["X-Pbem-Record"] == message_from_bytes(mine[r])["X-Pbem-Record"]
+    asked = parsedate_to_datetime(str(message_from_bytes(mine[r])["Date"]))
+    for hours in (1, 6, 20):
+        forged = _later(_dated(mine[k], asked - timedelta(minutes=1)), -hours)
+        c = verify_mail(doc, [*mine[:k], forged, *mine[k + 1 :]], "Alice")
+        (named,) = c.problems
+        assert "whatever their Dates say" in named and "Reminder" in named and "Alice to play" in named, lines(c)
+
+
+# ------------------------------------------------------------------ 2. another player's signed mail as an input
+
+
+def _signed_by(doc: dict, seq: int, address: str) -> dict:
+    """The DKIM evidence of input `seq` of `doc` as the provider of `address` signed it (its Message-ID and lines, in
+    reply), at the input's time: the player's own mail when `address` is theirs, another's when not."""
+    o = next(o for o in doc["orders"] if o["seq"] == seq)
+    return copy.deepcopy(
+        _signature(doc["game"]["name"], o["message_id"].strip("<>"), tuple(o["lines"]), o["at"], address)
+    )
+
+
+@cache
+def _signature(game: str, mid: str, lines: tuple[str, ...], at: str, address: str) -> dict:
+    """`_signed_by`'s evidence, made once (an RSA signature and its check each)."""
+    raw = (
+        f"From: <{address}>\r\nTo: moderator@pbem.test\r\nSubject: Re: [pbem {game}] orders\r\n"
+        f"Message-ID: <{mid}>\r\n\r\n" + "\r\n".join(lines) + "\r\n"
+    ).encode()
+    t = datetime.fromisoformat(at).timestamp()
+    dns = {b"s1._domainkey.players.example.": b"v=DKIM1; k=rsa; p=" + base64.b64encode(DER)}
+    with mock.patch.object(dkimpy.time, "time", lambda: t):
+        sig = dkimpy.sign(raw, b"s1", b"players.example", PEM, include_headers=[b"from", b"subject", b"message-id"])
+        ev = capture(sig + raw, lambda name, timeout=5: dns.get(name))
+    assert ev is not None and ev.verified
+    return ev.to_json(mid)
+
+
+def _inputs(doc: dict, player: str) -> list[int]:
+    return [o["seq"] for o in doc["orders"] if o["player"] == player and o.get("message_id")]
+
+
+def _public(doc: dict, signed: dict[int, str]) -> dict:
+    """`doc` with the evidence of each input of `signed` (seq -> the address whose provider signed it), its addresses
+    left out as in the public export."""
+    out = copy.deepcopy(doc)
+    out["evidence"] = [_signed_by(doc, seq, address) for seq, address in signed.items()]
+    for p in out["players"]:
+        p.pop("address", None)
+    return out
+
+
+def _honest(doc: dict, n: int = 3) -> dict[int, str]:
+    """Up to `n` inputs of every player, each signed by its player's own provider."""
+    addresses = {p["name"]: p["address"] for p in doc["players"]}
+    return {seq: addresses[p] for p in addresses for seq in _inputs(doc, p)[:n]}
+
+
+def forged_senders(doc: dict) -> list[tuple[str, dict[int, str]]]:
+    """An input of Alice's whose evidence is a mail Bob's provider signed (the moderator recorded Bob's mail as
+    hers), placed among, before and after Bob's own signed inputs."""
+    alice, bob = _inputs(doc, "Alice"), _inputs(doc, "Bob")
+    bob = bob[len(bob) // 3 : 2 * len(bob) // 3 + 1]  # Bob's signed inputs: the middle third of his
+    bob_at = next(p["address"] for p in doc["players"] if p["name"] == "Bob")
+    mid = next(a for a in alice if bob[0] < a < bob[-1])
+    first, last = alice[0] if alice[0] < bob[0] else None, next((a for a in alice if a > bob[-1]), None)
+    cases = [("among Bob's", mid), ("before Bob's", first), ("after Bob's", last)]
+    return [(what, {**{b: bob_at for b in bob}, seq: bob_at}) for what, seq in cases if seq is not None]
+
+
+def test_another_players_signed_mail_recorded_as_an_input_is_named_without_addresses() -> None:
+    """Gap (271d97f): the public export lists no addresses, so the signed From of an input's evidence was compared
+    with the player's only in the moderator's export: Alice's input whose evidence was a mail Bob's provider signed
+    verified (`dkim: pass`) among, before and after Bob's own signed inputs.  pbem lets an address play one seat at a
+    time, so one From signing inputs of two seats with no seat given between is named (`vouched.one_seat`).
+    Generator: the seeded Habsburg and Sixteen Thirty games, 3 places each: 6 of 6 verified on 271d97f; one of them
+    through the whole `pbem verify`."""
+    for kind in ("habsburg", "sixteen-thirty"):
+        doc = seeded_export(kind)
+        forged = forged_senders(doc)
+        assert len(forged) == 3, kind
+        for what, signed in forged:
+            found = vouched.check(_public(doc, signed))
+            (named,) = found.failures
+            assert "(Alice)" in named and "(Bob)" in named and "one From address (@players.example)" in named, (
+                kind,
+                what,
+                named,
+            )
+    v = check(_public(seeded_export("habsburg"), forged_senders(seeded_export("habsburg"))[0][1]))
+    assert not v.ok and "another player's mail recorded as theirs" in v.problem, v.problem
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_players_own_signed_inputs_verify_in_the_seeded_games(kind: str) -> None:
+    """No false alarm: each player's inputs signed by their own provider, in the public export of every title."""
+    doc = seeded_export(kind)
+    found = vouched.check(_public(doc, signed := _honest(doc)))
+    assert not found.failures and found.summary.startswith(f"dkim: {len(signed)} of"), (found.failures, found.summary)
+
+
+def _replaced(doc: dict, seat: int, after: int) -> dict:
+    """A public `replace` event of `seat` right after input `after` (`pbem game replace`), `doc` re-chained."""
+    out = copy.deepcopy(doc)
+    at = next(n for n, e in enumerate(out["events"]) if e["input_seq"] > after)
+    player = out["players"][seat]["name"]
+    data = {"action": "replace", "player": player, "newcomer": player, "seat": seat}
+    text = f"A new player takes over the seat of {player}."
+    out["events"].insert(at, dict(out["events"][at], kind="moderator", visibility="public", text=text, data=data))
+    out["events"][at]["input_seq"] = after
+    for n, e in enumerate(out["events"], 1):
+        e["seq"] = n
+    return _rechain(out)
+
+
+def test_an_address_given_another_seat_after_leaving_its_own_is_honest() -> None:
+    """An address that signed Alice's inputs, then, after both seats were given to someone else (two `replace`
+    events), Bob's (Alice came back for Bob's seat under his name), is honest; without the two events, or with one,
+    it is named."""
+    doc = seeded_export("italian-wars")
+    alice, bob = _inputs(doc, "Alice"), _inputs(doc, "Bob")
+    a = alice[0]
+    b = next(s for s in bob if s > a + 1)
+    alice_at = doc["players"][0]["address"]
+    signed = {a: alice_at, b: alice_at}
+    for events, named in (((), True), ((0,), True), ((1,), True), ((0, 1), False)):
+        out = doc
+        for seat in events:
+            out = _replaced(out, seat, a)
+        found = vouched.check(_public(out, signed))
+        assert bool(found.failures) is named, (events, found.failures)
