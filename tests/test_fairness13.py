@@ -10,12 +10,16 @@ another player's signed mail) and passed on 271d97f; each is named now, and the 
 2. The public export lists no addresses, so the signed From of a player's input was compared with nothing: Bob's
    signed mail recorded as Alice's input passed.  pbem lets an address play one seat at a time, so one address
    signing inputs of two seats with no seat given between them is named (`pbem.trust.vouched.one_seat`).
+3. Nothing looked for the seed in the record before the end: the moderator's message to every player, or a press
+   from a seat he plays to a friend, holding the seed (or 16 hex digits of it) verified.  No entry before the end may
+   hold 16 hex digits in a row of the seed or of the seed the game dealt from (`pbem.trust.leaked`).
 """
 
 from __future__ import annotations
 
 import base64
 import copy
+import json
 from datetime import datetime, timedelta
 from email import message_from_bytes
 from email.utils import format_datetime, parsedate_to_datetime
@@ -25,14 +29,22 @@ from unittest import mock
 import dkim as dkimpy
 import pytest
 
-from pbem.trust import vouched
+from pbem.app import control
+from pbem.app.say import say
+from pbem.history.export import build
+from pbem.home.app import Home
+from pbem.record import store
+from pbem.record.db import session
+from pbem.trust import chain, leaked, vouched
 from pbem.trust.dkim import capture
 from pbem.trust.receipts import lines, verify_mail
 from pbem.trust.verify import check
+from tests.conftest import deliver, order_mail, signed
 from tests.test_dkim_game import DER, PEM
 from tests.test_export_verify import _rechain
 from tests.test_fairness11 import _deadline_game, _later
 from tests.test_history_golden import KINDS, seeded_export
+from tests.test_moderator import new_game, run_poll
 
 pytestmark = pytest.mark.xdist_group("fairness")
 
@@ -101,11 +113,11 @@ def _inputs(doc: dict, player: str) -> list[int]:
     return [o["seq"] for o in doc["orders"] if o["player"] == player and o.get("message_id")]
 
 
-def _public(doc: dict, signed: dict[int, str]) -> dict:
-    """`doc` with the evidence of each input of `signed` (seq -> the address whose provider signed it), its addresses
+def _public(doc: dict, by: dict[int, str]) -> dict:
+    """`doc` with the evidence of each input of `by` (seq -> the address whose provider signed it), its addresses
     left out as in the public export."""
     out = copy.deepcopy(doc)
-    out["evidence"] = [_signed_by(doc, seq, address) for seq, address in signed.items()]
+    out["evidence"] = [_signed_by(doc, seq, address) for seq, address in by.items()]
     for p in out["players"]:
         p.pop("address", None)
     return out
@@ -140,8 +152,8 @@ def test_another_players_signed_mail_recorded_as_an_input_is_named_without_addre
         doc = seeded_export(kind)
         forged = forged_senders(doc)
         assert len(forged) == 3, kind
-        for what, signed in forged:
-            found = vouched.check(_public(doc, signed))
+        for what, given in forged:
+            found = vouched.check(_public(doc, given))
             (named,) = found.failures
             assert "(Alice)" in named and "(Bob)" in named and "one From address (@players.example)" in named, (
                 kind,
@@ -156,8 +168,8 @@ def test_another_players_signed_mail_recorded_as_an_input_is_named_without_addre
 def test_every_players_own_signed_inputs_verify_in_the_seeded_games(kind: str) -> None:
     """No false alarm: each player's inputs signed by their own provider, in the public export of every title."""
     doc = seeded_export(kind)
-    found = vouched.check(_public(doc, signed := _honest(doc)))
-    assert not found.failures and found.summary.startswith(f"dkim: {len(signed)} of"), (found.failures, found.summary)
+    found = vouched.check(_public(doc, mine := _honest(doc)))
+    assert not found.failures and found.summary.startswith(f"dkim: {len(mine)} of"), (found.failures, found.summary)
 
 
 def _replaced(doc: dict, seat: int, after: int) -> dict:
@@ -183,10 +195,61 @@ def test_an_address_given_another_seat_after_leaving_its_own_is_honest() -> None
     a = alice[0]
     b = next(s for s in bob if s > a + 1)
     alice_at = doc["players"][0]["address"]
-    signed = {a: alice_at, b: alice_at}
+    both = {a: alice_at, b: alice_at}
     for events, named in (((), True), ((0,), True), ((1,), True), ((0, 1), False)):
         out = doc
         for seat in events:
             out = _replaced(out, seat, a)
-        found = vouched.check(_public(out, signed))
+        found = vouched.check(_public(out, both))
         assert bool(found.failures) is named, (events, found.failures)
+
+
+# ------------------------------------------------------------------ 3. the seed given out before the end
+
+SEED = "3f9c0a7be21d48c6951f0e7a2b6d8c4019e5a73fd2c86b0e4a1f9d3c7b52e08a"
+
+
+def _said_early(home, clock, how: str) -> dict:
+    """A Habsburg game of a secure seed in which, before the end, the seed was given out `how`: "" (not at all),
+    "say" (the moderator's message to every player, its first half), "press" (Alice's press to Bob: 16 hex digits
+    of it, from the middle, in capitals) or "press-split" (two halves of 8, which give 32 bits each: not named);
+    then abandoned (the seed revealed).  The export."""
+    name = new_game(home, clock, seed=SEED)
+    run_poll(home, clock)
+    if how == "say":
+        say(Home.of(home), name, f"For the record: {SEED[:32]}", clock.now)
+    elif how.startswith("press"):
+        part = SEED[20:36].upper() if how == "press" else f"{SEED[20:28]} and {SEED[28:36]}"
+        deliver(home, order_mail("Alice <alice@players.test>", name, signed("Alice", f"PRESS TO Bob: try {part}")))
+    run_poll(home, clock)
+    control.abandon(Home.of(home), name, clock.now)
+    with session(home.database_url) as s:
+        return json.loads(json.dumps(build(s, store.game_by_name(s, name))))
+
+
+@pytest.mark.parametrize("how", ["", "say", "press", "press-split"])
+def test_a_seed_given_out_before_the_end_is_named(home, clock, how: str) -> None:
+    """Gap (271d97f): the moderator's message to every player (`game say`) holding half the seed, and Alice's press to
+    Bob holding 16 of its hex digits (a seat the moderator plays, passing it to a friend), verified: 2 of 2 on
+    271d97f.  Both are named now (`pbem.trust.leaked`); the honest game, and 8 hex digits twice, are not."""
+    doc = _said_early(home, clock, how)
+    assert any(e["kind"] == "press" for e in doc["events"]) is how.startswith("press")
+    v = check(doc)
+    if how in ("", "press-split"):
+        assert v.ok and any("gives out the seed" in line for line in v.checked), (v.problem, v.checked)
+        return
+    assert not v.ok and "the seed was given out early" in v.problem, v.problem
+    assert ("(moderator, seen by every player)" if how == "say" else "(press, seen by Alice, Bob)") in v.problem
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_seeded_game_holds_its_seed_before_its_end(kind: str) -> None:
+    """No false alarm: the seeded games' seeds are short ones typed by hand, so their whole text is looked for, in
+    every entry before the end: none holds it (Sixteen Thirty's `reveal-seed` event, at the end, does)."""
+    doc = seeded_export(kind)
+    rows = chain.sequence(doc["orders"], doc["events"])
+    seed = doc["seed"].lower()
+    with mock.patch.object(leaked, "WINDOW", len(seed)):
+        assert leaked.early(rows, [seed]) == ""
+    held = [r["kind"] for r in rows if seed in leaked._said(r)]
+    assert held == (["reveal-seed"] if kind == "sixteen-thirty" else []), held
