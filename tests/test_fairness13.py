@@ -13,6 +13,10 @@ another player's signed mail) and passed on 271d97f; each is named now, and the 
 3. Nothing looked for the seed in the record before the end: the moderator's message to every player, or a press
    from a seat he plays to a friend, holding the seed (or 16 hex digits of it) verified.  No entry before the end may
    hold 16 hex digits in a row of the seed or of the seed the game dealt from (`pbem.trust.leaked`).
+4. The DKIM evidence of a player's applied mail left out of the export passed silently: the player's inputs read
+   "unsigned", as a provider that does not sign gives.  A Sent copy that carries the provider's signature, of a
+   mail an input applies, with no evidence in an export that shows evidence, is a WARNING of `--sent`
+   (`pbem.trust.sent._unvouched`).
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ from pbem.record import store
 from pbem.record.db import session
 from pbem.trust import chain, leaked, vouched
 from pbem.trust.dkim import capture
-from pbem.trust.receipts import lines, verify_mail
+from pbem.trust.receipts import lines, read_folder, verify_mail
+from pbem.trust.sent import check_sent
 from pbem.trust.verify import check
 from tests.conftest import deliver, order_mail, signed
 from tests.test_dkim_game import DER, PEM
@@ -253,3 +258,45 @@ def test_no_seeded_game_holds_its_seed_before_its_end(kind: str) -> None:
         assert leaked.early(rows, [seed]) == ""
     held = [r["kind"] for r in rows if seed in leaked._said(r)]
     assert held == (["reveal-seed"] if kind == "sixteen-thirty" else []), held
+
+
+# ------------------------------------------------------------------ 4. the evidence of a signed mail left out
+
+
+@pytest.fixture(scope="module")
+def alice_sent(tmp_path_factory) -> tuple[dict, list[bytes]]:
+    """The seeded Italian Wars game's export and Alice's Sent folder, each copy stamped with her provider's DKIM
+    signature (its `t=` the mail's arrival), as a provider that signs leaves it."""
+    from tests.test_fairness import _sent_box
+    from tests.test_history_golden import seeded_home
+
+    doc = seeded_export("italian-wars")
+    folder = _sent_box(seeded_home("italian-wars"), b"alice@players.example", tmp_path_factory.mktemp("sent") / "a")
+    arrived = {m["message_id"].strip("<>"): m["received"] for m in doc["messages"]}
+    raws = []
+    for raw in read_folder(folder):
+        mid = str(message_from_bytes(raw)["Message-ID"]).strip().strip("<>")
+        t = int(datetime.fromisoformat(arrived[mid]).timestamp())
+        raws.append(f"DKIM-Signature: v=1; a=rsa-sha256; d=players.example; s=s1; t={t}; b=AA\r\n".encode() + raw)
+    return doc, raws
+
+
+def test_the_evidence_of_a_signed_mail_left_out_is_named_by_the_sent_folder(alice_sent) -> None:
+    """Gap (271d97f, fairness12's limit): the export of a game whose players' provider signs, with the DKIM evidence
+    of one of Alice's applied mails (or of all) taken out, passed `--sent` silently: her inputs read "unsigned", as a
+    provider that does not sign gives, and a record dated back had nothing but her own mail's dates against it.  pbem
+    keeps the evidence of every signed mail it reads, so her Sent copy signed by her provider, applied by an input,
+    with no evidence in the export, is named (2 of 2 passed on 271d97f).  Honest: the export with every evidence, and
+    a Sent folder her provider did not sign, say nothing."""
+    doc, raws = alice_sent
+    alice_at = doc["players"][0]["address"]
+    mine = {o["seq"]: alice_at for o in doc["orders"] if o["player"] == "Alice" and o.get("message_id")}
+    honest = dict(copy.deepcopy(doc), evidence=[_signed_by(doc, seq, alice_at) for seq in mine])
+    unsigned = [raw.split(b"\r\n", 1)[1] for raw in raws]
+    for export, folder in ((honest, raws), (doc, unsigned)):
+        c = check_sent(export, folder)
+        assert c.ok and not any("DKIM evidence" in n for n in c.notes), (c.problems, c.notes)
+    for left_out in (1, len(mine)):
+        forged = dict(copy.deepcopy(honest), evidence=honest["evidence"][left_out:])
+        named = [n for n in check_sent(forged, raws).notes if "keeps no DKIM evidence" in n]
+        assert len(named) == left_out and "d=players.example" in named[0], named
