@@ -148,24 +148,27 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
     return out
 
 
+MOVES = frozenset({"replace", "address"})  # the moderator events that give a seat an address
+
+
 def one_seat(doc: dict[str, Any], senders: dict[str, list[tuple[int, str]]]) -> list[str]:
     """Each pair of inputs one From address signed (`senders`: address -> (input seq, player)) for two seats, with no
-    `replace` event of each seat between them.  The public export lists no addresses, so a signed mail's From is
-    compared with its player's only in the moderator's; but pbem lets an address play one seat at a time (a game's
-    addresses differ, and `pbem game replace` refuses an address already playing), so Bob's signed reply recorded as
-    Alice's input is named from the export alone (fairness13).  An address that left one seat and was given another
-    (both `replace` events between its inputs) is honest."""
+    event of each seat between them that gives it an address (`replace`; `address`: its mail moved).  The public
+    export lists no addresses, so a signed mail's From is compared with its player's only in the moderator's; but
+    pbem lets an address play one seat at a time (a game's addresses differ, and `pbem game replace` refuses an
+    address already playing), so Bob's signed reply recorded as Alice's input is named from the export alone
+    (fairness13).  An address that left one seat and was given another (an event of each between) is honest."""
     seat = {str(p["name"]): int(p.get("seat", i)) for i, p in enumerate(doc["players"])}
     seats: dict[int, int] = {}  # input seq -> the seat its player held then
     for o in sorted(doc["orders"], key=lambda o: int(o["seq"])):
         seats[int(o["seq"])] = seat.get(str(o.get("player")), -1)
         if o.get("kind") == RENAME and o.get("lines") and str(o.get("player")) in seat:
             seat[str(o["lines"][0])] = seat.pop(str(o["player"]))
-    given: dict[int, list[float]] = {}  # seat -> where each `replace` event lies: after the input of that seq
+    given: dict[int, list[float]] = {}  # seat -> where each event giving it an address lies: after that input
     listed = doc.get("version") == 2  # a partial export numbers inputs and events in one count, no `input_seq`
     for e in doc["events"]:
         data = e.get("data") if isinstance(e.get("data"), dict) else {}
-        if e.get("kind") == "moderator" and data.get("action") == "replace" and isinstance(data.get("seat"), int):
+        if e.get("kind") == "moderator" and data.get("action") in MOVES and isinstance(data.get("seat"), int):
             where = int(e.get("seq") or 0) - 0.5 if listed else int(e.get("input_seq") or 0)
             given.setdefault(data["seat"], []).append(where)
     out = []
@@ -173,12 +176,12 @@ def one_seat(doc: dict[str, Any], senders: dict[str, list[tuple[int, str]]]) -> 
         signed.sort()
         for (a, one), (b, two) in itertools.pairwise(signed):
             s1, s2 = seats.get(a, -1), seats.get(b, -1)
-            if s1 == s2 or all(any(a <= k < b for k in given.get(s, ())) for s in (s1, s2)):
+            if s1 == s2 or all(any(a <= k < b for k in given.get(one_of, ())) for one_of in (s1, s2)):
                 continue
             domain = address.rpartition("@")[2]
             out.append(
                 f"input {a} ({clip(one)}) and input {b} ({clip(two)}): one From address (@{clip(domain)}) signed "
-                "both, each for another seat, and no seat was given to someone else between them: pbem lets an "
+                "both, each for another seat, and neither seat was given another address between them: pbem lets an "
                 "address play one seat, so one of them is another player's mail recorded as theirs"
             )
             break  # one line an address
