@@ -177,12 +177,13 @@ def test_every_players_own_signed_inputs_verify_in_the_seeded_games(kind: str) -
     assert not found.failures and found.summary.startswith(f"dkim: {len(mine)} of"), (found.failures, found.summary)
 
 
-def _replaced(doc: dict, seat: int, after: int) -> dict:
-    """A public `replace` event of `seat` right after input `after` (`pbem game replace`), `doc` re-chained."""
+def _replaced(doc: dict, seat: int, after: int, action: str = "replace") -> dict:
+    """A public `replace` event of `seat` right after input `after` (`pbem game replace`), or an `address` event (its
+    mail moved to a new address), `doc` re-chained."""
     out = copy.deepcopy(doc)
     at = next(n for n, e in enumerate(out["events"]) if e["input_seq"] > after)
     player = out["players"][seat]["name"]
-    data = {"action": "replace", "player": player, "newcomer": player, "seat": seat}
+    data = {"action": action, "player": player, "seat": seat} | ({"newcomer": player} if action == "replace" else {})
     text = f"A new player takes over the seat of {player}."
     out["events"].insert(at, dict(out["events"][at], kind="moderator", visibility="public", text=text, data=data))
     out["events"][at]["input_seq"] = after
@@ -193,18 +194,22 @@ def _replaced(doc: dict, seat: int, after: int) -> dict:
 
 def test_an_address_given_another_seat_after_leaving_its_own_is_honest() -> None:
     """An address that signed Alice's inputs, then, after both seats were given to someone else (two `replace`
-    events), Bob's (Alice came back for Bob's seat under his name), is honest; without the two events, or with one,
-    it is named."""
+    events, or Alice's mail moved and Bob's seat given), Bob's (Alice came back for Bob's seat under his name), is
+    honest; without the two events, or with one, it is named."""
     doc = seeded_export("italian-wars")
     alice, bob = _inputs(doc, "Alice"), _inputs(doc, "Bob")
     a = alice[0]
     b = next(s for s in bob if s > a + 1)
     alice_at = doc["players"][0]["address"]
     both = {a: alice_at, b: alice_at}
-    for events, named in (((), True), ((0,), True), ((1,), True), ((0, 1), False)):
-        out = doc
+    cases = (((), True), ((0,), True), ((1,), True), ((0, 1), False), ((0, "address", 1), False))
+    for events, named in cases:
+        out, action = doc, "replace"
         for seat in events:
-            out = _replaced(out, seat, a)
+            if isinstance(seat, str):
+                action = seat
+                continue
+            out, action = _replaced(out, seat, a, action), "replace"
         found = vouched.check(_public(out, both))
         assert bool(found.failures) is named, (events, found.failures)
 
