@@ -252,17 +252,53 @@ def test_a_seed_given_out_before_the_end_is_named(home, clock, how: str) -> None
     assert ("(moderator, seen by every player)" if how == "say" else "(press, seen by Alice, Bob)") in v.problem
 
 
+def _headed(raw: bytes, line: bytes) -> bytes:
+    """The mail `raw` with the header line `line` added after its first (its words and receipt as they were)."""
+    first, rest = raw.split(b"\n", 1)
+    return first + b"\n" + line + (b"\r\n" if first.endswith(b"\r") else b"\n") + rest
+
+
+def test_a_seed_given_to_one_player_in_a_header_of_their_mail_is_named(home, clock) -> None:
+    """Gap (271d97f): the moderator added a header holding half the seed (or 16 digits of it in capitals, or the
+    whole) to one of Bob's reports before the end; its words are compared once the seed is out, its headers are not,
+    and Bob's mail verified: 3 of 3 on 271d97f.  No mail written before the end (its head before the entry that
+    ends the game) may hold 16 hex digits in a row of the seed (`receipts._early_seed`); the honest mail verifies."""
+    from tests.test_fairness11 import _mailbox
+
+    doc = _said_early(home, clock, "")
+    bob = _mailbox(home, "bob@players.test")
+    honest = verify_mail(doc, bob, "Bob")
+    assert honest.ok, lines(honest)
+    k = next(i for i, raw in enumerate(bob) if b"Turn 1" in raw.split(b"\n\n", 1)[0])
+    for value in (SEED[:32], SEED[8:24].upper(), SEED):
+        box = [*bob[:k], _headed(bob[k], f"X-Moderator-Note: {value}".encode()), *bob[k + 1 :]]
+        c = verify_mail(doc, box, "Bob")
+        (named,) = c.problems
+        assert "written before the game's end" in named and "given to you early" in named, lines(c)
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_no_seeded_game_holds_its_seed_before_its_end(kind: str) -> None:
     """No false alarm: the seeded games' seeds are short ones typed by hand, so their whole text is looked for, in
-    every entry before the end: none holds it (Sixteen Thirty's `reveal-seed` event, at the end, does)."""
+    every entry before the end: none holds it (Sixteen Thirty's `reveal-seed` event, at the end, does); of the mail
+    the players received, in its bytes or its text, only the final reports do."""
+    from pbem.trust import told
+    from tests.test_fairness3 import _sent
+
     doc = seeded_export(kind)
     rows = chain.sequence(doc["orders"], doc["events"])
     seed = doc["seed"].lower()
     with mock.patch.object(leaked, "WINDOW", len(seed)):
         assert leaked.early(rows, [seed]) == ""
-    held = [r["kind"] for r in rows if seed in leaked._said(r)]
-    assert held == (["reveal-seed"] if kind == "sixteen-thirty" else []), held
+        held = [
+            b"] Final report: " in raw.split(b"\n\n", 1)[0]
+            for raw in _sent(kind)
+            if leaked.found_in(raw.decode("latin-1").lower(), [seed])
+            or leaked.found_in(told.plain(raw).lower(), [seed])
+        ]
+        assert held == [True] * len(doc["players"]), held  # the final reports alone: no mail before the end
+    held_at = [r["kind"] for r in rows if seed in leaked._said(r)]
+    assert held_at == (["reveal-seed"] if kind == "sixteen-thirty" else []), held_at
 
 
 # ------------------------------------------------------------------ 4. the evidence of a signed mail left out

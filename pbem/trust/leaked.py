@@ -48,14 +48,12 @@ def early(rows: list[dict[str, Any]], seeds: list[str]) -> str:
     """Why an entry of `rows` (the chain, in order) before the game's end gives out a seed of `seeds` ("" if none
     does).  The entries up to the end are searched at once; only when a window of a seed is found is the entry
     looked for."""
-    blocks = {s[i : i + WINDOW // 2]: s for s in seeds for i in range(0, len(s) - WINDOW // 2 + 1, WINDOW // 2)}
     before = []
     for row in rows:
         if _ends(row):
             break
         before.append(_said(row))
-    whole = "\x00".join(before)
-    found = next((run for block, s in sorted(blocks.items()) if block in whole and (run := _run(whole, block, s))), "")
+    found = found_in("\x00".join(before), seeds)
     if not found:
         return ""
     position = next(n for n, said in enumerate(before, 1) if found in said)
@@ -69,6 +67,17 @@ def early(rows: list[dict[str, Any]], seeds: list[str]) -> str:
         f"{what}, entry {position} of the chain, holds {WINDOW} hex digits in a row of the seed ({found}), before "
         "the game's end: the seed was given out early, and whoever read it could work out every hidden card"
     )
+
+
+def end(rows: list[dict[str, Any]]) -> int:
+    """The position (1-based) of the entry of `rows` that ends the game (len(rows) + 1 if none does)."""
+    return next((n for n, row in enumerate(rows, 1) if _ends(row)), len(rows) + 1)
+
+
+def found_in(text: str, seeds: list[str]) -> str:
+    """The first `WINDOW` hex digits in a row of a seed of `seeds` that `text` (lower case) holds ("" if none)."""
+    blocks = {s[i : i + WINDOW // 2]: s for s in seeds for i in range(0, len(s) - WINDOW // 2 + 1, WINDOW // 2)}
+    return next((run for block, s in sorted(blocks.items()) if block in text and (run := _run(text, block, s))), "")
 
 
 def _run(whole: str, block: str, seed: str) -> str:

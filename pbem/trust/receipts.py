@@ -97,6 +97,7 @@ from pbem.trust import (
     due,
     hint_markup,
     joined,
+    leaked,
     noticed,
     pictured,
     pressed,
@@ -659,6 +660,7 @@ def check_mail(
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
         _deadlines(ch, doc, ordered, texts, c)
+        _early_seed(ch, doc, ordered, c)
         _refusals(ch, doc, ordered, c, reread, wrote, more.hint)
         _statuses(ch, doc, ordered, c, reread)
         plains = _Plains()
@@ -2027,6 +2029,27 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
     for at, how, (one, two) in due.split(c.stated):
         if one not in said and two not in said:  # a mail named already is named once
             c.problem(at, f"{how}, so one of them told you another deadline than you had (keep both mails)")
+
+
+def _early_seed(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """No mail written before the game's end (its head before the entry that ends it) holds 16 hex digits in a row of
+    the revealed seed, in a header or its text (`pbem.trust.leaked`): a report's words are compared once the seed is
+    out, its headers are not, and a header added to one player's report gave it to them alone (fairness13)."""
+    seeds = leaked.secret(doc.get("seed"))
+    if not seeds:
+        return
+    end = leaked.end(ch.rows)
+    for m in mails:
+        at = ch.place(*m.record, [c.reader, *ch.names]) if m.record is not None else None
+        if at is None or at >= end:
+            continue
+        raw = m.raw.decode("latin-1").lower()
+        if found := leaked.found_in(raw, seeds) or leaked.found_in(told.plain(m.raw).lower(), seeds):
+            c.problem(
+                at,
+                f"{m.name} (record #{at}), written before the game's end, holds {leaked.WINDOW} hex digits in a row "
+                f"of the seed ({found}): the seed was given to you early (keep this mail)",
+            )
 
 
 def _pinned(
