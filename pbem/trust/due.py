@@ -22,7 +22,7 @@ outside the record.  The report's text is not signed (its head is), so it is the
 others; the input's time is in the chain.  For the same reason no mail may state a step's deadline earlier than a
 mail before it stated for the same step (`shrunk`): a reminder telling less time than the report that asked was
 the moderator's word (fairness12); and, given several players' mail, mails written in the same state of the record
-state the same deadline (`apart`).  The year, which a report does not print, is the one that puts the
+state the same deadline (`apart`), and so do one player's (`split`: their Dates do not order them).  The year, which a report does not print, is the one that puts the
 stated weekday nearest the mail's own Date.  Pure; linear in the chain and the reports.
 """
 
@@ -202,6 +202,29 @@ def apart(boxes: list[tuple[str, list[tuple[int, int, str, datetime]]]]) -> list
                     "moves a deadline: a game has one deadline at a time, so one of them was told another deadline "
                     "than the game had"
                 )
+    return out
+
+
+def split(stated: list[tuple[int, int, str, datetime]]) -> list[tuple[int, str, tuple[str, str]]]:
+    """Each (head's position, what, the two mails' names) of a mail of one mailbox stating another deadline than a mail before it in the
+    same known state ((`epochs` value, head's position, mail name, deadline), `receipts._pinned`).  `shrunk` takes
+    two mails of one head in the order of their Dates, which the moderator writes: a reminder telling less time,
+    dated before the report that asked, was no deadline shrunk (fairness13).  A state has one deadline whatever the
+    mails' order, so any two that differ are named, as `apart` names them across mailboxes."""
+    first: dict[int, tuple[int, int, str, datetime]] = {}
+    out = []
+    for row in stated:
+        was = first.setdefault(row[0], row)
+        if was[3] != row[3]:
+            out.append(
+                (
+                    row[1],
+                    f"{row[2]} (record #{row[1]}) stated the deadline {row[3]:%a %d %b %Y %H:%M} UTC and {was[2]} "
+                    f"(record #{was[1]}) {was[3]:%a %d %b %Y %H:%M} UTC, with no entry between them that moves a "
+                    "deadline, whatever their Dates say: a game has one deadline at a time",
+                    (row[2], was[2]),
+                )
+            )
     return out
 
 

@@ -97,6 +97,7 @@ from pbem.trust import (
     due,
     hint_markup,
     joined,
+    leaked,
     noticed,
     pictured,
     pressed,
@@ -659,6 +660,7 @@ def check_mail(
         _told(ch, doc, texts, c)
         _tables(ch, doc, texts, c)
         _deadlines(ch, doc, ordered, texts, c)
+        _early_seed(ch, doc, ordered, c)
         _refusals(ch, doc, ordered, c, reread, wrote, more.hint)
         _statuses(ch, doc, ordered, c, reread)
         plains = _Plains()
@@ -1983,13 +1985,15 @@ def other_version(mailer: str) -> str:
 def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Texts, c: MailCheck) -> None:
     """No deadline's defaults were applied before a deadline a report or a reminder stated earlier for the same step
     (`pbem.trust.due`; the step each stated it of is the replayed game's once the seed is out); no mail stated a
-    step's deadline earlier than one before it (`due.shrunk`); each report's time left is the one its Date gives
+    step's deadline earlier than one before it (`due.shrunk`), nor two in one state different ones (`due.split`);
+    each report's time left is the one its Date gives
     (`due.left_untrue`)."""
     reports = [
         (at, m.name, when, m.sort_key)
         for at, m, text, _ in texts
         if (shown.MARK in text or told.BOARD in text) and (when := due.stated(text, m.sort_key)) is not None
     ]  # reports only: an invitation's join deadline is no step's
+    start = len(c.problems)
     subject = f"[pbem {doc['game']['name']}] Reminder: orders due"
     reports += [
         (at, m.name, when, m.sort_key)
@@ -2021,6 +2025,34 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
             f"{how}: you were told less time than the step had (its text is not signed, only its head: this mail "
             "and the one before are your evidence, keep them)",
         )
+    said = "\n".join(c.problems[start:])
+    for at, how, (one, two) in due.split(c.stated):
+        if one not in said and two not in said:  # a mail named already is named once
+            c.problem(at, f"{how}, so one of them told you another deadline than you had (keep both mails)")
+
+
+def _early_seed(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """No mail written before the game's end (its head before the entry that ends it) holds 16 hex digits in a row of
+    the revealed seed, in its header fields or its plain text (`pbem.trust.leaked`): a report's words are compared
+    once the seed is out, its headers are not, and a header added to one player's report gave it to them alone
+    (fairness13).  The rest of its bytes (8 MB for a player of the seeded Sixteen Thirty game: 33 ms) is not read:
+    its HTML part's words are compared as its text's, its pictures by their pixels."""
+    seeds = leaked.secret(doc.get("seed"))
+    if not seeds:
+        return
+    end = leaked.end(ch.rows)
+    for m in mails:
+        at = ch.place(*m.record, [c.reader, *ch.names]) if m.record is not None else None
+        if at is None or at >= end:
+            continue
+        blank = _EMPTY_LINE.search(m.raw)
+        head = (m.raw if blank is None else m.raw[: blank.start()]).decode("latin-1").lower()  # the header fields
+        if found := leaked.found_in(head, seeds) or leaked.found_in(told.plain(m.raw).lower(), seeds):
+            c.problem(
+                at,
+                f"{m.name} (record #{at}), written before the game's end, holds {leaked.WINDOW} hex digits in a row "
+                f"of the seed ({found}): the seed was given to you early (keep this mail)",
+            )
 
 
 def _pinned(

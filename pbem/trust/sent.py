@@ -255,6 +255,7 @@ def check_sent(
     c.player, c.mails = player, len(mails)
     applied, refused = _compare(doc, mails, c, read)
     _reordered(doc, mails, player, c)
+    _unvouched(doc, mails, player, c)
     _quoted(mails, answers, c)
     ours = {m.message_id for m in mails}
     for o in doc["orders"]:
@@ -522,6 +523,27 @@ def _held_back(
         f"{clip(str(rec.get('received')))}, after it: {when.CUTOFFS[o['kind']]} while it waited. Mail takes "
         f"minutes; {evidence}; ask the moderator where it waited"
     )
+
+
+def _unvouched(doc: dict[str, Any], mails: list[Sent], player: str, c: SentCheck) -> None:
+    """A WARNING per mail of the player's that an input applies, whose Sent copy carries their provider's DKIM
+    signature, but of which the export keeps no evidence where it shows evidence (the moderator's export, the
+    player's own, any once the seed is out).  pbem keeps the evidence of every signed mail at arrival, even one that
+    fails, so an applied mail without it was left out of the export (fairness13: a record dated back, its evidence
+    taken out, was contradicted by nothing `pbem verify` read), unless a server on its way removed the signature."""
+    if not (doc.get("seed") or doc.get("audience") in ("moderator", player)):
+        return
+    kept = {_mid(e.get("message_id")) for e in doc.get("evidence") or [] if isinstance(e, dict)}
+    applied = {_mid(o["message_id"]): o["seq"] for o in doc["orders"] if o.get("message_id")}
+    for m in mails:
+        if m.left is not None and m.left.signed and m.message_id in applied and m.message_id not in kept:
+            c.notes.append(
+                f"WARNING: {m.name} was signed by your provider (its Sent copy carries their DKIM signature, "
+                f"d={clip(m.left.signed, 80)}), and input {applied[m.message_id]} applies it, but the export keeps no "
+                "DKIM evidence of it (pbem keeps the signature of every signed mail it reads): the moderator left "
+                "it out, or a server on its way removed the signature. Without it the export's record of that "
+                "input, and its date, rest on the moderator's word and your Sent folder"
+            )
 
 
 def _reordered(doc: dict[str, Any], mails: list[Sent], player: str, c: SentCheck) -> None:

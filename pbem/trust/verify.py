@@ -68,7 +68,7 @@ from pbem.orders.moderator import moved as moved_text
 from pbem.orders.moderator import processed as processed_text
 from pbem.orders.moderator import said as said_text
 from pbem.orders.moderator import say_problem
-from pbem.trust import chain, resigns, signing, vouched
+from pbem.trust import chain, leaked, resigns, signing, vouched
 from pbem.trust import deal as joining
 from pbem.trust import partial as partial_export
 from pbem.trust.fold import UNDO, Fold
@@ -319,9 +319,21 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     )
     _result(eng, state, doc, rows, partial, v)
     _chain(doc, rows, v)
+    _kept(seed, state, rows, v)
     _salted(seed, events, v)  # an entry moved or renumbered is named by the checks above
     _salted_inputs(seed, orders, v)
     _fields(eng, state, doc, rows, v)
+
+
+def _kept(seed: str, state: dict[str, Any], rows: list[dict[str, Any]], v: Verification) -> None:
+    """No entry before the end gives out the seed or the seed the game dealt from (`pbem.trust.leaked`)."""
+    rng = state.get("rng")
+    seeds = leaked.secret(seed, rng.get("seed") if isinstance(rng, dict) else None)
+    if not seeds:
+        return
+    if problem := leaked.early(rows, seeds):
+        raise Refused(problem)
+    v.checked.append("no entry before the game's end gives out the seed (16 hex digits in a row of it)")
 
 
 def _contributions(doc: dict[str, Any], events: list[dict[str, Any]], v: Verification) -> None:

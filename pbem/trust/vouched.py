@@ -27,11 +27,13 @@ held back by the moderator, or slow to arrive.
 from __future__ import annotations
 
 import bisect
+import itertools
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from pbem import engine as registry
+from pbem.engine.seats import RENAME
 from pbem.engine.words import count
 from pbem.trust import deal as joining
 from pbem.trust import dkim
@@ -86,6 +88,7 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
     unsigned_by: dict[str, list[int]] = {}
     whole = headers_only = 0
     stamped: list[tuple[str, str, int]] = []  # (Message-ID, player, the provider's t=) of each signature that holds
+    senders: dict[str, list[tuple[int, str]]] = {}  # the signed From address -> (input seq, player) it signed
     for o in doc["orders"]:
         if not o.get("message_id") or not o.get("player"):
             continue
@@ -109,6 +112,8 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
             out.lines.append(f"{where}: dkim: FAIL {problem}")
             continue
         signed_by.setdefault(o["player"], []).append(o["seq"])
+        if r.sender:
+            senders.setdefault(r.sender, []).append((int(o["seq"]), str(o["player"])))
         if r.signed_at is not None:
             stamped.append((_mid(o["message_id"]), str(o["player"]), r.signed_at))
             out.signed[o["seq"]] = (str(o["player"]), r.signed_at)
@@ -128,6 +133,7 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
                 f"{', '.join(map(str, seqs[:5]))}{' ...' if len(seqs) > 5 else ''}: if {player} did not send it "
                 "unsigned, it is not theirs"
             )
+    out.failures += one_seat(doc, senders)
     named = {_mid(o.get("message_id")) for o in doc["orders"] if o.get("message_id")}
     for mid, entry in evidence.items():  # a signed mail no input applies (refused, ignored: too late?)
         if mid not in named and (r := dkim.recheck(entry)).ok and r.signed_at is not None and r.message_id == mid:
@@ -139,6 +145,46 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
         f"({whole} with their text, {headers_only} headers only); {sum(map(len, unsigned_by.values()))} unsigned; "
         f"{len(out.failures)} FAIL"
     )
+    return out
+
+
+MOVES = frozenset({"replace", "address"})  # the moderator events that give a seat an address
+
+
+def one_seat(doc: dict[str, Any], senders: dict[str, list[tuple[int, str]]]) -> list[str]:
+    """Each pair of inputs one From address signed (`senders`: address -> (input seq, player)) for two seats, with no
+    event of each seat between them that gives it an address (`replace`; `address`: its mail moved).  The public
+    export lists no addresses, so a signed mail's From is compared with its player's only in the moderator's; but
+    pbem lets an address play one seat at a time (a game's addresses differ, and `pbem game replace` refuses an
+    address already playing), so Bob's signed reply recorded as Alice's input is named from the export alone
+    (fairness13).  An address that left one seat and was given another (an event of each between) is honest."""
+    seat = {str(p["name"]): int(p.get("seat", i)) for i, p in enumerate(doc["players"])}
+    seats: dict[int, int] = {}  # input seq -> the seat its player held then
+    for o in sorted(doc["orders"], key=lambda o: int(o["seq"])):
+        seats[int(o["seq"])] = seat.get(str(o.get("player")), -1)
+        if o.get("kind") == RENAME and o.get("lines") and str(o.get("player")) in seat:
+            seat[str(o["lines"][0])] = seat.pop(str(o["player"]))
+    given: dict[int, list[float]] = {}  # seat -> where each event giving it an address lies: after that input
+    listed = doc.get("version") == 2  # a partial export numbers inputs and events in one count, no `input_seq`
+    for e in doc["events"]:
+        data = e.get("data") if isinstance(e.get("data"), dict) else {}
+        if e.get("kind") == "moderator" and data.get("action") in MOVES and isinstance(data.get("seat"), int):
+            where = int(e.get("seq") or 0) - 0.5 if listed else int(e.get("input_seq") or 0)
+            given.setdefault(data["seat"], []).append(where)
+    out = []
+    for address, signed in senders.items():
+        signed.sort()
+        for (a, one), (b, two) in itertools.pairwise(signed):
+            s1, s2 = seats.get(a, -1), seats.get(b, -1)
+            if s1 == s2 or all(any(a <= k < b for k in given.get(one_of, ())) for one_of in (s1, s2)):
+                continue
+            domain = address.rpartition("@")[2]
+            out.append(
+                f"input {a} ({clip(one)}) and input {b} ({clip(two)}): one From address (@{clip(domain)}) signed "
+                "both, each for another seat, and neither seat was given another address between them: pbem lets an "
+                "address play one seat, so one of them is another player's mail recorded as theirs"
+            )
+            break  # one line an address
     return out
 
 

@@ -51,6 +51,7 @@ class Stamp:
     at: datetime
     source: str  # "provider" or "client"
     said: str  # how it is named to the player
+    signed: str = ""  # the d= of the DKIM-Signature it was read from ("" for another stamp)
 
 
 def date_of(value: str) -> datetime | None:
@@ -87,7 +88,8 @@ def _provider(raw: bytes, head: Message | None = None) -> Stamp | None:
                 at = datetime.fromtimestamp(int(m.group(1)), UTC)
             except (OverflowError, OSError, ValueError):
                 continue
-            return Stamp(at, "provider", f"{at:%Y-%m-%d %H:%M} UTC by your provider's DKIM signature (t=)")
+            domain = next((t[2:] for t in "".join(str(sig).split()).split(";") if t.startswith("d=")), "?")
+            return Stamp(at, "provider", f"{at:%Y-%m-%d %H:%M} UTC by your provider's DKIM signature (t=)", domain)
     stamps = [d for r in _first(head, "Received") if (d := date_of(" ".join(r.rpartition(";")[2].split())))]
     if stamps:
         at = min(stamps)

@@ -1,0 +1,101 @@
+"""`pbem verify`: no entry of the record gives out the seed before the game's end (fairness13).
+
+The seed, and the seed the game dealt from after a join step, decide every hidden card: whoever holds either
+before the end can work out every hand and every draw to come.  pbem writes the seed into the record only at the
+end (Sixteen Thirty's `reveal-seed` event, the export's `seed`).  So a moderator's message (`game say`), a press,
+an undo's reason, an order line or any other entry that holds 16 hex digits in a row of either (64 bits) before
+the end gave it out: to every player, or to a press's readers alone (a moderator playing a seat to a friend).
+Only seeds of 32 hex digits or more are looked for: a seed typed by hand (`--insecure-seed`) may share words with
+a sentence.  What goes outside the record (a mail of the moderator's own) and the seed written another way cannot
+be seen here.  Pure; linear in the record (one substring search per 8 digits of the seed).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+WINDOW = 16  # hex digits: 64 bits of a seed
+ENDS = frozenset({"game-over", "reveal-seed"})  # the events that end a game and reveal its seed
+HEX = frozenset("0123456789abcdef")
+FREE = frozenset({"press", "moderator", "undo"})  # events whose data no replay proves
+
+
+def secret(*seeds: object) -> list[str]:
+    """The seeds of `seeds` looked for: strings of 32 hex digits or more, lower case."""
+    return [s.lower() for s in seeds if isinstance(s, str) and len(s) >= 32 and set(s.lower()) <= HEX]
+
+
+def _said(row: dict[str, Any]) -> str:
+    """What an entry says: an input's lines; an event's text, and the data of one whose words no replay proves (a
+    press, a moderator's event, an undo: an engine event's data is the replayed game's)."""
+    if "lines" in row:
+        return "\n".join(str(line) for line in row["lines"]).lower()
+    text = str(row.get("text", ""))
+    if row.get("kind") in FREE:
+        text += "\n" + json.dumps(row.get("data"), sort_keys=True)
+    return text.lower()
+
+
+def _ends(row: dict[str, Any]) -> bool:
+    data = row.get("data")
+    return row.get("kind") in ENDS or (
+        row.get("kind") == "moderator" and isinstance(data, dict) and data.get("action") == "abandon"
+    )
+
+
+def early(rows: list[dict[str, Any]], seeds: list[str]) -> str:
+    """Why an entry of `rows` (the chain, in order) before the game's end gives out a seed of `seeds` ("" if none
+    does).  The entries up to the end are searched at once; only when a window of a seed is found is the entry
+    looked for."""
+    before = []
+    for row in rows:
+        if _ends(row):
+            break
+        before.append(_said(row))
+    found = found_in("\x00".join(before), seeds)
+    if not found:
+        return ""
+    position = next(n for n, said in enumerate(before, 1) if found in said)
+    row = rows[position - 1]
+    what = (
+        f"input {row.get('seq')} ({row.get('player') or 'the moderator'}, {row.get('kind')})"
+        if "lines" in row
+        else f"event {row.get('seq')} ({row.get('kind')}, seen by {_seen(row.get('visibility'))})"
+    )
+    return (
+        f"{what}, entry {position} of the chain, holds {WINDOW} hex digits in a row of the seed ({found}), before "
+        "the game's end: the seed was given out early, and whoever read it could work out every hidden card"
+    )
+
+
+def end(rows: list[dict[str, Any]]) -> int:
+    """The position (1-based) of the entry of `rows` that ends the game (len(rows) + 1 if none does)."""
+    return next((n for n, row in enumerate(rows, 1) if _ends(row)), len(rows) + 1)
+
+
+def found_in(text: str, seeds: list[str]) -> str:
+    """The first `WINDOW` hex digits in a row of a seed of `seeds` that `text` (lower case) holds ("" if none)."""
+    blocks = {s[i : i + WINDOW // 2]: s for s in seeds for i in range(0, len(s) - WINDOW // 2 + 1, WINDOW // 2)}
+    return next((run for block, s in sorted(blocks.items()) if block in text and (run := _run(text, block, s))), "")
+
+
+def _run(whole: str, block: str, seed: str) -> str:
+    """The first `WINDOW` digits in a row of `seed` around an occurrence of its `block` in `whole` ("" if none).  Any
+    `WINDOW` digits in a row of a seed hold one of its blocks of `WINDOW // 2` that start at a multiple of it, so
+    searching for those few blocks finds every run, and the run is confirmed around them."""
+    half = WINDOW // 2
+    at = whole.find(block)
+    while at >= 0:
+        around = whole[max(0, at - half) : at + WINDOW]
+        for i in range(len(around) - WINDOW + 1):
+            if around[i : i + WINDOW] in seed:
+                return around[i : i + WINDOW]
+        at = whole.find(block, at + 1)
+    return ""
+
+
+def _seen(visibility: object) -> str:
+    if isinstance(visibility, list):
+        return ", ".join(str(p) for p in visibility) or "nobody"
+    return "every player" if visibility == "public" else str(visibility)
