@@ -95,6 +95,7 @@ from pbem.trust import (
     chain,
     dropped,
     due,
+    folded,
     hint_markup,
     joined,
     noticed,
@@ -650,24 +651,8 @@ def check_mail(
     elif doc.get("chain") is not None and len(ch.rows) != doc["chain"]["entries"]:
         _listed(doc, ordered, c)
     else:
-        c.reader = reader_of(ch, doc, ordered, player)
-        good = _heads(ch, ordered, c, c.reader)
-        notices = _inputs(ch, ordered, good, c, c.reader or player, doc)
-        _noticed(ch, doc, notices, c)
-        _reminded(ch, doc, ordered, c)
-        texts = _texts(ch, ordered, c)
-        _told(ch, doc, texts, c)
-        _tables(ch, doc, texts, c)
-        _deadlines(ch, doc, ordered, texts, c)
-        _refusals(ch, doc, ordered, c, reread, wrote, more.hint)
-        _statuses(ch, doc, ordered, c, reread)
-        plains = _Plains()
-        _joins(ch, doc, ordered, c, plains)
-        _held(ch, doc, ordered, c, plains, reread, more.failed)
-        _press(ch, doc, ordered, c, plains)
-        _unread(ordered, c, plains)
-        if wrote is None:
-            _unsent(ordered, c, plains)
+        with folded.sharing(doc, ch.rows):  # the checks that replay the record share one fold
+            _chained(ch, doc, ordered, c, player, reread, wrote, more)
     _answered(doc, ordered, c)
     _messages(doc, ordered, c)
     if not c.heads:
@@ -682,6 +667,37 @@ def check_mail(
     if newest:
         (c.checked if c.ok else c.notes).append(newest)
     return c
+
+
+def _chained(
+    ch: _Chain,
+    doc: dict[str, Any],
+    ordered: list[Received],
+    c: MailCheck,
+    player: str,
+    reread: refused.Reread | None,
+    wrote: dict[str, list[str]] | None,
+    more: refused.Readings,
+) -> None:
+    """The checks of mails against a record whose chain the export lists in full."""
+    c.reader = reader_of(ch, doc, ordered, player)
+    good = _heads(ch, ordered, c, c.reader)
+    notices = _inputs(ch, ordered, good, c, c.reader or player, doc)
+    _noticed(ch, doc, notices, c)
+    _reminded(ch, doc, ordered, c)
+    texts = _texts(ch, ordered, c)
+    _told(ch, doc, texts, c)
+    _tables(ch, doc, texts, c)
+    _deadlines(ch, doc, ordered, texts, c)
+    _refusals(ch, doc, ordered, c, reread, wrote, more.hint)
+    _statuses(ch, doc, ordered, c, reread)
+    plains = _Plains()
+    _joins(ch, doc, ordered, c, plains)
+    _held(ch, doc, ordered, c, plains, reread, more.failed)
+    _press(ch, doc, ordered, c, plains)
+    _unread(ordered, c, plains)
+    if wrote is None:
+        _unsent(ordered, c, plains)
 
 
 def _readable(mails: list[Received], c: MailCheck) -> list[Received]:
@@ -1235,6 +1251,9 @@ def _readings(doc: dict[str, Any], rows: list[dict[str, Any]], mails: list[Recei
     when the seed is out and a mail quotes a reading ("(understood as: ...)"); else None (not compared)."""
     if not doc.get("seed") or not any(b"understood as" in m.raw for m in mails if m.input is not None):
         return None
+    shared = folded.of(doc, rows)  # the fold every check of the mailbox shares (`pbem.trust.folded`)
+    if shared is not None:
+        return shared.readings()
     from pbem.trust import deal as joining
     from pbem.trust.fold import Fold
 
