@@ -6,7 +6,7 @@ dropped lines (`pbem.trust.dropped`) and what the engine understood of each quot
 replayed the game from its seed up to the last state they read: the largest seeded game's mailbox (Sixteen Thirty,
 273 inputs) folded 1,088 inputs for its four replays (costs12).  Inside `sharing(doc, rows)` (one mailbox's
 `receipts.check_mail`) the record is folded forward once, as far as the checks ask, and each check takes the states
-it asks for from there.  The state after every input folded is kept while the mailbox is checked: as many as one
+it asks for from there; inside `across(doc)` (`pbem verify --mail A --mail B ...`) every mailbox takes the same fold.  The state after every input folded is kept while the mailbox is checked: as many as one
 check's replay kept at most (they ask for most of them: 178 of those 273 for the tables), and shared among the
 states as the engine shares them.
 
@@ -87,10 +87,27 @@ _SHARED: ContextVar[Folded | None] = ContextVar("folded", default=None)
 _ASKED: ContextVar[tuple[dict[str, Any], list[dict[str, Any]]] | None] = ContextVar("asked", default=None)
 
 
+_KEPT: ContextVar[tuple[dict[str, Any], list[Folded]] | None] = ContextVar("kept", default=None)
+
+
+@contextmanager
+def across(doc: dict[str, Any]) -> Iterator[None]:
+    """Within it, every mailbox checked against `doc` (this very object: `pbem verify --mail A --mail B`) shares the
+    fold the first made: its record's rows are the same, so each mailbox's `sharing` takes it on."""
+    kept = _KEPT.set((doc, []))
+    try:
+        yield
+    finally:
+        _KEPT.reset(kept)
+
+
 @contextmanager
 def sharing(doc: dict[str, Any], rows: list[dict[str, Any]]) -> Iterator[None]:
-    """Within it, the replays of `doc`'s record `rows` (these very objects) share one fold (`of`)."""
-    asked, shared = _ASKED.set((doc, rows)), _SHARED.set(None)
+    """Within it, the replays of `doc`'s record `rows` (these very objects) share one fold (`of`): inside `across`
+    the fold an earlier mailbox made of the same rows."""
+    kept = _KEPT.get()
+    earlier = kept[1][0] if kept and kept[0] is doc and kept[1] and kept[1][0].rows == rows else None
+    asked, shared = _ASKED.set((doc, rows)), _SHARED.set(earlier)
     try:
         yield
     finally:
@@ -111,4 +128,7 @@ def of(doc: dict[str, Any], rows: list[dict[str, Any]]) -> Folded | None:
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
             return None
         _SHARED.set(shared)
+        kept = _KEPT.get()
+        if kept and kept[0] is doc and not kept[1]:
+            kept[1].append(shared)  # for the next mailbox (`across`)
     return shared

@@ -4,7 +4,8 @@ The tables a report showed, the steps its deadlines bound, the acknowledgements 
 lines and the readings of quoted lines each replayed the game from its seed (`shown.Replay`, `receipts._readings`):
 on 271d97f the seeded Habsburg game's mailbox of Alice (88 inputs) folded 262 inputs in `check_mail`, the seeded
 Sixteen Thirty game's (273 inputs) 1,088.  Inside one mailbox's check they now share one fold
-(`pbem.trust.folded`): 88 and 273, each input once.  Counted, not timed: `Fold.run`'s calls.
+(`pbem.trust.folded`): 88 and 273, each input once, and so do several mailboxes checked at once.  Counted, not
+timed: `Fold.run`'s calls.
 
 What each check says is the same with the fold shared or each its own: every line of the check, on a record that
 replays, one whose input the replay refuses half-way and one with an input it cannot read (the byte-for-byte
@@ -14,6 +15,8 @@ output of `pbem verify --mail` on every seeded game's mailboxes was compared wit
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -65,3 +68,30 @@ def test_a_mailbox_folds_each_input_once_and_each_check_says_what_its_own_replay
     for (_, p), a, b in zip(cases, shared, own, strict=True):
         assert a == b, f"{p}: {a} != {b}"
     assert any("cannot be replayed" in x for x in shared[1]), shared[1]
+
+
+def test_several_mailboxes_fold_the_record_once(
+    habsburg: tuple[dict[str, Any], dict[str, list[bytes]]], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`pbem verify EXPORT --mail A --mail B --mail C`: the export's own replay and one fold for the three (on
+    271d97f 876 for Habsburg's 88 inputs: the export's 88 and about 262 a mailbox; now 176)."""
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+    from tests.test_verify_whose_mail import _box
+
+    doc, mail = habsburg
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(doc))
+    args = [a for p, raws in mail.items() for a in ("--mail", str(_box(tmp_path / p, raws)))]
+    runs = [0]
+    run = fold.Fold.run
+
+    def counted(self: fold.Fold, *a: Any) -> Any:
+        runs[0] += 1
+        return run(self, *a)
+
+    monkeypatch.setattr(fold.Fold, "run", counted)
+    res = CliRunner().invoke(app, ["verify", str(export), *args])
+    assert res.exit_code == 0, res.output
+    assert runs[0] <= 2 * len(doc["orders"]), f"{runs[0]} inputs folded for 3 mailboxes of {len(doc['orders'])}"
