@@ -36,6 +36,19 @@ def habsburg() -> tuple[dict[str, Any], dict[str, list[bytes]]]:
     return doc, {p["name"]: _to(sent, f"{p['name'].lower()}@players.example") for p in doc["players"]}
 
 
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """`Fold.run`'s calls from now on (in the list's one item)."""
+    runs = [0]
+    run = fold.Fold.run
+
+    def counted(self: fold.Fold, *args: Any) -> Any:
+        runs[0] += 1
+        return run(self, *args)
+
+    monkeypatch.setattr(fold.Fold, "run", counted)
+    return runs
+
+
 def _unshared(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(folded, "of", lambda doc, rows: None)  # each replay its own, as on 271d97f
 
@@ -50,14 +63,8 @@ def test_a_mailbox_folds_each_input_once_and_each_check_says_what_its_own_replay
     unreadable = copy.deepcopy(doc)  # an input the replay cannot read
     unreadable["orders"][-3]["lines"] = None
     cases = [(d, p) for d, p in zip((doc, refused, unreadable), mail, strict=True)]
-    runs = [0]
     run = fold.Fold.run
-
-    def counted(self: fold.Fold, *args: Any) -> Any:
-        runs[0] += 1
-        return run(self, *args)
-
-    monkeypatch.setattr(fold.Fold, "run", counted)
+    runs = _counting(monkeypatch)
     shared = [lines(verify_mail(d, mail[p], p)) for d, p in cases[:1]]
     assert 0 < runs[0] <= len(doc["orders"]), f"{runs[0]} inputs folded for a record of {len(doc['orders'])}"
     assert shared[0][0].startswith("ok:"), shared[0]
@@ -84,14 +91,7 @@ def test_several_mailboxes_fold_the_record_once(
     export = tmp_path / "export.json"
     export.write_text(json.dumps(doc))
     args = [a for p, raws in mail.items() for a in ("--mail", str(_box(tmp_path / p, raws)))]
-    runs = [0]
-    run = fold.Fold.run
-
-    def counted(self: fold.Fold, *a: Any) -> Any:
-        runs[0] += 1
-        return run(self, *a)
-
-    monkeypatch.setattr(fold.Fold, "run", counted)
+    runs = _counting(monkeypatch)
     res = CliRunner().invoke(app, ["verify", str(export), *args])
     assert res.exit_code == 0, res.output
     assert runs[0] <= 2 * len(doc["orders"]), f"{runs[0]} inputs folded for 3 mailboxes of {len(doc['orders'])}"
