@@ -23,6 +23,7 @@ from pbem.engine.base import PUBLIC
 from pbem.home.app import Home
 from pbem.record import reader_view, store
 from pbem.record.db import session
+from pbem.record.models import readers_of
 from tests.conftest import CODES
 
 PLAYERS = [("Alice", "alice@example.test"), ("Bob", "bob@example.test"), ("Carol", "carol@example.test")]
@@ -71,6 +72,11 @@ class Record:
                         "h": self._link(f"e{vis}"),
                     },
                 )
+                for reader in readers_of(vis):  # who may see it, as `store.append_events` writes them
+                    conn.execute(
+                        text("INSERT INTO event_readers (game_id, reader, seq) VALUES (:g, :r, :s)"),
+                        {"g": self.game_id, "r": reader, "s": self.event_seq},
+                    )
 
 
 def counts(s, game_id: int, commitment: str) -> dict[str, tuple[int, str]]:
@@ -120,6 +126,7 @@ def test_counts_carried_on_equal_counts_from_nothing_as_the_record_grows(home) -
     gid, commitment = _game(home, "rv1")
     with session(home.database_url) as s:  # the game's own set-up entries are where the chain starts
         s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
+        s.execute(text("DELETE FROM event_readers WHERE game_id = :g"), {"g": gid})
         s.commit()
     record = Record(gid, rng, "one")
     reader_view.forget()
@@ -140,6 +147,7 @@ def test_a_count_made_on_rolled_back_entries_is_made_again(home) -> None:
     gid, commitment = _game(home, "rv2")
     with session(home.database_url) as s:
         s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
+        s.execute(text("DELETE FROM event_readers WHERE game_id = :g"), {"g": gid})
         s.commit()
     record = Record(gid, rng, "two")
     with session(home.database_url) as s:
@@ -167,6 +175,7 @@ def test_another_record_at_the_same_path_is_counted_afresh(home) -> None:
     gid, commitment = _game(home, "rv3")
     with session(home.database_url) as s:
         s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
+        s.execute(text("DELETE FROM event_readers WHERE game_id = :g"), {"g": gid})
         s.commit()
     first = Record(gid, random.Random(1), "first")
     with session(home.database_url) as s:
@@ -177,6 +186,7 @@ def test_another_record_at_the_same_path_is_counted_afresh(home) -> None:
         counts(s, gid, commitment)
         s.execute(text("DELETE FROM orders WHERE game_id = :g"), {"g": gid})
         s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
+        s.execute(text("DELETE FROM event_readers WHERE game_id = :g"), {"g": gid})
         second = Record(gid, random.Random(2), "second")
         second.batch(s, 10)
         s.commit()

@@ -298,6 +298,7 @@ def _verify_mails(
     """Each --mail folder against the export; `wrote`: the order lines of the mails of --sent, by Message-ID (a
     refusal quoting only its first lines is worked out again from them)."""
     from pbem.app.rereading import failed, hint, refused
+    from pbem.trust import folded
     from pbem.trust.receipts import apart, lines, split, verify_mail
     from pbem.trust.refused import Readings
 
@@ -307,20 +308,21 @@ def _verify_mails(
     ok = True
     whose: list[str] = []
     checks = []
-    for folder, raws in folders:
-        c = verify_mail(
-            doc, raws, as_player, refused, wrote, Readings(hint, failed)
-        )  # a refusal's reasons: pbem's reading, worked out again
-        if c.usage:  # whose mail to check cannot be told: the command was given wrongly, nothing differs
-            fail(f"{folder}: {c.problems[0]}", 2)
-        if len(folders) > 1:
-            typer.echo(f"-- {folder}")
-        for line in lines(c):
-            typer.echo(line)
-        ok = ok and c.ok
-        boxes.append((c.reader or c.player or str(folder), raws))
-        whose.append(c.reader)
-        checks.append((boxes[-1][0], c))
+    with folded.across(doc):  # the mailboxes share one fold of the record
+        for folder, raws in folders:
+            c = verify_mail(
+                doc, raws, as_player, refused, wrote, Readings(hint, failed)
+            )  # a refusal's reasons: pbem's reading, worked out again
+            if c.usage:  # whose mail to check cannot be told: the command was given wrongly, nothing differs
+                fail(f"{folder}: {c.problems[0]}", 2)
+            if len(folders) > 1:
+                typer.echo(f"-- {folder}")
+            for line in lines(c):
+                typer.echo(line)
+            ok = ok and c.ok
+            boxes.append((c.reader or c.player or str(folder), raws))
+            whose.append(c.reader)
+            checks.append((boxes[-1][0], c))
     if len(folders) > 1:
         proofs = split(doc, boxes, whose)
         for line in proofs:

@@ -11,8 +11,9 @@ the whole chain up to there (hidden entries included, salted), so `verify
 --mail` checks it against the export as before (`pbem.trust.receipts`), at the
 position of P's n-th visible entry.
 
-One statement on the orders' and events' primary keys (game_id, seq) for the
-game, counting only what was appended since the reader's last count; the caller owns the transaction.
+One statement on the orders' primary key (game_id, seq) and the events' readers (`event_readers`, by its key:
+an event hidden from the reader is never read) for the game, counting only what was appended since the reader's
+last count; the caller owns the transaction.
 
 Across processes (every cron run is one) the counts travel with the game's snapshot: each snapshot row
 keeps every player's (entries, head) at its position (`snapshot_json`, `snapshots.readers_json`), a cache
@@ -38,20 +39,27 @@ from pbem.record.db import fetch
 
 _PUBLIC_JSON = json.dumps(PUBLIC)
 
-# One statement of index probes and range scans on the orders' and events' primary keys (game_id, seq): what
-# `player` may see of the entries after order :o and event :e (all of them with 0 and 0), the game's newest
-# order and event with their hashes, and the hashes of the entries at :o and :e (what was counted before).
+# One statement of index probes and range scans on the orders' primary key (game_id, seq) and on the key of
+# `event_readers` (game_id, reader, seq): what `player` may see of the entries after order :o and event :e (all
+# of them with 0 and 0), the game's newest order and event with their hashes, and the hashes of the entries at :o
+# and :e (what was counted before).  The events a reader may see are their rows in `event_readers` and everyone's
+# (`models.EVERYONE`), so an event hidden from them is never read: the visibility's JSON text, which no index
+# reads, was matched with LIKE on every event of the game until costs12.
 _VISIBLE_ORDER = "game_id = :g AND seq > :o AND (player = :p OR player = '')"
-_VISIBLE_EVENT = "game_id = :g AND seq > :e AND (visibility_json = :pub OR visibility_json LIKE :pat ESCAPE '!')"
+_SEEN = "game_id = :g AND seq > :e AND reader = "
+_NEWEST_SEEN = (
+    f"(SELECT max(seq) FROM (SELECT max(seq) AS seq FROM event_readers WHERE {_SEEN}''"
+    f" UNION ALL SELECT max(seq) FROM event_readers WHERE {_SEEN}:p) AS m)"
+)
 _Q = text(
     f"""
 SELECT
   (SELECT count(*) FROM orders WHERE {_VISIBLE_ORDER}),
-  (SELECT count(*) FROM events WHERE {_VISIBLE_EVENT}),
+  (SELECT count(*) FROM event_readers WHERE game_id = :g AND seq > :e AND reader IN ('', :p)),
   (SELECT seq FROM orders WHERE {_VISIBLE_ORDER} ORDER BY seq DESC LIMIT 1),
   (SELECT hash FROM orders WHERE {_VISIBLE_ORDER} ORDER BY seq DESC LIMIT 1),
-  (SELECT input_seq FROM events WHERE {_VISIBLE_EVENT} ORDER BY seq DESC LIMIT 1),
-  (SELECT hash FROM events WHERE {_VISIBLE_EVENT} ORDER BY seq DESC LIMIT 1),
+  (SELECT input_seq FROM events WHERE game_id = :g AND seq = {_NEWEST_SEEN}),
+  (SELECT hash FROM events WHERE game_id = :g AND seq = {_NEWEST_SEEN}),
   (SELECT seq FROM orders WHERE game_id = :g ORDER BY seq DESC LIMIT 1),
   (SELECT hash FROM orders WHERE game_id = :g ORDER BY seq DESC LIMIT 1),
   (SELECT seq FROM events WHERE game_id = :g ORDER BY seq DESC LIMIT 1),
@@ -60,11 +68,6 @@ SELECT
   (SELECT hash FROM events WHERE game_id = :g AND seq = :e)
 """
 )
-
-
-def _like(player: str) -> str:
-    quoted = json.dumps(player)
-    return "%" + quoted.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
 
 
 @dataclass(frozen=True)
@@ -171,7 +174,7 @@ def _earlier(
 def _count(conn: Any, game_id: int, player: str, before: _Counted | None) -> _Counted | None:
     """`before` brought up to date by one statement, or None if its entries are no longer the same."""
     o, e = (before.order[0], before.event[0]) if before is not None else (0, 0)
-    params = {"g": game_id, "p": player, "pub": _PUBLIC_JSON, "pat": _like(player), "o": o, "e": e}
+    params = {"g": game_id, "p": player, "o": o, "e": e}
     inputs, events, o_seq, o_hash, e_input, e_hash, top_o, top_oh, top_e, top_eh, at_o, at_e = fetch(conn, _Q, params)[
         0
     ]

@@ -128,11 +128,12 @@ class Resigned:
         An input before the event in the chain whose provider signed it at `SINCE` + `SKEW` or later arrived then,
         so the event, recorded after it, was too (fairness12)."""
         bound = (SINCE + SKEW).timestamp()
+        latest = _Latest(signed, bound) if self.old else None
         for e in self.old:
-            before = [(t, seq, who) for seq, (who, t) in signed.items() if seq <= e.get("input_seq", 0) and t >= bound]
-            if not before:
+            found = latest.upto(e.get("input_seq", 0)) if latest else None
+            if found is None:
                 continue
-            t, seq, who = max(before)
+            t, seq, who = found
             return (
                 f"event {e.get('seq', '?')} (a step's deadline applied now) is dated {clip(str(e.get('at')))}, before "
                 f"pbem chained resignations ({SINCE:%Y-%m-%d}), but input {seq}, before it in the chain, was signed by "
@@ -140,6 +141,32 @@ class Resigned:
                 "signature): the record was dated back, and the resignation it needs is missing"
             )
         return ""
+
+
+class _Latest:
+    """The latest signature at `bound` or later among the inputs up to a place, for each of many places: the inputs
+    signed then in order, each with the latest of them so far, so a place is one search.  Each `process` event of
+    `Resigned.old` read every signed input: 2,000 of each took 0.16 s, 8,000 about 2.6 s (costs12)."""
+
+    def __init__(self, signed: dict[int, tuple[str, int]], bound: float) -> None:
+        self.signed, self.bound = signed, bound
+        self.seqs: list[int] | None = None
+        self.best: list[tuple[int, int, str]] = []  # (t, seq, who): the latest of the first k + 1 in order of seq
+        try:
+            late = sorted((seq, t, who) for seq, (who, t) in signed.items() if t >= bound)
+        except TypeError:  # not numbers (a malformed export): each place reads them all, as it did
+            return
+        for seq, t, who in late:
+            self.best.append(max(self.best[-1], (t, seq, who)) if self.best else (t, seq, who))
+        self.seqs = [seq for seq, _, _ in late]
+
+    def upto(self, at: Any) -> tuple[int, int, str] | None:
+        """The latest (t, seq, who) of the inputs up to seq `at` signed at `bound` or later, or None."""
+        if self.seqs is None or not isinstance(at, int | float):
+            found = [(t, seq, who) for seq, (who, t) in self.signed.items() if seq <= at and t >= self.bound]
+            return max(found) if found else None
+        k = bisect_right(self.seqs, at)
+        return self.best[k - 1] if k else None
 
 
 def _dated_before(e: dict[str, Any]) -> bool:

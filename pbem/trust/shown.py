@@ -36,7 +36,7 @@ from pbem.engine.base import Engine
 from pbem.render.pictures import Picture
 from pbem.render.templates import render
 from pbem.trust import deal as joining
-from pbem.trust import pictured, prose, told
+from pbem.trust import folded, pictured, prose, told
 from pbem.trust.fold import Fold
 from pbem.trust.quote import between, clip
 
@@ -158,8 +158,23 @@ class Replay:
         )
         self.name = str(doc["game"]["name"])
         self.title = eng.title
+        shared = folded.of(doc, rows)  # one fold for every check of a mailbox (`pbem.trust.folded`)
+        self.states: dict[int, dict[str, Any]] = shared.states(wanted) if shared else self._replayed(doc, rows, wanted)
+        self._shown: dict[tuple[int, str], Sections | None] = {}
+        self._views: dict[tuple[int, str], dict[str, Any]] = {}  # the view each `shown` rendered, for its pictures
+        self._results: dict[tuple[int, str], dict[str, Any] | None] = {}  # the result each `_opening` gave
+        self._boards: dict[tuple[int, str], list[Picture]] = {}  # the pictures drawn of each view
+        self.deal = next((e.get("data") for e in doc.get("events", []) if e.get("kind") == "salts"), None)
+        self._asked_html = ""  # the HTML opening lines `_opening` rendered last
+        self._next: dict[str, list[int]] = {}  # per reader: where the next run of another report starts (`runs`)
+        self._kept: list[int] = []  # the positions kept, in order, and where each is among them
+        self._at: dict[int, int] = {}
+
+    def _replayed(self, doc: dict[str, Any], rows: list[dict[str, Any]], wanted: set[int]) -> dict[int, dict[str, Any]]:
+        eng: Engine = registry.get(doc["game"]["kind"])
+        players, seed, options = [str(p["name"]) for p in doc["players"]], str(doc["seed"]), doc["game"]["options"]
         state = joining.open_state(players) if "salts" in doc else eng.setup(players, seed, options)[0]
-        self.states: dict[int, dict[str, Any]] = {0: state} if 0 in wanted else {}
+        states: dict[int, dict[str, Any]] = {0: state} if 0 in wanted else {}
         fold = Fold(state, self.reader, seed)
         last = max(wanted, default=0)
         for i, row in enumerate(rows, 1):
@@ -171,16 +186,8 @@ class Replay:
                     raise ValueError(f"input {row['seq']} is refused on replay")
                 state = out.state
                 if i in wanted:
-                    self.states[i] = state
-        self._shown: dict[tuple[int, str], Sections | None] = {}
-        self._views: dict[tuple[int, str], dict[str, Any]] = {}  # the view each `shown` rendered, for its pictures
-        self._results: dict[tuple[int, str], dict[str, Any] | None] = {}  # the result each `_opening` gave
-        self._boards: dict[tuple[int, str], list[Picture]] = {}  # the pictures drawn of each view
-        self.deal = next((e.get("data") for e in doc.get("events", []) if e.get("kind") == "salts"), None)
-        self._asked_html = ""  # the HTML opening lines `_opening` rendered last
-        self._next: dict[str, list[int]] = {}  # per reader: where the next run of another report starts (`runs`)
-        self._kept: list[int] = []  # the positions kept, in order, and where each is among them
-        self._at: dict[int, int] = {}
+                    states[i] = state
+        return states
 
     def shown(self, position: int, reader: str) -> Sections | None:
         """The sections a report to `reader` prints at the state kept at `position` (None: no view for them)."""

@@ -83,26 +83,30 @@ def readable(raw: bytes) -> bytes | None:
     return low if len(encodings) == low.count(b"content-transfer-encoding") else None
 
 
-#: Mails up to this size have their parts' texts remembered, the last `MEMO_MAILS` of them (`_plain`): pbem's
-#: reports are 10 to 70 KB.
+#: Mails up to this size have their parts' texts remembered, the last `MEMO_MAILS` of them and at most
+#: `MEMO_CHARS` characters of text in all (`_plain`): pbem's reports are 10 to 70 KB.  By count alone, a mailbox of
+#: mails of 250 KB each held 1,024 texts of 250 KB, 256 MB (costs12).
 MEMO_BYTES = 256 * 1024
 MEMO_MAILS = 1_024
+MEMO_CHARS = 32 * 1024 * 1024
 _MEMO: dict[tuple[bytes, str], str] = {}
+_held = [0]  # the characters of the texts `_MEMO` holds
 
 
 def _plain(raw: bytes, kind: str = "text/plain") -> str:
     """The first part of `kind` of the mail (see `plain`).  `pbem verify --mail` asks for the same mail's text in
     several checks (a Sixteen Thirty game's mail to one player: 1,187 parses of 392 mails, a third of the check's
     time), so the answer for a mail of at most `MEMO_BYTES` is remembered by the mail's digest (the mail itself
-    is not kept); the oldest answer goes past `MEMO_MAILS`."""
+    is not kept); the oldest answer goes past `MEMO_MAILS` or `MEMO_CHARS`."""
     if len(raw) > MEMO_BYTES:
         return _parse(raw, kind)
     key = (hashlib.blake2b(raw, digest_size=20).digest(), kind)
     text = _MEMO.get(key)
     if text is None:
         text = _MEMO[key] = _parse(raw, kind)
-        if len(_MEMO) > MEMO_MAILS:
-            del _MEMO[next(iter(_MEMO))]
+        _held[0] += len(text)
+        while len(_MEMO) > MEMO_MAILS or (_held[0] > MEMO_CHARS and len(_MEMO) > 1):
+            _held[0] -= len(_MEMO.pop(next(iter(_MEMO))))
     return text
 
 

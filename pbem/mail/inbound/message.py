@@ -324,12 +324,15 @@ class _HtmlText(HTMLParser):
         return "".join(self.out)
 
 
+#: The run of quote marks ("> > ") a text starts with: one pass in C.  A loop in Python read each mark, for each of up
+#: to `BOLD_OPEN` bold runs around one text: 64 nested <b>s around 40,000 typed "> " took 0.2 s (costs12).
+_MARKS = re.compile(r"^(?:> )*")
+
+
 def _marks(text: str) -> int:
     """How long the run of quote marks ("> > ") at the start of `text` is."""
-    n = 0
-    while text.startswith("> ", n):
-        n += 2
-    return n
+    m = _MARKS.match(text)
+    return m.end() if m else 0
 
 
 #: A "<" (not a comment's) with no ">" before the next "<" or the end.  Python's HTMLParser (3.11) looks for
