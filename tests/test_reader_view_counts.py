@@ -26,7 +26,8 @@ from pbem.record.db import session
 from pbem.record.models import readers_of
 from tests.conftest import CODES
 
-PLAYERS = [("Alice", "alice@example.test"), ("Bob", "bob@example.test"), ("Carol", "carol@example.test")]
+# "mod" is a part of the word "moderator": a visibility is a list of names or a word, never a text to search in
+PLAYERS = [("Alice", "alice@example.test"), ("Bob", "bob@example.test"), ("mod", "carol@example.test")]
 NAMES = [p for p, _ in PLAYERS]
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
@@ -55,28 +56,32 @@ class Record:
                 ),
                 {"g": self.game_id, "s": self.order_seq, "p": player, "t": T0, "h": self._link(f"o{player}")},
             )
-            for _ in range(self.rng.randrange(4)):
-                self.event_seq += 1
-                vis = self.rng.choice([PUBLIC, "moderator", *([n] for n in NAMES), NAMES[:2], NAMES[1:]])
+            self.events(conn, self.rng.randrange(4))
+
+    def events(self, conn, k: int) -> None:
+        """`k` events of the newest input (press and moderator notices come after an input's own)."""
+        for _ in range(k):
+            self.event_seq += 1
+            vis = self.rng.choice([PUBLIC, "moderator", *([n] for n in NAMES), NAMES[:2], NAMES[1:]])
+            conn.execute(
+                text(
+                    "INSERT INTO events (game_id, seq, input_seq, kind, text, visibility_json, data_json, "
+                    "created_at, hash) VALUES (:g, :s, :i, 'x', '', :v, '{}', :t, :h)"
+                ),
+                {
+                    "g": self.game_id,
+                    "s": self.event_seq,
+                    "i": self.order_seq,
+                    "v": json.dumps(vis),
+                    "t": T0,
+                    "h": self._link(f"e{vis}"),
+                },
+            )
+            for reader in readers_of(vis):  # who may see it, as `store.append_events` writes them
                 conn.execute(
-                    text(
-                        "INSERT INTO events (game_id, seq, input_seq, kind, text, visibility_json, data_json, "
-                        "created_at, hash) VALUES (:g, :s, :i, 'x', '', :v, '{}', :t, :h)"
-                    ),
-                    {
-                        "g": self.game_id,
-                        "s": self.event_seq,
-                        "i": self.order_seq,
-                        "v": json.dumps(vis),
-                        "t": T0,
-                        "h": self._link(f"e{vis}"),
-                    },
+                    text("INSERT INTO event_readers (game_id, reader, seq) VALUES (:g, :r, :s)"),
+                    {"g": self.game_id, "r": reader, "s": self.event_seq},
                 )
-                for reader in readers_of(vis):  # who may see it, as `store.append_events` writes them
-                    conn.execute(
-                        text("INSERT INTO event_readers (game_id, reader, seq) VALUES (:g, :r, :s)"),
-                        {"g": self.game_id, "r": reader, "s": self.event_seq},
-                    )
 
 
 def counts(s, game_id: int, commitment: str) -> dict[str, tuple[int, str]]:
@@ -88,7 +93,7 @@ def from_nothing(s, game_id: int, commitment: str) -> dict[str, tuple[int, str]]
     return counts(s, game_id, commitment)
 
 
-def brute(s, game_id: int, commitment: str) -> dict[str, tuple[int, str]]:
+def brute(s, game_id: int, commitment: str, names: list[str] = NAMES) -> dict[str, tuple[int, str]]:
     """The receipts by their definition, from every row: the entries a player may see, in chain order (an
     input, then the events it produced), and the hash of the last of them."""
     conn = s.connection()
@@ -102,7 +107,7 @@ def brute(s, game_id: int, commitment: str) -> dict[str, tuple[int, str]]:
         key=lambda entry: entry[0],
     )
     out = {}
-    for p in NAMES:
+    for p in names:
         seen = [h for _, sees, h in chain if sees(p)]
         out[p] = (len(seen), seen[-1] if seen else commitment)
     return out
@@ -140,6 +145,28 @@ def test_counts_carried_on_equal_counts_from_nothing_as_the_record_grows(home) -
             if step % 8 == 0:
                 assert carried == brute(s, gid, commitment), f"batch {step}"
             counts(s, gid, commitment)  # remembered again, for the next batch
+
+
+def test_counts_brought_up_from_a_snapshot_equal_counts_from_nothing(home) -> None:
+    """`reader_view.cached`: the counts kept with a snapshot, brought up over the events written after it (every
+    visibility, "moderator" with a player named "mod" among them), equal a count from nothing."""
+    rng = random.Random(13)
+    gid, commitment = _game(home, "rv4")
+    with session(home.database_url) as s:
+        s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
+        s.execute(text("DELETE FROM event_readers WHERE game_id = :g"), {"g": gid})
+        s.commit()
+    record = Record(gid, rng, "four")
+    for step in range(12):
+        with session(home.database_url) as s:
+            record.batch(s, rng.randrange(1, 4))
+            s.commit()
+            kept = reader_view.snapshot_json(from_nothing(s, gid, commitment), NAMES, record.event_seq)
+            assert kept is not None
+            record.events(s.connection(), rng.randrange(1, 6))
+            s.commit()
+            brought = reader_view.cached(s.connection(), gid, kept, record.event_seq)
+            assert brought == from_nothing(s, gid, commitment) == brute(s, gid, commitment), f"step {step}"
 
 
 def test_a_count_made_on_rolled_back_entries_is_made_again(home) -> None:
@@ -206,6 +233,7 @@ def test_the_counts_kept_with_the_snapshot_equal_the_definition_in_every_new_pro
 
     rng = random.Random(5)
     players = [("Alice", "alice@example.test"), ("Bob", "bob@example.test"), ("Carol", "carol@example.test")]
+    names = [p for p, _ in players]
     games.create_game(Home.of(home), "dynasties", "rvd", players, seed="rv-dyn", codes=CODES, clock=lambda: T0)
     connected = Home.of(home, inbox=MaildirInbox(home.maildir_path), sender=MaildirSender(home.maildir_path))
     polling.poll(connected)
@@ -220,13 +248,13 @@ def test_the_counts_kept_with_the_snapshot_equal_the_definition_in_every_new_pro
                 break
             if loaded.readers:
                 from_cache += 1
-                assert {p: loaded.readers[p] for p in NAMES} == brute(s, game.id, game.seed_commitment), step
+                assert {p: loaded.readers[p] for p in names} == brute(s, game.id, game.seed_commitment, names), step
                 assert reader_view._memo == {}, "the counts came from the snapshot, not from counting"
             asked = [r for r in loaded.engine.requests(loaded.state) if not r.answered]
         for req in rng.sample(asked, len(asked)):
-            speaker = rng.choice(NAMES)
+            speaker = rng.choice(names)
             if rng.random() < 0.5:  # press: an event after the snapshot, for all or for one
-                to = rng.choice(["ALL", *[n for n in NAMES if n != speaker]])
+                to = rng.choice(["ALL", *[n for n in names if n != speaker]])
                 body = signed(speaker, f"PRESS {to} hello from {speaker} at {step}")
                 deliver(home, order_mail(f"{speaker} <{dict(players)[speaker]}>", "rvd", body))
             deliver(

@@ -229,6 +229,6 @@ def cached(conn: Any, game_id: int, stored: str, event_seq: int) -> dict[str, tu
         for visibility_json, head in fetch(conn, _Q_EVENTS_SINCE, {"g": game_id, "e": upto}):
             vis = json.loads(visibility_json)
             for reader, (n, _) in readers.items():
-                if vis == PUBLIC or reader in vis:
+                if vis == PUBLIC or (isinstance(vis, list) and reader in vis):  # ("mod" is not in "moderator")
                     readers[reader] = (n + 1, str(head))
     return readers

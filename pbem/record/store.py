@@ -374,7 +374,7 @@ def append_events(s: Session, loaded: Loaded, input_seq: int, events: list[Event
         entry = chain.event_entry(loaded.event_seq, input_seq, ev.kind, ev.text, vis, json.loads(data_json), at, salt)
         head = chain.link(head, entry)
         for reader, (n, _) in loaded.readers.items():
-            if vis == PUBLIC or reader in vis:
+            if vis == PUBLIC or (isinstance(vis, list) and reader in vis):  # a word is no list of names
                 loaded.readers[reader] = (n + 1, head)
         rows.append(
             dict(

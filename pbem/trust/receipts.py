@@ -506,10 +506,8 @@ class _Chain:
                     if (who := row.get("player", "")) == "" or (isinstance(who, str) and who in had):
                         out.append(i)
                 elif vis == "public" or (
-                    any(n in vis for n in names)
-                    if isinstance(vis, str)
-                    else any(v in had for v in vis if isinstance(v, str))
-                ):
+                    not isinstance(vis, str) and any(v in had for v in vis if isinstance(v, str))
+                ):  # a visibility other than "public" that is a word ("moderator") names no player
                     out.append(i)
             self.seen[key] = out
         return self.seen[key]
