@@ -272,10 +272,13 @@ def test_a_highlighted_line_is_starred_and_a_quote_inside_a_quote_marked_twice(s
 
 
 def test_a_colour_on_every_line_is_the_clients_and_on_a_few_the_players() -> None:
+    """On every line of a quote: the client's; on a few, or on the writer's own lines (their font colour, replies15):
+    the player's."""
     line = '<div><span style="color:purple">NO EVENT {}</span></div>'
     many, few = HIGHLIGHT_LINES + 1, HIGHLIGHT_LINES
-    assert "*" not in html_to_text("".join(line.format(n) for n in range(many)))
+    assert "*" not in html_to_text("<blockquote>" + "".join(line.format(n) for n in range(many)) + "</blockquote>")
     assert html_to_text("".join(line.format(n) for n in range(few))).count("*") == 2 * few
+    assert html_to_text("".join(line.format(n) for n in range(many))).count("*") == 2 * many
 
 
 @pytest.mark.parametrize("lang", OUTLOOK_IOS)

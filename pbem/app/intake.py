@@ -228,8 +228,8 @@ def _orders(
 
 
 def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracted | None) -> Decision:
-    """A registered player of another game writing to this one.  Never answer them; warn the player whose
-    code they used (only a registered sender's code is ever checked: `Facts.registered`)."""
+    """A registered player of another game writing to this one: told they do not play it (`misuse.not_theirs`),
+    and the player whose code they used warned (only a registered sender's code is ever checked: `Facts.registered`)."""
     game = loaded.game
     victim = None
     if ex is not None and ex.code and facts.registered:  # checked by the load step, within the sender's budget
@@ -240,17 +240,16 @@ def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracte
         )
         victim = next((st for st in loaded.seats if st.id is not None and checked.get(st.id)), None)
     if victim is None:
-        return Decision("ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}", game=game.name)
+        tell = bool(facts.sender_games) and not msg.problem  # a player's other address, which plays another game
+        d = Decision("rejected" if tell else "ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}")
+        d.game = game.name
+        return misuse.not_theirs(d, _outgoing(msg, facts, cap, game.id), msg, facts.sender_games) if tell else d
     d = Decision("rejected", f"code of {victim.player} used from {msg.sender}", game=game.name, player=victim.player)
     out = _outgoing(msg, facts, cap, game.id)
     if facts.sender_games:  # a registered player of another game: refused, and the moderator is told too
-        mine = sorted(set(facts.sender_games))
-        sender_as = "a player of " + ", ".join(mine)
+        sender_as = "a player of " + ", ".join(sorted(set(facts.sender_games)))
         misuse.warn(d, out, loaded, victim, msg.sender, sender_as, facts.moderator)
-        if out.admit(d, msg.sender):
-            context = {"game_name": game.name, "subject_in": short(msg.subject), "games": mine}
-            d.effects.append(out.mail(msg.sender, "not_your_game", "ack", context))
-        return d
+        return misuse.not_theirs(d, out, msg, facts.sender_games)
     if out.admit(d, victim.address, player=victim.player):
         # a warning to the owner of the code, not an answer to the stranger's message
         context = {"game_name": game.name, "sender": msg.sender}

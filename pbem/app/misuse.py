@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from pbem.app.answers import Outgoing
+from pbem.app.answers import Outgoing, short
 from pbem.app.decision import Decision
+from pbem.mail.inbound.message import Inbound
 from pbem.orders.extract import Extracted
 from pbem.record.rows import Seat
 from pbem.record.store import Loaded
@@ -77,3 +78,13 @@ def leaked(
     if owner is not None:
         d.reason += f"; it carried the code of {owner.player}"
         warn(d, out, loaded, owner, out.msg.sender, f"{seat.player} in this game", moderator)
+
+
+def not_theirs(d: Decision, out: Outgoing, msg: Inbound, games: list[str]) -> Decision:
+    """`d` with the answer to a registered player of `games` who wrote to game `d.game`, which they do not play:
+    nothing applied, their own games, and to write from the address that plays it if they do (`not_your_game`).
+    A reply to a report from the player's other address, registered in another game, was dropped untold."""
+    if out.admit(d, msg.sender):
+        context = {"game_name": d.game, "subject_in": short(msg.subject), "games": sorted(set(games))}
+        d.effects.append(out.mail(msg.sender, "not_your_game", "ack", context))
+    return d

@@ -262,12 +262,37 @@ def labelled_order(line: str, order_words: Iterable[str]) -> str:
     return ""
 
 
+SENTENCE_OPENERS = 3  # openers of a sentence taken off in turn ("ok" then "I'll go with"), at most
+#: Words a phone's sentence ends with after the order ("ok I'll go with no event then"), taken off its end.
+_AFTERWORDS = frozenset({"then", "please", "thanks", "now", "today", "instead", "again", "too"})
+_AFTER_PAIRS = frozenset({("for", "now"), ("for", "me"), ("this", "turn"), ("this", "time"), ("this", "round")})
+
+
 def sentence(line: str, order_words: Iterable[str]) -> str:
-    """The order a short sentence seems to be ("I vote red", "I'll discard none", "please pass"), or "".  Not read
-    as one ("I take it you are away", "I pass on my thanks" are remarks): the answer says how to write it."""
-    m = _SENTENCE.match(line)
-    rest = (cleaned(m.group(1)) or m.group(1)) if m else ""
-    return rest if rest and len(rest.split()) <= SENTENCE_WORDS and is_order(rest, order_words) else ""
+    """The order a short sentence seems to be ("I vote red", "I'll discard none", "please pass", "ok I'll go with no
+    event then"), or "".  Not read as one ("I take it you are away", "I pass on my thanks" are remarks): the answer
+    says how to write it.  Up to `SENTENCE_OPENERS` openers are taken off in turn ("ok", then "I'll go with"), and a
+    word or two a sentence ends with ("then", "for now"): "ok I'll go with no event then" was told nothing."""
+    rest = line
+    for _ in range(SENTENCE_OPENERS):
+        m = _SENTENCE.match(rest)
+        if not m:
+            return ""
+        rest = cleaned(m.group(1)) or m.group(1)
+        said = _without_afterwords(rest)
+        if said and len(said.split()) <= SENTENCE_WORDS and is_order(said, order_words):
+            return said
+    return ""
+
+
+def _without_afterwords(rest: str) -> str:
+    """`rest` without the words a sentence ends with after its order ("no event then", "pass for now")."""
+    said = rest.rstrip(" ,.!").split()
+    if len(said) > 2 and (said[-2].lower(), said[-1].lower()) in _AFTER_PAIRS:
+        said = said[:-2]
+    elif len(said) > 1 and said[-1].lower() in _AFTERWORDS:
+        said = said[:-1]
+    return " ".join(said).rstrip(",")
 
 
 def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
@@ -500,17 +525,20 @@ _PROSE_END = ",;.!?:)"
 
 
 def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
-    """The orders a line of prose may hold, typed in capitals inside it, and ended by a comma, a stop or the line's
-    end ("... and in the end I will go with NO EVENT, because the others look risky.": ["NO EVENT", "NO EVENT,
-    because the others look risky"]): a phone does not wrap a paragraph, and such a line was chatter, dropped untold.
-    Never read (a remark may name an order); the caller tells the one the engine takes alone now
-    (`pbem.app.lines.seeming_told`).  The first word in capitals that starts an order is tried, `PROSE_STARTS` such
-    words at most: linear in the line, capped."""
+    """The orders a line of prose may hold, typed in capitals inside it (or in any case after "go with", "pick":
+    "I'll go with no event, because ..." was told nothing), and ended by a comma, a stop or the line's end ("... and
+    in the end I will go with NO EVENT, because the others look risky.": ["NO EVENT", "NO EVENT, because the others
+    look risky"]; a word a sentence ends with taken off, "NO EVENT then" as NO EVENT): a phone does not wrap a
+    paragraph, and such a line was chatter, dropped untold.  Never read (a remark may name an order); the caller tells
+    the one the engine takes alone now (`pbem.app.lines.seeming_told`).  The first word in capitals that starts an
+    order is tried, `PROSE_STARTS` such words at most: linear in the line, capped."""
     said, firsts, starts = typed.split()[:PROSE_WORDS], _by_first(words), 0
     for k, word in enumerate(said):
         bare = word.strip("\"'“”‘’«»(")
-        if k == 0 or len(bare) < 2 or not bare[:2].isalpha() or not bare.isupper() or _not_prose(said[k - 1]):
-            continue  # the first word, no word in capitals, or one after a label or inside a run of capitals
+        if k == 0 or len(bare) < 2 or not bare[:2].isalpha() or _not_prose(said[k - 1]):
+            continue  # the first word, no word, or one after a label or inside a run of capitals
+        if not bare.isupper() and not _choosing(said, k):
+            continue  # in lower case, an order only after "go with", "choose", "pick" ("I'll go with no event,")
         if _words(bare.rstrip(_PROSE_END))[0] not in firsts:  # "PASS," as PASS
             continue
         found: list[str] = []
@@ -518,6 +546,7 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
             last = said[end]
             if end + 1 == len(said) or last[-1] in _PROSE_END:
                 order = " ".join([bare, *said[k + 1 : end + 1]]).rstrip(_PROSE_END + "\"'“”‘’«»")
+                order = _without_afterwords(order)  # "no event then," as "no event"
                 if is_order(order, words):
                     found.append(order)
                 if len(found) == PROSE_CUTS or last[-1] in ".!?":
@@ -526,6 +555,17 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
         if found or starts == PROSE_STARTS:
             return found
     return []
+
+
+#: The words before an order a sentence of prose chooses in any case ("I'll go with no event, because ...").
+_CHOOSE = frozenset({"choose", "pick", "select", "take"})
+_CHOOSE_PAIRS = frozenset({("go", "with"), ("going", "with"), ("opt", "for"), ("goes", "with"), ("stick", "with")})
+
+
+def _choosing(said: list[str], k: int) -> bool:
+    """Whether the words before `said[k]` choose it ("go with", "pick"): an order in lower case in prose."""
+    last = said[k - 1].lower()
+    return last in _CHOOSE or (k > 1 and (said[k - 2].lower(), last) in _CHOOSE_PAIRS)
 
 
 def _not_prose(before: str) -> bool:

@@ -194,7 +194,7 @@ def own_lines(
             dropped.extend(lines[i:end])
             if signed is not None:
                 signed.extend(lines[i + 1 : end])
-            i = end  # the writer's signature above the quote of a bottom-posted answer: their text goes on below it
+            i = end  # above the quote of a bottom-posted answer their text goes on below it; or the mail ends here
             continue
         if groupwise(raw):
             break  # GroupWise's attribution: the mail answered follows, unquoted
@@ -232,8 +232,9 @@ QUOTE_RUN = 3  # quoted lines in a row that start the quote under a signature wi
 
 def _signature_end(lines: list[str], i: int) -> int | None:
     """Where the quote starts that a signature (from `i`, under its "-- ") stands above: its attribution or its first
-    quoted line, within `SIGNATURE_LINES`; None when the signature runs on to the end or into a header block or a
-    marker (the rest is someone else's).  A phone answering at the bottom puts the signature above the quote and the
+    quoted line, within `SIGNATURE_LINES`; the mail's end when the signature ends it within `SIGNATURE_LINES` (an
+    answer typed under it, no quote below, was dropped untold); None when it runs on longer or into a header block or
+    a marker (the rest is someone else's).  A phone answering at the bottom puts the signature above the quote and the
     answer below it ("-- " / "Alice Martin", the quote, then "NO EVENT"): that answer was cut off with the signature.
     Each line is looked at by at most `SIGNATURE_LINES` separators' scans, so the cost stays linear."""
     for k in range(i, min(i + SIGNATURE_LINES, len(lines))):
@@ -243,7 +244,7 @@ def _signature_end(lines: list[str], i: int) -> int | None:
             return k  # the quote: a signature's own quoted motto ("> Carpe diem") is shorter
         if MARKER.match(line) or header_block_at(lines, k) or groupwise(line):
             return None
-    return None
+    return len(lines) if len(lines) <= i + SIGNATURE_LINES else None
 
 
 def _once(out: list[str], chose: list[int]) -> list[str]:

@@ -175,6 +175,16 @@ def chosen(text: str) -> bool:
 # Hyphens other than "-" (after NFKC): the hyphen, the non-breaking hyphen a copied web page may hold, the figure
 # dash and the minus sign; the soft hyphen, invisible, goes.
 _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2212": "-", "\u00ad": None})
+#: An en dash between two letters or digits: a hyphen an editor's autocorrect or a copied page changed ("DISCARD–IF–
+#: NEEDED" was no order); one between spaces ("NO EVENT – thanks") parts a remark off and stays.
+_INWORD_DASH = re.compile(r"(?<=[^\W_])\u2013(?=[^\W_])")
+
+
+def _normalised(text: str) -> str:
+    """`text` in NFKC (full-width letters as ASCII), every hyphen as "-", keycap digits as digits."""
+    return _keycaps(_INWORD_DASH.sub("-", unicodedata.normalize("NFKC", text).translate(_HYPHENS)))
+
+
 _UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 _TEENS = ("thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 _NUMBERS = {w: str(n) for n, w in enumerate((*_UNITS, *_TEENS))}
@@ -208,7 +218,7 @@ def cleaned(line: str) -> str:
     next ("“VOTE RED - thanks”" in quotes, "NO EVENT xx;" before a semicolon, "👍." an emoji before a full stop)."""
     text = line.strip()
     if not text.isascii():  # full-width "ＮＯ ＥＶＥＮＴ" as typed in Japan; "PLACE‑START" with a non-breaking hyphen
-        text = _keycaps(unicodedata.normalize("NFKC", text).translate(_HYPHENS).strip())
+        text = _normalised(text).strip()
     for _ in range(ROUNDS):
         before = text
         if not text.isascii():
@@ -241,7 +251,7 @@ def front(line: str) -> str:
     `cleaned` would read as an order (`pbem.orders.extract.own_line`).  Linear: anchored patterns, a bounded count."""
     text = line
     if not text.isascii():
-        text = _keycaps(unicodedata.normalize("NFKC", text).translate(_HYPHENS))
+        text = _normalised(text)
     for _ in range(2 * ROUNDS + 1):  # each pass of `cleaned` takes off two markers at most
         before = text
         text = text.lstrip(_FRONT)

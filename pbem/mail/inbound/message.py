@@ -149,7 +149,11 @@ def _coloured(value: str) -> bool:
         rgb = [min(255, int(x)) for x in m.groups()]
     else:
         return v.isalpha()  # a colour's name: red, yellow, navy ...
-    return max(rgb) - min(rgb) >= GREY_SPREAD
+    return max(rgb) - min(rgb) >= GREY_SPREAD and rgb not in CLIENT_COLOURS
+
+
+#: Colours a client sets on a quote by itself, never a player's mark: Gmail's purple for a quote inside a quote.
+CLIENT_COLOURS = ([80, 0, 80],)
 
 
 def highlight(tag: str, attrs: list[tuple[str, str | None]]) -> str:
@@ -173,9 +177,11 @@ class _HtmlText(HTMLParser):
     A player marks the order they chose in the mail they answer by setting its line in bold or colouring it
     ("<li><b>NO EVENT</b></li>", "<li><mark>NO EVENT</mark></li>" in Outlook's unquoted original or in Gmail's
     quote): flattened without its mark, the line was pbem's own words and dropped as the copy's
-    (`pbem.orders.own_mail._keep_starred`).  A colour on more than `HIGHLIGHT_LINES` whole lines is the client's
-    (its quote's colour), no mark.  Bold words inside a line are left as they are ("one<b>two</b>" stays one word,
-    as `html_words` reads it)."""
+    (`pbem.orders.own_mail._keep_starred`).  A colour on more than `HIGHLIGHT_LINES` whole lines of a quote is the
+    client's (its quote's colour), no mark, and so is Gmail's purple (`CLIENT_COLOURS`) on any; the lines a player
+    types in their own font colour (Outlook's blue, their signature too) are no quote's and are not counted: their
+    choice marked in that colour in Outlook's unquoted original was unmarked with them and dropped as the copy's.
+    Bold words inside a line are left as they are ("one<b>two</b>" stays one word, as `html_words` reads it)."""
 
     BLOCK: ClassVar[frozenset[str]] = BLOCK_TAGS
 
@@ -313,10 +319,10 @@ class _HtmlText(HTMLParser):
 
     def finish(self) -> str:
         """The text read: a bold run that is the last line gets its stars; a colour that starred more than
-        `HIGHLIGHT_LINES` lines is the client's (its quote or its text all in one colour) and loses them."""
+        `HIGHLIGHT_LINES` quoted lines is the client's (its quote all in one colour) and loses them."""
         self._break("")
         for places in self.lit.values():
-            if len(places) > HIGHLIGHT_LINES:
+            if sum(1 for _, marks, _ in places if marks) > HIGHLIGHT_LINES:
                 for start, marks, end in places:
                     text = self.out[start]
                     self.out[start] = text[:marks] + text[marks + 1 :] if marks else ""
@@ -577,7 +583,7 @@ def _body(msg: Message) -> tuple[str, str | None]:
         elif html is not None:  # HTML only, or an empty text part beside the HTML one
             text = html_to_text(html)
         else:
-            return "", "the message has no text part (only attachments or binary content)"
+            return "", _no_text(msg)
     except Unreadable as exc:
         return "", f"could not be read: {exc}"
     except Exception as exc:  # any other failure in a part (recursion, a broken structure)
@@ -587,6 +593,21 @@ def _body(msg: Message) -> tuple[str, str | None]:
     if len(text) > MAX_BODY_CHARS:
         return "", f"the message body is {len(text)} characters long; orders must fit in {MAX_BODY_CHARS}"
     return text, None
+
+
+#: The envelopes whose text pbem cannot open: S/MIME encrypted or signed as one blob, OpenPGP encrypted.
+_SEALED = frozenset({"application/pkcs7-mime", "application/x-pkcs7-mime", "multipart/encrypted"})
+
+
+def _no_text(msg: Message) -> str:
+    """Why a mail with no text part cannot be read: an encrypted or opaque-signed one (Thunderbird's and Outlook's
+    S/MIME, OpenPGP encryption) was told it had "only attachments", which the player could not act on."""
+    if msg.get_content_type() in _SEALED:
+        return (
+            "its text is sealed (S/MIME or OpenPGP encryption, or an S/MIME signature that wraps the text), "
+            "which pbem cannot open: send it again unencrypted (a signature attached beside the text is fine)"
+        )
+    return "the message has no text part (only attachments or binary content)"
 
 
 def _header(msg: Message, name: str) -> str:
