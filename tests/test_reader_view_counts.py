@@ -126,13 +126,19 @@ def _game(cfg, name: str) -> tuple[int, str]:
         return game.id, game.seed_commitment
 
 
-def test_counts_carried_on_equal_counts_from_nothing_as_the_record_grows(home) -> None:
-    rng = random.Random(7)
-    gid, commitment = _game(home, "rv1")
-    with session(home.database_url) as s:  # the game's own set-up entries are where the chain starts
+def _bare_game(cfg, name: str) -> tuple[int, str]:
+    """A game without its own set-up events: the chain the generator writes starts at its commitment."""
+    gid, commitment = _game(cfg, name)
+    with session(cfg.database_url) as s:
         s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
         s.execute(text("DELETE FROM event_readers WHERE game_id = :g"), {"g": gid})
         s.commit()
+    return gid, commitment
+
+
+def test_counts_carried_on_equal_counts_from_nothing_as_the_record_grows(home) -> None:
+    rng = random.Random(7)
+    gid, commitment = _bare_game(home, "rv1")
     record = Record(gid, rng, "one")
     reader_view.forget()
     for step in range(40):
@@ -151,11 +157,7 @@ def test_counts_brought_up_from_a_snapshot_equal_counts_from_nothing(home) -> No
     """`reader_view.cached`: the counts kept with a snapshot, brought up over the events written after it (every
     visibility, "moderator" with a player named "mod" among them), equal a count from nothing."""
     rng = random.Random(13)
-    gid, commitment = _game(home, "rv4")
-    with session(home.database_url) as s:
-        s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
-        s.execute(text("DELETE FROM event_readers WHERE game_id = :g"), {"g": gid})
-        s.commit()
+    gid, commitment = _bare_game(home, "rv4")
     record = Record(gid, rng, "four")
     for step in range(12):
         with session(home.database_url) as s:
@@ -171,11 +173,7 @@ def test_counts_brought_up_from_a_snapshot_equal_counts_from_nothing(home) -> No
 
 def test_a_count_made_on_rolled_back_entries_is_made_again(home) -> None:
     rng = random.Random(11)
-    gid, commitment = _game(home, "rv2")
-    with session(home.database_url) as s:
-        s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
-        s.execute(text("DELETE FROM event_readers WHERE game_id = :g"), {"g": gid})
-        s.commit()
+    gid, commitment = _bare_game(home, "rv2")
     record = Record(gid, rng, "two")
     with session(home.database_url) as s:
         record.batch(s, 5)
@@ -199,11 +197,7 @@ def test_a_count_made_on_rolled_back_entries_is_made_again(home) -> None:
 def test_another_record_at_the_same_path_is_counted_afresh(home) -> None:
     """A home restored from a backup or made again at the same path: the game id, the seqs, even the number of
     entries may be the same; the hashes are not, so nothing counted before is carried on."""
-    gid, commitment = _game(home, "rv3")
-    with session(home.database_url) as s:
-        s.execute(text("DELETE FROM events WHERE game_id = :g"), {"g": gid})
-        s.execute(text("DELETE FROM event_readers WHERE game_id = :g"), {"g": gid})
-        s.commit()
+    gid, commitment = _bare_game(home, "rv3")
     first = Record(gid, random.Random(1), "first")
     with session(home.database_url) as s:
         first.batch(s, 10)
