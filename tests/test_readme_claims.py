@@ -8,7 +8,7 @@ default the table gives is the one a file without the key gets, the README's TOM
 line in a README or docs code block parses with its options (no command runs) and every `pbem ...` named inline
 is a command with those options; every order line of a players' guide block starts with an order word of its
 game; every file, and every function a `file: name` names, in architecture.md's trace and "where a change goes"
-exists.
+exists, and so does every source file (`tests/....py`, `pbem/....py`, ...) the README or docs/*.md name.
 """
 
 from __future__ import annotations
@@ -217,3 +217,11 @@ def test_every_file_and_function_architecture_names_exists() -> None:
             if not any(_defines(file, name) for file in modules[module]):
                 wrong.append(f"no {name} in {module}.py")
     assert wrong == [] and seen > 100
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[d.name for d in DOCS])
+def test_every_source_file_the_docs_name_exists(doc: Path) -> None:
+    named = set(
+        re.findall(r"`((?:pbem|tests|docs|examples|cron|templates)/[\w/.-]+\.(?:py|md|json|toml|j2))`", doc.read_text())
+    )
+    assert [path for path in sorted(named) if not (ROOT / path).exists()] == []
