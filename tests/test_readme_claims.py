@@ -225,3 +225,25 @@ def test_every_source_file_the_docs_name_exists(doc: Path) -> None:
         re.findall(r"`((?:pbem|tests|docs|examples|cron|templates)/[\w/.-]+\.(?:py|md|json|toml|j2))`", doc.read_text())
     )
     assert [path for path in sorted(named) if not (ROOT / path).exists()] == []
+
+
+def _keys_named(text: str) -> set[tuple[str, str]]:
+    """The `[section] key` pairs a pbem.toml names, set or commented out (`#key = ...` under `#[section]` too)."""
+    named, section = set(), ""
+    for line in text.splitlines():
+        if m := re.match(r"^#?\s*\[(\w+)\]", line):
+            section = m.group(1)
+        elif m := re.match(r"^#?(\w+) *=", line):
+            named.add((section, m.group(1)))
+    return named
+
+
+def test_the_file_pbem_init_writes_and_the_example_name_every_key() -> None:
+    """README: "`pbem init DIR` writes `DIR/pbem.toml` with every key explained"; the init file left out
+    `[mail] max_stored_*`, `trust_authentication_results` and `[smtp] connections` on 8edb878."""
+    from pbem.render.templates import render
+
+    written = render("pbem.toml.j2", address='"games@example.test"', name='"pbem moderator"', created="")
+    taken = {(section, key) for section, keys in config_mod.SCHEMA.items() for key in keys}
+    assert taken - _keys_named(written) == set(), "keys pbem init's file does not explain"
+    assert taken - _keys_named((ROOT / "examples/pbem.toml").read_text()) == set(), "keys the example leaves out"
