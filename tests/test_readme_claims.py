@@ -270,3 +270,9 @@ def test_every_command_the_moderating_by_mail_table_shows_is_read_as_one() -> No
         assert read.problems == [] and read.chatter == [], (line, read)
     shown = {command.split()[0] for command in lines} | {"NEW CODE"}
     assert set(moderator.SYNTAX) - {"GAME"} <= shown, "a mail command the table leaves out"
+
+
+def test_every_make_task_the_docs_name_is_in_the_makefile() -> None:
+    targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M))
+    named = {task for doc in DOCS for task in re.findall(r"`make ([\w-]+)", doc.read_text(encoding="utf-8"))}
+    assert len(named) > 10 and named - targets == set()
