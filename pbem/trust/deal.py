@@ -262,7 +262,7 @@ class JoinStep:
             f"  `SALT <any text>`     optional, up to {SALT_MAX} characters: stirs the deal\n"
             "The deal is made from SHA-256 of the moderator's sealed seed and every player's salt,\n"
             "so nobody, the moderator included, can choose it. Your salt is fixed once given.\n"
-            "Put your CODE line in the message, as for any order.\n"
+            "A reply to this game's mail needs no CODE line; a new mail needs it, as for any order.\n"
         )
 
     def scramble(self, state: State, player: str) -> State:

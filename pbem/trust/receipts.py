@@ -1062,7 +1062,7 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
         "this export is a running game's: only the heads and the acknowledged inputs of your mail were checked; what "
         "its reports and acknowledgements say"
         + (
-            f" (and the seat, salt and who was awaited {count(joins, 'acknowledgement')} of your JOIN state)"
+            f" (and what {count(joins, 'acknowledgement')} of your JOIN said: your seat, your salt, who was awaited)"
             if joins
             else ""
         )

@@ -1,0 +1,278 @@
+"""What the README and docs/architecture.md say of the code is checked against the code, a class of claims at once.
+
+Found by this file (docs2): the configuration table left out nine keys the configuration accepts
+(`[mail] poll_deadline`, `press_per_day`; `[games] outage_after`, `server_clock_margin`, `max_away`;
+`[imap]`/`[smtp] password`; the whole `[publish]` section), and the file `pbem init` writes, "every key
+explained", left out four.  The checks: every `[section] key` of the table is a key `pbem/home/config.py` accepts
+and the reverse, each default the table gives is the one a file without the key gets, the README's TOML blocks
+load, the init file and examples/pbem.toml name every key; every `pbem ...` line in a README or docs code block
+parses with its options (no command runs) and every `pbem ...` named inline is a command with those options;
+every order line of a players' guide block starts with an order word of its game, and every line of the
+"Moderating by mail" table reads as a command (each command word shown); every file, and every function a
+`file: name` names, in architecture.md's trace and "where a change goes" exists, and so does every source file
+(`tests/....py`, `pbem/....py`, ...) the README or docs/*.md name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer import _click as click
+
+from pbem.cli import app
+from pbem.engine import get
+from pbem.home import config as config_mod
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+HEAD = '[moderator]\naddress = "games@example.test"\n'
+
+
+def _table() -> list[tuple[str, list[str], list[str]]]:
+    """The configuration table's rows: section, keys, defaults (each as written, backticks kept)."""
+    start = README.index("| section | key | default | meaning |")
+    rows, section = [], ""
+    for line in README[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split(" | ")]
+        section = cells[0].strip("`[]") or section
+        keys = re.findall(r"`(\w+)`", cells[1])
+        rows.append((section, keys, [d.strip() for d in cells[2].split(",")]))
+    return rows
+
+
+def test_the_configuration_table_lists_exactly_the_keys_the_configuration_takes() -> None:
+    listed = {(section, key) for section, keys, _ in _table() for key in keys}
+    taken = {(section, key) for section, keys in config_mod.SCHEMA.items() for key in keys}
+    assert listed - taken == set(), "the README's table lists keys pbem.toml refuses"
+    assert taken - listed == set(), "pbem.toml takes keys the README's table does not list"
+
+
+def _toml(default: str) -> str | None:
+    """A default as written in the table, as a TOML value; None for a default that is no value (`required`)."""
+    if not (default.startswith("`") and default.endswith("`")):
+        return None
+    value = default.strip("`")
+    return value if re.fullmatch(r'\d+|\[.*\]|".*"', value) else f'"{value}"'
+
+
+def _load(tmp_path: Path, extra: str) -> Any:
+    file = tmp_path / "pbem.toml"
+    file.write_text(HEAD + extra, encoding="utf-8")
+    return dataclasses.replace(config_mod.load(file), path=Path("pbem.toml"))
+
+
+def test_each_default_in_the_table_is_what_a_file_without_the_key_gets(tmp_path: Path) -> None:
+    bare = _load(tmp_path, "")
+    checked = 0
+    for section, keys, defaults in _table():
+        if len(keys) != len(defaults) or section == "moderator":
+            continue
+        for key, default in zip(keys, defaults, strict=True):
+            value = _toml(default)
+            if value is None:
+                continue
+            assert _load(tmp_path, f"[{section}]\n{key} = {value}\n") == bare, f"[{section}] {key} = {value}"
+            checked += 1
+    assert checked >= 12
+
+
+def test_every_toml_block_of_the_docs_is_a_configuration_pbem_takes(tmp_path: Path) -> None:
+    """The README's `[mail]`/`[imap]`/`[smtp]` example and docs/mailboxes.md's recipes load as they are written (a
+    `cafile` they name is made, as the reader would have it)."""
+    blocks = [b for doc in DOCS for b in re.findall(r"```toml\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)]
+    assert len(blocks) >= 6
+    for block in blocks:
+        for cafile in re.findall(r'^cafile = "([^"/]+)"', block, re.M):
+            (tmp_path / cafile).write_text("", encoding="utf-8")
+        file = tmp_path / "pbem.toml"
+        file.write_text(block if "[moderator]" in block else HEAD + block, encoding="utf-8")
+        config_mod.load(file)
+
+
+def _commands(text: str) -> tuple[list[str], list[str]]:
+    """The `pbem ...` lines of the code blocks (whole commands, `\\` continued) and the ones named inline."""
+    whole: list[str] = []
+    named: list[str] = []
+    fence, carry = False, ""
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fence, carry = not fence, ""
+            continue
+        if not fence:
+            named += re.findall(r"`(pbem [^`]*)`", line)
+            continue
+        m = re.match(r"^\s*(pbem .*?)(?:\s+#.*)?$", carry + line)
+        carry = ""
+        if m and m.group(1).endswith("\\"):
+            carry = m.group(1)[:-1]
+        elif m:
+            whole += m.group(1).split(" ; ")
+    return whole, named
+
+
+ROOT_COMMAND = typer.main.get_command(app)
+
+
+def _parse(words: list[str]) -> None:
+    """Parse a command line as `pbem` would, down to its last subcommand, running nothing."""
+    ctx = ROOT_COMMAND.make_context("pbem", list(words))
+    cmd: Any = ROOT_COMMAND
+    while hasattr(cmd, "resolve_command"):
+        args = [*getattr(ctx, "_protected_args", ()), *ctx.args]
+        if not args:
+            return
+        name, cmd, args = cmd.resolve_command(ctx, args)
+        ctx = cmd.make_context(name, args, parent=ctx)
+
+
+def _named(words: list[str]) -> list[str]:
+    """What is wrong with a command named inline (`pbem game undo`, `pbem verify --sent`): a subcommand that does
+    not exist or an option the command does not take; placeholders (`KIND`, `...`) are passed over."""
+    cmd: Any = ROOT_COMMAND
+    options = [w for w in words if w.startswith("-")]
+    for word in words:
+        if word.startswith("-") or not hasattr(cmd, "commands"):
+            continue
+        if word not in cmd.commands:
+            return [] if word.isupper() or word in ("...", "F", "FILE") else [f"no command {word!r}"]
+        cmd = cmd.commands[word]
+    taken = {o for p in cmd.params for o in [*p.opts, *p.secondary_opts]} | {"--help"}
+    return [f"no option {o}" for o in options if o not in taken]
+
+
+#: Inline text that starts with "pbem " and names no command: the label codes are derived under (security.md).
+NOT_COMMANDS = {"pbem player codes v1"}
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[d.name for d in DOCS])
+def test_every_pbem_command_the_docs_show_parses(doc: Path) -> None:
+    whole, named = _commands(doc.read_text(encoding="utf-8"))
+    wrong = []
+    for line in whole:
+        try:
+            _parse(shlex.split(line)[1:])
+        except typer.Exit:
+            pass
+        except click.exceptions.ClickException as exc:
+            wrong.append(f"{line}: {exc.format_message()}")
+    for line in set(named) - NOT_COMMANDS:
+        words = re.sub(r"[\[\]|]", " ", line).split()[1:]
+        words = [w for i, w in enumerate(words) if not (i and words[i - 1] in ("--config", "-c"))]
+        wrong += [f"{line}: {why}" for why in _named(words)]
+    assert wrong == []
+
+
+GUIDES = {
+    "House of Habsburg": "habsburg",
+    "Italian Wars": "italian-wars",
+    "Dynasties": "dynasties",
+    "Sixteen Thirty Something": "sixteen-thirty",
+}
+
+
+def test_every_order_in_the_players_guide_is_an_order_of_its_game() -> None:
+    guide = README[README.index("## Players' guide") : README.index("## Fairness")]
+    starts = sorted((guide.index(f"**{title}** (`pbem rules {kind}`)"), kind) for title, kind in GUIDES.items())
+    for (start, kind), (end, _) in zip(starts, [*starts[1:], (len(guide), "")], strict=True):
+        blocks = re.findall(r"```\n(.*?)```", guide[start:end], re.S)
+        lines = [re.sub(r"\s+#.*", "", line).strip() for block in blocks for line in block.splitlines()]
+        words = get(kind).order_words
+        assert lines
+        for line in lines:
+            assert any(re.match(rf"{re.escape(w)}(?![\w-])", line) for w in words), f"{kind}: {line}"
+
+
+ARCHITECTURE = (ROOT / "docs/architecture.md").read_text(encoding="utf-8")
+
+
+def _defines(file: Path, name: str) -> bool:
+    return bool(re.search(rf"(def|class) {name}\b|^\s*{name}\s*[:=]", file.read_text(encoding="utf-8"), re.M))
+
+
+def test_every_file_and_function_architecture_names_exists() -> None:
+    text = re.sub(r"\s*\n\s*", " ", ARCHITECTURE[ARCHITECTURE.index("## One order mail") :])
+    wrong, seen = [], 0
+    for m in re.finditer(r"`((?:pbem|tests|templates|docs)/[^`: ]+)(?::\s*([A-Za-z_][\w.]*))?", text):
+        path, symbol = m.groups()
+        if "<" in path or "*" in path:
+            continue
+        seen += 1
+        file = ROOT / path
+        if not file.exists():
+            wrong.append(f"no file {path}")
+        elif symbol and not _defines(file, symbol.split(".")[0]):
+            wrong.append(f"{path} defines no {symbol}")
+    for m in re.finditer(r"`([A-Z_][A-Z_]+)` (?:in|of) `((?:pbem|tests)/[^`]+\.py)`", text):
+        seen += 1
+        if not _defines(ROOT / m.group(2), m.group(1)):
+            wrong.append(f"{m.group(2)} defines no {m.group(1)}")
+    modules: dict[str, list[Path]] = {}
+    for file in (ROOT / "pbem").rglob("*.py"):
+        modules.setdefault(file.stem, []).append(file)
+    for m in re.finditer(r"`([a-z_]+)\.([A-Za-z_]\w*)(?:\([^`]*\))?`", text):
+        module, name = m.groups()
+        if module in modules and module != "engine" and name != "py":
+            seen += 1
+            if not any(_defines(file, name) for file in modules[module]):
+                wrong.append(f"no {name} in {module}.py")
+    assert wrong == [] and seen > 100
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[d.name for d in DOCS])
+def test_every_source_file_the_docs_name_exists(doc: Path) -> None:
+    named = set(
+        re.findall(r"`((?:pbem|tests|docs|examples|cron|templates)/[\w/.-]+\.(?:py|md|json|toml|j2))`", doc.read_text())
+    )
+    assert [path for path in sorted(named) if not (ROOT / path).exists()] == []
+
+
+def _keys_named(text: str) -> set[tuple[str, str]]:
+    """The `[section] key` pairs a pbem.toml names, set or commented out (`#key = ...` under `#[section]` too)."""
+    named, section = set(), ""
+    for line in text.splitlines():
+        if m := re.match(r"^#?\s*\[(\w+)\]", line):
+            section = m.group(1)
+        elif m := re.match(r"^#?(\w+) *=", line):
+            named.add((section, m.group(1)))
+    return named
+
+
+def test_the_file_pbem_init_writes_and_the_example_name_every_key() -> None:
+    """README: "`pbem init DIR` writes `DIR/pbem.toml` with every key explained"; the init file left out
+    `[mail] max_stored_*`, `trust_authentication_results` and `[smtp] connections` on 8edb878."""
+    from pbem.render.templates import render
+
+    written = render("pbem.toml.j2", address='"games@example.test"', name='"pbem moderator"', created="")
+    taken = {(section, key) for section, keys in config_mod.SCHEMA.items() for key in keys}
+    assert taken - _keys_named(written) == set(), "keys pbem init's file does not explain"
+    assert taken - _keys_named((ROOT / "examples/pbem.toml").read_text()) == set(), "keys the example leaves out"
+
+
+def test_every_command_the_moderating_by_mail_table_shows_is_read_as_one() -> None:
+    from pbem.orders import moderator
+
+    part = README[README.index("#### Moderating by mail") : README.index("## Players' guide")]
+    table = re.findall(r"^\| (.+?) \| `pbem game", part, re.M)
+    lines = [line for row in table for line in re.findall(r"`([A-Z][^`]*)`", row)]
+    lines += [m.group(1) for m in re.finditer(r"^([A-Z]{3,}[^:\n]*)$", part.split("```")[1], re.M)]
+    assert len(lines) > 15
+    for line in lines:
+        read = moderator.read(line if line.startswith("CODE") else f"CODE K7QX-2MPD\n{line}")
+        assert read.problems == [] and read.chatter == [], (line, read)
+    shown = {command.split()[0] for command in lines} | {"NEW CODE"}
+    assert set(moderator.SYNTAX) - {"GAME"} <= shown, "a mail command the table leaves out"
+
+
+def test_every_make_task_the_docs_name_is_in_the_makefile() -> None:
+    targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M))
+    named = {task for doc in DOCS for task in re.findall(r"`make ([\w-]+)", doc.read_text(encoding="utf-8"))}
+    assert len(named) > 10 and named - targets == set()
