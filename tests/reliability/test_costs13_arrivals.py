@@ -1,0 +1,75 @@
+"""The server's arrival dates (costs13): what a mail server's answers cost the arrivals and witness checks.
+
+`Arrivals.saw` keeps two times whatever the count (sound: 20,000 messages, one object).  An INTERNALDATE that
+imapclient reads but that is past year 9999 in UTC ("31-Dec-9999 23:30:00 -0100", which a client's APPEND can set)
+raised OverflowError out of the fetch of the whole inbox on 8edb878, every run: now it is no evidence.  The witness
+(`ImapInbox.filed_since`) asks for at most `witness.MOST` messages, one EXAMINE and one FETCH, however far the
+processed folder moved on (sound: 100,000 filed mails since, 20 UIDs asked), counted on a client that answers
+like a server.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+from pbem.app import witness
+from pbem.mail.transports.imap import ImapInbox
+from pbem.mail.transports.seam import Arrivals
+
+ODD = [
+    datetime(9999, 12, 31, 23, 30, tzinfo=timezone(timedelta(hours=-1))),  # past 9999 in UTC: crashed 8edb878
+    datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-23, minutes=-59))),
+    datetime(1, 1, 1, 0, 0, tzinfo=timezone(timedelta(hours=1))),  # before year 1 in UTC
+    None,
+    "01-Jan-2020",
+    datetime(2026, 12, 6, 8, 0),  # no zone: this machine's
+]
+
+
+def test_odd_arrival_dates_are_no_evidence_and_no_crash() -> None:
+    seen = Arrivals(since=3, reference=datetime(2026, 12, 6, tzinfo=UTC))
+    for uid, when in enumerate(ODD, 1):
+        seen.saw(uid, when)  # raised OverflowError on 8edb878 (two of the six)
+    assert seen.newest is not None and seen.newest.year == 2026
+    seen.saw(9, datetime(2026, 12, 6, 9, 0, tzinfo=UTC))
+    assert seen.newest_new == datetime(2026, 12, 6, 9, 0, tzinfo=UTC)
+
+
+def test_many_arrivals_keep_two_times() -> None:
+    seen = Arrivals(since=10_000)
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    for uid in range(1, 20_001):
+        seen.saw(uid, base + timedelta(seconds=uid % 977))
+    assert vars(seen).keys() == {"since", "reference", "newest_new", "newest"}
+    assert seen.newest == base + timedelta(seconds=976)
+
+
+class _Server:
+    """An imapclient stand-in holding a processed folder of `filed` mails: each command counted."""
+
+    def __init__(self, filed: int) -> None:
+        self.filed, self.commands, self.asked = filed, [], 0
+
+    def select_folder(self, name: str, readonly: bool = False) -> dict[bytes, int]:
+        self.commands.append("EXAMINE" if readonly else "SELECT")
+        return {b"UIDNEXT": self.filed + 1}
+
+    def fetch(self, uids: list[int], items: list[str]) -> dict[int, dict[bytes, Any]]:
+        self.commands.append("FETCH")
+        self.asked += len(uids)
+        stamp = datetime(2026, 12, 6, tzinfo=UTC)
+        return {
+            u: {b"BODY[HEADER.FIELDS (MESSAGE-ID)]": b"Message-ID: <%d@x>\r\n" % u, b"INTERNALDATE": stamp}
+            for u in uids
+        }
+
+
+def test_the_witness_asks_for_the_newest_few_whatever_was_filed_since() -> None:
+    for filed in (1_000, 100_000):
+        box = ImapInbox("localhost", 143, connect=False)
+        box._client = server = _Server(filed)
+        got = box.filed_since("processed", 1, witness.MOST)
+        assert len(got) == witness.MOST and server.asked == witness.MOST, (filed, server.asked)
+        assert server.commands == ["EXAMINE", "FETCH"]
+        assert got[-1][0] == b"Message-ID: <%d@x>\r\n" % filed  # the newest
