@@ -2,7 +2,9 @@
 
 `Arrivals.saw` keeps two times whatever the count (sound: 20,000 messages, one object).  An INTERNALDATE that
 imapclient reads but that is past year 9999 in UTC ("31-Dec-9999 23:30:00 -0100", which a client's APPEND can set)
-raised OverflowError out of the fetch of the whole inbox on 8edb878, every run: now it is no evidence.  The witness
+raised OverflowError out of the fetch of the whole inbox on 8edb878, every run, and one of "+9999" (100 hours, read
+by imapclient) ValueError there and in the witness's comparison: now the first is no evidence, and the witness reads
+it as a mail with no date (as late).  The witness
 (`ImapInbox.filed_since`) asks for at most `witness.MOST` messages, one EXAMINE and one FETCH, however far the
 processed folder moved on (sound: 100,000 filed mails since, 20 UIDs asked), counted on a client that answers
 like a server.
@@ -10,30 +12,48 @@ like a server.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from imapclient.response_parser import parse_fetch_response
 
 from pbem.app import witness
 from pbem.mail.transports.imap import ImapInbox
 from pbem.mail.transports.seam import Arrivals
 
-ODD = [
-    datetime(9999, 12, 31, 23, 30, tzinfo=timezone(timedelta(hours=-1))),  # past 9999 in UTC: crashed 8edb878
-    datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-23, minutes=-59))),
-    datetime(1, 1, 1, 0, 0, tzinfo=timezone(timedelta(hours=1))),  # before year 1 in UTC
-    None,
-    "01-Jan-2020",
-    datetime(2026, 12, 6, 8, 0),  # no zone: this machine's
+WIRE = [  # INTERNALDATEs as a server sends them, read by imapclient as the inbox reads them (its zone kept)
+    b"31-Dec-9999 23:30:00 -0100",  # past year 9999 in UTC: OverflowError on 8edb878
+    b"31-Dec-9999 23:59:59 -2359",
+    b"01-Jan-2020 00:00:00 +9999",  # an offset of 100 hours: read, and ValueError when used
+    b"01-Jan-0000 00:00:00 +0000",
+    b"32-Jan-2020 00:00:00 +0000",  # not a date: None
+    b"06-Dec-2026 08:00:00 +0100",
 ]
+
+
+def _read(date: bytes) -> Any:
+    line = b'1 (UID 5 INTERNALDATE "' + date + b'" RFC822.SIZE 10)'
+    return parse_fetch_response([line], normalise_times=False)[5][b"INTERNALDATE"]
+
+
+ODD = [*(_read(d) for d in WIRE), None, "01-Jan-2020", datetime(2026, 12, 5, 6, 0)]  # the last: no zone, local
 
 
 def test_odd_arrival_dates_are_no_evidence_and_no_crash() -> None:
     seen = Arrivals(since=3, reference=datetime(2026, 12, 6, tzinfo=UTC))
     for uid, when in enumerate(ODD, 1):
-        seen.saw(uid, when)  # raised OverflowError on 8edb878 (two of the six)
-    assert seen.newest is not None and seen.newest.year == 2026
+        seen.saw(uid, when)  # raised on 8edb878 (three of the nine)
+    assert seen.newest == datetime(2026, 12, 6, 7, 0, tzinfo=UTC)
     seen.saw(9, datetime(2026, 12, 6, 9, 0, tzinfo=UTC))
     assert seen.newest_new == datetime(2026, 12, 6, 9, 0, tzinfo=UTC)
+
+
+def test_the_witness_compares_every_odd_date_or_reads_it_as_late() -> None:
+    since = datetime(2026, 12, 6, tzinfo=UTC)
+    read = [witness._aware(when) for when in ODD]
+    late = [when is None or when >= since for when in read]  # no date, or none in UTC: as late
+    assert late == [True, True, True, False, True, True, True, True, False]
+    assert read[-4] == datetime(2026, 12, 6, 7, 0, tzinfo=UTC)
 
 
 def test_many_arrivals_keep_two_times() -> None:
