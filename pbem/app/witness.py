@@ -131,6 +131,11 @@ def _id(message_id: str) -> str | None:
 
 
 def _aware(when: Any) -> datetime | None:
+    """An arrival date in UTC; None (read as late) when there is none, or it is none in UTC: an offset of 100 hours
+    ("+9999", which imapclient reads) raised ValueError at the comparison and stopped the poll (costs13)."""
     if not isinstance(when, datetime):
         return None
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
+    try:
+        return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
+    except (OverflowError, ValueError):
+        return None

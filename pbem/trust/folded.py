@@ -6,7 +6,8 @@ dropped lines (`pbem.trust.dropped`) and what the engine understood of each quot
 replayed the game from its seed up to the last state they read: the largest seeded game's mailbox (Sixteen Thirty,
 273 inputs) folded 1,088 inputs for its four replays (costs12).  Inside `sharing(doc, rows)` (one mailbox's
 `receipts.check_mail`) the record is folded forward once, as far as the checks ask, and each check takes the states
-it asks for from there; inside `across(doc)` (`pbem verify --mail A --mail B ...`) every mailbox takes the same fold.  The state after every input folded is kept while the mailbox is checked: as many as one
+it asks for from there; inside `across(doc)` (`pbem verify --mail A --mail B ...`) every mailbox takes the same fold, and so does the
+export's own replay (`started`, costs13).  The state after every input folded is kept while the mailbox is checked: as many as one
 check's replay kept at most (they ask for most of them: 178 of those 273 for the tables), and shared among the
 states as the engine shares them.
 
@@ -47,6 +48,7 @@ class Folded:
         self.understood: dict[int, list[str]] = {}  # input seq -> what the engine understood of each line
         self.refused: tuple[int, str] | None = None  # the first input refused on replay: (position, why)
         self.failed: tuple[int, Exception] | None = None  # the error the fold stopped on: (position, the error)
+        self.last: Any = None  # the outcome of the last input folded (`next_input`)
 
     def forward(self, to: int) -> None:
         """Fold on up to position `to` (or where it fails)."""
@@ -59,10 +61,22 @@ class Folded:
                 except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
                     self.failed = (i, exc)
                     return
+                self.last = out
                 if not out.accepted and self.refused is None:
                     self.refused = (i, f"input {row['seq']} is refused on replay")
                 self.state = self.after[i] = out.state
             self.at = i
+
+    def next_input(self) -> Any:
+        """Fold on through the next input and give its outcome (`Fold.run`'s), raising what its run raised: the
+        export's own replay (`pbem.trust.verify._replay`) drives the fold so, input by input."""
+        to = self.at + 1
+        while to < len(self.rows) and "lines" not in self.rows[to - 1]:
+            to += 1
+        self.forward(to)
+        if self.failed is not None:
+            raise self.failed[1]
+        return self.last
 
     def states(self, wanted: set[int]) -> dict[int, State]:
         """The state after each input position of `wanted` (and 0, the start), as a replay from the seed up to the
@@ -94,11 +108,31 @@ _KEPT: ContextVar[tuple[dict[str, Any], list[Folded]] | None] = ContextVar("kept
 def across(doc: dict[str, Any]) -> Iterator[None]:
     """Within it, every mailbox checked against `doc` (this very object: `pbem verify --mail A --mail B`) shares the
     fold the first made: its record's rows are the same, so each mailbox's `sharing` takes it on."""
+    outer = _KEPT.get()
+    if outer is not None and outer[0] is doc:  # inside one already (`pbem verify`: its own replay's, `started`)
+        yield
+        return
     kept = _KEPT.set((doc, []))
     try:
         yield
     finally:
         _KEPT.reset(kept)
+
+
+def started(doc: dict[str, Any], rows: list[dict[str, Any]]) -> Folded | None:
+    """Inside `across(doc)` before any mailbox took a fold: a fold of `rows` for the export's own replay to drive
+    (`Folded.next_input`), which the mailboxes then take on: `pbem verify EXPORT --mail ...` folded the record twice,
+    once to check the export and once for its mailboxes (costs13).  None elsewhere: the replay folds alone, keeping
+    no state."""
+    kept = _KEPT.get()
+    if not kept or kept[0] is not doc or kept[1]:
+        return None
+    try:
+        shared = Folded(doc, rows)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
+        return None
+    kept[1].append(shared)
+    return shared
 
 
 @contextmanager

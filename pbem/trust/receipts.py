@@ -479,6 +479,7 @@ class _Chain:
     names: list[str] = field(default_factory=list)  # every reader a receipt may have been counted for (`readers`)
     back: dict[str, str] | None = None  # each newcomer's predecessor in their seat (`before`), read once
     chains: dict[str, list[str]] = field(default_factory=dict)  # each player's `before`, followed once
+    seats: dict[str, frozenset[str]] = field(default_factory=dict)  # the same as a set with "", for `_input_place`
 
     @classmethod
     def of(cls, doc: dict[str, Any]) -> _Chain:
@@ -496,7 +497,7 @@ class _Chain:
         these (`pbem.record.reader_view`): their own inputs, the moderator's and the deadline's, and the events
         public or visible to them; a seat's newcomer, those of the seat under its earlier names too (`alone`: as
         pbem counted a newcomer's receipts before, their own name's only)."""
-        names = (player,) if alone else tuple(self.before(player))
+        names = (player,) if alone else self._followed(player)  # (not copied: asked for each mail, costs13)
         key = player if len(names) == 1 else f"{player}\n*seat"
         if key not in self.seen:
             out, had = [], set(names)  # (a set: a seat's names were each looked for in every entry, costs12)
@@ -514,6 +515,10 @@ class _Chain:
 
     def before(self, player: str) -> list[str]:
         """`player` with the names their seat had before them (the renames of the record, followed back)."""
+        return list(self._followed(player))
+
+    def _followed(self, player: str) -> list[str]:
+        """`before`'s names, kept (not to be changed by the caller)."""
         if self.back is None:
             self.back = {
                 str(r["lines"][0]): str(r["player"]) for r in self.rows if r.get("kind") == "rename" and r.get("lines")
@@ -524,7 +529,14 @@ class _Chain:
                 names.append(earlier)
                 had.add(earlier)
             self.chains[player] = names
-        return list(self.chains[player])
+        return self.chains[player]
+
+    def seat(self, player: str) -> frozenset[str]:
+        """`before(player)` as a set, with "" (the deadline's inputs), kept: asked for each mail (`_input_place`),
+        a tuple of them made each mail cost the seat's names (costs13)."""
+        if (names := self.seats.get(player)) is None:
+            names = self.seats[player] = frozenset((*self._followed(player), ""))
+        return names
 
     def counts(self, player: str) -> list[list[int]]:
         """The ways a receipt shown to `player` may have counted: with their seat's earlier names, and alone."""
@@ -1097,7 +1109,7 @@ def _input_place(ch: _Chain, number: int, want: str, player: str) -> int | None:
     first, else the reader's entry when it is one of their inputs (changed), else the seq's; None when neither."""
     counts = ch.counts(player) if player else []
     places = [seen[number - 1] if 0 < number <= len(seen) else None for seen in counts] or [None]
-    seat = (*ch.before(player), "") if player else ("",)  # a replaced player's mail is read as their seat's newest
+    seat = ch.seat(player) if player else frozenset(("",))  # a replaced player's mail is read as their seat's newest
     places = [  # the reader's own input, or the deadline's (a notice of defaults applied for them counts it so)
         p if p is not None and "lines" in ch.rows[p - 1] and ch.rows[p - 1].get("player") in seat else None
         for p in places

@@ -68,7 +68,7 @@ from pbem.orders.moderator import moved as moved_text
 from pbem.orders.moderator import processed as processed_text
 from pbem.orders.moderator import said as said_text
 from pbem.orders.moderator import say_problem
-from pbem.trust import chain, leaked, resigns, signing, vouched
+from pbem.trust import chain, folded, leaked, resigns, signing, vouched
 from pbem.trust import deal as joining
 from pbem.trust import partial as partial_export
 from pbem.trust.fold import UNDO, Fold
@@ -297,7 +297,7 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     eng = _engine(doc)
     older: list[int] = []
     reworded: list[int] = []
-    state, engine_events = _replay(eng, doc, orders, events, older, reworded)
+    state, engine_events = _replay(eng, doc, (orders, events, rows), older, reworded)
     if older:
         v.notes.append(
             f"{count(len(older), 'event')} (the first is event {older[0]}) were recorded before pbem chained its record, with "
@@ -987,12 +987,14 @@ def _engine(doc: dict[str, Any]) -> Engine:
 def _replay(
     eng: Engine,
     doc: dict[str, Any],
-    orders: list[dict[str, Any]],
-    events: list[dict[str, Any]],
+    record: tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]],
     older: list[int],
     reworded: list[int],
 ) -> tuple[dict[str, Any], int]:
-    """Replay every input; each must produce exactly the engine events the export attributes to it."""
+    """Replay every input (`record`: the orders, the events and the chain's rows); each must produce exactly the
+    engine events the export attributes to it.  With `--mail` the fold is the one the mailboxes take on
+    (`folded.started`): the record folded once for both."""
+    orders, events, rows = record
     by_input: dict[int, list[dict[str, Any]]] = {}
     for e in events:
         if e["kind"] not in MODERATOR_KINDS:
@@ -1012,6 +1014,9 @@ def _replay(
     count = len(setup)
     dealt: list[list[str]] = []
     fold = Fold(state, lambda st: joining.step_engine(eng, st, players, seed, options), seed)
+    inputs = [r for r in rows if "lines" in r]
+    same = len(inputs) == len(orders) and all(a is b for a, b in zip(inputs, orders, strict=True))
+    shared = folded.started(doc, rows) if same else None
     for order in orders:
         # the moderator's undo and a seat given to someone else (`rename`) belong to either step: `pbem game undo`
         # and `pbem game replace` take them while the join step is open too (an undo there was refused before)
@@ -1022,7 +1027,10 @@ def _replay(
                 + ("" if join else " (the export has no salts)")
             )
         step = joining.step_engine(eng, state, players, seed, options)
-        out = fold.run(order["seq"], order["kind"], order["player"], order["lines"], state)
+        if shared is None:
+            out = fold.run(order["seq"], order["kind"], order["player"], order["lines"], state)
+        else:
+            out = shared.next_input()
         if not out.accepted:
             bad = next(r for r in out.lines if not r.ok)
             raise Refused(

@@ -87,7 +87,10 @@ class Arrivals:
     def saw(self, uid: int, when: object) -> None:
         if not isinstance(when, datetime):
             return  # a server that sent no INTERNALDATE (or one imapclient could not read): no evidence
-        when = when.astimezone(UTC)  # (a date without a zone: taken as this machine's local time)
+        try:
+            when = when.astimezone(UTC)  # (a date without a zone: taken as this machine's local time)
+        except (OverflowError, ValueError, OSError):  # "31-Dec-9999 23:30 -0100": past year 9999 in UTC (costs13)
+            return  # no evidence, and no crash: the fetch of every message in the inbox failed on it
         self.newest = max(self.newest or when, when)
         if self.since is not None and uid >= self.since:
             self.newest_new = max(self.newest_new or when, when)
