@@ -240,10 +240,12 @@ def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracte
         )
         victim = next((st for st in loaded.seats if st.id is not None and checked.get(st.id)), None)
     if victim is None:
-        tell = bool(facts.sender_games) and not msg.problem  # a player's other address, which plays another game
+        # a player's other address, which plays another game, is told; a former player of this game is not
+        others = [g for g in facts.sender_games if g != game.name]
+        tell = bool(others) and not msg.problem
         d = Decision("rejected" if tell else "ignored", f"{msg.sender or 'no sender'} is not a player of {game.name}")
         d.game = game.name
-        return misuse.not_theirs(d, _outgoing(msg, facts, cap, game.id), msg, facts.sender_games) if tell else d
+        return misuse.not_theirs(d, _outgoing(msg, facts, cap, game.id), msg, others) if tell else d
     d = Decision("rejected", f"code of {victim.player} used from {msg.sender}", game=game.name, player=victim.player)
     out = _outgoing(msg, facts, cap, game.id)
     if facts.sender_games:  # a registered player of another game: refused, and the moderator is told too

@@ -18,15 +18,18 @@ The contract checked for every message (with the reply cap lifted):
 * mail goes only to registered addresses, never to a stranger;
 * auto-replies, bounces, list and bulk mail get no answer at all;
 * a registered player who names their game (or no game) gets an answer;
+* a registered player who names another game is told only that they do not play it;
 * a replayed message (same bytes) changes nothing and gets no answer.
 """
 
 from __future__ import annotations
 
+import email
 import random
 import sqlite3
 import time
 from datetime import UTC, datetime
+from email import policy
 from pathlib import Path
 
 import pytest
@@ -188,8 +191,16 @@ class World:
             ).fetchone()[0]
             if (in_named or unknown_or_none) and not quieted:
                 assert any(to == sender for to, _ in new), f"a registered player got no answer:{where}"
-            else:  # a player of another game writing to this one is a stranger here: no answer to them
-                assert not any(to == sender for to, _ in new), f"answered a player of another game:{where}"
+            else:  # a player of another game writing to this one plays nothing here: told only that (players15)
+                told = self.con.execute(
+                    "SELECT raw FROM outbox WHERE id > ? AND to_addr = ?", (last, sender)
+                ).fetchall()
+                for (raw_out,) in told:
+                    text_out = email.message_from_bytes(raw_out, policy=policy.default).get_body(("plain",))
+                    said = text_out.get_content() if text_out is not None else ""
+                    assert said.startswith("Nothing was applied: you do not play in game"), (
+                        f"answered a player of another game with more than that they do not play it:{where}\n{said[:600]}"
+                    )
 
 
 @pytest.fixture(scope="module")
