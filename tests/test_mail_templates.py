@@ -83,6 +83,29 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         more_lines=3,
         more_notes=2,
     ),
+    "ack_none": dict(  # no order found, a line one typo from one told the order to send (replies16)
+        subject_in="Re: [pbem hh1] Turn 2, Alice to play",
+        game_name="hh1",
+        applied=False,
+        lines=[],
+        rejected_count=0,
+        problems=[
+            '"PLAYS Plague" was not read as an order: an order line starts with its order word, so write it as: '
+            "PLAY Plague"
+        ],
+        press_failed=[],
+        no_orders=True,
+        asked=[{"prompt": "Play a card or pass.", "legal": ["PLAY Plague", "PLAY Ottoman Advance", "PASS"]}],
+        press_sent=[],
+        held=False,
+        on_file=[],
+        waiting=["Alice"],
+        report_follows=False,
+        chatter=["Hi all,", "PLAYS Plague"],
+        more_chatter=0,
+        more_lines=0,
+        more_notes=0,
+    ),
     "code_misuse_alert": dict(
         game_name="hh1", sender="carol@players.test", sender_as="Carol in this game", owner="Bob"
     ),
@@ -443,6 +466,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
 
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
 VARIANTS = {
+    "ack_none": "ack",
     "report_dealt": "report",
     "revision_earlier": "revision_on_file",
     "join_status": "join_invite",
@@ -477,7 +501,7 @@ def test_mail_wording_matches_golden(kind: str) -> None:
 #: (a final report asks for none: `report_final` below).  Notices of what the moderator or a deadline did, the
 #: "too many messages" notice, press and every mail to the moderator ask for nothing (issue 27's testers found
 #: the line on the moderator's join alert and on a deadline moved for a player whose orders were on file).
-ASK_FOR_ORDERS = {"ack", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "revision_earlier", "report", "report_dealt", "report_waiting",
+ASK_FOR_ORDERS = {"ack", "ack_none", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "revision_earlier", "report", "report_dealt", "report_waiting",
                   "revision_on_file", "unreadable"}  # fmt: skip
 HINT = "Reply to this mail with your orders"
 

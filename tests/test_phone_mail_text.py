@@ -118,6 +118,7 @@ def test_the_check_finds_a_broken_paragraph_and_passes_a_whole_one() -> None:
 #: What each kind of mail asks of its reader, or tells them is not needed: said in its first lines.
 ASKS = {
     "ack": "and send the whole message again.",
+    "ack_none": "so write it as: PLAY Plague",  # the order a line set aside one typo from it is near (replies16)
     "code_misused": "If you did not give your code away, ask the moderator for a new one",
     "control_abandon": "no further orders will be accepted",
     "control_extend": "Nothing else is needed from you",

@@ -23,6 +23,7 @@ from typing import Any
 from pbem.app.unread import shortened
 from pbem.engine import slots
 from pbem.engine.base import Engine, Outcome
+from pbem.orders import near
 from pbem.orders.extract import Extracted, asks, seeming_note, signed_note, unasked
 from pbem.orders.typed import prose
 
@@ -174,6 +175,7 @@ def replaced(eng: Engine, state: dict[str, Any], player: str, orders: list[str],
 
 
 SEEMING = 8  # lines that seem to be orders in sentences checked against the engine, per message
+CHATTER = 40  # lines set aside looked at for an order mistyped (`pbem.orders.near`), per message
 
 
 def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted) -> Extracted:
@@ -186,7 +188,8 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
     most, the first the engine takes (`pbem.orders.extract.in_prose` offers a few ends).  An order under a "-- "
     signature above the quote (`Extracted.signed`) is told the same way, and only so (`signed_note`): "PASS the salt"
     or "Play hard, play fair" is a motto, and every other reader leaves the signature's lines unsaid."""
-    if not ex.seeming and not ex.signed:
+    tried = [line for line in ex.chatter[:CHATTER] if near.tries(line, eng.order_words)]
+    if not ex.seeming and not ex.signed and not tried:
         return ex
     problems = list(ex.problems)
     legal = {line.upper(): line for req in eng.requests(state) if req.player == player for line in req.legal}
@@ -205,7 +208,25 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
     for typed, order in ex.signed[:SEEMING]:
         if send := _alone(eng, state, player, order, legal):
             problems.append(signed_note(typed, send))
+    problems += _near_told(eng, state, player, tried, legal, problems)
     return replace(ex, problems=problems)
+
+
+def _near_told(
+    eng: Engine, state: dict[str, Any], player: str, tried: list[str], legal: dict[str, str], problems: list[str]
+) -> list[str]:
+    """The notes for lines set aside as no order that are one typo from a legal order, or its words in another
+    order ("TRIUTE Silver 7", "LOWEST DISCARD-IF-NEEDED"): the order to send, when the engine takes it alone now
+    (`pbem.orders.near`); none for a line a note quotes already."""
+    out: list[str] = []
+    for typed in tried[:SEEMING]:
+        if any(p.startswith(f'"{typed}"') for p in problems):
+            continue
+        order = near.nearest(typed, legal.values())
+        send = _alone(eng, state, player, order, legal) if order else ""
+        if send and (note := seeming_note(typed, send)) not in out:
+            out.append(note)
+    return out
 
 
 def _alone(eng: Engine, state: dict[str, Any], player: str, order: str, legal: dict[str, str]) -> str:

@@ -1,0 +1,66 @@
+"""The legal order a line set aside as no order was near (pure): one typo off, or its words in another order.
+
+"TRIUTE Silver 7", "NO EVNET", "TRIBUTES Silver 7" and "LOWEST DISCARD-IF-NEEDED" start with no order word, so they
+were set aside as chatter and the player was told only that no order was found (or nothing, beside an order that
+was read).  `nearest` offers the one legal order such a line is near, so the answer says what to send
+(`pbem.app.lines.seeming_told`: "... so write it as: TRIBUTE Silver 7"); never when none is near, nor when two are.
+
+Near: the line and the order, case and spacing aside and a closing full stop or "!" dropped, are one typo apart (a
+letter dropped, added, changed, or two side by side swapped), or have the same words in another order.  A line is
+looked at only when one of its words is an order word or one typo from one of `WORD` letters or more ("Hi,",
+"Thanks", "Alice" never are), and only up to `LONGEST` characters.  Cost: linear in the line times the legal orders
+(at most `LEGAL` looked at), each compared once, letter by letter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+LONGEST = 120  # characters of a line compared
+LEGAL = 400  # legal orders compared with one line at most
+WORD = 4  # letters of an order word a typed word may be one typo from ("NO" is one from "SO", "GO", "ON")
+
+
+def _norm(line: str) -> str:
+    return " ".join(line.casefold().rstrip(".! ").split())
+
+
+def one_off(a: str, b: str) -> bool:
+    """Whether `a` and `b` are equal or one typo apart (Damerau: a letter dropped, added, changed, or swapped with
+    the next one).  Linear."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < len(a) and i < len(b) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        if i == len(a) or a[i + 1 :] == b[i + 1 :]:
+            return True
+        return a[i : i + 2] == b[i : i + 2][::-1] and a[i + 2 :] == b[i + 2 :]
+    return a[i:] == b[i + 1 :] if len(a) < len(b) else a[i + 1 :] == b[i:]
+
+
+def tries(line: str, order_words: Iterable[str]) -> bool:
+    """Whether `line` may be an order mistyped: one of its words is an order word, or one typo from one of `WORD`
+    letters or more ("PAY" for PLAY)."""
+    words = [w.strip(".,!?:;").upper() for w in line[:LONGEST].split()]
+    return any(w == ow or (len(ow) >= WORD and one_off(w, ow)) for ow in order_words for w in words)
+
+
+def nearest(line: str, legal: Iterable[str]) -> str:
+    """The one legal order `line` is near (see the module docstring), "" when none is, or more than one."""
+    if len(line) > LONGEST:
+        return ""
+    typed = _norm(line)
+    words = sorted(typed.split())
+    found: list[str] = []
+    for k, order in enumerate(legal):
+        if k >= LEGAL:
+            break
+        said = _norm(order)
+        if one_off(typed, said) or (len(said) == len(typed) and sorted(said.split()) == words):
+            if order not in found:
+                found.append(order)
+            if len(found) > 1:
+                return ""
+    return found[0] if found else ""
