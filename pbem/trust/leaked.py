@@ -13,6 +13,8 @@ be seen here.  Pure; linear in the record (one substring search per 8 digits of 
 from __future__ import annotations
 
 import json
+import struct
+import zlib
 from typing import Any
 
 WINDOW = 16  # hex digits: 64 bits of a seed
@@ -93,6 +95,44 @@ def _run(whole: str, block: str, seed: str) -> str:
                 return around[i : i + WINDOW]
         at = whole.find(block, at + 1)
     return ""
+
+
+PNG = b"\x89PNG\r\n\x1a\n"
+MAX_CHUNKS = 4_096  # chunks of a picture walked (pbem's have a handful)
+MAX_TEXT = 64 * 1024  # bytes a compressed text chunk of a picture is inflated to
+
+
+def pictured(data: bytes) -> str:
+    """What a picture's bytes may say, lower case: the bytes themselves (a PNG's `tEXt` chunks, an uncompressed
+    `iTXt`, any other format's metadata as written), then each compressed text chunk (`zTXt`, `iTXt`) inflated, at
+    most `MAX_TEXT` bytes each.  A picture is compared by its decoded pixels (`pbem.trust.pictured`), so its text
+    chunks are read nowhere else: one of Bob's boards could carry the seed to him alone (fairness14).  Linear in
+    the picture: its chunks are walked by their lengths, at most `MAX_CHUNKS`."""
+    out = [data.decode("latin-1")]
+    at = len(PNG) if data.startswith(PNG) else len(data)
+    for _ in range(MAX_CHUNKS):
+        if at + 8 > len(data):
+            break
+        size, kind = struct.unpack(">I4s", data[at : at + 8])
+        body = data[at + 8 : at + 8 + size]
+        at += 12 + size
+        if kind in (b"zTXt", b"iTXt"):
+            out.append(_inflated(body, kind))
+    return "\x00".join(out).lower()
+
+
+def _inflated(body: bytes, kind: bytes) -> str:
+    """The compressed text of a `zTXt` (keyword, 0, method, data) or `iTXt` chunk (keyword, 0, flag, method,
+    language, 0, keyword translated, 0, text): "" when it is not compressed or does not inflate."""
+    rest = body.partition(b"\x00")[2]  # after the keyword
+    if kind == b"iTXt":  # compressed (1), method, language, 0, translated keyword, 0, then the text
+        if rest[:1] != b"\x01":
+            return ""
+        rest = b"\x00" + rest[2:].partition(b"\x00")[2].partition(b"\x00")[2]
+    try:
+        return zlib.decompressobj().decompress(rest[1:], MAX_TEXT).decode("latin-1")
+    except zlib.error:
+        return ""
 
 
 def _seen(visibility: object) -> str:

@@ -2080,10 +2080,11 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
 
 def _early_seed(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
     """No mail written before the game's end (its head before the entry that ends it) holds 16 hex digits in a row of
-    the revealed seed, in its header fields or its plain text (`pbem.trust.leaked`): a report's words are compared
-    once the seed is out, its headers are not, and a header added to one player's report gave it to them alone
-    (fairness13).  The rest of its bytes (8 MB for a player of the seeded Sixteen Thirty game: 33 ms) is not read:
-    its HTML part's words are compared as its text's, its pictures by their pixels."""
+    the revealed seed (`pbem.trust.leaked`): a report's words are compared once the seed is out, its headers are
+    not, and a header added to one player's report gave it to them alone (fairness13).  Searched: its bytes as
+    written (every header field, a part's own: a picture's Content-ID and file name, a boundary), its plain text and
+    HTML decoded, and its pictures decoded with their text chunks inflated (`leaked.pictured`): a picture is
+    compared by its pixels, so a board whose `tEXt` chunk or Content-ID held the seed verified (fairness14)."""
     seeds = leaked.secret(doc.get("seed"))
     if not seeds:
         return
@@ -2092,9 +2093,9 @@ def _early_seed(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailC
         at = ch.place(*m.record, [c.reader, *ch.names]) if m.record is not None else None
         if at is None or at >= end:
             continue
-        blank = _EMPTY_LINE.search(m.raw)
-        head = (m.raw if blank is None else m.raw[: blank.start()]).decode("latin-1").lower()  # the header fields
-        if found := leaked.found_in(head, seeds) or leaked.found_in(told.plain(m.raw).lower(), seeds):
+        images = [leaked.pictured(data) for kind, _, _, data in pictured._leaves(m.raw) if data is not None]
+        said = (m.raw.decode("latin-1"), told.plain(m.raw), told.html(m.raw))
+        if found := leaked.found_in("\x00".join([*said, *images]).lower(), seeds):
             c.problem(
                 at,
                 f"{m.name} (record #{at}), written before the game's end, holds {leaked.WINDOW} hex digits in a row "
