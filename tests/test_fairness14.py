@@ -8,8 +8,8 @@ verify clean (the seeded games of all four titles).
    input, passed.  The new seat's mail must be signed after every earlier-recorded mail of the old seat: both times
    are the provider's (`pbem.trust.vouched._signed_before`).
 2. A mail's pictures are compared by their pixels, its part headers by nothing: the seed in a board's `tEXt`,
-   `zTXt` or `iTXt` chunk, its Content-ID, a part's header or a boundary, in one of Bob's reports before the end,
-   passed.  The whole mail is searched now, its pictures decoded and their text chunks inflated
+   `zTXt` or `iTXt` chunk or after its last chunk, its Content-ID, a part's header or a boundary, in one of Bob's
+   reports before the end, passed.  The whole mail is searched now, its pictures decoded and their text chunks inflated
    (`pbem.trust.receipts._early_seed`, `pbem.trust.leaked.pictured`).  In the HTML part (a comment, an attribute) it
    was already named: the HTML is compared as markup (`pbem.trust.prose`).
 """
@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from pbem.trust import vouched
+from pbem.trust import leaked, vouched
 from pbem.trust.receipts import lines, verify_mail
 from pbem.trust.verify import check
 from tests.test_fairness13 import SEED, _honest, _inputs, _public, _replaced, _said_early, _signature
@@ -80,20 +80,23 @@ def test_the_seeded_games_verify_with_their_players_signed_inputs(kind: str) -> 
 # ------------------------------------------------------------------ 2. the seed in a picture or a part's header
 
 
-def _png(raw: bytes, kind: bytes, value: str) -> bytes:
-    """The report `raw` with a text chunk `kind` holding `value` added to its board's PNG (its pixels unchanged)."""
+def _png(raw: bytes, kind: bytes, value: str, junk: bytes = b"") -> bytes:
+    """The report `raw` with a text chunk `kind` holding `value` added to its board's PNG (its pixels unchanged), or
+    `value` after its last chunk (`kind` b""); `junk` put in its base64 text, which a decoder skips."""
     head, mark, rest = raw.partition(b"Content-ID: <board.")
     start = rest.index(b"\n\n") + 2
     end = rest.index(b"\n--", start)
     png = base64.b64decode(rest[start:end])
     data = {
+        b"": b"",
         b"tEXt": b"Comment\x00" + value.encode(),
         b"zTXt": b"Comment\x00\x00" + zlib.compress(value.encode()),
         b"iTXt": b"Comment\x00\x01\x00en\x00\x00" + zlib.compress(value.encode()),
     }[kind]
     chunk = struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    png = png[:33] + chunk + png[33:]  # after the IHDR chunk
-    return head + mark + rest[:start] + base64.encodebytes(png).rstrip(b"\n") + rest[end:]
+    png = png[:33] + chunk + png[33:] if kind else png + value.encode()  # after the IHDR chunk, or the IEND
+    text = base64.encodebytes(png).rstrip(b"\n")
+    return head + mark + rest[:start] + text[:100] + junk + text[100:] + rest[end:]
 
 
 def _board_id(raw: bytes) -> bytes:
@@ -104,6 +107,8 @@ FORGED: dict[str, Callable[[bytes], bytes]] = {
     "tEXt": lambda raw: _png(raw, b"tEXt", SEED),
     "zTXt": lambda raw: _png(raw, b"zTXt", SEED),
     "iTXt": lambda raw: _png(raw, b"iTXt", SEED[:32].upper()),
+    "after the IEND": lambda raw: _png(raw, b"", SEED[24:40]),
+    "tEXt, junk in its base64": lambda raw: _png(raw, b"tEXt", SEED, junk=b"!!"),
     "Content-ID": lambda raw: raw.replace(_board_id(raw), SEED[16:32].encode()),
     "a part's header": lambda raw: raw.replace(b"Content-ID: <", f"X-Note: {SEED[40:56]}\nContent-ID: <".encode(), 1),
     "a boundary": lambda raw: raw.replace(b"_r", SEED[:16].encode()),
@@ -112,8 +117,10 @@ FORGED: dict[str, Callable[[bytes], bytes]] = {
 
 def test_a_seed_in_a_picture_or_a_parts_header_of_one_players_mail_is_named(home, clock) -> None:
     """Gap (8edb878, fairness13's limit): the seed, or 16 hex digits of it, in a text chunk of the board of one of
-    Bob's reports before the end, in its Content-ID, a part's header or a boundary, verified: 6 of 6 on 8edb878.  The
-    whole mail is searched now, its pictures decoded and inflated; the honest mailbox verifies."""
+    Bob's reports before the end (its base64 text holding a character a decoder skips, too), after its last chunk, in
+    its Content-ID, a part's header or a boundary, verified: 8 of 8 on 8edb878.  The
+    header fields of every part are searched now, and each picture's chunks but its pixels; the honest mailbox
+    verifies."""
     from tests.test_fairness11 import _mailbox
 
     doc = _said_early(home, clock, "")
@@ -126,3 +133,20 @@ def test_a_seed_in_a_picture_or_a_parts_header_of_one_players_mail_is_named(home
         c = verify_mail(doc, [*bob[:k], forged, *bob[k + 1 :]], "Bob")
         (named,) = c.problems
         assert "written before the game's end" in named and "given to you early" in named, (what, lines(c))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\x89PNG\r\n\x1a\n",
+        b"\x89PNG\r\n\x1a\n\xff\xff\xff\xffzTXt",
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\x05iTXtk\x00\x01",
+    ],
+)
+def test_a_broken_picture_is_read_without_failing(data: bytes) -> None:
+    """A picture cut short, a chunk longer than the picture, a text chunk that does not inflate: read as far as it
+    goes, as bytes or as base64 (one with a character a decoder skips decoded whole)."""
+    for b64 in (False, True):
+        got = leaked.pictured(base64.b64encode(data) + b"*" if b64 else data, base64=b64)
+        assert isinstance(got, str)

@@ -12,6 +12,7 @@ be seen here.  Pure; linear in the record (one substring search per 8 digits of 
 
 from __future__ import annotations
 
+import binascii
 import json
 import struct
 import zlib
@@ -102,23 +103,70 @@ MAX_CHUNKS = 4_096  # chunks of a picture walked (pbem's have a handful)
 MAX_TEXT = 64 * 1024  # bytes a compressed text chunk of a picture is inflated to
 
 
-def pictured(data: bytes) -> str:
-    """What a picture's bytes may say, lower case: the bytes themselves (a PNG's `tEXt` chunks, an uncompressed
-    `iTXt`, any other format's metadata as written), then each compressed text chunk (`zTXt`, `iTXt`) inflated, at
-    most `MAX_TEXT` bytes each.  A picture is compared by its decoded pixels (`pbem.trust.pictured`), so its text
-    chunks are read nowhere else: one of Bob's boards could carry the seed to him alone (fairness14).  Linear in
-    the picture: its chunks are walked by their lengths, at most `MAX_CHUNKS`."""
-    out = [data.decode("latin-1")]
-    at = len(PNG) if data.startswith(PNG) else len(data)
+def pictured(data: bytes, base64: bool = False) -> str:
+    """What a picture's bytes may say besides its pixels, lower case: of a PNG, every chunk but its pixels (`IDAT`:
+    a seed there changes the picture, which `pbem.trust.pictured` compares) and what follows its last chunk, each
+    compressed text chunk (`zTXt`, `iTXt`) inflated, at most `MAX_TEXT` bytes each; of any other picture, its bytes.
+    A picture is compared by its decoded pixels, so its text chunks are read nowhere else: one of Bob's boards could
+    carry the seed to him alone (fairness14).  `base64`: `data` is the part's body as sent, decoded only where a
+    chunk's header or a chunk but the pixels lies (decoding the whole of a player's pictures was most of the cost).
+    Linear in the picture: its chunks are walked by their lengths, at most `MAX_CHUNKS`."""
+    read = _Base64(data) if base64 else None
+    head = read.get(0, len(PNG)) if read is not None else data[: len(PNG)]
+    if head != PNG:
+        whole = read.get(0, read.size) if read is not None else data
+        return whole.decode("latin-1").lower()
+    size = read.size if read is not None else len(data)
+    get = read.get if read is not None else lambda start, end: data[start:end]
+    out, at = [], len(PNG)
     for _ in range(MAX_CHUNKS):
-        if at + 8 > len(data):
+        if at + 8 > size:
             break
-        size, kind = struct.unpack(">I4s", data[at : at + 8])
-        body = data[at + 8 : at + 8 + size]
-        at += 12 + size
-        if kind in (b"zTXt", b"iTXt"):
-            out.append(_inflated(body, kind))
+        length, kind = struct.unpack(">I4s", get(at, at + 8))
+        if kind != b"IDAT":
+            body = get(at + 8, at + 8 + length)
+            out.append(body.decode("latin-1"))
+            if kind in (b"zTXt", b"iTXt"):
+                out.append(_inflated(body, kind))
+        at += 12 + length
+        if kind == b"IEND":
+            break
+    out.append(get(at, size).decode("latin-1"))
     return "\x00".join(out).lower()
+
+
+_SPACE = b" \t\r\n"
+_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+class _Base64:
+    """A part's base64 body, its bytes decoded a slice at a time (`get`): its line breaks taken out, so that 4 of its
+    characters are 3 bytes; one that holds any other character than the alphabet's (which the decoder would skip,
+    moving every slice) is decoded whole."""
+
+    def __init__(self, body: bytes) -> None:
+        text = body.translate(None, _SPACE).rstrip(b"=")
+        self.whole: bytes | None = None
+        if text.translate(None, _ALPHABET):
+            self.whole = _decoded(body)
+            text = b""
+        self.text = text
+        self.size = len(self.whole) if self.whole is not None else len(text) * 3 // 4
+
+    def get(self, start: int, end: int) -> bytes:
+        end = min(end, self.size)
+        if self.whole is not None or start >= end:
+            return (self.whole or b"")[start:end]
+        first = start // 3 * 4
+        chunk = self.text[first : (end + 2) // 3 * 4]
+        return _decoded(chunk + b"=" * (-len(chunk) % 4))[start % 3 : start % 3 + end - start]
+
+
+def _decoded(text: bytes) -> bytes:
+    try:
+        return binascii.a2b_base64(text)
+    except (binascii.Error, ValueError):
+        return b""
 
 
 def _inflated(body: bytes, kind: bytes) -> str:

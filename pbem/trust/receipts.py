@@ -2081,10 +2081,10 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
 def _early_seed(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
     """No mail written before the game's end (its head before the entry that ends it) holds 16 hex digits in a row of
     the revealed seed (`pbem.trust.leaked`): a report's words are compared once the seed is out, its headers are
-    not, and a header added to one player's report gave it to them alone (fairness13).  Searched: its bytes as
-    written (every header field, a part's own: a picture's Content-ID and file name, a boundary), its plain text and
-    HTML decoded, and its pictures decoded with their text chunks inflated (`leaked.pictured`): a picture is
-    compared by its pixels, so a board whose `tEXt` chunk or Content-ID held the seed verified (fairness14)."""
+    not, and a header added to one player's report gave it to them alone (fairness13).  Searched: its plain text,
+    the header fields of the mail and of each of its parts, and its pictures' bytes besides their pixels, text chunks
+    inflated (`_unread`): a picture is compared by its pixels, so a board whose `tEXt` chunk or Content-ID held the
+    seed verified (fairness14).  Its HTML part is compared as markup (`prose`): a comment or an attribute is named."""
     seeds = leaked.secret(doc.get("seed"))
     if not seeds:
         return
@@ -2093,14 +2093,36 @@ def _early_seed(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailC
         at = ch.place(*m.record, [c.reader, *ch.names]) if m.record is not None else None
         if at is None or at >= end:
             continue
-        images = [leaked.pictured(data) for kind, _, _, data in pictured._leaves(m.raw) if data is not None]
-        said = (m.raw.decode("latin-1"), told.plain(m.raw), told.html(m.raw))
-        if found := leaked.found_in("\x00".join([*said, *images]).lower(), seeds):
+        if found := leaked.found_in(_uncompared(m.raw), seeds) or leaked.found_in(told.plain(m.raw).lower(), seeds):
             c.problem(
                 at,
                 f"{m.name} (record #{at}), written before the game's end, holds {leaked.WINDOW} hex digits in a row "
                 f"of the seed ({found}): the seed was given to you early (keep this mail)",
             )
+
+
+_IMAGE = re.compile(rb"^content-type:[ \t]{0,40}image/", re.I | re.M)
+_BASE64 = re.compile(rb"^content-transfer-encoding:[ \t]{0,40}base64", re.I | re.M)
+
+
+def _uncompared(raw: bytes) -> str:
+    """What no other check reads of the mail `raw`, lower case: the header fields of the mail and of each of its
+    parts (a picture's Content-ID and file name, a boundary, any field added), and each picture's bytes besides its
+    pixels (`leaked.pictured`).  Its texts are read as words (`told.plain`, `prose`), its pictures by their pixels.
+    Linear: each part's headers end at the first empty line after its delimiter, and the next part starts at the
+    first delimiter after that."""
+    out, at = [], 0
+    while (blank := _EMPTY_LINE.search(raw, at)) is not None:
+        head = raw[at : blank.start()]
+        out.append(head.lower().decode("latin-1"))
+        nxt = raw.find(b"\n--", blank.end())
+        if _IMAGE.search(head):
+            body = raw[blank.end() : len(raw) if nxt < 0 else nxt]
+            out.append(leaked.pictured(body, base64=_BASE64.search(head) is not None))
+        if nxt < 0:
+            break
+        at = nxt + 1
+    return "\x00".join(out)
 
 
 def _pinned(
