@@ -16,6 +16,7 @@ import binascii
 import json
 import struct
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 WINDOW = 16  # hex digits: 64 bits of a seed
@@ -105,20 +106,29 @@ MAX_TEXT = 64 * 1024  # bytes a compressed text chunk of a picture is inflated t
 
 def pictured(data: bytes, base64: bool = False) -> str:
     """What a picture's bytes may say besides its pixels, lower case: of a PNG, every chunk but its pixels (`IDAT`:
-    a seed there changes the picture, which `pbem.trust.pictured` compares) and what follows its last chunk, each
+    a seed there changes the picture, which `pbem.trust.pictured` compares) and what follows its `IEND`, each
     compressed text chunk (`zTXt`, `iTXt`) inflated, at most `MAX_TEXT` bytes each; of any other picture, its bytes.
     A picture is compared by its decoded pixels, so its text chunks are read nowhere else: one of Bob's boards could
     carry the seed to him alone (fairness14).  `base64`: `data` is the part's body as sent, decoded only where a
-    chunk's header or a chunk but the pixels lies (decoding the whole of a player's pictures was most of the cost).
-    Linear in the picture: its chunks are walked by their lengths, at most `MAX_CHUNKS`."""
-    read = _Base64(data) if base64 else None
-    head = read.get(0, len(PNG)) if read is not None else data[: len(PNG)]
-    if head != PNG:
-        whole = read.get(0, read.size) if read is not None else data
-        return whole.decode("latin-1").lower()
-    size = read.size if read is not None else len(data)
-    get = read.get if read is not None else lambda start, end: data[start:end]
-    out, at = [], len(PNG)
+    chunk's header or a chunk but the pixels lies (decoding the whole of a player's pictures was most of the cost);
+    when that reading does not end at an `IEND` at the picture's end (a character the decoder would skip moved
+    it), the body is decoded whole and read again.  Linear in the picture: its chunks are walked by their lengths,
+    at most `MAX_CHUNKS`."""
+    if not base64:
+        return _walked(lambda start, end: data[start:end], len(data))[0]
+    read = _Base64(data)
+    try:
+        said, whole = _walked(read.get, read.size)
+    except (binascii.Error, ValueError):
+        whole = False
+    return said if whole else pictured(_decoded(data))
+
+
+def _walked(get: Callable[[int, int], bytes], size: int) -> tuple[str, bool]:
+    """`pictured` of the picture whose bytes `get` reads, and whether its chunks ended at an `IEND` at its end."""
+    if get(0, len(PNG)) != PNG:
+        return get(0, size).decode("latin-1").lower(), True
+    out, at, kind = [], len(PNG), b""
     for _ in range(MAX_CHUNKS):
         if at + 8 > size:
             break
@@ -132,34 +142,26 @@ def pictured(data: bytes, base64: bool = False) -> str:
         if kind == b"IEND":
             break
     out.append(get(at, size).decode("latin-1"))
-    return "\x00".join(out).lower()
-
-
-_SPACE = b" \t\r\n"
-_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    return "\x00".join(out).lower(), kind == b"IEND" and at == size
 
 
 class _Base64:
-    """A part's base64 body, its bytes decoded a slice at a time (`get`): its line breaks taken out, so that 4 of its
-    characters are 3 bytes; one that holds any other character than the alphabet's (which the decoder would skip,
-    moving every slice) is decoded whole."""
+    """A part's base64 body, its bytes decoded a slice at a time (`get`, strictly: a character outside the alphabet
+    raises): its line breaks taken out, so that 4 of its characters are 3 bytes."""
 
     def __init__(self, body: bytes) -> None:
-        text = body.translate(None, _SPACE).rstrip(b"=")
-        self.whole: bytes | None = None
-        if text.translate(None, _ALPHABET):
-            self.whole = _decoded(body)
-            text = b""
-        self.text = text
-        self.size = len(self.whole) if self.whole is not None else len(text) * 3 // 4
+        text = body.replace(b"\n", b"")
+        self.text = (text.replace(b"\r", b"") if b"\r" in text else text).rstrip(b"=")
+        self.size = len(self.text) * 3 // 4
 
     def get(self, start: int, end: int) -> bytes:
         end = min(end, self.size)
-        if self.whole is not None or start >= end:
-            return (self.whole or b"")[start:end]
-        first = start // 3 * 4
-        chunk = self.text[first : (end + 2) // 3 * 4]
-        return _decoded(chunk + b"=" * (-len(chunk) % 4))[start % 3 : start % 3 + end - start]
+        if start >= end:
+            return b""
+        chunk = self.text[start // 3 * 4 : (end + 2) // 3 * 4]
+        return binascii.a2b_base64(chunk + b"=" * (-len(chunk) % 4), strict_mode=True)[
+            start % 3 : start % 3 + end - start
+        ]
 
 
 def _decoded(text: bytes) -> bytes:
