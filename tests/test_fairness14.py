@@ -55,18 +55,20 @@ def _moved(kind: str, signed: timedelta) -> dict:
     return public
 
 
-BACK = (timedelta(minutes=-1), timedelta(hours=-5), timedelta(days=-2))
+BACK = (timedelta(minutes=-10), timedelta(hours=-5), timedelta(days=-2))
 
 
 @pytest.mark.parametrize("kind", ["habsburg", "sixteen-thirty", "italian-wars"])
 def test_a_mail_signed_while_the_address_played_another_seat_is_not_the_new_seats(kind: str) -> None:
-    """Gap (8edb878, fairness13's limit): Alice's mail signed a minute, 5 hours or 2 days before her last own input,
+    """Gap (8edb878, fairness13's limit): Alice's mail signed 10 minutes, 5 hours or 2 days before her last own input,
     recorded as Bob's input after both seats were given away, passed `vouched` (9 of 9 on 8edb878: three titles,
-    three times).  Named now (`vouched._signed_before`); the same mail signed after her last input is honest."""
+    three times).  Named now (`vouched._signed_before`); the same mail signed after her last input, or 2 minutes
+    before it (two of her provider's servers' clocks), is honest."""
     for back in BACK:
         (named,) = vouched.check(_moved(kind, back)).failures
         assert "(Bob) was signed by its provider" in named and "recorded earlier for another seat" in named, named
-    assert not vouched.check(_moved(kind, timedelta(minutes=1))).failures
+    for honest in (timedelta(minutes=1), timedelta(minutes=-2)):
+        assert not vouched.check(_moved(kind, honest)).failures
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -191,18 +191,22 @@ def one_seat(doc: dict[str, Any], senders: dict[str, list[tuple[int, str, int | 
     return out
 
 
+SKEW = 300  # seconds one provider's signing servers' clocks may differ: an earlier t= within it is not named
+
+
 def _signed_before(signed: list[tuple[int, str, int | None]], seats: dict[int, int], domain: str) -> list[str]:
     """The first input of `signed` (one address's, in the record's order) whose provider signed it (t=) before an
     earlier-recorded input of another seat (fairness14).  An address given a new seat after leaving its old one
     signed the new seat's mail after its old seat's last mail arrived, so after its provider signed that; a mail it
     signed while it still played the old seat (one the moderator never applied), recorded for the new seat after
-    two `replace` events, is not the new seat's.  Both times are the provider's, bound by its signatures."""
+    two `replace` events, is not the new seat's.  Both times are the provider's, bound by its signatures; one
+    earlier by at most `SKEW` is not named (two of the provider's servers may sign)."""
     latest: dict[int, tuple[int, int, str]] = {}  # seat -> (the latest t= of its inputs so far, that input, player)
     for b, two, t in signed:
         s2 = seats.get(b, -1)
         if t is not None:
             old = max((v for s, v in latest.items() if s != s2), default=None)
-            if old is not None and t < old[0]:
+            if old is not None and t < old[0] - SKEW:
                 a, one = old[1], old[2]
                 return [
                     f"input {b} ({clip(two)}) was signed by its provider (@{domain}) at {_utc(t)}, before input {a} "
