@@ -152,3 +152,11 @@ def test_a_broken_picture_is_read_without_failing(data: bytes) -> None:
     for b64 in (False, True):
         got = leaked.pictured(base64.b64encode(data) + b"*" if b64 else data, base64=b64)
         assert isinstance(got, str)
+
+
+def test_a_mail_of_header_fields_alone_is_searched() -> None:
+    """A mail with no empty line (no body) is all header fields: searched whole, as fairness13 searched it."""
+    from pbem.trust.receipts import _uncompared
+
+    assert SEED[:16] in _uncompared(f"Subject: x\r\nX-Note: {SEED[:16].upper()}\r\n".encode())
+    assert SEED[:16] in _uncompared(f"Subject: x\n\nbody\n--b\nX-Note: {SEED[:16]}".encode())

@@ -2112,9 +2112,12 @@ def _uncompared(raw: bytes) -> str:
     Linear: each part's headers end at the first empty line after its delimiter, and the next part starts at the
     first delimiter after that."""
     out, at = [], 0
-    while (blank := _EMPTY_LINE.search(raw, at)) is not None:
-        head = raw[at : blank.start()]
+    while True:
+        blank = _EMPTY_LINE.search(raw, at)
+        head = raw[at : len(raw) if blank is None else blank.start()]
         out.append(head.lower().decode("latin-1"))
+        if blank is None:  # header fields to the end (no body)
+            break
         nxt = raw.find(b"\n--", blank.end())
         if _IMAGE.search(head):
             body = raw[blank.end() : len(raw) if nxt < 0 else nxt]
