@@ -6,11 +6,11 @@ verify clean (the seeded games of all four titles).
 1. An address given a new seat after leaving its own (two `replace` events between) is honest, so a mail its
    provider signed while it still played the old seat (one the moderator never applied), recorded as the new seat's
    input, passed.  The new seat's mail must be signed after every earlier-recorded mail of the old seat: both times
-   are the provider's (`pbem.trust.vouched._signed_before`).
+   are the provider's (`pbem.trust.vouched._signed_before`; 5 minutes allowed between its signing servers).
 2. A mail's pictures are compared by their pixels, its part headers by nothing: the seed in a board's `tEXt`,
    `zTXt` or `iTXt` chunk or after its last chunk, its Content-ID, a part's header or a boundary, in one of Bob's
-   reports before the end, passed.  The whole mail is searched now, its pictures decoded and their text chunks inflated
-   (`pbem.trust.receipts._early_seed`, `pbem.trust.leaked.pictured`).  In the HTML part (a comment, an attribute) it
+   reports before the end, passed.  Every part's header fields are searched now, and each picture's chunks but its
+   pixels, text chunks inflated (`pbem.trust.receipts._uncompared`, `pbem.trust.leaked.pictured`).  In the HTML part (a comment, an attribute) it
    was already named: the HTML is compared as markup (`pbem.trust.prose`).
 """
 
