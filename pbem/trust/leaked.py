@@ -12,7 +12,11 @@ be seen here.  Pure; linear in the record (one substring search per 8 digits of 
 
 from __future__ import annotations
 
+import binascii
 import json
+import struct
+import zlib
+from collections.abc import Callable
 from typing import Any
 
 WINDOW = 16  # hex digits: 64 bits of a seed
@@ -93,6 +97,92 @@ def _run(whole: str, block: str, seed: str) -> str:
                 return around[i : i + WINDOW]
         at = whole.find(block, at + 1)
     return ""
+
+
+PNG = b"\x89PNG\r\n\x1a\n"
+MAX_CHUNKS = 4_096  # chunks of a picture walked (pbem's have a handful)
+MAX_TEXT = 64 * 1024  # bytes a compressed text chunk of a picture is inflated to
+
+
+def pictured(data: bytes, base64: bool = False) -> str:
+    """What a picture's bytes may say besides its pixels, lower case: of a PNG, every chunk but its pixels (`IDAT`:
+    a seed there changes the picture, which `pbem.trust.pictured` compares) and what follows its `IEND`, each
+    compressed text chunk (`zTXt`, `iTXt`) inflated, at most `MAX_TEXT` bytes each; of any other picture, its bytes.
+    A picture is compared by its decoded pixels, so its text chunks are read nowhere else: one of Bob's boards could
+    carry the seed to him alone (fairness14).  `base64`: `data` is the part's body as sent, decoded only where a
+    chunk's header or a chunk but the pixels lies (decoding the whole of a player's pictures was most of the cost);
+    when that reading does not end at an `IEND` at the picture's end (a character the decoder would skip moved
+    it), the body is decoded whole and read again.  Linear in the picture: its chunks are walked by their lengths,
+    at most `MAX_CHUNKS`."""
+    if not base64:
+        return _walked(lambda start, end: data[start:end], len(data))[0]
+    read = _Base64(data)
+    try:
+        said, whole = _walked(read.get, read.size)
+    except (binascii.Error, ValueError):
+        whole = False
+    return said if whole else pictured(_decoded(data))
+
+
+def _walked(get: Callable[[int, int], bytes], size: int) -> tuple[str, bool]:
+    """`pictured` of the picture whose bytes `get` reads, and whether its chunks ended at an `IEND` at its end."""
+    if get(0, len(PNG)) != PNG:
+        return get(0, size).decode("latin-1").lower(), True
+    out, at, kind = [], len(PNG), b""
+    for _ in range(MAX_CHUNKS):
+        if at + 8 > size:
+            break
+        length, kind = struct.unpack(">I4s", get(at, at + 8))
+        if kind != b"IDAT":
+            body = get(at + 8, at + 8 + length)
+            out.append(body.decode("latin-1"))
+            if kind in (b"zTXt", b"iTXt"):
+                out.append(_inflated(body, kind))
+        at += 12 + length
+        if kind == b"IEND":
+            break
+    out.append(get(at, size).decode("latin-1"))
+    return "\x00".join(out).lower(), kind == b"IEND" and at == size
+
+
+class _Base64:
+    """A part's base64 body, its bytes decoded a slice at a time (`get`, strictly: a character outside the alphabet
+    raises): its line breaks taken out, so that 4 of its characters are 3 bytes."""
+
+    def __init__(self, body: bytes) -> None:
+        text = body.replace(b"\n", b"")
+        self.text = (text.replace(b"\r", b"") if b"\r" in text else text).rstrip(b"=")
+        self.size = len(self.text) * 3 // 4
+
+    def get(self, start: int, end: int) -> bytes:
+        end = min(end, self.size)
+        if start >= end:
+            return b""
+        chunk = self.text[start // 3 * 4 : (end + 2) // 3 * 4]
+        return binascii.a2b_base64(chunk + b"=" * (-len(chunk) % 4), strict_mode=True)[
+            start % 3 : start % 3 + end - start
+        ]
+
+
+def _decoded(text: bytes) -> bytes:
+    try:
+        return binascii.a2b_base64(text)
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def _inflated(body: bytes, kind: bytes) -> str:
+    """The compressed text of a `zTXt` (keyword, 0, method, data) or `iTXt` chunk (keyword, 0, flag, method,
+    language, 0, keyword translated, 0, text): "" when it is not compressed or does not inflate."""
+    rest = body.partition(b"\x00")[2]  # after the keyword
+    if kind == b"iTXt":  # compressed (1), method, language, 0, translated keyword, 0, then the text
+        if rest[:1] != b"\x01":
+            return ""
+        rest = b"\x00" + rest[2:].partition(b"\x00")[2].partition(b"\x00")[2]
+    try:
+        return zlib.decompressobj().decompress(rest[1:], MAX_TEXT).decode("latin-1")
+    except zlib.error:
+        return ""
 
 
 def _seen(visibility: object) -> str:

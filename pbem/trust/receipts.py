@@ -2092,10 +2092,11 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
 
 def _early_seed(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
     """No mail written before the game's end (its head before the entry that ends it) holds 16 hex digits in a row of
-    the revealed seed, in its header fields or its plain text (`pbem.trust.leaked`): a report's words are compared
-    once the seed is out, its headers are not, and a header added to one player's report gave it to them alone
-    (fairness13).  The rest of its bytes (8 MB for a player of the seeded Sixteen Thirty game: 33 ms) is not read:
-    its HTML part's words are compared as its text's, its pictures by their pixels."""
+    the revealed seed (`pbem.trust.leaked`): a report's words are compared once the seed is out, its headers are
+    not, and a header added to one player's report gave it to them alone (fairness13).  Searched: its plain text,
+    the header fields of the mail and of each of its parts, and its pictures' bytes besides their pixels, text chunks
+    inflated (`_unread`): a picture is compared by its pixels, so a board whose `tEXt` chunk or Content-ID held the
+    seed verified (fairness14).  Its HTML part is compared as markup (`prose`): a comment or an attribute is named."""
     seeds = leaked.secret(doc.get("seed"))
     if not seeds:
         return
@@ -2104,14 +2105,39 @@ def _early_seed(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailC
         at = ch.place(*m.record, [c.reader, *ch.names]) if m.record is not None else None
         if at is None or at >= end:
             continue
-        blank = _EMPTY_LINE.search(m.raw)
-        head = (m.raw if blank is None else m.raw[: blank.start()]).decode("latin-1").lower()  # the header fields
-        if found := leaked.found_in(head, seeds) or leaked.found_in(told.plain(m.raw).lower(), seeds):
+        if found := leaked.found_in(_uncompared(m.raw), seeds) or leaked.found_in(told.plain(m.raw).lower(), seeds):
             c.problem(
                 at,
                 f"{m.name} (record #{at}), written before the game's end, holds {leaked.WINDOW} hex digits in a row "
                 f"of the seed ({found}): the seed was given to you early (keep this mail)",
             )
+
+
+_IMAGE = re.compile(rb"^content-type:[ \t]{0,40}image/", re.I | re.M)
+_BASE64 = re.compile(rb"^content-transfer-encoding:[ \t]{0,40}base64", re.I | re.M)
+
+
+def _uncompared(raw: bytes) -> str:
+    """What no other check reads of the mail `raw`, lower case: the header fields of the mail and of each of its
+    parts (a picture's Content-ID and file name, a boundary, any field added), and each picture's bytes besides its
+    pixels (`leaked.pictured`).  Its texts are read as words (`told.plain`, `prose`), its pictures by their pixels.
+    Linear: each part's headers end at the first empty line after its delimiter, and the next part starts at the
+    first delimiter after that."""
+    out, at = [], 0
+    while True:
+        blank = _EMPTY_LINE.search(raw, at)
+        head = raw[at : len(raw) if blank is None else blank.start()]
+        out.append(head.lower().decode("latin-1"))
+        if blank is None:  # header fields to the end (no body)
+            break
+        nxt = raw.find(b"\n--", blank.end())
+        if _IMAGE.search(head):
+            body = raw[blank.end() : len(raw) if nxt < 0 else nxt]
+            out.append(leaked.pictured(body, base64=_BASE64.search(head) is not None))
+        if nxt < 0:
+            break
+        at = nxt + 1
+    return "\x00".join(out)
 
 
 def _pinned(

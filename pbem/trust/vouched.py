@@ -88,7 +88,7 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
     unsigned_by: dict[str, list[int]] = {}
     whole = headers_only = 0
     stamped: list[tuple[str, str, int]] = []  # (Message-ID, player, the provider's t=) of each signature that holds
-    senders: dict[str, list[tuple[int, str]]] = {}  # the signed From address -> (input seq, player) it signed
+    senders: dict[str, list[tuple[int, str, int | None]]] = {}  # the signed From -> (input seq, player, t=) it signed
     for o in doc["orders"]:
         if not o.get("message_id") or not o.get("player"):
             continue
@@ -113,7 +113,7 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
             continue
         signed_by.setdefault(o["player"], []).append(o["seq"])
         if r.sender:
-            senders.setdefault(r.sender, []).append((int(o["seq"]), str(o["player"])))
+            senders.setdefault(r.sender, []).append((int(o["seq"]), str(o["player"]), r.signed_at))
         if r.signed_at is not None:
             stamped.append((_mid(o["message_id"]), str(o["player"]), r.signed_at))
             out.signed[o["seq"]] = (str(o["player"]), r.signed_at)
@@ -151,13 +151,14 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
 MOVES = frozenset({"replace", "address"})  # the moderator events that give a seat an address
 
 
-def one_seat(doc: dict[str, Any], senders: dict[str, list[tuple[int, str]]]) -> list[str]:
-    """Each pair of inputs one From address signed (`senders`: address -> (input seq, player)) for two seats, with no
-    event of each seat between them that gives it an address (`replace`; `address`: its mail moved).  The public
-    export lists no addresses, so a signed mail's From is compared with its player's only in the moderator's; but
-    pbem lets an address play one seat at a time (a game's addresses differ, and `pbem game replace` refuses an
-    address already playing), so Bob's signed reply recorded as Alice's input is named from the export alone
-    (fairness13).  An address that left one seat and was given another (an event of each between) is honest."""
+def one_seat(doc: dict[str, Any], senders: dict[str, list[tuple[int, str, int | None]]]) -> list[str]:
+    """Each pair of inputs one From address signed (`senders`: address -> (input seq, player, the provider's t=)) for
+    two seats, with no event of each seat between them that gives it an address (`replace`; `address`: its mail
+    moved).  The public export lists no addresses, so a signed mail's From is compared with its player's only in the
+    moderator's; but pbem lets an address play one seat at a time (a game's addresses differ, and `pbem game replace`
+    refuses an address already playing), so Bob's signed reply recorded as Alice's input is named from the export
+    alone (fairness13).  An address that left one seat and was given another (an event of each between) is honest,
+    if it signed for the new seat after it signed for the old one (`_signed_before`)."""
     seat = {str(p["name"]): int(p.get("seat", i)) for i, p in enumerate(doc["players"])}
     seats: dict[int, int] = {}  # input seq -> the seat its player held then
     for o in sorted(doc["orders"], key=lambda o: int(o["seq"])):
@@ -175,18 +176,20 @@ def one_seat(doc: dict[str, Any], senders: dict[str, list[tuple[int, str]]]) -> 
         places.sort()  # each pair asks for one between by a search, not a scan (costs13: pairs times moves)
     out = []
     for address, signed in senders.items():
-        signed.sort()
-        for (a, one), (b, two) in itertools.pairwise(signed):
+        signed.sort(key=lambda s: s[0])
+        domain = clip(address.rpartition("@")[2])
+        for (a, one, _), (b, two, _) in itertools.pairwise(signed):
             s1, s2 = seats.get(a, -1), seats.get(b, -1)
             if s1 == s2 or all(_between(given.get(one_of, []), a, b) for one_of in (s1, s2)):
                 continue
-            domain = address.rpartition("@")[2]
             out.append(
-                f"input {a} ({clip(one)}) and input {b} ({clip(two)}): one From address (@{clip(domain)}) signed "
+                f"input {a} ({clip(one)}) and input {b} ({clip(two)}): one From address (@{domain}) signed "
                 "both, each for another seat, and neither seat was given another address between them: pbem lets an "
                 "address play one seat, so one of them is another player's mail recorded as theirs"
             )
             break  # one line an address
+        else:
+            out += _signed_before(signed, seats, domain)
     return out
 
 
@@ -194,6 +197,40 @@ def _between(places: list[float], a: int, b: int) -> bool:
     """Whether the sorted `places` hold one at least `a` and under `b`."""
     i = bisect.bisect_left(places, a)
     return i < len(places) and places[i] < b
+
+
+SKEW = 300  # seconds one provider's signing servers' clocks may differ: an earlier t= within it is not named
+
+
+def _signed_before(signed: list[tuple[int, str, int | None]], seats: dict[int, int], domain: str) -> list[str]:
+    """The first input of `signed` (one address's, in the record's order) whose provider signed it (t=) before an
+    earlier-recorded input of another seat (fairness14).  An address given a new seat after leaving its old one
+    signed the new seat's mail after its old seat's last mail arrived, so after its provider signed that; a mail it
+    signed while it still played the old seat (one the moderator never applied), recorded for the new seat after
+    two `replace` events, is not the new seat's.  Both times are the provider's, bound by its signatures; one
+    earlier by at most `SKEW` is not named (two of the provider's servers may sign)."""
+    latest: dict[int, tuple[int, int, str]] = {}  # seat -> (the latest t= of its inputs so far, that input, player)
+    for b, two, t in signed:
+        s2 = seats.get(b, -1)
+        if t is not None:
+            old = max((v for s, v in latest.items() if s != s2), default=None)
+            if old is not None and t < old[0] - SKEW:
+                a, one = old[1], old[2]
+                return [
+                    f"input {b} ({clip(two)}) was signed by its provider (@{domain}) at {_utc(t)}, before input {a} "
+                    f"({clip(one)}), recorded earlier for another seat, that the same From address signed at "
+                    f"{_utc(old[0])}: the address left that seat before it took this one, so this mail was written "
+                    "while it played the other seat: it is not this seat's input"
+                ]
+            latest[s2] = max(latest.get(s2, (t, b, two)), (t, b, two))
+    return []
+
+
+def _utc(t: int) -> str:
+    try:
+        return f"{datetime.fromtimestamp(t, UTC):%Y-%m-%d %H:%M:%S} UTC"
+    except (OverflowError, OSError, ValueError):
+        return f"t={t}"
 
 
 def _sender(doc: dict[str, Any], mid: str) -> str:
