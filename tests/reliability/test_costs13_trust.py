@@ -20,7 +20,7 @@ from pbem.trust.vouched import one_seat
 from tests.growth import growth
 
 
-def _alternating(n: int, moves: bool = True) -> tuple[dict[str, Any], list[tuple[int, str]]]:
+def _alternating(n: int, moves: bool = True) -> tuple[dict[str, Any], list[tuple[int, str, int | None]]]:
     """2n inputs of Alice (seat 0) and Bob (seat 1) by turns, one From signing all; each seat given an address after
     every input (honest: nothing to name)."""
     players = [{"name": "Alice", "seat": 0}, {"name": "Bob", "seat": 1}]
@@ -28,7 +28,7 @@ def _alternating(n: int, moves: bool = True) -> tuple[dict[str, Any], list[tuple
     for i in range(1, 2 * n + 1):
         who = "Alice" if i % 2 else "Bob"
         orders.append({"seq": i, "player": who, "kind": "orders", "lines": ["PASS"]})
-        signed.append((i, who))
+        signed.append((i, who, 1_800_000_000 + 60 * i))  # signed in the order recorded (`_signed_before` runs too)
         for seat in (0, 1) if moves else ():
             events.append({"kind": "moderator", "input_seq": i, "data": {"action": "address", "seat": seat}})
     return {"players": players, "orders": orders, "events": events}, signed
@@ -48,7 +48,7 @@ def _of(made: tuple[dict[str, Any], list[tuple[int, str]]]) -> tuple[dict[str, A
     return made[0], {"a@example.org": list(made[1])}
 
 
-def _scanned(doc: dict[str, Any], senders: dict[str, list[tuple[int, str]]]) -> list[tuple[int, int]]:
+def _scanned(doc: dict[str, Any], senders: dict[str, list[tuple[int, str, int | None]]]) -> list[tuple[int, int]]:
     """The pairs 8edb878's scan named (every move of both seats looked at for each pair): the reference."""
     seat = {str(p["name"]): int(p["seat"]) for p in doc["players"]}
     seats = {int(o["seq"]): seat.get(str(o["player"]), -1) for o in doc["orders"]}
@@ -57,7 +57,7 @@ def _scanned(doc: dict[str, Any], senders: dict[str, list[tuple[int, str]]]) -> 
         given.setdefault(e["data"]["seat"], []).append(int(e["input_seq"]))
     out = []
     for signed in senders.values():
-        for (a, _), (b, _) in itertools.pairwise(sorted(signed)):
+        for (a, *_), (b, *_) in itertools.pairwise(sorted(signed)):
             s1, s2 = seats[a], seats[b]
             if not (s1 == s2 or all(any(a <= k < b for k in given.get(s, ())) for s in (s1, s2))):
                 out.append((a, b))
@@ -82,9 +82,9 @@ def test_the_same_pairs_are_named_as_by_the_scan() -> None:
             for _ in range(rng.randint(0, 6))
         ]
         doc = {"players": players, "orders": orders, "events": events}
-        senders: dict[str, list[tuple[int, str]]] = {}
+        senders: dict[str, list[tuple[int, str, int | None]]] = {}
         for o in orders:
-            senders.setdefault(rng.choice("ab"), []).append((o["seq"], o["player"]))
+            senders.setdefault(rng.choice("ab"), []).append((o["seq"], o["player"], None))
         named = one_seat(doc, {k: list(v) for k, v in senders.items()})
         expected = _scanned(doc, senders)
         assert len(named) == len(expected) and all(f"input {a} " in line for (a, _), line in zip(expected, named)), doc
