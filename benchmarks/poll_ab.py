@@ -72,6 +72,7 @@ def main() -> None:
                     tp.restore(saved, home)
                     servers.delivered()  # the last run's mail delivered, not on this one's time
                     tp.clear_players(servers)
+                    tp.clear_filed(servers)
                     tp.deliver_all(servers, mails)
                     got = tp.timed_poll(cfg, dict(env, PYTHONPATH=path), args.messages)
                     t = common.parse_timings(got["timing"])

@@ -160,6 +160,21 @@ def clear_players(servers) -> None:
                 client.expunge()
 
 
+def clear_filed(servers) -> None:
+    """The mail earlier rounds' polls filed, taken out of the moderator's processed and rejected folders: each round
+    starts from the saved home, a restored one, and a poll refuses a record older than the mail the server's folders
+    hold (`pbem.app.witness`), as it must for a moderator's restored backup."""
+    with servers.imap(common.MODERATOR) as client:
+        client._imap.sock.settimeout(600)
+        for folder in ("pbem/processed", "pbem/rejected"):
+            if client.folder_exists(folder):
+                client.select_folder(folder)
+                uids = client.search(["ALL"])
+                if uids:
+                    client.delete_messages(uids)
+                    client.expunge()
+
+
 def baseline(servers, outgoing: list[tuple[str, bytes]], move: bool) -> float:
     import imapclient
 
@@ -340,6 +355,7 @@ def one_pair(kind: str, factory, tmp: Path, messages: int, games: int, args) -> 
                 restore(saved, home)
                 drained = servers.delivered()  # the last run's mail delivered, not on this one's time
                 clear_players(servers)
+                clear_filed(servers)
                 deliver_all(servers, mails)
                 t0 = time.time()
                 got = timed_poll(cfg, env, messages)
