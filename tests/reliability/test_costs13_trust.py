@@ -40,8 +40,10 @@ def test_one_from_over_two_seats_costs_its_inputs_and_moves_once() -> None:
         return lambda: one_seat(doc, {"a@example.org": list(signed)})
 
     assert one_seat(*_of(_alternating(3))) == [] and len(one_seat(*_of(_alternating(3, moves=False)))) == 1
-    g = growth(work, 1_000, bound=6)
-    assert g.ratio <= 6, f"one_seat, 1,000 and 4,000 signed inputs by turns, a move after each: {g}"
+    # linear reads 4.5 alone and up to 6.3 in a busy CI worker (the same calls: memory, not steps); the
+    # scan it replaced read 15.6, so 8 still tells them apart without failing a linear pass on a loaded machine
+    g = growth(work, 1_000, bound=8)
+    assert g.ratio <= 8, f"one_seat, 1,000 and 4,000 signed inputs by turns, a move after each: {g}"
 
 
 def _of(made: tuple[dict[str, Any], list[tuple[int, str]]]) -> tuple[dict[str, Any], dict[str, list[tuple[int, str]]]]:
