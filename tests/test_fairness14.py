@@ -135,6 +135,11 @@ def test_a_seed_in_a_picture_or_a_parts_header_of_one_players_mail_is_named(home
         c = verify_mail(doc, [*bob[:k], forged, *bob[k + 1 :]], "Bob")
         (named,) = c.problems
         assert "written before the game's end" in named and "given to you early" in named, (what, lines(c))
+    bombs = bob[k]
+    for _ in range(5):  # text chunks of 64 KB each, past the mail's `MAX_INFLATED`: searched to it, and told (costs14)
+        bombs = _png(bombs, b"zTXt", "a" * leaked.MAX_TEXT)
+    c = verify_mail(doc, [*bob[:k], bombs, *bob[k + 1 :]], "Bob")
+    assert c.ok and any("was not searched for the seed" in n for n in c.notes), lines(c)
 
 
 @pytest.mark.parametrize(

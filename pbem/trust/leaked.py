@@ -102,29 +102,46 @@ def _run(whole: str, block: str, seed: str) -> str:
 PNG = b"\x89PNG\r\n\x1a\n"
 MAX_CHUNKS = 4_096  # chunks of a picture walked (pbem's have a handful)
 MAX_TEXT = 64 * 1024  # bytes a compressed text chunk of a picture is inflated to
+MAX_INFLATED = 256 * 1024  # bytes the compressed text chunks of one mail's pictures are inflated to, in all
 
 
-def pictured(data: bytes, base64: bool = False) -> str:
+class Inflating:
+    """What is left of one mail's `MAX_INFLATED` for its pictures' compressed text, and whether a chunk was left
+    uninflated for want of it (the caller says so).  A chunk of 100 bytes inflates to 64 KB: 4,096 such chunks, a
+    picture's `MAX_CHUNKS`, made 256 MB of text of a 400 KB picture, and a mail may hold hundreds (costs14)."""
+
+    def __init__(self, left: int = MAX_INFLATED) -> None:
+        self.left = left
+        self.cut = False
+
+
+def pictured(data: bytes, base64: bool = False, inflating: Inflating | None = None) -> str:
     """What a picture's bytes may say besides its pixels, lower case: of a PNG, every chunk but its pixels (`IDAT`:
     a seed there changes the picture, which `pbem.trust.pictured` compares) and what follows its `IEND`, each
-    compressed text chunk (`zTXt`, `iTXt`) inflated, at most `MAX_TEXT` bytes each; of any other picture, its bytes.
+    compressed text chunk (`zTXt`, `iTXt`) inflated, at most `MAX_TEXT` bytes each and what is left of `inflating` (a
+    mail's) in all; of any other picture, its bytes.
     A picture is compared by its decoded pixels, so its text chunks are read nowhere else: one of Bob's boards could
     carry the seed to him alone (fairness14).  `base64`: `data` is the part's body as sent, decoded only where a
     chunk's header or a chunk but the pixels lies (decoding the whole of a player's pictures was most of the cost);
     when that reading does not end at an `IEND` at the picture's end (a character the decoder would skip moved
     it), the body is decoded whole and read again.  Linear in the picture: its chunks are walked by their lengths,
     at most `MAX_CHUNKS`."""
+    budget = Inflating() if inflating is None else inflating
     if not base64:
-        return _walked(lambda start, end: data[start:end], len(data))[0]
+        return _walked(lambda start, end: data[start:end], len(data), budget)[0]
     read = _Base64(data)
+    left, cut = budget.left, budget.cut
     try:
-        said, whole = _walked(read.get, read.size)
+        said, whole = _walked(read.get, read.size, budget)
     except (binascii.Error, ValueError):
         whole = False
-    return said if whole else pictured(_decoded(data))
+    if whole:
+        return said
+    budget.left, budget.cut = left, cut  # read again whole: what was inflated is inflated again
+    return pictured(_decoded(data), inflating=budget)
 
 
-def _walked(get: Callable[[int, int], bytes], size: int) -> tuple[str, bool]:
+def _walked(get: Callable[[int, int], bytes], size: int, budget: Inflating) -> tuple[str, bool]:
     """`pictured` of the picture whose bytes `get` reads, and whether its chunks ended at an `IEND` at its end."""
     if get(0, len(PNG)) != PNG:
         return get(0, size).decode("latin-1").lower(), True
@@ -137,7 +154,7 @@ def _walked(get: Callable[[int, int], bytes], size: int) -> tuple[str, bool]:
             body = get(at + 8, at + 8 + length)
             out.append(body.decode("latin-1"))
             if kind in (b"zTXt", b"iTXt"):
-                out.append(_inflated(body, kind))
+                out.append(_inflated(body, kind, budget))
         at += 12 + length
         if kind == b"IEND":
             break
@@ -171,18 +188,26 @@ def _decoded(text: bytes) -> bytes:
         return b""
 
 
-def _inflated(body: bytes, kind: bytes) -> str:
+def _inflated(body: bytes, kind: bytes, budget: Inflating) -> str:
     """The compressed text of a `zTXt` (keyword, 0, method, data) or `iTXt` chunk (keyword, 0, flag, method,
-    language, 0, keyword translated, 0, text): "" when it is not compressed or does not inflate."""
+    language, 0, keyword translated, 0, text): "" when it is not compressed or does not inflate; at most `MAX_TEXT`
+    bytes and what is left of `budget`, which it spends (none left: `budget.cut`)."""
     rest = body.partition(b"\x00")[2]  # after the keyword
     if kind == b"iTXt":  # compressed (1), method, language, 0, translated keyword, 0, then the text
         if rest[:1] != b"\x01":
             return ""
         rest = b"\x00" + rest[2:].partition(b"\x00")[2].partition(b"\x00")[2]
+    if budget.left <= 0:
+        budget.cut = True
+        return ""
+    limit, inflate = min(MAX_TEXT, budget.left), zlib.decompressobj()
     try:
-        return zlib.decompressobj().decompress(rest[1:], MAX_TEXT).decode("latin-1")
+        text = inflate.decompress(rest[1:], limit)
     except zlib.error:
         return ""
+    budget.left -= len(text)
+    budget.cut = budget.cut or (limit < MAX_TEXT and len(text) == limit and not inflate.eof)
+    return text.decode("latin-1")
 
 
 def _seen(visibility: object) -> str:

@@ -326,20 +326,20 @@ def untrue(
     doc: dict[str, Any],
     rows: list[dict[str, Any]],
     reports: list[Report],
-    seen: dict[str, list[int]],
+    names: list[str],
+    seen: list[int],
     pictures: list[pictured.Read | None] | None = None,
     prose_of: list[tuple[prose.Said, Any] | None] | None = None,
 ) -> list[tuple[int, str, str]]:
     """Each (position, mail name, how it differs) of `reports` whose sections are those of no state its head allows
     (`windows`), or whose pictures (`pictures`, one per report: None for a mail without an HTML part) are not
     those of any such state its sections are (`pbem.trust.pictured`), or whose prose (`prose_of`, one per report:
-    its `pbem.trust.prose.Said` and its receipt) is not (`pbem.trust.prose`).  `rows`: the chain in order; `seen`: the
-    positions each name of the reader's seat may see (the reader's own name first).  Raises ValueError when the
+    its `pbem.trust.prose.Said` and its receipt) is not (`pbem.trust.prose`).  `rows`: the chain in order; `names`: the
+    reader's seat's (their own first); `seen`: the positions one of them may see (`_Chain.seen_by_seat`).  Raises ValueError when the
     record cannot be replayed (`pbem verify` says why)."""
-    names = list(seen)
     inputs = [i for i, row in enumerate(rows, 1) if "lines" in row]
     end = len(rows) + 1
-    upto = [min((_after(seen[n], at, end) for n in names), default=end) for at, _, _ in reports]
+    upto = [_after(seen, at, end) for at, _, _ in reports]
     spans = windows(inputs, [(at, nxt) for (at, _, _), nxt in zip(reports, upto)])
     replay = Replay(doc, rows, {q for span in spans for q in span})
     out = []
