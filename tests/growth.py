@@ -9,14 +9,26 @@ ratio is over the bound, reads both again, up to `most` readings of the large si
 settle on its true ratio, while a square one stays over the bound on every reading.  `tests/test_growth.py` checks both
 with a scripted clock.  The work to time is built outside the timing (`work(k)` makes it, and is called again
 for every reading, so a stage that consumes its input gets a fresh one).
+
+Where the quadratic version did its repeated work in Python (a scan of a list for each item, a list built again for
+each), `steps` counts that work instead of timing it: the lines of Python the stage executes, every function it calls
+included.  The same input gives the same count on any machine, however loaded, so `step_growth` reads each size
+once and needs no reading again; and because the count is exact, small sizes tell linear (4 at 4x) from square (16)
+as well as large ones.  What a C function does inside (a list copied, `in` over a list) is not counted: a test
+that uses `steps` shows that the quadratic version it guards against fails it.
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
+
+Tracer = Callable[[FrameType, str, Any], Any]
 
 
 @dataclass
@@ -100,3 +112,47 @@ def least(
         if within is not None and spent[-1] <= within:
             break
     return min(spent)
+
+
+def steps(run: Callable[[], object]) -> int:
+    """The lines of Python `run()` executes, in every frame it calls (`sys.settrace`'s line events): a count of its
+    work that no other process on the machine can change.  Any tracer already set (coverage's) is set back after."""
+    count = 0
+
+    def local(frame: FrameType, event: str, arg: object) -> Tracer:
+        nonlocal count
+        if event == "line":
+            count += 1
+        return local
+
+    def calls(frame: FrameType, event: str, arg: object) -> Tracer:
+        return local
+
+    before = sys.gettrace()
+    sys.settrace(calls)
+    try:
+        run()
+    finally:
+        sys.settrace(before)
+    return count
+
+
+@dataclass
+class Steps:
+    """The lines executed at n and at `factor` n (`steps`)."""
+
+    small: int
+    large: int
+    factor: int
+
+    @property
+    def ratio(self) -> float:
+        return self.large / max(self.small, 1)
+
+    def __str__(self) -> str:
+        return f"{self.small:,} lines -> {self.large:,} at {self.factor}x ({self.ratio:.2f})"
+
+
+def step_growth(work: Callable[[int], Callable[[], object]], n: int, *, factor: int = 4) -> Steps:
+    """How the lines `work(k)()` executes grow from k = n to k = `factor` n: one reading each, exact."""
+    return Steps(steps(work(n)), steps(work(factor * n)), factor)
