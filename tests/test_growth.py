@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.growth import growth, least, step_growth, steps
+from tests.growth import growth, held_growth, least, step_growth, steps
 
 
 class Clock:
@@ -95,3 +95,13 @@ def test_steps_count_the_lines_a_stage_runs_linear_four_and_square_sixteen_at_fo
     line, square_ = step_growth(linear_work, 200), step_growth(square_work, 50)
     assert 3.9 <= line.ratio <= 4.1 and square_.ratio >= 14, (line, square_)
     assert steps(linear_work(200)) == line.small, "the same input, the same count"
+
+
+def test_held_counts_the_bytes_a_stage_keeps_at_its_peak() -> None:
+    def kept(k: int) -> Callable[[], object]:
+        return lambda: ["x" * k for _ in range(k)]  # k strings of k characters: k squared bytes held
+
+    def passing(k: int) -> Callable[[], object]:
+        return lambda: sum(len("x" * k) for _ in range(k))  # each string freed before the next
+
+    assert held_growth(kept, 200).ratio >= 12 and held_growth(passing, 200).ratio <= 4.5
