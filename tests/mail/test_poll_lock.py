@@ -16,6 +16,7 @@ import contextlib
 import fcntl
 import itertools
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -249,7 +250,9 @@ def test_runs_started_together_never_hold_the_lock_at_once(tmp_path: Path) -> No
             for _ in range(6)
         ]
         for run in runs:  # each has imported the lock and waits for the instant (a fixed 1.5 s wait before)
-            assert run.stdout is not None and run.stdout.readline() == b"ready\n"
+            assert run.stdout is not None
+            assert select.select([run.stdout], [], [], 60)[0], "a run not ready within 60 s"  # deadline
+            assert run.stdout.readline() == b"ready\n"
         start = f"{time.time() + 0.05}\n".encode()
         for run in runs:
             assert run.stdin is not None
