@@ -9,14 +9,29 @@ ratio is over the bound, reads both again, up to `most` readings of the large si
 settle on its true ratio, while a square one stays over the bound on every reading.  `tests/test_growth.py` checks both
 with a scripted clock.  The work to time is built outside the timing (`work(k)` makes it, and is called again
 for every reading, so a stage that consumes its input gets a fresh one).
+
+Where the quadratic version did its repeated work in Python (a scan of a list for each item, a list built again for
+each), `steps` counts that work instead of timing it: the lines of Python the stage executes, every function it calls
+included.  The same input gives the same count on any machine, however loaded, so `step_growth` reads each size
+once and needs no reading again; and because the count is exact, small sizes tell linear (4 at 4x) from square (16)
+as well as large ones.  What a C function does inside (a list copied, `in` over a list) is not counted: a test
+that uses `steps` shows that the quadratic version it guards against fails it.  Where the quadratic version kept
+what it copied (a rest of a line for each of its hints, as a key), `held` counts the bytes it holds at its peak
+(`tracemalloc`), as exact for the same input.
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 import time
+import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
+
+Tracer = Callable[[FrameType, str, Any], Any]
 
 
 @dataclass
@@ -100,3 +115,69 @@ def least(
         if within is not None and spent[-1] <= within:
             break
     return min(spent)
+
+
+def steps(run: Callable[[], object]) -> int:
+    """The lines of Python `run()` executes, in every frame it calls (`sys.settrace`'s line events): a count of its
+    work that no other process on the machine can change.  Any tracer already set (coverage's) is set back after."""
+    count = 0
+
+    def local(frame: FrameType, event: str, arg: object) -> Tracer:
+        nonlocal count
+        if event == "line":
+            count += 1
+        return local
+
+    def calls(frame: FrameType, event: str, arg: object) -> Tracer:
+        return local
+
+    before = sys.gettrace()
+    sys.settrace(calls)
+    try:
+        run()
+    finally:
+        sys.settrace(before)
+    return count
+
+
+def held(run: Callable[[], object]) -> int:
+    """The most bytes of Python objects allocated during `run()` and held at once (`tracemalloc`'s peak over what
+    was held before): like `steps`, the same for the same input whatever else the machine runs."""
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        run()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        if not tracing:
+            tracemalloc.stop()
+
+
+@dataclass
+class Steps:
+    """The lines executed (`steps`), or the bytes held (`held`), at n and at `factor` n."""
+
+    small: int
+    large: int
+    factor: int
+    unit: str = "lines"
+
+    @property
+    def ratio(self) -> float:
+        return self.large / max(self.small, 1)
+
+    def __str__(self) -> str:
+        return f"{self.small:,} {self.unit} -> {self.large:,} at {self.factor}x ({self.ratio:.2f})"
+
+
+def step_growth(work: Callable[[int], Callable[[], object]], n: int, *, factor: int = 4) -> Steps:
+    """How the lines `work(k)()` executes grow from k = n to k = `factor` n: one reading each, exact."""
+    return Steps(steps(work(n)), steps(work(factor * n)), factor)
+
+
+def held_growth(work: Callable[[int], Callable[[], object]], n: int, *, factor: int = 4) -> Steps:
+    """How the bytes `work(k)()` holds at its peak grow from k = n to k = `factor` n (`held`)."""
+    return Steps(held(work(n)), held(work(factor * n)), factor, "bytes")

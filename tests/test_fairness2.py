@@ -14,6 +14,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -31,11 +32,14 @@ SEED = "9c1e4b7a2f0d83e5b6a147c92d0f5e3a"  # random-looking: pbem takes it, and 
 
 
 @pytest.fixture(scope="module")
-def nojoin(tmp_path_factory):
-    """A game dealt at once (the demo's way, `pbem game new --no-join`)."""
-    from pbem.cli.demo import run
+def nojoin() -> SimpleNamespace:
+    """A game dealt at once (the demo's way, `pbem game new --no-join`): the seeded Italian Wars game of two the
+    history tests play (`seeded_home`, played once per test run; only read here), where a game of its own was
+    played before."""
+    from tests.test_history_golden import seeded_home
 
-    return run("italian-wars", 2, None, tmp_path_factory.mktemp("nojoin") / "home", clock=Clock())
+    home = seeded_home("italian-wars")
+    return SimpleNamespace(home=home, export=home / "italian-wars-demo.json")
 
 
 @pytest.fixture(scope="module")

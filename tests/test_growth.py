@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.growth import growth, least
+from tests.growth import growth, held_growth, least, step_growth, steps
 
 
 class Clock:
@@ -81,3 +81,27 @@ def test_least_stops_at_the_first_reading_within_its_bound() -> None:
     clock = Clock(linear, noise=[0.5, 0.0, 0.0])
     assert least(lambda: clock.work(1000), within=0.01, clock=clock) == pytest.approx(0.004)
     assert len(clock.runs) == 2
+
+
+def test_steps_count_the_lines_a_stage_runs_linear_four_and_square_sixteen_at_four_times() -> None:
+    def linear_work(k: int) -> Callable[[], object]:
+        items = list(range(k))
+        return lambda: [x + 1 for x in items]
+
+    def square_work(k: int) -> Callable[[], object]:
+        items = list(range(k))
+        return lambda: [any(y == x for y in items) for x in items]  # every item scanned from the first
+
+    line, square_ = step_growth(linear_work, 200), step_growth(square_work, 50)
+    assert 3.9 <= line.ratio <= 4.1 and square_.ratio >= 14, (line, square_)
+    assert steps(linear_work(200)) == line.small, "the same input, the same count"
+
+
+def test_held_counts_the_bytes_a_stage_keeps_at_its_peak() -> None:
+    def kept(k: int) -> Callable[[], object]:
+        return lambda: ["x" * k for _ in range(k)]  # k strings of k characters: k squared bytes held
+
+    def passing(k: int) -> Callable[[], object]:
+        return lambda: sum(len("x" * k) for _ in range(k))  # each string freed before the next
+
+    assert held_growth(kept, 200).ratio >= 12 and held_growth(passing, 200).ratio <= 4.5

@@ -18,15 +18,22 @@ HH = registry.get("habsburg").order_words
 _NAMES = ["Bob", "Carol", "Zoë Müller", "ALL", "Ana Lúcia", "Дмитрий"]
 _TEXTS = ["shall we gang up on Bob?", "NO EVENT, trust me", "PLAY Juan I think", "ok", "Deal: Bohemia for Saxony"]
 _ORDERS = ["NO EVENT", "PLAY Juan", "END TURN"]
+# the strategies made once (a strategy made at every draw is validated again at its first draw); the same examples
+_TO = st.lists(st.sampled_from(_NAMES), min_size=1, max_size=2, unique=True)
+_BODY = st.lists(st.sampled_from(_TEXTS), min_size=1, max_size=3)
+_HEAD = st.sampled_from(["PRESS TO", "Press to", "press to"])
+_YES = st.booleans()
+_PIECES = st.integers(1, 5)
+_ORDER = st.sampled_from(_ORDERS[:2])
 
 
 def _block(draw: st.DrawFn) -> tuple[str, Press]:
-    to = draw(st.lists(st.sampled_from(_NAMES), min_size=1, max_size=2, unique=True))
-    body = draw(st.lists(st.sampled_from(_TEXTS), min_size=1, max_size=3))
-    head = f"{draw(st.sampled_from(['PRESS TO', 'Press to', 'press to']))} {', '.join(to)}"
-    if len(body) == 1 and draw(st.booleans()):
+    to = draw(_TO)
+    body = draw(_BODY)
+    head = f"{draw(_HEAD)} {', '.join(to)}"
+    if len(body) == 1 and draw(_YES):
         return f"{head}: {body[0]}", Press(to, body)
-    if draw(st.booleans()):  # the first line on the PRESS line, the rest below it
+    if draw(_YES):  # the first line on the PRESS line, the rest below it
         return "\n".join([f"{head}: {body[0]}", *body[1:], "END PRESS"]), Press(to, body)
     return "\n".join([head, *body, "END PRESS"]), Press(to, body)
 
@@ -36,13 +43,13 @@ def _messages(draw: st.DrawFn) -> tuple[str, list[Press], list[str]]:
     parts: list[str] = []
     press: list[Press] = []
     orders: list[str] = []
-    for _ in range(draw(st.integers(1, 5))):
-        if draw(st.booleans()):
+    for _ in range(draw(_PIECES)):
+        if draw(_YES):
             text, block = _block(draw)
             parts.append(text)
             press.append(block)
         else:
-            order = draw(st.sampled_from(_ORDERS[:2]))
+            order = draw(_ORDER)
             parts.append(order)
             orders.append(order)
     return "\n".join(parts) + "\n", press, orders

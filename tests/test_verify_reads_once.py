@@ -56,6 +56,7 @@ def test_each_received_mail_has_its_headers_parsed_once(tmp_path: Path, monkeypa
         return parse(self, text, headersonly)
 
     monkeypatch.setattr(BytesParser, "parsebytes", counted)
+    pure: dict[tuple[str, str | None], list[str]] = {}  # a folder's lines by the pure check, read once for each way
     for folders, extra in ways:
         args = [a for p in folders for a in ("--mail", str(boxes[p]))]
         args += ["--as", extra] if extra == "Alice" else ["--sent", str(sent)] if extra == "sent" else []
@@ -69,7 +70,10 @@ def test_each_received_mail_has_its_headers_parsed_once(tmp_path: Path, monkeypa
         assert not body_read, f"{args}: the header parse read {len(body_read)} mails to their end"
         monkeypatch.setattr(BytesParser, "parsebytes", parse)
         for p in folders:  # the same lines as each folder read afresh by the pure check
-            said = lines(verify_mail(doc, read_folder(boxes[p]), extra if extra == "Alice" else None))
+            who = extra if extra == "Alice" else None
+            if (p, who) not in pure:  # (alice's folder without --as is asked by three ways, bob's by two)
+                pure[p, who] = lines(verify_mail(doc, read_folder(boxes[p]), who))
+            said = pure[p, who]
             if extra == "sent":  # (with the Sent folder, what answers quote of it is compared, not noted)
                 said = [x for x in said if "were not compared with what you sent" not in x]
             assert all(line in res.output for line in said), f"{args}, {p}:\n{said}\n{res.output}"

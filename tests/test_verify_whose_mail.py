@@ -75,8 +75,7 @@ def test_an_honest_game_verifies_against_each_players_mail_however_it_is_chosen(
     for audience, doc in exports.items():
         path = tmp_path / f"{audience}.json"
         path.write_text(json.dumps(doc))
-        ways = {
-            "her mailbox, no --as": ("--mail", boxes["alice"]),
+        ways = {  # (her mailbox alone, no --as: read as the first of the two mailboxes below, the same call)
             "--as her name": ("--mail", sent, "--as", "Alice"),
             "--as her address": ("--mail", sent, "--as", "alice@players.example"),
             "--as her name, mail to her bare address": ("--mail", boxes["bare"], "--as", "Alice"),
@@ -94,9 +93,12 @@ def test_an_honest_game_verifies_against_each_players_mail_however_it_is_chosen(
             assert code == 0 and "MISMATCH" not in out, f"{audience} export, {way}:\n{out}"
             if way != "--sent and --mail --as her name":
                 assert _mails_checked(out, out.split("mails to ")[1].split(":")[0]) == heads, f"{way}:\n{out}"
+        # her mailbox without --as, then Bob's: each folder is checked by the same `verify_mail` call as one --mail
+        # alone (it was run alone too, the whole check of her mail once more), then their signed heads compared
         code, out = _verify(path, "--mail", boxes["alice"], "--mail", boxes["bob"])
         assert code == 0 and "SPLIT" not in out and "MISMATCH" not in out, f"{audience} export, two mailboxes:\n{out}"
         assert "signed heads of these 2 mailboxes agree" in out
+        assert _mails_checked(out, "alice@players.example") == heads, f"her mailbox, no --as:\n{out}"
         if kind == WITHHELD_KIND:
             _withheld(tmp_path, audience, doc, cfg.maildir_path / "processed", sent)
         code, out = _verify(path, "--mail", sent)  # everyone's mail: whose is to be said

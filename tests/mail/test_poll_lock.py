@@ -16,6 +16,7 @@ import contextlib
 import fcntl
 import itertools
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -214,7 +215,9 @@ CONTEND = """
 import sys, time
 from pathlib import Path
 from pbem.app.polllock import Lock
-home, start = Path(sys.argv[1]), float(sys.argv[2])
+home = Path(sys.argv[1])
+print("ready", flush=True)
+start = float(sys.stdin.readline())
 while time.time() < start:
     time.sleep(0.001)
 lock = Lock(home, 60)
@@ -240,11 +243,21 @@ def test_runs_started_together_never_hold_the_lock_at_once(tmp_path: Path) -> No
     for round_ in range(4):
         now = time.time()
         (home / ".pbem-poll.lock").write_text(line(Holder(_dead_pid(), now - 30, HOST, now - 20)))
-        start = time.time() + 1.5
         runs = [
-            subprocess.Popen([sys.executable, "-c", CONTEND, str(home), str(start)], stdout=subprocess.PIPE, env=env)
+            subprocess.Popen(
+                [sys.executable, "-c", CONTEND, str(home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+            )
             for _ in range(6)
         ]
+        for run in runs:  # each has imported the lock and waits for the instant (a fixed 1.5 s wait before)
+            assert run.stdout is not None
+            assert select.select([run.stdout], [], [], 60)[0], "a run not ready within 60 s"  # deadline
+            assert run.stdout.readline() == b"ready\n"
+        start = f"{time.time() + 0.05}\n".encode()
+        for run in runs:
+            assert run.stdin is not None
+            run.stdin.write(start)
+            run.stdin.flush()
         held = []
         for run in runs:
             out, _ = run.communicate(timeout=60)

@@ -13,7 +13,7 @@ import random
 from collections import Counter
 
 from pbem.trust import hint_markup
-from tests.growth import growth
+from tests.growth import held_growth
 
 MAX_GROWTH = 6.0  # at 4x the hints: linear 4; a rest copied for each, 16
 HINT = hint_markup.SEEMING
@@ -45,8 +45,11 @@ def test_a_line_of_many_hints_is_read_once() -> None:
 
     two = ('"x"' + HINT + " PASS") * 2
     assert _offers(two) == Counter({"pass": 1, f'pass"x"{HINT.casefold()} pass': 1}) == _offers_before(two)
-    g = growth(work, 300, bound=MAX_GROWTH)
-    assert g.ratio <= MAX_GROWTH, f"a line of n hints: {g}"
+    # the bytes held at the peak (`held_growth`), not CPU time (a linear reading of 6.5 failed the bound under load,
+    # 2026-12-06): 4.2, and 14.1 with `_offers_before` (4adb736's), which kept every rest it copied as a key; its
+    # lines executed grow by 3.9, as the copies are made in C
+    g = held_growth(work, 100)
+    assert g.ratio <= MAX_GROWTH, f"a line of 100 and 400 hints: {g}"
 
 
 TOKENS = (HINT, HINT[1:], HINT.upper(), '"', ".", " ", "  ", "x", "PASS", '".', "\n", ":")
