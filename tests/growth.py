@@ -131,12 +131,16 @@ def steps(run: Callable[[], object]) -> int:
     def calls(frame: FrameType, event: str, arg: object) -> Tracer:
         return local
 
-    before = sys.gettrace()
+    before, collecting = sys.gettrace(), gc.isenabled()
+    gc.collect()  # a collection inside `run` would count the finalizers of garbage earlier tests left (weakref
+    gc.disable()  # callbacks, `__del__`): lines that depend on what ran before in the worker, not on `run`
     sys.settrace(calls)
     try:
         run()
     finally:
         sys.settrace(before)
+        if collecting:
+            gc.enable()
     return count
 
 

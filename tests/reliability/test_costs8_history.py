@@ -147,9 +147,10 @@ def test_history_costs_its_answer_not_the_games_length(long_games: dict[int, tup
 
     # lines of Python executed (`tests.growth.step_growth`), not CPU time: a bound of 2 on a constant cost is the
     # timer's noise under load; the lines read 1.0 to 1.03, and 2.7 to 3.3 with every event read and decoded first
-    # (as cc9d072's `seen` did) before the same answer.  Read once before, so that SQLAlchemy's statement cache is
-    # as warm for n as for 4n.
+    # (as cc9d072's `seen` did) before the same answer.  Each size read once before, so that SQLAlchemy's statement
+    # cache is as warm for n as for 4n.
     work(500)()
+    work(2_000)()
     g = step_growth(work, 500)
     assert g.ratio <= 2.0, f"HISTORY {asked or 'whole'}: {g}"
 
