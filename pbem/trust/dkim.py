@@ -342,6 +342,19 @@ def recheck(entry: dict[str, Any]) -> Rechecked:
     )
 
 
+def stated_at(entry: dict[str, Any]) -> int | None:
+    """The `t=` the kept signature of `entry` states (the provider's clock when it signed), read without checking
+    the signature: `recheck` checks it, and `pbem verify` fails an export whose evidence does not hold.  None when
+    there is none or the kept header fields cannot be read."""
+    try:
+        headers = _decode(entry, "headers")
+    except ValueError:
+        return None
+    part = _signed_part(headers + b"\r\n") if headers else None
+    t = part[2].get("t", "").strip() if part is not None else ""
+    return int(t) if t.isdigit() and len(t) <= 12 else None
+
+
 def contribution(entry: dict[str, Any] | None) -> str:
     """What a signed JOIN adds to the deal: SHA-256 of its signature bytes (b=), hex ("" without one)."""
     import hashlib

@@ -173,6 +173,63 @@ def shrunk(
     return out
 
 
+#: How long after a deadline an order may still be signed and read in its step honestly: pbem reads the mail that
+#: came before it applies a deadline, in the first poll after it (a poll every few minutes, an hour allowed).
+LAG = timedelta(hours=1)
+#: The moderator events that keep a step's deadline (the others may move it later: an extension, a pause and its
+#: resume, an outage, an absence, a report held, a process event).
+KEEPS = frozenset({"say", "address", "replace", "resign", "abandon"})
+
+
+def late(
+    rows: list[dict[str, Any]],
+    reports: list[tuple[int, str, datetime]],
+    signed: dict[int, int],
+    step: Callable[[int], object] | None = None,
+) -> list[tuple[int, str]]:
+    """Each (position, what) of an input of `rows` whose player's provider signed it (`signed`: position -> the
+    signature's t=, `pbem.trust.dkim.stated_at`) more than `LAG` after the latest deadline a report of `reports`
+    ((head's position, mail name, deadline stated)) stated for its step, with no entry between that may move the
+    deadline later (a moderator event not of `KEEPS`, an undo).  An order sent after the deadline every report
+    stated, read as an input and no `deadline` input defaulting its player first, is a late order accepted: the
+    deadline was stretched outside the record for one player (a due time edited in the database, the poll held).
+    The signature's time is the provider's, the stated deadline the reader's mail: any player's reports that state
+    the step's deadline ("Waiting for Alice; deadline ...") bind it.  A WARNING, not proof: a deadline held while a
+    report was undelivered, pbem down with `[games] outage_after` off or longer, or a clock found ahead, accept one
+    honestly (fairness15).  `step` as for `early`."""
+    ordered = sorted(reports, key=lambda r: r[0])
+    key = step or windows(rows).__getitem__
+    latest: dict[object, tuple[int, str, datetime]] = {}
+    out, i = [], 0
+    for position, row in enumerate(rows, 1):
+        while i < len(ordered) and ordered[i][0] < position:
+            k = key(ordered[i][0])
+            if k not in latest or ordered[i][2] > latest[k][2]:
+                latest[k] = ordered[i]
+            i += 1
+        data: dict[str, Any] = row["data"] if isinstance(row.get("data"), dict) else {}
+        if (row.get("kind") == "moderator" and data.get("action") not in KEEPS) or _resets(row):
+            latest = {}  # the deadline may have moved later in the record: those stated before bind no more
+        t = signed.get(position)
+        if t is None or "lines" not in row or (bound := latest.get(key(position - 1))) is None:
+            continue
+        try:
+            at = datetime.fromtimestamp(t, UTC)
+        except (OverflowError, OSError, ValueError):
+            continue
+        if at > bound[2] + LAG:
+            out.append(
+                (
+                    position,
+                    f"input {row.get('seq')} ({row.get('player')}) was signed by its provider at {at:%Y-%m-%d %H:%M} "
+                    f"UTC, {_span(at - bound[2])} after the deadline {bound[2]:%a %d %b %Y %H:%M} UTC that {bound[1]} "
+                    f"stated for its step (record #{bound[0]}), yet it was applied, and no entry between moved the "
+                    "deadline",
+                )
+            )
+    return out
+
+
 def epochs(rows: list[dict[str, Any]]) -> list[int]:
     """For each k from 0 to len(rows): how many entries among the first k may have moved the deadline (an input, any
     of which may open a step, reopen one or undo; a moderator event: an extension, a pause or resume, an outage, an

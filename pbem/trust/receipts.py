@@ -94,6 +94,7 @@ from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_
 from pbem.trust import (
     acked,
     chain,
+    dkim,
     dropped,
     due,
     folded,
@@ -2071,6 +2072,12 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
             "chain), so orders you sent before it may have been refused as late or replaced by the default; that "
             "report is your evidence (its text is not signed, only its head), keep it",
         )
+    for _, how in due.late(ch.rows, [r[:3] for r in reports], _signed_at(doc, ch.rows), step):
+        c.notes.append(
+            f"WARNING: {how}: a late order accepted, the deadline stretched for one player outside the record (a due "
+            "time edited, the poll held), unless pbem held that deadline itself (a report undelivered, pbem down, its "
+            "clock ahead); that report is your evidence, keep it"
+        )
     for at, m, text, _ in texts:
         if (shown.MARK in text or told.BOARD in text) and (how := due.left_untrue(text, m.sort_key)):
             c.problem(
@@ -2088,6 +2095,22 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
     for at, how, (one, two) in due.split(c.stated):
         if one not in said and two not in said:  # a mail named already is named once
             c.problem(at, f"{how}, so one of them told you another deadline than you had (keep both mails)")
+
+
+def _signed_at(doc: dict[str, Any], rows: list[dict[str, Any]]) -> dict[int, int]:
+    """Position -> the provider's signing time (`t=`) of each input of `rows` whose mail the export's evidence keeps
+    (`pbem.trust.dkim.stated_at`; `pbem verify` checks each signature, `pbem.trust.vouched`)."""
+    times = {}
+    for e in doc.get("evidence") or []:
+        if isinstance(e, dict) and (t := dkim.stated_at(e)) is not None:
+            times[message_key(str(e.get("message_id") or ""))] = t
+    if not times:
+        return {}
+    return {
+        n: times[mid]
+        for n, row in enumerate(rows, 1)
+        if "lines" in row and row.get("message_id") and (mid := message_key(str(row["message_id"]))) in times
+    }
 
 
 def _early_seed(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
