@@ -7,6 +7,12 @@
    deadline the one the reader's own reports stated for that step ("Deadline: ...", "Waiting for Alice; deadline
    ...").  A warning, not a failure: pbem holds a deadline itself, with nothing in the record, while a report is
    undelivered, while its clock is found ahead, and while it is down with `[games] outage_after` off or longer.
+2. A deadline told to one player alone, checked with that player's mail alone: Alice told, in her report and her
+   reminder, a deadline 10 or 30 hours earlier than the game's verified on 10a295e (the mail of two players given
+   together named it: fairness12).  The deadline's defaults applied more than 6 hours (`[games] outage_after`'s
+   default: a longer gap is an outage, recorded) after the deadline her mail stated, with nothing between that
+   moves it, is now a warning of her own `verify --mail` (`pbem.trust.due.late`).  Told under 6 hours less: not
+   named from her mail alone.
 """
 
 from __future__ import annotations
@@ -79,7 +85,11 @@ def test_a_late_order_accepted_for_one_player_is_named_by_every_players_mail(hom
         c = verify_mail(doc, mine, player)
         (named,) = [n for n in c.notes if NAMED in n]
         hours = f"{late.total_seconds() / 3600 - 1 / 60:.1f} hours after the deadline"
-        assert named.startswith("WARNING: input 1 (Alice)") and hours in named and "late order accepted" in named, (
+        assert (
+            named.startswith("WARNING: input 1 (Alice)")
+            and hours in named
+            and "late order accepted, the deadline stretched for one player, outside the record" in named
+        ), (
             player,
             named,
         )
@@ -124,3 +134,28 @@ def test_every_seeded_game_verifies_with_its_inputs_signed_as_they_arrived(kind:
     c = verify_mail(doc, mine[: len(mine) // 3] if kind == "sixteen-thirty" else mine, player["name"])
     assert c.ok and not any(NAMED in n for n in c.notes), lines(c)
     assert c.stated, "its reports stated deadlines, which bind the inputs' signing times"
+
+
+# ------------------------------------------------------------------ 2. a deadline told to one player alone
+
+
+def test_a_deadline_told_to_one_player_alone_is_named_by_her_own_mail(home, clock) -> None:
+    """Gap (10a295e, fairness12's limit): Alice told, in the report that asked her and in her reminder, a deadline 10
+    or 30 hours earlier than the game's (each time left made to fit its Date) verified with her mail alone: 2 of 2 on
+    10a295e.  Her `verify --mail` now warns that the defaults came hours after the deadline she was told, with
+    nothing between that moved it; her honest mail says nothing of it."""
+    from tests.test_fairness11 import _deadline_game, _later
+    from tests.test_fairness12 import _sooner
+
+    doc, mail = _deadline_game(home, clock)
+    mine = mail["Alice"]
+    honest = verify_mail(doc, mine, "Alice")
+    assert honest.ok and not any("WARNING" in n for n in honest.notes), lines(honest)
+    k = next(i for i, raw in enumerate(mine) if b"Turn 1, Alice to play" in raw.split(b"\n\n", 1)[0])
+    r = next(i for i, raw in enumerate(mine) if b"Reminder: orders due" in raw.split(b"\n\n", 1)[0])
+    for hours in (10, 30):
+        box = list(mine)
+        box[k], box[r] = _sooner(mine[k], hours), _later(mine[r], -hours)
+        c = verify_mail(doc, box, "Alice")
+        (named,) = [n for n in c.notes if n.startswith("WARNING")]
+        assert f"{hours:.1f} hours after the deadline" in named and "told an earlier deadline" in named, named

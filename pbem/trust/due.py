@@ -176,6 +176,9 @@ def shrunk(
 #: How long after a deadline an order may still be signed and read in its step honestly: pbem reads the mail that
 #: came before it applies a deadline, in the first poll after it (a poll every few minutes, an hour allowed).
 LAG = timedelta(hours=1)
+#: How long after a deadline pbem applies it at the latest with `[games] outage_after` at its default: a longer gap
+#: between two runs is an outage, recorded as a moderator event that moves the deadline later.
+OUTAGE = timedelta(hours=6)
 #: The moderator events that keep a step's deadline (the others may move it later: an extension, a pause and its
 #: resume, an outage, an absence, a report held, a process event).
 KEEPS = frozenset({"say", "address", "replace", "resign", "abandon"})
@@ -187,16 +190,20 @@ def late(
     signed: dict[int, int],
     step: Callable[[int], object] | None = None,
 ) -> list[tuple[int, str]]:
-    """Each (position, what) of an input of `rows` whose player's provider signed it (`signed`: position -> the
-    signature's t=, `pbem.trust.dkim.stated_at`) more than `LAG` after the latest deadline a report of `reports`
+    """Each (position, what) of an input of `rows` applied too late for the latest deadline a report of `reports`
     ((head's position, mail name, deadline stated)) stated for its step, with no entry between that may move the
-    deadline later (a moderator event not of `KEEPS`, an undo).  An order sent after the deadline every report
-    stated, read as an input and no `deadline` input defaulting its player first, is a late order accepted: the
-    deadline was stretched outside the record for one player (a due time edited in the database, the poll held).
-    The signature's time is the provider's, the stated deadline the reader's mail: any player's reports that state
-    the step's deadline ("Waiting for Alice; deadline ...") bind it.  A WARNING, not proof: a deadline held while a
-    report was undelivered, pbem down with `[games] outage_after` off or longer, or a clock found ahead, accept one
-    honestly (fairness15).  `step` as for `early`."""
+    deadline later (a moderator event not of `KEEPS`, an undo).  `step` as for `early`.  Two ways (fairness15):
+
+    * an input whose player's provider signed it (`signed`: position -> the signature's t=,
+      `pbem.trust.dkim.stated_at`) more than `LAG` after that deadline: a late order accepted, read as an input with
+      no `deadline` input defaulting its player first; the deadline was stretched for one player outside the record
+      (a due time edited in the database, the poll held).  Any player's reports that state the step's deadline
+      ("Waiting for Alice; deadline ...") bind it;
+    * a `deadline` input applied more than `OUTAGE` after it: the reader was told an earlier deadline than the game
+      had (another player may have been told the true one), which their own mail alone showed nowhere.
+
+    Warnings, not proof: pbem holds a deadline itself, with nothing in the record, while a report is undelivered,
+    while its clock is found ahead, and while it is down with `[games] outage_after` off or longer."""
     ordered = sorted(reports, key=lambda r: r[0])
     key = step or windows(rows).__getitem__
     latest: dict[object, tuple[int, str, datetime]] = {}
@@ -210,24 +217,35 @@ def late(
         data: dict[str, Any] = row["data"] if isinstance(row.get("data"), dict) else {}
         if (row.get("kind") == "moderator" and data.get("action") not in KEEPS) or _resets(row):
             latest = {}  # the deadline may have moved later in the record: those stated before bind no more
-        t = signed.get(position)
-        if t is None or "lines" not in row or (bound := latest.get(key(position - 1))) is None:
-            continue
-        try:
-            at = datetime.fromtimestamp(t, UTC)
-        except (OverflowError, OSError, ValueError):
-            continue
-        if at > bound[2] + LAG:
-            out.append(
-                (
-                    position,
-                    f"input {row.get('seq')} ({row.get('player')}) was signed by its provider at {at:%Y-%m-%d %H:%M} "
-                    f"UTC, {_span(at - bound[2])} after the deadline {bound[2]:%a %d %b %Y %H:%M} UTC that {bound[1]} "
-                    f"stated for its step (record #{bound[0]}), yet it was applied, and no entry between moved the "
-                    "deadline",
-                )
-            )
+        bound = latest.get(key(position - 1)) if "lines" in row else None
+        if bound is not None and (said := _late_by(row, signed.get(position), bound)):
+            out.append((position, said))
     return out
+
+
+def _late_by(row: dict[str, Any], t: int | None, bound: tuple[int, str, datetime]) -> str:
+    """Why input `row` (signed at `t`, None: not known) came too late for the deadline `bound` stated ("" if not)."""
+    where = f"the deadline {bound[2]:%a %d %b %Y %H:%M} UTC that {bound[1]} stated for its step (record #{bound[0]})"
+    if row.get("kind") == "deadline":
+        at = _at(row)
+        if at is None or at <= bound[2] + OUTAGE:
+            return ""
+        return (
+            f"the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
+            f"{_span(at - bound[2])} after {where}, with no entry between that moved it: you were told an earlier "
+            "deadline than the game had (were the other players told this one?)"
+        )
+    try:
+        signed = datetime.fromtimestamp(t, UTC) if t is not None else None
+    except (OverflowError, OSError, ValueError):
+        return ""
+    if signed is None or signed <= bound[2] + LAG:
+        return ""
+    return (
+        f"input {row['seq']} ({row.get('player')}) was signed by its provider at {signed:%Y-%m-%d %H:%M} UTC, "
+        f"{_span(signed - bound[2])} after {where}, yet it was applied, and no entry between moved the deadline: a "
+        "late order accepted, the deadline stretched for one player"
+    )
 
 
 def epochs(rows: list[dict[str, Any]]) -> list[int]:
@@ -308,18 +326,23 @@ def _defaulted(rows: list[dict[str, Any]], position: int) -> set[str]:
 
 def _before(row: dict[str, Any], latest: tuple[int, str, datetime]) -> str:
     """Why the `deadline` input `row` was applied too early for the deadline `latest` stated ("" if it was not)."""
-    try:
-        at = datetime.fromisoformat(str(row["at"]))
-    except ValueError:
-        return ""
-    at = at if at.tzinfo else at.replace(tzinfo=UTC)
-    if at >= latest[2]:
+    at = _at(row)
+    if at is None or at >= latest[2]:
         return ""
     return (
         f"the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
         f"{_span(latest[2] - at)} before the deadline {latest[2]:%a %d %b %Y %H:%M} UTC that {latest[1]} stated "
         f"(record #{latest[0]}), and pbem never moves a deadline back"
     )
+
+
+def _at(row: dict[str, Any]) -> datetime | None:
+    """When entry `row` was applied (its chained `at`, UTC when it names no zone); None when unreadable."""
+    try:
+        at = datetime.fromisoformat(str(row.get("at")))
+    except ValueError:
+        return None
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
 def _span(delta: timedelta) -> str:

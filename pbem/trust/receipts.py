@@ -2074,9 +2074,9 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
         )
     for _, how in due.late(ch.rows, [r[:3] for r in reports], _signed_at(doc, ch.rows), step):
         c.notes.append(
-            f"WARNING: {how}: a late order accepted, the deadline stretched for one player outside the record (a due "
-            "time edited, the poll held), unless pbem held that deadline itself (a report undelivered, pbem down, its "
-            "clock ahead); that report is your evidence, keep it"
+            f"WARNING: {how}, outside the record (a due time edited, the poll held), unless pbem held that deadline "
+            "itself (a report undelivered, pbem down with outage_after off or longer, its clock ahead); that report is "
+            "your evidence, keep it"
         )
     for at, m, text, _ in texts:
         if (shown.MARK in text or told.BOARD in text) and (how := due.left_untrue(text, m.sort_key)):
