@@ -116,11 +116,7 @@ def early(
     i, processed = 0, None
     latest: dict[object, tuple[int, str, datetime]] = {}  # per step: the report that stated its latest deadline
     for position, row in enumerate(rows, 1):
-        while i < len(ordered) and ordered[i][0] < position:
-            k = key(ordered[i][0])
-            if k not in latest or ordered[i][2] > latest[k][2]:
-                latest[k] = ordered[i]
-            i += 1
+        i = _take(ordered, i, position, key, latest)
         data: dict[str, Any] = row["data"] if isinstance(row.get("data"), dict) else {}
         if row.get("kind") == "moderator" and data.get("action") == PROCESS:
             latest = {}  # the deadline moved to now in the record: the deadlines stated before bind no more
@@ -192,7 +188,9 @@ def late(
 ) -> list[tuple[int, str]]:
     """Each (position, what) of an input of `rows` applied too late for the latest deadline a report of `reports`
     ((head's position, mail name, deadline stated)) stated for its step, with no entry between that may move the
-    deadline later (a moderator event not of `KEEPS`, an undo).  `step` as for `early`.  Two ways (fairness15):
+    deadline later (a moderator event not of `KEEPS`, an undo), or later than the deadline such an event states
+    (an extension, an outage, an absence, a report held, a resume: the new deadline is in its chained data).  `step`
+    as for `early`.  Two ways (fairness15):
 
     * an input whose player's provider signed it (`signed`: position -> the signature's t=,
       `pbem.trust.dkim.stated_at`) more than `LAG` after that deadline: a late order accepted, read as an input with
@@ -209,14 +207,12 @@ def late(
     latest: dict[object, tuple[int, str, datetime]] = {}
     out, i = [], 0
     for position, row in enumerate(rows, 1):
-        while i < len(ordered) and ordered[i][0] < position:
-            k = key(ordered[i][0])
-            if k not in latest or ordered[i][2] > latest[k][2]:
-                latest[k] = ordered[i]
-            i += 1
+        i = _take(ordered, i, position, key, latest)
         data: dict[str, Any] = row["data"] if isinstance(row.get("data"), dict) else {}
         if (row.get("kind") == "moderator" and data.get("action") not in KEEPS) or _resets(row):
             latest = {}  # the deadline may have moved later in the record: those stated before bind no more
+            if (moved := _at({"at": data.get("deadline")})) is not None and not _resets(row):
+                latest[key(position)] = (position, f"the moderator's {data.get('action')} event", moved)  # chained
         bound = latest.get(key(position - 1)) if "lines" in row else None
         if bound is not None and (said := _late_by(row, signed.get(position), bound)):
             out.append((position, said))
@@ -225,27 +221,30 @@ def late(
 
 def _late_by(row: dict[str, Any], t: int | None, bound: tuple[int, str, datetime]) -> str:
     """Why input `row` (signed at `t`, None: not known) came too late for the deadline `bound` stated ("" if not)."""
-    where = f"the deadline {bound[2]:%a %d %b %Y %H:%M} UTC that {bound[1]} stated for its step (record #{bound[0]})"
     if row.get("kind") == "deadline":
-        at = _at(row)
-        if at is None or at <= bound[2] + OUTAGE:
-            return ""
-        return (
-            f"the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
-            f"{_span(at - bound[2])} after {where}, with no entry between that moved it: you were told an earlier "
-            "deadline than the game had (were the other players told this one?)"
-        )
-    try:
-        signed = datetime.fromtimestamp(t, UTC) if t is not None else None
-    except (OverflowError, OSError, ValueError):
-        return ""
-    if signed is None or signed <= bound[2] + LAG:
+        when, allowed = _at(row), OUTAGE
+        what = f"the defaults of input {row['seq']} (the deadline) were applied"
+        why = "with no entry between that moved it: you were told an earlier deadline than the game had (were the "
+        why += "other players told this one?)"
+    else:
+        when, allowed = _stamp(t), LAG
+        what = f"input {row['seq']} ({row.get('player')}) was signed by its provider"
+        why = "yet it was applied, and no entry between moved the deadline: a late order accepted, the deadline "
+        why += "stretched for one player"
+    if when is None or when <= bound[2] + allowed:
         return ""
     return (
-        f"input {row['seq']} ({row.get('player')}) was signed by its provider at {signed:%Y-%m-%d %H:%M} UTC, "
-        f"{_span(signed - bound[2])} after {where}, yet it was applied, and no entry between moved the deadline: a "
-        "late order accepted, the deadline stretched for one player"
+        f"{what} at {when:%Y-%m-%d %H:%M} UTC, {_span(when - bound[2])} after the deadline "
+        f"{bound[2]:%a %d %b %Y %H:%M} UTC that {bound[1]} stated for its step (record #{bound[0]}), {why}"
     )
+
+
+def _stamp(t: int | None) -> datetime | None:
+    """The signing time `t` (seconds since the epoch) as a UTC time; None when there is none or it is out of range."""
+    try:
+        return datetime.fromtimestamp(t, UTC) if t is not None else None
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def epochs(rows: list[dict[str, Any]]) -> list[int]:
@@ -301,6 +300,23 @@ def split(stated: list[tuple[int, int, str, datetime]]) -> list[tuple[int, str, 
                 )
             )
     return out
+
+
+def _take(
+    ordered: list[tuple[int, str, datetime]],
+    i: int,
+    position: int,
+    key: Callable[[int], object],
+    latest: dict[object, tuple[int, str, datetime]],
+) -> int:
+    """Each report of `ordered` from the `i`th whose head lies before `position` kept in `latest` when it states its
+    step's (`key`) latest deadline so far; the index of the first report not taken."""
+    while i < len(ordered) and ordered[i][0] < position:
+        k = key(ordered[i][0])
+        if k not in latest or ordered[i][2] > latest[k][2]:
+            latest[k] = ordered[i]
+        i += 1
+    return i
 
 
 def _resets(row: dict[str, Any]) -> bool:
