@@ -164,3 +164,17 @@ def test_a_deadline_told_to_one_player_alone_is_named_by_her_own_mail(home, cloc
         c = verify_mail(doc, told_sooner(mail["Alice"], hours), "Alice")
         (named,) = [n for n in c.notes if n.startswith("WARNING")]
         assert f"{hours:.1f} hours after the deadline" in named and "told an earlier deadline" in named, named
+
+
+def test_the_signing_time_is_read_whatever_order_the_kept_fields_are_in() -> None:
+    """The evidence's signing time is read as `recheck` reads it: with the signature first (as pbem keeps it), and
+    after another field (a moderator reordering the kept fields cannot hide it); none from fields without one."""
+    from pbem.trust import dkim
+
+    ev = _signature("hh1", "m1@players.test", ("PASS",), "2026-01-07T14:00:00+00:00", ALICE)
+    t = dkim.recheck(ev).signed_at
+    assert t is not None and dkim.stated_at(ev) == t
+    sig, rest = base64.b64decode(ev["headers"]).split(b"\r\nFrom:", 1)
+    moved = dict(ev, headers=base64.b64encode(b"From:" + rest + sig + b"\r\n").decode())
+    assert dkim.recheck(moved).ok and dkim.stated_at(moved) == t
+    assert dkim.stated_at(dict(ev, headers=base64.b64encode(b"From: x\r\n").decode())) is None

@@ -350,9 +350,19 @@ def stated_at(entry: dict[str, Any]) -> int | None:
         headers = _decode(entry, "headers")
     except ValueError:
         return None
-    part = _signed_part(headers + b"\r\n") if headers else None
-    t = part[2].get("t", "").strip() if part is not None else ""
+    if not headers:
+        return None
+    if headers[:15].lower() == b"dkim-signature:":  # as pbem keeps it (`_signed_part`): the signature first
+        end = _NEXT_FIELD.search(headers)
+        tags = _tags(headers[15 : end.start() if end else len(headers)])
+    else:  # another order: read as `recheck` reads it
+        part = _signed_part(headers + b"\r\n")
+        tags = part[2] if part is not None else {}
+    t = tags.get("t", "").strip()
     return int(t) if t.isdigit() and len(t) <= 12 else None
+
+
+_NEXT_FIELD = re.compile(rb"\n(?![ \t])")  # the end of a header field: a line break not folding it
 
 
 def contribution(entry: dict[str, Any] | None) -> str:
