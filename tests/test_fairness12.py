@@ -326,6 +326,16 @@ def _sooner(raw: bytes, hours: int) -> bytes:
     return _html_edited(_swapped(raw, old, new), lambda page: page.replace(old, new, 1))
 
 
+def told_sooner(mine: list[bytes], hours: int) -> list[bytes]:
+    """Alice's mailbox of `_deadline_game` with the report that asked her and her reminder stating a deadline `hours`
+    earlier than the game's, each time left made to fit its Date."""
+    k = next(i for i, raw in enumerate(mine) if b"Turn 1, Alice to play" in raw.split(b"\n\n", 1)[0])
+    r = next(i for i, raw in enumerate(mine) if b"Reminder: orders due" in raw.split(b"\n\n", 1)[0])
+    box = list(mine)
+    box[k], box[r] = _sooner(mine[k], hours), _later(mine[r], -hours)
+    return box
+
+
 def test_a_deadline_told_to_one_player_alone_is_named_by_the_mail_of_two(home, clock, tmp_path) -> None:
     """Gap (4adb736): the moderator told Alice, in the report that asked her and in her reminder, a deadline 10 (or
     30) hours earlier than the game's, each time left made to fit its Date; Bob and Carol were told the true one.
@@ -335,12 +345,8 @@ def test_a_deadline_told_to_one_player_alone_is_named_by_the_mail_of_two(home, c
     doc, mail = _deadline_game(home, clock)
     honest = [(p, verify_mail(doc, mail[p], p)) for p in ("Alice", "Bob", "Carol")]
     assert all(c.ok for _, c in honest) and not receipts.apart(honest), [lines(c) for _, c in honest]
-    mine = mail["Alice"]
-    k = next(i for i, raw in enumerate(mine) if b"Turn 1, Alice to play" in raw.split(b"\n\n", 1)[0])
-    r = next(i for i, raw in enumerate(mine) if b"Reminder: orders due" in raw.split(b"\n\n", 1)[0])
     for hours in (10, 30):
-        box = list(mine)
-        box[k], box[r] = _sooner(mine[k], hours), _later(mine[r], -hours)
+        box = told_sooner(mail["Alice"], hours)
         alice = verify_mail(doc, box, "Alice")
         assert alice.ok, lines(alice)  # her own mail agrees with itself and with the record
         (named,) = receipts.apart([("Alice", alice), *honest[1:]])

@@ -342,6 +342,29 @@ def recheck(entry: dict[str, Any]) -> Rechecked:
     )
 
 
+def stated_at(entry: dict[str, Any]) -> int | None:
+    """The `t=` the kept signature of `entry` states (the provider's clock when it signed), read without checking
+    the signature: `recheck` checks it, and `pbem verify` fails an export whose evidence does not hold.  None when
+    there is none or the kept header fields cannot be read."""
+    try:
+        headers = _decode(entry, "headers")
+    except ValueError:
+        return None
+    if not headers:
+        return None
+    if headers[:15].lower() == b"dkim-signature:":  # as pbem keeps it (`_signed_part`): the signature first
+        end = _NEXT_FIELD.search(headers)
+        tags = _tags(headers[15 : end.start() if end else len(headers)])
+    else:  # another order: read as `recheck` reads it
+        part = _signed_part(headers + b"\r\n")
+        tags = part[2] if part is not None else {}
+    t = tags.get("t", "").strip()
+    return int(t) if t.isdigit() and len(t) <= 12 else None
+
+
+_NEXT_FIELD = re.compile(rb"\n(?![ \t])")  # the end of a header field: a line break not folding it
+
+
 def contribution(entry: dict[str, Any] | None) -> str:
     """What a signed JOIN adds to the deal: SHA-256 of its signature bytes (b=), hex ("" without one)."""
     import hashlib

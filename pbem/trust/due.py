@@ -116,11 +116,7 @@ def early(
     i, processed = 0, None
     latest: dict[object, tuple[int, str, datetime]] = {}  # per step: the report that stated its latest deadline
     for position, row in enumerate(rows, 1):
-        while i < len(ordered) and ordered[i][0] < position:
-            k = key(ordered[i][0])
-            if k not in latest or ordered[i][2] > latest[k][2]:
-                latest[k] = ordered[i]
-            i += 1
+        i = _take(ordered, i, position, key, latest)
         data: dict[str, Any] = row["data"] if isinstance(row.get("data"), dict) else {}
         if row.get("kind") == "moderator" and data.get("action") == PROCESS:
             latest = {}  # the deadline moved to now in the record: the deadlines stated before bind no more
@@ -171,6 +167,84 @@ def shrunk(
         elif was is None or when > was[2]:
             latest[k] = (at, name, when)
     return out
+
+
+#: How long after a deadline an order may still be signed and read in its step honestly: pbem reads the mail that
+#: came before it applies a deadline, in the first poll after it (a poll every few minutes, an hour allowed).
+LAG = timedelta(hours=1)
+#: How long after a deadline pbem applies it at the latest with `[games] outage_after` at its default: a longer gap
+#: between two runs is an outage, recorded as a moderator event that moves the deadline later.
+OUTAGE = timedelta(hours=6)
+#: The moderator events that keep a step's deadline (the others may move it later: an extension, a pause and its
+#: resume, an outage, an absence, a report held, a process event).
+KEEPS = frozenset({"say", "address", "replace", "resign", "abandon"})
+
+
+def late(
+    rows: list[dict[str, Any]],
+    reports: list[tuple[int, str, datetime]],
+    signed: dict[int, int],
+    step: Callable[[int], object] | None = None,
+) -> list[tuple[int, str]]:
+    """Each (position, what) of an input of `rows` applied too late for the latest deadline a report of `reports`
+    ((head's position, mail name, deadline stated)) stated for its step, with no entry between that may move the
+    deadline later (a moderator event not of `KEEPS`, an undo), or later than the deadline such an event states
+    (an extension, an outage, an absence, a report held, a resume: the new deadline is in its chained data).  `step`
+    as for `early`.  Two ways (fairness15):
+
+    * an input whose player's provider signed it (`signed`: position -> the signature's t=,
+      `pbem.trust.dkim.stated_at`) more than `LAG` after that deadline: a late order accepted, read as an input with
+      no `deadline` input defaulting its player first; the deadline was stretched for one player outside the record
+      (a due time edited in the database, the poll held).  Any player's reports that state the step's deadline
+      ("Waiting for Alice; deadline ...") bind it;
+    * a `deadline` input applied more than `OUTAGE` after it: the reader was told an earlier deadline than the game
+      had (another player may have been told the true one), which their own mail alone showed nowhere.
+
+    Warnings, not proof: pbem holds a deadline itself, with nothing in the record, while a report is undelivered,
+    while its clock is found ahead, and while it is down with `[games] outage_after` off or longer."""
+    ordered = sorted(reports, key=lambda r: r[0])
+    key = step or windows(rows).__getitem__
+    latest: dict[object, tuple[int, str, datetime]] = {}
+    out, i = [], 0
+    for position, row in enumerate(rows, 1):
+        i = _take(ordered, i, position, key, latest)
+        data: dict[str, Any] = row["data"] if isinstance(row.get("data"), dict) else {}
+        if (row.get("kind") == "moderator" and data.get("action") not in KEEPS) or _resets(row):
+            latest = {}  # the deadline may have moved later in the record: those stated before bind no more
+            if (moved := _at({"at": data.get("deadline")})) is not None and not _resets(row):
+                latest[key(position)] = (position, f"the moderator's {data.get('action')} event", moved)  # chained
+        bound = latest.get(key(position - 1)) if "lines" in row else None
+        if bound is not None and (said := _late_by(row, signed.get(position), bound)):
+            out.append((position, said))
+    return out
+
+
+def _late_by(row: dict[str, Any], t: int | None, bound: tuple[int, str, datetime]) -> str:
+    """Why input `row` (signed at `t`, None: not known) came too late for the deadline `bound` stated ("" if not)."""
+    if row.get("kind") == "deadline":
+        when, allowed = _at(row), OUTAGE
+        what = f"the defaults of input {row['seq']} (the deadline) were applied"
+        why = "with no entry between that moved it: you were told an earlier deadline than the game had (were the "
+        why += "other players told this one?)"
+    else:
+        when, allowed = _stamp(t), LAG
+        what = f"input {row['seq']} ({row.get('player')}) was signed by its provider"
+        why = "yet it was applied, and no entry between moved the deadline: a late order accepted, the deadline "
+        why += "stretched for one player"
+    if when is None or when <= bound[2] + allowed:
+        return ""
+    return (
+        f"{what} at {when:%Y-%m-%d %H:%M} UTC, {_span(when - bound[2])} after the deadline "
+        f"{bound[2]:%a %d %b %Y %H:%M} UTC that {bound[1]} stated for its step (record #{bound[0]}), {why}"
+    )
+
+
+def _stamp(t: int | None) -> datetime | None:
+    """The signing time `t` (seconds since the epoch) as a UTC time; None when there is none or it is out of range."""
+    try:
+        return datetime.fromtimestamp(t, UTC) if t is not None else None
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def epochs(rows: list[dict[str, Any]]) -> list[int]:
@@ -228,6 +302,23 @@ def split(stated: list[tuple[int, int, str, datetime]]) -> list[tuple[int, str, 
     return out
 
 
+def _take(
+    ordered: list[tuple[int, str, datetime]],
+    i: int,
+    position: int,
+    key: Callable[[int], object],
+    latest: dict[object, tuple[int, str, datetime]],
+) -> int:
+    """Each report of `ordered` from the `i`th whose head lies before `position` kept in `latest` when it states its
+    step's (`key`) latest deadline so far; the index of the first report not taken."""
+    while i < len(ordered) and ordered[i][0] < position:
+        k = key(ordered[i][0])
+        if k not in latest or ordered[i][2] > latest[k][2]:
+            latest[k] = ordered[i]
+        i += 1
+    return i
+
+
 def _resets(row: dict[str, Any]) -> bool:
     """Whether entry `row` ends what was stated of deadlines before it: a `process` event or an undo."""
     data = row.get("data")
@@ -251,18 +342,23 @@ def _defaulted(rows: list[dict[str, Any]], position: int) -> set[str]:
 
 def _before(row: dict[str, Any], latest: tuple[int, str, datetime]) -> str:
     """Why the `deadline` input `row` was applied too early for the deadline `latest` stated ("" if it was not)."""
-    try:
-        at = datetime.fromisoformat(str(row["at"]))
-    except ValueError:
-        return ""
-    at = at if at.tzinfo else at.replace(tzinfo=UTC)
-    if at >= latest[2]:
+    at = _at(row)
+    if at is None or at >= latest[2]:
         return ""
     return (
         f"the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
         f"{_span(latest[2] - at)} before the deadline {latest[2]:%a %d %b %Y %H:%M} UTC that {latest[1]} stated "
         f"(record #{latest[0]}), and pbem never moves a deadline back"
     )
+
+
+def _at(row: dict[str, Any]) -> datetime | None:
+    """When entry `row` was applied (its chained `at`, UTC when it names no zone); None when unreadable."""
+    try:
+        at = datetime.fromisoformat(str(row.get("at")))
+    except ValueError:
+        return None
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
 def _span(delta: timedelta) -> str:

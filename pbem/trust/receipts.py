@@ -94,6 +94,7 @@ from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_
 from pbem.trust import (
     acked,
     chain,
+    dkim,
     dropped,
     due,
     folded,
@@ -2094,13 +2095,20 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
         and (when := noticed.reminder_due(told.plain(m.raw))) is not None
     ]  # a reminder states the deadline of the step open at its head too
     c.stated = _pinned(ch, doc, reports, c.reader)  # compared with other players' mail (`apart`)
-    step = _steps(doc, ch.rows, [r[0] for r in reports])
+    signed = _signed_at(doc, ch.rows)  # the inputs' signing times: the step each answered is read too (`due.late`)
+    step = _steps(doc, ch.rows, [r[0] for r in reports], tuple(n - 1 for n in signed))
     for at, how in due.early(ch.rows, [r[:3] for r in reports], step):
         c.problem(
             at,
             f"{how}: the deadline was moved earlier outside the record (a deadline edited by hand is no entry of the "
             "chain), so orders you sent before it may have been refused as late or replaced by the default; that "
             "report is your evidence (its text is not signed, only its head), keep it",
+        )
+    for _, how in due.late(ch.rows, [r[:3] for r in reports], signed, step):
+        c.notes.append(
+            f"WARNING: {how}, outside the record (a due time edited, the poll held), unless pbem held that deadline "
+            "itself (a report undelivered, pbem down with outage_after off or longer, its clock ahead); that report is "
+            "your evidence, keep it"
         )
     for at, m, text, _ in texts:
         if (shown.MARK in text or told.BOARD in text) and (how := due.left_untrue(text, m.sort_key)):
@@ -2119,6 +2127,22 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
     for at, how, (one, two) in due.split(c.stated):
         if one not in said and two not in said:  # a mail named already is named once
             c.problem(at, f"{how}, so one of them told you another deadline than you had (keep both mails)")
+
+
+def _signed_at(doc: dict[str, Any], rows: list[dict[str, Any]]) -> dict[int, int]:
+    """Position -> the provider's signing time (`t=`) of each input of `rows` whose mail the export's evidence keeps
+    (`pbem.trust.dkim.stated_at`; `pbem verify` checks each signature, `pbem.trust.vouched`)."""
+    times = {}
+    for e in doc.get("evidence") or []:
+        if isinstance(e, dict) and (t := dkim.stated_at(e)) is not None:
+            times[message_key(str(e.get("message_id") or ""))] = t
+    if not times:
+        return {}
+    return {
+        n: times[mid]
+        for n, row in enumerate(rows, 1)
+        if "lines" in row and row.get("message_id") and (mid := message_key(str(row["message_id"]))) in times
+    }
 
 
 def _early_seed(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
@@ -2199,14 +2223,21 @@ def _pinned(
     return out
 
 
-def _steps(doc: dict[str, Any], rows: list[dict[str, Any]], heads: list[int]) -> Callable[[int], object] | None:
+def _steps(
+    doc: dict[str, Any], rows: list[dict[str, Any]], heads: list[int], more: tuple[int, ...] = ()
+) -> Callable[[int], object] | None:
     """The step open once the first k entries of `rows` are applied (the first request's step id of the replayed
-    state), for the `heads` of the mails that stated a deadline and before each deadline input; None (`due.early`
-    then compares within the state of a head) while the seed is secret, or when the record cannot be replayed."""
+    state), for the `heads` of the mails that stated a deadline, before each deadline input and at the places `more`
+    (before each signed input, `due.late`); None (`due.early` then compares within the state of a head) while the
+    seed is secret, or when the record cannot be replayed."""
     if not doc.get("seed") or not heads:
         return None
     last = due.windows(rows)
-    places = [*heads, *(n - 1 for n, row in enumerate(rows, 1) if row.get("kind") == "deadline" and "lines" in row)]
+    places = [
+        *heads,
+        *more,
+        *(n - 1 for n, row in enumerate(rows, 1) if row.get("kind") == "deadline" and "lines" in row),
+    ]
     try:
         replay = shown.Replay(doc, rows, {last[k] for k in places if 0 <= k < len(last)})
         steps: dict[int, object] = {}
