@@ -106,6 +106,25 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         more_lines=0,
         more_notes=0,
     ),
+    "ack_press": dict(  # a press alone, no order line: the subject says where it went (players17)
+        subject_in="Re: [pbem hh1] Turn 2, Alice to play",
+        game_name="hh1",
+        applied=False,
+        lines=[],
+        rejected_count=0,
+        problems=[],
+        press_failed=['no player matches "Zed"'],
+        no_orders=False,
+        press_sent=[["Bob", "Carol"], ["Bob"]],
+        held=False,
+        on_file=[],
+        waiting=["Alice"],
+        report_follows=False,
+        chatter=[],
+        more_chatter=0,
+        more_lines=0,
+        more_notes=0,
+    ),
     "code_misuse_alert": dict(
         game_name="hh1", sender="carol@players.test", sender_as="Carol in this game", owner="Bob"
     ),
@@ -467,6 +486,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
 VARIANTS = {
     "ack_none": "ack",
+    "ack_press": "ack",
     "report_dealt": "report",
     "revision_earlier": "revision_on_file",
     "join_status": "join_invite",
@@ -501,7 +521,7 @@ def test_mail_wording_matches_golden(kind: str) -> None:
 #: (a final report asks for none: `report_final` below).  Notices of what the moderator or a deadline did, the
 #: "too many messages" notice, press and every mail to the moderator ask for nothing (issue 27's testers found
 #: the line on the moderator's join alert and on a deadline moved for a player whose orders were on file).
-ASK_FOR_ORDERS = {"ack", "ack_none", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "revision_earlier", "report", "report_dealt", "report_waiting",
+ASK_FOR_ORDERS = {"ack", "ack_none", "ack_press", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "revision_earlier", "report", "report_dealt", "report_waiting",
                   "revision_on_file", "unreadable"}  # fmt: skip
 HINT = "Reply to this mail with your orders"
 
