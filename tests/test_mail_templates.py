@@ -125,6 +125,27 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         more_lines=0,
         more_notes=0,
     ),
+    "ack_closed": dict(  # a reply after its step closed: told first when, the default applied (players17)
+        subject_in="Re: [pbem hh1] Turn 1, Alice to play",
+        game_name="hh1",
+        applied=False,
+        lines=[{**LINES[1], "line": "PASS", "reason": "you are not asked anything now; waiting for Bob", "legal": ()}],
+        rejected_count=1,
+        closed="The step your mail answered closed at 2026-12-05 12:00 UTC, before your mail arrived: its deadline "
+        "passed and your default orders were applied: PASS. Nothing is asked of you now.",
+        problems=[],
+        press_failed=[],
+        no_orders=False,
+        press_sent=[],
+        held=False,
+        on_file=[],
+        waiting=["Bob"],
+        report_follows=False,
+        chatter=[],
+        more_chatter=0,
+        more_lines=0,
+        more_notes=0,
+    ),
     "code_misuse_alert": dict(
         game_name="hh1", sender="carol@players.test", sender_as="Carol in this game", owner="Bob"
     ),
@@ -487,6 +508,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
 VARIANTS = {
     "ack_none": "ack",
     "ack_press": "ack",
+    "ack_closed": "ack",
     "report_dealt": "report",
     "revision_earlier": "revision_on_file",
     "join_status": "join_invite",
@@ -521,7 +543,7 @@ def test_mail_wording_matches_golden(kind: str) -> None:
 #: (a final report asks for none: `report_final` below).  Notices of what the moderator or a deadline did, the
 #: "too many messages" notice, press and every mail to the moderator ask for nothing (issue 27's testers found
 #: the line on the moderator's join alert and on a deadline moved for a player whose orders were on file).
-ASK_FOR_ORDERS = {"ack", "ack_none", "ack_press", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "revision_earlier", "report", "report_dealt", "report_waiting",
+ASK_FOR_ORDERS = {"ack", "ack_closed", "ack_none", "ack_press", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "revision_earlier", "report", "report_dealt", "report_waiting",
                   "revision_on_file", "unreadable"}  # fmt: skip
 HINT = "Reply to this mail with your orders"
 
