@@ -63,6 +63,26 @@ LINES = [
 
 _ASKED = dict(game_name="hh1", subject_in="ADDRESS", others=False, good_until="", problem="", accepted="")
 _MOVED = dict(game_name="hh1", player="Carol", old="carol@players.test", new="carol@new.test")
+#: An acknowledgement's context with nothing in it: each golden variant of players17 says what it adds.
+_ACK: dict[str, Any] = dict(
+    subject_in="Re: [pbem hh1] Turn 1, Alice to play",
+    game_name="hh1",
+    applied=False,
+    lines=[],
+    rejected_count=0,
+    problems=[],
+    press_failed=[],
+    no_orders=False,
+    press_sent=[],
+    held=False,
+    on_file=[],
+    waiting=[],
+    report_follows=False,
+    chatter=[],
+    more_chatter=0,
+    more_lines=0,
+    more_notes=0,
+)
 CONTEXTS: dict[str, dict[str, Any]] = {
     "ack": dict(
         subject_in="[pbem hh1] orders",
@@ -107,44 +127,18 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         more_notes=0,
     ),
     "ack_press": dict(  # a press alone, no order line: the subject says where it went (players17)
-        subject_in="Re: [pbem hh1] Turn 2, Alice to play",
-        game_name="hh1",
-        applied=False,
-        lines=[],
-        rejected_count=0,
-        problems=[],
+        _ACK,
         press_failed=['no player matches "Zed"'],
-        no_orders=False,
         press_sent=[["Bob", "Carol"], ["Bob"]],
-        held=False,
-        on_file=[],
         waiting=["Alice"],
-        report_follows=False,
-        chatter=[],
-        more_chatter=0,
-        more_lines=0,
-        more_notes=0,
     ),
     "ack_closed": dict(  # a reply after its step closed: told first when, the default applied (players17)
-        subject_in="Re: [pbem hh1] Turn 1, Alice to play",
-        game_name="hh1",
-        applied=False,
+        _ACK,
         lines=[{**LINES[1], "line": "PASS", "reason": "you are not asked anything now; waiting for Bob", "legal": ()}],
         rejected_count=1,
         closed="The step your mail answered closed at 2026-12-05 12:00 UTC, before your mail arrived: its deadline "
         "passed and your default orders were applied: PASS. Nothing is asked of you now.",
-        problems=[],
-        press_failed=[],
-        no_orders=False,
-        press_sent=[],
-        held=False,
-        on_file=[],
         waiting=["Bob"],
-        report_follows=False,
-        chatter=[],
-        more_chatter=0,
-        more_lines=0,
-        more_notes=0,
     ),
     "code_misuse_alert": dict(
         game_name="hh1", sender="carol@players.test", sender_as="Carol in this game", owner="Bob"

@@ -31,6 +31,7 @@ from pbem.app.lines import read_again, seeming_told
 from pbem.app.rereading import hint
 from pbem.engine import slots
 from pbem.orders.extract import phrase_end, seeming_note
+from tests.conftest import deliver, sent_mail
 from tests.test_replies3_players import ATTRIBUTIONS, KINDS, Moment, _plain, _quoted, shared_moments
 from tests.test_replies7_clients import _text_mail
 from tests.test_replies10_players import reading
@@ -127,7 +128,6 @@ def test_the_choice_alone_is_offered_only_with_a_sentences_words_and_only_one() 
 
 
 def test_through_a_real_poll_a_press_alone_is_answered_with_where_it_went(tmp_path) -> None:
-    from tests.conftest import deliver, sent_mail
     from tests.test_replies3_players import _moment, _poll
 
     moment = _moment(tmp_path, "dynasties")
@@ -142,7 +142,6 @@ def test_through_a_real_poll_a_reply_after_its_deadline_is_told_the_step_closed_
     and Bob is to play.  The answer's first note says the step closed, when, what was applied, and that nothing is
     asked now, in a form `pbem verify --mail` knows (`pbem.trust.acked.unnoted`, `unparagraphed`)."""
     from pbem.trust.acked import unnoted, unparagraphed
-    from tests.conftest import deliver, sent_mail
     from tests.test_replies3_players import _moment, _poll
 
     moment = _moment(tmp_path, "habsburg")
@@ -158,6 +157,34 @@ def test_through_a_real_poll_a_reply_after_its_deadline_is_told_the_step_closed_
     assert first.startswith("  NOTE The step your mail answered closed at "), text
     assert "your default orders were applied: " in first and "Nothing is asked of you now." in first, first
     assert unnoted(text) == "" and unparagraphed(page) == "", (unnoted(text), unparagraphed(page))
+    assert _verified(moment, tmp_path) == 0  # `pbem verify --partial --mail` of the player's mail, this answer too
+
+
+def _verified(moment: Moment, root) -> int:
+    import json
+    import mailbox
+    import re
+
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+    from pbem.history.export import build
+    from pbem.record import store
+    from pbem.record.db import session
+
+    with session(moment.cfg.database_url) as s:
+        doc = build(s, store.game_by_name(s, "g1"), as_player=moment.player)
+    (root / "export.json").write_text(json.dumps(doc))
+    box = mailbox.Maildir(str(root / "box"), factory=None, create=True)
+    sent = mailbox.Maildir(str(moment.cfg.maildir_path / "sent"), factory=None, create=False)
+    for key in sent.iterkeys():  # the player's mailbox: pbem's mail to them, byte for byte
+        raw = sent.get_bytes(key)
+        if re.search(rb"^To: .*" + re.escape(moment.address.encode()), raw, re.M):
+            box.add(raw)
+    args = ["verify", str(root / "export.json"), "--partial", "--mail", str(root / "box"), "--as", moment.player]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0 and "4 mails to" in res.output, res.output
+    return res.exit_code
 
 
 def test_a_reply_of_a_picture_alone_is_told_to_type_the_orders(moments: dict[str, Moment]) -> None:
