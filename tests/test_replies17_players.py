@@ -1,24 +1,25 @@
 """Replies still answered unhelpfully (replies17): an order split around the words a sentence ends with, the choice
-said without its order word, and a press alone answered under a subject with no verdict.
+said without its order word, a reply after its step closed, a press alone, a picture alone.
 
-"I vote red on that", "I'll go with tribute silver 7 for me this time": `sentence` took off one word or pair a
-sentence ends with ("then", "for me"), never two, never "on that", so the line was listed as not read and told
-nothing.  "TRIBUTE Silver 7 from me", "vote red for me this time" (an order line, then such words): refused for a
-card named "from", or "vote RED or BLUE", with no order offered.  "silver 7 from me" (the choice, no order word: a
-phone's "yes from me"): listed as not read.  Now `pbem.orders.extract.without_afterwords` takes such words off in
-turn ("for me", then "this time"; "from me", "on that" too), `pbem.app.refusals` cuts a refused line before them and
-offers the order alone, and `pbem.orders.near.chosen_alone` finds the one legal order whose words after its order
-word the line says (told by `pbem.app.lines.seeming_told`, which `pbem verify`'s `hint` runs again).  None is ever
-read: the player is told the line to send.  Never told: the choice alone ("Silver 7", a signature may be a name
-the game knows), a remark ("thanks from me"), a line in the quote.
+"I vote red on that", "I'll go with tribute silver 7 for me this time", "Fine, no event it is": `sentence` took off
+one word or pair a sentence ends with ("then", "for me"), never two, never "on that", so the line was listed as not
+read and told nothing.  "TRIBUTE Silver 7 from me", "vote red for me this time" (an order line, then such words):
+refused for a card named "from", or "vote RED or BLUE", with no order offered.  "silver 7 from me" (the choice, no
+order word: a phone's "yes from me"): listed as not read.  Now `pbem.orders.extract.without_afterwords` takes such
+words off in turn ("for me", then "this time"; "from me", "on that", "it is", "for this turn" too),
+`pbem.app.refusals` cuts a refused line before them and offers the order alone, and `pbem.orders.near.chosen_alone`
+finds the one legal order whose words after its order word the line says (told by `pbem.app.lines.seeming_told`,
+which `pbem verify`'s `hint` runs again).  None is ever read: the player is told the line to send.  Never told: the
+choice alone ("Silver 7", a signature may be a name the game knows), a remark ("thanks from me"), a line in the quote.
 
-A press alone (`PRESS TO ALL: ...`, no order line) was answered "Re: [pbem g] your orders", no verdict in the subject;
-now "your press: sent to 2 players" (and "1 press block NOT sent", or "your press: NOT sent").
+A reply after its step's deadline was told only "you are not asked anything now"; now its answer opens with when
+the step closed, the default applied (by name) and what is asked now (`pbem.app.closing`).  A press alone was
+answered "Re: [pbem g] your orders", no verdict in the subject; now "your press: sent to 2 players".  A picture alone
+was told "no text part (only attachments or binary content)"; now to type the orders.
 
-On 10a295e, 64 of the 96 cases of the generator failed (every split order and choice said without its order word
+On 10a295e, 80 of the 112 cases of the generator failed (every split order and choice said without its order word
 but Habsburg's NO EVENT, refused with the order alone already and no choice; the controls, a line in the quote and
-"I'll {order}", already told, passed), and every test of this file failed (10 of 10: the poll's subject was "Re:
-[pbem ...] your orders").
+"I'll {order}", already told, passed), and so did the four other tests of this file.
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ def cases(moment: Moment) -> list[tuple[str, str, str, str]]:
         ("order/from-me", f"{o} from me", "refused", o),
         ("order/for-me-this-time", f"{o.lower()} for me this time", "refused", o),
         ("order/capitals", f"{o.upper()} FROM ME", "refused", o),
+        ("sentence/it-is", f"Fine, {o.lower()} it is", "note", o),
+        ("order/for-this-turn", f"{o.lower()} for this turn please", "refused", o),
         ("control/remark", "thanks from me, good luck all", "", ""),
     ]
     if choice := _choice(moment, o):

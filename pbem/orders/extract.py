@@ -243,7 +243,7 @@ _MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]
 _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to"); "Ill": autocorrect's "I'll"
     r"^(?:i['’]d like to|i would like to|i want to|i['’]m going to|i am going to|i['’]ll go with|i['’]d|i will|"
     r"i['’]ll|ill|i|we['’]ll|we|let['’]s go with|let['’]s go|let['’]s|going with|go with|please|bitte|por favor|"
-    r"per favore|s['’]il vous pla[iî]t|okay|ok|sure|hi|hello|hey|yes|yep)"
+    r"per favore|s['’]il vous pla[iî]t|okay|ok|sure|fine|hi|hello|hey|yes|yep)"
     r"(?:[,\s]++|[ \t]*+[:\-\u2013][ \t]*+)(\S.*)$",  # "Hi, vote red": one line; "OK: pass", "Sure - pass"
     re.I,
 )
@@ -268,9 +268,10 @@ SENTENCE_OPENERS = 3  # openers of a sentence taken off in turn ("ok" then "I'll
 _AFTERWORDS = frozenset({"then", "please", "thanks", "now", "today", "instead", "again", "too"})
 _AFTER_PAIRS = frozenset(
     {("for", "now"), ("for", "me"), ("this", "turn"), ("this", "time"), ("this", "round")}
-    | {("from", "me"), ("on", "that"), ("on", "this"), ("by", "me")}
+    | {("from", "me"), ("on", "that"), ("on", "this"), ("by", "me"), ("it", "is")}
 )
 AFTERWORDS_TAKEN = 3
+AFTER_LAST = _AFTERWORDS | frozenset(pair[1] for pair in _AFTER_PAIRS)  # the last word of a line so ended
 
 
 def sentence(line: str, order_words: Iterable[str]) -> str:
@@ -296,7 +297,7 @@ def without_afterwords(rest: str) -> str:
     said = rest.rstrip(" ,.!").split()
     for _ in range(AFTERWORDS_TAKEN):
         if len(said) > 2 and (said[-2].lower(), said[-1].lower().rstrip(",.!")) in _AFTER_PAIRS:
-            said = said[:-2]
+            said = said[:-2] if said[-2].lower() != "this" or len(said) < 4 or said[-3].lower() != "for" else said[:-3]
         elif len(said) > 1 and said[-1].lower().rstrip(",.!") in _AFTERWORDS:
             said = said[:-1]
         else:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pbem.orders.extract import phrase_end, without_afterwords
+from pbem.orders.extract import AFTER_LAST, phrase_end, without_afterwords
 from pbem.orders.typed import cleaned
 
 LONGEST = 120  # characters of a line compared
@@ -102,5 +102,7 @@ def _before_afterwords(line: str) -> str:
 
 
 def ends_said(line: str) -> bool:
-    """Whether `line` ends with the words a sentence ends with after an order ("from me", "for me this time")."""
-    return bool(_before_afterwords(line))
+    """Whether `line` ends with the words a sentence ends with after an order ("from me", "for me this time"): its
+    last word first (most lines set aside end otherwise, "Hi,", "Alice")."""
+    last = line[-40:].rsplit(None, 1)[-1:]
+    return bool(last) and last[0].lower().rstrip(",.!") in AFTER_LAST and bool(_before_afterwords(line))
