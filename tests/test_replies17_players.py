@@ -19,7 +19,8 @@ was told "no text part (only attachments or binary content)"; now to type the or
 
 On 10a295e, 80 of the 112 cases of the generator failed (every split order and choice said without its order word
 but Habsburg's NO EVENT, refused with the order alone already and no choice; the controls, a line in the quote and
-"I'll {order}", already told, passed), and so did the four other tests of this file.
+"I'll {order}", already told, passed), and so did the four other tests of this file.  The suite runs every other
+case of each moment (each shape in four of the eight moments: 40 of its 60 failed on 10a295e).
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ def _choice(moment: Moment, order: str) -> str:
     return tail if tail and len(same) == 1 else ""
 
 
-def cases(moment: Moment) -> list[tuple[str, str, str, str]]:
-    """(label, the line typed, how it is told: "note", "refused" or "" for nothing, the order to be offered)."""
+def cases(moment: Moment, share: int | None = None) -> list[tuple[str, str, str, str]]:
+    """(label, the line typed, how it is told: "note", "refused" or "" for nothing, the order to be offered): every
+    case, or (`share` 0 or 1) every other one, as the suite runs them (each shape in half of the moments)."""
     o = moment.legal[-1]
     out = [
         ("sentence/on-that", f"I {o.lower()} on that", "note", o),
@@ -77,14 +79,14 @@ def cases(moment: Moment) -> list[tuple[str, str, str, str]]:
             ("choice/capitals", f"{choice.upper()} FOR ME THIS TIME", "note", o),
             ("control/choice-alone", choice, "", ""),
         ]
-    return out
+    return out if share is None else out[share::2]
 
 
-def judged(moment: Moment) -> list[str]:
+def judged(moment: Moment, share: int | None = None) -> list[str]:
     eng = registry.get(moment.kind)
     st, p = moment.state, moment.player
     failures = []
-    for label, typed, how, offered in cases(moment):
+    for label, typed, how, offered in cases(moment, share):
         ex = seeming_told(eng, st, p, reading(moment, _mail(moment, [typed])))
         told = [x for x in ex.problems if x.startswith(f'"{typed}"')]
         refused: list[tuple[str, ...]] = []
@@ -115,7 +117,7 @@ def judged(moment: Moment) -> list[str]:
 def test_an_order_split_around_a_sentences_words_is_told_the_order_to_send(
     moments: dict[str, Moment], kind: str
 ) -> None:
-    failures = judged(moments[kind])
+    failures = judged(moments[kind], KINDS.index(kind) % 2)  # the whole generator: judged(moment)
     assert not failures, f"{len(failures)} answered unhelpfully:\n" + "\n".join(failures)
 
 
