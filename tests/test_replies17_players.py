@@ -14,7 +14,8 @@ choice alone ("Silver 7", a signature may be a name the game knows), a remark ("
 
 A reply after its step's deadline was told only "you are not asked anything now"; now its answer opens with when
 the step closed, the default applied (by name) and what is asked now (`pbem.app.closing`).  A press alone was
-answered "Re: [pbem g] your orders", no verdict in the subject; now "your press: sent to 2 players".  A picture alone
+answered "Re: [pbem g] your orders", no verdict in the subject; now "your press: sent to 2 players" (and DIGEST
+alone "your mail: DIGEST noted").  A picture alone
 was told "no text part (only attachments or binary content)"; now to type the orders.
 
 On 10a295e, 80 of the 112 cases of the generator failed (every split order and choice said without its order word
@@ -140,6 +141,10 @@ def test_through_a_real_poll_a_press_alone_is_answered_with_where_it_went(tmp_pa
     _poll(moment.cfg, moment.clock)
     answers = [str(m["Subject"]) for m in sent_mail(moment.cfg) if moment.address in str(m["To"])]
     assert answers[-1].endswith("your press: sent to 2 players"), answers
+    deliver(moment.cfg, _mail(moment, ["DIGEST"]))  # how much mail, alone: its subject says so too
+    _poll(moment.cfg, moment.clock)
+    answers = [str(m["Subject"]) for m in sent_mail(moment.cfg) if moment.address in str(m["To"])]
+    assert answers[-1].endswith("your mail: DIGEST noted"), answers
 
 
 def test_through_a_real_poll_a_reply_after_its_deadline_is_told_the_step_closed_first(tmp_path) -> None:

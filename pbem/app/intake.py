@@ -152,7 +152,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
     if ex.mode:  # WATCH, NORMAL, DIGEST: how much mail this player gets from now on
         d.effects.append(MailModeSet(player, ex.mode))
         problems.append(notify.promise(ex.mode))
-    notes = dict(problems=problems, press_failed=failed, press_sent=sent)
+    notes = dict(problems=problems, press_failed=failed, press_sent=sent, mode=ex.mode or "")
     if not ex.orders:
         accepted = bool(ex.help or ex.status or sent or held or ex.away or ex.mode or facts.history is not None)
         d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
