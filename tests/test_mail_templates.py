@@ -63,6 +63,26 @@ LINES = [
 
 _ASKED = dict(game_name="hh1", subject_in="ADDRESS", others=False, good_until="", problem="", accepted="")
 _MOVED = dict(game_name="hh1", player="Carol", old="carol@players.test", new="carol@new.test")
+#: An acknowledgement's context with nothing in it: each golden variant of players17 says what it adds.
+_ACK: dict[str, Any] = dict(
+    subject_in="Re: [pbem hh1] Turn 1, Alice to play",
+    game_name="hh1",
+    applied=False,
+    lines=[],
+    rejected_count=0,
+    problems=[],
+    press_failed=[],
+    no_orders=False,
+    press_sent=[],
+    held=False,
+    on_file=[],
+    waiting=[],
+    report_follows=False,
+    chatter=[],
+    more_chatter=0,
+    more_lines=0,
+    more_notes=0,
+)
 CONTEXTS: dict[str, dict[str, Any]] = {
     "ack": dict(
         subject_in="[pbem hh1] orders",
@@ -105,6 +125,20 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         more_chatter=0,
         more_lines=0,
         more_notes=0,
+    ),
+    "ack_press": dict(  # a press alone, no order line: the subject says where it went (players17)
+        _ACK,
+        press_failed=['no player matches "Zed"'],
+        press_sent=[["Bob", "Carol"], ["Bob"]],
+        waiting=["Alice"],
+    ),
+    "ack_closed": dict(  # a reply after its step closed: told first when, the default applied (players17)
+        _ACK,
+        lines=[{**LINES[1], "line": "PASS", "reason": "you are not asked anything now; waiting for Bob", "legal": ()}],
+        rejected_count=1,
+        closed="The step your mail answered closed at 2026-12-05 12:00 UTC, before your mail arrived: its deadline "
+        "passed and your default orders were applied: PASS. Nothing is asked of you now.",
+        waiting=["Bob"],
     ),
     "code_misuse_alert": dict(
         game_name="hh1", sender="carol@players.test", sender_as="Carol in this game", owner="Bob"
@@ -467,6 +501,8 @@ CONTEXTS: dict[str, dict[str, Any]] = {
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
 VARIANTS = {
     "ack_none": "ack",
+    "ack_press": "ack",
+    "ack_closed": "ack",
     "report_dealt": "report",
     "revision_earlier": "revision_on_file",
     "join_status": "join_invite",
@@ -501,7 +537,7 @@ def test_mail_wording_matches_golden(kind: str) -> None:
 #: (a final report asks for none: `report_final` below).  Notices of what the moderator or a deadline did, the
 #: "too many messages" notice, press and every mail to the moderator ask for nothing (issue 27's testers found
 #: the line on the moderator's join alert and on a deadline moved for a player whose orders were on file).
-ASK_FOR_ORDERS = {"ack", "ack_none", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "revision_earlier", "report", "report_dealt", "report_waiting",
+ASK_FOR_ORDERS = {"ack", "ack_closed", "ack_none", "ack_press", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "revision_earlier", "report", "report_dealt", "report_waiting",
                   "revision_on_file", "unreadable"}  # fmt: skip
 HINT = "Reply to this mail with your orders"
 

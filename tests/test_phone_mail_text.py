@@ -119,6 +119,8 @@ def test_the_check_finds_a_broken_paragraph_and_passes_a_whole_one() -> None:
 ASKS = {
     "ack": "and send the whole message again.",
     "ack_none": "so write it as: PLAY Plague",  # the order a line set aside one typo from it is near (replies16)
+    "ack_closed": "Nothing is asked of you now.",  # a reply after its step closed: told first (players17)
+    "ack_press": "Press not sent: no player matches",  # a press block naming nobody: how to name them (players17)
     "code_misused": "If you did not give your code away, ask the moderator for a new one",
     "control_abandon": "no further orders will be accepted",
     "control_extend": "Nothing else is needed from you",

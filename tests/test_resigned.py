@@ -99,7 +99,10 @@ def test_a_resigned_player_gets_nothing_of_the_games_flow_but_its_end(home, cloc
     deliver(home, order_mail(BOB, name, signed("Bob", "AWAY 5\nDIGEST")))  # answered; no wait, no digest: he left
     run_poll(home, clock)
     answers = sorted(str(m["Subject"]) for m in _to(sent_mail(home, seen), "bob@players.test"))  # his own mail's
-    assert answers == ["Re: [pbem hh1] your orders", "[pbem hh1] Noted: you are away until Sat 10 Jan 2026 12:00 UTC."]
+    assert answers == [
+        "Re: [pbem hh1] your mail: DIGEST noted",
+        "[pbem hh1] Noted: you are away until Sat 10 Jan 2026 12:00 UTC.",
+    ]
     control.extend(Home.of(home), name, timedelta(hours=1), clock.now)
     control.pause(Home.of(home), name, clock.now)
     control.resume(Home.of(home), name, clock.now)

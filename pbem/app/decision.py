@@ -168,6 +168,7 @@ class Decision:
     player: str = ""
     effects: list[Effect] = field(default_factory=list)
     duplicate_of: int | None = None  # outcome duplicate: the record id of the first copy
+    late: bool = False  # a reply's lines answer nothing asked now: decided again once its step's closing is read
 
     @property
     def mails(self) -> list[Mail]:

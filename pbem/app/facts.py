@@ -12,6 +12,7 @@ from pbem.app.resigning import Resign
 from pbem.app.revisions import FirstCopy, OnFile
 from pbem.mail.inbound.replies import SentMail
 from pbem.orders.extract import Extracted
+from pbem.record.lookups import Closed
 from pbem.record.modes import Mailing
 from pbem.record.outbox import Window
 from pbem.record.press_budget import PressWindow
@@ -69,6 +70,10 @@ class Facts:
     history: dict[str, object] | None = None  # HISTORY asked by a seat: its answer's context (`pbem.app.histories`)
     resign: Resign | None = None  # RESIGN from a seat: the words that confirm it, whether it did (`pbem.app.resigning`)
     address: tuple[str, str] | None = None  # ADDRESS new from a seat: today's word for it, when it stops working
+    closed: Closed | None = (
+        None  # a reply whose lines answer nothing asked now: its step's closing (`pbem.app.closing`)
+    )
+    closed_read: bool = False  # `closed` was read (None: the step the reply answers is still open)
 
 
 def is_code(facts: Facts, seat: Seat, code: str | None) -> bool:

@@ -6,10 +6,9 @@ answers already sent to each address this hour) and returns a `Decision`.
 Who may act: the registered address AND either a reply to a mail pbem sent
 that seat (`Facts.reply`, `pbem.mail.inbound.replies`: no code, no key
 derivation) or the player's code (docs/architecture.md, the email contract).
-A refusal changes nothing and is told to the registered
-address, never to the sender; auto-replies, bounces and bulk mail are never
-answered; every answer counts against one budget per address per hour
-(`answers.Outgoing.admit`).  A sender who is no registered seat of any game
+A refusal changes nothing and is told to the registered address, never to the sender (a reply whose step closed:
+`closing`); auto-replies, bounces and bulk mail are never answered; every answer counts against one budget per
+address per hour (`answers.Outgoing.admit`).  A sender who is no registered seat of any game
 (a stranger) costs no key derivation: no code is checked for them, whatever
 their message carries; they get at most `per_day` short answers a day, and
 none once `per_hour` strangers were answered in the last hour (`Strangers`).
@@ -23,6 +22,7 @@ or STATUS); one not the player's code is ignored and the answer says so, as for 
 from __future__ import annotations
 
 from pbem.app import absence, addresses, answering, derivations, join, misuse, notify, refusals, revisions, views
+from pbem.app import closing as step_closing
 from pbem.app import lines as reading_lines
 from pbem.app.answers import Outgoing, ack, ack_context, short, summary
 from pbem.app.decision import Decision, Input, MailModeSet, Report
@@ -152,7 +152,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
     if ex.mode:  # WATCH, NORMAL, DIGEST: how much mail this player gets from now on
         d.effects.append(MailModeSet(player, ex.mode))
         problems.append(notify.promise(ex.mode))
-    notes = dict(problems=problems, press_failed=failed, press_sent=sent)
+    notes = dict(problems=problems, press_failed=failed, press_sent=sent, mode=ex.mode or "")
     if not ex.orders:
         accepted = bool(ex.help or ex.status or sent or held or ex.away or ex.mode or facts.history is not None)
         d.outcome, d.reason = ("accepted", "commands only") if accepted else ("rejected", "no orders found")
@@ -211,9 +211,9 @@ def _orders(
         refused = [f"{short(r.line)!r}: {r.reason}" for r in result.lines if not r.ok]
         shown, more = summary(refused)
         d.reason = "; ".join(shown) + (f"; and {more} more refused lines" if more else "")
-        rejected = sum(1 for r in result.lines if not r.ok)
-        now = _now(loaded, player)
-        ack(d, out, seat, msg, loaded, chatter, lines=lines, rejected_count=rejected, **notes, **now)
+        d.late = step_closing.late(result, facts)  # a reply whose step closed? the shell reads when, decides again
+        now = {**_now(loaded, player), **step_closing.told(facts.closed, eng, loaded.state, player)}
+        ack(d, out, seat, msg, loaded, chatter, lines=lines, rejected_count=len(refused), **notes, **now)
         return d
     if loaded.game.resolve == "deadline":
         d.outcome, d.reason = "held", "held until the deadline"

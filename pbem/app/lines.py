@@ -189,7 +189,8 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
     signature above the quote (`Extracted.signed`) is told the same way, and only so (`signed_note`): "PASS the salt"
     or "Play hard, play fair" is a motto, and every other reader leaves the signature's lines unsaid."""
     tried = [line for line in ex.chatter[:CHATTER] if near.tries(line, eng.order_words)]
-    if not ex.seeming and not ex.signed and not tried:
+    chose = [line for line in ex.chatter[:CHATTER] if line not in tried and near.ends_said(line)]
+    if not ex.seeming and not ex.signed and not tried and not chose:
         return ex
     problems = list(ex.problems)
     legal = {line.upper(): line for req in eng.requests(state) if req.player == player for line in req.legal}
@@ -209,6 +210,7 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
         if send := _alone(eng, state, player, order, legal):
             problems.append(signed_note(typed, send))
     problems += _near_told(eng, state, player, tried, legal, problems)
+    problems += _chosen_told(eng, state, player, chose, legal, problems)
     return replace(ex, problems=problems)
 
 
@@ -223,6 +225,23 @@ def _near_told(
         if any(p.startswith(f'"{typed}"') for p in problems):
             continue
         order = near.nearest(typed, legal.values())
+        send = _alone(eng, state, player, order, legal) if order else ""
+        if send and (note := seeming_note(typed, send)) not in out:
+            out.append(note)
+    return out
+
+
+def _chosen_told(
+    eng: Engine, state: dict[str, Any], player: str, chose: list[str], legal: dict[str, str], problems: list[str]
+) -> list[str]:
+    """The notes for lines set aside as no order that say a legal order's choice without its order word, with the
+    words a sentence ends with ("red from me", "Silver 7 for me this time": `pbem.orders.near.chosen_alone`): the
+    order to send, when the engine takes it alone now; none for a line a note quotes already."""
+    out: list[str] = []
+    for typed in chose[:SEEMING]:
+        if any(p.startswith(f'"{typed}"') for p in problems):
+            continue
+        order = near.chosen_alone(typed, legal.values(), eng.order_words)
         send = _alone(eng, state, player, order, legal) if order else ""
         if send and (note := seeming_note(typed, send)) not in out:
             out.append(note)

@@ -12,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pbem.app import reading, views
+from pbem.app.facts import Facts
 from pbem.app.revisions import FirstCopy, OnFile
 from pbem.mail.inbound.message import Inbound
 from pbem.record import lookups, store
 from pbem.record.db import Unit
+from pbem.record.rows import Seat
 
 
 @dataclass(frozen=True)
@@ -76,3 +78,14 @@ def _on_file(s: Unit, ids: list[int], lines: tuple[str, ...]) -> OnFile | None:
     if row is None:
         return None
     return OnFile(row.id, row.sent, row.subject, lines, frozenset(ids[1:]))
+
+
+def closed(s: Unit, facts: Facts, seat: Seat | None) -> bool:
+    """Read when the step open at the sending of the mail a reply answers closed (`pbem.app.closing`), once, into
+    `facts`: whether it did (the intake then decides again)."""
+    facts.closed_read = True
+    loaded, reply = facts.loaded, facts.reply
+    if seat is None or loaded is None or loaded.game.id is None or reply is None or reply.created_at is None:
+        return False
+    facts.closed = lookups.closed_after(s, loaded.game.id, seat.player, reply.created_at)
+    return facts.closed is not None

@@ -28,7 +28,8 @@
   to a sentence's end, or up to a comma or slash before a remark or condition ("DISCARD NONE. Thanks for running
   the game", "TRIBUTE Gold 7, but only if Bob agrees", "DISCARD NONE – I think" with a phone's dash: it was told '"none"
 is not a card'), or up to a short dash before words that start no item of that order (`pbem.orders.items`: "TRIBUTE Silver 7 -
-go team" was refused for a card named "team"), or an order word with a remark after it ("NO EVENT I have
+go team" was refused for a card named "team"), or up to the words a sentence ends with ("TRIBUTE Silver 7 from me",
+"vote red for me this time": '"from" is not a card', "vote RED or BLUE"), or an order word with a remark after it ("NO EVENT I have
 thought about it", "Pass, I keep my cards") is refused as one with words after it (`_sentence_cut`).
 """
 
@@ -42,7 +43,7 @@ from pbem.app import views
 from pbem.app.unread import CLOSERS, ignored, shortened
 from pbem.engine import offers, slots
 from pbem.engine.base import Engine, LineResult, Outcome
-from pbem.orders.extract import asks, is_order, phrase_end, unasked
+from pbem.orders.extract import afterwords_at, asks, is_order, phrase_end, unasked
 from pbem.orders.items import Items
 from pbem.orders.typed import SENTENCE_WORDS
 
@@ -98,7 +99,7 @@ def agreeing(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -
         return result
     reqs = eng.requests(state)
     waiting = views.waiting(eng, state)  # the status's "Still awaited from"
-    asked = [_first_sentence(r.prompt) for r in reqs if r.player == player and not r.answered]
+    asked = [first_sentence(r.prompt) for r in reqs if r.player == player and not r.answered]
     on_file = any(r.player == player and r.answered for r in reqs)
     lines: list[LineResult] = []
     for i, r in enumerate(result.lines):
@@ -128,7 +129,7 @@ def _asked_else(
     return f"that is not an answer to what you are asked now: {asked}"
 
 
-def _first_sentence(prompt: str) -> str:
+def first_sentence(prompt: str) -> str:
     """A request's prompt up to its first full stop (Sixteen Thirty's go on about the number of legal orders)."""
     return prompt.split(". ", 1)[0].rstrip(". ")
 
@@ -208,6 +209,8 @@ def _sentence_cut(eng: Engine, state: dict[str, Any], player: str, r: LineResult
         if _remark(r.line[m.end() :]) or (m.group(0)[-1] == "-" and not items.may_start(r.line[m.end() :]))
     ]
     ends += [m.start() + 1 for m in _LONG_DASH.finditer(r.line)]
+    after = afterwords_at(r.line)  # "TRIBUTE Silver 7 from me", "vote red for me this time": a sentence's last words
+    ends += [after] if after > 0 else []
     word = phrase_end(r.line, eng.order_words)  # "NO EVENT I have thought about it": the order word, a remark
     ends += [word] if word and _remark(r.line[word:]) else []
     for end in sorted(set(ends), reverse=True)[:CUT_TRIES]:

@@ -243,7 +243,7 @@ _MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]
 _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to"); "Ill": autocorrect's "I'll"
     r"^(?:i['’]d like to|i would like to|i want to|i['’]m going to|i am going to|i['’]ll go with|i['’]d|i will|"
     r"i['’]ll|ill|i|we['’]ll|we|let['’]s go with|let['’]s go|let['’]s|going with|go with|please|bitte|por favor|"
-    r"per favore|s['’]il vous pla[iî]t|okay|ok|sure|hi|hello|hey|yes|yep)"
+    r"per favore|s['’]il vous pla[iî]t|okay|ok|sure|fine|hi|hello|hey|yes|yep)"
     r"(?:[,\s]++|[ \t]*+[:\-\u2013][ \t]*+)(\S.*)$",  # "Hi, vote red": one line; "OK: pass", "Sure - pass"
     re.I,
 )
@@ -263,9 +263,15 @@ def labelled_order(line: str, order_words: Iterable[str]) -> str:
 
 
 SENTENCE_OPENERS = 3  # openers of a sentence taken off in turn ("ok" then "I'll go with"), at most
-#: Words a phone's sentence ends with after the order ("ok I'll go with no event then"), taken off its end.
+#: Words a phone's sentence ends with after the order ("ok I'll go with no event then"), taken off its end, in turn
+#: ("no event for me this time", "I vote red on that", "red from me": `AFTERWORDS_TAKEN` words or pairs at most).
 _AFTERWORDS = frozenset({"then", "please", "thanks", "now", "today", "instead", "again", "too"})
-_AFTER_PAIRS = frozenset({("for", "now"), ("for", "me"), ("this", "turn"), ("this", "time"), ("this", "round")})
+_AFTER_PAIRS = frozenset(
+    {("for", "now"), ("for", "me"), ("this", "turn"), ("this", "time"), ("this", "round")}
+    | {("from", "me"), ("on", "that"), ("on", "this"), ("by", "me"), ("it", "is")}
+)
+AFTERWORDS_TAKEN = 3
+AFTER_LAST = _AFTERWORDS | frozenset(pair[1] for pair in _AFTER_PAIRS)  # the last word of a line so ended
 
 
 def sentence(line: str, order_words: Iterable[str]) -> str:
@@ -279,20 +285,32 @@ def sentence(line: str, order_words: Iterable[str]) -> str:
         if not m:
             return ""
         rest = cleaned(m.group(1)) or m.group(1)
-        said = _without_afterwords(rest)
+        said = without_afterwords(rest)
         if said and len(said.split()) <= SENTENCE_WORDS and is_order(said, order_words):
             return said
     return ""
 
 
-def _without_afterwords(rest: str) -> str:
-    """`rest` without the words a sentence ends with after its order ("no event then", "pass for now")."""
+def without_afterwords(rest: str) -> str:
+    """`rest` without the words a sentence ends with after its order ("no event then", "pass for now", "vote red for
+    me this time"), taken off in turn, `AFTERWORDS_TAKEN` at most."""
     said = rest.rstrip(" ,.!").split()
-    if len(said) > 2 and (said[-2].lower(), said[-1].lower()) in _AFTER_PAIRS:
-        said = said[:-2]
-    elif len(said) > 1 and said[-1].lower() in _AFTERWORDS:
-        said = said[:-1]
+    for _ in range(AFTERWORDS_TAKEN):
+        if len(said) > 2 and (said[-2].lower(), said[-1].lower().rstrip(",.!")) in _AFTER_PAIRS:
+            said = said[:-2] if said[-2].lower() != "this" or len(said) < 4 or said[-3].lower() != "for" else said[:-3]
+        elif len(said) > 1 and said[-1].lower().rstrip(",.!") in _AFTERWORDS:
+            said = said[:-1]
+        else:
+            break
+        said[-1] = said[-1].rstrip(",")
     return " ".join(said).rstrip(",")
+
+
+def afterwords_at(line: str) -> int:
+    """Where the words a sentence ends with begin after the order at the start of `line` ("TRIBUTE Silver 7 from me":
+    at "from"), or -1 when it ends with none (`pbem.app.refusals` refuses such a line with the order alone offered)."""
+    said = without_afterwords(line)
+    return len(said) if said and len(said) < len(line.rstrip(" ,.!")) and line.startswith(said) else -1
 
 
 def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
@@ -546,7 +564,7 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
             last = said[end]
             if end + 1 == len(said) or last[-1] in _PROSE_END:
                 order = " ".join([bare, *said[k + 1 : end + 1]]).rstrip(_PROSE_END + "\"'“”‘’«»")
-                order = _without_afterwords(order)  # "no event then," as "no event"
+                order = without_afterwords(order)  # "no event then," as "no event"
                 if is_order(order, words):
                     found.append(order)
                 if len(found) == PROSE_CUTS or last[-1] in ".!?":

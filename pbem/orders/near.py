@@ -10,11 +10,18 @@ letter dropped, added, changed, or two side by side swapped), or have the same w
 looked at only when one of its words is an order word or one typo from one of `WORD` letters or more ("Hi,",
 "Thanks", "Alice" never are), and only up to `LONGEST` characters.  Cost: linear in the line times the legal orders
 (at most `LEGAL` looked at), each compared once, letter by letter.
+
+`chosen_alone` offers the one legal order whose words after its order word a line says, with the words a sentence
+ends with after them ("red from me", "Silver 7 for me this time": VOTE RED, TRIBUTE Silver 7); never for the choice
+alone ("Red", "Bob": a signature may be a name the game knows), nor when two orders end so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+from pbem.orders.extract import AFTER_LAST, phrase_end, without_afterwords
+from pbem.orders.typed import cleaned
 
 LONGEST = 120  # characters of a line compared
 LEGAL = 400  # legal orders compared with one line at most
@@ -64,3 +71,38 @@ def nearest(line: str, legal: Iterable[str]) -> str:
             if len(found) > 1:
                 return ""
     return found[0] if found else ""
+
+
+def chosen_alone(line: str, legal: Iterable[str], order_words: Iterable[str]) -> str:
+    """The one legal order whose words after its order word are `line` without the words a sentence ends with after
+    them ("red from me": VOTE RED), when it ends with such words; "" otherwise, or when two orders end so."""
+    bare = _before_afterwords(line)
+    if not bare:
+        return ""
+    said, words = _norm(bare), tuple(order_words)
+    found = ""
+    for k, order in enumerate(legal):
+        if k >= LEGAL:
+            break
+        if _norm(order[phrase_end(order, words) :]) == said and order != found:
+            if found:
+                return ""
+            found = order
+    return found
+
+
+def _before_afterwords(line: str) -> str:
+    """`line` (cleaned as an order line is) without the words a sentence ends with, "" when it ends with none."""
+    typed = line.strip()
+    if len(typed) >= LONGEST:
+        return ""
+    typed = cleaned(typed) or typed
+    bare = without_afterwords(typed)
+    return bare if bare and len(bare) < len(typed.rstrip(" ,.!")) else ""
+
+
+def ends_said(line: str) -> bool:
+    """Whether `line` ends with the words a sentence ends with after an order ("from me", "for me this time"): its
+    last word first (most lines set aside end otherwise, "Hi,", "Alice")."""
+    last = line[-40:].rsplit(None, 1)[-1:]
+    return bool(last) and last[0].lower().rstrip(",.!") in AFTER_LAST and bool(_before_afterwords(line))

@@ -8,6 +8,7 @@ cases (`pbem.app.poll`, `pbem.app.on_file`, `pbem.app.ahead`) call these and nev
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -18,7 +19,7 @@ from sqlalchemy import Select, bindparam, func
 from sqlmodel import Session, col, select
 
 from pbem.record.db import fetch, reading
-from pbem.record.models import ControlAction, Game, InboundMessage, OrderInput, Seat, Snapshot
+from pbem.record.models import ControlAction, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
 from pbem.record.store import aware
 
 
@@ -146,6 +147,52 @@ def newest_orders(s: Session, game_id: int, player: str) -> tuple[int, str, date
     mid, subject, sent_at, received_at = rows[0]
     sent = aware(sent_at) or aware(received_at)
     return None if sent is None else (mid, subject, sent)
+
+
+@dataclass(frozen=True)
+class Closed:
+    """The step open when a mail was sent, closed since: when, by which kind of input ("deadline" or "orders"), and
+    the default lines the deadline applied for the player (none: not theirs, or orders of theirs on file)."""
+
+    at: datetime
+    by: str
+    applied: tuple[str, ...]
+
+
+def closed_after(s: Session, game_id: int, player: str, when: datetime) -> Closed | None:
+    """The step that was open at `when` (the newest snapshot written by then), if an input closed it since: the
+    first later snapshot of another step, its input's kind and the default lines it applied for `player`.  Three
+    indexed reads, run only for a reply whose lines answer nothing asked now (`pbem.app.closing`)."""
+    opened = s.exec(
+        select(Snapshot.seq, Snapshot.step)
+        .where(Snapshot.game_id == game_id, Snapshot.created_at <= when)
+        .order_by(col(Snapshot.seq).desc())
+        .limit(1)
+    ).first()
+    if opened is None:
+        return None
+    closing = s.exec(
+        select(Snapshot.seq, Snapshot.created_at)
+        .where(Snapshot.game_id == game_id, Snapshot.seq > opened[0], Snapshot.step != opened[1])
+        .order_by(col(Snapshot.seq))
+        .limit(1)
+    ).first()
+    if closing is None:
+        return None
+    by = s.exec(select(OrderInput.kind).where(OrderInput.game_id == game_id, OrderInput.seq == closing[0])).first()
+    applied: list[str] = []
+    if by == "deadline":
+        rows = s.exec(
+            select(GameEvent.data_json).where(
+                GameEvent.game_id == game_id, GameEvent.input_seq == closing[0], GameEvent.kind == "default-orders"
+            )
+        ).all()
+        for row in rows:
+            data = json.loads(row)
+            if data.get("player") == player:
+                applied += [str(x) for x in data.get("lines", [])]
+    at = aware(closing[1])
+    return None if at is None else Closed(at, str(by or "orders"), tuple(applied))
 
 
 def held_ids(s: Session, game_id: int, player: str) -> list[int]:

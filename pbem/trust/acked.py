@@ -316,6 +316,9 @@ NOTES = tuple(
         r"Press not sent: [^\n]{1,2000}\. Write PRESS TO <player>\[, <player>\.\.\.\] or PRESS TO ALL\.",
         r"\.\.\. and \d{1,9} more notes? like these, not shown\.",
         r"Press sent to [^\n]{1,2000}\.",
+        r"The step your mail answered closed at \d{4}-\d\d-\d\d \d\d:\d\d UTC, before your mail arrived: (?:its "
+        r"deadline passed(?: and your default orders were applied: [^\n]{1,2000})?|it was resolved by the orders sent "
+        r"for it)\. (?:You are asked now: [^\n]{1,2000}\.|Nothing is asked of you now\.)",  # `pbem.app.closing`
     )
 )
 NOTE = "  NOTE "

@@ -20,6 +20,7 @@ from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
+from itertools import islice
 from typing import ClassVar
 
 from pbem.mail.inbound.authentication import verdict
@@ -607,6 +608,9 @@ def _no_text(msg: Message) -> str:
             "its text is sealed (S/MIME or OpenPGP encryption, or an S/MIME signature that wraps the text), "
             "which pbem cannot open: send it again unencrypted (a signature attached beside the text is fine)"
         )
+    kinds = {p.get_content_maintype() for p in islice(msg.walk(), MAX_PARTS) if not p.is_multipart()}
+    if kinds == {"image"}:  # a phone's photo of the orders, a screenshot: "no text part" did not say what to do
+        return "it holds only a picture, no text; pbem reads only orders typed in the mail, so type them in a reply"
     return "the message has no text part (only attachments or binary content)"
 
 
