@@ -49,6 +49,7 @@ from pbem.orders.typed import CODE_PATTERN, chosen, cleaned, may_be_marked, poin
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
 PLACES = 512  # places of one word run in the sent mails remembered (repetitive lists), at most
+WORK = 2  # look-ups a word of the reply, a place tried counted as one more, while `_SentIndex` finds the chains
 HEADER_LINES = 10  # "Label: value" lines above a copy dropped with it, at most
 ABOVE = 12  # lines with words between a copy and a client's header block above it (an answer typed there), at most
 _WORD = re.compile(r"\w+")
@@ -167,6 +168,25 @@ def _found_at(known: dict[str, int | set[int]], stream: list[str]) -> _FoundAt:
     return _Listed(stream, [known.get(gram) for gram in _grams(stream)])
 
 
+class _Costly(Exception):
+    """More work than `_Indexed.budget` allows: a reply of words the sent mails have at many places, or of many
+    short pieces of them (each word looked up, where `_places` costs a join and a look-up)."""
+
+
+def _chains(index: _SentIndex, sent: list[str], stream: list[str]) -> tuple[_FoundAt, list[tuple[int, int]]]:
+    """The reply's runs' places and their chains: by the sent words' index, or (a word of the sent mails at more
+    than `PLACES` places, or a reply that would try too many) by every run of the sent mails (`_places`), whose
+    cost a run does not depend on how often its first word is sent.  Both find the same."""
+    if index.plain:
+        found_at = index.found_at(stream)
+        try:
+            return found_at, list(found_at.chains())
+        except _Costly:
+            pass
+    listed = _found_at(_places(sent), stream)
+    return listed, list(listed.chains())
+
+
 class _SentIndex:
     """The sent mails' words as one stream, as `_places` counts them (`GRAM` gaps between two mails, no run spans
     them), with each word's places: a run's places are those of its first word followed by the run's other words.
@@ -190,7 +210,7 @@ class _SentIndex:
         self.at = at
         self.plain = all(len(ps) <= PLACES for ps in at.values())
 
-    def found_at(self, stream: list[str]) -> _FoundAt:
+    def found_at(self, stream: list[str]) -> _Indexed:
         return _Indexed(stream, self)
 
 
@@ -198,12 +218,15 @@ class _Indexed(_FoundAt):
     def __init__(self, stream: list[str], index: _SentIndex) -> None:
         super().__init__(stream)
         self.sent = index
+        self.budget = WORK * len(stream) + 4096  # look-ups and places tried finding the chains, at most (`_Costly`)
 
     def places(self, i: int) -> int | set[int] | None:
         """The places of the run of words i .. i+GRAM-1: its first word's where the others follow (in order)."""
         run = self.stream[i : i + GRAM]
         words = self.sent.words
-        found = [p for p in self.sent.at.get(run[0], ()) if words[p : p + GRAM] == run]
+        tried = self.sent.at.get(run[0], ())
+        self.budget -= 2 + len(tried)
+        found = [p for p in tried if words[p : p + GRAM] == run]
         return None if not found else found[0] if len(found) == 1 else set(found)
 
     def _reach(self, i: int, p: int) -> int:
@@ -217,10 +240,14 @@ class _Indexed(_FoundAt):
         i = 0
         while i < self.runs:
             found = self.places(i)
+            if self.budget < 0:
+                raise _Costly
             if found is None:
                 i += 1
                 continue
-            end = i + max(self._reach(i, p) for p in ((found,) if isinstance(found, int) else found))
+            places = (found,) if isinstance(found, int) else found
+            self.budget -= 4 * len(places)  # a reach costs about four look-ups (its iterators)
+            end = i + max(self._reach(i, p) for p in places)
             yield i, end
             i = end - GRAM + 1  # the first run that does not go on: a chain starts there
 
@@ -264,8 +291,8 @@ def without_copies(
     per_line = _line_words(lines, sent, redacted)
     stream = [w for ws in per_line for w in ws]
     in_copy = bytearray(len(stream))  # 1 for a word of a copy
-    found_at = index.found_at(stream) if index.plain else _found_at(_places(sent), stream)
-    for start, end in found_at.chains():  # a chain of runs: words start .. end-1 of the reply follow a sent mail's
+    found_at, chains = _chains(index, sent, stream)
+    for start, end in chains:  # a chain of runs: words start .. end-1 of the reply follow a sent mail's
         if end - start >= RUN:
             in_copy[start:end] = b"\x01" * (end - start)
     drop = [False] * len(lines)  # a line with words, all of them in a copy
