@@ -28,16 +28,21 @@ changed into another, or an order typed inside the quote as a line of its own, `
 and is told), and so is an order the writer quoted themselves on a line of its own at the top level, apart from
 any quote ("Hi," / "> TRIBUTE Gold 4": `pbem.orders.own_quotes`).  The unquoted rest of a quoted line that a client
 rewrapped without quoting it is the copy's, not an answer typed into the quote (`_cut_from_above`).
-Cost: linear in both texts (at most `PLACES` places remembered per run of words).
+Cost: linear in both texts: the sent words indexed once, a run looked up only where a chain may start and the chain
+followed word by word (`_SentIndex`); at most `PLACES` places a word and `WORK` look-ups a word of the reply, else
+every run of the sent mails is joined and looked up (`_places`, at most `PLACES` places remembered per run).
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from html import unescape
+from itertools import compress, count, islice
+from operator import ne
+from typing import overload
 
 from pbem.orders.furniture import MARKER, QUOTE_RUN, header_block_at, unquoted
 from pbem.orders.own_quotes import changed_in_rewrapped, depth, marked_off, unquote_typed
@@ -46,6 +51,7 @@ from pbem.orders.typed import CODE_PATTERN, chosen, cleaned, may_be_marked, poin
 GRAM = 6  # words in one matched run
 RUN = 30  # words in a row, following each other as in a sent mail, that make a copy
 PLACES = 512  # places of one word run in the sent mails remembered (repetitive lists), at most
+WORK = 2  # look-ups a word of the reply, a place tried counted as one more, while `_SentIndex` finds the chains
 HEADER_LINES = 10  # "Label: value" lines above a copy dropped with it, at most
 ABOVE = 12  # lines with words between a copy and a client's header block above it (an answer typed there), at most
 _WORD = re.compile(r"\w+")
@@ -103,6 +109,151 @@ def _places(sent: list[str]) -> dict[str, int | set[int]]:
     return known
 
 
+class _FoundAt(Sequence[int | set[int] | None]):
+    """Per word of the reply's stream, the places in the sent mails of the run of `GRAM` words it starts (None: no
+    sent mail has it; a place for a run found once; else the set of its places), one more None past the last run;
+    and the chains of those runs (`chains`).  Built from `_places` for every run (`_found_at`), or looked up when
+    asked (`_SentIndex.found_at`)."""
+
+    def __init__(self, stream: list[str]) -> None:
+        self.stream = stream
+        self.runs = max(len(stream) - GRAM + 1, 0)
+
+    def __len__(self) -> int:
+        return self.runs + 1
+
+    @overload
+    def __getitem__(self, i: int) -> int | set[int] | None: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[int | set[int] | None]: ...
+
+    def __getitem__(self, i: int | slice) -> int | set[int] | Sequence[int | set[int] | None] | None:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self.places(i) if i < self.runs else None
+
+    def places(self, i: int) -> int | set[int] | None:
+        raise NotImplementedError
+
+    def chains(self) -> Iterator[tuple[int, int]]:
+        """Each chain of runs at consecutive places (the reply's words following each other exactly as in a sent
+        mail) as (its first word, one past its last word), the next chain starting where one could not go on."""
+        start, here = 0, None  # the chain of runs now: where it started in the reply, where it may be in the mails
+        for i in range(len(self)):
+            found = self[i]
+            if here is not None and found is not None:
+                follows = _follows(here, found)
+                if follows is not None:
+                    here = follows
+                    continue
+            if here is not None:  # the chain ended: words start .. i-1+GRAM-1
+                yield start, i - 1 + GRAM
+            start, here = i, found
+
+
+class _Listed(_FoundAt):
+    def __init__(self, stream: list[str], found: list[int | set[int] | None]) -> None:
+        super().__init__(stream)
+        self.found = found
+
+    def places(self, i: int) -> int | set[int] | None:
+        return self.found[i]
+
+
+def _found_at(known: dict[str, int | set[int]], stream: list[str]) -> _FoundAt:
+    """Every run's places looked up in `known` (`_places`): for sent mails with a word at more than `PLACES` places."""
+    return _Listed(stream, [known.get(gram) for gram in _grams(stream)])
+
+
+class _Costly(Exception):
+    """More work than `_Indexed.budget` allows: a reply of words the sent mails have at many places, or of many
+    short pieces of them (each word looked up, where `_places` costs a join and a look-up)."""
+
+
+def _chains(index: _SentIndex, sent: list[str], stream: list[str]) -> tuple[_FoundAt, list[tuple[int, int]]]:
+    """The reply's runs' places and their chains: by the sent words' index, or (a word of the sent mails at more
+    than `PLACES` places, or a reply that would try too many) by every run of the sent mails (`_places`), whose
+    cost a run does not depend on how often its first word is sent.  Both find the same."""
+    if index.plain:
+        found_at = index.found_at(stream)
+        try:
+            return found_at, list(found_at.chains())
+        except _Costly:
+            pass
+    listed = _found_at(_places(sent), stream)
+    return listed, list(listed.chains())
+
+
+class _SentIndex:
+    """The sent mails' words as one stream, as `_places` counts them (`GRAM` gaps between two mails, no run spans
+    them), with each word's places: a run's places are those of its first word followed by the run's other words.
+    Cheaper than `_places`, which joins and hashes every run of every sent text (two a reply: its plain part and
+    its HTML part, a thousand runs): a reply's quote is mostly one long chain, whose run is looked up once at its
+    start and followed word by word (`_Indexed.chains`).  `plain`: no word is at more than `PLACES` places (else
+    `_places` keeps its first `PLACES` places per run, and the reader goes that way)."""
+
+    def __init__(self, sent: list[str]) -> None:
+        self.words: list[str | None] = []
+        self.runs = 0
+        for t in sent:
+            words = _words(t)
+            self.runs += max(len(words) - GRAM + 1, 0)
+            self.words += words
+            self.words += [None] * GRAM  # no run spans two sent mails, nor follows one past its end
+        at: defaultdict[str | None, list[int]] = defaultdict(list)
+        for p, w in enumerate(self.words):
+            at[w].append(p)
+        at.pop(None, None)
+        self.at = at
+        self.plain = all(len(ps) <= PLACES for ps in at.values())
+
+    def found_at(self, stream: list[str]) -> _Indexed:
+        return _Indexed(stream, self)
+
+
+class _Indexed(_FoundAt):
+    def __init__(self, stream: list[str], index: _SentIndex) -> None:
+        super().__init__(stream)
+        self.sent = index
+        self.budget = WORK * len(stream) + 4096  # look-ups and places tried finding the chains, at most (`_Costly`)
+
+    def places(self, i: int) -> int | set[int] | None:
+        """The places of the run of words i .. i+GRAM-1: its first word's where the others follow (in order)."""
+        run = self.stream[i : i + GRAM]
+        words = self.sent.words
+        tried = self.sent.at.get(run[0], ())
+        self.budget -= 2 + len(tried)
+        found = [p for p in tried if words[p : p + GRAM] == run]
+        return None if not found else found[0] if len(found) == 1 else set(found)
+
+    def _reach(self, i: int, p: int) -> int:
+        """How many words from i on follow each other as the sent mails' from place p on."""
+        differ = next(compress(count(), map(ne, islice(self.stream, i, None), islice(self.sent.words, p, None))), None)
+        return len(self.stream) - i if differ is None else differ
+
+    def chains(self) -> Iterator[tuple[int, int]]:
+        """As `_FoundAt.chains` follows them run by run: a chain starting at word i with its run at places P goes on
+        while one p of P has the reply's words after i as the sent words after p, so it ends at the furthest reach."""
+        i = 0
+        while i < self.runs:
+            found = self.places(i)
+            if self.budget < 0:
+                raise _Costly
+            if found is None:
+                i += 1
+                continue
+            places = (found,) if isinstance(found, int) else found
+            self.budget -= 4 * len(places)  # a reach costs about four look-ups (its iterators)
+            end = i + max(self._reach(i, p) for p in places)
+            yield i, end
+            i = end - GRAM + 1  # the first run that does not go on: a chain starts there
+
+
 def _follows(here: int | set[int], found: int | set[int]) -> int | set[int] | None:
     """The places in `found` right after one in `here` (the chain goes on there), or None."""
     if isinstance(here, int):
@@ -135,25 +286,17 @@ def without_copies(
     never a moderator's command mail, whose quoted commands are never run).  `bold`: the texts the sent mails' HTML
     parts set in bold (`bold_texts`); a line of the copy the writer marked with asterisks that pbem did not is
     theirs (`_keep_starred`)."""
-    known = _places(sent)
-    if not known:
+    index = _SentIndex(sent)
+    if not index.runs:
         return text
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     per_line = _line_words(lines, sent, redacted)
     stream = [w for ws in per_line for w in ws]
     in_copy = bytearray(len(stream))  # 1 for a word of a copy
-    found_at: list[int | set[int] | None] = [known.get(gram) for gram in _grams(stream)]  # per word: its run's places
-    found_at.append(None)  # one step past the last run: the chain open there ends
-    start, here = 0, None  # the chain of runs now: where it started in the reply, where it may be in the mails
-    for i, found in enumerate(found_at):
-        if here is not None and found is not None:
-            follows = _follows(here, found)
-            if follows is not None:
-                here = follows
-                continue
-        if here is not None and (i - 1) + GRAM - start >= RUN:  # the chain ended: words start .. i-1+GRAM-1
-            in_copy[start : i - 1 + GRAM] = b"\x01" * (i - 1 + GRAM - start)
-        start, here = i, found
+    found_at, chains = _chains(index, sent, stream)
+    for start, end in chains:  # a chain of runs: words start .. end-1 of the reply follow a sent mail's
+        if end - start >= RUN:
+            in_copy[start:end] = b"\x01" * (end - start)
     drop = [False] * len(lines)  # a line with words, all of them in a copy
     first = [0] * len(lines)  # where each line's first word is in the stream
     end = 0
@@ -502,7 +645,7 @@ def _filled_in(
 
 
 def _cut_from_above(
-    candidates: list[int], first: list[int], found_at: list[int | set[int] | None], sent: list[str]
+    candidates: list[int], first: list[int], found_at: Sequence[int | set[int] | None], sent: list[str]
 ) -> set[int]:
     """The `candidates` (unquoted lines between quoted ones) that are the rest of the quoted line above them, cut
     off by a client that rewrapped the quote without quoting the rest ("> ... play one event or NO" then "EVENT (add

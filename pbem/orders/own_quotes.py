@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from pbem.orders.extract import Extracted, extract, own_line, subject_line
 from pbem.orders.furniture import attribution_at, unquoted
@@ -156,7 +156,7 @@ def changed_in_rewrapped(
     lines: list[str],
     first: list[int],
     in_copy: bytearray,
-    found_at: list[int | set[int] | None],
+    found_at: Sequence[int | set[int] | None],
     sent: list[str],
     keep: Callable[[str], bool],
     gram: int,
