@@ -8,10 +8,13 @@ legal now) found it so in 16 of 16 cases on cfaaf5d.  Now `pbem.app.closing.chan
 then, from the snapshot of the step open at the answered mail's sending, and now) refuses it whole: the answer opens
 with when the step closed and what was applied, then says nothing was applied and quotes the lines to send again, in
 notes `pbem verify --mail` knows.  A reply to the newest report is applied as before, and one whose question did not
-change is too.
+change is too.  The suite runs one case of each game (the other three from their first report); all five tests
+fail on cfaaf5d.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from pbem import engine as registry
 from pbem.app import closing
@@ -62,6 +65,25 @@ def test_through_a_real_poll_a_late_reply_legal_in_a_later_step_is_refused_and_t
     reads = []
     monkeypatch.setattr(lookups, "closed_after", lambda *a: reads.append(a))  # the common reply reads no closing
     assert _poll(moment.cfg, moment.clock).accepted == 1 and reads == []
+
+
+@pytest.mark.parametrize("kind", ["habsburg", "italian-wars", "dynasties"])
+def test_a_late_reply_to_the_first_report_legal_when_the_player_is_next_asked_is_refused(tmp_path, kind: str) -> None:
+    """The probe's case in the other games: the first report's step closed by its deadline, and by as many more as
+    it takes for the player to be asked again; their reply to that first report with a line legal now is refused."""
+    moment = _moment(tmp_path, kind)
+    for _ in range(4):
+        moment.clock.advance(days=8)
+        _poll(moment.cfg, moment.clock)
+        now = [r for r in _requests(moment.cfg) if r.player == moment.player and not r.answered and r.legal]
+        if now:
+            break
+    assert now, f"{moment.player} is not asked again"
+    moment.clock.advance(minutes=5)
+    deliver(moment.cfg, _text_mail(moment, ["Hi,", now[0].legal[-1], "", moment.player]))
+    assert _poll(moment.cfg, moment.clock).accepted == 0
+    subject, text, _ = _answer(moment)
+    assert subject.endswith("your orders: NOT applied") and f'send them again: "{now[0].legal[-1]}".' in text, text
 
 
 def test_a_reply_whose_question_did_not_change_is_applied() -> None:
