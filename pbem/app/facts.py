@@ -74,6 +74,7 @@ class Facts:
         None  # a reply whose lines answer nothing asked now: its step's closing (`pbem.app.closing`)
     )
     closed_read: bool = False  # `closed` was read (None: the step the reply answers is still open)
+    asked_then: tuple[str, ...] = ()  # with `closed`: the steps of the player's requests then (`closing.changed`)
 
 
 def is_code(facts: Facts, seat: Seat, code: str | None) -> bool:

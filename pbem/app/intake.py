@@ -1,22 +1,19 @@
 """Deciding what one inbound message does (pure: no database, no mail, no clock).
 
-`decide` gets the parsed message and the `Facts` the shell loaded for it (the
-game named in the subject with its seats and state, its control state, the
-answers already sent to each address this hour) and returns a `Decision`.
-Who may act: the registered address AND either a reply to a mail pbem sent
-that seat (`Facts.reply`, `pbem.mail.inbound.replies`: no code, no key
-derivation) or the player's code (docs/architecture.md, the email contract).
-A refusal changes nothing and is told to the registered address, never to the sender (a reply whose step closed:
-`closing`); auto-replies, bounces and bulk mail are never answered; every answer counts against one budget per
-address per hour (`answers.Outgoing.admit`).  A sender who is no registered seat of any game
-(a stranger) costs no key derivation: no code is checked for them, whatever
-their message carries; they get at most `per_day` short answers a day, and
-none once `per_hour` strangers were answered in the last hour (`Strangers`).
-Long input is quoted back summarised (`answers.summary`).  A copy of a message
-already read, and order mail written before the player's revision on file,
-change nothing (`revisions`); a player's code from another registered player's address is told to its owner and
-the moderator (`misuse`).  A reply is taken on the mail it answers whatever CODE line it holds (orders, JOIN, HELP
-or STATUS); one not the player's code is ignored and the answer says so, as for a new mail asking HELP or STATUS.
+`decide` gets the parsed message and the `Facts` the shell loaded for it (the game named in the subject with its
+seats and state, its control state, the answers already sent to each address this hour) and returns a `Decision`.
+Who may act: the registered address AND either a reply to a mail pbem sent that seat (`Facts.reply`,
+`pbem.mail.inbound.replies`: no code, no key derivation) or the player's code (docs/architecture.md, the email
+contract).  A refusal changes nothing and is told to the registered address, never to the sender (a reply whose
+step closed, or written for a step closed since: `closing`); auto-replies, bounces and bulk mail are never answered;
+every answer counts against one budget per address per hour (`answers.Outgoing.admit`).  A sender who is no
+registered seat of any game (a stranger) costs no key derivation: no code is checked for them, whatever their
+message carries; they get at most `per_day` short answers a day, and none once `per_hour` strangers were answered
+in the last hour (`Strangers`).  Long input is quoted back summarised (`answers.summary`).  A copy of a message
+already read, and order mail written before the player's revision on file, change nothing (`revisions`); a
+player's code from another registered player's address is told to its owner and the moderator (`misuse`).  A reply
+is taken on the mail it answers whatever CODE line it holds (orders, JOIN, HELP or STATUS); one not the player's
+code is ignored and the answer says so, as for a new mail asking HELP or STATUS.
 """
 
 from __future__ import annotations
@@ -206,15 +203,18 @@ def _orders(
     result = slots.one_per_slot(eng, loaded.state, player, orders, result)  # two orders for one slot: refused
     result = refusals.worded(eng, loaded.state, player, result)  # agreeing with the status; legal now
     lines = [r.__dict__ for r in result.lines]
-    if not result.accepted:
+    moved = result.accepted and step_closing.changed(facts, eng, loaded.state, player)  # for a step closed since
+    if not result.accepted or moved:
         d.outcome = "rejected"
         refused = [f"{short(r.line)!r}: {r.reason}" for r in result.lines if not r.ok]
         shown, more = summary(refused)
-        d.reason = "; ".join(shown) + (f"; and {more} more refused lines" if more else "")
+        d.reason = "; ".join(shown) + (f"; and {more} more refused lines" if more else "") or step_closing.REASON
         d.late = step_closing.late(result, facts)  # a reply whose step closed? the shell reads when, decides again
         now = {**_now(loaded, player), **step_closing.told(facts.closed, eng, loaded.state, player)}
+        notes, lines = (step_closing.resent(notes, orders), []) if moved else (notes, lines)
         ack(d, out, seat, msg, loaded, chatter, lines=lines, rejected_count=len(refused), **notes, **now)
         return d
+    d.late = step_closing.stale(facts)  # a reply to mail older than this step? the shell reads its step, decides again
     if loaded.game.resolve == "deadline":
         d.outcome, d.reason = "held", "held until the deadline"
         ack(d, out, seat, msg, loaded, chatter, applied=True, lines=lines, **notes, held=True, on_file=orders)

@@ -82,10 +82,14 @@ def _on_file(s: Unit, ids: list[int], lines: tuple[str, ...]) -> OnFile | None:
 
 def closed(s: Unit, facts: Facts, seat: Seat | None) -> bool:
     """Read when the step open at the sending of the mail a reply answers closed (`pbem.app.closing`), once, into
-    `facts`: whether it did (the intake then decides again)."""
+    `facts`, and what the player was asked in it (the steps of their requests, from its snapshot): whether it
+    closed (the intake then decides again)."""
     facts.closed_read = True
     loaded, reply = facts.loaded, facts.reply
     if seat is None or loaded is None or loaded.game.id is None or reply is None or reply.created_at is None:
         return False
     facts.closed = lookups.closed_after(s, loaded.game.id, seat.player, reply.created_at)
+    then = lookups.snapshot_state(s, loaded.game.id, facts.closed.opened) if facts.closed is not None else None
+    eng = views.engine(loaded)
+    facts.asked_then = tuple(sorted(r.step for r in eng.requests(then) if r.player == seat.player)) if then else ()
     return facts.closed is not None

@@ -157,12 +157,14 @@ class Closed:
     at: datetime
     by: str
     applied: tuple[str, ...]
+    opened: int = 0  # the seq of the snapshot of the step open when the mail was sent (`snapshot_state`)
 
 
 def closed_after(s: Session, game_id: int, player: str, when: datetime) -> Closed | None:
     """The step that was open at `when` (the newest snapshot written by then), if an input closed it since: the
     first later snapshot of another step, its input's kind and the default lines it applied for `player`.  Three
-    indexed reads, run only for a reply whose lines answer nothing asked now (`pbem.app.closing`)."""
+    indexed reads, run only for a reply whose lines answer nothing asked now, or one to mail older than the current
+    deadline that would be applied (`pbem.app.closing`)."""
     opened = s.exec(
         select(Snapshot.seq, Snapshot.step)
         .where(Snapshot.game_id == game_id, Snapshot.created_at <= when)
@@ -192,7 +194,15 @@ def closed_after(s: Session, game_id: int, player: str, when: datetime) -> Close
             if data.get("player") == player:
                 applied += [str(x) for x in data.get("lines", [])]
     at = aware(closing[1])
-    return None if at is None else Closed(at, str(by or "orders"), tuple(applied))
+    return None if at is None else Closed(at, str(by or "orders"), tuple(applied), int(opened[0]))
+
+
+def snapshot_state(s: Session, game_id: int, seq: int) -> dict[str, Any] | None:
+    """The engine state after input `seq` (one read by the primary key): what a player was asked when a mail was sent,
+    for a reply whose step closed since (`pbem.app.closing.changed`)."""
+    row = s.exec(select(Snapshot.state_json).where(Snapshot.game_id == game_id, Snapshot.seq == seq)).first()
+    state = json.loads(row) if row is not None else None
+    return state if isinstance(state, dict) else None
 
 
 def held_ids(s: Session, game_id: int, player: str) -> list[int]:

@@ -319,6 +319,7 @@ NOTES = tuple(
         r"The step your mail answered closed at \d{4}-\d\d-\d\d \d\d:\d\d UTC, before your mail arrived: (?:its "
         r"deadline passed(?: and your default orders were applied: [^\n]{1,2000})?|it was resolved by the orders sent "
         r"for it)\. (?:You are asked now: [^\n]{1,2000}\.|Nothing is asked of you now\.)",  # `pbem.app.closing`
+        r"Nothing was applied: if you meant these orders for what you are asked now, send them again: [^\n]{1,2000}\.",
     )
 )
 NOTE = "  NOTE "
