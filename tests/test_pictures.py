@@ -488,3 +488,56 @@ def test_names_in_accented_latin_greek_and_cyrillic_are_drawn_with_their_letters
     boxes = [ch for ch in _LETTERS if drawn(ch) == missing]
     assert not boxes, f"drawn as a box: {''.join(boxes)}"
     assert drawn("李") == missing, "the check can fail: a script the font lacks is drawn as its box"
+
+
+def test_a_words_stamp_is_the_mask_imagedraw_draws_in_the_box_freetype_measures() -> None:
+    """`stamp` lays its words out once (`getmask2`); the same mask, offset and advance as measuring their box
+    (`getbbox`) and drawing them on a mask of that size, on 480 generated words (empty, blank, accented,
+    Greek, Cyrillic, a zero-width space) at every size the pictures use."""
+    import random
+
+    from PIL import ImageDraw
+
+    from pbem.render.pictures.canvas import font, stamp
+
+    rnd = random.Random("stamp")
+    letters = "abcdefghijklmnopqrstuvwxyzABCXYZ0123456789 ,.:()…-'éüöñßçøåÆŒΣπЖжЛ\u200b"
+    corpus = ["", " ", "…", "Zoë Müller", "Carol: score 7, tokens 3, holdings 4, 1 cards in hand"]
+    corpus += ["".join(rnd.choice(letters) for _ in range(rnd.randrange(40))) for _ in range(115)]
+    for words in corpus:
+        for size in (11, 12, 13, 14):
+            f = font(size)
+            left, top, right, bottom = f.getbbox(words, anchor="la")
+            mask = Image.new("L", (max(1, int(right - left)), max(1, int(bottom - top))), 0)
+            ImageDraw.Draw(mask).text((-left, -top), words, font=f, fill=255, anchor="la")
+            got, dx, dy, advance = stamp.__wrapped__(words, size)
+            assert (got.mode, got.size, got.tobytes()) == ("L", mask.size, mask.tobytes()), (words, size)
+            assert (dx, dy, advance) == (left, top, f.getlength(words)), (words, size)
+
+
+def test_a_tile_shows_a_colour_exactly_where_getcolors_finds_it() -> None:
+    """`_shows` (is any pixel this colour?) agrees with `getcolors` on 400 generated tiles: the colour planted
+    at a random pixel, a colour one step off in one band, or neither."""
+    import random
+
+    from pbem.render.pictures.canvas import _shows
+
+    rnd = random.Random("shows")
+    found = 0
+    for _ in range(400):
+        colour = (rnd.choice((0, 255, rnd.randrange(256))), rnd.randrange(256), rnd.choice((254, rnd.randrange(256))))
+        w, h = rnd.randrange(1, 40), rnd.randrange(1, 20)
+        image = Image.new("RGB", (w, h), tuple(rnd.randrange(256) for _ in range(3)))
+        for _ in range(rnd.randrange(4)):
+            near = list(colour)
+            band = rnd.randrange(3)
+            near[band] = (near[band] + rnd.choice((1, 255))) % 256
+            image.putpixel((rnd.randrange(w), rnd.randrange(h)), tuple(near))
+        if rnd.random() < 0.5:
+            image.putpixel((rnd.randrange(w), rnd.randrange(h)), colour)
+        colours = image.getcolors(maxcolors=1 << 16)
+        assert colours is not None
+        expected = any(c == colour for _, c in colours)
+        assert _shows(image, colour) == expected, (colour, w, h)
+        found += expected
+    assert 100 < found < 300
