@@ -208,6 +208,30 @@ def test_folders_are_created_when_missing_and_reused_when_present(mail_servers):
     box.close()
 
 
+def test_a_folder_made_between_the_look_and_the_create_is_the_folder(mail_servers, monkeypatch):
+    """A CI run of 2026-12-06 failed with "folder setup failed (create failed: [ALREADYEXISTS] Mailbox already
+    exists)" on Dovecot: the folder was there by the CREATE though the look before it said it was not (another
+    client, or a list behind).  The look is made to say so here; the server's answer to the CREATE is its own."""
+    if type(mail_servers).__name__ != "DebianMailServers":
+        pytest.skip("pymap drops the connection on a CREATE of a folder that exists; Dovecot answers NO")
+    from imapclient import IMAPClient
+
+    inbox(mail_servers).close()  # the folders exist now
+    real, looks = IMAPClient.folder_exists, []
+
+    def behind(self, name):
+        looks.append(name)
+        return False if len(looks) == 1 else real(self, name)
+
+    monkeypatch.setattr(IMAPClient, "folder_exists", behind)
+    mail_servers.deliver(MODERATOR, message(1))
+    box = inbox(mail_servers)
+    assert len(looks) >= 2  # the first look said "missing", the CREATE was refused, the second look found it
+    got = list(box.fetch())
+    assert [m.raw.split(b"Subject: ")[1].split(b"\r\n")[0] for m in got] == [b"orders 1"]
+    box.close()
+
+
 @pytest.mark.parametrize("use_move", [None, False], ids=["MOVE", "COPY+EXPUNGE"])
 def test_settle_moves_accepted_to_processed_and_refused_to_rejected(mail_servers, use_move):
     for n in range(4):

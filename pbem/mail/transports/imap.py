@@ -363,10 +363,20 @@ class ImapInbox(Filing):
         return name.replace("/", delim)
 
     def _ensure(self, name: str) -> str:
-        """Create ``name`` (and its parents) unless it exists; never CREATE twice."""
+        """Create ``name`` (and its parents) unless it exists; never CREATE twice.  A CREATE refused because the
+        folder exists after all (another client made it between the look and the CREATE, or the server's list was
+        behind: seen once with Dovecot in the suite) is the folder pbem wanted: asked again, not an error."""
+        from imapclient.exceptions import IMAPClientError
+
         real = self._server_name(name)
         if not self._client.folder_exists(real):
-            self._client.create_folder(real)
+            try:
+                self._client.create_folder(real)
+            except IMAPClientError:
+                if not self._client.folder_exists(real):
+                    raise
+                log.info("IMAP folder %s exists after all (made meanwhile)", real)
+                return real
             log.info("created IMAP folder %s", real)
         return real
 
