@@ -10,10 +10,13 @@ record row of their newest revision and the ids of the ones it replaced.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from pbem.app import reading, views
+from pbem.app.decision import Decision
 from pbem.app.facts import Facts
 from pbem.app.revisions import FirstCopy, OnFile
+from pbem.engine.base import Engine
 from pbem.mail.inbound.message import Inbound
 from pbem.record import lookups, store
 from pbem.record.db import Unit
@@ -80,16 +83,27 @@ def _on_file(s: Unit, ids: list[int], lines: tuple[str, ...]) -> OnFile | None:
     return OnFile(row.id, row.sent, row.subject, lines, frozenset(ids[1:]))
 
 
-def closed(s: Unit, facts: Facts, seat: Seat | None) -> bool:
+def closed(s: Unit, facts: Facts, seat: Seat | None, d: Decision | None = None) -> bool:
     """Read when the step open at the sending of the mail a reply answers closed (`pbem.app.closing`), once, into
     `facts`, and what the player was asked in it (the steps of their requests, from its snapshot): whether it
-    closed (the intake then decides again)."""
+    closed (the intake then decides again).  For a reply the intake would apply (`d` not refused, `closing.stale`), the
+    state at the mail's sending is read first (one read): a player asked the same then as now (two thirds of the
+    replies of a sequential game, whose every move opens a step) keeps the decision, with nothing more read."""
     facts.closed_read = True
     loaded, reply = facts.loaded, facts.reply
     if seat is None or loaded is None or loaded.game.id is None or reply is None or reply.created_at is None:
         return False
+    eng = views.engine(loaded)
+    if d is not None and d.outcome != "rejected":
+        asked = _asked(eng, lookups.state_at(s, loaded.game.id, reply.created_at), seat.player)
+        if not asked or asked == _asked(eng, loaded.state, seat.player):
+            return False  # `closing.changed` would say no: the reply stands as decided
     facts.closed = lookups.closed_after(s, loaded.game.id, seat.player, reply.created_at)
     then = lookups.snapshot_state(s, loaded.game.id, facts.closed.opened) if facts.closed is not None else None
-    eng = views.engine(loaded)
-    facts.asked_then = tuple(sorted(r.step for r in eng.requests(then) if r.player == seat.player)) if then else ()
+    facts.asked_then = _asked(eng, then, seat.player)
     return facts.closed is not None
+
+
+def _asked(eng: Engine, state: dict[str, Any] | None, player: str) -> tuple[str, ...]:
+    """The steps of `player`'s requests in `state` (none without one), as `closing.changed` compares them."""
+    return tuple(sorted(r.step for r in eng.requests(state) if r.player == player)) if state else ()

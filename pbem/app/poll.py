@@ -293,7 +293,7 @@ def decide_and_apply(
         return moved  # ADDRESS CONFIRM from the address a seat asked to move to (judges5)
     with stages.stage("deciding"):
         d = intake.decide(msg, facts, policy.replies_per_hour)  # pure; again when a reply's step closed (`closing`)
-        d = intake.decide(msg, facts, policy.replies_per_hour) if d.late and on_file.closed(s, facts, seat) else d
+        d = intake.decide(msg, facts, policy.replies_per_hour) if d.late and on_file.closed(s, facts, seat, d) else d
     with stages.stage("appending"):  # the reports' contexts, then the writes (rendering and composing: their own)
         settle(s, policy, d, when, facts.loaded, inbound=(msg, raw))  # its reports finished (pure), then written
         vouch.keep(s, msg, ev)

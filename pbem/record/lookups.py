@@ -197,6 +197,19 @@ def closed_after(s: Session, game_id: int, player: str, when: datetime) -> Close
     return None if at is None else Closed(at, str(by or "orders"), tuple(applied), int(opened[0]))
 
 
+def state_at(s: Session, game_id: int, when: datetime) -> dict[str, Any] | None:
+    """The engine state of the newest snapshot written by `when` (one read, from the newest back): what a player
+    was asked when a mail was sent, for a reply the intake would apply to a step opened since (`pbem.app.on_file`)."""
+    row = s.exec(
+        select(Snapshot.state_json)
+        .where(Snapshot.game_id == game_id, Snapshot.created_at <= when)
+        .order_by(col(Snapshot.seq).desc())
+        .limit(1)
+    ).first()
+    state = json.loads(row) if row is not None else None
+    return state if isinstance(state, dict) else None
+
+
 def snapshot_state(s: Session, game_id: int, seq: int) -> dict[str, Any] | None:
     """The engine state after input `seq` (one read by the primary key): what a player was asked when a mail was sent,
     for a reply whose step closed since (`pbem.app.closing.changed`)."""
