@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, func
 from sqlalchemy.engine import Row
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from pbem import engine as registry
 from pbem.engine.base import PUBLIC, Engine, Event, Outcome
@@ -550,15 +550,16 @@ def _control(ids: Any) -> str:
 
 
 def open_game_ids(s: Session) -> list[int]:
-    """Games whose newest snapshot is not over, in one query (finished games cost nothing per poll)."""
-    newest = select(Snapshot.game_id, func.max(Snapshot.seq).label("seq")).group_by(col(Snapshot.game_id)).subquery()
-    q = (
-        select(Snapshot.game_id)
-        .join(newest, (col(Snapshot.game_id) == newest.c.game_id) & (col(Snapshot.seq) == newest.c.seq))
-        .where(col(Snapshot.over).is_(False))
-        .order_by(col(Snapshot.game_id))
-    )
-    return list(s.exec(q).all())
+    """Games whose newest snapshot is not over, in one query.
+
+    Each game's newest snapshot is one probe of the snapshots' key (game, seq): grouping the whole table read a
+    snapshot of every input of every game, so `pbem game waiting`, WAITING, SAY and UNDO (by mail or not) cost
+    the home's whole record (a home of 1,000 finished games of 950 inputs: 105 ms each, costs15)."""
+    newest = (
+        select(_SNAPS.c.over).where(_SNAPS.c.game_id == _GAMES.c.id).order_by(_SNAPS.c.seq.desc()).limit(1)
+    ).scalar_subquery()
+    q = select(_GAMES.c.id).where(newest.is_(False)).order_by(_GAMES.c.id)
+    return [int(gid) for (gid,) in s.connection().execute(q)]
 
 
 def is_over(s: Session, game_id: int) -> bool:
