@@ -74,6 +74,8 @@ class InboundMessage(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("message_id", "body_hash"),
         Index("ix_inbound_game_outcome_id", "game_id", "outcome", "id"),  # held orders: the newest only
+        # when each player last wrote, read without the mails' bytes (stored before received_at; migration 0019)
+        Index("ix_inbound_game_player_received", "game_id", "player", "outcome", "received_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -259,6 +261,8 @@ class OutboxMessage(SQLModel, table=True):
         Index("ix_outbox_to_purpose_created", "to_addr", "purpose", "created_at"),
         Index("ix_outbox_game_purpose_player_seq", "game_id", "purpose", "player", "upto_seq"),
         Index("ix_outbox_purpose_created", "purpose", "created_at"),  # the hourly cap on answers to strangers
+        # each DIGEST player's last report: its time by one probe, not read past every report's bytes (0019)
+        Index("ix_outbox_game_purpose_player_created", "game_id", "purpose", "player", "created_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

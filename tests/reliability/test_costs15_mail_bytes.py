@@ -1,0 +1,171 @@
+"""When a player last wrote or was last sent a report is read without reading the mails themselves (costs15).
+
+`inbound_messages.received_at` and `outbox.created_at` are stored after each mail's `raw` bytes, and SQLite follows
+a row's overflow pages to reach a column stored after them: a statement that reads those times for many rows reads
+every one of those mails.  On f76a375:
+
+* `listing.last_heard` (`pbem game waiting`, WAITING by mail: each game's players' last mail) read every mail the
+  game ever received;
+* `modes.last_reports` (every mail of a game with a DIGEST player, and each digest) read every report the game sent
+  those players: 95.8 MB in 23,389 reads for the reports of a 951-input Sixteen Thirty of 6 players; now 82 KB in 22;
+* `chatter.recent_count` (each mail of chatter only, `pbem.app.loops`) read the newest 500 mails of anyone.
+
+Migration 0019 adds the indexes that hold the times (the statements of the first two are unchanged: their answers
+too); the third reads the newest rows' sender and reason, and the time only of the sender's own.  The generator:
+the same rows with mails of `SMALL` and 4 `SMALL` bytes; counted, not timed: the read calls the process makes
+(`/proc/self/io`'s syscr, a fresh connection each: SQLite reads a page a call), which grew 4x on f76a375 (each
+case failed) and now stay.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, func, select, text
+from sqlalchemy.pool import NullPool
+from sqlmodel import Session
+
+from pbem.record import chatter, listing, modes
+from pbem.record.models import InboundMessage
+
+IO = Path("/proc/self/io")
+pytestmark = pytest.mark.skipif(not IO.exists(), reason="counts the read calls of /proc/self/io (Linux)")
+
+PLAYERS = ["Alice", "Bob", "Carol"]
+MAILS = 20  # a player's mails in, and reports out
+OTHERS = 40  # the newest mails, of other senders, chatter's look-back reads
+SMALL = 16 * 1024  # a mail's bytes at n
+T0 = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+SENDER = "robot@away.test"
+
+
+def _at(minutes: int) -> str:
+    return (T0 + timedelta(minutes=minutes)).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def _write(path: str, size: int) -> None:
+    """Game 1: each player's `MAILS` mails in and reports out, then three of `SENDER`'s chatter and `OTHERS` mails
+    of others, each of `size` bytes."""
+    with closing(sqlite3.connect(path)) as con, con:
+        con.execute(
+            "INSERT INTO games (id, name, kind, seed, seed_commitment, players_json, options_json, deadline_seconds, "
+            "resolve, created_at, insecure_seed, legacy_events) "
+            "VALUES (1, 'g1', 'habsburg', 's', 'c', '[]', '{}', 3600, 'asap', ?, 0, 0)",
+            (_at(0),),
+        )
+        inbound = "INSERT INTO inbound_messages (message_id, body_hash, sender, subject, game_id, player, outcome, "
+        inbound += "reason, raw, received_at) VALUES (?, 'h', ?, 's', ?, ?, ?, ?, zeroblob(?), ?)"
+        rows: list[tuple[Any, ...]] = []
+        for i in range(MAILS):
+            for p in PLAYERS:
+                rows.append((f"<{p}{i}@t>", f"{p}@t", 1, p, "accepted", "", size, _at(len(rows))))
+        rows += [(f"<r{i}@t>", SENDER, None, "", "ignored", chatter_reason(), 100, _at(len(rows))) for i in range(3)]
+        rows += [(f"<o{i}@t>", f"o{i}@t", None, "", "ignored", "", size, _at(len(rows))) for i in range(OTHERS)]
+        con.executemany(inbound, rows)
+        con.executemany(
+            "INSERT INTO outbox (message_id, game_id, player, purpose, upto_seq, to_addr, raw, status, attempts, "
+            "last_error, next_attempt_at, created_at) VALUES (?, 1, ?, 'report', ?, ?, zeroblob(?), 'sent', 1, '', ?, ?)",
+            [(f"<out{p}{i}@t>", p, i, f"{p}@t", size, _at(i), _at(i)) for i in range(MAILS) for p in PLAYERS],
+        )
+
+
+def chatter_reason() -> str:
+    from pbem.app.loops import NO_ORDERS
+
+    return NO_ORDERS
+
+
+def _reads(url: str, answer: Callable[[Session], object]) -> tuple[int, object]:
+    """The read calls `answer` makes on a fresh connection (nothing cached), and its answer."""
+    engine = create_engine(url, poolclass=NullPool)
+    with Session(engine) as s:
+        s.connection().execute(text("SELECT count(*) FROM games")).all()  # the schema read
+        before = _syscr()
+        got = answer(s)
+        return _syscr() - before, got
+
+
+def _syscr() -> int:
+    return int(next(line.split()[1] for line in IO.read_text().splitlines() if line.startswith("syscr")))
+
+
+ANSWERS: dict[str, Callable[[Session], object]] = {
+    "last heard": lambda s: listing.last_heard(s, 1),
+    "last reports": lambda s: modes.last_reports(s, 1, PLAYERS),
+    "chatter": lambda s: chatter.recent_count(s, SENDER, chatter_reason(), T0, OTHERS + 10),
+}
+
+
+@pytest.fixture(scope="module")
+def reads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[int, object]]]:
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
+
+    out: dict[str, list[tuple[int, object]]] = {}
+    for size in (SMALL, 4 * SMALL):
+        home = init_home(tmp_path_factory.mktemp(f"bytes{size}") / "home", address="m@pbem.test", name="M")
+        url = config_mod.load(home).database_url
+        _write(url.removeprefix("sqlite:///"), size)
+        for name, answer in ANSWERS.items():
+            out.setdefault(name, []).append(_reads(url, answer))
+    return out
+
+
+@pytest.mark.parametrize("name", list(ANSWERS))
+def test_the_times_are_read_without_the_mails_bytes(reads: dict[str, list[tuple[int, object]]], name: str) -> None:
+    (n, at_n), (four, at_four) = reads[name]
+    assert at_n == at_four, f"{name}: the answer depends on the mails' size"
+    assert four <= n * 1.25 + 4, f"{name}: {n} and {four} read calls for mails of {SMALL} and 4x bytes"
+
+
+def test_the_answers_are_those_the_mails_give(reads: dict[str, list[tuple[int, object]]]) -> None:
+    (_, heard), _ = reads["last heard"]
+    assert heard == {p: T0 + timedelta(minutes=3 * (MAILS - 1) + i) for i, p in enumerate(PLAYERS)}
+    (_, last), _ = reads["last reports"]
+    assert {p: at.replace(tzinfo=UTC) for p, at in last.items()} == dict.fromkeys(
+        PLAYERS, T0 + timedelta(minutes=MAILS - 1)
+    )  # type: ignore[attr-defined]
+    (_, count), _ = reads["chatter"]
+    assert count == 3
+
+
+def _f76a375_count(s: Session, sender: str, reason: str, since: datetime, look_back: int) -> int:
+    """`chatter.recent_count` as f76a375 made it: the reference for its answers."""
+    c = InboundMessage.__table__.c  # type: ignore[attr-defined]
+    recent = select(c.sender, c.reason, c.received_at).order_by(c.id.desc()).limit(look_back).subquery()
+    q = select(func.count()).where(
+        func.lower(recent.c.sender) == sender.lower(), recent.c.reason == reason, recent.c.received_at > since
+    )
+    return int(s.connection().execute(q).scalar() or 0)
+
+
+def test_the_chatter_count_is_f76a375s_on_random_mail(tmp_path: Path) -> None:
+    rng = random.Random(15)
+    path = tmp_path / "chatter.db"
+    with closing(sqlite3.connect(path)) as con, con:
+        con.execute(
+            "CREATE TABLE inbound_messages (id INTEGER PRIMARY KEY, sender TEXT, reason TEXT, raw BLOB, received_at TEXT)"
+        )
+        con.executemany(
+            "INSERT INTO inbound_messages (sender, reason, raw, received_at) VALUES (?, ?, x'00', ?)",
+            [
+                (rng.choice(["A@x.test", "a@X.test", "b@x.test"]), rng.choice(["r", "s"]), _at(rng.randint(0, 99)))
+                for _ in range(300)
+            ],
+        )
+    with Session(create_engine(f"sqlite:///{path}")) as s:
+        for _ in range(60):
+            args = (
+                rng.choice(["a@x.test", "B@x.test"]),
+                rng.choice(["r", "s"]),
+                T0 + timedelta(minutes=rng.randint(0, 99)),
+            )
+            look_back = rng.choice([1, 10, 100, 400])
+            assert chatter.recent_count(s, *args, look_back) == _f76a375_count(s, *args, look_back), (args, look_back)
