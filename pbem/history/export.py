@@ -23,13 +23,12 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from pbem.engine.base import Event
 from pbem.history.formats import FORMATS, render
 from pbem.history.text import text_record
-from pbem.record import evidence, store
-from pbem.record.models import InboundMessage
+from pbem.record import evidence, listing, store
 from pbem.record.rows import Game, OrderInput
 from pbem.trust import chain, signing
 from pbem.trust.sent import Reader
@@ -56,10 +55,8 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
     event_rows = store.events_for(s, game.id)
     events = [store.event_of(r) for r in event_rows]
     inputs = {o.seq: o for o in store.inputs(s, game.id)}
-    messages = s.exec(
-        select(InboundMessage).where(InboundMessage.game_id == game.id).order_by(col(InboundMessage.id))
-    ).all()
-    msg_ids = {m.id: m.message_id for m in messages}
+    messages = listing.received(s, game.id)  # never the mails' bytes
+    msg_ids: dict[int | None, str] = {m.id: m.message_id for m in messages}
 
     # a replaced seat's newcomer knows what the seat knew under its earlier names (and counts it: their receipts);
     # a player replaced in turn, what it knew up to them

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from pbem.record import models, rows
@@ -29,6 +30,29 @@ def all_games(s: Session) -> list[Game]:
 def game_names(s: Session) -> list[str]:
     """Every game's name, oldest first."""
     return list(s.exec(select(models.Game.name).order_by(col(models.Game.id))).all())
+
+
+class Received(NamedTuple):
+    """A mail the record holds for a game, as an export lists it: never its bytes."""
+
+    id: int
+    message_id: str
+    player: str
+    outcome: str
+    reason: str
+    received_at: datetime
+
+
+def received(s: Session, game_id: int) -> list[Received]:
+    """The game's inbound mails in the order they were read, without their bytes (`pbem export`, and the public
+    page every poll that changed the game writes).  Two statements: `received_at` is stored after each mail's
+    `raw`, so it is read from the index that holds it (`ix_inbound_game_player_received`, migration 0019), not from
+    the rows: reading it there, or loading the rows whole, read every mail the game ever received (costs15)."""
+    c = models.InboundMessage.__table__.c  # type: ignore[attr-defined]
+    conn = s.connection()
+    when: dict[int, datetime] = dict(conn.execute(core_select(c.id, c.received_at).where(c.game_id == game_id)).all())
+    q = core_select(c.id, c.message_id, c.player, c.outcome, c.reason).where(c.game_id == game_id).order_by(c.id)
+    return [Received(i, m, p, o, r, aware(when[i]) or when[i]) for i, m, p, o, r in conn.execute(q)]
 
 
 def paused_at(s: Session, game_id: int) -> datetime | None:

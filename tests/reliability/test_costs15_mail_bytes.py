@@ -100,6 +100,7 @@ ANSWERS: dict[str, Callable[[Session], object]] = {
     "last heard": lambda s: listing.last_heard(s, 1),
     "last reports": lambda s: modes.last_reports(s, 1, PLAYERS),
     "chatter": lambda s: chatter.recent_count(s, SENDER, chatter_reason(), T0, OTHERS + 10),
+    "export's messages": lambda s: listing.received(s, 1),
 }
 
 
@@ -134,6 +135,30 @@ def test_the_answers_are_those_the_mails_give(reads: dict[str, list[tuple[int, o
     )  # type: ignore[attr-defined]
     (_, count), _ = reads["chatter"]
     assert count == 3
+    (_, listed), _ = reads["export's messages"]
+    assert [(m.message_id, m.player, m.received_at) for m in listed] == [  # type: ignore[attr-defined]
+        (f"<{p}{i}@t>", p, T0 + timedelta(minutes=3 * i + k)) for i in range(MAILS) for k, p in enumerate(PLAYERS)
+    ]
+
+
+def test_the_export_lists_the_messages_as_the_whole_rows_gave_them(tmp_path: Path) -> None:
+    """The seeded game's export lists the same messages as f76a375's reading of the whole rows gives."""
+    from pbem.history.export import build
+    from pbem.record import store
+    from pbem.record.db import session
+    from pbem.trust import chain
+    from tests.test_history_golden import seeded_home
+
+    home = seeded_home("italian-wars")
+    url = f"sqlite:///{home / 'pbem.db'}"
+    with session(url) as s:
+        game = store.game_by_name(s, "italian-wars-demo")
+        assert game is not None and game.id is not None
+        whole = select(InboundMessage).where(InboundMessage.game_id == game.id).order_by(InboundMessage.id)  # type: ignore[arg-type]
+        rows = [row[0] for row in s.execute(whole)]
+        listed = build(s, game)["messages"]
+    want = [(m.message_id, m.player, chain.iso(m.received_at), m.outcome, m.reason) for m in rows]
+    assert [(m["message_id"], m["player"], m["received"], m["outcome"], m["reason"]) for m in listed] == want
 
 
 def _f76a375_count(s: Session, sender: str, reason: str, since: datetime, look_back: int) -> int:
