@@ -194,3 +194,68 @@ def test_the_chatter_count_is_f76a375s_on_random_mail(tmp_path: Path) -> None:
             )
             look_back = rng.choice([1, 10, 100, 400])
             assert chatter.recent_count(s, *args, look_back) == _f76a375_count(s, *args, look_back), (args, look_back)
+
+
+#: The commands of a moderator's day that read a running game's mails, run on homes whose stored mails are of
+#: `SMALL` and 4 `SMALL` bytes.  On f76a375 each read every mail the game received: read calls 340 and 1,033
+#: (`game waiting`), 371 and 1,032 (`export`), 350 and 1,038 (`publish`), 805 and 2,190 (`poll`); now 93 and 65, 134
+#: and 74, 113 and 77, 413 and 228 (the small home's first commands read what they import).
+DAY = [["game", "waiting"], ["export", "hh1", "-o", "{root}/e.json"], ["publish", "{root}/site"], ["poll"]]
+
+
+def _running(root: Path, size: int) -> Path:
+    """A home with a running game hh1 whose players each sent `MAILS` mails of `size` bytes and were sent as many
+    reports; Carol reads a digest and has just written chatter and STATUS."""
+    from pbem.app import games
+    from pbem.cli.support import init_home
+    from pbem.home import config as config_mod
+    from pbem.home.app import Home
+    from tests.conftest import CODES, Clock, deliver, order_mail, signed
+
+    path = init_home(root / "home", address="moderator@pbem.test", name="M")
+    cfg = config_mod.load(path)
+    now = datetime.now(UTC) - timedelta(hours=1)
+    seats = [(p, f"{p.lower()}@players.test") for p in PLAYERS]
+    games.create_game(Home.of(cfg), "habsburg", "hh1", seats, seed="s", clock=Clock(now), codes=CODES)
+    at = [(now + timedelta(seconds=i)).strftime("%Y-%m-%d %H:%M:%S.%f") for i in range(MAILS)]
+    with closing(sqlite3.connect(cfg.database_url.removeprefix("sqlite:///"))) as con, con:
+        con.executemany(
+            "INSERT INTO inbound_messages (message_id, body_hash, sender, subject, game_id, player, outcome, reason, "
+            "raw, received_at) VALUES (?, 'h', ?, 's', 1, ?, 'accepted', '', zeroblob(?), ?)",
+            [(f"<{p}{i}@t>", f"{p.lower()}@players.test", p, size, at[i]) for i in range(MAILS) for p in PLAYERS],
+        )
+        con.executemany(
+            "INSERT INTO outbox (message_id, game_id, player, purpose, upto_seq, to_addr, raw, status, attempts, "
+            "last_error, next_attempt_at, created_at, sent_at) "
+            "VALUES (?, 1, ?, 'report', 0, ?, zeroblob(?), 'sent', 1, '', ?, ?, ?)",
+            [(f"<o{p}{i}@t>", p, f"{p}@t", size, at[i], at[i], at[i]) for i in range(MAILS) for p in PLAYERS],
+        )
+        con.execute(
+            "INSERT INTO mail_modes (game_id, player, mode, created_at) VALUES (1, 'Carol', 'digest', ?)", at[:1]
+        )
+    deliver(cfg, order_mail("carol@players.test", "hh1", "Thanks, see you next turn!"))
+    deliver(cfg, order_mail("carol@players.test", "hh1", signed("Carol", "STATUS")))
+    return path
+
+
+def test_a_moderators_day_reads_no_more_when_the_mails_are_larger(tmp_path: Path, monkeypatch: Any) -> None:
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+    from pbem.home import config as config_mod
+    from pbem.record import db
+
+    counted: dict[str, list[int]] = {}
+    for size in (SMALL, 4 * SMALL):  # the small home first: what a command imports is read then
+        root = tmp_path / str(size)
+        path = _running(root, size)
+        monkeypatch.setenv("PBEM_CONFIG", str(path))
+        url = config_mod.load(path).database_url
+        for words in DAY:
+            db.engine_for(url).dispose()  # nothing cached: each command reads what it needs
+            before = _syscr()
+            res = CliRunner().invoke(app, [w.format(root=root) for w in words])
+            counted.setdefault(words[0], []).append(_syscr() - before)
+            assert res.exit_code == 0, res.output
+    grew = {name: (n, four) for name, (n, four) in counted.items() if four > n * 1.25 + 50}
+    assert not grew, f"read calls for mails of {SMALL} and 4x bytes: {grew}"
