@@ -149,8 +149,9 @@ def _named(words: list[str]) -> list[str]:
     return [f"no option {o}" for o in options if o not in taken]
 
 
-#: Inline text that starts with "pbem " and names no command: the label codes are derived under (security.md).
-NOT_COMMANDS = {"pbem player codes v1"}
+#: Inline text that starts with "pbem " and names no command: the label codes are derived under (security.md), and
+#: the command performance.md says does not exist ("There is no `pbem backup`").
+NOT_COMMANDS = {"pbem player codes v1", "pbem backup"}
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=[d.name for d in DOCS])
@@ -276,3 +277,29 @@ def test_every_make_task_the_docs_name_is_in_the_makefile() -> None:
     targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M))
     named = {task for doc in DOCS for task in re.findall(r"`make ([\w-]+)", doc.read_text(encoding="utf-8"))}
     assert len(named) > 10 and named - targets == set()
+
+
+def test_the_games_table_names_each_kind_its_title_and_players() -> None:
+    """The README's table of games shipped: a row per kind `pbem game new` takes, its title and player counts."""
+    from pbem.engine import KINDS
+
+    rows = re.findall(r"^\| `([\w-]+)` \| ([^|]+?) \| (\d)(?:–(\d))? \|", README, re.M)
+    assert {kind for kind, *_ in rows} == set(KINDS)
+    for kind, title, least, most in rows:
+        engine = get(kind)
+        assert (title, int(least), int(most or least)) == (engine.title, engine.min_players, engine.max_players), kind
+
+
+def test_each_list_of_the_commands_that_change_something_names_every_one() -> None:
+    """The "Logs" and "Backups" bullets each list "every command that changes something" (it writes a line to `[log] file`; it
+    is refused on a restored database); both left out `pbem game address` and `pbem game process` on 44508ea.
+    The commands that do are tests/test_moderator_trail.py's `CHANGES`, which fails on a command not sorted."""
+    from tests.test_moderator_trail import CHANGES
+
+    ops = re.sub(r"\s+", " ", README[README.index("## Operations") : README.index("### When pbem was down")])
+    lists = re.findall(r"Every command that changes something \((.*?)\) (?:writes|is refused)", ops)
+    assert len(lists) == 2
+    for listed in lists:
+        names = [n.removeprefix("pbem ") for n in re.findall(r"`([^`]+)`", listed)]
+        named = {n if " " in n else f"game {n}" for n in names}
+        assert named == set(CHANGES), (set(CHANGES) - named, named - set(CHANGES))
