@@ -310,6 +310,31 @@ def test_the_file_pbem_init_writes_and_the_example_name_every_key() -> None:
     assert taken - _keys_named((ROOT / "examples/pbem.toml").read_text()) == set(), "keys the example leaves out"
 
 
+@pytest.mark.parametrize("which", ["init", "example"])
+def test_each_value_the_files_show_is_the_default_unless_marked_example(tmp_path: Path, which: str) -> None:
+    """Both files say "the value shown is the default unless marked "example"": each key line (set or commented
+    out) but `[moderator]`'s, taken alone into a file, gives what a file without it gets, or says "example".  On
+    44508ea five lines were neither (`[log] file = "pbem.log"` in both: no log file is the default; the example's
+    `[publish]` lines and `trust_authentication_results`), and both files called every key optional
+    (`[moderator] address` is required)."""
+    from pbem.render.templates import render
+
+    text = (
+        render("pbem.toml.j2", address='"games@example.test"', name='"pbem moderator"', created="")
+        if which == "init"
+        else (ROOT / "examples/pbem.toml").read_text(encoding="utf-8")
+    )
+    assert "[moderator] address is required" in text
+    bare, section, checked = _load(tmp_path, ""), "", 0
+    for line in text.splitlines():
+        if m := re.match(r"^#?\s*\[(\w+)\]", line):
+            section = m.group(1)
+        elif (m := re.match(r"^#?(\w+ *=.*)$", line)) and section != "moderator" and "# example" not in line:
+            assert _load(tmp_path, f"[{section}]\n{m.group(1)}\n") == bare, f"[{section}] {line}"
+            checked += 1
+    assert checked > 30
+
+
 def test_every_command_the_moderating_by_mail_table_shows_is_read_as_one() -> None:
     from pbem.orders import moderator
 
