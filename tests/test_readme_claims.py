@@ -11,6 +11,12 @@ every order line of a players' guide block starts with an order word of its game
 "Moderating by mail" table reads as a command (each command word shown); every file, and every function a
 `file: name` names, in architecture.md's trace and "where a change goes" exists, and so does every source file
 (`tests/....py`, `pbem/....py`, ...) the README or docs/*.md name.
+
+Added by docs3, each failing on 44508ea where a claim was false: the two README lists of "every command that
+changes something" are the commands that do (both left out `game address` and `game process`); the games table
+names each kind's title and players; each order of the players' guide is accepted at some moment of seeded bot
+games; each value the pbem.toml files show is the default unless marked "example" (five were neither); every
+`[section] key` the docs name inline is one the configuration takes.
 """
 
 from __future__ import annotations
@@ -54,6 +60,17 @@ def test_the_configuration_table_lists_exactly_the_keys_the_configuration_takes(
     taken = {(section, key) for section, keys in config_mod.SCHEMA.items() for key in keys}
     assert listed - taken == set(), "the README's table lists keys pbem.toml refuses"
     assert taken - listed == set(), "pbem.toml takes keys the README's table does not list"
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[d.name for d in DOCS])
+def test_every_section_and_key_the_docs_name_inline_is_one_pbem_toml_takes(doc: Path) -> None:
+    """A `[section] key` named anywhere in the docs (`[mail] poll_deadline`, `[games] replies_per_hour`) is a key
+    the configuration takes; `max_stored_*` names a family, and performance.md's history names settings that
+    were tried and are gone (`[smtp] sender`)."""
+    gone = {("smtp", "sender")} if doc.name == "performance.md" else set()
+    named = set(re.findall(r"`\[([a-z]+)\] ([a-z_]+)(?![\w*])", doc.read_text(encoding="utf-8")))
+    taken = {(section, key) for section, keys in config_mod.SCHEMA.items() for key in keys}
+    assert named - taken - gone == set()
 
 
 def _toml(default: str) -> str | None:
