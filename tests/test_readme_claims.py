@@ -197,12 +197,19 @@ GUIDES = {
 }
 
 
-def test_every_order_in_the_players_guide_is_an_order_of_its_game() -> None:
+def _guide_lines() -> dict[str, list[str]]:
+    """Each game's order lines in the players' guide's code blocks, comments taken off."""
     guide = README[README.index("## Players' guide") : README.index("## Fairness")]
     starts = sorted((guide.index(f"**{title}** (`pbem rules {kind}`)"), kind) for title, kind in GUIDES.items())
+    lines = {}
     for (start, kind), (end, _) in zip(starts, [*starts[1:], (len(guide), "")], strict=True):
         blocks = re.findall(r"```\n(.*?)```", guide[start:end], re.S)
-        lines = [re.sub(r"\s+#.*", "", line).strip() for block in blocks for line in block.splitlines()]
+        lines[kind] = [re.sub(r"\s+#.*", "", line).strip() for block in blocks for line in block.splitlines()]
+    return lines
+
+
+def test_every_order_in_the_players_guide_is_an_order_of_its_game() -> None:
+    for kind, lines in _guide_lines().items():
         words = get(kind).order_words
         assert lines
         for line in lines:
@@ -221,16 +228,6 @@ NEEDS_CARDS = {
 NOT_HELD = re.compile(
     r'^(?:[\w ]+ is not in your hand|"[\w ]+" is not a card (?:in your hand )?you can name here|there is no meld M\d+)$'
 )
-
-
-def _guide_lines() -> dict[str, list[str]]:
-    guide = README[README.index("## Players' guide") : README.index("## Fairness")]
-    starts = sorted((guide.index(f"**{title}** (`pbem rules {kind}`)"), kind) for title, kind in GUIDES.items())
-    lines = {}
-    for (start, kind), (end, _) in zip(starts, [*starts[1:], (len(guide), "")], strict=True):
-        blocks = re.findall(r"```\n(.*?)```", guide[start:end], re.S)
-        lines[kind] = [re.sub(r"\s+#.*", "", line).strip() for block in blocks for line in block.splitlines()]
-    return lines
 
 
 @pytest.mark.parametrize("kind", list(GUIDES.values()))
