@@ -364,6 +364,43 @@ def test_every_command_the_moderating_by_mail_table_shows_is_read_as_one() -> No
     assert set(moderator.SYNTAX) - {"GAME"} <= shown, "a mail command the table leaves out"
 
 
+#: The player's mail commands the README shows (each as it is written there), and what reading one alone must give.
+PLAYER_COMMANDS = {
+    "WATCH": ("mode", "watch"),
+    "DIGEST": ("mode", "digest"),
+    "NORMAL": ("mode", "normal"),
+    "HISTORY": ("history", ""),
+    "HISTORY 3": ("history", "3"),
+    "RESIGN": ("resign", ""),
+    "RESIGN 482193": ("resign", "482193"),
+    "ADDRESS alice@example.org": ("address", "alice@example.org"),
+    "ADDRESS CONFIRM 482193": ("address_confirm", "482193"),
+    "AWAY UNTIL 2026-12-24": ("away", "2026-12-24"),
+    "AWAY 5": ("away", 5),
+    "BACK": ("away", True),
+    "LOST CODE": ("lost_code", True),
+    "HELP": ("help", True),
+    "STATUS": ("status", True),
+    "REPORT": ("status", True),
+    "CODE K7QX-2MPD": ("code", "K7QX-2MPD"),
+    "PRESS TO Bob: shall we share Bohemia?": ("press", ["Bob"]),
+}
+
+
+def test_every_mail_command_the_players_guide_shows_is_read_as_that_command() -> None:
+    from pbem.orders.extract import extract
+
+    for line, (field, want) in PLAYER_COMMANDS.items():
+        assert f"`{line}`" in README, f"the README no longer shows {line}"
+        read = extract(line)
+        got = getattr(read, field)
+        if field == "away":
+            got = str(got.until) if got.until else got.days or got.back
+        elif field == "press":
+            got = [to for press in got for to in press.to]
+        assert (got, read.orders, read.problems, read.chatter) == (want, [], [], []), line
+
+
 def test_every_make_task_the_docs_name_is_in_the_makefile() -> None:
     targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M))
     named = {task for doc in DOCS for task in re.findall(r"`make ([\w-]+)", doc.read_text(encoding="utf-8"))}
