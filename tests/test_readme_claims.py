@@ -16,7 +16,8 @@ Added by docs3, each failing on 44508ea where a claim was false: the two README 
 changes something" are the commands that do (both left out `game address` and `game process`); the games table
 names each kind's title and players; each order of the players' guide is accepted at some moment of seeded bot
 games; each value the pbem.toml files show is the default unless marked "example" (five were neither); every
-`[section] key` the docs name inline is one the configuration takes.
+`[section] key` the docs name inline is one the configuration takes; each player's mail command the README shows
+(`WATCH`, `HISTORY 3`, `RESIGN 482193`, `AWAY 5`, ...) is read alone as that command.
 """
 
 from __future__ import annotations
