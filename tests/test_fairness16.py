@@ -8,7 +8,13 @@ report's head (`pbem.trust.paced`) and names a report or reminder stating anothe
    game's: her own mail verified on f76a375 (fairness15 warned only past 6 hours).
 2. A step's deadline shortened (or stretched) for every player with no event (the step length edited in the
    database for one step): every report stated it and the deadline's defaults came at it, so every mailbox
-   verified on f76a375.
+   verified on f76a375, and so did the export alone.  Now Bob's and Carol's mail names it (Alice was mailed
+   nothing of that step), and `pbem verify` alone refuses defaults applied before the deadline the chain gives
+   (shortened) or warns of defaults applied 9 hours after it (stretched).
+
+Honest: each title's seeded game chains its step length (its mail is verified with the deadlines computed by
+`tests/test_fairness15.py`'s seeded test), and a game with a join step, an extension, a pause and resume, a wait for
+absent players, an outage and an undo verifies with every player's mail.
 """
 
 from __future__ import annotations
@@ -25,10 +31,10 @@ from pbem.history.export import build
 from pbem.home.app import Home
 from pbem.record import store
 from pbem.record.db import session
+from pbem.trust import chain, paced
 from pbem.trust.receipts import lines, verify_mail
 from pbem.trust.verify import check
 from tests.conftest import deliver, order_mail, signed
-from tests.test_fairness3 import _mails
 from tests.test_fairness11 import _deadline_game, _mailbox
 from tests.test_fairness12 import told_sooner
 from tests.test_history_golden import KINDS, seeded_export
@@ -137,57 +143,70 @@ def test_a_deadline_bent_for_every_player_with_no_event_is_named_by_each_players
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_every_seeded_game_verifies_with_its_deadlines_computed(kind: str) -> None:
-    """No false alarm: each title's seeded game chains its step length, and its last player's mail (Sixteen Thirty's
-    first sixth, for time) verifies with every deadline it states computed from the chain."""
+def test_every_seeded_game_chains_its_step_length(kind: str) -> None:
+    """Each title's seeded game chains its step length in its first input, so its deadlines are computed: its play
+    verified (`pbem.cli.demo.run`: `pbem verify`, no defaults before the deadline the chain gives), and its last
+    player's mail verifies with every deadline stated computed (`tests/test_fairness15.py`'s seeded games)."""
     doc = seeded_export(kind)
-    assert doc["orders"][0].get("pace"), "the first input chains the step length"
-    player = doc["players"][-1]
-    mine = _mails(kind, player["address"])
-    c = verify_mail(doc, mine[: len(mine) // 6] if kind == "sixteen-thirty" else mine, player["name"])
-    assert c.ok and not _named(c), lines(c)
-    assert c.stated, "its reports stated deadlines"
+    rows = chain.sequence(doc["orders"], doc["events"])
+    assert paced.pace(rows) is not None and "pace" not in doc["orders"][1], doc["orders"][:2]
 
 
-MOVES = ("extend", "resume", "outage")
+MOVES = ("extend", "resume", "outage")  # (the players away over the wait were reminded of nothing)
 
 
-def _status(home, clock, name: str) -> None:
+def _mail(home, clock, name: str, player: str, body: str) -> None:
     clock.advance(hours=1)
-    deliver(home, order_mail("Carol <carol@players.test>", name, signed("Carol", "STATUS")))
+    deliver(home, order_mail(f"{player} <{dict(PLAYERS)[player]}>", name, signed(player, body)))
     cron.run_poll(home, clock=clock)
 
 
-def test_a_game_extended_paused_resumed_and_moved_by_an_outage_verifies(home, clock) -> None:
-    """No false alarm: the moderator extends Alice's turn, pauses and resumes the game, pbem is down for 40 hours over
-    Bob's deadline (an outage moves it), and the defaults apply at the deadlines: every player's mail verifies."""
-    name = new_game(home, clock)
-    cron.run_poll(home, clock=clock)
+def test_a_joined_game_extended_paused_resumed_waiting_moved_by_an_outage_and_undone_verifies(home, clock) -> None:
+    """No false alarm: a game with a join step (its first step opens with the deal); the moderator extends the first
+    turn, pauses and resumes the game (Carol asks STATUS after each: her report states the deadline moved); every
+    player is away over the next deadline (the game waits: a `wait` event); pbem is down for 40 hours over a
+    deadline (an outage moves it); the moderator undoes the last input (the step reopens from the undo); the
+    defaults apply at the deadlines.  Every player's mail verifies, and so does the export."""
+    from pbem.app import absence, games, undo
+    from tests.conftest import CODES
+
+    name = "hh1"
+    games.create_game(Home.of(home), "habsburg", name, PLAYERS, seed="fairness16", clock=clock, codes=CODES,
+                      table=games.Table(join=True))  # fmt: skip
+    for player, _ in PLAYERS:
+        _mail(home, clock, name, player, "JOIN")
     control.extend(Home.of(home), name, timedelta(days=1), clock.now)
-    _status(home, clock, name)  # Carol's report states the extended deadline
-    clock.advance(hours=2)
+    _mail(home, clock, name, "Carol", "STATUS")  # her report states the extended deadline
     control.pause(Home.of(home), name, clock.now)
     clock.advance(hours=5)
     control.resume(Home.of(home), name, clock.now)
-    _status(home, clock, name)  # and the deadline the resume moved
-    deliver(home, order_mail("Alice <alice@players.test>", name, signed("Alice", "PASS")))
-    cron.run_poll(home, clock=clock)
-    for _ in range(4):
+    _mail(home, clock, name, "Carol", "STATUS")  # and the deadline the resume moved
+    for player, _ in PLAYERS:
+        absence.set_away(Home.of(home), name, player, "4", clock.now)
+    for _ in range(20):
         clock.advance(hours=4)
         cron.run_poll(home, clock=clock)
-    clock.advance(hours=40)  # pbem down over Bob's deadline: an outage moves it (a run of cron's records each run)
-    cron.run_poll(home, clock=clock)
-    for _ in range(16):
+    clock.advance(hours=40)  # pbem down over the next deadline: an outage moves it
+    for _ in range(6):
+        cron.run_poll(home, clock=clock)
+        clock.advance(hours=4)
+    with session(home.database_url) as s:
+        last = store.inputs(s, store.game_by_name(s, name).id)[-1].seq
+    undo.undo(Home.of(home), name, last - 1, "a mistake", False, clock.now)
+    for _ in range(14):
         clock.advance(hours=4)
         cron.run_poll(home, clock=clock)
     control.abandon(Home.of(home), name, clock.now)
     doc = _export(home, name)
     actions = {e["data"].get("action") for e in doc["events"] if e["kind"] == "moderator"}
-    assert {"extend", "pause", "resume", "outage"} <= actions, actions
+    kinds = [o["kind"] for o in doc["orders"]]
+    assert {"extend", "pause", "resume", "outage", "wait"} <= actions and "undo" in kinds, (actions, kinds)
+    assert kinds.index("undo") < len(kinds) - 1 and kinds[-1] == "deadline", kinds
+    v = check(doc)
+    assert v.ok and any("every step's deadline follows" in line for line in v.checked), v.problem
     moved = {e["data"]["deadline"][:16] for e in doc["events"] if e["data"].get("action") in MOVES}
     told = {f"{w:%Y-%m-%dT%H:%M}" for _, a in PLAYERS for raw in _mailbox(home, a) if (w := stated(raw))}
     assert moved <= told, (moved, told)  # the reports and reminders stated the moved deadlines, which are checked
-    assert any(o["kind"] == "deadline" for o in doc["orders"])
     for player, address in PLAYERS:
         c = verify_mail(doc, _mailbox(home, address), player)
         assert c.ok and not _named(c), (player, lines(c))

@@ -305,8 +305,10 @@ def _check(
     eng = _engine(doc)
     older: list[int] = []
     reworded: list[int] = []
-    steps: dict[int, Any] | None = {} if paced.pace(rows) is not None else None
-    state, engine_events = _replay(eng, doc, (orders, events, rows), older, reworded, steps)
+    # the steps up to the last deadline's defaults, for `_applied` (a record with none reads none: costs nothing)
+    upto = max((n for n, r in enumerate(rows, 1) if r.get("kind") == "deadline" and "lines" in r), default=0)
+    steps: dict[int, Any] | None = {} if upto and paced.pace(rows) is not None else None
+    state, engine_events = _replay(eng, doc, (orders, events, rows), older, reworded, (steps, upto))
     if older:
         v.notes.append(
             f"{count(len(older), 'event')} (the first is event {older[0]}) were recorded before pbem chained its record, with "
@@ -1051,12 +1053,13 @@ def _replay(
     record: tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]],
     older: list[int],
     reworded: list[int],
-    steps: dict[int, Any] | None = None,
+    paces: tuple[dict[int, Any] | None, int] = (None, 0),
 ) -> tuple[dict[str, Any], int]:
     """Replay every input (`record`: the orders, the events and the chain's rows); each must produce exactly the
     engine events the export attributes to it.  With `--mail` the fold is the one the mailboxes take on
-    (`folded.started`): the record folded once for both.  `steps`: filled with the step open after each input, by
-    its position in the chain (0: the start), for the deadlines computed (`paced`); the mailboxes take them on."""
+    (`folded.started`): the record folded once for both.  `paces`: (a dict filled with the step open after each
+    input up to a position, by its position in the chain, 0 the start, for the deadlines computed (`paced`); that
+    position); the mailboxes take them on."""
     orders, events, rows = record
     by_input: dict[int, list[dict[str, Any]]] = {}
     for e in events:
@@ -1080,8 +1083,9 @@ def _replay(
     inputs = [r for r in rows if "lines" in r]
     same = len(inputs) == len(orders) and all(a is b for a, b in zip(inputs, orders, strict=True))
     shared = folded.started(doc, rows) if same else None
-    if steps is not None:  # the step open after each input (`paced`): where each input stands in the chain
-        where = iter(n for n, r in enumerate(rows, 1) if "lines" in r)
+    steps, upto = paces
+    where = iter(n for n, r in enumerate(rows, 1) if "lines" in r)  # where each input stands in the chain
+    if steps is not None:
         steps[0] = paced.step_of(joining.step_engine(eng, state, players, seed, options), state)
     for order in orders:
         # the moderator's undo and a seat given to someone else (`rename`) belong to either step: `pbem game undo`
@@ -1104,8 +1108,8 @@ def _replay(
                 f"{clip(str(bad.reason), 200)}"
             )
         state = out.state
-        if steps is not None:
-            steps[next(where)] = paced.step_of(joining.step_engine(eng, state, players, seed, options), state)
+        if steps is not None and (at := next(where, upto + 1)) <= upto:
+            steps[at] = paced.step_of(joining.step_engine(eng, state, players, seed, options), state)
         _same(f"input {order['seq']}", out.events, by_input.get(order["seq"], []), seen)
         count += len(out.events)
         dealt.extend(e.data["salts"] for e in out.events if e.kind == "salts" and step is not eng)
