@@ -237,6 +237,10 @@ def _back(bad: dict, days: int, upto: int = 1 << 30) -> dict:
         for k in ("created", "ended", key) if row is out["game"] else (key,):
             if isinstance(row.get(k), str) and row[k][:10] == day:
                 row[k] = (datetime.fromisoformat(row[k]) - timedelta(days=days)).isoformat()
+        # the chained times of deadlines too (fairness16): the step length's start, each moved deadline
+        for times, k in ((row.get("pace"), "opened"), (row.get("data"), "deadline")):
+            if key == "at" and isinstance(times, dict) and isinstance(times.get(k), str) and times[k][:10] == day:
+                times[k] = (datetime.fromisoformat(times[k]) - timedelta(days=days)).isoformat()
     return _rechain(out)
 
 

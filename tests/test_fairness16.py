@@ -152,6 +152,39 @@ def test_every_seeded_game_chains_its_step_length(kind: str) -> None:
     assert paced.pace(rows) is not None and "pace" not in doc["orders"][1], doc["orders"][:2]
 
 
+def _hour_after(at: str) -> str:
+    from datetime import datetime
+
+    return (datetime.fromisoformat(at) + timedelta(hours=1)).isoformat()
+
+
+def test_the_step_length_is_chained_once_in_the_first_input_as_pbem_writes_it() -> None:
+    """The moderator re-chaining the record with the step length elsewhere, in another form, or the first step
+    opened at another time than the game was set up, is refused (`verify._paced`); stripped, the chain breaks."""
+    import copy
+
+    from tests.test_export_verify import _rechain
+
+    doc = seeded_export("habsburg")
+    pace = doc["orders"][0]["pace"]
+    moved = copy.deepcopy(doc)
+    moved["orders"][1]["pace"] = moved["orders"][0].pop("pace")
+    forged = {
+        "on a later input": (moved, "only a game's first input does"),
+        "not seconds": (dict(pace, step_seconds="48h"), "is not a number of seconds"),
+        "opened later": (dict(pace, opened=_hour_after(pace["opened"])), "but the game was set up at another time"),
+    }
+    for what, (bad, said) in forged.items():
+        if "orders" not in bad:
+            bad = copy.deepcopy(doc) | {"orders": [dict(doc["orders"][0], pace=bad), *doc["orders"][1:]]}
+        v = check(_rechain(copy.deepcopy(bad)))
+        assert not v.ok and said in str(v.problem), (what, v.problem)
+    stripped = copy.deepcopy(doc)
+    del stripped["orders"][0]["pace"]
+    v = check(stripped)
+    assert not v.ok and "the chain breaks at entry" in str(v.problem), v.problem
+
+
 MOVES = ("extend", "resume", "outage")  # (the players away over the wait were reminded of nothing)
 
 

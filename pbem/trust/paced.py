@@ -1,4 +1,4 @@
-"""`pbem verify --mail`: the deadline of every step computed from the chain (fairness16).
+"""`pbem verify` and `--mail`: the deadline of every step computed from the chain (fairness16).
 
 A deadline was no entry of the chain: a report's text states it, but the moderator can tell one player an earlier
 one than the others, or bend a step's deadline for everyone, and every mail agrees with itself (fifteenth round,
@@ -11,7 +11,7 @@ item 2).  What binds it now:
   them from their own `at` (`pbem.app.apply`'s `reopen`, `pbem.app.undo`);
 * every other move is a public moderator event stating the new deadline in its chained data (`extend`, `resume`,
   `outage`, `held`, `wait`, `process`: `data.deadline`); a seat replaced renames the step and keeps its deadline
-  (the steps are compared seat by seat, `receipts._seated`).
+  (the steps are compared seat by seat, `seated`).
 
 So the deadline in force at each place of the chain follows from the chain and the replay (`computed`), and a report
 or reminder stating another one for the step open at its head is named.  The join step's deadline is not computed

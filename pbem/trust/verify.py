@@ -634,6 +634,15 @@ def _paced(rows: list[dict[str, Any]], v: Verification) -> tuple[timedelta, date
     found = paced.pace(rows)
     if found is None:
         raise Refused(f"the step length input {inputs[0]['seq']} chains (pace) is not a number of seconds and a time")
+    setup = {
+        paced.at_of(r) for r in rows if "text" in r and r.get("input_seq") == 0 and r["kind"] not in MODERATOR_KINDS
+    }
+    first = paced.at_of(rows[0])
+    if setup - {found[1]} or (first is not None and found[1] > first):
+        raise Refused(
+            f"input {inputs[0]['seq']} chains that the game's first step opened at {found[1]:%Y-%m-%d %H:%M:%S} UTC, "
+            "but the game was set up at another time (its set-up events, or the first entry of its chain, say so)"
+        )
     return found
 
 
