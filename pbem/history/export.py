@@ -80,6 +80,7 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
                 "hash": o.hash,
             }
             | ({"salt": o.salt} if o.salt else {})
+            | ({"pace": pace} if o.seq == 1 and (pace := _pace(game, o, msg_ids.get(o.inbound_id), event_rows)) else {})
             for o in inputs.values()
         ]
         listed = [
@@ -158,6 +159,19 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
         # a partial export's listing, JSON as written (its entries cannot be recomputed until the end): signed
         doc["signature"] = signing.export_signature(private, json.loads(json.dumps(doc)), partial=not full)
     return doc
+
+
+def _pace(game: Game, first: OrderInput, message_id: str | None, event_rows: list[Any]) -> dict[str, Any] | None:
+    """The step length the game's first input chains (`chain.paced`), or None when it chains none (recorded before
+    fairness16): the stored hash says which, since the entry without it hashes otherwise."""
+    before = [r.hash for r in event_rows if r.input_seq == 0]
+    previous = before[-1] if before else game.seed_commitment
+    pace = chain.paced(game.deadline_seconds, game.created_at)
+    salt = first.salt or None
+    entry = chain.input_entry(
+        1, first.kind, first.player, json.loads(first.lines_json), message_id, _iso(first.created_at), salt, pace
+    )
+    return pace if first.hash and chain.link(previous, entry) == first.hash else None
 
 
 def counted(

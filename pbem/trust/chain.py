@@ -61,17 +61,23 @@ def input_entry(
     message_id: str | None,
     at: str | None,
     salt: str | None = None,
+    pace: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """An accepted input as chained (the fields of the export's `orders[]`, but its hash); `salt` when it has one."""
-    return ({"salt": salt} if salt else {}) | {
-        "entry": "input",
-        "seq": seq,
-        "kind": kind,
-        "player": player,
-        "lines": list(lines),
-        "message_id": message_id,
-        "at": at,
-    }
+    """An accepted input as chained (the fields of the export's `orders[]`, but its hash); `salt` when it has one,
+    `pace` on a game's first input recorded since fairness16 (`paced`)."""
+    return (
+        ({"salt": salt} if salt else {})
+        | ({"pace": pace} if pace else {})
+        | {
+            "entry": "input",
+            "seq": seq,
+            "kind": kind,
+            "player": player,
+            "lines": list(lines),
+            "message_id": message_id,
+            "at": at,
+        }
+    )
 
 
 def entry_salt(seed: str, seq: int) -> str:
@@ -118,8 +124,17 @@ def event_entry(
     }
 
 
+def paced(seconds: int, opened: datetime) -> dict[str, Any]:
+    """The game's step length as its first input chains it (`pace`): every step's deadline is computed from it
+    (`pbem.trust.paced`), so that a deadline told to one player, or bent for every player with no event, is named
+    (fairness16).  `opened`: when the game was created, its first step opened."""
+    return {"step_seconds": int(seconds), "opened": iso(opened)}
+
+
 def from_export_order(o: dict[str, Any]) -> dict[str, Any]:
-    return input_entry(o["seq"], o["kind"], o["player"], o["lines"], o["message_id"], o["at"], o.get("salt"))
+    return input_entry(
+        o["seq"], o["kind"], o["player"], o["lines"], o["message_id"], o["at"], o.get("salt"), o.get("pace")
+    )
 
 
 def from_export_event(e: dict[str, Any]) -> dict[str, Any]:

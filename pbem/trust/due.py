@@ -159,7 +159,7 @@ def shrunk(
             out.append(
                 (
                     at,
-                    f"{name} stated the deadline {when:%a %d %b %Y %H:%M} UTC, {_span(was[2] - when)} earlier than "
+                    f"{name} stated the deadline {when:%a %d %b %Y %H:%M} UTC, {span(was[2] - when)} earlier than "
                     f"the one {was[1]} stated before it for the same step ({was[2]:%a %d %b %Y %H:%M} UTC, record "
                     f"#{was[0]}), and pbem never moves a deadline back",
                 )
@@ -234,7 +234,7 @@ def _late_by(row: dict[str, Any], t: int | None, bound: tuple[int, str, datetime
     if when is None or when <= bound[2] + allowed:
         return ""
     return (
-        f"{what} at {when:%Y-%m-%d %H:%M} UTC, {_span(when - bound[2])} after the deadline "
+        f"{what} at {when:%Y-%m-%d %H:%M} UTC, {span(when - bound[2])} after the deadline "
         f"{bound[2]:%a %d %b %Y %H:%M} UTC that {bound[1]} stated for its step (record #{bound[0]}), {why}"
     )
 
@@ -347,7 +347,7 @@ def _before(row: dict[str, Any], latest: tuple[int, str, datetime]) -> str:
         return ""
     return (
         f"the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
-        f"{_span(latest[2] - at)} before the deadline {latest[2]:%a %d %b %Y %H:%M} UTC that {latest[1]} stated "
+        f"{span(latest[2] - at)} before the deadline {latest[2]:%a %d %b %Y %H:%M} UTC that {latest[1]} stated "
         f"(record #{latest[0]}), and pbem never moves a deadline back"
     )
 
@@ -361,6 +361,6 @@ def _at(row: dict[str, Any]) -> datetime | None:
     return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
-def _span(delta: timedelta) -> str:
+def span(delta: timedelta) -> str:
     hours = delta.total_seconds() / 3600
     return f"{hours:.1f} hours" if hours < 48 else f"{hours / 24:.1f} days"

@@ -49,6 +49,7 @@ class Folded:
         self.refused: tuple[int, str] | None = None  # the first input refused on replay: (position, why)
         self.failed: tuple[int, Exception] | None = None  # the error the fold stopped on: (position, the error)
         self.last: Any = None  # the outcome of the last input folded (`next_input`)
+        self.steps: dict[int, Any] = {}  # input position -> the step open after it (`paced.step_of`), as read
 
     def forward(self, to: int) -> None:
         """Fold on up to position `to` (or where it fails)."""

@@ -102,6 +102,7 @@ from pbem.trust import (
     joined,
     leaked,
     noticed,
+    paced,
     pictured,
     pressed,
     prose,
@@ -2096,7 +2097,9 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
     ]  # a reminder states the deadline of the step open at its head too
     c.stated = _pinned(ch, doc, reports, c.reader)  # compared with other players' mail (`apart`)
     signed = _signed_at(doc, ch.rows)  # the inputs' signing times: the step each answered is read too (`due.late`)
-    step = _steps(doc, ch.rows, [r[0] for r in reports], tuple(n - 1 for n in signed))
+    paced_by = paced.pace(ch.rows) if doc.get("seed") else None  # every input's step is read then (fairness16)
+    more = (*(n - 1 for n in signed), *(range(len(ch.rows) + 1) if paced_by else ()))
+    step = _steps(doc, ch.rows, [r[0] for r in reports], more)
     for at, how in due.early(ch.rows, [r[:3] for r in reports], step):
         c.problem(
             at,
@@ -2127,6 +2130,41 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
     for at, how, (one, two) in due.split(c.stated):
         if one not in said and two not in said:  # a mail named already is named once
             c.problem(at, f"{how}, so one of them told you another deadline than you had (keep both mails)")
+    if paced_by is not None and step is not None:
+        said = "\n".join(c.problems[start:])
+        unnamed = [r for r in reports if r[1] not in said]  # a mail named already is named once
+        _computed(ch, doc, unnamed, paced.computed(ch.rows, step, paced_by), c)
+
+
+def _computed(
+    ch: _Chain,
+    doc: dict[str, Any],
+    reports: list[tuple[int, str, datetime, float]],
+    dues: list[paced.Due | None],
+    c: MailCheck,
+) -> None:
+    """Each report or reminder of `reports` stating, for the step open at its head, another deadline than the one the
+    chain gives (`pbem.trust.paced`: the step length chained in the first input, the `at` of the entry that opened
+    the step, the deadline each moderator event that moved it states), in every state it may have been written in
+    (from its head to the next entry its reader may see): a deadline told to this player alone, or bent for every
+    player with no event, which no other check of their own mail could name (fairness16)."""
+    seen = ch.seen_by_seat(seat_of(doc, c.reader)) if c.reader else []
+    end, last = len(ch.rows) + 1, due.windows(ch.rows)
+    for at, name, when, _ in sorted(reports, key=lambda r: (r[0], r[3])):
+        upto = shown._after(seen, at, end)
+        if upto < end and last[upto] > at:
+            upto = last[upto]  # the input of the next entry they may see: they were written together
+        if (d := paced.unlike(dues, at, upto, when)) is None:
+            continue
+        way = "earlier" if when < d.when else "later"
+        c.problem(
+            at,
+            f"{name} (record #{at}) stated the deadline {when:%a %d %b %Y %H:%M} UTC, {due.span(abs(d.when - when))} "
+            f"{way} than the deadline the chain gives for the step open then, {d.when:%a %d %b %Y %H:%M} UTC ({d.how}; "
+            "the game's step length is chained in its first input, and every event that moves a deadline states the "
+            "new one): you were told another deadline than the game had (its text is not signed, only its head: "
+            "this mail is your evidence, keep it)",
+        )
 
 
 def _signed_at(doc: dict[str, Any], rows: list[dict[str, Any]]) -> dict[int, int]:
@@ -2238,25 +2276,23 @@ def _steps(
         *more,
         *(n - 1 for n, row in enumerate(rows, 1) if row.get("kind") == "deadline" and "lines" in row),
     ]
+    shared = folded.of(doc, rows)
+    known = shared.steps if shared is not None else {}  # the export's own replay read them (`verify._replay`)
     try:
-        replay = shown.Replay(doc, rows, {last[k] for k in places if 0 <= k < len(last)})
+        wanted = {last[k] for k in places if 0 <= k < len(last)}
+        replay = shown.Replay(doc, rows, wanted - set(known))
         steps: dict[int, object] = {}
-        for q in {last[k] for k in places if 0 <= k < len(last)}:
-            state = replay.states[q]
-            asked = replay.reader(state).requests(state)
-            steps[q] = _seated(asked[0].step, state) if asked else ("no step", q)
+        for q in wanted:
+            if q not in known:
+                state = replay.states[q]
+                known[q] = paced.step_of(replay.reader(state), state)
+            steps[q] = known[q] or ("no step", q)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         return None
     return lambda k: steps.get(last[k], ("state", last[k]))
 
 
-def _seated(step: str, state: dict[str, Any]) -> tuple[str, ...]:
-    """A step id with each part naming a player (`pbem.engine.seats`: ``t5.Carol.trade``) given as their seat, so
-    that a seat replaced while its step is open, which renames the step and keeps its deadline
-    (`pbem.app.control.decide_replace`), is still the same step: a deadline stated before binds it (fairness12)."""
-    players = state.get("players")
-    seats = {str(p): n for n, p in enumerate(players)} if isinstance(players, list) else {}
-    return tuple(f"seat {seats[part]}" if part in seats else part for part in step.split("."))
+_seated = paced.seated  # (fairness12's name for it)
 
 
 def unchosen(doc: dict[str, Any], raws: list[bytes] | Folder, as_player: str | None = None) -> str | None:

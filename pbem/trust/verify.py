@@ -57,6 +57,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from pbem import engine as registry
@@ -68,7 +69,7 @@ from pbem.orders.moderator import moved as moved_text
 from pbem.orders.moderator import processed as processed_text
 from pbem.orders.moderator import said as said_text
 from pbem.orders.moderator import say_problem
-from pbem.trust import chain, folded, leaked, resigns, signing, vouched
+from pbem.trust import chain, due, folded, leaked, paced, resigns, signing, vouched
 from pbem.trust import deal as joining
 from pbem.trust import partial as partial_export
 from pbem.trust.fold import UNDO, Fold
@@ -117,14 +118,17 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False, read
             raise Refused(f"an export is a JSON object, not a {type(doc).__name__}")
         _shape(doc)
         _downgrades(doc, legacy, v)
+        paces = None
         if doc.get("version") == PARTIAL_VERSION:  # a game in progress, as one reader may see it
             _partial(doc, partial, v)
         else:
-            _check(doc, partial, v)
+            paces = _check(doc, partial, v)
         gone = _interventions(doc, v)
         if doc.get("version") != PARTIAL_VERSION:
             _signed(doc, legacy, v)
         _vouched(doc, v, read, gone)
+        if paces is not None:  # last: a record forged otherwise is named by what it broke first
+            _applied(*paces, v)
     except Refused as exc:
         v.problem = str(exc)
         return v
@@ -246,7 +250,11 @@ def _earlier_view(final: dict[str, Any], rows: list[dict[str, Any]], doc: dict[s
     )
 
 
-def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
+def _check(
+    doc: dict[str, Any], partial: bool, v: Verification
+) -> tuple[list[dict[str, Any]], dict[int, Any], tuple[timedelta, datetime]] | None:
+    """A full export checked; (its chain's rows, the step open after each input, the step length chained) when it
+    was replayed and chains a step length, for `_applied`."""
     if doc.get("version") != VERSION:
         raise Refused(
             f"export format version {doc.get('version')} is not supported (this pbem reads {VERSION} and {PARTIAL_VERSION})"
@@ -268,7 +276,7 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
             "the seed is secret until the game is over: nothing was replayed; this export lists only what its "
             f"audience may see ({clip(str(doc.get('audience')))}), so the entries hidden from them are proven by the final export"
         )
-        return
+        return None
     _numbering(orders, events)
     v.checked.append(f"inputs 1..{len(orders)} and events 1..{len(events)} are numbered without gaps or swaps")
     _links(orders, doc["messages"])
@@ -279,7 +287,7 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
             proven = _chain(doc, rows, v)
             v.checked.append(f"proven up to entry {len(rows)} of the chain (head {proven[:16]}...)")
             v.notes.append("the seed is secret until the game is over: nothing was replayed")
-            return
+            return None
         raise Refused("the seed is not revealed in this export (the game is not over yet); --partial checks the rest")
     if commitment(seed) != doc["seed_commitment"]:
         raise Refused(
@@ -297,7 +305,10 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     eng = _engine(doc)
     older: list[int] = []
     reworded: list[int] = []
-    state, engine_events = _replay(eng, doc, (orders, events, rows), older, reworded)
+    # the steps up to the last deadline's defaults, for `_applied` (a record with none reads none: costs nothing)
+    upto = max((n for n, r in enumerate(rows, 1) if r.get("kind") == "deadline" and "lines" in r), default=0)
+    steps: dict[int, Any] | None = {} if upto and paced.pace(rows) is not None else None
+    state, engine_events = _replay(eng, doc, (orders, events, rows), older, reworded, (steps, upto))
     if older:
         v.notes.append(
             f"{count(len(older), 'event')} (the first is event {older[0]}) were recorded before pbem chained its record, with "
@@ -322,7 +333,9 @@ def _check(doc: dict[str, Any], partial: bool, v: Verification) -> None:
     _kept(seed, state, rows, v)
     _salted(seed, events, v)  # an entry moved or renumbered is named by the checks above
     _salted_inputs(seed, orders, v)
+    found = _paced(rows, v)
     _fields(eng, state, doc, rows, v)
+    return (rows, steps, found) if found is not None and steps is not None else None
 
 
 def _kept(seed: str, state: dict[str, Any], rows: list[dict[str, Any]], v: Verification) -> None:
@@ -608,6 +621,64 @@ def _salted_inputs(seed: str, orders: list[dict[str, Any]], v: Verification) -> 
         v.checked.append(f"the salts of {count(salted, 'input')} come from the seed")
 
 
+def _paced(rows: list[dict[str, Any]], v: Verification) -> tuple[timedelta, datetime] | None:
+    """The game's step length is chained in its first input alone (`pbem.trust.paced`: every step's deadline is
+    computed from it), in the form pbem writes: one stated later would bend the deadlines after it.  Returns it
+    (None: the record chains none, as before fairness16)."""
+    inputs = [row for row in rows if "lines" in row]
+    if any("pace" in row for row in inputs[1:]):
+        later = next(row for row in inputs[1:] if "pace" in row)
+        raise Refused(f"input {later['seq']} chains a step length (pace), which only a game's first input does")
+    if not inputs or "pace" not in inputs[0]:
+        return None
+    found = paced.pace(rows)
+    if found is None:
+        raise Refused(f"the step length input {inputs[0]['seq']} chains (pace) is not a number of seconds and a time")
+    setup = {
+        paced.at_of(r) for r in rows if "text" in r and r.get("input_seq") == 0 and r["kind"] not in MODERATOR_KINDS
+    }
+    first = paced.at_of(rows[0])
+    if setup - {found[1]} or (first is not None and found[1] > first):
+        raise Refused(
+            f"input {inputs[0]['seq']} chains that the game's first step opened at {found[1]:%Y-%m-%d %H:%M:%S} UTC, "
+            "but the game was set up at another time (its set-up events, or the first entry of its chain, say so)"
+        )
+    return found
+
+
+def _applied(
+    rows: list[dict[str, Any]], steps: dict[int, Any], found: tuple[timedelta, datetime], v: Verification
+) -> None:
+    """No deadline's defaults came before the deadline the chain gives their step (`paced.computed`; pbem applies a
+    deadline once its time has come, by the same clock that timed it): a step shortened for every player with no
+    event, its defaults applied then, is named without anyone's mail; defaults applied more than `due.OUTAGE` after
+    it are warned of (a longer gap is a recorded outage: fairness16)."""
+    last = due.windows(rows)
+    dues = paced.computed(rows, lambda k: steps.get(last[k]), found)
+    for k, row in enumerate(rows, 1):
+        d, at = dues[k - 1], paced.at_of(row)
+        if row.get("kind") != "deadline" or "lines" not in row or d is None or at is None:
+            continue
+        if at < d.when - paced.SLACK:
+            raise Refused(
+                f"the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
+                f"{due.span(d.when - at)} before the deadline the chain gives its step, {d.when:%Y-%m-%d %H:%M} UTC "
+                f"({d.how}, plus the step length chained in the first input; no event moved it): the deadline was "
+                "moved earlier outside the record"
+            )
+        if at > d.when + due.OUTAGE:
+            v.notes.append(
+                f"WARNING: the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
+                f"{due.span(at - d.when)} after the deadline the chain gives its step, {d.when:%Y-%m-%d %H:%M} UTC "
+                f"({d.how}), with no event between that moved it: the deadline was stretched outside the record, "
+                "unless pbem held it itself (down with outage_after off or longer, a report undelivered, its clock ahead)"
+            )
+    v.checked.append(
+        f"every step's deadline follows from the step length ({due.span(found[0])}) chained in the first input, and "
+        "no deadline's defaults came before it"
+    )
+
+
 def _fields(
     eng: Engine, state: dict[str, Any], doc: dict[str, Any], rows: list[dict[str, Any]], v: Verification
 ) -> None:
@@ -693,6 +764,7 @@ _ROWS: dict[str, dict[str, Any]] = {
         "at": _STR_OR_NONE,
         "hash": (_OPTIONAL, str),
         "salt": (_OPTIONAL, str),
+        "pace": (_OPTIONAL, dict),
     },
     "events": {
         "seq": _INT,
@@ -990,10 +1062,13 @@ def _replay(
     record: tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]],
     older: list[int],
     reworded: list[int],
+    paces: tuple[dict[int, Any] | None, int] = (None, 0),
 ) -> tuple[dict[str, Any], int]:
     """Replay every input (`record`: the orders, the events and the chain's rows); each must produce exactly the
     engine events the export attributes to it.  With `--mail` the fold is the one the mailboxes take on
-    (`folded.started`): the record folded once for both."""
+    (`folded.started`): the record folded once for both.  `paces`: (a dict filled with the step open after each
+    input up to a position, by its position in the chain, 0 the start, for the deadlines computed (`paced`); that
+    position); the mailboxes take them on."""
     orders, events, rows = record
     by_input: dict[int, list[dict[str, Any]]] = {}
     for e in events:
@@ -1017,6 +1092,10 @@ def _replay(
     inputs = [r for r in rows if "lines" in r]
     same = len(inputs) == len(orders) and all(a is b for a, b in zip(inputs, orders, strict=True))
     shared = folded.started(doc, rows) if same else None
+    steps, upto = paces
+    where = iter(n for n, r in enumerate(rows, 1) if "lines" in r)  # where each input stands in the chain
+    if steps is not None:
+        steps[0] = paced.step_of(joining.step_engine(eng, state, players, seed, options), state)
     for order in orders:
         # the moderator's undo and a seat given to someone else (`rename`) belong to either step: `pbem game undo`
         # and `pbem game replace` take them while the join step is open too (an undo there was refused before)
@@ -1038,11 +1117,15 @@ def _replay(
                 f"{clip(str(bad.reason), 200)}"
             )
         state = out.state
+        if steps is not None and (at := next(where, upto + 1)) <= upto:
+            steps[at] = paced.step_of(joining.step_engine(eng, state, players, seed, options), state)
         _same(f"input {order['seq']}", out.events, by_input.get(order["seq"], []), seen)
         count += len(out.events)
         dealt.extend(e.data["salts"] for e in out.events if e.kind == "salts" and step is not eng)
     if join:
         _salts(doc["salts"], dealt[0] if dealt else None)
+    if shared is not None and steps:
+        shared.steps.update(steps)  # for the mailboxes' checks (`receipts._steps`)
     return state, count
 
 

@@ -1,0 +1,126 @@
+"""`pbem verify` and `--mail`: the deadline of every step computed from the chain (fairness16).
+
+A deadline was no entry of the chain: a report's text states it, but the moderator can tell one player an earlier
+one than the others, or bend a step's deadline for everyone, and every mail agrees with itself (fifteenth round,
+item 2).  What binds it now:
+
+* the game's step length, chained once, in the game's first input (`pace`: `chain.paced`, with when the game was
+  created, which opened its first step);
+* every step opens with its deadline the step length after the `at` of the input that opens it (`pbem.record.store.
+  append_input`: the first request's step changed), and a deadline's defaults or an undo reopen the step open after
+  them from their own `at` (`pbem.app.apply`'s `reopen`, `pbem.app.undo`);
+* every other move is a public moderator event stating the new deadline in its chained data (`extend`, `resume`,
+  `outage`, `held`, `wait`, `process`: `data.deadline`); a seat replaced renames the step and keeps its deadline
+  (the steps are compared seat by seat, `seated`).
+
+So the deadline in force at each place of the chain follows from the chain and the replay (`computed`), and a report
+or reminder stating another one for the step open at its head is named.  The join step's deadline is not computed
+(pbem moves it, unchained, when it passes with players missing, and no report states it).  Old records (no `pace`)
+are not checked so.  Pure; linear in the chain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pbem.engine.base import Engine
+from pbem.trust.deal import STEP as JOIN
+from pbem.trust.fold import UNDO
+
+#: How much earlier than the deadline the chain gives a deadline's defaults may be applied: none (pbem applies a
+#: deadline once its own clock has reached it, the clock that timed it), but for the rounding of a time written.
+SLACK = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class Due:
+    """The deadline in force at a place of the chain, and what set it: the entry at `at` (0: the game's creation)."""
+
+    when: datetime
+    at: int
+    how: str
+
+
+def pace(rows: list[dict[str, Any]]) -> tuple[timedelta, datetime] | None:
+    """(the step length, when the first step opened) as the game's first input of `rows` chains them; None when it
+    chains none (a record made before fairness16, or no input yet) or they are unreadable."""
+    first = next((row for row in rows if "lines" in row), None)
+    chained = first.get("pace") if first is not None else None
+    if not isinstance(chained, dict):
+        return None
+    seconds, opened = chained.get("step_seconds"), _time(chained.get("opened"))
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds <= 0 or opened is None:
+        return None
+    return timedelta(seconds=seconds), opened
+
+
+def seated(step: str, state: dict[str, Any]) -> tuple[str, ...]:
+    """A step id with each part naming a player (`pbem.engine.seats`: ``t5.Carol.trade``) given as their seat, so
+    that a seat replaced while its step is open, which renames the step and keeps its deadline
+    (`pbem.app.control.decide_replace`), is still the same step: a deadline stated before binds it (fairness12)."""
+    players = state.get("players")
+    seats = {str(p): n for n, p in enumerate(players)} if isinstance(players, list) else {}
+    return tuple(f"seat {seats[part]}" if part in seats else part for part in step.split("."))
+
+
+def step_of(eng: Engine, state: dict[str, Any]) -> tuple[str, ...] | None:
+    """The step open in `state` (its first request's, `seated`), as pbem reads it when it opens a deadline
+    (`pbem.record.store.current_step`); None when nobody is asked (the game over)."""
+    asked = eng.requests(state)
+    return seated(asked[0].step, state) if asked else None
+
+
+def open_step(step: object) -> bool:
+    """Whether `step` (`receipts._steps`' value: a seat-wise step id, or a marker) is a step with a computed deadline:
+    not "no step" (the game over) and not the join step."""
+    return isinstance(step, tuple) and bool(step) and step[0] != "no step" and step != (JOIN,)
+
+
+def computed(
+    rows: list[dict[str, Any]], step: Callable[[int], object], paced: tuple[timedelta, datetime]
+) -> list[Due | None]:
+    """For each k from 0 to len(rows): the deadline in force once the first k entries of `rows` are applied (None: no
+    step with a computed deadline is open).  `step(k)`: the step open then (the replay's, `receipts._steps`)."""
+    length, opened = paced
+    now: Due | None = Due(opened + length, 0, "the game's first step opened then") if open_step(step(0)) else None
+    out = [now]
+    for k, row in enumerate(rows, 1):
+        if "lines" in row:
+            here, at = step(k), _time(row.get("at"))
+            if not open_step(here) or at is None:
+                now = None
+            elif row.get("kind") in ("deadline", UNDO) or here != step(k - 1) or now is None:
+                what = "reopened" if here == step(k - 1) else "opened"
+                now = Due(at + length, k, f"the step {what} by input {row.get('seq')} at {at:%Y-%m-%d %H:%M} UTC")
+        elif row.get("kind") == "moderator" and isinstance(data := row.get("data"), dict) and "deadline" in data:
+            moved = _time(data.get("deadline"))
+            if moved is not None and open_step(step(k)):
+                now = Due(moved, k, f"the moderator's {data.get('action')} event (record #{k})")
+        out.append(now)
+    return out
+
+
+def unlike(dues: list[Due | None], at: int, upto: int, stated: datetime) -> Due | None:
+    """The deadline in force at `at` when the deadline `stated` (to the minute) is none of those in force from `at` to
+    before `upto` (a mail written after the entries up to its head, before the next its reader may see), else None.
+    A place with none computed (the join step, the game over) accepts any."""
+    window = dues[at : max(upto, at + 1)]
+    if any(d is None or d.when.replace(second=0, microsecond=0) == stated for d in window):
+        return None
+    return dues[at]
+
+
+def at_of(row: dict[str, Any]) -> datetime | None:
+    """When entry `row` was applied (its chained `at`); None when unreadable."""
+    return _time(row.get("at"))
+
+
+def _time(value: object) -> datetime | None:
+    try:
+        at = datetime.fromisoformat(str(value))
+    except ValueError:
+        return None
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
