@@ -25,13 +25,19 @@ import re
 import unicodedata
 
 _MARKER = re.compile(
-    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—xX»›oO§]|\(?\d{1,2}(?:\.\)|[.):])|\d{1,2}[ \t\u00a0]*[-–—]|\(?[a-zA-Z][.)]"
+    # "1\tPASS": a number alone before the order is a list's too (a table's numbered row copied, its cells parted by a
+    # tab; "① PASS", whose circled digit NFKC makes "1"; "1、PASS" as Chinese and Japanese number a list)
+    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—xX»›oO§]|\(?\d{1,2}(?:\.\)|[.):、])?|\d{1,2}[ \t\u00a0]*[-–—]|\(?[a-zA-Z][.)]"
     r"|\(?(?:i{2,3}|iv|vi{1,3}|ix|xi{1,2})[.)]"  # "ii. PASS": Outlook's list numbered in Roman numerals
     r"|\(?\d{1,2}(?:st|nd|rd|th)(?:\.\)|[.):]|[ \t\u00a0]*[-–—])"  # "1st: PASS", "2nd - NO EVENT": ordinals
     r"|(?:first|second|third|fourth|fifth)(?::|[ \t\u00a0]*[-–—]))"  # "First: PASS"
     r"[ \t\u00a0]+"  # "x NO EVENT": ticked; "1 - NO EVENT", "1: PASS", "1.) VOTE RED", "» DISCARD NONE"
     # "o NO EVENT", "§ NO EVENT": the second and third levels of Outlook's bullets (Courier New's o, Wingdings' §)
     r"|(?:[-=\u2013\u2014]{1,2}>|[→⇒⟶⟹➔➜➙➛➝➞➟➠➡▶▸►➢➤])[ \t\u00a0]*"  # an arrow, a space after it or not
+    # a Japanese list's dot ("・PASS", no space: an IME types none), a table row's first bar ("| PASS |": `_TRAILING`
+    # takes the last), a number or a bullet typed tight against the order ("１．ＰＡＳＳ", "（１）ＰＡＳＳ", "1、PASS",
+    # "•PASS", "-NO EVENT": a phone's list with its space lost)
+    r"|[・|│][ \t\u00a0]*|(?:\(?\d{1,2}[.)、]|[-•·‣◦▪●○■□–—])(?=[^\W\d_])"
     r"|\((?:default|on file)\)[ \t\u00a0]+"  # what the report prints before a default or an order on file
     r"|\[[^\]\s][^\]]{0,19}\][ \t\u00a0]*"  # "[x]" ticked, "[Alice]", "[AM]": an answer typed into a mail
     r"|[✓✔☑✅][ \t\u00a0]*)(?=\S)",
@@ -44,7 +50,7 @@ _POINTER = re.compile(r"(?<=[ \t\u00a0])(?:<[-\u2013\u2014]+|<=+|<<+|←|⬅)(?:
 _EMPHASIS_RUN = re.compile(r"[*_~]+")  # what `_unemphasised` takes off, read run by run
 # "…": the one character phones type for "...".  A match starts only where a run does (tried from each of its
 # characters, a run followed by a letter cost its square).
-_TRAILING = re.compile(r"(?<![\s.,;:!。、！；…])[\s.,;:!。、！；…]+$")
+_TRAILING = re.compile(r"(?<![\s.,;:!。、！；…|│])[\s.,;:!。、！；…|│]+$")  # "|": a table row's last bar
 _QUOTES = "\"'`“”„‘’‚«»「」『』"
 
 
@@ -181,7 +187,11 @@ _INWORD_DASH = re.compile(r"(?<=[^\W_])\u2013(?=[^\W_])")
 
 
 def _normalised(text: str) -> str:
-    """`text` in NFKC (full-width letters as ASCII), every hyphen as "-", keycap digits as digits."""
+    """`text` in NFKC (full-width letters as ASCII), every hyphen as "-", keycap digits as digits, a circled number
+    that starts it as a list's number ("①PASS": NFKC makes it "1PASS", no order)."""
+    body = text.lstrip()
+    if body and "\u2460" <= body[0] <= "\u2473":  # ① to ⑳
+        text = f"{text[: len(text) - len(body)]}{ord(body[0]) - 0x245F}. {body[1:]}"
     return _keycaps(_INWORD_DASH.sub("-", unicodedata.normalize("NFKC", text).translate(_HYPHENS)))
 
 
@@ -263,7 +273,7 @@ def front(line: str) -> str:
     return text
 
 
-_CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">", "【": "】", "〔": "〕", "〖": "〗"}  # and as CJK text sets a label
 
 
 def inside_brackets(text: str) -> str:
