@@ -2,7 +2,8 @@
 
 `cleaned(line)` is the line an order or command is read from: without a list marker (``- ``, ``* ``,
 ``• ``, ``1. ``, ``2) ``, ``1st: ``, ``2nd - ``, a bullet and a tab; a keycap digit before a label's mark, ``Step 1️⃣:``,
-as the digit), an arrow (``→ ``, ``-> ``, ``=> ``: players mark the line they
+as the digit; typed tight, ``•PASS``, ``1.PASS`` (full-width too), ``1、PASS``, ``・PASS``, ``①PASS``; a table's row
+pasted as text, ``| PASS |``, ``1<tab>PASS``; CJK brackets, ``【PASS】``), an arrow (``→ ``, ``-> ``, ``=> ``: players mark the line they
 chose from a report's list), or what the report itself prints before a line of its lists (``(default) ``,
 ``(on file) ``: a line copied out of it is read as the order it lists), a tick or a tag in brackets (``[x] ``,
 ``✓ ``, ``[Alice] ``: an answer typed into the mail answered, as Outlook's inline replies are), a pointer after
@@ -35,9 +36,10 @@ _MARKER = re.compile(
     # "o NO EVENT", "§ NO EVENT": the second and third levels of Outlook's bullets (Courier New's o, Wingdings' §)
     r"|(?:[-=\u2013\u2014]{1,2}>|[→⇒⟶⟹➔➜➙➛➝➞➟➠➡▶▸►➢➤])[ \t\u00a0]*"  # an arrow, a space after it or not
     # a Japanese list's dot ("・PASS", no space: an IME types none), a table row's first bar ("| PASS |": `_TRAILING`
-    # takes the last), a number or a bullet typed tight against the order ("１．ＰＡＳＳ", "（１）ＰＡＳＳ", "1、PASS",
-    # "•PASS", "-NO EVENT": a phone's list with its space lost)
+    # takes the last), a number, a letter or a bullet typed tight against the order ("１．ＰＡＳＳ", "（１）ＰＡＳＳ",
+    # "1、PASS", "a)PASS", "Ⅱ.PASS", "•PASS", "-NO EVENT": a phone's list with its space lost; "a.PASS" was told nothing)
     r"|[・|│][ \t\u00a0]*|(?:\(?\d{1,2}[.)、]|[-•·‣◦▪●○■□–—])(?=[^\W\d_])"
+    r"|\(?(?:[a-z]|i{2,3}|iv|vi{1,3}|ix|xi{1,2})[.)](?=(?-i:[A-Z]))"  # a letter's: capitals after it ("e.g. PASS": none)
     r"|\((?:default|on file)\)[ \t\u00a0]+"  # what the report prints before a default or an order on file
     r"|\[[^\]\s][^\]]{0,19}\][ \t\u00a0]*"  # "[x]" ticked, "[Alice]", "[AM]": an answer typed into a mail
     r"|[✓✔☑✅][ \t\u00a0]*)(?=\S)",
