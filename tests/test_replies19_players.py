@@ -365,6 +365,13 @@ def _divs(lines: list[str]) -> str:
     return "".join(f"<div>{html.escape(x) or '<br>'}</div>" for x in lines)
 
 
+def _bold_block(loc: Locale, sent: EmailMessage) -> str:
+    """Outlook's header block in HTML: each label in bold, a line each."""
+    return "<br>".join(
+        f"<b>{html.escape(k)}:</b>{html.escape(v)}" for k, v in (x.split(":", 1) for x in _block(loc, sent))
+    )
+
+
 def html_body(
     client: str, loc: Locale, sent: EmailMessage, own: list[str], sig: list[str], order: str, container: str
 ) -> str:
@@ -386,9 +393,7 @@ def html_body(
             f"<blockquote {gmail_quote}>{_divs(original[at:])}</blockquote></div>{_divs(sig)}"
         )
     if client == "outlook-html":
-        block = "<br>".join(
-            f"<b>{html.escape(x.split(':', 1)[0])}:</b>{html.escape(x.split(':', 1)[1])}" for x in _block(loc, sent)
-        )
+        block = _bold_block(loc, sent)
         return (
             f'<html><body><div style="font-family:Calibri">{mine}</div><hr style="display:inline-block;width:98%">'
             f'<div id="divRplyFwdMsg" dir="ltr"><font face="Calibri">{block}</font><div>&nbsp;</div></div>'
@@ -407,9 +412,7 @@ def html_body(
             f"{_html(sent)}</div></div>"
         )
     if client == "outlook-mobile-html":
-        block = "<br>".join(
-            f"<b>{html.escape(x.split(':', 1)[0])}:</b>{html.escape(x.split(':', 1)[1])}" for x in _block(loc, sent)
-        )
+        block = _bold_block(loc, sent)
         return (
             f'<html><body><div dir="auto">{mine}</div><div id="ms-outlook-mobile-signature"><div><br></div>'
             f'{html.escape(loc.phone)}</div><div id="mail-editor-reference-message-container"><br><hr '
