@@ -1,4 +1,4 @@
-# ruff: noqa: RUF001, RUF002
+# ruff: noqa: RUF001
 """Replies as real mail clients write them, in the languages players use, combined (replies19).
 
 Each piece below was handled one case at a time (an attribution, a header block, a width, a list marker); what a
@@ -14,14 +14,17 @@ the real intake path (`pbem.app.reading.extracted` with the report known, then t
 orders read are exactly the ones meant, and nothing else is read or told.  A reply with no order, signed with a name
 a legal order ends with ("Heinrich", "Bob"), reads nothing and is told nothing.
 
-On f76a375, 2,796 of the 8,160 cases failed (`REPLIES19_ALL=1`), every one by its order shape, in every client and
-locale: a list's number, letter or bullet typed tight against the order ("１．ＰＡＳＳ", "（１）ＰＡＳＳ", "1、PASS", "a)PASS",
-"•PASS", "-NO EVENT", the last told "write it as: EVENT"), a circled number ("①PASS": NFKC makes it "1PASS"), a Japanese
-list's dot ("・PASS"), a table's row pasted as text ("| PASS |", "1<tab>PASS"), CJK brackets ("【PASS】") and labels
-("注文：PASS", "我的选择：PASS"); no client or locale failed with a plain order.  Now `pbem.orders.typed` reads them
-(`_MARKER`, `_TRAILING`, `_normalised`, `_CLOSERS`) and `pbem.orders.extract._SAID_ABROAD` the labels.  The suite
-runs one case of each second shape a moment (52 of its 152 failed on f76a375).  A numbered answer typed under its own
-line of Outlook's inline copy was dropped when the line's number went on as the report's words do (3 of 10 failed).
+On f76a375, 4,210 of the 9,744 cases failed (`REPLIES19_ALL=1`), every one by its order shape, in every client and
+locale: a list's number, letter or bullet typed tight against the order ("1.PASS" in full-width letters, "1、PASS",
+"a)PASS", "•PASS", "-NO EVENT", the last told "write it as: EVENT"), a circled number ("①PASS": NFKC makes it
+"1PASS"), a Japanese list's dot ("・PASS"), a table's row pasted as text ("| PASS |", "1<tab>PASS"), CJK brackets
+("【PASS】") and labels ("注文" and "我的选择" before a full-width colon), a courtesy after the order in Japanese, Chinese,
+Korean, Russian, Dutch ("PASS, bedankt"), "merci d'avance" (the line refused whole); no client or locale failed
+with a plain order.  Now `pbem.orders.typed` reads them (`_MARKER`, `_TRAILING`, `_normalised`, `_CLOSERS`,
+`_THANKS`) and `pbem.orders.extract._SAID_ABROAD` the labels.  The suite runs one case of each second shape a moment
+(78 of its 180 failed on f76a375).  A numbered answer typed under its own line of Outlook's inline copy was dropped
+when the line's number went on as the report's words do (3 of 10 failed); an order after a greeting on its line in
+Japanese or Chinese ("こんにちは、PASS") was told nothing (4 of 26).
 """
 
 from __future__ import annotations
@@ -242,6 +245,13 @@ SHAPES: dict[str, Callable[[str, int], str]] = {
     "lenticular": lambda o, n: f"【{o}】",
     "ja-label": lambda o, n: "注文：" + o,
     "zh-label": lambda o, n: "我的选择：" + o,
+    "thanks-ja": lambda o, n: o + " ありがとう",
+    "please-ja": lambda o, n: o + "、よろしくお願いします",
+    "thanks-zh": lambda o, n: o + "，谢谢",
+    "thanks-ko": lambda o, n: o + " 감사합니다",
+    "thanks-ru": lambda o, n: o + ", спасибо",
+    "thanks-nl": lambda o, n: o + ", bedankt",
+    "thanks-fr": lambda o, n: o + " - merci d'avance",
     "no-order": lambda o, n: o,  # no order at all (`build`)
 }
 
@@ -285,6 +295,7 @@ HTML_CLIENTS = (
     "thunderbird-html-forward",
     "yahoo-html",
     "proton-html",
+    "thunderbird-html-bottom",
 )
 CLIENTS = (*TEXT_CLIENTS, *HTML_CLIENTS)
 #: How an HTML-only reply sets the player's lines.
@@ -429,6 +440,12 @@ def html_body(
             f'<html><body><p>{mine}</p><br><div class="moz-forward-container"><br><br>{html.escape(loc.forward)}'
             f'<table class="moz-email-headers-table" border="0" cellspacing="0" cellpadding="0"><tbody>{rows}'
             f"</tbody></table><br><br>{_html(sent)}</div></body></html>"
+        )
+    if client == "thunderbird-html-bottom":  # the answer below the quote, its signature after "-- "
+        return (
+            f'<html><body><div class="moz-cite-prefix">{who}<br></div><blockquote type="cite" cite="mid:x@example.org">'
+            f'{_html(sent)}</blockquote>{mine}<div class="moz-signature">-- <br>{html.escape(loc.phone)}</div>'
+            "</body></html>"
         )
     if client == "yahoo-html":
         return (
@@ -609,3 +626,26 @@ def test_through_a_real_poll_a_chinese_gmail_forward_with_a_numbered_list_is_app
     assert [o.upper() for o in req.on_file] == [want.upper()]
     answer = sent_mail(moment.cfg)[-1]
     assert moment.address in str(answer["To"]) and "NOT applied" not in str(answer["Subject"]), answer["Subject"]
+
+
+@pytest.mark.parametrize("kind", ["dynasties", "italian-wars+later"])
+def test_an_order_after_a_greeting_on_its_line_is_told_how_to_write_it(moments: dict[str, Moment], kind: str) -> None:
+    """ "Hallo, TRIBUTE Silver 7", "こんにちは、PASS": an order said after a greeting in the writer's language is not read
+    (a sentence, as "Hi, vote red" is), and the answer quotes the line and the order to send; the Japanese one was
+    told nothing."""
+    from pbem import engine as registry
+    from pbem.app.lines import seeming_told
+    from pbem.orders.extract import seeming_note
+
+    moment = moments[kind]
+    eng = registry.get(moment.kind)
+    o = moment.legal[-1]
+    failures = []
+    for locale, loc in LOCALES.items():
+        typed = f"{loc.hello.rstrip(',，')}{'、' if locale in ('ja', 'zh') else ', '}{o}"
+        msg = _message(moment)
+        msg.set_content("\n".join(text_body("gmail-top", loc, moment.report, [typed], [], o)) + "\n")
+        ex = seeming_told(eng, moment.state, moment.player, reading(moment, msg.as_bytes()))
+        if ex.orders or ex.problems != [seeming_note(typed, o)]:
+            failures.append(f"{locale} {typed!r}: read {ex.orders}, told {ex.problems}")
+    assert not failures, "\n".join(failures)

@@ -245,8 +245,10 @@ _MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]
 _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to"); "Ill": autocorrect's "I'll"
     r"^(?:i['’]d like to|i would like to|i want to|i['’]m going to|i am going to|i['’]ll go with|i['’]d|i will|"
     r"i['’]ll|ill|i|we['’]ll|we|let['’]s go with|let['’]s go|let['’]s|going with|go with|please|bitte|por favor|"
-    r"per favore|s['’]il vous pla[iî]t|okay|ok|sure|fine|hi|hello|hey|yes|yep)"
-    r"(?:[,\s]++|[ \t]*+[:\-\u2013][ \t]*+)(\S.*)$",  # "Hi, vote red": one line; "OK: pass", "Sure - pass"
+    r"per favore|s['’]il vous pla[iî]t|okay|ok|sure|fine|hi|hello|hey|yes|yep|"
+    # a greeting in the players' languages ("Hallo, TRIBUTE Gold 4", "こんにちは、PASS": the second was told nothing)
+    r"hallo|bonjour|salut|hola|ciao|hej|hoi|ol[aá]|cze[sś][cć]|привет|здравствуйте|こんにちは|你好|안녕하세요)"
+    r"(?:[,、\s]++|[ \t]*+[:\-\u2013][ \t]*+)(\S.*)$",  # "Hi, vote red": one line; "OK: pass", "Sure - pass"
     re.I,
 )
 SENTENCE_WORDS = 10  # words after "I ..." at most for a line to be told how to write the order it seems to be

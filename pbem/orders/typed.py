@@ -59,11 +59,14 @@ _QUOTES = "\"'`“”„‘’‚«»「」『』"
 # What people put after an order, taken off one at a time from the end (`_untailed`), each only after a space,
 # a comma or a full stop (no run of spaces in a pattern: a search would scan a run once per space):
 _THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!", "VOTE RED - thanks": a courtesy after the order
-    r"(?<=[ \t,;.!])(?:please|pls|plz|(?:thanks|thank you|thank u)(?: (?:very|so) much| a lot| again)?|many thanks|"
+    r"(?<=[ \t,;.!、])(?:please|pls|plz|(?:thanks|thank you|thank u)(?: (?:very|so) much| a lot| again)?|many thanks|"
     r"much appreciated|thx|tnx|cheers|merci|"
     r"danke|bitte|gracias|grazie|obrigad[oa]|dank je|dzięki|tack|por favor|per favore|s'il vous pla[iî]t|"
     r"s'il te pla[iî]t|svp|stp|alsjeblieft|alstublieft|proszę|(?:vielen|herzlichen) dank|danke schön|"
-    r"muchas gracias|merci beaucoup|grazie mille|muito obrigad[oa]"
+    r"muchas gracias|merci beaucoup|grazie mille|muito obrigad[oa]|merci (?:d['’]|par )avance|danke im voraus|s\.v\.p|"
+    # in Dutch, Finnish, Russian, Japanese, Chinese and Korean ("NO EVENT、よろしくお願いします" was refused whole)
+    r"bedankt|kiitos|спасибо|пожалуйста|ありがとう(?:ございます)?|よろしく(?:お願いします|お願い致します)?|お願いします|"
+    r"谢谢|謝謝|请|請|감사합니다|고맙습니다"
     r"|period|full stop|exclamation (?:mark|point)"  # punctuation dictated and written out ("Vote red period")
     r"|x{1,3}|\[[xX✓✔]\]|\([xX✓✔]\)"  # a tick after the order, ticked in a list ("NO EVENT [x]"), or a kiss ("x")
     r"|[:;=][-'^o]?[()\[\]DPpO3/|*]|<3|\^_?\^|xD)[.!]*$",  # a smiley: ":)", ":-)", ";)", ":D", ":P", "<3", "^^"
@@ -78,7 +81,17 @@ _COURTESIES = ("please", "pls", "plz", "thanks", "you", "u", "much", "lot", "aga
 _COURTESIES_ABROAD = (
     *("cheers", "merci", "danke", "bitte", "gracias", "grazie", "obrigado", "obrigada", "je", "dzięki"),
     *("favor", "favore", "plaît", "plait", "svp", "stp", "alsjeblieft", "alstublieft", "proszę", "dank", "schön"),
-    *("beaucoup", "mille"),
+    *("beaucoup", "mille", "avance", "voraus", "bedankt", "kiitos", "спасибо", "пожалуйста", "ありがとう"),
+    *(
+        "ありがとうございます",
+        "よろしく",
+        "よろしくお願いします",
+        "よろしくお願い致します",
+        "お願いします",
+        "谢谢",
+        "謝謝",
+    ),
+    *("请", "請", "감사합니다", "고맙습니다"),
 )
 _LAST_WORDS = frozenset(
     (*_COURTESIES, *_COURTESIES_ABROAD, "tack", "period", "stop", "mark", "point", "x", "xx", "xxx", "xd")
