@@ -228,11 +228,13 @@ _SAID = re.compile(  # "Order 1: NO EVENT", "Order #2 - PASS": a numbered label 
 )
 #: The same labels in the players' languages, no number after them ("Meine Wahl: PASS", "Mon choix : PASS",
 #: "Mi elección: PASS", "La mia scelta: PASS", "Mijn keuze: PASS", "Minha escolha: PASS"): set aside untold before.
+#: And in Japanese, Chinese, Korean and Russian ("注文：PASS", "我的选择：PASS", full-width colon and all).
 _SAID_ABROAD = re.compile(
-    r"^(?:(?:meine?|mon|ma|mes|mi|mis|la\s+mia|il\s+mio|le\s+mie|mijn|minha|meu|moja|mój)\s+)?"
+    r"^(?:(?:meine?|mon|ma|mes|mi|mis|la\s+mia|il\s+mio|le\s+mie|mijn|minha|meu|moja|mój|мой|моё)\s+|私の|我的)?"
     r"(?:wahl|entscheidung|befehle?|antwort|choix|d[ée]cision|ordres?|r[ée]ponse|elecci[oó]n|decisi[oó]n|[oó]rden|"
     r"[oó]rdenes|respuesta|scelta|decisione|ordine|ordini|risposta|keuze|beslissing|antwoord|escolha|decis[aã]o|"
-    r"ordem|ordens|resposta|wyb[oó]r|decyzja|odpowied[zź])\s*+(?:[:=]|-+\s)\s*+(\S.*)$",
+    r"ordem|ordens|resposta|wyb[oó]r|decyzja|odpowied[zź]|注文|命令|選択|选择|指令|回答|명령|선택|주문|приказ|выбор|"
+    r"ответ|ход)\s*+(?:[:=：]|-+\s)\s*+(\S.*)$",
     re.I,
 )
 #: A postscript's label ("PS: NO EVENT", "P.S. PASS", "PPS - vote red"): the writer's own afterthought, below the
@@ -243,8 +245,10 @@ _MY_WORD = re.compile(r"^my\s+([^\W_]+(?:[-_][^\W_]+)*)\s*(?:\s(?:is|are)\s|[:=]
 _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to"); "Ill": autocorrect's "I'll"
     r"^(?:i['’]d like to|i would like to|i want to|i['’]m going to|i am going to|i['’]ll go with|i['’]d|i will|"
     r"i['’]ll|ill|i|we['’]ll|we|let['’]s go with|let['’]s go|let['’]s|going with|go with|please|bitte|por favor|"
-    r"per favore|s['’]il vous pla[iî]t|okay|ok|sure|fine|hi|hello|hey|yes|yep)"
-    r"(?:[,\s]++|[ \t]*+[:\-\u2013][ \t]*+)(\S.*)$",  # "Hi, vote red": one line; "OK: pass", "Sure - pass"
+    r"per favore|s['’]il vous pla[iî]t|okay|ok|sure|fine|hi|hello|hey|yes|yep|"
+    # a greeting in the players' languages ("Hallo, TRIBUTE Gold 4", "こんにちは、PASS": the second was told nothing)
+    r"hallo|bonjour|salut|hola|ciao|hej|hoi|ol[aá]|cze[sś][cć]|привет|здравствуйте|こんにちは|你好|안녕하세요)"
+    r"(?:[,、\s]++|[ \t]*+[:\-\u2013][ \t]*+)(\S.*)$",  # "Hi, vote red": one line; "OK: pass", "Sure - pass"
     re.I,
 )
 SENTENCE_WORDS = 10  # words after "I ..." at most for a line to be told how to write the order it seems to be
@@ -324,9 +328,12 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
         if firsts.isdisjoint(_TOKEN.findall(front(line[:200]).upper().replace("_", "-"))[:4]):  # "La mia scelta: PASS"
             return False  # none of its first words starts an order or a command (most lines: a regex, no more)
         typed = _strip_comment(line)
-        bare = undoubled((cleaned(typed) or typed).replace(":", " ", 1).replace("：", " ", 1), words)
+        base = cleaned(typed) or typed  # "1. 注文：PASS": the label after a list's number is read so too
+        bare = undoubled(base.replace(":", " ", 1).replace("：", " ", 1), words)
         return bool(typed) and (
-            is_order(bare, words) or _control(bare) is not None or bool(labelled_order(typed, words))
+            is_order(bare, words)
+            or _control(bare) is not None
+            or bool(labelled_order(base, words) or labelled_order(typed, words))
         )
 
     return own

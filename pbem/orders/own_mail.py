@@ -315,7 +315,7 @@ def without_copies(
         cut = _cut_from_above(between, first, found_at, sent)
         for n in (
             *(n for n in between if n not in cut),
-            *_repeated(per_line, drop),
+            *_repeated(lines, per_line, drop),
             *_typed_again(lines, per_line, drop, sent),
         ):
             if drop[n] and keep(lines[n]):
@@ -757,19 +757,28 @@ def _drop_wordless_inside(lines: list[str], per_line: list[list[str]], drop: lis
         run, copied = [], drop[n]
 
 
-def _repeated(per_line: list[list[str]], drop: list[bool]) -> Iterator[int]:
+def _repeated(lines: list[str], per_line: list[list[str]], drop: list[bool]) -> Iterator[int]:
     """The lines whose words are those of the line with words just above them: a line typed under its own copy
     in an answer written into the unquoted mail (Outlook's inline reply: "tribute gold 7" right under the report's
     "TRIBUTE Gold 7", the line above in a copy), never a line of pbem's mail (no two lines in a row of it say the
-    same; one below the writer's own line saying the same is the copy's).  One pass."""
+    same; one below the writer's own line saying the same is the copy's).  A list's number before it is no word of
+    the answer ("1. ACCEPT Bob GIVING Spain 1" under the report's last listed line: the number and the line went on
+    as the report's words do, "Spain 1 / ACCEPT Bob ...", and the answer was taken for the copy).  One pass."""
     above: list[str] = []
     copied = False  # the line with words above is in a copy
     for n, ws in enumerate(per_line):
         if not ws:
             continue
-        if ws == above and copied:
+        if copied and (
+            ws == above or (len(ws) > len(above) > 0 and ws[-len(above) :] == above and _unlisted(lines[n]) == above)
+        ):
             yield n
         above, copied = ws, drop[n]
+
+
+def _unlisted(line: str) -> list[str]:
+    """The words of `line` without a list's marker before it ("1. PASS": pass)."""
+    return _words(cleaned(line))
 
 
 def _drop_block_above_answer(lines: list[str], drop: list[bool], start: int) -> None:

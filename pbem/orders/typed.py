@@ -2,7 +2,8 @@
 
 `cleaned(line)` is the line an order or command is read from: without a list marker (``- ``, ``* ``,
 ``• ``, ``1. ``, ``2) ``, ``1st: ``, ``2nd - ``, a bullet and a tab; a keycap digit before a label's mark, ``Step 1️⃣:``,
-as the digit), an arrow (``→ ``, ``-> ``, ``=> ``: players mark the line they
+as the digit; typed tight, ``•PASS``, ``1.PASS`` (full-width too), ``1、PASS``, ``・PASS``, ``①PASS``; a table's row
+pasted as text, ``| PASS |``, ``1<tab>PASS``; CJK brackets, ``【PASS】``), an arrow (``→ ``, ``-> ``, ``=> ``: players mark the line they
 chose from a report's list), or what the report itself prints before a line of its lists (``(default) ``,
 ``(on file) ``: a line copied out of it is read as the order it lists), a tick or a tag in brackets (``[x] ``,
 ``✓ ``, ``[Alice] ``: an answer typed into the mail answered, as Outlook's inline replies are), a pointer after
@@ -25,13 +26,20 @@ import re
 import unicodedata
 
 _MARKER = re.compile(
-    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—xX»›oO§]|\(?\d{1,2}(?:\.\)|[.):])|\d{1,2}[ \t\u00a0]*[-–—]|\(?[a-zA-Z][.)]"
+    # "1\tPASS": a number alone before the order is a list's too (a table's numbered row copied, its cells parted by a
+    # tab; "① PASS", whose circled digit NFKC makes "1"; "1、PASS" as Chinese and Japanese number a list)
+    r"^\s*(?:(?:[-*+•·‣◦▪●○■□–—xX»›oO§]|\(?\d{1,2}(?:\.\)|[.):、])?|\d{1,2}[ \t\u00a0]*[-–—]|\(?[a-zA-Z][.)]"
     r"|\(?(?:i{2,3}|iv|vi{1,3}|ix|xi{1,2})[.)]"  # "ii. PASS": Outlook's list numbered in Roman numerals
     r"|\(?\d{1,2}(?:st|nd|rd|th)(?:\.\)|[.):]|[ \t\u00a0]*[-–—])"  # "1st: PASS", "2nd - NO EVENT": ordinals
     r"|(?:first|second|third|fourth|fifth)(?::|[ \t\u00a0]*[-–—]))"  # "First: PASS"
     r"[ \t\u00a0]+"  # "x NO EVENT": ticked; "1 - NO EVENT", "1: PASS", "1.) VOTE RED", "» DISCARD NONE"
     # "o NO EVENT", "§ NO EVENT": the second and third levels of Outlook's bullets (Courier New's o, Wingdings' §)
     r"|(?:[-=\u2013\u2014]{1,2}>|[→⇒⟶⟹➔➜➙➛➝➞➟➠➡▶▸►➢➤])[ \t\u00a0]*"  # an arrow, a space after it or not
+    # a Japanese list's dot ("・PASS", no space: an IME types none), a table row's first bar ("| PASS |": `_TRAILING`
+    # takes the last), a number, a letter or a bullet typed tight against the order ("１．ＰＡＳＳ", "（１）ＰＡＳＳ",
+    # "1、PASS", "a)PASS", "Ⅱ.PASS", "•PASS", "-NO EVENT": a phone's list with its space lost; "a.PASS" was told nothing)
+    r"|[・|│][ \t\u00a0]*|(?:\(?\d{1,2}[.)、]|[-•·‣◦▪●○■□–—])(?=[^\W\d_])"
+    r"|\(?(?:[a-z]|i{2,3}|iv|vi{1,3}|ix|xi{1,2})[.)](?=(?-i:[A-Z]))"  # a letter's: capitals after it ("e.g. PASS": none)
     r"|\((?:default|on file)\)[ \t\u00a0]+"  # what the report prints before a default or an order on file
     r"|\[[^\]\s][^\]]{0,19}\][ \t\u00a0]*"  # "[x]" ticked, "[Alice]", "[AM]": an answer typed into a mail
     r"|[✓✔☑✅][ \t\u00a0]*)(?=\S)",
@@ -44,18 +52,21 @@ _POINTER = re.compile(r"(?<=[ \t\u00a0])(?:<[-\u2013\u2014]+|<=+|<<+|←|⬅)(?:
 _EMPHASIS_RUN = re.compile(r"[*_~]+")  # what `_unemphasised` takes off, read run by run
 # "…": the one character phones type for "...".  A match starts only where a run does (tried from each of its
 # characters, a run followed by a letter cost its square).
-_TRAILING = re.compile(r"(?<![\s.,;:!。、！；…])[\s.,;:!。、！；…]+$")
+_TRAILING = re.compile(r"(?<![\s.,;:!。、！；…|│])[\s.,;:!。、！；…|│]+$")  # "|": a table row's last bar
 _QUOTES = "\"'`“”„‘’‚«»「」『』"
 
 
 # What people put after an order, taken off one at a time from the end (`_untailed`), each only after a space,
 # a comma or a full stop (no run of spaces in a pattern: a search would scan a run once per space):
 _THANKS = re.compile(  # "NO EVENT, please", "PASS thanks!", "VOTE RED - thanks": a courtesy after the order
-    r"(?<=[ \t,;.!])(?:please|pls|plz|(?:thanks|thank you|thank u)(?: (?:very|so) much| a lot| again)?|many thanks|"
+    r"(?<=[ \t,;.!、])(?:please|pls|plz|(?:thanks|thank you|thank u)(?: (?:very|so) much| a lot| again)?|many thanks|"
     r"much appreciated|thx|tnx|cheers|merci|"
     r"danke|bitte|gracias|grazie|obrigad[oa]|dank je|dzięki|tack|por favor|per favore|s'il vous pla[iî]t|"
     r"s'il te pla[iî]t|svp|stp|alsjeblieft|alstublieft|proszę|(?:vielen|herzlichen) dank|danke schön|"
-    r"muchas gracias|merci beaucoup|grazie mille|muito obrigad[oa]"
+    r"muchas gracias|merci beaucoup|grazie mille|muito obrigad[oa]|merci (?:d['’]|par )avance|danke im voraus|s\.v\.p|"
+    # in Dutch, Finnish, Russian, Japanese, Chinese and Korean ("NO EVENT、よろしくお願いします" was refused whole)
+    r"bedankt|kiitos|спасибо|пожалуйста|ありがとう(?:ございます)?|よろしく(?:お願いします|お願い致します)?|お願いします|"
+    r"谢谢|謝謝|请|請|감사합니다|고맙습니다"
     r"|period|full stop|exclamation (?:mark|point)"  # punctuation dictated and written out ("Vote red period")
     r"|x{1,3}|\[[xX✓✔]\]|\([xX✓✔]\)"  # a tick after the order, ticked in a list ("NO EVENT [x]"), or a kiss ("x")
     r"|[:;=][-'^o]?[()\[\]DPpO3/|*]|<3|\^_?\^|xD)[.!]*$",  # a smiley: ":)", ":-)", ";)", ":D", ":P", "<3", "^^"
@@ -70,7 +81,17 @@ _COURTESIES = ("please", "pls", "plz", "thanks", "you", "u", "much", "lot", "aga
 _COURTESIES_ABROAD = (
     *("cheers", "merci", "danke", "bitte", "gracias", "grazie", "obrigado", "obrigada", "je", "dzięki"),
     *("favor", "favore", "plaît", "plait", "svp", "stp", "alsjeblieft", "alstublieft", "proszę", "dank", "schön"),
-    *("beaucoup", "mille"),
+    *("beaucoup", "mille", "avance", "voraus", "bedankt", "kiitos", "спасибо", "пожалуйста", "ありがとう"),
+    *(
+        "ありがとうございます",
+        "よろしく",
+        "よろしくお願いします",
+        "よろしくお願い致します",
+        "お願いします",
+        "谢谢",
+        "謝謝",
+    ),
+    *("请", "請", "감사합니다", "고맙습니다"),
 )
 _LAST_WORDS = frozenset(
     (*_COURTESIES, *_COURTESIES_ABROAD, "tack", "period", "stop", "mark", "point", "x", "xx", "xxx", "xd")
@@ -181,7 +202,11 @@ _INWORD_DASH = re.compile(r"(?<=[^\W_])\u2013(?=[^\W_])")
 
 
 def _normalised(text: str) -> str:
-    """`text` in NFKC (full-width letters as ASCII), every hyphen as "-", keycap digits as digits."""
+    """`text` in NFKC (full-width letters as ASCII), every hyphen as "-", keycap digits as digits, a circled number
+    that starts it as a list's number ("①PASS": NFKC makes it "1PASS", no order)."""
+    body = text.lstrip()
+    if body and "\u2460" <= body[0] <= "\u2473":  # ① to ⑳
+        text = f"{text[: len(text) - len(body)]}{ord(body[0]) - 0x245F}. {body[1:]}"
     return _keycaps(_INWORD_DASH.sub("-", unicodedata.normalize("NFKC", text).translate(_HYPHENS)))
 
 
@@ -263,7 +288,7 @@ def front(line: str) -> str:
     return text
 
 
-_CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">", "【": "】", "〔": "〕", "〖": "〗"}  # and as CJK text sets a label
 
 
 def inside_brackets(text: str) -> str:
