@@ -6,6 +6,7 @@ import gc
 import logging
 import mailbox
 import os
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -17,6 +18,11 @@ from hypothesis import settings
 
 # No cyclic collection until the tests are collected (`pytest_collection` below says why).
 gc.disable()
+# The test processes keep the bytecode they make, PYTHONDONTWRITEBYTECODE or not (the development machine sets
+# it): above all pytest's rewriting of the asserts of 2.6 MB of test modules, which each worker otherwise redid
+# on every run (4.5 of the 6.8 CPU s a worker's collection takes; 2.3 s read from __pycache__).  The `pbem`
+# processes the tests start keep the environment's setting; `pytest_configure` compiles pbem for them.
+sys.dont_write_bytecode = False
 
 from pbem.cli.support import init_home  # noqa: E402
 from pbem.home import config as config_mod  # noqa: E402
