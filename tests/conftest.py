@@ -26,6 +26,7 @@ sys.dont_write_bytecode = False
 
 from pbem.cli.support import init_home  # noqa: E402
 from pbem.home import config as config_mod  # noqa: E402
+from tests.browser import Browser  # noqa: E402
 
 # Hypothesis: the suite (the README's test command, and so CI) draws the same examples on every run, so that
 # it passes or fails with the code, never with the draw: a run that lands or not must not depend on luck.  New
@@ -116,6 +117,7 @@ def pytest_collection(session: pytest.Session) -> Iterator[None]:
     try:
         yield
     finally:
+        gc.collect()  # once: the garbage collection made (cycles) is freed, not frozen
         gc.freeze()
         gc.enable()
 
@@ -142,6 +144,17 @@ def _pbem_logs_reach_caplog() -> None:
         handler.close()  # a `[log] file` a command opened (every moderator command now logs): its file closed
     log.propagate = True
     log.setLevel(logging.NOTSET)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for each test process (`tests.browser.Browser`), started by the first test that asks.
+
+    The browser tests' modules each had their own, and a module's fixture is torn down whenever the next test
+    its worker runs is another module's: `LONG_FIRST` and xdist's spreading made each worker start Chromium four
+    to eight times (0.3-0.7 s each to start, 0.2-0.7 s to stop).  Every test opens pages of its own."""
+    with Browser() as b:
+        yield b
 
 
 @pytest.fixture(scope="session", autouse=True)
