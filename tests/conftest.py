@@ -20,7 +20,7 @@ from hypothesis import settings
 gc.disable()
 # The test processes keep the bytecode they make, PYTHONDONTWRITEBYTECODE or not (the development machine sets
 # it): above all pytest's rewriting of the asserts of 2.6 MB of test modules, which each worker otherwise redid
-# on every run (4.5 of the 6.8 CPU s a worker's collection takes; 2.3 s read from __pycache__).  The `pbem`
+# on every run (about 4 of the 6.5 to 6.8 CPU s a worker's collection takes; 2.4 s read from __pycache__).  The `pbem`
 # processes the tests start keep the environment's setting; `pytest_configure` compiles pbem for them.
 sys.dont_write_bytecode = False
 
