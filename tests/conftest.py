@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import mailbox
 import os
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -14,8 +16,17 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from pbem.cli.support import init_home
-from pbem.home import config as config_mod
+# No cyclic collection until the tests are collected (`pytest_collection` below says why).
+gc.disable()
+# The test processes keep the bytecode they make, PYTHONDONTWRITEBYTECODE or not (the development machine sets
+# it): above all pytest's rewriting of the asserts of 2.6 MB of test modules, which each worker otherwise redid
+# on every run (about 4 of the 6.5 to 6.8 CPU s a worker's collection takes; 2.4 s read from __pycache__).  The `pbem`
+# processes the tests start keep the environment's setting; `pytest_configure` compiles pbem for them.
+sys.dont_write_bytecode = False
+
+from pbem.cli.support import init_home  # noqa: E402
+from pbem.home import config as config_mod  # noqa: E402
+from tests.browser import Browser  # noqa: E402
 
 # Hypothesis: the suite (the README's test command, and so CI) draws the same examples on every run, so that
 # it passes or fails with the code, never with the draw: a run that lands or not must not depend on luck.  New
@@ -76,6 +87,41 @@ LONG_FIRST = (
 )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """pbem's modules byte-compiled once per run, in the process that starts the workers (or the only one).
+
+    This machine sets PYTHONDONTWRITEBYTECODE (and a clean clone has no bytecode): every fresh Python the
+    tests start (each `pbem` run not forked, each forkserver, the scripts of `test_concurrency` ...) and each
+    worker compiled the pbem modules it imported, about 0.45 of the 1.5 CPU s it takes to import the poll's.
+    An installed pbem has its bytecode (pip compiles a wheel's modules), as `benchmarks/common.py` does for
+    its timed runs.  Compiling all 267 modules takes 0.75 CPU s, and 0.13 s when they are up to date."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller did it before starting it
+        return
+    import compileall
+
+    import pbem
+
+    compileall.compile_dir(str(Path(pbem.__file__).parent), quiet=2)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[None]:
+    """Collect with the cyclic collector off, then freeze what collection made (`gc.freeze`).
+
+    Each worker holds about 240,000 objects once it has imported and collected the tests (modules, their
+    rewritten code, 4,000 test items): a full collection walked them all, 31 times during collection (3.8 of
+    its 12.8 CPU s) and again whenever the heap grew by a quarter while the tests ran (a Sixteen Thirty part of
+    `test_secrecy_at_scale` spent 11% of its time there).  Frozen, they are never walked again; they live until
+    the run ends anyway.  Objects the tests make are collected as before."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect()  # once: the garbage collection made (cycles) is freed, not frozen
+        gc.freeze()
+        gc.enable()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Long tests first (`LONG_FIRST`, in that order), every other test after them in its usual order."""
 
@@ -98,6 +144,17 @@ def _pbem_logs_reach_caplog() -> None:
         handler.close()  # a `[log] file` a command opened (every moderator command now logs): its file closed
     log.propagate = True
     log.setLevel(logging.NOTSET)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for each test process (`tests.browser.Browser`), started by the first test that asks.
+
+    The browser tests' modules each had their own, and a module's fixture is torn down whenever the next test
+    its worker runs is another module's: `LONG_FIRST` and xdist's spreading made each worker start Chromium four
+    to eight times (0.3-0.7 s each to start, 0.2-0.7 s to stop).  Every test opens pages of its own."""
+    with Browser() as b:
+        yield b
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from pbem.history.export import build, render
-from tests.browser import Browser, find_chromium
+from tests.browser import find_chromium
 from tests.test_history_golden import KINDS, seeded_export
 from tests.test_history_render import EXPECTED_CHARTS
 
@@ -46,12 +46,6 @@ CHART_CHECK = """
           legend: svg.querySelectorAll('g.legend text').length};
 }))()
 """
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with Browser() as b:
-        yield b
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -100,12 +100,6 @@ MEASURE = """
 """
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with Browser() as b:
-        yield b
-
-
 def _open(browser: Browser, tmp_path: Path, kind: str, variant: str, width: int, dark: bool = False) -> Any:
     f = tmp_path / f"{kind}-{variant}.html"
     f.write_text(mail(kind, variant)[1], encoding="utf-8")

@@ -56,9 +56,12 @@ ORDER_WORDS = (
 )
 
 
+_SPECIAL_STARTS = tuple(n + " " for n in SPECIAL_NAMES)
+
+
 def _special_named(up: str) -> bool:
     """A line that starts with a Special card's two-word name (upper case, normalised)."""
-    return any(up == n or up.startswith(n + " ") for n in SPECIAL_NAMES)
+    return up in SPECIAL_NAMES or up.startswith(_SPECIAL_STARTS)
 
 
 VERBS = (

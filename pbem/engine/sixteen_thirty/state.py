@@ -268,7 +268,8 @@ def influence(st: State, p: str, c: str) -> int:
 
 
 def voters(st: State, c: str) -> list[str]:
-    return [p for p in st["players"] if pile(st, p, c)]
+    displays = st["displays"]  # `pile` for each player, read once (asked for every request and every ballot)
+    return [p for p in st["players"] if displays[p].get(c)]
 
 
 def add_to_pile(st: State, p: str, c: str, cards: list[str]) -> None:

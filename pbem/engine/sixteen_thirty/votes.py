@@ -110,7 +110,8 @@ def call_vote(st: State, p: str, c: str, issue: str, target: str | None, cards: 
 # ---------------------------------------------------------------- placement round
 def place_asked(st: State) -> list[str]:
     """Every player but the caller is asked (ST-R9.2: asking reveals nothing)."""
-    return [q for q in st["players"] if q != vote_of(st)["caller"]]
+    caller = vote_of(st)["caller"]
+    return [q for q in st["players"] if q != caller]
 
 
 def record_place(st: State, p: str, cards: list[str]) -> str:
