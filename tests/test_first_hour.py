@@ -174,6 +174,17 @@ def test_version() -> None:
     assert res.returncode == 0 and res.stdout.strip() == f"pbem {__version__}"
 
 
+def test_the_package_and_the_mails_name_one_version() -> None:
+    """The version pip installs is the one every mail names (X-Mailer), which `pbem verify --mail` reads to say
+    which pbem wrote a mail it finds another than this one would write: the two must move together."""
+    import tomllib
+
+    from pbem import __version__
+
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["version"] == __version__
+
+
 def test_kinds_are_typed_in_any_case(tmp_path: Path) -> None:
     from pbem import engine as registry
 
