@@ -144,15 +144,12 @@ def test_the_answers_are_those_the_mails_give(reads: dict[str, list[tuple[int, o
 def test_the_export_lists_the_messages_as_the_whole_rows_gave_them(tmp_path: Path) -> None:
     """The seeded game's export lists the same messages as f76a375's reading of the whole rows gives."""
     from pbem.history.export import build
-    from pbem.record import sealing, store
+    from pbem.record import store
     from pbem.record.db import session
     from pbem.trust import chain
     from tests.test_history_golden import seeded_home
 
-    home = seeded_home("italian-wars")
-    # Its game key is sealed with this home's key file: known to this process only if it played the game itself
-    # (under xdist another worker may have played it and this one copied it), as a command opening the home would.
-    sealing.register(home)
+    home = seeded_home("italian-wars")  # its key file registered (`seeded_home` says why)
     url = f"sqlite:///{home / 'pbem.db'}"
     with session(url) as s:
         game = store.game_by_name(s, "italian-wars-demo")
