@@ -9,14 +9,20 @@ import typer
 
 from pbem.cli.common import _cfg, app, exists, fail
 
-WITHIN = 900.0  # seconds a backup may take by default (the command's own deadline, [limits], stays above it)
+WITHIN = 900.0  # seconds a backup may take by default
+SHARE = 0.8  # of [limits] command_deadline at most: past that the watchdog ends the command, leaving the copy behind
 
 
 @app.command("backup")
 def backup_command(
     dest: Path | None = typer.Argument(None, help="Folder the backup is made in (a new folder inside it)."),
     name: str | None = typer.Option(None, "--name", help="The backup's folder name (default pbem-DATE-TIME)."),
-    within: float = typer.Option(WITHIN, "--within", min=0.0, help="Seconds the copy may take; past them it stops."),
+    within: float = typer.Option(
+        WITHIN,
+        "--within",
+        min=0.0,
+        help="Seconds the copy may take (at most 8/10 of [limits] command_deadline); past them it stops.",
+    ),
     check: Path | None = typer.Option(None, "--check", metavar="DIR", help="Check the backup in DIR instead."),
 ) -> None:
     """Save the home: the database (consistent while a poll runs), game-keys.secret, outbox.key, pbem.toml and a
@@ -48,7 +54,8 @@ def _take(dest: Path, name: str | None, within: float) -> None:
     exists(dest, "a backup")
     now = now_utc()
     try:
-        taken = take(cfg, dest.expanduser(), name or dated(now), now, within)
+        # within the command's own deadline, which would end the process before the copy could be cleared away
+        taken = take(cfg, dest.expanduser(), name or dated(now), now, min(within, SHARE * cfg.command_deadline))
     except Refused as exc:
         fail(str(exc), 2)
     except Late as exc:
