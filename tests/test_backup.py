@@ -27,7 +27,9 @@ from pbem.app.backup import MANIFEST, digest, take
 from pbem.app.backup_check import check
 from pbem.app.cron import run_poll
 from pbem.cli import app
+from pbem.home import config as config_mod
 from pbem.home.app import Home
+from pbem.home.config import Config
 from pbem.mail.transports.seam import TransportError
 from pbem.record import backup as record_backup
 from pbem.record import sealing
@@ -89,9 +91,9 @@ def test_a_copy_past_its_deadline_stops_and_the_command_leaves_nothing(home, mon
 def test_a_backup_taken_while_a_poll_writes_is_whole_and_consistent(
     home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A real poll of 24 mails on its own thread; backups taken one after another until it ends (a step a page)."""
+    """A real poll of 15 mails on its own thread; backups taken one after another until it ends (a step a page)."""
     games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="during", codes=CODES)
-    for i in range(8):
+    for i in range(5):
         for who, address in PLAYERS:
             deliver(home, order_mail(f"{who} <{address}>", "hh1", f"CODE {CODES[who]}\nSTATUS\nnote {i}"))
     monkeypatch.setattr(record_backup, "STEP", 1)
@@ -104,12 +106,12 @@ def test_a_backup_taken_while_a_poll_writes_is_whole_and_consistent(
         got = take(home, tmp_path / "backups", f"b{len(taken)}", now_utc(), 30)
         taken.append((before, got.folder, _count(db)))
     poll.join()
-    assert _count(db) == 24
+    assert _count(db) == 15
     for before, folder, after in taken:
         assert before <= _count(folder / "pbem.db") <= after, (before, folder, after)
         assert check(folder).ok, check(folder).lines
-    # the poll committed while copies were taken (runs saw 13 and 20 copies, several of a part of its mails)
-    assert any(0 < _count(f / "pbem.db") < 24 for _, f, _ in taken) or len(taken) <= 2, taken
+    # the poll committed while copies were taken (runs of 24 mails saw 13 and 20 copies, several of a part of them)
+    assert any(0 < _count(f / "pbem.db") < 15 for _, f, _ in taken) or len(taken) <= 2, taken
 
 
 def test_a_restored_backup_reads_every_game_and_the_poll_refuses_it_until_told(home, clock, tmp_path: Path) -> None:
@@ -143,17 +145,26 @@ def test_a_restored_backup_reads_every_game_and_the_poll_refuses_it_until_told(h
     run_poll(home, clock=clock)
 
 
-@pytest.fixture
-def one(home, tmp_path: Path) -> Path:
-    """A backup of a home with one game, taken under umask 022."""
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Config, Path]:
+    """A home with one game, and its backup taken under umask 022 (the tests that damage one copy it)."""
+    from pbem.cli.support import init_home
+
+    root = tmp_path_factory.mktemp("backup")
+    home = config_mod.load(init_home(root / "home", address="moderator@pbem.test"))
     games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="one", codes=CODES)
     old = os.umask(0o022)
     try:
-        code, said = _cli("backup", str(tmp_path / "backups"), "--name", "one", "--config", str(home.path))
+        code, said = _cli("backup", str(root / "backups"), "--name", "one", "--config", str(home.path))
     finally:
         os.umask(old)
-    assert code == 0 and said.startswith(f"backup made: {tmp_path / 'backups' / 'one'} ("), said
-    return tmp_path / "backups" / "one"
+    assert code == 0 and said.startswith(f"backup made: {root / 'backups' / 'one'} ("), said
+    return home, root / "backups" / "one"
+
+
+@pytest.fixture
+def one(made: tuple[Config, Path]) -> Path:
+    return made[1]
 
 
 def test_the_backup_is_private_under_umask_022_and_holds_the_whole_home(one: Path) -> None:
@@ -201,7 +212,8 @@ def test_a_damaged_backup_is_named_by_check(one: Path, tmp_path: Path, how: str,
     assert said.rstrip().endswith(("is incomplete or damaged: 1 problem above", "2 problems above")), said
 
 
-def test_dest_is_refused_as_given_and_nothing_is_overwritten(home, one: Path, tmp_path: Path) -> None:
+def test_dest_is_refused_as_given_and_nothing_is_overwritten(made: tuple[Config, Path], tmp_path: Path) -> None:
+    home, one = made
     before = digest(one / "pbem.db")
     (tmp_path / "a-file").write_text("x")
     config = ("--config", str(home.path))
@@ -214,7 +226,33 @@ def test_dest_is_refused_as_given_and_nothing_is_overwritten(home, one: Path, tm
     ]:
         code, said = _cli("backup", *args)
         assert code == 2 and why in said and said.count("\n") == 1, (args, said)
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    if os.geteuid() != 0:  # root writes anywhere
+        code, said = _cli("backup", str(locked), *config)
+        assert code == 2 and f"{locked}: cannot make a backup there: Permission denied" in said, said
     code, said = _cli("backup", "--check", str(tmp_path / "a-file"))
     assert code == 2 and "is no folder" in said, said
     assert digest(one / "pbem.db") == before and sorted(p.name for p in one.parent.iterdir()) == ["one"]
+    code, said = _cli("backup", str(tmp_path / "a-file" / "under"), *config)  # a file on the way
+    assert code == 2 and "cannot make a backup there: Not a directory" in said, said
     assert sealing.FILE in {p.name for p in one.iterdir()}
+
+
+def test_any_byte_changed_in_any_file_is_named_by_check(one: Path) -> None:
+    """A generator: one bit flipped at 12 places spread over each file the manifest names (the database, both
+    key files, pbem.toml), each time checked and put back: every one is named, the file by its name."""
+    files = sorted(json.loads((one / MANIFEST).read_text())["files"])
+    assert files == ["game-keys.secret", "outbox.key", "pbem.db", "pbem.toml"]
+    missed = []
+    for name in files:
+        path = one / name
+        whole = path.read_bytes()
+        for k in range(12):
+            at = k * (len(whole) - 1) // 11
+            path.write_bytes(whole[:at] + bytes([whole[at] ^ 0x10]) + whole[at + 1 :])
+            got = check(one)
+            if got.ok or not any(line.startswith(f"{name}: changed since the backup") for line in got.wrong):
+                missed.append((name, at))
+        path.write_bytes(whole)
+    assert missed == [] and check(one).ok, missed

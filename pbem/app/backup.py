@@ -77,10 +77,13 @@ def take(cfg: Config, dest: Path, name: str, now: datetime, seconds: float) -> T
     """Save the home of `cfg` into `dest`/`name` within `seconds`: Refused (DEST, the name), backup.Late (the
     deadline), OSError or sqlite3.Error (a file that could not be read or written); nothing left on failure."""
     target = folder_for(dest, name)
-    dest.mkdir(parents=True, exist_ok=True, mode=FOLDER)
     work = dest / f".{name}.{os.getpid()}.tmp"
-    shutil.rmtree(work, ignore_errors=True)  # one an earlier run of this process id left
-    work.mkdir(mode=FOLDER)
+    try:
+        dest.mkdir(parents=True, exist_ok=True, mode=FOLDER)
+        shutil.rmtree(work, ignore_errors=True)  # one an earlier run of this process id left
+        work.mkdir(mode=FOLDER)
+    except OSError as exc:  # a folder not ours to write, a full disk: DEST is to change
+        raise Refused(f"{dest}: cannot make a backup there: {exc.strerror or exc}") from None
     try:
         os.chmod(work, FOLDER)  # whatever the umask
         taken = Taken(target)

@@ -61,7 +61,7 @@ def _take(dest: Path, name: str | None, within: float) -> None:
     except Late as exc:
         fail(f"{exc}: no backup was made (nothing is left of it); give --within more seconds", 3)
     except (OSError, sqlite3.Error, DatabaseError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        why = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
         fail(f"no backup was made (nothing is left of it): {why}", 3)
     for note in taken.notes:
         typer.echo(f"note: {note}")
