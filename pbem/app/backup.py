@@ -108,7 +108,10 @@ def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float)
             raise OSError(f"the database {file} does not exist")
         backup.copy_sqlite(file, work / SQLITE_FILE, deadline)
         manifest |= {"database": "sqlite", "database_file": SQLITE_FILE}
-        manifest["schema"] = backup.opened(work / SQLITE_FILE).revision
+        copied = backup.opened(work / SQLITE_FILE)
+        manifest["schema"] = copied.revision
+        if copied.problems:  # the copy is the database as it is: said, so that the moderator looks at the original
+            taken.notes.append(f"the database fails SQLite's quick_check: {'; '.join(copied.problems)}")
     else:
         manifest |= {"database": "postgresql", "database_file": _dumped(cfg, work, taken, deadline)}
         from pbem.record.schema import stored_version
@@ -119,8 +122,9 @@ def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float)
     _copied(cfg.home / OUTBOX_KEY, work / OUTBOX_KEY, sealing.KEY_FILE_BYTES)  # made with the first sealed mail
     _copied(cfg.path, work / cfg.path.name, MAX_CONFIG_BYTES)
     manifest["config_file"] = cfg.path.name
-    manifest["files"] = {f.name: digest(f) for f in sorted(work.iterdir())}
-    taken.files = sorted(str(n) for n in manifest["files"])  # type: ignore[attr-defined]
+    files = {f.name: digest(f) for f in sorted(work.iterdir())}
+    manifest["files"] = files
+    taken.files = sorted(files)
     return manifest
 
 
