@@ -231,6 +231,10 @@ def test_dest_is_refused_as_given_and_nothing_is_overwritten(made: tuple[Config,
     if os.geteuid() != 0:  # root writes anywhere
         code, said = _cli("backup", str(locked), *config)
         assert code == 2 and f"{locked}: cannot make a backup there: Permission denied" in said, said
+    stopped = tmp_path / "b"
+    (stopped / ".pbem-x.999.tmp").mkdir(parents=True)  # a run killed half-way left its folder
+    code, said = _cli("backup", str(stopped), *config)
+    assert code == 0 and said.startswith(f"note: {stopped} holds unfinished backups of runs that were stopped: "), said
     code, said = _cli("backup", "--check", str(tmp_path / "a-file"))
     assert code == 2 and "is no folder" in said, said
     assert digest(one / "pbem.db") == before and sorted(p.name for p in one.parent.iterdir()) == ["one"]

@@ -96,6 +96,9 @@ def take(cfg: Config, dest: Path, name: str, now: datetime, seconds: float) -> T
         _synced(dest, files=False)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    left = sorted(p.name for p in dest.glob(".*.tmp") if p.is_dir())[:3]  # runs killed before they could clear up
+    if left:
+        taken.notes.append(f"{dest} holds unfinished backups of runs that were stopped: {', '.join(left)}; remove them")
     return taken
 
 
