@@ -66,6 +66,7 @@ NO_TRAIL = {
     "publish": "writes the public site only, outside the record",
     "rules": "changes nothing",
     "demo": "plays in a folder of its own",
+    "backup": "changes nothing in the home: copies it into a folder of its own, a restored one too",
 }
 
 

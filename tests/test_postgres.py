@@ -452,3 +452,31 @@ def test_history_by_mail_reads_only_its_rows_and_answers_as_the_whole_record_on_
             for asked in ["", "1", "3", "4", "9"]:
                 want = reference(seen, "habsburg", asked, seat.player, False, 25)
                 assert said(histories.load(s, loaded, seat, asked)) == want, f"{seat.player} {asked!r}"
+
+
+def test_pbem_backup_saves_a_postgres_record_by_pg_dump_or_says_to(home, tmp_path: Path, monkeypatch) -> None:
+    """`pbem backup` on PostgreSQL: the database by `pg_dump` (custom format) beside the key files and pbem.toml,
+    checked intact; without pg_dump on PATH, the rest saved, a line saying to run it, and `--check` naming the
+    database as missing (exit 1)."""
+    from typer.testing import CliRunner
+
+    from pbem.app.backup import PG_FILE
+    from pbem.cli import app
+
+    tm.games.create_game(tm.Home.of(home), "habsburg", "hh1", tm.PLAYERS, seed="pgbackup", codes=CODES)
+
+    def backup(name: str) -> tuple[int, str]:
+        got = CliRunner().invoke(app, ["backup", str(tmp_path / "b"), "--name", name, "--config", str(home.path)])
+        return got.exit_code, got.output
+
+    code, said = backup("dumped")
+    assert code == 0 and f"{PG_FILE}, pbem.toml)" in said, said
+    checked = CliRunner().invoke(app, ["backup", "--check", str(tmp_path / "b" / "dumped")])
+    assert checked.exit_code == 0 and "a pg_dump file (restore it with pg_restore)" in checked.output, checked.output
+    assert (tmp_path / "b" / "dumped" / PG_FILE).read_bytes().startswith(b"PGDMP")
+
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    code, said = backup("undumped")
+    assert code == 0 and said.startswith("note: the PostgreSQL database is not in this backup: pg_dump is not on"), said
+    checked = CliRunner().invoke(app, ["backup", "--check", str(tmp_path / "b" / "undumped")])
+    assert checked.exit_code == 1 and "the database is not in this backup (postgresql)" in checked.output

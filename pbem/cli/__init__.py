@@ -7,7 +7,7 @@ Importing the command modules registers their commands on `app`.
 
 from __future__ import annotations
 
-from pbem.cli import games, history, home, outbox, poll, tour  # noqa: F401  (registers the commands)
+from pbem.cli import backup, games, history, home, outbox, poll, tour  # noqa: F401  (registers the commands)
 from pbem.cli.common import app, clipped
 
 __all__ = ["app", "main"]

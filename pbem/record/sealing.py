@@ -73,11 +73,8 @@ def _read(path: Path) -> bytes | None:
         return None
     if os.name == "posix" and path.stat().st_mode & 0o077:
         path.chmod(0o600)  # readable by others: closed at once (it is as secret as the keys it seals)
-    try:
-        got = bytes.fromhex(key.decode("ascii"))
-    except ValueError:  # UnicodeDecodeError is one
-        got = b""
-    if len(got) not in (16, 24, 32):  # what AES takes; pbem makes 32 bytes
+    got = parsed(key)
+    if got is None:
         raise Unsealable(f"the key file {path} holds no key (it was edited or damaged): {RESTORE}")
     return got
 
@@ -133,6 +130,31 @@ def seal(private_hex: str, game: str, home: Path) -> str:
 
 def is_sealed(stored: str) -> bool:
     return stored.startswith(PREFIX)
+
+
+def opens(stored: str, game: str, key: bytes) -> bool:
+    """Whether the wrapping key `key` opens the sealed key `stored` of game `game` (a key in clear: True), a
+    backup's key file checked against its own database (`pbem backup --check`), nothing registered."""
+    if not is_sealed(stored):
+        return True
+    named, _, body = stored[len(PREFIX) :].partition(":")
+    if named != key_id(key):
+        return False
+    try:
+        raw = base64.b64decode(body)
+        AESGCM(key).decrypt(raw[:12], raw[12:], game.encode("utf-8"))
+    except (InvalidTag, ValueError):  # binascii.Error is one
+        return False
+    return True
+
+
+def parsed(text: bytes) -> bytes | None:
+    """The wrapping key a key file's stripped bytes hold (None: they hold none)."""
+    try:
+        got = bytes.fromhex(text.decode("ascii"))
+    except ValueError:  # UnicodeDecodeError is one
+        return None
+    return got if len(got) in (16, 24, 32) else None  # what AES takes; pbem makes 32 bytes
 
 
 def unseal(stored: str, game: str) -> str:

@@ -81,6 +81,8 @@ def _good(name: str, home: Path) -> str | None:
         "players": "3",
         "format": "json",
         "directory": str(root / f"new-{next(_fresh)}"),
+        "dest": str(root / f"backups-{next(_fresh)}"),
+        "within": "60",
     }.get(name)
 
 

@@ -61,6 +61,7 @@ ARGS: dict[str, list[str]] = {
     "moderator code": [],
     "outbox list": [],
     "outbox retry": ["1"],
+    "backup": ["{tmp}/backups"],
     # no home: under PBEM_COMMAND_DEADLINE.  The longest demo (676 mails, several CPU seconds): Italian Wars' 44
     # mails were sometimes all played within the 1 s, and the demo ended 0
     "demo": ["sixteen-thirty", "--dir", "{tmp}/demo"],

@@ -1,0 +1,165 @@
+"""`pbem backup --check DIR`: whether a backup `pbem backup` made is complete and intact, before it is needed.
+
+It reads the backup's `manifest.json` (`pbem.app.backup`) and says, one line each: every file it names is
+there with its size and SHA-256 (a byte changed, a file missing); the database opens, passes SQLite's
+`quick_check`, and holds the schema revision the manifest names (and whether this pbem knows it); the key file
+`game-keys.secret` opens the sealed signing key of every game in that database (the wrong home's key file is
+named: a restored home could sign none of its games nor check a player's code); `outbox.key` holds a key.
+Nothing in the backup is changed: the database is read as SQLite's `immutable`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pbem.app.backup import FORMAT, MANIFEST, NAME, digest
+from pbem.engine.words import count
+from pbem.mail.outbound.sealed import KEY_FILE as OUTBOX_KEY
+from pbem.record import backup, sealing
+from pbem.record.files import Unreadable, read_at_most
+
+MANIFEST_BYTES = 64 * 1024  # a manifest names a handful of files
+MOST_FILES = 32
+
+
+@dataclass
+class Checked:
+    """What the check found: a line per thing checked, and the lines of what is wrong (`ok` when none)."""
+
+    lines: list[str] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.wrong
+
+    def good(self, line: str) -> None:
+        self.lines.append(line)
+
+    def bad(self, line: str) -> None:
+        self.lines.append(line)
+        self.wrong.append(line)
+
+
+def check(folder: Path) -> Checked:
+    """Check the backup in `folder` (a folder: the caller says so otherwise)."""
+    c = Checked()
+    manifest = _manifest(folder, c)
+    if manifest is None:
+        return c
+    files: dict[str, Any] = manifest["files"]
+    for name, stated in files.items():
+        _file(folder / name, stated, c)
+    config = manifest.get("config_file")
+    if config not in files:
+        c.bad(f"the manifest names no configuration file ({config!r}): the backup is incomplete")
+    keys = _database(folder, manifest, c)
+    _keys(folder, keys, sealing.FILE in files, c)
+    if OUTBOX_KEY in files and (folder / OUTBOX_KEY).is_file():
+        _outbox_key(folder / OUTBOX_KEY, c)
+    return c
+
+
+def _manifest(folder: Path, c: Checked) -> dict[str, Any] | None:
+    """The manifest, checked for its shape; None (said why) when there is none to go by."""
+    path = folder / MANIFEST
+    try:
+        got = json.loads(read_at_most(path, MANIFEST_BYTES, str(path)))
+    except FileNotFoundError:
+        c.bad(f"{path} does not exist: no pbem backup, or one that did not finish")
+        return None
+    except (OSError, Unreadable, ValueError) as exc:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
+        c.bad(f"{path} cannot be read as a manifest: {exc}")
+        return None
+    files = got.get("files") if isinstance(got, dict) else None
+    if not isinstance(files, dict) or got.get("format") != FORMAT or len(files) > MOST_FILES:
+        c.bad(f"{path} is no manifest of a pbem backup (format {FORMAT}, a list of at most {MOST_FILES} files)")
+        return None
+    strange = [n for n in files if not (isinstance(n, str) and NAME.match(n)) or n == MANIFEST]
+    if strange:
+        c.bad(f"{path} names files outside the backup: {', '.join(map(repr, strange[:3]))}")
+        return None
+    c.good(f"backup made by pbem {got.get('pbem')} at {got.get('taken')}, database schema {got.get('schema')}")
+    return dict(got)
+
+
+def _file(path: Path, stated: Any, c: Checked) -> None:
+    """`path` there, a regular file, with the size and SHA-256 the manifest states."""
+    if not path.is_file() or path.is_symlink():
+        c.bad(f"{path.name}: missing (the manifest names it)")
+        return
+    found = digest(path)
+    if not isinstance(stated, dict) or found != {"bytes": stated.get("bytes"), "sha256": stated.get("sha256")}:
+        c.bad(f"{path.name}: changed since the backup (its size or SHA-256 is not the manifest's)")
+        return
+    c.good(f"{path.name}: intact ({found['bytes']:,} bytes, SHA-256 as in the manifest)")
+
+
+def _database(folder: Path, manifest: dict[str, Any], c: Checked) -> list[tuple[str, str | None]]:
+    """The database opened and checked; its games' stored keys (none for a pg_dump file, not opened here)."""
+    name = manifest.get("database_file")
+    if name is None or name not in manifest["files"]:
+        c.bad(f"the database is not in this backup ({manifest.get('database')}): save it yourself, see README Backups")
+        return []
+    if manifest.get("database") != "sqlite":
+        c.good(f"{name}: a pg_dump file (restore it with pg_restore); its games' keys are not checked here")
+        return []
+    try:
+        got = backup.opened(folder / name)
+    except sqlite3.Error as exc:
+        c.bad(f"{name}: does not open as a SQLite database ({exc})")
+        return []
+    if got.problems:
+        c.bad(f"{name}: damaged, SQLite's quick_check says: {'; '.join(got.problems)}")
+    if got.revision != manifest.get("schema"):
+        c.bad(f"{name}: holds schema {got.revision}, the manifest says {manifest.get('schema')}")
+    from pbem.record.schema import head_revisions
+
+    known = "this pbem's" if got.revision in head_revisions() else "not this pbem's: run pbem upgrade after restoring"
+    if not got.problems:
+        c.good(
+            f"{name}: opens, passes SQLite's quick_check, schema {got.revision} ({known}), {count(len(got.keys), 'game')}"
+        )
+    return got.keys
+
+
+def _keys(folder: Path, keys: list[tuple[str, str | None]], listed: bool, c: Checked) -> None:
+    """The backup's `game-keys.secret` opens every game's sealed signing key."""
+    sealed = [(game, k) for game, k in keys if k is not None and sealing.is_sealed(k)]
+    path = folder / sealing.FILE
+    if not listed or not path.is_file():
+        if sealed:
+            c.bad(f"{sealing.FILE}: not in the backup, and the keys of {count(len(sealed), 'game')} are sealed with it")
+        return
+    try:
+        key = sealing.parsed(read_at_most(path, sealing.KEY_FILE_BYTES, str(path)).strip())
+    except (OSError, Unreadable) as exc:
+        c.bad(f"{sealing.FILE}: cannot be read ({exc})")
+        return
+    if key is None:
+        c.bad(f"{sealing.FILE}: holds no key (it was edited or damaged)")
+        return
+    closed = [game for game, k in sealed if not sealing.opens(k, game, key)]
+    if closed:
+        c.bad(
+            f"{sealing.FILE}: does not open the signing keys of {len(closed)} of {count(len(sealed), 'game')} "
+            f"({', '.join(closed[:5])}): it is another home's key file, or the database is"
+        )
+        return
+    c.good(f"{sealing.FILE}: opens the sealed signing key of every game ({count(len(sealed), 'game')})")
+
+
+def _outbox_key(path: Path, c: Checked) -> None:
+    """`outbox.key` holds a key the outbox's sealed mail can be opened with."""
+    from cryptography.fernet import Fernet
+
+    try:
+        Fernet(read_at_most(path, sealing.KEY_FILE_BYTES, str(path)).strip())
+    except (OSError, Unreadable, ValueError):
+        c.bad(f"{OUTBOX_KEY}: holds no key (it was edited or damaged)")
+        return
+    c.good(f"{OUTBOX_KEY}: holds a key")

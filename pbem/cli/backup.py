@@ -1,0 +1,85 @@
+"""`pbem backup DEST` and `pbem backup --check DIR`: the home saved whole and private, and a backup checked
+(`pbem.app.backup`, `pbem.app.backup_check`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from pbem.cli.common import _cfg, app, exists, fail
+
+WITHIN = 900.0  # seconds a backup may take by default
+SHARE = 0.8  # of [limits] command_deadline at most: past that the watchdog ends the command, leaving the copy behind
+
+
+@app.command("backup")
+def backup_command(
+    dest: Path | None = typer.Argument(None, help="Folder the backup is made in (a new folder inside it)."),
+    name: str | None = typer.Option(None, "--name", help="The backup's folder name (default pbem-DATE-TIME)."),
+    within: float = typer.Option(
+        WITHIN,
+        "--within",
+        min=0.0,
+        help="Seconds the copy may take (at most 8/10 of [limits] command_deadline); past them it stops.",
+    ),
+    check: Path | None = typer.Option(None, "--check", metavar="DIR", help="Check the backup in DIR instead."),
+) -> None:
+    """Save the home: the database (consistent while a poll runs), game-keys.secret, outbox.key, pbem.toml and a
+    manifest of their SHA-256, in a new private folder (0700, files 0600) inside DEST; never overwrites one.
+
+    With --check DIR: say whether that backup is complete and intact.  Exit codes: 0 done (intact); 1 the backup
+    checked is incomplete or damaged; 2 DEST or DIR refused as given; 3 the database could not be copied (in time).
+
+    Example: pbem --config ~/pbem/pbem.toml backup /backups/pbem    or    pbem backup --check /backups/pbem/pbem-...
+    """
+    if (dest is None) == (check is None):
+        fail("give either DEST (the folder to make a backup in) or --check DIR (a backup to check)", 2)
+    if check is not None:
+        _check(check)
+        return
+    assert dest is not None
+    _take(dest, name, within)
+
+
+def _take(dest: Path, name: str | None, within: float) -> None:
+    import sqlite3
+
+    from pbem.app.backup import Refused, dated, take
+    from pbem.record.backup import Late
+    from pbem.record.db import DatabaseError
+    from pbem.record.store import now_utc
+
+    cfg = _cfg(schema=False)  # a database that needs `pbem upgrade` is saved too: before an upgrade is the time
+    exists(dest, "a backup")
+    now = now_utc()
+    try:
+        # within the command's own deadline, which would end the process before the copy could be cleared away
+        taken = take(cfg, dest.expanduser(), name or dated(now), now, min(within, SHARE * cfg.command_deadline))
+    except Refused as exc:
+        fail(str(exc), 2)
+    except Late as exc:
+        fail(f"{exc}: no backup was made (nothing is left of it); give --within more seconds", 3)
+    except (OSError, sqlite3.Error, DatabaseError) as exc:
+        why = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
+        fail(f"no backup was made (nothing is left of it): {why}", 3)
+    for note in taken.notes:
+        typer.echo(f"note: {note}")
+    typer.echo(
+        f"backup made: {taken.folder} ({', '.join(taken.files)}); check it with: pbem backup --check {taken.folder}"
+    )
+
+
+def _check(folder: Path) -> None:
+    from pbem.app.backup_check import check
+
+    if not exists(folder, "a backup to check") or not folder.expanduser().is_dir():
+        fail(f"{folder} is no folder: give the folder a backup was made in (pbem-DATE-TIME)", 2)
+    got = check(folder.expanduser())
+    for line in got.lines:
+        typer.echo(line)
+    if not got.ok:
+        problems = "1 problem" if len(got.wrong) == 1 else f"{len(got.wrong)} problems"
+        typer.echo(f"the backup in {folder} is incomplete or damaged: {problems} above")
+        raise typer.Exit(1)
+    typer.echo(f"the backup in {folder} is complete and intact")

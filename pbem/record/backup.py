@@ -1,0 +1,122 @@
+"""The database's part of `pbem backup`: a consistent copy of it, and what a copy holds (`pbem.app.backup`).
+
+SQLite: `copy_sqlite` copies the database by SQLite's online backup API (`sqlite3.Connection.backup`) inside
+one read transaction of its own, so the copy is the record as of one commit whatever a poll writes meanwhile
+(a WAL reader never waits for the writer, nor holds it up), `STEP` pages at a time with the deadline looked
+at after each step: past it the copy is given up (`Late`) and its file removed by the caller.  Copying
+`pbem.db` as a file while a poll runs misses its recent writes, which are in `pbem.db-wal`.
+PostgreSQL: `dump_postgres` runs `pg_dump` (custom format) when it is on PATH, bounded by the same deadline.
+
+`opened` reads a copy without writing to it (SQLite's `immutable`: no -wal or -shm beside it, no lock): its
+`quick_check`, its schema revision and every game's stored signing key, what `pbem backup --check` needs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from time import monotonic
+from urllib.parse import quote
+
+from pbem.record import private
+
+STEP = 1024  # pages copied between two looks at the deadline (4 MiB of SQLite's default pages)
+PROBLEMS = 5  # lines of `quick_check` kept when the copy is damaged
+
+
+class Late(Exception):
+    """The copy did not finish by its deadline; one sentence."""
+
+
+def copy_sqlite(source: Path, target: Path, deadline: float, step: int | None = None) -> None:
+    """The database `source`, as of one commit, into the new file `target` (mode 0600) by `deadline`
+    (`monotonic()`), `step` pages at a time (default `STEP`), else `Late`; sqlite3.Error when `source` cannot be read (no such database)."""
+    src = sqlite3.connect(f"file:{quote(str(source))}?mode=rw", uri=True, isolation_level=None, timeout=10)
+    try:
+        src.execute("BEGIN")
+        src.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the snapshot the copy is of, held to its end
+        os.close(private.create(target))
+        dst = sqlite3.connect(target)
+        try:
+
+            def progress(_status: int, remaining: int, total: int) -> None:
+                if remaining and monotonic() > deadline:
+                    raise Late(f"the copy of the database had {total - remaining:,} of {total:,} pages at its deadline")
+
+            src.backup(dst, pages=step or STEP, progress=progress)
+        finally:
+            dst.close()
+        src.execute("COMMIT")
+    finally:
+        src.close()
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What a copy of the database holds: `problems` from SQLite's `quick_check` (none: intact), its schema
+    revision (None: no pbem tables), and each game's name with its stored signing key (None: no key)."""
+
+    problems: list[str]
+    revision: str | None
+    keys: list[tuple[str, str | None]]
+
+
+def opened(path: Path) -> Opened:
+    """Read the SQLite copy `path` without changing it; sqlite3.DatabaseError when it is no database."""
+    conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro&immutable=1", uri=True)
+    try:
+        problems = [str(r[0]) for r in conn.execute(f"PRAGMA quick_check({PROBLEMS})")]
+        if problems == ["ok"]:
+            problems = []
+        tables = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        revision = None
+        if "alembic_version" in tables:
+            row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+            revision = str(row[0]) if row else None
+        keys: list[tuple[str, str | None]] = []
+        if "games" in tables:
+            keys = [(str(n), k) for n, k in conn.execute("SELECT name, signing_key FROM games ORDER BY id")]
+        return Opened(problems, revision, keys)
+    finally:
+        conn.close()
+
+
+def pg_dump() -> str | None:
+    """The `pg_dump` program on PATH, if there is one."""
+    return shutil.which("pg_dump")
+
+
+def dump_postgres(url: str, target: Path, deadline: float) -> None:
+    """`pg_dump` of the database at `url` (custom format, for `pg_restore`) into the new file `target`, mode 0600,
+    by `deadline` (`monotonic()`), else `Late`; OSError naming why pg_dump failed (its first line)."""
+    from sqlalchemy.engine import make_url
+
+    program = pg_dump()
+    if program is None:
+        raise OSError("pg_dump is not on PATH")
+    made = make_url(url)
+    env = dict(os.environ)
+    if made.password:
+        env["PGPASSWORD"] = str(made.password)  # never on the command line
+    plain = made.set(drivername="postgresql", password=None).render_as_string(hide_password=False)
+    fd = private.create(target)
+    try:
+        done = subprocess.run(
+            [program, "--format=custom", "--no-password", f"--dbname={plain}"],
+            stdout=fd,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=max(0.0, deadline - monotonic()),
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise Late("pg_dump did not finish by its deadline") from None
+    finally:
+        os.close(fd)
+    if done.returncode != 0:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise OSError(f"pg_dump failed (exit {done.returncode}): {why[0] if why else 'no message'}")

@@ -1,0 +1,262 @@
+"""`pbem backup DEST` and `pbem backup --check DIR` (pbem.app.backup, pbem.app.backup_check, pbem.record.backup).
+
+Before, README "Backups" told the moderator to run `sqlite3 pbem.db ".backup ..."` (the sqlite3 program may not be
+installed) and to keep `game-keys.secret` and `outbox.key` with it: a database copied alone could sign none of its
+games nor check a player's code, and a `cp pbem.db` during a poll missed what the poll wrote in `pbem.db-wal`.
+Here: the copy is one commit of the record while another connection, or a real poll, writes; a restored backup
+reads every game, and the poll refuses it as README "Restoring a backup while games run" says; a damaged backup
+(a byte changed, a file missing, another home's key file) is named by `--check`, exit 1; the folder is 0700 and
+its files 0600 under umask 022; DEST is refused as given, exit 2, and a copy past its deadline leaves nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pbem.app import games
+from pbem.app.backup import MANIFEST, digest, take
+from pbem.app.backup_check import check
+from pbem.app.cron import run_poll
+from pbem.cli import app
+from pbem.home import config as config_mod
+from pbem.home.app import Home
+from pbem.home.config import Config
+from pbem.mail.transports.seam import TransportError
+from pbem.record import backup as record_backup
+from pbem.record import sealing
+from pbem.record.db import engine_for
+from pbem.record.store import now_utc
+from tests.conftest import CODES, deliver, order_mail
+
+PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
+
+
+def _count(db: Path, table: str = "inbound_messages") -> int:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        n = int(c.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    c.close()
+    return n
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    got = CliRunner().invoke(app, list(args))
+    return got.exit_code, got.output
+
+
+def test_the_copy_is_one_commit_while_another_connection_commits_between_its_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each look at the deadline (after every step of 4 pages) commits a row from another connection: the copy
+    holds exactly the rows of its start, those still in the WAL included, and the source all of them."""
+    source, target = tmp_path / "a.db", tmp_path / "b.db"
+    writer = sqlite3.connect(source, isolation_level=None)
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("PRAGMA synchronous = OFF")
+    writer.execute("PRAGMA wal_autocheckpoint = 0")  # every row stays in a.db-wal: a copy of a.db alone has none
+    writer.execute("CREATE TABLE t (x BLOB)")
+    writer.executemany("INSERT INTO t VALUES (?)", [(os.urandom(2000),) for _ in range(200)])
+    wrote = []
+
+    def clock() -> float:
+        writer.execute("INSERT INTO t VALUES (?)", (os.urandom(2000),))
+        wrote.append(1)
+        return 0.0
+
+    monkeypatch.setattr(record_backup, "monotonic", clock)
+    record_backup.copy_sqlite(source, target, deadline=1.0, step=4)
+    assert len(wrote) > 20, wrote  # the copy took that many steps, a commit between each two
+    assert _count(target, "t") == 200 and _count(source, "t") == 200 + len(wrote)
+    assert record_backup.opened(target).problems == []
+    writer.close()
+
+
+def test_a_copy_past_its_deadline_stops_and_the_command_leaves_nothing(home, monkeypatch: pytest.MonkeyPatch) -> None:
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="late", codes=CODES)
+    monkeypatch.setattr(record_backup, "STEP", 1)
+    code, said = _cli("backup", str(home.home.parent / "backups"), "--within", "0", "--config", str(home.path))
+    assert code == 3 and said.startswith("pbem: the copy of the database had 1 of "), said
+    assert "no backup was made (nothing is left of it); give --within more seconds" in said, said
+    assert list((home.home.parent / "backups").iterdir()) == []
+
+
+def test_a_backup_taken_while_a_poll_writes_is_whole_and_consistent(
+    home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real poll of 15 mails on its own thread; backups taken one after another until it ends (a step a page)."""
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="during", codes=CODES)
+    for i in range(5):
+        for who, address in PLAYERS:
+            deliver(home, order_mail(f"{who} <{address}>", "hh1", f"CODE {CODES[who]}\nSTATUS\nnote {i}"))
+    monkeypatch.setattr(record_backup, "STEP", 1)
+    db = tmp_path / "home" / "pbem.db"
+    poll = threading.Thread(target=run_poll, args=(home,))
+    poll.start()
+    taken = []
+    while poll.is_alive() or not taken:
+        before = _count(db)
+        got = take(home, tmp_path / "backups", f"b{len(taken)}", now_utc(), 30)
+        taken.append((before, got.folder, _count(db)))
+    poll.join()
+    assert _count(db) == 15
+    for before, folder, after in taken:
+        assert before <= _count(folder / "pbem.db") <= after, (before, folder, after)
+        assert check(folder).ok, check(folder).lines
+    # the poll committed while copies were taken (runs of 24 mails saw 13 and 20 copies, several of a part of them)
+    assert any(0 < _count(f / "pbem.db") < 15 for _, f, _ in taken) or len(taken) <= 2, taken
+
+
+def test_a_restored_backup_reads_every_game_and_the_poll_refuses_it_until_told(home, clock, tmp_path: Path) -> None:
+    made = Home.of(home)
+    for name in ("hh1", "hh2"):
+        games.create_game(made, "habsburg", name, PLAYERS, seed=name, clock=clock, codes=CODES)
+    run_poll(home, clock=clock)
+    taken = take(home, tmp_path / "backups", "nightly", clock.now, 30)
+    deliver(home, order_mail("Alice <alice@players.test>", "hh1", "CODE AAAA-2222\nAWAY 3"))
+    for _ in range(3):  # cron goes on after the backup and reads Alice's AWAY
+        clock.advance(minutes=6)
+        run_poll(home, clock=clock)
+    assert _count(home.home / "pbem.db") == 1
+    code, said = _cli("backup", "--check", str(taken.folder))
+    assert code == 0 and said.rstrip().endswith("is complete and intact"), said
+    assert "game-keys.secret: opens the sealed signing key of every game (2 games)" in said, said
+
+    engine_for(home.database_url).dispose()  # cron stopped; the moderator copies the backup's files back
+    for f in ("pbem.db-wal", "pbem.db-shm"):
+        (home.home / f).unlink(missing_ok=True)
+    for f in ("pbem.db", "game-keys.secret", "outbox.key", "pbem.toml"):
+        shutil.copy2(taken.folder / f, home.home / f)
+    assert _count(home.home / "pbem.db") == 0
+    assert [g.name for g in games.list_games(made)] == ["hh1", "hh2"]
+    assert all(games.show_game(made, g).name == g for g in ("hh1", "hh2"))
+    clock.advance(minutes=6)
+    with pytest.raises(TransportError, match=r"^the database is older than this home: its newest poll ran at"):
+        run_poll(home, clock=clock)
+    run_poll(home, clock=clock, trust_clock=True)  # the moderator goes on with it: Alice's AWAY is read again
+    clock.advance(minutes=6)
+    run_poll(home, clock=clock)
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Config, Path]:
+    """A home with one game, and its backup taken under umask 022 (the tests that damage one copy it)."""
+    from pbem.cli.support import init_home
+
+    root = tmp_path_factory.mktemp("backup")
+    home = config_mod.load(init_home(root / "home", address="moderator@pbem.test"))
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="one", codes=CODES)
+    old = os.umask(0o022)
+    try:
+        code, said = _cli("backup", str(root / "backups"), "--name", "one", "--config", str(home.path))
+    finally:
+        os.umask(old)
+    assert code == 0 and said.startswith(f"backup made: {root / 'backups' / 'one'} ("), said
+    return home, root / "backups" / "one"
+
+
+@pytest.fixture
+def one(made: tuple[Config, Path]) -> Path:
+    return made[1]
+
+
+def test_the_backup_is_private_under_umask_022_and_holds_the_whole_home(one: Path) -> None:
+    assert stat.S_IMODE(one.stat().st_mode) == 0o700
+    names = sorted(p.name for p in one.iterdir())
+    assert names == ["game-keys.secret", MANIFEST, "outbox.key", "pbem.db", "pbem.toml"]
+    assert all(stat.S_IMODE((one / n).stat().st_mode) == 0o600 for n in names)
+    manifest = json.loads((one / MANIFEST).read_text())
+    assert manifest["schema"] == record_backup.opened(one / "pbem.db").revision is not None
+    assert manifest["files"]["pbem.db"] == digest(one / "pbem.db")
+
+
+def _damaged(one: Path, tmp_path: Path, how: str) -> Path:
+    bad = Path(shutil.copytree(one, tmp_path / how))
+    if how == "byte":
+        with open(bad / "pbem.db", "r+b") as f:
+            f.seek(5000)
+            b = f.read(1)
+            f.seek(5000)
+            f.write(bytes([b[0] ^ 1]))
+    elif how == "missing":
+        (bad / "game-keys.secret").unlink()
+    elif how == "other-key":  # another home's key file, its manifest line made to match: the keys name it
+        (bad / "game-keys.secret").write_text(os.urandom(32).hex() + "\n")
+        manifest = json.loads((bad / MANIFEST).read_text())
+        manifest["files"]["game-keys.secret"] = digest(bad / "game-keys.secret")
+        (bad / MANIFEST).write_text(json.dumps(manifest))
+    elif how == "no-manifest":
+        (bad / MANIFEST).unlink()
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("how", "named"),
+    [
+        ("byte", "pbem.db: changed since the backup (its size or SHA-256 is not the manifest's)"),
+        ("missing", "game-keys.secret: missing (the manifest names it)"),
+        ("other-key", "game-keys.secret: does not open the signing keys of 1 of 1 game (hh1): it is another home's"),
+        ("no-manifest", "manifest.json does not exist: no pbem backup, or one that did not finish"),
+    ],
+)
+def test_a_damaged_backup_is_named_by_check(one: Path, tmp_path: Path, how: str, named: str) -> None:
+    code, said = _cli("backup", "--check", str(_damaged(one, tmp_path, how)))
+    assert code == 1 and named in said, said
+    assert said.rstrip().endswith(("is incomplete or damaged: 1 problem above", "2 problems above")), said
+
+
+def test_dest_is_refused_as_given_and_nothing_is_overwritten(made: tuple[Config, Path], tmp_path: Path) -> None:
+    home, one = made
+    before = digest(one / "pbem.db")
+    (tmp_path / "a-file").write_text("x")
+    config = ("--config", str(home.path))
+    for args, why in [
+        ((str(one.parent), "--name", "one", *config), "exists: pbem never overwrites a backup"),
+        ((str(tmp_path / "a-file"), *config), "is a file, not a folder"),
+        ((str(one.parent), "--name", "../up", *config), "is no plain name"),
+        ((), "give either DEST (the folder to make a backup in) or --check DIR"),
+        ((str(one.parent), "--check", str(one)), "give either DEST"),
+    ]:
+        code, said = _cli("backup", *args)
+        assert code == 2 and why in said and said.count("\n") == 1, (args, said)
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    if os.geteuid() != 0:  # root writes anywhere
+        code, said = _cli("backup", str(locked), *config)
+        assert code == 2 and f"{locked}: cannot make a backup there: Permission denied" in said, said
+    stopped = tmp_path / "b"
+    (stopped / ".pbem-x.999.tmp").mkdir(parents=True)  # a run killed half-way left its folder
+    code, said = _cli("backup", str(stopped), *config)
+    assert code == 0 and said.startswith(f"note: {stopped} holds unfinished backups of runs that were stopped: "), said
+    code, said = _cli("backup", "--check", str(tmp_path / "a-file"))
+    assert code == 2 and "is no folder" in said, said
+    assert digest(one / "pbem.db") == before and sorted(p.name for p in one.parent.iterdir()) == ["one"]
+    code, said = _cli("backup", str(tmp_path / "a-file" / "under"), *config)  # a file on the way
+    assert code == 2 and "cannot make a backup there: Not a directory" in said, said
+    assert sealing.FILE in {p.name for p in one.iterdir()}
+
+
+def test_any_byte_changed_in_any_file_is_named_by_check(one: Path) -> None:
+    """A generator: one bit flipped at 12 places spread over each file the manifest names (the database, both
+    key files, pbem.toml), each time checked and put back: every one is named, the file by its name."""
+    files = sorted(json.loads((one / MANIFEST).read_text())["files"])
+    assert files == ["game-keys.secret", "outbox.key", "pbem.db", "pbem.toml"]
+    missed = []
+    for name in files:
+        path = one / name
+        whole = path.read_bytes()
+        for k in range(12):
+            at = k * (len(whole) - 1) // 11
+            path.write_bytes(whole[:at] + bytes([whole[at] ^ 0x10]) + whole[at + 1 :])
+            got = check(one)
+            if got.ok or not any(line.startswith(f"{name}: changed since the backup") for line in got.wrong):
+                missed.append((name, at))
+        path.write_bytes(whole)
+    assert missed == [] and check(one).ok, missed
