@@ -7,7 +7,7 @@ the moderator is the adversary of the verifier (costs16).
   many unseen entries: 264,522 and 4,058,022 lines of Python on a0540ce (15.3 at 4x).  Now the deadlines are indexed
   once (`paced.Told`) and each mail's window is two bisections: 4 at 4x, the same mails named.
 * A step length of 10**14 seconds, a step opened in the year 9999, an input applied then, or an event moving the
-  deadline to the year 1 raised OverflowError out of `pbem verify` (a traceback, not an answer): 11 of the 12
+  deadline to the year 1 or 9999 raised OverflowError out of `pbem verify` (a traceback, not an answer): 12 of the 12
   hostile cases below on a0540ce.  Now a step length longer than a `timedelta` is unreadable (refused, as one not a
   number of seconds), a deadline past the year 9999 is read as the latest time there is, and the defaults are
   compared by differences.
@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pbem.trust import paced, receipts, verify
+from pbem.trust import due, paced, receipts, verify
 from pbem.trust.receipts import MailCheck, _Chain
 from tests.growth import step_growth
 
@@ -104,11 +104,14 @@ HOSTILE = [
 
 
 def test_absurd_times_and_step_lengths_are_read_not_raised() -> None:
-    """11 of these 12 raised OverflowError on a0540ce (`pace`, `computed`, or `verify._applied`)."""
+    """12 of these 12 raised OverflowError on a0540ce (`pace`, `computed`, `verify._applied` or `due.late`)."""
     raised = []
     for case in HOSTILE:
         rows = _rows(*case)
+        told = [(1, "a report", START + timedelta(days=2))]
         try:
+            due.late(rows, told, {3: 1_800_000_000}, lambda k: ("step",))
+            due.early(rows, told, lambda k: ("step",))
             found = paced.pace(rows)
             if found is not None:
                 dues = paced.computed(rows, lambda k: ("step",), found)
