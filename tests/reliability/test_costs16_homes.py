@@ -26,6 +26,7 @@ from sqlalchemy.engine import Engine
 from pbem.record import store
 from pbem.record.db import session
 from tests.reliability.test_costs15_homes import AT, _home
+from tests.reliability.test_costs15_homes import _write as _games
 from tests.reliability.test_costs15_mail_bytes import IO, _reads
 
 GAMES = 12
@@ -34,14 +35,10 @@ SMALL = 8 * 1024  # a game's newest state at n (a finished 3-player Sixteen Thir
 
 def _write(path: str, snapshots: dict[int, list[tuple[bool, int]]]) -> None:
     """Games 1.. each with the snapshots `snapshots[g]` ((over, bytes of state) in order)."""
+    tables = ("orders", "events", "control_actions", "deadlines")
+    _games(path, {g: dict.fromkeys(tables, 0) for g in snapshots}, {g: () for g in snapshots})
     with closing(sqlite3.connect(path)) as con, con:
         for g, snaps in snapshots.items():
-            con.execute(
-                "INSERT INTO games (id, name, kind, seed, seed_commitment, players_json, options_json, "
-                "deadline_seconds, resolve, created_at, insecure_seed, legacy_events) "
-                "VALUES (?, ?, 'habsburg', 's', 'c', '[\"Alice\"]', '{}', 3600, 'asap', ?, 0, 0)",
-                (g, f"g{g}", AT),
-            )
             con.executemany(
                 "INSERT INTO snapshots (game_id, seq, step, over, state_json, readers_json, created_at) "
                 "VALUES (?, ?, '', ?, ?, '{}', ?)",
