@@ -231,7 +231,7 @@ def _late_by(row: dict[str, Any], t: int | None, bound: tuple[int, str, datetime
         what = f"input {row['seq']} ({row.get('player')}) was signed by its provider"
         why = "yet it was applied, and no entry between moved the deadline: a late order accepted, the deadline "
         why += "stretched for one player"
-    if when is None or when <= bound[2] + allowed:
+    if when is None or when - bound[2] <= allowed:  # (a difference: a deadline of the year 9999 plus `allowed` raised)
         return ""
     return (
         f"{what} at {when:%Y-%m-%d %H:%M} UTC, {span(when - bound[2])} after the deadline "

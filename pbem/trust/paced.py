@@ -21,6 +21,7 @@ are not checked so.  Pure; linear in the chain.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -33,6 +34,14 @@ from pbem.trust.fold import UNDO
 #: How much earlier than the deadline the chain gives a deadline's defaults may be applied: none (pbem applies a
 #: deadline once its own clock has reached it, the clock that timed it), but for the rounding of a time written.
 SLACK = timedelta(minutes=1)
+
+#: The longest step length read (the longest `timedelta`, some 2.7 million years): a longer one chained is unreadable
+#: (`verify` refuses it as not a number of seconds), where it raised OverflowError out of `pbem verify` (costs16).
+LONGEST = int(timedelta.max.total_seconds())
+
+#: The latest time there is: a deadline past it (a step opened in the year 9999, a step length of millennia) is read
+#: as this, where adding them raised OverflowError out of `pbem verify` (costs16).
+LATEST = datetime.max.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -52,7 +61,7 @@ def pace(rows: list[dict[str, Any]]) -> tuple[timedelta, datetime] | None:
     if not isinstance(chained, dict):
         return None
     seconds, opened = chained.get("step_seconds"), _time(chained.get("opened"))
-    if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds <= 0 or opened is None:
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or not 0 < seconds <= LONGEST or opened is None:
         return None
     return timedelta(seconds=seconds), opened
 
@@ -85,7 +94,7 @@ def computed(
     """For each k from 0 to len(rows): the deadline in force once the first k entries of `rows` are applied (None: no
     step with a computed deadline is open).  `step(k)`: the step open then (the replay's, `receipts._steps`)."""
     length, opened = paced
-    now: Due | None = Due(opened + length, 0, "the game's first step opened then") if open_step(step(0)) else None
+    now: Due | None = Due(_plus(opened, length), 0, "the game's first step opened then") if open_step(step(0)) else None
     out = [now]
     for k, row in enumerate(rows, 1):
         if "lines" in row:
@@ -94,7 +103,7 @@ def computed(
                 now = None
             elif row.get("kind") in ("deadline", UNDO) or here != step(k - 1) or now is None:
                 what = "reopened" if here == step(k - 1) else "opened"
-                now = Due(at + length, k, f"the step {what} by input {row.get('seq')} at {at:%Y-%m-%d %H:%M} UTC")
+                now = Due(_plus(at, length), k, f"the step {what} by input {row.get('seq')} at {at:%Y-%m-%d %H:%M} UTC")
         elif row.get("kind") == "moderator" and isinstance(data := row.get("data"), dict) and "deadline" in data:
             moved = _time(data.get("deadline"))
             if moved is not None and open_step(step(k)):
@@ -103,19 +112,44 @@ def computed(
     return out
 
 
-def unlike(dues: list[Due | None], at: int, upto: int, stated: datetime) -> Due | None:
-    """The deadline in force at `at` when the deadline `stated` (to the minute) is none of those in force from `at` to
-    before `upto` (a mail written after the entries up to its head, before the next its reader may see), else None.
-    A place with none computed (the join step, the game over) accepts any."""
-    window = dues[at : max(upto, at + 1)]
-    if any(d is None or d.when.replace(second=0, microsecond=0) == stated for d in window):
-        return None
-    return dues[at]
+class Told:
+    """`computed`'s deadlines indexed by place: the places with none, and the places of each deadline to the minute,
+    each in order, so that a mail's window of places is searched by bisection.  `unlike` scanned the window for each
+    mail: a hostile export whose reader sees no entry for a long stretch, and a mailbox of many reports with their
+    heads before it, cost the reports times the stretch (costs16)."""
+
+    def __init__(self, dues: list[Due | None]) -> None:
+        self.dues = dues
+        self.none = [k for k, d in enumerate(dues) if d is None]
+        self.places: dict[datetime, list[int]] = {}
+        for k, d in enumerate(dues):
+            if d is not None:
+                self.places.setdefault(d.when.replace(second=0, microsecond=0), []).append(k)
+
+    def unlike(self, at: int, upto: int, stated: datetime) -> Due | None:
+        """The deadline in force at `at` when the deadline `stated` (to the minute) is none of those in force from
+        `at` to before `upto` (a mail written after the entries up to its head, before the next its reader may see),
+        else None.  A place with none computed (the join step, the game over) accepts any."""
+        end = min(max(upto, at + 1), len(self.dues))
+        if _within(self.none, at, end) or _within(self.places.get(stated, []), at, end):
+            return None
+        return self.dues[at]
+
+
+def _within(places: list[int], start: int, end: int) -> bool:
+    """Whether one of the sorted `places` is from `start` to before `end`."""
+    i = bisect.bisect_left(places, start)
+    return i < len(places) and places[i] < end
 
 
 def at_of(row: dict[str, Any]) -> datetime | None:
     """When entry `row` was applied (its chained `at`); None when unreadable."""
     return _time(row.get("at"))
+
+
+def _plus(at: datetime, length: timedelta) -> datetime:
+    """`at` and `length` after it, or `LATEST` when that is past the latest time there is."""
+    return at + length if LATEST - at > length else LATEST
 
 
 def _time(value: object) -> datetime | None:

@@ -2149,12 +2149,12 @@ def _computed(
     (from its head to the next entry its reader may see): a deadline told to this player alone, or bent for every
     player with no event, which no other check of their own mail could name (fairness16)."""
     seen = ch.seen_by_seat(seat_of(doc, c.reader)) if c.reader else []
-    end, last = len(ch.rows) + 1, due.windows(ch.rows)
+    end, last, indexed = len(ch.rows) + 1, due.windows(ch.rows), paced.Told(dues)
     for at, name, when, _ in sorted(reports, key=lambda r: (r[0], r[3])):
         upto = shown._after(seen, at, end)
         if upto < end and last[upto] > at:
             upto = last[upto]  # the input of the next entry they may see: they were written together
-        if (d := paced.unlike(dues, at, upto, when)) is None:
+        if (d := indexed.unlike(at, upto, when)) is None:
             continue
         way = "earlier" if when < d.when else "later"
         c.problem(

@@ -659,14 +659,14 @@ def _applied(
         d, at = dues[k - 1], paced.at_of(row)
         if row.get("kind") != "deadline" or "lines" not in row or d is None or at is None:
             continue
-        if at < d.when - paced.SLACK:
+        if d.when - at > paced.SLACK:  # (a difference: a sum could pass the year 9999)
             raise Refused(
                 f"the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
                 f"{due.span(d.when - at)} before the deadline the chain gives its step, {d.when:%Y-%m-%d %H:%M} UTC "
                 f"({d.how}, plus the step length chained in the first input; no event moved it): the deadline was "
                 "moved earlier outside the record"
             )
-        if at > d.when + due.OUTAGE:
+        if at - d.when > due.OUTAGE:
             v.notes.append(
                 f"WARNING: the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
                 f"{due.span(at - d.when)} after the deadline the chain gives its step, {d.when:%Y-%m-%d %H:%M} UTC "
