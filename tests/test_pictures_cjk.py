@@ -173,15 +173,18 @@ A0540CE_LIBRARIES = ("13.0.0", "2.14.3")  # Pillow, FreeType: another one may dr
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_pictures_of_names_open_sans_covers_or_no_font_has_are_a0540ces_pixels(kind: str) -> None:
+def test_pictures_of_names_open_sans_covers_or_no_font_has_are_a0540ces_pixels(kind: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Accented Latin, Greek, Cyrillic and an emoji (no font here has it: Open Sans's box, as before): every
     picture of a seeded game of such players has a0540ce's pixels, and each word it stamps is drawn by the one
-    FreeType call a0540ce made (`runs` None), whatever the libraries' version."""
-
+    FreeType call a0540ce made (`runs` None), whatever the libraries' version, never opening the CJK font."""
     from PIL import __version__, features
 
     from pbem.render.pictures import canvas, fonts
 
+    def never(size: int) -> None:
+        raise AssertionError("the CJK font opened for words Open Sans draws")
+
+    monkeypatch.setattr(fonts, "cjk_font", never)
     mod = import_module(MODULES[kind])
     eng, pt = _game(kind, COVERED)
     stamped: set[tuple[str, int]] = set()
@@ -274,3 +277,16 @@ def test_a_card_of_mixed_names_pasted_from_its_tile_has_the_pixels_of_the_card_d
             assert a.image.tobytes() == b.image.tobytes(), (lines, w)
             tiled += card_tile(w, 40, tuple(lines), PAPER, INK, 1) is not None
     assert tiled > 0
+
+
+def test_both_fonts_are_required_dependencies_pinned_to_the_installed_versions() -> None:
+    """`pbem verify --mail` compares a picture's pixels with its own drawing: both fonts are required (not an extra)
+    and pinned exactly, and this process draws with the pinned versions."""
+    import tomllib
+    from importlib.metadata import version
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    pinned = dict(d.split("==") for d in project["dependencies"] if "==" in d)
+    for package in ("ttf-opensans", "noto-cjk-sans-jp-regular"):
+        assert pinned.get(package) == version(package), (package, pinned.get(package), version(package))
