@@ -290,3 +290,11 @@ def test_both_fonts_are_required_dependencies_pinned_to_the_installed_versions()
     pinned = dict(d.split("==") for d in project["dependencies"] if "==" in d)
     for package in ("ttf-opensans", "noto-cjk-sans-jp-regular"):
         assert pinned.get(package) == version(package), (package, pinned.get(package), version(package))
+
+
+def test_open_sans_has_every_printable_ascii_letter_which_runs_pass_without_reading_a_cmap() -> None:
+    from pbem.render.pictures import fonts
+
+    ascii_ = "".join(map(chr, range(0x20, 0x7F)))
+    assert fonts._opensans_letters().issuperset(ascii_) and fonts.runs(ascii_) is None
+    assert fonts.runs("\t") is None and fonts.runs("a\u3000") == [("a", False), ("\u3000", True)]

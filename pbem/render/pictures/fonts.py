@@ -125,6 +125,8 @@ def _opensans_letters() -> frozenset[str]:
 def runs(words: str) -> list[Run] | None:
     """`words` as runs of one font each, or None where they are drawn in Open Sans alone, as before pictures2:
     every letter is Open Sans's, or none of the others is the CJK font's either (an emoji: Open Sans's box)."""
+    if words.isascii() and words.isprintable():  # Open Sans has all of printable ASCII: most words, no cmap read
+        return None
     opensans = _opensans_letters()
     if opensans.issuperset(words):
         return None
