@@ -298,3 +298,14 @@ def test_open_sans_has_every_printable_ascii_letter_which_runs_pass_without_read
     ascii_ = "".join(map(chr, range(0x20, 0x7F)))
     assert fonts._opensans_letters().issuperset(ascii_) and fonts.runs(ascii_) is None
     assert fonts.runs("\t") is None and fonts.runs("a\u3000") == [("a", False), ("\u3000", True)]
+
+
+def test_splitting_words_into_runs_is_linear_in_their_length() -> None:
+    """`runs` grew each run a letter at a time by copying it (quadratic in a run's length, 84e7701); now a run is
+    cut from the word once.  Words of 20,000 and 80,000 letters of one run each, and of runs of one letter."""
+    from pbem.render.pictures import fonts
+    from tests.growth import growth
+
+    for unit in ("田", "田a"):
+        g = growth(lambda n, unit=unit: lambda: fonts.runs(unit * (n // len(unit))), 20_000, bound=6)
+        assert g.ratio <= 6, (unit, str(g))

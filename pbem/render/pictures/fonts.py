@@ -131,15 +131,19 @@ def runs(words: str) -> list[Run] | None:
     if opensans.issuperset(words):
         return None
     cjk = _ranges(_cjk_path())
-    out: list[Run] = []
+    flags: list[bool] = []  # each letter's: in the CJK font (a mark after a CJK letter stays with it where it can)
     for ch in words:
-        after_cjk = bool(out) and out[-1][1] and unicodedata.category(ch) in _JOINING
-        in_cjk = (after_cjk or ch not in opensans) and _has(cjk, ord(ch))
-        if out and out[-1][1] == in_cjk:
-            out[-1] = (out[-1][0] + ch, in_cjk)
-        else:
-            out.append((ch, in_cjk))
-    return out if any(in_cjk for _, in_cjk in out) else None
+        after_cjk = bool(flags) and flags[-1] and unicodedata.category(ch) in _JOINING
+        flags.append((after_cjk or ch not in opensans) and _has(cjk, ord(ch)))
+    if not any(flags):
+        return None
+    out: list[Run] = []
+    start = 0
+    for i in range(1, len(words) + 1):
+        if i == len(words) or flags[i] != flags[start]:
+            out.append((words[start:i], flags[start]))
+            start = i
+    return out
 
 
 def mixed(parts: list[Run], size: int) -> tuple[Image.Image, int, int, float]:
