@@ -1,6 +1,7 @@
 """Drawing helpers shared by the board pictures (Pillow): fonts, colours that never carry meaning alone, cards.
 
-The font is Open Sans, shipped as a Python package (`ttf-opensans`), never a system font, so a picture has the
+The font is Open Sans, and Noto Sans CJK for the letters it lacks (`fonts.py`), each shipped as a Python package,
+never a system font, so a picture has the
 same pixels on every machine that has the same Pillow and FreeType (its PNG bytes, `png_of`, may differ by CPU: deflate may
 choose other, equally valid bytes).  Colours come in pairs with a word or a pattern: a faction
 is its colour *and* its name, a usable card is green *and* ticked.
@@ -17,8 +18,9 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any, Generic, ParamSpec, TypeVar
 
-import ttf_opensans
-from PIL import Image, ImageChops, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw
+
+from pbem.render.pictures.fonts import font, mixed, runs
 
 _deflater: ModuleType = zlib  # a platform without isal's wheel: zlib, slower, the same pictures
 _LEVEL = 3
@@ -99,13 +101,6 @@ class Tiles(Generic[P, R]):
 def tiles(budget: int) -> Callable[[Callable[P, R]], Tiles[P, R]]:
     """`@tiles(budget)`: `Tiles` as a decorator."""
     return lambda fn: Tiles(fn, budget)
-
-
-@lru_cache(maxsize=64)
-def font(size: int) -> ImageFont.FreeTypeFont:
-    """Open Sans (the `ttf-opensans` package): Latin with every accent, Greek and Cyrillic, as player names
-    have them (Pillow's embedded font draws a box for each letter past ASCII: "Zo□ M□ller")."""
-    return ImageFont.truetype(str(ttf_opensans.opensans(font_weight=400).path), size)
 
 
 class RgbCanvas:
@@ -299,7 +294,11 @@ def stamp(words: str, size: int) -> tuple[Image.Image, int, int, float]:
 
     The mask is the one `ImageDraw.text` pastes at that offset (`getmask2`), laid out by FreeType once: measuring
     its box first (`getbbox`) and drawing it on a mask of that size gave the same pixels for a third more of
-    FreeType's work (tests/test_pictures.py compares the two ways)."""
+    FreeType's work (tests/test_pictures.py compares the two ways).  Words holding a letter Open Sans lacks are
+    drawn in runs of Open Sans and the CJK font (`fonts.mixed`); the others exactly as before."""
+    parts = runs(words)
+    if parts is not None:
+        return mixed(parts, size)
     f = font(size)
     drawn, (left, top) = f.getmask2(words, "L", anchor="la")
     w, h = drawn.size

@@ -1,0 +1,172 @@
+"""The pictures' fonts: Open Sans, and Noto Sans CJK for the letters Open Sans lacks (Han, kana, Hangul).
+
+Both ship as Python packages pinned in pyproject.toml (`ttf-opensans`, `noto-cjk-sans-jp-regular`), never system
+fonts, so a picture is a function of pbem's version: `pbem verify --mail` draws it again and compares pixels.
+
+A word Open Sans covers is drawn by the caller as before, in one FreeType call (`runs` gives None), so the
+pictures of such words keep their bytes.  A word holding a letter Open Sans lacks is split into runs, each in the
+first font that has its letters (Open Sans, then the CJK font; Open Sans's box for what neither has, an emoji),
+and the runs are drawn on one baseline (`mixed`).  The CJK font (16 MB) is opened only then: most polls never
+read it.  Which letters a font has is read from its `cmap` table (`_ranges`), once per process.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import struct
+import unicodedata
+from array import array
+from functools import lru_cache
+
+import ttf_opensans
+from PIL import Image, ImageChops, ImageFont
+
+#: A run of a word and whether it is drawn in the CJK font (else Open Sans).
+Run = tuple[str, bool]
+#: The code points a font has: the firsts and the lasts of its ranges, sorted.
+Ranges = tuple["array[int]", "array[int]"]
+
+#: Letters drawn with the letter before them where its font has them: combining marks, joiners, selectors.
+_JOINING = {"Mn", "Mc", "Me", "Cf"}
+
+
+@lru_cache(maxsize=64)
+def font(size: int) -> ImageFont.FreeTypeFont:
+    """Open Sans (the `ttf-opensans` package): Latin with every accent, Greek and Cyrillic, as player names
+    have them (Pillow's embedded font draws a box for each letter past ASCII: "Zo□ M□ller")."""
+    return ImageFont.truetype(_opensans_path(), size)
+
+
+@lru_cache(maxsize=8)  # each size a FreeType face of its own, about 1 MB: the pictures use 11 to 14
+def cjk_font(size: int) -> ImageFont.FreeTypeFont:
+    """Noto Sans CJK JP Regular (the `noto-cjk-sans-jp-regular` package): the pan-CJK font, Han, kana and Hangul.
+    FreeType maps the file and reads the glyphs a word asks for, not the 16 MB."""
+    return ImageFont.truetype(_cjk_path(), size)
+
+
+def _opensans_path() -> str:
+    return str(ttf_opensans.opensans(font_weight=400).path)
+
+
+def _cjk_path() -> str:
+    import noto_cjk_sans_jp_regular  # imported when first needed: a word with a letter Open Sans lacks
+
+    return str(noto_cjk_sans_jp_regular.FONT_PATH)
+
+
+@lru_cache(maxsize=2)
+def _ranges(path: str) -> Ranges:
+    """The code points the Unicode `cmap` of the font at `path` maps to a glyph, as sorted (firsts, lasts) of
+    ranges: its format 12 subtable (every plane) where it has one, else its format 4 (the BMP).  In arrays of
+    C integers: the CJK font's 15,286 ranges in 122 KB (1.1 MB as tuples of Python ints)."""
+    with open(path, "rb") as f:
+        count = struct.unpack(">H", f.read(12)[4:6])[0]
+        records = f.read(16 * count)
+        tables = {records[i : i + 4]: struct.unpack(">II", records[i + 8 : i + 16]) for i in range(0, 16 * count, 16)}
+        offset, length = tables[b"cmap"]
+        f.seek(offset)
+        cmap = f.read(length)
+    subtables = {}
+    for i in range(struct.unpack(">H", cmap[2:4])[0]):
+        platform, encoding, at = struct.unpack(">HHI", cmap[4 + 8 * i : 12 + 8 * i])
+        if (platform, encoding) in ((3, 10), (0, 4), (0, 6), (3, 1), (0, 3)):
+            subtables[struct.unpack(">H", cmap[at : at + 2])[0]] = at
+    pairs = _format12(cmap, subtables[12]) if 12 in subtables else _format4(cmap, subtables[4])
+    return array("I", (a for a, _ in pairs)), array("I", (b for _, b in pairs))
+
+
+def _format12(cmap: bytes, at: int) -> list[tuple[int, int]]:
+    groups = struct.unpack(">I", cmap[at + 12 : at + 16])[0]
+    body = struct.iter_unpack(">III", cmap[at + 16 : at + 16 + 12 * groups])
+    return sorted((first + (glyph == 0), last) for first, last, glyph in body if first + (glyph == 0) <= last)
+
+
+def _format4(cmap: bytes, at: int) -> list[tuple[int, int]]:
+    """Each code point a format 4 subtable maps to a glyph other than 0 (the box), in ranges."""
+    segments = struct.unpack(">H", cmap[at + 6 : at + 8])[0] // 2
+    ends = struct.unpack(f">{segments}H", cmap[at + 14 : at + 14 + 2 * segments])
+    base = at + 16 + 2 * segments
+    starts = struct.unpack(f">{segments}H", cmap[base : base + 2 * segments])
+    deltas = struct.unpack(f">{segments}h", cmap[base + 2 * segments : base + 4 * segments])
+    where = base + 6 * segments
+    offsets = struct.unpack(f">{segments}H", cmap[where - 2 * segments : where])
+    covered: list[int] = []
+    for i, (start, end, delta, offset) in enumerate(zip(starts, ends, deltas, offsets)):
+        for c in range(start, min(end, 0xFFFE) + 1):
+            if offset:
+                at_glyph = where - 2 * segments + 2 * i + offset + 2 * (c - start)
+                glyph = struct.unpack(">H", cmap[at_glyph : at_glyph + 2])[0]
+                glyph = (glyph + delta) & 0xFFFF if glyph else 0
+            else:
+                glyph = (c + delta) & 0xFFFF
+            if glyph:
+                covered.append(c)
+    pairs: list[tuple[int, int]] = []
+    for c in covered:
+        if pairs and pairs[-1][1] == c - 1:
+            pairs[-1] = (pairs[-1][0], c)
+        else:
+            pairs.append((c, c))
+    return pairs
+
+
+def _has(ranges: Ranges, point: int) -> bool:
+    i = bisect.bisect_right(ranges[0], point) - 1
+    return i >= 0 and point <= ranges[1][i]
+
+
+@lru_cache(maxsize=1)
+def _opensans_letters() -> frozenset[str]:
+    firsts, lasts = _ranges(_opensans_path())
+    return frozenset(chr(c) for a, b in zip(firsts, lasts) for c in range(a, b + 1))
+
+
+def runs(words: str) -> list[Run] | None:
+    """`words` as runs of one font each, or None where they are drawn in Open Sans alone, as before pictures2:
+    every letter is Open Sans's, or none of the others is the CJK font's either (an emoji: Open Sans's box)."""
+    if words.isascii() and words.isprintable():  # Open Sans has all of printable ASCII: most words, no cmap read
+        return None
+    opensans = _opensans_letters()
+    if opensans.issuperset(words):
+        return None
+    cjk = _ranges(_cjk_path())
+    flags: list[bool] = []  # each letter's: in the CJK font (a mark after a CJK letter stays with it where it can)
+    for ch in words:
+        after_cjk = bool(flags) and flags[-1] and unicodedata.category(ch) in _JOINING
+        flags.append((after_cjk or ch not in opensans) and _has(cjk, ord(ch)))
+    if not any(flags):
+        return None
+    out: list[Run] = []
+    start = 0
+    for i in range(1, len(words) + 1):
+        if i == len(words) or flags[i] != flags[start]:
+            out.append((words[start:i], flags[start]))
+            start = i
+    return out
+
+
+def mixed(parts: list[Run], size: int) -> tuple[Image.Image, int, int, float]:
+    """The runs drawn one after another on Open Sans's baseline, each from where the one before ended (its
+    fraction of a pixel passed to FreeType): the mask, its offset from the words' top left as `ImageDraw.text`
+    places it with anchor "la" (the top of Open Sans's ascender), and the words' advance."""
+    ascent = font(size).getmetrics()[0]  # anchor "la" is this far above the baseline
+    pen, pieces = 0.0, []
+    for words, in_cjk in parts:
+        f = cjk_font(size) if in_cjk else font(size)
+        x = math.floor(pen)
+        drawn, (left, top) = f.getmask2(words, "L", anchor="ls", start=(pen - x, 0))
+        if drawn.size[0] and drawn.size[1]:
+            pieces.append((Image.Image()._new(drawn), x + left, ascent + top))
+        pen += f.getlength(words)
+    if not pieces:
+        return Image.new("L", (1, 1), 0), 0, 0, pen
+    left = min(x for _, x, _ in pieces)
+    top = min(y for _, _, y in pieces)
+    right = max(x + m.width for m, x, _ in pieces)
+    bottom = max(y + m.height for m, _, y in pieces)
+    mask = Image.new("L", (right - left, bottom - top), 0)
+    for m, x, y in pieces:  # where two runs' pixels meet, the darker ink
+        box = (x - left, y - top, x - left + m.width, y - top + m.height)
+        mask.paste(ImageChops.lighter(mask.crop(box), m), box)
+    return mask, left, top, pen
