@@ -125,7 +125,7 @@ def computed(
 def unlike(dues: list[Due | None], at: int, upto: int, stated: datetime) -> Due | None:
     """The deadline in force at `at` when the deadline `stated` (to the minute) is none of those in force from `at` to
     before `upto` (a mail written after the entries up to its head, before the next its reader may see), else None.
-    A place with none computed (the join step, the game over) accepts any."""
+    A place with none computed (the game over; the join step of a record that does not chain its moves) accepts any."""
     window = dues[at : max(upto, at + 1)]
     if any(d is None or d.when.replace(second=0, microsecond=0) == stated for d in window):
         return None
@@ -164,8 +164,8 @@ def join_kept(
                 f"WARNING: input {row.get('seq')} ({row.get('kind')} {row.get('player') or 'by the moderator'}) was taken at "
                 f"{at:%Y-%m-%d %H:%M} UTC, {span(at - d.when)} after the join deadline the chain gives, "
                 f"{d.when:%Y-%m-%d %H:%M} UTC ({d.how}), with no event between that moved it: the join step was kept "
-                "open outside the record (pbem chains each move of its deadline), unless pbem was down with "
-                "outage_after off"
+                "open outside the record (pbem chains each move of its deadline), unless pbem held it itself (down with "
+                "outage_after off, its clock ahead)"
             )
     return "", warnings
 

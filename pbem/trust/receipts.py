@@ -2130,10 +2130,9 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
     for at, how, (one, two) in due.split(c.stated):
         if one not in said and two not in said:  # a mail named already is named once
             c.problem(at, f"{how}, so one of them told you another deadline than you had (keep both mails)")
-    join = paced_by is not None and paced.joins(ch.rows)  # the join step's moves are chained (fairness17)
-    invited = (
-        _invited(ch, mails, c) if join and c.reader else []
-    )  # its deadline is computed too: the invitations state it
+    # the join step's moves are chained (fairness17): its deadline is computed too, and the invitations state it
+    join = paced_by is not None and paced.joins(ch.rows)
+    invited = _invited(ch, mails, c) if join and c.reader else []
     if step is None and invited:
         step = _steps(doc, ch.rows, [r[0] for r in invited], more)
     if paced_by is not None and step is not None:
