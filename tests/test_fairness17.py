@@ -105,8 +105,9 @@ def test_a_join_step_closed_early_by_the_moderators_start_is_warned_of_and_a_lat
     assert "started the game" in warned and "46.0 hours before" in warned and "Bob, Carol" in warned, warned
     for player, _ in PLAYERS:
         assert verify_mail(doc, mail[player], player).ok, player
-    c = verify_mail(doc, _later_join(mail["Bob"], 24), "Bob")
-    assert not c.ok and any(NAMED in p and "24.0 hours later" in p for p in c.problems), lines(c)
+    for html_only in (False, True):  # (both parts, or the HTML part alone)
+        c = verify_mail(doc, _later_join(mail["Bob"], 24, html_only), "Bob")
+        assert not c.ok and any(NAMED in p and "24.0 hours later" in p for p in c.problems), lines(c)
 
 
 def test_a_join_step_opened_shorter_than_the_chained_step_length_is_refused_and_named_by_every_mailbox(
@@ -184,8 +185,8 @@ def test_a_start_once_the_join_deadline_passed_is_no_warning(home, clock) -> Non
     assert not _warned(doc, "join deadline"), check(doc).notes
 
 
-def _later_join(box: list[bytes], hours: int) -> list[bytes]:
-    """`box` with its first invitation stating a join deadline `hours` later, in both parts."""
+def _later_join(box: list[bytes], hours: int, html_only: bool = False) -> list[bytes]:
+    """`box` with its first invitation stating a join deadline `hours` later, in both parts (or its HTML part)."""
     from datetime import datetime
 
     from pbem.trust import joined, told
@@ -196,7 +197,9 @@ def _later_join(box: list[bytes], hours: int) -> list[bytes]:
     was = joined.join_by(told.plain(box[k]))
     assert isinstance(was, datetime)
     old, new = f"{was:%Y-%m-%d %H:%M} UTC", f"{was + timedelta(hours=hours):%Y-%m-%d %H:%M} UTC"
-    return [*box[:k], _html_edited(_swapped(box[k], old, new), lambda page: page.replace(old, new, 1)), *box[k + 1 :]]
+    edited = _html_edited(box[k] if html_only else _swapped(box[k], old, new), lambda page: page.replace(old, new, 1))
+    assert edited != box[k]
+    return [*box[:k], edited, *box[k + 1 :]]
 
 
 # ------------------------------------------------------------------ a step the deadline's defaults leave open

@@ -391,6 +391,15 @@ def join_by(text: str) -> datetime | None:
     return datetime.strptime(m[1] or m[2], "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
 
 
+def joins_by(text: str, page: str) -> list[datetime]:
+    """The join deadlines an invitation states, its text part's then its HTML part's if another (`join_by`)."""
+    out: list[datetime] = []
+    for words in (text, _flat(page) if page else ""):
+        if words and (when := join_by(words)) is not None and when not in out:
+            out.append(when)
+    return out
+
+
 def is_invitation(text: str) -> bool:
     """Whether a mail's text is the invitation of a join step (or STATUS while it is open: the same mail)."""
     return bool(_INVITED.match(text))

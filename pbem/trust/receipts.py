@@ -2143,15 +2143,16 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
 
 def _invited(ch: _Chain, mails: list[Received], c: MailCheck) -> list[tuple[int, str, datetime, float]]:
     """(head, name, join deadline stated, sort key) of each invitation to join (or STATUS while the join step is
-    open) of `mails` stating one ("Join by: ...", "The others have until ... to join."; `joined.join_by`)."""
+    open) of `mails` stating one ("Join by: ...", "The others have until ... to join."), in its text or its HTML part
+    (`joined.joins_by`)."""
     out = []
     for m in mails:
         if m.record is None or m.input is not None or not (b"joining" in m.raw or b"base64" in m.raw):
             continue
         text = told.plain(m.raw)
         at = ch.place(*m.record, [c.reader, *ch.names])
-        if at is not None and joined.is_invitation(text) and (when := joined.join_by(text)) is not None:
-            out.append((at, m.name, when, m.sort_key))
+        if at is not None and joined.is_invitation(text):
+            out += [(at, m.name, when, m.sort_key) for when in joined.joins_by(text, told.html(m.raw))]
     return out
 
 

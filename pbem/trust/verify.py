@@ -416,7 +416,13 @@ def _interventions(doc: dict[str, Any], v: Verification) -> resigns.Resigned:
         return gone
     v.checked.append(
         "actions on the game besides the players' orders (the moderator's, absences, outages), each in the chain and "
-        "mailed to every player when done: " + ", ".join(f"{clip(k, 40)} {n}" for k, n in sorted(said.items()))
+        "mailed to every player when done: "
+        + ", ".join(f"{clip(k, 40)} {n}" for k, n in sorted(said.items()))
+        + (
+            " (join-missing: pbem's own, told to the moderator at once and to the players in their next report)"
+            if paced.JOIN_MISSING in said
+            else ""
+        )
     )
     if rerolls:
         v.notes.append(
