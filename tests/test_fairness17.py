@@ -4,8 +4,9 @@ fairness16 computed every step's deadline from the step length chained in the fi
 pbem moved it, with no entry in the chain, each time it passed with players missing.  Probed on a0540ce (a game with
 a join step, its export and every player's mail):
 
-1. closed early for everyone: the moderator starts the game an hour after inviting, without Bob's and Carol's salts
-   (they were told "Join by" two days on): the export verified with no word of it;
+1. closed early: an hour after inviting, the moderator gives Carol's seat (she had not joined) to Dora and starts
+   the game without Bob's and Dora's salts (they were told "Join by" two days on): the export verified with no word
+   of either;
 2. closed early with no event: the join step opened with 24 hours less than the step length the record chains, its
    invitations and reminders stating it, and the moderator started once it passed: the export and all three
    mailboxes verified;
@@ -13,9 +14,10 @@ a join step, its export and every player's mail):
    Bob (as a0540ce itself moved it); Carol's STATUS stated the moved deadline; Bob joined 30 hours after the first
    one: the export and Carol's mail verified;
 4. one player told another join deadline: in probe 1's game, Bob's invitation stating 24 hours more than the
-   others' (he saw no hurry, and the deal was made without him): his mail verified.
+   others' (he saw no hurry, and the deal was made without him), in both parts or in its HTML part: his mail
+   verified, both times.
 
-8 checks of 8 passed on a0540ce; each is named now (the export alone: 1 and 3 warned of, 2 refused).  Honest: a join
+9 checks of 9 passed on a0540ce; each is named now (the export alone: 1 and 3 warned of, 2 refused).  Honest: a join
 step that passes its deadline with Bob missing (the move is now a public `join-missing` event), then Bob's late JOIN,
 verifies with every player's mail (Bob's own failed on a0540ce: a false alarm); and a step that a deadline's defaults
 leave open (which none of the four titles makes) restarts its deadline as `pbem verify` computes it.
@@ -92,17 +94,20 @@ def _late_friend(home, clock) -> tuple[dict, dict[str, list[bytes]]]:
 def test_a_join_step_closed_early_by_the_moderators_start_is_warned_of_and_a_later_deadline_told_is_named(
     home, clock
 ) -> None:
-    """Probe 1 (verified on a0540ce with no word of it): the moderator starts an hour after Alice joined, without Bob's
-    and Carol's salts, though every invitation said "Join by" two days on.  `pbem verify` warns of it.
+    """Probe 1 (verified on a0540ce with no word of it): an hour after Alice joined the moderator gives Carol's seat to
+    Dora and starts, without Bob's and Dora's salts, though every invitation said "Join by" two days on.  `pbem
+    verify` warns of both.
     Probe 4 (Bob's mail verified on a0540ce): Bob's invitation stating a join deadline 24 hours later than the
     others' (he saw no hurry, and the deal was made without him): his mail names it; the honest mailboxes verify."""
     _joining(home, clock)
     _mail(home, clock, NAME, "Alice", "JOIN")
     clock.advance(hours=1)
-    assert control.start(Home.of(home), NAME, clock.now) == ["Bob", "Carol"]
+    control.replace(Home.of(home), NAME, "Carol", ("Dora", "dora@players.test"), clock.now)
+    assert control.start(Home.of(home), NAME, clock.now) == ["Bob", "Dora"]
     doc, mail = _done(home, clock)
-    (warned,) = _warned(doc, "before the join deadline the chain gives")
-    assert "started the game" in warned and "46.0 hours before" in warned and "Bob, Carol" in warned, warned
+    given, started = _warned(doc, "before the join deadline the chain gives")
+    assert "gave Carol's seat to Dora" in given and "46.0 hours before" in given, given
+    assert "started the game" in started and "46.0 hours before" in started and "Bob, Dora" in started, started
     for player, _ in PLAYERS:
         assert verify_mail(doc, mail[player], player).ok, player
     for html_only in (False, True):  # (both parts, or the HTML part alone)

@@ -138,19 +138,32 @@ def join_kept(
     """What the moderator did with the join step's deadline (`computed` with `join`), from the record alone: (why the
     record is refused, "" if it is not; warnings).  Refused: a `join-missing` event before the deadline in force, or
     moving it elsewhere than a step length after itself (pbem writes it when the deadline has passed, and moves it so).
-    Warned of: the moderator's start before the deadline the players were told (the missing had until then; once it
-    has passed pbem asks him to start, so a start before the next move is his to make),
+    Warned of: the moderator's start, or his giving away the seat of a player who had not joined, before the deadline
+    the players were told (they had until then; once it has passed pbem asks him to start or replace, so either
+    before the next move is his to make),
     and a JOIN or a start taken more than `OUTAGE` after it with no event that moved it (the step kept open outside
     the record: pbem chains each move)."""
     warnings: list[str] = []
+    joined: set[object] = set()
     for k, row in enumerate(rows, 1):
         d, at = dues[k - 1], at_of(row)
         if d is None or at is None or step(k - 1) != (JOIN,):
             continue
-        data = row.get("data")
-        if row.get("kind") == "moderator" and isinstance(data, dict) and data.get("action") == JOIN_MISSING:
+        data = row.get("data") if row.get("kind") == "moderator" else None
+        action = data.get("action") if isinstance(data, dict) else None
+        if row.get("kind") == "join":
+            joined.add(row.get("player"))
+        if action == JOIN_MISSING and isinstance(data, dict):
             if how := _moved_untrue(k, at, d, _time(data.get("deadline")), length):
                 return how, warnings
+        elif action == "replace" and isinstance(data, dict) and at < d.when - SLACK and not _passed(rows, d):
+            if (gone := data.get("player")) not in joined:
+                warnings.append(
+                    f"WARNING: the moderator gave {gone!s:.80}'s seat to {data.get('newcomer')!s:.80} (record #{k}) at "
+                    f"{at:%Y-%m-%d %H:%M} UTC, {span(d.when - at)} before the join deadline the chain gives, "
+                    f"{d.when:%Y-%m-%d %H:%M} UTC ({d.how}), before they had joined: they had been told they had until "
+                    "then (unless they asked to leave)"
+                )
         elif row.get("kind") == "start" and at < d.when - SLACK and not _passed(rows, d):
             missing = next((r["data"].get("missing") for r in rows[k:] if r.get("kind") == "salts"), None)
             who = ", ".join(map(str, missing)) if isinstance(missing, list) and missing else "nobody"
