@@ -20,8 +20,8 @@ The join step (fairness17): it opens with the game, so its first deadline is `op
 it passes with players missing pbem tells the moderator and moves it a step length on from then, and that move is a
 public moderator event stating the new deadline (`join-missing`, `pbem.app.join.decide_join_deadline`).  A record
 whose first input's `pace` says so (`JOINS`) has its join deadline computed like any other: an invitation or a
-reminder stating another is named, and `join_kept` reads what the moderator did with it (a start before it, a JOIN
-taken long after it with no event, a `join-missing` event pbem would not write).  Pure; linear in the chain.
+reminder stating another is named, and `join_kept` reads what the moderator did with it (a start or a seat given
+away before it, a JOIN taken long after it with no event, a `join-missing` event pbem would not write).  Pure; linear in the chain.
 """
 
 from __future__ import annotations
@@ -140,9 +140,8 @@ def join_kept(
     moving it elsewhere than a step length after itself (pbem writes it when the deadline has passed, and moves it so).
     Warned of: the moderator's start, or his giving away the seat of a player who had not joined, before the deadline
     the players were told (they had until then; once it has passed pbem asks him to start or replace, so either
-    before the next move is his to make),
-    and a JOIN or a start taken more than `OUTAGE` after it with no event that moved it (the step kept open outside
-    the record: pbem chains each move)."""
+    before the next move is his to make); and a JOIN or a start taken more than `OUTAGE` after the deadline in force
+    with no event that moved it (the step kept open outside the record: pbem chains each move)."""
     warnings: list[str] = []
     joined: set[object] = set()
     for k, row in enumerate(rows, 1):
