@@ -12,7 +12,9 @@ this module decides what each event of the step does, pure on plain objects:
   step deals: every player gets their first report, which says the salts.
 * `decide_join_deadline`: nobody is defaulted in; the moderator is mailed who
   is missing and the two commands that go on (`replace`, `start`), again after
-  each further period while the step stays open.
+  each further period while the step stays open.  Each move of the join
+  deadline is a public `join-missing` event stating the new one, mailed to
+  nobody, so `pbem verify` computes it (`pbem.trust.paced`, fairness17).
 * `decide_start`: the moderator starts without the missing salts (they count
   as empty), recorded as a "start" input in the chain.
 """
@@ -24,14 +26,16 @@ from typing import Any
 
 from pbem.app import views
 from pbem.app.answers import Outgoing
-from pbem.app.decision import Control, Decision, Effect, GameError, Input, NewDeadline, Report
-from pbem.engine.base import Outcome
+from pbem.app.decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, Report
+from pbem.engine.base import Event, Outcome
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail
 from pbem.record import store
 from pbem.record.db import Unit
 from pbem.record.rows import Deadline, Game, Seat
 from pbem.trust import deal as joining
+from pbem.trust import paced
+from pbem.trust.chain import iso
 
 
 def is_open(loaded: store.Loaded) -> bool:
@@ -128,9 +132,13 @@ def decide_join_deadline(loaded: store.Loaded, dl: Deadline, when: datetime, mod
     due = store.aware(dl.due_at) or when
     ctx = {"game_name": name, "missing": absent, "joined": sorted(joining.joined(loaded.state)), "due": _stamp(due)}
     again = when + timedelta(seconds=loaded.game.deadline_seconds)
+    who = [p["player"] for p in absent]
+    text = f"The join deadline passed without {', '.join(who)}; the moderator is told, and it moves to {_stamp(again)}."
+    facts = {"action": paced.JOIN_MISSING, "step": joining.STEP, "deadline": iso(again), "players": who}
     effects: list[Effect] = [
         Mail(moderator, "join_missing", ctx, "alert", ("join-missing", name, dl.id), game_id=loaded.game.id),
         NewDeadline(joining.STEP, again, "join deadline passed: moderator told"),
+        Events((Event("moderator", text, "public", facts),)),  # chained: the move is computed (fairness17)
     ]
     return Decision(game=name, effects=effects)
 

@@ -163,15 +163,17 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
 
 def _pace(game: Game, first: OrderInput, message_id: str | None, event_rows: list[Any]) -> dict[str, Any] | None:
     """The step length the game's first input chains (`chain.paced`), or None when it chains none (recorded before
-    fairness16): the stored hash says which, since the entry without it hashes otherwise."""
+    fairness16): the stored hash says which, since the entry without it hashes otherwise; and whether it marks the
+    join step's moves chained (a game opened with a join step since fairness17)."""
     before = [r.hash for r in event_rows if r.input_seq == 0]
     previous = before[-1] if before else game.seed_commitment
-    pace = chain.paced(game.deadline_seconds, game.created_at)
-    salt = first.salt or None
-    entry = chain.input_entry(
-        1, first.kind, first.player, json.loads(first.lines_json), message_id, _iso(first.created_at), salt, pace
-    )
-    return pace if first.hash and chain.link(previous, entry) == first.hash else None
+    lines, salt = json.loads(first.lines_json), first.salt or None
+    for join in (True, False):
+        pace = chain.paced(game.deadline_seconds, game.created_at, join)
+        entry = chain.input_entry(1, first.kind, first.player, lines, message_id, _iso(first.created_at), salt, pace)
+        if first.hash and chain.link(previous, entry) == first.hash:
+            return pace
+    return None
 
 
 def counted(

@@ -466,7 +466,8 @@ def append_input(
     before = current_step(loaded)
     loaded.seq += 1
     salt = chain.input_salt(loaded.game.seed, loaded.seq)
-    pace = chain.paced(loaded.game.deadline_seconds, loaded.game.created_at) if loaded.seq == 1 else None
+    join = loaded.seq == 1 and joining.is_joining(loaded.state)  # a join step's moves are chained (fairness17)
+    pace = chain.paced(loaded.game.deadline_seconds, loaded.game.created_at, join) if loaded.seq == 1 else None
     entry = chain.input_entry(loaded.seq, kind, player, lines, message_id, chain.iso(when), salt, pace)
     loaded.head = chain.link(_head(s, loaded), entry)
     loaded.last_input = (loaded.seq, loaded.head)

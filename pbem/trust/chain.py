@@ -124,11 +124,17 @@ def event_entry(
     }
 
 
-def paced(seconds: int, opened: datetime) -> dict[str, Any]:
+#: `pace`'s mark that the join step's deadline moves are chained (`join-missing` events, fairness17): a game recorded
+#: before chained the step length but moved its join deadline with no event, so its join deadline is not computed.
+JOINS: dict[str, Any] = {"join": "chained"}
+
+
+def paced(seconds: int, opened: datetime, join: bool = False) -> dict[str, Any]:
     """The game's step length as its first input chains it (`pace`): every step's deadline is computed from it
     (`pbem.trust.paced`), so that a deadline told to one player, or bent for every player with no event, is named
-    (fairness16).  `opened`: when the game was created, its first step opened."""
-    return {"step_seconds": int(seconds), "opened": iso(opened)}
+    (fairness16).  `opened`: when the game was created, its first step opened.  `join`: the game opened with a join
+    step, whose deadline moves are chained (`paced.JOINS`, fairness17; a game without one keeps the form before)."""
+    return {"step_seconds": int(seconds), "opened": iso(opened)} | (JOINS if join else {})
 
 
 def from_export_order(o: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from html import unescape
 from typing import Any
 
@@ -373,6 +374,30 @@ _INVITE_CLAIMS = {
         r"^Every mail about this game is signed with the game's key, fingerprint ([0-9a-f ]{1,80})\.$", re.M
     ),
 }
+
+
+_JOIN_BY = re.compile(
+    r"^(?:Join by: (\d{4}-\d\d-\d\d \d\d:\d\d) UTC\. |The others have until (\d{4}-\d\d-\d\d \d\d:\d\d) UTC to join\.)",
+    re.M,
+)
+
+
+def join_by(text: str) -> datetime | None:
+    """The join deadline an invitation's text states ("Join by: ..."; to one who joined, "The others have until ...
+    to join."), None when it states none."""
+    m = _JOIN_BY.search(text)
+    if m is None:
+        return None
+    return datetime.strptime(m[1] or m[2], "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
+
+
+def joins_by(text: str, page: str) -> list[datetime]:
+    """The join deadlines an invitation states, its text part's then its HTML part's if another (`join_by`)."""
+    out: list[datetime] = []
+    for words in (text, _flat(page) if page else ""):
+        if words and (when := join_by(words)) is not None and when not in out:
+            out.append(when)
+    return out
 
 
 def is_invitation(text: str) -> bool:

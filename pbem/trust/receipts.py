@@ -2130,10 +2130,30 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
     for at, how, (one, two) in due.split(c.stated):
         if one not in said and two not in said:  # a mail named already is named once
             c.problem(at, f"{how}, so one of them told you another deadline than you had (keep both mails)")
+    # the join step's moves are chained (fairness17): its deadline is computed too, and the invitations state it
+    join = paced_by is not None and paced.joins(ch.rows)
+    invited = _invited(ch, mails, c) if join and c.reader else []
+    if step is None and invited:
+        step = _steps(doc, ch.rows, [r[0] for r in invited], more)
     if paced_by is not None and step is not None:
         said = "\n".join(c.problems[start:])
         unnamed = [r for r in reports if r[1] not in said]  # a mail named already is named once
-        _computed(ch, doc, unnamed, paced.computed(ch.rows, step, paced_by), c)
+        _computed(ch, doc, unnamed + invited, paced.computed(ch.rows, step, paced_by, join), c)
+
+
+def _invited(ch: _Chain, mails: list[Received], c: MailCheck) -> list[tuple[int, str, datetime, float]]:
+    """(head, name, join deadline stated, sort key) of each invitation to join (or STATUS while the join step is
+    open) of `mails` stating one ("Join by: ...", "The others have until ... to join."), in its text or its HTML part
+    (`joined.joins_by`)."""
+    out = []
+    for m in mails:
+        if m.record is None or m.input is not None or not (b"joining" in m.raw or b"base64" in m.raw):
+            continue
+        text = told.plain(m.raw)
+        at = ch.place(*m.record, [c.reader, *ch.names])
+        if at is not None and joined.is_invitation(text):
+            out += [(at, m.name, when, m.sort_key) for when in joined.joins_by(text, told.html(m.raw))]
+    return out
 
 
 def _computed(

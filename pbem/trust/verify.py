@@ -306,7 +306,8 @@ def _check(
     older: list[int] = []
     reworded: list[int] = []
     # the steps up to the last deadline's defaults, for `_applied` (a record with none reads none: costs nothing)
-    upto = max((n for n, r in enumerate(rows, 1) if r.get("kind") == "deadline" and "lines" in r), default=0)
+    timed = _TIMED if paced.joins(rows) else ("deadline",)  # (and the join step's inputs, its moves chained)
+    upto = max((n for n, r in enumerate(rows, 1) if r.get("kind") in timed and "lines" in r), default=0)
     steps: dict[int, Any] | None = {} if upto and paced.pace(rows) is not None else None
     state, engine_events = _replay(eng, doc, (orders, events, rows), older, reworded, (steps, upto))
     if older:
@@ -415,7 +416,13 @@ def _interventions(doc: dict[str, Any], v: Verification) -> resigns.Resigned:
         return gone
     v.checked.append(
         "actions on the game besides the players' orders (the moderator's, absences, outages), each in the chain and "
-        "mailed to every player when done: " + ", ".join(f"{clip(k, 40)} {n}" for k, n in sorted(said.items()))
+        "mailed to every player when done: "
+        + ", ".join(f"{clip(k, 40)} {n}" for k, n in sorted(said.items()))
+        + (
+            " (join-missing: pbem's own, told to the moderator at once and to the players in their next report)"
+            if paced.JOIN_MISSING in said
+            else ""
+        )
     )
     if rerolls:
         v.notes.append(
@@ -646,6 +653,11 @@ def _paced(rows: list[dict[str, Any]], v: Verification) -> tuple[timedelta, date
     return found
 
 
+#: The inputs whose time `_applied` compares with the deadline the chain gives: a deadline's defaults, and the join
+#: step's JOIN and start once its moves are chained (`paced.joins`).
+_TIMED = ("deadline", *joining.KINDS)
+
+
 def _applied(
     rows: list[dict[str, Any]], steps: dict[int, Any], found: tuple[timedelta, datetime], v: Verification
 ) -> None:
@@ -654,7 +666,13 @@ def _applied(
     event, its defaults applied then, is named without anyone's mail; defaults applied more than `due.OUTAGE` after
     it are warned of (a longer gap is a recorded outage: fairness16)."""
     last = due.windows(rows)
-    dues = paced.computed(rows, lambda k: steps.get(last[k]), found)
+    join = paced.joins(rows)
+    dues = paced.computed(rows, lambda k: steps.get(last[k]), found, join)
+    if join:
+        problem, warnings = paced.join_kept(rows, lambda k: steps.get(last[k]), dues, found[0])
+        if problem:
+            raise Refused(problem)
+        v.notes += warnings
     for k, row in enumerate(rows, 1):
         d, at = dues[k - 1], paced.at_of(row)
         if row.get("kind") != "deadline" or "lines" not in row or d is None or at is None:
