@@ -140,3 +140,36 @@ def test_a_step_length_of_millennia_is_refused_by_pbem_verify() -> None:
         assert "is not a number of seconds" in str(refused), refused
     else:
         raise AssertionError("a step length of 10**14 seconds was read")
+
+
+def _join_rows(opened: str, seconds: object, at: str, moved: str) -> list[dict[str, Any]]:
+    """A join step (fairness17's): the first input chaining `seconds`, `opened` and the chained join moves, a
+    `join-missing` event at `at` moving the deadline to `moved`, a seat given away, a JOIN and the start at `at`."""
+    pace = {"step_seconds": seconds, "opened": opened, "join": "chained"}
+    at_join = {"at": at, "text": "x"}
+    return [
+        {"kind": "join", "seq": 1, "player": "Alice", "lines": ["JOIN"], "at": opened, "pace": pace},
+        {"kind": "moderator", "seq": 1, "data": {"action": paced.JOIN_MISSING, "deadline": moved}, **at_join},
+        {"kind": "moderator", "seq": 2, "data": {"action": "replace", "player": "Bob", "newcomer": "Dora"}, **at_join},
+        {"kind": "join", "seq": 2, "player": "Carol", "lines": ["JOIN"], "at": at},
+        {"kind": "start", "seq": 3, "lines": [], "at": at},
+    ]
+
+
+def test_absurd_times_on_the_join_step_are_read_not_raised() -> None:
+    """The same hostile times on the join step fairness17 computes (`computed` with `join`, `join_kept`): read or
+    refused, never OverflowError (its comparisons first added to the deadline, as `verify._applied` once did)."""
+    raised = []
+    for case in HOSTILE:
+        rows = _join_rows(*case)
+        try:
+            found = paced.pace(rows)
+            if found is not None:
+                dues = paced.computed(rows, lambda k: (paced.JOIN,), found, join=True)
+                paced.join_kept(rows, lambda k: (paced.JOIN,), dues, found[0])
+                paced.Told(dues).unlike(1, 4, START)
+        except verify.Refused:
+            pass
+        except OverflowError as exc:
+            raised.append((case, str(exc)))
+    assert not raised, f"{len(raised)} of {len(HOSTILE)} raised: {raised[:2]}"
