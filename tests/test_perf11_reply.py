@@ -1,0 +1,109 @@
+"""perf11 (issue 27): a reply's reading ahead and its stale-reply read, cheaper with the same answers.
+
+* `pbem.app.ahead._warm_code` read every reply quoting a report whole (`extract`) to find a code to check ahead, because
+  the report says "your secret player code": a check of a keyed hash costs microseconds where it is handled, so the
+  message is read ahead only for a seat whose code is stored with PBKDF2 (the check worth warming).
+* `pbem.record.lookups.state_at` built its SQLAlchemy statement for every reply answering an older report (two thirds of
+  a sequential game's replies): now built once and run by `db.fetch`, with a0540ce's answer for every time.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, timedelta
+from typing import Any
+
+import pytest
+from sqlmodel import col, select
+
+from pbem.app import ahead, games
+from pbem.home.app import Home
+from pbem.mail.inbound.message import parse
+from pbem.record import lookups
+from pbem.record.db import session
+from pbem.record.models import Snapshot
+from pbem.trust import codes
+from tests.conftest import CODES, order_mail
+
+PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
+QUOTED = (
+    "NO EVENT\n\nOn Mon, the moderator wrote:\n> Your secret player code is [redacted once sent].\n> Deadline: soon.\n"
+)
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts `_warm_code` reads whole (`extract`), recorded."""
+    read: list[str] = []
+    real = ahead.extract
+
+    def counted(text: str, *args: Any, **kwargs: Any) -> Any:
+        read.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(ahead, "extract", counted)
+    return read
+
+
+def test_a_reply_from_a_keyed_seat_is_not_read_ahead_and_a_stretched_code_is_still_checked_ahead(
+    home, clock, monkeypatch
+) -> None:
+    """A reply quoting its report (the word "code" in the quote) from a seat whose code is keyed: not read ahead (on
+    a0540ce it was, whole, and nothing was checked).  A seat whose code was stored with PBKDF2 before the keyed hash:
+    its CODE line is read and the derivation runs ahead, as before."""
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="perf11", clock=clock, codes=CODES)
+    read = _reads(monkeypatch)
+    reply = parse(order_mail("Alice <alice@players.test>", "hh1", QUOTED), "moderator@pbem.test")
+    before = codes.derivations
+    ahead._warm_code(Home.of(home), reply)
+    assert read == [], "a keyed seat's reply was read whole ahead of its handling"
+    assert codes.derivations == before
+
+    stretched = codes.hash_code(CODES["Bob"], salt="0123456789abcdef", rounds=1000)
+    with sqlite3.connect(home.database_url.removeprefix("sqlite:///")) as con:
+        con.execute("UPDATE seats SET code_hash = ? WHERE address = 'bob@players.test'", (stretched,))
+    codes.forget_checks()
+    mail = parse(order_mail("Bob <bob@players.test>", "hh1", f"CODE {CODES['Bob']}\n{QUOTED}"), "moderator@pbem.test")
+    runs = codes.pbkdf2_runs
+    ahead._warm_code(Home.of(home), mail)
+    assert len(read) == 1 and codes.pbkdf2_runs == runs + 1, "a PBKDF2 code is no longer checked ahead"
+    ahead._warm_code(Home.of(home), mail)
+    assert codes.pbkdf2_runs == runs + 1, "checked once per seat and code"
+
+
+def _state_then(s: Any, game_id: int, when: Any) -> dict[str, Any] | None:
+    """a0540ce's `state_at`: the statement built for each call."""
+    import json
+
+    row = s.exec(
+        select(Snapshot.state_json)
+        .where(Snapshot.game_id == game_id, Snapshot.created_at <= when)
+        .order_by(col(Snapshot.seq).desc())
+        .limit(1)
+    ).first()
+    state = json.loads(row) if row is not None else None
+    return state if isinstance(state, dict) else None
+
+
+def test_the_state_a_stale_reply_is_read_against_is_a0540ces_at_every_time() -> None:
+    """Every snapshot's time of the seeded Italian Wars game (two snapshots an hour), a microsecond before and after, naive and aware, before
+    the first and after the last, and a game that is not there: the same state as a0540ce's statement."""
+    from pbem.home import config as config_mod
+    from tests.test_history_golden import seeded_home
+
+    url = config_mod.load(seeded_home("italian-wars") / "pbem.toml").database_url  # a copy of its own
+    with sqlite3.connect(url.removeprefix("sqlite:///")) as con:  # the demo's clock stood still: times apart, two alike
+        con.execute(
+            "UPDATE snapshots SET created_at = datetime('2026-01-05 12:00', (seq / 2) || ' hours') || '.000000'"
+        )
+    with session(url) as s:
+        rows = s.exec(select(Snapshot.game_id, Snapshot.created_at)).all()
+        assert len({t for _, t in rows}) > 5
+        gids = [*sorted({g for g, _ in rows}), 10_000]
+        tick = timedelta(microseconds=1)
+        times = {t + d for _, t in rows for d in (-tick, timedelta(0), tick)}
+        times |= {min(times) - timedelta(days=1), max(times) + timedelta(days=1)}
+        times |= {t.replace(tzinfo=UTC) for t in list(times)[:40]}
+        differ = [
+            (g, t) for g in gids for t in sorted(times, key=str) if lookups.state_at(s, g, t) != _state_then(s, g, t)
+        ]
+    assert not differ, differ[:3]
