@@ -127,3 +127,36 @@ def test_a_code_in_running_text_is_found_where_the_word_is_as_the_whole_search_f
         text = "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 30)))
         now = [(m.span(), m.group(1)) for m in redact._running(text, text.lower())]
         assert now == [(m.span(), m.group(1)) for m in redact._SUBJECT_CODE.finditer(text)], repr(text)
+
+
+def test_the_environment_reads_a_dicts_name_as_jinja_does() -> None:
+    """`templates._Environment.getattr` reads a plain dict's key at once: the same answer as Jinja's `getattr` for
+    every name a dict has as an attribute, a key of that name or not, a missing key, dict subclasses (Jinja's way),
+    and objects that are no dict; a missing name is Jinja's undefined, which fails loudly."""
+    from collections import OrderedDict, defaultdict
+
+    from jinja2 import Environment, StrictUndefined
+
+    from pbem.render import templates
+
+    ours, jinjas = templates.env(), Environment(undefined=StrictUndefined)
+    names = ["lines", "items", "keys", "get", "__class__", "__len__", "missing", "", "0"]
+    objs: list[Any] = [
+        {n: f"key {n}" for n in names[:-2]},
+        {"lines": 1},
+        {},
+        OrderedDict(items=2, lines=3),
+        defaultdict(list),
+        "text",
+        [1],
+        None,
+    ]
+    for obj in objs:
+        for name in names:
+            got, want = ours.getattr(obj, name), jinjas.getattr(obj, name)
+            if isinstance(want, StrictUndefined):
+                assert isinstance(got, StrictUndefined), (obj, name)
+            else:
+                assert got == want, (obj, name)
+    page = ours.from_string("{{ d.lines }} {{ d['items'] }} {{ d.items is defined }}")
+    assert page.render(d={"lines": "L", "items": "I"}) == "L I True"
