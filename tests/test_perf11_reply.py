@@ -160,3 +160,25 @@ def test_the_environment_reads_a_dicts_name_as_jinja_does() -> None:
                 assert got == want, (obj, name)
     page = ours.from_string("{{ d.lines }} {{ d['items'] }} {{ d.items is defined }}")
     assert page.render(d={"lines": "L", "items": "I"}) == "L I True"
+
+
+def test_the_seat_looked_up_ahead_is_the_one_sqlalchemy_reads() -> None:
+    """`lookups.seat_code` (asked ahead for every reply from a seat) run by `db.fetch`: a0540ce's answer, through
+    SQLAlchemy, for every seat of the seeded game, its address and game in capitals, an unknown address and game."""
+    from pbem.home import config as config_mod
+    from pbem.record.db import reading
+    from pbem.record.models import Game, Seat
+    from tests.test_history_golden import seeded_home
+
+    url = config_mod.load(seeded_home("italian-wars") / "pbem.toml").database_url
+
+    def then(game: str, address: str) -> tuple[int, str] | None:
+        with reading(url) as conn:
+            row = conn.execute(lookups._Q_SEAT_CODE, {"game": game.lower(), "address": address.lower()}).first()
+        return (int(row[0]), str(row[1])) if row is not None and row[1] else None
+
+    with session(url) as s:
+        seats = s.exec(select(Game.name, Seat.address).join(Seat, col(Seat.game_id) == col(Game.id))).all()
+    cases = [*seats, *((g.upper(), a.upper()) for g, a in seats), (seats[0][0], "nobody@x.test"), ("none", seats[0][1])]
+    assert all(lookups.seat_code(url, g, a) == then(g, a) for g, a in cases)
+    assert lookups.seat_code(url, *seats[0]) is not None

@@ -87,8 +87,9 @@ def _any_seat() -> Select[Any]:
 
 def seat_code(url: str, game: str, address: str) -> tuple[int, str] | None:
     """(seat id, code hash) of `address`'s newest seat in `game`, read without the write lock (a cache warm)."""
-    with reading(url) as conn:
-        row = conn.execute(_Q_SEAT_CODE, {"game": game.lower(), "address": address.lower()}).first()
+    with reading(url) as conn:  # run as `fetch` runs the poll's statements: every reply from a seat asks it
+        rows = fetch(conn, _Q_SEAT_CODE, {"game": game.lower(), "address": address.lower()})
+    row = rows[0] if rows else None
     return (int(row[0]), str(row[1])) if row is not None and row[1] else None
 
 
