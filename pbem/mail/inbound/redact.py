@@ -123,7 +123,7 @@ def codes_in_text(text: str) -> set[str]:
 def _running(text: str, low: str) -> Iterable[re.Match[str]]:
     """`_SUBJECT_CODE.finditer(text)`, tried only where the word starts (`low`: `text.lower()`): the pattern tried
     case-blind at every character was most of the cost of a reply's redaction (a quoted report of 4 KB: 62 us of
-    the 93), where the word is a few places.  Lowering a text that keeps its length keeps every character's
+    the 93), where the word stands in a few places.  Lowering a text that keeps its length keeps every character's
     place; one that does not (a dotted capital I lowers to two) is searched whole."""
     if len(low) != len(text):
         yield from _SUBJECT_CODE.finditer(text)
