@@ -2,13 +2,14 @@
 
 `warmed` passes the inbox's messages through in order while, a few messages
 ahead, worker threads (two on a machine with two cores) parse each one, hand
-the parsed message to the poll, read its code and its seat's stored hash and
-run the check (`pbem.trust.codes.check_seat_code`, cached per seat and code).
+the parsed message to the poll, read its seat's stored hash and, for one stored
+with PBKDF2, its code, and run the check (`pbem.trust.codes.check_seat_code`,
+cached per seat and code).
 PBKDF2 releases the GIL, so the derivations for the next messages run on
 whichever core is free while this one is handled; `intake.decide` then finds the answer in
 the cache.  Nothing is written ahead, so a crash loses nothing.  Codes made since the keyed
-hash (docs/security.md) cost microseconds to check; the threads still carry the PBKDF2 of
-codes stored before it, and the parse.
+hash (docs/security.md) cost microseconds to check where the message is handled; the threads
+carry the PBKDF2 of codes stored before it, and the parse.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pbem.mail.inbound.message import Inbound, parse
 from pbem.mail.transports.seam import Incoming
 from pbem.orders.extract import extract
 from pbem.record.lookups import seat_code
-from pbem.trust.codes import check_seat_code
+from pbem.trust.codes import STRETCHED, check_seat_code
 
 log = logging.getLogger("pbem.poll")
 WARM_AHEAD = 6  # messages whose code check starts before they are handled
@@ -37,20 +38,22 @@ _CODE_WORD = re.compile(r"code", re.IGNORECASE)
 
 
 def _warm_code(home: Home, msg: Inbound) -> None:
-    """Run the code check of a registered seat (slow for a code stored with PBKDF2) before the message is handled.
+    """Run the code check of a registered seat whose code is stored with PBKDF2 before the message is handled.
 
     The check in `intake.decide` then finds it in the (seat, code) cache.  Only a message
-    from a seat's registered address with a code costs a derivation.
+    from a seat's registered address with a code costs a derivation.  A keyed hash (every code made
+    since it) costs microseconds to check where it is handled: its message is not read here (a reply
+    quoting a report holds the word "code", and reading it whole cost more than the check it warmed).
     """
     if msg.auto or msg.problem or not msg.game or not msg.sender:
         return
     if not (_CODE_WORD.search(msg.subject) or _CODE_WORD.search(msg.text)):
         return  # no mail without the word holds a player code: the extraction is not needed
-    code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
-    if not code:
-        return
     seat = seat_code(home.cfg.database_url, msg.game, msg.sender)
-    if seat is not None:
+    if seat is None or not seat[1].startswith(f"{STRETCHED}$"):
+        return
+    code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
+    if code:
         check_seat_code(seat[0], code, seat[1])
 
 

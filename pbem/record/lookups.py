@@ -87,8 +87,9 @@ def _any_seat() -> Select[Any]:
 
 def seat_code(url: str, game: str, address: str) -> tuple[int, str] | None:
     """(seat id, code hash) of `address`'s newest seat in `game`, read without the write lock (a cache warm)."""
-    with reading(url) as conn:
-        row = conn.execute(_Q_SEAT_CODE, {"game": game.lower(), "address": address.lower()}).first()
+    with reading(url) as conn:  # run as `fetch` runs the poll's statements: every reply from a seat asks it
+        rows = fetch(conn, _Q_SEAT_CODE, {"game": game.lower(), "address": address.lower()})
+    row = rows[0] if rows else None
     return (int(row[0]), str(row[1])) if row is not None and row[1] else None
 
 
@@ -197,16 +198,20 @@ def closed_after(s: Session, game_id: int, player: str, when: datetime) -> Close
     return None if at is None else Closed(at, str(by or "orders"), tuple(applied), int(opened[0]))
 
 
+_SN = Snapshot.__table__.c  # type: ignore[attr-defined]
+_Q_STATE_AT = (
+    sa.select(_SN.state_json)
+    .where(_SN.game_id == sa.bindparam("gid"), _SN.created_at <= sa.bindparam("when"))
+    .order_by(_SN.seq.desc())
+    .limit(1)
+)  # built once: two thirds of a sequential game's replies run it (built per call, it was most of their deciding)
+
+
 def state_at(s: Session, game_id: int, when: datetime) -> dict[str, Any] | None:
     """The engine state of the newest snapshot written by `when` (one read, from the newest back): what a player
     was asked when a mail was sent, for a reply the intake would apply to a step opened since (`pbem.app.on_file`)."""
-    row = s.exec(
-        select(Snapshot.state_json)
-        .where(Snapshot.game_id == game_id, Snapshot.created_at <= when)
-        .order_by(col(Snapshot.seq).desc())
-        .limit(1)
-    ).first()
-    state = json.loads(row) if row is not None else None
+    rows = fetch(s.connection(), _Q_STATE_AT, {"gid": game_id, "when": when})
+    state = json.loads(rows[0][0]) if rows else None
     return state if isinstance(state, dict) else None
 
 

@@ -64,9 +64,27 @@ def _compiled() -> BytecodeCache | None:
         return None
 
 
+_DICT_NAMES = frozenset(dir(dict))  # every attribute a plain dict has: its methods and object's
+
+
+class _Environment(Environment):
+    """Jinja's environment, but a template's ``x.name`` of a plain dict (every context pbem renders is made of them)
+    reads its key at once: Jinja asks for the attribute first and reads the key when that raises, an exception
+    for each of the 160 such reads of a reply's two reports.  A name a dict has as an attribute (``items``,
+    ``keys``, ``__class__``) and a missing key go Jinja's way, so every answer is Jinja's."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_NAMES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
+
+
 @lru_cache(maxsize=1)
 def env() -> Environment:
-    e = Environment(
+    e = _Environment(
         loader=FileSystemLoader(str(templates_dir())),
         bytecode_cache=_compiled(),
         undefined=StrictUndefined,
