@@ -453,7 +453,6 @@ LEADS = (
     "I am going to",
     "Please",
     "ok,",
-    "Hi,",  # an Apple Watch's one line: "Hi, vote red"
     "Hey",
     "Yes",
 )
