@@ -291,3 +291,27 @@ def test_no_line_of_pbems_own_mail_is_read_or_told_as_a_greeting_or_a_label(mome
                 if (opened and labelled_order(line, words)) or _labelled_by_other(line, words):
                     found.append(f"{kind}: {line!r}")
     assert not found, "\n".join(found[:20])
+
+
+def test_through_a_real_poll_a_greeting_is_read_and_a_label_naming_someone_told(tmp_path) -> None:
+    """A German reply "Hallo zusammen, <order>" through a real poll: applied, nothing refused.  Then "Dana: <order>"
+    in a French one: nothing applied, and the answer quotes the line, says why and shows the order to send."""
+    from tests.conftest import deliver, sent_mail
+    from tests.test_replies3_players import _moment, _poll
+
+    moment = _moment(tmp_path, "italian-wars")
+    order = moment.legal[-1]
+    for locale, typed in (("fr", f"Dana : {order}"), ("de", f"Hallo zusammen, {order}")):
+        msg = _message(moment)
+        msg.set_content("\n".join(text_body("gmail-top", LOCALES[locale], moment.report, [typed], [], order)) + "\n")
+        deliver(moment.cfg, msg.as_bytes())
+        summary = _poll(moment.cfg, moment.clock)
+        answer = sent_mail(moment.cfg)[-1]
+        text = answer.get_body(("plain",)).get_content()
+        if locale == "fr":
+            assert summary.accepted == 0, summary.line()
+            assert f'"{typed}" was not read as an order' in " ".join(text.split()), text
+            assert f"write it as: {order}" in " ".join(text.split()), text
+        else:
+            assert (summary.accepted, summary.rejected) == (1, 0), summary.line()
+            assert "NOT applied" not in str(answer["Subject"]) and "not read" not in text, text

@@ -452,7 +452,7 @@ LEADS = (
     "Ill",
     "I am going to",
     "Please",
-    "ok,",
+    "ok,",  # "Hi, vote red", an Apple Watch's one line, is read since replies20: a greeting changes nothing after it
     "Hey",
     "Yes",
 )
