@@ -273,7 +273,7 @@ def test_no_line_of_pbems_own_mail_is_read_or_told_as_a_greeting_or_a_label(mome
     replies12)."""
     from pbem.mail.inbound.message import html_to_text
     from pbem.orders.extract import _labelled_by_other, labelled_order
-    from pbem.orders.openers import OWN_LABEL, greeted
+    from pbem.orders.openers import CONNECTIVE, THIS_STEP, greeted
     from tests.conftest import sent_mail
 
     found = []
@@ -287,7 +287,7 @@ def test_no_line_of_pbems_own_mail_is_read_or_told_as_a_greeting_or_a_label(mome
                 if p is not None
             )
             for line in {ln.strip() for ln in text.splitlines()}:
-                opened = OWN_LABEL.match(line) or greeted(line)
+                opened = THIS_STEP.match(line) or CONNECTIVE.match(line) or greeted(line)
                 if (opened and labelled_order(line, words)) or _labelled_by_other(line, words):
                     found.append(f"{kind}: {line!r}")
     assert not found, "\n".join(found[:20])
@@ -315,3 +315,25 @@ def test_through_a_real_poll_a_greeting_is_read_and_a_label_naming_someone_told(
         else:
             assert (summary.accepted, summary.rejected) == (1, 0), summary.line()
             assert "NOT applied" not in str(answer["Subject"]) and "not read" not in text, text
+
+
+def test_a_greeting_or_a_connective_before_words_in_lower_case_is_not_read(moments: dict[str, Moment]) -> None:
+    """ "Hi all, play nice!" above "PLAY Platinum 9" in Dynasties: read past its greeting, "play nice" was refused and
+    the message with it; a greeting or a connective is read past only before an order word in capitals, so the line is
+    a remark and the order below it is applied.  "Hallo, play platinum 9" alone is not read either (told the order
+    to send, as "Hi, vote red" is: a sentence).  Each locale's greetings and connective (`FORMS`' first four)."""
+    moment = moments["dynasties+later"]
+    order = moment.legal[0]
+    failures = []
+    for locale, forms in FORMS.items():
+        for typed in (form.format(o=o) for form, _ in forms[:4] for o in ("play nice!", order.lower())):
+            own = [typed, "", order] if typed.endswith("!") else [typed]
+            msg = _message(moment)
+            msg.set_content("\n".join(text_body("gmail-top", LOCALES[locale], moment.report, own, [], order)) + "\n")
+            raw = msg.as_bytes()
+            ex = reading(moment, raw)
+            if own[-1] == order and (why := _misread(moment, raw, [order], typed, list(ex.orders))):
+                failures.append(why)
+            elif own[-1] != order and ex.orders:
+                failures.append(f"{locale} {typed!r}: read {ex.orders}")
+    assert not failures, f"{len(failures)}:\n" + "\n".join(failures[:20])

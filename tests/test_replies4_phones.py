@@ -452,7 +452,8 @@ LEADS = (
     "Ill",
     "I am going to",
     "Please",
-    "ok,",  # "Hi, vote red", an Apple Watch's one line, is read since replies20: a greeting changes nothing after it
+    "ok,",
+    "Hi,",  # an Apple Watch's one line: "Hi, vote red"
     "Hey",
     "Yes",
 )

@@ -22,11 +22,12 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   too, refused as one (`pbem.app.refusals.questioned`);
 * an order said with a label: ``My order: NO EVENT``, ``Orders - PASS``, ``My vote is red`` (VOTE red), or the
   step's (``Step 1: PASS``, ``1st: PASS``, ``Step 1️⃣: PASS``, ``Turn 3: TRIBUTE Gold 4``), read as that order
-  (`labelled_order`), or a label or a greeting of the player's own ("Also: PASS", "Orders for this turn - PASS",
-  "Hallo zusammen, PASS": `pbem.orders.openers`); a label naming someone ("Bob: PASS") is told how to write it; a
+  (`labelled_order`), or a label or a greeting of the player's own ("Orders for this turn - pass", and before an order
+  word in capitals "Also: PASS", "Hallo zusammen, PASS": `pbem.orders.openers`); a label naming someone ("Bob:
+  PASS") is told how to write it; a
   label naming a step of the game (turn, hand, gambit, round, year) is read only where the mail
   answered names that step so ("Turn 3: PASS" answering the turn-5 report is set aside and told: `off_step`); an
-  order in brackets not in capitals (``(Pass)``, maybe a remark) is told how to write it (`_bracketed`); a short sentence that seems to be one ("I vote red", "Hi I vote red") is chatter in
+  order in brackets not in capitals (``(Pass)``, maybe a remark) is told how to write it (`_bracketed`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
   every game, never read (the deadline's and `pbem verify`'s readings have no game state to tell it from a remark:
   "I vote red next time?"), and the answer shows the line to send when the engine takes it now (`sentence`,
   `pbem.app.lines.seeming_told`: "I take it you are away" is a remark); so is an order typed in capitals inside a
@@ -55,7 +56,7 @@ from types import MappingProxyType
 
 from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines, sign_off
-from pbem.orders.openers import OWN_LABEL, greeted, labelled_by_other
+from pbem.orders.openers import CONNECTIVE, THIS_STEP, greeted, in_capitals, labelled_by_other
 from pbem.orders.typed import chosen, cleaned, code_value, front, inside_brackets, unarmoured
 
 # Possessive runs of white space: between optional characters, each split of a run was tried (the cube of it).
@@ -259,19 +260,22 @@ SENTENCE_WORDS = 10  # words after "I ..." at most for a line to be told how to 
 
 def labelled_order(line: str, order_words: Iterable[str], greeting: bool = True) -> str:
     """The order a line names with a label ("My order: NO EVENT", "Orders - PASS", "My vote is red" as VOTE red,
-    "My tribute: Gold 7", "PS: PASS", "Also: PASS", "Pour ce tour : PASS": `pbem.orders.openers.OWN_LABEL`), or says
-    after a greeting ("Hallo, PASS", "Hola a todos: PASS": `greeted`), or "": the player says plainly that this is
-    their order, so it is read as one."""
-    m = _SAID.match(line) or _SAID_ABROAD.match(line) or OWN_LABEL.match(line) or _POSTSCRIPT.match(line)
+    "My tribute: Gold 7", "PS: PASS", "Pour ce tour : pass": `pbem.orders.openers.THIS_STEP`), or says after a
+    connective or a greeting in capitals ("Also: PASS", "Hallo, PASS", "Hola a todos: PASS": `CONNECTIVE`, `greeted`),
+    or "": the player says plainly that this is their order, so it is read as one."""
+    m = _SAID.match(line) or _SAID_ABROAD.match(line) or THIS_STEP.match(line) or _POSTSCRIPT.match(line)
     if m and is_order(rest := cleaned(m.group(1)) or m.group(1), order_words):
         return rest
     m = _MY_WORD.match(line)
     if m and is_order(order := f"{m.group(1)} {cleaned(m.group(2)) or m.group(2)}", order_words):
         return order
-    after = greeted(line) if greeting else ""
+    m = CONNECTIVE.match(line)
+    after = m.group(1) if m else greeted(line) if greeting else ""
     if after:  # the rest as the line it would be alone: "Hallo, Play: Gold 10", "Hi, my order: PASS"
         rest = _labelled(cleaned(after) or after, order_words)
-        return rest if is_order(rest, order_words) else labelled_order(rest, order_words, greeting=False)
+        if is_order(rest, order_words):
+            return rest if in_capitals(rest) else ""  # "Hi all, play nice!": a remark; "Hi, vote red": a sentence
+        return labelled_order(rest, order_words, greeting=False)
     return ""
 
 

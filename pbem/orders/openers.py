@@ -1,14 +1,17 @@
 # ruff: noqa: RUF002
 """What players write before an order on its line (pure): a greeting, a label of their own, a label naming someone.
 
-* A greeting, alone or to someone ("Hallo, PASS", "Hola: PASS", "Bonjour à tous, PASS", "Hi Bob, vote red",
+* A greeting, alone or to someone ("Hallo, PASS", "Hola: PASS", "Bonjour à tous, PASS", "Hi Bob, VOTE red",
   "こんにちは、PASS", "Всем привет, PASS"), then a mark (a comma, a colon, "!", a dash, "、", "。"): `greeted` gives the
-  rest, read as the line it would be alone.  A greeting changes nothing of what follows it; it was told the order
-  to send (a sentence's opener), and the player had to write again.  Without a mark ("Hi PASS") it stays a sentence.
-* A label the player puts before their own order: a connective ("Also: PASS", "Alors : PASS", "Außerdem: PASS",
-  "Y también: PASS", "また：PASS", "Итак: PASS") or the step named without a number ("Orders for this turn - PASS",
-  "Pour ce tour : PASS", "Mein Zug: PASS", "本回合：PASS"): `OWN_LABEL`, read as the order it labels.  A word that
-  turns an order down or away ("Not:", "Otherwise:", "Sinon :", "Aber:") is none of them.
+  rest, read as the line it would be alone when its order word is in capitals (`in_capitals`).  It was told the
+  order to send (a sentence's opener), and the player had to write again.  In lower case it stays a sentence, told
+  ("Hi, vote red"), or a remark ("Hi all, play nice!" above the orders: read, the message was refused); without a
+  mark ("Hi PASS") a sentence too.
+* A label the player puts before their own order: the step named without a number ("Orders for this turn - pass",
+  "Pour ce tour : PASS", "Mein Zug: PASS", "本回合：PASS": `THIS_STEP`), read as the order it labels; a connective
+  ("Also: PASS", "Alors : PASS", "Außerdem: PASS", "Y también: PASS", "また：PASS", "Итак: PASS": `CONNECTIVE`), read
+  as a greeting is, before capitals ("Also: take care" is a remark).  A word that turns an order down or away
+  ("Not:", "Otherwise:", "Sinon :", "Aber:") is none of them.
 * Any other short label ("Bob: PASS": another player's order, maybe) is not read: `labelled_by_other` gives the
   order so that the answer quotes the line and shows what to send (`pbem.orders.extract._aside`).  The labels of
   pbem's own mails (`PBEMS_LABELS`: "Default at the deadline", "understood as") are neither read nor told.
@@ -67,29 +70,42 @@ def _names_reader(word: str) -> bool:
     return word.casefold() in _EVERYONE or (word[:1].isupper() and word.replace("'", "").replace("-", "").isalpha())
 
 
-#: A label of the player's own before their order: a connective, or the step named without a number.
-OWN_LABEL = re.compile(
-    r"^(?:also|and\s+also|and|so|then|finally|anyway|"
-    r"(?:(?:my\s+)?(?:orders?|moves?|choice|answer|decision|play)\s+)?(?:for\s+)?(?:this|the\s+current)\s+"
+_LABEL_MARK = r"\s*+(?:[:=]|[-\u2013\u2014]+\s)\s*+(\S.*)$"
+#: A label of the player's own naming the step without a number, read as the order it labels in any case.
+THIS_STEP = re.compile(
+    r"^(?:(?:(?:my\s+)?(?:orders?|moves?|choice|answer|decision|play)\s+)?(?:for\s+)?(?:this|the\s+current)\s+"
     r"(?:turn|round|step|hand|gambit|phase)|"
-    r"alors|aussi|donc|et|enfin|(?:mes\s+ordres\s+|mon\s+choix\s+)?pour\s+ce\s+(?:tour|coup)|ce\s+tour(?:-ci)?|"
-    r"mon\s+coup|"
-    r"au[ßs]erdem|und|dann|auch|zudem|(?:meine?\s+(?:wahl|befehle)\s+)?f[üu]r\s+diese[nrs]?\s+(?:runde|zug|hand)|"
-    r"diese[nrs]?\s+(?:runde|zug)|mein\s+(?:spiel)?zug|"
-    r"y\s+tambi[eé]n|tambi[eé]n|adem[aá]s|entonces|pues|(?:para|en)\s+este\s+turno|este\s+turno|"
-    r"mi\s+(?:jugada|movimiento)|"
-    r"inoltre|allora|anche|quindi|(?:per|in)\s+questo\s+turno|questo\s+turno|(?:la\s+)?mia\s+mossa|"
-    r"ook|dus|verder|daarnaast|voor\s+deze\s+(?:beurt|ronde)|deze\s+(?:beurt|ronde)|mijn\s+zet|"
-    r"tamb[eé]m|ent[aã]o|al[eé]m\s+disso|(?:para\s+)?este\s+turno|neste\s+turno|minha\s+jogada|meu\s+lance|"
-    r"tak[zż]e|te[zż]|wi[eę]c|ponadto|poza\s+tym|w\s+tej\s+(?:turze|rundzie)|m[oó]j\s+ruch|"
-    r"ocks[aå]|s[aå]|dessutom|[aä]ven|(?:i\s+|f[oö]r\s+)?den\s+h[aä]r\s+rundan|denna\s+runda|mitt\s+drag|"
-    r"また|それと|あと|では|じゃあ|今回(?:の注文|の手)?|このターン|私の手|"
-    r"另外|还有|然后|那么|本回合|这回合|这一回合|本轮|我的出牌|"
-    r"также|итак|ещё|еще|а\s+также|на\s+этот\s+ход|в\s+этом\s+ходу|этот\s+ход|"
-    r"그리고|또한|그럼|이번\s*턴|이번\s*라운드|내\s+선택)"
-    r"\s*+(?:[:=]|[-\u2013\u2014]+\s)\s*+(\S.*)$",
+    r"(?:mes\s+ordres\s+|mon\s+choix\s+)?pour\s+ce\s+(?:tour|coup)|ce\s+tour(?:-ci)?|mon\s+coup|"
+    r"(?:meine?\s+(?:wahl|befehle)\s+)?f[üu]r\s+diese[nrs]?\s+(?:runde|zug|hand)|diese[nrs]?\s+(?:runde|zug)|"
+    r"mein\s+(?:spiel)?zug|(?:para|en)\s+este\s+turno|este\s+turno|mi\s+(?:jugada|movimiento)|"
+    r"(?:per|in)\s+questo\s+turno|questo\s+turno|(?:la\s+)?mia\s+mossa|"
+    r"voor\s+deze\s+(?:beurt|ronde)|deze\s+(?:beurt|ronde)|mijn\s+zet|"
+    r"neste\s+turno|minha\s+jogada|meu\s+lance|w\s+tej\s+(?:turze|rundzie)|m[oó]j\s+ruch|"
+    r"(?:i\s+|f[oö]r\s+)?den\s+h[aä]r\s+rundan|denna\s+runda|mitt\s+drag|"
+    r"今回(?:の注文|の手)?|このターン|私の手|本回合|这回合|这一回合|本轮|我的出牌|"
+    r"на\s+этот\s+ход|в\s+этом\s+ходу|этот\s+ход|이번\s*턴|이번\s*라운드|내\s+선택)" + _LABEL_MARK,
     re.IGNORECASE,
 )
+#: A connective before the player's order ("Also: PASS"), read only before an order word in capitals, as a greeting
+#: is ("Also: take care" is a remark).
+CONNECTIVE = re.compile(
+    r"^(?:also|and\s+also|and|so|then|finally|anyway|alors|aussi|donc|et|enfin|au[ßs]erdem|und|dann|auch|zudem|"
+    r"y\s+tambi[eé]n|tambi[eé]n|adem[aá]s|entonces|pues|inoltre|allora|anche|quindi|ook|dus|verder|daarnaast|"
+    r"tamb[eé]m|ent[aã]o|al[eé]m\s+disso|tak[zż]e|te[zż]|wi[eę]c|ponadto|poza\s+tym|ocks[aå]|s[aå]|dessutom|[aä]ven|"
+    r"また|それと|あと|では|じゃあ|另外|还有|然后|那么|также|итак|ещё|еще|а\s+также|그리고|또한|그럼)" + _LABEL_MARK,
+    re.IGNORECASE,
+)
+
+
+def in_capitals(rest: str) -> bool:
+    """Whether `rest` starts with a word in capitals ("PASS", "NO-EVENT", "TRIBUTE Silver 7"): what a greeting or a
+    connective is read before.  "Hi all, play nice!" and "Also: take care" are remarks; "Hi, vote red" is told the
+    order to send (`pbem.orders.extract.sentence`)."""
+    first = rest.split(None, 1)[0] if rest.strip() else ""
+    letters = [c for c in first if c.isalpha()]
+    return bool(letters) and all(c.isupper() for c in letters)
+
+
 #: The first words of the labels pbem's own mails put before an order or a line that starts like one ("Default at
 #: the deadline: NO EVENT", "Asked of you now: Accept one offer ...", "understood as: ...", a handbook's "Alias:"):
 #: such a line, in a copy of pbem's mail its reader did not take out, is neither read nor told.
