@@ -24,7 +24,7 @@ with a plain order.  Now `pbem.orders.typed` reads them (`_MARKER`, `_TRAILING`,
 `_THANKS`) and `pbem.orders.extract._SAID_ABROAD` the labels.  The suite runs one case of each second shape a moment
 (78 of its 180 failed on f76a375).  A numbered answer typed under its own line of Outlook's inline copy was dropped
 when the line's number went on as the report's words do (3 of 10 failed); an order after a greeting on its line in
-Japanese or Chinese ("こんにちは、PASS") was told nothing (4 of 26).
+Japanese or Chinese ("こんにちは、PASS") was told nothing (4 of 26); since replies20 it is read.
 """
 
 from __future__ import annotations
@@ -629,23 +629,19 @@ def test_through_a_real_poll_a_chinese_gmail_forward_with_a_numbered_list_is_app
 
 
 @pytest.mark.parametrize("kind", ["dynasties", "italian-wars+later"])
-def test_an_order_after_a_greeting_on_its_line_is_told_how_to_write_it(moments: dict[str, Moment], kind: str) -> None:
-    """ "Hallo, TRIBUTE Silver 7", "こんにちは、PASS": an order said after a greeting in the writer's language is not read
-    (a sentence, as "Hi, vote red" is), and the answer quotes the line and the order to send; the Japanese one was
-    told nothing."""
-    from pbem import engine as registry
-    from pbem.app.lines import seeming_told
-    from pbem.orders.extract import seeming_note
-
+def test_an_order_after_a_greeting_on_its_line_is_read(moments: dict[str, Moment], kind: str) -> None:
+    """ "Hallo, TRIBUTE Silver 7", "こんにちは、PASS": an order said after a greeting in the writer's language is read
+    as the line would be alone (`pbem.orders.openers.greeted`); it was told the order to send (replies20), and the
+    Japanese one told nothing before that."""
     moment = moments[kind]
-    eng = registry.get(moment.kind)
     o = moment.legal[-1]
     failures = []
     for locale, loc in LOCALES.items():
         typed = f"{loc.hello.rstrip(',，')}{'、' if locale in ('ja', 'zh') else ', '}{o}"
         msg = _message(moment)
         msg.set_content("\n".join(text_body("gmail-top", loc, moment.report, [typed], [], o)) + "\n")
-        ex = seeming_told(eng, moment.state, moment.player, reading(moment, msg.as_bytes()))
-        if ex.orders or ex.problems != [seeming_note(typed, o)]:
-            failures.append(f"{locale} {typed!r}: read {ex.orders}, told {ex.problems}")
+        raw = msg.as_bytes()
+        ex = reading(moment, raw)
+        if why := _misread(moment, raw, [o], typed, list(ex.orders)) or ex.problems:
+            failures.append(f"{locale} {typed!r}: {why}")
     assert not failures, "\n".join(failures)

@@ -22,7 +22,10 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   too, refused as one (`pbem.app.refusals.questioned`);
 * an order said with a label: ``My order: NO EVENT``, ``Orders - PASS``, ``My vote is red`` (VOTE red), or the
   step's (``Step 1: PASS``, ``1st: PASS``, ``Step 1️⃣: PASS``, ``Turn 3: TRIBUTE Gold 4``), read as that order
-  (`labelled_order`); a label naming a step of the game (turn, hand, gambit, round, year) is read only where the mail
+  (`labelled_order`), or a label or a greeting of the player's own ("Orders for this turn - pass", and before an order
+  word in capitals "Also: PASS", "Hallo zusammen, PASS": `pbem.orders.openers`); a label naming someone ("Bob:
+  PASS") is told how to write it; a
+  label naming a step of the game (turn, hand, gambit, round, year) is read only where the mail
   answered names that step so ("Turn 3: PASS" answering the turn-5 report is set aside and told: `off_step`); an
   order in brackets not in capitals (``(Pass)``, maybe a remark) is told how to write it (`_bracketed`); a short sentence that seems to be one ("I vote red", "Hi, vote red") is chatter in
   every game, never read (the deadline's and `pbem verify`'s readings have no game state to tell it from a remark:
@@ -53,6 +56,7 @@ from types import MappingProxyType
 
 from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines, sign_off
+from pbem.orders.openers import CONNECTIVE, THIS_STEP, greeted, in_capitals, labelled_by_other
 from pbem.orders.typed import chosen, cleaned, code_value, front, inside_brackets, unarmoured
 
 # Possessive runs of white space: between optional characters, each split of a run was tried (the cube of it).
@@ -254,15 +258,24 @@ _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to
 SENTENCE_WORDS = 10  # words after "I ..." at most for a line to be told how to write the order it seems to be
 
 
-def labelled_order(line: str, order_words: Iterable[str]) -> str:
+def labelled_order(line: str, order_words: Iterable[str], greeting: bool = True) -> str:
     """The order a line names with a label ("My order: NO EVENT", "Orders - PASS", "My vote is red" as VOTE red,
-    "My tribute: Gold 7", "PS: PASS"), or "": the player says plainly that this is their order, so it is read as one."""
-    m = _SAID.match(line) or _SAID_ABROAD.match(line) or _POSTSCRIPT.match(line)
+    "My tribute: Gold 7", "PS: PASS", "Pour ce tour : pass": `pbem.orders.openers.THIS_STEP`), or says after a
+    connective or a greeting in capitals ("Also: PASS", "Hallo, PASS", "Hola a todos: PASS": `CONNECTIVE`, `greeted`),
+    or "": the player says plainly that this is their order, so it is read as one."""
+    m = _SAID.match(line) or _SAID_ABROAD.match(line) or THIS_STEP.match(line) or _POSTSCRIPT.match(line)
     if m and is_order(rest := cleaned(m.group(1)) or m.group(1), order_words):
         return rest
     m = _MY_WORD.match(line)
     if m and is_order(order := f"{m.group(1)} {cleaned(m.group(2)) or m.group(2)}", order_words):
         return order
+    m = CONNECTIVE.match(line)
+    after = m.group(1) if m else greeted(line) if greeting else ""
+    if after:  # the rest as the line it would be alone: "Hallo, Play: Gold 10", "Hi, my order: PASS"
+        rest = _labelled(cleaned(after) or after, order_words)
+        if is_order(rest, order_words):
+            return rest if in_capitals(rest) else ""  # "Hi all, play nice!": a remark; "Hi, vote red": a sentence
+        return labelled_order(rest, order_words, greeting=False)
     return ""
 
 
@@ -536,7 +549,7 @@ def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]
     if note:
         ex.problems.append(note)
         return
-    seems = sentence(line, words) or _bracketed(line, words)
+    seems = sentence(line, words) or _bracketed(line, words) or _labelled_by_other(line, words)
     for said in [seems] if seems else in_prose(typed, words):
         ex.seeming.append((typed, said))
         ex.problems.append(seeming_note(typed, said))
@@ -667,6 +680,14 @@ def _bracketed(line: str, words: tuple[str, ...]) -> str:
     alone now (`pbem.app.lines.seeming_told`), a remark only listed."""
     inside = inside_brackets(line)
     rest = (cleaned(inside) or inside) if inside else ""
+    return rest if rest and len(rest.split()) <= SENTENCE_WORDS and is_order(rest, words) else ""
+
+
+def _labelled_by_other(line: str, words: tuple[str, ...]) -> str:
+    """The order after a short label that is not the player's own ("Bob: PASS", maybe Bob's order), or "": told
+    how to write it when the engine takes it alone now (`pbem.app.lines.seeming_told`); it was dropped untold."""
+    after = labelled_by_other(line)
+    rest = (cleaned(after) or after) if after else ""
     return rest if rest and len(rest.split()) <= SENTENCE_WORDS and is_order(rest, words) else ""
 
 

@@ -1,0 +1,134 @@
+# ruff: noqa: RUF002
+"""What players write before an order on its line (pure): a greeting, a label of their own, a label naming someone.
+
+* A greeting, alone or to someone ("Hallo, PASS", "Hola: PASS", "Bonjour à tous, PASS", "Hi Bob, VOTE red",
+  "こんにちは、PASS", "Всем привет, PASS"), then a mark (a comma, a colon, "!", a dash, "、", "。"): `greeted` gives the
+  rest, read as the line it would be alone when its order word is in capitals (`in_capitals`).  It was told the
+  order to send (a sentence's opener), and the player had to write again.  In lower case it stays a sentence, told
+  ("Hi, vote red"), or a remark ("Hi all, play nice!" above the orders: read, the message was refused); without a
+  mark ("Hi PASS") a sentence too.
+* A label the player puts before their own order: the step named without a number ("Orders for this turn - pass",
+  "Pour ce tour : PASS", "Mein Zug: PASS", "本回合：PASS": `THIS_STEP`), read as the order it labels; a connective
+  ("Also: PASS", "Alors : PASS", "Außerdem: PASS", "Y también: PASS", "また：PASS", "Итак: PASS": `CONNECTIVE`), read
+  as a greeting is, before capitals ("Also: take care" is a remark).  A word that turns an order down or away
+  ("Not:", "Otherwise:", "Sinon :", "Aber:") is none of them.
+* Any other short label ("Bob: PASS": another player's order, maybe) is not read: `labelled_by_other` gives the
+  order so that the answer quotes the line and shows what to send (`pbem.orders.extract._aside`).  The labels of
+  pbem's own mails (`PBEMS_LABELS`: "Default at the deadline", "understood as") are neither read nor told.
+"""
+
+from __future__ import annotations
+
+import re
+
+_GREETINGS = (
+    r"hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day)|dear|"
+    r"bonjour|bonsoir|salut|coucou|cher|ch[eè]re|chers|"
+    r"hallo|moin|servus|guten\s+(?:morgen|tag|abend)|liebe|lieber|gr[üu][ßs]\s+gott|gr[üu]ezi|"
+    r"hola|buenas|buen[oa]s\s+(?:d[ií]as|tardes|noches)|querid[oa]s?|estimad[oa]s?|"
+    r"ciao|salve|buongiorno|buonasera|car[oia]|"
+    r"hoi|goedemorgen|goedemiddag|goedenavond|beste|"
+    r"ol[aá]|oi|bom\s+dia|boa\s+(?:tarde|noite)|prezad[oa]s?|"
+    r"cze[sś][cć]|witam|witajcie|dzie[nń]\s+dobry|dobry\s+wiecz[oó]r|"
+    r"hej|hall[aå]|god\s+(?:morgon|kv[aä]ll)|tjena|"
+    r"(?:皆さん、|みなさん、)?(?:こんにちは|こんばんは|おはようございます|おはよう|お疲れ様です|お疲れさまです)|"
+    r"你好|您好|大家好|早上好|晚上好|嗨|"
+    r"привет|всем\s+привет|здравствуйте|добрый\s+(?:день|вечер)|доброе\s+утро|"
+    r"(?:여러분\s*)?(?:안녕하세요|안녕|좋은\s*아침입니다|좋은\s*아침)"
+)
+_GREETING = re.compile(rf"^(?:{_GREETINGS})(?![^\W_])", re.IGNORECASE)
+#: The words a greeting may name its reader with besides a name ("Hallo zusammen", "Bonjour à tous", "Hi all").
+_EVERYONE_WORDS = (
+    "all everyone everybody folks guys team there y'all gang zusammen allerseits alle à a tous todos todas tutti "
+    "allemaal iedereen pessoal wszystkim allihop alla всем все друзья"
+)
+_EVERYONE = frozenset(_EVERYONE_WORDS.split())
+_MARKS = ",:!、。;"  # what ends a greeting (NFKC has made "，" ",", "：" ":", "！" "!")
+_DASHES = "-\u2013\u2014"
+GREETING_HEAD = 40  # characters after a greeting looked at for the mark that ends it, at most
+GREETING_NAMES = 2  # words naming the reader between a greeting and its mark, at most ("Dear Mr Smith,")
+
+
+def greeted(line: str) -> str:
+    """What follows a greeting at the start of `line` and the mark after it ("Hallo zusammen, PASS": "PASS"), or "":
+    no greeting, no mark, or more than a name or two between them ("Hi, I vote red" gives "I vote red")."""
+    m = _GREETING.match(line)
+    if m is None:
+        return ""
+    rest = line[m.end() : m.end() + GREETING_HEAD + 1]
+    at = next((k for k, ch in enumerate(rest) if ch in _MARKS or (ch in _DASHES and rest[k - 1 : k] in ("", " "))), -1)
+    if at < 0:
+        return ""
+    names = rest[:at].split()
+    if len(names) > GREETING_NAMES or not all(_names_reader(w) for w in names):
+        return ""
+    return line[m.end() + at :].lstrip(_MARKS + _DASHES + " \t\u3000").strip()
+
+
+def _names_reader(word: str) -> bool:
+    """A word naming whom a greeting is to: everyone ("zusammen") or a name, in capitals ("Bob", "Mr", "O'Neil")."""
+    return word.casefold() in _EVERYONE or (word[:1].isupper() and word.replace("'", "").replace("-", "").isalpha())
+
+
+_LABEL_MARK = r"\s*+(?:[:=]|[-\u2013\u2014]+\s)\s*+(\S.*)$"
+#: A label of the player's own naming the step without a number, read as the order it labels in any case.
+THIS_STEP = re.compile(
+    r"^(?:(?:(?:my\s+)?(?:orders?|moves?|choice|answer|decision|play)\s+)?(?:for\s+)?(?:this|the\s+current)\s+"
+    r"(?:turn|round|step|hand|gambit|phase)|"
+    r"(?:mes\s+ordres\s+|mon\s+choix\s+)?pour\s+ce\s+(?:tour|coup)|ce\s+tour(?:-ci)?|mon\s+coup|"
+    r"(?:meine?\s+(?:wahl|befehle)\s+)?f[üu]r\s+diese[nrs]?\s+(?:runde|zug|hand)|diese[nrs]?\s+(?:runde|zug)|"
+    r"mein\s+(?:spiel)?zug|(?:para|en)\s+este\s+turno|este\s+turno|mi\s+(?:jugada|movimiento)|"
+    r"(?:per|in)\s+questo\s+turno|questo\s+turno|(?:la\s+)?mia\s+mossa|"
+    r"voor\s+deze\s+(?:beurt|ronde)|deze\s+(?:beurt|ronde)|mijn\s+zet|"
+    r"neste\s+turno|minha\s+jogada|meu\s+lance|w\s+tej\s+(?:turze|rundzie)|m[oó]j\s+ruch|"
+    r"(?:i\s+|f[oö]r\s+)?den\s+h[aä]r\s+rundan|denna\s+runda|mitt\s+drag|"
+    r"今回(?:の注文|の手)?|このターン|私の手|本回合|这回合|这一回合|本轮|我的出牌|"
+    r"на\s+этот\s+ход|в\s+этом\s+ходу|этот\s+ход|이번\s*턴|이번\s*라운드|내\s+선택)" + _LABEL_MARK,
+    re.IGNORECASE,
+)
+#: A connective before the player's order ("Also: PASS"), read only before an order word in capitals, as a greeting
+#: is ("Also: take care" is a remark).
+CONNECTIVE = re.compile(
+    r"^(?:also|and\s+also|and|so|then|finally|anyway|alors|aussi|donc|et|enfin|au[ßs]erdem|und|dann|auch|zudem|"
+    r"y\s+tambi[eé]n|tambi[eé]n|adem[aá]s|entonces|pues|inoltre|allora|anche|quindi|ook|dus|verder|daarnaast|"
+    r"tamb[eé]m|ent[aã]o|al[eé]m\s+disso|tak[zż]e|te[zż]|wi[eę]c|ponadto|poza\s+tym|ocks[aå]|s[aå]|dessutom|[aä]ven|"
+    r"また|それと|あと|では|じゃあ|另外|还有|然后|那么|также|итак|ещё|еще|а\s+также|그리고|또한|그럼)" + _LABEL_MARK,
+    re.IGNORECASE,
+)
+
+
+def in_capitals(rest: str) -> bool:
+    """Whether `rest` starts with a word in capitals ("PASS", "NO-EVENT", "TRIBUTE Silver 7"): what a greeting or a
+    connective is read before.  "Hi all, play nice!" and "Also: take care" are remarks; "Hi, vote red" is told the
+    order to send (`pbem.orders.extract.sentence`)."""
+    first = rest.split(None, 1)[0] if rest.strip() else ""
+    letters = [c for c in first if c.isalpha()]
+    return bool(letters) and all(c.isupper() for c in letters)
+
+
+#: The first words of the labels pbem's own mails put before an order or a line that starts like one ("Default at
+#: the deadline: NO EVENT", "Asked of you now: Accept one offer ...", "understood as: ...", a handbook's "Alias:"):
+#: such a line, in a copy of pbem's mail its reader did not take out, is neither read nor told.
+PBEMS_LABELS = frozenset(
+    {"default", "defaults", "asked", "you", "nothing", "waiting", "still", "deadline", "note", "joined", "join"}
+    | {"on", "understood", "why", "ok", "no", "alias", "aliases", "example", "examples", "legal"}
+)
+LABEL_HEAD = 40  # characters of a label looked at, at most
+LABEL_WORDS = 4  # words of a label that names someone, at most ("Bob", "Bob's order", "What Carol sent")
+
+
+def labelled_by_other(line: str) -> str:
+    """What follows a short label that is not the player's own ("Bob: PASS", "Carol - vote red"), or "": a label
+    of a word or a few (no digit: "Turn 3:" names a step, `pbem.orders.extract.off_step`), then a colon, or a dash
+    between spaces.  The caller decides whether that is an order."""
+    head = line[: LABEL_HEAD + 3]
+    colon = min((k for k in (head.find(":"), head.find("=")) if k >= 0), default=-1)
+    dash = next((k for k in range(1, len(head) - 1) if head[k] in _DASHES and head[k - 1] == " "), -1)
+    at = min((k for k in (colon, dash) if k > 0), default=-1)
+    label = head[:at].strip() if at > 0 else ""
+    words = label.split()
+    if not 0 < len(words) <= LABEL_WORDS or words[0].casefold() in PBEMS_LABELS:
+        return ""
+    if not all(w.replace("'", "").replace("’", "").replace("-", "").replace(".", "").isalpha() for w in words):
+        return ""
+    return line[at:].lstrip(":=" + _DASHES + " \t").strip()
