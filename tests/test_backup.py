@@ -260,3 +260,16 @@ def test_any_byte_changed_in_any_file_is_named_by_check(one: Path) -> None:
                 missed.append((name, at))
         path.write_bytes(whole)
     assert missed == [] and check(one).ok, missed
+
+
+def test_a_backups_schema_is_told_as_this_pbems_older_or_unknown() -> None:
+    """`pbem backup` and `--check` say how this pbem stands to the schema saved: an older one is brought up by
+    `pbem upgrade` after restoring; one it does not know was written by a newer pbem (upgrading cannot help)."""
+    from pbem.record.schema import _revisions, head_revisions, standing
+
+    revisions, _ = _revisions()
+    (head,) = head_revisions()
+    assert standing(head) == "this pbem's"
+    assert all(standing(r).startswith("older than this pbem's: run pbem upgrade") for r in revisions - {head})
+    assert standing("9999_newer").startswith("not one this pbem knows (written by a newer pbem?)")
+    assert standing(None).startswith("not one this pbem knows")

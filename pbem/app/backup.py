@@ -120,6 +120,11 @@ def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float)
         from pbem.record.schema import stored_version
 
         manifest["schema"] = stored_version(cfg.database_url)
+    from pbem.record.schema import head_revisions, standing
+
+    schema = manifest["schema"] if isinstance(manifest["schema"], str) else None
+    if schema not in head_revisions():  # saved all the same: a backup changes nothing, and is wanted first
+        taken.notes.append(f"the database has schema {schema}, {standing(schema)}")
     if not _copied(cfg.home / sealing.FILE, work / sealing.FILE, sealing.KEY_FILE_BYTES):
         taken.notes.append(f"{cfg.home / sealing.FILE} does not exist (this home has sealed nothing yet)")
     _copied(cfg.home / OUTBOX_KEY, work / OUTBOX_KEY, sealing.KEY_FILE_BYTES)  # made with the first sealed mail

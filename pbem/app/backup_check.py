@@ -117,9 +117,9 @@ def _database(folder: Path, manifest: dict[str, Any], c: Checked) -> list[tuple[
         c.bad(f"{name}: damaged, SQLite's quick_check says: {'; '.join(got.problems)}")
     if got.revision != manifest.get("schema"):
         c.bad(f"{name}: holds schema {got.revision}, the manifest says {manifest.get('schema')}")
-    from pbem.record.schema import head_revisions
+    from pbem.record.schema import standing
 
-    known = "this pbem's" if got.revision in head_revisions() else "not this pbem's: run pbem upgrade after restoring"
+    known = standing(got.revision)
     if not got.problems:
         c.good(
             f"{name}: opens, passes SQLite's quick_check, schema {got.revision} ({known}), {count(len(got.keys), 'game')}"

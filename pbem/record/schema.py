@@ -33,6 +33,17 @@ def head_revisions() -> set[str]:
     return revisions - parents
 
 
+def standing(revision: str | None) -> str:
+    """How this pbem stands to a database of schema `revision`, in a few words: its own, older (`pbem upgrade`
+    brings it up), or one it does not know (a newer pbem wrote it, or it is no pbem database)."""
+    revisions, parents = _revisions()
+    if revision in revisions - parents:
+        return "this pbem's"
+    if revision in revisions:
+        return "older than this pbem's: run pbem upgrade after restoring"
+    return "not one this pbem knows (written by a newer pbem?): check and restore it with that pbem"
+
+
 def _revisions() -> tuple[set[str], set[str]]:
     """Every revision of the shipped migrations, and those that another builds on."""
     revisions: set[str] = set()
