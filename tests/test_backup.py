@@ -260,3 +260,53 @@ def test_any_byte_changed_in_any_file_is_named_by_check(one: Path) -> None:
                 missed.append((name, at))
         path.write_bytes(whole)
     assert missed == [] and check(one).ok, missed
+
+
+def _unreadable(one: Path, tmp_path: Path, how: str) -> Path:
+    """A copy of the backup whose database's games cannot be read, its manifest made to match (so that only that
+    is wrong): the file cut short, bytes that are no database, an empty file, a SQLite file with no pbem tables,
+    a pg_dump in its place, or no database at all."""
+    bad = Path(shutil.copytree(one, tmp_path / how))
+    manifest = json.loads((bad / MANIFEST).read_text())
+    db = bad / "pbem.db"
+    if how == "cut-short":
+        db.write_bytes(db.read_bytes()[: 3 * 4096 + 100])
+    elif how == "not-sqlite":
+        db.write_bytes(b"not a database\n" * 400)
+    elif how == "empty":
+        db.write_bytes(b"")
+    elif how == "other-sqlite":
+        db.unlink()
+        with sqlite3.connect(db) as c:
+            c.execute("CREATE TABLE notes (x TEXT)")
+        c.close()
+    elif how == "pg-dump":
+        db.rename(bad / "pbem.pgdump")
+        del manifest["files"]["pbem.db"]
+        manifest |= {"database": "postgresql", "database_file": "pbem.pgdump"}
+    elif how == "none":
+        db.unlink()
+        del manifest["files"]["pbem.db"]
+        manifest |= {"database": "postgresql", "database_file": None}
+    for name in manifest["files"]:
+        manifest["files"][name] = digest(bad / name)
+    if how == "pg-dump":
+        manifest["files"]["pbem.pgdump"] = digest(bad / "pbem.pgdump")
+    (bad / MANIFEST).write_text(json.dumps(manifest))
+    return bad
+
+
+def test_a_key_file_is_never_said_to_open_the_keys_of_games_no_database_was_read_for(one: Path, tmp_path: Path) -> None:
+    """A generator of six databases `--check` cannot read its games from: on 7f9524d each said "game-keys.secret:
+    opens the sealed signing key of every game (0 games)", an all-clear for keys nobody compared (6 of 6).  Now
+    the key file is said to hold a key, and that it was not compared; the intact backup still opens its game's."""
+    wrong = []
+    for how in ("cut-short", "not-sqlite", "empty", "other-sqlite", "pg-dump", "none"):
+        got = check(_unreadable(one, tmp_path, how))
+        said = "\n".join(got.lines)
+        if "opens the sealed signing key" in said or (
+            "game-keys.secret: holds a key; not checked against the games' signing keys" not in said
+        ):
+            wrong.append((how, said))
+    assert wrong == [], wrong
+    assert "game-keys.secret: opens the sealed signing key of every game (1 game)" in check(one).lines
