@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import stat
@@ -125,6 +126,7 @@ def test_a_restored_backup_reads_every_game_and_the_poll_refuses_it_until_told(h
         clock.advance(minutes=6)
         run_poll(home, clock=clock)
     assert _count(home.home / "pbem.db") == 1
+    _every_file_of_the_home_is_saved_or_the_readme_says_why_not(home.home, taken.folder)
     code, said = _cli("backup", "--check", str(taken.folder))
     assert code == 0 and said.rstrip().endswith("is complete and intact"), said
     assert "game-keys.secret: opens the sealed signing key of every game (2 games)" in said, said
@@ -143,6 +145,22 @@ def test_a_restored_backup_reads_every_game_and_the_poll_refuses_it_until_told(h
     run_poll(home, clock=clock, trust_clock=True)  # the moderator goes on with it: Alice's AWAY is read again
     clock.advance(minutes=6)
     run_poll(home, clock=clock)
+
+
+#: What a used home holds that `pbem backup` leaves out, each named in README "Backups" with the reason.
+LEFT_OUT = ("mail/", ".pbem-last-run", ".pbem-poll.lock", "outbox-sent/", "pbem.db-wal", "pbem.db-shm", "cron.log")
+
+
+def _every_file_of_the_home_is_saved_or_the_readme_says_why_not(home: Path, folder: Path) -> None:
+    """README: "saves the whole home". A home after polls holds only what the backup holds and what README
+    "Backups" names as left out; on 7f9524d it named `mail/` only (`outbox-sent/`, `.pbem-poll.lock` unnamed), so a
+    new file in the home fails here until it is saved (pbem/app/backup.py) or the README says why it is not."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    backups = re.sub(r"\s+", " ", readme[readme.index("* **Backups.**") : readme.index("* **Upgrades.**")])
+    saved = {p.name for p in folder.iterdir()}
+    held = {p.name + "/" if p.is_dir() else p.name for p in home.iterdir()}
+    assert held - saved - set(LEFT_OUT) == set(), "files of the home neither saved nor named as left out"
+    assert [name for name in LEFT_OUT if f"`{name}`" not in backups] == [], "left out, and README Backups is silent"
 
 
 @pytest.fixture(scope="module")
