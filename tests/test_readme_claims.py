@@ -194,6 +194,21 @@ def test_every_pbem_command_the_docs_show_parses(doc: Path) -> None:
     assert wrong == []
 
 
+def test_every_command_pbem_help_lists_is_named_in_the_readme() -> None:
+    """Each command and subcommand `pbem --help` lists (`pbem backup`, `pbem game waiting`, ...) is named in the
+    README as `pbem NAME`, so that a moderator reading it learns of each."""
+
+    def leaves(cmd: Any, prefix: str) -> list[str]:
+        return [
+            n
+            for name, sub in cmd.commands.items()
+            for n in (leaves(sub, f"{prefix} {name}") if hasattr(sub, "commands") else [f"{prefix} {name}"])
+        ]
+
+    every = leaves(ROOT_COMMAND, "pbem")
+    assert len(every) > 25 and [c for c in every if not re.search(rf"{c}(?![\w-])", README)] == []
+
+
 CRON = ROOT / "cron"
 
 
