@@ -165,6 +165,7 @@ def verify(
     from pbem.app.reading import named_reader
     from pbem.history.export import verify as run_verify
     from pbem.record.files import Unreadable, read_at_most
+    from pbem.render.pictures.fonts import raqm
     from pbem.trust.canonical import MAX_BYTES, BadJson, load_export
     from pbem.trust.receipts import parse_folder
 
@@ -172,6 +173,11 @@ def verify(
         doc = load_export(read_at_most(file, MAX_BYTES, "the export"))
     except (OSError, BadJson, Unreadable) as exc:
         fail(f"cannot read {file}: {exc}", 2)
+    if mail and not raqm():
+        typer.echo(
+            "note: this Pillow lays text out without Raqm (the FriBiDi library, Debian's libfribidi0, is missing), "
+            "and pbem draws its pictures with it: a picture named below may be honest; install FriBiDi, check again"
+        )
     boxes = {folder: _read_folder(folder) for folder in [*mail, *([sent] if sent is not None else [])]}
     parsed = {folder: parse_folder(raws) for folder, raws in boxes.items()}  # each mail's headers, read once
     _whose_mail(doc, [(f, parsed[f]) for f in mail], as_player)
