@@ -165,7 +165,6 @@ def verify(
     from pbem.app.reading import named_reader
     from pbem.history.export import verify as run_verify
     from pbem.record.files import Unreadable, read_at_most
-    from pbem.render.pictures.fonts import raqm
     from pbem.trust.canonical import MAX_BYTES, BadJson, load_export
     from pbem.trust.receipts import parse_folder
 
@@ -173,7 +172,7 @@ def verify(
         doc = load_export(read_at_most(file, MAX_BYTES, "the export"))
     except (OSError, BadJson, Unreadable) as exc:
         fail(f"cannot read {file}: {exc}", 2)
-    if mail and not raqm():
+    if mail and not _raqm():
         typer.echo(
             "note: this Pillow lays text out without Raqm (the FriBiDi library, Debian's libfribidi0, is missing), "
             "and pbem draws its pictures with it: a picture named below may be honest; install FriBiDi, check again"
@@ -216,6 +215,13 @@ def verify(
             + "the player's mail does not match this export"
         )
     typer.echo("verification passed")
+
+
+def _raqm() -> bool:
+    """Whether Pillow lays text out as pbem's pictures are drawn (Pillow and the fonts read only with --mail)."""
+    from pbem.render.pictures.fonts import raqm
+
+    return raqm()
 
 
 def _verify_earlier(doc: dict[str, Any], path: Path) -> bool:
