@@ -18,6 +18,10 @@ names each kind's title and players; each order of the players' guide is accepte
 games; each value the pbem.toml files show is the default unless marked "example" (five were neither); every
 `[section] key` the docs name inline is one the configuration takes; each player's mail command the README shows
 (`WATCH`, `HISTORY 3`, `RESIGN 482193`, `AWAY 5`, ...) is read alone as that command.
+
+Added by docs4: every pbem command of cron/ (the crontab's poll and nightly backup, the systemd unit, the wrapper,
+cron/README.md) parses; the fonts paragraph's names drawn are drawn and its example of a box is a name pbem
+accepts that neither font has (on 7f9524d: "an emoji", which no player name can hold).
 """
 
 from __future__ import annotations
@@ -167,9 +171,9 @@ def _named(words: list[str]) -> list[str]:
     return [f"no option {o}" for o in options if o not in taken]
 
 
-#: Inline text that starts with "pbem " and names no command: the label codes are derived under (security.md), and
-#: the command performance.md says does not exist ("There is no `pbem backup`").
-NOT_COMMANDS = {"pbem player codes v1", "pbem backup"}
+#: Inline text that starts with "pbem " and names no command: the label codes are derived under (security.md).
+#: ("pbem backup" was here, from when performance.md said there was none: there is one since 7f9524d.)
+NOT_COMMANDS = {"pbem player codes v1"}
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=[d.name for d in DOCS])
@@ -188,6 +192,78 @@ def test_every_pbem_command_the_docs_show_parses(doc: Path) -> None:
         words = [w for i, w in enumerate(words) if not (i and words[i - 1] in ("--config", "-c"))]
         wrong += [f"{line}: {why}" for why in _named(words)]
     assert wrong == []
+
+
+def test_every_command_pbem_help_lists_is_named_in_the_readme() -> None:
+    """Each command and subcommand `pbem --help` lists (`pbem backup`, `pbem game waiting`, ...) is named in the
+    README as `pbem NAME`, so that a moderator reading it learns of each."""
+
+    def leaves(cmd: Any, prefix: str) -> list[str]:
+        return [
+            n
+            for name, sub in cmd.commands.items()
+            for n in (leaves(sub, f"{prefix} {name}") if hasattr(sub, "commands") else [f"{prefix} {name}"])
+        ]
+
+    every = leaves(ROOT_COMMAND, "pbem")
+    assert len(every) > 25 and [c for c in every if not re.search(rf"{c}(?![\w-])", README)] == []
+
+
+CRON = ROOT / "cron"
+
+
+def test_every_pbem_command_of_the_cron_folder_parses() -> None:
+    """The crontab's lines (the poll, the nightly backup), the systemd unit's ExecStart, the wrapper's exec, and
+    every command cron/README.md shows or names, parse as pbem would take them (none of them runs)."""
+    lines = [
+        m.group(1)
+        for name in ("crontab", "pbem-poll.service", "pbem-poll")
+        for m in re.finditer(r"(?:^[^#\n]*?|exec )\S*/?pbem (--config .+?)(?: >>.*)?$", (CRON / name).read_text(), re.M)
+    ]
+    assert len(lines) >= 4, lines  # the poll in each of the three, the crontab's backup
+    whole, named = _commands((CRON / "README.md").read_text(encoding="utf-8"))
+    wrong = []
+    for line in [*lines, *(w.removeprefix("pbem ") for w in whole)]:
+        try:
+            _parse(shlex.split(line.replace('"$CONFIG"', "pbem.toml")))
+        except click.exceptions.ClickException as exc:
+            wrong.append(f"{line}: {exc.format_message()}")
+    for line in named:
+        wrong += [f"{line}: {why}" for why in _named(re.sub(r"[\[\]|]", " ", line).split()[1:])]
+    assert len(named) >= 3 and wrong == [], (named, wrong)
+
+
+#: The README's fonts paragraph names letters drawn as boxes; for each kind it may name, a player name holding them.
+BOXED = {"Arabic": "محمد", "Hebrew": "דוד", "Thai": "สมชาย", "Devanagari": "अमित", "emoji": "Zoë 😀"}
+
+
+def test_the_names_the_fonts_paragraph_says_are_drawn_or_boxed_are_so() -> None:
+    """README: accented Latin, Greek and Cyrillic letters are Open Sans's, "田中, 김민수 and Łukasz-山田 read as
+    themselves" (each letter in Open Sans or Noto Sans CJK), and only a letter neither font has shows as a box,
+    with examples: each example must be a player name pbem accepts whose letters neither font has.  On 7f9524d the
+    example was "an emoji", which no player name can hold (refused: "cannot be a player name")."""
+    from pbem.engine.names import player_name
+    from pbem.render.pictures import fonts
+
+    para = re.sub(r"\s+", " ", README[README.index("Names are drawn in Open Sans") :][:900])
+    opensans, cjk = fonts._opensans_letters(), fonts._ranges(fonts._cjk_path())
+
+    def drawn(letter: str) -> bool:
+        return letter in opensans or fonts._has(cjk, ord(letter))
+
+    shown = re.search(r"so (.+?) read as themselves", para)
+    assert shown, para
+    names = re.split(r", | and ", shown.group(1))
+    assert len(names) == 3 and all(drawn(c) for name in names for c in name), names
+    assert all(c in opensans for c in "ÀÉÎÕÜŁŐŠŽßçñøåæ" + "ΑΩαωάή" + "АЯаяЁё"), "Latin, Greek, Cyrillic"
+    boxed = re.search(r"neither font has (?:\(([^)]*)\) )?shows as a box(?: \(([^)]*)\))?", para)
+    assert boxed, para
+    examples = boxed.group(1) or boxed.group(2) or ""
+    kinds = [k for k in BOXED if re.search(rf"\b{k}\b", examples)]
+    assert kinds, examples
+    for kind in kinds:
+        name = player_name(BOXED[kind])  # ValueError: no player can be named so
+        assert not all(drawn(c) for c in name if not c.isspace()), kind
 
 
 GUIDES = {

@@ -99,20 +99,21 @@ def _file(path: Path, stated: Any, c: Checked) -> None:
     c.good(f"{path.name}: intact ({found['bytes']:,} bytes, SHA-256 as in the manifest)")
 
 
-def _database(folder: Path, manifest: dict[str, Any], c: Checked) -> list[tuple[str, str | None]]:
-    """The database opened and checked; its games' stored keys (none for a pg_dump file, not opened here)."""
+def _database(folder: Path, manifest: dict[str, Any], c: Checked) -> list[tuple[str, str | None]] | None:
+    """The database opened and checked; its games' stored keys, or None where they cannot be read here (no
+    database in the backup, one that does not open or holds no pbem tables, a pg_dump file)."""
     name = manifest.get("database_file")
     if name is None or name not in manifest["files"]:
         c.bad(f"the database is not in this backup ({manifest.get('database')}): save it yourself, see README Backups")
-        return []
+        return None
     if manifest.get("database") != "sqlite":
         c.good(f"{name}: a pg_dump file (restore it with pg_restore); its games' keys are not checked here")
-        return []
+        return None
     try:
         got = backup.opened(folder / name)
     except sqlite3.Error as exc:
         c.bad(f"{name}: does not open as a SQLite database ({exc})")
-        return []
+        return None
     if got.problems:
         c.bad(f"{name}: damaged, SQLite's quick_check says: {'; '.join(got.problems)}")
     if got.revision != manifest.get("schema"):
@@ -124,12 +125,13 @@ def _database(folder: Path, manifest: dict[str, Any], c: Checked) -> list[tuple[
         c.good(
             f"{name}: opens, passes SQLite's quick_check, schema {got.revision} ({known}), {count(len(got.keys), 'game')}"
         )
-    return got.keys
+    return got.keys if got.revision is not None else None  # no pbem tables: no games' keys read
 
 
-def _keys(folder: Path, keys: list[tuple[str, str | None]], listed: bool, c: Checked) -> None:
-    """The backup's `game-keys.secret` opens every game's sealed signing key."""
-    sealed = [(game, k) for game, k in keys if k is not None and sealing.is_sealed(k)]
+def _keys(folder: Path, keys: list[tuple[str, str | None]] | None, listed: bool, c: Checked) -> None:
+    """The backup's `game-keys.secret` opens every game's sealed signing key; with `keys` None (the database's
+    keys unread) only that it holds a key, said so: "opens every game's key (0 games)" reassured wrongly."""
+    sealed = [(game, k) for game, k in keys or [] if k is not None and sealing.is_sealed(k)]
     path = folder / sealing.FILE
     if not listed or not path.is_file():
         if sealed:
@@ -142,6 +144,9 @@ def _keys(folder: Path, keys: list[tuple[str, str | None]], listed: bool, c: Che
         return
     if key is None:
         c.bad(f"{sealing.FILE}: holds no key (it was edited or damaged)")
+        return
+    if keys is None:
+        c.good(f"{sealing.FILE}: holds a key; not checked against the games' signing keys (the database was not read)")
         return
     closed = [game for game, k in sealed if not sealing.opens(k, game, key)]
     if closed:

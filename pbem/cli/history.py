@@ -172,6 +172,11 @@ def verify(
         doc = load_export(read_at_most(file, MAX_BYTES, "the export"))
     except (OSError, BadJson, Unreadable) as exc:
         fail(f"cannot read {file}: {exc}", 2)
+    if mail and not _raqm():
+        typer.echo(
+            "note: this Pillow lays text out without Raqm (the FriBiDi library, Debian's libfribidi0, is missing), "
+            "and pbem draws its pictures with it: a picture named below may be honest; install FriBiDi, check again"
+        )
     boxes = {folder: _read_folder(folder) for folder in [*mail, *([sent] if sent is not None else [])]}
     parsed = {folder: parse_folder(raws) for folder, raws in boxes.items()}  # each mail's headers, read once
     _whose_mail(doc, [(f, parsed[f]) for f in mail], as_player)
@@ -188,6 +193,9 @@ def verify(
         for line in v.vouched:
             typer.echo(line)
         mail_ok = True
+        if not v.shaped and (mail or earlier or sent is not None):  # read as an export, it raised (27 of 84 fields)
+            typer.echo("note: nothing else is compared with it: it is no export pbem writes (see below)")
+            fail(f"verification FAILED: {v.problem}")
         for path in earlier:
             mail_ok = _verify_earlier(doc, path) and mail_ok
         if mail:
@@ -207,6 +215,13 @@ def verify(
             + "the player's mail does not match this export"
         )
     typer.echo("verification passed")
+
+
+def _raqm() -> bool:
+    """Whether Pillow lays text out as pbem's pictures are drawn (Pillow and the fonts read only with --mail)."""
+    from pbem.render.pictures.fonts import raqm
+
+    return raqm()
 
 
 def _verify_earlier(doc: dict[str, Any], path: Path) -> bool:

@@ -105,6 +105,7 @@ class Verification:
     problem: str = ""
     notes: list[str] = field(default_factory=list)  # what was not checked, and why
     vouched: list[str] = field(default_factory=list)  # per player input: what their provider vouches for
+    shaped: bool = False  # every field of the type pbem writes it: a player's mail can be checked against it
 
 
 class Refused(Exception):
@@ -117,6 +118,7 @@ def check(doc: dict[str, Any], partial: bool = False, legacy: bool = False, read
         if not isinstance(doc, dict):
             raise Refused(f"an export is a JSON object, not a {type(doc).__name__}")
         _shape(doc)
+        v.shaped = True
         _downgrades(doc, legacy, v)
         paces = None
         if doc.get("version") == PARTIAL_VERSION:  # a game in progress, as one reader may see it

@@ -170,3 +170,13 @@ def mixed(parts: list[Run], size: int) -> tuple[Image.Image, int, int, float]:
         box = (x - left, y - top, x - left + m.width, y - top + m.height)
         mask.paste(ImageChops.lighter(mask.crop(box), m), box)
     return mask, left, top, pen
+
+
+def raqm() -> bool:
+    """Whether this Pillow lays text out with Raqm (HarfBuzz; its wheels load the system's FriBiDi, Debian's
+    `libfribidi0`, when it is there) rather than its basic layout.  pbem's pictures are drawn with Raqm; the basic
+    layout places glyphs otherwise (1,893 pixels of one line of a board picture differed), so where Pillow lacks it
+    `pbem verify --mail` would name an honest picture."""
+    from PIL import features
+
+    return bool(features.check_feature("raqm"))
