@@ -111,8 +111,9 @@ def test_a_backup_taken_while_a_poll_writes_is_whole_and_consistent(
     for before, folder, after in taken:
         assert before <= _count(folder / "pbem.db") <= after, (before, folder, after)
         assert check(folder).ok, check(folder).lines
-    # the poll committed while copies were taken (runs of 24 mails saw 13 and 20 copies, several of a part of them)
-    assert any(0 < _count(f / "pbem.db") < 15 for _, f, _ in taken) or len(taken) <= 2, taken
+    # Whether a copy caught the poll between two commits is up to the scheduler (on an idle machine several do; at a
+    # load of 9 all eight copies of one run were made before its first commit): the copy's consistency while
+    # another connection commits between its steps is shown without timing by the test above.
 
 
 def test_a_restored_backup_reads_every_game_and_the_poll_refuses_it_until_told(home, clock, tmp_path: Path) -> None:
