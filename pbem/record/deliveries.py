@@ -2,8 +2,10 @@
 
 Two statements, each on an index: the time the current step opened (the newest
 "step opened" or undo deadline row of the game), and the game's reports to the
-asked players queued since then (`ix_outbox_game_purpose_player_seq`).  The caller
-owns the transaction.
+asked players queued since then, read from the index that holds their status and
+sent time (`ix_outbox_game_purpose_player_created_sent`, migration 0020), not from
+the reports' rows, which store them after the mail's bytes.  The caller owns the
+transaction.
 """
 
 from __future__ import annotations

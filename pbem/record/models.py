@@ -261,8 +261,17 @@ class OutboxMessage(SQLModel, table=True):
         Index("ix_outbox_to_purpose_created", "to_addr", "purpose", "created_at"),
         Index("ix_outbox_game_purpose_player_seq", "game_id", "purpose", "player", "upto_seq"),
         Index("ix_outbox_purpose_created", "purpose", "created_at"),  # the hourly cap on answers to strangers
-        # each DIGEST player's last report: its time by one probe, not read past every report's bytes (0019)
-        Index("ix_outbox_game_purpose_player_created", "game_id", "purpose", "player", "created_at"),
+        # each DIGEST player's last report: its time by one probe, not read past every report's bytes (0019); and
+        # whether the step's report reached each asked player (`deliveries`), its status and sent time too (0020)
+        Index(
+            "ix_outbox_game_purpose_player_created_sent",
+            "game_id",
+            "purpose",
+            "player",
+            "created_at",
+            "status",
+            "sent_at",
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)

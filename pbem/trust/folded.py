@@ -7,9 +7,15 @@ replayed the game from its seed up to the last state they read: the largest seed
 273 inputs) folded 1,088 inputs for its four replays (costs12).  Inside `sharing(doc, rows)` (one mailbox's
 `receipts.check_mail`) the record is folded forward once, as far as the checks ask, and each check takes the states
 it asks for from there; inside `across(doc)` (`pbem verify --mail A --mail B ...`) every mailbox takes the same fold, and so does the
-export's own replay (`started`, costs13).  The state after every input folded is kept while the mailbox is checked: as many as one
-check's replay kept at most (they ask for most of them: 178 of those 273 for the tables), and shared among the
-states as the engine shares them.
+export's own replay (`started`, costs13).
+
+The states are not all kept (costs17): on 7f9524d the state after every input was, about 8 KB each in Sixteen
+Thirty, so an export at its 64 MiB cap (some 100,000 inputs) would have held on the order of 1 GB while a player
+checked it.  The state after every `KEEP`th input is kept, and the `RECENT` states last folded or asked for; any
+other is folded again from the nearest before it (the fold is deterministic: an undo's state is the one the fold
+kept for it, `Fold.restored`).  A check reads its states in order, so each is folded again at most once a check;
+a record of at most `RECENT` inputs is never folded again.  `states` gives a mapping that folds a state when it is
+read: the checks keep none of them.
 
 Each check still gets the states it asked for and no others, and the errors its own replay raised (an input refused
 on replay, a malformed record): what every check says is the same.  Outside `sharing` each replay is its own.
@@ -18,7 +24,10 @@ Pure; held only while its mailbox is checked.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import copy
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -26,15 +35,18 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.base import Engine
 from pbem.trust import deal as joining
-from pbem.trust.fold import Fold
+from pbem.trust.fold import UNDO, Fold, run_input
 
 State = dict[str, Any]
+KEEP = 64  # inputs between the states kept for the whole check
+RECENT = 1024  # the states last folded or asked for, kept besides (about 8 MB of Sixteen Thirty)
 
 
 class Folded:
     """The record `rows` (the chain in order) of the export `doc` folded forward from its seed as far as asked, with
-    the state after every `KEEP`th input kept, what the engine understood of each input's lines, and where the fold
-    first failed: an input refused (the fold goes on, as `receipts._readings` did) or an error (it stops)."""
+    the state after every `KEEP`th input kept and the `RECENT` last folded or asked for (any other folded again),
+    what the engine understood of each input's lines, and where the fold first failed: an input refused (the fold
+    goes on, as `receipts._readings` did) or an error (it stops)."""
 
     def __init__(self, doc: dict[str, Any], rows: list[dict[str, Any]]) -> None:
         eng: Engine = registry.get(doc["game"]["kind"])
@@ -44,7 +56,9 @@ class Folded:
         self.doc, self.rows = doc, rows
         self.fold = Fold(self.start, self.reader, seed)
         self.at, self.state = 0, self.start  # the position folded to and the state there
-        self.after: dict[int, State] = {}  # the state after each input position folded
+        self.marks: dict[int, State] = {0: self.start}  # the state after every `KEEP`th input position folded
+        self.marked: list[int] = [0]  # their positions, in order
+        self.recent: OrderedDict[int, State] = OrderedDict()  # the states last folded or asked for, the latest last
         self.understood: dict[int, list[str]] = {}  # input seq -> what the engine understood of each line
         self.refused: tuple[int, str] | None = None  # the first input refused on replay: (position, why)
         self.failed: tuple[int, Exception] | None = None  # the error the fold stopped on: (position, the error)
@@ -65,8 +79,39 @@ class Folded:
                 self.last = out
                 if not out.accepted and self.refused is None:
                     self.refused = (i, f"input {row['seq']} is refused on replay")
-                self.state = self.after[i] = out.state
+                self.state = out.state
+                self._keep(i, out.state)
+                if i - self.marked[-1] >= KEEP:
+                    self.marks[i] = out.state
+                    self.marked.append(i)
             self.at = i
+
+    def _keep(self, i: int, state: State) -> None:
+        self.recent[i] = state
+        self.recent.move_to_end(i)
+        if len(self.recent) > RECENT:
+            self.recent.popitem(last=False)
+
+    def state_at(self, q: int) -> State:
+        """The state after input position `q` (folded to already, and before any input refused there): kept, or
+        folded again from the nearest state kept before it."""
+        if q in self.recent:
+            self.recent.move_to_end(q)
+            return self.recent[q]
+        at = self.marked[bisect_right(self.marked, q) - 1]
+        if at == q:
+            return self.marks[q]
+        at = next((p for p in range(q - 1, at, -1) if p in self.recent), at)
+        state = self.recent[at] if at in self.recent else self.marks[at]
+        for i in range(at + 1, q + 1):
+            row = self.rows[i - 1]
+            if "lines" in row:
+                if row["kind"] == UNDO:  # (the state the fold's undo left: going back again is the fold's own)
+                    state = copy.deepcopy(self.fold.restored[row["seq"]])
+                else:
+                    state = run_input(self.reader(state), state, row["kind"], row["player"], row["lines"]).state
+                self._keep(i, state)
+        return state
 
     def next_input(self) -> Any:
         """Fold on through the next input and give its outcome (`Fold.run`'s), raising what its run raised: the
@@ -79,23 +124,45 @@ class Folded:
             raise self.failed[1]
         return self.last
 
-    def states(self, wanted: set[int]) -> dict[int, State]:
+    def states(self, wanted: set[int]) -> Mapping[int, State]:
         """The state after each input position of `wanted` (and 0, the start), as a replay from the seed up to the
-        last of them keeps them (`shown.Replay`); raises what that replay raised."""
+        last of them keeps them (`shown.Replay`), each folded when read (`States`); raises what that replay
+        raised."""
         last = max(wanted, default=0)
         self.forward(last)
         if self.refused is not None and self.refused[0] <= last:
             raise ValueError(self.refused[1])
         if self.failed is not None and self.failed[0] <= last:
             raise self.failed[1]
-        out: dict[int, State] = {0: self.start} if 0 in wanted else {}
-        out.update((q, self.after[q]) for q in sorted(wanted) if q in self.after)
-        return out
+        kept = [q for q in sorted(wanted) if q == 0 or (0 < q <= self.at and "lines" in self.rows[q - 1])]
+        return States(self, kept)
 
     def readings(self) -> dict[int, list[str]] | None:
         """What the engine understood of each line of each input, the whole record folded; None if it fails."""
         self.forward(len(self.rows))
         return None if self.failed is not None else dict(self.understood)
+
+
+class States(Mapping[int, State]):
+    """The states after the input positions `kept` (in order) of a fold, each taken from it when read
+    (`Folded.state_at`): none held here."""
+
+    def __init__(self, folded: Folded, kept: list[int]) -> None:
+        self.folded, self.kept, self._in = folded, kept, set(kept)
+
+    def __getitem__(self, q: int) -> State:
+        if q not in self._in:
+            raise KeyError(q)
+        return self.folded.state_at(q)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.kept)
+
+    def __len__(self) -> int:
+        return len(self.kept)
+
+    def __contains__(self, q: object) -> bool:
+        return q in self._in
 
 
 _SHARED: ContextVar[Folded | None] = ContextVar("folded", default=None)

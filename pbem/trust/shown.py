@@ -28,7 +28,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pbem import engine as registry
@@ -159,7 +159,10 @@ class Replay:
         self.name = str(doc["game"]["name"])
         self.title = eng.title
         shared = folded.of(doc, rows)  # one fold for every check of a mailbox (`pbem.trust.folded`)
-        self.states: dict[int, dict[str, Any]] = shared.states(wanted) if shared else self._replayed(doc, rows, wanted)
+        # (each state folded when read: the shared fold keeps few, `pbem.trust.folded`)
+        self.states: Mapping[int, dict[str, Any]] = (
+            shared.states(wanted) if shared else self._replayed(doc, rows, wanted)
+        )
         self._shown: dict[tuple[int, str], Sections | None] = {}
         self._views: dict[tuple[int, str], dict[str, Any]] = {}  # the view each `shown` rendered, for its pictures
         self._results: dict[tuple[int, str], dict[str, Any] | None] = {}  # the result each `_opening` gave
