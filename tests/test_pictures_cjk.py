@@ -163,11 +163,13 @@ def test_verify_mail_of_a_game_with_cjk_names_compares_their_pictures_and_passes
 
 #: sha256 of the decoded pixels (size, indices, palette) of every picture of `_pngs` for a seeded game of
 #: `COVERED`'s players (3 moments, every reader), drawn by a0540ce with this Pillow and FreeType.
+#: Since the words are laid out by Pillow's basic layout (`fonts.LAYOUT`; a0540ce let Pillow choose, Raqm here):
+#: dynasties 7a509fbb..., habsburg 736243d1..., italian-wars ad1da86e..., sixteen-thirty 1332d84f... with Raqm.
 A0540CE = {
-    "dynasties": "7a509fbb9724cdf2d0ed5aff9a7a6e4e",
-    "habsburg": "736243d16bc39dc93a5c8ed88da82919",
-    "italian-wars": "ad1da86ed4af86bb771e52181e22ad4c",
-    "sixteen-thirty": "1332d84fa9dfd27b56530694cf3bc18f",
+    "dynasties": "b1408f2f103a492cfa82ba823174df3d",
+    "habsburg": "b62668b746e54110a107782d0bad2376",
+    "italian-wars": "dd8406107188b131f273d673cae59746",
+    "sixteen-thirty": "0e436b4a1e0a96d94928a096f9ab78c9",
 }
 A0540CE_LIBRARIES = ("13.0.0", "2.14.3")  # Pillow, FreeType: another one may draw other pixels for any font
 
@@ -175,7 +177,7 @@ A0540CE_LIBRARIES = ("13.0.0", "2.14.3")  # Pillow, FreeType: another one may dr
 @pytest.mark.parametrize("kind", KINDS)
 def test_pictures_of_names_open_sans_covers_or_no_font_has_are_a0540ces_pixels(kind: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Accented Latin, Greek, Cyrillic and an emoji (no font here has it: Open Sans's box, as before): every
-    picture of a seeded game of such players has a0540ce's pixels, and each word it stamps is drawn by the one
+    picture of a seeded game of such players has a0540ce's pixels (laid out as now), and each word it stamps is drawn by the one
     FreeType call a0540ce made (`runs` None), whatever the libraries' version, never opening the CJK font."""
     from PIL import __version__, features
 
@@ -309,3 +311,40 @@ def test_splitting_words_into_runs_is_linear_in_their_length() -> None:
     for unit in ("田", "田a"):
         g = growth(lambda n, unit=unit: lambda: fonts.runs(unit * (n // len(unit))), 20_000, bound=6)
         assert g.ratio <= 6, (unit, str(g))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_pictures_have_the_same_pixels_whether_pillow_has_raqm_or_not(kind: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Pillow's wheels lay text out with Raqm where the system's FriBiDi library loads, else with their basic layout,
+    and the two place the same words' glyphs apart: a picture drawn by a moderator with FriBiDi was named forged by
+    `verify --mail` of a player without it (docs4 saw 1,893 pixels of one line differ).  pbem lays its words out
+    with the basic layout always (`fonts.LAYOUT`), so a machine with Raqm and one without draw every picture alike,
+    CJK names included."""
+    from PIL import ImageFont, _imagingft, features
+
+    from pbem.render.pictures import fonts
+
+    if not features.check_feature("raqm"):
+        pytest.skip("this Pillow has no Raqm to compare with")
+    face = ImageFont.truetype(fonts._opensans_path(), 13)  # Pillow's own choice here: Raqm
+    assert face.layout_engine == ImageFont.Layout.RAQM
+    words = "Alice: score 0, tokens 0"
+    assert _key(Image.Image()._new(face.getmask(words))) != _key(Image.Image()._new(fonts.font(13).getmask(words)))
+    mod = import_module(MODULES[kind])
+    eng, pt = _game(kind, CJK[:2] + COVERED)
+    views = [eng.view(s, r) for s in moments(eng, pt, 2) for r in [None, *pt.players]]
+
+    def pixels() -> list[bytes]:
+        _forget()
+        fonts.font.cache_clear()
+        fonts.cjk_font.cache_clear()
+        return [Image.open(io.BytesIO(png)).convert("RGBA").tobytes() for v in views for png in _pngs(mod, v)]
+
+    with_raqm = pixels()
+    monkeypatch.setattr(_imagingft, "HAVE_RAQM", False)
+    assert not features.check_feature("raqm")
+    assert pixels() == with_raqm
+    monkeypatch.undo()
+    _forget()
+    fonts.font.cache_clear()
+    fonts.cjk_font.cache_clear()

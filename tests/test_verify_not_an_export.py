@@ -78,33 +78,3 @@ def test_a_file_that_is_no_export_is_refused_in_one_line_with_mail_sent_and_earl
             elif got.exit_code == 0 or not got.output.splitlines()[-1].startswith("pbem: "):
                 raised.append((key, damage, got.exit_code, got.output[-200:]))
     assert raised == [], f"{len(raised)} of {len(FIELDS) * len(DAMAGES)}: {raised}"
-
-
-def test_a_verifier_whose_pillow_lays_text_out_without_raqm_is_told(
-    export: tuple[dict, Path],  # type: ignore[type-arg]
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Pillow's wheels lay text out with Raqm only where the system's FriBiDi loads; without it, its basic layout
-    places the glyphs of the same words elsewhere, so `verify --mail` named honest pictures as not the history
-    published (seen with FriBiDi hidden from Pillow: "MISMATCH: ... shows picture 1 of 1 of the board").  The
-    command now says so first (docs4; README's fonts paragraph says what to install)."""
-    from PIL import Image, ImageDraw, ImageFont, _imagingft
-
-    from pbem.render.pictures import fonts
-
-    drawn = []
-    for layout in (ImageFont.Layout.BASIC, ImageFont.Layout.RAQM):
-        im = Image.new("L", (420, 24), 0)
-        face = ImageFont.truetype(fonts._opensans_path(), 13, layout_engine=layout)
-        ImageDraw.Draw(im).text((4, 4), "Alice: score 0, tokens 0, 3 cards in hand", font=face, fill=255)
-        drawn.append(im.tobytes())
-    assert drawn[0] != drawn[1], "the two layouts draw alike: the note is not needed"
-    doc, box = export
-    file = tmp_path / "x.json"
-    file.write_text(json.dumps({**doc, "game": None}))  # refused at once: only the note matters here
-    args = ["verify", str(file), "--mail", str(box), "--as", doc["players"][0]["name"]]
-    assert "without Raqm" not in CliRunner().invoke(app, args).output
-    monkeypatch.setattr(_imagingft, "HAVE_RAQM", False)
-    got = CliRunner().invoke(app, args)
-    assert got.output.startswith("note: this Pillow lays text out without Raqm (the FriBiDi library"), got.output

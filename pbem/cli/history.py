@@ -172,11 +172,6 @@ def verify(
         doc = load_export(read_at_most(file, MAX_BYTES, "the export"))
     except (OSError, BadJson, Unreadable) as exc:
         fail(f"cannot read {file}: {exc}", 2)
-    if mail and not _raqm():
-        typer.echo(
-            "note: this Pillow lays text out without Raqm (the FriBiDi library, Debian's libfribidi0, is missing), "
-            "and pbem draws its pictures with it: a picture named below may be honest; install FriBiDi, check again"
-        )
     boxes = {folder: _read_folder(folder) for folder in [*mail, *([sent] if sent is not None else [])]}
     parsed = {folder: parse_folder(raws) for folder, raws in boxes.items()}  # each mail's headers, read once
     _whose_mail(doc, [(f, parsed[f]) for f in mail], as_player)
@@ -215,13 +210,6 @@ def verify(
             + "the player's mail does not match this export"
         )
     typer.echo("verification passed")
-
-
-def _raqm() -> bool:
-    """Whether Pillow lays text out as pbem's pictures are drawn (Pillow and the fonts read only with --mail)."""
-    from pbem.render.pictures.fonts import raqm
-
-    return raqm()
 
 
 def _verify_earlier(doc: dict[str, Any], path: Path) -> bool:

@@ -136,7 +136,7 @@ class Received:
     game_header: str | None = None
     signature: str | None = None
     raw: bytes = field(default=b"", repr=False, compare=False)  # the mail, for what its report told (`_told`)
-    mailer: str = ""  # X-Mailer: "pbem 0.2.0" (0.1.0 before 2026-12-06; "pbem" before it named one)
+    mailer: str = ""  # X-Mailer: "pbem 0.3.0" (0.2.0 and 0.1.0 on 2026-12-06 and before; "pbem" before it named one)
     sender_name: str = ""  # the From header's display name: the moderator's name, which a report signs with
     in_reply_to: str = ""  # the Message-ID the mail answers (no angle brackets, lower case): a player's message
 

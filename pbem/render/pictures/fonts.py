@@ -2,6 +2,9 @@
 
 Both ship as Python packages pinned in pyproject.toml (`ttf-opensans`, `noto-cjk-sans-jp-regular`), never system
 fonts, so a picture is a function of pbem's version: `pbem verify --mail` draws it again and compares pixels.
+Both are laid out by Pillow's basic layout (`LAYOUT`), never Raqm: Pillow's wheels use Raqm only where the system's
+FriBiDi library loads, and the two layouts place the same words' glyphs apart (1,893 pixels of one line of a board
+picture differed, docs4), so a picture drawn by a moderator with FriBiDi was named forged by a player without it.
 
 A word Open Sans covers is drawn by the caller as before, in one FreeType call (`runs` gives None), so the
 pictures of such words keep their bytes.  A word holding a letter Open Sans lacks is split into runs, each in the
@@ -31,18 +34,22 @@ Ranges = tuple["array[int]", "array[int]"]
 _JOINING = {"Mn", "Mc", "Me", "Cf"}
 
 
+#: How the pictures' words are laid out, whatever libraries the machine has (see above).
+LAYOUT = ImageFont.Layout.BASIC
+
+
 @lru_cache(maxsize=64)
 def font(size: int) -> ImageFont.FreeTypeFont:
     """Open Sans (the `ttf-opensans` package): Latin with every accent, Greek and Cyrillic, as player names
     have them (Pillow's embedded font draws a box for each letter past ASCII: "Zo□ M□ller")."""
-    return ImageFont.truetype(_opensans_path(), size)
+    return ImageFont.truetype(_opensans_path(), size, layout_engine=LAYOUT)
 
 
 @lru_cache(maxsize=8)  # each size a FreeType face of its own, about 1 MB: the pictures use 11 to 14
 def cjk_font(size: int) -> ImageFont.FreeTypeFont:
     """Noto Sans CJK JP Regular (the `noto-cjk-sans-jp-regular` package): the pan-CJK font, Han, kana and Hangul.
     FreeType maps the file and reads the glyphs a word asks for, not the 16 MB."""
-    return ImageFont.truetype(_cjk_path(), size)
+    return ImageFont.truetype(_cjk_path(), size, layout_engine=LAYOUT)
 
 
 def _opensans_path() -> str:
@@ -170,13 +177,3 @@ def mixed(parts: list[Run], size: int) -> tuple[Image.Image, int, int, float]:
         box = (x - left, y - top, x - left + m.width, y - top + m.height)
         mask.paste(ImageChops.lighter(mask.crop(box), m), box)
     return mask, left, top, pen
-
-
-def raqm() -> bool:
-    """Whether this Pillow lays text out with Raqm (HarfBuzz; its wheels load the system's FriBiDi, Debian's
-    `libfribidi0`, when it is there) rather than its basic layout.  pbem's pictures are drawn with Raqm; the basic
-    layout places glyphs otherwise (1,893 pixels of one line of a board picture differed), so where Pillow lacks it
-    `pbem verify --mail` would name an honest picture."""
-    from PIL import features
-
-    return bool(features.check_feature("raqm"))
