@@ -64,6 +64,9 @@ def _filled(units: list[str], indent: str) -> list[str]:
             continue
         if line:
             lines.append(indent + line)
+        if len(unit) <= room and unit[:1] != " ":  # the words below, put together again: the unit itself
+            line = unit
+            continue
         line = ""
         for word in unit.split(" "):
             if line and len(line) + 1 + len(word) > room:
@@ -82,17 +85,22 @@ def html_table(block: dict[str, Any]) -> Markup:
     cols = [escape(_shown(str(c))) for c in block["columns"]]
     head = "".join(f'<th scope="col">{c}</th>' for c in cols)
     labels = [f'<td data-label="{c}">' for c in cols]
+    # a row of one cell a column, in one `str.format` (the labels' braces doubled): as the f-strings below write it
+    whole = "<tr>" + "".join(label.replace("{", "{{").replace("}", "}}") + "{}</td>" for label in labels) + "</tr>\n"
     rows = []
     for row in block["rows"]:
-        shown = [str(v) for v in row]
+        shown = list(map(str, row))
         plain = "".join(shown)
         if not (
             plain.isascii()
             and plain.isprintable()
             and _PLAIN_HTML.search(plain) is None
-            and all(type(v) in _PLAIN_TYPES for v in row)
+            and _PLAIN_TYPES.issuperset(map(type, row))
         ):
             shown = [escape(_shown(v)) for v in row]  # (what `_shown` keeps and `escape` leaves is str(v) itself)
+        if len(shown) == len(labels):
+            rows.append(whole.format(*shown))
+            continue
         cells = "".join(
             f"{labels[i]}{v}</td>" if i < len(labels) else f'<td data-label="">{v}</td>' for i, v in enumerate(shown)
         )

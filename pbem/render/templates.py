@@ -27,6 +27,7 @@ from jinja2 import (
     select_autoescape,
 )
 from jinja2.bccache import Bucket
+from jinja2.runtime import Context
 
 from pbem.engine.words import count
 from pbem.mail.outbound.compose import reply_subject
@@ -73,6 +74,10 @@ class _Environment(Environment):
     for each of the 160 such reads of a reply's two reports.  A name a dict has as an attribute (``items``,
     ``keys``, ``__class__``) and a missing key go Jinja's way, so every answer is Jinja's."""
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._loaded: dict[tuple[str, str | None], Any] = {}  # by (name, parent): only the shipped templates
+
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_NAMES:
             try:
@@ -81,6 +86,36 @@ class _Environment(Environment):
                 pass
         return super().getattr(obj, attribute)
 
+    def get_template(self, name: Any, parent: str | None = None, globals: Any = None) -> Any:
+        """Jinja's, but a template asked for again by name (each include of each report: 11 a report) is found
+        in a dict: templates ship with the package and are never reloaded (`auto_reload=False`)."""
+        if globals is None and type(name) is str:
+            found = self._loaded.get((name, parent))
+            if found is None:
+                found = self._loaded[(name, parent)] = super().get_template(name, parent)
+            return found
+        return super().get_template(name, parent, globals)
+
+
+class _Context(Context):
+    """Jinja's context, but the set of its template's globals' names (`globals_keys`, which only `{% import %}`
+    reads) is made when read, not for each context: every include makes one (11 a report), and the set was made
+    from the globals' `ChainMap` in Python each time."""
+
+    def __init__(
+        self, environment: Environment, parent: dict[str, Any], name: str | None, blocks: Any, globals: Any = None
+    ) -> None:
+        super().__init__(environment, parent, name, blocks)
+        self._globals = globals
+
+    @property
+    def globals_keys(self) -> set[str]:
+        return set() if self._globals is None else set(self._globals)
+
+    @globals_keys.setter
+    def globals_keys(self, _: set[str]) -> None:  # Context.__init__ sets it: read from `_globals` instead
+        pass
+
 
 @lru_cache(maxsize=1)
 def env() -> Environment:
@@ -88,13 +123,15 @@ def env() -> Environment:
         loader=FileSystemLoader(str(templates_dir())),
         bytecode_cache=_compiled(),
         undefined=StrictUndefined,
-        autoescape=select_autoescape(["html", "html.j2"], default_for_string=False),
+        # a pure function of a template's name, asked again for every context (each include)
+        autoescape=lru_cache(maxsize=256)(select_autoescape(["html", "html.j2"], default_for_string=False)),
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
         auto_reload=False,  # templates ship with the package: no stat() of every template and include per mail
         finalize=_shown,
     )
+    e.context_class = _Context
     e.filters["text_table"] = text_table
     e.filters["html_table"] = html_table
     e.filters["narrow"] = narrow  # {{ handbook|narrow }}: a handbook or rulings text at 40 columns
