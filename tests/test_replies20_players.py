@@ -21,8 +21,8 @@ On a0540ce, 15,424 of the 23,478 cases failed (`REPLIES20_ALL=1`: 43 orders, 91 
 and the label of the player's own and tells the label naming someone: none fails.  The suite runs each locale's
 forms once over the eight moments (91 cases; on a0540ce 58 of them failed).  Left: "Bob: EVENT CLAIM Emperor TARGET
 Carol" typed inline under its listed line runs on as the report's own words do ("... TARGET Bob" / "EVENT CLAIM
-Emperor TARGET Carol") and is dropped as the copy (`pbem.orders.own_mail`), untold (78 cases with "Bob:").
-"""
+Emperor TARGET Carol") and is dropped as the copy (`pbem.orders.own_mail`), untold (78 cases with "Bob:"; told since
+replies21, `tests.test_replies21_players`)."""
 
 from __future__ import annotations
 

@@ -133,7 +133,7 @@ def cases(moment: Moment) -> list[Case]:
 
 
 def _command_failure(moment: Moment, case: Case) -> str:
-    ex = reading(moment, build(moment, case))  # type: ignore[arg-type]
+    ex = reading(moment, build(moment, case))
     got = {"HELP": ex.help, "STATUS": ex.status, "REPORT": ex.status, "HISTORY": ex.history == ""}[case.order]
     if not got or ex.orders or ex.problems:
         return f"{case.label}: command not read (orders {ex.orders}, chatter {ex.chatter}, told {ex.problems})"
@@ -141,7 +141,7 @@ def _command_failure(moment: Moment, case: Case) -> str:
 
 
 def _later_failure(moment: Moment, case: Case) -> str:
-    raw = build(moment, case)  # type: ignore[arg-type]
+    raw = build(moment, case)
     ex = seeming_told(registry.get(moment.kind), moment.state, moment.player, reading(moment, raw))
     told = [p for p in ex.problems if f'"{case.typed.strip()}"' in p]
     if ex.orders:
@@ -154,7 +154,7 @@ def _later_failure(moment: Moment, case: Case) -> str:
 def check(moment: Moment, case: Case) -> str:
     """Why `case` was not answered as expected, or ""."""
     by: dict[str, Callable[[Moment, Case], str]] = {"commands": _command_failure, "later": _later_failure}
-    return by.get(case.cls, failure)(moment, case)  # type: ignore[arg-type]
+    return by.get(case.cls, failure)(moment, case)
 
 
 SAMPLED = 3  # cases of each class a moment runs in the suite
