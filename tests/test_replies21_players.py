@@ -180,3 +180,29 @@ def test_the_classes_players20_left_are_read_or_told(moments: dict[str, Moment],
     failures = [why for case in chosen if (why := check(moment, case))]
     by_class = {cls: sum(1 for f in failures if f.startswith(cls)) for cls in ("named", "commands", "titled", "later")}
     assert not failures, f"{len(failures)} of {len(chosen)} {by_class}:\n" + "\n".join(failures[:40])
+
+
+def test_through_a_real_poll_a_command_after_a_greeting_is_answered_and_a_later_step_told(tmp_path) -> None:
+    """ "Bonjour à tous, HELP" in a French reply through a real poll: the handbook is mailed.  Then "Nächste Runde:
+    <order>" in a German one: nothing applied, and the answer quotes the line, says it names a later step and shows
+    the order to send for this step."""
+    from tests.conftest import deliver, sent_mail
+    from tests.test_replies3_players import _moment, _poll
+    from tests.test_replies7_clients import _message
+    from tests.test_replies19_players import LOCALES, text_body
+
+    moment = _moment(tmp_path, "italian-wars")
+    order = moment.legal[-1]
+    for locale, typed in (("fr", "Bonjour à tous, HELP"), ("de", f"Nächste Runde: {order}")):
+        msg = _message(moment)
+        msg.set_content("\n".join(text_body("gmail-top", LOCALES[locale], moment.report, [typed], [], order)) + "\n")
+        deliver(moment.cfg, msg.as_bytes())
+        summary = _poll(moment.cfg, moment.clock)
+        answer = sent_mail(moment.cfg)[-1]
+        text = " ".join(answer.get_body(("plain",)).get_content().split())
+        if locale == "fr":
+            assert "Handbook (Help)" in str(answer["Subject"]), answer["Subject"]
+        else:
+            assert summary.accepted == 0, summary.line()
+            assert f'"{typed}" was not read as an order: it names a later step' in text, text
+            assert f"for this step, send: {order}" in text, text

@@ -166,9 +166,9 @@ NEXT_STEP = re.compile(
 
 
 def later_step_note(typed: str, order: str) -> str:
-    """The note for an order labelled with a later step ("Next turn: PASS", `NEXT_STEP`): not read, and why."""
+    """The note for an order labelled with a later step ("Next turn: PASS", `NEXT_STEP`): not read, why, and what to
+    send.  Short: an answer quotes a note's first `pbem.app.answers.LINE_CHARS` characters, the order to send last."""
     return (
-        f'"{typed}" was not read as an order: it names a later step, and pbem reads an order for the step it asks '
-        f"you now (send it again when that step's report asks you); to order for this step, send the order alone: "
-        f"{order}"
+        f'"{typed}" was not read as an order: it names a later step (send it when that step asks you); for this '
+        f"step, send: {order}"
     )
