@@ -35,10 +35,12 @@ def test_every_character_of_unicode_splits_or_joins_words_as_the_regex_does() ->
 from pbem.orders.extract import (  # noqa: E402
     CONTROL_WORDS,
     _control,
+    _labelled_by_other,
     _strip_comment,
     all_order_words,
     is_order,
     labelled_order,
+    opened_command,
     own_line,
     undoubled,
 )
@@ -51,16 +53,23 @@ PIECES = st.sampled_from(
      # " 1. 1. 1. ACCEPT"), ticks, emoji, full-width letters typed on Japanese phones
      # labels the writer names their order with (players11): a postscript, a label in another language
      "P.S.", "PPS", "Decision", "Meine", "Wahl", "La", "mia", "scelta", "Mon", "choix", "-",
+     # greetings and connectives before a command (replies21), a player's name as a label
+     "Hi", "Hallo", "zusammen", "Also", ",", "Bob",
      "[x]", "[my answer is]", "a)", "(2)", "x", "✓", "👉", "->", "**", "\uff2e\uff2f", "\uff25\uff36\uff25\uff2e\uff34", "\uff30\uff21\uff33\uff33", "\uff11.", "「"]
 )  # fmt: skip
 
 
 def _whole(line: str, words: tuple[str, ...]) -> bool:
     """The whole reading: an order or a command once cleaned, an order typed twice on the line, or a labelled one
-    ("PS ACCEPT": a postscript's, read since 69018ba, which this reading did not know and failed on)."""
+    ("PS ACCEPT": a postscript's, read since 69018ba, which this reading did not know and failed on), a label naming
+    someone ("Meine: ACCEPT": told, `_labelled_by_other`) or a command after a greeting (`opened_command`)."""
     typed = _strip_comment(line)
     bare = undoubled((cleaned(typed) or typed).replace(":", " ", 1).replace("\uff1a", " ", 1), words)
-    return bool(typed) and (is_order(bare, words) or _control(bare) is not None or bool(labelled_order(typed, words)))
+    base = cleaned(typed) or typed
+    told = _labelled_by_other(base, words) or opened_command(base)  # "Bob: ACCEPT", "Hi, HELP" (replies21)
+    return bool(typed) and (
+        is_order(bare, words) or _control(bare) is not None or bool(labelled_order(typed, words)) or bool(told)
+    )
 
 
 @settings(max_examples=400, deadline=None)

@@ -21,8 +21,8 @@ On a0540ce, 15,424 of the 23,478 cases failed (`REPLIES20_ALL=1`: 43 orders, 91 
 and the label of the player's own and tells the label naming someone: none fails.  The suite runs each locale's
 forms once over the eight moments (91 cases; on a0540ce 58 of them failed).  Left: "Bob: EVENT CLAIM Emperor TARGET
 Carol" typed inline under its listed line runs on as the report's own words do ("... TARGET Bob" / "EVENT CLAIM
-Emperor TARGET Carol") and is dropped as the copy (`pbem.orders.own_mail`), untold (78 cases with "Bob:").
-"""
+Emperor TARGET Carol") and is dropped as the copy (`pbem.orders.own_mail`), untold (78 cases with "Bob:"; told since
+replies21, `tests.test_replies21_players`)."""
 
 from __future__ import annotations
 
@@ -270,10 +270,11 @@ def test_no_line_of_pbems_own_mail_is_read_or_told_as_a_greeting_or_a_label(mome
     first mails), read alone as a player's line: none is read or told by what reads past a greeting or a label
     (`pbem.orders.openers`): "Default at the deadline: DISCARD-IF-NEEDED LOWEST" and "Asked of you now: Accept one
     offer ..." are pbem's, in a copy its reader did not take out (`PBEMS_LABELS`; the first was told in a test of
-    replies12)."""
+    replies12).  Nor read as a command after a greeting (`opened_command`), nor told as an order after one in any case
+    (`_opened`) or as one for a later step (`NEXT_STEP`): replies21."""
     from pbem.mail.inbound.message import html_to_text
-    from pbem.orders.extract import _labelled_by_other, labelled_order
-    from pbem.orders.openers import CONNECTIVE, THIS_STEP, greeted
+    from pbem.orders.extract import _labelled_by_other, _opened, is_order, labelled_order, opened_command
+    from pbem.orders.openers import CONNECTIVE, NEXT_STEP, THIS_STEP, greeted
     from tests.conftest import sent_mail
 
     found = []
@@ -288,7 +289,10 @@ def test_no_line_of_pbems_own_mail_is_read_or_told_as_a_greeting_or_a_label(mome
             )
             for line in {ln.strip() for ln in text.splitlines()}:
                 opened = THIS_STEP.match(line) or CONNECTIVE.match(line) or greeted(line)
-                if (opened and labelled_order(line, words)) or _labelled_by_other(line, words):
+                later = NEXT_STEP.match(line)
+                if (opened and (labelled_order(line, words) or opened_command(line) or _opened(line, words))) or (
+                    _labelled_by_other(line, words) or (later and is_order(later.group(1), words))
+                ):
                     found.append(f"{kind}: {line!r}")
     assert not found, "\n".join(found[:20])
 

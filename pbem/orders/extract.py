@@ -56,7 +56,17 @@ from types import MappingProxyType
 
 from pbem.orders.away import Away, meant, read_away
 from pbem.orders.furniture import own_lines, sign_off
-from pbem.orders.openers import CONNECTIVE, THIS_STEP, greeted, in_capitals, labelled_by_other
+from pbem.orders.openers import (
+    CONNECTIVE,
+    NEXT_STEP,
+    OPENED_COMMANDS,
+    THIS_STEP,
+    greeted,
+    in_capitals,
+    labelled_by_other,
+    later_step_note,
+    opened,
+)
 from pbem.orders.typed import chosen, cleaned, code_value, front, inside_brackets, unarmoured
 
 # Possessive runs of white space: between optional characters, each split of a run was tried (the cube of it).
@@ -347,6 +357,8 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
             is_order(bare, words)
             or _control(bare) is not None
             or bool(labelled_order(base, words) or labelled_order(typed, words))
+            or bool(_labelled_by_other(base, words))  # "Bob: PASS" under its own listed line: told, never dropped
+            or bool(opened_command(base))  # "Y también: STATUS" above the quote: no client's "Label: value" line
         )
 
     return own
@@ -455,6 +467,11 @@ def _taken(
     if answers is not None and (note := off_step(typed, line, words, answers)):
         _aside(ex, at, typed, line, (), note)
         return True
+    later = NEXT_STEP.match(line)
+    rest = (cleaned(later.group(1)) or later.group(1)) if later else ""
+    if rest and is_order(rest, words):
+        _aside(ex, at, typed, line, (), later_step_note(typed, rest))
+        return True
     said = _words(line)
     if len(said) == 1 and said[0] in MODE_WORDS:
         ex.mode = said[0].lower()
@@ -497,8 +514,17 @@ def _read(typed: str, words: tuple[str, ...]) -> str:
     line = undoubled(_labelled(cleaned(typed) or typed, words), words)
     if _control(line) is None and not is_order(line, words):
         # "Turn 3: (PASS)": the cleaned line lost its order as a remark in brackets after "Turn 3:"
-        return labelled_order(line, words) or (typed.endswith(_CLOSING) and labelled_order(typed, words)) or line
+        said = labelled_order(line, words) or (typed.endswith(_CLOSING) and labelled_order(typed, words))
+        return said or opened_command(line) or line
     return line
+
+
+def opened_command(line: str) -> str:
+    """The command after a greeting or a connective, in capitals ("Hi, HELP", "Bonjour à tous, STATUS", "Also:
+    HISTORY 3": `OPENED_COMMANDS`), or "": it was listed as not read.  "Hi, help me out" is a remark."""
+    rest = opened(line)
+    rest = cleaned(rest) or rest
+    return rest if rest and in_capitals(rest) and _control(rest) in OPENED_COMMANDS else ""
 
 
 _CLOSING = (")", "]", "}", ">")  # how a line may end whose order in brackets after a label cleaning takes off
@@ -549,7 +575,7 @@ def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]
     if note:
         ex.problems.append(note)
         return
-    seems = sentence(line, words) or _bracketed(line, words) or _labelled_by_other(line, words)
+    seems = sentence(line, words) or _bracketed(line, words) or _labelled_by_other(line, words) or _opened(line, words)
     for said in [seems] if seems else in_prose(typed, words):
         ex.seeming.append((typed, said))
         ex.problems.append(seeming_note(typed, said))
@@ -687,6 +713,16 @@ def _labelled_by_other(line: str, words: tuple[str, ...]) -> str:
     """The order after a short label that is not the player's own ("Bob: PASS", maybe Bob's order), or "": told
     how to write it when the engine takes it alone now (`pbem.app.lines.seeming_told`); it was dropped untold."""
     after = labelled_by_other(line)
+    rest = (cleaned(after) or after) if after else ""
+    return rest if rest and len(rest.split()) <= SENTENCE_WORDS and is_order(rest, words) else ""
+
+
+def _opened(line: str, words: tuple[str, ...]) -> str:
+    """The order after a greeting or a connective not read ("Hallo, Pass", "Hi! Vote Red", "Hola a todos, pass"), or
+    "": told how to write it when the engine takes it alone now (`pbem.app.lines.seeming_told`).  Title case there
+    is how a sentence is written ("Hallo Bob! Pass auf dich auf", "Hi all, Play nice!"), and every reader of the mail
+    reads it without the game's state: never read.  After "!" or "。" it was dropped untold."""
+    after = opened(line)
     rest = (cleaned(after) or after) if after else ""
     return rest if rest and len(rest.split()) <= SENTENCE_WORDS and is_order(rest, words) else ""
 

@@ -36,7 +36,7 @@ _GREETINGS = (
     r"привет|всем\s+привет|здравствуйте|добрый\s+(?:день|вечер)|доброе\s+утро|"
     r"(?:여러분\s*)?(?:안녕하세요|안녕|좋은\s*아침입니다|좋은\s*아침)"
 )
-_GREETING = re.compile(rf"^(?:{_GREETINGS})(?![^\W_])", re.IGNORECASE)
+_GREETING = re.compile(rf"^¡?(?:{_GREETINGS})(?![^\W_])", re.IGNORECASE)  # "¡Hola! PASS"
 #: The words a greeting may name its reader with besides a name ("Hallo zusammen", "Bonjour à tous", "Hi all").
 _EVERYONE_WORDS = (
     "all everyone everybody folks guys team there y'all gang zusammen allerseits alle à a tous todos todas tutti "
@@ -132,3 +132,43 @@ def labelled_by_other(line: str) -> str:
     if not all(w.replace("'", "").replace("’", "").replace("-", "").replace(".", "").isalpha() for w in words):
         return ""
     return line[at:].lstrip(":=" + _DASHES + " \t").strip()
+
+
+def opened(line: str) -> str:
+    """What follows a connective or a greeting and its mark at the start of `line` ("Also: HELP", "Hi! Pass",
+    "Hallo zusammen, STATUS"), in any case, or "" (none)."""
+    m = CONNECTIVE.match(line)
+    return m.group(1) if m else greeted(line)
+
+
+#: The commands read after a greeting or a connective, in capitals ("Hi, HELP", "Bonjour, STATUS", "Also: HISTORY"):
+#: those that only ask pbem for a mail (listed as "not read" before).  "Hi, help me with this" is a remark.
+OPENED_COMMANDS = frozenset({"HELP", "STATUS", "REPORT", "HISTORY"})
+
+#: A label naming a later step than the one asked now ("Next turn: PASS", "Au prochain tour : PASS", "Nächste Runde:
+#: PASS", "次のターン：PASS"): pbem reads an order for the step it asks now, and refuses one from a player it does not
+#: ask; read, the order would apply now, and telling "write it as: PASS" told the player to send just that.
+NEXT_STEP = re.compile(
+    r"^(?:(?:my\s+)?(?:orders?\s+|moves?\s+|choice\s+)?(?:for\s+|in\s+)?(?:the\s+)?(?:next|following)\s+"
+    r"(?:turn|round|step|hand|gambit|phase|time)|"
+    r"(?:au\s+|pour\s+le\s+)?(?:prochain\s+(?:tour|coup)|tour\s+suivant)|"
+    r"(?:f[üu]r\s+die\s+|in\s+der\s+|im\s+|f[üu]r\s+den\s+)?n[äa]chste[nr]?\s+(?:runde|zug|hand|mal)|"
+    r"(?:para\s+el\s+|en\s+el\s+|al\s+)?(?:pr[oó]ximo|siguiente)\s+turno|"
+    r"(?:per\s+il\s+|al\s+|nel\s+)?prossimo\s+turno|turno\s+successivo|"
+    r"(?:voor\s+de\s+|in\s+de\s+)?volgende\s+(?:beurt|ronde)|"
+    r"(?:para\s+o\s+|no\s+|na\s+)?pr[oó]xim[oa]\s+(?:turno|rodada|jogada)|"
+    r"(?:w\s+)?nast[eę]pn(?:a|ej|ym)\s+(?:tura|turze|rundzie|runda|ruchu)|"
+    r"(?:i\s+|f[oö]r\s+)?n[aä]sta\s+(?:runda|drag|omg[aå]ng)|"
+    r"次のターン|次回|次の手|下回合|下一回合|下一轮|下轮|"
+    r"(?:на\s+|в\s+)?следующ(?:ий|ем)\s+(?:ход|ходу|раунд|раунде)|다음\s*(?:턴|라운드|차례))" + _LABEL_MARK,
+    re.IGNORECASE,
+)
+
+
+def later_step_note(typed: str, order: str) -> str:
+    """The note for an order labelled with a later step ("Next turn: PASS", `NEXT_STEP`): not read, why, and what to
+    send.  Short: an answer quotes a note's first `pbem.app.answers.LINE_CHARS` characters, the order to send last."""
+    return (
+        f'"{typed}" was not read as an order: it names a later step (send it when that step asks you); for this '
+        f"step, send: {order}"
+    )

@@ -45,6 +45,7 @@ from operator import ne
 from typing import overload
 
 from pbem.orders.furniture import MARKER, QUOTE_RUN, header_block_at, unquoted
+from pbem.orders.openers import labelled_by_other
 from pbem.orders.own_quotes import changed_in_rewrapped, depth, marked_off, unquote_typed
 from pbem.orders.typed import CODE_PATTERN, chosen, cleaned, may_be_marked, points_up
 
@@ -777,8 +778,10 @@ def _repeated(lines: list[str], per_line: list[list[str]], drop: list[bool]) -> 
 
 
 def _unlisted(line: str) -> list[str]:
-    """The words of `line` without a list's marker before it ("1. PASS": pass)."""
-    return _words(cleaned(line))
+    """The words of `line` without a list's marker before it ("1. PASS": pass), nor a label naming someone ("Bob:
+    EVENT CLAIM Emperor TARGET Carol" under its listed line: the name ran on as the report's "... TARGET Bob" /
+    "EVENT CLAIM ..." do, and the line was dropped untold as the copy's; `pbem.orders.openers.labelled_by_other`)."""
+    return _words(cleaned(labelled_by_other(line) or line))
 
 
 def _drop_block_above_answer(lines: list[str], drop: list[bool], start: int) -> None:
