@@ -317,16 +317,6 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         joining=True,
         asked=[{"prompt": JOIN_PROMPT, "legal": ["JOIN"], "default": []}],  # the join step's own (pbem.trust.deal)
     ),
-    # the join reminder as pbem wrote it up to 9fb0ae7, rendered again by pbem verify --mail (its golden files are
-    # 9fb0ae7's reminder_join ones, byte for byte)
-    "reminder_join_older": dict(
-        game_name="hh1",
-        due="2026-01-07 12:00 UTC",
-        left="23 hours",
-        joining=True,
-        older_join=True,
-        asked=[{"prompt": "Join the game: reply JOIN", "legal": ["JOIN", "JOIN <your salt>"], "default": []}],
-    ),
     "report": dict(
         title="House of Habsburg",
         game_name="hh1",
@@ -513,6 +503,12 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "address_moved_new": dict(_MOVED, by="player", to="new"),
     "address_moved_moderator": dict(_MOVED, by="moderator", to="moderator"),
 }
+# the join reminder as pbem wrote it up to 9fb0ae7, rendered again by pbem verify --mail (its golden files are
+# 9fb0ae7's reminder_join ones, byte for byte)
+CONTEXTS["reminder_join_older"] = CONTEXTS["reminder_join"] | dict(
+    older_join=True,
+    asked=[{"prompt": "Join the game: reply JOIN", "legal": ["JOIN", "JOIN <your salt>"], "default": []}],
+)
 
 
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
