@@ -35,8 +35,8 @@ def backup_command(
     """Save the home: the database (consistent while a poll runs), game-keys.secret, outbox.key, pbem.toml and a
     manifest of their SHA-256, in a new private folder (0700, files 0600) inside DEST; never overwrites one.
 
-    With --keep N: then remove the older of pbem's own dated backups in DEST, keeping the newest N (the one just
-    made among them); each removal is said.  A folder a stopped run left unfinished is removed once its process is
+    With --keep N: then remove the older of pbem's own dated backups in DEST, keeping the newest N and never the
+    one just made; each removal is said.  A folder a stopped run left unfinished is removed once its process is
     gone and it is older than [limits] command_deadline.
 
     With --check DIR: say whether that backup is complete and intact.  Exit codes: 0 done (intact); 1 the backup
