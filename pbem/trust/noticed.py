@@ -209,8 +209,8 @@ def _left(due: str, stamp: float, said: str) -> str:
 
 
 def subjects(game: str) -> tuple[str, ...]:
-    """The subjects of a reminder of a deadline in `game`: of the join step ("join the game", since 9fb0ae7's
-    successor; "orders due" before, as every other step's)."""
+    """The subjects of a reminder of a deadline in `game`: every step's ("orders due"), and the join step's since
+    2026-12-06 ("join the game"; "orders due" before)."""
     return (f"[pbem {game}] Reminder: orders due", f"[pbem {game}] Reminder: join the game")
 
 
