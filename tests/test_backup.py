@@ -17,14 +17,17 @@ import re
 import shutil
 import sqlite3
 import stat
+import subprocess
 import threading
+import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from pbem.app import games
-from pbem.app.backup import MANIFEST, digest, take
+from pbem.app import backup_check, games
+from pbem.app.backup import MANIFEST, dated, digest, take
 from pbem.app.backup_check import check
 from pbem.app.cron import run_poll
 from pbem.cli import app
@@ -251,9 +254,11 @@ def test_dest_is_refused_as_given_and_nothing_is_overwritten(made: tuple[Config,
         code, said = _cli("backup", str(locked), *config)
         assert code == 2 and f"{locked}: cannot make a backup there: Permission denied" in said, said
     stopped = tmp_path / "b"
-    (stopped / ".pbem-x.999.tmp").mkdir(parents=True)  # a run killed half-way left its folder
+    (stopped / ".pbem-x.999.tmp").mkdir(parents=True)  # a run killed half-way left its folder, just now
     code, said = _cli("backup", str(stopped), *config)
-    assert code == 0 and said.startswith(f"note: {stopped} holds unfinished backups of runs that were stopped: "), said
+    assert code == 0 and said.startswith(f"note: {stopped} holds unfinished backups of runs going or stopped less "), (
+        said
+    )
     code, said = _cli("backup", "--check", str(tmp_path / "a-file"))
     assert code == 2 and "is no folder" in said, said
     assert digest(one / "pbem.db") == before and sorted(p.name for p in one.parent.iterdir()) == ["one"]
@@ -342,3 +347,141 @@ def test_a_key_file_is_never_said_to_open_the_keys_of_games_no_database_was_read
             wrong.append((how, said))
     assert wrong == [], wrong
     assert "game-keys.secret: opens the sealed signing key of every game (1 game)" in check(one).lines
+
+
+def _matched(bad: Path) -> None:
+    """The manifest of the backup `bad` made to name its files as they are now (only what was damaged is wrong)."""
+    manifest = json.loads((bad / MANIFEST).read_text())
+    manifest["files"] = {p.name: digest(p) for p in sorted(bad.iterdir()) if p.name != MANIFEST}
+    (bad / MANIFEST).write_text(json.dumps(manifest))
+
+
+def test_an_outbox_key_that_opens_no_sealed_mail_is_named_by_check(one: Path, tmp_path: Path) -> None:
+    """A generator of eight outbox.key files that cannot open the three invitations waiting to be sent (sealed: they
+    carry the players' codes), each with its manifest made to match: another home's key, a character changed at six
+    places (still a key), the file left out.  On 9fb0ae7 all eight read as intact ("outbox.key: holds a key"), and a
+    restored home would have sent the players' codes redacted."""
+    from cryptography.fernet import Fernet
+
+    key = (one / "outbox.key").read_bytes().strip()
+    alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    swapped = [
+        key[:at] + bytes([alphabet[(alphabet.index(key[at]) + 1) % 64]]) + key[at + 1 :] for at in range(0, 42, 7)
+    ]
+    cases = {"other": Fernet.generate_key(), **{f"char{k}": b for k, b in enumerate(swapped)}, "left-out": None}
+    missed = []
+    for how, new in cases.items():
+        bad = Path(shutil.copytree(one, tmp_path / how))
+        if new is None:
+            (bad / "outbox.key").unlink()
+        else:
+            (bad / "outbox.key").write_bytes(new + b"\n")
+        _matched(bad)
+        got = check(bad)
+        if got.ok or [line for line in got.wrong if not line.startswith("outbox.key: ")]:
+            missed.append((how, got.lines))
+    assert missed == [], missed
+    code, said = _cli("backup", "--check", str(tmp_path / "other"))
+    assert code == 1 and "outbox.key: does not open 3 of the 3 sealed mails tried (3 mails waiting to be sent)" in said
+    assert "outbox.key: opens the 3 mails waiting to be sent sealed with it" in check(one).lines
+
+
+@pytest.mark.skipif(shutil.which("pg_restore") is None, reason="pg_restore is not on PATH (postgresql-client)")
+def test_a_pg_dump_file_pg_restore_cannot_read_is_named_by_check(
+    one: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file in a pg_dump's place that is no dump (this backup's SQLite file), its hash in the manifest: on 9fb0ae7
+    "a pg_dump file (restore it with pg_restore)", intact.  Now `pg_restore --list` reads it, by a deadline; without
+    pg_restore on PATH the check says the file was not read.  (A real dump: tests/test_postgres.py.)"""
+    bad = _unreadable(one, tmp_path, "pg-dump")
+    got = check(bad)
+    assert not got.ok and got.wrong[0].startswith("pbem.pgdump: pg_restore cannot read it as a pg_dump file: "), (
+        got.lines
+    )
+    monkeypatch.setattr(backup_check, "LISTING", 0.0)
+    assert check(bad).wrong[0] == (
+        "pbem.pgdump: pg_restore --list did not finish by its deadline (0 s): whether pg_restore can read it is not known"
+    )
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    got = check(bad)
+    assert got.ok and "pbem.pgdump: a pg_dump file, not read: pg_restore is not on PATH" in "\n".join(got.lines)
+
+
+def test_keep_removes_only_the_oldest_of_pbems_own_dated_backups(
+    made: tuple[Config, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--keep 2` after four nightly backups: the two oldest removed and said; a folder with a dated name whose
+    manifest is not pbem's, one with a file added, one `--name` chose, a link to a backup and a file are not."""
+    home, one = made
+    dest = tmp_path / "backups"
+    night = datetime(2026, 11, 1, 3, 15)
+    nightly = [
+        take(home, dest, dated(night + timedelta(days=d)), night + timedelta(days=d), 30).folder for d in range(4)
+    ]
+    added = take(home, dest, dated(night - timedelta(days=9)), night - timedelta(days=9), 30).folder
+    (added / "notes.txt").write_text("mine")
+    foreign = dest / dated(night - timedelta(days=8))
+    foreign.mkdir()
+    (foreign / MANIFEST).write_text('{"format": 1, "files": {}}')
+    shutil.copytree(one, dest / "pbem-2026-10-01T000000Z")  # a pbem backup renamed: its manifest is another time's
+    (dest / dated(night - timedelta(days=7))).symlink_to(one, target_is_directory=True)
+    (dest / dated(night - timedelta(days=6))).write_text("a file")
+    mine = take(home, dest, "mine", night - timedelta(days=30), 30).folder
+    before = sorted(p.name for p in dest.iterdir())
+    code, said = _cli("backup", str(dest), "--keep", "2", "--config", str(home.path))
+    assert code == 0, said
+    made_now = Path(said.splitlines()[-1].split()[2])
+    after = sorted(p.name for p in dest.iterdir())
+    assert sorted(set(before) - set(after)) == [p.name for p in nightly[:3]] and set(after) - set(before) == {
+        made_now.name
+    }
+    gone = ", ".join(p.name for p in nightly[:3])
+    assert f"note: removed 3 older backups of {dest} (--keep 2): {gone}\n" in said, said
+    assert said.count("named like a pbem backup, but its manifest or its files are not those pbem wrote") == 1, said
+    assert mine.is_dir() and added.is_dir() and (one / "pbem.db").is_file() and check(made_now).ok
+    later = night + timedelta(days=3650)  # a backup dated after this one (a clock set back since)
+    take(home, dest, dated(later), later, 30)
+    monkeypatch.setattr("pbem.record.store.now_utc", lambda: datetime(2027, 1, 1, tzinfo=UTC))  # another second
+    code, said = _cli("backup", str(dest), "--keep", "1", "--config", str(home.path))  # a later one is on file
+    assert code == 0 and f"removed 2 older backups of {dest} (--keep 1): {nightly[3].name}, {made_now.name}\n" in said
+    assert Path(said.splitlines()[-1].split()[2]).is_dir(), "the backup just made is never removed"
+    code, said = _cli("backup", "--check", str(one), "--keep", "1")
+    assert code == 2 and "--keep goes with DEST" in said, said
+
+
+def test_a_stopped_runs_folder_is_removed_once_its_process_is_gone_and_its_deadline_passed(
+    made: tuple[Config, Path], tmp_path: Path
+) -> None:
+    """The folders a killed `pbem backup` left (`.NAME.PID.tmp`): on 9fb0ae7 only named, so a nightly run killed
+    each night (a full disk) filled DEST with them.  Now one whose process is gone and which has not changed for
+    `[limits] command_deadline` is removed and said; one whose process runs, one changed since, one holding a folder
+    are named and kept; hidden folders of other names are not touched."""
+    home, _ = make = made
+    dest = tmp_path / "b"
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    old = time.time() - home.command_deadline - 60
+    folders = {
+        "stale": f".pbem-2026-12-01T031500Z.{gone.pid}.tmp",
+        "running": f".pbem-2026-12-02T031500Z.{os.getppid()}.tmp",
+        "fresh": f".night.{gone.pid}.tmp",
+        "holds-a-folder": f".night2.{gone.pid}.tmp",
+        "other": ".cache.tmp",
+    }
+    for how, name in folders.items():
+        (dest / name).mkdir(parents=True)
+        (dest / name / "pbem.db").write_bytes(b"half")
+        if how == "holds-a-folder":
+            (dest / name / "sub").mkdir()
+        if how != "fresh":
+            for p in [*(dest / name).iterdir(), dest / name]:
+                os.utime(p, (old, old))
+    code, said = _cli("backup", str(dest), "--config", str(make[0].path))
+    assert code == 0 and said.startswith(
+        f"note: removed 1 unfinished backup of runs that were stopped: {folders['stale']}\n"
+    )
+    kept = ", ".join(sorted(folders[k] for k in ("running", "fresh", "holds-a-folder")))
+    assert f"stopped less than [limits] command_deadline ago: {kept}; a later backup" in said, said
+    assert sorted(p.name for p in dest.iterdir() if p.name.startswith(".")) == sorted(
+        n for k, n in folders.items() if k != "stale"
+    )

@@ -61,6 +61,13 @@ LINES = [
     {"line": "MELD Nobody", "ok": False, "reason": "no such order", "legal": ("PASS",), "understood": ""},
 ]
 
+#: What the join step asks (pbem.trust.deal.JoinStep.requests): it says what the deadline does, so the reminder does not.
+JOIN_PROMPT = (
+    "Join the game: reply JOIN, and if you like add a line SALT <any text> (up to 200 characters) that will stir the "
+    "deal. If you have not joined by the deadline, the moderator may start without your salt or give your seat to "
+    "someone else."
+)
+
 _ASKED = dict(game_name="hh1", subject_in="ADDRESS", others=False, good_until="", problem="", accepted="")
 _MOVED = dict(game_name="hh1", player="Carol", old="carol@players.test", new="carol@new.test")
 #: An acknowledgement's context with nothing in it: each golden variant of players17 says what it adds.
@@ -308,7 +315,7 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         due="2026-01-07 12:00 UTC",
         left="23 hours",
         joining=True,
-        asked=[{"prompt": "Join the game: reply JOIN", "legal": ["JOIN", "JOIN <your salt>"], "default": []}],
+        asked=[{"prompt": JOIN_PROMPT, "legal": ["JOIN"], "default": []}],  # the join step's own (pbem.trust.deal)
     ),
     "report": dict(
         title="House of Habsburg",
@@ -496,6 +503,12 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "address_moved_new": dict(_MOVED, by="player", to="new"),
     "address_moved_moderator": dict(_MOVED, by="moderator", to="moderator"),
 }
+# the join reminder as pbem wrote it up to 9fb0ae7, rendered again by pbem verify --mail (its golden files are
+# 9fb0ae7's reminder_join ones, byte for byte)
+CONTEXTS["reminder_join_older"] = CONTEXTS["reminder_join"] | dict(
+    older_join=True,
+    asked=[{"prompt": "Join the game: reply JOIN", "legal": ["JOIN", "JOIN <your salt>"], "default": []}],
+)
 
 
 #: Golden contexts that render another kind's template (a variant worth its own golden file).
@@ -507,6 +520,7 @@ VARIANTS = {
     "revision_earlier": "revision_on_file",
     "join_status": "join_invite",
     "reminder_join": "reminder",
+    "reminder_join_older": "reminder",
     "refused_code_before": "refused_code",
     "report_waiting": "report",
     "away_back": "away_ack",
@@ -537,7 +551,7 @@ def test_mail_wording_matches_golden(kind: str) -> None:
 #: (a final report asks for none: `report_final` below).  Notices of what the moderator or a deadline did, the
 #: "too many messages" notice, press and every mail to the moderator ask for nothing (issue 27's testers found
 #: the line on the moderator's join alert and on a deadline moved for a player whose orders were on file).
-ASK_FOR_ORDERS = {"ack", "ack_closed", "ack_none", "ack_press", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "revision_earlier", "report", "report_dealt", "report_waiting",
+ASK_FOR_ORDERS = {"ack", "ack_closed", "ack_none", "ack_press", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "reminder_join_older", "revision_earlier", "report", "report_dealt", "report_waiting",
                   "revision_on_file", "unreadable"}  # fmt: skip
 HINT = "Reply to this mail with your orders"
 

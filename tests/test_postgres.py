@@ -460,7 +460,7 @@ def test_pbem_backup_saves_a_postgres_record_by_pg_dump_or_says_to(home, tmp_pat
     database as missing (exit 1)."""
     from typer.testing import CliRunner
 
-    from pbem.app.backup import PG_FILE
+    from pbem.app.backup import PG_FILE, digest
     from pbem.cli import app
 
     tm.games.create_game(tm.Home.of(home), "habsburg", "hh1", tm.PLAYERS, seed="pgbackup", codes=CODES)
@@ -472,8 +472,16 @@ def test_pbem_backup_saves_a_postgres_record_by_pg_dump_or_says_to(home, tmp_pat
     code, said = backup("dumped")
     assert code == 0 and f"{PG_FILE}, pbem.toml)" in said, said
     checked = CliRunner().invoke(app, ["backup", "--check", str(tmp_path / "b" / "dumped")])
-    assert checked.exit_code == 0 and "a pg_dump file (restore it with pg_restore)" in checked.output, checked.output
-    assert (tmp_path / "b" / "dumped" / PG_FILE).read_bytes().startswith(b"PGDMP")
+    assert checked.exit_code == 0 and f"{PG_FILE}: a pg_dump file pg_restore reads (" in checked.output, checked.output
+    dump = tmp_path / "b" / "dumped" / PG_FILE
+    assert dump.read_bytes().startswith(b"PGDMP")
+    # cut short, its hash made to match (pg_dump killed by a full disk): on 9fb0ae7 intact; now pg_restore cannot read it
+    dump.write_bytes(dump.read_bytes()[:2000])
+    manifest = json.loads((dump.parent / "manifest.json").read_text())
+    manifest["files"][PG_FILE] = digest(dump)
+    (dump.parent / "manifest.json").write_text(json.dumps(manifest))
+    checked = CliRunner().invoke(app, ["backup", "--check", str(dump.parent)])
+    assert checked.exit_code == 1 and f"{PG_FILE}: pg_restore cannot read it as a pg_dump file: " in checked.output
 
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
     code, said = backup("undumped")

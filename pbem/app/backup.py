@@ -96,10 +96,7 @@ def take(cfg: Config, dest: Path, name: str, now: datetime, seconds: float) -> T
         _synced(dest, files=False)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    left = sorted(p.name for p in dest.glob(".*.tmp") if p.is_dir())[:3]  # runs killed before they could clear up
-    if left:
-        taken.notes.append(f"{dest} holds unfinished backups of runs that were stopped: {', '.join(left)}; remove them")
-    return taken
+    return taken  # (runs killed before they could clear up, and old backups: `pbem.app.backup_clear`)
 
 
 def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float) -> dict[str, object]:

@@ -4,7 +4,9 @@ It reads the backup's `manifest.json` (`pbem.app.backup`) and says, one line eac
 there with its size and SHA-256 (a byte changed, a file missing); the database opens, passes SQLite's
 `quick_check`, and holds the schema revision the manifest names (and whether this pbem knows it); the key file
 `game-keys.secret` opens the sealed signing key of every game in that database (the wrong home's key file is
-named: a restored home could sign none of its games nor check a player's code); `outbox.key` holds a key.
+named: a restored home could sign none of its games nor check a player's code); `outbox.key` opens the mails
+waiting to be sent that are sealed under it (a player's code in them: another home's key file sends them
+redacted).  A pg_dump file is read by `pg_restore --list` when it is on PATH (said when it is not).
 Nothing in the backup is changed: the database is read as SQLite's `immutable`.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,11 +22,13 @@ from typing import Any
 from pbem.app.backup import FORMAT, MANIFEST, NAME, digest
 from pbem.engine.words import count
 from pbem.mail.outbound.sealed import KEY_FILE as OUTBOX_KEY
+from pbem.mail.outbound.sealed import MARK
 from pbem.record import backup, sealing
 from pbem.record.files import Unreadable, read_at_most
 
 MANIFEST_BYTES = 64 * 1024  # a manifest names a handful of files
 MOST_FILES = 32
+LISTING = 120.0  # seconds `pg_restore --list` may take on a pg_dump file
 
 
 @dataclass
@@ -57,11 +62,15 @@ def check(folder: Path) -> Checked:
     config = manifest.get("config_file")
     if config not in files:
         c.bad(f"the manifest names no configuration file ({config!r}): the backup is incomplete")
-    keys = _database(folder, manifest, c)
-    _keys(folder, keys, sealing.FILE in files, c)
-    if OUTBOX_KEY in files and (folder / OUTBOX_KEY).is_file():
-        _outbox_key(folder / OUTBOX_KEY, c)
+    got = _database(folder, manifest, c)
+    _keys(folder, got.keys if got is not None else None, sealing.FILE in files, c)
+    _outbox_key(folder / OUTBOX_KEY, OUTBOX_KEY in files, got, c)
     return c
+
+
+def manifest_of(folder: Path) -> dict[str, Any] | None:
+    """The manifest of the backup in `folder` when it is one `pbem backup` wrote (its shape checked), else None."""
+    return _manifest(folder, Checked())
 
 
 def _manifest(folder: Path, c: Checked) -> dict[str, Any] | None:
@@ -99,18 +108,18 @@ def _file(path: Path, stated: Any, c: Checked) -> None:
     c.good(f"{path.name}: intact ({found['bytes']:,} bytes, SHA-256 as in the manifest)")
 
 
-def _database(folder: Path, manifest: dict[str, Any], c: Checked) -> list[tuple[str, str | None]] | None:
-    """The database opened and checked; its games' stored keys, or None where they cannot be read here (no
-    database in the backup, one that does not open or holds no pbem tables, a pg_dump file)."""
+def _database(folder: Path, manifest: dict[str, Any], c: Checked) -> backup.Opened | None:
+    """The database opened and checked: what it holds, or None where its games cannot be read here (no database
+    in the backup, one that does not open or holds no pbem tables, a pg_dump file)."""
     name = manifest.get("database_file")
     if name is None or name not in manifest["files"]:
         c.bad(f"the database is not in this backup ({manifest.get('database')}): save it yourself, see README Backups")
         return None
     if manifest.get("database") != "sqlite":
-        c.good(f"{name}: a pg_dump file (restore it with pg_restore); its games' keys are not checked here")
+        _dump(folder / name, c)
         return None
     try:
-        got = backup.opened(folder / name)
+        got = backup.opened(folder / name, MARK)
     except sqlite3.Error as exc:
         c.bad(f"{name}: does not open as a SQLite database ({exc})")
         return None
@@ -125,7 +134,25 @@ def _database(folder: Path, manifest: dict[str, Any], c: Checked) -> list[tuple[
         c.good(
             f"{name}: opens, passes SQLite's quick_check, schema {got.revision} ({known}), {count(len(got.keys), 'game')}"
         )
-    return got.keys if got.revision is not None else None  # no pbem tables: no games' keys read
+    return got if got.revision is not None else None  # no pbem tables: no games' keys read
+
+
+def _dump(path: Path, c: Checked) -> None:
+    """A pg_dump file read by `pg_restore --list` (a hash matching the manifest says only that it is the file
+    saved: one pg_dump wrote truncated or damaged matches it too)."""
+    about = "its games' keys are not checked here"
+    try:
+        entries = backup.pg_listed(path, time.monotonic() + LISTING)
+    except backup.Late as exc:
+        c.bad(f"{path.name}: {exc} ({LISTING:.0f} s): whether pg_restore can read it is not known")
+        return
+    except OSError as exc:
+        if backup.pg_restore() is None:
+            c.good(f"{path.name}: a pg_dump file, not read: pg_restore is not on PATH (postgresql-client); {about}")
+        else:
+            c.bad(f"{path.name}: pg_restore cannot read it as a pg_dump file: {exc}")
+        return
+    c.good(f"{path.name}: a pg_dump file pg_restore reads ({count(entries, 'entry', 'entries')} listed); {about}")
 
 
 def _keys(folder: Path, keys: list[tuple[str, str | None]] | None, listed: bool, c: Checked) -> None:
@@ -158,13 +185,40 @@ def _keys(folder: Path, keys: list[tuple[str, str | None]] | None, listed: bool,
     c.good(f"{sealing.FILE}: opens the sealed signing key of every game ({count(len(sealed), 'game')})")
 
 
-def _outbox_key(path: Path, c: Checked) -> None:
-    """`outbox.key` holds a key the outbox's sealed mail can be opened with."""
-    from cryptography.fernet import Fernet
+def _outbox_key(path: Path, listed: bool, got: backup.Opened | None, c: Checked) -> None:
+    """`outbox.key` opens the database's mails waiting to be sent that are sealed under it (at most
+    `backup.SEALED` of them tried); only that it holds a key where the database was not read."""
+    from cryptography.fernet import Fernet, InvalidToken
 
+    sealed = got.sealed if got is not None else 0
+    waiting = count(sealed, "mail") + " waiting to be sent"
+    if not listed or not path.is_file():
+        if sealed:
+            c.bad(f"{OUTBOX_KEY}: not in the backup, and {waiting} are sealed with it (they would go out redacted)")
+        return
     try:
-        Fernet(read_at_most(path, sealing.KEY_FILE_BYTES, str(path)).strip())
+        key = Fernet(read_at_most(path, sealing.KEY_FILE_BYTES, str(path)).strip())
     except (OSError, Unreadable, ValueError):
         c.bad(f"{OUTBOX_KEY}: holds no key (it was edited or damaged)")
         return
-    c.good(f"{OUTBOX_KEY}: holds a key")
+    if got is None:
+        c.good(f"{OUTBOX_KEY}: holds a key; not tried on the mails waiting to be sent (the database was not read)")
+        return
+    tried = got.some_sealed
+    closed = 0
+    for raw in tried:
+        try:
+            key.decrypt(raw[len(MARK) :])
+        except InvalidToken:
+            closed += 1
+    if closed:
+        c.bad(
+            f"{OUTBOX_KEY}: does not open {closed} of the {count(len(tried), 'sealed mail')} tried ({waiting}): it is "
+            "another home's key file, or the database is (they would go out redacted)"
+        )
+        return
+    if not tried:
+        c.good(f"{OUTBOX_KEY}: holds a key (no mail waiting to be sent is sealed with it)")
+        return
+    which = f"the first {len(tried)} of the {waiting}" if sealed > len(tried) else f"the {waiting}"
+    c.good(f"{OUTBOX_KEY}: opens {which} sealed with it")

@@ -24,28 +24,42 @@ def backup_command(
         help="Seconds the copy may take (at most 8/10 of [limits] command_deadline); past them it stops.",
     ),
     check: Path | None = typer.Option(None, "--check", metavar="DIR", help="Check the backup in DIR instead."),
+    keep: int | None = typer.Option(
+        None,
+        "--keep",
+        min=1,
+        metavar="N",
+        help="Then remove all but the newest N of pbem's dated backups in DEST (never anything else there).",
+    ),
 ) -> None:
     """Save the home: the database (consistent while a poll runs), game-keys.secret, outbox.key, pbem.toml and a
     manifest of their SHA-256, in a new private folder (0700, files 0600) inside DEST; never overwrites one.
 
+    With --keep N: then remove the older of pbem's own dated backups in DEST, keeping the newest N and never the
+    one just made; each removal is said.  A folder a stopped run left unfinished is removed once its process is
+    gone and it is older than [limits] command_deadline.
+
     With --check DIR: say whether that backup is complete and intact.  Exit codes: 0 done (intact); 1 the backup
     checked is incomplete or damaged; 2 DEST or DIR refused as given; 3 the database could not be copied (in time).
 
-    Example: pbem --config ~/pbem/pbem.toml backup /backups/pbem    or    pbem backup --check /backups/pbem/pbem-...
+    Example: pbem --config ~/pbem/pbem.toml backup --keep 30 /backups/pbem    or    pbem backup --check /backups/pbem/pbem-...
     """
     if (dest is None) == (check is None):
         fail("give either DEST (the folder to make a backup in) or --check DIR (a backup to check)", 2)
     if check is not None:
+        if keep is not None:
+            fail("--keep goes with DEST (a backup made), not with --check", 2)
         _check(check)
         return
     assert dest is not None
-    _take(dest, name, within)
+    _take(dest, name, within, keep)
 
 
-def _take(dest: Path, name: str | None, within: float) -> None:
+def _take(dest: Path, name: str | None, within: float, keep: int | None) -> None:
     import sqlite3
 
     from pbem.app.backup import Refused, dated, take
+    from pbem.app.backup_clear import cleared
     from pbem.record.backup import Late
     from pbem.record.db import DatabaseError
     from pbem.record.store import now_utc
@@ -63,6 +77,7 @@ def _take(dest: Path, name: str | None, within: float) -> None:
     except (OSError, sqlite3.Error, DatabaseError) as exc:
         why = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
         fail(f"no backup was made (nothing is left of it): {why}", 3)
+    cleared(taken, keep, cfg.command_deadline)  # a run stopped before its deadline's end is gone by then
     for note in taken.notes:
         typer.echo(f"note: {note}")
     typer.echo(

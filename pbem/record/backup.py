@@ -8,7 +8,9 @@ at after each step: past it the copy is given up (`Late`) and its file removed b
 PostgreSQL: `dump_postgres` runs `pg_dump` (custom format) when it is on PATH, bounded by the same deadline.
 
 `opened` reads a copy without writing to it (SQLite's `immutable`: no -wal or -shm beside it, no lock): its
-`quick_check`, its schema revision and every game's stored signing key, what `pbem backup --check` needs.
+`quick_check`, its schema revision, every game's stored signing key and the first `SEALED` queued mails sealed
+under `outbox.key`, what `pbem backup --check` needs; `pg_listed` reads a pg_dump file's table of contents by
+`pg_restore --list`, by a deadline.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from time import monotonic
 from urllib.parse import quote
@@ -26,6 +28,7 @@ from pbem.record import private
 
 STEP = 1024  # pages copied between two looks at the deadline (4 MiB of SQLite's default pages)
 PROBLEMS = 5  # lines of `quick_check` kept when the copy is damaged
+SEALED = 50  # sealed queued mails read to try the backup's outbox.key on (each a few kB)
 
 
 class Late(Exception):
@@ -58,15 +61,19 @@ def copy_sqlite(source: Path, target: Path, deadline: float, step: int | None = 
 @dataclass(frozen=True)
 class Opened:
     """What a copy of the database holds: `problems` from SQLite's `quick_check` (none: intact), its schema
-    revision (None: no pbem tables), and each game's name with its stored signing key (None: no key)."""
+    revision (None: no pbem tables), each game's name with its stored signing key (None: no key), and the outbox's
+    mails stored sealed (those starting with the `mark` asked for): how many, and the first `SEALED` of them."""
 
     problems: list[str]
     revision: str | None
     keys: list[tuple[str, str | None]]
+    sealed: int = 0
+    some_sealed: list[bytes] = field(default_factory=list)
 
 
-def opened(path: Path) -> Opened:
-    """Read the SQLite copy `path` without changing it; sqlite3.DatabaseError when it is no database."""
+def opened(path: Path, mark: bytes = b"") -> Opened:
+    """Read the SQLite copy `path` without changing it (with `mark`, the outbox's mails that start with it);
+    sqlite3.DatabaseError when it is no database."""
     conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro&immutable=1", uri=True)
     try:
         problems = [str(r[0]) for r in conn.execute(f"PRAGMA quick_check({PROBLEMS})")]
@@ -80,7 +87,12 @@ def opened(path: Path) -> Opened:
         keys: list[tuple[str, str | None]] = []
         if "games" in tables:
             keys = [(str(n), k) for n, k in conn.execute("SELECT name, signing_key FROM games ORDER BY id")]
-        return Opened(problems, revision, keys)
+        if not mark or "outbox" not in tables:
+            return Opened(problems, revision, keys)
+        where = "FROM outbox WHERE substr(raw, 1, ?) = ?"  # a blob's first bytes
+        sealed = int(conn.execute(f"SELECT count(*) {where}", (len(mark), mark)).fetchone()[0])
+        some = [bytes(r[0]) for r in conn.execute(f"SELECT raw {where} ORDER BY id LIMIT ?", (len(mark), mark, SEALED))]
+        return Opened(problems, revision, keys, sealed, some)
     finally:
         conn.close()
 
@@ -120,3 +132,30 @@ def dump_postgres(url: str, target: Path, deadline: float) -> None:
     if done.returncode != 0:
         why = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise OSError(f"pg_dump failed (exit {done.returncode}): {why[0] if why else 'no message'}")
+
+
+def pg_restore() -> str | None:
+    """The `pg_restore` program on PATH, if there is one."""
+    return shutil.which("pg_restore")
+
+
+def pg_listed(path: Path, deadline: float) -> int:
+    """How many entries `pg_restore --list` reads in the pg_dump file `path` by `deadline` (`monotonic()`), else
+    `Late`; OSError naming why it could not (no pg_restore on PATH, or its first line: a file it cannot read)."""
+    program = pg_restore()
+    if program is None:
+        raise OSError("pg_restore is not on PATH")
+    try:
+        done = subprocess.run(
+            [program, "--list", str(path)],
+            capture_output=True,
+            timeout=max(0.0, deadline - monotonic()),
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise Late("pg_restore --list did not finish by its deadline") from None
+    if done.returncode != 0:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise OSError(f"pg_restore --list failed (exit {done.returncode}): {why[0] if why else 'no message'}")
+    rows = done.stdout.decode("utf-8", "replace").splitlines()
+    return sum(1 for row in rows if row.strip() and not row.startswith(";"))

@@ -208,6 +208,27 @@ def _left(due: str, stamp: float, said: str) -> str:
     return said if said in allowed else _human(at, when)
 
 
+def subjects(game: str) -> tuple[str, ...]:
+    """The subjects of a reminder of a deadline in `game`: every step's ("orders due"), and the join step's since
+    2026-12-06 ("join the game"; "orders due" before)."""
+    return (f"[pbem {game}] Reminder: orders due", f"[pbem {game}] Reminder: join the game")
+
+
+def _reminder_differs(n: Notice, ctx: dict[str, Any]) -> str:
+    """How a reminder differs from its templates rendered with `ctx` ("" when it does not).  A join step's reminder
+    may be in either wording pbem has written (both are pbem 0.3.0's, so X-Mailer cannot tell them apart): the
+    one since, and the older one (`older_join`: "orders due", and the prompt's last sentence said again)."""
+    from pbem.render.templates import render_mail
+
+    want = render_mail("reminder", ctx)
+    how = _differs(n, want.subject, want.text, want.html)
+    if how and ctx["joining"]:
+        older = render_mail("reminder", {**ctx, "older_join": True})
+        if not _differs(n, older.subject, older.text, older.html):
+            return ""
+    return how
+
+
 def reminders_untrue(
     doc: dict[str, Any], rows: list[dict[str, Any]], reminders: list[tuple[list[int], float, Notice]], seat: list[str]
 ) -> list[tuple[int, str]]:
@@ -215,7 +236,6 @@ def reminders_untrue(
     its Date as a timestamp, the mail) that is its templates rendered at none of the first `STATES` states of its
     window: what the replayed game asked the player there (each request's prompt, legal orders and default), the
     deadline the mail states and how long before it the mail was dated.  Raises as `pbem.trust.shown.Replay`."""
-    from pbem.render.templates import render_mail
     from pbem.trust.deal import is_joining
 
     replay = shown.Replay(doc, rows, {q for span, _, _ in reminders for q in span[:STATES]})
@@ -242,8 +262,7 @@ def reminders_untrue(
                 "receipt": None,
                 "moderator": n.sender,
             }
-            want = render_mail("reminder", ctx)
-            how = _differs(n, want.subject, want.text, want.html)
+            how = _reminder_differs(n, ctx)
             if not how:
                 break
             first = first or how

@@ -1220,8 +1220,8 @@ def _reminded(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailChe
     """Each reminder of a deadline must be its templates rendered at a state of its head's window
     (`pbem.trust.noticed.reminders_untrue`): what the replayed game asked the player, the legal orders, the default;
     once the seed is out, before it a note.  Its receipt placed it on the record and nothing read its words."""
-    subject = f"[pbem {doc['game']['name']}] Reminder: orders due"
-    found = [m for m in mails if m.subject == subject and m.record is not None]
+    subjects = noticed.subjects(doc["game"]["name"])
+    found = [m for m in mails if m.subject in subjects and m.record is not None]
     if not found or not c.reader:
         return
     said = f"what {count(len(found), 'reminder')} of a deadline say you are asked, the orders they list and the default are"
@@ -2086,11 +2086,11 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
         if (shown.MARK in text or told.BOARD in text) and (when := due.stated(text, m.sort_key)) is not None
     ]  # reports only: an invitation's join deadline is no step's
     start = len(c.problems)
-    subject = f"[pbem {doc['game']['name']}] Reminder: orders due"
+    subjects = noticed.subjects(doc["game"]["name"])
     reports += [
         (at, m.name, when, m.sort_key)
         for m in (mails if c.reader else [])
-        if m.subject == subject
+        if m.subject in subjects
         and m.record is not None
         and (at := ch.place(*m.record, [c.reader, *ch.names]))
         and (when := noticed.reminder_due(told.plain(m.raw))) is not None
