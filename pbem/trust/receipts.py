@@ -1451,6 +1451,26 @@ def _told(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None:
             f"#{at} says so: the report you were shown is not the history published (its text is not signed, only "
             "its head: this mail is your evidence, keep it)",
         )
+    _untold(ch, doc, texts, c)
+
+
+def _untold(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None:
+    """Every event the player may see up to their newest report's head must be listed by one of their reports
+    (`pbem.trust.told.untold`): a report written to them, but withheld, told its events to nobody."""
+    reports = [
+        (at, m.name, told.listed(text)[0])
+        for at, m, text, _ in texts
+        if shown.MARK in text or told.BOARD in text or told.HEADING in text
+    ]
+    for at, name, missed in told.untold(ch.rows, reports, seat_of(doc, c.reader)):
+        events = "; ".join(f'entry {n}, "{clip(text, 60)}"' for n, text in missed[:3])
+        more = f" and {len(missed) - 3} more" if len(missed) > 3 else ""
+        c.notes.append(
+            f"WARNING: {count(len(missed), 'event')} you may see before {name} (record #{at}) "
+            f"{'was' if len(missed) == 1 else 'were'} listed by none of your reports ({events}{more}): each report "
+            "lists what happened since the last one pbem sent you, so a report was written to you but not received "
+            "(withheld by the moderator, or lost: look in your spam folder and the mail you deleted)"
+        )
 
 
 def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None:

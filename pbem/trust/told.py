@@ -188,6 +188,12 @@ def _printed(text: str) -> str:
     return "\n".join(line.rstrip() for line in visible(text, keep_lines=True).split("\n") if line.strip())
 
 
+def _sees(row: dict[str, Any], seat: list[str]) -> bool:
+    """Whether an entry of the chain is public or shown to one of the seat's names."""
+    vis = row.get("visibility")
+    return vis == "public" or (isinstance(vis, list) and any(n in vis for n in seat))
+
+
 def untrue(
     rows: list[dict[str, Any]], reports: list[tuple[int, str, tuple[str, ...]]], seat: list[str]
 ) -> list[tuple[int, str, str]]:
@@ -204,8 +210,46 @@ def untrue(
             done += 1
             if "lines" in row:
                 continue
-            vis = row.get("visibility")
-            if vis == "public" or (isinstance(vis, list) and any(n in vis for n in seat)):
+            if _sees(row, seat):
                 known.update(_forms(str(row.get("text", "")), former, reader))
         out += [(position, name, line) for line in lines if line not in known]
     return out
+
+
+def untold(
+    rows: list[dict[str, Any]], reports: list[tuple[int, str, tuple[str, ...]]], seat: list[str]
+) -> list[tuple[int, str, list[tuple[int, str]]]]:
+    """Of each report of `reports` (as `untrue` reads them: its head's position, how the mail is named, its lines),
+    the (position, text) of the events of `rows` visible to `seat` before its head, and after the previous report's,
+    that no report of `reports` lists: [(position, mail name, [(event position, event text), ...])].
+
+    A report lists every event its reader may see since their last report (`pbem.app.reporting`: from the outbox's
+    newest report to them), so the lists of a player's reports tell, between them, every event up to the newest
+    head.  A report withheld from its reader (written, so the next one starts after it, but never sent to them) leaves
+    the events it listed told nowhere (eighteenth round).  Matched by count, each line with the newest untold event
+    of its text (or of the seat's earlier names' form) up to its head, as a report lists those since the last one; a
+    line told again (a `resend`) matches nothing more.  Pure; linear in the chain and the lines."""
+    owed: dict[str, list[int]] = {}  # a printed form -> positions of untold events of that form, oldest first
+    windows: list[tuple[int, str, list[tuple[int, str]]]] = []
+    said: set[int] = set()
+    done = 0
+    reader, former = (seat[0], seat[1:]) if seat else ("", [])
+    for position, name, told_lines in sorted(reports, key=lambda r: r[0]):
+        window: list[tuple[int, str]] = []
+        while done < min(position, len(rows)):
+            row = rows[done]
+            done += 1
+            if "lines" not in row and _sees(row, seat):
+                text = str(row.get("text", ""))
+                window.append((done, text))
+                for form in dict.fromkeys(_forms(text, former, reader)):
+                    owed.setdefault(form, []).append(done)
+        windows.append((position, name, window))
+        for line in told_lines:
+            waiting = owed.get(line)
+            while waiting and waiting[-1] in said:
+                waiting.pop()
+            if waiting:
+                said.add(waiting.pop())
+    out = [(at, name, [e for e in window if e[0] not in said]) for at, name, window in windows]
+    return [w for w in out if w[2]]
