@@ -51,7 +51,7 @@ UNDO = "undo"
 MODES = ("replay", "reroll")
 MARK = "mark:"
 _MARKED = re.compile(r"mark:[0-9a-f]{32}")
-KEEP = 8  # nodes between the states a fold going back keeps (`Fold.kept`): it folds again at most 2 * KEEP - 1
+KEEP = 8  # nodes between the states a fold going back keeps (`Fold.kept`): where it passed, 2 * KEEP - 1 inputs at most
 
 
 JOIN_LABEL = "pbem-undo-join-target"  # the HMAC's label of a mark made in a join step, keyed with the game's seed
@@ -135,7 +135,8 @@ class Fold:
     other than an undo is a node whose parent is the state it was applied to; an undo that replays is the node it
     goes back to, one that rerolls a node setting the generator's counter.  No state is kept for a node but the start
     and, as a fold going back passes, one every `KEEP` nodes along its way where at least `KEEP` more follow
-    (`_state`): any state is folded again from the nearest kept above it, at most `2 * KEEP - 1` inputs.  On 9fb0ae7
+    (`_state`): any state is folded again from the nearest kept above it, at most `2 * KEEP - 1` inputs where a fold
+    going back passed before (the first time, the whole way from the nearest kept: each input once).  On 9fb0ae7
     a whole state was kept for every undo (`restored`) and every 16 inputs once an undo folded back: a record of an
     input and an undo, again and again, held a state for every two inputs."""
 
