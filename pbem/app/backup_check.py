@@ -101,8 +101,11 @@ def _file(path: Path, stated: Any, c: Checked) -> None:
     if not path.is_file() or path.is_symlink():
         c.bad(f"{path.name}: missing (the manifest names it)")
         return
-    found = digest(path)
-    if not isinstance(stated, dict) or found != {"bytes": stated.get("bytes"), "sha256": stated.get("sha256")}:
+    # a size other than the one stated is a change, told without reading the file: a file of 1 GB named with another
+    # size was hashed whole first (11.6 s here, costs18)
+    sized = isinstance(stated, dict) and stated.get("bytes") == path.stat().st_size
+    found = digest(path) if sized else {}
+    if not sized or found != {"bytes": stated.get("bytes"), "sha256": stated.get("sha256")}:
         c.bad(f"{path.name}: changed since the backup (its size or SHA-256 is not the manifest's)")
         return
     c.good(f"{path.name}: intact ({found['bytes']:,} bytes, SHA-256 as in the manifest)")

@@ -268,11 +268,16 @@ _SENTENCE = re.compile(  # "’": a phone's apostrophe ("I’ll", "I’d like to
 SENTENCE_WORDS = 10  # words after "I ..." at most for a line to be told how to write the order it seems to be
 
 
-def labelled_order(line: str, order_words: Iterable[str], greeting: bool = True) -> str:
+OPENERS_TAKEN = 4  # connectives or greetings taken off a line in turn, at most ("Hi, also: my order: PASS" takes 2)
+
+
+def labelled_order(line: str, order_words: Iterable[str], greeting: bool = True, left: int = OPENERS_TAKEN) -> str:
     """The order a line names with a label ("My order: NO EVENT", "Orders - PASS", "My vote is red" as VOTE red,
     "My tribute: Gold 7", "PS: PASS", "Pour ce tour : pass": `pbem.orders.openers.THIS_STEP`), or says after a
     connective or a greeting in capitals ("Also: PASS", "Hallo, PASS", "Hola a todos: PASS": `CONNECTIVE`, `greeted`),
-    or "": the player says plainly that this is their order, so it is read as one."""
+    or "": the player says plainly that this is their order, so it is read as one.  At most `left` connectives
+    are taken off in turn: a line of thousands ("Also: Also: ... PASS") went one call deeper for each, copying the
+    rest each time, and raised RecursionError out of `extract` at 2,000 (costs18)."""
     m = _SAID.match(line) or _SAID_ABROAD.match(line) or THIS_STEP.match(line) or _POSTSCRIPT.match(line)
     if m and is_order(rest := cleaned(m.group(1)) or m.group(1), order_words):
         return rest
@@ -285,7 +290,7 @@ def labelled_order(line: str, order_words: Iterable[str], greeting: bool = True)
         rest = _labelled(cleaned(after) or after, order_words)
         if is_order(rest, order_words):
             return rest if in_capitals(rest) else ""  # "Hi all, play nice!": a remark; "Hi, vote red": a sentence
-        return labelled_order(rest, order_words, greeting=False)
+        return labelled_order(rest, order_words, greeting=False, left=left - 1) if left > 1 else ""
     return ""
 
 

@@ -15,9 +15,11 @@ under `outbox.key`, what `pbem backup --check` needs; `pg_listed` reads a pg_dum
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,7 +75,11 @@ class Opened:
 
 def opened(path: Path, mark: bytes = b"") -> Opened:
     """Read the SQLite copy `path` without changing it (with `mark`, the outbox's mails that start with it);
-    sqlite3.DatabaseError when it is no database."""
+    sqlite3.DatabaseError when it is no database, or no regular file: SQLite opens a FIFO blocking, so
+    `pbem backup --check` of a backup whose database was a named pipe waited for a writer without end (costs18)."""
+    with contextlib.suppress(OSError):  # (a path that cannot be looked at: SQLite says it cannot open it)
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise sqlite3.DatabaseError("not a regular file (a pipe, a device or a socket): not opened")
     conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro&immutable=1", uri=True)
     try:
         problems = [str(r[0]) for r in conn.execute(f"PRAGMA quick_check({PROBLEMS})")]

@@ -39,8 +39,9 @@ import copy
 import hashlib
 import hmac
 import re
+from array import array
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from pbem.engine.base import PUBLIC, Engine, Event, LineResult, Outcome, apply_defaults
@@ -50,7 +51,7 @@ UNDO = "undo"
 MODES = ("replay", "reroll")
 MARK = "mark:"
 _MARKED = re.compile(r"mark:[0-9a-f]{32}")
-KEEP = 16  # inputs between the states a fold going back keeps (`Fold.kept`)
+KEEP = 8  # nodes between the states a fold going back keeps (`Fold.kept`): where it passed, 2 * KEEP - 1 inputs at most
 
 
 JOIN_LABEL = "pbem-undo-join-target"  # the HMAC's label of a mark made in a join step, keyed with the game's seed
@@ -107,8 +108,37 @@ def _refused(state: dict[str, Any], line: str, reason: str) -> Outcome:
     return Outcome(state, [], [LineResult(line, False, reason, ())])
 
 
+class Undos(Mapping[int, tuple[int, list[int]]]):
+    """Each accepted undo of a fold: (the input it went back to, the inputs other than undos it undid), the list made
+    when read from the span of `done` it undid.  On 9fb0ae7 each undo kept its list: a record of k undos each going
+    back over the n inputs before it held k times n numbers (costs18)."""
+
+    def __init__(self, done: list[tuple[int, str, str, list[str]]]) -> None:
+        self.done = done
+        self.spans: dict[int, tuple[int, int, int]] = {}  # undo seq -> (the input gone back to, `done` from, to)
+
+    def __getitem__(self, seq: int) -> tuple[int, list[int]]:
+        to, first, end = self.spans[seq]
+        return to, [d[0] for d in self.done[first:end] if d[1] != UNDO]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.spans)
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+
 class Fold:
-    """A game's inputs folded one by one from its starting state; remembers them so undo can go back."""
+    """A game's inputs folded one by one from its starting state; remembers them so undo can go back.
+
+    What an undo goes back to is found in a tree of the states the game has been in (costs18): each accepted input
+    other than an undo is a node whose parent is the state it was applied to; an undo that replays is the node it
+    goes back to, one that rerolls a node setting the generator's counter.  No state is kept for a node but the start
+    and, as a fold going back passes, one every `KEEP` nodes along its way where at least `KEEP` more follow
+    (`_state`): any state is folded again from the nearest kept above it, at most `2 * KEEP - 1` inputs where a fold
+    going back passed before (the first time, the whole way from the nearest kept: each input once).  On 9fb0ae7
+    a whole state was kept for every undo (`restored`) and every 16 inputs once an undo folded back: a record of an
+    input and an undo, again and again, held a state for every two inputs."""
 
     def __init__(
         self, start: dict[str, Any], engine_for: Callable[[dict[str, Any]], Engine], secret: str | None = None
@@ -117,53 +147,74 @@ class Fold:
         self.engine_for = engine_for  # the engine that reads a state (the join step while it is open)
         self.secret = secret  # the game's seed: the key of a join step's undo marks (`undo_key`); None: unknown
         self.done: list[tuple[int, str, str, list[str]]] = []  # (seq, kind, player, lines) accepted so far
-        self.undos: dict[int, tuple[int, list[int]]] = {}  # each accepted undo: (the input gone back to, undone)
-        # The state each accepted undo left, shared with the folds that go back (`_again`): replaying an earlier
-        # undo takes it from here instead of going back again, which made k nested undos cost 2^k replays.
-        self.restored: dict[int, dict[str, Any]] = {}
+        self.undos = Undos(self.done)  # each accepted undo: (the input gone back to, the inputs it undid)
         self.points: dict[int, str | None] = {}  # each accepted undo's point: the last public event it went back to
-        # The state (and `_again`'s last public event) after the first (j + 1) * KEEP inputs of `done`, kept by the
-        # folds going back as they pass there: the next one starts from the nearest instead of the set-up, which
-        # made a game of k undos and n inputs cost k times n inputs (costs10).  `done` only grows: each stays true.
-        self.kept: list[tuple[dict[str, Any], str | None]] = []
+        # The tree: node 0 is the start; node k > 0 folds `done[row[k]]` on its parent's state, or (row -1) sets
+        # the generator's counter to `counters[k]` (an undo that rerolls).  `nodes[i]`: the node after `done[i]`.
+        self.parent, self.row, self.nodes = array("q", [0]), array("q", [-1]), array("q")
+        self.counters: dict[int, int] = {}
+        # The states kept (and the last public event of the play up to there): node -> (state, last).
+        self.kept: dict[int, tuple[dict[str, Any], str | None]] = {}
+        self._back: tuple[int, int | None] = (0, None)  # the node an accepted undo went back to, its counter if reroll
         self._marks: tuple[Any, dict[str, int], int] | None = None  # (key, mark -> input, inputs marked so far)
 
     def run(self, seq: int, kind: str, player: str, lines: list[str], state: dict[str, Any]) -> Outcome:
         """Input `seq` on `state` (the state after the inputs run so far)."""
-        if kind == UNDO and seq in self.restored:  # replayed by a fold going back: it left this state before
-            out = Outcome(copy.deepcopy(self.restored[seq]), [], [LineResult(" ".join(lines), True, "", ())])
-        elif kind == UNDO:
-            out = self._undo(seq, lines, state)
-            if out.accepted:
-                self.restored[seq] = copy.deepcopy(out.state)
-        else:
-            out = run_input(self.engine_for(state), state, kind, player, lines)
+        out = (
+            self._undo(seq, lines, state)
+            if kind == UNDO
+            else run_input(self.engine_for(state), state, kind, player, lines)
+        )
         if out.accepted:
             self.done.append((seq, kind, player, list(lines)))
+            if kind != UNDO:
+                self.nodes.append(self._node(self.nodes[-1] if len(self.nodes) else 0, len(self.done) - 1))
+            elif self._back[1] is None:
+                self.nodes.append(self._back[0])
+            else:
+                self.nodes.append(self._node(self._back[0], -1))
+                self.counters[len(self.row) - 1] = self._back[1]
         return out
 
+    def _node(self, parent: int, row: int) -> int:
+        self.parent.append(parent)
+        self.row.append(row)
+        return len(self.row) - 1
+
+    def restored(self, seq: int) -> dict[str, Any]:
+        """The state the accepted undo `seq` left (a copy): the state it went back to, folded again."""
+        return self._state(self.nodes[bisect_right(self.done, seq, key=_seq) - 1])[0]
+
     def state_after(self, to: int) -> dict[str, Any]:
-        """The state after input `to`, folding again from the start (undos among them honoured)."""
+        """The state after input `to`, folded again from the nearest state kept (undos among them honoured)."""
         return self._again(to)[0]
 
     def _again(self, to: int) -> tuple[dict[str, Any], str | None]:
         """`state_after(to)`, and the text of the last public event of the play up to there (None: none since
         the set-up); an undo's own events are not the play's, and quoting them would nest quotes."""
-        again = Fold(self.start, self.engine_for, self.secret)
-        again.restored, again.points = self.restored, self.points
-        upto = bisect_right(self.done, to, key=_seq)  # the inputs to fold again: `done` is in order
-        at = min(len(self.kept), upto // KEEP) * KEEP  # the nearest kept (they are made in order, from the first)
-        kept, last = self.kept[at // KEEP - 1] if at else (self.start, None)
+        upto = bisect_right(self.done, to, key=_seq)  # the inputs up to `to`: `done` is in order
+        return self._state(self.nodes[upto - 1] if upto else 0)
+
+    def _state(self, node: int) -> tuple[dict[str, Any], str | None]:
+        """The state at `node` (a copy) and its last public event: folded down from the nearest kept above it,
+        keeping the state every `KEEP` nodes of the way that has at least `KEEP` more after it."""
+        path: list[int] = []
+        while node and node not in self.kept:
+            path.append(node)
+            node = self.parent[node]
+        kept, last = self.kept[node] if node else (self.start, None)
         state = copy.deepcopy(kept)
-        for i in range(at, upto):
-            seq, kind, player, lines = self.done[i]
-            out = again.run(seq, kind, player, lines, state)
-            state = out.state
-            if kind == UNDO:  # back at that undo's point: the events since it are no longer the game's
-                last = self.points.get(seq, last)
-            last = next((e.text for e in reversed(out.events) if e.visibility == PUBLIC and e.kind != UNDO), last)
-            if (i + 1) % KEEP == 0 and (i + 1) // KEEP > len(self.kept):
-                self.kept.append((copy.deepcopy(state), last))
+        for k, at in enumerate(reversed(path), 1):
+            row = self.row[at]
+            if row < 0:  # an undo that rerolls: the counter the undone inputs had reached
+                state["rng"]["n"] = self.counters[at]
+            else:
+                _, kind, player, lines = self.done[row]
+                out = run_input(self.engine_for(state), state, kind, player, lines)
+                state = out.state
+                last = next((e.text for e in reversed(out.events) if e.visibility == PUBLIC and e.kind != UNDO), last)
+            if k % KEEP == 0 and k <= len(path) - KEEP:
+                self.kept[at] = (copy.deepcopy(state), last)
         return state, last
 
     def target(self, mark: str, state: dict[str, Any]) -> int | None:
@@ -190,14 +241,18 @@ class Fold:
             return _refused(state, lines[0], "this mark names no earlier input of the game")
         if not 0 <= to < seq - 1:
             return _refused(state, lines[0], f"input {to} is not an earlier input to go back to")
-        later = [d for d in self.done[bisect_right(self.done, to, key=_seq) :] if d[1] != UNDO]  # `done` in order
+        upto = bisect_right(self.done, to, key=_seq)  # `done` is in order
+        later = [d for d in self.done[upto:] if d[1] != UNDO]
         undone = [d[0] for d in later]
-        restored, last = self._again(to)
+        back = self.nodes[upto - 1] if upto else 0
+        restored, last = self._state(back)
+        counter = None
         if reroll:
             if not isinstance(restored.get("rng"), dict) or not isinstance(state.get("rng"), dict):
                 return _refused(state, lines[1], "this game keeps no generator to reroll")
-            restored["rng"]["n"] = max(int(restored["rng"]["n"]), int(state["rng"]["n"]))
-        self.undos[seq] = (to, undone)
+            counter = restored["rng"]["n"] = max(int(restored["rng"]["n"]), int(state["rng"]["n"]))
+        self._back = (back, counter)
+        self.undos.spans[seq] = (to, upto, len(self.done))
         self.points[seq] = last
         if isinstance(named, str):
             return self._marked(restored, lines, later, last, reroll, why)

@@ -13,7 +13,7 @@ The states are not all kept (costs17): on 7f9524d the state after every input wa
 Thirty, so an export at its 64 MiB cap (some 100,000 inputs) would have held on the order of 1 GB while a player
 checked it.  The state after every `KEEP`th input is kept, and the `RECENT` states last folded or asked for; any
 other is folded again from the nearest before it (the fold is deterministic: an undo's state is the one the fold
-kept for it, `Fold.restored`).  A check reads its states in order, so each is folded again at most once a check;
+gives for it, `Fold.restored`, from its own tree of states).  A check reads its states in order, so each is folded again at most once a check;
 a record of at most `RECENT` inputs is never folded again.  `states` gives a mapping that folds a state when it is
 read: the checks keep none of them.
 
@@ -24,7 +24,6 @@ Pure; held only while its mailbox is checked.
 
 from __future__ import annotations
 
-import copy
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
@@ -107,7 +106,7 @@ class Folded:
             row = self.rows[i - 1]
             if "lines" in row:
                 if row["kind"] == UNDO:  # (the state the fold's undo left: going back again is the fold's own)
-                    state = copy.deepcopy(self.fold.restored[row["seq"]])
+                    state = self.fold.restored(row["seq"])
                 else:
                     state = run_input(self.reader(state), state, row["kind"], row["player"], row["lines"]).state
                 self._keep(i, state)

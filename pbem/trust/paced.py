@@ -174,6 +174,7 @@ def join_kept(
     with no event that moved it (the step kept open outside the record: pbem chains each move)."""
     warnings: list[str] = []
     joined: set[object] = set()
+    salts = [j for j, row in enumerate(rows) if row.get("kind") == "salts"]
     for k, row in enumerate(rows, 1):
         d, at = dues[k - 1], at_of(row)
         if d is None or at is None or step(k - 1) != (JOIN,):
@@ -194,7 +195,9 @@ def join_kept(
                     "then (unless they asked to leave)"
                 )
         elif row.get("kind") == "start" and d.when - at > SLACK and not _passed(rows, d):
-            missing = next((r["data"].get("missing") for r in rows[k:] if r.get("kind") == "salts"), None)
+            # the first salts entry after this one, by bisection: a scan of the rest for each start was n squared (costs18)
+            i = bisect.bisect_left(salts, k)
+            missing = rows[salts[i]]["data"].get("missing") if i < len(salts) else None
             who = ", ".join(map(str, missing)) if isinstance(missing, list) and missing else "nobody"
             warnings.append(
                 f"WARNING: the moderator started the game (input {row.get('seq')}) at {at:%Y-%m-%d %H:%M} UTC, "

@@ -9,7 +9,9 @@ now each undo takes its span out of the inputs still standing by bisection (`pbe
 
 The generator: a House of Habsburg bot game's first m moves, each followed by a marked undo taking it back and by
 the move again (the moderator's "that was a misread order", m times).  On ba1be06 the fold made 110 and 1,640 engine
-moves for m = 10 and 40 (14.9 at 4x; 7.2 and 91 ms); now 77 and 349 (4.5; the state kept every 16 inputs).  The fold
+moves for m = 10 and 40 (14.9 at 4x; 7.2 and 91 ms); then 77 and 349 (4.5; the state kept every 16 inputs); since
+costs18 (a tree of states, one kept every `KEEP` nodes of a long way) 286 and 1,366 for m = 25 and 100 (4.8; from
+the set-up 350 and 5,150).  The fold
 ends in the same state, with the same points gone back to, as a fold that keeps nothing.  `taken_back` on 600 and
 2,400 inputs, a third of them undos: the loop of `listed` on ba1be06 took 3.3 and 52 ms (15.6 at 4x), now 0.3 and
 1.4 ms; it agrees with that loop on a corpus of records with numbered undos to any earlier point.
@@ -31,8 +33,10 @@ from pbem.trust import fold as folding
 from pbem.trust.fold import UNDO, Fold, undo_lines, undo_mark
 from tests.growth import step_growth
 
-M = 10  # rounds at m; 4m at 4m
-MAX_MOVES = 5.0  # engine moves at 4m over m: the state kept every 16 inputs leaves 4.5; replaying from the set-up 14.9
+M = 25  # rounds at m; 4m at 4m
+# engine moves at 4m over m: replaying from the set-up 14.7; the tree of states (costs18) 4.8, its walks at most
+# 2 * KEEP - 1 once past the first (at 10 and 40 rounds, still in them: 7.7; costs10's state kept every 16 inputs 4.5)
+MAX_MOVES = 5.0
 MAX_GROWTH = 5.0  # CPU of `taken_back` at 4x: linear 4; every input for every undo, 16
 PLAYERS = ["Alice", "Bob", "Carol"]
 SEED = "costs10-undos"
