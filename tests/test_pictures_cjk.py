@@ -120,6 +120,12 @@ def test_verify_mail_of_a_game_with_cjk_names_compares_their_pictures_and_passes
     real poll, then abandoned (its seed revealed, as a finished game's): `pbem verify --mail` of each player's
     mailbox draws their pictures again from the replayed view and passes.  Drawn by a verifier without the CJK font
     (its words as boxes), the same mail is named: so the font is a required, exactly pinned dependency."""
+    verify_mail_of_a_game_of(CJK, ["田中", "김민수"], tmp_path, monkeypatch)
+
+
+def verify_mail_of_a_game_of(names: list[str], named: list[str], tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The test above for a game of `names`: `named` are the players whose mail a verifier drawing every word in
+    Open Sans alone (as on a0540ce) names."""
     from datetime import timedelta
     from pathlib import Path
 
@@ -136,9 +142,9 @@ def test_verify_mail_of_a_game_with_cjk_names_compares_their_pictures_and_passes
     from tests.reliability import killpoints as kp
     from tests.test_hidden_count import T0
 
-    players = [(n, f"p{i}@example.test") for i, n in enumerate(CJK)]
+    players = [(n, f"p{i}@example.test") for i, n in enumerate(names)]
     cfg = kp.make_home(tmp_path / "home")
-    codes = {n: f"CJK{i}-2222" for i, n in enumerate(CJK)}
+    codes = {n: f"CJK{i}-2222" for i, n in enumerate(names)}
     games.create_game(
         Home.of(cfg), "habsburg", "g1", players, seed="cjk-names-0123456789abcdef", codes=codes, clock=lambda: T0
     )
@@ -155,7 +161,7 @@ def test_verify_mail_of_a_game_with_cjk_names_compares_their_pictures_and_passes
         assert any("its pictures of the board" in c for c in checked.checked), checked.checked
     _forget()
     monkeypatch.setattr(canvas, "runs", lambda words: None)  # every word in Open Sans alone, as on a0540ce
-    for name in ("田中", "김민수"):
+    for name in named:
         problems = verify_mail(doc, boxes[name], name).problems
         assert any("differs from the replay" in p for p in problems), (name, problems)
     _forget()
