@@ -18,7 +18,8 @@ Noto Sans Arabic has), `bidi.algorithm` (python-bidi's own UAX #9, with mirrorin
 pinned, so the same name is the same pixels everywhere.  Its Arabic letters are drawn in Noto Sans Arabic
 (`fontpkg-noto-sans-arabic`), its Hebrew in Heebo (`fontpkg-heebo`), each opened, and the two libraries
 imported, only for such a word.  Vowel points and invisible marks are left out of the picture (the text parts
-have them): the basic layout cannot place a mark over its letter.
+have them): the basic layout cannot place a mark over its letter.  python-bidi's Python algorithm lacks UAX #9's
+bracket pairs: a bracket closing a right-to-left name at the end of a line may face the wrong way.
 """
 
 from __future__ import annotations
