@@ -14,6 +14,7 @@ import io
 import json
 import random
 from importlib import import_module
+from typing import Any
 
 import pytest
 from PIL import Image, ImageFont
@@ -326,7 +327,7 @@ def test_the_pictures_have_the_same_pixels_whether_pillow_has_raqm_or_not(kind: 
     `verify --mail` of a player without it (docs4 saw 1,893 pixels of one line differ).  pbem lays its words out
     with the basic layout always (`fonts.LAYOUT`), so a machine with Raqm and one without draw every picture alike,
     CJK names included."""
-    from PIL import ImageFont, _imagingft, features
+    from PIL import ImageFont, features
 
     from pbem.render.pictures import fonts
 
@@ -340,10 +341,20 @@ def test_the_pictures_have_the_same_pixels_whether_pillow_has_raqm_or_not(kind: 
     eng, pt = _game(kind, CJK[:2] + COVERED)
     views = [eng.view(s, r) for s in moments(eng, pt, 2) for r in [None, *pt.players]]
 
+    drawn_alike_with_raqm_hidden(mod, views, monkeypatch)
+
+
+def drawn_alike_with_raqm_hidden(mod, views: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The pictures of `views`, drawn afresh (every cache and font forgotten), have the same pixels with Pillow's
+    Raqm hidden (`HAVE_RAQM` False) as with it."""
+    from PIL import _imagingft, features
+
+    from pbem.render.pictures import fonts
+
     def pixels() -> list[bytes]:
         _forget()
-        fonts.font.cache_clear()
-        fonts.cjk_font.cache_clear()
+        for opened in (fonts.font, fonts.cjk_font, fonts.rtl_font):
+            opened.cache_clear()
         return [Image.open(io.BytesIO(png)).convert("RGBA").tobytes() for v in views for png in _pngs(mod, v)]
 
     with_raqm = pixels()
@@ -351,6 +362,4 @@ def test_the_pictures_have_the_same_pixels_whether_pillow_has_raqm_or_not(kind: 
     assert not features.check_feature("raqm")
     assert pixels() == with_raqm
     monkeypatch.undo()
-    _forget()
-    fonts.font.cache_clear()
-    fonts.cjk_font.cache_clear()
+    pixels()
