@@ -33,16 +33,18 @@ SCRIPTS = {
     "Cyrillic": "абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЖЗИЛПФЦЧШЩЭЮЯ",
 }
 LATIN = ["Anna", "Łukasz", "Zoë", "Jean-Luc 2"]
+#: A vowel point, and the right-to-left mark a phone may add, after a word of a right-to-left script.
+MARKS = {"Arabic": ["\u064e", "\u200f"], "Hebrew": ["\u05b8", "\u200f"]}
 
 
 def _names(script: str, rnd: random.Random, n: int) -> list[str]:
     """`n` names of one or two words of the script, and `n` mixing such a word with a Latin name: before it,
-    after it, in brackets; with a vowel point or a bidi mark now and then, as a phone adds."""
+    after it, in brackets; in Arabic and Hebrew with a vowel point or a bidi mark now and then (`MARKS`)."""
     pool = SCRIPTS[script]
 
     def word() -> str:
         w = "".join(rnd.choices(pool, k=rnd.randint(3, 8)))
-        return w + rnd.choice(["", "", "\u05b8" if script == "Hebrew" else "\u064e", "\u200f"])
+        return w + rnd.choice(["", "", *MARKS.get(script, [])])
 
     pure = [word() + rnd.choice(["", " " + word()]) for _ in range(n)]
     latin = [f"{rnd.choice(LATIN)} {word()}", f"{word()}-{rnd.choice(LATIN)}", f"{word()} ({rnd.choice(LATIN)})"]
@@ -118,6 +120,35 @@ def test_latin_and_cjk_words_never_shape_reorder_or_open_the_right_to_left_fonts
         fonts.mixed(fonts.runs(words) or [(words, fonts.OPENSANS)], 13)
         assert all(kind in (fonts.OPENSANS, fonts.CJK) for _, kind in fonts.runs(words) or []), words
     stamp.cache_clear()
+
+
+def test_right_to_left_words_are_put_in_order_in_time_linear_in_their_length() -> None:
+    """Shaping and ordering (`fonts._display`) and the split into runs: words of 2,000 and 8,000 letters mixing
+    Arabic, Hebrew, Latin, digits and brackets."""
+    from tests.growth import growth
+
+    unit = "محمد דוד a1( "
+    g = growth(lambda n: lambda: fonts.runs(unit * (n // len(unit))), 2_000, bound=6)
+    assert g.ratio <= 6, str(g)
+
+
+def test_a_reshaper_configuration_named_in_the_environment_changes_no_picture(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`arabic_reshaper` reads a configuration file named by an environment variable: pbem's pictures use its
+    defaults whatever the variable names, a file that would keep the vowel points or none at all."""
+    import sys
+
+    expected = fonts.runs("مُحَمَّد علي")
+    kept = tmp_path / "reshaper.ini"
+    kept.write_text("[ArabicReshaper]\ndelete_harakat = no\nsupport_ligatures = no\n")
+    for named in (str(kept), str(tmp_path / "missing.ini")):
+        monkeypatch.setenv(fonts._RESHAPER_FILE, named)
+        monkeypatch.delitem(sys.modules, "arabic_reshaper", raising=False)
+        monkeypatch.delitem(sys.modules, "arabic_reshaper.arabic_reshaper", raising=False)
+        fonts._reshaper.cache_clear()
+        assert fonts.runs("مُحَمَّد علي") == expected, named
+        assert __import__("os").environ[fonts._RESHAPER_FILE] == named
+    monkeypatch.undo()
+    fonts._reshaper.cache_clear()
 
 
 @pytest.mark.parametrize("kind", ["habsburg"])  # the others draw names alike (test_pictures_cjk.py)

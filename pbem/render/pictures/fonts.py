@@ -225,12 +225,20 @@ def _display(words: str) -> str:
 @lru_cache(maxsize=1)
 def _reshaper():  # type: ignore[no-untyped-def]
     """`arabic_reshaper`'s defaults alone: an empty configuration file named, so the one an environment variable
-    names (`PYTHON_ARABIC_RESHAPER_CONFIGURATION_FILE`) cannot change a picture."""
+    names (`PYTHON_ARABIC_RESHAPER_CONFIGURATION_FILE`) cannot change a picture; the variable is set aside while
+    the module is imported too (its import reads the file, and raises where it is missing)."""
     import os
 
-    import arabic_reshaper
-
+    named = os.environ.pop(_RESHAPER_FILE, None)
+    try:
+        import arabic_reshaper
+    finally:
+        if named is not None:
+            os.environ[_RESHAPER_FILE] = named
     return arabic_reshaper.ArabicReshaper(configuration_file=os.devnull)
+
+
+_RESHAPER_FILE = "PYTHON_ARABIC_RESHAPER_CONFIGURATION_FILE"
 
 
 def _unplaced(ch: str) -> bool:
