@@ -288,16 +288,17 @@ def test_a_card_of_mixed_names_pasted_from_its_tile_has_the_pixels_of_the_card_d
     assert tiled > 0
 
 
-def test_both_fonts_are_required_dependencies_pinned_to_the_installed_versions() -> None:
-    """`pbem verify --mail` compares a picture's pixels with its own drawing: both fonts are required (not an extra)
-    and pinned exactly, and this process draws with the pinned versions."""
+def test_the_fonts_are_required_dependencies_pinned_to_the_installed_versions() -> None:
+    """`pbem verify --mail` compares a picture's pixels with its own drawing: every font, and the two libraries that
+    order right-to-left words, are required (not an extra) and pinned exactly, and this process draws with them."""
     import tomllib
     from importlib.metadata import version
     from pathlib import Path
 
     project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
     pinned = dict(d.split("==") for d in project["dependencies"] if "==" in d)
-    for package in ("ttf-opensans", "noto-cjk-sans-jp-regular"):
+    drawing = ["ttf-opensans", "noto-cjk-sans-jp-regular", "fontpkg-noto-sans-arabic", "fontpkg-heebo"]
+    for package in [*drawing, "arabic-reshaper", "python-bidi"]:  # the last two order Arabic and Hebrew (pictures3)
         assert pinned.get(package) == version(package), (package, pinned.get(package), version(package))
 
 
