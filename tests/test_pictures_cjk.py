@@ -14,6 +14,7 @@ import io
 import json
 import random
 from importlib import import_module
+from typing import Any
 
 import pytest
 from PIL import Image, ImageFont
@@ -120,6 +121,12 @@ def test_verify_mail_of_a_game_with_cjk_names_compares_their_pictures_and_passes
     real poll, then abandoned (its seed revealed, as a finished game's): `pbem verify --mail` of each player's
     mailbox draws their pictures again from the replayed view and passes.  Drawn by a verifier without the CJK font
     (its words as boxes), the same mail is named: so the font is a required, exactly pinned dependency."""
+    verify_mail_of_a_game_of(CJK, ["田中", "김민수"], tmp_path, monkeypatch)
+
+
+def verify_mail_of_a_game_of(names: list[str], named: list[str], tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The test above for a game of `names`: `named` are the players whose mail a verifier drawing every word in
+    Open Sans alone (as on a0540ce) names."""
     from datetime import timedelta
     from pathlib import Path
 
@@ -136,9 +143,9 @@ def test_verify_mail_of_a_game_with_cjk_names_compares_their_pictures_and_passes
     from tests.reliability import killpoints as kp
     from tests.test_hidden_count import T0
 
-    players = [(n, f"p{i}@example.test") for i, n in enumerate(CJK)]
+    players = [(n, f"p{i}@example.test") for i, n in enumerate(names)]
     cfg = kp.make_home(tmp_path / "home")
-    codes = {n: f"CJK{i}-2222" for i, n in enumerate(CJK)}
+    codes = {n: f"CJK{i}-2222" for i, n in enumerate(names)}
     games.create_game(
         Home.of(cfg), "habsburg", "g1", players, seed="cjk-names-0123456789abcdef", codes=codes, clock=lambda: T0
     )
@@ -155,7 +162,7 @@ def test_verify_mail_of_a_game_with_cjk_names_compares_their_pictures_and_passes
         assert any("its pictures of the board" in c for c in checked.checked), checked.checked
     _forget()
     monkeypatch.setattr(canvas, "runs", lambda words: None)  # every word in Open Sans alone, as on a0540ce
-    for name in ("田中", "김민수"):
+    for name in named:
         problems = verify_mail(doc, boxes[name], name).problems
         assert any("differs from the replay" in p for p in problems), (name, problems)
     _forget()
@@ -281,16 +288,17 @@ def test_a_card_of_mixed_names_pasted_from_its_tile_has_the_pixels_of_the_card_d
     assert tiled > 0
 
 
-def test_both_fonts_are_required_dependencies_pinned_to_the_installed_versions() -> None:
-    """`pbem verify --mail` compares a picture's pixels with its own drawing: both fonts are required (not an extra)
-    and pinned exactly, and this process draws with the pinned versions."""
+def test_the_fonts_are_required_dependencies_pinned_to_the_installed_versions() -> None:
+    """`pbem verify --mail` compares a picture's pixels with its own drawing: every font, and the two libraries that
+    order right-to-left words, are required (not an extra) and pinned exactly, and this process draws with them."""
     import tomllib
     from importlib.metadata import version
     from pathlib import Path
 
     project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
     pinned = dict(d.split("==") for d in project["dependencies"] if "==" in d)
-    for package in ("ttf-opensans", "noto-cjk-sans-jp-regular"):
+    drawing = ["ttf-opensans", "noto-cjk-sans-jp-regular", "fontpkg-noto-sans-arabic", "fontpkg-heebo"]
+    for package in [*drawing, "arabic-reshaper", "python-bidi"]:  # the last two order Arabic and Hebrew (pictures3)
         assert pinned.get(package) == version(package), (package, pinned.get(package), version(package))
 
 
@@ -320,7 +328,7 @@ def test_the_pictures_have_the_same_pixels_whether_pillow_has_raqm_or_not(kind: 
     `verify --mail` of a player without it (docs4 saw 1,893 pixels of one line differ).  pbem lays its words out
     with the basic layout always (`fonts.LAYOUT`), so a machine with Raqm and one without draw every picture alike,
     CJK names included."""
-    from PIL import ImageFont, _imagingft, features
+    from PIL import ImageFont, features
 
     from pbem.render.pictures import fonts
 
@@ -334,10 +342,20 @@ def test_the_pictures_have_the_same_pixels_whether_pillow_has_raqm_or_not(kind: 
     eng, pt = _game(kind, CJK[:2] + COVERED)
     views = [eng.view(s, r) for s in moments(eng, pt, 2) for r in [None, *pt.players]]
 
+    drawn_alike_with_raqm_hidden(mod, views, monkeypatch)
+
+
+def drawn_alike_with_raqm_hidden(mod, views: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The pictures of `views`, drawn afresh (every cache and font forgotten), have the same pixels with Pillow's
+    Raqm hidden (`HAVE_RAQM` False) as with it."""
+    from PIL import _imagingft, features
+
+    from pbem.render.pictures import fonts
+
     def pixels() -> list[bytes]:
         _forget()
-        fonts.font.cache_clear()
-        fonts.cjk_font.cache_clear()
+        for opened in (fonts.font, fonts.cjk_font, fonts.rtl_font):
+            opened.cache_clear()
         return [Image.open(io.BytesIO(png)).convert("RGBA").tobytes() for v in views for png in _pngs(mod, v)]
 
     with_raqm = pixels()
@@ -345,6 +363,4 @@ def test_the_pictures_have_the_same_pixels_whether_pillow_has_raqm_or_not(kind: 
     assert not features.check_feature("raqm")
     assert pixels() == with_raqm
     monkeypatch.undo()
-    _forget()
-    fonts.font.cache_clear()
-    fonts.cjk_font.cache_clear()
+    pixels()

@@ -239,24 +239,25 @@ BOXED = {"Arabic": "محمد", "Hebrew": "דוד", "Thai": "สมชาย", "D
 
 def test_the_names_the_fonts_paragraph_says_are_drawn_or_boxed_are_so() -> None:
     """README: accented Latin, Greek and Cyrillic letters are Open Sans's, "田中, 김민수 and Łukasz-山田 read as
-    themselves" (each letter in Open Sans or Noto Sans CJK), and only a letter neither font has shows as a box,
+    themselves", and محمد علي and דוד כהן (each letter in a font of the pictures), and only a letter no font has
+    shows as a box,
     with examples: each example must be a player name pbem accepts whose letters neither font has.  On 7f9524d the
     example was "an emoji", which no player name can hold (refused: "cannot be a player name")."""
     from pbem.engine.names import player_name
     from pbem.render.pictures import fonts
 
     para = re.sub(r"\s+", " ", README[README.index("Names are drawn in Open Sans") :][:900])
-    opensans, cjk = fonts._opensans_letters(), fonts._ranges(fonts._cjk_path())
+    opensans = fonts._opensans_letters()
+    others = [fonts._ranges(fonts._path(k)) for k in (fonts.CJK, fonts.ARABIC, fonts.HEBREW)]
 
     def drawn(letter: str) -> bool:
-        return letter in opensans or fonts._has(cjk, ord(letter))
+        return letter in opensans or any(fonts._has(r, ord(letter)) for r in others)
 
-    shown = re.search(r"so (.+?) read as themselves", para)
-    assert shown, para
-    names = re.split(r", | and ", shown.group(1))
-    assert len(names) == 3 and all(drawn(c) for name in names for c in name), names
+    shown = re.findall(r"so ([^.(]+?) read as themselves", para)
+    names = [n for group in shown for n in re.split(r", | and ", group)]
+    assert len(names) == 5 and all(drawn(c) for name in names for c in name if not c.isspace()), names
     assert all(c in opensans for c in "ÀÉÎÕÜŁŐŠŽßçñøåæ" + "ΑΩαωάή" + "АЯаяЁё"), "Latin, Greek, Cyrillic"
-    boxed = re.search(r"neither font has (?:\(([^)]*)\) )?shows as a box(?: \(([^)]*)\))?", para)
+    boxed = re.search(r"(?:neither|no) font has (?:\(([^)]*)\) )?shows as a box(?: \(([^)]*)\))?", para)
     assert boxed, para
     examples = boxed.group(1) or boxed.group(2) or ""
     kinds = [k for k in BOXED if re.search(rf"\b{k}\b", examples)]

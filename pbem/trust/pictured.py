@@ -3,7 +3,7 @@
 On a phone the board's picture is what a player reads first, and `pbem.trust.shown` compares the report's text
 and HTML only: a forged picture (another player's score, a card the reader does not hold, a wrong board) under a
 true text passed (fourth fairness red team).  A picture is a pure function of the reader's view
-(`pbem.render.pictures.board`, its fonts the `ttf-opensans` and `noto-cjk-sans-jp-regular` packages'), so once the seed is revealed each report's pictures
+(`pbem.render.pictures.board`, its fonts and text ordering the packages pinned in pyproject.toml), so once the seed is revealed each report's pictures
 are drawn again from the view replayed at its head and compared with the mail's, in the order its HTML shows them,
 with their alt text.  The comparison is of the DECODED pixels (size, then every pixel as RGBA), not of the PNG
 bytes: another machine's deflate, or another Pillow, writes other bytes for the same pixels; equal bytes are equal

@@ -11,6 +11,15 @@ pictures of such words keep their bytes.  A word holding a letter Open Sans lack
 first font that has its letters (Open Sans, then the CJK font; Open Sans's box for what neither has, an emoji),
 and the runs are drawn on one baseline (`mixed`).  The CJK font (16 MB) is opened only then: most polls never
 read it.  Which letters a font has is read from its `cmap` table (`_ranges`), once per process.
+
+Arabic and Hebrew (pictures3): a word holding a right-to-left letter is first shaped and put in display order
+in Python, never by Raqm: `arabic_reshaper` gives each Arabic letter its joining form (the presentation forms
+Noto Sans Arabic has), `bidi.algorithm` (python-bidi's own UAX #9, with mirroring) the visual order; both are
+pinned, so the same name is the same pixels everywhere.  Its Arabic letters are drawn in Noto Sans Arabic
+(`fontpkg-noto-sans-arabic`), its Hebrew in Heebo (`fontpkg-heebo`), each opened, and the two libraries
+imported, only for such a word.  Vowel points and invisible marks are left out of the picture (the text parts
+have them): the basic layout cannot place a mark over its letter.  python-bidi's Python algorithm lacks UAX #9's
+bracket pairs: a bracket closing a right-to-left name at the end of a line may face the wrong way.
 """
 
 from __future__ import annotations
@@ -25,13 +34,25 @@ from functools import lru_cache
 import ttf_opensans
 from PIL import Image, ImageChops, ImageFont
 
-#: A run of a word and whether it is drawn in the CJK font (else Open Sans).
-Run = tuple[str, bool]
+#: A run of a word and the font it is drawn in: `OPENSANS`, `CJK`, `ARABIC` or `HEBREW` (False and True are the
+#: first two, as before pictures3).
+Run = tuple[str, int]
+OPENSANS, CJK, ARABIC, HEBREW = range(4)
 #: The code points a font has: the firsts and the lasts of its ranges, sorted.
 Ranges = tuple["array[int]", "array[int]"]
 
 #: Letters drawn with the letter before them where its font has them: combining marks, joiners, selectors.
 _JOINING = {"Mn", "Mc", "Me", "Cf"}
+#: The bidirectional classes of the right-to-left letters: a word holding one is put in display order.
+_RTL = {"R", "AL"}
+#: The code points each right-to-left font is asked for: Hebrew and its presentation forms; Arabic, its
+#: supplements and its presentation forms (the joining forms `arabic_reshaper` gives).
+_SCRIPT = [
+    ((0x0590, 0x05FF), HEBREW),
+    ((0xFB1D, 0xFB4F), HEBREW),
+    ((0x0600, 0x08FF), ARABIC),
+    ((0xFB50, 0xFEFC), ARABIC),
+]
 
 
 #: How the pictures' words are laid out, whatever libraries the machine has (see above).
@@ -50,6 +71,32 @@ def cjk_font(size: int) -> ImageFont.FreeTypeFont:
     """Noto Sans CJK JP Regular (the `noto-cjk-sans-jp-regular` package): the pan-CJK font, Han, kana and Hangul.
     FreeType maps the file and reads the glyphs a word asks for, not the 16 MB."""
     return ImageFont.truetype(_cjk_path(), size, layout_engine=LAYOUT)
+
+
+@lru_cache(maxsize=16)
+def rtl_font(kind: int, size: int) -> ImageFont.FreeTypeFont:
+    """Noto Sans Arabic (`ARABIC`) or Heebo (`HEBREW`, the Hebrew font pip has): variable fonts, drawn at their
+    default instance, Regular (weight 400, width 100)."""
+    return ImageFont.truetype(_path(kind), size, layout_engine=LAYOUT)
+
+
+def face(kind: int, size: int) -> ImageFont.FreeTypeFont:
+    """The font a run of `kind` is drawn in at `size`."""
+    if kind == OPENSANS:
+        return font(size)
+    return cjk_font(size) if kind == CJK else rtl_font(kind, size)
+
+
+def _path(kind: int) -> str:
+    if kind == ARABIC:
+        import fontpkg_noto_sans_arabic  # imported when first needed: a word with an Arabic letter
+
+        return str(fontpkg_noto_sans_arabic.ROOT / "files" / "NotoSansArabic[wdth,wght].ttf")
+    if kind == HEBREW:
+        import fontpkg_heebo
+
+        return str(fontpkg_heebo.ROOT / "files" / "Heebo[wght].ttf")
+    return _cjk_path() if kind == CJK else _opensans_path()
 
 
 def _opensans_path() -> str:
@@ -130,37 +177,86 @@ def _opensans_letters() -> frozenset[str]:
 
 
 def runs(words: str) -> list[Run] | None:
-    """`words` as runs of one font each, or None where they are drawn in Open Sans alone, as before pictures2:
-    every letter is Open Sans's, or none of the others is the CJK font's either (an emoji: Open Sans's box)."""
+    """`words` as runs of one font each, in display order, or None where they are drawn in Open Sans alone, as
+    before pictures2: every letter is Open Sans's, or none of the others is another font's either (an emoji: Open
+    Sans's box) and none is right to left."""
     if words.isascii() and words.isprintable():  # Open Sans has all of printable ASCII: most words, no cmap read
         return None
     opensans = _opensans_letters()
     if opensans.issuperset(words):
         return None
-    cjk = _ranges(_cjk_path())
-    flags: list[bool] = []  # each letter's: in the CJK font (a mark after a CJK letter stays with it where it can)
-    for ch in words:
-        after_cjk = bool(flags) and flags[-1] and unicodedata.category(ch) in _JOINING
-        flags.append((after_cjk or ch not in opensans) and _has(cjk, ord(ch)))
-    if not any(flags):
+    shown = _display(words) if any(unicodedata.bidirectional(ch) in _RTL for ch in words) else words
+    kinds: list[int] = []  # each letter's font (a mark after a letter of another font stays with it where it can)
+    for ch in shown:
+        after = kinds[-1] if kinds and unicodedata.category(ch) in _JOINING else OPENSANS
+        if after != OPENSANS and _has(_ranges(_path(after)), ord(ch)):
+            kinds.append(after)
+        else:
+            kinds.append(OPENSANS if ch in opensans else _kind(ord(ch)))
+    if shown == words and not any(kinds):
         return None
     out: list[Run] = []
     start = 0
-    for i in range(1, len(words) + 1):
-        if i == len(words) or flags[i] != flags[start]:
-            out.append((words[start:i], flags[start]))
+    for i in range(1, len(shown) + 1):
+        if i == len(shown) or kinds[i] != kinds[start]:
+            out.append((shown[start:i], kinds[start]))
             start = i
     return out
+
+
+def _kind(point: int) -> int:
+    """The font of a letter Open Sans lacks: its script's, or the CJK font's, where that has it; else Open Sans
+    (its box)."""
+    kind = next((k for (first, last), k in _SCRIPT if first <= point <= last), CJK)
+    return kind if _has(_ranges(_path(kind)), point) else OPENSANS
+
+
+def _display(words: str) -> str:
+    """`words` as they are drawn from left to right: Arabic letters in their joining forms, then the whole in
+    UAX #9's visual order in a left-to-right line, as the pictures' English lines are ("محمد علي: score 0" keeps
+    the name first, read from the right; a number or a Latin name in it left to right, brackets mirrored),
+    without vowel points and invisible marks (see above)."""
+    from bidi.algorithm import get_display
+
+    shown = str(get_display(_reshaper().reshape(words), base_dir="L"))  # the pictures' lines are English
+    return "".join(ch for ch in shown if not _unplaced(ch))
+
+
+@lru_cache(maxsize=1)
+def _reshaper():  # type: ignore[no-untyped-def]
+    """`arabic_reshaper`'s defaults alone: an empty configuration file named, so the one an environment variable
+    names (`PYTHON_ARABIC_RESHAPER_CONFIGURATION_FILE`) cannot change a picture; the variable is set aside while
+    the module is imported too (its import reads the file, and raises where it is missing)."""
+    import os
+
+    named = os.environ.pop(_RESHAPER_FILE, None)
+    try:
+        import arabic_reshaper
+    finally:
+        if named is not None:
+            os.environ[_RESHAPER_FILE] = named
+    return arabic_reshaper.ArabicReshaper(configuration_file=os.devnull)
+
+
+_RESHAPER_FILE = "PYTHON_ARABIC_RESHAPER_CONFIGURATION_FILE"
+
+
+def _unplaced(ch: str) -> bool:
+    """A format character (a bidi mark, a joiner), or a vowel point of Hebrew or Arabic."""
+    category = unicodedata.category(ch)
+    return category == "Cf" or (category == "Mn" and any(k for (a, b), k in _SCRIPT if a <= ord(ch) <= b))
 
 
 def mixed(parts: list[Run], size: int) -> tuple[Image.Image, int, int, float]:
     """The runs drawn one after another on Open Sans's baseline, each from where the one before ended (its
     fraction of a pixel passed to FreeType): the mask, its offset from the words' top left as `ImageDraw.text`
-    places it with anchor "la" (the top of Open Sans's ascender), and the words' advance."""
-    ascent = font(size).getmetrics()[0]  # anchor "la" is this far above the baseline
+    places it with anchor "la" (the top of Open Sans's ascender), and the words' advance.  Cut to Open Sans's
+    line where a run is right to left (Noto Sans Arabic's deepest letters reach a pixel below it at 13 px), so a
+    card's lines never meet; the CJK runs fit it as they are (tests/test_pictures_cjk.py)."""
+    ascent, descent = font(size).getmetrics()  # anchor "la" is `ascent` above the baseline
     pen, pieces = 0.0, []
-    for words, in_cjk in parts:
-        f = cjk_font(size) if in_cjk else font(size)
+    for words, kind in parts:
+        f = face(kind, size)
         x = math.floor(pen)
         drawn, (left, top) = f.getmask2(words, "L", anchor="ls", start=(pen - x, 0))
         if drawn.size[0] and drawn.size[1]:
@@ -172,6 +268,10 @@ def mixed(parts: list[Run], size: int) -> tuple[Image.Image, int, int, float]:
     top = min(y for _, _, y in pieces)
     right = max(x + m.width for m, x, _ in pieces)
     bottom = max(y + m.height for m, _, y in pieces)
+    if any(kind in (ARABIC, HEBREW) for _, kind in parts):
+        top, bottom = max(0, top), min(ascent + descent, bottom)
+    if bottom <= top:
+        return Image.new("L", (1, 1), 0), 0, 0, pen
     mask = Image.new("L", (right - left, bottom - top), 0)
     for m, x, y in pieces:  # where two runs' pixels meet, the darker ink
         box = (x - left, y - top, x - left + m.width, y - top + m.height)
