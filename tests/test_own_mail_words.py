@@ -11,7 +11,7 @@ from collections.abc import Callable
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pbem.orders.own_mail import _words
+from pbem.orders.own_mail import _each_lines_words, _words
 
 WORD = re.compile(r"\w+")
 MIXED = st.lists(st.sampled_from(["a", "Z", "_", "0", "ß", "İ", "ǅ", "\u0300", "\ufb01", "\u0661", "\u00b2", "\u00bd", " ", "\t", "\n",
@@ -37,6 +37,16 @@ def test_a_lone_surrogate_is_no_word_and_parts_words_as_the_regex_does(text: str
     """A mail decoded with `surrogateescape` keeps the bytes it could not read as lone surrogates: the non-ASCII
     path reads them through UTF-8 (`surrogatepass`), and they part words as the regex's `\\w` does."""
     assert _words(text) == WORD.findall(text.casefold())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.one_of(st.text(alphabet=st.characters(max_codepoint=127, exclude_characters="\n")), MIXED.map("".join)))
+)
+def test_each_lines_words_are_its_words_read_one_line_at_a_time(lines: list[str]) -> None:
+    """An ASCII reply's lines are read in one pass (`_each_lines_words`): the same words as line by line."""
+    lines = [line.replace("\n", " ") for line in lines]
+    assert _each_lines_words(lines) == [_words(line) for line in lines]
 
 
 #: Characters that part words (no letter nor digit), for `test_..._linear_in_its_size`.

@@ -87,6 +87,19 @@ def _words(line: str) -> list[str]:
     return line.encode("utf-8", "surrogatepass").translate(_ASCII_WORDS).decode("utf-8", "surrogatepass").split()
 
 
+#: `_ASCII_WORDS` with the line break kept: the lines of an ASCII text split after one pass over it.
+_ASCII_LINES = _ASCII_WORDS[:10] + b"\n" + _ASCII_WORDS[11:]
+
+
+def _each_lines_words(lines: list[str]) -> list[list[str]]:
+    """`_words` of each of `lines` (none holding a line break).  An ASCII reply (most) is case-folded and its table
+    pass made once for all its lines, not once a line."""
+    whole = "\n".join(lines).casefold()
+    if not lines or not whole.isascii():
+        return [_words(line) for line in lines]
+    return [line.split() for line in whole.encode("ascii").translate(_ASCII_LINES).decode("ascii").split("\n")]
+
+
 def _grams(words: list[str]) -> Iterator[str]:
     """Every run of `GRAM` words in a row, in order, as one string (its words joined by a space, which no word
     holds): built in C by zip and join, and a string keeps its hash, where a tuple of words is hashed again at
@@ -391,7 +404,7 @@ def _line_words(lines: list[str], sent: list[str], redacted: str) -> list[list[s
     keeps of a mail carrying the player's code shows `redacted` there, and the code split the player's copy of that
     mail into runs too short to be found (the join invitation's lines to send, CODE, JOIN, SALT, between two
     mentions of the code, were read as the player's JOIN from an Outlook reply holding the invitation unquoted)."""
-    per_line = [_words(line) for line in lines]
+    per_line = _each_lines_words(lines)
     if not redacted or not any(redacted in t for t in sent):
         return per_line
     for n, line in enumerate(lines):
