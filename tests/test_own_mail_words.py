@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pbem.orders.own_mail import _words
+from pbem.orders.own_mail import _each_lines_words, _words
 
 WORD = re.compile(r"\w+")
 MIXED = st.lists(st.sampled_from(["a", "Z", "_", "0", "ß", "İ", "ǅ", "\u0300", "\ufb01", "\u0661", "\u00b2", "\u00bd", " ", "\t", "\n",
@@ -28,6 +29,41 @@ def test_every_character_of_unicode_splits_or_joins_words_as_the_regex_does() ->
     for i in range(0, len(chars), 512):
         text = "x".join(chars[i : i + 512]) + " ab-c_d e"
         assert _words(text) == WORD.findall(text.casefold()), i
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["a", "É", "“", "\ud800", "\udcff", " ", "-", "ß", "7"]), max_size=30).map("".join))
+def test_a_lone_surrogate_is_no_word_and_parts_words_as_the_regex_does(text: str) -> None:
+    """A mail decoded with `surrogateescape` keeps the bytes it could not read as lone surrogates: the non-ASCII
+    path reads them through UTF-8 (`surrogatepass`), and they part words as the regex's `\\w` does."""
+    assert _words(text) == WORD.findall(text.casefold())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.one_of(st.text(alphabet=st.characters(max_codepoint=127, exclude_characters="\n")), MIXED.map("".join)))
+)
+def test_each_lines_words_are_its_words_read_one_line_at_a_time(lines: list[str]) -> None:
+    """An ASCII reply's lines are read in one pass (`_each_lines_words`): the same words as line by line."""
+    lines = [line.replace("\n", " ") for line in lines]
+    assert _each_lines_words(lines) == [_words(line) for line in lines]
+
+
+#: Characters that part words (no letter nor digit), for `test_..._linear_in_its_size`.
+PARTING_CHARS = [chr(c) for c in range(0x2000, 0xD800) if not chr(c).isalnum()]
+
+
+def test_a_text_of_many_distinct_characters_that_part_words_costs_time_linear_in_its_size() -> None:
+    """Each distinct non-ASCII character that parts words is replaced in a pass of its own, `PARTING` of them at
+    most: with a pass for each, a text of k characters and k / 4 distinct ones read 12 times slower at 4x."""
+    from tests.growth import growth
+
+    def work(k: int) -> Callable[[], object]:
+        text = "".join(PARTING_CHARS[i % (k // 4)] + "ab" for i in range(k))
+        return lambda: _words(text)
+
+    g = growth(work, 4_000, bound=8.0, floor=5e-4)
+    assert g.ratio <= 8.0, str(g)
 
 
 # `extract.own_line`: its quick test (a regex over the first words) never says "not the writer's" of a line the

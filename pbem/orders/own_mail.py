@@ -61,22 +61,43 @@ _LABEL = re.compile(r"^\s*+[>|]*+\s*+\**+[^\s:：][^:：]{0,30}\**\s*[:：]")
 
 #: ASCII bytes -> the same byte for a word character (letters, digits, "_"), a space for any other.
 _ASCII_WORDS = bytes(c if chr(c).isalnum() or c == 95 else 32 for c in range(128)) + bytes(range(128, 256))
+_ASCII = bytes(range(128))
+PARTING = 8  # distinct non-ASCII characters that part words replaced one by one (in C), at most; more: one translate
 
 
 def _words(line: str) -> list[str]:
-    """The words (runs of `\\w`) of `line`, case-folded.  ASCII text is split by a byte table (a fifth of the
-    regex's cost); other text word by word: a run of whitespace is never part of a word, and a token that is
-    all alphanumeric is one word (`str.isalnum` and the regex's `\\w` read the same Unicode classes)."""
+    """The words (runs of `\\w`) of `line`, case-folded, split by a byte table (a fifth of the regex's cost).
+
+    A text with other characters (a report's HTML words hold its curly quotes) first has each non-ASCII character
+    that is no word character made a space: they are found by deleting the ASCII bytes of its UTF-8 (in C; a lone
+    surrogate passes through), and `str.isalnum` reads the Unicode classes the regex's `\\w` does.  The table then
+    keeps the other non-ASCII bytes whole, and every piece left between spaces is one word.  Word by word, as this
+    read such a text before, cost two and a half times as much.  Linear: a `str.replace` a character for at most
+    `PARTING` of them, else one `str.translate`."""
     line = line.casefold()
     if line.isascii():
         return line.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
-    out: list[str] = []
-    for token in line.split():
-        if token.isalnum():
-            out.append(token)
-        else:
-            out += _WORD.findall(token)
-    return out
+    others = set(line.encode("utf-8", "surrogatepass").translate(None, _ASCII).decode("utf-8", "surrogatepass"))
+    parting = [c for c in others if not c.isalnum()]
+    if len(parting) > PARTING:
+        line = line.translate(dict.fromkeys(map(ord, parting), " "))
+    else:
+        for c in parting:
+            line = line.replace(c, " ")
+    return line.encode("utf-8", "surrogatepass").translate(_ASCII_WORDS).decode("utf-8", "surrogatepass").split()
+
+
+#: `_ASCII_WORDS` with the line break kept: the lines of an ASCII text split after one pass over it.
+_ASCII_LINES = _ASCII_WORDS[:10] + b"\n" + _ASCII_WORDS[11:]
+
+
+def _each_lines_words(lines: list[str]) -> list[list[str]]:
+    """`_words` of each of `lines` (none holding a line break).  An ASCII reply (most) is case-folded and its table
+    pass made once for all its lines, not once a line."""
+    whole = "\n".join(lines).casefold()
+    if not lines or not whole.isascii():
+        return [_words(line) for line in lines]
+    return [line.split() for line in whole.encode("ascii").translate(_ASCII_LINES).decode("ascii").split("\n")]
 
 
 def _grams(words: list[str]) -> Iterator[str]:
@@ -211,7 +232,7 @@ class _SentIndex:
             at[w].append(p)
         at.pop(None, None)
         self.at = at
-        self.plain = all(len(ps) <= PLACES for ps in at.values())
+        self.plain = max(map(len, at.values()), default=0) <= PLACES
 
     def found_at(self, stream: list[str]) -> _Indexed:
         return _Indexed(stream, self)
@@ -290,6 +311,7 @@ def without_copies(
     index = _SentIndex(sent)
     if not index.runs:
         return text
+    keep = _asked_once(keep)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     per_line = _line_words(lines, sent, redacted)
     stream = [w for ws in per_line for w in ws]
@@ -339,6 +361,24 @@ def without_copies(
     return "\n".join(_left(lines, drop))
 
 
+def _asked_once(keep: Callable[[str], bool] | None) -> Callable[[str], bool] | None:
+    """`keep`, its answer for a line remembered for this reply: the client's blocks above each paragraph of a copy,
+    the marked lines and the quoted ones ask it of the same lines again (a quarter of its calls).  It holds no more
+    answers than the reply has lines asked of."""
+    if keep is None:
+        return None
+    asked = keep
+    answers: dict[str, bool] = {}
+
+    def once(line: str) -> bool:
+        got = answers.get(line)
+        if got is None:
+            got = answers[line] = asked(line)
+        return got
+
+    return once
+
+
 def _left(lines: list[str], drop: list[bool]) -> Iterator[str]:
     """The lines kept, and what stays of the dropped lines of a copy: a quote mark alone (">") where a run of quoted
     ones was, `QUOTE_RUN` of them at most (blank quoted lines among them counted in the run), else nothing.  The quote stays seen where its words went: a "-- " signature
@@ -364,7 +404,7 @@ def _line_words(lines: list[str], sent: list[str], redacted: str) -> list[list[s
     keeps of a mail carrying the player's code shows `redacted` there, and the code split the player's copy of that
     mail into runs too short to be found (the join invitation's lines to send, CODE, JOIN, SALT, between two
     mentions of the code, were read as the player's JOIN from an Outlook reply holding the invitation unquoted)."""
-    per_line = [_words(line) for line in lines]
+    per_line = _each_lines_words(lines)
     if not redacted or not any(redacted in t for t in sent):
         return per_line
     for n, line in enumerate(lines):
@@ -374,6 +414,8 @@ def _line_words(lines: list[str], sent: list[str], redacted: str) -> list[list[s
 
 
 _QUOTED = re.compile(r"^\s*>")
+_RULE = frozenset("-_=* ")  # the characters of a rule's line (a line of them only)
+_RULED = _RULE | {">"}  # and of a rule or a blank line quoted
 _BLANK = re.compile(r"<[^<>\s][^<>]*>|__|\.\.\.|…")  # a blank a line of pbem's mail asks the reader to fill
 
 
@@ -535,7 +577,7 @@ def changed_in_quote(
     many = Counter(quoted.values())
     sent_many: Counter[str] = Counter()
     for rows in split:  # the most times one sent text has the line
-        sent_many |= Counter(line.strip() for line in rows if line.strip() in many)
+        sent_many |= Counter(filter(many.__contains__, map(str.strip, rows)))
     candidates = [  # a line quoted more often than a sent mail has it (most replies: none, and no more is done)
         n for n, mine in quoted.items() if many[mine] > sent_many[mine] and not chosen(mine) and keep(mine)
     ][:QUOTED_ORDERS]
@@ -806,9 +848,9 @@ def _drop_block_above_answer(lines: list[str], drop: list[bool], start: int) -> 
         drop[end] = True  # the block's labelled lines, down to the first line that is not one
         end += 1
     n -= 1
-    while n >= 0 and (not lines[n].strip() or set(lines[n].strip()) <= set("-_=*> ") or MARKER.match(lines[n])):
+    while n >= 0 and (not lines[n].strip() or set(lines[n].strip()) <= _RULED or MARKER.match(lines[n])):
         drop[n] = True  # the blank lines, the rule and the marker right above it
-        if lines[n].strip() and not set(lines[n].strip()) <= set("-_=* "):
+        if lines[n].strip() and not set(lines[n].strip()) <= _RULE:
             return  # the marker: above it is the writer's own text
         n -= 1
 
@@ -835,7 +877,7 @@ def _drop_header_block(lines: list[str], drop: list[bool], start: int, keep: Cal
                 for b in under + run:
                     drop[b] = True
                 under, run, dropped = [], [], True
-            if line.strip() and not set(line.strip()) <= set("-_=*> "):
+            if line.strip() and not set(line.strip()) <= _RULED:
                 if dropped and MARKER.match(line):
                     drop[n] = True  # "-----Original Message-----" above the client's block
                 if dropped:
