@@ -437,14 +437,17 @@ def test_the_tile_caches_hold_their_byte_budget_and_drop_the_least_recently_used
         tiles(n)
         assert tiles.held <= tiles.budget
     assert tiles.held == sum(size for _, size in tiles.kept.values())
-    assert list(tiles.kept) == [((101,), ()), ((102,), ()), ((103,), ())]  # the oldest dropped to fit the newest
+    assert list(tiles.kept) == [(101,), (102,), (103,)]  # the oldest dropped to fit the newest
     tiles(101)  # used again: now the most recent, kept over 102
     tiles(104)
-    assert list(tiles.kept) == [((103,), ()), ((101,), ()), ((104,), ())]
+    assert list(tiles.kept) == [(103,), (101,), (104,)]
     assert tiles(100).tobytes() == first.tobytes()  # dropped and drawn again: the same pixels
     calls.clear()
     tiles(5000)  # larger than the whole budget: returned, never kept, and nothing dropped for it
-    assert (5000,) not in {k[0] for k in tiles.kept} and tiles.held <= tiles.budget
+    assert (5000,) not in tiles.kept and tiles.held <= tiles.budget
+    calls.clear()
+    tiles(n=104)  # by keyword: a key of its own, never one of a positional call's
+    assert calls == [104] and len(tiles.kept) == 3 and ((104,) in tiles.kept)
     assert image_bytes((Image.new("RGB", (4, 5)), Image.new("L", (4, 5)), 3, None)) == 4 * 5 * 3 + 4 * 5
     tiles.cache_clear()
     assert tiles.held == 0 and not tiles.kept
@@ -541,3 +544,38 @@ def test_a_tile_shows_a_colour_exactly_where_getcolors_finds_it() -> None:
         assert _shows(image, colour) == expected, (colour, w, h)
         found += expected
     assert 100 < found < 300
+
+
+def _keyed(view) -> list[Picture]:  # type: ignore[no-untyped-def]
+    """The reader's own picture as 9fb0ae7 drew it for every game: from the view's canonical JSON read back."""
+    import json
+
+    from pbem.render import pictures
+
+    got = pictures._drawn(json.dumps([view["kind"], view["players"], view["data"]], sort_keys=True, default=str))
+    return [] if got is None else [got]
+
+
+@pytest.mark.parametrize("kind", ["habsburg", "dynasties"])
+def test_a_picture_drawn_from_the_view_itself_has_the_bytes_of_one_drawn_from_its_json(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module that says `FROM_VIEW` is drawn from the view as the engine made it (`board`), not from its
+    canonical JSON read back: every reader's PNG and alt text at 6 moments of a played game must be the same
+    either way.  Dynasties, drawn from a dict in the engine's order (its treasury), must keep its key: with
+    `FROM_VIEW` set it draws other bytes, which shows the comparison can fail."""
+    mod = __import__(MODULES[kind], fromlist=["draw"])
+    monkeypatch.setattr(mod, "FROM_VIEW", True, raising=False)
+    eng, pt = _game(kind)
+    differ = compared = 0
+    for s in moments(eng, pt, 6):
+        for reader in [None, *pt.players]:
+            view = eng.view(s, reader)
+            ours, keyed = board(view), _keyed(view)
+            differ += [(p.png, p.alt) for p in ours] != [(p.png, p.alt) for p in keyed]
+            compared += 1
+    assert compared >= 6
+    if kind == "dynasties":
+        assert differ > 0, "Dynasties draws the same from its view: it could say FROM_VIEW too"
+    else:
+        assert differ == 0, (kind, differ, compared)

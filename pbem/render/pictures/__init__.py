@@ -48,12 +48,18 @@ def board(view: dict[str, Any]) -> list[Picture]:
     by every reader of one moment where the game has one (Sixteen Thirty's map), then the reader's own.
 
     A picture is a function of what it shows, so one drawn moments ago is reused (a report and its copy kept
-    with the code redacted; the map, which every report of one moment shows): keys are canonical JSON."""
+    with the code redacted; the map, which every report of one moment shows): keys are canonical JSON.  A game
+    whose module says `FROM_VIEW` (House of Habsburg) has its reader's picture drawn from the view itself, with
+    no key: each reader's picture shows their own hand, so 2% of them were found in the cache, and writing the
+    view as JSON and reading it back cost more than the pictures it found (issue 27)."""
     mod = _module(view.get("kind", ""))
     if mod is None:
         return []
     out = [_public(view["kind"], mod.public_key(view))] if hasattr(mod, "public_key") else []
-    own = _drawn(json.dumps([view["kind"], view["players"], view["data"]], sort_keys=True, default=str))
+    if getattr(mod, "FROM_VIEW", False):
+        own = _picture(mod.draw(view))
+    else:
+        own = _drawn(json.dumps([view["kind"], view["players"], view["data"]], sort_keys=True, default=str))
     return out + ([own] if own is not None else [])
 
 
@@ -66,7 +72,10 @@ def _public(kind: str, key: str) -> Picture:
 @lru_cache(maxsize=32)
 def _drawn(key: str) -> Picture | None:
     kind, players, data = json.loads(key)
-    drawn = _module(kind).draw({"kind": kind, "players": players, "data": data})
+    return _picture(_module(kind).draw({"kind": kind, "players": players, "data": data}))
+
+
+def _picture(drawn: Any) -> Picture | None:
     if drawn is None:
         return None
     canvas, alt = drawn

@@ -9,6 +9,9 @@ from pbem.engine.habsburg.cards import TYPE, TYPE_NAMES, VALUE
 from pbem.render.pictures.canvas import BLUE_TINT, GOLD, GREEN_TINT, GREY_TINT, RED_TINT, Canvas, card_rows
 
 W = 680
+#: Drawn from the view as it is (`pictures.board`): only lists are iterated, in order, and only strings and
+#: whole numbers printed, so the view and its canonical JSON read back draw the same bytes (tests/test_pictures.py).
+FROM_VIEW = True
 FILL = {"P": BLUE_TINT, "H": GREEN_TINT, "C": RED_TINT, "S": GREY_TINT, "D": GREY_TINT}
 
 
