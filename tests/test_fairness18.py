@@ -17,6 +17,7 @@ Probed on 9fb0ae7 with real homes, real polls on the Maildir transport and a rea
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -144,6 +145,8 @@ def test_a_report_withheld_from_its_reader_is_named_by_their_mail(kind: str) -> 
     assert warned[0].startswith("WARNING: ") and "a report was written to you but not received" in warned[0]
     first = told.listed(told.plain(withheld))[0][0]
     assert f'"{first[:40]}' in warned[0], (first, warned[0])  # its events, named
+    shown = re.search(r"\(record #(\d+)\) were", warned[0])  # the mail named by the line it ends with (docs5)
+    assert shown and any(f"Record #{shown[1]}, " in told.plain(raw) for raw in box), warned[0]
     honest = verify_mail(doc, _mails(kind, doc["players"][-1]["address"])[: len(box) + 1], player)
     assert honest.ok and not _untold(honest), lines(honest)
 

@@ -22,11 +22,16 @@ games; each value the pbem.toml files show is the default unless marked "example
 Added by docs4: every pbem command of cron/ (the crontab's poll and nightly backup, the systemd unit, the wrapper,
 cron/README.md) parses; the fonts paragraph's names drawn are drawn and its example of a box is a name pbem
 accepts that neither font has (on 7f9524d: "an emoji", which no player name can hold).
+
+Added by docs5: the names the fonts paragraph says read as themselves are drawn with all their letters' ink (on
+8e2ea21 the final ي of محمد علي lost its dots); the packages docs/security.md says are pinned are pyproject.toml's
+`==` pins; the `pbem backup` paragraphs' figures and names are the code's (on 8e2ea21 `--keep` "named each").
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import shlex
 from pathlib import Path
@@ -237,14 +242,38 @@ def test_every_pbem_command_of_the_cron_folder_parses() -> None:
 BOXED = {"Arabic": "محمد", "Hebrew": "דוד", "Thai": "สมชาย", "Devanagari": "अमित", "emoji": "Zoë 😀"}
 
 
+def _ink(mask: Any) -> float:
+    from PIL import ImageStat
+
+    return float(ImageStat.Stat(mask).sum[0])
+
+
+def _runs_ink(name: str, size: int) -> float:
+    """The ink of `name`'s runs (`fonts.runs`) each drawn whole by FreeType where `fonts.mixed` starts it."""
+    from PIL import Image
+
+    from pbem.render.pictures import fonts
+
+    pen, ink = 0.0, 0.0
+    for words, kind in fonts.runs(name) or [(name, fonts.OPENSANS)]:
+        face = fonts.face(kind, size)
+        drawn = face.getmask2(words, "L", anchor="ls", start=(pen - math.floor(pen), 0))[0]
+        ink += _ink(Image.Image()._new(drawn)) if drawn.size[0] * drawn.size[1] else 0.0
+        pen += face.getlength(words)
+    return ink
+
+
 def test_the_names_the_fonts_paragraph_says_are_drawn_or_boxed_are_so() -> None:
     """README: accented Latin, Greek and Cyrillic letters are Open Sans's, "田中, 김민수 and Łukasz-山田 read as
     themselves", and محمد علي and דוד כהן (each letter in a font of the pictures), and only a letter no font has
     shows as a box,
     with examples: each example must be a player name pbem accepts whose letters neither font has.  On 7f9524d the
-    example was "an emoji", which no player name can hold (refused: "cannot be a player name")."""
+    example was "an emoji", which no player name can hold (refused: "cannot be a player name").  Added by docs5:
+    each name said to read as itself is drawn with all the ink of its letters (on 8e2ea21 the line cut the dots of
+    the final ي of محمد علي: it read محمد على)."""
     from pbem.engine.names import player_name
     from pbem.render.pictures import fonts
+    from pbem.render.pictures.canvas import stamp
 
     para = re.sub(r"\s+", " ", README[README.index("Names are drawn in Open Sans") :][:900])
     opensans = fonts._opensans_letters()
@@ -256,6 +285,8 @@ def test_the_names_the_fonts_paragraph_says_are_drawn_or_boxed_are_so() -> None:
     shown = re.findall(r"so ([^.(]+?) read as themselves", para)
     names = [n for group in shown for n in re.split(r", | and ", group)]
     assert len(names) == 5 and all(drawn(c) for name in names for c in name if not c.isspace()), names
+    cut = [(n, size) for n in names for size in (11, 14) if _ink(stamp(n, size)[0]) != _runs_ink(n, size)]
+    assert cut == [], f"drawn with less ink than their letters (cut by the line): {cut}"
     assert all(c in opensans for c in "ÀÉÎÕÜŁŐŠŽßçñøåæ" + "ΑΩαωάή" + "АЯаяЁё"), "Latin, Greek, Cyrillic"
     boxed = re.search(r"(?:neither|no) font has (?:\(([^)]*)\) )?shows as a box(?: \(([^)]*)\))?", para)
     assert boxed, para
@@ -265,6 +296,48 @@ def test_the_names_the_fonts_paragraph_says_are_drawn_or_boxed_are_so() -> None:
     for kind in kinds:
         name = player_name(BOXED[kind])  # ValueError: no player can be named so
         assert not all(drawn(c) for c in name if not c.isspace()), kind
+
+
+def test_the_pictures_dependencies_the_docs_say_are_pinned_are_pinned_exactly() -> None:
+    """README's fonts paragraph and docs/security.md say each of the pictures' fonts and the two libraries that order
+    right-to-left names is pinned exactly (docs5: four were added on 8e2ea21): the packages security.md names are
+    the `==` pins of pyproject.toml, and README's paragraph names the libraries among them."""
+    import tomllib
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    pinned = {d.split("==")[0] for d in deps if "==" in d}
+    security = re.sub(r"\s+", " ", (ROOT / "docs" / "security.md").read_text(encoding="utf-8"))
+    said = re.search(r"its fonts ship as the (.*?) each pinned exactly in pyproject\.toml", security)
+    assert said, "docs/security.md no longer says which packages are pinned"
+    assert set(re.findall(r"`([\w.-]+)`", said[1])) == pinned, (said[1], pinned)
+    para = README[README.index("`pip install .` brings pbem's libraries") :][:700]
+    assert all(f"`{lib}`" in para for lib in pinned if not re.search(r"font|ttf|noto", lib)), para
+
+
+def test_the_backup_paragraphs_figures_and_names_are_the_codes(tmp_path: Path) -> None:
+    """README's `pbem backup` paragraphs (docs5): the `--within` default and its share of `[limits]
+    command_deadline`, the five names a `--keep` note lists, the 50 sealed mails `--check` tries, `pg_restore`'s
+    120 s, the dated name's example (`--keep` removes only such names) and the stopped run's `.NAME.PID.tmp`
+    (on 8e2ea21 the README said `--keep` named each backup it removed: a note names five, then "and N more")."""
+    from datetime import UTC, datetime
+
+    from pbem.app import backup_check, backup_clear
+    from pbem.app.backup import dated
+    from pbem.cli import backup as cli_backup
+    from pbem.record import backup as record_backup
+
+    part = re.sub(r"\s+", " ", README[README.index("`pbem backup /backups/pbem` saves") :][:6000])
+    within = re.search(
+        r"`--within` seconds \((\d+) by default, at most (\d+)/10 of `\[limits\] command_deadline`", part
+    )
+    assert within and (float(within[1]), int(within[2]) / 10) == (cli_backup.WITHIN, cli_backup.SHARE), part[:800]
+    names = re.search(r"names them in a `note:` \((\w+), then how many more", part)
+    assert names and ["one", "two", "three", "four", "five", "six"].index(names[1]) + 1 == backup_clear.NAMED
+    assert f"(the first {record_backup.SEALED};" in part and f"(within {backup_check.LISTING:.0f} s)" in part
+    example = re.search(r"\(`(pbem-\d{4}-\d\d-\d\dT\d{6}Z)`;", part)
+    assert example and backup_clear._taken_at(example[1]), part[:400]
+    assert dated(datetime(2026, 12, 6, 3, 15, tzinfo=UTC)) == example[1]
+    assert "`.NAME.PID.tmp`" in part and backup_clear._work(f".{example[1]}.4242.tmp") == 4242
 
 
 GUIDES = {

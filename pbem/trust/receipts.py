@@ -1462,11 +1462,12 @@ def _untold(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
         for at, m, text, _ in texts
         if shown.MARK in text or told.BOARD in text or told.HEADING in text
     ]
+    shows = {m.name: m.record[0] for _, m, _, _ in texts if m.record}  # the mail's own "Record #51" (not `at`)
     for at, name, missed in told.untold(ch.rows, reports, seat_of(doc, c.reader)):
         events = "; ".join(f'entry {n}, "{clip(text, 60)}"' for n, text in missed[:3])
         more = f" and {len(missed) - 3} more" if len(missed) > 3 else ""
         c.notes.append(
-            f"WARNING: {count(len(missed), 'event')} you may see before {name} (record #{at}) "
+            f"WARNING: {count(len(missed), 'event')} you may see before {name} (record #{shows.get(name, at)}) "
             f"{'was' if len(missed) == 1 else 'were'} listed by none of your reports ({events}{more}): each report "
             "lists what happened since the last one pbem sent you, so a report was written to you but not received "
             "(withheld by the moderator, or lost: look in your spam folder and the mail you deleted)"

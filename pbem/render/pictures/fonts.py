@@ -247,12 +247,22 @@ def _unplaced(ch: str) -> bool:
     return category == "Cf" or (category == "Mn" and any(k for (a, b), k in _SCRIPT if a <= ord(ch) <= b))
 
 
+def _lifted(pieces: list[tuple[Image.Image, int, int, int]], line: int) -> list[tuple[Image.Image, int, int, int]]:
+    """`pieces` with their right-to-left runs raised together by as much as their ink reaches below `line`."""
+    deep = max(
+        (y + ink[3] - line for m, _, y, k in pieces if k in (ARABIC, HEBREW) and (ink := m.getbbox())), default=0
+    )
+    return [(m, x, y - deep if deep > 0 and k in (ARABIC, HEBREW) else y, k) for m, x, y, k in pieces]
+
+
 def mixed(parts: list[Run], size: int) -> tuple[Image.Image, int, int, float]:
     """The runs drawn one after another on Open Sans's baseline, each from where the one before ended (its
     fraction of a pixel passed to FreeType): the mask, its offset from the words' top left as `ImageDraw.text`
     places it with anchor "la" (the top of Open Sans's ascender), and the words' advance.  Cut to Open Sans's
-    line where a run is right to left (Noto Sans Arabic's deepest letters reach a pixel below it at 13 px), so a
-    card's lines never meet; the CJK runs fit it as they are (tests/test_pictures_cjk.py)."""
+    line where a run is right to left, so a card's lines never meet: Noto Sans Arabic's deepest ink (the dots of
+    a final ي, the foot of ج) reaches up to 2 px below it at 11 to 14 px, so the word's right-to-left runs are
+    drawn that much higher, never cut (cut, علي read as على); the CJK runs fit it as they are
+    (tests/test_pictures_cjk.py)."""
     ascent, descent = font(size).getmetrics()  # anchor "la" is `ascent` above the baseline
     pen, pieces = 0.0, []
     for words, kind in parts:
@@ -260,20 +270,22 @@ def mixed(parts: list[Run], size: int) -> tuple[Image.Image, int, int, float]:
         x = math.floor(pen)
         drawn, (left, top) = f.getmask2(words, "L", anchor="ls", start=(pen - x, 0))
         if drawn.size[0] and drawn.size[1]:
-            pieces.append((Image.Image()._new(drawn), x + left, ascent + top))
+            pieces.append((Image.Image()._new(drawn), x + left, ascent + top, kind))
         pen += f.getlength(words)
+    if any(kind in (ARABIC, HEBREW) for _, kind in parts):
+        pieces = _lifted(pieces, ascent + descent)
     if not pieces:
         return Image.new("L", (1, 1), 0), 0, 0, pen
-    left = min(x for _, x, _ in pieces)
-    top = min(y for _, _, y in pieces)
-    right = max(x + m.width for m, x, _ in pieces)
-    bottom = max(y + m.height for m, _, y in pieces)
+    left = min(x for _, x, _, _ in pieces)
+    top = min(y for _, _, y, _ in pieces)
+    right = max(x + m.width for m, x, _, _ in pieces)
+    bottom = max(y + m.height for m, _, y, _ in pieces)
     if any(kind in (ARABIC, HEBREW) for _, kind in parts):
         top, bottom = max(0, top), min(ascent + descent, bottom)
     if bottom <= top:
         return Image.new("L", (1, 1), 0), 0, 0, pen
     mask = Image.new("L", (right - left, bottom - top), 0)
-    for m, x, y in pieces:  # where two runs' pixels meet, the darker ink
+    for m, x, y, _ in pieces:  # where two runs' pixels meet, the darker ink
         box = (x - left, y - top, x - left + m.width, y - top + m.height)
         mask.paste(ImageChops.lighter(mask.crop(box), m), box)
     return mask, left, top, pen
