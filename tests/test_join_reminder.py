@@ -43,14 +43,28 @@ def _older(raw: bytes, subject: bool = True, text: bool = True, html: bool = Tru
                 p.replace("Reminder: join the game</title>", "Reminder: orders due</title>", 1)
                 .replace(" waiting for you to join.</p>", " waiting for your orders.</p>", 1)
                 .replace("<li>JOIN</li></ul>\n", f"<li>JOIN</li></ul>\n<p>{OLD_LINE}</p>\n", 1)
+                .replace(
+                    '<section class="asked"><p><strong>Asked of you:</strong> ',
+                    '<section class="asked"><h2>Asked of you: ',
+                    1,
+                )
+                .replace(" someone else.</p>\n<p>Legal orders now:", " someone else.</h2>\n<p>Legal orders now:", 1)
             ),
         )
     return raw
 
 
-def _text(raw: bytes) -> str:
-    part = next(p for p in email.message_from_bytes(raw).walk() if p.get_content_type() == "text/plain")
+def _part(raw: bytes, kind: str) -> str:
+    part = next(p for p in email.message_from_bytes(raw).walk() if p.get_content_type() == kind)
     return str(part.get_payload(decode=True).decode("utf-8"))
+
+
+def _text(raw: bytes) -> str:
+    return _part(raw, "text/plain")
+
+
+def _html(raw: bytes) -> str:
+    return _part(raw, "text/html")
 
 
 def test_the_join_reminder_asks_to_join_once_and_both_wordings_verify(home, clock) -> None:
@@ -66,6 +80,8 @@ def test_the_join_reminder_asks_to_join_once_and_both_wordings_verify(home, cloc
         said = _text(box[k])
         assert said.startswith("Reminder: game hh1 is waiting for you to join.\n"), said
         assert said.count("If you have not joined by the deadline") == 1 and f"Asked of you: {JOIN_PROMPT}\n" in said
+        html = _html(box[k])  # the long prompt a paragraph: as a heading it was ten lines of bold type on a phone
+        assert "<h2>" not in html and "<p><strong>Asked of you:</strong> Join the game: reply JOIN" in html, html
     c = verify_mail(doc, box, "Bob")
     assert c.ok and any(COMPARED in x for x in c.checked), lines(c)
 
