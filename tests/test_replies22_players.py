@@ -122,8 +122,13 @@ def _lines(moment: Moment) -> list[tuple[str, str, str, str, bool]]:
     return out
 
 
+SUBJECT_PLACES = ("top", "iphone", "html", "html-outlook")  # a subject's body: only the quote, as each lays it out
+
+
 def cases(moment: Moment) -> list[Case]:
-    return [Case(*line, place) for line in _lines(moment) for place in PLACES]
+    return [
+        Case(*line, place) for line in _lines(moment) for place in (SUBJECT_PLACES if line[0] == "subject" else PLACES)
+    ]
 
 
 def build(moment: Moment, case: Case) -> bytes:
