@@ -342,6 +342,9 @@ def afterwords_at(line: str) -> int:
     return len(said) if said and len(said) < len(line.rstrip(" ,.!")) and line.startswith(said) else -1
 
 
+OPENED_TOKENS = 16  # words of a line a greeting's order or command is looked for among by `own_line`, at most
+
+
 def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
     """Whether a line is one the reader takes as the writer's own order or command, a colon after its first
     words too ("PRESS TO ALL: ...", "Event: Person Franz"): `keep` for `pbem.orders.own_mail.without_copies`,
@@ -351,10 +354,12 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
 
     def own(line: str) -> bool:
         head = front(line[:200])
+        said = _TOKEN.findall(head.upper().replace("_", "-"))
         if (
-            firsts.isdisjoint(_TOKEN.findall(head.upper().replace("_", "-"))[:4])
-            and all(  # "La mia scelta: PASS"
-                firsts.isdisjoint(_TOKEN.findall(after.upper())[:1]) for after in opened_rests(head)
+            firsts.isdisjoint(said[:4])
+            and (  # "La mia scelta: PASS"
+                firsts.isdisjoint(said[4:OPENED_TOKENS])  # "Hello everyone and good luck: PASS": the greeting's rest
+                or all(firsts.isdisjoint(_TOKEN.findall(after.upper())[:1]) for after in opened_rests(head))
             )
         ):
             return False  # none of its first words starts an order or a command (most lines: a regex, no more)
@@ -605,10 +610,16 @@ def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]
     if note:
         ex.problems.append(note)
         return
-    if command := _opened_command(line):
+    rests = opened_rests(line)
+    if command := _command_after(rests):
         ex.problems.append(opened_command_note(typed, command))
         return
-    seems = sentence(line, words) or _bracketed(line, words) or _labelled_by_other(line, words) or _opened(line, words)
+    seems = (
+        sentence(line, words)
+        or _bracketed(line, words)
+        or _labelled_by_other(line, words)
+        or _order_after(rests, words)
+    )
     for said in [seems] if seems else in_prose(typed, words):
         ex.seeming.append((typed, said))
         ex.problems.append(seeming_note(typed, said))
@@ -756,7 +767,12 @@ def _opened(line: str, words: tuple[str, ...]) -> str:
     (`pbem.app.lines.seeming_told`).  Title case there is how a sentence is written ("Hallo Bob! Pass auf dich
     auf", "Hi all, Play nice!"), and every reader of the mail reads it without the game's state: never read.  After
     "!" or "。" it was dropped untold; after a greeting of more words than a name or two and a colon, too."""
-    for after in opened_rests(line):
+    return _order_after(opened_rests(line), words)
+
+
+def _order_after(rests: list[str], words: tuple[str, ...]) -> str:
+    """The first of `rests` (`opened_rests`) that is an order, or ""."""
+    for after in rests:
         rest = cleaned(after) or after
         if len(rest.split()) <= SENTENCE_WORDS and is_order(rest, words):
             return rest
@@ -768,7 +784,12 @@ def _opened_command(line: str) -> str:
     "Hello everyone and good luck, HELP", "Also: History 3"), as it is sent, or "": not read (`opened_command` reads
     "Hi, HELP"), told with the command to send (`opened_command_note`).  "Hi, Help" was listed as not read; "Hello
     everyone and good luck: HELP" right above the quote was dropped as a client's header line."""
-    for after in opened_rests(line):
+    return _command_after(opened_rests(line))
+
+
+def _command_after(rests: list[str]) -> str:
+    """The first of `rests` (`opened_rests`) that is a command alone, as it is sent, or ""."""
+    for after in rests:
         rest = (cleaned(after) or after).rstrip(" .!?")
         said = rest.upper().split()
         if _control(rest) in OPENED_COMMANDS and (
