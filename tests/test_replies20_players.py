@@ -271,9 +271,17 @@ def test_no_line_of_pbems_own_mail_is_read_or_told_as_a_greeting_or_a_label(mome
     (`pbem.orders.openers`): "Default at the deadline: DISCARD-IF-NEEDED LOWEST" and "Asked of you now: Accept one
     offer ..." are pbem's, in a copy its reader did not take out (`PBEMS_LABELS`; the first was told in a test of
     replies12).  Nor read as a command after a greeting (`opened_command`), nor told as an order after one in any case
-    (`_opened`) or as one for a later step (`NEXT_STEP`): replies21."""
+    (`_opened`) or as one for a later step (`NEXT_STEP`): replies21.  Nor told as an order or a command after a
+    greeting of any words (`_opened`, `_opened_command`): replies22."""
     from pbem.mail.inbound.message import html_to_text
-    from pbem.orders.extract import _labelled_by_other, _opened, is_order, labelled_order, opened_command
+    from pbem.orders.extract import (
+        _labelled_by_other,
+        _opened,
+        _opened_command,
+        is_order,
+        labelled_order,
+        opened_command,
+    )
     from pbem.orders.openers import CONNECTIVE, NEXT_STEP, THIS_STEP, greeted
     from tests.conftest import sent_mail
 
@@ -290,8 +298,9 @@ def test_no_line_of_pbems_own_mail_is_read_or_told_as_a_greeting_or_a_label(mome
             for line in {ln.strip() for ln in text.splitlines()}:
                 opened = THIS_STEP.match(line) or CONNECTIVE.match(line) or greeted(line)
                 later = NEXT_STEP.match(line)
-                if (opened and (labelled_order(line, words) or opened_command(line) or _opened(line, words))) or (
-                    _labelled_by_other(line, words) or (later and is_order(later.group(1), words))
+                widely = _opened(line, words) or _opened_command(line)  # a greeting of any words: replies22
+                if (opened and (labelled_order(line, words) or opened_command(line))) or (
+                    widely or _labelled_by_other(line, words) or (later and is_order(later.group(1), words))
                 ):
                     found.append(f"{kind}: {line!r}")
     assert not found, "\n".join(found[:20])

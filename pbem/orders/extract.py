@@ -66,6 +66,8 @@ from pbem.orders.openers import (
     labelled_by_other,
     later_step_note,
     opened,
+    opened_command_note,
+    opened_rests,
 )
 from pbem.orders.typed import chosen, cleaned, code_value, front, inside_brackets, unarmoured
 
@@ -345,6 +347,9 @@ def afterwords_at(line: str) -> int:
     return len(said) if said and len(said) < len(line.rstrip(" ,.!")) and line.startswith(said) else -1
 
 
+OPENED_TOKENS = 16  # words of a line a greeting's order or command is looked for among by `own_line`, at most
+
+
 def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
     """Whether a line is one the reader takes as the writer's own order or command, a colon after its first
     words too ("PRESS TO ALL: ...", "Event: Person Franz"): `keep` for `pbem.orders.own_mail.without_copies`,
@@ -353,7 +358,15 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
     firsts = frozenset(p[0] for p in _phrases(words) if p) | frozenset(CONTROL_WORDS)
 
     def own(line: str) -> bool:
-        if firsts.isdisjoint(_TOKEN.findall(front(line[:200]).upper().replace("_", "-"))[:4]):  # "La mia scelta: PASS"
+        head = front(line[:200])
+        said = _TOKEN.findall(head.upper().replace("_", "-"))
+        if (
+            firsts.isdisjoint(said[:4])
+            and (  # "La mia scelta: PASS"
+                firsts.isdisjoint(said[4:OPENED_TOKENS])  # "Hello everyone and good luck: PASS": the greeting's rest
+                or all(firsts.isdisjoint(_TOKEN.findall(after.upper())[:1]) for after in opened_rests(head))
+            )
+        ):
             return False  # none of its first words starts an order or a command (most lines: a regex, no more)
         typed = _strip_comment(line)
         base = cleaned(typed) or typed  # "1. 注文：PASS": the label after a list's number is read so too
@@ -364,6 +377,7 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
             or bool(labelled_order(base, words) or labelled_order(typed, words))
             or bool(_labelled_by_other(base, words))  # "Bob: PASS" under its own listed line: told, never dropped
             or bool(opened_command(base))  # "Y también: STATUS" above the quote: no client's "Label: value" line
+            or bool(_opened(base, words) or _opened_command(base))  # "Good morning Mr Smith and all: HELP": told
         )
 
     return own
@@ -460,8 +474,19 @@ def extract(
     if said and not ex.orders and is_order(said, words) and not (pbems and pbems(first)):
         ex.orders.append(_strip_comment(said))  # a subject titled "tribute" above orders is only a title
     elif first and not ex.orders and pbems and (after := after_title(first, words, pbems)):
-        ex.orders.append(_strip_comment(after))
+        _after_title(ex, after)
     return ex
+
+
+def _after_title(ex: Extracted, after: str) -> None:
+    """The order or the command typed after the title of the mail answered in a subject (`after_title`), read."""
+    word = _control(after)
+    if word is None:
+        ex.orders.append(_strip_comment(after))
+    elif word in ("HELP", "STATUS", "REPORT") and not (ex.help or ex.status):
+        _command(ex, word, after, [], 0)
+    elif word == "HISTORY" and ex.history is None:
+        _asking(ex, word, after.rstrip(" .!?").upper(), 0)
 
 
 def _taken(
@@ -494,7 +519,8 @@ def after_title(first: str, words: tuple[str, ...], pbems: Callable[[str], bool]
     """The order a player typed after the title of the mail they answer, in its subject ("Re: [pbem g1] Gambit 1,
     Turn 1, Carol to play - PLAY Platinum 9", the body left empty or only quoting): it was not read, the subject
     being no title and no order.  Read where the subject's start is the whole title of a mail pbem sent them
-    (`pbems`) and the rest an order; "" if there is none.  At most `TITLE_CUTS` places are tried."""
+    (`pbems`) and the rest an order, or a command alone in any case ("... Carol to play - Help": `OPENED_COMMANDS`,
+    dropped untold before); "" if there is none.  At most `TITLE_CUTS` places are tried."""
     tried = 0
     for k, m in enumerate(re.finditer(r"(?<=\s)\S", first)):
         rest = first[m.start() :]
@@ -503,7 +529,7 @@ def after_title(first: str, words: tuple[str, ...], pbems: Callable[[str], bool]
         if len(rest) > TITLE_REST:
             continue  # an order is never so long: no reading of a long subject's rest (linear in the subject)
         said = _labelled(cleaned(rest) or rest, words)
-        if not is_order(said, words):
+        if not is_order(said, words) and not _titled_command(said):
             continue
         tried += 1
         if pbems(first[: m.start()].rstrip(_TITLE_END)):
@@ -511,6 +537,15 @@ def after_title(first: str, words: tuple[str, ...], pbems: Callable[[str], bool]
         if tried >= TITLE_CUTS:
             break
     return ""
+
+
+def _titled_command(said: str) -> bool:
+    """Whether `said`, typed after the title of the mail answered in a subject, is a command that asks pbem for a
+    mail, alone, in any case ("Help", "STATUS", "history 3"): `OPENED_COMMANDS`."""
+    words = said.rstrip(" .!?").upper().split()
+    return (
+        bool(words) and words[0] in OPENED_COMMANDS and (len(words) == 1 or (words[0] == "HISTORY" and len(words) == 2))
+    )
 
 
 def _read(typed: str, words: tuple[str, ...]) -> str:
@@ -580,7 +615,16 @@ def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]
     if note:
         ex.problems.append(note)
         return
-    seems = sentence(line, words) or _bracketed(line, words) or _labelled_by_other(line, words) or _opened(line, words)
+    rests = opened_rests(line)
+    if command := _command_after(rests):
+        ex.problems.append(opened_command_note(typed, command))
+        return
+    seems = (
+        sentence(line, words)
+        or _bracketed(line, words)
+        or _labelled_by_other(line, words)
+        or _order_after(rests, words)
+    )
     for said in [seems] if seems else in_prose(typed, words):
         ex.seeming.append((typed, said))
         ex.problems.append(seeming_note(typed, said))
@@ -723,13 +767,41 @@ def _labelled_by_other(line: str, words: tuple[str, ...]) -> str:
 
 
 def _opened(line: str, words: tuple[str, ...]) -> str:
-    """The order after a greeting or a connective not read ("Hallo, Pass", "Hi! Vote Red", "Hola a todos, pass"), or
-    "": told how to write it when the engine takes it alone now (`pbem.app.lines.seeming_told`).  Title case there
-    is how a sentence is written ("Hallo Bob! Pass auf dich auf", "Hi all, Play nice!"), and every reader of the mail
-    reads it without the game's state: never read.  After "!" or "。" it was dropped untold."""
-    after = opened(line)
-    rest = (cleaned(after) or after) if after else ""
-    return rest if rest and len(rest.split()) <= SENTENCE_WORDS and is_order(rest, words) else ""
+    """The order after a greeting or a connective not read ("Hallo, Pass", "Hi! Vote Red", "Hola a todos, pass",
+    "Hello everyone and good luck: PASS"), or "": told how to write it when the engine takes it alone now
+    (`pbem.app.lines.seeming_told`).  Title case there is how a sentence is written ("Hallo Bob! Pass auf dich
+    auf", "Hi all, Play nice!"), and every reader of the mail reads it without the game's state: never read.  After
+    "!" or "。" it was dropped untold; after a greeting of more words than a name or two and a colon, too."""
+    return _order_after(opened_rests(line), words)
+
+
+def _order_after(rests: list[str], words: tuple[str, ...]) -> str:
+    """The first of `rests` (`opened_rests`) that is an order, or ""."""
+    for after in rests:
+        rest = cleaned(after) or after
+        if len(rest.split()) <= SENTENCE_WORDS and is_order(rest, words):
+            return rest
+    return ""
+
+
+def _opened_command(line: str) -> str:
+    """The command alone after a greeting or a connective in any words and any case ("Hi, Help", "Bonjour, status?",
+    "Hello everyone and good luck, HELP", "Also: History 3"), as it is sent, or "": not read (`opened_command` reads
+    "Hi, HELP"), told with the command to send (`opened_command_note`).  "Hi, Help" was listed as not read; "Hello
+    everyone and good luck: HELP" right above the quote was dropped as a client's header line."""
+    return _command_after(opened_rests(line))
+
+
+def _command_after(rests: list[str]) -> str:
+    """The first of `rests` (`opened_rests`) that is a command alone, as it is sent, or ""."""
+    for after in rests:
+        rest = (cleaned(after) or after).rstrip(" .!?")
+        said = rest.upper().split()
+        if _control(rest) in OPENED_COMMANDS and (
+            len(said) == 1 or (len(said) == 2 and said[0] == "HISTORY" and said[1].isdigit())
+        ):
+            return " ".join(said)
+    return ""
 
 
 def seeming_note(typed: str, order: str) -> str:

@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _GREETINGS = (
     r"hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day)|dear|"
@@ -56,13 +57,37 @@ def greeted(line: str) -> str:
     if m is None:
         return ""
     rest = line[m.end() : m.end() + GREETING_HEAD + 1]
-    at = next((k for k, ch in enumerate(rest) if ch in _MARKS or (ch in _DASHES and rest[k - 1 : k] in ("", " "))), -1)
+    at = next(_marks(rest), -1)
     if at < 0:
         return ""
     names = rest[:at].split()
     if len(names) > GREETING_NAMES or not all(_names_reader(w) for w in names):
         return ""
     return line[m.end() + at :].lstrip(_MARKS + _DASHES + " \t\u3000").strip()
+
+
+GREETING_CUTS = 3  # marks after a greeting of any words the rest is taken after, at most
+
+
+def _marks(rest: str) -> Iterator[int]:
+    """Where a mark that ends a greeting is in `rest` (a dash only after a space or at the start)."""
+    return (k for k, ch in enumerate(rest) if ch in _MARKS or (ch in _DASHES and rest[k - 1 : k] in ("", " ")))
+
+
+def opened_rests(line: str) -> list[str]:
+    """What follows a connective, or a greeting of any words and each of its first `GREETING_CUTS` marks within
+    `GREETING_HEAD` characters ("Hello everyone and good luck: PASS": ["PASS"]; "皆さん、こんにちは。今回もよろしく
+    お願いします：PASS": ["今回も...：PASS", "PASS"]), at the start of `line`, in any case; [] for none."""
+    m = CONNECTIVE.match(line)
+    if m:
+        return [m.group(1)]
+    g = _GREETING.match(line)
+    if g is None:
+        return []
+    rest = line[g.end() : g.end() + GREETING_HEAD + 1]
+    cuts = [at for _, at in zip(range(GREETING_CUTS), _marks(rest), strict=False)]
+    said = (line[g.end() + at :].lstrip(_MARKS + _DASHES + " \t\u3000").strip() for at in cuts)
+    return [s for s in said if s]
 
 
 def _names_reader(word: str) -> bool:
@@ -144,6 +169,13 @@ def opened(line: str) -> str:
 #: The commands read after a greeting or a connective, in capitals ("Hi, HELP", "Bonjour, STATUS", "Also: HISTORY"):
 #: those that only ask pbem for a mail (listed as "not read" before).  "Hi, help me with this" is a remark.
 OPENED_COMMANDS = frozenset({"HELP", "STATUS", "REPORT", "HISTORY"})
+
+
+def opened_command_note(typed: str, command: str) -> str:
+    """The note for a command after a greeting or a connective that was not read ("Hi, Help", "Bonjour, Status",
+    "Hello everyone and good luck, HELP"): it was only listed as not read, or dropped above the quote."""
+    return f'"{typed}" was not read as a command: pbem reads one at the start of its line; to have it, send: {command}'
+
 
 #: A label naming a later step than the one asked now ("Next turn: PASS", "Au prochain tour : PASS", "Nächste Runde:
 #: PASS", "次のターン：PASS"): pbem reads an order for the step it asks now, and refuses one from a player it does not
