@@ -163,7 +163,10 @@ def test_reminders_go_to_the_players_who_have_not_joined() -> None:
     from pbem.render.templates import render_mail
 
     text = render_mail("reminder", {**mails[0].context, "moderator": "M", "moderator_address": "m@x.test"}).text
-    assert "may start the game without you" in text and "published default is applied:" not in text, text
+    # what the deadline does is said once, by the join prompt (the reminder's own line said it again until 9fb0ae7)
+    said = "If you have not joined by the deadline, the moderator may start without your salt or give your seat"
+    assert text.count("If you have not joined") == 1 and said in text, text
+    assert text.startswith("Reminder: game g1 is waiting for you to join.") and "default is applied" not in text, text
 
 
 def test_at_the_join_deadline_the_moderator_is_told_who_is_missing_and_nobody_is_defaulted_in() -> None:
