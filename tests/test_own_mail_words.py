@@ -72,6 +72,8 @@ from pbem.orders.extract import (  # noqa: E402
     CONTROL_WORDS,
     _control,
     _labelled_by_other,
+    _opened,
+    _opened_command,
     _strip_comment,
     all_order_words,
     is_order,
@@ -103,6 +105,8 @@ def _whole(line: str, words: tuple[str, ...]) -> bool:
     bare = undoubled((cleaned(typed) or typed).replace(":", " ", 1).replace("\uff1a", " ", 1), words)
     base = cleaned(typed) or typed
     told = _labelled_by_other(base, words) or opened_command(base)  # "Bob: ACCEPT", "Hi, HELP" (replies21)
+    # "Hello everyone and good luck: ACCEPT", "Hi, Help" (players22): told, so kept above a quote
+    told = told or _opened(base, words) or _opened_command(base)
     return bool(typed) and (
         is_order(bare, words) or _control(bare) is not None or bool(labelled_order(typed, words)) or bool(told)
     )
@@ -111,6 +115,8 @@ def _whole(line: str, words: tuple[str, ...]) -> bool:
 @settings(max_examples=400, deadline=None)
 @example(["La", "mia", "scelta", "ACCEPT"], ":", 3, str.title)  # three words of label: the quick test read three words
 @example(["PS", "ACCEPT"], "", 0, str.upper)  # a postscript's label (players11) was kept, not in the whole reading
+@example(["From", "P.S.", "P.S.", "ACCEPT"], ":", 1, str.upper)  # labels past the 4th token (make fuzz found it)
+@example(["Hi", "ACCEPT", "ACCEPT", "Hi", "-", "ACCEPT"], ":", 3, str.upper)  # a greeting's rest, told (players22)
 @given(
     st.lists(PIECES, min_size=1, max_size=6),
     st.sampled_from(["", ":", "\uff1a", " :"]),
