@@ -5,9 +5,10 @@ named mails by their head's place on the finished export's chain, which counts t
 the game ran (docs5: "(record #67)" for a mail ending "Record #51"), and named places on the export "record #K" too.
 Now a mail is named with the number it shows (`Received.numbered`) and a place on the export is "entry #K of the
 export".  The generator forges, on a seeded finished game, each kind of line naming a mail: a history re-chained
-(its heads off the chain), a report withheld, the seed in a header before the end, a deadline told an hour early
-(by itself and against another player's mail).  On c43e2ee 4 of its 5 kinds gave a number that mail does not show
-(the withheld report's was fixed by fairness18); each now names the mail by its own.
+(its heads off the chain), a report withheld, the seed in a header before the end, a report's time left, a deadline
+told an hour early (by itself and against another player's mail).  On c43e2ee 4 of its 6 kinds gave a number the
+mail does not show ("(record #207)" for a mail ending "Record #154"); the withheld report's was fixed by
+fairness18 and the time left gave none.  Each now names the mail by its own.
 """
 
 from __future__ import annotations
