@@ -115,7 +115,9 @@ def test_a_step_polled_restored_and_polled_again_is_named_by_the_first_branchs_m
             assert not c.ok, (player, lines(c))
             said = " ".join(c.problems)
             off = (
-                ("game key", "two keys") if how == "re-keyed" else ("the export's chain gives", "the export holds only")
+                ("game key", "two keys")
+                if how == "re-keyed"
+                else ("where that receipt stands, has", "the export holds only")
             )
             assert any(words in said for words in off), said
         else:
@@ -145,7 +147,7 @@ def test_a_report_withheld_from_its_reader_is_named_by_their_mail(kind: str) -> 
     assert warned[0].startswith("WARNING: ") and "a report was written to you but not received" in warned[0]
     first = told.listed(told.plain(withheld))[0][0]
     assert f'"{first[:40]}' in warned[0], (first, warned[0])  # its events, named
-    shown = re.search(r"\(record #(\d+)\) were", warned[0])  # the mail named by the line it ends with (docs5)
+    shown = re.search(r"\(Record #(\d+)\) were", warned[0])  # the mail named by the line it ends with (docs5)
     assert shown and any(f"Record #{shown[1]}, " in told.plain(raw) for raw in box), warned[0]
     honest = verify_mail(doc, _mails(kind, doc["players"][-1]["address"])[: len(box) + 1], player)
     assert honest.ok and not _untold(honest), lines(honest)

@@ -135,7 +135,7 @@ def test_a_report_showing_a_false_public_score_under_a_true_head_is_caught() -> 
     assert said.count('"Player: Alice Gold: ') == 2 and "where the replay gives" in said, (
         said
     )  # the two rows (the subject may name her)
-    assert "your view of the game replayed up to record #" in said and "this mail is your evidence" in said, said
+    assert "your view of the game replayed up to entry #" in said and "this mail is your evidence" in said, said
     assert "check it again with the version that wrote it" not in said, said  # written by this pbem
 
     # A report written by another pbem (its X-Mailer) may read differently after an upgrade: the mismatch says so.

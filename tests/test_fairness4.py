@@ -310,9 +310,7 @@ def test_every_forged_picture_and_prose_of_a_report_is_named_and_the_honest_repo
             missed.append((what, c.problems or lines(c)))
         else:
             said = next(p for p in c.problems if phrase.lower() in p.lower())
-            assert "your view of the game replayed up to record #" in said and "this mail is your evidence" in said, (
-                said
-            )
+            assert "your view of the game replayed up to entry #" in said and "this mail is your evidence" in said, said
     assert not missed, " | ".join(what for what, _ in missed)
     assert any("its pictures of the board and its other words" in x for x in honest.checked), honest.checked
     # A picture in a report another pbem wrote (its X-Mailer) may be drawn otherwise after an upgrade: said so.

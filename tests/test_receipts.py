@@ -118,7 +118,9 @@ def test_a_re_chained_forgery_is_caught_where_the_histories_part(doc) -> None:
     c = verify_mail(doc, received)
     assert not c.ok and len(c.problems) == 3  # heads 5 and 7, and the ack of input 3
     assert (
-        "carries record #5" in c.earliest()[0] and "entry 4, input 2 (Bob: PLAY Plague) to entry 5" in c.earliest()[0]
+        "(Record #5) carries the head" in c.earliest()[0]
+        and "entry #5 of the export, where that receipt stands" in c.earliest()[0]
+        and "entry 4, input 2 (Bob: PLAY Plague) to entry 5" in c.earliest()[0]
     )
 
 

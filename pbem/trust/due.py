@@ -160,8 +160,8 @@ def shrunk(
                 (
                     at,
                     f"{name} stated the deadline {when:%a %d %b %Y %H:%M} UTC, {span(was[2] - when)} earlier than "
-                    f"the one {was[1]} stated before it for the same step ({was[2]:%a %d %b %Y %H:%M} UTC, record "
-                    f"#{was[0]}), and pbem never moves a deadline back",
+                    f"the one {was[1]} stated before it for the same step ({was[2]:%a %d %b %Y %H:%M} UTC), "
+                    "and pbem never moves a deadline back",
                 )
             )
         elif was is None or when > was[2]:
@@ -212,7 +212,11 @@ def late(
         if (row.get("kind") == "moderator" and data.get("action") not in KEEPS) or _resets(row):
             latest = {}  # the deadline may have moved later in the record: those stated before bind no more
             if (moved := _at({"at": data.get("deadline")})) is not None and not _resets(row):
-                latest[key(position)] = (position, f"the moderator's {data.get('action')} event", moved)  # chained
+                latest[key(position)] = (  # chained: named by its place on the export (a mail, by its Record #)
+                    position,
+                    f"the moderator's {data.get('action')} event (entry #{position} of the export)",
+                    moved,
+                )
         bound = latest.get(key(position - 1)) if "lines" in row else None
         if bound is not None and (said := _late_by(row, signed.get(position), bound)):
             out.append((position, said))
@@ -235,7 +239,7 @@ def _late_by(row: dict[str, Any], t: int | None, bound: tuple[int, str, datetime
         return ""
     return (
         f"{what} at {when:%Y-%m-%d %H:%M} UTC, {span(when - bound[2])} after the deadline "
-        f"{bound[2]:%a %d %b %Y %H:%M} UTC that {bound[1]} stated for its step (record #{bound[0]}), {why}"
+        f"{bound[2]:%a %d %b %Y %H:%M} UTC that {bound[1]} stated for its step, {why}"
     )
 
 
@@ -271,8 +275,8 @@ def apart(boxes: list[tuple[str, list[tuple[int, int, str, datetime]]]]) -> list
             if was[0] != whose and was[3] != when:
                 first[epoch] = (whose, at, name, when)  # one line a state
                 out.append(
-                    f"{whose}'s {name} (record #{at}) stated the deadline {when:%a %d %b %Y %H:%M} UTC and {was[0]}'s "
-                    f"{was[2]} (record #{was[1]}) {was[3]:%a %d %b %Y %H:%M} UTC, with no entry between them that "
+                    f"{whose}'s {name} stated the deadline {when:%a %d %b %Y %H:%M} UTC and {was[0]}'s "
+                    f"{was[2]} {was[3]:%a %d %b %Y %H:%M} UTC, with no entry between them that "
                     "moves a deadline: a game has one deadline at a time, so one of them was told another deadline "
                     "than the game had"
                 )
@@ -293,8 +297,8 @@ def split(stated: list[tuple[int, int, str, datetime]]) -> list[tuple[int, str, 
             out.append(
                 (
                     row[1],
-                    f"{row[2]} (record #{row[1]}) stated the deadline {row[3]:%a %d %b %Y %H:%M} UTC and {was[2]} "
-                    f"(record #{was[1]}) {was[3]:%a %d %b %Y %H:%M} UTC, with no entry between them that moves a "
+                    f"{row[2]} stated the deadline {row[3]:%a %d %b %Y %H:%M} UTC and {was[2]} "
+                    f"{was[3]:%a %d %b %Y %H:%M} UTC, with no entry between them that moves a "
                     "deadline, whatever their Dates say: a game has one deadline at a time",
                     (row[2], was[2]),
                 )
@@ -347,8 +351,8 @@ def _before(row: dict[str, Any], latest: tuple[int, str, datetime]) -> str:
         return ""
     return (
         f"the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
-        f"{span(latest[2] - at)} before the deadline {latest[2]:%a %d %b %Y %H:%M} UTC that {latest[1]} stated "
-        f"(record #{latest[0]}), and pbem never moves a deadline back"
+        f"{span(latest[2] - at)} before the deadline {latest[2]:%a %d %b %Y %H:%M} UTC that {latest[1]} stated, "
+        "and pbem never moves a deadline back"
     )
 
 

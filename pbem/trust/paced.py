@@ -126,7 +126,7 @@ def computed(
         elif row.get("kind") == "moderator" and isinstance(data := row.get("data"), dict) and "deadline" in data:
             moved = _time(data.get("deadline"))
             if moved is not None and open_step(step(k), join):
-                now = Due(moved, k, f"the moderator's {data.get('action')} event (record #{k})")
+                now = Due(moved, k, f"the moderator's {data.get('action')} event (entry #{k} of the export)")
         out.append(now)
     return out
 
@@ -189,7 +189,8 @@ def join_kept(
         elif action == "replace" and isinstance(data, dict) and d.when - at > SLACK and not _passed(rows, d):
             if (gone := data.get("player")) not in joined:
                 warnings.append(
-                    f"WARNING: the moderator gave {gone!s:.80}'s seat to {data.get('newcomer')!s:.80} (record #{k}) at "
+                    f"WARNING: the moderator gave {gone!s:.80}'s seat to {data.get('newcomer')!s:.80} (entry #{k} "
+                    f"of the export) at "
                     f"{at:%Y-%m-%d %H:%M} UTC, {span(d.when - at)} before the join deadline the chain gives, "
                     f"{d.when:%Y-%m-%d %H:%M} UTC ({d.how}), before they had joined: they had been told they had until "
                     "then (unless they asked to leave)"
@@ -223,9 +224,10 @@ def _passed(rows: list[dict[str, Any]], d: Due) -> bool:
 
 
 def _moved_untrue(k: int, at: datetime, d: Due, moved: datetime | None, length: timedelta) -> str:
-    """Why the `join-missing` event at record #k is not one pbem writes ("" when it is): pbem writes it once the join
-    deadline in force, `d`, has passed, and moves it one step length on from then."""
-    said = f"the {JOIN_MISSING} event (record #{k}, {at:%Y-%m-%d %H:%M} UTC) says the join deadline passed"
+    """Why the `join-missing` event at entry #k of the export is not one pbem writes ("" when it is): pbem writes it
+    once the join deadline in force, `d`, has passed, and moves it one step length on from then."""
+    said = f"the {JOIN_MISSING} event (entry #{k} of the export, {at:%Y-%m-%d %H:%M} UTC) says the join deadline "
+    said += "passed"
     if d.when - at > SLACK:  # (a difference: a sum could pass the year 9999)
         return (
             f"{said}, {span(d.when - at)} before the join deadline the chain gives, {d.when:%Y-%m-%d %H:%M} UTC "

@@ -151,6 +151,13 @@ class Received:
     def name(self) -> str:
         return f'the mail of {self.date or "(no date)"} "{self.subject}"'
 
+    @property
+    def numbered(self) -> str:
+        """`name` with the number the mail's last line shows ("Record #51"): a line naming a mail by a number gives
+        this one, never its head's place on the export's chain, which on a finished game counts the entries hidden
+        from the reader while it ran (67 for that mail; fairness19)."""
+        return f"{self.name} (Record #{self.record[0]})" if self.record is not None else self.name
+
 
 @dataclass
 class MailCheck:
@@ -969,7 +976,7 @@ def _heads(ch: _Chain, mails: list[Received], c: MailCheck, player: str = "") ->
         if n > total:
             c.problem(
                 n,
-                f"{m.name} was sent when the record held {n} entries ending at {head[:16]}..., "
+                f"{m.numbered} was sent when the record held {n} entries ending at {head[:16]}..., "
                 f"but the export holds only {total}: entries are missing",
             )
         elif ch.heads[n] == head:
@@ -982,8 +989,8 @@ def _heads(ch: _Chain, mails: list[Received], c: MailCheck, player: str = "") ->
         span = ch.entry(n) if last == n - 1 else f"{ch.entry(last + 1)} to {ch.entry(n)}"
         c.problem(
             n,
-            f"{m.name} carries record #{n} {head[:16]}..., but the export's chain gives {ch.heads[n][:16]}... "
-            f"there: the history differs from the one played at {span}",
+            f"{m.numbered} carries the head {head[:16]}..., but entry #{n} of the export, where that receipt "
+            f"stands, has {ch.heads[n][:16]}...: the history differs from the one played at {span}",
         )
     return proven
 
@@ -1071,7 +1078,7 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
                 if own:
                     c.problem(
                         n,
-                        f"{m.name} carries record #{n} {head[:16]}..., but this export lists {audience}'s entry "
+                        f"{m.numbered} carries the head {head[:16]}..., but this export lists {audience}'s entry "
                         f"{n} with another hash: the history differs from the one your mail was written at",
                     )
                 else:
@@ -1079,7 +1086,7 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
             elif own and at[head] != n and alone.get(head) != n:
                 c.problem(
                     n,
-                    f"{m.name} carries record #{n} {head[:16]}..., but this export lists that head as {audience}'s "
+                    f"{m.numbered} carries the head {head[:16]}..., but this export lists that head as {audience}'s "
                     f"entry {at[head]}: entries were added or left out before it",
                 )
         if m.input is None:
@@ -1248,8 +1255,8 @@ def _reminded(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailChe
     for at, how in wrong:
         c.problem(
             at,
-            f"{how}, in the game replayed to record #{at}: the reminder you were shown is not pbem's (its text is not "
-            "signed, only its head: this mail is your evidence, keep it)",
+            f"{how}, in the game replayed to entry #{at} of the export: the reminder you were shown is not pbem's "
+            "(its text is not signed, only its head: this mail is your evidence, keep it)",
         )
     if reminders and not wrong:
         c.checked.append(
@@ -1447,8 +1454,8 @@ def _told(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None:
     for at, name, line in told.untrue(ch.rows, reports, seat_of(doc, c.reader)):
         c.problem(
             at,
-            f'{name} told you "{clip(line)}" happened, but no event of the export that you may see up to record '
-            f"#{at} says so: the report you were shown is not the history published (its text is not signed, only "
+            f'{name} told you "{clip(line)}" happened, but no event you may see up to entry #{at} of the '
+            f"export says so: the report you were shown is not the history published (its text is not signed, only "
             "its head: this mail is your evidence, keep it)",
         )
     _untold(ch, doc, texts, c)
@@ -1458,16 +1465,15 @@ def _untold(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
     """Every event the player may see up to their newest report's head must be listed by one of their reports
     (`pbem.trust.told.untold`): a report written to them, but withheld, told its events to nobody."""
     reports = [
-        (at, m.name, told.listed(text)[0])
+        (at, m.numbered, told.listed(text)[0])  # named by the "Record #51" it shows (not `at`, 67: docs5)
         for at, m, text, _ in texts
         if shown.MARK in text or told.BOARD in text or told.HEADING in text
     ]
-    shows = {m.name: m.record[0] for _, m, _, _ in texts if m.record}  # the mail's own "Record #51" (not `at`)
-    for at, name, missed in told.untold(ch.rows, reports, seat_of(doc, c.reader)):
+    for _, name, missed in told.untold(ch.rows, reports, seat_of(doc, c.reader)):
         events = "; ".join(f'entry {n}, "{clip(text, 60)}"' for n, text in missed[:3])
         more = f" and {len(missed) - 3} more" if len(missed) > 3 else ""
         c.notes.append(
-            f"WARNING: {count(len(missed), 'event')} you may see before {name} (record #{shows.get(name, at)}) "
+            f"WARNING: {count(len(missed), 'event')} you may see before {name} "
             f"{'was' if len(missed) == 1 else 'were'} listed by none of your reports ({events}{more}): each report "
             "lists what happened since the last one pbem sent you, so a report was written to you but not received "
             "(withheld by the moderator, or lost: look in your spam folder and the mail you deleted)"
@@ -1508,9 +1514,9 @@ def _tables(ch: _Chain, doc: dict[str, Any], texts: Texts, c: MailCheck) -> None
     for at, name, how in found:
         c.problem(
             at,
-            f"{name} {how}, but your view of the game replayed up to record #{at} does not: the report you were shown "
-            "is not the history published (its text is not signed, only its head: this mail is your evidence, keep it)"
-            + other_version(writers.get(name, "")),
+            f"{name} {how}, but your view of the game replayed up to entry #{at} of the export does not: the report "
+            "you were shown is not the history published (its text is not signed, only its head: this mail is your "
+            "evidence, keep it)" + other_version(writers.get(name, "")),
         )
 
 
@@ -1577,8 +1583,9 @@ def _refusals(
         return
     seat = seat_of(doc, c.reader)
     found, replying, full, cut, hinting = _answers(ch, mails, c, seat, wrote, hint is not None)
+    numbered = {m.name: m.numbered for m in mails}  # a note names a mail by the record number it shows
     if hint is not None and hinting:
-        _hints(ch, doc, hinting, seat, c, hint)
+        _hints(ch, doc, hinting, seat, c, hint, numbered)
     if not found:
         return
     if not doc.get("seed"):
@@ -1603,7 +1610,7 @@ def _refusals(
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append("the reasons your refused messages were given were not compared: the record cannot be replayed")
         return
-    _unplaced(c, aside, "refuses your lines with reasons that are not pbem's reading of them")
+    _unplaced(c, aside, "refuses your lines with reasons that are not pbem's reading of them", numbered)
     if not wrong and not aside:
         hinted = sum(1 for _, _, _, text, _ in found if refused.hinted_notes(text)) if hint is not None else 0
         c.checked.append(
@@ -1619,18 +1626,19 @@ def _refusals(
     for at, how in wrong:
         c.problem(
             at,
-            f"{how}, in the game replayed up to record #{at}: the refusal you were shown is not pbem's, and a line it "
-            "refused may have been a valid order never applied (its text is not signed, only its head: this mail is "
-            "your evidence, keep it)" + next((other_version(w) for n, w in writers.items() if how.startswith(n)), ""),
+            f"{how}, in the game replayed up to entry #{at} of the export: the refusal you were shown is not pbem's, "
+            "and a line it refused may have been a valid order never applied (its text is not signed, only its head: "
+            "this mail is your evidence, keep it)"
+            + next((other_version(w) for n, w in writers.items() if how.startswith(n)), ""),
         )
 
 
-def _unplaced(c: MailCheck, aside: list[tuple[int, str, int]], does: str) -> None:
+def _unplaced(c: MailCheck, aside: list[tuple[int, str, int]], does: str, numbered: dict[str, str]) -> None:
     """A note for each answer (position, name, the states its window holds) that `does` something at none of the
-    first `refused.STATES` states of a longer window."""
-    for at, name, states in aside:
+    first `refused.STATES` states of a longer window, named with the record number it shows (`numbered`)."""
+    for _, name, states in aside:
         c.notes.append(
-            f"{name} (record #{at}) {does} at any of the first {refused.STATES} of the {states} states its head "
+            f"{numbered.get(name, name)} {does} at any of the first {refused.STATES} of the {states} states its head "
             "allows (other players' entries you may not see): not compared at the rest (keep this mail)"
         )
 
@@ -1639,10 +1647,17 @@ _SO_WRITE = "so write it as: "  # (a "write it as:" hint's words: `pbem.trust.re
 
 
 def _hints(
-    ch: _Chain, doc: dict[str, Any], acks: list[refused.Refusal], seat: list[str], c: MailCheck, hint: refused.Hint
+    ch: _Chain,
+    doc: dict[str, Any],
+    acks: list[refused.Refusal],
+    seat: list[str],
+    c: MailCheck,
+    hint: refused.Hint,
+    numbered: dict[str, str],
 ) -> None:
     """The "write it as:" hints of answers that refuse no line (orders applied, held, or none found) must be pbem's
-    at the state the message met (`pbem.trust.refused.hints_untrue`); before the seed is out, a note."""
+    at the state the message met (`pbem.trust.refused.hints_untrue`); before the seed is out, a note (`numbered`:
+    each mail's name with the record number it shows)."""
     if not doc.get("seed"):
         c.notes.append(
             f'the "write it as:" hints of {count(len(acks), "acknowledgement")} are worked out again once the game '
@@ -1654,12 +1669,12 @@ def _hints(
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, registry.UnknownKind):
         c.notes.append('the "write it as:" hints your mail was given were not compared: the record cannot be replayed')
         return
-    _unplaced(c, aside, 'gives "write it as:" hints that are not pbem\'s reading of the lines they name')
+    _unplaced(c, aside, 'gives "write it as:" hints that are not pbem\'s reading of the lines they name', numbered)
     for at, how in wrong:
         c.problem(
             at,
-            f"{how}, in the game replayed up to record #{at}: the hint you were shown is not pbem's (its text is not "
-            "signed, only its head: this mail is your evidence, keep it)",
+            f"{how}, in the game replayed up to entry #{at} of the export: the hint you were shown is not pbem's (its "
+            "text is not signed, only its head: this mail is your evidence, keep it)",
         )
     if not wrong and not aside:
         c.checked.append(
@@ -1770,8 +1785,9 @@ def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
     for at, how in wrong:
         c.problem(
             at,
-            f"{how}, in the join step replayed up to record #{at}: the acknowledgement you were shown is not the "
-            "history published (its text is not signed, only its receipt: this mail is your evidence, keep it)",
+            f"{how}, in the join step replayed up to entry #{at} of the export: the acknowledgement you were shown is "
+            "not the history published (its text is not signed, only its receipt: this mail is your evidence, keep "
+            "it)",
             rank=0,
         )
 
@@ -1796,8 +1812,9 @@ def _invitations(ch: _Chain, doc: dict[str, Any], found: list[tuple[int, Receive
         if how:
             c.problem(
                 at,
-                f"{m.name} {how}, in the join step replayed up to record #{at}: the invitation you were shown is not "
-                "the history published (its text is not signed, only its head: this mail is your evidence, keep it)",
+                f"{m.name} {how}, in the join step replayed up to entry #{at} of the export: the invitation you were "
+                "shown is not the history published (its text is not signed, only its head: this mail is your "
+                "evidence, keep it)",
                 rank=0,
             )
             compared = -len(found)
@@ -2074,8 +2091,8 @@ def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
                 at,
                 f"{name}{' in its HTML part' if part else ''} says your press was sent to {clip(names)}, but the "
                 f"export records no {'other ' if names in by_names else ''}press of yours to "
-                f"exactly them up to record #{at}: the answer you were shown is not the history published (its text "
-                "is not signed: this mail is your evidence, keep it)",
+                f"exactly them up to entry #{at} of the export: the answer you were shown is not the history "
+                "published (its text is not signed: this mail is your evidence, keep it)",
                 rank=0,
             )
 
@@ -2101,15 +2118,15 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
     step's deadline earlier than one before it (`due.shrunk`), nor two in one state different ones (`due.split`);
     each report's time left is the one its Date gives
     (`due.left_untrue`)."""
-    reports = [
-        (at, m.name, when, m.sort_key)
+    reports = [  # each named by the record number it shows (`Received.numbered`), as every line naming it
+        (at, m.numbered, when, m.sort_key)
         for at, m, text, _ in texts
         if (shown.MARK in text or told.BOARD in text) and (when := due.stated(text, m.sort_key)) is not None
     ]  # reports only: an invitation's join deadline is no step's
     start = len(c.problems)
     subjects = noticed.subjects(doc["game"]["name"])
     reports += [
-        (at, m.name, when, m.sort_key)
+        (at, m.numbered, when, m.sort_key)
         for m in (mails if c.reader else [])
         if m.subject in subjects
         and m.record is not None
@@ -2138,8 +2155,8 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
         if (shown.MARK in text or told.BOARD in text) and (how := due.left_untrue(text, m.sort_key)):
             c.problem(
                 at,
-                f"{m.name}: {how}: the time left it told you is not the time you had (an old report sent again? its "
-                "text is not signed, only its head: this mail is your evidence, keep it)",
+                f"{m.numbered}: {how}: the time left it told you is not the time you had (an old report sent "
+                "again? its text is not signed, only its head: this mail is your evidence, keep it)",
             )
     for at, how in due.shrunk(ch.rows, reports, step):
         c.problem(
@@ -2173,7 +2190,7 @@ def _invited(ch: _Chain, mails: list[Received], c: MailCheck) -> list[tuple[int,
         text = told.plain(m.raw)
         at = ch.place(*m.record, [c.reader, *ch.names])
         if at is not None and joined.is_invitation(text):
-            out += [(at, m.name, when, m.sort_key) for when in joined.joins_by(text, told.html(m.raw))]
+            out += [(at, m.numbered, when, m.sort_key) for when in joined.joins_by(text, told.html(m.raw))]
     return out
 
 
@@ -2200,7 +2217,7 @@ def _computed(
         way = "earlier" if when < d.when else "later"
         c.problem(
             at,
-            f"{name} (record #{at}) stated the deadline {when:%a %d %b %Y %H:%M} UTC, {due.span(abs(d.when - when))} "
+            f"{name} stated the deadline {when:%a %d %b %Y %H:%M} UTC, {due.span(abs(d.when - when))} "
             f"{way} than the deadline the chain gives for the step open then, {d.when:%a %d %b %Y %H:%M} UTC ({d.how}; "
             "the game's step length is chained in its first input, and every event that moves a deadline states the "
             "new one): you were told another deadline than the game had (its text is not signed, only its head: "
@@ -2245,7 +2262,7 @@ def _early_seed(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailC
         ):
             c.problem(
                 at,
-                f"{m.name} (record #{at}), written before the game's end, holds {leaked.WINDOW} hex digits in a row "
+                f"{m.numbered}, written before the game's end, holds {leaked.WINDOW} hex digits in a row "
                 f"of the seed ({found}): the seed was given to you early (keep this mail)",
             )
         elif budget.cut:
@@ -2416,7 +2433,8 @@ def split(
             for n in sorted(set(ha) & set(hb)):
                 if ha[n][0] != hb[n][0]:
                     out.append(
-                        f"{a}'s {ha[n][1].name} and {b}'s {hb[n][1].name} carry different heads at record #{n} "
+                        f"{a}'s {ha[n][1].numbered} and {b}'s {hb[n][1].numbered} carry different heads at entry #{n} "
+                        "of the export "
                         f"({ha[n][0][:16]}... and {hb[n][0][:16]}...), both signed by the game key {fp}: "
                         "the moderator showed them different histories"
                     )
