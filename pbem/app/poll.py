@@ -54,7 +54,6 @@ from pbem.mail.inbound.message import Inbound, parse
 from pbem.mail.inbound.storage import scrub
 from pbem.mail.outbound.sender import Dispatcher
 from pbem.mail.transports.seam import TransportError
-from pbem.record import store
 from pbem.record.db import DatabaseError, Unit, database_errors
 from pbem.record.sealing import Unsealable
 from pbem.trust import codes
@@ -267,7 +266,7 @@ def decide_and_apply(
         return moderating.decide_and_apply(s, policy, msg, raw, when, first)
     with stages.stage("reading"):
         registered = is_registered(s, msg)
-        game = store.game_by_name(s, msg.game) if (msg.game and registered) else None
+        msg, game = reading.named_game(s, msg, registered)  # a reply's subject without the tag: the mail's game
         words = join.order_words(s, game) if game is not None else None
         # the mails it answers, and its text without copies of them
         sent, text, changed = reading.answered_mails(s, msg, game, words)  # changed: quoted lines edited, unread

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from html import unescape
 from typing import Any
 
@@ -18,10 +19,10 @@ from pbem.mail.inbound.message import BLOCK_TAGS, CELL_TAGS, Inbound, parse, par
 from pbem.mail.inbound.replies import SentMail, answered, looked_up
 from pbem.mail.outbound.bodies import text_bodies
 from pbem.mail.outbound.outgoing import REDACTED
-from pbem.orders.extract import Extracted, extract, own_line, subject_line
+from pbem.orders.extract import Extracted, extract, own_line, subject_line, tagged
 from pbem.orders.own_mail import bold_texts, changed_note, without_copies
 from pbem.orders.own_quotes import mine_quoted, read_alone
-from pbem.record import modes
+from pbem.record import modes, store
 from pbem.record.answered import sent_mails
 from pbem.record.db import Unit
 from pbem.record.rows import Game, Seat
@@ -225,7 +226,21 @@ def read_text(
 ) -> Extracted:
     """`text`, `m`'s own (`own_text`), read: its subject read where it is no title of the `sent` mails it names, a
     label naming a step checked by the title of the newest of them of game `game_id` (`answered_title`)."""
-    return extract(text, m.subject, words, pbems_title(m, sent, game_id), answered_title(m, sent, game_id))
+    subject = tagged(m.subject) if _mine(m, sent, game_id) else m.subject  # "Help", answering a report: read
+    return extract(text, subject, words, pbems_title(m, sent, game_id), answered_title(m, sent, game_id))
+
+
+def named_game(s: Unit, msg: Inbound, registered: bool) -> tuple[Inbound, Game | None]:
+    """The game of a registered sender's `msg`: the one its subject's tag names; for a reply whose subject names
+    none ("Help", "PASS", a client that dropped the tag), that of the newest mail of pbem's to its sender it names
+    (its In-Reply-To first), `msg` given its name.  It was answered that its subject named no game; the reply
+    proves the seat as a tagged one does (`pbem.mail.inbound.replies.answered`)."""
+    if not registered or msg.game:
+        return msg, (store.game_by_name(s, msg.game) if (msg.game and registered) else None)
+    sent = sent_mails(s, msg.references) if msg.references else {}
+    named = [sent[r] for r in looked_up(msg.references) if r in sent and sent[r].to_addr.lower() == msg.sender.lower()]
+    game = store.game_by_id(s, named[0].game_id) if named and named[0].game_id is not None else None
+    return (replace(msg, game=game.name) if game is not None else msg), game
 
 
 def answered_title(msg: Inbound, sent: dict[str, SentMail], game_id: int | None) -> Callable[[], str]:

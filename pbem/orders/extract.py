@@ -412,6 +412,14 @@ def subject_line(subject: str) -> str:
     return _REPLY_PREFIX.sub("", _SUBJECT_CODE.sub(" ", rest)).strip()
 
 
+def tagged(subject: str) -> str:
+    """`subject`, with a game tag put before it when it names none ("Help", "Re: PASS", "Re: Turn 3, Alice to play"):
+    a reply's whose game is that of the mail of pbem's it answers (`pbem.app.reading.named_game`), read as the subject
+    after the tag is (`subject_line`).  Its subject changed to "Help", a reply only quoting its report was neither
+    read nor told."""
+    return subject if _GAME_TAG.search(subject or "") else f"[pbem -] {subject}"
+
+
 def extract(
     text: str,
     subject: str = "",

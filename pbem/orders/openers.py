@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import chain
 
 _GREETINGS = (
     r"hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day)|dear|"
@@ -32,16 +33,20 @@ _GREETINGS = (
     r"ol[aá]|oi|bom\s+dia|boa\s+(?:tarde|noite)|prezad[oa]s?|"
     r"cze[sś][cć]|witam|witajcie|dzie[nń]\s+dobry|dobry\s+wiecz[oó]r|"
     r"hej|hall[aå]|god\s+(?:morgon|kv[aä]ll)|tjena|"
-    r"(?:皆さん、|みなさん、)?(?:こんにちは|こんばんは|おはようございます|おはよう|お疲れ様です|お疲れさまです)|"
-    r"你好|您好|大家好|早上好|晚上好|嗨|"
     r"привет|всем\s+привет|здравствуйте|добрый\s+(?:день|вечер)|доброе\s+утро|"
     r"(?:여러분\s*)?(?:안녕하세요|안녕|좋은\s*아침입니다|좋은\s*아침)"
 )
-_GREETING = re.compile(rf"^¡?(?:{_GREETINGS})(?![^\W_])", re.IGNORECASE)  # "¡Hola! PASS"
+#: The greetings of a script written without spaces between words (Japanese, Chinese): no word boundary after them
+#: ("こんにちは皆さん PASS"), and a space or the next word's Latin letters end them as a mark does (`_unspaced_end`).
+_UNSPACED = (
+    r"(?:皆さん、|みなさん、)?(?:こんにちは|こんばんは|おはようございます|おはよう|お疲れ様です|お疲れさまです)|"
+    r"你好|您好|大家好|早上好|晚上好|嗨"
+)
+_GREETING = re.compile(rf"^¡?(?:(?:{_GREETINGS})(?![^\W_])|(?P<unspaced>{_UNSPACED}))", re.IGNORECASE)  # "¡Hola! PASS"
 #: The words a greeting may name its reader with besides a name ("Hallo zusammen", "Bonjour à tous", "Hi all").
 _EVERYONE_WORDS = (
     "all everyone everybody folks guys team there y'all gang zusammen allerseits alle à a tous todos todas tutti "
-    "allemaal iedereen pessoal wszystkim allihop alla всем все друзья"
+    "allemaal iedereen pessoal wszystkim allihop alla всем все друзья 皆さん みなさん 皆様 みんな 大家 各位"
 )
 _EVERYONE = frozenset(_EVERYONE_WORDS.split())
 _MARKS = ",:!、。;"  # what ends a greeting (NFKC has made "，" ",", "：" ":", "！" "!")
@@ -57,7 +62,7 @@ def greeted(line: str) -> str:
     if m is None:
         return ""
     rest = line[m.end() : m.end() + GREETING_HEAD + 1]
-    at = next(_marks(rest), -1)
+    at = next(_ends(m, rest), -1)
     if at < 0:
         return ""
     names = rest[:at].split()
@@ -74,6 +79,26 @@ def _marks(rest: str) -> Iterator[int]:
     return (k for k, ch in enumerate(rest) if ch in _MARKS or (ch in _DASHES and rest[k - 1 : k] in ("", " ")))
 
 
+def _ends(greeting: re.Match[str], rest: str) -> Iterator[int]:
+    """Where the greeting `greeting` may end in `rest`, the text after it: at its marks (`_marks`), after a greeting
+    of a script written without spaces first where it ends without one (`_unspaced_end`)."""
+    end = _unspaced_end(rest) if greeting.group("unspaced") is not None else -1
+    return chain([end], _marks(rest)) if end >= 0 else _marks(rest)
+
+
+def _unspaced_end(rest: str) -> int:
+    """Where a Japanese or Chinese greeting ends with no mark in `rest`, the text after it, or -1: at the first space
+    ("こんにちは PASS", "こんにちは皆さん PASS") or at the first letter or digit of the Latin alphabet ("こんにちはPASS"),
+    where a mark comes first none.  These scripts put no space between words: the space, or the change of script, is
+    where English puts the comma ("Hi, PASS").  What stands before it is checked as a name is (`_names_reader`)."""
+    for k, ch in enumerate(rest):
+        if ch.isspace() or (ch.isascii() and ch.isalnum()):
+            return k
+        if ch in _MARKS:
+            return -1
+    return -1
+
+
 def opened_rests(line: str) -> list[str]:
     """What follows a connective, or a greeting of any words and each of its first `GREETING_CUTS` marks within
     `GREETING_HEAD` characters ("Hello everyone and good luck: PASS": ["PASS"]; "皆さん、こんにちは。今回もよろしく
@@ -85,7 +110,7 @@ def opened_rests(line: str) -> list[str]:
     if g is None:
         return []
     rest = line[g.end() : g.end() + GREETING_HEAD + 1]
-    cuts = [at for _, at in zip(range(GREETING_CUTS), _marks(rest), strict=False)]
+    cuts = [at for _, at in zip(range(GREETING_CUTS), _ends(g, rest), strict=False)]
     said = (line[g.end() + at :].lstrip(_MARKS + _DASHES + " \t\u3000").strip() for at in cuts)
     return [s for s in said if s]
 
