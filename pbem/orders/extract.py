@@ -347,7 +347,7 @@ def afterwords_at(line: str) -> int:
     return len(said) if said and len(said) < len(line.rstrip(" ,.!")) and line.startswith(said) else -1
 
 
-OPENED_TOKENS = 16  # words of a line a greeting's order or command is looked for among by `own_line`, at most
+OPENED_TOKENS = 16  # a line's first tokens `own_line`'s quick test looks among for an order or command word
 
 
 def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
@@ -358,8 +358,7 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
     firsts = frozenset(p[0] for p in _phrases(words) if p) | frozenset(CONTROL_WORDS)
 
     def own(line: str) -> bool:
-        head = front(line[:200])
-        said = _TOKEN.findall(head.upper().replace("_", "-"))
+        said = _TOKEN.findall(front(line[:200]).upper().replace("_", "-"))
         if firsts.isdisjoint(said[:OPENED_TOKENS]):
             # none of its first words starts an order or a command (most lines: a regex, no more).  Not only the
             # first 4: "La mia scelta: PASS", "Hello everyone and good luck: PASS" (a greeting's rest), and a line
