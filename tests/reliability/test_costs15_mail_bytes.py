@@ -109,15 +109,18 @@ def _threads() -> dict[str, int]:
 
 
 def _syscr() -> tuple[int, dict[str, int]]:
-    """The process's read calls and each other thread's, for `_since`."""
-    return _syscr_of(IO), _threads()
+    """The process's read calls and each other thread's, for `_since`: the threads' files read first, so that
+    reading them is no part of the calls counted (a worker's dozens of threads added 62 calls)."""
+    threads = _threads()
+    return _syscr_of(IO), threads
 
 
 def _since(before: tuple[int, dict[str, int]]) -> int:
     """The process's read calls since `before`, less those of the other threads alive then and now: a test worker's
     execnet thread reads the controller's pipe whenever it is sent work (`/proc/self/io` counts every thread; a CI
     run read 247 then 1,707 calls for the same poll).  A thread the command starts and ends is counted."""
-    total, threads = _syscr()
+    total = _syscr_of(IO)  # before the threads' files are read
+    threads = _threads()
     return total - before[0] - sum(n - before[1][t] for t, n in threads.items() if t in before[1])
 
 
