@@ -314,9 +314,8 @@ def unasked(
     seat: list[str],
 ) -> list[tuple[int, str]]:
     """Each (position, what) of a `deadline` input of `rows` that applied the defaults of a name of `seat` (the reader's
-    names, theirs first) in a step that none of `reports` (the reader's reports and reminders stating a deadline, as
-    (head's position, mail name, deadline)) with its head before that input stated a deadline of (`step`, the
-    replayed game's, as for `early`).  pbem mails every player a step asks the report that asks them, and reminds
+    names, theirs first) in a step that none of `reports` (the reader's mails, as (head's position, mail name, any))
+    with its head before that input was written in (`step`, the replayed game's, as for `early`).  pbem mails every player a step asks the report that asks them, and reminds
     them before its deadline; a report withheld that listed no event (`told.untold` names one that listed some)
     leaves nothing in their mail but the defaults applied for them (twentieth round).  A name that resigned before
     the input is owed nothing.  Pure; linear in the chain and the reports."""
@@ -337,8 +336,8 @@ def unasked(
                 (
                     position,
                     f"the defaults of input {row['seq']} (the deadline) were applied at {_when(row)} for "
-                    f"{', '.join(mine)}, but none of your mails before it (no report, no reminder) stated a deadline "
-                    "of that step",
+                    f"{', '.join(mine)}, but none of your mails before it (no report, no reminder, no answer) was "
+                    "written in that step",
                 )
             )
     return out

@@ -2170,7 +2170,7 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
     for at, how, (one, two) in due.split(c.stated):
         if one not in said and two not in said:  # a mail named already is named once
             c.problem(at, f"{how}, so one of them told you another deadline than you had (keep both mails)")
-    _unasked(ch, doc, reports, step or _steps(doc, ch.rows, [0], more), c)
+    _unasked(ch, doc, mails, more, c)
     # the join step's moves are chained (fairness17): its deadline is computed too, and the invitations state it
     join = paced_by is not None and paced.joins(ch.rows)
     invited = _invited(ch, mails, c) if join and c.reader else []
@@ -2182,18 +2182,19 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
         _computed(ch, doc, unnamed + invited, paced.computed(ch.rows, step, paced_by, join), c)
 
 
-def _unasked(
-    ch: _Chain,
-    doc: dict[str, Any],
-    reports: list[tuple[int, str, datetime, float]],
-    step: Callable[[int], object] | None,
-    c: MailCheck,
-) -> None:
-    """A deadline's defaults applied for the reader in a step none of their mails told them of (`due.unasked`): the
-    report that asked them withheld, and the reminders too.  Once the seed is out (the step is the replayed game's)."""
-    if step is None or not c.reader:
+def _unasked(ch: _Chain, doc: dict[str, Any], mails: list[Received], more: tuple[int, ...], c: MailCheck) -> None:
+    """A deadline's defaults applied for the reader in a step none of their mails was written in (`due.unasked`): the
+    report that asked them withheld, and the reminders too.  Any mail of theirs placed in that step counts (an
+    acknowledgement answering a question still open in the same mail, a reminder, a report), so only a step they were
+    mailed nothing in is named.  Once the seed is out (the step is the replayed game's)."""
+    if not c.reader or not doc.get("seed") or not any(r.get("kind") == "deadline" for r in ch.rows):
         return
-    for _, how in due.unasked(ch.rows, [r[:3] for r in reports], step, seat_of(doc, c.reader)):
+    places = [c.reader, *ch.names]
+    heads = [(at, m.numbered, datetime.min) for m in mails if m.record and (at := ch.place(*m.record, places))]
+    step = _steps(doc, ch.rows, [h[0] for h in heads] or [0], more)
+    if step is None:
+        return
+    for _, how in due.unasked(ch.rows, heads, step, seat_of(doc, c.reader)):
         c.notes.append(
             f"WARNING: {how}: pbem mails every player a step asks the report that asks them, and a reminder before "
             "its deadline, so a report was written to you but not received (withheld by the moderator, or lost: look "
