@@ -358,3 +358,41 @@ def test_two_players_inputs_of_one_state_in_the_other_order_draw_the_same(kind: 
                 assert swapped["rng"] == ref["rng"] and eng.result(swapped) == eng.result(ref), (kind, i)
         state = run_input(eng, state, a["kind"], a["player"], a["lines"]).state
     assert pairs == {"habsburg": 0, "italian-wars": 4, "sixteen-thirty": 133, "dynasties": 51}[kind]
+
+
+def test_the_new_checks_grow_linearly_with_the_mails_and_the_chain() -> None:
+    """`arrived.rewound` and `due.unasked` over a chain of n inputs (each with a public event, every fourth a
+    deadline defaulting the reader) and a mail at every event: lines of Python executed, exact (`step_growth`); a
+    scan of the chain for each mail, or of the mails for each deadline, would read 16 at 4x.  And a mail's header
+    is read to `MAX_HEAD` at most, however many `Received` fields it has."""
+    from pbem.trust import arrived, due
+    from tests.growth import step_growth
+
+    def chain(n: int) -> tuple[list[dict], list[tuple[int, str, float]], list[int]]:
+        rows: list[dict] = []
+        for i in range(n):
+            at = f"2026-01-05T{12 + i // 60 % 12:02d}:{i % 60:02d}:00+00:00"
+            kind = "deadline" if i % 4 == 3 else "orders"
+            rows.append(
+                {"kind": kind, "seq": i + 1, "lines": ["PASS"], "player": "" if kind == "deadline" else "B", "at": at}
+            )
+            rows.append(
+                {
+                    "kind": "default-orders" if kind == "deadline" else "play",
+                    "text": "x",
+                    "visibility": "public",
+                    "data": {"player": "A"},
+                    "at": at,
+                }
+            )
+        mails = [(k, f"mail {k}", 0.0) for k in range(2, 2 * n + 1, 2)]
+        return rows, mails, list(range(2, 2 * n + 1, 2))
+
+    def work(n: int):
+        rows, mails, seen = chain(n)
+        return lambda: (arrived.rewound(rows, mails, seen), due.unasked(rows, mails, lambda k: k // 8, ["A"]))
+
+    g = step_growth(work, 200)
+    assert g.ratio < 4.5, g
+    big = b"Received: from x; Mon, 05 Jan 2026 12:00:00 +0000\r\n" * 20_000 + b"\r\nbody"
+    assert arrived.arrival(big) is not None and len(big) > 15 * arrived.MAX_HEAD
