@@ -34,6 +34,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pbem.trust.fold import UNDO
+from pbem.trust.quote import clip
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -306,6 +307,42 @@ def split(stated: list[tuple[int, int, str, datetime]]) -> list[tuple[int, str, 
     return out
 
 
+def unasked(
+    rows: list[dict[str, Any]],
+    reports: list[tuple[int, str, datetime]],
+    step: Callable[[int], object],
+    seat: list[str],
+) -> list[tuple[int, str]]:
+    """Each (position, what) of a `deadline` input of `rows` that applied the defaults of a name of `seat` (the reader's
+    names, theirs first) in a step that none of `reports` (the reader's mails, as (head's position, mail name, any))
+    with its head before that input was written in (`step`, the replayed game's, as for `early`).  pbem mails every player a step asks the report that asks them, and reminds
+    them before its deadline; a report withheld that listed no event (`told.untold` names one that listed some)
+    leaves nothing in their mail but the defaults applied for them (twentieth round).  A name that resigned before
+    the input is owed nothing.  Pure; linear in the chain and the reports."""
+    ordered = sorted(reports, key=lambda r: r[0])
+    names, resigned, told_of = set(seat), set(), set()
+    out, i = [], 0
+    for position, row in enumerate(rows, 1):
+        while i < len(ordered) and ordered[i][0] < position:
+            told_of.add(step(ordered[i][0]))
+            i += 1
+        data = row.get("data")
+        if row.get("kind") == "moderator" and isinstance(data, dict) and data.get("action") == "resign":
+            resigned.add(str(data.get("player")))
+        if row.get("kind") != "deadline" or "lines" not in row or step(position - 1) in told_of:
+            continue
+        if mine := sorted((_defaulted(rows, position) & names) - resigned):
+            out.append(
+                (
+                    position,
+                    f"the defaults of input {row['seq']} (the deadline) were applied at {_when(row)} for "
+                    f"{', '.join(mine)}, but none of your mails before it (no report, no reminder, no answer) was "
+                    "written in that step",
+                )
+            )
+    return out
+
+
 def _take(
     ordered: list[tuple[int, str, datetime]],
     i: int,
@@ -354,6 +391,11 @@ def _before(row: dict[str, Any], latest: tuple[int, str, datetime]) -> str:
         f"{span(latest[2] - at)} before the deadline {latest[2]:%a %d %b %Y %H:%M} UTC that {latest[1]} stated, "
         "and pbem never moves a deadline back"
     )
+
+
+def _when(row: dict[str, Any]) -> str:
+    at = _at(row)
+    return f"{at:%Y-%m-%d %H:%M} UTC" if at is not None else clip(str(row.get("at")))
 
 
 def _at(row: dict[str, Any]) -> datetime | None:

@@ -93,6 +93,7 @@ from pbem.engine.words import count
 from pbem.mail.outbound.outgoing import COMMITMENT_HEADER, INPUT_HEADER, RECORD_HEADER
 from pbem.trust import (
     acked,
+    arrived,
     chain,
     dkim,
     dropped,
@@ -768,6 +769,7 @@ def _chained(
     _told(ch, doc, texts, c)
     _tables(ch, doc, texts, c)
     _deadlines(ch, doc, ordered, texts, c)
+    _arrivals(ch, doc, ordered, c)
     _early_seed(ch, doc, ordered, c)
     _refusals(ch, doc, ordered, c, reread, wrote, more.hint)
     _statuses(ch, doc, ordered, c, reread)
@@ -2168,6 +2170,7 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
     for at, how, (one, two) in due.split(c.stated):
         if one not in said and two not in said:  # a mail named already is named once
             c.problem(at, f"{how}, so one of them told you another deadline than you had (keep both mails)")
+    _unasked(ch, doc, mails, more, c)
     # the join step's moves are chained (fairness17): its deadline is computed too, and the invitations state it
     join = paced_by is not None and paced.joins(ch.rows)
     invited = _invited(ch, mails, c) if join and c.reader else []
@@ -2177,6 +2180,66 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
         said = "\n".join(c.problems[start:])
         unnamed = [r for r in reports if r[1] not in said]  # a mail named already is named once
         _computed(ch, doc, unnamed + invited, paced.computed(ch.rows, step, paced_by, join), c)
+
+
+def _unasked(ch: _Chain, doc: dict[str, Any], mails: list[Received], more: tuple[int, ...], c: MailCheck) -> None:
+    """A deadline's defaults applied for the reader in a step none of their mails was written in (`due.unasked`): the
+    report that asked them withheld, and the reminders too.  Any mail of theirs placed in that step counts (an
+    acknowledgement answering a question still open in the same mail, a reminder, a report), so only a step they were
+    mailed nothing in is named.  Once the seed is out (the step is the replayed game's)."""
+    if not c.reader or not doc.get("seed") or not any(r.get("kind") == "deadline" for r in ch.rows):
+        return
+    places = [c.reader, *ch.names]
+    heads = [(at, m.numbered, datetime.min) for m in mails if m.record and (at := ch.place(*m.record, places))]
+    step = _steps(doc, ch.rows, [h[0] for h in heads] or [0], more)
+    if step is None:
+        return
+    for _, how in due.unasked(ch.rows, heads, step, seat_of(doc, c.reader)):
+        c.notes.append(
+            f"WARNING: {how}: pbem mails every player a step asks the report that asks them, and a reminder before "
+            "its deadline, so a report was written to you but not received (withheld by the moderator, or lost: look "
+            "in your spam folder and the mail you deleted)"
+        )
+
+
+def _arrivals(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """When each mail reached the player (their provider's topmost `Received` field) against its Date, and each
+    mail's Date against the next entry its reader may see (`pbem.trust.arrived`): a report held back, a clock ahead,
+    a clock set back (twentieth round).  Warnings: each has an honest cause too."""
+    dated = [(m.numbered, m.sort_key, arrived.arrival(m.raw)) for m in mails]
+    found = [
+        (
+            f"{name} reached your provider at {a:%Y-%m-%d %H:%M} UTC (its topmost Received line), "
+            f"{arrived.said(a - d)} after its Date ({d:%Y-%m-%d %H:%M} UTC): pbem dates a mail as it writes it and sends "
+            "it in the same run, so it was held before it was sent (by the moderator, or by pbem's outbox while the "
+            "mail server was down: `pbem outbox list`), or pbem's clock was behind; a report held back leaves you "
+            "less time than it says"
+            for name, d, a in arrived.late(dated)
+        ),
+        (
+            f"{name} reached your provider at {a:%Y-%m-%d %H:%M} UTC (its topmost Received line), "
+            f"{arrived.said(d - a)} before its Date ({d:%Y-%m-%d %H:%M} UTC): pbem's clock was ahead of your "
+            "provider's, so the times the record holds (deadlines applied, orders read) are that much late"
+            for name, d, a in arrived.ahead(dated)
+        ),
+    ]
+    if c.reader:
+        places = [c.reader, *ch.names]
+        heads = [(at, m.numbered, m.sort_key) for m in mails if m.record and (at := ch.place(*m.record, places))]
+        seen = ch.seen_by_seat(seat_of(doc, c.reader))
+        found.append(
+            f"{name} is dated {d:%Y-%m-%d %H:%M} UTC, {arrived.said(d - when)} after entry #{n} of the export "
+            f"({ch.entry(n)}, dated {when:%Y-%m-%d %H:%M} UTC), the next you may see, which its head does not hold: "
+            "pbem writes a mail before the next entry its reader may see, so the record's clock was set back between "
+            "them (`pbem poll --trust-clock` after a clock that ran ahead, or the moderator dating entries earlier "
+            "than they were made: an order read late recorded as on time)"
+            for _, name, d, n, when in arrived.rewound(ch.rows, heads, seen)
+        )
+    for kind in found:
+        said = list(kind)
+        c.notes += [f"WARNING: {w}" for w in said[:SHOWN]]
+        if len(said) > SHOWN:
+            c.notes.append(f"WARNING: and {count(len(said) - SHOWN, 'more mail')} the same way")
 
 
 def _invited(ch: _Chain, mails: list[Received], c: MailCheck) -> list[tuple[int, str, datetime, float]]:

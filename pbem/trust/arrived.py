@@ -1,0 +1,113 @@
+"""`pbem verify --mail`: when each mail reached the player, by their own provider's stamp, against its Date and the chain.
+
+Every time pbem holds is the moderator's clock: an entry's `at`, a mail's Date.  A moderator who holds a report back
+(written, then sent hours later) or sets the clock back (`pbem poll --trust-clock` accepts a clock behind the record's
+last run; an entry dated earlier than it was made hides a late order) leaves every such time consistent with every
+other (twentieth fairness round).  One time is not his: the topmost `Received` field of a mail in the player's own
+folder, which the player's provider stamped when the mail reached it (a provider adds its field above those the mail
+came with, so the topmost is the last hop's).  Three readings, each a warning, since each has an honest cause too:
+
+* `late`: a mail that arrived more than `LATE` after its Date was written, then held (the moderator, or pbem's outbox
+  retrying while the mail server was down), or pbem's clock was behind: a report held back leaves its reader less
+  time than it says;
+* `ahead`: a mail that arrived more than `SKEW` before its Date was dated by a clock ahead of the provider's: the
+  record's times (deadlines applied, orders read) are that much late;
+* `rewound`: a mail dated more than `SKEW` after the next entry its reader may see (which its head does not hold)
+  was written after that entry was dated: the record's clock was set back between them.  Times never go back along
+  the chain (`pbem verify` refuses that), and pbem writes a mail after the entries its head holds and before the next
+  one its reader may see, so no honest clock gives it.  Needs no `Received` field.
+
+Pure; linear in the mails (a bounded look at each mail's header) and the chain.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from pbem.trust.due import span, windows
+
+#: A mail reaches its reader's provider within minutes of being sent; pbem sends what a poll wrote in that poll.
+LATE = timedelta(hours=1)
+#: How far two honest clocks (pbem's, a provider's) and one poll's run may part: NTP keeps clocks within seconds, and
+#: the entries and mails of one poll are dated within its run.
+SKEW = timedelta(minutes=15)
+#: Bytes of a mail read for its header (pbem's headers are a few KB; a provider's Received fields add a few hundred).
+MAX_HEAD = 64 * 1024
+_END = re.compile(rb"\r?\n\r?\n")
+_RECEIVED = re.compile(rb"^received:([^\n]*(?:\n[ \t][^\n]*)*)", re.I | re.M)
+
+
+def arrival(raw: bytes) -> datetime | None:
+    """When the mail `raw` reached the player's provider: the date after the last ";" of its topmost `Received` field,
+    in UTC; None when it has none or it does not parse."""
+    head = raw[:MAX_HEAD]
+    end = _END.search(head)
+    m = _RECEIVED.search(head, 0, end.start() if end else len(head))
+    if m is None:
+        return None
+    stamp = " ".join(m[1].decode("latin-1").rpartition(";")[2].split())
+    try:
+        when = parsedate_to_datetime(stamp) if stamp else None
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return when.astimezone(UTC)
+
+
+Dated = tuple[str, float, datetime | None]  # (mail name, Date as a timestamp (0: none), arrival)
+
+
+def _date(stamp: float) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(stamp, UTC) if stamp else None
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def late(mails: Iterable[Dated]) -> list[tuple[str, datetime, datetime]]:
+    """(name, Date, arrival) of each mail that arrived more than `LATE` after its Date."""
+    return [(name, d, a) for name, stamp, a in mails if a and (d := _date(stamp)) and a - d > LATE]
+
+
+def ahead(mails: Iterable[Dated]) -> list[tuple[str, datetime, datetime]]:
+    """(name, Date, arrival) of each mail that arrived more than `SKEW` before its Date."""
+    return [(name, d, a) for name, stamp, a in mails if a and (d := _date(stamp)) and d - a > SKEW]
+
+
+def at(row: dict[str, Any]) -> datetime | None:
+    """An entry's chained `at` (UTC when it names no zone)."""
+    try:
+        when = datetime.fromisoformat(str(row.get("at")))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def rewound(
+    rows: list[dict[str, Any]], mails: list[tuple[int, str, float]], seen: list[int]
+) -> list[tuple[int, str, datetime, int, datetime]]:
+    """(head's position, name, Date, entry's position, its `at`) of each mail of `mails` ((head's position, name,
+    Date as a timestamp)) dated more than `SKEW` after the first entry after its head that its reader may see (`seen`,
+    sorted), or the input that entry is an event of (an input and its events are written at once)."""
+    last, end, out = windows(rows), len(rows) + 1, []
+    for head, name, stamp in mails:
+        i = bisect.bisect_right(seen, head)
+        if i == len(seen) or (d := _date(stamp)) is None:
+            continue
+        nxt = seen[i]
+        if last[nxt] > head:
+            nxt = last[nxt]
+        if nxt < end and (when := at(rows[nxt - 1])) is not None and d - when > SKEW:
+            out.append((head, name, d, nxt, when))
+    return out
+
+
+def said(delta: timedelta) -> str:
+    """A span as the warnings print it (minutes under an hour)."""
+    return span(delta) if delta >= timedelta(hours=1) else f"{int(delta.total_seconds() // 60)} minutes"
