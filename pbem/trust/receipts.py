@@ -115,7 +115,7 @@ from pbem.trust import (
     told,
 )
 from pbem.trust import partial as partial_export
-from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long
+from pbem.trust.addresses import MAX_FIELD, MAX_NESTED, addresses, field_too_long, too_nested
 from pbem.trust.quote import clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
@@ -330,6 +330,11 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
             if too_many_parts(raw):
                 told.append(f"message {n} of {path} has more than {MAX_PARTS:,} parts; pbem's mail has a few")
                 continue
+            if too_nested(raw):
+                told.append(
+                    f"message {n} of {path} has more than {MAX_NESTED} multipart or message parts; pbem's mail has a few"
+                )
+                continue
             out.append(raw)
         return out
     if not path.is_dir():
@@ -348,6 +353,11 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
             raise NoMail(f"{path} holds more than the {MAX_FOLDER_BYTES:,} bytes of mail pbem reads")
         if too_many_parts(raw):
             told.append(f"{file.name} in {path} has more than {MAX_PARTS:,} parts; pbem's mail has a few")
+            continue
+        if too_nested(raw):
+            told.append(
+                f"{file.name} in {path} has more than {MAX_NESTED} multipart or message parts; pbem's mail has a few"
+            )
             continue
         out.append(raw)
     return out
