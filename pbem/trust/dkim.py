@@ -43,7 +43,15 @@ from typing import Any
 import dkim as dkimpy
 import dkim.canonicalization as _canon
 
-from pbem.trust.addresses import MAX_FIELD, MAX_NESTED, addresses, field_too_long, nests_too_deep, too_nested
+from pbem.trust.addresses import (
+    MAX_FIELD,
+    MAX_NESTED,
+    addresses,
+    content_text,
+    field_too_long,
+    nests_too_deep,
+    too_nested,
+)
 
 DnsFunc = Callable[..., bytes | None]
 log = logging.getLogger(__name__)
@@ -326,7 +334,7 @@ def recheck(entry: dict[str, Any]) -> Rechecked:
     if body is not None:
         part_ = msg.get_body(("plain",))
         try:
-            text = str(part_.get_content()) if part_ is not None else ""
+            text = content_text(part_) if part_ is not None else ""  # (a slow codec's as UTF-8: costs19)
         except (LookupError, ValueError):
             text = ""
     frm = addresses(str(msg.get("From", "")), 998) if "from" in signed else []  # (a RecursionError unguarded)

@@ -50,7 +50,7 @@ from pbem.orders.own_quotes import read_alone
 from pbem.orders.typed import prose
 from pbem.trust import deal as joining
 from pbem.trust import when_sent as when
-from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long, nests_too_deep
+from pbem.trust.addresses import MAX_FIELD, addresses, content_text, field_too_long, nests_too_deep
 from pbem.trust.quote import apart, clip, quote
 from pbem.trust.receipts import MAX_FROM, readers, seat_of, visible
 
@@ -106,7 +106,7 @@ def parse_sent(raw: bytes) -> Sent:
     assert isinstance(msg, EmailMessage)
     body = msg.get_body(("plain",))
     try:
-        text = body.get_content() if body is not None else ""
+        text = content_text(body) if body is not None else ""  # (a slow codec's as UTF-8: costs19)
     except (LookupError, ValueError):
         text = ""
     frm = addresses(str(msg.get("From", "")), MAX_FROM)  # nested comments: a RecursionError in the parser

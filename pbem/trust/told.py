@@ -21,7 +21,7 @@ from html import unescape
 from typing import Any
 
 from pbem.render.sanitize import visible
-from pbem.trust.addresses import too_nested
+from pbem.trust.addresses import decodable, too_nested
 from pbem.trust.quote import between
 
 HEADING = "== What happened since your last report =="
@@ -119,7 +119,7 @@ def _parse(raw: bytes, kind: str) -> str:
             if part.get_content_type() == kind and not part.get_filename():
                 payload = part.get_payload(decode=True)
                 if isinstance(payload, bytes):
-                    return payload.decode(part.get_content_charset() or "utf-8", "replace")
+                    return payload.decode(decodable(part.get_content_charset() or "utf-8"), "replace")
                 return ""
     except (LookupError, ValueError, AttributeError, TypeError):
         return ""

@@ -27,7 +27,7 @@ from pbem.mail.inbound.authentication import verdict
 from pbem.mail.inbound.fingerprint import missing_message_id
 from pbem.mail.inbound.identity import identify
 from pbem.mail.inbound.loops import auto_reason
-from pbem.mail.inbound.words import decoded
+from pbem.mail.inbound.words import decodable, decoded
 
 MAX_BODY_CHARS = 64_000
 MAX_RAW_BYTES = 2_000_000
@@ -425,6 +425,11 @@ def _decode(part: Message) -> str:
     except Exception as exc:  # a broken transfer encoding or RFC 2231 parameter
         raise Unreadable(f"a text part cannot be decoded ({type(exc).__name__})") from None
     assert isinstance(payload, bytes)
+    if decodable(charset) != charset:  # punycode's decoder: the square of the text (costs19)
+        raise Unreadable(
+            f'its charset "{charset[:40]}" is no mail charset (its decoder costs the square of the text): send the '
+            "text again as UTF-8"
+        )
     try:
         return payload.decode(charset, "replace")
     except LookupError:
