@@ -1,11 +1,12 @@
 """`pbem verify`'s warnings one an entry, of a hostile export: the first `ALIKE` of a kind whole, the rest counted (costs19).
 
 The moderator is the verifier's adversary, and an export of n entries of one kind made n warnings of 230 to 460
-characters each: a report of megabytes from a 64 MiB export, the verdict lost in it.  The generator: five kinds,
+characters each: a report of megabytes from a 64 MiB export, the verdict lost in it.  The generator: six kinds,
 each n entries that warn (the moderator's starts before the join deadline, seats given away before it, JOINs taken
 long after it, deadlines applied long after the deadline the chain gives, signed mails recorded as arriving after a
-deadline signed long before).  On e5c877a 5 of 5 kinds grew with n: 500 and 2,000 lines at n = 500 and 2,000
-(115 KB to 919 KB of text at 2,000).  Now 0 of 5: 11 lines at any n, the last counting the others and naming the
+deadline signed long before, and, in `verify --sent`, signed mails an input applies without DKIM evidence in the
+export).  On e5c877a 6 of 6 kinds grew with n: 500 and 2,000 lines at n = 500 and 2,000 (115 KB to 919 KB of
+text at 2,000).  Now 0 of 6: 11 lines at any n, the last counting the others and naming the
 first and last of them.  The suite runs n = 40; `PBEM_COSTS19_FULL=1` runs 500 and 2,000.
 """
 
@@ -72,12 +73,27 @@ def held(n: int) -> list[str]:
     return vouched.held_back(doc, [(f"m{k}@x", "Bob", int(START.timestamp())) for k in range(n)])
 
 
+def unvouched(n: int) -> list[str]:
+    """`verify --sent`: n signed Sent mails an input applies, none with DKIM evidence in the export."""
+    from types import SimpleNamespace
+
+    from pbem.trust import sent
+
+    doc = {"seed": "s", "evidence": [], "orders": [{"message_id": f"<m{k}@x>", "seq": k} for k in range(n)]}
+    left = SimpleNamespace(signed="example.org")
+    mails = [SimpleNamespace(name=f"mail {k}", message_id=f"m{k}@x", left=left) for k in range(n)]
+    c = sent.SentCheck(ok=True)
+    sent._unvouched(doc, mails, "Alice", c)  # type: ignore[arg-type]
+    return c.notes
+
+
 KINDS: dict[str, Callable[[int], list[str]]] = {
     "starts": starts,
     "seats given": seats_given,
     "late joins": late_joins,
     "late defaults": late_defaults,
     "held back": held,
+    "unvouched": unvouched,
 }
 
 
