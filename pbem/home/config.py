@@ -371,6 +371,28 @@ def _check_driver(file: Path, url: str) -> None:
         ) from None
 
 
+def _check_connect_timeout(file: Path, url: str) -> None:
+    """A PostgreSQL URL's own `connect_timeout` is a whole number of seconds from 1 to `db.PG_CONNECT_MOST`: libpq
+    reads 0 or a negative one as "wait for ever", and a server that accepts and never answers held every command so
+    (costs19)."""
+    if not url.startswith("postgresql"):
+        return
+    from sqlalchemy.engine import make_url
+
+    from pbem.record.db import PG_CONNECT_MOST, PG_CONNECT_TIMEOUT
+
+    given = make_url(url).query.get("connect_timeout")
+    if given is None:
+        return
+    text = given if isinstance(given, str) else ",".join(given)  # given twice: a tuple
+    if not (text.isascii() and text.isdigit() and len(text) <= 12 and 1 <= int(text) <= PG_CONNECT_MOST):
+        raise ConfigError(
+            f"{file}: bad value for [database] url: connect_timeout={text[:20]!r} is no wait pbem keeps (0 or less "
+            f"waits for ever): give a whole number of seconds from 1 to {PG_CONNECT_MOST}, or leave it out "
+            f"({PG_CONNECT_TIMEOUT} s)"
+        )
+
+
 #: A pbem.toml with every key explained is about 12 KB; tomllib's reading is linear, but a cap ends a wrong
 #: path (`--config /dev/zero`) or a runaway file at once.
 MAX_CONFIG_BYTES = 1024 * 1024
@@ -436,6 +458,7 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.moderator_name = mod.get("name", cfg.moderator_name)
     cfg.database_url = _resolve_db_url(v.get("database", {}).get("url", cfg.database_url), home)
     _check_driver(file, cfg.database_url)
+    _check_connect_timeout(file, cfg.database_url)
     mail = v.get("mail", {})
     cfg.transport = mail.get("transport", cfg.transport)
     cfg.max_stored_stranger = mail.get("max_stored_stranger", cfg.max_stored_stranger)

@@ -13,6 +13,7 @@ through Alembic (`migrate`).
 from __future__ import annotations
 
 import os
+import re
 import socket
 import sqlite3
 import threading
@@ -241,6 +242,25 @@ def names(stmt: Any) -> tuple[str, ...]:
 #: held any pbem command, found by tests/reliability/test_waits_database.py), and for a lock (the record's
 #: advisory lock held by another run, as SQLite's busy timeout).  A URL's own `connect_timeout` wins.
 PG_CONNECT_TIMEOUT = 10
+#: The longest a URL's own `connect_timeout` is taken as: libpq reads 0 or a negative value as "wait for ever", so a
+#: server that accepts and never answers held any command given such a URL (costs19: 0 and -5 past 40 s), and an
+#: unreadable one ("abc") raised ValueError out of the name look-up.  The configuration refuses such a URL in one
+#: line (`pbem.home.config`); any other (a test's, a backup's) is read by `connect_seconds`.
+PG_CONNECT_MOST = 300
+_SECONDS = re.compile(r"[+-]?[0-9]{1,12}")
+
+
+def connect_seconds(given: object) -> int:
+    """The connect timeout used for a URL whose `connect_timeout` is `given` (None when absent): a whole number of
+    seconds from 1 to `PG_CONNECT_MOST`; 0 or less (libpq's "for ever") and more are the longest, anything
+    unreadable the default."""
+    text = str(given).strip() if given is not None else ""
+    if not _SECONDS.fullmatch(text):
+        return PG_CONNECT_MOST if _SECONDS.fullmatch(text[:12]) else PG_CONNECT_TIMEOUT  # (a huge number: the most)
+    seconds = int(text)
+    return PG_CONNECT_MOST if seconds <= 0 or seconds > PG_CONNECT_MOST else seconds
+
+
 #: A statement the server runs longer than this is cancelled by the server (its error comes back at once).
 PG_STATEMENT_TIMEOUT_MS = 60_000
 #: An answer the server never sends: a server (or a proxy, a NAT, a frozen host) that stops answering in the
@@ -403,7 +423,7 @@ def _resolved(cparams: dict[str, Any]) -> dict[str, Any]:
     ports = ports * len(names) if len(ports) == 1 else ports
     if len(ports) != len(names) or not all(p.strip().isdigit() for p in ports):
         return cparams
-    seconds = float(cparams.get("connect_timeout") or PG_CONNECT_TIMEOUT)
+    seconds = float(connect_seconds(cparams.get("connect_timeout")))
     attempts: list[tuple[str, str, str]] = []
     failed: list[str] = []
     for name, port in zip(names, ports, strict=True):
@@ -444,8 +464,8 @@ def _postgres_engine(url: str) -> Engine:
     own = " ".join(own) if isinstance(own, tuple) else own
     # the URL's own options last: a `-c` setting given twice takes the later one
     args: dict[str, Any] = {"options": f"{_server_options()} {own}".strip()}
-    if "connect_timeout" not in query:
-        args["connect_timeout"] = PG_CONNECT_TIMEOUT
+    # the URL's own within bounds: 0 (libpq's "for ever"), a negative or a huge one waited without end (costs19)
+    args["connect_timeout"] = connect_seconds(query.get("connect_timeout"))
     args.update({k: v for k, v in PG_KEEPALIVES.items() if k not in query})
     eng = create_engine(url, pool_pre_ping=True, connect_args=args)
 

@@ -43,7 +43,15 @@ from typing import Any
 import dkim as dkimpy
 import dkim.canonicalization as _canon
 
-from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long, nests_too_deep
+from pbem.trust.addresses import (
+    MAX_FIELD,
+    MAX_NESTED,
+    addresses,
+    content_text,
+    field_too_long,
+    nests_too_deep,
+    too_nested,
+)
 
 DnsFunc = Callable[..., bytes | None]
 log = logging.getLogger(__name__)
@@ -318,13 +326,15 @@ def recheck(entry: dict[str, Any]) -> Rechecked:
         return Rechecked(False, body is not None, "a header field nests comments deeper than pbem reads")
     if field_too_long(raw):  # and costs the square of a field (an export's evidence is the moderator's to write)
         return Rechecked(False, body is not None, f"a header field is longer than the {MAX_FIELD} characters read")
+    if too_nested(raw):  # the parser recurses a level a part: RecursionError past about 1,000 (costs19)
+        return Rechecked(False, body is not None, f"it has more than {MAX_NESTED} multipart or message parts")
     msg = message_from_bytes(raw, policy=policy.default)
     assert isinstance(msg, EmailMessage)
     text = ""
     if body is not None:
         part_ = msg.get_body(("plain",))
         try:
-            text = str(part_.get_content()) if part_ is not None else ""
+            text = content_text(part_) if part_ is not None else ""  # (a slow codec's as UTF-8: costs19)
         except (LookupError, ValueError):
             text = ""
     frm = addresses(str(msg.get("From", "")), 998) if "from" in signed else []  # (a RecursionError unguarded)

@@ -37,6 +37,7 @@ from pbem.trust.chain import JOINS
 from pbem.trust.deal import STEP as JOIN
 from pbem.trust.due import OUTAGE, span
 from pbem.trust.fold import UNDO
+from pbem.trust.quote import Alike
 
 #: How much earlier than the deadline the chain gives a deadline's defaults may be applied: none (pbem applies a
 #: deadline once its own clock has reached it, the clock that timed it), but for the rounding of a time written.
@@ -172,7 +173,7 @@ def join_kept(
     the players were told (they had until then; once it has passed pbem asks him to start or replace, so either
     before the next move is his to make); and a JOIN or a start taken more than `OUTAGE` after the deadline in force
     with no event that moved it (the step kept open outside the record: pbem chains each move)."""
-    warnings: list[str] = []
+    gone, early, late = (Alike(w) for w in (GIVEN_AWAY, STARTED_EARLY, TAKEN_LATE))  # at most `ALIKE` each, costs19
     joined: set[object] = set()
     salts = [j for j, row in enumerate(rows) if row.get("kind") == "salts"]
     for k, row in enumerate(rows, 1):
@@ -185,35 +186,49 @@ def join_kept(
             joined.add(row.get("player"))
         if action == JOIN_MISSING and isinstance(data, dict):
             if how := _moved_untrue(k, at, d, _time(data.get("deadline")), length):
-                return how, warnings
+                return how, [*gone.out(), *early.out(), *late.out()]
         elif action == "replace" and isinstance(data, dict) and d.when - at > SLACK and not _passed(rows, d):
-            if (gone := data.get("player")) not in joined:
-                warnings.append(
-                    f"WARNING: the moderator gave {gone!s:.80}'s seat to {data.get('newcomer')!s:.80} (entry #{k} "
+            if (who := data.get("player")) not in joined and gone.room(f"entry #{k}"):
+                gone.lines.append(
+                    f"WARNING: the moderator gave {who!s:.80}'s seat to {data.get('newcomer')!s:.80} (entry #{k} "
                     f"of the export) at "
                     f"{at:%Y-%m-%d %H:%M} UTC, {span(d.when - at)} before the join deadline the chain gives, "
                     f"{d.when:%Y-%m-%d %H:%M} UTC ({d.how}), before they had joined: they had been told they had until "
                     "then (unless they asked to leave)"
                 )
         elif row.get("kind") == "start" and d.when - at > SLACK and not _passed(rows, d):
-            # the first salts entry after this one, by bisection: a scan of the rest for each start was n squared (costs18)
-            i = bisect.bisect_left(salts, k)
-            missing = rows[salts[i]]["data"].get("missing") if i < len(salts) else None
-            who = ", ".join(map(str, missing)) if isinstance(missing, list) and missing else "nobody"
-            warnings.append(
-                f"WARNING: the moderator started the game (input {row.get('seq')}) at {at:%Y-%m-%d %H:%M} UTC, "
-                f"{span(d.when - at)} before the join deadline the chain gives, {d.when:%Y-%m-%d %H:%M} UTC "
-                f"({d.how}), without the salt of {who}, who had been told they had until then"
-            )
-        elif row.get("kind") in ("join", "start") and at - d.when > OUTAGE:
-            warnings.append(
+            if early.room(f"input {row.get('seq')}"):
+                early.lines.append(_started_early(rows, salts, k, row, at, d))
+        elif row.get("kind") in ("join", "start") and at - d.when > OUTAGE and late.room(f"input {row.get('seq')}"):
+            late.lines.append(
                 f"WARNING: input {row.get('seq')} ({row.get('kind')} {row.get('player') or 'by the moderator'}) was taken at "
                 f"{at:%Y-%m-%d %H:%M} UTC, {span(at - d.when)} after the join deadline the chain gives, "
                 f"{d.when:%Y-%m-%d %H:%M} UTC ({d.how}), with no event between that moved it: the join step was kept "
                 "open outside the record (pbem chains each move of its deadline), unless pbem held it itself (down with "
                 "outage_after off, its clock ahead)"
             )
-    return "", warnings
+    return "", [*gone.out(), *early.out(), *late.out()]
+
+
+#: What `join_kept`'s warnings of each kind are, in the line counting those not shown.
+GIVEN_AWAY = "seats given away before the join deadline"
+STARTED_EARLY = "starts before the join deadline"
+TAKEN_LATE = "JOINs or starts taken after the join deadline"
+
+
+def _started_early(
+    rows: list[dict[str, Any]], salts: list[int], k: int, row: dict[str, Any], at: datetime, d: Due
+) -> str:
+    """The warning of the moderator's start at entry #k, before the join deadline `d`: whose salt it went without."""
+    # the first salts entry after this one, by bisection: a scan of the rest for each start was n squared (costs18)
+    i = bisect.bisect_left(salts, k)
+    missing = rows[salts[i]]["data"].get("missing") if i < len(salts) else None
+    who = ", ".join(map(str, missing)) if isinstance(missing, list) and missing else "nobody"
+    return (
+        f"WARNING: the moderator started the game (input {row.get('seq')}) at {at:%Y-%m-%d %H:%M} UTC, "
+        f"{span(d.when - at)} before the join deadline the chain gives, {d.when:%Y-%m-%d %H:%M} UTC "
+        f"({d.how}), without the salt of {who}, who had been told they had until then"
+    )
 
 
 def _passed(rows: list[dict[str, Any]], d: Due) -> bool:

@@ -115,8 +115,8 @@ from pbem.trust import (
     told,
 )
 from pbem.trust import partial as partial_export
-from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long
-from pbem.trust.quote import clip
+from pbem.trust.addresses import MAX_FIELD, MAX_NESTED, addresses, field_too_long, too_nested
+from pbem.trust.quote import Alike, clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
 
@@ -330,6 +330,11 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
             if too_many_parts(raw):
                 told.append(f"message {n} of {path} has more than {MAX_PARTS:,} parts; pbem's mail has a few")
                 continue
+            if too_nested(raw):
+                told.append(
+                    f"message {n} of {path} has more than {MAX_NESTED} multipart or message parts; pbem's mail has a few"
+                )
+                continue
             out.append(raw)
         return out
     if not path.is_dir():
@@ -348,6 +353,11 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
             raise NoMail(f"{path} holds more than the {MAX_FOLDER_BYTES:,} bytes of mail pbem reads")
         if too_many_parts(raw):
             told.append(f"{file.name} in {path} has more than {MAX_PARTS:,} parts; pbem's mail has a few")
+            continue
+        if too_nested(raw):
+            told.append(
+                f"{file.name} in {path} has more than {MAX_NESTED} multipart or message parts; pbem's mail has a few"
+            )
             continue
         out.append(raw)
     return out
@@ -2147,12 +2157,15 @@ def _deadlines(ch: _Chain, doc: dict[str, Any], mails: list[Received], texts: Te
             "chain), so orders you sent before it may have been refused as late or replaced by the default; that "
             "report is your evidence (its text is not signed, only its head), keep it",
         )
-    for _, how in due.late(ch.rows, [r[:3] for r in reports], signed, step):
-        c.notes.append(
-            f"WARNING: {how}, outside the record (a due time edited, the poll held), unless pbem held that deadline "
-            "itself (a report undelivered, pbem down with outage_after off or longer, its clock ahead); that report is "
-            "your evidence, keep it"
-        )
+    late = Alike("inputs applied long after the deadline a report stated")  # at most `ALIKE` whole (costs19)
+    for position, how in due.late(ch.rows, [r[:3] for r in reports], signed, step):
+        if late.room(f"entry #{position}"):
+            late.lines.append(
+                f"WARNING: {how}, outside the record (a due time edited, the poll held), unless pbem held that deadline "
+                "itself (a report undelivered, pbem down with outage_after off or longer, its clock ahead); that report is "
+                "your evidence, keep it"
+            )
+    c.notes += late.out()
     for at, m, text, _ in texts:
         if (shown.MARK in text or told.BOARD in text) and (how := due.left_untrue(text, m.sort_key)):
             c.problem(

@@ -50,8 +50,8 @@ from pbem.orders.own_quotes import read_alone
 from pbem.orders.typed import prose
 from pbem.trust import deal as joining
 from pbem.trust import when_sent as when
-from pbem.trust.addresses import MAX_FIELD, addresses, field_too_long, nests_too_deep
-from pbem.trust.quote import apart, clip, quote
+from pbem.trust.addresses import MAX_FIELD, addresses, content_text, field_too_long, nests_too_deep
+from pbem.trust.quote import Alike, apart, clip, quote
 from pbem.trust.receipts import MAX_FROM, readers, seat_of, visible
 
 SHOWN = 8
@@ -106,7 +106,7 @@ def parse_sent(raw: bytes) -> Sent:
     assert isinstance(msg, EmailMessage)
     body = msg.get_body(("plain",))
     try:
-        text = body.get_content() if body is not None else ""
+        text = content_text(body) if body is not None else ""  # (a slow codec's as UTF-8: costs19)
     except (LookupError, ValueError):
         text = ""
     frm = addresses(str(msg.get("From", "")), MAX_FROM)  # nested comments: a RecursionError in the parser
@@ -535,15 +535,19 @@ def _unvouched(doc: dict[str, Any], mails: list[Sent], player: str, c: SentCheck
         return
     kept = {_mid(e.get("message_id")) for e in doc.get("evidence") or [] if isinstance(e, dict)}
     applied = {_mid(o["message_id"]): o["seq"] for o in doc["orders"] if o.get("message_id")}
+    unkept = Alike("signed mails an input applies with no DKIM evidence in the export")  # at most `ALIKE` (costs19)
     for m in mails:
         if m.left is not None and m.left.signed and m.message_id in applied and m.message_id not in kept:
-            c.notes.append(
+            if not unkept.room(m.name):
+                continue
+            unkept.lines.append(
                 f"WARNING: {m.name} was signed by your provider (its Sent copy carries their DKIM signature, "
                 f"d={clip(m.left.signed, 80)}), and input {applied[m.message_id]} applies it, but the export keeps no "
                 "DKIM evidence of it (pbem keeps the signature of every signed mail it reads): the moderator left "
                 "it out, or a server on its way removed the signature. Without it the export's record of that "
                 "input, and its date, rest on the moderator's word and your Sent folder"
             )
+    c.notes += unkept.out()
 
 
 def _reordered(doc: dict[str, Any], mails: list[Sent], player: str, c: SentCheck) -> None:

@@ -21,6 +21,7 @@ from html import unescape
 from typing import Any
 
 from pbem.render.sanitize import visible
+from pbem.trust.addresses import decodable, too_nested
 from pbem.trust.quote import between
 
 HEADING = "== What happened since your last report =="
@@ -111,12 +112,14 @@ def _plain(raw: bytes, kind: str = "text/plain") -> str:
 
 
 def _parse(raw: bytes, kind: str) -> str:
+    if too_nested(raw):  # the parser recurses a level a part (a folder's are set aside first: `read_folder`, costs19)
+        return ""
     try:
         for part in message_from_bytes(raw).walk():
             if part.get_content_type() == kind and not part.get_filename():
                 payload = part.get_payload(decode=True)
                 if isinstance(payload, bytes):
-                    return payload.decode(part.get_content_charset() or "utf-8", "replace")
+                    return payload.decode(decodable(part.get_content_charset() or "utf-8"), "replace")
                 return ""
     except (LookupError, ValueError, AttributeError, TypeError):
         return ""

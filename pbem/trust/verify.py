@@ -73,7 +73,7 @@ from pbem.trust import chain, due, folded, leaked, paced, resigns, signing, vouc
 from pbem.trust import deal as joining
 from pbem.trust import partial as partial_export
 from pbem.trust.fold import UNDO, Fold
-from pbem.trust.quote import apart, clip, difference, quote
+from pbem.trust.quote import Alike, apart, clip, difference, quote
 from pbem.trust.seeds import seed_problem
 from pbem.trust.sent import Reader
 
@@ -675,6 +675,20 @@ def _applied(
         if problem:
             raise Refused(problem)
         v.notes += warnings
+    late = Alike("deadlines applied long after the deadline the chain gives")  # at most `ALIKE` whole (costs19)
+    try:
+        _defaults_timed(rows, dues, late)
+    finally:  # the warnings before a refusal are said with it, as they were
+        v.notes += late.out()
+    v.checked.append(
+        f"every step's deadline follows from the step length ({due.span(found[0])}) chained in the first input, and "
+        "no deadline's defaults came before it"
+    )
+
+
+def _defaults_timed(rows: list[dict[str, Any]], dues: list[paced.Due | None], late: Alike) -> None:
+    """Each deadline's defaults against the deadline the chain gives their step: refused before it, `late` after
+    `due.OUTAGE`."""
     for k, row in enumerate(rows, 1):
         d, at = dues[k - 1], paced.at_of(row)
         if row.get("kind") != "deadline" or "lines" not in row or d is None or at is None:
@@ -686,17 +700,13 @@ def _applied(
                 f"({d.how}, plus the step length chained in the first input; no event moved it): the deadline was "
                 "moved earlier outside the record"
             )
-        if at - d.when > due.OUTAGE:
-            v.notes.append(
+        if at - d.when > due.OUTAGE and late.room(f"input {row['seq']}"):
+            late.lines.append(
                 f"WARNING: the defaults of input {row['seq']} (the deadline) were applied at {at:%Y-%m-%d %H:%M} UTC, "
                 f"{due.span(at - d.when)} after the deadline the chain gives its step, {d.when:%Y-%m-%d %H:%M} UTC "
                 f"({d.how}), with no event between that moved it: the deadline was stretched outside the record, "
                 "unless pbem held it itself (down with outage_after off or longer, a report undelivered, its clock ahead)"
             )
-    v.checked.append(
-        f"every step's deadline follows from the step length ({due.span(found[0])}) chained in the first input, and "
-        "no deadline's defaults came before it"
-    )
 
 
 def _fields(

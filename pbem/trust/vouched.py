@@ -38,7 +38,7 @@ from pbem.engine.words import count
 from pbem.trust import deal as joining
 from pbem.trust import dkim
 from pbem.trust import when_sent as when
-from pbem.trust.quote import clip
+from pbem.trust.quote import Alike, clip
 from pbem.trust.receipts import visible
 from pbem.trust.sent import HELD_BACK, Reader, answering, known_words, read_plain, set_aside
 
@@ -243,7 +243,8 @@ def _sender(doc: dict[str, Any], mid: str) -> str:
 
 def held_back(doc: dict[str, Any], stamped: list[tuple[str, str, int]]) -> list[str]:
     """A WARNING per signed mail that its provider signed more than `HELD_BACK` before a deadline input that the
-    export records it as arriving after: the defaults were applied while it was on its way or held.  The provider's
+    export records it as arriving after: the defaults were applied while it was on its way or held (the first
+    `quote.ALIKE` whole, the others counted in one line: costs19).  The provider's
     t= is bound by its signature (the moderator cannot move it); the arrival is the moderator's word, and a slow
     provider can be the cause too, so it is a warning, for everyone who reads the export, not a failure."""
     cutoffs = {o["seq"]: o for o in doc["orders"] if o["kind"] in when.CUTOFFS}
@@ -252,7 +253,7 @@ def held_back(doc: dict[str, Any], stamped: list[tuple[str, str, int]]) -> list[
         return []
     arrived = {_mid(m.get("message_id")): m.get("received") for m in doc["messages"]}
     applied = {_mid(o.get("message_id")): o.get("at") for o in doc["orders"] if o.get("message_id")}
-    out = []
+    out = Alike("signed mails recorded as arriving after a deadline they were signed long before")  # costs19
     for mid, player, t in stamped:
         came = when.iso(arrived.get(mid) or applied.get(mid))
         try:
@@ -260,10 +261,10 @@ def held_back(doc: dict[str, Any], stamped: list[tuple[str, str, int]]) -> list[
         except (OverflowError, OSError, ValueError):
             continue
         i = bisect.bisect_right(deadlines, (signed + HELD_BACK, 1 << 62))
-        if came is None or i == len(deadlines) or not deadlines[i][0] < came:
+        if came is None or i == len(deadlines) or not deadlines[i][0] < came or not out.room(f"<{clip(mid, 80)}>"):
             continue
         at, seq = deadlines[i]
-        out.append(
+        out.lines.append(
             f"WARNING: {clip(player) or 'a player'}'s mail <{clip(mid, 80)}> was signed by their provider at "
             f"{signed:%Y-%m-%d %H:%M} UTC, {(at - signed).total_seconds() / 3600:.1f} hours before "
             f"{when.cutoff(cutoffs[seq])} ({at:%Y-%m-%d %H:%M} UTC), but the export records it as arriving at "
@@ -271,7 +272,7 @@ def held_back(doc: dict[str, Any], stamped: list[tuple[str, str, int]]) -> list[
             "signature's time is the provider's and cannot be moved; the arrival is the moderator's word: either "
             "the provider took that long to deliver it, or the moderator held it back"
         )
-    return out
+    return out.out()
 
 
 def _plain(r: dkim.Rechecked, words: tuple[str, ...]) -> list[str]:

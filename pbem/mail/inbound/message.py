@@ -27,7 +27,7 @@ from pbem.mail.inbound.authentication import verdict
 from pbem.mail.inbound.fingerprint import missing_message_id
 from pbem.mail.inbound.identity import identify
 from pbem.mail.inbound.loops import auto_reason
-from pbem.mail.inbound.words import decoded
+from pbem.mail.inbound.words import decodable, decoded
 
 MAX_BODY_CHARS = 64_000
 MAX_RAW_BYTES = 2_000_000
@@ -42,6 +42,10 @@ MAX_PARAMETER_FIELD = 8_000
 # mail that declares a boundary (an upper bound of its delimiter lines, found in C).
 MAX_PARTS = 1_000
 _BOUNDARY = re.compile(rb"boundary\s*+\*?\s*+=", re.IGNORECASE)  # possessive: two runs split every way were quadratic
+# A container: a multipart boundary declared, or a `message/` part (a forwarded mail), which the parser reads by
+# calling itself: 1,000 nested `message/rfc822` parts (40 KB, no boundary) raised RecursionError, told as a broken
+# structure, and 100 to 900 of them cost depth times lines and were told "no text part" (costs19).
+_CONTAINER = re.compile(rb"boundary\s*+\*?\s*+=|content-type\s*+:\s*+message/", re.IGNORECASE)
 GAME_TAG = re.compile(r"\[pbem\s+([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]", re.IGNORECASE)
 
 
@@ -421,6 +425,11 @@ def _decode(part: Message) -> str:
     except Exception as exc:  # a broken transfer encoding or RFC 2231 parameter
         raise Unreadable(f"a text part cannot be decoded ({type(exc).__name__})") from None
     assert isinstance(payload, bytes)
+    if decodable(charset) != charset:  # punycode's decoder: the square of the text (costs19)
+        raise Unreadable(
+            f'its charset "{charset[:40]}" is no mail charset (its decoder costs the square of the text): send the '
+            "text again as UTF-8"
+        )
     try:
         return payload.decode(charset, "replace")
     except LookupError:
@@ -511,7 +520,9 @@ def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "
         raw = raw[:64_000]
     nested = too_nested(raw)
     if nested:  # the parser's cost grows with depth times lines: read the headers only
-        problem = problem or f"could not be read: the message nests more than {MAX_MULTIPARTS} multipart containers"
+        problem = (
+            problem or f"could not be read: the message nests more than {MAX_MULTIPARTS} multipart or forwarded parts"
+        )
     elif too_many_parts(raw):  # each part costs the same however small: read the headers only
         nested, problem = True, problem or f"could not be read: the message has more than {MAX_PARTS} parts"
     tree: ParsedOnce | None = None
@@ -558,8 +569,9 @@ def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "
 
 
 def too_nested(raw: bytes) -> bool:
-    """More multipart containers than any mail client makes: parsing the body would cost depth times lines."""
-    return len(_BOUNDARY.findall(raw)) > MAX_MULTIPARTS
+    """More containers (multipart, `message/`) than any mail client makes: parsing the body would cost depth times
+    lines, and recurse a level a container (counted up to the first one over)."""
+    return next(islice(_CONTAINER.finditer(raw), MAX_MULTIPARTS, None), None) is not None
 
 
 def too_many_parts(raw: bytes) -> bool:

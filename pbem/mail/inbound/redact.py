@@ -37,7 +37,7 @@ from email.message import Message
 from functools import lru_cache
 
 from pbem.mail.inbound.message import MAX_PARTS, FieldTooLong, html_to_text, parse_bytes, too_many_parts
-from pbem.mail.inbound.words import decoded
+from pbem.mail.inbound.words import decodable, decoded
 
 REPLACEMENT = "[code]"
 MIN_CODE = 4  # shorter "codes" (a stray `CODE x` line) are not worth matching everywhere
@@ -152,7 +152,7 @@ def _part_text(part: Message) -> str:
     if not isinstance(payload, bytes):
         payload = str(part.get_payload()).encode("utf-8", "surrogateescape")
     try:
-        charset = part.get_content_charset() or "utf-8"
+        charset = decodable(part.get_content_charset() or "utf-8")  # (punycode's: the square of the text)
         return payload.decode(charset, "strict")
     except Exception:  # unknown, failing or wrong charset
         return payload.decode("latin-1")
