@@ -23,7 +23,7 @@ from pbem.app.backup import FORMAT, MANIFEST, NAME, digest
 from pbem.engine.words import count
 from pbem.mail.outbound.sealed import KEY_FILE as OUTBOX_KEY
 from pbem.mail.outbound.sealed import MARK
-from pbem.record import backup, sealing
+from pbem.record import backup, outbox_key, sealing
 from pbem.record.files import Unreadable, read_at_most
 
 MANIFEST_BYTES = 64 * 1024  # a manifest names a handful of files
@@ -200,12 +200,21 @@ def _outbox_key(path: Path, listed: bool, got: backup.Opened | None, c: Checked)
             c.bad(f"{OUTBOX_KEY}: not in the backup, and {waiting} are sealed with it (they would go out redacted)")
         return
     try:
-        key = Fernet(read_at_most(path, sealing.KEY_FILE_BYTES, str(path)).strip())
+        text = read_at_most(path, sealing.KEY_FILE_BYTES, str(path))
+        key = Fernet(text.strip())
     except (OSError, Unreadable, ValueError):
         c.bad(f"{OUTBOX_KEY}: holds no key (it was edited or damaged)")
         return
     if got is None:
         c.good(f"{OUTBOX_KEY}: holds a key; not tried on the mails waiting to be sent (the database was not read)")
+        return
+    kept = got.key_check
+    if kept is not None and kept != outbox_key.check_value(text):
+        c.bad(
+            f"{OUTBOX_KEY}: is not this database's: the database keeps the check value of another key ({waiting} "
+            "sealed with that one); it is another home's key file, or the database is (a restored home would refuse "
+            "to run with it; mails sealed with the right one would go out redacted)"
+        )
         return
     tried = got.some_sealed
     closed = 0
@@ -221,7 +230,10 @@ def _outbox_key(path: Path, listed: bool, got: backup.Opened | None, c: Checked)
         )
         return
     if not tried:
-        c.good(f"{OUTBOX_KEY}: holds a key (no mail waiting to be sent is sealed with it)")
+        if kept is None:  # (a home whose poll has not run since pbem keeps the value: the next poll writes it)
+            c.good(f"{OUTBOX_KEY}: holds a key; whose is not known (the database keeps no check value of its key yet)")
+        else:
+            c.good(f"{OUTBOX_KEY}: is this database's (its check value is the database's; no mail waiting is sealed)")
         return
     which = f"the first {len(tried)} of the {waiting}" if sealed > len(tried) else f"the {waiting}"
     c.good(f"{OUTBOX_KEY}: opens {which} sealed with it")

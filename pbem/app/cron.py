@@ -97,6 +97,10 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
         try:
             arrivals.prepare(cfg, inbox, trust_clock)  # what the last run saw of the inbox, for the server's clock
             summary = poll(home.connected(inbox, sender), dry_run=dry_run)
+            if not dry_run and summary.sent:  # an outbox.key this poll made: its check value kept now, not next run
+                from pbem.app.outbox_key import refusal as foreign_key
+
+                foreign_key(cfg.database_url, cfg.home)
             summary.notes += filed.notes
             summary.told += filed.notes
             if not dry_run:
@@ -224,8 +228,11 @@ def _times(
         raise TransportError(str(exc)) from None
     refusal = clocks.behind(seen, started) or clocks.restored(seen, held)
     filed = witness.Found() if refusal or trust_clock else witness.check(cfg, seen)
-    if refusal := refusal or filed.refusal:  # steps opened or timed now would be due in the past (issue 26), or a
-        raise TransportError(refusal)  # backup restored: nothing is written
+    from pbem.app.outbox_key import refusal as foreign_key
+
+    # steps opened or timed now would be due in the past (issue 26), a backup restored, another home's outbox.key:
+    if refusal := refusal or filed.refusal or foreign_key(cfg.database_url, cfg.home):
+        raise TransportError(refusal)  # nothing is written
     previous, recorded = _last_run(cfg, started)
     if recorded:  # only a start the database holds: a mark ahead of it would refuse the next poll as "restored"
         clocks.mark_home(cfg.home, started, held, again=trust_clock)
