@@ -17,15 +17,20 @@ from pathlib import Path
 from pbem.engine.words import count
 from pbem.mail.outbound.sealed import KEY_FILE, held
 from pbem.record import outbox_key
+from pbem.record.sealing import Unsealable
 
 log = logging.getLogger("pbem")
 
 
 def refusal(database_url: str, home: Path) -> str | None:
     """Why no run may use the home's key file with this record (one line), or None; the record's check value
-    written when it has none.  Unsealable for a key file that holds no key."""
+    written when it has none.  A key file that holds no key is left to the run (`pbem.mail.outbound.sealed`)."""
     path = Path(home) / KEY_FILE
-    found = outbox_key.belongs(database_url, held(home))
+    try:
+        key = held(home)
+    except Unsealable:  # a damaged key file: told where it is used, as before (a mail sealed with it goes redacted)
+        return None
+    found = outbox_key.belongs(database_url, key)
     sealed = f"{count(found.waiting, 'mail')} waiting to be sent {'is' if found.waiting == 1 else 'are'} sealed"
     if found.state == "lost":
         if found.waiting:
