@@ -218,6 +218,12 @@ def _times(
 
         clocks.log.warning("the clock is trusted as right: the record's newest time is set back to %s", started)
         reset_last_run(cfg.database_url, started)
+        from pbem.record.sentlog import replay
+
+        if again := replay(cfg.home, cfg.database_url, started):  # a restored database's mails sent since its backup
+            clocks.log.warning(
+                "%d mail(s) the database held as waiting were sent before: marked sent, not sent again", again
+            )
         from pbem.app.arrivals import forget
 
         forget(cfg)  # and a clock the mail server's arrival dates found ahead
