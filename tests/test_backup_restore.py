@@ -16,46 +16,46 @@ import collections
 import mailbox
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from pbem.app import control, games
-from pbem.app.backup import take
 from pbem.app.cron import run_poll
 from pbem.home import config as config_mod
 from pbem.home.app import Home
+from pbem.home.config import Config
 from pbem.mail.transports.seam import TransportError
-from pbem.record.db import engine_for
+from pbem.record.db import engine_for, reading
 from tests.conftest import CODES, Clock, body_of, deliver, order_mail, sent_mail, signed
-from tests.test_backup import PLAYERS, _count
+from tests.test_backup import PLAYERS, _cli, _count
 
-RESTORED = ("pbem.db", "game-keys.secret", "outbox.key", "pbem.toml")  # README: copy the files back
+KEYS = ("game-keys.secret", "outbox.key", "pbem.toml")  # README: copy the files back (and the database)
 
 
 def _sent_ids(home: Path) -> list[str]:
     md = mailbox.Maildir(str(home / "mail" / "sent"), factory=None, create=False)
-    return [re.search(rb"^Message-ID: *(\S+)", md.get_bytes(k), re.M | re.I).group(1).decode() for k in md]  # type: ignore[union-attr]
+    return [re.search(rb"^Message-ID: *(\S+)", md.get_bytes(k), re.M | re.I).group(1).decode() for k in md.iterkeys()]  # type: ignore[union-attr]
 
 
-def _outbox(db: Path) -> list[tuple[str, str]]:
-    import sqlite3
+def _outbox(url: str) -> list[tuple[str, str]]:
+    from sqlalchemy import text
 
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
-        rows = [(str(m), str(s)) for m, s in c.execute("SELECT message_id, status FROM outbox ORDER BY id")]
-    c.close()
-    return rows
+    with reading(url) as c:
+        return [(str(m), str(s)) for m, s in c.execute(text("SELECT message_id, status FROM outbox ORDER BY id"))]
 
 
-@pytest.fixture
-def game_day(home, tmp_path: Path):
-    """The home's day, a backup after each step; the home at its end and the backups' folders."""
+def game_day(home: Config, tmp_path: Path) -> tuple[Clock, list[Path]]:
+    """The home's day (SQLite or PostgreSQL), a `pbem backup` after each step: the clock, the backups' folders."""
     clock = Clock()
     h = Home.of(home)
     taken = []
 
     def point(name: str) -> None:
-        taken.append(take(home, tmp_path / "backups", name, clock.now, 30).folder)
+        code, said = _cli("backup", str(tmp_path / "backups"), "--name", name, "--config", str(home.path))
+        assert code == 0, said
+        taken.append(tmp_path / "backups" / name)
 
     def poll() -> None:
         clock.advance(minutes=6)
@@ -80,11 +80,15 @@ def game_day(home, tmp_path: Path):
     point("hh3-invitations-waiting")
     poll()
     clock.advance(minutes=6)
-    return home, clock, taken
+    return clock, taken
 
 
-def test_a_backup_restored_from_any_point_sends_nothing_twice_and_loses_nothing(game_day, tmp_path: Path) -> None:
-    home, clock, taken = game_day
+def restored_from_each(
+    home: Config, clock: Clock, taken: list[Path], tmp_path: Path, database: Callable[[Path, Path], None]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """For each backup: the home at the day's end copied, the backup restored into it as README says (`database`
+    puts the backup's database back), the refused poll, `--trust-clock`, one more poll; the Message-IDs sent
+    twice and the mails the restored database holds that never went out, by backup."""
     engine_for(home.database_url).dispose()  # cron stopped
     twice: dict[str, int] = {}  # Message-IDs sent twice
     lost: dict[str, int] = {}  # mails the restored database holds that never went out
@@ -92,8 +96,9 @@ def test_a_backup_restored_from_any_point_sends_nothing_twice_and_loses_nothing(
         copy = Path(shutil.copytree(home.home, tmp_path / f"home-{backup.name}"))  # the home at the day's end
         for f in ("pbem.db-wal", "pbem.db-shm"):
             (copy / f).unlink(missing_ok=True)
-        for f in RESTORED:
+        for f in KEYS:
             shutil.copy2(backup / f, copy / f)
+        database(backup, copy)
         cfg = config_mod.load(copy / "pbem.toml")
         assert cfg.home == copy and cfg.maildir_path == copy / "mail", cfg.home
         with pytest.raises(TransportError, match=r"^the database is older than this home"):
@@ -101,9 +106,19 @@ def test_a_backup_restored_from_any_point_sends_nothing_twice_and_loses_nothing(
         run_poll(cfg, clock=clock, trust_clock=True)
         clock.advance(minutes=6)
         run_poll(cfg, clock=clock)
-        engine_for(cfg.database_url).dispose()
         sent = collections.Counter(_sent_ids(copy))
         twice[backup.name] = sum(1 for n in sent.values() if n > 1)
-        lost[backup.name] = sum(1 for m, status in _outbox(copy / "pbem.db") if status != "sent" or not sent[m])
+        lost[backup.name] = sum(1 for m, status in _outbox(cfg.database_url) if status != "sent" or not sent[m])
+        engine_for(cfg.database_url).dispose()
+    return twice, lost
+
+
+def test_a_backup_restored_from_any_point_sends_nothing_twice_and_loses_nothing(home, tmp_path: Path) -> None:
+    clock, taken = game_day(home, tmp_path)
+
+    def sqlite(backup: Path, copy: Path) -> None:
+        shutil.copy2(backup / "pbem.db", copy / "pbem.db")
+
+    twice, lost = restored_from_each(home, clock, taken, tmp_path, sqlite)
     assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)
     assert _count(home.home / "pbem.db") == 3  # (the home itself read all three mails)

@@ -21,7 +21,8 @@ def backup_command(
         WITHIN,
         "--within",
         min=0.0,
-        help="Seconds the copy may take (at most 8/10 of [limits] command_deadline); past them it stops.",
+        help="Seconds the copy may take (at most 8/10 of [limits] command_deadline), or with --check --restore-into "
+        "the restore; past them it stops.",
     ),
     check: Path | None = typer.Option(None, "--check", metavar="DIR", help="Check the backup in DIR instead."),
     restore_into: str | None = typer.Option(
