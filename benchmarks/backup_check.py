@@ -7,7 +7,8 @@ after) of `--games` running games (copies of one game's rows, `benchmarks/scale.
 more sent reports, then times, each in its own process: `pbem backup`, `pbem backup --check` (on PostgreSQL also
 `--check --restore-into URL`, which restores the dump into a scratch database and reads it), and in this process
 the outbox.key check every poll and changing command makes (`pbem.app.outbox_key.refusal`, median of 200).
-The last line printed is a JSON object of the figures.
+The last line printed is a JSON object of the figures.  (The copied games' signing keys are sealed for the name
+of the game they copy, so the check names them as keys its key file does not open: it tries each all the same.)
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def main() -> None:
         figures["check_s"] = round(seconds, 2)
         if args.pg:
             check = common.pbem_cmd("backup", "--check", str(root / "b" / "one"), "--restore-into", args.pg)
-            seconds, out = common.run_timed(check, env)
+            seconds, out = common.run_timed(check, env, check=False)
             figures["check_restore_into_s"] = round(seconds, 2)
         print(out)
         times = []
