@@ -73,6 +73,8 @@ def check(folder: Path, restore: Restore | None = None) -> Checked:
     if config not in files:
         c.bad(f"the manifest names no configuration file ({config!r}): the backup is incomplete")
     got = _database(folder, manifest, c, restore)
+    if restore is not None and manifest.get("database") == "sqlite":
+        c.good("--restore-into is for a pg_dump file: this backup's SQLite database was read as it is")
     _keys(folder, got.keys if got is not None else None, sealing.FILE in files, c)
     _outbox_key(folder / OUTBOX_KEY, OUTBOX_KEY in files, got, c)
     return c
