@@ -114,8 +114,8 @@ def test_the_poll_and_every_changing_command_refuse_another_homes_outbox_key(sen
 
 
 def test_a_home_made_before_keeps_its_keys_check_value_at_its_next_poll(sent, clock, tmp_path: Path) -> None:
-    """The record of a home made before this pbem has no check value: its next poll writes it; a backup taken
-    between says whose key it holds is not known (the old all-clear, said as such)."""
+    """The record of a home made before this pbem has no check value: its next poll (or `pbem upgrade`) writes it;
+    a backup taken between says whose key it holds is not known (the old all-clear, said as such)."""
     db = sent.home / "pbem.db"
     engine_for(sent.database_url).dispose()
     with sqlite3.connect(db) as c:
@@ -127,6 +127,11 @@ def test_a_home_made_before_keeps_its_keys_check_value_at_its_next_poll(sent, cl
     )
     clock.advance(minutes=6)
     run_poll(sent, clock=clock)
+    assert _stored(db) == outbox_key.check_value((sent.home / sealed.KEY_FILE).read_bytes())
+    with sqlite3.connect(db) as c:  # `pbem upgrade`, run after installing this pbem, writes it too
+        c.execute("DELETE FROM home_secrets WHERE name = ?", (outbox_key.NAME,))
+    c.close()
+    assert _cli("upgrade", "--config", str(sent.path))[0] == 0
     assert _stored(db) == outbox_key.check_value((sent.home / sealed.KEY_FILE).read_bytes())
 
 
