@@ -86,6 +86,9 @@ def test_a_backups_outbox_key_of_another_home_is_named_with_no_sealed_mail_waiti
         if got.ok or [line for line in got.wrong if not line.startswith("outbox.key: is not this database's")]:
             missed.append((how, got.lines))
     assert missed == [], missed
+    (sent.home / sealed.KEY_FILE).write_bytes(Fernet.generate_key() + b"\n")  # a backup of such a home says so
+    code, said = _cli("backup", str(tmp_path / "b"), "--name", "two", "--config", str(sent.path))
+    assert code == 0 and f"note: {sent.home / sealed.KEY_FILE} is not this database's (saved all the same)" in said
 
 
 def test_the_poll_and_every_changing_command_refuse_another_homes_outbox_key(sent, clock) -> None:
