@@ -485,3 +485,15 @@ def test_a_stopped_runs_folder_is_removed_once_its_process_is_gone_and_its_deadl
     assert sorted(p.name for p in dest.iterdir() if p.name.startswith(".")) == sorted(
         n for k, n in folders.items() if k != "stale"
     )
+
+
+def test_restore_into_is_refused_where_it_cannot_apply_and_said_needless_for_sqlite(one: Path, tmp_path: Path) -> None:
+    """`--restore-into` goes with --check only, takes a PostgreSQL URL (its password never printed), and on a SQLite
+    backup is said to be needless (the database is read as it is). (The restore itself: tests/test_postgres.py.)"""
+    code, said = _cli("backup", str(tmp_path / "b"), "--restore-into", "postgresql://u:hunter2pw@h/db")
+    assert code == 2 and "--restore-into goes with --check DIR" in said and "hunter2pw" not in said, said
+    code, said = _cli("backup", "--check", str(one), "--restore-into", "sqlite:///x.db")
+    assert code == 2 and "--restore-into takes a PostgreSQL server's URL" in said, said
+    code, said = _cli("backup", "--check", str(one), "--restore-into", "postgresql://u:hunter2pw@h/db")
+    assert code == 0 and "--restore-into is for a pg_dump file: this backup's SQLite database" in said, said
+    assert "hunter2pw" not in said

@@ -488,3 +488,119 @@ def test_pbem_backup_saves_a_postgres_record_by_pg_dump_or_says_to(home, tmp_pat
     assert code == 0 and said.startswith("note: the PostgreSQL database is not in this backup: pg_dump is not on"), said
     checked = CliRunner().invoke(app, ["backup", "--check", str(tmp_path / "b" / "undumped")])
     assert checked.exit_code == 1 and "the database is not in this backup (postgresql)" in checked.output
+
+
+def _dump_damaged(one: Path, at: Path, how: str) -> Path:
+    """A copy of the backup `one` whose pg_dump file is cut short (how "cut0.3": at 3/10 of its bytes) or has a
+    byte changed ("flip0.6": at 6/10), its manifest made to match (a disk that lost the end, bits that rotted)."""
+    from pbem.app.backup import MANIFEST, PG_FILE, digest
+
+    bad = Path(shutil.copytree(one, at / how))
+    data = bytearray((bad / PG_FILE).read_bytes())
+    where = int(len(data) * float(how[4:]))
+    if how.startswith("cut"):
+        data = data[:where]
+    else:
+        data[where] ^= 0xFF
+    (bad / PG_FILE).write_bytes(bytes(data))
+    manifest = json.loads((bad / MANIFEST).read_text())
+    manifest["files"][PG_FILE] = digest(bad / PG_FILE)
+    (bad / MANIFEST).write_text(json.dumps(manifest))
+    return bad
+
+
+#: The generator's damaged dumps; the suite runs the first two, BACKUP3_ALL=1 all twelve.
+DAMAGED = ["cut0.5", "flip0.8", "cut0.95", "cut0.3", "cut0.7", "cut0.9", "cut0.99", "flip0.5", "flip0.6", "flip0.7"]
+DAMAGED += ["flip0.9", "flip0.95"]
+
+
+def test_check_restore_into_proves_a_dump_restores_and_names_one_that_does_not(home, pg_url: str, tmp_path: Path):
+    """`pbem backup --check DIR --restore-into URL`: the dump restored into a scratch database made on that server
+    (and dropped), then checked as a SQLite backup is: its schema, every game's key, outbox.key (here another home's,
+    with no sealed mail waiting: named by the check value the record keeps).  The generator `DAMAGED` (dumps cut
+    short or with a byte changed, hash matched): `pg_restore --list` reads 11 of 12, so on e5c877a `--check` said
+    11 of 12 intact; with --restore-into 0 of 12 (each "does not restore"): `BACKUP3_ALL=1 python3 -m pytest
+    tests/test_postgres.py -k restore_into -s -n 0` prints both figures (the suite runs two)."""
+    from typer.testing import CliRunner
+
+    from pbem.app.backup import MANIFEST, digest
+    from pbem.app.backup_check import Restore, check
+    from pbem.app.cron import run_poll
+    from pbem.cli import app
+    from pbem.mail.outbound.sealed import KEY_FILE
+    from pbem.record.restore_probe import PREFIX
+
+    clock = Clock()
+    tm.games.create_game(tm.Home.of(home), "habsburg", "hh1", tm.PLAYERS, seed="pgrestore", clock=clock, codes=CODES)
+    run_poll(home, clock=clock)  # the invitations sent: no sealed mail waits, the key's check value is kept
+    got = CliRunner().invoke(app, ["backup", str(tmp_path / "b"), "--name", "one", "--config", str(home.path)])
+    assert got.exit_code == 0, got.output
+    one = tmp_path / "b" / "one"
+    got = CliRunner().invoke(app, ["backup", "--check", str(one), "--restore-into", pg_url])
+    said = got.output
+    assert got.exit_code == 0 and "pbem.pgdump: restores into PostgreSQL at postgresql+psycopg://" in said, said
+    assert "game-keys.secret: opens the sealed signing key of every game (1 game)" in said, said
+    assert "outbox.key: is this database's" in said and ":***@" in said and pg_url.split("@")[0][-4:] + "@" not in said
+
+    other = Path(shutil.copytree(one, tmp_path / "other-key"))
+    from cryptography.fernet import Fernet
+
+    (other / KEY_FILE).write_bytes(Fernet.generate_key() + b"\n")
+    manifest = json.loads((other / MANIFEST).read_text())
+    manifest["files"][KEY_FILE] = digest(other / KEY_FILE)
+    (other / MANIFEST).write_text(json.dumps(manifest))
+    assert check(other).ok  # without a restore the dump's database is not read: whose key it is is not known
+    assert [w for w in check(other, Restore(pg_url)).wrong if w.startswith("outbox.key: is not this database's")]
+
+    cases = DAMAGED if os.environ.get("BACKUP3_ALL") else DAMAGED[:2]
+    listed = proved = 0
+    for how in cases:
+        bad = _dump_damaged(one, tmp_path, how)
+        listed += check(bad).ok  # what e5c877a's --check said
+        restored = check(bad, Restore(pg_url))
+        proved += restored.ok
+        if check(bad).ok:  # what the listing let through is what the restore names
+            assert any(": does not restore into PostgreSQL at " in w for w in restored.wrong), restored.lines
+    print(
+        f"damaged dumps: {len(cases)}; --check without a restore said intact: {listed}; with --restore-into: {proved}"
+    )
+    assert listed >= 1 and proved == 0, (listed, proved)
+
+    refused = check(one, Restore(pg.with_database(pg_url, "no_such_database")))  # the server refuses to connect
+    assert refused.wrong[0].startswith("pbem.pgdump: not restored: the server at "), refused.lines
+    import psycopg
+
+    with psycopg.connect(pg.plain_url(pg_url), autocommit=True) as conn:
+        left = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", (PREFIX + "%",)).fetchall()
+    assert left == []  # every scratch database dropped
+
+
+def test_a_pg_dump_restored_as_the_readme_says_from_any_point_sends_nothing_twice(home, pg_url: str, tmp_path: Path):
+    """tests/test_backup_restore.py on PostgreSQL: each backup's dump put back by the README's command
+    (`pg_restore --clean --if-exists --no-owner --single-transaction --dbname=URL pbem.pgdump`) over the record of
+    the day's end; on e5c877a 12 Message-IDs were sent twice over the 4 restore points (6, 3, 0, 3), now 0, and
+    none lost (`BACKUP3_ALL=1` restores from all 4; the suite from the first and the last)."""
+    from tests.test_backup_restore import game_day, restored_from_each
+
+    if shutil.which("pg_restore") is None:
+        pytest.skip("pg_restore is not on PATH (postgresql-client)")
+    clock, taken = game_day(home, tmp_path)
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    command = "pg_restore --clean --if-exists --no-owner --single-transaction --dbname="
+    assert command in re.sub(r"\s+", " ", readme), "README Backups gives the command that restores a dump"
+
+    def dumped(backup: Path, copy: Path) -> None:
+        from pbem.record.db import engine_for
+
+        engine_for(pg_url).dispose()
+        done = subprocess.run(
+            [*command.split()[:-1], f"--dbname={pg.plain_url(pg_url)}", str(backup / "pbem.pgdump")],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr.decode()
+
+    points = taken if os.environ.get("BACKUP3_ALL") else [taken[0], taken[-1]]  # the suite: the first and last
+    twice, lost = restored_from_each(home, clock, points, tmp_path, dumped)
+    assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)

@@ -121,7 +121,9 @@ def test_a_journal_left_by_a_killed_run_is_folded_and_removed_before_anything_is
     assert summary.sent == 2
     assert sorted(out.sent) == [b"p2@example.test", b"p3@example.test"]  # the journaled two are not sent again
     assert {r[0] for r in _rows(cfg).values()} == {"sent"}
-    assert list(sentlog.journal_dir(cfg.home).iterdir()) == []  # both journals folded and removed
+    folder = sentlog.journal_dir(cfg.home)
+    assert [p.name for p in folder.iterdir()] == [sentlog.LEDGER]  # both journals folded and removed
+    assert sorted(map(int, (folder / sentlog.LEDGER).read_text().split())) == sorted(_rows(cfg))  # their ids kept
 
 
 def test_what_a_journal_remembers_is_only_what_is_not_folded_yet(tmp_path: Path) -> None:

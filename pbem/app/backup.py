@@ -30,7 +30,7 @@ from pathlib import Path
 from pbem import __version__
 from pbem.home.config import MAX_CONFIG_BYTES, Config
 from pbem.mail.outbound.sealed import KEY_FILE as OUTBOX_KEY
-from pbem.record import backup, private, sealing
+from pbem.record import backup, outbox_key, private, sealing
 from pbem.record.files import Unreadable, read_at_most
 
 MANIFEST = "manifest.json"
@@ -103,6 +103,7 @@ def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float)
     """Write the database and the home's files into `work`; the manifest that names them."""
     manifest: dict[str, object] = {"format": FORMAT, "pbem": __version__, "taken": now.strftime("%Y-%m-%dT%H:%M:%SZ")}
     file = private.database_path(cfg.database_url)
+    copied = None
     if file is not None:
         if not file.is_file():
             raise OSError(f"the database {file} does not exist")
@@ -124,7 +125,13 @@ def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float)
         taken.notes.append(f"the database has schema {schema}, {standing(schema)}")
     if not _copied(cfg.home / sealing.FILE, work / sealing.FILE, sealing.KEY_FILE_BYTES):
         taken.notes.append(f"{cfg.home / sealing.FILE} does not exist (this home has sealed nothing yet)")
-    _copied(cfg.home / OUTBOX_KEY, work / OUTBOX_KEY, sealing.KEY_FILE_BYTES)  # made with the first sealed mail
+    saved = _copied(cfg.home / OUTBOX_KEY, work / OUTBOX_KEY, sealing.KEY_FILE_BYTES)  # made with the first sealed mail
+    kept = copied.key_check if copied is not None else None  # the check value of the database's outbox.key
+    if saved and kept is not None and kept != outbox_key.check_value((work / OUTBOX_KEY).read_bytes()):
+        taken.notes.append(
+            f"{cfg.home / OUTBOX_KEY} is not this database's (saved all the same): pbem poll refuses to run with "
+            "it; put back the outbox.key saved with this database"
+        )
     _copied(cfg.path, work / cfg.path.name, MAX_CONFIG_BYTES)
     manifest["config_file"] = cfg.path.name
     files = {f.name: digest(f) for f in sorted(work.iterdir())}

@@ -23,12 +23,13 @@ from pbem.app.backup import FORMAT, MANIFEST, NAME, digest
 from pbem.engine.words import count
 from pbem.mail.outbound.sealed import KEY_FILE as OUTBOX_KEY
 from pbem.mail.outbound.sealed import MARK
-from pbem.record import backup, sealing
+from pbem.record import backup, outbox_key, sealing
 from pbem.record.files import Unreadable, read_at_most
 
 MANIFEST_BYTES = 64 * 1024  # a manifest names a handful of files
 MOST_FILES = 32
 LISTING = 120.0  # seconds `pg_restore --list` may take on a pg_dump file
+RESTORING = 900.0  # seconds `--restore-into` may take by default (`pbem backup --within`)
 
 
 @dataclass
@@ -50,8 +51,17 @@ class Checked:
         self.wrong.append(line)
 
 
-def check(folder: Path) -> Checked:
-    """Check the backup in `folder` (a folder: the caller says so otherwise)."""
+@dataclass(frozen=True)
+class Restore:
+    """Where to prove a pg_dump file restores (`--restore-into`): a PostgreSQL server's URL, by `seconds`."""
+
+    url: str
+    seconds: float = RESTORING
+
+
+def check(folder: Path, restore: Restore | None = None) -> Checked:
+    """Check the backup in `folder` (a folder: the caller says so otherwise); with `restore`, a pg_dump file is
+    restored into a scratch database on that server and read as a SQLite backup is (`pbem.record.restore_probe`)."""
     c = Checked()
     manifest = _manifest(folder, c)
     if manifest is None:
@@ -62,7 +72,9 @@ def check(folder: Path) -> Checked:
     config = manifest.get("config_file")
     if config not in files:
         c.bad(f"the manifest names no configuration file ({config!r}): the backup is incomplete")
-    got = _database(folder, manifest, c)
+    got = _database(folder, manifest, c, restore)
+    if restore is not None and manifest.get("database") == "sqlite":
+        c.good("--restore-into is for a pg_dump file: this backup's SQLite database was read as it is")
     _keys(folder, got.keys if got is not None else None, sealing.FILE in files, c)
     _outbox_key(folder / OUTBOX_KEY, OUTBOX_KEY in files, got, c)
     return c
@@ -111,7 +123,7 @@ def _file(path: Path, stated: Any, c: Checked) -> None:
     c.good(f"{path.name}: intact ({found['bytes']:,} bytes, SHA-256 as in the manifest)")
 
 
-def _database(folder: Path, manifest: dict[str, Any], c: Checked) -> backup.Opened | None:
+def _database(folder: Path, manifest: dict[str, Any], c: Checked, restore: Restore | None) -> backup.Opened | None:
     """The database opened and checked: what it holds, or None where its games cannot be read here (no database
     in the backup, one that does not open or holds no pbem tables, a pg_dump file)."""
     name = manifest.get("database_file")
@@ -119,8 +131,9 @@ def _database(folder: Path, manifest: dict[str, Any], c: Checked) -> backup.Open
         c.bad(f"the database is not in this backup ({manifest.get('database')}): save it yourself, see README Backups")
         return None
     if manifest.get("database") != "sqlite":
-        _dump(folder / name, c)
-        return None
+        if not _dump(folder / name, c, restore is None) or restore is None:
+            return None
+        return _restored(folder / name, restore, manifest.get("schema"), c)
     try:
         got = backup.opened(folder / name, MARK)
     except sqlite3.Error as exc:
@@ -140,22 +153,65 @@ def _database(folder: Path, manifest: dict[str, Any], c: Checked) -> backup.Open
     return got if got.revision is not None else None  # no pbem tables: no games' keys read
 
 
-def _dump(path: Path, c: Checked) -> None:
+def _dump(path: Path, c: Checked, alone: bool) -> bool:
     """A pg_dump file read by `pg_restore --list` (a hash matching the manifest says only that it is the file
-    saved: one pg_dump wrote truncated or damaged matches it too)."""
-    about = "its games' keys are not checked here"
+    saved: one pg_dump wrote truncated or damaged matches it too); whether it was read.  `alone`: not restored
+    after (`--restore-into` not given), said so."""
+    about = "its games' keys are not checked here (--restore-into URL restores it to check them)" if alone else ""
     try:
         entries = backup.pg_listed(path, time.monotonic() + LISTING)
     except backup.Late as exc:
         c.bad(f"{path.name}: {exc} ({LISTING:.0f} s): whether pg_restore can read it is not known")
-        return
+        return False
     except OSError as exc:
-        if backup.pg_restore() is None:
+        if backup.pg_restore() is None and alone:
             c.good(f"{path.name}: a pg_dump file, not read: pg_restore is not on PATH (postgresql-client); {about}")
+        elif backup.pg_restore() is None:
+            c.bad(f"{path.name}: not restored: pg_restore is not on PATH (install postgresql-client)")
         else:
             c.bad(f"{path.name}: pg_restore cannot read it as a pg_dump file: {exc}")
-        return
-    c.good(f"{path.name}: a pg_dump file pg_restore reads ({count(entries, 'entry', 'entries')} listed); {about}")
+        return False
+    c.good(
+        f"{path.name}: a pg_dump file pg_restore reads ({count(entries, 'entry', 'entries')} listed)"
+        + (f"; {about}" if about else "")
+    )
+    return True
+
+
+def _restored(path: Path, restore: Restore, schema: object, c: Checked) -> backup.Opened | None:
+    """The pg_dump file restored into a scratch database on `restore.url`'s server, read and dropped: what it
+    holds, or None (said why) when it did not restore or could not be tried."""
+    from pbem.record.restore_probe import restored, shown
+
+    where = shown(restore.url)
+    started = time.monotonic()
+    try:
+        got = restored(path, restore.url, started + restore.seconds, MARK)
+    except backup.Late as exc:
+        c.bad(f"{path.name}: {exc} ({restore.seconds:.0f} s): whether it restores is not known; give --within more")
+        return None
+    except ValueError as exc:  # a URL that is no PostgreSQL one
+        c.bad(f"{path.name}: not restored: {exc}")
+        return None
+    except OSError as exc:  # pg_restore said why (a table's data cut short, a dump of a newer server)
+        c.bad(f"{path.name}: does not restore into PostgreSQL at {where}: {exc}")
+        return None
+    except Exception as exc:  # psycopg.Error: the server refused (no right to create a database, a password)
+        why = str(exc).strip().splitlines()
+        c.bad(
+            f"{path.name}: not restored: the server at {where} refused a scratch database "
+            f"({why[0] if why else type(exc).__name__}); --restore-into needs a role that may create databases"
+        )
+        return None
+    if got.revision != schema:
+        c.bad(f"{path.name}: restored, holds schema {got.revision}, the manifest says {schema}")
+    from pbem.record.schema import standing
+
+    c.good(
+        f"{path.name}: restores into PostgreSQL at {where} in {time.monotonic() - started:.1f} s: schema "
+        f"{got.revision} ({standing(got.revision)}), {count(len(got.keys), 'game')} (the scratch database is dropped)"
+    )
+    return got if got.revision is not None else None
 
 
 def _keys(folder: Path, keys: list[tuple[str, str | None]] | None, listed: bool, c: Checked) -> None:
@@ -200,12 +256,21 @@ def _outbox_key(path: Path, listed: bool, got: backup.Opened | None, c: Checked)
             c.bad(f"{OUTBOX_KEY}: not in the backup, and {waiting} are sealed with it (they would go out redacted)")
         return
     try:
-        key = Fernet(read_at_most(path, sealing.KEY_FILE_BYTES, str(path)).strip())
+        text = read_at_most(path, sealing.KEY_FILE_BYTES, str(path))
+        key = Fernet(text.strip())
     except (OSError, Unreadable, ValueError):
         c.bad(f"{OUTBOX_KEY}: holds no key (it was edited or damaged)")
         return
     if got is None:
         c.good(f"{OUTBOX_KEY}: holds a key; not tried on the mails waiting to be sent (the database was not read)")
+        return
+    kept = got.key_check
+    if kept is not None and kept != outbox_key.check_value(text):
+        c.bad(
+            f"{OUTBOX_KEY}: is not this database's: the database keeps the check value of another key ({waiting} "
+            "sealed with that one); it is another home's key file, or the database is (a restored home would refuse "
+            "to run with it; mails sealed with the right one would go out redacted)"
+        )
         return
     tried = got.some_sealed
     closed = 0
@@ -221,7 +286,10 @@ def _outbox_key(path: Path, listed: bool, got: backup.Opened | None, c: Checked)
         )
         return
     if not tried:
-        c.good(f"{OUTBOX_KEY}: holds a key (no mail waiting to be sent is sealed with it)")
+        if kept is None:  # (a home whose poll has not run since pbem keeps the value: the next poll writes it)
+            c.good(f"{OUTBOX_KEY}: holds a key; whose is not known (the database keeps no check value of its key yet)")
+        else:
+            c.good(f"{OUTBOX_KEY}: is this database's (its check value is the database's; no mail waiting is sealed)")
         return
     which = f"the first {len(tried)} of the {waiting}" if sealed > len(tried) else f"the {waiting}"
     c.good(f"{OUTBOX_KEY}: opens {which} sealed with it")

@@ -97,6 +97,10 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
         try:
             arrivals.prepare(cfg, inbox, trust_clock)  # what the last run saw of the inbox, for the server's clock
             summary = poll(home.connected(inbox, sender), dry_run=dry_run)
+            if not dry_run and summary.sent:  # an outbox.key this poll made: its check value kept now, not next run
+                from pbem.app.outbox_key import refusal as foreign_key
+
+                foreign_key(cfg.database_url, cfg.home)
             summary.notes += filed.notes
             summary.told += filed.notes
             if not dry_run:
@@ -214,6 +218,12 @@ def _times(
 
         clocks.log.warning("the clock is trusted as right: the record's newest time is set back to %s", started)
         reset_last_run(cfg.database_url, started)
+        from pbem.record.sentlog import replay
+
+        if again := replay(cfg.home, cfg.database_url, started):  # a restored database's mails sent since its backup
+            clocks.log.warning(
+                "%d mail(s) the database held as waiting were sent before: marked sent, not sent again", again
+            )
         from pbem.app.arrivals import forget
 
         forget(cfg)  # and a clock the mail server's arrival dates found ahead
@@ -224,8 +234,11 @@ def _times(
         raise TransportError(str(exc)) from None
     refusal = clocks.behind(seen, started) or clocks.restored(seen, held)
     filed = witness.Found() if refusal or trust_clock else witness.check(cfg, seen)
-    if refusal := refusal or filed.refusal:  # steps opened or timed now would be due in the past (issue 26), or a
-        raise TransportError(refusal)  # backup restored: nothing is written
+    from pbem.app.outbox_key import refusal as foreign_key
+
+    # steps opened or timed now would be due in the past (issue 26), a backup restored, another home's outbox.key:
+    if refusal := refusal or filed.refusal or foreign_key(cfg.database_url, cfg.home):
+        raise TransportError(refusal)  # nothing is written
     previous, recorded = _last_run(cfg, started)
     if recorded:  # only a start the database holds: a mark ahead of it would refuse the next poll as "restored"
         clocks.mark_home(cfg.home, started, held, again=trust_clock)

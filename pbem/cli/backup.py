@@ -21,9 +21,17 @@ def backup_command(
         WITHIN,
         "--within",
         min=0.0,
-        help="Seconds the copy may take (at most 8/10 of [limits] command_deadline); past them it stops.",
+        help="Seconds the copy may take (at most 8/10 of [limits] command_deadline), or with --check --restore-into "
+        "the restore; past them it stops.",
     ),
     check: Path | None = typer.Option(None, "--check", metavar="DIR", help="Check the backup in DIR instead."),
+    restore_into: str | None = typer.Option(
+        None,
+        "--restore-into",
+        metavar="URL",
+        help="With --check: prove a pg_dump restores, into a scratch database made (and dropped) on this "
+        "PostgreSQL server (its role needs CREATEDB); --within bounds it.",
+    ),
     keep: int | None = typer.Option(
         None,
         "--keep",
@@ -39,7 +47,9 @@ def backup_command(
     one just made; each removal is said.  A folder a stopped run left unfinished is removed once its process is
     gone and it is older than [limits] command_deadline.
 
-    With --check DIR: say whether that backup is complete and intact.  Exit codes: 0 done (intact); 1 the backup
+    With --check DIR: say whether that backup is complete and intact.  With --restore-into URL too, a PostgreSQL
+    backup's dump is restored into a new database made for it on that server, checked as a SQLite backup is (the
+    schema, every game's key, outbox.key), and dropped, within --within seconds.  Exit codes: 0 done (intact); 1 the backup
     checked is incomplete or damaged; 2 DEST or DIR refused as given; 3 the database could not be copied (in time).
 
     Example: pbem --config ~/pbem/pbem.toml backup --keep 30 /backups/pbem    or    pbem backup --check /backups/pbem/pbem-...
@@ -49,8 +59,10 @@ def backup_command(
     if check is not None:
         if keep is not None:
             fail("--keep goes with DEST (a backup made), not with --check", 2)
-        _check(check)
+        _check(check, restore_into, within)
         return
+    if restore_into is not None:
+        fail("--restore-into goes with --check DIR (a backup checked), not with DEST", 2)
     assert dest is not None
     _take(dest, name, within, keep)
 
@@ -85,12 +97,21 @@ def _take(dest: Path, name: str | None, within: float, keep: int | None) -> None
     )
 
 
-def _check(folder: Path) -> None:
-    from pbem.app.backup_check import check
+def _check(folder: Path, restore_into: str | None, within: float) -> None:
+    from pbem.app.backup_check import Restore, check
 
     if not exists(folder, "a backup to check") or not folder.expanduser().is_dir():
         fail(f"{folder} is no folder: give the folder a backup was made in (pbem-DATE-TIME)", 2)
-    got = check(folder.expanduser())
+    restore = None
+    if restore_into is not None:
+        if not restore_into.startswith(("postgresql://", "postgresql+")):
+            fail(
+                "--restore-into takes a PostgreSQL server's URL (postgresql://USER@HOST/DATABASE), whose role may "
+                "create databases: the dump is restored into a new one, dropped after",
+                2,
+            )
+        restore = Restore(restore_into, within)
+    got = check(folder.expanduser(), restore)
     for line in got.lines:
         typer.echo(line)
     if not got.ok:

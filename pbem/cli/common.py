@@ -250,6 +250,10 @@ def checked(home: Home) -> datetime:
         why = behind(seen, now) or restored(seen, home.cfg.home)
     except MarkHeld as exc:  # (a mark leased by another process: `pbem.app.clock._read_mark`)
         why = str(exc)
+    if not why:  # another home's outbox.key (`pbem.app.outbox_key`)
+        from pbem.app.outbox_key import refusal
+
+        why = refusal(home.cfg.database_url, home.cfg.home)
     if why:
         fail(why.replace("nothing was done", "nothing was changed"), 3)
     logged(home.cfg)

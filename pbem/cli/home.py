@@ -73,6 +73,10 @@ def upgrade() -> None:
     narrowed = _narrow_private_files(cfg)
     if narrowed:
         typer.echo("made private (mode 0600; they hold every game's seed or keys): " + ", ".join(narrowed))
+    from pbem.app.outbox_key import refusal
+
+    if foreign := refusal(cfg.database_url, cfg.home):  # the key's check value kept (a home made before), or told
+        typer.echo(f"note: {foreign}")
 
 
 def _narrow_private_files(cfg: config_mod.Config) -> list[str]:

@@ -26,7 +26,7 @@ from pathlib import Path
 from time import monotonic
 from urllib.parse import quote
 
-from pbem.record import private
+from pbem.record import outbox_key, private
 
 STEP = 1024  # pages copied between two looks at the deadline (4 MiB of SQLite's default pages)
 PROBLEMS = 5  # lines of `quick_check` kept when the copy is damaged
@@ -71,6 +71,7 @@ class Opened:
     keys: list[tuple[str, str | None]]
     sealed: int = 0
     some_sealed: list[bytes] = field(default_factory=list)
+    key_check: str | None = None  # the check value of its outbox.key (`pbem.record.outbox_key`), None: none kept
 
 
 def opened(path: Path, mark: bytes = b"") -> Opened:
@@ -93,12 +94,16 @@ def opened(path: Path, mark: bytes = b"") -> Opened:
         keys: list[tuple[str, str | None]] = []
         if "games" in tables:
             keys = [(str(n), k) for n, k in conn.execute("SELECT name, signing_key FROM games ORDER BY id")]
+        check = None
+        if "home_secrets" in tables:
+            row = conn.execute("SELECT value FROM home_secrets WHERE name = ?", (outbox_key.NAME,)).fetchone()
+            check = str(row[0]) if row else None
         if not mark or "outbox" not in tables:
-            return Opened(problems, revision, keys)
+            return Opened(problems, revision, keys, key_check=check)
         where = "FROM outbox WHERE substr(raw, 1, ?) = ?"  # a blob's first bytes
         sealed = int(conn.execute(f"SELECT count(*) {where}", (len(mark), mark)).fetchone()[0])
         some = [bytes(r[0]) for r in conn.execute(f"SELECT raw {where} ORDER BY id LIMIT ?", (len(mark), mark, SEALED))]
-        return Opened(problems, revision, keys, sealed, some)
+        return Opened(problems, revision, keys, sealed, some, check)
     finally:
         conn.close()
 

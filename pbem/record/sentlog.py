@@ -7,6 +7,12 @@ it, it appends the outbox id to its own journal, a small append-only file
 journal into the outbox between messages with one UPDATE per batch (`fold`), and
 once more when the sender is done; the file is removed after that last fold.
 
+Each journal, once folded, is added to the home's ledger of mails sent (`LEDGER`, in the same folder, the newest
+`LEDGER_BYTES` of it kept) before it is removed: a database restored from a backup holds as waiting the mails that
+were waiting when it was saved, and sent since; the run that goes on with it (`pbem poll --trust-clock`, which
+a restored database needs) marks those the ledger names sent, not sending them twice (`replay`), then starts the
+ledger anew (the ids of the abandoned history would name other mails of the restored one).
+
 Crash safety is the one of marking each mail right after sending it: a kill
 between the server's acceptance and the journal line re-sends that one mail on
 the next run (one duplicate per sending connection), and a journal left by a
@@ -33,6 +39,8 @@ from pbem.record.models import OutboxMessage
 FOLD_CHUNK = 500  # ids per UPDATE (under every database's parameter limit)
 DIRECTORY = "outbox-sent"
 SUFFIX = ".sent"
+LEDGER = "sent-ids.ledger"  # (not a journal: it does not end in SUFFIX)
+LEDGER_BYTES = 1 << 20  # the ledger's newest bytes kept: about 140,000 mails (a month of 4,000 a day)
 
 
 def journal_dir(home: Path) -> Path:
@@ -49,11 +57,14 @@ class SentLog:
         self._lock = threading.Lock()
         self._unfolded: list[int] = []
         self.sent: set[int] = set()  # ids sent and not yet folded (once folded, the outbox says so itself)
+        self._written = bytearray()  # the journal's lines, for the ledger when it is removed (7 bytes a mail)
 
     def record(self, oid: int) -> None:
         """Mail `oid` was accepted by the server: say so before anything else is sent on this connection."""
-        os.write(self._fd, f"{oid}\n".encode())
+        line = f"{oid}\n".encode()
+        os.write(self._fd, line)
         with self._lock:
+            self._written += line
             self._unfolded.append(oid)
             self.sent.add(oid)
 
@@ -80,7 +91,58 @@ class SentLog:
         """`remove` only once every line is folded and committed."""
         os.close(self._fd)
         if remove:
+            if self._written:
+                kept(self.path.parent, bytes(self._written))
             self.path.unlink(missing_ok=True)
+
+
+def kept(directory: Path, lines: bytes) -> None:
+    """The ids `lines` (one a line) added to the ledger of mails sent, whose newest `LEDGER_BYTES` are kept.  A
+    ledger that cannot be written loses only the protection of a later restore: never the run."""
+    path = directory / LEDGER
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, lines)
+            size = os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+        if size > LEDGER_BYTES:  # the newest half kept, from a line's start, the file replaced whole
+            with open(path, "rb") as f:
+                f.seek(size - LEDGER_BYTES // 2)
+                tail = f.read()
+            from pbem.record.files import write_whole
+
+            write_whole(path, tail[tail.find(b"\n") + 1 :], 0o600)
+    except OSError:
+        pass
+
+
+def retire(path: Path, ids: Iterable[int]) -> None:
+    """A folded journal of a run that ended (killed) into the ledger, and removed."""
+    if ids:
+        kept(path.parent, "".join(f"{i}\n" for i in sorted(ids)).encode())
+    path.unlink(missing_ok=True)
+
+
+def replay(home: Path, url: str, when: datetime) -> int:
+    """Mark sent the mails waiting in the database at `url` that the home's ledger says were sent (a database
+    restored from a backup holds them as waiting), then start the ledger anew; how many were marked."""
+    from pbem.record.db import transaction
+
+    path = journal_dir(home) / LEDGER
+    try:
+        with open(path, "rb") as f:
+            text = f.read(2 * LEDGER_BYTES).decode("ascii", "replace")  # (a file made larger by hand: its start)
+    except OSError:  # none (nothing sent since it was started anew), or not one to read
+        return 0
+    ids = {int(line) for line in text.split() if line.isdigit()}
+    if not ids:
+        return 0
+    with transaction(url) as conn:
+        marked = fold(conn, ids, when)
+    path.unlink(missing_ok=True)
+    return marked
 
 
 def fold(conn: Connection, ids: Iterable[int], when: datetime) -> int:

@@ -28,9 +28,11 @@ from pathlib import Path
 from cryptography.fernet import Fernet, InvalidToken
 
 from pbem.record import private
+from pbem.record.outbox_key import MARK  # what a sealed `raw` starts with (a mail never does: it starts with a header)
 from pbem.record.sealing import RESTORE, Unsealable, key_file
 
-MARK = b"pbem-sealed-1\n"  # what a sealed `raw` starts with (a mail never does: it starts with a header)
+__all__ = ["KEY_FILE", "MARK", "held", "is_sealed", "opened", "seal"]
+
 KEY_FILE = "outbox.key"
 
 log = logging.getLogger("pbem.sender")
@@ -58,6 +60,20 @@ def _key(home: Path, create: bool) -> Fernet | None:
             raise Unsealable(f"the key file {path} holds no key (it was edited or damaged): {RESTORE}") from None
         _KEYS[path] = fernet
         return fernet
+
+
+def held(home: Path) -> bytes | None:
+    """The text of the home's key file, read now (None: it has none); Unsealable when it holds no key.  What the
+    record's check value is compared with (`pbem.app.outbox_key`): the key this process keeps may be older."""
+    path = Path(home) / KEY_FILE
+    found = key_file(path)
+    if found is None:
+        return None
+    try:
+        Fernet(found)
+    except ValueError:
+        raise Unsealable(f"the key file {path} holds no key (it was edited or damaged): {RESTORE}") from None
+    return found
 
 
 def seal(home: Path, raw: bytes) -> bytes:

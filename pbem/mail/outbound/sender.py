@@ -246,7 +246,7 @@ class Dispatcher:
                     sentlog.fold(conn, ids, self.clock())
                 self.claims.add(ids)
             if not alive:
-                path.unlink(missing_ok=True)
+                sentlog.retire(path, ids)
 
     def nudge(self) -> None:
         for wake in self._wakes:

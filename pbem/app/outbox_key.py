@@ -1,0 +1,52 @@
+"""The home's `outbox.key` checked against the record at the start of every run that may use it.
+
+`pbem poll` (`pbem.app.cron`) and every command that changes the home (`pbem.cli.common.checked`) first ask the
+record whether the key file in the home is its own (`pbem.record.outbox_key`: a check value of the key, kept in
+the record).  Another home's key file (a database restored beside the wrong one, a key file copied from another
+home) stops the run before anything is done, in one line that says what to put back, or how to go on without
+it; before, such a run sealed the players' codes under a key that opened none of the mails already waiting,
+which then went out redacted.  A key file that is gone is told in the log (the mails sealed under it go out
+redacted, as they did) and the record forgets the old key's value, so that the key the home makes next is its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from pbem.engine.words import count
+from pbem.mail.outbound.sealed import KEY_FILE, held
+from pbem.record import outbox_key
+from pbem.record.sealing import Unsealable
+
+log = logging.getLogger("pbem")
+
+
+def refusal(database_url: str, home: Path) -> str | None:
+    """Why no run may use the home's key file with this record (one line), or None; the record's check value
+    written when it has none.  A key file that holds no key is left to the run (`pbem.mail.outbound.sealed`)."""
+    path = Path(home) / KEY_FILE
+    try:
+        key = held(home)
+    except Unsealable:  # a damaged key file: told where it is used, as before (a mail sealed with it goes redacted)
+        return None
+    found = outbox_key.belongs(database_url, key)
+    sealed = f"{count(found.waiting, 'mail')} waiting to be sent {'is' if found.waiting == 1 else 'are'} sealed"
+    if found.state == "lost":
+        if found.waiting:
+            log.warning(
+                "the key file %s is gone, and %s with the key it held: they go out with the players' codes "
+                "redacted unless you put back the outbox.key saved with this database",
+                path,
+                sealed,
+            )
+        return None
+    if found.state != "other":
+        return None
+    why = f" ({sealed} with that one)" if found.waiting else ""
+    return (
+        f"the key file {path} is not this database's: the database was used with another outbox.key{why}; put back "
+        "the outbox.key saved with this database (`pbem backup` saves them together), or, if that key is lost, move "
+        f"{path} aside: pbem then makes a new one, and mails sealed with the lost one go out with the players' codes "
+        "redacted (`pbem game code` gives a player a new code); nothing was done"
+    )

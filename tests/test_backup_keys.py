@@ -1,0 +1,158 @@
+"""Another home's `outbox.key` is named with no sealed mail waiting (pbem.record.outbox_key, pbem.app.outbox_key).
+
+Before, `pbem backup --check` could tell whose `outbox.key` a backup held only by the sealed mails waiting to be
+sent (their codes): once a poll had sent them, any valid key passed, and a restored home ran with another home's
+key, sealing the next codes under it.  Now the record keeps a check value of its key (a MAC of a fixed label under
+it, `home_secrets` row `outbox-key-check`), written the first time a run finds a key and no value (a home made
+before: its next poll), and `--check`, `pbem poll` and every command that changes the home compare the key with it.
+
+The generator `wrong_keys` (another home's key, one character changed at six places: each still a key): on
+e5c877a `--check` passed 7 of 7 backups with no sealed mail waiting, and the poll and `pbem game pause` ran
+with 7 of 7 such keys in the home; on this branch 0 of 7 each.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from cryptography.fernet import Fernet
+
+from pbem.app import games
+from pbem.app.backup import MANIFEST, digest, take
+from pbem.app.backup_check import check
+from pbem.app.cron import run_poll
+from pbem.home.app import Home
+from pbem.mail.outbound import sealed
+from pbem.mail.transports.seam import TransportError
+from pbem.record import outbox_key
+from pbem.record.db import engine_for
+from pbem.record.store import now_utc
+from tests.conftest import CODES
+from tests.test_backup import PLAYERS, _cli
+
+ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+def wrong_keys(key: bytes) -> dict[str, bytes]:
+    """Keys that are not `key`: another home's, and `key` with one character changed at six places."""
+    swapped = {
+        f"char{at}": key[:at] + bytes([ALPHABET[(ALPHABET.index(key[at]) + 1) % 64]]) + key[at + 1 :]
+        for at in range(0, 42, 7)
+    }
+    return {"other-home": Fernet.generate_key(), **swapped}
+
+
+def _stored(db: Path) -> str | None:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        row = c.execute("SELECT value FROM home_secrets WHERE name = ?", (outbox_key.NAME,)).fetchone()
+    c.close()
+    return str(row[0]) if row else None
+
+
+def _sealed_waiting(db: Path) -> int:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        n = int(c.execute("SELECT count(*) FROM outbox WHERE substr(raw, 1, 14) = ?", (sealed.MARK,)).fetchone()[0])
+    c.close()
+    return n
+
+
+@pytest.fixture
+def sent(home, clock):
+    """A home whose game's invitations (sealed: they carry the codes) were all sent: no sealed mail waits."""
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="keys", clock=clock, codes=CODES)
+    run_poll(home, clock=clock)
+    db = home.home / "pbem.db"
+    assert _sealed_waiting(db) == 0
+    return home
+
+
+def test_a_backups_outbox_key_of_another_home_is_named_with_no_sealed_mail_waiting(sent, tmp_path: Path) -> None:
+    key = (sent.home / sealed.KEY_FILE).read_bytes().strip()
+    assert _stored(sent.home / "pbem.db") == outbox_key.check_value(key)  # the poll that made the key kept it
+    one = take(sent, tmp_path / "b", "one", now_utc(), 30).folder
+    assert check(one).ok and any("outbox.key: is this database's" in line for line in check(one).lines)
+    missed = []
+    for how, new in wrong_keys(key).items():
+        bad = Path(shutil.copytree(one, tmp_path / how))
+        (bad / sealed.KEY_FILE).write_bytes(new + b"\n")
+        manifest = json.loads((bad / MANIFEST).read_text())
+        manifest["files"][sealed.KEY_FILE] = digest(bad / sealed.KEY_FILE)
+        (bad / MANIFEST).write_text(json.dumps(manifest))
+        got = check(bad)
+        if got.ok or [line for line in got.wrong if not line.startswith("outbox.key: is not this database's")]:
+            missed.append((how, got.lines))
+    assert missed == [], missed
+    (sent.home / sealed.KEY_FILE).write_bytes(Fernet.generate_key() + b"\n")  # a backup of such a home says so
+    code, said = _cli("backup", str(tmp_path / "b"), "--name", "two", "--config", str(sent.path))
+    assert code == 0 and f"note: {sent.home / sealed.KEY_FILE} is not this database's (saved all the same)" in said
+
+
+def test_the_poll_and_every_changing_command_refuse_another_homes_outbox_key(sent, clock) -> None:
+    path = sent.home / sealed.KEY_FILE
+    key = path.read_bytes().strip()
+    ran = []
+    for how, new in wrong_keys(key).items():
+        path.write_bytes(new + b"\n")
+        clock.advance(minutes=6)
+        try:
+            run_poll(sent, clock=clock)
+            ran.append((how, "poll"))
+        except TransportError as exc:
+            assert str(exc).startswith(f"the key file {path} is not this database's: "), exc
+        code, said = _cli("game", "pause", "hh1", "--config", str(sent.path))
+        if code != 3 or "is not this database's" not in said:
+            ran.append((how, said))
+    assert ran == [], ran
+    code, said = _cli("game", "pause", "hh1", "--config", str(sent.path))
+    assert "put back the outbox.key saved with this database (`pbem backup` saves them together)" in said, said
+    assert said.rstrip().endswith("; nothing was changed"), said
+    path.write_bytes(key + b"\n")  # the right one put back: the home runs again
+    clock.advance(minutes=6)
+    run_poll(sent, clock=clock)
+    assert _cli("game", "pause", "hh1", "--config", str(sent.path)) == (0, "hh1 paused\n")
+
+
+def test_a_home_made_before_keeps_its_keys_check_value_at_its_next_poll(sent, clock, tmp_path: Path) -> None:
+    """The record of a home made before this pbem has no check value: its next poll (or `pbem upgrade`) writes it;
+    a backup taken between says whose key it holds is not known (the old all-clear, said as such)."""
+    db = sent.home / "pbem.db"
+    engine_for(sent.database_url).dispose()
+    with sqlite3.connect(db) as c:
+        c.execute("DELETE FROM home_secrets WHERE name = ?", (outbox_key.NAME,))
+    c.close()
+    before = take(sent, tmp_path / "b", "before", now_utc(), 30).folder
+    assert "outbox.key: holds a key; whose is not known (the database keeps no check value of its key yet)" in (
+        check(before).lines
+    )
+    clock.advance(minutes=6)
+    run_poll(sent, clock=clock)
+    assert _stored(db) == outbox_key.check_value((sent.home / sealed.KEY_FILE).read_bytes())
+    with sqlite3.connect(db) as c:  # `pbem upgrade`, run after installing this pbem, writes it too
+        c.execute("DELETE FROM home_secrets WHERE name = ?", (outbox_key.NAME,))
+    c.close()
+    assert _cli("upgrade", "--config", str(sent.path))[0] == 0
+    assert _stored(db) == outbox_key.check_value((sent.home / sealed.KEY_FILE).read_bytes())
+
+
+def test_a_lost_outbox_key_is_replaced_and_the_lost_one_is_then_refused(sent, clock) -> None:
+    """A home whose key file is gone runs on (mails sealed with it go redacted, as before), and the record forgets
+    the lost key's value: the key the home makes next is its own, and the old one put back later is refused."""
+    path = sent.home / sealed.KEY_FILE
+    old = path.read_bytes()
+    path.unlink()
+    sealed._KEYS.clear()  # (this process kept the old key: a new process reads the file)
+    clock.advance(minutes=6)
+    run_poll(sent, clock=clock)
+    assert _stored(sent.home / "pbem.db") is None
+    games.create_game(Home.of(sent), "habsburg", "hh2", PLAYERS, seed="keys2", clock=clock, codes=CODES)
+    clock.advance(minutes=6)
+    run_poll(sent, clock=clock)
+    assert path.read_bytes() != old and _stored(sent.home / "pbem.db") == outbox_key.check_value(path.read_bytes())
+    path.write_bytes(old)
+    clock.advance(minutes=6)
+    with pytest.raises(TransportError, match="is not this database's"):
+        run_poll(sent, clock=clock)

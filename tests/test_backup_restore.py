@@ -1,0 +1,124 @@
+"""A backup restored as README "Backups" says, from any point of a game, then polled: nothing sent twice, nothing lost.
+
+The probe: a home mid-game (reports sent, invitations waiting to be sent, a seat resigned, a game paused, a mail in
+the inbox not yet read), a backup taken after each step (`POINTS`); for each, the final home restored from it as a
+moderator would (cron stopped, `pbem.db-wal` and `-shm` removed, the backup's files copied back), the poll refused
+("the database is older than this home"), then `pbem poll --trust-clock` and another poll.  On e5c877a the mails
+that were waiting when a backup was taken, and sent since, went out again: 12 Message-IDs sent twice over the 4
+restore points (6, 3, 0, 3); the home's ledger of mails sent (`pbem.record.sentlog.LEDGER`, kept outside the
+database, in `outbox-sent/`) now marks them sent at the `--trust-clock` run: 0.  Every mail the restored database
+holds went out exactly once (nothing lost); the orders read after the backup are not in it, as README says.
+"""
+
+from __future__ import annotations
+
+import collections
+import mailbox
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pbem.app import control, games
+from pbem.app.cron import run_poll
+from pbem.home import config as config_mod
+from pbem.home.app import Home
+from pbem.home.config import Config
+from pbem.mail.transports.seam import TransportError
+from pbem.record.db import engine_for, reading
+from tests.conftest import CODES, Clock, body_of, deliver, order_mail, sent_mail, signed
+from tests.test_backup import PLAYERS, _cli, _count
+
+KEYS = ("game-keys.secret", "outbox.key", "pbem.toml")  # README: copy the files back (and the database)
+
+
+def _sent_ids(home: Path) -> list[str]:
+    md = mailbox.Maildir(str(home / "mail" / "sent"), factory=None, create=False)
+    return [re.search(rb"^Message-ID: *(\S+)", md.get_bytes(k), re.M | re.I).group(1).decode() for k in md.iterkeys()]  # type: ignore[union-attr]
+
+
+def _outbox(url: str) -> list[tuple[str, str]]:
+    from sqlalchemy import text
+
+    with reading(url) as c:
+        return [(str(m), str(s)) for m, s in c.execute(text("SELECT message_id, status FROM outbox ORDER BY id"))]
+
+
+def game_day(home: Config, tmp_path: Path) -> tuple[Clock, list[Path]]:
+    """The home's day (SQLite or PostgreSQL), a `pbem backup` after each step: the clock, the backups' folders."""
+    clock = Clock()
+    h = Home.of(home)
+    taken = []
+
+    def point(name: str) -> None:
+        code, said = _cli("backup", str(tmp_path / "backups"), "--name", name, "--config", str(home.path))
+        assert code == 0, said
+        taken.append(tmp_path / "backups" / name)
+
+    def poll() -> None:
+        clock.advance(minutes=6)
+        run_poll(home, clock=clock)
+
+    for name in ("hh1", "hh2"):
+        games.create_game(h, "habsburg", name, PLAYERS, seed=name, clock=clock, codes=CODES)
+    point("invitations-waiting")
+    poll()
+    deliver(home, order_mail("Alice <alice@players.test>", "hh1", signed("Alice", "RESIGN")))
+    poll()
+    (ask,) = [m for m in sent_mail(home) if "RESIGN" in str(m["Subject"])]
+    word = re.search(r"RESIGN (\d{6})", body_of(ask)).group(1)  # type: ignore[union-attr]
+    deliver(home, order_mail("Alice <alice@players.test>", "hh1", f"RESIGN {word}", In_Reply_To=ask["Message-ID"]))
+    poll()
+    control.pause(h, "hh2", clock.now)  # its notices waiting
+    point("paused-notices-waiting")
+    poll()
+    deliver(home, order_mail("Bob <bob@players.test>", "hh1", signed("Bob", "STATUS")))
+    point("a-mail-unread")
+    games.create_game(h, "habsburg", "hh3", PLAYERS, seed="hh3", clock=clock, codes=CODES)
+    point("hh3-invitations-waiting")
+    poll()
+    clock.advance(minutes=6)
+    return clock, taken
+
+
+def restored_from_each(
+    home: Config, clock: Clock, taken: list[Path], tmp_path: Path, database: Callable[[Path, Path], None]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """For each backup: the home at the day's end copied, the backup restored into it as README says (`database`
+    puts the backup's database back), the refused poll, `--trust-clock`, one more poll; the Message-IDs sent
+    twice and the mails the restored database holds that never went out, by backup."""
+    engine_for(home.database_url).dispose()  # cron stopped
+    twice: dict[str, int] = {}  # Message-IDs sent twice
+    lost: dict[str, int] = {}  # mails the restored database holds that never went out
+    for backup in taken:
+        copy = Path(shutil.copytree(home.home, tmp_path / f"home-{backup.name}"))  # the home at the day's end
+        for f in ("pbem.db-wal", "pbem.db-shm"):
+            (copy / f).unlink(missing_ok=True)
+        for f in KEYS:
+            shutil.copy2(backup / f, copy / f)
+        database(backup, copy)
+        cfg = config_mod.load(copy / "pbem.toml")
+        assert cfg.home == copy and cfg.maildir_path == copy / "mail", cfg.home
+        with pytest.raises(TransportError, match=r"^the database is older than this home"):
+            run_poll(cfg, clock=clock)
+        run_poll(cfg, clock=clock, trust_clock=True)
+        clock.advance(minutes=6)
+        run_poll(cfg, clock=clock)
+        sent = collections.Counter(_sent_ids(copy))
+        twice[backup.name] = sum(1 for n in sent.values() if n > 1)
+        lost[backup.name] = sum(1 for m, status in _outbox(cfg.database_url) if status != "sent" or not sent[m])
+        engine_for(cfg.database_url).dispose()
+    return twice, lost
+
+
+def test_a_backup_restored_from_any_point_sends_nothing_twice_and_loses_nothing(home, tmp_path: Path) -> None:
+    clock, taken = game_day(home, tmp_path)
+
+    def sqlite(backup: Path, copy: Path) -> None:
+        shutil.copy2(backup / "pbem.db", copy / "pbem.db")
+
+    twice, lost = restored_from_each(home, clock, taken, tmp_path, sqlite)
+    assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)
+    assert _count(home.home / "pbem.db") == 3  # (the home itself read all three mails)
