@@ -298,6 +298,7 @@ def test_the_fonts_are_required_dependencies_pinned_to_the_installed_versions() 
     project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
     pinned = dict(d.split("==") for d in project["dependencies"] if "==" in d)
     drawing = ["ttf-opensans", "noto-cjk-sans-jp-regular", "fontpkg-noto-sans-arabic", "fontpkg-heebo"]
+    drawing += ["fontpkg-noto-sans-thai", "fontpkg-noto-sans-devanagari"]  # pictures4
     for package in [*drawing, "arabic-reshaper", "python-bidi"]:  # the last two order Arabic and Hebrew (pictures3)
         assert pinned.get(package) == version(package), (package, pinned.get(package), version(package))
 

@@ -20,6 +20,15 @@ pinned, so the same name is the same pixels everywhere.  Its Arabic letters are 
 imported, only for such a word.  Vowel points and invisible marks are left out of the picture (the text parts
 have them): the basic layout cannot place a mark over its letter.  python-bidi's Python algorithm lacks UAX #9's
 bracket pairs: a bracket closing a right-to-left name at the end of a line may face the wrong way.
+
+Thai and Devanagari (pictures4): drawn in Noto Sans Thai and Noto Sans Devanagari (`fontpkg-noto-sans-thai`,
+`fontpkg-noto-sans-devanagari`), each opened only for a word with a letter of its script, by the basic layout
+like the rest: each letter in the order it is written, a mark (zero advance) over or under the letter before it.
+That is a plain but true drawing: a Thai tone mark over a vowel mark touches it; a Devanagari conjunct is drawn
+spelled out, each consonant whole with its virama under it (the explicit form the script uses where a font
+lacks the conjunct).  The one thing the basic layout draws wrong, Devanagari's vowel sign I after its consonant
+(it is read and drawn before it), is put right in Python (`_sign_i_first`).  Other Indic and South-East Asian
+scripts stay boxes: their fonts are not on pip, or need more (Khmer's subscript consonants).
 """
 
 from __future__ import annotations
@@ -30,14 +39,15 @@ import struct
 import unicodedata
 from array import array
 from functools import lru_cache
+from importlib import import_module
 
 import ttf_opensans
 from PIL import Image, ImageChops, ImageFont
 
-#: A run of a word and the font it is drawn in: `OPENSANS`, `CJK`, `ARABIC` or `HEBREW` (False and True are the
-#: first two, as before pictures3).
+#: A run of a word and the font it is drawn in: `OPENSANS`, `CJK`, `ARABIC`, `HEBREW`, `THAI` or `DEVANAGARI`
+#: (False and True are the first two, as before pictures3).
 Run = tuple[str, int]
-OPENSANS, CJK, ARABIC, HEBREW = range(4)
+OPENSANS, CJK, ARABIC, HEBREW, THAI, DEVANAGARI = range(6)
 #: The code points a font has: the firsts and the lasts of its ranges, sorted.
 Ranges = tuple["array[int]", "array[int]"]
 
@@ -52,7 +62,22 @@ _SCRIPT = [
     ((0xFB1D, 0xFB4F), HEBREW),
     ((0x0600, 0x08FF), ARABIC),
     ((0xFB50, 0xFEFC), ARABIC),
+    ((0x0E00, 0x0E7F), THAI),
+    ((0x0900, 0x097F), DEVANAGARI),
+    ((0xA8E0, 0xA8FF), DEVANAGARI),
 ]
+#: The fonts whose ink may reach below Open Sans's line: their runs are raised together and cut to it (`mixed`).
+_LIFTED = (ARABIC, HEBREW, DEVANAGARI)
+#: Each script font's package and file (imported and opened when a word first needs it).
+_FILES = {
+    ARABIC: ("fontpkg_noto_sans_arabic", "NotoSansArabic[wdth,wght].ttf"),
+    HEBREW: ("fontpkg_heebo", "Heebo[wght].ttf"),
+    THAI: ("fontpkg_noto_sans_thai", "NotoSansThai[wdth,wght].ttf"),
+    DEVANAGARI: ("fontpkg_noto_sans_devanagari", "NotoSansDevanagari[wdth,wght].ttf"),
+}
+#: Devanagari's consonants (with the nukta-ed ones); its vowel sign I (drawn before the consonant it follows).
+_CONSONANTS = {*map(chr, range(0x0915, 0x093A)), *map(chr, range(0x0958, 0x0960)), *map(chr, range(0x0978, 0x0980))}
+_NUKTA, _SIGN_I = "\u093c", "\u093f"
 
 
 #: How the pictures' words are laid out, whatever libraries the machine has (see above).
@@ -73,10 +98,11 @@ def cjk_font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(_cjk_path(), size, layout_engine=LAYOUT)
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=32)
 def rtl_font(kind: int, size: int) -> ImageFont.FreeTypeFont:
-    """Noto Sans Arabic (`ARABIC`) or Heebo (`HEBREW`, the Hebrew font pip has): variable fonts, drawn at their
-    default instance, Regular (weight 400, width 100)."""
+    """Noto Sans Arabic (`ARABIC`), Heebo (`HEBREW`, the Hebrew font pip has), Noto Sans Thai (`THAI`) or Noto
+    Sans Devanagari (`DEVANAGARI`): variable fonts, drawn at their default instance, Regular (weight 400, width
+    100)."""
     return ImageFont.truetype(_path(kind), size, layout_engine=LAYOUT)
 
 
@@ -88,14 +114,9 @@ def face(kind: int, size: int) -> ImageFont.FreeTypeFont:
 
 
 def _path(kind: int) -> str:
-    if kind == ARABIC:
-        import fontpkg_noto_sans_arabic  # imported when first needed: a word with an Arabic letter
-
-        return str(fontpkg_noto_sans_arabic.ROOT / "files" / "NotoSansArabic[wdth,wght].ttf")
-    if kind == HEBREW:
-        import fontpkg_heebo
-
-        return str(fontpkg_heebo.ROOT / "files" / "Heebo[wght].ttf")
+    if kind in _FILES:
+        package, name = _FILES[kind]  # imported when first needed: a word with a letter of its script
+        return str(import_module(package).ROOT / "files" / name)
     return _cjk_path() if kind == CJK else _opensans_path()
 
 
@@ -109,7 +130,7 @@ def _cjk_path() -> str:
     return str(noto_cjk_sans_jp_regular.FONT_PATH)
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=8)
 def _ranges(path: str) -> Ranges:
     """The code points the Unicode `cmap` of the font at `path` maps to a glyph, as sorted (firsts, lasts) of
     ranges: its format 12 subtable (every plane) where it has one, else its format 4 (the BMP).  In arrays of
@@ -186,6 +207,8 @@ def runs(words: str) -> list[Run] | None:
     if opensans.issuperset(words):
         return None
     shown = _display(words) if any(unicodedata.bidirectional(ch) in _RTL for ch in words) else words
+    if _SIGN_I in shown:
+        shown = _sign_i_first(shown)
     kinds: list[int] = []  # each letter's font (a mark after a letter of another font stays with it where it can)
     for ch in shown:
         after = kinds[-1] if kinds and unicodedata.category(ch) in _JOINING else OPENSANS
@@ -204,6 +227,24 @@ def runs(words: str) -> list[Run] | None:
     return out
 
 
+def _sign_i_first(words: str) -> str:
+    """`words` with each Devanagari vowel sign I before the consonant it follows (and that consonant's nukta), where
+    it is drawn: the basic layout draws the letters in the order they are written, कि as क then ि (read "क ि").
+    Conjuncts stay apart, each consonant before a virama drawn whole with the virama under it (प्रिया as प्‌रिया,
+    the explicit form): the sign then goes before the last consonant, as in that form."""
+    out: list[str] = []
+    for ch in words:
+        if ch == _SIGN_I and out:
+            at = len(out) - 1
+            if out[at] == _NUKTA and at > 0:
+                at -= 1
+            if out[at] in _CONSONANTS:
+                out.insert(at, ch)  # at most two places back: linear
+                continue
+        out.append(ch)
+    return "".join(out)
+
+
 def _kind(point: int) -> int:
     """The font of a letter Open Sans lacks: its script's, or the CJK font's, where that has it; else Open Sans
     (its box)."""
@@ -215,9 +256,12 @@ def _display(words: str) -> str:
     """`words` as they are drawn from left to right: Arabic letters in their joining forms, then the whole in
     UAX #9's visual order in a left-to-right line, as the pictures' English lines are ("محمد علي: score 0" keeps
     the name first, read from the right; a number or a Latin name in it left to right, brackets mirrored),
-    without vowel points and invisible marks (see above)."""
+    without vowel points and invisible marks (see above).  A letter with no bidirectional class is ordered as a
+    left-to-right one (`_NO_CLASS`)."""
     from bidi.algorithm import get_display
 
+    if not all(unicodedata.bidirectional(ch) for ch in words):  # python-bidi asserts on a class it lacks
+        words = "".join(ch if unicodedata.bidirectional(ch) else _NO_CLASS for ch in words)
     shown = str(get_display(_reshaper().reshape(words), base_dir="L"))  # the pictures' lines are English
     return "".join(ch for ch in shown if not _unplaced(ch))
 
@@ -239,20 +283,24 @@ def _reshaper():  # type: ignore[no-untyped-def]
 
 
 _RESHAPER_FILE = "PYTHON_ARABIC_RESHAPER_CONFIGURATION_FILE"
+#: What a code point with no bidirectional class (unassigned in this Python's Unicode: U+0378, U+0E7F) is ordered
+#: as: a private-use letter (class L) no font has, so it is drawn as the same box; python-bidi raised an
+#: AssertionError for the word instead (pictures4's fuzzer: 2,554 of 3,000 words on e5c877a, every one with a
+#: right-to-left letter; none now).
+_NO_CLASS = "\ue000"
 
 
 def _unplaced(ch: str) -> bool:
     """A format character (a bidi mark, a joiner), or a vowel point of Hebrew or Arabic."""
     category = unicodedata.category(ch)
-    return category == "Cf" or (category == "Mn" and any(k for (a, b), k in _SCRIPT if a <= ord(ch) <= b))
+    return category == "Cf" or (category == "Mn" and (0x0590 <= ord(ch) <= 0x08FF or 0xFB1D <= ord(ch) <= 0xFEFC))
 
 
 def _lifted(pieces: list[tuple[Image.Image, int, int, int]], line: int) -> list[tuple[Image.Image, int, int, int]]:
-    """`pieces` with their right-to-left runs raised together by as much as their ink reaches below `line`."""
-    deep = max(
-        (y + ink[3] - line for m, _, y, k in pieces if k in (ARABIC, HEBREW) and (ink := m.getbbox())), default=0
-    )
-    return [(m, x, y - deep if deep > 0 and k in (ARABIC, HEBREW) else y, k) for m, x, y, k in pieces]
+    """`pieces` with their right-to-left and Devanagari runs raised together as far as their ink reaches below
+    `line`."""
+    deep = max((y + ink[3] - line for m, _, y, k in pieces if k in _LIFTED and (ink := m.getbbox())), default=0)
+    return [(m, x, y - deep if deep > 0 and k in _LIFTED else y, k) for m, x, y, k in pieces]
 
 
 def mixed(parts: list[Run], size: int) -> tuple[Image.Image, int, int, float]:
@@ -261,8 +309,9 @@ def mixed(parts: list[Run], size: int) -> tuple[Image.Image, int, int, float]:
     places it with anchor "la" (the top of Open Sans's ascender), and the words' advance.  Cut to Open Sans's
     line where a run is right to left, so a card's lines never meet: Noto Sans Arabic's deepest ink (the dots of
     a final ي, the foot of ج) reaches up to 2 px below it at 11 to 14 px, so the word's right-to-left runs are
-    drawn that much higher, never cut (cut, علي read as على); the CJK runs fit it as they are
-    (tests/test_pictures_cjk.py)."""
+    drawn that much higher, never cut (cut, علي read as على); so are its Devanagari runs (the vocalic signs
+    ॄ ॢ ॣ reach 2 px below); the CJK and Thai runs fit it as they are (tests/test_pictures_cjk.py,
+    tests/test_pictures_scripts.py)."""
     ascent, descent = font(size).getmetrics()  # anchor "la" is `ascent` above the baseline
     pen, pieces = 0.0, []
     for words, kind in parts:
@@ -272,7 +321,7 @@ def mixed(parts: list[Run], size: int) -> tuple[Image.Image, int, int, float]:
         if drawn.size[0] and drawn.size[1]:
             pieces.append((Image.Image()._new(drawn), x + left, ascent + top, kind))
         pen += f.getlength(words)
-    if any(kind in (ARABIC, HEBREW) for _, kind in parts):
+    if any(kind in _LIFTED for _, kind in parts):
         pieces = _lifted(pieces, ascent + descent)
     if not pieces:
         return Image.new("L", (1, 1), 0), 0, 0, pen
@@ -280,7 +329,7 @@ def mixed(parts: list[Run], size: int) -> tuple[Image.Image, int, int, float]:
     top = min(y for _, _, y, _ in pieces)
     right = max(x + m.width for m, x, _, _ in pieces)
     bottom = max(y + m.height for m, _, y, _ in pieces)
-    if any(kind in (ARABIC, HEBREW) for _, kind in parts):
+    if any(kind in _LIFTED for _, kind in parts):
         top, bottom = max(0, top), min(ascent + descent, bottom)
     if bottom <= top:
         return Image.new("L", (1, 1), 0), 0, 0, pen
