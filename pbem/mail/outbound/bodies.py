@@ -96,73 +96,21 @@ _FIELD = re.compile(rb"^([!-9;-~]++):[\t ]*+([\t -~]*+(?:\r?\n[\t ][\t -~]*+)*+)
 _READ = ("content-type", "content-transfer-encoding", "content-disposition")  # what `_walk` asks of a part
 
 
-def _headers(block: bytes) -> Message | _Head:
+def _headers(block: bytes) -> Message:
     """The part's headers `_walk` reads (the first of each name, as the compat32 parser keeps them), in a `Message`
     whose own methods read them, so that a type, boundary, charset or disposition is read exactly as the parser's
-    message reads it; pbem writes some fifteen headers and parses none of the others (issue 27).  Values in the
-    plain form pbem writes are read by `_Head`, as those methods read them."""
+    message reads it; pbem writes some fifteen headers and parses none of the others (issue 27)."""
     if _PLAIN_BLOCK.fullmatch(block) is None:
         return BytesHeaderParser(policy=compat32).parsebytes(block)
-    fields: dict[str, tuple[str, str]] = {}
+    head = Message()
+    seen: set[str] = set()
     for found in _FIELD.finditer(block):
         name = found.group(1).decode("ascii")
         key = name.lower()
-        if key in _READ and key not in fields:
-            fields[key] = (name, found.group(2).decode("ascii"))  # as the parser stores it
-    kind = fields.get("content-type")
-    if kind is None or _SIMPLE_TYPE.fullmatch(kind[1]) is not None:
-        return _Head({key: value for key, (_, value) in fields.items()})
-    head = Message()
-    for name, value in fields.values():
-        head.set_raw(name, value)
+        if key in _READ and key not in seen:
+            seen.add(key)
+            head.set_raw(name, found.group(2).decode("ascii"))  # as the parser stores it
     return head
-
-
-#: A Content-Type as pbem writes it: a type holding no ";", "=", quote or backslash, then parameters named without
-#: "*" (no RFC 2231 parts), their values, quoted or not, holding no quote, backslash, ";", "<", ">" nor blank.  Read
-#: so, `email.message`'s parameter parsing (`_parseparam`, `decode_params`, `unquote`) gives each value as it is.
-_SIMPLE_TYPE = re.compile(r'[^;="\\]*+(?:;[ \t]*+[A-Za-z0-9-]++=(?:"[^"\\;<>\s]*+"|[^"\\;<>\s]++)[ \t]*+)*+')
-_PARAM = re.compile(r';[ \t]*+([A-Za-z0-9-]++)=(?:"([^"]*+)"|([^;\s]++))')
-
-
-class _Head:
-    """A part's headers in pbem's plain form (`_SIMPLE_TYPE`), answering what `_walk` asks as `email.message.Message`
-    answers it (its code, for values of that form), without its parameter parser: `get_param` and `get_boundary` of
-    the sent mail's four parts were a fifth of reading it back (perf15)."""
-
-    def __init__(self, values: dict[str, str]) -> None:
-        self.values = values
-
-    def get(self, name: str, failobj: object = None) -> object:
-        return self.values.get(name.lower(), failobj)
-
-    def get_content_type(self) -> str:
-        value = self.values.get("content-type")
-        if value is None:
-            return "text/plain"
-        kind = value.partition(";")[0].strip().lower()
-        return kind if kind.count("/") == 1 else "text/plain"
-
-    def get_content_maintype(self) -> str:
-        return self.get_content_type().split("/")[0]
-
-    def get_param(self, param: str, failobj: object = None) -> object:
-        value = self.values.get("content-type")
-        if value is None:
-            return failobj
-        for found in _PARAM.finditer(value):
-            if found.group(1).lower() == param.lower():
-                quoted = found.group(2)
-                return quoted if quoted is not None else found.group(3)
-        return failobj
-
-    def get_boundary(self) -> str | None:
-        found = self.get_param("boundary")
-        return found.rstrip() if isinstance(found, str) else None
-
-    def get_content_disposition(self) -> str | None:
-        value = self.values.get("content-disposition")
-        return None if value is None else value.partition(";")[0].strip().lower()
 
 
 def _parts(body: bytes, boundary: bytes) -> list[bytes]:
