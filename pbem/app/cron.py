@@ -6,7 +6,6 @@ costs little more than starting Python.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -65,18 +64,6 @@ def run_poll(
         deadline.stop()
 
 
-def _frozen(poll: Callable[..., PollSummary], home: Home, dry_run: bool) -> PollSummary:
-    """`poll(home)` with every object alive before it left out of the cyclic collector's full passes (`gc.freeze`):
-    the imports, compiled templates and statements, some 100,000 objects, were scanned again in each full pass the
-    messages' own objects set off (70 ms, a fortieth of an in-process poll of 240 replies' thread CPU: perf15).
-    Unfrozen after, so that a process polling again (the demo, the tests) can collect them as before."""
-    gc.freeze()
-    try:
-        return poll(home, dry_run=dry_run)
-    finally:
-        gc.unfreeze()
-
-
 def _system_clock() -> datetime:
     return datetime.now(UTC)
 
@@ -109,7 +96,7 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
         inbox, sender = open_transport(cfg)
         try:
             arrivals.prepare(cfg, inbox, trust_clock)  # what the last run saw of the inbox, for the server's clock
-            summary = _frozen(poll, home.connected(inbox, sender), dry_run)
+            summary = poll(home.connected(inbox, sender), dry_run=dry_run)
             if not dry_run and summary.sent:  # an outbox.key this poll made: its check value kept now, not next run
                 from pbem.app.outbox_key import refusal as foreign_key
 
