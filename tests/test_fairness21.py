@@ -11,8 +11,16 @@ stamped by the player's provider with a `Received` field seconds to 50 minutes a
 a player whose mailbox got the mails out of order.  Every player's mailbox (a replaced or resigned player's too) is
 verified and each WARNING or mismatch counted.
 
-The suite plays `SAMPLE` games; `PBEM_FAIRNESS21_FULL=1` plays `FULL` (each game's seed from its number) and prints
-the counts.
+Counts over the 40 games of `PBEM_FAIRNESS21_FULL=1` (about 4 minutes; the suite plays game 25, six polls, 1.7 s):
+
+* MISMATCH (the same code on e5c877a): 22 in 9 games on 2c60d0f, 0 now.  An HTML report whose opening section ends
+  with orders on file ends in "</pre></section>" on one line; `shown.html_sections` and `prose.html_lines` read the
+  section on to the next "</section>" line, taking the board's figure as part of the opening lines.  Such reports
+  go out after an undo or a seat replaced in a simultaneous step.  Game 25 (an undo at its third poll) fails on
+  2c60d0f.
+* `rewound`, `ahead`, `unasked`: 0 on 2c60d0f and now.
+* `late`: 24 in 11 games, before and now, each a mail written during an SMTP outage and sent when the server came
+  back: true (the player got it hours late) and worded with that cause; the export holds no trace of a failed send.
 """
 
 from __future__ import annotations
