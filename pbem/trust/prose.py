@@ -147,7 +147,7 @@ def html_lines(page: str, code: str | None) -> tuple[str, ...]:
         if line in ('<section class="asked" id="asked">', "<section>", '<section class="private">'):
             skip = True
         elif skip:
-            skip = line != "</section>"
+            skip = not line.endswith("</section>")  # ("</pre></section>": the asked section's orders on file end it)
         elif line:
             line = _SRC.sub('src=""', line) if '<figure class="board">' in line else line
             line = line.replace(code, "<code>") if code and "secret player code" in line else line

@@ -117,6 +117,9 @@ def html_sections(page: str) -> Sections:
             title = False
         elif line == "</section>":
             current = None
+        elif line.endswith("</section>") and current is not None:  # "</pre></section>": orders on file end it
+            current.append(line.removesuffix("</section>"))
+            current = None
         elif line and current is not None:
             if line.startswith("<ul"):
                 current += between(line, *ITEM)  # a list's items as a set too
