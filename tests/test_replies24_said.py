@@ -10,7 +10,12 @@ a Gmail reply and in Gmail's HTML-only mail, and read through the real intake pa
 * `SAID`: expected read as the order alone.  On e5c877a the words stayed on the order's last word ("DISCARD
   Sortieでお願いします" names no card, "PASSします" is no order word) and the line was refused or listed untold.
 * `NEGATED`: the same order with a negation ("PASSしません", "PASS 안 할게요", "PASSではありません"): whatever is
-  read, the game takes nothing (then and now).
+  read, the game takes nothing.  On e5c877a a negation run into a number was dropped by Dynasties' parser, which
+  reads only ASCII letters and digits: "TRIBUTE Gold 4しません" was applied as TRIBUTE Gold 4
+  (`pbem.app.unread.shortened` now refuses it, the order alone offered).
+* `PROSE`: the order in capitals run into the sentence before it ("我选PASS", "私はPASS"): not read (a sentence), told
+  with the order to send, as "I choose PASS" is.  On e5c877a listed as not read, untold: the order was one word with
+  the words before it (`pbem.orders.extract.in_prose` now ends a word where the scripts meet).
 
 `REPLIES24_SAID_ALL=1` runs every case; the suite runs a seeded sample.  On e5c877a 3,024 of the 4,032 cases
 failed (every `SAID` case; no `NEGATED` one); now none does.  Of the suite's sample 24 of 48 failed.
@@ -50,6 +55,8 @@ SAID = (
     ("ko", "{o} 부탁드립니다"),
 )
 NEGATED = (("ja", "{o}しません"), ("ja", "{o}ではありません"), ("ko", "{o} 안 할게요"))
+PROSE = (("zh", "我选{o}"), ("zh", "我选择{o}"), ("ja", "私は{o}"), ("ja", "今回は{o}"))  # a sentence: told
+CLASSES = ("said", "negated", "prose")
 PLACES = ("top", "html")
 
 
@@ -69,7 +76,7 @@ class Case:
 def cases(moment: Moment) -> list[Case]:
     return [
         Case(cls, locale, form.format(o=o), o, place)
-        for cls, forms in (("said", SAID), ("negated", NEGATED))
+        for cls, forms in (("said", SAID), ("negated", NEGATED), ("prose", PROSE))
         for locale, form in forms
         for o in moment.legal
         for place in PLACES
@@ -93,12 +100,15 @@ def failure(moment: Moment, case: Case) -> str:
     ex = seeming_told(registry.get(moment.kind), moment.state, moment.player, reading(moment, raw))
     if case.cls == "negated":
         return _misread(moment, raw, [], case.label, ex.orders)
+    if case.cls == "prose":
+        told = [p for p in ex.problems if f'"{case.typed}"' in p and p.upper().endswith(case.order.upper())]
+        return "" if told and not ex.orders else f"{case.label}: read {ex.orders}, told {ex.problems}"
     if [" ".join(o.split()) for o in ex.orders] == [case.order] and not ex.problems:
         return ""
     return f"{case.label}: read {ex.orders}, told {ex.problems}"
 
 
-SAMPLED = 3  # cases of each class a moment runs in the suite
+SAMPLED = 2  # cases of each class a moment runs in the suite
 
 
 def sample(kind: str, moment: Moment) -> list[Case]:
@@ -106,7 +116,7 @@ def sample(kind: str, moment: Moment) -> list[Case]:
     if os.environ.get("REPLIES24_SAID_ALL"):
         return every
     rng = random.Random(f"replies24-said:{kind}")
-    return [c for cls in ("said", "negated") for c in rng.sample([c for c in every if c.cls == cls], SAMPLED)]
+    return [c for cls in CLASSES for c in rng.sample([c for c in every if c.cls == cls], SAMPLED)]
 
 
 @pytest.mark.parametrize("kind", KINDS)
