@@ -14,7 +14,7 @@ under its listed line, Gmail's and Outlook's HTML-only mail), read through the r
   (Korean, no mark before the Latin letters), "안녕하세요, Bob님. PASS", "Hi, Bob. PASS", "Привет, Боб! PASS" (a
   name set off by marks of its own), "Dear Mr. Smith, PASS", "Bonjour M. Dupont, PASS", "Hola Sr. García, PASS",
   "Liebe Frau Dr. Schmidt, PASS" (a title's full stop, three words), "Beste meneer Jansen, PASS", "Witam Panie
-  Janie, PASS" (a title in lower case), "Hello Bob，PASS" (a full-width comma).  On e5c877a each was told the order
+  Janie, PASS" (a title in lower case), "Hello Bob，PASS" (a full-width comma).  On e5c877a most were told the order
   to send (an order line starts with its order word), or, the name first, listed as not read, untold.  Expected:
   read, as "Hi Bob, PASS" is; a command so typed answered.
 * `TITLED`: the same forms before an order in title case ("Hi, Bob. Pass"): not read (a sentence may start so),
@@ -22,9 +22,11 @@ under its listed line, Gmail's and Outlook's HTML-only mail), read through the r
 * `QUIET`: the same greetings before a remark ("Hi, Bob. Thanks for the game!", "こんにちはBobさん、よろしくお願い
   します", "Привет, Боб! Как дела?", "Bob你好，今天很热"): nothing read, nothing told.
 
-`REPLIES24_ALL=1` runs every case (`python3 -m pytest tests/test_replies24_players.py -n 0` with it); the suite runs
-a seeded sample.  On e5c877a 11,088 of the 19,208 cases failed (every `NAMED` case: 9,016 told, the name-first
-forms' 2,072 untold; no `TITLED` or `QUIET` case); now none does.  Of the suite's sample 8 of 12 a kind failed.
+`REPLIES24_ALL=1` runs every case (`REPLIES24_ALL=1 python3 -m pytest tests/test_replies24_players.py -n 0`); the
+suite runs a seeded sample.  On e5c877a 21,609 of the 35,140 cases failed: 18,900 of 22,050 `NAMED` (15,645 told the
+order to send, 3,255 untold: a command after "Hi, Bob.", the name-first forms), 2,709 of 12,642 `TITLED` listed as
+not read, untold (the name-first and the name-between-marks forms), none of 448 `QUIET`; now none does.  Of the
+suite's sample (3 cases of each class a moment, 72) 27 failed on e5c877a.
 """
 
 from __future__ import annotations
