@@ -19,7 +19,18 @@ def shortened(r: LineResult) -> bool:
     "NO TRADE TRADE WANT ANY").  The engine's note after the order ("CONCLAVE TAKE HIGHEST (kept as your standing
     conclave choice)") is not part of it, and an order it wrote otherwise (an alias, a name completed) is whole."""
     said, line = bare_words(r.understood.split(" (", 1)[0]), bare_words(r.line)
-    return 0 < len(said) < len(line) and line[: len(said)] == said
+    return (0 < len(said) < len(line) and line[: len(said)] == said) or _glued(said, line)
+
+
+def _glued(said: list[str], line: list[str]) -> bool:
+    """Whether the line's words are the order understood but for letters of another script run into its last word,
+    which the engine did not read ("TRIBUTE Gold 4しません", "I will not tribute Gold 4", was applied as TRIBUTE Gold
+    4: Dynasties' parser sees only ASCII letters and digits).  What Japanese, Chinese and Korean put after an order
+    to say it is the player's choice is taken off before (`pbem.orders.typed._SAID_SO`)."""
+    if not said or len(said) > len(line) or line[: len(said) - 1] != said[:-1]:
+        return False
+    word, last = line[len(said) - 1], said[-1]
+    return word != last and word.startswith(last) and any(not c.isascii() and c.isalpha() for c in word[len(last) :])
 
 
 def ignored(eng: Engine, state: dict[str, Any], player: str, r: LineResult, budget: list[int]) -> bool:

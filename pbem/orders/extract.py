@@ -650,7 +650,8 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
     paragraph, and such a line was chatter, dropped untold.  Never read (a remark may name an order); the caller tells
     the one the engine takes alone now (`pbem.app.lines.seeming_told`).  The first word in capitals that starts an
     order is tried, `PROSE_STARTS` such words at most: linear in the line, capped."""
-    said, firsts, starts = typed.split()[:PROSE_WORDS], _by_first(words), 0
+    said = (typed if typed.isascii() else _SCRIPTS_MEET.sub(" ", typed)).split()[:PROSE_WORDS]
+    firsts, starts = _by_first(words), 0
     for k, word in enumerate(said):
         bare = word.strip("\"'“”‘’«»(")
         if k == 0 or len(bare) < 2 or not bare[:2].isalpha() or _not_prose(said[k - 1]):
@@ -673,6 +674,11 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
         if found or starts == PROSE_STARTS:
             return found
     return []
+
+
+#: Where a script written without spaces meets a Latin letter ("我选PASS", "私はPASS"): a word ends there, as at a space
+#: (the order in capitals was one word with the words before it, and the line was listed untold).
+_SCRIPTS_MEET = re.compile(r"(?<=[^\x00-\x7f\s])(?=[A-Za-z])")
 
 
 #: The words before an order a sentence of prose chooses in any case ("I'll go with no event, because ...").

@@ -3,7 +3,10 @@
 
 * A greeting, alone or to someone ("Hallo, PASS", "Hola: PASS", "Bonjour à tous, PASS", "Hi Bob, VOTE red",
   "こんにちは、PASS", "Всем привет, PASS"), then a mark (a comma, a colon, "!", a dash, "、", "。"): `greeted` gives the
-  rest, read as the line it would be alone when its order word is in capitals (`in_capitals`).  It was told the
+  rest, read as the line it would be alone when its order word is in capitals (`in_capitals`).  The reader may be
+  named in a word or three, with a title ("Dear Mr. Smith,", "Beste meneer Jansen,"), an honorific ("こんにちはBob
+  さん、", "你好，王先生，"), marks of their own ("Hi, Bob. PASS", "Привет, Боб! PASS"), or first in Japanese, Chinese
+  and Korean ("Bob你好，PASS"); a Korean greeting ends at a space as a Japanese one does ("안녕하세요 PASS").  It was told the
   order to send (a sentence's opener), and the player had to write again.  In lower case it stays a sentence, told
   ("Hi, vote red"), or a remark ("Hi all, play nice!" above the orders: read, the message was refused); without a
   mark ("Hi PASS") a sentence too.
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from itertools import chain
+from itertools import islice
 
 _GREETINGS = (
     r"hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day)|dear|"
@@ -33,70 +36,120 @@ _GREETINGS = (
     r"ol[aá]|oi|bom\s+dia|boa\s+(?:tarde|noite)|prezad[oa]s?|"
     r"cze[sś][cć]|witam|witajcie|dzie[nń]\s+dobry|dobry\s+wiecz[oó]r|"
     r"hej|hall[aå]|god\s+(?:morgon|kv[aä]ll)|tjena|"
-    r"привет|всем\s+привет|здравствуйте|добрый\s+(?:день|вечер)|доброе\s+утро|"
-    r"(?:여러분\s*)?(?:안녕하세요|안녕|좋은\s*아침입니다|좋은\s*아침)"
+    r"привет|всем\s+привет|здравствуйте|добрый\s+(?:день|вечер)|доброе\s+утро"
 )
+#: Korean greetings: words are spaced, but a space before the next word's Latin letters ends them as a mark does
+#: ("안녕하세요 PASS", as "こんにちは PASS"): the change of script is where English puts the comma.
+_KOREAN = r"(?:여러분\s*)?(?:안녕하세요|안녕|좋은\s*아침입니다|좋은\s*아침)"
 #: The greetings of a script written without spaces between words (Japanese, Chinese): no word boundary after them
-#: ("こんにちは皆さん PASS"), and a space or the next word's Latin letters end them as a mark does (`_unspaced_end`).
+#: ("こんにちは皆さん PASS"), and a space or the next word's Latin letters end them as a mark does (`_unmarked_ends`).
 _UNSPACED = (
     r"(?:皆さん、|みなさん、)?(?:こんにちは|こんばんは|おはようございます|おはよう|お疲れ様です|お疲れさまです)|"
     r"你好|您好|大家好|早上好|晚上好|嗨"
 )
-_GREETING = re.compile(rf"^¡?(?:(?:{_GREETINGS})(?![^\W_])|(?P<unspaced>{_UNSPACED}))", re.IGNORECASE)  # "¡Hola! PASS"
+_GREETING = re.compile(
+    rf"¡?(?:(?:{_GREETINGS})(?![^\W_])|(?P<unmarked>(?:{_KOREAN})(?![^\W_])|{_UNSPACED}))",  # "¡Hola! PASS"
+    re.IGNORECASE,
+)
+#: A name before a Japanese, Chinese or Korean greeting ("Bob你好，PASS", "田中さん、こんにちは。PASS", "Bob님
+#: 안녕하세요, PASS"): how those languages greet someone by name.  Looked for only in a line not all ASCII.
+_NAME_FIRST = re.compile(rf"([^\W\d_][^\W_]{{0,15}}?)[ \t\u3000,、]*(?=(?:{_KOREAN})(?![^\W_])|{_UNSPACED})")
 #: The words a greeting may name its reader with besides a name ("Hallo zusammen", "Bonjour à tous", "Hi all").
 _EVERYONE_WORDS = (
     "all everyone everybody folks guys team there y'all gang zusammen allerseits alle à a tous todos todas tutti "
-    "allemaal iedereen pessoal wszystkim allihop alla всем все друзья 皆さん みなさん 皆様 みんな 大家 各位"
+    "allemaal iedereen pessoal wszystkim allihop alla всем все друзья 皆さん みなさん 皆様 皆さま みなさま みんな 大家 "
+    "各位 여러분"
 )
 _EVERYONE = frozenset(_EVERYONE_WORDS.split())
-_MARKS = ",:!、。;"  # what ends a greeting (NFKC has made "，" ",", "：" ":", "！" "!")
+#: Titles written in lower case before a name ("Beste meneer Jansen", "Witam pana Kowalskiego", "Hola señor García").
+_TITLE_WORDS = (
+    "mr mrs ms miss dr prof sir madam monsieur madame mademoiselle herr frau meneer mevrouw mevr dhr heer señor señora "
+    "señorita sr sra srta don doña signor signore signora sig senhor senhora pan pani panie pana"
+)
+_TITLES = frozenset(_TITLE_WORDS.split())
+#: What a name ends with in Japanese, Chinese and Korean to be polite ("Bobさん", "田中様", "王先生", "철수님").
+_HONORIFICS = ("さん", "様", "さま", "くん", "君", "ちゃん", "先生", "殿", "氏", "老师", "女士", "小姐", "님", "씨")
+_MARKS = ",:!、。;"  # what ends a greeting (NFKC has made "，" ",", "：" ":", "！" "!"); "." before a space too
 _DASHES = "-\u2013\u2014"
 GREETING_HEAD = 40  # characters after a greeting looked at for the mark that ends it, at most
-GREETING_NAMES = 2  # words naming the reader between a greeting and its mark, at most ("Dear Mr Smith,")
+GREETING_NAMES = 3  # words naming the reader between a greeting and its mark, at most ("Dear Mr. Smith,")
+GREETING_CUTS = 3  # marks after a greeting of any words the rest is taken after, at most
+
+
+def _greeting(line: str) -> re.Match[str] | None:
+    """The greeting `line` starts with, after a name in Japanese, Chinese or Korean ("Bob你好，"), or None."""
+    m = _GREETING.match(line)
+    if m is not None or line[:GREETING_HEAD].isascii():
+        return m
+    named = _NAME_FIRST.match(line)
+    if named is None or not _names_reader(named.group(1)):
+        return None
+    return _GREETING.match(line, named.end())
 
 
 def greeted(line: str) -> str:
     """What follows a greeting at the start of `line` and the mark after it ("Hallo zusammen, PASS": "PASS"), or "":
-    no greeting, no mark, or more than a name or two between them ("Hi, I vote red" gives "I vote red")."""
-    m = _GREETING.match(line)
+    no greeting, no mark, or more than a name or two between them ("Hi, I vote red" gives "I vote red").  Of the
+    first `GREETING_CUTS` marks with only a name before them, the first with a word in capitals after it
+    (`in_capitals`): a name may be set off by marks of its own ("Hi, Bob. PASS", "Привет, Боб! PASS", "你好，王先生，
+    PASS", "Dear Mr. Smith, PASS"), or run into an unspaced greeting ("こんにちはBobさん、PASS")."""
+    m = _greeting(line)
     if m is None:
         return ""
     rest = line[m.end() : m.end() + GREETING_HEAD + 1]
-    at = next(_ends(m, rest), -1)
-    if at < 0:
-        return ""
-    names = rest[:at].split()
-    if len(names) > GREETING_NAMES or not all(_names_reader(w) for w in names):
-        return ""
-    return line[m.end() + at :].lstrip(_MARKS + _DASHES + " \t\u3000").strip()
+    first = ""
+    for at in _ends(m, rest):
+        names = rest[:at].translate(_UNMARK).split()
+        if len(names) > GREETING_NAMES or not all(_names_reader(w) for w in names):
+            break  # every later mark has these words before it too
+        said = line[m.end() + at :].lstrip(_MARKS + _DASHES + ". \t\u3000").strip()
+        if in_capitals(said):
+            return said
+        first = first or said
+    return first
 
 
-GREETING_CUTS = 3  # marks after a greeting of any words the rest is taken after, at most
+_UNMARK = str.maketrans(dict.fromkeys(_MARKS + ".", " "))
 
 
 def _marks(rest: str) -> Iterator[int]:
-    """Where a mark that ends a greeting is in `rest` (a dash only after a space or at the start)."""
-    return (k for k, ch in enumerate(rest) if ch in _MARKS or (ch in _DASHES and rest[k - 1 : k] in ("", " ")))
+    """Where a mark that ends a greeting is in `rest` (a dash only after a space or at the start, a full stop only
+    before a space or at the end: "Hi, Bob. PASS", not "e.g.PASS")."""
+    return (
+        k
+        for k, ch in enumerate(rest)
+        if ch in _MARKS
+        or (ch in _DASHES and rest[k - 1 : k] in ("", " "))
+        or (ch == "." and rest[k + 1 : k + 2] in ("", " ", "\t", "\u3000"))
+    )
 
 
 def _ends(greeting: re.Match[str], rest: str) -> Iterator[int]:
-    """Where the greeting `greeting` may end in `rest`, the text after it: at its marks (`_marks`), after a greeting
-    of a script written without spaces first where it ends without one (`_unspaced_end`)."""
-    end = _unspaced_end(rest) if greeting.group("unspaced") is not None else -1
-    return chain([end], _marks(rest)) if end >= 0 else _marks(rest)
+    """Where the greeting `greeting` may end in `rest`, the text after it, in order: at its first `GREETING_CUTS`
+    marks (`_marks`), and for a greeting of a script written without spaces, or Korean, where it ends without one
+    (`_unmarked_ends`: one more than a greeting's names need)."""
+    marks = islice(_marks(rest), GREETING_CUTS)
+    if greeting.group("unmarked") is None:
+        return marks
+    return iter(sorted({*islice(_unmarked_ends(rest), GREETING_NAMES + 1), *marks}))
 
 
-def _unspaced_end(rest: str) -> int:
-    """Where a Japanese or Chinese greeting ends with no mark in `rest`, the text after it, or -1: at the first space
-    ("こんにちは PASS", "こんにちは皆さん PASS") or at the first letter or digit of the Latin alphabet ("こんにちはPASS"),
-    where a mark comes first none.  These scripts put no space between words: the space, or the change of script, is
-    where English puts the comma ("Hi, PASS").  What stands before it is checked as a name is (`_names_reader`)."""
+def _unmarked_ends(rest: str) -> Iterator[int]:
+    """Where a Japanese, Chinese or Korean greeting may end with no mark in `rest`, the text after it, before its
+    first mark: at a space ("こんにちは PASS", "こんにちは皆さん PASS", "안녕하세요 여러분 PASS") or at the first
+    letter or digit of the Latin alphabet ("こんにちはPASS", "こんにちはBobさん、PASS").  These scripts put no space
+    between words, or the change of script is where English puts the comma ("Hi, PASS").  What stands before it is
+    checked as a name is (`_names_reader`)."""
+    latin = False
     for k, ch in enumerate(rest):
-        if ch.isspace() or (ch.isascii() and ch.isalnum()):
-            return k
         if ch in _MARKS:
-            return -1
-    return -1
+            return
+        if ch.isspace() and not rest[k - 1 : k].isspace():
+            yield k
+        elif not latin and ch.isascii() and ch.isalnum():
+            latin = True
+            if not rest[k - 1 : k].isspace():
+                yield k
 
 
 def opened_rests(line: str) -> list[str]:
@@ -106,18 +159,23 @@ def opened_rests(line: str) -> list[str]:
     m = CONNECTIVE.match(line)
     if m:
         return [m.group(1)]
-    g = _GREETING.match(line)
+    g = _greeting(line)
     if g is None:
         return []
     rest = line[g.end() : g.end() + GREETING_HEAD + 1]
-    cuts = [at for _, at in zip(range(GREETING_CUTS), _ends(g, rest), strict=False)]
-    said = (line[g.end() + at :].lstrip(_MARKS + _DASHES + " \t\u3000").strip() for at in cuts)
+    said = (line[g.end() + at :].lstrip(_MARKS + _DASHES + ". \t\u3000").strip() for at in _ends(g, rest))
     return [s for s in said if s]
 
 
 def _names_reader(word: str) -> bool:
-    """A word naming whom a greeting is to: everyone ("zusammen") or a name, in capitals ("Bob", "Mr", "O'Neil")."""
-    return word.casefold() in _EVERYONE or (word[:1].isupper() and word.replace("'", "").replace("-", "").isalpha())
+    """A word naming whom a greeting is to: everyone ("zusammen"), a title ("meneer", "Mr."), a name in capitals
+    ("Bob", "O'Neil", "Bobさん"), or a name with an honorific in a script without capitals ("田中さん", "王先生")."""
+    bare = word.rstrip(".")
+    if bare.casefold() in _EVERYONE or bare.casefold() in _TITLES:
+        return True
+    if bare[:1].isupper() and bare.replace("'", "").replace("-", "").isalpha():
+        return True
+    return bare.endswith(_HONORIFICS) and bare.isalpha()
 
 
 _LABEL_MARK = r"\s*+(?:[:=]|[-\u2013\u2014]+\s)\s*+(\S.*)$"

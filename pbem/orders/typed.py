@@ -234,6 +234,14 @@ def _digits(m: re.Match[str]) -> str:
     return _NUMBERS[m.group(0).lower()]
 
 
+#: What Japanese, Chinese and Korean put right after an order to say it is the player's choice, politely ("PASSでお願い
+#: します", "PASSにします", "PASS吧", "PASS로 하겠습니다", "PASS 부탁드립니다"): the order was read with it ("PASSでお願い
+#: します" no order at all, "DISCARD Sortieでお願いします" naming no card) and refused.  Only after a Latin letter, a
+#: digit or a closing bracket of the order, and only a saying that takes it (a negation, "PASSしません", is no tail).
+_SAID_SO = re.compile(
+    r"(?<=[A-Za-z0-9)\]])[ \t]?(?:で(?:お願い(?:します|致します|いたします)|よろしくお願いします|いきます)?|にします|します|です|"
+    r"吧|就好|(?:로|으로)?[ \t]?(?:하겠습니다|할게요|할께요|부탁드립니다|부탁합니다|해주세요|합니다))[。.!！]*$"
+)
 ROUNDS = 3  # passes over a line at most: what is around an order comes in layers ("“VOTE RED - thanks”", "x 👉 PASS")
 
 
@@ -247,7 +255,7 @@ def cleaned(line: str) -> str:
     for _ in range(ROUNDS):
         before = text
         if not text.isascii():
-            text = _undecorated(text)
+            text = _SAID_SO.sub("", _undecorated(text))
         text = _POINTER.sub("", _MARKER.sub("", _MARKER.sub("", text, count=1), count=1)).rstrip()  # "[AM] - PASS"
         text = _unemphasised(text).strip()
         text = _untailed(text)
@@ -281,7 +289,7 @@ def front(line: str) -> str:
         before = text
         text = text.lstrip(_FRONT)
         if not text.isascii():
-            text = _undecorated(text)
+            text = _SAID_SO.sub("", _undecorated(text))
         text = _MARKER.sub("", text, count=1)
         if text == before:
             break
