@@ -20,6 +20,7 @@ from pathlib import Path
 from pbem.app.backup import MANIFEST, NAME, Taken
 from pbem.app.backup_check import MOST_FILES, manifest_of
 from pbem.engine.words import count
+from pbem.record.files import running
 
 DATED = "pbem-%Y-%m-%dT%H%M%SZ"  # `pbem.app.backup.dated`
 NAMED = 5  # folders named in one note
@@ -94,19 +95,6 @@ def _work(name: str) -> int | None:
     return int(pid) if NAME.match(base) and pid.isdigit() and len(pid) <= 9 else None
 
 
-def _going(pid: int) -> bool:
-    """A process `pid` is there (it may be the run writing the folder); a pid this process cannot ask is too."""
-    if pid <= 1:
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
 def _changed(folder: Path) -> float:
     """When `folder` or a file in it last changed."""
     return max([folder.stat().st_mtime, *(e.stat(follow_symlinks=False).st_mtime for e in os.scandir(folder))])
@@ -121,7 +109,7 @@ def clear_stopped(dest: Path, seconds: float, notes: list[str]) -> list[str]:
         if pid is None or p.is_symlink() or not p.is_dir() or pid == os.getpid():
             continue
         try:
-            stale = not _going(pid) and _changed(p) < time.time() - seconds and _only_files(p, None)
+            stale = not (pid == 1 or running(pid)) and _changed(p) < time.time() - seconds and _only_files(p, None)
         except OSError:
             stale = False
         if stale and _removed(p, notes):

@@ -92,3 +92,18 @@ def write_whole(path: Path, data: str | bytes, mode: int | None = None, *, repla
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+def running(pid: int) -> bool:
+    """Process `pid` runs on this host (one this process may not signal too): the writer of a journal, a temporary
+    folder or a scratch database named by its pid is still at work.  pid 0 and below name no one process: taken as
+    running, never cleared away."""
+    if pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True

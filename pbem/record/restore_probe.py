@@ -25,6 +25,7 @@ from typing import Any
 
 from pbem.record import outbox_key
 from pbem.record.backup import SEALED, Late, Opened, pg_restore
+from pbem.record.files import running
 
 PREFIX = "pbem_restore_check_"
 CONNECT = 10.0  # seconds a connection to the server may take (at most)
@@ -74,16 +75,6 @@ def _connect(url: str, database: str | None, deadline: float) -> Any:
     )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
 @contextlib.contextmanager
 def scratch(url: str, deadline: float) -> Iterator[str]:
     """A new database on `url`'s server for the time of the block, dropped after (and this machine's leftovers of
@@ -95,7 +86,7 @@ def scratch(url: str, deadline: float) -> Iterator[str]:
     with _connect(url, None, deadline) as admin:
         for (old,) in admin.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", (mine + "%",)).fetchall():
             pid = str(old)[len(mine) :].split("_")[0]
-            if pid.isdigit() and not _alive(int(pid)):
+            if pid.isdigit() and not running(int(pid)):
                 admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(old)))
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         try:

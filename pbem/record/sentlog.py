@@ -34,6 +34,7 @@ from pathlib import Path
 from sqlalchemy import func
 from sqlalchemy.engine import Connection
 
+from pbem.record.files import running
 from pbem.record.models import OutboxMessage
 
 FOLD_CHUNK = 500  # ids per UPDATE (under every database's parameter limit)
@@ -178,13 +179,7 @@ def _alive(path: Path) -> bool:
         return False  # not written by SentLog: fold it and remove it
     if parts[0] != socket.gethostname():
         return True
-    try:
-        os.kill(int(parts[1]), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return running(int(parts[1]))
 
 
 def read_ids(path: Path) -> set[int]:
