@@ -587,3 +587,16 @@ def test_each_list_of_the_commands_that_change_something_names_every_one() -> No
         names = [n.removeprefix("pbem ") for n in re.findall(r"`([^`]+)`", listed)]
         named = {n if " " in n else f"game {n}" for n in names}
         assert named == set(CHANGES), (set(CHANGES) - named, named - set(CHANGES))
+
+
+def test_the_readmes_answer_to_an_order_out_of_turn_is_the_acknowledgements() -> None:
+    """walk6: the README quotes what a player who sent an order out of turn reads; it is the line the
+    acknowledgement's text writes whole (`mail/_ack_body.txt.j2`, which `pbem verify --mail` knows as pbem's), so
+    the README cannot drift from the mail (tests/app/test_out_of_turn.py checks the mail says it)."""
+    from pbem.trust.prose import ack_line
+
+    flat = re.sub(r"\s+", " ", README)
+    said = re.search(r'An order sent out of turn \([^)]*\) is refused, naming who is awaited, with "([^"]+)"', flat)
+    assert said, "the README no longer says what an order out of turn is answered"
+    body = (ROOT / "templates/mail/_ack_body.txt.j2").read_text(encoding="utf-8")
+    assert said[1] in body.splitlines() and ack_line(said[1])
