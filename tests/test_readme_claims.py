@@ -223,7 +223,9 @@ def test_every_pbem_command_of_the_cron_folder_parses() -> None:
     lines = [
         m.group(1)
         for name in ("crontab", "pbem-poll.service", "pbem-poll")
-        for m in re.finditer(r"(?:^[^#\n]*?|exec )\S*/?pbem (--config .+?)(?: >>.*)?$", (CRON / name).read_text(), re.M)
+        for m in re.finditer(
+            r'(?:^[^#\n]*?|exec )(?:\S*/?pbem|"\$PBEM") (--config .+?)(?: >>.*)?$', (CRON / name).read_text(), re.M
+        )
     ]
     assert len(lines) >= 4, lines  # the poll in each of the three, the crontab's backup
     whole, named = _commands((CRON / "README.md").read_text(encoding="utf-8"))
