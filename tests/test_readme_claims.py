@@ -602,3 +602,18 @@ def test_the_readmes_answer_to_an_order_out_of_turn_is_the_acknowledgements() ->
     assert said, "the README no longer says what an order out of turn is answered"
     body = (ROOT / "templates/mail/_ack_body.txt.j2").read_text(encoding="utf-8")
     assert said[1] in body.splitlines() and ack_line(said[1])
+
+
+def test_the_readmes_refusals_of_a_mistyped_name_are_the_commands() -> None:
+    """walk6 typed `pbem game code hh1 Alce` and a game name off by one: the README quotes both refusals, and each
+    quote is how the command's message starts (`pbem.app.game_names`)."""
+    from pbem.app.decision import GameError
+    from pbem.app.game_names import player_named, unknown_game
+
+    flat = re.sub(r"\s+", " ", README)
+    player = re.search(r"\(`(Alce is not a player of hh1 [^`]+)`; `(no game named [^`]+)`\)", flat)
+    assert player, "the README no longer quotes the refusals of a mistyped name"
+    with pytest.raises(GameError) as told:
+        player_named("Alce", ["Alice", "Bob", "Carol"], "hh1")
+    assert str(told.value).startswith(player[1]), (str(told.value), player[1])
+    assert unknown_game("hh2", ["hh1"]).startswith(player[2]), (unknown_game("hh2", ["hh1"]), player[2])
