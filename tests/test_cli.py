@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -95,6 +96,7 @@ def test_init_new_game_list_show_poll_export_from_another_directory(tmp_path: Pa
     assert bad.returncode == 2 and "3 to 6 players" in bad.stderr and "Traceback" not in bad.stderr
     listing = pbem("--config", cfg, "game", "list", cwd=elsewhere)
     assert "iw1" in listing.stdout and "Ann, Ben" in listing.stdout
+    assert re.search(r"\(step \S+, due \d{4}-\d\d-\d\d \d\d:\d\d UTC\)$", listing.stdout, re.M), listing.stdout  # walk6
     show = pbem("--config", cfg, "game", "show", "iw1", "--as", "Ann", cwd=elsewhere)
     assert "Private report for Ann" in show.stdout and "Your hand" in show.stdout
     public = pbem("--config", cfg, "game", "show", "iw1", cwd=elsewhere)

@@ -223,7 +223,9 @@ def test_every_pbem_command_of_the_cron_folder_parses() -> None:
     lines = [
         m.group(1)
         for name in ("crontab", "pbem-poll.service", "pbem-poll")
-        for m in re.finditer(r"(?:^[^#\n]*?|exec )\S*/?pbem (--config .+?)(?: >>.*)?$", (CRON / name).read_text(), re.M)
+        for m in re.finditer(
+            r'(?:^[^#\n]*?|exec )(?:\S*/?pbem|"\$PBEM") (--config .+?)(?: >>.*)?$', (CRON / name).read_text(), re.M
+        )
     ]
     assert len(lines) >= 4, lines  # the poll in each of the three, the crontab's backup
     whole, named = _commands((CRON / "README.md").read_text(encoding="utf-8"))
@@ -587,3 +589,31 @@ def test_each_list_of_the_commands_that_change_something_names_every_one() -> No
         names = [n.removeprefix("pbem ") for n in re.findall(r"`([^`]+)`", listed)]
         named = {n if " " in n else f"game {n}" for n in names}
         assert named == set(CHANGES), (set(CHANGES) - named, named - set(CHANGES))
+
+
+def test_the_readmes_answer_to_an_order_out_of_turn_is_the_acknowledgements() -> None:
+    """walk6: the README quotes what a player who sent an order out of turn reads; it is the line the
+    acknowledgement's text writes whole (`mail/_ack_body.txt.j2`, which `pbem verify --mail` knows as pbem's), so
+    the README cannot drift from the mail (tests/app/test_out_of_turn.py checks the mail says it)."""
+    from pbem.trust.prose import ack_line
+
+    flat = re.sub(r"\s+", " ", README)
+    said = re.search(r'An order sent out of turn \([^)]*\) is refused, naming who is awaited, with "([^"]+)"', flat)
+    assert said, "the README no longer says what an order out of turn is answered"
+    body = (ROOT / "templates/mail/_ack_body.txt.j2").read_text(encoding="utf-8")
+    assert said[1] in body.splitlines() and ack_line(said[1])
+
+
+def test_the_readmes_refusals_of_a_mistyped_name_are_the_commands() -> None:
+    """walk6 typed `pbem game code hh1 Alce` and a game name off by one: the README quotes both refusals, and each
+    quote is how the command's message starts (`pbem.app.game_names`)."""
+    from pbem.app.decision import GameError
+    from pbem.app.game_names import player_named, unknown_game
+
+    flat = re.sub(r"\s+", " ", README)
+    player = re.search(r"\(`(Alce is not a player of hh1 [^`]+)`; `(no game named [^`]+)`\)", flat)
+    assert player, "the README no longer quotes the refusals of a mistyped name"
+    with pytest.raises(GameError) as told:
+        player_named("Alce", ["Alice", "Bob", "Carol"], "hh1")
+    assert str(told.value).startswith(player[1]), (str(told.value), player[1])
+    assert unknown_game("hh2", ["hh1"]).startswith(player[2]), (unknown_game("hh2", ["hh1"]), player[2])

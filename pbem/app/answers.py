@@ -126,6 +126,15 @@ def ack(d: Decision, out: Outgoing, seat: Seat, msg: Inbound, loaded: Loaded, ch
     d.effects.append(out.mail(seat.address, "ack", "ack", context, player=seat.player, to_name=seat.display_name))
 
 
+def out_of_turn(eng: Any, state: dict[str, Any], player: str, lines: list[Any]) -> bool:
+    """Whether a refused message is an order out of turn: each refused line answers nothing (`LineResult.not_asked`)
+    and its sender is asked nothing now, not even a step they answered.  Its answer says nothing more is needed from
+    them, not "correct the line and send the whole message again", and asks for no reply (walk6: Alice, not to play
+    in Habsburg, sent NO EVENT and was told to correct it and "reply to this mail with your orders")."""
+    refused = [r for r in lines if not r.ok]
+    return all(r.not_asked for r in refused) and bool(refused) and all(q.player != player for q in eng.requests(state))
+
+
 def ack_context(msg: Inbound, loaded: Loaded, chatter: list[str], **ctx: Any) -> dict[str, Any]:
     """What an acknowledgement tells (its own mail, or the top of the report that answers the message)."""
     shown, more_chatter = summary([short(line) for line in chatter])

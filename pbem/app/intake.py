@@ -21,7 +21,7 @@ from __future__ import annotations
 from pbem.app import absence, addresses, answering, derivations, join, misuse, notify, refusals, revisions, views
 from pbem.app import closing as step_closing
 from pbem.app import lines as reading_lines
-from pbem.app.answers import Outgoing, ack, ack_context, short, summary
+from pbem.app.answers import Outgoing, ack, ack_context, out_of_turn, short, summary
 from pbem.app.decision import Decision, Input, MailModeSet, Report
 from pbem.app.facts import Facts as Facts
 from pbem.app.facts import SenderGame as SenderGame
@@ -32,7 +32,7 @@ from pbem.app.press import relay_all
 from pbem.app.resigning import decide as decide_resign
 from pbem.app.revisions import FirstCopy
 from pbem.engine import slots
-from pbem.engine.base import Outcome
+from pbem.engine.base import LineResult, Outcome
 from pbem.engine.rulings import RULINGS
 from pbem.mail.inbound.message import Inbound
 from pbem.orders.extract import Extracted, subject_line
@@ -181,9 +181,9 @@ def _asked(loaded: Loaded, player: str) -> list[dict[str, object]]:
     return [{"prompt": r.prompt, "legal": list(r.legal)} for r in eng.requests(loaded.state) if r.player == player]
 
 
-def _now(loaded: Loaded, player: str) -> dict[str, object]:
-    eng = views.engine(loaded)
-    return dict(on_file=views.filed(eng, loaded.state, player), waiting=views.waiting(eng, loaded.state))
+def _now(loaded: Loaded, player: str, refused: list[LineResult] | None = None) -> dict[str, object]:
+    eng, idle = views.engine(loaded), out_of_turn(views.engine(loaded), loaded.state, player, refused or [])
+    return dict(on_file=views.filed(eng, loaded.state, player), waiting=views.waiting(eng, loaded.state), idle=idle)
 
 
 def _orders(
@@ -210,7 +210,7 @@ def _orders(
         shown, more = summary(refused)
         d.reason = "; ".join(shown) + (f"; and {more} more refused lines" if more else "") or step_closing.REASON
         d.late = step_closing.late(result, facts)  # a reply whose step closed? the shell reads when, decides again
-        now = {**_now(loaded, player), **step_closing.told(facts.closed, eng, loaded.state, player)}
+        now = {**_now(loaded, player, result.lines), **step_closing.told(facts.closed, eng, loaded.state, player)}
         notes, lines = (step_closing.resent(notes, orders), []) if moved else (notes, lines)
         ack(d, out, seat, msg, loaded, chatter, lines=lines, rejected_count=len(refused), **notes, **now)
         return d

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.app import refusals, views
-from pbem.app.answers import quoted_lines
+from pbem.app.answers import out_of_turn, quoted_lines
 from pbem.app.lines import read_again, seeming_told, without_prose
 from pbem.engine import slots
 from pbem.engine.base import Engine
@@ -52,6 +52,7 @@ def refused(eng: Engine, state: dict[str, Any], player: str, orders: list[str]) 
         on_file=views.filed(eng, state, player),  # as the intake's `_now`: the state the message met
         waiting=views.waiting(eng, state),
         report_follows=False,
+        idle=out_of_turn(eng, state, player, result.lines),  # as the intake's `_now`
     )
     return render("mail/_ack_body.txt.j2", **context), render("mail/_ack_body.html.j2", **context)
 

@@ -92,7 +92,7 @@ def game_list() -> None:
     if not rows:
         typer.echo("no games yet; create one with: pbem game new KIND --name NAME --player ...")
     for g in rows:
-        due = f"  (step {g.step}, due {g.due:%Y-%m-%d %H:%M})" if g.due else ""
+        due = f"  (step {g.step}, due {g.due:%Y-%m-%d %H:%M} UTC)" if g.due else ""  # a time printed names its zone
         typer.echo(f"{g.name:16} {g.kind:15} {g.status:9} {', '.join(g.players)}{due}")
 
 

@@ -350,8 +350,9 @@ PARAGRAPHS = tuple(
     re.compile(p)
     for p in (
         r"Accepted and applied:",
-        r"Nothing was applied: a message counts whole or not at all\. Correct the lines marked NO and send the whole "
-        r"message again\.",
+        r"Nothing was applied: a message counts whole or not at all\. (?:Correct the lines marked NO and send the whole "
+        r"message again|Nothing is asked of you now: nothing more is needed from you, and you will be mailed when you "
+        r"are asked)\.",
         r"\u2026 and \d{1,9} more lines? not shown(?: \(the first refused lines are shown\))?\.",
         r"Recorded as entry #\d{1,9} of the game's record as you may see it; its hash is [0-9a-f]{64}\. Keep this "
         r"mail: it is your receipt \(pbem verify --mail checks it against the published history\)\.",

@@ -55,6 +55,9 @@ ACK_WHOLE = (
         r"NOTHING WAS APPLIED: (?:one line was|\d{1,9} lines were) not accepted, and a message counts whole or not at all\."
     ),
     re.compile(r"Correct the lines? below and send the whole message again\."),
+    re.compile(
+        r"Nothing is asked of you now: nothing more is needed from you, and you will be mailed when you are asked\."
+    ),
     re.compile(r"Recorded as entry #\d{1,9} of the game's record as you may see it; its hash is"),
     re.compile(r"Keep this mail: it is your receipt \(pbem verify --mail checks it against the published history\)\."),
     re.compile(

@@ -159,6 +159,14 @@ def test_absence_undo_and_moderating_by_email_then_verify(world: World) -> None:
     assert _due(w) == due + timedelta(days=1)
     for player in ("Alice", "Bob"):
         assert any("extended" in text for _, text in w.new_mail(player)), player
+    # the README's "Moderating by mail" (walk6): pbem's answer lands in the inbox pbem reads, and the next poll
+    # files it, unanswered, with the mail it did not apply: the moderator reads it in the rejected folder
+    from email import message_from_bytes
+
+    def ids(folder: str) -> set[str]:
+        return {str(message_from_bytes(raw)["Message-ID"]) for raw in w.servers.mailbox(MODERATOR, folder)}
+
+    assert ack["Message-ID"] in ids(w.cfg.imap.rejected_folder) - ids("INBOX"), "the answer is not filed as rejected"
 
     with session(w.cfg.database_url) as s:
         doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"))))
