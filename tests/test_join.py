@@ -64,6 +64,17 @@ def test_every_player_joins_by_mail_and_the_deal_follows_from_the_seed_and_the_s
     assert len(dealt) == 3 and all('Alice: "Ölbaum 42, blue moon"' in b and "Carol: (no salt)" in b for b in dealt)
 
 
+def test_the_deal_warning_is_said_where_it_is_news_not_in_every_report(finished) -> None:
+    """walk6: Carol joined without a salt and no provider signs here, so "Warning about the deal" stood above "What
+    happened" in every report of the game.  It is said in the report listing the salts and in the final report, and
+    nowhere else: on 18279215 every report of this game said it (see the commit's figures), now 6 (3 players, 2)."""
+    reports = [m for m in finished["mail"] if "Private report for " in body_of(m)]
+    warned = [m for m in reports if "Warning about the deal: " in body_of(m)]
+    news = [m for m in reports if "The deal: nobody chose it" in body_of(m) or "Final report" in str(m["Subject"])]
+    assert len(news) == 6 and [m["Message-ID"] for m in warned] == [m["Message-ID"] for m in news]
+    assert len(reports) > len(warned), "the reports between say it no more"
+
+
 def test_the_public_export_verifies_and_the_auditor_recomputes_the_deal(finished, tmp_path: Path) -> None:
     v = verify(finished["public"])
     assert v.ok, v.problem
