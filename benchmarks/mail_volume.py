@@ -5,7 +5,10 @@ then reads the demo home's record: per player, the mails the outbox sent them, a
 sent (inbound mail that was not only a command such as STATUS).  Prints JSON: per kind the ratio over all
 players (mails received / order mails sent), its worst player, and the mails by purpose.
 
-    python benchmarks/mail_volume.py [--seed 7] [--kinds habsburg,dynasties]
+    python benchmarks/mail_volume.py [--seed 7] [--kinds habsburg,dynasties] [--join]
+
+``--join`` opens each game with its join step (every bot answers its invitation with JOIN, no salt), as a game
+made by ``pbem game new`` does: the invitations and the answers to JOIN count too.
 """
 
 from __future__ import annotations
@@ -22,7 +25,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def measure(kind: str, seed: str, players: int | None) -> dict[str, object]:
+#: `--join`: the demo's game played from its join step (`pbem.cli.demo.run`'s `join_salts`), in a child process.
+JOIN_RUN = """
+import sys
+from pathlib import Path
+from pbem import engine as registry
+from pbem.cli.demo import run
+kind, n, seed, home = sys.argv[1], int(sys.argv[2]), sys.argv[3], Path(sys.argv[4])
+eng = registry.get(kind)
+r = run(kind, n or max(eng.min_players, min(3, eng.max_players)), seed, home, join_salts={})
+sys.exit(0 if r.verified else 1)
+"""
+
+
+def measure(kind: str, seed: str, players: int | None, join: bool = False) -> dict[str, object]:
     import sqlite3
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -30,6 +46,8 @@ def measure(kind: str, seed: str, players: int | None) -> dict[str, object]:
         cmd = [sys.executable, "-m", "pbem", "demo", kind, "--seed", seed, "--dir", str(home)]
         if players:
             cmd += ["--players", str(players)]
+        if join:
+            cmd = [sys.executable, "-c", JOIN_RUN, kind, str(players or 0), seed, str(home)]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
         if done.returncode:
@@ -63,12 +81,13 @@ def main() -> None:
     ap.add_argument("--seed", default="7")
     ap.add_argument("--kinds", default="")
     ap.add_argument("--players", type=int, default=0)
+    ap.add_argument("--join", action="store_true", help="open each game with its join step")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from pbem import engine as registry
 
     kinds = [k for k in args.kinds.split(",") if k] or registry.available()
-    out = {kind: measure(kind, args.seed, args.players or None) for kind in kinds}
+    out = {kind: measure(kind, args.seed, args.players or None, args.join) for kind in kinds}
     print(json.dumps(out, indent=1))
 
 

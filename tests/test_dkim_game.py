@@ -271,10 +271,11 @@ def test_an_order_substituted_by_the_moderator_is_named_by_verify(attacked_game)
     assert "verification FAILED: the DKIM evidence of input" in res.output
 
 
-def test_a_join_forged_to_grind_the_deal_is_stated_in_every_report_and_by_verify(attacked_game) -> None:
+def test_a_join_forged_to_grind_the_deal_is_stated_in_the_reports_and_by_verify(attacked_game) -> None:
     """The moderator dropped Carol's JOIN and forged one with a salt of his choosing.  He cannot make her
-    provider's signature, so nothing from Carol that he could not choose went into the deal: every report of the
-    game says so, to every player; verify says it too, and as her provider signed her other mails, names the JOIN."""
+    provider's signature, so nothing from Carol that he could not choose went into the deal: the report listing the
+    salts says so to every player, and so does the final report (notices2: not every report between, where it was
+    news no more); verify says it too, and as her provider signed her other mails, names the JOIN."""
     r, doc = attacked_game["r"], attacked_game["doc"]
     v = verify(doc)
     assert any(n.startswith("WARNING: the deal: Carol's JOIN was not signed by their provider") for n in v.notes)
@@ -283,7 +284,12 @@ def test_a_join_forged_to_grind_the_deal_is_stated_in_every_report_and_by_verify
     assert any(n.startswith("WARNING: Carol's provider signed") and f"not input {join['seq']}" in n for n in v.notes)
     dealt = [m for m in _reports(r.home) if b"Joining" not in m.split(b"\n\n", 1)[1][:200]]
     told = [m for m in dealt if b"Carol's JOIN was not signed by their provider" in m]
-    assert len(dealt) > 10 and len(told) == len(dealt), (len(told), len(dealt))
+    news = [
+        m
+        for m in dealt
+        if b"The deal: nobody chose it." in m or "Final report" in str(message_from_bytes(m)["Subject"])
+    ]
+    assert len(dealt) > 10 and len(news) >= len(PLAYERS) and told == news, (len(told), len(news), len(dealt))
     addressed = " ".join(str(message_from_bytes(m)["To"]).lower() for m in told)
     assert all(a.decode() in addressed for a in PLAYERS), addressed[:200]
 

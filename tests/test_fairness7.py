@@ -88,12 +88,14 @@ def test_a_joins_acknowledgement_that_is_not_the_join_step_the_record_gives_is_n
     or add any words; every check passed.  Now each claim is the join step folded from the record to the
     acknowledgement, each line and paragraph one its template writes, and what it says became of the message the
     export's outcome.  Generator: the acknowledgements of a join step of each kind played by the poll (refused,
-    joined, already joined, the JOIN that deals), forged twelve ways in the text and three in the HTML; every
-    honest mailbox passes."""
+    joined, already joined), forged eleven ways in the text and three in the HTML, and the report answering the JOIN
+    that deals (notices2: one mail, not an acknowledgement and then the report) with a line added to its quote;
+    every honest mailbox passes."""
     doc, mails = joined_games(kind)
     for name, theirs in mails.items():
         c = verify_mail(doc, theirs, name)
-        assert c.ok and any("of your JOINs said" in x for x in c.checked), (name, lines(c))
+        last = name == list(mails)[-1]  # (their one JOIN dealt: its answer is their first report, notices2)
+        assert c.ok and (last or any("of your JOINs said" in x for x in c.checked)), (name, lines(c))
     alice, last = mails["Alice"], list(mails)[-1]
     bad, join, again = (_answering(alice, x) for x in ("a-bad", "a-join", "a-again"))
     dealing = _answering(mails[last], f"{last}-join")
@@ -143,20 +145,10 @@ def test_a_joins_acknowledgement_that_is_not_the_join_step_the_record_gives_is_n
             ).replace("  'SALT': write your text after the word: SALT <any text>\n", ""),
             "already joined",
         ),
-        (
-            "not dealt",
-            dealing,
-            lambda t: t.replace(
-                "Every player has joined: the cards are dealt. Your first report follows.",
-                "Waiting for: Alice. The cards are dealt once every player has joined.",
-            ),
-            "cards are dealt",
-        ),
     ]
     missed = []
     for what, raw, edit, phrase in forged:
-        to = "Alice" if raw is not dealing else last
-        c = verify_mail(doc, [_edited(raw, edit)], to)
+        c = verify_mail(doc, [_edited(raw, edit)], "Alice")
         if c.ok or not any(phrase in p and "join step replayed" in p for p in c.problems):
             missed.append((what, c.problems or lines(c)))
     for what, raw, edit in [
@@ -175,6 +167,15 @@ def test_a_joins_acknowledgement_that_is_not_the_join_step_the_record_gives_is_n
     c = verify_mail(refused, [join], "Alice")
     if c.ok or not any("records your message" in p for p in c.problems):
         missed.append(("the outcome", c.problems or lines(c)))
+    # the JOIN that deals is answered by the joiner's first report (notices2): its quote of the JOIN is the input's
+    said = _text_of(dealing)
+    assert f"Private report for {last}." in said and "== Your message ==" in said and "  OK   JOIN" in said, said
+    assert "Your first report follows" not in said and "The deal: nobody chose it." in said
+    c = verify_mail(
+        doc, [_edited(dealing, lambda t: t.replace("  OK   JOIN\n", "  OK   JOIN\n  OK   SALT mine\n"))], last
+    )
+    if c.ok:
+        missed.append(("the dealing JOIN's quote", lines(c)))
     assert not missed, missed
     assert "Waiting for: " in _text_of(join) and "'SALT': " in _text_of(bad) and "already joined" in _text_of(again)
 

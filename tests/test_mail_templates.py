@@ -143,7 +143,8 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         _ACK,
         lines=[{**LINES[1], "line": "PASS", "reason": "you are not asked anything now; waiting for Bob", "legal": ()}],
         rejected_count=1,
-        closed="The step your mail answered closed at 2026-12-05 12:00 UTC, before your mail arrived: its deadline "
+        closed="The step your mail answered closed at its deadline, 2026-12-05 12:00 UTC (applied at 2026-12-05 12:07 UTC), "
+        "before your mail arrived: its deadline "
         "passed and your default orders were applied: PASS. Nothing is asked of you now.",
         waiting=["Bob"],
     ),

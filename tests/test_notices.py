@@ -37,7 +37,8 @@ def test_ISSUE16_a_replaced_seat_takes_the_newcomers_name_and_the_record_still_v
     [told] = to(mails, "ben@players.test")
     assert told["Subject"] == "[pbem iw1] You no longer play Ben" and "to a new player, Dave" in body_of(told)
     assert told["References"] == first["Message-ID"], "threaded into Ben's game"
-    [report] = [m for m in to(mails, "dave@players.test") if m["Subject"].startswith("[pbem iw1] You now play Dave")]
+    [report] = to(mails, "dave@players.test")  # one mail, the report: not the others' "Dave replaces Ben." (walk6)
+    assert report["Subject"].startswith("[pbem iw1] You now play Dave")
     assert "Private report for Dave." in body_of(report) and CODES["Dave"] in body_of(report)
     assert "You took over the seat of Ben" in body_of(report)
     [notice] = to(mails, "ann@players.test")

@@ -151,10 +151,15 @@ def test_through_a_real_poll_a_reply_after_its_deadline_is_told_the_step_closed_
     """Habsburg's first report answered after its deadline: the default (NO EVENT, ...) was applied for the player,
     and Bob is to play.  The answer's first note says the step closed, when, what was applied, and that nothing is
     asked now, in a form `pbem verify --mail` knows (`pbem.trust.acked.unnoted`, `unparagraphed`)."""
+    from pbem.record import store
+    from pbem.record.db import session
     from pbem.trust.acked import unnoted, unparagraphed
     from tests.test_replies3_players import _moment, _poll
 
     moment = _moment(tmp_path, "habsburg")
+    with session(moment.cfg.database_url) as s:  # the deadline the report told the player
+        dl = store.current_deadline(s, store.game_by_name(s, "g1").id)  # type: ignore[union-attr,arg-type]
+        due = store.aware(dl.due_at) if dl else None
     moment.clock.advance(days=8)
     _poll(moment.cfg, moment.clock)
     moment.clock.advance(minutes=5)
@@ -165,6 +170,10 @@ def test_through_a_real_poll_a_reply_after_its_deadline_is_told_the_step_closed_
     page = str(answer.get_body(preferencelist=("html",)).get_content())  # type: ignore[union-attr]
     first = text.split("\n")[2]
     assert first.startswith("  NOTE The step your mail answered closed at "), text
+    # the due time the player was told, then when the poll applied it (days later here); not that time alone (walk6)
+    assert due is not None and first.startswith(
+        f"  NOTE The step your mail answered closed at its deadline, {due:%Y-%m-%d %H:%M} UTC (applied at "
+    ), first
     assert "your default orders were applied: " in first and "Nothing is asked of you now." in first, first
     assert unnoted(text) == "" and unparagraphed(page) == "", (unnoted(text), unparagraphed(page))
     assert _verified(moment, tmp_path) == 0  # `pbem verify --partial --mail` of the player's mail, this answer too

@@ -101,3 +101,31 @@ def test_a_reply_whose_question_did_not_change_is_applied() -> None:
     assert not closing.changed(Facts(None, closed=closed, asked_then=()), eng, state, "Alice")
     assert closing.changed(Facts(None, closed=closed, asked_then=("g0.other",)), eng, state, "Alice")
     assert not closing.changed(Facts(None, asked_then=("g0.other",)), eng, state, "Alice")  # not closed
+
+
+def test_a_late_replys_note_says_the_deadline_the_player_was_told_and_when_it_was_applied_only_if_another() -> None:
+    """walk6: a player told the deadline 20:31 read "closed at 20:43" (when the poll applied it).  The note says the
+    due time, then the applying time only when it is another minute; a step closed by orders says when.  Every form
+    is a note `pbem verify --mail` knows, the old one ("closed at TIME") too (mails of e5c877a-era pbem)."""
+    from datetime import UTC, datetime
+
+    from pbem.record.lookups import Closed
+    from pbem.trust.acked import NOTES
+
+    eng = registry.get("dynasties")
+    state, _ = eng.setup(["Alice", "Bob", "Carol"], "replies18", {})
+    due, late = datetime(2026, 12, 6, 20, 31, tzinfo=UTC), datetime(2026, 12, 6, 20, 43, tzinfo=UTC)
+    notes = {
+        "late": closing.note(Closed(late, "deadline", ("PASS",), 0, due), eng, state, "Bob"),
+        "on time": closing.note(Closed(due.replace(second=40), "deadline", (), 0, due), eng, state, "Bob"),
+        "orders": closing.note(Closed(late, "orders", ()), eng, state, "Bob"),
+        "unknown due": closing.note(Closed(late, "deadline", ()), eng, state, "Bob"),
+    }
+    start = "The step your mail answered closed at "
+    assert notes["late"].startswith(start + "its deadline, 2026-12-06 20:31 UTC (applied at 2026-12-06 20:43 UTC), ")
+    assert notes["on time"].startswith(start + "its deadline, 2026-12-06 20:31 UTC, before your mail arrived: ")
+    assert notes["orders"].startswith(start + "2026-12-06 20:43 UTC, before your mail arrived: it was resolved")
+    assert notes["unknown due"].startswith(start + "2026-12-06 20:43 UTC, before your mail arrived: its deadline")
+    old = f"{start}2026-12-06 20:43 UTC, before your mail arrived: its deadline passed. Nothing is asked of you now."
+    for note in [*notes.values(), old]:
+        assert any(p.fullmatch(note) for p in NOTES), note

@@ -55,9 +55,17 @@ def note(closed: Closed, eng: Engine, state: dict[str, Any], player: str) -> str
         how = "it was resolved by the orders sent for it"
     asked = [first_sentence(r.prompt) for r in eng.requests(state) if r.player == player and not r.answered]
     now = f"You are asked now: {'; '.join(asked)}." if asked else "Nothing is asked of you now."
-    return (
-        f"The step your mail answered closed at {closed.at:%Y-%m-%d %H:%M} UTC, before your mail arrived: {how}. {now}"
-    )
+    return f"The step your mail answered closed {_when(closed)}, before your mail arrived: {how}. {now}"
+
+
+def _when(closed: Closed) -> str:
+    """When the step closed, as the player knows it: by its deadline, the due time they were told, and when the poll
+    applied it only if that was another minute (walk6: "closed at 20:43" to a player told 20:31); by orders, when."""
+    at = f"{closed.at:%Y-%m-%d %H:%M} UTC"
+    if closed.by != "deadline" or closed.due is None:
+        return f"at {at}"
+    due = f"{closed.due:%Y-%m-%d %H:%M} UTC"
+    return f"at its deadline, {due}" + ("" if due == at else f" (applied at {at})")
 
 
 def stale(facts: Facts) -> bool:

@@ -142,7 +142,9 @@ def decide_replace(
 
     The record renames the seat (an input of kind rename, replayed like any other), so the history
     before it keeps the old name and everything after it, orders included, uses the new one.  The
-    replaced player is told at their old address; everyone else by the control_replace notice.
+    replaced player is told at their old address; everyone else by the control_replace notice.  The newcomer gets
+    only their full report (its subject "You now play NAME: full report"): the notice, written for the others ("if
+    yours are not in yet, reply to your latest report"), came to them first, before they had any report (walk6).
     """
     check_open(loaded, control, allow_paused=True)
     try:
@@ -180,7 +182,8 @@ def decide_replace(
     effects.append(NewSeat(seat.position, display, address, display, code_hash, thread=thread))
     text = f"{display} replaces {before}." if display != before else f"A new player takes over the seat of {before}."
     facts: dict[str, object] = {"player": before, "newcomer": display, "seat": seat.position}
-    effects += announce(loaded, "replace", text, f"{before} -> {display}", seats, facts, newcomer=display, seat=before)
+    others = [st for st in seats if st is not new]
+    effects += announce(loaded, "replace", text, f"{before} -> {display}", others, facts, newcomer=display, seat=before)
     # a full report: everything this seat may know, from the start, with the new code
     effects.append(Report(display, since=0, code=code, takeover=True, key=("thread", thread)))
     return Decision(game=name, player=display, effects=effects)

@@ -9,7 +9,8 @@ this module decides what each event of the step does, pure on plain objects:
 * `decide_join` takes one authenticated player's JOIN (and SALT) lines: it is
   recorded as a "join" input in the chain and acknowledged; a second JOIN is
   refused politely (the salt is fixed once given).  The JOIN that completes the
-  step deals: every player gets their first report, which says the salts.
+  step deals: every player gets their first report, which says the salts; the
+  joiner's answers their JOIN at its top (one mail, as a reply's report does).
 * `decide_join_deadline`: nobody is defaulted in; the moderator is mailed who
   is missing and the two commands that go on (`replace`, `start`), again after
   each further period while the step stays open.  Each move of the join
@@ -25,7 +26,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.app import views
-from pbem.app.answers import Outgoing
+from pbem.app.answers import Outgoing, ack_context
 from pbem.app.decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, Report
 from pbem.engine.base import Event, Outcome
 from pbem.mail.inbound.message import Inbound
@@ -108,11 +109,30 @@ def decide_join(
     else:
         d.outcome, d.reason = "accepted", "joined"
         d.effects.append(Input("join", seat.player, tuple(lines), result))
-    if out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
+    admitted = out.admit(d, seat.address, player=seat.player, to_name=seat.display_name)
+    if admitted and not dealt:
         d.effects.append(out.mail(seat.address, "join_ack", "ack", ctx, player=seat.player, to_name=seat.display_name))
     if dealt:
-        d.effects += [Report(p, since=0, extra="dealt") for p in views.players(loaded)]
+        acked = _acked(msg, loaded, result, notes) if admitted else None
+        d.effects += [_first_report(p, seat.player, acked, msg) for p in views.players(loaded)]
     return d
+
+
+def _first_report(player: str, joiner: str, acked: dict[str, Any] | None, msg: Inbound) -> Report:
+    """A player's first report after the deal; the joiner's answers their JOIN at its top, one mail (walk6: they got
+    "joined ... Your first report follows." and then the report, as a reply's acknowledgement and report were
+    before issue 23).  The report lists every salt, theirs too, and its receipt names the JOIN input."""
+    if player != joiner or acked is None:
+        return Report(player, since=0, extra="dealt")
+    return Report(player, since=0, extra="dealt", ack=acked, in_reply_to=msg.message_id, references=msg.references)
+
+
+def _acked(msg: Inbound, loaded: store.Loaded, result: Outcome, notes: Any) -> dict[str, Any]:
+    """The acknowledgement at the top of the joiner's first report: their JOIN and SALT lines applied, as an order
+    message's ("Accepted and applied:", `pbem.trust.acked` reads them against the input), without the join step's
+    readings (the salt as read is in the report's list of salts)."""
+    lines = [{"line": r.line, "ok": True, "understood": ""} for r in result.lines if r.ok]
+    return ack_context(msg, loaded, [], applied=True, lines=lines, problems=[str(n) for n in notes])
 
 
 def _salt_of(result: Outcome, position: int) -> str:

@@ -98,6 +98,7 @@ def report_context(
         insecure_seed=game.insecure_seed,
         moderator=moderator,
     )
+    salts = _salts(loaded, moment.events, since)
     told = Told(
         tuple(happened),
         deadline=due.strftime("%Y-%m-%d %H:%M UTC") if due else None,
@@ -105,9 +106,9 @@ def report_context(
         commitment=game.seed_commitment if since == 0 else None,
         code=reader.code,
         takeover=reader.takeover,
-        salts=_salts(loaded, moment.events, since),
+        salts=salts,
         former=tuple(n for n in names if n != player),
-        deal_warning=_deal_warning(loaded, moment.events),
+        deal_warning=_deal_warning(loaded, moment.events) if salts is not None or moment.result is not None else None,
     )
     return player_report(eng, loaded.state, player, point, told)
 
@@ -126,7 +127,9 @@ def _salts(loaded: store.Loaded, events: list[GameEvent], since: int) -> list[di
 
 
 def _deal_warning(loaded: store.Loaded, events: list[GameEvent]) -> str | None:
-    """What the deal of a game with a join step lacks (`pbem.trust.deal.weakness`): said in every report."""
+    """What the deal of a game with a join step lacks (`pbem.trust.deal.weakness`): said where it is news, in the
+    report that lists the salts (the first after the deal, a newcomer's full report) and in the final one, not in
+    every report between (walk6: a long paragraph above "What happened" in each, where providers sign nothing)."""
     row = next((r for r in events if r.kind == "salts"), None)
     data = store.event_of(row).data if row is not None else (loaded.recent.deal if loaded.recent else None)
     return joining.weakness(data) if data else None

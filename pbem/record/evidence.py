@@ -50,7 +50,8 @@ Q_DEAL = core_select(_EVENTS.data_json).where(_EVENTS.game_id == bindparam("gid"
 
 
 def deal_of(s: Session, game_id: int) -> dict[str, Any] | None:
-    """The data of game `game_id`'s deal (its `salts` event), which every report states the weakness of."""
+    """The data of game `game_id`'s deal (its `salts` event), whose weakness the report listing the salts and the
+    final one state."""
     rows = fetch(s.connection(), Q_DEAL, {"gid": game_id})
     data: dict[str, Any] | None = json.loads(rows[0][0]) if rows else None
     return data

@@ -19,7 +19,7 @@ from sqlalchemy import Select, bindparam, func
 from sqlmodel import Session, col, select
 
 from pbem.record.db import fetch, reading
-from pbem.record.models import ControlAction, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
+from pbem.record.models import ControlAction, Deadline, Game, GameEvent, InboundMessage, OrderInput, Seat, Snapshot
 from pbem.record.store import aware
 
 
@@ -159,6 +159,7 @@ class Closed:
     by: str
     applied: tuple[str, ...]
     opened: int = 0  # the seq of the snapshot of the step open when the mail was sent (`snapshot_state`)
+    due: datetime | None = None  # closed by its deadline: the due time that passed, as the players were told it
 
 
 def closed_after(s: Session, game_id: int, player: str, when: datetime) -> Closed | None:
@@ -195,7 +196,20 @@ def closed_after(s: Session, game_id: int, player: str, when: datetime) -> Close
             if data.get("player") == player:
                 applied += [str(x) for x in data.get("lines", [])]
     at = aware(closing[1])
-    return None if at is None else Closed(at, str(by or "orders"), tuple(applied), int(opened[0]))
+    due = _due(s, game_id, str(opened[1]), closing[1]) if by == "deadline" else None
+    return None if at is None else Closed(at, str(by or "orders"), tuple(applied), int(opened[0]), due)
+
+
+def _due(s: Session, game_id: int, step: str, closed_at: datetime) -> datetime | None:
+    """The due time of `step` in force when an input closed it at `closed_at` (its newest deadline row by then): the
+    time the report, or the notice of an extension, told the players; the poll may apply it minutes later (walk6)."""
+    due = s.exec(
+        select(Deadline.due_at)
+        .where(Deadline.game_id == game_id, Deadline.step == step, Deadline.created_at <= closed_at)
+        .order_by(col(Deadline.created_at).desc(), col(Deadline.id).desc())
+        .limit(1)
+    ).first()
+    return aware(due) if due is not None else None
 
 
 _SN = Snapshot.__table__.c  # type: ignore[attr-defined]

@@ -316,7 +316,8 @@ NOTES = tuple(
         r"Press not sent: [^\n]{1,2000}\. Write PRESS TO <player>\[, <player>\.\.\.\] or PRESS TO ALL\.",
         r"\.\.\. and \d{1,9} more notes? like these, not shown\.",
         r"Press sent to [^\n]{1,2000}\.",
-        r"The step your mail answered closed at \d{4}-\d\d-\d\d \d\d:\d\d UTC, before your mail arrived: (?:its "
+        r"The step your mail answered closed at (?:its deadline, \d{4}-\d\d-\d\d \d\d:\d\d UTC(?: \(applied at "
+        r"\d{4}-\d\d-\d\d \d\d:\d\d UTC\))?|\d{4}-\d\d-\d\d \d\d:\d\d UTC), before your mail arrived: (?:its "
         r"deadline passed(?: and your default orders were applied: [^\n]{1,2000})?|it was resolved by the orders sent "
         r"for it)\. (?:You are asked now: [^\n]{1,2000}\.|Nothing is asked of you now\.)",  # `pbem.app.closing`
         r"Nothing was applied: if you meant these orders for what you are asked now, send them again: [^\n]{1,2000}\.",

@@ -22,7 +22,7 @@ moderator cannot make it, and it is fixed once the mail is sent, so he has
 nothing to grind.  `pbem verify` re-checks each one against the evidence kept
 with its mail (`pbem.trust.vouched`).  A game without a signed JOIN deals
 exactly as before; a seat whose JOIN was not signed, had no salt or never came
-is named in every report of the game (`weakness`) and by `pbem verify`.  So nobody, the moderator included, picks the deal:
+is named in the report listing the salts and in the final one (`weakness`) and by `pbem verify`.  So nobody, the moderator included, picks the deal:
 the moderator committed to the seed before any salt was known, and every
 player's salt changes it.
 

@@ -10,7 +10,8 @@ rendered again from the replay and the export, and compared line by line, in ord
   picture), the block saying the game is over (its result, the scores, the seed, the commitment), the reply hint
   with the game's name;
 * a function of the export: the commitment and the game key's fingerprint, the salts of the deal and the warning
-  about it, the warning of a seed chosen by hand, the seat's earlier names;
+  about it (said by the report listing the salts and the final one; any other may say it, as all did before
+  notices2, and then says the export's), the warning of a seed chosen by hand, the seat's earlier names;
 * fixed template text: every other word of these paragraphs.
 
 Mail-specific, and so taken from the mail itself (`Said`): whether it is the first report (the commitment and
@@ -80,6 +81,7 @@ FIRST = {  # a paragraph said once, by the line it starts with
     "commitment": "Fairness: this game's random seed is fixed and sealed.",
     "salts": "The deal: nobody chose it.",
     "former": "You took over the seat of ",
+    "deal_warning": "Warning about the deal: ",  # said in every report by pbem before notices2; now where it is news
 }
 FORMER = re.compile(r"^You took over the seat of (.{1,400}): the history below calls the seat so until then\.$")
 
@@ -229,7 +231,7 @@ def expected(
         "former": former if "former" in mail.first else [],
         "moderator": mail.moderator,
         "salts": _salts(doc, deal) if "salts" in mail.first else None,
-        "deal_warning": _warning(deal),
+        "deal_warning": _warning(deal) if _warns(mail, result) else None,
         "boards": figures,
         "record": rec,
     }
@@ -258,6 +260,13 @@ def _salts(doc: dict[str, Any], deal: dict[str, Any] | None) -> list[dict[str, A
         {"player": p, "salt": salt} | ({"signed": True} if sig else {})
         for p, salt, sig in zip(names, deal.get("salts", []), signed)
     ]
+
+
+def _warns(mail: Said, result: dict[str, Any] | None) -> bool:
+    """Whether an honest report warns about the deal (when its deal lacks something): the one listing the salts and
+    the final one must (`pbem.app.reporting._deal_warning`); any other may, as every report did before notices2, and
+    then says the warning the export gives."""
+    return "salts" in mail.first or result is not None or "deal_warning" in mail.first
 
 
 def _warning(deal: dict[str, Any] | None) -> str | None:

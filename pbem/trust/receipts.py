@@ -1736,6 +1736,17 @@ class _Plains(dict[int, str]):
         return self[id(m)]
 
 
+def _join_ack(ch: _Chain, n: int | None, m: Received, text: str) -> bool:
+    """Whether `_joins` reads a mail as a JOIN's acknowledgement: one in its form, or any mail whose receipt names a
+    JOIN input (whatever its first line says), but the joiner's first report answering the JOIN that dealt
+    (notices2), which the report checks read whole (its quote `acked`'s, its prose `prose`'s)."""
+    if joined.is_join_ack(text):
+        return True
+    if n is None or ch.rows[n - 1].get("kind") != "join":
+        return False
+    return not (shown.MARK in text and shown.report_of(text, told.html(m.raw)))
+
+
 def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck, plains: _Plains) -> None:
     """Each acknowledgement of a JOIN must say what the record folded to it gives (`pbem.trust.joined`): the game, the
     seat and salt of the input its receipt names, whether the player had joined, why a line was refused, who is
@@ -1756,8 +1767,7 @@ def _joins(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
         if m.input is None and joined.is_invitation(text):
             invitations.append((at, m, text))
             continue
-        # a mail whose receipt names a JOIN input is read as its acknowledgement whatever its first line says
-        if not (joined.is_join_ack(text) or (n is not None and ch.rows[n - 1].get("kind") == "join")):
+        if not _join_ack(ch, n, m, text):
             continue
         if "salts" not in doc:
             c.problem(at, f"{m.name} answers a JOIN, but the export's game had no join step", rank=0)

@@ -358,7 +358,7 @@ def _contributions(doc: dict[str, Any], events: list[dict[str, Any]], v: Verific
     dealt = next((e for e in events if e["kind"] == "salts"), None)
     if dealt is None:
         return
-    weak = joining.weakness(dealt["data"])  # what every report of the game said too
+    weak = joining.weakness(dealt["data"])  # what its first report after the deal and its final one said too
     if weak:
         v.notes.append(f"WARNING: the deal: {weak}")
     else:

@@ -130,8 +130,11 @@ def test_the_last_join_deals_from_the_seed_and_the_salts_and_everyone_gets_a_fir
     assert out.events[1].data == {"players": list(PLAYERS), "salts": salts, "missing": [], "started": False}
     assert out.events[1].visibility == "public"
     assert [(r.player, r.since) for r in d.reports] == [(p, 0) for p in PLAYERS]
-    [ack] = d.mails
-    assert ack.context["dealt"] and ack.context["salt"] == "42"
+    # one mail to Carol (walk6): her first report, answering her JOIN at its top, not an acknowledgement before it
+    assert d.mails == [] and [r.player for r in d.reports if r.ack is not None] == ["Carol"]
+    [carol] = [r for r in d.reports if r.ack is not None]
+    assert carol.ack["applied"] and [x["line"] for x in carol.ack["lines"]] == ["JOIN", "SALT 42"]
+    assert carol.in_reply_to is not None
 
 
 def test_a_different_salt_gives_a_different_deal() -> None:
