@@ -14,7 +14,8 @@ that word.  Over every state (`PBEM_OFFERS_FULL=1`, a few seconds): 216 of 224 c
 PLAYS, PLAY, CONCLAVE and TRIBUTE; Italian Wars LEADER-PREF and its aliases; Sixteen Thirty CALL, PLACE, ACCEPT, the
 specials), 3 on walk6 (18279215): Sixteen Thirty's DISCARD refusal lists the card Assassin, whose name is also an
 order word, so "Assassin" was taken for an order and offered alone; 0 on players25, where an order word alone written
-as a name (not in capitals) in another order's refusal is a name (`pbem.engine.offers._named`).  The suite's sample (every 5th state, at most `CAP` cases a kind) checks 12 cases, 11 failing on e5c877a.
+as a name (not in capitals) in another order's refusal is a name (`pbem.engine.offers.is_name`).  The suite's
+sample (every 5th state, at most `CAP` cases a kind) checks 12 cases, 11 failing on e5c877a.
 """
 
 from __future__ import annotations
