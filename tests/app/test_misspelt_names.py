@@ -9,7 +9,7 @@ The generator: the states the bots reach in every kind (`tests.app.test_refusals
 line they are asked for with two words or more after its order word, with one typo (two letters swapped, or one
 dropped) in its first word of five letters or more after the order word, and in every such word; a case is one the engine refuses where
 exactly one asked line is that near, word by word; it fails unless the refusal offers that line first and names it.
-Over every state (`PBEM_MISSPELT_FULL=1`, about 10 s): 283 cases (Habsburg 104, Italian Wars 39, Sixteen
+Over every state (`PBEM_MISSPELT_FULL=1`, under a second): 283 cases (Habsburg 104, Italian Wars 39, Sixteen
 Thirty 106, Dynasties 34), all 283 failing on 18279215, 0 on players25.  The suite's sample (every 4th state, at most
 `CAP` cases a kind): 16 cases, 16 failing on 18279215.
 """
