@@ -52,6 +52,8 @@ def test_every_command_on_an_abandoned_game(made: Path, tmp_path: Path) -> None:
         code, said = _run(home, *name.split(), *(a.format(game="hh1", player="Alice") for a in args))
         if name in READS:
             assert code == 0, (name, said)
+        elif name == "game abandon":  # nothing to do: said so (players25)
+            assert (code, said) == (2, "pbem: game hh1 is abandoned already: nothing was changed\n")
         else:
             assert (code, said) == (2, "pbem: game hh1 is abandoned\n"), name
     assert _run(home, "game", "show", "hh1")[1].endswith("\nthe game is abandoned: it waits for nobody\n")
@@ -65,3 +67,28 @@ def test_show_says_whom_a_running_or_paused_game_waits_for_and_until_when(made: 
     assert _run(home, "game", "pause", "hh1")[0] == 0
     paused = _run(home, "game", "show", "hh1")[1].splitlines()[-1]
     assert paused == last + "; the game is paused: no deadline passes until pbem game resume", paused
+
+
+# A command that finds nothing to do says so (walk6: a second `pbem game pause` said "game hh1 is paused", as if the
+# moderator had asked something of a paused game).  The corpus: each command that changes a game's control, run where
+# it has nothing to do; a case fails unless it is refused in one line saying "already" or "nothing was changed".  On
+# 18279215: 4 of the 5 fail (away back of a player not away, resume, pause, abandon); on players25: 0.
+IDLE = [  # in turn, on one game (Bob is away, Alice is not)
+    ((), ("game", "away", "hh1", "Alice", "back")),
+    ((), ("game", "resume", "hh1")),
+    (("game", "pause", "hh1"), ("game", "pause", "hh1")),
+    ((), ("game", "start", "hh1")),
+    (("game", "abandon", "hh1"), ("game", "abandon", "hh1")),
+]
+
+
+def test_a_command_with_nothing_to_do_says_so(made: Path, tmp_path: Path) -> None:
+    home = Path(shutil.copytree(made, tmp_path / "home"))
+    quiet = []
+    for first, second in IDLE:
+        if first:
+            assert _run(home, *first)[0] == 0, first
+        code, said = _run(home, *second)
+        if code != 2 or not ("already" in said or "nothing was changed" in said) or said.count("\n") != 1:
+            quiet.append((second, code, said))
+    assert quiet == [], quiet

@@ -27,6 +27,7 @@ from pbem.home.app import Home
 from pbem.orders.away import MAX_DAYS, Away
 from pbem.orders.extract import Extracted
 from pbem.record.absence import AbsenceRow
+from pbem.record.absence import rows as away_rows
 from pbem.record.outbox import NEWS
 from pbem.record.rows import Deadline, Seat
 from pbem.record.store import Loaded
@@ -151,7 +152,13 @@ def at_deadline(
 
 
 def decide_set_by_moderator(
-    loaded: Loaded, control: str, player: str, away: Away, when: datetime, max_away: timedelta
+    loaded: Loaded,
+    control: str,
+    player: str,
+    away: Away,
+    when: datetime,
+    max_away: timedelta,
+    away_now: dict[str, datetime] | None = None,
 ) -> Decision:
     """`pbem game away NAME PLAYER UNTIL|back`: the row, and the player told (as if they had written it); not in
     a game that is over or abandoned."""
@@ -166,6 +173,8 @@ def decide_set_by_moderator(
     if problem:
         raise GameError(problem.split(": ", 1)[-1])
     back = until_of(away, when)
+    if back is None and away_now is not None and seat.player not in away_now:  # `back` for a player not away
+        raise GameError(f"{seat.player} is not away in {loaded.game.name}: nothing was changed")
     ctx = {
         "game_name": loaded.game.name,
         "subject_in": "",
@@ -191,7 +200,8 @@ def set_away(home: Home, name: str, player: str, spec: str, when: datetime) -> t
         raise ValueError(f"{spec!r}: give a date (2026-12-24), a number of days from 1 to {MAX_DAYS}, or back")
     with home.units() as s:
         c = Command(s, name)
-        d = decide_set_by_moderator(c.loaded, c.control, player, away, when, home.policy.max_away)
+        now = absences(away_rows(s, c.gid), when)
+        d = decide_set_by_moderator(c.loaded, c.control, player, away, when, home.policy.max_away, now)
         c.apply(home.policy, d, when)
     return d.player or player, until_of(away, when)
 

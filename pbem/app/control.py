@@ -43,6 +43,7 @@ from pbem.trust.chain import iso
 from pbem.trust.codes import hash_code, new_code
 
 _stamp = "{:%Y-%m-%d %H:%M} UTC".format
+NOTHING = "nothing was changed"  # a command that finds nothing to do says so (players25)
 
 
 def announce(
@@ -90,6 +91,8 @@ def _deadline(step: str | None, due: datetime | None) -> dict[str, object]:
 
 
 def decide_pause(loaded: store.Loaded, control: str, when: datetime) -> Decision:
+    if control == "paused" and not loaded.over:  # a second pause: said so, not "game hh1 is paused" (players25)
+        raise GameError(f"game {(n := loaded.game.name)} is paused already: {NOTHING}; pbem game resume {n} resumes it")
     check_open(loaded, control)
     text = "The moderator paused the game; deadlines are stopped."
     return Decision(game=loaded.game.name, effects=announce(loaded, "pause", text, when.isoformat()))
@@ -106,7 +109,7 @@ def decide_resume(
     """Resume; the current deadline moves on by the time the game was paused (never back: a clock behind)."""
     check_open(loaded, control, allow_paused=True)  # "game hh1 is abandoned", not "... is not paused"
     if control != "paused" or paused_at is None:
-        raise GameError(f"game {loaded.game.name} is not paused")
+        raise GameError(f"game {loaded.game.name} is not paused: it runs already; {NOTHING}")
     if when < paused_at - TOLERANCE:  # the deadline would move back by the difference: a turn lost
         why = f"the clock reads {_stamp(when)}, before the game was paused ({_stamp(paused_at)})"
         raise GameError(why + "; nothing was changed: fix the machine's clock")
@@ -122,6 +125,8 @@ def decide_resume(
 
 
 def decide_abandon(loaded: store.Loaded, control: str) -> Decision:
+    if control == "abandoned" and not loaded.over:
+        raise GameError(f"game {loaded.game.name} is abandoned already: {NOTHING}")
     check_open(loaded, control, allow_paused=True)
     text = "The moderator abandoned the game; no further orders will be accepted."
     return Decision(game=loaded.game.name, effects=announce(loaded, "abandon", text))

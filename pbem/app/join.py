@@ -28,7 +28,8 @@ from typing import Any
 from pbem.app import views
 from pbem.app.answers import Outgoing, ack_context
 from pbem.app.decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, Report
-from pbem.engine.base import Event, Outcome
+from pbem.app.lines import repeat_note
+from pbem.engine.base import Engine, Event, Outcome, State
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail
 from pbem.record import store
@@ -87,6 +88,8 @@ def decide_join(
     eng = views.engine(loaded)
     lines = joining.split_join(lines)
     result: Outcome = eng.apply(loaded.state, seat.player, lines)
+    lines, repeats, result = once(eng, loaded.state, seat.player, lines, result)
+    notes = [*notes, *(repeat_note(line) for line in repeats)]
     salt = joining.joined(result.state).get(seat.player) if joining.is_joining(result.state) else None
     dealt = not joining.is_joining(result.state)
     if dealt:
@@ -133,6 +136,29 @@ def _acked(msg: Inbound, loaded: store.Loaded, result: Outcome, notes: Any) -> d
     readings (the salt as read is in the report's list of salts)."""
     lines = [{"line": r.line, "ok": True, "understood": ""} for r in result.lines if r.ok]
     return ack_context(msg, loaded, [], applied=True, lines=lines, problems=[str(n) for n in notes])
+
+
+def once(
+    eng: Engine, state: State, player: str, lines: list[str], result: Outcome
+) -> tuple[list[str], list[str], Outcome]:
+    """(lines kept, the repeats set aside, their outcome): a JOIN or SALT line typed again in the same message, the
+    same words whatever the order word's case ("JOIN" then "join"; a salt's text as typed), is read once and the
+    answer says so, as an order is (`pbem.app.lines.once`): "JOIN" twice was recorded "JOIN / JOIN" with no note,
+    a SALT twice refused (walk6).  Kept as typed where reading it once changes the outcome otherwise."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    repeats: list[str] = []
+    for line in lines:
+        word, _, rest = line.strip().partition(" ")
+        key = f"{word.casefold()} {' '.join(rest.split())}"  # a salt's text is the player's, case and all
+        (repeats if key in seen else kept).append(line)
+        seen.add(key)
+    if not repeats:
+        return lines, [], result
+    again = eng.apply(state, player, kept)
+    if again.accepted and (not result.accepted or again.state == result.state):
+        return kept, repeats, again
+    return lines, [], result
 
 
 def _salt_of(result: Outcome, position: int) -> str:

@@ -80,6 +80,8 @@ def load_facts(
         recent.read(s, loaded, [(p, 0 if join.is_open(loaded) else None) for p in views.players(loaded)])
     elif seat is not None and ex is not None and ex.press:  # press is not relayed to a player who resigned
         recent.left(s, loaded)
+    if seat is not None and ex is not None and ex.press:  # a press to a name a seat had: who holds it now
+        loaded.former = store.former_players(s, game.id)
     facts = intake.Facts(
         loaded,
         extracted=ex,

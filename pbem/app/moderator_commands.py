@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbem.app import join
-from pbem.app.absence import decide_set_by_moderator, stamp, until_of
+from pbem.app.absence import absences, decide_set_by_moderator, stamp, until_of
 from pbem.app.addresses import decide_move
 from pbem.app.control import (
     Command,
@@ -39,6 +39,7 @@ from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.away import MAX_DAYS, Away, read_away
 from pbem.orders.moderator import Command as Line
 from pbem.record import listing, lookups, store
+from pbem.record.absence import rows as away_rows
 from pbem.record.db import Unit
 from pbem.trust import codes
 from pbem.trust.addresses import address
@@ -185,7 +186,8 @@ def _undo(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decis
 
 def _set_away(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     away = _away(line)
-    d = decide_set_by_moderator(c.loaded, c.control, line.args[0], away, when, policy.max_away)
+    now = absences(away_rows(c.s, c.gid), when)
+    d = decide_set_by_moderator(c.loaded, c.control, line.args[0], away, when, policy.max_away, now)
     back = until_of(away, when)
     return d, f"{d.player} is away until {stamp(back)}" if back else f"{d.player} is back"
 

@@ -13,10 +13,11 @@ from pbem.app import views
 from pbem.app.answers import Outgoing
 from pbem.app.decision import Effect, Events, PressCounted
 from pbem.engine.base import Event, RuleError
-from pbem.engine.names import match_many
+from pbem.engine.names import fold, match_many, norm
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import Press
 from pbem.orders.moderator import PRESS_RESIGNED as RESIGNED
+from pbem.orders.moderator import press_seat_now
 from pbem.record.press_budget import NOTICE, WINDOW, PressWindow
 from pbem.record.rows import Seat
 from pbem.record.store import Loaded
@@ -36,7 +37,7 @@ def relay(
         try:
             to = list(dict.fromkeys(p for t in press.to for p in match_many(t, others, "player")))
         except RuleError as exc:
-            return [], exc.reason, []
+            return [], _seat_now(loaded, player, press.to) or exc.reason, []
         if gone := [p for p in to if p in loaded.resigned]:  # the record holds each resignation (`resigns`)
             to = [p for p in to if p not in gone]
             typed = ", ".join(press.to)
@@ -45,6 +46,18 @@ def relay(
                 return [], why, []
             return to, why, _relayed(loaded, player, press, code, out, to, others)
     return to, "", _relayed(loaded, player, press, code, out, to, others)
+
+
+def _seat_now(loaded: Loaded, player: str, typed: list[str]) -> str:
+    """Why a press naming a player by a name their seat no longer has is not sent: "Dave's seat is Erin's now: write
+    PRESS TO Erin" (walk6: only '"dave" is not a player you can name here'); "" when no name typed is one a seat had
+    before a replacement (`Loaded.former`, loaded for a message with press), or its seat is the sender's now."""
+    held = {fold(norm(old)): (old, now) for old, _, _, now in loaded.former}
+    for t in typed:
+        old, now = held.get(fold(norm(t)), ("", ""))
+        if now and now != player:
+            return press_seat_now(old, now)
+    return ""
 
 
 def _relayed(

@@ -39,7 +39,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from pbem.app import views
+from pbem.app import misspelt, views
 from pbem.app.unread import CLOSERS, ignored, shortened
 from pbem.engine import offers, slots
 from pbem.engine.base import Engine, LineResult, Outcome
@@ -58,7 +58,8 @@ def worded(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> 
     result = questioned(eng, state, player, result)
     if result.accepted:
         return joined(eng, state, player, result)
-    return joined(eng, state, player, offers.legal_now(eng, state, player, agreeing(eng, state, player, result)))
+    told = offers.legal_now(eng, state, player, agreeing(eng, state, player, result))
+    return misspelt.offered(eng, state, player, joined(eng, state, player, told))  # a name mistyped: the line meant
 
 
 ASKED = 8  # lines asked as questions whose order is tried alone, per message

@@ -50,6 +50,16 @@ def order_word(engine: Engine, line: str) -> str:
     return max((w for w in engine.order_words if text == w or text.startswith(w + " ")), key=len, default="")
 
 
+def is_name(engine: Engine, entry: str, word: str) -> bool:
+    """Whether an entry a refusal lists is a name, not an order: it starts with no order word, or it is an order
+    word alone written as a name (not in capitals) in the refusal of another order: Sixteen Thirty's DISCARD refusal
+    lists the card "Assassin", also the order ASSASSIN, which was offered alone (players25: 3 generated refusals)."""
+    if not is_order(engine, entry):
+        return True
+    bare = " ".join(entry.split())
+    return bool(word) and bare != bare.upper() and bare.upper() != word and bare.upper() in engine.order_words
+
+
 class _Checker:
     """Applies candidate lines alone to one state, each once, within the budget."""
 
@@ -84,9 +94,10 @@ def legal_now(engine: Engine, state: State, player: str, outcome: Outcome, budge
             lines.append(r)
             continue
         before = check.unchecked
-        names = tuple(n for n in r.legal if not is_order(engine, n))
-        offered = check.keep(n for n in r.legal if is_order(engine, n))
-        if not offered and names and (word := order_word(engine, r.line)):  # the order typed, with a name it takes
+        word = order_word(engine, r.line)
+        names = tuple(n for n in r.legal if is_name(engine, n, word))
+        offered = check.keep(n for n in r.legal if not is_name(engine, n, word))
+        if not offered and names and word:  # the order typed, with a name it takes
             offered = check.keep(f"{word} {n}" for n in names[:NAMED])
         if not offered:
             if asked is None:

@@ -123,6 +123,8 @@ class Extracted:
     order_at: list[int] = field(default_factory=list)  # orders[k]'s line's place in the message
     placed: list[int] = field(default_factory=list)  # chatter[k]'s line's place in the message
     seeming: list[tuple[str, str]] = field(default_factory=list)  # (line, the order it seems to be): `sentence`
+    # each press block read, by its names (folded) and lines: one typed again is sent once (`_pressed`)
+    press_keys: set[tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=set, repr=False, compare=False)
     signed: list[tuple[str, str]] = field(default_factory=list)  # (line, its order) under a "-- " above the quote
     history: str | None = None  # HISTORY alone: "", HISTORY 3 (of turn 3): "3"
     resign: str | None = None  # RESIGN alone: "", RESIGN 482193 (the word its answer gave): "482193"
@@ -480,6 +482,7 @@ def extract(
         ex.orders.append(_strip_comment(said))  # a subject titled "tribute" above orders is only a title
     elif first and not ex.orders and pbems and (after := after_title(first, words, pbems)):
         _after_title(ex, after)
+    ex.press_keys.clear()  # (the press blocks' lines, codes and all: needed only while reading)
     return ex
 
 
@@ -892,13 +895,13 @@ def _press(ex: Extracted, line: str, lines: list[str], i: int) -> int:
     to = [t.strip() for t in re.split(r"[,;]", named) if t.strip()]  # names may hold spaces
     body: list[str] = [said.strip()] if colon and said.strip() else []
     if body and not _press_goes_on(lines, i):
-        ex.press.append(Press(to, body))  # "PRESS TO Bob: shall we?" alone: the press is that line
+        _pressed(ex, line, Press(to, body))  # "PRESS TO Bob: shall we?" alone: the press is that line
         return i
     while i < len(lines):
         raw = lines[i]
         i += 1
         if _is_end_press(raw):
-            ex.press.append(Press(to, body))
+            _pressed(ex, line, Press(to, body))
             return i
         body.append(raw.rstrip())
     ex.problems.append(
@@ -906,6 +909,23 @@ def _press(ex: Extracted, line: str, lines: list[str], i: int) -> int:
         " nothing was sent"
     )
     return i
+
+
+def _pressed(ex: Extracted, line: str, press: Press) -> None:
+    """`press` read, unless the message holds it already (the same names, in any case, and the same lines): a press
+    typed or pasted twice is relayed once and the answer says so, as an order typed twice is read once (walk6: every
+    recipient got it twice).  Linear: one look-up a block."""
+    key = (tuple(t.casefold() for t in press.to), tuple(press.body))
+    if key in ex.press_keys:
+        ex.problems.append(press_repeat_note(line))
+        return
+    ex.press_keys.add(key)
+    ex.press.append(press)
+
+
+def press_repeat_note(line: str) -> str:
+    """The acknowledgement's note on a press that repeats one above it (`_pressed`)."""
+    return f'"{line}" repeats a press above it in the same message: sent once'
 
 
 def _press_to(line: str) -> str | None:

@@ -121,6 +121,13 @@ def resigned(player: str) -> str:
 PRESS_RESIGNED = "resigned: press to a player who resigned is not relayed"
 
 
+def press_seat_now(old: str, now: str) -> str:
+    """Why a press naming a player whose seat was given to another is not sent: who holds it now, and the line to
+    write (the replacement was announced to every player).  `pbem verify --mail` checks it against the record's
+    replacements by then (`pbem.trust.pressed`)."""
+    return f"{old}'s seat is {now}'s now: write PRESS TO {now}"
+
+
 def processed(players: list[str]) -> str:
     """The public event's text of a step's deadline moved to now (PROCESS, `pbem game process`): the players it still
     asked, every one of whom had resigned; `pbem verify` checks it."""

@@ -73,6 +73,72 @@ def nearest(line: str, legal: Iterable[str]) -> str:
     return found[0] if found else ""
 
 
+def names_near(line: str, legal: Iterable[str], names: Iterable[str] = ()) -> str:
+    """The one line `line` (a refused order: "DISCARD drumers, flank attack", "EVENT CLAIM Hieress TARGET Dave") is
+    near name by name: as many words, each the same (case and spacing aside) or one typo from the other's where both
+    have `WORD` letters or more, one word at least mistyped.  Looked for among the `legal` lines, else made by putting
+    each mistyped word right from the words of `names` (the names the refusal listed, the legal lines' words), each
+    word one typo from exactly one of them; "" when none is that near, or more than one.  The caller checks that the
+    engine takes it (players25)."""
+    if len(line) > LONGEST:
+        return ""
+    typed = _norm(line).split()
+    found = ""
+    known: dict[str, str] = {}
+    for k, order in enumerate(legal):
+        if k >= LEGAL:
+            break
+        known.update(_keyed(order))
+        if _words_near(typed, _norm(order).split()) and order != found:
+            if found:
+                return ""
+            found = order
+    if found:
+        return found
+    for name in names:
+        known.update(_keyed(name))
+    return _put_right(line.split(), known)
+
+
+def _keyed(text: str) -> dict[str, str]:
+    """The words of `text`, folded, each to itself as written, without the punctuation that parts names."""
+    return {w.rstrip(",.;").casefold(): w.rstrip(",.;") for w in text[:LONGEST].split() if w.rstrip(",.;")}
+
+
+def _words_near(typed: list[str], said: list[str]) -> bool:
+    """Whether the words `typed` are `said`'s, one at least one typo off (each of `WORD` letters or more)."""
+    if len(typed) != len(said) or typed == said:
+        return False
+    return all(a == b or (min(len(a), len(b)) >= WORD and one_off(a, b)) for a, b in zip(typed, said, strict=True))
+
+
+def _put_right(words: list[str], known: dict[str, str]) -> str:
+    """`words` with each word known (folded) written as known, and each of `WORD` letters or more one typo from
+    exactly one known word written as that word (any other kept as typed); "" when none was mistyped or one is near
+    two."""
+    out: list[str] = []
+    mistyped = False
+    sized: dict[
+        int, list[tuple[str, str]]
+    ] = {}  # the known words by length: a word is compared with those of one letter more or less
+    for k, v in known.items():
+        if len(k) >= WORD:
+            sized.setdefault(len(k), []).append((k, v))
+    for word in words[:LONGEST]:
+        core = word.rstrip(",.;")
+        tail = word[len(core) :]
+        folded = core.casefold()
+        if folded in known or len(folded) < WORD:
+            out.append(known.get(folded, core) + tail)
+            continue
+        near = {v for n in (-1, 0, 1) for k, v in sized.get(len(folded) + n, ()) if one_off(folded, k)}
+        if len(near) > 1:
+            return ""  # near two names: which was meant is the player's to say
+        mistyped = mistyped or bool(near)
+        out.append((near.pop() if near else core) + tail)
+    return " ".join(out) if mistyped else ""
+
+
 def chosen_alone(line: str, legal: Iterable[str], order_words: Iterable[str]) -> str:
     """The one legal order whose words after its order word are `line` without the words a sentence ends with after
     them ("red from me": VOTE RED), when it ends with such words; "" otherwise, or when two orders end so."""

@@ -2049,7 +2049,12 @@ _HTML_PRESS_FAILED = re.compile(r"<p>Press not sent: ([^<\n]{1,2000})\. Write <c
 
 
 def _press_failed(
-    doc: dict[str, Any], c: MailCheck, refusals: list[tuple[int, str, str, str]], seat: set[str], gone: resigns.Gone
+    doc: dict[str, Any],
+    c: MailCheck,
+    refusals: list[tuple[int, str, str, str]],
+    seat: set[str],
+    gone: resigns.Gone,
+    held: pressed.Held,
 ) -> None:
     """Each "Press not sent: WHY." must be the reason pbem's reading of the names it quotes gives over the other
     players (`pbem.trust.pressed`): it was the moderator's word, so he could say a press to Bob was not sent and
@@ -2059,7 +2064,7 @@ def _press_failed(
     pools = [[str(p["name"]) for p in doc["players"] if str(p["name"]) not in seat], readers(doc)]
     pools[1] = [n for n in pools[1] if n not in seat]
     for at, part, why, name in refusals:
-        how = pressed.untrue(why, pools, gone.at(at))
+        how = pressed.untrue(why, pools, gone.at(at), held.at(at))
         if how:
             c.problem(
                 at,
@@ -2078,7 +2083,7 @@ def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
         return
     from html import unescape
 
-    seat, gone = set(seat_of(doc, c.reader)), resigns.Gone(ch.rows)
+    seat, gone, held = set(seat_of(doc, c.reader)), resigns.Gone(ch.rows), pressed.Held(ch.rows)
     sent = [
         (n, ", ".join(str(x) for x in row["data"].get("to", [])))
         for n, row in enumerate(ch.rows, 1)
@@ -2095,7 +2100,7 @@ def _press(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck,
             page = told.html(m.raw)
             claims += [(at, "HTML part", unescape(names), m.name) for names in _HTML_PRESS_SENT.findall(page)]
             refusals += [(at, "HTML part", unescape(why), m.name) for why in _HTML_PRESS_FAILED.findall(page)]
-        _press_failed(doc, c, refusals, seat, gone)
+        _press_failed(doc, c, refusals, seat, gone, held)
     by_names: dict[str, list[int]] = {}  # each list of names: the places of the presses to them, in order
     for n, to in sent:
         by_names.setdefault(to, []).append(n)
