@@ -77,12 +77,8 @@ def decide_extend(
         raise GameError(f"extending by {by} changes nothing: extend by at least 1m")
     new_due = due + by
     text = f"The moderator extended the deadline to {_stamp(new_due)}."
-    effects: list[Effect] = [NewDeadline(dl_step, new_due, f"extended by {by}")]
-    return Decision(
-        game=loaded.game.name,
-        effects=effects
-        + announce(loaded, "extend", text, str(by), facts=_deadline(dl_step, new_due), due=_stamp(new_due)),
-    )
+    told = announce(loaded, "extend", text, str(by), facts=_deadline(dl_step, new_due), due=_stamp(new_due))
+    return Decision(game=loaded.game.name, effects=[NewDeadline(dl_step, new_due, f"extended by {by}"), *told])
 
 
 def _deadline(step: str | None, due: datetime | None) -> dict[str, object]:
@@ -112,7 +108,7 @@ def decide_resume(
         raise GameError(f"game {loaded.game.name} is not paused: it runs already; {NOTHING}")
     if when < paused_at - TOLERANCE:  # the deadline would move back by the difference: a turn lost
         why = f"the clock reads {_stamp(when)}, before the game was paused ({_stamp(paused_at)})"
-        raise GameError(why + "; nothing was changed: fix the machine's clock")
+        raise GameError(f"{why}; {NOTHING}: fix the machine's clock")
     effects: list[Effect] = []
     new_due = None
     if dl_step is not None and due is not None:
@@ -125,7 +121,7 @@ def decide_resume(
 
 
 def decide_abandon(loaded: store.Loaded, control: str) -> Decision:
-    if control == "abandoned" and not loaded.over:
+    if control == "abandoned" and not loaded.over:  # (players25)
         raise GameError(f"game {loaded.game.name} is abandoned already: {NOTHING}")
     check_open(loaded, control, allow_paused=True)
     text = "The moderator abandoned the game; no further orders will be accepted."
