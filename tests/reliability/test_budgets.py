@@ -61,7 +61,9 @@ def _cpu(world: World, raw: bytes, kind: str | None = None) -> float:
 
 def test_500_press_blocks_make_no_press_mail_and_one_answer(world: World) -> None:
     _, events, last = world.counts()
-    lines = [f"CODE {CODES['Alice']}"] + ["PRESS TO ALL", "Spain is weak.", "END PRESS"] * 500
+    lines = [f"CODE {CODES['Alice']}"] + [
+        x for k in range(500) for x in ("PRESS TO ALL", f"Spain is weak ({k}).", "END PRESS")
+    ]
     r = _handle(world, world.mail(ADDR["Alice"], "hh", lines, mid="<press-500@players.test>"))
     assert r.kind == "rejected"
     mails = _new_mail(world, last)
@@ -73,7 +75,9 @@ def test_500_press_blocks_make_no_press_mail_and_one_answer(world: World) -> Non
 
 def test_press_within_the_budget_is_relayed(world: World) -> None:
     _, _, last = world.counts()
-    lines = [f"CODE {CODES['Alice']}"] + ["PRESS TO ALL", "Spain is weak.", "END PRESS"] * budgets.MAX_PRESS
+    lines = [f"CODE {CODES['Alice']}"] + [
+        x for k in range(budgets.MAX_PRESS) for x in ("PRESS TO ALL", f"Spain is weak ({k}).", "END PRESS")
+    ]
     r = _handle(world, world.mail(ADDR["Alice"], "hh", lines, mid="<press-3@players.test>"))
     assert r.kind == "accepted"
     press = [to for to, purpose, _ in _new_mail(world, last) if purpose == "press"]
@@ -135,7 +139,7 @@ def test_a_mail_stating_more_codes_than_one_redaction_looks_for_keeps_no_body(wo
 
 
 def test_a_poll_over_maildir_files_every_over_budget_mail_and_moves_on(world: World) -> None:
-    press = [f"CODE {CODES['Alice']}"] + ["PRESS TO ALL", "hi", "END PRESS"] * 200
+    press = [f"CODE {CODES['Alice']}"] + [x for k in range(200) for x in ("PRESS TO ALL", f"hi ({k})", "END PRESS")]
     msgs = [
         world.mail(ADDR["Alice"], "hh", press, mid="<poll-press@players.test>"),
         world.mail("mallory@evil.test", "hh", _code_lines(200 * 1024, 2), mid="<poll-codes@evil.test>"),
