@@ -30,7 +30,7 @@ from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser as P  # type: ignore[attr-defined]
 
 import pbem
-from tests.reliability.test_pattern_costs import confirmed, run_of
+from tests.reliability.test_pattern_costs import confirmed, reader, run_of
 from tests.reliability.test_pattern_costs import patterns as module_patterns
 
 N = 400  # characters of the shorter run (the longer: 4 * N); a cubic pattern shows at once
@@ -86,51 +86,6 @@ def inline_patterns() -> list[tuple[str, re.Pattern, str]]:
             method = node.func.attr if node.func.attr in ("match", "fullmatch") else "search"
             found.append((name, re.compile(node.args[0].value, flags), method))
     return found
-
-
-LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
-@functools.cache
-def _uses() -> dict[str, set[str]]:
-    """{a name: how pbem's source reads it}: `match` or `fullmatch` where it is called so (from the string's start,
-    or once from a place, `P.match(line, pos)` outside any loop), `pattern` where its text is spliced into another
-    pattern (checked there), `search` for any other use (searched, called at places in a loop, passed on)."""
-    uses: dict[str, set[str]] = {}
-    for path in sorted(ROOT.rglob("*.py")):
-        tree = ast.parse(path.read_text(), str(path))
-        looped: set[int] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, LOOPS):
-                looped.update(id(sub) for sub in ast.walk(node) if sub is not node)
-        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-        for node in ast.walk(tree):
-            if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
-                continue
-            up = parents.get(id(node))
-            call = parents.get(id(up)) if up is not None else None
-            how = "search"
-            if isinstance(up, ast.Attribute) and up.attr == "pattern":
-                how = "pattern"
-            elif (
-                isinstance(up, ast.Attribute)
-                and up.attr in ("match", "fullmatch")
-                and isinstance(call, ast.Call)
-                and call.func is up
-                and (len(call.args) < 2 or id(call) not in looped)
-            ):
-                how = up.attr
-            uses.setdefault(node.id, set()).add(how)
-    return uses
-
-
-def reader(name: str) -> str:
-    """How pbem reads the top-level pattern `name` (`_uses`): `match` or `fullmatch` where that is every call of it,
-    else `search`.  A pattern read only from a line's start (the greetings' `_GREETING.match(line)`) is timed as it
-    is read: searched, an alternation of a hundred greetings was tried at each character of a run, and the scan of
-    two such patterns took 50 of this test's 59 s (2026-12-06)."""
-    calls = _uses().get(name.rsplit(".", 1)[-1], set()) - {"pattern"}
-    return next(iter(calls)) if len(calls) == 1 and calls <= {"match", "fullmatch"} else "search"
 
 
 def all_patterns() -> list[tuple[str, re.Pattern, str]]:

@@ -4,8 +4,8 @@ that make a backtracking pattern superlinear.
 Python's `re` backtracks: two unbounded quantifiers that can match the same characters (`\\s*\\**\\s*`,
 `.*[@<].*`), or a token pattern tried again at every character of a run it cannot finish (`findall` of
 `[a-z]+=`), cost the square of the run.  Such patterns had been found one by one in single stages (issue 26);
-this test finds them all: it collects every compiled pattern of every pbem module and runs it (`search`, the
-worst case: every start is tried) over runs of one or two "atoms" (spaces, tabs, stars, dashes, quote marks,
+this test finds them all: it collects every compiled pattern of every pbem module and runs it as pbem reads it
+(`reader`: `search`, the worst case, every start tried, unless every call of it is `match` or `fullmatch`) over runs of one or two "atoms" (spaces, tabs, stars, dashes, quote marks,
 letters, addresses, encoded words, line breaks ...), after a few prefixes that open alternatives ("On ",
 "From: ").  Four times the run may cost at most `MAX_GROWTH` times the time (linear is 4, quadratic 16).
 Found this way (2026-12-04) and made linear with possessive quantifiers or a look-behind: the furniture of
@@ -16,6 +16,7 @@ Dynasties' card-list splitter.
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib
 import itertools
@@ -24,9 +25,12 @@ import random
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pbem
 from tests.growth import growth
+
+PACKAGE = Path(pbem.__file__).resolve().parent
 
 N = 4_000  # characters of the shorter run (the longer: 4 * N)
 MAX_GROWTH = 9.0
@@ -56,11 +60,58 @@ def runs() -> list[tuple[str, str]]:
     return [(prefix, atom) for prefix in PREFIXES for atom in ATOMS + pairs]
 
 
-def _search(p: re.Pattern, text: str) -> float:
+def _search(p: re.Pattern, text: str, method: str = "search") -> float:
     subject: str | bytes = text.encode("utf-8") if isinstance(p.pattern, bytes) else text
+    read = getattr(p, method)
     t = time.process_time()  # CPU time: a pause of this process on a shared machine is no cost
-    p.search(subject)  # type: ignore[arg-type]
+    read(subject)
     return time.process_time() - t
+
+
+LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+@functools.cache
+def _uses() -> dict[str, set[str]]:
+    """{a name: how pbem's source reads it}: `match` or `fullmatch` where it is called so (from the string's start,
+    or once from a place, `P.match(line, pos)` outside any loop), `pattern` where its text is spliced into another
+    pattern (checked there), `search` for any other use (searched, called at places in a loop, passed on)."""
+    uses: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        looped: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, LOOPS):
+                looped.update(id(sub) for sub in ast.walk(node) if sub is not node)
+        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+                continue
+            up = parents.get(id(node))
+            call = parents.get(id(up)) if up is not None else None
+            how = "search"
+            if isinstance(up, ast.Attribute) and up.attr == "pattern":
+                how = "pattern"
+            elif (
+                isinstance(up, ast.Attribute)
+                and up.attr in ("match", "fullmatch")
+                and isinstance(call, ast.Call)
+                and call.func is up
+                and (len(call.args) < 2 or id(call) not in looped)
+            ):
+                how = up.attr
+            uses.setdefault(node.id, set()).add(how)
+    return uses
+
+
+def reader(name: str) -> str:
+    """How pbem reads the top-level pattern `name` (`_uses`): `match` or `fullmatch` where that is every call of it,
+    else `search`.  A pattern read only from a line's start (the greetings' `_GREETING.match(line)`) is timed as it
+    is read: searched, an alternation of a hundred greetings was tried at each character of a run, and the scan of
+    two such patterns took 50 of test_costs3_regexes' 59 s, and `pbem.trust.pressed._SEAT` (read by `fullmatch`,
+    400 characters tried lazily at every start when searched) 37 of this test's 56 s (2026-12-06)."""
+    calls = _uses().get(name.rsplit(".", 1)[-1], set()) - {"pattern"}
+    return next(iter(calls)) if len(calls) == 1 and calls <= {"match", "fullmatch"} else "search"
 
 
 def run_of(lead: str, atom: str, end: str = "") -> Callable[[int], str]:
@@ -77,17 +128,18 @@ def confirmed(search: Callable[[str], object], text: Callable[[int], str], n: in
 def test_every_pattern_costs_time_linear_in_its_text() -> None:
     slow = []
     for name, p in patterns():
+        read = functools.partial(_search, p, method=reader(name))  # as pbem reads it (`reader`)
         for prefix, atom in runs():
             short = prefix + atom * (N // len(atom))
-            t1 = _search(p, short)
+            t1 = read(short)
             if t1 < FLOOR:
                 continue
             long = prefix + atom * (4 * N // len(atom))
-            t1 = min(t1, _search(p, short))  # the least of two: the machine is shared
-            t4 = _search(p, long)
+            t1 = min(t1, read(short))  # the least of two: the machine is shared
+            t4 = read(long)
             if t4 / t1 > MAX_GROWTH:  # the least of two; a first reading within the bound is the least's bound too
-                t4 = min(t4, _search(p, long))
-            if t4 / t1 > MAX_GROWTH and confirmed(functools.partial(_search, p), run_of(prefix, atom)):
+                t4 = min(t4, read(long))
+            if t4 / t1 > MAX_GROWTH and confirmed(read, run_of(prefix, atom)):
                 slow.append(f"{name} on {prefix!r} + {atom!r} x {N // len(atom)}: {t1:.4f} s, at 4x {t4:.4f} s")
                 break
     assert slow == [], "\n".join(slow)
