@@ -159,13 +159,53 @@ def answered(kind: str, seed: str, count: int) -> Iterator[World]:
             orders = [r for r in eng.requests(s) if r.player == q and not r.answered and len(set(r.legal)) >= 2]
             if not orders:
                 continue
-            one, other = orders[0].legal[0], orders[0].legal[-1]
-            a, b = eng.apply(s, q, [one]), eng.apply(s, q, [other])
-            if not (a.accepted and b.accepted):
-                continue
-            for reader in ps:
-                if reader != q and seen(eng, a.state, reader) == seen(eng, b.state, reader):
-                    yield World(a.state, b.state, reader, (), got[max(0, i - 1)], got[min(len(got) - 1, i + 1)])
+            legal = list(dict.fromkeys(orders[0].legal))
+            for one, other in dict.fromkeys([(legal[0], legal[-1]), (legal[1], legal[-2])]):
+                a, b = eng.apply(s, q, [one]), eng.apply(s, q, [other])
+                if one == other or not (a.accepted and b.accepted):
+                    continue
+                for reader in ps:
+                    if reader != q and seen(eng, a.state, reader) == seen(eng, b.state, reader):
+                        yield World(a.state, b.state, reader, (), got[max(0, i - 1)], got[min(len(got) - 1, i + 1)])
+                        break
+
+
+def _leaves(x: Any, owner: str | None, names: set[str]) -> Iterator[tuple[Any, Any, str, str | None]]:
+    """(container, key, value, owner) of each string under `x`; the owner is the first player's name on the path."""
+    items = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(x, list) else ()
+    for k, v in items:
+        who = owner or (k if isinstance(k, str) and k in names else None)
+        if isinstance(v, str):
+            yield x, k, v, who
+        else:
+            yield from _leaves(v, who, names)
+
+
+def reanswered(kind: str, seed: str, count: int) -> Iterator[World]:
+    """At `count` states of a bot game of `kind`: a card named in another player's answer on file (a Tribute, a
+    discard, a placement, an offer, a play list) replaced by another card of their hand, where the reader sees the
+    same (a Sixteen Thirty offer shows only its cards' types, so one card for another of its type)."""
+    eng = engine(kind)
+    ps = players(kind)
+    for i, s in enumerate(got := states(kind, seed, count * 5)):
+        reader = ps[i % len(ps)]
+        hands = s.get("hands") or {}
+        for key in [k for k, v in s.items() if isinstance(v, dict) and k not in ("hands", "counters")]:
+            done = False
+            for n, (_, _k, v, who) in enumerate(_leaves(s[key], None, set(ps))):
+                if who is None or who == reader or v not in hands.get(who, ()):
+                    continue
+                for other in dict.fromkeys(hands[who]):
+                    if other == v:
+                        continue
+                    t = clone(s)
+                    box, at, _, _ = list(_leaves(t[key], None, set(ps)))[n]
+                    box[at] = other
+                    if seen(eng, t, reader) == seen(eng, s, reader):
+                        yield World(s, t, reader, (v, other), got[max(0, i - 1)], got[min(len(got) - 1, i + 1)])
+                        done = True
+                        break
+                if done:
                     break
 
 
@@ -209,6 +249,8 @@ def inputs(kind: str, w: World) -> dict[str, list[str]]:
         "bad order": [f"{words[i % len(words)]} xyzzy plugh" for i in range(min(4, len(words)))],
         "hidden card named": [f"{ow} {x}" for ow in words[:6] for x in hidden[:2]],
         "hidden card mistyped": [f"{ow} {t}" for ow in words[:6] for x in hidden for t in typos(x)[:2]],
+        "hidden card by a prefix": [f"{ow} {x[:4]}" for ow in words[:6] for x in hidden[:2]]
+        + [f"{ow} {x.split()[0]}" for ow in words[:3] for x in hidden[:2] if " " in x],
         "own card mistyped": [f"{ow} {t}" for ow in words[:4] for x in mine[:2] for t in typos(x)[:1]],
         "legal with a hidden card": [],
         "question": [f"{ln}?" for ln in own[:2]] + [f"{words[0]} {x}?" for x in hidden[:2]],
@@ -285,7 +327,7 @@ def run(
     cases: Counter[str] = Counter()
     for kind in kinds:
         for seed in seeds:
-            for w in [*worlds(kind, seed, count), *answered(kind, seed, count)]:
+            for w in [*worlds(kind, seed, count), *answered(kind, seed, count), *reanswered(kind, seed, count)]:
                 for channel, bodies in inputs(kind, w).items():
                     for body in bodies:
                         for resolve in resolves:

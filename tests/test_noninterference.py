@@ -15,14 +15,18 @@ import os
 
 import pytest
 
-from tests.noninterference import KINDS, World, answered, differs, inputs, worlds
+from tests.noninterference import KINDS, World, answered, differs, inputs, reanswered, worlds
 
 FULL = os.environ.get("PBEM_NONINTERFERENCE") == "full"
 
 
 def _worlds(kind: str) -> list[World]:
     if FULL:
-        return [w for seed in ("n3", "n4") for w in (*worlds(kind, seed, 6), *answered(kind, seed, 6))]
+        return [
+            w
+            for seed in ("n3", "n4")
+            for w in (*worlds(kind, seed, 6), *answered(kind, seed, 6), *reanswered(kind, seed, 6))
+        ]
     return [*list(worlds(kind, "suite", 3))[1:2], *list(answered(kind, "suite", 3))[:1]]
 
 
