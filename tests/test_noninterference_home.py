@@ -39,6 +39,7 @@ from pbem.home.app import Home
 from pbem.record import store
 from pbem.record.db import session
 from pbem.trust import signing
+from pbem.trust.receipts import verify_mail
 from tests.conftest import CODES, in_delivered_order
 from tests.noninterference import World, inputs, legal, permuted, seen
 from tests.reliability import killpoints as kp
@@ -136,6 +137,18 @@ def _tamper(cfg: Any, state: dict[str, Any]) -> None:
 def _to(raw: bytes, address: str) -> bool:
     head = raw.split(b"\n\n", 1)[0]
     return any(ln.lower().startswith(b"to:") and address.encode() in ln for ln in head.split(b"\n"))
+
+
+def _verified(cfg: Any, reader: str) -> str:
+    """`pbem verify --mail` of every mail the reader got, against their export of the running game."""
+    with session(cfg.database_url) as s:
+        doc = json.loads(json.dumps(build(s, store.game_by_name(s, "g1"), as_player=reader)))
+    address = dict(PLAYERS)[reader]
+    c = verify_mail(
+        doc, [m for m in (p.read_bytes() for p in in_delivered_order(_sent(cfg))) if _to(m, address)], reader
+    )
+    assert c.mails > 0, c
+    return f"{c.ok} {c.mails} {c.heads} {c.inputs} {c.problems} {c.notes} {c.checked}"
 
 
 def _head(cfg: Any) -> str:
@@ -263,6 +276,10 @@ def compare(kind: str, root: Path, moves: int, seed: str, how: str = "cards") ->
         part = json.loads(json.dumps(build(db, store.game_by_name(db, "g1"), as_player=reader)))
     found += [f"{kind} a hash in a mail to {reader}: {h}" for m in mine for h in unexplained_hashes(m, full)]
     found += [f"{kind} a hash in {reader}'s export: {h}" for h in unexplained_in_export(part, full)]
+    if any(p == reader for p, _ in readers):  # what `pbem verify --mail` says of the reader's mailbox and export
+        said = [_verified(c, reader) for c in (s_cfg, t_cfg)]
+        said = [HEX.sub("#", x) for x in said] if bound else said
+        found += [f"{kind} verify --mail: {said[0]!r} / {said[1]!r}"] if said[0] != said[1] else []
     cut = (lambda x: HEX.sub("#", x)) if bound else (lambda x: x)
     audience: list[str | None] = [*([None] if public else []), *(p for p, _ in readers)]
     ea, eb = _exports(s_cfg, audience), _exports(t_cfg, audience)
