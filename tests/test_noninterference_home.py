@@ -252,11 +252,18 @@ def compare(kind: str, root: Path, moves: int, seed: str, how: str = "cards") ->
     steps.insert(-1, ("watch", lambda: _mail(kind, reader, "watch", "WATCH")))
     for k in range(len(names) - 1):
         steps.insert(-1, ("another's order", lambda k=k: _common(kind, s_cfg, t_cfg, reader, k)))
+    steps.insert(0, ("digest", lambda: _mail(kind, reader, "digest", "DIGEST")))
+    steps += [("a day later", lambda: b""), ("the deadline", lambda: b"")]  # digests and reminders; the defaults
     for minute, (channel, make) in enumerate(steps, start=30):
         raw = make()
         if raw is None:
             continue
-        a, b = _poll(s_cfg, minute, [raw]), _poll(t_cfg, minute, [raw])
+        if raw:
+            a, b = _poll(s_cfg, minute, [raw]), _poll(t_cfg, minute, [raw])
+        else:  # polls every 5 hours (pbem down longer moves the deadlines: the outage rule) to a day, then two
+            hours = range(5, 26, 5) if channel == "a day later" else range(30, 51, 5)
+            a = [m for h in hours for m in _poll(s_cfg, minute + h * 60, [])]
+            b = [m for h in hours for m in _poll(t_cfg, minute + h * 60, [])]
         raw_a = a
         bound = bound or _head(s_cfg) != _head(t_cfg)
         if bound:  # the records differ in a hidden entry (a draw from the deck): the heads bind it, salted
