@@ -6,11 +6,18 @@ database, keys and secrets: the same Message-ID key and game key in both).  In t
 (the state every poll loads) is replaced by a second world for the reader P (`tests.noninterference.permuted`:
 cards swapped among the places hidden from P, P's view, requests and the list awaited unchanged).  Both homes then
 read the same mails from P, one poll each at the same times: HELP and STATUS, a bad order, a hidden card named and
-mistyped, a question, a late reply to the first mail of the game, press, the moderator's commands, HISTORY, RESIGN,
-and P's own legal order last.  Every mail to P (and to each other player who sees the same in both worlds) must be
-byte-identical, in the same number: headers with Message-ID, References and X-Pbem-*, boundaries, text, HTML,
-pictures.  So must P's export of the running game (JSON, text, HTML), the public one, the published site, and
-`pbem verify --partial` of P's export.
+mistyped, a question, a late reply to the first mail of the game, press, the moderator's commands, HISTORY, DIGEST,
+WATCH and another player's order both worlds take, RESIGN, P's own legal order, then a day's polls (reminders, the
+digest) and the deadline (defaults applied, reports).  A second form: another player's secret answer differs between
+the homes' records (`how="answer"`).  Every mail to P (and to each other player who sees the same in both worlds)
+must be byte-identical, in the same number: headers with Message-ID, References and X-Pbem-*, boundaries, text,
+HTML, pictures (once the records differ in a hidden entry, the salted heads that bind it are masked).  So must P's
+export of the running game (JSON, text, HTML), the public one, the published site, `pbem verify --partial` of each
+export and `pbem verify --mail` of P's mailbox; and every hash P sees must be of something P knows or salted
+(`unexplained_hashes`).
+
+Failing on 8080c21: 0 of 1,167 comparisons over 32 copied homes (`PBEM_NONINTERFERENCE=full`, cards permuted at
+eight states of each kind), none after; planting a change of the reader's own hand gives 7 differences in Dynasties.
 """
 
 from __future__ import annotations
