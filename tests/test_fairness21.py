@@ -48,8 +48,6 @@ from pbem.trust.verify import check
 from tests.conftest import CODES, deliver
 from tests.test_fairness16 import _export
 
-pytestmark = pytest.mark.xdist_group("fairness")
-
 KINDS = ["habsburg", "italian-wars", "sixteen-thirty", "dynasties"]
 NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 NEWCOMER = ("Ann", "ann@players.test")
