@@ -2259,14 +2259,17 @@ def _arrivals(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailChe
     dated = [(m.numbered, m.sort_key, arrived.arrival(m.raw)) for m in mails]
     claimed = arrived.Claims(ch.rows)
     late = arrived.late(dated)
-    for name, d, a in late:
-        if (why := claimed.excused(d, a)) is not None:
-            c.notes.append(
-                f"{name} reached your provider at {a:%Y-%m-%d %H:%M} UTC, {arrived.said(a - d)} after its Date "
-                f"({d:%Y-%m-%d %H:%M} UTC): late: the moderator's server could not send from {why.start:%Y-%m-%d %H:%M}"
-                f" to {why.end:%Y-%m-%d %H:%M} UTC (entry #{why.place} of the export, chained and told to every "
-                "player); it left you less time than it says"
-            )
+    excused = [
+        f"{name} reached your provider at {a:%Y-%m-%d %H:%M} UTC, {arrived.said(a - d)} after its Date "
+        f"({d:%Y-%m-%d %H:%M} UTC): late: the moderator's server could not send from {why.start:%Y-%m-%d %H:%M}"
+        f" to {why.end:%Y-%m-%d %H:%M} UTC (entry #{why.place} of the export, chained and told to every "
+        "player); it left you less time than it says"
+        for name, d, a in late
+        if (why := claimed.excused(d, a)) is not None
+    ]
+    c.notes += excused[:SHOWN]
+    if len(excused) > SHOWN:
+        c.notes.append(f"and {count(len(excused) - SHOWN, 'more mail')} late the same way, inside a chained outage")
     found = [
         (
             f"{name} reached your provider at {a:%Y-%m-%d %H:%M} UTC (its topmost Received line), "
