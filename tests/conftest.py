@@ -72,6 +72,11 @@ LONG_FIRST = (
     "tests/test_postgres.py",
     "tests/test_export_verify.py",
     "tests/test_verify_whose_mail.py",
+    # the fairness files were one xdist_group until fairness22 (one unit, started first); those with no module fixture
+    # now spread test by test, and their longest tests (37, 16 and 11 s at a load of 9) start here
+    "tests/test_fairness12.py::test_no_honest_deadline_is_named_in_the_seeded_games",
+    "tests/test_fairness4.py::test_every_forged_picture_and_prose_of_a_report_is_named_and_the_honest_report_passes",
+    "tests/test_fairness5.py::test_no_text_makes_the_acknowledgements_reading_raise",
     # 5-25 s each, otherwise started late in collection order (a long test last on one worker is the tail); the
     # CLI cases whose commands are now forked after the first (2-3 s each, 2026-12-05 session 17) are not here
     "tests/mail/test_poll_lock.py",

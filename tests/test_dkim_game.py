@@ -30,7 +30,7 @@ from pbem.trust import deal as joining
 from pbem.trust import vouched
 from tests.conftest import Clock
 
-pytestmark = pytest.mark.xdist_group("fairness")
+pytestmark = pytest.mark.xdist_group("dkim_game")  # a unit per module, not one for all
 
 KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 PEM = KEY.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())

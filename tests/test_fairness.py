@@ -18,7 +18,7 @@ from pbem.trust import chain
 from pbem.trust.canonical import MAX_BYTES, BadJson, canonical, load_export
 from tests.conftest import Clock
 
-pytestmark = pytest.mark.xdist_group("fairness")
+pytestmark = pytest.mark.xdist_group("fairness")  # a unit per module, not one for all
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from pbem.trust.receipts import lines, verify_mail
 from tests.test_fairness6 import per_kind
 from tests.test_fairness9 import KINDS, NO_LONGER, _game, _notice, _plain, _swapped, _verify
 
-pytestmark = pytest.mark.xdist_group("fairness")
+pytestmark = pytest.mark.xdist_group("fairness10")  # a unit per module, not one for all
 
 
 @pytest.fixture(scope="module")

@@ -49,8 +49,6 @@ from tests.test_fairness11 import _deadline_game, _later, _mailbox, _played, for
 from tests.test_history_golden import KINDS
 from tests.test_moderator import PLAYERS, asked, new_game, run_poll
 
-pytestmark = pytest.mark.xdist_group("fairness")
-
 SHRUNK = "earlier than the one"
 
 

@@ -51,7 +51,7 @@ from tests.test_fairness11 import _deadline_game, _later
 from tests.test_history_golden import KINDS, seeded_export
 from tests.test_moderator import new_game, run_poll
 
-pytestmark = pytest.mark.xdist_group("fairness")
+pytestmark = pytest.mark.xdist_group("fairness13")  # a unit per module, not one for all
 
 
 # ------------------------------------------------------------------ 1. two mails of one head, re-dated

@@ -31,9 +31,6 @@ from pbem.trust.verify import check
 from tests.test_fairness13 import SEED, _honest, _inputs, _public, _replaced, _said_early, _signature
 from tests.test_history_golden import KINDS, seeded_export
 
-pytestmark = pytest.mark.xdist_group("fairness")
-
-
 # ------------------------------------------------------------------ 1. an old seat's mail recorded for the new seat
 
 

@@ -40,8 +40,6 @@ from tests.test_fairness13 import _signature
 from tests.test_history_golden import KINDS, seeded_export
 from tests.test_moderator import PLAYERS, new_game, run_poll
 
-pytestmark = pytest.mark.xdist_group("fairness")
-
 ALICE = "alice@players.test"
 
 

@@ -42,7 +42,7 @@ from tests.test_fairness12 import told_sooner
 from tests.test_history_golden import KINDS, seeded_export
 from tests.test_moderator import PLAYERS, new_game, run_poll
 
-pytestmark = pytest.mark.xdist_group("fairness")
+pytestmark = pytest.mark.xdist_group("fairness16")  # a unit per module, not one for all
 
 NAMED = "than the deadline the chain gives"
 

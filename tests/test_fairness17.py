@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-import pytest
 from sqlalchemy import text
 from sqlmodel import select
 
@@ -45,8 +44,6 @@ from tests.conftest import CODES
 from tests.test_fairness11 import _mailbox
 from tests.test_fairness16 import NAMED, _export, _mail
 from tests.test_moderator import PLAYERS, new_game, run_poll
-
-pytestmark = pytest.mark.xdist_group("fairness")
 
 NAME = "hh1"
 STEP = timedelta(hours=48)

@@ -41,8 +41,6 @@ from tests.test_fairness16 import _export
 from tests.test_history_golden import KINDS, seeded_export
 from tests.test_moderator import PLAYERS
 
-pytestmark = pytest.mark.xdist_group("fairness")
-
 NAME = "hh1"
 
 

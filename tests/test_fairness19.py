@@ -27,8 +27,6 @@ from tests.test_fairness13 import _headed
 from tests.test_fairness18 import _withheld
 from tests.test_history_golden import KINDS, seeded_export
 
-pytestmark = pytest.mark.xdist_group("fairness")
-
 KIND = "habsburg" if "habsburg" in KINDS else KINDS[0]
 _SHOWS = re.compile(r"^Record #(\d{1,9}), [0-9a-f]{16}\.\.\.$", re.M)
 _NUMBER = re.compile(r"[Rr]ecord #(\d{1,9})")

@@ -24,7 +24,7 @@ from pbem.trust.sent import check_sent
 from tests.conftest import Clock
 from tests.test_fairness import _box, _cli_verify, _sent_box
 
-pytestmark = pytest.mark.xdist_group("fairness")
+pytestmark = pytest.mark.xdist_group("fairness2")  # a unit per module, not one for all
 SEED = "9c1e4b7a2f0d83e5b6a147c92d0f5e3a"  # random-looking: pbem takes it, and so the moderator can choose it
 
 

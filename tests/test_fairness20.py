@@ -58,8 +58,6 @@ from tests.test_fairness16 import _export
 from tests.test_history_golden import KINDS, seeded_export
 from tests.test_moderator import PLAYERS, new_game
 
-pytestmark = pytest.mark.xdist_group("fairness")
-
 LATE = "reached your provider at"
 REWOUND = "the record's clock was set back"
 UNASKED = "none of your mails before it"

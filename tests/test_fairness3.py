@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from pbem.trust.receipts import lines, read_folder, verify_mail
 from tests.test_history_golden import KINDS, seeded_home
 
-pytestmark = pytest.mark.xdist_group("fairness")
+pytestmark = pytest.mark.xdist_group("fairness3")  # a unit per module, not one for all
 
 
 @cache

@@ -30,8 +30,6 @@ from tests.growth import growth
 from tests.test_fairness3 import _doc, _edited, _html_edited, _mails, _players
 from tests.test_history_golden import KINDS
 
-pytestmark = pytest.mark.xdist_group("fairness")
-
 Forgery = Callable[[bytes], bytes]
 
 

@@ -22,8 +22,6 @@ from tests.test_fairness3 import _edited, _html_edited, _text_of
 from tests.test_fairness4 import _box, _entries
 from tests.test_history_golden import KINDS
 
-pytestmark = pytest.mark.xdist_group("fairness")
-
 Forgery = Callable[[bytes], bytes]
 
 

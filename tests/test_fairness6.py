@@ -17,7 +17,7 @@ import pytest
 
 from pbem.trust.verify import check, earlier
 
-pytestmark = pytest.mark.xdist_group("fairness")
+pytestmark = pytest.mark.xdist_group("fairness6")  # a unit per module, not one for all
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -20,7 +20,7 @@ import pytest
 from pbem.trust.receipts import lines, verify_mail
 from tests.test_fairness3 import _edited, _html_edited, _text_of
 
-pytestmark = pytest.mark.xdist_group("fairness")
+pytestmark = pytest.mark.xdist_group("fairness7")  # a unit per module, not one for all
 
 KINDS = ["habsburg", "italian-wars", "dynasties", "sixteen-thirty"]
 

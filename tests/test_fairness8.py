@@ -20,7 +20,7 @@ from pbem.trust.receipts import lines, verify_mail
 from tests.test_fairness3 import _text_of
 from tests.test_fairness7 import held_start
 
-pytestmark = pytest.mark.xdist_group("fairness")
+pytestmark = pytest.mark.xdist_group("fairness8")  # a unit per module, not one for all
 
 KINDS = ["habsburg", "italian-wars", "dynasties", "sixteen-thirty"]
 

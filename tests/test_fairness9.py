@@ -24,7 +24,7 @@ from pbem.trust.refused import Readings
 from tests.test_fairness6 import per_kind
 from tests.test_fairness7 import held_start
 
-pytestmark = pytest.mark.xdist_group("fairness")
+pytestmark = pytest.mark.xdist_group("fairness9")  # a unit per module, not one for all
 
 KINDS = ["habsburg", "italian-wars", "dynasties", "sixteen-thirty"]
 NO_LONGER = "that can no longer be done"  # the reason the deadline's stubbed engine gives for the held order

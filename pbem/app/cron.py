@@ -97,6 +97,10 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
         try:
             arrivals.prepare(cfg, inbox, trust_clock)  # what the last run saw of the inbox, for the server's clock
             summary = poll(home.connected(inbox, sender), dry_run=dry_run)
+            if not dry_run:  # mail that could not be sent for long, sent now: claimed in the games (fairness22)
+                from pbem.app.unsent import after_sending
+
+                after_sending(home, started, home.clock())
             if not dry_run and summary.sent:  # an outbox.key this poll made: its check value kept now, not next run
                 from pbem.app.outbox_key import refusal as foreign_key
 

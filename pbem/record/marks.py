@@ -22,6 +22,7 @@ IMAP_FILED = (
     "imap-filed"  # the poll_marks row: "processed=V:N rejected=V:N" of the folders filed into (`pbem.app.witness`)
 )
 CLOCK_AHEAD = "clock-ahead"  # the poll_marks row: how far ahead the server's arrival dates put this clock ("" none)
+SEND_FAILING = "send-failing"  # the poll_marks row: since when the outbox could not send (ISO 8601; "" none)
 
 
 def digest_due(url: str, when: datetime) -> bool:
@@ -160,3 +161,16 @@ def recorded(url: str, message_ids: list[str]) -> set[str]:
         rows = c.execute(query, {"ids": message_ids}).all()
         c.rollback()
     return {str(r[0]) for r in rows}
+
+
+def send_failed(url: str, when: datetime) -> None:
+    """The outbox could not send at `when` (the mail server unreachable, or refusing for a while): kept as the start
+    of the failure unless one is kept already (`pbem.app.unsent` claims the whole time once it sends again)."""
+    if failing_since(url) is None:
+        remember(url, SEND_FAILING, when.astimezone(UTC).isoformat())
+
+
+def failing_since(url: str) -> datetime | None:
+    """Since when the outbox could not send (None: it could, or never failed)."""
+    value = recall(url, SEND_FAILING)
+    return _parse(value) if value else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
@@ -236,3 +236,13 @@ def requeue(s: Session, ids: Iterable[int] | None, when: datetime) -> list[int]:
             .values(status="queued", attempts=0, next_attempt_at=when, last_error="")
         )
     return done
+
+
+def first_sent_since(s: Session, since: datetime) -> datetime | None:
+    """When the first mail sent at or after `since` was marked sent (None: none yet): the end of a time the outbox
+    could not send (`pbem.app.unsent`).  Read once when such a time ends, never on a poll that sent normally."""
+    query = core_select(func.min(_C.sent_at)).where(_C.status == "sent", _C.sent_at >= bindparam("since"))
+    found = s.connection().execute(query, {"since": since.astimezone(UTC)}).scalar()
+    if not isinstance(found, datetime):
+        return None
+    return found if found.tzinfo is not None else found.replace(tzinfo=UTC)

@@ -17,6 +17,13 @@ came with, so the topmost is the last hop's).  Three readings, each a warning, s
   the chain (`pbem verify` refuses that), and pbem writes a mail after the entries its head holds and before the next
   one its reader may see, so no honest clock gives it.  Needs no `Received` field.
 
+A `late` mail written while pbem's mail server could not take mail is pbem's to explain: when its outbox sends again
+after failing for longer than `LATE`, every running game gets a public moderator event of action `unsent` stating
+when sending failed from and to (`claims`; `pbem.app.unsent`).  A late mail written in such a window and arrived
+within `LATE` of its end is noted with it (`excused`), not warned of; one it does not cover still is.  The claim is
+the moderator's word, chained and dated, told to every player: a mail of the reader's written inside it that reached
+them before its end was sent while the claim says nothing could be (`belied`), a WARNING (twenty-second round).
+
 Pure; linear in the mails (a bounded look at each mail's header) and the chain.
 """
 
@@ -25,6 +32,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -111,3 +119,77 @@ def rewound(
 def said(delta: timedelta) -> str:
     """A span as the warnings print it (minutes under an hour)."""
     return span(delta) if delta >= timedelta(hours=1) else f"{int(delta.total_seconds() // 60)} minutes"
+
+
+#: The action of the public moderator event claiming that pbem's mail server could not take mail (`pbem.app.unsent`).
+UNSENT = "unsent"
+
+
+def unsent_text(start: datetime, end: datetime) -> str:
+    """The words of an `unsent` event, as pbem writes them and `pbem verify` requires them."""
+    return (
+        f"pbem's mail server could not take mail from {start:%Y-%m-%d %H:%M} UTC to {end:%Y-%m-%d %H:%M} UTC: "
+        "mail written in that time was sent only then."
+    )
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A chained claim that pbem's mail server could not take mail from `start` to `end` (entry `place`, 1-based)."""
+
+    place: int
+    start: datetime
+    end: datetime
+
+
+def _iso(value: object) -> datetime | None:
+    try:
+        when = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    return when.astimezone(UTC) if when is not None and when.tzinfo is not None else None
+
+
+def claim_of(row: dict[str, Any]) -> tuple[datetime, datetime] | None:
+    """(from, to) of an `unsent` event `row`, when it is one in pbem's form: two times with their zone, from before
+    to, and to no later than the event's own `at` (by `SKEW`): nobody can say the server came back after saying so."""
+    data = row.get("data")
+    if row.get("kind") != "moderator" or not isinstance(data, dict) or data.get("action") != UNSENT:
+        return None
+    start, end, when = _iso(data.get("from")), _iso(data.get("to")), at(row)
+    ok = start is not None and end is not None and when is not None and start < end <= when + SKEW
+    return (start, end) if ok and start is not None and end is not None else None
+
+
+class Claims:
+    """Every `unsent` claim of the chain (`pbem verify` refuses one not in pbem's form), sorted by start, indexed so
+    that each mail is held against them by one bisection: linear in the mails, however many claims."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        found = [Claim(k, *c) for k, row in enumerate(rows, 1) if (c := claim_of(row)) is not None]
+        self.said = sorted(found, key=lambda c: (c.start, c.end))
+        self._early = [c.start - SKEW for c in self.said]  # the failing run's own mail is dated a little before
+        self._late = [c.start + SKEW for c in self.said]
+        self._longest: list[Claim] = []  # of the claims up to each, the one ending last
+        for x in self.said:
+            self._longest.append(x if not self._longest or x.end > self._longest[-1].end else self._longest[-1])
+
+    def excused(self, d: datetime, a: datetime) -> Claim | None:
+        """The claim a mail dated `d` that reached its reader at `a` waited through: the latest starting before its
+        Date, which it was written within and whose end it reached its reader within `LATE` of."""
+        i = bisect.bisect_right(self._early, d)
+        c = self.said[i - 1] if i else None
+        return c if c is not None and d <= c.end and a - c.end <= LATE else None
+
+    def belied(self, mails: Iterable[Dated]) -> list[tuple[str, datetime, datetime, Claim]]:
+        """(name, Date, arrival, claim) of each mail written inside a claim (`SKEW` after its start) that reached its
+        reader before its end (by `SKEW`): sent while the claim says nothing could be.  Each mail is held against
+        the claim ending last of those started before it."""
+        out = []
+        for name, stamp, a in mails:
+            if a is None or (d := _date(stamp)) is None or not (i := bisect.bisect_right(self._late, d)):
+                continue
+            c = self._longest[i - 1]
+            if d < c.end and a < c.end - SKEW:
+                out.append((name, d, a, c))
+        return out

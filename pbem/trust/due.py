@@ -343,6 +343,44 @@ def unasked(
     return out
 
 
+def unasked_unseeded(
+    rows: list[dict[str, Any]], reports: list[tuple[int, str, datetime]], seat: list[str]
+) -> list[tuple[int, str]]:
+    """`unasked` without the seed (a running game's export: no replay, so no step): each `deadline` input of `rows`
+    that applied the defaults of a name of `seat` when none of `reports` has its head from the last entry that
+    started a step again before it (a `deadline` input or an undo: pbem's pace rule, `paced.computed`) up to it.
+    The step that input closed opened within that span, so a mail written in the step lies in it: what this names,
+    `unasked` names once the seed is out.  Weaker: a step opened after a mail the span holds is not named.  Pure;
+    linear in the chain and the reports."""
+    heads = sorted(r[0] for r in reports)
+    names, resigned = set(seat), set()
+    out, since, i = [], 0, 0
+    for position, row in enumerate(rows, 1):
+        data = row.get("data")
+        if row.get("kind") == "moderator" and isinstance(data, dict) and data.get("action") == "resign":
+            resigned.add(str(data.get("player")))
+        if "lines" not in row or row.get("kind") not in ("deadline", UNDO):
+            continue
+        while i < len(heads) and heads[i] < since:
+            i += 1
+        told = i < len(heads) and heads[i] < position
+        if (
+            row.get("kind") == "deadline"
+            and not told
+            and (mine := sorted((_defaulted(rows, position) & names) - resigned))
+        ):
+            out.append(
+                (
+                    position,
+                    f"the defaults of input {row['seq']} (the deadline) were applied at {_when(row)} for "
+                    f"{', '.join(mine)}, but none of your mails (no report, no reminder, no answer) was written since "
+                    "the step was last started again",
+                )
+            )
+        since = position
+    return out
+
+
 def _take(
     ordered: list[tuple[int, str, datetime]],
     i: int,

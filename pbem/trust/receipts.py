@@ -1121,7 +1121,8 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
         1 for m in mails if m.record is not None and b"you have " in m.raw and joined.is_join_ack(told.plain(m.raw))
     )
     c.notes.append(
-        "this export is a running game's: only the heads and the acknowledged inputs of your mail were checked; what "
+        "this export is a running game's: only the heads and the acknowledged inputs of your mail were checked, and "
+        "that no deadline applied your defaults with no mail of yours since the step last started again; what "
         "its reports and acknowledgements say"
         + (
             f" (and what {count(joins, 'acknowledgement')} of your JOIN said: your seat, your salt, who was awaited)"
@@ -1134,6 +1135,27 @@ def _counted(doc: dict[str, Any], mails: list[Received], c: MailCheck, player: s
         c.notes.append(
             f"{count(hidden, 'head')} of your mail follow entries this export does not list (it is {audience}'s): "
             "your own export, or the final one, checks them"
+        )
+    if own:
+        _unasked_running(doc, mails, at, audience, c)
+
+
+def _unasked_running(
+    doc: dict[str, Any], mails: list[Received], at: dict[str, int], audience: str, c: MailCheck
+) -> None:
+    """`_unasked` against the reader's own export of a running game: no seed, so no replay and no step, but the
+    steps' restarts are listed (every `deadline` input and undo, which the reader may see) and so are the defaults
+    applied for the reader (their `default-orders` events): a deadline's defaults applied for them with none of
+    their mails written since the step last started again is named (`due.unasked_unseeded`; fairness22).  What
+    waits for the seed: a step that opened after a mail of theirs written since that restart (the replay says where
+    each step opened), and any other player's defaults."""
+    rows = partial_export.listed(doc)
+    heads = [(at[m.record[1]], m.numbered, datetime.min) for m in mails if m.record and m.record[1] in at]
+    for _, how in due.unasked_unseeded(rows, heads, seat_of(doc, audience)):
+        c.notes.append(
+            f"WARNING: {how}: pbem mails every player a step asks the report that asks them, and a reminder before "
+            "its deadline, so a report was written to you but not received (withheld by the moderator, or lost: look "
+            "in your spam folder and the mail you deleted)"
         )
 
 
@@ -2235,14 +2257,35 @@ def _arrivals(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailChe
     mail's Date against the next entry its reader may see (`pbem.trust.arrived`): a report held back, a clock ahead,
     a clock set back (twentieth round).  Warnings: each has an honest cause too."""
     dated = [(m.numbered, m.sort_key, arrived.arrival(m.raw)) for m in mails]
+    claimed = arrived.Claims(ch.rows)
+    late = arrived.late(dated)
+    excused = [
+        f"{name} reached your provider at {a:%Y-%m-%d %H:%M} UTC, {arrived.said(a - d)} after its Date "
+        f"({d:%Y-%m-%d %H:%M} UTC): late: the moderator's server could not send from {why.start:%Y-%m-%d %H:%M}"
+        f" to {why.end:%Y-%m-%d %H:%M} UTC (entry #{why.place} of the export, chained and told to every "
+        "player); it left you less time than it says"
+        for name, d, a in late
+        if (why := claimed.excused(d, a)) is not None
+    ]
+    c.notes += excused[:SHOWN]
+    if len(excused) > SHOWN:
+        c.notes.append(f"and {count(len(excused) - SHOWN, 'more mail')} late the same way, inside a chained outage")
     found = [
         (
             f"{name} reached your provider at {a:%Y-%m-%d %H:%M} UTC (its topmost Received line), "
             f"{arrived.said(a - d)} after its Date ({d:%Y-%m-%d %H:%M} UTC): pbem dates a mail as it writes it and sends "
             "it in the same run, so it was held before it was sent (by the moderator, or by pbem's outbox while the "
-            "mail server was down: `pbem outbox list`), or pbem's clock was behind; a report held back leaves you "
-            "less time than it says"
-            for name, d, a in arrived.late(dated)
+            "mail server was down, which pbem then chains as an outage: none here covers this mail), or pbem's clock "
+            "was behind; a report held back leaves you less time than it says"
+            for name, d, a in late
+            if claimed.excused(d, a) is None
+        ),
+        (
+            f"{name}, dated {d:%Y-%m-%d %H:%M} UTC, reached your provider at {a:%Y-%m-%d %H:%M} UTC, inside the "
+            f"outage entry #{w.place} of the export claims (pbem's mail server could not take mail from "
+            f"{w.start:%Y-%m-%d %H:%M} to {w.end:%Y-%m-%d %H:%M} UTC): it was sent while the claim says nothing "
+            "could be, so the claim is not true of your mail (one made to cover another player's mail held back?)"
+            for name, d, a, w in claimed.belied(dated)
         ),
         (
             f"{name} reached your provider at {a:%Y-%m-%d %H:%M} UTC (its topmost Received line), "

@@ -69,7 +69,7 @@ from pbem.orders.moderator import moved as moved_text
 from pbem.orders.moderator import processed as processed_text
 from pbem.orders.moderator import said as said_text
 from pbem.orders.moderator import say_problem
-from pbem.trust import chain, due, folded, leaked, paced, resigns, signing, vouched
+from pbem.trust import arrived, chain, due, folded, leaked, paced, resigns, signing, vouched
 from pbem.trust import deal as joining
 from pbem.trust import partial as partial_export
 from pbem.trust.fold import UNDO, Fold
@@ -407,6 +407,8 @@ def _interventions(doc: dict[str, Any], v: Verification) -> resigns.Resigned:
                 _message(e)
             elif action == "address":
                 _moved(doc, e, names)
+            elif action == arrived.UNSENT:
+                _unsent(e)
             elif action in resigns.READ and (
                 problem := gone.read(e, _processed(doc, e, names) if action == "process" else [])
             ):
@@ -451,6 +453,19 @@ def _message(e: dict[str, Any]) -> None:
         raise Refused(f"{where}: {problem}")
     if e["text"] != said_text(text):
         raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(said_text(text))}")
+
+
+def _unsent(e: dict[str, Any]) -> None:
+    """A claim that pbem's mail server could not take mail (`pbem.app.unsent`): public, its data the action and the
+    times it failed from and to, from before to and to no later than the event itself, and its text the one pbem
+    writes (`arrived.unsent_text`).  What it excuses is `verify --mail`'s (`arrived.Claims`)."""
+    where = f"event {e.get('seq', '?')} (pbem's mail server could not take mail)"
+    _public(e, where, ["action", "from", "to"], "its action, from and to only")
+    window = arrived.claim_of(e)
+    if window is None:
+        raise Refused(f"{where}: from {quote(e['data']['from'])} to {quote(e['data']['to'])} is no time it can claim")
+    if e["text"] != (text := arrived.unsent_text(*window)):
+        raise Refused(f"{where} says {quote(e['text'])} where its text is {quote(text)}")
 
 
 def _public(e: dict[str, Any], where: str, keys: list[str], holds: str) -> dict[str, Any]:

@@ -41,7 +41,7 @@ from pbem.mail.transports.seam import (
     TransientSendError,
     TransportError,
 )
-from pbem.record import outbox, sentlog
+from pbem.record import marks, outbox, sentlog
 from pbem.record.db import fetch, reading, session, transaction
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import OutboxMessage
@@ -204,6 +204,7 @@ class Dispatcher:
         self.spents: list[dict[str, float]] = [{"sending": 0.0, "marking_sent": 0.0} for _ in self.senders]
         self.folding = 0.0
         self.error: BaseException | None = None
+        self.failed_at: datetime | None = None  # when this run's sending failed (`marks.send_failed`)
         self.journal = sentlog.SentLog(sentlog.journal_dir(cfg.home))
         self.claims = Claims()
         self._wakes = [threading.Event() for _ in self.senders]
@@ -282,11 +283,12 @@ class Dispatcher:
             wake.wait()
             wake.clear()
             closing = self._closing
+            now = self.clock()
             try:
                 send_pending(
                     self.cfg,
                     self.senders[i],
-                    self.clock(),
+                    now,
                     self.summaries[i],
                     self._abort,
                     self.spents[i],
@@ -296,7 +298,7 @@ class Dispatcher:
                 )
             except BaseException as exc:  # kept for the poll to raise; sending stops for this run
                 if self.error is None:
-                    self.error = exc
+                    self.error, self.failed_at = exc, now
                 self._abort.set()
                 return
             if closing:
@@ -306,6 +308,8 @@ class Dispatcher:
         """Send what is still due, wait, fold the journal, and raise the sender's error if it had one."""
         self._stop()
         if self.error is not None:
+            if isinstance(self.error, TransportError) and self.failed_at is not None:  # the server: not a bug
+                marks.send_failed(self.cfg.database_url, self.failed_at)  # claimed once it sends again (fairness22)
             raise self.error
         return self.summary
 
