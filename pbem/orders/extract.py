@@ -383,9 +383,42 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
 
 
 def _control(line: str) -> str | None:
-    """The control word a line starts with (trailing punctuation ignored), or None."""
-    first = line.split(None, 1)[0].upper().rstrip(":,.!?;") if line.split() else ""
-    return first if first in CONTROL_WORDS else None
+    """The control word a line starts with (trailing punctuation ignored), or None.  A word of `SAID_ALONE` is a
+    command only when alone on its line in any case ("Help", "status?", "Help please": a phone capitalises a line's
+    first word), in capitals before other words ("HELP me", "STATUS - thanks"), or in the command's own form ("press to
+    Bob: ...", "code: k7qx-2mpd", "End press"): "Help yourself to snacks" asked for the handbook, "Status: fine" and
+    "Report to follow" for the report, "End of story" stopped the reading of the mail, and "Press on, friends" or
+    "Code is on the fridge" were told to write a press or a code (players26)."""
+    said = line.split(None, 1)
+    first = said[0].upper().rstrip(":,.!?;") if said else ""
+    if first not in CONTROL_WORDS:
+        return None
+    if first in SAID_ALONE and len(said) > 1 and not _commanded(first, line):
+        return None
+    return first
+
+
+#: The control words read in a sentence's first word only in capitals or alone (`_control`); AWAY and BACK are read
+#: by their own form (`pbem.orders.away.meant`), HISTORY, RESIGN and ADDRESS only as the whole line (`_asking`).
+SAID_ALONE = frozenset(("HELP", "STATUS", "REPORT", "PRESS", "END", "CODE"))
+
+
+def _commanded(word: str, line: str) -> bool:
+    """Whether `line`, which starts with `word` of `SAID_ALONE` and goes on, is that command: its first word in
+    capitals, the rest only punctuation, or the command's own form in any case."""
+    if in_capitals(line) or not line.split(None, 1)[1].strip(" .!?:;,"):
+        return True
+    if word == "PRESS":
+        return bool(_PRESS.match(line))
+    if word == "CODE":
+        return bool(_CODE.match(line))
+    return word == "END" and (_words(line) == ["END", "PRESS"] or bool(_END_OF.fullmatch(line.rstrip(" .!:;,"))))
+
+
+#: "end of my orders", "End of message": the end said in words, which stops the reading as END does.
+_END_OF = re.compile(
+    r"end\s++(?:of\s++)?(?:(?:my|the|this|our)\s++)?(?:orders?|message|mail|e-?mail|turn|moves?)", re.IGNORECASE
+)
 
 
 #: "#1 PASS", "#2. VOTE RED": a list numbered with a hash, not a comment (the line was dropped whole, untold).
