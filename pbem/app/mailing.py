@@ -16,8 +16,10 @@ from pbem.home.app import Home
 from pbem.record import modes, store
 
 
-def set_default(home: Home, name: str, mode: str, when: datetime) -> str:
-    """Record `mode` as game `name`'s default; returns it (lower case).  GameError for an unknown game or mode."""
+def set_default(home: Home, name: str, mode: str, when: datetime) -> tuple[str, bool]:
+    """Record `mode` as game `name`'s default; returns it (lower case) and whether it was the default already (then
+    nothing is recorded: players26, a repeated `pbem game mail hh1 watch` said the mode again as if it were new).
+    GameError for an unknown game or mode."""
     mode = mode.lower()
     if mode not in MODES:
         raise GameError(f'"{mode}" is no mail mode; choose one of: {", ".join(MODES)}')
@@ -25,6 +27,8 @@ def set_default(home: Home, name: str, mode: str, when: datetime) -> str:
         game = store.game_by_name(s, name)
         if game is None or game.id is None:
             raise GameError(unknown_game(name, store.game_names(s)))
+        if modes.mailing(s, game.id).default == mode:
+            return mode, True
         modes.set_mode(s, game.id, "", mode, when)
         s.commit()
-    return mode
+    return mode, False

@@ -450,5 +450,8 @@ def game_mail(
     """
     from pbem.app.mailing import set_default
 
-    chosen, name = _control(set_default, name, mode)
-    done(f"{name}: players get {chosen} mail unless they chose otherwise", name)
+    (chosen, already), name = _control(set_default, name, mode)
+    if already:
+        done(f"{name}: players already get {chosen} mail by default; nothing changed", name)
+    else:
+        done(f"{name}: players get {chosen} mail unless they chose otherwise", name)
