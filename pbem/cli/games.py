@@ -448,10 +448,7 @@ def game_mail(
 
     Example: pbem game mail hh1 digest
     """
-    from pbem.app.mailing import set_default
+    from pbem.app.mailing import said, set_default
 
     (chosen, already), name = _control(set_default, name, mode)
-    if already:
-        done(f"{name}: players already get {chosen} mail by default; nothing changed", name)
-    else:
-        done(f"{name}: players get {chosen} mail unless they chose otherwise", name)
+    done(said(name, chosen, already), name)
