@@ -492,9 +492,7 @@ def extract(
             signed = _not_an_order(ex, i, typed, line, words, signed)
             continue
         if is_order(line, words):
-            ex.typed.append(typed.strip())
-            ex.order_at.append(i)
-            ex.orders.append(_salt(typed) or line)
+            i, line = _order(ex, typed, line, lines, i, words)
             if _words(line) == ["END"]:
                 break
             continue
@@ -517,6 +515,49 @@ def extract(
         _after_title(ex, after)
     ex.press_keys.clear()  # (the press blocks' lines, codes and all: needed only while reading)
     return ex
+
+
+#: How an order line ends, or the line under it starts, when a list goes on below it: a hard wrap at 20 to 40
+#: columns (a client's, a forwarder's) parted "PLAYS Gold 5, Silver 3" into "PLAYS Gold 5," and "Silver 3", and the
+#: first was read alone, a half order (players26).
+_GOES_ON = re.compile(r"(?:[,+&]|\band)$", re.IGNORECASE)
+_GOES_ON_FROM = re.compile(r"^(?:[,+&]|and\b)", re.IGNORECASE)
+WRAPPED = 80  # characters of a line read as the rest of the order above it, at most
+
+
+WRAPS = 6  # lines under an order read as its rest, at most
+
+
+def _wrapped(typed: str, lines: list[str], i: int, words: tuple[str, ...]) -> int:
+    """Where the order line `typed` ends in `lines` (the index of the first line after it, `i` when it ends on its
+    own line): it goes on in the line under it when it ends with a comma, "+", "&" or "and", or the line under it
+    starts so, and that line is no order, command or quote of its own.  Read whole, the order is the engine's to take
+    or refuse: never its first half alone."""
+    end, last = i, typed
+    while end < len(lines) and end - i < WRAPS:
+        below = _strip_comment(lines[end])
+        if not below or len(below) > WRAPPED or below.startswith(">"):
+            break
+        if not (_GOES_ON.search(last.rstrip()) or _GOES_ON_FROM.match(below)):
+            break
+        said = _read(below, words)
+        if is_order(said, words) or _control(said) is not None:
+            break
+        end, last = end + 1, below
+    return end
+
+
+def _order(ex: Extracted, typed: str, line: str, lines: list[str], i: int, words: tuple[str, ...]) -> tuple[int, str]:
+    """An order line read into `ex`, with the lines under it it goes on in (`_wrapped`: "PLAYS Gold 5," / "Silver
+    3", one order a hard wrap parted); returns the index of the next line to read and the order as read."""
+    at, i = i, _wrapped(typed, lines, i, words)
+    if i > at:
+        typed = " ".join([typed.rstrip(), *(_strip_comment(lines[k]) for k in range(at, i))])
+        line = _read(typed, words)
+    ex.typed.append(typed.strip())
+    ex.order_at.append(at)
+    ex.orders.append(_salt(typed) or line)
+    return i, line
 
 
 def _after_title(ex: Extracted, after: str) -> None:
