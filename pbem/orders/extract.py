@@ -531,8 +531,12 @@ WRAPS = 6  # lines under an order read as its rest, at most
 def _wrapped(typed: str, lines: list[str], i: int, words: tuple[str, ...]) -> int:
     """Where the order line `typed` ends in `lines` (the index of the first line after it, `i` when it ends on its
     own line): it goes on in the line under it when it ends with a comma, "+", "&" or "and", or the line under it
-    starts so, and that line is no order, command or quote of its own.  Read whole, the order is the engine's to take
-    or refuse: never its first half alone."""
+    starts so, and that line is no order, command or quote of its own; not after a closing that starts with an order
+    word, no digit and its other words in lower case ("Play well," above the name: `pbem.app.lines.closing`).  Read
+    whole, the order is the engine's to take or refuse: never its first half alone."""
+    said = typed.split()[1:]
+    if not any(c.isdigit() for c in typed) and all(w == w.lower() for w in said):
+        return i  # "Play well," / "Alice", "Standing by,", "Take care,": a closing and the name under it
     end, last = i, typed
     while end < len(lines) and end - i < WRAPS:
         below = _strip_comment(lines[end])
