@@ -534,8 +534,8 @@ def _wrapped(typed: str, lines: list[str], i: int, words: tuple[str, ...]) -> in
     starts so, and that line is no order, command or quote of its own; not after a closing that starts with an order
     word, no digit and its other words in lower case ("Play well," above the name: `pbem.app.lines.closing`).  Read
     whole, the order is the engine's to take or refuse: never its first half alone."""
-    said = typed.split()[1:]
-    if not any(c.isdigit() for c in typed) and all(w == w.lower() for w in said):
+    rest = typed.split()[1:]
+    if not any(c.isdigit() for c in typed) and all(w == w.lower() for w in rest):
         return i  # "Play well," / "Alice", "Standing by,", "Take care,": a closing and the name under it
     end, last = i, typed
     while end < len(lines) and end - i < WRAPS:
