@@ -182,3 +182,31 @@ def test_the_wait_rule_on_plain_values() -> None:
     assert w is not None and w.deadline == t0 + timedelta(days=5) and w.charged == {"Bob": timedelta(days=3)}
     assert wait_for(t0 + timedelta(days=2), ["Ann"], away, {}, timedelta(days=14)) is None, "Bob is not asked"
     assert wait_for(t0 + timedelta(days=2), ["Bob"], away, {"Bob": timedelta(days=14)}, timedelta(days=14)) is None
+
+
+def test_a_line_that_changes_nothing_says_so_and_writes_no_row(game, clock) -> None:
+    """players26: BACK from a player who was not away was answered "Welcome back: you are no longer away", and a
+    second AWAY to the same day "Noted: you are away until ...", each with a row.  Now each says nothing changed
+    (`pbem.app.absence.was_away`), writes no row, and an AWAY to another day says which day it replaced; one mail
+    each, as before.  On 8080c21 all three answers were the plain ones (3 of 3 failed)."""
+    from pbem.record.absence import rows
+
+    cfg, seen = game, set()
+    sent_mail(cfg, seen)
+    day = (clock.now + timedelta(days=4)).date()
+    for body in ("BACK", f"AWAY UNTIL {day}", f"AWAY UNTIL {day}", f"AWAY UNTIL {day + timedelta(days=1)}"):
+        send(cfg, "Bob", body)
+        run(cfg, clock)
+    subjects = [m["Subject"] for m in sent_mail(cfg, seen) if "bob@players.test" in m["To"]]
+    assert subjects == [
+        "[pbem iw1] You were not away in iw1: nothing changed.",
+        f"[pbem iw1] Noted: you are away until {day:%a %d %b %Y} 00:00 UTC.",
+        f"[pbem iw1] You were already away until {day:%a %d %b %Y} 00:00 UTC: nothing changed.",
+        f"[pbem iw1] Noted: you are away until {day + timedelta(days=1):%a %d %b %Y} 00:00 UTC"
+        f" (not {day:%a %d %b %Y} 00:00 UTC).",
+    ]
+    with session(cfg.database_url) as s:
+        assert [r.action for r in rows(s, store.game_by_name(s, "iw1").id)] == ["away", "away"]
+    with pytest.raises(GameError, match="already away until"):
+        set_away(Home.of(cfg), "iw1", "Bob", str(day + timedelta(days=1)), clock.now)
+    check_verify(cfg)

@@ -372,10 +372,10 @@ def test_no_text_makes_the_refusals_or_the_quotes_reading_raise() -> None:
 def test_the_notes_pbem_writes_in_fixed_words_are_the_use_cases_own() -> None:
     """`pbem.trust.acked.FIXED_NOTES` mirrors notes the use cases write (the trust layer does not import them)."""
     from pbem.app.misuse import IGNORED_CODE, IGNORED_CODE_ASKING
-    from pbem.app.notify import PROMISES
+    from pbem.app.notify import ALREADY, PROMISES
     from pbem.trust.acked import FIXED_NOTES
 
-    assert {IGNORED_CODE, IGNORED_CODE_ASKING, *PROMISES.values()} <= set(FIXED_NOTES)
+    assert {IGNORED_CODE, IGNORED_CODE_ASKING, *PROMISES.values(), *ALREADY.values()} <= set(FIXED_NOTES)
 
 
 @pytest.mark.parametrize("kind", ["dynasties", "sixteen-thirty"])

@@ -86,3 +86,30 @@ def test_the_record_is_the_same_whatever_was_mailed(home, clock, tmp_path) -> No
         events = [(e["seq"], e["kind"], e["text"], e["visibility"], e["data"]) for e in doc["events"]]
         docs.append((orders, events, doc["final_view"], doc["chain"]["entries"]))
     assert len(docs[0][0]) >= 4 and docs[0] == docs[1]
+
+
+def test_a_mode_said_again_says_it_changed_nothing(home, clock) -> None:
+    """players26: a repeated `pbem game mail NAME watch` said the mode as if new and wrote a row each time, and a
+    player's WATCH sent twice was promised WATCH "from now on" again.  Now the moderator's second one records nothing
+    and says so (`set_default` returns whether it was the default already), and the player's second WATCH is told
+    "you already get ...; nothing changed" (`pbem.app.notify.ALREADY`, which `pbem verify --mail` knows), one mail
+    each as before.  On 8080c21 both failed (2 of 2)."""
+    from pbem.app.notify import ALREADY, PROMISES, WATCH
+    from pbem.record.modes import mailing
+    from tests.conftest import body_of
+
+    name, seen = _started(home, clock)
+    assert set_default(Home.of(home), name, "watch", clock()) == ("watch", False)
+    assert set_default(Home.of(home), name, "Watch", clock()) == ("watch", True)
+    assert set_default(Home.of(home), name, "normal", clock()) == ("normal", False)
+    player = PLAYERS[0][0]
+    texts = []
+    for _ in range(2):
+        deliver(home, order_mail(address_of(player), name, f"CODE {CODES[player]}\nWATCH"))
+        run_poll(home, clock)
+        [mail] = [m for m in sent_mail(home, seen) if m["To"].addresses[0].addr_spec == address_of(player)]
+        texts.append(" ".join(body_of(mail).split()))
+    assert PROMISES[WATCH] in texts[0] and ALREADY[WATCH] not in texts[0]
+    assert ALREADY[WATCH] in texts[1] and PROMISES[WATCH] not in texts[1]
+    with session(home.database_url) as s:
+        assert mailing(s, store.game_by_name(s, name).id).modes() == {"": "normal", player: "watch"}

@@ -194,6 +194,28 @@ def test_pause_resume_new_code_away_back_in_one_mail(game, code, clock) -> None:
     check_verify(cfg)
 
 
+def test_mail_by_mail_sets_the_default_and_a_repeat_says_nothing_changed(game, code, clock) -> None:
+    """players26: `MAIL watch` by mail is `pbem game mail hh1 watch`; said again (in the same mail or a later one) it
+    is answered "players already get watch mail by default; nothing changed" and records nothing (`choose_default`).
+    "Mail me the results" is a remark.  On 8080c21 MAIL was no command by mail (the whole case failed)."""
+    from pbem.record.modes import mailing
+
+    cfg, seen = game, set()
+    sent_mail(cfg, seen)
+    command(cfg, code, "MAIL watch\nMail me the results please\nMAIL Watch")
+    assert run(cfg, clock).accepted == 1
+    text = " ".join(body_of(acks(sent_mail(cfg, seen))[-1]).split())
+    assert "done: MAIL watch -> players get watch mail unless they chose otherwise" in text, text
+    assert "done: MAIL Watch -> players already get watch mail by default; nothing changed" in text, text
+    with session(cfg.database_url) as s:
+        assert mailing(s, store.game_by_name(s, "hh1").id).default == "watch"
+        from sqlmodel import select
+
+        from pbem.record.models import MailMode
+
+        assert len(s.exec(select(MailMode)).all()) == 1  # the repeat wrote no row
+
+
 def test_undo_and_replace_and_abandon_by_mail(game, code, clock) -> None:
     cfg, seen = game, set()
     play(cfg, clock, 4)
@@ -383,7 +405,7 @@ def test_the_moderator_code_is_never_kept_sent_or_logged(game, code, clock, capl
 WORDS = ["CODE", "GAME", "EXTEND", "PAUSE", "RESUME", "START", "ABANDON", "NEW CODE", "REPLACE", "UNDO", "AWAY", "BACK"]
 #: Every word the moderator's reader takes as a command (SAY, RESEND, WAITING and ADDRESS came after `WORDS`, so a
 #: drawn "SAY CODE" was read rightly as SAY and failed the check, in a CI run of 2026-12-05).
-MORE_WORDS = ["SAY", "RESEND", "WAITING", "ADDRESS", "PROCESS"]
+MORE_WORDS = ["SAY", "RESEND", "WAITING", "ADDRESS", "PROCESS", "MAIL"]
 
 
 def test_reading_any_text_never_raises_and_takes_only_command_lines() -> None:

@@ -558,3 +558,38 @@ def test_a_message_whose_handling_fails_is_kept_rejected_and_the_poll_goes_on(ho
     )
     assert run_poll(home, clock).failures == 1
     assert not [m for m in sent_mail(home, seen) if "could not be handled" in str(m["Subject"])], "once a day"
+
+
+def test_a_newcomer_who_keeps_the_seats_name_is_told_they_took_it_over(home, clock, tmp_path) -> None:
+    """players26: `pbem game replace` with the seat's name and a new address gave the newcomer a full report without
+    the "You took over the seat" line a newcomer under a new name gets: they could not tell their seat had a past.
+    Now it opens so ("You took over the seat of Carol from its earlier player: ..."), and `pbem verify --mail` of the
+    newcomer's mailbox passes (`pbem.trust.prose.KEPT`).  On 8080c21 the line was missing (1 of 1 failed)."""
+    import mailbox
+    import re
+
+    from typer.testing import CliRunner
+
+    from pbem.app import control
+    from pbem.cli import app
+
+    name = new_game(home, clock)
+    run_poll(home, clock)
+    control.replace(Home.of(home), name, "Carol", ("Carol", "carol2@players.test"), clock(), code="CARL-2345")
+    run_poll(home, clock)
+    [first] = [m for m in sent_mail(home) if m["To"].addresses[0].addr_spec == "carol2@players.test"]
+    assert "You now play Carol: full report" in str(first["Subject"])
+    said = " ".join(body_of(first).split())
+    assert "You took over the seat of Carol from its earlier player: the history below is the seat's" in said, said
+    control.abandon(Home.of(home), name, clock())
+    run_poll(home, clock)
+    export = tmp_path / "g.json"
+    res = CliRunner().invoke(app, ["-c", str(home.path), "export", name, "-o", str(export)])
+    assert res.exit_code == 0, res.output
+    folder = mailbox.Maildir(str(tmp_path / "carol2"), factory=None, create=True)
+    sent = mailbox.Maildir(str(home.maildir_path / "sent"), factory=None, create=False)
+    for key in sent.iterkeys():
+        if re.search(rb"^To: .*carol2@players\.test", raw := sent.get_bytes(key), re.M):
+            folder.add(raw)
+    res = CliRunner().invoke(app, ["verify", str(export), "--mail", str(tmp_path / "carol2"), "--as", "Carol"])
+    assert res.exit_code == 0 and res.output.rstrip().endswith("verification passed"), res.output

@@ -65,11 +65,13 @@ def test_end_alone_stops_reading_and_stays_an_order_where_the_game_has_it() -> N
 
 
 def test_control_words() -> None:
-    ex = extract("help please\nStatus?\nCode: K7QX-2MPD\nPress on\n", "", HH)
+    ex = extract("help please\nStatus?\nCode: K7QX-2MPD\nPRESS on\n", "", HH)
     assert ex.help and ex.status and ex.code == "K7QX-2MPD" and ex.chatter == []
     assert ex.problems == [
-        '"Press on": a press message starts with PRESS TO <player> or PRESS TO ALL; nothing was sent'
+        '"PRESS on": a press message starts with PRESS TO <player> or PRESS TO ALL; nothing was sent'
     ]
+    ex = extract("Press on, friends\nHelp yourself to snacks\nStatus: fine\nCode is on the fridge\nNO EVENT\n", "", HH)
+    assert not (ex.help or ex.status or ex.code or ex.problems) and ex.orders == ["NO EVENT"] and len(ex.chatter) == 4
     ex = extract("PRESS TO Zoë Müller, Bob\nhello\nEND PRESS\n", "", HH)
     assert ex.press[0].to == ["Zoë Müller", "Bob"] and ex.press[0].body == ["hello"]
 

@@ -201,6 +201,8 @@ ASKS.update(
     {
         "away_ack": "when you are back earlier",
         "away_back": "if you are asked for orders, reply to your latest report",
+        "away_not_away": "if you are asked for orders, reply to your latest report",
+        "away_moved": "when you are back earlier",
         "games_list": "how to write to each",
     }
 )

@@ -175,6 +175,8 @@ def decide_set_by_moderator(
     back = until_of(away, when)
     if back is None and away_now is not None and seat.player not in away_now:  # `back` for a player not away
         raise GameError(f"{seat.player} is not away in {loaded.game.name}: nothing was changed")
+    if back is not None and away_now is not None and away_now.get(seat.player) == back:
+        raise GameError(f"{seat.player} is already away until {stamp(back)} in {loaded.game.name}: nothing was changed")
     ctx = {
         "game_name": loaded.game.name,
         "subject_in": "",
@@ -182,6 +184,7 @@ def decide_set_by_moderator(
         "until": stamp(back) if back else "",
         "max_days": max(1, round(max_away.total_seconds() / 86400)),
         "by_moderator": True,
+        **was_away(away_now, seat.player, back),
     }
     key = ("away", loaded.game.name, seat.player, when.isoformat())
     mail = Mail(seat.address, "away_ack", ctx, NEWS, key, player=seat.player, game_id=loaded.game.id)
@@ -206,18 +209,40 @@ def set_away(home: Home, name: str, player: str, spec: str, when: datetime) -> t
     return d.player or player, until_of(away, when)
 
 
+def was_away(away_now: dict[str, datetime] | None, player: str, back: datetime | None) -> dict[str, object]:
+    """The `away_ack` context's account of what the line changed: `unchanged` for BACK from a player who was not
+    away ("you were not away; nothing changed") and for AWAY to the day they are already away until; `was_until`
+    the return an AWAY moved (players26: BACK when not away was answered "Welcome back: you are no longer away").
+    None: who is away is not known (nothing said of it)."""
+    if away_now is None:
+        return {"unchanged": False, "was_until": ""}
+    before = away_now.get(player)
+    unchanged = before == back
+    return {"unchanged": unchanged, "was_until": stamp(before) if before is not None and not unchanged else ""}
+
+
 def by_mail(
-    d: Decision, out: Outgoing, loaded: Loaded, seat: Seat, ex: Extracted, when: datetime | None, max_away: timedelta
+    d: Decision,
+    out: Outgoing,
+    loaded: Loaded,
+    seat: Seat,
+    ex: Extracted,
+    when: datetime | None,
+    max_away: timedelta,
+    away_now: dict[str, datetime] | None = None,
 ) -> None:
-    """An AWAY or BACK line: the absence is recorded and the player told what it does (issue 28)."""
+    """An AWAY or BACK line: the absence is recorded and the player told what it does (issue 28); a line that
+    changes nothing (BACK when not away, AWAY to the day already given) writes no row and says so."""
     assert ex.away is not None and when is not None
     problem = problem_of(ex.away, when)
     if problem:
         ex.problems.append(problem)
         ex.away = None
         return
-    d.effects.append(declared(seat.player, ex.away, when))
     back = until_of(ex.away, when)
+    told = was_away(away_now, seat.player, back)
+    if not told["unchanged"]:
+        d.effects.append(declared(seat.player, ex.away, when))
     if out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
         ctx = {
             "game_name": loaded.game.name,
@@ -226,5 +251,6 @@ def by_mail(
             "until": stamp(back) if back else "",
             "max_days": max(1, round(max_away.total_seconds() / 86400)),
             "by_moderator": False,
+            **told,
         }
         d.effects.append(out.mail(seat.address, "away_ack", "notice", ctx, player=seat.player))

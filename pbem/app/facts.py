@@ -58,6 +58,7 @@ class Facts:
     stranger_answers: tuple[int, int] = (0, 0)  # answers to strangers: to this address today, to anyone this hour
     strangers: Strangers = Strangers()  # how much strangers may be answered (configuration)
     max_away: timedelta = timedelta(days=14)  # [games] max_away: how long a game waits for one player's absences
+    away_now: dict[str, datetime] | None = None  # AWAY or BACK from a seat: who is away, until when
     codes: dict[int, bool] = field(default_factory=dict)  # the load step's code checks: seat id -> it is theirs
     reply: SentMail | None = None  # the mail pbem sent to the sender's seat that this message answers
     answered_other: str = ""  # no such mail, but one pbem sent another seat: that player's name

@@ -99,7 +99,7 @@ def _decide_seat(
     if ex.address is not None or ex.address_confirm is not None:  # the seat's mail to a new address (judges5)
         return addresses.decide(d, out, loaded, seat, ex, facts)
     if ex.away is not None:
-        absence.by_mail(d, out, loaded, seat, ex, facts.when or facts.now, facts.max_away)
+        absence.by_mail(d, out, loaded, seat, ex, facts.when or facts.now, facts.max_away, facts.away_now)
     return _act(d, out, msg, loaded, seat, ex, facts)
 
 
@@ -148,7 +148,7 @@ def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, e
     problems = list(ex.problems)
     if ex.mode:  # WATCH, NORMAL, DIGEST: how much mail this player gets from now on
         d.effects.append(MailModeSet(player, ex.mode))
-        problems.append(notify.promise(ex.mode))
+        problems.append(notify.promise(ex.mode, facts.mailing.players.get(player, facts.mailing.default)))
     notes = dict(problems=problems, press_failed=failed, press_sent=sent, mode=ex.mode or "")
     if not ex.orders:
         accepted = bool(ex.help or ex.status or sent or held or ex.away or ex.mode or facts.history is not None)

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from pbem import engine as registry
 from pbem.app import addresses, derivations, histories, intake, join, on_file, reading, resigning, revisions, views
+from pbem.app.absence import absences
 from pbem.app.answers import Outgoing
 from pbem.app.revisions import FirstCopy
 from pbem.home.policy import Policy
@@ -20,6 +21,7 @@ from pbem.mail.inbound.message import Inbound
 from pbem.mail.inbound.replies import SentMail
 from pbem.orders.extract import Extracted
 from pbem.record import lookups, outbox, press_budget, recent, store
+from pbem.record.absence import rows as away_rows
 from pbem.record.db import Unit
 from pbem.record.press_budget import PressWindow
 from pbem.record.rows import Game
@@ -111,6 +113,7 @@ def load_facts(
         facts.history = histories.load(s, loaded, seat, ex.history) if ex.history is not None else None
         facts.resign = resigning.load(s, loaded, seat, when) if ex.resign is not None else None
         facts.address = addresses.load(s, loaded, seat, new[0], when) if new else None  # ADDRESS (judges5)
+        facts.away_now = absences(away_rows(s, game.id), when) if ex.away is not None else None  # AWAY, BACK
     return facts
 
 

@@ -27,6 +27,7 @@ from pbem.app.control import (
     decide_resume,
 )
 from pbem.app.decision import Decision
+from pbem.app.mailing import choose_default, said
 from pbem.app.processing import asked, decide_process
 from pbem.app.resend import decide_resend
 from pbem.app.say import codes_of, decide_say
@@ -203,6 +204,11 @@ def _say(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decisi
     return d, f"your message is queued to every player ({', '.join(st.player for st in c.loaded.seats)})"
 
 
+def _mail(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    mode, already = choose_default(c.s, c.gid, line.args[0], when)
+    return Decision(game=c.loaded.game.name), said(c.loaded.game.name, mode, already).split(": ", 1)[1]
+
+
 Handler = Callable[[Command, Policy, Line, datetime], tuple[Decision, str]]
 _HANDLERS: dict[str, Handler] = {
     "EXTEND": _extend,
@@ -219,4 +225,5 @@ _HANDLERS: dict[str, Handler] = {
     "BACK": _set_away,
     "RESEND": _resend,
     "SAY": _say,
+    "MAIL": _mail,
 }

@@ -116,6 +116,16 @@ PROMISES = {
 }
 
 
-def promise(mode: str) -> str:
-    """What the acknowledgement says a mode gives."""
-    return PROMISES[mode]
+#: The note for a mode the player already had (players26: WATCH sent twice was promised WATCH "from now on" again).
+ALREADY = {
+    WATCH: "WATCH: you already get a report after every move you may see; nothing changed.",
+    NORMAL: "NORMAL: you already get the mail of the default (when you are asked to act, when your mail is answered, "
+    "when a step you took part in resolves, when something is done to you, and at the end); nothing changed.",
+    DIGEST: "DIGEST: you already get at most one mail a day, besides the mails that ask you to act and the end of "
+    "the game; nothing changed.",
+}
+
+
+def promise(mode: str, before: str = "") -> str:
+    """What the acknowledgement says a mode gives; `before` the player's mode until now, said when it is the same."""
+    return ALREADY[mode] if mode == before else PROMISES[mode]

@@ -448,7 +448,7 @@ def game_mail(
 
     Example: pbem game mail hh1 digest
     """
-    from pbem.app.mailing import set_default
+    from pbem.app.mailing import said, set_default
 
-    chosen, name = _control(set_default, name, mode)
-    done(f"{name}: players get {chosen} mail unless they chose otherwise", name)
+    (chosen, already), name = _control(set_default, name, mode)
+    done(said(name, chosen, already), name)

@@ -383,9 +383,42 @@ def own_line(order_words: Iterable[str] | None = None) -> Callable[[str], bool]:
 
 
 def _control(line: str) -> str | None:
-    """The control word a line starts with (trailing punctuation ignored), or None."""
-    first = line.split(None, 1)[0].upper().rstrip(":,.!?;") if line.split() else ""
-    return first if first in CONTROL_WORDS else None
+    """The control word a line starts with (trailing punctuation ignored), or None.  A word of `SAID_ALONE` is a
+    command only when alone on its line in any case ("Help", "status?", "Help please": a phone capitalises a line's
+    first word), in capitals before other words ("HELP me", "STATUS - thanks"), or in the command's own form ("press to
+    Bob: ...", "code: k7qx-2mpd", "End press"): "Help yourself to snacks" asked for the handbook, "Status: fine" and
+    "Report to follow" for the report, "End of story" stopped the reading of the mail, and "Press on, friends" or
+    "Code is on the fridge" were told to write a press or a code (players26)."""
+    said = line.split(None, 1)
+    first = said[0].upper().rstrip(":,.!?;") if said else ""
+    if first not in CONTROL_WORDS:
+        return None
+    if first in SAID_ALONE and len(said) > 1 and not _commanded(first, line):
+        return None
+    return first
+
+
+#: The control words read in a sentence's first word only in capitals or alone (`_control`); AWAY and BACK are read
+#: by their own form (`pbem.orders.away.meant`), HISTORY, RESIGN and ADDRESS only as the whole line (`_asking`).
+SAID_ALONE = frozenset(("HELP", "STATUS", "REPORT", "PRESS", "END", "CODE"))
+
+
+def _commanded(word: str, line: str) -> bool:
+    """Whether `line`, which starts with `word` of `SAID_ALONE` and goes on, is that command: its first word in
+    capitals, the rest only punctuation, or the command's own form in any case."""
+    if in_capitals(line) or not line.split(None, 1)[1].strip(" .!?:;,"):
+        return True
+    if word == "PRESS":
+        return bool(_PRESS.match(line))
+    if word == "CODE":
+        return bool(_CODE.match(line))
+    return word == "END" and (_words(line) == ["END", "PRESS"] or bool(_END_OF.fullmatch(line.rstrip(" .!:;,"))))
+
+
+#: "end of my orders", "End of message": the end said in words, which stops the reading as END does.
+_END_OF = re.compile(
+    r"end\s++(?:of\s++)?(?:(?:my|the|this|our)\s++)?(?:orders?|message|mail|e-?mail|turn|moves?)", re.IGNORECASE
+)
 
 
 #: "#1 PASS", "#2. VOTE RED": a list numbered with a hash, not a comment (the line was dropped whole, untold).
@@ -459,9 +492,7 @@ def extract(
             signed = _not_an_order(ex, i, typed, line, words, signed)
             continue
         if is_order(line, words):
-            ex.typed.append(typed.strip())
-            ex.order_at.append(i)
-            ex.orders.append(_salt(typed) or line)
+            i, line = _order(ex, typed, line, lines, i, words)
             if _words(line) == ["END"]:
                 break
             continue
@@ -484,6 +515,53 @@ def extract(
         _after_title(ex, after)
     ex.press_keys.clear()  # (the press blocks' lines, codes and all: needed only while reading)
     return ex
+
+
+#: How an order line ends, or the line under it starts, when a list goes on below it: a hard wrap at 20 to 40
+#: columns (a client's, a forwarder's) parted "PLAYS Gold 5, Silver 3" into "PLAYS Gold 5," and "Silver 3", and the
+#: first was read alone, a half order (players26).
+_GOES_ON = re.compile(r"(?:[,+&]|\band)$", re.IGNORECASE)
+_GOES_ON_FROM = re.compile(r"^(?:[,+&]|and\b)", re.IGNORECASE)
+WRAPPED = 80  # characters of a line read as the rest of the order above it, at most
+
+
+WRAPS = 6  # lines under an order read as its rest, at most
+
+
+def _wrapped(typed: str, lines: list[str], i: int, words: tuple[str, ...]) -> int:
+    """Where the order line `typed` ends in `lines` (the index of the first line after it, `i` when it ends on its
+    own line): it goes on in the line under it when it ends with a comma, "+", "&" or "and", or the line under it
+    starts so, and that line is no order, command or quote of its own; not after a closing that starts with an order
+    word, no digit and its other words in lower case ("Play well," above the name: `pbem.app.lines.closing`).  Read
+    whole, the order is the engine's to take or refuse: never its first half alone."""
+    rest = typed.split()[1:]
+    if not any(c.isdigit() for c in typed) and all(w == w.lower() for w in rest):
+        return i  # "Play well," / "Alice", "Standing by,", "Take care,": a closing and the name under it
+    end, last = i, typed
+    while end < len(lines) and end - i < WRAPS:
+        below = _strip_comment(lines[end])
+        if not below or len(below) > WRAPPED or below.startswith(">"):
+            break
+        if not (_GOES_ON.search(last.rstrip()) or _GOES_ON_FROM.match(below)):
+            break
+        said = _read(below, words)
+        if is_order(said, words) or _control(said) is not None:
+            break
+        end, last = end + 1, below
+    return end
+
+
+def _order(ex: Extracted, typed: str, line: str, lines: list[str], i: int, words: tuple[str, ...]) -> tuple[int, str]:
+    """An order line read into `ex`, with the lines under it it goes on in (`_wrapped`: "PLAYS Gold 5," / "Silver
+    3", one order a hard wrap parted); returns the index of the next line to read and the order as read."""
+    at, i = i, _wrapped(typed, lines, i, words)
+    if i > at:
+        typed = " ".join([typed.rstrip(), *(_strip_comment(lines[k]) for k in range(at, i))])
+        line = _read(typed, words)
+    ex.typed.append(typed.strip())
+    ex.order_at.append(at)
+    ex.orders.append(_salt(typed) or line)
+    return i, line
 
 
 def _after_title(ex: Extracted, after: str) -> None:

@@ -51,6 +51,7 @@ SYNTAX: dict[str, str] = {
     "BACK": "BACK <player>",
     "RESEND": "RESEND <player>",
     "SAY": "SAY <a message to every player, at most 400 characters>",
+    "MAIL": "MAIL watch, MAIL normal or MAIL digest",
     "WAITING": "WAITING [24h] (who every game waits for, as pbem game waiting [--within 24h])",
     "GAME": "GAME <name>",
     "CODE": "CODE <the moderator code>",
@@ -68,6 +69,7 @@ _REPLACE = re.compile(r"^replace\s+(\S+)\s+(?:with|by)\s+(.+)$", re.IGNORECASE)
 _ADDRESS = re.compile(r"^address\s++(\S++)\s++(?:to\s++)?<?+([^\s<>]++)>?$", re.IGNORECASE)
 _AWAY = re.compile(r"^away\s+(\S+)\s+(?:(?:until|till|to)\s+)?(\S+(?:\s+days?)?)$", re.IGNORECASE)
 _ONE_ARG = re.compile(r"^(\S+)$")
+_MODES = ("watch", "normal", "digest")  # MAIL's: `pbem.app.notify.MODES`
 _NUMBER_UNIT = re.compile(r"^\d{1,12}\s+[a-z]{1,7}$", re.IGNORECASE)
 _SPAN = re.compile(r"^\d{1,12}\s?[a-z]{1,7}$", re.IGNORECASE)  # WAITING's span: 24h, 2 days
 
@@ -214,8 +216,8 @@ def read(text: str) -> Read:
             continue
         rest = line.split(None, 2 if word == "NEW CODE" else 1)[2 if word == "NEW CODE" else 1 :]
         arg = rest[0].strip() if rest else ""
-        if word == "WAITING" and arg and not _SPAN.match(arg):  # "Waiting for Bob's answer.": prose, not a command
-            out.chatter.append(typed)
+        if (word == "WAITING" and arg and not _SPAN.match(arg)) or (word == "MAIL" and arg.lower() not in _MODES):
+            out.chatter.append(typed)  # "Waiting for Bob's answer.", "Mail me the results": prose, not a command
             continue
         before = len(out.commands)
         problem = _take(out, word, line, arg, typed)
@@ -281,7 +283,7 @@ def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
             return f"{word} takes nothing after it; {expected}"
         out.commands.append(Command(word, line))
         return ""
-    if word in ("EXTEND", "NEW CODE", "BACK", "RESEND"):
+    if word in ("EXTEND", "NEW CODE", "BACK", "RESEND", "MAIL"):
         if not (_ONE_ARG.match(arg) or (word == "EXTEND" and _NUMBER_UNIT.match(arg))):  # "EXTEND 2 days"
             return expected
         out.commands.append(Command(word, line, (arg,)))

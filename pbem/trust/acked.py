@@ -223,7 +223,7 @@ def reason_lines(reason: str) -> list[str] | None:
 
 
 #: Notes whose words are fixed, written by the use cases (`pbem.app.misuse.IGNORED_CODE`, `IGNORED_CODE_ASKING`,
-#: `pbem.app.notify.PROMISES`): mirrored here, the trust layer does not import them (tests/test_fairness6.py holds
+#: `pbem.app.notify.PROMISES` and `ALREADY`): mirrored here, the trust layer does not import them (tests/test_fairness6.py holds
 #: them equal).
 FIXED_NOTES = (
     "The CODE line in your mail is not your current player code and was ignored: a reply to pbem's mail needs no "
@@ -235,6 +235,11 @@ FIXED_NOTES = (
     "part in resolves, when something is done to you, and at the end; the rest waits for your next mail.",
     "DIGEST: from now on you get at most one mail a day, when something new happened, besides the mails that ask "
     "you to act and the end of the game; everything else waits for your next mail.",
+    "WATCH: you already get a report after every move you may see; nothing changed.",
+    "NORMAL: you already get the mail of the default (when you are asked to act, when your mail is answered, when a "
+    "step you took part in resolves, when something is done to you, and at the end); nothing changed.",
+    "DIGEST: you already get at most one mail a day, besides the mails that ask you to act and the end of the game; "
+    "nothing changed.",
     "No orders were found in your message. Send HELP for the order syntax.",
     "This game resolves at the deadline: your orders are on file and will be applied then, in the order they arrived.",
 )

@@ -84,6 +84,8 @@ FIRST = {  # a paragraph said once, by the line it starts with
     "deal_warning": "Warning about the deal: ",  # said in every report by pbem before notices2; now where it is news
 }
 FORMER = re.compile(r"^You took over the seat of (.{1,400}): the history below calls the seat so until then\.$")
+#: The same opening for a newcomer who kept the seat's name (players26: told nothing of taking a seat over).
+KEPT = re.compile(r"^You took over the seat of .{1,400} from its earlier player: the history below is the seat's from")
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,7 @@ def said(
         out.append(line)
     former = next((tuple(m[1].split(", ")) for line in lines if (m := FORMER.match(line))), ())
     first = frozenset(k for k, start in FIRST.items() if any(line.startswith(start) for line in lines))
+    first |= {"takeover"} if any(KEPT.match(line) for line in lines) else set()  # a newcomer under the seat's name
     if subject is not None:  # what the inbox shows before anything else
         out.insert(0, "Subject: " + " ".join(subject.split()))
         first = first | ({"takeover"} if subject.endswith(": full report") and "You now play " in subject else set())
