@@ -20,6 +20,13 @@ def poll(
         "a database older than the home or the IMAP server's filed mail (a backup restored), or to apply the deadlines held because the IMAP "
         "server's arrival dates showed the clock ahead.",
     ),
+    new_outbox_key: bool = typer.Option(
+        False,
+        "--new-outbox-key",
+        help="The home's outbox.key is lost for good: the record forgets it and pbem makes a new one; the mails "
+        "sealed with the lost one go out with the players' codes redacted.  Run once, when a poll refused to run "
+        "without it.",
+    ),
 ) -> None:
     """Read new mail, apply orders and due deadlines, send queued mail.  Run it from cron.
 
@@ -29,7 +36,7 @@ def poll(
       0  done (or another poll was already running on this home)
       1  an unexpected error, a bug: the traceback is printed; nothing is lost
       2  bad configuration, or the database needs `pbem upgrade` (one line says what to run)
-      3  the mail server, a mail folder or the database could not be used, the home's game-keys.secret is missing,
+      3  the mail server, a mail folder or the database could not be used, the home's game-keys.secret is missing, its outbox.key is missing or another home's,
          the poll passed [mail] poll_deadline, another poll holding the lock is stuck, the clock is
          behind the record, the database is older than the home or the IMAP server's filed mail (a backup
          restored), or the [log] file cannot be written now (another process holds a lease on it,
@@ -49,7 +56,7 @@ def poll(
 
     deadline.handed_over()  # the poll's own watchdog from here: sockets shut at [mail] poll_deadline, a backstop
     try:
-        run = run_poll(cfg, dry_run=dry_run, trust_clock=trust_clock)
+        run = run_poll(cfg, dry_run=dry_run, trust_clock=trust_clock, new_key=new_outbox_key)
     except (TransportError, DatabaseError, ConfigError) as exc:
         import logging
 
