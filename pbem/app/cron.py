@@ -239,7 +239,12 @@ def _times(
         held = [] if trust_clock else clocks.marks(cfg.home)
     except clocks.MarkHeld as exc:  # read as none, a restored database would pass the check
         raise TransportError(str(exc)) from None
-    refusal = clocks.behind(seen, started) or clocks.restored(seen, held)
+    from pbem.app.whose import whose
+
+    owner = whose(cfg.database_url, cfg.home)  # a database restored into another folder or onto another machine
+    refusal = (
+        clocks.behind(seen, started) or clocks.restored(seen, held) or (not trust_clock and owner.refusal(cfg.home))
+    )
     filed = witness.Found() if refusal or trust_clock else witness.check(cfg, seen)
     from pbem.app.outbox_key import refusal as foreign_key
 
@@ -249,6 +254,7 @@ def _times(
     previous, recorded = _last_run(cfg, started)
     if recorded:  # only a start the database holds: a mark ahead of it would refuse the next poll as "restored"
         clocks.mark_home(cfg.home, started, held, again=trust_clock)
+        owner.adopt(cfg.database_url, cfg.home)
     return seen, previous, filed
 
 

@@ -248,6 +248,10 @@ def checked(home: Home) -> datetime:
     seen = latest(home.cfg.database_url)
     try:
         why = behind(seen, now) or restored(seen, home.cfg.home)
+        if not why:  # a database restored into another folder or onto another machine (`pbem.app.whose`)
+            from pbem.app.whose import whose
+
+            why = whose(home.cfg.database_url, home.cfg.home).refusal(home.cfg.home)
     except MarkHeld as exc:  # (a mark leased by another process: `pbem.app.clock._read_mark`)
         why = str(exc)
     if not why:  # another home's outbox.key (`pbem.app.outbox_key`)
