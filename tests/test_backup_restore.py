@@ -19,6 +19,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from pbem.app import control, games
 from pbem.app.cron import run_poll
 from pbem.home import config as config_mod
@@ -171,3 +173,28 @@ def test_a_backup_restored_into_a_new_folder_sends_nothing_twice(home, tmp_path:
 
     twice, lost = restored_from_each(home, clock, taken, tmp_path, sqlite, elsewhere=True)
     assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)
+
+
+def test_a_backup_carries_the_mails_a_sender_had_sent_and_no_poll_had_folded(home, tmp_path: Path) -> None:
+    """A backup made while a sender ran: the mails it had sent are in its journal (`outbox-sent/*.sent`), not yet
+    folded, and the copy holds them as waiting.  The backup's `sent-ids.ledger` (read after the copy) names them,
+    so a restore into a new folder with that ledger alone, the old machine lost, marks them sent at `--trust-clock`:
+    on 8080c21 the backup kept no ledger and all 3 went out again; now 0."""
+    clock = Clock()
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="journal", clock=clock, codes=CODES)
+    waiting = [i for i, _ in enumerate(_outbox(home.database_url), start=1)]
+    journal = home.home / sentlog.DIRECTORY / "another-host-4242-1.sent"  # a sender whose lines no poll folded
+    journal.parent.mkdir(exist_ok=True)
+    journal.write_text("".join(f"{i}\n" for i in waiting))
+    code, said = _cli("backup", str(tmp_path / "b"), "--name", "mid-send", "--config", str(home.path))
+    assert code == 0 and "sent-ids.ledger" in said, said
+    backup = tmp_path / "b" / "mid-send"
+    assert sorted(int(n) for n in (backup / sentlog.LEDGER).read_text().split()) == waiting
+    journal.unlink()
+    copy = fresh_home(home, backup, tmp_path / "fresh", old_ledger=False)
+    shutil.copy2(backup / "pbem.db", copy / "pbem.db")
+    cfg = config_mod.load(copy / "pbem.toml")
+    with pytest.raises(TransportError, match=r"^the database is not this home's: "):
+        run_poll(cfg, clock=clock)
+    run_poll(cfg, clock=clock, trust_clock=True)
+    assert _sent_ids(copy) == [] and {s for _, s in _outbox(cfg.database_url)} == {"sent"}

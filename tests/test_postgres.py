@@ -638,3 +638,8 @@ def test_a_pg_dump_restored_as_the_readme_says_from_any_point_sends_nothing_twic
     points = taken if os.environ.get("BACKUP3_ALL") else [taken[0], taken[-1]]  # the suite: the first and last
     twice, lost = restored_from_each(home, clock, points, tmp_path, dumped)
     assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)
+    # the same dumps restored into a new folder (another machine), the old home's ledger added as the refusal
+    # says: on 8080c21 not refused at 4 of 4 points and 12 Message-IDs sent twice (6, 3, 0, 3); now refused at 4
+    # of 4 and 0 (the suite: the first point, whose database had seen no poll, and the last)
+    twice, lost = restored_from_each(home, clock, points, tmp_path, dumped, elsewhere=True)
+    assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)

@@ -104,6 +104,10 @@ def take(cfg: Config, dest: Path, name: str, now: datetime, seconds: float) -> T
 def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float) -> dict[str, object]:
     """Write the database and the home's files into `work`; the manifest that names them."""
     manifest: dict[str, object] = {"format": FORMAT, "pbem": __version__, "taken": now.strftime("%Y-%m-%dT%H:%M:%SZ")}
+    from pbem.app.whose import whose
+
+    if (owner := whose(cfg.database_url, cfg.home)).kept is None:  # a home that never ran: the copy names it
+        owner.adopt(cfg.database_url, cfg.home)  # (restored into another folder, it is refused: `pbem.app.whose`)
     file = private.database_path(cfg.database_url)
     copied = None
     if file is not None:
