@@ -33,14 +33,21 @@ def named(home: Path) -> str | None:
     return text if text.isalnum() else None
 
 
-def _name(home: Path) -> str:
-    """The home's name, made (and kept in `FILE`) when it has none."""
+def _name(home: Path) -> str | None:
+    """The home's name, made (and kept in `FILE`) when it has none; None when it cannot be kept (a read-only home:
+    the check is lost, the run is not, as with the marks of `pbem.app.clock.mark_home`)."""
+    import logging
+
     from pbem.record.files import write_whole
 
     if (have := named(home)) is not None:
         return have
     made = secrets.token_hex(16)
-    write_whole(Path(home) / FILE, made + "\n", 0o600)
+    try:
+        write_whole(Path(home) / FILE, made + "\n", 0o600)
+    except OSError as exc:
+        logging.getLogger("pbem").warning("%s could not be written: %s", Path(home) / FILE, exc.strerror or exc)
+        return None
     return made
 
 
@@ -74,7 +81,8 @@ class Whose:
             return
         from pbem.record.marks import HOME_ID, remember
 
-        remember(url, HOME_ID, _name(home))
+        if (mine := _name(home)) is not None:
+            remember(url, HOME_ID, mine)
 
 
 def whose(url: str, home: Path) -> Whose:
@@ -89,5 +97,5 @@ def claim(url: str, home: Path) -> None:
     from pbem.record.marks import HOME_ID, recall, remember
 
     mine = _name(home)
-    if recall(url, HOME_ID) is None:
+    if mine is not None and recall(url, HOME_ID) is None:
         remember(url, HOME_ID, mine)
