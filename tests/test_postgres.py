@@ -378,7 +378,9 @@ def test_concurrent_pbem_poll_commands_on_separate_hosts_end_with_the_record_of_
         text = cfg.path.read_text().replace('path = "mail"', f'path = "{cfg.maildir_path}"')
         assert str(cfg.maildir_path) in text
         (h / "pbem.toml").write_text(text)
-        for secret in ("game-keys.secret", "outbox.key"):  # every host of one record holds the home's keys
+        # every host of one record holds the home's keys, and its name (`pbem.app.whose`: else the record is
+        # another home's, refused as one restored elsewhere)
+        for secret in ("game-keys.secret", "outbox.key", ".pbem-home"):
             if (cfg.home / secret).exists():
                 shutil.copy2(cfg.home / secret, h / secret)
         homes.append(h / "pbem.toml")
