@@ -199,7 +199,7 @@ def truncate(url: str) -> None:
         # the check value of the last test's home's outbox.key (`pbem.record.outbox_key`): the next home has its own;
         # and when the last test's home last ran (a test clock of January 2026 after one of now was refused as behind)
         conn.execute("DELETE FROM home_secrets WHERE name = 'outbox-key-check'")
-        conn.execute("DELETE FROM poll_marks WHERE name = 'last-run'")
+        conn.execute("DELETE FROM poll_marks WHERE name IN ('last-run', 'home-id')")
 
 
 def ensure_schema(url: str) -> None:

@@ -152,7 +152,16 @@ def test_a_restored_backup_reads_every_game_and_the_poll_refuses_it_until_told(h
 
 
 #: What a used home holds that `pbem backup` leaves out, each named in README "Backups" with the reason.
-LEFT_OUT = ("mail/", ".pbem-last-run", ".pbem-poll.lock", "outbox-sent/", "pbem.db-wal", "pbem.db-shm", "cron.log")
+LEFT_OUT = (
+    "mail/",
+    ".pbem-last-run",
+    ".pbem-home",
+    ".pbem-poll.lock",
+    "outbox-sent/",
+    "pbem.db-wal",
+    "pbem.db-shm",
+    "cron.log",
+)
 
 
 def _every_file_of_the_home_is_saved_or_the_readme_says_why_not(home: Path, folder: Path) -> None:

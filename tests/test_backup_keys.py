@@ -25,6 +25,7 @@ from pbem.app import games
 from pbem.app.backup import MANIFEST, digest, take
 from pbem.app.backup_check import check
 from pbem.app.cron import run_poll
+from pbem.home import config as config_mod
 from pbem.home.app import Home
 from pbem.mail.outbound import sealed
 from pbem.mail.transports.seam import TransportError
@@ -138,15 +139,77 @@ def test_a_home_made_before_keeps_its_keys_check_value_at_its_next_poll(sent, cl
     assert _stored(db) == outbox_key.check_value((sent.home / sealed.KEY_FILE).read_bytes())
 
 
-def test_a_lost_outbox_key_is_replaced_and_the_lost_one_is_then_refused(sent, clock) -> None:
-    """A home whose key file is gone runs on (mails sealed with it go redacted, as before), and the record forgets
-    the lost key's value: the key the home makes next is its own, and the old one put back later is refused."""
+def lost_points(home, clock) -> dict[str, bool]:
+    """The home at points of its life, each copied with its `outbox.key` removed: whether the record shows it had a
+    key (its check value, or sealed mail waiting).  A first run has neither: the key is made with the first sealed
+    mail."""
+    h = Home.of(home)
+    points: dict[str, bool] = {}
+
+    def point(name: str) -> None:
+        engine_for(home.database_url).dispose()
+        copy = Path(shutil.copytree(home.home, home.home.parent / f"lost-{name}"))
+        (copy / sealed.KEY_FILE).unlink(missing_ok=True)
+        (copy / "pbem.toml").write_text((home.home / "pbem.toml").read_text().replace(str(home.home), str(copy)))
+        points[name] = _stored(home.home / "pbem.db") is not None or _sealed_waiting(home.home / "pbem.db") > 0
+
+    point("new-home")
+    run_poll(home, clock=clock)
+    point("polled-no-game")
+    games.create_game(h, "habsburg", "hh1", PLAYERS, seed="lost1", clock=clock, codes=CODES)
+    point("invitations-sealed-waiting")
+    clock.advance(minutes=6)
+    run_poll(home, clock=clock)
+    point("invitations-sent")
+    games.create_game(h, "habsburg", "hh2", PLAYERS, seed="lost2", clock=clock, codes=CODES)
+    point("more-sealed-waiting")
+    return points
+
+
+def test_a_missing_outbox_key_stops_a_home_whose_record_had_one(home, clock) -> None:
+    """`lost_points`: the home copied at 5 points with its `outbox.key` removed, polled and `pbem game pause`d (where
+    a game is).  On 8080c21 the poll ran at 3 of the 3 points whose record held the key's check value or sealed mail
+    (making a new key, sending the sealed mail redacted, a warning in the log only), and `game pause` at 3 of 3; on
+    this branch 0 of 3 and 0 of 3, each stopped in one line, exit 3; the 2 points with neither (a first run) run."""
+    points = lost_points(home, clock)
+    assert list(points.values()) == [False, False, True, True, True], points
+    wrong = []
+    for name, had in points.items():
+        cfg = config_mod.load(home.home.parent / f"lost-{name}" / "pbem.toml")
+        sealed._KEYS.clear()  # (this process kept the old key: a new process reads the file)
+        clock.advance(minutes=6)
+        try:
+            run_poll(cfg, clock=clock)
+            ran = True
+        except TransportError as exc:
+            ran = False
+            line = str(exc)
+            if not (
+                line.startswith(f"the key file {cfg.home / sealed.KEY_FILE} is missing, and this database ")
+                and "run once: pbem poll --new-outbox-key" in line
+            ):
+                wrong.append((name, line))
+        if ran == had:
+            wrong.append((name, "ran" if ran else "refused"))
+        if had:
+            code, said = _cli("game", "pause", "hh1", "--config", str(cfg.path))
+            if code != 3 or "is missing" not in said or "\n" in said.rstrip("\n"):
+                wrong.append((name, said))
+        engine_for(cfg.database_url).dispose()
+    assert wrong == [], wrong
+
+
+def test_a_lost_outbox_key_is_let_go_once_and_the_lost_one_is_then_refused(sent, clock) -> None:
+    """A home whose key file is gone is refused (above) until `pbem poll --new-outbox-key`: the record forgets the
+    lost key's value, the key the home makes next is its own, and the old one put back later is refused."""
     path = sent.home / sealed.KEY_FILE
     old = path.read_bytes()
     path.unlink()
     sealed._KEYS.clear()  # (this process kept the old key: a new process reads the file)
     clock.advance(minutes=6)
-    run_poll(sent, clock=clock)
+    with pytest.raises(TransportError, match=r"is missing, and this database keeps the check value of its outbox\.key"):
+        run_poll(sent, clock=clock)
+    run_poll(sent, clock=clock, new_key=True)  # `pbem poll --new-outbox-key`
     assert _stored(sent.home / "pbem.db") is None
     games.create_game(Home.of(sent), "habsburg", "hh2", PLAYERS, seed="keys2", clock=clock, codes=CODES)
     clock.advance(minutes=6)

@@ -27,6 +27,7 @@ from pbem.home import config as config_mod
 from pbem.home.app import Home
 from pbem.home.config import Config
 from pbem.mail.transports.seam import TransportError
+from pbem.record import sentlog
 from pbem.record.db import engine_for, reading
 from tests.conftest import CODES, Clock, body_of, deliver, order_mail, sent_mail, signed
 from tests.test_backup import PLAYERS, _cli, _count
@@ -83,27 +84,60 @@ def game_day(home: Config, tmp_path: Path) -> tuple[Clock, list[Path]]:
     return clock, taken
 
 
+def fresh_home(home: Config, backup: Path, at: Path, old_ledger: bool) -> Path:
+    """The backup restored as README says into a new folder (another folder, another machine): its files copied,
+    the ledgers of mails sent added to the new home's as the refusal says (the backup's `sent-ids.ledger`, and with
+    `old_ledger` the old home's, which a lost machine takes with it); the mail server's side (the Maildir, which
+    over IMAP lives on another machine) as it stands at the day's end."""
+    at.mkdir()
+    shutil.copytree(home.home / "mail", at / "mail")
+    for f in KEYS:
+        shutil.copy2(backup / f, at / f)
+    ledger = at / sentlog.DIRECTORY / sentlog.LEDGER
+    ledger.parent.mkdir()
+    with open(ledger, "ab") as out:
+        for part in [backup / sentlog.LEDGER, *([home.home / sentlog.DIRECTORY / sentlog.LEDGER] * old_ledger)]:
+            if part.is_file():
+                out.write(part.read_bytes())
+    return at
+
+
 def restored_from_each(
-    home: Config, clock: Clock, taken: list[Path], tmp_path: Path, database: Callable[[Path, Path], None]
+    home: Config,
+    clock: Clock,
+    taken: list[Path],
+    tmp_path: Path,
+    database: Callable[[Path, Path], None],
+    elsewhere: bool = False,
+    old_ledger: bool = True,
 ) -> tuple[dict[str, int], dict[str, int]]:
-    """For each backup: the home at the day's end copied, the backup restored into it as README says (`database`
-    puts the backup's database back), the refused poll, `--trust-clock`, one more poll; the Message-IDs sent
-    twice and the mails the restored database holds that never went out, by backup."""
+    """For each backup: the home at the day's end copied (or with `elsewhere` a new folder, `fresh_home`), the
+    backup restored into it as README says (`database` puts the backup's database back), the poll, refused, then
+    `--trust-clock` (a poll not refused is the moderator's cron going on: no `--trust-clock`), one more poll; the
+    Message-IDs sent twice and the mails the restored database holds that never went out, by backup, and each
+    backup not refused counted under "not refused"."""
     engine_for(home.database_url).dispose()  # cron stopped
     twice: dict[str, int] = {}  # Message-IDs sent twice
-    lost: dict[str, int] = {}  # mails the restored database holds that never went out
+    lost: dict[str, int] = {"not refused": 0}  # mails the restored database holds that never went out
+    refusal = r"^the database is not this home's: " if elsewhere else r"^the database is older than this home"
     for backup in taken:
-        copy = Path(shutil.copytree(home.home, tmp_path / f"home-{backup.name}"))  # the home at the day's end
-        for f in ("pbem.db-wal", "pbem.db-shm"):
-            (copy / f).unlink(missing_ok=True)
-        for f in KEYS:
-            shutil.copy2(backup / f, copy / f)
+        if elsewhere:
+            copy = fresh_home(home, backup, tmp_path / f"fresh-{backup.name}", old_ledger)
+        else:
+            copy = Path(shutil.copytree(home.home, tmp_path / f"home-{backup.name}"))  # the home at the day's end
+            for f in ("pbem.db-wal", "pbem.db-shm"):
+                (copy / f).unlink(missing_ok=True)
+            for f in KEYS:
+                shutil.copy2(backup / f, copy / f)
         database(backup, copy)
         cfg = config_mod.load(copy / "pbem.toml")
         assert cfg.home == copy and cfg.maildir_path == copy / "mail", cfg.home
-        with pytest.raises(TransportError, match=r"^the database is older than this home"):
+        try:
             run_poll(cfg, clock=clock)
-        run_poll(cfg, clock=clock, trust_clock=True)
+            lost["not refused"] += 1
+        except TransportError as exc:
+            assert re.match(refusal, str(exc)), exc
+            run_poll(cfg, clock=clock, trust_clock=True)
         clock.advance(minutes=6)
         run_poll(cfg, clock=clock)
         sent = collections.Counter(_sent_ids(copy))
@@ -122,3 +156,45 @@ def test_a_backup_restored_from_any_point_sends_nothing_twice_and_loses_nothing(
     twice, lost = restored_from_each(home, clock, taken, tmp_path, sqlite)
     assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)
     assert _count(home.home / "pbem.db") == 3  # (the home itself read all three mails)
+
+
+def test_a_backup_restored_into_a_new_folder_sends_nothing_twice(home, tmp_path: Path) -> None:
+    """The same 4 backups, each restored into a new folder (`fresh_home`: another folder or another machine) with
+    the old home's ledger added as the refusal says.  On 8080c21 no poll was refused (a new folder has no mark of
+    its polls), so no `--trust-clock` ran and nothing read a ledger: 12 Message-IDs went out twice over the 4
+    points (6, 3, 0, 3).  Now the database keeps that a poll marked its home (`marks.HOME_MARKED`): refused at 4
+    of 4, and 0 sent twice, none lost.  (Without the old home's ledger, a machine lost with it, the backup's
+    `sent-ids.ledger` alone holds what had been sent when it was made: the mails waiting then and sent since go
+    out again, 12 over the 4 points here, as README "Backups" says.)"""
+    clock, taken = game_day(home, tmp_path)
+
+    def sqlite(backup: Path, copy: Path) -> None:
+        shutil.copy2(backup / "pbem.db", copy / "pbem.db")
+
+    twice, lost = restored_from_each(home, clock, taken, tmp_path, sqlite, elsewhere=True)
+    assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)
+
+
+def test_a_backup_carries_the_mails_a_sender_had_sent_and_no_poll_had_folded(home, tmp_path: Path) -> None:
+    """A backup made while a sender ran: the mails it had sent are in its journal (`outbox-sent/*.sent`), not yet
+    folded, and the copy holds them as waiting.  The backup's `sent-ids.ledger` (read after the copy) names them,
+    so a restore into a new folder with that ledger alone, the old machine lost, marks them sent at `--trust-clock`:
+    on 8080c21 the backup kept no ledger and all 3 went out again; now 0."""
+    clock = Clock()
+    games.create_game(Home.of(home), "habsburg", "hh1", PLAYERS, seed="journal", clock=clock, codes=CODES)
+    waiting = [i for i, _ in enumerate(_outbox(home.database_url), start=1)]
+    journal = home.home / sentlog.DIRECTORY / "another-host-4242-1.sent"  # a sender whose lines no poll folded
+    journal.parent.mkdir(exist_ok=True)
+    journal.write_text("".join(f"{i}\n" for i in waiting))
+    code, said = _cli("backup", str(tmp_path / "b"), "--name", "mid-send", "--config", str(home.path))
+    assert code == 0 and "sent-ids.ledger" in said, said
+    backup = tmp_path / "b" / "mid-send"
+    assert sorted(int(n) for n in (backup / sentlog.LEDGER).read_text().split()) == waiting
+    journal.unlink()
+    copy = fresh_home(home, backup, tmp_path / "fresh", old_ledger=False)
+    shutil.copy2(backup / "pbem.db", copy / "pbem.db")
+    cfg = config_mod.load(copy / "pbem.toml")
+    with pytest.raises(TransportError, match=r"^the database is not this home's: "):
+        run_poll(cfg, clock=clock)
+    run_poll(cfg, clock=clock, trust_clock=True)
+    assert _sent_ids(copy) == [] and {s for _, s in _outbox(cfg.database_url)} == {"sent"}

@@ -378,7 +378,9 @@ def test_concurrent_pbem_poll_commands_on_separate_hosts_end_with_the_record_of_
         text = cfg.path.read_text().replace('path = "mail"', f'path = "{cfg.maildir_path}"')
         assert str(cfg.maildir_path) in text
         (h / "pbem.toml").write_text(text)
-        for secret in ("game-keys.secret", "outbox.key"):  # every host of one record holds the home's keys
+        # every host of one record holds the home's keys, and its name (`pbem.app.whose`: else the record is
+        # another home's, refused as one restored elsewhere)
+        for secret in ("game-keys.secret", "outbox.key", ".pbem-home"):
             if (cfg.home / secret).exists():
                 shutil.copy2(cfg.home / secret, h / secret)
         homes.append(h / "pbem.toml")
@@ -567,12 +569,46 @@ def test_check_restore_into_proves_a_dump_restores_and_names_one_that_does_not(h
     assert listed >= 1 and proved == 0, (listed, proved)
 
     refused = check(one, Restore(pg.with_database(pg_url, "no_such_database")))  # the server refuses to connect
-    assert refused.wrong[0].startswith("pbem.pgdump: not restored: the server at "), refused.lines
+    assert refused.wrong == [] and not refused.ok, refused.lines
+    assert (refused.unchecked or "").startswith("pbem.pgdump: could not make a scratch database on the server at ")
+    assert (refused.unchecked or "").endswith("; the backup was not checked"), refused.unchecked
+    _refusing_server(one, pg_url)
     import psycopg
 
     with psycopg.connect(pg.plain_url(pg_url), autocommit=True) as conn:
         left = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", (PREFIX + "%",)).fetchall()
     assert left == []  # every scratch database dropped
+
+
+def _refusing_server(one: Path, pg_url: str) -> None:
+    """A role without CREATEDB (made as the `.ci/postgres` cluster's superuser, where the server lets us): the
+    check exits 3 with the server's reason, not 1 as for a damaged backup (backup4: exit 1, "not restored", on
+    8080c21)."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+
+    u = make_url(pg_url)
+    try:
+        admin = psycopg.connect(host=u.host, port=u.port, user="postgres", dbname="postgres", autocommit=True)
+    except psycopg.Error:
+        pytest.skip("no superuser on this server to make a role without CREATEDB")
+    role = f"pbem_nocreatedb_{os.getpid()}"
+    with admin:
+        admin.execute(f"DROP ROLE IF EXISTS {role}")
+        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'x' NOCREATEDB")
+        try:
+            url = u.set(username=role, password="x", database="postgres").render_as_string(hide_password=False)
+            got = CliRunner().invoke(app, ["backup", "--check", str(one), "--restore-into", url])
+            assert got.exit_code == 3, got.output
+            last = got.output.strip().splitlines()[-1]
+            assert last.startswith("pbem: could not make a scratch database on the server at "), last
+            assert "permission denied to create database" in last and ":x@" not in got.output, last
+            assert last.endswith("; the backup was not checked"), last
+        finally:
+            admin.execute(f"DROP ROLE IF EXISTS {role}")
 
 
 def test_a_pg_dump_restored_as_the_readme_says_from_any_point_sends_nothing_twice(home, pg_url: str, tmp_path: Path):
@@ -603,4 +639,9 @@ def test_a_pg_dump_restored_as_the_readme_says_from_any_point_sends_nothing_twic
 
     points = taken if os.environ.get("BACKUP3_ALL") else [taken[0], taken[-1]]  # the suite: the first and last
     twice, lost = restored_from_each(home, clock, points, tmp_path, dumped)
+    assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)
+    # the same dumps restored into a new folder (another machine), the old home's ledger added as the refusal
+    # says: on 8080c21 not refused at 4 of 4 points and 12 Message-IDs sent twice (6, 3, 0, 3); now refused at 4
+    # of 4 and 0 (the suite: the first point, whose database had seen no poll, and the last)
+    twice, lost = restored_from_each(home, clock, points, tmp_path, dumped, elsewhere=True)
     assert (twice, lost) == (dict.fromkeys(twice, 0), dict.fromkeys(lost, 0)), (twice, lost)

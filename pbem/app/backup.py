@@ -5,7 +5,9 @@ A copy of the database alone loses every game's signing key and every player's c
 what the poll wrote in `pbem.db-wal`.  So one command saves, into a new folder of DEST (a dated name unless
 `--name` gives one): the database by SQLite's online backup API, as of one commit (`pbem.record.backup`), or
 on PostgreSQL by `pg_dump` when it is on PATH; the key files `game-keys.secret` and `outbox.key`; `pbem.toml`;
-and `manifest.json` (the pbem version, the schema revision, the time, each file's size and SHA-256), which
+`sent-ids.ledger`, the ids of the mails the home had sent when the copy was made (its ledger and the sender's
+journals no poll had folded yet: the copy holds those as waiting), which a restore adds to the home's ledger so
+that `pbem poll --trust-clock` marks them sent (`pbem.record.sentlog`); and `manifest.json` (the pbem version, the schema revision, the time, each file's size and SHA-256), which
 `pbem backup --check` reads (`pbem.app.backup_check`).
 
 The folder is built under a temporary name beside its own and renamed into place once every file is written
@@ -30,7 +32,7 @@ from pathlib import Path
 from pbem import __version__
 from pbem.home.config import MAX_CONFIG_BYTES, Config
 from pbem.mail.outbound.sealed import KEY_FILE as OUTBOX_KEY
-from pbem.record import backup, outbox_key, private, sealing
+from pbem.record import backup, outbox_key, private, sealing, sentlog
 from pbem.record.files import Unreadable, read_at_most
 
 MANIFEST = "manifest.json"
@@ -102,6 +104,10 @@ def take(cfg: Config, dest: Path, name: str, now: datetime, seconds: float) -> T
 def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float) -> dict[str, object]:
     """Write the database and the home's files into `work`; the manifest that names them."""
     manifest: dict[str, object] = {"format": FORMAT, "pbem": __version__, "taken": now.strftime("%Y-%m-%dT%H:%M:%SZ")}
+    from pbem.app.whose import whose
+
+    if (owner := whose(cfg.database_url, cfg.home)).kept is None:  # a home that never ran: the copy names it
+        owner.adopt(cfg.database_url, cfg.home)  # (restored into another folder, it is refused: `pbem.app.whose`)
     file = private.database_path(cfg.database_url)
     copied = None
     if file is not None:
@@ -132,6 +138,8 @@ def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float)
             f"{cfg.home / OUTBOX_KEY} is not this database's (saved all the same): pbem poll refuses to run with "
             "it; put back the outbox.key saved with this database"
         )
+    if sent := sentlog.as_of_now(cfg.home):  # read after the copy: every mail it holds as waiting that went out
+        private.write(work / sentlog.LEDGER, sent.decode("ascii"))
     _copied(cfg.path, work / cfg.path.name, MAX_CONFIG_BYTES)
     manifest["config_file"] = cfg.path.name
     files = {f.name: digest(f) for f in sorted(work.iterdir())}

@@ -38,10 +38,11 @@ class Checked:
 
     lines: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
+    unchecked: str | None = None  # why a check asked for could not be made (the server refused a scratch database)
 
     @property
     def ok(self) -> bool:
-        return not self.wrong
+        return not self.wrong and self.unchecked is None
 
     def good(self, line: str) -> None:
         self.lines.append(line)
@@ -198,9 +199,10 @@ def _restored(path: Path, restore: Restore, schema: object, c: Checked) -> backu
         return None
     except Exception as exc:  # psycopg.Error: the server refused (no right to create a database, a password)
         why = str(exc).strip().splitlines()
-        c.bad(
-            f"{path.name}: not restored: the server at {where} refused a scratch database "
-            f"({why[0] if why else type(exc).__name__}); --restore-into needs a role that may create databases"
+        c.unchecked = (
+            f"{path.name}: could not make a scratch database on the server at {where}: "
+            f"{why[0] if why else type(exc).__name__} (--restore-into needs a role that may create databases: "
+            "ALTER ROLE ... CREATEDB); the backup was not checked"
         )
         return None
     if got.revision != schema:

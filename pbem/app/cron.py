@@ -28,7 +28,11 @@ class Run:
 
 
 def run_poll(
-    cfg: Config, dry_run: bool = False, clock: Callable[[], datetime] | None = None, trust_clock: bool = False
+    cfg: Config,
+    dry_run: bool = False,
+    clock: Callable[[], datetime] | None = None,
+    trust_clock: bool = False,
+    new_key: bool = False,
 ) -> Run:
     """Poll the configured transport once.  Raises TransportError or DatabaseError where the run cannot go on:
     also when the poll passed its deadline (`pbem.app.budgets`), another poll holding the lock is stuck, or
@@ -36,7 +40,8 @@ def run_poll(
 
     `clock` (tests): the time the run starts at and the poll reads; by default the system's.  `trust_clock`:
     the moderator says the clock is right now, so a newer time an earlier run recorded (its clock was ahead)
-    is forgotten instead of refusing the run.
+    is forgotten instead of refusing the run.  `new_key`: the home's `outbox.key` is lost for good, and the record
+    forgets its check value (`pbem.app.outbox_key`) instead of refusing the run.
     """
     from pbem.app.polllock import Lock
     from pbem.mail.transports import deadline
@@ -57,7 +62,9 @@ def run_poll(
                 raise TransportError(refused.why)
             return Run(skipped="another pbem poll is running on this home; nothing done")
         try:
-            return _locked(Home.of(cfg, clock=clock or _system_clock), dry_run, trust_clock)  # its own watchdog
+            return _locked(
+                Home.of(cfg, clock=clock or _system_clock), dry_run, trust_clock, new_key
+            )  # its own watchdog
         finally:
             lock.close()
     finally:
@@ -68,7 +75,7 @@ def _system_clock() -> datetime:
     return datetime.now(UTC)
 
 
-def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
+def _locked(home: Home, dry_run: bool, trust_clock: bool = False, new_key: bool = False) -> Run:
     from pbem.app import clock as clocks
     from pbem.app.idle import nothing_to_do, remember
     from pbem.mail.transports import deadline
@@ -78,7 +85,7 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False) -> Run:
     deadline.start(cfg.poll_deadline)  # the idle check below may talk to the server too
     try:
         started = home.clock()
-        seen, previous, filed = _times(cfg, started, dry_run, trust_clock)
+        seen, previous, filed = _times(cfg, started, dry_run, trust_clock, new_key)
         if previous is not None and timedelta(0) < cfg.outage_after < started - previous:
             from pbem.app.outages import shift_for_outage
 
@@ -206,7 +213,7 @@ def _refresh_site(home: Home) -> None:
 
 
 def _times(
-    cfg: Config, started: datetime, dry_run: bool, trust_clock: bool
+    cfg: Config, started: datetime, dry_run: bool, trust_clock: bool, new_key: bool = False
 ) -> tuple[datetime | None, datetime | None, Found]:
     """The newest run start the record has seen and the previous run's, once this run's start is recorded, and what
     the IMAP server's filed mail says (`pbem.app.witness`); raises TransportError, before anything is written, for a
@@ -236,16 +243,22 @@ def _times(
         held = [] if trust_clock else clocks.marks(cfg.home)
     except clocks.MarkHeld as exc:  # read as none, a restored database would pass the check
         raise TransportError(str(exc)) from None
-    refusal = clocks.behind(seen, started) or clocks.restored(seen, held)
+    from pbem.app.whose import whose
+
+    owner = whose(cfg.database_url, cfg.home)  # a database restored into another folder or onto another machine
+    refusal = (
+        clocks.behind(seen, started) or clocks.restored(seen, held) or (not trust_clock and owner.refusal(cfg.home))
+    )
     filed = witness.Found() if refusal or trust_clock else witness.check(cfg, seen)
     from pbem.app.outbox_key import refusal as foreign_key
 
     # steps opened or timed now would be due in the past (issue 26), a backup restored, another home's outbox.key:
-    if refusal := refusal or filed.refusal or foreign_key(cfg.database_url, cfg.home):
+    if refusal := refusal or filed.refusal or foreign_key(cfg.database_url, cfg.home, forget=new_key):
         raise TransportError(refusal)  # nothing is written
     previous, recorded = _last_run(cfg, started)
     if recorded:  # only a start the database holds: a mark ahead of it would refuse the next poll as "restored"
         clocks.mark_home(cfg.home, started, held, again=trust_clock)
+        owner.adopt(cfg.database_url, cfg.home)
     return seen, previous, filed
 
 

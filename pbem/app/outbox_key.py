@@ -5,8 +5,11 @@ record whether the key file in the home is its own (`pbem.record.outbox_key`: a 
 the record).  Another home's key file (a database restored beside the wrong one, a key file copied from another
 home) stops the run before anything is done, in one line that says what to put back, or how to go on without
 it; before, such a run sealed the players' codes under a key that opened none of the mails already waiting,
-which then went out redacted.  A key file that is gone is told in the log (the mails sealed under it go out
-redacted, as they did) and the record forgets the old key's value, so that the key the home makes next is its own.
+which then went out redacted.  A key file that is gone stops the run the same way when the record shows it had
+one (its check value, or mail sealed with it waiting): a first run has neither, and makes the key with its first
+sealed mail, but a home whose key was lost cannot send the mail sealed with it, and a run that made a new key went
+on sending it redacted without a word on the terminal (the log had one).  `pbem poll --new-outbox-key` says the key
+is lost for good: the record forgets the old key's value, so that the key the home makes next is its own.
 """
 
 from __future__ import annotations
@@ -22,31 +25,45 @@ from pbem.record.sealing import Unsealable
 log = logging.getLogger("pbem")
 
 
-def refusal(database_url: str, home: Path) -> str | None:
+FORGET = "pbem poll --new-outbox-key"  # what the moderator runs once when the record's key is lost for good
+
+
+def refusal(database_url: str, home: Path, forget: bool = False) -> str | None:
     """Why no run may use the home's key file with this record (one line), or None; the record's check value
-    written when it has none.  A key file that holds no key is left to the run (`pbem.mail.outbound.sealed`)."""
+    written when it has none.  A key file that holds no key is left to the run (`pbem.mail.outbound.sealed`).
+    `forget` (`pbem poll --new-outbox-key`): a key gone for good is let go, the record forgetting its value."""
     path = Path(home) / KEY_FILE
     try:
         key = held(home)
     except Unsealable:  # a damaged key file: told where it is used, as before (a mail sealed with it goes redacted)
         return None
-    found = outbox_key.belongs(database_url, key)
+    found = outbox_key.belongs(database_url, key, forget=forget and key is None)
     sealed = f"{count(found.waiting, 'mail')} waiting to be sent {'is' if found.waiting == 1 else 'are'} sealed"
-    if found.state == "lost":
-        if found.waiting:
-            log.warning(
-                "the key file %s is gone, and %s with the key it held: they go out with the players' codes "
-                "redacted unless you put back the outbox.key saved with this database",
-                path,
-                sealed,
-            )
-        return None
-    if found.state != "other":
+    if found.state == "forgot":
+        log.warning(
+            "the key file %s is lost: the record forgot its check value; %s with it: they go out with the "
+            "players' codes redacted (`pbem game code` gives a player a new code)",
+            path,
+            sealed,
+        )
         return None
     why = f" ({sealed} with that one)" if found.waiting else ""
+    lose = (
+        "pbem then makes a new one, and mails sealed with the lost one go out with the players' codes redacted "
+        "(`pbem game code` gives a player a new code); nothing was done"
+    )
+    if found.state == "lost":  # a first run has no key and nothing to open with one: this record had one
+        kept = "keeps the check value of its outbox.key"
+        if found.waiting:
+            kept = f"holds {count(found.waiting, 'mail')} waiting to be sent sealed with its outbox.key"
+        return (
+            f"the key file {path} is missing, and this database {kept}: put back the outbox.key saved with this "
+            f"database (`pbem backup` saves them together), or, if that key is lost, run once: {FORGET}: " + lose
+        )
+    if found.state != "other":
+        return None
     return (
         f"the key file {path} is not this database's: the database was used with another outbox.key{why}; put back "
-        "the outbox.key saved with this database (`pbem backup` saves them together), or, if that key is lost, move "
-        f"{path} aside: pbem then makes a new one, and mails sealed with the lost one go out with the players' codes "
-        "redacted (`pbem game code` gives a player a new code); nothing was done"
+        f"the outbox.key saved with this database (`pbem backup` saves them together), or, if that key is lost, move "
+        f"{path} aside and run once: {FORGET}: " + lose
     )

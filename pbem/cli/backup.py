@@ -50,7 +50,8 @@ def backup_command(
     With --check DIR: say whether that backup is complete and intact.  With --restore-into URL too, a PostgreSQL
     backup's dump is restored into a new database made for it on that server, checked as a SQLite backup is (the
     schema, every game's key, outbox.key), and dropped, within --within seconds.  Exit codes: 0 done (intact); 1 the backup
-    checked is incomplete or damaged; 2 DEST or DIR refused as given; 3 the database could not be copied (in time).
+    checked is incomplete or damaged; 2 DEST or DIR refused as given; 3 the database could not be copied (in time), or
+    --restore-into's server would not make a scratch database (the backup was not checked).
 
     Example: pbem --config ~/pbem/pbem.toml backup --keep 30 /backups/pbem    or    pbem backup --check /backups/pbem/pbem-...
     """
@@ -114,6 +115,8 @@ def _check(folder: Path, restore_into: str | None, within: float) -> None:
     got = check(folder.expanduser(), restore)
     for line in got.lines:
         typer.echo(line)
+    if got.unchecked is not None and not got.wrong:  # the server's fault, not the backup's
+        fail(got.unchecked.split(": ", 1)[1], 3)
     if not got.ok:
         problems = "1 problem" if len(got.wrong) == 1 else f"{len(got.wrong)} problems"
         typer.echo(f"the backup in {folder} is incomplete or damaged: {problems} above")

@@ -248,6 +248,12 @@ def checked(home: Home) -> datetime:
     seen = latest(home.cfg.database_url)
     try:
         why = behind(seen, now) or restored(seen, home.cfg.home)
+        if not why:  # a database restored into another folder or onto another machine (`pbem.app.whose`)
+            from pbem.app.whose import whose
+
+            owner = whose(home.cfg.database_url, home.cfg.home)
+            if not (why := owner.refusal(home.cfg.home)) and owner.kept is None:
+                owner.adopt(home.cfg.database_url, home.cfg.home)  # (a database that names no home yet)
     except MarkHeld as exc:  # (a mark leased by another process: `pbem.app.clock._read_mark`)
         why = str(exc)
     if not why:  # another home's outbox.key (`pbem.app.outbox_key`)

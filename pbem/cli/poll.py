@@ -17,8 +17,16 @@ def poll(
         "--trust-clock",
         help="The machine's clock is right now: an earlier run whose clock was ahead recorded a later time, and "
         "polls are refused until real time catches up with it.  Run once after fixing the clock, or to go on with "
-        "a database older than the home or the IMAP server's filed mail (a backup restored), or to apply the deadlines held because the IMAP "
+        "a database older than the home or the IMAP server's filed mail, or another home folder's (a backup restored: "
+        "the home's ledger of mails sent is read, and the mails it names are not sent again), or to apply the deadlines held because the IMAP "
         "server's arrival dates showed the clock ahead.",
+    ),
+    new_outbox_key: bool = typer.Option(
+        False,
+        "--new-outbox-key",
+        help="The home's outbox.key is lost for good: the record forgets it and pbem makes a new one; the mails "
+        "sealed with the lost one go out with the players' codes redacted.  Run once, when a poll refused to run "
+        "without it.",
     ),
 ) -> None:
     """Read new mail, apply orders and due deadlines, send queued mail.  Run it from cron.
@@ -29,10 +37,10 @@ def poll(
       0  done (or another poll was already running on this home)
       1  an unexpected error, a bug: the traceback is printed; nothing is lost
       2  bad configuration, or the database needs `pbem upgrade` (one line says what to run)
-      3  the mail server, a mail folder or the database could not be used, the home's game-keys.secret is missing,
+      3  the mail server, a mail folder or the database could not be used, the home's game-keys.secret is missing, its outbox.key is missing or another home's,
          the poll passed [mail] poll_deadline, another poll holding the lock is stuck, the clock is
-         behind the record, the database is older than the home or the IMAP server's filed mail (a backup
-         restored), or the [log] file cannot be written now (another process holds a lease on it,
+         behind the record, the database is older than the home or the IMAP server's filed mail, or
+         another home folder's (a backup restored), or the [log] file cannot be written now (another process holds a lease on it,
          its disk is full or read-only)
          (one line says which; nothing is lost: the next run carries on)
 
@@ -49,7 +57,7 @@ def poll(
 
     deadline.handed_over()  # the poll's own watchdog from here: sockets shut at [mail] poll_deadline, a backstop
     try:
-        run = run_poll(cfg, dry_run=dry_run, trust_clock=trust_clock)
+        run = run_poll(cfg, dry_run=dry_run, trust_clock=trust_clock, new_key=new_outbox_key)
     except (TransportError, DatabaseError, ConfigError) as exc:
         import logging
 

@@ -42,6 +42,9 @@ def init_home(
     if (file is None or file.exists()) and (why := newer(cfg.database_url)):  # `--force` on a newer pbem's home
         raise SchemaError(why)
     migrate(cfg.database_url)
+    from pbem.app.whose import claim
+
+    claim(cfg.database_url, directory)  # the database this home's (`pbem.app.whose`)
     for sub in ("inbox", "sent", "processed", "rejected"):
         for leaf in ("new", "cur", "tmp"):
             (cfg.maildir_path / sub / leaf).mkdir(parents=True, exist_ok=True)

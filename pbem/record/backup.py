@@ -24,6 +24,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import monotonic
+from typing import Any
 from urllib.parse import quote
 
 from pbem.record import outbox_key, private
@@ -74,6 +75,34 @@ class Opened:
     key_check: str | None = None  # the check value of its outbox.key (`pbem.record.outbox_key`), None: none kept
 
 
+def held(conn: Any, tables: set[str], mark: bytes, problems: list[str] | None = None, param: str = "?") -> Opened:
+    """What a copy of the database holds, read on the DB-API connection `conn` whose tables are `tables` (a SQLite
+    copy, `opened`; a dump restored into PostgreSQL, `pbem.record.restore_probe`, whose placeholder `param` is
+    "%s"); with `mark`, the outbox's mails that start with it."""
+
+    def one(sql: str, *args: object) -> Any:
+        return conn.execute(sql.replace("?", param), args).fetchone()
+
+    revision = None
+    if "alembic_version" in tables:
+        row = one("SELECT version_num FROM alembic_version")
+        revision = str(row[0]) if row else None
+    keys: list[tuple[str, str | None]] = []
+    if "games" in tables:
+        keys = [(str(n), k) for n, k in conn.execute("SELECT name, signing_key FROM games ORDER BY id")]
+    check = None
+    if "home_secrets" in tables:
+        row = one("SELECT value FROM home_secrets WHERE name = ?", outbox_key.NAME)
+        check = str(row[0]) if row else None
+    if not mark or "outbox" not in tables:
+        return Opened(problems or [], revision, keys, key_check=check)
+    where = "FROM outbox WHERE substr(raw, 1, ?) = ?".replace("?", param)  # a blob's (a bytea's) first bytes
+    sealed = int(conn.execute(f"SELECT count(*) {where}", (len(mark), mark)).fetchone()[0])
+    limit = f"LIMIT {param}"
+    some = [bytes(r[0]) for r in conn.execute(f"SELECT raw {where} ORDER BY id {limit}", (len(mark), mark, SEALED))]
+    return Opened(problems or [], revision, keys, sealed, some, check)
+
+
 def opened(path: Path, mark: bytes = b"") -> Opened:
     """Read the SQLite copy `path` without changing it (with `mark`, the outbox's mails that start with it);
     sqlite3.DatabaseError when it is no database, or no regular file: SQLite opens a FIFO blocking, so
@@ -87,23 +116,7 @@ def opened(path: Path, mark: bytes = b"") -> Opened:
         if problems == ["ok"]:
             problems = []
         tables = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        revision = None
-        if "alembic_version" in tables:
-            row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
-            revision = str(row[0]) if row else None
-        keys: list[tuple[str, str | None]] = []
-        if "games" in tables:
-            keys = [(str(n), k) for n, k in conn.execute("SELECT name, signing_key FROM games ORDER BY id")]
-        check = None
-        if "home_secrets" in tables:
-            row = conn.execute("SELECT value FROM home_secrets WHERE name = ?", (outbox_key.NAME,)).fetchone()
-            check = str(row[0]) if row else None
-        if not mark or "outbox" not in tables:
-            return Opened(problems, revision, keys, key_check=check)
-        where = "FROM outbox WHERE substr(raw, 1, ?) = ?"  # a blob's first bytes
-        sealed = int(conn.execute(f"SELECT count(*) {where}", (len(mark), mark)).fetchone()[0])
-        some = [bytes(r[0]) for r in conn.execute(f"SELECT raw {where} ORDER BY id LIMIT ?", (len(mark), mark, SEALED))]
-        return Opened(problems, revision, keys, sealed, some, check)
+        return held(conn, tables, mark, problems)
     finally:
         conn.close()
 

@@ -21,6 +21,7 @@ IMAP_SINCE = "imap-since"  # the poll_marks row: "UIDVALIDITY:UIDNEXT@ISO time" 
 IMAP_FILED = (
     "imap-filed"  # the poll_marks row: "processed=V:N rejected=V:N" of the folders filed into (`pbem.app.witness`)
 )
+HOME_ID = "home-id"  # the poll_marks row: the name of the home this database belongs to (`pbem.app.whose`)
 CLOCK_AHEAD = "clock-ahead"  # the poll_marks row: how far ahead the server's arrival dates put this clock ("" none)
 SEND_FAILING = "send-failing"  # the poll_marks row: since when the outbox could not send (ISO 8601; "" none)
 

@@ -46,9 +46,10 @@ def check_value(key: bytes) -> str | None:
 @dataclass(frozen=True)
 class Found:
     """What the record says of the home's key: `state` is "same" (its value is the key's), "kept" (it had none: the
-    key's written now), "other" (it holds another key's), "none" (no key and no value) or "lost" (a value and
-    no key); `waiting`: the mails waiting to be sent sealed under the record's key (counted for "other" and
-    "lost" only: it reads every queued mail's first bytes)."""
+    key's written now), "other" (it holds another key's), "none" (no key, no value and no sealed mail waiting), "lost" (no key, and a
+    value or sealed mail waiting) or "forgot" (the value of a lost key deleted); `waiting`: the mails waiting to be
+    sent sealed under the record's key (counted when there is no key or another: it reads every queued mail's first
+    bytes)."""
 
     state: str
     waiting: int = 0
@@ -67,10 +68,12 @@ def _read() -> TextClause:
     return text("SELECT value FROM home_secrets WHERE name = :n")
 
 
-def belongs(url: str, key: bytes | None) -> Found:
+def belongs(url: str, key: bytes | None, forget: bool = False) -> Found:
     """Whether the key file's text `key` (None: the home has none) is the record's at `url`; the check value
     written when the record has none and the home a key.  One indexed read that takes no write lock; a write the
-    first time (and when the key is gone)."""
+    first time.  With no key: "none" when the record keeps no value and no sealed mail waits (a first run: the
+    key is made with the first sealed mail), else "lost"; `forget` (the moderator says the key is lost for
+    good) then deletes the value, so that the key the home makes next is its own."""
     from sqlalchemy import DateTime, bindparam, text
 
     from pbem.record.db import reading, transaction
@@ -83,6 +86,9 @@ def belongs(url: str, key: bytes | None) -> Found:
         if stored is not None and value is not None:
             same = hmac.compare_digest(stored, value)
             return Found("same") if same else Found("other", _waiting(c))
+        if value is None and not forget:  # (sealed mail with no value kept: a home made before the values)
+            waiting = _waiting(c)
+            return Found("lost", waiting) if stored is not None or waiting else Found("none")
         c.rollback()
     if stored is None and value is None:
         return Found("none")
@@ -96,8 +102,8 @@ def belongs(url: str, key: bytes | None) -> Found:
             return Found("kept")
         if value is not None:
             return Found("same") if hmac.compare_digest(str(row[0]), value) else Found("other", _waiting(c))
-        # the key is gone: whatever key the home makes next is its own (the mails sealed under the lost one go
-        # out redacted, `pbem.mail.outbound.sealed.opened`)
+        # the key is gone and the moderator says so: whatever key the home makes next is its own (the mails
+        # sealed under the lost one go out redacted, `pbem.mail.outbound.sealed.opened`)
         waiting = _waiting(c)
         c.execute(text("DELETE FROM home_secrets WHERE name = :n"), {"n": NAME})
-        return Found("lost", waiting)
+        return Found("forgot", waiting)

@@ -23,8 +23,7 @@ from pathlib import Path
 from time import monotonic
 from typing import Any
 
-from pbem.record import outbox_key
-from pbem.record.backup import SEALED, Late, Opened, pg_restore
+from pbem.record.backup import Late, Opened, held, pg_restore
 from pbem.record.files import running
 
 PREFIX = "pbem_restore_check_"
@@ -128,23 +127,7 @@ def _load(dump: Path, url: str, name: str, deadline: float) -> None:
 def _read(conn: Any, mark: bytes) -> Opened:
     """What the restored database holds, as `pbem.record.backup.opened` reads a SQLite copy."""
     tables = {str(r[0]) for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
-    revision = None
-    if "alembic_version" in tables:
-        row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
-        revision = str(row[0]) if row else None
-    keys: list[tuple[str, str | None]] = []
-    if "games" in tables:
-        keys = [(str(n), k) for n, k in conn.execute("SELECT name, signing_key FROM games ORDER BY id")]
-    check = None
-    if "home_secrets" in tables:
-        row = conn.execute("SELECT value FROM home_secrets WHERE name = %s", (outbox_key.NAME,)).fetchone()
-        check = str(row[0]) if row else None
-    if "outbox" not in tables:
-        return Opened([], revision, keys, key_check=check)
-    where = "FROM outbox WHERE substring(raw from 1 for %s) = %s"
-    sealed = int(conn.execute(f"SELECT count(*) {where}", (len(mark), mark)).fetchone()[0])
-    some = [bytes(r[0]) for r in conn.execute(f"SELECT raw {where} ORDER BY id LIMIT %s", (len(mark), mark, SEALED))]
-    return Opened([], revision, keys, sealed, some, check)
+    return held(conn, tables, mark, param="%s")
 
 
 def restored(dump: Path, url: str, deadline: float, mark: bytes) -> Opened:

@@ -126,17 +126,41 @@ def retire(path: Path, ids: Iterable[int]) -> None:
     path.unlink(missing_ok=True)
 
 
+READ_BYTES = 4 * LEDGER_BYTES  # of a ledger `replay` reads, its newest: the home's, the backup's and an old home's
+
+
+def as_of_now(home: Path) -> bytes:
+    """The ids of the mails this home sent as its ledger and the journals not yet folded hold them now (one a
+    line, the ledger's newest `LEDGER_BYTES`): what `pbem backup` saves beside the database it copied, whose
+    outbox holds as waiting the mails a sender had sent and no poll had folded yet."""
+    directory = journal_dir(home)
+    out = bytearray(_tail(directory / LEDGER, LEDGER_BYTES))
+    for path, _ in others(directory):
+        out += "".join(f"{i}\n" for i in sorted(read_ids(path))).encode()
+    return bytes(out)
+
+
+def _tail(path: Path, most: int) -> bytes:
+    """The newest `most` bytes of the ledger `path` from a line's start (b"": none, or not one to read)."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            f.seek(max(0, size - most))
+            got = f.read(most)
+    except OSError:
+        return b""
+    return got if size <= most else got[got.find(b"\n") + 1 :]
+
+
 def replay(home: Path, url: str, when: datetime) -> int:
     """Mark sent the mails waiting in the database at `url` that the home's ledger says were sent (a database
-    restored from a backup holds them as waiting), then start the ledger anew; how many were marked."""
+    restored from a backup holds them as waiting), then start the ledger anew; how many were marked.  A ledger
+    the moderator added to (the backup's `sent-ids.ledger`, an old home's) is read as one: its newest
+    `READ_BYTES`."""
     from pbem.record.db import transaction
 
     path = journal_dir(home) / LEDGER
-    try:
-        with open(path, "rb") as f:
-            text = f.read(2 * LEDGER_BYTES).decode("ascii", "replace")  # (a file made larger by hand: its start)
-    except OSError:  # none (nothing sent since it was started anew), or not one to read
-        return 0
+    text = _tail(path, READ_BYTES).decode("ascii", "replace")
     ids = {int(line) for line in text.split() if line.isdigit()}
     if not ids:
         return 0

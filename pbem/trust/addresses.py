@@ -12,11 +12,12 @@ way, a level a call: a mail nesting 1,000 `message/rfc822` parts raised Recursio
 
 from __future__ import annotations
 
-import codecs
 import itertools
 import re
 from email.message import MIMEPart
 from email.utils import getaddresses, parseaddr
+
+from pbem.orders.charsets import decodable
 
 MAX_NESTING = 32  # comments inside comments read (a real address has none, or one level)
 
@@ -78,19 +79,6 @@ _CONTAINER = re.compile(rb"boundary\s*+\*?\s*+=|content-type\s*+:\s*+message/", 
 def too_nested(raw: bytes) -> bool:
     """Whether a mail declares more than `MAX_NESTED` containers (counted up to the first one over)."""
     return next(itertools.islice(_CONTAINER.finditer(raw), MAX_NESTED, None), None) is not None
-
-
-#: As `pbem.mail.inbound.message.SLOW_CODECS`: a charset whose decoding costs the square of the text (punycode's: a
-#: 240 KB body 3.8 s), read as UTF-8 with replacement by every reading of a mail's text here (costs19).
-SLOW_CODECS = frozenset({"punycode"})
-
-
-def decodable(charset: str) -> str:
-    """`charset`, or "utf-8" when its codec is one of `SLOW_CODECS`."""
-    try:
-        return "utf-8" if codecs.lookup(charset).name in SLOW_CODECS else charset
-    except (LookupError, ValueError, TypeError):
-        return charset
 
 
 def content_text(part: MIMEPart) -> str:

@@ -5,8 +5,8 @@ library's punycode decoder inserts each character into a list, the square of the
 `charset=punycode` took 3.8 s of the poll, and 2 MB (the most pbem parses) would take minutes; a 96 KB Subject of
 one such encoded word 1.35 s, 15 times the fourth of it.  No mail client labels text so: at the poll such a body is
 refused by that reason (send it again as UTF-8) and such an encoded word kept as written
-(`pbem.mail.inbound.words.decodable`); the stored copy's code search reads it as UTF-8 or Latin-1 (`redact`), and
-`pbem verify` as UTF-8 with errors replaced (`pbem.trust.addresses.decodable`: `told.plain`, a Sent mail, DKIM
+(`pbem.orders.charsets.decodable`, which the poll and verify share); the stored copy's code search reads it as UTF-8 or Latin-1 (`redact`), and
+`pbem verify` as UTF-8 with errors replaced (`pbem.orders.charsets.decodable`: `told.plain`, a Sent mail, DKIM
 evidence).
 
 The generator: every text codec Python has (111 text codecs of 120 names) as a body's charset and as a Subject's

@@ -27,7 +27,8 @@ from pbem.mail.inbound.authentication import verdict
 from pbem.mail.inbound.fingerprint import missing_message_id
 from pbem.mail.inbound.identity import identify
 from pbem.mail.inbound.loops import auto_reason
-from pbem.mail.inbound.words import decodable, decoded
+from pbem.mail.inbound.words import decoded
+from pbem.orders.charsets import decodable
 
 MAX_BODY_CHARS = 64_000
 MAX_RAW_BYTES = 2_000_000

@@ -37,7 +37,8 @@ from email.message import Message
 from functools import lru_cache
 
 from pbem.mail.inbound.message import MAX_PARTS, FieldTooLong, html_to_text, parse_bytes, too_many_parts
-from pbem.mail.inbound.words import decodable, decoded
+from pbem.mail.inbound.words import decoded
+from pbem.orders.charsets import decodable
 
 REPLACEMENT = "[code]"
 MIN_CODE = 4  # shorter "codes" (a stray `CODE x` line) are not worth matching everywhere

@@ -13,28 +13,14 @@ no white space (RFC 2047), which keeps each try of the pattern to the next `?` o
 
 from __future__ import annotations
 
-import codecs
 import re
 from email.header import decode_header, make_header
+
+from pbem.orders.charsets import decodable
 
 SHORT = 2_000
 WORDS_AT_ONCE = 64
 _WORD = re.compile(r"=\?([^?\s]*)\?([qQbB])\?([^?\s]*)\?=")
-
-
-#: Codecs no mail client labels a text with whose decoding costs the square of the text: the standard library's
-#: punycode decoder inserts each character into a list, so a 240 KB body labelled `charset=punycode` took 3.8 s of
-#: the poll (costs19; of the 120 codecs Python has, it alone grew faster than its input on the shapes tried).  A
-#: body so labelled is refused with that reason (`message._decode`); an encoded word so labelled is kept as written (a 96 KB Subject of one took 1.35 s, 15 times the fourth of it).
-SLOW_CODECS = frozenset({"punycode"})
-
-
-def decodable(charset: str) -> str:
-    """`charset`, or "utf-8" when its codec is one of `SLOW_CODECS` (an unknown one is left to fail as before)."""
-    try:
-        return "utf-8" if codecs.lookup(charset).name in SLOW_CODECS else charset
-    except (LookupError, ValueError, TypeError):
-        return charset
 
 
 def _stdlib(value: str) -> str:
