@@ -101,8 +101,8 @@ def _client_class() -> Any:
                 the inbox, so an inbox of some 130,000 mails (a spam run while pbem was off) failed every poll
                 with "got more than 1000000 bytes", and nothing was read again (costs20)."""
                 line = bytes(self.file.readline(MAX_LINE + 1))
-                if len(line) > MAX_LINE:
-                    raise self.error(
+                if len(line) > MAX_LINE:  # the rest of the line is still on the wire: the connection is dropped
+                    raise self.abort(
                         f"the server sent a line of more than {MAX_LINE} bytes (a SEARCH answer so long lists more "
                         "than some 260,000 mails: move some of the inbox's mail to another folder)"
                     )
