@@ -81,6 +81,21 @@ def too_nested(raw: bytes) -> bool:
     return next(itertools.islice(_CONTAINER.finditer(raw), MAX_NESTED, None), None) is not None
 
 
+#: Parts one mail of a folder (`receipts.read_folder`) or of DKIM evidence (`dkim.recheck`, costs20) may have, as
+#: `pbem.mail.inbound.message.MAX_PARTS` (pbem's own have a few): each part costs the parser the same however small,
+#: so one mail of 32 MiB of parts of a few bytes cost a minute for each reading of it (about 1.7 s a MB; a mail in
+#: the player's mailbox, signed by the moderator, could hold the check past its deadline: costs5; evidence of 8,000
+#: empty parts, 80 KB, 0.68 s; 64 MiB some 9 minutes, estimated).  Counted as the lines starting with "--" of a mail that
+#: declares a boundary.
+MAX_PARTS = 1_000
+_BOUNDARY = re.compile(rb"boundary\s*+\*?\s*+=", re.IGNORECASE)
+
+
+def too_many_parts(raw: bytes) -> bool:
+    """Whether a mail has more than `MAX_PARTS` parts (more lines starting with "--", and a boundary declared)."""
+    return raw.count(b"\n--") > MAX_PARTS and _BOUNDARY.search(raw) is not None
+
+
 def content_text(part: MIMEPart) -> str:
     """A text part's content as `get_content` reads it (its charset, errors replaced), a slow codec's as UTF-8."""
     charset = part.get_content_charset() or "utf-8"

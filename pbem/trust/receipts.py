@@ -115,7 +115,7 @@ from pbem.trust import (
     told,
 )
 from pbem.trust import partial as partial_export
-from pbem.trust.addresses import MAX_FIELD, MAX_NESTED, addresses, field_too_long, too_nested
+from pbem.trust.addresses import MAX_FIELD, MAX_NESTED, MAX_PARTS, addresses, field_too_long, too_many_parts, too_nested
 from pbem.trust.quote import Alike, clip
 
 SHOWN = 6  # mismatches listed (the earliest first) before "and N more"
@@ -295,17 +295,6 @@ def _sender_name(msg: Message) -> str:
 #: memory while it is checked).
 MAX_MAIL_BYTES = 32 * 1024 * 1024
 MAX_FOLDER_BYTES = 1024 * 1024 * 1024
-#: Parts one mail of a folder may have, as `pbem.mail.inbound.message.MAX_PARTS` (pbem's own have a few): each part
-#: costs the parser the same however small, so one mail of 32 MiB of parts of a few bytes cost a minute for each
-#: reading of it (about 1.7 s a MB; a mail in the player's mailbox, signed by the moderator, could hold the check
-#: past its deadline: costs5).  Counted as the lines starting with "--" of a mail that declares a boundary.
-MAX_PARTS = 1_000
-_BOUNDARY = re.compile(rb"boundary\s*+\*?\s*+=", re.IGNORECASE)
-
-
-def too_many_parts(raw: bytes) -> bool:
-    """Whether a mail has more than `MAX_PARTS` parts (more lines starting with "--", and a boundary declared)."""
-    return raw.count(b"\n--") > MAX_PARTS and _BOUNDARY.search(raw) is not None
 
 
 def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from pbem.orders.charsets import decodable
 from pbem.render.sanitize import visible
+from pbem.trust import params
 from pbem.trust.addresses import too_nested
 from pbem.trust.quote import between
 
@@ -116,7 +117,7 @@ def _parse(raw: bytes, kind: str) -> str:
     if too_nested(raw):  # the parser recurses a level a part (a folder's are set aside first: `read_folder`, costs19)
         return ""
     try:
-        for part in message_from_bytes(raw).walk():
+        for part in message_from_bytes(raw, params.Message).walk():  # (parameters read in one pass: costs20)
             if part.get_content_type() == kind and not part.get_filename():
                 payload = part.get_payload(decode=True)
                 if isinstance(payload, bytes):

@@ -96,6 +96,18 @@ def _client_class() -> Any:
                 self._held = 0
                 return super()._command(*args, **kwargs)
 
+            def readline(self) -> bytes:
+                """imaplib's, with `MAX_LINE` for its 1,000,000 bytes: a SEARCH answer is one line of every UID in
+                the inbox, so an inbox of some 130,000 mails (a spam run while pbem was off) failed every poll
+                with "got more than 1000000 bytes", and nothing was read again (costs20)."""
+                line = bytes(self.file.readline(MAX_LINE + 1))
+                if len(line) > MAX_LINE:  # the rest of the line is still on the wire: the connection is dropped
+                    raise self.abort(
+                        f"the server sent a line of more than {MAX_LINE} bytes (a SEARCH answer so long lists more "
+                        "than some 260,000 mails: move some of the inbox's mail to another folder)"
+                    )
+                return line
+
             def read(self, size: int) -> bytes:
                 if size > MAX_LITERAL:
                     raise self.abort(f"the server sent a literal of {size} bytes (at most {MAX_LITERAL} are read)")
@@ -126,6 +138,11 @@ MAX_BATCH_BYTES = 16 * 1024 * 1024  # message bytes fetched in one command (issu
 MAX_MESSAGE = 4 * 1024 * 1024 + 1  # bytes fetched of one message: one more than pbem keeps of any
 MAX_LITERAL = MAX_MESSAGE + 64 * 1024  # one literal read from the server: a message's bytes asked, and some slack
 MAX_UNTAGGED = 2 * MAX_BATCH_BYTES  # bytes of the untagged answers to one command (a batch is at most MAX_BATCH_BYTES)
+#: bytes of one line from the server (imaplib's own bound is 1,000,000): the SEARCH answer lists every UID of the
+#: inbox on one line, about 8 bytes each, so this reads an inbox of some 260,000 mails.  Read, such a line holds
+#: some 30 times its bytes at its peak (the UIDs as text, then as numbers, sorted, in a set: 65 MB for 2 MiB,
+#: 247 MB for 8 MiB), so the bound stays there (costs20)
+MAX_LINE = 2 * 1024 * 1024
 
 
 def _by_size(uids: list[int], sizes: dict[int, int], max_message: int) -> Iterator[list[int]]:
