@@ -20,9 +20,9 @@ from email import message_from_bytes
 from html import unescape
 from typing import Any
 
+from pbem.orders import params
 from pbem.orders.charsets import decodable
 from pbem.render.sanitize import visible
-from pbem.trust import params
 from pbem.trust.addresses import too_nested
 from pbem.trust.quote import between
 

@@ -23,12 +23,12 @@ from html.parser import HTMLParser
 from itertools import islice
 from typing import ClassVar
 
-from pbem.mail.inbound import params
 from pbem.mail.inbound.authentication import verdict
 from pbem.mail.inbound.fingerprint import missing_message_id
 from pbem.mail.inbound.identity import identify
 from pbem.mail.inbound.loops import auto_reason
 from pbem.mail.inbound.words import decoded
+from pbem.orders import params
 from pbem.orders.charsets import decodable
 
 MAX_BODY_CHARS = 64_000
@@ -63,7 +63,7 @@ class Bounded(Message):
     """A `compat32` message whose parameters (`get_param`, `get_boundary`, `get_content_charset` ...) are read
     only from a header of at most `MAX_PARAMETER_FIELD` characters (`FieldTooLong` otherwise): the parser itself
     asks a multipart container for its boundary, so the bound holds while parsing too.  Read in one pass
-    (`pbem.mail.inbound.params`): the standard library's reading is the square of the header (costs20)."""
+    (`pbem.orders.params`): the standard library's reading is the square of the header (costs20)."""
 
     def _get_params_preserve(self, failobj: object, header: str) -> object:
         value = self.get(header)
