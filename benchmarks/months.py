@@ -5,18 +5,19 @@ simulated days: `pbem poll` (`pbem.app.cron.run_poll`, the same entry point as t
 clock injected) every 5 to 60 simulated minutes; `--running` games kept going, a new one started whenever one
 ends (by its rules, or abandoned by the moderator after `--abandon-after` days without an end); players who
 answer within hours, late (past the deadline, so defaults apply), never, or whose address bounces; one game
-whose players all vanish; a backup with `--keep 7` every simulated night; the database migrated from
-revision 0017 to the newest one half-way (an upgrade). The bots answer the reports pbem writes to the
+whose players all vanish; a backup with `--keep 7` every simulated night; half-way, the schema taken back to
+revision 0017 and upgraded to the newest (`pbem upgrade` on half a year of record). The bots answer the reports pbem writes to the
 `sent` Maildir, as `pbem demo` does.
 
 Every simulated week it prints one JSON line: the database's bytes (and its -wal), each Maildir folder's files
 and bytes, `outbox-sent/` and its ledger, the `[log] file`, the backup folder, any other file of the home, the
 machine's mark folder, the process's RSS, and the median wall time of that week's idle polls and of its polls
-that read one mail. The last line is a summary: each measure's first and last value, and its growth per
-simulated month over the second half (where the number of running games is constant).
+that read one mail. The last line (SQLite): the CPU of an idle poll of the home after those months against a
+new home with as many games running, alternated (`--idle-only DIR` reads it again for a finished run's DIR).
+Each poll is followed by its connections closed, as a cron run's process ends (SQLite folds its -wal back).
 
-    python benchmarks/months.py                      # 40-odd games over 182 days, SQLite (a few minutes)
-    python benchmarks/months.py --days 30 --running 4  # a quick look
+    python benchmarks/months.py                      # 40-odd games over 182 days, SQLite (30 minutes)
+    python benchmarks/months.py --days 7 --running 2 --rounds 3  # a quick look (a minute)
     python benchmarks/months.py --pg postgresql+psycopg://USER@HOST/DB   # the same on PostgreSQL (DB emptied!)
 """
 
