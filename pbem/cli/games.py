@@ -10,6 +10,7 @@ import typer
 
 from pbem.cli.common import _home, _why, checked, done, fail, game_app
 from pbem.engine import kinds_text
+from pbem.engine.words import count
 
 T = TypeVar("T")
 
@@ -80,20 +81,29 @@ def game_new(
         typer.echo("warning: the seed is weaker than 128 bits (--insecure-seed); every report and the export say so")
 
 
-@game_app.command("list")
-def game_list() -> None:
-    """List games with their kind, players, status and current step.
+ENDED = ("over", "abandoned")
 
-    Example: pbem game list
+
+@game_app.command("list")
+def game_list(
+    every: bool = typer.Option(False, "--all", help="Also list the games that are over or abandoned."),
+) -> None:
+    """List the running and paused games with their kind, players, status and current step; the games over or
+    abandoned are counted in one line (`--all` lists them too).
+
+    Example: pbem game list --all
     """
     from pbem.app.games import list_games
 
     rows = list_games(_home())
     if not rows:
         typer.echo("no games yet; create one with: pbem game new KIND --name NAME --player ...")
-    for g in rows:
+    ended = sum(g.status in ENDED for g in rows)
+    for g in rows if every else [g for g in rows if g.status not in ENDED]:
         due = f"  (step {g.step}, due {g.due:%Y-%m-%d %H:%M} UTC)" if g.due else ""  # a time printed names its zone
         typer.echo(f"{g.name:16} {g.kind:15} {g.status:9} {', '.join(g.players)}{due}")
+    if ended and not every:  # months of games: 500 ended ones hid the few running (benchmarks/months.py)
+        typer.echo(f"and {count(ended, 'game')} over or abandoned (pbem game list --all lists them)")
 
 
 @game_app.command("waiting")

@@ -241,6 +241,7 @@ class _LogFile(logging.Handler):
 
 
 LEASE_WAIT = 2.0  # seconds a log file another process holds a lease on is waited for (told, a holder lets go)
+KEEP_BYTES = 8 << 20  # a `[log] file` past this is started anew by the next run, the older kept as FILE.1
 
 #: Why opening `[log] file` may fail for a while and then work with nothing changed (the next run carries on:
 #: exit 3, as for a database that is locked), as against a setting that names no file pbem can write (a folder,
@@ -294,7 +295,30 @@ def _open_log(file: Path, lease_wait: float | None = None) -> IO[str]:
                 raise OSError(errno.EAGAIN, why, str(file)) from None
             time.sleep(0.05)
     os.set_blocking(fd, True)
+    if _turned(file, fd):  # past KEEP_BYTES: kept as FILE.1, and this run writes a new FILE
+        os.close(fd)
+        return _open_log(file, lease_wait)
     return open(fd, "a", encoding="utf-8")  # the handler holds it
+
+
+def _turned(file: Path, fd: int) -> bool:
+    """`file` (open as `fd`) renamed to FILE.1, replacing the older one, when it is a regular file past
+    `KEEP_BYTES`: the log of a home polled every 5 minutes for months grew without bound (benchmarks/months.py),
+    now it holds at most twice `KEEP_BYTES` and a run's lines.  Only the file `fd` is (a run that started it anew
+    just now is not turned again by another starting with it), and a file that cannot be renamed is written on."""
+    import stat
+
+    held = os.fstat(fd)
+    if not stat.S_ISREG(held.st_mode) or held.st_size <= KEEP_BYTES:
+        return False
+    try:
+        now = os.stat(file)
+        if (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):  # another run turned it meanwhile
+            return True
+        os.replace(file, file.with_name(file.name + ".1"))
+    except OSError:  # a folder we may not write, a full disk: the run logs to the long file, as before
+        return False
+    return True
 
 
 def setup(level: str = "INFO", file: Path | None = None, secrets: list[str] | None = None, stderr: bool = True) -> None:

@@ -1,0 +1,419 @@
+"""A home run from cron for months: what grows, as a function of simulated time.
+
+One process drives a real home (SQLite + Maildir by default, `--pg URL` for PostgreSQL) through `--days`
+simulated days: `pbem poll` (`pbem.app.cron.run_poll`, the same entry point as the CLI, with the simulated
+clock injected) every 5 to 60 simulated minutes; `--running` games kept going, a new one started whenever one
+ends (by its rules, or abandoned by the moderator after `--abandon-after` days without an end); players who
+answer within hours, late (past the deadline, so defaults apply), never, or whose address bounces; one game
+whose players all vanish; a backup with `--keep 7` every simulated night; half-way, the schema taken back to
+revision 0017 and upgraded to the newest (`pbem upgrade` on half a year of record). The bots answer the reports pbem writes to the
+`sent` Maildir, as `pbem demo` does.
+
+Every simulated week it prints one JSON line: the database's bytes (and its -wal), each Maildir folder's files
+and bytes, `outbox-sent/` and its ledger, the `[log] file`, the backup folder, any other file of the home, the
+machine's mark folder, the process's RSS, and the median wall time of that week's idle polls and of its polls
+that read one mail. The last line (SQLite): the CPU of an idle poll of the home after those months against a
+new home with as many games running, alternated (`--idle-only DIR` reads it again for a finished run's DIR).
+Each poll is followed by its connections closed, as a cron run's process ends (SQLite folds its -wal back).
+
+    python benchmarks/months.py                      # 40-odd games over 182 days, SQLite (30 minutes)
+    python benchmarks/months.py --days 7 --running 2 --rounds 3  # a quick look (a minute)
+    python benchmarks/months.py --pg postgresql+psycopg://USER@HOST/DB   # the same on PostgreSQL (DB emptied!)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import mailbox
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid, parseaddr
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import MODERATOR, make_home  # noqa: E402
+from pbem.engine.rng import Rng, init_state  # noqa: E402
+
+KIND = "habsburg"
+SEATS = ["Alice", "Bob", "Carol"]
+START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+PROFILES = ["prompt"] * 12 + ["late"] * 5 + ["never"] * 2 + ["bounce"]  # per seat, drawn at the game's start
+
+
+class SimClock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@dataclass
+class Seat:
+    game: str
+    name: str
+    address: str
+    profile: str
+    code: str | None = None
+    due: datetime | None = None  # when the reply to `answering` goes out
+    answering: tuple[str, list[str]] | None = None  # (Message-ID, legal lines)
+
+
+@dataclass
+class Sim:
+    cfg: object
+    clock: SimClock
+    rng: Rng
+    seats: dict[str, Seat] = field(default_factory=dict)  # by address
+    games: dict[str, datetime] = field(default_factory=dict)  # running game -> started
+    started: int = 0
+    ended: int = 0
+    abandoned: int = 0
+    bounces: int = 0
+    replies: int = 0
+    seen: set[str] = field(default_factory=set)
+
+
+def draw(rng: Rng, items: list[str]) -> str:
+    return items[rng.below(len(items))]
+
+
+def minutes(rng: Rng, low: int, high: int) -> timedelta:
+    return timedelta(minutes=low + rng.below(high - low + 1))
+
+
+def start_game(sim: Sim, vanished: bool = False) -> None:
+    from pbem.app.games import create_game
+    from pbem.home.app import Home
+
+    sim.started += 1
+    name = f"g{sim.started}"
+    seats = []
+    for player in SEATS:
+        address = f"{player.lower()}.{name}@players.test"
+        profile = "never" if vanished else draw(sim.rng, PROFILES)
+        sim.seats[address] = Seat(name, player, address, profile)
+        seats.append((player, address))
+    create_game(Home.of(sim.cfg, clock=sim.clock), KIND, name, seats, seed=f"months-{name}")
+    sim.games[name] = sim.clock.now
+
+
+def read_sent(sim: Sim) -> None:
+    """Each seat reads the mail pbem sent it since the last poll: a bounce for a bouncing address, a reply
+    scheduled to the newest report asking for orders."""
+    from pbem.cli.demo import CODE_LINE, legal_lines, text_of
+    from pbem.trust.receipts import delivered
+
+    sent = sim.cfg.maildir_path / "sent"
+    fresh = {}
+    for sub in ("cur", "new"):
+        for name in os.listdir(sent / sub):
+            key = name.split(":")[0]
+            if key not in sim.seen:
+                fresh[key] = sent / sub / name
+    for key in sorted(fresh, key=delivered):
+        sim.seen.add(key)
+        raw = fresh[key].read_bytes()
+        msg, text = text_of(raw)
+        seat = sim.seats.get(parseaddr(str(msg["To"]))[1])
+        if seat is None:
+            continue
+        if seat.profile == "bounce":
+            bounce(sim, seat, raw, str(msg["Message-ID"]))
+            continue
+        if m := CODE_LINE.search(text):
+            seat.code = m.group(1)
+        legal = legal_lines(text)
+        if legal and seat.profile != "never":
+            delay = minutes(sim.rng, 10, 180) if seat.profile == "prompt" else minutes(sim.rng, 12 * 60, 60 * 60)
+            seat.due = sim.clock.now + delay
+            seat.answering = (" ".join(str(msg["Message-ID"]).split()), legal)
+
+
+def bounce(sim: Sim, seat: Seat, raw: bytes, message_id: str) -> None:
+    msg = EmailMessage()
+    msg["From"] = "Mail Delivery System <MAILER-DAEMON@players.test>"
+    msg["To"] = MODERATOR
+    msg["Subject"] = "Undelivered Mail Returned to Sender"
+    msg["Message-ID"] = make_msgid(domain="players.test")
+    msg["Auto-Submitted"] = "auto-replied"
+    msg["Date"] = format_datetime(sim.clock.now)
+    msg.set_content(f"This is the mail system.\n\n<{seat.address}>: host players.test said: 550 no such user\n")
+    msg.add_attachment(
+        f"Reporting-MTA: dns; players.test\n\nFinal-Recipient: rfc822; {seat.address}\nAction: failed\nStatus: 5.1.1\n",
+        subtype="delivery-status",
+    )
+    msg.add_attachment(raw[:2000].decode("ascii", "replace"), subtype="rfc822-headers")
+    deliver(sim, msg.as_bytes())
+    sim.bounces += 1
+
+
+def deliver(sim: Sim, raw: bytes) -> None:
+    inbox = mailbox.Maildir(str(sim.cfg.maildir_path / "inbox"), factory=None, create=True)
+    key = inbox.add(raw)
+    when = sim.clock.now.timestamp()
+    os.utime(sim.cfg.maildir_path / "inbox" / "new" / key, (when, when))
+
+
+def due_replies(sim: Sim) -> int:
+    n = 0
+    for seat in sim.seats.values():
+        if seat.due is None or seat.due > sim.clock.now or seat.answering is None:
+            continue
+        answered, legal = seat.answering
+        seat.due = seat.answering = None
+        if seat.game not in sim.games:
+            continue
+        msg = EmailMessage()
+        msg["From"] = f"{seat.name} <{seat.address}>"
+        msg["To"] = MODERATOR
+        msg["Subject"] = f"Re: [pbem {seat.game}] orders"
+        msg["Message-ID"] = make_msgid(domain="players.test")
+        msg["Date"] = format_datetime(sim.clock.now)
+        msg["In-Reply-To"] = answered
+        msg.set_content(legal[sim.rng.below(len(legal))] + "\n\nthanks\n")
+        deliver(sim, msg.as_bytes())
+        n += 1
+    sim.replies += n
+    return n
+
+
+def retire_games(sim: Sim, abandon_after: timedelta) -> None:
+    from pbem.app.control import abandon
+    from pbem.home.app import Home
+    from pbem.record.db import session
+    from pbem.record.store import game_by_name, is_over
+
+    for name, began in list(sim.games.items()):
+        with session(sim.cfg.database_url) as s:
+            row = game_by_name(s, name)
+            over = row is not None and row.id is not None and is_over(s, row.id)
+        if over:
+            sim.ended += 1
+        elif sim.clock.now - began > abandon_after:
+            abandon(Home.of(sim.cfg, clock=sim.clock), name, sim.clock.now)
+            sim.abandoned += 1
+        else:
+            continue
+        del sim.games[name]
+        for seat in sim.seats.values():
+            if seat.game == name:
+                seat.due = seat.answering = None
+
+
+def size(path: Path) -> tuple[int, int]:
+    """Files and bytes under `path`."""
+    if path.is_file():
+        return 1, path.stat().st_size
+    files = total = 0
+    for root, _, names in os.walk(path):
+        for n in names:
+            try:
+                total += os.stat(os.path.join(root, n)).st_size
+                files += 1
+            except FileNotFoundError:
+                pass
+    return files, total
+
+
+def fresh_process() -> None:
+    from pbem.record.db import engine_for
+
+    for url in engines_seen:
+        engine_for(url).dispose()
+    engine_for.cache_clear()
+
+
+engines_seen: list[str] = []
+
+
+def rss_kb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def measure(sim: Sim, home: Path, backups: Path, state: Path, pg: str | None, week: dict) -> dict:
+    out: dict[str, object] = {"day": (sim.clock.now - START).days, "running": len(sim.games)}
+    if pg:
+        from sqlalchemy import create_engine, text
+
+        engine = create_engine(pg)
+        with engine.connect() as c:
+            out["db_bytes"] = c.execute(text("select pg_database_size(current_database())")).scalar()
+        engine.dispose()
+    else:
+        out["db_bytes"] = size(home / "pbem.db")[1]
+        out["wal_bytes"] = size(home / "pbem.db-wal")[1] if (home / "pbem.db-wal").exists() else 0
+    for folder in ("inbox", "processed", "rejected", "sent"):
+        out[f"maildir_{folder}_files"], out[f"maildir_{folder}_bytes"] = size(home / "mail" / folder)
+    out["outbox_sent_files"], out["outbox_sent_bytes"] = size(home / "outbox-sent")
+    ledger = home / "outbox-sent" / "sent-ids.ledger"
+    out["ledger_bytes"] = ledger.stat().st_size if ledger.exists() else 0
+    out["log_bytes"] = size(home / "pbem.log")[1] if (home / "pbem.log").exists() else 0
+    out["backups_files"], out["backups_bytes"] = size(backups)
+    known = {"pbem.db", "pbem.db-wal", "pbem.db-shm", "mail", "outbox-sent", "pbem.log"}
+    other = [p for p in home.iterdir() if p.name not in known]
+    out["other_home_files"] = sorted(p.name for p in other)
+    out["other_home_bytes"] = sum(size(p)[1] for p in other)
+    out["machine_marks_files"], out["machine_marks_bytes"] = size(state) if state.exists() else (0, 0)
+    out["rss_kb"] = rss_kb()
+    out["maxrss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for kind in ("idle", "one"):
+        times = week.get(kind, [])
+        out[f"{kind}_poll_ms"] = round(1000 * statistics.median(times), 1) if times else None
+    out["games_started"], out["games_ended"], out["games_abandoned"] = sim.started, sim.ended, sim.abandoned
+    return out
+
+
+def idle_against_fresh(base: Path, rounds: int) -> dict[str, object]:
+    """The idle poll of the home in `base` (a finished run's) against a fresh home with as many running games,
+    alternated, CPU seconds of each (`time.process_time`: the machine's load does not count), each run a new
+    process's connections.  What is constant must stay so after months of history."""
+    from pbem.app.cron import run_poll
+    from pbem.home import config as config_mod
+    from pbem.record.db import session
+    from pbem.record.listing import all_games
+    from pbem.record.store import control_state, is_over
+
+    old = config_mod.load(base / "home" / "pbem.toml")
+    now = datetime.fromisoformat((base / "home" / ".pbem-last-run").read_text().strip()) + timedelta(minutes=15)
+    with session(old.database_url) as s:
+        games = all_games(s)
+        running = sum(1 for g in games if not is_over(s, g.id) and control_state(s, g.id) == "running")
+    fresh_dir = Path(tempfile.mkdtemp(prefix="pbem-months-fresh-"))
+    os.environ["XDG_STATE_HOME"] = str(fresh_dir / "state")
+    new = make_home(fresh_dir / "home")
+    clock = SimClock(now - timedelta(hours=1))
+    sim = Sim(new, clock, Rng(init_state("fresh")))
+    while len(sim.games) < running:
+        start_game(sim)
+    clock.now = now - timedelta(minutes=30)
+    run_poll(new, clock=clock)  # the first reports out
+    clock.now = now
+    times: dict[str, list[float]] = {"months": [], "fresh": []}
+    for i in range(2 * rounds + 2):
+        which, cfg = ("months", old) if i % 2 == 0 else ("fresh", new)
+        os.environ["XDG_STATE_HOME"] = str((base if which == "months" else fresh_dir) / "state")
+        engines_seen[:] = [cfg.database_url]
+        t = time.process_time()
+        run = run_poll(cfg, clock=SimClock(now + timedelta(seconds=i)))
+        dt = time.process_time() - t
+        fresh_process()
+        if i >= 2 and run.summary is None:  # the first of each may have had work; only idle runs count
+            times[which].append(dt)
+    m, f = statistics.median(times["months"]), statistics.median(times["fresh"])
+    return {
+        "running": running,
+        "games": len(games),
+        "idle_cpu_ms_months": round(1000 * m, 1),
+        "idle_cpu_ms_fresh": round(1000 * f, 1),
+        "months_over_fresh": round(m / f, 2),
+        "idle_runs": [len(times["months"]), len(times["fresh"])],
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--days", type=int, default=182)
+    ap.add_argument("--running", type=int, default=8, help="games kept running")
+    ap.add_argument("--abandon-after", type=int, default=45, help="days; then the moderator abandons a game")
+    ap.add_argument("--keep", type=int, default=7, help="backups kept (pbem backup --keep)")
+    ap.add_argument("--seed", default="months")
+    ap.add_argument("--pg", default=None, help="a PostgreSQL URL whose database is emptied and used")
+    ap.add_argument("--home", default=None, help="folder for the home (default: a new temporary one)")
+    ap.add_argument("--idle-only", default=None, help="a finished run's folder: its idle poll against a fresh home's")
+    ap.add_argument("--rounds", type=int, default=15, help="idle polls of each home (--idle-only, and at the end)")
+    args = ap.parse_args()
+    if args.idle_only:
+        print(json.dumps(idle_against_fresh(Path(args.idle_only), args.rounds)))
+        return
+
+    from pbem.app.backup import dated, take
+    from pbem.app.backup_clear import cleared
+    from pbem.app.cron import run_poll
+    from pbem.home.logs import setup
+    from pbem.record.db import migrate
+
+    base = Path(args.home or tempfile.mkdtemp(prefix="pbem-months-"))
+    base.mkdir(parents=True, exist_ok=True)
+    home, backups, state = base / "home", base / "backups", base / "state"
+    os.environ["XDG_STATE_HOME"] = str(state)
+    if args.pg:
+        from sqlalchemy import create_engine, text
+
+        engine = create_engine(args.pg)
+        with engine.begin() as c:
+            c.execute(text("drop schema public cascade; create schema public"))
+        engine.dispose()
+    cfg = make_home(home, args.pg, extra='\n[log]\nfile = "pbem.log"\n')
+    migrate(cfg.database_url)  # (`pbem init` made the schema in the SQLite file it first named)
+    from alembic import command
+
+    from pbem.record.db import alembic_config
+
+    setup("INFO", cfg.log_file, secrets=[], stderr=False)
+    engines_seen.append(cfg.database_url)
+    clock = SimClock(START)
+    sim = Sim(cfg, clock, Rng(init_state(args.seed)))
+    upgraded = False
+    start_game(sim, vanished=True)  # every player of this one vanishes
+    while len(sim.games) < args.running:
+        start_game(sim)
+    end = START + timedelta(days=args.days)
+    next_week = START + timedelta(days=7)
+    next_backup = START.replace(hour=3) + timedelta(days=1)
+    week: dict[str, list[float]] = {}
+    polls = 0
+    t0 = time.perf_counter()
+    print(json.dumps({"home": str(base), "days": args.days, "running": args.running, "pg": bool(args.pg)}))
+    while clock.now < end:
+        clock.now += minutes(sim.rng, 5, 60)
+        replies = due_replies(sim)
+        t = time.perf_counter()
+        run = run_poll(cfg, clock=clock)
+        dt = time.perf_counter() - t
+        polls += 1
+        s = run.summary
+        if s is None or (s.read == 0 and s.sent == 0 and s.deadlines == 0 and s.reminders == 0):
+            week.setdefault("idle", []).append(dt)
+        elif s.read == 1 and replies == 1:
+            week.setdefault("one", []).append(dt)
+        read_sent(sim)
+        retire_games(sim, timedelta(days=args.abandon_after))
+        while len(sim.games) < args.running:
+            start_game(sim)
+        if not upgraded and clock.now >= START + timedelta(days=args.days // 2):
+            command.downgrade(alembic_config(cfg.database_url), "0017")  # a home of before 0018 ...
+            migrate(cfg.database_url)  # ... and `pbem upgrade`: 0018-0020 run on half a year's record
+            upgraded = True
+        if clock.now >= next_backup:
+            taken = take(cfg, backups, dated(clock.now), clock.now, 900)
+            cleared(taken, args.keep, 3600)
+            next_backup += timedelta(days=1)
+        fresh_process()  # each cron run is a new process: its connections closed (SQLite folds its -wal back)
+        if clock.now >= next_week:
+            row = measure(sim, home, backups, state, args.pg, week)
+            row["polls"], row["seconds"] = polls, round(time.perf_counter() - t0, 1)
+            print(json.dumps(row), flush=True)
+            week = {}
+            next_week += timedelta(days=7)
+    fresh_process()
+    if not args.pg:
+        print(json.dumps(idle_against_fresh(base, args.rounds)))
+
+
+if __name__ == "__main__":
+    main()
