@@ -75,10 +75,14 @@ def test_a_silent_smtp_server_ends_a_send_at_the_poll_deadline() -> None:
 
 
 def test_a_silent_smtp_server_without_a_watchdog_ends_at_the_socket_timeout() -> None:
+    before = set(threading.enumerate())
     with server(silent) as (port, _):
         started = time.monotonic()
         with pytest.raises(TransientSendError):
             SmtpSender("127.0.0.1", port, timeout=1).send(MAIL, "m@pbem.test", ["a@players.test"])
         spent = time.monotonic() - started
     assert spent < 1 + 5, spent  # wall clock: deadline
-    assert threading.active_count() < 50  # no thread per retry left behind
+    # no thread per retry left behind: the send's own threads, not what earlier tests of this worker left running (an
+    # absolute count, "fewer than 50", failed once the suite grew: 50 in a clean-clone rehearsal at 42f70ff5)
+    left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+    assert len(left) <= 1, left  # at most the silent server's own thread, still closing
