@@ -31,10 +31,11 @@ CHECKED = 8
 
 
 def without_prose(
-    eng: Engine, state: dict[str, Any], player: str, orders: list[str], result: Outcome
+    eng: Engine, state: dict[str, Any], player: str, orders: list[str], result: Outcome, commanded: bool = False
 ) -> tuple[list[str], list[str], Outcome]:
     """(orders kept, lines set aside as chatter, their outcome): a line typed again set aside (`once`), then the
-    refused prose lines."""
+    refused prose lines.  Every line is set aside only in a message that asks a command (`commanded`: "HELP" above
+    "Discard this e-mail if you are not the intended recipient"); else a message of prose alone is refused."""
     orders, twice, result = once(eng, state, player, orders, result)
     if result.accepted:
         return orders, twice, result
@@ -46,8 +47,10 @@ def without_prose(
     aside = [line for line in long if not _names_the_game(line, known)]
     aside += [line for line in closing(eng, state, player, orders, result) if line not in aside]
     kept = [o for o in orders if o not in aside]
-    if not aside or not kept:
+    if not aside or not (kept or commanded):
         return orders, twice, result
+    if not kept:
+        return [], twice + aside, Outcome(state, [], [])
     again = eng.apply(state, player, kept)
     return (kept, twice + aside, again) if again.accepted else (orders, twice, result)
 

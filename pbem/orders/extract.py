@@ -34,7 +34,8 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   paragraph a phone did not wrap ("... in the end I will go with NO EVENT, because ...": `in_prose`);
 * ``WATCH``, ``NORMAL`` or ``DIGEST`` alone on a line: how much mail the player
   gets from now on (`Extracted.mode`, `pbem.app.notify`);
-* below a sign-off line that follows an order ("Best regards,", "Cheers!", "Mit freundlichen Grüßen": `sign_off`),
+* below a sign-off line that follows an order or a command ("Best regards,", "Cheers!", "Mit freundlichen Grüßen":
+  `sign_off`),
   the signature: no line there is an order ("Play Corp Ltd.", "Keep calm and carry on"), though a command still is;
 * chatter otherwise (greetings, sign-offs, a name, remarks): set aside in
   `Extracted.chatter`, listed to the player as "not read as orders", and
@@ -690,7 +691,15 @@ def _not_an_order(ex: Extracted, at: int, typed: str, line: str, words: tuple[st
         ex.lost_code = True
         return False
     _aside(ex, at, typed, line, words)
-    return bool(ex.orders) and sign_off(typed)
+    return (bool(ex.orders) or commanded(ex)) and sign_off(typed)
+
+
+def commanded(ex: Extracted) -> bool:
+    """Whether the message asks a command that stands without orders (HELP, STATUS, HISTORY, a press, AWAY or BACK,
+    WATCH/NORMAL/DIGEST): below a sign-off after it ("HELP" / "Cheers," / "Alice" / "Play fair, have fun") is the
+    signature, and a footer's line starting with an order word is no reason to refuse the mail (players27: "HELP"
+    above "Pass it on!" was answered with the handbook and a refusal)."""
+    return bool(ex.help or ex.status or ex.history is not None or ex.press or ex.away or ex.mode)
 
 
 def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...], note: str = "") -> None:
