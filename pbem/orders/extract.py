@@ -252,7 +252,7 @@ _SAID_ABROAD = re.compile(
     r"^(?:(?:meine?|mon|ma|mes|mi|mis|la\s+mia|il\s+mio|le\s+mie|mijn|minha|meu|moja|mój|мой|моё)\s+|私の|我的)?"
     r"(?:wahl|entscheidung|befehle?|antwort|choix|d[ée]cision|ordres?|r[ée]ponse|elecci[oó]n|decisi[oó]n|[oó]rden|"
     r"[oó]rdenes|respuesta|scelta|decisione|ordine|ordini|risposta|keuze|beslissing|antwoord|escolha|decis[aã]o|"
-    r"ordem|ordens|resposta|wyb[oó]r|decyzja|odpowied[zź]|注文|命令|選択|选择|指令|回答|명령|선택|주문|приказ|выбор|"
+    r"ordem|ordens|resposta|wyb[oó]r|decyzja|odpowied[zź]|注文|命令|選択|选择|選擇|指令|回答|명령|선택|주문|приказ|выбор|"
     r"ответ|ход)\s*+(?:[:=：]|-+\s)\s*+(\S.*)$",
     re.I,
 )
@@ -750,12 +750,15 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
             continue  # in lower case, an order only after "go with", "choose", "pick" ("I'll go with no event,")
         if _words(bare.rstrip(_PROSE_END))[0] not in firsts:  # "PASS," as PASS
             continue
+        if _negated(said, k):
+            return []  # "I don't want PASS", "我不要PASS": the order the player refuses is never offered
         found: list[str] = []
         for end in range(k, min(len(said), k + PROSE_ORDER)):
             last = said[end]
             if end + 1 == len(said) or last[-1] in _PROSE_END:
                 order = " ".join([bare, *said[k + 1 : end + 1]]).rstrip(_PROSE_END + "\"'“”‘’«»")
                 order = without_afterwords(order)  # "no event then," as "no event"
+                order = order if order.isascii() else cleaned(order) or order  # "我要PASS吧" as PASS (`_SAID_SO`)
                 if is_order(order, words):
                     found.append(order)
                 if len(found) == PROSE_CUTS or last[-1] in ".!?":
@@ -769,6 +772,20 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
 #: Where a script written without spaces meets a Latin letter ("我选PASS", "私はPASS"): a word ends there, as at a space
 #: (the order in capitals was one word with the words before it, and the line was listed untold).
 _SCRIPTS_MEET = re.compile(r"(?<=[^\x00-\x7f\s])(?=[A-Za-z])")
+
+
+#: The words before an order that say the player does not want it ("I don't want PASS", "I will not PASS"), among
+#: the `NEGATION_WORDS` words before it; in Chinese, written without spaces, a negation anywhere in the words run into
+#: it ("我不要PASS", "别PASS", "不选PASS", "没有PASS").  Such a line was told "write it as: PASS" (players27).
+_NEGATIONS = frozenset({"not", "don't", "dont", "don’t", "won't", "wont", "won’t", "never", "cannot", "can't", "can’t"})
+_NEGATED_ZH = re.compile(r"[不别別没沒]")
+NEGATION_WORDS = 3
+
+
+def _negated(said: list[str], k: int) -> bool:
+    """Whether a negation comes before `said[k]` (`_NEGATIONS`, `_NEGATED_ZH`)."""
+    before = said[max(0, k - NEGATION_WORDS) : k]
+    return any(w.lower().strip(",.;:!") in _NEGATIONS for w in before) or bool(_NEGATED_ZH.search(said[k - 1]))
 
 
 #: The words before an order a sentence of prose chooses in any case ("I'll go with no event, because ...").

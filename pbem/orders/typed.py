@@ -241,7 +241,7 @@ def _digits(m: re.Match[str]) -> str:
 #: (players26: "PASSを選びます", "PASSを選択します", "PASSでいきます" and "PASS할게요" were refused as whole phrases
 #: outside the list).  Japanese: a particle, then a verb of choosing in its polite or plain affirmative form (negations
 #: end otherwise: "PASSしません", "PASSを選ばない", "PASSにしません" are no tail, and stay refused); Chinese: "吧", "就好",
-#: "了"; Korean: a particle, then 하다, 선택하다, 가다 or 부탁 in a polite affirmative ending ("PASS 안 할게요", "PASS 하지
+#: "了", "就行", "就可以"; Korean: a particle, then 하다, 선택하다, 가다 or 부탁 in a polite affirmative ending ("PASS 안 할게요", "PASS 하지
 #: 않겠습니다" are negations, no tail).
 _JA_STEM = r"(?:し|選び|えらび|選択し|決め|決定し|いき|行き|出し|提出し|お願いし|お願い致し|お願いいたし|頼み)"
 _JA_PLAIN = r"(?:する|選ぶ|えらぶ|選択する|決める|決定する|いく|行く|出す|提出する)"
@@ -252,7 +252,7 @@ _JA = (
     + _JA_PLAIN
     + r"(?:よ|ね)?|(?:よろしく)?お願い(?:します|致します|いたします)?|よろしく|(?:いい|良い)です|です)|で"
 )
-_ZH = r"吧|就好|好了|了"
+_ZH = r"吧|(?:就(?:好|行|可以)|好)了?|了|即可"  # "PASS就行", "PASS就可以了" (players27): "it will do"
 _KO = (
     r"(?:로|으로|를|을)?[ \t]?(?:선택[ \t]?)?(?:하겠습니다|할게요|할께요|합니다|해요|할래요|해주세요|해 주세요)|"
     r"(?:로|으로)[ \t]?(?:가겠습니다|갈게요|갑니다|가요)|(?:로|으로)?[ \t]?(?:부탁드립니다|부탁합니다|부탁해요|부탁드려요)|"
