@@ -1,4 +1,4 @@
-# ruff: noqa: RUF001
+# ruff: noqa: RUF001, RUF002
 """players27, item 2: a choice said in Chinese around an order, simplified and traditional, as in the other languages.
 
 The decision taken for "I want PASS" (README's players' guide, `tests/test_replies24_said.py`'s `PROSE`) stands for

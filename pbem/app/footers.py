@@ -34,5 +34,11 @@ def commands_only(eng: Engine, state: dict[str, Any], player: str, ex: Extracted
         [*zip(ex.placed, ex.chatter, strict=False), *zip(ex.order_at, ex.typed, strict=False)], key=lambda x: x[0]
     )
     return replace(
-        ex, orders=[], typed=[], order_at=[], placed=[at for at, _ in lines], chatter=[line for _, line in lines]
+        ex,
+        orders=[],
+        typed=[],
+        order_at=[],
+        order_end=[],
+        placed=[at for at, _ in lines],
+        chatter=[line for _, line in lines],
     )

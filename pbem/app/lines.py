@@ -20,6 +20,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from pbem.app import wraps
 from pbem.app.unread import shortened
 from pbem.engine import slots
 from pbem.engine.base import Engine, Outcome
@@ -278,6 +279,8 @@ def read_again(
     said += [repeat_note(line) for line in aside if _key(line) in kept]  # a repeat is told, not listed as chatter
     aside = [line for line in aside if _key(line) not in kept]
     told = chatter.aside(aside) if isinstance(chatter, Extracted) else chatter + aside
+    if isinstance(chatter, Extracted):  # "EVENT CLAIM First" / "Cousins TARGET Carol": the order meant offered
+        said += wraps.offers(eng, state, player, chatter, result)
     return orders, result, {**notes, "problems": said + replaced(eng, state, player, orders, result)}, told
 
 

@@ -122,6 +122,7 @@ class Extracted:
     lost_code: bool = False  # LOST CODE alone on a line, or as the subject after the game's tag
     typed: list[str] = field(default_factory=list)  # orders[k] as typed (its punctuation kept)
     order_at: list[int] = field(default_factory=list)  # orders[k]'s line's place in the message
+    order_end: list[int] = field(default_factory=list)  # its last line's place (a wrapped order's, `_wrapped`)
     placed: list[int] = field(default_factory=list)  # chatter[k]'s line's place in the message
     seeming: list[tuple[str, str]] = field(default_factory=list)  # (line, the order it seems to be): `sentence`
     # each press block read, by its names (folded) and lines: one typed again is sent once (`_pressed`)
@@ -561,6 +562,7 @@ def _order(ex: Extracted, typed: str, line: str, lines: list[str], i: int, words
         line = _read(typed, words)
     ex.typed.append(typed.strip())
     ex.order_at.append(at)
+    ex.order_end.append(i)
     ex.orders.append(_salt(typed) or line)
     return i, line
 
