@@ -53,7 +53,11 @@ def first_state(kind: str, joining_step: bool = False) -> tuple[Engine, dict[str
 
 
 def intake(eng: Engine, state: dict[str, Any], player: str, body: str, subject: str = "") -> Read:
-    ex = extract(body, subject, tuple(eng.order_words))
+    return judged(eng, state, player, extract(body, subject, tuple(eng.order_words)))
+
+
+def judged(eng: Engine, state: dict[str, Any], player: str, ex: Extracted) -> Read:
+    """What the intake does with a message read as `ex` (`pbem.app.reading.extracted` of a whole mail, or `extract`)."""
     ex = commands_only(eng, state, player, seeming_told(eng, state, player, ex))
     out = Read(ex, notes=list(ex.problems))
     if not ex.orders:
