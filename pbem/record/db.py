@@ -68,10 +68,19 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 
 @lru_cache(maxsize=8)
 def engine_for(url: str) -> Engine:
+    """The engine of the record at `url`: for SQLite, the pool of the connections that write (every unit of work,
+    `transaction`) and of the few reads made on the poll's own thread; `reading` has a pool of its own
+    (`_readers_of`).
+
+    SQLite empties a connection's page cache when it starts a transaction after another connection wrote, so a
+    poll's unit of work taking another connection than the last one's read again every page it touched (issue 27:
+    119 page reads a reply, the connections taken in turn, first in first out, with the sender's and the code
+    checks' reads).  Writers are one at a time (`WRITER`): with the readers elsewhere and the last connection put
+    back taken first (`pool_use_lifo`), the poll's units keep one connection, whose cache stays good."""
     if url.startswith("sqlite"):
         private.sqlite_file(url)  # mode 0600: the database holds every game's seed, so every hand
-        eng = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None})
-        event.listen(eng, "connect", _sqlite_pragmas)
+        eng = _sqlite_engine(url)
+        event.listen(eng, "engine_disposed", lambda _: _readers_of(eng).dispose())  # the file may be replaced next
 
         @event.listens_for(eng, "begin")
         def _begin(conn: Connection) -> None:  # take the write lock at BEGIN: no upgrade deadlocks between runs
@@ -82,6 +91,23 @@ def engine_for(url: str) -> Engine:
     if url.startswith("postgresql"):
         return _postgres_engine(url)
     return create_engine(url, pool_pre_ping=True)
+
+
+def _sqlite_engine(url: str) -> Engine:
+    eng = create_engine(
+        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None}, pool_use_lifo=True
+    )
+    event.listen(eng, "connect", _sqlite_pragmas)
+    return eng
+
+
+@lru_cache(maxsize=8)
+def _readers_of(writers: Engine) -> Engine:
+    """The pool `reading` takes SQLite connections from: the sender's and the code checks' threads read while the
+    poll writes, and a connection of theirs in the writers' pool would be the one the poll's next unit takes.
+    Made again with a new `engine_for` (a test clears its cache), disposed with it (`engine_disposed`)."""
+    url = writers.url.render_as_string(hide_password=False)
+    return _sqlite_engine(url) if url.startswith("sqlite") else writers
 
 
 def _begin_immediate(conn: Connection) -> None:
@@ -522,7 +548,7 @@ def reading(url: str) -> Iterator[Connection]:
     Only for reads whose answer is checked again under the lock, or which may be
     a moment stale without harm.
     """
-    with engine_for(url).connect() as conn:
+    with _readers_of(engine_for(url)).connect() as conn:
         yield conn.execution_options(**{READ_ONLY: True})
 
 
