@@ -40,16 +40,16 @@ _FOUND: dict[str, Engine] = {}
 
 def get(kind: str) -> Engine:
     """The engine for `kind` (any case); raises UnknownKind naming the known kinds."""
-    engine = _FOUND.get(kind)
-    if engine is not None:
-        return engine
+    found = _FOUND.get(kind)
+    if found is not None:
+        return found
     try:
         module = KINDS[canonical(kind)]
     except KeyError:
         near = [k for k in KINDS if _near(canonical(kind)[:60], k)]
         meant = f" (did you mean {' or '.join(near)}?)" if near else ""
         raise UnknownKind(f"unknown game kind {kind!r}{meant}; known kinds: {', '.join(available())}") from None
-    engine = importlib.import_module(module).ENGINE
+    engine: Engine = importlib.import_module(module).ENGINE
     if type(kind) is str and len(kind) <= 64:  # the names asked are the registry's few: bounded all the same
         if len(_FOUND) >= 64:
             _FOUND.clear()
