@@ -1,18 +1,15 @@
 """Checking players' codes ahead of the poll: the slow derivations on worker threads.
 
 `warmed` passes the inbox's messages through in order while, a few messages
-ahead, it parses each one, hands the parsed message to the poll, reads its seat's
-stored hash and, for one stored with PBKDF2, has a worker thread (two on a machine
-with two cores) read its code and run the check (`pbem.trust.codes.check_seat_code`,
+ahead, worker threads (two on a machine with two cores) parse each one, hand
+the parsed message to the poll, read its seat's stored hash and, for one stored
+with PBKDF2, its code, and run the check (`pbem.trust.codes.check_seat_code`,
 cached per seat and code).
 PBKDF2 releases the GIL, so the derivations for the next messages run on
 whichever core is free while this one is handled; `intake.decide` then finds the answer in
 the cache.  Nothing is written ahead, so a crash loses nothing.  Codes made since the keyed
-hash (docs/security.md) cost microseconds to check where the message is handled, so most
-messages give the threads nothing to do: the parse is done on the poll's own thread (issue 27,
-perf28: a parse handed to a worker and its result handed back, on a machine whose two cores the
-mail servers keep busy, cost the threads' hand-offs of the interpreter lock and gained nothing,
-a parse holding that lock throughout).
+hash (docs/security.md) cost microseconds to check where the message is handled; the threads
+carry the PBKDF2 of codes stored before it, and the parse.
 """
 
 from __future__ import annotations
@@ -48,75 +45,50 @@ def _warm_code(home: Home, msg: Inbound) -> None:
     since it) costs microseconds to check where it is handled: its message is not read here (a reply
     quoting a report holds the word "code", and reading it whole cost more than the check it warmed).
     """
-    seat = _stretched(home, msg)
-    if seat is not None:
-        _derive(msg, seat)
-
-
-def _stretched(home: Home, msg: Inbound) -> tuple[int, str] | None:
-    """(seat id, stored hash) of the seat `msg` may carry the code of, when that code is stored with PBKDF2."""
     if msg.auto or msg.problem or not msg.game or not msg.sender:
-        return None
+        return
     if not (_CODE_WORD.search(msg.subject) or _CODE_WORD.search(msg.text)):
-        return None  # no mail without the word holds a player code: the extraction is not needed
+        return  # no mail without the word holds a player code: the extraction is not needed
     seat = seat_code(home.cfg.database_url, msg.game, msg.sender)
     if seat is None or not seat[1].startswith(f"{STRETCHED}$"):
-        return None
-    return seat
-
-
-def _derive(msg: Inbound, seat: tuple[int, str]) -> None:
+        return
     code = extract(msg.text, msg.subject, ()).code  # the code needs no order words
     if code:
         check_seat_code(seat[0], code, seat[1])
 
 
-def _derive_quietly(msg: Inbound, seat: tuple[int, str]) -> None:
-    try:
-        _derive(msg, seat)
-    except Exception:  # only a cache warm: the message's own handling meets and reports the problem
-        log.debug("code check ahead of handling failed", exc_info=True)
-
-
-def _warm_raw(home: Home, raw: bytes, parsed: Future[Inbound | None]) -> tuple[int, str] | None:
-    """`raw` parsed into `parsed` (None: the poll parses it again, and meets the problem), and the seat whose
-    PBKDF2 check is worth starting ahead."""
+def _warm_raw(home: Home, raw: bytes, parsed: Future[Inbound | None]) -> None:
     msg: Inbound | None = None
     try:
         msg = parse(raw, home.policy.moderator_address, home.policy.trust_authentication_results)
     except Exception:  # the message's own handling parses it again, and meets and reports the problem
         log.debug("parsing ahead of handling failed", exc_info=True)
     finally:
-        parsed.set_result(msg)  # handed to the poll: it does not parse the message a second time
+        parsed.set_result(msg)  # handed to the poll's thread: it does not parse the message a second time
     if msg is None:
-        return None
+        return
     try:
-        return _stretched(home, msg)
+        _warm_code(home, msg)
     except Exception:  # only a cache warm: the message's own handling meets and reports the problem
         log.debug("code check ahead of handling failed", exc_info=True)
-        return None
 
 
 @dataclass(frozen=True)
 class Ahead:
-    """A message of the inbox, and its parsed form (None: parse it again)."""
+    """A message of the inbox, and its parsed form as soon as the worker thread has it (None: parse it again)."""
 
     item: Incoming
     parsed: Future[Inbound | None]
 
 
 def warmed(home: Home, items: Iterator[Incoming], depth: int = WARM_AHEAD) -> Iterator[Ahead]:
-    """The inbox's messages in order, each one parsed `depth` messages ahead and its PBKDF2 code check, if it
-    needs one, started then on a worker thread (made only when one is needed)."""
+    """The inbox's messages in order, each one parsed and its code check started `depth` messages ahead on a
+    worker thread."""
     ahead: deque[Ahead] = deque()
     with ThreadPoolExecutor(CODE_THREADS, thread_name_prefix="pbem-codes") as pool:
         for item in items:
             slot = Ahead(item, Future())
-            seat = _warm_raw(home, item.raw, slot.parsed)
-            if seat is not None:
-                msg = slot.parsed.result()
-                assert msg is not None
-                pool.submit(_derive_quietly, msg, seat)
+            pool.submit(_warm_raw, home, item.raw, slot.parsed)
             ahead.append(slot)
             if len(ahead) > depth:
                 yield ahead.popleft()
