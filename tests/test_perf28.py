@@ -170,3 +170,17 @@ def test_an_engine_is_found_once_for_any_spelling_and_an_unknown_kind_still_name
         registry.get("habsbrug")
     with pytest.raises(registry.UnknownKind):
         registry.get("habsbrug")  # a name not known is never remembered
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:"])
+def test_a_database_in_memory_is_read_on_the_writers_connection(url: str) -> None:
+    """One database a connection there: its readers cannot have a pool of their own (nor a pool of several)."""
+    writers = db.engine_for(url)
+    try:
+        with db.transaction(url) as conn:
+            conn.exec_driver_sql("CREATE TABLE IF NOT EXISTS t (x INTEGER)")
+            conn.exec_driver_sql("INSERT INTO t VALUES (3)")
+        with db.reading(url) as conn:
+            assert conn.exec_driver_sql("SELECT sum(x) FROM t").scalar() == 3
+    finally:
+        writers.dispose()

@@ -18,6 +18,7 @@ import socket
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -80,7 +81,9 @@ def engine_for(url: str) -> Engine:
     if url.startswith("sqlite"):
         private.sqlite_file(url)  # mode 0600: the database holds every game's seed, so every hand
         eng = _sqlite_engine(url)
-        event.listen(eng, "engine_disposed", lambda _: _readers_of(eng).dispose())  # the file may be replaced next
+        if private.database_path(url) is not None:
+            readers = _READERS[eng] = _sqlite_engine(url)  # opens nothing until read
+            event.listen(eng, "engine_disposed", lambda _: readers.dispose())  # the file may be replaced next
 
         @event.listens_for(eng, "begin")
         def _begin(conn: Connection) -> None:  # take the write lock at BEGIN: no upgrade deadlocks between runs
@@ -94,20 +97,22 @@ def engine_for(url: str) -> Engine:
 
 
 def _sqlite_engine(url: str) -> Engine:
-    eng = create_engine(
-        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None}, pool_use_lifo=True
-    )
+    """A SQLite engine; a database file's pool gives the last connection put back first (`engine_for`)."""
+    lifo = {"pool_use_lifo": True} if private.database_path(url) is not None else {}  # :memory: has one a thread
+    eng = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None}, **lifo)
     event.listen(eng, "connect", _sqlite_pragmas)
     return eng
 
 
-@lru_cache(maxsize=8)
+#: the engine `reading` takes SQLite connections from, by the writers' engine of the same database file (`engine_for`)
+_READERS: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
+
+
 def _readers_of(writers: Engine) -> Engine:
-    """The pool `reading` takes SQLite connections from: the sender's and the code checks' threads read while the
-    poll writes, and a connection of theirs in the writers' pool would be the one the poll's next unit takes.
-    Made again with a new `engine_for` (a test clears its cache), disposed with it (`engine_disposed`)."""
-    url = writers.url.render_as_string(hide_password=False)
-    return _sqlite_engine(url) if url.startswith("sqlite") else writers
+    """The pool `reading` takes connections from: for a SQLite file, one of its own (the sender's and the code
+    checks' threads read while the poll writes, and a connection of theirs in the writers' pool would be the one
+    the poll's next unit takes); the writers' own for any other database and for :memory:."""
+    return _READERS.get(writers, writers)
 
 
 def _begin_immediate(conn: Connection) -> None:
