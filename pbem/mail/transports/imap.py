@@ -496,7 +496,7 @@ class ImapInbox(Filing):
         window), so its line is bounded however large the folder (costs21).  A folder of at most `window`
         messages at the SELECT costs one SEARCH, as before.  `criteria`: what else the SEARCH asks."""
         top = self.uidnext - 1 if self.uidnext else None  # None: the server said no UIDNEXT (up to "*")
-        first, n = 1, self.window  # n: the sequence number of the window's last message when it is asked
+        first, n = 1, self._shifted(0) + self.window  # n: the sequence number of the window's last message
         while top is None or first <= top:
             last = self._uid_at(n) if n < self.exists else None  # past EXISTS: no message below `top` is there
             if last is None or (top is not None and last >= top):
@@ -507,7 +507,18 @@ class ImapInbox(Filing):
             yield first, end, sorted(u for u in found if first <= u <= end)
             if last is None or last == top:
                 return
-            first, n = last + 1, n + self.window
+            first, n = last + 1, self._shifted(n) + self.window  # (what the run filed meanwhile moved it down)
+
+    def _shifted(self, n: int) -> int:
+        """Sequence number `n` now: each expunge the server told of since (`* k EXPUNGE`, at the end of the run's
+        own MOVE or EXPUNGE, or of another client's) moved every message after k down by one.  Without it each
+        window held what the run filed since the one before as well, and grew with the folder (costs21)."""
+        told = self._client._imap.untagged_responses.pop("EXPUNGE", [])  # (also let go: they were kept all run)
+        for k in told:
+            if str(k, "ascii", "replace").strip().isdigit() and int(k) <= n:
+                n -= 1
+        self.exists -= len(told)
+        return n
 
     def _uid_at(self, n: int) -> int | None:
         """The UID of the message at sequence number `n` now (None: the folder holds fewer, or the server would
