@@ -91,8 +91,8 @@ def test_a_parts_mime_headers_cost_a_few_lines_a_character(provider: dict[str, b
         mails = {k: _mail(shape, k) for k in (n, 4 * n)}
         evidence = {k: _evidence(provider, raw) for k, raw in mails.items()}
         for reader, work in (
-            ("verify --sent", lambda k: lambda: parse_sent(mails[k])),
-            ("DKIM evidence", lambda k: lambda: recheck(evidence[k])),
+            ("verify --sent", lambda k, mails=mails: lambda: parse_sent(mails[k])),
+            ("DKIM evidence", lambda k, evidence=evidence: lambda: recheck(evidence[k])),
         ):
             assert work(4 * n)() is not None
             g = step_growth(work, n)

@@ -98,14 +98,15 @@ def _client_class() -> Any:
                 return super()._command(*args, **kwargs)
 
             def readline(self) -> bytes:
-                """imaplib's, with `MAX_LINE` for its 1,000,000 bytes: a SEARCH answer is one line of every UID in
-                the inbox, so an inbox of some 130,000 mails (a spam run while pbem was off) failed every poll
-                with "got more than 1000000 bytes", and nothing was read again (costs20)."""
+                """imaplib's, with `MAX_LINE` for its 1,000,000 bytes: a SEARCH answer of the whole inbox was one line
+                of every UID, so an inbox of some 130,000 mails failed every poll with "got more than 1000000 bytes"
+                (costs20).  pbem now searches in windows (`ImapInbox._windows`, costs21): no answer to what it asks
+                comes near the bound, which stays for a server that misbehaves."""
                 line = bytes(self.file.readline(MAX_LINE + 1))
                 if len(line) > MAX_LINE:  # the rest of the line is still on the wire: the connection is dropped
                     raise self.abort(
-                        f"the server sent a line of more than {MAX_LINE} bytes (a SEARCH answer so long lists more "
-                        "than some 260,000 mails: move some of the inbox's mail to another folder)"
+                        f"the server sent a line of more than {MAX_LINE} bytes (no answer to what pbem asks is so "
+                        "long: see the server's log)"
                     )
                 return line
 
@@ -139,10 +140,9 @@ MAX_BATCH_BYTES = 16 * 1024 * 1024  # message bytes fetched in one command (issu
 MAX_MESSAGE = 4 * 1024 * 1024 + 1  # bytes fetched of one message: one more than pbem keeps of any
 MAX_LITERAL = MAX_MESSAGE + 64 * 1024  # one literal read from the server: a message's bytes asked, and some slack
 MAX_UNTAGGED = 2 * MAX_BATCH_BYTES  # bytes of the untagged answers to one command (a batch is at most MAX_BATCH_BYTES)
-#: bytes of one line from the server (imaplib's own bound is 1,000,000): the SEARCH answer lists every UID of the
-#: inbox on one line, about 8 bytes each, so this reads an inbox of some 260,000 mails.  Read, such a line holds
-#: some 30 times its bytes at its peak (the UIDs as text, then as numbers, sorted, in a set: 65 MB for 2 MiB,
-#: 247 MB for 8 MiB), so the bound stays there (costs20)
+#: bytes of one line from the server (imaplib's own bound is 1,000,000).  A SEARCH answer lists the UIDs it finds on
+#: one line, about 8 bytes each; read, such a line holds some 30 times its bytes at its peak (the UIDs as text, then
+#: as numbers: 65 MB for 2 MiB), so the bound stays there (costs20), and pbem asks for at most `WINDOW` UIDs at once
 MAX_LINE = 2 * 1024 * 1024
 #: messages one SEARCH of the folder asks for (a line of some 80 KB; `ImapInbox._windows`, costs21)
 WINDOW = 10_000
