@@ -491,9 +491,9 @@ class ImapInbox(Filing):
         by the next run: the idle check sees it), oldest first, one window of UIDs at a time: (first, last, the
         UIDs found).  A SEARCH answer lists every UID it finds on one line, so one SEARCH of the whole folder
         grew with the folder, and past `MAX_LINE` stopped every poll (costs20).  Each SEARCH here asks for the
-        UIDs up to that of the message `window` sequence numbers on (one FETCH of its UID): at most `window`
-        messages when asked, and as many more as were expunged below meanwhile (the run's own filing, at most a
-        window), so its line is bounded however large the folder (costs21).  A folder of at most `window`
+        UIDs up to that of the message `window` sequence numbers on (one FETCH of its UID, the sequence number
+        followed down by the expunges the server told of: `_shifted`): `window` messages when asked, so its line
+        is bounded however large the folder (costs21).  A folder of at most `window`
         messages at the SELECT costs one SEARCH, as before.  `criteria`: what else the SEARCH asks."""
         top = self.uidnext - 1 if self.uidnext else None  # None: the server said no UIDNEXT (up to "*")
         first, n = 1, self._shifted(0) + self.window  # n: the sequence number of the window's last message
@@ -515,7 +515,8 @@ class ImapInbox(Filing):
         window held what the run filed since the one before as well, and grew with the folder (costs21)."""
         told = self._client._imap.untagged_responses.pop("EXPUNGE", [])  # (also let go: they were kept all run)
         for k in told:
-            if str(k, "ascii", "replace").strip().isdigit() and int(k) <= n:
+            k = k.decode("ascii", "replace") if isinstance(k, bytes) else str(k)
+            if k.strip().isdigit() and int(k) <= n:
                 n -= 1
         self.exists -= len(told)
         return n
