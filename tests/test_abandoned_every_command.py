@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -72,12 +73,19 @@ def test_show_says_whom_a_running_or_paused_game_waits_for_and_until_when(made: 
 # A command that finds nothing to do says so (walk6: a second `pbem game pause` said "game hh1 is paused", as if the
 # moderator had asked something of a paused game).  The corpus: each command that changes a game's control, run where
 # it has nothing to do; a case fails unless it is refused in one line saying "already" or "nothing was changed".  On
-# 18279215: 4 of the 5 fail (away back of a player not away, resume, pause, abandon); on players25: 0.
+# 18279215: 4 of the 5 fail (away back of a player not away, resume, pause, abandon); on players25: 0.  walk7 added
+# the mail mode said again (exit 0 on efd12b07: 1 of the 4 new cases failed), an address the seat has already, the
+# absence to the day it is already, the seat given to the player who has it: 0 of 9 fail now.
+SOON = f"{datetime.now(UTC) + timedelta(days=3):%Y-%m-%d}"  # within [games] max_away
 IDLE = [  # in turn, on one game (Bob is away, Alice is not)
     ((), ("game", "away", "hh1", "Alice", "back")),
     ((), ("game", "resume", "hh1")),
     (("game", "pause", "hh1"), ("game", "pause", "hh1")),
     ((), ("game", "start", "hh1")),
+    (("game", "mail", "hh1", "digest"), ("game", "mail", "hh1", "DIGEST")),
+    ((), ("game", "address", "hh1", "Alice", "alice@example.test")),
+    (("game", "away", "hh1", "Carol", SOON), ("game", "away", "hh1", "Carol", SOON)),
+    ((), ("game", "replace", "hh1", "Carol", "Carol <carol@example.test>")),
     (("game", "abandon", "hh1"), ("game", "abandon", "hh1")),
 ]
 

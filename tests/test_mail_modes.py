@@ -103,13 +103,19 @@ def test_a_mode_said_again_says_it_changed_nothing(home, clock) -> None:
     assert set_default(Home.of(home), name, "Watch", clock()) == ("watch", True)
     assert set_default(Home.of(home), name, "normal", clock()) == ("normal", False)
     player = PLAYERS[0][0]
-    texts = []
+    texts, subjects = [], []
     for _ in range(2):
         deliver(home, order_mail(address_of(player), name, f"CODE {CODES[player]}\nWATCH"))
         run_poll(home, clock)
         [mail] = [m for m in sent_mail(home, seen) if m["To"].addresses[0].addr_spec == address_of(player)]
         texts.append(" ".join(body_of(mail).split()))
+        subjects.append(mail["Subject"])
     assert PROMISES[WATCH] in texts[0] and ALREADY[WATCH] not in texts[0]
+    # walk7: the second was subjected "your mail: WATCH noted" above "nothing changed"
+    assert subjects == [
+        f"Re: [pbem {name}] your mail: WATCH noted",
+        f"Re: [pbem {name}] your mail: already WATCH, nothing changed",
+    ]
     assert ALREADY[WATCH] in texts[1] and PROMISES[WATCH] not in texts[1]
     with session(home.database_url) as s:
         assert mailing(s, store.game_by_name(s, name).id).modes() == {"": "normal", player: "watch"}

@@ -329,8 +329,18 @@ def test_a_reply_to_pbems_mail_to_the_moderator_needs_no_code(game, code, clock)
     # after a new moderator code, replies to mail sent before it need the code again
     clock.advance(minutes=1)
     moderating.make_code(Home.of(cfg), clock.now)
+    sent_mail(cfg, seen)
     command(cfg, None, "RESUME", In_Reply_To=ack["Message-ID"])
     assert run(cfg, clock).rejected == 1 and control_state(cfg) == "paused"
+    # walk7: the refusal said only "it carried no moderator code", to a moderator who had replied to pbem's mail
+    (refusal,) = sent_mail(cfg, seen)
+    said = " ".join(body_of(refusal).split())
+    assert "The mail you answered was sent to this address before the moderator code was changed (" in said, said
+    # the refusal of a reply to a player's mail says nothing of it (that mail was never the moderator's)
+    command(cfg, None, "RESUME", In_Reply_To=player_mail["Message-ID"])
+    assert run(cfg, clock).rejected == 1
+    (refusal,) = sent_mail(cfg, seen)
+    assert "before the moderator code was changed" not in body_of(refusal)
 
 
 def test_a_command_with_a_colon_right_above_the_quoted_mail_is_run_not_taken_for_the_clients_header(

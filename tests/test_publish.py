@@ -162,3 +162,19 @@ def test_the_site_is_refused_a_document_that_is_not_public(tmp_path: Path) -> No
     doc = {"audience": "moderator", "game": {}}
     with pytest.raises(ValueError, match="public documents only"):
         game_page(doc, Now("running", (), None))
+
+
+def test_the_line_of_whom_a_game_waits_for_names_people_as_people() -> None:
+    """walk7: the public page said "Waiting for Alice: it is asked to move until Wed 09 Dec 2026 01:57 UTC.", a
+    person called "it".  Every count of players waited for, with and without a deadline: 2 of the 8 lines called
+    a person "it" on efd12b07 (the other 6 "they", one "Waiting for Alice, Bob: they are asked ..."), 0 now."""
+    from datetime import UTC, datetime
+
+    from pbem.history.site import Now
+
+    names = ("Alice", "Bob", "Zoë Müller", "Dave")
+    for n in range(1, 5):
+        for due in (None, datetime(2026, 12, 9, 1, 57, tzinfo=UTC)):
+            line = Now("running", names[:n], due).line()
+            assert re.fullmatch(r"Waiting for [^:]+ to move( \(deadline Wed 09 Dec 2026 01:57 UTC\))?\.", line), line
+            assert all(name in line for name in names[:n]) and " it " not in line, line

@@ -617,3 +617,23 @@ def test_the_readmes_refusals_of_a_mistyped_name_are_the_commands() -> None:
         player_named("Alce", ["Alice", "Bob", "Carol"], "hh1")
     assert str(told.value).startswith(player[1]), (str(told.value), player[1])
     assert unknown_game("hh2", ["hh1"]).startswith(player[2]), (unknown_game("hh2", ["hh1"]), player[2])
+
+
+def test_the_players_steps_to_check_a_game_are_the_commands_and_words_pbem_has() -> None:
+    """walk7 walked "Checking a game yourself, step by step" as a player (a venv, the export, the mail saved as an
+    mbox and as a folder of .eml files, `verify --mail ... --as`, with no network: passed; an export with one event
+    reworded: "pbem: verification FAILED: ...", exit 1).  Checked here without running a game: the verify line
+    parses, the version the steps send the player to is the one every mail names in X-Mailer, and the last lines
+    the steps quote are the ones `pbem verify` prints."""
+    start = README.index("**Checking a game yourself, step by step**")
+    steps = README[start : README.index("\n\n`verify` checks every field", start)]
+    [verify] = re.findall(r"`~/pbem-check/bin/(pbem verify [^`]+)`", steps)
+    _parse(["verify", "hh1.json", "--mail", "mail.mbox", "--as", "Alice"])
+    assert verify == "pbem verify hh1.json --mail FILE-OR-FOLDER --as YOUR-NAME", verify
+    from pbem import __version__
+
+    compose = (ROOT / "pbem" / "mail" / "outbound" / "compose.py").read_text(encoding="utf-8")
+    assert 'f"X-Mailer: pbem {__version__}' in compose and f"`X-Mailer: pbem {__version__}`" in steps
+    said = (ROOT / "pbem" / "cli" / "history.py").read_text(encoding="utf-8")
+    assert 'typer.echo("verification passed")' in said and 'fail(f"verification FAILED: ' in said
+    assert "`verification passed`" in steps and "`pbem: verification FAILED: ...`" in steps

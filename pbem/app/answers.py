@@ -135,6 +135,15 @@ def out_of_turn(eng: Any, state: dict[str, Any], player: str, lines: list[Any]) 
     return all(r.not_asked for r in refused) and bool(refused) and all(q.player != player for q in eng.requests(state))
 
 
+def asks(eng: Any, state: dict[str, Any], player: str, refused: list[Any] | None) -> dict[str, bool]:
+    """Whether the answer asks for no reply: `idle`, a refused order sent out of turn (`out_of_turn`); `unasked`, a
+    mail of commands only (`refused` None: WATCH, a press, AWAY, no orders) from a player asked nothing now, not even
+    a step they answered (walk7: Bob, not to play in Habsburg, sent WATCH and was told "Reply to this mail with your
+    orders")."""
+    unasked = refused is None and all(q.player != player for q in eng.requests(state))
+    return {"idle": out_of_turn(eng, state, player, refused or []), "unasked": unasked}
+
+
 def ack_context(msg: Inbound, loaded: Loaded, chatter: list[str], **ctx: Any) -> dict[str, Any]:
     """What an acknowledgement tells (its own mail, or the top of the report that answers the message)."""
     shown, more_chatter = summary([short(line) for line in chatter])

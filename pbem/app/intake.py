@@ -20,7 +20,7 @@ from __future__ import annotations
 from pbem.app import absence, addresses, answering, derivations, join, misuse, notify, refusals, revisions, views
 from pbem.app import closing as step_closing
 from pbem.app import lines as reading_lines
-from pbem.app.answers import Outgoing, ack, ack_context, out_of_turn, short, summary
+from pbem.app.answers import Outgoing, ack, ack_context, asks, short, summary
 from pbem.app.decision import Decision, Input, MailModeSet, Report
 from pbem.app.facts import Facts as Facts
 from pbem.app.facts import SenderGame as SenderGame
@@ -183,8 +183,8 @@ def _asked(loaded: Loaded, player: str) -> list[dict[str, object]]:
 
 
 def _now(loaded: Loaded, player: str, refused: list[LineResult] | None = None) -> dict[str, object]:
-    eng, idle = views.engine(loaded), out_of_turn(views.engine(loaded), loaded.state, player, refused or [])
-    return dict(on_file=views.filed(eng, loaded.state, player), waiting=views.waiting(eng, loaded.state), idle=idle)
+    e, s = views.engine(loaded), loaded.state
+    return dict(on_file=views.filed(e, s, player), waiting=views.waiting(e, s), **asks(e, s, player, refused))
 
 
 def _orders(

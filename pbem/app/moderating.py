@@ -96,6 +96,23 @@ def _proof(s: Unit, msg: Inbound, policy: Policy, r: Read, sent: dict[str, SentM
     return "code" if codes.check_seat_code(key, r.code, kept[0]) else ""
 
 
+def _answered_before(s: Unit, msg: Inbound, policy: Policy, sent: dict[str, SentMail]) -> str:
+    """When the refused mail answers pbem's mail to the moderator address sent before the moderator code was made:
+    when the code was made ("" if not so), for the refusal to say why the reply counts for nothing (walk7: a reply to
+    an older acknowledgement was told only "it carried no moderator code")."""
+    kept = moderator_code.stored(s)
+    if not kept:
+        return ""
+    since, mine = kept[1].replace(tzinfo=None), policy.moderator_address.lower()
+    answered = [m for ref in looked_up(msg.references) if (m := sent.get(ref)) is not None]
+    old = [
+        m
+        for m in answered
+        if m.to_addr.lower() == mine and not m.player and (m.created_at or kept[1]).replace(tzinfo=None) < since
+    ]
+    return f"{since:%Y-%m-%d %H:%M} UTC" if old else ""
+
+
 def decide_and_apply(
     s: Unit, policy: Policy, msg: Inbound, raw: bytes, when: datetime, first: object = None
 ) -> Decision:
@@ -131,7 +148,7 @@ def decide_and_apply(
         d = Decision("ignored", "a mail from the moderator address with no command")
     elif not _proof(s, msg, policy, r, sent, out):
         d.outcome, d.reason = "rejected", "moderator mail refused: no valid moderator code and no reply to pbem"
-        _tell(d, out, "moderator_refused", code_given=bool(r.code))
+        _tell(d, out, "moderator_refused", code_given=bool(r.code), before=_answered_before(s, msg, policy, sent))
     else:
         _commands(s, policy, d, out, r, name, game is not None, msg, when)
         loaded = store.load(s, game) if game is not None else None  # as it stands after the commands

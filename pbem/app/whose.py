@@ -71,8 +71,10 @@ class Whose:
             "(a backup restored into another folder or onto another machine?); nothing was done. The mails waiting "
             f"in it when it was saved may have gone out since: first add the ledgers of mails sent to {ledger} "
             "(the backup's sent-ids.ledger, and the old home's outbox-sent/sent-ids.ledger if it can be reached: "
-            f"cat FILE >> {ledger}); the mails they name are not sent again. Then, if this is the database to go on "
-            "with, run once: pbem poll --trust-clock"
+            f"cat FILE >> {ledger}); the mails they name are not sent again. The orders read and the reports sent "
+            "since it was saved are not in it: put the mail read since (in the processed folder, arrived after "
+            "`taken` in the backup's manifest.json) back into the inbox to have it read again, or tell the players "
+            "the game went back. Then, if this is the database to go on with, run once: pbem poll --trust-clock"
         )
 
     def adopt(self, url: str, home: Path) -> None:

@@ -45,6 +45,25 @@ class Found:
     refusal: str | None = None
     notes: list[str] = field(default_factory=list)
     inbox_mark: str | None = None
+    late: dict[str, int] = field(default_factory=dict)  # the mails of each folder the refusal counts
+
+
+def trusted(found: Found, seen: datetime) -> Found:
+    """A `pbem poll --trust-clock` run goes on with this database whatever the folders hold: what `check` would
+    refuse is told instead, a `note:` line and the log (walk7: a database restored into another folder was gone on
+    with, and the order read after its backup was lost without a word)."""
+    if found.refusal:
+        held = " and its ".join(f"{role} folder holds {count(n, 'mail')}" for role, n in found.late.items() if n)
+        note = (
+            f"gone on with a database older than the mail server's folders: the mail server's {held} read after "
+            f"its last run ({seen:%Y-%m-%d %H:%M} UTC) that it never recorded; the orders in them are not in the "
+            "record: move them back into the inbox and run pbem poll to have them read again, or tell the players "
+            "the game went back"
+        )
+        log.warning("%s", note)
+        found.notes.append(note)
+        found.refusal = None
+    return found
 
 
 def keep(cfg: Config, inbox: object) -> None:
@@ -113,7 +132,7 @@ def _judge(cfg: Config, seen: datetime, newer: dict[str, list[tuple[bytes, Any]]
             log.warning("%s", note)
             found.notes.append(note)
     if sum(late.values()):
-        found.refusal = _refusal(late, seen)
+        found.refusal, found.late = _refusal(late, seen), late
 
 
 def _refusal(late: dict[str, int], seen: datetime) -> str:

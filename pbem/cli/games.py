@@ -461,4 +461,6 @@ def game_mail(
     from pbem.app.mailing import said, set_default
 
     (chosen, already), name = _control(set_default, name, mode)
+    if already:  # nothing to do: said in one line, exit 2, as a second `game pause` is (walk7: it exited 0)
+        fail(said(name, chosen, already), 2)
     done(said(name, chosen, already), name)

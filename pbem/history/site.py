@@ -45,10 +45,10 @@ class Now:
             return "The moderator paused this game; its deadlines wait until it resumes."
         if not self.waiting:
             return "Nobody is asked to move just now."
-        who = ", ".join(self.waiting)
-        until = f" until {self.due:%a %d %b %Y %H:%M} UTC" if self.due else ""
-        verb = "is" if len(self.waiting) == 1 else "are"
-        return f"Waiting for {who}: {'it' if len(self.waiting) == 1 else 'they'} {verb} asked to move{until}."
+        # players are people: never "it" (walk7 read "Waiting for Alice: it is asked to move until ...")
+        who = ", ".join(self.waiting[:-1]) + " and " + self.waiting[-1] if len(self.waiting) > 1 else self.waiting[0]
+        until = f" (deadline {self.due:%a %d %b %Y %H:%M} UTC)" if self.due else ""
+        return f"Waiting for {who} to move{until}."
 
 
 @dataclass(frozen=True)

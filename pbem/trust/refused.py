@@ -108,10 +108,20 @@ def html_status(page: str) -> list[str]:
 
 
 def html_block(page: str) -> str:
-    """The refusal an acknowledgement's HTML part prints: its paragraph and table ("" when it has none)."""
+    """The refusal an acknowledgement's HTML part prints: its paragraph and table ("" when it has none), each list of
+    what would be accepted in one form: a line each since walk7 (on a phone the orders ran together, one wrapped
+    into the next), a space between them in the mails written before, which say the same."""
     start = page.find(_HTML_START)
     end = page.find(_HTML_END, start) if start >= 0 else -1
-    return page[start : end + len(_HTML_END)] if end >= 0 else ""
+    return _LISTED.sub(_spaced, page[start : end + len(_HTML_END)]) if end >= 0 else ""
+
+
+_LISTED = re.compile(r"would be accepted:((?:<br><code>[^<>]{0,4000}</code>){1,100})")
+_CODE = re.compile(r"<code>([^<>]{0,4000})</code>")
+
+
+def _spaced(m: re.Match[str]) -> str:
+    return "would be accepted: " + "".join(f"<code>{c}</code> " for c in _CODE.findall(m.group(1)))
 
 
 def quoted(rows: list[str]) -> list[str] | None:

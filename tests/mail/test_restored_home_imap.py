@@ -10,6 +10,7 @@ restores.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -27,6 +28,8 @@ from tests.mail.test_e2e import World
 
 pytestmark = pytest.mark.dovecot
 REFUSED = r"the mail server's processed folder holds 2 mails (and its rejected folder holds 1 mail )?read after this database's last run"
+GONE_ON = "gone on with a database older than the mail server's folders: "
+TOLD = re.escape(GONE_ON) + REFUSED.replace("this database's", "its")
 
 
 @pytest.fixture
@@ -72,7 +75,10 @@ def test_the_whole_home_restored_with_the_state_folder_is_refused(world: World, 
         _poll(world)
     with pytest.raises(TransportError, match=REFUSED):  # nothing was written: the same again
         _poll(world)
-    _poll(world, trust=True)  # the moderator goes on with it (its mark of the folders kept anew)
+    trusted = _poll(world, trust=True).summary  # the moderator goes on with it (its mark of the folders kept anew)
+    assert trusted is not None and [bool(re.match(TOLD, n)) for n in trusted.told if n.startswith(GONE_ON)] == [True], (
+        trusted.told
+    )
     _orders(world)
     assert _poll(world).summary.accepted == 2  # type: ignore[union-attr]
 
@@ -86,6 +92,14 @@ def test_the_home_restored_into_another_folder_is_refused(
     assert cfg.database_url != world.cfg.database_url
     with pytest.raises(TransportError, match=REFUSED):
         _poll(world, cfg)
+    # walk7: the --trust-clock run that goes on with it said nothing of the mail read after the backup (the two
+    # orders the home read since were lost without a word); it tells them now, once
+    trusted = _poll(world, cfg, trust=True).summary
+    assert trusted is not None and [bool(re.match(TOLD, n)) for n in trusted.told if n.startswith(GONE_ON)] == [True], (
+        trusted.told
+    )
+    again = _poll(world, cfg).summary  # None: a run with nothing to do
+    assert again is None or not [n for n in again.told if n.startswith(GONE_ON)], again.told
 
 
 def test_a_run_that_died_after_filing_is_not_refused(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
