@@ -126,8 +126,19 @@ def joined_lines(eng: Engine, state: State, player: str, lines: list[str]) -> tu
     lines = joining.split_join(lines)
     result: Outcome = eng.apply(state, player, lines)
     lines, repeats, result = once(eng, state, player, lines, result)
-    kept, aside, result = (lines, [], result) if result.accepted else without_prose(eng, state, player, lines, result)
-    return kept, [*(repeat_note(x) for x in repeats), *(footer_note(x) for x in aside)], result
+    kept, aside, prose_result = (
+        (lines, [], result) if result.accepted else without_prose(eng, state, player, lines, result)
+    )
+    if any(_salt_line(x) for x in aside):
+        return lines, [repeat_note(x) for x in repeats], result  # a SALT line is the player's own: refused with its why
+    return kept, [*(repeat_note(x) for x in repeats), *(footer_note(x) for x in aside)], prose_result
+
+
+def _salt_line(line: str) -> bool:
+    """A line starting with the word SALT: no footer starts so, and a salt too long or given twice must be refused
+    with its reason (`tests/app/test_join_policy.py`), not set aside as a footer."""
+    words = line.split(maxsplit=1)
+    return bool(words) and words[0].casefold() == "salt"
 
 
 def footer_note(line: str) -> str:
