@@ -20,10 +20,10 @@ from PIL import Image
 
 from pbem import engine as registry
 from pbem.engine.bots import play
-from pbem.engine.sixteen_thirty.tables import COUNTRIES
 from pbem.render.pictures import MODULES, Picture, board
 from pbem.render.pictures import sixteen_thirty as thirty_picture
 from pbem.render.pictures.canvas import BLUE_TINT, GOLD, GREY_TINT, INK, RED_TINT, Canvas, RgbCanvas, card_tile
+from pbem.render.pictures.phone import SCALE
 from tests.engine.test_contract import moments
 from tests.secrets_by_kind import HIDDEN
 
@@ -72,7 +72,10 @@ def test_every_report_of_the_game_has_a_picture_naming_the_readers_hand_and_no_h
             view = eng.view(s, p)
             pic = picture(view)
             assert pic is not None and pic.png.startswith(b"\x89PNG") and pic.alt
-            for part in board(view):
+            for part in board(view):  # shown at its layout's size, drawn at twice it (picture version 2, phones2)
+                image = Image.open(io.BytesIO(part.png))
+                assert image.size == (part.width * SCALE, part.height * SCALE) and part.width <= 340
+            for part in board(view, 1):  # version 1, kept for verifying older mail: drawn at its size
                 image = Image.open(io.BytesIO(part.png))
                 assert image.size == (part.width, part.height) and part.width <= 700
             hand = view["data"].get("your_hand" if kind == "italian-wars" else "hand") or []
@@ -126,11 +129,15 @@ def test_each_sixteen_thirty_country_is_drawn_in_its_factions_colour_with_its_co
         pic = picture(view)
         assert pic is not None
         image = Image.open(io.BytesIO(board(view)[0].png)).convert("RGB")  # the map comes first
-        for name in COUNTRIES:
+        old = Image.open(io.BytesIO(board(view, 1)[0].png)).convert("RGB")  # version 1: the map of 680 px
+        for i, name in enumerate(thirty_picture.AT):
             k = view["data"]["countries"][name]
-            x, y = thirty_picture.AT[name]
-            inside = image.getpixel((x - thirty_picture.BOX_W // 2 + 10, y + thirty_picture.BOX_H // 2 - 8))
             want = {"RED": RED_TINT, "BLUE": BLUE_TINT, None: GREY_TINT}[k["faction"]]
+            x0, y0 = thirty_picture.phone_place(i)
+            inside = image.getpixel(((x0 + 20) * SCALE, (y0 + 80) * SCALE))  # under its words and pips
+            assert max(abs(a - b) for a, b in zip(inside, want)) < 24, (name, k["faction"], inside)
+            x, y = thirty_picture.AT[name]
+            inside = old.getpixel((x - thirty_picture.BOX_W // 2 + 10, y + thirty_picture.BOX_H // 2 - 8))
             assert max(abs(a - b) for a, b in zip(inside, want)) < 24, (name, k["faction"], inside)
             words = (
                 f"{name} ({k['faction'] or 'neutral'}, status {k['status']}  army {k['army']}  ability {k['ability']}"
