@@ -339,6 +339,34 @@ def test_the_palette_canvas_gives_the_bytes_of_the_rgb_reference_for_every_pictu
     assert compared > 0
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_version_2s_pictures_on_the_palette_are_the_bytes_of_the_rgb_reference(kind: str) -> None:
+    """Picture version 2 (`pbem.render.pictures.phone.Scaled`, the layout for phones) draws on the palette canvas
+    too: each of its pictures is the PNG of the same drawing in RGB, and none fell back to RGB."""
+    from importlib import import_module
+
+    from pbem.render.pictures import phone
+
+    mod = import_module(MODULES[kind])
+    eng, pt = _game(kind)
+    compared = 0
+    for s in moments(eng, pt, 4):
+        for r in [None, *pt.players]:
+            view = eng.view(s, r)
+            pairs = [(mod.draw_phone, view)]
+            if hasattr(mod, "draw_public_phone") and r is None:
+                pairs.append((mod.draw_public_phone, mod.public_key(view)))
+            for draw, arg in pairs:
+                ours, reference = draw(arg), _drawn_with(phone, RgbCanvas, draw, arg)
+                if ours is None:
+                    assert reference is None
+                    continue
+                assert ours[0].canvas.rgb is None, f"{kind}: a picture of version 2 fell back to RGB"
+                assert ours[0].png() == reference[0].png(), (kind, r)
+                compared += 1
+    assert compared > 0
+
+
 def test_words_over_blended_pixels_a_mixed_background_or_the_edge_fall_back_to_rgb_and_match_it() -> None:
     """Where the palette canvas cannot know a background (words over other words' antialiased pixels, over two
     colours, across the edge, in a colour sharing another's index), it draws everything again in RGB: the bytes
