@@ -38,7 +38,7 @@ from pbem.render.pictures import VERSION, Picture, board
 
 MAX_PICTURES = 8  # pictures read from one mail (pbem draws at most two)
 MAX_LEAVES = 64  # parts of a mail read (a report has two texts and its pictures)
-MAX_PIXELS = 2_000_000  # pixels a picture may declare (pbem's are 680 wide and under 1,000 high)
+MAX_PIXELS = 4_000_000  # pixels a picture may declare (680 wide; version 1 under 1,000 high, version 2 under 1,900 in bot games of 6)
 _IMG = re.compile(r"<img\b([^>]{0,2000})>", re.I)
 _ATTR = re.compile(r'\b(src|alt)="([^"]{0,4000})"', re.I)
 
