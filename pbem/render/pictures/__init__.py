@@ -36,7 +36,8 @@ _DRAW = {1: ("draw", "draw_public"), 2: ("draw_phone", "draw_public_phone")}
 
 @dataclass(frozen=True)
 class Picture:
-    """A drawn board: PNG bytes, the words for those who cannot see it, and the Content-ID naming it in a mail."""
+    """A drawn board: PNG bytes, the words for those who cannot see it, and the Content-ID naming it in a mail;
+    `width` and `height` are the size it is shown at, its layout's (version 2's PNG has twice as many pixels)."""
 
     png: bytes
     alt: str
