@@ -351,7 +351,7 @@ def test_version_2s_pictures_on_the_palette_are_the_bytes_of_the_rgb_reference(k
     eng, pt = _game(kind)
     compared = 0
     for s in moments(eng, pt, 4):
-        for r in [None, *pt.players]:
+        for r in [None, pt.players[0]]:  # (the layout is the same for every reader: the public view and one player's)
             view = eng.view(s, r)
             pairs = [(mod.draw_phone, view)]
             if hasattr(mod, "draw_public_phone") and r is None:
