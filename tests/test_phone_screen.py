@@ -7,7 +7,8 @@ address_asked, address_moved, refused_code and its variant, replaced: 151 x 19 p
 with a board picture: its words drawn at 11 to 14 px in a picture 680 px wide shown 338 px wide, 5.5 to 7 CSS px),
 and 0 for the first screen, text under 14 px, sideways scrolling, contrast (WCAG AA, light and dark) and the text
 part at 40 columns.  On this branch: 0 in every class (the pictures of version 2, `pbem.render.pictures.phone`, show
-their smallest words at 11.9 CSS px: 24 px drawn in a picture 680 px wide shown 338 px wide).
+their smallest words at 11.9 CSS px: 12 px drawn in a picture 340 px wide shown 338 px wide; phones3 draws
+them at the layout's size, where phones2 drew them at twice it, 24 px in a picture 680 px wide).
 
 The suite's sample: the golden mails holding a link, and one seeded game of two kinds (Sixteen Thirty at 6 players, and Italian Wars'
 2): 17 mails.

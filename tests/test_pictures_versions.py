@@ -1,6 +1,6 @@
 """Picture versions (phones2): mail an older pbem drew with version 1's pictures still passes `pbem verify --mail`.
 
-Version 2 lays the boards out 340 px wide at twice the pixels (`pbem.render.pictures.phone`), so a report written
+Version 2 lays the boards out and draws them 340 px wide (`pbem.render.pictures.phone`), so a report written
 before it carries pictures, and an `<img width="680" ...>`, that the replay's version 2 does not draw.  `pbem verify
 --mail` tries each version of `pbem.render.pictures.VERSIONS`, newest first, and compares the report's prose with
 the figure of the version its pictures were found in.  Here a whole Italian Wars game is played with version 1's

@@ -38,7 +38,7 @@ from pbem.render.pictures import VERSION, Picture, board
 
 MAX_PICTURES = 8  # pictures read from one mail (pbem draws at most two)
 MAX_LEAVES = 64  # parts of a mail read (a report has two texts and its pictures)
-MAX_PIXELS = 4_000_000  # pixels a picture may declare (680 wide; version 1 under 1,000 high, version 2 under 1,900 in bot games of 6)
+MAX_PIXELS = 2_000_000  # pixels a picture may declare (version 1: 680 x under 1,000; version 2: 340 x under 900)
 _IMG = re.compile(r"<img\b([^>]{0,2000})>", re.I)
 _ATTR = re.compile(r'\b(src|alt)="([^"]{0,4000})"', re.I)
 

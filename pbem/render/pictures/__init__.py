@@ -6,7 +6,7 @@ One module per game draws from `view["data"]` only, so a picture can hold no fac
 Pillow draws them directly (no SVG step, no system library, its own embedded font): see README, "Reports".
 
 Picture versions: 1 laid each board out 680 px wide (its words 5.5 to 7 CSS px on a phone); 2, the one drawn now,
-lays it out 340 px wide at twice the pixels (`phone.py`).  A version's drawing never changes once mail carries it:
+lays it out and draws it 340 px wide, its words 12 to 14 px (`phone.py`).  A version's drawing never changes once mail carries it:
 `pbem verify --mail` draws a report's pictures again, trying each version of `VERSIONS`, newest first.
 """
 
@@ -37,7 +37,7 @@ _DRAW = {1: ("draw", "draw_public"), 2: ("draw_phone", "draw_public_phone")}
 @dataclass(frozen=True)
 class Picture:
     """A drawn board: PNG bytes, the words for those who cannot see it, and the Content-ID naming it in a mail;
-    `width` and `height` are the size it is shown at, its layout's (version 2's PNG has twice as many pixels)."""
+    `width` and `height` are its size, the HTML's (a phone shows it at most 340 px wide)."""
 
     png: bytes
     alt: str

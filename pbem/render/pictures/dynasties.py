@@ -52,7 +52,7 @@ def draw(view: dict[str, Any]) -> tuple[Canvas, str]:
     return c, alt(view)
 
 
-def _narrow(view: dict[str, Any], c: phone.Scaled | None) -> float:
+def _narrow(view: dict[str, Any], c: Canvas | None) -> float:
     """Version 2 (`pbem.render.pictures.phone`): the same facts laid out 340 px wide, the heading in two lines."""
     d = view["data"]
     y = 8.0
@@ -69,7 +69,7 @@ def _narrow(view: dict[str, Any], c: phone.Scaled | None) -> float:
         gold = d["treasury"][p]
         if c is not None:
             line = f"{p}: {gold} Gold, family {d['family_totals'][p]}, {d['hand_sizes'][p]} in hand"
-            c.text((10, y), fit(c, line, phone.W - 20, 13), 13)  # type: ignore[arg-type]
+            c.text((10, y), fit(c, line, phone.W - 20, 13), 13)
             c.draw.rectangle((10, y + 20, 10 + max(2, int(200 * gold / top)), y + 28), fill=GOLD)
         y += 34
         if d["families"][p]:
@@ -82,8 +82,8 @@ def _narrow(view: dict[str, Any], c: phone.Scaled | None) -> float:
     return y + 4
 
 
-def draw_phone(view: dict[str, Any]) -> tuple[phone.Scaled, str]:
-    c = phone.Scaled(phone.W, int(_narrow(view, None)))
+def draw_phone(view: dict[str, Any]) -> tuple[Canvas, str]:
+    c = Canvas(phone.W, int(_narrow(view, None)))
     _narrow(view, c)
     return c, alt(view)
 

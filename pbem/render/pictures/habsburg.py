@@ -51,7 +51,7 @@ def draw(view: dict[str, Any]) -> tuple[Canvas, str]:
     return c, alt(view)
 
 
-def _narrow(view: dict[str, Any], c: phone.Scaled | None) -> float:
+def _narrow(view: dict[str, Any], c: Canvas | None) -> float:
     """Version 2 (`pbem.render.pictures.phone`): the same facts laid out 340 px wide, each player's line in two."""
     data = view["data"]
     y = 8.0
@@ -59,7 +59,7 @@ def _narrow(view: dict[str, Any], c: phone.Scaled | None) -> float:
         active = data["active"] == p
         if c is not None:
             head = f"{p}: score {data['scores'][p]}" + ("  (to play)" if active else "")
-            c.text((10, y), fit(c, head, phone.W - 20, 14), 14, fill=GOLD if active else (27, 27, 27))  # type: ignore[arg-type]
+            c.text((10, y), fit(c, head, phone.W - 20, 14), 14, fill=GOLD if active else (27, 27, 27))
             more = f"tokens {data['tokens'][p]}, holdings {data['holdings'][p]}, {data['hand_sizes'][p]} cards in hand"
             c.text((10, y + 20), more, 13)
         y += 44
@@ -75,8 +75,8 @@ def _narrow(view: dict[str, Any], c: phone.Scaled | None) -> float:
     return y + 4
 
 
-def draw_phone(view: dict[str, Any]) -> tuple[phone.Scaled, str]:
-    c = phone.Scaled(phone.W, int(_narrow(view, None)))
+def draw_phone(view: dict[str, Any]) -> tuple[Canvas, str]:
+    c = Canvas(phone.W, int(_narrow(view, None)))
     _narrow(view, c)
     return c, alt(view)
 

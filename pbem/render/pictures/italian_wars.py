@@ -80,7 +80,7 @@ def draw(view: dict[str, Any]) -> tuple[Canvas, str]:
     return c, alt(view)
 
 
-def _narrow(view: dict[str, Any], c: phone.Scaled | None) -> float:
+def _narrow(view: dict[str, Any], c: Canvas | None) -> float:
     """Version 2 (`pbem.render.pictures.phone`): the same facts laid out 340 px wide, a card two to a row."""
     d = view["data"]
     y = 8.0
@@ -88,7 +88,7 @@ def _narrow(view: dict[str, Any], c: phone.Scaled | None) -> float:
         colour = BLUE if d["sides"][p] == "French" else RED
         if c is not None:
             line = f"{p} ({d['sides'][p]}): {d['hands_won'][p]} hands won, {d['streaks'][p]} in a row"
-            c.text((10, y), fit(c, line, phone.W - 20, 14), 14, fill=colour)  # type: ignore[arg-type]
+            c.text((10, y), fit(c, line, phone.W - 20, 14), 14, fill=colour)
             for k in range(8):  # the 8-hand track, filled squares = hands won
                 box = (10 + k * 20, y + 24, 24 + k * 20, y + 38)
                 c.draw.rectangle(box, outline=colour, fill=colour if k < d["hands_won"][p] else PAPER)
@@ -133,8 +133,8 @@ def _narrow(view: dict[str, Any], c: phone.Scaled | None) -> float:
     return y + 4
 
 
-def draw_phone(view: dict[str, Any]) -> tuple[phone.Scaled, str]:
-    c = phone.Scaled(phone.W, int(_narrow(view, None)))
+def draw_phone(view: dict[str, Any]) -> tuple[Canvas, str]:
+    c = Canvas(phone.W, int(_narrow(view, None)))
     _narrow(view, c)
     return c, alt(view)
 

@@ -135,14 +135,14 @@ def phone_place(i: int) -> tuple[int, int]:
     return 10 + (i % 2) * (PHONE_BOX[0] + 8), 8 + (i // 2) * (PHONE_BOX[1] + 8)
 
 
-def draw_public_phone(key: str) -> tuple[phone.Scaled, str]:
+def draw_public_phone(key: str) -> tuple[Canvas, str]:
     """Version 2 (`pbem.render.pictures.phone`): the nine countries two to a row, 340 px wide, in the map's order
     from north-west to south-east (a line for each adjacency does not fit a phone's width: the rules list them),
     then the victory points."""
     players, countries, scores = json.loads(key)
     (box_w, box_h), bar_h = PHONE_BOX, 22
     rows = (len(AT) + 1) // 2
-    c = phone.Scaled(phone.W, 8 + rows * (box_h + 8) + 32 + bar_h * len(players) + 4)
+    c = Canvas(phone.W, 8 + rows * (box_h + 8) + 32 + bar_h * len(players) + 4)
     for i, name in enumerate(AT):  # (the map's places, north-west first)
         k = countries[name]
         x0, y0 = phone_place(i)
@@ -153,7 +153,7 @@ def draw_public_phone(key: str) -> tuple[phone.Scaled, str]:
             width=2 if k["faction"] else 1,
         )
         words = country_words(name, k)
-        c.text((x0 + 7, y0 + 5), fit(c, words[0], box_w - 14, 14), 14)  # type: ignore[arg-type]
+        c.text((x0 + 7, y0 + 5), fit(c, words[0], box_w - 14, 14), 14)
         c.text((x0 + 7, y0 + 24), words[1], 12, fill=EDGE[k["faction"]])
         c.text((x0 + 7, y0 + 42), f"status {k['status']}, army {k['army']}", 12)
         c.text((x0 + 7, y0 + 60), f"ability {k['ability']}" + (f"  {words[3]}" if words[3] else ""), 12,
@@ -166,24 +166,24 @@ def draw_public_phone(key: str) -> tuple[phone.Scaled, str]:
     top = max([1, *scores.values()])
     for i, p in enumerate(players):
         yy = y + 24 + i * bar_h
-        c.text((10, yy), fit(c, p, 90, 13), 13)  # type: ignore[arg-type]
+        c.text((10, yy), fit(c, p, 90, 13), 13)
         length = int(180 * scores[p] / top)
         c.draw.rectangle((110, yy + 3, 110 + max(length, 2), yy + 15), fill=INK)
         c.text((118 + length, yy), str(scores[p]), 13)
     return c, public_alt(players, countries, scores)
 
 
-def draw_phone(view: dict[str, Any]) -> tuple[phone.Scaled, str] | None:
+def draw_phone(view: dict[str, Any]) -> tuple[Canvas, str] | None:
     """Version 2 of the reader's own part: their hand and secret counters, 340 px wide."""
     data = view["data"]
     if "hand" not in data:
         return None
-    c = phone.Scaled(phone.W, int(_private_narrow(data, None, 6)))
+    c = Canvas(phone.W, int(_private_narrow(data, None, 6)))
     _private_narrow(data, c, 6)
     return c, private_alt(data)
 
 
-def _private_narrow(data: dict[str, Any], c: phone.Scaled | None, y: float) -> float:
+def _private_narrow(data: dict[str, Any], c: Canvas | None, y: float) -> float:
     for title, cards in (("Your hand", data.get("hand")), ("Your secret victory counters", data.get("my_counters"))):
         if cards is None:
             continue
