@@ -20,9 +20,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from pbem import engine as registry
 from pbem.render import pictures
+from pbem.render.pictures import MODULES
 from pbem.trust import shown
 from pbem.trust.receipts import read_folder, verify_mail
+from tests import picture_bytes
 
 
 def _old(raw: bytes) -> bool:
@@ -96,3 +99,20 @@ def test_a_version_1_picture_changed_by_one_pixel_is_named(old) -> None:  # type
     forged = head + b"Content-Type: image/png" + headers + b"\n\n" + base64.encodebytes(out.getvalue()) + sep + tail
     check = verify_mail(doc, [*raws[:at], forged, *raws[at + 1 :]], name)
     assert not check.ok and any("picture" in p for p in check.problems), check.problems[:3]
+
+
+@pytest.mark.parametrize("kind", sorted(MODULES))
+def test_a_reports_pictures_in_version_2_weigh_at_most_half_again_version_1s(kind: str) -> None:
+    """A report's pictures are sent in every report (base64, stored, mailed): version 2's PNG bytes are at most
+    `BOUND` (1.5) times version 1's, report by report.  phones2 drew version 2 at twice its layout's size: every
+    report was over, 630 of the 630 of the whole generator (`python benchmarks/picture_versions.py --reports`:
+    each kind at its fewest and most players, 3 seeds, 6 moments, every reader and the public view; up to 4.58
+    times), and a reply cost 1.22 times main's instructions; drawn at its layout's size, 0 of 630 (at most 1.22
+    times).  The suite's sample: each kind at its fewest players, one seed, 4 moments."""
+    eng = registry.get(kind)
+    sizes = list(picture_bytes.reports(kind, eng.min_players, 0, 4))
+    assert len(sizes) > 6
+    over = [(old, new) for old, new in sizes if new > picture_bytes.BOUND * old]
+    assert not over, (
+        f"{kind}: {len(over)} of {len(sizes)} reports' pictures weigh over 1.5 times version 1's: {over[:3]}"
+    )
