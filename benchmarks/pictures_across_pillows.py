@@ -62,7 +62,7 @@ def digests() -> dict[str, object]:
                     view = eng.view(state, reader)
                     drawn = [mod.draw_public(mod.public_key(view))] if hasattr(mod, "draw_public") else []
                     drawn += [d for d in [mod.draw(view)] if d is not None]
-                    # picture version 2 (phones2: laid out 340 px wide, its words drawn at 24 to 28 px)
+                    # picture version 2 (laid out and drawn 340 px wide, its words 12 to 14 px)
                     drawn += [mod.draw_public_phone(mod.public_key(view))] if hasattr(mod, "draw_public") else []
                     drawn += [d for d in [mod.draw_phone(view)] if d is not None]
                     for canvas, _alt in drawn:
