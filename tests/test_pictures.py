@@ -260,17 +260,19 @@ def test_a_card_pasted_from_its_tile_has_the_pixels_of_the_card_drawn_in_place(k
     monkeypatch.setattr(mod, "Canvas", _Recording)
     eng, pt = _game(kind)
     cards: set[tuple] = set()
+    phone_cards: set[tuple] = set()  # version 2's look (`phone.LOOK`): one look, a sample of its cards
     for s in moments(eng, pt, 6):
         for r in [None, *pt.players]:
-            for draw in (mod.draw, mod.draw_phone):
+            for draw, found in ((mod.draw, cards), (mod.draw_phone, phone_cards)):
                 drawn = draw(eng.view(s, r))
                 if drawn is not None:
-                    cards.update((a[0], a[1], a[2], a[3], tuple(a[4]), *a[5:]) for a in drawn[0].cards)
+                    found.update((a[0], a[1], a[2], a[3], tuple(a[4]), *a[5:]) for a in drawn[0].cards)
     if kind != "sixteen-thirty":
-        assert len(cards) > 20
+        assert len(cards) > 20 and len(phone_cards) > 20
+    cards |= set(sorted(phone_cards, key=repr)[:40])
     noise = random.Random(kind).randbytes(3 * 700 * 200)
     tiled = 0
-    for x, y, w, h, lines, *rest in sorted(cards, key=repr)[:300]:
+    for x, y, w, h, lines, *rest in sorted(cards, key=repr)[:340]:
         a, b = RgbCanvas(700, 200), RgbCanvas(700, 200)
         for c in (a, b):
             c.image.frombytes(noise)
