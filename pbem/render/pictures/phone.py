@@ -5,12 +5,13 @@ so its words were 5.5 to 7 CSS px (phones2: every report with a picture, 84 of t
 `benchmarks/phone_screen.py`).  Version 2 lays the board out for 340 px (a column of cards two to a row, a line
 of words under another) and draws it at that size on the palette `Canvas`, words of 12 to 14 px: a phone shows
 them at 12 to 14 CSS px, and a screen of two or three device pixels to the CSS pixel enlarges the picture as it
-does any picture in a mail (the font is hinted: its stems fall on whole pixels at these sizes).
+does any picture in a mail (Open Sans carries TrueType hints, which FreeType applies as it draws).
 
 Drawn at twice the size (branch phones2) its words were as sharp as such a screen, but a report's picture was 2 to
 2.7 times the PNG bytes of version 1 and a reply cost 1.26 times the instructions (four times the pixels to stamp,
-deflate and send); at one and a half times, 1.8 to 2.4 times the bytes (phones3: docs/performance.md).  At its
-layout's size it is about version 1's bytes and cost.  Version 1's drawings are kept, unchanged, in each game's
+deflate and send); at one and a half times, Habsburg's pictures were 2.4 times version 1's bytes.  At its layout's
+size a report's picture weighs 0.7 to 1.2 times version 1's and a reply costs 0.98 times main's instructions
+(phones3: docs/performance.md).  Version 1's drawings are kept, unchanged, in each game's
 module: `pbem verify --mail` draws a mail's pictures again, and a mail an older pbem drew is compared with version
 1's (`pbem.render.pictures.VERSIONS`).
 """
