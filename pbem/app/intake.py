@@ -1,19 +1,18 @@
 """Deciding what one inbound message does (pure: no database, no mail, no clock).
 
-`decide` gets the parsed message and the `Facts` the shell loaded for it (the game named in the subject with its
-seats and state, its control state, the answers already sent to each address this hour) and returns a `Decision`.
-Who may act: the registered address AND either a reply to a mail pbem sent that seat (`Facts.reply`,
-`pbem.mail.inbound.replies`: no code, no key derivation) or the player's code (docs/architecture.md, the email
-contract).  A refusal changes nothing and is told to the registered address, never to the sender (a reply whose
-step closed, or written for a step closed since: `closing`); auto-replies, bounces and bulk mail are never answered;
-every answer counts against one budget per address per hour (`answers.Outgoing.admit`).  A sender who is no
-registered seat of any game (a stranger) costs no key derivation: no code is checked for them, whatever their
-message carries; they get at most `per_day` short answers a day, and none once `per_hour` strangers were answered
-in the last hour (`Strangers`).  Long input is quoted back summarised (`answers.summary`).  A copy of a message
-already read, and order mail written before the player's revision on file, change nothing (`revisions`); a
-player's code from another registered player's address is told to its owner and the moderator (`misuse`).  A reply
-is taken on the mail it answers whatever CODE line it holds (orders, JOIN, HELP or STATUS); one not the player's
-code is ignored and the answer says so, as for a new mail asking HELP or STATUS.
+`decide` gets the parsed message and the `Facts` the shell loaded for it (the game named in the subject with its seats
+and state, its control state, the answers already sent to each address this hour) and returns a `Decision`. Who may act:
+the registered address AND either a reply to a mail pbem sent that seat (`Facts.reply`, `pbem.mail.inbound.replies`: no
+code, no key derivation) or the player's code (docs/architecture.md, the email contract).  A refusal changes nothing and
+is told to the registered address, never to the sender (a reply whose step closed, or written for a step closed since:
+`closing`); auto-replies, bounces and bulk mail are never answered; every answer counts against one budget per address
+per hour (`answers.Outgoing.admit`).  A sender who is no registered seat of any game (a stranger) costs no key
+derivation: no code is checked for them, whatever their message carries; they get at most `per_day` short answers a day,
+and none once `per_hour` strangers were answered in the last hour (`Strangers`).  Long input is quoted back summarised
+(`answers.summary`).  A copy of a message already read, and order mail written before the player's revision on file,
+change nothing (`revisions`); a player's code from another registered player's address is told to its owner and the
+moderator (`misuse`).  A reply is taken on the mail it answers whatever CODE line it holds (orders, JOIN, HELP or
+STATUS); one not the player's code is ignored and the answer says so, as for a new mail asking HELP or STATUS.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from pbem.app.facts import Facts as Facts
 from pbem.app.facts import SenderGame as SenderGame
 from pbem.app.facts import Strangers as Strangers
 from pbem.app.facts import is_code
+from pbem.app.footers import commands_only
 from pbem.app.histories import answer as answer_history
 from pbem.app.press import relay_all
 from pbem.app.resigning import decide as decide_resign
@@ -128,6 +128,7 @@ def _refuse(d: Decision, out: Outgoing, seat: Seat, reason: str, kind: str, **ct
 def _act(d: Decision, out: Outgoing, msg: Inbound, loaded: Loaded, seat: Seat, ex: Extracted, facts: Facts) -> Decision:
     eng, state, player = views.engine(loaded), loaded.state, seat.player
     ex = reading_lines.seeming_told(eng, state, player, ex)  # "I vote red": told how to write it, if legal now
+    ex = commands_only(eng, state, player, ex)  # "HELP" above "Pass it on!": that footer is chatter
     told = False  # the message's notes told in the HELP or STATUS answer: no mail of their own for them
     if ex.help and out.admit(d, seat.address, player=player, to_name=seat.display_name):
         told, rulings = True, RULINGS.get(eng.kind, "")  # the numbers refusals cite (docs/rulings.md)
@@ -262,8 +263,7 @@ def _stranger(msg: Inbound, facts: Facts, cap: int, loaded: Loaded, ex: Extracte
 
 def _unknown(msg: Inbound, facts: Facts, why: str, game: str = "") -> Decision:
     """A sender who is no registered seat of any game: no code is checked; at most one short answer a day."""
-    who = msg.sender or "no sender"
-    d = Decision("ignored", f"{who} is {why}", game=game)
+    d = Decision("ignored", f"{msg.sender or 'no sender'} is {why}", game=game)
     to_them, to_all = facts.stranger_answers
     strangers = facts.strangers
     if not msg.sender or msg.problem or to_them >= strangers.per_day or to_all >= strangers.per_hour:

@@ -28,7 +28,7 @@ from typing import Any
 from pbem.app import views
 from pbem.app.answers import Outgoing, ack_context
 from pbem.app.decision import Control, Decision, Effect, Events, GameError, Input, NewDeadline, Report
-from pbem.app.lines import repeat_note
+from pbem.app.lines import repeat_note, without_prose
 from pbem.engine.base import Engine, Event, Outcome, State
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail
@@ -86,10 +86,8 @@ def decide_join(
     """One authenticated player's JOIN / SALT lines (the code was checked): record, acknowledge, deal if complete.
     `notes`: what the acknowledgement says besides (a reply's CODE line that was not the player's code)."""
     eng = views.engine(loaded)
-    lines = joining.split_join(lines)
-    result: Outcome = eng.apply(loaded.state, seat.player, lines)
-    lines, repeats, result = once(eng, loaded.state, seat.player, lines, result)
-    notes = [*notes, *(repeat_note(line) for line in repeats)]
+    lines, said, result = joined_lines(eng, loaded.state, seat.player, lines)
+    notes = [*notes, *said]
     salt = joining.joined(result.state).get(seat.player) if joining.is_joining(result.state) else None
     dealt = not joining.is_joining(result.state)
     if dealt:
@@ -119,6 +117,22 @@ def decide_join(
         acked = _acked(msg, loaded, result, notes) if admitted else None
         d.effects += [_first_report(p, seat.player, acked, msg) for p in views.players(loaded)]
     return d
+
+
+def joined_lines(eng: Engine, state: State, player: str, lines: list[str]) -> tuple[list[str], list[str], Outcome]:
+    """(the JOIN and SALT lines kept, the notes on the lines set aside, their outcome): a line typed twice read once,
+    and a footer or a closing under a JOIN (`pbem.app.lines.without_prose`: "Join us on Discord", "Join the club!")
+    not read, as under any order: "JOIN" above "Join us on Discord" was refused whole (players27)."""
+    lines = joining.split_join(lines)
+    result: Outcome = eng.apply(state, player, lines)
+    lines, repeats, result = once(eng, state, player, lines, result)
+    kept, aside, result = (lines, [], result) if result.accepted else without_prose(eng, state, player, lines, result)
+    return kept, [*(repeat_note(x) for x in repeats), *(footer_note(x) for x in aside)], result
+
+
+def footer_note(line: str) -> str:
+    """The note on a line under a JOIN set aside as a footer or a closing (`joined_lines`)."""
+    return f'"{line}" was not read: it reads as a footer or a closing, not as a JOIN or SALT line'
 
 
 def _first_report(player: str, joiner: str, acked: dict[str, Any] | None, msg: Inbound) -> Report:

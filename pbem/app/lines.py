@@ -20,6 +20,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from pbem.app import wraps
 from pbem.app.unread import shortened
 from pbem.engine import slots
 from pbem.engine.base import Engine, Outcome
@@ -31,10 +32,11 @@ CHECKED = 8
 
 
 def without_prose(
-    eng: Engine, state: dict[str, Any], player: str, orders: list[str], result: Outcome
+    eng: Engine, state: dict[str, Any], player: str, orders: list[str], result: Outcome, commanded: bool = False
 ) -> tuple[list[str], list[str], Outcome]:
     """(orders kept, lines set aside as chatter, their outcome): a line typed again set aside (`once`), then the
-    refused prose lines."""
+    refused prose lines.  Every line is set aside only in a message that asks a command (`commanded`: "HELP" above
+    "Discard this e-mail if you are not the intended recipient"); else a message of prose alone is refused."""
     orders, twice, result = once(eng, state, player, orders, result)
     if result.accepted:
         return orders, twice, result
@@ -46,8 +48,10 @@ def without_prose(
     aside = [line for line in long if not _names_the_game(line, known)]
     aside += [line for line in closing(eng, state, player, orders, result) if line not in aside]
     kept = [o for o in orders if o not in aside]
-    if not aside or not kept:
+    if not aside or not (kept or commanded):
         return orders, twice, result
+    if not kept:
+        return [], twice + aside, Outcome(state, [], [])
     again = eng.apply(state, player, kept)
     return (kept, twice + aside, again) if again.accepted else (orders, twice, result)
 
@@ -275,6 +279,8 @@ def read_again(
     said += [repeat_note(line) for line in aside if _key(line) in kept]  # a repeat is told, not listed as chatter
     aside = [line for line in aside if _key(line) not in kept]
     told = chatter.aside(aside) if isinstance(chatter, Extracted) else chatter + aside
+    if isinstance(chatter, Extracted):  # "EVENT CLAIM First" / "Cousins TARGET Carol": the order meant offered
+        said += wraps.offers(eng, state, player, chatter, result)
     return orders, result, {**notes, "problems": said + replaced(eng, state, player, orders, result)}, told
 
 

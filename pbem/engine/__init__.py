@@ -33,8 +33,16 @@ def canonical(kind: str) -> str:
     return "-".join(kind.lower().replace("_", " ").split())
 
 
+#: kind name as asked -> its engine, once found (`get` is asked about 20 times a reply, by every use of a loaded
+#: game: the name's canonical form and the module's import looked up again each time were about 1% of a reply)
+_FOUND: dict[str, Engine] = {}
+
+
 def get(kind: str) -> Engine:
     """The engine for `kind` (any case); raises UnknownKind naming the known kinds."""
+    found = _FOUND.get(kind)
+    if found is not None:
+        return found
     try:
         module = KINDS[canonical(kind)]
     except KeyError:
@@ -42,6 +50,10 @@ def get(kind: str) -> Engine:
         meant = f" (did you mean {' or '.join(near)}?)" if near else ""
         raise UnknownKind(f"unknown game kind {kind!r}{meant}; known kinds: {', '.join(available())}") from None
     engine: Engine = importlib.import_module(module).ENGINE
+    if type(kind) is str and len(kind) <= 64:  # the names asked are the registry's few: bounded all the same
+        if len(_FOUND) >= 64:
+            _FOUND.clear()
+        _FOUND[kind] = engine
     return engine
 
 

@@ -34,7 +34,8 @@ markers, client signatures, the ``-- `` signature) is dropped first by
   paragraph a phone did not wrap ("... in the end I will go with NO EVENT, because ...": `in_prose`);
 * ``WATCH``, ``NORMAL`` or ``DIGEST`` alone on a line: how much mail the player
   gets from now on (`Extracted.mode`, `pbem.app.notify`);
-* below a sign-off line that follows an order ("Best regards,", "Cheers!", "Mit freundlichen Grüßen": `sign_off`),
+* below a sign-off line that follows an order or a command ("Best regards,", "Cheers!", "Mit freundlichen Grüßen":
+  `sign_off`),
   the signature: no line there is an order ("Play Corp Ltd.", "Keep calm and carry on"), though a command still is;
 * chatter otherwise (greetings, sign-offs, a name, remarks): set aside in
   `Extracted.chatter`, listed to the player as "not read as orders", and
@@ -121,6 +122,7 @@ class Extracted:
     lost_code: bool = False  # LOST CODE alone on a line, or as the subject after the game's tag
     typed: list[str] = field(default_factory=list)  # orders[k] as typed (its punctuation kept)
     order_at: list[int] = field(default_factory=list)  # orders[k]'s line's place in the message
+    order_end: list[int] = field(default_factory=list)  # its last line's place (a wrapped order's, `_wrapped`)
     placed: list[int] = field(default_factory=list)  # chatter[k]'s line's place in the message
     seeming: list[tuple[str, str]] = field(default_factory=list)  # (line, the order it seems to be): `sentence`
     # each press block read, by its names (folded) and lines: one typed again is sent once (`_pressed`)
@@ -251,7 +253,7 @@ _SAID_ABROAD = re.compile(
     r"^(?:(?:meine?|mon|ma|mes|mi|mis|la\s+mia|il\s+mio|le\s+mie|mijn|minha|meu|moja|mój|мой|моё)\s+|私の|我的)?"
     r"(?:wahl|entscheidung|befehle?|antwort|choix|d[ée]cision|ordres?|r[ée]ponse|elecci[oó]n|decisi[oó]n|[oó]rden|"
     r"[oó]rdenes|respuesta|scelta|decisione|ordine|ordini|risposta|keuze|beslissing|antwoord|escolha|decis[aã]o|"
-    r"ordem|ordens|resposta|wyb[oó]r|decyzja|odpowied[zź]|注文|命令|選択|选择|指令|回答|명령|선택|주문|приказ|выбор|"
+    r"ordem|ordens|resposta|wyb[oó]r|decyzja|odpowied[zź]|注文|命令|選択|选择|選擇|指令|回答|명령|선택|주문|приказ|выбор|"
     r"ответ|ход)\s*+(?:[:=：]|-+\s)\s*+(\S.*)$",
     re.I,
 )
@@ -560,6 +562,7 @@ def _order(ex: Extracted, typed: str, line: str, lines: list[str], i: int, words
         line = _read(typed, words)
     ex.typed.append(typed.strip())
     ex.order_at.append(at)
+    ex.order_end.append(i)
     ex.orders.append(_salt(typed) or line)
     return i, line
 
@@ -690,7 +693,15 @@ def _not_an_order(ex: Extracted, at: int, typed: str, line: str, words: tuple[st
         ex.lost_code = True
         return False
     _aside(ex, at, typed, line, words)
-    return bool(ex.orders) and sign_off(typed)
+    return (bool(ex.orders) or commanded(ex)) and sign_off(typed)
+
+
+def commanded(ex: Extracted) -> bool:
+    """Whether the message asks a command that stands without orders (HELP, STATUS, HISTORY, a press, AWAY or BACK,
+    WATCH/NORMAL/DIGEST): below a sign-off after it ("HELP" / "Cheers," / "Alice" / "Play fair, have fun") is the
+    signature, and a footer's line starting with an order word is no reason to refuse the mail (players27: "HELP"
+    above "Pass it on!" was answered with the handbook and a refusal)."""
+    return bool(ex.help or ex.status or ex.history is not None or ex.press or ex.away or ex.mode)
 
 
 def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...], note: str = "") -> None:
@@ -741,12 +752,15 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
             continue  # in lower case, an order only after "go with", "choose", "pick" ("I'll go with no event,")
         if _words(bare.rstrip(_PROSE_END))[0] not in firsts:  # "PASS," as PASS
             continue
+        if _negated(said, k):
+            return []  # "I don't want PASS", "我不要PASS": the order the player refuses is never offered
         found: list[str] = []
         for end in range(k, min(len(said), k + PROSE_ORDER)):
             last = said[end]
             if end + 1 == len(said) or last[-1] in _PROSE_END:
                 order = " ".join([bare, *said[k + 1 : end + 1]]).rstrip(_PROSE_END + "\"'“”‘’«»")
                 order = without_afterwords(order)  # "no event then," as "no event"
+                order = order if order.isascii() else cleaned(order) or order  # "我要PASS吧" as PASS (`_SAID_SO`)
                 if is_order(order, words):
                     found.append(order)
                 if len(found) == PROSE_CUTS or last[-1] in ".!?":
@@ -760,6 +774,20 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
 #: Where a script written without spaces meets a Latin letter ("我选PASS", "私はPASS"): a word ends there, as at a space
 #: (the order in capitals was one word with the words before it, and the line was listed untold).
 _SCRIPTS_MEET = re.compile(r"(?<=[^\x00-\x7f\s])(?=[A-Za-z])")
+
+
+#: The words before an order that say the player does not want it ("I don't want PASS", "I will not PASS"), among
+#: the `NEGATION_WORDS` words before it; in Chinese, written without spaces, a negation anywhere in the words run into
+#: it ("我不要PASS", "别PASS", "不选PASS", "没有PASS").  Such a line was told "write it as: PASS" (players27).
+_NEGATIONS = frozenset({"not", "don't", "dont", "don’t", "won't", "wont", "won’t", "never", "cannot", "can't", "can’t"})
+_NEGATED_ZH = re.compile(r"[不别別没沒]")
+NEGATION_WORDS = 3
+
+
+def _negated(said: list[str], k: int) -> bool:
+    """Whether a negation comes before `said[k]` (`_NEGATIONS`, `_NEGATED_ZH`)."""
+    before = said[max(0, k - NEGATION_WORDS) : k]
+    return any(w.lower().strip(",.;:!") in _NEGATIONS for w in before) or bool(_NEGATED_ZH.search(said[k - 1]))
 
 
 #: The words before an order a sentence of prose chooses in any case ("I'll go with no event, because ...").

@@ -18,6 +18,7 @@ alone ("Red", "Bob": a signature may be a name the game knows), nor when two ord
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from pbem.orders.extract import AFTER_LAST, phrase_end, without_afterwords
@@ -54,6 +55,9 @@ def tries(line: str, order_words: Iterable[str]) -> bool:
     return any(w == ow or (len(ow) >= WORD and one_off(w, ow)) for ow in order_words for w in words)
 
 
+_NEGATED = re.compile(r"[不别別没沒]")  # Chinese "not", "don't", "no": a line holding one says no to the order
+
+
 def nearest(line: str, legal: Iterable[str]) -> str:
     """The one legal order `line` is near (see the module docstring), "" when none is, or more than one."""
     if len(line) > LONGEST:
@@ -61,9 +65,12 @@ def nearest(line: str, legal: Iterable[str]) -> str:
     typed = _norm(line)
     words = sorted(typed.split())
     found: list[str] = []
+    negated = _NEGATED.search(line) is not None
     for k, order in enumerate(legal):
         if k >= LEGAL:
             break
+        if negated and not _NEGATED.search(order):
+            continue  # "不PASS", "别PASS": a negation is no typo (players27: told "write it as: PASS")
         said = _norm(order)
         if one_off(typed, said) or (len(said) == len(typed) and sorted(said.split()) == words):
             if order not in found:

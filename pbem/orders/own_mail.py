@@ -343,6 +343,8 @@ def without_copies(
         ):
             if drop[n] and keep(lines[n]):
                 drop[n] = False
+        for n in list(_rest_typed(lines, per_line, drop, sent, keep)):
+            drop[n] = False
         _keep_marked(lines, drop, keep)
         _keep_starred(lines, drop, keep, sent, bold)
         if edited:
@@ -812,11 +814,31 @@ def _repeated(lines: list[str], per_line: list[list[str]], drop: list[bool]) -> 
     for n, ws in enumerate(per_line):
         if not ws:
             continue
+        below = per_line[n + 1] if n + 1 < len(per_line) else []
         if copied and (
-            ws == above or (len(ws) > len(above) > 0 and ws[-len(above) :] == above and _unlisted(lines[n]) == above)
+            ws == above
+            or (len(ws) > len(above) > 0 and ws[-len(above) :] == above and _unlisted(lines[n]) == above)
+            or (below and len(ws) < len(above) and ws + below == above)  # typed again, wrapped: `_rest_typed`
         ):
             yield n
         above, copied = ws, drop[n]
+
+
+def _rest_typed(
+    lines: list[str], per_line: list[list[str]], drop: list[bool], sent: list[str], keep: Callable[[str], bool]
+) -> Iterator[int]:
+    """The line of a copy right under the writer's own order that completes it into one line of a sent mail: a hard
+    wrap at 40 columns parted an order typed again under its listed line ("PLACE-START United Provinces 1, German" /
+    "States 1, Poland 3"), and the rest, dropped as the copy's, left the first half refused with no word of the
+    order meant (players27); read as the writer's, the order is offered whole (`pbem.app.wraps`).  The sent mails'
+    lines are read only when such a pair is found."""
+    wanted: dict[tuple[str, ...], int] = {}
+    for n in range(len(lines) - 1):
+        if per_line[n] and per_line[n + 1] and not drop[n] and drop[n + 1] and keep(lines[n]):
+            wanted[tuple(per_line[n] + per_line[n + 1])] = n + 1
+    if wanted:
+        listed = {tuple(_words(line)) for text in sent for line in text.split("\n")}
+        yield from (n for key, n in wanted.items() if key in listed)
 
 
 def _unlisted(line: str) -> list[str]:

@@ -241,7 +241,7 @@ def _digits(m: re.Match[str]) -> str:
 #: (players26: "PASSを選びます", "PASSを選択します", "PASSでいきます" and "PASS할게요" were refused as whole phrases
 #: outside the list).  Japanese: a particle, then a verb of choosing in its polite or plain affirmative form (negations
 #: end otherwise: "PASSしません", "PASSを選ばない", "PASSにしません" are no tail, and stay refused); Chinese: "吧", "就好",
-#: "了"; Korean: a particle, then 하다, 선택하다, 가다 or 부탁 in a polite affirmative ending ("PASS 안 할게요", "PASS 하지
+#: "了", "就行", "就可以"; Korean: a particle, then 하다, 선택하다, 가다 or 부탁 in a polite affirmative ending ("PASS 안 할게요", "PASS 하지
 #: 않겠습니다" are negations, no tail).
 _JA_STEM = r"(?:し|選び|えらび|選択し|決め|決定し|いき|行き|出し|提出し|お願いし|お願い致し|お願いいたし|頼み)"
 _JA_PLAIN = r"(?:する|選ぶ|えらぶ|選択する|決める|決定する|いく|行く|出す|提出する)"
@@ -252,13 +252,28 @@ _JA = (
     + _JA_PLAIN
     + r"(?:よ|ね)?|(?:よろしく)?お願い(?:します|致します|いたします)?|よろしく|(?:いい|良い)です|です)|で"
 )
-_ZH = r"吧|就好|好了|了"
+_ZH = r"吧|(?:就(?:好|行|可以)|好)了?|了|即可"  # "PASS就行", "PASS就可以了" (players27): "it will do"
 _KO = (
     r"(?:로|으로|를|을)?[ \t]?(?:선택[ \t]?)?(?:하겠습니다|할게요|할께요|합니다|해요|할래요|해주세요|해 주세요)|"
     r"(?:로|으로)[ \t]?(?:가겠습니다|갈게요|갑니다|가요)|(?:로|으로)?[ \t]?(?:부탁드립니다|부탁합니다|부탁해요|부탁드려요)|"
     r"(?:로|으로|를|을)[ \t]?선택|요"
 )
 _SAID_SO = re.compile(r"(?<=[A-Za-z0-9)\]])[ \t]?(?:" + _JA + "|" + _ZH + "|" + _KO + r")[。.!！]*$")
+#: A name quoted inside an order (`DISCARD "Close-Quarter Advantage"`, `EVENT CLAIM “First Cousins” TARGET Carol`,
+#: `PLACE-START "Spain 3", "France 1", "France 2"`): a pair of quote marks after a space or a comma around a name
+#: without one, closed before a space, a comma, a stop or the line's end.  Three games refused such an order (the
+#: name not one of theirs); Dynasties' parser read past the marks (players27).  No legal line of a game holds one.
+_QUOTED_ITEM = re.compile(r"(?<=[ \t,])([\"“„«‘「『])([^\"“”„«»‘’「」『』\n]{1,80}?)([\"”“»’」』])(?=[ \t,;.!]|$)")
+_PAIRS = frozenset({('"', '"'), ("“", "”"), ("„", "“"), ("„", "”"), ("«", "»"), ("‘", "’"), ("「", "」"), ("『", "』")})
+
+
+def _unquoted_items(text: str) -> str:
+    """`text` without the pairs of quote marks around a name inside it (`_QUOTED_ITEM`); a mark left unpaired stays."""
+    if not any(ch in text for ch in '"“„«‘「『'):
+        return text
+    return _QUOTED_ITEM.sub(lambda m: m.group(2) if (m.group(1), m.group(3)) in _PAIRS else m.group(0), text)
+
+
 ROUNDS = 3  # passes over a line at most: what is around an order comes in layers ("“VOTE RED - thanks”", "x 👉 PASS")
 
 
@@ -280,7 +295,7 @@ def cleaned(line: str) -> str:
             # in one pass what `^[quotes]+(.*?)[quotes]+$` took off: that pattern tried every split of a run of quote
             # marks for each character of it (4 s for 1,600 of them)
             text = text.strip(_QUOTES).strip()
-        text = _TRAILING.sub("", _unwrapped(text))
+        text = _TRAILING.sub("", _unwrapped(_unquoted_items(text)))
         if text == before:
             break
     if len(text) <= NUMBERED and text.count(" ") >= 2 and _NUMBER.search(text):  # "Gold seven": 3 words or more

@@ -18,6 +18,7 @@ import socket
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -68,10 +69,21 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 
 @lru_cache(maxsize=8)
 def engine_for(url: str) -> Engine:
+    """The engine of the record at `url`: for SQLite, the pool of the connections that write (every unit of work,
+    `transaction`) and of the few reads made on the poll's own thread; `reading` has a pool of its own
+    (`_readers_of`).
+
+    SQLite empties a connection's page cache when it starts a transaction after another connection wrote, so a
+    poll's unit of work taking another connection than the last one's read again every page it touched (issue 27:
+    119 page reads a reply, the connections taken in turn, first in first out, with the sender's and the code
+    checks' reads).  Writers are one at a time (`WRITER`): with the readers elsewhere and the last connection put
+    back taken first (`pool_use_lifo`), the poll's units keep one connection, whose cache stays good."""
     if url.startswith("sqlite"):
         private.sqlite_file(url)  # mode 0600: the database holds every game's seed, so every hand
-        eng = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None})
-        event.listen(eng, "connect", _sqlite_pragmas)
+        eng = _sqlite_engine(url)
+        if private.database_path(url) is not None:
+            readers = _READERS[eng] = _sqlite_engine(url)  # opens nothing until read
+            event.listen(eng, "engine_disposed", lambda _: readers.dispose())  # the file may be replaced next
 
         @event.listens_for(eng, "begin")
         def _begin(conn: Connection) -> None:  # take the write lock at BEGIN: no upgrade deadlocks between runs
@@ -82,6 +94,25 @@ def engine_for(url: str) -> Engine:
     if url.startswith("postgresql"):
         return _postgres_engine(url)
     return create_engine(url, pool_pre_ping=True)
+
+
+def _sqlite_engine(url: str) -> Engine:
+    """A SQLite engine; a database file's pool gives the last connection put back first (`engine_for`)."""
+    lifo = {"pool_use_lifo": True} if private.database_path(url) is not None else {}  # :memory: has one a thread
+    eng = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None}, **lifo)
+    event.listen(eng, "connect", _sqlite_pragmas)
+    return eng
+
+
+#: the engine `reading` takes SQLite connections from, by the writers' engine of the same database file (`engine_for`)
+_READERS: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
+
+
+def _readers_of(writers: Engine) -> Engine:
+    """The pool `reading` takes connections from: for a SQLite file, one of its own (the sender's and the code
+    checks' threads read while the poll writes, and a connection of theirs in the writers' pool would be the one
+    the poll's next unit takes); the writers' own for any other database and for :memory:."""
+    return _READERS.get(writers, writers)
 
 
 def _begin_immediate(conn: Connection) -> None:
@@ -522,7 +553,7 @@ def reading(url: str) -> Iterator[Connection]:
     Only for reads whose answer is checked again under the lock, or which may be
     a moment stale without harm.
     """
-    with engine_for(url).connect() as conn:
+    with _readers_of(engine_for(url)).connect() as conn:
         yield conn.execution_options(**{READ_ONLY: True})
 
 

@@ -318,6 +318,9 @@ NOTES = tuple(
         _Q + r': press must end with a line "END PRESS", or be one line: [^\n]{0,400}: <message>; nothing was sent',
         _Q + r" was replaced by " + _Q + r", later in the same message: only the later one stands",
         _Q + r" repeats an order above it in the same message: read once",  # `pbem.app.lines.repeat_note`
+        _Q + r" was not read: it reads as a footer or a closing, not as a JOIN or SALT line",  # `join.footer_note`
+        _Q + r" was refused and " + _Q + r" under it was not read: if a line break parted one order, send it on one"
+        r" line: [^\n]{1,400}",  # `pbem.app.wraps.wrap_note`
         _Q + r" repeats a press above it in the same message: sent once",  # `pbem.orders.extract.press_repeat_note`
         r"Press not sent: [^\n]{1,2000}\. Write PRESS TO <player>\[, <player>\.\.\.\] or PRESS TO ALL\.",
         r"\.\.\. and \d{1,9} more notes? like these, not shown\.",

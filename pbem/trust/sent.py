@@ -199,13 +199,15 @@ CLOSING_WORDS = 4  # as `pbem.app.lines.CLOSING_WORDS`: a closing set aside afte
 KNOWN = 4  # as `pbem.app.lines.KNOWN`: a word of the game's this long is never in a closing
 
 
-def set_aside(wrote: list[str], applied: list[str], known: set[str]) -> list[str] | None:
+def set_aside(wrote: list[str], applied: list[str], known: set[str], commands: bool = False) -> list[str] | None:
     """The lines of `wrote` an input left out, when it applied `wrote` without only lines the intake sets aside
     (`pbem.app.lines`): lines that read as prose (`pbem.orders.typed.prose`: a footer, a disclaimer) anywhere,
     short closings after the last line applied ("Take care,": lower-case words, no digit, none of four letters or
     more in `known`, the words of the export's inputs), and a repeat of a line applied above it, whatever its case
-    (`pbem.app.lines.once`: "PLAY Silver 11" typed twice is read once); else None.  Told as a note, never hidden."""
-    if not applied:
+    (`pbem.app.lines.once`: "PLAY Silver 11" typed twice is read once); else None.  Told as a note, never hidden.
+    With `commands`, `applied` may be empty: a message of commands whose every order line is a footer or a closing
+    ("HELP" above "Pass it on!", `pbem.app.footers`) is accepted with no input."""
+    if not applied and not commands:
         return None
     out: list[str] = []
     seen: set[str] = set()  # the lines applied so far, folded
@@ -346,7 +348,13 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
         wrote = list(read(m.raw, words)) if read is not None else read_plain(m.text, m.subject, words, answering(m.raw))
         if rec["outcome"] in ("accepted", "held") and wrote and not inputs.get(m.message_id):
             said = clip("; ".join(wrote))
-            if rec["outcome"] == "accepted":
+            if rec["outcome"] == "accepted" and set_aside(list(wrote), [], known, commands=True):
+                c.notes.append(
+                    f"{m.name} is marked accepted with no input: its lines ({said}) read as a footer or a closing, "
+                    'which pbem sets aside as not orders under a command such as HELP (listed under "Not read as '
+                    'orders")'
+                )
+            elif rec["outcome"] == "accepted":
                 c.problems.append(
                     f"WITHHELD: {m.name} holds your orders ({said}) and is marked accepted, but no input of the "
                     "export applies it: your orders were left out"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import struct
 import threading
+import weakref
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -444,10 +445,22 @@ class _Fall(Exception):
 
 
 class _PaletteDraw:
-    """`Canvas.draw`: the ImageDraw shapes the pictures use, on the palette (or in RGB after a fallback)."""
+    """`Canvas.draw`: the ImageDraw shapes the pictures use, on the palette (or in RGB after a fallback).
+
+    It holds its canvas by a weak reference: a canvas holding its `draw` and the `draw` its canvas were a cycle,
+    so every picture (its images, palette, drawing steps and owed marks: some 90 objects, about 180 a reply) was
+    left to Python's collector instead of being freed when drawn; those were most of the garbage that set off a
+    poll's collections (issue 27)."""
 
     def __init__(self, canvas: Canvas) -> None:
-        self.canvas = canvas
+        self._canvas = weakref.ref(canvas)
+
+    @property
+    def canvas(self) -> Canvas:
+        c = self._canvas()
+        if c is None:
+            raise ReferenceError("the canvas this drawing was made for is gone")
+        return c
 
     def _shape(self, name: str, xy: Any, **kw: Any) -> None:
         c = self.canvas

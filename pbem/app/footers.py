@@ -1,0 +1,44 @@
+"""A footer under a command (pure): "HELP" above "Pass it on!" or "Discard this e-mail if you are not the intended
+recipient" is the command, the footer listed as not read (players27).
+
+A message that asks a command standing without orders (`pbem.orders.extract.commanded`: HELP, STATUS, HISTORY, a
+press, AWAY or BACK, a mail mode) and whose every order line the engine refuses as a footer or a closing
+(`pbem.app.lines.without_prose`: prose, a short closing in lower case naming nothing of the game's) is a message of
+commands only: its footer lines join the lines not read.  The footer was read as orders, refused, and the player
+got the handbook or the report and a refusal of a line they never meant.  A message with an order the engine takes,
+or a refused line that may be an order mistyped, is read as before.  `pbem verify --mail` accepts such a message
+accepted without an input (`pbem.trust.sent.set_aside`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pbem.app.lines import without_prose
+from pbem.engine.base import Engine
+from pbem.orders.extract import Extracted, commanded
+
+
+def commands_only(eng: Engine, state: dict[str, Any], player: str, ex: Extracted) -> Extracted:
+    """`ex` with its order lines among its chatter when they are all a footer under a command, else `ex`."""
+    if not ex.orders or not commanded(ex):
+        return ex
+    result = eng.apply(state, player, list(ex.orders))
+    if result.accepted:
+        return ex
+    kept, _, _ = without_prose(eng, state, player, list(ex.orders), result, commanded=True)
+    if kept:
+        return ex
+    lines = sorted(
+        [*zip(ex.placed, ex.chatter, strict=False), *zip(ex.order_at, ex.typed, strict=False)], key=lambda x: x[0]
+    )
+    return replace(
+        ex,
+        orders=[],
+        typed=[],
+        order_at=[],
+        order_end=[],
+        placed=[at for at, _ in lines],
+        chatter=[line for _, line in lines],
+    )

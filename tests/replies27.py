@@ -1,0 +1,77 @@
+"""What the intake makes of a message's text, pure, for the players27 generators (`tests/test_replies27_*.py`).
+
+`intake` reads a body as `pbem.app.intake` does once the sender is known (`extract` with the step's order words,
+`pbem.app.lines.seeming_told`, `pbem.app.footers.commands_only`, then the join step's reading, `pbem.app.join.joined_lines`, or the orders' reading:
+the engine, `pbem.app.lines.read_again`, one slot one order) and says what it would do: the orders applied, the
+commands asked, whether the message is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbem import engine as registry
+from pbem.app import join
+from pbem.app.footers import commands_only
+from pbem.app.lines import read_again, seeming_told
+from pbem.engine import slots
+from pbem.engine.base import Engine
+from pbem.orders.extract import Extracted, extract
+from pbem.trust import deal as joining
+
+PLAYERS = {"italian-wars": ["Alice", "Bob"]}
+
+
+@dataclass
+class Read:
+    """What the intake would do with one message."""
+
+    ex: Extracted
+    applied: list[str] = field(default_factory=list)  # the order lines applied ([] for none or refused)
+    refused: list[str] = field(default_factory=list)  # the lines the engine refused (the message then is)
+    state: Any = None  # the state after the applied lines
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def asked(self) -> set[str]:
+        ex = self.ex
+        got = {n for n, on in (("HELP", ex.help), ("STATUS", ex.status), ("HISTORY", ex.history is not None)) if on}
+        return got | ({"BACK" if ex.away.back else "AWAY"} if ex.away is not None else set())
+
+
+def players(kind: str) -> list[str]:
+    return PLAYERS.get(kind, ["Alice", "Bob", "Carol"])
+
+
+def first_state(kind: str, joining_step: bool = False) -> tuple[Engine, dict[str, Any]]:
+    """The engine and state of a seeded game of `kind` at its first step (or its join step)."""
+    eng = registry.get(kind)
+    if joining_step:
+        return joining.JoinStep(eng, players(kind), "s", {}), joining.open_state(players(kind))
+    return eng, eng.setup(players(kind), "s", {})[0]
+
+
+def intake(eng: Engine, state: dict[str, Any], player: str, body: str, subject: str = "") -> Read:
+    return judged(eng, state, player, extract(body, subject, tuple(eng.order_words)))
+
+
+def judged(eng: Engine, state: dict[str, Any], player: str, ex: Extracted) -> Read:
+    """What the intake does with a message read as `ex` (`pbem.app.reading.extracted` of a whole mail, or `extract`)."""
+    ex = commands_only(eng, state, player, seeming_told(eng, state, player, ex))
+    out = Read(ex, notes=list(ex.problems))
+    if not ex.orders:
+        return out
+    if isinstance(eng, joining.JoinStep):
+        lines, notes, result = join.joined_lines(eng, state, player, list(ex.orders))
+        out.notes += notes
+    else:
+        result = eng.apply(state, player, list(ex.orders))
+        lines, result, said, _ = read_again(eng, state, player, list(ex.orders), result, {"problems": []}, ex)
+        result = slots.one_per_slot(eng, state, player, lines, result)
+        out.notes += [str(n) for n in said["problems"]]  # type: ignore[attr-defined]
+    if result.accepted:
+        out.applied, out.state = list(lines), result.state
+    else:
+        out.refused = [r.line for r in result.lines if not r.ok]
+    return out
