@@ -35,6 +35,21 @@ UNREAD_NOTE = (
 )
 
 
+def unread_left(inbox: object, summary: Any) -> bool:
+    """True when the inbox stopped at its own budget of messages a run (IMAP: `MOST_A_RUN`, costs21) with mail
+    left unread, said once in `summary`: the next runs read the rest, oldest first, and until one has read it all
+    its deadlines wait as those of a run stopped at its deadline do (`UNREAD_HOLD`)."""
+    if not getattr(inbox, "more", False):
+        return False
+    note = (
+        f"the inbox holds more mail than one run reads ({getattr(inbox, 'most', 0):,} messages): the next runs read "
+        "the rest, oldest first"
+    )
+    summary.notes.append(note)
+    summary.told.append(note)
+    return True
+
+
 def stop_reading(summary: Any) -> bool:
     """True once the run is past its deadline (and notes it in `summary` once)."""
     if not deadline.expired():

@@ -69,12 +69,16 @@ def _imap_mark_now(cfg: Config) -> str:
 def remember(home: Home, box: object, started: datetime) -> None:
     """After a complete poll that began at `started`: keep what it saw of an IMAP inbox (nothing for other
     transports), for the idle check and the server's clock (`pbem.app.arrivals`)."""
+    from pbem.record import marks
+
+    if getattr(box, "more", False):  # mail left unread (the inbox's budget of a run): the next run is not idle
+        marks.remember(home.cfg.database_url, IMAP_MARK, "")
+        return
     mark = getattr(box, "mark", None)
     value = mark() if callable(mark) else None
     if not value:
         return
     from pbem.app.arrivals import keep
-    from pbem.record import marks
 
     marks.remember(home.cfg.database_url, IMAP_MARK, value)
     keep(home.cfg, value, started)

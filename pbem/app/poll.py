@@ -173,6 +173,7 @@ def _poll(home: Home, dry_run: bool) -> PollSummary:
                     dispatcher.nudge()
                 dispatcher.fold()  # what the sender journaled meanwhile, one UPDATE per batch
             lap("filing")
+        stopped = stopped or budgets.unread_left(inbox, summary)  # the inbox's own budget of messages a run
         lap("fetching")
         if not dry_run and (left := filing.tell(home, inbox, clock(), tidy=not stopped)):  # once a day
             summary.notes.append(left)

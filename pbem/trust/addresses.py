@@ -12,11 +12,16 @@ way, a level a call: a mail nesting 1,000 `message/rfc822` parts raised Recursio
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
-from email.message import MIMEPart
+from email import message_from_bytes, policy, utils
+from email.headerregistry import BaseHeader, HeaderRegistry
+from email.message import EmailMessage, MIMEPart
 from email.utils import getaddresses, parseaddr
+from typing import Any, cast
 
+from pbem.orders import params
 from pbem.orders.charsets import decodable
 
 MAX_NESTING = 32  # comments inside comments read (a real address has none, or one level)
@@ -94,6 +99,65 @@ _BOUNDARY = re.compile(rb"boundary\s*+\*?\s*+=", re.IGNORECASE)
 def too_many_parts(raw: bytes) -> bool:
     """Whether a mail has more than `MAX_PARTS` parts (more lines starting with "--", and a boundary declared)."""
     return raw.count(b"\n--") > MAX_PARTS and _BOUNDARY.search(raw) is not None
+
+
+class _AsWritten:
+    """A MIME header (Content-Type, Content-Disposition, Content-Transfer-Encoding) as written, unfolded, not parsed:
+    what the readers below ask of one (its type, its parameters, by `_Read`) is read from the text, as the poll
+    reads it (`policy.compat32`, `pbem.mail.inbound.message.Bounded`).  The modern parser's reading of such a
+    field is linear but some 160 lines of Python a character (a Content-Type of many parameters, folded or
+    commented: 27 us a character; a header is read again at each question asked of it, so 4,000 characters in
+    each of 10 parts took 1.1 s, and `MAX_PARTS` parts of `MAX_FIELD` some 200 s), and it raised IndexError on
+    `Content-Type: text/plain; charset*`, out of `verify --sent` and `pbem verify` (costs21)."""
+
+    max_count = 1
+
+    @classmethod
+    def parse(cls, value: str, kwds: dict[str, Any]) -> None:
+        kwds["decoded"], kwds["parse_tree"] = value, None
+
+    @property
+    def content_disposition(self) -> str | None:
+        """The disposition ("inline", "attachment"), lower case, a comment after it left out, as the modern
+        header's (`MIMEPart.is_attachment` asks the header)."""
+        return str(self).split(";", 1)[0].split("(", 1)[0].strip().lower() or None
+
+
+class _Read(EmailMessage):
+    """`policy.default`'s message, its parameters read in one pass as the poll reads them (`pbem.orders.params`), a
+    parameter of RFC 2231 given as its value (`charset*=utf-8''%41`: "A"; `get_content` takes no other)."""
+
+    def _get_params_preserve(self, failobj: object, header: str) -> object:
+        value = self.get(header)
+        if value is None:
+            return failobj
+        return [(name, _as_value(val)) for name, val in params.preserved(value)]
+
+
+def _as_value(value: Any) -> Any:
+    """A parameter's value; one of RFC 2231 (charset, language, value) as `Message.get_content_charset` takes it."""
+    if not isinstance(value, tuple):
+        return value
+    charset, _, text = value
+    text = utils.unquote(text)
+    with contextlib.suppress(LookupError, UnicodeError):
+        text = str(text.encode("raw-unicode-escape"), charset or "us-ascii")
+    return f'"{utils.quote(text)}"'
+
+
+_HEADERS = HeaderRegistry()
+for _name in ("content-type", "content-disposition", "content-transfer-encoding"):
+    _HEADERS.map_to_type(_name, cast("type[BaseHeader]", _AsWritten))  # the registry makes it one
+_POLICY = policy.default.clone(header_factory=_HEADERS, message_factory=_Read)
+
+
+def read_mail(raw: bytes) -> EmailMessage:
+    """`raw` read as `message_from_bytes(raw, policy=policy.default)` reads it (its From, Subject, Message-ID and
+    Date decoded, `get_body`, `get_content`), its MIME headers read from their text (`_AsWritten`, `_Read`).  Check
+    `nests_too_deep`, `field_too_long`, `too_nested` and `too_many_parts` first."""
+    msg = message_from_bytes(raw, policy=_POLICY)
+    assert isinstance(msg, EmailMessage)
+    return msg
 
 
 def content_text(part: MIMEPart) -> str:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import logging
 import socket
 import ssl as ssl_module
+import sys
 import threading
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -97,14 +98,15 @@ def _client_class() -> Any:
                 return super()._command(*args, **kwargs)
 
             def readline(self) -> bytes:
-                """imaplib's, with `MAX_LINE` for its 1,000,000 bytes: a SEARCH answer is one line of every UID in
-                the inbox, so an inbox of some 130,000 mails (a spam run while pbem was off) failed every poll
-                with "got more than 1000000 bytes", and nothing was read again (costs20)."""
+                """imaplib's, with `MAX_LINE` for its 1,000,000 bytes: a SEARCH answer of the whole inbox was one line
+                of every UID, so an inbox of some 130,000 mails failed every poll with "got more than 1000000 bytes"
+                (costs20).  pbem now searches in windows (`ImapInbox._windows`, costs21): no answer to what it asks
+                comes near the bound, which stays for a server that misbehaves."""
                 line = bytes(self.file.readline(MAX_LINE + 1))
                 if len(line) > MAX_LINE:  # the rest of the line is still on the wire: the connection is dropped
                     raise self.abort(
-                        f"the server sent a line of more than {MAX_LINE} bytes (a SEARCH answer so long lists more "
-                        "than some 260,000 mails: move some of the inbox's mail to another folder)"
+                        f"the server sent a line of more than {MAX_LINE} bytes (no answer to what pbem asks is so "
+                        "long: see the server's log)"
                     )
                 return line
 
@@ -138,11 +140,15 @@ MAX_BATCH_BYTES = 16 * 1024 * 1024  # message bytes fetched in one command (issu
 MAX_MESSAGE = 4 * 1024 * 1024 + 1  # bytes fetched of one message: one more than pbem keeps of any
 MAX_LITERAL = MAX_MESSAGE + 64 * 1024  # one literal read from the server: a message's bytes asked, and some slack
 MAX_UNTAGGED = 2 * MAX_BATCH_BYTES  # bytes of the untagged answers to one command (a batch is at most MAX_BATCH_BYTES)
-#: bytes of one line from the server (imaplib's own bound is 1,000,000): the SEARCH answer lists every UID of the
-#: inbox on one line, about 8 bytes each, so this reads an inbox of some 260,000 mails.  Read, such a line holds
-#: some 30 times its bytes at its peak (the UIDs as text, then as numbers, sorted, in a set: 65 MB for 2 MiB,
-#: 247 MB for 8 MiB), so the bound stays there (costs20)
+#: bytes of one line from the server (imaplib's own bound is 1,000,000).  A SEARCH answer lists the UIDs it finds on
+#: one line, about 8 bytes each; read, such a line holds some 30 times its bytes at its peak (the UIDs as text, then
+#: as numbers: 65 MB for 2 MiB), so the bound stays there (costs20), and pbem asks for at most `WINDOW` UIDs at once
 MAX_LINE = 2 * 1024 * 1024
+#: messages one SEARCH of the folder asks for (a line of some 80 KB; `ImapInbox._windows`, costs21)
+WINDOW = 10_000
+#: messages one run fetches: a folder of more (a spam run while pbem was off) is read over several runs, oldest first,
+#: each well within the poll's deadline ([mail] poll_deadline, 900 s: some 20 ms a message), costs21
+MOST_A_RUN = 10_000
 
 
 def _by_size(uids: list[int], sizes: dict[int, int], max_message: int) -> Iterator[list[int]]:
@@ -186,9 +192,12 @@ class ImapInbox(Filing):
         auth: str = "password",
         connect: bool = True,
         max_message: int = MAX_MESSAGE,
+        window: int | None = None,
+        most: int | None = None,
     ) -> None:
-        if batch < 1:
-            raise ValueError("batch must be at least 1")
+        window, most = window or WINDOW, most or MOST_A_RUN  # read when made: a test may set the module's
+        if batch < 1 or window < 1 or most < 1:
+            raise ValueError("batch, window and most must be at least 1")
         self.host, self.port = host, int(port)
         self.ssl, self.starttls = bool(ssl), bool(starttls)
         self.username = username
@@ -210,6 +219,9 @@ class ImapInbox(Filing):
         self._client: Any = None  # an IMAPClient once connected (imapclient has no type hints)
         self.uidvalidity: int | None = None
         self.uidnext: int | None = None  # at the last SELECT: every message below it is fetched by `fetch`
+        self.exists = 0  # the messages in the folder at the last SELECT
+        self.window, self.most = window, most
+        self.more = False  # the last `fetch` left mail unread: `most` messages were read (`pbem.app.budgets`)
         self.arrivals = Arrivals()  # the server's arrival dates of what `fetch` saw (`pbem.app.arrivals`)
         if connect:
             self._connect()
@@ -311,12 +323,20 @@ class ImapInbox(Filing):
                     False: self._ensure(self._names["rejected"]),
                 }
             with self._errors(f"select {self.folder!r}"):
-                status = client.select_folder(self.folder)
-            self.uidvalidity = int(status[b"UIDVALIDITY"])
-            self.uidnext = int(status[b"UIDNEXT"]) if b"UIDNEXT" in status else None
+                self.selected(client.select_folder(self.folder))
         except TransportError:
             self._drop()
             raise
+
+    def selected(self, status: dict[bytes, Any]) -> None:
+        """What a SELECT (or EXAMINE) of the folder said: its UIDVALIDITY, UIDNEXT and EXISTS (`_windows`)."""
+        self.uidvalidity = int(status[b"UIDVALIDITY"])
+        self.uidnext = int(status[b"UIDNEXT"]) if b"UIDNEXT" in status else None
+        self.exists = int(status[b"EXISTS"]) if b"EXISTS" in status else sys.maxsize  # unsaid: every window asked
+
+    def flagged(self) -> int:
+        """How many messages of the selected folder are flagged \\Deleted (`pbem check`), window by window."""
+        return len(self._flagged_now())
 
     def mark(self) -> str | None:
         """The folder's UIDVALIDITY:UIDNEXT when it was selected (the idle check compares it with `status_mark`)."""
@@ -419,12 +439,8 @@ class ImapInbox(Filing):
         the server (`_on_wire`)."""
         if self._client is None:
             self._connect()
-        with self._errors("search"):
-            uids = sorted(self._client.search(["NOT", "DELETED"]))
-        earlier = self._recall(set(uids))  # filed by an earlier run, kept in the inbox: not fetched or copied again
-        uids = [u for u in uids if u not in earlier]
-        validity = self.uidvalidity
-        batches = self._batches(uids, validity)
+        self.more = False
+        batches = self._batches(self.uidvalidity)
         wire = ThreadPoolExecutor(1, thread_name_prefix="pbem-imap", initializer=self._wire_started)
         self._wire = wire  # while it is set, `fetch` streams
         try:
@@ -446,10 +462,85 @@ class ImapInbox(Filing):
             batches.close()
         self._keep()
 
-    def _batches(self, uids: list[int], validity: int | None) -> Generator[list[Incoming], None, None]:
-        """The folder's messages in batches (each `next` runs on the connection's thread, `fetch`)."""
+    def _batches(self, validity: int | None) -> Generator[list[Incoming], None, None]:
+        """The folder's messages in batches, at most `most` messages a run (each `next` runs on the connection's
+        thread, `fetch`)."""
+        left = self.most
+        self._recall_start()
+        for window in self._windows():
+            uids = self._unfiled_in(*window)  # filed by an earlier run, kept in the inbox: not fetched or copied again
+            for chunk in self._chunks(uids[:left]):
+                yield from self._sized(chunk, validity)
+            if len(uids) > left:  # the run's budget is spent: the rest waits for the next run
+                self.more = True
+                log.info(
+                    "%d messages read, the most one run reads: the rest of the inbox (UID %d and after) is read by "
+                    "the next runs",
+                    self.most,
+                    uids[left],
+                )
+                return
+            left -= len(uids)
+
+    def _chunks(self, uids: list[int]) -> Iterator[list[int]]:
         for start in range(0, len(uids), self.batch):
-            chunk = uids[start : start + self.batch]
+            yield uids[start : start + self.batch]
+
+    def _windows(self, criteria: tuple[str, ...] = ("NOT", "DELETED")) -> Iterator[tuple[int, int, list[int]]]:
+        """The folder's UIDs not flagged \\Deleted, below the UIDNEXT of its SELECT (what arrived since is read
+        by the next run: the idle check sees it), oldest first, one window of UIDs at a time: (first, last, the
+        UIDs found).  A SEARCH answer lists every UID it finds on one line, so one SEARCH of the whole folder
+        grew with the folder, and past `MAX_LINE` stopped every poll (costs20).  Each SEARCH here asks for the
+        UIDs up to that of the message `window` sequence numbers on (one FETCH of its UID, the sequence number
+        followed down by the expunges the server told of: `_shifted`): `window` messages when asked, so its line
+        is bounded however large the folder (costs21).  A folder of at most `window`
+        messages at the SELECT costs one SEARCH, as before.  `criteria`: what else the SEARCH asks."""
+        top = self.uidnext - 1 if self.uidnext else None  # None: the server said no UIDNEXT (up to "*")
+        first, n = 1, self._shifted(0) + self.window  # n: the sequence number of the window's last message
+        while top is None or first <= top:
+            last = self._uid_at(n) if n < self.exists else None  # past EXISTS: no message below `top` is there
+            if last is None or (top is not None and last >= top):
+                last = top
+            with self._errors("search"):
+                found = self._client.search(["UID", f"{first}:{'*' if last is None else last}", *criteria])
+            end = sys.maxsize if last is None else last
+            yield first, end, sorted(u for u in found if first <= u <= end)
+            if last is None or last == top:
+                return
+            first, n = last + 1, self._shifted(n) + self.window  # (what the run filed meanwhile moved it down)
+
+    def _shifted(self, n: int) -> int:
+        """Sequence number `n` now: each expunge the server told of since (`* k EXPUNGE`, at the end of the run's
+        own MOVE or EXPUNGE, or of another client's) moved every message after k down by one.  Without it each
+        window held what the run filed since the one before as well, and grew with the folder (costs21)."""
+        told = self._client._imap.untagged_responses.pop("EXPUNGE", [])  # (also let go: they were kept all run)
+        for k in told:
+            k = k.decode("ascii", "replace") if isinstance(k, bytes) else str(k)
+            if k.strip().isdigit() and int(k) <= n:
+                n -= 1
+        self.exists -= len(told)
+        return n
+
+    def _uid_at(self, n: int) -> int | None:
+        """The UID of the message at sequence number `n` now (None: the folder holds fewer, or the server would
+        not say)."""
+        import imaplib
+
+        client = self._client
+        try:
+            client.use_uid = False
+            with self._errors("fetch a UID", refusals=True):
+                answer = client.fetch([n], ["UID"])
+        except imaplib.IMAP4.error:  # a sequence number past the folder's end (expunged meanwhile): refused
+            return None
+        finally:
+            client.use_uid = True
+        uid = answer.get(n, {}).get(b"UID")
+        return int(uid) if isinstance(uid, int) else None
+
+    def _sized(self, chunk: list[int], validity: int | None) -> Iterator[list[Incoming]]:
+        """One chunk's messages, in groups of at most `MAX_BATCH_BYTES`."""
+        if chunk:
             with self._errors("fetch sizes"):  # and when each arrived, by the server's clock (`Arrivals`)
                 answer = self._client.fetch(chunk, ["RFC822.SIZE", "INTERNALDATE"])
             sizes = {u: int(v.get(b"RFC822.SIZE", 0)) for u, v in answer.items()}

@@ -18,7 +18,8 @@ handled and tries again (COPY is all or nothing, RFC 3501 6.4.7).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
@@ -85,6 +86,7 @@ class Filing:
         self._kept = ""  # the ledger's line as read or last written
         self._copied: set[int] = set()  # copied, the server refused to flag them: never fetched or copied again
         self._earlier: set[int] = set()  # those of them copied by an earlier run (`fetch` left them out)
+        self._candidates: list[int] = []  # the ledger's, sorted, as `fetch` began (`_recall_start`)
         self._flagged: set[int] = set()  # flagged \Deleted, the server refused to expunge (or kept) them
         self._refusals: dict[str, str] = {}  # "store", "expunge": the server's last refusal
 
@@ -138,14 +140,15 @@ class Filing:
     def _take_out(self, uids: list[int]) -> None:
         """Flag copied `uids` ``\\Deleted`` and expunge them.  What the server refuses stays in the inbox, never
         fetched or copied again: unflagged, kept in `_copied` (and the ledger); flagged, by the flag itself."""
-        refused = self._try("store", lambda: self._client.add_flags(uids, [b"\\Deleted"], silent=True))
+        ranges = uid_set(set(uids))  # a line of every UID of a long ledger passed servers' bounds (Dovecot: 64 KB)
+        refused = self._try("store", lambda: self._client.add_flags(ranges, [b"\\Deleted"], silent=True))
         if refused is not None:
             self._copied.update(uids)
             self._refused("store", refused, len(uids), "flag them \\Deleted")
             return
         self._copied.difference_update(uids)
         if self._client.has_capability("UIDPLUS"):
-            refused = self._try("expunge", lambda: self._client.uid_expunge(uids))
+            refused = self._try("expunge", lambda: self._client.uid_expunge(ranges))
         else:
             refused = self._try("expunge", lambda: self._client.expunge())
         if refused is not None:
@@ -178,19 +181,26 @@ class Filing:
         earlier = sorted(self._earlier & self._copied)
         if earlier:
             self._take_out(earlier)
-        with self._errors("search"):
-            flagged = set(self._client.search(["DELETED"]))
+        flagged = self._flagged_now()
         if flagged and "expunge" not in self._refusals:  # refused in this run already: not asked twice
-            if self._client.has_capability("UIDPLUS"):
-                refused = self._try("expunge", lambda: self._client.uid_expunge(sorted(flagged)))
+            if self._client.has_capability("UIDPLUS"):  # as ranges: a line of every UID passed servers' bounds
+                refused = self._try("expunge", lambda: self._client.uid_expunge(uid_set(flagged)))
             else:
                 refused = self._try("expunge", lambda: self._client.expunge())
             if refused is not None:
                 self._refusals["expunge"] = refused
             else:
-                with self._errors("search"):
-                    flagged = set(self._client.search(["DELETED"]))
+                flagged = self._flagged_now()
         self._flagged = flagged
+
+    def _flagged_now(self) -> set[int]:
+        """The folder's messages flagged \\Deleted, searched window by window (`ImapInbox._windows`): one SEARCH
+        of the whole folder answered with one line of every flagged UID, and a folder whose EXPUNGE the server
+        refuses or ignores holds every message pbem filed (costs21)."""
+        return {uid for _, _, found in self._windows(("DELETED",)) for uid in found}
+
+    def _windows(self, criteria: tuple[str, ...] = ("NOT", "DELETED")) -> Iterator[tuple[int, int, list[int]]]:
+        raise NotImplementedError  # `ImapInbox._windows`
 
     # -- what is left (`pbem.mail.transports.seam.KeepsFiling`) ------------------
 
@@ -213,12 +223,25 @@ class Filing:
         validity, _, uids = self._kept.partition(";")
         return parse_uid_set(uids) if self.uidvalidity is not None and validity == str(self.uidvalidity) else set()
 
-    def _recall(self, present: set[int]) -> set[int]:
-        """The ledger's copied messages still in the inbox unflagged (`present`: `fetch` leaves them out); those
-        gone are forgotten."""
-        self._copied = (self._copied | self._held()) & present
-        self._earlier = set(self._copied)
-        return self._earlier
+    def _recall_start(self) -> None:
+        """Before `fetch` searches the folder: the ledger's copied messages, looked for window by window
+        (`_unfiled_in`)."""
+        self._copied |= self._held()
+        self._candidates = sorted(self._copied)
+        self._earlier = set()
+
+    def _unfiled_in(self, first: int, last: int, found: list[int]) -> list[int]:
+        """`found`, a window's UIDs (`first` to `last`), but the ledger's copied messages still in the inbox
+        unflagged (`fetch` leaves them out); the ledger's of the window that are gone are forgotten.  Those of
+        windows a run did not reach stay in the ledger."""
+        lo, hi = bisect_left(self._candidates, first), bisect_right(self._candidates, last)
+        if lo == hi:
+            return found
+        held = set(self._candidates[lo:hi])
+        present = held.intersection(found)
+        self._copied -= held - present
+        self._earlier |= present
+        return [u for u in found if u not in present]
 
     def _keep(self) -> None:
         """Write the ledger when it changed (on the poll's thread: at the end of `fetch`, or at `close`)."""
