@@ -9,7 +9,7 @@ allows only the Pillow releases this script found to draw as the release pbem is
 
 For each Pillow release asked for, a virtual environment is made (`--system-site-packages`: pbem's other
 dependencies are the running interpreter's) with that release installed over it, and the pictures of seeded bot
-games of every title are drawn there, for names Open Sans covers (accented Latin, Greek, Cyrillic, an emoji) and
+games of every title are drawn there (both picture versions, `pbem.render.pictures.VERSIONS`), for names Open Sans covers (accented Latin, Greek, Cyrillic, an emoji) and
 for Chinese, Japanese and Korean names (the CJK font); each title's decoded RGBA pixels are hashed.  Prints JSON:
 per release, its FreeType and each title's digest, and `same` (every release's digests equal to the first's).
 Exit 1 when they differ.  Needs the package index (pip); about 20 s a release.
@@ -62,6 +62,9 @@ def digests() -> dict[str, object]:
                     view = eng.view(state, reader)
                     drawn = [mod.draw_public(mod.public_key(view))] if hasattr(mod, "draw_public") else []
                     drawn += [d for d in [mod.draw(view)] if d is not None]
+                    # picture version 2 (laid out and drawn 340 px wide, its words 12 to 14 px)
+                    drawn += [mod.draw_public_phone(mod.public_key(view))] if hasattr(mod, "draw_public") else []
+                    drawn += [d for d in [mod.draw_phone(view)] if d is not None]
                     for canvas, _alt in drawn:
                         image = Image.open(io.BytesIO(canvas.png())).convert("RGBA")
                         digest.update(repr(image.size).encode() + image.tobytes())

@@ -20,7 +20,6 @@ from PIL import Image
 
 from pbem import engine as registry
 from pbem.engine.bots import play
-from pbem.engine.sixteen_thirty.tables import COUNTRIES
 from pbem.render.pictures import MODULES, Picture, board
 from pbem.render.pictures import sixteen_thirty as thirty_picture
 from pbem.render.pictures.canvas import BLUE_TINT, GOLD, GREY_TINT, INK, RED_TINT, Canvas, RgbCanvas, card_tile
@@ -72,7 +71,10 @@ def test_every_report_of_the_game_has_a_picture_naming_the_readers_hand_and_no_h
             view = eng.view(s, p)
             pic = picture(view)
             assert pic is not None and pic.png.startswith(b"\x89PNG") and pic.alt
-            for part in board(view):
+            for part in board(view):  # picture version 2, laid out for phones: drawn at its layout's size
+                image = Image.open(io.BytesIO(part.png))
+                assert image.size == (part.width, part.height) and part.width <= 340
+            for part in board(view, 1):  # version 1, kept for verifying older mail
                 image = Image.open(io.BytesIO(part.png))
                 assert image.size == (part.width, part.height) and part.width <= 700
             hand = view["data"].get("your_hand" if kind == "italian-wars" else "hand") or []
@@ -126,11 +128,15 @@ def test_each_sixteen_thirty_country_is_drawn_in_its_factions_colour_with_its_co
         pic = picture(view)
         assert pic is not None
         image = Image.open(io.BytesIO(board(view)[0].png)).convert("RGB")  # the map comes first
-        for name in COUNTRIES:
+        old = Image.open(io.BytesIO(board(view, 1)[0].png)).convert("RGB")  # version 1: the map of 680 px
+        for i, name in enumerate(thirty_picture.AT):
             k = view["data"]["countries"][name]
-            x, y = thirty_picture.AT[name]
-            inside = image.getpixel((x - thirty_picture.BOX_W // 2 + 10, y + thirty_picture.BOX_H // 2 - 8))
             want = {"RED": RED_TINT, "BLUE": BLUE_TINT, None: GREY_TINT}[k["faction"]]
+            x0, y0 = thirty_picture.phone_place(i)
+            inside = image.getpixel((x0 + 20, y0 + 80))  # under its words and pips
+            assert max(abs(a - b) for a, b in zip(inside, want)) < 24, (name, k["faction"], inside)
+            x, y = thirty_picture.AT[name]
+            inside = old.getpixel((x - thirty_picture.BOX_W // 2 + 10, y + thirty_picture.BOX_H // 2 - 8))
             assert max(abs(a - b) for a, b in zip(inside, want)) < 24, (name, k["faction"], inside)
             words = (
                 f"{name} ({k['faction'] or 'neutral'}, status {k['status']}  army {k['army']}  ability {k['ability']}"
@@ -245,7 +251,8 @@ class _Recording(RgbCanvas):
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_card_pasted_from_its_tile_has_the_pixels_of_the_card_drawn_in_place(kind: str, monkeypatch) -> None:
     """`Canvas.card` pastes a card drawn once (`card_tile`): over a background of every colour, and at the
-    places and sizes the games draw their cards, the pixels equal those of drawing it there (`Canvas._card`)."""
+    places and sizes the games draw their cards (in both picture versions' looks), the pixels equal those of
+    drawing it there (`Canvas._card`)."""
     import random
     from importlib import import_module
 
@@ -253,16 +260,19 @@ def test_a_card_pasted_from_its_tile_has_the_pixels_of_the_card_drawn_in_place(k
     monkeypatch.setattr(mod, "Canvas", _Recording)
     eng, pt = _game(kind)
     cards: set[tuple] = set()
+    phone_cards: set[tuple] = set()  # version 2's look (`phone.LOOK`): one look, a sample of its cards
     for s in moments(eng, pt, 6):
         for r in [None, *pt.players]:
-            drawn = mod.draw(eng.view(s, r))
-            if drawn is not None:
-                cards.update((a[0], a[1], a[2], a[3], tuple(a[4]), *a[5:]) for a in drawn[0].cards)
+            for draw, found in ((mod.draw, cards), (mod.draw_phone, phone_cards)):
+                drawn = draw(eng.view(s, r))
+                if drawn is not None:
+                    found.update((a[0], a[1], a[2], a[3], tuple(a[4]), *a[5:]) for a in drawn[0].cards)
     if kind != "sixteen-thirty":
-        assert len(cards) > 20
+        assert len(cards) > 20 and len(phone_cards) > 20
+    cards |= set(sorted(phone_cards, key=repr)[:40])
     noise = random.Random(kind).randbytes(3 * 700 * 200)
     tiled = 0
-    for x, y, w, h, lines, *rest in sorted(cards, key=repr)[:300]:
+    for x, y, w, h, lines, *rest in sorted(cards, key=repr)[:340]:
         a, b = RgbCanvas(700, 200), RgbCanvas(700, 200)
         for c in (a, b):
             c.image.frombytes(noise)
@@ -327,6 +337,33 @@ def test_the_palette_canvas_gives_the_bytes_of_the_rgb_reference_for_every_pictu
                     continue
                 assert isinstance(ours[0], Canvas) and isinstance(reference[0], RgbCanvas)
                 assert not own or ours[0].rgb is None, f"{kind}: a reader's picture fell back to RGB"
+                assert ours[0].png() == reference[0].png(), (kind, r)
+                compared += 1
+    assert compared > 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_version_2s_pictures_on_the_palette_are_the_bytes_of_the_rgb_reference(kind: str) -> None:
+    """Picture version 2 (`pbem.render.pictures.phone`, the layout for phones) draws on the palette canvas too:
+    each of its pictures is the PNG of the same drawing in RGB, and none fell back to RGB."""
+    from importlib import import_module
+
+    mod = import_module(MODULES[kind])
+    eng, pt = _game(kind)
+    compared = 0
+    for s in moments(eng, pt, 4):
+        for r in [None, pt.players[0]]:  # (the layout is the same for every reader: the public view and one player's)
+            view = eng.view(s, r)
+            pairs = [(mod.draw_phone, view)]
+            if hasattr(mod, "draw_public_phone") and r is None:
+                pairs.append((mod.draw_public_phone, mod.public_key(view)))
+            for draw, arg in pairs:
+                ours, reference = draw(arg), _drawn_with(mod, RgbCanvas, draw, arg)
+                if ours is None:
+                    assert reference is None
+                    continue
+                assert isinstance(ours[0], Canvas) and isinstance(reference[0], RgbCanvas)
+                assert ours[0].rgb is None, f"{kind}: a picture of version 2 fell back to RGB"
                 assert ours[0].png() == reference[0].png(), (kind, r)
                 compared += 1
     assert compared > 0

@@ -34,11 +34,11 @@ from typing import Any
 
 from PIL import Image
 
-from pbem.render.pictures import Picture, board
+from pbem.render.pictures import VERSION, Picture, board
 
 MAX_PICTURES = 8  # pictures read from one mail (pbem draws at most two)
 MAX_LEAVES = 64  # parts of a mail read (a report has two texts and its pictures)
-MAX_PIXELS = 2_000_000  # pixels a picture may declare (pbem's are 680 wide and under 1,000 high)
+MAX_PIXELS = 2_000_000  # pixels a picture may declare (version 1: 680 x under 1,000; version 2: 340 x under 900)
 _IMG = re.compile(r"<img\b([^>]{0,2000})>", re.I)
 _ATTR = re.compile(r'\b(src|alt)="([^"]{0,4000})"', re.I)
 
@@ -172,14 +172,15 @@ _DRAWN: OrderedDict[str, list[Picture]] = OrderedDict()
 MAX_DRAWN = 1_024  # views whose pictures are kept (a few KB each): a mailbox's reports, and the next mailbox's
 
 
-def drawn(view: dict[str, Any]) -> list[Picture]:
-    """The pictures of `view` (`pbem.render.pictures.board`), kept for the views seen last: `--mail A --mail B`,
-    and a check run again, draw the maps and hands that every reader of one moment shares once."""
-    key = json.dumps(view, sort_keys=True, default=str)
+def drawn(view: dict[str, Any], version: int = VERSION) -> list[Picture]:
+    """The pictures of `view` in the layout `version` (`pbem.render.pictures.board`), kept for the views seen
+    last: `--mail A --mail B`, and a check run again, draw the maps and hands that every reader of one moment
+    shares once."""
+    key = json.dumps([view, version], sort_keys=True, default=str)
     if key in _DRAWN:
         _DRAWN.move_to_end(key)
         return _DRAWN[key]
-    pictures = _DRAWN[key] = board(view)
+    pictures = _DRAWN[key] = board(view, version)
     if len(_DRAWN) > MAX_DRAWN:
         _DRAWN.popitem(last=False)
     return pictures

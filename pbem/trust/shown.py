@@ -33,7 +33,7 @@ from typing import Any
 
 from pbem import engine as registry
 from pbem.engine.base import Engine
-from pbem.render.pictures import Picture
+from pbem.render.pictures import VERSION, VERSIONS, Picture
 from pbem.render.templates import render
 from pbem.trust import deal as joining
 from pbem.trust import folded, pictured, prose, told
@@ -169,7 +169,7 @@ class Replay:
         self._shown: dict[tuple[int, str], Sections | None] = {}
         self._views: dict[tuple[int, str], dict[str, Any]] = {}  # the view each `shown` rendered, for its pictures
         self._results: dict[tuple[int, str], dict[str, Any] | None] = {}  # the result each `_opening` gave
-        self._boards: dict[tuple[int, str], list[Picture]] = {}  # the pictures drawn of each view
+        self._boards: dict[tuple[int, str, int], list[Picture]] = {}  # the pictures of each view, by version
         self.deal = next((e.get("data") for e in doc.get("events", []) if e.get("kind") == "salts"), None)
         self._asked_html = ""  # the HTML opening lines `_opening` rendered last
         self._next: dict[str, list[int]] = {}  # per reader: where the next run of another report starts (`runs`)
@@ -247,23 +247,25 @@ class Replay:
             t = nxt[t]
         return out
 
-    def pictures(self, position: int, reader: str) -> pictured.Shown:
-        """The pictures a report to `reader` shows at the state kept at `position` (after `shown` gave its view)."""
-        return [(p.png, p.alt) for p in self._drawn((position, reader))]
+    def pictures(self, position: int, reader: str, version: int = VERSION) -> pictured.Shown:
+        """The pictures a report to `reader` shows at the state kept at `position` (after `shown` gave its view),
+        in the layout `version` (`pbem.render.pictures.VERSIONS`)."""
+        return [(p.png, p.alt) for p in self._drawn((position, reader), version)]
 
-    def _drawn(self, key: tuple[int, str]) -> list[Picture]:
-        if key not in self._boards:
-            self._boards[key] = pictured.drawn(self._views[key])
-        return self._boards[key]
+    def _drawn(self, key: tuple[int, str], version: int = VERSION) -> list[Picture]:
+        if (*key, version) not in self._boards:
+            self._boards[(*key, version)] = pictured.drawn(self._views[key], version)
+        return self._boards[(*key, version)]
 
     def said(
-        self, doc: dict[str, Any], position: int, seat: list[str], mail: prose.Said, record: Any
+        self, doc: dict[str, Any], position: int, seat: list[str], mail: prose.Said, record: Any, version: int = VERSION
     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The prose a report to `seat[0]` prints at the state kept at `position` (after `shown` gave its view),
-        with what is the mail's own (`pbem.trust.prose.expected`)."""
+        with what is the mail's own (`pbem.trust.prose.expected`); its figure's size that of the pictures' layout
+        `version`, the one its pictures were found drawn in."""
         key = (position, seat[0])
         head = (self.title, str(self._views[key].get("turn", "")))
-        figures = [{"cid": "", "width": p.width, "height": p.height, "alt": p.alt} for p in self._drawn(key)]
+        figures = [{"cid": "", "width": p.width, "height": p.height, "alt": p.alt} for p in self._drawn(key, version)]
         return prose.expected(doc, seat, mail, figures, self._results[key], record, self.deal, head)
 
     def _opening(
@@ -328,6 +330,11 @@ def _after(positions: list[int], at: int, end: int) -> int:
 Report = tuple[int, str, tuple[str, Sections, bool]]  # (head's chain position, how the mail is named, `report_of`)
 
 
+def _pictured(replay: Replay, pics: pictured.Read, matched: list[int], reader: str, version: int) -> bool:
+    """Whether a mail's pictures are the replay's, in the layout `version`, at one of the states `matched`."""
+    return any(pictured.alike(pics, replay.pictures(q, reader, version)) for q in matched)
+
+
 def untrue(
     doc: dict[str, Any],
     rows: list[dict[str, Any]],
@@ -361,12 +368,16 @@ def untrue(
             continue
         pics = pictures[i] if pictures is not None and pages else None
         matched = [q for q, w in wanted if w == got]
-        if pics is not None and matched and not any(pictured.alike(pics, replay.pictures(q, reader)) for q in matched):
-            out.append((at, name, pictured.differs(pics, replay.pictures(matched[0], reader))))
+        version = VERSION
+        if pics is not None and matched:  # the layout the pictures were drawn in: a mail an older pbem drew, version 1
+            version = next((v for v in VERSIONS if _pictured(replay, pics, matched, reader, v)), 0)
+            if not version:
+                out.append((at, name, pictured.differs(pics, replay.pictures(matched[0], reader))))
+                version = VERSION
         mail = prose_of[i] if prose_of is not None else None
         if mail is not None and matched:
             seat = [reader, *(n for n in names if n != reader)]
-            wants = [replay.said(doc, q, seat, *mail) for q in matched]
+            wants = [replay.said(doc, q, seat, *mail, version) for q in matched]
             if mail[0].lines not in [text for text, _ in wants]:
                 out.append((at, name, prose.differs(mail[0].lines, wants[0][0])))
             elif pages and mail[0].html not in [page for _, page in wants]:

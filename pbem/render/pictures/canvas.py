@@ -47,6 +47,9 @@ GREEN = (30, 130, 76)
 GREEN_TINT = (216, 240, 225)
 
 MIB = 1 << 20
+#: How a card sets its lines: the first line's size, the others' size, and from one line to the next (px).
+Look = tuple[int, int, int]
+LOOK: Look = (13, 12, 15)  # picture version 1's cards (version 2's: `phone.LOOK`)
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -141,32 +144,33 @@ class RgbCanvas:
         fill: RGB = PAPER,
         outline: RGB = INK,
         width: int = 1,
+        look: Look = LOOK,
     ) -> None:
         """A card: a box with up to three lines of text, the first one larger (square corners: a rounded
-        rectangle costs ten times as much to draw, and a hand has many cards).
+        rectangle costs ten times as much to draw, and a hand has many cards), its lines set as `look` says.
 
         A card at whole pixels is pasted from `card_tile`, drawn once per look (the same pixels: its box covers
         all of the tile and its words lie inside it, so nothing under it shows through either way)."""
         at = (int(x), int(y))
         if at == (x, y) and at[0] >= 0 and at[1] >= 0 and int(w) == w and int(h) == h:
-            tile = card_tile(int(w), int(h), tuple(lines), fill, outline, width)
+            tile = card_tile(int(w), int(h), tuple(lines), fill, outline, width, look)
             if tile is not None:
                 self.image.paste(tile, at)
                 return
-        self._card(x, y, w, h, lines, fill, outline, width)
+        self._card(x, y, w, h, lines, fill, outline, width, look)
 
     def _card(
-        self, x: float, y: float, w: float, h: float, lines: Any, fill: RGB, outline: RGB, width: int
+        self, x: float, y: float, w: float, h: float, lines: Any, fill: RGB, outline: RGB, width: int, look: Look = LOOK
     ) -> list[tuple[int, int, int, int]]:
         """Draw a card; returns the boxes its words were stamped in."""
         self.draw.rectangle((x, y, x + w, y + h), fill=fill, outline=outline, width=width)
         boxes = []
         for i, line in enumerate(lines):
-            size = 12 if i else 13
+            size = look[1] if i else look[0]
             words = fit(self, line, w - 10, size)
             mask, dx, dy, _ = stamp(words, size)
-            self.text((x + 6, y + 5 + i * 15), words, size)
-            left, top = round(x + 6 + dx), round(y + 5 + i * 15) + dy
+            self.text((x + 6, y + 5 + i * look[2]), words, size)
+            left, top = round(x + 6 + dx), round(y + 5 + i * look[2]) + dy
             boxes.append((left, top, left + mask.width, top + mask.height))
         return boxes
 
@@ -252,12 +256,14 @@ _UNDRAWN = (255, 0, 254)
 
 
 @tiles(2 * MIB)  # RGB tiles, 20-30 KB each: the cards of a few games (the palette canvas keeps its own)
-def card_tile(w: int, h: int, lines: tuple[str, ...], fill: RGB, outline: RGB, width: int) -> Image.Image | None:
+def card_tile(
+    w: int, h: int, lines: tuple[str, ...], fill: RGB, outline: RGB, width: int, look: Look = LOOK
+) -> Image.Image | None:
     """The pixels of a card drawn at (0, 0) (`Canvas.card`), or None where pasting them could differ from
     drawing the card in place: a pixel of its tile left undrawn by its box, or words reaching outside it."""
     tile = RgbCanvas(w + 1, h + 1)
     tile.image.paste(_UNDRAWN, (0, 0, w + 1, h + 1))
-    boxes = tile._card(0, 0, w, h, list(lines), fill, outline, width)
+    boxes = tile._card(0, 0, w, h, list(lines), fill, outline, width, look)
     inside = all(x0 >= 0 and y0 >= 0 and x1 <= w + 1 and y1 <= h + 1 for x0, y0, x1, y1 in boxes)
     if not inside or _shows(tile.image, _UNDRAWN):
         return None
@@ -401,18 +407,18 @@ def _stamp_p(words: str, size: int, fill: RGB, background: RGB) -> tuple[Image.I
 
 @tiles(2 * MIB)  # a P tile and a mask per card look, 10-15 KB each
 def _card_p(
-    w: int, h: int, lines: tuple[str, ...], fill: RGB, outline: RGB, width: int
+    w: int, h: int, lines: tuple[str, ...], fill: RGB, outline: RGB, width: int, look: Look = LOOK
 ) -> tuple[Image.Image, Image.Image] | None:
     """`card_tile` as palette indices, and the mask of its blended pixels (None: no tile, or unknown colours)."""
-    tile = card_tile(w, h, lines, fill, outline, width)
+    tile = card_tile(w, h, lines, fill, outline, width, look)
     if tile is None or None in (_known(fill), _known(outline), _known(INK)):
         return None
     blended = Image.new("L", tile.size, 0)
     for i, line in enumerate(lines):
-        size = 12 if i else 13
+        size = look[1] if i else look[0]
         words = fit(RgbCanvas(1, 1), line, w - 10, size)
         mask, dx, dy, _ = stamp(words, size)
-        blended.paste(255, (6 + dx, 5 + i * 15 + dy), _blended(mask))
+        blended.paste(255, (6 + dx, 5 + i * look[2] + dy), _blended(mask))
     return tile.quantize(palette=palette(), dither=Image.Dither.NONE), blended
 
 
@@ -597,26 +603,27 @@ class Canvas:
         fill: RGB = PAPER,
         outline: RGB = INK,
         width: int = 1,
+        look: Look = LOOK,
     ) -> None:
         """`RgbCanvas.card`: pasted from its tile on the palette where it has one."""
         at = (int(x), int(y))
         if self.rgb is None and at == (x, y) and at[0] >= 0 and at[1] >= 0 and int(w) == w and int(h) == h:
-            tiles = _card_p(int(w), int(h), tuple(lines), fill, outline, width)
+            tiles = _card_p(int(w), int(h), tuple(lines), fill, outline, width, look)
             if tiles is not None and at[0] + tiles[0].width <= self.width and at[1] + tiles[0].height <= self.height:
                 box = (at[0], at[1], at[0] + tiles[0].width, at[1] + tiles[0].height)
                 self.image.im.paste(tiles[0].im, box)
                 mask = tiles[1].im
                 self._mark(lambda dirty: dirty.im.paste(mask, box))
                 self._touch(box)
-                self.ops.append(("card", (x, y, w, h, lines, fill, outline, width), {}))
+                self.ops.append(("card", (x, y, w, h, lines, fill, outline, width, look), {}))
                 return
         if self.rgb is None:  # drawn in place: its box and words, each on the palette if it can be
             self.draw.rectangle((x, y, x + w, y + h), fill=fill, outline=outline, width=width)
             for i, line in enumerate(lines):
-                size = 12 if i else 13
-                self.text((x + 6, y + 5 + i * 15), fit(self, line, w - 10, size), size)
+                size = look[1] if i else look[0]
+                self.text((x + 6, y + 5 + i * look[2]), fit(self, line, w - 10, size), size)
             return
-        self.rgb.card(x, y, w, h, lines, fill, outline, width)
+        self.rgb.card(x, y, w, h, lines, fill, outline, width, look)
 
     def png(self) -> bytes:
         if self.rgb is not None:

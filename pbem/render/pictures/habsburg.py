@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.engine.habsburg.cards import TYPE, TYPE_NAMES, VALUE
-from pbem.render.pictures.canvas import BLUE_TINT, GOLD, GREEN_TINT, GREY_TINT, RED_TINT, Canvas, card_rows
+from pbem.render.pictures import phone
+from pbem.render.pictures.canvas import BLUE_TINT, GOLD, GREEN_TINT, GREY_TINT, RED_TINT, Canvas, card_rows, fit
 
 W = 680
 #: Drawn from the view as it is (`pictures.board`): only lists are iterated, in order, and only strings and
@@ -47,6 +48,36 @@ def _layout(view: dict[str, Any], c: Canvas | None) -> float:
 def draw(view: dict[str, Any]) -> tuple[Canvas, str]:
     c = Canvas(W, int(_layout(view, None)))
     _layout(view, c)
+    return c, alt(view)
+
+
+def _narrow(view: dict[str, Any], c: Canvas | None) -> float:
+    """Version 2 (`pbem.render.pictures.phone`): the same facts laid out 340 px wide, each player's line in two."""
+    data = view["data"]
+    y = 8.0
+    for p in data["seats"]:
+        active = data["active"] == p
+        if c is not None:
+            head = f"{p}: score {data['scores'][p]}" + ("  (to play)" if active else "")
+            c.text((10, y), fit(c, head, phone.W - 20, 14), 14, fill=GOLD if active else (27, 27, 27))
+            more = f"tokens {data['tokens'][p]}, holdings {data['holdings'][p]}, {data['hand_sizes'][p]} cards in hand"
+            c.text((10, y + 20), more, 13)
+        y += 44
+        for m in (m for m in data["melds"] if m["owner"] == p):
+            if c is not None:
+                c.text((10, y), m["id"], 13)
+            y = phone.cards(c, 10, y + 20, phone.W - 20, [_card(m["person"]), _card(m["holding"]), _card(m["claim"])])
+        y += 4
+    if "hand" in data:
+        if c is not None:
+            c.text((10, y), f"Your hand ({len(data['hand'])})", 14)
+        y = phone.cards(c, 10, y + 22, phone.W - 20, [_card(h["card"]) for h in data["hand"]])
+    return y + 4
+
+
+def draw_phone(view: dict[str, Any]) -> tuple[Canvas, str]:
+    c = Canvas(phone.W, int(_narrow(view, None)))
+    _narrow(view, c)
     return c, alt(view)
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.engine.italian_wars.cards import BY_NAME
-from pbem.render.pictures.canvas import BLUE, GREEN, GREEN_TINT, GREY_TINT, MUTED, PAPER, RED, Canvas, card_rows
+from pbem.render.pictures import phone
+from pbem.render.pictures.canvas import BLUE, GREEN, GREEN_TINT, GREY_TINT, MUTED, PAPER, RED, Canvas, card_rows, fit
 
 W = 680
 
@@ -76,6 +77,65 @@ def _layout(view: dict[str, Any], c: Canvas | None) -> float:
 def draw(view: dict[str, Any]) -> tuple[Canvas, str]:
     c = Canvas(W, int(_layout(view, None)))
     _layout(view, c)
+    return c, alt(view)
+
+
+def _narrow(view: dict[str, Any], c: Canvas | None) -> float:
+    """Version 2 (`pbem.render.pictures.phone`): the same facts laid out 340 px wide, a card two to a row."""
+    d = view["data"]
+    y = 8.0
+    for p in view["players"]:
+        colour = BLUE if d["sides"][p] == "French" else RED
+        if c is not None:
+            line = f"{p} ({d['sides'][p]}): {d['hands_won'][p]} hands won, {d['streaks'][p]} in a row"
+            c.text((10, y), fit(c, line, phone.W - 20, 14), 14, fill=colour)
+            for k in range(8):  # the 8-hand track, filled squares = hands won
+                box = (10 + k * 20, y + 24, 24 + k * 20, y + 38)
+                c.draw.rectangle(box, outline=colour, fill=colour if k < d["hands_won"][p] else PAPER)
+            for k in range(3):
+                box = (200 + k * 20, y + 24, 214 + k * 20, y + 38)
+                c.draw.ellipse(box, outline=colour, fill=colour if k < d["streaks"][p] else PAPER)
+        y += 46
+    if c is not None:
+        c.text((10, y), "hands won (of 8)", 12, fill=MUTED)
+        c.text((200, y), "in a row (of 3)", 12, fill=MUTED)
+    y += 24
+    if d["deployed"]:
+        used = (d["negation"] or {}).get("used", [])
+        for p in view["players"]:
+            if c is not None:
+                c.text((10, y), f"{p}'s field", 14)
+            cards: list[dict[str, Any]] = [
+                {
+                    "lines": [
+                        r["card"],
+                        f"{code(r['card'])}  Force {r['force']}" + ("  used" if r["card"] in used else ""),
+                    ]
+                }
+                for r in d["deployed"][p]
+            ]
+            y = phone.cards(c, 10, y + 22, phone.W - 20, cards)
+    hand = d.get("your_hand") or []
+    if hand:
+        bad = d.get("your_unusable", {})
+        if c is not None:
+            c.text((10, y), "Your hand (+ usable, x not usable)", 14)
+        cards = [
+            {
+                "lines": [("x " if n in bad else "+ ") + n, code(n), *([bad[n]] if n in bad else [])],
+                "fill": GREY_TINT if n in bad else GREEN_TINT,
+                "outline": MUTED if n in bad else GREEN,
+                "width": 1 if n in bad else 2,
+            }
+            for n in hand
+        ]
+        y = phone.cards(c, 10, y + 22, phone.W - 20, cards)
+    return y + 4
+
+
+def draw_phone(view: dict[str, Any]) -> tuple[Canvas, str]:
+    c = Canvas(phone.W, int(_narrow(view, None)))
+    _narrow(view, c)
     return c, alt(view)
 
 

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from pbem.engine.sixteen_thirty.tables import ADJACENT_PAIRS, COUNTRIES
+from pbem.render.pictures import phone
 from pbem.render.pictures.canvas import (
     BLUE,
     BLUE_TINT,
@@ -25,6 +26,7 @@ from pbem.render.pictures.canvas import (
     RED_TINT,
     Canvas,
     card_rows,
+    fit,
 )
 
 W, MAP_H = 680, 540
@@ -122,6 +124,73 @@ def _private(data: dict[str, Any], c: Canvas | None, y: float) -> float:
             c.text((10, y), f"{title} ({len(cards)})", 14)
         shown = [{"lines": [x], "fill": GREY_TINT} for x in cards] or [{"lines": ["(none)"]}]
         y = card_rows(c, 10, y + 22, W - 20, shown, w=126, h=24)
+    return y + 4
+
+
+PHONE_BOX = ((phone.W - 28) // 2, 84)  # a country's box in version 2
+
+
+def phone_place(i: int) -> tuple[int, int]:
+    """The top left corner of the `i`th country's box (in `AT`'s order) in version 2, in the layout's pixels."""
+    return 10 + (i % 2) * (PHONE_BOX[0] + 8), 8 + (i // 2) * (PHONE_BOX[1] + 8)
+
+
+def draw_public_phone(key: str) -> tuple[Canvas, str]:
+    """Version 2 (`pbem.render.pictures.phone`): the nine countries two to a row, 340 px wide, in the map's order
+    from north-west to south-east (a line for each adjacency does not fit a phone's width: the rules list them),
+    then the victory points."""
+    players, countries, scores = json.loads(key)
+    (box_w, box_h), bar_h = PHONE_BOX, 22
+    rows = (len(AT) + 1) // 2
+    c = Canvas(phone.W, 8 + rows * (box_h + 8) + 32 + bar_h * len(players) + 4)
+    for i, name in enumerate(AT):  # (the map's places, north-west first)
+        k = countries[name]
+        x0, y0 = phone_place(i)
+        c.box(
+            (x0, y0, x0 + box_w, y0 + box_h),
+            FILL[k["faction"]],
+            outline=EDGE[k["faction"]],
+            width=2 if k["faction"] else 1,
+        )
+        words = country_words(name, k)
+        c.text((x0 + 7, y0 + 5), fit(c, words[0], box_w - 14, 14), 14)
+        c.text((x0 + 7, y0 + 24), words[1], 12, fill=EDGE[k["faction"]])
+        c.text((x0 + 7, y0 + 42), f"status {k['status']}, army {k['army']}", 12)
+        c.text((x0 + 7, y0 + 60), f"ability {k['ability']}" + (f"  {words[3]}" if words[3] else ""), 12,
+               fill=GOLD if k["leader"] else INK)  # fmt: skip
+        for j in range(min(int(k["status"]), 8)):  # the status as pips, so it reads at a glance without the number
+            right = x0 + box_w - 8 - j * 9
+            c.draw.rectangle((right - 6, y0 + box_h - 12, right, y0 + box_h - 6), fill=INK)
+    y = 8 + rows * (box_h + 8) + 4
+    c.text((10, y), "Victory points", 14)
+    top = max([1, *scores.values()])
+    for i, p in enumerate(players):
+        yy = y + 24 + i * bar_h
+        c.text((10, yy), fit(c, p, 90, 13), 13)
+        length = int(180 * scores[p] / top)
+        c.draw.rectangle((110, yy + 3, 110 + max(length, 2), yy + 15), fill=INK)
+        c.text((118 + length, yy), str(scores[p]), 13)
+    return c, public_alt(players, countries, scores)
+
+
+def draw_phone(view: dict[str, Any]) -> tuple[Canvas, str] | None:
+    """Version 2 of the reader's own part: their hand and secret counters, 340 px wide."""
+    data = view["data"]
+    if "hand" not in data:
+        return None
+    c = Canvas(phone.W, int(_private_narrow(data, None, 6)))
+    _private_narrow(data, c, 6)
+    return c, private_alt(data)
+
+
+def _private_narrow(data: dict[str, Any], c: Canvas | None, y: float) -> float:
+    for title, cards in (("Your hand", data.get("hand")), ("Your secret victory counters", data.get("my_counters"))):
+        if cards is None:
+            continue
+        if c is not None:
+            c.text((10, y), f"{title} ({len(cards)})", 14)
+        shown = [{"lines": [x], "fill": GREY_TINT} for x in cards] or [{"lines": ["(none)"]}]
+        y = phone.cards(c, 10, y + 22, phone.W - 20, shown)
     return y + 4
 
 
