@@ -9,7 +9,8 @@ parts:
   `Original-Recipient`) of every block whose `Action` is `failed` (or absent), with its `Diagnostic-Code` or
   `Status` as the reason;
 * `X-Failed-Recipients` (Exim, Gmail);
-* the Message-ID of the mail that came back (a `message/rfc822` or `text/rfc822-headers` part): the outbox knows
+* the Message-ID of the mail that came back (a `message/rfc822` or `text/rfc822-headers` part, or a line of the
+  text quoting it, as qmail does): the outbox knows
   whom pbem sent it to, the surest link of all, since a bounce's own words are anyone's to write;
 * the reason, when no DSN gives one: the first line of the text part that names the address, else that looks
   like an SMTP reply (`5xx`), else the subject.
@@ -48,6 +49,7 @@ class Bounce:
     status: dict[str, str] = field(default_factory=dict)  # a DSN's Status of each address, when it gives no more
     dsn: bool = False  # it holds a delivery status (RFC 3464), or names X-Failed-Recipients
     receipt: bool = False  # a read receipt (RFC 8098 MDN): never a bounce
+    failing: bool = False  # a delivery status says some recipient failed (an address it names or not)
 
     def reason(self, address: str) -> str:
         return self.failed.get(address.lower()) or self.subject
@@ -63,7 +65,7 @@ def addresses(b: Bounce, returned_to: list[str]) -> dict[str, str]:
     """The addresses that bounced, each with its reason: those the DSN says failed, and the recipients of the mails
     that came back (`returned_to`, from the outbox) unless a DSN says none failed (a delay, a success)."""
     out = dict(b.failed)
-    if not b.dsn or b.failed:
+    if not b.dsn or b.failing or b.failed:
         for address in returned_to[:MOST_ADDRESSES]:
             out.setdefault(address.lower(), b.subject)
     return {a: why or b.subject for a, why in out.items()}
@@ -91,6 +93,9 @@ def read(raw: bytes) -> Bounce:
             if n >= MOST_PARTS:
                 break
             _part(part, out, texts)
+        for line in (ln for t in texts for ln in t.splitlines()[:400]):  # a copy quoted in the text (qmail)
+            if line[:11].lower() == "message-id:":
+                _returned(line[11:].strip(), out)
         for address in list(out.failed):
             if not out.failed[address]:
                 out.failed[address] = _from_text(texts, address) or out.status.get(address, "")
@@ -134,6 +139,7 @@ def _recipient(block: Message, out: Bounce) -> None:
     who = str(block.get("Final-Recipient", "") or block.get("Original-Recipient", ""))
     if action not in _FAILED or not who or len(out.failed) >= MOST_ADDRESSES:
         return
+    out.failing = True
     found = _ADDRESS.search(who.split(";", 1)[-1][:400])
     if found is None:
         return
