@@ -52,6 +52,10 @@ START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 PROFILES = ["prompt"] * 12 + ["late"] * 5 + ["never"] * 2 + ["bounce"]  # per seat, drawn at the game's start
 
 
+#: The moderator's mails counted by kind, by words of their subjects.
+TOLD = {"silent_game": "no player has written for", "silent_seat": "has not written for", "bounced": "bounced"}
+
+
 class SimClock:
     def __init__(self, now: datetime) -> None:
         self.now = now
@@ -85,6 +89,7 @@ class Sim:
     replies: int = 0
     pruned_mails: int = 0  # `--prune`: the sent mails whose text was dropped so far, and its bytes
     pruned_bytes: int = 0
+    told: dict[str, int] = field(default_factory=dict)  # the moderator's mails by kind (`TOLD`)
     seen: set[str] = field(default_factory=set)
 
 
@@ -131,6 +136,10 @@ def read_sent(sim: Sim) -> None:
         msg, text = text_of(raw)
         seat = sim.seats.get(parseaddr(str(msg["To"]))[1])
         if seat is None:
+            if parseaddr(str(msg["To"]))[1] == MODERATOR:  # what the moderator is told (months2)
+                subject = str(msg["Subject"])
+                kind = next((k for k, words in TOLD.items() if words in subject), "other")
+                sim.told[kind] = sim.told.get(kind, 0) + 1
             continue
         if seat.profile == "bounce":
             bounce(sim, seat, raw, str(msg["Message-ID"]))
@@ -280,6 +289,7 @@ def measure(sim: Sim, home: Path, backups: Path, state: Path, pg: str | None, we
     out["games_started"], out["games_ended"], out["games_abandoned"] = sim.started, sim.ended, sim.abandoned
     out["pruned_mails"], out["pruned_bytes"] = sim.pruned_mails, sim.pruned_bytes
     out["mails_read"], out["bounces"] = sim.replies + sim.bounces, sim.bounces
+    out["moderator_told"] = dict(sorted(sim.told.items()))
     return out
 
 
