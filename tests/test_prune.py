@@ -8,8 +8,8 @@ abandoned at least D ago, keeping its Message-ID, recipient and the SHA-256 of w
 The generator (`home_of`): seeded homes of Habsburg games started on drawn days, some abandoned on later drawn days,
 some still running, a drawn D.  The oracle: after the prune, each game's sent mails hold no bytes if it was
 abandoned at least D before, each with the SHA-256 of its bytes before; every other mail keeps its bytes exactly;
-a second prune drops nothing.  Of 20 homes (`PBEM_PRUNE_CASES=20`), 18 fail on efd12b07 (no such command: the
-text stays, 18 holding a game abandoned long enough) and none now.  The suite runs `CASES` (1).
+a second prune drops nothing.  Of 20 homes (`PBEM_PRUNE_CASES=20`), 14 hold a game abandoned long enough ago and
+keep its text on efd12b07 (all 20 fail there: there is no `pbem prune`), and none fails now.  The suite runs `CASES` (1).
 
 What still works after a prune, on a game played to its end (its export, `pbem verify`, `pbem verify --mail`, a
 reply to a mail whose text is gone): tests/test_verify_mail.py, which plays that game once.  Cost: about 2 s
