@@ -174,3 +174,55 @@ def _defaults(cfg) -> dict[str, list[datetime]]:
 def test_the_moderator_is_told_once_of_each_silence(tmp_path: Path, seed: int) -> None:
     want, got = run(tmp_path, seed)
     assert got == want, (plan(seed), want, got)
+
+
+def test_a_reply_keep_to_the_notice_keeps_the_game_and_it_is_told_again_later(tmp_path: Path) -> None:
+    """The moderator answers the notice by mail (a reply to it is the moderator's, `pbem.app.moderating`): KEEP.
+    The game goes on untold for N more deadlines without a player's mail, then is told again, counted from the keep."""
+    from email.message import EmailMessage
+    from email.utils import make_msgid
+
+    from pbem.app import games
+    from pbem.app.cron import run_poll
+    from pbem.home.app import Home
+    from pbem.record.db import session
+    from pbem.record.store import aware, current_deadline, game_by_name
+
+    cfg = _homed(tmp_path)
+    clock = Clock(datetime(2026, 1, 5, 12, 0, tzinfo=UTC))
+    games.create_game(Home.of(cfg, clock=clock), "habsburg", "hs1", SEATS, seed="silent-keep", codes=CODES)
+    run_poll(cfg, clock=clock)
+    seen: set[str] = set()
+    mails = sorted(_subjects(cfg.maildir_path / "sent", seen))
+
+    def deadline() -> list[tuple[str, str]]:
+        with session(cfg.database_url) as s:
+            row = game_by_name(s, "hs1")
+            assert row is not None and row.id is not None
+            dl = current_deadline(s, row.id)
+        assert dl is not None
+        clock.now = (aware(dl.due_at) or clock.now) + timedelta(minutes=1)
+        run_poll(cfg, clock=clock)
+        return [(to, s) for to, s in _subjects(cfg.maildir_path / "sent", seen) if "written for" in s]
+
+    assert mails and deadline() == []
+    told = deadline()
+    assert told == [(MODERATOR, "[pbem hs1] no player has written for 2 deadlines")], told
+    notice = next(
+        m for _, raw in mailbox.Maildir(str(cfg.maildir_path / "sent"), factory=None).items()
+        if "no player has written" in str((m := message_from_bytes(bytes(raw))).get("Subject"))
+    )  # fmt: skip
+    reply = EmailMessage()
+    reply["From"], reply["To"] = f"Moderator <{MODERATOR}>", str(notice["From"])
+    reply["Subject"] = f"Re: {notice['Subject']}"
+    reply["Message-ID"] = make_msgid(domain="pbem.test")
+    reply["In-Reply-To"] = reply["References"] = str(notice["Message-ID"])
+    reply.set_content("KEEP\n")
+    clock.now += timedelta(hours=1)
+    deliver(cfg, reply.as_bytes())
+    run_poll(cfg, clock=clock)
+    acked = [s for to, s in _subjects(cfg.maildir_path / "sent", seen) if to == MODERATOR]
+    assert len(acked) == 1, acked  # the acknowledgement of the KEEP
+    assert deadline() == []  # one deadline since the keep
+    told = deadline()
+    assert told == [(MODERATOR, "[pbem hs1] no player has written for 2 deadlines")], told
