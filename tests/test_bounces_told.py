@@ -196,3 +196,29 @@ def test_a_read_receipt_a_delay_or_a_vacation_reply_is_no_bounce() -> None:
         b = bounces.read(raw)
         sender = "bob@players.test" if kind != "delayed" else "mailer-daemon@mx.players.test"
         assert not bounces.bounced(sender, b) or not bounces.addresses(b, ["bob@players.test"]), kind
+
+
+def test_reading_any_bounce_never_raises_and_stays_bounded() -> None:
+    """A bounce's bytes are anyone's: whatever they are, `read` returns at most `MOST_ADDRESSES` addresses and
+    `MOST_ADDRESSES` Message-IDs, each reason one line of at most `REASON_CHARS` characters."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pbem.mail.inbound import bounces
+
+    rng = random.Random(7)
+    shapes = [bounce(rng, k, f"p{i}@players.test", f"<m{i}@pbem.test>") for i, k in enumerate(TRUE + FALSE)]
+
+    @settings(max_examples=30, deadline=None, derandomize=True)
+    @given(st.sampled_from(shapes), st.binary(max_size=300), st.integers(0, 4000), st.booleans())
+    def check(shape: bytes, noise: bytes, at: int, many: bool) -> None:
+        raw = shape[:at] + noise + shape[at:]
+        if many:  # a DSN naming far too many recipients, with long reasons
+            block = b"".join(b"\r\nFinal-Recipient: rfc822; x%d@p.test\r\nAction: failed\r\nDiagnostic-Code: smtp; %s\r\n"
+                             % (i, b"5" * 900) for i in range(60))  # fmt: skip
+            raw = raw.replace(b"Reporting-MTA: dns; mx.players.test\r\n", b"Reporting-MTA: x\r\n" + block, 1)
+        b = bounces.read(raw)
+        assert len(b.failed) <= bounces.MOST_ADDRESSES and len(b.returned) <= bounces.MOST_ADDRESSES
+        assert all(len(r) <= bounces.REASON_CHARS and "\n" not in r for r in b.failed.values())
+
+    check()
