@@ -13,8 +13,9 @@ applied its defaults since its newest mail (from the record's `default-orders` e
 silent: exactly one `silent_seat` mail per silence.  No player is ever mailed about it.
 
 Of 40 sequences (`PBEM_SILENT_CASES=40`), 38 hold a silence to tell and fail on efd12b07 (nothing is told; all 40
-fail there, 28 of them, with a keep, for want of `pbem game keep` too), and none fails now.  The suite runs one (`SEEDS`).  Cost: about 3 s (`python3 -m pytest tests/test_silent_games.py
---durations=5 -n 0`).
+fail there, 28 of them, with a keep, for want of `pbem game keep` too), and none fails now.  The suite runs one (`SEEDS`).  Cost, at a load of 13 on the 2 cores: 3.4 s for the sample (the
+process's first test: its imports and first renders included) and 0.7 s for KEEP by mail (`python3 -m pytest
+tests/test_silent_games.py --durations=5 -n 0`).
 """
 
 from __future__ import annotations
