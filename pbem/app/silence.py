@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pbem.app import views
-from pbem.app.decision import Control, Decision, GameError
+from pbem.app.decision import Control, Decision, check_open
 from pbem.home.app import Home
 from pbem.home.policy import Policy
 from pbem.mail.outbound.outgoing import Mail, message_id
@@ -153,9 +153,7 @@ def told(s: Unit, policy: Policy, loaded: store.Loaded, d: Decision, when: datet
 def decide_keep(loaded: store.Loaded, control: str) -> Decision:
     """`pbem game keep NAME`: the moderator keeps a silent game running; told again only after as many deadlines
     more without a player's mail.  Nothing changes for the players, and they are not told."""
-    if loaded.over or control == "abandoned":
-        state = "over" if loaded.over else "abandoned"
-        raise GameError(f"game {loaded.game.name} is {state}: there is nothing to keep running")
+    check_open(loaded, control, allow_paused=True)  # "game hh1 is abandoned", as every command says it
     return Decision(game=loaded.game.name, effects=[Control("keep", control)])
 
 
