@@ -18,6 +18,7 @@ Each poll is followed by its connections closed, as a cron run's process ends (S
 
     python benchmarks/months.py                      # 40-odd games over 182 days, SQLite (30 minutes)
     python benchmarks/months.py --days 7 --running 2 --rounds 3  # a quick look (a minute)
+    python benchmarks/months.py --days 91 --prune 7    # `pbem prune --older-than 7d` every night (months2)
     python benchmarks/months.py --pg postgresql+psycopg://USER@HOST/DB   # the same on PostgreSQL (DB emptied!)
 """
 
@@ -51,6 +52,10 @@ START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 PROFILES = ["prompt"] * 12 + ["late"] * 5 + ["never"] * 2 + ["bounce"]  # per seat, drawn at the game's start
 
 
+#: The moderator's mails counted by kind, by words of their subjects.
+TOLD = {"silent_game": "no player has written for", "silent_seat": "has not written for", "bounced": "bounced"}
+
+
 class SimClock:
     def __init__(self, now: datetime) -> None:
         self.now = now
@@ -82,6 +87,9 @@ class Sim:
     abandoned: int = 0
     bounces: int = 0
     replies: int = 0
+    pruned_mails: int = 0  # `--prune`: the sent mails whose text was dropped so far, and its bytes
+    pruned_bytes: int = 0
+    told: dict[str, int] = field(default_factory=dict)  # the moderator's mails by kind (`TOLD`)
     seen: set[str] = field(default_factory=set)
 
 
@@ -128,6 +136,10 @@ def read_sent(sim: Sim) -> None:
         msg, text = text_of(raw)
         seat = sim.seats.get(parseaddr(str(msg["To"]))[1])
         if seat is None:
+            if parseaddr(str(msg["To"]))[1] == MODERATOR:  # what the moderator is told (months2)
+                subject = str(msg["Subject"])
+                kind = next((k for k, words in TOLD.items() if words in subject), "other")
+                sim.told[kind] = sim.told.get(kind, 0) + 1
             continue
         if seat.profile == "bounce":
             bounce(sim, seat, raw, str(msg["Message-ID"]))
@@ -275,6 +287,9 @@ def measure(sim: Sim, home: Path, backups: Path, state: Path, pg: str | None, we
         times = week.get(kind, [])
         out[f"{kind}_poll_ms"] = round(1000 * statistics.median(times), 1) if times else None
     out["games_started"], out["games_ended"], out["games_abandoned"] = sim.started, sim.ended, sim.abandoned
+    out["pruned_mails"], out["pruned_bytes"] = sim.pruned_mails, sim.pruned_bytes
+    out["mails_read"], out["bounces"] = sim.replies + sim.bounces, sim.bounces
+    out["moderator_told"] = dict(sorted(sim.told.items()))
     return out
 
 
@@ -332,6 +347,7 @@ def main() -> None:
     ap.add_argument("--abandon-after", type=int, default=45, help="days; then the moderator abandons a game")
     ap.add_argument("--keep", type=int, default=7, help="backups kept (pbem backup --keep)")
     ap.add_argument("--seed", default="months")
+    ap.add_argument("--prune", type=int, default=None, help="days; each night `pbem prune --older-than DAYSd`")
     ap.add_argument("--pg", default=None, help="a PostgreSQL URL whose database is emptied and used")
     ap.add_argument("--home", default=None, help="folder for the home (default: a new temporary one)")
     ap.add_argument("--idle-only", default=None, help="a finished run's folder: its idle poll against a fresh home's")
@@ -344,6 +360,8 @@ def main() -> None:
     from pbem.app.backup import dated, take
     from pbem.app.backup_clear import cleared
     from pbem.app.cron import run_poll
+    from pbem.app.prune import prune
+    from pbem.home.app import Home
     from pbem.home.logs import setup
     from pbem.record.db import migrate
 
@@ -403,6 +421,9 @@ def main() -> None:
             taken = take(cfg, backups, dated(clock.now), clock.now, 900)
             cleared(taken, args.keep, 3600)
             next_backup += timedelta(days=1)
+            if args.prune is not None:  # after the backup, as a moderator's nightly cron would
+                done = prune(Home.of(cfg, clock=clock), timedelta(days=args.prune), clock.now)
+                sim.pruned_mails, sim.pruned_bytes = sim.pruned_mails + done.mails, sim.pruned_bytes + done.freed
         fresh_process()  # each cron run is a new process: its connections closed (SQLite folds its -wal back)
         if clock.now >= next_week:
             row = measure(sim, home, backups, state, args.pg, week)

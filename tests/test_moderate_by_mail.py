@@ -415,7 +415,7 @@ def test_the_moderator_code_is_never_kept_sent_or_logged(game, code, clock, capl
 WORDS = ["CODE", "GAME", "EXTEND", "PAUSE", "RESUME", "START", "ABANDON", "NEW CODE", "REPLACE", "UNDO", "AWAY", "BACK"]
 #: Every word the moderator's reader takes as a command (SAY, RESEND, WAITING and ADDRESS came after `WORDS`, so a
 #: drawn "SAY CODE" was read rightly as SAY and failed the check, in a CI run of 2026-12-05).
-MORE_WORDS = ["SAY", "RESEND", "WAITING", "ADDRESS", "PROCESS", "MAIL"]
+MORE_WORDS = ["SAY", "RESEND", "WAITING", "ADDRESS", "PROCESS", "MAIL", "KEEP"]
 
 
 def test_reading_any_text_never_raises_and_takes_only_command_lines() -> None:

@@ -47,6 +47,8 @@ CHANGES: dict[str, tuple[list[str], bool]] = {
     "game mail": (["hh1", "watch"], True),
     "game say": (["hh1", "Welcome all; the deadline holds."], True),
     "game process": (["hr"], True),
+    "game keep": (["hh1"], True),
+    "prune": ([], False),
     "outbox retry": (["--all"], False),
     "moderator code": ([], False),
 }

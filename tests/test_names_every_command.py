@@ -50,6 +50,7 @@ NAMED: dict[str, list[str]] = {
     "game mail": ["{game}", "watch"],
     "game say": ["{game}", "Play on."],
     "game process": ["{game}"],
+    "game keep": ["{game}"],
 }
 TYPO_GAME = 'pbem: no game named "hh2" (did you mean hh1?); see pbem game list\n'
 TYPO_PLAYER = "pbem: Alce is not a player of hh1 (did you mean Alice?); players: Alice, Bob, Carol\n"

@@ -174,6 +174,11 @@ ASKS_MODERATOR = {
     "report_undelivered": "Queue the mail given up on again",
     "resign_moderator": "Give the seat to someone else",
     "send_failed": "To send it again",
+    "silent_game": "Decide what to do; nothing changes until you do",
+    "silent_game_kept": "Decide what to do; nothing changes until you do",
+    "silent_seat": "You may want to find someone to take the seat",
+    "silent_seat_named": "You may want to find someone to take the seat",
+    "address_bounced": "Ask the player for an address that works",
 }
 ASKS.update(ASKS_MODERATOR)
 ASKS.update(

@@ -14,6 +14,7 @@ import copy
 import json
 import mailbox
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,13 @@ def games(tmp_path_factory) -> dict[str, Any]:
         raw = sent.get_bytes(key)
         if re.search(rb"^To: .*<alice@players\.example>", raw, re.M):
             alice.add(raw)
-    return {"true": true.export, "other": other.export, "alice": root / "alice", "sent": true.home / "mail" / "sent"}
+    return {
+        "true": true.export,
+        "other": other.export,
+        "alice": root / "alice",
+        "sent": true.home / "mail" / "sent",
+        "home": true.home,
+    }
 
 
 def _verify(export: Path, folder: Path, *extra: str) -> tuple[int, str]:
@@ -190,3 +197,70 @@ def test_the_heads_in_alices_mail_cannot_confirm_a_guess_of_an_event_hidden_from
             guessed = chain.link(guessed, chain.entry_of({k: v for k, v in r.items() if k != "salt"}))
         assert real == head  # the salts are part of the heads she received...
         assert guessed != head  # ...so the true guess, made without them, is not confirmed by any head
+
+
+def _cli(home: Path, *args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(app, [*args[:1], "--config", str(home / "pbem.toml"), *args[1:]])
+    return res.exit_code, res.output
+
+
+def _pruned_copy(games: dict[str, Any], tmp_path: Path) -> Path:
+    """A copy of the played game's home (the module's other tests read the original)."""
+    import shutil
+
+    return Path(shutil.copytree(games["home"], tmp_path / "home"))
+
+
+def test_after_a_prune_the_export_verify_and_verify_mail_still_pass(games: dict[str, Any], tmp_path: Path) -> None:
+    """`pbem prune` (months2) drops the text of the mails sent in the game once over: the moderator's export is the
+    same after it, and `pbem verify` of it and `pbem verify --mail` of Alice's mailbox still pass (neither reads the
+    outbox: the chain, the events and the mail read are untouched)."""
+    import sqlite3
+
+    home, alice, root = _pruned_copy(games, tmp_path), games["alice"], tmp_path
+    sent_bytes = "SELECT count(*), coalesce(sum(length(raw)), 0) FROM outbox WHERE status = 'sent'"
+    first = root / "first.json"
+    assert _cli(home, "export", "italian-wars-demo", "--moderator", "--output", str(first))[0] == 0
+    code, said = _cli(home, "prune", "--older-than", "1d", "--dry-run")
+    assert code == 0 and "would drop the text of" in said, said
+    with sqlite3.connect(home / "pbem.db") as con:
+        mails, before = con.execute(sent_bytes).fetchone()
+    code, said = _cli(home, "prune", "--older-than", "1d")
+    assert code == 0 and re.search(r"dropped the text of [1-9]\d* sent mail", said) and "VACUUM" in said, said
+    with sqlite3.connect(home / "pbem.db") as con:
+        assert con.execute(sent_bytes).fetchone() == (mails, 0) and before > 0, said
+    again = root / "again.json"
+    code, said = _cli(home, "export", "italian-wars-demo", "--moderator", "--output", str(again))
+    assert code == 0, said
+    assert json.loads(again.read_text()) == json.loads(first.read_text())  # the moderator's: every mail read too
+    code, said = _verify(again, alice, "--as", "Alice")
+    assert code == 0, said
+    res = CliRunner().invoke(app, ["verify", str(again)])
+    assert res.exit_code == 0, res.output
+
+
+def test_a_reply_to_a_pruned_final_report_is_told_the_game_is_over(games: dict[str, Any], tmp_path: Path) -> None:
+    """The final report's text is gone from the record: a reply quoting it is still known by the Message-ID it
+    answers, and told the game is over (its quoted copy read as chatter)."""
+    from email.message import EmailMessage
+    from email.utils import make_msgid
+
+    from pbem.home import config as config_mod
+    from tests.conftest import body_of, deliver, sent_mail
+    from tests.test_moderator import run_poll
+
+    home = _pruned_copy(games, tmp_path)
+    _cli(home, "prune", "--older-than", "1d")
+    cfg = config_mod.load(home / "pbem.toml")
+    seen: set[str] = set()
+    final = next(m for m in sent_mail(cfg, seen) if "Final report" in str(m["Subject"]) and "alice" in str(m["To"]))
+    reply = EmailMessage()
+    reply["From"], reply["To"] = str(final["To"]), str(final["From"])
+    reply["Subject"] = f"Re: {final['Subject']}"
+    reply["Message-ID"] = make_msgid(domain="players.example")
+    reply["In-Reply-To"] = reply["References"] = str(final["Message-ID"])
+    reply.set_content("Thanks, good game!\n\n> " + "\n> ".join(body_of(final).splitlines()[:20]) + "\n")
+    deliver(cfg, reply.as_bytes())
+    run_poll(cfg, Clock(start=datetime.now(UTC)))  # (the game's own mail, read by `sent_mail`, is the copy's)
+    (answer,) = sent_mail(cfg, seen)
+    assert "is over; no orders can be applied" in body_of(answer)

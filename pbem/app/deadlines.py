@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from itertools import groupby
 
 from pbem import engine as registry
-from pbem.app import absence, notify, reading, refusals, undelivered, views
+from pbem.app import absence, notify, reading, refusals, silence, undelivered, views
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
 from pbem.app.join import decide_join_deadline, is_open
 from pbem.app.lines import without_prose
@@ -229,6 +229,7 @@ def _due_for_game(
         joining = dl.step == JOIN_STEP  # nobody is defaulted into a game: the moderator is told
         d = decide_join_deadline(loaded, dl, when, policy.moderator_address) if joining else None
         d = d or decide_deadline(loaded, dl.step, held, store.aware(dl.due_at), modes.mailing(s, look.game_id).modes())
+        d.effects += [] if joining else silence.told(s, policy, loaded, d, when)  # a game or seat gone silent
         d.effects.append(DueHandled(ids))
         _write(s, policy, d, when, loaded)
         log.info("deadline of %s step %s applied", game.name, dl.step)

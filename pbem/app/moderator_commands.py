@@ -32,6 +32,7 @@ from pbem.app.processing import asked, decide_process
 from pbem.app.resend import decide_resend
 from pbem.app.say import codes_of, decide_say
 from pbem.app.settle import settle
+from pbem.app.silence import decide_keep
 from pbem.app.undo import decide_undo
 from pbem.engine.names import player_name
 from pbem.home.config import extension, parse_duration
@@ -142,6 +143,10 @@ def _process(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[De
     return d, f"the deadline is now: the next poll applies the defaults of {', '.join(asked(c.loaded))}"
 
 
+def _keep(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
+    return decide_keep(c.loaded, c.control), "kept running: you are told again if it goes on without a player's mail"
+
+
 def _start(c: Command, policy: Policy, line: Line, when: datetime) -> tuple[Decision, str]:
     absent = join.missing(c.loaded) if join.is_open(c.loaded) else []
     d = join.decide_start(c.loaded, c.control)
@@ -217,6 +222,7 @@ _HANDLERS: dict[str, Handler] = {
     "ABANDON": _abandon,
     "START": _start,
     "PROCESS": _process,
+    "KEEP": _keep,
     "NEW CODE": _new_code,
     "REPLACE": _replace,
     "ADDRESS": _address,

@@ -1,15 +1,13 @@
 """The poll: read the inbox, decide and apply each message in its own transaction, then time, then send.
 
-Each message is handled in ONE transaction (record it, apply its orders,
-append events, queue answers and reports: `apply.apply`), committed, and only
-then settled in the inbox.  Then due deadlines and reminders are applied, and
-the outbox is sent by the sender thread.  A crash anywhere loses nothing and
-applies nothing twice: a message seen again is recognised by Message-ID and
-body hash.  Whatever handling one message raises, that message is recorded
-as rejected ("could not be read"), filed with the rejected mail, logged and
-counted in the summary, and the poll goes on; only the database, the mail
-transports and a missing key file (`game-keys.secret`: no mail of its games
-can be signed) stop a run, leaving the message in the inbox for the next one.
+Each message is handled in ONE transaction (record it, apply its orders, append events, queue answers and
+reports: `apply.apply`; a bounce of a player's mail: the moderator's notice, `bounced`), committed, and only
+then settled in the inbox.  Then due deadlines and reminders are applied, and the outbox is sent by the sender
+thread.  A crash anywhere loses nothing and applies nothing twice: a message seen again is recognised by
+Message-ID and body hash.  Whatever handling one message raises, that message is recorded as rejected ("could
+not be read"), filed with the rejected mail, logged and counted in the summary, and the poll goes on; only the
+database, the mail transports and a missing key file (`game-keys.secret`: no mail of its games can be signed)
+stop a run, leaving the message in the inbox for the next one.
 """
 
 from __future__ import annotations
@@ -26,6 +24,7 @@ from datetime import datetime
 from pbem.app import (
     alerts,
     arrivals,
+    bounced,
     budgets,
     derivations,
     filing,
@@ -294,6 +293,7 @@ def decide_and_apply(
     with stages.stage("deciding"):
         d = intake.decide(msg, facts, policy.replies_per_hour)  # pure; again when a reply's step closed (`closing`)
         d = intake.decide(msg, facts, policy.replies_per_hour) if d.late and on_file.closed(s, facts, seat, d) else d
+        d.effects += bounced.told(s, policy, msg, arrived, when) if d.outcome == "ignored" else []  # moderator told
     with stages.stage("appending"):  # the reports' contexts, then the writes (rendering and composing: their own)
         settle(s, policy, d, when, facts.loaded, inbound=(msg, raw))  # its reports finished (pure), then written
         vouch.keep(s, msg, ev)

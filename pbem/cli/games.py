@@ -246,6 +246,19 @@ def game_abandon(name: str) -> None:
     done(f"{name} abandoned", name)
 
 
+@game_app.command("keep")
+def game_keep(name: str) -> None:
+    """Keep a game running whose players have gone silent (the moderator was mailed after `[games] silent_deadlines`
+    deadlines without their mail): told again only after as many deadlines more.  The players are not told.
+
+    Example: pbem game keep hh1
+    """
+    from pbem.app.silence import keep
+
+    _, name = _control(keep, name)
+    done(f"{name} kept running; you are told again if it goes on without a player's mail", name)
+
+
 @game_app.command("process")
 def game_process(name: str) -> None:
     """Apply the open step's deadline now, when it asks nobody but players who resigned: the next poll applies

@@ -124,3 +124,33 @@ def moderator_code() -> None:
     code = make_code(home, now)
     typer.echo(f"new moderator code (shown only now; the old one no longer works): {code}")
     trail("a new moderator code was made; the old one no longer works (the code is never logged)")
+
+
+@app.command()
+def prune(
+    older_than: str = typer.Option(
+        "30d", "--older-than", help="Only games over or abandoned at least this long ago, e.g. 30d or 12w."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Count what would be dropped; change nothing."),
+) -> None:
+    """Drop the text of the mails sent in games over or abandoned long ago: each keeps its Message-ID, recipient and
+    SHA-256; the record of play, the mail read, `pbem export` and `pbem verify` (--mail too) are untouched.
+
+    Example: pbem --config ~/pbem/pbem.toml prune --older-than 30d
+    """
+    from pbem.app.prune import prune as dropped
+    from pbem.app.prune import said
+    from pbem.home.config import parse_duration
+
+    try:
+        span = parse_duration(older_than)
+    except ValueError as exc:
+        fail(str(exc), 2)
+    home = _home()
+    now = checked(home)
+    done_now = dropped(home, span, now, dry_run=dry_run)
+    lines = said(done_now, older_than, dry_run)
+    for line in lines:
+        typer.echo(line)
+    if not dry_run:
+        trail(lines[0])

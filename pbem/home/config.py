@@ -138,6 +138,7 @@ class Config:
     resolve: str = "asap"
     replies_per_hour: int = 30
     max_away: timedelta = timedelta(days=14)  # [games] max_away: how long a game waits for one player's absences
+    silent_deadlines: int = 3  # [games] silent_deadlines: the moderator is told of a game or seat this long silent
     outage_after: timedelta = timedelta(hours=6)  # [games] outage_after: a longer gap between runs is an outage
     server_clock_margin: timedelta = timedelta(minutes=10)  # [games]: IMAP arrival dates past it (`app.arrivals`)
     max_stored_stranger: int = 256 * 1024  # bytes of one stranger's mail kept in the record (issue 12)
@@ -320,6 +321,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "outage_after": _check_duration,
         "server_clock_margin": _check_duration,
         "max_away": _check_duration,
+        "silent_deadlines": _check_count,
     },
     "imap": {**_MAIL_KEYS, "folder": _check_str, "processed_folder": _check_str, "rejected_folder": _check_str},
     "smtp": {
@@ -477,6 +479,7 @@ def _build(file: Path, v: dict[str, dict[str, Any]]) -> Config:
     cfg.outage_after = games.get("outage_after", cfg.outage_after)
     cfg.server_clock_margin = games.get("server_clock_margin", cfg.server_clock_margin)
     cfg.max_away = games.get("max_away", cfg.max_away)
+    cfg.silent_deadlines = games.get("silent_deadlines", cfg.silent_deadlines)
     if "file" in log:
         cfg.log_file = (home / log["file"]).resolve()
     cfg.log_level = log.get("level", cfg.log_level)

@@ -34,6 +34,7 @@ class Policy:
     outage_after: timedelta = timedelta(hours=6)  # a longer gap between polls moves deadlines (pbem.app.outages)
     home: Path | None = None  # the home directory: its wrapping key seals the games' signing keys (record.sealing)
     press_per_day: int = 60  # press mails one sender's messages may cause in 24 hours (issue 26)
+    silent_deadlines: int = 3  # deadlines without a player's mail before the moderator is told (pbem.app.silence)
 
     @classmethod
     def of(cls, cfg: Config) -> Policy:
@@ -54,4 +55,5 @@ class Policy:
             outage_after=cfg.outage_after,
             home=cfg.home,
             press_per_day=cfg.press_per_day,
+            silent_deadlines=cfg.silent_deadlines,
         )

@@ -9,6 +9,7 @@ quoted text, attributions and signatures are dropped):
     EXTEND 2d                            pbem game extend hh1 2d
     PAUSE / RESUME / START / ABANDON     pbem game pause|resume|start|abandon hh1
     PROCESS                              pbem game process hh1 (the deadline now: only resigned seats asked)
+    KEEP                                 pbem game keep hh1 (a silent game goes on: told again after as many)
     NEW CODE Alice                       pbem game code hh1 Alice
     REPLACE Carol WITH Dora <d@x.org>    pbem game replace hh1 Carol "Dora <d@x.org>"
     ADDRESS Alice alice@new.org          pbem game address hh1 Alice alice@new.org
@@ -43,6 +44,7 @@ SYNTAX: dict[str, str] = {
     "START": "START",
     "ABANDON": "ABANDON",
     "PROCESS": "PROCESS",
+    "KEEP": "KEEP",
     "NEW CODE": "NEW CODE <player>",
     "REPLACE": "REPLACE <player> WITH Name <address@example.org>",
     "ADDRESS": "ADDRESS <player> <new address@example.org>",
@@ -278,7 +280,7 @@ def _take(out: Read, word: str, line: str, arg: str, typed: str = "") -> str:
     if word == "WAITING":  # read alone or with a span (`read`): anything else after it is prose
         out.commands.append(Command(word, line, (arg,) if arg else ()))
         return ""
-    if word in ("PAUSE", "RESUME", "START", "ABANDON", "PROCESS"):
+    if word in ("PAUSE", "RESUME", "START", "ABANDON", "PROCESS", "KEEP"):
         if arg:
             return f"{word} takes nothing after it; {expected}"
         out.commands.append(Command(word, line))

@@ -3,7 +3,8 @@
 Append-only by design (docs/architecture.md, principles 7 and 8).  Rows are inserted and
 never changed, with one exception: the status columns of `OutboxMessage`
 (status, attempts, last_error, next_attempt_at, sent_at; and `raw`, replaced
-by `keep_raw` once a mail carrying a player's code has been sent), and the index tables `Due` and `PollMark`,
+by `keep_raw` once a mail carrying a player's code has been sent, and emptied by `pbem prune` in a game ended
+long ago, its digest kept), and the index tables `Due` and `PollMark`,
 which say what is due and what the last poll saw.  A game's state is
 the fold of its accepted orders (`OrderInput`) from its seed; `Snapshot` rows
 cache that fold; `GameEvent` rows are what the engine said happened.
@@ -292,6 +293,10 @@ class OutboxMessage(SQLModel, table=True):
     next_attempt_at: datetime
     created_at: datetime
     sent_at: datetime | None = None
+    # `pbem prune` (migration 0021): the SHA-256 of the stored copy (`raw`, as kept once sent) when its bytes were
+    # dropped, and when; `raw` is then empty.  None: the mail is kept whole.
+    digest: str | None = Field(default=None, max_length=64)
+    pruned_at: datetime | None = None
 
 
 class HomeSecret(SQLModel, table=True):

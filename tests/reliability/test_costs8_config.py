@@ -38,6 +38,7 @@ COMPARED = {
     ("mail", "stranger_answers_per_hour"),
     ("mail", "press_per_day"),
     ("games", "replies_per_hour"),
+    ("games", "silent_deadlines"),  # compared with a count of deadlines (`pbem.app.silence`)
     ("smtp", "max_attempts"),
 }
 

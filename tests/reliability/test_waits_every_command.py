@@ -58,6 +58,8 @@ ARGS: dict[str, list[str]] = {
     "game mail": ["iw1", "verbose"],
     "game say": ["iw1", "Play on."],
     "game process": ["iw1"],
+    "game keep": ["iw1"],
+    "prune": [],
     "moderator code": [],
     "outbox list": [],
     "outbox retry": ["1"],

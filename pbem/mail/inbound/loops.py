@@ -88,10 +88,14 @@ _AUTO_SUBJECT = re.compile(
 )
 
 
+def is_daemon(sender: str) -> bool:
+    """A null sender or a mail system's (MAILER-DAEMON, postmaster): bounces come from these."""
+    return not sender or sender == "<>" or sender.split("@")[0] in _DAEMONS
+
+
 def _bounce_or_report(msg: Message, sender: str) -> str | None:
     """A bounce, a null sender or a delivery/read report."""
-    local = sender.split("@")[0]
-    if not sender or local in _DAEMONS or sender == "<>":
+    if is_daemon(sender):
         return "bounce or null sender"
     if any(v.strip("<> ") == "" for v in _values(msg, "Return-Path")):
         return "bounce: null Return-Path"

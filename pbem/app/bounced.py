@@ -1,0 +1,64 @@
+"""A player's address that bounces: the moderator is told, at most once a day per address (months2).
+
+pbem never answers a bounce (`pbem.mail.inbound.loops`), and nobody was told of one: 313 bounces went to the
+rejected folder in half a year of `benchmarks/months.py`, and only `pbem game waiting` showed the seats they played
+by default.  When the poll records a mail it will not answer that is a bounce (`bounces.bounced`: from a mail
+system or carrying a delivery status, never a read receipt), the addresses it names (the DSN's failed recipients,
+`X-Failed-Recipients`, and the recipient of the mail of pbem's that came back, by its Message-ID) are looked up:
+for each that holds a seat in a game still running, one `address_bounced` mail to the moderator naming the seats,
+the address, the bounce's reason (one line, cut: a bounce's words are anyone's), and the commands that change the
+address or give the seat.  Its Message-ID is made from the address and the day, so a second bounce that day queues
+nothing.  The other players are never told; an address that is no player's is not told of either.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pbem.home.policy import Policy
+from pbem.mail.inbound import bounces
+from pbem.mail.inbound.message import Inbound
+from pbem.mail.outbound.outgoing import Mail, message_id
+from pbem.record import bounced, outbox
+from pbem.record.db import Unit
+
+MOST = 5  # addresses one bounce may tell of (pbem sends each mail to one address)
+
+
+def decide(
+    found: dict[str, str], seats: dict[str, list[tuple[str, str]]], moderator: str, when: datetime
+) -> list[Mail]:
+    """The mails to the moderator for the addresses `found` (address -> reason) that hold `seats` now."""
+    mails = []
+    for address in sorted(found)[:MOST]:
+        held = seats.get(address) or []
+        if not held:
+            continue
+        ctx = {
+            "address": address,
+            "reason": bounces.one_line(found[address]),
+            "seats": [{"game": g, "player": p} for g, p in held],
+            "day": f"{when:%Y-%m-%d}",
+        }
+        mails.append(Mail(moderator, "address_bounced", ctx, "alert", ("bounced", address, f"{when:%Y-%m-%d}")))
+    return mails
+
+
+def told(s: Unit, policy: Policy, msg: Inbound, raw: bytes, when: datetime) -> list[Mail]:
+    """In the bounce's transaction: the mails it causes (none for mail that is no bounce, or told already today)."""
+    from pbem.record.home_secrets import message_id_key
+
+    if not msg.auto:
+        return []
+    b = bounces.read(raw)
+    if not bounces.bounced(msg.sender, b):
+        return []
+    found = bounces.addresses(b, bounced.recipients(s, b.returned))
+    seats = {a: bounced.seats_at(s, a) for a in sorted(found)[:MOST]}
+    mails = decide(found, seats, policy.moderator_address, when)
+    if not mails:
+        return []
+    secret = message_id_key(s)
+    ids = {message_id(policy, m, secret): m for m in mails}
+    queued = outbox.queued_ids(s, list(ids))
+    return [m for mid, m in ids.items() if mid not in queued]

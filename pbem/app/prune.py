@@ -1,0 +1,65 @@
+"""`pbem prune`: the text of the mails sent in games over or abandoned long ago dropped, what identifies them kept.
+
+A home's database kept every mail it sent, whole, for ever (28 MB a month for 8 running games, 89% of the
+database: `benchmarks/months.py`).  For each game over or abandoned more than `older_than` ago, each sent mail keeps
+its Message-ID, recipient, purpose and times, and the SHA-256 of the bytes dropped (`pbem.record.prune`, migration
+0021).  What still works after it, and why (README "Pruning the mail sent", docs/performance.md): `pbem export` and
+`pbem verify` of the export (the chain, the events and the inbound mail are untouched), `pbem verify --mail` of a
+player's mailbox (it reads the mailbox against the export, never the outbox), a reply to a pruned mail (known by its
+Message-ID; answered that the game is over).  One game per transaction: a prune stopped half-way keeps what it did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from pbem.home.app import Home
+from pbem.record import prune as pruning
+from pbem.record.schema import sqlite_file
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """What one `pbem prune` did (or, dry, would do)."""
+
+    games: tuple[str, ...]  # the games whose sent mails it emptied (or had none left to)
+    mails: int
+    freed: int  # bytes of mail text dropped
+    sqlite: str | None  # the SQLite file (for VACUUM advice), None on PostgreSQL
+
+
+def prune(home: Home, older_than: timedelta, when: datetime, dry_run: bool = False) -> Pruned:
+    """Drop the text of the mails sent in every game over or abandoned at least `older_than` before `when`."""
+    with home.units() as s:
+        ended = pruning.ended_before(s, when - older_than)
+    mails = freed = 0
+    for game in ended:
+        with home.units() as s:
+            if dry_run:
+                m, b = pruning.unpruned(s, game.id)
+            else:
+                m, b = pruning.prune_sent(s, game.id, when)
+                s.commit()
+        mails, freed = mails + m, freed + b
+    file = sqlite_file(home.cfg.database_url)
+    return Pruned(tuple(g.name for g in ended), mails, freed, str(file) if file is not None else None)
+
+
+def said(p: Pruned, older_than: str, dry_run: bool) -> list[str]:
+    """What `pbem prune` prints: what it gave back, then how the database file gives it back to the disk."""
+    verb = "would drop" if dry_run else "dropped"
+    head = (
+        f"{len(p.games)} game(s) over or abandoned more than {older_than} ago: {verb} the text of {p.mails} sent "
+        f"mail(s), {p.freed / 1e6:.1f} MB; each keeps its Message-ID, recipient and SHA-256"
+    )
+    if dry_run or not p.mails:
+        return [head]
+    if p.sqlite is not None:
+        advice = (
+            "the database file keeps its size: SQLite reuses the freed pages for new mail.  To give them back to the "
+            f"disk now, with cron stopped and as much free space as the file takes: sqlite3 {p.sqlite} 'VACUUM;'"
+        )
+    else:
+        advice = "PostgreSQL reuses the space after autovacuum; VACUUM FULL outbox gives it back to the disk (it locks the table)"
+    return [head, advice]

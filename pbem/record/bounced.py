@@ -1,0 +1,37 @@
+"""The record's answers about a bounce (`pbem.app.bounced`): whom pbem sent the mails that came back, and which
+seats of games still running an address holds.  Plain data out; each an indexed look-up."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from pbem.record import models, store
+
+_O = models.OutboxMessage.__table__.c  # type: ignore[attr-defined]
+_S = models.Seat.__table__.c  # type: ignore[attr-defined]
+_G = models.Game.__table__.c  # type: ignore[attr-defined]
+
+
+def recipients(s: Session, message_ids: list[str]) -> list[str]:
+    """The addresses pbem sent these Message-IDs to (those it never sent are not found), by the outbox's unique
+    Message-ID; never a mail's bytes."""
+    if not message_ids:
+        return []
+    rows = s.connection().execute(select(_O.to_addr).where(_O.message_id.in_(message_ids))).all()
+    return sorted({str(r[0]).lower() for r in rows})
+
+
+def seats_at(s: Session, address: str) -> list[tuple[str, str]]:
+    """(game, player) of every seat `address` holds now in a game neither over nor abandoned (an address moved away
+    or a seat given to someone else is not held now)."""
+    q = select(_S.game_id).where(_S.address == address.lower()).distinct()
+    out: list[tuple[str, str]] = []
+    for (gid,) in s.connection().execute(q).all():
+        game = store.game_by_id(s, int(gid))
+        if game is None or store.is_over(s, int(gid)) or store.control_state(s, int(gid)) == "abandoned":
+            continue
+        out += [
+            (game.name, seat.player) for seat in store.current_seats(s, int(gid)) if seat.address == address.lower()
+        ]
+    return sorted(out)
