@@ -1,5 +1,5 @@
-"""Secrecy at scale: 1,000 seeded bot games of every shipped kind, each played to its
-end, each player's report rendered through the same template path as the mail and
+"""Secrecy at scale: 1,000 seeded bot games of every shipped kind (in CI; 250 in the README's test command), each
+played to its end, each player's report rendered through the same template path as the mail and
 checked against the hidden items of every other player at that moment.
 
 Running thousands of games through the mail pipeline is too slow for CI, so
@@ -47,7 +47,10 @@ from pbem.engine.bots import play
 from pbem.render.templates import render
 from tests.secrets_by_kind import HIDDEN
 
-GAMES = int(os.environ.get("PBEM_SECRECY_GAMES", "1000"))
+# The README's test command plays games 0-249 of each kind (about 30 CPU s in all); `.ci/run` plays the whole 1,000
+# the issue promised in a step of its own after it (`PBEM_SECRECY_GAMES=1000`, about 120 CPU s on 2 cores), so the
+# suite keeps inside its 10-minute budget and every CI run still checks the 4,000 games.
+GAMES = int(os.environ.get("PBEM_SECRECY_GAMES", "250"))
 # test cases per kind, so that no case is much longer than the longest kind in one piece (dynasties, about
 # 40 CPU seconds for 1,000 games; sixteen-thirty is about four times that); kinds not listed: one
 PARTS = {"sixteen-thirty": 4}
