@@ -48,11 +48,15 @@ def _piece(rnd: random.Random) -> str:
             + _cased(rnd, rnd.choice(["message/", "message", "multipart/", "text/"]))
         )
     if kind == 2:  # cut short, or run together with itself or the other word
-        return _cased(rnd, rnd.choice(["boundar", "oundary", "content-typ", "boundaryboundary=", "content-typeboundary="]))
+        return _cased(
+            rnd, rnd.choice(["boundar", "oundary", "content-typ", "boundaryboundary=", "content-typeboundary="])
+        )
     if kind == 3:
         return rnd.choice(["x-boundary=", "Content-Type-Foo: message/", "noboundary =", "content-type:message/rfc822"])
     if kind == 4:
-        return "".join(rnd.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") for _ in range(76))
+        return "".join(
+            rnd.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") for _ in range(76)
+        )
     if kind == 5:
         return rnd.choice(["\r\n", "\n", "\n\n", "--b\n", ";", '"'])
     if kind == 6:
