@@ -13,7 +13,6 @@ way, a level a call: a mail nesting 1,000 `message/rfc822` parts raised Recursio
 from __future__ import annotations
 
 import contextlib
-import itertools
 import re
 from email import message_from_bytes, policy, utils
 from email.headerregistry import BaseHeader, HeaderRegistry
@@ -21,7 +20,7 @@ from email.message import EmailMessage, MIMEPart
 from email.utils import getaddresses, parseaddr
 from typing import Any, cast
 
-from pbem.orders import params
+from pbem.orders import containers, params
 from pbem.orders.charsets import decodable
 
 MAX_NESTING = 32  # comments inside comments read (a real address has none, or one level)
@@ -78,12 +77,11 @@ def field_too_long(raw: bytes) -> bool:
 #: `MAX_PARTS`) raised RecursionError out of `pbem verify --mail` (a traceback, the check lost: costs19), and one
 #: below that cost depth times lines.  pbem's own mail declares 3; a mail client's a few.
 MAX_NESTED = 64
-_CONTAINER = re.compile(rb"boundary\s*+\*?\s*+=|content-type\s*+:\s*+message/", re.IGNORECASE)
 
 
 def too_nested(raw: bytes) -> bool:
     """Whether a mail declares more than `MAX_NESTED` containers (counted up to the first one over)."""
-    return next(itertools.islice(_CONTAINER.finditer(raw), MAX_NESTED, None), None) is not None
+    return containers.more_than(raw, MAX_NESTED)  # counted in C first (`pbem.orders.containers`)
 
 
 #: Parts one mail of a folder (`receipts.read_folder`) or of DKIM evidence (`dkim.recheck`, costs20) may have, as

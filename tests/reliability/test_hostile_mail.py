@@ -107,6 +107,7 @@ class World:
         self.con = sqlite3.connect(self.cfg.database_url.removeprefix("sqlite:///"), timeout=30)
         self.seen: set[bytes] = set()
         self.checked = 0
+        self.answers = 0  # answers to a player of another game read (`_plain_text`)
         self.last_in = self.con.execute("SELECT coalesce(max(id), 0) FROM inbound_messages").fetchone()[0]
 
     @staticmethod
@@ -196,11 +197,28 @@ class World:
                     "SELECT raw FROM outbox WHERE id > ? AND to_addr = ?", (last, sender)
                 ).fetchall()
                 for (raw_out,) in told:
-                    text_out = email.message_from_bytes(raw_out, policy=policy.default).get_body(("plain",))
-                    said = text_out.get_content() if text_out is not None else ""
+                    said = _plain_text(raw_out)
+                    self.answers += 1
+                    if self.answers % 32 == 1:  # the legacy reading held to the modern one (`_plain_text`)
+                        body = email.message_from_bytes(raw_out, policy=policy.default).get_body(("plain",))
+                        assert said == (body.get_content() if body is not None else ""), raw_out[:2000]
                     assert said.startswith("Nothing was applied: you do not play in game"), (
                         f"answered a player of another game with more than that they do not play it:{where}\n{said[:600]}"
                     )
+
+
+def _plain_text(raw: bytes) -> str:
+    """The text of a mail's plain part, as `get_body(("plain",)).get_content()` of the modern parser reads a mail pbem
+    wrote (one text/plain part, not an attachment, before its HTML and pictures).  Read with the legacy policy, whose
+    headers are plain strings: the modern one parsed every header of the 909 answers this corpus gets, 9.6 of the
+    seeded corpus's 124 CPU s under cProfile (suite5); `World.check` reads every 32nd answer both ways."""
+    for part in email.message_from_bytes(raw, policy=policy.compat32).walk():
+        if part.get_content_type() == "text/plain" and part.get_content_disposition() != "attachment":
+            payload = part.get_payload(decode=True)
+            return (
+                payload.decode(part.get_content_charset() or "ascii", "replace") if isinstance(payload, bytes) else ""
+            )
+    return ""
 
 
 @pytest.fixture(scope="module")

@@ -75,20 +75,21 @@ LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictCo
 def _uses() -> dict[str, set[str]]:
     """{a name: how pbem's source reads it}: `match` or `fullmatch` where it is called so (from the string's start,
     or once from a place, `P.match(line, pos)` outside any loop), `pattern` where its text is spliced into another
-    pattern (checked there), `search` for any other use (searched, called at places in a loop, passed on)."""
+    pattern (checked there), `search` for any other use (searched, called at places in a loop, passed on).
+
+    Each module's tree is walked once, each node handed its parent, grandparent and whether a loop holds it (three
+    walks before, one of them again under every loop: 2.1 of the test's CPU s, now about 0.8; the same answers)."""
     uses: dict[str, set[str]] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
-        looped: set[int] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, LOOPS):
-                looped.update(id(sub) for sub in ast.walk(node) if sub is not node)
-        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-        for node in ast.walk(tree):
+        todo: list[tuple[ast.AST, ast.AST | None, ast.AST | None, bool]] = [(tree, None, None, False)]
+        while todo:
+            node, up, call, looped = todo.pop()
+            inner = looped or isinstance(node, LOOPS)
+            todo.extend((child, node, up, inner) for child in ast.iter_child_nodes(node))
             if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
                 continue
-            up = parents.get(id(node))
-            call = parents.get(id(up)) if up is not None else None
+            # neither `up` nor `call` is a loop: `looped` (a loop above the name) is whether a loop holds the call
             how = "search"
             if isinstance(up, ast.Attribute) and up.attr == "pattern":
                 how = "pattern"
@@ -97,7 +98,7 @@ def _uses() -> dict[str, set[str]]:
                 and up.attr in ("match", "fullmatch")
                 and isinstance(call, ast.Call)
                 and call.func is up
-                and (len(call.args) < 2 or id(call) not in looped)
+                and (len(call.args) < 2 or not looped)
             ):
                 how = up.attr
             uses.setdefault(node.id, set()).add(how)

@@ -28,7 +28,7 @@ from pbem.mail.inbound.fingerprint import missing_message_id
 from pbem.mail.inbound.identity import identify
 from pbem.mail.inbound.loops import auto_reason
 from pbem.mail.inbound.words import decoded
-from pbem.orders import params
+from pbem.orders import containers, params
 from pbem.orders.charsets import decodable
 
 MAX_BODY_CHARS = 64_000
@@ -45,10 +45,6 @@ MAX_PARAMETER_FIELD = 8_000
 # mail that declares a boundary (an upper bound of its delimiter lines, found in C).
 MAX_PARTS = 1_000
 _BOUNDARY = re.compile(rb"boundary\s*+\*?\s*+=", re.IGNORECASE)  # possessive: two runs split every way were quadratic
-# A container: a multipart boundary declared, or a `message/` part (a forwarded mail), which the parser reads by
-# calling itself: 1,000 nested `message/rfc822` parts (40 KB, no boundary) raised RecursionError, told as a broken
-# structure, and 100 to 900 of them cost depth times lines and were told "no text part" (costs19).
-_CONTAINER = re.compile(rb"boundary\s*+\*?\s*+=|content-type\s*+:\s*+message/", re.IGNORECASE)
 GAME_TAG = re.compile(r"\[pbem\s+([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]", re.IGNORECASE)
 
 
@@ -576,8 +572,12 @@ def parse(raw: bytes, moderator: str = "", trust_authentication_results: str = "
 
 def too_nested(raw: bytes) -> bool:
     """More containers (multipart, `message/`) than any mail client makes: parsing the body would cost depth times
-    lines, and recurse a level a container (counted up to the first one over)."""
-    return next(islice(_CONTAINER.finditer(raw), MAX_MULTIPARTS, None), None) is not None
+    lines, and recurse a level a container (counted up to the first one over).
+
+    A container is a multipart boundary declared, or a `message/` part (a forwarded mail), which the parser reads by
+    calling itself: 1,000 nested `message/rfc822` parts (40 KB, no boundary) raised RecursionError, told as a broken
+    structure, and 100 to 900 of them cost depth times lines and were told "no text part" (costs19)."""
+    return containers.more_than(raw, MAX_MULTIPARTS)  # counted in C first (`pbem.orders.containers`)
 
 
 def too_many_parts(raw: bytes) -> bool:
