@@ -9,6 +9,7 @@ the CLI help, the history and the contract tests all read this registry.
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,27 +34,30 @@ def canonical(kind: str) -> str:
     return "-".join(kind.lower().replace("_", " ").split())
 
 
-#: kind name as asked -> its engine, once found (`get` is asked about 20 times a reply, by every use of a loaded
-#: game: the name's canonical form and the module's import looked up again each time were about 1% of a reply)
-_FOUND: dict[str, Engine] = {}
+#: kind name as asked -> its engine's module, once found (`get` is asked about 20 times a reply, by every use of a
+#: loaded game: the name's canonical form and the module's import looked up again each time were about 1% of a
+#: reply).  The module, not its ENGINE, so that an ENGINE replaced in the module is the one `get` gives.
+_FOUND: dict[str, ModuleType] = {}
 
 
 def get(kind: str) -> Engine:
     """The engine for `kind` (any case); raises UnknownKind naming the known kinds."""
     found = _FOUND.get(kind)
     if found is not None:
-        return found
+        cached: Engine = found.ENGINE
+        return cached
     try:
         module = KINDS[canonical(kind)]
     except KeyError:
         near = [k for k in KINDS if _near(canonical(kind)[:60], k)]
         meant = f" (did you mean {' or '.join(near)}?)" if near else ""
         raise UnknownKind(f"unknown game kind {kind!r}{meant}; known kinds: {', '.join(available())}") from None
-    engine: Engine = importlib.import_module(module).ENGINE
+    loaded = importlib.import_module(module)
+    engine: Engine = loaded.ENGINE
     if type(kind) is str and len(kind) <= 64:  # the names asked are the registry's few: bounded all the same
         if len(_FOUND) >= 64:
             _FOUND.clear()
-        _FOUND[kind] = engine
+        _FOUND[kind] = loaded
     return engine
 
 
