@@ -46,7 +46,6 @@ def decide(
 
 def told(s: Unit, policy: Policy, msg: Inbound, raw: bytes, when: datetime) -> list[Mail]:
     """In the bounce's transaction: the mails it causes (none for mail that is no bounce, or told already today)."""
-    from pbem.record.home_secrets import message_id_key
 
     if not msg.auto:
         return []
@@ -58,6 +57,14 @@ def told(s: Unit, policy: Policy, msg: Inbound, raw: bytes, when: datetime) -> l
     mails = decide(found, seats, policy.moderator_address, when)
     if not mails:
         return []
+    return unqueued(s, policy, mails)
+
+
+def unqueued(s: Unit, policy: Policy, mails: list[Mail]) -> list[Mail]:
+    """The moderator's notices among `mails` not queued already (their Message-IDs are made from what they tell
+    and when it began: a notice decided again at a later poll is the one sent).  Shared with `pbem.app.silence`."""
+    from pbem.record.home_secrets import message_id_key
+
     secret = message_id_key(s)
     ids = {message_id(policy, m, secret): m for m in mails}
     queued = outbox.queued_ids(s, list(ids))

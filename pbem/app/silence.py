@@ -23,12 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pbem.app import views
+from pbem.app import bounced, views
 from pbem.app.decision import Control, Decision, check_open
 from pbem.home.app import Home
 from pbem.home.policy import Policy
-from pbem.mail.outbound.outgoing import Mail, message_id
-from pbem.record import listing, modes, outbox, silence, store
+from pbem.mail.outbound.outgoing import Mail
+from pbem.record import listing, modes, silence, store
 from pbem.record.db import Unit
 from pbem.trust.chain import iso
 
@@ -137,17 +137,13 @@ def read(s: Unit, loaded: store.Loaded, d: Decision) -> Quiet:
 
 def told(s: Unit, policy: Policy, loaded: store.Loaded, d: Decision, when: datetime) -> list[Mail]:
     """The silence mails `d` (a deadline applied) causes, those queued before left out."""
-    from pbem.record.home_secrets import message_id_key
 
     if policy.silent_deadlines <= 0:
         return []
     mails = decide(read(s, loaded, d), policy.silent_deadlines, policy.moderator_address, when)
     if not mails:
         return []
-    secret = message_id_key(s)
-    ids = {message_id(policy, m, secret): m for m in mails}
-    queued = outbox.queued_ids(s, list(ids))
-    return [m for mid, m in ids.items() if mid not in queued]
+    return bounced.unqueued(s, policy, mails)
 
 
 def decide_keep(loaded: store.Loaded, control: str) -> Decision:
