@@ -109,7 +109,7 @@ def test_the_moderators_notices_do_not_use_up_a_players_answers(tmp_path: Path) 
     sent = [message_from_bytes(p.read_bytes()) for p in (home.maildir_path / "sent").glob("*/*")]
     to_ann = [str(m["Subject"]) for m in sent if "ann@example.test" in str(m["To"])]
     assert sum("extended" in s.lower() for s in to_ann) == 40, to_ann
-    assert "Re: [pbem g1] orders" in to_ann, "her refusal went out"
+    assert "Re: [pbem g1] your message: NOT applied (no player code)" in to_ann, "her refusal went out"
     assert not any("Too many messages" in s for s in to_ann), to_ann
 
 

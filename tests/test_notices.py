@@ -7,6 +7,7 @@ reads the mail the players would find in their mailboxes.
 from __future__ import annotations
 
 import json
+import re
 
 from pbem.app import control, games
 from pbem.app.games import Table
@@ -94,7 +95,9 @@ def test_ISSUE16_answers_thread_into_the_message_they_answer_and_reports_into_th
     deliver(home, no_code)
     run_poll(home, clock)
     [refusal] = sent_mail(home, seen)
-    assert refusal["Subject"] == f"Re: {firsts['alice@players.test']['Subject']}", "one Re:, never stacked"
+    # one Re:, never stacked; the verdict in the subject since walk7 (a phone's list shows it), the game's tag kept
+    tag = re.match(r"\[pbem [^]]+\]", firsts["alice@players.test"]["Subject"])
+    assert tag and refusal["Subject"] == f"Re: {tag[0]} your message: NOT applied (no player code)", refusal["Subject"]
     assert refusal["In-Reply-To"] == mid
     assert refusal["References"].split() == ["<older@players.test>", "<elsewhere@players.test>", mid]
     assert "moderator@pbem.test" in body_of(refusal) and "lost code" in body_of(refusal)

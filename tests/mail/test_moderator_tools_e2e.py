@@ -46,13 +46,13 @@ def test_the_site_follows_the_game_and_an_outage_moves_the_deadline_by_email(wor
     world.new_game("italian-wars", 2)
     assert _poll(world).sent == 2
     page = world.cfg.publish_dir / "g1.html"
-    assert "Waiting for Alice, Bob" in _now(page.read_text())
+    assert "Waiting for Alice and Bob to move" in _now(page.read_text())
     assert 'href="g1.html"' in (world.cfg.publish_dir / "index.html").read_text()
     world.new_mail("Alice"), world.new_mail("Bob")
 
     world.send("Alice <alice@example.test>", f"CODE {demo_code('e2e', 'Alice')}\nDISCARD NONE")
     _poll(world)
-    assert "Waiting for Bob" in _now(page.read_text()), "the poll that took Alice's order rewrote the page"
+    assert "Waiting for Bob to move" in _now(page.read_text()), "the poll that took Alice's order rewrote the page"
     world.new_mail("Alice")
 
     with session(world.cfg.database_url) as s:

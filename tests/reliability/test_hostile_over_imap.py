@@ -221,7 +221,9 @@ def test_ambiguous_senders_are_refused_and_a_code_from_another_player_is_told(ho
     home.poll()
     assert home.rows("SELECT count(*) FROM orders WHERE kind = 'orders'") == [(0,)]
     assert any("another player's address" in s for s in kinds(home.new_mail("Alice", 1)))
-    assert kinds(home.new_mail("Carol", 1)) == ["Re: [pbem hh] orders"], "the sender is refused"
+    assert kinds(home.new_mail("Carol", 1)) == ["Re: [pbem hh] your message: NOT applied (wrong player code)"], (
+        "the sender is refused"
+    )
     alerts = [message_from_bytes(r) for r in home.servers.wait_for(MOD, 1)]
     assert any("code came from another player" in str(m["Subject"]) for m in alerts)
 
