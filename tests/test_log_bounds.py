@@ -91,3 +91,29 @@ def test_the_cron_wrapper_starts_cron_log_anew(tmp_path: Path) -> None:
     log, older = home / "cron.log", home / "cron.log.1"
     assert log.stat().st_size <= 1000 + 51 and older.exists() and older.stat().st_size <= 1000 + 51
     assert log.read_text().endswith("nothing to do: no new mail, nothing queued or due\n")
+
+
+def test_a_line_logged_after_a_command_closed_its_stderr_goes_to_the_stderr_of_its_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process running several commands in turn (tests by `CliRunner`, which lends each command a stderr and
+    closes it): the handler made by `setup` wrote later lines to the closed stream, each a "Logging error"
+    traceback (the last CI run's log held one for `create_game` after a command)."""
+    import io
+    import logging
+    import sys
+
+    from pbem.home import logs
+
+    lent = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", lent)
+    logs.setup()
+    logging.getLogger("pbem.test").info("during")
+    lent.close()
+    now = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", now)
+    errors: list[BaseException | None] = []
+    monkeypatch.setattr(logging.Handler, "handleError", lambda self, record: errors.append(sys.exc_info()[1]))
+    logging.getLogger("pbem.test").info("after")
+    assert not errors
+    assert now.getvalue().endswith("pbem.test: after\n")

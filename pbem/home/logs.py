@@ -12,8 +12,9 @@ import errno
 import logging
 import os
 import re
+import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 _CODE = re.compile(r"(?i)(\bcode\s*+[:=]?\s*+)([A-Za-z0-9-]{4,64})")  # possessive: linear in a run of spaces
 
@@ -321,6 +322,20 @@ def _turned(file: Path, fd: int) -> bool:
     return True
 
 
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """A handler writing to the `sys.stderr` of each line's time, not of its own making: a process running several
+    commands (a test's `CliRunner`, which closes the stream it lent) logged later lines to a closed stream, each
+    line a "Logging error" traceback on the real stderr."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:  # `StreamHandler.__init__` sets it: the stream is always the current one
+        pass
+
+
 def setup(level: str = "INFO", file: Path | None = None, secrets: list[str] | None = None, stderr: bool = True) -> None:
     """The `pbem` logger to stderr (unless not `stderr`: a moderator's command, which prints its own line) and to
     `file`; a handler set up before is closed (a process running several commands kept each file open)."""
@@ -331,7 +346,7 @@ def setup(level: str = "INFO", file: Path | None = None, secrets: list[str] | No
         root.removeHandler(h)
         h.close()
     fmt = logging.Formatter("%(asctime)s pbem %(levelname)s %(name)s: %(message)s")
-    handlers: list[logging.Handler] = [logging.StreamHandler()] if stderr else []
+    handlers: list[logging.Handler] = [_Stderr()] if stderr else []
     if file:
         file.parent.mkdir(parents=True, exist_ok=True)
         handlers.append(_LogFile(_open_log(file), file))
