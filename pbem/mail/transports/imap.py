@@ -29,6 +29,7 @@ text is one line and never contains the password or token.
 from __future__ import annotations
 
 import logging
+import re
 import socket
 import ssl as ssl_module
 import sys
@@ -146,6 +147,9 @@ MAX_UNTAGGED = 2 * MAX_BATCH_BYTES  # bytes of the untagged answers to one comma
 MAX_LINE = 2 * 1024 * 1024
 #: messages one SEARCH of the folder asks for (a line of some 80 KB; `ImapInbox._windows`, costs21)
 WINDOW = 10_000
+#: characters of a Message-ID one SEARCH asks for (`ImapInbox._by_message_id`; RFC 5322's line is 998)
+MAX_ID_SEARCHED = 900
+_PRINTABLE = re.compile(r"[!-~]+")  # what a SEARCH can ask for in US-ASCII: a run of printable characters
 #: messages one run fetches: a folder of more (a spam run while pbem was off) is read over several runs, oldest first,
 #: each well within the poll's deadline ([mail] poll_deadline, 900 s: some 20 ms a message), costs21
 MOST_A_RUN = 10_000
@@ -486,7 +490,9 @@ class ImapInbox(Filing):
         for start in range(0, len(uids), self.batch):
             yield uids[start : start + self.batch]
 
-    def _windows(self, criteria: tuple[str, ...] = ("NOT", "DELETED")) -> Iterator[tuple[int, int, list[int]]]:
+    def _windows(
+        self, criteria: tuple[str, ...] = ("NOT", "DELETED"), *, follow: bool = True
+    ) -> Iterator[tuple[int, int, list[int]]]:
         """The folder's UIDs not flagged \\Deleted, below the UIDNEXT of its SELECT (what arrived since is read
         by the next run: the idle check sees it), oldest first, one window of UIDs at a time: (first, last, the
         UIDs found).  A SEARCH answer lists every UID it finds on one line, so one SEARCH of the whole folder
@@ -494,9 +500,11 @@ class ImapInbox(Filing):
         UIDs up to that of the message `window` sequence numbers on (one FETCH of its UID, the sequence number
         followed down by the expunges the server told of: `_shifted`): `window` messages when asked, so its line
         is bounded however large the folder (costs21).  A folder of at most `window`
-        messages at the SELECT costs one SEARCH, as before.  `criteria`: what else the SEARCH asks."""
+        messages at the SELECT costs one SEARCH, as before.  `criteria`: what else the SEARCH asks.  `follow`:
+        False for a walk inside `fetch`'s (`_by_message_id`), which leaves the expunges told to `fetch`'s."""
+        shifted = self._shifted if follow else (lambda n: n)
         top = self.uidnext - 1 if self.uidnext else None  # None: the server said no UIDNEXT (up to "*")
-        first, n = 1, self._shifted(0) + self.window  # n: the sequence number of the window's last message
+        first, n = 1, shifted(0) + self.window  # n: the sequence number of the window's last message
         while top is None or first <= top:
             last = self._uid_at(n) if n < self.exists else None  # past EXISTS: no message below `top` is there
             if last is None or (top is not None and last >= top):
@@ -507,7 +515,7 @@ class ImapInbox(Filing):
             yield first, end, sorted(u for u in found if first <= u <= end)
             if last is None or last == top:
                 return
-            first, n = last + 1, self._shifted(n) + self.window  # (what the run filed meanwhile moved it down)
+            first, n = last + 1, shifted(n) + self.window  # (what the run filed meanwhile moved it down)
 
     def _shifted(self, n: int) -> int:
         """Sequence number `n` now: each expunge the server told of since (`* k EXPUNGE`, at the end of the run's
@@ -604,16 +612,50 @@ class ImapInbox(Filing):
                 log.warning("UIDVALIDITY changed and no Message-ID known for %s; left in the inbox", key)
                 return
             with self._errors("search by Message-ID"):
-                found = self._on_wire(lambda: self._client.search(["HEADER", "Message-ID", message_id]))
-            if not found:
+                again = self._on_wire(lambda: self._by_message_id(message_id))
+            if again is None:
                 return
-            uids = [min(found)]
+            uids = [again]
         else:
             uids = [uid]
         if self._wire is not None and validity == self.uidvalidity:  # streaming
             self._pending[bool(accepted)].extend(uids)  # filed with the rest of its batch
             return
         self._on_wire(lambda: self._move(uids, bool(accepted)))
+
+    def _by_message_id(self, message_id: str) -> int | None:
+        """The UID of the oldest message whose Message-ID is `message_id`, after a UIDVALIDITY change (`settle`).
+
+        A SEARCH HEADER matches any header holding the text (RFC 3501), so the one SEARCH of the whole folder
+        pbem asked listed every message whose Message-ID held it, on one line: a short Message-ID a stranger chose
+        (``<a>``, ``@``) listed the whole inbox, past `MAX_LINE` failed the run, and the oldest message it named,
+        another's, was filed in its place; one not in ASCII raised from imapclient (a traceback).  Now the folder
+        is searched window by window (`_windows`; this walk follows no expunges, which `fetch`'s own windows
+        count), for the message's longest run of printable ASCII, and each UID found is compared by its own
+        Message-ID, at most `most` of them: past that the message stays in the inbox, said in the log, and is
+        read again by the next run, which recognises it (costs22)."""
+        term = max(_PRINTABLE.findall(message_id), key=len, default="")[:MAX_ID_SEARCHED]
+        if not term:
+            log.warning("UIDVALIDITY changed and the Message-ID holds nothing to search for; left in the inbox")
+            return None
+        compared = 0
+        for _first, _last, found in self._windows(("HEADER", "Message-ID", term), follow=False):
+            for chunk in self._chunks(found[: self.most - compared]):
+                with self._errors("fetch Message-IDs"):
+                    answer = self._client.fetch(chunk, ["BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)]"])
+                for uid in chunk:
+                    said = answer.get(uid, {}).get(b"BODY[HEADER.FIELDS (MESSAGE-ID)]")
+                    if said and _message_id(bytes(said)) == message_id:
+                        return uid
+            compared += len(found)
+            if compared >= self.most:
+                log.warning(
+                    "UIDVALIDITY changed: %d messages hold the Message-ID's text and none compared is it, the most "
+                    "one message compares; left in the inbox (the next run reads it again)",
+                    self.most,
+                )
+                return None
+        return None
 
     def _file_pending(self) -> None:
         self._file(self._take_pending())
