@@ -97,6 +97,9 @@ def _manifest(folder: Path, c: Checked) -> dict[str, Any] | None:
     except (OSError, Unreadable, ValueError) as exc:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
         c.bad(f"{path} cannot be read as a manifest: {exc}")
         return None
+    except RecursionError:  # arrays nested some 1,000 deep (3 KB): a traceback of --check and --keep (costs22)
+        c.bad(f"{path} cannot be read as a manifest: it nests deeper than a manifest does")
+        return None
     files = got.get("files") if isinstance(got, dict) else None
     if not isinstance(files, dict) or got.get("format") != FORMAT or len(files) > MOST_FILES:
         c.bad(f"{path} is no manifest of a pbem backup (format {FORMAT}, a list of at most {MOST_FILES} files)")
