@@ -295,6 +295,40 @@ def _sender_name(msg: Message) -> str:
 #: memory while it is checked).
 MAX_MAIL_BYTES = 32 * 1024 * 1024
 MAX_FOLDER_BYTES = 1024 * 1024 * 1024
+#: mails of one folder: a player's mail of a long game is a few thousand.  An mbox of a million tiny mails (140 MB)
+#: took some 110 s and 750 MB, and 1 GiB of them minutes and gigabytes; a folder of more is refused before a mail of
+#: it is read, as one of more bytes is (counted in C for an mbox, by its names for a folder: costs22)
+MAX_FOLDER_MAILS = 100_000
+_TOO_MANY = "holds more than {:,} mails, more than pbem reads: give --mail a folder of this game's mail only"
+
+
+def _names_over(folders: list[Path], suffix: str, most: int) -> bool:
+    """True when `folders` hold more than `most` names (ending in `suffix`, or any for ":"): the count stops once
+    past `most`, so a folder of a million files costs what one of `most` does."""
+    count = 0
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                count += suffix == ":" or entry.name.endswith(suffix)
+                if count > most:
+                    return True
+    return False
+
+
+def _mbox_over(path: Path, most: int) -> bool:
+    """True when mbox `path` holds more than `most` mails: its lines starting "From " (as `mailbox.mbox` splits it)
+    counted a megabyte at a time, in C; the count stops once past `most`."""
+    count, tail = 0, b"\n"  # the file's start counts as after a line's end
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            joined = tail + chunk
+            count += joined.count(b"\nFrom ")  # a match never lies in `tail` alone (5 bytes), so none counts twice
+            if count > most:
+                return True
+            tail = joined[-5:]
+    return False
 
 
 def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
@@ -302,13 +336,15 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
 
     A message file that is no regular file (a FIFO waited for a writer without end) or larger than
     `MAX_MAIL_BYTES` is not read: one sentence for it goes to `set_aside`.  A folder holding more than
-    `MAX_FOLDER_BYTES` is refused (NoMail) before it fills the memory."""
+    `MAX_FOLDER_BYTES`, or more than `MAX_FOLDER_MAILS` mails, is refused (NoMail) before it fills the memory."""
     from pbem.record.files import Unreadable, read_at_most
 
     told = set_aside if set_aside is not None else []
     if path.is_file():
         if path.stat().st_size > MAX_FOLDER_BYTES:
             raise NoMail(f"{path} is {path.stat().st_size:,} bytes, more than the {MAX_FOLDER_BYTES:,} pbem reads")
+        if _mbox_over(path, MAX_FOLDER_MAILS):
+            raise NoMail(f"{path} {_TOO_MANY.format(MAX_FOLDER_MAILS)}")
         box = mailbox.mbox(str(path), create=False)
         out = []
         for n, key in enumerate(box.iterkeys(), 1):  # a mailbox iterates its messages, not its keys
@@ -329,6 +365,8 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
     if not path.is_dir():
         raise NoMail(f"{path} is neither a Maildir, a folder of .eml files nor an mbox file")
     maildir = (path / "cur").is_dir() or (path / "new").is_dir()
+    if _names_over([path / "cur", path / "new"] if maildir else [path], ":" if maildir else ".eml", MAX_FOLDER_MAILS):
+        raise NoMail(f"{path} {_TOO_MANY.format(MAX_FOLDER_MAILS)}")
     files = _maildir_files(path) if maildir else sorted(path.glob("*.eml"))
     out, total = [], 0
     for file in files:
