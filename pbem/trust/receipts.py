@@ -331,6 +331,33 @@ def _mbox_over(path: Path, most: int) -> bool:
     return False
 
 
+def _read_mbox(path: Path, told: list[str]) -> list[bytes]:
+    """The mails of mbox `path` (`read_folder`), each read only when within `MAX_MAIL_BYTES`."""
+    box = mailbox.mbox(str(path), create=False)
+    out = []
+    for n, key in enumerate(box.iterkeys(), 1):  # a mailbox iterates its messages, not its keys
+        with box.get_file(key) as part:  # its size from the mbox's table first: a mail of 1 GB was read whole
+            part.seek(0, os.SEEK_END)  # before it was set aside, twice its size held (costs22)
+            size = part.tell()
+            if size > MAX_MAIL_BYTES:
+                told.append(f"message {n} of {path} is {size:,} bytes, more than the {MAX_MAIL_BYTES:,} read")
+                continue
+            part.seek(0)
+            raw = part.read()
+        if os.linesep != "\n":  # as `get_bytes` gives it
+            raw = raw.replace(os.linesep.encode(), b"\n")
+        if too_many_parts(raw):
+            told.append(f"message {n} of {path} has more than {MAX_PARTS:,} parts; pbem's mail has a few")
+            continue
+        if too_nested(raw):
+            told.append(
+                f"message {n} of {path} has more than {MAX_NESTED} multipart or message parts; pbem's mail has a few"
+            )
+            continue
+        out.append(raw)
+    return out
+
+
 def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
     """Every message in `path`: a Maildir (cur/, new/), a folder of .eml files, or an mbox file.
 
@@ -345,23 +372,7 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
             raise NoMail(f"{path} is {path.stat().st_size:,} bytes, more than the {MAX_FOLDER_BYTES:,} pbem reads")
         if _mbox_over(path, MAX_FOLDER_MAILS):
             raise NoMail(f"{path} {_TOO_MANY.format(MAX_FOLDER_MAILS)}")
-        box = mailbox.mbox(str(path), create=False)
-        out = []
-        for n, key in enumerate(box.iterkeys(), 1):  # a mailbox iterates its messages, not its keys
-            raw = box.get_bytes(key)
-            if len(raw) > MAX_MAIL_BYTES:
-                told.append(f"message {n} of {path} is {len(raw):,} bytes, more than the {MAX_MAIL_BYTES:,} read")
-                continue
-            if too_many_parts(raw):
-                told.append(f"message {n} of {path} has more than {MAX_PARTS:,} parts; pbem's mail has a few")
-                continue
-            if too_nested(raw):
-                told.append(
-                    f"message {n} of {path} has more than {MAX_NESTED} multipart or message parts; pbem's mail has a few"
-                )
-                continue
-            out.append(raw)
-        return out
+        return _read_mbox(path, told)
     if not path.is_dir():
         raise NoMail(f"{path} is neither a Maildir, a folder of .eml files nor an mbox file")
     maildir = (path / "cur").is_dir() or (path / "new").is_dir()

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from pbem.cli import app
 from pbem.trust import receipts
-from tests.growth import step_growth
+from tests.growth import held_growth, step_growth
 
 CAP = 300 if os.environ.get("PBEM_COSTS22_FULL") else 30
 
@@ -95,3 +95,27 @@ def test_verify_says_what_to_give_instead(tmp_path: Path, monkeypatch: pytest.Mo
     assert (
         f"holds more than {CAP:,} mails, more than pbem reads: give --mail a folder of this game's mail" in res.output
     )
+
+
+def test_an_mbox_mail_over_the_cap_is_set_aside_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An mbox's mail was read whole (`get_bytes`) before it was set aside for its size: a mail of 200 MB held
+    422 MB at the peak (a folder's 1 GiB, 2 GB).  Its size is now read from the mbox's table first, and only a mail
+    within the cap is read: 43 MB.  Here the cap at 1 MiB, one mail of 8 and 32 MiB beside a small one, the bytes
+    held at the peak (`tests.growth.held_growth`; reading the mbox's table holds some 3 MB of its own): 4.0 at 4x
+    on c83d8ea7 (twice the mail held), now 1.0; the same sentence told."""
+    cap = 1024 * 1024
+    monkeypatch.setattr(receipts, "MAX_MAIL_BYTES", cap)
+
+    def work(n: int) -> Callable[[], object]:
+        path = tmp_path / f"{n}.mbox"
+        line = b"y" * 9_999 + b"\n"  # long lines: the mbox's table is read a line at a time
+        head = b"From MAILER-DAEMON Thu Jan  1 00:00:00 2026\n"
+        path.write_bytes(head + b"From: a@b.test\nSubject: big\n\n" + line * (n // len(line)) + head + _tiny(1))
+        told: list[str] = []
+        work.told = told  # type: ignore[attr-defined]
+        return lambda: receipts.read_folder(path, told)
+
+    g = held_growth(work, 8 * cap)
+    told = work.told  # type: ignore[attr-defined]
+    assert len(told) == 1 and "message 1 of" in told[0] and f"more than the {cap:,} read" in told[0], told
+    assert g.ratio <= 1.5, g
