@@ -10,10 +10,11 @@ so the hashes of existing exports still hold and the format version stays 1.
 
 `load_export` reads an export's text and refuses, in one sentence, anything a
 reader in another language could read differently or that costs more than its
-size: text over `MAX_BYTES`, nesting deeper than `MAX_DEPTH`, a key given twice
+size: text over `MAX_BYTES`, nesting deeper than `MAX_DEPTH`, more than `MAX_VALUES` values, a key given twice
 in one object, NaN or Infinity, numbers outside the range RFC 8785 (IEEE 754
 doubles) can write exactly.  The depth is measured by one linear scan before
-parsing, so a thousand nested lists cost a thousand steps, not a traceback.
+parsing (and the values counted in the same pass), so a thousand nested lists cost a thousand steps, not a
+traceback.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ import rfc8785
 MAX_BYTES = 64 * 1024 * 1024  # an export of a long game is a few MB
 MAX_DEPTH = 32  # an export nests 7 levels deep; event data a few more
 MAX_INT = 2**53 - 1  # RFC 8785 writes numbers as IEEE 754 doubles
+#: values (objects, lists, strings, numbers) of one export: pbem's take 22 to 25 bytes each (the four seeded games), so
+#: one at `MAX_BYTES` holds some 3 million.  64 MiB of `{},` held 1.6 GB once read (each empty object 64 bytes, 25
+#: times its text; 15 MB 392 MB); at this cap such a text holds some 300 MB (costs22)
+MAX_VALUES = 4_000_000
 
 
 class BadJson(ValueError):
@@ -72,7 +77,13 @@ def canonical(value: Any) -> bytes:
 
 def depth_of(text: str) -> int:
     """The deepest nesting of [ and { in JSON `text`, outside strings (one pass)."""
-    deepest = level = 0
+    return measured(text)[0]
+
+
+def measured(text: str) -> tuple[int, int]:
+    """(the deepest nesting of [ and {, the values at most) of JSON `text`, outside strings, in one pass: a value
+    is counted at each [, { and comma (one more than the values of a valid text, never fewer)."""
+    deepest = level = values = 0
     in_string = escaped = False
     for ch in text:
         if in_string:
@@ -84,12 +95,15 @@ def depth_of(text: str) -> int:
                 in_string = False
         elif ch == '"':
             in_string = True
+        elif ch == ",":
+            values += 1
         elif ch in "[{":
             level += 1
+            values += 1
             deepest = max(deepest, level)
         elif ch in "]}":
             level -= 1
-    return deepest
+    return deepest, values + 1
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -120,9 +134,11 @@ def load_export(text: str | bytes) -> Any:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise BadJson(f"the export is not UTF-8 text (byte {exc.start})") from None
-    depth = depth_of(text)
+    depth, values = measured(text)
     if depth > MAX_DEPTH:
         raise BadJson(f"the export nests {depth} levels deep, more than the {MAX_DEPTH} an export can need")
+    if values > MAX_VALUES:
+        raise BadJson(f"the export holds {values:,} values, more than the {MAX_VALUES:,} an export can need")
     try:
         return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_int=_int)
     except BadJson:

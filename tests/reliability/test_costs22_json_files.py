@@ -125,3 +125,35 @@ def test_a_manifest_nested_too_deep_is_told_in_one_sentence(tmp_path: Path) -> N
     res = CliRunner().invoke(app, ["backup", "--check", str(tmp_path)])
     assert res.exit_code == 1 and "it nests deeper than a manifest does" in res.output, res.output
     assert json.dumps(res.output).count("Traceback") == 0
+
+
+def test_an_export_of_more_values_than_one_needs_is_refused_before_it_is_held() -> None:
+    """64 MiB of `{},` (empty objects, 3 bytes each) held 1.6 GB once read: 25 times the text (`pbem verify` of a
+    file from anyone).  Past `MAX_VALUES` (4,000,000; pbem's exports take 22 to 25 bytes a value, some 3 million at
+    the 64 MiB cap) the export is refused from the one pass that measures its nesting.  Here the cap at 1,000 and
+    20,000 empty objects, empty lists, strings and numbers: the bytes held at the peak over the text's were 24.2, 21.6,
+    12.0 and 7.4 on c83d8ea7 (4 of 4 shapes over 4), now 0.01 (0 of 4)."""
+    from pbem.trust import canonical
+    from tests.growth import held
+
+    texts = {
+        "objects": "[" + "{}," * 20_000 + "{}]",
+        "lists": "[" + "[]," * 20_000 + "[]]",
+        "strings": "[" + '"ab",' * 20_000 + '"ab"]',
+        "numbers": "[" + "1000," * 20_000 + "1000]",
+    }
+    cap = getattr(canonical, "MAX_VALUES", None)
+    try:
+        canonical.MAX_VALUES = 1_000  # type: ignore[attr-defined]
+        per = {}
+        for shape, text in texts.items():
+
+            def run(text: str = text) -> None:
+                with pytest.raises(canonical.BadJson, match="values, more than the 1,000 an export can need"):
+                    canonical.load_export(text)
+
+            per[shape] = held(run) / len(text)
+    finally:
+        if cap is not None:
+            canonical.MAX_VALUES = cap  # type: ignore[attr-defined]
+    assert max(per.values()) <= 4, per
