@@ -68,9 +68,13 @@ def _json_of(path: Path, version: int) -> dict[str, Any]:
     device, a FIFO or nested arrays read until memory ran out, waited, or ended in a RecursionError (tests/
     reliability/test_costs4_files.py); each is now read as none."""
     from pbem.record.files import read_at_most
+    from pbem.trust.canonical import MAX_VALUES, measured
 
     try:
-        doc = json.loads(read_at_most(path, MAX_MANIFEST_BYTES, "the site's manifest"))
+        text = read_at_most(path, MAX_MANIFEST_BYTES, "the site's manifest").decode("utf-8")
+        if measured(text)[1] > MAX_VALUES:  # 64 MiB of `{},` held 1.6 GB once read (costs22)
+            return {}
+        doc = json.loads(text)
     except (OSError, ValueError, RecursionError):  # Unreadable and UnicodeDecodeError are ValueErrors
         return {}
     return doc if isinstance(doc, dict) and doc.get("version") == version else {}

@@ -127,12 +127,14 @@ def test_a_manifest_nested_too_deep_is_told_in_one_sentence(tmp_path: Path) -> N
     assert json.dumps(res.output).count("Traceback") == 0
 
 
-def test_an_export_of_more_values_than_one_needs_is_refused_before_it_is_held() -> None:
+def test_an_export_of_more_values_than_one_needs_is_refused_before_it_is_held(tmp_path: Path) -> None:
     """64 MiB of `{},` (empty objects, 3 bytes each) held 1.6 GB once read: 25 times the text (`pbem verify` of a
     file from anyone).  Past `MAX_VALUES` (4,000,000; pbem's exports take 22 to 25 bytes a value, some 3 million at
     the 64 MiB cap) the export is refused from the one pass that measures its nesting.  Here the cap at 1,000 and
     20,000 empty objects, empty lists, strings and numbers: the bytes held at the peak over the text's were 24.2, 21.6,
-    12.0 and 7.4 on c83d8ea7 (4 of 4 shapes over 4), now 0.01 (0 of 4)."""
+    12.0 and 7.4 on c83d8ea7 (4 of 4 shapes over 4), now 0.01 (0 of 4); the same values in `pbem publish`'s
+    site manifest were read (as held: 25.1, 22.4, 12.8 and 8.2 times its text at 960 KB), now read as none."""
+    from pbem.app import publish
     from pbem.trust import canonical
     from tests.growth import held
 
@@ -145,7 +147,7 @@ def test_an_export_of_more_values_than_one_needs_is_refused_before_it_is_held() 
     cap = getattr(canonical, "MAX_VALUES", None)
     try:
         canonical.MAX_VALUES = 1_000  # type: ignore[attr-defined]
-        per = {}
+        per, read = {}, {}
         for shape, text in texts.items():
 
             def run(text: str = text) -> None:
@@ -153,7 +155,12 @@ def test_an_export_of_more_values_than_one_needs_is_refused_before_it_is_held() 
                     canonical.load_export(text)
 
             per[shape] = held(run) / len(text)
+            site = tmp_path / shape  # the same values in a manifest of the site's version: read as none
+            site.mkdir()
+            (site / publish.MANIFEST).write_text(f'{{"version":{publish.VERSION},"games":{text}}}')
+            read[shape] = publish._manifest(site)
     finally:
         if cap is not None:
             canonical.MAX_VALUES = cap  # type: ignore[attr-defined]
     assert max(per.values()) <= 4, per
+    assert read == {key: {} for key in texts}, "the site's manifest of too many values is read as none"
