@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
@@ -113,3 +115,76 @@ def readers_filled_by_0018(url: str) -> None:
 
 def test_0018_gives_every_older_event_its_readers(tmp_path: Path) -> None:
     readers_filled_by_0018(f"sqlite:///{tmp_path / 'readers.db'}")
+
+
+#: The downgrade generator's sample (`PBEM_DOWNGRADE_CASES=N`: seeds 0 to N-1): seed 1 prunes a game (refused),
+#: seed 0 prunes nothing (taken back and upgraded again).
+DOWNGRADE_SEEDS = range(int(os.environ["PBEM_DOWNGRADE_CASES"])) if "PBEM_DOWNGRADE_CASES" in os.environ else [0, 1]
+
+
+def downgrade_round_trip(url: str, seed: int) -> None:
+    """A record at head with a drawn number of games and sent, queued or failed mails, some games pruned by
+    `prune.prune_sent`: taken back to 0020, the downgrade refuses exactly when a row is pruned (saying how many
+    and what to do), changing neither the schema nor a row; otherwise it drops `digest` and `pruned_at`, and an
+    upgrade adds them again, every row as it was.
+
+    Of 40 seeds (`PBEM_DOWNGRADE_CASES=40`), 22 prune a row: on c83d8ea7 all 22 fail (the downgrade drops the
+    digests without a word), none now; the other 18 pass on both."""
+    import random
+    from datetime import UTC, datetime
+
+    from alembic import command
+    from sqlmodel import Session
+
+    from pbem.record import prune
+    from pbem.record.db import alembic_config
+
+    rng = random.Random(seed)
+    migrate(url)
+    eng = create_engine(url)
+    game = "INSERT INTO games (name, kind, seed, seed_commitment, insecure_seed, legacy_events, players_json, options_json, deadline_seconds, resolve, created_at) VALUES (:n, 'hh', 's', 'c', false, 0, '[]', '{}', 60, 'asap', '2026-01-05 12:00:00')"
+    mail = "INSERT INTO outbox (message_id, game_id, player, purpose, upto_seq, to_addr, raw, status, attempts, last_error, next_attempt_at, created_at) VALUES (:m, :g, 'Alice', 'report', 0, 'a@x.test', :raw, :st, 0, '', '2026-01-05 12:00:00', '2026-01-05 12:00:00')"
+    with eng.begin() as conn:
+        for g in range(rng.randint(1, 3)):
+            conn.execute(text(game), {"n": f"g{g}"})
+        gids = list(conn.execute(text("SELECT id FROM games ORDER BY id")).scalars())
+        rows = [
+            {"m": f"<{g}.{k}@x.test>", "g": g, "raw": rng.randbytes(rng.randint(0, 40)), "st": rng.choice(["sent", "sent", "queued", "failed"])}
+            for g in gids for k in range(rng.randint(0, 4))
+        ]  # fmt: skip
+        if rows:
+            conn.execute(text(mail), rows)
+    with Session(eng) as s:
+        for g in gids:
+            if rng.random() < 0.5:
+                prune.prune_sent(s, g, datetime(2026, 3, 1, tzinfo=UTC))
+        s.commit()
+    outbox = "SELECT message_id, game_id, raw, status, digest, pruned_at FROM outbox ORDER BY message_id"
+    with eng.connect() as conn:
+        before = [tuple(r) for r in conn.execute(text(outbox))]
+        columns = sorted(c["name"] for c in inspect(conn).get_columns("outbox"))
+        head = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    eng.dispose()
+    pruned = sum(1 for r in before if r[5] is not None)
+    if pruned:
+        with pytest.raises(RuntimeError) as refused:
+            command.downgrade(alembic_config(url), "0020_report_delivery_covered")
+        said = str(refused.value)
+        assert f"{pruned} sent mail(s) were pruned" in said and "changed nothing" in said, said
+        assert "restore the backup made before the first `pbem prune`" in said, said
+    else:
+        command.downgrade(alembic_config(url), "0020_report_delivery_covered")
+        with eng.connect() as conn:
+            assert "digest" not in {c["name"] for c in inspect(conn).get_columns("outbox")}
+        eng.dispose()
+        migrate(url)
+    with eng.connect() as conn:
+        assert [tuple(r) for r in conn.execute(text(outbox))] == before
+        assert sorted(c["name"] for c in inspect(conn).get_columns("outbox")) == columns
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head
+    eng.dispose()
+
+
+@pytest.mark.parametrize("seed", DOWNGRADE_SEEDS)
+def test_a_downgrade_below_0021_refuses_while_a_mail_is_pruned(tmp_path: Path, seed: int) -> None:
+    downgrade_round_trip(f"sqlite:///{tmp_path / 'back.db'}", seed)

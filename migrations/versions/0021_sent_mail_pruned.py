@@ -6,6 +6,11 @@ games over or abandoned long ago and keeps, beside the Message-ID and the recipi
 SHA-256 of the bytes it dropped (`digest`) and when (`pruned_at`).  Both are NULL on every row this migration
 finds: nothing is pruned until the moderator asks.
 
+Taken back (`alembic downgrade 0020_report_delivery_covered`), the two columns would go and with them the only
+record of what a pruned mail held: the downgrade refuses while any row is pruned, saying how many and what to do
+(keep this pbem, or restore the backup made before the first prune), and changes nothing (months3).  With no
+pruned row it drops both columns, and an upgrade adds them again, empty.
+
 Revision ID: 0021_sent_mail_pruned
 Revises: 0020_report_delivery_covered
 Create Date: 2026-12-07
@@ -29,7 +34,18 @@ def upgrade() -> None:
         batch.add_column(sa.Column("pruned_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True))
 
 
+REFUSED = (
+    "{n} sent mail(s) were pruned (`pbem prune`): their text is gone and only the SHA-256 in outbox.digest says "
+    "what they held. Revision 0020 has no column for it, so this downgrade would lose them: it changed nothing. "
+    "Keep the pbem that made revision 0021 (or a newer one), or restore the backup made before the first "
+    "`pbem prune` and take that copy back instead."
+)
+
+
 def downgrade() -> None:
+    pruned = op.get_bind().execute(sa.text("SELECT count(*) FROM outbox WHERE pruned_at IS NOT NULL")).scalar()
+    if pruned:
+        raise RuntimeError(REFUSED.format(n=pruned))
     with op.batch_alter_table("outbox") as batch:
         batch.drop_column("pruned_at")
         batch.drop_column("digest")
