@@ -15,9 +15,16 @@ machine's mark folder, the process's RSS, and the median wall time of that week'
 that read one mail. The last line (SQLite): the CPU of an idle poll of the home after those months against a
 new home with as many games running, alternated (`--idle-only DIR` reads it again for a finished run's DIR).
 Each poll is followed by its connections closed, as a cron run's process ends (SQLite folds its -wal back).
+A run that does not end on a week's day prints one more line at its end.
+
+Two runs of one `--seed` write the same record and the same figures but for the machine's times and memory
+(months3; `tests/test_months_reproducible.py`): the bots read pbem's mail in the order pbem queued it, and the
+players' codes, the bots' Message-IDs, the home's Message-ID key and each game's signing key are drawn from the
+seed (the benchmark's home only: a real home draws them from the machine).  `same` leaves out what no seed gives.
 
     python benchmarks/months.py                      # 40-odd games over 182 days, SQLite (30 minutes)
     python benchmarks/months.py --days 7 --running 2 --rounds 3  # a quick look (a minute)
+    python benchmarks/months.py --days 2 --every 240-480 --seed s1   # a poll every 4 to 8 hours, not 5 to 60 minutes
     python benchmarks/months.py --days 91 --prune 7    # `pbem prune --older-than 7d` every night (months2)
     python benchmarks/months.py --pg postgresql+psycopg://USER@HOST/DB   # the same on PostgreSQL (DB emptied!)
 """
@@ -25,6 +32,7 @@ Each poll is followed by its connections closed, as a cron run's process ends (S
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import mailbox
 import os
@@ -33,10 +41,11 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
-from email.utils import format_datetime, make_msgid, parseaddr
+from email.utils import format_datetime, parseaddr
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +58,7 @@ from pbem.engine.rng import Rng, init_state  # noqa: E402
 KIND = "habsburg"
 SEATS = ["Alice", "Bob", "Carol"]
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # `pbem.trust.codes.ALPHABET`
 PROFILES = ["prompt"] * 12 + ["late"] * 5 + ["never"] * 2 + ["bounce"]  # per seat, drawn at the game's start
 
 
@@ -91,6 +101,12 @@ class Sim:
     pruned_bytes: int = 0
     told: dict[str, int] = field(default_factory=dict)  # the moderator's mails by kind (`TOLD`)
     seen: set[str] = field(default_factory=set)
+    seed: str = "months"
+    mails: int = 0  # the bots' mails so far: their Message-IDs are numbered, not drawn (`msgid`)
+
+    def msgid(self) -> str:
+        self.mails += 1
+        return f"<{self.mails}.{self.seed}@players.test>"
 
 
 def draw(rng: Rng, items: list[str]) -> str:
@@ -107,13 +123,15 @@ def start_game(sim: Sim, vanished: bool = False) -> None:
 
     sim.started += 1
     name = f"g{sim.started}"
-    seats = []
+    seats, codes = [], {}
     for player in SEATS:
+        raw = "".join(CODE_ALPHABET[sim.rng.below(len(CODE_ALPHABET))] for _ in range(8))
+        codes[player] = f"{raw[:4]}-{raw[4:]}"  # drawn from the run's seed, as the rest (`same`)
         address = f"{player.lower()}.{name}@players.test"
         profile = "never" if vanished else draw(sim.rng, PROFILES)
         sim.seats[address] = Seat(name, player, address, profile)
         seats.append((player, address))
-    create_game(Home.of(sim.cfg, clock=sim.clock), KIND, name, seats, seed=f"months-{name}")
+    create_game(Home.of(sim.cfg, clock=sim.clock), KIND, name, seats, seed=f"months-{name}", codes=codes)
     sim.games[name] = sim.clock.now
 
 
@@ -121,7 +139,6 @@ def read_sent(sim: Sim) -> None:
     """Each seat reads the mail pbem sent it since the last poll: a bounce for a bouncing address, a reply
     scheduled to the newest report asking for orders."""
     from pbem.cli.demo import CODE_LINE, legal_lines, text_of
-    from pbem.trust.receipts import delivered
 
     sent = sim.cfg.maildir_path / "sent"
     fresh = {}
@@ -130,9 +147,8 @@ def read_sent(sim: Sim) -> None:
             key = name.split(":")[0]
             if key not in sim.seen:
                 fresh[key] = sent / sub / name
-    for key in sorted(fresh, key=delivered):
+    for key, raw in queued_order(sim, fresh):
         sim.seen.add(key)
-        raw = fresh[key].read_bytes()
         msg, text = text_of(raw)
         seat = sim.seats.get(parseaddr(str(msg["To"]))[1])
         if seat is None:
@@ -153,12 +169,31 @@ def read_sent(sim: Sim) -> None:
             seat.answering = (" ".join(str(msg["Message-ID"]).split()), legal)
 
 
+def queued_order(sim: Sim, fresh: dict[str, Path]) -> list[tuple[str, bytes]]:
+    """The mails of `fresh` (Maildir key -> file) in the order pbem queued them (their outbox rows' ids, by
+    Message-ID), not in the order the files were written: the Maildir's names come from the machine's clock, and two
+    runs of one seed must read (and draw their replies) alike (months3)."""
+    from email.parser import BytesHeaderParser
+
+    from sqlalchemy import text
+
+    from pbem.record.db import session
+
+    found = {k: (path.read_bytes(), " ".join(str(BytesHeaderParser().parsebytes(path.read_bytes())["Message-ID"]).split())) for k, path in fresh.items()}  # fmt: skip
+    with session(sim.cfg.database_url) as s:
+        rows = s.connection().execute(text("SELECT message_id, id FROM outbox WHERE status = 'sent'")).all()
+    queued = {str(m): int(i) for m, i in rows}
+    last = max(queued.values(), default=0) + 1
+    ordered = sorted(found, key=lambda k: (queued.get(found[k][1], last), found[k][1], k))
+    return [(k, found[k][0]) for k in ordered]
+
+
 def bounce(sim: Sim, seat: Seat, raw: bytes, message_id: str) -> None:
     msg = EmailMessage()
     msg["From"] = "Mail Delivery System <MAILER-DAEMON@players.test>"
     msg["To"] = MODERATOR
     msg["Subject"] = "Undelivered Mail Returned to Sender"
-    msg["Message-ID"] = make_msgid(domain="players.test")
+    msg["Message-ID"] = sim.msgid()
     msg["Auto-Submitted"] = "auto-replied"
     msg["Date"] = format_datetime(sim.clock.now)
     msg.set_content(f"This is the mail system.\n\n<{seat.address}>: host players.test said: 550 no such user\n")
@@ -167,6 +202,7 @@ def bounce(sim: Sim, seat: Seat, raw: bytes, message_id: str) -> None:
         subtype="delivery-status",
     )
     msg.add_attachment(raw[:2000].decode("ascii", "replace"), subtype="rfc822-headers")
+    msg.set_boundary(f"bounce-{sim.mails}")  # (the email package draws one at random)
     deliver(sim, msg.as_bytes())
     sim.bounces += 1
 
@@ -191,7 +227,7 @@ def due_replies(sim: Sim) -> int:
         msg["From"] = f"{seat.name} <{seat.address}>"
         msg["To"] = MODERATOR
         msg["Subject"] = f"Re: [pbem {seat.game}] orders"
-        msg["Message-ID"] = make_msgid(domain="players.test")
+        msg["Message-ID"] = sim.msgid()
         msg["Date"] = format_datetime(sim.clock.now)
         msg["In-Reply-To"] = answered
         msg.set_content(legal[sim.rng.below(len(legal))] + "\n\nthanks\n")
@@ -340,23 +376,93 @@ def idle_against_fresh(base: Path, rounds: int) -> dict[str, object]:
     }
 
 
-def main() -> None:
+def options(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--days", type=int, default=182)
     ap.add_argument("--running", type=int, default=8, help="games kept running")
     ap.add_argument("--abandon-after", type=int, default=45, help="days; then the moderator abandons a game")
     ap.add_argument("--keep", type=int, default=7, help="backups kept (pbem backup --keep)")
     ap.add_argument("--seed", default="months")
+    ap.add_argument("--every", default="5-60", help="minutes between two polls, drawn from LOW-HIGH")
     ap.add_argument("--prune", type=int, default=None, help="days; each night `pbem prune --older-than DAYSd`")
     ap.add_argument("--pg", default=None, help="a PostgreSQL URL whose database is emptied and used")
     ap.add_argument("--home", default=None, help="folder for the home (default: a new temporary one)")
     ap.add_argument("--idle-only", default=None, help="a finished run's folder: its idle poll against a fresh home's")
     ap.add_argument("--rounds", type=int, default=15, help="idle polls of each home (--idle-only, and at the end)")
-    args = ap.parse_args()
+    return ap.parse_args(argv)
+
+
+def main() -> None:
+    args = options()
     if args.idle_only:
         print(json.dumps(idle_against_fresh(Path(args.idle_only), args.rounds)))
         return
+    base = simulate(args, lambda row: print(json.dumps(row), flush=True))
+    fresh_process()
+    if not args.pg:
+        print(json.dumps(idle_against_fresh(base, args.rounds)))
 
+
+#: What `same` leaves out of the record: values drawn from the machine's randomness or read from its clock, which
+#: no seed gives (each game's signing key, sealed with a fresh nonce; the home's own id; the code hashes, keyed by
+#: the home's key file; the times a secret or mark was written).  Everything else two runs of a seed write alike.
+UNSEEDED = {
+    "games": ("signing_key",),
+    "seats": ("code_hash",),
+    "home_secrets": ("value", "created_at"),
+    "poll_marks": ("value", "updated_at"),
+}
+#: The figures of a weekly line that measure the machine (times, memory), not the home.
+TIMED = ("rss_kb", "maxrss_kb", "idle_poll_ms", "one_poll_ms", "seconds", "home")
+
+
+def same(url: str) -> dict[str, list[tuple[object, ...]]]:
+    """The record at `url`, table by table, each row in its columns' order less `UNSEEDED`: two runs of one seed
+    give the same (`tests/test_months_reproducible.py`)."""
+    from sqlalchemy import create_engine, inspect, text
+
+    engine = create_engine(url)
+    out: dict[str, list[tuple[object, ...]]] = {}
+    with engine.connect() as c:
+        for table in sorted(inspect(c).get_table_names()):
+            cols = [x["name"] for x in inspect(c).get_columns(table) if x["name"] not in UNSEEDED.get(table, ())]
+            order = ", ".join(f'"{x}"' for x in cols)
+            rows = c.execute(text(f'SELECT {order} FROM "{table}" ORDER BY {order}'))
+            out[table] = [tuple(r) for r in rows]
+    engine.dispose()
+    return out
+
+
+@contextlib.contextmanager
+def seeded_game_keys(seed: str) -> Iterator[None]:
+    """Each new game's signing key drawn from the run's seed (a benchmark's only: a real game's key is drawn from
+    the machine), so that two runs of a seed sign their mails alike; pbem's own drawing is put back after."""
+    import hashlib
+
+    from pbem.trust import signing
+
+    made = 0
+
+    def new_key() -> str:
+        nonlocal made
+        made += 1
+        return hashlib.sha256(f"pbem months benchmark {seed} key {made}".encode()).hexdigest()
+
+    drawn = signing.new_key
+    signing.new_key = new_key
+    try:
+        yield
+    finally:
+        signing.new_key = drawn
+
+
+def simulate(args: argparse.Namespace, report: Callable[[dict], None]) -> Path:
+    """The run of `args` (`options`): its weekly lines given to `report`; returns the run's folder."""
+    with seeded_game_keys(args.seed):
+        return _simulate(args, report)
+
+
+def _simulate(args: argparse.Namespace, report: Callable[[dict], None]) -> Path:
     from pbem.app.backup import dated, take
     from pbem.app.backup_clear import cleared
     from pbem.app.cron import run_poll
@@ -378,6 +484,7 @@ def main() -> None:
         engine.dispose()
     cfg = make_home(home, args.pg, extra='\n[log]\nfile = "pbem.log"\n')
     migrate(cfg.database_url)  # (`pbem init` made the schema in the SQLite file it first named)
+    seeded_key(cfg.database_url, args.seed)
     from alembic import command
 
     from pbem.record.db import alembic_config
@@ -385,7 +492,7 @@ def main() -> None:
     setup("INFO", cfg.log_file, secrets=[], stderr=False)
     engines_seen.append(cfg.database_url)
     clock = SimClock(START)
-    sim = Sim(cfg, clock, Rng(init_state(args.seed)))
+    sim = Sim(cfg, clock, Rng(init_state(args.seed)), seed=args.seed)
     upgraded = False
     start_game(sim, vanished=True)  # every player of this one vanishes
     while len(sim.games) < args.running:
@@ -396,9 +503,10 @@ def main() -> None:
     week: dict[str, list[float]] = {}
     polls = 0
     t0 = time.perf_counter()
-    print(json.dumps({"home": str(base), "days": args.days, "running": args.running, "pg": bool(args.pg)}))
+    report({"home": str(base), "days": args.days, "running": args.running, "pg": bool(args.pg)})
+    low, high = (int(x) for x in args.every.split("-"))
     while clock.now < end:
-        clock.now += minutes(sim.rng, 5, 60)
+        clock.now += minutes(sim.rng, low, high)
         replies = due_replies(sim)
         t = time.perf_counter()
         run = run_poll(cfg, clock=clock)
@@ -414,9 +522,12 @@ def main() -> None:
         while len(sim.games) < args.running:
             start_game(sim)
         if not upgraded and clock.now >= START + timedelta(days=args.days // 2):
-            command.downgrade(alembic_config(cfg.database_url), "0017")  # a home of before 0018 ...
-            migrate(cfg.database_url)  # ... and `pbem upgrade`: 0018-0020 run on half a year's record
             upgraded = True
+            try:
+                command.downgrade(alembic_config(cfg.database_url), "0017")  # a home of before 0018 ...
+            except RuntimeError as refused:  # 0021's, once `--prune` pruned a mail (months3)
+                report({"day": (clock.now - START).days, "downgrade_refused": str(refused)})
+            migrate(cfg.database_url)  # ... and `pbem upgrade`: 0018-0021 run on half a year's record
         if clock.now >= next_backup:
             taken = take(cfg, backups, dated(clock.now), clock.now, 900)
             cleared(taken, args.keep, 3600)
@@ -428,12 +539,31 @@ def main() -> None:
         if clock.now >= next_week:
             row = measure(sim, home, backups, state, args.pg, week)
             row["polls"], row["seconds"] = polls, round(time.perf_counter() - t0, 1)
-            print(json.dumps(row), flush=True)
+            report(row)
             week = {}
             next_week += timedelta(days=7)
+    if clock.now - START < timedelta(days=7) or clock.now - next_week + timedelta(days=7) >= timedelta(days=1):
+        row = measure(sim, home, backups, state, args.pg, week)  # the end, when it is not a week's
+        row["polls"], row["seconds"] = polls, round(time.perf_counter() - t0, 1)
+        report(row)
     fresh_process()
-    if not args.pg:
-        print(json.dumps(idle_against_fresh(base, args.rounds)))
+    return base
+
+
+def seeded_key(url: str, seed: str) -> None:
+    """The home's Message-ID key drawn from the run's seed, not from the machine (a benchmark's home only: a real
+    home's key is its own secret), so that two runs of a seed write the same Message-IDs."""
+    import hashlib
+
+    from sqlalchemy import create_engine, text
+
+    from pbem.record.home_secrets import MESSAGE_ID
+
+    key = hashlib.sha256(f"pbem months benchmark {seed}".encode()).hexdigest()
+    engine = create_engine(url)
+    with engine.begin() as c:
+        c.execute(text("UPDATE home_secrets SET value = :v WHERE name = :n"), {"v": key, "n": MESSAGE_ID})
+    engine.dispose()
 
 
 if __name__ == "__main__":

@@ -37,7 +37,10 @@ from tests.conftest import CODES, Clock, deliver, order_mail
 #: The suite's sample: seed 6, five periods, every player gone after the first (a silence told at the third
 #: deadline), the shortest with a notice; `PBEM_SILENT_CASES=N` runs seeds 0 to N-1.
 SEEDS = range(int(os.environ["PBEM_SILENT_CASES"])) if "PBEM_SILENT_CASES" in os.environ else [6]
+if "PBEM_SILENT_MIXED" in os.environ:
+    SEEDS = range(1000, 1000 + int(os.environ["PBEM_SILENT_MIXED"]))
 N = 2
+MIXED = 1000  # seeds from here draw mixed sequences (`mixed`); `PBEM_SILENT_MIXED=N` runs seeds 1000 to 1000+N-1
 SEATS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
 MODERATOR = "moderator@pbem.test"
 
@@ -45,6 +48,8 @@ MODERATOR = "moderator@pbem.test"
 def plan(seed: int) -> tuple[list[set[str]], set[int]]:
     """Who writes in each period (before its deadline), and the periods the moderator keeps the game in."""
     rng = random.Random(seed)
+    if seed >= MIXED:
+        return mixed(rng)
     periods = rng.randint(5, 8)
     if rng.random() < 0.5:  # every player vanishes after a drawn period
         gone = rng.randint(0, 3)
@@ -54,6 +59,28 @@ def plan(seed: int) -> tuple[list[set[str]], set[int]]:
         writes = [{p for p, _ in SEATS if rng.random() < odds[p]} for _ in range(periods)]
     keeps = {i for i in range(periods) if rng.random() < 0.12}
     return writes, keeps
+
+
+def mixed(rng: random.Random) -> tuple[list[set[str]], set[int]]:
+    """Mixed sequences (months3): stretches in which everyone plays, everyone is silent (the game's silence), or
+    one player alone writes (the game's silence ended by one mail while the others' go on), or one seat is silent
+    while the others play, drawn one after the other; sometimes a keep."""
+    players = [p for p, _ in SEATS]
+    writes: list[set[str]] = []
+    while len(writes) < 9:
+        kind, span = rng.choice(["all", "none", "one", "but-one"]), rng.randint(1, 4)
+        who = rng.choice(players)
+        for _ in range(span):
+            if kind == "all":
+                writes.append({p for p in players if rng.random() < 0.8})
+            elif kind == "none":
+                writes.append(set())
+            elif kind == "one":
+                writes.append({who} if rng.random() < 0.8 else set())
+            else:
+                writes.append({p for p in players if p != who and rng.random() < 0.8})
+    writes = writes[: rng.randint(6, 10)]
+    return writes, {i for i in range(len(writes)) if rng.random() < 0.08}
 
 
 def _subjects(folder: Path, seen: set[str]) -> list[tuple[str, str]]:
