@@ -268,6 +268,15 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         began="seat",
         most=3,
     ),
+    "silent_seat_moved": dict(  # counted from their address moved (months3: not from another seat's move)
+        game_name="hh1",
+        player="Bob",
+        address="bob@new.test",
+        deadlines=3,
+        since="2026-01-09 10:00 UTC",
+        began="address",
+        most=3,
+    ),
     "address_bounced": dict(
         address="bob@players.test",
         reason="<bob@players.test>: host mx.players.test said: 550 5.1.1 no such user",
@@ -606,6 +615,7 @@ VARIANTS = {
     "inbox_left_kept": "inbox_left",
     "silent_game_kept": "silent_game",
     "silent_seat_named": "silent_seat",
+    "silent_seat_moved": "silent_seat",
     "history_missing": "history",
     "join_missing_many": "join_missing",
     "resign_confirm_done": "resign_confirm",

@@ -178,6 +178,7 @@ ASKS_MODERATOR = {
     "silent_game_kept": "Decide what to do; nothing changes until you do",
     "silent_seat": "You may want to find someone to take the seat",
     "silent_seat_named": "You may want to find someone to take the seat",
+    "silent_seat_moved": "You may want to find someone to take the seat",
     "address_bounced": "Ask the player for an address that works",
 }
 ASKS.update(ASKS_MODERATOR)

@@ -12,8 +12,17 @@ mail per silence, sent by the poll of that deadline, and none otherwise; a seat'
 applied its defaults since its newest mail (from the record's `default-orders` events) while the game is not
 silent: exactly one `silent_seat` mail per silence.  No player is ever mailed about it.
 
+Mixed sequences (months3, `PBEM_SILENT_MIXED=40`: seeds 1000 to 1039, `mixed`) draw stretches of everyone playing,
+everyone silent, one player alone writing (the game's silence ended by one mail while the other seats' go on), and
+one seat silent, with keeps and the moderator moving a seat's address (`pbem game address`).  What the moderator is
+told: each seat's silence once, whatever the game's: held while the whole game is silent (the game's notice names
+every player), told at the first deadline after one player's mail ends the game's silence if the seat is silent
+still; a keep (resume, extend) answers every seat, a seat's address moved or the seat given answers that seat
+only.  Of the 40, 7 fail on c83d8ea7 (another seat's move started every seat's count again: a silence told late,
+or twice, its text saying the game had been kept) and none now; the held-then-told seat was right on both.
+
 Of 40 sequences (`PBEM_SILENT_CASES=40`), 38 hold a silence to tell and fail on efd12b07 (nothing is told; all 40
-fail there, 28 of them, with a keep, for want of `pbem game keep` too), and none fails now.  The suite runs one (`SEEDS`).  Cost, at a load of 13 on the 2 cores: 3.4 s for the sample (the
+fail there, 28 of them, with a keep, for want of `pbem game keep` too), and none fails now.  The suite runs one (`SEEDS`).  Cost, at a load of 13 on the 2 cores: 3.4 s for the sample (seed 6; 3.0 s more for 1001, months3; the
 process's first test: its imports and first renders included) and 0.7 s for KEEP by mail (`python3 -m pytest
 tests/test_silent_games.py --durations=5 -n 0`).
 """
@@ -35,8 +44,10 @@ import pytest
 from tests.conftest import CODES, Clock, deliver, order_mail
 
 #: The suite's sample: seed 6, five periods, every player gone after the first (a silence told at the third
-#: deadline), the shortest with a notice; `PBEM_SILENT_CASES=N` runs seeds 0 to N-1.
-SEEDS = range(int(os.environ["PBEM_SILENT_CASES"])) if "PBEM_SILENT_CASES" in os.environ else [6]
+#: deadline), the shortest with a notice; and mixed seed 1001, six periods, Carol silent while Bob's address is
+#: moved (on c83d8ea7 the move started Carol's count again: she was not told).  `PBEM_SILENT_CASES=N` runs
+#: seeds 0 to N-1.
+SEEDS = range(int(os.environ["PBEM_SILENT_CASES"])) if "PBEM_SILENT_CASES" in os.environ else [6, 1001]
 if "PBEM_SILENT_MIXED" in os.environ:
     SEEDS = range(1000, 1000 + int(os.environ["PBEM_SILENT_MIXED"]))
 N = 2
@@ -45,8 +56,9 @@ SEATS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol",
 MODERATOR = "moderator@pbem.test"
 
 
-def plan(seed: int) -> tuple[list[set[str]], set[int]]:
-    """Who writes in each period (before its deadline), and the periods the moderator keeps the game in."""
+def plan(seed: int) -> tuple[list[set[str]], set[int], dict[int, str]]:
+    """Who writes in each period (before its deadline), the periods the moderator keeps the game in, and those in
+    which the moderator moves a player's address (`pbem game address`; mixed sequences only)."""
     rng = random.Random(seed)
     if seed >= MIXED:
         return mixed(rng)
@@ -58,13 +70,13 @@ def plan(seed: int) -> tuple[list[set[str]], set[int]]:
         odds = {p: rng.choice([0.0, 0.0, 0.3, 0.9]) for p, _ in SEATS}
         writes = [{p for p, _ in SEATS if rng.random() < odds[p]} for _ in range(periods)]
     keeps = {i for i in range(periods) if rng.random() < 0.12}
-    return writes, keeps
+    return writes, keeps, {}
 
 
-def mixed(rng: random.Random) -> tuple[list[set[str]], set[int]]:
+def mixed(rng: random.Random) -> tuple[list[set[str]], set[int], dict[int, str]]:
     """Mixed sequences (months3): stretches in which everyone plays, everyone is silent (the game's silence), or
     one player alone writes (the game's silence ended by one mail while the others' go on), or one seat is silent
-    while the others play, drawn one after the other; sometimes a keep."""
+    while the others play, drawn one after the other; sometimes a keep, sometimes a seat's address moved."""
     players = [p for p, _ in SEATS]
     writes: list[set[str]] = []
     while len(writes) < 9:
@@ -80,7 +92,8 @@ def mixed(rng: random.Random) -> tuple[list[set[str]], set[int]]:
             else:
                 writes.append({p for p in players if p != who and rng.random() < 0.8})
     writes = writes[: rng.randint(6, 10)]
-    return writes, {i for i in range(len(writes)) if rng.random() < 0.08}
+    keeps = {i for i in range(len(writes)) if rng.random() < 0.08}
+    return writes, keeps, {i: rng.choice(players) for i in range(len(writes)) if rng.random() < 0.15}
 
 
 def _subjects(folder: Path, seen: set[str]) -> list[tuple[str, str]]:
@@ -108,34 +121,35 @@ def _homed(tmp_path: Path) -> object:
 def run(tmp_path: Path, seed: int) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     """Play sequence `seed`; (period, what) of the notices expected and of those the moderator got."""
     from pbem.app import games
+    from pbem.app.addresses import move
     from pbem.app.cron import run_poll
     from pbem.home.app import Home
     from pbem.record.db import session
     from pbem.record.store import aware, current_deadline, game_by_name
 
-    writes, keeps = plan(seed)
+    writes, keeps, moves = plan(seed)
+    addresses = dict(SEATS)
     cfg = _homed(tmp_path)
     clock = Clock(datetime(2026, 1, 5, 12, 0, tzinfo=UTC))
     games.create_game(Home.of(cfg, clock=clock), "habsburg", "hs1", SEATS, seed=f"silent-{seed}", codes=CODES)
     run_poll(cfg, clock=clock)
     got: list[tuple[int, str]] = []
     seen: set[str] = set()
-    wrote_at: dict[str, datetime] = {}
-    kept_at: datetime | None = None
     deadline_times: list[datetime] = []
     for i, writers in enumerate(writes):
         clock.now += timedelta(hours=1)
-        for player, address in SEATS:
+        for player, _ in SEATS:
             if player in writers:
-                deliver(cfg, order_mail(f"{player} <{address}>", "hs1", "STATUS"))
-                wrote_at[player] = clock.now
+                deliver(cfg, order_mail(f"{player} <{addresses[player]}>", "hs1", "STATUS"))
         if i in keeps:
             from pbem.app.silence import keep
 
             keep(Home.of(cfg, clock=clock), "hs1", clock.now)
-            kept_at = clock.now
-        if writers or i in keeps:  # (a poll of its own: a mail read by the deadline's poll is read at its time)
-            run_poll(cfg, clock=clock)
+        if i in moves:
+            addresses[moves[i]] = f"{moves[i].lower()}.{i}@players.test"
+            move(Home.of(cfg, clock=clock), "hs1", moves[i], addresses[moves[i]], clock.now)
+        if writers or i in keeps or i in moves:  # (a poll of its own: a mail read by the deadline's poll is read
+            run_poll(cfg, clock=clock)  # at its time)
         with session(cfg.database_url) as s:
             row = game_by_name(s, "hs1")
             assert row is not None and row.id is not None
@@ -147,23 +161,24 @@ def run(tmp_path: Path, seed: int) -> tuple[list[tuple[int, str]], list[tuple[in
         told = [(to, subject) for to, subject in _subjects(cfg.maildir_path / "sent", seen) if "written for" in subject]
         assert all(to == MODERATOR for to, _ in told), told  # never a player
         got += sorted((i, subject.split("] ", 1)[1]) for _, subject in told)
-    return expected(cfg, writes, keeps, deadline_times, wrote_at, kept_at), got
+    return expected(cfg, writes, keeps, moves, deadline_times), got
 
 
-def expected(cfg, writes, keeps, deadline_times, wrote_at, kept_at) -> list[tuple[int, str]]:
-    """The oracle: the game's count from the plan; each seat's from the record's `default-orders` events."""
+def expected(cfg, writes, keeps, moves, deadline_times) -> list[tuple[int, str]]:
+    """The oracle: the game's count from the plan; each seat's from the record's `default-orders` events.  A keep
+    starts every count again; a seat's address moved starts the game's and that seat's, no other seat's."""
     out: list[tuple[int, str]] = []
     count, told = 0, False
     seat_count = {p: 0 for p, _ in SEATS}
     seat_told = {p: False for p, _ in SEATS}
     defaulted = _defaults(cfg)
     for i, writers in enumerate(writes):
-        if writers or i in keeps:
+        if writers or i in keeps or i in moves:
             count, told = 0, False
             if i in keeps:
                 seat_count = {p: 0 for p in seat_count}
                 seat_told = {p: False for p in seat_told}
-        for p in writers:
+        for p in writers | ({moves[i]} if i in moves else set()):
             seat_count[p], seat_told[p] = 0, False
         count += 1
         at = deadline_times[i]

@@ -9,8 +9,9 @@ defaults, `[games] silent_deadlines` (default 3; 0: never) is counted against tw
   At N, one `silent_game` mail to the moderator: the game, since when it is silent, the commands to pause, abandon
   or keep it, and to send its players one digest a day instead (unless that is the game's mail mode already).
 * **a seat**, while the others play: deadlines that applied that player's defaults since their newest mail to the
-  game (or since they were given the seat, or the moderator answered).  At N, one `silent_seat` mail naming the
-  player and their address, with `pbem game replace` (the takeover) and `pbem game address`.
+  game (or since they were given the seat or their address was moved, or the moderator kept, resumed or extended
+  the game; another seat's replace or address is no answer to this one's, months3).  At N, one `silent_seat` mail
+  naming the player and their address, with `pbem game replace` (the takeover) and `pbem game address`.
 
 Each is sent once for a silence: its Message-ID is made from the game (and player) and the time the silence began,
 so it is not queued again until a player writes or the moderator answers.  A resigned player is left out (the
@@ -20,6 +21,7 @@ shell (`pbem.app.deadlines`) calls `told` with the deadline's decision before wr
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -46,6 +48,8 @@ class Quiet:
     heard: dict[str, datetime]  # each player's newest mail to the game
     given: dict[str, datetime]  # when each player was given their seat
     answered: datetime | None  # the moderator's newest answer (keep, resume, extend, replace, address)
+    every_seat: datetime | None  # ... of those that answer every seat (keep, resume, extend)
+    moved: dict[str, datetime]  # when the moderator (or the player) last moved each player's address
     deadlines: int  # deadlines applied since the game's silence began, this one included
     defaulted: dict[
         str, int
@@ -63,7 +67,10 @@ def game_since(q: Quiet) -> datetime | None:
 
 
 def seat_since(q: Quiet, player: str) -> datetime | None:
-    return _newest(q.heard.get(player), q.given.get(player), q.answered)
+    """When the seat's silence began: the player's newest mail, the seat given to them, their address moved, or the
+    moderator's newest keep, resume or extend; not another seat's replace or address (months3: that started every
+    seat's count again, and a seat told was told again, its text saying the game had been kept)."""
+    return _newest(q.heard.get(player), q.given.get(player), q.moved.get(player), q.every_seat)
 
 
 def decide(q: Quiet, most: int, moderator: str, when: datetime) -> list[Mail]:
@@ -95,7 +102,7 @@ def decide(q: Quiet, most: int, moderator: str, when: datetime) -> list[Mail]:
             "address": q.players[player],
             "deadlines": q.defaulted[player],
             "since": _stamp(since or q.began),
-            "began": _began(since, q.heard.get(player), q.answered),
+            "began": _began(since, q.heard.get(player), q.moved.get(player), q.every_seat),
             "most": most,
         }
         key = ("silent-seat", q.game, player, iso(since) or "start")
@@ -103,9 +110,12 @@ def decide(q: Quiet, most: int, moderator: str, when: datetime) -> list[Mail]:
     return mails
 
 
-def _began(since: datetime | None, heard: datetime | None, answered: datetime | None) -> str:
-    """What a seat's silence began with: their mail, the moderator's answer, or the seat given to them."""
-    return "mail" if since is not None and since == heard else "moderator" if since == answered else "seat"
+def _began(since: datetime | None, heard: datetime | None, moved: datetime | None, every: datetime | None) -> str:
+    """What a seat's silence began with: their mail, their address moved, the moderator's keep (resume, extend),
+    or the seat given to them."""
+    if since is None:
+        return "seat"
+    return "mail" if since == heard else "address" if since == moved else "moderator" if since == every else "seat"
 
 
 def _stamp(at: datetime) -> str:
@@ -122,17 +132,17 @@ def read(s: Unit, loaded: store.Loaded, d: Decision) -> Quiet:
             now_defaulted[player] = now_defaulted.get(player, 0) + 1
     applied = sum(1 for i in d.inputs if i.kind == "deadline")
     heard, given = listing.last_heard(s, gid), listing.given(s, gid)
-    answered = silence.answered(s, gid)
+    answered, every_seat, moved = silence.answered(s, gid)
     seats = {
         p: st.address for p in views.players(loaded) if (st := loaded.seat_for_player(p)) and p not in loaded.resigned
     }
     q = Quiet(loaded.game.name, gid, store.aware(loaded.game.created_at) or loaded.game.created_at, seats, heard, given,
-              answered, 0, {}, modes.mailing(s, gid).default)  # fmt: skip
+              answered, every_seat, moved, 0, {}, modes.mailing(s, gid).default)  # fmt: skip
     deadlines = silence.deadlines_since(s, gid, game_since(q)) + applied
     since = {p: seat_since(q, p) for p in seats}
     before = silence.defaulted_since(s, gid, since)
     defaulted = {p: before.get(p, 0) + now_defaulted.get(p, 0) for p in seats}
-    return Quiet(q.game, gid, q.began, seats, heard, given, answered, deadlines, defaulted, q.mode)
+    return dataclasses.replace(q, deadlines=deadlines, defaulted=defaulted)
 
 
 def told(s: Unit, policy: Policy, loaded: store.Loaded, d: Decision, when: datetime) -> list[Mail]:

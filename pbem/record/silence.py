@@ -18,20 +18,37 @@ from pbem.record.store import aware
 
 #: The moderator's actions on a game that answer its silence: the count starts again from the newest.
 ANSWERED = ("keep", "resume", "extend", "replace", "address")
+#: Those that answer every seat's silence too; a seat's own answers are its address moved (the row's detail names
+#: the player) and the seat given to someone (a new seat, `listing.given`), which answer no other seat (months3).
+EVERY_SEAT = ("keep", "resume", "extend")
 
 _C = models.ControlAction.__table__.c  # type: ignore[attr-defined]
 _O = models.OrderInput.__table__.c  # type: ignore[attr-defined]
 _E = models.GameEvent.__table__.c  # type: ignore[attr-defined]
 
 
-def answered(s: Session, game_id: int) -> datetime | None:
-    """When the moderator last kept, resumed, extended or gave a seat of the game (None: never)."""
-    at = (
-        s.connection()
-        .execute(select(func.max(_C.created_at)).where(_C.game_id == game_id, _C.action.in_(ANSWERED)))
-        .scalar()
+def answered(s: Session, game_id: int) -> tuple[datetime | None, datetime | None, dict[str, datetime]]:
+    """When the moderator last answered the game (kept, resumed, extended it, gave a seat or moved an address), when
+    last for every seat (kept, resumed, extended), and when each player's address was last moved (None: never).
+    One statement: the newest row of each action and detail (`ix_control_game_action_id`)."""
+    q = (
+        select(_C.action, _C.detail, func.max(_C.created_at))
+        .where(_C.game_id == game_id, _C.action.in_(ANSWERED))
+        .group_by(_C.action, _C.detail)
     )
-    return aware(at)
+    game: datetime | None = None
+    seats: datetime | None = None
+    moved: dict[str, datetime] = {}
+    for action, detail, newest in s.connection().execute(q):
+        at = aware(newest)
+        if at is None:
+            continue
+        game = max(game or at, at)
+        if action in EVERY_SEAT:
+            seats = max(seats or at, at)
+        elif action == "address":
+            moved[str(detail)] = max(moved.get(str(detail), at), at)
+    return game, seats, moved
 
 
 def deadlines_since(s: Session, game_id: int, since: datetime | None) -> int:
