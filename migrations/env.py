@@ -46,14 +46,17 @@ def run_migrations_online() -> None:
         context.configure(
             connection=connection, target_metadata=target_metadata, render_as_batch=True, compare_type=True
         )
-        with context.begin_transaction():
-            if connection.dialect.name == "postgresql":  # a table rewritten on a large record may take minutes,
-                connection.exec_driver_sql("SET LOCAL statement_timeout = 0")  # and a data step compute between
-                connection.exec_driver_sql("SET LOCAL idle_in_transaction_session_timeout = 0")  # its statements
-            context.run_migrations()
-        connection.commit()
-        if connection.dialect.name == "sqlite":
-            _pragma(connection, "foreign_keys=ON")
+        try:
+            with context.begin_transaction():
+                if connection.dialect.name == "postgresql":  # a table rewritten on a large record may take minutes,
+                    connection.exec_driver_sql("SET LOCAL statement_timeout = 0")  # and a data step compute between
+                    connection.exec_driver_sql("SET LOCAL idle_in_transaction_session_timeout = 0")  # its statements
+                context.run_migrations()
+            connection.commit()
+        finally:  # a migration that refuses (0021's downgrade) or fails leaves no pooled connection without its keys
+            if connection.dialect.name == "sqlite":
+                connection.rollback()
+                _pragma(connection, "foreign_keys=ON")
 
 
 if context.is_offline_mode():

@@ -93,7 +93,7 @@ def test_0018_gives_every_older_event_its_readers_on_postgres(pg_url: str) -> No
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_downgrade_below_0021_refuses_while_a_mail_is_pruned_on_postgres(pg_url: str, seed: int) -> None:
-    """tests/test_migrations.py's round trip (seed 1 refused, seed 0 taken back and upgraded again) on PostgreSQL."""
+    """tests/test_migrations.py's round trip (seed 0 refused, seed 1 taken back and upgraded again) on PostgreSQL."""
     from tests.test_migrations import downgrade_round_trip
 
     pg.reset_schema(pg_url)
