@@ -131,7 +131,7 @@ def downgrade_round_trip(url: str, seed: int) -> None:
     Of 40 seeds (`PBEM_DOWNGRADE_CASES=40`), 22 prune a row: on c83d8ea7 all 22 fail (the downgrade drops the
     digests without a word), none now; the other 18 pass on both.  A refusal on SQLite first left its pooled
     connection with foreign keys off (`migrations/env.py` turned them on again only after a migration that
-    succeeded): the 22 failed that check too before `env.py` restored them in a `finally`."""
+    succeeded): with the refusal and that `env.py`, the refused seeds failed this check, none now."""
     import random
     from datetime import UTC, datetime
 
