@@ -583,6 +583,13 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         accepted="ADDRESS followed by your new mail address alone, e.g. ADDRESS alice@example.org",
     ),
     "address_confirm": dict(game_name="hh1", player="Carol", word="482193", good_until="Sun 06 Dec 2026 23:59 UTC"),
+    "address_word_bounced": dict(  # months3: the word of an ADDRESS came back undelivered
+        game_name="hh1",
+        player="Carol",
+        new="carol@nowhere.test",
+        reason="host nowhere.test said: 550 5.1.1 no such user",
+        accepted="ADDRESS followed by your new mail address alone, e.g. ADDRESS alice@example.org",
+    ),
     "address_moved": dict(_MOVED, by="player", to="old"),
     "address_moved_new": dict(_MOVED, by="player", to="new"),
     "address_moved_moderator": dict(_MOVED, by="moderator", to="moderator"),

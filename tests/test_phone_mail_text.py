@@ -198,6 +198,7 @@ ASKS.update(
         "address_asked": "answer that mail from carol@new.test with the line it gives",
         "address_asked_refused": "To move your seat's mail to another address, send a line",
         "address_confirm": "reply to this mail with this line alone",
+        "address_word_bounced": "Check the address, then send again from here, in a mail of its own, a line ADDRESS",
         "address_moved": "If you did not ask for this, write to the moderator",
         "address_moved_new": "Send your orders from here",
         "address_moved_moderator": "Nothing is needed from you",

@@ -13,14 +13,16 @@ nothing.  The other players are never told; an address that is no player's is no
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from pbem.app.addresses import ACCEPTED, DAYS
 from pbem.home.policy import Policy
 from pbem.mail.inbound import bounces
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, message_id
 from pbem.record import bounced, outbox
 from pbem.record.db import Unit
+from pbem.record.outbox import NEWS
 
 MOST = 5  # addresses one bounce may tell of (pbem sends each mail to one address)
 
@@ -54,10 +56,33 @@ def told(s: Unit, policy: Policy, msg: Inbound, raw: bytes, when: datetime) -> l
         return []
     found = bounces.addresses(b, bounced.recipients(s, b.returned))
     seats = {a: bounced.seats_at(s, a) for a in sorted(found)[:MOST]}
-    mails = decide(found, seats, policy.moderator_address, when)
+    since = when - timedelta(days=DAYS)  # an ADDRESS word is good that day and the next
+    asked = {a: bounced.asked_at(s, a, since) for a in sorted(found)[:MOST] if not seats[a]}
+    mails = decide(found, seats, policy.moderator_address, when) + word_bounced(found, asked, when)
     if not mails:
         return []
     return unqueued(s, policy, mails)
+
+
+def word_bounced(
+    found: dict[str, str], asked: dict[str, list[tuple[str, str, str, int]]], when: datetime
+) -> list[Mail]:
+    """The player who asked (ADDRESS) to move their seat to an address whose word came back undelivered, told at
+    the seat's address, which still gets its mail (months3: nobody was told; the player waited for a word that
+    would never come).  Once a day per seat and address; the moderator and the other players are not told."""
+    mails = []
+    for address in sorted(asked):
+        for game, player, seat_address, gid in asked[address]:
+            ctx = {
+                "game_name": game,
+                "player": player,
+                "new": address,
+                "reason": bounces.one_line(found[address]),
+                "accepted": ACCEPTED,
+            }
+            key = ("word-bounced", game, player, address, f"{when:%Y-%m-%d}")
+            mails.append(Mail(seat_address, "address_word_bounced", ctx, NEWS, key, player=player, game_id=gid))
+    return mails
 
 
 def unqueued(s: Unit, policy: Policy, mails: list[Mail]) -> list[Mail]:

@@ -3,6 +3,8 @@ seats of games still running an address holds.  Plain data out; each an indexed 
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import select
 from sqlmodel import Session
 
@@ -35,3 +37,28 @@ def seats_at(s: Session, address: str) -> list[tuple[str, str]]:
             (game.name, seat.player) for seat in store.current_seats(s, int(gid)) if seat.address == address.lower()
         ]
     return sorted(out)
+
+
+def asked_at(s: Session, address: str, since: datetime) -> list[tuple[str, str, str, int]]:
+    """(game, player, the seat's address, the game's id) of each seat of a game still running that asked, after `since`, to move
+    its mail to `address` (ADDRESS): pbem's word went there (an `ack` to no player, `outbox.asked_of`), and the
+    seat's own answer (`address_asked`, an `ack` to its player) was queued in the same transaction, at the same
+    time.  A seat whose address is `address` already (moved since) is left out.  Indexed look-ups: the word by
+    (to_addr, purpose, created_at), the answer by (game_id, purpose, player, ...)."""
+    words = select(_O.game_id, _O.created_at).where(
+        _O.to_addr == address.lower(), _O.purpose == "ack", _O.player == "", _O.created_at > since
+    )
+    out: set[tuple[str, str, str, int]] = set()
+    for gid, at in s.connection().execute(words.limit(MOST_WORDS)).all():
+        if gid is None or store.is_over(s, int(gid)) or store.control_state(s, int(gid)) == "abandoned":
+            continue
+        game = store.game_by_id(s, int(gid))
+        asked = select(_O.player).where(_O.game_id == gid, _O.purpose == "ack", _O.player != "", _O.created_at == at)
+        players = {str(p) for (p,) in s.connection().execute(asked).all()}
+        for seat in store.current_seats(s, int(gid)):
+            if game is not None and seat.player in players and seat.address != address.lower():
+                out.add((game.name, seat.player, seat.address, int(gid)))
+    return sorted(out)
+
+
+MOST_WORDS = 20  # words one bounce looks at (`addresses.CONFIRMS` an hour per address: a day's at most)
