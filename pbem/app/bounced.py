@@ -8,7 +8,9 @@ system or carrying a delivery status, never a read receipt), the addresses it na
 for each that holds a seat in a game still running, one `address_bounced` mail to the moderator naming the seats,
 the address, the bounce's reason (one line, cut: a bounce's words are anyone's), and the commands that change the
 address or give the seat.  Its Message-ID is made from the address and the day, so a second bounce that day queues
-nothing.  The other players are never told; an address that is no player's is not told of either.
+nothing.  The other players are never told; an address that is no player's is not told of either, but for one a
+seat asked to move to (ADDRESS) within the word's two days: its word bounced, and that player is told at the
+seat's address, once a day per address (`word_bounced`, months3).
 """
 
 from __future__ import annotations
