@@ -9,7 +9,7 @@ drawn from the seed but what `months.UNSEEDED` names (the sealed signing keys, t
 own id and the times its secrets and marks were written).
 
 The generator is the benchmark itself, one run per seed; the suite runs one short run twice (a game of each kind
-the benchmark plays, 2 simulated days, a poll every 4 to 8 hours: the first reports, replies, the deadline with its defaults).  `PBEM_MONTHS_SEEDS=N` runs
+the benchmark plays, 2 simulated days, a poll every 8 to 12 hours: the first reports, replies, the deadline, the half-way downgrade).  `PBEM_MONTHS_SEEDS=N` runs
 seeds 0 to N-1 so.  On c83d8ea7 every seed differs (the record and the mail bytes); none now.
 """
 
@@ -29,7 +29,7 @@ def _run(folder: Path, seed: str) -> tuple[dict, list[dict], list[bytes]]:
     old = os.environ.get("XDG_STATE_HOME")
     rows: list[dict] = []
     args = months.options(
-        ["--days", "2", "--running", "2", "--every", "240-480", "--seed", seed, "--home", str(folder)]
+        ["--days", "2", "--running", "2", "--every", "480-720", "--seed", seed, "--home", str(folder)]
     )
     try:
         base = months.simulate(args, rows.append)
