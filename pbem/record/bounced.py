@@ -40,11 +40,12 @@ def seats_at(s: Session, address: str) -> list[tuple[str, str]]:
 
 
 def asked_at(s: Session, address: str, since: datetime) -> list[tuple[str, str, str, int]]:
-    """(game, player, the seat's address, the game's id) of each seat of a game still running that asked, after `since`, to move
-    its mail to `address` (ADDRESS): pbem's word went there (an `ack` to no player, `outbox.asked_of`), and the
-    seat's own answer (`address_asked`, an `ack` to its player) was queued in the same transaction, at the same
-    time.  A seat whose address is `address` already (moved since) is left out.  Indexed look-ups: the word by
-    (to_addr, purpose, created_at), the answer by (game_id, purpose, player, ...)."""
+    """(game, player, the seat's address, the game's id) of each seat of a game not abandoned nor over that asked,
+    after `since`, to move its mail to `address` (ADDRESS): pbem's word went there (an `ack` to no player,
+    `outbox.asked_of`), and the seat's own answer (`address_asked`, an `ack` to its player) was queued in the same
+    transaction, at the same time.  A seat whose address is `address` already (moved since) is left out.  Indexed
+    look-ups: the words by (to_addr, purpose, created_at), at most `MOST_WORDS`; each seat's answer by (game_id,
+    purpose, player, created_at), one probe a seat."""
     words = select(_O.game_id, _O.created_at).where(
         _O.to_addr == address.lower(), _O.purpose == "ack", _O.player == "", _O.created_at > since
     )
@@ -53,10 +54,13 @@ def asked_at(s: Session, address: str, since: datetime) -> list[tuple[str, str, 
         if gid is None or store.is_over(s, int(gid)) or store.control_state(s, int(gid)) == "abandoned":
             continue
         game = store.game_by_id(s, int(gid))
-        asked = select(_O.player).where(_O.game_id == gid, _O.purpose == "ack", _O.player != "", _O.created_at == at)
-        players = {str(p) for (p,) in s.connection().execute(asked).all()}
         for seat in store.current_seats(s, int(gid)):
-            if game is not None and seat.player in players and seat.address != address.lower():
+            if game is None or seat.address == address.lower():
+                continue
+            asked = select(_O.id).where(  # one probe of (game_id, purpose, player, created_at)
+                _O.game_id == gid, _O.purpose == "ack", _O.player == seat.player, _O.created_at == at
+            )
+            if s.connection().execute(asked.limit(1)).first() is not None:
                 out.add((game.name, seat.player, seat.address, int(gid)))
     return sorted(out)
 
