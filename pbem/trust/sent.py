@@ -44,6 +44,7 @@ from typing import Any
 
 from pbem import engine as registry
 from pbem.engine.words import count
+from pbem.orders.closings import closing_shape
 from pbem.orders.own_quotes import read_alone
 from pbem.orders.typed import prose
 from pbem.trust import deal as joining
@@ -192,15 +193,12 @@ def grouped(reason: str) -> str:
     return "; ".join(told) + tail
 
 
-CLOSING_WORDS = 4  # as `pbem.app.lines.CLOSING_WORDS`: a closing set aside after the orders ("Take care,")
-KNOWN = 4  # as `pbem.app.lines.KNOWN`: a word of the game's this long is never in a closing
-
-
 def set_aside(wrote: list[str], applied: list[str], known: set[str], commands: bool = False) -> list[str] | None:
     """The lines of `wrote` an input left out, when it applied `wrote` without only lines the intake sets aside
     (`pbem.app.lines`): lines that read as prose (`pbem.orders.typed.prose`: a footer, a disclaimer) anywhere,
-    short closings after the last line applied ("Take care,": lower-case words, no digit, none of four letters or
-    more in `known`, the words of the export's inputs), and a repeat of a line applied above it, whatever its case
+    closings and footers after the last line applied (`pbem.orders.closings.closing_shape`: "Take care,", "Keep
+    calm and carry on", "Vote for us in the Club of the Year awards", naming no word of `known`, the words of the
+    export's inputs), and a repeat of a line applied above it, whatever its case
     (`pbem.app.lines.once`: "PLAY Silver 11" typed twice is read once); else None.  Told as a note, never hidden.
     With `commands`, `applied` may be empty: a message of commands whose every order line is a footer or a closing
     ("HELP" above "Pass it on!", `pbem.app.footers`) is accepted with no input."""
@@ -217,19 +215,19 @@ def set_aside(wrote: list[str], applied: list[str], known: set[str], commands: b
         if _folded(line) in seen:
             out.append(line)
             continue
-        words = line.split()[1:]
-        closing = k == len(applied) and len(line.split()) <= CLOSING_WORDS and words == [w.lower() for w in words]
-        closing = closing and not any(ch.isdigit() for ch in line)
-        closing = closing and not any(len(w) >= KNOWN and w.strip(".,;:!?").upper() in known for w in words)
+        closing = k == len(applied) and closing_shape(line, known)  # as `pbem.app.lines.closing`
         if not (prose(line) or closing):
             return None
         out.append(line)
     return out if k == len(applied) else None
 
 
+_WORD = re.compile(r"[^\W_]+")
+
+
 def known_words(doc: dict[str, Any]) -> set[str]:
     """The words of the export's inputs, in capitals (`set_aside`'s `known`)."""
-    return {w.upper() for o in doc["orders"] for line in o["lines"] for w in str(line).split()}
+    return {w.upper() for o in doc["orders"] for line in o["lines"] for w in _WORD.findall(str(line))}
 
 
 def _folded(line: str) -> str:

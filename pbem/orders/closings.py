@@ -1,0 +1,93 @@
+"""The shape of a line that closes a mail rather than orders (pure): a closing or a footer under the orders.
+
+A refused line after every order of a message that starts with an order word ("Take care," where TAKE is one,
+"Keep calm and carry on", "Vote for us in the Club of the Year awards") is set aside as chatter when its shape is
+a closing's or a footer's and it names nothing the game knows (`pbem.app.lines.closing`; `pbem.trust.sent.set_aside`
+reads an export the same way):
+
+* a short closing: `CLOSING_WORDS` words at most, no digit, its words after the order word in lower case, none a
+  word of the game's of `KNOWN` letters or more ("Take care,", "Play nice!", "Drop me a line");
+* a footer in lower case: no digit, its words after the order word in lower case, none a word of the game's of
+  `KNOWN` letters or more, however long ("Offer valid while stocks last", "Done is better than perfect.");
+* a footer sentence, capitals and digits allowed: `SENTENCE_WORDS` words or more and two of the `FUNCTION_WORDS`
+  of a sentence ("the", "for", "at", "since" ...) that are no word of the game's, and none of its other words a
+  word of the game's of two letters or more, numbers aside ("Join the conversation at the Boardgame Guild",
+  "Trade fair 2027: visit us at stand 4", "Leader in board games since 1999").
+
+A mistyped order keeps a word of the game ("VOTE for the Red side": RED), a capital or a digit in a short line
+("PLAY Nice", "TRIBUTE Gold 77", "VOTE Green"), or a word one typo from the game's (the caller's `near` check): it is
+refused with its reason, never set aside (`tests/test_replies28_footers.py` generates both in the same places).
+"""
+
+from __future__ import annotations
+
+import re
+
+CLOSING_WORDS = 4  # words of a short closing line at most ("Drop me a line")
+KNOWN = 4  # letters of a word the game knows that a closing in lower case may not hold ("of", "the" are in names)
+SENTENCE_WORDS = 5  # words of a footer sentence with capitals or digits at least
+LONGEST = 12  # words of any closing or footer line at most (longer: `pbem.orders.typed.prose` already)
+#: Words of sentences, not of orders: two of them (no word of the game's) make a line with capitals a sentence.
+FUNCTION_WORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "but",
+        "at",
+        "in",
+        "on",
+        "for",
+        "of",
+        "to",
+        "is",
+        "are",
+        "was",
+        "be",
+        "than",
+        "since",
+        "while",
+        "with",
+        "from",
+        "by",
+        "as",
+        "into",
+        "us",
+        "our",
+        "your",
+        "my",
+        "me",
+        "we",
+        "you",
+        "it",
+        "its",
+        "this",
+        "that",
+    ]
+)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def closing_shape(line: str, known: set[str], vocabulary: frozenset[str] = frozenset()) -> bool:
+    """Whether `line` (starting with an order word) has a closing's or a footer's shape and names no word of
+    `known` (the game's words, in capitals) as above; a word of `vocabulary` (the game's order words, in capitals:
+    Sixteen Thirty's "OFFER GIVE ... FOR ...") is no word of a sentence."""
+    said = line.split()
+    words = _WORD.findall(line)[1:]
+    if not words or len(said) > LONGEST:
+        return False
+    lower = not any(ch.isdigit() for ch in line) and all(w == w.lower() for w in words)
+    if lower:
+        return not any(len(w) >= KNOWN and w.upper() in known for w in words)
+    if len(said) < SENTENCE_WORDS:
+        return False
+    function = sentence_words(line, known | vocabulary)
+    others = [w for w in words if w.lower() not in FUNCTION_WORDS and not w.isdigit()]
+    return len(function) >= 2 and not any(len(w) >= 2 and w.upper() in known for w in others)
+
+
+def sentence_words(line: str, excluded: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """The `FUNCTION_WORDS` among the words of `line` after its order word, but those of `excluded` (in capitals)."""
+    return {w.lower() for w in _WORD.findall(line)[1:] if w.lower() in FUNCTION_WORDS and w.upper() not in excluded}
