@@ -776,18 +776,42 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
 _SCRIPTS_MEET = re.compile(r"(?<=[^\x00-\x7f\s])(?=[A-Za-z])")
 
 
-#: The words before an order that say the player does not want it ("I don't want PASS", "I will not PASS"), among
-#: the `NEGATION_WORDS` words before it; in Chinese, written without spaces, a negation anywhere in the words run into
-#: it ("我不要PASS", "别PASS", "不选PASS", "没有PASS").  Such a line was told "write it as: PASS" (players27).
-_NEGATIONS = frozenset({"not", "don't", "dont", "don’t", "won't", "wont", "won’t", "never", "cannot", "can't", "can’t"})
+#: The words before an order that say the player does not want it ("I don't want PASS", "I will not PASS", "je ne
+#: veux pas PASS", "ich will nicht PASS", "no quiero PASS"), among the `NEGATION_WORDS` words before it in its clause
+#: (after the last comma or stop: "not bad, I choose PASS", "pas mal, je choisis PASS", "kein Problem, ich nehme PASS"
+#: choose it); in Chinese, written without spaces, a negation anywhere in the clause run into it ("我不要PASS", "别PASS",
+#: "不选PASS", "没有PASS"), but for a word that holds one and says yes (`_AFFIRMING_ZH`: "不错，我选PASS", "没问题，就PASS吧").
+#: Such a line was told "write it as: PASS" (players27), and "不错，我选PASS" nothing (players28).
+_NEGATIONS = frozenset(
+    [
+        *("not", "don't", "dont", "don’t", "won't", "wont", "won’t", "never", "cannot", "can't", "can’t", "no"),
+        *("ne", "pas", "jamais", "nicht", "kein", "keine", "keinen", "nie", "niemals", "nunca", "tampoco", "nada"),
+    ]
+)
 _NEGATED_ZH = re.compile(r"[不别別没沒]")
+#: Chinese words holding a negation's character that say yes or name something else: "not bad", "you're welcome",
+#: "no problem", "never mind", "sorry", "almost", "but", "it's nothing", "others", "especially", "difference", "thanks".
+_AFFIRMING_ZH = re.compile(
+    r"不错|不錯|不客气|不客氣|没问题|沒問題|没关系|沒關係|不好意思|差不多|不过|不過|没事|沒事|别人|別人|特别|特別|区别|區別|"
+    r"不用谢|不用謝|不谢|不謝"
+)
+_CLAUSE_END = re.compile(r"[,;.!?:，、。！？；：…]")
 NEGATION_WORDS = 3
 
 
+def negated_zh(text: str, clause: bool = True) -> bool:
+    """Whether Chinese `text` says no (`_NEGATED_ZH`) in its last clause (all of it, not `clause`: a line holding an
+    order's commas), its words that say yes aside."""
+    last = _CLAUSE_END.split(text)[-1] if clause else text
+    return bool(_NEGATED_ZH.search(_AFFIRMING_ZH.sub("", last)))
+
+
 def _negated(said: list[str], k: int) -> bool:
-    """Whether a negation comes before `said[k]` (`_NEGATIONS`, `_NEGATED_ZH`)."""
+    """Whether a negation comes before `said[k]` in its clause (`_NEGATIONS`, `negated_zh`)."""
     before = said[max(0, k - NEGATION_WORDS) : k]
-    return any(w.lower().strip(",.;:!") in _NEGATIONS for w in before) or bool(_NEGATED_ZH.search(said[k - 1]))
+    ends = [n for n, w in enumerate(before) if _CLAUSE_END.search(w[-1:])]
+    before = before[ends[-1] + 1 :] if ends else before  # "not bad, I choose PASS": the clause of the order only
+    return any(w.lower().strip(",.;:!") in _NEGATIONS for w in before) or negated_zh(said[k - 1])
 
 
 #: The words before an order a sentence of prose chooses in any case ("I'll go with no event, because ...").

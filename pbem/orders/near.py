@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from pbem.orders.extract import AFTER_LAST, phrase_end, without_afterwords
+from pbem.orders.extract import AFTER_LAST, negated_zh, phrase_end, without_afterwords
 from pbem.orders.typed import cleaned
 
 LONGEST = 120  # characters of a line compared
@@ -65,7 +65,7 @@ def nearest(line: str, legal: Iterable[str]) -> str:
     typed = _norm(line)
     words = sorted(typed.split())
     found: list[str] = []
-    negated = _NEGATED.search(line) is not None
+    negated = negated_zh(line, clause=False)  # "不错" (not bad) is no negation
     for k, order in enumerate(legal):
         if k >= LEGAL:
             break

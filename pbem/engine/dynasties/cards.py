@@ -70,7 +70,9 @@ def describe(cards: Iterable[str]) -> str:
 
 # ---------------------------------------------------------------- parsing
 
-_TOKEN = re.compile(r"[a-z]+\d+|\d+|[a-z]+")
+# a word in any script is a word: "TRIBUTE Copper 2にしません" (I will not) was read as TRIBUTE Copper 2, its Japanese
+# dropped unseen (players28); now "にしません" is no card name, refused with its reason
+_TOKEN = re.compile(r"[^\W\d_]+\d+|\d+|[^\W\d_]+")
 _SPLIT = re.compile(r"(?<!\s)\s*+(?:,|\+|;|\band\b|\bthen\b)\s*", re.I)  # a run of spaces tried once: linear
 
 
