@@ -27,8 +27,10 @@ import re
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbem.app.answers import Outgoing, short
+from pbem.app import views
+from pbem.app.answers import Outgoing, short, summary
 from pbem.app.decision import MODERATOR_SEAT, Control, Decision, Effect, Events, GameError, NewSeat, check_open
+from pbem.app.footers import about_the_seat
 from pbem.app.game_names import seat_named
 from pbem.app.settle import settle
 from pbem.engine.base import Event
@@ -91,8 +93,10 @@ def problem(loaded: store.Loaded, seat: Seat, new: str, moderator: str) -> str:
 def decide(d: Decision, out: Outgoing, loaded: store.Loaded, seat: Seat, ex: Extracted, facts: Facts) -> Decision:
     """An ADDRESS line of `seat`'s (pure): the word mailed to the new address, or the refusal told to the old one."""
     new, name = ex.address or "", loaded.game.name
-    others = bool(ex.orders or ex.press or ex.away or ex.mode or ex.help or ex.status or ex.resign is not None)
+    others, left = about_the_seat(views.engine(loaded), loaded.state, seat.player, ex)
+    shown, more = summary([short(line) for line in left])
     ctx: dict[str, object] = dict(game_name=name, subject_in=short(out.msg.subject), others=others, new=new)
+    ctx.update(left=shown, more_left=more)
     ctx.update(good_until="", problem="", accepted="")
     why = "no ADDRESS CONFIRM is needed from the seat's own address" if ex.address is None else ""
     why = why or problem(loaded, seat, new, facts.moderator)

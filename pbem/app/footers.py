@@ -42,3 +42,12 @@ def commands_only(eng: Engine, state: dict[str, Any], player: str, ex: Extracted
         placed=[at for at, _ in lines],
         chatter=[line for _, line in lines],
     )
+
+
+def about_the_seat(eng: Engine, state: dict[str, Any], player: str, ex: Extracted) -> tuple[bool, list[str]]:
+    """For a mail with a RESIGN or an ADDRESS line (`pbem.app.resigning`, `pbem.app.addresses`): (whether it holds
+    anything else that asks or orders, the lines left unread: a footer, a signature, a remark).  A footer under the
+    line ("RESIGN" above "Pass it on!") was an order line, and the answer said "the rest of your mail was not read"
+    as if orders had been sent; now it says the line was read and lists the footer as left (players28)."""
+    ex = commands_only(eng, state, player, ex)
+    return bool(ex.orders or ex.press or ex.away or ex.mode or ex.help or ex.status), list(ex.chatter)

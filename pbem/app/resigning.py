@@ -36,8 +36,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbem.app.answers import Outgoing, short
+from pbem.app import views
+from pbem.app.answers import Outgoing, short, summary
 from pbem.app.decision import Control, Decision, Events
+from pbem.app.footers import about_the_seat
 from pbem.engine.base import Event
 from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.extract import Extracted
@@ -93,8 +95,11 @@ def decide(d: Decision, out: Outgoing, loaded: store.Loaded, seat: Seat, ex: Ext
     """A RESIGN line of `seat`'s (pure): the word asked for, or the resignation done with it."""
     r = facts.resign
     name = loaded.game.name
-    others = bool(ex.orders or ex.press or ex.away or ex.mode or ex.help or ex.status or facts.history is not None)
+    others, left = about_the_seat(views.engine(loaded), loaded.state, seat.player, ex)
+    others = others or facts.history is not None
+    shown, more = summary([short(line) for line in left])
     context: dict[str, object] = {"game_name": name, "subject_in": short(out.msg.subject), "others": others}
+    context.update(left=shown, more_left=more)
     if r is None or r.resigned_at is not None or ex.resign not in r.words:
         if r is not None and r.resigned_at is not None:
             d.outcome, d.reason = "ignored", f"{seat.player} resigned already"

@@ -698,10 +698,11 @@ def _not_an_order(ex: Extracted, at: int, typed: str, line: str, words: tuple[st
 
 def commanded(ex: Extracted) -> bool:
     """Whether the message asks a command that stands without orders (HELP, STATUS, HISTORY, a press, AWAY or BACK,
-    WATCH/NORMAL/DIGEST): below a sign-off after it ("HELP" / "Cheers," / "Alice" / "Play fair, have fun") is the
+    WATCH/NORMAL/DIGEST, RESIGN, ADDRESS): below a sign-off after it ("HELP" / "Cheers," / "Alice" / "Play fair, have fun") is the
     signature, and a footer's line starting with an order word is no reason to refuse the mail (players27: "HELP"
     above "Pass it on!" was answered with the handbook and a refusal)."""
-    return bool(ex.help or ex.status or ex.history is not None or ex.press or ex.away or ex.mode)
+    asked = ex.help or ex.status or ex.history is not None or ex.press or ex.away or ex.mode
+    return bool(asked or ex.resign is not None or ex.address is not None or ex.address_confirm is not None)
 
 
 def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...], note: str = "") -> None:
