@@ -389,6 +389,9 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     "not_your_game": dict(game_name="hh1", subject_in="[pbem hh1] orders", games=["iw2", "dy3"]),
     "press": dict(game_name="hh1", sender="Alice", recipients=["Bob"], to_all=False, text="Bob, let us share."),
     "refused_code": dict(game_name="hh1", subject_in="[pbem hh1] orders", code_missing=True, sent=""),
+    "refused_code_unasked": dict(  # players28: the game asks the sender nothing now, no reply line
+        game_name="hh1", subject_in="[pbem hh1] orders", code_missing=True, sent="", unasked=True
+    ),
     "refused_code_before": dict(
         game_name="hh1", subject_in="Re: [pbem hh1] Turn 3", code_missing=True, sent="", before="2026-01-06 10:00 UTC"
     ),
@@ -569,6 +572,17 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         good_until="Sun 06 Dec 2026 23:59 UTC",
         wrong=False,
     ),
+    "resign_confirm_footer": dict(  # players28: a footer under RESIGN, left unread and listed
+        game_name="hh1",
+        subject_in="RESIGN",
+        others=False,
+        left=["Pass it on!"],
+        more_left=0,
+        resigned_at="",
+        word="482193",
+        good_until="Sun 06 Dec 2026 23:59 UTC",
+        wrong=False,
+    ),
     "resign_confirm_done": dict(
         game_name="hh1", subject_in="RESIGN", others=False, resigned_at="Sat 05 Dec 2026 18:20 UTC"
     ),
@@ -613,6 +627,7 @@ VARIANTS = {
     "reminder_join": "reminder",
     "reminder_join_older": "reminder",
     "refused_code_before": "refused_code",
+    "refused_code_unasked": "refused_code",
     "report_waiting": "report",
     "away_back": "away_ack",
     "away_not_away": "away_ack",
@@ -626,6 +641,7 @@ VARIANTS = {
     "history_missing": "history",
     "join_missing_many": "join_missing",
     "resign_confirm_done": "resign_confirm",
+    "resign_confirm_footer": "resign_confirm",
     "resigned_you": "resigned",
     "address_asked_refused": "address_asked",
     "address_moved_new": "address_moved",
@@ -646,8 +662,9 @@ def test_mail_wording_matches_golden(kind: str) -> None:
 #: The kinds of mail that ask the player for orders: only these end with "Reply to this mail with your orders"
 #: (a final report asks for none: `report_final` below).  Notices of what the moderator or a deadline did, the
 #: "too many messages" notice, press and every mail to the moderator ask for nothing (issue 27's testers found
-#: the line on the moderator's join alert and on a deadline moved for a player whose orders were on file).
-ASK_FOR_ORDERS = {"ack", "ack_closed", "ack_none", "ack_press", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "reminder_join_older", "revision_earlier", "report", "report_dealt", "report_waiting",
+#: the line on the moderator's join alert and on a deadline moved for a player whose orders were on file), nor a
+#: report to a player asked nothing now (`report_waiting`: players28, `tests/test_replies28_closing.py`).
+ASK_FOR_ORDERS = {"ack", "ack_closed", "ack_none", "ack_press", "help", "refused_code", "refused_code_before", "reminder", "reminder_join", "reminder_join_older", "revision_earlier", "report", "report_dealt",
                   "revision_on_file", "unreadable"}  # fmt: skip
 HINT = "Reply to this mail with your orders"
 

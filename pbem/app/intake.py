@@ -60,14 +60,14 @@ def decide(msg: Inbound, facts: Facts, cap: int) -> Decision:
     out = _outgoing(msg, facts, cap, loaded.game.id)
     if msg.problem or ex is None:
         problem = msg.problem or "it holds no text"
-        return _refuse(d, out, seat, problem, "unreadable", problem=problem)
+        return _refuse(d, out, seat, problem, "unreadable", problem=problem, unasked=views.unasked(loaded, seat.player))
     acts = bool(ex.orders or ex.press or ex.away or ex.mode or ex.resign is not None or ex.address is not None)
     if acts and facts.reply is None and not is_code(facts, seat, ex.code):
         why = "it carried no player code" if not ex.code else "the player code it carried is wrong"
         looking = out.allowed(seat.address)  # a flood of forged codes past the cap costs no more key derivations
         ctx = dict(code_missing=not ex.code, sent=msg.date, other=facts.answered_other, before=facts.answered_before)
         why += " (a reply to mail older than the code)" if facts.answered_before else ""
-        _refuse(d, out, seat, f"refused: {why}", "refused_code", **ctx)
+        _refuse(d, out, seat, f"refused: {why}", "refused_code", **ctx, unasked=views.unasked(loaded, seat.player))
         if looking and ex.code:  # whose code it was: its owner and the moderator are told
             code = ex.code
             misuse.leaked(d, out, loaded, seat, code, lambda st: is_code(facts, st, code), facts.moderator)

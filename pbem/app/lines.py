@@ -25,7 +25,7 @@ from pbem.app.unread import shortened
 from pbem.engine import slots
 from pbem.engine.base import Engine, Outcome
 from pbem.orders import near
-from pbem.orders.closings import KNOWN, closing_shape
+from pbem.orders.closings import KNOWN, closing_shape, syntax_words
 from pbem.orders.extract import Extracted, asks, seeming_note, signed_note, unasked
 from pbem.orders.typed import prose
 
@@ -102,11 +102,11 @@ def closing(eng: Engine, state: dict[str, Any], player: str, orders: list[str], 
     closing's or a footer's shape naming no word the game knows now (`pbem.orders.closings.closing_shape`: a word of
     a legal order or a name the engine offered, for any line of the message or any request of the player's; the
     game's order words are no words of a sentence), none one typo from such a word, none an order asked, none an
-    order in lower case, every word of it the game's syntax (`_syntax`: "trade want any" under the set-up's order
+    order in lower case, every word of it the game's syntax (`syntax_words`: "trade want any" under the set-up's order
     was set aside as a closing; now refused, as an order of a later step)."""
     known = _known(eng, state, player, result)
     spoken = frozenset(w.upper() for ow in eng.order_words for w in _WORD.findall(ow))
-    syntax = _syntax(eng)  # "trade want any", every word the game's: an order in lower case, refused as one
+    syntax = syntax_words(eng)  # "trade want any", every word the game's: an order in lower case, refused as one
     refused = {r.line for r in result.lines if not r.ok and not all(w.upper() in syntax for w in _WORD.findall(r.line))}
     out: list[str] = []
     for line in reversed(orders):
@@ -119,19 +119,6 @@ def closing(eng: Engine, state: dict[str, Any], player: str, orders: list[str], 
             break  # "negate frnce": a name of the game's mistyped, refused as an order with its reason
         out.append(line)
     return out[::-1]
-
-
-_SYNTAX: dict[str, frozenset[str]] = {}  # each game's words of its order syntax, by kind
-_CAPITALS = re.compile(r"\b[A-Z]{3,}\b")
-
-
-def _syntax(eng: Engine) -> frozenset[str]:
-    """The words of the game's order syntax, of three letters or more ("by", "on", "it" are words of closings too):
-    its order words and the words its handbook writes in capitals (WANT, ANY, RED, LOWEST ...), read once a game."""
-    if eng.kind not in _SYNTAX:
-        words = {w.upper() for ow in eng.order_words for w in _WORD.findall(ow) if len(w) >= 3}
-        _SYNTAX[eng.kind] = frozenset(words | set(_CAPITALS.findall(eng.handbook())))
-    return _SYNTAX[eng.kind]
 
 
 def _known(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> set[str]:

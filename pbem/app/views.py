@@ -23,6 +23,12 @@ def engine(loaded: Loaded) -> Engine:
     return eng
 
 
+def unasked(loaded: Loaded, player: str) -> bool:
+    """Whether the game asks `player` nothing now (no request, answered or not): their refusals end with no "Reply to
+    this mail with your orders" (players28)."""
+    return loaded.over or all(r.player != player for r in engine(loaded).requests(loaded.state))
+
+
 def asked_steps(eng: Engine, state: dict[str, Any]) -> dict[str, str]:
     """Each player asked something now, with the step they are asked for."""
     return {r.player: r.step for r in eng.requests(state) if not r.answered}

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from pbem.engine.base import Engine
+
 CLOSING_WORDS = 4  # words of a short closing line at most ("Drop me a line")
 KNOWN = 4  # letters of a word the game knows that a closing in lower case may not hold ("of", "the" are in names)
 SENTENCE_WORDS = 5  # words of a footer sentence with capitals or digits at least
@@ -91,3 +93,17 @@ def closing_shape(line: str, known: set[str], vocabulary: frozenset[str] = froze
 def sentence_words(line: str, excluded: set[str] | frozenset[str] = frozenset()) -> set[str]:
     """The `FUNCTION_WORDS` among the words of `line` after its order word, but those of `excluded` (in capitals)."""
     return {w.lower() for w in _WORD.findall(line)[1:] if w.lower() in FUNCTION_WORDS and w.upper() not in excluded}
+
+
+_SYNTAX: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}  # by kind and order words (a join step's own)
+_CAPITALS = re.compile(r"\b[A-Z]{3,}\b")
+
+
+def syntax_words(eng: Engine) -> frozenset[str]:
+    """The words of the game's order syntax, of three letters or more ("by", "on", "it" are words of closings too):
+    its order words and the words its handbook writes in capitals (WANT, ANY, RED, LOWEST ...), read once a game."""
+    key = (eng.kind, tuple(eng.order_words))
+    if key not in _SYNTAX:
+        words = {w.upper() for ow in eng.order_words for w in _WORD.findall(ow) if len(w) >= 3}
+        _SYNTAX[key] = frozenset(words | set(_CAPITALS.findall(eng.handbook())))
+    return _SYNTAX[key]
