@@ -23,7 +23,8 @@ wraps inside a name offered whole, 3 typed again under their listed line in an i
 line inside an inline copy (Gmail's, Outlook's inline answers): the rest of the order, a piece of the report's own
 line, was dropped as the copy's (`pbem.orders.own_mail._rest_typed` keeps it now).  The 8 left are `untold_may`:
 footers of `tests.test_replies27_footers.RESIDUE` under an order ("Keep calm and carry on": the mail refused, the
-footer quoted).  Every quoted-printable and base64 body, footer, smart quote, emoji, autocorrected capital,
+footer quoted).  players28 (`pbem.orders.closings`): on c83d8ea7 1,836 read, 172 told, 8 untold, 0 misapplied; now
+1,844 read, 172 told, 0 untold, 0 misapplied (the residue is empty).  Every quoted-printable and base64 body, footer, smart quote, emoji, autocorrected capital,
 lower-case order, HELP above the order and "吧" after it is read.
 """
 
