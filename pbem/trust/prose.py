@@ -199,10 +199,12 @@ def expected(
     record: tuple[int, str] | None,
     deal: dict[str, Any] | None,
     head: tuple[str, str] = ("", ""),
+    asked: bool = False,
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The prose lines an honest report to `seat[0]` prints (`said`'s form): `mail/report.txt.j2` rendered from the
     export `doc` (`deal`: its `salts` event's data, None without a join step), the replayed state's `result` and
     the pictures its view is drawn in (`figures`: each one's size and alt text, as the HTML's figure shows them),
+    whether the replay asked the reader anything there (`asked`: the reply line or "Nothing is needed from you now"),
     and what is the mail's own (the earlier names it gives only when they are the seat's, `seat`); with the HTML part's (`head`: the game's title and the view's turn, which its title shows)."""
     game = doc["game"]
     reader = seat[0]
@@ -221,6 +223,7 @@ def expected(
         "sections": [],
         "happened": [],
         "asked": [],
+        "asked_now": asked,
         "waiting": [],
         "due_at": None,
         "now": None,

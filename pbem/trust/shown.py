@@ -169,6 +169,7 @@ class Replay:
         self._shown: dict[tuple[int, str], Sections | None] = {}
         self._views: dict[tuple[int, str], dict[str, Any]] = {}  # the view each `shown` rendered, for its pictures
         self._results: dict[tuple[int, str], dict[str, Any] | None] = {}  # the result each `_opening` gave
+        self._asked: dict[tuple[int, str], bool] = {}  # whether the reader was asked anything there (`_opening`)
         self._boards: dict[tuple[int, str, int], list[Picture]] = {}  # the pictures of each view, by version
         self.deal = next((e.get("data") for e in doc.get("events", []) if e.get("kind") == "salts"), None)
         self._asked_html = ""  # the HTML opening lines `_opening` rendered last
@@ -266,7 +267,8 @@ class Replay:
         key = (position, seat[0])
         head = (self.title, str(self._views[key].get("turn", "")))
         figures = [{"cid": "", "width": p.width, "height": p.height, "alt": p.alt} for p in self._drawn(key, version)]
-        return prose.expected(doc, seat, mail, figures, self._results[key], record, self.deal, head)
+        asked = self._asked.get(key, False)
+        return prose.expected(doc, seat, mail, figures, self._results[key], record, self.deal, head, asked)
 
     def _opening(
         self, eng: Engine, state: dict[str, Any], view: dict[str, Any], reader: str, key: tuple[int, str]
@@ -291,6 +293,7 @@ class Replay:
             "player": reader,
         }
         self._results[key] = ctx["result"]  # type: ignore[assignment]
+        self._asked[key] = bool(asked)
         self._asked_html = render("mail/_asked.html.j2", **ctx)
         return title + render("mail/_asked.txt.j2", **ctx)
 
