@@ -68,8 +68,8 @@ UNDATED = "2000-01-03T00:00:00+00:00"
 def sections(text: str, start: int = 0) -> Sections:
     """The sections `text` prints from offset `start`: each heading's title with its non-blank lines (a wide
     table's row block as one entry, so a row's cells stay with their row), sorted, up to the reply hint (its last
-    occurrence), else the record line; the template's own headings (`FIXED`) left out."""
-    end = max(text.rfind("\n" + told.AFTER[0], start), -1)
+    occurrence, or of "Nothing is needed from you now"), else the record line; the template's own headings (`FIXED`) left out."""
+    end = max(text.rfind("\n" + told.AFTER[0], start), text.rfind("\n" + told.AFTER[2], start), -1)
     end = end if end >= 0 else text.rfind("\n" + told.AFTER[1], start)
     out: Sections = {}
     current: list[str] | None = None

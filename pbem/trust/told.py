@@ -29,7 +29,8 @@ from pbem.trust.quote import between
 HEADING = "== What happened since your last report =="
 BULLET = "  * "
 MAX_LINES = 2_000  # lines read after the heading of one report
-AFTER = ("Reply to this mail", "Record #")  # lines the template prints after the list and its sections
+#: lines the template prints after the list and its sections (the third to a player asked nothing now: players28)
+AFTER = ("Reply to this mail", "Record #", "Nothing is needed from you now")
 _REST = re.compile(rb"\n--[^\r\n]*\r?\nContent-Type:\s*(?:multipart/related|text/html|image/)", re.I)
 BOARD = "\n== The board ("  # the note the template prints right after the list, in every report
 
