@@ -342,7 +342,11 @@ def test_the_abandon_notice_and_the_replaced_mail_ask_for_no_orders(tmp_path: Pa
     for mail in told:
         assert "Reply to this mail with your orders" not in mail, mail
     asked = [m for m in sent if "Dee" in m and "Private report" in m]
-    assert asked and all("Reply to this mail with your orders" in m for m in asked), "the newcomer is still asked"
+    # the newcomer's report asks for orders when the seat is asked something (players28: Cy's seat waits for Ben here,
+    # and the report said "Reply to this mail with your orders" all the same)
+    assert asked and all(
+        ("Reply to this mail with your orders" in m) == ("Nothing is asked of you now" not in m) for m in asked
+    ), "the newcomer is told to reply with orders exactly when asked"
 
 
 # ---------------------------------------------------------------- seats: reserved names, a replacement that changes nothing

@@ -27,7 +27,7 @@ from PIL import Image
 
 from pbem.trust.receipts import lines, read_folder, verify_mail
 from tests.growth import growth
-from tests.test_fairness3 import _doc, _edited, _html_edited, _mails, _players
+from tests.test_fairness3 import _doc, _edited, _html_edited, _mails, _players, _text_of
 from tests.test_history_golden import KINDS
 
 Forgery = Callable[[bytes], bytes]
@@ -266,7 +266,9 @@ def test_every_forged_picture_and_prose_of_a_report_is_named_and_the_honest_repo
     and the same picture written again with other PNG bytes (another zlib, another Pillow), pass."""
     doc, name, raws = _box(kind, 1)
     reports = _pictured(raws)
-    at = reports[1]
+    # a report that asks its reader for orders: the reply line is forged too (players28: a report to a reader asked
+    # nothing now ends "Nothing is needed from you now", and the second report was such in two games)
+    at = next(i for i in reports[1:] if "with your orders, one per line" in _text_of(raws[i]))
     box = [r for r in raws if _entries(r) <= _entries(raws[at])]
     at = box.index(raws[at])
     honest = verify_mail(doc, box, name)

@@ -15,7 +15,10 @@ from pbem.trust import codes
 from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail
 from tests.test_moderator import PLAYERS, address_of, asked, new_game, run_poll
 
-HINT = re.compile(r"Reply to this mail with your orders[^.]*;\s+a new mail\s+needs your player code")
+#: the reply line, or to a player asked nothing now its "in a reply to this mail" (players28)
+HINT = re.compile(
+    r"(?:Reply to this mail with your orders|in a reply to this mail)[^.]*;\s+a new mail\s+needs your player code"
+)
 
 
 def _started(cfg, clock):
