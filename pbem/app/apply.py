@@ -247,6 +247,8 @@ def _control(w: _Writing, effect: Control) -> None:
     store.insert(w.s, ControlAction, row)
     if effect.action in ("pause", "abandon"):
         due.end(w.s, gid)  # stopped: nothing is due until resumed (which moves the deadline)
+    if effect.action == "abandon":  # what the game queued and no poll sent yet never goes out; its end notice does
+        outbox.withdraw(w.s, gid)
 
 
 def _deadline(w: _Writing, effect: NewDeadline) -> None:
