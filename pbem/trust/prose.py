@@ -215,6 +215,11 @@ def expected(
     and what is the mail's own (the earlier names it gives only when they are the seat's, `seat`); with the HTML part's (`head`: the game's title and the view's turn, which its title shows)."""
     game = doc["game"]
     reader = seat[0]
+    if result is not None and result.get("earlier"):  # a final report worded by an earlier pbem (walk8: HH-R3 named)
+        older = [e for e in result["earlier"] if any(e in line for line in mail.lines)]
+        result = (
+            {**result, "summary": older[0]} if older and not any(result["summary"] in x for x in mail.lines) else result
+        )
     former = list(mail.former) if set(mail.former) <= set(seat[1:]) else seat[1:]
     key = game.get("key")
     from pbem.trust.signing import fingerprint
