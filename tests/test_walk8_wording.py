@@ -33,7 +33,7 @@ PLAYERS = ["--player", "Alice <a@x.test>", "--player", "Bob <b@x.test>", "--play
 
 
 def _invite(code: str | None, joined: bool, takeover: bool) -> str:
-    from tests.test_mail_templates import CONTEXTS, M, RECORD
+    from tests.test_mail_templates import CONTEXTS, RECORD, M
 
     ctx = {**CONTEXTS["join_invite"], **M, **RECORD, "code": code, "joined": joined, "takeover": takeover}
     return render_mail("join_invite", ctx).text
@@ -52,7 +52,7 @@ def test_the_invitation_asks_a_reply_for_no_code_line(code, joined, takeover) ->
 
 
 def test_a_refused_joins_answer_asks_a_reply_for_no_code_line() -> None:
-    from tests.test_mail_templates import CONTEXTS, M, RECORD
+    from tests.test_mail_templates import CONTEXTS, RECORD, M
 
     ctx = {
         **CONTEXTS["join_ack"],
