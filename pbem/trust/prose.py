@@ -56,6 +56,7 @@ ACK_WHOLE = (
         r"NOTHING WAS APPLIED: (?:one line was|\d{1,9} lines were) not accepted, and a message counts whole or not at all\."
     ),
     re.compile(r"Correct the lines? below and send the whole message again\."),
+    re.compile(r"It cannot be corrected now: see the note above\."),
     re.compile(
         r"Nothing is asked of you now: nothing more is needed from you, and you will be mailed when you are asked\."
     ),
