@@ -47,7 +47,7 @@ def _run(home: Path, *args: str) -> tuple[int, str]:
 def test_every_command_on_an_abandoned_game(made: Path, tmp_path: Path) -> None:
     assert sorted(NAMED) == naming_a_game()
     home = Path(shutil.copytree(made, tmp_path / "home"))
-    assert _run(home, "game", "abandon", "hh1") == (0, "hh1 abandoned\n")
+    assert _run(home, "game", "abandon", "hh1") == (0, "hh1 abandoned; the players are told (run pbem poll to send)\n")
     inputs = _run(home, "game", "inputs", "hh1")
     for name, args in NAMED.items():
         code, said = _run(home, *name.split(), *(a.format(game="hh1", player="Alice") for a in args))

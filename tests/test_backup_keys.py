@@ -114,7 +114,10 @@ def test_the_poll_and_every_changing_command_refuse_another_homes_outbox_key(sen
     path.write_bytes(key + b"\n")  # the right one put back: the home runs again
     clock.advance(minutes=6)
     run_poll(sent, clock=clock)
-    assert _cli("game", "pause", "hh1", "--config", str(sent.path)) == (0, "hh1 paused\n")
+    assert _cli("game", "pause", "hh1", "--config", str(sent.path)) == (
+        0,
+        "hh1 paused; the players are told (run pbem poll to send)\n",
+    )
 
 
 def test_a_home_made_before_keeps_its_keys_check_value_at_its_next_poll(sent, clock, tmp_path: Path) -> None:

@@ -243,10 +243,10 @@ def _input(w: _Writing, effect: Input) -> None:
 def _control(w: _Writing, effect: Control) -> None:
     gid = w.game().game.id
     assert gid is not None
-    row = dict(game_id=gid, action=effect.action, detail=effect.detail, created_at=w.when)
-    store.insert(w.s, ControlAction, row)
-    if effect.action in ("pause", "abandon"):
-        due.end(w.s, gid)  # stopped: nothing is due until resumed (which moves the deadline)
+    store.insert(w.s, ControlAction, dict(game_id=gid, action=effect.action, detail=effect.detail, created_at=w.when))
+    if effect.action in ("pause", "abandon"):  # stopped: nothing due until resumed (which moves the deadline); an
+        due.end(w.s, gid)  # abandoned game's mail queued and not sent never goes out, its end notice does (walk8)
+        _ = effect.action == "abandon" and outbox.withdraw(w.s, gid)
 
 
 def _deadline(w: _Writing, effect: NewDeadline) -> None:

@@ -41,9 +41,12 @@ def late(result: Outcome, facts: Facts) -> bool:
     return replying and not result.accepted and any(r.not_asked and not r.ok for r in result.lines)
 
 
-def told(closed: Closed | None, eng: Engine, state: dict[str, Any], player: str) -> dict[str, str]:
-    """The acknowledgement's `closed` (its first note), when the step the reply answers closed."""
-    return {"closed": note(closed, eng, state, player)} if closed is not None else {}
+def told(facts: Facts, eng: Engine, state: dict[str, Any], player: str) -> dict[str, object]:
+    """The acknowledgement's `closed` (its first note), when the step the reply answers closed, or when the step's
+    deadline passed before the mail was read (`overdue`)."""
+    if facts.closed is not None:
+        return {"closed": note(facts.closed, eng, state, player)}
+    return overdue(facts, eng, state, player)
 
 
 def note(closed: Closed, eng: Engine, state: dict[str, Any], player: str) -> str:
@@ -66,6 +69,32 @@ def _when(closed: Closed) -> str:
         return f"at {at}"
     due = f"{closed.due:%Y-%m-%d %H:%M} UTC"
     return f"at its deadline, {due}" + ("" if due == at else f" (applied at {at})")
+
+
+def overdue(facts: Facts, eng: Engine, state: dict[str, Any], player: str) -> dict[str, object]:
+    """The acknowledgement's note of a refused mail read after its step's deadline passed, in the run that applies
+    that deadline next (walk8: it was told "correct the line and send the whole message again", then the default
+    was applied): told once, first, that it cannot be corrected now, the default applied for the player, and that
+    the report that follows says what is asked now; no "correct", no reply asked for, nobody "still awaited"."""
+    loaded = facts.loaded
+    deadline = loaded.recent.deadline if loaded is not None and loaded.recent is not None else None
+    due = aware(deadline.due_at) if deadline is not None else None
+    if due is None or facts.now is None or facts.now < due or facts.closed is not None:
+        return {}
+    asked = [r for r in eng.requests(state) if r.player == player and not r.answered]
+    if not asked:
+        return {}
+    lines = "; ".join(line for r in asked for line in r.default)
+    how = (
+        f"your default orders are applied for you in this run: {lines}"
+        if lines
+        else "nothing is applied for you in this run"
+    )
+    note = (
+        f"This step's deadline, {due:%Y-%m-%d %H:%M} UTC, passed before this mail was read: it cannot be corrected "
+        f"now, and {how}. The report that follows says what you are asked now."
+    )
+    return {"closed": note, "overdue": True, "waiting": []}
 
 
 def stale(facts: Facts) -> bool:

@@ -90,8 +90,9 @@ def _locked(home: Home, dry_run: bool, trust_clock: bool = False, new_key: bool 
             from pbem.app.outages import shift_for_outage
 
             shift_for_outage(home, previous, started)  # before the gap's deadlines apply; queues its notices
-        # (a `--trust-clock` run is never idle: it keeps the IMAP folders' marks anew, `pbem.app.witness`)
-        if not dry_run and not trust_clock and nothing_to_do(home, started, filed.inbox_mark):
+        # (a `--trust-clock` run is never idle: it keeps the IMAP folders' marks anew, `pbem.app.witness`; nor is a
+        # `--new-outbox-key` one: its note says what it did)
+        if not dry_run and not trust_clock and not new_key and nothing_to_do(home, started, filed.inbox_mark):
             if cfg.publish_dir is not None and not (cfg.publish_dir / "index.html").exists():
                 _refresh_site(home)  # [publish] dir was just set: the site appears without waiting for mail
             return Run(skipped="nothing to do: no new mail, nothing queued or due")
@@ -255,8 +256,10 @@ def _times(
     from pbem.app.outbox_key import refusal as foreign_key
 
     # steps opened or timed now would be due in the past (issue 26), a backup restored, another home's outbox.key:
-    if refusal := refusal or filed.refusal or foreign_key(cfg.database_url, cfg.home, forget=new_key):
+    told: list[str] = []  # what --new-outbox-key did: a note of the run, never "nothing to do" alone (walk8)
+    if refusal := refusal or filed.refusal or foreign_key(cfg.database_url, cfg.home, forget=new_key, told=told):
         raise TransportError(refusal)  # nothing is written
+    filed.notes += told
     previous, recorded = _last_run(cfg, started)
     if recorded:  # only a start the database holds: a mark ahead of it would refuse the next poll as "restored"
         clocks.mark_home(cfg.home, started, held, again=trust_clock)

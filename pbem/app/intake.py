@@ -211,7 +211,7 @@ def _orders(
         shown, more = summary(refused)
         d.reason = "; ".join(shown) + (f"; and {more} more refused lines" if more else "") or step_closing.REASON
         d.late = step_closing.late(result, facts)  # a reply whose step closed? the shell reads when, decides again
-        now = {**_now(loaded, player, result.lines), **step_closing.told(facts.closed, eng, loaded.state, player)}
+        now = {**_now(loaded, player, result.lines), **step_closing.told(facts, eng, loaded.state, player)}
         notes, lines = (step_closing.resent(notes, orders), []) if moved else (notes, lines)
         ack(d, out, seat, msg, loaded, chatter, lines=lines, rejected_count=len(refused), **notes, **now)
         return d

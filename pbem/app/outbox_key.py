@@ -18,6 +18,7 @@ import logging
 from pathlib import Path
 
 from pbem.engine.words import count
+from pbem.home.logs import TOLD
 from pbem.mail.outbound.sealed import KEY_FILE, held
 from pbem.record import outbox_key
 from pbem.record.sealing import Unsealable
@@ -28,10 +29,12 @@ log = logging.getLogger("pbem")
 FORGET = "pbem poll --new-outbox-key"  # what the moderator runs once when the record's key is lost for good
 
 
-def refusal(database_url: str, home: Path, forget: bool = False) -> str | None:
+def refusal(database_url: str, home: Path, forget: bool = False, told: list[str] | None = None) -> str | None:
     """Why no run may use the home's key file with this record (one line), or None; the record's check value
     written when it has none.  A key file that holds no key is left to the run (`pbem.mail.outbound.sealed`).
-    `forget` (`pbem poll --new-outbox-key`): a key gone for good is let go, the record forgetting its value."""
+    `forget` (`pbem poll --new-outbox-key`): a key gone for good is let go, the record forgetting its value; what
+    the option did, or that it had nothing to do, is appended to `told` (the run's notes: walk8, it printed only
+    "nothing to do: no new mail, nothing queued or due", the same whether it forgot a key or found it in place)."""
     path = Path(home) / KEY_FILE
     try:
         key = held(home)
@@ -40,13 +43,21 @@ def refusal(database_url: str, home: Path, forget: bool = False) -> str | None:
     found = outbox_key.belongs(database_url, key, forget=forget and key is None)
     sealed = f"{count(found.waiting, 'mail')} waiting to be sent {'is' if found.waiting == 1 else 'are'} sealed"
     if found.state == "forgot":
-        log.warning(
-            "the key file %s is lost: the record forgot its check value; %s with it: they go out with the "
-            "players' codes redacted (`pbem game code` gives a player a new code)",
-            path,
-            sealed,
+        said = (
+            f"--new-outbox-key: the key file {path} is lost: the record forgot its check value, and the next mail "
+            f"sealed makes a new key; {sealed} with the lost one: they go out with the players' codes redacted "
+            "(`pbem game code` gives a player a new code)"
         )
+        log.warning("%s", said, extra=TOLD if told is not None else {})
+        if told is not None:
+            told.append(said)
         return None
+    if forget and told is not None and found.state in ("same", "kept", "none"):
+        told.append(
+            f"--new-outbox-key: nothing was forgotten: the key file {path} is in place and is this database's"
+            if key is not None
+            else "--new-outbox-key: nothing was forgotten: this database keeps no outbox.key and no sealed mail waits"
+        )
     why = f" ({sealed} with that one)" if found.waiting else ""
     lose = (
         "pbem then makes a new one, and mails sealed with the lost one go out with the players' codes redacted "

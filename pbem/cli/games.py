@@ -82,6 +82,7 @@ def game_new(
 
 
 ENDED = ("over", "abandoned")
+TOLD = "; the players are told (run pbem poll to send)"  # as every command that mails them says (walk8)
 
 
 @game_app.command("list")
@@ -207,7 +208,7 @@ def game_extend(name: str, by: str = typer.Argument(..., help="How much longer, 
     except ValueError as exc:
         fail(str(exc), 2)
     due, name = _control(extend, name, delta)
-    done(f"deadline of {name} is now {due:%Y-%m-%d %H:%M} UTC", name)
+    done(f"deadline of {name} is now {due:%Y-%m-%d %H:%M} UTC" + TOLD, name)
 
 
 @game_app.command("pause")
@@ -219,7 +220,7 @@ def game_pause(name: str) -> None:
     from pbem.app.control import pause
 
     _, name = _control(pause, name)
-    done(f"{name} paused", name)
+    done(f"{name} paused" + TOLD, name)
 
 
 @game_app.command("resume")
@@ -231,7 +232,7 @@ def game_resume(name: str) -> None:
     from pbem.app.control import resume
 
     due, name = _control(resume, name)
-    done(f"{name} resumed" + (f"; deadline {due:%Y-%m-%d %H:%M} UTC" if due else ""), name)
+    done(f"{name} resumed" + (f"; deadline {due:%Y-%m-%d %H:%M} UTC" if due else "") + TOLD, name)
 
 
 @game_app.command("abandon")
@@ -243,7 +244,7 @@ def game_abandon(name: str) -> None:
     from pbem.app.control import abandon
 
     _, name = _control(abandon, name)
-    done(f"{name} abandoned", name)
+    done(f"{name} abandoned" + TOLD, name)
 
 
 @game_app.command("keep")
@@ -314,7 +315,8 @@ def game_replace(
     old, name = _control(lambda home, n, o, when: replace(home, n, o, newcomer, when), name, old)
     done(
         f"{newcomer[0]} <{newcomer[1]}> now plays the seat of {old} in {name} as {newcomer[0]}; "
-        "their code and report are queued, and the players are told",
+        "their code and the seat's mail (its full report; before the deal, the invitation to JOIN) are queued, and "
+        "the players are told (run pbem poll to send)",
         name,
     )
 
@@ -386,13 +388,14 @@ def game_away(
 
     Example: pbem game away hh1 Alice 2026-12-24
     """
-    from pbem.app.absence import set_away, stamp
+    from pbem.app.absence import set_away
 
     try:
         (player, back), name = _control(set_away, name, player, until)
     except ValueError as exc:  # not a date, a number of days or back: a usage error
         fail(str(exc), 2)
-    done(f"{player} is away in {name} until {stamp(back)}" if back else f"{player} is back in {name}", name)
+    said = f"{player} is away in {name} until {back:%Y-%m-%d %H:%M} UTC" if back else f"{player} is back in {name}"
+    done(said + TOLD, name)  # the date as every other line of pbem's prints one (walk8: "Wed 09 Dec 2026 05:06 UTC")
 
 
 @game_app.command("undo")

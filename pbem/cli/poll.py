@@ -61,7 +61,9 @@ def poll(
     except (TransportError, DatabaseError, ConfigError) as exc:
         import logging
 
-        logging.getLogger("pbem").error("poll stopped: %s", exc)
+        from pbem.home.logs import TOLD
+
+        logging.getLogger("pbem").error("poll stopped: %s", exc, extra=TOLD)  # the log file's; stderr has `fail`'s
         fail(str(exc), 3)
     if run.summary is None:
         typer.echo(run.skipped)

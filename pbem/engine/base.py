@@ -162,6 +162,7 @@ class Result:
     winners: tuple[str, ...]
     summary: str
     details: dict[str, Any] = field(default_factory=dict)
+    earlier: tuple[str, ...] = ()  # the summaries an earlier pbem wrote of this result (`pbem verify` accepts them)
 
 
 class Engine(Protocol):

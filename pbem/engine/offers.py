@@ -19,6 +19,7 @@ and `LineResult.unchecked` counts them.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import cache
@@ -82,6 +83,27 @@ class _Checker:
         return out
 
 
+def _items(line: str) -> list[str]:
+    """A line's items after its first word, as a list of orders names them: "PLACE-START Denmark 3, France 3" is
+    ["DENMARK 3", "FRANCE 3"] (case and runs of blanks ignored)."""
+    rest = line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else ""
+    return [" ".join(part.split()).upper() for part in rest.split(",") if part.strip()]
+
+
+def ranked(line: str, legal: list[str]) -> list[str]:
+    """`legal` with the lines holding most of what `line` wrote first (each item of its list counted as often as
+    written), in their order otherwise: a malformed Sixteen Thirty placement, "PLACE-START Denmark 3, France 3",
+    was offered the first 15 of 138 placements, none with Denmark 3 or France 3 (walk8).  Linear in the lines'
+    items; a line that names nothing any offer holds keeps the order."""
+    wrote = Counter(_items(line))
+    if not wrote or len(legal) < 2:
+        return legal
+    held = [sum((Counter(_items(ln)) & wrote).values()) for ln in legal]
+    if not any(held):
+        return legal
+    return [ln for _, _, ln in sorted(zip((-h for h in held), range(len(legal)), legal, strict=True))]
+
+
 def legal_now(engine: Engine, state: State, player: str, outcome: Outcome, budget: int = BUDGET) -> Outcome:
     """`outcome` (a refusal of `player`'s message at `state`) with only legal-now lines offered."""
     if outcome.accepted:
@@ -96,7 +118,7 @@ def legal_now(engine: Engine, state: State, player: str, outcome: Outcome, budge
         before = check.unchecked
         word = order_word(engine, r.line)
         names = tuple(n for n in r.legal if is_name(engine, n, word))
-        offered = check.keep(n for n in r.legal if not is_name(engine, n, word))
+        offered = check.keep(ranked(r.line, [n for n in r.legal if not is_name(engine, n, word)]))
         if not offered and names and word:  # the order typed, with a name it takes
             offered = check.keep(f"{word} {n}" for n in names[:NAMED])
         if not offered:

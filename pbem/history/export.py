@@ -113,7 +113,9 @@ def build(s: Session, game: Game, as_player: str | None = None, public: bool = F
             "insecure_seed": bool(game.insecure_seed),
         },
         "players": [
-            {"name": p, "seat": i} | ({"address": st.address} if audience == "moderator" and st else {})
+            {"name": p, "seat": i}
+            | ({"holder": st.player} if st and st.player != p else {})  # the seat given since (walk8)
+            | ({"address": st.address} if audience == "moderator" and st else {})
             for i, p in enumerate(json.loads(game.players_json))  # the names of the set-up, which verify replays
             for st in [next((seat for seat in loaded.seats if seat.position == i), None)]
         ],

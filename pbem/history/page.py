@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from pbem.engine.words import count
 from pbem.history.plots import charts
-from pbem.history.story import Doc, audience_note, standings, step_word, turns, visibility_label, when
+from pbem.history.story import Doc, audience_note, holders, standings, step_word, turns, visibility_label, when
 from pbem.trust.seeds import INSECURE_NOTE, check_lines
 
 
@@ -40,7 +41,24 @@ def context(doc: Doc) -> dict[str, Any]:
         "vis": lambda v: visibility_label(v, doc["audience"]),
         "when": when,
         "rejected": sum(1 for m in doc["messages"] if m["outcome"] == "rejected"),
+        "orders_count": orders_count(doc),
+        "seats": [
+            (h.line(), (doc["players"][h.seat] if h.seat < len(doc["players"]) else {}).get("address"))
+            for h in holders(doc)
+        ],
     }
+
+
+def orders_count(doc: Doc) -> str:
+    """The summary's count of accepted orders, as far as the page can know it: a running game's partial export lists
+    only the deadlines' inputs to the public (and a player's own besides, to them), so its count is no count of the
+    game's orders (walk8: a running game's public page read "0 accepted orders" after three turns of play)."""
+    n = len(doc["orders"])
+    if doc["version"] == 1:  # the whole record: every accepted order (a game over, abandoned, or the moderator's)
+        return count(n, "accepted order")
+    if doc["audience"] == "public":
+        return "the players' orders kept secret until the end"
+    return f"{count(n, 'accepted order')} of {doc['audience']}'s and the deadlines' (the others' kept secret until the end)"
 
 
 def render_html(doc: Doc) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbem.engine.declare import HistorySpec
-from pbem.history.story import Doc, per_player, scores_events, spec_of, step_number
+from pbem.history.story import Doc, holders, of_seat, per_player, scores_events, spec_of, step_number
 from pbem.history.svg import category_strip, fmt, heat_strip, line_chart, strip_desc
 
 
@@ -32,7 +32,8 @@ def charts(doc: Doc) -> list[Chart]:
     if not evs:
         return []
     spec = spec_of(doc)
-    players = [p["name"] for p in doc["players"]]
+    seats = holders(doc)  # a replaced seat's line is one, named by its holder now (walk8)
+    players = [n for h in seats for n in h.names]
     word = spec.step
     xs = [step_number(spec, e["data"], i + 1) for i, e in enumerate(evs)]
     keys: list[str] = []
@@ -48,7 +49,7 @@ def charts(doc: Doc) -> list[Chart]:
             continue
         title, label = _title(spec, key), _label(spec, key)
         if all(per_player(v, players) for v in present):
-            series = {p: [(v or {}).get(p) for v in values] for p in players}
+            series = {h.name: [of_seat(v or {}, h) for v in values] for h in seats}
             out.append(_line(key, title, word, label, xs, series))
         elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
             if len(set(present)) == 1:

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.history.page import context
-from pbem.history.story import Doc
+from pbem.history.story import Doc, holders
 
 #: What the status word of an index row says, in a visitor's words.
 STATUS_WORDS = {
@@ -89,7 +89,7 @@ def entry(doc: Doc, now: Now, page: str) -> Entry:
         raise ValueError("the site is made of public documents only")
     g = doc["game"]
     result = doc["result"]["summary"] if doc.get("result") else ""
-    return Entry(g["name"], g["title"], g["kind"], tuple(p["name"] for p in doc["players"]), now, result, page)
+    return Entry(g["name"], g["title"], g["kind"], tuple(h.name for h in holders(doc)), now, result, page)
 
 
 def game_page(doc: Doc, now: Now) -> str:

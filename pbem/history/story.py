@@ -107,19 +107,64 @@ def per_player(value: Any, players: list[str]) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Holder:
+    """A seat as the history's views name it: who holds it now, and every name it had (the set-up's first)."""
+
+    seat: int
+    name: str  # the seat's current holder
+    names: tuple[str, ...]  # every name the seat had, in order, the current one last
+    since: str | None = None  # when the current holder took it (ISO 8601; None: from the set-up)
+
+    def line(self) -> str:
+        """The seat's holder, and when a replacement gave it: "Erin (since 2026-12-07 04:41 UTC; earlier Carol)"."""
+        if self.since is None:
+            return self.name
+        return f"{self.name} (since {when(self.since)}; earlier {', '.join(self.names[:-1])})"
+
+
+def holders(doc: Doc) -> list[Holder]:
+    """Each seat's holder now, in seat order, from the document alone: the set-up's names (`players`) followed through
+    the moderator's public `replace` events (`pbem game replace`, REPLACE by mail).  A view that named the set-up's
+    player named a replaced seat's former holder (walk8: the public export, its page and the site said Carol after
+    `pbem game replace hh1 Carol Erin`; the standings showed Carol with no score, the final scores keyed by Erin)."""
+    names = [[str(p["name"])] for p in sorted(doc["players"], key=lambda p: p["seat"])]
+    since: list[str | None] = [None] * len(names)
+    for ev in doc["events"]:
+        data = ev.get("data") or {}
+        seat, given = data.get("seat"), ev.get("kind") == "moderator" and data.get("action") == "replace"
+        if given and isinstance(seat, int) and 0 <= seat < len(names) and isinstance(data.get("newcomer"), str):
+            names[seat].append(data["newcomer"])
+            since[seat] = ev.get("at")
+    return [Holder(i, n[-1], tuple(n), since[i]) for i, n in enumerate(names)]
+
+
+def of_seat(values: dict[str, Any], holder: Holder) -> Any:
+    """A per-player value of a seat, under its newest name the mapping holds (scores before a replacement name the
+    former holder): None when none."""
+    return next((values[n] for n in reversed(holder.names) if n in values), None)
+
+
+def _blank(value: Any) -> Any:
+    return "" if value is None else value
+
+
 def standings(doc: Doc) -> dict[str, Any]:
     """Rows (rank, player, score, extra per-player numbers, winner) and a caption."""
     spec = spec_of(doc)
-    players = [p["name"] for p in doc["players"]]
+    seats = holders(doc)
+    everyone = [n for h in seats for n in h.names]
     evs = scores_events(doc)
     last = evs[-1]["data"] if evs else {}
     res = doc.get("result")
-    scores = dict(res["scores"]) if res else dict(last.get("scores") or {})
-    winners = set(res["winners"]) if res else set()
-    extra = [k for k, v in last.items() if k != "scores" and per_player(v, players)]
-    order = sorted(players, key=lambda p: (-(scores.get(p) or 0), players.index(p)))
+    raw = dict(res["scores"]) if res else dict(last.get("scores") or {})
+    scores = {h.name: of_seat(raw, h) for h in seats if of_seat(raw, h) is not None}
+    winners = {h.name for h in seats if set(h.names) & set(res["winners"])} if res else set()
+    extra = [k for k, v in last.items() if k != "scores" and per_player(v, everyone)]
+    order = sorted(seats, key=lambda h: (-(scores.get(h.name) or 0), h.seat))
     rows, rank, prev = [], 0, None
-    for i, p in enumerate(order):
+    for i, h in enumerate(order):
+        p = h.name
         if scores.get(p) != prev:
             rank, prev = i + 1, scores.get(p)
         rows.append(
@@ -128,7 +173,7 @@ def standings(doc: Doc) -> dict[str, Any]:
                 "player": p,
                 "score": scores.get(p, ""),
                 "winner": p in winners,
-                "extra": [last[k].get(p, "") for k in extra],
+                "extra": [_blank(of_seat(last[k], h)) for k in extra],
             }
         )
     word = spec.step.lower()

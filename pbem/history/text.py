@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.engine.rng import commitment
-from pbem.history.story import Doc, audience_note, standings, turns, when
+from pbem.history.story import Doc, audience_note, holders, standings, turns, when
 from pbem.render.sanitize import visible
 from pbem.trust.seeds import INSECURE_NOTE, check_lines
 
@@ -39,7 +39,7 @@ def text_record(doc: Doc) -> str:
         *([f"            {MODERATOR_WARNING}"] if doc["audience"] == "moderator" else []),
         f"Kind:       {g['kind']}"
         + (" (options: " + ", ".join(f"{k}={v}" for k, v in g["options"].items()) + ")" if g["options"] else ""),
-        "Players:    " + ", ".join(f"{p['seat'] + 1}. {p['name']}" for p in doc["players"]),
+        "Players:    " + ", ".join(f"{h.seat + 1}. {h.line()}" for h in holders(doc)),
         f"Started:    {when(g['created'])}",
         f"Finished:   {when(doc.get('finished'))}" if g["over"] else "Status:     in progress",
         f"Result:     {doc['result']['summary'] if doc['result'] else 'not decided yet'}",

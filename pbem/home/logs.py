@@ -336,6 +336,15 @@ class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
+TOLD = {"told": True}  # `extra=` of a log line whose words the command prints on stderr or stdout itself
+
+
+def _untold(record: logging.LogRecord) -> bool:
+    """Whether a record goes to stderr: not one the command prints itself (`TOLD`).  A poll's refusal went to stderr
+    twice, once as the log's line and once as the command's own (walk8: every refusal twice in cron.log)."""
+    return not getattr(record, "told", False)
+
+
 def setup(level: str = "INFO", file: Path | None = None, secrets: list[str] | None = None, stderr: bool = True) -> None:
     """The `pbem` logger to stderr (unless not `stderr`: a moderator's command, which prints its own line) and to
     `file`; a handler set up before is closed (a process running several commands kept each file open)."""
@@ -347,6 +356,8 @@ def setup(level: str = "INFO", file: Path | None = None, secrets: list[str] | No
         h.close()
     fmt = logging.Formatter("%(asctime)s pbem %(levelname)s %(name)s: %(message)s")
     handlers: list[logging.Handler] = [_Stderr()] if stderr else []
+    for h in handlers:  # a line the command prints itself (`TOLD`) is kept in the file only: once in cron.log (walk8)
+        h.addFilter(_untold)
     if file:
         file.parent.mkdir(parents=True, exist_ok=True)
         handlers.append(_LogFile(_open_log(file), file))

@@ -238,6 +238,24 @@ def requeue(s: Session, ids: Iterable[int] | None, when: datetime) -> list[int]:
     return done
 
 
+#: The purposes of a game's flow withdrawn when the game is abandoned (`withdraw`): its reports, STATUS answers,
+#: reminders and notices.  An acknowledgement, a press and the moderator's own mail still go out.
+FLOW = ("report", "status", "reminder", NEWS, "notice")
+WITHDRAWN = "withdrawn"  # a status: never sent, kept (its Message-ID, recipient and text) for the record
+
+
+def withdraw(s: Session, game_id: int) -> int:
+    """Mark the game's queued mail of its flow (`FLOW`) withdrawn: a game abandoned before the poll that would have
+    sent it mailed its players the Turn 1 reports (or the invitations to JOIN) after the notice that it was abandoned
+    (walk8).  Returns how many; one UPDATE over the game's rows."""
+    done = s.connection().execute(
+        update(OutboxMessage)
+        .where(_C.game_id == game_id, _C.status == "queued", _C.purpose.in_(FLOW))
+        .values(status=WITHDRAWN)
+    )
+    return int(done.rowcount or 0)
+
+
 def first_sent_since(s: Session, since: datetime) -> datetime | None:
     """When the first mail sent at or after `since` was marked sent (None: none yet): the end of a time the outbox
     could not send (`pbem.app.unsent`).  Read once when such a time ends, never on a poll that sent normally."""

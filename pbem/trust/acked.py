@@ -330,6 +330,9 @@ NOTES = tuple(
         r"deadline passed(?: and your default orders were applied: [^\n]{1,2000})?|it was resolved by the orders sent "
         r"for it)\. (?:You are asked now: [^\n]{1,2000}\.|Nothing is asked of you now\.)",  # `pbem.app.closing`
         r"Nothing was applied: if you meant these orders for what you are asked now, send them again: [^\n]{1,2000}\.",
+        r"This step's deadline, \d{4}-\d\d-\d\d \d\d:\d\d UTC, passed before this mail was read: it cannot be "
+        r"corrected now, and (?:your default orders are applied for you in this run: [^\n]{1,2000}|nothing is applied "
+        r"for you in this run)\. The report that follows says what you are asked now\.",  # `pbem.app.closing.overdue`
     )
 )
 NOTE = "  NOTE "
@@ -362,7 +365,7 @@ PARAGRAPHS = tuple(
         r"Accepted and applied:",
         r"Nothing was applied: a message counts whole or not at all\. (?:Correct the lines marked NO and send the whole "
         r"message again|Nothing is asked of you now: nothing more is needed from you, and you will be mailed when you "
-        r"are asked)\.",
+        r"are asked|It cannot be corrected now: see the note above)\.",
         r"\u2026 and \d{1,9} more lines? not shown(?: \(the first refused lines are shown\))?\.",
         r"Recorded as entry #\d{1,9} of the game's record as you may see it; its hash is [0-9a-f]{64}\. Keep this "
         r"mail: it is your receipt \(pbem verify --mail checks it against the published history\)\.",

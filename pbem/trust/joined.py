@@ -41,7 +41,9 @@ _REFUSED = re.compile(r"Game (.{1,400}?): you have not joined yet; nothing in yo
 _WAITING = re.compile(r"Waiting for: (.{1,4000}?)\. The cards are dealt once every player has joined\.")
 DEALT = "Every player has joined: the cards are dealt. Your first report follows."
 FIXED = "Your salt is fixed now; it is published with the deal."
-SEND = "Send JOIN alone on a line, and if you like a line SALT <any text>, with your CODE line."
+SEND = "Send JOIN alone on a line, and if you like a line SALT <any text>, in a reply (a new message needs your CODE line too)."
+#: `SEND` as pbem wrote it up to walk8, which asked every sender for a CODE line a reply does not need
+SENDS = (SEND, "Send JOIN alone on a line, and if you like a line SALT <any text>, with your CODE line.")
 _RECEIPT = re.compile(r"Recorded as entry #\d{1,9} of the game's record as you may see it; its hash is")
 KEEP = "Keep this mail: it is your receipt (pbem verify --mail checks it against the published history)."
 _RECORD = re.compile(r"Record #\d{1,9}, [0-9a-f]{16}\.\.\.")
@@ -130,7 +132,7 @@ def _fixed(row: str, i: int) -> bool:
     return bool(
         _HASH.fullmatch(row)
         or (i == 0 and _FIRST.fullmatch(row))
-        or row in (FIXED, SEND, KEEP)
+        or row in (FIXED, *SENDS, KEEP)
         or _RECEIPT.fullmatch(row)
         or _RECORD.fullmatch(row)
     )
@@ -175,7 +177,7 @@ def read_html(page: str, sender: str) -> Said:
                     said.stray or f'in its HTML part is signed "{clip(line)}" where its sender is "{clip(sender)}"'
                 )
             continue
-        if line in (SEND, *FIXED_NOTES) or any(p.fullmatch(line) for p in (*NOTES, *PARAGRAPHS)):
+        if line in (*SENDS, *FIXED_NOTES) or any(p.fullmatch(line) for p in (*NOTES, *PARAGRAPHS)):
             continue
         if _claim(said, line, (_JOINED_HTML, _ALREADY, _REFUSED)):
             continue

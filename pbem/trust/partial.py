@@ -72,6 +72,8 @@ def check(doc: dict[str, Any]) -> list[str]:
             f"the export lists {count(len(rows), 'entry', 'entries')} ending at {head[:16]}..., but states "
             f"{summary['entries']} ending at {str(summary['head'])[:16]}..."
         )
+    if wrong := wrong_holder(doc, doc["events"]):
+        raise Broken(wrong)
     for before, row in itertools.pairwise(rows):
         if str(row["at"]) < str(before["at"]):
             raise Broken(
@@ -81,6 +83,24 @@ def check(doc: dict[str, Any]) -> list[str]:
         f"the {count(len(rows), 'entry', 'entries')} listed are numbered 1..{len(rows)} as {clip(audience)}'s receipts count "
         f"them, in order, ending at the head {head[:16]}...",
     ]
+
+
+def wrong_holder(doc: dict[str, Any], rows: list[dict[str, Any]]) -> str | None:
+    """Why a seat's `holder` (who holds it now, when a replacement gave it: walk8) is not the newcomer of that seat's
+    last public `replace` event among `rows`; None when every seat's is, or lists none (an export written before
+    walk8: the views name the holder from the events, `pbem.history.story.holders`, not from this field)."""
+    now = {i: str(p["name"]) for i, p in enumerate(doc["players"])}
+    for e in rows:
+        data = e.get("data")
+        given = e.get("kind") == "moderator" and isinstance(data, dict) and data.get("action") == "replace"
+        if given and isinstance(data, dict) and data.get("seat") in now:
+            now[data["seat"]] = str(data.get("newcomer"))
+    for i, p in enumerate(doc["players"]):
+        if "holder" not in p:  # an export written before walk8 lists none; the views follow the events themselves
+            continue
+        if p.get("holder", p["name"]) != now[i]:
+            return f"seat {i} is said to be held by {quote(p.get('holder', p['name']))}; its replacements give it to {quote(now[i])}"
+    return None
 
 
 def _numbered(doc: dict[str, Any]) -> list[dict[str, Any]]:

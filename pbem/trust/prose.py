@@ -56,6 +56,7 @@ ACK_WHOLE = (
         r"NOTHING WAS APPLIED: (?:one line was|\d{1,9} lines were) not accepted, and a message counts whole or not at all\."
     ),
     re.compile(r"Correct the lines? below and send the whole message again\."),
+    re.compile(r"It cannot be corrected now: see the note above\."),
     re.compile(
         r"Nothing is asked of you now: nothing more is needed from you, and you will be mailed when you are asked\."
     ),
@@ -83,7 +84,13 @@ FIRST = {  # a paragraph said once, by the line it starts with
     "former": "You took over the seat of ",
     "deal_warning": "Warning about the deal: ",  # said in every report by pbem before notices2; now where it is news
 }
-FORMER = re.compile(r"^You took over the seat of (.{1,400}): the history below calls the seat so until then\.$")
+FORMER = re.compile(
+    r"^You took over the seat of (.{1,400}): in the history below, what every player was told names the seat so; "
+    r"what only the seat was told is addressed to you\.$"
+)
+#: The same sentence as pbem wrote it up to walk8, which said the whole history calls the seat by its earlier name
+#: above the lines only the seat saw, addressed to the newcomer by their own (`reporting._addressed`).
+FORMER_OLDER = re.compile(r"^You took over the seat of (.{1,400}): the history below calls the seat so until then\.$")
 #: The same opening for a newcomer who kept the seat's name (players26: told nothing of taking a seat over).
 KEPT = re.compile(r"^You took over the seat of .{1,400} from its earlier player: the history below is the seat's from")
 
@@ -98,6 +105,7 @@ class Said:
     moderator: str
     first: frozenset[str]  # the paragraphs said once that it says (`FIRST`)
     former: tuple[str, ...]
+    older_former: bool = False  # the sentence of the earlier names in its form up to walk8 (`FORMER_OLDER`)
 
 
 def said(
@@ -122,13 +130,15 @@ def said(
         elif record is not None and (m := RECORD.match(line)) and (int(m[1]), m[2]) == (record[0], record[1][:16]):
             line = "Record #<receipt>"
         out.append(line)
-    former = next((tuple(m[1].split(", ")) for line in lines if (m := FORMER.match(line))), ())
+    found = next((m for line in lines if (m := FORMER.match(line) or FORMER_OLDER.match(line))), None)
+    former = tuple(found[1].split(", ")) if found is not None else ()
+    older = found is not None and found.re is FORMER_OLDER
     first = frozenset(k for k, start in FIRST.items() if any(line.startswith(start) for line in lines))
     first |= {"takeover"} if any(KEPT.match(line) for line in lines) else set()  # a newcomer under the seat's name
     if subject is not None:  # what the inbox shows before anything else
         out.insert(0, "Subject: " + " ".join(subject.split()))
         first = first | ({"takeover"} if subject.endswith(": full report") and "You now play " in subject else set())
-    return Said(tuple(out), html_lines(page, code), code, moderator, first, former)
+    return Said(tuple(out), html_lines(page, code), code, moderator, first, former, older)
 
 
 _LISTED = ("<section><h2>What happened since your last report</h2><ul>", "</ul></section>")  # (`cut_between`)
@@ -208,6 +218,11 @@ def expected(
     and what is the mail's own (the earlier names it gives only when they are the seat's, `seat`); with the HTML part's (`head`: the game's title and the view's turn, which its title shows)."""
     game = doc["game"]
     reader = seat[0]
+    if result is not None and result.get("earlier"):  # a final report worded by an earlier pbem (walk8: HH-R3 named)
+        older = [e for e in result["earlier"] if any(e in line for line in mail.lines)]
+        result = (
+            {**result, "summary": older[0]} if older and not any(result["summary"] in x for x in mail.lines) else result
+        )
     former = list(mail.former) if set(mail.former) <= set(seat[1:]) else seat[1:]
     key = game.get("key")
     from pbem.trust.signing import fingerprint
@@ -235,6 +250,7 @@ def expected(
         "code": mail.code if "code" in mail.first else None,
         "takeover": "takeover" in mail.first,
         "former": former if "former" in mail.first else [],
+        "older_former": mail.older_former,
         "moderator": mail.moderator,
         "salts": _salts(doc, deal) if "salts" in mail.first else None,
         "deal_warning": _warning(deal) if _warns(mail, result) else None,

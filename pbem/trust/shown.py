@@ -289,7 +289,10 @@ class Replay:
             "waiting": sorted({r.player for r in requests if not r.answered}),
             "due_at": UNDATED,  # an open step always has a deadline (`DEADLINE`); its time is left out
             "now": None,
-            "result": None if result is None else {"summary": result.summary, "scores": result.scores},
+            "result": None
+            if result is None
+            else {"summary": result.summary, "scores": result.scores}
+            | ({"earlier": list(result.earlier)} if result.earlier else {}),
             "player": reader,
         }
         self._results[key] = ctx["result"]  # type: ignore[assignment]

@@ -113,7 +113,11 @@ class HabsburgEngine(Game):
             f"{sc[win[0]]} points (" + ", ".join(f"{p} {sc[p]}" for p in st["players"]) + ")."
         )
         details = {"tokens": dict(st["tokens"]), "holdings": {p: rules.holdings(st, p) for p in st["players"]}}
-        return Result(sc, win, summary, details)
+        tie = rules.decided(st)  # the rule that decided a tie, named (walk8); the summary without it is an earlier form
+        return Result(sc, win, f"{summary} {tie}" if tie else summary, details, (summary,) if tie else ())
+
+    def earlier_forms(self, event: Event) -> tuple[Event, ...]:
+        return rules.earlier_forms(event)
 
 
 ENGINE = HabsburgEngine()

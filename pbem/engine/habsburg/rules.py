@@ -384,6 +384,32 @@ def ranking_key(st: State, p: str) -> tuple[int, int, int]:
     return (scores(st)[p], holdings(st, p), sum(1 for m in st["melds"] if m["owner"] == p))
 
 
+def decided(st: State) -> str:
+    """Which rule decided the result when the top score is shared (HH-R3), in words ("" when one player scored
+    most): the result line named the winner of a tie without saying why (walk8: "Alice wins ... with 12 points
+    (Alice 12, Bob 12, Carol 5)")."""
+    sc = scores(st)
+    top = max(sc[p] for p in st["players"])
+    tied = [p for p in st["players"] if sc[p] == top]
+    if len(tied) < 2:
+        return ""
+    keys = {p: ranking_key(st, p) for p in tied}
+    best = max(keys.values())
+    won = [p for p in tied if keys[p] == best]
+    lost = [p for p in tied if keys[p] != best]
+    names = f"{' and '.join(tied)} tied at {top} points"
+    if not lost:
+        return f"{names}, the same Holding total and as many melds: a shared win (HH-R3)."
+    if any(keys[p][1] != best[1] for p in lost):  # decided by the Holding total
+        others = ", ".join(f"{p} {keys[p][1]}" for p in lost)
+        return f"{names}; the higher Holding total decided it: {' and '.join(won)} {best[1]}, {others} (HH-R3)."
+    others = ", ".join(f"{p} {keys[p][2]}" for p in lost)
+    return (
+        f"{names} and the same Holding total ({best[1]}); more melds decided it: {' and '.join(won)} {best[2]}, "
+        f"{others} (HH-R3)."
+    )
+
+
 def winners(st: State) -> list[str]:
     best = max(ranking_key(st, p) for p in st["players"])
     return [p for p in st["players"] if ranking_key(st, p) == best]
@@ -428,7 +454,8 @@ def finish(st: State, why: str, ev: list[Event]) -> None:
             "game-over",
             f"The game is over ({why}). Final scores: "
             + ", ".join(f"{p} {sc[p]}" for p in st["players"])
-            + f". Winner: {' and '.join(won)}.",
+            + f". Winner: {' and '.join(won)}."
+            + (f" {tie}" if (tie := decided(st)) else ""),
             PUBLIC,
             {"scores": sc, "winners": list(won), "reason": why},
         )
@@ -451,3 +478,13 @@ def meld_options(st: State, p: str) -> list[tuple[str, str, str]]:
     hand = st["hands"][p]
     hs = [c for c in hand if TYPE[c] == HOLDING] + (["TOP"] if top_holding(st) else [])
     return [(a, h, c) for a in hand if TYPE[a] == PERSON for h in hs for c in hand if TYPE[c] == CLAIM]
+
+
+def earlier_forms(event: Event) -> tuple[Event, ...]:
+    """The forms in which pbem recorded `event` before walk8: the end of a game decided by HH-R3's tie-break did not
+    name the rule (`decided`); games recorded then verify with their own texts (`Engine.earlier_forms`)."""
+    won = " and ".join(str(p) for p in event.data.get("winners") or ())
+    cut = event.text.find(f". Winner: {won}. ")
+    if event.kind != "game-over" or cut < 0 or not event.text.endswith(" (HH-R3)."):
+        return ()
+    return (Event(event.kind, event.text[: cut + len(f". Winner: {won}.")], event.visibility, event.data),)
