@@ -21,10 +21,11 @@ one mail in a running poll (the start of the process, the imports and the first 
 Prints JSON: per checkout, both counts and `instructions_per_message`; with `--against`, `new_over_old`.
 
 `--home DIR` counts every checkout on one home saved before (`--build DIR --messages N --games G`, run with
-either checkout): the same games, codes and mails for both (homes built anew differ by up to 2.5%).  Only for
-checkouts that read and write the same record (no migration between them).  Each checkout polls once uncounted
-first (its templates compiled into Jinja's cache), and every count runs with one hash seed (`PYTHONHASHSEED`, 0
-unless set): a checkout's count then repeats within 0.01%.
+the older checkout): the same games, codes and mails for both (homes built anew differ by up to 2.5%).  Each
+checkout counts on a copy of it upgraded to its own schema first (`pbem upgrade`, not counted: a checkout with a
+newer migration, such as perf29's 0022, reads its copy as a moderator's upgraded home).  Each checkout polls once
+uncounted first (its templates compiled into Jinja's cache), and every count runs with one hash seed
+(`PYTHONHASHSEED`, 0 unless set): a checkout's count then repeats within 0.01%.
 
 Needs valgrind (Debian: `apt-get install valgrind`).  The full size takes about 5 minutes a checkout;
 the two checkouts run side by side.
@@ -110,7 +111,10 @@ def measure(checkout: Path, root: Path, args: argparse.Namespace) -> dict[str, o
 
     compileall.compile_dir(str(checkout / "pbem"), quiet=2)  # as installed: no module compiled in the count
     if args.home is not None:  # one saved home for every checkout: no build's own randomness in the comparison
-        where = args.home
+        where = root / checkout.name  # a copy, its schema upgraded to the checkout's (`pbem upgrade`, uncounted)
+        shutil.copytree(args.home, where)
+        upgrade = [sys.executable, "-m", "pbem", "--config", str(where / "home" / "pbem.toml"), "upgrade"]
+        subprocess.run(upgrade, check=True, env=_env(checkout), capture_output=True, cwd=checkout)
         many = len(list((where / "mails").iterdir()))
     else:
         where = root / checkout.name
@@ -141,8 +145,8 @@ def main() -> None:
     ap.add_argument(
         "--home",
         type=Path,
-        help="count every checkout on this saved home (made once by --build DIR): for checkouts that read and write "
-        "the same record, the comparison then repeats within 0.2%%",
+        help="count every checkout on a copy of this saved home (made once by --build DIR with the older checkout), "
+        "upgraded to the checkout's schema: the comparison then repeats within 0.2%%",
     )
     ap.add_argument("--build", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--poll", type=Path, help=argparse.SUPPRESS)

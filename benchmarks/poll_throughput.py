@@ -70,6 +70,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import common
 from programs import ProgramCpu
@@ -202,6 +203,23 @@ def baseline(servers, outgoing: list[tuple[str, bytes]], move: bool) -> float:
     return time.perf_counter() - t0
 
 
+def mail_bytes() -> Any:
+    """The column of an outbox mail's bytes: `outbox_mail.raw` (migration 0022), or `outbox.raw` in a checkout
+    before it (`instructions.py --against` builds an older checkout's home with these helpers)."""
+    from pbem.record import models
+
+    table = getattr(models, "OutboxMail", models.OutboxMessage)
+    return table.raw
+
+
+def with_bytes(query: Any) -> Any:
+    """`query` joined to the outbox mails' bytes where they have a table of their own (`mail_bytes`)."""
+    from pbem.record import models
+
+    mail = getattr(models, "OutboxMail", None)
+    return query if mail is None else query.join_from(models.OutboxMessage, mail, mail.id == models.OutboxMessage.id)
+
+
 def last_sent(cfg) -> dict[tuple[str, str], tuple[str, bytes]]:
     """The newest mail pbem sent each seat (game name, player), by outbox order: its Message-ID and the bytes
     the player received (the code a game-start mail carries included)."""
@@ -212,7 +230,7 @@ def last_sent(cfg) -> dict[tuple[str, str], tuple[str, bytes]]:
     out: dict[tuple[str, str], tuple[str, bytes]] = {}
     found = rows(
         cfg,
-        select(Game.name, OutboxMessage.player, OutboxMessage.message_id, OutboxMessage.raw)
+        with_bytes(select(Game.name, OutboxMessage.player, OutboxMessage.message_id, mail_bytes()))
         .join(Game, Game.id == OutboxMessage.game_id)  # type: ignore[arg-type]
         .order_by(OutboxMessage.id),  # type: ignore[arg-type]
     )
@@ -309,7 +327,7 @@ def outgoing(cfg, before: set[int]) -> list[tuple[str, bytes]]:
 
     from pbem.record.models import OutboxMessage
 
-    found = rows(cfg, select(OutboxMessage.id, OutboxMessage.status, OutboxMessage.to_addr, OutboxMessage.raw))
+    found = rows(cfg, with_bytes(select(OutboxMessage.id, OutboxMessage.status, OutboxMessage.to_addr, mail_bytes())))
     assert all(status == "sent" for _, status, _, _ in found), "a mail was left unsent"
     return [(to, bytes(raw)) for i, _, to, raw in sorted(found, key=lambda r: r[0]) if i not in before]
 

@@ -148,6 +148,14 @@ def grow_history(cfg, game: str, actions: int, reports: int) -> None:
             ),
             {"n": reports, "r": row},
         )
+        if "outbox_mail" in inspect(c).get_table_names():  # each copy's bytes: the first report's (migration 0022)
+            c.execute(
+                text(
+                    "INSERT INTO outbox_mail (id, keep_raw, raw) SELECT o.id, m.keep_raw, m.raw FROM outbox o "
+                    "JOIN outbox_mail m ON m.id = :r WHERE o.id NOT IN (SELECT id FROM outbox_mail)"
+                ),
+                {"r": row},
+            )
     eng.dispose()
 
 

@@ -69,7 +69,7 @@ def build(home: Path, inputs: list[tuple[str, list[str]]]) -> tuple[Path, Path, 
     from pbem.mail.inbound.message import Inbound
     from pbem.record import store
     from pbem.record.db import session
-    from pbem.record.models import OutboxMessage
+    from pbem.record.models import OutboxMail, OutboxMessage
 
     cfg = common.make_home(home)
     start = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
@@ -109,7 +109,8 @@ def build(home: Path, inputs: list[tuple[str, list[str]]]) -> tuple[Path, Path, 
         s.commit()
         doc = export(s, game)
         raws = s.exec(
-            select(OutboxMessage.raw)
+            select(OutboxMail.raw)
+            .join(OutboxMessage, OutboxMessage.id == OutboxMail.id)  # type: ignore[arg-type]
             .where(OutboxMessage.game_id == game.id, OutboxMessage.player == WATCHED)
             .order_by(col(OutboxMessage.id))
         ).all()

@@ -56,7 +56,11 @@ def _stored(db: Path) -> str | None:
 
 def _sealed_waiting(db: Path) -> int:
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
-        n = int(c.execute("SELECT count(*) FROM outbox WHERE substr(raw, 1, 14) = ?", (sealed.MARK,)).fetchone()[0])
+        n = int(
+            c.execute(
+                "SELECT count(*) FROM outbox JOIN outbox_mail USING (id) WHERE substr(raw, 1, 14) = ?", (sealed.MARK,)
+            ).fetchone()[0]
+        )
     c.close()
     return n
 

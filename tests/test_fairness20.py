@@ -219,6 +219,7 @@ def _withheld_game(home, clock, hide: bool, kind: str = "habsburg") -> tuple[dic
         if not hide or clock.now >= due:
             return
         with session(home.database_url) as s:
+            s.connection().execute(text("DELETE FROM outbox_mail"))  # the mails' bytes first (their key: 0022)
             s.connection().execute(text("DELETE FROM outbox"))
             s.commit()
         sent = mailbox.Maildir(str(home.maildir_path / "sent"), factory=None, create=False)

@@ -145,7 +145,8 @@ def downgrade_round_trip(url: str, seed: int) -> None:
     migrate(url)
     eng = create_engine(url)
     game = "INSERT INTO games (name, kind, seed, seed_commitment, insecure_seed, legacy_events, players_json, options_json, deadline_seconds, resolve, created_at) VALUES (:n, 'hh', 's', 'c', false, 0, '[]', '{}', 60, 'asap', '2026-01-05 12:00:00')"
-    mail = "INSERT INTO outbox (message_id, game_id, player, purpose, upto_seq, to_addr, raw, status, attempts, last_error, next_attempt_at, created_at) VALUES (:m, :g, 'Alice', 'report', 0, 'a@x.test', :raw, :st, 0, '', '2026-01-05 12:00:00', '2026-01-05 12:00:00')"
+    mail = "INSERT INTO outbox (message_id, game_id, player, purpose, upto_seq, to_addr, status, attempts, last_error, next_attempt_at, created_at) VALUES (:m, :g, 'Alice', 'report', 0, 'a@x.test', :st, 0, '', '2026-01-05 12:00:00', '2026-01-05 12:00:00')"
+    body = "INSERT INTO outbox_mail (id, raw) SELECT id, :raw FROM outbox WHERE message_id = :m"  # its bytes (0022)
     with eng.begin() as conn:
         for g in range(rng.randint(1, 3)):
             conn.execute(text(game), {"n": f"g{g}"})
@@ -156,12 +157,13 @@ def downgrade_round_trip(url: str, seed: int) -> None:
         ]  # fmt: skip
         if rows:
             conn.execute(text(mail), rows)
+            conn.execute(text(body), rows)
     with Session(eng) as s:
         for g in gids:
             if rng.random() < 0.5:
                 prune.prune_sent(s, g, datetime(2026, 3, 1, tzinfo=UTC))
         s.commit()
-    outbox = "SELECT message_id, game_id, raw, status, digest, pruned_at FROM outbox ORDER BY message_id"
+    outbox = "SELECT o.message_id, o.game_id, b.raw, o.status, o.digest, o.pruned_at FROM outbox o JOIN outbox_mail b ON b.id = o.id ORDER BY o.message_id"
     with eng.connect() as conn:
         before = [tuple(r) for r in conn.execute(text(outbox))]
         columns = sorted(c["name"] for c in inspect(conn).get_columns("outbox"))

@@ -16,7 +16,7 @@ from pbem.home.app import Home
 from pbem.mail.transports.maildir import MaildirInbox, MaildirSender
 from pbem.record import store
 from pbem.record.db import session
-from pbem.record.models import GameEvent, InboundMessage, OrderInput, OutboxMessage
+from pbem.record.models import GameEvent, InboundMessage, OrderInput, OutboxMail, OutboxMessage
 from tests.conftest import CODES, body_of, deliver, order_mail, sent_mail, signed
 
 PLAYERS = [("Alice", "alice@players.test"), ("Bob", "bob@players.test"), ("Carol", "carol@players.test")]
@@ -274,7 +274,7 @@ def test_game_creation_checks_player_count_and_duplicates(home, clock) -> None:
 def test_first_report_carries_the_code_which_is_stored_only_hashed(home, clock) -> None:
     new_game(home, clock)
     with session(home.database_url) as s:
-        queued = s.exec(select(OutboxMessage)).all()
+        queued = s.exec(select(OutboxMail)).all()
         assert all(CODES["Alice"].encode() not in (r.keep_raw or b"") for r in queued)
         from pbem.record.models import Seat
 
@@ -287,7 +287,7 @@ def test_first_report_carries_the_code_which_is_stored_only_hashed(home, clock) 
         CODES["Alice"] not in body_of(m) for m in mails if m["To"].addresses[0].addr_spec != "alice@players.test"
     )
     with session(home.database_url) as s:  # once sent, the database keeps only a redacted copy
-        assert all(CODES[p].encode() not in r.raw for r in s.exec(select(OutboxMessage)).all() for p in CODES)
+        assert all(CODES[p].encode() not in r.raw for r in s.exec(select(OutboxMail)).all() for p in CODES)
 
 
 def test_wrong_or_missing_code_changes_nothing_and_warns_the_registered_address(home, clock) -> None:

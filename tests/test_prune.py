@@ -38,7 +38,7 @@ def _rows(db: Path) -> dict[str, tuple[str, int | None, bytes, str | None]]:
     """Every outbox row by Message-ID: (status, game, bytes, digest)."""
     con = sqlite3.connect(db)
     try:
-        q = "SELECT message_id, status, game_id, raw, digest FROM outbox"
+        q = "SELECT message_id, status, game_id, raw, digest FROM outbox JOIN outbox_mail USING (id)"
         return {m: (st, g, bytes(r), d) for m, st, g, r, d in con.execute(q)}
     finally:
         con.close()

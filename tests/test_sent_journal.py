@@ -2,7 +2,8 @@
 
 The sender notes what the server accepted in its own file instead of taking the
 database's write lock; these tests hold the fold to what marking sent did: one
-statement per batch, only queued rows, the code-free copy kept, idempotent, and
+statement per batch for the rows (and one for the bytes of the mails that carried a
+code: the rest are not written again, migration 0022), only queued rows, the code-free copy kept, idempotent, and
 a journal left by a killed run folded by the next one.
 """
 
@@ -21,7 +22,7 @@ from pbem.home import config as config_mod
 from pbem.mail.outbound.sender import Claims, Dispatcher
 from pbem.record import outbox, sentlog
 from pbem.record.db import engine_for, reading, session
-from pbem.record.models import OutboxMessage
+from pbem.record.models import OutboxMail, OutboxMessage
 
 WHEN = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 
@@ -52,8 +53,14 @@ def _queue(cfg, n: int, secret: bool = False) -> list[int]:
 
 def _rows(cfg) -> dict[int, tuple]:
     c = OutboxMessage.__table__.c  # type: ignore[attr-defined]
+    m = OutboxMail.__table__.c  # type: ignore[attr-defined]
+    q = select(c.id, c.status, c.attempts, m.raw, m.keep_raw).join_from(
+        OutboxMessage.__table__,  # type: ignore[attr-defined]
+        OutboxMail.__table__,  # type: ignore[attr-defined]
+        m.id == c.id,
+    )
     with reading(cfg.database_url) as conn:
-        return {r[0]: tuple(r[1:]) for r in conn.execute(select(c.id, c.status, c.attempts, c.raw, c.keep_raw))}
+        return {r[0]: tuple(r[1:]) for r in conn.execute(q)}
 
 
 def test_fold_marks_the_journaled_rows_sent_in_one_statement_and_drops_the_code(tmp_path: Path) -> None:
@@ -73,7 +80,9 @@ def test_fold_marks_the_journaled_rows_sent_in_one_statement_and_drops_the_code(
             s.commit()
     finally:
         event.remove(eng, "before_cursor_execute", listener)
-    assert sum(st.lstrip().upper().startswith("UPDATE") for st in statements) == 1
+    updates = [" ".join(st.split()) for st in statements if st.lstrip().upper().startswith("UPDATE")]
+    assert len(updates) == 2 and updates[0].startswith("UPDATE outbox_mail SET keep_raw=?, raw=")
+    assert updates[1].startswith("UPDATE outbox SET") and "raw" not in updates[1]  # the bytes are not in the row
     rows = _rows(cfg)
     assert [rows[i][:2] for i in ids] == [("sent", 1)] * 3 + [("queued", 0)] * 2
     assert all(rows[i][2] == b"CODE [redacted]" and rows[i][3] is None for i in ids[:3])  # the code left with the mail

@@ -40,7 +40,7 @@ def test_every_mail_of_a_game_reads_the_same() -> None:
 
     home = seeded_home("italian-wars")  # a whole game's mail, played once per run; only read here
     db = sqlite3.connect(home / "pbem.db")
-    rows = db.execute("SELECT purpose, raw, keep_raw FROM outbox").fetchall()
+    rows = db.execute("SELECT purpose, raw, keep_raw FROM outbox JOIN outbox_mail USING (id)").fetchall()
     db.close()
     kinds = {purpose for purpose, _, _ in rows}
     assert len(rows) > 20 and {"report", "ack"} <= kinds, kinds

@@ -218,7 +218,9 @@ def test_after_a_prune_the_export_verify_and_verify_mail_still_pass(games: dict[
     import sqlite3
 
     home, alice, root = _pruned_copy(games, tmp_path), games["alice"], tmp_path
-    sent_bytes = "SELECT count(*), coalesce(sum(length(raw)), 0) FROM outbox WHERE status = 'sent'"
+    sent_bytes = (
+        "SELECT count(*), coalesce(sum(length(raw)), 0) FROM outbox JOIN outbox_mail USING (id) WHERE status = 'sent'"
+    )
     first = root / "first.json"
     assert _cli(home, "export", "italian-wars-demo", "--moderator", "--output", str(first))[0] == 0
     code, said = _cli(home, "prune", "--older-than", "1d", "--dry-run")

@@ -14,17 +14,20 @@ from sqlmodel import Session
 
 from pbem.mail.inbound.replies import SentMail, looked_up
 from pbem.record.db import fetch
-from pbem.record.models import OutboxMessage
+from pbem.record.models import OutboxMail, OutboxMessage
 
 _C = OutboxMessage.__table__.c  # type: ignore[attr-defined]
+_M = OutboxMail.__table__.c  # type: ignore[attr-defined]
 
 
 @cache
 def _q_sent(ids: int) -> Select[Any]:
     """Built once per number of ids (binds m0, m1, ...), so that it runs precompiled (`db.fetch`)."""
-    query: Select[Any] = select(
-        _C.message_id, _C.game_id, _C.player, _C.to_addr, _C.created_at, func.coalesce(_C.keep_raw, _C.raw)
-    ).where(_C.message_id.in_([bindparam(f"m{i}") for i in range(ids)]))
+    query: Select[Any] = (
+        select(_C.message_id, _C.game_id, _C.player, _C.to_addr, _C.created_at, func.coalesce(_M.keep_raw, _M.raw))
+        .join_from(OutboxMessage.__table__, OutboxMail.__table__, _M.id == _C.id)  # type: ignore[attr-defined]
+        .where(_C.message_id.in_([bindparam(f"m{i}") for i in range(ids)]))
+    )
     return query
 
 

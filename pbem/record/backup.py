@@ -96,7 +96,8 @@ def held(conn: Any, tables: set[str], mark: bytes, problems: list[str] | None = 
         check = str(row[0]) if row else None
     if not mark or "outbox" not in tables:
         return Opened(problems or [], revision, keys, key_check=check)
-    where = "FROM outbox WHERE substr(raw, 1, ?) = ?".replace("?", param)  # a blob's (a bytea's) first bytes
+    bytes_in = "outbox_mail" if "outbox_mail" in tables else "outbox"  # the mails' bytes (0022), before in the outbox
+    where = f"FROM {bytes_in} WHERE substr(raw, 1, ?) = ?".replace("?", param)  # a blob's (a bytea's) first bytes
     sealed = int(conn.execute(f"SELECT count(*) {where}", (len(mark), mark)).fetchone()[0])
     limit = f"LIMIT {param}"
     some = [bytes(r[0]) for r in conn.execute(f"SELECT raw {where} ORDER BY id {limit}", (len(mark), mark, SEALED))]

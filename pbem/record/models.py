@@ -2,7 +2,7 @@
 
 Append-only by design (docs/architecture.md, principles 7 and 8).  Rows are inserted and
 never changed, with one exception: the status columns of `OutboxMessage`
-(status, attempts, last_error, next_attempt_at, sent_at; and `raw`, replaced
+(status, attempts, last_error, next_attempt_at, sent_at; its bytes, `OutboxMail.raw`, replaced
 by `keep_raw` once a mail carrying a player's code has been sent, and emptied by `pbem prune` in a game ended
 long ago, its digest kept), and the index tables `Due` and `PollMark`,
 which say what is due and what the last poll saw.  A game's state is
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, Column, Index, Integer, LargeBinary, Text, UniqueConstraint, false
+from sqlalchemy import Boolean, Column, ForeignKey, Index, Integer, LargeBinary, Text, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 
@@ -284,9 +284,6 @@ class OutboxMessage(SQLModel, table=True):
     )  # report, status, ack, notice, news, limit, stranger, reminder, press, alert, resign
     upto_seq: int = 0  # for reports: the last event seq this report covers
     to_addr: str = Field(max_length=320)
-    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    # What to keep once sent, when `raw` holds a secret (a player's code): the same mail with the code redacted.
-    keep_raw: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     status: str = Field(default="queued", max_length=16)  # queued, sent, failed
     attempts: int = 0
     last_error: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
@@ -297,6 +294,21 @@ class OutboxMessage(SQLModel, table=True):
     # dropped, and when; `raw` is then empty.  None: the mail is kept whole.
     digest: str | None = Field(default=None, max_length=64)
     pruned_at: datetime | None = None
+
+
+class OutboxMail(SQLModel, table=True):
+    """The bytes of an outbox mail, one row per `OutboxMessage` (its `id`), written when it is queued (migration
+    0022).  Kept out of the row whose status changes: SQLite rewrites a row whole, its overflow pages too, when an
+    UPDATE changes its size, so marking a 20 KB report sent wrote it again (issue 27, perf29).  Changed only when
+    a mail carrying a player's code is sent or given up (`raw` becomes the redacted `keep_raw`) and by `pbem
+    prune` (`raw` emptied)."""
+
+    __tablename__ = "outbox_mail"
+
+    id: int = Field(sa_column=Column(Integer, ForeignKey("outbox.id"), primary_key=True, autoincrement=False))
+    # What to keep once sent, when `raw` holds a secret (a player's code): the same mail with the code redacted.
+    keep_raw: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
 class HomeSecret(SQLModel, table=True):

@@ -19,7 +19,7 @@ from sqlalchemy import select as core_select
 from sqlmodel import Session, select
 
 from pbem.record.db import fetch, insert
-from pbem.record.models import OutboxMessage, Seat
+from pbem.record.models import OutboxMail, OutboxMessage, Seat
 
 COUNTED = ("ack", "notice", "status", "stranger")  # the purposes the answers budget counts (`pbem.app.answers`)
 LIMIT = "limit"  # the one "too many messages" notice per address and window
@@ -58,9 +58,20 @@ def _answers(addresses: int) -> Select[Any]:
 
 
 def queue(s: Session, rows: dict[str, Any] | list[dict[str, Any]]) -> None:
-    """Add rows built by `pbem.mail.outbound.outgoing.outbox_row` (no ORM object: the INSERT is what costs)."""
-    if rows:
-        insert(s.connection(), OutboxMessage.__table__, rows)  # type: ignore[attr-defined]
+    """Add rows built by `pbem.mail.outbound.outgoing.outbox_row` (no ORM object: the INSERT is what costs): each
+    row's head in `outbox`, its bytes (`raw`, `keep_raw`) in `outbox_mail` under the same id (migration 0022)."""
+    conn = s.connection()
+    mails = []
+    for row in rows if isinstance(rows, list) else [rows]:
+        head = {k: v for k, v in row.items() if k not in _BYTES}
+        oid = insert(conn, OutboxMessage.__table__, head)  # type: ignore[attr-defined]
+        assert oid is not None
+        mails.append({"id": oid, "raw": row["raw"], "keep_raw": row.get("keep_raw")})
+    if mails:
+        insert(conn, OutboxMail.__table__, mails)  # type: ignore[attr-defined]
+
+
+_BYTES = ("raw", "keep_raw")  # an outbox row's columns that `outbox_mail` holds
 
 
 def last_report_seqs(s: Session, game_id: int, players: Iterable[str] | None = None) -> dict[str, int]:

@@ -58,7 +58,10 @@ class Found:
 def _waiting(c: Connection) -> int:
     from sqlalchemy import text
 
-    q = text("SELECT count(*) FROM outbox WHERE status = 'queued' AND substr(raw, 1, :n) = :m")
+    q = text(
+        "SELECT count(*) FROM outbox o JOIN outbox_mail b ON b.id = o.id "  # the bytes: migration 0022
+        "WHERE o.status = 'queued' AND substr(b.raw, 1, :n) = :m"
+    )
     return int(c.execute(q, {"n": len(MARK), "m": MARK}).scalar_one())
 
 

@@ -3,7 +3,7 @@
 The outbox kept the text of every mail sent, whole: 89% of a home's database after half a year
 (`benchmarks/months.py`).  For the games over or abandoned before a time, each mail sent keeps its row (its
 Message-ID, recipient, purpose, player, times) with the SHA-256 of its stored bytes (`digest`) and when they were
-dropped (`pruned_at`, migration 0021); `raw` becomes empty.  Nothing else reads a sent mail's bytes but the poll's
+dropped (`pruned_at`, migration 0021); its bytes (`outbox_mail.raw`, migration 0022) become empty.  Nothing else reads a sent mail's bytes but the poll's
 reading of a reply to it (`pbem.record.answered`: the copy of that mail inside the reply is left out): a reply to
 a pruned mail is still known by its Message-ID, and answered "the game is over" as before; its quoted copy is
 read as chatter.  The chain, the events, the inbound mail and therefore `pbem export` and `pbem verify` do not read
@@ -24,6 +24,8 @@ from pbem.record import models
 from pbem.record.store import CONTROL, aware
 
 _O = models.OutboxMessage.__table__  # type: ignore[attr-defined]
+_M = models.OutboxMail.__table__  # type: ignore[attr-defined]
+_SENT = _O.join(_M, _M.c.id == _O.c.id)  # each mail's row and its bytes (migration 0022)
 _G = models.Game.__table__.c  # type: ignore[attr-defined]
 _S = models.Snapshot.__table__.c  # type: ignore[attr-defined]
 _C = models.ControlAction.__table__.c  # type: ignore[attr-defined]
@@ -32,7 +34,7 @@ _C = models.ControlAction.__table__.c  # type: ignore[attr-defined]
 def _whole(c: Any) -> tuple[Any, ...]:
     """A sent mail still whole (not pruned; a schema downgraded and upgraded again forgot `pruned_at`: its empty
     bytes are not pruned twice)."""
-    return (c.status == "sent", c.pruned_at.is_(None), func.length(c.raw) > 0)
+    return (c.status == "sent", c.pruned_at.is_(None), func.length(_M.c.raw) > 0)
 
 
 CHUNK = 200  # mails read and emptied per statement: a report with its pictures is about 26 KB
@@ -81,7 +83,9 @@ def unpruned(s: Session, game_id: int) -> tuple[int, int]:
     row = (
         s.connection()
         .execute(
-            select(func.count(), func.coalesce(func.sum(func.length(c.raw)), 0)).where(*_whole(c), c.game_id == game_id)
+            select(func.count(), func.coalesce(func.sum(func.length(_M.c.raw)), 0))
+            .select_from(_SENT)
+            .where(*_whole(c), c.game_id == game_id)
         )
         .one()
     )
@@ -97,16 +101,17 @@ def prune_sent(s: Session, game_id: int, when: datetime) -> tuple[int, int]:
     after = 0
     while True:
         rows = conn.execute(
-            select(c.id, c.raw).where(*_whole(c), c.game_id == game_id, c.id > after).order_by(c.id).limit(CHUNK)
+            select(c.id, _M.c.raw)
+            .select_from(_SENT)
+            .where(*_whole(c), c.game_id == game_id, c.id > after)
+            .order_by(c.id)
+            .limit(CHUNK)
         ).all()
         if not rows:
             return mails, dropped
         for mid, raw in rows:
             data = bytes(raw or b"")
-            conn.execute(
-                _O.update()
-                .where(c.id == mid)
-                .values(raw=b"", keep_raw=None, digest=hashlib.sha256(data).hexdigest(), pruned_at=when)
-            )
+            conn.execute(_M.update().where(_M.c.id == mid).values(raw=b"", keep_raw=None))
+            conn.execute(_O.update().where(c.id == mid).values(digest=hashlib.sha256(data).hexdigest(), pruned_at=when))
             mails, dropped = mails + 1, dropped + len(data)
         after = int(rows[-1][0])

@@ -31,11 +31,11 @@ from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import func
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from pbem.record.files import running
-from pbem.record.models import OutboxMessage
+from pbem.record.models import OutboxMail, OutboxMessage
 
 FOLD_CHUNK = 500  # ids per UPDATE (under every database's parameter limit)
 DIRECTORY = "outbox-sent"
@@ -173,24 +173,26 @@ def replay(home: Path, url: str, when: datetime) -> int:
 def fold(conn: Connection, ids: Iterable[int], when: datetime) -> int:
     """Mark these outbox rows sent (one UPDATE per chunk) in the caller's transaction; returns rows changed.
 
-    Sent: the player's code (if any) left with the mail, so `raw` becomes the redacted `keep_raw`.
+    Sent: the player's code (if any) left with the mail, so its `outbox_mail.raw` becomes the redacted `keep_raw`
+    (a statement that changes only the rows of the few mails that carried a code).  The mails' bytes are not
+    written again: they are not in the row whose status changes (migration 0022).
     """
     todo = sorted(set(ids))
     c = OutboxMessage.__table__.c  # type: ignore[attr-defined]
+    m = OutboxMail.__table__.c  # type: ignore[attr-defined]
     changed = 0
     for start in range(0, len(todo), FOLD_CHUNK):
         chunk = todo[start : start + FOLD_CHUNK]
+        queued = select(c.id).where(c.id.in_(chunk), c.status == "queued")
+        conn.execute(
+            OutboxMail.__table__.update()  # type: ignore[attr-defined]
+            .where(m.id.in_(chunk), m.keep_raw.is_not(None), m.id.in_(queued))
+            .values(raw=m.keep_raw, keep_raw=None)
+        )
         res = conn.execute(
             OutboxMessage.__table__.update()  # type: ignore[attr-defined]
             .where(c.id.in_(chunk), c.status == "queued")
-            .values(
-                status="sent",
-                sent_at=when,
-                last_error="",
-                attempts=c.attempts + 1,
-                raw=func.coalesce(c.keep_raw, c.raw),
-                keep_raw=None,
-            )
+            .values(status="sent", sent_at=when, last_error="", attempts=c.attempts + 1)
         )
         changed += res.rowcount or 0
     return changed

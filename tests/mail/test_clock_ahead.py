@@ -65,7 +65,7 @@ def _told(w: World) -> list[bytes]:
 
     con = sqlite3.connect(w.cfg.database_url.removeprefix("sqlite:///"))
     try:
-        rows = con.execute("SELECT raw FROM outbox WHERE purpose = 'alert'").fetchall()
+        rows = con.execute("SELECT raw FROM outbox JOIN outbox_mail USING (id) WHERE purpose = 'alert'").fetchall()
     finally:
         con.close()
     return [bytes(r[0]) for r in rows if b"ahead of the mail server" in bytes(r[0])]

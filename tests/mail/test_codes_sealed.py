@@ -111,7 +111,7 @@ def test_no_table_holds_a_code_from_the_commit_that_queues_it_to_its_sending(tmp
     games.create_game(Home.of(cfg), "habsburg", "g1", PLAYERS, seed="sealed", codes=CODES)
     db = _db(cfg)
     assert codes_in_record(db) == [], "queued: the first reports are in the outbox, their codes are not"
-    sealed_rows = sqlite3.connect(db).execute("SELECT raw, keep_raw FROM outbox").fetchall()
+    sealed_rows = sqlite3.connect(db).execute("SELECT raw, keep_raw FROM outbox JOIN outbox_mail USING (id)").fetchall()
     assert len(sealed_rows) == 3 and all(sealed.is_sealed(r) and k for r, k in sealed_rows)
     assert (Path(cfg.home) / sealed.KEY_FILE).stat().st_mode & 0o077 == 0, "the key file is the moderator's only"
 

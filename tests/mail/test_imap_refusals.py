@@ -137,7 +137,9 @@ def _ids(raws: list[bytes]) -> list[str]:
 
 def _alerts(cfg: config_mod.Config) -> list[str]:
     with sqlite3.connect(cfg.database_url.removeprefix("sqlite:///")) as conn:
-        rows = conn.execute("SELECT raw FROM outbox WHERE to_addr = ? AND purpose = 'alert'", (MODERATOR,)).fetchall()
+        rows = conn.execute(
+            "SELECT raw FROM outbox JOIN outbox_mail USING (id) WHERE to_addr = ? AND purpose = 'alert'", (MODERATOR,)
+        ).fetchall()
     mails = [message_from_bytes(bytes(raw), policy=policy.default) for (raw,) in rows]
     return [m.get_body(("plain",)).get_content() for m in mails if "left in the inbox" in str(m["Subject"])]
 

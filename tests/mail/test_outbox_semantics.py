@@ -119,7 +119,9 @@ def test_a_mail_given_up_on_is_listed_and_queued_again(tmp_path: Path) -> None:
                 sender.close()
     assert _rows(cfg)["bob@example.test"] == ("failed", 2)
     con = sqlite3.connect(cfg.database_url.removeprefix("sqlite:///"))
-    raw, keep = con.execute("SELECT raw, keep_raw FROM outbox WHERE to_addr = 'bob@example.test'").fetchone()
+    raw, keep = con.execute(
+        "SELECT raw, keep_raw FROM outbox JOIN outbox_mail USING (id) WHERE to_addr = 'bob@example.test'"
+    ).fetchone()
     con.close()
     assert CODES["Bob"].encode() not in raw and keep is None, "a mail given up on keeps no code"
     listed = _pbem(cfg, "outbox", "list")
@@ -149,7 +151,7 @@ def test_mail_given_up_on_tells_the_moderator_once_a_day_not_once_a_mail(tmp_pat
     assert len(failed) >= 3, rows  # every player's first report
     con = sqlite3.connect(cfg.database_url.removeprefix("sqlite:///"))
     try:
-        alerts = con.execute("SELECT raw FROM outbox WHERE purpose = 'alert'").fetchall()
+        alerts = con.execute("SELECT raw FROM outbox JOIN outbox_mail USING (id) WHERE purpose = 'alert'").fetchall()
     finally:
         con.close()
     assert len(alerts) == 1 and b"pbem outbox list" in bytes(alerts[0][0]), len(alerts)

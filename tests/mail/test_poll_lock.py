@@ -159,7 +159,9 @@ def _alerts(toml: Path, kind_text: str) -> list[tuple[str, bytes]]:
     cfg = config_mod.load(toml)
     con = sqlite3.connect(cfg.database_url.removeprefix("sqlite:///"))
     try:
-        rows = con.execute("SELECT status, raw FROM outbox WHERE purpose = 'alert'").fetchall()
+        rows = con.execute(
+            "SELECT status, raw FROM outbox JOIN outbox_mail USING (id) WHERE purpose = 'alert'"
+        ).fetchall()
     finally:
         con.close()
     return [(st, bytes(raw)) for st, raw in rows if kind_text.encode() in bytes(raw)]

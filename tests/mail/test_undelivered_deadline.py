@@ -69,7 +69,10 @@ def _defaults(cfg) -> int:
 
 def _alerts(cfg) -> list[bytes]:
     with _db(cfg) as con:
-        rows = con.execute("SELECT raw FROM outbox WHERE to_addr = ? AND purpose = 'alert'", (cfg.moderator_address,))
+        rows = con.execute(
+            "SELECT raw FROM outbox JOIN outbox_mail USING (id) WHERE to_addr = ? AND purpose = 'alert'",
+            (cfg.moderator_address,),
+        )
         return [bytes(r[0]) for r in rows if b"deadline held" in bytes(r[0])]
 
 
@@ -84,7 +87,9 @@ def _told(cfg) -> set[str]:
     from email.parser import BytesParser
 
     with _db(cfg) as con:
-        rows = con.execute("SELECT to_addr, raw FROM outbox WHERE purpose = 'news'").fetchall()
+        rows = con.execute(
+            "SELECT to_addr, raw FROM outbox JOIN outbox_mail USING (id) WHERE purpose = 'news'"
+        ).fetchall()
     texts = {to: BytesParser(policy=policy.default).parsebytes(raw).get_body(("plain",)) for to, raw in rows}
     return {to for to, t in texts.items() if t is not None and "moves by the time it was held" in t.get_content()}
 

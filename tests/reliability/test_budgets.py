@@ -29,7 +29,9 @@ def _last_inbound(world: World) -> tuple[str, str, bytes]:
 
 
 def _new_mail(world: World, since: int) -> list[tuple[str, str, bytes]]:
-    return world.con.execute("SELECT to_addr, purpose, raw FROM outbox WHERE id > ?", (since,)).fetchall()
+    return world.con.execute(
+        "SELECT to_addr, purpose, raw FROM outbox JOIN outbox_mail USING (id) WHERE id > ?", (since,)
+    ).fetchall()
 
 
 def _text(raw: bytes) -> str:

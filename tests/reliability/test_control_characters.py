@@ -71,7 +71,9 @@ def test_hostile_press_reaches_no_terminal_and_no_text_export_raw(world: World, 
     assert polling.handle(
         Home.of(world.cfg), world.mail(ADDR["Alice"], "hh", lines, mid="<esc@players.test>"), WHEN
     ).kind == ("accepted")
-    press = world.con.execute("SELECT raw FROM outbox WHERE id > ? AND purpose = 'press'", (last,)).fetchall()
+    press = world.con.execute(
+        "SELECT raw FROM outbox JOIN outbox_mail USING (id) WHERE id > ? AND purpose = 'press'", (last,)
+    ).fetchall()
     assert press
     for (raw,) in press:
         text = BytesParser(policy=policy.default).parsebytes(raw).get_body(("plain",)).get_content()

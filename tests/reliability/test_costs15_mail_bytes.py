@@ -72,9 +72,14 @@ def _write(path: str, size: int) -> None:
         rows += [(f"<o{i}@t>", f"o{i}@t", None, "", "ignored", "", size, _at(len(rows))) for i in range(OTHERS)]
         con.executemany(inbound, rows)
         con.executemany(
-            "INSERT INTO outbox (message_id, game_id, player, purpose, upto_seq, to_addr, raw, status, attempts, "
-            "last_error, next_attempt_at, created_at) VALUES (?, 1, ?, 'report', ?, ?, zeroblob(?), 'sent', 1, '', ?, ?)",
-            [(f"<out{p}{i}@t>", p, i, f"{p}@t", size, _at(i), _at(i)) for i in range(MAILS) for p in PLAYERS],
+            "INSERT INTO outbox (message_id, game_id, player, purpose, upto_seq, to_addr, status, attempts, "
+            "last_error, next_attempt_at, created_at) VALUES (?, 1, ?, 'report', ?, ?, 'sent', 1, '', ?, ?)",
+            [(f"<out{p}{i}@t>", p, i, f"{p}@t", _at(i), _at(i)) for i in range(MAILS) for p in PLAYERS],
+        )
+        con.execute(  # each mail's bytes (migration 0022)
+            "INSERT INTO outbox_mail (id, raw) SELECT id, zeroblob(?) FROM outbox WHERE id NOT IN "
+            "(SELECT id FROM outbox_mail)",
+            (size,),
         )
 
 
@@ -272,10 +277,15 @@ def _running(root: Path, size: int) -> Path:
             [(f"<{p}{i}@t>", f"{p.lower()}@players.test", p, size, at[i]) for i in range(MAILS) for p in PLAYERS],
         )
         con.executemany(
-            "INSERT INTO outbox (message_id, game_id, player, purpose, upto_seq, to_addr, raw, status, attempts, "
+            "INSERT INTO outbox (message_id, game_id, player, purpose, upto_seq, to_addr, status, attempts, "
             "last_error, next_attempt_at, created_at, sent_at) "
-            "VALUES (?, 1, ?, 'report', 0, ?, zeroblob(?), 'sent', 1, '', ?, ?, ?)",
-            [(f"<o{p}{i}@t>", p, f"{p}@t", size, at[i], at[i], at[i]) for i in range(MAILS) for p in PLAYERS],
+            "VALUES (?, 1, ?, 'report', 0, ?, 'sent', 1, '', ?, ?, ?)",
+            [(f"<o{p}{i}@t>", p, f"{p}@t", at[i], at[i], at[i]) for i in range(MAILS) for p in PLAYERS],
+        )
+        con.execute(  # each mail's bytes (migration 0022)
+            "INSERT INTO outbox_mail (id, raw) SELECT id, zeroblob(?) FROM outbox WHERE id NOT IN "
+            "(SELECT id FROM outbox_mail)",
+            (size,),
         )
         con.execute(
             "INSERT INTO mail_modes (game_id, player, mode, created_at) VALUES (1, 'Carol', 'digest', ?)", at[:1]

@@ -113,7 +113,9 @@ def test_a_mail_of_too_many_parts_is_refused_with_why_and_stored_without_its_bod
     ).fetchone()
     assert (outcome, reason) == ("rejected", f"could not be read: the message has more than {MAX_PARTS} parts")
     assert b"ABCD-EFGH" not in stored and CODES["Alice"].encode() not in stored and len(stored) < 2_000
-    (told,) = world.con.execute("SELECT keep_raw, raw FROM outbox WHERE id > ?", (last,)).fetchall()
+    (told,) = world.con.execute(
+        "SELECT keep_raw, raw FROM outbox JOIN outbox_mail USING (id) WHERE id > ?", (last,)
+    ).fetchall()
     assert f"more than {MAX_PARTS} parts" in text_bodies(told[0] or told[1])["plain"]
     # as many parts as a mail may have are read (its orders applied or refused as any other mail's)
     assert polling.contained(Home.of(world.cfg), _mail(PARTS["a few bytes of text"] * (MAX_PARTS - 2))(), WHEN)

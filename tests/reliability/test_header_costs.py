@@ -253,6 +253,8 @@ def test_a_mail_refused_for_a_long_content_type_keeps_no_code_and_is_told_why(wo
     kept = stored.decode("utf-8", "replace")
     assert CODES["Alice"] not in kept and "ALCE" not in kept.replace("[code]", "")
     assert ADDR["Alice"] in kept and "p1=v" not in kept, "who sent it is kept, not the header that was too long"
-    told = world.con.execute("SELECT to_addr, raw FROM outbox WHERE id > ?", (since,)).fetchall()
+    told = world.con.execute(
+        "SELECT to_addr, raw FROM outbox JOIN outbox_mail USING (id) WHERE id > ?", (since,)
+    ).fetchall()
     assert [to for to, _ in told] == [ADDR["Alice"]]
     assert b"Content-Type header is" in told[0][1] and CODES["Alice"].encode() not in told[0][1]

@@ -194,7 +194,7 @@ class World:
                 assert any(to == sender for to, _ in new), f"a registered player got no answer:{where}"
             else:  # a player of another game writing to this one plays nothing here: told only that (players15)
                 told = self.con.execute(
-                    "SELECT raw FROM outbox WHERE id > ? AND to_addr = ?", (last, sender)
+                    "SELECT raw FROM outbox JOIN outbox_mail USING (id) WHERE id > ? AND to_addr = ?", (last, sender)
                 ).fetchall()
                 for (raw_out,) in told:
                     said = _plain_text(raw_out)

@@ -75,7 +75,8 @@ class Home:
             games.create_game(Root.of(self.cfg), kind, name, seats, seed=f"imap-{name}", codes=CODES)
         self.db = sqlite3.connect(self.cfg.database_url.removeprefix("sqlite:///"))
         with self.db:  # the first reports are not under test here: taken as sent, so each mailbox starts empty
-            self.db.execute("UPDATE outbox SET status = 'sent', raw = coalesce(keep_raw, raw), keep_raw = NULL")
+            self.db.execute("UPDATE outbox_mail SET raw = coalesce(keep_raw, raw), keep_raw = NULL")
+            self.db.execute("UPDATE outbox SET status = 'sent'")
         self.seen = dict.fromkeys(ADDR.values(), 0)
 
     def send(self, raw: bytes, sender: str = "") -> None:

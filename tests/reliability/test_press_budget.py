@@ -38,7 +38,9 @@ def press_mail(player: str, blocks: int = 3) -> bytes:
 def _count(cfg, purpose: str, to: str | None = None, text: str = "") -> int:
     con = sqlite3.connect(cfg.database_url.removeprefix("sqlite:///"))
     try:
-        rows = con.execute("SELECT to_addr, raw FROM outbox WHERE purpose = ?", (purpose,)).fetchall()
+        rows = con.execute(
+            "SELECT to_addr, raw FROM outbox JOIN outbox_mail USING (id) WHERE purpose = ?", (purpose,)
+        ).fetchall()
     finally:
         con.close()
     return sum(1 for addr, raw in rows if (to is None or addr == to) and text.encode() in bytes(raw))

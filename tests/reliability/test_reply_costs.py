@@ -41,7 +41,8 @@ def world() -> Iterator[tuple[World, str, str]]:
         mid, raw = w.con.execute(
             # the copy a reply is compared with (`pbem.record.answered`): a report carrying a code is stored sealed
             # in `raw`, and its Fernet token was all these shapes quoted (no word of it is a report's)
-            "SELECT o.message_id, coalesce(o.keep_raw, o.raw) FROM outbox o JOIN games g ON g.id = o.game_id "
+            "SELECT o.message_id, coalesce(b.keep_raw, b.raw) FROM outbox o JOIN outbox_mail b ON b.id = o.id "
+            "JOIN games g ON g.id = o.game_id "
             "WHERE o.to_addr = ? AND g.name = 'hh' ORDER BY o.id DESC LIMIT 1",
             (ADDR["Alice"],),
         ).fetchone()

@@ -297,7 +297,7 @@ def codes_only_in_their_own_first_report(home: Path, bot_seed: str, players: int
     assert first == dict.fromkeys(codes, 1), f"each code mailed once, to its player: {first}"
     con = sqlite3.connect(home / "pbem.db")
     try:
-        for (raw,) in con.execute("SELECT raw FROM outbox WHERE status = 'sent'"):
+        for (raw,) in con.execute("SELECT raw FROM outbox JOIN outbox_mail USING (id) WHERE status = 'sent'"):
             for code in codes.values():
                 assert code.encode() not in raw, "a sent mail kept in the record still holds a code"
         for (raw,) in con.execute("SELECT raw FROM inbound_messages"):

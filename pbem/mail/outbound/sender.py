@@ -44,7 +44,7 @@ from pbem.mail.transports.seam import (
 from pbem.record import marks, outbox, sentlog
 from pbem.record.db import fetch, reading, session, transaction
 from pbem.record.home_secrets import message_id_key
-from pbem.record.models import OutboxMessage
+from pbem.record.models import OutboxMail, OutboxMessage
 
 log = logging.getLogger("pbem.sender")
 
@@ -80,10 +80,12 @@ class Claims:
 
 
 _C = OutboxMessage.__table__.c  # type: ignore[attr-defined]
+_M = OutboxMail.__table__.c  # type: ignore[attr-defined]
 _Q_DUE = select(_C.id).where(_C.status == "queued", _C.next_attempt_at <= bindparam("when")).order_by(_C.id)
 # the queued mails with ids from lo to hi (a chunk of the due ids, read just before they are sent)
 _Q_RAWS = (
-    select(_C.id, _C.raw, _C.keep_raw, _C.to_addr)
+    select(_C.id, _M.raw, _M.keep_raw, _C.to_addr)
+    .join_from(OutboxMessage.__table__, OutboxMail.__table__, _M.id == _C.id)  # type: ignore[attr-defined]
     .where(_C.id >= bindparam("lo"), _C.id <= bindparam("hi"), _C.status == "queued")
     .order_by(_C.id)
 )
@@ -350,8 +352,10 @@ def _mark(cfg: Config, oid: int, when: datetime, error: str, permanent: bool = F
         failed = permanent or row.attempts >= cfg.smtp.max_attempts
         if failed:
             row.status = "failed"
-            if row.keep_raw is not None:  # given up: the player's code leaves the record as when sent (issue 26);
-                row.raw, row.keep_raw = row.keep_raw, None  # a retry sends it without: a reply still identifies
+            mail = s.get(OutboxMail, oid)
+            if mail is not None and mail.keep_raw is not None:  # given up: the player's code leaves the record as
+                mail.raw, mail.keep_raw = mail.keep_raw, None  # when sent (issue 26); a retry sends it without: a
+                s.add(mail)  # reply still identifies
             if row.purpose != "alert":  # one alert a day (a server refusing everything gave one a mail)
                 told, secret = alert(cfg, row, when), message_id_key(s)
                 if not outbox.queued_ids(s, [message_id(cfg, told, secret)]):
