@@ -261,6 +261,7 @@ def traced() -> Iterator[None]:
     if not tracing:
         tracemalloc.start()
     sys.setswitchinterval(QUIET_SWITCH)
+    time.sleep(0.001)  # a thread already waiting for the interpreter takes its turn now, and is then held off
     try:
         yield
     finally:

@@ -53,7 +53,7 @@ def _cpu(world: World, raw: bytes, kind: str | None = None) -> float:
     not the clock: a test run beside another one on the same cores is paused at times, and a pause is no cost."""
     t = Window()
     got = _handle(world, raw).kind
-    spent = Window() - t
+    spent = t.close().cpu
     assert kind is None or got == kind, (got, kind)
     return spent
 
