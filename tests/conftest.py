@@ -151,6 +151,20 @@ def _pbem_logs_reach_caplog() -> None:
     log.setLevel(logging.NOTSET)
 
 
+@pytest.fixture(autouse=True)
+def _noisy_neighbour() -> Iterator[None]:
+    """With PBEM_NOISY_NEIGHBOUR=1, every test runs beside a thread that reads, computes, allocates and starts
+    threads (`tests.noisy`): what an earlier test's servers do in the same worker.  A count that changes under it
+    counts more than its test means to; `tests/test_noisy_neighbour.py` checks the shared measurements always."""
+    if os.environ.get("PBEM_NOISY_NEIGHBOUR", "0") == "0":
+        yield
+        return
+    from tests.noisy import neighbour
+
+    with neighbour():
+        yield
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     """One headless Chromium for each test process (`tests.browser.Browser`), started by the first test that asks.

@@ -22,16 +22,115 @@ what it copied (a rest of a line for each of its hints, as a key), `held` counts
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
+import threading
 import time
 import tracemalloc
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
 Tracer = Callable[[FrameType, str, Any], Any]
+
+
+@dataclass
+class Spent:
+    """What a window's threads spent: CPU seconds and read calls (`/proc/.../io`'s syscr; 0 where there is none)."""
+
+    cpu: float = 0.0
+    reads: int = 0
+
+    def __add__(self, other: Spent) -> Spent:
+        return Spent(self.cpu + other.cpu, self.reads + other.reads)
+
+
+def _reads_of(io: str) -> int:
+    try:
+        return int(next(line.split()[1] for line in Path(io).read_text().splitlines() if line.startswith("syscr")))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return 0
+
+
+def _cpu_of(tid: int) -> float:
+    """The CPU seconds of a thread of this process that is still running (`schedstat`'s time on a core, in ns)."""
+    try:
+        return int(Path(f"/proc/self/task/{tid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+class Window:
+    """What the thread that opens the window and the threads it starts inside it (and those they start) spend until
+    `close`: no other thread's.  A process-wide count (`time.process_time`, `/proc/self/io`) takes in every thread of
+    the worker: a server or pool thread of an earlier test that reads, computes or ends inside the window (the CI run
+    that read 84 then 2,151 read calls for one export, costs15).  A thread is the window's when one of the window's
+    threads calls its `start` (`Thread.start` and `Thread.run` wrapped while the window is open); it reads its own
+    count as it ends, or the window reads it at `close` if it still runs.  A `Thread` subclass with its own `run`
+    (`threading.Timer`) is not counted.  `tests/test_noisy_neighbour.py` checks that a neighbour thread reading,
+    computing, allocating and starting threads inside the window leaves the count as it was."""
+
+    def __init__(self) -> None:
+        self.me = threading.get_native_id()
+        self.family: set[int] = {self.me}  # native ids of the window's threads
+        self.adopted: weakref.WeakSet[threading.Thread] = weakref.WeakSet()  # the threads a window's thread started
+        self.ended: dict[int, Spent | None] = {}  # native id -> what it spent, None while it runs
+        self._start, self._run = threading.Thread.start, threading.Thread.run
+        window, start, run = self, self._start, self._run
+
+        def started(thread: threading.Thread) -> None:
+            if threading.get_native_id() in window.family:
+                window.adopted.add(thread)
+            start(thread)
+
+        def counted(thread: threading.Thread) -> None:
+            if thread not in window.adopted:
+                run(thread)
+                return
+            tid = threading.get_native_id()
+            window.family.add(tid)
+            window.ended[tid] = None
+            try:
+                run(thread)
+            finally:
+                window.ended[tid] = Spent(time.thread_time(), _reads_of("/proc/thread-self/io"))
+
+        threading.Thread.start = started  # type: ignore[method-assign]
+        threading.Thread.run = counted  # type: ignore[method-assign]
+        self.first = Spent(time.thread_time(), _reads_of(f"/proc/self/task/{self.me}/io"))
+
+    def close(self) -> Spent:
+        mine = Spent(time.thread_time() - self.first.cpu, _reads_of(f"/proc/self/task/{self.me}/io") - self.first.reads)
+        threading.Thread.start, threading.Thread.run = self._start, self._run  # type: ignore[method-assign]
+        for tid, ended in list(self.ended.items()):
+            mine += ended if ended is not None else Spent(_cpu_of(tid), _reads_of(f"/proc/self/task/{tid}/io"))
+        return mine
+
+    def alive(self) -> list[threading.Thread]:
+        """The window's threads still running: those it started, not those other threads started meanwhile."""
+        return [t for t in self.adopted if t.is_alive()]
+
+
+@contextlib.contextmanager
+def window() -> Iterator[list[Spent]]:
+    """`with window() as spent:` ... then `spent[0]` is the window's `Spent`."""
+    out: list[Spent] = []
+    w = Window()
+    try:
+        yield out
+    finally:
+        out.append(w.close())
+
+
+def thread_cpu(run: Callable[[], object]) -> float:
+    """The CPU seconds of `run()` in its thread and the threads it starts (a `Window`), the collector as it is."""
+    w = Window()
+    run()
+    return w.close().cpu
 
 
 @dataclass
@@ -60,12 +159,15 @@ class Growth:
         )
 
 
-def cpu(run: Callable[[], object], clock: Callable[[], float] = time.process_time) -> float:
+def cpu(run: Callable[[], object], clock: Callable[[], float] | None = None) -> float:
     """The CPU seconds of one run, the collector off: a collection's cost is that of every object the test
-    process holds, not of the stage."""
+    process holds, not of the stage.  Without `clock`, those of `run`'s thread and the threads it starts (`Window`):
+    the process's CPU time counted every other thread of the worker too."""
     enabled = gc.isenabled()
     gc.disable()
     try:
+        if clock is None:
+            return thread_cpu(run)
         t = clock()
         run()
         return clock() - t
@@ -82,7 +184,7 @@ def growth(
     factor: int = 4,
     floor: float = 2e-3,
     most: int = 6,
-    clock: Callable[[], float] = time.process_time,
+    clock: Callable[[], float] | None = None,
 ) -> Growth:
     """The growth of `work(k)()`'s CPU time from k = n to k = `factor` n.  The small size is read twice, then the
     sizes alternate: reading stops as soon as the least times are within `bound`, else after `most` readings of
@@ -105,7 +207,7 @@ def least(
     *,
     within: float | None = None,
     most: int = 3,
-    clock: Callable[[], float] = time.process_time,
+    clock: Callable[[], float] | None = None,
 ) -> float:
     """The least CPU seconds of up to `most` runs of `work()`; with `within` (the bound the time is checked
     against), the first reading within it, which the least would be too."""
@@ -144,20 +246,38 @@ def steps(run: Callable[[], object]) -> int:
     return count
 
 
-def held(run: Callable[[], object]) -> int:
-    """The most bytes of Python objects allocated during `run()` and held at once (`tracemalloc`'s peak over what
-    was held before): like `steps`, the same for the same input whatever else the machine runs."""
-    tracing = tracemalloc.is_tracing()
+#: The interpreter's switch interval while `traced` counts: `tracemalloc` counts every thread's allocations, and a
+#: neighbour thread of the worker (a server of an earlier test) would take its turn every 5 ms of `run` otherwise.
+QUIET_SWITCH = 5.0
+
+
+@contextlib.contextmanager
+def traced() -> Iterator[None]:
+    """`tracemalloc` on, with no other thread of the worker running unless the calling thread waits (I/O, a lock,
+    a sleep): `tracemalloc` has no count per thread, so the other threads are kept from allocating instead.  A
+    thread waiting for a core it is not given costs nothing; the calling thread gives the interpreter up at
+    each wait as before."""
+    tracing, interval = tracemalloc.is_tracing(), sys.getswitchinterval()
     if not tracing:
         tracemalloc.start()
+    sys.setswitchinterval(QUIET_SWITCH)
+    time.sleep(0.001)  # a thread already waiting for the interpreter takes its turn now, and is then held off
     try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
+        if not tracing:
+            tracemalloc.stop()
+
+
+def held(run: Callable[[], object]) -> int:
+    """The most bytes of Python objects allocated during `run()` and held at once (`tracemalloc`'s peak over what
+    was held before): like `steps`, the same for the same input whatever else the machine runs (`traced`)."""
+    with traced():
         tracemalloc.reset_peak()
         before = tracemalloc.get_traced_memory()[0]
         run()
         return tracemalloc.get_traced_memory()[1] - before
-    finally:
-        if not tracing:
-            tracemalloc.stop()
 
 
 @dataclass

@@ -8,13 +8,12 @@ one redaction looks for keeps no body.  Each refusal quotes what was too much an
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from pbem.home.app import Home
 from pbem.mail.inbound import budgets
 from pbem.mail.inbound.redact import MAX_CODES
+from tests.growth import Window
 from tests.reliability import killpoints as kp
 from tests.reliability.test_hostile_mail import ADDR, CODES, WHEN, World
 
@@ -54,9 +53,9 @@ def _handle(world: World, raw: bytes):
 def _cpu(world: World, raw: bytes, kind: str | None = None) -> float:
     """The CPU seconds this process spends handling `raw` (which must come out as `kind`, if given).  CPU,
     not the clock: a test run beside another one on the same cores is paused at times, and a pause is no cost."""
-    t = time.process_time()
+    t = Window()
     got = _handle(world, raw).kind
-    spent = time.process_time() - t
+    spent = t.close().cpu
     assert kind is None or got == kind, (got, kind)
     return spent
 

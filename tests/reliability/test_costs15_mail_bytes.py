@@ -19,7 +19,6 @@ case failed) and now stay.
 
 from __future__ import annotations
 
-import contextlib
 import random
 import sqlite3
 import threading
@@ -36,6 +35,7 @@ from sqlmodel import Session
 
 from pbem.record import chatter, listing, modes
 from pbem.record.models import InboundMessage
+from tests.growth import Window
 
 IO = Path("/proc/self/io")
 pytestmark = pytest.mark.skipif(not IO.exists(), reason="counts the read calls of /proc/self/io (Linux)")
@@ -99,53 +99,16 @@ def _reads(url: str, answer: Callable[[Session], object]) -> tuple[int, object]:
         return _since(before), got
 
 
-def _syscr_of(io: Path) -> int:
-    return int(next(line.split()[1] for line in io.read_text().splitlines() if line.startswith("syscr")))
+def _syscr() -> Window:
+    """A window on the read calls of this thread and of the threads it starts (`tests.growth.Window`): counting
+    `/proc/self/io` less the other threads' own counts was not enough: a thread alive at the first reading that ended
+    inside the window (a server or pool thread of an earlier test on the same worker) left its calls in the
+    process's count and out of the threads' (a CI run read 84 then 2,151 calls for the same export)."""
+    return Window()
 
 
-class _Window:
-    """The read calls of the thread that opens the window and of every thread started inside it, up to `close`:
-    no other thread's.  Counting `/proc/self/io` less the other threads' own counts was not enough: a thread alive at
-    the first reading that ended inside the window (a server or pool thread of an earlier test on the same worker)
-    left its calls in the process's count and out of the threads' (a CI run read 84 then 2,151 calls for the same
-    export).  A thread started inside the window reads its own count as it ends (`Thread.run` wrapped for the
-    window); a `Thread` subclass with its own `run` (`threading.Timer`) is not counted."""
-
-    def __init__(self) -> None:
-        self.me = threading.get_native_id()
-        self.started: dict[int, int | None] = {}  # native id -> read calls at its end, None while running
-        self._run = threading.Thread.run
-        window, run = self, self._run
-
-        def counted(thread: threading.Thread) -> None:
-            tid = threading.get_native_id()
-            window.started[tid] = None
-            try:
-                run(thread)
-            finally:
-                window.started[tid] = _syscr_of(Path("/proc/thread-self/io"))
-
-        threading.Thread.run = counted  # type: ignore[method-assign]
-        self.first = _syscr_of(Path(f"/proc/self/task/{self.me}/io"))
-
-    def close(self) -> int:
-        mine = _syscr_of(Path(f"/proc/self/task/{self.me}/io")) - self.first
-        threading.Thread.run = self._run  # type: ignore[method-assign]
-        others = 0
-        for tid, ended in list(self.started.items()):
-            if ended is None:
-                with contextlib.suppress(OSError, StopIteration, ValueError):  # it ended meanwhile
-                    ended = _syscr_of(Path(f"/proc/self/task/{tid}/io"))
-            others += ended or 0
-        return mine + others
-
-
-def _syscr() -> _Window:
-    return _Window()
-
-
-def _since(before: _Window) -> int:
-    return before.close()
+def _since(before: Window) -> int:
+    return before.close().reads
 
 
 ANSWERS: dict[str, Callable[[Session], object]] = {

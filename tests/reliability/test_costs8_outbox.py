@@ -25,6 +25,7 @@ from pbem.cli import app
 from pbem.record import outbox
 from pbem.record.db import session
 from pbem.record.models import OutboxMessage
+from tests.growth import traced
 
 BODY = b"x" * 65_536
 WHEN = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
@@ -43,12 +44,13 @@ def _failed(url: str, n: int, start: int = 0) -> None:
 
 def _peak(url: str, run: Any) -> int:
     with session(url) as s:
-        tracemalloc.start()
         try:
-            run(s)
-            return tracemalloc.get_traced_memory()[1]
+            with traced():  # no other thread of the worker allocating meanwhile (`tests.growth.traced`)
+                tracemalloc.reset_peak()
+                before = tracemalloc.get_traced_memory()[0]
+                run(s)
+                return tracemalloc.get_traced_memory()[1] - before
         finally:
-            tracemalloc.stop()
             s.rollback()
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fcntl
 import socket
-import threading
 import time
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from pbem.mail.transports import deadline
 from pbem.mail.transports.imap import ImapInbox
 from pbem.mail.transports.seam import TransientSendError, TransportError
 from pbem.mail.transports.smtp import SmtpSender
+from tests.growth import Window
 from tests.mail.test_deadlines import MAIL, _imap_home, _pbem, server
 
 
@@ -75,7 +75,7 @@ def test_a_silent_smtp_server_ends_a_send_at_the_poll_deadline() -> None:
 
 
 def test_a_silent_smtp_server_without_a_watchdog_ends_at_the_socket_timeout() -> None:
-    before = set(threading.enumerate())
+    window = Window()  # the threads this test starts, not those another thread of the worker starts meanwhile
     with server(silent) as (port, _):
         started = time.monotonic()
         with pytest.raises(TransientSendError):
@@ -84,5 +84,6 @@ def test_a_silent_smtp_server_without_a_watchdog_ends_at_the_socket_timeout() ->
     assert spent < 1 + 5, spent  # wall clock: deadline
     # no thread per retry left behind: the send's own threads, not what earlier tests of this worker left running (an
     # absolute count, "fewer than 50", failed once the suite grew: 50 in a clean-clone rehearsal at 42f70ff5)
-    left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+    window.close()
+    left = window.alive()
     assert len(left) <= 1, left  # at most the silent server's own thread, still closing
