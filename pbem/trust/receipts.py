@@ -346,16 +346,20 @@ def _read_mbox(path: Path, told: list[str]) -> list[bytes]:
             raw = part.read()
         if os.linesep != "\n":  # as `get_bytes` gives it
             raw = raw.replace(os.linesep.encode(), b"\n")
-        if too_many_parts(raw):
-            told.append(f"message {n} of {path} has more than {MAX_PARTS:,} parts; pbem's mail has a few")
-            continue
-        if too_nested(raw):
-            told.append(
-                f"message {n} of {path} has more than {MAX_NESTED} multipart or message parts; pbem's mail has a few"
-            )
+        if (why := _unlike_pbems(raw, f"message {n} of {path}")) is not None:
+            told.append(why)
             continue
         out.append(raw)
     return out
+
+
+def _unlike_pbems(raw: bytes, name: str) -> str | None:
+    """Why the mail `name` is set aside unread (more parts, or parts nested deeper, than pbem's mail has), or None."""
+    if too_many_parts(raw):
+        return f"{name} has more than {MAX_PARTS:,} parts; pbem's mail has a few"
+    if too_nested(raw):
+        return f"{name} has more than {MAX_NESTED} multipart or message parts; pbem's mail has a few"
+    return None
 
 
 def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
@@ -389,13 +393,8 @@ def read_folder(path: Path, set_aside: list[str] | None = None) -> list[bytes]:
         total += len(raw)
         if total > MAX_FOLDER_BYTES:
             raise NoMail(f"{path} holds more than the {MAX_FOLDER_BYTES:,} bytes of mail pbem reads")
-        if too_many_parts(raw):
-            told.append(f"{file.name} in {path} has more than {MAX_PARTS:,} parts; pbem's mail has a few")
-            continue
-        if too_nested(raw):
-            told.append(
-                f"{file.name} in {path} has more than {MAX_NESTED} multipart or message parts; pbem's mail has a few"
-            )
+        if (why := _unlike_pbems(raw, f"{file.name} in {path}")) is not None:
+            told.append(why)
             continue
         out.append(raw)
     return out
