@@ -11,6 +11,7 @@ its files 0600 under umask 022; DEST is refused as given, exit 2, and a copy pas
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -506,3 +507,49 @@ def test_restore_into_is_refused_where_it_cannot_apply_and_said_needless_for_sql
     code, said = _cli("backup", "--check", str(one), "--restore-into", "postgresql://u:hunter2pw@h/db")
     assert code == 0 and "--restore-into is for a pg_dump file: this backup's SQLite database" in said, said
     assert "hunter2pw" not in said
+
+
+def test_a_damaged_database_is_saved_as_it_is_exit_3_and_keep_removes_nothing(
+    made: tuple[Config, Path], tmp_path: Path
+) -> None:
+    """A database with a page overwritten past its header: the cron poll goes on ("nothing to do", exit 0: it reads
+    only the pages it needs), and the nightly backup said it in a `note:` line of cron.log, exit 0, and let `--keep`
+    remove the older backups, which may be the only intact ones.  Now the copy is still made (it is the database as
+    it is), the command ends exit 3 naming SQLite's words and what to do, and `--keep` removes nothing.  Each of
+    the first 12 pages damaged alike that SQLite's `quick_check` finds: exit 3 and the older backup kept (a page SQLite's check cannot read past
+    stops the copy, exit 3, as before; a page no table uses is no damage, exit 0): on d010d76e the 3 of the 12
+    that `quick_check` finds ended exit 0, the older backup removed; 0 now."""
+    home, _ = made
+    file = Path(home.database_url.removeprefix("sqlite:///"))
+    good = file.read_bytes()
+    assert len(good) // 4096 > 12
+    told = 0
+    for page in range(1, 13):
+        copy = tmp_path / f"h{page}"
+        shutil.copytree(home.path.parent, copy)
+        cfg = config_mod.load(copy / "pbem.toml")
+        dest = tmp_path / f"b{page}"
+        older = take(cfg, dest, dated(datetime(2026, 11, 1)), datetime(2026, 11, 1), 30).folder
+        data = bytearray(good)
+        data[page * 4096 : (page + 1) * 4096] = bytes(range(256)) * 16
+        (copy / file.name).write_bytes(bytes(data))
+        code, said = _cli("backup", str(dest), "--keep", "1", "--config", str(copy / "pbem.toml"))
+        if _intact(copy / file.name):  # a free page, say: nothing of the record damaged
+            assert code == 0, (page, said)
+            continue
+        assert code == 3, (page, said)
+        assert "quick_check (" in said or "malformed" in said, (page, said)
+        assert check(older).ok, (page, said)
+        if "pbem: the database fails SQLite's quick_check (" in said:
+            told += 1
+            assert "--keep removed no older one" in said and len(list(dest.iterdir())) == 2, (page, said)
+    assert told >= 3, told
+
+
+def _intact(file: Path) -> bool:
+    """SQLite's own `quick_check` of `file` passes."""
+    try:
+        with contextlib.closing(sqlite3.connect(file)) as conn:
+            return [r[0] for r in conn.execute("PRAGMA quick_check")] == ["ok"]
+    except sqlite3.DatabaseError:
+        return False

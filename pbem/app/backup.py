@@ -56,6 +56,7 @@ class Taken:
     folder: Path
     files: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    damaged: list[str] = field(default_factory=list)  # SQLite's `quick_check` lines of a database copied as it is
 
 
 def dated(now: datetime) -> str:
@@ -118,7 +119,7 @@ def _fill(cfg: Config, work: Path, taken: Taken, now: datetime, deadline: float)
         copied = backup.opened(work / SQLITE_FILE)
         manifest["schema"] = copied.revision
         if copied.problems:  # the copy is the database as it is: said, so that the moderator looks at the original
-            taken.notes.append(f"the database fails SQLite's quick_check: {'; '.join(copied.problems)}")
+            taken.damaged = list(copied.problems)
     else:
         manifest |= {"database": "postgresql", "database_file": _dumped(cfg, work, taken, deadline)}
         from pbem.record.schema import stored_version

@@ -90,12 +90,20 @@ def _take(dest: Path, name: str | None, within: float, keep: int | None) -> None
     except (OSError, sqlite3.Error, DatabaseError) as exc:
         why = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
         fail(f"no backup was made (nothing is left of it): {why}", 3)
-    cleared(taken, keep, cfg.command_deadline)  # a run stopped before its deadline's end is gone by then
+    if not taken.damaged:  # the older backups may be the only intact ones left
+        cleared(taken, keep, cfg.command_deadline)  # a run stopped before its deadline's end is gone by then
     for note in taken.notes:
         typer.echo(f"note: {note}")
     typer.echo(
         f"backup made: {taken.folder} ({', '.join(taken.files)}); check it with: pbem backup --check {taken.folder}"
     )
+    if taken.damaged:  # a note in cron.log went unseen while the polls went on reading only the pages they need
+        fail(
+            f"the database fails SQLite's quick_check ({'; '.join(taken.damaged)}): the backup holds it as it is and "
+            "--keep removed no older one; stop the cron poll and restore the newest backup that `pbem backup --check` "
+            "finds intact",
+            3,
+        )
 
 
 def _check(folder: Path, restore_into: str | None, within: float) -> None:
