@@ -52,6 +52,22 @@ def first_state(kind: str, joining_step: bool = False) -> tuple[Engine, dict[str
     return eng, eng.setup(players(kind), "s", {})[0]
 
 
+KINDS = ("habsburg", "italian-wars", "sixteen-thirty", "dynasties")
+ORDERS = 3  # legal orders of each game's first step, at most
+
+
+def around_orders(classes: dict[str, tuple[str, ...]]) -> list[tuple[str, str, str, str]]:
+    """(game, the order, the line typed, its class): each form of each class (`{o}` the order) around each of
+    Alice's first `ORDERS` legal orders of every kind's first step."""
+    out = []
+    for kind in KINDS:
+        eng, state = first_state(kind)
+        legal = next(r for r in eng.requests(state) if r.player == "Alice").legal[:ORDERS]
+        for cls, forms in classes.items():
+            out += [(kind, order, form.format(o=order), cls) for order in legal for form in forms]
+    return out
+
+
 def intake(eng: Engine, state: dict[str, Any], player: str, body: str, subject: str = "") -> Read:
     return judged(eng, state, player, extract(body, subject, tuple(eng.order_words)))
 

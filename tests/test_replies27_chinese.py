@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.replies27 import first_state, intake
+from tests.replies27 import KINDS, around_orders, first_state, intake
 
 #: The choice said after the order, run into it: read as the order.
 SAID = (
@@ -82,19 +82,11 @@ NEGATED = (
     "I will not {o}",
     "I won't {o}",
 )
-ORDERS = 3  # legal orders of each game's first step, at most
-KINDS = ("habsburg", "italian-wars", "sixteen-thirty", "dynasties")
 
 
 def cases() -> list[tuple[str, str, str, str]]:
     """(game, the order, the line typed, its class: said, sentence or negated)."""
-    out = []
-    for kind in KINDS:
-        eng, state = first_state(kind)
-        legal = next(r for r in eng.requests(state) if r.player == "Alice").legal[:ORDERS]
-        for cls, forms in (("said", SAID), ("sentence", SENTENCE), ("negated", NEGATED)):
-            out += [(kind, order, form.format(o=order), cls) for order in legal for form in forms]
-    return out
+    return around_orders({"said": SAID, "sentence": SENTENCE, "negated": NEGATED})
 
 
 def misread(kind: str, order: str, line: str, cls: str) -> str:

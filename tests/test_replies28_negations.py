@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.replies27 import first_state, intake
+from tests.replies27 import KINDS, around_orders, first_state, intake
 
 #: A choice said before the order after a word holding a negation that says yes: told with the order to send.
 AFFIRMED = (
@@ -66,19 +66,11 @@ NEGATED = (
     "{o}にしません",
     "{o}にしない",
 )
-ORDERS = 3  # legal orders of each game's first step, at most
-KINDS = ("habsburg", "italian-wars", "sixteen-thirty", "dynasties")
 
 
 def cases() -> list[tuple[str, str, str, str]]:
     """(game, the order, the line typed, its class: affirmed or negated)."""
-    out = []
-    for kind in KINDS:
-        eng, state = first_state(kind)
-        legal = next(r for r in eng.requests(state) if r.player == "Alice").legal[:ORDERS]
-        for cls, forms in (("affirmed", AFFIRMED), ("negated", NEGATED)):
-            out += [(kind, order, form.format(o=order), cls) for order in legal for form in forms]
-    return out
+    return around_orders({"affirmed": AFFIRMED, "negated": NEGATED})
 
 
 def misread(kind: str, order: str, line: str, cls: str) -> str:
