@@ -272,11 +272,18 @@ def test_a_moderators_day_reads_no_more_when_the_mails_are_larger(tmp_path: Path
         monkeypatch.setenv("PBEM_CONFIG", str(path))
         url = config_mod.load(path).database_url
         for words in DAY:
-            db.engine_for(url).dispose()  # nothing cached: each command reads what it needs
-            before = _syscr()
-            res = CliRunner().invoke(app, [w.format(root=root) for w in words])
-            counted.setdefault(words[0], []).append(_since(before))
-            assert res.exit_code == 0, res.output
+            least = None
+            for _ in range(1 if words[0] == "poll" else 2):  # a poll's second run has no mail to read
+                db.engine_for(url).dispose()  # nothing cached: each command reads what it needs
+                before = _syscr()
+                res = CliRunner().invoke(app, [w.format(root=root) for w in words])
+                calls = _since(before)
+                least = calls if least is None else min(least, calls)
+                assert res.exit_code == 0, res.output
+            # the fewer of two runs: two CI runs' exports of the large home read 2,151 and 1,714 calls once, in the
+            # command's own thread, a cost paid once in that worker (86 the other time); reading every mail
+            # happens on every run and is still caught
+            counted.setdefault(words[0], []).append(least or 0)
     grew = {name: (n, four) for name, (n, four) in counted.items() if four > n * 1.25 + 50}
     assert not grew, f"read calls for mails of {SMALL} and 4x bytes: {grew}"
 
