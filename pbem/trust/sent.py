@@ -25,7 +25,11 @@ and for every input of the player in the export:
 
 - INVENTED: it names a message of theirs that the Sent folder does not hold
   (unless the folder holds none of the game's mail before that input: a
-  player who also writes from another device says so with the mails they have).
+  player who also writes from another device says so with the mails they have);
+
+and for every resignation, or move of the seat's mail recorded as theirs:
+
+- UNASKED: no mail of the Sent folder asked it (`pbem.trust.asked`, fairness23).
 
 A player's export (`pbem export NAME --as PLAYER`) or the moderator's holds
 their inputs and refusals; the public export of a game in progress holds none.
@@ -47,6 +51,7 @@ from pbem.engine.words import count
 from pbem.orders.closings import closing_shape
 from pbem.orders.own_quotes import read_alone
 from pbem.orders.typed import prose
+from pbem.trust import asked
 from pbem.trust import deal as joining
 from pbem.trust import when_sent as when
 from pbem.trust.addresses import MAX_FIELD, addresses, content_text, field_too_long, nests_too_deep, read_mail
@@ -254,6 +259,7 @@ def check_sent(
     _reordered(doc, mails, player, c)
     _unvouched(doc, mails, player, c)
     _quoted(mails, answers, c)
+    c.problems += asked.unasked(doc, list(mails), player, _asks(mails, _order_words(doc)))
     ours = {m.message_id for m in mails}
     for o in doc["orders"]:
         if o["player"] == player and o["message_id"] and _mid(o["message_id"]) not in ours:
@@ -586,6 +592,25 @@ def _reordered(doc: dict[str, Any], mails: list[Sent], player: str, c: SentCheck
                 c.notes.append(f"{text} (mail can overtake other mail by minutes)")
         if latest is None or at > latest[0]:
             latest = (at, o)
+
+
+def _asks(mails: list[Sent], words: tuple[str, ...]) -> dict[str, set[str]]:
+    """What each mail asks of a resignation or an address move (`pbem.trust.asked`), by Message-ID; only the mails
+    whose text names RESIGN or ADDRESS are read (case folded), an HTML-only one by its HTML part's text."""
+    out: dict[str, set[str]] = {}
+    for m in mails:
+        folded = m.text.lower()
+        if m.text and "resign" not in folded and "address" not in folded:
+            continue
+        page = ""
+        if not m.text:
+            try:
+                part = read_mail(m.raw).get_body(("html",))
+                page = content_text(part) if part is not None else ""
+            except (LookupError, ValueError):
+                page = ""
+        out[m.message_id] = asked.requests(m, words, answering(m.raw), page)
+    return out
 
 
 def _player(doc: dict[str, Any], mails: list[Sent], as_player: str | None) -> str:
