@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -29,12 +29,15 @@ from pbem.app.decision import Control, Decision, Events
 from pbem.engine.base import Event
 from pbem.history.export import build
 from pbem.home.app import Home
+from pbem.mail.outbound.outgoing import Mail
 from pbem.orders.moderator import resigned as resigned_text
 from pbem.record import store
 from pbem.record.db import session
+from pbem.trust.receipts import lines, verify_mail
 from pbem.trust.sent import check_sent
 from pbem.trust.verify import check
 from tests.conftest import Clock, body_of, deliver, order_mail, sent_mail, signed
+from tests.test_fairness11 import _mailbox
 from tests.test_moderator import PLAYERS, new_game, run_poll
 from tests.test_process import _asked
 
@@ -89,9 +92,12 @@ def _resigned(player: str) -> Callable[[store.Loaded], list]:
     return effects
 
 
-def _moved(player: str, new: str) -> Callable[[store.Loaded], list]:
-    """The effects of an ADDRESS CONFIRM (`pbem.app.addresses.confirm`): the seat moved, recorded as the player's."""
-    return lambda loaded: moved(loaded, _seat(loaded, player), new, "", "player")
+def _moved(player: str, new: str, told: bool) -> Callable[[store.Loaded], list]:
+    """The effects of an ADDRESS CONFIRM (`pbem.app.addresses.confirm`): the seat moved, recorded as the player's;
+    the notices to the old and the new address only if `told`."""
+    return lambda loaded: [
+        e for e in moved(loaded, _seat(loaded, player), new, "", "player") if told or not isinstance(e, Mail)
+    ]
 
 
 def _resign(t: Table, player: str) -> None:
@@ -106,6 +112,18 @@ def _address(t: Table, player: str, new: str) -> None:
     t.send(player, f"ADDRESS CONFIRM {word}", frm=new, In_Reply_To=str(ask["Message-ID"]))
 
 
+def _press(player: str, to: list[str], lines: list[str]) -> Callable[[store.Loaded], list]:
+    """A press event in `player`'s name (`pbem.app.press._relayed` writes it so), and no mail to anyone."""
+
+    def effects(loaded: store.Loaded) -> list:
+        text = f"Press from {player} to {', '.join(to)}: {' / '.join(lines)}"
+        return [
+            Events((Event("press", text, tuple(sorted({player, *to})), {"from": player, "to": to, "lines": lines}),))
+        ]
+
+    return effects
+
+
 def _asked_for_word(t: Table, player: str) -> None:
     """Bob asks to resign, then thinks better of it: his reply to the word asks a question and never gives it."""
     t.send(player, signed(player, "RESIGN"))
@@ -116,7 +134,13 @@ def _asked_for_word(t: Table, player: str) -> None:
 #: (what, the game's script): the honest game, then each forgery.  The forged requests are Bob's resignation (then
 #: his turn processed at once) and Alice's seat moved to Eve's address.
 SCRIPTS: dict[str, Callable[[Table], None]] = {
-    "honest: Bob resigns and Alice moves by mail": lambda t: (
+    "honest: Bob resigns, Alice presses and moves by mail": lambda t: (
+        t.send("Alice", signed("Alice", "PRESS TO Bob: Shall we both pass?\nI will.\nEND PRESS")),
+        t.send(
+            "Alice",
+            "PRESS TO Bob, Carol: And you, Carol?",
+            In_Reply_To=t.mailed(ADDRESS["Alice"], r"(Record)")[1]["Message-ID"],
+        ),
         _resign(t, "Bob"),
         _address(t, "Alice", "alice@new.test"),
     ),
@@ -134,16 +158,24 @@ SCRIPTS: dict[str, Callable[[Table], None]] = {
     ),
     "Alice's seat moved to Eve as Alice's request": lambda t: (
         t.send("Alice", signed("Alice", "STATUS")),
-        t.forge(_moved("Alice", EVE), "Alice"),
+        t.forge(_moved("Alice", EVE, False), "Alice"),
     ),
     "Alice's seat moved to Eve as her request, three days after she asked to move elsewhere": lambda t: (
         t.send("Alice", signed("Alice", "ADDRESS alice@new.test")),
         t.clock.advance(days=3),
-        t.forge(_moved("Alice", EVE), "Alice"),
+        t.forge(_moved("Alice", EVE, True), "Alice"),  # and told: "The mail of Alice goes to eve@evil.test now"
         _resign(t, "Bob"),
     ),
+    "a press in Alice's name to Bob": lambda t: (
+        t.send("Alice", signed("Alice", "STATUS")),
+        t.forge(_press("Alice", ["Bob"], ["Carol plans to attack you."]), "Alice"),
+    ),
+    "Alice's press to Bob, its words changed": lambda t: (
+        t.send("Alice", signed("Alice", "PRESS TO Bob: Shall we both pass?")),
+        t.forge(_press("Alice", ["Bob"], ["Shall we both attack Carol?"]), "Alice"),
+    ),
 }
-SAMPLE = list(SCRIPTS)[:2] + list(SCRIPTS)[4:5]
+SAMPLE = list(SCRIPTS)[:2] + list(SCRIPTS)[4:5] + list(SCRIPTS)[6:7]
 
 
 def _played(home, script: Callable[[Table], None]) -> tuple[dict, Table]:
@@ -180,11 +212,52 @@ def test_a_request_the_player_never_sent_is_named_by_their_sent_folder(home, wha
     named = {p: [x for x in check_sent(doc, t.sent[p], p).problems if x.startswith("UNASKED")] for p in t.sent}
     other = {p: [x for x in check_sent(doc, t.sent[p], p).problems if not x.startswith("UNASKED")] for p in t.sent}
     assert not any(other.values()), other
+    warned = {}
+    for p, address in PLAYERS:
+        c = verify_mail(doc, _mailbox(home, address), p)
+        assert c.ok, (p, lines(c))
+        warned[p] = [n for n in c.notes if "none of your mails tells you so" in n]
     if what.startswith("honest"):
-        assert not any(named.values()), named
+        assert not any(named.values()) and not any(warned.values()), (named, warned)
         assert any((e.get("data") or {}).get("by") == "player" for e in doc["events"])
+        assert any(e["kind"] == "press" for e in doc["events"]) and any(
+            e.get("text", "").startswith("Bob resigned") for e in doc["events"]
+        )
         return
     victim = "Bob" if what.startswith("Bob") else "Alice"
     (line,) = named[victim]
-    assert ("resigned you" in line) == (victim == "Bob") and f"says {victim} asked it" in line, line
-    assert not [x for p, xs in named.items() if p != victim for x in xs], named
+    assert ("resigned you" in line) == (victim == "Bob") and f"says {victim} " in line, line
+    assert ("press in your name" in line) == ("press" in what), line
+    if "press" in what:  # the press's readers were told of it, Alice too (her report lists it): no mail is missing
+        assert not any(warned.values()), warned
+        return
+    if "three days" in what:  # told of the move: her mail shows where it went, so it warns of nothing
+        assert not warned[victim], warned
+    else:
+        (warning,) = warned[victim]  # her own received mail alone: the notice pbem writes with it never came
+        assert ("says you resigned" in warning) == (victim == "Bob"), warning
+    assert not [x for p, xs in {**named, **warned}.items() if p != victim for x in xs], (named, warned)
+
+
+def test_an_answer_written_between_a_hidden_input_and_a_later_moderator_event_is_not_rewound() -> None:
+    """`arrived.rewound` names a mail dated after the next entry its reader may see, or after the input that entry is
+    an event of.  It took any entry after an input as that input's event: a moderator event (an outage's, written
+    hours later) after Alice's hidden DISCARD made Bob's honest answer to AWAY, written between them, "the record's
+    clock set back" (found by fairness21's generator once Bob's mailbox held mail to his bare address: games 1 and
+    37 of 40 on 90a53973).  An input's events are written with it, at its time; an entry of another time is not one."""
+    from pbem.trust import arrived
+
+    t0 = datetime(2026, 1, 5, 18, 30, tzinfo=UTC)
+    rows = [
+        {"kind": "draw", "at": t0.isoformat(), "text": "Bob drew 9 cards."},
+        {"kind": "orders", "at": (t0 + timedelta(hours=6)).isoformat(), "lines": ["DISCARD x"], "player": "Alice"},
+        {"kind": "moderator", "at": (t0 + timedelta(hours=26)).isoformat(), "text": "pbem did not run ..."},
+        {"kind": "orders", "at": (t0 + timedelta(hours=30)).isoformat(), "lines": ["DISCARD y"], "player": "Bob"},
+        {"kind": "discard", "at": (t0 + timedelta(hours=30)).isoformat(), "text": "Bob discarded 1 card(s)."},
+    ]
+    seen = [1, 3, 4, 5]  # Bob's: not Alice's input
+    answer = (1, "the answer to AWAY", (t0 + timedelta(hours=15)).timestamp())
+    assert arrived.rewound(rows, [answer], seen) == []
+    # the attack fairness20 names still is: a mail dated after an input and the events written with it
+    late = (3, "a report", (t0 + timedelta(hours=33)).timestamp())
+    assert [r[3] for r in arrived.rewound(rows, [late], seen)] == [4]

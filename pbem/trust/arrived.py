@@ -102,15 +102,17 @@ def rewound(
 ) -> list[tuple[int, str, datetime, int, datetime]]:
     """(head's position, name, Date, entry's position, its `at`) of each mail of `mails` ((head's position, name,
     Date as a timestamp)) dated more than `SKEW` after the first entry after its head that its reader may see (`seen`,
-    sorted), or the input that entry is an event of (an input and its events are written at once)."""
+    sorted), or the input that entry is an event of (an input and its events are written at once, at one time: a
+    moderator event dated later after another player's hidden input is not one of its events, and taking that
+    input's time named an honest answer written between them, fairness23)."""
     last, end, out = windows(rows), len(rows) + 1, []
     for head, name, stamp in mails:
         i = bisect.bisect_right(seen, head)
         if i == len(seen) or (d := _date(stamp)) is None:
             continue
         nxt = seen[i]
-        if last[nxt] > head:
-            nxt = last[nxt]
+        if last[nxt] > head and at(rows[last[nxt] - 1]) == at(rows[nxt - 1]):  # the input written with it, at once
+            nxt = last[nxt]  # (an event written later, a moderator's, is not the hidden input's before it: fairness23)
         if nxt < end and (when := at(rows[nxt - 1])) is not None and d - when > SKEW:
             out.append((head, name, d, nxt, when))
     return out

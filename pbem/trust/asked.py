@@ -1,24 +1,28 @@
-"""`pbem verify --sent`: a resignation, or a move of the seat's mail, that the record says the player asked for.
+"""`pbem verify --sent`: a resignation, a move of the seat's mail or a press that the record says the player asked for.
 
 Two public moderator events of the chain stand for a request of the player's own: `resign` (RESIGN, then the line
 ``RESIGN <word>`` with the six digits pbem mailed them, `pbem.app.resigning`) and `address` with ``by: player``
 (``ADDRESS new@example.org`` from the seat's address, then the word sent back from the new one,
-`pbem.app.addresses`).  Neither names the message it came from: the chain binds the event, not who asked.  So the
+`pbem.app.addresses`); and a `press` event (``from`` the player) stands for a press block of a mail of theirs
+(`pbem.app.press`).  None names the message it came from: the chain binds the event, not who asked.  So the
 moderator, who holds the database, could resign Bob by writing the very effects a confirmed RESIGN writes (the
 control row and the event): Bob gets no more reports (a resigned player gets nothing of the game's flow), `pbem game
 process` then applies his defaults early, `pbem.trust.due.unasked` owes a resigned name nothing, and every check
-passed, `--sent` included (fairness23: 5 of 5 generated forgeries on 90a53973).  Likewise a move recorded as
+passed, `--sent` included (fairness23: every generated forgery verified on 90a53973).  Likewise a move recorded as
 Bob's own hands his seat to another address while hiding that the moderator did it (his own move says ``by:
-moderator``, counted among his interventions).
+moderator``, counted among his interventions), and a press in Alice's name tells Bob what she never wrote.
 
-Here, each such event naming the player must be matched by a mail of their Sent folder that asked it: for a
+Here, each such event of the player must be matched by a mail of their Sent folder that asked it: for a
 resignation one holding a ``RESIGN <word>`` line (the confirmation: a bare RESIGN only asks for the word), for a move
-one holding an ``ADDRESS <new address>`` line, read as the poll reads a mail (`pbem.orders.own_quotes.read_alone`,
-quoted lines of pbem's not the player's), each mail answering one event, which the export records as read in the `WINDOW` before the event
-(a mail the export does not list is DROPPED already).  Otherwise UNASKED, naming the event.  As for
-INVENTED, a player who also writes from another device gives the mail they have: the word itself is keyed with the
-home's secret, so it is not compared (a limit: a RESIGN with a wrong word is matched too).  Pure; linear in the
-mails and events (each mail read once).
+one holding an ``ADDRESS <new address>`` line, for a press a press block of the same lines (each stripped and case
+folded, the code as pbem relays it), read as the poll reads a mail (`pbem.orders.own_quotes.read_alone`, quoted
+lines of pbem's not the player's), each mail answering one event, which the export records as read in the
+`WINDOW` before the event (a mail the export does not list is DROPPED already).  Otherwise UNASKED, naming the
+event.  As for INVENTED, a player who also writes from another device gives the mail they have.  *Limits:* the
+resignation's word is keyed with the home's secret, so it is not compared (a RESIGN with a wrong word is matched
+too); the move's event names no address (the public export lists none), so a move to another address than the one
+asked, within the two days its word is good, is matched; a press's recipients are the names pbem's reading found,
+not compared with the names typed.  Pure; linear in the mails and events (each mail read once).
 """
 
 from __future__ import annotations
@@ -37,12 +41,21 @@ from pbem.trust.quote import clip
 ASKED = {
     "resign": "a line RESIGN with the six-digit word pbem mailed you to confirm it (a RESIGN alone only asks for it)",
     "address": "a line ADDRESS with the new address",
+    "press": "a press block (PRESS TO ...) with these very lines",
 }
+PRESS = "press"
 #: How long before its event the mail that asked it was read, at most.  A RESIGN with its word is recorded with the
 #: resignation it makes, at the same time (`pbem.app.apply`: one step, one time; an hour allowed); an ADDRESS line
 #: asks for a word good on the day it was given and the next (`pbem.app.addresses.DAYS`), and the move is made when
 #: the new address sends it back, so within two days of the request.
-WINDOW = {"resign": timedelta(hours=1), "address": timedelta(days=2)}
+WINDOW = {"resign": timedelta(hours=1), "address": timedelta(days=2), "press": timedelta(hours=1)}
+#: What the moderator did if the player did not ask.
+WROTE = {
+    "resign": "resigned you: pbem sends a resigned player no more reports, and `pbem game process` may apply their "
+    "defaults at once",
+    "address": "moved your seat's mail to an address of his choosing and recorded it as your request",
+    "press": "wrote this press in your name: its readers cannot tell",
+}
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 
 
@@ -57,8 +70,14 @@ class Mail(Protocol):
     def subject(self) -> str: ...
 
 
+def pressed(lines: list[str] | tuple[str, ...], code: str | None = None) -> str:
+    """The key of a press's lines: each stripped and case folded, the sender's code as pbem relays it ("[code]")."""
+    said = [line.replace(code, "[code]") if code else line for line in lines]
+    return PRESS + "\n".join(" ".join(line.split()).casefold() for line in said)
+
+
 def _asks(ex: Extracted) -> set[str]:
-    out = set()
+    out = {pressed(p.body, ex.code) for p in ex.press}
     if ex.resign:  # "RESIGN 482193": the confirmation; "" (RESIGN alone) asks for the word
         out.add("resign")
     if ex.address is not None:
@@ -71,6 +90,19 @@ def requests(mail: Mail, words: tuple[str, ...], reply: bool, html_text: str = "
     part is empty: a mail program that sends HTML only)."""
     text = mail.text or html.unescape(_TAG.sub("\n", html_text))
     return _asks(read_alone(text, mail.subject, words, reply))
+
+
+def _asked(e: dict[str, Any], who: str) -> tuple[str, str]:
+    """(the kind of request the event `e` stands for, the key of the mail that asked it) when it is one of the
+    player's `who` (lower case); ("", "") when it is not."""
+    data = e.get("data")
+    if e.get("kind") == "press" and isinstance(data, dict) and str(data.get("from", "")).lower() == who:
+        lines = data.get("lines")
+        return (PRESS, pressed([str(x) for x in lines])) if isinstance(lines, list) else ("", "")
+    action = _action(e)
+    if not action or str(e["data"].get("player", "")).lower() != who:
+        return "", ""
+    return action, action
 
 
 def _action(e: dict[str, Any]) -> str:
@@ -96,28 +128,27 @@ def unasked(
         for m in doc.get("messages") or []
         if isinstance(m, dict)
     }
-    left = {kind: [m for m in mails if kind in asks.get(m.message_id, set())] for kind in ASKED}
+    left: dict[str, list[Mail]] = {}
+    for m in mails:
+        for key in asks.get(m.message_id, set()):
+            left.setdefault(key, []).append(m)
     out = []
     who = player.lower()
     for e in doc.get("events") or []:
-        action = _action(e)
-        if not action or str(e["data"].get("player", "")).lower() != who:
+        action, key = _asked(e, who)
+        if not action:
             continue
         at = when.iso(e.get("at"))
-        found = next((m for m in left[action] if _within(received.get(m.message_id), at, WINDOW[action])), None)
+        ways = left.get(key, [])
+        found = next((m for m in ways if _within(received.get(m.message_id), at, WINDOW[action])), None)
         if found is not None:
-            left[action].remove(found)
+            ways.remove(found)
             continue
         out.append(
             f'UNASKED: event {e.get("seq")} of the export ("{clip(str(e.get("text", "")))}", {clip(str(e.get("at")))}) '
-            f"says {clip(player)} asked it, but your Sent folder holds no mail with {ASKED[action]} that the export "
+            f"says {clip(player)} {'wrote' if action == PRESS else 'asked'} it, but your Sent folder holds no mail with {ASKED[action]} that the export "
             f"records as read in the {_said(WINDOW[action])} before it. If you did not ask, the moderator "
-            + (
-                "resigned you: pbem sends a resigned player no more reports, and `pbem game process` may apply "
-                "their defaults at once"
-                if action == "resign"
-                else "moved your seat's mail to an address of his choosing and recorded it as your request"
-            )
+            + WROTE[action]
             + "; if you asked from another device, give that mail too"
         )
     return out

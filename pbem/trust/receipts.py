@@ -817,6 +817,7 @@ def _chained(
     _tables(ch, doc, texts, c)
     _deadlines(ch, doc, ordered, texts, c)
     _arrivals(ch, doc, ordered, c)
+    _resigned_untold(ch, doc, ordered, c)
     _early_seed(ch, doc, ordered, c)
     _refusals(ch, doc, ordered, c, reread, wrote, more.hint)
     _statuses(ch, doc, ordered, c, reread)
@@ -2286,6 +2287,52 @@ def _unasked(ch: _Chain, doc: dict[str, Any], mails: list[Received], more: tuple
             f"WARNING: {how}: pbem mails every player a step asks the report that asks them, and a reminder before "
             "its deadline, so a report was written to you but not received (withheld by the moderator, or lost: look "
             "in your spam folder and the mail you deleted)"
+        )
+
+
+#: What pbem tells a player of a request of theirs it carried out, in the subject of the mail it writes them with it
+#: (`pbem.app.resigning`, `pbem.app.addresses.moved`: the notice to the seat's old address), by the event's action.
+TOLD_OF = {"resign": "You resigned", "address": "The mail of {player} goes to "}
+
+
+def _resigned_untold(ch: _Chain, doc: dict[str, Any], mails: list[Received], c: MailCheck) -> None:
+    """A WARNING for each resignation or move of the reader's seat's mail (a `resign` or `address` event naming them)
+    that none of their mails written at it or after tells them of: pbem writes "You resigned", or "The mail of Alice
+    goes to ... now" to the old address, in the step that records it (`TOLD_OF`), and a resigned or moved player gets
+    no more reports there, so an event the moderator wrote himself (the effects of a confirmed RESIGN or ADDRESS,
+    without their mails) left the player's mail silent, while `pbem game process` applied a resigned player's
+    defaults at once and `due.unasked` owed them nothing (fairness23).  A warning: a mail can be lost; `--sent`
+    names a request never sent (`pbem.trust.asked`).  One pass of the chain and of the mails."""
+    if not c.reader:
+        return
+    who = c.reader.lower()
+    events = [
+        (n, row, str(row["data"]["action"]))
+        for n, row in enumerate(ch.rows, 1)
+        if row.get("kind") == "moderator"
+        and isinstance(row.get("data"), dict)
+        and row["data"].get("action") in TOLD_OF
+        and str(row["data"].get("player", "")).lower() == who
+    ]
+    if not events:
+        return
+    places = [c.reader, *ch.names]
+    tag = visible(f"[pbem {doc['game']['name']}] ").lower()
+    told = [
+        (subject, at)
+        for m in mails
+        if (subject := visible(m.subject).lower()).startswith(tag) and m.record and (at := ch.place(*m.record, places))
+    ]
+    for n, row, action in events:
+        said = (tag + TOLD_OF[action].format(player=c.reader)).lower()
+        if any(subject.startswith(said) and at >= n for subject, at in told):
+            continue
+        what = "you resigned" if action == "resign" else "your seat's mail goes to a new address"
+        c.notes.append(
+            f'WARNING: entry #{n} of the export ("{clip(str(row.get("text", "")))}", {clip(str(row.get("at")))}) '
+            f'says {what}, but none of your mails tells you so (pbem mails "{TOLD_OF[action].format(player=c.reader)}'
+            f'..." when it records it, and sends you no more reports{" there" if action == "address" else ""}): if '
+            "you never asked it, the moderator wrote it (check with --sent); else the mail was lost"
         )
 
 

@@ -27,9 +27,9 @@ and for every input of the player in the export:
   (unless the folder holds none of the game's mail before that input: a
   player who also writes from another device says so with the mails they have);
 
-and for every resignation, or move of the seat's mail recorded as theirs:
+and for every resignation, move of the seat's mail or press recorded as theirs:
 
-- UNASKED: no mail of the Sent folder asked it (`pbem.trust.asked`, fairness23).
+- UNASKED: no mail of the Sent folder asked (or wrote) it (`pbem.trust.asked`, fairness23).
 
 A player's export (`pbem export NAME --as PLAYER`) or the moderator's holds
 their inputs and refusals; the public export of a game in progress holds none.
@@ -595,12 +595,12 @@ def _reordered(doc: dict[str, Any], mails: list[Sent], player: str, c: SentCheck
 
 
 def _asks(mails: list[Sent], words: tuple[str, ...]) -> dict[str, set[str]]:
-    """What each mail asks of a resignation or an address move (`pbem.trust.asked`), by Message-ID; only the mails
-    whose text names RESIGN or ADDRESS are read (case folded), an HTML-only one by its HTML part's text."""
+    """What each mail asks of a resignation, an address move or a press (`pbem.trust.asked`), by Message-ID; only the
+    mails whose text names RESIGN, ADDRESS or PRESS are read (case folded), an HTML-only one by its HTML part's text."""
     out: dict[str, set[str]] = {}
     for m in mails:
         folded = m.text.lower()
-        if m.text and "resign" not in folded and "address" not in folded:
+        if m.text and "resign" not in folded and "address" not in folded and "press" not in folded:
             continue
         page = ""
         if not m.text:
