@@ -144,6 +144,8 @@ def unasked(
         if found is not None:
             ways.remove(found)
             continue
+        if action == PRESS and _written(e["data"]["lines"], mails, received, at):
+            continue
         out.append(
             f'UNASKED: event {e.get("seq")} of the export ("{clip(str(e.get("text", "")))}", {clip(str(e.get("at")))}) '
             f"says {clip(player)} {'wrote' if action == PRESS else 'asked'} it, but your Sent folder holds no mail with {ASKED[action]} that the export "
@@ -152,6 +154,21 @@ def unasked(
             + "; if you asked from another device, give that mail too"
         )
     return out
+
+
+def _written(lines: list[Any], mails: list[Mail], received: dict[str, datetime | None], at: datetime | None) -> bool:
+    """Whether a mail of `mails` read in the hour before `at` holds each of the press's `lines` in its text (spaces
+    folded, case folded; a line with "[code]" in it taken as the player's): the press block as pbem's poll read it, when the Sent
+    copy's reading ends it elsewhere (a copy of pbem's mail pasted under it, which the poll took off with the mail
+    it names, `pbem.app.reading`)."""
+    want = [key for x in lines if (key := " ".join(str(x).split()).casefold()) and key != "[code]"]
+    for m in mails:
+        if not _within(received.get(m.message_id), at, WINDOW[PRESS]):
+            continue
+        have = "\n".join(" ".join(line.split()) for line in m.text.splitlines()).casefold()
+        if all(x in have or "[code]" in x for x in want):
+            return True
+    return False
 
 
 def _said(window: timedelta) -> str:
