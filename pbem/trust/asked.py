@@ -112,7 +112,7 @@ def _action(e: dict[str, Any]) -> str:
     action = str(data.get("action", ""))
     if action == "address" and data.get("by") != "player":
         return ""  # the moderator's own move says so, and verify counts it among his actions
-    return action if action in ASKED else ""
+    return action if action in ("resign", "address") else ""
 
 
 def unasked(
@@ -121,8 +121,8 @@ def unasked(
     player: str,
     asks: dict[str, set[str]],
 ) -> list[str]:
-    """UNASKED, for each `resign` or player's `address` event naming `player` that no mail of theirs (`mails`, the
-    Sent folder; `asks`: what each asks, by Message-ID, `requests`) recorded as read by then asked for."""
+    """UNASKED, for each `resign`, player's `address` or `press` event of `player`'s that no mail of theirs (`mails`,
+    the Sent folder; `asks`: what each asks, by Message-ID, `requests`) read in its `WINDOW` asked for (or wrote)."""
     received = {
         "".join(str(m.get("message_id") or "").split()).strip("<>").lower(): when.iso(m.get("received"))
         for m in doc.get("messages") or []
