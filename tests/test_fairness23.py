@@ -1,14 +1,16 @@
 """Twenty-third round of the fairness red team: a request of the player's own that the player never sent.
 
-A resignation (`resign` event) and a move of a seat's mail asked by its player (`address` event, ``by: player``) are
-public moderator events of the chain that name no message: the chain binds the event, not who asked.  The moderator,
-who holds the database, writes the very effects a confirmed RESIGN (or ADDRESS CONFIRM) writes, and every check
-passed: `pbem verify`, the player's `--mail` and their `--sent` (`forgeries`: 5 of 5 verified without a word on
-90a53973, `--sent` included; 0 of 5 named).  Now `--sent` names each (`pbem.trust.asked`: 5 of 5), and every honest
-request verifies.  Played on the embedded defaults (real SQLite, real Maildirs, the real poll, a clock after
-`resigns.SINCE`), on the game `tests.test_moderator.new_game` makes (Habsburg: Alice, Bob, Carol); the moderator's
-forgery goes through pbem's own `Command.apply`, as a moderator with the database would write it.  The suite plays
-the honest game and two forgeries; `PBEM_FAIRNESS23_FULL=1` plays all five.
+A resignation (`resign` event), a move of a seat's mail asked by its player (`address` event, ``by: player``) and a
+press (`press` event, ``from`` the player) are entries of the chain that name no message: the chain binds the entry,
+not who asked.  The moderator, who holds the database, writes the very effects a confirmed RESIGN, an ADDRESS
+CONFIRM or a relayed press writes (`SCRIPTS`: seven forgeries), and every check passed: `pbem verify`, every
+player's `--mail` and `--sent` (7 of 7 verified without a word on 90a53973).  Now `--sent` names each UNASKED
+(`pbem.trust.asked`: 7 of 7), `--mail` alone warns of the four whose entry no mail told the player of (0 on
+90a53973: `receipts._resigned_untold`), and the honest game (a resignation, a press by a fresh mail and by a reply,
+a move by mail) gives neither.  Played on the embedded defaults (real SQLite, real Maildirs, the real poll, a clock
+after `resigns.SINCE`), on the game `tests.test_moderator.new_game` makes (Habsburg: Alice, Bob, Carol); the
+moderator's forgery goes through pbem's own `Command.apply`, as a moderator with the database would write it.  The
+suite plays the honest game and three forgeries (about 3.7 s); `PBEM_FAIRNESS23_FULL=1` all seven (about 10 s).
 """
 
 from __future__ import annotations
