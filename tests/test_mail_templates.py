@@ -488,6 +488,16 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         on_file_sent="2026-01-05 09:01 UTC",
         on_file_lines=[],
     ),
+    "revision_earlier_unasked": dict(  # players29: the game asks the sender nothing now, no reply line
+        game_name="hh1",
+        subject_in="Re: [pbem hh1] Turn 1, Cy to play",
+        sent="2026-01-05 09:00 UTC",
+        why="earlier",
+        on_file_subject="Re: [pbem hh1] Turn 1, Cy to play",
+        on_file_sent="2026-01-05 09:01 UTC",
+        on_file_lines=[],
+        unasked=True,
+    ),
     "send_failed": dict(
         to="bob@players.test", message_id="<pbem.1@pbem.test>", purpose="report", attempts=8, error="550 no such user"
     ),
@@ -623,6 +633,7 @@ VARIANTS = {
     "ack_closed": "ack",
     "report_dealt": "report",
     "revision_earlier": "revision_on_file",
+    "revision_earlier_unasked": "revision_on_file",
     "join_status": "join_invite",
     "reminder_join": "reminder",
     "reminder_join_older": "reminder",

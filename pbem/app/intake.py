@@ -93,7 +93,7 @@ def _decide_seat(
         state = "over" if loaded.over else facts.control
         return _refuse(d, out, seat, f"game is {state}", "game_closed", state=state)
     if ex.orders and (stale := revisions.stale(msg, facts.when, facts.on_file, facts.earlier)):
-        return revisions.refuse_stale(d, out, seat, msg, *stale)
+        return revisions.refuse_stale(d, out, seat, msg, *stale, unasked=views.unasked(loaded, seat.player))
     if ex.resign is not None:  # RESIGN: the mail is about leaving the game, confirmed by a word (judges4)
         return decide_resign(d, out, loaded, seat, ex, facts)
     if ex.address is not None or ex.address_confirm is not None:  # the seat's mail to a new address (judges5)

@@ -103,20 +103,34 @@ def duplicate(
 
 
 def refuse_stale(
-    d: Decision, out: Outgoing, seat: Seat, msg: Inbound, on_file: OnFile, arrived: datetime, why: str = "older"
+    d: Decision,
+    out: Outgoing,
+    seat: Seat,
+    msg: Inbound,
+    on_file: OnFile,
+    arrived: datetime,
+    why: str = "older",
+    unasked: bool = False,
 ) -> Decision:
     """Refuse a message written before the revision on file (`why` "older"), or before the player's orders of an
-    earlier step ("earlier": a delayed copy of an old turn's reply); tell the player which one stands."""
+    earlier step ("earlier": a delayed copy of an old turn's reply); tell the player which one stands.  `unasked`:
+    the game asks the player nothing now (`pbem.app.views.unasked`), so the answer asks for no orders (players29:
+    "earlier" ended "reply to this mail with the orders again" to a player whose turn had passed)."""
     d.outcome = "rejected"
     what = "the revision on file" if why == "older" else "the orders applied to an earlier step"
     d.reason = f"written before {what} (message {on_file.inbound_id}): nothing was applied"
     if out.admit(d, seat.address, player=seat.player, to_name=seat.display_name):
-        d.effects.append(_told(out, seat, msg, on_file, d.game, why, _sent(msg, arrived)))
+        d.effects.append(_told(out, seat, msg, on_file, d.game, why, _sent(msg, arrived), unasked))
     return d
 
 
-def _told(out: Outgoing, seat: Seat, msg: Inbound, on_file: OnFile, game: str, why: str, sent: str) -> Mail:
+def _told(
+    out: Outgoing, seat: Seat, msg: Inbound, on_file: OnFile, game: str, why: str, sent: str, unasked: bool = False
+) -> Mail:
+    """The `revision_on_file` mail; a copy ("copy") is answered only while its step is open, so the player is asked
+    then (a revision on file is one of a request of theirs the step has not resolved)."""
     context = {
+        "unasked": unasked,
         "game_name": game,
         "subject_in": msg.subject,
         "sent": sent,
