@@ -151,6 +151,7 @@ ASKS = {
     "report_dealt": "Asked of you now: Play a card or pass",
     "report_waiting": "Nothing is asked of you now.",
     "revision_earlier": "If it is meant for now, reply to this mail with the orders again",
+    "revision_earlier_unasked": "Nothing is needed from you now",  # a late copy from a player asked nothing (players29)
     "revision_on_file": "To change them, reply to this mail",
     "stranger": "ask the person who runs your game to register this address",
     "stranger_code": "ask the moderator for a new one",
