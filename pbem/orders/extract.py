@@ -70,7 +70,7 @@ from pbem.orders.openers import (
     opened_command_note,
     opened_rests,
 )
-from pbem.orders.typed import chosen, cleaned, code_value, front, inside_brackets, unarmoured
+from pbem.orders.typed import chosen, cleaned, code_value, front, inside_brackets, said_not, unarmoured
 
 # Possessive runs of white space: between optional characters, each split of a run was tried (the cube of it).
 _CODE = re.compile(r"^code\s*+[:=]?\s*+[\"'`“”‘’«»]?\s*+(\S+?)\s*+[\"'`“”‘’«»]?\s*+$", re.IGNORECASE)
@@ -582,9 +582,13 @@ def _taken(
     ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...], answers: Callable[[], str] | None
 ) -> bool:
     """Whether a line is done with before it is read as an order or command: an order labelled with a step other than
-    the one the mail answers (set aside and told: `off_step`), or WATCH, NORMAL or DIGEST alone (the mail's mode)."""
+    the one the mail answers (set aside and told: `off_step`), an order with a negation run into it (`said_not`), or
+    WATCH, NORMAL or DIGEST alone (the mail's mode)."""
     if answers is not None and (note := off_step(typed, line, words, answers)):
         _aside(ex, at, typed, line, (), note)
+        return True
+    if (meant := said_not(line)) and is_order(meant, words):  # "PASSにしません": not to PASS, set aside and told
+        _aside(ex, at, typed, line, (), negated_note(typed, meant))
         return True
     later = NEXT_STEP.match(line)
     rest = (cleaned(later.group(1)) or later.group(1)) if later else ""
@@ -723,9 +727,18 @@ def _aside(ex: Extracted, at: int, typed: str, line: str, words: tuple[str, ...]
         or _labelled_by_other(line, words)
         or _order_after(rests, words)
     )
-    for said in [seems] if seems else in_prose(typed, words):
+    found, refused = ([seems], "") if seems else prose_orders(typed, words)
+    if refused:
+        ex.problems.append(negated_note(typed, refused))  # "I don't want PASS": told what was understood
+    for said in found:
         ex.seeming.append((typed, said))
         ex.problems.append(seeming_note(typed, said))
+
+
+def negated_note(typed: str, order: str) -> str:
+    """The note for a line that says the player will not give an order ("I don't want PASS", "我不要PASS",
+    "PASSにしません"): set aside, what it was understood to say, and that nothing of it was applied."""
+    return f'"{typed}" was set aside: it says you do not want {order}, so nothing of it was applied'
 
 
 PROSE_WORDS = 200  # words of a line looked at for an order typed inside its prose, at most
@@ -743,6 +756,12 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
     paragraph, and such a line was chatter, dropped untold.  Never read (a remark may name an order); the caller tells
     the one the engine takes alone now (`pbem.app.lines.seeming_told`).  The first word in capitals that starts an
     order is tried, `PROSE_STARTS` such words at most: linear in the line, capped."""
+    return prose_orders(typed, words)[0]
+
+
+def prose_orders(typed: str, words: tuple[str, ...]) -> tuple[list[str], str]:
+    """`in_prose`'s orders, and the order a negation before it says the player will not give ("I don't want PASS":
+    ([], "PASS")), or ""."""
     said = (typed if typed.isascii() else _SCRIPTS_MEET.sub(" ", typed)).split()[:PROSE_WORDS]
     firsts, starts = _by_first(words), 0
     for k, word in enumerate(said):
@@ -753,8 +772,7 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
             continue  # in lower case, an order only after "go with", "choose", "pick" ("I'll go with no event,")
         if _words(bare.rstrip(_PROSE_END))[0] not in firsts:  # "PASS," as PASS
             continue
-        if _negated(said, k):
-            return []  # "I don't want PASS", "我不要PASS": the order the player refuses is never offered
+        negated = _negated(said, k)  # "I don't want PASS", "我不要PASS": the order refused is never offered
         found: list[str] = []
         for end in range(k, min(len(said), k + PROSE_ORDER)):
             last = said[end]
@@ -767,9 +785,12 @@ def in_prose(typed: str, words: tuple[str, ...]) -> list[str]:
                 if len(found) == PROSE_CUTS or last[-1] in ".!?":
                     break
         starts += 1
+        if negated:  # the longest end naming only (no word in lower case): "PLACE-START Spain 3, France 1, France 2"
+            named = [o for o in found if not any(w[:1].islower() for w in o.split()[1:])]
+            return [], named[-1] if named else bare.rstrip(_PROSE_END)
         if found or starts == PROSE_STARTS:
-            return found
-    return []
+            return found, ""
+    return [], ""
 
 
 #: Where a script written without spaces meets a Latin letter ("我选PASS", "私はPASS"): a word ends there, as at a space

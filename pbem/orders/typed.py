@@ -259,6 +259,35 @@ _KO = (
     r"(?:로|으로|를|을)[ \t]?선택|요"
 )
 _SAID_SO = re.compile(r"(?<=[A-Za-z0-9)\]])[ \t]?(?:" + _JA + "|" + _ZH + "|" + _KO + r")[。.!！]*$")
+#: What Japanese, Chinese and Korean put right after an order to say the player will NOT give it ("PASSにしません",
+#: "PASSを選ばない", "PASSはやめます", "PASS不要", "PASS就算了", "PASS 안 할게요", "PASS는 하지 않겠습니다", "PASS 말고"):
+#: a grammar as `_SAID_SO`'s, in the negative.  Such a line was refused with the engine's reason ("no card named
+#: ...しません"), the whole message with it, where "I don't want PASS" is set aside and listed (players29).
+_JA_NOT_STEM = r"(?:し|選ば|えらば|選択し|決め|決定し|いか|行か|出さ|提出し)"
+_JA_NOT = (
+    r"(?:で|に|を|は|も)?(?:"
+    + _JA_STEM
+    + r"(?:ません(?:でした)?)|"
+    + _JA_NOT_STEM
+    + r"(?:ない(?:です|でおきます|ことにします|よ|ね)?|ないでください)|"
+    + r"(?:やめ|止め)(?:ます|る|ておきます|とく)|なし|無し|なしで|いらない|要らない|いりません|結構です)"
+)
+_ZH_NOT = r"(?:就)?(?:算了|不要了?|不用了?|不选了?|不選了?|不行|不了)"
+_KO_NOT = (
+    r"(?:는|은|를|을|로|으로)?[ \t]?(?:안[ \t]?(?:해요|할게요|할께요|할래요|합니다|하겠습니다|함|해)|"
+    r"(?:선택[ \t]?)?하지[ \t]?(?:않겠습니다|않을게요|않아요|않습니다|않음|마세요|말아주세요)|말고|싫어요|싫습니다)"
+)
+_SAID_NOT = re.compile(r"(?<=[A-Za-z0-9)\]])[ \t]?(?:" + _JA_NOT + "|" + _ZH_NOT + "|" + _KO_NOT + r")[。.!！]*$")
+
+
+def said_not(line: str) -> str:
+    """The order `line` says the player will not give, with a negation in Japanese, Chinese or Korean run into it
+    (`_SAID_NOT`: "PASSにしません" -> "PASS"), or "" for any other line."""
+    text = line.strip()
+    m = _SAID_NOT.search(text) if not text.isascii() else None
+    return text[: m.start()].rstrip() if m else ""
+
+
 #: A name quoted inside an order (`DISCARD "Close-Quarter Advantage"`, `EVENT CLAIM “First Cousins” TARGET Carol`,
 #: `PLACE-START "Spain 3", "France 1", "France 2"`): a pair of quote marks after a space or a comma around a name
 #: without one, closed before a space, a comma, a stop or the line's end.  Three games refused such an order (the
