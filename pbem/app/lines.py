@@ -20,13 +20,17 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from pbem.app import wraps
+from pbem.app import signed, wraps
+from pbem.app.known import NEAR, near_any
+from pbem.app.known import known as _known
+from pbem.app.known import names_the_game as _names_the_game
+from pbem.app.signed import alone as _alone
 from pbem.app.unread import shortened
 from pbem.engine import slots
 from pbem.engine.base import Engine, Outcome
 from pbem.orders import near
-from pbem.orders.closings import KNOWN, closing_shape, syntax_words
-from pbem.orders.extract import Extracted, asks, seeming_note, signed_note, unasked
+from pbem.orders.closings import closing_shape, syntax_words
+from pbem.orders.extract import Extracted, asks, seeming_note, unasked
 from pbem.orders.typed import prose
 
 CHECKED = 8
@@ -93,7 +97,6 @@ def _an_order_asked(eng: Engine, state: dict[str, Any], player: str, line: str) 
     return alone.accepted and not (alone.lines and shortened(alone.lines[0]))
 
 
-NEAR = 5  # letters of a word that counts as a typo of a game's word one typo away ("frnce"; not "care" for "Carl")
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -119,42 +122,6 @@ def closing(eng: Engine, state: dict[str, Any], player: str, orders: list[str], 
             break  # "negate frnce": a name of the game's mistyped, refused as an order with its reason
         out.append(line)
     return out[::-1]
-
-
-def _known(eng: Engine, state: dict[str, Any], player: str, result: Outcome) -> set[str]:
-    """The words the game knows now, upper case: of the legal orders and names offered for any line of the
-    message, and of the player's requests."""
-    known: set[str] = set()
-    for r in result.lines:
-        for text in (*r.legal, *r.names):
-            known.update(w.upper() for w in _WORD.findall(text))
-    for req in eng.requests(state):
-        if req.player == player:
-            for text in req.legal:
-                known.update(w.upper() for w in _WORD.findall(text))
-    return known
-
-
-def _names_the_game(line: str, known: set[str]) -> bool:
-    """Whether a line's words after its order word name a word of the game's of `KNOWN` letters or more, or are
-    one typo from one."""
-    typed = [w.upper() for w in _WORD.findall(line)[1:]]
-    return any(len(w) >= KNOWN and w in known for w in typed) or near_any(typed, known)
-
-
-def near_any(words: list[str], known: set[str]) -> bool:
-    """Whether a word of `NEAR` letters or more is one typo from a word the game knows of as many letters:
-    a letter dropped, added, changed or two swapped (each word with one letter deleted, both sides)."""
-    keys: set[str] = set()
-    for k in known:
-        if len(k) >= NEAR:
-            keys.add(k)
-            keys.update(_deletions(k))
-    return any(len(w) >= NEAR and (w in keys or not keys.isdisjoint(_deletions(w))) for w in words)
-
-
-def _deletions(word: str) -> set[str]:
-    return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 def _verb(line: str) -> str:
@@ -195,7 +162,7 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
     or "Play hard, play fair" is a motto, and every other reader leaves the signature's lines unsaid."""
     tried = [line for line in ex.chatter[:CHATTER] if near.tries(line, eng.order_words)]
     chose = [line for line in ex.chatter[:CHATTER] if line not in tried and near.ends_said(line)]
-    if not ex.seeming and not ex.signed and not tried and not chose:
+    if not ex.seeming and not ex.signed and not ex.signed_off and not tried and not chose:
         return ex
     problems = list(ex.problems)
     legal = {line.upper(): line for req in eng.requests(state) if req.player == player for line in req.legal}
@@ -211,9 +178,7 @@ def seeming_told(eng: Engine, state: dict[str, Any], player: str, ex: Extracted)
             told.add(typed)
         else:
             del problems[at]
-    for typed, order in ex.signed[:SEEMING]:
-        if send := _alone(eng, state, player, order, legal):
-            problems.append(signed_note(typed, send))
+    problems += signed.told(eng, state, player, ex, legal)  # the orders under the signature: mistyped ones too
     problems += _near_told(eng, state, player, tried, legal, problems)
     problems += _chosen_told(eng, state, player, chose, legal, problems)
     return replace(ex, problems=problems)
@@ -251,16 +216,6 @@ def _chosen_told(
         if send and (note := seeming_note(typed, send)) not in out:
             out.append(note)
     return out
-
-
-def _alone(eng: Engine, state: dict[str, Any], player: str, order: str, legal: dict[str, str]) -> str:
-    """The legal line to send for `order` when the engine takes it alone now, as it understood it ("I pass" in
-    Habsburg: NO EVENT), else ""."""
-    alone = eng.apply(state, player, [order])
-    if not alone.accepted or (alone.lines and shortened(alone.lines[0])):
-        return ""
-    said = alone.lines[0].understood.split(" (", 1)[0] if alone.lines else ""  # "pass" as NO EVENT
-    return legal.get(order.upper()) or said or order
 
 
 def read_again(

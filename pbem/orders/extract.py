@@ -128,6 +128,8 @@ class Extracted:
     # each press block read, by its names (folded) and lines: one typed again is sent once (`_pressed`)
     press_keys: set[tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=set, repr=False, compare=False)
     signed: list[tuple[str, str]] = field(default_factory=list)  # (line, its order) under a "-- " above the quote
+    signed_off: list[tuple[str, str]] = field(default_factory=list)  # (line, its order) under a sign-off: `sign_off`
+    sign_off: str = ""  # the sign-off after the orders ("Thanks,") the lines below which are the signature
     history: str | None = None  # HISTORY alone: "", HISTORY 3 (of turn 3): "3"
     resign: str | None = None  # RESIGN alone: "", RESIGN 482193 (the word its answer gave): "482193"
     address: str | None = None  # ADDRESS new@example.org (an @ in it: "Address: Berlin" is a remark): the new address
@@ -692,12 +694,17 @@ def _not_an_order(ex: Extracted, at: int, typed: str, line: str, words: tuple[st
     if signed:
         ex.placed.append(at)
         ex.chatter.append(typed)
+        if is_order(line, words):  # never read; told if the engine takes it or it is an order mistyped
+            ex.signed_off.append((typed, line))
         return True
     if _words(line) in LOST_CODE:
         ex.lost_code = True
         return False
     _aside(ex, at, typed, line, words)
-    return (bool(ex.orders) or commanded(ex)) and sign_off(typed)
+    if (bool(ex.orders) or commanded(ex)) and sign_off(typed):
+        ex.sign_off = typed.strip()
+        return True
+    return False
 
 
 def commanded(ex: Extracted) -> bool:
@@ -865,10 +872,11 @@ def _under_signature(ex: Extracted, signed: list[str], words: tuple[str, ...]) -
             ex.signed.append((typed, line))
 
 
-def signed_note(typed: str, order: str) -> str:
-    """The note for a line under a "-- " signature above the quote that is an order: not read, and what to send."""
+def signed_note(typed: str, order: str, above: str = '"-- "') -> str:
+    """The note for a line under a "-- " signature above the quote (or under a sign-off, `above`) that is an order:
+    not read, and what to send."""
     return (
-        f'"{typed}" was not read: it is under your signature (the "-- " line above it), which pbem does not read. '
+        f'"{typed}" was not read: it is under your signature (the {above} line above it), which pbem does not read. '
         f"If it is your order, send it above that line: {order}"
     )
 
