@@ -24,15 +24,26 @@ line inside an inline copy (Gmail's, Outlook's inline answers): the rest of the 
 line, was dropped as the copy's (`pbem.orders.own_mail._rest_typed` keeps it now).  The 8 left are `untold_may`:
 footers of `tests.test_replies27_footers.RESIDUE` under an order ("Keep calm and carry on": the mail refused, the
 footer quoted).  players28 (`pbem.orders.closings`): on c83d8ea7 1,836 read, 172 told, 8 untold, 0 misapplied; now
-1,844 read, 172 told, 0 untold, 0 misapplied (the residue is empty).  Every quoted-printable and base64 body, footer, smart quote, emoji, autocorrected capital,
+1,844 read, 172 told, 0 untold, 0 misapplied (the residue is empty).
+
+players29 adds `EXTRAS29`, shapes of phones and pasted lists: format=flowed soft breaks parting the order, a
+numbered or bulleted line, a spreadsheet's row pasted as text (`1<tab>ORDER<tab>`, `| 1 | ORDER |`, and with a
+remark's cell after the order, `sheet-cells`), the order in the subject only, K-9's and FairEmail's signatures, a
+phone's smart dash before the order, every word capitalised, the report forwarded to oneself and then answered.  Of
+their 2,016 cases, on 90a53973 1,855 read, 0 told, 161 untold (every `sheet-cells` row but 7: refused whole, the order
+in it never named), 0 misapplied; now 1,855 read, 76 told (the text rows: the order offered without the remark's
+cells, `pbem.app.cells`), 85 untold (the same row in an HTML-only reply's table, whose cells are read parted by
+spaces: left open, `untold_may`), 0 misapplied.  Every quoted-printable and base64 body, footer, smart quote, emoji, autocorrected capital,
 lower-case order, HELP above the order and "吧" after it is read.
 """
 
 from __future__ import annotations
 
+import html
 import os
 import random
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
@@ -42,7 +53,7 @@ from tests.replies27 import judged
 from tests.test_replies3_players import KINDS, Moment, shared_moments
 from tests.test_replies7_clients import _message
 from tests.test_replies10_players import reading
-from tests.test_replies19_players import CLIENTS, HTML_CLIENTS, LOCALES, SIGNATURES, html_body, text_body
+from tests.test_replies19_players import CLIENTS, HTML_CLIENTS, LOCALES, SIGNATURES, _plain, html_body, text_body
 from tests.test_replies27_footers import FOOTERS, RESIDUE
 
 
@@ -64,7 +75,26 @@ EXTRAS = (
     "help",
     "zh-ba",
     "semicolon",
+    # players29: shapes of phones and pasted lists not yet here
+    "flowed",
+    "numbered",
+    "bulleted",
+    "spreadsheet",
+    "pipe-table",
+    "subject-only",
+    "k9-signature",
+    "fairemail-signature",
+    "smart-dash",
+    "title-case",
+    "forward-answered",
+    "sheet-cells",
 )
+#: players29's extras (the module docstring's figures for them).
+EXTRAS29 = frozenset(EXTRAS[EXTRAS.index("flowed") :])
+PHONE_SIGNATURES = {
+    "k9-signature": ["-- ", "Sent from my Android device with K-9 Mail. Please excuse my brevity."],
+    "fairemail-signature": ["", "Sent with FairEmail"],
+}
 FOOTER_NAMES = tuple(FOOTERS)
 
 
@@ -95,23 +125,33 @@ def cases() -> list[Case]:
     return out
 
 
+#: How an extra types the order on the player's own line (the rest: `_typed`).
+TYPED: dict[str, Callable[[str, str], list[str]]] = {
+    "smart-quotes": lambda o, _: [f"“{o}”"],
+    "emoji": lambda o, _: [f"\U0001f449 {o} \U0001f44d"],
+    "autocapital": lambda o, _: [o[:1].upper() + o[1:].lower()],
+    "lower": lambda o, _: [o.lower()],
+    "help": lambda o, _: ["HELP", o],
+    "zh-ba": lambda o, _: [f"{o}吧"],
+    "semicolon": lambda o, other: [f"{o}; {other}"],
+    "wrapped-40": lambda o, _: textwrap.wrap(o, 40, break_long_words=False, break_on_hyphens=False),
+    "numbered": lambda o, _: [f"1. {o}"],
+    "bulleted": lambda o, _: [f"• {o}"],
+    "spreadsheet": lambda o, _: [f"1\t{o}\t"],  # a row pasted from a spreadsheet: its cells parted by tabs
+    "sheet-cells": lambda o, _: [f"1\t{o}\tmy move"],  # number, order, remark
+    "pipe-table": lambda o, _: [f"| 1 | {o} |"],
+    "subject-only": lambda o, _: [],
+    "smart-dash": lambda o, _: [f"\u2013 {o}"],  # a phone's smart punctuation: "- " typed before it as a dash
+    "title-case": lambda o, _: [" ".join(w[:1].upper() + w[1:].lower() for w in o.split())],
+}
+
+
 def _typed(extra: str, order: str, other: str) -> list[str]:
-    if extra == "smart-quotes":
-        return [f"“{order}”"]
-    if extra == "emoji":
-        return [f"\U0001f449 {order} \U0001f44d"]
-    if extra == "autocapital":
-        return [order[:1].upper() + order[1:].lower()]
-    if extra == "lower":
-        return [order.lower()]
-    if extra == "help":
-        return ["HELP", order]
-    if extra == "zh-ba":
-        return [f"{order}吧"]
-    if extra == "semicolon":
-        return [f"{order}; {other}"]
-    if extra == "wrapped-40":
-        return textwrap.wrap(order, 40, break_long_words=False, break_on_hyphens=False)
+    if extra in TYPED:
+        return TYPED[extra](order, other)
+    if extra == "flowed":  # a soft break (a space before the line's end) in the middle of the order
+        cut = order.find(" ", len(order) // 2)
+        return [order[: cut + 1], order[cut + 1 :]] if cut > 0 else [order]
     return [order]
 
 
@@ -119,12 +159,25 @@ def build(moment: Moment, case: Case) -> tuple[bytes, str]:
     """The reply of `case` to `moment`'s report, and the order it means."""
     legal = moment.legal
     order, other = legal[case.pick % len(legal)], legal[(case.pick + 1) % len(legal)]
-    own = _typed(case.extra, order, other)
+    own = _typed(case.extra, order, other) if not (case.extra == "flowed" and case.client in HTML_CLIENTS) else [order]
     loc = LOCALES[case.locale]
     sig = SIGNATURES[case.signature](moment, loc)
     if case.extra == "footer":
         sig = [*sig, "", *FOOTERS[case.footer]]
-    msg = _message(moment, "Re: " + str(moment.report["Subject"]))
+    sig = [*sig, *PHONE_SIGNATURES.get(case.extra, [])]
+    title = "Re: " + str(moment.report["Subject"])
+    msg = _message(moment, f"{title} - {order}" if case.extra == "subject-only" else title)
+    if case.extra == "forward-answered":  # the report forwarded to oneself, then answered: quoted under the order
+        fwd = ["---------- Forwarded message ---------", f"From: {moment.report['From']}"]
+        fwd += [f"Subject: {moment.report['Subject']}", "", *_plain(moment.report)]
+        who = f"On Mon, 30 Nov 2026 at 21:30, {moment.player} <{moment.address}> wrote:"
+        msg.set_content("\n".join([loc.hello, "", *own, "", *sig, "", who, *(f"> {x}".rstrip() for x in fwd)]) + "\n")
+        return msg.as_bytes(), order
+    if case.extra == "sheet-cells" and case.client in HTML_CLIENTS:  # the row pasted as an HTML table's cells
+        cells = f"<table><tr><td>1</td><td>{html.escape(order)}</td><td>my move</td></tr></table>"
+        body = html_body(case.client, loc, moment.report, ["@@"], sig, order, "div").replace("<div>@@</div>", cells)
+        msg.set_content(body, subtype="html")
+        return msg.as_bytes(), order
     if case.client in HTML_CLIENTS:
         body = html_body(case.client, loc, moment.report, own, sig, order, "div")
         cte = "quoted-printable" if case.extra == "quoted-printable" else "base64" if case.extra == "base64" else None
@@ -135,6 +188,12 @@ def build(moment: Moment, case: Case) -> tuple[bytes, str]:
             msg.set_content(text, cte="quoted-printable")
         elif case.extra == "base64":
             msg.set_content(text, cte="base64")
+        elif case.extra == "flowed":  # a client's soft breaks: a space before each, a line starting ">" stuffed
+            lines = text.split("\n")
+            mine = set(own[1:])
+            stuffed = [" " + ln if ln in mine and ln.startswith((">", " ", "From ")) else ln for ln in lines]
+            msg.set_content("\n".join(stuffed), cte="8bit")
+            msg.set_param("format", "flowed")
         else:
             msg.set_content(text)
     return msg.as_bytes(), order
@@ -157,12 +216,15 @@ def outcome(moment: Moment, case: Case) -> tuple[str, str]:
 
 SAMPLED = 6
 #: The extras a case of which may be told rather than read: a wrap inside a name, two orders on one line.
-TOLD_MAY = frozenset(("wrapped-40", "semicolon"))
+TOLD_MAY = frozenset(("wrapped-40", "semicolon", "sheet-cells"))
 
 
 def untold_may(case: Case) -> bool:
-    """The cases left open (the module docstring): a footer of the residue under an order."""
-    return case.extra == "footer" and case.footer in RESIDUE
+    """The cases left open (the module docstring): a footer of the residue under an order; a table's row with a
+    remark's cell after the order in an HTML-only reply (players29: its cells read as one line, parted by spaces)."""
+    return (case.extra == "footer" and case.footer in RESIDUE) or (
+        case.extra == "sheet-cells" and case.client in HTML_CLIENTS
+    )
 
 
 def sample(kind: str) -> list[Case]:
@@ -201,6 +263,24 @@ def test_an_order_wrapped_under_its_own_listed_line_in_an_inline_copy_is_read_or
     replies were so on efd12b07, none now.  Each inline client's wrapped case at these two moments."""
     moment = moments[kind]
     chosen = [c for c in cases() if c.extra == "wrapped-40" and c.client in INLINE]
+    failures = [
+        f"{how}: {said}"
+        for c in chosen
+        if (got := outcome(moment, c))[0] not in ("read", "told")
+        for how, said in [got]
+    ]
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("kind", ["habsburg", "dynasties"])
+def test_a_spreadsheet_row_with_a_remark_after_the_order_is_offered_the_order(
+    moments: dict[str, Moment], kind: str
+) -> None:
+    """`pbem.app.cells`: "1<tab>ORDER<tab>my move" pasted from a spreadsheet was refused whole, the order in it never
+    named (161 of the 168 `sheet-cells` cases untold on 90a53973); each text client's row at these two moments is
+    now offered the order, never applied otherwise."""
+    moment = moments[kind]
+    chosen = [c for c in cases() if c.extra == "sheet-cells" and c.client not in HTML_CLIENTS]
     failures = [
         f"{how}: {said}"
         for c in chosen

@@ -20,7 +20,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from pbem.app import signed, wraps
+from pbem.app import cells, signed, wraps
 from pbem.app.known import NEAR, near_any
 from pbem.app.known import known as _known
 from pbem.app.known import names_the_game as _names_the_game
@@ -237,6 +237,7 @@ def read_again(
     told = chatter.aside(aside) if isinstance(chatter, Extracted) else chatter + aside
     if isinstance(chatter, Extracted):  # "EVENT CLAIM First" / "Cousins TARGET Carol": the order meant offered
         said += wraps.offers(eng, state, player, chatter, result)
+    said += cells.offers(eng, state, player, result)  # "1<tab>PASS<tab>my move": the order offered
     return orders, result, {**notes, "problems": said + replaced(eng, state, player, orders, result)}, told
 
 
