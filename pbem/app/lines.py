@@ -237,7 +237,7 @@ def read_again(
     told = chatter.aside(aside) if isinstance(chatter, Extracted) else chatter + aside
     if isinstance(chatter, Extracted):  # "EVENT CLAIM First" / "Cousins TARGET Carol": the order meant offered
         said += wraps.offers(eng, state, player, chatter, result)
-    said += cells.offers(eng, state, player, result)  # "1<tab>PASS<tab>my move": the order offered
+        said += cells.offers(eng, state, player, result, chatter)  # "1<tab>PASS<tab>my move": the order offered
     return orders, result, {**notes, "problems": said + replaced(eng, state, player, orders, result)}, told
 
 

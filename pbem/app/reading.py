@@ -93,7 +93,7 @@ _BLOCK_TAG = re.compile(
     + "|".join("".join(f"[{c}{c.upper()}]" if c.isalpha() else c for c in t) for t in sorted(BLOCK_TAGS))
     + r")\b[^<>]*>"
 )
-_CELL_END = re.compile(  # the end tags of CELL_TAGS, a space in the text as in `html_to_text`'s
+_CELL_END = re.compile(  # the end tags of CELL_TAGS, a tab in the text as in `html_to_text`'s
     r"</(?:" + "|".join("".join(f"[{c}{c.upper()}]" for c in t) for t in sorted(CELL_TAGS)) + r")\b[^<>]*>"
 )
 
@@ -102,12 +102,12 @@ def html_words(html: str) -> str:
     """A text with the words, in order, that `html_to_text` finds in pbem's own HTML (tests/test_sent_texts.py
     checks it on every mail of a game): what is never shown (comments, declarations, head, style, script) dropped, a line
     break for each block tag, nothing for an inline one (its words run on, as the parser's do), entities
-    decoded, a space for a cell's end tag.  pbem wrote this HTML: its tags never hold a bare ">" inside an
+    decoded, a tab for a cell's end tag.  pbem wrote this HTML: its tags never hold a bare ">" inside an
     attribute."""
     text = _UNSHOWN.sub("", html)
     if "<<" in text or "<>" in text:  # a tag could start right after a bare "<": one pass, tag by tag
         return unescape(_TAG.sub(_flat, text))
-    text = _CELL_END.sub(" ", text) if "</" in text else text
+    text = _CELL_END.sub("\t", text) if "</" in text else text
     # Two passes in C, no call per tag: each block tag becomes "<>" (never a tag, and it stops `_TAG`'s
     # "[^<>]*" as the tag did), the other tags go, then each "<>" becomes the line break.  A tag of the text is a
     # tag of the first pass's text and no other is (no tag holds "<"); with no "<<" nor "<>" in the text, every
@@ -119,7 +119,7 @@ def html_words(html: str) -> str:
 def _flat(m: re.Match[str]) -> str:
     """What a tag of pbem's HTML stands for in its text: a line break (a block), a space (a cell's end), nothing."""
     name = m.group(1).lower()
-    return "\n" if name in BLOCK_TAGS else " " if name in CELL_TAGS and m.group(0).startswith("</") else ""
+    return "\n" if name in BLOCK_TAGS else "\t" if name in CELL_TAGS and m.group(0).startswith("</") else ""
 
 
 def own_text(

@@ -565,7 +565,7 @@ def _order(ex: Extracted, typed: str, line: str, lines: list[str], i: int, words
     ex.typed.append(typed.strip())
     ex.order_at.append(at)
     ex.order_end.append(i)
-    ex.orders.append(_salt(typed) or line)
+    ex.orders.append(_salt(typed) or line.replace("\t", " "))  # a table's cells ("MELD<tab>Heinrich ...") as words
     return i, line
 
 

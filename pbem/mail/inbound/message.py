@@ -117,7 +117,9 @@ class ParsedOnce:
 
 #: The tags that end a line of `html_to_text`'s text (the others run their words on, but for a cell's).
 BLOCK_TAGS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "pre", "blockquote", "table"})
-#: The tags whose end parts their words from the next cell's with a space: an order in a table a player drew,
+#: The tags whose end parts their words from the next cell's with a tab, as a spreadsheet's row pastes (players29: a
+#: remark's cell after an order is told apart, `pbem.app.cells`; an order's tabs read as spaces, `extract._order`):
+#: an order in a table a player drew,
 #: "<td>TRIBUTE</td><td>Gold 4</td>" or "<td>1.</td><td>NO EVENT</td>", was read "TRIBUTEGold 4", "1.NO EVENT".
 CELL_TAGS = frozenset({"td", "th"})
 
@@ -288,7 +290,7 @@ class _HtmlText(HTMLParser):
         if tag in self.BLOCK and tag != "br":
             self._newline()
         elif tag in CELL_TAGS:
-            self.out.append(" ")
+            self.out.append("\t")  # a cell ends: a row read as a spreadsheet pastes it (players29, `pbem.app.cells`)
 
     def handle_data(self, data: str) -> None:
         if self.skip:
