@@ -27,7 +27,7 @@ def commands_only(eng: Engine, state: dict[str, Any], player: str, ex: Extracted
     result = eng.apply(state, player, list(ex.orders))
     if result.accepted:
         return ex
-    kept, _, _ = without_prose(eng, state, player, list(ex.orders), result, commanded=True)
+    kept, _, _ = without_prose(eng, state, player, list(ex.orders), result, commanded=True, footers=ex.footers)
     if kept:
         return ex
     lines = sorted(

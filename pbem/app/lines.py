@@ -37,7 +37,13 @@ CHECKED = 8
 
 
 def without_prose(
-    eng: Engine, state: dict[str, Any], player: str, orders: list[str], result: Outcome, commanded: bool = False
+    eng: Engine,
+    state: dict[str, Any],
+    player: str,
+    orders: list[str],
+    result: Outcome,
+    commanded: bool = False,
+    footers: frozenset[str] = frozenset(),
 ) -> tuple[list[str], list[str], Outcome]:
     """(orders kept, lines set aside as chatter, their outcome): a line typed again set aside (`once`), then the
     refused prose lines.  Every line is set aside only in a message that asks a command (`commanded`: "HELP" above
@@ -51,7 +57,7 @@ def without_prose(
     known = _known(eng, state, player, result) if long else set()
     # a long line that names something of the game's, or is one typo from it, is an order mistyped, not prose
     aside = [line for line in long if not _names_the_game(line, known)]
-    aside += [line for line in closing(eng, state, player, orders, result) if line not in aside]
+    aside += [line for line in closing(eng, state, player, orders, result, footers) if line not in aside]
     kept = [o for o in orders if o not in aside]
     if not aside or not (kept or commanded):
         return orders, twice, result
@@ -62,7 +68,7 @@ def without_prose(
 
 
 def _key(line: str) -> str:
-    return " ".join(line.casefold().split())
+    return " ".join(line.casefold().split())  # as `pbem.app.footprints.key`
 
 
 def once(
@@ -100,7 +106,14 @@ def _an_order_asked(eng: Engine, state: dict[str, Any], player: str, line: str) 
 _WORD = re.compile(r"[^\W_]+")
 
 
-def closing(eng: Engine, state: dict[str, Any], player: str, orders: list[str], result: Outcome) -> list[str]:
+def closing(
+    eng: Engine,
+    state: dict[str, Any],
+    player: str,
+    orders: list[str],
+    result: Outcome,
+    footers: frozenset[str] = frozenset(),
+) -> list[str]:
     """The refused lines at the end of the message (after every other order) that close it rather than order: a
     closing's or a footer's shape naming no word the game knows now (`pbem.orders.closings.closing_shape`: a word of
     a legal order or a name the engine offered, for any line of the message or any request of the player's; the
@@ -114,7 +127,8 @@ def closing(eng: Engine, state: dict[str, Any], player: str, orders: list[str], 
     out: list[str] = []
     for line in reversed(orders):
         typed = _WORD.findall(line)[1:]
-        if line not in refused or not closing_shape(line, known, spoken):
+        signs = _key(line) in footers and not _names_the_game(line, known)  # the player's own footer (players29)
+        if line not in refused or not (signs or closing_shape(line, known, spoken)):
             break  # a name typed as one ("PLAY Nice", "NEGATE Frnce") may be a mistyped order: refused as one
         if _an_order_asked(eng, state, player, line):
             break  # "vote red?" after the orders: refused as a question, not set aside
@@ -229,7 +243,8 @@ def read_again(
 ) -> tuple[list[str], Outcome, dict[str, object], list[str]]:
     """`without_prose`, then `replaced`: (orders, outcome, notes with the replacements told, chatter).  Given the
     message's `Extracted`, the lines set aside join its chatter where the message has them, as typed."""
-    orders, aside, result = without_prose(eng, state, player, orders, result)
+    footers = chatter.footers if isinstance(chatter, Extracted) else frozenset()
+    orders, aside, result = without_prose(eng, state, player, orders, result, footers=footers)
     said = list(notes["problems"]) if isinstance(notes.get("problems"), list) else []  # type: ignore[call-overload]
     kept = {_key(o) for o in orders}
     said += [repeat_note(line) for line in aside if _key(line) in kept]  # a repeat is told, not listed as chatter

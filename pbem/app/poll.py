@@ -28,7 +28,7 @@ from pbem.app import (
     budgets,
     derivations,
     filing,
-    intake,
+    footprints,
     join,
     loops,
     lost_code,
@@ -291,8 +291,7 @@ def decide_and_apply(
     if seat is None and (moved := confirm_address(s, policy, msg, raw, ex, when)) is not None:
         return moved  # ADDRESS CONFIRM from the address a seat asked to move to (judges5)
     with stages.stage("deciding"):
-        d = intake.decide(msg, facts, policy.replies_per_hour)  # pure; again when a reply's step closed (`closing`)
-        d = intake.decide(msg, facts, policy.replies_per_hour) if d.late and on_file.closed(s, facts, seat, d) else d
+        d = footprints.decided(s, msg, facts, seat, policy.replies_per_hour)  # again: a step closed, a footer
         d.effects += bounced.told(s, policy, msg, arrived, when) if d.outcome == "ignored" else []  # moderator told
     with stages.stage("appending"):  # the reports' contexts, then the writes (rendering and composing: their own)
         settle(s, policy, d, when, facts.loaded, inbound=(msg, raw))  # its reports finished (pure), then written

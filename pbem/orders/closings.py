@@ -22,6 +22,7 @@ refused with its reason, never set aside (`tests/test_replies28_footers.py` gene
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from pbem.engine.base import Engine
 
@@ -107,3 +108,29 @@ def syntax_words(eng: Engine) -> frozenset[str]:
         words = {w.upper() for ow in eng.order_words for w in _WORD.findall(ow) if len(w) >= 3}
         _SYNTAX[key] = frozenset(words | set(_CAPITALS.findall(eng.handbook())))
     return _SYNTAX[key]
+
+
+FOOTPRINT_LINES = 200  # lines of an earlier mail read for the player's footers, at most
+FOOTPRINT_LONGEST = 200  # characters of such a line kept, at most
+
+
+def footprint_key(line: str) -> str:
+    """A line as `footer_keys` keeps it: casefolded, its spaces one."""
+    return " ".join(line.casefold().split())
+
+
+def footer_keys(mails: list[tuple[str, tuple[str, ...]]], read: Callable[[str], str]) -> frozenset[str]:
+    """The lines the player wrote in earlier accepted mails (text, order lines applied from it) that none of its
+    orders is (players29, `pbem.app.footprints`): each unquoted line, up to `FOOTPRINT_LINES` a mail, as `read`
+    reads it as an order line (`pbem.orders.typed.cleaned`), keyed by `footprint_key`.  Pure; `pbem verify --sent`
+    learns them from the player's Sent mails the same way."""
+    out: set[str] = set()
+    for text, applied in mails:
+        done = {footprint_key(read(line) or line) for line in applied}
+        for line in text.splitlines()[:FOOTPRINT_LINES]:
+            said = line.strip()
+            if not said or said.startswith(">") or len(said) > FOOTPRINT_LONGEST:
+                continue
+            if (k := footprint_key(read(said) or said)) not in done:
+                out.add(k)
+    return frozenset(out)

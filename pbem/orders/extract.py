@@ -130,6 +130,9 @@ class Extracted:
     signed: list[tuple[str, str]] = field(default_factory=list)  # (line, its order) under a "-- " above the quote
     signed_off: list[tuple[str, str]] = field(default_factory=list)  # (line, its order) under a sign-off: `sign_off`
     sign_off: str = ""  # the sign-off after the orders ("Thanks,") the lines below which are the signature
+    # lines the player wrote in earlier accepted mails of the game and that none of them applied (`pbem.app.footprints`):
+    # casefolded, spaces as one; a refused line after the orders among them is the player's footer
+    footers: frozenset[str] = frozenset()
     history: str | None = None  # HISTORY alone: "", HISTORY 3 (of turn 3): "3"
     resign: str | None = None  # RESIGN alone: "", RESIGN 482193 (the word its answer gave): "482193"
     address: str | None = None  # ADDRESS new@example.org (an @ in it: "Address: Berlin" is a remark): the new address

@@ -48,9 +48,9 @@ from typing import Any
 
 from pbem import engine as registry
 from pbem.engine.words import count
-from pbem.orders.closings import closing_shape
+from pbem.orders.closings import KNOWN, closing_shape, footer_keys, footprint_key
 from pbem.orders.own_quotes import read_alone
-from pbem.orders.typed import prose
+from pbem.orders.typed import cleaned, prose
 from pbem.trust import asked
 from pbem.trust import deal as joining
 from pbem.trust import when_sent as when
@@ -198,7 +198,9 @@ def grouped(reason: str) -> str:
     return "; ".join(told) + tail
 
 
-def set_aside(wrote: list[str], applied: list[str], known: set[str], commands: bool = False) -> list[str] | None:
+def set_aside(
+    wrote: list[str], applied: list[str], known: set[str], commands: bool = False, footers: frozenset[str] = frozenset()
+) -> list[str] | None:
     """The lines of `wrote` an input left out, when it applied `wrote` without only lines the intake sets aside
     (`pbem.app.lines`): lines that read as prose (`pbem.orders.typed.prose`: a footer, a disclaimer) anywhere,
     closings and footers after the last line applied (`pbem.orders.closings.closing_shape`: "Take care,", "Keep
@@ -206,7 +208,9 @@ def set_aside(wrote: list[str], applied: list[str], known: set[str], commands: b
     export's inputs), and a repeat of a line applied above it, whatever its case
     (`pbem.app.lines.once`: "PLAY Silver 11" typed twice is read once); else None.  Told as a note, never hidden.
     With `commands`, `applied` may be empty: a message of commands whose every order line is a footer or a closing
-    ("HELP" above "Pass it on!", `pbem.app.footers`) is accepted with no input."""
+    ("HELP" above "Pass it on!", `pbem.app.footers`) is accepted with no input.  `footers`: the lines of the player's
+    other accepted mails that no input applied (`closings.footer_keys`), which the intake sets aside after the orders
+    when they name nothing of the game's (players29, `pbem.app.footprints`)."""
     if not applied and not commands:
         return None
     out: list[str] = []
@@ -220,7 +224,10 @@ def set_aside(wrote: list[str], applied: list[str], known: set[str], commands: b
         if _folded(line) in seen:
             out.append(line)
             continue
-        closing = k == len(applied) and closing_shape(line, known)  # as `pbem.app.lines.closing`
+        signs = footprint_key(line) in footers and not any(
+            len(w) >= KNOWN and w.upper() in known for w in _WORD.findall(line)[1:]
+        )  # the player's own footer, as `pbem.app.footprints` learns it
+        closing = k == len(applied) and (signs or closing_shape(line, known))  # as `pbem.app.lines.closing`
         if not (prose(line) or closing):
             return None
         out.append(line)
@@ -228,6 +235,33 @@ def set_aside(wrote: list[str], applied: list[str], known: set[str], commands: b
 
 
 _WORD = re.compile(r"[^\W_]+")
+
+
+def _footprints(
+    mails: Sequence[Any], messages: dict[str, dict[str, Any]], inputs: dict[str, list[dict[str, Any]]]
+) -> tuple[dict[str, int], dict[str, frozenset[str]]]:
+    """The lines of the player's accepted mails that no input applied (`closings.footer_keys`): in how many mails
+    each is, and each mail's own, so a mail's footers are those of its other mails (the intake learns them from the
+    player's earlier mails, `pbem.app.footprints`: any other accepted mail is as lenient, never stricter)."""
+    counts: dict[str, int] = {}
+    own: dict[str, frozenset[str]] = {}
+    for m in mails:
+        rec = messages.get(m.message_id)
+        if rec is None or rec["outcome"] != "accepted":
+            continue
+        lines = tuple(str(x) for o in inputs.get(m.message_id, []) for x in o["lines"])
+        own[m.message_id] = footer_keys([(m.text, lines)], cleaned)
+        for k in own[m.message_id]:
+            counts[k] = counts.get(k, 0) + 1
+    return counts, own
+
+
+def _others(learnt: tuple[dict[str, int], dict[str, frozenset[str]]], mid: str) -> frozenset[str]:
+    """The footers of the mail `mid`: those of the player's other accepted mails (`_footprints`); asked only for a
+    mail whose lines an input did not apply as written."""
+    counts, own = learnt
+    mine = own.get(mid, frozenset())
+    return frozenset(k for k, n in counts.items() if n > (k in mine))
 
 
 def known_words(doc: dict[str, Any]) -> set[str]:
@@ -334,6 +368,7 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
     delays = _delays(mails, messages)
     applied = refused = 0
     known = known_words(doc)
+    learnt = _footprints(mails, messages, inputs)
     for m in mails:
         rec = messages.get(m.message_id)
         if rec is None:
@@ -370,7 +405,11 @@ def _compare(doc: dict[str, Any], mails: list[Sent], c: SentCheck, read: Reader 
         if rec["outcome"] in ("accepted", "held"):
             for o in inputs.get(m.message_id, []):
                 applied_lines = [x for x in o["lines"] if not (o["kind"] == "join" and joining.signature_line([x]))]
-                aside = set_aside(list(wrote), applied_lines, known) if applied_lines != list(wrote) else []
+                aside = (
+                    set_aside(list(wrote), applied_lines, known, footers=_others(learnt, m.message_id))
+                    if applied_lines != list(wrote)
+                    else []
+                )
                 if aside:
                     c.notes.append(
                         f"{m.name}: input {o['seq']} applied your orders without {clip('; '.join(aside))}, lines "

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -35,6 +36,8 @@ from typing import Any
 from pbem import engine as registry
 from pbem.engine.seats import RENAME
 from pbem.engine.words import count
+from pbem.orders.closings import footer_keys
+from pbem.orders.typed import cleaned
 from pbem.trust import deal as joining
 from pbem.trust import dkim
 from pbem.trust import when_sent as when
@@ -89,6 +92,7 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
     whole = headers_only = 0
     stamped: list[tuple[str, str, int]] = []  # (Message-ID, player, the provider's t=) of each signature that holds
     senders: dict[str, list[tuple[int, str, int | None]]] = {}  # the signed From -> (input seq, player, t=) it signed
+    rechecked, footers = _footprints(doc, evidence)
     for o in doc["orders"]:
         if not o.get("message_id") or not o.get("player"):
             continue
@@ -106,7 +110,9 @@ def check(doc: dict[str, Any], read: Reader | None = None) -> Vouched:
             else:
                 out.lines.append(f"{where}: dkim: unsigned")
             continue
-        problem, r = _problem(o, entry, addresses.get(o["player"], ""), (tag, words, known), read, out.notes)
+        problem, r = _problem(
+            o, entry, addresses.get(o["player"], ""), (tag, words, known), read, out.notes, (rechecked, footers)
+        )
         if problem:
             out.failures.append(f"{where}: {problem}")
             out.lines.append(f"{where}: dkim: FAIL {problem}")
@@ -275,6 +281,37 @@ def held_back(doc: dict[str, Any], stamped: list[tuple[str, str, int]]) -> list[
     return out.out()
 
 
+def _footprints(
+    doc: dict[str, Any], evidence: dict[str, dict[str, Any]]
+) -> tuple[dict[str, dkim.Rechecked], Callable[[str], frozenset[str]]]:
+    """The accepted mails whose signed body the export keeps, rechecked (by Message-ID), and for each the lines of
+    the same player's other such mails that no input applied (`closings.footer_keys`): the footers the intake may
+    have learnt from them (players29, `pbem.app.footprints`; as `pbem.trust.sent._footprints` for a Sent folder)."""
+    lines: dict[str, tuple[str, ...]] = {}
+    for o in doc["orders"]:
+        if o.get("message_id"):
+            lines[_mid(o["message_id"])] = lines.get(_mid(o["message_id"]), ()) + tuple(str(x) for x in o["lines"])
+    rechecked: dict[str, dkim.Rechecked] = {}
+    own: dict[str, tuple[str, frozenset[str]]] = {}
+    counts: dict[tuple[str, str], int] = {}
+    for m in doc.get("messages") or []:
+        mid, entry = _mid(m.get("message_id")), evidence.get(_mid(m.get("message_id")))
+        if m.get("outcome") != "accepted" or entry is None or not entry.get("body"):
+            continue
+        r = rechecked[mid] = dkim.recheck(entry)
+        if r.ok and r.whole:
+            keys = footer_keys([(r.text, lines.get(mid, ()))], cleaned)
+            own[mid] = (str(m.get("player", "")), keys)
+            for k in keys:
+                counts[(own[mid][0], k)] = counts.get((own[mid][0], k), 0) + 1
+
+    def footers(mid: str) -> frozenset[str]:  # asked only for a mail whose lines the input did not apply as written
+        player, keys = own.get(mid, ("", frozenset()))
+        return frozenset(k for (p, k), n in counts.items() if p == player and n > (k in keys))
+
+    return rechecked, footers
+
+
 def _plain(r: dkim.Rechecked, words: tuple[str, ...]) -> list[str]:
     """A signed mail's order lines read from its plain part, as `pbem.trust.sent.read_plain` reads a sent one."""
     return read_plain(r.text, r.subject, words, answering(r.raw))
@@ -287,12 +324,14 @@ def _problem(
     game: tuple[str, tuple[str, ...], set[str]],
     read: Reader | None,
     notes: list[str],
+    learnt: tuple[dict[str, dkim.Rechecked], Callable[[str], frozenset[str]]] | None = None,
 ) -> tuple[str, dkim.Rechecked]:
     """Why `entry` does not vouch for input `o` ("" when it does), and the recheck; `game`: its tag, order words and
     the words of the export's inputs.  Lines the intake sets aside (a footer, a repeat: `pbem.trust.sent.set_aside`)
-    that the input left out are noted in `notes`, as `pbem verify --sent` notes them."""
+    that the input left out are noted in `notes`, as `pbem verify --sent` notes them; `learnt`: the signed mails
+    already rechecked, by Message-ID, and the player's footers their other signed mails show (`_footprints`)."""
     tag, words, known = game
-    r = dkim.recheck(entry)
+    r = (learnt[0].get(_mid(o["message_id"])) if learnt else None) or dkim.recheck(entry)
     if not r.ok:
         return f"the provider's signature does not hold: {r.why}", r
     if r.message_id and r.message_id != _mid(o["message_id"]):
@@ -309,7 +348,8 @@ def _problem(
     if r.whole and o["kind"] in ("orders", "join"):
         lines = list(read(r.raw, words)) if read is not None else _plain(r, words)
         wrote, applied = joining.split_join(lines), _as_applied(o)
-        aside = set_aside(wrote, applied, known) if wrote != applied else []
+        footers = learnt[1](_mid(o["message_id"])) if learnt and wrote != applied else frozenset()
+        aside = set_aside(wrote, applied, known, footers=footers) if wrote != applied else []
         if aside:
             notes.append(
                 f"input {o['seq']} ({clip(str(o['player']))}) applied the signed mail's lines without "
