@@ -119,7 +119,8 @@ def closing(
     a legal order or a name the engine offered, for any line of the message or any request of the player's; the
     game's order words are no words of a sentence), none one typo from such a word, none an order asked, none an
     order in lower case, every word of it the game's syntax (`syntax_words`: "trade want any" under the set-up's order
-    was set aside as a closing; now refused, as an order of a later step)."""
+    was set aside as a closing; now refused, as an order of a later step).  A line of the player's `footers` (their
+    earlier mails', `pbem.app.footprints`) naming nothing of the game's has a footer's shape whatever its capitals."""
     known = _known(eng, state, player, result)
     spoken = frozenset(w.upper() for ow in eng.order_words for w in _WORD.findall(ow))
     syntax = syntax_words(eng)  # "trade want any", every word the game's: an order in lower case, refused as one
