@@ -4,23 +4,26 @@ A footer under the orders that starts with an order word and has a capital or a 
 "Trade Centre, 4 Market Street", a phone's "Play Store: 4.8 stars") looks like a mistyped order to
 `pbem.app.lines.closing` and is refused, the whole message with it, every time the player writes.  The player's own
 earlier mails say otherwise: a line they wrote in a mail of the game that pbem accepted, and that none of its applied
-orders is, was set aside then (a footer under HELP, a JOIN, a line under their signature or sign-off).  So when a
+orders is, was set aside then (a line under their signature or sign-off, a footer under HELP or a JOIN; every line
+read as an order there is left out, applied or not, so no order line of theirs is ever learnt).  So when a
 message is refused, and a line of its orders is such a line, the message is decided again with them
 (`Extracted.footers`): a refused line after every order among them that names nothing the game knows now is set
 aside as a closing is (`lines.closing`), never applied, listed with the chatter.  A mistyped order sent twice is never
-one: the mail that carried it was refused.  Read only for a refused message with orders: the player's `EARLIER`
-newest accepted mails of the game, their kept (redacted) copies, one indexed statement (`lookups.earlier_mails`).
+one: the mail that carried it was refused.  Read only for a refused message with orders: the player's `lookups.EARLIER` (3)
+newest accepted mails of the game, their kept (redacted) copies, one statement on an index
+(`lookups.earlier_mails`): the cost does not grow with the game's history.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from pbem.app import intake, on_file
+from pbem.app import intake, on_file, views
 from pbem.app.decision import Decision
 from pbem.app.facts import Facts
 from pbem.mail.inbound.message import Inbound, parse
 from pbem.orders import closings
+from pbem.orders.extract import extract
 from pbem.orders.typed import cleaned
 from pbem.record import lookups
 from pbem.record.db import Unit
@@ -46,8 +49,9 @@ def decided(s: Unit, msg: Inbound, facts: Facts, seat: Seat | None, cap: int) ->
         return d
     if loaded.game.id is None:
         return d
-    earlier = lookups.earlier_mails(s, loaded.game.id, seat.player)
-    keys = footer_keys([(parse(raw).text, applied) for raw, applied in earlier])
+    words = tuple(views.engine(loaded).order_words)
+    texts = [parse(raw).text for raw in lookups.earlier_mails(s, loaded.game.id, seat.player)]
+    keys = footer_keys([(text, tuple(extract(text, "", words).orders)) for text in texts])  # its order lines: none
     if keys.isdisjoint(key(line) for line in ex.orders):
         return d
     facts.extracted = replace(ex, footers=keys)
