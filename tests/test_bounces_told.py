@@ -82,8 +82,10 @@ def bounce(rng: random.Random, kind: str, address: str, returned: str) -> bytes:
             DAEMON, "Undelivered Mail Returned to Sender", parts, "delivery-status", Auto_Submitted="auto-replied"
         )
     if kind == "exim":
-        text = (
+        text = (  # with the copy of the message Exim returns (a bounce is tied by it, months4)
             f"This message was created automatically by mail delivery software.\r\n\r\n  {address}\r\n    {reason}\r\n"
+            f"\r\n------ This is a copy of the message, including all the headers. ------\r\n\r\n"
+            f"Message-ID: {returned}\r\nTo: {address}\r\n"
         )
         return _mail(DAEMON, "Mail delivery failed", [("text/plain", text)], X_Failed_Recipients=address)
     if kind == "qmail":

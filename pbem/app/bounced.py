@@ -3,8 +3,9 @@
 pbem never answers a bounce (`pbem.mail.inbound.loops`), and nobody was told of one: 313 bounces went to the
 rejected folder in half a year of `benchmarks/months.py`, and only `pbem game waiting` showed the seats they played
 by default.  When the poll records a mail it will not answer that is a bounce (`bounces.bounced`: from a mail
-system or carrying a delivery status, never a read receipt), the addresses it names (the DSN's failed recipients,
-`X-Failed-Recipients`, and the recipient of the mail of pbem's that came back, by its Message-ID) are looked up:
+system or carrying a delivery status, never a read receipt), the recipients of the mails of pbem's that came back
+(by their Message-IDs, in the outbox; an address the bounce only names is anyone's to write and is not told,
+months4: a forged DSN named the address a seat asked to move to, and that player was mailed) are looked up:
 for each that holds a seat in a game still running, one `address_bounced` mail to the moderator naming the seats,
 the address, the bounce's reason (one line, cut: a bounce's words are anyone's), and the commands that change the
 address or give the seat.  Its Message-ID is made from the address and the day, so a second bounce that day queues

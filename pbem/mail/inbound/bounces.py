@@ -10,8 +10,9 @@ parts:
   `Status` as the reason;
 * `X-Failed-Recipients` (Exim, Gmail);
 * the Message-ID of the mail that came back (a `message/rfc822` or `text/rfc822-headers` part, or a line of the
-  text quoting it, as qmail does): the outbox knows
-  whom pbem sent it to, the surest link of all, since a bounce's own words are anyone's to write;
+  text quoting it, as qmail and Exim do, indented or `>`-quoted too): the outbox knows whom pbem sent it to, and
+  only that ties a bounce to an address (`addresses`, months4), since a bounce's own words are anyone's to write
+  and pbem's Message-IDs are keyed with the home's secret (nobody else can make one of a mail they did not get);
 * the reason, when no DSN gives one: the first line of the text part that names the address, else that looks
   like an SMTP reply (`5xx`), else the subject.
 
@@ -62,13 +63,20 @@ def bounced(sender: str, b: Bounce) -> bool:
 
 
 def addresses(b: Bounce, returned_to: list[str]) -> dict[str, str]:
-    """The addresses that bounced, each with its reason: those the DSN says failed, and the recipients of the mails
-    that came back (`returned_to`, from the outbox) unless a DSN says none failed (a delay, a success)."""
-    out = dict(b.failed)
-    if not b.dsn or b.failing or b.failed:
-        for address in returned_to[:MOST_ADDRESSES]:
-            out.setdefault(address.lower(), b.subject)
-    return {a: why or b.subject for a, why in out.items()}
+    """The addresses that bounced, each with its reason: the recipients of the mails of pbem's that came back
+    (`returned_to`, from the outbox by the returned Message-IDs), unless a DSN says none failed (a delay, a
+    success).  An address the bounce only names (a DSN's `Final-Recipient`, `X-Failed-Recipients`) is anyone's to
+    write: it is not told (months4: a forged DSN naming the address a seat asked to move to mailed that player once
+    a day, and one naming a seat's address told the moderator it was dead).  The reason is the DSN's for that
+    address, else its only failed address's (a mail forwarded on, whose next address failed), else the subject."""
+    if b.dsn and not b.failing and not b.failed:
+        return {}
+    only = next(iter(b.failed.values())) if len(b.failed) == 1 else ""
+    out: dict[str, str] = {}
+    for address in returned_to[:MOST_ADDRESSES]:
+        a = address.lower()
+        out[a] = b.failed.get(a) or only or b.subject
+    return out
 
 
 def one_line(text: str, most: int = REASON_CHARS) -> str:
@@ -93,9 +101,8 @@ def read(raw: bytes) -> Bounce:
             if n >= MOST_PARTS:
                 break
             _part(part, out, texts)
-        for line in (ln for t in texts for ln in t.splitlines()[:400]):  # a copy quoted in the text (qmail)
-            if line[:11].lower() == "message-id:":
-                _returned(line[11:].strip(), out)
+        for t in texts:  # a copy quoted in the text (qmail, Exim), indented or quoted (a bounce forwarded)
+            _quoted_ids(t.splitlines()[:400], out)
         for address in list(out.failed):
             if not out.failed[address]:
                 out.failed[address] = _from_text(texts, address) or out.status.get(address, "")
@@ -149,6 +156,17 @@ def _recipient(block: Message, out: Bounce) -> None:
         out.failed[address] = why
     if status := one_line(str(block.get("Status", "")), 20):
         out.status.setdefault(address, f"Status: {status}")
+
+
+def _quoted_ids(lines: list[str], out: Bounce) -> None:
+    """The Message-IDs of the copies quoted in a bounce's text: a line `Message-ID: <...>` after any indent or `>`
+    quoting, its value on the next line when folded there."""
+    for n, line in enumerate(lines):
+        bare = line[:1000].lstrip(" \t>")
+        if bare[:11].lower() != "message-id:":
+            continue
+        value = bare[11:].strip() or (lines[n + 1][:1000].lstrip(" \t>").strip() if n + 1 < len(lines) else "")
+        _returned(value, out)
 
 
 def _returned(message_id: str, out: Bounce) -> None:
