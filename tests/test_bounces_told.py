@@ -1,4 +1,5 @@
-"""A player's address that bounces is told to the moderator, once a day per address, and to nobody else (months2).
+"""A player's address that bounces is told to the moderator, at most once a day per address, and to nobody else (months2;
+spaced out further over a run of bounces since months4: `tests/test_bounces_spaced.py`; these two days are its days 0 and 1).
 
 `benchmarks/months.py` filed 313 bounces in half a year with nobody told (`pbem.app.bounced`).  The generator
 (`bounce`): seeded bounces of the mail pbem sent a seat, in the shapes mail systems write them: a DSN

@@ -282,6 +282,10 @@ CONTEXTS: dict[str, dict[str, Any]] = {
         reason="<bob@players.test>: host mx.players.test said: 550 5.1.1 no such user",
         seats=[{"game": "hh1", "player": "Bob"}, {"game": "dy2", "player": "Bob"}],
         day="2026-01-08",
+        since="2026-01-05 09:12 UTC",
+        bounces=7,
+        next="2026-01-12 09:12 UTC",
+        quiet_days=7,
     ),
     "control_process": dict(game_name="hh1", players=["Bob"]),
     "report_undelivered": dict(

@@ -34,6 +34,7 @@ from typing import Any
 
 from pbem.app import stamping, views
 from pbem.app.decision import (
+    BounceRun,
     Control,
     Decision,
     DueHandled,
@@ -51,7 +52,7 @@ from pbem.home.policy import Policy
 from pbem.mail.inbound.fingerprint import sent_at
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, outbox_row
-from pbem.record import due, models, modes, outbox, press_budget, reader_view, rows, sealing, store
+from pbem.record import bounced, due, models, modes, outbox, press_budget, reader_view, rows, sealing, store
 from pbem.record.db import Unit
 from pbem.record.home_secrets import message_id_key
 from pbem.record.models import ControlAction, InboundMessage, Snapshot
@@ -280,10 +281,6 @@ def _mode(w: _Writing, effect: MailModeSet) -> None:
     modes.set_mode(w.s, gid, effect.player, effect.mode, w.when)
 
 
-def _unfinished(w: _Writing, effect: Report) -> None:
-    raise AssertionError("a report reaches apply only finished (pbem.app.finish)")
-
-
 _WRITERS: dict[type, Callable[[_Writing, Any], None]] = {
     NewGame: _new_game,
     Mail: _mail,
@@ -296,5 +293,5 @@ _WRITERS: dict[type, Callable[[_Writing, Any], None]] = {
     NewSeat: _seat,
     MailModeSet: _mode,
     PressCounted: lambda w, e: press_budget.record(w.s, e.address, e.mails, w.when),
-    Report: _unfinished,
-}
+    BounceRun: lambda w, e: bounced.keep(w.s, e.run),
+}  # no Report: a report reaches apply only finished (`pbem.app.finish`; a KeyError else)

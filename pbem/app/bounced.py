@@ -8,8 +8,18 @@ system or carrying a delivery status, never a read receipt), the recipients of t
 months4: a forged DSN named the address a seat asked to move to, and that player was mailed) are looked up:
 for each that holds a seat in a game still running, one `address_bounced` mail to the moderator naming the seats,
 the address, the bounce's reason (one line, cut: a bounce's words are anyone's), and the commands that change the
-address or give the seat.  Its Message-ID is made from the address and the day, so a second bounce that day queues
-nothing.  The other players are never told; an address that is no player's is not told of either, but for one a
+address or give the seat.  The other players are never told.
+
+A dead address bounces every mail pbem sends it, for as long as the game runs: told once a day, a months-long game
+filled the moderator's mail (months4: 30 notices a month per dead address).  Each address's run of bounces is kept
+(`record.bounced.Run`, `BounceRun`): the moderator is told at its first bounce, then at the first bounce on or
+after 1, 3 and 7 days into the run and weekly after (`spaced`), each notice saying how many bounces since when and
+when the next comes; a week without a bounce ends the run, and the next bounce is told at once.  `pbem game
+waiting` and `pbem game show` list the seats whose address bounces meanwhile.  pbem keeps mailing the address: a
+bounce may pass (a full mailbox, a provider's outage), the reports are the player's record of the game and the
+only way they learn of it once the address works, and a dead address costs one send and one filed bounce a mail;
+moving the seat (`pbem game address`) or giving it (`pbem game replace`) is the moderator's to decide.  An address
+that is no player's is not told of either, an address that is no player's is not told of either, but for one a
 seat asked to move to (ADDRESS) within the word's two days: its word bounced, and that player is told at the
 seat's address, once a day per address (`word_bounced`, months3).
 """
@@ -19,38 +29,100 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from pbem.app.addresses import ACCEPTED, DAYS
+from pbem.app.decision import BounceRun, Effect
 from pbem.home.policy import Policy
 from pbem.mail.inbound import bounces
 from pbem.mail.inbound.message import Inbound
 from pbem.mail.outbound.outgoing import Mail, message_id
 from pbem.record import bounced, outbox
+from pbem.record.bounced import Run
 from pbem.record.db import Unit
 from pbem.record.outbox import NEWS
+from pbem.trust.chain import iso
 
 MOST = 5  # addresses one bounce may tell of (pbem sends each mail to one address)
+AFTER = (0, 1, 3, 7)  # days into a run of bounces at which the moderator is told; then every `WEEK` days
+WEEK = 7
+QUIET = timedelta(days=WEEK)  # a run ends after this long without a bounce
+
+
+def due_day(n: int) -> int:
+    """The day into a run at which the moderator is told of it the `n`-th time (0: its first bounce)."""
+    return AFTER[n] if n < len(AFTER) else AFTER[-1] + WEEK * (n - len(AFTER) + 1)
+
+
+def told_by(days: float) -> int:
+    """How many notices a run `days` old has been due (the first at day 0)."""
+    if days >= AFTER[-1]:
+        return len(AFTER) + int((days - AFTER[-1]) // WEEK)
+    return sum(1 for d in AFTER if d <= days)
+
+
+def spaced(before: Run | None, address: str, reason: str, when: datetime) -> tuple[Run, bool]:
+    """The address's run of bounces after one more at `when`, and whether the moderator is told of it now: at a
+    run's first bounce, then at the first on or after each `due_day` (those a quiet stretch stepped over are not
+    told late one by one).  A bounce `QUIET` or more after the run's newest starts another run."""
+    if before is None or when - before.last_at >= QUIET or when < before.first_at:
+        return Run(address, when, when, 1, 1, reason), True
+    due = told_by((when - before.first_at) / timedelta(days=1))
+    run = Run(address, before.first_at, when, before.bounces + 1, max(before.told, due), reason)
+    return run, due > before.told
 
 
 def decide(
-    found: dict[str, str], seats: dict[str, list[tuple[str, str]]], moderator: str, when: datetime
-) -> list[Mail]:
-    """The mails to the moderator for the addresses `found` (address -> reason) that hold `seats` now."""
-    mails = []
+    found: dict[str, str],
+    seats: dict[str, list[tuple[str, str]]],
+    runs: dict[str, Run],
+    moderator: str,
+    when: datetime,
+) -> list[Effect]:
+    """The mails to the moderator for the addresses `found` (address -> reason) that hold `seats` now, spaced out
+    by their `runs` of bounces before this one, and each address's run after it."""
+    out: list[Effect] = []
     for address in sorted(found)[:MOST]:
         held = seats.get(address) or []
         if not held:
             continue
+        reason = bounces.one_line(found[address])
+        run, tell = spaced(runs.get(address), address, reason, when)
+        out.append(BounceRun(run))
+        if not tell:
+            continue
         ctx = {
             "address": address,
-            "reason": bounces.one_line(found[address]),
+            "reason": reason,
             "seats": [{"game": g, "player": p} for g, p in held],
             "day": f"{when:%Y-%m-%d}",
+            "since": f"{run.first_at:%Y-%m-%d %H:%M} UTC",
+            "bounces": run.bounces,
+            "next": f"{run.first_at + timedelta(days=due_day(run.told)):%Y-%m-%d %H:%M} UTC",
+            "quiet_days": WEEK,
         }
-        mails.append(Mail(moderator, "address_bounced", ctx, "alert", ("bounced", address, f"{when:%Y-%m-%d}")))
-    return mails
+        key = ("bounced", address, iso(run.first_at) or "", run.told)
+        out.append(Mail(moderator, "address_bounced", ctx, "alert", key))
+    return out
 
 
-def told(s: Unit, policy: Policy, msg: Inbound, raw: bytes, when: datetime) -> list[Mail]:
-    """In the bounce's transaction: the mails it causes (none for mail that is no bounce, or told already today)."""
+def bouncing(s: Unit, seats: dict[str, str], now: datetime) -> dict[str, Run]:
+    """The players among `seats` (player -> address) whose address's run of bounces goes on at `now` (its newest
+    bounce less than `QUIET` ago): for `pbem game waiting` and `pbem game show`.  One look-up by the table's key."""
+    runs = bounced.runs(s, [a.lower() for a in seats.values()])
+    return {p: r for p, a in seats.items() if (r := runs.get(a.lower())) and now - r.last_at < QUIET}
+
+
+def bouncing_line(game: str, player: str, run: Run) -> str:
+    """What `pbem game waiting` and `pbem game show` say of a seat whose address bounces."""
+    quoted = f'"{player}"' if " " in player else player
+    return (
+        f"MAIL BOUNCES: {run.bounces} bounce(s) of {run.address} since {run.first_at:%Y-%m-%d %H:%M} UTC, the newest "
+        f"{run.last_at:%Y-%m-%d %H:%M} UTC ({bounces.one_line(run.reason, 80)}): pbem game address {game} {quoted} "
+        "new@example.org"
+    )
+
+
+def told(s: Unit, policy: Policy, msg: Inbound, raw: bytes, when: datetime) -> list[Effect]:
+    """In the bounce's transaction: the mails it causes and the runs of bounces it extends (nothing for mail that is
+    no bounce or no mail of pbem's came back in)."""
 
     if not msg.auto:
         return []
@@ -61,10 +133,11 @@ def told(s: Unit, policy: Policy, msg: Inbound, raw: bytes, when: datetime) -> l
     seats = {a: bounced.seats_at(s, a) for a in sorted(found)[:MOST]}
     since = when - timedelta(days=DAYS)  # an ADDRESS word is good that day and the next
     asked = {a: bounced.asked_at(s, a, since) for a in sorted(found)[:MOST] if not seats[a]}
-    mails = decide(found, seats, policy.moderator_address, when) + word_bounced(found, asked, when)
-    if not mails:
-        return []
-    return unqueued(s, policy, mails)
+    runs = bounced.runs(s, [a for a in seats if seats[a]])
+    effects = decide(found, seats, runs, policy.moderator_address, when)
+    mails = [e for e in effects if isinstance(e, Mail)] + word_bounced(found, asked, when)
+    rest = [e for e in effects if not isinstance(e, Mail)]
+    return rest + (unqueued(s, policy, mails) if mails else [])
 
 
 def word_bounced(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pbem.engine.base import Event, Outcome
 from pbem.mail.outbound.outgoing import Mail
+from pbem.record.bounced import Run
 from pbem.record.due import DueRow
 
 if TYPE_CHECKING:
@@ -136,6 +137,13 @@ class PressCounted:
 
 
 @dataclass(frozen=True)
+class BounceRun:
+    """An address's run of bounces as a bounce leaves it (`pbem.app.bounced`, months4)."""
+
+    run: Run
+
+
+@dataclass(frozen=True)
 class ReportMail:
     """A report finished (`pbem.app.finish`): the mail, context and all, at its place in the effects."""
 
@@ -155,6 +163,7 @@ Effect = (
     | DueHandled
     | MailModeSet
     | PressCounted
+    | BounceRun
 )
 
 

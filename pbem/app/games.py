@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbem import engine as registry
-from pbem.app import views
+from pbem.app import bounced, views
 from pbem.app.decision import (
     MODERATOR_SEAT,
     Control,
@@ -238,6 +238,7 @@ class Shown:
     waiting: list[str]
     state: str = "running"  # running, paused, abandoned or over
     due: datetime | None = None  # the current step's deadline
+    bouncing: tuple[str, ...] = ()  # a line per seat whose address bounces (`pbem.app.bounced`, months4)
 
 
 def game_named(home: Home, typed: str) -> str:
@@ -267,7 +268,11 @@ def show_game(home: Home, name: str, as_player: str | None = None, last: int = 2
         dl = store.current_deadline(s, game.id or 0) if waiting else None
         due = store.aware(dl.due_at) if dl is not None else None
         if as_player is None:
-            return Shown(title, game.name, players, None, eng.view(loaded.state, None), waiting, state, due)
+            seats = {p: st.address for p in players if (st := loaded.seat_for_player(p)) is not None}
+            now = home.clock() if state in ("running", "paused") else None
+            dead = bounced.bouncing(s, seats, now) if now is not None else {}
+            lines = tuple(bounced.bouncing_line(game.name, p, r) for p, r in sorted(dead.items()))
+            return Shown(title, game.name, players, None, eng.view(loaded.state, None), waiting, state, due, lines)
         who = player_named(as_player, players, name, store.former_players(s, game.id or 0))
         recent.shown(s, loaded, who, last)  # the report from the start, its last `last` events read
         ctx = report_context(home.policy.moderator_name, loaded, Reader(who, 0))

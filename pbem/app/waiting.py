@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from pbem.app import views
+from pbem.app import bounced, views
 from pbem.app.absence import absences
 from pbem.home.app import Home
 from pbem.record import absence, listing, store
@@ -33,6 +33,7 @@ class Awaited:
     away: datetime | None  # away until then (None: not away)
     missed: int = 0  # deadlines that applied their default orders in this game so far
     resigned: datetime | None = None  # resigned by mail then (RESIGN, confirmed): the seat is to be given
+    bounced: str = ""  # their address's mail bounces: what to say of it (`pbem.app.bounced.bouncing_line`, months4)
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,8 @@ def waiting_in(s: Unit, now: datetime, within: timedelta | None = None) -> list[
         heard, missed = listing.last_heard(s, gid), listing.deadlines_missed(s, gid)
         away = absences(absence.rows(s, gid), now)
         gone = listing.resigned(s, gid)
+        addresses = {p: st.address for p in asked if (st := loaded.seat_for_player(p)) is not None}
+        dead = {p: bounced.bouncing_line(game.name, p, r) for p, r in bounced.bouncing(s, addresses, now).items()}
         awaited = tuple(
             Awaited(
                 p,
@@ -93,6 +96,7 @@ def waiting_in(s: Unit, now: datetime, within: timedelta | None = None) -> list[
                 away.get(p),
                 missed.get(p, 0),
                 gone.get(p),
+                dead.get(p, ""),
             )
             for p in views.players(loaded)
             if p in asked
@@ -123,7 +127,8 @@ def listed(games: list[Waiting], now: datetime, most: int | None = None) -> list
             away = f"; away until {_stamp(a.away)}" if a.away else ""
             missed = f"; missed {a.missed} deadline(s)" if a.missed else ""
             gone = f"; RESIGNED {_stamp(a.resigned)}: give the seat (pbem game replace)" if a.resigned else ""
-            out.append(f"  {a.player}: {heard}{away}{missed}{gone}; asked: {asked}")
+            dead = f"; {a.bounced}" if a.bounced else ""
+            out.append(f"  {a.player}: {heard}{away}{missed}{gone}{dead}; asked: {asked}")
     if shown < len(games):
         rest = games[shown:]
         out.append(

@@ -167,6 +167,8 @@ def game_show(
     typer.echo(f"{shown.title}: {shown.name} - {shown.view['turn']}")
     typer.echo(render("mail/_sections.txt.j2", sections=shown.view["sections"]))
     typer.echo(waiting_line(shown.state, shown.waiting, shown.due))
+    for line in shown.bouncing:
+        typer.echo(line)
 
 
 def waiting_line(state: str, waiting: list[str], due: datetime | None) -> str:

@@ -1,11 +1,13 @@
 """The record's answers about a bounce (`pbem.app.bounced`): whom pbem sent the mails that came back, and which
-seats of games still running an address holds.  Plain data out; each an indexed look-up."""
+seats of games still running an address holds, and each bouncing address's run of bounces (`AddressBounce`,
+months4).  Plain data out; each an indexed look-up."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import delete, insert, select
 from sqlmodel import Session
 
 from pbem.record import models, store
@@ -13,6 +15,44 @@ from pbem.record import models, store
 _O = models.OutboxMessage.__table__.c  # type: ignore[attr-defined]
 _S = models.Seat.__table__.c  # type: ignore[attr-defined]
 _G = models.Game.__table__.c  # type: ignore[attr-defined]
+_B = models.AddressBounce.__table__  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Run:
+    """An address's run of bounces (`models.AddressBounce`): since when, the newest, how many, the newest's reason
+    (one line), and how many times the moderator was told of it."""
+
+    address: str
+    first_at: datetime
+    last_at: datetime
+    bounces: int
+    told: int
+    reason: str = ""
+
+
+def runs(s: Session, addresses: list[str]) -> dict[str, Run]:
+    """The runs of bounces of these addresses (lower case), those that have one; by the table's key."""
+    if not addresses:
+        return {}
+    rows = s.connection().execute(select(_B).where(_B.c.address.in_(sorted(set(addresses))))).all()
+    return {
+        str(r.address): Run(str(r.address), _aware(r.first_at), _aware(r.last_at), int(r.bounces), int(r.told),
+                            str(r.reason))
+        for r in rows
+    }  # fmt: skip
+
+
+def keep(s: Session, run: Run) -> None:
+    """Write `run` as its address's run (the one before replaced)."""
+    s.connection().execute(delete(_B).where(_B.c.address == run.address))
+    s.connection().execute(insert(_B).values(**{k: getattr(run, k) for k in Run.__dataclass_fields__}))
+
+
+def _aware(at: datetime) -> datetime:
+    out = store.aware(at)
+    assert out is not None
+    return out
 
 
 def recipients(s: Session, message_ids: list[str]) -> list[str]:

@@ -252,6 +252,22 @@ class PollMark(SQLModel, table=True):
     updated_at: datetime
 
 
+class AddressBounce(SQLModel, table=True):
+    """An address whose mail bounces: its run of bounces (since when, the newest, how many, the newest's reason) and
+    how many times the moderator was told of it (`pbem.app.bounced`, months4: told at once, then after 1, 3 and 7
+    days and weekly, not every day).  A week without a bounce ends the run; a bounce after it starts another.  One
+    row per address that held a seat when its mail bounced; read by its key."""
+
+    __tablename__ = "address_bounces"
+
+    address: str = Field(primary_key=True, max_length=320)
+    first_at: datetime
+    last_at: datetime
+    bounces: int = 0
+    told: int = 0
+    reason: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+
+
 class OutboxMessage(SQLModel, table=True):
     """A message to send.  Queued in the same transaction as what caused it."""
 
