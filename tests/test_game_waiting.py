@@ -104,7 +104,10 @@ def test_every_game_the_moderator_runs_in_one_list(home, clock) -> None:
         f"  Bob: never wrote; asked: {_shown(dy1.awaited[1].asked)}",
     ]
     assert f"  {mover.player}: never wrote; away until 2026-01-08 12:30 UTC; asked: {_shown(mover.asked)}" in lines
-    assert "hh2 (habsburg): paused, no deadline passes (pbem game resume hh2)" in lines
+    assert (
+        "hh2 (habsburg): paused since 2026-01-05 12:30 UTC (2 h ago), no deadline passes (pbem game resume hh2)"
+        in lines
+    )
     assert lines[-1] == "4 game(s) wait for 5 player(s); 1 past the deadline"
     assert [g.game for g in waiting(h, clock.now, timedelta(hours=1))] == ["dy1"]
 

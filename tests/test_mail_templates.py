@@ -230,6 +230,13 @@ CONTEXTS: dict[str, dict[str, Any]] = {
     ),
     "press_limit": dict(game_name="hh1", again_at="2026-01-09 10:05 UTC", per_day=60, held=2),
     "control_held": dict(game_name="hh1", due="2026-01-09 02:00 UTC", players=["Bob"]),
+    "paused_game": dict(
+        game_name="hh1",
+        since="2026-01-05 09:00 UTC",
+        days=21,
+        players=["Alice", "Bob", "Carol"],
+        every=7,
+    ),
     "silent_game": dict(
         game_name="hh1",
         deadlines=3,

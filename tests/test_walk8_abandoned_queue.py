@@ -88,7 +88,8 @@ def test_a_paused_games_waiting_mail_goes_out_before_the_pause_notice_and_nothin
     first = [str(m["Subject"]) for m in sent_mail(home, seen)]
     paused = [i for i, s in enumerate(first) if "paused the game" in s]
     assert paused and min(paused) == len(first) - len(paused), first  # the notices last
-    for _ in range(4):  # days past every deadline and reminder: nothing while paused
-        clock.advance(days=3)
+    for _ in range(4):  # days past every deadline and reminder: nothing while paused but, a week after the pause,
+        clock.advance(days=3)  # the moderator's reminder that the game is paused (months4)
         _poll(home, clock)
-    assert sent_mail(home, seen) == []
+    later = [(m["To"].addresses[0].addr_spec, str(m["Subject"])) for m in sent_mail(home, seen)]
+    assert later == [("moderator@pbem.test", "[pbem g1] paused for 9 days")], later

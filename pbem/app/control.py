@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta
 
-from pbem.app import views
+from pbem.app import paused, views
 from pbem.app.clock import TOLERANCE
 from pbem.app.decision import (
     MODERATOR_SEAT,
@@ -91,7 +91,10 @@ def decide_pause(loaded: store.Loaded, control: str, when: datetime) -> Decision
         raise GameError(f"game {(n := loaded.game.name)} is paused already: {NOTHING}; pbem game resume {n} resumes it")
     check_open(loaded, control)
     text = "The moderator paused the game; deadlines are stopped."
-    return Decision(game=loaded.game.name, effects=announce(loaded, "pause", text, when.isoformat()))
+    effects = announce(loaded, "pause", text, when.isoformat())
+    if loaded.game.id is not None:  # the moderator's weekly reminder while it stays paused (months4)
+        effects.append(paused.planned(loaded.game.id, when))
+    return Decision(game=loaded.game.name, effects=effects)
 
 
 def decide_resume(

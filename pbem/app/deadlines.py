@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from itertools import groupby
 
 from pbem import engine as registry
-from pbem.app import absence, notify, reading, refusals, silence, undelivered, views
+from pbem.app import absence, notify, paused, reading, refusals, silence, undelivered, views
 from pbem.app.decision import Control, Decision, DueHandled, Effect, Input, Report
 from pbem.app.join import decide_join_deadline, is_open
 from pbem.app.lines import without_prose
@@ -194,6 +194,9 @@ def run_deadlines(
 def _due_for_game(
     s: Unit, policy: Policy, rows: list[due.DueRow], when: datetime, opened_before: datetime | None
 ) -> tuple[int, int]:
+    if all(r.kind == "paused" for r in rows):  # a paused game's weekly reminder to the moderator (months4)
+        paused.remind(s, policy, rows, when)
+        return 0, 0
     ids = tuple(r.id for r in rows)
     deadline = any(r.kind == "deadline" for r in rows)
     look = rows[-1]

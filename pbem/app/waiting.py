@@ -46,6 +46,7 @@ class Waiting:
     step: str
     due: datetime | None
     awaited: tuple[Awaited, ...]
+    paused_at: datetime | None = None  # paused since then (`pbem game pause`; months4: a forgotten pause said when)
 
     def late(self, now: datetime) -> bool:
         return self.state == "running" and self.due is not None and self.due <= now
@@ -102,7 +103,8 @@ def waiting_in(s: Unit, now: datetime, within: timedelta | None = None) -> list[
             if p in asked
         )
         step = next(iter(asked.values())).step
-        out.append(Waiting(game.name, game.kind, state, step, store.aware(dl.due_at) if dl else None, awaited))
+        since = listing.paused_at(s, gid) if state == "paused" else None
+        out.append(Waiting(game.name, game.kind, state, step, store.aware(dl.due_at) if dl else None, awaited, since))
     return order(out, now, within)
 
 
@@ -143,7 +145,8 @@ def listed(games: list[Waiting], now: datetime, most: int | None = None) -> list
 
 def _when(g: Waiting, now: datetime) -> str:
     if g.state == "paused":
-        return f"paused, no deadline passes (pbem game resume {g.game})"
+        since = f" since {_stamp(g.paused_at)} ({_span(now - g.paused_at)} ago)" if g.paused_at else ""
+        return f"paused{since}, no deadline passes (pbem game resume {g.game})"
     if g.due is None:
         return "no deadline"
     if g.late(now):

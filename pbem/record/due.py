@@ -5,7 +5,8 @@ One row per thing to do at a time: the deadline of a running game's open step
 at the middle of the step, since no reminder is due before it; see
 `pbem.app.deadlines.reminder_times`).  Opening or moving a deadline replaces the
 game's open rows (`plan`); pausing, abandoning or ending a game closes them
-(`end`); handling a row closes it and may set the next look (`handled`).  A poll
+(`end`), and pausing plans the moderator's weekly reminder (`paused`, `pbem.app.paused`); handling a row closes
+it and may set the next look (`handled`).  A poll
 finds everything due with one indexed query (`due_now`), and the idle check asks
 the same index whether anything is due at all (`anything_due`).  The caller owns
 the transaction.
@@ -32,7 +33,7 @@ class DueRow:
 
     id: int
     game_id: int
-    kind: str  # deadline, reminder
+    kind: str  # deadline, reminder, paused (a paused game's weekly reminder to the moderator, `pbem.app.paused`)
     due_at: datetime
     opened_at: datetime
     deadline_at: datetime
