@@ -195,3 +195,39 @@ def downgrade_round_trip(url: str, seed: int) -> None:
 @pytest.mark.parametrize("seed", DOWNGRADE_SEEDS)
 def test_a_downgrade_below_0021_refuses_while_a_mail_is_pruned(tmp_path: Path, seed: int) -> None:
     downgrade_round_trip(f"sqlite:///{tmp_path / 'back.db'}", seed)
+
+
+def test_0023_plans_the_weekly_reminder_of_a_game_paused_before_it(tmp_path: Path) -> None:
+    """A game paused before 0023 had no `paused` row of `due` (`pbem game pause` plans it since): 0023 gives one to
+    each game whose newest pause, resume or abandon is a pause, a week after it, and to no other game; a downgrade
+    closes them.  On 90a53973 no paused game was ever reminded (tests/test_paused_reminded.py)."""
+    from alembic import command
+
+    from pbem.record.db import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'paused.db'}"
+    migrate(url, "0022_outbox_mail")
+    eng = create_engine(url)
+    game = "INSERT INTO games (name, kind, seed, seed_commitment, insecure_seed, legacy_events, players_json, options_json, deadline_seconds, resolve, created_at) VALUES (:n, 'hh', 's', 'c', false, 0, '[]', '{}', 60, 'asap', '2026-01-05 12:00:00')"
+    act = "INSERT INTO control_actions (game_id, action, detail, created_at) VALUES ((SELECT id FROM games WHERE name = :n), :a, '', :at)"
+    histories = {"p1": ["pause"], "p2": ["pause", "resume"], "p3": ["pause", "resume", "pause"], "p4": ["abandon"],
+                 "p5": ["pause", "abandon"], "p6": ["extend"], "p7": []}  # fmt: skip
+    with eng.begin() as conn:
+        for name, actions in histories.items():
+            conn.execute(text(game), {"n": name})
+            for day, action in enumerate(actions, start=6):
+                conn.execute(text(act), {"n": name, "a": action, "at": f"2026-01-{day:02d} 10:00:00"})
+    eng.dispose()
+    migrate(url)
+    eng = create_engine(url)
+    rows = "SELECT g.name, d.due_at, d.done FROM due d JOIN games g ON g.id = d.game_id WHERE d.kind = 'paused'"
+    with eng.connect() as conn:
+        got = sorted((n, str(at)[:16], bool(done)) for n, at, done in conn.execute(text(rows)))
+    assert got == [("p1", "2026-01-13 10:00", False), ("p3", "2026-01-15 10:00", False)], got
+    eng.dispose()
+    command.downgrade(alembic_config(url), "0022_outbox_mail")
+    eng = create_engine(url)
+    with eng.connect() as conn:
+        assert {bool(d) for _, _, d in conn.execute(text(rows))} == {True}
+        assert "address_bounces" not in inspect(conn).get_table_names()
+    eng.dispose()
