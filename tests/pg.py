@@ -27,6 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PG_DIR = Path(os.environ.get("PBEM_PG_DIR", "/tmp/pbem-pg"))
 TABLES = [
+    "address_bounces",
     "outbox_mail",
     "outbox",
     "control_actions",

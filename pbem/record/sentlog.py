@@ -24,10 +24,13 @@ database's own commits (WAL, ``synchronous = NORMAL``) it is not fsynced.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import socket
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -42,6 +45,8 @@ DIRECTORY = "outbox-sent"
 SUFFIX = ".sent"
 LEDGER = "sent-ids.ledger"  # (not a journal: it does not end in SUFFIX)
 LEDGER_BYTES = 1 << 20  # the ledger's newest bytes kept: about 140,000 mails (a month of 4,000 a day)
+LOCK = "sent-ids.ledger.lock"  # held while the ledger is appended to and trimmed (`kept`)
+LOCK_SECONDS = 10.0
 
 
 def journal_dir(home: Path) -> Path:
@@ -99,24 +104,59 @@ class SentLog:
 
 def kept(directory: Path, lines: bytes) -> None:
     """The ids `lines` (one a line) added to the ledger of mails sent, whose newest `LEDGER_BYTES` are kept.  A
-    ledger that cannot be written loses only the protection of a later restore: never the run."""
+    ledger that cannot be written loses only the protection of a later restore: never the run.
+
+    Appending and trimming hold the ledger's lock (`_locked`): two processes that trimmed at once (a poll's sender
+    and a command's) lost lines, the one's appended to the file the other then replaced, and a trim that measured
+    the file before another replaced it read past the new one's end and wrote the ledger empty (months4,
+    tests/test_sent_ledger_trim.py).  A lock not had within `LOCK_SECONDS` (a holder stuck): the lines are appended
+    and the trim left to the next writer."""
     path = directory / LEDGER
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            os.write(fd, lines)
-            size = os.fstat(fd).st_size
-        finally:
-            os.close(fd)
-        if size > LEDGER_BYTES:  # the newest half kept, from a line's start, the file replaced whole
-            with open(path, "rb") as f:
-                f.seek(size - LEDGER_BYTES // 2)
-                tail = f.read()
-            from pbem.record.files import write_whole
-
-            write_whole(path, tail[tail.find(b"\n") + 1 :], 0o600)
+        with _locked(directory / LOCK) as locked:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                os.write(fd, lines)
+            finally:
+                os.close(fd)
+            if locked:
+                _trim(path)
     except OSError:
         pass
+
+
+def _trim(path: Path) -> None:
+    """The ledger's newest half kept, from a line's start, the file replaced whole, once it passes `LEDGER_BYTES`
+    (its size read where it is read: never past its end)."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size <= LEDGER_BYTES:
+            return
+        f.seek(size - LEDGER_BYTES // 2)
+        tail = f.read()
+    from pbem.record.files import write_whole
+
+    write_whole(path, tail[tail.find(b"\n") + 1 :], 0o600)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[bool]:
+    """An exclusive `flock` on `path` (made if missing), waited for at most `LOCK_SECONDS`; whether it was had."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + LOCK_SECONDS
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(0.005)
+        yield True
+    finally:
+        os.close(fd)  # the lock goes with it
 
 
 def retire(path: Path, ids: Iterable[int]) -> None:
