@@ -123,3 +123,34 @@ def test_a_dead_address_is_told_spaced_out_and_listed(tmp_path: Path, seed: int)
     assert [ln for ln in shown.bouncing if ALICE in ln and "pbem game address hb1 Alice" in ln], shown.bouncing
     later = Home.of(cfg, clock=lambda: times[-1] + timedelta(days=8))  # a quiet week: the run is over
     assert not games.show_game(later, "hb1").bouncing
+
+
+def test_the_moderators_own_address_bouncing_is_logged_spaced_out(tmp_path: Path, caplog) -> None:
+    """An alert of pbem's to the moderator that bounces was told to nobody (no seat holds the moderator's address):
+    now the log says it (cron.log), on the same schedule as a seat's notices, and no mail is queued for it.  The
+    generator's sequence of seed 0 over 8 days (its bounces of the moderator's address): on 90a53973 none is logged."""
+    import logging
+
+    from pbem.app.cron import run_poll
+
+    cfg, clock = _home(tmp_path)
+    seen: set[str] = set()
+    _sent(cfg, seen)
+    deliver(cfg, bounce(random.Random(1), "dsn_full", ALICE, _returned(cfg)[ALICE]))
+    run_poll(cfg, clock=clock)  # Alice's address bounced: the moderator's notice, whose bounce comes back
+    notice = _returned(cfg)[MODERATOR]
+    _sent(cfg, seen)
+    times = [t for t in days(0, 8) if t > clock.now]
+    rng = random.Random(0)
+    got = []
+    for at in times:
+        clock.now = at
+        deliver(cfg, bounce(rng, rng.choice(["dsn_full", "dsn_headers", "qmail"]), MODERATOR, notice))
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="pbem.bounced"):
+            run_poll(cfg, clock=clock)
+        said = [r.getMessage() for r in caplog.records if r.name == "pbem.bounced"]
+        assert all(MODERATOR in m and "every alert pbem sends you is lost" in m for m in said), said
+        got.append(bool(said))
+        assert not [s for _, s, _ in _sent(cfg, seen) if "bounced" in s]  # no mail for it
+    assert got == expected(times), got

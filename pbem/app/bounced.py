@@ -18,7 +18,9 @@ when the next comes; a week without a bounce ends the run, and the next bounce i
 waiting` and `pbem game show` list the seats whose address bounces meanwhile.  pbem keeps mailing the address: a
 bounce may pass (a full mailbox, a provider's outage), the reports are the player's record of the game and the
 only way they learn of it once the address works, and a dead address costs one send and one filed bounce a mail;
-moving the seat (`pbem game address`) or giving it (`pbem game replace`) is the moderator's to decide.  An address
+moving the seat (`pbem game address`) or giving it (`pbem game replace`) is the moderator's to decide.  The
+moderator's own address bouncing (an alert of pbem's came back) was told to nobody: no mail can reach them, so the
+log (`[log] file`, cron.log) says it, spaced out as a seat's are (`MODERATOR_BOUNCED`).  An address
 that is no player's is not told of either, an address that is no player's is not told of either, but for one a
 seat asked to move to (ADDRESS) within the word's two days: its word bounced, and that player is told at the
 seat's address, once a day per address (`word_bounced`, months3).
@@ -26,6 +28,7 @@ seat's address, once a day per address (`word_bounced`, months3).
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 
 from pbem.app.addresses import ACCEPTED, DAYS
@@ -40,7 +43,13 @@ from pbem.record.db import Unit
 from pbem.record.outbox import NEWS
 from pbem.trust.chain import iso
 
+log = logging.getLogger("pbem.bounced")
 MOST = 5  # addresses one bounce may tell of (pbem sends each mail to one address)
+MODERATOR_BOUNCED = (
+    "mail pbem sent to the moderator's own address %s came back undelivered (%d bounce(s) since %s UTC; the newest "
+    "says: %s): every alert pbem sends you is lost until it works; fix it, or set [moderator] address in pbem.toml "
+    "to one that works (`pbem check` tries the mail settings)"
+)
 AFTER = (0, 1, 3, 7)  # days into a run of bounces at which the moderator is told; then every `WEEK` days
 WEEK = 7
 QUIET = timedelta(days=WEEK)  # a run ends after this long without a bounce
@@ -133,8 +142,14 @@ def told(s: Unit, policy: Policy, msg: Inbound, raw: bytes, when: datetime) -> l
     seats = {a: bounced.seats_at(s, a) for a in sorted(found)[:MOST]}
     since = when - timedelta(days=DAYS)  # an ADDRESS word is good that day and the next
     asked = {a: bounced.asked_at(s, a, since) for a in sorted(found)[:MOST] if not seats[a]}
-    runs = bounced.runs(s, [a for a in seats if seats[a]])
+    moderator = policy.moderator_address.lower()
+    runs = bounced.runs(s, [a for a in seats if seats[a] or a == moderator])
     effects = decide(found, seats, runs, policy.moderator_address, when)
+    if moderator in found:  # the moderator's own address: no mail would reach them, the log says it (spaced out)
+        run, tell = spaced(runs.get(moderator), moderator, bounces.one_line(found[moderator]), when)
+        effects.append(BounceRun(run))
+        if tell:
+            log.warning(MODERATOR_BOUNCED, moderator, run.bounces, f"{run.first_at:%Y-%m-%d %H:%M}", run.reason)
     mails = [e for e in effects if isinstance(e, Mail)] + word_bounced(found, asked, when)
     rest = [e for e in effects if not isinstance(e, Mail)]
     return rest + (unqueued(s, policy, mails) if mails else [])
