@@ -119,6 +119,7 @@ def test_a_dead_address_is_told_spaced_out_and_listed(tmp_path: Path, seed: int)
     clock.now = times[-1] + timedelta(hours=1)
     lines = waiting.listed(waiting.waiting(Home.of(cfg, clock=clock), clock.now), clock.now)
     assert any("Alice:" in ln and "MAIL BOUNCES" in ln and ALICE in ln for ln in lines), lines
+    assert not [ln for ln in lines if "\x1b" in ln or "\u202e" in ln], lines  # a bounce's words, escaped
     shown = games.show_game(Home.of(cfg, clock=clock), "hb1")
     assert [ln for ln in shown.bouncing if ALICE in ln and "pbem game address hb1 Alice" in ln], shown.bouncing
     later = Home.of(cfg, clock=lambda: times[-1] + timedelta(days=8))  # a quiet week: the run is over
@@ -151,6 +152,7 @@ def test_the_moderators_own_address_bouncing_is_logged_spaced_out(tmp_path: Path
             run_poll(cfg, clock=clock)
         said = [r.getMessage() for r in caplog.records if r.name == "pbem.bounced"]
         assert all(MODERATOR in m and "every alert pbem sends you is lost" in m for m in said), said
+        assert not [m for m in said if "\x1b" in m or "\u202e" in m], said
         got.append(bool(said))
         assert not [s for _, s, _ in _sent(cfg, seen) if "bounced" in s]  # no mail for it
     assert got == expected(times), got

@@ -20,9 +20,8 @@ bounce may pass (a full mailbox, a provider's outage), the reports are the playe
 only way they learn of it once the address works, and a dead address costs one send and one filed bounce a mail;
 moving the seat (`pbem game address`) or giving it (`pbem game replace`) is the moderator's to decide.  The
 moderator's own address bouncing (an alert of pbem's came back) was told to nobody: no mail can reach them, so the
-log (`[log] file`, cron.log) says it, spaced out as a seat's are (`MODERATOR_BOUNCED`).  An address
-that is no player's is not told of either, an address that is no player's is not told of either, but for one a
-seat asked to move to (ADDRESS) within the word's two days: its word bounced, and that player is told at the
+log (`[log] file`, cron.log) says it, spaced out as a seat's are (`MODERATOR_BOUNCED`).  An address that is no
+player's is not told of either, but for one a seat asked to move to (ADDRESS) within the word's two days: its word bounced, and that player is told at the
 seat's address, once a day per address (`word_bounced`, months3).
 """
 
@@ -41,6 +40,7 @@ from pbem.record import bounced, outbox
 from pbem.record.bounced import Run
 from pbem.record.db import Unit
 from pbem.record.outbox import NEWS
+from pbem.render.sanitize import visible
 from pbem.trust.chain import iso
 
 log = logging.getLogger("pbem.bounced")
@@ -120,11 +120,12 @@ def bouncing(s: Unit, seats: dict[str, str], now: datetime) -> dict[str, Run]:
 
 
 def bouncing_line(game: str, player: str, run: Run) -> str:
-    """What `pbem game waiting` and `pbem game show` say of a seat whose address bounces."""
+    """What `pbem game waiting` and `pbem game show` say of a seat whose address bounces (the bounce's words, anyone's,
+    with their control characters shown escaped: a terminal would obey them)."""
     quoted = f'"{player}"' if " " in player else player
     return (
         f"MAIL BOUNCES: {run.bounces} bounce(s) of {run.address} since {run.first_at:%Y-%m-%d %H:%M} UTC, the newest "
-        f"{run.last_at:%Y-%m-%d %H:%M} UTC ({bounces.one_line(run.reason, 80)}): pbem game address {game} {quoted} "
+        f"{run.last_at:%Y-%m-%d %H:%M} UTC ({visible(bounces.one_line(run.reason, 80))}): pbem game address {game} {quoted} "
         "new@example.org"
     )
 
@@ -149,7 +150,9 @@ def told(s: Unit, policy: Policy, msg: Inbound, raw: bytes, when: datetime) -> l
         run, tell = spaced(runs.get(moderator), moderator, bounces.one_line(found[moderator]), when)
         effects.append(BounceRun(run))
         if tell:
-            log.warning(MODERATOR_BOUNCED, moderator, run.bounces, f"{run.first_at:%Y-%m-%d %H:%M}", run.reason)
+            log.warning(
+                MODERATOR_BOUNCED, moderator, run.bounces, f"{run.first_at:%Y-%m-%d %H:%M}", visible(run.reason)
+            )
     mails = [e for e in effects if isinstance(e, Mail)] + word_bounced(found, asked, when)
     rest = [e for e in effects if not isinstance(e, Mail)]
     return rest + (unqueued(s, policy, mails) if mails else [])
