@@ -12,12 +12,13 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta
 
-from pbem.app import paused, views
+from pbem.app import views
 from pbem.app.clock import TOLERANCE
 from pbem.app.decision import (
     MODERATOR_SEAT,
     Control,
     Decision,
+    DueHandled,
     Effect,
     Events,
     GameError,
@@ -35,7 +36,7 @@ from pbem.engine.seats import RENAME, rename
 from pbem.home.app import Home
 from pbem.home.policy import Policy
 from pbem.mail.outbound.outgoing import Mail
-from pbem.record import listing, recent, store
+from pbem.record import due, listing, recent, store
 from pbem.record.db import Unit
 from pbem.record.outbox import NEWS
 from pbem.record.rows import Seat
@@ -91,10 +92,8 @@ def decide_pause(loaded: store.Loaded, control: str, when: datetime) -> Decision
         raise GameError(f"game {(n := loaded.game.name)} is paused already: {NOTHING}; pbem game resume {n} resumes it")
     check_open(loaded, control)
     text = "The moderator paused the game; deadlines are stopped."
-    effects = announce(loaded, "pause", text, when.isoformat())
-    if loaded.game.id is not None:  # the moderator's weekly reminder while it stays paused (months4)
-        effects.append(paused.planned(loaded.game.id, when))
-    return Decision(game=loaded.game.name, effects=effects)
+    week = DueHandled((), due.first_paused(loaded.game.id or 0, when))  # the moderator's reminder (app/paused.py)
+    return Decision(game=loaded.game.name, effects=[*announce(loaded, "pause", text, when.isoformat()), week])
 
 
 def decide_resume(

@@ -3,7 +3,7 @@
 `pbem game pause` stops a game's deadlines and its reminders (`pbem.record.due.end`) and tells its players once
 that nothing is needed from them until it resumes.  Nothing mentioned it again: a game paused and forgotten sat
 paused for good, its players waiting for a resume that never came.  Pausing now also plans one `paused` row of the
-`due` table a week after the pause (`planned`); when it falls due, the poll's deadlines (`pbem.app.deadlines`)
+`due` table a week after the pause (`due.first_paused`); when it falls due, the poll's deadlines (`pbem.app.deadlines`)
 hand it here: if the game is still paused, one `paused_game` mail to the moderator (since when, how long, the
 commands to resume or abandon it), its Message-ID made from the game, the pause and the week (a poll decided
 again queues nothing), and the next look a week later.  Resuming or abandoning the game closes the row (`due.end`,
@@ -12,7 +12,7 @@ again queues nothing), and the next look a week later.  Resuming or abandoning t
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from pbem.app import views
 from pbem.app.bounced import unqueued
@@ -24,12 +24,7 @@ from pbem.record import due, listing, store
 from pbem.record.db import Unit
 from pbem.trust.chain import iso
 
-EVERY = timedelta(days=7)
-
-
-def planned(game_id: int, when: datetime) -> DueHandled:
-    """The effect that plans a paused game's first reminder, a week after `when` (written after the pause)."""
-    return DueHandled((), due.DueRow(0, game_id, "paused", when + EVERY, when, when))
+EVERY = due.PAUSED_EVERY
 
 
 def decide(game: str, gid: int, players: list[str], paused_at: datetime, moderator: str, when: datetime) -> Mail:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Connection, bindparam, false, select, update
 from sqlmodel import Session
@@ -37,6 +37,15 @@ class DueRow:
     due_at: datetime
     opened_at: datetime
     deadline_at: datetime
+
+
+PAUSED_EVERY = timedelta(days=7)  # a paused game's reminder to the moderator, weekly (`pbem.app.paused`)
+
+
+def first_paused(game_id: int, when: datetime) -> DueRow:
+    """The row of a game paused at `when`: its first reminder to the moderator, a week on (written after the pause's
+    `end`, which closes the game's other rows)."""
+    return DueRow(0, game_id, "paused", when + PAUSED_EVERY, when, when)
 
 
 def _utc(dt: datetime) -> datetime:
