@@ -15,8 +15,8 @@ waiting` and `pbem game show` naming the address while its run goes on.
 End to end, of 8 sequences of 60 days (`PBEM_SPACED_CASES=8 PBEM_SPACED_DAYS=60`), all 8 fail on 90a53973 (a
 notice every day it bounced: 218 notices for 411 bounces, 13.6 a month per dead address) and none now (87: 5.4 a
 month).  The pure generator checks 200 sequences of 120 days against the same oracle (`spaced` did not exist on
-90a53973).  The suite runs one sequence of 12 days end to end and 200 pure ones.  Cost: about 3 s for the file at a
-load of 9 (`python3 -m pytest tests/test_bounces_spaced.py --durations=5 -n 0`).
+90a53973).  The suite runs one sequence of 12 days end to end and 200 pure ones.  Cost: 5.3 s for the file at a
+load of 14 (`python3 -m pytest tests/test_bounces_spaced.py --durations=5 -n 0`).
 """
 
 from __future__ import annotations
