@@ -15,7 +15,8 @@ __all__ = ["app", "main"]
 
 def main() -> None:
     """Run one command.  What the home's files cannot give (its key file, its database) ends any command the
-    same way: one line saying why, exit 3 (README "Operations"), never a traceback; other errors are bugs."""
+    same way: one line saying why, exit 3 (README "Operations"), never a traceback; a damaged database exit 4
+    (README "Backups"); other errors are bugs."""
     try:
         app(prog_name="pbem", standalone_mode=True)
     except Exception as exc:
@@ -24,8 +25,13 @@ def main() -> None:
             raise
         import sys
 
+        from pbem.record.db import DAMAGED_EXIT, DatabaseDamaged, damage_of, damaged_line
+
+        words = damage_of(exc)
+        if words is not None:  # the driver's own error, met outside an engine (a backup's copy, a raw read)
+            why = damaged_line(words)
         print(f"pbem: {clipped(why)}", file=sys.stderr)  # noqa: T201
-        raise SystemExit(3) from None
+        raise SystemExit(DAMAGED_EXIT if isinstance(exc, DatabaseDamaged) or words is not None else 3) from None
 
 
 def _unusable(exc: Exception) -> str | None:
@@ -33,11 +39,13 @@ def _unusable(exc: Exception) -> str | None:
     that cannot be used (read-only, gone, locked past the busy timeout); None for anything else."""
     from sqlalchemy.exc import OperationalError
 
-    from pbem.record.db import DatabaseError, unusable
+    from pbem.record.db import DatabaseError, damage_of, unusable
     from pbem.record.sealing import Unsealable
 
     if isinstance(exc, (Unsealable, DatabaseError)):
         return str(exc)
+    if damage_of(exc) is not None:
+        return "damaged"
     if isinstance(exc, OperationalError):
         return unusable(exc)
     return None

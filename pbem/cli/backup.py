@@ -51,7 +51,8 @@ def backup_command(
     backup's dump is restored into a new database made for it on that server, checked as a SQLite backup is (the
     schema, every game's key, outbox.key), and dropped, within --within seconds.  Exit codes: 0 done (intact); 1 the backup
     checked is incomplete or damaged; 2 DEST or DIR refused as given; 3 the database could not be copied (in time), or
-    --restore-into's server would not make a scratch database (the backup was not checked).
+    --restore-into's server would not make a scratch database (the backup was not checked); 4 the home's database is
+    damaged (it fails SQLite's quick_check: the copy holds it as it is, and --keep removed nothing).
 
     Example: pbem --config ~/pbem/pbem.toml backup --keep 30 /backups/pbem    or    pbem backup --check /backups/pbem/pbem-...
     """
@@ -74,7 +75,7 @@ def _take(dest: Path, name: str | None, within: float, keep: int | None) -> None
     from pbem.app.backup import Refused, dated, take
     from pbem.app.backup_clear import cleared
     from pbem.record.backup import Late
-    from pbem.record.db import DatabaseError
+    from pbem.record.db import DAMAGED_EXIT, DatabaseDamaged, DatabaseError, damage_of
     from pbem.record.store import now_utc
 
     cfg = _cfg(schema=False)  # a database that needs `pbem upgrade` is saved too: before an upgrade is the time
@@ -89,7 +90,8 @@ def _take(dest: Path, name: str | None, within: float, keep: int | None) -> None
         fail(f"{exc}: no backup was made (nothing is left of it); give --within more seconds", 3)
     except (OSError, sqlite3.Error, DatabaseError) as exc:
         why = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
-        fail(f"no backup was made (nothing is left of it): {why}", 3)
+        hurt = isinstance(exc, DatabaseDamaged) or damage_of(exc) is not None  # a page the copy could not read
+        fail(f"no backup was made (nothing is left of it): {why}", DAMAGED_EXIT if hurt else 3)
     if not taken.damaged:  # the older backups may be the only intact ones left
         cleared(taken, keep, cfg.command_deadline)  # a run stopped before its deadline's end is gone by then
     for note in taken.notes:
@@ -102,7 +104,7 @@ def _take(dest: Path, name: str | None, within: float, keep: int | None) -> None
             f"the database fails SQLite's quick_check ({'; '.join(taken.damaged)}): the backup holds it as it is and "
             "--keep removed no older one; stop the cron poll and restore the newest backup that `pbem backup --check` "
             "finds intact",
-            3,
+            DAMAGED_EXIT,
         )
 
 

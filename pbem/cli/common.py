@@ -154,7 +154,7 @@ def _cfg(schema: bool = True) -> Config:
 
     deadline.configured(cfg.command_deadline, cfg.poll_deadline)  # the home's budget, from the command's start
     if schema:
-        from pbem.record.db import DatabaseError
+        from pbem.record.db import DAMAGED_EXIT, DatabaseDamaged, DatabaseError
         from pbem.record.schema import SchemaError, check
 
         try:
@@ -162,7 +162,7 @@ def _cfg(schema: bool = True) -> Config:
         except SchemaError as exc:
             fail(str(exc), 2)
         except DatabaseError as exc:
-            fail(str(exc), 3)
+            fail(str(exc), DAMAGED_EXIT if isinstance(exc, DatabaseDamaged) else 3)
     return cfg
 
 

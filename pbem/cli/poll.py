@@ -43,13 +43,15 @@ def poll(
          another home folder's (a backup restored), or the [log] file cannot be written now (another process holds a lease on it,
          its disk is full or read-only)
          (one line says which; nothing is lost: the next run carries on)
+      4  the database is damaged on disk (SQLite found a page that is not what it wrote): the run stopped
+         there; stop the cron poll and restore the newest intact backup (README: Backups)
 
     Example: pbem --config ~/pbem/pbem.toml poll
     """
     from pbem.app.cron import run_poll
     from pbem.home.config import ConfigError
     from pbem.mail.transports.seam import TransportError
-    from pbem.record.db import DatabaseError
+    from pbem.record.db import DAMAGED_EXIT, DatabaseDamaged, DatabaseError
 
     cfg = _cfg()
     open_log(cfg, "DEBUG" if verbose else cfg.log_level)
@@ -64,7 +66,7 @@ def poll(
         from pbem.home.logs import TOLD
 
         logging.getLogger("pbem").error("poll stopped: %s", exc, extra=TOLD)  # the log file's; stderr has `fail`'s
-        fail(str(exc), 3)
+        fail(str(exc), DAMAGED_EXIT if isinstance(exc, DatabaseDamaged) else 3)
     if run.summary is None:
         typer.echo(run.skipped)
         return

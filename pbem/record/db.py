@@ -46,6 +46,52 @@ class DatabaseError(Exception):
     """The database could not be reached or is not usable; one sentence."""
 
 
+class DatabaseDamaged(DatabaseError):
+    """The database file is damaged on disk (SQLite read a page that is not what it wrote): the run stops at once,
+    whatever it was doing, and the command exits `DAMAGED_EXIT` with `damaged_line`."""
+
+
+DAMAGED_EXIT = 4  # the exit status of any command that met a damaged database (README: Backups)
+# SQLite's primary result codes that say the file itself is damaged: SQLITE_CORRUPT and SQLITE_NOTADB.
+_DAMAGE_CODES = frozenset({11, 26})
+
+
+def damage_of(exc: BaseException) -> str | None:
+    """SQLite's own words when `exc` (the driver's error, or SQLAlchemy's around it) says the database file is
+    damaged; None for any other error (locked, read-only, gone: those are `unusable`)."""
+    orig = getattr(exc, "orig", exc)
+    if isinstance(orig, sqlite3.DatabaseError) and getattr(orig, "sqlite_errorcode", 0) & 0xFF in _DAMAGE_CODES:
+        return (str(orig).splitlines() or ["damaged"])[0]
+    return None
+
+
+def damaged_line(words: str) -> str:
+    """The one line a command ends with when the database is damaged: what SQLite said, what was done, what to do."""
+    return (
+        f"the database is damaged (SQLite says: {words}): the run stopped there, and nothing it had not recorded "
+        "was applied or sent; stop the cron poll, and restore the newest backup that `pbem backup --check` finds "
+        "intact (README: Backups)"
+    )
+
+
+def _driver_error(sql: str, params: Any, exc: sqlite3.Error) -> Exception:
+    """The error to raise for the driver's `exc` met outside SQLAlchemy's statement machinery (`fetch`, `run`):
+    `DatabaseDamaged` for a damaged file, as `_raise_damage` does inside it; SQLAlchemy's own error otherwise."""
+    words = damage_of(exc)
+    return (
+        DatabaseDamaged(damaged_line(words))
+        if words is not None
+        else DBAPIError.instance(sql, params, exc, sqlite3.Error)
+    )
+
+
+def _raise_damage(ctx: Any) -> None:
+    """`handle_error` of every SQLite engine: damage is raised as `DatabaseDamaged`, which no handler of one
+    message or one mail keeps to itself (they keep SQLAlchemy's errors and Exception; this one stops the run)."""
+    if (words := damage_of(ctx.original_exception)) is not None:
+        raise DatabaseDamaged(damaged_line(words)) from None
+
+
 # SQLite copies its write-ahead log into the database file every WAL_PAGES pages.  A poll writes each mail's
 # outbox row twice (queued, then marked sent) and the same table and index pages in every message's
 # transaction; a window of 16,384 pages (64 MiB) instead of SQLite's 1,000 copies each such page once for
@@ -101,6 +147,7 @@ def _sqlite_engine(url: str) -> Engine:
     lifo = {"pool_use_lifo": True} if private.database_path(url) is not None else {}  # :memory: has one a thread
     eng = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None}, **lifo)
     event.listen(eng, "connect", _sqlite_pragmas)
+    event.listen(eng, "handle_error", _raise_damage)
     return eng
 
 
@@ -124,7 +171,7 @@ def _begin_immediate(conn: Connection) -> None:
     try:
         driver.execute("BEGIN IMMEDIATE")
     except sqlite3.Error as exc:
-        raise DBAPIError.instance("BEGIN IMMEDIATE", None, exc, sqlite3.Error) from exc
+        raise _driver_error("BEGIN IMMEDIATE", None, exc) from exc
 
 
 _Compiled = tuple[Any, str, tuple[str, ...], dict[str, Any], tuple[Any, ...], tuple[Any, ...] | None]
@@ -163,7 +210,7 @@ def fetch(conn: Connection, stmt: Any, params: dict[str, Any]) -> list[tuple[Any
     try:
         rows: list[tuple[Any, ...]] = _run(conn, sql, args).fetchall()
     except sqlite3.Error as exc:
-        raise DBAPIError.instance(sql, params, exc, sqlite3.Error) from exc
+        raise _driver_error(sql, params, exc) from exc
     if columns is None:
         return rows
     return [tuple(v if p is None else p(v) for p, v in zip(columns, row, strict=True)) for row in rows]
@@ -190,7 +237,7 @@ def execute(conn: Connection, stmt: Any, params: dict[str, Any]) -> None:
     try:
         _run(conn, sql, args)
     except sqlite3.Error as exc:
-        raise DBAPIError.instance(sql, params, exc, sqlite3.Error) from exc
+        raise _driver_error(sql, params, exc) from exc
 
 
 def _run(conn: Connection, sql: str, args: Any, many: bool = False) -> sqlite3.Cursor:
@@ -254,7 +301,7 @@ def insert(conn: Connection, table: Any, rows: dict[str, Any] | list[dict[str, A
             return None
         return _run(conn, sql, args(rows)).lastrowid
     except sqlite3.Error as exc:
-        raise DBAPIError.instance(sql, rows, exc, sqlite3.Error) from exc
+        raise _driver_error(sql, rows, exc) from exc
 
 
 _NAMES: dict[int, tuple[Any, tuple[str, ...]]] = {}

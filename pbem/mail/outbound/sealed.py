@@ -98,10 +98,14 @@ def opened(home: Path, raw: bytes, redacted: bytes | None) -> bytes:
     except Unsealable as exc:
         log.warning("%s", exc)
         fernet = None
+    why = f"no {KEY_FILE} in the home"
     if fernet is not None:
         try:
             return fernet.decrypt(raw[len(MARK) :])
-        except InvalidToken:
-            pass
-    log.warning("a queued mail's code cannot be opened (no %s in the home): sending it redacted", KEY_FILE)
+        except InvalidToken:  # the key file is there: the log said "no outbox.key in the home" (walk9)
+            why = (
+                f"sealed with another {KEY_FILE} (one lost, a new one made by pbem poll --new-outbox-key), or its "
+                "sealed copy is damaged in the database (pbem backup checks the database)"
+            )
+    log.warning("a queued mail's code cannot be opened (%s): sending it redacted", why)
     return bytes(redacted) if redacted is not None else raw
