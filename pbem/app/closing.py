@@ -71,11 +71,18 @@ def _when(closed: Closed) -> str:
     return f"at its deadline, {due}" + ("" if due == at else f" (applied at {at})")
 
 
+# When an overdue step's deadline is applied: the run that read the mail applies it after its mail, unless it stops
+# reading at its [mail] poll_deadline first; a deadline due less than `budgets.UNREAD_HOLD` ago then waits for the
+# run that reads the mail left in the inbox (walk9: the note said "applied for you in this run" in both cases).
+WHEN_APPLIED = "in this run, or in a later one if this run stops at its time limit first"
+
+
 def overdue(facts: Facts, eng: Engine, state: dict[str, Any], player: str) -> dict[str, object]:
     """The acknowledgement's note of a refused mail read after its step's deadline passed, in the run that applies
     that deadline next (walk8: it was told "correct the line and send the whole message again", then the default
-    was applied): told once, first, that it cannot be corrected now, the default applied for the player, and that
-    the report that follows says what is asked now; no "correct", no reply asked for, nobody "still awaited"."""
+    was applied): told once, first, that its lines are not used, the default applied for the player when that
+    deadline is (`WHEN_APPLIED`) unless a corrected mail is read before, and that the report that follows says what is
+    asked now; no "correct", no reply asked for, nobody "still awaited"."""
     loaded = facts.loaded
     deadline = loaded.recent.deadline if loaded is not None and loaded.recent is not None else None
     due = aware(deadline.due_at) if deadline is not None else None
@@ -85,14 +92,11 @@ def overdue(facts: Facts, eng: Engine, state: dict[str, Any], player: str) -> di
     if not asked:
         return {}
     lines = "; ".join(line for r in asked for line in r.default)
-    how = (
-        f"your default orders are applied for you in this run: {lines}"
-        if lines
-        else "nothing is applied for you in this run"
-    )
-    note = (
-        f"This step's deadline, {due:%Y-%m-%d %H:%M} UTC, passed before this mail was read: it cannot be corrected "
-        f"now, and {how}. The report that follows says what you are asked now."
+    how = f"your default orders are applied for you: {lines}" if lines else "nothing is applied for you"
+    note = (  # true whether this run applies the deadline or stops first, at [mail] poll_deadline (walk9)
+        f"This step's deadline, {due:%Y-%m-%d %H:%M} UTC, passed before this mail was read, so its lines are not "
+        f"used. When pbem applies that deadline ({WHEN_APPLIED}), {how}, unless a corrected mail of yours is read "
+        "before then. The report that follows says what you are asked now."
     )
     return {"closed": note, "overdue": True, "waiting": []}
 

@@ -332,7 +332,11 @@ NOTES = tuple(
         r"Nothing was applied: if you meant these orders for what you are asked now, send them again: [^\n]{1,2000}\.",
         r"This step's deadline, \d{4}-\d\d-\d\d \d\d:\d\d UTC, passed before this mail was read: it cannot be "
         r"corrected now, and (?:your default orders are applied for you in this run: [^\n]{1,2000}|nothing is applied "
-        r"for you in this run)\. The report that follows says what you are asked now\.",  # `pbem.app.closing.overdue`
+        r"for you in this run)\. The report that follows says what you are asked now\.",  # `closing.overdue` before walk9
+        r"This step's deadline, \d{4}-\d\d-\d\d \d\d:\d\d UTC, passed before this mail was read, so its lines are not "
+        r"used\. When pbem applies that deadline \(in this run, or in a later one if this run stops at its time limit "
+        r"first\), (?:your default orders are applied for you: [^\n]{1,2000}|nothing is applied for you), unless a "
+        r"corrected mail of yours is read before then\. The report that follows says what you are asked now\.",  # walk9
     )
 )
 NOTE = "  NOTE "
@@ -365,7 +369,7 @@ PARAGRAPHS = tuple(
         r"Accepted and applied:",
         r"Nothing was applied: a message counts whole or not at all\. (?:Correct the lines marked NO and send the whole "
         r"message again|Nothing is asked of you now: nothing more is needed from you, and you will be mailed when you "
-        r"are asked|It cannot be corrected now: see the note above)\.",
+        r"are asked|It cannot be corrected now: see the note above|Its lines are not used: see the note above)\.",
         r"\u2026 and \d{1,9} more lines? not shown(?: \(the first refused lines are shown\))?\.",
         r"Recorded as entry #\d{1,9} of the game's record as you may see it; its hash is [0-9a-f]{64}\. Keep this "
         r"mail: it is your receipt \(pbem verify --mail checks it against the published history\)\.",

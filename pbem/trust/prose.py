@@ -56,7 +56,8 @@ ACK_WHOLE = (
         r"NOTHING WAS APPLIED: (?:one line was|\d{1,9} lines were) not accepted, and a message counts whole or not at all\."
     ),
     re.compile(r"Correct the lines? below and send the whole message again\."),
-    re.compile(r"It cannot be corrected now: see the note above\."),
+    re.compile(r"It cannot be corrected now: see the note above\."),  # before walk9
+    re.compile(r"Its lines are not used: see the note above\."),
     re.compile(
         r"Nothing is asked of you now: nothing more is needed from you, and you will be mailed when you are asked\."
     ),
