@@ -210,12 +210,18 @@ def replay(home: Path, url: str, when: datetime) -> int:
     return marked
 
 
+UNSENT = ("queued", "withdrawn")  # the statuses a journaled (sent) mail may still have: `outbox.WITHDRAWN` raced it
+
+
 def fold(conn: Connection, ids: Iterable[int], when: datetime) -> int:
     """Mark these outbox rows sent (one UPDATE per chunk) in the caller's transaction; returns rows changed.
 
     Sent: the player's code (if any) left with the mail, so its `outbox_mail.raw` becomes the redacted `keep_raw`
     (a statement that changes only the rows of the few mails that carried a code).  The mails' bytes are not
     written again: they are not in the row whose status changes (migration 0022).
+
+    Sent wins: a row `pbem game abandon` withdrew (`outbox.withdraw`) after the sender had read it went out all the
+    same, so it is marked sent too (walk9: it stayed "withdrawn", a record saying the mail never went).
     """
     todo = sorted(set(ids))
     c = OutboxMessage.__table__.c  # type: ignore[attr-defined]
@@ -223,7 +229,7 @@ def fold(conn: Connection, ids: Iterable[int], when: datetime) -> int:
     changed = 0
     for start in range(0, len(todo), FOLD_CHUNK):
         chunk = todo[start : start + FOLD_CHUNK]
-        queued = select(c.id).where(c.id.in_(chunk), c.status == "queued")
+        queued = select(c.id).where(c.id.in_(chunk), c.status.in_(UNSENT))
         conn.execute(
             OutboxMail.__table__.update()  # type: ignore[attr-defined]
             .where(m.id.in_(chunk), m.keep_raw.is_not(None), m.id.in_(queued))
@@ -231,7 +237,7 @@ def fold(conn: Connection, ids: Iterable[int], when: datetime) -> int:
         )
         res = conn.execute(
             OutboxMessage.__table__.update()  # type: ignore[attr-defined]
-            .where(c.id.in_(chunk), c.status == "queued")
+            .where(c.id.in_(chunk), c.status.in_(UNSENT))
             .values(status="sent", sent_at=when, last_error="", attempts=c.attempts + 1)
         )
         changed += res.rowcount or 0
