@@ -36,7 +36,7 @@ log = logging.getLogger("pbem")
 def open_transport(cfg: Config) -> tuple[MaildirInbox, MaildirSender]:
     """The Maildirs under [maildir] path, missing folders created; TransportError (one line naming the key)
     when the path cannot hold them."""
-    problem = maildir_problem(cfg.maildir_path)
+    problem = maildir_problem(cfg.maildir_path) or moved(cfg.maildir_path, cfg.home)
     if problem:
         from pbem.mail.transports.seam import TransportError
 
@@ -63,6 +63,21 @@ def maildir_problem(root: Path) -> str:
                     f"holds {', '.join(repr(n) for n in stray[:3]) or 'files'}); move those files away or {fix}"
                 )
     return ""
+
+
+def moved(root: Path, home: Path) -> str:
+    """Why a missing Maildir root is not made afresh ("" when it may be): this home sent mail before (its ledger of
+    mails sent is there), so the folder it read and wrote was moved, renamed or is on a disk not mounted now.  A
+    poll made an empty one and went on, exit 0: the mail in the old one was never read (walk9)."""
+    from pbem.record.sentlog import LEDGER, journal_dir
+
+    if root.exists() or not (journal_dir(home) / LEDGER).is_file():
+        return ""
+    return (
+        f"[maildir] path {root} is missing, but this home has sent mail through it before: it was moved, renamed "
+        "or its disk is not mounted; put it back or set [maildir] path to where it is now (to start with empty "
+        f"Maildirs on purpose: mkdir {root})"
+    )
 
 
 def ready(root: Path) -> bool:
