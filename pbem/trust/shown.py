@@ -173,6 +173,8 @@ class Replay:
         self._boards: dict[tuple[int, str, int], list[Picture]] = {}  # the pictures of each view, by version
         self.deal = next((e.get("data") for e in doc.get("events", []) if e.get("kind") == "salts"), None)
         self._asked_html = ""  # the HTML opening lines `_opening` rendered last
+        # the sections a report worded by an earlier pbem shows (`earlier`): its result's earlier summaries
+        self._earlier: dict[tuple[int, str], list[Sections]] = {}
         self._next: dict[str, list[int]] = {}  # per reader: where the next run of another report starts (`runs`)
         self._kept: list[int] = []  # the positions kept, in order, and where each is among them
         self._at: dict[int, int] = {}
@@ -205,12 +207,19 @@ class Replay:
                 eng = self.reader(state)
                 view = json.loads(json.dumps(eng.view(state, reader)))
                 self._views[key] = view
-                self._shown[key] = {
+                self._shown[key] = shown = {
                     OPENING: opening(self._opening(eng, state, view, reader, key)),
                     **sections(render("mail/_sections.txt.j2", sections=view["sections"])),
                     **html_sections(render("mail/_sections.html.j2", sections=view["sections"])),
                     **html_sections(self._asked_html),
                 }
+                result = self._results[key]
+                self._earlier[key] = []
+                for older in (result or {}).get("earlier", ()):  # the opening lines as an earlier pbem worded them
+                    text = self._opening(eng, state, view, reader, key, str(older))
+                    self._earlier[key].append({**shown, OPENING: opening(text), **html_sections(self._asked_html)})
+                if self._earlier[key]:  # `_opening` for the earlier forms left its own HTML and result: this one's
+                    self._opening(eng, state, view, reader, key)
             except (KeyError, ValueError, TypeError, IndexError):
                 self._shown[key] = None
         return self._shown[key]
@@ -270,11 +279,24 @@ class Replay:
         asked = self._asked.get(key, False)
         return prose.expected(doc, seat, mail, figures, self._results[key], record, self.deal, head, asked)
 
+    def earlier(self, position: int, reader: str) -> list[Sections]:
+        """The sections a report to `reader` at `position` shows in the words of an earlier pbem (after `shown`): a
+        House of Habsburg tie's result before walk8 named no HH-R3 in its opening lines (walk9: such a final
+        report was refused by `pbem verify --mail`)."""
+        return self._earlier.get((position, reader), [])
+
     def _opening(
-        self, eng: Engine, state: dict[str, Any], view: dict[str, Any], reader: str, key: tuple[int, str]
+        self,
+        eng: Engine,
+        state: dict[str, Any],
+        view: dict[str, Any],
+        reader: str,
+        key: tuple[int, str],
+        summary: str | None = None,
     ) -> str:
         """The opening lines a report to `reader` prints at `state` (`mail/report.txt.j2`, `mail/_asked.txt.j2`:
-        `pbem.app.reporting.player_report`'s values), without a deadline."""
+        `pbem.app.reporting.player_report`'s values), without a deadline; `summary`: the result's in an earlier
+        pbem's words (`Result.earlier`)."""
         requests = eng.requests(state)
         result = eng.result(state)
         asked = [
@@ -291,7 +313,7 @@ class Replay:
             "now": None,
             "result": None
             if result is None
-            else {"summary": result.summary, "scores": result.scores}
+            else {"summary": summary or result.summary, "scores": result.scores}
             | ({"earlier": list(result.earlier)} if result.earlier else {}),
             "player": reader,
         }
@@ -367,7 +389,8 @@ def untrue(
         wanted = [
             (q, {k: v for k, v in w.items() if pages or not k.startswith(HTML)})
             for q in replay.runs(span, reader)
-            if (w := replay.shown(q, reader)) is not None
+            if (shown := replay.shown(q, reader)) is not None
+            for w in (shown, *replay.earlier(q, reader))
         ]
         if wanted and got not in [w for _, w in wanted]:
             out.append((at, name, differs(got, wanted[0][1])))
