@@ -66,7 +66,9 @@ def poll(
         from pbem.home.logs import TOLD
 
         logging.getLogger("pbem").error("poll stopped: %s", exc, extra=TOLD)  # the log file's; stderr has `fail`'s
-        fail(str(exc), DAMAGED_EXIT if isinstance(exc, DatabaseDamaged) else 3)
+        from pbem.mail.check import hinted
+
+        fail(hinted(str(exc)), DAMAGED_EXIT if isinstance(exc, DatabaseDamaged) else 3)
     if run.summary is None:
         typer.echo(run.skipped)
         return

@@ -44,6 +44,15 @@ def _hint(text: str, section: str) -> str:
     return text
 
 
+def hinted(text: str) -> str:
+    """A transport error's line as `pbem poll` ends with it: with what to change, as `pbem check` says it (walk9: a
+    wrong password's poll said only "login as 'x' refused (...)"; the key to look at was in `check`'s line alone)."""
+    for server, section in (("IMAP ", "imap"), ("SMTP ", "smtp")):
+        if text.startswith(server) or f": {server}" in text:  # "sending mail failed: SMTP host:port: ..."
+            return _hint(text, section)
+    return text
+
+
 def _how(login: Login, tls: str) -> str:
     mechanism = "password" if login.mechanism == "password" else login.mechanism.upper()
     return f"{tls}, logged in as {login.username or '(no login)'} with {mechanism}"
