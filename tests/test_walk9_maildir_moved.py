@@ -4,7 +4,7 @@ A home that has sent mail through its `[maildir] path` (its ledger of mails sent
 is there) finds the folder gone: renamed, moved with `[maildir] path` left as it was, `[maildir] path` edited to
 a folder that does not exist (a typo), or a disk not mounted.  On 90a53973 each poll made empty Maildirs there, read
 nothing, sent the queued mail into the new `sent` and ended exit 0 with no word: a player's mail in the old inbox was
-never read (3 of 3 cases; 0 now).  Now the poll refuses in one line naming the path and what to do, exit 3, and
+never read, and `pbem check` said ok (3 of 3 cases; 0 now).  Now the poll refuses (and `check` says FAIL) in one line naming the path and what to do, exit 3, and
 makes nothing; `mkdir PATH` starts afresh on purpose.  A home that never sent mail still gets its Maildirs made.
 """
 
@@ -65,6 +65,8 @@ def test_a_maildir_that_moved_stops_the_poll_in_one_line_and_is_not_made_afresh(
     assert f"pbem: [maildir] path {gone} is missing, but this home has sent mail through it before" in said, said
     assert "set [maildir] path to where it is now" in said and f"mkdir {gone}" in said, said
     assert not gone.exists()  # nothing made: the next poll refuses too, until it is put back
+    checked = CliRunner().invoke(app, ["--config", str(home / "pbem.toml"), "check"])  # it said "ok" on 90a53973
+    assert checked.exit_code == 1 and f"FAIL  [maildir] path {gone} is missing" in checked.output, checked.output
     gone.mkdir()  # starting afresh on purpose
     code, said = _poll(home / "pbem.toml")
     assert code == 0 and said.startswith(("nothing to do", "read 0 messages")), said

@@ -175,9 +175,9 @@ CHECK_SECONDS = 60.0  # a server's checks (connect, log in, list folders), at mo
 def checks(cfg: Config) -> Iterator[Check]:
     """Every check a poll depends on (see the module docstring)."""
     if cfg.transport == "maildir":
-        from pbem.mail.transports.maildir import maildir_problem, ready
+        from pbem.mail.transports.maildir import maildir_problem, moved, ready
 
-        problem = maildir_problem(cfg.maildir_path)
+        problem = maildir_problem(cfg.maildir_path) or moved(cfg.maildir_path, cfg.home)
         if problem:
             yield Check(False, f"{problem} (in {cfg.path})")
             return
