@@ -160,6 +160,13 @@ class Config:
     def home(self) -> Path:
         return self.path.parent
 
+    def sent_before(self) -> bool:
+        """Whether this home has sent mail: its ledger of mails sent is there (`pbem.record.sentlog`); a Maildir
+        root missing then was moved, not never made (`pbem.mail.transports.maildir.moved`)."""
+        from pbem.record.sentlog import LEDGER, journal_dir
+
+        return (journal_dir(self.home) / LEDGER).is_file()
+
     @property
     def domain(self) -> str:
         return self.moderator_address.rpartition("@")[2] or "pbem.invalid"

@@ -177,7 +177,7 @@ def checks(cfg: Config) -> Iterator[Check]:
     if cfg.transport == "maildir":
         from pbem.mail.transports.maildir import maildir_problem, moved, ready
 
-        problem = maildir_problem(cfg.maildir_path) or moved(cfg.maildir_path, cfg.home)
+        problem = maildir_problem(cfg.maildir_path) or moved(cfg.maildir_path, cfg.sent_before())
         if problem:
             yield Check(False, f"{problem} (in {cfg.path})")
             return

@@ -36,7 +36,7 @@ log = logging.getLogger("pbem")
 def open_transport(cfg: Config) -> tuple[MaildirInbox, MaildirSender]:
     """The Maildirs under [maildir] path, missing folders created; TransportError (one line naming the key)
     when the path cannot hold them."""
-    problem = maildir_problem(cfg.maildir_path) or moved(cfg.maildir_path, cfg.home)
+    problem = maildir_problem(cfg.maildir_path) or moved(cfg.maildir_path, cfg.sent_before())
     if problem:
         from pbem.mail.transports.seam import TransportError
 
@@ -65,13 +65,12 @@ def maildir_problem(root: Path) -> str:
     return ""
 
 
-def moved(root: Path, home: Path) -> str:
-    """Why a missing Maildir root is not made afresh ("" when it may be): this home sent mail before (its ledger of
-    mails sent is there), so the folder it read and wrote was moved, renamed or is on a disk not mounted now.  A
-    poll made an empty one and went on, exit 0: the mail in the old one was never read (walk9)."""
-    from pbem.record.sentlog import LEDGER, journal_dir
-
-    if root.exists() or not (journal_dir(home) / LEDGER).is_file():
+def moved(root: Path, sent_before: bool) -> str:
+    """Why a missing Maildir root is not made afresh ("" when it may be): this home sent mail before
+    (`sent_before`: its ledger of mails sent is there, `Config.sent_before`), so the folder it read and wrote was
+    moved, renamed or is on a disk not mounted now.  A poll made an empty one and went on, exit 0: the mail in the
+    old one was never read (walk9)."""
+    if root.exists() or not sent_before:
         return ""
     return (
         f"[maildir] path {root} is missing, but this home has sent mail through it before: it was moved, renamed "
