@@ -19,6 +19,7 @@ import sqlite3
 import threading
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -113,8 +114,42 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
-@lru_cache(maxsize=8)
-def engine_for(url: str) -> Engine:
+class _Engines:
+    """`engine_for`: one engine a URL, those of the last `most` URLs used kept.  One that drops out (or all of them,
+    `cache_clear`) is disposed: its pooled connections closed there and then.  `functools.lru_cache` dropped it as
+    it was, and an engine is held in reference cycles (its events' listeners), so its SQLite connections stayed open
+    until the collector came round, in whatever thread allocated then: the last connection to a database file
+    copies its write-ahead log into it as it closes, a read call a page, where nothing asked for it (suite7: two CI
+    runs' counts of 1,714 and 2,151 read calls for an export of 86, in a test process that had used hundreds of
+    homes; `tests/test_engines_dropped.py`)."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self._engines: OrderedDict[str, Engine] = OrderedDict()
+        self._lock = threading.Lock()  # the poll's threads ask too: one engine a URL, never two
+
+    def __call__(self, url: str) -> Engine:
+        with self._lock:
+            eng = self._engines.get(url)
+            if eng is not None:
+                self._engines.move_to_end(url)
+                return eng
+            eng = self._engines[url] = _new_engine(url)
+            dropped = [self._engines.popitem(last=False)[1] for _ in range(len(self._engines) - self.most)]
+        for old in dropped:
+            old.dispose()  # (one still checked out, by a session that outlives the engine here, is not)
+        return eng
+
+    def cache_clear(self) -> None:
+        """Forget every engine (the next call makes a new one), each disposed."""
+        with self._lock:
+            dropped = list(self._engines.values())
+            self._engines.clear()
+        for old in dropped:
+            old.dispose()
+
+
+def _new_engine(url: str) -> Engine:
     """The engine of the record at `url`: for SQLite, the pool of the connections that write (every unit of work,
     `transaction`) and of the few reads made on the poll's own thread; `reading` has a pool of its own
     (`_readers_of`).
@@ -140,6 +175,10 @@ def engine_for(url: str) -> Engine:
     if url.startswith("postgresql"):
         return _postgres_engine(url)
     return create_engine(url, pool_pre_ping=True)
+
+
+#: The engine of the record at a URL (`_new_engine`), made once and kept while it is among the last 8 used.
+engine_for = _Engines(8)
 
 
 def _sqlite_engine(url: str) -> Engine:

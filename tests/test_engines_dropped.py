@@ -1,0 +1,101 @@
+"""An engine `db.engine_for` no longer keeps closes its SQLite connections then, not when the collector comes (suite7).
+
+`engine_for` kept the engines of the last 8 URLs in a `functools.lru_cache`, which dropped the ninth's as it was; an
+engine sits in reference cycles (its events' listeners), so its pooled connections stayed open until a collection,
+in whatever thread allocated then.  The last connection to a database file copies its write-ahead log into it as it
+closes, a read call a page: a test process that had used hundreds of homes read 1,714 and 2,151 calls in the window
+of `test_costs15_mail_bytes`'s export (86 otherwise), in the export's own thread.
+
+The generator: seeded runs of uses of 9 to 14 homes (each once in a shuffled order, then 6 of them; a write a use,
+as a command's unit of work), the collector off; after each use, the database files this process holds open must be
+among the last 8 used.  `PBEM_ENGINE_CASES=N` runs N seeds (the suite runs 3).  Of 100 seeds, 100 failed on
+90a53973 (each at its ninth use), 0 now.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from pbem.record import db
+from tests.growth import Window
+
+CASES = int(os.environ.get("PBEM_ENGINE_CASES", "3"))
+KEPT = 8  # the engines `engine_for` keeps
+
+
+def _open_files(folder: Path) -> set[str]:
+    """The names of the files under `folder` this process holds open (its SQLite connections' databases)."""
+    out = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(f"{folder}/") and target.endswith(".db"):
+            out.add(Path(target).name)
+    return out
+
+
+def _use(url: str, size: int = 5000) -> None:
+    """A unit of work on the home at `url`: a row of `size` bytes written (pages of its write-ahead log)."""
+    with db.engine_for(url).begin() as conn:
+        conn.execute(text("CREATE TABLE IF NOT EXISTS t (x BLOB)"))
+        conn.execute(text("INSERT INTO t VALUES (zeroblob(:size))"), {"size": size})
+
+
+@pytest.fixture
+def quiet() -> Iterator[None]:
+    """The collector off (what it would close, and when, is what is checked), the engines forgotten after."""
+    collecting = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        db.engine_for.cache_clear()
+        if collecting:
+            gc.enable()
+
+
+def _case(seed: int, folder: Path) -> str | None:
+    """The first use after which a dropped home's database is still open, or None."""
+    rng = random.Random(seed)
+    homes = [f"h{i}.db" for i in range(rng.randint(KEPT + 1, KEPT + 6))]
+    recent: list[str] = []
+    uses = rng.sample(homes, len(homes)) + [rng.choice(homes) for _ in range(6)]  # each home once, then any
+    for step, name in enumerate(uses):
+        _use(f"sqlite:///{folder / name}")
+        recent = [h for h in recent if h != name] + [name]
+        left = _open_files(folder) - set(recent[-KEPT:])
+        if left:
+            return f"seed {seed}, use {step + 1} ({name}): still open {sorted(left)}"
+    return None
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="reads /proc/self/fd (Linux)")
+def test_the_homes_open_are_those_of_the_engines_kept(tmp_path: Path, quiet: None) -> None:
+    failed = []
+    for seed in range(CASES):
+        folder = tmp_path / str(seed)
+        folder.mkdir()
+        failed += [why] if (why := _case(seed, folder)) else []
+        db.engine_for.cache_clear()
+    assert not failed, f"{len(failed)} of {CASES}: {failed[:3]}"
+
+
+@pytest.mark.skipif(not Path("/proc/thread-self/io").exists(), reason="counts /proc's read calls (Linux)")
+def test_a_collection_after_the_ninth_home_reads_nothing(tmp_path: Path, quiet: None) -> None:
+    """What costs15's window saw: homes with a write-ahead log, a ninth used, then a collection: on 90a53973 it
+    closed the first home's connection and copied its log (248 read calls for its 1 MB); now nothing is left to it."""
+    for i in range(KEPT + 1):
+        _use(f"sqlite:///{tmp_path / f'h{i}.db'}", 1_000_000 if i == 0 else 5000)
+    window = Window()
+    gc.collect()
+    assert window.close().reads < 10
