@@ -24,18 +24,24 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
+import pickle
+import select
+import signal
 import sys
 import threading
 import time
+import traceback
 import tracemalloc
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 Tracer = Callable[[FrameType, str, Any], Any]
+T = TypeVar("T")
 
 
 @dataclass
@@ -66,7 +72,12 @@ def _cpu_of(tid: int) -> float:
 
 class Window:
     """What the thread that opens the window and the threads it starts inside it (and those they start) spend until
-    `close`: no other thread's.  A process-wide count (`time.process_time`, `/proc/self/io`) takes in every thread of
+    `close`: no other thread's.  With `quiet_gc`, no garbage is collected while the window is open (the collector is
+    off until `close`): a collection runs the finalizers of whatever earlier tests left, in whichever thread allocates
+    when it comes (suite7: SQLAlchemy engines `db.engine_for` had dropped, their SQLite connections closed by a
+    collection inside costs15's window, each last one copying its home's write-ahead log: a read call a page, the
+    1,714 and 2,151 calls two CI runs counted for one export of 86).  What the window's own run leaves is collected
+    after it.  A process-wide count (`time.process_time`, `/proc/self/io`) takes in every thread of
     the worker: a server or pool thread of an earlier test that reads, computes or ends inside the window (the CI run
     that read 84 then 2,151 read calls for one export, costs15).  A thread is the window's when one of the window's
     threads calls its `start` (`Thread.start` and `Thread.run` wrapped while the window is open); it reads its own
@@ -74,7 +85,10 @@ class Window:
     (`threading.Timer`) is not counted.  `tests/test_noisy_neighbour.py` checks that a neighbour thread reading,
     computing, allocating and starting threads inside the window leaves the count as it was."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, quiet_gc: bool = False) -> None:
+        self.collecting = gc.isenabled() if quiet_gc else None  # the collector's state to restore at `close`
+        if quiet_gc:
+            gc.disable()
         self.me = threading.get_native_id()
         self.family: set[int] = {self.me}  # native ids of the window's threads
         self.adopted: weakref.WeakSet[threading.Thread] = weakref.WeakSet()  # the threads a window's thread started
@@ -108,6 +122,9 @@ class Window:
         threading.Thread.start, threading.Thread.run = self._start, self._run  # type: ignore[method-assign]
         for tid, ended in list(self.ended.items()):
             mine += ended if ended is not None else Spent(_cpu_of(tid), _reads_of(f"/proc/self/task/{tid}/io"))
+        if self.collecting:
+            gc.enable()
+        self.collecting = None
         return mine
 
     def alive(self) -> list[threading.Thread]:
@@ -270,14 +287,85 @@ def traced() -> Iterator[None]:
             tracemalloc.stop()
 
 
+#: How long `alone` waits for its child's answer before it kills it and forks again, and how many children it tries.
+ALONE_WAIT = 60.0
+ALONE_TRIES = 3
+
+
+def alone(run: Callable[[], T], *, wait: float = ALONE_WAIT, tries: int = ALONE_TRIES) -> T:
+    """What `run()` returns, run in a child forked from this process, in which the calling thread is the only thread:
+    a count of the whole process (`tracemalloc`'s bytes) is then `run`'s own, however many threads earlier tests left
+    in the worker and whatever `run` waits for.  `traced` keeps the other threads from taking the interpreter while
+    the counting thread computes, but not while it waits: an SQLite statement or a read lets them run, and costs8's
+    outbox peaks read 1.51 to 1.69 MB against their bound of 1 MB beside `tests.noisy`'s neighbour (its 1 MiB).
+
+    The answer comes back pickled; an exception in `run` is raised here as an AssertionError with the child's
+    traceback.  Nothing of `run` is left in this process (a list it appended to, a row it wrote and committed is, as
+    in any other process).  The child collects no garbage (a finalizer of an earlier test's object, an SQLite
+    connection, would act on files this process still uses), closes nothing and ends with `os._exit`.  A child forked
+    while another thread held a lock it then needs (SQLite's own, say) would wait for ever: after `wait` seconds
+    (wall clock: a deadline) it is killed and another forked, `tries` times in all."""
+    for _ in range(tries):
+        got = _in_child(run, wait)
+        if got is not None:
+            ok, value = got
+            if not ok:
+                raise AssertionError(f"in the forked child (`tests.growth.alone`):\n{value}")
+            return value  # type: ignore[no-any-return]
+    raise AssertionError(f"`tests.growth.alone`: {tries} forked children each gave no answer within {wait:.0f} s")
+
+
+def _in_child(run: Callable[[], object], wait: float) -> tuple[bool, object] | None:
+    """(True, what `run()` returned) or (False, its traceback) from a forked child; None if it did not answer."""
+    readable, writable = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: no other thread, no collector, nothing closed or flushed at the end
+        try:
+            gc.disable()
+            os.close(readable)
+            try:
+                answer = pickle.dumps((True, run()))
+            except BaseException:
+                answer = pickle.dumps((False, traceback.format_exc()))
+            with os.fdopen(writable, "wb") as out:
+                out.write(answer)
+        finally:
+            os._exit(0)
+    os.close(writable)
+    chunks: list[bytes] = []
+    ends = time.monotonic() + wait  # wall clock: deadline
+    try:
+        while True:
+            left = ends - time.monotonic()
+            if left <= 0 or not select.select([readable], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                return None
+            chunk = os.read(readable, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(readable)
+        os.waitpid(pid, 0)
+    if not chunks:
+        return None  # the child died before it answered (killed by a signal)
+    got: tuple[bool, object] = pickle.loads(b"".join(chunks))
+    return got
+
+
 def held(run: Callable[[], object]) -> int:
     """The most bytes of Python objects allocated during `run()` and held at once (`tracemalloc`'s peak over what
-    was held before): like `steps`, the same for the same input whatever else the machine runs (`traced`)."""
-    with traced():
-        tracemalloc.reset_peak()
-        before = tracemalloc.get_traced_memory()[0]
-        run()
-        return tracemalloc.get_traced_memory()[1] - before
+    was held before): like `steps`, the same for the same input whatever else the machine runs, as `run` runs in a
+    child of its own (`alone`): anything `run` changes stays there."""
+
+    def peak() -> int:
+        with traced():
+            tracemalloc.reset_peak()
+            before = tracemalloc.get_traced_memory()[0]
+            run()
+            return tracemalloc.get_traced_memory()[1] - before
+
+    return alone(peak)
 
 
 @dataclass
