@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.growth import growth, held_growth, least, step_growth, steps
+from tests.growth import alone, growth, held_growth, least, step_growth, steps
 
 
 class Clock:
@@ -105,3 +105,23 @@ def test_held_counts_the_bytes_a_stage_keeps_at_its_peak() -> None:
         return lambda: sum(len("x" * k) for _ in range(k))  # each string freed before the next
 
     assert held_growth(kept, 200).ratio >= 12 and held_growth(passing, 200).ratio <= 4.5
+
+
+def test_alone_answers_what_its_run_returns_or_raises_and_leaves_nothing_here() -> None:
+    kept: list[int] = []
+    assert alone(lambda: (kept.append(1), {"a": [1, 2]})[1]) == {"a": [1, 2]} and kept == []
+
+    def fails() -> None:
+        raise ValueError("in the child")
+
+    with pytest.raises(AssertionError, match="ValueError: in the child"):
+        alone(fails)
+
+
+def test_alone_forks_again_after_a_child_that_never_answers_and_then_gives_up() -> None:
+    """A child forked while another thread held a lock it needs would wait for ever: killed at `wait`, `tries`
+    children in all (here one that sleeps, 2 of 0.2 s)."""
+    import time
+
+    with pytest.raises(AssertionError, match="2 forked children each gave no answer"):
+        alone(lambda: time.sleep(30), wait=0.2, tries=2)
