@@ -158,3 +158,99 @@ def test_deadline():
     assert wall_clock_asserts(cpu) == []
     assert wall_clock_asserts(deadline) == []
     assert wall_clock_asserts(deadline.replace("  # wall clock: deadline", "")) == [(6, "test_deadline")]
+
+
+#: Where a test's command runs in a child of the fork server (`tests.reliability.forkserver`), whose first use in a
+#: thread starts the server: every pbem module imported, 2 to 5 s on an idle machine and 5 to 9 s under load.
+FORKING_MODULES = {"tests.reliability.forkserver": None, "tests.reliability.killpoints": {"run_poll"}}
+FORKING_NAMES = {"_pbem"}  # tests.mail.test_deadlines's `pbem` of a home, used by the waits' tests
+
+
+def _forking_calls(tree: ast.Module) -> set[str]:
+    """The names whose call forks from the fork server in this module: those imported from it (not `ready`),
+    killpoints' `run_poll`, `_pbem`, and this module's functions that call one of them (to a fixed point)."""
+    names = set(FORKING_NAMES)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in FORKING_MODULES:
+            only = FORKING_MODULES[node.module]
+            names |= {a.asname or a.name for a in node.names if a.name != "ready" and (only is None or a.name in only)}
+    functions = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)]
+    changed = True
+    while changed:
+        changed = False
+        for fn in functions:
+            if fn.name not in names and any(_forks(sub, names) for sub in ast.walk(fn)):
+                names.add(fn.name)
+                changed = True
+    return names
+
+
+def _forks(node: ast.AST, names: set[str]) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in ("forkserver", "killpoints"):
+        return f.attr != "ready" and (f.value.id == "forkserver" or f.attr == "run_poll")
+    return isinstance(f, ast.Name) and f.id in names
+
+
+def _readies(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Attribute) and node.func.attr == "ready")
+        or (isinstance(node.func, ast.Name) and node.func.id == "ready")
+    )
+
+
+def clocks_started_before_the_server(source: str) -> list[tuple[int, str]]:
+    """(line, function) of each function that starts a wall clock (`x = time.monotonic()`, ...) before its first
+    use of the fork server with no `forkserver.ready()` (or earlier use) before it: the server's start is timed."""
+    tree = ast.parse(source)
+    names = _forking_calls(tree)
+    found = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        starts = [
+            n.lineno
+            for n in ast.walk(fn)
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and _reads_clock(n.value, set(), set())
+        ]
+        forks = [n.lineno for n in ast.walk(fn) if _forks(n, names)]
+        ready = [n.lineno for n in ast.walk(fn) if _readies(n)] + forks
+        for start in sorted(starts)[:1]:
+            if any(f > start for f in forks) and not any(r < start for r in ready):
+                found.append((start, fn.name))
+    return found
+
+
+def test_no_deadline_times_the_fork_servers_start() -> None:
+    """suite7: `test_waits_servers`'s silent IMAP server took 15.3 s of its 16 s bound at load 10 when it was its
+    worker's first use of the fork server (the poll itself 1.2 s; the server's start 9.1 s), and the trickling IMAP
+    and resolver cases timed the same start.  On 90a53973 this check names those 3 and 1 more whose server a
+    fixture had started (`forkserver.ready()` says so where its clock starts); now none."""
+    offenders = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        text = path.read_text()
+        if not any(c in text for c in CLOCKS) or not any(f in text for f in ("forkserver", "_pbem", "killpoints")):
+            continue
+        for line, fn in clocks_started_before_the_server(text):
+            offenders.append(f"{path.relative_to(TESTS.parent)}:{line} ({fn})")
+    assert not offenders, "a deadline's clock started before the fork server (call forkserver.ready() first):\n" + (
+        "\n".join(offenders)
+    )
+
+
+def test_the_server_check_names_a_clock_started_before_the_first_fork() -> None:
+    timed = """
+from tests.reliability import forkserver
+
+def test_poll():
+    started = time.monotonic()
+    r = forkserver.pbem(["poll"])
+    assert time.monotonic() - started < 16  # wall clock: deadline
+"""
+    assert clocks_started_before_the_server(timed) == [(5, "test_poll")]
+    ready = timed.replace("    started =", "    forkserver.ready()\n    started =")
+    assert clocks_started_before_the_server(ready) == []
+    helper = timed.replace("forkserver.pbem", "_run") + "\ndef _run(args):\n    return forkserver.pbem(args)\n"
+    assert clocks_started_before_the_server(helper) == [(5, "test_poll")]

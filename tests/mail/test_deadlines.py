@@ -25,6 +25,7 @@ import pytest
 from pbem.mail.transports import deadline
 from pbem.mail.transports.seam import TransientSendError
 from pbem.mail.transports.smtp import SmtpSender
+from tests.reliability import forkserver
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -163,8 +164,6 @@ def _imap_home(tmp_path: Path, port: int, poll_deadline: int) -> Path:
 
 
 def _pbem(toml: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    from tests.reliability import forkserver
-
     env = {**os.environ, "PYTHONPATH": str(REPO), "PBEM_DEADLINE_PW": "secret-pw"}
     # `python -m pbem`, forked from a process that imported pbem once: the deadlines are the poll's own
     return forkserver.pbem(["--config", str(toml), *args], env=env, cwd=REPO, timeout=timeout)
@@ -173,6 +172,7 @@ def _pbem(toml: Path, *args: str, timeout: float = 120) -> subprocess.CompletedP
 def test_a_trickling_imap_server_cannot_hold_the_poll(tmp_path: Path) -> None:
     with server(trickling_imap) as (port, log):
         toml = _imap_home(tmp_path, port, poll_deadline=3)
+        forkserver.ready()  # the clock times the poll, not the fork server's start
         started = time.monotonic()
         r = _pbem(toml, "poll")
         spent = time.monotonic() - started

@@ -123,6 +123,7 @@ def test_every_command_ends_at_its_deadline_when_the_database_does_not_answer(ho
     }
     free = {name: [*name.split(), *(a.format(tmp=tmp) for a in args)] for name, args in NO_DATABASE.items()}
     with held(home.parent / "pbem.db"):
+        forkserver.ready()  # (the fixture's commands started it: the clock times the commands, not its start)
         started = time.monotonic()
         got = forkserver.pbem_many([*runs.values(), *free.values()], env=env, cwd=tmp, timeout=WAIT)
         spent = time.monotonic() - started

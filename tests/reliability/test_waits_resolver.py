@@ -37,6 +37,7 @@ def test_a_poll_whose_imap_host_name_does_not_resolve_ends_at_its_deadline(tmp_p
     toml = _imap_home(tmp_path, 143, poll_deadline=1)
     toml.write_text(toml.read_text().replace('host = "127.0.0.1"', 'host = "imap.hang.test"'))
     env = {**os.environ, "PBEM_TEST_FAULT": "dns-hang", "PBEM_DEADLINE_PW": "secret-pw"}
+    forkserver.ready()  # the clock times the poll, not the fork server's start
     started = time.monotonic()
     try:
         r = forkserver.server().run(["--config", str(toml), "poll"], env, str(tmp_path), True, WAIT)
