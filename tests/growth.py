@@ -46,13 +46,15 @@ T = TypeVar("T")
 
 @dataclass
 class Spent:
-    """What a window's threads spent: CPU seconds and read calls (`/proc/.../io`'s syscr; 0 where there is none)."""
+    """What a window's threads spent: CPU seconds, read calls (`/proc/.../io`'s syscr; 0 where there is none), and
+    the seconds they waited for a core while they could run (`schedstat`'s run delay: the machine's load)."""
 
     cpu: float = 0.0
     reads: int = 0
+    delay: float = 0.0
 
     def __add__(self, other: Spent) -> Spent:
-        return Spent(self.cpu + other.cpu, self.reads + other.reads)
+        return Spent(self.cpu + other.cpu, self.reads + other.reads, self.delay + other.delay)
 
 
 def _reads_of(io: str) -> int:
@@ -64,8 +66,17 @@ def _reads_of(io: str) -> int:
 
 def _cpu_of(tid: int) -> float:
     """The CPU seconds of a thread of this process that is still running (`schedstat`'s time on a core, in ns)."""
+    return _schedstat(f"/proc/self/task/{tid}/schedstat", 0)
+
+
+def _delay_of(schedstat: str) -> float:
+    """The seconds a thread waited on a run queue, able to run but given no core (`schedstat`'s second field)."""
+    return _schedstat(schedstat, 1)
+
+
+def _schedstat(path: str, field: int) -> float:
     try:
-        return int(Path(f"/proc/self/task/{tid}/schedstat").read_text().split()[0]) / 1e9
+        return int(Path(path).read_text().split()[field]) / 1e9
     except (OSError, ValueError, IndexError):
         return 0.0
 
@@ -111,17 +122,26 @@ class Window:
             try:
                 run(thread)
             finally:
-                window.ended[tid] = Spent(time.thread_time(), _reads_of("/proc/thread-self/io"))
+                window.ended[tid] = Spent(
+                    time.thread_time(), _reads_of("/proc/thread-self/io"), _delay_of("/proc/thread-self/schedstat")
+                )
 
         threading.Thread.start = started  # type: ignore[method-assign]
         threading.Thread.run = counted  # type: ignore[method-assign]
-        self.first = Spent(time.thread_time(), _reads_of(f"/proc/self/task/{self.me}/io"))
+        task = f"/proc/self/task/{self.me}"
+        self.first = Spent(time.thread_time(), _reads_of(f"{task}/io"), _delay_of(f"{task}/schedstat"))
 
     def close(self) -> Spent:
-        mine = Spent(time.thread_time() - self.first.cpu, _reads_of(f"/proc/self/task/{self.me}/io") - self.first.reads)
+        task = f"/proc/self/task/{self.me}"
+        mine = Spent(
+            time.thread_time() - self.first.cpu,
+            _reads_of(f"{task}/io") - self.first.reads,
+            _delay_of(f"{task}/schedstat") - self.first.delay,
+        )
         threading.Thread.start, threading.Thread.run = self._start, self._run  # type: ignore[method-assign]
         for tid, ended in list(self.ended.items()):
-            mine += ended if ended is not None else Spent(_cpu_of(tid), _reads_of(f"/proc/self/task/{tid}/io"))
+            task = f"/proc/self/task/{tid}"
+            mine += ended or Spent(_cpu_of(tid), _reads_of(f"{task}/io"), _delay_of(f"{task}/schedstat"))
         if self.collecting:
             gc.enable()
         self.collecting = None
