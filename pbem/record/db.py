@@ -127,6 +127,10 @@ class _Engines:
         self.most = most
         self._engines: OrderedDict[str, Engine] = OrderedDict()
         self._lock = threading.Lock()  # the poll's threads ask too: one engine a URL, never two
+        os.register_at_fork(after_in_child=self._unlocked)  # a fork taken while another thread held it
+
+    def _unlocked(self) -> None:
+        self._lock = threading.Lock()
 
     def __call__(self, url: str) -> Engine:
         with self._lock:
