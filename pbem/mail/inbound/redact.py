@@ -215,6 +215,31 @@ def _redact_leaf(part: Message, pat: re.Pattern[str]) -> None:
     part.set_payload(text, "utf-8")
 
 
+class _Compat32(policy.Compat32):
+    """`policy.compat32`, with a header that fits one line as it stands written as it is (perf30).
+
+    The generator folds every header of a redacted mail again through `email.header.Header` (some 10 us each, a
+    third of a code mail's redaction); for a value of printable ASCII (no tab, no line break) with no blank at either
+    end, whose line fits 78 characters, that gives the value itself (tests/test_perf30.py holds the two equal on
+    generated headers).  Every other header is folded by compat32 as before."""
+
+    def fold_binary(self, name: str, value: str) -> bytes:
+        if (
+            isinstance(value, str)
+            and self.max_line_length is not None
+            and len(name) + 2 + len(value) <= self.max_line_length
+            and value.isascii()
+            and value.isprintable()
+            and value[:1] != " "
+            and value[-1:] != " "
+        ):
+            return f"{name}: {value}{self.linesep}".encode("ascii")
+        return super().fold_binary(name, value)
+
+
+_COMPAT32 = _Compat32()
+
+
 def _serialise(msg: Message, pat: re.Pattern[str]) -> bytes:
     for part in msg.walk():
         _redact_headers(part, pat)
@@ -224,7 +249,7 @@ def _serialise(msg: Message, pat: re.Pattern[str]) -> bytes:
             part.epilogue = pat.sub(REPLACEMENT, part.epilogue)
         if not part.is_multipart():
             _redact_leaf(part, pat)
-    return msg.as_bytes(policy=policy.compat32)
+    return msg.as_bytes(policy=_COMPAT32)
 
 
 def _holds_code(raw: bytes, pat: re.Pattern[str]) -> bool:
