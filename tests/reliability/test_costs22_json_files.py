@@ -129,11 +129,12 @@ def test_a_manifest_nested_too_deep_is_told_in_one_sentence(tmp_path: Path) -> N
 
 def test_an_export_of_more_values_than_one_needs_is_refused_before_it_is_held(tmp_path: Path) -> None:
     """64 MiB of `{},` (empty objects, 3 bytes each) held 1.6 GB once read: 25 times the text (`pbem verify` of a
-    file from anyone).  Past `MAX_VALUES` (4,000,000; pbem's exports take 22 to 25 bytes a value, some 3 million at
-    the 64 MiB cap) the export is refused from the one pass that measures its nesting.  Here the cap at 1,000 and
-    20,000 empty objects, empty lists, strings and numbers: the bytes held at the peak over the text's were 24.2, 21.6,
-    12.0 and 7.4 on c83d8ea7 (4 of 4 shapes over 4), now 0.01 (0 of 4); the same values in `pbem publish`'s
-    site manifest were read (as held: 25.1, 22.4, 12.8 and 8.2 times its text at 960 KB), now read as none."""
+        file from anyone).  Past `MAX_VALUES` (4,000,000; pbem's exports take 22 to 25 bytes a value, some 3 million at
+        the 64 MiB cap) the export is refused from the one pass that measures its nesting.  Here the cap at 1,000 and
+        20,000 empty objects, empty lists, strings and numbers: the bytes held at the peak over the text's were 24.2, 21.6,
+        12.0 and 7.4 on c83d8ea7 (4 of 4 shapes over 4), 0.01 on 90a53973, now 2.0, 2.0, 3.7 and 2.0 (0 of 4: costs23's
+    pass in C holds a piece of the text, up to 1 MiB, without its strings, and the brackets; 15 MB: 0.34 and 1.35); the same values in `pbem publish`'s
+        site manifest were read (as held: 25.1, 22.4, 12.8 and 8.2 times its text at 960 KB), now read as none."""
     from pbem.app import publish
     from pbem.trust import canonical
     from tests.growth import held
